@@ -1,0 +1,52 @@
+/*
+ * triage/limits.h - every hard limit of triage, in one place.
+ *
+ * Each limit exists so that hostile or careless input (a trace from another machine, a
+ * rule pack written by hand) fails with a clear message instead of exhausting memory,
+ * stack or time. Each one has a test with an input just over it (tests/bad-input).
+ */
+#ifndef TRIAGE_LIMITS_H
+#define TRIAGE_LIMITS_H
+
+/* ---- rule packs (engine/) ---- */
+
+/* YAML nesting depth of a rule pack. Real packs nest 6 deep; 64 leaves headroom. */
+#define TE_MAX_YAML_DEPTH 64
+/* Anchors plus aliases in one pack. Refusing many aliases defeats "billion laughs". */
+#define TE_MAX_YAML_ALIASES 64
+/* Total YAML nodes one pack may produce after alias expansion. */
+#define TE_MAX_YAML_NODES 200000
+/* Bytes of one rule-pack file. */
+#define TE_MAX_PACK_BYTES (8u * 1024u * 1024u)
+/* Length of one keyword or regex source. */
+#define TE_MAX_PATTERN_LEN 4096
+/* Packs loaded in one run (defaults plus --rules). */
+#define TE_MAX_PACKS 256
+/* Diagnostics kept per load; further ones are counted, not stored. */
+#define TE_MAX_DIAGNOSTICS 1000
+/* PCRE2 match limit (backtracking steps) and depth limit (heap frames) for one match.
+ * A regex that needs more simply does not match, and the miss is counted. */
+#define TE_PCRE2_MATCH_LIMIT 1000000u
+#define TE_PCRE2_DEPTH_LIMIT 10000u
+/* Distinct strings whose match result one matcher caches. */
+#define TE_MATCH_CACHE_MAX 262144u
+
+/* ---- traces (src/trace) ---- */
+
+/* JSON nesting depth of a trace. Kineto nests 4 deep (root, traceEvents, event, args). */
+#define TR_MAX_JSON_DEPTH 512
+/* Bytes of one JSON string token (kernel names with templates reach a few KB). */
+#define TR_MAX_STRING_BYTES (1u * 1024u * 1024u)
+/* Events read from one trace (all phases, kept or not). */
+#define TR_MAX_EVENTS 500000000ull
+/* Bytes of server_args.json, kernel maps and other whole-document JSON. */
+#define TR_MAX_SMALL_JSON_BYTES (64u * 1024u * 1024u)
+/* Trace files considered in one profile directory. */
+#define TR_MAX_DIR_FILES 100000
+
+/* ---- live capture (src/live) ---- */
+
+/* Bytes of one HTTP reply body that live capture reads. */
+#define LV_MAX_REPLY_BYTES (16u * 1024u * 1024u)
+
+#endif

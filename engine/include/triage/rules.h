@@ -1,0 +1,304 @@
+/*
+ * triage/rules.h - the rules engine: load, validate, compile and match YAML rule packs.
+ *
+ * Every heuristic triage applies to a trace (kernel categories, frame priorities, path
+ * rewrites, stage and framework hints, overlap thresholds, fusion patterns) lives in a
+ * rule pack (rules/*.yaml, format in docs/rules.md, schema in schemas/rulepack.schema.json).
+ * This library turns packs into compiled, queryable rules. It does no trace I/O, never
+ * prints and never exits: every failure is a status code plus diagnostics.
+ *
+ * Lifecycle:
+ *   te_rules *r = te_rules_create();
+ *   te_rules_load_path(r, "rules/", diags);      // repeatable; later packs override
+ *   te_rules_load_path(r, "custom.yaml", diags);
+ *   te_rules_finalize(r, diags);                 // resolve references, compile (PCRE2 JIT)
+ *   ... queries (thread-compatible: one te_rules per thread, or external locking,
+ *       because matchers cache results) ...
+ *   te_rules_destroy(r);
+ *
+ * Ownership: a te_rules owns everything reachable from it (an arena per rule set, strings
+ * interned). Every pointer a query returns (strings, te_matcher, te_fusion_pattern, ...)
+ * is borrowed and stays valid until te_rules_destroy. te_diags is owned by the caller.
+ */
+#ifndef TRIAGE_RULES_H
+#define TRIAGE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "triage/limits.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum te_status {
+  TE_OK = 0,
+  TE_ERR_IO = 1,        /* file or directory unreadable */
+  TE_ERR_INVALID = 2,   /* a pack failed validation: see diagnostics */
+  TE_ERR_NOMEM = 3,
+  TE_ERR_LIMIT = 4,     /* a limit of triage/limits.h was exceeded */
+  TE_ERR_STATE = 5,     /* API misuse, e.g. loading after finalize */
+  TE_ERR_NOT_FOUND = 6  /* a query named something no pack defines */
+} te_status;
+
+/* Short English text for a status ("invalid rule pack", ...). Static storage. */
+const char *te_status_str(te_status s);
+
+/* ---------------------------------------------------------------- diagnostics */
+
+typedef enum te_severity { TE_SEV_ERROR = 0, TE_SEV_WARNING = 1 } te_severity;
+
+/* One problem in one pack. line and col are 1-based (0 when unknown). */
+typedef struct te_diag {
+  te_severity severity;
+  const char *file;    /* path as given to the loader, or the buffer name */
+  unsigned line;
+  unsigned col;
+  const char *message; /* no trailing newline, no "error:" prefix */
+} te_diag;
+
+typedef struct te_diags te_diags; /* opaque, caller-owned list of diagnostics */
+
+te_diags *te_diags_create(void);
+void te_diags_destroy(te_diags *d);
+size_t te_diags_count(const te_diags *d);
+size_t te_diags_error_count(const te_diags *d);
+const te_diag *te_diags_get(const te_diags *d, size_t i); /* borrowed; NULL if i >= count */
+/* Writes "FILE:LINE:COL: error: MESSAGE" (or "warning:") into buf, always NUL-terminated.
+ * Returns the length it wanted (snprintf semantics). */
+int te_diag_format(const te_diag *diag, char *buf, size_t cap);
+
+/* ---------------------------------------------------------------- rule sets */
+
+typedef struct te_rules te_rules;     /* opaque; create/destroy */
+typedef struct te_matcher te_matcher; /* opaque; owned by te_rules */
+
+te_rules *te_rules_create(void);
+void te_rules_destroy(te_rules *r);
+
+/* Loads one pack file, or every *.yaml / *.yml file of a directory in name order.
+ * Validation problems are appended to diags (all of them, not only the first) and the
+ * call returns TE_ERR_INVALID; nothing of an invalid pack is merged. */
+te_status te_rules_load_path(te_rules *r, const char *path, te_diags *diags);
+/* Same for a pack held in memory; name is used in diagnostics. */
+te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, size_t len,
+                               te_diags *diags);
+/* Resolves cross-pack references (subsumes, unless, named matchers), checks duplicates
+ * and dangling references, and JIT-compiles every matcher. Queries require it. */
+te_status te_rules_finalize(te_rules *r, te_diags *diags);
+
+/* One loaded pack, for `triage rules list`. */
+typedef struct te_pack_info {
+  const char *id;
+  const char *file;
+  const char *description;
+  size_t n_classifier_rules, n_ladder_rules, n_matchers, n_path_rewrites, n_stage_rules,
+      n_rank_patterns, n_framework_hints, n_settings, n_aliases, n_fusion_patterns,
+      n_examples;
+} te_pack_info;
+size_t te_rules_pack_count(const te_rules *r);
+const te_pack_info *te_rules_pack(const te_rules *r, size_t i);
+
+/* Where an entry was defined, for `rules explain` and diagnostics. */
+typedef struct te_origin {
+  const char *file;
+  unsigned line, col;
+} te_origin;
+
+/* ---------------------------------------------------------------- matchers */
+
+/* True when s (len bytes, need not be NUL-terminated) matches: any keyword / word /
+ * prefix / regex hits and no exclusion hits. Results are cached per distinct string. */
+bool te_matcher_match(const te_matcher *m, const char *s, size_t len);
+/* Like te_matcher_match, and reports which entry hit (e.g. "keyword 'nccl'"). */
+bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *why, size_t cap);
+/* A named matcher of the `matchers:` section (e.g. "low_signal"), or NULL. */
+const te_matcher *te_rules_matcher(const te_rules *r, const char *name);
+
+/* ---------------------------------------------------------------- classifiers */
+
+/* Classifiers map a kernel name to a category: ordered rules, first hit wins. */
+typedef struct te_class_rule {
+  const char *id;
+  const char *category;
+  const te_matcher *match;
+  const te_matcher *unless; /* may be NULL */
+  te_origin origin;
+} te_class_rule;
+
+typedef struct te_classifier {
+  const char *id;               /* "kernel", "overlap" */
+  const char *default_category; /* when no rule hits */
+  size_t n_rules;
+  const te_class_rule *rules;
+} te_classifier;
+
+const te_classifier *te_rules_classifier(const te_rules *r, const char *id);
+/* Category of name under classifier `id`; *rule (optional) gets the deciding rule or NULL
+ * for the default. Returns NULL only if the classifier does not exist. */
+const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
+                              const te_class_rule **rule);
+
+/* ---------------------------------------------------------------- ladders */
+
+/* A ladder scores a string (frame priority, location priority, overlap scope score):
+ * the first rule whose matchers all hit gives the base score (minus the ladder's
+ * penalty when the rule is penalised and the penalty matcher hits), then every
+ * matching adjustment is added. */
+typedef struct te_ladder_rule {
+  const char *id;
+  const te_matcher *raw;        /* tested on the raw text; NULL = no condition */
+  const te_matcher *normalized; /* tested on the normalised text; NULL = no condition */
+  int score;
+  bool penalize;                /* subtract the ladder penalty if penalty matcher hits */
+  te_origin origin;
+} te_ladder_rule;
+
+typedef struct te_ladder {
+  const char *id;
+  int default_score;
+  const te_matcher *penalty_match; /* may be NULL */
+  int penalty;
+  size_t n_rules;
+  const te_ladder_rule *rules;
+  size_t n_adjustments;
+  const te_ladder_rule *adjustments; /* penalize unused; all hits add their score */
+} te_ladder;
+
+const te_ladder *te_rules_ladder(const te_rules *r, const char *id);
+/* Score of (raw, normalized) on ladder id. why (optional) receives a one-line reason. */
+int te_rules_score(const te_rules *r, const char *id, const char *raw, const char *normalized,
+                   char *why, size_t why_cap);
+
+/* ---------------------------------------------------------------- paths */
+
+/* Rewrites a source path to a repo-relative one: the first rewrite (in rule order) whose
+ * `find` occurs (case-insensitively) wins and the result is replace + the text after the
+ * match; with no hit, leading slashes are stripped. Writes at most cap bytes (always
+ * NUL-terminated) and returns the full length. */
+size_t te_rules_normalize_path(const te_rules *r, const char *path, char *out, size_t cap);
+
+/* ---------------------------------------------------------------- stages */
+
+typedef struct te_stage {
+  const char *id;    /* "extend", "decode", "all" */
+  const char *label; /* "extend/prefill" */
+  int order;         /* render order; lower first */
+} te_stage;
+size_t te_rules_stage_count(const te_rules *r);
+const te_stage *te_rules_stage(const te_rules *r, size_t i);
+const te_stage *te_rules_stage_by_id(const te_rules *r, const char *id);
+/* Stage named by a path (the caller passes the last path components, lower-cased, joined
+ * by '/'), or NULL. */
+const te_stage *te_rules_stage_from_path(const te_rules *r, const char *path_tail);
+/* Stage named by a user/gpu annotation, or NULL. */
+const te_stage *te_rules_stage_from_annotation(const te_rules *r, const char *name);
+
+/* TP rank in a trace file name, by the first rank pattern that matches (its first
+ * capture group is the rank). Returns false when no pattern matches. */
+bool te_rules_rank_from_filename(const te_rules *r, const char *name, long *rank);
+
+/* ---------------------------------------------------------------- frameworks */
+
+typedef struct te_framework {
+  const char *id;      /* "sglang", "vllm", "trtllm", "tokenspeed" */
+  const char *label;   /* "SGLang", "vLLM", "TensorRT-LLM", "TokenSpeed" */
+  size_t n_aliases;
+  const char *const *aliases; /* accepted spellings for --framework */
+} te_framework;
+size_t te_rules_framework_count(const te_rules *r);
+const te_framework *te_rules_framework(const te_rules *r, size_t i);
+/* Canonical framework for a user spelling (case-insensitive, '_' == '-'), or NULL. */
+const te_framework *te_rules_framework_lookup(const te_rules *r, const char *spelling);
+/* The framework used when detection finds nothing. */
+const te_framework *te_rules_framework_default(const te_rules *r);
+/* First text hint that occurs in text (paths, server-args JSON, trace samples), or NULL. */
+const te_framework *te_rules_framework_from_text(const te_rules *r, const char *text);
+/* Framework whose server-args key set intersects keys, in hint order, or NULL. */
+const te_framework *te_rules_framework_from_keys(const te_rules *r, const char *const *keys,
+                                                 size_t n_keys);
+
+/* Live-capture probe: GET path; the framework matches if the reply succeeds and, when
+ * body_match is set, the body matches it; when json_list_key is set, the reply is a JSON
+ * object whose member of that name is a list. */
+typedef struct te_url_probe {
+  const char *framework;
+  const char *path;
+  const te_matcher *body_match; /* may be NULL */
+  const char *json_list_key;    /* may be NULL */
+  double timeout_s;
+} te_url_probe;
+size_t te_rules_url_probe_count(const te_rules *r);
+const te_url_probe *te_rules_url_probe(const te_rules *r, size_t i);
+
+/* ---------------------------------------------------------------- settings */
+
+/* Numeric settings by dotted key, e.g. "overlap.headroom.min_total_us",
+ * "overlap.weight.communication", "kernel_table.min_share_pct". Returns dflt when no
+ * pack sets the key (the packs shipped in rules/ set every key triage reads). */
+double te_rules_setting(const te_rules *r, const char *key, double dflt);
+bool te_rules_has_setting(const te_rules *r, const char *key);
+/* String-list settings by dotted key (e.g. "overlap.low_roi_hidden.categories"). */
+size_t te_rules_setting_list(const te_rules *r, const char *key, const char *const **items);
+
+/* ---------------------------------------------------------------- kernel-map aliases */
+
+/* When a formal kernel's compacted name (lower-case alphanumerics) matches trigger, the
+ * kernel map is searched for entries containing any of tokens. */
+typedef struct te_alias_group {
+  const char *id;
+  const te_matcher *trigger;
+  size_t n_tokens;
+  const char *const *tokens;
+} te_alias_group;
+size_t te_rules_alias_count(const te_rules *r);
+const te_alias_group *te_rules_alias(const te_rules *r, size_t i);
+
+/* ---------------------------------------------------------------- fusion patterns */
+
+typedef enum te_origin_kind {
+  TE_ORIGIN_MAINLINE = 0,
+  TE_ORIGIN_UPSTREAM = 1,
+  TE_ORIGIN_INFLIGHT = 2
+} te_origin_kind;
+
+typedef struct te_fusion_pattern {
+  const char *id;              /* stable id, used by subsumes and overrides */
+  const char *name;            /* display name ("Fused residual add + RMSNorm") */
+  const char *framework;       /* framework gate ("sglang"), NULL = every framework */
+  te_origin_kind origin;
+  size_t n_candidate_paths;
+  const char *const *candidate_paths; /* rendered joined by <br> */
+  const te_matcher *active;    /* evidence the fused path ran; may be NULL */
+  size_t n_split_groups;
+  const te_matcher *const *split_groups; /* all must hit to prove the unfused chain */
+  size_t n_model_include;
+  const char *const *model_include;
+  size_t n_model_exclude;
+  const char *const *model_exclude;
+  long min_tp_size;
+  bool require_tp;
+  double min_share_pct;
+  double likely_share_pct;
+  int priority;
+  size_t n_subsumes;
+  const struct te_fusion_pattern *const *subsumes; /* resolved at finalize */
+  const char *rationale_hint;
+  te_origin origin_pos;
+} te_fusion_pattern;
+
+size_t te_rules_fusion_count(const te_rules *r);
+const te_fusion_pattern *te_rules_fusion(const te_rules *r, size_t i); /* registry order */
+
+/* ---------------------------------------------------------------- self-tests */
+
+/* Runs every `examples:` block of every loaded pack; each mismatch becomes a diagnostic
+ * at the example's position. Returns the number of examples checked in *n_checked. */
+te_status te_rules_run_examples(const te_rules *r, te_diags *diags, size_t *n_checked);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

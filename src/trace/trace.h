@@ -1,0 +1,116 @@
+/*
+ * trace/trace.h - one Kineto (PyTorch profiler) Chrome trace, read by streaming.
+ *
+ * The reader never holds the file or a DOM of it in memory: it scans the JSON once and
+ * keeps only the events the analysis uses, as compact structs with interned strings.
+ * Memory therefore grows with the events kept, not with the JSON text.
+ *
+ * Ownership: tr_trace_read allocates a tr_trace that owns every event array and every
+ * string (one arena per trace); tr_trace_destroy frees it all. Strings returned by
+ * tr_str() are borrowed and live as long as the trace.
+ */
+#ifndef TRIAGE_TRACE_H
+#define TRIAGE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "triage/limits.h"
+
+/* Interned string handle; 0 is the empty / absent string. */
+typedef uint32_t tr_str;
+
+#define TR_NO_ID INT64_MIN /* External id / correlation absent */
+
+/* What an event is to the analysis. Decided while reading (rules in trace/reader.c,
+ * following reference-triage.md section 2.5). */
+typedef enum tr_kind {
+  TR_KIND_KERNEL = 0,         /* GPU kernel, gpu_memcpy, gpu_memset, XPU launch */
+  TR_KIND_CPU_OP = 1,         /* cat cpu_op */
+  TR_KIND_LAUNCH = 2,         /* cuda_runtime / cuda_driver with "launch" and correlation */
+  TR_KIND_PYFRAME = 3,        /* cat python_function */
+  TR_KIND_USER_ANNOTATION = 4,/* cat user_annotation (CPU) */
+  TR_KIND_GPU_ANNOTATION = 5, /* cat gpu_user_annotation */
+  TR_KIND_RUNTIME = 6         /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
+} tr_kind;
+
+/* One complete ("X") event. ts and dur are microseconds as in the file. */
+typedef struct tr_event {
+  double ts;
+  double dur;
+  int64_t external_id; /* args["External id"], TR_NO_ID if absent */
+  int64_t correlation; /* args.correlation, TR_NO_ID if absent */
+  tr_str name;
+  tr_str cat;
+  tr_str pid;          /* textual pid: "1234" or "[TP00-DP01] 1234" */
+  tr_str tid;          /* textual tid */
+  tr_str stream;       /* args.stream, else args.cuda_stream (as text); 0 if neither */
+  uint32_t index;      /* position among all events of the file (stable tie-break) */
+  uint8_t kind;        /* tr_kind */
+} tr_event;
+
+/* Thread metadata: ph "M", name "thread_name". */
+typedef struct tr_thread_name {
+  tr_str pid, tid, name;
+} tr_thread_name;
+
+typedef struct tr_trace tr_trace; /* opaque */
+
+/* Why reading failed. offset is the byte offset in the (decompressed) JSON stream where
+ * the problem was found; for gzip errors, the offset in the compressed file. */
+typedef struct tr_error {
+  int code;           /* 0 = none; see TR_ERR_* */
+  uint64_t offset;
+  bool has_offset;
+  char message[512];
+} tr_error;
+
+enum {
+  TR_ERR_IO = 1,      /* cannot open/read */
+  TR_ERR_GZIP = 2,    /* corrupt or truncated gzip */
+  TR_ERR_JSON = 3,    /* malformed JSON */
+  TR_ERR_SHAPE = 4,   /* valid JSON, not a trace (no traceEvents list, ...) */
+  TR_ERR_LIMIT = 5,   /* a limit of triage/limits.h exceeded */
+  TR_ERR_NOMEM = 6
+};
+
+typedef struct tr_read_options {
+  /* Called now and then with bytes consumed / total (total 0 if unknown). May be NULL. */
+  void (*progress)(void *ctx, uint64_t done, uint64_t total);
+  void *progress_ctx;
+  /* Warnings (skipped events, replaced UTF-8) go here, one line each; NULL = stderr. */
+  FILE *warn;
+} tr_read_options;
+
+/* Reads path ("-" = standard input). gzip is recognised by magic bytes (multi-member
+ * supported). The top level is an object with "traceEvents" or a bare event array.
+ * Returns NULL and fills err on failure. */
+tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err);
+/* Same, from a memory buffer (used by fuzzers and tests). */
+tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
+                               const tr_read_options *opts, tr_error *err);
+void tr_trace_destroy(tr_trace *t);
+
+const char *tr_trace_path(const tr_trace *t);
+const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */
+/* Interns s in the trace's string table (used by analysis for derived names). */
+tr_str tr_str_intern(tr_trace *t, const char *s, size_t len);
+
+/* All kept events of a kind, in file order. */
+const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n);
+const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
+/* External id recovered from a correlation through any event carrying both, or TR_NO_ID. */
+int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation);
+
+/* Text sample for framework detection: names, cats, pids, first 8 arg keys and string
+ * values of the first 256 events, space-separated. */
+const char *tr_trace_sample_text(const tr_trace *t);
+
+/* Counters. */
+uint64_t tr_trace_event_count(const tr_trace *t);   /* all events seen */
+uint64_t tr_trace_skipped_count(const tr_trace *t); /* unusable events skipped */
+uint64_t tr_trace_json_bytes(const tr_trace *t);    /* decompressed bytes scanned */
+
+#endif

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages triage needs to build and test, skipping those present.
+# Usage: tools/install-deps.sh [--with-tests]   (run as root on Debian/Ubuntu)
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libcjson-dev zlib1g-dev
+      libcurl4-openssl-dev python3)
+if [ "${1:-}" = "--with-tests" ]; then
+  pkgs+=(libcriterion-dev clang valgrind nodejs npm)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
