@@ -1,0 +1,61 @@
+/*
+ * cli/options.h - everything the command line can say, parsed once by cli/main.c.
+ *
+ * Ownership: string members point into argv (never freed); the rules_paths array is
+ * owned by the struct and released by triage_options_free.
+ */
+#ifndef TRIAGE_CLI_OPTIONS_H
+#define TRIAGE_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum triage_format { TRIAGE_FORMAT_MARKDOWN = 0, TRIAGE_FORMAT_JSON = 1 } triage_format;
+
+typedef struct triage_options {
+  /* inputs */
+  const char *input;          /* single-trace: file, directory or "-" */
+  const char *mapping_input;  /* two-trace */
+  const char *formal_input;
+  /* live capture (src/live) */
+  const char *url;
+  const char *mapping_url;
+  const char *formal_url;
+  const char *output_dir;
+  const char *mapping_output_dir;
+  const char *formal_output_dir;
+  const char *profile_prefix;         /* default "triage-trace" */
+  const char *mapping_profile_prefix; /* default "mapping-trace" */
+  const char *formal_profile_prefix;  /* default "formal-trace" */
+  const char *api_key;
+  const char *profile_workload;       /* both|prefill|decode|legacy (default both) */
+  const char *start_step;             /* NULL = not sent */
+  const char *probe_prompt;
+  int num_steps;                      /* default 5 */
+  int warmup_steps;                   /* default 10 */
+  int probe_requests;                 /* default 1 */
+  int probe_max_new_tokens;           /* 0 = max(64, 8*num_steps) */
+  double probe_delay_s;               /* default 0.5 */
+  int prefill_input_len, prefill_output_len; /* 4090 / 1 */
+  int decode_input_len, decode_output_len;   /* 1 / 2048 */
+  int profile_by_stage;               /* -1 = framework default, 0 off, 1 on */
+  bool merge_profiles;
+  double http_timeout_s;              /* per-request cap; 0 = per-step defaults */
+  /* analysis */
+  const char *framework;              /* "auto" or a spelling te_rules_framework_lookup knows */
+  const char *pid_substring;
+  double min_share_pct;               /* <0 = from rules (kernel_table.min_share_pct) */
+  long kernel_table_limit;            /* 0 = all */
+  long overlap_table_limit;           /* 0 = all */
+  /* output */
+  triage_format format;
+  const char *output_path;            /* NULL = stdout */
+  const char *kernel_map_path;        /* --kernel-map FILE */
+  bool quiet;
+  /* rules */
+  const char **rules_paths;           /* --rules, in order */
+  size_t n_rules_paths;
+  bool no_default_rules;
+} triage_options;
+
+#endif
