@@ -3,7 +3,7 @@
  *
  * Every heuristic triage applies to a trace (kernel categories, frame priorities, path
  * rewrites, stage and framework hints, overlap thresholds, fusion patterns) lives in a
- * rule pack (rules/*.yaml, format in docs/rules.md, schema in schemas/rulepack.schema.json).
+ * rule pack (the .yaml files of rules/, format in docs/rules.md, schema in schemas/rulepack.schema.json).
  * This library turns packs into compiled, queryable rules. It does no trace I/O, never
  * prints and never exits: every failure is a status code plus diagnostics.
  *
