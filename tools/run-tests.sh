@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds triage and runs every test: unit (Criterion), rule packs (C validator, self-tests
+# and the JSON Schema via ajv), golden reports, bad input, live capture against stand-in
+# servers, fuzz-corpus replays; then the same suite under ASan+UBSan (leak checking on).
+# Installs missing Debian packages first. Exit status is non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+tools/install-deps.sh --with-tests
+
+echo "== build (warnings are errors)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIAGE_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+
+echo "== rule packs"
+build/triage rules check
+build/triage rules test
+tools/check-rule-schema.sh
+
+echo "== test suite"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== test suite under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTRIAGE_SANITIZE=ON -DTRIAGE_WERROR=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$jobs")
+echo "all tests passed"
