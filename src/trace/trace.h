@@ -82,6 +82,9 @@ typedef struct tr_read_options {
   void *progress_ctx;
   /* Warnings (skipped events, replaced UTF-8) go here, one line each; NULL = stderr. */
   FILE *warn;
+  /* Decompressed bytes per chunk handed to the scanner; 0 = default (1 MiB). Tests and
+   * fuzzers use tiny chunks so every token crosses a chunk boundary somewhere. */
+  size_t chunk_size;
 } tr_read_options;
 
 /* Reads path ("-" = standard input). gzip is recognised by magic bytes (multi-member

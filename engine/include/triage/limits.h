@@ -41,6 +41,9 @@
 #define TR_MAX_EVENTS 500000000ull
 /* Bytes of server_args.json, kernel maps and other whole-document JSON. */
 #define TR_MAX_SMALL_JSON_BYTES (64u * 1024u * 1024u)
+/* Bytes of the framework-detection text sample (tr_trace_sample_text); longer samples are
+ * cut, which only weakens a heuristic hint. */
+#define TR_MAX_SAMPLE_BYTES (4u * 1024u * 1024u)
 /* Trace files considered in one profile directory. */
 #define TR_MAX_DIR_FILES 100000
 

@@ -1,0 +1,171 @@
+/* trace/intern.c - see intern.h. */
+#include "trace/intern.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Arena blocks grow with use so tiny traces stay tiny and big ones make few mallocs. */
+#define ARENA_MIN_BLOCK (64u * 1024u)
+#define ARENA_MAX_BLOCK (8u * 1024u * 1024u)
+
+typedef struct arena_block {
+  struct arena_block *next;
+  size_t used, cap;
+  /* data follows, 8-byte aligned by the struct's size */
+} arena_block;
+
+typedef struct str_rec {
+  const char *s;
+  uint32_t len;
+  uint32_t hash;
+} str_rec;
+
+struct tr_intern {
+  arena_block *blocks;
+  size_t next_block;
+  size_t arena_bytes;
+  str_rec *recs;     /* by id; recs[0] is the empty string */
+  size_t n, cap;
+  uint32_t *slots;   /* ids, 0 = free */
+  size_t n_slots;    /* power of two */
+};
+
+static uint32_t hash_bytes(const char *s, size_t len) {
+  /* FNV-1a, folded 8 bytes at a time for the long kernel names. Good enough spread for
+   * an open-addressing table and fast on short keys. */
+  uint64_t h = 1469598103934665603ull;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  for (; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  h ^= h >> 32;
+  return (uint32_t)h;
+}
+
+tr_intern *tr_intern_create(void) {
+  tr_intern *in = calloc(1, sizeof *in);
+  if (!in) return NULL;
+  in->next_block = ARENA_MIN_BLOCK;
+  in->cap = 1024;
+  in->recs = malloc(in->cap * sizeof *in->recs);
+  in->n_slots = 2048;
+  in->slots = calloc(in->n_slots, sizeof *in->slots);
+  if (!in->recs || !in->slots) {
+    tr_intern_destroy(in);
+    return NULL;
+  }
+  in->recs[0].s = "";
+  in->recs[0].len = 0;
+  in->recs[0].hash = 0;
+  in->n = 1;
+  return in;
+}
+
+void tr_intern_destroy(tr_intern *in) {
+  if (!in) return;
+  arena_block *b = in->blocks;
+  while (b) {
+    arena_block *next = b->next;
+    free(b);
+    b = next;
+  }
+  free(in->recs);
+  free(in->slots);
+  free(in);
+}
+
+void *tr_intern_alloc(tr_intern *in, size_t n) {
+  n = (n + 7u) & ~(size_t)7u;
+  arena_block *b = in->blocks;
+  if (!b || b->cap - b->used < n) {
+    size_t cap = in->next_block;
+    if (cap < n) cap = n;
+    b = malloc(sizeof(arena_block) + cap);
+    if (!b) return NULL;
+    b->cap = cap;
+    b->used = 0;
+    b->next = in->blocks;
+    in->blocks = b;
+    in->arena_bytes += cap;
+    if (in->next_block < ARENA_MAX_BLOCK) in->next_block *= 2;
+  }
+  void *p = (char *)(b + 1) + b->used;
+  b->used += n;
+  return p;
+}
+
+static int grow_slots(tr_intern *in) {
+  size_t ns = in->n_slots * 2;
+  uint32_t *slots = calloc(ns, sizeof *slots);
+  if (!slots) return -1;
+  for (size_t id = 1; id < in->n; id++) {
+    size_t i = in->recs[id].hash & (ns - 1);
+    while (slots[i]) i = (i + 1) & (ns - 1);
+    slots[i] = (uint32_t)id;
+  }
+  free(in->slots);
+  in->slots = slots;
+  in->n_slots = ns;
+  return 0;
+}
+
+uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len) {
+  if (len == 0) return 0;
+  if (len > UINT32_MAX - 1) return UINT32_MAX;
+  uint32_t h = hash_bytes(s, len);
+  size_t mask = in->n_slots - 1;
+  size_t i = h & mask;
+  for (;;) {
+    uint32_t id = in->slots[i];
+    if (!id) break;
+    const str_rec *r = &in->recs[id];
+    if (r->hash == h && r->len == len && memcmp(r->s, s, len) == 0) return id;
+    i = (i + 1) & mask;
+  }
+  if (in->n >= UINT32_MAX - 1) return UINT32_MAX;
+  /* keep the load factor under 1/2 so probes stay short */
+  if ((in->n + 1) * 2 > in->n_slots) {
+    if (grow_slots(in) != 0) return UINT32_MAX;
+    mask = in->n_slots - 1;
+    i = h & mask;
+    while (in->slots[i]) i = (i + 1) & mask;
+  }
+  if (in->n == in->cap) {
+    size_t nc = in->cap * 2;
+    str_rec *recs = realloc(in->recs, nc * sizeof *recs);
+    if (!recs) return UINT32_MAX;
+    in->recs = recs;
+    in->cap = nc;
+  }
+  char *copy = tr_intern_alloc(in, len + 1);
+  if (!copy) return UINT32_MAX;
+  memcpy(copy, s, len);
+  copy[len] = '\0';
+  uint32_t id = (uint32_t)in->n++;
+  in->recs[id].s = copy;
+  in->recs[id].len = (uint32_t)len;
+  in->recs[id].hash = h;
+  in->slots[i] = id;
+  return id;
+}
+
+const char *tr_intern_get(const tr_intern *in, uint32_t id) {
+  if (!in || id >= in->n) return "";
+  return in->recs[id].s;
+}
+
+size_t tr_intern_len(const tr_intern *in, uint32_t id) {
+  if (!in || id >= in->n) return 0;
+  return in->recs[id].len;
+}
+
+size_t tr_intern_count(const tr_intern *in) { return in ? in->n : 0; }
+
+size_t tr_intern_bytes(const tr_intern *in) {
+  if (!in) return 0;
+  return in->arena_bytes + in->cap * sizeof(str_rec) + in->n_slots * sizeof(uint32_t);
+}

@@ -1,0 +1,35 @@
+/*
+ * trace/intern.h - arena allocator and string interning for one trace (private to
+ * src/trace).
+ *
+ * A trace keeps millions of events whose names repeat heavily (a few thousand distinct
+ * kernel and frame names), so every string is stored once in an arena and events hold a
+ * 32-bit id. The table is open addressing over ids; strings never move once stored, so
+ * pointers returned by tr_intern_get stay valid until tr_intern_destroy.
+ *
+ * Ownership: a tr_intern owns its arena, table and every string in it.
+ */
+#ifndef TRIAGE_TRACE_INTERN_H
+#define TRIAGE_TRACE_INTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tr_intern tr_intern; /* opaque */
+
+tr_intern *tr_intern_create(void);
+void tr_intern_destroy(tr_intern *in);
+/* Id of s (len bytes, may hold no NUL); 0 for the empty string; UINT32_MAX when out of
+ * memory or ids. The stored copy is NUL-terminated. */
+uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len);
+/* Stored string of id ("" for 0 or an unknown id). */
+const char *tr_intern_get(const tr_intern *in, uint32_t id);
+size_t tr_intern_len(const tr_intern *in, uint32_t id);
+size_t tr_intern_count(const tr_intern *in);
+/* Bytes held by arena and table (for memory reports). */
+size_t tr_intern_bytes(const tr_intern *in);
+
+/* Raw arena allocation with the intern table's lifetime (8-byte aligned). */
+void *tr_intern_alloc(tr_intern *in, size_t n);
+
+#endif

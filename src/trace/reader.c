@@ -1,0 +1,1207 @@
+/*
+ * trace/reader.c - single-pass streaming scanner for Kineto Chrome-trace JSON.
+ *
+ * Why hand-written instead of a JSON library: the traces are multi-GB, and a DOM (or
+ * even a per-event DOM) costs an allocation per value and a second pass. This scanner
+ * touches every decompressed byte once, copies only the strings an event keeps, skips
+ * everything else (deep args, deviceProperties) without materialising it, and nests
+ * through an explicit stack so hostile nesting cannot overflow the C stack.
+ *
+ * Errors inside the scanner leave through longjmp to tr_trace_read_source: it keeps the
+ * per-byte hot path free of status checks. Everything the scanner allocates hangs off
+ * the heap-allocated reader state, so the jump leaks nothing.
+ */
+#include "trace/trace.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/intern.h"
+#include "trace/source.h"
+
+#define N_KINDS 7
+#define SAMPLE_EVENTS 256u
+#define SAMPLE_ARGS 8u
+#define PROGRESS_STEP (4ull << 20)
+
+/* ------------------------------------------------------------------ trace */
+
+typedef struct ev_vec {
+  tr_event *v;
+  size_t n, cap;
+} ev_vec;
+
+struct tr_trace {
+  char *path;
+  tr_intern *in;
+  ev_vec ev[N_KINDS];
+  tr_thread_name *tn;
+  size_t n_tn, cap_tn;
+  /* correlation -> External id, open addressing; key TR_NO_ID marks a free slot */
+  int64_t *corr_keys, *corr_vals;
+  size_t n_corr, cap_corr;
+  char *sample;
+  size_t sample_len, sample_cap;
+  uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
+};
+
+/* ------------------------------------------------------------------ reader state */
+
+typedef struct sbuf {
+  char *p;
+  size_t n, cap;
+} sbuf;
+
+enum { F_ABSENT = 0, F_OK = 1, F_BAD = 2 };
+
+typedef struct rd {
+  tr_source *src;
+  const uint8_t *p, *end, *chunk;
+  uint64_t chunk_off;
+  bool eof;
+  jmp_buf jb;
+  tr_error *err;
+  tr_trace *t;
+  const tr_read_options *opts;
+  uint64_t next_progress;
+  /* scratch */
+  sbuf key, num, ph, name, cat, pid, tid, stream, argname, argval, lc, catlc;
+  /* current event */
+  uint64_t ev_off;
+  bool has_name, has_cat, has_pid, has_tid, has_argname;
+  int stream_prio; /* 0 none, 1 from cuda_stream, 2 from stream */
+  int ts_state, dur_state;
+  double ts, dur;
+  int64_t ext, corr;
+  bool sampling;
+} rd;
+
+/* Bytes that a string can hold verbatim on the fast path: printable ASCII other than
+ * the quote and the backslash. Everything else (escapes, UTF-8, controls) goes the slow
+ * way, which validates and repairs. */
+static const uint8_t k_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static uint64_t rd_off(const rd *r) { return r->chunk_off + (uint64_t)(r->p - r->chunk); }
+
+static _Noreturn void rd_fail_at(rd *r, int code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static _Noreturn void rd_fail_at(rd *r, int code, uint64_t off, const char *fmt, ...) {
+  r->err->code = code;
+  r->err->has_offset = true;
+  r->err->offset = off;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->err->message, sizeof r->err->message, fmt, ap);
+  va_end(ap);
+  longjmp(r->jb, 1);
+}
+
+static _Noreturn void rd_nomem(rd *r) {
+  r->err->code = TR_ERR_NOMEM;
+  r->err->has_offset = false;
+  r->err->offset = 0;
+  snprintf(r->err->message, sizeof r->err->message, "out of memory");
+  longjmp(r->jb, 1);
+}
+
+static void rd_progress(rd *r) {
+  if (r->opts && r->opts->progress)
+    r->opts->progress(r->opts->progress_ctx, tr_source_consumed(r->src), tr_source_total(r->src));
+}
+
+static int rd_refill(rd *r) {
+  if (r->eof) return 0;
+  r->chunk_off += (uint64_t)(r->end - r->chunk);
+  const uint8_t *d;
+  size_t n;
+  int rc = tr_source_next(r->src, &d, &n, r->err);
+  if (rc < 0) longjmp(r->jb, 1);
+  if (rc == 0) {
+    r->eof = true;
+    r->chunk = r->p = r->end;
+    return 0;
+  }
+  r->chunk = r->p = d;
+  r->end = d + n;
+  if (r->chunk_off >= r->next_progress) {
+    r->next_progress = r->chunk_off + PROGRESS_STEP;
+    rd_progress(r);
+  }
+  return 1;
+}
+
+/* Next byte without consuming it, -1 at the end. */
+static inline int rd_peek(rd *r) {
+  if (r->p < r->end || rd_refill(r)) return *r->p;
+  return -1;
+}
+
+static void describe(int c, char *buf, size_t cap) {
+  if (c < 0) snprintf(buf, cap, "end of input");
+  else if (c >= 0x21 && c < 0x7f) snprintf(buf, cap, "'%c'", c);
+  else snprintf(buf, cap, "byte 0x%02x", (unsigned)c);
+}
+
+static _Noreturn void rd_expected(rd *r, const char *what) {
+  char got[32];
+  describe(rd_peek(r), got, sizeof got);
+  rd_fail_at(r, TR_ERR_JSON, rd_off(r), "expected %s, found %s", what, got);
+}
+
+static inline void skip_ws(rd *r) {
+  for (;;) {
+    while (r->p < r->end) {
+      uint8_t c = *r->p;
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+      r->p++;
+    }
+    if (!rd_refill(r)) return;
+  }
+}
+
+/* ------------------------------------------------------------------ scratch buffers */
+
+static void sb_reserve(rd *r, sbuf *b, size_t extra) {
+  if (b->n + extra + 1 <= b->cap) return;
+  if (b->n + extra > TR_MAX_STRING_BYTES)
+    rd_fail_at(r, TR_ERR_LIMIT, rd_off(r), "string longer than %u bytes (TR_MAX_STRING_BYTES)",
+               (unsigned)TR_MAX_STRING_BYTES);
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->n + extra + 1) cap *= 2;
+  char *p = realloc(b->p, cap);
+  if (!p) rd_nomem(r);
+  b->p = p;
+  b->cap = cap;
+}
+
+static inline void sb_put(rd *r, sbuf *b, const void *s, size_t n) {
+  sb_reserve(r, b, n);
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = '\0';
+}
+
+static void sb_clear(rd *r, sbuf *b) {
+  b->n = 0;
+  sb_reserve(r, b, 0);
+  b->p[0] = '\0';
+}
+
+static void sb_free(sbuf *b) {
+  free(b->p);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}
+
+/* ------------------------------------------------------------------ strings */
+
+static void put_utf8(rd *r, sbuf *out, uint32_t cp) {
+  char u[4];
+  size_t n;
+  if (cp == 0) cp = 0xFFFD; /* a NUL would cut the C string */
+  if (cp < 0x80) {
+    u[0] = (char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    u[0] = (char)(0xC0 | (cp >> 6));
+    u[1] = (char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    u[0] = (char)(0xE0 | (cp >> 12));
+    u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    u[2] = (char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    u[0] = (char)(0xF0 | (cp >> 18));
+    u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    u[3] = (char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  sb_put(r, out, u, n);
+}
+
+static void put_replacement(rd *r, sbuf *out) {
+  r->t->utf8_replaced++;
+  put_utf8(r, out, 0xFFFD);
+}
+
+static int next_byte_in_string(rd *r) {
+  if (r->p < r->end || rd_refill(r)) return *r->p++;
+  rd_fail_at(r, TR_ERR_JSON, rd_off(r), "unterminated string (end of input)");
+}
+
+static uint32_t read_hex4(rd *r) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) {
+    int c = rd_peek(r);
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else rd_expected(r, "4 hex digits after \\u");
+    r->p++;
+    v = v * 16u + (uint32_t)d;
+  }
+  return v;
+}
+
+/* Handles an escape after its backslash. out NULL = skipping. A high surrogate must be
+ * followed by a "\u" low surrogate; a lone half becomes U+FFFD and the escape after it
+ * is handled normally. */
+static void string_escape(rd *r, sbuf *out) {
+  uint32_t high = 0;
+  int c = next_byte_in_string(r);
+  for (;;) {
+    if (c != 'u') {
+      if (high && out) put_replacement(r, out);
+      char lit;
+      switch (c) {
+        case '"': lit = '"'; break;
+        case '\\': lit = '\\'; break;
+        case '/': lit = '/'; break;
+        case 'b': lit = '\b'; break;
+        case 'f': lit = '\f'; break;
+        case 'n': lit = '\n'; break;
+        case 'r': lit = '\r'; break;
+        case 't': lit = '\t'; break;
+        default:
+          r->p--; /* point at the bad escape character */
+          rd_fail_at(r, TR_ERR_JSON, rd_off(r), "invalid escape in string");
+      }
+      if (out) sb_put(r, out, &lit, 1);
+      return;
+    }
+    uint32_t cp = read_hex4(r);
+    if (high) {
+      if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        if (out) put_utf8(r, out, 0x10000 + ((high - 0xD800) << 10) + (cp - 0xDC00));
+        return;
+      }
+      if (out) put_replacement(r, out);
+      high = 0;
+    }
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      high = cp;
+      if (rd_peek(r) != '\\') {
+        if (out) put_replacement(r, out);
+        return;
+      }
+      r->p++;
+      c = next_byte_in_string(r);
+      continue;
+    }
+    if (out) {
+      if (cp == 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) put_replacement(r, out);
+      else put_utf8(r, out, cp);
+    }
+    return;
+  }
+}
+
+/* One invalid or truncated UTF-8 sequence after its lead byte becomes one U+FFFD (the
+ * maximal-subpart rule); the byte that broke it is left for the next round. */
+static void string_utf8(rd *r, sbuf *out, uint8_t lead) {
+  int need;
+  int lo = 0x80, hi = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) need = 1;
+  else if (lead == 0xE0) need = 2, lo = 0xA0;
+  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) need = 2;
+  else if (lead == 0xED) need = 2, hi = 0x9F;
+  else if (lead == 0xF0) need = 3, lo = 0x90;
+  else if (lead >= 0xF1 && lead <= 0xF3) need = 3;
+  else if (lead == 0xF4) need = 3, hi = 0x8F;
+  else {
+    put_replacement(r, out);
+    return;
+  }
+  char buf[4];
+  int n = 0;
+  buf[n++] = (char)lead;
+  for (int i = 0; i < need; i++) {
+    int c = rd_peek(r);
+    if (c < lo || c > hi) {
+      put_replacement(r, out);
+      return;
+    }
+    r->p++;
+    buf[n++] = (char)c;
+    lo = 0x80;
+    hi = 0xBF;
+  }
+  sb_put(r, out, buf, (size_t)n);
+}
+
+/* Scans a string whose opening quote is consumed. out NULL = skip without storing. */
+static void scan_string(rd *r, sbuf *out) {
+  uint64_t start = rd_off(r);
+  uint64_t skipped = 0;
+  if (out) sb_clear(r, out);
+  for (;;) {
+    const uint8_t *s = r->p, *e = r->end;
+    if (out) {
+      while (s < e && k_plain[*s]) s++;
+    } else {
+      while (s < e && *s != '"' && *s != '\\') s++;
+    }
+    size_t run = (size_t)(s - r->p);
+    if (run) {
+      if (out) {
+        sb_put(r, out, r->p, run);
+      } else {
+        skipped += run;
+        if (skipped > TR_MAX_STRING_BYTES)
+          rd_fail_at(r, TR_ERR_LIMIT, start, "string longer than %u bytes (TR_MAX_STRING_BYTES)",
+                     (unsigned)TR_MAX_STRING_BYTES);
+      }
+      r->p = s;
+    }
+    if (s == e) {
+      if (!rd_refill(r)) rd_fail_at(r, TR_ERR_JSON, rd_off(r), "unterminated string (end of input)");
+      continue;
+    }
+    uint8_t c = *r->p++;
+    if (c == '"') return;
+    if (c == '\\') {
+      string_escape(r, out);
+      skipped += 2;
+      continue;
+    }
+    /* only reached when storing: controls pass through (Kineto writes raw tabs), except
+     * NUL, which would cut the C string */
+    if (c < 0x80) {
+      if (c == 0) {
+        put_replacement(r, out);
+      } else {
+        char ch = (char)c;
+        sb_put(r, out, &ch, 1);
+      }
+      continue;
+    }
+    string_utf8(r, out, c);
+  }
+}
+
+/* ------------------------------------------------------------------ scalars */
+
+static bool is_num_char(int c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* Scans a number into r->num and checks the JSON grammar. Returns true for an integer
+ * (no fraction, no exponent). */
+static bool scan_number(rd *r) {
+  uint64_t start = rd_off(r);
+  sbuf *b = &r->num;
+  b->n = 0;
+  for (;;) {
+    const uint8_t *s = r->p, *e = r->end;
+    while (s < e && is_num_char(*s)) s++;
+    if (s > r->p) {
+      if (b->n + (size_t)(s - r->p) > 4096)
+        rd_fail_at(r, TR_ERR_LIMIT, start, "number longer than 4096 characters");
+      sb_put(r, b, r->p, (size_t)(s - r->p));
+      r->p = s;
+    }
+    if (s < e || !rd_refill(r)) break;
+  }
+  sb_reserve(r, b, 0);
+  b->p[b->n] = '\0';
+  const char *t = b->p;
+  size_t i = 0, n = b->n;
+  bool is_int = true;
+  if (i < n && t[i] == '-') i++;
+  if (i < n && t[i] == '0') {
+    i++;
+  } else if (i < n && t[i] >= '1' && t[i] <= '9') {
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++;
+  } else {
+    goto bad;
+  }
+  if (i < n && t[i] == '.') {
+    is_int = false;
+    i++;
+    if (!(i < n && t[i] >= '0' && t[i] <= '9')) goto bad;
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++;
+  }
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    is_int = false;
+    i++;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    if (!(i < n && t[i] >= '0' && t[i] <= '9')) goto bad;
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++;
+  }
+  if (i != n) goto bad;
+  return is_int;
+bad:
+  rd_fail_at(r, TR_ERR_JSON, start, "invalid number '%.40s'", t);
+}
+
+static void scan_literal(rd *r, const char *word) {
+  uint64_t start = rd_off(r);
+  for (const char *w = word; *w; w++) {
+    if (rd_peek(r) != *w) rd_fail_at(r, TR_ERR_JSON, start, "invalid literal (expected '%s')", word);
+    r->p++;
+  }
+}
+
+/* Exact powers of ten for the fast decimal path. */
+static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Decimal text (JSON number grammar, NUL-terminated) to double. Timestamps such as
+ * 2413669097444.592 have at most 16 significant digits, so mantissa / 10^k is one
+ * correctly rounded IEEE operation on exact operands; anything else goes to strtod. */
+static double text_to_double(const char *s, size_t n) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < n && s[i] == '-') neg = true, i++;
+  uint64_t m = 0;
+  int digits = 0, frac = 0;
+  while (i < n && s[i] >= '0' && s[i] <= '9') {
+    if (digits < 19) m = m * 10 + (uint64_t)(s[i] - '0');
+    if (m || digits) digits++;
+    if (digits > 19) goto slow;
+    i++;
+  }
+  if (i < n && s[i] == '.') {
+    i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+      m = m * 10 + (uint64_t)(s[i] - '0');
+      if (m || digits) digits++;
+      if (digits > 19) goto slow;
+      frac++;
+      i++;
+    }
+  }
+  if (i != n || m > (1ull << 53) || frac > 22) goto slow;
+  {
+    double d = (double)m / k_pow10[frac];
+    return neg ? -d : d;
+  }
+slow:
+  return strtod(s, NULL);
+}
+
+/* Numeric string (Kineto sometimes quotes ts/dur) to double; false if not a number. */
+static bool string_to_double(const char *s, double *out) {
+  char *end;
+  while (*s == ' ' || *s == '\t') s++;
+  if (!*s) return false;
+  double d = strtod(s, &end);
+  if (end == s) return false;
+  while (*end == ' ' || *end == '\t') end++;
+  if (*end) return false;
+  *out = d;
+  return true;
+}
+
+/* Integer ids (External id, correlation). Out of int64 range, fractional or sentinel-
+ * valued ids count as absent: a wrong id would silently join unrelated events. */
+static bool text_to_id(const char *s, bool is_int, int64_t *out) {
+  if (is_int) {
+    const char *p = s;
+    bool neg = *p == '-';
+    if (neg) p++;
+    uint64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      uint64_t d = (uint64_t)(*p - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
+    if (*p) return false;
+    if (!neg && v > (uint64_t)INT64_MAX) return false;
+    if (neg && v > (uint64_t)INT64_MAX) return false; /* INT64_MIN is TR_NO_ID */
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return true;
+  }
+  double d;
+  if (!string_to_double(s, &d) || !isfinite(d) || d != floor(d) || fabs(d) >= 9.2e18) return false;
+  *out = (int64_t)d;
+  return true;
+}
+
+/* ------------------------------------------------------------------ values */
+
+enum { V_STRING, V_NUMBER_INT, V_NUMBER_FLOAT, V_TRUE, V_FALSE, V_NULL, V_CONTAINER };
+
+static void check_depth(rd *r, unsigned depth) {
+  if (depth > TR_MAX_JSON_DEPTH)
+    rd_fail_at(r, TR_ERR_LIMIT, rd_off(r), "JSON nested deeper than %u levels (TR_MAX_JSON_DEPTH)",
+               (unsigned)TR_MAX_JSON_DEPTH);
+}
+
+static int scan_scalar(rd *r, int c, sbuf *sout) {
+  switch (c) {
+    case '"':
+      r->p++;
+      scan_string(r, sout);
+      return V_STRING;
+    case 't': scan_literal(r, "true"); return V_TRUE;
+    case 'f': scan_literal(r, "false"); return V_FALSE;
+    case 'n': scan_literal(r, "null"); return V_NULL;
+    default:
+      if (c == '-' || (c >= '0' && c <= '9')) return scan_number(r) ? V_NUMBER_INT : V_NUMBER_FLOAT;
+      rd_expected(r, "a JSON value");
+  }
+}
+
+/* Skips the container whose opening bracket was just consumed. parent_depth is the depth
+ * of the value holding it. Iterative with an explicit stack: nesting costs one byte per
+ * level, never C stack. */
+static void skip_container(rd *r, uint8_t open, unsigned depth) {
+  uint8_t stack[TR_MAX_JSON_DEPTH + 1];
+  size_t sp = 0;
+  check_depth(r, depth);
+  stack[sp++] = open;
+  bool first = true;
+  for (;;) {
+    skip_ws(r);
+    int c = rd_peek(r);
+    uint8_t top = stack[sp - 1];
+    if (first && c == (top == '{' ? '}' : ']')) {
+      r->p++;
+      goto closed;
+    }
+    if (top == '{') {
+      if (c != '"') rd_expected(r, first ? "a member name or '}'" : "a member name");
+      r->p++;
+      scan_string(r, NULL);
+      skip_ws(r);
+      if (rd_peek(r) != ':') rd_expected(r, "':' after member name");
+      r->p++;
+      skip_ws(r);
+      c = rd_peek(r);
+    }
+    if (c == '{' || c == '[') {
+      r->p++;
+      check_depth(r, depth + sp);
+      stack[sp++] = (uint8_t)c;
+      first = true;
+      continue;
+    }
+    scan_scalar(r, c, NULL);
+    for (;;) { /* after a value */
+      skip_ws(r);
+      c = rd_peek(r);
+      top = stack[sp - 1];
+      if (c == ',') {
+        r->p++;
+        first = false;
+        break;
+      }
+      if (c != (top == '{' ? '}' : ']')) rd_expected(r, top == '{' ? "',' or '}'" : "',' or ']'");
+      r->p++;
+    closed:
+      if (--sp == 0) return;
+    }
+  }
+}
+
+/* Reads one value at depth; strings go to sout (NULL = skip), numbers to r->num,
+ * containers are skipped. Leading whitespace must already be skipped. */
+static int read_value(rd *r, unsigned depth, sbuf *sout) {
+  int c = rd_peek(r);
+  if (c == '{' || c == '[') {
+    r->p++;
+    skip_container(r, (uint8_t)c, depth);
+    return V_CONTAINER;
+  }
+  return scan_scalar(r, c, sout);
+}
+
+static void expect_colon(rd *r) {
+  skip_ws(r);
+  if (rd_peek(r) != ':') rd_expected(r, "':' after member name");
+  r->p++;
+  skip_ws(r);
+}
+
+/* After a member or element: true if another follows, false at the closing bracket. */
+static bool next_member(rd *r, char close) {
+  skip_ws(r);
+  int c = rd_peek(r);
+  if (c == ',') {
+    r->p++;
+    skip_ws(r);
+    return true;
+  }
+  if (c == close) {
+    r->p++;
+    return false;
+  }
+  rd_expected(r, close == '}' ? "',' or '}'" : "',' or ']'");
+}
+
+static bool key_is(const sbuf *k, const char *lit, size_t n) {
+  return k->n == n && memcmp(k->p, lit, n) == 0;
+}
+#define KEY_IS(k, lit) key_is((k), lit, sizeof(lit) - 1)
+
+/* ------------------------------------------------------------------ event fields */
+
+static void sample_add(rd *r, const char *s, size_t n) {
+  tr_trace *t = r->t;
+  if (n == 0 || t->sample_len + n + 2 > TR_MAX_SAMPLE_BYTES) return;
+  if (t->sample_len + n + 2 > t->sample_cap) {
+    size_t cap = t->sample_cap ? t->sample_cap : 4096;
+    while (cap < t->sample_len + n + 2) cap *= 2;
+    char *p = realloc(t->sample, cap);
+    if (!p) rd_nomem(r);
+    t->sample = p;
+    t->sample_cap = cap;
+  }
+  if (t->sample_len) t->sample[t->sample_len++] = ' ';
+  memcpy(t->sample + t->sample_len, s, n);
+  t->sample_len += n;
+  t->sample[t->sample_len] = '\0';
+}
+
+/* Numbers as text the way Python prints what json.load made of them: integers as given
+ * (except "-0", which is int 0), floats as given. */
+static void number_text(rd *r, int type, sbuf *out) {
+  sb_clear(r, out);
+  if (type == V_NUMBER_INT && strcmp(r->num.p, "-0") == 0) sb_put(r, out, "0", 1);
+  else sb_put(r, out, r->num.p, r->num.n);
+}
+
+/* pid / tid / stream: strings kept, numbers as text; anything else is absent. */
+static bool read_textual(rd *r, unsigned depth, sbuf *out) {
+  int type = read_value(r, depth, out);
+  if (type == V_STRING) return true;
+  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) {
+    number_text(r, type, out);
+    return true;
+  }
+  return false;
+}
+
+static int read_time(rd *r, unsigned depth, double *out) {
+  int type = read_value(r, depth, &r->argval);
+  double d;
+  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) d = text_to_double(r->num.p, r->num.n);
+  else if (type == V_STRING) {
+    if (!string_to_double(r->argval.p, &d)) return F_BAD;
+  } else if (type == V_NULL) {
+    return F_BAD;
+  } else {
+    return F_BAD;
+  }
+  if (!isfinite(d) || d < 0) return F_BAD;
+  *out = d;
+  return F_OK;
+}
+
+static int64_t read_id(rd *r, unsigned depth) {
+  int type = read_value(r, depth, &r->argval);
+  int64_t v;
+  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) {
+    if (text_to_id(r->num.p, type == V_NUMBER_INT, &v)) return v;
+  } else if (type == V_STRING) {
+    if (text_to_id(r->argval.p, false, &v)) return v;
+  }
+  return TR_NO_ID;
+}
+
+static void parse_args(rd *r, unsigned depth) {
+  check_depth(r, depth);
+  skip_ws(r);
+  if (rd_peek(r) == '}') {
+    r->p++;
+    return;
+  }
+  unsigned n_args = 0;
+  do {
+    if (rd_peek(r) != '"') rd_expected(r, "a member name");
+    r->p++;
+    scan_string(r, &r->key);
+    expect_colon(r);
+    sbuf *k = &r->key;
+    bool sample = r->sampling && n_args < SAMPLE_ARGS;
+    n_args++;
+    if (sample) sample_add(r, k->p, k->n);
+    if (KEY_IS(k, "External id")) {
+      r->ext = read_id(r, depth + 1);
+    } else if (KEY_IS(k, "correlation")) {
+      r->corr = read_id(r, depth + 1);
+    } else if (KEY_IS(k, "stream") || KEY_IS(k, "cuda_stream")) {
+      /* "stream" wins over "cuda_stream" whatever their order */
+      int prio = KEY_IS(k, "stream") ? 2 : 1;
+      if (prio > r->stream_prio && read_textual(r, depth + 1, &r->stream)) {
+        r->stream_prio = prio;
+        if (sample) sample_add(r, r->stream.p, r->stream.n);
+      } else if (prio <= r->stream_prio) {
+        read_value(r, depth + 1, NULL);
+      }
+    } else if (KEY_IS(k, "name")) {
+      int type = read_value(r, depth + 1, &r->argname);
+      r->has_argname = type == V_STRING;
+      if (sample && r->has_argname) sample_add(r, r->argname.p, r->argname.n);
+    } else if (sample) {
+      int type = read_value(r, depth + 1, &r->argval);
+      if (type == V_STRING) sample_add(r, r->argval.p, r->argval.n);
+    } else {
+      read_value(r, depth + 1, NULL);
+    }
+  } while (next_member(r, '}'));
+}
+
+/* ------------------------------------------------------------------ classification */
+
+static bool contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+static bool starts_with(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Lower-cased copy (ASCII) of b into r->lc. */
+static const char *lower(rd *r, const sbuf *b) {
+  sb_clear(r, &r->lc);
+  sb_reserve(r, &r->lc, b->n);
+  for (size_t i = 0; i < b->n; i++) {
+    char c = b->p[i];
+    r->lc.p[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+  }
+  r->lc.n = b->n;
+  r->lc.p[b->n] = '\0';
+  return r->lc.p;
+}
+
+static bool is_metadata_name(const char *name) {
+  return strcmp(name, "process_name") == 0 || strcmp(name, "thread_name") == 0 ||
+         strcmp(name, "process_sort_index") == 0 || strcmp(name, "thread_sort_index") == 0;
+}
+
+/* The reference's kernel-table detector (reference-triage.md 2.5). Category tests are
+ * substring tests on the lower-cased category, so legacy "Kernel" counts. A dur that is
+ * present but unusable is treated as positive here so the event is counted as skipped
+ * rather than silently dropped. */
+static bool is_gpu_kernel(rd *r, const char *cat_lc) {
+  bool dur_pos = r->dur_state == F_BAD || (r->dur_state == F_OK && r->dur > 0);
+  if (!dur_pos || r->ts_state == F_ABSENT) return false;
+  const char *name = r->name.p;
+  if (is_metadata_name(name)) return false;
+  if (contains(cat_lc, "python_function") || contains(cat_lc, "cpu_op") || contains(cat_lc, "trace"))
+    return false;
+  if (contains(cat_lc, "annotation") || starts_with(name, "## call ")) return false;
+  if (contains(cat_lc, "kernel") || starts_with(cat_lc, "gpu_")) return true;
+  if (strcmp(cat_lc, "xpu_runtime") == 0 && contains(lower(r, &r->name), "enqueuekernellaunch"))
+    return true;
+  const char *name_lc = lower(r, &r->name);
+  if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") || starts_with(name_lc, "nn.module:"))
+    return false;
+  return r->stream_prio > 0;
+}
+
+/* Category of a kept "X" event, or -1 to drop it. */
+static int classify(rd *r) {
+  const char *cat = r->cat.p;
+  /* lower-cased category in its own buffer: lower() reuses r->lc for names */
+  sb_clear(r, &r->catlc);
+  sb_put(r, &r->catlc, cat, r->cat.n);
+  for (size_t i = 0; i < r->catlc.n; i++) {
+    char c = r->catlc.p[i];
+    if (c >= 'A' && c <= 'Z') r->catlc.p[i] = (char)(c + 32);
+  }
+  if (is_gpu_kernel(r, r->catlc.p)) return TR_KIND_KERNEL;
+  if (strcmp(cat, "cpu_op") == 0) return TR_KIND_CPU_OP;
+  bool cuda_rt = strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0;
+  if (cuda_rt && r->corr != TR_NO_ID && contains(lower(r, &r->name), "launch")) return TR_KIND_LAUNCH;
+  if (strcmp(cat, "python_function") == 0) return TR_KIND_PYFRAME;
+  if (strcmp(cat, "user_annotation") == 0) return TR_KIND_USER_ANNOTATION;
+  if (strcmp(cat, "gpu_user_annotation") == 0) return TR_KIND_GPU_ANNOTATION;
+  if ((cuda_rt || strcmp(cat, "xpu_runtime") == 0) && r->corr != TR_NO_ID) return TR_KIND_RUNTIME;
+  return -1;
+}
+
+/* ------------------------------------------------------------------ storing */
+
+static tr_str intern(rd *r, const sbuf *b, bool present) {
+  if (!present || b->n == 0) return 0;
+  uint32_t id = tr_intern_put(r->t->in, b->p, b->n);
+  if (id == UINT32_MAX) rd_nomem(r);
+  return id;
+}
+
+static void corr_put(rd *r, int64_t corr, int64_t ext) {
+  tr_trace *t = r->t;
+  if ((t->n_corr + 1) * 2 > t->cap_corr) {
+    size_t ncap = t->cap_corr ? t->cap_corr * 2 : 1024;
+    int64_t *keys = malloc(ncap * sizeof *keys), *vals = malloc(ncap * sizeof *vals);
+    if (!keys || !vals) {
+      free(keys);
+      free(vals);
+      rd_nomem(r);
+    }
+    for (size_t i = 0; i < ncap; i++) keys[i] = TR_NO_ID;
+    for (size_t j = 0; j < t->cap_corr; j++) {
+      if (t->corr_keys[j] == TR_NO_ID) continue;
+      uint64_t h = (uint64_t)t->corr_keys[j] * 0x9E3779B97F4A7C15ull;
+      size_t i = (size_t)(h >> 20) & (ncap - 1);
+      while (keys[i] != TR_NO_ID) i = (i + 1) & (ncap - 1);
+      keys[i] = t->corr_keys[j];
+      vals[i] = t->corr_vals[j];
+    }
+    free(t->corr_keys);
+    free(t->corr_vals);
+    t->corr_keys = keys;
+    t->corr_vals = vals;
+    t->cap_corr = ncap;
+  }
+  uint64_t h = (uint64_t)corr * 0x9E3779B97F4A7C15ull;
+  size_t mask = t->cap_corr - 1, i = (size_t)(h >> 20) & mask;
+  while (t->corr_keys[i] != TR_NO_ID && t->corr_keys[i] != corr) i = (i + 1) & mask;
+  if (t->corr_keys[i] == TR_NO_ID) t->n_corr++;
+  t->corr_keys[i] = corr;
+  t->corr_vals[i] = ext; /* later events win, as a dict assignment would */
+}
+
+static void push_event(rd *r, int kind, const tr_event *e) {
+  ev_vec *v = &r->t->ev[kind];
+  if (v->n == v->cap) {
+    size_t ncap = v->cap ? v->cap * 2 : 256;
+    tr_event *p = realloc(v->v, ncap * sizeof *p);
+    if (!p) rd_nomem(r);
+    v->v = p;
+    v->cap = ncap;
+  }
+  v->v[v->n++] = *e;
+}
+
+static void push_thread_name(rd *r) {
+  tr_trace *t = r->t;
+  if (t->n_tn == t->cap_tn) {
+    size_t ncap = t->cap_tn ? t->cap_tn * 2 : 64;
+    tr_thread_name *p = realloc(t->tn, ncap * sizeof *p);
+    if (!p) rd_nomem(r);
+    t->tn = p;
+    t->cap_tn = ncap;
+  }
+  tr_thread_name *tn = &t->tn[t->n_tn++];
+  tn->pid = intern(r, &r->pid, r->has_pid);
+  tn->tid = intern(r, &r->tid, r->has_tid);
+  tn->name = intern(r, &r->argname, r->has_argname);
+}
+
+static void count_skipped(rd *r) {
+  if (r->t->n_skipped++ == 0) r->t->first_skip_off = r->ev_off;
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* One element of traceEvents, its '{' consumed. */
+static void parse_event(rd *r, unsigned depth) {
+  check_depth(r, depth);
+  tr_trace *t = r->t;
+  if (t->n_events >= TR_MAX_EVENTS)
+    rd_fail_at(r, TR_ERR_LIMIT, r->ev_off, "more than %llu events (TR_MAX_EVENTS)",
+               (unsigned long long)TR_MAX_EVENTS);
+  uint64_t index = t->n_events++;
+  r->sampling = index < SAMPLE_EVENTS;
+  r->has_name = r->has_cat = r->has_pid = r->has_tid = r->has_argname = false;
+  r->stream_prio = 0;
+  r->ts_state = r->dur_state = F_ABSENT;
+  r->ext = r->corr = TR_NO_ID;
+  r->ph.n = 0;
+  sb_clear(r, &r->ph);
+  skip_ws(r);
+  if (rd_peek(r) == '}') {
+    r->p++;
+  } else {
+    do {
+      if (rd_peek(r) != '"') rd_expected(r, "a member name");
+      r->p++;
+      scan_string(r, &r->key);
+      expect_colon(r);
+      sbuf *k = &r->key;
+      unsigned d = depth + 1;
+      if (KEY_IS(k, "ph")) {
+        if (read_value(r, d, &r->ph) != V_STRING) sb_clear(r, &r->ph);
+      } else if (KEY_IS(k, "name")) {
+        r->has_name = read_value(r, d, &r->name) == V_STRING;
+      } else if (KEY_IS(k, "cat")) {
+        r->has_cat = read_value(r, d, &r->cat) == V_STRING;
+      } else if (KEY_IS(k, "pid")) {
+        r->has_pid = read_textual(r, d, &r->pid);
+      } else if (KEY_IS(k, "tid")) {
+        r->has_tid = read_textual(r, d, &r->tid);
+      } else if (KEY_IS(k, "ts")) {
+        r->ts_state = read_time(r, d, &r->ts);
+      } else if (KEY_IS(k, "dur")) {
+        r->dur_state = read_time(r, d, &r->dur);
+      } else if (KEY_IS(k, "args") && rd_peek(r) == '{') {
+        r->p++;
+        parse_args(r, d);
+      } else {
+        read_value(r, d, NULL);
+      }
+    } while (next_member(r, '}'));
+  }
+  if (!r->has_name) sb_clear(r, &r->name);
+  if (!r->has_cat) sb_clear(r, &r->cat);
+  if (r->sampling) {
+    sample_add(r, r->name.p, r->name.n);
+    sample_add(r, r->cat.p, r->cat.n);
+    if (r->has_pid) sample_add(r, r->pid.p, r->pid.n);
+  }
+  if (r->ext != TR_NO_ID && r->corr != TR_NO_ID) corr_put(r, r->corr, r->ext);
+  if (r->ph.n != 1) return;
+  if (r->ph.p[0] == 'M') {
+    if (strcmp(r->name.p, "thread_name") == 0 && r->has_argname) push_thread_name(r);
+    return;
+  }
+  if (r->ph.p[0] != 'X') return;
+  int kind = classify(r);
+  if (kind < 0) return;
+  if (r->ts_state != F_OK || r->dur_state == F_BAD) {
+    count_skipped(r);
+    return;
+  }
+  tr_event e;
+  e.ts = r->ts;
+  e.dur = r->dur_state == F_OK ? r->dur : 0.0;
+  e.external_id = r->ext;
+  e.correlation = r->corr;
+  e.name = intern(r, &r->name, true);
+  e.cat = intern(r, &r->cat, true);
+  e.pid = intern(r, &r->pid, r->has_pid);
+  e.tid = intern(r, &r->tid, r->has_tid);
+  e.stream = intern(r, &r->stream, r->stream_prio > 0);
+  e.index = (uint32_t)index;
+  e.kind = (uint8_t)kind;
+  push_event(r, kind, &e);
+}
+
+/* The traceEvents array, its '[' consumed. */
+static void parse_events(rd *r, unsigned depth) {
+  check_depth(r, depth);
+  skip_ws(r);
+  if (rd_peek(r) == ']') {
+    r->p++;
+    return;
+  }
+  do {
+    r->ev_off = rd_off(r);
+    if (rd_peek(r) == '{') {
+      r->p++;
+      parse_event(r, depth + 1);
+    } else {
+      /* not an event object: nothing to analyse, but say so */
+      read_value(r, depth + 1, NULL);
+      r->t->n_events++;
+      count_skipped(r);
+    }
+  } while (next_member(r, ']'));
+}
+
+static void parse_document(rd *r) {
+  skip_ws(r);
+  /* a UTF-8 byte-order mark is harmless; skip it */
+  if (rd_peek(r) == 0xEF) {
+    r->p++;
+    if (rd_peek(r) != 0xBB) rd_expected(r, "'{' or '['");
+    r->p++;
+    if (rd_peek(r) != 0xBF) rd_expected(r, "'{' or '['");
+    r->p++;
+    skip_ws(r);
+  }
+  int c = rd_peek(r);
+  if (c < 0) rd_fail_at(r, TR_ERR_JSON, 0, "empty input");
+  if (c == '[') {
+    r->p++;
+    parse_events(r, 1);
+  } else if (c == '{') {
+    r->p++;
+    bool found = false;
+    skip_ws(r);
+    if (rd_peek(r) == '}') {
+      r->p++;
+    } else {
+      do {
+        if (rd_peek(r) != '"') rd_expected(r, "a member name");
+        r->p++;
+        scan_string(r, &r->key);
+        expect_colon(r);
+        if (KEY_IS(&r->key, "traceEvents")) {
+          if (found)
+            rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" appears twice in the top-level object");
+          if (rd_peek(r) != '[')
+            rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" is not a list");
+          r->p++;
+          parse_events(r, 2);
+          found = true;
+        } else {
+          read_value(r, 2, NULL);
+        }
+      } while (next_member(r, '}'));
+    }
+    if (!found)
+      rd_fail_at(r, TR_ERR_SHAPE, 0, "not a trace: the top-level object has no \"traceEvents\" list");
+  } else if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+    rd_fail_at(r, TR_ERR_SHAPE, rd_off(r),
+               "not a trace: the top level is a single value, not an object or an event list");
+  } else {
+    rd_expected(r, "'{' or '[' at the start of a trace");
+  }
+  skip_ws(r);
+  if (rd_peek(r) >= 0) rd_expected(r, "end of input after the top-level value");
+}
+
+/* ------------------------------------------------------------------ API */
+
+static void trace_free_contents(tr_trace *t) {
+  for (int k = 0; k < N_KINDS; k++) free(t->ev[k].v);
+  free(t->tn);
+  free(t->corr_keys);
+  free(t->corr_vals);
+  free(t->sample);
+  tr_intern_destroy(t->in);
+  free(t->path);
+}
+
+void tr_trace_destroy(tr_trace *t) {
+  if (!t) return;
+  trace_free_contents(t);
+  free(t);
+}
+
+static void rd_free(rd *r) {
+  sbuf *bufs[] = {&r->key, &r->num, &r->ph, &r->name, &r->cat, &r->pid, &r->tid,
+                  &r->stream, &r->argname, &r->argval, &r->lc, &r->catlc};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) sb_free(bufs[i]);
+  free(r);
+}
+
+static void shrink_to_fit(tr_trace *t) {
+  for (int k = 0; k < N_KINDS; k++) {
+    ev_vec *v = &t->ev[k];
+    if (v->n && v->n < v->cap) {
+      tr_event *p = realloc(v->v, v->n * sizeof *p);
+      if (p) {
+        v->v = p;
+        v->cap = v->n;
+      }
+    }
+  }
+}
+
+/* The only setjmp: scanner errors land here with r->err filled. */
+static int run_parse(rd *r) {
+  if (setjmp(r->jb) != 0) return -1;
+  parse_document(r);
+  return 0;
+}
+
+/* Reads from an open source; takes ownership of src. */
+static tr_trace *read_source(const char *name, tr_source *src, const tr_read_options *opts,
+                             tr_error *err) {
+  tr_trace *t = calloc(1, sizeof *t);
+  rd *r = calloc(1, sizeof *r);
+  if (t) {
+    t->path = strdup(name ? name : "");
+    t->in = tr_intern_create();
+  }
+  if (!t || !r || !t->path || !t->in) {
+    if (t) tr_trace_destroy(t);
+    free(r);
+    tr_source_close(src);
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return NULL;
+  }
+  r->src = src;
+  r->t = t;
+  r->err = err;
+  r->opts = opts;
+  r->next_progress = PROGRESS_STEP;
+  if (run_parse(r) != 0) {
+    tr_source_close(r->src);
+    rd_free(r);
+    tr_trace_destroy(t);
+    return NULL;
+  }
+  t->json_bytes = rd_off(r);
+  rd_progress(r);
+  tr_source_close(r->src);
+  rd_free(r);
+  shrink_to_fit(t);
+  FILE *w = (opts && opts->warn) ? opts->warn : stderr;
+  if (t->n_skipped)
+    fprintf(w, "triage: %s: warning: skipped %llu events with unusable fields (first at offset %llu)\n",
+            t->path, (unsigned long long)t->n_skipped, (unsigned long long)t->first_skip_off);
+  if (t->utf8_replaced)
+    fprintf(w, "triage: %s: warning: replaced %llu invalid UTF-8 sequences or NUL characters with U+FFFD\n",
+            t->path, (unsigned long long)t->utf8_replaced);
+  return t;
+}
+
+static size_t opt_chunk(const tr_read_options *opts) { return opts ? opts->chunk_size : 0; }
+
+tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err) {
+  tr_error dummy;
+  if (!err) err = &dummy;
+  memset(err, 0, sizeof *err);
+  tr_source *src = tr_source_open_path(path, opt_chunk(opts), true, err);
+  if (!src) return NULL;
+  return read_source(path, src, opts, err);
+}
+
+tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
+                               const tr_read_options *opts, tr_error *err) {
+  tr_error dummy;
+  if (!err) err = &dummy;
+  memset(err, 0, sizeof *err);
+  tr_source *src = tr_source_open_buffer(buf, len, opt_chunk(opts), true, err);
+  if (!src) return NULL;
+  return read_source(name, src, opts, err);
+}
+
+const char *tr_trace_path(const tr_trace *t) { return t->path; }
+
+const char *tr_str_get(const tr_trace *t, tr_str s) { return tr_intern_get(t->in, s); }
+
+tr_str tr_str_intern(tr_trace *t, const char *s, size_t len) {
+  uint32_t id = tr_intern_put(t->in, s, len);
+  return id == UINT32_MAX ? 0 : id;
+}
+
+const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n) {
+  if ((unsigned)kind >= N_KINDS) {
+    if (n) *n = 0;
+    return NULL;
+  }
+  if (n) *n = t->ev[kind].n;
+  return t->ev[kind].v;
+}
+
+const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {
+  if (n) *n = t->n_tn;
+  return t->tn;
+}
+
+int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation) {
+  if (!t->cap_corr || correlation == TR_NO_ID) return TR_NO_ID;
+  uint64_t h = (uint64_t)correlation * 0x9E3779B97F4A7C15ull;
+  size_t mask = t->cap_corr - 1, i = (size_t)(h >> 20) & mask;
+  while (t->corr_keys[i] != TR_NO_ID) {
+    if (t->corr_keys[i] == correlation) return t->corr_vals[i];
+    i = (i + 1) & mask;
+  }
+  return TR_NO_ID;
+}
+
+const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }
+uint64_t tr_trace_event_count(const tr_trace *t) { return t->n_events; }
+uint64_t tr_trace_skipped_count(const tr_trace *t) { return t->n_skipped; }
+uint64_t tr_trace_json_bytes(const tr_trace *t) { return t->json_bytes; }

@@ -1,0 +1,415 @@
+/* trace/source.c - see source.h. */
+#include "trace/source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define SRC_DEFAULT_CHUNK (1u << 20)
+#define SRC_INPUT_BUF (256u * 1024u)
+/* Four slots: one being scanned, up to three inflated ahead. More would only add memory:
+ * the two stages run at similar speeds. */
+#define SRC_RING 4
+
+void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt,
+                  ...) {
+  if (!err) return;
+  err->code = code;
+  err->has_offset = has_offset;
+  err->offset = has_offset ? offset : 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+}
+
+typedef struct ring_slot {
+  uint8_t *buf;
+  size_t len;
+  uint64_t comp_end;
+  int status; /* 1 data, 0 end, -1 error */
+  tr_error err;
+} ring_slot;
+
+struct tr_source {
+  /* raw input */
+  int fd;
+  bool own_fd;
+  const uint8_t *mem;
+  size_t mem_len;
+  bool raw_eof;
+  uint64_t total;
+  uint64_t raw_consumed; /* bytes of raw input consumed so far (plain) */
+  uint8_t *inbuf;
+  /* gzip state */
+  bool gzip;
+  z_stream zs;
+  bool zs_init;
+  bool in_member;
+  const uint8_t *in_base; /* start of the current input window */
+  uint64_t in_base_off;   /* its offset in the raw input */
+  size_t chunk;
+  /* plain-file chunk buffer */
+  uint8_t *plain_buf;
+  /* consumer side */
+  uint64_t consumed;
+  bool done;
+  /* thread ring */
+  bool threaded;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t not_empty, not_full;
+  ring_slot slots[SRC_RING];
+  size_t head, count;
+  bool holding;
+  bool stop;
+  /* unthreaded gzip uses slots[0] only */
+};
+
+/* ------------------------------------------------------------------ raw input */
+
+/* Refills the inflate input window. Returns 0, or -1 on a read error. */
+static int raw_fill(tr_source *s, tr_error *err) {
+  if (s->raw_eof) return 0;
+  uint64_t used = (uint64_t)(s->zs.next_in - s->in_base);
+  if (s->mem) {
+    s->in_base_off += used;
+    s->in_base = s->mem + s->in_base_off;
+    size_t left = s->mem_len - (size_t)s->in_base_off;
+    /* feed memory in bounded windows so compressed offsets advance like a file's */
+    size_t n = left < SRC_INPUT_BUF ? left : SRC_INPUT_BUF;
+    s->zs.next_in = (Bytef *)(uintptr_t)s->in_base;
+    s->zs.avail_in = (uInt)n;
+    s->raw_eof = (n == left);
+    return 0;
+  }
+  /* keep unconsumed bytes (a member boundary may need two bytes of magic) */
+  size_t keep = s->zs.avail_in;
+  if (keep) memmove(s->inbuf, s->zs.next_in, keep);
+  s->in_base_off += used;
+  s->in_base = s->inbuf;
+  size_t have = keep;
+  while (have < SRC_INPUT_BUF) {
+    ssize_t r = read(s->fd, s->inbuf + have, SRC_INPUT_BUF - have);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      tr_set_error(err, TR_ERR_IO, false, 0, "read error: %s", strerror(errno));
+      return -1;
+    }
+    if (r == 0) {
+      s->raw_eof = true;
+      break;
+    }
+    have += (size_t)r;
+  }
+  s->zs.next_in = s->inbuf;
+  s->zs.avail_in = (uInt)have;
+  return 0;
+}
+
+static uint64_t comp_offset(const tr_source *s) {
+  return s->in_base_off + (uint64_t)(s->zs.next_in - s->in_base);
+}
+
+/* Inflates up to cap bytes into out. Returns 1 with data (*len > 0), 0 at the end, -1 on
+ * error. */
+static int gz_fill(tr_source *s, uint8_t *out, size_t cap, size_t *len, tr_error *err) {
+  s->zs.next_out = out;
+  s->zs.avail_out = (uInt)cap;
+  while (s->zs.avail_out > 0) {
+    if (s->zs.avail_in == 0 && !s->raw_eof) {
+      if (raw_fill(s, err) != 0) return -1;
+    }
+    if (!s->in_member) {
+      /* between members: zero padding is tolerated (as gzip(1) and Python do), then
+       * either the end or the next member's magic */
+      while (s->zs.avail_in > 0 && *s->zs.next_in == 0) {
+        s->zs.next_in++;
+        s->zs.avail_in--;
+        if (s->zs.avail_in == 0 && !s->raw_eof && raw_fill(s, err) != 0) return -1;
+      }
+      if (s->zs.avail_in == 0) break; /* end of input */
+      if (s->zs.avail_in < 2 && !s->raw_eof && raw_fill(s, err) != 0) return -1;
+      if (s->zs.avail_in < 2 || s->zs.next_in[0] != 0x1f || s->zs.next_in[1] != 0x8b) {
+        tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s),
+                     "trailing data after gzip member is not gzip");
+        return -1;
+      }
+      if (inflateReset(&s->zs) != Z_OK) {
+        tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s), "cannot restart inflate");
+        return -1;
+      }
+      s->in_member = true;
+    }
+    if (s->zs.avail_in == 0) {
+      tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s),
+                   "truncated gzip stream (input ends inside a member)");
+      return -1;
+    }
+    int rc = inflate(&s->zs, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      s->in_member = false;
+    } else if (rc == Z_BUF_ERROR) {
+      if (s->zs.avail_in == 0 && s->raw_eof) {
+        tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s),
+                     "truncated gzip stream (input ends inside a member)");
+        return -1;
+      }
+      /* otherwise simply needs more input: loop */
+    } else if (rc != Z_OK) {
+      tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s), "corrupt gzip data: %s",
+                   s->zs.msg ? s->zs.msg : "inflate failed");
+      return -1;
+    }
+  }
+  *len = cap - s->zs.avail_out;
+  return *len > 0 ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ thread */
+
+static void *producer_main(void *arg) {
+  tr_source *s = arg;
+  size_t tail = 0;
+  for (;;) {
+    pthread_mutex_lock(&s->mu);
+    while (s->count == SRC_RING && !s->stop) pthread_cond_wait(&s->not_full, &s->mu);
+    bool stop = s->stop;
+    pthread_mutex_unlock(&s->mu);
+    if (stop) return NULL;
+    ring_slot *slot = &s->slots[tail];
+    /* the slot is free: the consumer never touches slots it has not been handed */
+    slot->status = gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
+    slot->comp_end = comp_offset(s);
+    pthread_mutex_lock(&s->mu);
+    s->count++;
+    pthread_cond_signal(&s->not_empty);
+    pthread_mutex_unlock(&s->mu);
+    if (slot->status != 1) return NULL;
+    tail = (tail + 1) % SRC_RING;
+  }
+}
+
+/* ------------------------------------------------------------------ open / close */
+
+static tr_source *source_new(size_t chunk) {
+  tr_source *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->fd = -1;
+  s->chunk = chunk ? chunk : SRC_DEFAULT_CHUNK;
+  return s;
+}
+
+static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bool threaded,
+                        tr_error *err) {
+  s->gzip = first_len >= 2 && first[0] == 0x1f && first[1] == 0x8b;
+  if (!s->gzip) {
+    if (!s->mem) {
+      s->plain_buf = malloc(s->chunk);
+      if (!s->plain_buf) goto nomem;
+    }
+    return 0;
+  }
+  if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK) goto nomem;
+  s->zs_init = true;
+  s->in_member = true;
+  size_t n_slots = threaded ? SRC_RING : 1;
+  for (size_t i = 0; i < n_slots; i++) {
+    s->slots[i].buf = malloc(s->chunk);
+    if (!s->slots[i].buf) goto nomem;
+  }
+  if (threaded) {
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->not_empty, NULL);
+    pthread_cond_init(&s->not_full, NULL);
+    /* without a second thread we still work, only slower */
+    s->threaded = pthread_create(&s->thread, NULL, producer_main, s) == 0;
+    if (!s->threaded) {
+      pthread_mutex_destroy(&s->mu);
+      pthread_cond_destroy(&s->not_empty);
+      pthread_cond_destroy(&s->not_full);
+    }
+  }
+  return 0;
+nomem:
+  tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+  return -1;
+}
+
+tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool threaded,
+                                 tr_error *err) {
+  tr_source *s = source_new(chunk);
+  if (!s) {
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return NULL;
+  }
+  s->mem = buf ? buf : (const uint8_t *)"";
+  s->mem_len = buf ? len : 0;
+  s->total = s->mem_len;
+  s->in_base = s->mem;
+  s->zs.next_in = (Bytef *)(uintptr_t)s->mem;
+  s->zs.avail_in = 0;
+  if (source_start(s, s->mem, s->mem_len, threaded, err) != 0) {
+    tr_source_close(s);
+    return NULL;
+  }
+  return s;
+}
+
+tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_error *err) {
+  tr_source *s = source_new(chunk);
+  if (!s) {
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return NULL;
+  }
+  if (strcmp(path, "-") == 0) {
+    s->fd = 0;
+  } else {
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0) {
+      tr_set_error(err, TR_ERR_IO, false, 0, "%s", errno == ENOENT ? "no such file or directory" : strerror(errno));
+      free(s);
+      return NULL;
+    }
+    s->own_fd = true;
+  }
+  struct stat st;
+  if (fstat(s->fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      tr_set_error(err, TR_ERR_IO, false, 0, "is a directory");
+      tr_source_close(s);
+      return NULL;
+    }
+    if (S_ISREG(st.st_mode)) s->total = (uint64_t)st.st_size;
+  }
+  s->inbuf = malloc(SRC_INPUT_BUF);
+  if (!s->inbuf) {
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    tr_source_close(s);
+    return NULL;
+  }
+  s->in_base = s->inbuf;
+  s->zs.next_in = s->inbuf;
+  s->zs.avail_in = 0;
+  /* read the first window to see the magic; it is then fed to inflate or the scanner */
+  if (raw_fill(s, err) != 0) {
+    tr_source_close(s);
+    return NULL;
+  }
+  if (source_start(s, s->inbuf, s->zs.avail_in, threaded, err) != 0) {
+    tr_source_close(s);
+    return NULL;
+  }
+  return s;
+}
+
+void tr_source_close(tr_source *s) {
+  if (!s) return;
+  if (s->threaded) {
+    pthread_mutex_lock(&s->mu);
+    s->stop = true;
+    pthread_cond_broadcast(&s->not_full);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->thread, NULL);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->not_empty);
+    pthread_cond_destroy(&s->not_full);
+  }
+  if (s->zs_init) inflateEnd(&s->zs);
+  for (size_t i = 0; i < SRC_RING; i++) free(s->slots[i].buf);
+  free(s->plain_buf);
+  free(s->inbuf);
+  if (s->own_fd && s->fd >= 0) close(s->fd);
+  free(s);
+}
+
+/* ------------------------------------------------------------------ consumer */
+
+static int plain_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *err) {
+  if (s->mem) {
+    size_t left = s->mem_len - (size_t)s->consumed;
+    if (left == 0) return 0;
+    size_t n = left < s->chunk ? left : s->chunk;
+    *data = s->mem + s->consumed;
+    *len = n;
+    s->consumed += n;
+    return 1;
+  }
+  size_t have = 0;
+  /* the first window was read by open (to see the magic); hand it out first */
+  if (s->zs.avail_in) {
+    have = s->zs.avail_in < s->chunk ? s->zs.avail_in : s->chunk;
+    memcpy(s->plain_buf, s->zs.next_in, have);
+    s->zs.next_in += have;
+    s->zs.avail_in -= (uInt)have;
+  }
+  while (have < s->chunk && !s->raw_eof && s->zs.avail_in == 0) {
+    ssize_t r = read(s->fd, s->plain_buf + have, s->chunk - have);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      tr_set_error(err, TR_ERR_IO, false, 0, "read error: %s", strerror(errno));
+      return -1;
+    }
+    if (r == 0) {
+      s->raw_eof = true;
+      break;
+    }
+    have += (size_t)r;
+  }
+  if (have == 0) return 0;
+  *data = s->plain_buf;
+  *len = have;
+  s->consumed += have;
+  return 1;
+}
+
+int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *err) {
+  *data = NULL;
+  *len = 0;
+  if (s->done) return 0;
+  if (!s->gzip) {
+    int rc = plain_next(s, data, len, err);
+    if (rc <= 0) s->done = true;
+    return rc;
+  }
+  ring_slot *slot;
+  if (!s->threaded) {
+    slot = &s->slots[0];
+    slot->status = gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
+    slot->comp_end = comp_offset(s);
+  } else {
+    pthread_mutex_lock(&s->mu);
+    if (s->holding) {
+      s->holding = false;
+      s->head = (s->head + 1) % SRC_RING;
+      s->count--;
+      pthread_cond_signal(&s->not_full);
+    }
+    while (s->count == 0) pthread_cond_wait(&s->not_empty, &s->mu);
+    slot = &s->slots[s->head];
+    s->holding = true;
+    pthread_mutex_unlock(&s->mu);
+  }
+  if (slot->status != 1) {
+    s->done = true;
+    if (slot->status < 0) {
+      if (err) *err = slot->err;
+      return -1;
+    }
+    return 0;
+  }
+  s->consumed = slot->comp_end;
+  *data = slot->buf;
+  *len = slot->len;
+  return 1;
+}
+
+uint64_t tr_source_consumed(const tr_source *s) { return s->consumed; }
+uint64_t tr_source_total(const tr_source *s) { return s->total; }
+bool tr_source_is_gzip(const tr_source *s) { return s->gzip; }

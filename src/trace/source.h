@@ -1,0 +1,42 @@
+/*
+ * trace/source.h - the byte stream under the JSON scanner (private to src/trace).
+ *
+ * Delivers the decompressed trace as a sequence of chunks so nothing ever holds the
+ * whole file. gzip is recognised by its magic bytes and may hold several members.
+ * gzip input is inflated on a second thread into a small ring of chunk buffers, so
+ * inflating chunk N+1 overlaps scanning chunk N; plain files are read directly.
+ *
+ * Ownership: a tr_source owns its buffers, thread and file descriptor (not stdin's).
+ * A chunk returned by tr_source_next is borrowed until the next call or close.
+ */
+#ifndef TRIAGE_TRACE_SOURCE_H
+#define TRIAGE_TRACE_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+typedef struct tr_source tr_source; /* opaque */
+
+/* path "-" is standard input. chunk = 0 picks the default (1 MiB). threaded = false
+ * inflates on the calling thread (used for small peeks). */
+tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_error *err);
+tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool threaded,
+                                 tr_error *err);
+/* 1 with the next chunk, 0 at the end of input, -1 on error (err filled: TR_ERR_IO or
+ * TR_ERR_GZIP with the compressed offset). */
+int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *err);
+/* Input (compressed, for gzip) bytes consumed up to the end of the current chunk. */
+uint64_t tr_source_consumed(const tr_source *s);
+/* Size of the input when known (regular files, buffers), else 0. */
+uint64_t tr_source_total(const tr_source *s);
+bool tr_source_is_gzip(const tr_source *s);
+void tr_source_close(tr_source *s);
+
+/* Fills err (if not NULL) with code, optional offset and a printf-style message. */
+void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
+
+#endif
