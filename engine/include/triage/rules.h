@@ -114,6 +114,8 @@ typedef struct te_origin {
 bool te_matcher_match(const te_matcher *m, const char *s, size_t len);
 /* Like te_matcher_match, and reports which entry hit (e.g. "keyword 'nccl'"). */
 bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *why, size_t cap);
+/* Regex runs of m that hit the PCRE2 match/depth limit and counted as no-match. */
+size_t te_matcher_limit_misses(const te_matcher *m);
 /* A named matcher of the `matchers:` section (e.g. "low_signal"), or NULL. */
 const te_matcher *te_rules_matcher(const te_rules *r, const char *name);
 
@@ -179,6 +181,9 @@ int te_rules_score(const te_rules *r, const char *id, const char *raw, const cha
  * match; with no hit, leading slashes are stripped. Writes at most cap bytes (always
  * NUL-terminated) and returns the full length. */
 size_t te_rules_normalize_path(const te_rules *r, const char *path, char *out, size_t cap);
+/* A Python frame name "PATH(LINE): FUNC" becomes "NORMALIZED_PATH:LINE FUNC" (path through
+ * te_rules_normalize_path); any other text is copied unchanged. Same buffer contract. */
+size_t te_rules_normalize_frame(const te_rules *r, const char *frame, char *out, size_t cap);
 
 /* ---------------------------------------------------------------- stages */
 

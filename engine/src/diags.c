@@ -1,0 +1,101 @@
+/* diags.c - the caller-owned diagnostics list, and status texts. */
+#include "diags.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct te_diags {
+  te_diag *items;
+  size_t n, cap;
+  size_t n_errors; /* counts dropped ones too, so a full list still reports failure */
+  size_t n_dropped;
+};
+
+const char *te_status_str(te_status s) {
+  switch (s) {
+  case TE_OK: return "ok";
+  case TE_ERR_IO: return "cannot read rule pack";
+  case TE_ERR_INVALID: return "invalid rule pack";
+  case TE_ERR_NOMEM: return "out of memory";
+  case TE_ERR_LIMIT: return "rule pack limit exceeded";
+  case TE_ERR_STATE: return "rules used in the wrong state";
+  case TE_ERR_NOT_FOUND: return "not found";
+  }
+  return "unknown status";
+}
+
+te_diags *te_diags_create(void) { return calloc(1, sizeof(te_diags)); }
+
+void te_diags_destroy(te_diags *d) {
+  if (!d) return;
+  for (size_t i = 0; i < d->n; i++) {
+    free((char *)d->items[i].file);
+    free((char *)d->items[i].message);
+  }
+  free(d->items);
+  free(d);
+}
+
+size_t te_diags_count(const te_diags *d) { return d ? d->n : 0; }
+size_t te_diags_error_count(const te_diags *d) { return d ? d->n_errors : 0; }
+
+const te_diag *te_diags_get(const te_diags *d, size_t i) {
+  return (d && i < d->n) ? &d->items[i] : NULL;
+}
+
+int te_diag_format(const te_diag *diag, char *buf, size_t cap) {
+  const char *sev = diag->severity == TE_SEV_WARNING ? "warning" : "error";
+  const char *file = diag->file ? diag->file : "<rules>";
+  if (buf == NULL) cap = 0;
+  if (diag->line == 0)
+    return snprintf(buf, cap, "%s: %s: %s", file, sev, diag->message ? diag->message : "");
+  return snprintf(buf, cap, "%s:%u:%u: %s: %s", file, diag->line, diag->col, sev,
+                  diag->message ? diag->message : "");
+}
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s);
+  char *p = malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line, unsigned col,
+                  const char *fmt, ...) {
+  if (!d) return;
+  if (sev == TE_SEV_ERROR) d->n_errors++;
+  if (d->n >= TE_MAX_DIAGNOSTICS) {
+    d->n_dropped++;
+    return;
+  }
+  if (d->n == d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 16;
+    te_diag *items = realloc(d->items, cap * sizeof(te_diag));
+    if (!items) return;
+    d->items = items;
+    d->cap = cap;
+  }
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  /* Messages quote pack text; a control byte from a binary file must not reach a
+   * terminal, so anything outside printable ASCII/UTF-8 is shown as '?'. */
+  for (char *p = msg; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+  te_diag *item = &d->items[d->n];
+  item->severity = sev;
+  item->line = line;
+  item->col = col;
+  item->file = dup_str(file ? file : "<rules>");
+  item->message = dup_str(msg);
+  if (!item->file || !item->message) {
+    free((char *)item->file);
+    free((char *)item->message);
+    return;
+  }
+  d->n++;
+}

@@ -1,0 +1,14 @@
+/*
+ * diags.h - private helpers to append to a caller's te_diags.
+ */
+#ifndef TE_DIAGS_H
+#define TE_DIAGS_H
+
+#include "triage/rules.h"
+
+/* Appends one diagnostic (message built printf-style). Past TE_MAX_DIAGNOSTICS the
+ * diagnostic is only counted. A NULL list is allowed and ignores everything. */
+void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line, unsigned col,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+#endif

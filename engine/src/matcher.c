@@ -1,0 +1,281 @@
+/* matcher.c - matching one string against one compiled matcher; see matcher.h. */
+#include "matcher.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "triage/limits.h"
+
+#define LOCAL_TEXT_BYTES 512
+
+pcre2_match_context *te_regex_context(void) {
+  pcre2_match_context *ctx = pcre2_match_context_create(NULL);
+  if (!ctx) return NULL;
+  pcre2_set_match_limit(ctx, TE_PCRE2_MATCH_LIMIT);
+  pcre2_set_depth_limit(ctx, TE_PCRE2_DEPTH_LIMIT);
+  return ctx;
+}
+
+bool te_regex_run(pcre2_code *code, pcre2_match_context *ctx, const char *s, size_t len,
+                  size_t *group1_start, size_t *group1_end, bool *limit_hit) {
+  pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+  if (!md) return false;
+  int rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, md, ctx);
+  bool hit = rc >= 0;
+  if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && limit_hit) *limit_hit = true;
+  if (hit && group1_start && group1_end) {
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    if (rc >= 2 && ov[2] != PCRE2_UNSET) {
+      *group1_start = ov[2];
+      *group1_end = ov[3];
+    } else {
+      *group1_start = *group1_end = 0;
+    }
+  }
+  pcre2_match_data_free(md);
+  return hit;
+}
+
+int te_matcher_prepare(te_matcher *m) {
+  if (m->jit_done) return 0;
+  for (size_t i = 0; i < m->n_regex; i++) {
+    /* JIT is an optimisation: where it is unavailable the interpreter runs the same
+     * pattern under the same match limit, so a failure here is not an error. */
+    (void)pcre2_jit_compile(m->regex[i], PCRE2_JIT_COMPLETE);
+  }
+  if (m->n_regex) {
+    m->match_ctx = te_regex_context();
+    m->match_data = pcre2_match_data_create(1, NULL);
+    if (!m->match_ctx || !m->match_data) return -1;
+  }
+  m->jit_done = true;
+  return 0;
+}
+
+static void cache_clear(te_matcher *m) {
+  for (size_t i = 0; i < m->cache_cap; i++) free(m->cache[i].key);
+  free(m->cache);
+  m->cache = NULL;
+  m->cache_cap = m->cache_used = 0;
+}
+
+void te_matcher_release(te_matcher *m) {
+  for (size_t i = 0; i < m->n_regex; i++) pcre2_code_free(m->regex[i]);
+  m->n_regex = 0;
+  pcre2_match_data_free(m->match_data);
+  pcre2_match_context_free(m->match_ctx);
+  m->match_data = NULL;
+  m->match_ctx = NULL;
+  cache_clear(m);
+}
+
+size_t te_matcher_limit_misses(const te_matcher *m) { return m ? m->limit_misses : 0; }
+
+static bool is_alnum_byte(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static const char *find_bytes(const char *hay, size_t hlen, const char *needle, size_t nlen) {
+  if (nlen == 0) return hay;
+  if (nlen > hlen) return NULL;
+  const char *end = hay + hlen - nlen;
+  for (const char *p = hay; p <= end; p++) {
+    p = memchr(p, needle[0], (size_t)(end - p) + 1);
+    if (!p) return NULL;
+    if (memcmp(p, needle, nlen) == 0) return p;
+  }
+  return NULL;
+}
+
+static bool word_hit(const char *text, size_t len, const char *w, size_t wlen) {
+  size_t pos = 0;
+  while (pos + wlen <= len) {
+    const char *p = find_bytes(text + pos, len - pos, w, wlen);
+    if (!p) return false;
+    size_t at = (size_t)(p - text);
+    bool left_ok = at == 0 || !is_alnum_byte((unsigned char)text[at - 1]);
+    bool right_ok = at + wlen == len || !is_alnum_byte((unsigned char)text[at + wlen]);
+    if (left_ok && right_ok) return true;
+    pos = at + 1;
+  }
+  return false;
+}
+
+/* Text in the form the literal patterns were stored in (lower-cased unless case
+ * sensitive), and its alphanumeric-only form for compact keywords. */
+typedef struct text_forms {
+  const char *folded;
+  size_t len;
+  char *compact;
+  size_t compact_len;
+  char *heap;
+  char local[LOCAL_TEXT_BYTES];
+} text_forms;
+
+static bool forms_init(text_forms *f, const te_matcher *m, const char *s, size_t len) {
+  memset(f, 0, offsetof(text_forms, local));
+  f->len = len;
+  size_t need = m->compact ? 2 * len + 2 : len + 1;
+  char *buf = f->local;
+  if (need > sizeof f->local) {
+    buf = f->heap = malloc(need);
+    if (!buf) return false;
+  }
+  if (m->case_sensitive) {
+    f->folded = s;
+  } else {
+    for (size_t i = 0; i < len; i++) buf[i] = (char)tolower((unsigned char)s[i]);
+    buf[len] = '\0';
+    f->folded = buf;
+  }
+  if (m->compact) {
+    char *c = buf + len + 1;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+      if (is_alnum_byte((unsigned char)s[i])) c[n++] = (char)tolower((unsigned char)s[i]);
+    c[n] = '\0';
+    f->compact = c;
+    f->compact_len = n;
+  }
+  return true;
+}
+
+static void say(char *why, size_t cap, const char *kind, const char *pattern) {
+  if (why && cap) snprintf(why, cap, "%s '%s'", kind, pattern);
+}
+
+static bool match_uncached(const te_matcher *m, const char *s, size_t len, char *why,
+                           size_t cap, unsigned depth);
+
+static bool exclude_hits(const te_matcher *m, const char *s, size_t len, unsigned depth) {
+  const te_matcher *ex = m->exclude.resolved;
+  if (!ex) ex = m->exclude.inline_m;
+  /* Finalize refuses exclusion cycles; the depth bound only guards unfinalized use. */
+  if (!ex || depth > 32) return false;
+  return match_uncached(ex, s, len, NULL, 0, depth + 1);
+}
+
+static bool match_uncached(const te_matcher *m, const char *s, size_t len, char *why,
+                           size_t cap, unsigned depth) {
+  te_matcher *mm = (te_matcher *)m; /* lazily prepared: see matcher.h */
+  if (!m->jit_done && te_matcher_prepare(mm) != 0) return false;
+  text_forms f;
+  if (!forms_init(&f, m, s, len)) return false;
+  bool hit = false;
+  for (size_t i = 0; !hit && i < m->n_keywords; i++) {
+    if (find_bytes(f.folded, len, m->keywords[i], m->keyword_lens[i])) {
+      hit = true;
+      say(why, cap, "keyword", m->keywords[i]);
+    }
+  }
+  for (size_t i = 0; !hit && i < m->n_words; i++) {
+    if (word_hit(f.folded, len, m->words[i], m->word_lens[i])) {
+      hit = true;
+      say(why, cap, "word", m->words[i]);
+    }
+  }
+  for (size_t i = 0; !hit && i < m->n_prefixes; i++) {
+    if (m->prefix_lens[i] <= len && memcmp(f.folded, m->prefixes[i], m->prefix_lens[i]) == 0) {
+      hit = true;
+      say(why, cap, "prefix", m->prefixes[i]);
+    }
+  }
+  for (size_t i = 0; !hit && i < m->n_regex; i++) {
+    bool limit = false;
+    if (te_regex_run(m->regex[i], m->match_ctx, s, len, NULL, NULL, &limit)) {
+      hit = true;
+      say(why, cap, "regex", m->regex_src[i]);
+    }
+    if (limit) mm->limit_misses++;
+  }
+  if (m->compact) {
+    for (size_t i = 0; !hit && i < m->n_keywords; i++) {
+      if (m->compact_lens[i] == 0) continue;
+      if (find_bytes(f.compact, f.compact_len, m->compact_keywords[i], m->compact_lens[i])) {
+        hit = true;
+        say(why, cap, "compact keyword", m->keywords[i]);
+      }
+    }
+  }
+  free(f.heap);
+  if (hit && m->has_exclude && exclude_hits(m, s, len, depth)) {
+    if (why && cap) {
+      size_t used = strlen(why);
+      snprintf(why + used, cap - used, ", but the exclusion hits");
+    }
+    return false;
+  }
+  if (!hit && why && cap) snprintf(why, cap, "no pattern hits");
+  return hit;
+}
+
+static uint64_t hash_text(const char *s, size_t len) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211ull;
+  }
+  return h ? h : 1;
+}
+
+static match_cache_slot *cache_find(const te_matcher *m, const char *s, size_t len,
+                                    uint64_t h) {
+  if (!m->cache_cap) return NULL;
+  size_t mask = m->cache_cap - 1;
+  for (size_t j = (size_t)h & mask;; j = (j + 1) & mask) {
+    match_cache_slot *slot = &m->cache[j];
+    if (!slot->key) return slot;
+    if (slot->hash == h && slot->len == len && memcmp(slot->key, s, len) == 0) return slot;
+  }
+}
+
+static bool cache_grow(te_matcher *m) {
+  size_t cap = m->cache_cap ? m->cache_cap * 2 : 64;
+  match_cache_slot *slots = calloc(cap, sizeof *slots);
+  if (!slots) return false;
+  for (size_t i = 0; i < m->cache_cap; i++) {
+    if (!m->cache[i].key) continue;
+    size_t j = (size_t)m->cache[i].hash & (cap - 1);
+    while (slots[j].key) j = (j + 1) & (cap - 1);
+    slots[j] = m->cache[i];
+  }
+  free(m->cache);
+  m->cache = slots;
+  m->cache_cap = cap;
+  return true;
+}
+
+static void cache_store(te_matcher *m, const char *s, size_t len, uint64_t h, bool result) {
+  /* A full cache starts over rather than growing without bound: a long run over many
+   * distinct names then costs re-matching, never memory. */
+  if (m->cache_used >= TE_MATCH_CACHE_MAX) cache_clear(m);
+  if ((m->cache_used + 1) * 2 > m->cache_cap && !cache_grow(m)) return;
+  match_cache_slot *slot = cache_find(m, s, len, h);
+  if (!slot || slot->key) return;
+  slot->key = malloc(len ? len : 1);
+  if (!slot->key) return;
+  memcpy(slot->key, s, len);
+  slot->len = len;
+  slot->hash = h;
+  slot->result = result;
+  m->cache_used++;
+}
+
+bool te_matcher_match(const te_matcher *m, const char *s, size_t len) {
+  if (!m || !s) return false;
+  te_matcher *mm = (te_matcher *)m;
+  uint64_t h = hash_text(s, len);
+  match_cache_slot *slot = cache_find(m, s, len, h);
+  if (slot && slot->key) return slot->result;
+  bool result = match_uncached(m, s, len, NULL, 0, 0);
+  cache_store(mm, s, len, h, result);
+  return result;
+}
+
+bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *why, size_t cap) {
+  if (why && cap) why[0] = '\0';
+  if (!m || !s) return false;
+  return match_uncached(m, s, len, why, cap, 0);
+}

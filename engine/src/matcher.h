@@ -1,0 +1,89 @@
+/*
+ * matcher.h - the compiled form of one matcher mapping (docs/rules.md, "Matchers").
+ *
+ * A matcher is built while a pack is validated (regexes are compiled then, so syntax
+ * errors point into the pack), JIT-compiled at finalize, and then only read - except for
+ * its result cache, which is why queries are thread-compatible rather than thread-safe.
+ *
+ * Ownership: the te_matcher struct and its pattern arrays live in the rule set's arena;
+ * the PCRE2 codes, match data and cache are heap objects released by te_matcher_release,
+ * which te_rules_destroy calls for every matcher it created.
+ */
+#ifndef TE_MATCHER_H
+#define TE_MATCHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "triage/rules.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+/* A matcher position in a pack: an inline mapping, or the name of a named matcher
+ * resolved at finalize. */
+typedef struct te_mref {
+  const char *name;     /* NULL for an inline matcher */
+  te_matcher *inline_m; /* NULL for a name */
+  te_origin origin;     /* where the position was written */
+  const te_matcher *resolved;
+} te_mref;
+
+typedef struct te_example {
+  const char *text;
+  bool should_match;
+  te_origin origin;
+} te_example;
+
+typedef struct match_cache_slot {
+  char *key;
+  size_t len;
+  uint64_t hash;
+  bool result;
+} match_cache_slot;
+
+struct te_matcher {
+  const char *name; /* named matcher name, or NULL for inline */
+  te_origin origin;
+  bool case_sensitive;
+  bool compact;
+  size_t n_keywords, n_words, n_prefixes, n_regex;
+  const char **keywords; /* lower-cased unless case_sensitive */
+  size_t *keyword_lens;
+  const char **compact_keywords; /* alnum-only lower-case form, for compact mode */
+  size_t *compact_lens;
+  const char **words;
+  size_t *word_lens;
+  const char **prefixes;
+  size_t *prefix_lens;
+  const char **regex_src;
+  pcre2_code **regex;
+  te_mref exclude; /* name == NULL && inline_m == NULL when absent */
+  bool has_exclude;
+  size_t n_examples;
+  te_example *examples;
+  /* mutable state behind a const te_matcher: cache and limit counters */
+  pcre2_match_data *match_data;
+  pcre2_match_context *match_ctx;
+  match_cache_slot *cache;
+  size_t cache_cap, cache_used;
+  size_t limit_misses;
+  bool jit_done;
+};
+
+/* JIT-compiles the regexes and creates the match context. Returns 0 or -1 (no memory). */
+int te_matcher_prepare(te_matcher *m);
+/* Frees the heap objects of m (not m itself: it lives in the arena). */
+void te_matcher_release(te_matcher *m);
+/* Regex runs that hit a PCRE2 limit and were treated as no-match. */
+size_t te_matcher_limit_misses(const te_matcher *m);
+
+/* Runs a compiled regex under the limits; true on a match, captures into ovector when
+ * ovector_out is non-NULL (first capture group as [start, end)). */
+bool te_regex_run(pcre2_code *code, pcre2_match_context *ctx, const char *s, size_t len,
+                  size_t *group1_start, size_t *group1_end, bool *limit_hit);
+/* A match context carrying the limits of triage/limits.h; caller frees it. */
+pcre2_match_context *te_regex_context(void);
+
+#endif

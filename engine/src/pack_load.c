@@ -1,0 +1,883 @@
+/*
+ * pack_load.c - validating one YAML rule pack into entries (docs/rules.md is the format).
+ *
+ * Validation never stops at the first problem: every check records a diagnostic and
+ * carries on with what it can, so one run of `triage rules check` lists everything
+ * wrong with a pack. A pack with any error is returned as NULL and merges nothing.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diags.h"
+#include "rules_internal.h"
+#include "yaml_tree.h"
+
+#define MAX_SCORE 1000000
+#define MAX_TIMEOUT_S 3600.0
+
+typedef struct vctx {
+  te_rules *r;
+  te_arena *a;
+  const char *file;
+  te_diags *d;
+  size_t errors;
+  size_t examples;
+} vctx;
+
+static void verr(vctx *v, const ty_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void verr(vctx *v, const ty_node *n, const char *fmt, ...) {
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  v->errors++;
+  te_diags_add(v->d, TE_SEV_ERROR, v->file, n ? n->line : 0, n ? n->col : 0, "%s", msg);
+}
+
+static te_origin origin_of(const vctx *v, const ty_node *n) {
+  te_origin o = {v->file, n ? n->line : 0, n ? n->col : 0};
+  return o;
+}
+
+static const char *kind_name(const ty_node *n) {
+  if (n->kind == TY_MAP) return "a mapping";
+  if (n->kind == TY_SEQ) return "a list";
+  if (n->plain && n->len == 0) return "empty";
+  return "a scalar";
+}
+
+static bool expect_map(vctx *v, const ty_node *n, const char *what) {
+  if (n->kind == TY_MAP) return true;
+  verr(v, n, "%s must be a mapping, not %s", what, kind_name(n));
+  return false;
+}
+
+static bool expect_seq(vctx *v, const ty_node *n, const char *what) {
+  if (n->kind == TY_SEQ) return true;
+  verr(v, n, "%s must be a list, not %s", what, kind_name(n));
+  return false;
+}
+
+/* Unknown keys are errors so a typo ("keyword:") never silently disables a rule. */
+static void check_keys(vctx *v, const ty_node *map, const char *const *allowed,
+                       const char *what) {
+  for (size_t i = 0; i < map->n; i++) {
+    const ty_node *k = map->items[2 * i];
+    bool known = false;
+    for (const char *const *a = allowed; *a; a++)
+      if (strcmp(*a, k->str) == 0) known = true;
+    if (known) continue;
+    char list[400] = "";
+    size_t used = 0;
+    for (const char *const *a = allowed; *a && used < sizeof list - 1; a++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ",
+                               *a);
+    verr(v, k, "unknown key '%.80s' in %s (expected one of: %s)", k->str, what, list);
+  }
+}
+
+static bool is_null(const ty_node *n) {
+  return n->kind == TY_SCALAR && n->plain &&
+         (n->len == 0 || strcmp(n->str, "~") == 0 || strcmp(n->str, "null") == 0 ||
+          strcmp(n->str, "Null") == 0 || strcmp(n->str, "NULL") == 0);
+}
+
+static const char *get_str(vctx *v, const ty_node *n, const char *what) {
+  if (n->kind != TY_SCALAR || is_null(n)) {
+    verr(v, n, "%s must be a string, not %s", what, is_null(n) ? "null" : kind_name(n));
+    return NULL;
+  }
+  return n->str;
+}
+
+static const char *get_nonempty_str(vctx *v, const ty_node *n, const char *what) {
+  const char *s = get_str(v, n, what);
+  if (s && !*s) {
+    verr(v, n, "%s must not be empty", what);
+    return NULL;
+  }
+  return s;
+}
+
+static bool parse_number(const ty_node *n, double *out) {
+  if (n->kind != TY_SCALAR || !n->plain || n->len == 0) return false;
+  errno = 0;
+  char *end = NULL;
+  double x = strtod(n->str, &end);
+  if (errno || end == n->str || *end || !isfinite(x)) return false;
+  /* strtod accepts hex and "inf"/"nan"; YAML numbers start with a digit, sign or dot. */
+  char c = n->str[0];
+  if (!(isdigit((unsigned char)c) || c == '-' || c == '+' || c == '.')) return false;
+  *out = x;
+  return true;
+}
+
+static bool get_num(vctx *v, const ty_node *n, const char *what, double lo, double hi,
+                    double *out) {
+  double x;
+  if (!parse_number(n, &x)) {
+    verr(v, n, "%s must be a number, not %s%.40s%s", what, n->kind == TY_SCALAR ? "'" : "",
+         n->kind == TY_SCALAR ? n->str : kind_name(n), n->kind == TY_SCALAR ? "'" : "");
+    return false;
+  }
+  if (x < lo || x > hi) {
+    verr(v, n, "%s must be between %g and %g, not %g", what, lo, hi, x);
+    return false;
+  }
+  *out = x;
+  return true;
+}
+
+static bool get_int(vctx *v, const ty_node *n, const char *what, long lo, long hi, long *out) {
+  double x;
+  if (!get_num(v, n, what, (double)lo, (double)hi, &x)) return false;
+  if (x != floor(x)) {
+    verr(v, n, "%s must be a whole number, not %g", what, x);
+    return false;
+  }
+  *out = (long)x;
+  return true;
+}
+
+static bool get_bool(vctx *v, const ty_node *n, const char *what, bool *out) {
+  if (n->kind == TY_SCALAR && n->plain) {
+    if (!strcmp(n->str, "true") || !strcmp(n->str, "True") || !strcmp(n->str, "TRUE")) {
+      *out = true;
+      return true;
+    }
+    if (!strcmp(n->str, "false") || !strcmp(n->str, "False") || !strcmp(n->str, "FALSE")) {
+      *out = false;
+      return true;
+    }
+  }
+  verr(v, n, "%s must be true or false", what);
+  return false;
+}
+
+/* A list of non-empty strings; NULL with *n_out == 0 for an empty list or an error. */
+static const char **get_str_list(vctx *v, const ty_node *n, const char *what, size_t *n_out) {
+  *n_out = 0;
+  if (!expect_seq(v, n, what)) return NULL;
+  if (n->n == 0) return NULL;
+  const char **items = te_arena_alloc(v->a, n->n * sizeof *items);
+  if (!items) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n->n; i++) {
+    const ty_node *it = n->items[i];
+    const char *s = get_nonempty_str(v, it, what);
+    if (!s) continue;
+    if (it->len > TE_MAX_PATTERN_LEN) {
+      verr(v, it, "%s entry is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", what, it->len,
+           TE_MAX_PATTERN_LEN);
+      continue;
+    }
+    items[k++] = s;
+  }
+  *n_out = k;
+  return items;
+}
+
+/* ---------------------------------------------------------------- matchers */
+
+static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what);
+
+static bool parse_mref(vctx *v, const ty_node *n, const char *what, te_mref *out) {
+  memset(out, 0, sizeof *out);
+  out->origin = origin_of(v, n);
+  if (n->kind == TY_SCALAR && !is_null(n)) {
+    if (n->len == 0) {
+      verr(v, n, "%s names no matcher (empty name)", what);
+      return false;
+    }
+    out->name = n->str;
+    return true;
+  }
+  if (n->kind == TY_MAP) {
+    out->inline_m = parse_matcher(v, n, what);
+    return out->inline_m != NULL;
+  }
+  verr(v, n, "%s must be a matcher mapping or the name of a named matcher, not %s", what,
+       is_null(n) ? "null" : kind_name(n));
+  return false;
+}
+
+/* Column of byte `offset` of a regex inside its YAML scalar, when that can be known:
+ * plain and single-line quoted scalars map bytes to columns directly (a doubled quote in
+ * a single-quoted scalar is one byte of the value but two columns). */
+static unsigned regex_error_col(const ty_node *n, size_t offset) {
+  if (n->line != n->end_line && !n->plain) return n->col;
+  if (n->plain) return n->col + (unsigned)offset;
+  if (n->single_quoted) {
+    unsigned extra = 0;
+    for (size_t i = 0; i < offset && i < n->len; i++)
+      if (n->str[i] == '\'') extra++;
+    return n->col + 1 + (unsigned)offset + extra;
+  }
+  return n->col + 1 + (unsigned)offset;
+}
+
+static pcre2_code *compile_regex(vctx *v, const ty_node *n, const char *src, uint32_t flags,
+                                 const char *what) {
+  int code = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED, flags, &code, &offset,
+                                 NULL);
+  if (re) return re;
+  PCRE2_UCHAR msg[256];
+  if (pcre2_get_error_message(code, msg, sizeof msg) < 0) snprintf((char *)msg, sizeof msg, "?");
+  v->errors++;
+  te_diags_add(v->d, TE_SEV_ERROR, v->file, n->line, regex_error_col(n, offset),
+               "%s: bad regex '%.200s': %s at offset %zu", what, src, (const char *)msg,
+               (size_t)offset);
+  return NULL;
+}
+
+static char *lowered(vctx *v, const char *s, size_t len, bool keep_case) {
+  char *out = te_arena_alloc(v->a, len + 1);
+  if (!out) return NULL;
+  for (size_t i = 0; i < len; i++) out[i] = keep_case ? s[i] : (char)tolower((unsigned char)s[i]);
+  return out;
+}
+
+static char *compacted(vctx *v, const char *s, size_t len, size_t *out_len) {
+  char *out = te_arena_alloc(v->a, len + 1);
+  size_t k = 0;
+  if (!out) return NULL;
+  for (size_t i = 0; i < len; i++)
+    if (isalnum((unsigned char)s[i])) out[k++] = (char)tolower((unsigned char)s[i]);
+  *out_len = k;
+  return out;
+}
+
+static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_case,
+                         size_t *count, const char ***items, size_t **lens) {
+  const char **src = get_str_list(v, n, what, count);
+  if (!*count) return;
+  *items = te_arena_alloc(v->a, *count * sizeof **items);
+  *lens = te_arena_alloc(v->a, *count * sizeof **lens);
+  if (!*items || !*lens) {
+    *count = 0;
+    return;
+  }
+  for (size_t i = 0; i < *count; i++) {
+    (*lens)[i] = strlen(src[i]);
+    (*items)[i] = lowered(v, src[i], (*lens)[i], keep_case);
+  }
+}
+
+static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
+  static const char *const keys[] = {"match", "no_match", NULL};
+  if (!expect_map(v, n, "examples")) return;
+  check_keys(v, n, keys, "examples");
+  const ty_node *lists[2] = {ty_get(n, "match"), ty_get(n, "no_match")};
+  size_t total = 0;
+  for (int k = 0; k < 2; k++) {
+    if (lists[k] && !expect_seq(v, lists[k], k ? "examples.no_match" : "examples.match"))
+      lists[k] = NULL;
+    if (lists[k]) total += lists[k]->n;
+  }
+  if (!total) return;
+  m->examples = te_arena_alloc(v->a, total * sizeof *m->examples);
+  if (!m->examples) return;
+  for (int k = 0; k < 2; k++) {
+    if (!lists[k]) continue;
+    for (size_t i = 0; i < lists[k]->n; i++) {
+      const ty_node *it = lists[k]->items[i];
+      const char *s = get_str(v, it, "an example");
+      if (!s) continue;
+      te_example *ex = &m->examples[m->n_examples++];
+      ex->text = s;
+      ex->should_match = k == 0;
+      ex->origin = origin_of(v, it);
+    }
+  }
+  v->examples += m->n_examples;
+}
+
+static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
+  static const char *const keys[] = {"keywords", "words",   "prefixes", "regex", "case_sensitive",
+                                     "compact",  "exclude", "examples", NULL};
+  if (!expect_map(v, n, what)) return NULL;
+  size_t errors_before = v->errors;
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "matcher (%s)", what);
+  check_keys(v, n, keys, ctx);
+  te_matcher *m = te_arena_alloc(v->a, sizeof *m);
+  if (!m || !te_rules_track_matcher(v->r, m)) return NULL;
+  m->origin = origin_of(v, n);
+  const ty_node *x;
+  if ((x = ty_get(n, "case_sensitive"))) get_bool(v, x, "case_sensitive", &m->case_sensitive);
+  if ((x = ty_get(n, "compact"))) get_bool(v, x, "compact", &m->compact);
+  if ((x = ty_get(n, "keywords")))
+    literal_list(v, x, "keywords", m->case_sensitive, &m->n_keywords, &m->keywords,
+                 &m->keyword_lens);
+  if ((x = ty_get(n, "words")))
+    literal_list(v, x, "words", m->case_sensitive, &m->n_words, &m->words, &m->word_lens);
+  if ((x = ty_get(n, "prefixes")))
+    literal_list(v, x, "prefixes", m->case_sensitive, &m->n_prefixes, &m->prefixes,
+                 &m->prefix_lens);
+  if (m->compact && m->n_keywords) {
+    m->compact_keywords = te_arena_alloc(v->a, m->n_keywords * sizeof *m->compact_keywords);
+    m->compact_lens = te_arena_alloc(v->a, m->n_keywords * sizeof *m->compact_lens);
+    if (!m->compact_keywords || !m->compact_lens) return NULL;
+    for (size_t i = 0; i < m->n_keywords; i++)
+      m->compact_keywords[i] =
+          compacted(v, m->keywords[i], m->keyword_lens[i], &m->compact_lens[i]);
+  }
+  if ((x = ty_get(n, "regex"))) {
+    /* One pattern may be written as a plain string; several need a list. */
+    size_t count = x->kind == TY_SEQ ? x->n : 1;
+    const ty_node *const *nodes = x->kind == TY_SEQ ? (const ty_node *const *)x->items : &x;
+    m->regex = te_arena_alloc(v->a, count * sizeof *m->regex);
+    m->regex_src = te_arena_alloc(v->a, count * sizeof *m->regex_src);
+    if (!m->regex || !m->regex_src) return NULL;
+    for (size_t i = 0; i < count; i++) {
+      const char *src = get_nonempty_str(v, nodes[i], "regex");
+      if (!src) continue;
+      if (nodes[i]->len > TE_MAX_PATTERN_LEN) {
+        verr(v, nodes[i], "regex is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", nodes[i]->len,
+             TE_MAX_PATTERN_LEN);
+        continue;
+      }
+      pcre2_code *re =
+          compile_regex(v, nodes[i], src, m->case_sensitive ? 0u : PCRE2_CASELESS, "regex");
+      if (!re) continue;
+      m->regex_src[m->n_regex] = src;
+      m->regex[m->n_regex++] = re;
+    }
+  }
+  if ((x = ty_get(n, "exclude"))) {
+    m->has_exclude = parse_mref(v, x, "exclude", &m->exclude);
+  }
+  if ((x = ty_get(n, "examples"))) parse_examples(v, m, x);
+  return v->errors == errors_before ? m : NULL;
+}
+
+/* ---------------------------------------------------------------- lists */
+
+typedef te_entry *(*item_parser)(vctx *v, const ty_node *item, const char *what, void *ctx);
+
+/* Fills the common id/before/after fields; false when the entry is unusable. */
+static bool parse_header(vctx *v, const ty_node *item, const char *what, te_entry *e) {
+  e->origin = origin_of(v, item);
+  const ty_node *id = ty_get(item, "id");
+  if (!id) {
+    verr(v, item, "%s needs an 'id'", what);
+    return false;
+  }
+  e->id = get_nonempty_str(v, id, "id");
+  const ty_node *before = ty_get(item, "before"), *after = ty_get(item, "after");
+  if (before && after) verr(v, after, "%s '%s' gives both 'before' and 'after'", what,
+                            e->id ? e->id : "?");
+  if (before) {
+    e->before = get_nonempty_str(v, before, "before");
+    e->place_origin = origin_of(v, before);
+  } else if (after) {
+    e->after = get_nonempty_str(v, after, "after");
+    e->place_origin = origin_of(v, after);
+  }
+  return e->id != NULL;
+}
+
+static const ty_node *require(vctx *v, const ty_node *item, const char *key, const char *what,
+                              const te_entry *e) {
+  const ty_node *x = ty_get(item, key);
+  if (!x) verr(v, item, "%s '%s' needs '%s'", what, e->id ? e->id : "?", key);
+  return x;
+}
+
+static void parse_list(vctx *v, const ty_node *n, const char *what, te_list *out,
+                       item_parser parse, void *ctx) {
+  if (!n) return;
+  if (!expect_seq(v, n, what)) return;
+  for (size_t i = 0; i < n->n; i++) {
+    const ty_node *item = n->items[i];
+    if (!expect_map(v, item, what)) continue;
+    size_t errors_before = v->errors;
+    te_entry *e = parse(v, item, what, ctx);
+    if (!e || v->errors != errors_before) continue;
+    te_entry *dup = te_list_find(out, e->id);
+    if (dup) {
+      verr(v, ty_get(item, "id"), "duplicate id '%s' in %s (first at line %u)", e->id, what,
+           dup->origin.line);
+      continue;
+    }
+    te_list_push(v->a, out, e);
+  }
+}
+
+#define HEADER_KEYS "id", "before", "after"
+
+static te_entry *parse_class_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "category", "match", "unless", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  class_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  if ((x = require(v, item, "category", what, &e->hdr)))
+    e->category = get_nonempty_str(v, x, "category");
+  if ((x = require(v, item, "match", what, &e->hdr))) parse_mref(v, x, "match", &e->match);
+  if ((x = ty_get(item, "unless"))) e->has_unless = parse_mref(v, x, "unless", &e->unless);
+  return &e->hdr;
+}
+
+static te_entry *parse_classifier(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "default", "rules", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  classifier_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  if ((x = ty_get(item, "default"))) e->default_category = get_nonempty_str(v, x, "default");
+  char rule_what[160];
+  snprintf(rule_what, sizeof rule_what, "classifier '%s' rule", e->hdr.id);
+  parse_list(v, ty_get(item, "rules"), rule_what, &e->rules, parse_class_rule, NULL);
+  return &e->hdr;
+}
+
+static te_entry *parse_ladder_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const rule_keys[] = {HEADER_KEYS, "raw", "normalized", "score", "penalize",
+                                          NULL};
+  static const char *const adj_keys[] = {HEADER_KEYS, "raw", "normalized", "score", NULL};
+  bool adjustment = ctx != NULL;
+  check_keys(v, item, adjustment ? adj_keys : rule_keys, what);
+  ladder_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  long score = 0;
+  if ((x = require(v, item, "score", what, &e->hdr)) &&
+      get_int(v, x, "score", -MAX_SCORE, MAX_SCORE, &score))
+    e->score = (int)score;
+  if ((x = ty_get(item, "raw"))) e->has_raw = parse_mref(v, x, "raw", &e->raw);
+  if ((x = ty_get(item, "normalized")))
+    e->has_normalized = parse_mref(v, x, "normalized", &e->normalized);
+  if ((x = ty_get(item, "penalize"))) get_bool(v, x, "penalize", &e->penalize);
+  return &e->hdr;
+}
+
+static te_entry *parse_ladder(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "default", "penalty", "rules", "adjustments",
+                                     NULL};
+  static const char *const penalty_keys[] = {"match", "amount", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  ladder_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  long num = 0;
+  if ((x = ty_get(item, "default")) && get_int(v, x, "default", -MAX_SCORE, MAX_SCORE, &num)) {
+    e->has_default = true;
+    e->default_score = (int)num;
+  }
+  if ((x = ty_get(item, "penalty")) && expect_map(v, x, "penalty")) {
+    check_keys(v, x, penalty_keys, "penalty");
+    const ty_node *pm = ty_get(x, "match"), *pa = ty_get(x, "amount");
+    if (!pm) verr(v, x, "penalty needs 'match'");
+    if (!pa) verr(v, x, "penalty needs 'amount'");
+    if (pm && pa && parse_mref(v, pm, "penalty.match", &e->penalty_match) &&
+        get_int(v, pa, "penalty.amount", -MAX_SCORE, MAX_SCORE, &num)) {
+      e->has_penalty = true;
+      e->penalty = (int)num;
+    }
+  }
+  char sub[160];
+  snprintf(sub, sizeof sub, "ladder '%s' rule", e->hdr.id);
+  parse_list(v, ty_get(item, "rules"), sub, &e->rules, parse_ladder_rule, NULL);
+  snprintf(sub, sizeof sub, "ladder '%s' adjustment", e->hdr.id);
+  parse_list(v, ty_get(item, "adjustments"), sub, &e->adjustments, parse_ladder_rule, e);
+  return &e->hdr;
+}
+
+static te_entry *parse_rewrite(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "find", "replace", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  rewrite_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  if ((x = require(v, item, "find", what, &e->hdr))) e->find = get_nonempty_str(v, x, "find");
+  if ((x = ty_get(item, "replace"))) e->replace = get_str(v, x, "replace");
+  if (e->find) e->find_len = strlen(e->find);
+  if (!e->replace) e->replace = e->find;
+  return &e->hdr;
+}
+
+static te_entry *parse_stage(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "label", "order", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  stage_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  long order = 0;
+  e->label = e->hdr.id;
+  if ((x = ty_get(item, "label"))) e->label = get_nonempty_str(v, x, "label");
+  if ((x = ty_get(item, "order")) && get_int(v, x, "order", -MAX_SCORE, MAX_SCORE, &order))
+    e->order = (int)order;
+  return &e->hdr;
+}
+
+static te_entry *parse_stage_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "stage", "match", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  stage_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  if ((x = require(v, item, "stage", what, &e->hdr))) {
+    e->stage = get_nonempty_str(v, x, "stage");
+    e->stage_origin = origin_of(v, x);
+  }
+  if ((x = require(v, item, "match", what, &e->hdr))) parse_mref(v, x, "match", &e->match);
+  return &e->hdr;
+}
+
+static te_entry *parse_rank(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "regex", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  rank_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x = require(v, item, "regex", what, &e->hdr);
+  if (!x) return &e->hdr;
+  e->regex_src = get_nonempty_str(v, x, "regex");
+  if (!e->regex_src) return &e->hdr;
+  e->code = compile_regex(v, x, e->regex_src, PCRE2_CASELESS, "rank pattern");
+  if (!e->code) return &e->hdr;
+  if (!te_rules_track_code(v->r, e->code)) {
+    pcre2_code_free(e->code);
+    return NULL;
+  }
+  uint32_t captures = 0;
+  pcre2_pattern_info(e->code, PCRE2_INFO_CAPTURECOUNT, &captures);
+  if (captures < 1) verr(v, x, "rank pattern '%s' needs a capture group for the rank", e->hdr.id);
+  return &e->hdr;
+}
+
+static te_entry *parse_framework(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "label", "aliases", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  framework_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  e->label = e->hdr.id;
+  if ((x = ty_get(item, "label"))) e->label = get_nonempty_str(v, x, "label");
+  if ((x = ty_get(item, "aliases"))) e->aliases = get_str_list(v, x, "aliases", &e->n_aliases);
+  return &e->hdr;
+}
+
+static void framework_ref(vctx *v, const ty_node *item, const char *what, const te_entry *hdr,
+                          const char **out, te_origin *where) {
+  const ty_node *x = require(v, item, "framework", what, hdr);
+  if (!x) return;
+  *out = get_nonempty_str(v, x, "framework");
+  *where = origin_of(v, x);
+}
+
+static te_entry *parse_text_hint(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "framework", "match", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  text_hint_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
+  const ty_node *x;
+  if ((x = require(v, item, "match", what, &e->hdr))) parse_mref(v, x, "match", &e->match);
+  return &e->hdr;
+}
+
+static te_entry *parse_keys_hint(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "framework", "keys", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  keys_hint_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
+  const ty_node *x;
+  if ((x = require(v, item, "keys", what, &e->hdr))) e->keys = get_str_list(v, x, "keys", &e->n_keys);
+  return &e->hdr;
+}
+
+static te_entry *parse_probe(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "framework",     "path", "body_match",
+                                     "json_list_key", "timeout_s", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  probe_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
+  const ty_node *x;
+  if ((x = require(v, item, "path", what, &e->hdr))) {
+    e->path = get_nonempty_str(v, x, "path");
+    if (e->path && e->path[0] != '/') verr(v, x, "url probe path must start with '/'");
+  }
+  if ((x = ty_get(item, "body_match")))
+    e->has_body_match = parse_mref(v, x, "body_match", &e->body_match);
+  if ((x = ty_get(item, "json_list_key"))) e->json_list_key = get_nonempty_str(v, x, "json_list_key");
+  e->timeout_s = 5.0;
+  if ((x = ty_get(item, "timeout_s"))) {
+    double t;
+    if (get_num(v, x, "timeout_s", 0.0, MAX_TIMEOUT_S, &t)) {
+      if (t <= 0) verr(v, x, "timeout_s must be greater than 0");
+      e->timeout_s = t;
+    }
+  }
+  return &e->hdr;
+}
+
+static te_entry *parse_alias(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "trigger", "tokens", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  alias_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  if ((x = require(v, item, "trigger", what, &e->hdr))) parse_mref(v, x, "trigger", &e->trigger);
+  if ((x = require(v, item, "tokens", what, &e->hdr)))
+    e->tokens = get_str_list(v, x, "tokens", &e->n_tokens);
+  return &e->hdr;
+}
+
+static double share_pct(vctx *v, const ty_node *item, const char *key, double dflt) {
+  const ty_node *x = ty_get(item, key);
+  double val = dflt;
+  if (x) get_num(v, x, key, 0.0, 100.0, &val);
+  return val;
+}
+
+static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {
+      HEADER_KEYS,     "name",          "framework",     "origin",          "candidate_paths",
+      "active",        "split_groups",  "model_include", "model_exclude",   "tp",
+      "min_share_pct", "likely_share_pct", "priority",   "subsumes",        "rationale_hint",
+      NULL};
+  static const char *const tp_keys[] = {"min", "required", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  te_fusion_pattern *p = &e->pat;
+  p->id = e->hdr.id;
+  p->origin_pos = e->hdr.origin;
+  const ty_node *x;
+  if ((x = require(v, item, "name", what, &e->hdr))) p->name = get_nonempty_str(v, x, "name");
+  if ((x = ty_get(item, "framework"))) {
+    p->framework = get_nonempty_str(v, x, "framework");
+    e->framework_origin = origin_of(v, x);
+  }
+  if ((x = ty_get(item, "origin"))) {
+    const char *o = get_str(v, x, "origin");
+    if (o && !strcmp(o, "mainline")) p->origin = TE_ORIGIN_MAINLINE;
+    else if (o && !strcmp(o, "upstream")) p->origin = TE_ORIGIN_UPSTREAM;
+    else if (o && !strcmp(o, "inflight")) p->origin = TE_ORIGIN_INFLIGHT;
+    else if (o) verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
+  }
+  if ((x = ty_get(item, "candidate_paths")))
+    p->candidate_paths = get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
+  if ((x = ty_get(item, "active"))) e->has_active = parse_mref(v, x, "active", &e->active);
+  if ((x = ty_get(item, "split_groups")) && expect_seq(v, x, "split_groups") && x->n) {
+    e->split = te_arena_alloc(v->a, x->n * sizeof *e->split);
+    if (!e->split) return NULL;
+    for (size_t i = 0; i < x->n; i++)
+      if (parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
+  }
+  if ((x = ty_get(item, "model_include")))
+    p->model_include = get_str_list(v, x, "model_include", &p->n_model_include);
+  if ((x = ty_get(item, "model_exclude")))
+    p->model_exclude = get_str_list(v, x, "model_exclude", &p->n_model_exclude);
+  if ((x = ty_get(item, "tp")) && expect_map(v, x, "tp")) {
+    check_keys(v, x, tp_keys, "tp");
+    const ty_node *y;
+    if ((y = ty_get(x, "min"))) get_int(v, y, "tp.min", 0, 1000000, &p->min_tp_size);
+    if ((y = ty_get(x, "required"))) get_bool(v, y, "tp.required", &p->require_tp);
+  }
+  p->min_share_pct = share_pct(v, item, "min_share_pct", 0.1);
+  p->likely_share_pct = share_pct(v, item, "likely_share_pct", 1.0);
+  long priority = 0;
+  if ((x = ty_get(item, "priority")) && get_int(v, x, "priority", -MAX_SCORE, MAX_SCORE, &priority))
+    p->priority = (int)priority;
+  if ((x = ty_get(item, "subsumes")) && expect_seq(v, x, "subsumes") && x->n) {
+    e->subsumes = te_arena_alloc(v->a, x->n * sizeof *e->subsumes);
+    e->subsumes_origin = te_arena_alloc(v->a, x->n * sizeof *e->subsumes_origin);
+    if (!e->subsumes || !e->subsumes_origin) return NULL;
+    for (size_t i = 0; i < x->n; i++) {
+      const char *s = get_nonempty_str(v, x->items[i], "subsumes entry");
+      if (!s) continue;
+      e->subsumes_origin[e->n_subsumes] = origin_of(v, x->items[i]);
+      e->subsumes[e->n_subsumes++] = s;
+    }
+  }
+  if ((x = ty_get(item, "rationale_hint"))) p->rationale_hint = get_str(v, x, "rationale_hint");
+  return &e->hdr;
+}
+
+static te_entry *parse_named_matcher(vctx *v, const ty_node *key, const ty_node *val) {
+  matcher_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e) return NULL;
+  e->hdr.id = key->str;
+  e->hdr.origin = origin_of(v, key);
+  if (!key->len) {
+    verr(v, key, "a named matcher needs a non-empty name");
+    return NULL;
+  }
+  char what[160];
+  snprintf(what, sizeof what, "named matcher '%s'", key->str);
+  e->m = parse_matcher(v, val, what);
+  if (!e->m) return NULL;
+  e->m->name = key->str;
+  return &e->hdr;
+}
+
+/* ---------------------------------------------------------------- settings */
+
+static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_list *out) {
+  if (!expect_map(v, n, prefix[0] ? prefix : "settings")) return;
+  for (size_t i = 0; i < n->n; i++) {
+    const ty_node *k = n->items[2 * i], *val = n->items[2 * i + 1];
+    char key[512];
+    int len = snprintf(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", k->str);
+    if (len < 0 || (size_t)len >= sizeof key || !k->len) {
+      verr(v, k, "setting key '%.80s' is empty or too long", k->str);
+      continue;
+    }
+    if (val->kind == TY_MAP) {
+      parse_settings(v, val, key, out);
+      continue;
+    }
+    setting_entry *e = te_arena_alloc(v->a, sizeof *e);
+    if (!e) return;
+    e->hdr.id = te_arena_intern(v->a, key);
+    e->hdr.origin = origin_of(v, k);
+    if (val->kind == TY_SEQ) {
+      size_t errors_before = v->errors;
+      e->is_list = true;
+      e->items = get_str_list(v, val, key, &e->n_items);
+      if (v->errors != errors_before) continue;
+    } else if (!parse_number(val, &e->number)) {
+      verr(v, val, "setting '%s' must be a number, a list of strings or a mapping", key);
+      continue;
+    }
+    te_list_push(v->a, out, &e->hdr);
+  }
+}
+
+/* ---------------------------------------------------------------- the pack */
+
+static void count_rules(te_pack *p) {
+  te_pack_info *in = &p->info;
+  for (size_t i = 0; i < p->s.classifiers.n; i++)
+    in->n_classifier_rules += ((classifier_entry *)p->s.classifiers.items[i])->rules.n;
+  for (size_t i = 0; i < p->s.ladders.n; i++) {
+    ladder_entry *l = (ladder_entry *)p->s.ladders.items[i];
+    in->n_ladder_rules += l->rules.n + l->adjustments.n;
+  }
+  in->n_matchers = p->s.matchers.n;
+  in->n_path_rewrites = p->s.rewrites.n;
+  in->n_stage_rules = p->s.path_rules.n + p->s.annotation_rules.n;
+  in->n_rank_patterns = p->s.ranks.n;
+  in->n_framework_hints = p->s.text_hints.n + p->s.key_hints.n + p->s.probes.n;
+  in->n_settings = p->s.settings.n;
+  in->n_aliases = p->s.aliases.n;
+  in->n_fusion_patterns = p->s.fusions.n;
+}
+
+static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
+  static const char *const keys[] = {
+      "pack",         "version",     "description",   "matchers",   "classifiers",
+      "ladders",      "path_rewrites", "stages",      "stage_rules", "rank_patterns",
+      "frameworks",   "framework_hints", "settings",  "kernel_map_aliases", "fusion_patterns",
+      NULL};
+  static const char *const stage_rule_keys[] = {"path", "annotation", NULL};
+  static const char *const hint_keys[] = {"default", "text", "server_args_keys", "url_probes",
+                                          NULL};
+  if (!expect_map(v, root, "a rule pack")) return;
+  check_keys(v, root, keys, "the rule pack");
+  const ty_node *x;
+  if (!(x = ty_get(root, "pack"))) verr(v, root, "the rule pack needs 'pack' (its id)");
+  else p->info.id = get_nonempty_str(v, x, "pack");
+  long version = 0;
+  if (!(x = ty_get(root, "version"))) verr(v, root, "the rule pack needs 'version: 1'");
+  else if (get_int(v, x, "version", 0, 1000000, &version) && version != 1)
+    verr(v, x, "unsupported pack version %ld (this triage reads version 1)", version);
+  if ((x = ty_get(root, "description"))) p->info.description = get_str(v, x, "description");
+
+  if ((x = ty_get(root, "matchers")) && expect_map(v, x, "matchers")) {
+    for (size_t i = 0; i < x->n; i++) {
+      te_entry *e = parse_named_matcher(v, x->items[2 * i], x->items[2 * i + 1]);
+      if (e) te_list_push(v->a, &p->s.matchers, e);
+    }
+  }
+  parse_list(v, ty_get(root, "classifiers"), "classifier", &p->s.classifiers, parse_classifier,
+             NULL);
+  parse_list(v, ty_get(root, "ladders"), "ladder", &p->s.ladders, parse_ladder, NULL);
+  parse_list(v, ty_get(root, "path_rewrites"), "path rewrite", &p->s.rewrites, parse_rewrite,
+             NULL);
+  parse_list(v, ty_get(root, "stages"), "stage", &p->s.stages, parse_stage, NULL);
+  if ((x = ty_get(root, "stage_rules")) && expect_map(v, x, "stage_rules")) {
+    check_keys(v, x, stage_rule_keys, "stage_rules");
+    parse_list(v, ty_get(x, "path"), "path stage rule", &p->s.path_rules, parse_stage_rule, NULL);
+    parse_list(v, ty_get(x, "annotation"), "annotation stage rule", &p->s.annotation_rules,
+               parse_stage_rule, NULL);
+  }
+  parse_list(v, ty_get(root, "rank_patterns"), "rank pattern", &p->s.ranks, parse_rank, NULL);
+  parse_list(v, ty_get(root, "frameworks"), "framework", &p->s.frameworks, parse_framework, NULL);
+  if ((x = ty_get(root, "framework_hints")) && expect_map(v, x, "framework_hints")) {
+    check_keys(v, x, hint_keys, "framework_hints");
+    const ty_node *d = ty_get(x, "default");
+    if (d) {
+      p->s.default_framework = get_nonempty_str(v, d, "framework_hints.default");
+      p->s.default_framework_origin = origin_of(v, d);
+    }
+    parse_list(v, ty_get(x, "text"), "text hint", &p->s.text_hints, parse_text_hint, NULL);
+    parse_list(v, ty_get(x, "server_args_keys"), "server-args hint", &p->s.key_hints,
+               parse_keys_hint, NULL);
+    parse_list(v, ty_get(x, "url_probes"), "url probe", &p->s.probes, parse_probe, NULL);
+  }
+  if ((x = ty_get(root, "settings"))) parse_settings(v, x, "", &p->s.settings);
+  parse_list(v, ty_get(root, "kernel_map_aliases"), "kernel-map alias", &p->s.aliases,
+             parse_alias, NULL);
+  parse_list(v, ty_get(root, "fusion_patterns"), "fusion pattern", &p->s.fusions, parse_fusion,
+             NULL);
+}
+
+te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len,
+                      te_diags *diags) {
+  vctx v = {r, r->arena, te_arena_intern(r->arena, file), diags, 0, 0};
+  if (!v.file) return NULL;
+  if (len > TE_MAX_PACK_BYTES) {
+    te_diags_add(diags, TE_SEV_ERROR, v.file, 1, 1,
+                 "rule pack is %zu bytes (limit TE_MAX_PACK_BYTES %u)", len,
+                 (unsigned)TE_MAX_PACK_BYTES);
+    return NULL;
+  }
+  /* The YAML tree is scratch: only interned strings and entries outlive validation. */
+  te_arena *scratch = te_arena_create();
+  if (!scratch) return NULL;
+  ty_error err;
+  memset(&err, 0, sizeof err);
+  ty_node *root = ty_parse(scratch, r->arena, buf, len, &err);
+  if (!root) {
+    te_diags_add(diags, TE_SEV_ERROR, v.file, err.line, err.col, "%s", err.message);
+    te_arena_destroy(scratch);
+    return NULL;
+  }
+  te_pack *p = te_arena_alloc(r->arena, sizeof *p);
+  if (p) {
+    p->info.file = v.file;
+    parse_top(&v, root, p);
+    count_rules(p);
+    p->info.n_examples = v.examples;
+  }
+  te_arena_destroy(scratch);
+  return v.errors ? NULL : p;
+}

@@ -1,0 +1,1007 @@
+/*
+ * rules.c - a rule set: loading packs, merging them by id, finalizing, and the queries of
+ * triage/rules.h.
+ *
+ * Merging is staged: a pack is merged into copies of the lists and the copies replace the
+ * originals only when the whole pack merged cleanly, so an invalid pack changes nothing.
+ * Lists are arena-backed and never modified in place once shared, which makes the copies
+ * cheap (pointer arrays) and the discarded ones harmless.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diags.h"
+#include "rules_internal.h"
+
+/* ---------------------------------------------------------------- lists */
+
+bool te_list_push(te_arena *a, te_list *l, te_entry *e) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 8;
+    te_entry **items = te_arena_alloc(a, cap * sizeof *items);
+    if (!items) return false;
+    if (l->n) memcpy(items, l->items, l->n * sizeof *items);
+    l->items = items;
+    l->cap = cap;
+  }
+  l->items[l->n++] = e;
+  return true;
+}
+
+static long list_index(const te_list *l, const char *id) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->items[i]->id, id) == 0) return (long)i;
+  return -1;
+}
+
+te_entry *te_list_find(const te_list *l, const char *id) {
+  long i = list_index(l, id);
+  return i < 0 ? NULL : l->items[i];
+}
+
+static te_list list_clone(te_arena *a, const te_list *l) {
+  te_list out = {NULL, 0, 0};
+  for (size_t i = 0; i < l->n; i++) te_list_push(a, &out, l->items[i]);
+  return out;
+}
+
+static bool list_insert(te_arena *a, te_list *l, size_t at, te_entry *e) {
+  if (!te_list_push(a, l, e)) return false;
+  memmove(&l->items[at + 1], &l->items[at], (l->n - 1 - at) * sizeof *l->items);
+  l->items[at] = e;
+  return true;
+}
+
+static void list_remove(te_list *l, size_t at) {
+  memmove(&l->items[at], &l->items[at + 1], (l->n - at - 1) * sizeof *l->items);
+  l->n--;
+}
+
+/* ---------------------------------------------------------------- create / destroy */
+
+te_rules *te_rules_create(void) {
+  te_rules *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->arena = te_arena_create();
+  r->rank_ctx = te_regex_context();
+  if (!r->arena || !r->rank_ctx) {
+    te_arena_destroy(r->arena);
+    pcre2_match_context_free(r->rank_ctx);
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+void te_rules_destroy(te_rules *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->n_all_matchers; i++) te_matcher_release(r->all_matchers[i]);
+  free(r->all_matchers);
+  for (size_t i = 0; i < r->n_codes; i++) pcre2_code_free(r->codes[i]);
+  free(r->codes);
+  free(r->packs);
+  pcre2_match_context_free(r->rank_ctx);
+  te_arena_destroy(r->arena);
+  free(r);
+}
+
+bool te_rules_track_matcher(te_rules *r, te_matcher *m) {
+  if (r->n_all_matchers == r->cap_all_matchers) {
+    size_t cap = r->cap_all_matchers ? r->cap_all_matchers * 2 : 64;
+    te_matcher **v = realloc(r->all_matchers, cap * sizeof *v);
+    if (!v) return false;
+    r->all_matchers = v;
+    r->cap_all_matchers = cap;
+  }
+  r->all_matchers[r->n_all_matchers++] = m;
+  return true;
+}
+
+bool te_rules_track_code(te_rules *r, pcre2_code *code) {
+  if (r->n_codes == r->cap_codes) {
+    size_t cap = r->cap_codes ? r->cap_codes * 2 : 16;
+    pcre2_code **v = realloc(r->codes, cap * sizeof *v);
+    if (!v) return false;
+    r->codes = v;
+    r->cap_codes = cap;
+  }
+  r->codes[r->n_codes++] = code;
+  return true;
+}
+
+/* ---------------------------------------------------------------- merging */
+
+typedef struct merge_ctx {
+  te_rules *r;
+  te_diags *d;
+  size_t errors;
+} merge_ctx;
+
+static void place_error(merge_ctx *mc, const te_entry *e, const char *what) {
+  mc->errors++;
+  te_diags_add(mc->d, TE_SEV_ERROR, e->place_origin.file, e->place_origin.line,
+               e->place_origin.col, "%s '%s': %s '%s' names no %s loaded before it", what, e->id,
+               e->before ? "before" : "after", e->before ? e->before : e->after, what);
+}
+
+/* Adds or replaces e in dst by id; see "Ordered, overridable lists" in docs/rules.md. An
+ * explicit before:/after: on an existing id moves the entry there. */
+static void merge_one(merge_ctx *mc, te_list *dst, te_entry *e, const char *what) {
+  te_arena *a = mc->r->arena;
+  long at = list_index(dst, e->id);
+  const char *anchor = e->before ? e->before : e->after;
+  if (at >= 0 && !anchor) {
+    dst->items[at] = e;
+    return;
+  }
+  if (at >= 0) list_remove(dst, (size_t)at);
+  if (!anchor) {
+    te_list_push(a, dst, e);
+    return;
+  }
+  long where = list_index(dst, anchor);
+  if (where < 0) {
+    place_error(mc, e, what);
+    return;
+  }
+  list_insert(a, dst, (size_t)where + (e->after ? 1u : 0u), e);
+}
+
+static void merge_list(merge_ctx *mc, te_list *dst, const te_list *src, const char *what) {
+  for (size_t i = 0; i < src->n; i++) merge_one(mc, dst, src->items[i], what);
+}
+
+static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
+  te_arena *a = mc->r->arena;
+  for (size_t i = 0; i < src->n; i++) {
+    const classifier_entry *in = (const classifier_entry *)src->items[i];
+    const classifier_entry *old = (const classifier_entry *)te_list_find(dst, in->hdr.id);
+    classifier_entry *merged = te_arena_alloc(a, sizeof *merged);
+    if (!merged) return;
+    if (old) {
+      *merged = *old;
+      merged->rules = list_clone(a, &old->rules);
+      if (in->default_category) merged->default_category = in->default_category;
+      merged->hdr.before = in->hdr.before;
+      merged->hdr.after = in->hdr.after;
+      merged->hdr.place_origin = in->hdr.place_origin;
+    } else {
+      *merged = *in;
+      merged->rules.items = NULL;
+      merged->rules.n = merged->rules.cap = 0;
+      if (!in->default_category) {
+        mc->errors++;
+        te_diags_add(mc->d, TE_SEV_ERROR, in->hdr.origin.file, in->hdr.origin.line,
+                     in->hdr.origin.col, "classifier '%s' is defined here first and needs 'default'",
+                     in->hdr.id);
+      }
+    }
+    char what[160];
+    snprintf(what, sizeof what, "rule of classifier '%s'", in->hdr.id);
+    merge_list(mc, &merged->rules, &in->rules, what);
+    merge_one(mc, dst, &merged->hdr, "classifier");
+  }
+}
+
+static void merge_ladders(merge_ctx *mc, te_list *dst, const te_list *src) {
+  te_arena *a = mc->r->arena;
+  for (size_t i = 0; i < src->n; i++) {
+    const ladder_entry *in = (const ladder_entry *)src->items[i];
+    const ladder_entry *old = (const ladder_entry *)te_list_find(dst, in->hdr.id);
+    ladder_entry *merged = te_arena_alloc(a, sizeof *merged);
+    if (!merged) return;
+    if (old) {
+      *merged = *old;
+      merged->rules = list_clone(a, &old->rules);
+      merged->adjustments = list_clone(a, &old->adjustments);
+      if (in->has_default) {
+        merged->has_default = true;
+        merged->default_score = in->default_score;
+      }
+      if (in->has_penalty) {
+        merged->has_penalty = true;
+        merged->penalty = in->penalty;
+        merged->penalty_match = in->penalty_match;
+      }
+      merged->hdr.before = in->hdr.before;
+      merged->hdr.after = in->hdr.after;
+      merged->hdr.place_origin = in->hdr.place_origin;
+    } else {
+      *merged = *in;
+      memset(&merged->rules, 0, sizeof merged->rules);
+      memset(&merged->adjustments, 0, sizeof merged->adjustments);
+    }
+    char what[160];
+    snprintf(what, sizeof what, "rule of ladder '%s'", in->hdr.id);
+    merge_list(mc, &merged->rules, &in->rules, what);
+    snprintf(what, sizeof what, "adjustment of ladder '%s'", in->hdr.id);
+    merge_list(mc, &merged->adjustments, &in->adjustments, what);
+    merge_one(mc, dst, &merged->hdr, "ladder");
+  }
+}
+
+static te_sections sections_clone(te_arena *a, const te_sections *s) {
+  te_sections c = *s;
+  te_list *lists[] = {&c.matchers,   &c.classifiers,      &c.ladders,    &c.rewrites,
+                      &c.stages,     &c.path_rules,       &c.annotation_rules, &c.ranks,
+                      &c.frameworks, &c.text_hints,       &c.key_hints,  &c.probes,
+                      &c.settings,   &c.aliases,          &c.fusions};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = list_clone(a, lists[i]);
+  return c;
+}
+
+static te_status merge_pack(te_rules *r, te_pack *p, te_diags *diags) {
+  for (size_t i = 0; i < r->n_packs; i++) {
+    if (p->info.id && r->packs[i]->info.id && !strcmp(p->info.id, r->packs[i]->info.id)) {
+      te_diags_add(diags, TE_SEV_ERROR, p->info.file, 1, 1,
+                   "pack id '%s' is already used by %s", p->info.id, r->packs[i]->info.file);
+      return TE_ERR_INVALID;
+    }
+  }
+  merge_ctx mc = {r, diags, 0};
+  te_arena *a = r->arena;
+  te_sections next = sections_clone(a, &r->merged);
+  const te_sections *in = &p->s;
+  merge_list(&mc, &next.matchers, &in->matchers, "named matcher");
+  merge_classifiers(&mc, &next.classifiers, &in->classifiers);
+  merge_ladders(&mc, &next.ladders, &in->ladders);
+  merge_list(&mc, &next.rewrites, &in->rewrites, "path rewrite");
+  merge_list(&mc, &next.stages, &in->stages, "stage");
+  merge_list(&mc, &next.path_rules, &in->path_rules, "path stage rule");
+  merge_list(&mc, &next.annotation_rules, &in->annotation_rules, "annotation stage rule");
+  merge_list(&mc, &next.ranks, &in->ranks, "rank pattern");
+  merge_list(&mc, &next.frameworks, &in->frameworks, "framework");
+  merge_list(&mc, &next.text_hints, &in->text_hints, "text hint");
+  merge_list(&mc, &next.key_hints, &in->key_hints, "server-args hint");
+  merge_list(&mc, &next.probes, &in->probes, "url probe");
+  merge_list(&mc, &next.settings, &in->settings, "setting");
+  merge_list(&mc, &next.aliases, &in->aliases, "kernel-map alias");
+  merge_list(&mc, &next.fusions, &in->fusions, "fusion pattern");
+  if (in->default_framework) {
+    next.default_framework = in->default_framework;
+    next.default_framework_origin = in->default_framework_origin;
+  }
+  if (mc.errors) return TE_ERR_INVALID;
+  te_pack **packs = realloc(r->packs, (r->n_packs + 1) * sizeof *packs);
+  if (!packs) return TE_ERR_NOMEM;
+  r->packs = packs;
+  r->packs[r->n_packs++] = p;
+  r->merged = next;
+  return TE_OK;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, size_t len,
+                               te_diags *diags) {
+  if (!r || (!buf && len)) return TE_ERR_STATE;
+  if (!name) name = "<buffer>";
+  if (r->finalized) {
+    te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "rule packs must be loaded before finalize");
+    return TE_ERR_STATE;
+  }
+  if (r->n_packs >= TE_MAX_PACKS) {
+    te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "more than %d rule packs (limit TE_MAX_PACKS)",
+                 TE_MAX_PACKS);
+    return TE_ERR_LIMIT;
+  }
+  if (len > TE_MAX_PACK_BYTES) {
+    te_diags_add(diags, TE_SEV_ERROR, name, 1, 1,
+                 "rule pack is %zu bytes (limit TE_MAX_PACK_BYTES %u)", len,
+                 (unsigned)TE_MAX_PACK_BYTES);
+    return TE_ERR_LIMIT;
+  }
+  size_t errors_before = te_diags_error_count(diags);
+  te_pack *p = te_pack_load(r, name, buf ? buf : "", len, diags);
+  if (!p) {
+    if (diags && te_diags_error_count(diags) == errors_before)
+      te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "out of memory while loading the rule pack");
+    return diags && te_diags_error_count(diags) == errors_before ? TE_ERR_NOMEM : TE_ERR_INVALID;
+  }
+  return merge_pack(r, p, diags);
+}
+
+static te_status load_file(te_rules *r, const char *path, te_diags *diags) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    te_diags_add(diags, TE_SEV_ERROR, path, 0, 0, "cannot open rule pack: %s", strerror(errno));
+    return TE_ERR_IO;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+      (unsigned long long)st.st_size > TE_MAX_PACK_BYTES) {
+    fclose(f);
+    te_diags_add(diags, TE_SEV_ERROR, path, 1, 1,
+                 "rule pack is %llu bytes (limit TE_MAX_PACK_BYTES %u)",
+                 (unsigned long long)st.st_size, (unsigned)TE_MAX_PACK_BYTES);
+    return TE_ERR_LIMIT;
+  }
+  /* Read at most one byte past the limit, so a pipe or growing file is refused too. */
+  size_t cap = 64 * 1024, len = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    if (len == cap) {
+      if (cap > TE_MAX_PACK_BYTES) break;
+      char *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  bool read_error = ferror(f) != 0;
+  fclose(f);
+  if (!buf) {
+    te_diags_add(diags, TE_SEV_ERROR, path, 0, 0, "out of memory reading the rule pack");
+    return TE_ERR_NOMEM;
+  }
+  if (read_error) {
+    free(buf);
+    te_diags_add(diags, TE_SEV_ERROR, path, 0, 0, "cannot read rule pack");
+    return TE_ERR_IO;
+  }
+  te_status st2 = te_rules_load_buffer(r, path, buf, len, diags);
+  free(buf);
+  return st2;
+}
+
+static bool is_pack_name(const char *name) {
+  size_t n = strlen(name);
+  if (name[0] == '.') return false;
+  return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml"));
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static te_status worse(te_status a, te_status b) { return a != TE_OK ? a : b; }
+
+te_status te_rules_load_path(te_rules *r, const char *path, te_diags *diags) {
+  if (!r || !path) return TE_ERR_STATE;
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    te_diags_add(diags, TE_SEV_ERROR, path, 0, 0, "cannot open rule pack: %s", strerror(errno));
+    return TE_ERR_IO;
+  }
+  if (!S_ISDIR(st.st_mode)) return load_file(r, path, diags);
+  DIR *dir = opendir(path);
+  if (!dir) {
+    te_diags_add(diags, TE_SEV_ERROR, path, 0, 0, "cannot open rule directory: %s",
+                 strerror(errno));
+    return TE_ERR_IO;
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  te_status status = TE_OK;
+  struct dirent *de;
+  while ((de = readdir(dir)) != NULL) {
+    if (!is_pack_name(de->d_name)) continue;
+    if (n >= TE_MAX_PACKS) {
+      te_diags_add(diags, TE_SEV_ERROR, path, 0, 0,
+                   "directory holds more than %d rule packs (limit TE_MAX_PACKS)", TE_MAX_PACKS);
+      status = TE_ERR_LIMIT;
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 16;
+      char **v = realloc(names, cap * sizeof *v);
+      if (!v) {
+        status = TE_ERR_NOMEM;
+        break;
+      }
+      names = v;
+    }
+    size_t need = strlen(path) + strlen(de->d_name) + 2;
+    names[n] = malloc(need);
+    if (!names[n]) {
+      status = TE_ERR_NOMEM;
+      break;
+    }
+    size_t plen = strlen(path);
+    bool slash = plen > 0 && path[plen - 1] == '/';
+    snprintf(names[n], need, "%s%s%s", path, slash ? "" : "/", de->d_name);
+    n++;
+  }
+  closedir(dir);
+  if (names) qsort(names, n, sizeof *names, compare_names);
+  /* Every pack is loaded even after a failure, so one check reports all broken packs. */
+  for (size_t i = 0; i < n; i++) {
+    if (status == TE_OK || status == TE_ERR_INVALID || status == TE_ERR_IO)
+      status = worse(status, load_file(r, names[i], diags));
+    free(names[i]);
+  }
+  free(names);
+  return status;
+}
+
+/* ---------------------------------------------------------------- finalize */
+
+typedef struct fin_ctx {
+  te_rules *r;
+  te_diags *d;
+  size_t errors;
+} fin_ctx;
+
+static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, const char *a, const char *b)
+    __attribute__((format(printf, 3, 0)));
+static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, const char *a, const char *b) {
+  fc->errors++;
+  te_diags_add(fc->d, TE_SEV_ERROR, o.file, o.line, o.col, fmt, a, b);
+}
+
+static te_matcher *named_matcher(const te_rules *r, const char *name) {
+  const matcher_entry *e = (const matcher_entry *)te_list_find(&r->merged.matchers, name);
+  return e ? e->m : NULL;
+}
+
+static void resolve_matcher(fin_ctx *fc, te_matcher *m, unsigned depth);
+
+static const te_matcher *resolve(fin_ctx *fc, te_mref *ref, unsigned depth) {
+  if (ref->inline_m) {
+    resolve_matcher(fc, ref->inline_m, depth + 1);
+    ref->resolved = ref->inline_m;
+  } else if (ref->name) {
+    ref->resolved = named_matcher(fc->r, ref->name);
+    if (!ref->resolved)
+      fin_error(fc, ref->origin, "matcher '%s' is not defined in any pack's 'matchers:'%s",
+                ref->name, "");
+  }
+  return ref->resolved;
+}
+
+static void resolve_matcher(fin_ctx *fc, te_matcher *m, unsigned depth) {
+  if (!m->has_exclude || depth > TE_MAX_YAML_DEPTH) return;
+  /* Named exclusions are resolved but not followed: every named matcher is resolved on
+   * its own, and following names here would loop on an exclusion cycle. */
+  if (m->exclude.inline_m) resolve(fc, &m->exclude, depth);
+  else resolve(fc, &m->exclude, depth);
+}
+
+static void check_exclusion_cycles(fin_ctx *fc) {
+  const te_list *l = &fc->r->merged.matchers;
+  for (size_t i = 0; i < l->n; i++) {
+    const te_matcher *start = ((const matcher_entry *)l->items[i])->m, *m = start;
+    for (size_t steps = 0; m && m->has_exclude; steps++) {
+      m = m->exclude.resolved;
+      if (m == start || steps > l->n) {
+        fin_error(fc, start->origin, "named matcher '%s' excludes itself through 'exclude'%s",
+                  start->name, "");
+        break;
+      }
+    }
+  }
+}
+
+static const te_framework *framework_by_id(const te_rules *r, const char *id) {
+  for (size_t i = 0; i < r->n_frameworks; i++)
+    if (!strcmp(r->frameworks[i].id, id)) return &r->frameworks[i];
+  return NULL;
+}
+
+static void check_framework(fin_ctx *fc, const char *id, te_origin o) {
+  if (id && !framework_by_id(fc->r, id))
+    fin_error(fc, o, "framework '%s' is not defined in any pack's 'frameworks:'%s", id, "");
+}
+
+static int stage_order_cmp(const void *a, const void *b) {
+  const te_stage *x = a, *y = b;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+static void build_classifiers(fin_ctx *fc) {
+  te_rules *r = fc->r;
+  const te_list *l = &r->merged.classifiers;
+  r->n_classifiers = l->n;
+  r->classifiers = te_arena_alloc(r->arena, (l->n ? l->n : 1) * sizeof *r->classifiers);
+  for (size_t i = 0; r->classifiers && i < l->n; i++) {
+    classifier_entry *c = (classifier_entry *)l->items[i];
+    te_classifier *out = &r->classifiers[i];
+    out->id = c->hdr.id;
+    out->default_category = c->default_category ? c->default_category : "other";
+    out->n_rules = c->rules.n;
+    te_class_rule *rules = te_arena_alloc(r->arena, (c->rules.n ? c->rules.n : 1) * sizeof *rules);
+    out->rules = rules;
+    for (size_t k = 0; rules && k < c->rules.n; k++) {
+      class_rule_entry *e = (class_rule_entry *)c->rules.items[k];
+      rules[k].id = e->hdr.id;
+      rules[k].category = e->category;
+      rules[k].match = resolve(fc, &e->match, 0);
+      rules[k].unless = e->has_unless ? resolve(fc, &e->unless, 0) : NULL;
+      rules[k].origin = e->hdr.origin;
+      e->out = &rules[k];
+    }
+  }
+}
+
+static void build_ladder_rules(fin_ctx *fc, const te_list *l, te_ladder_rule **out) {
+  te_ladder_rule *rules = te_arena_alloc(fc->r->arena, (l->n ? l->n : 1) * sizeof *rules);
+  *out = rules;
+  for (size_t k = 0; rules && k < l->n; k++) {
+    ladder_rule_entry *e = (ladder_rule_entry *)l->items[k];
+    rules[k].id = e->hdr.id;
+    rules[k].raw = e->has_raw ? resolve(fc, &e->raw, 0) : NULL;
+    rules[k].normalized = e->has_normalized ? resolve(fc, &e->normalized, 0) : NULL;
+    rules[k].score = e->score;
+    rules[k].penalize = e->penalize;
+    rules[k].origin = e->hdr.origin;
+  }
+}
+
+static void build_ladders(fin_ctx *fc) {
+  te_rules *r = fc->r;
+  const te_list *l = &r->merged.ladders;
+  r->n_ladders = l->n;
+  r->ladders = te_arena_alloc(r->arena, (l->n ? l->n : 1) * sizeof *r->ladders);
+  for (size_t i = 0; r->ladders && i < l->n; i++) {
+    ladder_entry *e = (ladder_entry *)l->items[i];
+    te_ladder *out = &r->ladders[i];
+    out->id = e->hdr.id;
+    out->default_score = e->default_score;
+    out->penalty = e->has_penalty ? e->penalty : 0;
+    out->penalty_match = e->has_penalty ? resolve(fc, &e->penalty_match, 0) : NULL;
+    te_ladder_rule *rules = NULL, *adjustments = NULL;
+    build_ladder_rules(fc, &e->rules, &rules);
+    build_ladder_rules(fc, &e->adjustments, &adjustments);
+    out->rules = rules;
+    out->n_rules = e->rules.n;
+    out->adjustments = adjustments;
+    out->n_adjustments = e->adjustments.n;
+  }
+}
+
+static void build_stages_and_frameworks(fin_ctx *fc) {
+  te_rules *r = fc->r;
+  const te_sections *s = &r->merged;
+  r->n_stages = s->stages.n;
+  r->stages = te_arena_alloc(r->arena, (s->stages.n ? s->stages.n : 1) * sizeof *r->stages);
+  for (size_t i = 0; r->stages && i < s->stages.n; i++) {
+    const stage_entry *e = (const stage_entry *)s->stages.items[i];
+    r->stages[i].id = e->hdr.id;
+    r->stages[i].label = e->label;
+    r->stages[i].order = e->order;
+  }
+  /* qsort is not stable; stages with equal order keep list order via insertion sort. */
+  for (size_t i = 1; r->stages && i < r->n_stages; i++) {
+    te_stage cur = r->stages[i];
+    size_t j = i;
+    while (j > 0 && stage_order_cmp(&r->stages[j - 1], &cur) > 0) {
+      r->stages[j] = r->stages[j - 1];
+      j--;
+    }
+    r->stages[j] = cur;
+  }
+  const te_list *rule_lists[2] = {&s->path_rules, &s->annotation_rules};
+  for (int k = 0; k < 2; k++) {
+    for (size_t i = 0; i < rule_lists[k]->n; i++) {
+      stage_rule_entry *e = (stage_rule_entry *)rule_lists[k]->items[i];
+      resolve(fc, &e->match, 0);
+      if (!te_list_find(&s->stages, e->stage))
+        fin_error(fc, e->stage_origin, "stage '%s' is not defined in any pack's 'stages:'%s",
+                  e->stage, "");
+    }
+  }
+  r->n_frameworks = s->frameworks.n;
+  r->frameworks =
+      te_arena_alloc(r->arena, (s->frameworks.n ? s->frameworks.n : 1) * sizeof *r->frameworks);
+  for (size_t i = 0; r->frameworks && i < s->frameworks.n; i++) {
+    const framework_entry *e = (const framework_entry *)s->frameworks.items[i];
+    r->frameworks[i].id = e->hdr.id;
+    r->frameworks[i].label = e->label;
+    r->frameworks[i].n_aliases = e->n_aliases;
+    r->frameworks[i].aliases = e->aliases;
+  }
+  if (s->default_framework) {
+    r->default_framework = framework_by_id(r, s->default_framework);
+    check_framework(fc, s->default_framework, s->default_framework_origin);
+  } else if (r->n_frameworks) {
+    r->default_framework = &r->frameworks[0];
+  }
+  for (size_t i = 0; i < s->text_hints.n; i++) {
+    text_hint_entry *e = (text_hint_entry *)s->text_hints.items[i];
+    check_framework(fc, e->framework, e->framework_origin);
+    resolve(fc, &e->match, 0);
+  }
+  for (size_t i = 0; i < s->key_hints.n; i++) {
+    const keys_hint_entry *e = (const keys_hint_entry *)s->key_hints.items[i];
+    check_framework(fc, e->framework, e->framework_origin);
+  }
+  r->n_probes = s->probes.n;
+  r->probes = te_arena_alloc(r->arena, (s->probes.n ? s->probes.n : 1) * sizeof *r->probes);
+  for (size_t i = 0; r->probes && i < s->probes.n; i++) {
+    probe_entry *e = (probe_entry *)s->probes.items[i];
+    check_framework(fc, e->framework, e->framework_origin);
+    r->probes[i].framework = e->framework;
+    r->probes[i].path = e->path;
+    r->probes[i].body_match = e->has_body_match ? resolve(fc, &e->body_match, 0) : NULL;
+    r->probes[i].json_list_key = e->json_list_key;
+    r->probes[i].timeout_s = e->timeout_s;
+  }
+}
+
+static void build_aliases_and_fusions(fin_ctx *fc) {
+  te_rules *r = fc->r;
+  const te_sections *s = &r->merged;
+  r->n_aliases = s->aliases.n;
+  r->aliases = te_arena_alloc(r->arena, (s->aliases.n ? s->aliases.n : 1) * sizeof *r->aliases);
+  for (size_t i = 0; r->aliases && i < s->aliases.n; i++) {
+    alias_entry *e = (alias_entry *)s->aliases.items[i];
+    r->aliases[i].id = e->hdr.id;
+    r->aliases[i].trigger = resolve(fc, &e->trigger, 0);
+    r->aliases[i].n_tokens = e->n_tokens;
+    r->aliases[i].tokens = e->tokens;
+  }
+  r->n_fusions = s->fusions.n;
+  r->fusions = te_arena_alloc(r->arena, (s->fusions.n ? s->fusions.n : 1) * sizeof *r->fusions);
+  for (size_t i = 0; r->fusions && i < s->fusions.n; i++) {
+    fusion_entry *e = (fusion_entry *)s->fusions.items[i];
+    te_fusion_pattern *p = &e->pat;
+    r->fusions[i] = p;
+    p->active = e->has_active ? resolve(fc, &e->active, 0) : NULL;
+    const te_matcher **groups = te_arena_alloc(r->arena, (e->n_split ? e->n_split : 1) * sizeof *groups);
+    for (size_t k = 0; groups && k < e->n_split; k++) groups[k] = resolve(fc, &e->split[k], 0);
+    p->split_groups = groups;
+    p->n_split_groups = groups ? e->n_split : 0;
+    if (p->framework && !framework_by_id(r, p->framework))
+      te_diags_add(fc->d, TE_SEV_WARNING, e->framework_origin.file, e->framework_origin.line,
+                   e->framework_origin.col,
+                   "fusion pattern '%s' is gated on framework '%s', which no pack defines", p->id,
+                   p->framework);
+  }
+  for (size_t i = 0; r->fusions && i < s->fusions.n; i++) {
+    fusion_entry *e = (fusion_entry *)s->fusions.items[i];
+    const te_fusion_pattern **subs =
+        te_arena_alloc(r->arena, (e->n_subsumes ? e->n_subsumes : 1) * sizeof *subs);
+    size_t n = 0;
+    for (size_t k = 0; subs && k < e->n_subsumes; k++) {
+      const fusion_entry *t = (const fusion_entry *)te_list_find(&s->fusions, e->subsumes[k]);
+      if (!t) {
+        fin_error(fc, e->subsumes_origin[k],
+                  "subsumes '%s' names no fusion pattern (pattern '%s')", e->subsumes[k],
+                  e->hdr.id);
+        continue;
+      }
+      subs[n++] = &t->pat;
+    }
+    e->pat.subsumes = subs;
+    e->pat.n_subsumes = n;
+  }
+}
+
+te_status te_rules_finalize(te_rules *r, te_diags *diags) {
+  if (!r) return TE_ERR_STATE;
+  if (r->finalized) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "rules are already finalized");
+    return TE_ERR_STATE;
+  }
+  r->finalized = true;
+  fin_ctx fc = {r, diags, 0};
+  const te_list *ml = &r->merged.matchers;
+  for (size_t i = 0; i < ml->n; i++)
+    resolve_matcher(&fc, ((matcher_entry *)ml->items[i])->m, 0);
+  check_exclusion_cycles(&fc);
+  build_classifiers(&fc);
+  build_ladders(&fc);
+  build_stages_and_frameworks(&fc);
+  build_aliases_and_fusions(&fc);
+  r->infos = te_arena_alloc(r->arena, (r->n_packs ? r->n_packs : 1) * sizeof *r->infos);
+  for (size_t i = 0; r->infos && i < r->n_packs; i++) r->infos[i] = r->packs[i]->info;
+  for (size_t i = 0; i < r->n_all_matchers; i++) {
+    if (te_matcher_prepare(r->all_matchers[i]) != 0) {
+      te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory compiling matchers");
+      r->failed = true;
+      return TE_ERR_NOMEM;
+    }
+  }
+  if (fc.errors) {
+    r->failed = true;
+    return TE_ERR_INVALID;
+  }
+  return TE_OK;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+static bool ready(const te_rules *r) { return r && r->finalized && !r->failed; }
+
+size_t te_rules_pack_count(const te_rules *r) { return r ? r->n_packs : 0; }
+
+const te_pack_info *te_rules_pack(const te_rules *r, size_t i) {
+  if (!r || i >= r->n_packs) return NULL;
+  return r->infos ? &r->infos[i] : &r->packs[i]->info;
+}
+
+const te_matcher *te_rules_matcher(const te_rules *r, const char *name) {
+  if (!ready(r) || !name) return NULL;
+  return named_matcher(r, name);
+}
+
+static bool match_str(const te_matcher *m, const char *s) {
+  return m && s && te_matcher_match(m, s, strlen(s));
+}
+
+const te_classifier *te_rules_classifier(const te_rules *r, const char *id) {
+  if (!ready(r) || !id) return NULL;
+  for (size_t i = 0; i < r->n_classifiers; i++)
+    if (!strcmp(r->classifiers[i].id, id)) return &r->classifiers[i];
+  return NULL;
+}
+
+const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
+                              const te_class_rule **rule) {
+  if (rule) *rule = NULL;
+  const te_classifier *c = te_rules_classifier(r, id);
+  if (!c) return NULL;
+  if (!name) name = "";
+  size_t len = strlen(name);
+  for (size_t i = 0; i < c->n_rules; i++) {
+    const te_class_rule *cr = &c->rules[i];
+    if (!cr->match || !te_matcher_match(cr->match, name, len)) continue;
+    if (cr->unless && te_matcher_match(cr->unless, name, len)) continue;
+    if (rule) *rule = cr;
+    return cr->category;
+  }
+  return c->default_category;
+}
+
+const te_ladder *te_rules_ladder(const te_rules *r, const char *id) {
+  if (!ready(r) || !id) return NULL;
+  for (size_t i = 0; i < r->n_ladders; i++)
+    if (!strcmp(r->ladders[i].id, id)) return &r->ladders[i];
+  return NULL;
+}
+
+static bool ladder_rule_hits(const te_ladder_rule *lr, const char *raw, const char *norm) {
+  if (lr->raw && !match_str(lr->raw, raw)) return false;
+  if (lr->normalized && !match_str(lr->normalized, norm)) return false;
+  return true;
+}
+
+static void appendf(char *buf, size_t cap, const char *fmt, const char *s, int n) {
+  if (!buf || !cap) return;
+  size_t used = strlen(buf);
+  if (used + 1 < cap) snprintf(buf + used, cap - used, fmt, s, n);
+}
+
+int te_rules_score(const te_rules *r, const char *id, const char *raw, const char *normalized,
+                   char *why, size_t why_cap) {
+  if (why && why_cap) why[0] = '\0';
+  const te_ladder *l = te_rules_ladder(r, id);
+  if (!l) {
+    appendf(why, why_cap, "no ladder '%s'%.0d", id ? id : "", 0);
+    return 0;
+  }
+  /* Callers scoring already-normalised text pass it once; it then serves as both. */
+  if (!raw) raw = normalized ? normalized : "";
+  if (!normalized) normalized = raw;
+  int score = l->default_score;
+  const te_ladder_rule *chosen = NULL;
+  for (size_t i = 0; i < l->n_rules && !chosen; i++)
+    if (ladder_rule_hits(&l->rules[i], raw, normalized)) chosen = &l->rules[i];
+  if (chosen) {
+    score = chosen->score;
+    appendf(why, why_cap, "rule '%s' %d", chosen->id, chosen->score);
+    if (chosen->penalize && l->penalty_match &&
+        (match_str(l->penalty_match, normalized) || match_str(l->penalty_match, raw))) {
+      score -= l->penalty;
+      appendf(why, why_cap, "%s, penalty -%d", "", l->penalty);
+    }
+  } else {
+    appendf(why, why_cap, "%sdefault %d", "", l->default_score);
+  }
+  for (size_t i = 0; i < l->n_adjustments; i++) {
+    if (!ladder_rule_hits(&l->adjustments[i], raw, normalized)) continue;
+    score += l->adjustments[i].score;
+    appendf(why, why_cap, ", adjustment '%s' %+d", l->adjustments[i].id, l->adjustments[i].score);
+  }
+  return score;
+}
+
+/* Case-insensitive search; returns the offset of the first occurrence or -1. */
+static long find_nocase(const char *hay, const char *needle, size_t nlen) {
+  size_t hlen = strlen(hay);
+  if (nlen == 0 || nlen > hlen) return nlen == 0 ? 0 : -1;
+  for (size_t i = 0; i + nlen <= hlen; i++) {
+    size_t k = 0;
+    while (k < nlen && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)needle[k])) k++;
+    if (k == nlen) return (long)i;
+  }
+  return -1;
+}
+
+size_t te_rules_normalize_path(const te_rules *r, const char *path, char *out, size_t cap) {
+  if (!path) path = "";
+  if (ready(r)) {
+    const te_list *l = &r->merged.rewrites;
+    for (size_t i = 0; i < l->n; i++) {
+      const rewrite_entry *e = (const rewrite_entry *)l->items[i];
+      long at = find_nocase(path, e->find, e->find_len);
+      if (at < 0) continue;
+      int n = snprintf(out, cap, "%s%s", e->replace, path + at + (long)e->find_len);
+      return n < 0 ? 0 : (size_t)n;
+    }
+  }
+  while (*path == '/') path++;
+  int n = snprintf(out, cap, "%s", path);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+size_t te_rules_normalize_frame(const te_rules *r, const char *frame, char *out, size_t cap) {
+  if (!frame) frame = "";
+  /* "PATH(LINE): FUNC": the first "(digits): " splits path, line and function. */
+  for (const char *p = strchr(frame, '('); p; p = strchr(p + 1, '(')) {
+    const char *d = p + 1;
+    while (isdigit((unsigned char)*d)) d++;
+    if (d == p + 1 || d[0] != ')' || d[1] != ':') continue;
+    const char *func = d + 2;
+    while (*func == ' ') func++;
+    size_t path_len = (size_t)(p - frame);
+    char *path = malloc(path_len + 1);
+    if (!path) break;
+    memcpy(path, frame, path_len);
+    path[path_len] = '\0';
+    size_t need = te_rules_normalize_path(r, path, NULL, 0) + 1;
+    char *norm = malloc(need);
+    if (!norm) {
+      free(path);
+      break;
+    }
+    te_rules_normalize_path(r, path, norm, need);
+    int n = snprintf(out, cap, "%s:%.*s %s", norm, (int)(d - p - 1), p + 1, func);
+    free(path);
+    free(norm);
+    return n < 0 ? 0 : (size_t)n;
+  }
+  int n = snprintf(out, cap, "%s", frame);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+size_t te_rules_stage_count(const te_rules *r) { return ready(r) ? r->n_stages : 0; }
+
+const te_stage *te_rules_stage(const te_rules *r, size_t i) {
+  return ready(r) && i < r->n_stages ? &r->stages[i] : NULL;
+}
+
+const te_stage *te_rules_stage_by_id(const te_rules *r, const char *id) {
+  if (!ready(r) || !id) return NULL;
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (!strcmp(r->stages[i].id, id)) return &r->stages[i];
+  return NULL;
+}
+
+static const te_stage *stage_from(const te_rules *r, const te_list *l, const char *text) {
+  if (!ready(r) || !text) return NULL;
+  for (size_t i = 0; i < l->n; i++) {
+    const stage_rule_entry *e = (const stage_rule_entry *)l->items[i];
+    if (match_str(e->match.resolved, text)) return te_rules_stage_by_id(r, e->stage);
+  }
+  return NULL;
+}
+
+const te_stage *te_rules_stage_from_path(const te_rules *r, const char *path_tail) {
+  return r ? stage_from(r, &r->merged.path_rules, path_tail) : NULL;
+}
+
+const te_stage *te_rules_stage_from_annotation(const te_rules *r, const char *name) {
+  return r ? stage_from(r, &r->merged.annotation_rules, name) : NULL;
+}
+
+bool te_rules_rank_from_filename(const te_rules *r, const char *name, long *rank) {
+  if (!ready(r) || !name) return false;
+  const te_list *l = &r->merged.ranks;
+  for (size_t i = 0; i < l->n; i++) {
+    const rank_entry *e = (const rank_entry *)l->items[i];
+    size_t s = 0, end = 0;
+    if (!te_regex_run(e->code, r->rank_ctx, name, strlen(name), &s, &end, NULL)) continue;
+    if (end <= s || end - s > 18) continue;
+    char digits[20];
+    memcpy(digits, name + s, end - s);
+    digits[end - s] = '\0';
+    char *stop = NULL;
+    long v = strtol(digits, &stop, 10);
+    if (!stop || *stop) continue;
+    if (rank) *rank = v;
+    return true;
+  }
+  return false;
+}
+
+size_t te_rules_framework_count(const te_rules *r) { return ready(r) ? r->n_frameworks : 0; }
+
+const te_framework *te_rules_framework(const te_rules *r, size_t i) {
+  return ready(r) && i < r->n_frameworks ? &r->frameworks[i] : NULL;
+}
+
+static bool same_spelling(const char *a, const char *b) {
+  for (;; a++, b++) {
+    char x = *a == '_' ? '-' : (char)tolower((unsigned char)*a);
+    char y = *b == '_' ? '-' : (char)tolower((unsigned char)*b);
+    if (x != y) return false;
+    if (!x) return true;
+  }
+}
+
+const te_framework *te_rules_framework_lookup(const te_rules *r, const char *spelling) {
+  if (!ready(r) || !spelling) return NULL;
+  for (size_t i = 0; i < r->n_frameworks; i++) {
+    const te_framework *f = &r->frameworks[i];
+    if (same_spelling(f->id, spelling) || same_spelling(f->label, spelling)) return f;
+    for (size_t k = 0; k < f->n_aliases; k++)
+      if (same_spelling(f->aliases[k], spelling)) return f;
+  }
+  return NULL;
+}
+
+const te_framework *te_rules_framework_default(const te_rules *r) {
+  return ready(r) ? r->default_framework : NULL;
+}
+
+const te_framework *te_rules_framework_from_text(const te_rules *r, const char *text) {
+  if (!ready(r) || !text) return NULL;
+  const te_list *l = &r->merged.text_hints;
+  for (size_t i = 0; i < l->n; i++) {
+    const text_hint_entry *e = (const text_hint_entry *)l->items[i];
+    if (match_str(e->match.resolved, text)) return framework_by_id(r, e->framework);
+  }
+  return NULL;
+}
+
+const te_framework *te_rules_framework_from_keys(const te_rules *r, const char *const *keys,
+                                                 size_t n_keys) {
+  if (!ready(r) || !keys) return NULL;
+  const te_list *l = &r->merged.key_hints;
+  for (size_t i = 0; i < l->n; i++) {
+    const keys_hint_entry *e = (const keys_hint_entry *)l->items[i];
+    for (size_t k = 0; k < e->n_keys; k++)
+      for (size_t j = 0; j < n_keys; j++)
+        if (keys[j] && !strcmp(keys[j], e->keys[k])) return framework_by_id(r, e->framework);
+  }
+  return NULL;
+}
+
+size_t te_rules_url_probe_count(const te_rules *r) { return ready(r) ? r->n_probes : 0; }
+
+const te_url_probe *te_rules_url_probe(const te_rules *r, size_t i) {
+  return ready(r) && i < r->n_probes ? &r->probes[i] : NULL;
+}
+
+static const setting_entry *setting(const te_rules *r, const char *key) {
+  if (!ready(r) || !key) return NULL;
+  return (const setting_entry *)te_list_find(&r->merged.settings, key);
+}
+
+double te_rules_setting(const te_rules *r, const char *key, double dflt) {
+  const setting_entry *e = setting(r, key);
+  return e && !e->is_list ? e->number : dflt;
+}
+
+bool te_rules_has_setting(const te_rules *r, const char *key) { return setting(r, key) != NULL; }
+
+size_t te_rules_setting_list(const te_rules *r, const char *key, const char *const **items) {
+  const setting_entry *e = setting(r, key);
+  if (items) *items = e && e->is_list ? e->items : NULL;
+  return e && e->is_list ? e->n_items : 0;
+}
+
+size_t te_rules_alias_count(const te_rules *r) { return ready(r) ? r->n_aliases : 0; }
+
+const te_alias_group *te_rules_alias(const te_rules *r, size_t i) {
+  return ready(r) && i < r->n_aliases ? &r->aliases[i] : NULL;
+}
+
+size_t te_rules_fusion_count(const te_rules *r) { return ready(r) ? r->n_fusions : 0; }
+
+const te_fusion_pattern *te_rules_fusion(const te_rules *r, size_t i) {
+  return ready(r) && i < r->n_fusions ? r->fusions[i] : NULL;
+}
