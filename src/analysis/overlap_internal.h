@@ -1,0 +1,130 @@
+/*
+ * analysis/overlap_internal.h - pieces of the overlap analysis shared by the overlap*.c
+ * files (sweep, selection, source map). Not part of the public API: callers use
+ * analysis/overlap.h.
+ *
+ * Ownership: every array here is owned by the struct that holds it and released by the
+ * matching *_free function; const char * members are borrowed (from a tr_trace or from
+ * the te_rules) unless a comment says otherwise.
+ */
+#ifndef TRIAGE_ANALYSIS_OVERLAP_INTERNAL_H
+#define TRIAGE_ANALYSIS_OVERLAP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+#include "triage/rules.h"
+
+/* ---------------------------------------------------------------- string keys */
+
+/* String -> dense index map. Keys are copied; indices are assigned 0, 1, 2, ... in
+ * insertion order, which keeps every "first seen wins" tie-break of the reference. */
+typedef struct ov_strmap {
+  char **keys;
+  size_t n, cap;
+  uint32_t *slots; /* open addressing over indices + 1; 0 = empty */
+  size_t n_slots;
+} ov_strmap;
+
+void ov_strmap_free(ov_strmap *m);
+/* Index of key (len bytes); inserts it when absent. Returns -1 only when out of memory. */
+long ov_strmap_put(ov_strmap *m, const char *key, size_t len);
+/* Index of key or -1. */
+long ov_strmap_find(const ov_strmap *m, const char *key, size_t len);
+
+/* ---------------------------------------------------------------- categories */
+
+/* The overlap classifier's categories, resolved once per run so the sweep compares
+ * small integers instead of strings. */
+typedef struct ov_cats {
+  ov_strmap names;     /* category label -> index */
+  double *priority;    /* overlap.category_priority.<cat> */
+  double *weight;      /* overlap.weight.<cat> */
+  bool *low_roi;       /* member of overlap.low_roi_hidden.categories */
+  size_t cap;
+  long compute;        /* index of "compute", -1 if never seen */
+  long communication;  /* index of "communication", -1 if never seen */
+} ov_cats;
+
+void ov_cats_free(ov_cats *c);
+/* Index of a category label, registering it (and reading its settings) on first use. */
+long ov_cats_put(ov_cats *c, const te_rules *r, const char *label);
+const char *ov_cats_label(const ov_cats *c, long idx);
+
+/* ---------------------------------------------------------------- sweep */
+
+/* One kernel of a formal stage, as the sweep sees it. */
+typedef struct ov_kernel {
+  double ts, end;
+  uint32_t name;   /* dense canonical-name index (aggregation key) */
+  uint32_t stream; /* dense stream index */
+  uint32_t cat;    /* ov_cats index */
+  uint32_t index;  /* file order, the last tie-break */
+  const tr_event *ev;
+} ov_kernel;
+
+/* Per canonical name, what the sweep measured. */
+typedef struct ov_agg {
+  uint32_t name, cat;
+  size_t count;
+  double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
+  long rep;               /* index into the kernel array: longest event (first wins) */
+  long top_partner_name;  /* canonical name hidden under the longest, -1 if none */
+  double top_partner_us;
+} ov_agg;
+
+typedef struct ov_sweep {
+  double busy_us;        /* union of busy time over all streams */
+  double multi_us;       /* time with kernels on >= 2 distinct streams */
+  size_t max_streams;    /* most distinct streams active at once */
+  ov_agg *aggs;          /* one per canonical name, in first-seen order */
+  size_t n_aggs;
+} ov_sweep;
+
+/* Measures busy / overlap time and per-name hidden / exclusive time. kernels must be
+ * given in first-seen order (aggregation order follows it); they are not modified.
+ * n_names and n_streams bound the dense indices. Returns false when out of memory. */
+bool ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names, size_t n_streams,
+                  const ov_cats *cats, ov_sweep *out);
+void ov_sweep_free(ov_sweep *s);
+
+/* ---------------------------------------------------------------- counters */
+
+/* Counts per string, first-inserted wins ties (Python Counter.most_common order). */
+typedef struct ov_counter {
+  ov_strmap keys;
+  size_t *counts;
+  size_t cap;
+} ov_counter;
+
+void ov_counter_free(ov_counter *c);
+bool ov_counter_add(ov_counter *c, const char *key, size_t times);
+/* Most common key or NULL when empty. Borrowed from the counter. */
+const char *ov_counter_top(const ov_counter *c);
+size_t ov_counter_total(const ov_counter *c);
+
+/* ---------------------------------------------------------------- source map */
+
+/* Python-side indexes of one mapping trace: frames per thread with parent links, CPU
+ * ops by External id and launches by correlation. Built once per trace. */
+typedef struct ov_source ov_source;
+
+ov_source *ov_source_create(const tr_trace *t, const te_rules *r);
+void ov_source_destroy(ov_source *s);
+
+/* How a kernel event got its scope (reference section 6.5 order). */
+typedef enum ov_scope_how {
+  OV_SCOPE_NONE = 0,
+  OV_SCOPE_CPU_OP = 1,      /* CPU op with the kernel's External id */
+  OV_SCOPE_LAUNCH = 2,      /* launch event with the kernel's correlation (fix 1) */
+  OV_SCOPE_TIME_WINDOW = 3  /* Python frames of any thread around the GPU timestamp */
+} ov_scope_how;
+
+/* Best scope of one kernel event of the mapping trace. scope and op (cap bytes each)
+ * receive the canonical scope ("path(line): func") and the CPU op / launch name. */
+ov_scope_how ov_source_scope(ov_source *s, const tr_event *kernel, char *scope, size_t scope_cap,
+                             char *op, size_t op_cap);
+
+#endif
