@@ -1,0 +1,99 @@
+/*
+ * fuzz_trace_reader.c - libFuzzer harness for the streaming trace reader.
+ *
+ * Feeds arbitrary bytes (plain JSON or gzip, recognised by magic bytes) to
+ * tr_trace_read_buffer and then walks everything the analysis would read from a trace,
+ * so a bad event array or string handle shows up under AddressSanitizer. On failure it
+ * checks the error contract of trace.h: a known code and a non-empty, one-line message.
+ * Built with -fsanitize=fuzzer by tests/fuzz/CMakeLists.txt, or as a plain corpus
+ * replayer (replay_main.c) by tests/fuzz/replay.cmake.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Invariant violated: stop so the fuzzer keeps the input. */
+#define CHECK(cond)                                                                    \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      fprintf(stderr, "fuzz_trace_reader: invariant failed: %s (line %d)\n", #cond,    \
+              __LINE__);                                                               \
+      abort();                                                                         \
+    }                                                                                  \
+  } while (0)
+
+static FILE *warn_sink(void) {
+  static FILE *sink;
+  if (!sink) sink = fopen("/dev/null", "w");
+  return sink;
+}
+
+/* Reads every byte of s so an out-of-bounds or unterminated string is caught. */
+static size_t touch(const char *s) {
+  CHECK(s != NULL);
+  return strlen(s);
+}
+
+static void walk(tr_trace *t) {
+  size_t total = 0;
+  for (int kind = TR_KIND_KERNEL; kind <= TR_KIND_RUNTIME; kind++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, (tr_kind)kind, &n);
+    CHECK(n == 0 || ev != NULL);
+    for (size_t i = 0; i < n; i++) {
+      CHECK(ev[i].kind == kind);
+      total += touch(tr_str_get(t, ev[i].name));
+      total += touch(tr_str_get(t, ev[i].cat));
+      total += touch(tr_str_get(t, ev[i].pid));
+      total += touch(tr_str_get(t, ev[i].tid));
+      total += touch(tr_str_get(t, ev[i].stream));
+      if (ev[i].correlation != TR_NO_ID)
+        (void)tr_trace_external_for_correlation(t, ev[i].correlation);
+    }
+    CHECK(n <= tr_trace_event_count(t));
+  }
+  size_t nt = 0;
+  const tr_thread_name *th = tr_trace_thread_names(t, &nt);
+  CHECK(nt == 0 || th != NULL);
+  for (size_t i = 0; i < nt; i++) {
+    total += touch(tr_str_get(t, th[i].pid));
+    total += touch(tr_str_get(t, th[i].tid));
+    total += touch(tr_str_get(t, th[i].name));
+  }
+  total += touch(tr_trace_sample_text(t));
+  total += touch(tr_trace_path(t));
+  CHECK(tr_trace_skipped_count(t) <= tr_trace_event_count(t));
+  /* Interning after reading must work and round-trip. */
+  tr_str s = tr_str_intern(t, "fuzz_derived_name", 17);
+  CHECK(strcmp(tr_str_get(t, s), "fuzz_derived_name") == 0);
+  (void)total;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  tr_read_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.warn = warn_sink();
+  tr_error err;
+  memset(&err, 0, sizeof err);
+
+  tr_trace *t = tr_trace_read_buffer("fuzz-input.json", data, size, &opts, &err);
+  if (t) {
+    walk(t);
+    tr_trace_destroy(t);
+    return 0;
+  }
+  /* Error contract: a known code and one non-empty line. */
+  CHECK(err.code >= TR_ERR_IO && err.code <= TR_ERR_NOMEM);
+  size_t len = strnlen(err.message, sizeof err.message);
+  CHECK(len > 0 && len < sizeof err.message);
+  CHECK(memchr(err.message, '\n', len) == NULL);
+  /* A plain (not gzip) input has its offset inside the input or just past its end. */
+  int gzip = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+  if (!gzip && err.has_offset) CHECK(err.offset <= size);
+  return 0;
+}

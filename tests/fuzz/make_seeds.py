@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of tests/fuzz/corpus/ (standard library only).
+
+The seeds are small Kineto-shaped traces (plain and gzip, one multi-member), live-capture
+reply bodies, and tiny rule packs. The fuzzers also read rules/ and tests/rules/broken/
+directly (tools/fuzz.sh, tests/fuzz/replay.cmake), so those are not copied here.
+Re-running this script rewrites the same bytes (gzip mtime is fixed at 0).
+Usage: python3 tests/fuzz/make_seeds.py
+"""
+import gzip
+import io
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def gz(data, mtime=0):
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=mtime) as f:
+        f.write(data)
+    return buf.getvalue()
+
+
+def kineto(events, extra=None):
+    doc = {"schemaVersion": 1,
+           "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+           "traceEvents": events}
+    if extra:
+        doc.update(extra)
+    return json.dumps(doc).encode()
+
+
+def meta(pid, tid, what, name):
+    return {"ph": "M", "name": what, "pid": pid, "tid": tid, "args": {"name": name}}
+
+
+def x(cat, name, pid, tid, ts, dur, **args):
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts,
+            "dur": dur, "args": args}
+
+
+def launch_chain(base_ts, ext, corr, kernel, stream=7):
+    return [
+        x("python_function", "/sgl-workspace/sglang/python/sglang/srt/layers/linear.py(450): forward",
+          4242, 4242, base_ts, 20, **{"Python id": ext, "Python parent id": 0}),
+        x("cpu_op", "aten::mm", 4242, 4242, base_ts + 1, 15, **{"External id": ext}),
+        x("cuda_runtime", "cudaLaunchKernel", 4242, 4242, base_ts + 2, 3,
+          correlation=corr, **{"External id": ext}),
+        x("kernel", kernel, 0, stream, base_ts + 10, 40, correlation=corr,
+          stream=stream, device=0, **{"External id": ext}),
+    ]
+
+
+def trace_seeds():
+    basic = [meta(4242, 0, "process_name", "python3"), meta(0, 0, "process_name", "GPU 0"),
+             meta(4242, 4242, "thread_name", "scheduler")]
+    basic += launch_chain(1000000.0, 1, 50000, "nvjet_tst_64x8_64x16_2x1_v_bz_TNT")
+    basic += launch_chain(1000100.0, 2, 50001, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL")
+    basic.append(x("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, 7, 1000200.0, 5,
+                   correlation=50002, stream=7))
+    basic.append(x("user_annotation", "decode", 4242, 4242, 999999.0, 500))
+    basic.append(x("gpu_user_annotation", "decode", 0, 7, 1000000.0, 400))
+    seeds = {
+        "basic.json": kineto(basic),
+        "bare-array.json": json.dumps(basic[:6]).encode(),
+        "empty-events.json": b'{"traceEvents": []}',
+        "tp-pid-labels.json": kineto([
+            x("kernel", "void cutlass::device_kernel<flash::FlashAttnFwdSm90<2, 128> >",
+              "[TP00-DP01] 1234", "stream 7", 5.5, 1.25, correlation=1, cuda_stream=7)]),
+        "odd-values.json": (
+            b'{"traceEvents":[{"ph":"X","cat":"kernel","name":"k\\u00e9\\ud83d\\ude00\\n",'
+            b'"pid":1,"tid":2,"ts":1e400,"dur":-5,"args":{"correlation":99999999999999999999,'
+            b'"External id":-0,"stream":[1,{"a":null}],"nested":{"b":[true,false,1.5e-3]}}},'
+            b'{"ph":"X","cat":"kernel","name":123,"ts":{"x":1},"dur":"7"},'
+            b'{"ph":"B","name":"begin"},{"ph":"E"},null,1,"s",[]],"displayTimeUnit":"ns"}'),
+        "invalid-utf8.json": (b'{"traceEvents":[{"ph":"X","cat":"kernel","name":"bad\xff\xfe\xc3(",'
+                              b'"pid":0,"tid":7,"ts":1,"dur":2,"args":{"correlation":1}}]}'),
+        "whitespace-bom.json": b'\xef\xbb\xbf \r\n\t{"traceEvents" : [ ] }\n',
+        "truncated.json": kineto(basic)[:300],
+    }
+    seeds["basic.json.gz"] = gz(seeds["basic.json"])
+    # Two gzip members that together make one JSON document.
+    doc = seeds["basic.json"]
+    cut = len(doc) // 2
+    seeds["multi-member.json.gz"] = gz(doc[:cut]) + gz(doc[cut:])
+    seeds["truncated.json.gz"] = gz(doc)[:-20]
+    return seeds
+
+
+def live_seeds():
+    # First byte picks the reply kind (see fuzz_live_reply.c): 0 models, 1 server_info,
+    # 2 error body, 3 profile reply.
+    return {
+        "models.json": b"\x00" + json.dumps({"object": "list", "data": [
+            {"id": "meta-llama/Llama-3.1-8B-Instruct", "object": "model",
+             "owned_by": "sglang", "max_model_len": 131072}]}).encode(),
+        "models-bad-types.json": b"\x00" + b'{"data":{"id":5},"object":["list"]}',
+        "server-info.json": b"\x01" + json.dumps({
+            "model_path": "meta-llama/Llama-3.1-8B-Instruct", "tp_size": 2,
+            "attention_backend": "fa3", "chunked_prefill_size": 8192,
+            "disable_cuda_graph": False, "internal_states": [{"last_gen_throughput": 1.5}]}).encode(),
+        "error-openai.json": b"\x02" + b'{"error":{"message":"model not found","type":"invalid_request_error","code":404}}',
+        "error-fastapi.json": b"\x02" + b'{"detail":[{"loc":["body","text"],"msg":"field required","type":"value_error.missing"}]}',
+        "error-text.txt": b"\x02" + b"Internal Server Error\nTraceback...",
+        "profile-ok.txt": b"\x03" + b"Start profiling.\n",
+        "profile-json.json": b"\x03" + b'{"message":"Profiler started","output_dir":"/tmp/prof"}',
+    }
+
+
+def rule_pack_seeds():
+    return {
+        "minimal.yaml": b"pack: fuzz-minimal\nversion: 1\n",
+        "classifier.yaml": b"""pack: fuzz-classifier
+version: 1
+matchers:
+  comm:
+    keywords: [nccl, all_reduce]
+    words: [mma]
+    prefixes: ["python/sglang/"]
+    regex: ['FlashAttn\\w*Sm\\d+']
+    exclude: {keywords: [flashinfer]}
+    examples:
+      match: ["ncclDevKernel_AllReduce_Sum_f32_RING_LL"]
+      no_match: ["void at::native::reduce_kernel<512, 1>"]
+classifiers:
+  - id: kernel
+    default: other
+    rules:
+      - id: comm
+        category: communication
+        match: comm
+      - id: gemm
+        category: gemm
+        match: {keywords: [gemm, nvjet], compact: true}
+        before: comm
+settings:
+  kernel_table.min_share_pct: 1.0
+""",
+        "anchors.yaml": b"""pack: fuzz-anchors
+version: 1
+matchers:
+  a: &m {keywords: [x, y]}
+  b: *m
+  c: {<<: *m, words: [z]}
+""",
+        "flow-and-tags.yaml": b"%YAML 1.2\n---\n{pack: !!str flow, version: !!int 1, settings: {a.b: [1, 2.5e3, .inf, ~]}}\n...\n",
+        "bad-regex.yaml": b"pack: bad-regex\nversion: 1\nmatchers:\n  r: {regex: ['(unclosed', '(a+)+$']}\n",
+    }
+
+
+def write(sub, files):
+    d = os.path.join(HERE, "corpus", sub)
+    os.makedirs(d, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    write("fuzz_trace_reader", trace_seeds())
+    write("fuzz_live_reply", live_seeds())
+    write("fuzz_rule_pack", rule_pack_seeds())

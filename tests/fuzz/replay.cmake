@@ -1,0 +1,24 @@
+# Included by tests/CMakeLists.txt: builds every fuzz harness as a plain program (with
+# replay_main.c instead of libFuzzer, so no clang is needed) and registers one ctest per
+# harness that runs its seed corpus and its regression cases. Under TRIAGE_SANITIZE the
+# replays run with ASan+UBSan like the rest of the suite.
+set(TRIAGE_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply)
+# The trace harness needs the streaming reader (tr_trace_read_buffer); skip it until the
+# reader is part of the build.
+if(EXISTS ${CMAKE_SOURCE_DIR}/src/trace/reader.c)
+  list(APPEND TRIAGE_FUZZ_HARNESSES fuzz_trace_reader)
+endif()
+
+# Extra seed directories read in place (the shipped packs and the engine's broken packs).
+set(TRIAGE_FUZZ_EXTRA_fuzz_rule_pack ${CMAKE_SOURCE_DIR}/rules ${CMAKE_SOURCE_DIR}/tests/rules/broken)
+
+foreach(h ${TRIAGE_FUZZ_HARNESSES})
+  add_executable(replay_${h} ${TRIAGE_FUZZ_DIR}/${h}.c ${TRIAGE_FUZZ_DIR}/replay_main.c)
+  target_link_libraries(replay_${h} PRIVATE triage_core)
+  add_test(NAME fuzz/replay_${h}
+    COMMAND replay_${h} ${TRIAGE_FUZZ_DIR}/corpus/${h} ${TRIAGE_FUZZ_DIR}/regressions/${h}
+            ${TRIAGE_FUZZ_EXTRA_${h}})
+  set_tests_properties(fuzz/replay_${h} PROPERTIES TIMEOUT 300)
+endforeach()
