@@ -9,7 +9,8 @@
 struct te_diags {
   te_diag *items;
   size_t n, cap;
-  size_t n_errors; /* counts dropped ones too, so a full list still reports failure */
+  size_t n_errors;         /* stored errors */
+  size_t n_dropped_errors; /* errors past TE_MAX_DIAGNOSTICS, counted only */
   size_t n_dropped;
 };
 
@@ -65,9 +66,9 @@ static char *dup_str(const char *s) {
 void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line, unsigned col,
                   const char *fmt, ...) {
   if (!d) return;
-  if (sev == TE_SEV_ERROR) d->n_errors++;
   if (d->n >= TE_MAX_DIAGNOSTICS) {
     d->n_dropped++;
+    if (sev == TE_SEV_ERROR) d->n_dropped_errors++;
     return;
   }
   if (d->n == d->cap) {
@@ -98,4 +99,11 @@ void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line,
     return;
   }
   d->n++;
+  if (sev == TE_SEV_ERROR) d->n_errors++;
+}
+
+size_t te_diags_dropped(const te_diags *d) { return d ? d->n_dropped : 0; }
+
+size_t te_diags_total_errors(const te_diags *d) {
+  return d ? d->n_errors + d->n_dropped_errors : 0;
 }

@@ -11,4 +11,8 @@
 void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line, unsigned col,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* Errors reported so far, including those past TE_MAX_DIAGNOSTICS that were not stored
+ * (te_diags_error_count counts stored ones only). */
+size_t te_diags_total_errors(const te_diags *d);
+
 #endif

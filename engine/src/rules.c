@@ -296,12 +296,12 @@ te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, s
                  (unsigned)TE_MAX_PACK_BYTES);
     return TE_ERR_LIMIT;
   }
-  size_t errors_before = te_diags_error_count(diags);
+  size_t errors_before = te_diags_total_errors(diags);
   te_pack *p = te_pack_load(r, name, buf ? buf : "", len, diags);
   if (!p) {
-    if (diags && te_diags_error_count(diags) == errors_before)
-      te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "out of memory while loading the rule pack");
-    return diags && te_diags_error_count(diags) == errors_before ? TE_ERR_NOMEM : TE_ERR_INVALID;
+    if (!diags || te_diags_total_errors(diags) > errors_before) return TE_ERR_INVALID;
+    te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "out of memory while loading the rule pack");
+    return TE_ERR_NOMEM;
   }
   return merge_pack(r, p, diags);
 }

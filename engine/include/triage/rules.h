@@ -66,6 +66,8 @@ void te_diags_destroy(te_diags *d);
 size_t te_diags_count(const te_diags *d);
 size_t te_diags_error_count(const te_diags *d);
 const te_diag *te_diags_get(const te_diags *d, size_t i); /* borrowed; NULL if i >= count */
+/* Diagnostics past TE_MAX_DIAGNOSTICS: counted here, not stored. */
+size_t te_diags_dropped(const te_diags *d);
 /* Writes "FILE:LINE:COL: error: MESSAGE" (or "warning:") into buf, always NUL-terminated.
  * Returns the length it wanted (snprintf semantics). */
 int te_diag_format(const te_diag *diag, char *buf, size_t cap);

@@ -1,0 +1,323 @@
+/*
+ * cli/rules_setup.c - finding and loading the rule packs of a run, and the
+ * `triage rules check|list|explain|test` sub-commands (see rules_setup.h).
+ */
+#include "cli/rules_setup.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef TRIAGE_INSTALL_RULES_DIR
+#define TRIAGE_INSTALL_RULES_DIR ""
+#endif
+
+/* Explained names and frame texts are short; longer ones are shown truncated. */
+#define RULES_TEXT_BYTES 4096
+
+static bool is_dir(const char *path) {
+  struct stat st;
+  return path && *path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Tries DIR/suffix; on success leaves it in buf. */
+static bool try_dir(const char *dir, const char *suffix, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "%s/%s", dir, suffix);
+  return n > 0 && (size_t)n < cap && is_dir(buf);
+}
+
+/* Directory part of path into out ("." when it has none). */
+static void dir_of(const char *path, char *out, size_t cap) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(out, cap, ".");
+  } else if (slash == path) {
+    snprintf(out, cap, "/");
+  } else {
+    snprintf(out, cap, "%.*s", (int)(slash - path), path);
+  }
+}
+
+const char *triage_default_rules_dir(const char *argv0, char *buf, size_t cap) {
+  if (!buf || cap == 0) return NULL;
+  const char *env = getenv("TRIAGE_RULES_DIR");
+  if (env && *env) {
+    /* An explicit setting wins even when wrong, so the load error names it. */
+    int n = snprintf(buf, cap, "%s", env);
+    return n > 0 && (size_t)n < cap ? buf : NULL;
+  }
+  char bin_dirs[2][PATH_MAX];
+  size_t n_dirs = 0;
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) {
+    exe[len] = '\0';
+    dir_of(exe, bin_dirs[n_dirs++], sizeof bin_dirs[0]);
+  }
+  if (argv0 && strchr(argv0, '/')) dir_of(argv0, bin_dirs[n_dirs++], sizeof bin_dirs[0]);
+  for (size_t i = 0; i < n_dirs; i++)
+    if (try_dir(bin_dirs[i], "rules", buf, cap)) return buf;
+  for (size_t i = 0; i < n_dirs; i++)
+    if (try_dir(bin_dirs[i], "../share/triage/rules", buf, cap)) return buf;
+  if (is_dir(TRIAGE_INSTALL_RULES_DIR)) {
+    snprintf(buf, cap, "%s", TRIAGE_INSTALL_RULES_DIR);
+    return buf;
+  }
+  return NULL;
+}
+
+static void print_diags(const te_diags *d, FILE *err) {
+  char line[2048];
+  for (size_t i = 0; i < te_diags_count(d); i++) {
+    te_diag_format(te_diags_get(d, i), line, sizeof line);
+    fprintf(err, "%s\n", line);
+  }
+  if (te_diags_dropped(d))
+    fprintf(err, "triage: %zu more rule-pack diagnostics not shown\n", te_diags_dropped(d));
+}
+
+te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t n_extra,
+                             bool no_defaults, FILE *err) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  if (!r || !d) {
+    fprintf(err, "triage: out of memory\n");
+    te_rules_destroy(r);
+    te_diags_destroy(d);
+    return NULL;
+  }
+  bool ok = true;
+  if (!no_defaults) {
+    char dir[PATH_MAX];
+    if (!triage_default_rules_dir(argv0, dir, sizeof dir)) {
+      fprintf(err, "triage: no default rule packs found (set TRIAGE_RULES_DIR, or pass "
+                   "--no-default-rules with --rules)\n");
+      ok = false;
+    } else if (te_rules_load_path(r, dir, d) != TE_OK) {
+      ok = false;
+    }
+  }
+  /* Every pack is loaded even after a failure, so one run reports every broken pack. */
+  for (size_t i = 0; i < n_extra; i++)
+    if (te_rules_load_path(r, extra[i], d) != TE_OK) ok = false;
+  if (ok && te_rules_finalize(r, d) != TE_OK) ok = false;
+  print_diags(d, err);
+  if (ok && te_diags_error_count(d) > 0) ok = false;
+  te_diags_destroy(d);
+  if (!ok) {
+    te_rules_destroy(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* ---------------------------------------------------------------- sub-commands */
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: triage [--rules FILE|DIR]... [--no-default-rules] rules COMMAND [ARG...]\n"
+          "  rules check [PACK...]     validate the default packs plus PACKs\n"
+          "  rules list [PACK...]      list loaded packs with their entry counts\n"
+          "  rules explain NAME...     show how each kernel/frame name is classified and scored\n"
+          "  rules test [PACK...]      run every examples: self-test\n");
+}
+
+static void print_pack(const te_pack_info *p, FILE *out) {
+  fprintf(out, "%s\t%s\t", p->id ? p->id : "?", p->file ? p->file : "?");
+  struct {
+    const char *label;
+    size_t n;
+  } counts[] = {
+      {"classifier rules", p->n_classifier_rules}, {"ladder rules", p->n_ladder_rules},
+      {"matchers", p->n_matchers},                 {"path rewrites", p->n_path_rewrites},
+      {"stage rules", p->n_stage_rules},           {"rank patterns", p->n_rank_patterns},
+      {"framework hints", p->n_framework_hints},   {"settings", p->n_settings},
+      {"kernel-map aliases", p->n_aliases},        {"fusion patterns", p->n_fusion_patterns},
+      {"examples", p->n_examples},
+  };
+  bool first = true;
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    if (!counts[i].n) continue;
+    fprintf(out, "%s%zu %s", first ? "" : ", ", counts[i].n, counts[i].label);
+    first = false;
+  }
+  fprintf(out, "%s\n", first ? "empty" : "");
+}
+
+static void explain_category(const te_rules *r, const char *classifier, const char *label,
+                             const char *name, FILE *out) {
+  const te_class_rule *rule = NULL;
+  const char *cat = te_rules_classify(r, classifier, name, &rule);
+  if (!cat) {
+    fprintf(out, "  %-18s (no classifier '%s' loaded)\n", label, classifier);
+    return;
+  }
+  if (!rule) {
+    fprintf(out, "  %-18s %s (default of classifier '%s')\n", label, cat, classifier);
+    return;
+  }
+  char why[512];
+  te_matcher_explain(rule->match, name, strlen(name), why, sizeof why);
+  fprintf(out, "  %-18s %s (rule %s/%s, %s:%u; %s)\n", label, cat, classifier, rule->id,
+          rule->origin.file, rule->origin.line, why);
+}
+
+static void explain_fusions(const te_rules *r, const char *name, FILE *out) {
+  size_t hits = 0;
+  char why[512];
+  size_t len = strlen(name);
+  for (size_t i = 0; i < te_rules_fusion_count(r); i++) {
+    const te_fusion_pattern *p = te_rules_fusion(r, i);
+    if (p->active && te_matcher_explain(p->active, name, len, why, sizeof why)) {
+      fprintf(out, "  %-18s %s (active: %s)\n", hits++ ? "" : "fusion patterns:", p->id, why);
+      continue;
+    }
+    for (size_t g = 0; g < p->n_split_groups; g++) {
+      if (!p->split_groups[g] ||
+          !te_matcher_explain(p->split_groups[g], name, len, why, sizeof why))
+        continue;
+      fprintf(out, "  %-18s %s (split group %zu of %zu: %s)\n", hits++ ? "" : "fusion patterns:",
+              p->id, g + 1, p->n_split_groups, why);
+    }
+  }
+  if (!hits) fprintf(out, "  %-18s none\n", "fusion patterns:");
+}
+
+static void explain_name(const te_rules *r, const char *name, FILE *out) {
+  char normalized[RULES_TEXT_BYTES], why[512];
+  fprintf(out, "%s\n", name);
+  explain_category(r, "kernel", "kernel category:", name, out);
+  explain_category(r, "overlap", "overlap category:", name, out);
+  te_rules_normalize_frame(r, name, normalized, sizeof normalized);
+  if (te_rules_ladder(r, "frame_priority")) {
+    int score = te_rules_score(r, "frame_priority", name, normalized, why, sizeof why);
+    fprintf(out, "  %-18s %d (%s; raw '%s', normalized '%s')\n", "frame priority:", score, why,
+            name, normalized);
+  }
+  if (te_rules_ladder(r, "location_priority")) {
+    int score = te_rules_score(r, "location_priority", normalized, normalized, why, sizeof why);
+    fprintf(out, "  %-18s %d (%s)\n", "location priority:", score, why);
+  }
+  explain_fusions(r, name, out);
+}
+
+/* Splits `rules ...` arguments into the sub-command, its operands and --rules options. */
+typedef struct rules_args {
+  const char *command;
+  const char **operands;
+  size_t n_operands;
+  const char **packs; /* extra, then --rules given after `rules` */
+  size_t n_packs;
+  bool no_defaults;
+  bool help;
+} rules_args;
+
+static int parse_rules_args(int argc, char **argv, const char *const *extra, size_t n_extra,
+                            bool no_defaults, rules_args *a, FILE *err) {
+  memset(a, 0, sizeof *a);
+  a->no_defaults = no_defaults;
+  size_t cap = (size_t)argc + n_extra + 1;
+  a->operands = calloc(cap, sizeof *a->operands);
+  a->packs = calloc(cap, sizeof *a->packs);
+  if (!a->operands || !a->packs) return 1;
+  for (size_t i = 0; i < n_extra; i++) a->packs[a->n_packs++] = extra[i];
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      a->help = true;
+    } else if (!strcmp(arg, "--no-default-rules")) {
+      a->no_defaults = true;
+    } else if (!strcmp(arg, "--rules")) {
+      if (i + 1 >= argc) {
+        fprintf(err, "triage: --rules needs a FILE or DIR\n");
+        return 2;
+      }
+      a->packs[a->n_packs++] = argv[++i];
+    } else if (!strncmp(arg, "--rules=", 8)) {
+      a->packs[a->n_packs++] = arg + 8;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      fprintf(err, "triage: unknown option '%s' for 'rules'\n", arg);
+      return 2;
+    } else if (!a->command) {
+      a->command = arg;
+    } else {
+      a->operands[a->n_operands++] = arg;
+    }
+  }
+  return 0;
+}
+
+static int run_check(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
+  if (!r) return 1;
+  fprintf(out, "%zu packs OK\n", te_rules_pack_count(r));
+  te_rules_destroy(r);
+  return 0;
+}
+
+static int run_list(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
+  if (!r) return 1;
+  for (size_t i = 0; i < te_rules_pack_count(r); i++) print_pack(te_rules_pack(r, i), out);
+  te_rules_destroy(r);
+  return 0;
+}
+
+static int run_explain(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  if (a->n_operands == 0) {
+    fprintf(err, "triage: 'rules explain' needs at least one NAME\n");
+    usage(err);
+    return 2;
+  }
+  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
+  if (!r) return 1;
+  for (size_t i = 0; i < a->n_operands; i++) explain_name(r, a->operands[i], out);
+  te_rules_destroy(r);
+  return 0;
+}
+
+static int run_test(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
+  if (!r) return 1;
+  te_diags *d = te_diags_create();
+  size_t checked = 0;
+  te_status st = d ? te_rules_run_examples(r, d, &checked) : TE_ERR_NOMEM;
+  print_diags(d, err);
+  size_t failures = te_diags_error_count(d) + te_diags_dropped(d);
+  fprintf(out, "%zu examples, %zu failures\n", checked, failures);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+  return st == TE_OK && failures == 0 ? 0 : 1;
+}
+
+int triage_rules_main(const char *argv0, int argc, char **argv, const char *const *extra,
+                      size_t n_extra, bool no_defaults, FILE *out, FILE *err) {
+  rules_args a;
+  int rc = parse_rules_args(argc, argv, extra, n_extra, no_defaults, &a, err);
+  if (rc == 0 && a.help) {
+    usage(out);
+  } else if (rc == 0 && !a.command) {
+    usage(err);
+    rc = 2;
+  } else if (rc == 0) {
+    /* Operands of check/list/test are packs to load after the defaults. */
+    bool takes_packs = !strcmp(a.command, "check") || !strcmp(a.command, "list") ||
+                       !strcmp(a.command, "test");
+    if (takes_packs)
+      for (size_t i = 0; i < a.n_operands; i++) a.packs[a.n_packs++] = a.operands[i];
+    if (!strcmp(a.command, "check")) rc = run_check(argv0, &a, out, err);
+    else if (!strcmp(a.command, "list")) rc = run_list(argv0, &a, out, err);
+    else if (!strcmp(a.command, "test")) rc = run_test(argv0, &a, out, err);
+    else if (!strcmp(a.command, "explain")) rc = run_explain(argv0, &a, out, err);
+    else {
+      fprintf(err, "triage: unknown rules command '%s'\n", a.command);
+      usage(err);
+      rc = 2;
+    }
+  }
+  free(a.operands);
+  free(a.packs);
+  return rc;
+}
