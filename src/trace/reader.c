@@ -537,9 +537,11 @@ static bool text_to_id(const char *s, bool is_int, int64_t *out) {
 
 enum { V_STRING, V_NUMBER_INT, V_NUMBER_FLOAT, V_TRUE, V_FALSE, V_NULL, V_CONTAINER };
 
+/* Called right after a container's opening bracket is consumed (always from the current
+ * chunk, so p - 1 is the bracket): the error points at the bracket. */
 static void check_depth(rd *r, unsigned depth) {
   if (depth > TR_MAX_JSON_DEPTH)
-    rd_fail_at(r, TR_ERR_LIMIT, rd_off(r), "JSON nested deeper than %u levels (TR_MAX_JSON_DEPTH)",
+    rd_fail_at(r, TR_ERR_LIMIT, rd_off(r) - 1, "JSON nested deeper than %u levels (TR_MAX_JSON_DEPTH)",
                (unsigned)TR_MAX_JSON_DEPTH);
 }
 

@@ -1,0 +1,677 @@
+/* Unit tests for the streaming trace reader (src/trace/reader.c, source.c, intern.c). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "trace/trace.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+/* gzip-compresses len bytes as one member; caller frees. */
+static unsigned char *gzip_member(const void *data, size_t len, size_t *out_len) {
+  z_stream zs;
+  memset(&zs, 0, sizeof zs);
+  cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  size_t cap = deflateBound(&zs, (uLong)len) + 64;
+  unsigned char *out = malloc(cap);
+  zs.next_in = (Bytef *)(uintptr_t)data;
+  zs.avail_in = (uInt)len;
+  zs.next_out = out;
+  zs.avail_out = (uInt)cap;
+  cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  *out_len = cap - zs.avail_out;
+  deflateEnd(&zs);
+  return out;
+}
+
+/* gzip with one member per piece of the text (split at the given byte positions). */
+static unsigned char *gzip_multi(const char *text, const size_t *cuts, size_t n_cuts,
+                                 size_t *out_len) {
+  size_t len = strlen(text), total = 0, prev = 0;
+  unsigned char *all = NULL;
+  for (size_t i = 0; i <= n_cuts; i++) {
+    size_t end = i < n_cuts ? cuts[i] : len;
+    size_t ml;
+    unsigned char *m = gzip_member(text + prev, end - prev, &ml);
+    all = realloc(all, total + ml);
+    memcpy(all + total, m, ml);
+    total += ml;
+    free(m);
+    prev = end;
+  }
+  *out_len = total;
+  return all;
+}
+
+static tr_trace *read_str(const char *json, size_t chunk, tr_error *err) {
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.chunk_size = chunk;
+  o.warn = fopen("/dev/null", "w");
+  tr_trace *t = tr_trace_read_buffer("test.json", json, strlen(json), &o, err);
+  fclose(o.warn);
+  return t;
+}
+
+static tr_trace *read_ok(const char *json) {
+  tr_error err;
+  tr_trace *t = read_str(json, 0, &err);
+  cr_assert_not_null(t, "read failed: %s (offset %llu)", err.message, (unsigned long long)err.offset);
+  return t;
+}
+
+static size_t count(const tr_trace *t, tr_kind k) {
+  size_t n;
+  tr_trace_events(t, k, &n);
+  return n;
+}
+
+static const tr_event *first(const tr_trace *t, tr_kind k) {
+  size_t n;
+  const tr_event *e = tr_trace_events(t, k, &n);
+  cr_assert_gt(n, 0, "no event of kind %d", (int)k);
+  return e;
+}
+
+/* A canonical text dump of everything the reader keeps, for equivalence tests. */
+static char *dump(const tr_trace *t) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  for (int k = 0; k < 7; k++) {
+    size_t n;
+    const tr_event *e = tr_trace_events(t, (tr_kind)k, &n);
+    for (size_t i = 0; i < n; i++)
+      fprintf(f, "%d|%.17g|%.17g|%lld|%lld|%s|%s|%s|%s|%s|%u\n", k, e[i].ts, e[i].dur,
+              (long long)e[i].external_id, (long long)e[i].correlation,
+              tr_str_get(t, e[i].name), tr_str_get(t, e[i].cat), tr_str_get(t, e[i].pid),
+              tr_str_get(t, e[i].tid), tr_str_get(t, e[i].stream), e[i].index);
+  }
+  size_t n;
+  const tr_thread_name *tn = tr_trace_thread_names(t, &n);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, "T|%s|%s|%s\n", tr_str_get(t, tn[i].pid), tr_str_get(t, tn[i].tid),
+            tr_str_get(t, tn[i].name));
+  fprintf(f, "S|%s\nN|%llu|%llu\n", tr_trace_sample_text(t),
+          (unsigned long long)tr_trace_event_count(t), (unsigned long long)tr_trace_skipped_count(t));
+  fclose(f);
+  return buf;
+}
+
+static const char *k_doc =
+    "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\u00e9\", \"x\": [[1,2],[3,{\"a\":null}]]}],\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 7, \"tid\": 9, \"args\": {\"name\": \"stream 7\"}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 100, \"tid\": 100, \"ts\": 10.5, \"dur\": 4,"
+    "   \"args\": {\"External id\": 11, \"Input Dims\": [[4, 4], [4, 4]], \"Ev Idx\": 3}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": 11, \"dur\": 2,"
+    "   \"args\": {\"External id\": 11, \"correlation\": 501}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<float>(float*)\", \"pid\": 0, \"tid\": 7, \"ts\": 2413669097444.592, \"dur\": 1.76,"
+    "   \"args\": {\"correlation\": 501, \"stream\": 7, \"grid\": [1, 1, 1]}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.py(12): forward\", \"pid\": 100, \"tid\": 100, \"ts\": 9, \"dur\": 8, \"args\": {\"Python id\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"step[DECODE bs=32]\", \"pid\": 100, \"tid\": 100, \"ts\": 8, \"dur\": 20},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"decode\", \"pid\": 0, \"tid\": 7, \"ts\": 2413669097444, \"dur\": 3},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 100, \"tid\": 100, \"ts\": 30, \"dur\": 1, \"args\": {\"correlation\": 502}},\n"
+    "  {\"ph\": \"f\", \"id\": 501, \"pid\": 0, \"tid\": 7, \"ts\": 11, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 40, \"dur\": 2, \"args\": {\"stream\": 7}}\n"
+    " ],\n"
+    " \"distributedInfo\": {\"rank\": 0}, \"traceName\": \"x\"}\n";
+
+/* ------------------------------------------------------------------ equivalence */
+
+Test(trace_reader, basic_document) {
+  tr_trace *t = read_ok(k_doc);
+  cr_expect_eq(count(t, TR_KIND_KERNEL), 2);
+  cr_expect_eq(count(t, TR_KIND_CPU_OP), 1);
+  cr_expect_eq(count(t, TR_KIND_LAUNCH), 1);
+  cr_expect_eq(count(t, TR_KIND_PYFRAME), 1);
+  cr_expect_eq(count(t, TR_KIND_USER_ANNOTATION), 1);
+  cr_expect_eq(count(t, TR_KIND_GPU_ANNOTATION), 1);
+  cr_expect_eq(count(t, TR_KIND_RUNTIME), 1);
+  cr_expect_eq(tr_trace_event_count(t), 10);
+  cr_expect_eq(tr_trace_skipped_count(t), 0);
+  const tr_event *k = first(t, TR_KIND_KERNEL);
+  cr_expect_str_eq(tr_str_get(t, k->name), "void gemm<float>(float*)");
+  cr_expect_str_eq(tr_str_get(t, k->stream), "7");
+  cr_expect_str_eq(tr_str_get(t, k->pid), "0");
+  cr_expect_eq(k->ts, 2413669097444.592);
+  cr_expect_eq(k->dur, 1.76);
+  cr_expect_eq(k->correlation, 501);
+  cr_expect_eq(k->external_id, TR_NO_ID);
+  cr_expect_eq(k->index, 3);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 501), 11);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 502), TR_NO_ID);
+  size_t n;
+  const tr_thread_name *tn = tr_trace_thread_names(t, &n);
+  cr_assert_eq(n, 1);
+  cr_expect_str_eq(tr_str_get(t, tn[0].pid), "7");
+  cr_expect_str_eq(tr_str_get(t, tn[0].tid), "9");
+  cr_expect_str_eq(tr_str_get(t, tn[0].name), "stream 7");
+  cr_expect_eq(tr_trace_json_bytes(t), strlen(k_doc));
+  const char *s = tr_trace_sample_text(t);
+  cr_expect(strstr(s, "aten::mm") && strstr(s, "cpu_op") && strstr(s, "External id") &&
+            strstr(s, "Ev Idx") && strstr(s, "model.py(12): forward"), "sample: %s", s);
+  tr_trace_destroy(t);
+}
+
+Test(trace_reader, plain_gzip_multimember_and_chunk_sizes_agree) {
+  tr_trace *ref = read_ok(k_doc);
+  char *want = dump(ref);
+  tr_trace_destroy(ref);
+  size_t len = strlen(k_doc);
+  size_t gl, ml;
+  unsigned char *gz = gzip_member(k_doc, len, &gl);
+  size_t cuts[] = {1, 17, 200, 201, len / 2, len - 3};
+  unsigned char *multi = gzip_multi(k_doc, cuts, sizeof cuts / sizeof cuts[0], &ml);
+  /* also: zero padding after the last member is tolerated, as gzip(1) does */
+  unsigned char *padded = malloc(ml + 16);
+  memcpy(padded, multi, ml);
+  memset(padded + ml, 0, 16);
+  size_t chunks[] = {0, 1, 2, 3, 7, 64, 4096};
+  struct { const void *buf; size_t len; const char *what; } inputs[] = {
+      {k_doc, len, "plain"}, {gz, gl, "gzip"}, {multi, ml, "multi"}, {padded, ml + 16, "padded"}};
+  for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+      tr_read_options o;
+      memset(&o, 0, sizeof o);
+      o.chunk_size = chunks[c];
+      tr_error err;
+      tr_trace *t = tr_trace_read_buffer("x", inputs[i].buf, inputs[i].len, &o, &err);
+      cr_assert_not_null(t, "%s chunk %zu: %s", inputs[i].what, chunks[c], err.message);
+      char *got = dump(t);
+      cr_expect_str_eq(got, want, "%s chunk %zu differs", inputs[i].what, chunks[c]);
+      cr_expect_eq(tr_trace_json_bytes(t), len);
+      free(got);
+      tr_trace_destroy(t);
+    }
+  }
+  free(want);
+  free(gz);
+  free(multi);
+  free(padded);
+}
+
+Test(trace_reader, gzip_file_and_magic_not_name) {
+  size_t gl;
+  unsigned char *gz = gzip_member(k_doc, strlen(k_doc), &gl);
+  char path[] = "/tmp/trace_reader_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "wb");
+  fwrite(gz, 1, gl, f);
+  fclose(f);
+  tr_error err;
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  tr_trace *t = tr_trace_read(path, &o, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  cr_expect_eq(count(t, TR_KIND_KERNEL), 2);
+  cr_expect_str_eq(tr_trace_path(t), path);
+  tr_trace_destroy(t);
+  unlink(path);
+  free(gz);
+}
+
+Test(trace_reader, missing_file_is_io_error) {
+  tr_error err;
+  tr_trace *t = tr_trace_read("/nonexistent/dir/x.json", NULL, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_IO);
+  cr_expect_str_eq(err.message, "no such file or directory");
+}
+
+/* ------------------------------------------------------------------ shapes */
+
+Test(trace_reader, bare_array_top_level) {
+  tr_trace *t = read_ok("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":1}]");
+  cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
+  tr_trace_destroy(t);
+  t = read_ok("  [ ]  ");
+  cr_expect_eq(tr_trace_event_count(t), 0);
+  tr_trace_destroy(t);
+}
+
+Test(trace_reader, trace_events_after_other_keys_and_key_order) {
+  /* members of an event in any order: cat after name, ph last */
+  tr_trace *t = read_ok("{\"deviceProperties\":[{\"a\":{\"b\":[1,2,{}]}}],\"schemaVersion\":1,"
+                        "\"traceEvents\":[{\"args\":{\"stream\":3},\"dur\":5,\"ts\":1,\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\"}]}");
+  cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
+  cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->stream), "3");
+  tr_trace_destroy(t);
+}
+
+Test(trace_reader, shape_errors) {
+  const char *cases[] = {"{\"traceEvents\": {}}", "{\"traceEvents\": 3}", "42", "\"str\"", "null",
+                         "{\"schemaVersion\": 1}", "{}",
+                         "{\"traceEvents\": [], \"traceEvents\": []}"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tr_error err;
+    tr_trace *t = read_str(cases[i], 0, &err);
+    cr_expect_null(t, "%s accepted", cases[i]);
+    cr_expect_eq(err.code, TR_ERR_SHAPE, "%s: code %d (%s)", cases[i], err.code, err.message);
+    tr_trace_destroy(t);
+  }
+}
+
+Test(trace_reader, empty_input) {
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("e", "", 0, NULL, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_JSON);
+  cr_expect(err.has_offset);
+  cr_expect_eq(err.offset, 0);
+  cr_expect_str_eq(err.message, "empty input");
+  t = read_str(" \n\t ", 0, &err);
+  cr_assert_null(t);
+  cr_expect_str_eq(err.message, "empty input");
+}
+
+/* ------------------------------------------------------------------ JSON errors */
+
+Test(trace_reader, truncated_json_reports_offset) {
+  const char *doc = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"abc";
+  size_t chunks[] = {0, 1, 5};
+  for (size_t c = 0; c < 3; c++) {
+    tr_error err;
+    tr_trace *t = read_str(doc, chunks[c], &err);
+    cr_assert_null(t);
+    cr_expect_eq(err.code, TR_ERR_JSON);
+    cr_expect(err.has_offset);
+    cr_expect_eq(err.offset, strlen(doc), "offset %llu", (unsigned long long)err.offset);
+    cr_expect(strstr(err.message, "unterminated string") != NULL, "%s", err.message);
+  }
+  tr_error err;
+  tr_trace *t = read_str("{\"traceEvents\": [{\"ph\": \"X\"}", 0, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_JSON);
+  cr_expect_eq(err.offset, 28);
+  cr_expect(strstr(err.message, "expected ',' or ']'") != NULL, "%s", err.message);
+}
+
+Test(trace_reader, syntax_errors_say_what_was_expected) {
+  struct { const char *doc; uint64_t off; const char *msg; } cases[] = {
+      {"[{\"ph\" \"X\"}]", 7, "expected ':'"},
+      {"[{\"ph\": \"X\",}]", 12, "expected a member name"},
+      {"[1,]", 3, "expected a JSON value"},
+      {"[{\"a\": tru}]", 7, "invalid literal"},
+      {"[{\"a\": 01}]", 7, "invalid number"},
+      {"[{\"a\": \"\\x\"}]", 9, "invalid escape"},
+      {"[{\"a\": \"\\u12G4\"}]", 12, "hex digits"},
+      {"[] x", 3, "expected end of input"},
+      {"x", 0, "expected '{' or '['"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tr_error err;
+    tr_trace *t = read_str(cases[i].doc, 0, &err);
+    cr_expect_null(t, "%s accepted", cases[i].doc);
+    cr_expect_eq(err.code, TR_ERR_JSON, "%s: code %d", cases[i].doc, err.code);
+    cr_expect_eq(err.offset, cases[i].off, "%s: offset %llu", cases[i].doc, (unsigned long long)err.offset);
+    cr_expect(strstr(err.message, cases[i].msg) != NULL, "%s: message '%s'", cases[i].doc, err.message);
+    tr_trace_destroy(t);
+  }
+}
+
+Test(trace_reader, deep_nesting_is_a_limit_not_a_crash) {
+  size_t depth = 200000;
+  char *doc = malloc(2 * depth + 16);
+  size_t n = 0;
+  doc[n++] = '[';
+  for (size_t i = 0; i < depth; i++) doc[n++] = '[';
+  for (size_t i = 0; i < depth; i++) doc[n++] = ']';
+  doc[n++] = ']';
+  doc[n] = 0;
+  tr_error err;
+  tr_trace *t = read_str(doc, 0, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_LIMIT, "%s", err.message);
+  cr_expect_eq(err.offset, TR_MAX_JSON_DEPTH, "offset %llu", (unsigned long long)err.offset);
+  /* the same depth inside an event's args, and inside an object */
+  n = 0;
+  n += (size_t)sprintf(doc, "[{\"args\":");
+  for (size_t i = 0; i < depth; i++) doc[n++] = '[';
+  doc[n] = 0;
+  t = read_str(doc, 0, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_LIMIT, "code %d: %s", err.code, err.message);
+  free(doc);
+  /* just under the limit is fine */
+  char *ok = malloc(2 * TR_MAX_JSON_DEPTH + 8);
+  n = 0;
+  for (size_t i = 0; i < TR_MAX_JSON_DEPTH; i++) ok[n++] = '[';
+  for (size_t i = 0; i < TR_MAX_JSON_DEPTH; i++) ok[n++] = ']';
+  ok[n] = 0;
+  t = read_str(ok, 0, &err);
+  cr_expect_not_null(t, "%s", err.message);
+  tr_trace_destroy(t);
+  free(ok);
+}
+
+Test(trace_reader, long_string_is_a_limit) {
+  size_t len = TR_MAX_STRING_BYTES + 10;
+  char *doc = malloc(len + 64);
+  size_t n = (size_t)sprintf(doc, "[{\"name\": \"");
+  memset(doc + n, 'a', len);
+  n += len;
+  strcpy(doc + n, "\"}]");
+  tr_error err;
+  tr_trace *t = read_str(doc, 0, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_LIMIT, "%s", err.message);
+  /* skipped strings are bounded too */
+  n = (size_t)sprintf(doc, "[{\"other\": \"");
+  memset(doc + n, 'a', len);
+  n += len;
+  strcpy(doc + n, "\"}]");
+  t = read_str(doc, 0, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_LIMIT, "%s", err.message);
+  free(doc);
+}
+
+/* ------------------------------------------------------------------ gzip errors */
+
+Test(trace_reader, truncated_gzip_reports_compressed_offset) {
+  size_t gl;
+  unsigned char *gz = gzip_member(k_doc, strlen(k_doc), &gl);
+  size_t cut = gl / 2;
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.gz", gz, cut, NULL, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_GZIP, "%s", err.message);
+  cr_expect(err.has_offset);
+  cr_expect_eq(err.offset, cut, "offset %llu", (unsigned long long)err.offset);
+  cr_expect(strstr(err.message, "truncated") != NULL, "%s", err.message);
+  /* missing trailer only */
+  t = tr_trace_read_buffer("t.gz", gz, gl - 4, NULL, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_GZIP);
+  /* corrupt body */
+  gz[gl / 2] ^= 0x55;
+  gz[gl / 2 + 1] ^= 0xff;
+  t = tr_trace_read_buffer("t.gz", gz, gl, NULL, &err);
+  cr_assert_null(t);
+  cr_expect(err.code == TR_ERR_GZIP || err.code == TR_ERR_JSON, "code %d: %s", err.code, err.message);
+  free(gz);
+  /* garbage after a member */
+  unsigned char *g2 = gzip_member(k_doc, strlen(k_doc), &gl);
+  g2 = realloc(g2, gl + 3);
+  memcpy(g2 + gl, "xyz", 3);
+  t = tr_trace_read_buffer("t.gz", g2, gl + 3, NULL, &err);
+  cr_assert_null(t);
+  cr_expect_eq(err.code, TR_ERR_GZIP);
+  cr_expect_eq(err.offset, gl);
+  free(g2);
+}
+
+/* ------------------------------------------------------------------ fields */
+
+Test(trace_reader, pids_and_tids_as_text) {
+  tr_trace *t = read_ok(
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":\"[TP00-DP01] 1234\",\"tid\":\"stream 7\",\"ts\":1,\"dur\":1},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1234,\"tid\":-0,\"ts\":1,\"dur\":1},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":12.5,\"tid\":1e3,\"ts\":1,\"dur\":1},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"pid\":null,\"ts\":1,\"dur\":1}]");
+  size_t n;
+  const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  cr_assert_eq(n, 4);
+  cr_expect_str_eq(tr_str_get(t, e[0].pid), "[TP00-DP01] 1234");
+  cr_expect_str_eq(tr_str_get(t, e[0].tid), "stream 7");
+  cr_expect_str_eq(tr_str_get(t, e[1].pid), "1234");
+  cr_expect_str_eq(tr_str_get(t, e[1].tid), "0");
+  cr_expect_str_eq(tr_str_get(t, e[2].pid), "12.5");
+  cr_expect_str_eq(tr_str_get(t, e[2].tid), "1e3");
+  cr_expect_eq(e[3].pid, 0);
+  cr_expect_eq(e[0].pid, tr_str_intern(t, "[TP00-DP01] 1234", 16), "interned once");
+  tr_trace_destroy(t);
+}
+
+Test(trace_reader, numeric_string_times) {
+  tr_trace *t = read_ok("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":\"1234.5\",\"dur\":\" 2.25\",\"args\":{}}]");
+  const tr_event *e = first(t, TR_KIND_KERNEL);
+  cr_expect_eq(e->ts, 1234.5);
+  cr_expect_eq(e->dur, 2.25);
+  tr_trace_destroy(t);
+}
+
+Test(trace_reader, unusable_times_are_skipped_counted_and_warned_once) {
+  const char *doc =
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"ts\":1,\"dur\":2},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"neg\",\"ts\":1,\"dur\":-2},\n"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"text\",\"ts\":\"soon\",\"dur\":2},\n"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"huge\",\"ts\":1e999,\"dur\":2},\n"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"nots\",\"dur\":2},\n"
+      "{\"ph\":\"X\",\"cat\":\"ac2g\",\"name\":\"dropped anyway\",\"ts\":-1,\"dur\":-2},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"zero\",\"ts\":1,\"dur\":0}]";
+  char *wbuf = NULL;
+  size_t wlen = 0;
+  FILE *w = open_memstream(&wbuf, &wlen);
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.warn = w;
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("f.json", doc, strlen(doc), &o, &err);
+  fclose(w);
+  cr_assert_not_null(t, "%s", err.message);
+  cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
+  cr_expect_eq(count(t, TR_KIND_CPU_OP), 0);
+  cr_expect_eq(tr_trace_skipped_count(t), 4);
+  uint64_t off = (uint64_t)(strstr(doc, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"neg\"") - doc);
+  char want[256];
+  snprintf(want, sizeof want,
+           "triage: f.json: warning: skipped 4 events with unusable fields (first at offset %llu)\n",
+           (unsigned long long)off);
+  cr_expect_str_eq(wbuf, want);
+  free(wbuf);
+  tr_trace_destroy(t);
+}
+
+Test(trace_reader, huge_and_odd_ids) {
+  tr_trace *t = read_ok(
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":99999999999999999999,\"x\":1e999}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":1e30}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":7.0}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":\"42\"}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":-9223372036854775808}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"f\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":7.5}}]");
+  size_t n;
+  const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  cr_assert_eq(n, 6);
+  cr_expect_eq(e[0].external_id, TR_NO_ID);
+  cr_expect_eq(e[1].external_id, TR_NO_ID);
+  cr_expect_eq(e[2].external_id, 7);
+  cr_expect_eq(e[3].external_id, 42);
+  cr_expect_eq(e[4].external_id, TR_NO_ID);
+  cr_expect_eq(e[5].external_id, TR_NO_ID);
+  cr_expect_eq(tr_trace_skipped_count(t), 0);
+  tr_trace_destroy(t);
+}
+
+static const char *kernel_name_of(const char *doc) {
+  static char name[256];
+  tr_trace *t = read_ok(doc);
+  name[0] = 0;
+  size_t n;
+  const tr_event *e = tr_trace_events(t, TR_KIND_KERNEL, &n);
+  if (n) snprintf(name, sizeof name, "%s", tr_str_get(t, e[0].name));
+  tr_trace_destroy(t);
+  return name;
+}
+
+Test(trace_reader, escapes_and_utf8_repair) {
+  const char *doc =
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,"
+      "\"name\":\"a\\u00e9\\ud83d\\ude00\\ud800x\\udc00\\u0000\\n\\\"\\/\\\\b\xff" "c\xc3(\xe2\x82\xac\"}]";
+  /* é, 😀, lone high -> FFFD then x, lone low -> FFFD, NUL -> FFFD, \n, ", /, \, b,
+   * invalid 0xff -> FFFD, c, truncated 2-byte sequence -> FFFD then (, valid € */
+  const char *want = "a\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd\n\"/\\b\xef\xbf\xbd"
+                     "c\xef\xbf\xbd(\xe2\x82\xac";
+  cr_expect_str_eq(kernel_name_of(doc), want);
+  /* the same across chunk boundaries of every size */
+  for (size_t c = 1; c < 12; c++) {
+    tr_error err;
+    tr_trace *t = read_str(doc, c, &err);
+    cr_assert_not_null(t, "%s", err.message);
+    cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->name), want, "chunk %zu", c);
+    tr_trace_destroy(t);
+  }
+  /* high surrogate followed by another escape */
+  cr_expect_str_eq(kernel_name_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"\\ud800\\n\\ud800\\ud83d\\ude00\"}]"),
+                   "\xef\xbf\xbd\n\xef\xbf\xbd\xf0\x9f\x98\x80");
+}
+
+Test(trace_reader, utf8_replacement_is_warned) {
+  const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"bad\xc0\xaf\"}]";
+  char *wbuf = NULL;
+  size_t wlen = 0;
+  FILE *w = open_memstream(&wbuf, &wlen);
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.warn = w;
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("u.json", doc, strlen(doc), &o, &err);
+  fclose(w);
+  cr_assert_not_null(t);
+  cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->name), "bad\xef\xbf\xbd\xef\xbf\xbd");
+  cr_expect(strstr(wbuf, "warning: replaced 2 invalid UTF-8") != NULL, "%s", wbuf);
+  free(wbuf);
+  tr_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------ classification */
+
+#define EV(cat, name, args) \
+  "[{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"ts\":5,\"dur\":3,\"args\":{" args "}}]"
+
+static int kind_of(const char *doc) {
+  tr_trace *t = read_ok(doc);
+  int kind = -1;
+  for (int k = 0; k < 7; k++)
+    if (count(t, (tr_kind)k)) kind = k;
+  tr_trace_destroy(t);
+  return kind;
+}
+
+Test(trace_reader, kernel_detector) {
+  cr_expect_eq(kind_of(EV("kernel", "void foo<int>(int*)", "")), TR_KIND_KERNEL);
+  cr_expect_eq(kind_of(EV("Kernel", "legacy", "")), TR_KIND_KERNEL, "legacy category");
+  cr_expect_eq(kind_of(EV("gpu_memcpy", "Memcpy DtoD", "")), TR_KIND_KERNEL);
+  cr_expect_eq(kind_of(EV("gpu_memset", "Memset", "")), TR_KIND_KERNEL);
+  cr_expect_eq(kind_of(EV("xpu_runtime", "urEnqueueKernelLaunch", "\"correlation\":1,\"External id\":2")),
+               TR_KIND_KERNEL, "XPU launch");
+  cr_expect_eq(kind_of(EV("xpu_runtime", "urEnqueueMemcpy", "\"correlation\":1")), TR_KIND_RUNTIME);
+  cr_expect_eq(kind_of(EV("mystery", "some_op", "\"stream\":7")), TR_KIND_KERNEL, "stream fallback");
+  cr_expect_eq(kind_of(EV("mystery", "some_op", "\"cuda_stream\":7")), TR_KIND_KERNEL);
+  cr_expect_eq(kind_of(EV("mystery", "some_op", "\"stream\":null")), -1);
+  cr_expect_eq(kind_of(EV("mystery", "some_op", "")), -1);
+  cr_expect_eq(kind_of(EV("mystery", "model.py(12): fwd", "\"stream\":7")), -1, "python scope");
+  cr_expect_eq(kind_of(EV("mystery", "Python/x", "\"stream\":7")), -1);
+  cr_expect_eq(kind_of(EV("mystery", "nn.Module: Linear", "\"stream\":7")), -1);
+  cr_expect_eq(kind_of(EV("kernel", "thread_name", "")), -1, "metadata name");
+  cr_expect_eq(kind_of(EV("gpu_user_annotation", "decode", "\"stream\":7")), TR_KIND_GPU_ANNOTATION);
+  cr_expect_eq(kind_of(EV("Trace", "x", "\"stream\":7")), -1);
+  cr_expect_eq(kind_of(EV("kernel", "## call foo", "")), -1);
+  cr_expect_eq(kind_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":0}]"), -1, "dur 0");
+  cr_expect_eq(kind_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"dur\":4}]"), -1, "no ts");
+  cr_expect_eq(kind_of("[{\"ph\":\"B\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":4}]"), -1, "not X");
+}
+
+Test(trace_reader, other_kinds) {
+  cr_expect_eq(kind_of(EV("cpu_op", "aten::mm", "")), TR_KIND_CPU_OP);
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaLaunchKernel", "\"correlation\":4")), TR_KIND_LAUNCH);
+  cr_expect_eq(kind_of(EV("cuda_driver", "cuLaunchKernel", "\"correlation\":4")), TR_KIND_LAUNCH);
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaGraphLaunch", "\"correlation\":4")), TR_KIND_LAUNCH);
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaLaunchKernel", "")), -1, "launch without correlation");
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaMemcpyAsync", "\"correlation\":4")), TR_KIND_RUNTIME);
+  cr_expect_eq(kind_of(EV("python_function", "x.py(1): f", "")), TR_KIND_PYFRAME);
+  cr_expect_eq(kind_of(EV("user_annotation", "ProfilerStep#1", "")), TR_KIND_USER_ANNOTATION);
+  cr_expect_eq(kind_of(EV("Operator", "aten::mm", "")), -1, "legacy Operator is not cpu_op");
+}
+
+Test(trace_reader, correlation_map_from_any_event) {
+  tr_trace *t = read_ok(
+      "[{\"ph\":\"X\",\"cat\":\"xpu_runtime\",\"name\":\"urEnqueueKernelLaunch\",\"ts\":1,\"dur\":1,"
+      "\"args\":{\"correlation\":900,\"External id\":1}},"
+      "{\"ph\":\"f\",\"args\":{\"correlation\":901,\"External id\":2}},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1,\"dur\":1,"
+      "\"args\":{\"External id\":3,\"correlation\":902}}]");
+  cr_expect_eq(tr_trace_external_for_correlation(t, 900), 1);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 901), 2);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 902), 3);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 903), TR_NO_ID);
+  tr_trace_destroy(t);
+  /* many entries (forces rehash) */
+  char *doc = malloc(64 * 5000 + 16);
+  size_t n = 0;
+  doc[n++] = '[';
+  for (int i = 0; i < 5000; i++)
+    n += (size_t)sprintf(doc + n, "%s{\"args\":{\"correlation\":%d,\"External id\":%d}}", i ? "," : "", i * 7, i);
+  doc[n++] = ']';
+  doc[n] = 0;
+  t = read_ok(doc);
+  for (int i = 0; i < 5000; i++) cr_expect_eq(tr_trace_external_for_correlation(t, i * 7), i);
+  tr_trace_destroy(t);
+  free(doc);
+}
+
+static int progress_calls;
+static uint64_t progress_last;
+static void on_progress(void *ctx, uint64_t done, uint64_t total) {
+  (void)ctx;
+  progress_calls++;
+  progress_last = done;
+  cr_expect_leq(done, total);
+}
+
+Test(trace_reader, progress_callback) {
+  size_t n_ev = 200000;
+  char *doc = malloc(n_ev * 64 + 16);
+  size_t n = 0;
+  doc[n++] = '[';
+  for (size_t i = 0; i < n_ev; i++)
+    n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"ts\":%zu,\"dur\":1}",
+                         i ? "," : "", i % 100, i);
+  doc[n++] = ']';
+  doc[n] = 0;
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.progress = on_progress;
+  progress_calls = 0;
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("p", doc, n, &o, &err);
+  cr_assert_not_null(t);
+  cr_expect_geq(progress_calls, 2, "calls %d for %zu bytes", progress_calls, n);
+  cr_expect_eq(progress_last, n);
+  cr_expect_eq(count(t, TR_KIND_CPU_OP), n_ev);
+  tr_trace_destroy(t);
+  free(doc);
+}
+
+/* ------------------------------------------------------------------ smoke */
+
+Test(trace_reader, all_shared_real_traces_read) {
+  const char *dir = TRIAGE_SHARED_DIR "/traces/real";
+  DIR *d = opendir(dir);
+  if (!d) cr_skip_test("no shared traces at %s", dir);
+  struct dirent *de;
+  int n = 0;
+  while ((de = readdir(d))) {
+    if (!strstr(de->d_name, ".json")) continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    tr_error err;
+    tr_trace *t = tr_trace_read(path, NULL, &err);
+    cr_expect_not_null(t, "%s: %s", de->d_name, err.message);
+    if (t) {
+      cr_expect_gt(count(t, TR_KIND_KERNEL), 0, "%s has no kernels", de->d_name);
+      cr_expect_eq(tr_trace_skipped_count(t), 0);
+      n++;
+    }
+    tr_trace_destroy(t);
+  }
+  closedir(d);
+  cr_expect_geq(n, 14);
+}
