@@ -51,5 +51,23 @@
 
 /* Bytes of one HTTP reply body that live capture reads. */
 #define LV_MAX_REPLY_BYTES (16u * 1024u * 1024u)
+/* Seconds to establish a TCP connection. A server on the network answers SYN in
+ * milliseconds; waiting longer only delays the "cannot connect" message. */
+#define LV_CONNECT_TIMEOUT_S 3L
+/* Upper bound on any one request or wait, whatever --http-timeout or the environment
+ * asks for, so a typo cannot make triage hang for days. */
+#define LV_MAX_STEP_TIMEOUT_S 86400.0
+/* Period of the trace-file poll after stop_profile. */
+#define LV_POLL_INTERVAL_MS 500L
+/* Requests one stage sends (warm-up plus capture); more is a typo, not a workload. */
+#define LV_MAX_REQUESTS_PER_STAGE 100000L
+/* Words in one synthetic prompt (--prefill-input-len and friends). */
+#define LV_MAX_PROMPT_WORDS 1000000L
+/* Trace files looked at in one profile directory while waiting for new ones. */
+#define LV_MAX_DIR_ENTRIES 100000L
+/* Directory depth searched below an SGLang output_dir for its trace files. */
+#define LV_MAX_SCAN_DEPTH 3
+/* Bytes of a server's error text quoted in a one-line failure message. */
+#define LV_ERROR_SNIPPET_BYTES 200
 
 #endif
