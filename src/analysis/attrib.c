@@ -1,0 +1,440 @@
+/*
+ * analysis/attrib.c - kernel -> Python source location (reference 4.2).
+ */
+#include "analysis/attrib.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NORM_BUF 8192
+
+typedef struct frame_info {
+  int prio;
+  const char *norm;
+} frame_info;
+
+typedef struct range {
+  size_t lo, hi;
+} range;
+
+struct an_resolver {
+  const tr_trace *t;
+  const te_rules *rules;
+  an_strtab *st;
+  const tr_event *frames;
+  size_t nf;
+  uint32_t *forder; /* frame indices by (thread, start, -end) */
+  an_u64map threads; /* thread key -> range index + 1 */
+  range *ranges;
+  size_t nranges;
+  const tr_event **ops; /* by (External id, start) */
+  size_t nops;
+  const tr_event **launches; /* by (correlation, start) */
+  size_t nl;
+  an_u64map fcache; /* frame name -> finfo index + 1 */
+  frame_info *finfo;
+  size_t nfinfo, capfinfo;
+  size_t stack_depth;
+  double probe_max;
+  size_t cand_before, cand_after;
+  const char *unresolved;
+};
+
+static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32) | tid; }
+
+/* qsort has no context argument in C11; the frame array being sorted is passed here. */
+static const tr_event *g_sort_frames;
+
+static int cmp_frame_idx(const void *a, const void *b) {
+  const tr_event *x = &g_sort_frames[*(const uint32_t *)a];
+  const tr_event *y = &g_sort_frames[*(const uint32_t *)b];
+  uint64_t kx = thread_key(x->pid, x->tid), ky = thread_key(y->pid, y->tid);
+  if (kx != ky) return kx < ky ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  double ex = x->ts + x->dur, ey = y->ts + y->dur;
+  if (ex != ey) return ex > ey ? -1 : 1; /* longer (outer) first */
+  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+static int cmp_ext_ptr(const void *a, const void *b) {
+  const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
+  if (x->external_id != y->external_id) return x->external_id < y->external_id ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+static int cmp_corr_ptr(const void *a, const void *b) {
+  const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
+  if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+void an_resolver_destroy(an_resolver *r) {
+  if (!r) return;
+  free(r->forder);
+  an_u64map_free(&r->threads);
+  free(r->ranges);
+  free(r->ops);
+  free(r->launches);
+  an_u64map_free(&r->fcache);
+  free(r->finfo);
+  free(r);
+}
+
+an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_strtab *strings) {
+  an_resolver *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->t = t;
+  r->rules = rules;
+  r->st = strings;
+  r->stack_depth = (size_t)te_rules_setting(rules, "kernel_table.stack_depth", 4);
+  r->probe_max = te_rules_setting(rules, "attribution.probe_max_us", 1.0);
+  r->cand_before = (size_t)te_rules_setting(rules, "attribution.candidates_before", 4);
+  r->cand_after = (size_t)te_rules_setting(rules, "attribution.candidates_after", 2);
+  r->unresolved = an_strtab_cstr(strings, "unresolved");
+  if (!r->unresolved) goto fail;
+
+  r->frames = tr_trace_events(t, TR_KIND_PYFRAME, &r->nf);
+  r->forder = malloc((r->nf ? r->nf : 1) * sizeof *r->forder);
+  if (!r->forder) goto fail;
+  for (size_t i = 0; i < r->nf; i++) r->forder[i] = (uint32_t)i;
+  g_sort_frames = r->frames;
+  qsort(r->forder, r->nf, sizeof *r->forder, cmp_frame_idx);
+  r->ranges = malloc((r->nf ? r->nf : 1) * sizeof *r->ranges);
+  if (!r->ranges) goto fail;
+  for (size_t i = 0; i < r->nf;) {
+    const tr_event *f = &r->frames[r->forder[i]];
+    uint64_t k = thread_key(f->pid, f->tid);
+    size_t j = i;
+    while (j < r->nf) {
+      const tr_event *g = &r->frames[r->forder[j]];
+      if (thread_key(g->pid, g->tid) != k) break;
+      j++;
+    }
+    r->ranges[r->nranges].lo = i;
+    r->ranges[r->nranges].hi = j;
+    r->nranges++;
+    if (an_u64map_put(&r->threads, k, (void *)(uintptr_t)r->nranges) != 0) goto fail;
+    i = j;
+  }
+
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  r->ops = malloc((n ? n : 1) * sizeof *r->ops);
+  if (!r->ops) goto fail;
+  for (size_t i = 0; i < n; i++)
+    if (ev[i].external_id != TR_NO_ID) r->ops[r->nops++] = &ev[i];
+  qsort(r->ops, r->nops, sizeof *r->ops, cmp_ext_ptr);
+
+  ev = tr_trace_events(t, TR_KIND_LAUNCH, &n);
+  r->launches = malloc((n ? n : 1) * sizeof *r->launches);
+  if (!r->launches) goto fail;
+  for (size_t i = 0; i < n; i++)
+    if (ev[i].correlation != TR_NO_ID) r->launches[r->nl++] = &ev[i];
+  qsort(r->launches, r->nl, sizeof *r->launches, cmp_corr_ptr);
+  return r;
+fail:
+  an_resolver_destroy(r);
+  return NULL;
+}
+
+static const frame_info *frame_lookup(an_resolver *r, tr_str name) {
+  void *v = an_u64map_get(&r->fcache, name);
+  if (v) return &r->finfo[(uintptr_t)v - 1];
+  if (r->nfinfo == r->capfinfo) {
+    size_t nc = r->capfinfo ? r->capfinfo * 2 : 256;
+    frame_info *p = realloc(r->finfo, nc * sizeof *p);
+    if (!p) return NULL;
+    r->finfo = p;
+    r->capfinfo = nc;
+  }
+  frame_info *fi = &r->finfo[r->nfinfo];
+  fi->prio = an_frame_priority(r, tr_str_get(r->t, name), &fi->norm);
+  if (!fi->norm) return NULL;
+  r->nfinfo++;
+  if (an_u64map_put(&r->fcache, name, (void *)(uintptr_t)r->nfinfo) != 0) return NULL;
+  return fi;
+}
+
+int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) {
+  char buf[NORM_BUF];
+  size_t len = te_rules_normalize_frame(r->rules, raw, buf, sizeof buf);
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  *normalized = an_strtab_intern(r->st, buf, len);
+  return te_rules_score(r->rules, "frame_priority", raw, buf, NULL, 0);
+}
+
+/* Candidate choice among events[lo, hi) sorted by start (4.2 step 1). */
+static const tr_event *pick_candidate(const an_resolver *r, const tr_event *const *evs,
+                                      size_t lo, size_t hi, double kts) {
+  double key = kts + 1e-3;
+  size_t a = lo, b = hi;
+  while (a < b) { /* bisect_right on start */
+    size_t mid = (a + b) / 2;
+    if (evs[mid]->ts <= key) a = mid + 1;
+    else b = mid;
+  }
+  size_t from = a >= lo + r->cand_before ? a - r->cand_before : lo;
+  size_t to = a + r->cand_after < hi ? a + r->cand_after : hi;
+  const tr_event *best = NULL;
+  double bd = 0;
+  for (size_t i = from; i < to; i++) {
+    const tr_event *e = evs[i];
+    if (e->ts > key) continue;
+    double d = e->ts + e->dur - kts;
+    if (d < 0) d = -d;
+    if (!best || d < bd) {
+      best = e;
+      bd = d;
+    }
+  }
+  if (best) return best;
+  for (size_t i = from; i < to; i++) {
+    double d = evs[i]->ts - kts;
+    if (d < 0) d = -d;
+    if (!best || d < bd) {
+      best = evs[i];
+      bd = d;
+    }
+  }
+  return best;
+}
+
+static const tr_event *find_by_id(const an_resolver *r, const tr_event *const *evs, size_t n,
+                                  int64_t id, bool by_ext, double kts) {
+  size_t a = 0, b = n;
+  while (a < b) {
+    size_t mid = (a + b) / 2;
+    int64_t v = by_ext ? evs[mid]->external_id : evs[mid]->correlation;
+    if (v < id) a = mid + 1;
+    else b = mid;
+  }
+  size_t lo = a;
+  b = n;
+  while (a < b) {
+    size_t mid = (a + b) / 2;
+    int64_t v = by_ext ? evs[mid]->external_id : evs[mid]->correlation;
+    if (v <= id) a = mid + 1;
+    else b = mid;
+  }
+  if (lo == a) return NULL;
+  return pick_candidate(r, evs, lo, a, kts);
+}
+
+typedef struct query {
+  uint64_t thread;
+  double t;
+  uint32_t id;
+} query;
+
+typedef struct qresult {
+  const char *loc;
+  const char *stack;
+} qresult;
+
+static int cmp_query(const void *a, const void *b) {
+  const query *x = a, *y = b;
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
+}
+
+typedef struct sbuf {
+  char *p;
+  size_t n, cap;
+} sbuf;
+
+static bool sb_add(sbuf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t nc = b->cap ? b->cap * 2 : 256;
+    while (nc < b->n + n + 1) nc *= 2;
+    char *p = realloc(b->p, nc);
+    if (!p) return false;
+    b->p = p;
+    b->cap = nc;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = '\0';
+  return true;
+}
+
+/* Chosen frame and stack of the active frames (4.2). */
+static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, qresult *res,
+                            sbuf *sb) {
+  res->loc = NULL;
+  res->stack = NULL;
+  if (!na) return true;
+  const tr_event *best = NULL;
+  int bprio = 0;
+  const char *bnorm = NULL;
+  size_t npos = 0;
+  const frame_info **infos = malloc(na * sizeof *infos);
+  if (!infos) return false;
+  for (size_t i = 0; i < na; i++) {
+    const tr_event *f = &r->frames[active[i]];
+    const frame_info *fi = frame_lookup(r, f->name);
+    if (!fi) {
+      free(infos);
+      return false;
+    }
+    infos[i] = fi;
+    if (fi->prio > 0) npos++;
+    bool better = !best || fi->prio > bprio ||
+                  (fi->prio == bprio && (f->ts > best->ts ||
+                                         (f->ts == best->ts && f->dur < best->dur)));
+    if (better) {
+      best = f;
+      bprio = fi->prio;
+      bnorm = fi->norm;
+    }
+  }
+  res->loc = bnorm;
+  sb->n = 0;
+  if (npos) {
+    size_t skip = npos > r->stack_depth ? npos - r->stack_depth : 0, k = 0;
+    for (size_t i = 0; i < na; i++) {
+      if (infos[i]->prio <= 0) continue;
+      if (k++ < skip) continue;
+      if (sb->n && !sb_add(sb, " -> ", 4)) goto nomem;
+      if (!sb_add(sb, infos[i]->norm, strlen(infos[i]->norm))) goto nomem;
+    }
+    res->stack = an_strtab_intern(r->st, sb->p, sb->n);
+  } else {
+    res->stack = infos[na - 1]->norm;
+  }
+  free(infos);
+  return res->stack != NULL;
+nomem:
+  free(infos);
+  return false;
+}
+
+/* Sweeps the frames of each thread once over the sorted queries. */
+static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) {
+  qsort(q, nq, sizeof *q, cmp_query);
+  uint32_t *active = NULL;
+  size_t na = 0, cap = 0;
+  sbuf sb = {0};
+  an_status rc = AN_OK;
+  for (size_t i = 0; i < nq && rc == AN_OK;) {
+    size_t j = i;
+    while (j < nq && q[j].thread == q[i].thread) j++;
+    void *v = an_u64map_get(&r->threads, q[i].thread);
+    if (!v) {
+      for (size_t k = i; k < j; k++) res[q[k].id].loc = res[q[k].id].stack = NULL;
+      i = j;
+      continue;
+    }
+    const range *rg = &r->ranges[(uintptr_t)v - 1];
+    size_t fi = rg->lo;
+    na = 0;
+    qresult last = {0};
+    double last_t = 0;
+    bool have_last = false;
+    for (size_t k = i; k < j; k++) {
+      double t = q[k].t;
+      if (have_last && t == last_t) {
+        res[q[k].id] = last;
+        continue;
+      }
+      while (fi < rg->hi && r->frames[r->forder[fi]].ts <= t) {
+        if (na == cap) {
+          size_t nc = cap ? cap * 2 : 64;
+          uint32_t *p = realloc(active, nc * sizeof *p);
+          if (!p) {
+            rc = AN_ERR_NOMEM;
+            break;
+          }
+          active = p;
+          cap = nc;
+        }
+        active[na++] = r->forder[fi++];
+      }
+      if (rc != AN_OK) break;
+      size_t m = 0;
+      for (size_t a = 0; a < na; a++) {
+        const tr_event *f = &r->frames[active[a]];
+        if (f->ts + f->dur >= t) active[m++] = active[a];
+      }
+      na = m;
+      if (!describe_active(r, active, na, &last, &sb)) {
+        rc = AN_ERR_NOMEM;
+        break;
+      }
+      last_t = t;
+      have_last = true;
+      res[q[k].id] = last;
+    }
+    i = j;
+  }
+  free(active);
+  free(sb.p);
+  return rc;
+}
+
+an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, size_t n,
+                              an_site_ctx *out) {
+  const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
+  const tr_event **lau = calloc(n ? n : 1, sizeof *lau);
+  query *q = malloc((2 * n + 1) * sizeof *q);
+  qresult *res = calloc(2 * n + 1, sizeof *res);
+  an_status rc = AN_OK;
+  if (!ops || !lau || !q || !res) {
+    rc = AN_ERR_NOMEM;
+    goto done;
+  }
+  size_t nq = 0;
+  for (size_t i = 0; i < n; i++) {
+    const tr_event *k = kernels[i];
+    int64_t ext = k->external_id;
+    if (ext == TR_NO_ID && k->correlation != TR_NO_ID)
+      ext = tr_trace_external_for_correlation(r->t, k->correlation);
+    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, r->nops, ext, true, k->ts);
+    if (k->correlation != TR_NO_ID)
+      lau[i] = find_by_id(r, r->launches, r->nl, k->correlation, false, k->ts);
+    if (ops[i]) {
+      double half = ops[i]->dur / 2;
+      q[nq].thread = thread_key(ops[i]->pid, ops[i]->tid);
+      q[nq].t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);
+      q[nq].id = (uint32_t)(2 * i);
+      nq++;
+    }
+    if (lau[i]) {
+      q[nq].thread = thread_key(lau[i]->pid, lau[i]->tid);
+      q[nq].t = lau[i]->ts;
+      q[nq].id = (uint32_t)(2 * i + 1);
+      nq++;
+    }
+  }
+  rc = run_queries(r, q, nq, res);
+  if (rc != AN_OK) goto done;
+  for (size_t i = 0; i < n; i++) {
+    const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
+    const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
+    const char *cpu = opname ? opname : (lname ? lname : "");
+    out[i].cpu_op = an_strtab_cstr(r->st, cpu);
+    if (!out[i].cpu_op) {
+      rc = AN_ERR_NOMEM;
+      goto done;
+    }
+    if (ops[i] && res[2 * i].loc) {
+      out[i].location = res[2 * i].loc;
+      out[i].stack = res[2 * i].stack;
+    } else if (lau[i] && res[2 * i + 1].loc) {
+      out[i].location = res[2 * i + 1].loc;
+      out[i].stack = res[2 * i + 1].stack;
+    } else {
+      out[i].location = r->unresolved;
+      out[i].stack = NULL;
+    }
+  }
+done:
+  free(ops);
+  free(lau);
+  free(q);
+  free(res);
+  return rc;
+}

@@ -1,0 +1,431 @@
+/*
+ * analysis/bundle.c - canonical kernel names, process choice and stage assignment.
+ */
+#include "analysis/bundle.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ canonical names */
+
+static bool is_hex(int c) { return isxdigit((unsigned char)c) != 0; }
+
+size_t an_canonical_name(const char *name, size_t len, char *out, size_t cap) {
+  /* First pass into a scratch copy: fold whitespace and rewrite hex literals. The output
+   * can only grow by hex rewriting ("0x1" -> "0xADDR"), at most 4 bytes per 3 input. */
+  size_t scap = len * 2 + 8;
+  char *s = malloc(scap);
+  size_t n = 0;
+  if (!s) {
+    if (cap) out[0] = '\0';
+    return 0;
+  }
+  bool pending_space = false;
+  for (size_t i = 0; i < len;) {
+    unsigned char c = (unsigned char)name[i];
+    if (isspace(c)) {
+      pending_space = n > 0;
+      i++;
+      continue;
+    }
+    if (pending_space) {
+      s[n++] = ' ';
+      pending_space = false;
+    }
+    if (c == '0' && i + 2 < len && (name[i + 1] == 'x' || name[i + 1] == 'X') &&
+        is_hex(name[i + 2])) {
+      size_t j = i + 2;
+      while (j < len && is_hex(name[j])) j++;
+      memcpy(s + n, "0xADDR", 6);
+      n += 6;
+      i = j;
+      continue;
+    }
+    s[n++] = (char)c;
+    i++;
+  }
+  /* Cut the trailing balanced parameter list of "void f<...>(...)". */
+  if (n >= 5 && memcmp(s, "void ", 5) == 0 && s[n - 1] == ')') {
+    long depth = 0;
+    size_t k = n;
+    while (k > 0) {
+      k--;
+      if (s[k] == ')') depth++;
+      else if (s[k] == '(') {
+        depth--;
+        if (depth == 0) break;
+      }
+    }
+    if (depth == 0 && s[k] == '(') {
+      n = k;
+      while (n > 0 && s[n - 1] == ' ') n--;
+    }
+  }
+  if (cap) {
+    size_t m = n < cap - 1 ? n : cap - 1;
+    memcpy(out, s, m);
+    out[m] = '\0';
+  }
+  free(s);
+  return n;
+}
+
+/* ------------------------------------------------------------------ pid choice */
+
+typedef struct pid_sum {
+  tr_str pid;
+  double total;
+} pid_sum;
+
+static int pid_pref(const char *pid) {
+  return (strstr(pid, "TP00") || strstr(pid, "TP-0")) ? 1 : 0;
+}
+
+tr_str an_choose_pid(const tr_trace *t, const char *pid_substring) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, TR_KIND_KERNEL, &n);
+  pid_sum *sums = NULL;
+  size_t ns = 0, cs = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = 0;
+    /* pids are few; a linear scan with a one-entry cache is enough */
+    if (ns && sums[ns - 1].pid == ev[i].pid) k = ns - 1;
+    else {
+      for (k = 0; k < ns; k++)
+        if (sums[k].pid == ev[i].pid) break;
+    }
+    if (k == ns) {
+      if (ns == cs) {
+        size_t nc = cs ? cs * 2 : 8;
+        pid_sum *p = realloc(sums, nc * sizeof *p);
+        if (!p) break;
+        sums = p;
+        cs = nc;
+      }
+      sums[ns].pid = ev[i].pid;
+      sums[ns].total = 0;
+      ns++;
+    }
+    sums[k].total += ev[i].dur;
+  }
+  tr_str best = 0;
+  int best_pref = -1;
+  double best_total = -1;
+  for (size_t k = 0; k < ns; k++) {
+    const char *p = tr_str_get(t, sums[k].pid);
+    if (pid_substring && *pid_substring && !strstr(p, pid_substring)) continue;
+    int pref = pid_pref(p);
+    if (pref > best_pref || (pref == best_pref && sums[k].total > best_total)) {
+      best = sums[k].pid;
+      best_pref = pref;
+      best_total = sums[k].total;
+    }
+  }
+  free(sums);
+  return best;
+}
+
+/* ------------------------------------------------------------------ annotation stages */
+
+typedef struct ann {
+  double start, end;
+  int64_t ext;
+  const te_stage *stage;
+  bool gpu;
+} ann;
+
+typedef struct window_set {
+  ann *w;
+  size_t n;
+  double *pmax; /* prefix maximum of end */
+} window_set;
+
+static int cmp_ann_start(const void *a, const void *b) {
+  const ann *x = a, *y = b;
+  if (x->start < y->start) return -1;
+  if (x->start > y->start) return 1;
+  if (x->end < y->end) return -1;
+  if (x->end > y->end) return 1;
+  return 0;
+}
+
+static int cmp_ann_ext(const void *a, const void *b) {
+  const ann *x = a, *y = b;
+  if (x->ext != y->ext) return x->ext < y->ext ? -1 : 1;
+  /* best first: GPU over CPU, then longer */
+  if (x->gpu != y->gpu) return x->gpu ? -1 : 1;
+  double dx = x->end - x->start, dy = y->end - y->start;
+  if (dx > dy) return -1;
+  if (dx < dy) return 1;
+  return 0;
+}
+
+/* Sorted, merged windows of one kind. Takes ownership of w. */
+static bool windows_build(ann *w, size_t n, double merge_gap, window_set *out) {
+  out->w = w;
+  out->n = 0;
+  out->pmax = NULL;
+  if (!n) return true;
+  qsort(w, n, sizeof *w, cmp_ann_start);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && w[m - 1].stage == w[i].stage && w[i].start - w[m - 1].end <= merge_gap) {
+      if (w[i].end > w[m - 1].end) w[m - 1].end = w[i].end;
+      continue;
+    }
+    w[m++] = w[i];
+  }
+  out->n = m;
+  out->pmax = malloc(m * sizeof *out->pmax);
+  if (!out->pmax) return false;
+  double mx = -INFINITY;
+  for (size_t i = 0; i < m; i++) {
+    if (w[i].end > mx) mx = w[i].end;
+    out->pmax[i] = mx;
+  }
+  return true;
+}
+
+/* First window (in start order) containing t, or NULL. */
+static const ann *windows_containing(const window_set *ws, double t) {
+  size_t lo = 0, hi = ws->n;
+  while (lo < hi) { /* first i with pmax[i] >= t */
+    size_t mid = (lo + hi) / 2;
+    if (ws->pmax[mid] >= t) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo < ws->n && ws->w[lo].start <= t) return &ws->w[lo];
+  return NULL;
+}
+
+static double window_distance(const ann *a, double t) {
+  if (t < a->start) return a->start - t;
+  if (t > a->end) return t - a->end;
+  return 0;
+}
+
+/* Nearest window to t, checking the neighbours of the bisect point. */
+static const ann *windows_nearest(const window_set *ws, double t, double *dist) {
+  if (!ws->n) return NULL;
+  size_t lo = 0, hi = ws->n;
+  while (lo < hi) { /* first start > t */
+    size_t mid = (lo + hi) / 2;
+    if (ws->w[mid].start > t) hi = mid;
+    else lo = mid + 1;
+  }
+  const ann *best = NULL;
+  double bd = INFINITY;
+  size_t from = lo >= 2 ? lo - 2 : 0, to = lo + 2 < ws->n ? lo + 2 : ws->n;
+  for (size_t i = from; i < to; i++) {
+    double d = window_distance(&ws->w[i], t);
+    if (d < bd) {
+      bd = d;
+      best = &ws->w[i];
+    }
+  }
+  *dist = bd;
+  return best;
+}
+
+/* ------------------------------------------------------------------ view */
+
+static int cmp_kernel_ptr(const void *a, const void *b) {
+  const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
+  if (x->ts < y->ts) return -1;
+  if (x->ts > y->ts) return 1;
+  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+void an_trace_view_free(an_trace_view *v) {
+  if (!v) return;
+  for (size_t i = 0; i < v->n_stages; i++) free(v->stages[i].kernels);
+  free(v->stages);
+  free(v->kernel_stage);
+  memset(v, 0, sizeof *v);
+}
+
+const an_stage_kernels *an_trace_view_stage(const an_trace_view *v, const char *stage_id) {
+  for (size_t i = 0; i < v->n_stages; i++)
+    if (strcmp(v->stages[i].stage->id, stage_id) == 0) return &v->stages[i];
+  return NULL;
+}
+
+static int64_t kernel_external(const tr_trace *t, const tr_event *e) {
+  if (e->external_id != TR_NO_ID) return e->external_id;
+  if (e->correlation != TR_NO_ID) return tr_trace_external_for_correlation(t, e->correlation);
+  return TR_NO_ID;
+}
+
+/* Collects staged annotations of one kind into a fresh array. */
+static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kind kind,
+                                size_t *n_out, bool *nomem) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, kind, &n);
+  ann *a = malloc((n ? n : 1) * sizeof *a);
+  size_t m = 0;
+  *n_out = 0;
+  if (!a) {
+    *nomem = true;
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const te_stage *st = te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name));
+    if (!st) continue;
+    a[m].start = ev[i].ts;
+    a[m].end = ev[i].ts + (ev[i].dur > 0 ? ev[i].dur : 0);
+    a[m].ext = ev[i].external_id;
+    a[m].stage = st;
+    a[m].gpu = kind == TR_KIND_GPU_ANNOTATION;
+    m++;
+  }
+  *n_out = m;
+  return a;
+}
+
+an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_rules *rules,
+                              const char *pid_substring, an_trace_view *out) {
+  memset(out, 0, sizeof *out);
+  if (!t || !rules) return AN_ERR_ARGS;
+  out->trace = t;
+  const te_stage *all = te_rules_stage_by_id(rules, "all");
+  if (!all) return AN_ERR_RULES;
+  const te_stage *pstage = NULL;
+  if (path_stage_id && strcmp(path_stage_id, "all") != 0) {
+    pstage = te_rules_stage_by_id(rules, path_stage_id);
+    if (pstage) out->path_stage = pstage->id;
+  }
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  out->n_kernel_events = nk;
+  out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
+  if (!out->kernel_stage) return AN_ERR_NOMEM;
+  out->pid = an_choose_pid(t, pid_substring);
+  if (!out->pid) return AN_OK;
+
+  size_t n_st = te_rules_stage_count(rules);
+  const te_stage **stage_of = malloc((nk ? nk : 1) * sizeof *stage_of);
+  if (!stage_of) return AN_ERR_NOMEM;
+
+  an_status rc = AN_OK;
+  ann *ext_idx = NULL;
+  size_t n_ext = 0;
+  window_set gw = {0}, cw = {0};
+  if (!pstage) {
+    bool nomem = false;
+    size_t ng = 0, nc = 0;
+    ann *g = collect_annotations(t, rules, TR_KIND_GPU_ANNOTATION, &ng, &nomem);
+    ann *c = collect_annotations(t, rules, TR_KIND_USER_ANNOTATION, &nc, &nomem);
+    ext_idx = malloc((ng + nc + 1) * sizeof *ext_idx);
+    if (nomem || !ext_idx) {
+      free(g);
+      free(c);
+      free(stage_of);
+      free(ext_idx);
+      return AN_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ng; i++)
+      if (g[i].ext != TR_NO_ID) ext_idx[n_ext++] = g[i];
+    for (size_t i = 0; i < nc; i++)
+      if (c[i].ext != TR_NO_ID) ext_idx[n_ext++] = c[i];
+    qsort(ext_idx, n_ext, sizeof *ext_idx, cmp_ann_ext);
+    double gap = te_rules_setting(rules, "stage.merge_gap_us", 0.001);
+    if (!windows_build(g, ng, gap, &gw) || !windows_build(c, nc, gap, &cw)) rc = AN_ERR_NOMEM;
+  }
+  double nearest = te_rules_setting(rules, "stage.nearest_window_us", 20000.0);
+  double total_all = 0, total = 0;
+  size_t *counts = calloc(n_st + 1, sizeof *counts);
+  if (!counts) rc = AN_ERR_NOMEM;
+  for (size_t i = 0; rc == AN_OK && i < nk; i++) {
+    stage_of[i] = NULL;
+    if (kev[i].pid != out->pid) continue;
+    const te_stage *st = pstage;
+    if (!st) {
+      int64_t x = kernel_external(t, &kev[i]);
+      if (x != TR_NO_ID && n_ext) {
+        size_t lo = 0, hi = n_ext;
+        while (lo < hi) {
+          size_t mid = (lo + hi) / 2;
+          if (ext_idx[mid].ext < x) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < n_ext && ext_idx[lo].ext == x) st = ext_idx[lo].stage;
+      }
+      if (!st) {
+        double probe = kev[i].ts + 0.001;
+        const ann *w = windows_containing(&gw, probe);
+        if (!w) w = windows_containing(&cw, probe);
+        if (w) st = w->stage;
+      }
+      if (!st) {
+        double dg = INFINITY, dc = INFINITY;
+        const ann *wg = windows_nearest(&gw, kev[i].ts, &dg);
+        const ann *wc = windows_nearest(&cw, kev[i].ts, &dc);
+        const ann *w = dg <= dc ? wg : wc;
+        double d = dg <= dc ? dg : dc;
+        if (w && d <= nearest) st = w->stage;
+      }
+      if (!st) st = all;
+    }
+    stage_of[i] = st;
+    out->kernel_stage[i] = st->id;
+    total += kev[i].dur;
+    if (st == all) total_all += kev[i].dur;
+    for (size_t s = 0; s < n_st; s++)
+      if (te_rules_stage(rules, s) == st) {
+        counts[s]++;
+        break;
+      }
+  }
+  out->kernel_total_us = total;
+  bool drop_all = false;
+  if (rc == AN_OK && !pstage && total_all < total) {
+    double min_all = te_rules_setting(rules, "stage.min_all_share_pct", 1.0);
+    drop_all = total > 0 && total_all / total * 100.0 < min_all;
+  }
+  if (rc == AN_OK) {
+    /* te_stage order = order field, then declaration order */
+    size_t *ord = malloc((n_st + 1) * sizeof *ord);
+    out->stages = calloc(n_st + 1, sizeof *out->stages);
+    if (!ord || !out->stages) rc = AN_ERR_NOMEM;
+    for (size_t s = 0; rc == AN_OK && s < n_st; s++) ord[s] = s;
+    for (size_t a = 1; rc == AN_OK && a < n_st; a++) {
+      size_t v = ord[a], b = a;
+      while (b > 0 && te_rules_stage(rules, ord[b - 1])->order > te_rules_stage(rules, v)->order) {
+        ord[b] = ord[b - 1];
+        b--;
+      }
+      ord[b] = v;
+    }
+    for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
+      size_t s = ord[oi];
+      const te_stage *st = te_rules_stage(rules, s);
+      if (!counts[s] || (st == all && drop_all)) continue;
+      an_stage_kernels *sk = &out->stages[out->n_stages];
+      sk->stage = st;
+      sk->kernels = malloc(counts[s] * sizeof *sk->kernels);
+      if (!sk->kernels) {
+        rc = AN_ERR_NOMEM;
+        break;
+      }
+      out->n_stages++;
+      for (size_t i = 0; i < nk; i++)
+        if (stage_of[i] == st) {
+          sk->kernels[sk->n++] = &kev[i];
+          sk->total_us += kev[i].dur;
+        }
+      qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
+    }
+    free(ord);
+  }
+  free(counts);
+  free(stage_of);
+  free(ext_idx);
+  free(gw.w);
+  free(gw.pmax);
+  free(cw.w);
+  free(cw.pmax);
+  if (rc != AN_OK) an_trace_view_free(out);
+  return rc;
+}
