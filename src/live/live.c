@@ -296,9 +296,10 @@ static int lv_write_file(const char *path, const char *text) {
 
 /* Server args (SGLang, TokenSpeed: /server_info) and the model id (/v1/models, for the
  * OpenAI-style requests). Missing facts are not fatal: the report just has no Model line. */
-static int lv_server_facts(const lv_ctx *c, lv_target *t) {
+static int lv_server_facts(const lv_ctx *c, lv_target *t, cJSON **args_out) {
   lv_reply r;
   cJSON *args = NULL;
+  *args_out = NULL;
   if (t->fw == LV_FW_SGLANG || t->fw == LV_FW_TOKENSPEED) {
     static const char *const paths[] = {"/server_info", "/get_server_info"};
     for (size_t i = 0; i < 2 && !args; i++) {
@@ -339,6 +340,12 @@ static int lv_server_facts(const lv_ctx *c, lv_target *t) {
     args = cJSON_CreateObject();
     if (args) cJSON_AddStringToObject(args, "model_path", t->model);
   }
+  *args_out = args;
+  return LV_OK;
+}
+
+/* Saves the server args in the capture root, where discovery looks (trace dir's parent). */
+static void lv_save_server_args(const lv_ctx *c, lv_target *t, cJSON *args) {
   if (args) {
     char *text = cJSON_Print(args);
     char *path = lv_path_join(t->root, "server_args.json");
@@ -351,9 +358,7 @@ static int lv_server_facts(const lv_ctx *c, lv_target *t) {
     }
     free(path);
     cJSON_free(text);
-    cJSON_Delete(args);
   }
-  return LV_OK;
 }
 
 /* ---------------------------------------------------------------- requests */
@@ -711,12 +716,17 @@ static int lv_check_options(const lv_ctx *c, const lv_target *t) {
 static int lv_capture_target(const lv_ctx *c, lv_target *t) {
   int rc = lv_resolve_framework(c, t);
   if (rc == LV_OK) rc = lv_check_options(c, t);
+  /* Talk to the server before creating anything, so an unreachable URL leaves no
+   * empty temporary directory behind. */
+  cJSON *args = NULL;
+  if (rc == LV_OK) rc = lv_server_facts(c, t, &args);
   char *trace_file = NULL;
   if (rc == LV_OK) rc = lv_make_root(c, t, &trace_file);
   if (rc == LV_OK) {
     lv_say(c, t, "capture directory %s", t->root);
-    rc = lv_server_facts(c, t);
+    lv_save_server_args(c, t, args);
   }
+  cJSON_Delete(args);
   const char *w = c->opt->profile_workload ? c->opt->profile_workload : "both";
   if (rc == LV_OK) {
     if (strcmp(w, "both") == 0) {
