@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""The default packs validate and pass their own examples; a user pack given with --rules
+changes a kernel category without a rebuild.
+
+usage: run_defaults.py TRIAGE_BIN USER_PACK
+(TRIAGE_RULES_DIR, set by ctest, points at the default packs.)
+"""
+import re
+import subprocess
+import sys
+
+
+def run(args):
+    proc = subprocess.run(args, capture_output=True, timeout=120)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode(
+        "utf-8", "replace")
+
+
+def main():
+    triage, user_pack = sys.argv[1], sys.argv[2]
+    failures = []
+    rc, out, err = run([triage, "rules", "check"])
+    if rc != 0 or not re.search(r"^\d+ packs OK$", out, re.M):
+        failures.append(f"rules check: exit {rc}, stdout {out!r}, stderr {err!r}")
+    rc, out, err = run([triage, "rules", "test"])
+    m = re.search(r"^(\d+) examples, (\d+) failures$", out, re.M)
+    if rc != 0 or not m or m.group(2) != "0" or m.group(1) == "0":
+        failures.append(f"rules test: exit {rc}, stdout {out!r}, stderr {err[:2000]!r}")
+    name = "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT"
+    rc, out, err = run([triage, "rules", "explain", name])
+    if rc != 0 or not re.search(r"kernel category:\s+gemm\b", out):
+        failures.append(f"explain with defaults: exit {rc}, stdout {out!r}, stderr {err!r}")
+    rc, out, err = run([triage, "--rules", user_pack, "rules", "explain", name])
+    if rc != 0 or not re.search(r"kernel category:\s+cublas_lt \(rule kernel/cublas-lt", out):
+        failures.append(f"explain with --rules: exit {rc}, stdout {out!r}, stderr {err!r}")
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

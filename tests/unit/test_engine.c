@@ -1,0 +1,752 @@
+/*
+ * test_engine.c - the rules engine through its public API (triage/rules.h): matchers,
+ * overrides, queries, diagnostics, self-tests, and every broken pack of tests/rules/broken.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "triage/rules.h"
+
+/* A rule set built from inline packs; asserts every pack loads and finalizes. */
+static te_rules *rules_from(const char *const *packs, size_t n) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert(r && d);
+  for (size_t i = 0; i < n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "pack%zu.yaml", i);
+    te_status st = te_rules_load_buffer(r, name, packs[i], strlen(packs[i]), d);
+    if (st != TE_OK) {
+      char buf[1024];
+      te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
+      cr_assert_fail("pack %zu: %s: %s", i, te_status_str(st), buf);
+    }
+  }
+  te_status st = te_rules_finalize(r, d);
+  if (st != TE_OK) {
+    char buf[1024];
+    te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
+    cr_assert_fail("finalize: %s: %s", te_status_str(st), buf);
+  }
+  te_diags_destroy(d);
+  return r;
+}
+
+static te_rules *rules_from1(const char *pack) { return rules_from(&pack, 1); }
+
+/* Loads one pack expected to fail; returns its diagnostics (caller destroys). */
+static te_diags *failing(const char *pack, te_status *status) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  te_status st = te_rules_load_buffer(r, "bad.yaml", pack, strlen(pack), d);
+  if (st == TE_OK) st = te_rules_finalize(r, d);
+  if (status) *status = st;
+  te_rules_destroy(r);
+  return d;
+}
+
+static const te_matcher *named(te_rules *r, const char *name) {
+  const te_matcher *m = te_rules_matcher(r, name);
+  cr_assert_not_null(m, "matcher %s", name);
+  return m;
+}
+
+static bool hit(const te_matcher *m, const char *s) { return te_matcher_match(m, s, strlen(s)); }
+
+/* ---------------------------------------------------------------- matchers */
+
+static const char *const matcher_pack =
+    "pack: m\n"
+    "version: 1\n"
+    "matchers:\n"
+    "  kw: {keywords: [nccl, All_Reduce]}\n"
+    "  wd: {words: [add, cat]}\n"
+    "  px: {prefixes: ['python/sglang/']}\n"
+    "  rx: {regex: ['FlashAttn\\w*Sm\\d+']}\n"
+    "  rx_cs: {regex: ['^Gemm'], case_sensitive: true}\n"
+    "  kw_cs: {keywords: [Gemm], case_sensitive: true}\n"
+    "  cp: {keywords: [fused_add_rmsnorm], compact: true}\n"
+    "  plain: {keywords: [fused_add_rmsnorm]}\n"
+    "  ex: {keywords: [flash], exclude: {keywords: [flashinfer]}}\n"
+    "  ex_named: {keywords: [copy], exclude: compute}\n"
+    "  compute: {keywords: [gemm, cutlass]}\n"
+    "  nothing: {}\n"
+    "  evil: {regex: ['^(a+)+$']}\n";
+
+Test(engine_matcher, keywords_are_case_insensitive_substrings) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "kw");
+  cr_assert(hit(m, "ncclDevKernel_AllReduce"));
+  cr_assert(hit(m, "NCCL"));
+  cr_assert(hit(m, "xx_all_reduce_yy"));
+  cr_assert_not(hit(m, "allreduce"));
+  cr_assert_not(hit(m, ""));
+  cr_assert(te_matcher_match(m, "ncclXYZ", 4), "length limits the text, not NUL");
+  cr_assert_not(te_matcher_match(m, "ncclXYZ", 3));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, words_need_non_alphanumeric_neighbours) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "wd");
+  cr_assert(hit(m, "fused_add_rmsnorm"));
+  cr_assert(hit(m, "add"));
+  cr_assert(hit(m, "ADD kernel"));
+  cr_assert(hit(m, "torch.cat(x)"));
+  cr_assert_not(hit(m, "addmm"));
+  cr_assert_not(hit(m, "fad4dd"));
+  cr_assert_not(hit(m, "concat"));
+  cr_assert(hit(m, "add3dd add"), "a later occurrence may qualify");
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, prefixes_anchor_at_start) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "px");
+  cr_assert(hit(m, "python/sglang/srt/x.py:1 f"));
+  cr_assert(hit(m, "Python/SGLang/x"));
+  cr_assert_not(hit(m, "/python/sglang/x"));
+  cr_assert_not(hit(m, "python/sglan"));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, regex_caseless_unless_case_sensitive) {
+  te_rules *r = rules_from1(matcher_pack);
+  cr_assert(hit(named(r, "rx"), "cutlass::device_kernel<flash::FlashAttnFwdSm90<...>>"));
+  cr_assert(hit(named(r, "rx"), "flashattnfwdsm80"));
+  cr_assert_not(hit(named(r, "rx"), "FlashAttnFwd"));
+  cr_assert(hit(named(r, "rx_cs"), "Gemm_kernel"));
+  cr_assert_not(hit(named(r, "rx_cs"), "gemm_kernel"));
+  cr_assert(hit(named(r, "kw_cs"), "xGemm"));
+  cr_assert_not(hit(named(r, "kw_cs"), "xgemm"));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, compact_compares_alphanumerics_only) {
+  te_rules *r = rules_from1(matcher_pack);
+  cr_assert(hit(named(r, "cp"), "void flashinfer::norm::FusedAddRMSNormKernel<8u>"));
+  cr_assert(hit(named(r, "cp"), "fused_add_rmsnorm"));
+  cr_assert_not(hit(named(r, "plain"), "FusedAddRMSNormKernel"));
+  cr_assert_not(hit(named(r, "cp"), "FusedAddLayerNorm"));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, exclude_inline_and_named) {
+  te_rules *r = rules_from1(matcher_pack);
+  cr_assert(hit(named(r, "ex"), "flash_attn_fwd"));
+  cr_assert_not(hit(named(r, "ex"), "flashinfer::norm"));
+  cr_assert(hit(named(r, "ex_named"), "memcpy_copy_kernel"));
+  cr_assert_not(hit(named(r, "ex_named"), "cutlass_copy_kernel"));
+  char why[200];
+  cr_assert_not(te_matcher_explain(named(r, "ex"), "flashinfer", 10, why, sizeof why));
+  cr_assert(strstr(why, "exclusion"), "why: %s", why);
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, empty_matcher_matches_nothing) {
+  te_rules *r = rules_from1(matcher_pack);
+  cr_assert_not(hit(named(r, "nothing"), "anything"));
+  cr_assert_not(hit(named(r, "nothing"), ""));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, explain_names_the_entry) {
+  te_rules *r = rules_from1(matcher_pack);
+  char why[200];
+  cr_assert(te_matcher_explain(named(r, "kw"), "xx_ALL_REDUCE", 13, why, sizeof why));
+  cr_assert_str_eq(why, "keyword 'all_reduce'");
+  cr_assert(te_matcher_explain(named(r, "cp"), "FusedAddRMSNorm", 15, why, sizeof why));
+  cr_assert_str_eq(why, "compact keyword 'fused_add_rmsnorm'");
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, cached_results_stay_correct) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "kw");
+  /* Many distinct strings, each asked twice, interleaved: cache hits and misses must
+   * agree with the uncached answer. */
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 5000; i++) {
+      char s[64];
+      snprintf(s, sizeof s, "%s_%d", i % 3 ? "kernel" : "nccl", i);
+      cr_assert_eq(hit(m, s), i % 3 == 0, "%s round %d", s, round);
+    }
+  }
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, catastrophic_regex_gives_up_quickly) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "evil");
+  size_t n = 20000;
+  char *s = malloc(n + 2);
+  memset(s, 'a', n);
+  s[n] = 'b';
+  s[n + 1] = '\0';
+  clock_t t0 = clock();
+  cr_assert_not(te_matcher_match(m, s, n + 1));
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  cr_assert_lt(secs, 5.0, "took %.2fs", secs);
+  cr_assert_gt(te_matcher_limit_misses(m), 0, "the miss is counted");
+  cr_assert(te_matcher_match(m, s, n), "all-'a' text still matches");
+  free(s);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- classifiers, ladders */
+
+static const char *const base_pack =
+    "pack: base\n"
+    "version: 1\n"
+    "matchers:\n"
+    "  compute_like: {keywords: [gemm, cutlass, nvjet]}\n"
+    "  low_signal: {keywords: [__call__]}\n"
+    "classifiers:\n"
+    "  - id: kernel\n"
+    "    default: other\n"
+    "    rules:\n"
+    "      - {id: comm, category: communication, match: {keywords: [nccl]}}\n"
+    "      - {id: memory-weak, category: memory, match: {keywords: [copy]}, unless: compute_like}\n"
+    "      - {id: gemm, category: gemm, match: {keywords: [gemm, nvjet]}}\n"
+    "ladders:\n"
+    "  - id: frame_priority\n"
+    "    default: 0\n"
+    "    penalty: {match: low_signal, amount: 80}\n"
+    "    rules:\n"
+    "      - {id: noise, raw: {prefixes: ['threading.py(']}, score: -20}\n"
+    "      - {id: sglang, normalized: {prefixes: [python/sglang/]}, score: 300, penalize: true}\n"
+    "      - {id: both, raw: {keywords: ['.py(']}, normalized: {keywords: [vllm/]}, score: 285}\n"
+    "    adjustments:\n"
+    "      - {id: mixin, raw: {keywords: [mixin.py]}, score: -20}\n"
+    "path_rewrites:\n"
+    "  - {id: sglang-python, find: python/sglang/}\n"
+    "  - {id: trtllm-dash, find: tensorrt-llm/, replace: tensorrt_llm/}\n"
+    "  - {id: sglang-any, find: sglang/, replace: python/sglang/}\n"
+    "settings:\n"
+    "  kernel_table: {min_share_pct: 1.0}\n"
+    "  overlap:\n"
+    "    weight: {communication: 1.3}\n"
+    "    low_roi_hidden: {categories: [elementwise, memory]}\n";
+
+Test(engine_classify, first_hit_wins_and_unless_blocks) {
+  te_rules *r = rules_from1(base_pack);
+  const te_class_rule *rule = NULL;
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "ncclAllReduce_copy", &rule), "communication");
+  cr_assert_str_eq(rule->id, "comm");
+  cr_assert_eq(rule->origin.line, 10);
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "copy_kernel", &rule), "memory");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "cutlass_copy_gemm", &rule), "gemm");
+  cr_assert_str_eq(rule->id, "gemm");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "mystery", &rule), "other");
+  cr_assert_null(rule);
+  cr_assert_null(te_rules_classify(r, "no-such-classifier", "x", &rule));
+  te_rules_destroy(r);
+}
+
+Test(engine_ladder, score_rules_penalty_and_adjustments) {
+  te_rules *r = rules_from1(base_pack);
+  char why[256];
+  cr_assert_eq(te_rules_score(r, "frame_priority", "threading.py(12): run", "threading.py:12 run",
+                              why, sizeof why), -20);
+  cr_assert_eq(te_rules_score(r, "frame_priority", "/x/sglang/a.py(1): f", "python/sglang/a.py:1 f",
+                              NULL, 0), 300);
+  cr_assert_eq(te_rules_score(r, "frame_priority", "/x/sglang/a.py(1): __call__",
+                              "python/sglang/a.py:1 __call__", why, sizeof why), 220);
+  cr_assert(strstr(why, "penalty"), "why: %s", why);
+  cr_assert_eq(te_rules_score(r, "frame_priority", "/x/sglang/mixin.py(1): f",
+                              "python/sglang/mixin.py:1 f", why, sizeof why), 280);
+  cr_assert(strstr(why, "adjustment 'mixin'"), "why: %s", why);
+  /* both conditions must hit */
+  cr_assert_eq(te_rules_score(r, "frame_priority", "/a/vllm/x.py(3): f", "vllm/x.py:3 f", NULL, 0),
+               285);
+  cr_assert_eq(te_rules_score(r, "frame_priority", "vllm/x.py:3 f", "vllm/x.py:3 f", NULL, 0), 0);
+  cr_assert_eq(te_rules_score(r, "frame_priority", "unrelated", NULL, NULL, 0), 0);
+  cr_assert_eq(te_rules_score(r, "no-ladder", "x", "x", NULL, 0), 0);
+  te_rules_destroy(r);
+}
+
+Test(engine_paths, normalize_path_and_frame) {
+  te_rules *r = rules_from1(base_pack);
+  char out[256];
+  te_rules_normalize_path(r, "/usr/lib/python3/site-packages/sglang/srt/x.py", out, sizeof out);
+  cr_assert_str_eq(out, "python/sglang/srt/x.py");
+  te_rules_normalize_path(r, "/work/Python/SGLang/srt/x.py", out, sizeof out);
+  cr_assert_str_eq(out, "python/sglang/srt/x.py");
+  te_rules_normalize_path(r, "/src/TensorRT-LLM/tensorrt_llm/a.py", out, sizeof out);
+  cr_assert_str_eq(out, "tensorrt_llm/tensorrt_llm/a.py");
+  te_rules_normalize_path(r, "///usr/lib/torch/nn.py", out, sizeof out);
+  cr_assert_str_eq(out, "usr/lib/torch/nn.py");
+  size_t need = te_rules_normalize_path(r, "/a/sglang/long/path.py", out, 8);
+  cr_assert_eq(need, strlen("python/sglang/long/path.py"));
+  cr_assert_eq(strlen(out), 7, "truncated and terminated");
+  te_rules_normalize_frame(r, "/opt/sglang/srt/model_runner.py(2000): forward", out, sizeof out);
+  cr_assert_str_eq(out, "python/sglang/srt/model_runner.py:2000 forward");
+  te_rules_normalize_frame(r, "<built-in method cat of type object>", out, sizeof out);
+  cr_assert_str_eq(out, "<built-in method cat of type object>");
+  te_rules_destroy(r);
+}
+
+Test(engine_settings, numbers_lists_and_defaults) {
+  te_rules *r = rules_from1(base_pack);
+  cr_assert_float_eq(te_rules_setting(r, "kernel_table.min_share_pct", -1), 1.0, 1e-12);
+  cr_assert_float_eq(te_rules_setting(r, "overlap.weight.communication", -1), 1.3, 1e-12);
+  cr_assert_float_eq(te_rules_setting(r, "overlap.weight.compute", 0.35), 0.35, 1e-12);
+  cr_assert(te_rules_has_setting(r, "overlap.low_roi_hidden.categories"));
+  cr_assert_not(te_rules_has_setting(r, "overlap"));
+  const char *const *items = NULL;
+  cr_assert_eq(te_rules_setting_list(r, "overlap.low_roi_hidden.categories", &items), 2);
+  cr_assert_str_eq(items[1], "memory");
+  cr_assert_eq(te_rules_setting_list(r, "kernel_table.min_share_pct", &items), 0);
+  cr_assert_float_eq(te_rules_setting(r, "overlap.low_roi_hidden.categories", 7), 7, 1e-12);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- overrides */
+
+static const char *const override_pack =
+    "pack: user\n"
+    "version: 1\n"
+    "matchers:\n"
+    "  low_signal: {keywords: [forward]}\n"
+    "classifiers:\n"
+    "  - id: kernel\n"
+    "    default: unknown\n"
+    "    rules:\n"
+    "      - {id: memory-weak, category: memory, match: {keywords: [fill]}}\n"
+    "      - {id: cublas-lt, category: cublas_lt, match: {keywords: [nvjet]}, before: gemm}\n"
+    "      - {id: last, category: misc, match: {keywords: [misc]}}\n"
+    "      - {id: first, category: firsts, match: {keywords: [nccl_first]}, before: comm}\n"
+    "      - {id: after-comm, category: aftercomm, match: {keywords: [aftercomm]}, after: comm}\n"
+    "ladders:\n"
+    "  - id: frame_priority\n"
+    "    penalty: {match: low_signal, amount: 100}\n"
+    "    rules:\n"
+    "      - {id: sglang, normalized: {prefixes: [python/sglang/]}, score: 500, penalize: true}\n"
+    "settings:\n"
+    "  kernel_table: {min_share_pct: 2.5}\n";
+
+Test(engine_override, replace_in_place_and_insert) {
+  const char *packs[] = {base_pack, override_pack};
+  te_rules *r = rules_from(packs, 2);
+  const te_classifier *c = te_rules_classifier(r, "kernel");
+  cr_assert_not_null(c);
+  const char *want[] = {"first", "comm", "after-comm", "memory-weak", "cublas-lt", "gemm", "last"};
+  cr_assert_eq(c->n_rules, sizeof want / sizeof want[0]);
+  for (size_t i = 0; i < c->n_rules; i++) cr_assert_str_eq(c->rules[i].id, want[i], "rule %zu", i);
+  cr_assert_str_eq(c->default_category, "unknown");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "nvjet_tst_64x8", NULL), "cublas_lt");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "copy_kernel", NULL), "unknown",
+                   "the replaced memory-weak rule no longer knows 'copy'");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "fill_kernel", NULL), "memory");
+  cr_assert_str_eq(c->rules[3].origin.file, "pack1.yaml");
+  /* named matcher, ladder rule, penalty and settings: the later pack wins */
+  cr_assert_eq(te_rules_score(r, "frame_priority", "/s/sglang/a.py(1): forward",
+                              "python/sglang/a.py:1 forward", NULL, 0), 400);
+  cr_assert_eq(te_rules_score(r, "frame_priority", "/s/sglang/a.py(1): __call__",
+                              "python/sglang/a.py:1 __call__", NULL, 0), 500);
+  cr_assert_float_eq(te_rules_setting(r, "kernel_table.min_share_pct", 0), 2.5, 1e-12);
+  cr_assert_float_eq(te_rules_setting(r, "overlap.weight.communication", 0), 1.3, 1e-12);
+  cr_assert_eq(te_rules_pack_count(r), 2);
+  cr_assert_str_eq(te_rules_pack(r, 1)->id, "user");
+  te_rules_destroy(r);
+}
+
+Test(engine_override, invalid_pack_merges_nothing) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_buffer(r, "base.yaml", base_pack, strlen(base_pack), d), TE_OK);
+  const char *bad = "pack: bad\nversion: 1\nclassifiers:\n  - id: kernel\n    rules:\n"
+                    "      - {id: gemm, category: broken, match: {keywords: [x]}}\n"
+                    "      - {id: y, category: z, match: {keywords: [q]}, after: nope}\n";
+  cr_assert_eq(te_rules_load_buffer(r, "bad.yaml", bad, strlen(bad), d), TE_ERR_INVALID);
+  cr_assert_eq(te_diags_error_count(d), 1);
+  cr_assert_str_eq(te_diags_get(d, 0)->file, "bad.yaml");
+  cr_assert_eq(te_diags_get(d, 0)->line, 7);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "gemm_x", NULL), "gemm");
+  cr_assert_eq(te_rules_pack_count(r), 1);
+  cr_assert_eq(te_rules_load_buffer(r, "late.yaml", base_pack, strlen(base_pack), d), TE_ERR_STATE,
+               "loading after finalize is refused");
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+Test(engine_override, new_classifier_needs_default) {
+  te_status st;
+  te_diags *d = failing("pack: p\nversion: 1\nclassifiers:\n  - id: k\n    rules: []\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "needs 'default'"));
+  te_diags_destroy(d);
+}
+
+/* ---------------------------------------------------------------- stages, ranks, frameworks */
+
+static const char *const stage_pack =
+    "pack: s\n"
+    "version: 1\n"
+    "stages:\n"
+    "  - {id: all, label: all, order: 2}\n"
+    "  - {id: extend, label: extend/prefill, order: 0}\n"
+    "  - {id: decode, label: decode, order: 1}\n"
+    "stage_rules:\n"
+    "  path:\n"
+    "    - {id: extend-path, stage: extend, match: {regex: ['[-_](extend|prefill)']}}\n"
+    "  annotation:\n"
+    "    - {id: decode-ann, stage: decode, match: {keywords: [decode]}}\n"
+    "rank_patterns:\n"
+    "  - {id: tp, regex: '(?:^|[_-])tp(\\d+)(?:[_.-]|$)'}\n"
+    "  - {id: rank, regex: 'rank[-_]?(\\d+)'}\n"
+    "frameworks:\n"
+    "  - {id: sglang, label: SGLang, aliases: [sgl]}\n"
+    "  - {id: trtllm, label: TensorRT-LLM, aliases: [tensorrt_llm, trt]}\n"
+    "framework_hints:\n"
+    "  default: sglang\n"
+    "  text:\n"
+    "    - {id: trt-text, framework: trtllm, match: {keywords: [tensorrt_llm]}}\n"
+    "  server_args_keys:\n"
+    "    - {id: trt-keys, framework: trtllm, keys: [max_batch_size, kv_cache_config]}\n"
+    "  url_probes:\n"
+    "    - {id: info, framework: sglang, path: /server_info, body_match: {keywords: [tokenizer_path]}, timeout_s: 60}\n"
+    "kernel_map_aliases:\n"
+    "  - {id: memset, trigger: {prefixes: [memset]}, tokens: [memset]}\n";
+
+Test(engine_stages, order_and_lookup) {
+  te_rules *r = rules_from1(stage_pack);
+  cr_assert_eq(te_rules_stage_count(r), 3);
+  cr_assert_str_eq(te_rules_stage(r, 0)->id, "extend");
+  cr_assert_str_eq(te_rules_stage(r, 2)->id, "all");
+  cr_assert_str_eq(te_rules_stage_by_id(r, "decode")->label, "decode");
+  cr_assert_str_eq(te_rules_stage_from_path(r, "out/run_prefill/trace.json.gz")->id, "extend");
+  cr_assert_null(te_rules_stage_from_path(r, "out/run/trace.json.gz"));
+  cr_assert_str_eq(te_rules_stage_from_annotation(r, "DECODE_step")->id, "decode");
+  te_rules_destroy(r);
+}
+
+Test(engine_stages, rank_from_filename) {
+  te_rules *r = rules_from1(stage_pack);
+  long rank = -1;
+  cr_assert(te_rules_rank_from_filename(r, "host-TP3-decode.trace.json.gz", &rank));
+  cr_assert_eq(rank, 3);
+  cr_assert(te_rules_rank_from_filename(r, "trace_rank-12.json", &rank));
+  cr_assert_eq(rank, 12);
+  cr_assert_not(te_rules_rank_from_filename(r, "stp3x.json", &rank));
+  te_rules_destroy(r);
+}
+
+Test(engine_frameworks, lookup_hints_probes) {
+  te_rules *r = rules_from1(stage_pack);
+  cr_assert_eq(te_rules_framework_count(r), 2);
+  cr_assert_str_eq(te_rules_framework_lookup(r, "TensorRT_LLM")->id, "trtllm");
+  cr_assert_str_eq(te_rules_framework_lookup(r, "TRT")->id, "trtllm");
+  cr_assert_str_eq(te_rules_framework_lookup(r, "SGL")->id, "sglang");
+  cr_assert_null(te_rules_framework_lookup(r, "vllm"));
+  cr_assert_str_eq(te_rules_framework_default(r)->id, "sglang");
+  cr_assert_str_eq(te_rules_framework_from_text(r, "/opt/TensorRT_LLM/x")->id, "trtllm");
+  cr_assert_null(te_rules_framework_from_text(r, "nothing here"));
+  const char *keys[] = {"model_path", "kv_cache_config"};
+  cr_assert_str_eq(te_rules_framework_from_keys(r, keys, 2)->id, "trtllm");
+  cr_assert_null(te_rules_framework_from_keys(r, keys, 1));
+  cr_assert_eq(te_rules_url_probe_count(r), 1);
+  const te_url_probe *p = te_rules_url_probe(r, 0);
+  cr_assert_str_eq(p->path, "/server_info");
+  cr_assert_float_eq(p->timeout_s, 60.0, 1e-12);
+  cr_assert(hit(p->body_match, "{\"tokenizer_path\": 1}"));
+  cr_assert_eq(te_rules_alias_count(r), 1);
+  cr_assert(hit(te_rules_alias(r, 0)->trigger, "memset32_aligned"));
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- fusion patterns */
+
+Test(engine_fusion, fields_and_subsumes) {
+  const char *pack =
+      "pack: f\nversion: 1\nfrusion: 1\n";
+  te_status st;
+  te_diags *d = failing(pack, &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "unknown key 'frusion'"));
+  te_diags_destroy(d);
+  const char *good =
+      "pack: f\nversion: 1\nframeworks: [{id: sglang}]\nfusion_patterns:\n"
+      "  - id: a\n    name: A\n    framework: sglang\n    origin: inflight\n"
+      "    candidate_paths: [x.py, y.py]\n    active: {keywords: [fused_a]}\n"
+      "    split_groups: [{keywords: [rope]}, {keywords: [cache]}]\n"
+      "    model_include: [qwen3]\n    model_exclude: [qwen3.5]\n    tp: {min: 2, required: true}\n"
+      "    min_share_pct: 0.4\n    likely_share_pct: 2\n    priority: 90\n    subsumes: [b]\n"
+      "    rationale_hint: hint\n"
+      "  - {id: b, name: B}\n";
+  te_rules *r = rules_from1(good);
+  cr_assert_eq(te_rules_fusion_count(r), 2);
+  const te_fusion_pattern *a = te_rules_fusion(r, 0);
+  cr_assert_str_eq(a->name, "A");
+  cr_assert_eq(a->origin, TE_ORIGIN_INFLIGHT);
+  cr_assert_eq(a->n_candidate_paths, 2);
+  cr_assert_eq(a->n_split_groups, 2);
+  cr_assert(hit(a->split_groups[1], "kv_cache_write"));
+  cr_assert_eq(a->min_tp_size, 2);
+  cr_assert(a->require_tp);
+  cr_assert_float_eq(a->min_share_pct, 0.4, 1e-12);
+  cr_assert_eq(a->priority, 90);
+  cr_assert_eq(a->n_subsumes, 1);
+  cr_assert_eq(a->subsumes[0], te_rules_fusion(r, 1));
+  cr_assert_str_eq(a->model_exclude[0], "qwen3.5");
+  cr_assert_null(te_rules_fusion(r, 1)->active);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- examples */
+
+Test(engine_examples, classifier_and_matcher_examples) {
+  const char *pack =
+      "pack: e\nversion: 1\n"
+      "matchers:\n"
+      "  compute_like:\n"
+      "    keywords: [gemm]\n"
+      "    examples: {match: [gemm_x, not_listed_kernel], no_match: [memcpy]}\n"
+      "classifiers:\n"
+      "  - id: kernel\n"
+      "    default: other\n"
+      "    rules:\n"
+      "      - id: comm\n"
+      "        category: communication\n"
+      "        match:\n"
+      "          keywords: [nccl, broadcast]\n"
+      "          examples:\n"
+      "            match: [ncclKernel, gemm_broadcast]\n"
+      "            no_match: [memcpy]\n"
+      "      - id: gemm\n"
+      "        category: gemm\n"
+      "        match: {keywords: [gemm], examples: {match: [gemm_x], no_match: [ncclgemm]}}\n";
+  te_rules *r = rules_from1(pack);
+  te_diags *d = te_diags_create();
+  size_t n = 0;
+  cr_assert_eq(te_rules_run_examples(r, d, &n), TE_ERR_INVALID);
+  cr_assert_eq(n, 8);
+  /* gemm_broadcast is classified by the whole classifier: comm comes first, so it is
+   * communication and passes; ncclgemm is decided by comm, so gemm's no_match holds.
+   * The named matcher's second match example is wrong on purpose. */
+  cr_assert_eq(te_diags_count(d), 1, "got %zu", te_diags_count(d));
+  const te_diag *g = te_diags_get(d, 0);
+  cr_assert_eq(g->line, 6);
+  cr_assert(strstr(g->message, "example 'not_listed_kernel' should match named matcher "
+                               "'compute_like' but does not"), "%s", g->message);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+Test(engine_examples, failing_classifier_example_names_rule) {
+  const char *pack =
+      "pack: e\nversion: 1\n"
+      "classifiers:\n"
+      "  - id: kernel\n"
+      "    default: other\n"
+      "    rules:\n"
+      "      - {id: comm, category: communication, match: {keywords: [nccl]}}\n"
+      "      - id: gemm\n"
+      "        category: gemm\n"
+      "        match:\n"
+      "          keywords: [gemm]\n"
+      "          examples: {match: [nccl_gemm], no_match: [plain_gemm]}\n";
+  te_rules *r = rules_from1(pack);
+  te_diags *d = te_diags_create();
+  size_t n = 0;
+  cr_assert_eq(te_rules_run_examples(r, d, &n), TE_ERR_INVALID);
+  cr_assert_eq(n, 2);
+  cr_assert_eq(te_diags_count(d), 2);
+  char buf[512];
+  te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
+  cr_assert_str_eq(buf, "pack0.yaml:12:30: error: example 'nccl_gemm' should match classifier "
+                        "rule 'kernel/gemm' but does not (classified 'communication' by rule comm)");
+  te_diag_format(te_diags_get(d, 1), buf, sizeof buf);
+  cr_assert(strstr(buf, "pack0.yaml:12:53: error: example 'plain_gemm' should not match "
+                        "classifier rule 'kernel/gemm' but does"), "%s", buf);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- diagnostics */
+
+Test(engine_diags, every_problem_is_reported_with_position) {
+  const char *pack =
+      "pack: many\n"
+      "version: 1\n"
+      "classifiers:\n"
+      "  - id: kernel\n"
+      "    default: other\n"
+      "    rules:\n"
+      "      - {id: a, category: x, match: {keywords: [a], regex: ['ok', 'bad(']}}\n"
+      "      - {id: b, match: {keywords: [b]}, colour: red}\n"
+      "      - {id: a, category: y, match: {keywords: [c]}}\n"
+      "ladders:\n"
+      "  - {id: l, rules: [{id: r, score: 1.5}]}\n";
+  te_status st;
+  te_diags *d = failing(pack, &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  struct {
+    unsigned line, col;
+    const char *text;
+  } want[] = {
+      {7, 72, "bad regex 'bad('"},
+      {8, 41, "unknown key 'colour'"},
+      {8, 9, "needs 'category'"},
+      {11, 36, "score must be a whole number"},
+  };
+  size_t nwant = sizeof want / sizeof want[0];
+  cr_assert_eq(te_diags_count(d), nwant, "got %zu diagnostics", te_diags_count(d));
+  for (size_t i = 0; i < nwant; i++) {
+    const te_diag *g = te_diags_get(d, i);
+    cr_assert_eq(g->line, want[i].line, "diag %zu: %u:%u %s", i, g->line, g->col, g->message);
+    cr_assert_eq(g->col, want[i].col, "diag %zu: %u:%u %s", i, g->line, g->col, g->message);
+    cr_assert(strstr(g->message, want[i].text), "diag %zu: %s", i, g->message);
+  }
+  te_diags_destroy(d);
+}
+
+Test(engine_diags, duplicate_id_in_one_pack) {
+  te_status st;
+  te_diags *d = failing("pack: p\nversion: 1\nframeworks:\n  - {id: a}\n  - {id: b}\n  - {id: a}\n",
+                        &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert_eq(te_diags_get(d, 0)->line, 6);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "duplicate id 'a'"));
+  te_diags_destroy(d);
+}
+
+Test(engine_diags, format_and_limits) {
+  char big[64];
+  te_diag diag = {TE_SEV_WARNING, "f.yaml", 3, 4, "msg"};
+  int n = te_diag_format(&diag, big, sizeof big);
+  cr_assert_str_eq(big, "f.yaml:3:4: warning: msg");
+  cr_assert_eq(n, (int)strlen(big));
+  char tiny[5];
+  cr_assert_eq(te_diag_format(&diag, tiny, sizeof tiny), n);
+  cr_assert_str_eq(tiny, "f.ya");
+  /* an oversized pack is refused before parsing */
+  size_t len = TE_MAX_PACK_BYTES + 1;
+  char *buf = malloc(len);
+  memset(buf, '#', len);
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_buffer(r, "huge.yaml", buf, len, d), TE_ERR_LIMIT);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "TE_MAX_PACK_BYTES"));
+  free(buf);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+Test(engine_diags, alias_count_limit) {
+  /* Aliases that expand to little are still refused past TE_MAX_YAML_ALIASES. */
+  char pack[8192] = "pack: p\nversion: 1\nsettings:\n  a: &a [x]\n  b: [";
+  for (int i = 0; i < TE_MAX_YAML_ALIASES + 1; i++) strcat(pack, "*a, ");
+  strcat(pack, "*a]\n");
+  te_status st;
+  te_diags *d = failing(pack, &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "TE_MAX_YAML_ALIASES"), "%s",
+            te_diags_get(d, 0)->message);
+  te_diags_destroy(d);
+}
+
+/* ---------------------------------------------------------------- broken corpus */
+
+Test(engine_broken, every_broken_pack_gives_its_first_diagnostic) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/rules/broken/expected.tsv", TRIAGE_SOURCE_DIR);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  char line[512];
+  size_t cases = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    line[strcspn(line, "\n")] = '\0';
+    char *name = strtok(line, "\t"), *pos = strtok(NULL, "\t"), *needle = strtok(NULL, "\t");
+    cr_assert(name && pos && needle, "malformed expected.tsv line");
+    unsigned want_line = 0, want_col = 0;
+    cr_assert_eq(sscanf(pos, "%u:%u", &want_line, &want_col), 2);
+    char file[1024];
+    snprintf(file, sizeof file, "%s/tests/rules/broken/%s", TRIAGE_SOURCE_DIR, name);
+    te_rules *r = te_rules_create();
+    te_diags *d = te_diags_create();
+    te_status st = te_rules_load_path(r, file, d);
+    if (st == TE_OK) st = te_rules_finalize(r, d);
+    cr_assert(st == TE_ERR_INVALID || st == TE_ERR_LIMIT, "%s: status %s", name,
+              te_status_str(st));
+    const te_diag *g = te_diags_get(d, 0);
+    cr_assert_not_null(g, "%s: no diagnostic", name);
+    cr_assert_eq(g->severity, TE_SEV_ERROR);
+    cr_assert_str_eq(g->file, file);
+    cr_assert_eq(g->line, want_line, "%s: line %u, want %u (%s)", name, g->line, want_line,
+                 g->message);
+    cr_assert_eq(g->col, want_col, "%s: col %u, want %u (%s)", name, g->col, want_col,
+                 g->message);
+    cr_assert(strstr(g->message, needle), "%s: '%s' lacks '%s'", name, g->message, needle);
+    te_diags_destroy(d);
+    te_rules_destroy(r);
+    cases++;
+  }
+  fclose(f);
+  cr_assert_geq(cases, 11);
+}
+
+/* ---------------------------------------------------------------- the shipped packs */
+
+static te_rules *default_rules(void) {
+  const char *dir = getenv("TRIAGE_RULES_DIR");
+  char fallback[1024];
+  if (!dir || !*dir) {
+    snprintf(fallback, sizeof fallback, "%s/rules", TRIAGE_SOURCE_DIR);
+    dir = fallback;
+  }
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  te_status st = te_rules_load_path(r, dir, d);
+  if (st == TE_OK) st = te_rules_finalize(r, d);
+  char buf[1024] = "";
+  if (te_diags_count(d)) te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
+  cr_assert_eq(st, TE_OK, "%s: %s", te_status_str(st), buf);
+  te_diags_destroy(d);
+  return r;
+}
+
+Test(engine_defaults, default_packs_load_and_pass_examples) {
+  te_rules *r = default_rules();
+  cr_assert_gt(te_rules_pack_count(r), 0);
+  te_diags *d = te_diags_create();
+  size_t n = 0;
+  te_status st = te_rules_run_examples(r, d, &n);
+  char buf[1024] = "";
+  if (te_diags_count(d)) te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
+  cr_assert_eq(st, TE_OK, "%zu failures, first: %s", te_diags_count(d), buf);
+  cr_assert_gt(n, 0);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+Test(engine_defaults, user_pack_reclassifies_without_rebuild) {
+  const char *dir = getenv("TRIAGE_RULES_DIR");
+  char fallback[1024], user[1024];
+  if (!dir || !*dir) {
+    snprintf(fallback, sizeof fallback, "%s/rules", TRIAGE_SOURCE_DIR);
+    dir = fallback;
+  }
+  snprintf(user, sizeof user, "%s/tests/rules/packs/cublas-lt.yaml", TRIAGE_SOURCE_DIR);
+  const char *name = "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT";
+  te_rules *r = default_rules();
+  cr_assert_str_eq(te_rules_classify(r, "kernel", name, NULL), "gemm");
+  te_rules_destroy(r);
+  r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(r, dir, d), TE_OK);
+  cr_assert_eq(te_rules_load_path(r, user, d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  const te_class_rule *rule = NULL;
+  cr_assert_str_eq(te_rules_classify(r, "kernel", name, &rule), "cublas_lt");
+  cr_assert_str_eq(rule->origin.file, user);
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", NULL),
+                   "communication", "other rules are untouched");
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
