@@ -77,6 +77,9 @@ typedef struct rd {
   double ts, dur;
   int64_t ext, corr;
   bool sampling;
+  /* probe mode: stop at the first sign of a trace (tr_trace_probe) */
+  bool probe;
+  int probe_result;
 } rd;
 
 /* Bytes that a string can hold verbatim on the fast path: printable ASCII other than
@@ -1023,6 +1026,11 @@ static void parse_document(rd *r) {
   if (c < 0) rd_fail_at(r, TR_ERR_JSON, 0, "empty input");
   if (c == '[') {
     r->p++;
+    if (r->probe) {
+      skip_ws(r);
+      r->probe_result = rd_peek(r) == '{';
+      longjmp(r->jb, 1);
+    }
     parse_events(r, 1);
   } else if (c == '{') {
     r->p++;
@@ -1042,6 +1050,10 @@ static void parse_document(rd *r) {
           if (rd_peek(r) != '[')
             rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" is not a list");
           r->p++;
+          if (r->probe) {
+            r->probe_result = 1;
+            longjmp(r->jb, 1);
+          }
           parse_events(r, 2);
           found = true;
         } else {
@@ -1207,3 +1219,29 @@ const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->samp
 uint64_t tr_trace_event_count(const tr_trace *t) { return t->n_events; }
 uint64_t tr_trace_skipped_count(const tr_trace *t) { return t->n_skipped; }
 uint64_t tr_trace_json_bytes(const tr_trace *t) { return t->json_bytes; }
+
+int tr_trace_probe(const char *path) {
+  tr_error err;
+  memset(&err, 0, sizeof err);
+  /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
+  tr_source *src = tr_source_open_path(path, 64u * 1024u, false, &err);
+  if (!src) return 0;
+  rd *r = calloc(1, sizeof *r);
+  tr_trace *t = calloc(1, sizeof *t);
+  if (t) t->in = tr_intern_create();
+  int result = 0;
+  if (r && t && t->in) {
+    r->src = src;
+    r->t = t;
+    r->err = &err;
+    r->probe = true;
+    r->next_progress = UINT64_MAX;
+    if (run_parse(r) != 0) result = r->probe_result;
+    rd_free(r);
+  } else {
+    free(r);
+  }
+  tr_source_close(src);
+  tr_trace_destroy(t);
+  return result;
+}

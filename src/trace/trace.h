@@ -95,6 +95,11 @@ tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error 
 tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
                                const tr_read_options *opts, tr_error *err);
 void tr_trace_destroy(tr_trace *t);
+/* 1 when path looks like a trace: a top-level object whose "traceEvents" is a list, or a
+ * list whose first element is an object. Stops scanning as soon as that is known (used by
+ * directory discovery on *.json files without a trace suffix). 0 otherwise, including
+ * unreadable or malformed files. */
+int tr_trace_probe(const char *path);
 
 const char *tr_trace_path(const tr_trace *t);
 const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */

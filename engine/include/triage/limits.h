@@ -46,6 +46,8 @@
 #define TR_MAX_SAMPLE_BYTES (4u * 1024u * 1024u)
 /* Trace files considered in one profile directory. */
 #define TR_MAX_DIR_FILES 100000
+/* Sub-directory depth searched below a profile directory (runs nest 2-3 deep). */
+#define TR_MAX_DIR_DEPTH 32
 
 /* ---- live capture (src/live) ---- */
 

@@ -1,0 +1,519 @@
+/* trace/discover.c - see discover.h. */
+#include "trace/discover.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/source.h"
+
+static const char k_all[] = "all";
+
+/* ------------------------------------------------------------------ paths */
+
+/* pathlib-style lexical normalisation: "a//b/./c/" -> "a/b/c", "./x" -> "x", "" -> ".". */
+static char *path_norm(const char *in) {
+  size_t len = strlen(in);
+  char *out = malloc(len + 2);
+  if (!out) return NULL;
+  size_t n = 0;
+  bool abs = in[0] == '/';
+  if (abs) out[n++] = '/';
+  const char *p = in;
+  while (*p) {
+    while (*p == '/') p++;
+    const char *q = p;
+    while (*q && *q != '/') q++;
+    size_t cl = (size_t)(q - p);
+    if (cl && !(cl == 1 && p[0] == '.')) {
+      if (n && out[n - 1] != '/') out[n++] = '/';
+      memcpy(out + n, p, cl);
+      n += cl;
+    }
+    p = q;
+  }
+  if (n == 0) out[n++] = '.';
+  out[n] = '\0';
+  return out;
+}
+
+static char *path_join(const char *base, const char *name) {
+  if (strcmp(base, ".") == 0) return strdup(name);
+  size_t bl = strlen(base), nl = strlen(name);
+  char *out = malloc(bl + nl + 2);
+  if (!out) return NULL;
+  memcpy(out, base, bl);
+  size_t n = bl;
+  if (n && out[n - 1] != '/') out[n++] = '/';
+  memcpy(out + n, name, nl + 1);
+  return out;
+}
+
+/* Lexical parent of a normalised path ("a/b" -> "a", "a" -> ".", "/a" -> "/"). */
+static char *path_parent(const char *p) {
+  const char *slash = strrchr(p, '/');
+  if (!slash) return strdup(".");
+  if (slash == p) return strdup("/");
+  return strndup(p, (size_t)(slash - p));
+}
+
+static const char *base_name(const char *p) {
+  const char *slash = strrchr(p, '/');
+  return slash ? slash + 1 : p;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+const char *tr_path_stage(const te_rules *rules, const char *path) {
+  if (!rules || !path) return k_all;
+  /* the last 6 components, lower-cased, joined by '/' */
+  char *norm = path_norm(path);
+  if (!norm) return k_all;
+  const char *start = norm;
+  int seen = 0;
+  for (const char *p = norm + strlen(norm); p > norm; p--) {
+    if (p[-1] == '/') {
+      if (++seen == 6) {
+        start = p;
+        break;
+      }
+    }
+  }
+  while (*start == '/') start++;
+  char *tail = strdup(start);
+  free(norm);
+  if (!tail) return k_all;
+  for (char *c = tail; *c; c++)
+    if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
+  const te_stage *st = te_rules_stage_from_path(rules, tail);
+  free(tail);
+  return st && st->id ? st->id : k_all;
+}
+
+static int stage_order(const te_rules *rules, const char *id) {
+  const te_stage *st = rules ? te_rules_stage_by_id(rules, id) : NULL;
+  if (st) return st->order;
+  if (strcmp(id, "extend") == 0) return 0;
+  if (strcmp(id, "decode") == 0) return 1;
+  if (strcmp(id, k_all) == 0) return 2;
+  return 99;
+}
+
+/* ------------------------------------------------------------------ candidates */
+
+typedef struct cand {
+  char *path;
+  char *dir;
+  struct timespec mtime;
+  const char *stage;
+  long rank;
+  int order;
+  bool keep;
+} cand;
+
+typedef struct cvec {
+  cand *v;
+  size_t n, cap;
+} cvec;
+
+static void cvec_free(cvec *c) {
+  for (size_t i = 0; i < c->n; i++) {
+    free(c->v[i].path);
+    free(c->v[i].dir);
+  }
+  free(c->v);
+  c->v = NULL;
+  c->n = c->cap = 0;
+}
+
+static bool is_trace_name(const char *name, const char *path) {
+  if (!ends_with(name, ".json") && !ends_with(name, ".json.gz")) return false;
+  if (strcmp(name, "server_args.json") == 0 || strcmp(name, "metadata.json") == 0 ||
+      strcmp(name, "config.json") == 0)
+    return false;
+  if (ends_with(name, ".trace.json") || ends_with(name, ".trace.json.gz") ||
+      strstr(name, ".pt.trace.json"))
+    return true;
+  /* other JSON: only if it holds a trace */
+  return tr_trace_probe(path) == 1;
+}
+
+static int nomem(tr_error *err) {
+  tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+  return TR_ERR_NOMEM;
+}
+
+static int scan_dir(const char *dir, bool recursive, unsigned depth, cvec *out, tr_error *err) {
+  if (depth > TR_MAX_DIR_DEPTH) {
+    tr_set_error(err, TR_ERR_LIMIT, false, 0,
+                 "directories nested deeper than %u levels under the input (TR_MAX_DIR_DEPTH)",
+                 (unsigned)TR_MAX_DIR_DEPTH);
+    return TR_ERR_LIMIT;
+  }
+  DIR *d = opendir(dir);
+  if (!d) {
+    if (depth == 0) {
+      tr_set_error(err, TR_ERR_IO, false, 0, "cannot read directory %s: %s", dir, strerror(errno));
+      return TR_ERR_IO;
+    }
+    return 0; /* an unreadable sub-directory holds nothing we can use */
+  }
+  int rc = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    char *full = path_join(dir, de->d_name);
+    if (!full) {
+      rc = nomem(err);
+      break;
+    }
+    struct stat st, lst;
+    if (stat(full, &st) != 0) {
+      free(full);
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      /* symlinked directories are not followed: they can form cycles */
+      if (recursive && lstat(full, &lst) == 0 && S_ISDIR(lst.st_mode))
+        rc = scan_dir(full, true, depth + 1, out, err);
+      free(full);
+      if (rc) break;
+      continue;
+    }
+    if (!S_ISREG(st.st_mode) || !is_trace_name(de->d_name, full)) {
+      free(full);
+      continue;
+    }
+    if (out->n >= TR_MAX_DIR_FILES) {
+      free(full);
+      tr_set_error(err, TR_ERR_LIMIT, false, 0,
+                   "more than %u trace files under the input directory (TR_MAX_DIR_FILES)",
+                   (unsigned)TR_MAX_DIR_FILES);
+      rc = TR_ERR_LIMIT;
+      break;
+    }
+    if (out->n == out->cap) {
+      size_t nc = out->cap ? out->cap * 2 : 16;
+      cand *v = realloc(out->v, nc * sizeof *v);
+      if (!v) {
+        free(full);
+        rc = nomem(err);
+        break;
+      }
+      out->v = v;
+      out->cap = nc;
+    }
+    cand *c = &out->v[out->n];
+    memset(c, 0, sizeof *c);
+    c->path = full;
+    c->dir = strdup(dir);
+    if (!c->dir) {
+      free(full);
+      rc = nomem(err);
+      break;
+    }
+    c->mtime = st.st_mtim;
+    out->n++;
+  }
+  closedir(d);
+  return rc;
+}
+
+static int cmp_time(const struct timespec *a, const struct timespec *b) {
+  if (a->tv_sec != b->tv_sec) return a->tv_sec < b->tv_sec ? -1 : 1;
+  if (a->tv_nsec != b->tv_nsec) return a->tv_nsec < b->tv_nsec ? -1 : 1;
+  return 0;
+}
+
+static int cmp_mtime(const void *pa, const void *pb) {
+  const cand *a = pa, *b = pb;
+  int c = cmp_time(&a->mtime, &b->mtime);
+  return c ? c : strcmp(a->path, b->path);
+}
+
+static int cmp_stage_name(const void *pa, const void *pb) {
+  const cand *a = pa, *b = pb;
+  if (a->order != b->order) return a->order < b->order ? -1 : 1;
+  int c = strcmp(base_name(a->path), base_name(b->path));
+  return c ? c : strcmp(a->path, b->path);
+}
+
+/* ------------------------------------------------------------------ discovery */
+
+static char *find_server_args(const char *dir) {
+  char *parent = path_parent(dir);
+  const char *dirs[2] = {dir, parent};
+  char *found = NULL;
+  for (int i = 0; i < 2 && !found && dirs[i]; i++) {
+    if (i == 1 && strcmp(dirs[0], dirs[1]) == 0) break;
+    char *p = path_join(dirs[i], "server_args.json");
+    struct stat st;
+    if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode)) found = p;
+    else free(p);
+  }
+  free(parent);
+  return found;
+}
+
+static int set_single(tr_input_set *out, const te_rules *rules, const char *path, bool stdin_input) {
+  out->files = calloc(1, sizeof *out->files);
+  if (!out->files) return -1;
+  out->files[0].path = strdup(path);
+  if (!out->files[0].path) return -1;
+  out->n = 1;
+  out->files[0].rank = -1;
+  if (stdin_input) {
+    out->files[0].stage_id = k_all;
+    return 0;
+  }
+  out->files[0].stage_id = tr_path_stage(rules, path);
+  long rank;
+  if (rules && te_rules_rank_from_filename(rules, base_name(path), &rank)) out->files[0].rank = rank;
+  out->trace_dir = path_parent(path);
+  if (!out->trace_dir) return -1;
+  out->server_args_path = find_server_args(out->trace_dir);
+  return 0;
+}
+
+static int discover_dir(const char *dir, const te_rules *rules, tr_input_set *out, tr_error *err) {
+  cvec all = {0};
+  int rc = scan_dir(dir, true, 0, &all, err);
+  if (rc) {
+    cvec_free(&all);
+    return rc;
+  }
+  if (all.n == 0) {
+    cvec_free(&all);
+    tr_set_error(err, TR_ERR_IO, false, 0, "no trace files found under %s", dir);
+    return TR_ERR_IO;
+  }
+  qsort(all.v, all.n, sizeof *all.v, cmp_mtime);
+  bool direct = false, staged = false;
+  for (size_t i = 0; i < all.n; i++) {
+    cand *c = &all.v[i];
+    c->stage = tr_path_stage(rules, c->path);
+    c->order = stage_order(rules, c->stage);
+    c->rank = -1;
+    if (strcmp(c->dir, dir) == 0) direct = true;
+    else if (strcmp(c->stage, k_all) != 0) staged = true;
+  }
+  /* 2.2 steps 1-2: every recursive trace when sub-directories carry stages; else the
+   * directory itself, or the sub-directory holding the newest trace ("newest run") */
+  const char *trace_dir;
+  if (!direct && staged) {
+    trace_dir = dir;
+    for (size_t i = 0; i < all.n; i++) all.v[i].keep = true;
+  } else {
+    trace_dir = direct ? dir : all.v[all.n - 1].dir;
+    for (size_t i = 0; i < all.n; i++) all.v[i].keep = strcmp(all.v[i].dir, trace_dir) == 0;
+  }
+  /* step 3: merged-* files only when nothing else is there */
+  bool unmerged = false;
+  for (size_t i = 0; i < all.n; i++)
+    if (all.v[i].keep && strncmp(base_name(all.v[i].path), "merged-", 7) != 0) unmerged = true;
+  if (unmerged)
+    for (size_t i = 0; i < all.n; i++)
+      if (strncmp(base_name(all.v[i].path), "merged-", 7) == 0) all.v[i].keep = false;
+  /* step 4: the lowest TP rank; rank-less files go when any file has a rank */
+  long min_rank = -1;
+  for (size_t i = 0; i < all.n; i++) {
+    cand *c = &all.v[i];
+    long rank;
+    if (c->keep && rules && te_rules_rank_from_filename(rules, base_name(c->path), &rank)) {
+      c->rank = rank;
+      if (min_rank < 0 || rank < min_rank) min_rank = rank;
+    }
+  }
+  if (min_rank >= 0)
+    for (size_t i = 0; i < all.n; i++)
+      if (all.v[i].keep && all.v[i].rank != min_rank) all.v[i].keep = false;
+  /* step 5: the newest file per stage (all is sorted by mtime, so the last one wins) */
+  for (size_t i = 0; i < all.n; i++) {
+    if (!all.v[i].keep) continue;
+    for (size_t j = i + 1; j < all.n; j++) {
+      if (all.v[j].keep && strcmp(all.v[j].stage, all.v[i].stage) == 0) {
+        all.v[i].keep = false;
+        break;
+      }
+    }
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < all.n; i++) {
+    if (all.v[i].keep) {
+      cand tmp = all.v[n];
+      all.v[n] = all.v[i];
+      all.v[i] = tmp;
+      n++;
+    }
+  }
+  /* step 6: stage order, then name */
+  qsort(all.v, n, sizeof *all.v, cmp_stage_name);
+  out->files = calloc(n ? n : 1, sizeof *out->files);
+  out->trace_dir = strdup(trace_dir);
+  if (!out->files || !out->trace_dir) {
+    cvec_free(&all);
+    return nomem(err);
+  }
+  for (size_t i = 0; i < n; i++) {
+    out->files[i].path = all.v[i].path;
+    all.v[i].path = NULL; /* moved */
+    out->files[i].stage_id = all.v[i].stage;
+    out->files[i].rank = all.v[i].rank;
+  }
+  out->n = n;
+  out->server_args_path = find_server_args(out->trace_dir);
+  cvec_free(&all);
+  return 0;
+}
+
+int tr_discover(const char *input, const te_rules *rules, tr_input_set *out, tr_error *err) {
+  memset(out, 0, sizeof *out);
+  if (err) memset(err, 0, sizeof *err);
+  if (!input || !*input) {
+    tr_set_error(err, TR_ERR_IO, false, 0, "no such file or directory");
+    return TR_ERR_IO;
+  }
+  if (strcmp(input, "-") == 0) {
+    if (set_single(out, rules, "-", true) != 0) {
+      tr_input_set_free(out);
+      return nomem(err);
+    }
+    return 0;
+  }
+  struct stat st;
+  if (stat(input, &st) != 0) {
+    tr_set_error(err, TR_ERR_IO, false, 0, "%s",
+                 errno == ENOENT || errno == ENOTDIR ? "no such file or directory" : strerror(errno));
+    return TR_ERR_IO;
+  }
+  char *norm = path_norm(input);
+  if (!norm) return nomem(err);
+  int rc;
+  if (S_ISDIR(st.st_mode)) {
+    rc = discover_dir(norm, rules, out, err);
+  } else {
+    rc = set_single(out, rules, norm, false) == 0 ? 0 : nomem(err);
+  }
+  free(norm);
+  if (rc) tr_input_set_free(out);
+  return rc;
+}
+
+void tr_input_set_free(tr_input_set *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->n; i++) free(s->files[i].path);
+  free(s->files);
+  free(s->trace_dir);
+  free(s->server_args_path);
+  memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------ server_args.json */
+
+int tr_server_args_load(const char *path, tr_server_args *out, tr_error *err) {
+  memset(out, 0, sizeof *out);
+  out->tp_size = 1;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    tr_set_error(err, TR_ERR_IO, false, 0, "%s",
+                 errno == ENOENT ? "no such file or directory" : strerror(errno));
+    return TR_ERR_IO;
+  }
+  size_t cap = 4096, n = 0;
+  char *text = malloc(cap);
+  int rc = 0;
+  while (text) {
+    if (n == cap) {
+      if (cap > TR_MAX_SMALL_JSON_BYTES) break;
+      char *t = realloc(text, cap * 2);
+      if (!t) {
+        free(text);
+        text = NULL;
+        break;
+      }
+      text = t;
+      cap *= 2;
+    }
+    size_t r = fread(text + n, 1, cap - n, f);
+    n += r;
+    if (r == 0) break;
+  }
+  bool read_error = ferror(f);
+  fclose(f);
+  if (!text) return nomem(err);
+  if (read_error) {
+    free(text);
+    tr_set_error(err, TR_ERR_IO, false, 0, "read error");
+    return TR_ERR_IO;
+  }
+  if (n > TR_MAX_SMALL_JSON_BYTES) {
+    free(text);
+    tr_set_error(err, TR_ERR_LIMIT, false, 0, "larger than %u bytes (TR_MAX_SMALL_JSON_BYTES)",
+                 (unsigned)TR_MAX_SMALL_JSON_BYTES);
+    return TR_ERR_LIMIT;
+  }
+  const char *end = NULL;
+  cJSON *doc = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+  if (!doc) {
+    const char *ep = cJSON_GetErrorPtr();
+    uint64_t off = (ep && ep >= text && ep <= text + n) ? (uint64_t)(ep - text) : 0;
+    free(text);
+    tr_set_error(err, TR_ERR_JSON, true, off, "malformed JSON");
+    return TR_ERR_JSON;
+  }
+  if (!cJSON_IsObject(doc)) {
+    cJSON_Delete(doc);
+    free(text);
+    tr_set_error(err, TR_ERR_SHAPE, false, 0, "server arguments are not a JSON object");
+    return TR_ERR_SHAPE;
+  }
+  size_t nk = 0;
+  for (cJSON *it = doc->child; it; it = it->next) nk++;
+  out->keys = calloc(nk ? nk : 1, sizeof *out->keys);
+  if (!out->keys) rc = TR_ERR_NOMEM;
+  for (cJSON *it = doc->child; it && !rc; it = it->next) {
+    out->keys[out->n_keys] = strdup(it->string ? it->string : "");
+    if (!out->keys[out->n_keys]) rc = TR_ERR_NOMEM;
+    else out->n_keys++;
+  }
+  const cJSON *mp = cJSON_GetObjectItemCaseSensitive(doc, "model_path");
+  if (!cJSON_IsString(mp) || !mp->valuestring[0]) mp = cJSON_GetObjectItemCaseSensitive(doc, "model");
+  if (!rc && cJSON_IsString(mp) && mp->valuestring[0]) {
+    out->model_path = strdup(mp->valuestring);
+    if (!out->model_path) rc = TR_ERR_NOMEM;
+  }
+  const cJSON *tp = cJSON_GetObjectItemCaseSensitive(doc, "tp_size");
+  if (cJSON_IsNumber(tp) && tp->valuedouble >= 1 && tp->valuedouble <= 1e9)
+    out->tp_size = (long)tp->valuedouble;
+  cJSON_Delete(doc);
+  if (n < cap) {
+    text[n] = '\0';
+    out->json_text = text;
+  } else {
+    out->json_text = strndup(text, n);
+    free(text);
+    if (!out->json_text) rc = TR_ERR_NOMEM;
+  }
+  if (rc) {
+    tr_server_args_free(out);
+    return nomem(err);
+  }
+  return 0;
+}
+
+void tr_server_args_free(tr_server_args *a) {
+  if (!a) return;
+  free(a->model_path);
+  for (size_t i = 0; i < a->n_keys; i++) free(a->keys[i]);
+  free(a->keys);
+  free(a->json_text);
+  memset(a, 0, sizeof *a);
+  a->tp_size = 1;
+}

@@ -1,0 +1,62 @@
+/*
+ * trace/discover.h - which trace files an input names, and the server_args.json beside
+ * them (reference-triage.md 2.1 and 2.2).
+ *
+ * A file is used as given; a directory is searched for Kineto traces, one TP rank (the
+ * lowest) and the newest file per stage are kept, ordered by stage then name. Stage and
+ * rank come from the rule packs (te_rules_stage_from_path, te_rules_rank_from_filename);
+ * no naming heuristic lives here.
+ *
+ * Paths are built the way the reference prints them (Python pathlib): the input as the
+ * user typed it, with "." components, repeated and trailing slashes removed, joined with
+ * '/' to the names found below it.
+ *
+ * Ownership: tr_discover fills a caller-provided tr_input_set whose strings and array it
+ * owns; tr_input_set_free releases them. stage_id strings are borrowed from the te_rules
+ * (or static "all") and live as long as the rules. tr_server_args owns all its members.
+ */
+#ifndef TRIAGE_TRACE_DISCOVER_H
+#define TRIAGE_TRACE_DISCOVER_H
+
+#include <stddef.h>
+
+#include "trace/trace.h"
+#include "triage/rules.h"
+
+typedef struct tr_input_file {
+  char *path;
+  const char *stage_id; /* from the te_rules stage, "all" if none */
+  long rank;            /* -1 if none */
+} tr_input_file;
+
+typedef struct tr_input_set {
+  tr_input_file *files;
+  size_t n;
+  char *trace_dir;        /* directory the traces were taken from; NULL for "-" */
+  char *server_args_path; /* NULL if not found */
+} tr_input_set;
+
+/* input: a file, a directory or "-" (standard input, used as one unstaged trace).
+ * rules may be NULL (every file is stage "all" and has no rank).
+ * Errors: TR_ERR_IO "no such file or directory", "no trace files found under DIR",
+ * TR_ERR_LIMIT when a directory holds more than TR_MAX_DIR_FILES candidates. */
+int tr_discover(const char *input, const te_rules *rules, tr_input_set *out, tr_error *err);
+void tr_input_set_free(tr_input_set *s);
+
+/* Stage id of a path (its last 6 components, lower-cased, joined by '/'), "all" if none. */
+const char *tr_path_stage(const te_rules *rules, const char *path);
+
+typedef struct tr_server_args {
+  char *model_path; /* "model_path", else "model"; NULL */
+  long tp_size;     /* "tp_size", default 1 */
+  char **keys;      /* top-level keys, in file order */
+  size_t n_keys;
+  char *json_text;  /* the document as read (for text hints) */
+} tr_server_args;
+
+/* Loads a whole server_args.json (at most TR_MAX_SMALL_JSON_BYTES). Returns 0, or a
+ * TR_ERR_* code with err filled (TR_ERR_SHAPE if the document is not an object). */
+int tr_server_args_load(const char *path, tr_server_args *out, tr_error *err);
+void tr_server_args_free(tr_server_args *a);
+
+#endif
