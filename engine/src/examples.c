@@ -5,7 +5,8 @@
  * not part of the rule set any more, so its examples say nothing about it. Examples under
  * a classifier rule's inline `match` are judged by the whole classifier (rule order and
  * `unless` included), because what an author means by them is "this kernel lands in
- * this category"; every other example is judged by its own matcher alone.
+ * this category" (match) or "lands in another category" (no_match); every other example
+ * is judged by its own matcher alone.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,8 +67,8 @@ static void check_class_rule(run_ctx *rc, const te_classifier *c, const class_ru
                by ? "rule " : "the default", by ? by->id : "");
       if (ex->should_match && (!cat || strcmp(cat, e->category) != 0))
         fail(rc, ex, "should match %s but does not%s", label, got);
-      else if (!ex->should_match && by && by == e->out)
-        fail(rc, ex, "should not match %s but does%s", label, "");
+      else if (!ex->should_match && cat && strcmp(cat, e->category) == 0)
+        fail(rc, ex, "should not match %s but does%s", label, got);
     }
     if (m->has_exclude && m->exclude.inline_m) {
       char sub[340];

@@ -358,6 +358,10 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
     m->has_exclude = parse_mref(v, x, "exclude", &m->exclude);
   }
   if ((x = ty_get(n, "examples"))) parse_examples(v, m, x);
+  /* A matcher with no pattern could never hit: almost certainly a typo or a lost list. */
+  if (v->errors == errors_before && !m->n_keywords && !m->n_words && !m->n_prefixes &&
+      !m->n_regex)
+    verr(v, n, "%s needs at least one of keywords, words, prefixes or regex", ctx);
   return v->errors == errors_before ? m : NULL;
 }
 

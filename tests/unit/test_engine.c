@@ -73,7 +73,6 @@ static const char *const matcher_pack =
     "  ex: {keywords: [flash], exclude: {keywords: [flashinfer]}}\n"
     "  ex_named: {keywords: [copy], exclude: compute}\n"
     "  compute: {keywords: [gemm, cutlass]}\n"
-    "  nothing: {}\n"
     "  evil: {regex: ['^(a+)+$']}\n";
 
 Test(engine_matcher, keywords_are_case_insensitive_substrings) {
@@ -146,11 +145,15 @@ Test(engine_matcher, exclude_inline_and_named) {
   te_rules_destroy(r);
 }
 
-Test(engine_matcher, empty_matcher_matches_nothing) {
-  te_rules *r = rules_from1(matcher_pack);
-  cr_assert_not(hit(named(r, "nothing"), "anything"));
-  cr_assert_not(hit(named(r, "nothing"), ""));
-  te_rules_destroy(r);
+Test(engine_matcher, empty_matcher_is_an_error) {
+  te_status st;
+  te_diags *d = failing("pack: p\nversion: 1\nmatchers:\n  nothing: {keywords: []}\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert_eq(te_diags_get(d, 0)->line, 4);
+  cr_assert_eq(te_diags_get(d, 0)->col, 12);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "needs at least one of"), "%s",
+            te_diags_get(d, 0)->message);
+  te_diags_destroy(d);
 }
 
 Test(engine_matcher, explain_names_the_entry) {
