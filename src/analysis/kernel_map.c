@@ -1,0 +1,674 @@
+/*
+ * analysis/kernel_map.c - kernel map build (4.3) and the relaxed, stage-aware lookup.
+ */
+#include "analysis/kernel_map.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <fenv.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/attrib.h"
+#include "analysis/kmap_internal.h"
+#include "analysis/strtab.h"
+
+/* ------------------------------------------------------------------ builders */
+
+typedef struct counter_item {
+  const char *key;
+  size_t count;
+} counter_item;
+
+typedef struct counter {
+  counter_item *v;
+  size_t n, cap;
+} counter;
+
+typedef struct site_b {
+  const char *location;
+  size_t launches;
+  double total_us;
+  counter ops, stacks;
+  size_t first;
+} site_b;
+
+typedef struct entry_b {
+  const char *name;
+  site_b *sites;
+  size_t n_sites, cap_sites;
+} entry_b;
+
+typedef struct payload {
+  const char *stage; /* NULL = global */
+  entry_b *eb;
+  size_t n, cap;
+  an_u64map index; /* name pointer -> index + 1 */
+  an_kmap_entry *entries; /* finalised */
+  /* lookup helpers, parallel to entries */
+  char **lower, **compact;
+} payload;
+
+struct an_kernel_map {
+  const te_rules *rules;
+  an_strtab *st;
+  payload *stages;
+  size_t n_stages;
+  payload global;
+};
+
+static bool counter_add(counter *c, const char *key) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->v[i].key == key) {
+      c->v[i].count++;
+      return true;
+    }
+  if (c->n == c->cap) {
+    size_t nc = c->cap ? c->cap * 2 : 4;
+    counter_item *p = realloc(c->v, nc * sizeof *p);
+    if (!p) return false;
+    c->v = p;
+    c->cap = nc;
+  }
+  c->v[c->n].key = key;
+  c->v[c->n].count = 1;
+  c->n++;
+  return true;
+}
+
+/* Most common key, first inserted on ties (Counter.most_common order). */
+static const char *counter_top(const counter *c) {
+  const char *best = NULL;
+  size_t bc = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->v[i].count > bc) {
+      bc = c->v[i].count;
+      best = c->v[i].key;
+    }
+  return best;
+}
+
+static entry_b *payload_entry(payload *p, const char *name) {
+  void *v = an_u64map_get(&p->index, (uint64_t)(uintptr_t)name);
+  if (v) return &p->eb[(uintptr_t)v - 1];
+  if (p->n == p->cap) {
+    size_t nc = p->cap ? p->cap * 2 : 64;
+    entry_b *q = realloc(p->eb, nc * sizeof *q);
+    if (!q) return NULL;
+    p->eb = q;
+    p->cap = nc;
+  }
+  entry_b *e = &p->eb[p->n];
+  memset(e, 0, sizeof *e);
+  e->name = name;
+  p->n++;
+  if (an_u64map_put(&p->index, (uint64_t)(uintptr_t)name, (void *)(uintptr_t)p->n) != 0)
+    return NULL;
+  return e;
+}
+
+static bool payload_add(payload *p, const char *name, const an_site_ctx *ctx, double dur) {
+  entry_b *e = payload_entry(p, name);
+  if (!e) return false;
+  site_b *s = NULL;
+  for (size_t i = 0; i < e->n_sites; i++)
+    if (e->sites[i].location == ctx->location) {
+      s = &e->sites[i];
+      break;
+    }
+  if (!s) {
+    if (e->n_sites == e->cap_sites) {
+      size_t nc = e->cap_sites ? e->cap_sites * 2 : 2;
+      site_b *q = realloc(e->sites, nc * sizeof *q);
+      if (!q) return false;
+      e->sites = q;
+      e->cap_sites = nc;
+    }
+    s = &e->sites[e->n_sites];
+    memset(s, 0, sizeof *s);
+    s->location = ctx->location;
+    s->first = e->n_sites;
+    e->n_sites++;
+  }
+  s->launches++;
+  s->total_us += dur;
+  if (ctx->cpu_op && *ctx->cpu_op && !counter_add(&s->ops, ctx->cpu_op)) return false;
+  if (ctx->stack && !counter_add(&s->stacks, ctx->stack)) return false;
+  return true;
+}
+
+static payload *stage_payload(an_kernel_map *m, const char *stage) {
+  for (size_t i = 0; i < m->n_stages; i++)
+    if (strcmp(m->stages[i].stage, stage) == 0) return &m->stages[i];
+  payload *p = realloc(m->stages, (m->n_stages + 1) * sizeof *p);
+  if (!p) return NULL;
+  m->stages = p;
+  payload *q = &m->stages[m->n_stages++];
+  memset(q, 0, sizeof *q);
+  q->stage = an_strtab_cstr(m->st, stage);
+  return q->stage ? q : NULL;
+}
+
+/* ------------------------------------------------------------------ finalise */
+
+double an_round3(double x) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.3f", x);
+  return strtod(buf, NULL);
+}
+
+int an_location_priority(const te_rules *rules, const char *loc) {
+  return te_rules_score(rules, "location_priority", loc, loc, NULL, 0);
+}
+
+bool an_location_preferred(const te_rules *rules, const char *loc) {
+  const te_matcher *m = te_rules_matcher(rules, "preferred_location");
+  return m && te_matcher_match(m, loc, strlen(loc));
+}
+
+bool an_location_low_signal(const te_rules *rules, const char *loc) {
+  const te_matcher *m = te_rules_matcher(rules, "low_signal");
+  return m && te_matcher_match(m, loc, strlen(loc));
+}
+
+/* 4.2 display rule. */
+static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
+  if (an_location_preferred(m->rules, loc) && !an_location_low_signal(m->rules, loc)) return loc;
+  if (stack) {
+    const char *best = NULL;
+    size_t best_len = 0;
+    int bp = 0;
+    const char *p = stack;
+    for (;;) {
+      const char *q = strstr(p, " -> ");
+      size_t len = q ? (size_t)(q - p) : strlen(p);
+      char *tmp = malloc(len + 1);
+      if (!tmp) return loc;
+      memcpy(tmp, p, len);
+      tmp[len] = '\0';
+      int pr = an_location_priority(m->rules, tmp);
+      free(tmp);
+      if (pr > 0 && (!best || pr >= bp)) {
+        best = p;
+        best_len = len;
+        bp = pr;
+      }
+      if (!q) break;
+      p = q + 4;
+    }
+    if (best) return an_strtab_intern(m->st, best, best_len);
+  }
+  return loc;
+}
+
+typedef struct site_sort {
+  an_site site;
+  int prio;
+  size_t first;
+} site_sort;
+
+static int cmp_site(const void *a, const void *b) {
+  const site_sort *x = a, *y = b;
+  if (x->prio != y->prio) return x->prio > y->prio ? -1 : 1;
+  if (x->site.total_us != y->site.total_us) return x->site.total_us > y->site.total_us ? -1 : 1;
+  if (x->site.launches != y->site.launches) return x->site.launches > y->site.launches ? -1 : 1;
+  return x->first < y->first ? -1 : (x->first > y->first ? 1 : 0);
+}
+
+static char *lower_dup(const char *s) {
+  size_t n = strlen(s);
+  char *o = malloc(n + 1);
+  if (!o) return NULL;
+  for (size_t i = 0; i <= n; i++) o[i] = (char)tolower((unsigned char)s[i]);
+  return o;
+}
+
+char *an_compact_dup(const char *s) {
+  size_t n = strlen(s);
+  char *o = malloc(n + 1);
+  size_t k = 0;
+  if (!o) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (isalnum((unsigned char)s[i])) o[k++] = (char)tolower((unsigned char)s[i]);
+  o[k] = '\0';
+  return o;
+}
+
+static bool payload_finalize(an_kernel_map *m, payload *p) {
+  p->entries = calloc(p->n ? p->n : 1, sizeof *p->entries);
+  p->lower = calloc(p->n ? p->n : 1, sizeof *p->lower);
+  p->compact = calloc(p->n ? p->n : 1, sizeof *p->compact);
+  if (!p->entries || !p->lower || !p->compact) return false;
+  for (size_t i = 0; i < p->n; i++) {
+    entry_b *e = &p->eb[i];
+    an_kmap_entry *o = &p->entries[i];
+    o->name = e->name;
+    o->category = te_rules_classify(m->rules, "kernel", e->name, NULL);
+    if (!o->category) o->category = "other";
+    site_sort *ss = calloc(e->n_sites ? e->n_sites : 1, sizeof *ss);
+    if (!ss) return false;
+    double total = 0;
+    for (size_t k = 0; k < e->n_sites; k++) total += e->sites[k].total_us;
+    for (size_t k = 0; k < e->n_sites; k++) {
+      site_b *s = &e->sites[k];
+      an_site *t = &ss[k].site;
+      t->location = s->location;
+      t->stack = counter_top(&s->stacks);
+      t->top_cpu_op = counter_top(&s->ops);
+      t->display_location = display_location(m, s->location, t->stack);
+      t->launches = s->launches;
+      t->total_us = an_round3(s->total_us);
+      t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
+      ss[k].prio = an_location_priority(m->rules, t->display_location);
+      ss[k].first = s->first;
+      o->launches += s->launches;
+      o->total_us += s->total_us;
+    }
+    qsort(ss, e->n_sites, sizeof *ss, cmp_site);
+    an_site *sites = calloc(e->n_sites ? e->n_sites : 1, sizeof *sites);
+    if (!sites) {
+      free(ss);
+      return false;
+    }
+    for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
+    free(ss);
+    o->sites = sites;
+    o->n_sites = e->n_sites;
+    o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
+    p->lower[i] = lower_dup(e->name);
+    p->compact[i] = an_compact_dup(e->name);
+    if (!p->lower[i] || !p->compact[i]) return false;
+  }
+  return true;
+}
+
+static void payload_free(payload *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    for (size_t k = 0; k < p->eb[i].n_sites; k++) {
+      free(p->eb[i].sites[k].ops.v);
+      free(p->eb[i].sites[k].stacks.v);
+    }
+    free(p->eb[i].sites);
+    if (p->entries) free((void *)p->entries[i].sites);
+    if (p->lower) free(p->lower[i]);
+    if (p->compact) free(p->compact[i]);
+  }
+  free(p->eb);
+  free(p->entries);
+  free(p->lower);
+  free(p->compact);
+  an_u64map_free(&p->index);
+}
+
+void an_kernel_map_destroy(an_kernel_map *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->n_stages; i++) payload_free(&m->stages[i]);
+  free(m->stages);
+  payload_free(&m->global);
+  an_strtab_destroy(m->st);
+  free(m);
+}
+
+/* ------------------------------------------------------------------ build */
+
+const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name) {
+  void *v = an_u64map_get(cache, name);
+  if (v) return v;
+  const char *raw = tr_str_get(t, name);
+  size_t len = strlen(raw);
+  char small[512];
+  char *buf = small;
+  size_t need = an_canonical_name(raw, len, small, sizeof small);
+  if (need >= sizeof small) {
+    buf = malloc(need + 1);
+    if (!buf) return NULL;
+    an_canonical_name(raw, len, buf, need + 1);
+  }
+  const char *c = an_strtab_intern(st, buf, need);
+  if (buf != small) free(buf);
+  if (c && an_u64map_put(cache, name, (void *)c) != 0) return NULL;
+  return c;
+}
+
+typedef struct name_group {
+  const char *name;
+  size_t n, seen;
+} name_group;
+
+/* Indices of a stage's kernels kept by sampling: at most k per name, evenly spaced
+ * (round(i*(n-1)/(k-1)), Python's round: ties to even). */
+static bool sample_mask(const char *const *names, size_t n, size_t k, bool *keep) {
+  an_u64map idx = {0};
+  name_group *g = calloc(n ? n : 1, sizeof *g);
+  size_t ng = 0;
+  size_t *slot = malloc((n ? n : 1) * sizeof *slot);
+  if (!g || !slot) goto fail;
+  for (size_t i = 0; i < n; i++) {
+    void *v = an_u64map_get(&idx, (uint64_t)(uintptr_t)names[i]);
+    size_t s;
+    if (v) s = (uintptr_t)v - 1;
+    else {
+      s = ng++;
+      g[s].name = names[i];
+      if (an_u64map_put(&idx, (uint64_t)(uintptr_t)names[i], (void *)(uintptr_t)(s + 1)) != 0)
+        goto fail;
+    }
+    g[s].n++;
+    slot[i] = s;
+  }
+  int old = fegetround();
+  fesetround(FE_TONEAREST);
+  for (size_t i = 0; i < n; i++) {
+    name_group *gr = &g[slot[i]];
+    size_t pos = gr->seen++;
+    if (gr->n <= k || k < 2) {
+      keep[i] = gr->n <= k || pos == 0;
+      continue;
+    }
+    /* keep pos when it equals round(j*(n-1)/(k-1)) for some j */
+    bool hit = false;
+    double step = (double)(gr->n - 1) / (double)(k - 1);
+    double jf = (double)pos / step;
+    long j0 = (long)floor(jf);
+    for (long j = j0 - 1; j <= j0 + 1 && !hit; j++) {
+      if (j < 0 || (size_t)j >= k) continue;
+      double v = nearbyint((double)j * (double)(gr->n - 1) / (double)(k - 1));
+      if ((size_t)v == pos) hit = true;
+    }
+    keep[i] = hit;
+  }
+  fesetround(old);
+  an_u64map_free(&idx);
+  free(g);
+  free(slot);
+  return true;
+fail:
+  an_u64map_free(&idx);
+  free(g);
+  free(slot);
+  return false;
+}
+
+an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
+                              const te_rules *rules, bool sample, an_kernel_map **out) {
+  *out = NULL;
+  an_kernel_map *m = calloc(1, sizeof *m);
+  if (!m) return AN_ERR_NOMEM;
+  m->rules = rules;
+  m->st = an_strtab_create();
+  if (!m->st) {
+    free(m);
+    return AN_ERR_NOMEM;
+  }
+  size_t k = (size_t)te_rules_setting(rules, "kernel_map.sample_per_kernel", 16);
+  an_status rc = AN_OK;
+  for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
+    const an_trace_view *vw = &views[v];
+    an_resolver *res = an_resolver_create(vw->trace, rules, m->st);
+    an_u64map cache = {0};
+    if (!res) {
+      rc = AN_ERR_NOMEM;
+      break;
+    }
+    for (size_t s = 0; s < vw->n_stages && rc == AN_OK; s++) {
+      const an_stage_kernels *sk = &vw->stages[s];
+      const char **names = malloc((sk->n ? sk->n : 1) * sizeof *names);
+      bool *keep = malloc((sk->n ? sk->n : 1) * sizeof *keep);
+      const tr_event **sel = malloc((sk->n ? sk->n : 1) * sizeof *sel);
+      const char **selnames = malloc((sk->n ? sk->n : 1) * sizeof *selnames);
+      an_site_ctx *ctx = malloc((sk->n ? sk->n : 1) * sizeof *ctx);
+      payload *sp = stage_payload(m, sk->stage->id);
+      if (!names || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
+      for (size_t i = 0; rc == AN_OK && i < sk->n; i++) {
+        names[i] = an_canonical_cached(m->st, &cache, vw->trace, sk->kernels[i]->name);
+        if (!names[i]) rc = AN_ERR_NOMEM;
+        keep[i] = true;
+      }
+      if (rc == AN_OK && sample && !sample_mask(names, sk->n, k, keep)) rc = AN_ERR_NOMEM;
+      size_t ns = 0;
+      for (size_t i = 0; rc == AN_OK && i < sk->n; i++)
+        if (keep[i]) {
+          sel[ns] = sk->kernels[i];
+          selnames[ns++] = names[i];
+        }
+      if (rc == AN_OK) rc = an_resolver_resolve(res, sel, ns, ctx);
+      for (size_t i = 0; rc == AN_OK && i < ns; i++) {
+        if (!payload_add(sp, selnames[i], &ctx[i], sel[i]->dur) ||
+            !payload_add(&m->global, selnames[i], &ctx[i], sel[i]->dur))
+          rc = AN_ERR_NOMEM;
+      }
+      free(names);
+      free(keep);
+      free(sel);
+      free(selnames);
+      free(ctx);
+    }
+    an_u64map_free(&cache);
+    an_resolver_destroy(res);
+  }
+  for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
+    if (!payload_finalize(m, &m->stages[i])) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK && !payload_finalize(m, &m->global)) rc = AN_ERR_NOMEM;
+  if (rc != AN_OK) {
+    an_kernel_map_destroy(m);
+    return rc;
+  }
+  *out = m;
+  return AN_OK;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+static const payload *get_payload(const an_kernel_map *m, const char *stage) {
+  if (!stage) return &m->global;
+  for (size_t i = 0; i < m->n_stages; i++)
+    if (strcmp(m->stages[i].stage, stage) == 0) return &m->stages[i];
+  return NULL;
+}
+
+size_t an_kernel_map_stage_count(const an_kernel_map *m) { return m ? m->n_stages : 0; }
+const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i) {
+  return m && i < m->n_stages ? m->stages[i].stage : NULL;
+}
+size_t an_kernel_map_count(const an_kernel_map *m, const char *stage) {
+  const payload *p = m ? get_payload(m, stage) : NULL;
+  return p ? p->n : 0;
+}
+const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *stage, size_t i) {
+  const payload *p = m ? get_payload(m, stage) : NULL;
+  return p && i < p->n ? &p->entries[i] : NULL;
+}
+
+static size_t find_index(const payload *p, const char *name, bool *found) {
+  *found = false;
+  for (size_t i = 0; i < p->n; i++) /* names are interned per map; compare text */
+    if (strcmp(p->entries[i].name, name) == 0) {
+      *found = true;
+      return i;
+    }
+  return 0;
+}
+
+const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stage,
+                                        const char *name) {
+  const payload *p = m ? get_payload(m, stage) : NULL;
+  if (!p) return NULL;
+  /* fast path: the name may be one of ours */
+  void *v = an_u64map_get(&p->index, (uint64_t)(uintptr_t)name);
+  if (v) return &p->entries[(uintptr_t)v - 1];
+  bool found;
+  size_t i = find_index(p, name, &found);
+  return found ? &p->entries[i] : NULL;
+}
+
+static size_t common_prefix(const char *a, const char *b) {
+  size_t n = 0;
+  while (a[n] && a[n] == b[n]) n++;
+  return n;
+}
+
+static bool starts_with_any(const char *s, const char *const *pre, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(s, pre[i], strlen(pre[i])) == 0) return true;
+  return false;
+}
+
+const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const char *stage,
+                                                  const char *name) {
+  const payload *p = m ? get_payload(m, stage) : NULL;
+  if (!p || !p->n) return NULL;
+  const an_kmap_entry *hit = an_kernel_map_find(m, stage, name);
+  if (hit) return hit;
+  char *lname = lower_dup(name), *cname = an_compact_dup(name);
+  const an_kmap_entry *best = NULL;
+  if (!lname || !cname) goto done;
+  /* prefix relation / containment */
+  double bs = 0;
+  size_t ln = strlen(lname);
+  for (size_t i = 0; i < p->n; i++) {
+    const char *k = p->lower[i];
+    size_t lk = strlen(k);
+    size_t shorter = ln < lk ? ln : lk;
+    if (!shorter) continue;
+    double score = 0;
+    if (strncmp(k, lname, shorter) == 0) score = (double)shorter;
+    else if (strstr(k, lname) || strstr(lname, k)) score = (double)shorter / 2.0;
+    if (score > bs) {
+      bs = score;
+      best = &p->entries[i];
+    }
+  }
+  if (best) goto done;
+  /* long common prefix of compacted names */
+  size_t long_min = (size_t)te_rules_setting(m->rules, "kernel_map.long_name_min", 96);
+  size_t pre_min = (size_t)te_rules_setting(m->rules, "kernel_map.long_prefix_min", 64);
+  double ratio = te_rules_setting(m->rules, "kernel_map.long_prefix_ratio", 0.40);
+  double bonus = te_rules_setting(m->rules, "kernel_map.flash_bonus", 32);
+  const char *const *bonus_pre = NULL;
+  size_t n_bonus = te_rules_setting_list(m->rules, "kernel_map.flash_bonus_prefixes", &bonus_pre);
+  size_t lc = strlen(cname);
+  if (lc >= long_min) {
+    bool cb = starts_with_any(cname, bonus_pre, n_bonus);
+    for (size_t i = 0; i < p->n; i++) {
+      const char *k = p->compact[i];
+      size_t lk = strlen(k);
+      if (lk < long_min) continue;
+      size_t cp = common_prefix(cname, k);
+      size_t shorter = lc < lk ? lc : lk;
+      if (cp < pre_min || (double)cp < ratio * (double)shorter) continue;
+      double score = (double)cp + (cb && starts_with_any(k, bonus_pre, n_bonus) ? bonus : 0);
+      if (score > bs) {
+        bs = score;
+        best = &p->entries[i];
+      }
+    }
+    if (best) goto done;
+  }
+  /* alias token groups */
+  double w = te_rules_setting(m->rules, "kernel_map.alias_group_weight", 1000);
+  size_t na = te_rules_alias_count(m->rules);
+  for (size_t g = 0; g < na; g++) {
+    const te_alias_group *ag = te_rules_alias(m->rules, g);
+    if (!ag->trigger || !te_matcher_match(ag->trigger, cname, lc)) continue;
+    for (size_t i = 0; i < p->n; i++) {
+      for (size_t t = 0; t < ag->n_tokens; t++) {
+        if (!strstr(p->compact[i], ag->tokens[t])) continue;
+        double score = w * (double)(g + 1) + (double)strlen(ag->tokens[t]) +
+                       an_location_priority(m->rules, p->entries[i].best_location) +
+                       floor(p->entries[i].total_us / 10.0);
+        if (!best || score > bs) {
+          bs = score;
+          best = &p->entries[i];
+        }
+      }
+    }
+  }
+done:
+  free(lname);
+  free(cname);
+  return best;
+}
+
+const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *stage,
+                                          const char *name) {
+  if (!m) return NULL;
+  const an_kmap_entry *e = NULL;
+  if (stage) e = an_kernel_map_lookup_payload(m, stage, name);
+  if (!e && (!stage || strcmp(stage, "all") != 0)) e = an_kernel_map_lookup_payload(m, "all", name);
+  if (!e) e = an_kernel_map_lookup_payload(m, NULL, name);
+  return e;
+}
+
+const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel) {
+  const an_kmap_entry *e = an_kernel_map_lookup(ctx, stage, kernel);
+  return e ? e->best_location : NULL;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+void *an_kmap_entry_sites_json(const an_kmap_entry *e) {
+  cJSON *arr = cJSON_CreateArray();
+  if (!arr) return NULL;
+  for (size_t i = 0; i < e->n_sites; i++) {
+    const an_site *s = &e->sites[i];
+    cJSON *o = cJSON_CreateObject();
+    if (!o) goto fail;
+    cJSON_AddItemToArray(arr, o);
+    if (!cJSON_AddStringToObject(o, "location", s->location) ||
+        !cJSON_AddStringToObject(o, "display_location", s->display_location) ||
+        !cJSON_AddNumberToObject(o, "launches", (double)s->launches) ||
+        !cJSON_AddNumberToObject(o, "total_us", s->total_us) ||
+        !cJSON_AddNumberToObject(o, "share_pct_within_kernel", s->share_pct_within_kernel))
+      goto fail;
+    if (s->top_cpu_op ? !cJSON_AddStringToObject(o, "top_cpu_op", s->top_cpu_op)
+                      : !cJSON_AddNullToObject(o, "top_cpu_op"))
+      goto fail;
+    if (s->stack ? !cJSON_AddStringToObject(o, "stack", s->stack)
+                 : !cJSON_AddNullToObject(o, "stack"))
+      goto fail;
+  }
+  return arr;
+fail:
+  cJSON_Delete(arr);
+  return NULL;
+}
+
+static cJSON *payload_json(const payload *p) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON *ks = o ? cJSON_AddObjectToObject(o, "kernels") : NULL;
+  if (!ks) goto fail;
+  for (size_t i = 0; i < p->n; i++) {
+    const an_kmap_entry *e = &p->entries[i];
+    cJSON *eo = cJSON_AddObjectToObject(ks, e->name);
+    if (!eo || !cJSON_AddStringToObject(eo, "category", e->category)) goto fail;
+    cJSON *sites = an_kmap_entry_sites_json(e);
+    if (!sites) goto fail;
+    cJSON_AddItemToObject(eo, "sites", sites);
+    if (!cJSON_AddStringToObject(eo, "best_location", e->best_location)) goto fail;
+  }
+  return o;
+fail:
+  cJSON_Delete(o);
+  return NULL;
+}
+
+void *an_kernel_map_to_json(const an_kernel_map *m) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON *stages = root ? cJSON_AddObjectToObject(root, "stages") : NULL;
+  if (!stages) goto fail;
+  for (size_t i = 0; i < m->n_stages; i++) {
+    cJSON *p = payload_json(&m->stages[i]);
+    if (!p) goto fail;
+    cJSON_AddItemToObject(stages, m->stages[i].stage, p);
+  }
+  cJSON *g = payload_json(&m->global);
+  if (!g) goto fail;
+  cJSON_AddItemToObject(root, "global", g);
+  return root;
+fail:
+  cJSON_Delete(root);
+  return NULL;
+}
