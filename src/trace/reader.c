@@ -175,8 +175,7 @@ static inline void skip_ws(rd *r) {
 
 /* ------------------------------------------------------------------ scratch buffers */
 
-static void sb_reserve(rd *r, sbuf *b, size_t extra) {
-  if (b->n + extra + 1 <= b->cap) return;
+static void sb_grow(rd *r, sbuf *b, size_t extra) {
   if (b->n + extra > TR_MAX_STRING_BYTES)
     rd_fail_at(r, TR_ERR_LIMIT, rd_off(r), "string longer than %u bytes (TR_MAX_STRING_BYTES)",
                (unsigned)TR_MAX_STRING_BYTES);
@@ -186,6 +185,11 @@ static void sb_reserve(rd *r, sbuf *b, size_t extra) {
   if (!p) rd_nomem(r);
   b->p = p;
   b->cap = cap;
+}
+
+/* Room for extra more bytes plus the NUL; the common case stays inline. */
+static inline void sb_reserve(rd *r, sbuf *b, size_t extra) {
+  if (b->n + extra + 1 > b->cap) sb_grow(r, b, extra);
 }
 
 static inline void sb_put(rd *r, sbuf *b, const void *s, size_t n) {
