@@ -182,7 +182,7 @@ static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
       }
     }
     char what[160];
-    snprintf(what, sizeof what, "rule of classifier '%s'", in->hdr.id);
+    snprintf(what, sizeof what, "classifier '%s' rule", in->hdr.id);
     merge_list(mc, &merged->rules, &in->rules, what);
     merge_one(mc, dst, &merged->hdr, "classifier");
   }
@@ -217,9 +217,9 @@ static void merge_ladders(merge_ctx *mc, te_list *dst, const te_list *src) {
       memset(&merged->adjustments, 0, sizeof merged->adjustments);
     }
     char what[160];
-    snprintf(what, sizeof what, "rule of ladder '%s'", in->hdr.id);
+    snprintf(what, sizeof what, "ladder '%s' rule", in->hdr.id);
     merge_list(mc, &merged->rules, &in->rules, what);
-    snprintf(what, sizeof what, "adjustment of ladder '%s'", in->hdr.id);
+    snprintf(what, sizeof what, "ladder '%s' adjustment", in->hdr.id);
     merge_list(mc, &merged->adjustments, &in->adjustments, what);
     merge_one(mc, dst, &merged->hdr, "ladder");
   }

@@ -48,15 +48,17 @@ const char *triage_default_rules_dir(const char *argv0, char *buf, size_t cap) {
     int n = snprintf(buf, cap, "%s", env);
     return n > 0 && (size_t)n < cap ? buf : NULL;
   }
+  /* The binary as invoked first (a copied or relocated tree), then as resolved by the
+   * kernel (a symlink in PATH pointing into an install tree). */
   char bin_dirs[2][PATH_MAX];
   size_t n_dirs = 0;
+  if (argv0 && strchr(argv0, '/')) dir_of(argv0, bin_dirs[n_dirs++], sizeof bin_dirs[0]);
   char exe[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len > 0) {
     exe[len] = '\0';
     dir_of(exe, bin_dirs[n_dirs++], sizeof bin_dirs[0]);
   }
-  if (argv0 && strchr(argv0, '/')) dir_of(argv0, bin_dirs[n_dirs++], sizeof bin_dirs[0]);
   for (size_t i = 0; i < n_dirs; i++)
     if (try_dir(bin_dirs[i], "rules", buf, cap)) return buf;
   for (size_t i = 0; i < n_dirs; i++)
