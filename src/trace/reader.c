@@ -416,8 +416,9 @@ static bool scan_number(rd *r) {
     const uint8_t *s = r->p, *e = r->end;
     while (s < e && is_num_char(*s)) s++;
     if (s > r->p) {
-      if (b->n + (size_t)(s - r->p) > 4096)
-        rd_fail_at(r, TR_ERR_LIMIT, start, "number longer than 4096 characters");
+      if (b->n + (size_t)(s - r->p) > TR_MAX_NUMBER_CHARS)
+        rd_fail_at(r, TR_ERR_LIMIT, start, "number longer than %u characters (TR_MAX_NUMBER_CHARS)",
+                   (unsigned)TR_MAX_NUMBER_CHARS);
       sb_put(r, b, r->p, (size_t)(s - r->p));
       r->p = s;
     }

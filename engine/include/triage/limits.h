@@ -41,6 +41,8 @@
 #define TR_MAX_EVENTS 500000000ull
 /* Bytes of server_args.json, kernel maps and other whole-document JSON. */
 #define TR_MAX_SMALL_JSON_BYTES (64u * 1024u * 1024u)
+/* Characters of one JSON number token (real ones have < 25). */
+#define TR_MAX_NUMBER_CHARS 4096u
 /* Bytes of the framework-detection text sample (tr_trace_sample_text); longer samples are
  * cut, which only weakens a heuristic hint. */
 #define TR_MAX_SAMPLE_BYTES (4u * 1024u * 1024u)
