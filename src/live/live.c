@@ -59,7 +59,8 @@ typedef struct lv_target {
   const char *prefix;
   /* results, owned */
   lv_fw fw;
-  char *root;
+  char *root;       /* capture root: stage dirs and server_args.json go here */
+  char *server_dir; /* the directory the server writes into (vLLM, TRT-LLM) */
   char *input;
   char *server_args;
   char *model;
@@ -68,10 +69,11 @@ typedef struct lv_target {
 
 static void lv_target_clear(lv_target *t) {
   free(t->root);
+  free(t->server_dir);
   free(t->input);
   free(t->server_args);
   free(t->model);
-  t->root = t->input = t->server_args = t->model = NULL;
+  t->root = t->server_dir = t->input = t->server_args = t->model = NULL;
 }
 
 #if defined(__GNUC__)
@@ -224,6 +226,37 @@ static char *lv_absolute(const char *p) {
   return realpath(p, buf) ? strdup(buf) : NULL;
 }
 
+/* Discovery prefers trace files lying directly in the directory it is given over stage
+ * sub-directories, so a root that already holds traces (earlier runs, or a vLLM profiler
+ * directory in daily use) would hide this capture. Such a root gets a fresh run
+ * directory inside it instead; the user's files are left alone. */
+static int lv_avoid_stale(const lv_ctx *c, lv_target *t) {
+  lv_snapshot old;
+  if (lv_snapshot_take(t->root, 1, &old) != 0) return lv_fail(c, "out of memory");
+  size_t n = old.n;
+  lv_snapshot_free(&old);
+  if (n == 0) return LV_OK;
+  char name[64];
+  time_t now = time(NULL);
+  struct tm tmv;
+  localtime_r(&now, &tmv);
+  strftime(name, sizeof name, "triage-live-%Y%m%d-%H%M%S", &tmv);
+  size_t len = strlen(name);
+  snprintf(name + len, sizeof name - len, "-%ld", (long)getpid());
+  char *run = lv_path_join(t->root, name);
+  if (!run) return lv_fail(c, "out of memory");
+  if (lv_mkdirs(run) != 0) {
+    int e = errno;
+    int rc = lv_fail(c, "cannot create %s (%s)", run, strerror(e));
+    free(run);
+    return rc;
+  }
+  lv_say(c, t, "%s already holds %zu trace file(s); this capture goes to %s", t->root, n, run);
+  free(t->root);
+  t->root = run;
+  return LV_OK;
+}
+
 /* Creates (or adopts) the capture root. trace_file gets the basename when a TRT-LLM
  * output path names a file rather than a directory. */
 static int lv_make_root(const lv_ctx *c, lv_target *t, char **trace_file) {
@@ -252,7 +285,9 @@ static int lv_make_root(const lv_ctx *c, lv_target *t, char **trace_file) {
     t->root = lv_absolute(dir);
     free(owned);
     if (!t->root) return lv_fail(c, "cannot resolve the output directory %s", t->output_dir);
-    return LV_OK;
+    t->server_dir = strdup(t->root);
+    if (!t->server_dir) return lv_fail(c, "out of memory");
+    return lv_avoid_stale(c, t);
   }
   if (t->fw == LV_FW_VLLM || t->fw == LV_FW_TRTLLM) {
     char hint[768];
@@ -500,7 +535,7 @@ static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir
   return rc;
 }
 
-static void lv_stop_profile(const lv_ctx *c, lv_target *t) {
+static void lv_stop_profile(const lv_ctx *c, lv_target *t, const char *stage) {
   lv_http h = c->http;
   double to = lv_step_timeout(c, LV_T_STOP);
   if (lv_interrupted) {
@@ -527,7 +562,7 @@ static void lv_stop_profile(const lv_ctx *c, lv_target *t) {
     else
       lv_say(c, t, "note: POST /stop_profile: %s", text);
   } else {
-    lv_say(c, t, "profiler stopped");
+    lv_say(c, t, "stage %s: profiler stopped", stage);
   }
   lv_reply_free(&r);
 }
@@ -647,7 +682,7 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
     return rc;
   }
   bool remote_dir = t->fw == LV_FW_VLLM || t->fw == LV_FW_TRTLLM;
-  const char *watch = remote_dir ? t->root : stage_dir;
+  const char *watch = remote_dir ? t->server_dir : stage_dir;
   int depth = t->fw == LV_FW_SGLANG ? LV_MAX_SCAN_DEPTH : 1;
   lv_snapshot before = {0}, found = {0};
   int rc = LV_OK;
@@ -680,7 +715,7 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
     rc = lv_send_batch(c, t, &plan, plan.capture_n, plan.capture_words, plan.capture_tokens,
                        &seed);
   }
-  if (started) lv_stop_profile(c, t);
+  if (started) lv_stop_profile(c, t, stage);
   if (rc == LV_OK && lv_interrupted) rc = lv_fail(c, "interrupted");
   if (rc == LV_OK)
     rc = lv_wait_traces(c, t, watch, depth, &before, trace_file, &found);
@@ -781,23 +816,24 @@ int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_
   lv_target targets[2];
   memset(targets, 0, sizeof targets);
   size_t n = 0;
-  if (opt->url) {
-    targets[n++] = (lv_target){"", opt->url, opt->output_dir,
-                               opt->profile_prefix ? opt->profile_prefix : "triage-trace",
-                               LV_FW_NONE, NULL, NULL, NULL, NULL, false};
-  }
-  if (opt->mapping_url) {
-    targets[n++] = (lv_target){"mapping ", opt->mapping_url, opt->mapping_output_dir,
-                               opt->mapping_profile_prefix ? opt->mapping_profile_prefix
-                                                           : "mapping-trace",
-                               LV_FW_NONE, NULL, NULL, NULL, NULL, false};
-  }
-  if (opt->formal_url) {
-    targets[n++] = (lv_target){"formal ", opt->formal_url, opt->formal_output_dir,
-                               opt->formal_profile_prefix ? opt->formal_profile_prefix
-                                                          : "formal-trace",
-                               LV_FW_NONE, NULL, NULL, NULL, NULL, false};
-  }
+  if (opt->url)
+    targets[n++] = (lv_target){.role = "", .url = opt->url, .output_dir = opt->output_dir,
+                               .prefix = opt->profile_prefix ? opt->profile_prefix
+                                                             : "triage-trace",
+                               .fw = LV_FW_NONE};
+  if (opt->mapping_url)
+    targets[n++] = (lv_target){.role = "mapping ", .url = opt->mapping_url,
+                               .output_dir = opt->mapping_output_dir,
+                               .prefix = opt->mapping_profile_prefix
+                                             ? opt->mapping_profile_prefix
+                                             : "mapping-trace",
+                               .fw = LV_FW_NONE};
+  if (opt->formal_url)
+    targets[n++] = (lv_target){.role = "formal ", .url = opt->formal_url,
+                               .output_dir = opt->formal_output_dir,
+                               .prefix = opt->formal_profile_prefix ? opt->formal_profile_prefix
+                                                                    : "formal-trace",
+                               .fw = LV_FW_NONE};
 
   struct sigaction sa, old_sa;
   memset(&sa, 0, sizeof sa);

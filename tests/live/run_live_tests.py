@@ -332,6 +332,25 @@ def case_non_sglang_flags(ctx):
         check(p.returncode == 1 and "--start-step is supported for SGLang only" in p.stderr, p.stderr)
 
 
+def case_stale_root(ctx):
+    """A profiler dir that already holds traces gets a fresh run dir for this capture."""
+    srv, out = start_server(ctx, "vllm")
+    with srv:
+        old = os.path.join(out, "old.pt.trace.json")
+        shutil.copy(os.path.join(HERE, "data", "standin.trace.json"), old)
+        p = ctx.run(ctx.capture_args("vllm", srv.url, out))
+        assert_ok(ctx, p, "stale root")
+        check(os.path.exists(old), "an earlier trace was moved")
+        runs = [d for d in os.listdir(out) if d.startswith("triage-live-")]
+        check(len(runs) == 1, "no run directory: %r" % os.listdir(out))
+        run = os.path.join(out, runs[0])
+        check(traces_in(os.path.join(run, "prefill")) and traces_in(os.path.join(run, "decode")),
+              "run directory has no stage traces")
+        check(os.path.exists(os.path.join(run, "server_args.json")), "no server_args.json in the run dir")
+        if ctx.mode == "driver":
+            check(result_lines(p)["input"] == os.path.realpath(run), p.stdout)
+
+
 def case_ctrl_c(ctx):
     with Server(ctx.work, "sglang", "--slow-generate", "0.5") as srv:
         out = ctx.tmpdir("sigint")
@@ -364,6 +383,7 @@ CASES = [
     ("completions-fallback", case_completions_fallback),
     ("vllm-needs-output-dir", case_vllm_needs_output_dir),
     ("non-sglang-flags", case_non_sglang_flags),
+    ("stale-root", case_stale_root),
     ("ctrl-c", case_ctrl_c),
 ]
 
