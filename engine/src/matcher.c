@@ -54,13 +54,6 @@ int te_matcher_prepare(te_matcher *m) {
   return 0;
 }
 
-static void cache_clear(te_matcher *m) {
-  for (size_t i = 0; i < m->cache_cap; i++) free(m->cache[i].key);
-  free(m->cache);
-  m->cache = NULL;
-  m->cache_cap = m->cache_used = 0;
-}
-
 void te_matcher_release(te_matcher *m) {
   for (size_t i = 0; i < m->n_regex; i++) pcre2_code_free(m->regex[i]);
   m->n_regex = 0;
@@ -68,7 +61,7 @@ void te_matcher_release(te_matcher *m) {
   pcre2_match_context_free(m->match_ctx);
   m->match_data = NULL;
   m->match_ctx = NULL;
-  cache_clear(m);
+  te_strcache_clear(&m->cache);
 }
 
 size_t te_matcher_limit_misses(const te_matcher *m) { return m ? m->limit_misses : 0; }
@@ -211,67 +204,17 @@ static bool match_uncached(const te_matcher *m, const char *s, size_t len, char 
   return hit;
 }
 
-static uint64_t hash_text(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 1099511628211ull;
-  }
-  return h ? h : 1;
-}
-
-static match_cache_slot *cache_find(const te_matcher *m, const char *s, size_t len,
-                                    uint64_t h) {
-  if (!m->cache_cap) return NULL;
-  size_t mask = m->cache_cap - 1;
-  for (size_t j = (size_t)h & mask;; j = (j + 1) & mask) {
-    match_cache_slot *slot = &m->cache[j];
-    if (!slot->key) return slot;
-    if (slot->hash == h && slot->len == len && memcmp(slot->key, s, len) == 0) return slot;
-  }
-}
-
-static bool cache_grow(te_matcher *m) {
-  size_t cap = m->cache_cap ? m->cache_cap * 2 : 64;
-  match_cache_slot *slots = calloc(cap, sizeof *slots);
-  if (!slots) return false;
-  for (size_t i = 0; i < m->cache_cap; i++) {
-    if (!m->cache[i].key) continue;
-    size_t j = (size_t)m->cache[i].hash & (cap - 1);
-    while (slots[j].key) j = (j + 1) & (cap - 1);
-    slots[j] = m->cache[i];
-  }
-  free(m->cache);
-  m->cache = slots;
-  m->cache_cap = cap;
-  return true;
-}
-
-static void cache_store(te_matcher *m, const char *s, size_t len, uint64_t h, bool result) {
-  /* A full cache starts over rather than growing without bound: a long run over many
-   * distinct names then costs re-matching, never memory. */
-  if (m->cache_used >= TE_MATCH_CACHE_MAX) cache_clear(m);
-  if ((m->cache_used + 1) * 2 > m->cache_cap && !cache_grow(m)) return;
-  match_cache_slot *slot = cache_find(m, s, len, h);
-  if (!slot || slot->key) return;
-  slot->key = malloc(len ? len : 1);
-  if (!slot->key) return;
-  memcpy(slot->key, s, len);
-  slot->len = len;
-  slot->hash = h;
-  slot->result = result;
-  m->cache_used++;
-}
-
 bool te_matcher_match(const te_matcher *m, const char *s, size_t len) {
   if (!m || !s) return false;
-  te_matcher *mm = (te_matcher *)m;
-  uint64_t h = hash_text(s, len);
-  match_cache_slot *slot = cache_find(m, s, len, h);
-  if (slot && slot->key) return slot->result;
+  int cached;
+  if (te_strcache_get(&m->cache, s, len, &cached)) return cached != 0;
   bool result = match_uncached(m, s, len, NULL, 0, 0);
-  cache_store(mm, s, len, h, result);
+  te_strcache_put(&((te_matcher *)m)->cache, s, len, result);
   return result;
+}
+
+bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len) {
+  return m && s && match_uncached(m, s, len, NULL, 0, 0);
 }
 
 bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *why, size_t cap) {

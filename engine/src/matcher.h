@@ -21,6 +21,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "strcache.h"
+
 /* A matcher position in a pack: an inline mapping, or the name of a named matcher
  * resolved at finalize. */
 typedef struct te_mref {
@@ -35,13 +37,6 @@ typedef struct te_example {
   bool should_match;
   te_origin origin;
 } te_example;
-
-typedef struct match_cache_slot {
-  char *key;
-  size_t len;
-  uint64_t hash;
-  bool result;
-} match_cache_slot;
 
 struct te_matcher {
   const char *name; /* named matcher name, or NULL for inline */
@@ -66,14 +61,16 @@ struct te_matcher {
   /* mutable state behind a const te_matcher: cache and limit counters */
   pcre2_match_data *match_data;
   pcre2_match_context *match_ctx;
-  match_cache_slot *cache;
-  size_t cache_cap, cache_used;
+  te_strcache cache;
   size_t limit_misses;
   bool jit_done;
 };
 
 /* JIT-compiles the regexes and creates the match context. Returns 0 or -1 (no memory). */
 int te_matcher_prepare(te_matcher *m);
+/* The match without consulting or filling the cache (for callers that cache a whole
+ * decision, such as a classifier). */
+bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
 /* Frees the heap objects of m (not m itself: it lives in the arena). */
 void te_matcher_release(te_matcher *m);
 /* Regex runs that hit a PCRE2 limit and were treated as no-match. */

@@ -82,6 +82,12 @@ void te_rules_destroy(te_rules *r) {
   if (!r) return;
   for (size_t i = 0; i < r->n_all_matchers; i++) te_matcher_release(r->all_matchers[i]);
   free(r->all_matchers);
+  for (size_t i = 0; r->classifier_caches && i < r->n_classifiers; i++)
+    te_strcache_clear(&r->classifier_caches[i]);
+  for (size_t i = 0; r->ladder_caches && i < r->n_ladders; i++)
+    te_strcache_clear(&r->ladder_caches[i]);
+  free(r->classifier_caches);
+  free(r->ladder_caches);
   for (size_t i = 0; i < r->n_codes; i++) pcre2_code_free(r->codes[i]);
   free(r->codes);
   free(r->packs);
@@ -695,6 +701,13 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   build_ladders(&fc);
   build_stages_and_frameworks(&fc);
   build_aliases_and_fusions(&fc);
+  r->classifier_caches = calloc(r->n_classifiers + 1, sizeof *r->classifier_caches);
+  r->ladder_caches = calloc(r->n_ladders + 1, sizeof *r->ladder_caches);
+  if (!r->classifier_caches || !r->ladder_caches) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory");
+    r->failed = true;
+    return TE_ERR_NOMEM;
+  }
   r->infos = te_arena_alloc(r->arena, (r->n_packs ? r->n_packs : 1) * sizeof *r->infos);
   for (size_t i = 0; r->infos && i < r->n_packs; i++) r->infos[i] = r->packs[i]->info;
   for (size_t i = 0; i < r->n_all_matchers; i++) {
@@ -745,14 +758,21 @@ const char *te_rules_classify(const te_rules *r, const char *id, const char *nam
   if (!c) return NULL;
   if (!name) name = "";
   size_t len = strlen(name);
-  for (size_t i = 0; i < c->n_rules; i++) {
-    const te_class_rule *cr = &c->rules[i];
-    if (!cr->match || !te_matcher_match(cr->match, name, len)) continue;
-    if (cr->unless && te_matcher_match(cr->unless, name, len)) continue;
-    if (rule) *rule = cr;
-    return cr->category;
+  te_strcache *cache = &r->classifier_caches[c - r->classifiers];
+  int decided = -1;
+  if (!te_strcache_get(cache, name, len, &decided)) {
+    decided = -1;
+    for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
+      const te_class_rule *cr = &c->rules[i];
+      if (!cr->match || !te_matcher_match_uncached(cr->match, name, len)) continue;
+      if (cr->unless && te_matcher_match_uncached(cr->unless, name, len)) continue;
+      decided = (int)i;
+    }
+    te_strcache_put(cache, name, len, decided);
   }
-  return c->default_category;
+  if (decided < 0) return c->default_category;
+  if (rule) *rule = &c->rules[decided];
+  return c->rules[decided].category;
 }
 
 const te_ladder *te_rules_ladder(const te_rules *r, const char *id) {
@@ -762,9 +782,13 @@ const te_ladder *te_rules_ladder(const te_rules *r, const char *id) {
   return NULL;
 }
 
+static bool match_once(const te_matcher *m, const char *s) {
+  return m && s && te_matcher_match_uncached(m, s, strlen(s));
+}
+
 static bool ladder_rule_hits(const te_ladder_rule *lr, const char *raw, const char *norm) {
-  if (lr->raw && !match_str(lr->raw, raw)) return false;
-  if (lr->normalized && !match_str(lr->normalized, norm)) return false;
+  if (lr->raw && !match_once(lr->raw, raw)) return false;
+  if (lr->normalized && !match_once(lr->normalized, norm)) return false;
   return true;
 }
 
@@ -772,6 +796,31 @@ static void appendf(char *buf, size_t cap, const char *fmt, const char *s, int n
   if (!buf || !cap) return;
   size_t used = strlen(buf);
   if (used + 1 < cap) snprintf(buf + used, cap - used, fmt, s, n);
+}
+
+static int score_uncached(const te_ladder *l, const char *raw, const char *normalized, char *why,
+                          size_t why_cap) {
+  int score = l->default_score;
+  const te_ladder_rule *chosen = NULL;
+  for (size_t i = 0; i < l->n_rules && !chosen; i++)
+    if (ladder_rule_hits(&l->rules[i], raw, normalized)) chosen = &l->rules[i];
+  if (chosen) {
+    score = chosen->score;
+    appendf(why, why_cap, "rule '%s' %d", chosen->id, chosen->score);
+    if (chosen->penalize && l->penalty_match &&
+        (match_once(l->penalty_match, normalized) || match_once(l->penalty_match, raw))) {
+      score -= l->penalty;
+      appendf(why, why_cap, "%s, penalty -%d", "", l->penalty);
+    }
+  } else {
+    appendf(why, why_cap, "%sdefault %d", "", l->default_score);
+  }
+  for (size_t i = 0; i < l->n_adjustments; i++) {
+    if (!ladder_rule_hits(&l->adjustments[i], raw, normalized)) continue;
+    score += l->adjustments[i].score;
+    appendf(why, why_cap, ", adjustment '%s' %+d", l->adjustments[i].id, l->adjustments[i].score);
+  }
+  return score;
 }
 
 int te_rules_score(const te_rules *r, const char *id, const char *raw, const char *normalized,
@@ -785,26 +834,22 @@ int te_rules_score(const te_rules *r, const char *id, const char *raw, const cha
   /* Callers scoring already-normalised text pass it once; it then serves as both. */
   if (!raw) raw = normalized ? normalized : "";
   if (!normalized) normalized = raw;
-  int score = l->default_score;
-  const te_ladder_rule *chosen = NULL;
-  for (size_t i = 0; i < l->n_rules && !chosen; i++)
-    if (ladder_rule_hits(&l->rules[i], raw, normalized)) chosen = &l->rules[i];
-  if (chosen) {
-    score = chosen->score;
-    appendf(why, why_cap, "rule '%s' %d", chosen->id, chosen->score);
-    if (chosen->penalize && l->penalty_match &&
-        (match_str(l->penalty_match, normalized) || match_str(l->penalty_match, raw))) {
-      score -= l->penalty;
-      appendf(why, why_cap, "%s, penalty -%d", "", l->penalty);
-    }
-  } else {
-    appendf(why, why_cap, "%sdefault %d", "", l->default_score);
+  if (why && why_cap) return score_uncached(l, raw, normalized, why, why_cap);
+  /* The cache key is both texts separated by a NUL, which neither can contain. */
+  size_t raw_len = strlen(raw), norm_len = strlen(normalized), len = raw_len + 1 + norm_len;
+  char local[512];
+  char *key = len <= sizeof local ? local : malloc(len);
+  if (!key) return score_uncached(l, raw, normalized, NULL, 0);
+  memcpy(key, raw, raw_len);
+  key[raw_len] = '\0';
+  memcpy(key + raw_len + 1, normalized, norm_len);
+  te_strcache *cache = &r->ladder_caches[l - r->ladders];
+  int score;
+  if (!te_strcache_get(cache, key, len, &score)) {
+    score = score_uncached(l, raw, normalized, NULL, 0);
+    te_strcache_put(cache, key, len, score);
   }
-  for (size_t i = 0; i < l->n_adjustments; i++) {
-    if (!ladder_rule_hits(&l->adjustments[i], raw, normalized)) continue;
-    score += l->adjustments[i].score;
-    appendf(why, why_cap, ", adjustment '%s' %+d", l->adjustments[i].id, l->adjustments[i].score);
-  }
+  if (key != local) free(key);
   return score;
 }
 

@@ -198,6 +198,11 @@ struct te_rules {
   size_t n_aliases;
   te_fusion_pattern **fusions;
   size_t n_fusions;
+  /* one decision cache per classifier (rule index, -1 = default) and per ladder (score),
+   * parallel to classifiers / ladders: one key per distinct name instead of one per
+   * matcher the name passes through */
+  te_strcache *classifier_caches;
+  te_strcache *ladder_caches;
 };
 
 /* list helpers (rules.c) */
