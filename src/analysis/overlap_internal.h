@@ -123,7 +123,8 @@ typedef enum ov_scope_how {
 } ov_scope_how;
 
 /* Best scope of one kernel event of the mapping trace. scope and op (cap bytes each)
- * receive the canonical scope ("path(line): func") and the CPU op / launch name. */
+ * receive the canonical scope ("path(line): func") and the CPU op / launch name. With
+ * OV_SCOPE_NONE, op may still name a CPU op that matched but had no Python frames. */
 ov_scope_how ov_source_scope(ov_source *s, const tr_event *kernel, char *scope, size_t scope_cap,
                              char *op, size_t op_cap);
 

@@ -17,6 +17,13 @@
 #define OV_SCOPE_CAP 1024
 #define OV_UNMAPPED "unmapped"
 #define OV_NO_OP "n/a"
+/* The kernel map's location for a kernel nothing attributed (kernel_map.h). */
+#define OV_KMAP_UNRESOLVED "unresolved"
+
+static bool ov_kmap_has_location(const an_kmap_entry *en) {
+  return en && en->best_location && *en->best_location &&
+         strcmp(en->best_location, OV_KMAP_UNRESOLVED) != 0;
+}
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -353,21 +360,28 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
           if (j == last) continue;
           last = j;
           const tr_event *e = map->side->ev[map->by_name[lo + j]];
+          op[0] = '\0';
           ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
-          if (how == OV_SCOPE_NONE) continue;
+          if (how == OV_SCOPE_NONE) {
+            /* A CPU op without Python frames still names the launch op (6.6 "same
+             * best launch op"). */
+            if (op[0]) ov_counter_add(&ops, op, 1);
+            continue;
+          }
           if (best_how == OV_SCOPE_NONE || (int)how < best_how) best_how = (int)how;
           ov_counter_add(&scopes, scope, 1);
           ov_counter_add(&ops, op, 1);
         }
         const char *top = ov_counter_top(&scopes);
+        const char *top_op = ov_counter_top(&ops);
+        if (top_op) map->op[nm] = ov_strdup(top_op);
         if (top) {
           map->scope[nm] = ov_strdup(top);
-          map->op[nm] = ov_strdup(ov_counter_top(&ops));
           map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
                          : best_how == OV_SCOPE_LAUNCH ? "launch" : "time-window";
         } else if (map->side->in->kmap) {
           const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-          if (en && en->best_location && *en->best_location) {
+          if (ov_kmap_has_location(en)) {
             map->scope[nm] = ov_strdup(en->best_location);
             map->how[nm] = "kernel-map";
           }
@@ -375,9 +389,9 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
         ov_counter_free(&scopes);
         ov_counter_free(&ops);
       }
+      if (map->op[nm]) res.op = map->op[nm];
       if (map->scope[nm]) {
         res.scope = map->scope[nm];
-        res.op = map->op[nm] ? map->op[nm] : OV_NO_OP;
         res.how = map->how[nm];
         return res;
       }
@@ -385,7 +399,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
   }
   if (formal && formal->side->in->kmap) {
     const an_kmap_entry *en = an_kernel_map_lookup(formal->side->in->kmap, formal->stage, kernel);
-    if (en && en->best_location && *en->best_location) {
+    if (ov_kmap_has_location(en)) {
       snprintf(formal_scope, sizeof formal_scope, "%s", en->best_location);
       res.scope = formal_scope;
       res.how = "formal";

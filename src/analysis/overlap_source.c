@@ -274,16 +274,21 @@ static bool ov_context_by_key(ov_source *s, const ov_keyed *idx, size_t n_idx, c
                               int64_t key, double kernel_ts, char *scope, size_t scope_cap,
                               char *op, size_t op_cap) {
   if (key == TR_NO_ID) return false;
-  bool found = false;
-  double best_dist = 0;
+  bool found = false, have_op = false;
+  double best_dist = 0, op_dist = 0;
   char cand[1024];
   for (size_t i = ov_keyed_lower(idx, n_idx, key); i < n_idx && idx[i].key == key; i++) {
     const tr_event *e = &evs[idx[i].ev];
+    double dist = fabs(e->ts - kernel_ts);
+    if (!found && (!have_op || dist < op_dist)) { /* op name even without frames */
+      have_op = true;
+      op_dist = dist;
+      snprintf(op, op_cap, "%s", tr_str_get(s->t, e->name));
+    }
     long th = ov_thread_find(s, e->pid, e->tid);
     if (th < 0) continue;
     size_t n = ov_active_frames(s, (size_t)th, e->ts, 0, 0);
     if (!ov_best_scope(s, n, true, cand, sizeof cand)) continue;
-    double dist = fabs(e->ts - kernel_ts);
     if (!found || dist < best_dist) {
       found = true;
       best_dist = dist;
@@ -296,6 +301,7 @@ static bool ov_context_by_key(ov_source *s, const ov_keyed *idx, size_t n_idx, c
 
 ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_t scope_cap,
                              char *op, size_t op_cap) {
+  if (op_cap) op[0] = '\0';
   int64_t ext = k->external_id;
   if (ext == TR_NO_ID && k->correlation != TR_NO_ID)
     ext = tr_trace_external_for_correlation(s->t, k->correlation);
@@ -304,9 +310,15 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
     return OV_SCOPE_CPU_OP;
   /* Fix 1: the reference compared a lower-cased launch name with mixed-case names, so
    * this step never ran; launch events are already classified by the reader. */
+  char cpu_op[512];
+  snprintf(cpu_op, sizeof cpu_op, "%s", op);
+  op[0] = '\0';
   if (ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
-                        k->ts, scope, scope_cap, op, op_cap))
+                        k->ts, scope, scope_cap, op, op_cap)) {
+    /* 4.2: the CPU op's name when one matched, else the launch's. */
+    if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;
+  }
   /* Time window: Python frames of every thread around the GPU timestamp. */
   size_t n = 0;
   for (size_t th = 0; th < s->threads.n && n < OV_MAX_CHAIN; th++)
@@ -326,5 +338,8 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
     snprintf(op, op_cap, "%s", "time-window fallback");
     return OV_SCOPE_TIME_WINDOW;
   }
+  /* No scope: name the CPU op, else the launch (the kernel map's "unresolved" site
+   * carries the same names), so "same launch op" still links repeated kernels. */
+  if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
   return OV_SCOPE_NONE;
 }
