@@ -536,14 +536,19 @@ add("limit-error-snippet", LIVE, 1,
     server={"code": 500, "body": b"E" * 5000 + b"\nsecond line\n"},
     limit="LV_ERROR_SNIPPET_BYTES", timeout=30,
     note="a 5 KB error body is quoted as one short line")
-add("limit-step-timeout", LIVE[:2] + ["--http-timeout", "86401"] + LIVE[2:], 2,
-    r"^triage: .*http-timeout.*$", server={"code": 200, "body": b"{}"},
-    limit="LV_MAX_STEP_TIMEOUT_S")
+# --http-timeout is capped at LV_MAX_STEP_TIMEOUT_S (docs/live.md), not refused: just over
+# the cap and absurdly over it must both run (no overflow converting to milliseconds) and
+# fail only because the stand-in answers 404 to everything.
+add("limit-step-timeout", LIVE[:2] + ["--http-timeout", "86401"] + LIVE[2:], 1,
+    r"^triage: .+$", server={"code": 404, "body": b"{}"}, limit="LV_MAX_STEP_TIMEOUT_S",
+    timeout=30)
+add("limit-step-timeout-huge", LIVE[:2] + ["--http-timeout", "1e300"] + LIVE[2:], 1,
+    r"^triage: .+$", server={"code": 404, "body": b"{}"}, timeout=30)
 add("limit-requests-per-stage", LIVE[:2] + ["--warmup-steps", "100001"] + LIVE[2:], 2,
-    r"^triage: .*warmup-steps.*$", server={"code": 200, "body": b"{}"},
+    r"^triage: .*warmup-steps.*$", server={"code": 404, "body": b"{}"},
     limit="LV_MAX_REQUESTS_PER_STAGE")
 add("limit-prompt-words", LIVE[:2] + ["--prefill-input-len", "1000001"] + LIVE[2:], 2,
-    r"^triage: .*prefill-input-len.*$", server={"code": 200, "body": b"{}"},
+    r"^triage: .*prefill-input-len.*$", server={"code": 404, "body": b"{}"},
     limit="LV_MAX_PROMPT_WORDS")
 add("live-not-json", LIVE, 1, r"^triage: .+$",
     server={"code": 200, "body": b"\x00\xff<html>not json"}, timeout=30)

@@ -202,6 +202,7 @@ def main(argv):
 
     env = dict(os.environ)
     env.setdefault("TRIAGE_RULES_DIR", os.path.join(ROOT, "rules"))
+    env.setdefault("TRIAGE_LIVE_TRACE_WAIT_S", "2")  # live cases: never wait 180 s
     places = {"<C>": os.path.join(HERE, "cases"), "<G>": gdir,
               "<GOOD>": os.path.join(HERE, "cases", "good.trace.json"),
               "<BROKEN>": os.path.join(ROOT, "tests", "rules", "broken"),
