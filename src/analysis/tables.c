@@ -36,7 +36,7 @@ static void sb_add(sbuf *b, const char *s) {
 }
 
 static void sb_fmt(sbuf *b, const char *fmt, double v) {
-  char tmp[64];
+  char tmp[512];
   snprintf(tmp, sizeof tmp, fmt, v);
   sb_add(b, tmp);
 }

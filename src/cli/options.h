@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum triage_format { TRIAGE_FORMAT_MARKDOWN = 0, TRIAGE_FORMAT_JSON = 1 } triage_format;
 
@@ -57,5 +58,23 @@ typedef struct triage_options {
   size_t n_rules_paths;
   bool no_default_rules;
 } triage_options;
+
+/* Parser results (cli/options.c). */
+enum {
+  TRIAGE_PARSE_OK = 0,
+  TRIAGE_PARSE_USAGE = 2,   /* one-line message in err; exit 2 */
+  TRIAGE_PARSE_HELP = 3,    /* --help / -h: print triage_usage, exit 0 */
+  TRIAGE_PARSE_VERSION = 4  /* --version */
+};
+
+/* Fills *o with the defaults of reference 1.1. */
+void triage_options_defaults(triage_options *o);
+/* Parses argv[first..argc): "--flag VALUE", "--flag=VALUE", one positional trace (same
+ * as --input). Also checks the mode rules (single vs two-trace, exactly one source per
+ * side). */
+int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
+                         size_t err_cap);
+void triage_options_free(triage_options *o);
+void triage_usage(FILE *out);
 
 #endif
