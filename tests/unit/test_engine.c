@@ -753,3 +753,62 @@ Test(engine_defaults, user_pack_reclassifies_without_rebuild) {
   te_diags_destroy(d);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- more refusals */
+
+static void expect_first(const char *pack, unsigned line, unsigned col, const char *needle) {
+  te_status st;
+  te_diags *d = failing(pack, &st);
+  cr_assert_eq(st, TE_ERR_INVALID, "status %s", te_status_str(st));
+  const te_diag *g = te_diags_get(d, 0);
+  cr_assert_not_null(g);
+  cr_assert(strstr(g->message, needle), "'%s' lacks '%s'", g->message, needle);
+  cr_assert_eq(g->line, line, "%u:%u %s", g->line, g->col, g->message);
+  cr_assert_eq(g->col, col, "%u:%u %s", g->line, g->col, g->message);
+  te_diags_destroy(d);
+}
+
+Test(engine_refusals, yaml_structure) {
+  expect_first("pack: p\nversion: 1\n---\npack: q\n", 3, 1, "exactly one YAML document");
+  expect_first("pack: p\nversion: 1\npack: q\n", 3, 1, "duplicate key 'pack'");
+  expect_first("pack: p\nversion: 1\nsettings:\n  a: *nowhere\n", 4, 6, "names no anchor");
+  expect_first("pack: p\nversion: 1\nsettings: &s\n  a: [*s]\n", 4, 7, "contains it");
+  expect_first("pack: p\nversion: 1\n? [a, b]\n: c\n", 3, 3, "mapping keys must be plain");
+  expect_first("# only a comment\n", 1, 1, "empty rule pack");
+  expect_first("pack: p\nversion: 1\ndescription: \"a\\0b\"\n", 3, 14, "NUL");
+}
+
+Test(engine_refusals, references_and_cycles) {
+  expect_first("pack: p\nversion: 1\nmatchers:\n  a: {keywords: [x], exclude: b}\n"
+               "  b: {keywords: [y], exclude: a}\n",
+               4, 6, "excludes itself");
+  expect_first("pack: p\nversion: 1\nframework_hints:\n  default: nosuch\n", 4, 12,
+               "framework 'nosuch' is not defined");
+  expect_first("pack: p\nversion: 1\nrank_patterns:\n  - {id: r, regex: 'tp\\d+'}\n", 4, 20,
+               "needs a capture group");
+}
+
+Test(engine_refusals, pack_ids_are_unique) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  const char *p = "pack: same\nversion: 1\n";
+  cr_assert_eq(te_rules_load_buffer(r, "a.yaml", p, strlen(p), d), TE_OK);
+  cr_assert_eq(te_rules_load_buffer(r, "b.yaml", p, strlen(p), d), TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "already used by a.yaml"));
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  cr_assert_eq(te_rules_pack_count(r), 1);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+Test(engine_refusals, queries_before_finalize_are_safe) {
+  te_rules *r = te_rules_create();
+  cr_assert_null(te_rules_classify(r, "kernel", "x", NULL));
+  cr_assert_eq(te_rules_score(r, "frame_priority", "x", NULL, NULL, 0), 0);
+  cr_assert_float_eq(te_rules_setting(r, "a.b", 4.5), 4.5, 1e-12);
+  cr_assert_null(te_rules_framework_default(r));
+  size_t n = 7;
+  cr_assert_eq(te_rules_run_examples(r, NULL, &n), TE_ERR_STATE);
+  cr_assert_eq(n, 0);
+  te_rules_destroy(r);
+}
