@@ -239,3 +239,67 @@ Test(live_run, unreachable_names_the_url) {
   cr_assert_str_eq(err, "cannot connect to http://127.0.0.1:1/ (connection refused)");
   cr_assert_null(res.input);
 }
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void touch(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+Test(live_files, snapshot_sees_new_and_rewritten_files) {
+  char dir[] = "/tmp/triage-test-live-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char a[256], b[256], sub[256], c[256], side[256];
+  snprintf(a, sizeof a, "%s/a.trace.json", dir);
+  snprintf(b, sizeof b, "%s/b.pt.trace.json.gz", dir);
+  snprintf(sub, sizeof sub, "%s/run/x", dir);
+  snprintf(c, sizeof c, "%s/run/x/c.trace.json", dir);
+  snprintf(side, sizeof side, "%s/server_args.json", dir);
+  touch(a, "{}");
+  touch(side, "{}");
+  lv_snapshot before, now, fresh;
+  cr_assert_eq(lv_snapshot_take(dir, 3, &before), 0);
+  cr_assert_eq(before.n, 1); /* server_args.json is not a trace */
+  touch(b, "{}");
+  touch(a, "{\"traceEvents\":[]}"); /* rewritten in place: size changes */
+  cr_assert_eq(lv_mkdirs(sub), 0);
+  touch(c, "{}");
+  cr_assert_eq(lv_snapshot_take(dir, 3, &now), 0);
+  cr_assert_eq(lv_snapshot_new(&before, &now, &fresh), 0);
+  cr_assert_eq(fresh.n, 3);
+  lv_snapshot_free(&now);
+  lv_snapshot_free(&fresh);
+  /* Depth 1: only direct children. */
+  cr_assert_eq(lv_snapshot_take(dir, 1, &now), 0);
+  cr_assert_eq(now.n, 2);
+  lv_snapshot_free(&now);
+  /* A missing directory is an empty snapshot, not an error (the server creates it). */
+  cr_assert_eq(lv_snapshot_take("/nonexistent/triage/dir", 3, &now), 0);
+  cr_assert_eq(now.n, 0);
+  lv_snapshot_free(&before);
+  remove(c);
+  remove(b);
+  remove(a);
+  remove(side);
+  snprintf(c, sizeof c, "%s/run", dir);
+  rmdir(sub);
+  rmdir(c);
+  rmdir(dir);
+}
+
+Test(live_files, mkdirs_refuses_a_file_in_the_way) {
+  char dir[] = "/tmp/triage-test-live-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char f[256], under[300];
+  snprintf(f, sizeof f, "%s/file", dir);
+  touch(f, "x");
+  cr_assert_eq(lv_mkdirs(f), -1);
+  snprintf(under, sizeof under, "%s/file/sub", dir);
+  cr_assert_eq(lv_mkdirs(under), -1);
+  remove(f);
+  rmdir(dir);
+}
