@@ -326,6 +326,24 @@ static bool ov_bundle_index_names(ov_bundle *b) {
   return true;
 }
 
+/* Deviation: the reference shows mapping-chain scopes as "path(line): func" and kernel-map
+ * scopes as "path:line func" in the same column. Every scope is shown in the kernel
+ * table's "path:line func" form so the two tables read alike. */
+static char *ov_scope_display(const char *chain) {
+  const char *close = strstr(chain, "): ");
+  const char *open = close;
+  while (open && open > chain && *open != '(') open--;
+  if (!close || !open || *open != '(' || open == chain) return ov_strdup(chain);
+  for (const char *d = open + 1; d < close; d++)
+    if (*d < '0' || *d > '9') return ov_strdup(chain);
+  size_t n = strlen(chain) + 1;
+  char *out = malloc(n);
+  if (!out) return NULL;
+  snprintf(out, n, "%.*s:%.*s %s", (int)(open - chain), chain, (int)(close - open - 1), open + 1,
+           close + 3);
+  return out;
+}
+
 /* Python scope of a kernel name in a mapping bundle (6.5): sampled events, each giving
  * its best context; the most common scope wins. Fix 3: the formal trace's own kernel
  * map is consulted only when the mapping trace has no evidence for the kernel. */
@@ -376,7 +394,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
         const char *top_op = ov_counter_top(&ops);
         if (top_op) map->op[nm] = ov_strdup(top_op);
         if (top) {
-          map->scope[nm] = ov_strdup(top);
+          map->scope[nm] = ov_scope_display(top);
           map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
                          : best_how == OV_SCOPE_LAUNCH ? "launch" : "time-window";
         } else if (map->side->in->kmap) {
