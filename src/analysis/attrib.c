@@ -271,7 +271,8 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
   int bprio = 0;
   const char *bnorm = NULL;
   size_t npos = 0;
-  const frame_info **infos = malloc(na * sizeof *infos);
+  /* copies: frame_lookup may grow (realloc) the cache while we iterate */
+  frame_info *infos = malloc(na * sizeof *infos);
   if (!infos) return false;
   for (size_t i = 0; i < na; i++) {
     const tr_event *f = &r->frames[active[i]];
@@ -280,7 +281,7 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
       free(infos);
       return false;
     }
-    infos[i] = fi;
+    infos[i] = *fi;
     if (fi->prio > 0) npos++;
     bool better = !best || fi->prio > bprio ||
                   (fi->prio == bprio && (f->ts > best->ts ||
@@ -296,14 +297,14 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
   if (npos) {
     size_t skip = npos > r->stack_depth ? npos - r->stack_depth : 0, k = 0;
     for (size_t i = 0; i < na; i++) {
-      if (infos[i]->prio <= 0) continue;
+      if (infos[i].prio <= 0) continue;
       if (k++ < skip) continue;
       if (sb->n && !sb_add(sb, " -> ", 4)) goto nomem;
-      if (!sb_add(sb, infos[i]->norm, strlen(infos[i]->norm))) goto nomem;
+      if (!sb_add(sb, infos[i].norm, strlen(infos[i].norm))) goto nomem;
     }
     res->stack = an_strtab_intern(r->st, sb->p, sb->n);
   } else {
-    res->stack = infos[na - 1]->norm;
+    res->stack = infos[na - 1].norm;
   }
   free(infos);
   return res->stack != NULL;
@@ -414,21 +415,26 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
   for (size_t i = 0; i < n; i++) {
     const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
     const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
-    const char *cpu = opname ? opname : (lname ? lname : "");
+    /* 4.2: the CPU op column names the CPU op when its frames (or the launch's) locate
+     * the kernel; a launch without frames leaves it unresolved under the launch name. */
+    const char *cpu;
+    if (ops[i] && res[2 * i].loc) {
+      out[i].location = res[2 * i].loc;
+      out[i].stack = res[2 * i].stack;
+      cpu = opname;
+    } else if (lau[i] && res[2 * i + 1].loc) {
+      out[i].location = res[2 * i + 1].loc;
+      out[i].stack = res[2 * i + 1].stack;
+      cpu = opname ? opname : lname;
+    } else {
+      out[i].location = r->unresolved;
+      out[i].stack = NULL;
+      cpu = lname ? lname : (opname ? opname : "");
+    }
     out[i].cpu_op = an_strtab_cstr(r->st, cpu);
     if (!out[i].cpu_op) {
       rc = AN_ERR_NOMEM;
       goto done;
-    }
-    if (ops[i] && res[2 * i].loc) {
-      out[i].location = res[2 * i].loc;
-      out[i].stack = res[2 * i].stack;
-    } else if (lau[i] && res[2 * i + 1].loc) {
-      out[i].location = res[2 * i + 1].loc;
-      out[i].stack = res[2 * i + 1].stack;
-    } else {
-      out[i].location = r->unresolved;
-      out[i].stack = NULL;
     }
   }
 done:
