@@ -25,7 +25,7 @@ static void fail(run_ctx *rc, const te_example *ex, const char *fmt, const char 
 static void fail(run_ctx *rc, const te_example *ex, const char *fmt, const char *a,
                  const char *b) {
   rc->failed++;
-  char msg[600];
+  char msg[1024]; /* fits label (300) + detail (300) + text */
   snprintf(msg, sizeof msg, fmt, a, b);
   te_diags_add(rc->d, TE_SEV_ERROR, ex->origin.file, ex->origin.line, ex->origin.col,
                "example '%.200s' %s", ex->text, msg);
