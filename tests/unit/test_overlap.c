@@ -1,0 +1,372 @@
+/* Overlap Opportunity Table: sweep, selection inputs, deliberate fixes, rendering. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/overlap.h"
+#include "analysis/overlap_internal.h"
+#include "report/overlap_report.h"
+
+static te_rules *load_rules(void) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(r, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  te_diags_destroy(d);
+  return r;
+}
+
+/* One trace analysed as its own mapping (single-trace mode), markdown into a string. */
+typedef struct run {
+  te_rules *r;
+  tr_trace *t;
+  an_trace_view view;
+  an_kernel_map *kmap;
+  an_overlap_result res;
+} run;
+
+static void run_single(run *x, tr_trace *t, te_rules *r) {
+  memset(x, 0, sizeof *x);
+  x->r = r;
+  x->t = t;
+  cr_assert_eq(an_trace_view_build(t, NULL, r, NULL, &x->view), AN_OK);
+  cr_assert_eq(an_kernel_map_build(&x->view, 1, r, false, &x->kmap), AN_OK);
+  an_overlap_trace in = {&x->view, x->kmap};
+  an_overlap_options o = {NULL, 0, true};
+  cr_assert_eq(an_overlap_analyze(&in, 1, &in, 1, r, &o, &x->res), AN_OVERLAP_OK);
+}
+
+static void run_free(run *x) {
+  an_overlap_result_free(&x->res);
+  an_kernel_map_destroy(x->kmap);
+  an_trace_view_free(&x->view);
+}
+
+static const an_overlap_row *find_row(const an_overlap_result *res, const char *kernel_prefix) {
+  for (size_t i = 0; i < res->n_stages; i++)
+    for (size_t j = 0; j < res->stages[i].n_rows; j++)
+      if (!strncmp(res->stages[i].rows[j].kernel, kernel_prefix, strlen(kernel_prefix)))
+        return &res->stages[i].rows[j];
+  return NULL;
+}
+
+static char *render(const an_overlap_result *res) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  cr_assert_eq(rp_overlap_markdown(f, res), 0);
+  fclose(f);
+  return buf;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  cr_assert(b);
+  cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+  b[n] = '\0';
+  fclose(f);
+  return b;
+}
+
+/* ---------------------------------------------------------------- sweep */
+
+Test(overlap_sweep, two_streams_hidden_and_exclusive) {
+  te_rules *r = load_rules();
+  ov_cats cats = {0};
+  cats.compute = cats.communication = -1;
+  long comp = ov_cats_put(&cats, r, "compute");
+  long mem = ov_cats_put(&cats, r, "memory");
+  /* stream 0: A [0,10) compute; stream 1: B [5,8) memory, C [20,25) memory */
+  ov_kernel ks[3] = {
+      {0, 10, 0, 0, (uint32_t)comp, 0, NULL},
+      {5, 8, 1, 1, (uint32_t)mem, 1, NULL},
+      {20, 25, 1, 1, (uint32_t)mem, 2, NULL},
+  };
+  ov_sweep sw;
+  cr_assert(ov_sweep_run(ks, 3, 2, 2, &cats, &sw));
+  cr_assert_float_eq(sw.busy_us, 15.0, 1e-9);
+  cr_assert_float_eq(sw.multi_us, 3.0, 1e-9);
+  cr_assert_eq(sw.max_streams, 2);
+  cr_assert_eq(sw.n_aggs, 2);
+  const ov_agg *a = &sw.aggs[0], *b = &sw.aggs[1];
+  cr_assert_float_eq(a->total_us, 10.0, 1e-9);
+  cr_assert_float_eq(a->hidden_us, 3.0, 1e-9);
+  cr_assert_float_eq(a->exclusive_us, 7.0, 1e-9);
+  cr_assert_float_eq(a->hidden_by_compute_us, 0.0, 1e-9);
+  cr_assert_eq(b->count, 2);
+  cr_assert_float_eq(b->total_us, 8.0, 1e-9);
+  cr_assert_float_eq(b->hidden_us, 3.0, 1e-9);
+  cr_assert_float_eq(b->hidden_by_compute_us, 3.0, 1e-9);
+  cr_assert_float_eq(b->exclusive_us, 5.0, 1e-9);
+  cr_assert_eq(b->top_partner_name, 0);
+  cr_assert_eq(b->rep, 2); /* the longest event */
+  ov_sweep_free(&sw);
+  ov_cats_free(&cats);
+  te_rules_destroy(r);
+}
+
+/* Kernels of the same stream never hide each other; many streams scale linearly. */
+Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
+  te_rules *r = load_rules();
+  ov_cats cats = {0};
+  cats.compute = cats.communication = -1;
+  long other = ov_cats_put(&cats, r, "other");
+  size_t n = 400000;
+  ov_kernel *ks = calloc(n, sizeof *ks);
+  cr_assert(ks);
+  for (size_t i = 0; i < n; i++) { /* 4 streams, each a back-to-back chain, offset starts */
+    uint32_t s = (uint32_t)(i % 4);
+    double t = (double)(i / 4) * 10.0 + s;
+    ks[i] = (ov_kernel){t, t + 10.0, (uint32_t)(i % 50), s, (uint32_t)other, (uint32_t)i, NULL};
+  }
+  ov_sweep sw;
+  cr_assert(ov_sweep_run(ks, n, 50, 4, &cats, &sw));
+  cr_assert_eq(sw.max_streams, 4);
+  double hid = 0, exc = 0, tot = 0;
+  for (size_t i = 0; i < sw.n_aggs; i++) {
+    hid += sw.aggs[i].hidden_us;
+    exc += sw.aggs[i].exclusive_us;
+    tot += sw.aggs[i].total_us;
+  }
+  cr_assert_float_eq(hid + exc, tot, 1e-3);
+  ov_sweep_free(&sw);
+  free(ks);
+
+  ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0, NULL}, {5, 15, 1, 0, (uint32_t)other, 1, NULL}};
+  cr_assert(ov_sweep_run(same, 2, 2, 1, &cats, &sw));
+  cr_assert_float_eq(sw.multi_us, 0.0, 1e-9);
+  cr_assert_float_eq(sw.aggs[0].hidden_us, 0.0, 1e-9);
+  cr_assert_float_eq(sw.aggs[1].exclusive_us, 10.0, 1e-9);
+  ov_sweep_free(&sw);
+  ov_cats_free(&cats);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- rules-driven pieces */
+
+/* Fix 2: the overlap classifier and the kernel table agree that nvjet is a GEMM. */
+Test(overlap_rules, nvjet_is_compute_in_overlap_classifier) {
+  te_rules *r = load_rules();
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", NULL),
+                   "compute");
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "nvjet_sm103_tst_256x8_64x6_4x1_v_bz_NNT", NULL),
+                   "compute");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", NULL), "gemm");
+  te_rules_destroy(r);
+}
+
+Test(overlap_rules, tight_gap_and_scope_family) {
+  te_rules *r = load_rules();
+  cr_assert_float_eq(an_overlap_tight_gap(r, 1.0), 2.0, 1e-9);   /* floor */
+  cr_assert_float_eq(an_overlap_tight_gap(r, 100.0), 15.0, 1e-9); /* 0.15 x dur */
+  cr_assert_float_eq(an_overlap_tight_gap(r, 1000.0), 20.0, 1e-9); /* cap */
+  cr_assert(an_overlap_same_scope_family("a/b.py(1): f", "a/b.py(9): g"));
+  cr_assert(an_overlap_same_scope_family("a/b.py:1 f", "c/d.py(9): f"));
+  cr_assert_not(an_overlap_same_scope_family("a/b.py:1 f", "c/d.py:2 g"));
+  cr_assert_not(an_overlap_same_scope_family("unmapped", "unmapped"));
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- fixes on traces */
+
+/* Fix 1: a kernel linked to the host only by its correlation gets the Python scope of
+ * its launch (the reference's case-sensitive comparison never let this fire). */
+Test(overlap_fix, launch_fallback_fires) {
+  static const char trace[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/sglang/python/sglang/srt/sampling/"
+      "penaltylib/orchestrator.py(90): apply\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,"
+      "\"ts\":104,\"dur\":2,\"args\":{\"correlation\":77}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":7,"
+      "\"ts\":1000,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":77}}"
+      "]}";
+  te_rules *r = load_rules();
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("launch.json", trace, sizeof trace - 1, NULL, &err);
+  cr_assert(t, "%s", err.message);
+  run x;
+  run_single(&x, t, r);
+  const an_overlap_row *row = find_row(&x.res, "triton_poi_fused_add_mul_0");
+  cr_assert(row);
+  cr_assert_str_eq(row->scope, "python/sglang/srt/sampling/penaltylib/orchestrator.py:90 apply");
+  cr_assert_str_eq(row->scope_source, "launch");
+  cr_assert_str_eq(row->launch_op, "cuLaunchKernel");
+  run_free(&x);
+  tr_trace_destroy(t);
+  te_rules_destroy(r);
+}
+
+/* Fix 3: graph replay in the formal trace (every kernel under model_runner's replay)
+ * must not out-vote the mapping trace's per-kernel scopes. */
+Test(overlap_fix, mapping_scope_beats_formal_graph_replay) {
+  te_rules *r = load_rules();
+  tr_error err = {0};
+  tr_trace *m = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/mapping/eager.trace.json", NULL, &err);
+  cr_assert(m, "%s", err.message);
+  tr_trace *f = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/formal/graph.trace.json", NULL, &err);
+  cr_assert(f, "%s", err.message);
+  an_trace_view vm, vf;
+  cr_assert_eq(an_trace_view_build(m, NULL, r, NULL, &vm), AN_OK);
+  cr_assert_eq(an_trace_view_build(f, NULL, r, NULL, &vf), AN_OK);
+  an_kernel_map *km, *kf;
+  cr_assert_eq(an_kernel_map_build(&vm, 1, r, false, &km), AN_OK);
+  cr_assert_eq(an_kernel_map_build(&vf, 1, r, false, &kf), AN_OK);
+  an_overlap_trace mp = {&vm, km}, fm = {&vf, kf};
+  an_overlap_options o = {NULL, 0, false};
+  an_overlap_result res;
+  cr_assert_eq(an_overlap_analyze(&mp, 1, &fm, 1, r, &o, &res), AN_OVERLAP_OK);
+  const an_overlap_row *ar = find_row(&res, "void sglang::cross_device_reduce_1stage");
+  cr_assert(ar);
+  cr_assert_str_eq(ar->scope,
+                   "python/sglang/srt/distributed/device_communicators/custom_all_reduce.py:400 "
+                   "custom_all_reduce");
+  cr_assert_str_eq(ar->scope_source, "mapping");
+  const an_overlap_row *fill = find_row(&res, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor");
+  cr_assert(fill);
+  cr_assert_str_eq(fill->scope, "python/sglang/srt/layers/moe/topk.py:90 prepare_buffers");
+  cr_assert_eq(fill->verdict, AN_OVERLAP_LOW_ROI_HIDDEN);
+  cr_assert_str_eq(fill->priority, "P4");
+  /* The formal trace's replay scope is still used for a kernel the mapping cannot
+   * place: the NCCL gather has no host link in either trace. */
+  const an_overlap_row *ag = find_row(&res, "ncclDevKernel_AllGather");
+  cr_assert(ag);
+  cr_assert_str_eq(ag->scope, "unmapped");
+  an_overlap_result_free(&res);
+  an_kernel_map_destroy(km);
+  an_kernel_map_destroy(kf);
+  an_trace_view_free(&vm);
+  an_trace_view_free(&vf);
+  tr_trace_destroy(m);
+  tr_trace_destroy(f);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- rendering */
+
+Test(overlap_render, placeholder_and_mode_line) {
+  an_overlap_result res = {0};
+  res.single_trace = true;
+  res.min_share_pct = 1.0;
+  char *md = render(&res);
+  cr_assert_str_eq(md,
+                   "Overlap Opportunity Table\n"
+                   "Overlap mode: single-trace (the trace is its own mapping)\n"
+                   "| Priority | Verdict | Kernel | Python scope | Formal signal | Dep risk | Recommendation |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- |\n"
+                   "| - | - | No rows cleared the 1.0% reporting bar. Use mapping/formal mode for "
+                   "overlap attribution. | - | - | - | - |\n");
+  free(md);
+}
+
+Test(overlap_render, escapes_cells_and_prints_busy_line) {
+  an_overlap_row row = {0};
+  row.verdict = AN_OVERLAP_HEADROOM;
+  row.kernel = "k|x";
+  row.scope = "unmapped";
+  row.priority = "P1";
+  row.recommendation = "try overlap";
+  row.dep_label = "low";
+  row.total_us = 30.04;
+  row.exclusive_us = 30.04;
+  row.share_pct = 2.25;
+  an_overlap_stage st = {0};
+  st.stage = "all";
+  st.label = "all";
+  st.busy_us = 1300;
+  st.multi_stream_us = 60;
+  st.max_streams = 2;
+  st.n_rows = 1;
+  st.rows = &row;
+  an_overlap_result res = {false, 1.0, 1, &st};
+  char *md = render(&res);
+  cr_assert(strstr(md, "Overlap mode: mapping-formal\n| Priority"));
+  cr_assert(strstr(md, "| P1 | headroom | k\\|x | unmapped | 30.0 us, share 2.2%, excl 100.0% / hid 0.0% | low | try overlap |\n"));
+  cr_assert(strstr(md, "\nGPU busy 1.30 ms; multi-stream 0.06 ms (4.6%); max concurrent streams 2\n"));
+  cr_assert_null(strstr(md, "#####"));
+  free(md);
+}
+
+/* ---------------------------------------------------------------- golden */
+
+/* Single-trace mode prints the same rows as the two-trace run of the same file; both are
+ * pinned in tests/golden/overlap (regenerate with OVERLAP_GOLDEN_UPDATE=1). */
+static void check_golden(const char *name, const char *md) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/golden/overlap/%s", TRIAGE_SOURCE_DIR, name);
+  if (getenv("OVERLAP_GOLDEN_UPDATE")) {
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    fputs(md, f);
+    fclose(f);
+  }
+  char *want = slurp(path);
+  cr_assert(want, "missing golden %s", path);
+  cr_assert_str_eq(md, want, "golden %s differs", name);
+  free(want);
+}
+
+Test(overlap_golden, single_trace_equals_two_trace_run) {
+  te_rules *r = load_rules();
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/single/llama_tp2.trace.json", NULL, &err);
+  cr_assert(t, "%s", err.message);
+  run x;
+  run_single(&x, t, r);
+  char *single = render(&x.res);
+  x.res.single_trace = false;
+  char *pair = render(&x.res);
+  check_golden("synthetic-single.md", single);
+  check_golden("synthetic-single-pair.md", pair);
+  const char *a = strstr(single, "\n| Priority"), *b = strstr(pair, "\n| Priority");
+  cr_assert(a && b);
+  cr_assert_str_eq(a, b);
+  free(single);
+  free(pair);
+  run_free(&x);
+  tr_trace_destroy(t);
+  te_rules_destroy(r);
+}
+
+Test(overlap_golden, synthetic_mapping_formal) {
+  te_rules *r = load_rules();
+  tr_error err = {0};
+  tr_trace *m = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/mapping/eager.trace.json", NULL, &err);
+  tr_trace *f = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/formal/graph.trace.json", NULL, &err);
+  cr_assert(m && f);
+  an_trace_view vm, vf;
+  cr_assert_eq(an_trace_view_build(m, NULL, r, NULL, &vm), AN_OK);
+  cr_assert_eq(an_trace_view_build(f, NULL, r, NULL, &vf), AN_OK);
+  an_kernel_map *km, *kf;
+  cr_assert_eq(an_kernel_map_build(&vm, 1, r, false, &km), AN_OK);
+  cr_assert_eq(an_kernel_map_build(&vf, 1, r, false, &kf), AN_OK);
+  an_overlap_trace mp = {&vm, km}, fm = {&vf, kf};
+  an_overlap_options o = {NULL, 0, false};
+  an_overlap_result res;
+  cr_assert_eq(an_overlap_analyze(&mp, 1, &fm, 1, r, &o, &res), AN_OVERLAP_OK);
+  char *md = render(&res);
+  check_golden("synthetic-mapping-formal.md", md);
+  free(md);
+  /* --overlap-table-limit keeps the first rows. */
+  an_overlap_result_free(&res);
+  o.table_limit = 2;
+  cr_assert_eq(an_overlap_analyze(&mp, 1, &fm, 1, r, &o, &res), AN_OVERLAP_OK);
+  cr_assert_eq(res.n_stages, 1);
+  cr_assert_eq(res.stages[0].n_rows, 2);
+  an_overlap_result_free(&res);
+  an_kernel_map_destroy(km);
+  an_kernel_map_destroy(kf);
+  an_trace_view_free(&vm);
+  an_trace_view_free(&vf);
+  tr_trace_destroy(m);
+  tr_trace_destroy(f);
+  te_rules_destroy(r);
+}
