@@ -199,6 +199,9 @@ def case_capture(ctx, fw):
             chat = [r["body"] for r in reqs if r["path"] == "/v1/chat/completions"]
             check(chat and chat[0]["model"] and chat[0]["stream"] is False, repr(chat[:1]))
         check("triage: live:" in p.stderr, "no progress lines on stderr")
+        if ctx.mode == "cli":
+            # server_args.json was found by discovery (reference defect 12).
+            check("Model: " + args["model_path"] in p.stdout, "%s: no Model line:\n%s" % (fw, p.stdout[:600]))
 
 
 def case_auto(ctx, fw):
