@@ -173,6 +173,8 @@ def main():
     ap.add_argument("--shared")
     ap.add_argument("--min-agreement", type=float, default=95.0)
     args = ap.parse_args()
+    args.triage = os.path.abspath(args.triage)
+    args.source = os.path.abspath(args.source)
     return {"sample": sample, "shared": shared, "schema": schema}[args.mode](args)
 
 

@@ -1,0 +1,155 @@
+/*
+ * Unit tests of the analysis: canonical names, frame normalisation and priority with the
+ * default packs, annotation stages, attribution paths, kernel table and fuse matching.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/attrib.h"
+#include "analysis/bundle.h"
+#include "analysis/kernel_map.h"
+#include "analysis/tables.h"
+#include "cli/rules_setup.h"
+
+static te_rules *rules;
+
+static void setup(void) {
+  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
+  rules = triage_rules_setup("triage", NULL, 0, false, stderr);
+  cr_assert_not_null(rules, "default packs must load");
+}
+static void teardown(void) { te_rules_destroy(rules); }
+
+static const char *canon(const char *s) {
+  static char buf[1024];
+  an_canonical_name(s, strlen(s), buf, sizeof buf);
+  return buf;
+}
+
+Test(canonical, cuts_void_parameter_list) {
+  cr_assert_str_eq(canon("void foo<int>(int*, 0x7fabc)"), "void foo<int>");
+  cr_assert_str_eq(canon("ncclKernel(args)"), "ncclKernel(args)");
+  cr_assert_str_eq(canon("  void   bar<(anonymous namespace)::X>(float *)  "),
+                   "void bar<(anonymous namespace)::X>");
+  cr_assert_str_eq(canon("kernel at 0xDEADbeef"), "kernel at 0xADDR");
+  cr_assert_str_eq(canon("void unbalanced)"), "void unbalanced)");
+}
+
+Test(canonical, reports_full_length) {
+  char small[4];
+  size_t n = an_canonical_name("abcdefgh", 8, small, sizeof small);
+  cr_assert_eq(n, 8);
+  cr_assert_str_eq(small, "abc");
+}
+
+Test(frames, normalisation_and_priority, .init = setup, .fini = teardown) {
+  an_strtab *st = an_strtab_create();
+  size_t n = 0;
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("empty", "[]", 2, NULL, &err);
+  cr_assert_not_null(t);
+  an_resolver *r = an_resolver_create(t, rules, st);
+  const char *norm = NULL;
+  int p = an_frame_priority(r, "/opt/conda/lib/python3.11/site-packages/sglang/srt/layers/linear.py(450): forward", &norm);
+  cr_assert_str_eq(norm, "python/sglang/srt/layers/linear.py:450 forward");
+  cr_assert_eq(p, 300);
+  p = an_frame_priority(r, "/x/python/sglang/srt/model_executor/cuda_graph_runner.py(1193): replay", &norm);
+  cr_assert_eq(p, 220);
+  p = an_frame_priority(r, "/usr/lib/python3/site-packages/torch/nn/modules/module.py(1750): _call_impl", &norm);
+  cr_assert_eq(p, 45);
+  p = an_frame_priority(r, "threading.py(1016): _bootstrap_inner", &norm);
+  cr_assert_eq(p, -20);
+  (void)n;
+  an_resolver_destroy(r);
+  tr_trace_destroy(t);
+  an_strtab_destroy(st);
+}
+
+/* A small trace: two kernels linked by External id to CPU ops with Python frames, one by
+ * correlation only (launch path), one unlinked; annotations name the stages. */
+static const char TRACE[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"prefill\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"decode\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/python/sglang/srt/layers/linear.py(450): forward\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":50},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/site-packages/torch/nn/modules/module.py(1750): _call_impl\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":40},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":10,\"args\":{\"External id\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":2,\"args\":{\"correlation\":101,\"External id\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void gemm_kernel<float>(float*)\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"stream\":7,\"correlation\":101,\"External id\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/python/sglang/srt/layers/sampler.py(77): forward\",\"pid\":1,\"tid\":2,\"ts\":200,\"dur\":50},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":205,\"dur\":2,\"args\":{\"correlation\":202}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_softmax\",\"pid\":0,\"tid\":7,\"ts\":210,\"dur\":10,\"args\":{\"stream\":7,\"correlation\":202}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather(x)\",\"pid\":0,\"tid\":8,\"ts\":230,\"dur\":10,\"args\":{\"stream\":8}}"
+    "]}";
+
+Test(analysis, stages_and_attribution, .init = setup, .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("t.json", TRACE, sizeof TRACE - 1, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  cr_assert_eq(v.n_stages, 2);
+  cr_assert_str_eq(v.stages[0].stage->id, "extend");
+  cr_assert_eq(v.stages[0].n, 1);
+  cr_assert_str_eq(v.stages[1].stage->id, "decode");
+  cr_assert_eq(v.stages[1].n, 2);
+
+  an_strtab *st = an_strtab_create();
+  an_resolver *r = an_resolver_create(t, rules, st);
+  const tr_event *ks[3] = {v.stages[0].kernels[0], v.stages[1].kernels[0], v.stages[1].kernels[1]};
+  an_site_ctx ctx[3];
+  cr_assert_eq(an_resolver_resolve(r, ks, 3, ctx), AN_OK);
+  /* External id path: the CPU op's frames, highest priority frame */
+  cr_assert_str_eq(ctx[0].location, "python/sglang/srt/layers/linear.py:450 forward");
+  cr_assert_str_eq(ctx[0].cpu_op, "aten::mm");
+  /* correlation launch path */
+  cr_assert_str_eq(ctx[1].location, "python/sglang/srt/layers/sampler.py:77 forward");
+  cr_assert_str_eq(ctx[1].cpu_op, "cuLaunchKernel");
+  /* no link at all */
+  cr_assert_str_eq(ctx[2].location, "unresolved");
+  cr_assert_str_eq(ctx[2].cpu_op, "");
+  an_resolver_destroy(r);
+
+  an_kernel_map *m = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &m), AN_OK);
+  const an_kmap_entry *e = an_kernel_map_lookup(m, "extend", "void gemm_kernel<float>");
+  cr_assert_not_null(e);
+  cr_assert_str_eq(e->best_location, "python/sglang/srt/layers/linear.py:450 forward");
+  /* relaxed lookup: prefix relation */
+  cr_assert_not_null(an_kernel_map_lookup(m, "decode", "triton_softmax_2"));
+
+  an_tables tb;
+  an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
+  cr_assert_eq(an_tables_build(&v, 1, m, m, rules, &to, &tb), AN_OK);
+  cr_assert_eq(tb.n_stages, 2);
+  cr_assert_str_eq(tb.stages[1].rows[0].name, "triton_softmax");
+  cr_assert_float_eq(tb.stages[1].rows[0].share_pct, 50.0, 1e-9);
+  cr_assert_str_eq(tb.stages[1].rows[1].location_cell, "unresolved");
+  cr_assert_str_eq(tb.stages[1].rows[1].cpu_op_cell, "-");
+  an_tables_free(&tb);
+  an_kernel_map_destroy(m);
+  an_strtab_destroy(st);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
+}
+
+Test(analysis, path_stage_wins, .init = setup, .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("t.json", TRACE, sizeof TRACE - 1, NULL, &err);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, "decode", rules, NULL, &v), AN_OK);
+  cr_assert_eq(v.n_stages, 1);
+  cr_assert_str_eq(v.stages[0].stage->id, "decode");
+  cr_assert_eq(v.stages[0].n, 3);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
+}
+
+Test(tables, func_at) {
+  an_strtab *st = an_strtab_create();
+  cr_assert_str_eq(an_location_func_at(st, "python/sglang/x.py:12 forward"), "forward @ python/sglang/x.py:12");
+  cr_assert_str_eq(an_location_func_at(st, "unresolved"), "unresolved");
+  an_strtab_destroy(st);
+}
