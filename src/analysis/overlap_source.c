@@ -137,6 +137,8 @@ void ov_source_destroy(ov_source *s) {
 ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   ov_source *s = calloc(1, sizeof *s);
   if (!s) return NULL;
+  size_t n_count = 0; /* capacity of s->thread_off while counting */
+  size_t *fill = NULL; /* next free slot of each thread's bucket */
   s->t = t;
   s->r = r;
   s->ignore = te_rules_matcher(r, "scope_ignore");
@@ -148,27 +150,78 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   s->launches = tr_trace_events(t, TR_KIND_LAUNCH, &s->n_launches);
   s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
   if (!s->frames) goto fail;
-  for (size_t i = 0; i < s->n_py; i++) {
-    char key[32];
-    int len = snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
-    long th = ov_strmap_put(&s->threads, key, (size_t)len);
-    if (th < 0) goto fail;
-    s->frames[i] = (ov_frame){s->py[i].ts, s->py[i].ts + s->py[i].dur, (uint32_t)th, (uint32_t)i, -1};
+  /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
+   * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
+   * millions of frames was a tenth of the run (docs/notes-perf.md A1). Same result as one
+   * qsort, since ov_frame_cmp is a total order. Pass 1 counts frames per thread; the
+   * "pid:tid" lookup runs only when the thread changes. */
+  for (int pass = 0; pass < 2; pass++) {
+    tr_str last_pid = 0, last_tid = 0;
+    long th = -1;
+    for (size_t i = 0; i < s->n_py; i++) {
+      if (th < 0 || s->py[i].pid != last_pid || s->py[i].tid != last_tid) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
+        th = ov_strmap_put(&s->threads, key, (size_t)len);
+        if (th < 0) goto fail;
+        last_pid = s->py[i].pid;
+        last_tid = s->py[i].tid;
+        if (pass == 0 && (size_t)th + 2 > n_count) {
+          size_t nc = n_count ? n_count * 2 : 16;
+          while (nc < (size_t)th + 2) nc *= 2;
+          size_t *p = realloc(s->thread_off, nc * sizeof *p);
+          if (!p) goto fail;
+          memset(p + n_count, 0, (nc - n_count) * sizeof *p);
+          s->thread_off = p;
+          n_count = nc;
+        }
+      }
+      if (pass == 0) {
+        s->thread_off[th + 1]++;
+      } else {
+        s->frames[fill[th]++] =
+            (ov_frame){s->py[i].ts, s->py[i].ts + s->py[i].dur, (uint32_t)th, (uint32_t)i, -1};
+      }
+    }
+    if (pass == 0) {
+      if (!s->thread_off) { /* no frames */
+        s->thread_off = calloc(1, sizeof *s->thread_off);
+        if (!s->thread_off) goto fail;
+      }
+      for (size_t t2 = 0; t2 < s->threads.n; t2++) s->thread_off[t2 + 1] += s->thread_off[t2];
+      fill = malloc((s->threads.n ? s->threads.n : 1) * sizeof *fill);
+      if (!fill) goto fail;
+      memcpy(fill, s->thread_off, s->threads.n * sizeof *fill);
+    }
   }
-  qsort(s->frames, s->n_py, sizeof *s->frames, ov_frame_cmp);
-  s->thread_off = calloc(s->threads.n + 1, sizeof *s->thread_off);
-  if (!s->thread_off) goto fail;
-  for (size_t i = 0; i < s->n_py; i++) s->thread_off[s->frames[i].thread + 1]++;
-  for (size_t i = 0; i < s->threads.n; i++) s->thread_off[i + 1] += s->thread_off[i];
+  free(fill);
+  fill = NULL;
+  for (size_t t2 = 0; t2 < s->threads.n; t2++) {
+    size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
+    bool in_order = true;
+    for (size_t i = lo + 1; i < hi && in_order; i++)
+      in_order = ov_frame_cmp(&s->frames[i - 1], &s->frames[i]) < 0;
+    if (!in_order) qsort(s->frames + lo, hi - lo, sizeof *s->frames, ov_frame_cmp);
+  }
   /* Parent links: a stack of open frames per thread; a frame's parent is the innermost
-   * frame still open when it starts. */
-  long *stack = malloc((s->n_py ? s->n_py : 1) * sizeof *stack);
-  if (!stack) goto fail;
+   * frame still open when it starts. The stack grows to the deepest nesting only. */
+  long *stack = NULL;
+  size_t stack_cap = 0;
   for (size_t th = 0; th < s->threads.n; th++) {
     size_t depth = 0;
     for (size_t i = s->thread_off[th]; i < s->thread_off[th + 1]; i++) {
       while (depth && s->frames[stack[depth - 1]].end < s->frames[i].ts) depth--;
       s->frames[i].parent = depth ? stack[depth - 1] : -1;
+      if (depth == stack_cap) {
+        size_t nc = stack_cap ? stack_cap * 2 : 64;
+        long *p = realloc(stack, nc * sizeof *p);
+        if (!p) {
+          free(stack);
+          goto fail;
+        }
+        stack = p;
+        stack_cap = nc;
+      }
       stack[depth++] = (long)i;
     }
   }
@@ -178,6 +231,7 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   if (!s->op_by_ext || !s->launch_by_corr) goto fail;
   return s;
 fail:
+  free(fill);
   ov_source_destroy(s);
   return NULL;
 }
