@@ -783,6 +783,40 @@ static int lv_capture_target(const lv_ctx *c, lv_target *t) {
   return rc;
 }
 
+/* Option values that cannot work, caught before any request so nothing is started on
+ * the server. The flag named in the message is the one to change. */
+static int lv_validate(const lv_ctx *c) {
+  const triage_options *o = c->opt;
+  const char *w = o->profile_workload ? o->profile_workload : "both";
+  bool both = strcmp(w, "both") == 0;
+  if (!both && strcmp(w, "prefill") != 0 && strcmp(w, "decode") != 0 && strcmp(w, "legacy") != 0) {
+    lv_fail(c, "--profile-workload must be both, prefill, decode or legacy (got '%s')", w);
+    return LV_USAGE;
+  }
+  if (o->num_steps < 1) {
+    lv_fail(c, "--num-steps must be at least 1 (got %d)", o->num_steps);
+    return LV_USAGE;
+  }
+  static const char *const stages[] = {"prefill", "decode", "legacy"};
+  for (size_t i = 0; i < 3; i++) {
+    bool used = strcmp(w, stages[i]) == 0 || (both && i < 2);
+    if (!used) continue;
+    lv_plan p = lv_make_plan(o, stages[i]);
+    if (p.warmup_n + p.capture_n > LV_MAX_REQUESTS_PER_STAGE) {
+      lv_fail(c, "--warmup-steps, --num-steps and --probe-requests ask for %ld requests in the "
+                 "%s stage (limit %ld)",
+              p.warmup_n + p.capture_n, stages[i], (long)LV_MAX_REQUESTS_PER_STAGE);
+      return LV_USAGE;
+    }
+    if (!p.legacy_text && (p.capture_words < 1 || p.capture_words > LV_MAX_PROMPT_WORDS)) {
+      lv_fail(c, "--%s-input-len %ld is outside 1..%ld words", stages[i], p.capture_words,
+              (long)LV_MAX_PROMPT_WORDS);
+      return LV_USAGE;
+    }
+  }
+  return LV_OK;
+}
+
 /* ---------------------------------------------------------------- entry points */
 
 int lv_wanted(const triage_options *opt) {
@@ -810,8 +844,12 @@ int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_
   if (err_cap) err[0] = '\0';
   lv_ctx c = {opt, rules, progress, {opt->api_key, false}, err, err_cap};
   if (!lv_wanted(opt)) return lv_fail(&c, "no --url, --mapping-url or --formal-url given");
-  if (opt->url && (opt->mapping_url || opt->formal_url))
-    return lv_fail(&c, "use either --url or --mapping-url/--formal-url, not both");
+  if (opt->url && (opt->mapping_url || opt->formal_url)) {
+    lv_fail(&c, "use either --url or --mapping-url/--formal-url, not both");
+    return LV_USAGE;
+  }
+  int vrc = lv_validate(&c);
+  if (vrc != LV_OK) return vrc;
 
   lv_target targets[2];
   memset(targets, 0, sizeof targets);

@@ -29,7 +29,11 @@
 /* Exit status main.c should use for each lv_run result. */
 #define LV_OK 0
 #define LV_FAIL 1          /* a one-line message is in err */
+#define LV_USAGE 2         /* an option value is unusable (checked before any request) */
 #define LV_INTERRUPTED 130 /* SIGINT during capture; the profiler was stopped first */
+
+/* Size of err that holds every message lv_run writes (hints quote paths and URLs). */
+#define LV_ERR_CAP 1024
 
 typedef struct lv_result {
   char *input;            /* single-trace capture directory, or NULL */
@@ -44,8 +48,9 @@ typedef struct lv_result {
 int lv_wanted(const triage_options *opt);
 
 /* Runs the capture(s). progress (may be NULL) gets one "triage: live: ..." line per
- * phase. Returns LV_OK and fills *out, or LV_FAIL / LV_INTERRUPTED with a one-line
- * message (no trailing newline) in err. On failure *out holds nothing. */
+ * phase. Returns LV_OK and fills *out, or LV_FAIL / LV_USAGE / LV_INTERRUPTED (use it as
+ * the exit status) with a one-line message (no trailing newline, no "triage: " prefix)
+ * in err. On failure *out holds nothing. */
 int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_result *out,
            char *err, size_t err_cap);
 

@@ -233,11 +233,46 @@ Test(live_run, unreachable_names_the_url) {
   o.num_steps = 2;
   o.profile_workload = "both";
   o.profile_by_stage = -1;
+  o.prefill_input_len = 16;
+  o.decode_input_len = 1;
   lv_result res;
-  char err[512];
+  char err[LV_ERR_CAP];
   cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_FAIL);
   cr_assert_str_eq(err, "cannot connect to http://127.0.0.1:1/ (connection refused)");
   cr_assert_null(res.input);
+}
+
+Test(live_run, unusable_values_are_usage_errors_before_any_request) {
+  triage_options o;
+  memset(&o, 0, sizeof o);
+  o.url = "http://127.0.0.1:1/"; /* never contacted: validation comes first */
+  o.framework = "sglang";
+  o.num_steps = 5;
+  o.profile_workload = "both";
+  o.prefill_input_len = 16;
+  o.decode_input_len = 1;
+  lv_result res;
+  char err[LV_ERR_CAP];
+  o.warmup_steps = LV_MAX_REQUESTS_PER_STAGE;
+  cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
+  cr_assert(strstr(err, "--warmup-steps"), "%s", err);
+  /* Just at the limit: warm-up plus 5 capture requests of the prefill stage. */
+  o.warmup_steps = LV_MAX_REQUESTS_PER_STAGE - 5;
+  cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_FAIL);
+  o.warmup_steps = 1;
+  o.prefill_input_len = LV_MAX_PROMPT_WORDS + 1;
+  cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
+  cr_assert(strstr(err, "--prefill-input-len"), "%s", err);
+  o.prefill_input_len = 16;
+  o.profile_workload = "decode";
+  o.decode_input_len = 0;
+  cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
+  cr_assert(strstr(err, "--decode-input-len"), "%s", err);
+  o.profile_workload = "sideways";
+  cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
+  o.profile_workload = "legacy";
+  o.num_steps = 0;
+  cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
 }
 
 #include <sys/stat.h>
