@@ -282,13 +282,42 @@ done:
   return rc;
 }
 
+/* `triage [--rules X]... [--no-default-rules] rules SUBCOMMAND ...`: the rule-pack options
+ * may precede the sub-command word, so they are collected up to the first plain word.
+ * Returns the sub-command's exit code, or -1 when argv is not a `rules` invocation. */
+static int dispatch_rules_subcommand(int argc, char **argv) {
+  const char **paths = calloc((size_t)argc, sizeof *paths);
+  if (!paths) return 1;
+  size_t n = 0;
+  bool no_defaults = false;
+  int rc = -1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--rules") == 0 && i + 1 < argc) {
+      paths[n++] = argv[++i];
+    } else if (strncmp(a, "--rules=", 8) == 0) {
+      paths[n++] = a + 8;
+    } else if (strcmp(a, "--no-default-rules") == 0) {
+      no_defaults = true;
+    } else if (a[0] == '-') {
+      continue; /* other flags (--quiet, ...) do not change what `rules` does */
+    } else {
+      if (strcmp(a, "rules") == 0)
+        rc = triage_rules_main(argv[0], argc - i, argv + i, paths, n, no_defaults, stdout, stderr);
+      break;
+    }
+  }
+  free(paths);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     triage_usage(stdout);
     return 0;
   }
-  if (strcmp(argv[1], "rules") == 0)
-    return triage_rules_main(argv[0], argc - 1, argv + 1, NULL, 0, false, stdout, stderr);
+  int rules_rc = dispatch_rules_subcommand(argc, argv);
+  if (rules_rc >= 0) return rules_rc;
   int first = strcmp(argv[1], "triage") == 0 ? 2 : 1;
   triage_options opt;
   triage_options_defaults(&opt);
