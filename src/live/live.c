@@ -264,13 +264,15 @@ static int lv_make_root(const lv_ctx *c, lv_target *t, char **trace_file) {
   if (t->output_dir && *t->output_dir) {
     const char *dir = t->output_dir;
     char *owned = NULL;
-    if (t->fw == LV_FW_TRTLLM && (lv_ends_with(dir, ".json") || lv_ends_with(dir, ".json.gz"))) {
-      /* TLLM_TORCH_PROFILE_TRACE names a file: watch that file, stage dirs beside it. */
+    /* TLLM_TORCH_PROFILE_TRACE names a file: watch that file, stage dirs beside it.
+     * Also for the vLLM flow, because auto-detection takes TRT-LLM for vLLM. */
+    if ((t->fw == LV_FW_TRTLLM || t->fw == LV_FW_VLLM) &&
+        (lv_ends_with(dir, ".json") || lv_ends_with(dir, ".json.gz"))) {
       if (strcmp(c->opt->profile_workload ? c->opt->profile_workload : "both", "both") == 0)
         return lv_fail(c, "--profile-workload both requires a directory output path for "
-                          "TensorRT-LLM (got the file %s), so each stage trace can be "
-                          "labelled; pass its directory or a single stage",
-                       dir);
+                          "%s (got the file %s), so each stage trace can be labelled; pass "
+                          "its directory or a single stage",
+                       lv_fw_label(t->fw), dir);
       const char *slash = strrchr(dir, '/');
       *trace_file = strdup(slash ? slash + 1 : dir);
       owned = slash ? strndup(dir, (size_t)(slash - dir) + (slash == dir)) : strdup(".");

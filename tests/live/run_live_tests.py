@@ -354,6 +354,19 @@ def case_stale_root(ctx):
             check(result_lines(p)["input"] == os.path.realpath(run), p.stdout)
 
 
+def case_trtllm_file_path(ctx):
+    """--output-dir may name TLLM_TORCH_PROFILE_TRACE itself: one stage per run."""
+    srv, out = start_server(ctx, "trtllm")
+    with srv:
+        trace = os.path.join(out, "trace.json.gz")
+        p = ctx.run(ctx.capture_args("trtllm", srv.url, trace))
+        check(p.returncode == 1 and "requires a directory output path" in p.stderr, p.stderr)
+        check("/start_profile" not in srv.paths(), "profiler started before the refusal")
+        p = ctx.run(ctx.capture_args("trtllm", srv.url, trace) + ["--profile-workload", "decode"])
+        assert_ok(ctx, p, "trtllm file path")
+        check(traces_in(os.path.join(out, "decode")) == ["trace.json.gz"], repr(os.listdir(out)))
+
+
 def case_ctrl_c(ctx):
     with Server(ctx.work, "sglang", "--slow-generate", "0.5") as srv:
         out = ctx.tmpdir("sigint")
@@ -387,6 +400,7 @@ CASES = [
     ("vllm-needs-output-dir", case_vllm_needs_output_dir),
     ("non-sglang-flags", case_non_sglang_flags),
     ("stale-root", case_stale_root),
+    ("trtllm-file-path", case_trtllm_file_path),
     ("ctrl-c", case_ctrl_c),
 ]
 
