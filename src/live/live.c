@@ -537,10 +537,14 @@ static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir
   return rc;
 }
 
+/* Whether Ctrl-C found a profiler running (for the final message). */
+static bool lv_stopped_after_interrupt;
+
 static void lv_stop_profile(const lv_ctx *c, lv_target *t, const char *stage) {
   lv_http h = c->http;
   double to = lv_step_timeout(c, LV_T_STOP);
   if (lv_interrupted) {
+    lv_stopped_after_interrupt = true;
     h.ignore_interrupt = true;
     to = LV_T_STOP_AFTER_INTERRUPT;
     lv_say(c, t, "interrupted: stopping the profiler at %s", t->url);
@@ -880,6 +884,7 @@ int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_
   sa.sa_handler = lv_on_sigint;
   sigemptyset(&sa.sa_mask);
   lv_interrupted = 0;
+  lv_stopped_after_interrupt = false;
   sigaction(SIGINT, &sa, &old_sa);
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
@@ -887,7 +892,9 @@ int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_
   for (size_t i = 0; i < n && rc == LV_OK; i++) rc = lv_capture_target(&c, &targets[i]);
   if (rc != LV_OK && lv_interrupted) {
     rc = LV_INTERRUPTED;
-    snprintf(err, err_cap, "interrupted (the profiler was stopped)");
+    snprintf(err, err_cap, "%s", lv_stopped_after_interrupt
+                                     ? "interrupted (the profiler was stopped)"
+                                     : "interrupted (no profiler was running)");
   }
 
   if (rc == LV_OK) {
