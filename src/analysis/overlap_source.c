@@ -59,12 +59,13 @@ size_t ov_counter_total(const ov_counter *c) {
 
 /* ---------------------------------------------------------------- indexes */
 
+/* 8 bytes per frame: start and end are read from the event (a copy of them was 32 bytes
+ * per frame, 51 MB on a 1.6 M-frame trace; docs/notes-perf.md A2). */
 typedef struct ov_frame {
-  double ts, end;
-  uint32_t thread; /* dense (pid, tid) index */
-  uint32_t ev;     /* index into the PYFRAME events */
-  long parent;     /* position of the enclosing frame, -1 at the top */
+  uint32_t ev;    /* index into the PYFRAME events */
+  int32_t parent; /* position of the enclosing frame, -1 at the top */
 } ov_frame;
+_Static_assert(TR_MAX_EVENTS <= INT32_MAX, "frame positions must fit ov_frame.parent");
 
 typedef struct ov_keyed {
   int64_t key; /* External id or correlation */
@@ -79,7 +80,7 @@ struct ov_source {
   const tr_event *py, *ops, *launches;
   size_t n_py, n_ops, n_launches;
   ov_strmap threads;   /* "pid:tid" -> dense index */
-  ov_frame *frames;    /* sorted by (thread, ts, -end, ev) */
+  ov_frame *frames;    /* bucketed by thread, each bucket by (ts, -end, ev) */
   size_t *thread_off;  /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
   ov_keyed *op_by_ext; /* sorted by (key, ts) */
   size_t n_op_by_ext;
@@ -89,12 +90,23 @@ struct ov_source {
   const tr_event *chain[OV_MAX_CHAIN];
 };
 
+static double ov_fts(const ov_source *s, size_t i) { return s->py[s->frames[i].ev].ts; }
+static double ov_fend(const ov_source *s, size_t i) {
+  const tr_event *e = &s->py[s->frames[i].ev];
+  return e->ts + e->dur;
+}
+
+/* qsort has no context argument in C11: the PYFRAME events of the frames being sorted. */
+static const tr_event *g_ov_sort_py;
+
+/* Within one thread's bucket: (ts, -end, ev). */
 static int ov_frame_cmp(const void *a, const void *b) {
-  const ov_frame *x = a, *y = b;
-  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  const ov_frame *fx = a, *fy = b;
+  const tr_event *x = &g_ov_sort_py[fx->ev], *y = &g_ov_sort_py[fy->ev];
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  if (x->end != y->end) return x->end > y->end ? -1 : 1; /* outer frame first */
-  return x->ev < y->ev ? -1 : (x->ev > y->ev);
+  double ex = x->ts + x->dur, ey = y->ts + y->dur;
+  if (ex != ey) return ex > ey ? -1 : 1; /* outer frame first */
+  return fx->ev < fy->ev ? -1 : (fx->ev > fy->ev);
 }
 
 static int ov_keyed_cmp(const void *a, const void *b) {
@@ -179,8 +191,7 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
       if (pass == 0) {
         s->thread_off[th + 1]++;
       } else {
-        s->frames[fill[th]++] =
-            (ov_frame){s->py[i].ts, s->py[i].ts + s->py[i].dur, (uint32_t)th, (uint32_t)i, -1};
+        s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
       }
     }
     if (pass == 0) {
@@ -196,6 +207,7 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   }
   free(fill);
   fill = NULL;
+  g_ov_sort_py = s->py;
   for (size_t t2 = 0; t2 < s->threads.n; t2++) {
     size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
     bool in_order = true;
@@ -205,16 +217,17 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   }
   /* Parent links: a stack of open frames per thread; a frame's parent is the innermost
    * frame still open when it starts. The stack grows to the deepest nesting only. */
-  long *stack = NULL;
+  int32_t *stack = NULL;
   size_t stack_cap = 0;
   for (size_t th = 0; th < s->threads.n; th++) {
     size_t depth = 0;
     for (size_t i = s->thread_off[th]; i < s->thread_off[th + 1]; i++) {
-      while (depth && s->frames[stack[depth - 1]].end < s->frames[i].ts) depth--;
+      double ts = ov_fts(s, i);
+      while (depth && ov_fend(s, (size_t)stack[depth - 1]) < ts) depth--;
       s->frames[i].parent = depth ? stack[depth - 1] : -1;
       if (depth == stack_cap) {
         size_t nc = stack_cap ? stack_cap * 2 : 64;
-        long *p = realloc(stack, nc * sizeof *p);
+        int32_t *p = realloc(stack, nc * sizeof *p);
         if (!p) {
           free(stack);
           goto fail;
@@ -222,7 +235,7 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
         stack = p;
         stack_cap = nc;
       }
-      stack[depth++] = (long)i;
+      stack[depth++] = (int32_t)i;
     }
   }
   free(stack);
@@ -242,14 +255,14 @@ static size_t ov_active_frames(ov_source *s, size_t th, double t, double eps, si
   size_t lo = s->thread_off[th], hi = s->thread_off[th + 1];
   while (lo < hi) { /* first frame starting after t + eps */
     size_t mid = lo + (hi - lo) / 2;
-    if (s->frames[mid].ts <= t + eps) lo = mid + 1;
+    if (ov_fts(s, mid) <= t + eps) lo = mid + 1;
     else hi = mid;
   }
   if (lo == s->thread_off[th]) return n;
   size_t first = n;
   size_t steps = 0;
   for (long f = (long)lo - 1; f >= 0 && steps < OV_MAX_CHAIN; f = s->frames[f].parent, steps++) {
-    if (s->frames[f].end >= t - eps && n < OV_MAX_CHAIN) s->chain[n++] = &s->py[s->frames[f].ev];
+    if (ov_fend(s, (size_t)f) >= t - eps && n < OV_MAX_CHAIN) s->chain[n++] = &s->py[s->frames[f].ev];
   }
   for (size_t a = first, b = n ? n - 1 : 0; a < b; a++, b--) { /* innermost-first -> outermost-first */
     const tr_event *tmp = s->chain[a];
