@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
   }
   lv_result live = {0};
   if (lv_wanted(&opt)) {
-    char lerr[512] = "";
+    char lerr[LV_ERR_CAP] = "";
     int lrc = lv_run(&opt, rules, opt.quiet ? NULL : stderr, &live, lerr, sizeof lerr);
     if (lrc != LV_OK) {
       fprintf(stderr, "triage: %s\n", lerr);
