@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs triage on every case of the bad-input corpus and checks each outcome.
 
-usage: run_bad_input.py TRIAGE_BINARY [--only REGEX] [--skip-slow] [--keep]
+usage: run_bad_input.py TRIAGE_BINARY [--only REGEX] [--skip-slow] [--timeout-scale N] [--keep]
 
 Cases come from make_cases.py (small ones committed under cases/, big ones generated into
 a scratch directory first) plus every broken pack of tests/rules/broken/expected.tsv,
@@ -14,7 +14,8 @@ is a failure) and must:
   * for "report": exit 0 with a non-empty stdout and only warning lines on stderr.
 Also checks that every limit of engine/include/triage/limits.h has a just-over case.
 The last line is "N passed, M failed"; the exit status is 1 if anything failed.
---skip-slow leaves out cases whose timeout exceeds 60 s (TR_MAX_EVENTS).
+--skip-slow leaves out cases whose timeout exceeds 60 s (TR_MAX_EVENTS); --timeout-scale
+multiplies every timeout (the sanitizer build runs 3-10x slower).
 """
 import http.server
 import os
@@ -118,6 +119,11 @@ def subst(text, places, escape):
     return text
 
 
+def rx(pattern):
+    """Case regexes match case-insensitively ("(?i)" anywhere in them is dropped)."""
+    return re.compile(pattern.replace("(?i)", ""), re.IGNORECASE)
+
+
 def check(case, proc_rc, out, err):
     """Problems with one run, as a list of strings."""
     problems = []
@@ -137,9 +143,9 @@ def check(case, proc_rc, out, err):
             problems.append("non-warning stderr line %r" % bad[0][:200])
         if case.warnings is not None and len(lines) != case.warnings:
             problems.append("%d stderr lines, want %d" % (len(lines), case.warnings))
-        if case.warning and not any(re.match(case.warning, l) for l in lines):
+        if case.warning and not any(rx(case.warning).match(l) for l in lines):
             problems.append("no stderr line matches %r" % case.warning)
-        if case.stdout and not re.search(case.stdout, out.decode("utf-8", "replace")):
+        if case.stdout and not rx(case.stdout).search(out.decode("utf-8", "replace")):
             problems.append("report lacks %r" % case.stdout)
     else:
         limit = make_cases.LIMITS["TE_MAX_DIAGNOSTICS"] + 1 if case.diag_pack else case.max_lines
@@ -148,7 +154,7 @@ def check(case, proc_rc, out, err):
         elif len(lines) > limit:
             problems.append("%d stderr lines, want at most %d (first %r, second %r)"
                             % (len(lines), limit, lines[0][:200], lines[1][:200]))
-        elif not re.match(case.message, lines[0]):
+        elif not rx(case.message).match(lines[0]):
             problems.append("message %r does not match %r" % (lines[0][:300], case.message))
         if case.diag_pack:
             odd = [l for l in lines if not DIAG_LINE.match(l) and not l.startswith("triage: ")]
@@ -166,6 +172,7 @@ def main(argv):
     only = None
     skip_slow = "--skip-slow" in args
     keep = "--keep" in args
+    scale = float(args[args.index("--timeout-scale") + 1]) if "--timeout-scale" in args else 1.0
     if "--only" in args:
         only = re.compile(args[args.index("--only") + 1])
 
@@ -228,10 +235,10 @@ def main(argv):
             start = time.time()
             try:
                 proc = subprocess.run(argv_case, input=case.stdin or b"", capture_output=True,
-                                      timeout=case.timeout, env=env, cwd=tdir)
+                                      timeout=case.timeout * scale, env=env, cwd=tdir)
                 problems = check(checked, proc.returncode, proc.stdout, proc.stderr)
             except subprocess.TimeoutExpired:
-                problems = ["no exit after %d s (hang)" % case.timeout]
+                problems = ["no exit after %g s (hang)" % (case.timeout * scale)]
             finally:
                 if server:
                     server.close()
