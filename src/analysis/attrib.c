@@ -22,7 +22,7 @@ struct an_resolver {
   const tr_trace *t;
   const te_rules *rules;
   an_strtab *st;
-  const tr_event *frames;
+  const tr_pyframe *frames;
   size_t nf;
   uint32_t *forder; /* frame indices by (thread, start, -end) */
   an_u64map threads; /* thread key -> range index + 1 */
@@ -44,11 +44,11 @@ struct an_resolver {
 static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32) | tid; }
 
 /* qsort has no context argument in C11; the frame array being sorted is passed here. */
-static const tr_event *g_sort_frames;
+static const tr_pyframe *g_sort_frames;
 
 static int cmp_frame_idx(const void *a, const void *b) {
-  const tr_event *x = &g_sort_frames[*(const uint32_t *)a];
-  const tr_event *y = &g_sort_frames[*(const uint32_t *)b];
+  const tr_pyframe *x = &g_sort_frames[*(const uint32_t *)a];
+  const tr_pyframe *y = &g_sort_frames[*(const uint32_t *)b];
   uint64_t kx = thread_key(x->pid, x->tid), ky = thread_key(y->pid, y->tid);
   if (kx != ky) return kx < ky ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
@@ -81,7 +81,7 @@ static int cmp_u64(const void *a, const void *b) {
  * frame (millions, each comparison two cache misses): bucket the indices by thread key
  * in file order (stable), then sort only the buckets that are not already in order. The
  * result is the same as a full sort: cmp_frame_idx is a total order (index breaks ties). */
-static int order_frames(const tr_event *frames, size_t nf, uint32_t *order) {
+static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
   g_sort_frames = frames;
   an_u64map slot = {0}; /* thread key -> bucket + 1 */
   uint64_t *keys = NULL;
@@ -180,18 +180,18 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   r->unresolved = an_strtab_cstr(strings, "unresolved");
   if (!r->unresolved) goto fail;
 
-  r->frames = tr_trace_events(t, TR_KIND_PYFRAME, &r->nf);
+  r->frames = tr_trace_pyframes(t, &r->nf);
   r->forder = malloc((r->nf ? r->nf : 1) * sizeof *r->forder);
   if (!r->forder) goto fail;
   if (order_frames(r->frames, r->nf, r->forder) != 0) goto fail;
   r->ranges = malloc((r->nf ? r->nf : 1) * sizeof *r->ranges);
   if (!r->ranges) goto fail;
   for (size_t i = 0; i < r->nf;) {
-    const tr_event *f = &r->frames[r->forder[i]];
+    const tr_pyframe *f = &r->frames[r->forder[i]];
     uint64_t k = thread_key(f->pid, f->tid);
     size_t j = i;
     while (j < r->nf) {
-      const tr_event *g = &r->frames[r->forder[j]];
+      const tr_pyframe *g = &r->frames[r->forder[j]];
       if (thread_key(g->pid, g->tid) != k) break;
       j++;
     }
@@ -349,7 +349,7 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
   res->loc = NULL;
   res->stack = NULL;
   if (!na) return true;
-  const tr_event *best = NULL;
+  const tr_pyframe *best = NULL;
   int bprio = 0;
   const char *bnorm = NULL;
   size_t npos = 0;
@@ -357,7 +357,7 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
   frame_info *infos = malloc(na * sizeof *infos);
   if (!infos) return false;
   for (size_t i = 0; i < na; i++) {
-    const tr_event *f = &r->frames[active[i]];
+    const tr_pyframe *f = &r->frames[active[i]];
     const frame_info *fi = frame_lookup(r, f->name);
     if (!fi) {
       free(infos);
@@ -439,7 +439,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
       if (rc != AN_OK) break;
       size_t m = 0;
       for (size_t a = 0; a < na; a++) {
-        const tr_event *f = &r->frames[active[a]];
+        const tr_pyframe *f = &r->frames[active[a]];
         if (f->ts + f->dur >= t) active[m++] = active[a];
       }
       na = m;

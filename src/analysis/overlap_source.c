@@ -77,7 +77,8 @@ struct ov_source {
   const tr_trace *t;
   const te_rules *r;
   const te_matcher *ignore, *not_meaningful, *meaningful, *fallback;
-  const tr_event *py, *ops, *launches;
+  const tr_pyframe *py;
+  const tr_event *ops, *launches;
   size_t n_py, n_ops, n_launches;
   ov_strmap threads;   /* "pid:tid" -> dense index */
   ov_frame *frames;    /* bucketed by thread, each bucket by (ts, -end, ev) */
@@ -87,22 +88,22 @@ struct ov_source {
   ov_keyed *launch_by_corr;
   size_t n_launch_by_corr;
   /* Scratch for one chain. */
-  const tr_event *chain[OV_MAX_CHAIN];
+  const tr_pyframe *chain[OV_MAX_CHAIN];
 };
 
 static double ov_fts(const ov_source *s, size_t i) { return s->py[s->frames[i].ev].ts; }
 static double ov_fend(const ov_source *s, size_t i) {
-  const tr_event *e = &s->py[s->frames[i].ev];
+  const tr_pyframe *e = &s->py[s->frames[i].ev];
   return e->ts + e->dur;
 }
 
 /* qsort has no context argument in C11: the PYFRAME events of the frames being sorted. */
-static const tr_event *g_ov_sort_py;
+static const tr_pyframe *g_ov_sort_py;
 
 /* Within one thread's bucket: (ts, -end, ev). */
 static int ov_frame_cmp(const void *a, const void *b) {
   const ov_frame *fx = a, *fy = b;
-  const tr_event *x = &g_ov_sort_py[fx->ev], *y = &g_ov_sort_py[fy->ev];
+  const tr_pyframe *x = &g_ov_sort_py[fx->ev], *y = &g_ov_sort_py[fy->ev];
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   double ex = x->ts + x->dur, ey = y->ts + y->dur;
   if (ex != ey) return ex > ey ? -1 : 1; /* outer frame first */
@@ -157,7 +158,7 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   s->not_meaningful = te_rules_matcher(r, "scope_not_meaningful");
   s->meaningful = te_rules_matcher(r, "scope_meaningful");
   s->fallback = te_rules_matcher(r, "scope_fallback");
-  s->py = tr_trace_events(t, TR_KIND_PYFRAME, &s->n_py);
+  s->py = tr_trace_pyframes(t, &s->n_py);
   s->ops = tr_trace_events(t, TR_KIND_CPU_OP, &s->n_ops);
   s->launches = tr_trace_events(t, TR_KIND_LAUNCH, &s->n_launches);
   s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
@@ -265,7 +266,7 @@ static size_t ov_active_frames(ov_source *s, size_t th, double t, double eps, si
     if (ov_fend(s, (size_t)f) >= t - eps && n < OV_MAX_CHAIN) s->chain[n++] = &s->py[s->frames[f].ev];
   }
   for (size_t a = first, b = n ? n - 1 : 0; a < b; a++, b--) { /* innermost-first -> outermost-first */
-    const tr_event *tmp = s->chain[a];
+    const tr_pyframe *tmp = s->chain[a];
     s->chain[a] = s->chain[b];
     s->chain[b] = tmp;
   }
@@ -291,7 +292,7 @@ static bool ov_best_scope(ov_source *s, size_t n, bool allow_fallback, char *out
   size_t depth = (size_t)te_rules_setting(s->r, "overlap.scope_chain_depth", 6);
   if (depth == 0) depth = 1;
   char canon[1024];
-  const tr_event *keep[OV_MAX_CHAIN];
+  const tr_pyframe *keep[OV_MAX_CHAIN];
   size_t n_keep = 0;
   for (int pass = 0; pass < (allow_fallback ? 2 : 1) && n_keep == 0; pass++) {
     for (size_t i = 0; i < n; i++) {
@@ -392,7 +393,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
     n = ov_active_frames(s, th, k->ts, OV_WINDOW_EPS_US, n);
   if (n > 1) { /* outermost first across threads: order by start (insertion sort, short) */
     for (size_t i = 1; i < n; i++) {
-      const tr_event *e = s->chain[i];
+      const tr_pyframe *e = s->chain[i];
       size_t j = i;
       while (j > 0 && s->chain[j - 1]->ts > e->ts) {
         s->chain[j] = s->chain[j - 1];

@@ -34,10 +34,16 @@ typedef struct ev_vec {
   size_t n, cap;
 } ev_vec;
 
+typedef struct py_vec {
+  tr_pyframe *v;
+  size_t n, cap;
+} py_vec;
+
 struct tr_trace {
   char *path;
   tr_intern *in;
-  ev_vec ev[N_KINDS];
+  ev_vec ev[N_KINDS]; /* ev[TR_KIND_PYFRAME] stays empty: frames live in py */
+  py_vec py;
   tr_thread_name *tn;
   size_t n_tn, cap_tn;
   /* correlation -> External id, open addressing; key TR_NO_ID marks a free slot */
@@ -890,6 +896,18 @@ static void push_event(rd *r, int kind, const tr_event *e) {
   v->v[v->n++] = *e;
 }
 
+static void push_pyframe(rd *r, const tr_pyframe *f) {
+  py_vec *v = &r->t->py;
+  if (v->n == v->cap) {
+    size_t ncap = v->cap ? v->cap * 2 : 256;
+    tr_pyframe *p = realloc(v->v, ncap * sizeof *p);
+    if (!p) rd_nomem(r);
+    v->v = p;
+    v->cap = ncap;
+  }
+  v->v[v->n++] = *f;
+}
+
 static void push_thread_name(rd *r) {
   tr_trace *t = r->t;
   if (t->n_tn == t->cap_tn) {
@@ -977,6 +995,20 @@ static void parse_event(rd *r, unsigned depth) {
   if (kind < 0) return;
   if (r->ts_state != F_OK || r->dur_state == F_BAD) {
     count_skipped(r);
+    return;
+  }
+  if (kind == TR_KIND_PYFRAME) {
+    tr_pyframe f;
+    f.ts = r->ts;
+    f.dur = r->dur_state == F_OK ? r->dur : 0.0;
+    f.name = intern(r, &r->name, true);
+    /* cat is always "python_function": intern it with the first frame only, so string
+     * ids come out as they would if every frame carried it */
+    if (r->t->py.n == 0) (void)intern(r, &r->cat, true);
+    f.pid = intern(r, &r->pid, r->has_pid);
+    f.tid = intern(r, &r->tid, r->has_tid);
+    f.index = (uint32_t)index;
+    push_pyframe(r, &f);
     return;
   }
   tr_event e;
@@ -1082,6 +1114,7 @@ static void parse_document(rd *r) {
 
 static void trace_free_contents(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) free(t->ev[k].v);
+  free(t->py.v);
   free(t->tn);
   free(t->corr_keys);
   free(t->corr_vals);
@@ -1112,6 +1145,14 @@ static void shrink_to_fit(tr_trace *t) {
         v->v = p;
         v->cap = v->n;
       }
+    }
+  }
+  py_vec *pv = &t->py;
+  if (pv->n && pv->n < pv->cap) {
+    tr_pyframe *p = realloc(pv->v, pv->n * sizeof *p);
+    if (p) {
+      pv->v = p;
+      pv->cap = pv->n;
     }
   }
 }
@@ -1202,6 +1243,11 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n) {
   }
   if (n) *n = t->ev[kind].n;
   return t->ev[kind].v;
+}
+
+const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n) {
+  if (n) *n = t->py.n;
+  return t->py.v;
 }
 
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {

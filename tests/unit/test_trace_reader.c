@@ -66,7 +66,8 @@ static tr_trace *read_ok(const char *json) {
 
 static size_t count(const tr_trace *t, tr_kind k) {
   size_t n;
-  tr_trace_events(t, k, &n);
+  if (k == TR_KIND_PYFRAME) tr_trace_pyframes(t, &n);
+  else tr_trace_events(t, k, &n);
   return n;
 }
 
@@ -91,6 +92,11 @@ static char *dump(const tr_trace *t) {
               tr_str_get(t, e[i].name), tr_str_get(t, e[i].cat), tr_str_get(t, e[i].pid),
               tr_str_get(t, e[i].tid), tr_str_get(t, e[i].stream), e[i].index);
   }
+  size_t np;
+  const tr_pyframe *py = tr_trace_pyframes(t, &np);
+  for (size_t i = 0; i < np; i++)
+    fprintf(f, "P|%.17g|%.17g|%s|%s|%s|%u\n", py[i].ts, py[i].dur, tr_str_get(t, py[i].name),
+            tr_str_get(t, py[i].pid), tr_str_get(t, py[i].tid), py[i].index);
   size_t n;
   const tr_thread_name *tn = tr_trace_thread_names(t, &n);
   for (size_t i = 0; i < n; i++)
