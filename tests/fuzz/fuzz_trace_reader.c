@@ -57,6 +57,16 @@ static void walk(tr_trace *t) {
     }
     CHECK(n <= tr_trace_event_count(t));
   }
+  /* Python frames have their own compact array (tr_trace_events returns none). */
+  size_t nf = 0;
+  const tr_pyframe *pf = tr_trace_pyframes(t, &nf);
+  CHECK(nf == 0 || pf != NULL);
+  for (size_t i = 0; i < nf; i++) {
+    total += touch(tr_str_get(t, pf[i].name));
+    total += touch(tr_str_get(t, pf[i].pid));
+    total += touch(tr_str_get(t, pf[i].tid));
+  }
+  CHECK(nf <= tr_trace_event_count(t));
   size_t nt = 0;
   const tr_thread_name *th = tr_trace_thread_names(t, &nt);
   CHECK(nt == 0 || th != NULL);
