@@ -351,6 +351,41 @@ typedef struct ov_scope_result {
   const char *scope, *op, *how;
 } ov_scope_result;
 
+/* The formal stage payload (exact stage, else "all", else the only one: 6.5
+ * pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
+static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
+                                    ov_counter *scopes, ov_counter *ops) {
+  const an_kernel_map *km = formal->side->in->kmap;
+  const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
+  if (!en && an_kernel_map_stage_count(km) > 0) {
+    bool have_stage = false, have_all = false;
+    for (size_t i = 0; i < an_kernel_map_stage_count(km); i++) {
+      const char *id = an_kernel_map_stage_id(km, i);
+      if (strcmp(id, formal->stage) == 0) have_stage = true;
+      if (strcmp(id, "all") == 0) have_all = true;
+    }
+    if (!have_stage && have_all) en = an_kernel_map_find(km, "all", kernel);
+    else if (!have_stage && an_kernel_map_stage_count(km) == 1)
+      en = an_kernel_map_find(km, an_kernel_map_stage_id(km, 0), kernel);
+  }
+  if (!en) return;
+  bool best_ok = en->best_location && en->best_location[0] &&
+                 strcmp(en->best_location, "unresolved") != 0;
+  if (en->n_sites == 0) {
+    if (best_ok) ov_counter_add(scopes, en->best_location, 1);
+    return;
+  }
+  for (size_t i = 0; i < en->n_sites; i++) {
+    const an_site *st = &en->sites[i];
+    const char *loc = st->location && st->location[0] ? st->location
+                      : best_ok                        ? en->best_location
+                                                       : "";
+    size_t n = st->launches ? st->launches : 1;
+    if (loc[0] && strcmp(loc, "unresolved") != 0) ov_counter_add(scopes, loc, n);
+    if (st->top_cpu_op && st->top_cpu_op[0]) ov_counter_add(ops, st->top_cpu_op, n);
+  }
+}
+
 static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
                                        const ov_bundle *formal) {
   ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, "none"};
@@ -390,13 +425,21 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
           ov_counter_add(&scopes, scope, 1);
           ov_counter_add(&ops, op, 1);
         }
+        /* overlap.formal_payload_votes = 1 turns O3 off (reference 6.5, for measuring
+         * the deviation): every site of the formal stage payload's entry votes for its
+         * location with its launch count, next to the mapping votes. */
+        if (te_rules_setting(r, "overlap.formal_payload_votes", 0) > 0 && formal &&
+            formal->side->in->kmap)
+          ov_formal_payload_votes(formal, kernel, &scopes, &ops);
         const char *top = ov_counter_top(&scopes);
         const char *top_op = ov_counter_top(&ops);
         if (top_op) map->op[nm] = ov_strdup(top_op);
         if (top) {
           map->scope[nm] = ov_scope_display(top);
           map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
-                         : best_how == OV_SCOPE_LAUNCH ? "launch" : "time-window";
+                         : best_how == OV_SCOPE_LAUNCH ? "launch"
+                         : best_how == OV_SCOPE_NONE   ? "formal"
+                                                       : "time-window";
         } else if (map->side->in->kmap) {
           const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
           if (ov_kmap_has_location(en)) {
