@@ -1,9 +1,11 @@
 /*
  * fuzz_rule_pack.c - libFuzzer harness for the rule-pack loader.
  *
- * Loads arbitrary bytes as one YAML rule pack (te_rules_load_buffer), finalizes it, and
- * when that succeeds asks the compiled rules the questions triage asks (classify,
- * score, normalise a path, stages, frameworks, settings, self-tests). Checks the
+ * Loads a small fixed base pack, then arbitrary bytes as a second YAML rule pack
+ * (te_rules_load_buffer), so the input can override, reorder (before/after) and refer to
+ * the base's entries as a user's --rules pack does over the defaults. When both load,
+ * finalizes and asks the compiled rules the questions triage asks (classify, score,
+ * normalise a path, stages, frameworks, settings, self-tests). Checks the
  * diagnostics contract of rules.h: an invalid pack reports at least one error, and every
  * diagnostic formats as one "FILE:LINE:COL: error|warning: MESSAGE" line.
  */
@@ -34,6 +36,48 @@ static const char *const kernel_names[] = {
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
     "",
 };
+
+/* The base pack: one entry of most sections, written for this harness. */
+static const char base_pack[] =
+    "pack: fuzz-base\n"
+    "version: 1\n"
+    "matchers:\n"
+    "  low_signal: {keywords: [threading.py, runpy]}\n"
+    "  compute_like: {keywords: [gemm, nvjet], words: [mma]}\n"
+    "classifiers:\n"
+    "  - id: kernel\n"
+    "    default: other\n"
+    "    rules:\n"
+    "      - {id: comm, category: communication, match: {keywords: [nccl]}}\n"
+    "      - {id: gemm, category: gemm, match: compute_like}\n"
+    "      - {id: mem, category: memory, match: {keywords: [memcpy]}, unless: compute_like}\n"
+    "ladders:\n"
+    "  - id: frame_priority\n"
+    "    default: 0\n"
+    "    penalty: {match: low_signal, amount: 80}\n"
+    "    rules:\n"
+    "      - {id: sglang, normalized: {prefixes: ['python/sglang/']}, score: 300, penalize: true}\n"
+    "    adjustments:\n"
+    "      - {id: mixin, raw: {keywords: [mixin]}, score: -20}\n"
+    "path_rewrites:\n"
+    "  - {id: sglang-python, find: python/sglang/}\n"
+    "stages:\n"
+    "  - {id: extend, label: extend/prefill, order: 0}\n"
+    "  - {id: decode, label: decode, order: 1}\n"
+    "  - {id: all, label: all, order: 2}\n"
+    "stage_rules:\n"
+    "  path: [{id: extend-path, stage: extend, match: {regex: ['[-_](extend|prefill)']}}]\n"
+    "  annotation: [{id: decode-ann, stage: decode, match: {keywords: [decode]}}]\n"
+    "rank_patterns:\n"
+    "  - {id: tp, regex: '(?:^|[_-])tp(\\d+)(?:[_.-]|$)'}\n"
+    "frameworks:\n"
+    "  - {id: sglang, label: SGLang, aliases: [sgl]}\n"
+    "framework_hints:\n"
+    "  default: sglang\n"
+    "  text: [{id: sglang-text, framework: sglang, match: {keywords: [sglang]}}]\n"
+    "settings:\n"
+    "  kernel_table: {min_share_pct: 1.0}\n"
+    "  overlap: {low_roi_hidden: {categories: [elementwise, memory]}}\n";
 
 static void check_diags(const te_diags *d) {
   size_t n = te_diags_count(d);
@@ -67,8 +111,9 @@ static void query(te_rules *r) {
     if (c) (void)strlen(c);
     c = te_rules_classify(r, "overlap", nm, &rule);
     if (c) (void)strlen(c);
-    (void)te_rules_score(r, "frame", nm, nm, buf, sizeof buf);
-    (void)te_rules_score(r, "location", nm, nm, buf, sizeof buf);
+    (void)te_rules_score(r, "frame_priority", nm, nm, buf, sizeof buf);
+    (void)te_rules_score(r, "location_priority", nm, nm, buf, sizeof buf);
+    (void)te_rules_score(r, "overlap_scope", nm, nm, buf, sizeof buf);
     size_t len = te_rules_normalize_path(r, nm, buf, sizeof buf);
     (void)len;
     CHECK(strlen(buf) < sizeof buf);
@@ -106,7 +151,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     te_diags_destroy(d);
     return 0;
   }
-  te_status st = te_rules_load_buffer(r, "fuzz.yaml", (const char *)data, size, d);
+  te_status st = te_rules_load_buffer(r, "base.yaml", base_pack, sizeof base_pack - 1, d);
+  CHECK(st == TE_OK);
+  st = te_rules_load_buffer(r, "fuzz.yaml", (const char *)data, size, d);
   if (st == TE_ERR_INVALID || st == TE_ERR_LIMIT) CHECK(te_diags_error_count(d) > 0);
   if (st == TE_OK) {
     st = te_rules_finalize(r, d);
