@@ -274,6 +274,16 @@ add("unknown-phases-and-fields", ["<C>/unknown-fields.json"], 0, report=True,
          "dur": 1, "args": {"correlation": 1, "nested": {"deep": [1, {"x": None}]}},
          "unknown": {"a": [True, False, None]}}], displayTimeUnit="ns", traceName="x")})
 
+add("server-args-malformed", ["<C>/server-args-malformed"], 0, report=True, warnings=1,
+    warning=r"^triage: (warning: )?<C>/server-args-malformed/server_args\.json: (warning: )?.*$",
+    files={"server-args-malformed/run.trace.json": GOOD,
+           "server-args-malformed/server_args.json": b'{"tp_size": 2,'},
+    note="an optional side file: ignored with one warning")
+add("server-args-not-object", ["<C>/server-args-list"], 0, report=True, warnings=1,
+    warning=r"^triage: (warning: )?<C>/server-args-list/server_args\.json: (warning: )?.*object.*$",
+    files={"server-args-list/run.trace.json": GOOD,
+           "server-args-list/server_args.json": b"[1, 2]\n"})
+
 # ---- inputs that name nothing to analyse (exit 1, one line, no offset)
 add("missing-path", ["<C>/does-not-exist.json"], 1,
     plain_error("<C>/does-not-exist\\.json", r"(?i).*no such file.*"))
