@@ -353,8 +353,12 @@ typedef struct ov_scope_result {
 
 /* The formal stage payload (exact stage, else "all", else the only one: 6.5
  * pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
+/* Formal sites vote with their launch counts (reference 6.5), except sites launched by a
+ * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
+ * all sit under the replay call and would out-vote the mapping trace's real evidence. */
 static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
-                                    ov_counter *scopes, ov_counter *ops) {
+                                    const te_rules *r, ov_counter *scopes, ov_counter *ops) {
+  const te_matcher *replay = te_rules_matcher(r, "graph_replay_launch");
   const an_kernel_map *km = formal->side->in->kmap;
   const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
   if (!en && an_kernel_map_stage_count(km) > 0) {
@@ -377,6 +381,8 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
   }
   for (size_t i = 0; i < en->n_sites; i++) {
     const an_site *st = &en->sites[i];
+    if (replay && st->top_cpu_op && te_matcher_match(replay, st->top_cpu_op, strlen(st->top_cpu_op)))
+      continue;
     const char *loc = st->location && st->location[0] ? st->location
                       : best_ok                        ? en->best_location
                                                        : "";
@@ -425,12 +431,12 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
           ov_counter_add(&scopes, scope, 1);
           ov_counter_add(&ops, op, 1);
         }
-        /* overlap.formal_payload_votes = 1 turns O3 off (reference 6.5, for measuring
-         * the deviation): every site of the formal stage payload's entry votes for its
-         * location with its launch count, next to the mapping votes. */
+        /* overlap.formal_payload_votes = 1 (default): the formal stage payload's sites
+         * vote next to the mapping votes, graph-replay sites excepted (O3); 0 = mapping
+         * evidence only. */
         if (te_rules_setting(r, "overlap.formal_payload_votes", 0) > 0 && formal &&
             formal->side->in->kmap)
-          ov_formal_payload_votes(formal, kernel, &scopes, &ops);
+          ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
         const char *top = ov_counter_top(&scopes);
         const char *top_op = ov_counter_top(&ops);
         if (top_op) map->op[nm] = ov_strdup(top_op);
