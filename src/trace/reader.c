@@ -75,6 +75,10 @@ typedef struct rd {
   uint64_t next_progress;
   /* scratch */
   sbuf key, num, ph, name, cat, pid, tid, stream, argname, argval, lc, catlc;
+  /* the last number's text: in the current chunk, or in num when it crossed chunks; valid
+   * until the next refill, not NUL-terminated */
+  const char *nump;
+  size_t numn;
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
@@ -408,14 +412,13 @@ static void scan_string(rd *r, sbuf *out) {
 
 /* ------------------------------------------------------------------ scalars */
 
-static bool is_num_char(int c) {
+static inline bool is_num_char(int c) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* Scans a number into r->num and checks the JSON grammar. Returns true for an integer
- * (no fraction, no exponent). */
-static bool scan_number(rd *r) {
-  uint64_t start = rd_off(r);
+/* The slow path of scan_number: a number running to the chunk's end is gathered across
+ * chunks into r->num (NUL-terminated). Returns its text. */
+static const char *scan_number_slow(rd *r, uint64_t start) {
   sbuf *b = &r->num;
   b->n = 0;
   for (;;) {
@@ -432,8 +435,68 @@ static bool scan_number(rd *r) {
   }
   sb_reserve(r, b, 0);
   b->p[b->n] = '\0';
-  const char *t = b->p;
-  size_t i = 0, n = b->n;
+  return b->p;
+}
+
+/* Scans a number, leaves its text in r->nump / r->numn and checks the JSON grammar.
+ * Returns true for an integer (no fraction, no exponent). A number that ends inside the
+ * current chunk (all but the rare one crossing a chunk boundary) is checked in place
+ * instead of being copied first. */
+static bool scan_number(rd *r) {
+  uint64_t start = rd_off(r);
+  /* Fast path: one pass over the JSON number grammar inside the chunk. Anything unusual
+   * (a number running to the chunk's end, bad grammar) takes the general path below,
+   * which finds the same number and reports errors. */
+  {
+    const uint8_t *q = r->p, *e = r->end;
+    bool is_int = true;
+    if (q < e && *q == '-') q++;
+    if (q < e && *q == '0') {
+      q++;
+    } else if (q < e && *q >= '1' && *q <= '9') {
+      while (q < e && *q >= '0' && *q <= '9') q++;
+    } else {
+      goto general;
+    }
+    if (q < e && *q == '.') {
+      is_int = false;
+      q++;
+      if (!(q < e && *q >= '0' && *q <= '9')) goto general;
+      while (q < e && *q >= '0' && *q <= '9') q++;
+    }
+    if (q < e && (*q == 'e' || *q == 'E')) {
+      is_int = false;
+      q++;
+      if (q < e && (*q == '+' || *q == '-')) q++;
+      if (!(q < e && *q >= '0' && *q <= '9')) goto general;
+      while (q < e && *q >= '0' && *q <= '9') q++;
+    }
+    if (q < e && !is_num_char(*q) && (size_t)(q - r->p) <= TR_MAX_NUMBER_CHARS) {
+      r->nump = (const char *)r->p;
+      r->numn = (size_t)(q - r->p);
+      r->p = q;
+      return is_int;
+    }
+  }
+general:;
+  const char *t;
+  size_t n;
+  const uint8_t *q = r->p;
+  while (q < r->end && is_num_char(*q)) q++;
+  if (q < r->end) {
+    n = (size_t)(q - r->p);
+    if (n > TR_MAX_NUMBER_CHARS)
+      rd_fail_at(r, TR_ERR_LIMIT, start, "number longer than %u characters (TR_MAX_NUMBER_CHARS)",
+                 (unsigned)TR_MAX_NUMBER_CHARS);
+    t = (const char *)r->p;
+    r->p = q;
+  } else {
+    t = scan_number_slow(r, start);
+    n = r->num.n;
+  }
+  r->nump = t;
+  r->numn = n;
+  size_t i = 0;
   bool is_int = true;
   if (i < n && t[i] == '-') i++;
   if (i < n && t[i] == '0') {
@@ -459,7 +522,7 @@ static bool scan_number(rd *r) {
   if (i != n) goto bad;
   return is_int;
 bad:
-  rd_fail_at(r, TR_ERR_JSON, start, "invalid number '%.40s'", t);
+  rd_fail_at(r, TR_ERR_JSON, start, "invalid number '%.*s'", (int)(n < 40 ? n : 40), t);
 }
 
 static void scan_literal(rd *r, const char *word) {
@@ -470,6 +533,17 @@ static void scan_literal(rd *r, const char *word) {
   }
 }
 
+/* The last number as a NUL-terminated string (copied into r->num when it is a view of
+ * the chunk). */
+static const char *number_cstr(rd *r) {
+  if (r->nump != r->num.p) {
+    sb_clear(r, &r->num);
+    sb_put(r, &r->num, r->nump, r->numn);
+    r->nump = r->num.p;
+  }
+  return r->num.p;
+}
+
 /* Exact powers of ten for the fast decimal path. */
 static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -478,7 +552,7 @@ static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 /* Decimal text (JSON number grammar, NUL-terminated) to double. Timestamps such as
  * 2413669097444.592 have at most 16 significant digits, so mantissa / 10^k is one
  * correctly rounded IEEE operation on exact operands; anything else goes to strtod. */
-static double text_to_double(const char *s, size_t n) {
+static double text_to_double(rd *r, const char *s, size_t n) {
   size_t i = 0;
   bool neg = false;
   if (i < n && s[i] == '-') neg = true, i++;
@@ -506,7 +580,7 @@ static double text_to_double(const char *s, size_t n) {
     return neg ? -d : d;
   }
 slow:
-  return strtod(s, NULL);
+  return strtod(number_cstr(r), NULL);
 }
 
 /* Numeric string (Kineto sometimes quotes ts/dur) to double; false if not a number. */
@@ -689,8 +763,8 @@ static void sample_add(rd *r, const char *s, size_t n) {
  * (except "-0", which is int 0), floats as given. */
 static void number_text(rd *r, int type, sbuf *out) {
   sb_clear(r, out);
-  if (type == V_NUMBER_INT && strcmp(r->num.p, "-0") == 0) sb_put(r, out, "0", 1);
-  else sb_put(r, out, r->num.p, r->num.n);
+  if (type == V_NUMBER_INT && r->numn == 2 && memcmp(r->nump, "-0", 2) == 0) sb_put(r, out, "0", 1);
+  else sb_put(r, out, r->nump, r->numn);
 }
 
 /* pid / tid / stream: strings kept, numbers as text; anything else is absent. */
@@ -707,7 +781,7 @@ static bool read_textual(rd *r, unsigned depth, sbuf *out) {
 static int read_time(rd *r, unsigned depth, double *out) {
   int type = read_value(r, depth, &r->argval);
   double d;
-  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) d = text_to_double(r->num.p, r->num.n);
+  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) d = text_to_double(r, r->nump, r->numn);
   else if (type == V_STRING) {
     if (!string_to_double(r->argval.p, &d)) return F_BAD;
   } else if (type == V_NULL) {
@@ -724,7 +798,7 @@ static int64_t read_id(rd *r, unsigned depth) {
   int type = read_value(r, depth, &r->argval);
   int64_t v;
   if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) {
-    if (text_to_id(r->num.p, type == V_NUMBER_INT, &v)) return v;
+    if (text_to_id(number_cstr(r), type == V_NUMBER_INT, &v)) return v;
   } else if (type == V_STRING) {
     if (text_to_id(r->argval.p, false, &v)) return v;
   }
