@@ -898,6 +898,10 @@ static bool is_gpu_kernel(rd *r, const char *cat_lc) {
 /* Category of a kept "X" event, or -1 to drop it. */
 static int classify(rd *r) {
   const char *cat = r->cat.p;
+  /* The two commonest categories, decided without the general tests below (which give
+   * the same answer: is_gpu_kernel is false for both, then the exact matches pick them). */
+  if (r->cat.n == 15 && memcmp(cat, "python_function", 15) == 0) return TR_KIND_PYFRAME;
+  if (r->cat.n == 6 && memcmp(cat, "cpu_op", 6) == 0) return TR_KIND_CPU_OP;
   /* lower-cased category in its own buffer: lower() reuses r->lc for names */
   sb_clear(r, &r->catlc);
   sb_put(r, &r->catlc, cat, r->cat.n);
