@@ -118,7 +118,7 @@ static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
   /* buckets in thread-key order; count[] becomes each bucket's next free position */
   uint64_t *sorted = malloc((nkeys ? nkeys : 1) * sizeof *sorted);
   if (!sorted) goto out;
-  memcpy(sorted, keys, nkeys * sizeof *sorted);
+  if (nkeys) memcpy(sorted, keys, nkeys * sizeof *sorted); /* keys is NULL with no frames */
   qsort(sorted, nkeys, sizeof *sorted, cmp_u64);
   size_t pos = 0;
   for (size_t j = 0; j < nkeys; j++) {
