@@ -79,6 +79,12 @@ typedef struct rd {
    * until the next refill, not NUL-terminated */
   const char *nump;
   size_t numn;
+  /* last interned cat / pid / tid / stream: consecutive events nearly always repeat them */
+  struct icache {
+    char s[32];
+    size_t n;
+    tr_str id; /* 0 = empty */
+  } ic_cat, ic_pid, ic_tid, ic_stream;
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
@@ -929,6 +935,20 @@ static tr_str intern(rd *r, const sbuf *b, bool present) {
   return id;
 }
 
+/* intern() through a one-entry cache of the field's last value (same ids, fewer hashes). */
+static tr_str intern_cached(rd *r, const sbuf *b, bool present, struct icache *c) {
+  if (!present || b->n == 0) return 0;
+  if (c->id && c->n == b->n && memcmp(c->s, b->p, b->n) == 0) return c->id;
+  tr_str id = intern(r, b, true);
+  c->id = 0;
+  if (b->n <= sizeof c->s) {
+    memcpy(c->s, b->p, b->n);
+    c->n = b->n;
+    c->id = id;
+  }
+  return id;
+}
+
 static void corr_put(rd *r, int64_t corr, int64_t ext) {
   tr_trace *t = r->t;
   if ((t->n_corr + 1) * 2 > t->cap_corr) {
@@ -1083,8 +1103,8 @@ static void parse_event(rd *r, unsigned depth) {
     /* cat is always "python_function": intern it with the first frame only, so string
      * ids come out as they would if every frame carried it */
     if (r->t->py.n == 0) (void)intern(r, &r->cat, true);
-    f.pid = intern(r, &r->pid, r->has_pid);
-    f.tid = intern(r, &r->tid, r->has_tid);
+    f.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+    f.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
     f.index = (uint32_t)index;
     push_pyframe(r, &f);
     return;
@@ -1095,10 +1115,10 @@ static void parse_event(rd *r, unsigned depth) {
   e.external_id = r->ext;
   e.correlation = r->corr;
   e.name = intern(r, &r->name, true);
-  e.cat = intern(r, &r->cat, true);
-  e.pid = intern(r, &r->pid, r->has_pid);
-  e.tid = intern(r, &r->tid, r->has_tid);
-  e.stream = intern(r, &r->stream, r->stream_prio > 0);
+  e.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
+  e.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+  e.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
+  e.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
   e.index = (uint32_t)index;
   e.kind = (uint8_t)kind;
   push_event(r, kind, &e);
