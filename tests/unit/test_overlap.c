@@ -210,9 +210,9 @@ Test(overlap_fix, launch_fallback_fires) {
 Test(overlap_fix, mapping_scope_beats_formal_graph_replay) {
   te_rules *r = load_rules();
   tr_error err = {0};
-  tr_trace *m = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/mapping/eager.trace.json", NULL, &err);
+  tr_trace *m = tr_trace_read(TRIAGE_FIXTURE_DIR "/traces/synthetic/mapping/eager.trace.json", NULL, &err);
   cr_assert(m, "%s", err.message);
-  tr_trace *f = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/formal/graph.trace.json", NULL, &err);
+  tr_trace *f = tr_trace_read(TRIAGE_FIXTURE_DIR "/traces/synthetic/formal/graph.trace.json", NULL, &err);
   cr_assert(f, "%s", err.message);
   an_trace_view vm, vf;
   cr_assert_eq(an_trace_view_build(m, NULL, r, NULL, &vm), AN_OK);
@@ -317,7 +317,7 @@ static void check_golden(const char *name, const char *md) {
 Test(overlap_golden, single_trace_equals_two_trace_run) {
   te_rules *r = load_rules();
   tr_error err = {0};
-  tr_trace *t = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/single/llama_tp2.trace.json", NULL, &err);
+  tr_trace *t = tr_trace_read(TRIAGE_FIXTURE_DIR "/llama_tp2/llama_tp2.trace.json", NULL, &err);
   cr_assert(t, "%s", err.message);
   run x;
   run_single(&x, t, r);
@@ -339,8 +339,8 @@ Test(overlap_golden, single_trace_equals_two_trace_run) {
 Test(overlap_golden, synthetic_mapping_formal) {
   te_rules *r = load_rules();
   tr_error err = {0};
-  tr_trace *m = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/mapping/eager.trace.json", NULL, &err);
-  tr_trace *f = tr_trace_read(TRIAGE_SHARED_DIR "/traces/synthetic/formal/graph.trace.json", NULL, &err);
+  tr_trace *m = tr_trace_read(TRIAGE_FIXTURE_DIR "/traces/synthetic/mapping/eager.trace.json", NULL, &err);
+  tr_trace *f = tr_trace_read(TRIAGE_FIXTURE_DIR "/traces/synthetic/formal/graph.trace.json", NULL, &err);
   cr_assert(m && f);
   an_trace_view vm, vf;
   cr_assert_eq(an_trace_view_build(m, NULL, r, NULL, &vm), AN_OK);

@@ -78,7 +78,7 @@ static tr_input_set discover_ok(const char *input) {
 }
 
 Test(trace_discover, synthetic_staged_two_stages_rank0) {
-  cr_assert_eq(chdir(TRIAGE_SHARED_DIR), 0);
+  cr_assert_eq(chdir(TRIAGE_FIXTURE_DIR), 0);
   tr_input_set s = discover_ok("traces/synthetic/staged/");
   cr_assert_eq(s.n, 2);
   /* the exact form the reference prints on the "Input traces:" line */
@@ -99,7 +99,7 @@ Test(trace_discover, synthetic_staged_two_stages_rank0) {
 }
 
 Test(trace_discover, single_file_input) {
-  cr_assert_eq(chdir(TRIAGE_SHARED_DIR), 0);
+  cr_assert_eq(chdir(TRIAGE_FIXTURE_DIR), 0);
   tr_input_set s = discover_ok("traces/synthetic/staged/decode/triage-trace-decode-TP-1.trace.json.gz");
   cr_assert_eq(s.n, 1);
   cr_expect_str_eq(s.files[0].path, "traces/synthetic/staged/decode/triage-trace-decode-TP-1.trace.json.gz");
@@ -109,9 +109,9 @@ Test(trace_discover, single_file_input) {
   cr_assert_not_null(s.server_args_path, "server_args.json one level up");
   cr_expect_str_eq(s.server_args_path, "traces/synthetic/staged/server_args.json");
   tr_input_set_free(&s);
-  s = discover_ok("traces/synthetic/single/llama_tp2.trace.json");
+  s = discover_ok("llama_tp2/llama_tp2.trace.json");
   cr_expect_str_eq(s.files[0].stage_id, "all");
-  cr_expect_str_eq(s.server_args_path, "traces/synthetic/single/server_args.json");
+  cr_expect_str_eq(s.server_args_path, "llama_tp2/server_args.json");
   tr_input_set_free(&s);
 }
 
@@ -224,7 +224,7 @@ Test(trace_discover, json_files_accepted_only_when_they_hold_a_trace) {
   cr_assert_eq(s.n, 1);
   cr_expect_str_eq(base(s.files[0].path), "late.json");
   tr_input_set_free(&s);
-  cr_expect_eq(tr_trace_probe(TRIAGE_SHARED_DIR "/traces/real/hta_triton_tiny_a100.json.gz"), 1);
+  cr_expect_eq(tr_trace_probe(TRIAGE_FIXTURE_DIR "/traces/real/hta_triton_tiny_a100.json.gz"), 1);
   char p[600];
   snprintf(p, sizeof p, "%s/events.json", g_tmp);
   cr_expect_eq(tr_trace_probe(p), 1);
@@ -264,7 +264,7 @@ Test(trace_discover, path_stage) {
 Test(trace_discover, server_args) {
   tr_server_args a;
   tr_error err;
-  cr_assert_eq(tr_server_args_load(TRIAGE_SHARED_DIR "/traces/synthetic/staged/server_args.json", &a, &err), 0,
+  cr_assert_eq(tr_server_args_load(TRIAGE_FIXTURE_DIR "/traces/synthetic/staged/server_args.json", &a, &err), 0,
                "%s", err.message);
   cr_expect_str_eq(a.model_path, "meta-llama/Llama-3.1-8B-Instruct");
   cr_expect_geq(a.n_keys, 1);
