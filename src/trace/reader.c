@@ -741,6 +741,61 @@ static bool next_member(rd *r, char close) {
   rd_expected(r, close == '}' ? "',' or '}'" : "',' or ']'");
 }
 
+/* The member names the event and args parsers act on. */
+enum {
+  K_OTHER = 0,
+  K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,      /* event members */
+  K_EXTERNAL_ID, K_CORRELATION, K_STREAM, K_CUDA_STREAM         /* args members */
+};
+
+static int key_code(const char *k, size_t n) {
+  switch (n) {
+    case 2:
+      if (k[0] == 'p' && k[1] == 'h') return K_PH;
+      if (k[0] == 't' && k[1] == 's') return K_TS;
+      break;
+    case 3:
+      if (memcmp(k, "cat", 3) == 0) return K_CAT;
+      if (memcmp(k, "pid", 3) == 0) return K_PID;
+      if (memcmp(k, "tid", 3) == 0) return K_TID;
+      if (memcmp(k, "dur", 3) == 0) return K_DUR;
+      break;
+    case 4:
+      if (memcmp(k, "name", 4) == 0) return K_NAME;
+      if (memcmp(k, "args", 4) == 0) return K_ARGS;
+      break;
+    case 6:
+      if (memcmp(k, "stream", 6) == 0) return K_STREAM;
+      break;
+    case 11:
+      if (memcmp(k, "External id", 11) == 0) return K_EXTERNAL_ID;
+      if (memcmp(k, "correlation", 11) == 0) return K_CORRELATION;
+      if (memcmp(k, "cuda_stream", 11) == 0) return K_CUDA_STREAM;
+      break;
+    default:
+      break;
+  }
+  return K_OTHER;
+}
+
+/* Reads a member name whose opening quote is consumed and returns its key_code. A name
+ * of plain bytes that ends inside the chunk (nearly all of them) is classified in place;
+ * otherwise, or when keep is set, it is scanned into r->key as usual (escapes, chunk
+ * boundaries, limits and errors all go through scan_string). */
+static int scan_key(rd *r, bool keep) {
+  if (!keep) {
+    const uint8_t *s = r->p, *e = r->end;
+    while (s < e && k_plain[*s]) s++;
+    if (s < e && *s == '"' && (size_t)(s - r->p) <= TR_MAX_STRING_BYTES) {
+      int code = key_code((const char *)r->p, (size_t)(s - r->p));
+      r->p = s + 1;
+      return code;
+    }
+  }
+  scan_string(r, &r->key);
+  return key_code(r->key.p, r->key.n);
+}
+
 static bool key_is(const sbuf *k, const char *lit, size_t n) {
   return k->n == n && memcmp(k->p, lit, n) == 0;
 }
@@ -822,26 +877,25 @@ static void parse_args(rd *r, unsigned depth) {
   do {
     if (rd_peek(r) != '"') rd_expected(r, "a member name");
     r->p++;
-    scan_string(r, &r->key);
-    expect_colon(r);
-    sbuf *k = &r->key;
     bool sample = r->sampling && n_args < SAMPLE_ARGS;
+    int key = scan_key(r, sample); /* sampling needs the name's text in r->key */
+    expect_colon(r);
     n_args++;
-    if (sample) sample_add(r, k->p, k->n);
-    if (KEY_IS(k, "External id")) {
+    if (sample) sample_add(r, r->key.p, r->key.n);
+    if (key == K_EXTERNAL_ID) {
       r->ext = read_id(r, depth + 1);
-    } else if (KEY_IS(k, "correlation")) {
+    } else if (key == K_CORRELATION) {
       r->corr = read_id(r, depth + 1);
-    } else if (KEY_IS(k, "stream") || KEY_IS(k, "cuda_stream")) {
+    } else if (key == K_STREAM || key == K_CUDA_STREAM) {
       /* "stream" wins over "cuda_stream" whatever their order */
-      int prio = KEY_IS(k, "stream") ? 2 : 1;
+      int prio = key == K_STREAM ? 2 : 1;
       if (prio > r->stream_prio && read_textual(r, depth + 1, &r->stream)) {
         r->stream_prio = prio;
         if (sample) sample_add(r, r->stream.p, r->stream.n);
       } else if (prio <= r->stream_prio) {
         read_value(r, depth + 1, NULL);
       }
-    } else if (KEY_IS(k, "name")) {
+    } else if (key == K_NAME) {
       int type = read_value(r, depth + 1, &r->argname);
       r->has_argname = type == V_STRING;
       if (sample && r->has_argname) sample_add(r, r->argname.p, r->argname.n);
@@ -1049,25 +1103,24 @@ static void parse_event(rd *r, unsigned depth) {
     do {
       if (rd_peek(r) != '"') rd_expected(r, "a member name");
       r->p++;
-      scan_string(r, &r->key);
+      int key = scan_key(r, false);
       expect_colon(r);
-      sbuf *k = &r->key;
       unsigned d = depth + 1;
-      if (KEY_IS(k, "ph")) {
+      if (key == K_PH) {
         if (read_value(r, d, &r->ph) != V_STRING) sb_clear(r, &r->ph);
-      } else if (KEY_IS(k, "name")) {
+      } else if (key == K_NAME) {
         r->has_name = read_value(r, d, &r->name) == V_STRING;
-      } else if (KEY_IS(k, "cat")) {
+      } else if (key == K_CAT) {
         r->has_cat = read_value(r, d, &r->cat) == V_STRING;
-      } else if (KEY_IS(k, "pid")) {
+      } else if (key == K_PID) {
         r->has_pid = read_textual(r, d, &r->pid);
-      } else if (KEY_IS(k, "tid")) {
+      } else if (key == K_TID) {
         r->has_tid = read_textual(r, d, &r->tid);
-      } else if (KEY_IS(k, "ts")) {
+      } else if (key == K_TS) {
         r->ts_state = read_time(r, d, &r->ts);
-      } else if (KEY_IS(k, "dur")) {
+      } else if (key == K_DUR) {
         r->dur_state = read_time(r, d, &r->dur);
-      } else if (KEY_IS(k, "args") && rd_peek(r) == '{') {
+      } else if (key == K_ARGS && rd_peek(r) == '{') {
         r->p++;
         parse_args(r, d);
       } else {
