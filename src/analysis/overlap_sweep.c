@@ -163,7 +163,9 @@ const char *ov_cats_label(const ov_cats *c, long idx) {
 typedef struct ov_point {
   double t;
   uint32_t k;    /* kernel index */
-  uint8_t start; /* 0 = end, 1 = start: ends sort first at equal times */
+  uint8_t start; /* 0 = end, 1 = start, 2 = end of a kernel with no length: at equal
+                    times ends sort first, then starts, then those ends, so every kernel
+                    starts before it ends (ts + dur can round to ts, e.g. ts 1e17) */
 } ov_point;
 
 static int ov_point_cmp(const void *a, const void *b) {
@@ -270,7 +272,8 @@ bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_stream
 
   for (size_t i = 0; i < n; i++) {
     pts[2 * i] = (ov_point){ks[i].ts, (uint32_t)i, 1};
-    pts[2 * i + 1] = (ov_point){ks[i].end, (uint32_t)i, 0};
+    bool empty = !(ks[i].end > ks[i].ts);
+    pts[2 * i + 1] = (ov_point){empty ? ks[i].ts : ks[i].end, (uint32_t)i, empty ? 2 : 0};
   }
   qsort(pts, 2 * n, sizeof *pts, ov_point_cmp);
 
@@ -315,7 +318,7 @@ bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_stream
     uint32_t k = pts[p].k;
     ov_lane *l = &lanes[ks[k].stream];
     bool is_compute = cats->compute >= 0 && ks[k].cat == (uint32_t)cats->compute;
-    if (pts[p].start) {
+    if (pts[p].start == 1) {
       if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 2;
         uint32_t *nk = realloc(l->k, nc * sizeof *nk);
