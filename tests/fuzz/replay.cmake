@@ -8,15 +8,19 @@ set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply)
 # The trace harness needs the streaming reader (tr_trace_read_buffer); skip it until the
 # reader is part of the build.
 if(EXISTS ${CMAKE_SOURCE_DIR}/src/trace/reader.c)
-  list(APPEND TRIAGE_FUZZ_HARNESSES fuzz_trace_reader)
+  list(APPEND TRIAGE_FUZZ_HARNESSES fuzz_trace_reader fuzz_analysis)
 endif()
 
 # Extra seed directories read in place (the shipped packs and the engine's broken packs).
 set(TRIAGE_FUZZ_EXTRA_fuzz_rule_pack ${CMAKE_SOURCE_DIR}/rules ${CMAKE_SOURCE_DIR}/tests/rules/broken)
+# The analysis harness starts from the trace harness's seeds and the bad-input traces.
+set(TRIAGE_FUZZ_EXTRA_fuzz_analysis ${TRIAGE_FUZZ_DIR}/corpus/fuzz_trace_reader
+  ${TRIAGE_FUZZ_DIR}/regressions/fuzz_trace_reader ${CMAKE_SOURCE_DIR}/tests/bad-input/cases)
 
 foreach(h ${TRIAGE_FUZZ_HARNESSES})
   add_executable(replay_${h} ${TRIAGE_FUZZ_DIR}/${h}.c ${TRIAGE_FUZZ_DIR}/replay_main.c)
   target_link_libraries(replay_${h} PRIVATE triage_core)
+  target_compile_definitions(replay_${h} PRIVATE TRIAGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   add_test(NAME fuzz/replay_${h}
     COMMAND replay_${h} ${TRIAGE_FUZZ_DIR}/corpus/${h} ${TRIAGE_FUZZ_DIR}/regressions/${h}
             ${TRIAGE_FUZZ_EXTRA_${h}})
