@@ -244,6 +244,10 @@ add("number-beyond-double", ["<C>/huge-double.json"], 0, report=True,
     files={"huge-double.json": with_kernel_named(b'"huge_ts"', b',"flops":1e400,"x":-1e400')
            .replace(b'"ts":5000,"dur":400', b'"ts":1e400,"dur":1e400')},
     note="1e400 overflows double: the event is unusable, skipped with a warning")
+add("kernel-end-rounds-to-start", ["<C>/ts-1e17.json"], 0, report=True,
+    files={"ts-1e17.json": trace(good_events() + [
+        kernel("late_kernel", 99999999999991355, 3, 77777)])},
+    note="ts + dur == ts in double: a zero-length kernel (was a heap overflow in the overlap sweep)")
 add("ids-beyond-int64", ["<C>/huge-ids.json"], 0, report=True,
     files={"huge-ids.json": with_kernel_named(b'"huge_ids"').replace(
         b'"correlation":9999', b'"correlation":99999999999999999999,'
