@@ -47,6 +47,7 @@ typedef struct payload {
   entry_b *eb;
   size_t n, cap;
   an_u64map index; /* name pointer -> index + 1 */
+  an_u64map by_text; /* hash of the name's text -> index + 1 of the first entry with it */
   an_kmap_entry *entries; /* finalised */
   /* lookup helpers, parallel to entries */
   char **lower, **compact;
@@ -281,6 +282,10 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
     p->lower[i] = lower_dup(e->name);
     p->compact[i] = an_compact_dup(e->name);
     if (!p->lower[i] || !p->compact[i]) return false;
+    uint64_t h = an_hash_bytes(e->name, strlen(e->name));
+    if (!an_u64map_get(&p->by_text, h) &&
+        an_u64map_put(&p->by_text, h, (void *)(uintptr_t)(i + 1)) != 0)
+      return false;
   }
   return true;
 }
@@ -301,6 +306,7 @@ static void payload_free(payload *p) {
   free(p->lower);
   free(p->compact);
   an_u64map_free(&p->index);
+  an_u64map_free(&p->by_text);
 }
 
 void an_kernel_map_destroy(an_kernel_map *m) {
@@ -484,6 +490,18 @@ const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *sta
 
 static size_t find_index(const payload *p, const char *name, bool *found) {
   *found = false;
+  /* By text hash (a scan per lookup made kernel-table building quadratic in the number of
+   * distinct kernel names: docs/notes-perf.md). A name absent from by_text is absent; a
+   * hash shared by two names falls back to the scan. */
+  if (p->by_text.cap) {
+    void *v = an_u64map_get(&p->by_text, an_hash_bytes(name, strlen(name)));
+    if (!v) return 0;
+    size_t i = (uintptr_t)v - 1;
+    if (strcmp(p->entries[i].name, name) == 0) {
+      *found = true;
+      return i;
+    }
+  }
   for (size_t i = 0; i < p->n; i++) /* names are interned per map; compare text */
     if (strcmp(p->entries[i].name, name) == 0) {
       *found = true;
