@@ -312,6 +312,13 @@ add("usage-unknown-option", ["--no-such-option", "<GOOD>"], 2, r"^triage: .*no-s
 add("usage-missing-value", ["<GOOD>", "--min-share"], 2, r"^triage: .*min-share.*$")
 add("usage-bad-number", ["--min-share", "lots", "<GOOD>"], 2, r"^triage: .*(min-share|lots).*$")
 add("usage-bad-format", ["--format", "xml", "<GOOD>"], 2, r"^triage: .*(format|xml).*$")
+for _i, (_opt, _val) in enumerate([("--min-share", "nan"), ("--min-share", "inf"),
+                                    ("--min-share", "1e309"), ("--min-share", "101"),
+                                    ("--kernel-table-limit", "99999999999999999999"),
+                                    ("--kernel-table-limit", "-1"),
+                                    ("--overlap-table-limit", "1.5")]):
+    add("usage-bad-value-%d" % _i, [_opt, _val, "<GOOD>"], 2, r"^triage: .*" + _opt + ".*$",
+        note="%s %s: out of range or not a number" % (_opt, _val))
 add("usage-two-modes", ["--url", "http://127.0.0.1:9", "<GOOD>"], 2, USAGE)
 add("usage-mapping-without-formal", ["--mapping-input", "<GOOD>"], 2, USAGE)
 
