@@ -312,9 +312,9 @@ static int dispatch_rules_subcommand(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    triage_usage(stdout);
-    return 0;
+  if (argc < 2) { /* no input is a usage error; --help is the way to ask for help */
+    fprintf(stderr, "triage: no trace given (usage: triage [OPTIONS] TRACE; see triage --help)\n");
+    return 2;
   }
   int rules_rc = dispatch_rules_subcommand(argc, argv);
   if (rules_rc >= 0) return rules_rc;

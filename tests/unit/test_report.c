@@ -36,7 +36,7 @@ static int run(const char *args) {
 }
 
 Test(cli, exit_codes) {
-  cr_assert_eq(run(""), 0);
+  cr_assert_eq(run(""), 2);
   cr_assert_eq(run("--help"), 0);
   cr_assert_eq(run("--version"), 0);
   cr_assert_eq(run("--bogus"), 2);
