@@ -79,11 +79,7 @@ typedef struct pid_sum {
   double total;
 } pid_sum;
 
-static int pid_pref(const char *pid) {
-  return (strstr(pid, "TP00") || strstr(pid, "TP-0")) ? 1 : 0;
-}
-
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring) {
+tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, TR_KIND_KERNEL, &n);
   pid_sum *sums = NULL;
@@ -116,7 +112,7 @@ tr_str an_choose_pid(const tr_trace *t, const char *pid_substring) {
   for (size_t k = 0; k < ns; k++) {
     const char *p = tr_str_get(t, sums[k].pid);
     if (pid_substring && *pid_substring && !strstr(p, pid_substring)) continue;
-    int pref = pid_pref(p);
+    int pref = preferred && te_matcher_match(preferred, p, strlen(p)) ? 1 : 0;
     if (pref > best_pref || (pref == best_pref && sums[k].total > best_total)) {
       best = sums[k].pid;
       best_pref = pref;
@@ -301,7 +297,7 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   out->n_kernel_events = nk;
   out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
   if (!out->kernel_stage) return AN_ERR_NOMEM;
-  out->pid = an_choose_pid(t, pid_substring);
+  out->pid = an_choose_pid(t, pid_substring, te_rules_matcher(rules, "tp0_process"));
   if (!out->pid) return AN_OK;
 
   size_t n_st = te_rules_stage_count(rules);

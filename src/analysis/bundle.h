@@ -63,8 +63,9 @@ typedef enum an_status {
 
 /* Process choice (reference 2.5, kernel helper): among pids carrying kernels (optionally
  * only those containing pid_substring), the largest total kernel duration, where a pid
- * containing "TP00" or "TP-0" beats any pid without. Returns 0 when there is none. */
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring);
+ * matching preferred (the packs' tp0_process; may be NULL) beats any pid without.
+ * Returns 0 when there is none. */
+tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred);
 
 /* Builds the view. path_stage_id: the stage the file's path names (from discovery,
  * tr_path_stage), or NULL / "all" when it names none; then annotations decide per kernel

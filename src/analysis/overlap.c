@@ -6,6 +6,7 @@
  * A trace given on both sides (single-trace mode, or the same file as mapping and
  * formal input) is extracted and indexed once: sides are cached by tr_trace pointer.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,21 +38,15 @@ static char *ov_strdup(const char *s) {
 
 static bool ov_is_all(const char *stage) { return !stage || !*stage || !strcmp(stage, "all"); }
 
+/* Stages no pack defines render last, under their id. */
 static int ov_stage_order(const te_rules *r, const char *stage) {
   const te_stage *st = te_rules_stage_by_id(r, stage);
-  if (st) return st->order;
-  /* Reference order when no pack defines stages. */
-  if (!strcmp(stage, "extend") || !strcmp(stage, "prefill")) return 0;
-  if (!strcmp(stage, "decode")) return 1;
-  if (!strcmp(stage, "all")) return 2;
-  return 99;
+  return st ? st->order : INT_MAX;
 }
 
 static const char *ov_stage_label(const te_rules *r, const char *stage) {
   const te_stage *st = te_rules_stage_by_id(r, stage);
-  if (st && st->label) return st->label;
-  if (!strcmp(stage, "extend")) return "extend/prefill";
-  return stage;
+  return st && st->label ? st->label : stage;
 }
 
 /* ---------------------------------------------------------------- sides */
@@ -125,10 +120,12 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     pid_us[p] += all[i].dur;
   }
   /* PID choice: the heaviest PID, preferring those that name TP rank 0. */
+  const te_matcher *tp0_process = te_rules_matcher(r, "overlap_tp0_process");
   long best = -1;
   bool best_tp0 = false;
   for (size_t p = 0; p < pids.n; p++) {
-    bool tp0 = strstr(pids.keys[p], "TP00") != NULL;
+    const char *pid = pids.keys[p];
+    bool tp0 = tp0_process && te_matcher_match(tp0_process, pid, strlen(pid));
     if (best < 0 || (tp0 && !best_tp0) || (tp0 == best_tp0 && pid_us[p] > pid_us[best])) {
       best = (long)p;
       best_tp0 = tp0;
@@ -522,14 +519,21 @@ bool an_overlap_same_scope_family(const char *a, const char *b) {
   return !strcmp(pa, pb) || !strcmp(fa, fb);
 }
 
-/* Producer/consumer-looking pair (6.6), decided by the row kernel's own category. */
-static bool ov_producer_consumer(const char *cat, const char *nb) {
-  bool nb_comm = !strcmp(nb, "communication"), nb_comp = !strcmp(nb, "compute");
-  bool nb_elem = !strcmp(nb, "elementwise"), nb_mem = !strcmp(nb, "memory");
-  if (!strcmp(cat, "communication")) return nb_comp || nb_elem || nb_mem || !strcmp(nb, "other");
-  if (!strcmp(cat, "elementwise") || !strcmp(cat, "memory"))
-    return nb_comp || nb_comm || nb_elem || nb_mem;
+/* True when the string-list setting key holds item. */
+static bool ov_setting_lists(const te_rules *r, const char *key, const char *item) {
+  const char *const *items = NULL;
+  size_t n = te_rules_setting_list(r, key, &items);
+  for (size_t i = 0; i < n; i++)
+    if (items[i] && !strcmp(items[i], item)) return true;
   return false;
+}
+
+/* Producer/consumer-looking pair (6.6), decided by the row kernel's own category through
+ * the packs' overlap.producer_consumer.<category> lists. */
+static bool ov_producer_consumer(const te_rules *r, const char *cat, const char *nb) {
+  char key[256];
+  snprintf(key, sizeof key, "overlap.producer_consumer.%s", cat);
+  return ov_setting_lists(r, key, nb);
 }
 
 /* ---------------------------------------------------------------- selection */
@@ -641,7 +645,7 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     const char *nb_cat = ov_cats_label(c->cats, (long)nb->cat);
     bool fam = an_overlap_same_scope_family(scope, ns.scope);
     bool same_op = strcmp(op, OV_NO_OP) && !strcmp(op, ns.op);
-    risky[side] = fam || same_op || ov_producer_consumer(row->category, nb_cat);
+    risky[side] = fam || same_op || ov_producer_consumer(c->r, row->category, nb_cat);
     unclear[side] = !risky[side] && (!strcmp(scope, OV_UNMAPPED) || !strcmp(ns.scope, OV_UNMAPPED));
   }
   const char *sig = risky[0] && risky[1] ? "both-side serial risk"
@@ -688,7 +692,9 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
     row->recommendation = "skip";
   } else if (!strcmp(row->dep_label, "low")) {
     row->priority = "P1";
-    row->recommendation = !strcmp(row->category, "communication") ? "try overlap" : "try fusion";
+    row->recommendation =
+        ov_setting_lists(c->r, "overlap.try_overlap_categories", row->category) ? "try overlap"
+                                                                                 : "try fusion";
   } else {
     row->priority = "P2";
     row->recommendation = "check deps";
@@ -820,7 +826,7 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
   ov_bundle *fb = NULL, *mb = NULL;
   size_t n_sides = 0, n_fb = 0, n_mb = 0;
   ov_cats cats = {0};
-  cats.compute = cats.communication = -1;
+  cats.compute = -1;
   if (!sides || !fs || !ms) goto done;
   /* One side per distinct tr_trace: a trace on both sides is extracted once. */
   for (size_t i = 0; i < n_in; i++) {

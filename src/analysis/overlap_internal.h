@@ -45,7 +45,6 @@ typedef struct ov_cats {
   bool *low_roi;       /* member of overlap.low_roi_hidden.categories */
   size_t cap;
   long compute;        /* index of "compute", -1 if never seen */
-  long communication;  /* index of "communication", -1 if never seen */
 } ov_cats;
 
 void ov_cats_free(ov_cats *c);

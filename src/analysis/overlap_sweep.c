@@ -96,24 +96,7 @@ void ov_cats_free(ov_cats *c) {
   free(c->weight);
   free(c->low_roi);
   memset(c, 0, sizeof *c);
-  c->compute = c->communication = -1;
-}
-
-/* Reference values (section 6.3 / 6.4), used only when no pack sets the key. */
-static double ov_default_priority(const char *cat) {
-  if (!strcmp(cat, "compute")) return 4;
-  if (!strcmp(cat, "communication")) return 3;
-  if (!strcmp(cat, "memory")) return 2;
-  if (!strcmp(cat, "elementwise")) return 1;
-  return 0;
-}
-
-static double ov_default_weight(const char *cat) {
-  if (!strcmp(cat, "communication")) return 1.3;
-  if (!strcmp(cat, "memory")) return 1.15;
-  if (!strcmp(cat, "elementwise")) return 1.0;
-  if (!strcmp(cat, "compute")) return 0.35;
-  return 0.8;
+  c->compute = -1;
 }
 
 long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
@@ -137,19 +120,19 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
   }
   char key[256];
   snprintf(key, sizeof key, "overlap.category_priority.%s", label);
-  c->priority[idx] = te_rules_setting(r, key, ov_default_priority(label));
+  /* A category no pack mentions: lowest priority, unweighted. */
+  c->priority[idx] = te_rules_setting(r, key, 0);
   snprintf(key, sizeof key, "overlap.weight.%s", label);
-  c->weight[idx] = te_rules_setting(r, key, ov_default_weight(label));
+  c->weight[idx] = te_rules_setting(r, key, 1.0);
   const char *const *items = NULL;
   size_t n = te_rules_setting_list(r, "overlap.low_roi_hidden.categories", &items);
   bool member = false;
-  if (n == 0 && !te_rules_has_setting(r, "overlap.low_roi_hidden.categories"))
-    member = !strcmp(label, "elementwise") || !strcmp(label, "memory");
   for (size_t i = 0; i < n; i++)
     if (items[i] && !strcmp(items[i], label)) member = true;
   c->low_roi[idx] = member;
+  /* "compute" is a role of the overlap model (6.3: time hidden by compute), not a name
+   * test: the overlap classifier must use that category id for it. */
   if (!strcmp(label, "compute")) c->compute = idx;
-  if (!strcmp(label, "communication")) c->communication = idx;
   return idx;
 }
 

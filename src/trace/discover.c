@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,13 +98,10 @@ const char *tr_path_stage(const te_rules *rules, const char *path) {
   return st && st->id ? st->id : k_all;
 }
 
+/* Stages no pack defines sort last. */
 static int stage_order(const te_rules *rules, const char *id) {
   const te_stage *st = rules ? te_rules_stage_by_id(rules, id) : NULL;
-  if (st) return st->order;
-  if (strcmp(id, "extend") == 0) return 0;
-  if (strcmp(id, "decode") == 0) return 1;
-  if (strcmp(id, k_all) == 0) return 2;
-  return 99;
+  return st ? st->order : INT_MAX;
 }
 
 /* ------------------------------------------------------------------ candidates */

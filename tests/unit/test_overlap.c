@@ -81,7 +81,7 @@ static char *slurp(const char *path) {
 Test(overlap_sweep, two_streams_hidden_and_exclusive) {
   te_rules *r = load_rules();
   ov_cats cats = {0};
-  cats.compute = cats.communication = -1;
+  cats.compute = -1;
   long comp = ov_cats_put(&cats, r, "compute");
   long mem = ov_cats_put(&cats, r, "memory");
   /* stream 0: A [0,10) compute; stream 1: B [5,8) memory, C [20,25) memory */
@@ -117,7 +117,7 @@ Test(overlap_sweep, two_streams_hidden_and_exclusive) {
 Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   te_rules *r = load_rules();
   ov_cats cats = {0};
-  cats.compute = cats.communication = -1;
+  cats.compute = -1;
   long other = ov_cats_put(&cats, r, "other");
   size_t n = 400000;
   ov_kernel *ks = calloc(n, sizeof *ks);
