@@ -5,6 +5,9 @@
  * only add bookkeeping: an arena hands out memory and releases it all at once. Interned
  * strings let rule ids be compared and deduplicated cheaply across packs.
  *
+ * The engine library stands alone (it must not depend on src/), so this is its own arena
+ * rather than src/trace/intern.h, which serves triage_core.
+ *
  * Ownership: te_arena owns every block it returned; te_arena_destroy frees them all.
  */
 #ifndef TE_ARENA_H

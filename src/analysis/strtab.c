@@ -6,19 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_BYTES (256u * 1024u)
+#include "trace/intern.h"
 
-typedef struct block {
-  struct block *next;
-  size_t used, cap;
-  char data[];
-} block;
-
+/* The trace module's interner serves here too: one arena + open-addressing table in the
+ * library instead of two. Equal strings still get the same pointer (""s share the
+ * interner's static empty string). */
 struct an_strtab {
-  block *blocks;
-  const char **slots; /* open addressing over interned strings */
-  size_t *lens;
-  size_t n, cap;
+  tr_intern *in;
 };
 
 uint64_t an_hash_bytes(const void *p, size_t n) {
@@ -32,75 +26,27 @@ uint64_t an_hash_bytes(const void *p, size_t n) {
   return h;
 }
 
-an_strtab *an_strtab_create(void) { return calloc(1, sizeof(an_strtab)); }
+an_strtab *an_strtab_create(void) {
+  an_strtab *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->in = tr_intern_create();
+  if (!t->in) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
 
 void an_strtab_destroy(an_strtab *t) {
   if (!t) return;
-  for (block *b = t->blocks; b;) {
-    block *nx = b->next;
-    free(b);
-    b = nx;
-  }
-  free(t->slots);
-  free(t->lens);
+  tr_intern_destroy(t->in);
   free(t);
-}
-
-static char *arena_alloc(an_strtab *t, size_t n) {
-  if (!t->blocks || t->blocks->cap - t->blocks->used < n) {
-    size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
-    block *b = malloc(sizeof *b + cap);
-    if (!b) return NULL;
-    b->next = t->blocks;
-    b->used = 0;
-    b->cap = cap;
-    t->blocks = b;
-  }
-  char *p = t->blocks->data + t->blocks->used;
-  t->blocks->used += n;
-  return p;
-}
-
-static int grow(an_strtab *t) {
-  size_t nc = t->cap ? t->cap * 2 : 1024;
-  const char **ns = calloc(nc, sizeof *ns);
-  size_t *nl = calloc(nc, sizeof *nl);
-  if (!ns || !nl) {
-    free(ns);
-    free(nl);
-    return -1;
-  }
-  for (size_t i = 0; i < t->cap; i++) {
-    if (!t->slots[i]) continue;
-    size_t h = (size_t)an_hash_bytes(t->slots[i], t->lens[i]) & (nc - 1);
-    while (ns[h]) h = (h + 1) & (nc - 1);
-    ns[h] = t->slots[i];
-    nl[h] = t->lens[i];
-  }
-  free(t->slots);
-  free(t->lens);
-  t->slots = ns;
-  t->lens = nl;
-  t->cap = nc;
-  return 0;
 }
 
 const char *an_strtab_intern(an_strtab *t, const char *s, size_t len) {
   if (!t) return NULL;
-  if ((t->n + 1) * 2 > t->cap && grow(t) != 0) return NULL;
-  size_t h = (size_t)an_hash_bytes(s, len) & (t->cap - 1);
-  while (t->slots[h]) {
-    if (t->lens[h] == len && memcmp(t->slots[h], s, len) == 0) return t->slots[h];
-    h = (h + 1) & (t->cap - 1);
-  }
-  char *p = arena_alloc(t, len + 1);
-  if (!p) return NULL;
-  memcpy(p, s, len);
-  p[len] = '\0';
-  t->slots[h] = p;
-  t->lens[h] = len;
-  t->n++;
-  return p;
+  uint32_t id = tr_intern_put(t->in, s, len);
+  return id == UINT32_MAX ? NULL : tr_intern_get(t->in, id);
 }
 
 const char *an_strtab_cstr(an_strtab *t, const char *s) { return an_strtab_intern(t, s, strlen(s)); }

@@ -1,6 +1,6 @@
 /*
- * trace/intern.h - arena allocator and string interning for one trace (private to
- * src/trace).
+ * trace/intern.h - arena allocator and string interning for one trace (also behind the
+ * analysis string table, analysis/strtab.c).
  *
  * A trace keeps millions of events whose names repeat heavily (a few thousand distinct
  * kernel and frame names), so every string is stored once in an arena and events hold a
