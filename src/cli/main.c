@@ -110,7 +110,7 @@ static int load_side(const char *input, const te_rules *rules, const triage_opti
     memset(&err, 0, sizeof err);
     if (tr_server_args_load(s->set.server_args_path, &s->sa, &err) == 0) s->has_sa = true;
     else if (!opt->quiet)
-      fprintf(stderr, "triage: warning: %s: %s (server args ignored)\n", s->set.server_args_path,
+      fprintf(stderr, "triage: %s: warning: %s (server args ignored)\n", s->set.server_args_path,
               err.message);
   }
   return 0;
