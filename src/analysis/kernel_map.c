@@ -491,8 +491,8 @@ const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *sta
 static size_t find_index(const payload *p, const char *name, bool *found) {
   *found = false;
   /* By text hash (a scan per lookup made kernel-table building quadratic in the number of
-   * distinct kernel names: docs/notes-perf.md). A name absent from by_text is absent; a
-   * hash shared by two names falls back to the scan. */
+   * distinct kernel names, bad-input case limit-match-cache). A name absent from by_text
+   * is absent; a hash shared by two names falls back to the scan. */
   if (p->by_text.cap) {
     void *v = an_u64map_get(&p->by_text, an_hash_bytes(name, strlen(name)));
     if (!v) return 0;

@@ -60,7 +60,7 @@ size_t ov_counter_total(const ov_counter *c) {
 /* ---------------------------------------------------------------- indexes */
 
 /* 8 bytes per frame: start and end are read from the event (a copy of them was 32 bytes
- * per frame, 51 MB on a 1.6 M-frame trace; docs/notes-perf.md A2). */
+ * per frame, 51 MB on a 1.6 M-frame trace; measured in issue 6). */
 typedef struct ov_frame {
   uint32_t ev;    /* index into the PYFRAME events */
   int32_t parent; /* position of the enclosing frame, -1 at the top */
@@ -165,7 +165,7 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   if (!s->frames) goto fail;
   /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
    * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
-   * millions of frames was a tenth of the run (docs/notes-perf.md A1). Same result as one
+   * millions of frames was a tenth of the run (measured in issue 6). Same result as one
    * qsort, since ov_frame_cmp is a total order. Pass 1 counts frames per thread; the
    * "pid:tid" lookup runs only when the thread changes. */
   for (int pass = 0; pass < 2; pass++) {
