@@ -14,6 +14,7 @@
 
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
+#include "analysis/kmap_internal.h"
 
 #define OV_SCOPE_CAP 1024
 #define OV_UNMAPPED "unmapped"
@@ -342,8 +343,9 @@ static char *ov_scope_display(const char *chain) {
 }
 
 /* Python scope of a kernel name in a mapping bundle (6.5): sampled events, each giving
- * its best context; the most common scope wins. Fix 3: the formal trace's own kernel
- * map is consulted only when the mapping trace has no evidence for the kernel. */
+ * its best context (or, without one, the mapping kernel map's votes), plus the formal
+ * payload's votes; the most common scope wins. With no vote at all, the mapping then the
+ * formal kernel map's best location. */
 typedef struct ov_scope_result {
   const char *scope, *op, *how;
 } ov_scope_result;
@@ -389,6 +391,53 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
   }
 }
 
+/* The location the reference's kernel-map payload stores as a site's "display_location"
+ * (4.3): the highest-priority frame (ties -> deepest) of the site's most common stack,
+ * else the raw location. Unlike the 4.2 display rule (an_site.display_location, what the
+ * kernel table shows) the stack wins even over a preferred raw location, so a
+ * graph-replayed site yields the replay frame. Writes "" when neither is usable. */
+static void ov_site_stack_location(const te_rules *r, const an_site *st, char *out, size_t cap) {
+  out[0] = '\0';
+  int bp = 0;
+  for (const char *p = st->stack; p && *p;) {
+    const char *q = strstr(p, "->");
+    size_t len = q ? (size_t)(q - p) : strlen(p);
+    while (len && (*p == ' ' || *p == '\t')) p++, len--;
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+    char tmp[OV_SCOPE_CAP];
+    if (len < sizeof tmp) {
+      memcpy(tmp, p, len);
+      tmp[len] = '\0';
+      int pr = an_location_priority(r, tmp);
+      if (pr > 0 && (!out[0] || pr >= bp)) {
+        snprintf(out, cap, "%s", tmp);
+        bp = pr;
+      }
+    }
+    if (!q) break;
+    p = q + 2;
+  }
+  if (!out[0] && st->location && strcmp(st->location, OV_KMAP_UNRESOLVED) != 0)
+    snprintf(out, cap, "%s", st->location);
+}
+
+/* Reference 6.5 kernel-map fallback for one sampled mapping event with no scope chain:
+ * the mapping kernel map's entry votes its best location once and each site its stack
+ * location (ov_site_stack_location) with the site's launch count. Returns whether it
+ * voted. */
+static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const te_rules *r,
+                                   ov_counter *scopes) {
+  const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, name);
+  if (!ov_kmap_has_location(en)) return false;
+  ov_counter_add(scopes, en->best_location, 1);
+  char loc[OV_SCOPE_CAP];
+  for (size_t i = 0; i < en->n_sites; i++) {
+    ov_site_stack_location(r, &en->sites[i], loc, sizeof loc);
+    if (loc[0] && en->sites[i].launches > 0) ov_counter_add(scopes, loc, en->sites[i].launches);
+  }
+  return true;
+}
+
 static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
                                        const ov_bundle *formal) {
   ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, "none"};
@@ -409,6 +458,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
         ov_counter scopes = {0}, ops = {0};
         char scope[OV_SCOPE_CAP], op[512];
         int best_how = OV_SCOPE_NONE;
+        bool kmap_voted = false;
         size_t last = (size_t)-1;
         for (size_t i = 0; i < (n < per ? n : per); i++) {
           size_t j = i;
@@ -422,6 +472,9 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
             /* A CPU op without Python frames still names the launch op (6.6 "same
              * best launch op"). */
             if (op[0]) ov_counter_add(&ops, op, 1);
+            if (map->side->in->kmap &&
+                ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, &scopes))
+              kmap_voted = true;
             continue;
           }
           if (best_how == OV_SCOPE_NONE || (int)how < best_how) best_how = (int)how;
@@ -441,7 +494,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
           map->scope[nm] = ov_scope_display(top);
           map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
                          : best_how == OV_SCOPE_LAUNCH ? "launch"
-                         : best_how == OV_SCOPE_NONE   ? "formal"
+                         : best_how == OV_SCOPE_NONE   ? (kmap_voted ? "kernel-map" : "formal")
                                                        : "time-window";
         } else if (map->side->in->kmap) {
           const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);

@@ -376,12 +376,14 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (ov_context_by_key(s, s->op_by_ext, s->n_op_by_ext, s->ops, ext, k->ts, scope, scope_cap, op,
                         op_cap))
     return OV_SCOPE_CPU_OP;
-  /* Fix 1: the reference compared a lower-cased launch name with mixed-case names, so
-   * this step never ran; launch events are already classified by the reader. */
+  /* Fix 1 (deviation O1): the reference compared a lower-cased launch name with
+   * mixed-case names, so this step never ran; launch events are already classified by
+   * the reader. overlap.launch_scope_fallback = 0 skips it as the reference does. */
   char cpu_op[512];
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
-  if (ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
+  if (te_rules_setting(s->r, "overlap.launch_scope_fallback", 1) > 0 &&
+      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
                         k->ts, scope, scope_cap, op, op_cap)) {
     /* 4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
