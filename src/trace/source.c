@@ -75,6 +75,25 @@ struct tr_source {
 /* ------------------------------------------------------------------ raw input */
 
 /* Refills the inflate input window. Returns 0, or -1 on a read error. */
+/* Reads from the file until buf holds cap bytes or the file ends (then raw_eof is set);
+ * *have counts what buf already held and grows with each read. */
+static int fill_from_fd(tr_source *s, uint8_t *buf, size_t cap, size_t *have, tr_error *err) {
+  while (*have < cap) {
+    ssize_t r = read(s->fd, buf + *have, cap - *have);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      tr_set_error(err, TR_ERR_IO, false, 0, "read error: %s", strerror(errno));
+      return -1;
+    }
+    if (r == 0) {
+      s->raw_eof = true;
+      break;
+    }
+    *have += (size_t)r;
+  }
+  return 0;
+}
+
 static int raw_fill(tr_source *s, tr_error *err) {
   if (s->raw_eof) return 0;
   uint64_t used = (uint64_t)(s->zs.next_in - s->in_base);
@@ -95,19 +114,7 @@ static int raw_fill(tr_source *s, tr_error *err) {
   s->in_base_off += used;
   s->in_base = s->inbuf;
   size_t have = keep;
-  while (have < SRC_INPUT_BUF) {
-    ssize_t r = read(s->fd, s->inbuf + have, SRC_INPUT_BUF - have);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      tr_set_error(err, TR_ERR_IO, false, 0, "read error: %s", strerror(errno));
-      return -1;
-    }
-    if (r == 0) {
-      s->raw_eof = true;
-      break;
-    }
-    have += (size_t)r;
-  }
+  if (fill_from_fd(s, s->inbuf, SRC_INPUT_BUF, &have, err) != 0) return -1;
   s->zs.next_in = s->inbuf;
   s->zs.avail_in = (uInt)have;
   return 0;
@@ -349,19 +356,9 @@ static int plain_next(tr_source *s, const uint8_t **data, size_t *len, tr_error 
     s->zs.next_in += have;
     s->zs.avail_in -= (uInt)have;
   }
-  while (have < s->chunk && !s->raw_eof && s->zs.avail_in == 0) {
-    ssize_t r = read(s->fd, s->plain_buf + have, s->chunk - have);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      tr_set_error(err, TR_ERR_IO, false, 0, "read error: %s", strerror(errno));
-      return -1;
-    }
-    if (r == 0) {
-      s->raw_eof = true;
-      break;
-    }
-    have += (size_t)r;
-  }
+  if (!s->raw_eof && s->zs.avail_in == 0 &&
+      fill_from_fd(s, s->plain_buf, s->chunk, &have, err) != 0)
+    return -1;
   if (have == 0) return 0;
   *data = s->plain_buf;
   *len = have;
