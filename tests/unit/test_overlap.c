@@ -9,14 +9,20 @@
 #include "analysis/overlap_internal.h"
 #include "report/overlap_report.h"
 
-static te_rules *load_rules(void) {
+/* The default packs, then (when given) one inline pack loaded after them, as --rules
+ * does. */
+static te_rules *load_rules_with(const char *extra_pack) {
   te_rules *r = te_rules_create();
   te_diags *d = te_diags_create();
   cr_assert_eq(te_rules_load_path(r, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  if (extra_pack)
+    cr_assert_eq(te_rules_load_buffer(r, "extra.yaml", extra_pack, strlen(extra_pack), d), TE_OK);
   cr_assert_eq(te_rules_finalize(r, d), TE_OK);
   te_diags_destroy(d);
   return r;
 }
+
+static te_rules *load_rules(void) { return load_rules_with(NULL); }
 
 /* One trace analysed as its own mapping (single-trace mode), markdown into a string. */
 typedef struct run {
@@ -202,6 +208,89 @@ Test(overlap_fix, launch_fallback_fires) {
   cr_assert_str_eq(row->launch_op, "cuLaunchKernel");
   run_free(&x);
   tr_trace_destroy(t);
+  te_rules_destroy(r);
+}
+
+/* Deviation O1 on a graph-replayed kernel (the vllm piecewise shape, docs/overlap.md
+ * "Agreement with the reference"): three cudaGraphLaunch calls, each under the model
+ * frame gpt_oss.py:293 and four replay frames, correlate with one kernel each; no CPU op
+ * (External id) and no Python frame covers the GPU time. The kernel map's single site
+ * has location gpt_oss.py:293 forward (preferred, so also best_location) and stack
+ * "graph_module.py:836 -> graph_module.py:395 -> cuda_graph.py:208 -> graphs.py:139"
+ * (stack_depth 4 cuts the model frame), whose highest location_priority frame is
+ * cuda_graph.py:208 __call__ (vllm/ 285 - 80 low-signal = 205 > torch/ 20). */
+static const char graph_replay_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/venv/site-packages/vllm/model_executor/"
+    "models/gpt_oss.py(293): forward\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"torch/fx/"
+    "graph_module.py(836): call_wrapped\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":80},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"torch/fx/"
+    "graph_module.py(395): __call__\",\"pid\":1,\"tid\":1,\"ts\":115,\"dur\":70},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/venv/site-packages/vllm/compilation/"
+    "cuda_graph.py(208): __call__\",\"pid\":1,\"tid\":1,\"ts\":120,\"dur\":60},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"torch/cuda/"
+    "graphs.py(139): replay\",\"pid\":1,\"tid\":1,\"ts\":125,\"dur\":50},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+    "\"ts\":130,\"dur\":5,\"args\":{\"correlation\":51}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+    "\"ts\":140,\"dur\":5,\"args\":{\"correlation\":52}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+    "\"ts\":150,\"dur\":5,\"args\":{\"correlation\":53}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_rotary_emb_0\",\"pid\":0,"
+    "\"tid\":7,\"ts\":1000,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":51}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_rotary_emb_0\",\"pid\":0,"
+    "\"tid\":7,\"ts\":1100,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":52}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_rotary_emb_0\",\"pid\":0,"
+    "\"tid\":7,\"ts\":1200,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":53}}"
+    "]}";
+
+/* Runs graph_replay_trace single-trace under `r` and checks the row's scope. */
+static void check_graph_replay_scope(te_rules *r, const char *scope, const char *source,
+                                     const char *launch_op) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("graph_replay.json", graph_replay_trace,
+                                     sizeof graph_replay_trace - 1, NULL, &err);
+  cr_assert(t, "%s", err.message);
+  run x;
+  run_single(&x, t, r);
+  /* The premise: the kernel map's best location and its site's stack-first frame differ. */
+  const an_kmap_entry *en = an_kernel_map_lookup(x.kmap, "all", "triton_poi_fused_rotary_emb_0");
+  cr_assert(en);
+  cr_assert_str_eq(en->best_location, "vllm/model_executor/models/gpt_oss.py:293 forward");
+  cr_assert_eq(en->n_sites, 1);
+  cr_assert_eq(en->sites[0].launches, 3);
+  cr_assert_str_eq(en->sites[0].stack,
+                   "torch/fx/graph_module.py:836 call_wrapped -> torch/fx/graph_module.py:395 "
+                   "__call__ -> vllm/compilation/cuda_graph.py:208 __call__ -> "
+                   "torch/cuda/graphs.py:139 replay");
+  const an_overlap_row *row = find_row(&x.res, "triton_poi_fused_rotary_emb_0");
+  cr_assert(row);
+  cr_assert_str_eq(row->scope, scope);
+  cr_assert_str_eq(row->scope_source, source);
+  cr_assert_str_eq(row->launch_op, launch_op);
+  run_free(&x);
+  tr_trace_destroy(t);
+}
+
+/* O1 on (default packs): the launch's Python frames give the model frame. */
+Test(overlap_fix, graph_launch_scope_fallback_on) {
+  te_rules *r = load_rules();
+  check_graph_replay_scope(r, "vllm/model_executor/models/gpt_oss.py:293 forward", "launch",
+                           "cudaGraphLaunch");
+  te_rules_destroy(r);
+}
+
+/* O1 off (the reference's dead launch step): each of the 3 sampled events falls to the
+ * kernel-map fallback, voting best_location once and the site's stack-first location
+ * with its 3 launches: cuda_graph.py:208 9 votes against gpt_oss.py:293 3 (the formal
+ * payload's site is a graph-replay launch, O3, and does not vote). Without the launch step
+ * nothing names a launch op either. */
+Test(overlap_fix, graph_launch_scope_fallback_off_votes_kernel_map) {
+  te_rules *r = load_rules_with("pack: o1-off\nversion: 1\n"
+                                "settings:\n  overlap: {launch_scope_fallback: 0}\n");
+  cr_assert_float_eq(te_rules_setting(r, "overlap.launch_scope_fallback", 1), 0.0, 1e-9);
+  check_graph_replay_scope(r, "vllm/compilation/cuda_graph.py:208 __call__", "kernel-map", "n/a");
   te_rules_destroy(r);
 }
 
