@@ -441,7 +441,6 @@ static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const
 static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
                                        const ov_bundle *formal) {
   ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, "none"};
-  static char formal_scope[OV_SCOPE_CAP]; /* only until the caller copies it */
   if (map) {
     if (!map->side->source) map->side->source = ov_source_create(map->side->t, r);
     long nm = ov_strmap_find(&map->side->names, kernel, strlen(kernel));
@@ -517,8 +516,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
   if (formal && formal->side->in->kmap) {
     const an_kmap_entry *en = an_kernel_map_lookup(formal->side->in->kmap, formal->stage, kernel);
     if (ov_kmap_has_location(en)) {
-      snprintf(formal_scope, sizeof formal_scope, "%s", en->best_location);
-      res.scope = formal_scope;
+      res.scope = en->best_location; /* owned by the formal kernel map, which outlives the rows */
       res.how = "formal";
     }
   }
