@@ -88,6 +88,7 @@ typedef struct rd {
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
+  bool name_bad; /* "name" present but not a string */
   int stream_prio; /* 0 none, 1 from cuda_stream, 2 from stream */
   int ts_state, dur_state;
   double ts, dur;
@@ -1091,6 +1092,7 @@ static void parse_event(rd *r, unsigned depth) {
   uint64_t index = t->n_events++;
   r->sampling = index < SAMPLE_EVENTS;
   r->has_name = r->has_cat = r->has_pid = r->has_tid = r->has_argname = false;
+  r->name_bad = false;
   r->stream_prio = 0;
   r->ts_state = r->dur_state = F_ABSENT;
   r->ext = r->corr = TR_NO_ID;
@@ -1110,6 +1112,7 @@ static void parse_event(rd *r, unsigned depth) {
         if (read_value(r, d, &r->ph) != V_STRING) sb_clear(r, &r->ph);
       } else if (key == K_NAME) {
         r->has_name = read_value(r, d, &r->name) == V_STRING;
+        r->name_bad = !r->has_name;
       } else if (key == K_CAT) {
         r->has_cat = read_value(r, d, &r->cat) == V_STRING;
       } else if (key == K_PID) {
@@ -1143,8 +1146,9 @@ static void parse_event(rd *r, unsigned depth) {
   }
   if (r->ph.p[0] != 'X') return;
   int kind = classify(r);
-  if (kind < 0) return;
-  if (r->ts_state != F_OK || r->dur_state == F_BAD) {
+  if (kind < 0 && !r->name_bad) return;
+  /* a name that is not a string (a number, an object) is a wrong type, not an empty name */
+  if (r->name_bad || r->ts_state != F_OK || r->dur_state == F_BAD) {
     count_skipped(r);
     return;
   }
@@ -1191,7 +1195,11 @@ static void parse_events(rd *r, unsigned depth) {
       r->p++;
       parse_event(r, depth + 1);
     } else {
-      /* not an event object: nothing to analyse, but say so */
+      /* not an event object: nothing to analyse, but say so (and it still counts
+       * against TR_MAX_EVENTS, or [0,0,...] would bypass the limit) */
+      if (r->t->n_events >= TR_MAX_EVENTS)
+        rd_fail_at(r, TR_ERR_LIMIT, r->ev_off, "more than %llu events (TR_MAX_EVENTS)",
+                   (unsigned long long)TR_MAX_EVENTS);
       read_value(r, depth + 1, NULL);
       r->t->n_events++;
       count_skipped(r);
@@ -1349,8 +1357,9 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
   shrink_to_fit(t);
   FILE *w = (opts && opts->warn) ? opts->warn : stderr;
   if (t->n_skipped)
-    fprintf(w, "triage: %s: warning: skipped %llu events with unusable fields (first at offset %llu)\n",
-            t->path, (unsigned long long)t->n_skipped, (unsigned long long)t->first_skip_off);
+    fprintf(w, "triage: %s: warning: skipped %llu event%s with unusable fields (first at offset %llu)\n",
+            t->path, (unsigned long long)t->n_skipped, t->n_skipped == 1 ? "" : "s",
+            (unsigned long long)t->first_skip_off);
   if (t->utf8_replaced)
     fprintf(w, "triage: %s: warning: replaced %llu invalid UTF-8 sequences or NUL characters with U+FFFD\n",
             t->path, (unsigned long long)t->utf8_replaced);

@@ -475,6 +475,27 @@ Test(trace_reader, unusable_times_are_skipped_counted_and_warned_once) {
   tr_trace_destroy(t);
 }
 
+Test(trace_reader, name_of_wrong_type_is_skipped_not_emptied) {
+  const char *doc =
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"ts\":1,\"dur\":2},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":42,\"ts\":1,\"dur\":2}]";
+  char *wbuf = NULL;
+  size_t wlen = 0;
+  FILE *w = open_memstream(&wbuf, &wlen);
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.warn = w;
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("n.json", doc, strlen(doc), &o, &err);
+  fclose(w);
+  cr_assert_not_null(t, "%s", err.message);
+  cr_expect_eq(count(t, TR_KIND_KERNEL), 1, "the numeric-named kernel must not be kept");
+  cr_expect_eq(tr_trace_skipped_count(t), 1);
+  cr_expect_not_null(strstr(wbuf, "skipped 1 event with unusable fields"), "got: %s", wbuf);
+  free(wbuf);
+  tr_trace_destroy(t);
+}
+
 Test(trace_reader, huge_and_odd_ids) {
   tr_trace *t = read_ok(
       "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":99999999999999999999,\"x\":1e999}},"
