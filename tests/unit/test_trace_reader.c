@@ -78,6 +78,21 @@ static const tr_event *first(const tr_trace *t, tr_kind k) {
   return e;
 }
 
+/* Reads doc as NAME with warnings captured; *warnings is malloc'd (caller frees). */
+static tr_trace *read_capturing_warnings(const char *name, const char *doc, char **warnings) {
+  size_t wlen = 0;
+  *warnings = NULL;
+  FILE *w = open_memstream(warnings, &wlen);
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.warn = w;
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer(name, doc, strlen(doc), &o, &err);
+  fclose(w);
+  cr_assert_not_null(t, "%s", err.message);
+  return t;
+}
+
 /* A canonical text dump of everything the reader keeps, for equivalence tests. */
 static char *dump(const tr_trace *t) {
   char *buf = NULL;
@@ -452,16 +467,8 @@ Test(trace_reader, unusable_times_are_skipped_counted_and_warned_once) {
       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"nots\",\"dur\":2},\n"
       "{\"ph\":\"X\",\"cat\":\"ac2g\",\"name\":\"dropped anyway\",\"ts\":-1,\"dur\":-2},\n"
       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"zero\",\"ts\":1,\"dur\":0}]";
-  char *wbuf = NULL;
-  size_t wlen = 0;
-  FILE *w = open_memstream(&wbuf, &wlen);
-  tr_read_options o;
-  memset(&o, 0, sizeof o);
-  o.warn = w;
-  tr_error err;
-  tr_trace *t = tr_trace_read_buffer("f.json", doc, strlen(doc), &o, &err);
-  fclose(w);
-  cr_assert_not_null(t, "%s", err.message);
+  char *wbuf;
+  tr_trace *t = read_capturing_warnings("f.json", doc, &wbuf);
   cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
   cr_expect_eq(count(t, TR_KIND_CPU_OP), 0);
   cr_expect_eq(tr_trace_skipped_count(t), 4);
@@ -479,16 +486,8 @@ Test(trace_reader, name_of_wrong_type_is_skipped_not_emptied) {
   const char *doc =
       "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"ts\":1,\"dur\":2},\n"
       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":42,\"ts\":1,\"dur\":2}]";
-  char *wbuf = NULL;
-  size_t wlen = 0;
-  FILE *w = open_memstream(&wbuf, &wlen);
-  tr_read_options o;
-  memset(&o, 0, sizeof o);
-  o.warn = w;
-  tr_error err;
-  tr_trace *t = tr_trace_read_buffer("n.json", doc, strlen(doc), &o, &err);
-  fclose(w);
-  cr_assert_not_null(t, "%s", err.message);
+  char *wbuf;
+  tr_trace *t = read_capturing_warnings("n.json", doc, &wbuf);
   cr_expect_eq(count(t, TR_KIND_KERNEL), 1, "the numeric-named kernel must not be kept");
   cr_expect_eq(tr_trace_skipped_count(t), 1);
   cr_expect_not_null(strstr(wbuf, "skipped 1 event with unusable fields"), "got: %s", wbuf);
@@ -552,16 +551,8 @@ Test(trace_reader, escapes_and_utf8_repair) {
 
 Test(trace_reader, utf8_replacement_is_warned) {
   const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"bad\xc0\xaf\"}]";
-  char *wbuf = NULL;
-  size_t wlen = 0;
-  FILE *w = open_memstream(&wbuf, &wlen);
-  tr_read_options o;
-  memset(&o, 0, sizeof o);
-  o.warn = w;
-  tr_error err;
-  tr_trace *t = tr_trace_read_buffer("u.json", doc, strlen(doc), &o, &err);
-  fclose(w);
-  cr_assert_not_null(t);
+  char *wbuf;
+  tr_trace *t = read_capturing_warnings("u.json", doc, &wbuf);
   cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->name), "bad\xef\xbf\xbd\xef\xbf\xbd");
   cr_expect(strstr(wbuf, "warning: replaced 2 invalid UTF-8") != NULL, "%s", wbuf);
   free(wbuf);
