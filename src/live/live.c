@@ -199,9 +199,12 @@ static int lv_resolve_framework(const lv_ctx *c, lv_target *t) {
       return LV_OK;
     }
   }
+  /* the fallback is the rule packs' default framework, never one chosen here */
   const te_framework *d = c->rules ? te_rules_framework_default(c->rules) : NULL;
-  t->fw = lv_fw_from_id(d ? d->id : "sglang");
-  if (t->fw == LV_FW_NONE) t->fw = LV_FW_SGLANG;
+  t->fw = d ? lv_fw_from_id(d->id) : LV_FW_NONE;
+  if (t->fw == LV_FW_NONE)
+    return lv_fail(c, "no detection probe matched at %s and the rule packs name no default "
+                      "framework with live-capture support; pass --framework", t->url);
   lv_say(c, t, "no detection probe matched at %s; using the default framework %s", t->url,
          lv_fw_id(t->fw));
   return LV_OK;
