@@ -128,7 +128,7 @@ def main(argv=None):
     others = [change("noise", n, fb, fa) for n in sorted(set(fb) | set(fa)) if n not in touched]
     worst = max(others, key=lambda c: abs(c["delta_pct"] or 0.0))
     total_b, total_a = sum(fb.values()), sum(fa.values())
-    manifest = {"generator": "tools/make-diff-runs.py", "argv": argv if argv is not None else sys.argv[1:],
+    manifest = {"generator": "tools/make-diff-runs.py", "argv": ts.argv_without_out(argv if argv is not None else sys.argv[1:]),
                 "before": os.path.relpath(before_path, args.out), "after": os.path.relpath(after_path, args.out),
                 "total_gpu_us": {"before": round(total_b, 3), "after": round(total_a, 3),
                                  "delta_us": round(total_a - total_b, 3)},

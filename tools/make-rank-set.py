@@ -250,6 +250,21 @@ def group_expectation(args, group, records, truth):
             "first_collective_over_median": {str(r): first_collective_ratios(records[r], truth) for r in group}}
 
 
+def step_summary(records, programs, offset, style):
+    """What each step of one rank holds, in that rank's file time: the stage a correct
+    tool assigns its kernels to, the annotation that marks it, and the kernel counts."""
+    out = []
+    for record, program in zip(records, programs):
+        ks = record["kernels"]
+        coll = [d for op, _, d in ks if op["kind"] == "collective"]
+        out.append({"stage": program["stage"], "annotation": ts.annotation_name(program, style),
+                    "kernels": len(ks), "gpu_us": round(sum(d for _, _, d in ks), 3),
+                    "collectives": len(coll), "collective_us": round(sum(coll), 3),
+                    "first_kernel_ts": round(ks[0][1] + offset, 3),
+                    "last_kernel_end": round(max(s + d for _, s, d in ks) + offset, 3)})
+    return out
+
+
 def meta_for(args, rank, group, gi, groups, offset, model_device):
     c = rank_coords(args, rank)
     return {"device": rank % max(1, args.ranks // args.nodes), "host_pid": 4000 + 97 * rank,
@@ -294,7 +309,7 @@ def main(argv=None):
     rng = random.Random(args.seed)
     offsets = {r: round(rng.uniform(-CLOCK_SKEW_US, CLOCK_SKEW_US), 3) for r in range(args.ranks)}
     device = ts.load_step_model(getattr(args, f"{programs[0]['stage']}_source"))["device"]
-    manifest = {"generator": "tools/make-rank-set.py", "argv": argv if argv is not None else sys.argv[1:],
+    manifest = {"generator": "tools/make-rank-set.py", "argv": ts.argv_without_out(argv if argv is not None else sys.argv[1:]),
                 "framework": args.framework, "ranks": args.ranks, "dp": args.dp, "tp": tp,
                 "layers": args.layers, "steps": [p["stage"] for p in programs],
                 "allreduce": {p["stage"]: p["allreduce"] for p in programs},
@@ -306,6 +321,9 @@ def main(argv=None):
     for gi, (pg_name, group) in enumerate(groups):
         records, truth = ts.simulate_group(programs, group, knobs_of(args), seed=args.seed * 1009 + gi)
         manifest["groups"].append(group_expectation(args, group, records, truth))
+        style = meta_for(args, group[0], group, gi, groups, 0.0, device)["annotation_style"]
+        manifest["groups"][-1]["steps_of_first_rank"] = step_summary(records[group[0]], programs,
+                                                                     offsets[group[0]], style)
         manifest["truth"].append(truth)
         for rank in group:
             write_rank(args, rank, records[rank], programs, group, gi, groups, offsets[rank], device, manifest)

@@ -127,6 +127,20 @@ def write_bytes_deterministic(path, text):
         handle.write(raw)
 
 
+def argv_without_out(argv):
+    """The generator's arguments without --out DIR (manifests do not depend on where
+    they were written)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--out":
+            skip = True
+        elif not a.startswith("--out="):
+            out.append(a)
+    return out
+
+
 def write_json(path, obj):
     write_bytes_deterministic(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
