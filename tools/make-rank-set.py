@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""make-rank-set.py - build an N-rank LLM-serving trace set from one real SGLang step.
+"""make-rank-set.py - build an N-rank LLM-serving trace set from one real serving step.
 
-The input is a *step model* (tests/data/sources/*.step.json.gz, cut from the real SGLang
-Qwen3-8B MI300X traces by --write-step-model; see tests/data/README.md) or such a trace
-itself. The output is one Kineto trace per rank, named as the chosen framework names
-them, each with its own distributedInfo (rank, world_size, process groups) and clock,
-plus manifest.json stating what was generated and the ground truth a test can check.
+The input is a *step model*: one real serving step cut from a shared trace by
+--write-step-model (tests/data/sources/*.step.json.gz, see tests/data/README.md). By
+default SGLang, TokenSpeed and TRT-LLM sets use the SGLang Qwen3-8B MI300X decode and
+prefill steps, vLLM sets the vLLM gpt-oss decode and mixed steps (real vLLM kernels,
+frames and expert kernels); --decode-source/--prefill-source choose others. The output is
+one Kineto trace per rank, named as the chosen framework names them, each with its own
+distributedInfo (rank, world_size, process groups) and clock, plus manifest.json stating
+what was generated and the ground truth a test can check.
 
 Model (details in tools/tracesynth.py)
   * Ranks form TP groups of --ranks/--dp ranks. Every rank runs the same kernels (the
@@ -33,9 +36,14 @@ Model (details in tools/tracesynth.py)
     (fused_moe_kernel); on --moe-hot-rank they take (1+F) times as long.
   * Clocks: every rank's timestamps carry a seeded offset of up to +-5 s, so tools that
     compare timestamps across ranks fail.
-  * Steps: --prefill-steps / --decode-steps per stage, prefill first; SGLang/TokenSpeed
-    steps carry the step[EXTEND bs=.. toks=..] / step[DECODE bs=..] annotation SGLang's
-    model runner records (record_function(build_step_span_name(...))).
+  * Steps: --prefill-steps / --decode-steps per stage, prefill first. SGLang/TokenSpeed
+    steps carry the step[EXTEND bs=.. toks=..] / step[DECODE bs=..] user annotation that
+    SGLang's model runner records around each forward (model_runner.py forward:
+    profile_range(build_step_span_name(forward_batch)); the name is built in
+    sgl-project/sglang python/sglang/srt/utils/profile_utils.py build_step_span_name:
+    f"step[EXTEND bs={bs} toks={extend_num_tokens}]", else f"step[{mode.name} bs={bs}]").
+    vLLM steps carry the source trace's own execute_..._context_.._generation_.. span;
+    TRT-LLM steps none.
 
 File names (facts from each framework's source; --out is the profiler output directory)
   sglang      {id}-TP-{t}[-DP-{d}][-EP-{e}][-{stage}].trace.json.gz
@@ -99,8 +107,7 @@ BASE_TIME_NS = 1_700_000_000_000_000_000
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True, help="output directory (created)")
     p.add_argument("--ranks", type=int, default=4)
     p.add_argument("--dp", type=int, default=1, help="data-parallel replicas (TP = ranks/dp)")
@@ -108,7 +115,7 @@ def parse_args(argv):
     p.add_argument("--stage", choices=["decode", "prefill", "both"], default="decode")
     p.add_argument("--decode-steps", type=int, default=3)
     p.add_argument("--prefill-steps", type=int, default=1)
-    p.add_argument("--layers", type=int, default=4, help="decoder layers kept (1..36)")
+    p.add_argument("--layers", type=int, default=4, help="decoder layers kept (Qwen3-8B 1..36, gpt-oss 1..24)")
     p.add_argument("--slow-rank", type=int, default=None)
     p.add_argument("--slowdown", type=float, default=0.0, help="e.g. 0.05 = 5%% longer compute")
     p.add_argument("--first-collective-wait", type=float, default=0.0, metavar="US")
@@ -227,7 +234,7 @@ def wait_summary(group, truth):
     return total, per_step
 
 
-def first_collective_ratios(records, truth_steps):
+def first_collective_ratios(records):
     """Per step: duration of the first collective over the median collective duration."""
     out = []
     for record in records:
@@ -237,7 +244,7 @@ def first_collective_ratios(records, truth_steps):
     return out
 
 
-def group_expectation(args, group, records, truth):
+def group_expectation(group, records, truth):
     total, per_step = wait_summary(group, truth)
     least = min(group, key=lambda r: (total[r], r))
     step_time = [max(records[r][i]["gpu_end"] for r in group) -
@@ -247,7 +254,7 @@ def group_expectation(args, group, records, truth):
             "least_wait_rank": least,
             "lost_gpu_us_per_step": [round(x, 3) for x in lost],
             "lost_share_of_step": [round(x / (len(group) * t), 4) if t else 0.0 for x, t in zip(lost, step_time)],
-            "first_collective_over_median": {str(r): first_collective_ratios(records[r], truth) for r in group}}
+            "first_collective_over_median": {str(r): first_collective_ratios(records[r]) for r in group}}
 
 
 def step_summary(records, programs, offset, style):
@@ -320,7 +327,7 @@ def main(argv=None):
                 "truth": []}
     for gi, (pg_name, group) in enumerate(groups):
         records, truth = ts.simulate_group(programs, group, knobs_of(args), seed=args.seed * 1009 + gi)
-        manifest["groups"].append(group_expectation(args, group, records, truth))
+        manifest["groups"].append(group_expectation(group, records, truth))
         style = meta_for(args, group[0], group, gi, groups, 0.0, device)["annotation_style"]
         manifest["groups"][-1]["steps_of_first_rank"] = step_summary(records[group[0]], programs,
                                                                      offsets[group[0]], style)

@@ -4,7 +4,8 @@ Not a script: tools/make-rank-set.py, tools/make-diff-runs.py and the tests impo
 
 Model
 -----
-A *step model* is the GPU work of one serving step, taken from a real Kineto trace:
+A *step model* is the GPU work of one serving step, taken from a real Kineto trace (the
+SGLang Qwen3-8B and vLLM gpt-oss MI300X-class traces of ../shared/traces/real):
 the kernels of the step in time order (name, category, stream, duration, the idle gap
 before it, grid/block) and, for each host launch (cudaLaunchKernel, hipGraphLaunch, ...),
 the host call stack that issued it (the enclosing python_function and cpu_op events,
@@ -26,8 +27,11 @@ after the MLP down projection (both RowParallelLinear). In SGLang the reduced ou
 added to the residual by the *next* fused add+RMSNorm kernel, so the kernel right before
 every residual RMSNorm is one of those two projections. The generator therefore finds
 the norms by name (``RESIDUAL_NORM_RE``: aiter ``add_rmsnorm_quant_kernel`` whose first
-bool template argument, the residual flag, is true; or flashinfer/sgl ``FusedAddRMSNorm``)
-and inserts one all-reduce after the kernel before each. On the eager SGLang Qwen3-8B
+bool template argument, the residual flag, is true; or flashinfer/sgl ``FusedAddRMSNorm``;
+where norm names do not tell, as ck_tile ``Rmsnorm2dFwd`` in the vLLM gpt-oss traces,
+every RMSNorm after the first layer's input norm) and inserts one all-reduce after the
+kernel before each (there: the attention o_proj GEMM and ``_finalize_matmul_scatter``,
+the MoE output). On the eager SGLang Qwen3-8B
 prefill trace every such kernel is launched from ``sglang/srt/layers/linear.py(1514):
 forward`` (RowParallelLinear.forward) and no other kernel is: ``anchor_frames`` reports
 the frames so the tests can check this.
@@ -52,7 +56,6 @@ Timing model (one TP group, one step at a time)
   as on separate hosts, so timestamps cannot be compared across ranks.
 """
 
-import copy
 import gzip
 import io
 import json
