@@ -273,16 +273,15 @@ def step_summary(records, programs, offset, style):
 
 
 def meta_for(args, rank, group, gi, groups, offset, model_device):
-    c = rank_coords(args, rank)
     return {"device": rank % max(1, args.ranks // args.nodes), "host_pid": 4000 + 97 * rank,
             "offset_us": offset, "group": group, "pg_name": str(gi + 1),
             "distributed_info": ts.distributed_info(rank, args.ranks, groups),
             "device_props": model_device, "base_time_ns": BASE_TIME_NS + int(offset * 1000),
             "annotation_style": {"sglang": "sglang", "tokenspeed": "sglang", "vllm": "source"}.get(args.framework, "none"),
-            "host_name": f"{args.framework}::scheduler_TP{c['tp']}"}
+            "host_name": "python3"}
 
 
-def api_server_trace(args, rng):
+def api_server_trace(rng):
     """The vLLM API server's CPU-only trace: Python frames and CPU ops, no GPU work."""
     pid = 3999
     root = "/usr/local/lib/python3.12/dist-packages/vllm"
@@ -337,7 +336,7 @@ def main(argv=None):
     if args.framework == "vllm" and not args.no_api_server_trace:
         name = f"host0_3999.async_llm.{BASE_TIME_NS + 12345}.pt.trace.json.gz"
         path = os.path.join(rank_dir(args, 0), name)
-        ts.write_trace(path, api_server_trace(args, rng))
+        ts.write_trace(path, api_server_trace(rng))
         manifest["api_server_trace"] = os.path.relpath(path, args.out)
     ts.write_json(os.path.join(args.out, "manifest.json"), manifest)
     return 0
