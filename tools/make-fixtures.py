@@ -64,6 +64,7 @@ def run_recipe(root, dest, tool, args):
     target = os.path.join(root, dest)
     if os.path.isdir(target):
         shutil.rmtree(target)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
     cmd = [sys.executable, os.path.join(TOOLS, tool)]
     cmd += [target] if tool == "make-escape-trace.py" else ["--out", target] + args
     subprocess.run(cmd, check=True)
@@ -98,6 +99,10 @@ def compare_trees(want_root, got_root):
                 rel = os.path.relpath(os.path.join(base, name), want_root)
                 if not os.path.exists(os.path.join(got_root, rel)):
                     problems.append(f"{rel} (no longer generated)")
+        manifest = dest + ".manifest.json"
+        if os.path.exists(os.path.join(got_root, manifest)):
+            if not filecmp.cmp(os.path.join(want_root, manifest), os.path.join(got_root, manifest), shallow=False):
+                problems.append(manifest)
     return problems
 
 

@@ -7,8 +7,10 @@ default SGLang, TokenSpeed and TRT-LLM sets use the SGLang Qwen3-8B MI300X decod
 prefill steps, vLLM sets the vLLM gpt-oss decode and mixed steps (real vLLM kernels,
 frames and expert kernels); --decode-source/--prefill-source choose others. The output is
 one Kineto trace per rank, named as the chosen framework names them, each with its own
-distributedInfo (rank, world_size, process groups) and clock, plus manifest.json stating
-what was generated and the ground truth a test can check.
+distributedInfo (rank, world_size, process groups) and clock, plus a manifest (JSON;
+--manifest, default OUT.manifest.json beside the output directory, so the directory holds
+only what the framework would write) stating what was generated and the ground truth a
+test can check.
 
 Model (details in tools/tracesynth.py)
   * Ranks form TP groups of --ranks/--dp ranks. Every rank runs the same kernels (the
@@ -109,6 +111,7 @@ BASE_TIME_NS = 1_700_000_000_000_000_000
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True, help="output directory (created)")
+    p.add_argument("--manifest", default=None, help="manifest path (default: OUT.manifest.json)")
     p.add_argument("--ranks", type=int, default=4)
     p.add_argument("--dp", type=int, default=1, help="data-parallel replicas (TP = ranks/dp)")
     p.add_argument("--framework", choices=["sglang", "vllm", "trtllm", "tokenspeed"], default="sglang")
@@ -150,6 +153,8 @@ def parse_args(argv):
         p.error("--split-stages: only SGLang and TokenSpeed write one file per stage")
     if args.nodes < 1 or args.ranks % args.nodes:
         p.error("--ranks must be a multiple of --nodes")
+    if args.manifest is None:
+        args.manifest = args.out.rstrip("/") + ".manifest.json"
     if args.moe_hot_rank is None:
         args.moe_hot_rank = args.ranks - 1
     family = "vllm" if args.framework == "vllm" else "sglang"
@@ -338,7 +343,7 @@ def main(argv=None):
         path = os.path.join(rank_dir(args, 0), name)
         ts.write_trace(path, api_server_trace(rng))
         manifest["api_server_trace"] = os.path.relpath(path, args.out)
-    ts.write_json(os.path.join(args.out, "manifest.json"), manifest)
+    ts.write_json(args.manifest, manifest)
     return 0
 
 

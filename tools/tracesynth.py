@@ -131,15 +131,15 @@ def write_bytes_deterministic(path, text):
 
 
 def argv_without_out(argv):
-    """The generator's arguments without --out DIR (manifests do not depend on where
-    they were written)."""
+    """The generator's arguments without --out / --manifest (manifests do not depend on
+    where they were written)."""
     out, skip = [], False
     for a in argv:
         if skip:
             skip = False
-        elif a == "--out":
+        elif a in ("--out", "--manifest"):
             skip = True
-        elif not a.startswith("--out="):
+        elif not a.startswith(("--out=", "--manifest=")):
             out.append(a)
     return out
 

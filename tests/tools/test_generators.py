@@ -50,7 +50,12 @@ def check(cond, message):
 def generate(out, *args):
     subprocess.run([sys.executable, os.path.join(TOOLS, "make-rank-set.py"), "--out", out, *map(str, args)],
                    check=True)
-    with open(os.path.join(out, "manifest.json")) as handle:
+    return load_manifest(out)
+
+
+def load_manifest(out):
+    """The manifest make-rank-set.py writes beside its output directory."""
+    with open(out.rstrip("/") + ".manifest.json") as handle:
         return json.load(handle)
 
 
@@ -256,8 +261,7 @@ def kernels_by_step(doc, events, windows):
 
 def content_stages():
     root = os.path.join(DATA, "stages", "sglang-step-annotations-tp4")
-    with open(os.path.join(root, "manifest.json")) as handle:
-        m = json.load(handle)
+    m = load_manifest(root)
     check(not os.path.exists(os.path.join(root, "server_args.json")), "stages: server_args.json present")
     expect = m["groups"][0]["steps_of_first_rank"]
     for rank, path in rank_files(root, m).items():
@@ -285,16 +289,14 @@ def content_stages():
 
 def content_ranks():
     root = os.path.join(DATA, "ranks", "sglang-decode-first-wait-tp4")
-    with open(os.path.join(root, "manifest.json")) as handle:
-        m = json.load(handle)
+    m = load_manifest(root)
     ratios = first_wait_ratios(rank_files(root, m)[0])
     check(len(ratios) == 4 and all(20 <= x <= 70 for x in ratios), f"first-wait fixture: ratios {ratios}")
     group_waits(root, m, [0, 1, 2, 3], "first-wait fixture")
     for name, groups, slowed in (("sglang-decode-slow2-tp4", [[0, 1, 2, 3]], {0: 2}),
                                  ("vllm-v1-dp2-tp4", [[0, 1, 2, 3], [4, 5, 6, 7]], {1: 5})):
         root = os.path.join(DATA, "ranks", name)
-        with open(os.path.join(root, "manifest.json")) as handle:
-            m = json.load(handle)
+        m = load_manifest(root)
         for gi, group in enumerate(groups):
             waits = group_waits(root, m, group, name)
             if gi in slowed:
@@ -360,7 +362,8 @@ def mode_content(_args):
 # read
 
 def fixture_inputs():
-    dirs = [os.path.join(DATA, "ranks", d) for d in sorted(os.listdir(os.path.join(DATA, "ranks")))]
+    dirs = [os.path.join(DATA, "ranks", d) for d in sorted(os.listdir(os.path.join(DATA, "ranks")))
+            if os.path.isdir(os.path.join(DATA, "ranks", d))]
     dirs += [os.path.join(DATA, "ranks", "vllm-v1-dp2-tp4", "node0"),
              os.path.join(DATA, "stages", "sglang-step-annotations-tp4"),
              os.path.join(DATA, "diff", "generated", "before"), os.path.join(DATA, "diff", "generated", "after")]
