@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""make-diff-runs.py - two generated single-rank runs (before/after) for `triage diff`.
+
+Both runs are the same SGLang decode program (real Qwen3-8B MI300X step, see
+tools/tracesynth.py; TP 1, --layers layers, --steps steps, CUDA/HIP-graph replay),
+simulated with different noise seeds. The "after" run carries three injected changes:
+
+  slower   every kernel whose name matches --slow-kernel takes --slow-factor times as long
+           (default: the MLP gate_up GEMM, 1.30, by far the largest change);
+  removed  every --removed-kernel launch is gone (default: rotary_embedding_kernel);
+  new      in its place runs --new-kernel, --new-dur-us long (default: an inductor
+           Triton kernel, as if RoPE had been compiled into a fused kernel).
+
+Noise: every other kernel instance is scaled by its own factor in 1 +- --noise
+(default 1 %) in both runs, so no uninjected kernel family moves by more than that;
+the manifest's noise floor (--floor-pct, default 3 %) sits above it.
+
+Output (--out DIR): DIR/before/ and DIR/after/ (profile directories, one file each,
+named as SGLang names a TP-0 trace) and DIR/manifest.json with the injected changes,
+their deltas measured on the generated files (GPU time per canonical kernel name, as
+triage's kernel table matches them) and the largest uninjected delta. Deterministic:
+the same arguments give the same bytes. Python 3 standard library only.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tracesynth as ts  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join(REPO, "tests", "data", "sources", "sglang-qwen3-8b-decode.step.json.gz")
+GATE_UP = r"^Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_"
+NEW_KERNEL = "triton_poi_fused_add_cat_mul_neg_slice_0"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--source", default=SOURCE)
+    p.add_argument("--layers", type=int, default=8)
+    p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--slow-kernel", default=GATE_UP, help="regex of the family made slower")
+    p.add_argument("--slow-factor", type=float, default=1.30)
+    p.add_argument("--removed-kernel", default=r"^void rotary_embedding_kernel<")
+    p.add_argument("--new-kernel", default=NEW_KERNEL)
+    p.add_argument("--new-dur-us", type=float, default=4.5)
+    p.add_argument("--noise", type=float, default=0.01)
+    p.add_argument("--floor-pct", type=float, default=3.0)
+    p.add_argument("--profile-id", default="1700000100.000")
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def canonical_name(name):
+    """triage's kernel identity (reference sec. 2.5): whitespace normalised, hex literals
+    as 0xADDR, the parameter list of a `void f<...>(...)` name cut."""
+    name = re.sub(r"0x[0-9a-fA-F]+", "0xADDR", " ".join(name.split()))
+    if name.startswith("void ") and name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                return name[:i].rstrip()
+    return name
+
+
+def after_program(program, args):
+    """Copy of the program with the three changes injected."""
+    slow, removed = re.compile(args.slow_kernel), re.compile(args.removed_kernel)
+    out = dict(program, ops=[])
+    for op in program["ops"]:
+        if removed.search(op["name"]):
+            out["ops"].append(dict(op, name=args.new_kernel, dur=args.new_dur_us, ext=False,
+                                   grid=[64, 1, 1], block=[128, 1, 1]))
+            continue
+        if slow.search(op["name"]):
+            op = dict(op, dur=op["dur"] * args.slow_factor)
+        out["ops"].append(op)
+    return out
+
+
+def run(args, programs, seed, sub):
+    knobs = {"slow_rank": None, "slowdown": 0.0, "moe_hot_rank": None, "moe_imbalance": 0.0,
+             "noise": args.noise, "first_wait_us": 0.0, "first_wait_stages": []}
+    records, _ = ts.simulate_group(programs, [0], knobs, seed=seed)
+    model = ts.load_step_model(args.source)
+    meta = {"device": 0, "host_pid": 4000, "offset_us": 0.0, "group": [0], "pg_name": "1",
+            "distributed_info": ts.distributed_info(0, 1, []), "device_props": model["device"],
+            "base_time_ns": 1_700_000_000_000_000_000, "annotation_style": "sglang",
+            "host_name": "python3"}
+    doc = ts.render_rank_trace(0, records[0], programs, meta)
+    path = os.path.join(args.out, sub, f"{args.profile_id}-TP-0.trace.json.gz")
+    ts.write_trace(path, doc)
+    return path, doc
+
+
+def family_times(doc):
+    out = {}
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            key = canonical_name(e["name"])
+            out[key] = out.get(key, 0.0) + e["dur"]
+    return out
+
+
+def change(kind, name, before, after):
+    b, a = before.get(name, 0.0), after.get(name, 0.0)
+    return {"change": kind, "canonical_name": name, "before_us": round(b, 3), "after_us": round(a, 3),
+            "delta_us": round(a - b, 3), "delta_pct": round(100.0 * (a - b) / b, 2) if b else None}
+
+
+def main(argv=None):
+    args = parse_args(argv if argv is not None else sys.argv[1:])
+    model = ts.load_step_model(args.source)
+    base = ts.build_program(model, args.layers, 1, "sglang")
+    before_path, before = run(args, [base] * args.steps, args.seed * 2 + 1, "before")
+    after_path, after = run(args, [after_program(base, args)] * args.steps, args.seed * 2 + 2, "after")
+    fb, fa = family_times(before), family_times(after)
+    slow_names = sorted({n for n in fb if re.search(args.slow_kernel, n)})
+    removed_names = sorted({n for n in fb if re.search(args.removed_kernel, n)})
+    injected = [change("slower", n, fb, fa) for n in slow_names]
+    injected += [change("removed", n, fb, fa) for n in removed_names]
+    injected.append(change("new", args.new_kernel, fb, fa))
+    touched = set(slow_names) | set(removed_names) | {args.new_kernel}
+    others = [change("noise", n, fb, fa) for n in sorted(set(fb) | set(fa)) if n not in touched]
+    worst = max(others, key=lambda c: abs(c["delta_pct"] or 0.0))
+    total_b, total_a = sum(fb.values()), sum(fa.values())
+    manifest = {"generator": "tools/make-diff-runs.py", "argv": ts.argv_without_out(argv if argv is not None else sys.argv[1:]),
+                "before": os.path.relpath(before_path, args.out), "after": os.path.relpath(after_path, args.out),
+                "total_gpu_us": {"before": round(total_b, 3), "after": round(total_a, 3),
+                                 "delta_us": round(total_a - total_b, 3)},
+                "injected": injected, "first_change": injected[0]["canonical_name"],
+                "noise": {"per_kernel_pct": 100.0 * args.noise, "floor_pct": args.floor_pct,
+                          "largest_uninjected": worst},
+                "families": {"before": len(fb), "after": len(fa)}}
+    ts.write_json(os.path.join(args.out, "manifest.json"), manifest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
