@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens.h"
 #include "triage/limits.h"
 
 #define LOCAL_TEXT_BYTES 512
@@ -142,6 +143,20 @@ static void say(char *why, size_t cap, const char *kind, const char *pattern) {
 static bool match_uncached(const te_matcher *m, const char *s, size_t len, char *why,
                            size_t cap, unsigned depth);
 
+static bool tokens_hit(const te_matcher *m, const char *s, size_t len, char *why, size_t cap) {
+  te_token_form tf;
+  if (!te_token_form_build(&tf, s, len)) return false;
+  bool hit = false;
+  for (size_t i = 0; !hit && i < m->n_tokens; i++) {
+    if (te_token_form_hit(&tf, m->tokens[i], m->token_lens[i])) {
+      hit = true;
+      say(why, cap, "token", m->tokens[i]);
+    }
+  }
+  te_token_form_free(&tf);
+  return hit;
+}
+
 static bool exclude_hits(const te_matcher *m, const char *s, size_t len, unsigned depth) {
   const te_matcher *ex = m->exclude.resolved;
   if (!ex) ex = m->exclude.inline_m;
@@ -169,6 +184,7 @@ static bool match_uncached(const te_matcher *m, const char *s, size_t len, char 
       say(why, cap, "word", m->words[i]);
     }
   }
+  if (!hit && m->n_tokens) hit = tokens_hit(m, s, len, why, cap);
   for (size_t i = 0; !hit && i < m->n_prefixes; i++) {
     if (m->prefix_lens[i] <= len && memcmp(f.folded, m->prefixes[i], m->prefix_lens[i]) == 0) {
       hit = true;

@@ -43,13 +43,15 @@ struct te_matcher {
   te_origin origin;
   bool case_sensitive;
   bool compact;
-  size_t n_keywords, n_words, n_prefixes, n_regex;
+  size_t n_keywords, n_words, n_tokens, n_prefixes, n_regex;
   const char **keywords; /* lower-cased unless case_sensitive */
   size_t *keyword_lens;
   const char **compact_keywords; /* alnum-only lower-case form, for compact mode */
   size_t *compact_lens;
   const char **words;
   size_t *word_lens;
+  const char **tokens; /* lower-case alphanumerics; hit whole runs of name tokens (tokens.h) */
+  size_t *token_lens;
   const char **prefixes;
   size_t *prefix_lens;
   const char **regex_src;

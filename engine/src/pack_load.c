@@ -273,6 +273,28 @@ static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_
   }
 }
 
+/* `tokens:` entries are stored as their lower-case alphanumerics (tokens.h); an entry
+ * with none could never hit. */
+static void token_list(vctx *v, const ty_node *n, te_matcher *m) {
+  size_t count = 0;
+  const char **src = get_str_list(v, n, "tokens", &count);
+  if (!count) return;
+  m->tokens = te_arena_alloc(v->a, count * sizeof *m->tokens);
+  m->token_lens = te_arena_alloc(v->a, count * sizeof *m->token_lens);
+  if (!m->tokens || !m->token_lens) return;
+  for (size_t i = 0; i < count; i++) {
+    size_t len = 0;
+    const char *c = compacted(v, src[i], strlen(src[i]), &len);
+    if (c && !len) {
+      verr(v, n->items[i], "tokens entry '%.80s' has no letter or digit", src[i]);
+      continue;
+    }
+    if (!c) continue;
+    m->tokens[m->n_tokens] = c;
+    m->token_lens[m->n_tokens++] = len;
+  }
+}
+
 static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
   static const char *const keys[] = {"match", "no_match", NULL};
   if (!expect_map(v, n, "examples")) return;
@@ -303,8 +325,8 @@ static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
 }
 
 static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
-  static const char *const keys[] = {"keywords", "words",   "prefixes", "regex", "case_sensitive",
-                                     "compact",  "exclude", "examples", NULL};
+  static const char *const keys[] = {"keywords", "words",   "tokens",   "prefixes", "regex",
+                                     "case_sensitive", "compact", "exclude", "examples", NULL};
   if (!expect_map(v, n, what)) return NULL;
   size_t errors_before = v->errors;
   char ctx[160];
@@ -321,6 +343,7 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
                  &m->keyword_lens);
   if ((x = ty_get(n, "words")))
     literal_list(v, x, "words", m->case_sensitive, &m->n_words, &m->words, &m->word_lens);
+  if ((x = ty_get(n, "tokens"))) token_list(v, x, m);
   if ((x = ty_get(n, "prefixes")))
     literal_list(v, x, "prefixes", m->case_sensitive, &m->n_prefixes, &m->prefixes,
                  &m->prefix_lens);
@@ -359,9 +382,9 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
   }
   if ((x = ty_get(n, "examples"))) parse_examples(v, m, x);
   /* A matcher with no pattern could never hit: almost certainly a typo or a lost list. */
-  if (v->errors == errors_before && !m->n_keywords && !m->n_words && !m->n_prefixes &&
-      !m->n_regex)
-    verr(v, n, "%s needs at least one of keywords, words, prefixes or regex", ctx);
+  if (v->errors == errors_before && !m->n_keywords && !m->n_words && !m->n_tokens &&
+      !m->n_prefixes && !m->n_regex)
+    verr(v, n, "%s needs at least one of keywords, words, tokens, prefixes or regex", ctx);
   return v->errors == errors_before ? m : NULL;
 }
 

@@ -73,6 +73,8 @@ static const char *const matcher_pack =
     "  ex: {keywords: [flash], exclude: {keywords: [flashinfer]}}\n"
     "  ex_named: {keywords: [copy], exclude: compute}\n"
     "  compute: {keywords: [gemm, cutlass]}\n"
+    "  tk: {tokens: [rmsnorm, quant, fp8, all_reduce, kv-cache]}\n"
+    "  tk_junk: {tokens: [enum e]}\n"
     "  evil: {regex: ['^(a+)+$']}\n";
 
 Test(engine_matcher, keywords_are_case_insensitive_substrings) {
@@ -100,6 +102,48 @@ Test(engine_matcher, words_need_non_alphanumeric_neighbours) {
   cr_assert_not(hit(m, "concat"));
   cr_assert(hit(m, "add3dd add"), "a later occurrence may qualify");
   te_rules_destroy(r);
+}
+
+Test(engine_matcher, tokens_hit_whole_camel_digit_and_separator_tokens) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "tk");
+  cr_assert(hit(m, "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>"),
+            "CamelCase acronym run RMS|Norm");
+  cr_assert(hit(m, "rms_norm_kernel"), "an entry may span separated tokens");
+  cr_assert(hit(m, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
+  cr_assert(hit(m, "per_token_quant_fp8"));
+  cr_assert(hit(m, "__nv_fp8_e4m3"), "letters and digits are separate tokens");
+  cr_assert(hit(m, "KVCacheWrite"), "KV|Cache");
+  cr_assert_not(hit(m, "rocm_unquantized_gemm_impl"), "quant inside unquantized");
+  cr_assert_not(hit(m, "quantize_kernel"), "quant is not a whole token of quantize");
+  cr_assert_not(hit(m, "rmsnorms"));
+  cr_assert_not(hit(m, "xfp8"), "xfp|8: fp8 does not start at a token");
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, tokens_read_length_prefixed_identifiers_of_mangled_names) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "tk");
+  cr_assert(hit(m, "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_"));
+  /* the type codes between identifiers are no words: "Lb0E" etc. never form "quant" */
+  cr_assert_not(hit(m, "_ZN5aiter12gelu_kernelIDF16bLi64EEEvPT0_"));
+  /* a literal value E1E after an enum type is not a length: no junk token "E" */
+  const char *ck = "_ZN7ck_tile6kentryILNS_14FusedQuantEnumE1ENS_9RmsNorm2dEEEvT_";
+  cr_assert(hit(m, ck));
+  cr_assert_not(hit(named(r, "tk_junk"), ck));
+  /* a name that only looks mangled falls back to plain tokens */
+  cr_assert(hit(m, "_Z_rmsnorm"));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, tokens_entry_without_alphanumerics_is_an_error) {
+  te_status st;
+  te_diags *d = failing("pack: p\nversion: 1\nmatchers:\n  t: {tokens: ['_-']}\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "no letter or digit"), "%s",
+            te_diags_get(d, 0)->message);
+  cr_assert_eq(te_diags_get(d, 0)->line, 4);
+  te_diags_destroy(d);
 }
 
 Test(engine_matcher, prefixes_anchor_at_start) {
