@@ -883,21 +883,25 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, const char *na
   return false;
 }
 
-/* Index of the deciding rule of c for name, -1 for the default; cached per classifier. */
+/* Index of the deciding rule of c for name, -1 for the default; cached per classifier.
+ * Every rule tests the same subject, so the name's token form is built once. */
 static int decide(const te_rules *r, const te_classifier *c, const char *name, size_t len,
                   unsigned depth) {
   te_strcache *cache = &r->classifier_caches[c - r->classifiers];
   int decided = -1;
   if (te_strcache_get(cache, name, len, &decided)) return decided;
   decided = -1;
+  te_subject subj;
+  te_subject_init(&subj, name, len);
   for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
     const te_class_rule *cr = &c->rules[i];
     if (!cr->match && !cr->from_classifier) continue;
-    if (cr->match && !te_matcher_match_uncached(cr->match, name, len)) continue;
+    if (cr->match && !te_matcher_match_subject(cr->match, &subj)) continue;
     if (cr->from_classifier && !from_hits(r, cr, name, len, depth)) continue;
-    if (cr->unless && te_matcher_match_uncached(cr->unless, name, len)) continue;
+    if (cr->unless && te_matcher_match_subject(cr->unless, &subj)) continue;
     decided = (int)i;
   }
+  te_subject_done(&subj);
   te_strcache_put(cache, name, len, decided);
   return decided;
 }

@@ -77,12 +77,13 @@ static size_t append_mangled(te_token_form *f, const char *s, size_t len) {
 
 bool te_token_form_build(te_token_form *f, const char *s, size_t len) {
   memset(f, 0, sizeof *f);
-  f->text = malloc(len + 1);
-  f->starts = malloc(len + 1);
-  if (!f->text || !f->starts) {
-    te_token_form_free(f);
-    return false;
-  }
+  /* one block: text, starts, then the aligned token-start positions */
+  size_t pos_off = (2 * (len + 1) + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+  char *block = malloc(pos_off + (len + 1) * sizeof(size_t));
+  if (!block) return false;
+  f->text = block;
+  f->starts = (unsigned char *)block + len + 1;
+  f->pos = (size_t *)(void *)(block + pos_off);
   bool mangled = len > 2 && s[0] == '_' && s[1] == 'Z';
   if (!mangled || append_mangled(f, s, len) == 0) {
     f->len = 0;
@@ -90,20 +91,23 @@ bool te_token_form_build(te_token_form *f, const char *s, size_t len) {
   }
   f->starts[f->len] = 1;
   f->text[f->len] = '\0';
+  for (size_t i = 0; i < f->len; i++)
+    if (f->starts[i]) f->pos[f->n_tokens++] = i;
   return true;
 }
 
 void te_token_form_free(te_token_form *f) {
-  free(f->text);
-  free(f->starts);
+  free(f->text); /* the block holding starts and pos too */
   memset(f, 0, sizeof *f);
 }
 
 bool te_token_form_hit(const te_token_form *f, const char *entry, size_t elen) {
   if (!elen || elen > f->len) return false;
-  for (size_t i = 0; i + elen <= f->len; i++) {
-    if (!f->starts[i] || !f->starts[i + elen]) continue;
-    if (f->text[i] == entry[0] && memcmp(f->text + i, entry, elen) == 0) return true;
+  for (size_t k = 0; k < f->n_tokens; k++) {
+    size_t i = f->pos[k];
+    if (i + elen > f->len) break;
+    if (!f->starts[i + elen] || f->text[i] != entry[0]) continue;
+    if (memcmp(f->text + i, entry, elen) == 0) return true;
   }
   return false;
 }

@@ -22,6 +22,8 @@ typedef struct te_token_form {
   char *text;            /* lower-case alphanumerics of every token, concatenated */
   size_t len;
   unsigned char *starts; /* starts[i] != 0: a token starts at text[i]; starts[len] = 1 */
+  size_t *pos;           /* the token starts, ascending (n_tokens of them) */
+  size_t n_tokens;
 } te_token_form;
 
 /* Builds the token form of s[0..len). A name starting with "_Z" is read as a mangled
