@@ -53,6 +53,24 @@ def main():
     rc, out, err = run([triage, "rules", "check"])
     if "warning" in err:
         failures.append(f"the default packs have dead rules: {err!r}")
+    # the shipped compat pack loads after the defaults and passes its own examples
+    for cmd in (["rules", "check"], ["rules", "test"]):
+        rc, out, err = run([triage, "--compat", "reference"] + cmd)
+        if rc != 0 or "warning" in err:
+            failures.append(f"--compat reference {' '.join(cmd)}: exit {rc}, stderr {err[:2000]!r}")
+    rc, out, err = run([triage, "--compat", "reference", "rules", "explain", name])
+    if rc != 0 or not re.search(r"overlap category:\s+other \(default", out):
+        failures.append(f"--compat reference explain: nvjet is overlap 'other' in the reference: {out!r}")
+    rc, out, err = run([triage, "--compat", "no-such-mode", "rules", "check"])
+    if rc != 2 or "unknown compatibility mode 'no-such-mode'" not in err:
+        failures.append(f"--compat no-such-mode: exit {rc}, stderr {err!r}")
+    # the report command line: --compat needs a known NAME (usage errors, exit 2)
+    rc, out, err = run([triage, "--compat"])
+    if rc != 2 or "--compat needs a value" not in err:
+        failures.append(f"--compat without a value: exit {rc}, stderr {err!r}")
+    rc, out, err = run([triage, "--compat", "../x", "trace.json"])
+    if rc != 2 or "not a compatibility mode name" not in err:
+        failures.append(f"--compat ../x: exit {rc}, stderr {err!r}")
     for f in failures:
         print("FAIL " + f)
     print(f"{len(failures)} failures")
