@@ -898,6 +898,33 @@ static te_rules *default_rules(void) {
   return r;
 }
 
+/* The compat pack must decide every classifier rule the reference has not: each rule of
+ * the kernel and overlap classifiers, after it loads, comes from the compat pack (a
+ * reference rule, or a default rule replaced by one that never hits). A rule added to
+ * the defaults without its compat entry would leak a new judgement into --compat. */
+Test(engine_defaults, compat_pack_decides_every_classifier_rule) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  const char *dir = getenv("TRIAGE_RULES_DIR");
+  char defaults[1024], compat[1100];
+  snprintf(defaults, sizeof defaults, "%s", dir && *dir ? dir : TRIAGE_SOURCE_DIR "/rules");
+  snprintf(compat, sizeof compat, "%s/compat/reference.yaml", defaults);
+  cr_assert_eq(te_rules_load_path(r, defaults, d), TE_OK);
+  cr_assert_eq(te_rules_load_path(r, compat, d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  const char *ids[] = {"kernel", "overlap"};
+  for (size_t k = 0; k < 2; k++) {
+    const te_classifier *c = te_rules_classifier(r, ids[k]);
+    cr_assert_not_null(c);
+    for (size_t i = 0; i < c->n_rules; i++)
+      cr_assert(strstr(c->rules[i].origin.file, "compat/reference.yaml"),
+                "classifier rule '%s/%s' (%s) has no entry in the compat pack", ids[k],
+                c->rules[i].id, c->rules[i].origin.file);
+  }
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
 Test(engine_defaults, default_packs_load_and_pass_examples) {
   te_rules *r = default_rules();
   cr_assert_gt(te_rules_pack_count(r), 0);
