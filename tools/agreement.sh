@@ -4,6 +4,8 @@
 #   usage: tools/agreement.sh [PATH_TO_TRIAGE]   (default: build/triage)
 #   env:   SHARED=/path/to/shared (default: ../shared next to the repo)
 #          VERBOSE=1 prints every differing cell
+#          COMPAT=reference runs triage --compat reference (the reference's judgements
+#          and layout: every cell agrees, see docs/deviations.md)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-build/triage}
@@ -16,9 +18,12 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$shared" || exit 2
 quiet=--quiet
 [ "${VERBOSE:-0}" = 1 ] && quiet=
+compat=
+[ -n "${COMPAT:-}" ] && compat="--compat $COMPAT"
 run_case() { # name, args...
   name=$1; shift
-  "$bin" --quiet "$@" >"$tmp/$name.md" 2>"$tmp/$name.err"
+  # shellcheck disable=SC2086
+  "$bin" --quiet $compat "$@" >"$tmp/$name.md" 2>"$tmp/$name.err"
   rc=$?
   echo "== $name (exit $rc)"
   [ $rc -eq 0 ] || head -3 "$tmp/$name.err"

@@ -4,7 +4,7 @@
 # tests/rules/schema-bad/ are rejected (so the check is able to fail).
 #
 # Usage: tools/check-rule-schema.sh [PACK.yaml ...]
-#   With no argument: rules/*.yaml and docs/examples/*.yaml.
+#   With no argument: rules/*.yaml, rules/compat/*.yaml and docs/examples/*.yaml.
 # Installs ajv-cli (pinned in tools/package.json) into tools/node_modules when missing;
 # needs node + npm (tools/install-deps.sh --with-tests). Exit 0 = all good.
 set -euo pipefail
@@ -31,7 +31,7 @@ if [ "$#" -gt 0 ]; then
   good=("$@")
 else
   shopt -s nullglob
-  good=("$root"/rules/*.yaml "$root"/docs/examples/*.yaml)
+  good=("$root"/rules/*.yaml "$root"/rules/compat/*.yaml "$root"/docs/examples/*.yaml)
 fi
 bad=("$root"/tests/rules/schema-bad/*.yaml)
 

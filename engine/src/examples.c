@@ -61,13 +61,16 @@ static void check_class_rule(run_ctx *rc, const te_classifier *c, const class_ru
       const te_example *ex = &m->examples[i];
       rc->checked++;
       const te_class_rule *by = NULL;
-      const char *cat = te_rules_classify(rc->r, c->id, ex->text, &by);
+      te_rules_classify(rc->r, c->id, ex->text, &by);
+      /* judged by the label the rule gives (its kind), so a finer kind's examples must
+       * land in that kind, not just in its parent category */
+      const char *kind = te_rules_kind(rc->r, c->id, ex->text);
       char got[300];
-      snprintf(got, sizeof got, " (classified '%s' by %s%s)", cat ? cat : "?",
+      snprintf(got, sizeof got, " (classified '%s' by %s%s)", kind ? kind : "?",
                by ? "rule " : "the default", by ? by->id : "");
-      if (ex->should_match && (!cat || strcmp(cat, e->category) != 0))
+      if (ex->should_match && (!kind || strcmp(kind, e->category) != 0))
         fail(rc, ex, "should match %s but does not%s", label, got);
-      else if (!ex->should_match && cat && strcmp(cat, e->category) == 0)
+      else if (!ex->should_match && kind && strcmp(kind, e->category) == 0)
         fail(rc, ex, "should not match %s but does%s", label, got);
     }
     if (m->has_exclude && m->exclude.inline_m) {
@@ -162,4 +165,49 @@ te_status te_rules_run_examples(const te_rules *r, te_diags *diags, size_t *n_ch
   check_rest(&rc);
   if (n_checked) *n_checked = rc.checked;
   return rc.failed ? TE_ERR_INVALID : TE_OK;
+}
+
+/* ---------------------------------------------------------------- dead rules */
+
+/* A rule is dead when none of its own match examples reaches it and an earlier rule
+ * decides at least one of them: the earlier rule shadows it. (Examples that reach no
+ * rule at all are example failures, reported by te_rules_run_examples.) */
+static bool dead_rule(const te_rules *r, const te_classifier *c, size_t k, const te_example **ex_out,
+                      const te_class_rule **by_out) {
+  const te_matcher *m = c->rules[k].match;
+  if (!m || m->name) return false; /* a named matcher's examples are its own, not the rule's */
+  bool shadowed = false;
+  for (size_t i = 0; i < m->n_examples; i++) {
+    const te_example *ex = &m->examples[i];
+    if (!ex->should_match) continue;
+    const te_class_rule *by = NULL;
+    te_rules_classify(r, c->id, ex->text, &by);
+    if (by == &c->rules[k]) return false;
+    if (by && by < &c->rules[k] && !shadowed) {
+      shadowed = true;
+      *ex_out = ex;
+      *by_out = by;
+    }
+  }
+  return shadowed;
+}
+
+size_t te_rules_find_dead_rules(const te_rules *r, te_diags *diags) {
+  if (!r || !r->finalized || r->failed) return 0;
+  size_t found = 0;
+  for (size_t i = 0; i < r->n_classifiers; i++) {
+    const te_classifier *c = &r->classifiers[i];
+    for (size_t k = 0; k < c->n_rules; k++) {
+      const te_example *ex = NULL;
+      const te_class_rule *by = NULL;
+      if (!dead_rule(r, c, k, &ex, &by)) continue;
+      found++;
+      const te_origin *o = &c->rules[k].origin;
+      te_diags_add(diags, TE_SEV_WARNING, o->file, o->line, o->col,
+                   "classifier rule '%s/%s' is dead: none of its match examples reaches it "
+                   "(e.g. '%.120s' is decided by earlier rule '%s')",
+                   c->id, c->rules[k].id, ex->text, by->id);
+    }
+  }
+  return found;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens.h"
 #include "triage/limits.h"
 
 #define LOCAL_TEXT_BYTES 512
@@ -139,23 +140,56 @@ static void say(char *why, size_t cap, const char *kind, const char *pattern) {
   if (why && cap) snprintf(why, cap, "%s '%s'", kind, pattern);
 }
 
-static bool match_uncached(const te_matcher *m, const char *s, size_t len, char *why,
-                           size_t cap, unsigned depth);
+static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, size_t cap,
+                           unsigned depth);
 
-static bool exclude_hits(const te_matcher *m, const char *s, size_t len, unsigned depth) {
+void te_subject_init(te_subject *subj, const char *s, size_t len) {
+  memset(subj, 0, sizeof *subj);
+  subj->s = s;
+  subj->len = len;
+}
+
+void te_subject_done(te_subject *subj) {
+  if (subj->tf_built) te_token_form_free(&subj->tf);
+  subj->tf_built = false;
+}
+
+static bool tokens_hit(const te_matcher *m, te_subject *subj, char *why, size_t cap) {
+  if (!subj->tf_built && !subj->tf_failed) {
+    subj->tf_built = te_token_form_build(&subj->tf, subj->s, subj->len);
+    subj->tf_failed = !subj->tf_built;
+  }
+  if (!subj->tf_built) return false;
+  for (size_t i = 0; i < m->n_tokens; i++) {
+    if (te_token_form_hit(&subj->tf, m->tokens[i], m->token_lens[i])) {
+      say(why, cap, "token", m->tokens[i]);
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool exclude_hits(const te_matcher *m, te_subject *subj, unsigned depth) {
   const te_matcher *ex = m->exclude.resolved;
   if (!ex) ex = m->exclude.inline_m;
   /* Finalize refuses exclusion cycles; the depth bound only guards unfinalized use. */
   if (!ex || depth > 32) return false;
-  return match_uncached(ex, s, len, NULL, 0, depth + 1);
+  return match_uncached(ex, subj, NULL, 0, depth + 1);
 }
 
-static bool match_uncached(const te_matcher *m, const char *s, size_t len, char *why,
-                           size_t cap, unsigned depth) {
+static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, size_t cap,
+                           unsigned depth) {
+  const char *s = subj->s;
+  size_t len = subj->len;
   te_matcher *mm = (te_matcher *)m; /* lazily prepared: see matcher.h */
   if (!m->jit_done && te_matcher_prepare(mm) != 0) return false;
   text_forms f;
-  if (!forms_init(&f, m, s, len)) return false;
+  /* the folded copies are only for literal lists: a tokens/regex-only matcher skips them */
+  if (m->n_keywords || m->n_words || m->n_prefixes) {
+    if (!forms_init(&f, m, s, len)) return false;
+  } else {
+    memset(&f, 0, offsetof(text_forms, local));
+  }
   bool hit = false;
   for (size_t i = 0; !hit && i < m->n_keywords; i++) {
     if (find_bytes(f.folded, len, m->keywords[i], m->keyword_lens[i])) {
@@ -169,6 +203,7 @@ static bool match_uncached(const te_matcher *m, const char *s, size_t len, char 
       say(why, cap, "word", m->words[i]);
     }
   }
+  if (!hit && m->n_tokens) hit = tokens_hit(m, subj, why, cap);
   for (size_t i = 0; !hit && i < m->n_prefixes; i++) {
     if (m->prefix_lens[i] <= len && memcmp(f.folded, m->prefixes[i], m->prefix_lens[i]) == 0) {
       hit = true;
@@ -193,7 +228,7 @@ static bool match_uncached(const te_matcher *m, const char *s, size_t len, char 
     }
   }
   free(f.heap);
-  if (hit && m->has_exclude && exclude_hits(m, s, len, depth)) {
+  if (hit && m->has_exclude && exclude_hits(m, subj, depth)) {
     if (why && cap) {
       size_t used = strlen(why);
       snprintf(why + used, cap - used, ", but the exclusion hits");
@@ -208,17 +243,33 @@ bool te_matcher_match(const te_matcher *m, const char *s, size_t len) {
   if (!m || !s) return false;
   int cached;
   if (te_strcache_get(&m->cache, s, len, &cached)) return cached != 0;
-  bool result = match_uncached(m, s, len, NULL, 0, 0);
+  te_subject subj;
+  te_subject_init(&subj, s, len);
+  bool result = match_uncached(m, &subj, NULL, 0, 0);
+  te_subject_done(&subj);
   te_strcache_put(&((te_matcher *)m)->cache, s, len, result);
   return result;
 }
 
 bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len) {
-  return m && s && match_uncached(m, s, len, NULL, 0, 0);
+  if (!m || !s) return false;
+  te_subject subj;
+  te_subject_init(&subj, s, len);
+  bool result = match_uncached(m, &subj, NULL, 0, 0);
+  te_subject_done(&subj);
+  return result;
+}
+
+bool te_matcher_match_subject(const te_matcher *m, te_subject *subj) {
+  return m && subj && subj->s && match_uncached(m, subj, NULL, 0, 0);
 }
 
 bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *why, size_t cap) {
   if (why && cap) why[0] = '\0';
   if (!m || !s) return false;
-  return match_uncached(m, s, len, why, cap, 0);
+  te_subject subj;
+  te_subject_init(&subj, s, len);
+  bool result = match_uncached(m, &subj, why, cap, 0);
+  te_subject_done(&subj);
+  return result;
 }

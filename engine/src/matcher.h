@@ -22,6 +22,7 @@
 #include <pcre2.h>
 
 #include "strcache.h"
+#include "tokens.h"
 
 /* A matcher position in a pack: an inline mapping, or the name of a named matcher
  * resolved at finalize. */
@@ -43,13 +44,15 @@ struct te_matcher {
   te_origin origin;
   bool case_sensitive;
   bool compact;
-  size_t n_keywords, n_words, n_prefixes, n_regex;
+  size_t n_keywords, n_words, n_tokens, n_prefixes, n_regex;
   const char **keywords; /* lower-cased unless case_sensitive */
   size_t *keyword_lens;
   const char **compact_keywords; /* alnum-only lower-case form, for compact mode */
   size_t *compact_lens;
   const char **words;
   size_t *word_lens;
+  const char **tokens; /* lower-case alphanumerics; hit whole runs of name tokens (tokens.h) */
+  size_t *token_lens;
   const char **prefixes;
   size_t *prefix_lens;
   const char **regex_src;
@@ -71,6 +74,19 @@ int te_matcher_prepare(te_matcher *m);
 /* The match without consulting or filling the cache (for callers that cache a whole
  * decision, such as a classifier). */
 bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
+
+/* One string tested against several matchers (a classifier's rules): its token form is
+ * built once, on the first `tokens:` matcher that needs it. te_subject_done frees it. */
+typedef struct te_subject {
+  const char *s;
+  size_t len;
+  te_token_form tf;
+  bool tf_built, tf_failed;
+} te_subject;
+void te_subject_init(te_subject *subj, const char *s, size_t len);
+void te_subject_done(te_subject *subj);
+/* te_matcher_match_uncached on a shared subject. */
+bool te_matcher_match_subject(const te_matcher *m, te_subject *subj);
 /* Frees the heap objects of m (not m itself: it lives in the arena). */
 void te_matcher_release(te_matcher *m);
 /* Regex runs that hit a PCRE2 limit and were treated as no-match. */

@@ -273,6 +273,28 @@ static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_
   }
 }
 
+/* `tokens:` entries are stored as their lower-case alphanumerics (tokens.h); an entry
+ * with none could never hit. */
+static void token_list(vctx *v, const ty_node *n, te_matcher *m) {
+  size_t count = 0;
+  const char **src = get_str_list(v, n, "tokens", &count);
+  if (!count) return;
+  m->tokens = te_arena_alloc(v->a, count * sizeof *m->tokens);
+  m->token_lens = te_arena_alloc(v->a, count * sizeof *m->token_lens);
+  if (!m->tokens || !m->token_lens) return;
+  for (size_t i = 0; i < count; i++) {
+    size_t len = 0;
+    const char *c = compacted(v, src[i], strlen(src[i]), &len);
+    if (c && !len) {
+      verr(v, n->items[i], "tokens entry '%.80s' has no letter or digit", src[i]);
+      continue;
+    }
+    if (!c) continue;
+    m->tokens[m->n_tokens] = c;
+    m->token_lens[m->n_tokens++] = len;
+  }
+}
+
 static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
   static const char *const keys[] = {"match", "no_match", NULL};
   if (!expect_map(v, n, "examples")) return;
@@ -303,8 +325,8 @@ static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
 }
 
 static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
-  static const char *const keys[] = {"keywords", "words",   "prefixes", "regex", "case_sensitive",
-                                     "compact",  "exclude", "examples", NULL};
+  static const char *const keys[] = {"keywords", "words",   "tokens",   "prefixes", "regex",
+                                     "case_sensitive", "compact", "exclude", "examples", NULL};
   if (!expect_map(v, n, what)) return NULL;
   size_t errors_before = v->errors;
   char ctx[160];
@@ -321,6 +343,7 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
                  &m->keyword_lens);
   if ((x = ty_get(n, "words")))
     literal_list(v, x, "words", m->case_sensitive, &m->n_words, &m->words, &m->word_lens);
+  if ((x = ty_get(n, "tokens"))) token_list(v, x, m);
   if ((x = ty_get(n, "prefixes")))
     literal_list(v, x, "prefixes", m->case_sensitive, &m->n_prefixes, &m->prefixes,
                  &m->prefix_lens);
@@ -359,9 +382,9 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
   }
   if ((x = ty_get(n, "examples"))) parse_examples(v, m, x);
   /* A matcher with no pattern could never hit: almost certainly a typo or a lost list. */
-  if (v->errors == errors_before && !m->n_keywords && !m->n_words && !m->n_prefixes &&
-      !m->n_regex)
-    verr(v, n, "%s needs at least one of keywords, words, prefixes or regex", ctx);
+  if (v->errors == errors_before && !m->n_keywords && !m->n_words && !m->n_tokens &&
+      !m->n_prefixes && !m->n_regex)
+    verr(v, n, "%s needs at least one of keywords, words, tokens, prefixes or regex", ctx);
   return v->errors == errors_before ? m : NULL;
 }
 
@@ -420,31 +443,78 @@ static void parse_list(vctx *v, const ty_node *n, const char *what, te_list *out
 
 #define HEADER_KEYS "id", "before", "after"
 
+/* `from: {classifier: kernel, categories: [gemm, attention]}` of a derived rule. */
+static void parse_from(vctx *v, const ty_node *n, class_rule_entry *e) {
+  static const char *const keys[] = {"classifier", "categories", NULL};
+  if (!expect_map(v, n, "from")) return;
+  check_keys(v, n, keys, "from");
+  const ty_node *c = ty_get(n, "classifier"), *l = ty_get(n, "categories");
+  if (!c) verr(v, n, "from needs 'classifier'");
+  if (!l) verr(v, n, "from needs 'categories'");
+  if (!c || !l) return;
+  e->from_classifier = get_nonempty_str(v, c, "from.classifier");
+  e->from_origin = origin_of(v, c);
+  e->from_categories = get_str_list(v, l, "from.categories", &e->n_from);
+  if (!e->n_from) {
+    verr(v, l, "from.categories must name at least one category");
+    return;
+  }
+  e->from_origins = te_arena_alloc(v->a, l->n * sizeof *e->from_origins);
+  if (!e->from_origins) return;
+  for (size_t i = 0; i < e->n_from && i < l->n; i++) e->from_origins[i] = origin_of(v, l->items[i]);
+}
+
 static te_entry *parse_class_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "category", "match", "unless", NULL};
+  static const char *const keys[] = {HEADER_KEYS, "category", "match", "unless", "from", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
   class_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
   if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "category", what, &e->hdr)))
+  if ((x = require(v, item, "category", what, &e->hdr))) {
     e->category = get_nonempty_str(v, x, "category");
-  if ((x = require(v, item, "match", what, &e->hdr))) parse_mref(v, x, "match", &e->match);
+    e->category_origin = origin_of(v, x);
+  }
+  if ((x = ty_get(item, "from"))) parse_from(v, x, e);
+  /* A derived rule may decide by the other classifier alone; any other rule needs a
+   * matcher. */
+  if ((x = e->from_classifier ? ty_get(item, "match") : require(v, item, "match", what, &e->hdr)))
+    e->has_match = parse_mref(v, x, "match", &e->match);
   if ((x = ty_get(item, "unless"))) e->has_unless = parse_mref(v, x, "unless", &e->unless);
   return &e->hdr;
 }
 
+static te_entry *parse_category(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "meaning", "parent", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  category_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x;
+  if ((x = require(v, item, "meaning", what, &e->hdr))) e->meaning = get_nonempty_str(v, x, "meaning");
+  if ((x = ty_get(item, "parent"))) {
+    e->parent = get_nonempty_str(v, x, "parent");
+    e->parent_origin = origin_of(v, x);
+  }
+  return &e->hdr;
+}
+
 static te_entry *parse_classifier(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "default", "rules", NULL};
+  static const char *const keys[] = {HEADER_KEYS, "default", "categories", "rules", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
   classifier_entry *e = te_arena_alloc(v->a, sizeof *e);
   if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = ty_get(item, "default"))) e->default_category = get_nonempty_str(v, x, "default");
-  char rule_what[160];
-  snprintf(rule_what, sizeof rule_what, "classifier '%s' rule", e->hdr.id);
-  parse_list(v, ty_get(item, "rules"), rule_what, &e->rules, parse_class_rule, NULL);
+  if ((x = ty_get(item, "default"))) {
+    e->default_category = get_nonempty_str(v, x, "default");
+    e->default_origin = origin_of(v, x);
+  }
+  char sub_what[160];
+  snprintf(sub_what, sizeof sub_what, "classifier '%s' category", e->hdr.id);
+  parse_list(v, ty_get(item, "categories"), sub_what, &e->categories, parse_category, NULL);
+  snprintf(sub_what, sizeof sub_what, "classifier '%s' rule", e->hdr.id);
+  parse_list(v, ty_get(item, "rules"), sub_what, &e->rules, parse_class_rule, NULL);
   return &e->hdr;
 }
 

@@ -172,14 +172,18 @@ static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
     if (old) {
       *merged = *old;
       merged->rules = list_clone(a, &old->rules);
-      if (in->default_category) merged->default_category = in->default_category;
+      merged->categories = list_clone(a, &old->categories);
+      if (in->default_category) {
+        merged->default_category = in->default_category;
+        merged->default_origin = in->default_origin;
+      }
       merged->hdr.before = in->hdr.before;
       merged->hdr.after = in->hdr.after;
       merged->hdr.place_origin = in->hdr.place_origin;
     } else {
       *merged = *in;
-      merged->rules.items = NULL;
-      merged->rules.n = merged->rules.cap = 0;
+      memset(&merged->rules, 0, sizeof merged->rules);
+      memset(&merged->categories, 0, sizeof merged->categories);
       if (!in->default_category) {
         mc->errors++;
         te_diags_add(mc->d, TE_SEV_ERROR, in->hdr.origin.file, in->hdr.origin.line,
@@ -188,6 +192,8 @@ static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
       }
     }
     char what[160];
+    snprintf(what, sizeof what, "classifier '%s' category", in->hdr.id);
+    merge_list(mc, &merged->categories, &in->categories, what);
     snprintf(what, sizeof what, "classifier '%s' rule", in->hdr.id);
     merge_list(mc, &merged->rules, &in->rules, what);
     merge_one(mc, dst, &merged->hdr, "classifier");
@@ -506,6 +512,103 @@ static int stage_order_cmp(const void *a, const void *b) {
   return (x->order > y->order) - (x->order < y->order);
 }
 
+/* The declared labels of a classifier, as a comma list for diagnostics. */
+static void vocabulary_list(const te_classifier *c, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < c->n_categories && used + 1 < cap; i++)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", c->categories[i].id);
+  if (used >= cap && cap > 4) snprintf(buf + cap - 4, 4, "...");
+}
+
+static void unknown_label(fin_ctx *fc, const te_classifier *c, te_origin o, const char *label) {
+  char known[600], msg[900];
+  if (!c->n_categories) return; /* reported once: "declares no categories" */
+  vocabulary_list(c, known, sizeof known);
+  snprintf(msg, sizeof msg, "category '%s' is not declared in classifier '%s' (declared: %s)",
+           label, c->id, known);
+  fin_error(fc, o, "%s%s", msg, "");
+}
+
+/* Vocabulary of one merged classifier: every parent must be a declared top-level label. */
+static void build_vocabulary(fin_ctx *fc, classifier_entry *c, te_classifier *out) {
+  te_rules *r = fc->r;
+  const te_list *l = &c->categories;
+  te_category *cats = te_arena_alloc(r->arena, (l->n ? l->n : 1) * sizeof *cats);
+  out->categories = cats;
+  out->n_categories = cats ? l->n : 0;
+  for (size_t i = 0; cats && i < l->n; i++) {
+    const category_entry *e = (const category_entry *)l->items[i];
+    cats[i] = (te_category){e->hdr.id, e->meaning, e->parent, e->hdr.origin};
+  }
+  if (!l->n)
+    fin_error(fc, c->hdr.origin,
+              "classifier '%s' declares no categories (list every label it gives under "
+              "'categories:')%s", c->hdr.id, "");
+  for (size_t i = 0; cats && i < l->n; i++) {
+    const category_entry *e = (const category_entry *)l->items[i];
+    if (!e->parent) continue;
+    const te_category *p = te_classifier_category(out, e->parent);
+    if (!p) unknown_label(fc, out, e->parent_origin, e->parent);
+    else if (p->parent)
+      fin_error(fc, e->parent_origin, "parent '%s' of category '%s' has a parent itself (one "
+                "level of kinds only)", e->parent, e->hdr.id);
+  }
+}
+
+static void build_class_rule(fin_ctx *fc, const te_classifier *c, class_rule_entry *e,
+                             te_class_rule *out) {
+  out->id = e->hdr.id;
+  out->kind = out->category = e->category;
+  const te_category *label = e->category ? te_classifier_category(c, e->category) : NULL;
+  if (e->category && !label) unknown_label(fc, c, e->category_origin, e->category);
+  if (label && label->parent) out->category = label->parent;
+  out->match = e->has_match ? resolve(fc, &e->match, 0) : NULL;
+  out->unless = e->has_unless ? resolve(fc, &e->unless, 0) : NULL;
+  out->from_classifier = e->from_classifier;
+  out->n_from_categories = e->n_from;
+  out->from_categories = e->from_categories;
+  out->origin = e->hdr.origin;
+  e->out = out;
+}
+
+/* True when classifier `from` is `target` or derives from it through rules' `from`. */
+static bool derives_from(const te_list *l, const char *from, const char *target, unsigned depth) {
+  if (!strcmp(from, target)) return true;
+  const classifier_entry *c = (const classifier_entry *)te_list_find(l, from);
+  if (!c || depth > l->n) return false;
+  for (size_t k = 0; k < c->rules.n; k++) {
+    const char *next = ((const class_rule_entry *)c->rules.items[k])->from_classifier;
+    if (next && derives_from(l, next, target, depth + 1)) return true;
+  }
+  return false;
+}
+
+/* Derived rules name another classifier and its labels; no chain may come back. */
+static void check_derivations(fin_ctx *fc) {
+  te_rules *r = fc->r;
+  const te_list *l = &r->merged.classifiers;
+  for (size_t i = 0; i < l->n; i++) {
+    classifier_entry *c = (classifier_entry *)l->items[i];
+    for (size_t k = 0; k < c->rules.n; k++) {
+      class_rule_entry *e = (class_rule_entry *)c->rules.items[k];
+      if (!e->from_classifier) continue;
+      const te_classifier *base = te_rules_classifier_any(r, e->from_classifier);
+      if (!base) {
+        fin_error(fc, e->from_origin, "from: classifier '%s' is not defined in any pack (rule "
+                  "'%s')", e->from_classifier, e->hdr.id);
+        continue;
+      }
+      for (size_t j = 0; j < e->n_from; j++)
+        if (!te_classifier_category(base, e->from_categories[j]))
+          unknown_label(fc, base, e->from_origins[j], e->from_categories[j]);
+      if (derives_from(l, e->from_classifier, c->hdr.id, 0))
+        fin_error(fc, e->from_origin, "classifier '%s' derives from itself through 'from' "
+                  "(rule '%s')", c->hdr.id, e->hdr.id);
+    }
+  }
+}
+
 static void build_classifiers(fin_ctx *fc) {
   te_rules *r = fc->r;
   const te_list *l = &r->merged.classifiers;
@@ -516,19 +619,19 @@ static void build_classifiers(fin_ctx *fc) {
     te_classifier *out = &r->classifiers[i];
     out->id = c->hdr.id;
     out->default_category = c->default_category ? c->default_category : "other";
+    build_vocabulary(fc, c, out);
+    const te_category *d = te_classifier_category(out, out->default_category);
+    if (out->n_categories && !d) unknown_label(fc, out, c->default_origin, out->default_category);
+    else if (d && d->parent)
+      fin_error(fc, c->default_origin, "default '%s' of classifier '%s' must be a top-level "
+                "category (it has a parent)", d->id, out->id);
     out->n_rules = c->rules.n;
     te_class_rule *rules = te_arena_alloc(r->arena, (c->rules.n ? c->rules.n : 1) * sizeof *rules);
     out->rules = rules;
-    for (size_t k = 0; rules && k < c->rules.n; k++) {
-      class_rule_entry *e = (class_rule_entry *)c->rules.items[k];
-      rules[k].id = e->hdr.id;
-      rules[k].category = e->category;
-      rules[k].match = resolve(fc, &e->match, 0);
-      rules[k].unless = e->has_unless ? resolve(fc, &e->unless, 0) : NULL;
-      rules[k].origin = e->hdr.origin;
-      e->out = &rules[k];
-    }
+    for (size_t k = 0; rules && k < c->rules.n; k++)
+      build_class_rule(fc, out, (class_rule_entry *)c->rules.items[k], &rules[k]);
   }
+  check_derivations(fc);
 }
 
 static void build_ladder_rules(fin_ctx *fc, const te_list *l, te_ladder_rule **out) {
@@ -659,11 +762,11 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
     for (size_t k = 0; groups && k < e->n_split; k++) groups[k] = resolve(fc, &e->split[k], 0);
     p->split_groups = groups;
     p->n_split_groups = groups ? e->n_split : 0;
+    /* a gate naming no framework could never open: an error, like any dangling name */
     if (p->framework && !framework_by_id(r, p->framework))
-      te_diags_add(fc->d, TE_SEV_WARNING, e->framework_origin.file, e->framework_origin.line,
-                   e->framework_origin.col,
-                   "fusion pattern '%s' is gated on framework '%s', which no pack defines", p->id,
-                   p->framework);
+      fin_error(fc, e->framework_origin,
+                "fusion pattern '%s' is gated on framework '%s', which no pack's 'frameworks:' "
+                "defines", p->id, p->framework);
   }
   for (size_t i = 0; r->fusions && i < s->fusions.n; i++) {
     fusion_entry *e = (fusion_entry *)s->fusions.items[i];
@@ -744,11 +847,63 @@ static bool match_str(const te_matcher *m, const char *s) {
   return m && s && te_matcher_match(m, s, strlen(s));
 }
 
-const te_classifier *te_rules_classifier(const te_rules *r, const char *id) {
-  if (!ready(r) || !id) return NULL;
-  for (size_t i = 0; i < r->n_classifiers; i++)
+const te_classifier *te_rules_classifier_any(const te_rules *r, const char *id) {
+  for (size_t i = 0; r->classifiers && i < r->n_classifiers; i++)
     if (!strcmp(r->classifiers[i].id, id)) return &r->classifiers[i];
   return NULL;
+}
+
+const te_classifier *te_rules_classifier(const te_rules *r, const char *id) {
+  if (!ready(r) || !id) return NULL;
+  return te_rules_classifier_any(r, id);
+}
+
+const te_category *te_classifier_category(const te_classifier *c, const char *id) {
+  for (size_t i = 0; c && id && i < c->n_categories; i++)
+    if (!strcmp(c->categories[i].id, id)) return &c->categories[i];
+  return NULL;
+}
+
+static int decide(const te_rules *r, const te_classifier *c, const char *name, size_t len,
+                  unsigned depth);
+
+/* A derived rule's condition: the name's category or kind under the base classifier is
+ * one of the rule's labels. */
+static bool from_hits(const te_rules *r, const te_class_rule *cr, const char *name, size_t len,
+                      unsigned depth) {
+  const te_classifier *base = te_rules_classifier_any(r, cr->from_classifier);
+  /* finalize refuses derivation cycles; the bound only guards against misuse */
+  if (!base || depth > 8) return false;
+  int at = decide(r, base, name, len, depth + 1);
+  const char *cat = at < 0 ? base->default_category : base->rules[at].category;
+  const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
+  for (size_t i = 0; i < cr->n_from_categories; i++)
+    if (!strcmp(cr->from_categories[i], cat) || !strcmp(cr->from_categories[i], kind))
+      return true;
+  return false;
+}
+
+/* Index of the deciding rule of c for name, -1 for the default; cached per classifier.
+ * Every rule tests the same subject, so the name's token form is built once. */
+static int decide(const te_rules *r, const te_classifier *c, const char *name, size_t len,
+                  unsigned depth) {
+  te_strcache *cache = &r->classifier_caches[c - r->classifiers];
+  int decided = -1;
+  if (te_strcache_get(cache, name, len, &decided)) return decided;
+  decided = -1;
+  te_subject subj;
+  te_subject_init(&subj, name, len);
+  for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
+    const te_class_rule *cr = &c->rules[i];
+    if (!cr->match && !cr->from_classifier) continue;
+    if (cr->match && !te_matcher_match_subject(cr->match, &subj)) continue;
+    if (cr->from_classifier && !from_hits(r, cr, name, len, depth)) continue;
+    if (cr->unless && te_matcher_match_subject(cr->unless, &subj)) continue;
+    decided = (int)i;
+  }
+  te_subject_done(&subj);
+  te_strcache_put(cache, name, len, decided);
+  return decided;
 }
 
 const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
@@ -757,22 +912,16 @@ const char *te_rules_classify(const te_rules *r, const char *id, const char *nam
   const te_classifier *c = te_rules_classifier(r, id);
   if (!c) return NULL;
   if (!name) name = "";
-  size_t len = strlen(name);
-  te_strcache *cache = &r->classifier_caches[c - r->classifiers];
-  int decided = -1;
-  if (!te_strcache_get(cache, name, len, &decided)) {
-    decided = -1;
-    for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
-      const te_class_rule *cr = &c->rules[i];
-      if (!cr->match || !te_matcher_match_uncached(cr->match, name, len)) continue;
-      if (cr->unless && te_matcher_match_uncached(cr->unless, name, len)) continue;
-      decided = (int)i;
-    }
-    te_strcache_put(cache, name, len, decided);
-  }
+  int decided = decide(r, c, name, strlen(name), 0);
   if (decided < 0) return c->default_category;
   if (rule) *rule = &c->rules[decided];
   return c->rules[decided].category;
+}
+
+const char *te_rules_kind(const te_rules *r, const char *id, const char *name) {
+  const te_class_rule *rule = NULL;
+  const char *cat = te_rules_classify(r, id, name, &rule);
+  return rule ? rule->kind : cat;
 }
 
 const te_ladder *te_rules_ladder(const te_rules *r, const char *id) {

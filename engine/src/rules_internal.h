@@ -34,16 +34,32 @@ typedef struct te_list {
 
 typedef struct class_rule_entry {
   te_entry hdr;
-  const char *category;
+  const char *category;          /* the label as written (a kind or a category) */
+  te_origin category_origin;
   te_mref match, unless;
-  bool has_unless;
+  bool has_match, has_unless;
+  const char *from_classifier;   /* derived rule: NULL when absent */
+  te_origin from_origin;
+  size_t n_from;
+  const char **from_categories;
+  te_origin *from_origins;
   te_class_rule *out; /* public form, built at finalize */
 } class_rule_entry;
+
+/* One vocabulary label of a classifier (id = label). */
+typedef struct category_entry {
+  te_entry hdr;
+  const char *meaning;
+  const char *parent; /* NULL for a top-level category */
+  te_origin parent_origin;
+} category_entry;
 
 typedef struct classifier_entry {
   te_entry hdr;
   const char *default_category; /* NULL when this pack does not set it */
+  te_origin default_origin;
   te_list rules;
+  te_list categories;           /* vocabulary, merged by id */
 } classifier_entry;
 
 typedef struct ladder_rule_entry {
@@ -212,6 +228,9 @@ te_entry *te_list_find(const te_list *l, const char *id);
 bool te_rules_track_matcher(te_rules *r, te_matcher *m);
 /* Registers a standalone compiled regex for release at destroy. */
 bool te_rules_track_code(te_rules *r, pcre2_code *code);
+
+/* A built classifier by id, before or after finalize succeeded (rules.c). */
+const te_classifier *te_rules_classifier_any(const te_rules *r, const char *id);
 
 /* Validates one YAML pack (pack_load.c). Returns the pack, or NULL with diagnostics. */
 te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len,

@@ -79,12 +79,20 @@ typedef struct pid_sum {
   double total;
 } pid_sum;
 
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred) {
+bool an_is_kernel_event(const tr_trace *t, const tr_event *e, const te_matcher *not_a_kernel) {
+  if (!not_a_kernel) return true;
+  const char *cat = tr_str_get(t, e->cat);
+  return !te_matcher_match(not_a_kernel, cat, strlen(cat));
+}
+
+tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred,
+                     const te_matcher *not_a_kernel) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, TR_KIND_KERNEL, &n);
   pid_sum *sums = NULL;
   size_t ns = 0, cs = 0;
   for (size_t i = 0; i < n; i++) {
+    if (!an_is_kernel_event(t, &ev[i], not_a_kernel)) continue;
     size_t k = 0;
     /* pids are few; a linear scan with a one-entry cache is enough */
     if (ns && sums[ns - 1].pid == ev[i].pid) k = ns - 1;
@@ -297,7 +305,9 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   out->n_kernel_events = nk;
   out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
   if (!out->kernel_stage) return AN_ERR_NOMEM;
-  out->pid = an_choose_pid(t, pid_substring, te_rules_matcher(rules, "tp0_process"));
+  /* the packs decide which GPU-timeline records are not kernels (cuda_sync records) */
+  const te_matcher *not_a_kernel = te_rules_matcher(rules, "not_a_kernel");
+  out->pid = an_choose_pid(t, pid_substring, te_rules_matcher(rules, "tp0_process"), not_a_kernel);
   if (!out->pid) return AN_OK;
 
   size_t n_st = te_rules_stage_count(rules);
@@ -335,7 +345,7 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   if (!counts) rc = AN_ERR_NOMEM;
   for (size_t i = 0; rc == AN_OK && i < nk; i++) {
     stage_of[i] = NULL;
-    if (kev[i].pid != out->pid) continue;
+    if (kev[i].pid != out->pid || !an_is_kernel_event(t, &kev[i], not_a_kernel)) continue;
     const te_stage *st = pstage;
     if (!st) {
       int64_t x = kernel_external(t, &kev[i]);

@@ -48,7 +48,8 @@ typedef struct an_trace_view {
   an_stage_kernels *stages;
   /* Parallel to tr_trace_events(trace, TR_KIND_KERNEL, &n): the stage id of each kernel
    * event of the chosen pid (path stage, else annotation stage, else "all"), NULL for
-   * kernels of other processes. Dropped "all" kernels keep "all" here. */
+   * kernels of other processes and for events that are not kernels (pack matcher
+   * not_a_kernel). Dropped "all" kernels keep "all" here. */
   size_t n_kernel_events;
   const char **kernel_stage;
   double kernel_total_us;    /* all kernels of the chosen pid */
@@ -61,11 +62,17 @@ typedef enum an_status {
   AN_ERR_ARGS = 3
 } an_status;
 
+/* True when a kernel event is a kernel to the analysis: its event category does not
+ * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as
+ * "Context Sync"; NULL keeps every event, as the reference does). */
+bool an_is_kernel_event(const tr_trace *t, const tr_event *e, const te_matcher *not_a_kernel);
+
 /* Process choice (reference 2.5, kernel helper): among pids carrying kernels (optionally
- * only those containing pid_substring), the largest total kernel duration, where a pid
- * matching preferred (the packs' tp0_process; may be NULL) beats any pid without.
- * Returns 0 when there is none. */
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred);
+ * only those containing pid_substring; events an_is_kernel_event refuses do not count),
+ * the largest total kernel duration, where a pid matching preferred (the packs'
+ * tp0_process; may be NULL) beats any pid without. Returns 0 when there is none. */
+tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred,
+                     const te_matcher *not_a_kernel);
 
 /* Builds the view. path_stage_id: the stage the file's path names (from discovery,
  * tr_path_stage), or NULL / "all" when it names none; then annotations decide per kernel

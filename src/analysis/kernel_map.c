@@ -248,7 +248,6 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
     an_kmap_entry *o = &p->entries[i];
     o->name = e->name;
     o->category = te_rules_classify(m->rules, "kernel", e->name, NULL);
-    if (!o->category) o->category = "other";
     site_sort *ss = calloc(e->n_sites ? e->n_sites : 1, sizeof *ss);
     if (!ss) return false;
     double total = 0;
@@ -401,6 +400,8 @@ fail:
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
                               const te_rules *rules, bool sample, an_kernel_map **out) {
   *out = NULL;
+  /* categories come from the packs only (an_kmap_entry.category is never NULL) */
+  if (!te_rules_classifier(rules, "kernel")) return AN_ERR_RULES;
   an_kernel_map *m = calloc(1, sizeof *m);
   if (!m) return AN_ERR_NOMEM;
   m->rules = rules;

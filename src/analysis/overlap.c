@@ -490,7 +490,10 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
         const char *top_op = ov_counter_top(&ops);
         if (top_op) map->op[nm] = ov_strdup(top_op);
         if (top) {
-          map->scope[nm] = ov_scope_display(top);
+          /* overlap.uniform_scope_spelling 0 (compat reference, O4): the winning vote's
+           * own spelling, as the reference shows it */
+          bool uniform = te_rules_setting(r, "overlap.uniform_scope_spelling", 1) > 0;
+          map->scope[nm] = uniform ? ov_scope_display(top) : ov_strdup(top);
           map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
                          : best_how == OV_SCOPE_LAUNCH ? "launch"
                          : best_how == OV_SCOPE_NONE   ? (kmap_voted ? "kernel-map" : "formal")

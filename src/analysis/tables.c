@@ -401,6 +401,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
                           const te_rules *rules, const an_tables_options *opt,
                           an_tables *out) {
   memset(out, 0, sizeof *out);
+  if (!te_rules_classifier(rules, "kernel")) return AN_ERR_RULES;
   out->strings = an_strtab_create();
   size_t n_st = te_rules_stage_count(rules);
   out->stages = calloc(n_st + 1, sizeof *out->stages);
@@ -508,7 +509,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
       r->max_us = ag[i].max;
       r->share_pct = total > 0 ? ag[i].total / total * 100.0 : 0;
       r->category = te_rules_classify(rules, "kernel", r->name, NULL);
-      if (!r->category) r->category = "other";
+      r->kind = te_rules_kind(rules, "kernel", r->name);
       r->entry = an_kernel_map_lookup(mapping, stage->id, r->name);
       if (!r->entry && formal_payload) r->entry = an_kernel_map_find(formal_payload, stage->id, r->name);
       if (!render_cells(out, rules, r, sites_cap)) {

@@ -21,7 +21,8 @@
 
 typedef struct an_kt_row {
   const char *name;          /* canonical kernel name */
-  const char *category;      /* kernel classifier */
+  const char *category;      /* kernel classifier (a label the packs declare) */
+  const char *kind;          /* its finer kind (== category unless the rule gives a kind) */
   double total_us;
   size_t launches;
   double max_us;
@@ -76,7 +77,8 @@ typedef struct an_tables_options {
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the
  * mapping kernel map (stage-aware lookup); formal_payload: the formal traces' own map
- * (may equal mapping, may be NULL). */
+ * (may equal mapping, may be NULL). AN_ERR_RULES when the packs define no `kernel`
+ * classifier (every category comes from the packs; there is no built-in label). */
 an_status an_tables_build(const an_trace_view *formal_views, size_t n_views,
                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
                           const te_rules *rules, const an_tables_options *opt,

@@ -5,6 +5,7 @@
  * Exit status: 0 report printed; 1 bad input (unreadable trace, broken rules, nothing to
  * analyse); 2 usage error; 130 interrupted live capture.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,40 @@ static int write_kernel_map(const char *path, const an_kernel_map *m) {
   return rc;
 }
 
+/* One line for an analysis failure: the packs lacking something, else memory. */
+static const char *an_status_message(an_status st) {
+  return st == AN_ERR_RULES ? "rule packs define no 'kernel' classifier" : "out of memory";
+}
+
+/* The overlap analysis of a run into *ov. Returns 0, or 1 after printing the error. */
+static int run_overlap(const triage_options *opt, const te_rules *rules, const side *fm,
+                       const side *ms, const an_kernel_map *mapping, bool two,
+                       an_overlap_result *ov) {
+  const char *formal_input = fm->input;
+  an_overlap_trace *ofm = calloc(fm->n, sizeof *ofm);
+  an_overlap_trace *omp = calloc(ms->n, sizeof *omp);
+  if (!ofm || !omp) {
+    free(ofm);
+    free(omp);
+    fprintf(stderr, "triage: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < fm->n; i++) ofm[i] = (an_overlap_trace){.view = &fm->views[i], .kmap = fm->kmap};
+  for (size_t i = 0; i < ms->n; i++) omp[i] = (an_overlap_trace){.view = &ms->views[i], .kmap = mapping};
+  an_overlap_options oo = {.pid_substring = opt->pid_substring,
+                           .table_limit = opt->overlap_table_limit,
+                           .single_trace = !two};
+  an_overlap_status os = an_overlap_analyze(omp, ms->n, ofm, fm->n, rules, &oo, ov);
+  free(ofm);
+  free(omp);
+  if (os != AN_OVERLAP_OK) {
+    fprintf(stderr, "triage: %s: overlap analysis failed (%s)\n", formal_input,
+            os == AN_OVERLAP_ERR_NOMEM ? "out of memory" : "bad arguments");
+    return 1;
+  }
+  return 0;
+}
+
 static int run(const triage_options *opt, const te_rules *rules, const te_framework *forced) {
   bool two = opt->mapping_input != NULL;
   side fm = {0}, mp = {0};
@@ -196,7 +231,7 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
                                      two ? &mp.kmap : &fm.kmap);
   if (st == AN_OK && two) st = an_kernel_map_build(fm.views, fm.n, rules, sampled(rules, fm.fw), &fm.kmap);
   if (st != AN_OK) {
-    fprintf(stderr, "triage: %s: out of memory\n", formal_input);
+    fprintf(stderr, "triage: %s: %s\n", formal_input, an_status_message(st));
     goto done;
   }
   const an_kernel_map *mapping = two ? mp.kmap : fm.kmap;
@@ -208,35 +243,19 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
       .model_path = sa_side ? sa_side->sa.model_path : NULL,
       .tp_size = sa_side ? sa_side->sa.tp_size : 1,
   };
-  if (an_tables_build(fm.views, fm.n, mapping, fm.kmap, rules, &to, &tables) != AN_OK) {
-    fprintf(stderr, "triage: %s: out of memory\n", formal_input);
+  st = an_tables_build(fm.views, fm.n, mapping, fm.kmap, rules, &to, &tables);
+  if (st != AN_OK) {
+    fprintf(stderr, "triage: %s: %s\n", formal_input, an_status_message(st));
     goto done;
   }
 
   /* overlap table (src/analysis/overlap.c): in single-trace mode the traces are their
-   * own mapping */
-  an_overlap_trace *ofm = calloc(fm.n, sizeof *ofm);
-  an_overlap_trace *omp = calloc(ms->n, sizeof *omp);
-  if (!ofm || !omp) {
-    free(ofm);
-    free(omp);
-    fprintf(stderr, "triage: out of memory\n");
-    goto done;
+   * own mapping, unless the packs set overlap.single_trace to 0 (the reference layout,
+   * --compat reference: single-trace reports print its placeholder row) */
+  if (two || te_rules_setting(rules, "overlap.single_trace", 1) > 0) {
+    if (run_overlap(opt, rules, &fm, ms, mapping, two, &ov) != 0) goto done;
+    have_ov = true;
   }
-  for (size_t i = 0; i < fm.n; i++) ofm[i] = (an_overlap_trace){.view = &fm.views[i], .kmap = fm.kmap};
-  for (size_t i = 0; i < ms->n; i++) omp[i] = (an_overlap_trace){.view = &ms->views[i], .kmap = mapping};
-  an_overlap_options oo = {.pid_substring = opt->pid_substring,
-                           .table_limit = opt->overlap_table_limit,
-                           .single_trace = !two};
-  an_overlap_status os = an_overlap_analyze(omp, ms->n, ofm, fm.n, rules, &oo, &ov);
-  free(ofm);
-  free(omp);
-  if (os != AN_OVERLAP_OK) {
-    fprintf(stderr, "triage: %s: overlap analysis failed (%s)\n", formal_input,
-            os == AN_OVERLAP_ERR_NOMEM ? "out of memory" : "bad arguments");
-    goto done;
-  }
-  have_ov = true;
 
   if (opt->kernel_map_path && write_kernel_map(opt->kernel_map_path, mapping) != 0) goto done;
 
@@ -253,7 +272,7 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   rep.n_formal_inputs = fm.n;
   rep.model = sa_side ? sa_side->sa.model_path : NULL;
   rep.tables = &tables;
-  rep.overlap = &ov;
+  rep.overlap = have_ov ? &ov : NULL;
   rep.overlap_min_share_pct = te_rules_setting(rules, "overlap.min_share_pct", 1.0);
   rep.kernel_min_share_pct = opt->min_share_pct >= 0
                                  ? opt->min_share_pct
@@ -282,18 +301,46 @@ done:
   return rc;
 }
 
+/* Defaults, then the --compat pack, then every --rules pack. NULL after printing why,
+ * with *exit_code 2 for an unknown --compat name (a usage error), else 1. */
+static te_rules *load_rules(const char *argv0, const triage_options *opt, int *exit_code) {
+  char compat_path[PATH_MAX];
+  *exit_code = 1;
+  const char **paths = calloc(opt->n_rules_paths + 1, sizeof *paths);
+  if (!paths) return NULL;
+  size_t n = 0;
+  if (opt->compat) {
+    if (!triage_compat_pack(argv0, opt->compat, compat_path, sizeof compat_path, stderr)) {
+      free(paths);
+      *exit_code = 2;
+      return NULL;
+    }
+    paths[n++] = compat_path;
+  }
+  for (size_t i = 0; i < opt->n_rules_paths; i++) paths[n++] = opt->rules_paths[i];
+  te_rules *r = triage_rules_setup(argv0, paths, n, opt->no_default_rules, stderr);
+  free(paths);
+  return r;
+}
+
 /* `triage [--rules X]... [--no-default-rules] rules SUBCOMMAND ...`: the rule-pack options
  * may precede the sub-command word, so they are collected up to the first plain word.
  * Returns the sub-command's exit code, or -1 when argv is not a `rules` invocation. */
 static int dispatch_rules_subcommand(int argc, char **argv) {
-  const char **paths = calloc((size_t)argc, sizeof *paths);
+  const char **paths = calloc((size_t)argc + 1, sizeof *paths);
   if (!paths) return 1;
   size_t n = 0;
   bool no_defaults = false;
+  const char *compat = NULL;
+  char compat_path[PATH_MAX];
   int rc = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "--rules") == 0 && i + 1 < argc) {
+    if (strcmp(a, "--compat") == 0 && i + 1 < argc) {
+      compat = argv[++i];
+    } else if (strncmp(a, "--compat=", 9) == 0) {
+      compat = a + 9;
+    } else if (strcmp(a, "--rules") == 0 && i + 1 < argc) {
       paths[n++] = argv[++i];
     } else if (strncmp(a, "--rules=", 8) == 0) {
       paths[n++] = a + 8;
@@ -302,8 +349,18 @@ static int dispatch_rules_subcommand(int argc, char **argv) {
     } else if (a[0] == '-') {
       continue; /* other flags (--quiet, ...) do not change what `rules` does */
     } else {
-      if (strcmp(a, "rules") == 0)
-        rc = triage_rules_main(argv[0], argc - i, argv + i, paths, n, no_defaults, stdout, stderr);
+      if (strcmp(a, "rules") != 0) break;
+      if (compat) {
+        /* the compat pack loads after the defaults and before every --rules */
+        if (!triage_compat_pack(argv[0], compat, compat_path, sizeof compat_path, stderr)) {
+          rc = 2;
+          break;
+        }
+        memmove(paths + 1, paths, n * sizeof *paths);
+        paths[0] = compat_path;
+        n++;
+      }
+      rc = triage_rules_main(argv[0], argc - i, argv + i, paths, n, no_defaults, stdout, stderr);
       break;
     }
   }
@@ -338,11 +395,11 @@ int main(int argc, char **argv) {
     triage_options_free(&opt);
     return 2;
   }
-  te_rules *rules = triage_rules_setup(argv[0], opt.rules_paths, opt.n_rules_paths,
-                                       opt.no_default_rules, stderr);
+  int load_rc = 1;
+  te_rules *rules = load_rules(argv[0], &opt, &load_rc);
   if (!rules) {
     triage_options_free(&opt);
-    return 1;
+    return load_rc;
   }
   const te_framework *forced = NULL;
   if (opt.framework && strcmp(opt.framework, "auto") != 0) {

@@ -65,6 +65,8 @@ void triage_usage(FILE *out) {
       "rules:\n"
       "  --rules FILE|DIR            extra rule pack(s), after the defaults (repeatable)\n"
       "  --no-default-rules          do not load the default packs\n"
+      "  --compat NAME               load rules/compat/NAME.yaml after the defaults (before\n"
+      "                              --rules): reference = the reference tool's judgements\n"
       "live capture:\n"
       "  --url URL | --mapping-url URL --formal-url URL\n"
       "  --output-dir DIR  --mapping-output-dir DIR  --formal-output-dir DIR\n"
@@ -136,6 +138,7 @@ static const opt_def OPTS[] = {
     {"--quiet", K_FLAG, OFF(quiet), 1},
     {"--rules", K_SPECIAL, OFF(rules_paths), 0},
     {"--no-default-rules", K_FLAG, OFF(no_default_rules), 1},
+    {"--compat", K_STR, OFF(compat), 0},
 };
 
 static bool parse_long(const char *s, long lo, long hi, long *out) {

@@ -54,6 +54,7 @@ typedef struct triage_options {
   const char *kernel_map_path;        /* --kernel-map FILE */
   bool quiet;
   /* rules */
+  const char *compat;                 /* --compat NAME: rules/compat/NAME.yaml, NULL = none */
   const char **rules_paths;           /* --rules, in order */
   size_t n_rules_paths;
   bool no_default_rules;

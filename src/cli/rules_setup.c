@@ -70,6 +70,31 @@ const char *triage_default_rules_dir(const char *argv0, char *buf, size_t cap) {
   return NULL;
 }
 
+const char *triage_compat_pack(const char *argv0, const char *name, char *buf, size_t cap,
+                               FILE *err) {
+  bool ok_name = name && *name;
+  for (const char *c = name; ok_name && *c; c++)
+    ok_name = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_';
+  if (!ok_name) {
+    fprintf(err, "triage: --compat: '%s' is not a compatibility mode name\n", name ? name : "");
+    return NULL;
+  }
+  char dir[PATH_MAX];
+  if (!triage_default_rules_dir(argv0, dir, sizeof dir)) {
+    fprintf(err, "triage: --compat: no rule directory found (set TRIAGE_RULES_DIR)\n");
+    return NULL;
+  }
+  int n = snprintf(buf, cap, "%s/compat/%s.yaml", dir, name);
+  struct stat st;
+  if (n < 0 || (size_t)n >= cap || stat(buf, &st) != 0 || !S_ISREG(st.st_mode)) {
+    fprintf(err, "triage: --compat: unknown compatibility mode '%s' (no %s/compat/%s.yaml)\n",
+            name, dir, name);
+    return NULL;
+  }
+  return buf;
+}
+
 static void print_diags(const te_diags *d, FILE *err) {
   char line[2048];
   for (size_t i = 0; i < te_diags_count(d); i++) {
@@ -120,9 +145,12 @@ te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t
 static void usage(FILE *f) {
   fprintf(f,
           "usage: triage [--rules FILE|DIR]... [--no-default-rules] rules COMMAND [ARG...]\n"
-          "  rules check [PACK...]     validate the default packs plus PACKs\n"
+          "  rules check [PACK...]     validate the default packs plus PACKs; warn about\n"
+          "                            classifier rules an earlier rule shadows\n"
           "  rules list [PACK...]      list loaded packs with their entry counts\n"
-          "  rules explain NAME...     show how each kernel/frame name is classified and scored\n"
+          "  rules explain [PACK...] NAME...\n"
+          "                            show how each kernel/frame name is classified and scored\n"
+          "                            (operands that are *.yaml files or directories are packs)\n"
           "  rules test [PACK...]      run every examples: self-test\n");
 }
 
@@ -160,9 +188,16 @@ static void explain_category(const te_rules *r, const char *classifier, const ch
     fprintf(out, "  %-18s %s (default of classifier '%s')\n", label, cat, classifier);
     return;
   }
-  char why[512];
-  te_matcher_explain(rule->match, name, strlen(name), why, sizeof why);
-  fprintf(out, "  %-18s %s (rule %s/%s, %s:%u; %s)\n", label, cat, classifier, rule->id,
+  char why[512] = "";
+  if (rule->match) te_matcher_explain(rule->match, name, strlen(name), why, sizeof why);
+  if (rule->from_classifier) {
+    size_t used = strlen(why);
+    snprintf(why + used, sizeof why - used, "%s%s category '%s'", used ? ", " : "",
+             rule->from_classifier, te_rules_kind(r, rule->from_classifier, name));
+  }
+  char kind[160] = "";
+  if (strcmp(rule->kind, cat) != 0) snprintf(kind, sizeof kind, " (kind %s)", rule->kind);
+  fprintf(out, "  %-18s %s%s (rule %s/%s, %s:%u; %s)\n", label, cat, kind, classifier, rule->id,
           rule->origin.file, rule->origin.line, why);
 }
 
@@ -239,6 +274,9 @@ static int parse_rules_args(int argc, char **argv, const char *const *extra, siz
       a->packs[a->n_packs++] = argv[++i];
     } else if (!strncmp(arg, "--rules=", 8)) {
       a->packs[a->n_packs++] = arg + 8;
+    } else if (!strcmp(arg, "--compat") || !strncmp(arg, "--compat=", 9)) {
+      fprintf(err, "triage: give --compat before 'rules' (triage --compat NAME rules ...)\n");
+      return 2;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       fprintf(err, "triage: unknown option '%s' for 'rules'\n", arg);
       return 2;
@@ -251,10 +289,25 @@ static int parse_rules_args(int argc, char **argv, const char *const *extra, siz
   return 0;
 }
 
+/* An explain operand that names a rule pack: an existing directory, or an existing
+ * regular file ending in .yaml / .yml (kernel and frame names never are). */
+static bool is_pack_operand(const char *arg) {
+  struct stat st;
+  if (stat(arg, &st) != 0) return false;
+  if (S_ISDIR(st.st_mode)) return true;
+  size_t n = strlen(arg);
+  return S_ISREG(st.st_mode) && ((n > 5 && !strcmp(arg + n - 5, ".yaml")) ||
+                                 (n > 4 && !strcmp(arg + n - 4, ".yml")));
+}
+
 static int run_check(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
   te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
   if (!r) return 1;
-  fprintf(out, "%zu packs OK\n", te_rules_pack_count(r));
+  te_diags *d = te_diags_create();
+  size_t dead = d ? te_rules_find_dead_rules(r, d) : 0;
+  if (d) print_diags(d, err);
+  te_diags_destroy(d);
+  fprintf(out, "%zu packs OK%s\n", te_rules_pack_count(r), dead ? " (with warnings)" : "");
   te_rules_destroy(r);
   return 0;
 }
@@ -304,11 +357,16 @@ int triage_rules_main(const char *argv0, int argc, char **argv, const char *cons
     usage(err);
     rc = 2;
   } else if (rc == 0) {
-    /* Operands of check/list/test are packs to load after the defaults. */
+    /* Operands of check/list/test are packs to load after the defaults; explain takes
+     * the operands that name a pack file or directory as packs, the rest as names. */
     bool takes_packs = !strcmp(a.command, "check") || !strcmp(a.command, "list") ||
                        !strcmp(a.command, "test");
-    if (takes_packs)
-      for (size_t i = 0; i < a.n_operands; i++) a.packs[a.n_packs++] = a.operands[i];
+    size_t kept = 0;
+    for (size_t i = 0; i < a.n_operands; i++) {
+      if (takes_packs || is_pack_operand(a.operands[i])) a.packs[a.n_packs++] = a.operands[i];
+      else a.operands[kept++] = a.operands[i];
+    }
+    a.n_operands = kept;
     if (!strcmp(a.command, "check")) rc = run_check(argv0, &a, out, err);
     else if (!strcmp(a.command, "list")) rc = run_list(argv0, &a, out, err);
     else if (!strcmp(a.command, "test")) rc = run_test(argv0, &a, out, err);

@@ -116,7 +116,7 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
 int rp_overlap_json(cJSON *report, const an_overlap_result *res) {
   cJSON *ov = cJSON_CreateObject();
   if (!ov) return -1;
-  cJSON_AddStringToObject(ov, "mode", res && res->single_trace ? "single-trace" : "mapping-formal");
+  cJSON_AddStringToObject(ov, "mode", !res ? "off" : res->single_trace ? "single-trace" : "mapping-formal");
   cJSON_AddNumberToObject(ov, "min_share_pct", res ? res->min_share_pct : 1.0);
   cJSON *stages = cJSON_AddArrayToObject(ov, "stages");
   if (!stages) {

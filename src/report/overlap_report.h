@@ -21,7 +21,8 @@
  * a write error. */
 int rp_overlap_markdown(FILE *out, const an_overlap_result *res);
 
-/* Adds member "overlap" to report (an object). Returns 0, or -1 when out of memory. */
+/* Adds member "overlap" to report (an object); res NULL (not computed) gives mode "off"
+ * and no stages. Returns 0, or -1 when out of memory. */
 int rp_overlap_json(cJSON *report, const an_overlap_result *res);
 
 #endif

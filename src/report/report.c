@@ -229,6 +229,7 @@ static cJSON *stage_json(const an_stage_tables *st) {
     cJSON_AddItemToArray(ks, o);
     if (!cJSON_AddStringToObject(o, "name", r->name) ||
         !cJSON_AddStringToObject(o, "category", r->category) ||
+        !cJSON_AddStringToObject(o, "kind", r->kind) ||
         !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
         !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
         !cJSON_AddNumberToObject(o, "launches", (double)r->launches) ||

@@ -388,7 +388,9 @@ def gen_many_diags(g):
 
 
 def regex_pack(rx):
-    return pack("classifiers:\n  - id: kernel\n    default: other\n    rules:\n"
+    return pack("classifiers:\n  - id: kernel\n    default: other\n"
+                "    categories: [{id: slow, meaning: a regex that runs into a PCRE2 limit}]\n"
+                "    rules:\n"
                 "      - id: slow\n        category: slow\n        match: {regex: ['" + rx + "']}\n"
                 "        before: communication-strong\n")
 

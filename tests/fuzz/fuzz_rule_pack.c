@@ -33,6 +33,8 @@ static const char *const kernel_names[] = {
     "nvjet_tst_64x8_64x16_2x1_v_bz_TNT",
     "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0",
     "Memcpy DtoD (Device -> Device)",
+    "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_",
+    "_Z99999999999999999999999x_3abc4",
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
     "",
 };
@@ -111,6 +113,8 @@ static void query(te_rules *r) {
     if (c) (void)strlen(c);
     c = te_rules_classify(r, "overlap", nm, &rule);
     if (c) (void)strlen(c);
+    c = te_rules_kind(r, "kernel", nm);
+    if (c) (void)strlen(c);
     (void)te_rules_score(r, "frame_priority", nm, nm, buf, sizeof buf);
     (void)te_rules_score(r, "location_priority", nm, nm, buf, sizeof buf);
     (void)te_rules_score(r, "overlap_scope", nm, nm, buf, sizeof buf);
@@ -124,6 +128,11 @@ static void query(te_rules *r) {
     (void)te_rules_rank_from_filename(r, nm, &rank);
     const te_matcher *m = te_rules_matcher(r, "low_signal");
     if (m) (void)te_matcher_explain(m, nm, strlen(nm), buf, sizeof buf);
+  }
+  te_diags *dead = te_diags_create();
+  if (dead) {
+    (void)te_rules_find_dead_rules(r, dead);
+    te_diags_destroy(dead);
   }
   const char *keys[] = {"tp_size", "attention_backend", "model_path"};
   (void)te_rules_framework_from_keys(r, keys, 3);

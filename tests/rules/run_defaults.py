@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The default packs validate and pass their own examples; a user pack given with --rules
-changes a kernel category without a rebuild.
+changes a kernel category without a rebuild; `rules explain` and `rules test` load packs
+given as operands, as `rules check` does; `rules check` warns about a dead rule (exit 0).
 
 usage: run_defaults.py TRIAGE_BIN USER_PACK
 (TRIAGE_RULES_DIR, set by ctest, points at the default packs.)
 """
+import os
 import re
 import subprocess
 import sys
@@ -33,6 +35,42 @@ def main():
     rc, out, err = run([triage, "--rules", user_pack, "rules", "explain", name])
     if rc != 0 or not re.search(r"kernel category:\s+cublas_lt \(rule kernel/cublas-lt", out):
         failures.append(f"explain with --rules: exit {rc}, stdout {out!r}, stderr {err!r}")
+    # explain takes pack operands (an existing *.yaml file) besides names
+    rc, out, err = run([triage, "rules", "explain", user_pack, name])
+    if rc != 0 or not re.search(r"kernel category:\s+cublas_lt \(rule kernel/cublas-lt", out):
+        failures.append(f"explain with a pack operand: exit {rc}, stdout {out!r}, stderr {err!r}")
+    # test loads its pack operands: the user pack's own example passes, and the default
+    # gemm-library example it now steals fails at its FILE:LINE:COL
+    rc, out, err = run([triage, "rules", "test", user_pack])
+    if rc != 1 or not re.search(r"10-kernel-categories\.yaml:\d+:\d+: error: example 'nvjet", err):
+        failures.append(f"test with a pack operand: exit {rc}, stderr {err[:2000]!r}")
+    # check warns about a rule none of whose examples reaches it
+    dead = os.path.join(os.path.dirname(user_pack), "dead-rule.yaml")
+    rc, out, err = run([triage, "rules", "check", dead])
+    if rc != 0 or not re.search(r"dead-rule\.yaml:8:9: warning: classifier rule "
+                                r"'kernel/fused-norm-quant' is dead: .* earlier rule 'norm'", err):
+        failures.append(f"check with a dead rule: exit {rc}, stderr {err!r}")
+    rc, out, err = run([triage, "rules", "check"])
+    if "warning" in err:
+        failures.append(f"the default packs have dead rules: {err!r}")
+    # the shipped compat pack loads after the defaults and passes its own examples
+    for cmd in (["rules", "check"], ["rules", "test"]):
+        rc, out, err = run([triage, "--compat", "reference"] + cmd)
+        if rc != 0 or "warning" in err:
+            failures.append(f"--compat reference {' '.join(cmd)}: exit {rc}, stderr {err[:2000]!r}")
+    rc, out, err = run([triage, "--compat", "reference", "rules", "explain", name])
+    if rc != 0 or not re.search(r"overlap category:\s+other \(default", out):
+        failures.append(f"--compat reference explain: nvjet is overlap 'other' in the reference: {out!r}")
+    rc, out, err = run([triage, "--compat", "no-such-mode", "rules", "check"])
+    if rc != 2 or "unknown compatibility mode 'no-such-mode'" not in err:
+        failures.append(f"--compat no-such-mode: exit {rc}, stderr {err!r}")
+    # the report command line: --compat needs a known NAME (usage errors, exit 2)
+    rc, out, err = run([triage, "--compat"])
+    if rc != 2 or "--compat needs a value" not in err:
+        failures.append(f"--compat without a value: exit {rc}, stderr {err!r}")
+    rc, out, err = run([triage, "--compat", "../x", "trace.json"])
+    if rc != 2 or "not a compatibility mode name" not in err:
+        failures.append(f"--compat ../x: exit {rc}, stderr {err!r}")
     for f in failures:
         print("FAIL " + f)
     print(f"{len(failures)} failures")

@@ -3,6 +3,7 @@
  * default packs, annotation stages, attribution paths, kernel table and fuse matching.
  */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,89 @@ Test(analysis, path_stage_wins, .init = setup, .fini = teardown) {
   cr_assert_eq(v.stages[0].n, 3);
   an_trace_view_free(&v);
   tr_trace_destroy(t);
+}
+
+/* Deviation C9: cuda_sync records (Context Sync, Stream Wait Event) are on the GPU
+ * timeline but are not kernels; the packs' matcher not_a_kernel drops them, and the
+ * compat pack (which replaces the matcher with one that never hits) counts them again,
+ * as the reference does. The kernel table's rows carry the kind of the deciding rule. */
+static const char SYNC_TRACE[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void store_kvcache<__nv_bfloat16>\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":30,\"args\":{\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":50,\"args\":{\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":20,\"args\":{\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,\"tid\":7,\"ts\":130,\"dur\":1,\"args\":{\"stream\":7}}"
+    "]}";
+
+static double stage_total(const te_rules *r, tr_trace *t, size_t *n) {
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, r, NULL, &v), AN_OK);
+  cr_assert_eq(v.n_stages, 1);
+  double total = v.stages[0].total_us;
+  *n = v.stages[0].n;
+  an_trace_view_free(&v);
+  return total;
+}
+
+Test(analysis, sync_records_are_not_kernels_unless_compat, .init = setup, .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  size_t n = 0;
+  cr_assert_float_eq(stage_total(rules, t, &n), 80.0, 1e-9);
+  cr_assert_eq(n, 2, "the two cuda_sync records are dropped");
+  char compat[PATH_MAX];
+  cr_assert_not_null(triage_compat_pack("triage", "reference", compat, sizeof compat, stderr));
+  const char *extra[] = {compat};
+  te_rules *ref = triage_rules_setup("triage", extra, 1, false, stderr);
+  cr_assert_not_null(ref);
+  cr_assert_float_eq(stage_total(ref, t, &n), 101.0, 1e-9);
+  cr_assert_eq(n, 4, "the reference counts them");
+  te_rules_destroy(ref);
+  tr_trace_destroy(t);
+}
+
+Test(tables, rows_carry_category_and_kind, .init = setup, .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  an_kernel_map *m = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &m), AN_OK);
+  an_tables tb;
+  an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
+  cr_assert_eq(an_tables_build(&v, 1, m, m, rules, &to, &tb), AN_OK);
+  const an_kt_row *conv = &tb.stages[0].rows[0], *kv = &tb.stages[0].rows[1];
+  cr_assert_str_eq(conv->category, "gemm");
+  cr_assert_str_eq(conv->kind, "convolution");
+  cr_assert_str_eq(kv->category, "memory");
+  cr_assert_str_eq(kv->kind, "kv_write");
+  an_tables_free(&tb);
+  an_kernel_map_destroy(m);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
+}
+
+Test(tables, no_kernel_classifier_is_a_rules_error) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  const char *pack = "pack: p\nversion: 1\nstages: [{id: all, label: all, order: 0}]\n";
+  cr_assert_eq(te_rules_load_buffer(r, "p.yaml", pack, strlen(pack), d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, r, NULL, &v), AN_OK);
+  an_kernel_map *m = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, r, false, &m), AN_ERR_RULES,
+               "no built-in category: the packs must define the kernel classifier");
+  an_tables tb;
+  an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
+  cr_assert_eq(an_tables_build(&v, 1, NULL, NULL, r, &to, &tb), AN_ERR_RULES);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
 }
 
 Test(tables, func_at) {

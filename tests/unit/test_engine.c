@@ -73,6 +73,8 @@ static const char *const matcher_pack =
     "  ex: {keywords: [flash], exclude: {keywords: [flashinfer]}}\n"
     "  ex_named: {keywords: [copy], exclude: compute}\n"
     "  compute: {keywords: [gemm, cutlass]}\n"
+    "  tk: {tokens: [rmsnorm, quant, fp8, all_reduce, kv-cache]}\n"
+    "  tk_junk: {tokens: [enum e]}\n"
     "  evil: {regex: ['^(a+)+$']}\n";
 
 Test(engine_matcher, keywords_are_case_insensitive_substrings) {
@@ -100,6 +102,48 @@ Test(engine_matcher, words_need_non_alphanumeric_neighbours) {
   cr_assert_not(hit(m, "concat"));
   cr_assert(hit(m, "add3dd add"), "a later occurrence may qualify");
   te_rules_destroy(r);
+}
+
+Test(engine_matcher, tokens_hit_whole_camel_digit_and_separator_tokens) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "tk");
+  cr_assert(hit(m, "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>"),
+            "CamelCase acronym run RMS|Norm");
+  cr_assert(hit(m, "rms_norm_kernel"), "an entry may span separated tokens");
+  cr_assert(hit(m, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
+  cr_assert(hit(m, "per_token_quant_fp8"));
+  cr_assert(hit(m, "__nv_fp8_e4m3"), "letters and digits are separate tokens");
+  cr_assert(hit(m, "KVCacheWrite"), "KV|Cache");
+  cr_assert_not(hit(m, "rocm_unquantized_gemm_impl"), "quant inside unquantized");
+  cr_assert_not(hit(m, "quantize_kernel"), "quant is not a whole token of quantize");
+  cr_assert_not(hit(m, "rmsnorms"));
+  cr_assert_not(hit(m, "xfp8"), "xfp|8: fp8 does not start at a token");
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, tokens_read_length_prefixed_identifiers_of_mangled_names) {
+  te_rules *r = rules_from1(matcher_pack);
+  const te_matcher *m = named(r, "tk");
+  cr_assert(hit(m, "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_"));
+  /* the type codes between identifiers are no words: "Lb0E" etc. never form "quant" */
+  cr_assert_not(hit(m, "_ZN5aiter12gelu_kernelIDF16bLi64EEEvPT0_"));
+  /* a literal value E1E after an enum type is not a length: no junk token "E" */
+  const char *ck = "_ZN7ck_tile6kentryILNS_14FusedQuantEnumE1ENS_9RmsNorm2dEEEvT_";
+  cr_assert(hit(m, ck));
+  cr_assert_not(hit(named(r, "tk_junk"), ck));
+  /* a name that only looks mangled falls back to plain tokens */
+  cr_assert(hit(m, "_Z_rmsnorm"));
+  te_rules_destroy(r);
+}
+
+Test(engine_matcher, tokens_entry_without_alphanumerics_is_an_error) {
+  te_status st;
+  te_diags *d = failing("pack: p\nversion: 1\nmatchers:\n  t: {tokens: ['_-']}\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "no letter or digit"), "%s",
+            te_diags_get(d, 0)->message);
+  cr_assert_eq(te_diags_get(d, 0)->line, 4);
+  te_diags_destroy(d);
 }
 
 Test(engine_matcher, prefixes_anchor_at_start) {
@@ -214,6 +258,8 @@ static const char *const base_pack =
     "      - {id: comm, category: communication, match: {keywords: [nccl]}}\n"
     "      - {id: memory-weak, category: memory, match: {keywords: [copy]}, unless: compute_like}\n"
     "      - {id: gemm, category: gemm, match: {keywords: [gemm, nvjet]}}\n"
+    "    categories: [{id: communication, meaning: c}, {id: memory, meaning: m},\n"
+    "                 {id: gemm, meaning: g}, {id: other, meaning: o}]\n"
     "ladders:\n"
     "  - id: frame_priority\n"
     "    default: 0\n"
@@ -307,6 +353,140 @@ Test(engine_settings, numbers_lists_and_defaults) {
   te_rules_destroy(r);
 }
 
+/* ---------------------------------------------------------------- vocabulary, kinds, derived */
+
+static const char *const vocab_pack =
+    "pack: v\n"
+    "version: 1\n"
+    "classifiers:\n"
+    "  - id: kernel\n"
+    "    default: other\n"
+    "    categories:\n"
+    "      - {id: gemm, meaning: dense matrix products}\n"
+    "      - {id: memory, meaning: data movement}\n"
+    "      - {id: other, meaning: none of the above}\n"
+    "      - {id: convolution, parent: gemm, meaning: convolutions}\n"
+    "      - {id: kv_write, parent: memory, meaning: KV-cache writes}\n"
+    "    rules:\n"
+    "      - {id: kv, category: kv_write, match: {tokens: [store_kvcache]}}\n"
+    "      - {id: conv, category: convolution, match: {tokens: [conv, fprop]}}\n"
+    "      - {id: gemm, category: gemm, match: {tokens: [gemm, cijk]}}\n"
+    "      - {id: copy, category: memory, match: {tokens: [copy]}}\n"
+    "  - id: overlap\n"
+    "    default: other\n"
+    "    categories:\n"
+    "      - {id: compute, meaning: matrix compute}\n"
+    "      - {id: memory, meaning: data movement}\n"
+    "      - {id: conv, meaning: convolutions only}\n"
+    "      - {id: other, meaning: none of the above}\n"
+    "    rules:\n"
+    "      - {id: conv, category: conv, from: {classifier: kernel, categories: [convolution]}}\n"
+    "      - {id: compute, category: compute, from: {classifier: kernel, categories: [gemm]}}\n"
+    "      - id: small-copy\n"
+    "        category: other\n"
+    "        from: {classifier: kernel, categories: [memory]}\n"
+    "        match: {tokens: [tiny]}\n"
+    "      - {id: memory, category: memory, from: {classifier: kernel, categories: [memory]}}\n";
+
+Test(engine_vocabulary, a_kind_reports_its_parent_category) {
+  te_rules *r = rules_from1(vocab_pack);
+  const te_class_rule *rule = NULL;
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "sm80_xmma_fprop_implicit_gemm", &rule), "gemm");
+  cr_assert_str_eq(rule->id, "conv");
+  cr_assert_str_eq(rule->kind, "convolution");
+  cr_assert_str_eq(te_rules_kind(r, "kernel", "sm80_xmma_fprop_implicit_gemm"), "convolution");
+  cr_assert_str_eq(te_rules_kind(r, "kernel", "Cijk_Alik_Bljk"), "gemm", "top-level: kind == category");
+  cr_assert_str_eq(te_rules_classify(r, "kernel", "void store_kvcache<half>", NULL), "memory");
+  cr_assert_str_eq(te_rules_kind(r, "kernel", "unknown_kernel"), "other", "default");
+  const te_classifier *c = te_rules_classifier(r, "kernel");
+  cr_assert_eq(c->n_categories, 5);
+  const te_category *k = te_classifier_category(c, "kv_write");
+  cr_assert(k && k->parent && !strcmp(k->parent, "memory"));
+  cr_assert_str_eq(k->meaning, "KV-cache writes");
+  cr_assert_null(te_classifier_category(c, "gemmm"));
+  te_rules_destroy(r);
+}
+
+Test(engine_vocabulary, derived_rules_follow_the_base_category_or_kind) {
+  te_rules *r = rules_from1(vocab_pack);
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "sm80_xmma_fprop_implicit_gemm", NULL), "conv",
+                   "a kind in from: matches that kind only");
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "Cijk_Alik_Bljk", NULL), "compute");
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "void store_kvcache<half>", NULL), "memory",
+                   "a category in from: matches its kinds too");
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "tiny_copy", NULL), "other",
+                   "from: and match: must both hit");
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "copy_kernel", NULL), "memory");
+  cr_assert_str_eq(te_rules_classify(r, "overlap", "unknown_kernel", NULL), "other");
+  te_rules_destroy(r);
+}
+
+Test(engine_vocabulary, labels_that_name_nothing_are_errors) {
+  te_status st;
+  te_diags *d = failing("pack: p\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
+                        "    categories: [{id: other, meaning: o}, {id: conv, parent: gemm, meaning: c}]\n"
+                        "    rules:\n      - {id: g, category: gemmm, match: {tokens: [gemm]}}\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert_eq(te_diags_count(d), 2);
+  char buf[512];
+  te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
+  cr_assert(strstr(buf, "bad.yaml:6:62: error: category 'gemm' is not declared in classifier 'kernel'"),
+            "%s", buf);
+  te_diag_format(te_diags_get(d, 1), buf, sizeof buf);
+  cr_assert(strstr(buf, "bad.yaml:8:27: error: category 'gemmm' is not declared in classifier "
+                        "'kernel' (declared: other, conv)"), "%s", buf);
+  te_diags_destroy(d);
+  d = failing("pack: p\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
+              "    rules: []\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "declares no categories"), "%s",
+            te_diags_get(d, 0)->message);
+  te_diags_destroy(d);
+}
+
+Test(engine_vocabulary, derivation_cycles_and_unknown_bases_are_errors) {
+  te_status st;
+  te_diags *d = failing(
+      "pack: p\nversion: 1\nclassifiers:\n"
+      "  - id: a\n    default: x\n    categories: [{id: x, meaning: x}]\n"
+      "    rules: [{id: r, category: x, from: {classifier: b, categories: [x]}}]\n"
+      "  - id: b\n    default: x\n    categories: [{id: x, meaning: x}]\n"
+      "    rules: [{id: r, category: x, from: {classifier: a, categories: [x]}}]\n"
+      "  - id: c\n    default: x\n    categories: [{id: x, meaning: x}]\n"
+      "    rules: [{id: r, category: x, from: {classifier: nope, categories: [x]}}]\n", &st);
+  cr_assert_eq(st, TE_ERR_INVALID);
+  cr_assert_eq(te_diags_count(d), 3);
+  cr_assert(strstr(te_diags_get(d, 0)->message, "classifier 'a' derives from itself"));
+  cr_assert(strstr(te_diags_get(d, 1)->message, "classifier 'b' derives from itself"));
+  cr_assert(strstr(te_diags_get(d, 2)->message, "from: classifier 'nope' is not defined"));
+  cr_assert_eq(te_diags_get(d, 2)->line, 15);
+  te_diags_destroy(d);
+}
+
+Test(engine_vocabulary, dead_rules_are_warnings_at_the_rule) {
+  const char *pack =
+      "pack: d\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
+      "    categories: [{id: norm, meaning: n}, {id: quantize, meaning: q}, {id: other, meaning: o}]\n"
+      "    rules:\n"
+      "      - {id: norm, category: norm, match: {tokens: [rmsnorm]}}\n"
+      "      - id: norm-quant\n"
+      "        category: quantize\n"
+      "        match: {tokens: [rmsnorm_quant], examples: {match: [add_rmsnorm_quant_kernel]}}\n"
+      "      - id: quant\n"
+      "        category: quantize\n"
+      "        match: {tokens: [quant], examples: {match: [add_rmsnorm_quant_kernel, quant_fp8]}}\n";
+  te_rules *r = rules_from1(pack);
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_find_dead_rules(r, d), 1, "quant still decides quant_fp8");
+  const te_diag *g = te_diags_get(d, 0);
+  cr_assert_eq(g->severity, TE_SEV_WARNING);
+  cr_assert_eq(g->line, 9);
+  cr_assert(strstr(g->message, "rule 'kernel/norm-quant' is dead") &&
+            strstr(g->message, "earlier rule 'norm'"), "%s", g->message);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
 /* ---------------------------------------------------------------- overrides */
 
 static const char *const override_pack =
@@ -323,6 +503,8 @@ static const char *const override_pack =
     "      - {id: last, category: misc, match: {keywords: [misc]}}\n"
     "      - {id: first, category: firsts, match: {keywords: [nccl_first]}, before: comm}\n"
     "      - {id: after-comm, category: aftercomm, match: {keywords: [aftercomm]}, after: comm}\n"
+    "    categories: [{id: unknown, meaning: u}, {id: cublas_lt, meaning: c},\n"
+    "                 {id: misc, meaning: m}, {id: firsts, meaning: f}, {id: aftercomm, meaning: a}]\n"
     "ladders:\n"
     "  - id: frame_priority\n"
     "    penalty: {match: low_signal, amount: 100}\n"
@@ -522,7 +704,8 @@ Test(engine_examples, classifier_and_matcher_examples) {
       "            no_match: [memcpy]\n"
       "      - id: gemm\n"
       "        category: gemm\n"
-      "        match: {keywords: [gemm], examples: {match: [gemm_x], no_match: [ncclgemm]}}\n";
+      "        match: {keywords: [gemm], examples: {match: [gemm_x], no_match: [ncclgemm]}}\n"
+      "    categories: [{id: communication, meaning: c}, {id: gemm, meaning: g}, {id: other, meaning: o}]\n";
   te_rules *r = rules_from1(pack);
   te_diags *d = te_diags_create();
   size_t n = 0;
@@ -552,7 +735,8 @@ Test(engine_examples, failing_classifier_example_names_rule) {
       "        category: gemm\n"
       "        match:\n"
       "          keywords: [gemm]\n"
-      "          examples: {match: [nccl_gemm], no_match: [plain_gemm]}\n";
+      "          examples: {match: [nccl_gemm], no_match: [plain_gemm]}\n"
+      "    categories: [{id: communication, meaning: c}, {id: gemm, meaning: g}, {id: other, meaning: o}]\n";
   te_rules *r = rules_from1(pack);
   te_diags *d = te_diags_create();
   size_t n = 0;
@@ -712,6 +896,33 @@ static te_rules *default_rules(void) {
   cr_assert_eq(st, TE_OK, "%s: %s", te_status_str(st), buf);
   te_diags_destroy(d);
   return r;
+}
+
+/* The compat pack must decide every classifier rule the reference has not: each rule of
+ * the kernel and overlap classifiers, after it loads, comes from the compat pack (a
+ * reference rule, or a default rule replaced by one that never hits). A rule added to
+ * the defaults without its compat entry would leak a new judgement into --compat. */
+Test(engine_defaults, compat_pack_decides_every_classifier_rule) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  const char *dir = getenv("TRIAGE_RULES_DIR");
+  char defaults[1024], compat[1100];
+  snprintf(defaults, sizeof defaults, "%s", dir && *dir ? dir : TRIAGE_SOURCE_DIR "/rules");
+  snprintf(compat, sizeof compat, "%s/compat/reference.yaml", defaults);
+  cr_assert_eq(te_rules_load_path(r, defaults, d), TE_OK);
+  cr_assert_eq(te_rules_load_path(r, compat, d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  const char *ids[] = {"kernel", "overlap"};
+  for (size_t k = 0; k < 2; k++) {
+    const te_classifier *c = te_rules_classifier(r, ids[k]);
+    cr_assert_not_null(c);
+    for (size_t i = 0; i < c->n_rules; i++)
+      cr_assert(strstr(c->rules[i].origin.file, "compat/reference.yaml"),
+                "classifier rule '%s/%s' (%s) has no entry in the compat pack", ids[k],
+                c->rules[i].id, c->rules[i].origin.file);
+  }
+  te_diags_destroy(d);
+  te_rules_destroy(r);
 }
 
 Test(engine_defaults, default_packs_load_and_pass_examples) {

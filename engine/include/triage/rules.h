@@ -123,20 +123,42 @@ const te_matcher *te_rules_matcher(const te_rules *r, const char *name);
 
 /* ---------------------------------------------------------------- classifiers */
 
-/* Classifiers map a kernel name to a category: ordered rules, first hit wins. */
+/* Classifiers map a kernel name to a category: ordered rules, first hit wins.
+ *
+ * Every label a classifier gives is declared in its vocabulary (`categories:`), with a
+ * one-line meaning. A label with a parent is a finer *kind* of that parent: a rule that
+ * gives `convolution` (parent `gemm`) reports category `gemm` and kind `convolution`, so
+ * tables keep the coarse label while consumers that need the finer one (fusion
+ * components, JSON) can read it. A label without a parent is its own kind. */
+typedef struct te_category {
+  const char *id;
+  const char *meaning;
+  const char *parent; /* NULL for a top-level category */
+  te_origin origin;
+} te_category;
+
 typedef struct te_class_rule {
   const char *id;
-  const char *category;
-  const te_matcher *match;
-  const te_matcher *unless; /* may be NULL */
+  const char *category;      /* reported category: the label's parent, else the label */
+  const char *kind;          /* the label the rule gives (== category for top-level ones) */
+  const te_matcher *match;   /* may be NULL when from_classifier is set */
+  const te_matcher *unless;  /* may be NULL */
+  /* With from_classifier set, the rule also needs the name's category or kind under
+   * that classifier to be one of from_categories (derived classifiers: the overlap class
+   * follows the kernel category). */
+  const char *from_classifier;
+  size_t n_from_categories;
+  const char *const *from_categories;
   te_origin origin;
 } te_class_rule;
 
 typedef struct te_classifier {
   const char *id;               /* "kernel", "overlap" */
-  const char *default_category; /* when no rule hits */
+  const char *default_category; /* when no rule hits (a declared top-level label) */
   size_t n_rules;
   const te_class_rule *rules;
+  size_t n_categories;          /* the vocabulary, in declaration order */
+  const te_category *categories;
 } te_classifier;
 
 const te_classifier *te_rules_classifier(const te_rules *r, const char *id);
@@ -144,6 +166,16 @@ const te_classifier *te_rules_classifier(const te_rules *r, const char *id);
  * for the default. Returns NULL only if the classifier does not exist. */
 const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
                               const te_class_rule **rule);
+/* The kind (finer label) of name under classifier `id`: the deciding rule's label, else
+ * the default. NULL only if the classifier does not exist. */
+const char *te_rules_kind(const te_rules *r, const char *id, const char *name);
+/* A declared label of classifier c, or NULL. */
+const te_category *te_classifier_category(const te_classifier *c, const char *id);
+
+/* Classifier rules none of whose own `match` examples reach them, because an earlier
+ * rule of the same classifier decides every one: one warning per such rule, at the
+ * rule, naming an example and the rule that took it. Returns how many were found. */
+size_t te_rules_find_dead_rules(const te_rules *r, te_diags *diags);
 
 /* ---------------------------------------------------------------- ladders */
 
