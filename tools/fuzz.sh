@@ -2,7 +2,7 @@
 # Runs each libFuzzer harness for N seconds (default 600) and prints its statistics.
 #
 # Usage: tools/fuzz.sh [-j JOBS] [SECONDS] [HARNESS...]
-#   HARNESS: fuzz_trace_reader fuzz_analysis fuzz_rule_pack fuzz_live_reply (default: all,
+#   HARNESS: fuzz_trace_reader fuzz_analysis fuzz_rule_pack fuzz_live_reply fuzz_names (default: all,
 #   one after the other; -j 2 runs two at once). Builds build-fuzz with clang when needed.
 #
 # The committed seeds (tests/fuzz/corpus/<h>, tests/fuzz/regressions/<h>, and for the
@@ -20,7 +20,7 @@ if [ "${1:-}" = "-j" ]; then jobs=$2; shift 2; fi
 secs=${1:-600}
 [ $# -gt 0 ] && shift
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_trace_reader fuzz_analysis fuzz_rule_pack fuzz_live_reply)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_trace_reader fuzz_analysis fuzz_rule_pack fuzz_live_reply fuzz_names)
 case $secs in ''|*[!0-9]*) echo "usage: tools/fuzz.sh [-j JOBS] [SECONDS] [HARNESS...]" >&2; exit 2;; esac
 
 bd=$root/build-fuzz
@@ -38,6 +38,7 @@ run_one() {
     fuzz_analysis) dict=trace.dict; max_len=65536 ;;
     fuzz_rule_pack) dict=rulepack.dict; max_len=16384 ;;
     fuzz_live_reply) dict=live.dict; max_len=16384 ;;
+    fuzz_names) dict=names.dict; max_len=32768 ;;
     *) echo "fuzz.sh: unknown harness $h" >&2; return 2 ;;
   esac
   local seeds=("$root/tests/fuzz/corpus/$h")

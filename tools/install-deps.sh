@@ -3,7 +3,7 @@
 # Usage: tools/install-deps.sh [--with-tests]   (run as root on Debian/Ubuntu)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libcjson-dev zlib1g-dev
-      libcurl4-openssl-dev python3)
+      libcurl4-openssl-dev libiberty-dev python3)
 if [ "${1:-}" = "--with-tests" ]; then
   pkgs+=(libcriterion-dev clang valgrind)
   # Node.js (for ajv-cli, the JSON Schema validator) often comes from outside Debian;

@@ -163,6 +163,7 @@ te_status te_rules_run_examples(const te_rules *r, te_diags *diags, size_t *n_ch
   }
   check_ladders(&rc);
   check_rest(&rc);
+  rc.failed += te_display_run_examples(r, diags, &rc.checked);
   if (n_checked) *n_checked = rc.checked;
   return rc.failed ? TE_ERR_INVALID : TE_OK;
 }

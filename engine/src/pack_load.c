@@ -812,6 +812,67 @@ static te_entry *parse_named_matcher(vctx *v, const ty_node *key, const ty_node 
   return &e->hdr;
 }
 
+/* ---------------------------------------------------------------- display names */
+
+static void parse_display_examples(vctx *v, const ty_node *n, display_entry *e) {
+  static const char *const keys[] = {"name", "display", NULL};
+  if (!expect_seq(v, n, "display rule examples") || !n->n) return;
+  e->examples = te_arena_alloc(v->a, n->n * sizeof *e->examples);
+  if (!e->examples) return;
+  for (size_t i = 0; i < n->n; i++) {
+    const ty_node *it = n->items[i], *name, *display;
+    if (!expect_map(v, it, "a display rule example")) continue;
+    check_keys(v, it, keys, "a display rule example");
+    if (!(name = ty_get(it, "name")) || !(display = ty_get(it, "display"))) {
+      verr(v, it, "a display rule example needs 'name' and 'display'");
+      continue;
+    }
+    display_example *ex = &e->examples[e->n_examples];
+    ex->name = get_nonempty_str(v, name, "example name");
+    ex->display = get_str(v, display, "example display");
+    ex->origin = origin_of(v, it);
+    if (ex->name && ex->display) e->n_examples++;
+  }
+  v->examples += e->n_examples;
+}
+
+static te_entry *parse_display(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS, "regex", "replace", "examples", NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  display_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *rx = require(v, item, "regex", what, &e->hdr);
+  const ty_node *rp = require(v, item, "replace", what, &e->hdr);
+  if (rx) e->regex_src = get_nonempty_str(v, rx, "regex");
+  if (rp) e->replace = get_str(v, rp, "replace");
+  const ty_node *x = ty_get(item, "examples");
+  if (x) parse_display_examples(v, x, e);
+  for (int k = 0; k < 2; k++) {
+    const ty_node *s = k ? rp : rx;
+    if (s && s->len > TE_MAX_PATTERN_LEN) {
+      verr(v, s, "%s is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", k ? "replace" : "regex",
+           s->len, TE_MAX_PATTERN_LEN);
+      return &e->hdr;
+    }
+  }
+  if (!e->regex_src || !e->replace) return &e->hdr;
+  e->code = compile_regex(v, rx, e->regex_src, 0, "regex");
+  if (!e->code) return &e->hdr;
+  if (!te_rules_track_code(v->r, e->code)) {
+    pcre2_code_free(e->code);
+    return NULL;
+  }
+  char msg[200];
+  size_t at = 0;
+  if (!te_display_check_template(e->code, e->replace, &at, msg, sizeof msg)) {
+    v->errors++;
+    te_diags_add(v->d, TE_SEV_ERROR, v->file, rp->line, regex_error_col(rp, at),
+                 "replace: bad template '%.200s': %s", e->replace, msg);
+  }
+  return &e->hdr;
+}
+
 /* ---------------------------------------------------------------- settings */
 
 static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_list *out) {
@@ -870,7 +931,7 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
       "pack",         "version",     "description",   "matchers",   "classifiers",
       "ladders",      "path_rewrites", "stages",      "stage_rules", "rank_patterns",
       "frameworks",   "framework_hints", "settings",  "kernel_map_aliases", "fusion_patterns",
-      NULL};
+      "display_names", NULL};
   static const char *const stage_rule_keys[] = {"path", "annotation", NULL};
   static const char *const hint_keys[] = {"default", "text", "server_args_keys", "url_probes",
                                           NULL};
@@ -922,6 +983,8 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
              parse_alias, NULL);
   parse_list(v, ty_get(root, "fusion_patterns"), "fusion pattern", &p->s.fusions, parse_fusion,
              NULL);
+  parse_list(v, ty_get(root, "display_names"), "display rule", &p->s.display_names,
+             parse_display, NULL);
 }
 
 te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len,

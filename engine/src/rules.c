@@ -92,6 +92,7 @@ void te_rules_destroy(te_rules *r) {
   free(r->codes);
   free(r->packs);
   pcre2_match_context_free(r->rank_ctx);
+  te_display_release(r);
   te_arena_destroy(r->arena);
   free(r);
 }
@@ -242,7 +243,7 @@ static te_sections sections_clone(te_arena *a, const te_sections *s) {
   te_list *lists[] = {&c.matchers,   &c.classifiers,      &c.ladders,    &c.rewrites,
                       &c.stages,     &c.path_rules,       &c.annotation_rules, &c.ranks,
                       &c.frameworks, &c.text_hints,       &c.key_hints,  &c.probes,
-                      &c.settings,   &c.aliases,          &c.fusions};
+                      &c.settings,   &c.aliases,          &c.fusions,    &c.display_names};
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = list_clone(a, lists[i]);
   return c;
 }
@@ -274,6 +275,7 @@ static te_status merge_pack(te_rules *r, te_pack *p, te_diags *diags) {
   merge_list(&mc, &next.settings, &in->settings, "setting");
   merge_list(&mc, &next.aliases, &in->aliases, "kernel-map alias");
   merge_list(&mc, &next.fusions, &in->fusions, "fusion pattern");
+  merge_list(&mc, &next.display_names, &in->display_names, "display rule");
   if (in->default_framework) {
     next.default_framework = in->default_framework;
     next.default_framework_origin = in->default_framework_origin;
@@ -804,6 +806,11 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   build_ladders(&fc);
   build_stages_and_frameworks(&fc);
   build_aliases_and_fusions(&fc);
+  if (!te_display_build(r)) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory building display rules");
+    r->failed = true;
+    return TE_ERR_NOMEM;
+  }
   r->classifier_caches = calloc(r->n_classifiers + 1, sizeof *r->classifier_caches);
   r->ladder_caches = calloc(r->n_ladders + 1, sizeof *r->ladder_caches);
   if (!r->classifier_caches || !r->ladder_caches) {

@@ -171,10 +171,25 @@ typedef struct matcher_entry {
   te_matcher *m;
 } matcher_entry;
 
+/* One `display_names:` rule (display_names.c). */
+typedef struct display_example {
+  const char *name, *display;
+  te_origin origin;
+} display_example;
+
+typedef struct display_entry {
+  te_entry hdr;
+  const char *regex_src, *replace;
+  pcre2_code *code; /* released through te_rules_track_code */
+  size_t n_examples;
+  display_example *examples;
+} display_entry;
+
 /* Every id-keyed list of a pack and of the merged set. */
 typedef struct te_sections {
   te_list matchers, classifiers, ladders, rewrites, stages, path_rules, annotation_rules,
-      ranks, frameworks, text_hints, key_hints, probes, settings, aliases, fusions;
+      ranks, frameworks, text_hints, key_hints, probes, settings, aliases, fusions,
+      display_names;
   const char *default_framework;
   te_origin default_framework_origin;
 } te_sections;
@@ -214,6 +229,11 @@ struct te_rules {
   size_t n_aliases;
   te_fusion_pattern **fusions;
   size_t n_fusions;
+  /* display rules (display_names.c), parallel arrays built at finalize */
+  te_display_rule *display_rules;
+  const display_entry **display_entries;
+  size_t n_display_rules;
+  pcre2_match_context *display_ctx;
   /* one decision cache per classifier (rule index, -1 = default) and per ladder (score),
    * parallel to classifiers / ladders: one key per distinct name instead of one per
    * matcher the name passes through */
@@ -231,6 +251,16 @@ bool te_rules_track_code(te_rules *r, pcre2_code *code);
 
 /* A built classifier by id, before or after finalize succeeded (rules.c). */
 const te_classifier *te_rules_classifier_any(const te_rules *r, const char *id);
+/* display_names.c: checks a replacement template against a compiled regex (every $N and
+ * ${NAME} must name a group of code); on error writes a message and the byte offset of
+ * the bad reference and returns false. */
+bool te_display_check_template(const pcre2_code *code, const char *tmpl, size_t *err_offset,
+                               char *msg, size_t cap);
+/* Builds the public display-rule array from the merged list (finalize). false: no memory. */
+bool te_display_build(te_rules *r);
+void te_display_release(te_rules *r);
+/* Runs the examples of every live display rule; returns the number that failed. */
+size_t te_display_run_examples(const te_rules *r, te_diags *d, size_t *n_checked);
 
 /* Validates one YAML pack (pack_load.c). Returns the pack, or NULL with diagnostics. */
 te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len,

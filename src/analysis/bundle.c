@@ -11,8 +11,34 @@
 /* ------------------------------------------------------------------ canonical names */
 
 static bool is_hex(int c) { return isxdigit((unsigned char)c) != 0; }
+static bool is_alnum(int c) { return isalnum((unsigned char)c) != 0; }
 
-size_t an_canonical_name(const char *name, size_t len, char *out, size_t cap) {
+/* A 64-bit pointer prints as at most 16 hex digits; a longer run is a hash or an id. */
+#define AN_ADDRESS_MAX_HEX_DIGITS 16
+
+an_hex_mask an_hex_mask_from_rules(const te_rules *rules) {
+  return te_rules_setting(rules, "names.mask_every_hex", 0) > 0 ? AN_MASK_EVERY_HEX
+                                                                : AN_MASK_ADDRESSES;
+}
+
+/* Length of the hex literal starting at name[i] ("0x" plus digits) that mask replaces by
+ * 0xADDR, or 0 when there is none. AN_MASK_ADDRESSES takes only a literal that stands
+ * alone as a token (no letter or digit on either side) and fits a pointer, so a tile size
+ * like MT64x160x128 or nvjet's 160x128 stays intact. */
+static size_t masked_hex_len(const char *name, size_t len, size_t i, an_hex_mask mask) {
+  if (name[i] != '0' || i + 2 >= len || (name[i + 1] != 'x' && name[i + 1] != 'X') ||
+      !is_hex(name[i + 2]))
+    return 0;
+  size_t j = i + 2;
+  while (j < len && is_hex(name[j])) j++;
+  if (mask == AN_MASK_EVERY_HEX) return j - i;
+  if (i > 0 && is_alnum(name[i - 1])) return 0;
+  if (j < len && is_alnum(name[j])) return 0;
+  return j - (i + 2) <= AN_ADDRESS_MAX_HEX_DIGITS ? j - i : 0;
+}
+
+size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out,
+                         size_t cap) {
   /* First pass into a scratch copy: fold whitespace and rewrite hex literals. The output
    * can only grow by hex rewriting ("0x1" -> "0xADDR"), at most 4 bytes per 3 input. */
   size_t scap = len * 2 + 8;
@@ -34,13 +60,11 @@ size_t an_canonical_name(const char *name, size_t len, char *out, size_t cap) {
       s[n++] = ' ';
       pending_space = false;
     }
-    if (c == '0' && i + 2 < len && (name[i + 1] == 'x' || name[i + 1] == 'X') &&
-        is_hex(name[i + 2])) {
-      size_t j = i + 2;
-      while (j < len && is_hex(name[j])) j++;
+    size_t hex = masked_hex_len(name, len, i, mask);
+    if (hex) {
       memcpy(s + n, "0xADDR", 6);
       n += 6;
-      i = j;
+      i += hex;
       continue;
     }
     s[n++] = (char)c;

@@ -21,12 +21,27 @@
 #include "trace/trace.h"
 #include "triage/rules.h"
 
+/* Which hex literals a canonical name masks as 0xADDR. */
+typedef enum an_hex_mask {
+  /* Only real addresses: "0x" plus 1..16 hex digits with no letter or digit on either
+   * side ("(void*)0x7f3a2c001000", "_0xdeadbeef"). Tile sizes such as MT64x160x128 or
+   * nvjet's 160x128 are left alone, so kernels that differ there stay distinct rows. */
+  AN_MASK_ADDRESSES = 0,
+  /* The reference (2.5): every run 0x[0-9a-fA-F]+, wherever it stands. */
+  AN_MASK_EVERY_HEX = 1
+} an_hex_mask;
+
+/* The mask the rule packs ask for: setting names.mask_every_hex (> 0: every hex run, as
+ * the reference does; 0 or unset: real addresses only). Read it once per table build. */
+an_hex_mask an_hex_mask_from_rules(const te_rules *rules);
+
 /* Canonical kernel name (reference 2.5): whitespace runs folded to one space and the
- * ends trimmed, every hex literal 0x[0-9a-fA-F]+ replaced by 0xADDR, and when the name
- * starts with "void " and ends with ')', the trailing balanced parameter list cut off
- * (plus the whitespace before it). Writes at most cap bytes into out (always
- * NUL-terminated when cap > 0) and returns the full length (snprintf contract). */
-size_t an_canonical_name(const char *name, size_t len, char *out, size_t cap);
+ * ends trimmed, hex literals replaced by 0xADDR as mask says, and when the name starts
+ * with "void " and ends with ')', the trailing balanced parameter list cut off (plus the
+ * whitespace before it). Writes at most cap bytes into out (always NUL-terminated when
+ * cap > 0) and returns the full length (snprintf contract). */
+size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out,
+                         size_t cap);
 
 /* The kernels of one stage of one trace. */
 typedef struct an_stage_kernels {

@@ -319,18 +319,19 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 /* ------------------------------------------------------------------ build */
 
-const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name) {
+const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name,
+                                an_hex_mask mask) {
   void *v = an_u64map_get(cache, name);
   if (v) return v;
   const char *raw = tr_str_get(t, name);
   size_t len = strlen(raw);
   char small[512];
   char *buf = small;
-  size_t need = an_canonical_name(raw, len, small, sizeof small);
+  size_t need = an_canonical_name(raw, len, mask, small, sizeof small);
   if (need >= sizeof small) {
     buf = malloc(need + 1);
     if (!buf) return NULL;
-    an_canonical_name(raw, len, buf, need + 1);
+    an_canonical_name(raw, len, mask, buf, need + 1);
   }
   const char *c = an_strtab_intern(st, buf, need);
   if (buf != small) free(buf);
@@ -411,6 +412,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
     return AN_ERR_NOMEM;
   }
   size_t k = (size_t)te_rules_setting(rules, "kernel_map.sample_per_kernel", 16);
+  an_hex_mask mask = an_hex_mask_from_rules(rules);
   an_status rc = AN_OK;
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
@@ -430,7 +432,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
       payload *sp = stage_payload(m, sk->stage->id);
       if (!names || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++) {
-        names[i] = an_canonical_cached(m->st, &cache, vw->trace, sk->kernels[i]->name);
+        names[i] = an_canonical_cached(m->st, &cache, vw->trace, sk->kernels[i]->name, mask);
         if (!names[i]) rc = AN_ERR_NOMEM;
         keep[i] = true;
       }

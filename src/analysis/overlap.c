@@ -147,6 +147,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   size_t n_tn = 0;
   const tr_thread_name *tn = tr_trace_thread_names(s->t, &n_tn);
   char canon[8192];
+  an_hex_mask mask = an_hex_mask_from_rules(r);
   char buf[64];
   for (size_t i = 0; i < n_all; i++) {
     if (!keep[i]) continue;
@@ -154,7 +155,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     size_t k = s->n;
     s->ev[k] = e;
     const char *raw = tr_str_get(s->t, e->name);
-    an_canonical_name(raw, strlen(raw), canon, sizeof canon);
+    an_canonical_name(raw, strlen(raw), mask, canon, sizeof canon);
     long nm = ov_strmap_put(&s->names, canon, strlen(canon));
     if (nm < 0) goto done;
     s->name[k] = (uint32_t)nm;

@@ -412,6 +412,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
   double min_share = opt->min_share_pct >= 0 ? opt->min_share_pct
                                              : te_rules_setting(rules, "kernel_table.min_share_pct", 1.0);
   size_t sites_cap = (size_t)te_rules_setting(rules, "kernel_table.sites_shown", 2);
+  an_hex_mask mask = an_hex_mask_from_rules(rules);
   const te_matcher *xpu = te_rules_matcher(rules, "xpu_launch");
   char *model_lc = NULL;
   if (opt->model_path) {
@@ -461,7 +462,8 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
       if (!sk) continue;
       for (size_t i = 0; i < sk->n; i++) {
         const tr_event *e = sk->kernels[i];
-        const char *name = an_canonical_cached(out->strings, &caches[v], views[v].trace, e->name);
+        const char *name =
+            an_canonical_cached(out->strings, &caches[v], views[v].trace, e->name, mask);
         if (!name) {
           rc = AN_ERR_NOMEM;
           break;

@@ -4,7 +4,7 @@
 # replays run with ASan+UBSan like the rest of the suite.
 set(TRIAGE_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply)
+set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply fuzz_names)
 # The trace harness needs the streaming reader (tr_trace_read_buffer); skip it until the
 # reader is part of the build.
 if(EXISTS ${CMAKE_SOURCE_DIR}/src/trace/reader.c)

@@ -23,11 +23,12 @@ static void setup(void) {
 }
 static void teardown(void) { te_rules_destroy(rules); }
 
-static const char *canon(const char *s) {
+static const char *canon_masked(const char *s, an_hex_mask mask) {
   static char buf[1024];
-  an_canonical_name(s, strlen(s), buf, sizeof buf);
+  an_canonical_name(s, strlen(s), mask, buf, sizeof buf);
   return buf;
 }
+static const char *canon(const char *s) { return canon_masked(s, AN_MASK_EVERY_HEX); }
 
 Test(canonical, cuts_void_parameter_list) {
   cr_assert_str_eq(canon("void foo<int>(int*, 0x7fabc)"), "void foo<int>");
@@ -38,9 +39,69 @@ Test(canonical, cuts_void_parameter_list) {
   cr_assert_str_eq(canon("void unbalanced)"), "void unbalanced)");
 }
 
+/* Tile sizes hold "0x" runs (MT64x160x128, nvjet's 160x128); the reference masks them. */
+Test(canonical, reference_mask_takes_every_hex_run) {
+  cr_assert_str_eq(canon("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x160x128_MI16x16x1_SN"),
+                   "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16""0xADDR_MI16x16x1_SN");
+  cr_assert_str_eq(canon("nvjet_sm90_tst_160x128_64x4_2x1_v_bz_TNT"),
+                   "nvjet_sm90_tst_16""0xADDR_64x4_2x1_v_bz_TNT");
+}
+
+Test(canonical, address_mask_keeps_tile_sizes) {
+  const char *tiles[] = {
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x160x128_MI16x16x1_SN_LDSB1",
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT320x224x64_MI16x16x1_SN_LDSB0",
+      "nvjet_sm90_tst_160x128_64x4_2x1_v_bz_TNT",
+      "cutlass_80_tensorop_s1688gemm_64x64_16x10_nt_align4",
+      "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize160x128x32_stage4_warpsize2x2x1",
+  };
+  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
+    cr_assert_str_eq(canon_masked(tiles[i], AN_MASK_ADDRESSES), tiles[i]);
+}
+
+Test(canonical, address_mask_takes_real_addresses) {
+  cr_assert_str_eq(canon_masked("void foo<(void*)0x7f3a2c001000>(int)", AN_MASK_ADDRESSES),
+                   "void foo<(void*)0xADDR>");
+  cr_assert_str_eq(canon_masked("kernel at 0xDEADbeef", AN_MASK_ADDRESSES), "kernel at 0xADDR");
+  cr_assert_str_eq(canon_masked("triton_kernel_0x7ffd1234_stream", AN_MASK_ADDRESSES),
+                   "triton_kernel_0xADDR_stream");
+  cr_assert_str_eq(canon_masked("0x0", AN_MASK_ADDRESSES), "0xADDR");
+  /* 17 digits do not fit a pointer: a hash, kept */
+  cr_assert_str_eq(canon_masked("k 0x123456789abcdef01", AN_MASK_ADDRESSES), "k 0x123456789abcdef01");
+  /* glued to a letter or digit on either side: part of a word, kept */
+  cr_assert_str_eq(canon_masked("MT0x10x8 a0x1 0x1g", AN_MASK_ADDRESSES), "MT0x10x8 a0x1 0x1g");
+}
+
+/* Two kernels that differ only in a tile size: one row under the reference mask, two
+ * under the address mask. */
+Test(canonical, tile_sizes_no_longer_merge) {
+  char a[256], b[256];
+  const char *x = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x160x128_MI16x16x1";
+  const char *y = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x160x256_MI16x16x1";
+  an_canonical_name(x, strlen(x), AN_MASK_EVERY_HEX, a, sizeof a);
+  an_canonical_name(y, strlen(y), AN_MASK_EVERY_HEX, b, sizeof b);
+  cr_assert_str_eq(a, b);
+  an_canonical_name(x, strlen(x), AN_MASK_ADDRESSES, a, sizeof a);
+  an_canonical_name(y, strlen(y), AN_MASK_ADDRESSES, b, sizeof b);
+  cr_assert_str_neq(a, b);
+}
+
+Test(canonical, mask_comes_from_the_packs, .init = setup, .fini = teardown) {
+  /* The shipped packs keep the reference mask (see rules/70-names.yaml). */
+  cr_assert_eq(an_hex_mask_from_rules(rules), AN_MASK_EVERY_HEX);
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  const char *pack = "pack: p\nversion: 1\nsettings: {names: {mask_every_hex: 0}}\n";
+  cr_assert_eq(te_rules_load_buffer(r, "p.yaml", pack, strlen(pack), d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  cr_assert_eq(an_hex_mask_from_rules(r), AN_MASK_ADDRESSES);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
 Test(canonical, reports_full_length) {
   char small[4];
-  size_t n = an_canonical_name("abcdefgh", 8, small, sizeof small);
+  size_t n = an_canonical_name("abcdefgh", 8, AN_MASK_ADDRESSES, small, sizeof small);
   cr_assert_eq(n, 8);
   cr_assert_str_eq(small, "abc");
 }

@@ -51,6 +51,18 @@
 /* Sub-directory depth searched below a profile directory (runs nest 2-3 deep). */
 #define TR_MAX_DIR_DEPTH 32
 
+/* ---- display names (src/report/names.c) ---- */
+
+/* Bytes of the longest mangled name handed to the demangler. The GNU demangler keeps
+ * about 72 bytes of stack per input byte (its component arrays are stack arrays), so
+ * this bounds its stack to ~600 KiB; real mangled kernel names reach ~1.7 KB. Longer
+ * names are shown as they are. */
+#define RP_MAX_DEMANGLE_BYTES 8192u
+/* Bytes of demangled text kept from one name. Back-references let a few hundred mangled
+ * bytes stand for gigabytes of text (each level can double it); demangling stops once
+ * the text passes this limit and the name is shown mangled. Real names stay < 16 KiB. */
+#define RP_MAX_DEMANGLED_BYTES (64u * 1024u)
+
 /* ---- live capture (src/live) ---- */
 
 /* Bytes of one HTTP reply body that live capture reads. */

@@ -331,6 +331,33 @@ typedef struct te_fusion_pattern {
 size_t te_rules_fusion_count(const te_rules *r);
 const te_fusion_pattern *te_rules_fusion(const te_rules *r, size_t i); /* registry order */
 
+/* ---------------------------------------------------------------- display names */
+
+/* A display rule gives a family of long kernel names a compact display form
+ * (`display_names:` in a pack, docs/rules.md). Rules are tried in order on the full,
+ * demangled name; the first whose regex matches gives the display: its replacement
+ * template with $N / ${N} (capture group N, 0 = the whole match), ${NAME} (named group)
+ * and $$ (a dollar sign) expanded; groups that did not take part expand to nothing;
+ * whitespace runs of the result fold to one space and its ends are trimmed.
+ * Regexes are case-sensitive (use (?i) for a caseless one) and run under the PCRE2
+ * limits of triage/limits.h; a run that hits a limit counts as no match. */
+typedef struct te_display_rule {
+  const char *id;
+  const char *regex;   /* PCRE2 source */
+  const char *replace; /* template */
+  te_origin origin;
+} te_display_rule;
+
+size_t te_rules_display_rule_count(const te_rules *r);
+const te_display_rule *te_rules_display_rule(const te_rules *r, size_t i); /* rule order */
+/* Display form of name (len bytes, need not be NUL-terminated) under the first display
+ * rule that matches. Returns false when none matches (out untouched). Otherwise writes
+ * at most cap bytes into out (always NUL-terminated when cap > 0), sets *full_len (may be
+ * NULL) to the length of the whole expansion and *rule (may be NULL) to the deciding
+ * rule, and returns true. */
+bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out,
+                           size_t cap, size_t *full_len, const te_display_rule **rule);
+
 /* ---------------------------------------------------------------- self-tests */
 
 /* Runs every `examples:` block of every loaded pack; each mismatch becomes a diagnostic

@@ -1,0 +1,560 @@
+/*
+ * report/names.c - display names of kernels; see names.h and docs/names.md.
+ *
+ * A name goes through: demangling (libiberty's callback demangler, stopped by a longjmp
+ * out of the callback once its text passes RP_MAX_DEMANGLED_BYTES: the callback API
+ * allocates nothing, so leaving it early leaks nothing), then either the first matching
+ * `display_names:` rule of the packs or the generic collapse, then the length cap.
+ */
+#include "report/names.h"
+
+#include <libiberty/demangle.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "triage/limits.h"
+
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
+#define ELLIPSIS_BYTES 3
+/* Forms of one name, most detailed first (see name_forms). */
+#define N_FORMS 4
+/* A disambiguating word longer than this says less than a hash. */
+#define MAX_TOKEN_CHARS 24
+/* The smallest cap that leaves room for a name and a disambiguating suffix. */
+#define MIN_MAX_CHARS 40
+
+struct rp_names {
+  const te_rules *rules;
+  size_t max_chars;      /* names.display_max_chars */
+  size_t collapse_chars; /* names.display_collapse_chars */
+};
+
+/* ------------------------------------------------------------------ strings */
+
+typedef struct nbuf {
+  char *p;
+  size_t n, cap;
+  bool oom;
+} nbuf;
+
+static void nb_add(nbuf *b, const char *s, size_t len) {
+  if (b->oom) return;
+  if (b->n + len + 1 > b->cap) {
+    size_t nc = b->cap ? b->cap : 64;
+    while (nc < b->n + len + 1) nc *= 2;
+    char *p = realloc(b->p, nc);
+    if (!p) {
+      b->oom = true;
+      return;
+    }
+    b->p = p;
+    b->cap = nc;
+  }
+  memcpy(b->p + b->n, s, len);
+  b->n += len;
+  b->p[b->n] = '\0';
+}
+
+static void nb_str(nbuf *b, const char *s) { nb_add(b, s, strlen(s)); }
+
+/* The built string (owned by the caller), or NULL when out of memory. */
+static char *nb_take(nbuf *b) {
+  if (b->oom) {
+    free(b->p);
+    return NULL;
+  }
+  if (!b->p) return strdup("");
+  return b->p;
+}
+
+static char *dup_n(const char *s, size_t len) {
+  char *p = malloc(len + 1);
+  if (!p) return NULL;
+  memcpy(p, s, len);
+  p[len] = '\0';
+  return p;
+}
+
+static bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+static bool is_word(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_alnum(unsigned char c) { return is_word(c) && c != '_'; }
+
+/* Characters (UTF-8 code points; a stray continuation byte counts with its lead). */
+static size_t n_chars(const char *s) {
+  size_t n = 0;
+  for (; *s; s++) n += !is_cont((unsigned char)*s);
+  return n;
+}
+
+/* Byte length of the first k characters of s. */
+static size_t chars_prefix(const char *s, size_t k) {
+  size_t i = 0;
+  while (s[i] && k) {
+    i++;
+    while (s[i] && is_cont((unsigned char)s[i])) i++;
+    k--;
+  }
+  return i;
+}
+
+/* s cut to at most max characters, ending in "…" when cut; then suffix (which must fit).
+ * Takes ownership of s. */
+static char *fit(char *s, size_t max, const char *suffix) {
+  if (!s) return NULL;
+  size_t room = max - n_chars(suffix);
+  nbuf b = {0};
+  if (n_chars(s) <= room) {
+    nb_str(&b, s);
+  } else {
+    size_t keep = chars_prefix(s, room - 1);
+    while (keep && s[keep - 1] == ' ') keep--;
+    nb_add(&b, s, keep);
+    nb_add(&b, ELLIPSIS, ELLIPSIS_BYTES);
+  }
+  nb_str(&b, suffix);
+  free(s);
+  return nb_take(&b);
+}
+
+/* ------------------------------------------------------------------ demangling */
+
+typedef struct dm_sink {
+  nbuf text;
+  jmp_buf stop;
+} dm_sink;
+
+static void dm_collect(const char *s, size_t len, void *opaque) {
+  dm_sink *k = opaque;
+  if (k->text.oom || k->text.n + len > RP_MAX_DEMANGLED_BYTES) longjmp(k->stop, 1);
+  nb_add(&k->text, s, len);
+}
+
+char *rp_names_demangle(const char *name) {
+  size_t len = strlen(name);
+  if (len < 3 || len > RP_MAX_DEMANGLE_BYTES || name[0] != '_' || name[1] != 'Z')
+    return strdup(name);
+  /* On the heap, so nothing the longjmp skips over lives in a register. */
+  dm_sink *k = calloc(1, sizeof *k);
+  if (!k) return NULL;
+  bool ok = false;
+  if (setjmp(k->stop) == 0)
+    ok = cplus_demangle_v3_callback(name, DMGL_PARAMS | DMGL_ANSI, dm_collect, k) != 0;
+  char *out = ok && !k->text.oom && k->text.n ? k->text.p : NULL;
+  if (!out) {
+    free(k->text.p);
+    out = strdup(name);
+  }
+  free(k);
+  return out;
+}
+
+/* ------------------------------------------------------------------ generic collapse */
+
+/* Without a leading "void " and a trailing parameter list "(...)" that follows the name
+ * directly ("Memset (Device)" keeps its parenthesis). */
+static char *strip_void_and_params(const char *s) {
+  while (*s == ' ') s++;
+  if (!strncmp(s, "void ", 5)) s += 5;
+  size_t n = strlen(s);
+  while (n && s[n - 1] == ' ') n--;
+  if (n && s[n - 1] == ')') {
+    long depth = 0;
+    size_t k = n;
+    while (k > 0) {
+      k--;
+      if (s[k] == ')') depth++;
+      else if (s[k] == '(' && --depth == 0) break;
+    }
+    if (depth == 0 && k > 0 && s[k] == '(' && s[k - 1] != ' ') n = k;
+  }
+  return dup_n(s, n);
+}
+
+/* True when the angle brackets of s nest properly (never below zero, zero at the end). */
+static bool brackets_balanced(const char *s) {
+  long depth = 0;
+  for (; *s; s++) {
+    if (*s == '<') depth++;
+    else if (*s == '>' && --depth < 0) return false;
+  }
+  return depth == 0;
+}
+
+/* Drops the qualifier just written before "::" inside template arguments
+ * ("at::native::FillFunctor" -> "FillFunctor"). */
+static void drop_qualifier(nbuf *b) {
+  static const char anon[] = "(anonymous namespace)";
+  size_t k = b->n;
+  while (k && is_word((unsigned char)b->p[k - 1])) k--;
+  if (k == b->n && k >= sizeof anon - 1 && !memcmp(b->p + k - (sizeof anon - 1), anon, sizeof anon - 1))
+    k -= sizeof anon - 1;
+  b->n = k;
+  if (b->p) b->p[k] = '\0';
+}
+
+/* Template arguments deeper than keep_depth become "<…>"; with strip_ns, qualifiers
+ * inside template arguments are dropped. s must have balanced brackets. */
+static char *collapse(const char *s, int keep_depth, bool strip_ns) {
+  nbuf b = {0};
+  int depth = 0;
+  for (size_t i = 0; s[i]; i++) {
+    char c = s[i];
+    if (c == '<' && depth == keep_depth) {
+      nb_str(&b, "<" ELLIPSIS ">");
+      for (int d = 0; s[i]; i++) { /* skip to the matching '>' */
+        if (s[i] == '<') d++;
+        else if (s[i] == '>' && --d == 0) break;
+      }
+      if (!s[i]) break;
+      continue;
+    }
+    if (c == '<') depth++;
+    else if (c == '>') depth--;
+    if (strip_ns && depth > 0 && c == ':' && s[i + 1] == ':') {
+      drop_qualifier(&b);
+      i++;
+      continue;
+    }
+    nb_add(&b, &c, 1);
+  }
+  return nb_take(&b);
+}
+
+/* The forms of a name without a display rule, most detailed first: as is (no "void ",
+ * no parameters), nested template arguments collapsed, qualifiers inside template
+ * arguments dropped too, all template arguments collapsed. */
+static size_t generic_forms(const char *demangled, char *forms[N_FORMS]) {
+  char *plain = strip_void_and_params(demangled);
+  if (!plain) return 0;
+  forms[0] = plain;
+  bool templ = strchr(plain, '<') && brackets_balanced(plain);
+  forms[1] = templ ? collapse(plain, 1, false) : strdup(plain);
+  forms[2] = templ ? collapse(plain, 1, true) : strdup(plain);
+  forms[3] = templ ? collapse(plain, 0, false) : strdup(plain);
+  return N_FORMS;
+}
+
+/* ------------------------------------------------------------------ one name */
+
+rp_names *rp_names_create(const te_rules *rules) {
+  rp_names *nm = calloc(1, sizeof *nm);
+  if (!nm) return NULL;
+  nm->rules = rules;
+  double max = rules ? te_rules_setting(rules, "names.display_max_chars", 120) : 120;
+  double collapse_at = rules ? te_rules_setting(rules, "names.display_collapse_chars", 100) : 100;
+  nm->max_chars = max < MIN_MAX_CHARS ? MIN_MAX_CHARS : max > 100000 ? 100000 : (size_t)max;
+  nm->collapse_chars = collapse_at < 1 ? 1 : collapse_at > 100000 ? 100000 : (size_t)collapse_at;
+  return nm;
+}
+
+void rp_names_destroy(rp_names *nm) { free(nm); }
+
+size_t rp_names_max_chars(const rp_names *nm) { return nm->max_chars; }
+
+/* The display rule's form of demangled, or NULL when no rule matches (*oom on failure). */
+static char *rule_form(const rp_names *nm, const char *demangled, bool *oom) {
+  char small[256];
+  size_t need = 0, len = strlen(demangled);
+  if (!nm->rules || !te_rules_display_name(nm->rules, demangled, len, small, sizeof small, &need, NULL))
+    return NULL;
+  char *out = malloc(need + 1);
+  if (!out) {
+    *oom = true;
+    return NULL;
+  }
+  if (need < sizeof small) memcpy(out, small, need + 1);
+  else te_rules_display_name(nm->rules, demangled, len, out, need + 1, NULL, NULL);
+  return out;
+}
+
+/* Fills forms (each within the cap, most detailed first) and *chosen, the form shown
+ * by default: a display rule's form when one matches, else the first generic form of at
+ * most collapse_chars characters (else the most compact). Returns the number of forms,
+ * 0 when out of memory. *demangled_out receives the demangled name (caller frees). */
+static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FORMS],
+                         size_t *chosen, char **demangled_out) {
+  char *d = rp_names_demangle(full);
+  if (!d) return 0;
+  bool oom = false;
+  size_t n = 0;
+  char *rule = rule_form(nm, d, &oom);
+  if (rule) {
+    forms[0] = rule;
+    n = 1;
+    *chosen = 0;
+  } else if (!oom) {
+    n = generic_forms(d, forms);
+    *chosen = n ? n - 1 : 0;
+    for (size_t i = 0; i < n; i++)
+      if (forms[i] && n_chars(forms[i]) <= nm->collapse_chars) {
+        *chosen = i;
+        break;
+      }
+  }
+  for (size_t i = 0; i < n; i++) {
+    forms[i] = fit(forms[i], nm->max_chars, "");
+    if (!forms[i]) oom = true;
+  }
+  if (oom || !n) {
+    for (size_t i = 0; i < n; i++) free(forms[i]);
+    free(d);
+    return 0;
+  }
+  *demangled_out = d;
+  return n;
+}
+
+char *rp_names_display(const rp_names *nm, const char *full) {
+  char *forms[N_FORMS] = {0}, *d = NULL;
+  size_t chosen = 0, n = name_forms(nm, full, forms, &chosen, &d);
+  if (!n) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (i != chosen) free(forms[i]);
+  free(d);
+  return forms[chosen];
+}
+
+/* ------------------------------------------------------------------ one table */
+
+/* One distinct full name of a table. */
+typedef struct tname {
+  const char *full;
+  char *demangled;
+  char *forms[N_FORMS];
+  size_t n_forms, chosen;
+  char *display; /* owned; forms[chosen] or a copy with a suffix */
+} tname;
+
+static int cmp_full(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_display(const void *a, const void *b) {
+  const tname *x = *(const tname *const *)a, *y = *(const tname *const *)b;
+  int c = strcmp(x->display, y->display);
+  return c ? c : strcmp(x->full, y->full);
+}
+
+/* True when some name outside [g, g + n) of the sorted view shows s. */
+static bool shown_elsewhere(tname **by, size_t total, size_t g, size_t n, const char *s) {
+  for (size_t i = 0; i < total; i++)
+    if ((i < g || i >= g + n) && !strcmp(by[i]->display, s)) return true;
+  return false;
+}
+
+static const char *form_at(const tname *x, size_t lvl) {
+  return x->forms[lvl < x->n_forms ? lvl : x->n_forms - 1];
+}
+
+/* Re-expands a collision group, level by level from the most compact below the current
+ * ones: a member whose form at a level differs from the other unresolved members' forms
+ * there and from every display of the table takes it. Returns -1 when out of memory. */
+static int try_expand(tname **by, size_t total, size_t g, size_t n) {
+  size_t top = 0, left = n;
+  bool *done = calloc(n, sizeof *done);
+  if (!done) return -1;
+  for (size_t k = 0; k < n; k++)
+    if (by[g + k]->chosen > top) top = by[g + k]->chosen;
+  for (size_t lvl = top; left > 1 && lvl-- > 0;) {
+    for (size_t a = 0; a < n; a++) {
+      if (done[a]) continue;
+      const char *fx = form_at(by[g + a], lvl);
+      bool unique = !shown_elsewhere(by, total, g, n, fx);
+      for (size_t b = 0; unique && b < n; b++)
+        if (b != a && (done[b] ? !strcmp(fx, by[g + b]->display) : !strcmp(fx, form_at(by[g + b], lvl))))
+          unique = false;
+      if (!unique) continue;
+      char *s = strdup(fx);
+      if (!s) {
+        free(done);
+        return -1;
+      }
+      free(by[g + a]->display);
+      by[g + a]->display = s;
+      done[a] = true;
+      left--;
+    }
+  }
+  free(done);
+  return left <= 1;
+}
+
+/* True when s holds tok (tlen bytes) as a whole word of letters and digits. */
+static bool has_token(const char *s, const char *tok, size_t tlen) {
+  for (const char *p = s; *p;) {
+    while (*p && !is_alnum((unsigned char)*p)) p++;
+    const char *q = p;
+    while (*q && is_alnum((unsigned char)*q)) q++;
+    if ((size_t)(q - p) == tlen && !memcmp(p, tok, tlen)) return true;
+    p = q;
+  }
+  return false;
+}
+
+/* Copies the word p (len bytes) into tok when it may disambiguate x in its group: no
+ * other member has it. */
+static bool unique_word(tname **by, size_t g, size_t n, const tname *x, const char *p, size_t len,
+                        bool skip, char *tok, size_t cap) {
+  bool unique = !skip && len && len <= MAX_TOKEN_CHARS && len < cap;
+  for (size_t k = 0; unique && k < n; k++)
+    if (by[g + k] != x && has_token(by[g + k]->demangled, p, len)) unique = false;
+  if (unique) {
+    memcpy(tok, p, len);
+    tok[len] = '\0';
+  }
+  return unique;
+}
+
+/* The first word of x's demangled name that no other member of its group has; a word
+ * with a letter when there is one (a bare number says little on its own). */
+static bool unique_token(tname **by, size_t g, size_t n, const tname *x, char *tok, size_t cap) {
+  for (int pass = 0; pass < 2; pass++)
+    for (const char *p = x->demangled; *p;) {
+      while (*p && !is_alnum((unsigned char)*p)) p++;
+      const char *q = p;
+      bool letter = false;
+      for (; *q && is_alnum((unsigned char)*q); q++) letter = letter || *q > '9';
+      if (unique_word(by, g, n, x, p, (size_t)(q - p), pass == 0 && !letter, tok, cap))
+        return true;
+      p = q;
+    }
+  return false;
+}
+
+/* 24-bit FNV-1a of s, as 6 hex digits: stable across runs and platforms. */
+static void short_hash(const char *s, char out[8]) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  snprintf(out, 8, "%06x", (unsigned)((h ^ (h >> 24)) & 0xffffffu));
+}
+
+/* Gives each member of a collision group a suffix made by step (0: a word of its own,
+ * 1: its hash, 2: its rank in the group). */
+static bool add_suffixes(const rp_names *nm, tname **by, size_t g, size_t n, int step) {
+  for (size_t k = 0; k < n; k++) {
+    tname *x = by[g + k];
+    char tok[MAX_TOKEN_CHARS + 1], suffix[MAX_TOKEN_CHARS + 8];
+    if (step == 0 && !unique_token(by, g, n, x, tok, sizeof tok)) continue;
+    if (step == 1) short_hash(x->full, tok);
+    if (step == 0) snprintf(suffix, sizeof suffix, " [%s]", tok);
+    else if (step == 1) snprintf(suffix, sizeof suffix, " ~%s", tok);
+    else snprintf(suffix, sizeof suffix, " #%zu", k + 1);
+    char *base = strdup(x->display);
+    char *s = fit(base, nm->max_chars, suffix);
+    if (!s) return false;
+    free(x->display);
+    x->display = s;
+  }
+  return true;
+}
+
+/* One resolution step (0: re-expand, 1: word, 2: hash, 3: rank) over every collision
+ * group. Returns false when out of memory. */
+static bool resolve_step(const rp_names *nm, tname **by, size_t total, int step) {
+  qsort(by, total, sizeof *by, cmp_display);
+  for (size_t g = 0; g < total;) {
+    size_t n = 1;
+    while (g + n < total && !strcmp(by[g + n]->display, by[g]->display)) n++;
+    if (n > 1 && step == 0 && try_expand(by, total, g, n) < 0) return false;
+    if (n > 1 && step > 0 && !add_suffixes(nm, by, g, n, step - 1)) return false;
+    g += n;
+  }
+  return true;
+}
+
+static size_t collisions(tname **by, size_t total) {
+  qsort(by, total, sizeof *by, cmp_display);
+  size_t left = 0;
+  for (size_t i = 1; i < total; i++) left += !strcmp(by[i]->display, by[i - 1]->display);
+  return left;
+}
+
+/* Makes the displays of the distinct names unique: re-expansion, then words, hashes and
+ * ranks, each only where the previous step left a collision. A rank can only meet an
+ * unrelated display that ends in the same rank; ranks repeat until none is left. */
+static bool resolve(const rp_names *nm, tname **by, size_t total) {
+  for (int step = 0; step < 4; step++) {
+    if (!collisions(by, total)) return true;
+    if (!resolve_step(nm, by, total, step)) return false;
+  }
+  for (size_t round = 0; round < total && collisions(by, total); round++)
+    if (!resolve_step(nm, by, total, 3)) return false;
+  return true;
+}
+
+static void tnames_free(tname *u, size_t n) {
+  for (size_t i = 0; u && i < n; i++) {
+    for (size_t k = 0; k < u[i].n_forms; k++) free(u[i].forms[k]);
+    free(u[i].demangled);
+    free(u[i].display);
+  }
+  free(u);
+}
+
+/* The distinct names of full, sorted, with their forms. */
+static tname *distinct_names(const rp_names *nm, const char *const *full, size_t n, size_t *nu) {
+  const char **sorted = malloc((n ? n : 1) * sizeof *sorted);
+  tname *u = calloc(n ? n : 1, sizeof *u);
+  bool ok = sorted && u;
+  *nu = 0;
+  if (ok) memcpy(sorted, full, n * sizeof *sorted);
+  if (ok) qsort(sorted, n, sizeof *sorted, cmp_full);
+  for (size_t i = 0; ok && i < n; i++) {
+    if (*nu && !strcmp(u[*nu - 1].full, sorted[i])) continue;
+    tname *x = &u[(*nu)++];
+    x->full = sorted[i];
+    x->n_forms = name_forms(nm, x->full, x->forms, &x->chosen, &x->demangled);
+    x->display = x->n_forms ? strdup(x->forms[x->chosen]) : NULL;
+    ok = x->display != NULL;
+  }
+  free(sorted);
+  if (!ok) {
+    tnames_free(u, *nu);
+    return NULL;
+  }
+  return u;
+}
+
+static const tname *find_name(const tname *u, size_t nu, const char *full) {
+  size_t lo = 0, hi = nu;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(u[mid].full, full);
+    if (!c) return &u[mid];
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+char **rp_names_display_table(const rp_names *nm, const char *const *full, size_t n) {
+  size_t nu = 0;
+  tname *u = distinct_names(nm, full, n, &nu);
+  tname **by = u ? malloc((nu ? nu : 1) * sizeof *by) : NULL;
+  char **out = by ? calloc(n ? n : 1, sizeof *out) : NULL;
+  bool ok = out != NULL;
+  for (size_t i = 0; ok && i < nu; i++) by[i] = &u[i];
+  if (ok) ok = resolve(nm, by, nu);
+  for (size_t i = 0; ok && i < n; i++) {
+    const tname *x = find_name(u, nu, full[i]);
+    ok = x && (out[i] = strdup(x->display)) != NULL;
+  }
+  free(by);
+  tnames_free(u, nu);
+  if (!ok) {
+    rp_names_table_free(out, n);
+    return NULL;
+  }
+  return out;
+}
+
+void rp_names_table_free(char **names, size_t n) {
+  for (size_t i = 0; names && i < n; i++) free(names[i]);
+  free(names);
+}
