@@ -7,6 +7,11 @@
   var doc = document;
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
   var FACET_LABELS = { cat: 'categories', status: 'statuses', kind: 'kinds' };
+  /* Rows laid out at once, per table. Layout and moving rows, not comparing keys, are
+     what cost on a big table: a 5,000-row table sorts all its rows, then shows (lays
+     out and moves) only the first ROW_CAP that match until asked to show all. */
+  var ROW_CAP = 100;
+  var BIG_TABLE = 100; /* rows; see freezeColumns */
   var tables = [];
 
   doc.documentElement.classList.add('js');
@@ -26,9 +31,29 @@
     return e;
   }
 
+  /* Text keys become ranks once per column, so every sort compares numbers. Numbers
+     inside the text compare by value ("P2" before "P10"): each digit run is written
+     as its length, then its digits. */
+  function textRanks(texts) {
+    var norm = texts.map(function (t) {
+      return t.toLowerCase().replace(/\d+/g, function (d) {
+        d = d.replace(/^0+(?=\d)/, '');
+        return String.fromCharCode(0x30 + Math.min(d.length, 60)) + d;
+      });
+    });
+    var idx = norm.map(function (x, i) { return i; });
+    idx.sort(function (a, b) { return norm[a] < norm[b] ? -1 : norm[a] > norm[b] ? 1 : 0; });
+    var ranks = new Array(norm.length);
+    for (var i = 0, r = 0; i < idx.length; i++) {
+      if (i && norm[idx[i]] !== norm[idx[i - 1]]) r = i;
+      ranks[idx[i]] = r;
+    }
+    return ranks;
+  }
+
   /* A column sorts as numbers when the header says so (data-sort="num") or when every
-     non-empty cell carries a numeric data-value; otherwise as text, numbers inside the
-     text compared by value ("P2" before "P10"). */
+     non-empty cell carries a numeric data-value; otherwise as text (data-value, if
+     present, replaces the cell's text as its key). Empty number cells sort last. */
   function columnKeys(st, col) {
     if (st.keys[col]) return st.keys[col];
     var mode = st.heads[col].getAttribute('data-sort');
@@ -40,31 +65,23 @@
     var numeric = mode === 'num' || (mode !== 'text' && raw.every(function (x) {
       return x.v === null ? x.t === '' : x.v !== '' && !isNaN(+x.v);
     }) && raw.some(function (x) { return x.v !== null; }));
-    var keys = raw.map(function (x) {
-      if (numeric) return x.v === null || x.v === '' ? NaN : +x.v;
-      return x.v !== null ? x.v : x.t;
-    });
+    var keys = numeric ? raw.map(function (x) { return x.v === null || x.v === '' ? NaN : +x.v; })
+      : textRanks(raw.map(function (x) { return x.v !== null ? x.v : x.t; }));
     keys.numeric = numeric;
     st.keys[col] = keys;
     return keys;
   }
 
   function sortTable(st, col, dir) {
-    var keys = columnKeys(st, col), numeric = keys.numeric;
-    var order = st.rows.map(function (r, i) { return i; });
+    var keys = columnKeys(st, col);
+    var order = st.order.slice();
     order.sort(function (a, b) {
-      var x = keys[a], y = keys[b], c;
-      if (numeric) {
-        var xn = isNaN(x), yn = isNaN(y);
-        c = xn || yn ? (xn === yn ? 0 : xn ? 1 : -1) : (x - y) * dir; /* empty cells last */
-      } else {
-        c = collator.compare(x, y) * dir;
-      }
-      return c || a - b;
+      var x = keys[a], y = keys[b];
+      if (x !== x || y !== y) return (x !== x) - (y !== y) || a - b; /* NaN: empty, last */
+      return (x - y) * dir || a - b;
     });
-    var frag = doc.createDocumentFragment();
-    for (var i = 0; i < order.length; i++) frag.appendChild(st.rows[order[i]]);
-    st.body.appendChild(frag);
+    st.order = order;
+    applyFilter(st);
     st.heads.forEach(function (th, j) {
       if (j === col) th.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
       else if (th.hasAttribute('aria-sort')) th.removeAttribute('aria-sort');
@@ -92,32 +109,59 @@
     return t;
   }
 
-  function applyFilter(st) {
-    var terms = st.input.value.toLowerCase().split(/\s+/).filter(Boolean);
-    var showMinor = terms.length > 0 || (st.minorBox && st.minorBox.checked);
-    var facets = st.facets.filter(function (f) { return f.select.value !== ''; });
-    var shown = 0;
-    for (var i = 0; i < st.rows.length; i++) {
-      var r = st.rows[i];
-      var ok = showMinor || !r.classList.contains('minor');
-      for (var j = 0; ok && j < facets.length; j++)
-        ok = r.getAttribute(facets[j].attr) === facets[j].select.value;
-      if (ok && terms.length) {
-        var text = rowText(st, r);
-        for (var k = 0; ok && k < terms.length; k++) ok = text.indexOf(terms[k]) >= 0;
-      }
-      if (r.hidden === ok) r.hidden = !ok;
-      if (ok) shown++;
-    }
-    st.count.textContent = shown === st.rows.length ? st.rows.length + ' rows'
-      : shown + ' of ' + st.rows.length + ' rows';
+  function rowMatches(st, ri, terms, facets, showMinor) {
+    if (!showMinor && st.minor[ri]) return false;
+    for (var j = 0; j < facets.length; j++)
+      if (facets[j].values[ri] !== facets[j].select.value) return false;
+    if (!terms.length) return true;
+    var text = rowText(st, st.rows[ri]);
+    for (var k = 0; k < terms.length; k++) if (text.indexOf(terms[k]) < 0) return false;
+    return true;
   }
 
-  function resetFilter(st) {
+  /* Shows the rows that match the text and facet filters, in the current order, at most
+     ROW_CAP of them unless "show all" was asked for. */
+  function applyFilter(st) {
+    var terms = st.input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var facets = st.facets.filter(function (f) { return f.select.value !== ''; });
+    /* Minor rows are left out of the unfiltered view only: a filter searches them all. */
+    var showMinor = terms.length > 0 || facets.length > 0 || (st.minorBox && st.minorBox.checked);
+    var matched = 0, shown = 0, ref = st.body.firstChild;
+    for (var i = 0; i < st.order.length; i++) {
+      var ri = st.order[i], r = st.rows[ri];
+      var ok = rowMatches(st, ri, terms, facets, showMinor);
+      if (ok) matched++;
+      ok = ok && (st.showAll || matched <= ROW_CAP);
+      if (st.shown[ri] !== ok) {
+        st.shown[ri] = ok;
+        r.hidden = !ok;
+        if (ok) addCopyButtons(r);
+      }
+      if (!ok) continue;
+      /* Shown rows go to the top in order; hidden rows stay below in any order, so a
+         sort moves at most ROW_CAP rows. */
+      shown++;
+      if (r === ref) ref = r.nextSibling;
+      else st.body.insertBefore(r, ref);
+    }
+    var n = st.rows.length;
+    st.count.textContent = (shown < matched ? 'first ' + shown + ' of ' + matched + ' matching rows'
+      : matched === n ? n + ' rows' : matched + ' of ' + n + ' rows');
+    st.more.hidden = shown === matched;
+    st.more.textContent = 'Show all ' + matched;
+  }
+
+  /* Clears what hides row r: the filters, the minor-row switch if r is minor, and the
+     cap if r is still past it. */
+  function unhideRow(st, r) {
     st.input.value = '';
     st.facets.forEach(function (f) { f.select.value = ''; });
-    if (st.minorBox) st.minorBox.checked = true;
+    if (st.minorBox && r.classList.contains('minor')) st.minorBox.checked = true;
     applyFilter(st);
+    if (r.hidden) {
+      st.showAll = true;
+      applyFilter(st);
+    }
   }
 
   function facetNames(table, rows) {
@@ -140,7 +184,8 @@
     values.forEach(function (v) { sel.appendChild(new Option(v + ' (' + seen[v] + ')', v)); });
     sel.addEventListener('change', function () { applyFilter(st); });
     bar.appendChild(sel);
-    st.facets.push({ name: name, attr: attr, select: sel });
+    st.facets.push({ name: name, attr: attr, select: sel,
+                     values: st.rows.map(function (r) { return r.getAttribute(attr); }) });
   }
 
   function buildToolbar(st) {
@@ -171,6 +216,10 @@
     st.count = el('span', 'count');
     st.count.setAttribute('aria-live', 'polite');
     bar.appendChild(st.count);
+    st.more = el('button', 'more');
+    st.more.type = 'button';
+    st.more.addEventListener('click', function () { st.showAll = true; applyFilter(st); });
+    bar.appendChild(st.more);
     var anchor = st.table.closest('.table-wrap') || st.table;
     anchor.parentNode.insertBefore(bar, anchor);
   }
@@ -186,11 +235,29 @@
     return b;
   }
 
+  /* A big table keeps the column widths of its first layout: with table-layout: fixed,
+     a sort or a filter lays out rows without measuring every cell again, and the
+     columns do not jump. Reads first, then writes, so the page lays out once. */
+  function freezeColumns(list) {
+    var widths = list.map(function (st) {
+      var total = st.table.getBoundingClientRect().width || 1;
+      return st.heads.map(function (th) { return th.getBoundingClientRect().width / total; });
+    });
+    list.forEach(function (st, k) {
+      st.heads.forEach(function (th, j) { th.style.width = (100 * widths[k][j]).toFixed(2) + '%'; });
+      st.table.style.tableLayout = 'fixed';
+    });
+  }
+
   function initTable(table) {
     var head = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
     if (!head || !table.tBodies[0]) return;
     var st = { table: table, body: table.tBodies[0], heads: Array.prototype.slice.call(head.cells),
-               rows: bodyRows(table), keys: [], text: new Map(), facets: [], minorBox: null };
+               rows: bodyRows(table), keys: [], text: new Map(), facets: [], minorBox: null,
+               showAll: false };
+    st.order = st.rows.map(function (r, i) { return i; });
+    st.minor = st.rows.map(function (r) { return r.classList.contains('minor'); });
+    st.shown = new Array(st.rows.length); /* unknown: the first filter sets every row */
     st.heads.forEach(function (th, col) {
       if (th.getAttribute('data-sort') === 'none' || th.colSpan > 1) return;
       var b = el('button', 'sort');
@@ -205,21 +272,37 @@
     tables.push(st);
   }
 
-  function addCopyButtons() {
-    var proto = el('button', 'copy', 'copy');
-    proto.type = 'button';
-    proto.title = 'Copy the full name';
+  /* A copy button after each short name (whose title holds the full name). Added to a
+     table row when it is first shown, so hidden rows cost no layout. */
+  /* The label is drawn by CSS (.copy::after), so the button adds no text to its row:
+     sorting and filtering read textContent. */
+  var copyProto = el('button', 'copy');
+  copyProto.type = 'button';
+  copyProto.title = 'Copy the full name';
+  copyProto.setAttribute('aria-label', 'Copy the full name');
+
+  function addCopyButtons(root) {
+    if (root.triageCopy) return;
+    root.triageCopy = true;
+    var names = root.querySelectorAll('.name[title]');
+    for (var i = 0; i < names.length; i++) {
+      var n = names[i], next = n.nextElementSibling;
+      if (!next || !next.classList.contains('copy'))
+        n.parentNode.insertBefore(copyProto.cloneNode(true), n.nextSibling);
+    }
+  }
+
+  function addCopyButtonsOutsideTables() {
     var names = doc.querySelectorAll('.name[title]');
     for (var i = 0; i < names.length; i++) {
       var n = names[i];
-      n.parentNode.insertBefore(proto.cloneNode(true), n.nextSibling);
+      if (!n.closest('table.sortable')) addCopyButtons(n.parentNode);
     }
   }
 
   function flashCopy(btn, ok) {
-    btn.textContent = ok ? 'copied' : 'copy failed';
-    btn.classList.toggle('done', ok);
-    setTimeout(function () { btn.textContent = 'copy'; btn.classList.remove('done'); }, 1200);
+    btn.classList.add(ok ? 'done' : 'failed');
+    setTimeout(function () { btn.classList.remove('done', 'failed'); }, 1200);
   }
 
   function copyText(text, btn) {
@@ -248,11 +331,11 @@
     if (!target) return;
     for (var r = target.closest('tr'); r; r = r.parentElement && r.parentElement.closest('tr')) {
       var owner = (r.closest('table.sortable') || {}).triageState;
-      if (r.hidden && owner) resetFilter(owner);
+      if (r.hidden && owner) unhideRow(owner, r);
     }
     for (var d = target.parentElement; d; d = d.parentElement)
       if (d.tagName === 'DETAILS') d.open = true;
-    target.scrollIntoView({ block: 'center' });
+    target.scrollIntoView({ block: target.tagName === 'TR' ? 'center' : 'start' });
     target.classList.remove('flash');
     void target.offsetWidth; /* restart the animation */
     target.classList.add('flash');
@@ -292,7 +375,8 @@
 
   var sortable = doc.querySelectorAll('table.sortable');
   for (var i = 0; i < sortable.length; i++) initTable(sortable[i]);
-  addCopyButtons();
+  freezeColumns(tables.filter(function (st) { return st.rows.length > BIG_TABLE; }));
+  addCopyButtonsOutsideTables();
   doc.addEventListener('click', onClick);
   window.addEventListener('hashchange', function () { reveal(hashId()); });
   if (location.hash) reveal(hashId());
