@@ -3,7 +3,8 @@
 //
 // usage: node browser_check.mjs MANIFEST.json
 // The manifest is a list of pages: {"page", "screenshot", "expect_fail": [...],
-// "require": [...], "xss_text": "...", "min_rows": N, "perf": true}. A check that finds
+// "require": [...], "checks": [...], "xss_text": "...", "min_rows": N, "perf": true};
+// "checks" limits the interactive checks run (network and console are always judged). A check that finds
 // nothing to act on (a one-row table cannot show sorting) is n/a, which fails only on a
 // page that lists it in "require". Per page it checks:
 //   rows     every sortable table has rows; the kernel table at least min_rows
@@ -446,7 +447,10 @@ async function runPage(browser, spec) {
   log.info.push(`loaded in ${Date.now() - t0} ms`);
   const results = {};
   const run = async (name, fn) => {
+    if (spec.checks && !spec.checks.includes(name)) return;
+    const t = Date.now();
     try { results[name] = await fn(); } catch (e) { results[name] = `threw: ${e.message.split('\n')[0]}`; }
+    if (Date.now() - t > 2000) log.info.push(`${name} took ${Date.now() - t} ms`);
   };
   await run('rows', () => checkRows(page, spec));
   await run('sort', () => checkSort(page));
@@ -500,7 +504,9 @@ async function main() {
   console.log(`browser: Chromium ${browser.version()} (${chromiumPath})`);
   let ok = true;
   for (const spec of manifest) {
+    const started = Date.now();
     const { results, log } = await runPage(browser, spec);
+    log.info.push(`checked in ${Date.now() - started} ms`);
     const j = judge(spec, results);
     console.log(`${j.ok ? 'PASS' : 'FAIL'} ${spec.page}`);
     for (const l of [...j.lines, ...log.info.map((x) => `  info  ${x}`)]) console.log(l);

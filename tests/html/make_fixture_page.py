@@ -164,37 +164,39 @@ def overlap_table(stage_tok, ost, p):
     return table("overlap", f"{p}ot-{stage_tok}", heads, rows)
 
 
-def components(f, kernels_by_name):
+def evidence(f, kernels_by_name):
+    """The expandable evidence cell: per component its kernel, then where the pieces are
+    launched today and where the fused path lives."""
     rows = []
-    for j, kname in enumerate(f["related_kernels"]):
+    for kname in f["related_kernels"]:
         k = kernels_by_name.get(kname)
         us = k["total_us"] if k else None
         rows.append(f'<tr><td>{esc(k["category"] if k else "-")}</td><td>{name_span(kname)}</td>'
                     f'{num_td(us, ms(us) if us is not None else "")}</tr>')
+    locs = "".join(f"<li>{esc(x)}</li>" for x in f["current_locations"].split("<br>") if x)
+    paths = "".join(f"<li>{esc(x)}</li>" for x in f["candidate_paths"])
     return ('<details class="evidence"><summary>'
             f'{len(f["related_kernels"])} evidence kernels</summary><table class="components">'
-            '<thead><tr><th>Component (fixture: its kernel\'s category)</th><th>Evidence kernel</th>'
-            f'<th>GPU time (ms)</th></tr></thead><tbody>{"".join(rows)}</tbody></table></details>')
+            '<thead><tr><th title="fixture: the kernel\'s category">Component</th><th>Evidence kernel</th>'
+            f'<th>GPU time (ms)</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'<p>Launched today from:</p><ul class="loc">{locs}</ul>'
+            f'<p>Fused path:</p><ul class="loc">{paths}</ul></details>')
 
 
 def fusion_table(stage_tok, st, p):
     heads = ['<th>Pattern</th>', '<th>Confidence</th>', '<th>Status</th>',
              '<th class="num" aria-sort="descending">Related GPU time (ms)</th>', '<th class="num">Share (%)</th>',
-             '<th data-sort="none">Evidence per component</th>', '<th>Current Python location</th>',
-             '<th>Candidate fused path</th>', '<th>Rationale</th>']
+             '<th>Rationale</th>', '<th data-sort="none">Evidence per component</th>']
     by_name = {k["name"]: k for k in st["kernels"]}
     rows = []
     for i, f in enumerate(st["fuse"]):
-        locs = "".join(f"<li>{esc(x)}</li>" for x in f["current_locations"].split("<br>") if x)
-        paths = "".join(f"<li>{esc(x)}</li>" for x in f["candidate_paths"])
         minor = "" if f["shown"] else ' class="minor"'
         rows.append(
             f'<tr id="{p}f-{stage_tok}-{i}"{minor} data-cat="{esc(f["origin"])}"><td>{esc(f["pattern"])}</td>'
             f'<td><span class="conf-{token(f["confidence"].lower())}">{esc(f["confidence"])}</span></td>'
             f'<td>{esc(f["status"])}</td>{num_td(f["related_us"], ms(f["related_us"]))}'
-            f'{pct_td(f["share_pct"])}<td>{components(f, by_name)}</td>'
-            f'<td class="loc"><ul>{locs}</ul></td><td class="loc"><ul>{paths}</ul></td>'
-            f'<td>{esc(f["rationale"])}</td></tr>')
+            f'{pct_td(f["share_pct"])}<td class="text">{esc(f["rationale"])}</td>'
+            f'<td class="evidence">{evidence(f, by_name)}</td></tr>')
     return table("fusion", f"{p}ft-{stage_tok}", heads, rows)
 
 

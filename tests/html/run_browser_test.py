@@ -27,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -97,8 +98,10 @@ def shared_pages(args, out, pages):
         base = f.split(".json")[0]
         rep = triage_json(args, [os.path.join(real, f)], os.path.join(out, f"shared-{base}.json"))
         reports.append(rep)
+        # One page per shared trace, for its screenshot; the interactive checks run on
+        # the sample pages, the Ranks, diff and bundle pages.
         pages.append({"page": build_page(args, "report", [rep], os.path.join(out, f"shared-{base}.html")),
-                      "screenshot": os.path.join(out, f"shared-{base}.png")})
+                      "screenshot": os.path.join(out, f"shared-{base}.png"), "checks": ["rows", "xss"]})
     ranks_dir = os.path.join(args.shared, "traces", "multi-rank", "hta_sampled_2ranks")
     if os.path.isdir(ranks_dir):
         reps = [triage_json(args, [os.path.join(ranks_dir, f)], os.path.join(out, f"rank-{i}.json"))
@@ -135,10 +138,11 @@ def browser(args):
         return loud_skip("node is not installed (tools/install-deps.sh --with-tests)")
     if not ensure_playwright(args.source):
         return loud_skip("playwright-core is missing from tools/node_modules and npm ci failed")
+    started = time.monotonic()
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     r = subprocess.run([args.triage, "--version"], stdout=subprocess.PIPE, text=True)
-    args.version = r.stdout.strip() or "unknown"
+    args.version = (r.stdout.split() or ["unknown"])[-1]  # "triage 0.1.0" -> "0.1.0"
     data = os.path.join(args.source, "tests", "data", "llama_tp2")
     sample = triage_json(args, [data], os.path.join(out, "sample.json"))
     hostile = triage_json(args, [hostile_copy(data, os.path.join(out, "hostile"))],
@@ -164,6 +168,7 @@ def browser(args):
     manifest = os.path.join(out, "manifest.json")
     with open(manifest, "w", encoding="utf-8") as fh:
         json.dump(pages, fh, indent=1)
+    print(f"html test: {len(pages)} pages built in {time.monotonic() - started:.1f} s")
     env = dict(os.environ, TRIAGE_CHROMIUM=chromium)
     return subprocess.run(["node", os.path.join(HERE, "browser_check.mjs"), manifest], env=env).returncode
 
