@@ -126,7 +126,7 @@
     var facets = st.facets.filter(function (f) { return f.select.value !== ''; });
     /* Minor rows are left out of the unfiltered view only: a filter searches them all. */
     var showMinor = terms.length > 0 || facets.length > 0 || (st.minorBox && st.minorBox.checked);
-    var matched = 0, shown = 0, ref = st.body.firstChild;
+    var matched = 0, shown = 0, ref = st.body.firstElementChild;
     for (var i = 0; i < st.order.length; i++) {
       var ri = st.order[i], r = st.rows[ri];
       var ok = rowMatches(st, ri, terms, facets, showMinor);
@@ -141,7 +141,7 @@
       /* Shown rows go to the top in order; hidden rows stay below in any order, so a
          sort moves at most ROW_CAP rows. */
       shown++;
-      if (r === ref) ref = r.nextSibling;
+      if (r === ref) ref = r.nextElementSibling;
       else st.body.insertBefore(r, ref);
     }
     var n = st.rows.length;
