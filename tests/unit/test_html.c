@@ -1,0 +1,252 @@
+/*
+ * Unit tests of the HTML report's building blocks: the text escaper (every special
+ * character, controls, malformed UTF-8, and invariants over random bytes), id/class
+ * tokens, the embedded template bytes against the files, and the page skeleton walker.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_assets.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+
+#define FFFD "\xEF\xBF\xBD"
+
+/* Escapes n bytes into a new string (the caller frees). */
+static char *esc_n(const char *s, size_t n) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *mem = open_memstream(&buf, &size);
+  cr_assert_not_null(mem);
+  cr_assert_eq(rp_html_text(mem, s, n), 0);
+  cr_assert_eq(fclose(mem), 0);
+  return buf;
+}
+
+static void check(const char *in, size_t n, const char *want) {
+  char *got = esc_n(in, n);
+  cr_assert_str_eq(got, want, "input of %zu bytes", n);
+  free(got);
+}
+#define CHECK(in, want) check(in, sizeof(in) - 1, want)
+
+Test(html_escape, plain_text_is_copied) {
+  CHECK("nvjet_tst_64x8_64x16 at linear.py:450", "nvjet_tst_64x8_64x16 at linear.py:450");
+  CHECK("", "");
+}
+
+Test(html_escape, the_five_characters) {
+  CHECK("&<>\"'", "&amp;&lt;&gt;&quot;&#39;");
+  CHECK("void f<c10::Half, 4>(int&)", "void f&lt;c10::Half, 4&gt;(int&amp;)");
+  CHECK("&amp;", "&amp;amp;"); /* already-escaped text is text: escaped again */
+}
+
+Test(html_escape, script_and_attribute_payloads) {
+  CHECK("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;");
+  CHECK("x\" onerror=\"alert(1)", "x&quot; onerror=&quot;alert(1)");
+  CHECK("x' onmouseover='alert(1)", "x&#39; onmouseover=&#39;alert(1)");
+}
+
+Test(html_escape, controls_become_replacement) {
+  CHECK("a\tb\nc", "a\tb\nc"); /* tab and newline are text */
+  CHECK("a\rb", "a" FFFD "b");
+  CHECK("\x01x\x1f\x7f", FFFD "x" FFFD FFFD);
+  CHECK("a\0b", "a" FFFD "b"); /* an embedded NUL is a control like the others */
+  CHECK("\xC2\x85|\xC2\x9F|\xC2\xA0", FFFD "|" FFFD "|\xC2\xA0"); /* C1 out, NBSP kept */
+}
+
+Test(html_escape, valid_utf8_is_kept) {
+  CHECK("\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80", "\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80");
+  CHECK("a\xE2\x80\xA8" "b\xE2\x80\xA9", "a\xE2\x80\xA8" "b\xE2\x80\xA9"); /* U+2028/9 */
+  CHECK("\xF4\x8F\xBF\xBF", "\xF4\x8F\xBF\xBF"); /* U+10FFFF, the last code point */
+}
+
+Test(html_escape, malformed_utf8_is_replaced_per_byte) {
+  CHECK("\xFF", FFFD);
+  CHECK("\xC0\xAF", FFFD FFFD);             /* overlong '/' */
+  CHECK("\xE0\x80\xAF", FFFD FFFD FFFD);    /* overlong, 3 bytes */
+  CHECK("\xED\xA0\x80", FFFD FFFD FFFD);    /* UTF-16 surrogate */
+  CHECK("\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD); /* above U+10FFFF */
+  CHECK("ab\xE4\xB8", "ab" FFFD FFFD);      /* truncated at the end */
+  CHECK("\xE4<\xB8", FFFD "&lt;" FFFD);     /* a special character is never swallowed */
+}
+
+Test(html_escape, dup_and_null) {
+  char *e = rp_html_escape("<a href=\"x\">");
+  cr_assert_str_eq(e, "&lt;a href=&quot;x&quot;&gt;");
+  free(e);
+  e = rp_html_escape(NULL);
+  cr_assert_str_eq(e, "");
+  free(e);
+}
+
+/* Decodes one well-formed UTF-8 sequence at s, or returns 0. Written independently of
+ * the escaper's table, with the code point bounds checked arithmetically. */
+static size_t decode(const unsigned char *s, size_t n, unsigned long *cp) {
+  size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+             : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+  static const unsigned long min[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (!len || len > n) return 0;
+  unsigned long v = len == 1 ? s[0] : s[0] & (0x7F >> len);
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    v = v << 6 | (s[i] & 0x3F);
+  }
+  if (v < min[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return len;
+}
+
+Test(html_escape, random_bytes_keep_the_invariants) {
+  static const char *const entities[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
+  unsigned long seed = 12345;
+  for (int round = 0; round < 2000; round++) {
+    unsigned char in[64];
+    size_t n = (size_t)(round % 64);
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+      /* half printable ASCII with the specials, half any byte */
+      in[i] = (seed >> 33) & 1 ? (unsigned char)("<>&\"'ab \t\n\x01\x7f"[(seed >> 40) % 13])
+                               : (unsigned char)(seed >> 48);
+    }
+    char *out = esc_n((const char *)in, n);
+    const unsigned char *p = (const unsigned char *)out;
+    size_t len = strlen(out);
+    for (size_t i = 0; i < len;) {
+      unsigned long cp = 0;
+      size_t k = decode(p + i, len - i, &cp);
+      cr_assert_neq(k, 0, "round %d: malformed UTF-8 at output byte %zu", round, i);
+      cr_assert(!(cp < 0x20 && cp != '\t' && cp != '\n') && !(cp >= 0x7F && cp <= 0x9F),
+                "round %d: control U+%04lX in the output", round, cp);
+      cr_assert(cp != '<' && cp != '>' && cp != '"' && cp != '\'', "round %d: raw %c", round,
+                (int)cp);
+      if (cp == '&') {
+        int known = 0;
+        for (size_t e = 0; e < 5; e++)
+          known |= strncmp(out + i, entities[e], strlen(entities[e])) == 0;
+        cr_assert(known, "round %d: '&' that starts no entity", round);
+      }
+      i += k;
+    }
+    free(out);
+  }
+}
+
+static char *token(const char *s) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *mem = open_memstream(&buf, &size);
+  cr_assert_eq(rp_html_token(mem, s), 0);
+  cr_assert_eq(fclose(mem), 0);
+  return buf;
+}
+
+Test(html_escape, tokens) {
+  static const struct { const char *in, *want; } cases[] = {
+      {"gemm", "gemm"}, {"reduce_topk", "reduce_topk"}, {"extend-path", "extend-path"},
+      {"a.b c<\"", "a_b_c__"}, {"\xC3\xA9", "__"}, {"", "_"}, {NULL, "_"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *t = token(cases[i].in);
+    cr_assert_str_eq(t, cases[i].want);
+    free(t);
+  }
+}
+
+static char *read_file(const char *rel, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/src/report/html/%s", TRIAGE_SOURCE_DIR, rel);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "cannot open %s", path);
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  for (;;) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 4096;
+      buf = realloc(buf, cap);
+      cr_assert_not_null(buf);
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+Test(html_assets, embedded_bytes_equal_the_files) {
+  const rp_html_asset *assets[] = {&rp_html_page, &rp_html_css, &rp_html_js};
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = 0;
+    char *file = read_file(assets[i]->name, &n);
+    cr_assert_eq(assets[i]->len, n, "%s: %zu bytes embedded, %zu in the file", assets[i]->name,
+                 assets[i]->len, n);
+    cr_assert(memcmp(assets[i]->bytes, file, n) == 0, "%s differs from its file", assets[i]->name);
+    cr_assert_eq(assets[i]->bytes[n], 0, "%s: no NUL after the bytes", assets[i]->name);
+    cr_assert_eq(strlen((const char *)assets[i]->bytes), n, "%s holds a NUL", assets[i]->name);
+    free(file);
+  }
+}
+
+Test(html_assets, csp_fetches_nothing_and_pins_script_and_style) {
+  cr_assert_not_null(strstr(rp_html_csp, "default-src 'none'"));
+  cr_assert_not_null(strstr(rp_html_csp, "script-src 'sha256-"));
+  cr_assert_not_null(strstr(rp_html_csp, "style-src 'sha256-"));
+  cr_assert_null(strstr(rp_html_csp, "unsafe"));
+}
+
+static int fill_ok(FILE *out, const char *name, void *ctx) {
+  (*(int *)ctx)++;
+  return fprintf(out, "[%s]", name) < 0;
+}
+
+static int fill_refuses_body(FILE *out, const char *name, void *ctx) {
+  (void)ctx;
+  (void)out;
+  return strcmp(name, "body") == 0;
+}
+
+static char *page(rp_html_slot_fn fn, void *ctx, int *rc) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *mem = open_memstream(&buf, &size);
+  *rc = rp_html_page_write(mem, fn, ctx);
+  cr_assert_eq(fclose(mem), 0);
+  return buf;
+}
+
+/* The text between `open` and the next `close` in s must equal want exactly. */
+static void element_holds(const char *s, const char *open, const rp_html_asset *want) {
+  const char *at = strstr(s, open);
+  cr_assert_not_null(at, "no %s", open);
+  at += strlen(open);
+  cr_assert(strncmp(at, (const char *)want->bytes, want->len) == 0, "%s content differs", open);
+  cr_assert(strncmp(at + want->len, "</", 2) == 0, "%s not closed right after", open);
+}
+
+Test(html_page, slots_are_filled) {
+  int calls = 0, rc = 0;
+  char *out = page(fill_ok, &calls, &rc);
+  cr_assert_eq(rc, 0);
+  cr_assert_eq(calls, 3, "title, version and body go to the caller");
+  cr_assert_not_null(strstr(out, "<title>[title]</title>"));
+  cr_assert_not_null(strstr(out, "content=\"triage [version]\""));
+  cr_assert_not_null(strstr(out, "<body>\n[body]\n<script>"));
+  cr_assert_null(strstr(out, "<!--triage:"), "a slot was left unfilled");
+  element_holds(out, "<style>", &rp_html_css);
+  element_holds(out, "<script>", &rp_html_js);
+  char meta[4096];
+  snprintf(meta, sizeof meta, "http-equiv=\"Content-Security-Policy\" content=\"%s\"", rp_html_csp);
+  cr_assert_not_null(strstr(out, meta));
+  free(out);
+}
+
+Test(html_page, fill_error_aborts) {
+  int rc = 0;
+  char *out = page(fill_refuses_body, NULL, &rc);
+  cr_assert_eq(rc, -1);
+  cr_assert_null(strstr(out, "<script>"), "nothing after the failed slot is written");
+  free(out);
+}
