@@ -1367,12 +1367,15 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
 }
 
 static size_t opt_chunk(const tr_read_options *opts) { return opts ? opts->chunk_size : 0; }
+static tr_inflater opt_inflater(const tr_read_options *opts) {
+  return opts ? opts->inflater : TR_INFLATE_AUTO;
+}
 
 tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err) {
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
-  tr_source *src = tr_source_open_path(path, opt_chunk(opts), true, err);
+  tr_source *src = tr_source_open_path(path, opt_chunk(opts), true, opt_inflater(opts), err);
   if (!src) return NULL;
   return read_source(path, src, opts, err);
 }
@@ -1382,7 +1385,7 @@ tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
-  tr_source *src = tr_source_open_buffer(buf, len, opt_chunk(opts), true, err);
+  tr_source *src = tr_source_open_buffer(buf, len, opt_chunk(opts), true, opt_inflater(opts), err);
   if (!src) return NULL;
   return read_source(name, src, opts, err);
 }
@@ -1435,7 +1438,7 @@ int tr_trace_probe(const char *path) {
   tr_error err;
   memset(&err, 0, sizeof err);
   /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
-  tr_source *src = tr_source_open_path(path, 64u * 1024u, false, &err);
+  tr_source *src = tr_source_open_path(path, 64u * 1024u, false, TR_INFLATE_AUTO, &err);
   if (!src) return 0;
   rd *r = calloc(1, sizeof *r);
   tr_trace *t = calloc(1, sizeof *t);

@@ -89,6 +89,13 @@ enum {
   TR_ERR_NOMEM = 6
 };
 
+/* gzip inflater. AUTO is ISA-L's igzip when triage was built with it (pkg-config
+ * libisal, CMake option TRIAGE_USE_ISAL), else zlib; both give the same bytes. */
+typedef enum tr_inflater { TR_INFLATE_AUTO = 0, TR_INFLATE_ZLIB = 1 } tr_inflater;
+
+/* true when this build has ISA-L (so TR_INFLATE_AUTO and TR_INFLATE_ZLIB differ). */
+bool tr_inflate_has_isal(void);
+
 typedef struct tr_read_options {
   /* Called now and then with bytes consumed / total (total 0 if unknown). May be NULL. */
   void (*progress)(void *ctx, uint64_t done, uint64_t total);
@@ -98,6 +105,8 @@ typedef struct tr_read_options {
   /* Decompressed bytes per chunk handed to the scanner; 0 = default (1 MiB). Tests and
    * fuzzers use tiny chunks so every token crosses a chunk boundary somewhere. */
   size_t chunk_size;
+  /* gzip inflater; 0 (TR_INFLATE_AUTO) = the fastest this build has. */
+  tr_inflater inflater;
 } tr_read_options;
 
 /* Reads path ("-" = standard input). gzip is recognised by magic bytes (multi-member
