@@ -18,6 +18,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "trace/intern.h"
 #include "trace/source.h"
@@ -94,6 +97,10 @@ typedef struct rd {
   double ts, dur;
   int64_t ext, corr;
   bool sampling;
+  /* scan_string: keep at most str_cap bytes (0 = all, up to TR_MAX_STRING_BYTES); set
+   * str_cut when more were skipped */
+  size_t str_cap;
+  bool str_cut, key_cut;
   /* probe mode: stop at the first sign of a trace (tr_trace_probe) */
   bool probe;
   int probe_result;
@@ -367,31 +374,70 @@ static void string_utf8(rd *r, sbuf *out, uint8_t lead) {
   sb_put(r, out, buf, (size_t)n);
 }
 
-/* Scans a string whose opening quote is consumed. out NULL = skip without storing. */
+/* End of the run of plain bytes (k_plain) starting at s, or e. SSE2 (baseline on
+ * x86-64) tests 16 bytes per step: a byte stops the run if it is the quote, the
+ * backslash, or below 0x20 or above 0x7f (one signed compare catches both). */
+static inline const uint8_t *plain_end(const uint8_t *s, const uint8_t *e) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (e - s >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                _mm_cmplt_epi8(v, space));
+    unsigned bits = (unsigned)_mm_movemask_epi8(stop);
+    if (bits) return s + __builtin_ctz(bits);
+    s += 16;
+  }
+#endif
+  while (s < e && k_plain[*s]) s++;
+  return s;
+}
+
+/* First quote or backslash in [s, e), or e: what skipping a string looks for (UTF-8 and
+ * control bytes need no check when nothing is stored). */
+static inline const uint8_t *quote_or_backslash(const uint8_t *s, const uint8_t *e) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  while (e - s >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    unsigned bits = (unsigned)_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+    if (bits) return s + __builtin_ctz(bits);
+    s += 16;
+  }
+#endif
+  while (s < e && *s != '"' && *s != '\\') s++;
+  return s;
+}
+
+/* Stores a run of plain bytes, or stops storing once r->str_cap is passed. Returns the
+ * buffer to go on with (NULL = skip the rest). */
+static sbuf *store_run(rd *r, sbuf *out, const uint8_t *s, size_t run) {
+  if (r->str_cap && out->n + run > r->str_cap) {
+    r->str_cut = true;
+    return NULL;
+  }
+  sb_put(r, out, s, run);
+  return out;
+}
+
+/* Scans a string whose opening quote is consumed. out NULL = skip without storing, at
+ * any length: skipping costs no memory, so TR_MAX_STRING_BYTES applies only to what is
+ * stored. With r->str_cap set, a stored string longer than str_cap is not an error:
+ * storing stops, the rest is skipped and r->str_cut is set (member names, sample text). */
 static void scan_string(rd *r, sbuf *out) {
-  uint64_t start = rd_off(r);
-  uint64_t skipped = 0;
+  r->str_cut = false;
   if (out) sb_clear(r, out);
   for (;;) {
-    const uint8_t *s = r->p, *e = r->end;
-    if (out) {
-      while (s < e && k_plain[*s]) s++;
-    } else {
-      while (s < e && *s != '"' && *s != '\\') s++;
-    }
+    const uint8_t *s = out ? plain_end(r->p, r->end) : quote_or_backslash(r->p, r->end);
     size_t run = (size_t)(s - r->p);
     if (run) {
-      if (out) {
-        sb_put(r, out, r->p, run);
-      } else {
-        skipped += run;
-        if (skipped > TR_MAX_STRING_BYTES)
-          rd_fail_at(r, TR_ERR_LIMIT, start, "string longer than %u bytes (TR_MAX_STRING_BYTES)",
-                     (unsigned)TR_MAX_STRING_BYTES);
-      }
+      if (out) out = store_run(r, out, r->p, run);
       r->p = s;
+      if (r->str_cut && !out) continue; /* s may be a byte only the storing path handles */
     }
-    if (s == e) {
+    if (s == r->end) {
       if (!rd_refill(r)) rd_fail_at(r, TR_ERR_JSON, rd_off(r), "unterminated string (end of input)");
       continue;
     }
@@ -399,21 +445,22 @@ static void scan_string(rd *r, sbuf *out) {
     if (c == '"') return;
     if (c == '\\') {
       string_escape(r, out);
-      skipped += 2;
-      continue;
-    }
-    /* only reached when storing: controls pass through (Kineto writes raw tabs), except
-     * NUL, which would cut the C string */
-    if (c < 0x80) {
+    } else if (c < 0x80) {
+      /* only reached when storing: controls pass through (Kineto writes raw tabs), except
+       * NUL, which would cut the C string */
       if (c == 0) {
         put_replacement(r, out);
       } else {
         char ch = (char)c;
         sb_put(r, out, &ch, 1);
       }
-      continue;
+    } else {
+      string_utf8(r, out, c);
     }
-    string_utf8(r, out, c);
+    if (out && r->str_cap && out->n > r->str_cap) {
+      r->str_cut = true;
+      out = NULL;
+    }
   }
 }
 
@@ -779,22 +826,35 @@ static int key_code(const char *k, size_t n) {
   return K_OTHER;
 }
 
+/* Most bytes of a name or value kept for the sample text: anything longer is left out of
+ * the sample instead of refusing the trace (4 below the limit so that the last escape or
+ * UTF-8 sequence stored cannot cross it). */
+#define SAMPLE_STRING_CAP (TR_MAX_STRING_BYTES - 4u)
+
+/* Longest member name key_code (or the top level's "traceEvents") recognises: a longer
+ * name needs no storing to be classified. */
+#define KEY_MAX_CLASSIFIED 11u
+
 /* Reads a member name whose opening quote is consumed and returns its key_code. A name
  * of plain bytes that ends inside the chunk (nearly all of them) is classified in place;
- * otherwise, or when keep is set, it is scanned into r->key as usual (escapes, chunk
- * boundaries, limits and errors all go through scan_string). */
+ * otherwise it is scanned into r->key (escapes, chunk boundaries and errors all go
+ * through scan_string), keeping at most KEY_MAX_CLASSIFIED + 1 bytes, or up to
+ * SAMPLE_STRING_CAP when keep (the sample text wants the name; r->key_cut says it was
+ * longer). Names are never refused for their length: they are not stored. */
 static int scan_key(rd *r, bool keep) {
   if (!keep) {
-    const uint8_t *s = r->p, *e = r->end;
-    while (s < e && k_plain[*s]) s++;
-    if (s < e && *s == '"' && (size_t)(s - r->p) <= TR_MAX_STRING_BYTES) {
+    const uint8_t *s = plain_end(r->p, r->end);
+    if (s < r->end && *s == '"') {
       int code = key_code((const char *)r->p, (size_t)(s - r->p));
       r->p = s + 1;
       return code;
     }
   }
+  r->str_cap = keep ? SAMPLE_STRING_CAP : KEY_MAX_CLASSIFIED + 1u;
   scan_string(r, &r->key);
-  return key_code(r->key.p, r->key.n);
+  r->str_cap = 0;
+  r->key_cut = r->str_cut;
+  return r->key_cut ? K_OTHER : key_code(r->key.p, r->key.n);
 }
 
 static bool key_is(const sbuf *k, const char *lit, size_t n) {
@@ -882,7 +942,7 @@ static void parse_args(rd *r, unsigned depth) {
     int key = scan_key(r, sample); /* sampling needs the name's text in r->key */
     expect_colon(r);
     n_args++;
-    if (sample) sample_add(r, r->key.p, r->key.n);
+    if (sample && !r->key_cut) sample_add(r, r->key.p, r->key.n);
     if (key == K_EXTERNAL_ID) {
       r->ext = read_id(r, depth + 1);
     } else if (key == K_CORRELATION) {
@@ -901,8 +961,11 @@ static void parse_args(rd *r, unsigned depth) {
       r->has_argname = type == V_STRING;
       if (sample && r->has_argname) sample_add(r, r->argname.p, r->argname.n);
     } else if (sample) {
+      /* an over-long value is left out of the sample, not refused */
+      r->str_cap = SAMPLE_STRING_CAP;
       int type = read_value(r, depth + 1, &r->argval);
-      if (type == V_STRING) sample_add(r, r->argval.p, r->argval.n);
+      r->str_cap = 0;
+      if (type == V_STRING && !r->str_cut) sample_add(r, r->argval.p, r->argval.n);
     } else {
       read_value(r, depth + 1, NULL);
     }
@@ -1238,9 +1301,11 @@ static void parse_document(rd *r) {
       do {
         if (rd_peek(r) != '"') rd_expected(r, "a member name");
         r->p++;
+        r->str_cap = KEY_MAX_CLASSIFIED + 1u;
         scan_string(r, &r->key);
+        r->str_cap = 0;
         expect_colon(r);
-        if (KEY_IS(&r->key, "traceEvents")) {
+        if (!r->str_cut && KEY_IS(&r->key, "traceEvents")) {
           if (found)
             rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" appears twice in the top-level object");
           if (rd_peek(r) != '[')
