@@ -123,12 +123,13 @@ static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
   return ov_strmap_find(&s->threads, key, (size_t)len);
 }
 
-static ov_keyed *ov_index_by(const tr_event *evs, size_t n, bool by_corr, size_t *n_out) {
+static ov_keyed *ov_index_by(const tr_trace *t, const tr_event *evs, size_t n, bool by_corr,
+                             size_t *n_out) {
   ov_keyed *k = malloc((n ? n : 1) * sizeof *k);
   if (!k) return NULL;
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    int64_t key = by_corr ? evs[i].correlation : evs[i].external_id;
+    int64_t key = by_corr ? tr_event_correlation(t, &evs[i]) : tr_event_external_id(t, &evs[i]);
     if (key == TR_NO_ID) continue;
     k[m++] = (ov_keyed){key, evs[i].ts, (uint32_t)i};
   }
@@ -240,8 +241,8 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
     }
   }
   free(stack);
-  s->op_by_ext = ov_index_by(s->ops, s->n_ops, false, &s->n_op_by_ext);
-  s->launch_by_corr = ov_index_by(s->launches, s->n_launches, true, &s->n_launch_by_corr);
+  s->op_by_ext = ov_index_by(t, s->ops, s->n_ops, false, &s->n_op_by_ext);
+  s->launch_by_corr = ov_index_by(t, s->launches, s->n_launches, true, &s->n_launch_by_corr);
   if (!s->op_by_ext || !s->launch_by_corr) goto fail;
   return s;
 fail:
@@ -370,9 +371,8 @@ static bool ov_context_by_key(ov_source *s, const ov_keyed *idx, size_t n_idx, c
 ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_t scope_cap,
                              char *op, size_t op_cap) {
   if (op_cap) op[0] = '\0';
-  int64_t ext = k->external_id;
-  if (ext == TR_NO_ID && k->correlation != TR_NO_ID)
-    ext = tr_trace_external_for_correlation(s->t, k->correlation);
+  int64_t ext = tr_event_external_id(s->t, k), corr = tr_event_correlation(s->t, k);
+  if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(s->t, corr);
   if (ov_context_by_key(s, s->op_by_ext, s->n_op_by_ext, s->ops, ext, k->ts, scope, scope_cap, op,
                         op_cap))
     return OV_SCOPE_CPU_OP;
@@ -383,8 +383,8 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
   if (te_rules_setting(s->r, "overlap.launch_scope_fallback", 1) > 0 &&
-      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
-                        k->ts, scope, scope_cap, op, op_cap)) {
+      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, corr, k->ts,
+                        scope, scope_cap, op, op_cap)) {
     /* 4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;

@@ -22,6 +22,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "trace/idmap.h"
 #include "trace/intern.h"
 #include "trace/source.h"
 
@@ -49,9 +50,14 @@ struct tr_trace {
   py_vec py;
   tr_thread_name *tn;
   size_t n_tn, cap_tn;
-  /* correlation -> External id, open addressing; key TR_NO_ID marks a free slot */
-  int64_t *corr_keys, *corr_vals;
-  size_t n_corr, cap_corr;
+  /* event ids as 32-bit offsets (idmap.h); the full value of an id outside its window
+   * is in ext_wide / corr_wide under the event's index */
+  tr_idbase ext_base, corr_base;
+  tr_map64 ext_wide, corr_wide;
+  /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
+   * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map) */
+  tr_map32 corr_map;
+  tr_map64 corr_map_wide;
   char *sample;
   size_t sample_len, sample_cap;
   uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
@@ -1069,35 +1075,18 @@ static tr_str intern_cached(rd *r, const sbuf *b, bool present, struct icache *c
 
 static void corr_put(rd *r, int64_t corr, int64_t ext) {
   tr_trace *t = r->t;
-  if ((t->n_corr + 1) * 2 > t->cap_corr) {
-    size_t ncap = t->cap_corr ? t->cap_corr * 2 : 1024;
-    int64_t *keys = malloc(ncap * sizeof *keys), *vals = malloc(ncap * sizeof *vals);
-    if (!keys || !vals) {
-      free(keys);
-      free(vals);
-      rd_nomem(r);
-    }
-    for (size_t i = 0; i < ncap; i++) keys[i] = TR_NO_ID;
-    for (size_t j = 0; j < t->cap_corr; j++) {
-      if (t->corr_keys[j] == TR_NO_ID) continue;
-      uint64_t h = (uint64_t)t->corr_keys[j] * 0x9E3779B97F4A7C15ull;
-      size_t i = (size_t)(h >> 20) & (ncap - 1);
-      while (keys[i] != TR_NO_ID) i = (i + 1) & (ncap - 1);
-      keys[i] = t->corr_keys[j];
-      vals[i] = t->corr_vals[j];
-    }
-    free(t->corr_keys);
-    free(t->corr_vals);
-    t->corr_keys = keys;
-    t->corr_vals = vals;
-    t->cap_corr = ncap;
-  }
-  uint64_t h = (uint64_t)corr * 0x9E3779B97F4A7C15ull;
-  size_t mask = t->cap_corr - 1, i = (size_t)(h >> 20) & mask;
-  while (t->corr_keys[i] != TR_NO_ID && t->corr_keys[i] != corr) i = (i + 1) & mask;
-  if (t->corr_keys[i] == TR_NO_ID) t->n_corr++;
-  t->corr_keys[i] = corr;
-  t->corr_vals[i] = ext; /* later events win, as a dict assignment would */
+  uint32_t ck = tr_id_encode(&t->corr_base, corr), ek = tr_id_encode(&t->ext_base, ext);
+  /* later events win, as a dict assignment would: a later pair overwrites the marker */
+  if (ck != TR_OFF_WIDE && tr_map32_put(&t->corr_map, ck, ek) != 0) rd_nomem(r);
+  if ((ck == TR_OFF_WIDE || ek == TR_OFF_WIDE) && tr_map64_put(&t->corr_map_wide, corr, ext) != 0)
+    rd_nomem(r);
+}
+
+/* 32-bit offset of an event's id; an id outside the window is kept in wide by index. */
+static uint32_t store_id(rd *r, tr_idbase *b, tr_map64 *wide, int64_t id, uint32_t index) {
+  uint32_t off = tr_id_encode(b, id);
+  if (off == TR_OFF_WIDE && tr_map64_put(wide, index, id) != 0) rd_nomem(r);
+  return off;
 }
 
 static void push_event(rd *r, int kind, const tr_event *e) {
@@ -1232,15 +1221,14 @@ static void parse_event(rd *r, unsigned depth) {
   tr_event e;
   e.ts = r->ts;
   e.dur = r->dur_state == F_OK ? r->dur : 0.0;
-  e.external_id = r->ext;
-  e.correlation = r->corr;
+  e.index = (uint32_t)index;
+  e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
+  e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
   e.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
   e.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
   e.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
   e.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
-  e.index = (uint32_t)index;
-  e.kind = (uint8_t)kind;
   push_event(r, kind, &e);
 }
 
@@ -1340,8 +1328,10 @@ static void trace_free_contents(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) free(t->ev[k].v);
   free(t->py.v);
   free(t->tn);
-  free(t->corr_keys);
-  free(t->corr_vals);
+  tr_map64_free(&t->ext_wide);
+  tr_map64_free(&t->corr_wide);
+  tr_map32_free(&t->corr_map);
+  tr_map64_free(&t->corr_map_wide);
   free(t->sample);
   tr_intern_destroy(t->in);
   free(t->path);
@@ -1484,14 +1474,30 @@ const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {
 }
 
 int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation) {
-  if (!t->cap_corr || correlation == TR_NO_ID) return TR_NO_ID;
-  uint64_t h = (uint64_t)correlation * 0x9E3779B97F4A7C15ull;
-  size_t mask = t->cap_corr - 1, i = (size_t)(h >> 20) & mask;
-  while (t->corr_keys[i] != TR_NO_ID) {
-    if (t->corr_keys[i] == correlation) return t->corr_vals[i];
-    i = (i + 1) & mask;
+  if (correlation == TR_NO_ID) return TR_NO_ID;
+  uint32_t ck = tr_id_find(&t->corr_base, correlation), ek;
+  int64_t ext;
+  if (ck != TR_OFF_WIDE) {
+    if (!tr_map32_get(&t->corr_map, ck, &ek)) return TR_NO_ID;
+    if (ek == TR_OFF_ABSENT) return TR_NO_ID;
+    if (ek != TR_OFF_WIDE) return tr_id_decode(&t->ext_base, ek);
   }
-  return TR_NO_ID;
+  return tr_map64_get(&t->corr_map_wide, correlation, &ext) ? ext : TR_NO_ID;
+}
+
+static int64_t event_id(const tr_idbase *b, const tr_map64 *wide, uint32_t off, uint32_t index) {
+  if (off == TR_OFF_ABSENT) return TR_NO_ID;
+  if (off != TR_OFF_WIDE) return tr_id_decode(b, off);
+  int64_t v;
+  return tr_map64_get(wide, index, &v) ? v : TR_NO_ID;
+}
+
+int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
+  return event_id(&t->ext_base, &t->ext_wide, e->ext_off, e->index);
+}
+
+int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
+  return event_id(&t->corr_base, &t->corr_wide, e->corr_off, e->index);
 }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }

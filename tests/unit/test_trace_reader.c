@@ -103,7 +103,7 @@ static char *dump(const tr_trace *t) {
     const tr_event *e = tr_trace_events(t, (tr_kind)k, &n);
     for (size_t i = 0; i < n; i++)
       fprintf(f, "%d|%.17g|%.17g|%lld|%lld|%s|%s|%s|%s|%s|%u\n", k, e[i].ts, e[i].dur,
-              (long long)e[i].external_id, (long long)e[i].correlation,
+              (long long)tr_event_external_id(t, &e[i]), (long long)tr_event_correlation(t, &e[i]),
               tr_str_get(t, e[i].name), tr_str_get(t, e[i].cat), tr_str_get(t, e[i].pid),
               tr_str_get(t, e[i].tid), tr_str_get(t, e[i].stream), e[i].index);
   }
@@ -161,8 +161,8 @@ Test(trace_reader, basic_document) {
   cr_expect_str_eq(tr_str_get(t, k->pid), "0");
   cr_expect_eq(k->ts, 2413669097444.592);
   cr_expect_eq(k->dur, 1.76);
-  cr_expect_eq(k->correlation, 501);
-  cr_expect_eq(k->external_id, TR_NO_ID);
+  cr_expect_eq(tr_event_correlation(t, k), 501);
+  cr_expect_eq(tr_event_external_id(t, k), TR_NO_ID);
   cr_expect_eq(k->index, 3);
   cr_expect_eq(tr_trace_external_for_correlation(t, 501), 11);
   cr_expect_eq(tr_trace_external_for_correlation(t, 502), TR_NO_ID);
@@ -410,7 +410,7 @@ Test(trace_reader, long_skipped_strings_are_not_a_limit) {
     cr_assert_not_null(t, "chunk %zu: %s", chunks[c], err.message);
     const tr_event *e = first(t, TR_KIND_CPU_OP);
     cr_expect_str_eq(tr_str_get(t, e->name), "aten::mm");
-    cr_expect_eq(e->external_id, 4);
+    cr_expect_eq(tr_event_external_id(t, e), 4);
     cr_expect_lt(strlen(tr_trace_sample_text(t)), 4096u, "over-long values stay out of the sample");
     tr_trace_destroy(t);
   }
@@ -619,12 +619,12 @@ Test(trace_reader, huge_and_odd_ids) {
   size_t n;
   const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   cr_assert_eq(n, 6);
-  cr_expect_eq(e[0].external_id, TR_NO_ID);
-  cr_expect_eq(e[1].external_id, TR_NO_ID);
-  cr_expect_eq(e[2].external_id, 7);
-  cr_expect_eq(e[3].external_id, 42);
-  cr_expect_eq(e[4].external_id, TR_NO_ID);
-  cr_expect_eq(e[5].external_id, TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[0]), TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[1]), TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[2]), 7);
+  cr_expect_eq(tr_event_external_id(t, &e[3]), 42);
+  cr_expect_eq(tr_event_external_id(t, &e[4]), TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[5]), TR_NO_ID);
   cr_expect_eq(tr_trace_skipped_count(t), 0);
   tr_trace_destroy(t);
 }
@@ -720,6 +720,42 @@ Test(trace_reader, other_kinds) {
   cr_expect_eq(kind_of(EV("python_function", "x.py(1): f", "")), TR_KIND_PYFRAME);
   cr_expect_eq(kind_of(EV("user_annotation", "ProfilerStep#1", "")), TR_KIND_USER_ANNOTATION);
   cr_expect_eq(kind_of(EV("Operator", "aten::mm", "")), -1, "legacy Operator is not cpu_op");
+}
+
+/* Ids are stored as 32-bit offsets from a per-trace base; ids far from the first one go
+ * to a side table. Both must read back exactly, in events and in the correlation map,
+ * and a later pair must win over an earlier one whichever table either went to. */
+Test(trace_reader, ids_outside_the_32_bit_window) {
+  const long long ids[] = {5, 4294967296LL * 3, -4611686018427387904LL, 9223372036854775807LL,
+                           6, -9223372036854775807LL, 2147483652LL, -2147483644LL};
+  char doc[4096];
+  size_t n = 0;
+  doc[n++] = '[';
+  for (size_t i = 0; i < 8; i++)
+    n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                         "\"ts\":1,\"dur\":1,\"args\":{\"correlation\":%lld,\"External id\":%lld}}",
+                         i ? "," : "", ids[i], ids[7 - i]);
+  /* later pairs for correlations 5 (compact -> wide value) and 3*2^32 (wide -> compact) */
+  n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":5,\"External id\":%lld}}",
+                       ids[3]);
+  n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":%lld,\"External id\":8}}]",
+                       ids[1]);
+  tr_trace *t = read_ok(doc);
+  size_t ne;
+  const tr_event *e = tr_trace_events(t, TR_KIND_LAUNCH, &ne);
+  cr_assert_eq(ne, 8);
+  for (size_t i = 0; i < 8; i++) {
+    cr_expect_eq(tr_event_correlation(t, &e[i]), ids[i], "event %zu", i);
+    cr_expect_eq(tr_event_external_id(t, &e[i]), ids[7 - i], "event %zu", i);
+  }
+  cr_expect_eq(tr_trace_external_for_correlation(t, 5), ids[3]);
+  cr_expect_eq(tr_trace_external_for_correlation(t, ids[1]), 8);
+  for (size_t i = 2; i < 8; i++)
+    cr_expect_eq(tr_trace_external_for_correlation(t, ids[i]), ids[7 - i], "corr %zu", i);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 7), TR_NO_ID);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 4294967296LL * 5), TR_NO_ID);
+  cr_expect_eq(sizeof(tr_event), 48u);
+  tr_trace_destroy(t);
 }
 
 Test(trace_reader, correlation_map_from_any_event) {
