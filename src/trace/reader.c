@@ -88,6 +88,10 @@ typedef struct rd {
    * until the next refill, not NUL-terminated */
   const char *nump;
   size_t numn;
+  /* its value when num_exact (set by the fast path): num_mantissa(r) / 10^num_frac,
+   * negated if num_neg; the text has num_int_len digits before the point */
+  unsigned num_int_len, num_frac;
+  bool num_neg, num_exact;
   /* last interned cat / pid / tid / stream: consecutive events nearly always repeat them */
   struct icache {
     char s[32];
@@ -192,7 +196,7 @@ static _Noreturn void rd_expected(rd *r, const char *what) {
   rd_fail_at(r, TR_ERR_JSON, rd_off(r), "expected %s, found %s", what, got);
 }
 
-static inline void skip_ws(rd *r) {
+static void skip_ws_slow(rd *r) {
   for (;;) {
     while (r->p < r->end) {
       uint8_t c = *r->p;
@@ -201,6 +205,17 @@ static inline void skip_ws(rd *r) {
     }
     if (!rd_refill(r)) return;
   }
+}
+
+/* Kineto writes one space after ',' and ':' or none: decided here without a loop. */
+static inline void skip_ws(rd *r) {
+  const uint8_t *p = r->p;
+  if (p < r->end && *p > ' ') return;
+  if (p + 1 < r->end && *p == ' ' && p[1] > ' ') {
+    r->p = p + 1;
+    return;
+  }
+  skip_ws_slow(r);
 }
 
 /* ------------------------------------------------------------------ scratch buffers */
@@ -498,47 +513,108 @@ static const char *scan_number_slow(rd *r, uint64_t start) {
   return b->p;
 }
 
+static inline bool is_digit(uint8_t c) { return (uint8_t)(c - '0') < 10; }
+
+/* Length of the run of ASCII digits at p (p < e). SSE2 classifies 16 bytes at once: a
+ * Kineto timestamp is 13-17 digits, an id 1-10. */
+static inline size_t digit_run(const uint8_t *p, const uint8_t *e) {
+  size_t n = 0;
+#ifdef __SSE2__
+  if (e - p >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+    unsigned bits = (unsigned)_mm_movemask_epi8(digit);
+    if (bits != 0xFFFFu) return (size_t)__builtin_ctz(~bits);
+    n = 16;
+  }
+#endif
+  while (p + n < e && is_digit(p[n])) n++;
+  return n;
+}
+
+/* m followed by the n decimal digits at p: 8 digits per step (SWAR: pairs, then
+ * quadruples, then the eight, with three multiplies). The caller guarantees the result
+ * fits (at most 19 significant digits), so no prefix overflows either. */
+static inline uint64_t digits_append(uint64_t m, const uint8_t *p, size_t n) {
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    v -= 0x3030303030303030ull;
+    v = (v * 10) + (v >> 8);
+    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    m = m * 100000000ull + (uint32_t)v;
+  }
+  for (; n; p++, n--) m = m * 10 + (uint64_t)(*p - '0');
+  return m;
+}
+
+/* The fast path of scan_number: one pass over the JSON number grammar inside the chunk
+ * that also gathers the decimal mantissa, so converting it later needs no second pass.
+ * r->num_exact says the value is exactly num_mantissa / 10^num_frac (negated with num_neg):
+ * no exponent and at most 19 significant digits. false (nothing consumed) for anything
+ * unusual: a number running to the chunk's end, bad grammar, over-long text. */
+static inline bool scan_number_fast(rd *r, bool *is_int) {
+  const uint8_t *q = r->p, *e = r->end;
+  bool neg = q < e && *q == '-';
+  q += neg;
+  if (q == e) return false;
+  const uint8_t *ip = q, *fp = q;
+  size_t ni = digit_run(q, e), nf = 0;
+  if (ni == 0 || (ni > 1 && *ip == '0')) return false; /* no digit, or a leading zero */
+  q += ni;
+  *is_int = true;
+  if (q < e && *q == '.') {
+    *is_int = false;
+    fp = ++q;
+    if (q == e || (nf = digit_run(q, e)) == 0) return false;
+    q += nf;
+  }
+  bool exact = true;
+  if (q < e && (*q == 'e' || *q == 'E')) {
+    *is_int = false;
+    exact = false;
+    q++;
+    if (q < e && (*q == '+' || *q == '-')) q++;
+    size_t ne = q < e ? digit_run(q, e) : 0;
+    if (ne == 0) return false;
+    q += ne;
+  }
+  if (q == e || is_num_char(*q) || (size_t)(q - r->p) > TR_MAX_NUMBER_CHARS) return false;
+  /* significant digits: all of them, less the zeros that lead 0.000123 */
+  size_t lead = 0;
+  if (*ip == '0')
+    while (lead < nf && fp[lead] == '0') lead++;
+  size_t sig = (*ip == '0' ? 0 : ni) + nf - lead;
+  r->num_exact = exact && sig <= 19;
+  r->num_int_len = (unsigned)ni;
+  r->num_frac = (unsigned)nf;
+  r->num_neg = neg;
+  r->nump = (const char *)r->p;
+  r->numn = (size_t)(q - r->p);
+  r->p = q;
+  return true;
+}
+
+/* The digits of the last number (fast path, num_exact) as one integer: computed only
+ * for the numbers that are kept, most (Ev Idx, Python id, ...) are not. */
+static uint64_t num_mantissa(const rd *r) {
+  const uint8_t *ip = (const uint8_t *)r->nump + r->num_neg;
+  uint64_t m = digits_append(0, ip, r->num_int_len);
+  return r->num_frac ? digits_append(m, ip + r->num_int_len + 1, r->num_frac) : m;
+}
+
 /* Scans a number, leaves its text in r->nump / r->numn and checks the JSON grammar.
  * Returns true for an integer (no fraction, no exponent). A number that ends inside the
  * current chunk (all but the rare one crossing a chunk boundary) is checked in place
  * instead of being copied first. */
 static bool scan_number(rd *r) {
+  bool fast_int;
+  if (scan_number_fast(r, &fast_int)) return fast_int;
+  /* the general path finds the same number and reports errors */
+  r->num_exact = false;
   uint64_t start = rd_off(r);
-  /* Fast path: one pass over the JSON number grammar inside the chunk. Anything unusual
-   * (a number running to the chunk's end, bad grammar) takes the general path below,
-   * which finds the same number and reports errors. */
-  {
-    const uint8_t *q = r->p, *e = r->end;
-    bool is_int = true;
-    if (q < e && *q == '-') q++;
-    if (q < e && *q == '0') {
-      q++;
-    } else if (q < e && *q >= '1' && *q <= '9') {
-      while (q < e && *q >= '0' && *q <= '9') q++;
-    } else {
-      goto general;
-    }
-    if (q < e && *q == '.') {
-      is_int = false;
-      q++;
-      if (!(q < e && *q >= '0' && *q <= '9')) goto general;
-      while (q < e && *q >= '0' && *q <= '9') q++;
-    }
-    if (q < e && (*q == 'e' || *q == 'E')) {
-      is_int = false;
-      q++;
-      if (q < e && (*q == '+' || *q == '-')) q++;
-      if (!(q < e && *q >= '0' && *q <= '9')) goto general;
-      while (q < e && *q >= '0' && *q <= '9') q++;
-    }
-    if (q < e && !is_num_char(*q) && (size_t)(q - r->p) <= TR_MAX_NUMBER_CHARS) {
-      r->nump = (const char *)r->p;
-      r->numn = (size_t)(q - r->p);
-      r->p = q;
-      return is_int;
-    }
-  }
-general:;
   const char *t;
   size_t n;
   const uint8_t *q = r->p;
@@ -613,6 +689,13 @@ static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
  * 2413669097444.592 have at most 16 significant digits, so mantissa / 10^k is one
  * correctly rounded IEEE operation on exact operands; anything else goes to strtod. */
 static double text_to_double(rd *r, const char *s, size_t n) {
+  if (r->num_exact && s == r->nump && r->num_frac <= 22) {
+    uint64_t m = num_mantissa(r);
+    if (m <= (1ull << 53)) {
+      double d = (double)m / k_pow10[r->num_frac];
+      return r->num_neg ? -d : d;
+    }
+  }
   size_t i = 0;
   bool neg = false;
   if (i < n && s[i] == '-') neg = true, i++;
@@ -773,6 +856,12 @@ static int read_value(rd *r, unsigned depth, sbuf *sout) {
 }
 
 static void expect_colon(rd *r) {
+  const uint8_t *p = r->p;
+  /* Kineto's '": "' and a compact '":"', each decided in one step */
+  if (p + 2 < r->end && p[0] == ':' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+    r->p = p + 1 + (p[1] == ' ');
+    return;
+  }
   skip_ws(r);
   if (rd_peek(r) != ':') rd_expected(r, "':' after member name");
   r->p++;
@@ -781,6 +870,11 @@ static void expect_colon(rd *r) {
 
 /* After a member or element: true if another follows, false at the closing bracket. */
 static bool next_member(rd *r, char close) {
+  const uint8_t *p = r->p;
+  if (p + 2 < r->end && p[0] == ',' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+    r->p = p + 1 + (p[1] == ' '); /* ', ' or ',' then the next token */
+    return true;
+  }
   skip_ws(r);
   int c = rd_peek(r);
   if (c == ',') {
@@ -925,6 +1019,10 @@ static int read_time(rd *r, unsigned depth, double *out) {
 static int64_t read_id(rd *r, unsigned depth) {
   int type = read_value(r, depth, &r->argval);
   int64_t v;
+  if (type == V_NUMBER_INT && r->num_exact) { /* the common case */
+    uint64_t m = num_mantissa(r);
+    if (m <= (uint64_t)INT64_MAX) return r->num_neg ? -(int64_t)m : (int64_t)m;
+  }
   if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) {
     if (text_to_id(number_cstr(r), type == V_NUMBER_INT, &v)) return v;
   } else if (type == V_STRING) {
