@@ -198,6 +198,21 @@ static _Noreturn void rd_expected(rd *r, const char *what) {
 
 static void skip_ws_slow(rd *r) {
   for (;;) {
+#ifdef __SSE2__
+    /* pretty-printed traces indent every member ("\n      "): 16 bytes per step */
+    while (r->end - r->p >= 16) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r->p);
+      __m128i ws = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+      unsigned bits = (unsigned)_mm_movemask_epi8(ws);
+      if (bits != 0xFFFFu) {
+        r->p += __builtin_ctz(~bits);
+        return;
+      }
+      r->p += 16;
+    }
+#endif
     while (r->p < r->end) {
       uint8_t c = *r->p;
       if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
