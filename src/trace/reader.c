@@ -225,10 +225,13 @@ static void skip_ws_slow(rd *r) {
 /* Kineto writes one space after ',' and ':' or none: decided here without a loop. */
 static inline void skip_ws(rd *r) {
   const uint8_t *p = r->p;
-  if (p < r->end && *p > ' ') return;
-  if (p + 1 < r->end && *p == ' ' && p[1] > ' ') {
-    r->p = p + 1;
-    return;
+  /* p < end first: before the first chunk p and end are NULL, and NULL + 1 is undefined */
+  if (p < r->end) {
+    if (*p > ' ') return;
+    if (r->end - p > 1 && *p == ' ' && p[1] > ' ') {
+      r->p = p + 1;
+      return;
+    }
   }
   skip_ws_slow(r);
 }
@@ -873,7 +876,7 @@ static int read_value(rd *r, unsigned depth, sbuf *sout) {
 static void expect_colon(rd *r) {
   const uint8_t *p = r->p;
   /* Kineto's '": "' and a compact '":"', each decided in one step */
-  if (p + 2 < r->end && p[0] == ':' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+  if (p < r->end && r->end - p > 2 && p[0] == ':' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
     r->p = p + 1 + (p[1] == ' ');
     return;
   }
@@ -886,7 +889,7 @@ static void expect_colon(rd *r) {
 /* After a member or element: true if another follows, false at the closing bracket. */
 static bool next_member(rd *r, char close) {
   const uint8_t *p = r->p;
-  if (p + 2 < r->end && p[0] == ',' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+  if (p < r->end && r->end - p > 2 && p[0] == ',' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
     r->p = p + 1 + (p[1] == ' '); /* ', ' or ',' then the next token */
     return true;
   }
