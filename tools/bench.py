@@ -39,7 +39,6 @@ Standard library only.
 """
 
 import argparse
-import gzip
 import json
 import os
 import shlex
@@ -63,7 +62,7 @@ SUITE_TRACES = [  # (file, shared trace, repetitions)
     ("sglang30.json.gz", "sglang_qwen3_8b_prefilldecode_mi300x.json.gz", 30),
     ("hta15.json.gz", "hta_async_cpu_to_gpu_a100.json.gz", 15),
 ]
-MANY_NAMES = 262145  # TE_MATCH_CACHE_MAX + 1, as the bad-input case limit-match-cache
+MANY_NAMES = 262145  # TE_MATCH_CACHE_MAX + 1: tests/bad-input/make_cases.py gen_cache
 
 
 def is_gzip(path):
@@ -255,16 +254,11 @@ def make_suite(d, shared):
         traces.append(path)
     many = os.path.join(d, "many-names.json.gz")
     if not os.path.exists(many):
+        # the generator of the bad-input case limit-match-cache, so both are the same file
         sys.stderr.write("bench: writing %s\n" % many)
-        with open(many + ".tmp", "wb") as raw:
-            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=1) as f:
-                f.write(b'{"traceEvents":[')
-                for i in range(MANY_NAMES):
-                    f.write(b'%s{"ph":"X","cat":"kernel","name":"distinct_kernel_%d","pid":0,'
-                            b'"tid":7,"ts":%d,"dur":1,"args":{"correlation":%d,"stream":7}}'
-                            % (b"," if i else b"", i, i * 2, i))
-                f.write(b"]}")
-        os.rename(many + ".tmp", many)
+        sys.path.insert(0, os.path.join(ROOT, "tests", "bad-input"))
+        import make_cases  # noqa: E402 (a sibling tree, not a package)
+        make_cases.gen_cache(d)
     return traces, many
 
 
