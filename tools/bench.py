@@ -1,22 +1,39 @@
 #!/usr/bin/env python3
-"""bench.py - time and memory figures of triage on one trace, against gzip -dc.
+"""bench.py - time, CPU and memory figures of triage against gzip -dc, in one run.
 
-For TRACE it measures, in one run, interleaved, RUNS times each:
+For each TRACE it measures, interleaved (one of each command per round), RUNS rounds:
   baseline    gzip -dc TRACE > /dev/null       (cat for a plain .json)
   single      triage TRACE > /dev/null
   two-trace   triage --mapping-input TRACE --formal-input TRACE > /dev/null
   reference   --reference CMD, if given ("{trace}" in CMD is replaced by TRACE,
               otherwise TRACE is appended)
-and prints four figures (medians of wall time; peak RSS is the largest of the runs):
-  1. wall time of single-trace mode / wall time of gzip -dc        target <= 1.5
-  2. peak RSS of single-trace mode / uncompressed JSON size         target <= 0.25
-  3. throughput of single-trace mode, MB of JSON per second (MB = 1e6 bytes)
-  4. wall time of two-trace mode / wall time of single-trace mode   target <= 2.0
-Wall time is measured around fork/exec/wait; peak RSS is ru_maxrss of the waited child
-(os.wait4), so no /usr/bin/time is needed. The file is read once first (page cache warm).
+and prints, as the median of the per-round ratios with their spread (min-max):
+  1. wall time of single-trace mode / wall time of gzip -dc         target <= 0.5
+  2. CPU time (user+sys) of single-trace mode / CPU time of gzip -dc target <= 0.6
+  3. peak RSS of single-trace mode / uncompressed JSON size          target <= 0.15
+  4. throughput of single-trace mode, MB of JSON per second (MB = 1e6 bytes)
+  5. wall time of two-trace mode / wall time of single-trace mode    target <= 1.1
+  and reference / triage when --reference is given.
+Ratios of one round are taken within that round, so a burst of load on this shared
+machine hits numerator and denominator alike; the spread shows what is left of it.
 
-Usage: tools/bench.py TRACE [--triage build/triage] [--runs 3] [--reference CMD]
-                            [--no-two-trace] [--triage-arg ARG ...] [--json OUT]
+--suite DIR builds (once, into DIR) and measures the standard set of issue 15:
+  sglang30.json.gz  sglang_qwen3_8b_prefilldecode_mi300x x 30 (Python-frame heavy, 462 MB)
+  hta15.json.gz     hta_async_cpu_to_gpu_a100 x 15 (cpu_op and launch heavy, 468 MB)
+  many-names.json.gz  262,145 kernels with distinct names   targets <= 1.5 s, <= 150 MB
+  start-up          triage on a one-kernel trace, and rule-pack load + compile (CPU
+                    of `triage rules check` less `triage --version`)  target <= 30 ms
+The shared traces come from --shared (default ../shared next to the repository).
+
+Wall time is measured around fork/exec/wait; CPU time is the child's ru_utime + ru_stime
+(os.wait4); peak RSS comes from GNU time (-f %M) wrapped around the command when it
+exists (Linux counts the RSS a process had before exec into ru_maxrss, so a child
+spawned straight from Python reports at least Python's own RSS), else from os.wait4.
+Each trace is read once first (page cache warm).
+
+Usage: tools/bench.py [TRACE ...] [--suite DIR] [--triage build/triage] [--runs 3]
+                      [--reference CMD] [--no-two-trace] [--triage-arg ARG ...]
+                      [--json OUT]
 Exit status: 0 measured (targets or not), 1 a command failed, 2 usage.
 Standard library only.
 """
@@ -32,9 +49,20 @@ import tempfile
 import time
 import zlib
 
-TARGET_WALL = 1.5
-TARGET_RSS = 0.25
-TARGET_TWO = 2.0
+TARGET_WALL = 0.5
+TARGET_CPU = 0.6
+TARGET_RSS = 0.15
+TARGET_TWO = 1.1
+TARGET_MANY_S = 1.5
+TARGET_MANY_MB = 150.0
+TARGET_PACKS_MS = 30.0
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SUITE_TRACES = [  # (file, shared trace, repetitions)
+    ("sglang30.json.gz", "sglang_qwen3_8b_prefilldecode_mi300x.json.gz", 30),
+    ("hta15.json.gz", "hta_async_cpu_to_gpu_a100.json.gz", 15),
+]
+MANY_NAMES = 262145  # TE_MATCH_CACHE_MAX + 1: tests/bad-input/make_cases.py gen_cache
 
 
 def is_gzip(path):
@@ -69,16 +97,11 @@ def json_bytes(path):
 
 
 GNU_TIME = "/usr/bin/time"
+USE_GNU_TIME = os.access(GNU_TIME, os.X_OK)
 
 
 def run(argv, label):
-    """Runs argv with stdout to /dev/null; returns (wall seconds, maxrss bytes).
-
-    Linux counts the RSS a process had before exec into ru_maxrss, so a child spawned
-    straight from this Python process would report at least Python's own RSS. When GNU
-    time exists it sits in between (its RSS is ~2 MB) and reports the command's peak;
-    otherwise the figure comes from os.wait4 and has Python's RSS (~10 MB) as a floor.
-    """
+    """Runs argv with stdout to /dev/null; returns (wall s, cpu s, maxrss bytes)."""
     with tempfile.TemporaryFile() as err, open(os.devnull, "wb") as null, \
             tempfile.NamedTemporaryFile("r") as rss_out:
         full = argv
@@ -95,44 +118,27 @@ def run(argv, label):
             sys.stderr.write("bench: %s failed (exit %d): %s\n%s\n"
                              % (label, p.returncode, " ".join(map(shlex.quote, argv)), tail))
             raise SystemExit(1)
+        # wait4's usage includes the descendants GNU time waited for
+        cpu = ru.ru_utime + ru.ru_stime
         maxrss = ru.ru_maxrss * 1024  # Linux reports KiB
         if USE_GNU_TIME:
             lines = [ln for ln in rss_out.read().split() if ln.strip().isdigit()]
             if lines:
                 maxrss = int(lines[-1]) * 1024
-    return wall, maxrss
+    return wall, cpu, maxrss
 
 
-USE_GNU_TIME = os.access(GNU_TIME, os.X_OK)
+def spread(values, fmt="%.2f"):
+    """'median (min-max)' of values."""
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values),
+                                                    max(values))
 
 
-def fmt_s(x):
-    return "%.2f s" % x
+def verdict(val, target):
+    return "ok" if val <= target else "OVER target %g" % target
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("trace")
-    ap.add_argument("--triage", default="build/triage", help="binary (default build/triage)")
-    ap.add_argument("--runs", type=int, default=3, help="runs of each command (default 3)")
-    ap.add_argument("--reference", metavar="CMD",
-                    help="another command to time in the same run ({trace} = the trace)")
-    ap.add_argument("--no-two-trace", action="store_true", help="skip two-trace mode")
-    ap.add_argument("--triage-arg", action="append", default=[], metavar="ARG",
-                    help="extra argument for triage (repeatable), e.g. --triage-arg=--quiet")
-    ap.add_argument("--json", metavar="OUT", help="also write the figures as JSON to OUT")
-    args = ap.parse_args()
-    if args.runs < 1:
-        ap.error("--runs must be at least 1")
-    if not os.path.isfile(args.trace):
-        ap.error("no such trace: %s" % args.trace)
-    if not os.access(args.triage, os.X_OK):
-        ap.error("triage binary not executable: %s" % args.triage)
-
-    trace = args.trace
-    size_disk = os.path.getsize(trace)
+def bench_trace(trace, args, out):
     size_json = json_bytes(trace)  # also warms the page cache
     gz = is_gzip(trace)
     cmds = [("baseline", ["gzip", "-dc", trace] if gz else ["cat", trace])]
@@ -145,65 +151,157 @@ def main():
         ref = ref.replace("{trace}", shlex.quote(trace)) if "{trace}" in ref \
             else ref + " " + shlex.quote(trace)
         cmds.append(("reference", ["/bin/sh", "-c", "exec " + ref]))
-
-    walls = {k: [] for k, _ in cmds}
-    rss = {k: [] for k, _ in cmds}
+    m = {k: [] for k, _ in cmds}
     for i in range(args.runs):
         for label, argv in cmds:  # interleaved: one of each per round
-            w, m = run(argv, label)
-            walls[label].append(w)
-            rss[label].append(m)
-            sys.stderr.write("bench: run %d/%d %-9s %7.2f s  %7.1f MB RSS\n"
-                             % (i + 1, args.runs, label, w, m / 1e6))
+            m[label].append(run(argv, label))
+            w, c, r = m[label][-1]
+            sys.stderr.write("bench: %s run %d/%d %-9s %6.2f s wall %6.2f s cpu %7.1f MB\n"
+                             % (os.path.basename(trace), i + 1, args.runs, label, w, c, r / 1e6))
 
-    med = {k: statistics.median(v) for k, v in walls.items()}
-    peak = {k: max(v) for k, v in rss.items()}
+    def per_round(a, b, k):
+        return [x[k] / y[k] for x, y in zip(m[a], m[b])]
+
     res = {
-        "trace": trace,
-        "disk_bytes": size_disk,
-        "json_bytes": size_json,
-        "runs": args.runs,
-        "median_wall_s": med,
-        "peak_rss_bytes": peak,
-        "wall_ratio": med["single"] / med["baseline"],
-        "rss_ratio": peak["single"] / size_json,
-        "throughput_mb_s": size_json / 1e6 / med["single"],
-        "baseline_mb_s": size_json / 1e6 / med["baseline"],
+        "trace": trace, "json_bytes": size_json, "runs": args.runs,
+        "wall_s": {k: [x[0] for x in v] for k, v in m.items()},
+        "cpu_s": {k: [x[1] for x in v] for k, v in m.items()},
+        "peak_rss_bytes": {k: max(x[2] for x in v) for k, v in m.items()},
+        "wall_ratio": per_round("single", "baseline", 0),
+        "cpu_ratio": per_round("single", "baseline", 1),
+        "rss_ratio": max(x[2] for x in m["single"]) / size_json,
+        "throughput_mb_s": [size_json / 1e6 / x[0] for x in m["single"]],
     }
-    if "two-trace" in med:
-        res["two_trace_ratio"] = med["two-trace"] / med["single"]
-    if "reference" in med:
-        res["reference_ratio"] = med["reference"] / med["baseline"]
-
-    def verdict(val, target):
-        return "ok" if val <= target else "OVER target %.2f" % target
-
+    if "two-trace" in m:
+        res["two_trace_ratio"] = per_round("two-trace", "single", 0)
+    if "reference" in m:
+        res["reference_ratio"] = per_round("reference", "single", 0)
     base_name = "gzip -dc" if gz else "cat"
-    print("trace: %s  (%.1f MB on disk, %.1f MB JSON, %d runs each, medians)"
-          % (trace, size_disk / 1e6, size_json / 1e6, args.runs))
-    print("  %-10s %s  (%.0f MB/s of JSON)" % (base_name, fmt_s(med["baseline"]),
-                                              res["baseline_mb_s"]))
-    print("  %-10s %s  peak RSS %.1f MB" % ("triage", fmt_s(med["single"]),
-                                           peak["single"] / 1e6))
-    if "two-trace" in med:
-        print("  %-10s %s  peak RSS %.1f MB" % ("two-trace", fmt_s(med["two-trace"]),
-                                               peak["two-trace"] / 1e6))
-    if "reference" in med:
-        print("  %-10s %s  peak RSS %.1f MB" % ("reference", fmt_s(med["reference"]),
-                                               peak["reference"] / 1e6))
-    print("1. wall / %-9s %6.2fx   %s" % (base_name, res["wall_ratio"],
-                                           verdict(res["wall_ratio"], TARGET_WALL)))
-    print("2. peak RSS / JSON   %6.3fx   %s" % (res["rss_ratio"],
-                                               verdict(res["rss_ratio"], TARGET_RSS)))
-    print("3. throughput        %6.0f MB/s of JSON" % res["throughput_mb_s"])
+    med = lambda k, i: statistics.median(x[i] for x in m[k])  # noqa: E731
+    print("trace: %s  (%.1f MB on disk, %.1f MB JSON, %d rounds; medians, spread min-max)"
+          % (trace, os.path.getsize(trace) / 1e6, size_json / 1e6, args.runs))
+    for k, _ in cmds:
+        name = base_name if k == "baseline" else k
+        print("  %-10s %6.2f s wall  %6.2f s cpu  peak RSS %7.1f MB"
+              % (name, med(k, 0), med(k, 1), res["peak_rss_bytes"][k] / 1e6))
+    wr, cr = res["wall_ratio"], res["cpu_ratio"]
+    print("1. wall / %-9s %s   %s" % (base_name, spread(wr), verdict(statistics.median(wr), TARGET_WALL)))
+    print("2. cpu / %-10s %s   %s" % (base_name, spread(cr), verdict(statistics.median(cr), TARGET_CPU)))
+    print("3. peak RSS / JSON   %.3f   %s" % (res["rss_ratio"], verdict(res["rss_ratio"], TARGET_RSS)))
+    print("4. throughput        %s MB/s of JSON" % spread(res["throughput_mb_s"], "%.0f"))
     if "two_trace_ratio" in res:
-        print("4. two-trace/single  %6.2fx   %s" % (res["two_trace_ratio"],
-                                                   verdict(res["two_trace_ratio"], TARGET_TWO)))
+        tr = res["two_trace_ratio"]
+        print("5. two-trace/single  %s   %s" % (spread(tr), verdict(statistics.median(tr), TARGET_TWO)))
     if "reference_ratio" in res:
-        print("   reference / %-5s %6.2fx" % (base_name, res["reference_ratio"]))
+        print("   reference/triage  %s" % spread(res["reference_ratio"]))
+    out["traces"].append(res)
+
+
+def bench_many_names(path, args, out):
+    walls, cpus, rss = [], [], []
+    for i in range(args.runs):
+        w, c, r = run([args.triage] + args.triage_arg + [path], "many-names")
+        walls.append(w)
+        cpus.append(c)
+        rss.append(r / 1e6)
+    print("many names: %s (%d distinct kernel names, %d runs)" % (path, MANY_NAMES, args.runs))
+    print("   wall %s s, cpu %s s   %s;  peak RSS %.1f MB   %s"
+          % (spread(walls), spread(cpus), verdict(statistics.median(walls), TARGET_MANY_S),
+             max(rss), verdict(max(rss), TARGET_MANY_MB)))
+    out["many_names"] = {"wall_s": walls, "cpu_s": cpus, "peak_rss_mb": max(rss)}
+
+
+def bench_startup(args, out, rounds=20):
+    """Start-up: wall and CPU time of a run on a one-kernel trace, and rule-pack load +
+    compile as the CPU time of `triage rules check` (load, validate, compile every pack)
+    less that of `triage --version` (process start, dynamic linking), per round. CPU time,
+    not wall: on this shared machine a 10 ms wall figure is mostly someone else's load."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write('{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,'
+                '"ts":1,"dur":1,"args":{"correlation":1,"stream":7}}]}')
+        tiny = f.name
+    try:
+        t = {"tiny_wall": [], "tiny_cpu": [], "check_cpu": [], "version_cpu": []}
+        for _ in range(rounds):
+            w, c, _ = run([args.triage, tiny], "start-up")
+            t["tiny_wall"].append(w * 1000)
+            t["tiny_cpu"].append(c * 1000)
+            t["check_cpu"].append(run([args.triage, "rules", "check"], "rules check")[1] * 1000)
+            t["version_cpu"].append(run([args.triage, "--version"], "--version")[1] * 1000)
+    finally:
+        os.unlink(tiny)
+    packs = [c - v for c, v in zip(t["check_cpu"], t["version_cpu"])]
+    print("start-up (%d rounds, ms): one-kernel trace %s wall, %s cpu; --version %s cpu"
+          % (rounds, spread(t["tiny_wall"], "%.1f"), spread(t["tiny_cpu"], "%.1f"),
+             spread(t["version_cpu"], "%.1f")))
+    print("   rule packs load + compile (cpu of rules check - --version) %s   %s"
+          % (spread(packs, "%.1f"), verdict(statistics.median(packs), TARGET_PACKS_MS)))
+    out["startup_ms"] = t
+    out["packs_ms"] = packs
+
+
+def make_suite(d, shared):
+    """Writes the suite's inputs into d unless present; returns (traces, many-names)."""
+    os.makedirs(d, exist_ok=True)
+    traces = []
+    for name, src, reps in SUITE_TRACES:
+        path = os.path.join(d, name)
+        if not os.path.exists(path):
+            sys.stderr.write("bench: writing %s (%s x %d)\n" % (path, src, reps))
+            subprocess.run([sys.executable, os.path.join(HERE, "make-big-trace.py"), "--quiet",
+                            "--repeat", str(reps), os.path.join(shared, "traces", "real", src),
+                            path], check=True)
+        traces.append(path)
+    many = os.path.join(d, "many-names.json.gz")
+    if not os.path.exists(many):
+        # the generator of the bad-input case limit-match-cache, so both are the same file
+        sys.stderr.write("bench: writing %s\n" % many)
+        sys.path.insert(0, os.path.join(ROOT, "tests", "bad-input"))
+        import make_cases  # noqa: E402 (a sibling tree, not a package)
+        make_cases.gen_cache(d)
+    return traces, many
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("trace", nargs="*")
+    ap.add_argument("--suite", metavar="DIR",
+                    help="build (once) and measure the issue-15 set in DIR")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"),
+                    help="the shared reference tree (for --suite)")
+    ap.add_argument("--triage", default="build/triage", help="binary (default build/triage)")
+    ap.add_argument("--runs", type=int, default=3, help="rounds (default 3)")
+    ap.add_argument("--reference", metavar="CMD",
+                    help="another command to time in the same run ({trace} = the trace)")
+    ap.add_argument("--no-two-trace", action="store_true", help="skip two-trace mode")
+    ap.add_argument("--triage-arg", action="append", default=[], metavar="ARG",
+                    help="extra argument for triage (repeatable), e.g. --triage-arg=--quiet")
+    ap.add_argument("--json", metavar="OUT", help="also write the figures as JSON to OUT")
+    args = ap.parse_args()
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    if not args.trace and not args.suite:
+        ap.error("give a TRACE or --suite DIR")
+    for t in args.trace:
+        if not os.path.isfile(t):
+            ap.error("no such trace: %s" % t)
+    if not os.access(args.triage, os.X_OK):
+        ap.error("triage binary not executable: %s" % args.triage)
+    out = {"triage": args.triage, "traces": []}
+    traces, many = list(args.trace), None
+    if args.suite:
+        suite, many = make_suite(args.suite, args.shared)
+        traces += suite
+    for t in traces:
+        bench_trace(t, args, out)
+    if many:
+        bench_many_names(many, args, out)
+        bench_startup(args, out)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(res, f, indent=2)
+            json.dump(out, f, indent=2)
             f.write("\n")
     return 0
 

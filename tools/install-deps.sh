@@ -2,7 +2,7 @@
 # Installs the Debian packages triage needs to build and test, skipping those present.
 # Usage: tools/install-deps.sh [--with-tests]   (run as root on Debian/Ubuntu)
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libcjson-dev zlib1g-dev
+pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libcjson-dev zlib1g-dev libisal-dev
       libcurl4-openssl-dev libiberty-dev python3)
 if [ "${1:-}" = "--with-tests" ]; then
   # chromium: the HTML report's browser test drives Debian's Chromium headless

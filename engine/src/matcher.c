@@ -239,8 +239,19 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   return hit;
 }
 
+/* Whether remembering answers pays: a regex run (PCRE2, here or in the exclusion) costs
+ * more than a cache insert; literal patterns are a few memchr scans, cheaper than hashing
+ * and copying the name (E1 in docs/performance.md: with 262,144 distinct kernel names,
+ * caching the ~50 literal fusion matchers was most of the run). */
+static bool worth_caching(const te_matcher *m, unsigned depth) {
+  if (m->n_regex) return true;
+  const te_matcher *ex = m->exclude.resolved ? m->exclude.resolved : m->exclude.inline_m;
+  return m->has_exclude && ex && depth < 32 && worth_caching(ex, depth + 1);
+}
+
 bool te_matcher_match(const te_matcher *m, const char *s, size_t len) {
   if (!m || !s) return false;
+  if (!worth_caching(m, 0)) return te_matcher_match_uncached(m, s, len);
   int cached;
   if (te_strcache_get(&m->cache, s, len, &cached)) return cached != 0;
   te_subject subj;

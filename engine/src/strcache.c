@@ -6,12 +6,28 @@
 
 #include "triage/limits.h"
 
+/* Key blocks grow with use: a cache of a few names stays small, a full one makes a few
+ * dozen allocations instead of 262,144. */
+#define KEY_BLOCK_MIN (4u * 1024u)
+#define KEY_BLOCK_MAX (1u * 1024u * 1024u)
+
+struct te_strcache_block {
+  te_strcache_block *next;
+  size_t used, cap;
+  /* key bytes follow */
+};
+
 static uint64_t hash_text(const char *s, size_t len) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (size_t i = 0; i < len; i++) {
     h ^= (unsigned char)s[i];
     h *= 1099511628211ull;
   }
+  /* FNV's low bits change little with the last byte (kernel_1, kernel_2, ...), and the
+   * slot is h & mask: mix the high bits down first (murmur3's finaliser). */
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
   return h;
 }
 
@@ -49,14 +65,41 @@ static bool grow(te_strcache *c) {
   return true;
 }
 
+/* A copy of s in the key blocks (a zero-length key still gets a distinct non-NULL
+ * pointer), or NULL without memory. */
+static const char *store_key(te_strcache *c, const char *s, size_t len) {
+  te_strcache_block *b = c->blocks;
+  if (!b || b->cap - b->used < len + 1) {
+    size_t cap = b ? b->cap * 2 : KEY_BLOCK_MIN;
+    if (cap > KEY_BLOCK_MAX) cap = KEY_BLOCK_MAX;
+    if (cap < len + 1) cap = len + 1;
+    b = malloc(sizeof *b + cap);
+    if (!b) return NULL;
+    b->next = c->blocks;
+    b->used = 0;
+    b->cap = cap;
+    c->blocks = b;
+  }
+  char *p = (char *)(b + 1) + b->used;
+  memcpy(p, s, len);
+  p[len] = '\0';
+  b->used += len + 1;
+  return p;
+}
+
 void te_strcache_clear(te_strcache *c) {
-  for (size_t i = 0; i < c->cap; i++) free(c->slots[i].key);
+  te_strcache_block *b = c->blocks;
+  while (b) {
+    te_strcache_block *next = b->next;
+    free(b);
+    b = next;
+  }
   free(c->slots);
-  c->slots = NULL;
-  c->cap = c->used = 0;
+  memset(c, 0, sizeof *c);
 }
 
 void te_strcache_put(te_strcache *c, const char *s, size_t len, int value) {
+  if (len > UINT32_MAX) return;
   if (c->used >= TE_MATCH_CACHE_MAX) te_strcache_clear(c);
   if ((c->used + 1) * 2 > c->cap && !grow(c)) return;
   uint64_t h = hash_text(s, len);
@@ -65,10 +108,10 @@ void te_strcache_put(te_strcache *c, const char *s, size_t len, int value) {
     slot->value = value;
     return;
   }
-  slot->key = malloc(len ? len : 1);
-  if (!slot->key) return;
-  memcpy(slot->key, s, len);
-  slot->len = len;
+  const char *key = store_key(c, s, len);
+  if (!key) return;
+  slot->key = key;
+  slot->len = (uint32_t)len;
   slot->hash = h;
   slot->value = value;
   c->used++;

@@ -5,7 +5,10 @@
  * Kernel and frame names repeat millions of times in a trace but are few distinct, so
  * remembering each answer once makes matching cost per distinct name. When the cache
  * reaches TE_MATCH_CACHE_MAX entries it starts over instead of growing: re-matching
- * costs time, never unbounded memory.
+ * costs time, never unbounded memory. A trace with hundreds of thousands of distinct
+ * names is the hard case, so keys live in a few large blocks (one free per block when
+ * the cache starts over, not one per key) and the hash is mixed before masking (names
+ * that differ only in trailing digits would otherwise crowd neighbouring slots).
  *
  * Ownership: the cache owns copies of its keys; te_strcache_clear frees everything.
  */
@@ -17,19 +20,22 @@
 #include <stdint.h>
 
 typedef struct te_strcache_slot {
-  char *key;
-  size_t len;
+  const char *key; /* NULL = free slot */
+  uint32_t len;
+  int32_t value;
   uint64_t hash;
-  int value;
 } te_strcache_slot;
+
+typedef struct te_strcache_block te_strcache_block; /* key storage, private */
 
 typedef struct te_strcache {
   te_strcache_slot *slots;
   size_t cap, used;
+  te_strcache_block *blocks;
 } te_strcache; /* zero-initialised = empty */
 
 bool te_strcache_get(const te_strcache *c, const char *s, size_t len, int *value);
-/* Best effort: out of memory simply leaves the string uncached. */
+/* Best effort: out of memory (or a key over 4 GB) simply leaves the string uncached. */
 void te_strcache_put(te_strcache *c, const char *s, size_t len, int value);
 void te_strcache_clear(te_strcache *c);
 

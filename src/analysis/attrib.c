@@ -45,6 +45,8 @@ static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32
 
 /* qsort has no context argument in C11; the frame array being sorted is passed here. */
 static const tr_pyframe *g_sort_frames;
+/* likewise the trace whose events are sorted by id (ids are read through the trace) */
+static const tr_trace *g_sort_trace;
 
 static int cmp_frame_idx(const void *a, const void *b) {
   const tr_pyframe *x = &g_sort_frames[*(const uint32_t *)a];
@@ -59,14 +61,16 @@ static int cmp_frame_idx(const void *a, const void *b) {
 
 static int cmp_ext_ptr(const void *a, const void *b) {
   const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
-  if (x->external_id != y->external_id) return x->external_id < y->external_id ? -1 : 1;
+  int64_t ix = tr_event_external_id(g_sort_trace, x), iy = tr_event_external_id(g_sort_trace, y);
+  if (ix != iy) return ix < iy ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 
 static int cmp_corr_ptr(const void *a, const void *b) {
   const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
-  if (x->correlation != y->correlation) return x->correlation < y->correlation ? -1 : 1;
+  int64_t ix = tr_event_correlation(g_sort_trace, x), iy = tr_event_correlation(g_sort_trace, y);
+  if (ix != iy) return ix < iy ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
@@ -207,14 +211,15 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   r->ops = malloc((n ? n : 1) * sizeof *r->ops);
   if (!r->ops) goto fail;
   for (size_t i = 0; i < n; i++)
-    if (ev[i].external_id != TR_NO_ID) r->ops[r->nops++] = &ev[i];
+    if (tr_event_external_id(t, &ev[i]) != TR_NO_ID) r->ops[r->nops++] = &ev[i];
+  g_sort_trace = t;
   qsort(r->ops, r->nops, sizeof *r->ops, cmp_ext_ptr);
 
   ev = tr_trace_events(t, TR_KIND_LAUNCH, &n);
   r->launches = malloc((n ? n : 1) * sizeof *r->launches);
   if (!r->launches) goto fail;
   for (size_t i = 0; i < n; i++)
-    if (ev[i].correlation != TR_NO_ID) r->launches[r->nl++] = &ev[i];
+    if (tr_event_correlation(t, &ev[i]) != TR_NO_ID) r->launches[r->nl++] = &ev[i];
   qsort(r->launches, r->nl, sizeof *r->launches, cmp_corr_ptr);
   return r;
 fail:
@@ -289,7 +294,7 @@ static const tr_event *find_by_id(const an_resolver *r, const tr_event *const *e
   size_t a = 0, b = n;
   while (a < b) {
     size_t mid = (a + b) / 2;
-    int64_t v = by_ext ? evs[mid]->external_id : evs[mid]->correlation;
+    int64_t v = by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
     if (v < id) a = mid + 1;
     else b = mid;
   }
@@ -297,7 +302,7 @@ static const tr_event *find_by_id(const an_resolver *r, const tr_event *const *e
   b = n;
   while (a < b) {
     size_t mid = (a + b) / 2;
-    int64_t v = by_ext ? evs[mid]->external_id : evs[mid]->correlation;
+    int64_t v = by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
     if (v <= id) a = mid + 1;
     else b = mid;
   }
@@ -472,12 +477,10 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
   size_t nq = 0;
   for (size_t i = 0; i < n; i++) {
     const tr_event *k = kernels[i];
-    int64_t ext = k->external_id;
-    if (ext == TR_NO_ID && k->correlation != TR_NO_ID)
-      ext = tr_trace_external_for_correlation(r->t, k->correlation);
+    int64_t ext = tr_event_external_id(r->t, k), corr = tr_event_correlation(r->t, k);
+    if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(r->t, corr);
     if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, r->nops, ext, true, k->ts);
-    if (k->correlation != TR_NO_ID)
-      lau[i] = find_by_id(r, r->launches, r->nl, k->correlation, false, k->ts);
+    if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, r->nl, corr, false, k->ts);
     if (ops[i]) {
       double half = ops[i]->dur / 2;
       q[nq].thread = thread_key(ops[i]->pid, ops[i]->tid);

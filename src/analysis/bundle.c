@@ -281,8 +281,9 @@ const an_stage_kernels *an_trace_view_stage(const an_trace_view *v, const char *
 }
 
 static int64_t kernel_external(const tr_trace *t, const tr_event *e) {
-  if (e->external_id != TR_NO_ID) return e->external_id;
-  if (e->correlation != TR_NO_ID) return tr_trace_external_for_correlation(t, e->correlation);
+  int64_t ext = tr_event_external_id(t, e), corr = tr_event_correlation(t, e);
+  if (ext != TR_NO_ID) return ext;
+  if (corr != TR_NO_ID) return tr_trace_external_for_correlation(t, corr);
   return TR_NO_ID;
 }
 
@@ -303,7 +304,7 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
     if (!st) continue;
     a[m].start = ev[i].ts;
     a[m].end = ev[i].ts + (ev[i].dur > 0 ? ev[i].dur : 0);
-    a[m].ext = ev[i].external_id;
+    a[m].ext = tr_event_external_id(t, &ev[i]);
     a[m].stage = st;
     a[m].gpu = kind == TR_KIND_GPU_ANNOTATION;
     m++;

@@ -117,22 +117,79 @@ static int ov_keyed_cmp(const void *a, const void *b) {
   return x->ev < y->ev ? -1 : (x->ev > y->ev);
 }
 
+static void ov_keyed_swap(ov_keyed *a, ov_keyed *b) {
+  ov_keyed t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static void ov_keyed_sift(ov_keyed *k, size_t i, size_t n) {
+  for (size_t c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && ov_keyed_cmp(&k[c], &k[c + 1]) < 0) c++;
+    if (ov_keyed_cmp(&k[i], &k[c]) >= 0) return;
+    ov_keyed_swap(&k[i], &k[c]);
+  }
+}
+
+/* Sorts k in place by ov_keyed_cmp (a total order, so the result equals qsort's). glibc's
+ * qsort mallocs a merge buffer as large as the array, 15 MB above the read's peak on a
+ * cpu_op-heavy 468 MB trace (A4 in docs/performance.md): this is an introsort instead
+ * (median-of-three quicksort, heapsort past 2 log n levels, insertion sort below 16). */
+static void ov_keyed_sort(ov_keyed *k, size_t n, unsigned depth) {
+  while (n > 16) {
+    if (depth-- == 0) {
+      for (size_t i = n / 2; i-- > 0;) ov_keyed_sift(k, i, n);
+      for (size_t e = n - 1; e > 0; e--) {
+        ov_keyed_swap(&k[0], &k[e]);
+        ov_keyed_sift(k, 0, e);
+      }
+      return;
+    }
+    size_t mid = n / 2;
+    if (ov_keyed_cmp(&k[mid], &k[0]) < 0) ov_keyed_swap(&k[mid], &k[0]);
+    if (ov_keyed_cmp(&k[n - 1], &k[0]) < 0) ov_keyed_swap(&k[n - 1], &k[0]);
+    if (ov_keyed_cmp(&k[n - 1], &k[mid]) < 0) ov_keyed_swap(&k[n - 1], &k[mid]);
+    ov_keyed pivot = k[mid];
+    size_t i = 0, j = n - 1;
+    for (;;) { /* Hoare: k[0..j] <= pivot <= k[j+1..n) */
+      while (ov_keyed_cmp(&k[i], &pivot) < 0) i++;
+      while (ov_keyed_cmp(&pivot, &k[j]) < 0) j--;
+      if (i >= j) break;
+      ov_keyed_swap(&k[i++], &k[j--]);
+    }
+    size_t left = j + 1; /* recurse into the smaller side, loop on the larger */
+    if (left < n - left) {
+      ov_keyed_sort(k, left, depth);
+      k += left;
+      n -= left;
+    } else {
+      ov_keyed_sort(k + left, n - left, depth);
+      n = left;
+    }
+  }
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && ov_keyed_cmp(&k[j], &k[j - 1]) < 0; j--) ov_keyed_swap(&k[j], &k[j - 1]);
+}
+
 static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
   char key[32];
   int len = snprintf(key, sizeof key, "%u:%u", (unsigned)pid, (unsigned)tid);
   return ov_strmap_find(&s->threads, key, (size_t)len);
 }
 
-static ov_keyed *ov_index_by(const tr_event *evs, size_t n, bool by_corr, size_t *n_out) {
+static ov_keyed *ov_index_by(const tr_trace *t, const tr_event *evs, size_t n, bool by_corr,
+                             size_t *n_out) {
   ov_keyed *k = malloc((n ? n : 1) * sizeof *k);
   if (!k) return NULL;
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    int64_t key = by_corr ? evs[i].correlation : evs[i].external_id;
+    int64_t key = by_corr ? tr_event_correlation(t, &evs[i]) : tr_event_external_id(t, &evs[i]);
     if (key == TR_NO_ID) continue;
     k[m++] = (ov_keyed){key, evs[i].ts, (uint32_t)i};
   }
-  qsort(k, m, sizeof *k, ov_keyed_cmp);
+  unsigned depth = 2;
+  for (size_t x = m; x > 1; x >>= 1) depth += 2;
+  ov_keyed_sort(k, m, depth);
   *n_out = m;
   return k;
 }
@@ -240,8 +297,8 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
     }
   }
   free(stack);
-  s->op_by_ext = ov_index_by(s->ops, s->n_ops, false, &s->n_op_by_ext);
-  s->launch_by_corr = ov_index_by(s->launches, s->n_launches, true, &s->n_launch_by_corr);
+  s->op_by_ext = ov_index_by(t, s->ops, s->n_ops, false, &s->n_op_by_ext);
+  s->launch_by_corr = ov_index_by(t, s->launches, s->n_launches, true, &s->n_launch_by_corr);
   if (!s->op_by_ext || !s->launch_by_corr) goto fail;
   return s;
 fail:
@@ -370,9 +427,8 @@ static bool ov_context_by_key(ov_source *s, const ov_keyed *idx, size_t n_idx, c
 ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_t scope_cap,
                              char *op, size_t op_cap) {
   if (op_cap) op[0] = '\0';
-  int64_t ext = k->external_id;
-  if (ext == TR_NO_ID && k->correlation != TR_NO_ID)
-    ext = tr_trace_external_for_correlation(s->t, k->correlation);
+  int64_t ext = tr_event_external_id(s->t, k), corr = tr_event_correlation(s->t, k);
+  if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(s->t, corr);
   if (ov_context_by_key(s, s->op_by_ext, s->n_op_by_ext, s->ops, ext, k->ts, scope, scope_cap, op,
                         op_cap))
     return OV_SCOPE_CPU_OP;
@@ -383,8 +439,8 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
   if (te_rules_setting(s->r, "overlap.launch_scope_fallback", 1) > 0 &&
-      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
-                        k->ts, scope, scope_cap, op, op_cap)) {
+      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, corr, k->ts,
+                        scope, scope_cap, op, op_cap)) {
     /* 4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;

@@ -18,7 +18,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
+#include "trace/idmap.h"
 #include "trace/intern.h"
 #include "trace/source.h"
 
@@ -46,9 +50,14 @@ struct tr_trace {
   py_vec py;
   tr_thread_name *tn;
   size_t n_tn, cap_tn;
-  /* correlation -> External id, open addressing; key TR_NO_ID marks a free slot */
-  int64_t *corr_keys, *corr_vals;
-  size_t n_corr, cap_corr;
+  /* event ids as 32-bit offsets (idmap.h); the full value of an id outside its window
+   * is in ext_wide / corr_wide under the event's index */
+  tr_idbase ext_base, corr_base;
+  tr_map64 ext_wide, corr_wide;
+  /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
+   * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map) */
+  tr_map32 corr_map;
+  tr_map64 corr_map_wide;
   char *sample;
   size_t sample_len, sample_cap;
   uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
@@ -79,6 +88,10 @@ typedef struct rd {
    * until the next refill, not NUL-terminated */
   const char *nump;
   size_t numn;
+  /* its value when num_exact (set by the fast path): num_mantissa(r) / 10^num_frac,
+   * negated if num_neg; the text has num_int_len digits before the point */
+  unsigned num_int_len, num_frac;
+  bool num_neg, num_exact;
   /* last interned cat / pid / tid / stream: consecutive events nearly always repeat them */
   struct icache {
     char s[32];
@@ -94,6 +107,10 @@ typedef struct rd {
   double ts, dur;
   int64_t ext, corr;
   bool sampling;
+  /* scan_string: keep at most str_cap bytes (0 = all, up to TR_MAX_STRING_BYTES); set
+   * str_cut when more were skipped */
+  size_t str_cap;
+  bool str_cut, key_cut;
   /* probe mode: stop at the first sign of a trace (tr_trace_probe) */
   bool probe;
   int probe_result;
@@ -179,8 +196,23 @@ static _Noreturn void rd_expected(rd *r, const char *what) {
   rd_fail_at(r, TR_ERR_JSON, rd_off(r), "expected %s, found %s", what, got);
 }
 
-static inline void skip_ws(rd *r) {
+static void skip_ws_slow(rd *r) {
   for (;;) {
+#ifdef __SSE2__
+    /* pretty-printed traces indent every member ("\n      "): 16 bytes per step */
+    while (r->end - r->p >= 16) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r->p);
+      __m128i ws = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+      unsigned bits = (unsigned)_mm_movemask_epi8(ws);
+      if (bits != 0xFFFFu) {
+        r->p += __builtin_ctz(~bits);
+        return;
+      }
+      r->p += 16;
+    }
+#endif
     while (r->p < r->end) {
       uint8_t c = *r->p;
       if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
@@ -188,6 +220,20 @@ static inline void skip_ws(rd *r) {
     }
     if (!rd_refill(r)) return;
   }
+}
+
+/* Kineto writes one space after ',' and ':' or none: decided here without a loop. */
+static inline void skip_ws(rd *r) {
+  const uint8_t *p = r->p;
+  /* p < end first: before the first chunk p and end are NULL, and NULL + 1 is undefined */
+  if (p < r->end) {
+    if (*p > ' ') return;
+    if (r->end - p > 1 && *p == ' ' && p[1] > ' ') {
+      r->p = p + 1;
+      return;
+    }
+  }
+  skip_ws_slow(r);
 }
 
 /* ------------------------------------------------------------------ scratch buffers */
@@ -367,31 +413,70 @@ static void string_utf8(rd *r, sbuf *out, uint8_t lead) {
   sb_put(r, out, buf, (size_t)n);
 }
 
-/* Scans a string whose opening quote is consumed. out NULL = skip without storing. */
+/* End of the run of plain bytes (k_plain) starting at s, or e. SSE2 (baseline on
+ * x86-64) tests 16 bytes per step: a byte stops the run if it is the quote, the
+ * backslash, or below 0x20 or above 0x7f (one signed compare catches both). */
+static inline const uint8_t *plain_end(const uint8_t *s, const uint8_t *e) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (e - s >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                _mm_cmplt_epi8(v, space));
+    unsigned bits = (unsigned)_mm_movemask_epi8(stop);
+    if (bits) return s + __builtin_ctz(bits);
+    s += 16;
+  }
+#endif
+  while (s < e && k_plain[*s]) s++;
+  return s;
+}
+
+/* First quote or backslash in [s, e), or e: what skipping a string looks for (UTF-8 and
+ * control bytes need no check when nothing is stored). */
+static inline const uint8_t *quote_or_backslash(const uint8_t *s, const uint8_t *e) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  while (e - s >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    unsigned bits = (unsigned)_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+    if (bits) return s + __builtin_ctz(bits);
+    s += 16;
+  }
+#endif
+  while (s < e && *s != '"' && *s != '\\') s++;
+  return s;
+}
+
+/* Stores a run of plain bytes, or stops storing once r->str_cap is passed. Returns the
+ * buffer to go on with (NULL = skip the rest). */
+static sbuf *store_run(rd *r, sbuf *out, const uint8_t *s, size_t run) {
+  if (r->str_cap && out->n + run > r->str_cap) {
+    r->str_cut = true;
+    return NULL;
+  }
+  sb_put(r, out, s, run);
+  return out;
+}
+
+/* Scans a string whose opening quote is consumed. out NULL = skip without storing, at
+ * any length: skipping costs no memory, so TR_MAX_STRING_BYTES applies only to what is
+ * stored. With r->str_cap set, a stored string longer than str_cap is not an error:
+ * storing stops, the rest is skipped and r->str_cut is set (member names, sample text). */
 static void scan_string(rd *r, sbuf *out) {
-  uint64_t start = rd_off(r);
-  uint64_t skipped = 0;
+  r->str_cut = false;
   if (out) sb_clear(r, out);
   for (;;) {
-    const uint8_t *s = r->p, *e = r->end;
-    if (out) {
-      while (s < e && k_plain[*s]) s++;
-    } else {
-      while (s < e && *s != '"' && *s != '\\') s++;
-    }
+    const uint8_t *s = out ? plain_end(r->p, r->end) : quote_or_backslash(r->p, r->end);
     size_t run = (size_t)(s - r->p);
     if (run) {
-      if (out) {
-        sb_put(r, out, r->p, run);
-      } else {
-        skipped += run;
-        if (skipped > TR_MAX_STRING_BYTES)
-          rd_fail_at(r, TR_ERR_LIMIT, start, "string longer than %u bytes (TR_MAX_STRING_BYTES)",
-                     (unsigned)TR_MAX_STRING_BYTES);
-      }
+      if (out) out = store_run(r, out, r->p, run);
       r->p = s;
+      if (r->str_cut && !out) continue; /* s may be a byte only the storing path handles */
     }
-    if (s == e) {
+    if (s == r->end) {
       if (!rd_refill(r)) rd_fail_at(r, TR_ERR_JSON, rd_off(r), "unterminated string (end of input)");
       continue;
     }
@@ -399,21 +484,22 @@ static void scan_string(rd *r, sbuf *out) {
     if (c == '"') return;
     if (c == '\\') {
       string_escape(r, out);
-      skipped += 2;
-      continue;
-    }
-    /* only reached when storing: controls pass through (Kineto writes raw tabs), except
-     * NUL, which would cut the C string */
-    if (c < 0x80) {
+    } else if (c < 0x80) {
+      /* only reached when storing: controls pass through (Kineto writes raw tabs), except
+       * NUL, which would cut the C string */
       if (c == 0) {
         put_replacement(r, out);
       } else {
         char ch = (char)c;
         sb_put(r, out, &ch, 1);
       }
-      continue;
+    } else {
+      string_utf8(r, out, c);
     }
-    string_utf8(r, out, c);
+    if (out && r->str_cap && out->n > r->str_cap) {
+      r->str_cut = true;
+      out = NULL;
+    }
   }
 }
 
@@ -445,47 +531,108 @@ static const char *scan_number_slow(rd *r, uint64_t start) {
   return b->p;
 }
 
+static inline bool is_digit(uint8_t c) { return (uint8_t)(c - '0') < 10; }
+
+/* Length of the run of ASCII digits at p (p < e). SSE2 classifies 16 bytes at once: a
+ * Kineto timestamp is 13-17 digits, an id 1-10. */
+static inline size_t digit_run(const uint8_t *p, const uint8_t *e) {
+  size_t n = 0;
+#ifdef __SSE2__
+  if (e - p >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+    unsigned bits = (unsigned)_mm_movemask_epi8(digit);
+    if (bits != 0xFFFFu) return (size_t)__builtin_ctz(~bits);
+    n = 16;
+  }
+#endif
+  while (p + n < e && is_digit(p[n])) n++;
+  return n;
+}
+
+/* m followed by the n decimal digits at p: 8 digits per step (SWAR: pairs, then
+ * quadruples, then the eight, with three multiplies). The caller guarantees the result
+ * fits (at most 19 significant digits), so no prefix overflows either. */
+static inline uint64_t digits_append(uint64_t m, const uint8_t *p, size_t n) {
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    v -= 0x3030303030303030ull;
+    v = (v * 10) + (v >> 8);
+    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    m = m * 100000000ull + (uint32_t)v;
+  }
+  for (; n; p++, n--) m = m * 10 + (uint64_t)(*p - '0');
+  return m;
+}
+
+/* The fast path of scan_number: one pass over the JSON number grammar inside the chunk
+ * that also gathers the decimal mantissa, so converting it later needs no second pass.
+ * r->num_exact says the value is exactly num_mantissa / 10^num_frac (negated with num_neg):
+ * no exponent and at most 19 significant digits. false (nothing consumed) for anything
+ * unusual: a number running to the chunk's end, bad grammar, over-long text. */
+static inline bool scan_number_fast(rd *r, bool *is_int) {
+  const uint8_t *q = r->p, *e = r->end;
+  bool neg = q < e && *q == '-';
+  q += neg;
+  if (q == e) return false;
+  const uint8_t *ip = q, *fp = q;
+  size_t ni = digit_run(q, e), nf = 0;
+  if (ni == 0 || (ni > 1 && *ip == '0')) return false; /* no digit, or a leading zero */
+  q += ni;
+  *is_int = true;
+  if (q < e && *q == '.') {
+    *is_int = false;
+    fp = ++q;
+    if (q == e || (nf = digit_run(q, e)) == 0) return false;
+    q += nf;
+  }
+  bool exact = true;
+  if (q < e && (*q == 'e' || *q == 'E')) {
+    *is_int = false;
+    exact = false;
+    q++;
+    if (q < e && (*q == '+' || *q == '-')) q++;
+    size_t ne = q < e ? digit_run(q, e) : 0;
+    if (ne == 0) return false;
+    q += ne;
+  }
+  if (q == e || is_num_char(*q) || (size_t)(q - r->p) > TR_MAX_NUMBER_CHARS) return false;
+  /* significant digits: all of them, less the zeros that lead 0.000123 */
+  size_t lead = 0;
+  if (*ip == '0')
+    while (lead < nf && fp[lead] == '0') lead++;
+  size_t sig = (*ip == '0' ? 0 : ni) + nf - lead;
+  r->num_exact = exact && sig <= 19;
+  r->num_int_len = (unsigned)ni;
+  r->num_frac = (unsigned)nf;
+  r->num_neg = neg;
+  r->nump = (const char *)r->p;
+  r->numn = (size_t)(q - r->p);
+  r->p = q;
+  return true;
+}
+
+/* The digits of the last number (fast path, num_exact) as one integer: computed only
+ * for the numbers that are kept, most (Ev Idx, Python id, ...) are not. */
+static uint64_t num_mantissa(const rd *r) {
+  const uint8_t *ip = (const uint8_t *)r->nump + r->num_neg;
+  uint64_t m = digits_append(0, ip, r->num_int_len);
+  return r->num_frac ? digits_append(m, ip + r->num_int_len + 1, r->num_frac) : m;
+}
+
 /* Scans a number, leaves its text in r->nump / r->numn and checks the JSON grammar.
  * Returns true for an integer (no fraction, no exponent). A number that ends inside the
  * current chunk (all but the rare one crossing a chunk boundary) is checked in place
  * instead of being copied first. */
 static bool scan_number(rd *r) {
+  bool fast_int;
+  if (scan_number_fast(r, &fast_int)) return fast_int;
+  /* the general path finds the same number and reports errors */
+  r->num_exact = false;
   uint64_t start = rd_off(r);
-  /* Fast path: one pass over the JSON number grammar inside the chunk. Anything unusual
-   * (a number running to the chunk's end, bad grammar) takes the general path below,
-   * which finds the same number and reports errors. */
-  {
-    const uint8_t *q = r->p, *e = r->end;
-    bool is_int = true;
-    if (q < e && *q == '-') q++;
-    if (q < e && *q == '0') {
-      q++;
-    } else if (q < e && *q >= '1' && *q <= '9') {
-      while (q < e && *q >= '0' && *q <= '9') q++;
-    } else {
-      goto general;
-    }
-    if (q < e && *q == '.') {
-      is_int = false;
-      q++;
-      if (!(q < e && *q >= '0' && *q <= '9')) goto general;
-      while (q < e && *q >= '0' && *q <= '9') q++;
-    }
-    if (q < e && (*q == 'e' || *q == 'E')) {
-      is_int = false;
-      q++;
-      if (q < e && (*q == '+' || *q == '-')) q++;
-      if (!(q < e && *q >= '0' && *q <= '9')) goto general;
-      while (q < e && *q >= '0' && *q <= '9') q++;
-    }
-    if (q < e && !is_num_char(*q) && (size_t)(q - r->p) <= TR_MAX_NUMBER_CHARS) {
-      r->nump = (const char *)r->p;
-      r->numn = (size_t)(q - r->p);
-      r->p = q;
-      return is_int;
-    }
-  }
-general:;
   const char *t;
   size_t n;
   const uint8_t *q = r->p;
@@ -560,6 +707,13 @@ static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
  * 2413669097444.592 have at most 16 significant digits, so mantissa / 10^k is one
  * correctly rounded IEEE operation on exact operands; anything else goes to strtod. */
 static double text_to_double(rd *r, const char *s, size_t n) {
+  if (r->num_exact && s == r->nump && r->num_frac <= 22) {
+    uint64_t m = num_mantissa(r);
+    if (m <= (1ull << 53)) {
+      double d = (double)m / k_pow10[r->num_frac];
+      return r->num_neg ? -d : d;
+    }
+  }
   size_t i = 0;
   bool neg = false;
   if (i < n && s[i] == '-') neg = true, i++;
@@ -720,6 +874,12 @@ static int read_value(rd *r, unsigned depth, sbuf *sout) {
 }
 
 static void expect_colon(rd *r) {
+  const uint8_t *p = r->p;
+  /* Kineto's '": "' and a compact '":"', each decided in one step */
+  if (p < r->end && r->end - p > 2 && p[0] == ':' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+    r->p = p + 1 + (p[1] == ' ');
+    return;
+  }
   skip_ws(r);
   if (rd_peek(r) != ':') rd_expected(r, "':' after member name");
   r->p++;
@@ -728,6 +888,11 @@ static void expect_colon(rd *r) {
 
 /* After a member or element: true if another follows, false at the closing bracket. */
 static bool next_member(rd *r, char close) {
+  const uint8_t *p = r->p;
+  if (p < r->end && r->end - p > 2 && p[0] == ',' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+    r->p = p + 1 + (p[1] == ' '); /* ', ' or ',' then the next token */
+    return true;
+  }
   skip_ws(r);
   int c = rd_peek(r);
   if (c == ',') {
@@ -779,22 +944,35 @@ static int key_code(const char *k, size_t n) {
   return K_OTHER;
 }
 
+/* Most bytes of a name or value kept for the sample text: anything longer is left out of
+ * the sample instead of refusing the trace (4 below the limit so that the last escape or
+ * UTF-8 sequence stored cannot cross it). */
+#define SAMPLE_STRING_CAP (TR_MAX_STRING_BYTES - 4u)
+
+/* Longest member name key_code (or the top level's "traceEvents") recognises: a longer
+ * name needs no storing to be classified. */
+#define KEY_MAX_CLASSIFIED 11u
+
 /* Reads a member name whose opening quote is consumed and returns its key_code. A name
  * of plain bytes that ends inside the chunk (nearly all of them) is classified in place;
- * otherwise, or when keep is set, it is scanned into r->key as usual (escapes, chunk
- * boundaries, limits and errors all go through scan_string). */
+ * otherwise it is scanned into r->key (escapes, chunk boundaries and errors all go
+ * through scan_string), keeping at most KEY_MAX_CLASSIFIED + 1 bytes, or up to
+ * SAMPLE_STRING_CAP when keep (the sample text wants the name; r->key_cut says it was
+ * longer). Names are never refused for their length: they are not stored. */
 static int scan_key(rd *r, bool keep) {
   if (!keep) {
-    const uint8_t *s = r->p, *e = r->end;
-    while (s < e && k_plain[*s]) s++;
-    if (s < e && *s == '"' && (size_t)(s - r->p) <= TR_MAX_STRING_BYTES) {
+    const uint8_t *s = plain_end(r->p, r->end);
+    if (s < r->end && *s == '"') {
       int code = key_code((const char *)r->p, (size_t)(s - r->p));
       r->p = s + 1;
       return code;
     }
   }
+  r->str_cap = keep ? SAMPLE_STRING_CAP : KEY_MAX_CLASSIFIED + 1u;
   scan_string(r, &r->key);
-  return key_code(r->key.p, r->key.n);
+  r->str_cap = 0;
+  r->key_cut = r->str_cut;
+  return r->key_cut ? K_OTHER : key_code(r->key.p, r->key.n);
 }
 
 static bool key_is(const sbuf *k, const char *lit, size_t n) {
@@ -859,6 +1037,10 @@ static int read_time(rd *r, unsigned depth, double *out) {
 static int64_t read_id(rd *r, unsigned depth) {
   int type = read_value(r, depth, &r->argval);
   int64_t v;
+  if (type == V_NUMBER_INT && r->num_exact) { /* the common case */
+    uint64_t m = num_mantissa(r);
+    if (m <= (uint64_t)INT64_MAX) return r->num_neg ? -(int64_t)m : (int64_t)m;
+  }
   if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) {
     if (text_to_id(number_cstr(r), type == V_NUMBER_INT, &v)) return v;
   } else if (type == V_STRING) {
@@ -882,7 +1064,7 @@ static void parse_args(rd *r, unsigned depth) {
     int key = scan_key(r, sample); /* sampling needs the name's text in r->key */
     expect_colon(r);
     n_args++;
-    if (sample) sample_add(r, r->key.p, r->key.n);
+    if (sample && !r->key_cut) sample_add(r, r->key.p, r->key.n);
     if (key == K_EXTERNAL_ID) {
       r->ext = read_id(r, depth + 1);
     } else if (key == K_CORRELATION) {
@@ -901,8 +1083,11 @@ static void parse_args(rd *r, unsigned depth) {
       r->has_argname = type == V_STRING;
       if (sample && r->has_argname) sample_add(r, r->argname.p, r->argname.n);
     } else if (sample) {
+      /* an over-long value is left out of the sample, not refused */
+      r->str_cap = SAMPLE_STRING_CAP;
       int type = read_value(r, depth + 1, &r->argval);
-      if (type == V_STRING) sample_add(r, r->argval.p, r->argval.n);
+      r->str_cap = 0;
+      if (type == V_STRING && !r->str_cut) sample_add(r, r->argval.p, r->argval.n);
     } else {
       read_value(r, depth + 1, NULL);
     }
@@ -1006,35 +1191,18 @@ static tr_str intern_cached(rd *r, const sbuf *b, bool present, struct icache *c
 
 static void corr_put(rd *r, int64_t corr, int64_t ext) {
   tr_trace *t = r->t;
-  if ((t->n_corr + 1) * 2 > t->cap_corr) {
-    size_t ncap = t->cap_corr ? t->cap_corr * 2 : 1024;
-    int64_t *keys = malloc(ncap * sizeof *keys), *vals = malloc(ncap * sizeof *vals);
-    if (!keys || !vals) {
-      free(keys);
-      free(vals);
-      rd_nomem(r);
-    }
-    for (size_t i = 0; i < ncap; i++) keys[i] = TR_NO_ID;
-    for (size_t j = 0; j < t->cap_corr; j++) {
-      if (t->corr_keys[j] == TR_NO_ID) continue;
-      uint64_t h = (uint64_t)t->corr_keys[j] * 0x9E3779B97F4A7C15ull;
-      size_t i = (size_t)(h >> 20) & (ncap - 1);
-      while (keys[i] != TR_NO_ID) i = (i + 1) & (ncap - 1);
-      keys[i] = t->corr_keys[j];
-      vals[i] = t->corr_vals[j];
-    }
-    free(t->corr_keys);
-    free(t->corr_vals);
-    t->corr_keys = keys;
-    t->corr_vals = vals;
-    t->cap_corr = ncap;
-  }
-  uint64_t h = (uint64_t)corr * 0x9E3779B97F4A7C15ull;
-  size_t mask = t->cap_corr - 1, i = (size_t)(h >> 20) & mask;
-  while (t->corr_keys[i] != TR_NO_ID && t->corr_keys[i] != corr) i = (i + 1) & mask;
-  if (t->corr_keys[i] == TR_NO_ID) t->n_corr++;
-  t->corr_keys[i] = corr;
-  t->corr_vals[i] = ext; /* later events win, as a dict assignment would */
+  uint32_t ck = tr_id_encode(&t->corr_base, corr), ek = tr_id_encode(&t->ext_base, ext);
+  /* later events win, as a dict assignment would: a later pair overwrites the marker */
+  if (ck != TR_OFF_WIDE && tr_map32_put(&t->corr_map, ck, ek) != 0) rd_nomem(r);
+  if ((ck == TR_OFF_WIDE || ek == TR_OFF_WIDE) && tr_map64_put(&t->corr_map_wide, corr, ext) != 0)
+    rd_nomem(r);
+}
+
+/* 32-bit offset of an event's id; an id outside the window is kept in wide by index. */
+static uint32_t store_id(rd *r, tr_idbase *b, tr_map64 *wide, int64_t id, uint32_t index) {
+  uint32_t off = tr_id_encode(b, id);
+  if (off == TR_OFF_WIDE && tr_map64_put(wide, index, id) != 0) rd_nomem(r);
+  return off;
 }
 
 static void push_event(rd *r, int kind, const tr_event *e) {
@@ -1169,15 +1337,14 @@ static void parse_event(rd *r, unsigned depth) {
   tr_event e;
   e.ts = r->ts;
   e.dur = r->dur_state == F_OK ? r->dur : 0.0;
-  e.external_id = r->ext;
-  e.correlation = r->corr;
+  e.index = (uint32_t)index;
+  e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
+  e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
   e.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
   e.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
   e.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
   e.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
-  e.index = (uint32_t)index;
-  e.kind = (uint8_t)kind;
   push_event(r, kind, &e);
 }
 
@@ -1238,9 +1405,11 @@ static void parse_document(rd *r) {
       do {
         if (rd_peek(r) != '"') rd_expected(r, "a member name");
         r->p++;
+        r->str_cap = KEY_MAX_CLASSIFIED + 1u;
         scan_string(r, &r->key);
+        r->str_cap = 0;
         expect_colon(r);
-        if (KEY_IS(&r->key, "traceEvents")) {
+        if (!r->str_cut && KEY_IS(&r->key, "traceEvents")) {
           if (found)
             rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" appears twice in the top-level object");
           if (rd_peek(r) != '[')
@@ -1275,8 +1444,10 @@ static void trace_free_contents(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) free(t->ev[k].v);
   free(t->py.v);
   free(t->tn);
-  free(t->corr_keys);
-  free(t->corr_vals);
+  tr_map64_free(&t->ext_wide);
+  tr_map64_free(&t->corr_wide);
+  tr_map32_free(&t->corr_map);
+  tr_map64_free(&t->corr_map_wide);
   free(t->sample);
   tr_intern_destroy(t->in);
   free(t->path);
@@ -1367,12 +1538,15 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
 }
 
 static size_t opt_chunk(const tr_read_options *opts) { return opts ? opts->chunk_size : 0; }
+static tr_inflater opt_inflater(const tr_read_options *opts) {
+  return opts ? opts->inflater : TR_INFLATE_AUTO;
+}
 
 tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err) {
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
-  tr_source *src = tr_source_open_path(path, opt_chunk(opts), true, err);
+  tr_source *src = tr_source_open_path(path, opt_chunk(opts), true, opt_inflater(opts), err);
   if (!src) return NULL;
   return read_source(path, src, opts, err);
 }
@@ -1382,7 +1556,7 @@ tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
-  tr_source *src = tr_source_open_buffer(buf, len, opt_chunk(opts), true, err);
+  tr_source *src = tr_source_open_buffer(buf, len, opt_chunk(opts), true, opt_inflater(opts), err);
   if (!src) return NULL;
   return read_source(name, src, opts, err);
 }
@@ -1416,14 +1590,30 @@ const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {
 }
 
 int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation) {
-  if (!t->cap_corr || correlation == TR_NO_ID) return TR_NO_ID;
-  uint64_t h = (uint64_t)correlation * 0x9E3779B97F4A7C15ull;
-  size_t mask = t->cap_corr - 1, i = (size_t)(h >> 20) & mask;
-  while (t->corr_keys[i] != TR_NO_ID) {
-    if (t->corr_keys[i] == correlation) return t->corr_vals[i];
-    i = (i + 1) & mask;
+  if (correlation == TR_NO_ID) return TR_NO_ID;
+  uint32_t ck = tr_id_find(&t->corr_base, correlation), ek;
+  int64_t ext;
+  if (ck != TR_OFF_WIDE) {
+    if (!tr_map32_get(&t->corr_map, ck, &ek)) return TR_NO_ID;
+    if (ek == TR_OFF_ABSENT) return TR_NO_ID;
+    if (ek != TR_OFF_WIDE) return tr_id_decode(&t->ext_base, ek);
   }
-  return TR_NO_ID;
+  return tr_map64_get(&t->corr_map_wide, correlation, &ext) ? ext : TR_NO_ID;
+}
+
+static int64_t event_id(const tr_idbase *b, const tr_map64 *wide, uint32_t off, uint32_t index) {
+  if (off == TR_OFF_ABSENT) return TR_NO_ID;
+  if (off != TR_OFF_WIDE) return tr_id_decode(b, off);
+  int64_t v;
+  return tr_map64_get(wide, index, &v) ? v : TR_NO_ID;
+}
+
+int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
+  return event_id(&t->ext_base, &t->ext_wide, e->ext_off, e->index);
+}
+
+int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
+  return event_id(&t->corr_base, &t->corr_wide, e->corr_off, e->index);
 }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }
@@ -1435,7 +1625,7 @@ int tr_trace_probe(const char *path) {
   tr_error err;
   memset(&err, 0, sizeof err);
   /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
-  tr_source *src = tr_source_open_path(path, 64u * 1024u, false, &err);
+  tr_source *src = tr_source_open_path(path, 64u * 1024u, false, TR_INFLATE_AUTO, &err);
   if (!src) return 0;
   rd *r = calloc(1, sizeof *r);
   tr_trace *t = calloc(1, sizeof *t);

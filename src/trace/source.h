@@ -21,10 +21,12 @@
 typedef struct tr_source tr_source; /* opaque */
 
 /* path "-" is standard input. chunk = 0 picks the default (1 MiB). threaded = false
- * inflates on the calling thread (used for small peeks). */
-tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_error *err);
+ * inflates on the calling thread (used for small peeks). inflater picks the gzip
+ * inflater (tr_read_options.inflater). */
+tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded,
+                               tr_inflater inflater, tr_error *err);
 tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool threaded,
-                                 tr_error *err);
+                                 tr_inflater inflater, tr_error *err);
 /* 1 with the next chunk, 0 at the end of input, -1 on error (err filled: TR_ERR_IO or
  * TR_ERR_GZIP with the compressed offset). */
 int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *err);

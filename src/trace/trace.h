@@ -36,24 +36,26 @@ typedef enum tr_kind {
   TR_KIND_RUNTIME = 6         /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
-/* One complete ("X") event. ts and dur are microseconds as in the file. */
+/* One complete ("X") event. ts and dur are microseconds as in the file. 48 bytes: the
+ * kind is implied by the per-kind array an event sits in, and the two ids are stored as
+ * 32-bit offsets from a per-trace base (an id that does not fit goes to a side table), so
+ * read them with tr_event_external_id / tr_event_correlation, never from the fields. */
 typedef struct tr_event {
   double ts;
   double dur;
-  int64_t external_id; /* args["External id"], TR_NO_ID if absent */
-  int64_t correlation; /* args.correlation, TR_NO_ID if absent */
   tr_str name;
   tr_str cat;
   tr_str pid;          /* textual pid: "1234" or "[TP00-DP01] 1234" */
   tr_str tid;          /* textual tid */
   tr_str stream;       /* args.stream, else args.cuda_stream (as text); 0 if neither */
   uint32_t index;      /* position among all events of the file (stable tie-break) */
-  uint8_t kind;        /* tr_kind */
+  uint32_t ext_off;    /* private: args["External id"] (tr_event_external_id) */
+  uint32_t corr_off;   /* private: args.correlation (tr_event_correlation) */
 } tr_event;
 
 /* One Python frame (cat python_function, ph "X"). Python-heavy traces keep millions of
  * them, so they are stored apart from tr_event with only the fields the analysis reads:
- * 32 bytes instead of 64 (a frame never has External id, correlation or stream, and its
+ * 32 bytes instead of 48 (a frame never has External id, correlation or stream, and its
  * cat is always "python_function"). Same meaning as the tr_event fields of that name. */
 typedef struct tr_pyframe {
   double ts;
@@ -89,6 +91,13 @@ enum {
   TR_ERR_NOMEM = 6
 };
 
+/* gzip inflater. AUTO is ISA-L's igzip when triage was built with it (pkg-config
+ * libisal, CMake option TRIAGE_USE_ISAL), else zlib; both give the same bytes. */
+typedef enum tr_inflater { TR_INFLATE_AUTO = 0, TR_INFLATE_ZLIB = 1 } tr_inflater;
+
+/* true when this build has ISA-L (so TR_INFLATE_AUTO and TR_INFLATE_ZLIB differ). */
+bool tr_inflate_has_isal(void);
+
 typedef struct tr_read_options {
   /* Called now and then with bytes consumed / total (total 0 if unknown). May be NULL. */
   void (*progress)(void *ctx, uint64_t done, uint64_t total);
@@ -98,6 +107,8 @@ typedef struct tr_read_options {
   /* Decompressed bytes per chunk handed to the scanner; 0 = default (1 MiB). Tests and
    * fuzzers use tiny chunks so every token crosses a chunk boundary somewhere. */
   size_t chunk_size;
+  /* gzip inflater; 0 (TR_INFLATE_AUTO) = the fastest this build has. */
+  tr_inflater inflater;
 } tr_read_options;
 
 /* Reads path ("-" = standard input). gzip is recognised by magic bytes (multi-member
@@ -125,6 +136,9 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n);
 /* All kept Python frames (TR_KIND_PYFRAME), in file order. */
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n);
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
+/* args["External id"] / args.correlation of an event of t, TR_NO_ID if absent. */
+int64_t tr_event_external_id(const tr_trace *t, const tr_event *e);
+int64_t tr_event_correlation(const tr_trace *t, const tr_event *e);
 /* External id recovered from a correlation through any event carrying both, or TR_NO_ID. */
 int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation);
 

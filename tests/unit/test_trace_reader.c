@@ -103,7 +103,7 @@ static char *dump(const tr_trace *t) {
     const tr_event *e = tr_trace_events(t, (tr_kind)k, &n);
     for (size_t i = 0; i < n; i++)
       fprintf(f, "%d|%.17g|%.17g|%lld|%lld|%s|%s|%s|%s|%s|%u\n", k, e[i].ts, e[i].dur,
-              (long long)e[i].external_id, (long long)e[i].correlation,
+              (long long)tr_event_external_id(t, &e[i]), (long long)tr_event_correlation(t, &e[i]),
               tr_str_get(t, e[i].name), tr_str_get(t, e[i].cat), tr_str_get(t, e[i].pid),
               tr_str_get(t, e[i].tid), tr_str_get(t, e[i].stream), e[i].index);
   }
@@ -161,8 +161,8 @@ Test(trace_reader, basic_document) {
   cr_expect_str_eq(tr_str_get(t, k->pid), "0");
   cr_expect_eq(k->ts, 2413669097444.592);
   cr_expect_eq(k->dur, 1.76);
-  cr_expect_eq(k->correlation, 501);
-  cr_expect_eq(k->external_id, TR_NO_ID);
+  cr_expect_eq(tr_event_correlation(t, k), 501);
+  cr_expect_eq(tr_event_external_id(t, k), TR_NO_ID);
   cr_expect_eq(k->index, 3);
   cr_expect_eq(tr_trace_external_for_correlation(t, 501), 11);
   cr_expect_eq(tr_trace_external_for_correlation(t, 502), TR_NO_ID);
@@ -195,16 +195,20 @@ Test(trace_reader, plain_gzip_multimember_and_chunk_sizes_agree) {
   size_t chunks[] = {0, 1, 2, 3, 7, 64, 4096};
   struct { const void *buf; size_t len; const char *what; } inputs[] = {
       {k_doc, len, "plain"}, {gz, gl, "gzip"}, {multi, ml, "multi"}, {padded, ml + 16, "padded"}};
+  /* both gzip inflaters (ISA-L when built with it, and zlib) */
+  tr_inflater inflaters[] = {TR_INFLATE_AUTO, TR_INFLATE_ZLIB};
   for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
-    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] * 2; c++) {
       tr_read_options o;
       memset(&o, 0, sizeof o);
-      o.chunk_size = chunks[c];
+      o.chunk_size = chunks[c / 2];
+      o.inflater = inflaters[c % 2];
       tr_error err;
       tr_trace *t = tr_trace_read_buffer("x", inputs[i].buf, inputs[i].len, &o, &err);
-      cr_assert_not_null(t, "%s chunk %zu: %s", inputs[i].what, chunks[c], err.message);
+      cr_assert_not_null(t, "%s chunk %zu: %s", inputs[i].what, chunks[c / 2], err.message);
       char *got = dump(t);
-      cr_expect_str_eq(got, want, "%s chunk %zu differs", inputs[i].what, chunks[c]);
+      cr_expect_str_eq(got, want, "%s chunk %zu inflater %zu differs", inputs[i].what,
+                       chunks[c / 2], c % 2);
       cr_expect_eq(tr_trace_json_bytes(t), len);
       free(got);
       tr_trace_destroy(t);
@@ -382,14 +386,34 @@ Test(trace_reader, long_string_is_a_limit) {
   tr_trace *t = read_str(doc, 0, &err);
   cr_assert_null(t);
   cr_expect_eq(err.code, TR_ERR_LIMIT, "%s", err.message);
-  /* skipped strings are bounded too */
-  n = (size_t)sprintf(doc, "[{\"other\": \"");
-  memset(doc + n, 'a', len);
-  n += len;
-  strcpy(doc + n, "\"}]");
-  t = read_str(doc, 0, &err);
-  cr_assert_null(t);
-  cr_expect_eq(err.code, TR_ERR_LIMIT, "%s", err.message);
+  free(doc);
+}
+
+/* Skipping costs no memory, so a skipped value (or member name) of any length is read
+ * past: TR_MAX_STRING_BYTES applies only to what is stored (issue 15). Also in the
+ * sample's first events and across chunk boundaries. */
+Test(trace_reader, long_skipped_strings_are_not_a_limit) {
+  size_t big = 5u * 1024u * 1024u;
+  char *doc = malloc(2 * big + 512);
+  size_t n = (size_t)sprintf(doc, "{\"%s\": 1, \"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                             "\"name\":\"aten::mm\",\"ts\":1,\"dur\":2,\"args\":{\"Input Dims\": \"", "k");
+  memset(doc + n, '[', big);
+  n += big;
+  n += (size_t)sprintf(doc + n, "\", \"");
+  memset(doc + n, 'x', big);
+  n += big;
+  strcpy(doc + n, "\u00e9\": 3, \"External id\": 4}}]}");
+  size_t chunks[] = {0, 7, 4096};
+  for (size_t c = 0; c < 3; c++) {
+    tr_error err;
+    tr_trace *t = read_str(doc, chunks[c], &err);
+    cr_assert_not_null(t, "chunk %zu: %s", chunks[c], err.message);
+    const tr_event *e = first(t, TR_KIND_CPU_OP);
+    cr_expect_str_eq(tr_str_get(t, e->name), "aten::mm");
+    cr_expect_eq(tr_event_external_id(t, e), 4);
+    cr_expect_lt(strlen(tr_trace_sample_text(t)), 4096u, "over-long values stay out of the sample");
+    tr_trace_destroy(t);
+  }
   free(doc);
 }
 
@@ -426,6 +450,95 @@ Test(trace_reader, truncated_gzip_reports_compressed_offset) {
   cr_expect_eq(err.code, TR_ERR_GZIP);
   cr_expect_eq(err.offset, gl);
   free(g2);
+}
+
+/* ISA-L and zlib must agree on every outcome: the same events for good input, the same
+ * error (code, compressed offset) for truncated, corrupt and trailing-garbage input. In
+ * a build without ISA-L both runs use zlib and the test still checks the error paths. */
+static void expect_inflaters_agree(const void *buf, size_t len, const char *what) {
+  tr_error e1, e2;
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.warn = fopen("/dev/null", "w");
+  o.inflater = TR_INFLATE_AUTO;
+  tr_trace *a = tr_trace_read_buffer("x", buf, len, &o, &e1);
+  o.inflater = TR_INFLATE_ZLIB;
+  tr_trace *b = tr_trace_read_buffer("x", buf, len, &o, &e2);
+  fclose(o.warn);
+  cr_assert_eq(a != NULL, b != NULL, "%s: one inflater failed: %s / %s", what, e1.message,
+               e2.message);
+  if (a) {
+    char *da = dump(a), *db = dump(b);
+    cr_expect_str_eq(da, db, "%s: events differ between inflaters", what);
+    cr_expect_eq(tr_trace_json_bytes(a), tr_trace_json_bytes(b), "%s", what);
+    free(da);
+    free(db);
+  } else {
+    cr_expect_eq(e1.code, e2.code, "%s: %s / %s", what, e1.message, e2.message);
+    /* A bad CRC-32 is found by zlib after the CRC field, by ISA-L after the whole
+     * 8-byte trailer (it checks CRC and length together): both point into the trailer. */
+    bool trailer = strstr(e1.message, "data check") != NULL;
+    uint64_t slack = trailer ? 4 : 0;
+    if (e1.code == TR_ERR_GZIP)
+      cr_expect(e1.offset >= e2.offset && e1.offset - e2.offset <= slack,
+                "%s: offsets %llu / %llu (%s / %s)", what, (unsigned long long)e1.offset,
+                (unsigned long long)e2.offset, e1.message, e2.message);
+  }
+  tr_trace_destroy(a);
+  tr_trace_destroy(b);
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *buf = malloc((size_t)n + 1);
+  *len = fread(buf, 1, (size_t)n, f);
+  fclose(f);
+  return buf;
+}
+
+Test(trace_reader, isal_and_zlib_agree) {
+  const char *dir = TRIAGE_SHARED_DIR "/traces/real";
+  DIR *d = opendir(dir);
+  int n = 0;
+  while (d) {
+    struct dirent *de = readdir(d);
+    if (!de) break;
+    if (!strstr(de->d_name, ".json.gz")) continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    size_t len = 0;
+    unsigned char *buf = slurp(path, &len);
+    cr_assert_not_null(buf, "%s", path);
+    expect_inflaters_agree(buf, len, de->d_name);
+    n++;
+    free(buf);
+  }
+  if (d) closedir(d);
+  /* damaged gzip: truncated at many points, a flipped byte anywhere, garbage after it */
+  size_t gl;
+  unsigned char *gz = gzip_member(k_doc, strlen(k_doc), &gl);
+  char what[64];
+  for (size_t cut = 0; cut < gl; cut += 7) {
+    snprintf(what, sizeof what, "cut at %zu", cut);
+    expect_inflaters_agree(gz, cut, what);
+  }
+  for (size_t at = 10; at < gl; at += 13) {
+    gz[at] ^= 0x5a;
+    snprintf(what, sizeof what, "byte %zu flipped", at);
+    expect_inflaters_agree(gz, gl, what);
+    gz[at] ^= 0x5a;
+  }
+  unsigned char *tail = malloc(gl + 3);
+  memcpy(tail, gz, gl);
+  memcpy(tail + gl, "\x1f\x8bx", 3);
+  expect_inflaters_agree(tail, gl + 3, "bad second member");
+  free(tail);
+  free(gz);
+  cr_expect(n >= 12 || !d, "only %d shared gzip traces", n);
 }
 
 /* ------------------------------------------------------------------ fields */
@@ -506,12 +619,12 @@ Test(trace_reader, huge_and_odd_ids) {
   size_t n;
   const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   cr_assert_eq(n, 6);
-  cr_expect_eq(e[0].external_id, TR_NO_ID);
-  cr_expect_eq(e[1].external_id, TR_NO_ID);
-  cr_expect_eq(e[2].external_id, 7);
-  cr_expect_eq(e[3].external_id, 42);
-  cr_expect_eq(e[4].external_id, TR_NO_ID);
-  cr_expect_eq(e[5].external_id, TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[0]), TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[1]), TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[2]), 7);
+  cr_expect_eq(tr_event_external_id(t, &e[3]), 42);
+  cr_expect_eq(tr_event_external_id(t, &e[4]), TR_NO_ID);
+  cr_expect_eq(tr_event_external_id(t, &e[5]), TR_NO_ID);
   cr_expect_eq(tr_trace_skipped_count(t), 0);
   tr_trace_destroy(t);
 }
@@ -607,6 +720,42 @@ Test(trace_reader, other_kinds) {
   cr_expect_eq(kind_of(EV("python_function", "x.py(1): f", "")), TR_KIND_PYFRAME);
   cr_expect_eq(kind_of(EV("user_annotation", "ProfilerStep#1", "")), TR_KIND_USER_ANNOTATION);
   cr_expect_eq(kind_of(EV("Operator", "aten::mm", "")), -1, "legacy Operator is not cpu_op");
+}
+
+/* Ids are stored as 32-bit offsets from a per-trace base; ids far from the first one go
+ * to a side table. Both must read back exactly, in events and in the correlation map,
+ * and a later pair must win over an earlier one whichever table either went to. */
+Test(trace_reader, ids_outside_the_32_bit_window) {
+  const long long ids[] = {5, 4294967296LL * 3, -4611686018427387904LL, 9223372036854775807LL,
+                           6, -9223372036854775807LL, 2147483652LL, -2147483644LL};
+  char doc[4096];
+  size_t n = 0;
+  doc[n++] = '[';
+  for (size_t i = 0; i < 8; i++)
+    n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                         "\"ts\":1,\"dur\":1,\"args\":{\"correlation\":%lld,\"External id\":%lld}}",
+                         i ? "," : "", ids[i], ids[7 - i]);
+  /* later pairs for correlations 5 (compact -> wide value) and 3*2^32 (wide -> compact) */
+  n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":5,\"External id\":%lld}}",
+                       ids[3]);
+  n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":%lld,\"External id\":8}}]",
+                       ids[1]);
+  tr_trace *t = read_ok(doc);
+  size_t ne;
+  const tr_event *e = tr_trace_events(t, TR_KIND_LAUNCH, &ne);
+  cr_assert_eq(ne, 8);
+  for (size_t i = 0; i < 8; i++) {
+    cr_expect_eq(tr_event_correlation(t, &e[i]), ids[i], "event %zu", i);
+    cr_expect_eq(tr_event_external_id(t, &e[i]), ids[7 - i], "event %zu", i);
+  }
+  cr_expect_eq(tr_trace_external_for_correlation(t, 5), ids[3]);
+  cr_expect_eq(tr_trace_external_for_correlation(t, ids[1]), 8);
+  for (size_t i = 2; i < 8; i++)
+    cr_expect_eq(tr_trace_external_for_correlation(t, ids[i]), ids[7 - i], "corr %zu", i);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 7), TR_NO_ID);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 4294967296LL * 5), TR_NO_ID);
+  cr_expect_eq(sizeof(tr_event), 48u);
+  tr_trace_destroy(t);
 }
 
 Test(trace_reader, correlation_map_from_any_event) {

@@ -35,7 +35,9 @@
 
 /* JSON nesting depth of a trace. Kineto nests 4 deep (root, traceEvents, event, args). */
 #define TR_MAX_JSON_DEPTH 512
-/* Bytes of one JSON string token (kernel names with templates reach a few KB). */
+/* Bytes of one JSON string the trace reader stores (kernel names with templates reach a
+ * few KB). Strings it skips (Input Dims, unknown args) may be of any length: skipping
+ * them holds no memory. */
 #define TR_MAX_STRING_BYTES (1u * 1024u * 1024u)
 /* Events read from one trace (all phases, kept or not). */
 #define TR_MAX_EVENTS 500000000ull

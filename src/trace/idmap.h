@@ -1,0 +1,57 @@
+/*
+ * trace/idmap.h - compact storage of event ids (private to src/trace).
+ *
+ * External ids and correlations are int64 in the file but, within one trace, nearly
+ * always lie within 2^32 of each other. tr_event therefore holds each as a 32-bit offset
+ * from a per-trace base (the first id seen, centred); an id outside that window is
+ * stored as TR_OFF_WIDE and its full value goes to a side table keyed by the event's
+ * index. The maps are open addressing at a load factor of at most 3/4.
+ *
+ * Ownership: each map owns its two arrays; tr_map*_free releases them (the struct itself
+ * belongs to the caller, zero-initialised = empty).
+ */
+#ifndef TRIAGE_TRACE_IDMAP_H
+#define TRIAGE_TRACE_IDMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TR_OFF_ABSENT UINT32_MAX       /* no id (TR_NO_ID) */
+#define TR_OFF_WIDE (UINT32_MAX - 1u)  /* id outside the window: see the side table */
+
+/* The window of one id kind: ids in [base, base + TR_OFF_WIDE) are stored as id - base. */
+typedef struct tr_idbase {
+  uint64_t base; /* unsigned so that id - base wraps instead of overflowing */
+  bool set;
+} tr_idbase;
+
+/* Offset of id (TR_NO_ID -> TR_OFF_ABSENT, out of the window -> TR_OFF_WIDE). The first
+ * id seen sets the base 2^31 below it, so ids on both sides of it fit. */
+uint32_t tr_id_encode(tr_idbase *b, int64_t id);
+/* Offset of id without setting the base (TR_OFF_WIDE when no base is set yet). */
+uint32_t tr_id_find(const tr_idbase *b, int64_t id);
+/* The id of an offset that is neither TR_OFF_ABSENT nor TR_OFF_WIDE. */
+static inline int64_t tr_id_decode(const tr_idbase *b, uint32_t off) {
+  return (int64_t)(b->base + off);
+}
+
+/* uint32 -> uint32; key UINT32_MAX cannot be stored (it marks free slots). */
+typedef struct tr_map32 {
+  uint32_t *keys, *vals;
+  size_t n, cap;
+} tr_map32;
+int tr_map32_put(tr_map32 *m, uint32_t key, uint32_t val); /* 0, or -1 out of memory */
+bool tr_map32_get(const tr_map32 *m, uint32_t key, uint32_t *val);
+void tr_map32_free(tr_map32 *m);
+
+/* int64 -> int64; key INT64_MIN (TR_NO_ID) cannot be stored. */
+typedef struct tr_map64 {
+  int64_t *keys, *vals;
+  size_t n, cap;
+} tr_map64;
+int tr_map64_put(tr_map64 *m, int64_t key, int64_t val);
+bool tr_map64_get(const tr_map64 *m, int64_t key, int64_t *val);
+void tr_map64_free(tr_map64 *m);
+
+#endif
