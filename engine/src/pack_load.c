@@ -15,14 +15,14 @@
 #include <string.h>
 
 #include "diags.h"
-#include "rules_internal.h"
+#include "pack.h"
 #include "yaml_tree.h"
 
 #define MAX_SCORE 1000000
 #define MAX_TIMEOUT_S 3600.0
 
 typedef struct vctx {
-  te_rules *r;
+  te_registry *reg;
   te_arena *a;
   const char *file;
   te_diags *d;
@@ -311,7 +311,7 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
   snprintf(ctx, sizeof ctx, "matcher (%s)", what);
   check_keys(v, n, keys, ctx);
   te_matcher *m = te_arena_alloc(v->a, sizeof *m);
-  if (!m || !te_rules_track_matcher(v->r, m)) return NULL;
+  if (!m || !te_registry_add_matcher(v->reg, m)) return NULL;
   m->origin = origin_of(v, n);
   const ty_node *x;
   if ((x = ty_get(n, "case_sensitive"))) get_bool(v, x, "case_sensitive", &m->case_sensitive);
@@ -557,7 +557,7 @@ static te_entry *parse_rank(vctx *v, const ty_node *item, const char *what, void
   if (!e->regex_src) return &e->hdr;
   e->code = compile_regex(v, x, e->regex_src, PCRE2_CASELESS, "rank pattern");
   if (!e->code) return &e->hdr;
-  if (!te_rules_track_code(v->r, e->code)) {
+  if (!te_registry_add_code(v->reg, e->code)) {
     pcre2_code_free(e->code);
     return NULL;
   }
@@ -854,9 +854,9 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
              NULL);
 }
 
-te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len,
-                      te_diags *diags) {
-  vctx v = {r, r->arena, te_arena_intern(r->arena, file), diags, 0, 0};
+te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf,
+                      size_t len, te_diags *diags) {
+  vctx v = {reg, a, te_arena_intern(a, file), diags, 0, 0};
   if (!v.file) return NULL;
   if (len > TE_MAX_PACK_BYTES) {
     te_diags_add(diags, TE_SEV_ERROR, v.file, 1, 1,
@@ -869,13 +869,13 @@ te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len
   if (!scratch) return NULL;
   ty_error err;
   memset(&err, 0, sizeof err);
-  ty_node *root = ty_parse(scratch, r->arena, buf, len, &err);
+  ty_node *root = ty_parse(scratch, a, buf, len, &err);
   if (!root) {
     te_diags_add(diags, TE_SEV_ERROR, v.file, err.line, err.col, "%s", err.message);
     te_arena_destroy(scratch);
     return NULL;
   }
-  te_pack *p = te_arena_alloc(r->arena, sizeof *p);
+  te_pack *p = te_arena_alloc(a, sizeof *p);
   if (p) {
     p->info.file = v.file;
     parse_top(&v, root, p);

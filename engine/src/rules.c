@@ -18,50 +18,6 @@
 #include "diags.h"
 #include "rules_internal.h"
 
-/* ---------------------------------------------------------------- lists */
-
-bool te_list_push(te_arena *a, te_list *l, te_entry *e) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 8;
-    te_entry **items = te_arena_alloc(a, cap * sizeof *items);
-    if (!items) return false;
-    if (l->n) memcpy(items, l->items, l->n * sizeof *items);
-    l->items = items;
-    l->cap = cap;
-  }
-  l->items[l->n++] = e;
-  return true;
-}
-
-static long list_index(const te_list *l, const char *id) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->items[i]->id, id) == 0) return (long)i;
-  return -1;
-}
-
-te_entry *te_list_find(const te_list *l, const char *id) {
-  long i = list_index(l, id);
-  return i < 0 ? NULL : l->items[i];
-}
-
-static te_list list_clone(te_arena *a, const te_list *l) {
-  te_list out = {NULL, 0, 0};
-  for (size_t i = 0; i < l->n; i++) te_list_push(a, &out, l->items[i]);
-  return out;
-}
-
-static bool list_insert(te_arena *a, te_list *l, size_t at, te_entry *e) {
-  if (!te_list_push(a, l, e)) return false;
-  memmove(&l->items[at + 1], &l->items[at], (l->n - 1 - at) * sizeof *l->items);
-  l->items[at] = e;
-  return true;
-}
-
-static void list_remove(te_list *l, size_t at) {
-  memmove(&l->items[at], &l->items[at + 1], (l->n - at - 1) * sizeof *l->items);
-  l->n--;
-}
-
 /* ---------------------------------------------------------------- create / destroy */
 
 te_rules *te_rules_create(void) {
@@ -80,44 +36,17 @@ te_rules *te_rules_create(void) {
 
 void te_rules_destroy(te_rules *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->n_all_matchers; i++) te_matcher_release(r->all_matchers[i]);
-  free(r->all_matchers);
+  te_registry_release(&r->reg);
   for (size_t i = 0; r->classifier_caches && i < r->n_classifiers; i++)
     te_strcache_clear(&r->classifier_caches[i]);
   for (size_t i = 0; r->ladder_caches && i < r->n_ladders; i++)
     te_strcache_clear(&r->ladder_caches[i]);
   free(r->classifier_caches);
   free(r->ladder_caches);
-  for (size_t i = 0; i < r->n_codes; i++) pcre2_code_free(r->codes[i]);
-  free(r->codes);
   free(r->packs);
   pcre2_match_context_free(r->rank_ctx);
   te_arena_destroy(r->arena);
   free(r);
-}
-
-bool te_rules_track_matcher(te_rules *r, te_matcher *m) {
-  if (r->n_all_matchers == r->cap_all_matchers) {
-    size_t cap = r->cap_all_matchers ? r->cap_all_matchers * 2 : 64;
-    te_matcher **v = realloc(r->all_matchers, cap * sizeof *v);
-    if (!v) return false;
-    r->all_matchers = v;
-    r->cap_all_matchers = cap;
-  }
-  r->all_matchers[r->n_all_matchers++] = m;
-  return true;
-}
-
-bool te_rules_track_code(te_rules *r, pcre2_code *code) {
-  if (r->n_codes == r->cap_codes) {
-    size_t cap = r->cap_codes ? r->cap_codes * 2 : 16;
-    pcre2_code **v = realloc(r->codes, cap * sizeof *v);
-    if (!v) return false;
-    r->codes = v;
-    r->cap_codes = cap;
-  }
-  r->codes[r->n_codes++] = code;
-  return true;
 }
 
 /* ---------------------------------------------------------------- merging */
@@ -139,23 +68,23 @@ static void place_error(merge_ctx *mc, const te_entry *e, const char *what) {
  * explicit before:/after: on an existing id moves the entry there. */
 static void merge_one(merge_ctx *mc, te_list *dst, te_entry *e, const char *what) {
   te_arena *a = mc->r->arena;
-  long at = list_index(dst, e->id);
+  long at = te_list_index(dst, e->id);
   const char *anchor = e->before ? e->before : e->after;
   if (at >= 0 && !anchor) {
     dst->items[at] = e;
     return;
   }
-  if (at >= 0) list_remove(dst, (size_t)at);
+  if (at >= 0) te_list_remove(dst, (size_t)at);
   if (!anchor) {
     te_list_push(a, dst, e);
     return;
   }
-  long where = list_index(dst, anchor);
+  long where = te_list_index(dst, anchor);
   if (where < 0) {
     place_error(mc, e, what);
     return;
   }
-  list_insert(a, dst, (size_t)where + (e->after ? 1u : 0u), e);
+  te_list_insert(a, dst, (size_t)where + (e->after ? 1u : 0u), e);
 }
 
 static void merge_list(merge_ctx *mc, te_list *dst, const te_list *src, const char *what) {
@@ -171,7 +100,7 @@ static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
     if (!merged) return;
     if (old) {
       *merged = *old;
-      merged->rules = list_clone(a, &old->rules);
+      merged->rules = te_list_clone(a, &old->rules);
       if (in->default_category) merged->default_category = in->default_category;
       merged->hdr.before = in->hdr.before;
       merged->hdr.after = in->hdr.after;
@@ -203,8 +132,8 @@ static void merge_ladders(merge_ctx *mc, te_list *dst, const te_list *src) {
     if (!merged) return;
     if (old) {
       *merged = *old;
-      merged->rules = list_clone(a, &old->rules);
-      merged->adjustments = list_clone(a, &old->adjustments);
+      merged->rules = te_list_clone(a, &old->rules);
+      merged->adjustments = te_list_clone(a, &old->adjustments);
       if (in->has_default) {
         merged->has_default = true;
         merged->default_score = in->default_score;
@@ -237,7 +166,7 @@ static te_sections sections_clone(te_arena *a, const te_sections *s) {
                       &c.stages,     &c.path_rules,       &c.annotation_rules, &c.ranks,
                       &c.frameworks, &c.text_hints,       &c.key_hints,  &c.probes,
                       &c.settings,   &c.aliases,          &c.fusions};
-  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = list_clone(a, lists[i]);
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = te_list_clone(a, lists[i]);
   return c;
 }
 
@@ -303,7 +232,7 @@ te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, s
     return TE_ERR_LIMIT;
   }
   size_t errors_before = te_diags_total_errors(diags);
-  te_pack *p = te_pack_load(r, name, buf ? buf : "", len, diags);
+  te_pack *p = te_pack_load(r->arena, &r->reg, name, buf ? buf : "", len, diags);
   if (!p) {
     if (!diags || te_diags_total_errors(diags) > errors_before) return TE_ERR_INVALID;
     te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "out of memory while loading the rule pack");
@@ -710,8 +639,8 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   }
   r->infos = te_arena_alloc(r->arena, (r->n_packs ? r->n_packs : 1) * sizeof *r->infos);
   for (size_t i = 0; r->infos && i < r->n_packs; i++) r->infos[i] = r->packs[i]->info;
-  for (size_t i = 0; i < r->n_all_matchers; i++) {
-    if (te_matcher_prepare(r->all_matchers[i]) != 0) {
+  for (size_t i = 0; i < r->reg.n_matchers; i++) {
+    if (te_matcher_prepare(r->reg.matchers[i]) != 0) {
       te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory compiling matchers");
       r->failed = true;
       return TE_ERR_NOMEM;
