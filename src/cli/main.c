@@ -15,6 +15,7 @@
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
 #include "analysis/tables.h"
+#include "cli/exit.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "cli/rules_setup.h"
@@ -355,14 +356,14 @@ int main(int argc, char **argv) {
     }
   }
   lv_result live = {0};
-  if (lv_wanted(&opt)) {
+  if (lv_wanted(&opt.live)) {
     char lerr[LV_ERR_CAP] = "";
-    int lrc = lv_run(&opt, rules, opt.quiet ? NULL : stderr, &live, lerr, sizeof lerr);
+    lv_status lrc = lv_run(&opt.live, rules, opt.quiet ? NULL : stderr, &live, lerr, sizeof lerr);
     if (lrc != LV_OK) {
       fprintf(stderr, "triage: %s\n", lerr);
       te_rules_destroy(rules);
       triage_options_free(&opt);
-      return lrc;
+      return triage_exit_for_live(lrc);
     }
     if (live.input) opt.input = live.input;
     if (live.mapping_input) opt.mapping_input = live.mapping_input;

@@ -10,22 +10,7 @@
 
 void triage_options_defaults(triage_options *o) {
   memset(o, 0, sizeof *o);
-  o->profile_prefix = "triage-trace";
-  o->mapping_profile_prefix = "mapping-trace";
-  o->formal_profile_prefix = "formal-trace";
-  o->profile_workload = "both";
-  o->probe_prompt = "Repeat the word profiler many times with spaces so the server performs "
-                    "several decode steps. Do not add explanations.";
-  o->num_steps = 5;
-  o->warmup_steps = 10;
-  o->probe_requests = 1;
-  o->probe_max_new_tokens = 0;
-  o->probe_delay_s = 0.5;
-  o->prefill_input_len = 4090;
-  o->prefill_output_len = 1;
-  o->decode_input_len = 1;
-  o->decode_output_len = 2048;
-  o->profile_by_stage = -1;
+  lv_options_defaults(&o->live);
   o->framework = "auto";
   o->min_share_pct = -1;
   o->format = TRIAGE_FORMAT_MARKDOWN;
@@ -98,33 +83,33 @@ static const opt_def OPTS[] = {
     {"--input", K_STR, OFF(input), 0},
     {"--mapping-input", K_STR, OFF(mapping_input), 0},
     {"--formal-input", K_STR, OFF(formal_input), 0},
-    {"--url", K_STR, OFF(url), 0},
-    {"--mapping-url", K_STR, OFF(mapping_url), 0},
-    {"--formal-url", K_STR, OFF(formal_url), 0},
-    {"--output-dir", K_STR, OFF(output_dir), 0},
-    {"--mapping-output-dir", K_STR, OFF(mapping_output_dir), 0},
-    {"--formal-output-dir", K_STR, OFF(formal_output_dir), 0},
-    {"--profile-prefix", K_STR, OFF(profile_prefix), 0},
-    {"--mapping-profile-prefix", K_STR, OFF(mapping_profile_prefix), 0},
-    {"--formal-profile-prefix", K_STR, OFF(formal_profile_prefix), 0},
-    {"--api-key", K_STR, OFF(api_key), 0},
-    {"--profile-workload", K_SPECIAL, OFF(profile_workload), 0},
-    {"--start-step", K_STR, OFF(start_step), 0},
-    {"--probe-prompt", K_STR, OFF(probe_prompt), 0},
-    {"--num-steps", K_INT, OFF(num_steps), 0},
-    {"--warmup-steps", K_INT, OFF(warmup_steps), 0},
-    {"--probe-requests", K_INT, OFF(probe_requests), 0},
-    {"--probe-max-new-tokens", K_INT, OFF(probe_max_new_tokens), 0},
-    {"--probe-delay", K_DOUBLE, OFF(probe_delay_s), 0},
-    {"--prefill-input-len", K_INT, OFF(prefill_input_len), 0},
-    {"--prefill-output-len", K_INT, OFF(prefill_output_len), 0},
-    {"--decode-input-len", K_INT, OFF(decode_input_len), 0},
-    {"--decode-output-len", K_INT, OFF(decode_output_len), 0},
-    {"--profile-by-stage", K_TRI, OFF(profile_by_stage), 1},
-    {"--no-profile-by-stage", K_TRI, OFF(profile_by_stage), 0},
-    {"--merge-profiles", K_FLAG, OFF(merge_profiles), 1},
-    {"--no-merge-profiles", K_FLAG, OFF(merge_profiles), 0},
-    {"--http-timeout", K_DOUBLE, OFF(http_timeout_s), 0},
+    {"--url", K_STR, OFF(live.url), 0},
+    {"--mapping-url", K_STR, OFF(live.mapping_url), 0},
+    {"--formal-url", K_STR, OFF(live.formal_url), 0},
+    {"--output-dir", K_STR, OFF(live.output_dir), 0},
+    {"--mapping-output-dir", K_STR, OFF(live.mapping_output_dir), 0},
+    {"--formal-output-dir", K_STR, OFF(live.formal_output_dir), 0},
+    {"--profile-prefix", K_STR, OFF(live.profile_prefix), 0},
+    {"--mapping-profile-prefix", K_STR, OFF(live.mapping_profile_prefix), 0},
+    {"--formal-profile-prefix", K_STR, OFF(live.formal_profile_prefix), 0},
+    {"--api-key", K_STR, OFF(live.api_key), 0},
+    {"--profile-workload", K_SPECIAL, OFF(live.workload), 0},
+    {"--start-step", K_STR, OFF(live.start_step), 0},
+    {"--probe-prompt", K_STR, OFF(live.probe_prompt), 0},
+    {"--num-steps", K_INT, OFF(live.num_steps), 0},
+    {"--warmup-steps", K_INT, OFF(live.warmup_steps), 0},
+    {"--probe-requests", K_INT, OFF(live.probe_requests), 0},
+    {"--probe-max-new-tokens", K_INT, OFF(live.probe_max_new_tokens), 0},
+    {"--probe-delay", K_DOUBLE, OFF(live.probe_delay_s), 0},
+    {"--prefill-input-len", K_INT, OFF(live.prefill_input_len), 0},
+    {"--prefill-output-len", K_INT, OFF(live.prefill_output_len), 0},
+    {"--decode-input-len", K_INT, OFF(live.decode_input_len), 0},
+    {"--decode-output-len", K_INT, OFF(live.decode_output_len), 0},
+    {"--profile-by-stage", K_TRI, OFF(live.profile_by_stage), 1},
+    {"--no-profile-by-stage", K_TRI, OFF(live.profile_by_stage), 0},
+    {"--merge-profiles", K_FLAG, OFF(live.merge_profiles), 1},
+    {"--no-merge-profiles", K_FLAG, OFF(live.merge_profiles), 0},
+    {"--http-timeout", K_DOUBLE, OFF(live.http_timeout_s), 0},
     {"--framework", K_STR, OFF(framework), 0},
     {"--pid-substring", K_STR, OFF(pid_substring), 0},
     {"--min-share", K_DOUBLE, OFF(min_share_pct), 0},
@@ -194,10 +179,13 @@ static int set_value(triage_options *o, const opt_def *d, const char *v, char *e
       return 0;
     }
     if (strcmp(d->name, "--profile-workload") == 0) {
-      if (strcmp(v, "both") && strcmp(v, "prefill") && strcmp(v, "decode") && strcmp(v, "legacy"))
-        return usage_err(err, cap, "--profile-workload: expected both, prefill, decode or legacy, got '%s'", v);
-      o->profile_workload = v;
-      return 0;
+      static const char *const names[] = {"both", "prefill", "decode", "legacy"};
+      for (int w = 0; w < 4; w++)
+        if (strcmp(v, names[w]) == 0) {
+          o->live.workload = (lv_workload)w;
+          return 0;
+        }
+      return usage_err(err, cap, "--profile-workload: expected both, prefill, decode or legacy, got '%s'", v);
     }
     if (strcmp(d->name, "--rules") == 0) {
       if (!*v) return usage_err(err, cap, "%s: empty value", d->name);
@@ -260,18 +248,20 @@ int triage_options_parse(int argc, char **argv, int first, triage_options *o, ch
     if (o->input) return usage_err(err, cap, "both a positional trace and --input given ('%s')", positional);
     o->input = positional;
   }
-  bool single = o->input || o->url;
-  bool two = o->mapping_input || o->mapping_url || o->formal_input || o->formal_url;
+  const lv_options *lv = &o->live;
+  bool single = o->input || lv->url;
+  bool two = o->mapping_input || lv->mapping_url || o->formal_input || lv->formal_url;
   if (single && two)
     return usage_err(err, cap, "%s", "use either single-trace mode (--input/--url) or two-trace mode (--mapping-*/--formal-*), not both");
-  if (single && o->input && o->url)
+  if (single && o->input && lv->url)
     return usage_err(err, cap, "%s", "provide exactly one of --input or --url");
   if (two) {
-    if (!!o->mapping_input + !!o->mapping_url != 1)
+    if (!!o->mapping_input + !!lv->mapping_url != 1)
       return usage_err(err, cap, "%s", "provide exactly one of --mapping-input or --mapping-url");
-    if (!!o->formal_input + !!o->formal_url != 1)
+    if (!!o->formal_input + !!lv->formal_url != 1)
       return usage_err(err, cap, "%s", "provide exactly one of --formal-input or --formal-url");
   }
   if (!single && !two) return usage_err(err, cap, "%s", "no trace given (TRACE, --input, --url or --mapping-*/--formal-*)");
+  o->live.framework = strcmp(o->framework, "auto") != 0 ? o->framework : NULL;
   return TRIAGE_PARSE_OK;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "live/live.h"
+
 typedef enum triage_format { TRIAGE_FORMAT_MARKDOWN = 0, TRIAGE_FORMAT_JSON = 1 } triage_format;
 
 typedef struct triage_options {
@@ -18,30 +20,8 @@ typedef struct triage_options {
   const char *input;          /* single-trace: file, directory or "-" */
   const char *mapping_input;  /* two-trace */
   const char *formal_input;
-  /* live capture (src/live) */
-  const char *url;
-  const char *mapping_url;
-  const char *formal_url;
-  const char *output_dir;
-  const char *mapping_output_dir;
-  const char *formal_output_dir;
-  const char *profile_prefix;         /* default "triage-trace" */
-  const char *mapping_profile_prefix; /* default "mapping-trace" */
-  const char *formal_profile_prefix;  /* default "formal-trace" */
-  const char *api_key;
-  const char *profile_workload;       /* both|prefill|decode|legacy (default both) */
-  const char *start_step;             /* NULL = not sent */
-  const char *probe_prompt;
-  int num_steps;                      /* default 5 */
-  int warmup_steps;                   /* default 10 */
-  int probe_requests;                 /* default 1 */
-  int probe_max_new_tokens;           /* 0 = max(64, 8*num_steps) */
-  double probe_delay_s;               /* default 0.5 */
-  int prefill_input_len, prefill_output_len; /* 4090 / 1 */
-  int decode_input_len, decode_output_len;   /* 1 / 2048 */
-  int profile_by_stage;               /* -1 = framework default, 0 off, 1 on */
-  bool merge_profiles;
-  double http_timeout_s;              /* per-request cap; 0 = per-step defaults */
+  /* live capture (src/live): the --url family */
+  lv_options live;
   /* analysis */
   const char *framework;              /* "auto" or a spelling te_rules_framework_lookup knows */
   const char *pid_substring;
@@ -67,7 +47,7 @@ enum {
   TRIAGE_PARSE_VERSION = 4  /* --version */
 };
 
-/* Fills *o with the defaults of reference 1.1. */
+/* Fills *o with the defaults of reference 1.1 (live capture: lv_options_defaults). */
 void triage_options_defaults(triage_options *o);
 /* Parses argv[first..argc): "--flag VALUE", "--flag=VALUE", one positional trace (same
  * as --input). Also checks the mode rules (single vs two-trace, exactly one source per
