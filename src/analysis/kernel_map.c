@@ -3,7 +3,6 @@
  */
 #include "analysis/kernel_map.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <fenv.h>
 #include <math.h>
@@ -623,70 +622,4 @@ const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *st
 const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel) {
   const an_kmap_entry *e = an_kernel_map_lookup(ctx, stage, kernel);
   return e ? e->best_location : NULL;
-}
-
-/* ------------------------------------------------------------------ JSON */
-
-void *an_kmap_entry_sites_json(const an_kmap_entry *e) {
-  cJSON *arr = cJSON_CreateArray();
-  if (!arr) return NULL;
-  for (size_t i = 0; i < e->n_sites; i++) {
-    const an_site *s = &e->sites[i];
-    cJSON *o = cJSON_CreateObject();
-    if (!o) goto fail;
-    cJSON_AddItemToArray(arr, o);
-    if (!cJSON_AddStringToObject(o, "location", s->location) ||
-        !cJSON_AddStringToObject(o, "display_location", s->display_location) ||
-        !cJSON_AddNumberToObject(o, "launches", (double)s->launches) ||
-        !cJSON_AddNumberToObject(o, "total_us", s->total_us) ||
-        !cJSON_AddNumberToObject(o, "share_pct_within_kernel", s->share_pct_within_kernel))
-      goto fail;
-    if (s->top_cpu_op ? !cJSON_AddStringToObject(o, "top_cpu_op", s->top_cpu_op)
-                      : !cJSON_AddNullToObject(o, "top_cpu_op"))
-      goto fail;
-    if (s->stack ? !cJSON_AddStringToObject(o, "stack", s->stack)
-                 : !cJSON_AddNullToObject(o, "stack"))
-      goto fail;
-  }
-  return arr;
-fail:
-  cJSON_Delete(arr);
-  return NULL;
-}
-
-static cJSON *payload_json(const payload *p) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON *ks = o ? cJSON_AddObjectToObject(o, "kernels") : NULL;
-  if (!ks) goto fail;
-  for (size_t i = 0; i < p->n; i++) {
-    const an_kmap_entry *e = &p->entries[i];
-    cJSON *eo = cJSON_AddObjectToObject(ks, e->name);
-    if (!eo || !cJSON_AddStringToObject(eo, "category", e->category)) goto fail;
-    cJSON *sites = an_kmap_entry_sites_json(e);
-    if (!sites) goto fail;
-    cJSON_AddItemToObject(eo, "sites", sites);
-    if (!cJSON_AddStringToObject(eo, "best_location", e->best_location)) goto fail;
-  }
-  return o;
-fail:
-  cJSON_Delete(o);
-  return NULL;
-}
-
-void *an_kernel_map_to_json(const an_kernel_map *m) {
-  cJSON *root = cJSON_CreateObject();
-  cJSON *stages = root ? cJSON_AddObjectToObject(root, "stages") : NULL;
-  if (!stages) goto fail;
-  for (size_t i = 0; i < m->n_stages; i++) {
-    cJSON *p = payload_json(&m->stages[i]);
-    if (!p) goto fail;
-    cJSON_AddItemToObject(stages, m->stages[i].stage, p);
-  }
-  cJSON *g = payload_json(&m->global);
-  if (!g) goto fail;
-  cJSON_AddItemToObject(root, "global", g);
-  return root;
-fail:
-  cJSON_Delete(root);
-  return NULL;
 }

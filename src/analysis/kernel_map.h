@@ -78,9 +78,7 @@ const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *st
  * looked-up entry's best location, or NULL. */
 const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel);
 
-/* The map as {"stages": {stage: payload}, "global": payload} (4.3 payload shape). Returns
- * a cJSON tree (cJSON *) the caller deletes, or NULL on allocation failure. Declared as
- * void * so this header does not pull cJSON into every includer. */
-void *an_kernel_map_to_json(const an_kernel_map *m);
+/* x rounded to 3 decimals the way Python's round(x, 3) does (exact binary value). */
+double an_round3(double x);
 
 #endif

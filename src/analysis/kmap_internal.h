@@ -12,8 +12,6 @@
 #include "trace/trace.h"
 #include "triage/rules.h"
 
-/* x rounded to 3 decimals the way Python's round(x, 3) does (exact binary value). */
-double an_round3(double x);
 int an_location_priority(const te_rules *rules, const char *loc);
 bool an_location_preferred(const te_rules *rules, const char *loc);
 bool an_location_low_signal(const te_rules *rules, const char *loc);
@@ -21,7 +19,5 @@ bool an_location_low_signal(const te_rules *rules, const char *loc);
 char *an_compact_dup(const char *s);
 /* Canonical name of a trace string, cached in cache (tr_str -> interned string). */
 const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name);
-/* The sites of an entry as a cJSON array (cJSON *), NULL when out of memory. */
-void *an_kmap_entry_sites_json(const an_kmap_entry *e);
 
 #endif

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
@@ -20,6 +18,7 @@
 #include "cli/progress.h"
 #include "cli/rules_setup.h"
 #include "live/live.h"
+#include "report/kmap_json.h"
 #include "report/report.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
@@ -158,9 +157,7 @@ static size_t side_kernels(const side *s) {
 }
 
 static int write_kernel_map(const char *path, const an_kernel_map *m) {
-  cJSON *j = an_kernel_map_to_json(m);
-  char *text = j ? cJSON_Print(j) : NULL;
-  cJSON_Delete(j);
+  char *text = rp_kernel_map_json(m);
   if (!text) {
     fprintf(stderr, "triage: %s: out of memory\n", path);
     return 1;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/kmap_internal.h"
+#include "report/kmap_json.h"
 #include "report/overlap_report.h"
 
 static const char XPU_NOTE[] =
@@ -237,7 +237,7 @@ static cJSON *stage_json(const an_stage_tables *st) {
         !cJSON_AddStringToObject(o, "location", r->location_cell) ||
         !cJSON_AddStringToObject(o, "cpu_op", r->cpu_op_cell))
       goto fail;
-    cJSON *sites = r->entry ? an_kmap_entry_sites_json(r->entry) : cJSON_CreateArray();
+    cJSON *sites = r->entry ? rp_kmap_sites_json(r->entry) : cJSON_CreateArray();
     if (!sites) goto fail;
     cJSON_AddItemToObject(o, "sites", sites);
     if (!add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL)) goto fail;
