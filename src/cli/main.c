@@ -62,6 +62,18 @@ static void report_tr_error(const char *path, const tr_error *e) {
     fprintf(stderr, "triage: %s: %s\n", path, e->message[0] ? e->message : "cannot read");
 }
 
+/* Reader warnings: one line each on stderr, none with --quiet. */
+static void print_trace_warning(void *ctx, const tr_warning *w) {
+  (void)ctx;
+  if (w->code == TR_WARN_SKIPPED_EVENTS)
+    fprintf(stderr, "triage: %s: warning: skipped %llu event%s with unusable fields (first at offset %llu)\n",
+            w->path, (unsigned long long)w->count, w->count == 1 ? "" : "s",
+            (unsigned long long)w->offset);
+  else if (w->code == TR_WARN_REPLACED_UTF8)
+    fprintf(stderr, "triage: %s: warning: replaced %llu invalid UTF-8 sequences or NUL characters with U+FFFD\n",
+            w->path, (unsigned long long)w->count);
+}
+
 /* Discovers and reads one side's traces and builds their views. Returns 0 or 1. */
 static int load_side(const char *input, const te_rules *rules, const triage_options *opt,
                      side *s) {
@@ -89,6 +101,7 @@ static int load_side(const char *input, const te_rules *rules, const triage_opti
     tr_read_options ro = {0};
     ro.progress = triage_progress_update;
     ro.progress_ctx = bar;
+    if (!opt->quiet) ro.warn = print_trace_warning;
     memset(&err, 0, sizeof err);
     tr_trace *t = tr_trace_read(path, &ro, &err);
     triage_progress_destroy(bar);

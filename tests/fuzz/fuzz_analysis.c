@@ -64,7 +64,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const te_rules *R = rules();
   tr_read_options ro;
   memset(&ro, 0, sizeof ro);
-  ro.warn = sink();
   tr_error err;
   memset(&err, 0, sizeof err);
   tr_trace *t = tr_trace_read_buffer("fuzz.trace.json", data, size, &ro, &err);
