@@ -311,7 +311,8 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
   snprintf(ctx, sizeof ctx, "matcher (%s)", what);
   check_keys(v, n, keys, ctx);
   te_matcher *m = te_arena_alloc(v->a, sizeof *m);
-  if (!m || !te_registry_add_matcher(v->reg, m)) return NULL;
+  if (m) m->st = te_arena_alloc(v->a, sizeof *m->st);
+  if (!m || !m->st || !te_registry_add_matcher(v->reg, m)) return NULL;
   m->origin = origin_of(v, n);
   const ty_node *x;
   if ((x = ty_get(n, "case_sensitive"))) get_bool(v, x, "case_sensitive", &m->case_sensitive);

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,11 +370,14 @@ typedef struct fin_ctx {
   size_t errors;
 } fin_ctx;
 
-static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, const char *a, const char *b)
-    __attribute__((format(printf, 3, 0)));
-static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, const char *a, const char *b) {
+static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, ...) {
   fc->errors++;
-  te_diags_add(fc->d, TE_SEV_ERROR, o.file, o.line, o.col, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  te_diags_vadd(fc->d, TE_SEV_ERROR, o.file, o.line, o.col, fmt, ap);
+  va_end(ap);
 }
 
 static te_matcher *named_matcher(const te_rules *r, const char *name) {
@@ -390,8 +394,8 @@ static const te_matcher *resolve(fin_ctx *fc, te_mref *ref, unsigned depth) {
   } else if (ref->name) {
     ref->resolved = named_matcher(fc->r, ref->name);
     if (!ref->resolved)
-      fin_error(fc, ref->origin, "matcher '%s' is not defined in any pack's 'matchers:'%s",
-                ref->name, "");
+      fin_error(fc, ref->origin, "matcher '%s' is not defined in any pack's 'matchers:'",
+                ref->name);
   }
   return ref->resolved;
 }
@@ -411,8 +415,8 @@ static void check_exclusion_cycles(fin_ctx *fc) {
     for (size_t steps = 0; m && m->has_exclude; steps++) {
       m = m->exclude.resolved;
       if (m == start || steps > l->n) {
-        fin_error(fc, start->origin, "named matcher '%s' excludes itself through 'exclude'%s",
-                  start->name, "");
+        fin_error(fc, start->origin, "named matcher '%s' excludes itself through 'exclude'",
+                  start->name);
         break;
       }
     }
@@ -427,7 +431,7 @@ static const te_framework *framework_by_id(const te_rules *r, const char *id) {
 
 static void check_framework(fin_ctx *fc, const char *id, te_origin o) {
   if (id && !framework_by_id(fc->r, id))
-    fin_error(fc, o, "framework '%s' is not defined in any pack's 'frameworks:'%s", id, "");
+    fin_error(fc, o, "framework '%s' is not defined in any pack's 'frameworks:'", id);
 }
 
 static int stage_order_cmp(const void *a, const void *b) {
@@ -523,8 +527,8 @@ static void build_stages_and_frameworks(fin_ctx *fc) {
       stage_rule_entry *e = (stage_rule_entry *)rule_lists[k]->items[i];
       resolve(fc, &e->match, 0);
       if (!te_list_find(&s->stages, e->stage))
-        fin_error(fc, e->stage_origin, "stage '%s' is not defined in any pack's 'stages:'%s",
-                  e->stage, "");
+        fin_error(fc, e->stage_origin, "stage '%s' is not defined in any pack's 'stages:'",
+                  e->stage);
     }
   }
   r->n_frameworks = s->frameworks.n;
@@ -721,10 +725,16 @@ static bool ladder_rule_hits(const te_ladder_rule *lr, const char *raw, const ch
   return true;
 }
 
-static void appendf(char *buf, size_t cap, const char *fmt, const char *s, int n) {
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t cap, const char *fmt, ...) {
   if (!buf || !cap) return;
   size_t used = strlen(buf);
-  if (used + 1 < cap) snprintf(buf + used, cap - used, fmt, s, n);
+  if (used + 1 >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf + used, cap - used, fmt, ap);
+  va_end(ap);
 }
 
 static int score_uncached(const te_ladder *l, const char *raw, const char *normalized, char *why,
@@ -739,10 +749,10 @@ static int score_uncached(const te_ladder *l, const char *raw, const char *norma
     if (chosen->penalize && l->penalty_match &&
         (match_once(l->penalty_match, normalized) || match_once(l->penalty_match, raw))) {
       score -= l->penalty;
-      appendf(why, why_cap, "%s, penalty -%d", "", l->penalty);
+      appendf(why, why_cap, ", penalty -%d", l->penalty);
     }
   } else {
-    appendf(why, why_cap, "%sdefault %d", "", l->default_score);
+    appendf(why, why_cap, "default %d", l->default_score);
   }
   for (size_t i = 0; i < l->n_adjustments; i++) {
     if (!ladder_rule_hits(&l->adjustments[i], raw, normalized)) continue;
@@ -757,7 +767,7 @@ int te_rules_score(const te_rules *r, const char *id, const char *raw, const cha
   if (why && why_cap) why[0] = '\0';
   const te_ladder *l = te_rules_ladder(r, id);
   if (!l) {
-    appendf(why, why_cap, "no ladder '%s'%.0d", id ? id : "", 0);
+    appendf(why, why_cap, "no ladder '%s'", id ? id : "");
     return 0;
   }
   /* Callers scoring already-normalised text pass it once; it then serves as both. */

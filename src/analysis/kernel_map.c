@@ -39,6 +39,7 @@ typedef struct entry_b {
   const char *name;
   site_b *sites;
   size_t n_sites, cap_sites;
+  an_site *final_sites; /* the finalised entry's sites (owned here) */
 } entry_b;
 
 typedef struct payload {
@@ -275,6 +276,7 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
     }
     for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
     free(ss);
+    e->final_sites = sites;
     o->sites = sites;
     o->n_sites = e->n_sites;
     o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
@@ -296,7 +298,7 @@ static void payload_free(payload *p) {
       free(p->eb[i].sites[k].stacks.v);
     }
     free(p->eb[i].sites);
-    if (p->entries) free((void *)p->entries[i].sites);
+    free(p->eb[i].final_sites);
     if (p->lower) free(p->lower[i]);
     if (p->compact) free(p->compact[i]);
   }
@@ -321,7 +323,7 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name) {
   void *v = an_u64map_get(cache, name);
-  if (v) return v;
+  if (v) return (const char *)(uintptr_t)v;
   const char *raw = tr_str_get(t, name);
   size_t len = strlen(raw);
   char small[512];
@@ -334,7 +336,8 @@ const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace 
   }
   const char *c = an_strtab_intern(st, buf, need);
   if (buf != small) free(buf);
-  if (c && an_u64map_put(cache, name, (void *)c) != 0) return NULL;
+  /* the map holds untyped values; the interned string is stored as a number */
+  if (c && an_u64map_put(cache, name, (void *)(uintptr_t)c) != 0) return NULL;
   return c;
 }
 

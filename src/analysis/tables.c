@@ -4,6 +4,7 @@
 #include "analysis/tables.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +36,13 @@ static void sb_add(sbuf *b, const char *s) {
   b->n += n;
 }
 
-static void sb_fmt(sbuf *b, const char *fmt, double v) {
+static void sb_fmt(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_fmt(sbuf *b, const char *fmt, ...) {
   char tmp[512];
-  snprintf(tmp, sizeof tmp, fmt, v);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
   sb_add(b, tmp);
 }
 

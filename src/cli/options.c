@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,8 +143,13 @@ static bool parse_double(const char *s, double lo, double hi, double *out) {
   return true;
 }
 
-static int usage_err(char *err, size_t cap, const char *fmt, const char *a) {
-  snprintf(err, cap, fmt, a);
+static int usage_err(char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int usage_err(char *err, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, cap, fmt, ap);
+  va_end(ap);
   return TRIAGE_PARSE_USAGE;
 }
 

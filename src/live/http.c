@@ -98,7 +98,8 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, lv_progress);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)h);
+  lv_http options = *h; /* the progress callback reads it; curl wants a mutable pointer */
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &options);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
   if (strcmp(method, "POST") == 0) {
     curl_easy_setopt(c, CURLOPT_POST, 1L);

@@ -27,9 +27,10 @@ static captured run_rules(const char *const *args, size_t n_args, const char *co
   char *argv[16];
   cr_assert_lt(n_args, 15);
   argv[0] = (char *)"rules";
-  for (size_t i = 0; i < n_args; i++) argv[i + 1] = (char *)args[i];
+  for (size_t i = 0; i < n_args; i++) argv[i + 1] = strdup(args[i]); /* argv is mutable */
   argv[n_args + 1] = NULL;
   c.rc = triage_rules_main("triage", (int)n_args + 1, argv, extra, n_extra, no_defaults, out, err);
+  for (size_t i = 0; i < n_args; i++) free(argv[i + 1]);
   fclose(out);
   fclose(err);
   return c;
