@@ -19,6 +19,7 @@
 #include "list.h"
 #include "matcher.h"
 #include "registry.h"
+#include "settings.h"
 #include "triage/rules.h"
 
 typedef struct class_rule_entry {
@@ -111,13 +112,6 @@ typedef struct probe_entry {
   double timeout_s;
 } probe_entry;
 
-typedef struct setting_entry {
-  te_entry hdr; /* id = dotted key */
-  bool is_list;
-  double number;
-  size_t n_items;
-  const char **items;
-} setting_entry;
 
 typedef struct alias_entry {
   te_entry hdr;
@@ -147,7 +141,8 @@ typedef struct matcher_entry {
 /* Every id-keyed list of a pack and of the merged set. */
 typedef struct te_sections {
   te_list matchers, classifiers, ladders, rewrites, stages, path_rules, annotation_rules,
-      ranks, frameworks, text_hints, key_hints, probes, settings, aliases, fusions;
+      ranks, frameworks, text_hints, key_hints, probes, settings /* setting_entry */,
+      aliases, fusions;
   const char *default_framework;
   te_origin default_framework_origin;
 } te_sections;

@@ -745,6 +745,50 @@ static te_entry *parse_named_matcher(vctx *v, const ty_node *key, const ty_node 
 
 /* ---------------------------------------------------------------- settings */
 
+static setting_entry *new_setting(vctx *v, const char *id, const ty_node *at,
+                                  const te_setting_def *def, const char *map_id) {
+  setting_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e) return NULL;
+  e->hdr.id = te_arena_intern(v->a, id);
+  e->hdr.origin = origin_of(v, at);
+  e->def = def;
+  e->map_id = map_id;
+  return e->hdr.id ? e : NULL;
+}
+
+/* The value of one key (or of one id of a map key); false when it is invalid. */
+static bool setting_value(vctx *v, const te_setting_def *def, const char *key,
+                          const ty_node *val, te_setting_value *out) {
+  char msg[400];
+  const ty_node *bad = te_setting_parse(def, val, v->a, out, msg, sizeof msg);
+  if (bad) verr(v, bad, "setting '%s' %s", key, msg);
+  return bad == NULL;
+}
+
+/* A map-typed key: a marker entry (the pack sets the map), then one entry per id. */
+static void parse_setting_map(vctx *v, const te_setting_def *def, const char *key,
+                              const ty_node *k, const ty_node *val, te_list *out) {
+  if (val->kind != TY_MAP) {
+    verr(v, val, "setting '%s' must be %s", key, te_setting_type_name(def->type));
+    return;
+  }
+  setting_entry *marker = new_setting(v, key, k, def, NULL);
+  if (!marker || !te_list_push(v->a, out, &marker->hdr)) return;
+  for (size_t i = 0; i < val->n; i++) {
+    const ty_node *idk = val->items[2 * i], *idv = val->items[2 * i + 1];
+    char id[600];
+    int len = snprintf(id, sizeof id, "%s.%s", key, idk->str);
+    if (len < 0 || (size_t)len >= sizeof id || !idk->len) {
+      verr(v, idk, "setting '%s': id '%.80s' is empty or too long", key, idk->str);
+      continue;
+    }
+    setting_entry *e = new_setting(v, id, idk, def, idk->str);
+    if (e && setting_value(v, def, id, idv, &e->value)) te_list_push(v->a, out, &e->hdr);
+  }
+}
+
+/* Nested mappings flattened to dotted keys; every leaf must be a key of the settings
+ * table (triage/settings.h), with a value of its type and range. */
 static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_list *out) {
   if (!expect_map(v, n, prefix[0] ? prefix : "settings")) return;
   for (size_t i = 0; i < n->n; i++) {
@@ -755,24 +799,19 @@ static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_lis
       verr(v, k, "setting key '%.80s' is empty or too long", k->str);
       continue;
     }
-    if (val->kind == TY_MAP) {
+    const te_setting_def *def = te_setting_def_find(key);
+    if (def && (def->type == TE_SETTING_NUMBER_MAP || def->type == TE_SETTING_LIST_MAP)) {
+      parse_setting_map(v, def, key, k, val, out);
+    } else if (def) {
+      setting_entry *e = new_setting(v, key, k, def, NULL);
+      if (e && setting_value(v, def, key, val, &e->value)) te_list_push(v->a, out, &e->hdr);
+    } else if (te_setting_is_group(key) && val->kind == TY_MAP) {
       parse_settings(v, val, key, out);
-      continue;
+    } else if (te_setting_is_group(key)) {
+      verr(v, val, "'%s' is a group of settings and must be a mapping", key);
+    } else {
+      verr(v, k, "unknown setting '%.200s' (the settings table is in docs/rules.md)", key);
     }
-    setting_entry *e = te_arena_alloc(v->a, sizeof *e);
-    if (!e) return;
-    e->hdr.id = te_arena_intern(v->a, key);
-    e->hdr.origin = origin_of(v, k);
-    if (val->kind == TY_SEQ) {
-      size_t errors_before = v->errors;
-      e->is_list = true;
-      e->items = get_str_list(v, val, key, &e->n_items);
-      if (v->errors != errors_before) continue;
-    } else if (!parse_number(val, &e->number)) {
-      verr(v, val, "setting '%s' must be a number, a list of strings or a mapping", key);
-      continue;
-    }
-    te_list_push(v->a, out, &e->hdr);
   }
 }
 
@@ -791,7 +830,11 @@ static void count_rules(te_pack *p) {
   in->n_stage_rules = p->s.path_rules.n + p->s.annotation_rules.n;
   in->n_rank_patterns = p->s.ranks.n;
   in->n_framework_hints = p->s.text_hints.n + p->s.key_hints.n + p->s.probes.n;
-  in->n_settings = p->s.settings.n;
+  for (size_t i = 0; i < p->s.settings.n; i++) { /* values, not map markers */
+    const setting_entry *e = (const setting_entry *)p->s.settings.items[i];
+    bool map = e->def->type == TE_SETTING_NUMBER_MAP || e->def->type == TE_SETTING_LIST_MAP;
+    if (!map || e->map_id) in->n_settings++;
+  }
   in->n_aliases = p->s.aliases.n;
   in->n_fusion_patterns = p->s.fusions.n;
 }

@@ -641,6 +641,13 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     r->failed = true;
     return TE_ERR_NOMEM;
   }
+  r->settings_set = te_arena_alloc(r->arena, te_setting_def_count() * sizeof *r->settings_set);
+  if (!r->settings_set ||
+      !te_settings_resolve(&r->merged.settings, r->arena, &r->settings, r->settings_set)) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory");
+    r->failed = true;
+    return TE_ERR_NOMEM;
+  }
   r->infos = te_arena_alloc(r->arena, (r->n_packs ? r->n_packs : 1) * sizeof *r->infos);
   for (size_t i = 0; r->infos && i < r->n_packs; i++) r->infos[i] = r->packs[i]->info;
   for (size_t i = 0; i < r->reg.n_matchers; i++) {
@@ -960,22 +967,20 @@ const te_url_probe *te_rules_url_probe(const te_rules *r, size_t i) {
   return ready(r) && i < r->n_probes ? &r->probes[i] : NULL;
 }
 
-static const setting_entry *setting(const te_rules *r, const char *key) {
-  if (!ready(r) || !key) return NULL;
-  return (const setting_entry *)te_list_find(&r->merged.settings, key);
+const te_settings *te_rules_settings(const te_rules *r) { return ready(r) ? &r->settings : NULL; }
+
+const char *te_rules_settings_missing(const te_rules *r) {
+  if (!ready(r)) return NULL;
+  for (size_t i = 0; i < te_setting_def_count(); i++)
+    if (!r->settings_set[i]) return te_setting_def_at(i)->key;
+  return NULL;
 }
 
-double te_rules_setting(const te_rules *r, const char *key, double dflt) {
-  const setting_entry *e = setting(r, key);
-  return e && !e->is_list ? e->number : dflt;
-}
-
-bool te_rules_has_setting(const te_rules *r, const char *key) { return setting(r, key) != NULL; }
-
-size_t te_rules_setting_list(const te_rules *r, const char *key, const char *const **items) {
-  const setting_entry *e = setting(r, key);
-  if (items) *items = e && e->is_list ? e->items : NULL;
-  return e && e->is_list ? e->n_items : 0;
+bool te_rules_setting_origin(const te_rules *r, const char *key, te_origin *where) {
+  if (!ready(r) || !key) return false;
+  const te_entry *e = te_list_find(&r->merged.settings, key);
+  if (e && where) *where = e->origin;
+  return e != NULL;
 }
 
 size_t te_rules_alias_count(const te_rules *r) { return ready(r) ? r->n_aliases : 0; }

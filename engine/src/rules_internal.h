@@ -42,6 +42,8 @@ struct te_rules {
   size_t n_aliases;
   te_fusion_pattern **fusions;
   size_t n_fusions;
+  te_settings settings;
+  bool *settings_set; /* parallel to the settings table: some pack set that key */
   /* one decision cache per classifier (rule index, -1 = default) and per ladder (score),
    * parallel to classifiers / ladders: one key per distinct name instead of one per
    * matcher the name passes through */

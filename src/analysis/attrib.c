@@ -173,10 +173,11 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   r->t = t;
   r->rules = rules;
   r->st = strings;
-  r->stack_depth = (size_t)te_rules_setting(rules, "kernel_table.stack_depth", 4);
-  r->probe_max = te_rules_setting(rules, "attribution.probe_max_us", 1.0);
-  r->cand_before = (size_t)te_rules_setting(rules, "attribution.candidates_before", 4);
-  r->cand_after = (size_t)te_rules_setting(rules, "attribution.candidates_after", 2);
+  const te_settings *set = te_rules_settings(rules);
+  r->stack_depth = (size_t)set->kernel_table_stack_depth;
+  r->probe_max = set->attribution_probe_max_us;
+  r->cand_before = (size_t)set->attribution_candidates_before;
+  r->cand_after = (size_t)set->attribution_candidates_after;
   r->unresolved = an_strtab_cstr(strings, "unresolved");
   if (!r->unresolved) goto fail;
 

@@ -326,10 +326,10 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
     for (size_t i = 0; i < nc; i++)
       if (c[i].ext != TR_NO_ID) ext_idx[n_ext++] = c[i];
     qsort(ext_idx, n_ext, sizeof *ext_idx, cmp_ann_ext);
-    double gap = te_rules_setting(rules, "stage.merge_gap_us", 0.001);
+    double gap = te_rules_settings(rules)->stage_merge_gap_us;
     if (!windows_build(g, ng, gap, &gw) || !windows_build(c, nc, gap, &cw)) rc = AN_ERR_NOMEM;
   }
-  double nearest = te_rules_setting(rules, "stage.nearest_window_us", 20000.0);
+  double nearest = te_rules_settings(rules)->stage_nearest_window_us;
   double total_all = 0, total = 0;
   size_t *counts = calloc(n_st + 1, sizeof *counts);
   if (!counts) rc = AN_ERR_NOMEM;
@@ -377,7 +377,7 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   out->kernel_total_us = total;
   bool drop_all = false;
   if (rc == AN_OK && !pstage && total_all < total) {
-    double min_all = te_rules_setting(rules, "stage.min_all_share_pct", 1.0);
+    double min_all = te_rules_settings(rules)->stage_min_all_share_pct;
     drop_all = total > 0 && total_all / total * 100.0 < min_all;
   }
   if (rc == AN_OK) {

@@ -411,7 +411,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
     free(m);
     return AN_ERR_NOMEM;
   }
-  size_t k = (size_t)te_rules_setting(rules, "kernel_map.sample_per_kernel", 16);
+  size_t k = (size_t)te_rules_settings(rules)->kernel_map_sample_per_kernel;
   an_status rc = AN_OK;
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
@@ -563,12 +563,13 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
   }
   if (best) goto done;
   /* long common prefix of compacted names */
-  size_t long_min = (size_t)te_rules_setting(m->rules, "kernel_map.long_name_min", 96);
-  size_t pre_min = (size_t)te_rules_setting(m->rules, "kernel_map.long_prefix_min", 64);
-  double ratio = te_rules_setting(m->rules, "kernel_map.long_prefix_ratio", 0.40);
-  double bonus = te_rules_setting(m->rules, "kernel_map.flash_bonus", 32);
-  const char *const *bonus_pre = NULL;
-  size_t n_bonus = te_rules_setting_list(m->rules, "kernel_map.flash_bonus_prefixes", &bonus_pre);
+  const te_settings *set = te_rules_settings(m->rules);
+  size_t long_min = (size_t)set->kernel_map_long_name_min;
+  size_t pre_min = (size_t)set->kernel_map_long_prefix_min;
+  double ratio = set->kernel_map_long_prefix_ratio;
+  double bonus = set->kernel_map_flash_bonus;
+  const char *const *bonus_pre = set->kernel_map_flash_bonus_prefixes.items;
+  size_t n_bonus = set->kernel_map_flash_bonus_prefixes.n;
   size_t lc = strlen(cname);
   if (lc >= long_min) {
     bool cb = starts_with_any(cname, bonus_pre, n_bonus);
@@ -588,7 +589,7 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
     if (best) goto done;
   }
   /* alias token groups */
-  double w = te_rules_setting(m->rules, "kernel_map.alias_group_weight", 1000);
+  double w = set->kernel_map_alias_group_weight;
   size_t na = te_rules_alias_count(m->rules);
   for (size_t g = 0; g < na; g++) {
     const te_alias_group *ag = te_rules_alias(m->rules, g);

@@ -452,8 +452,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
       if (!map->done[nm]) {
         map->done[nm] = true;
         size_t lo = map->by_name_off[nm], hi = map->by_name_off[nm + 1], n = hi - lo;
-        size_t per = (size_t)te_rules_setting(r, "overlap.sample_per_kernel", 16);
-        if (per < 1) per = 1;
+        size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
         ov_counter scopes = {0}, ops = {0};
         char scope[OV_SCOPE_CAP], op[512];
         int best_how = OV_SCOPE_NONE;
@@ -480,10 +479,10 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
           ov_counter_add(&scopes, scope, 1);
           ov_counter_add(&ops, op, 1);
         }
-        /* overlap.formal_payload_votes = 1 (default): the formal stage payload's sites
-         * vote next to the mapping votes, graph-replay sites excepted (O3); 0 = mapping
-         * evidence only. */
-        if (te_rules_setting(r, "overlap.formal_payload_votes", 0) > 0 && formal &&
+        /* overlap.formal_payload_votes: the formal stage payload's sites vote next to
+         * the mapping votes, graph-replay sites excepted (O3); false = mapping evidence
+         * only. */
+        if (te_rules_settings(r)->overlap_formal_payload_votes && formal &&
             formal->side->in->kmap)
           ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
         const char *top = ov_counter_top(&scopes);
@@ -526,9 +525,10 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
 /* ---------------------------------------------------------------- dependency signal */
 
 double an_overlap_tight_gap(const te_rules *r, double dur) {
-  double lo = te_rules_setting(r, "overlap.tight_gap.min_us", 2.0);
-  double hi = te_rules_setting(r, "overlap.tight_gap.max_us", 20.0);
-  double frac = te_rules_setting(r, "overlap.tight_gap.duration_fraction", 0.15);
+  const te_settings *set = te_rules_settings(r);
+  double lo = set->overlap_tight_gap_min_us;
+  double hi = set->overlap_tight_gap_max_us;
+  double frac = set->overlap_tight_gap_duration_fraction;
   double v = frac * dur;
   if (v > hi) v = hi;
   if (v < lo) v = lo;
@@ -570,21 +570,11 @@ bool an_overlap_same_scope_family(const char *a, const char *b) {
   return !strcmp(pa, pb) || !strcmp(fa, fb);
 }
 
-/* True when the string-list setting key holds item. */
-static bool ov_setting_lists(const te_rules *r, const char *key, const char *item) {
-  const char *const *items = NULL;
-  size_t n = te_rules_setting_list(r, key, &items);
-  for (size_t i = 0; i < n; i++)
-    if (items[i] && !strcmp(items[i], item)) return true;
-  return false;
-}
-
 /* Producer/consumer-looking pair (6.6), decided by the row kernel's own category through
  * the packs' overlap.producer_consumer.<category> lists. */
 static bool ov_producer_consumer(const te_rules *r, const char *cat, const char *nb) {
-  char key[256];
-  snprintf(key, sizeof key, "overlap.producer_consumer.%s", cat);
-  return ov_setting_lists(r, key, nb);
+  return te_string_list_has(te_list_map_get(&te_rules_settings(r)->overlap_producer_consumer, cat),
+                            nb);
 }
 
 /* ---------------------------------------------------------------- selection */
@@ -734,7 +724,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   if (!row->kernel || !row->category || !row->scope || !row->launch_op || !row->scope_source)
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, row->scope, row->launch_op, row)) return false;
-  double min_share = te_rules_setting(c->r, "overlap.min_share_pct", 1.0);
+  double min_share = te_rules_settings(c->r)->overlap_min_share_pct;
   if (row->share_pct < min_share) {
     row->priority = "P5";
     row->recommendation = "skip";
@@ -744,8 +734,9 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   } else if (!strcmp(row->dep_label, "low")) {
     row->priority = "P1";
     row->recommendation =
-        ov_setting_lists(c->r, "overlap.try_overlap_categories", row->category) ? "try overlap"
-                                                                                 : "try fusion";
+        te_string_list_has(&te_rules_settings(c->r)->overlap_try_overlap_categories, row->category)
+            ? "try overlap"
+            : "try fusion";
   } else {
     row->priority = "P2";
     row->recommendation = "check deps";
@@ -782,12 +773,13 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   st->n_kernels = c.n;
 
   /* 6.4 headroom: non-compute first, each group by exclusive time x weight. */
-  double h_min = te_rules_setting(r, "overlap.headroom.min_total_us", 5.0);
-  double h_ratio = te_rules_setting(r, "overlap.headroom.min_exclusive_ratio", 0.45);
-  size_t h_top = (size_t)te_rules_setting(r, "overlap.headroom.top_n", 5);
-  double l_min = te_rules_setting(r, "overlap.low_roi_hidden.min_total_us", 5.0);
-  double l_ratio = te_rules_setting(r, "overlap.low_roi_hidden.min_hidden_ratio", 0.65);
-  size_t l_top = (size_t)te_rules_setting(r, "overlap.low_roi_hidden.top_n", 5);
+  const te_settings *set = te_rules_settings(r);
+  double h_min = set->overlap_headroom_min_total_us;
+  double h_ratio = set->overlap_headroom_min_exclusive_ratio;
+  size_t h_top = (size_t)set->overlap_headroom_top_n;
+  double l_min = set->overlap_low_roi_hidden_min_total_us;
+  double l_ratio = set->overlap_low_roi_hidden_min_hidden_ratio;
+  size_t l_top = (size_t)set->overlap_low_roi_hidden_top_n;
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
   st->rows = calloc(h_top + l_top + 1, sizeof *st->rows);
   if (!cands || !st->rows) goto done;
@@ -842,7 +834,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
     for (size_t i = (size_t)opt->table_limit; i < n_rows; i++) ov_row_free(&st->rows[i]);
     n_rows = (size_t)opt->table_limit;
   }
-  double min_share = te_rules_setting(r, "overlap.min_share_pct", 1.0);
+  double min_share = set->overlap_min_share_pct;
   size_t w = 0;
   for (size_t i = 0; i < n_rows; i++) {
     if (st->rows[i].share_pct < min_share) ov_row_free(&st->rows[i]);
@@ -868,7 +860,7 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
   memset(out, 0, sizeof *out);
   if ((n_mapping && !mapping) || (n_formal && !formal) || !r) return AN_OVERLAP_ERR_ARGS;
   out->single_trace = opt && opt->single_trace;
-  out->min_share_pct = te_rules_setting(r, "overlap.min_share_pct", 1.0);
+  out->min_share_pct = te_rules_settings(r)->overlap_min_share_pct;
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   size_t n_in = n_mapping + n_formal;
   ov_side *sides = calloc(n_in ? n_in : 1, sizeof *sides);

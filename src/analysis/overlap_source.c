@@ -289,8 +289,7 @@ static bool ov_hit_or_py(const te_matcher *m, const char *canon) {
  * meaningful and allow_fallback, of the fallback frames. Writes the canonical scope into
  * out. Returns false when the chain holds no usable frame. */
 static bool ov_best_scope(ov_source *s, size_t n, bool allow_fallback, char *out, size_t cap) {
-  size_t depth = (size_t)te_rules_setting(s->r, "overlap.scope_chain_depth", 6);
-  if (depth == 0) depth = 1;
+  size_t depth = (size_t)te_rules_settings(s->r)->overlap_scope_chain_depth;
   char canon[1024];
   const tr_pyframe *keep[OV_MAX_CHAIN];
   size_t n_keep = 0;
@@ -378,11 +377,11 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
     return OV_SCOPE_CPU_OP;
   /* Fix 1 (deviation O1): the reference compared a lower-cased launch name with
    * mixed-case names, so this step never ran; launch events are already classified by
-   * the reader. overlap.launch_scope_fallback = 0 skips it as the reference does. */
+   * the reader. overlap.launch_scope_fallback false skips it as the reference does. */
   char cpu_op[512];
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
-  if (te_rules_setting(s->r, "overlap.launch_scope_fallback", 1) > 0 &&
+  if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
       ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
                         k->ts, scope, scope_cap, op, op_cap)) {
     /* 4.2: the CPU op's name when one matched, else the launch's. */

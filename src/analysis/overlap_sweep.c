@@ -118,18 +118,12 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
     c->low_roi = l;
     c->cap = nc;
   }
-  char key[256];
-  snprintf(key, sizeof key, "overlap.category_priority.%s", label);
-  /* A category no pack mentions: lowest priority, unweighted. */
-  c->priority[idx] = te_rules_setting(r, key, 0);
-  snprintf(key, sizeof key, "overlap.weight.%s", label);
-  c->weight[idx] = te_rules_setting(r, key, 1.0);
-  const char *const *items = NULL;
-  size_t n = te_rules_setting_list(r, "overlap.low_roi_hidden.categories", &items);
-  bool member = false;
-  for (size_t i = 0; i < n; i++)
-    if (items[i] && !strcmp(items[i], label)) member = true;
-  c->low_roi[idx] = member;
+  /* A category no pack mentions reads the table's absent values (lowest priority,
+   * unweighted). */
+  const te_settings *set = te_rules_settings(r);
+  c->priority[idx] = te_number_map_get(&set->overlap_category_priority, label);
+  c->weight[idx] = te_number_map_get(&set->overlap_weight, label);
+  c->low_roi[idx] = te_string_list_has(&set->overlap_low_roi_hidden_categories, label);
   /* "compute" is a role of the overlap model (6.3: time hidden by compute), not a name
    * test: the overlap classifier must use that category id for it. */
   if (!strcmp(label, "compute")) c->compute = idx;

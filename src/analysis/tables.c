@@ -200,10 +200,11 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   bool ok = texts && ms && mark;
   size_t nm = 0;
-  double ev_min = te_rules_setting(rules, "fuse.evidence_min_share_pct", 1.0);
-  size_t ev_rows = (size_t)te_rules_setting(rules, "fuse.evidence_rows", 3);
-  size_t n_locs = (size_t)te_rules_setting(rules, "fuse.locations", 4);
-  double render_min = te_rules_setting(rules, "fuse.render_min_share_pct", 1.0);
+  const te_settings *set = te_rules_settings(rules);
+  double ev_min = set->fuse_evidence_min_share_pct;
+  size_t ev_rows = (size_t)set->fuse_evidence_rows;
+  size_t n_locs = (size_t)set->fuse_locations;
+  double render_min = set->fuse_render_min_share_pct;
   for (size_t i = 0; ok && i < nr; i++) {
     sbuf b = {0};
     sb_add(&b, st->rows[i].name);
@@ -413,9 +414,9 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
     an_tables_free(out);
     return AN_ERR_NOMEM;
   }
-  double min_share = opt->min_share_pct >= 0 ? opt->min_share_pct
-                                             : te_rules_setting(rules, "kernel_table.min_share_pct", 1.0);
-  size_t sites_cap = (size_t)te_rules_setting(rules, "kernel_table.sites_shown", 2);
+  const te_settings *set = te_rules_settings(rules);
+  double min_share = opt->min_share_pct >= 0 ? opt->min_share_pct : set->kernel_table_min_share_pct;
+  size_t sites_cap = (size_t)set->kernel_table_sites_shown;
   const te_matcher *xpu = te_rules_matcher(rules, "xpu_launch");
   char *model_lc = NULL;
   if (opt->model_path) {

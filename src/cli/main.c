@@ -152,14 +152,9 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
 }
 
 /* The reference samples the mapping pass for every framework but the ones listed in
- * kernel_map.unsampled_frameworks (default: the rules' default framework). */
+ * kernel_map.unsampled_frameworks. */
 static bool sampled(const te_rules *rules, const te_framework *fw) {
-  const char *const *items = NULL;
-  size_t n = te_rules_setting_list(rules, "kernel_map.unsampled_frameworks", &items);
-  if (!n) return fw != te_rules_framework_default(rules);
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(items[i], fw->id) == 0) return false;
-  return true;
+  return !te_string_list_has(&te_rules_settings(rules)->kernel_map_unsampled_frameworks, fw->id);
 }
 
 static size_t side_kernels(const side *s) {
@@ -265,10 +260,10 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   rep.model = sa_side ? sa_side->sa.model_path : NULL;
   rep.tables = &tables;
   rep.overlap = &ov;
-  rep.overlap_min_share_pct = te_rules_setting(rules, "overlap.min_share_pct", 1.0);
+  rep.overlap_min_share_pct = te_rules_settings(rules)->overlap_min_share_pct;
   rep.kernel_min_share_pct = opt->min_share_pct >= 0
                                  ? opt->min_share_pct
-                                 : te_rules_setting(rules, "kernel_table.min_share_pct", 1.0);
+                                 : te_rules_settings(rules)->kernel_table_min_share_pct;
   out = opt->output_path ? fopen(opt->output_path, "w") : stdout;
   if (!out) {
     fprintf(stderr, "triage: %s: cannot open for writing\n", opt->output_path);
@@ -355,6 +350,15 @@ int main(int argc, char **argv) {
     triage_options_free(&opt);
     return 1;
   }
+  const char *missing = te_rules_settings_missing(rules);
+  if (missing) {
+    fprintf(stderr, "triage: the rule packs set no value for setting '%s' (the default packs "
+                    "set every one)\n", missing);
+    te_rules_destroy(rules);
+    triage_options_free(&opt);
+    return 1;
+  }
+  opt.live.remote_probe_delay_min_s = te_rules_settings(rules)->live_remote_probe_delay_min_s;
   const te_framework *forced = NULL;
   if (opt.framework && strcmp(opt.framework, "auto") != 0) {
     forced = te_rules_framework_lookup(rules, opt.framework);

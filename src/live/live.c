@@ -712,9 +712,8 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
     double delay = c->opt->probe_delay_s > 0 ? c->opt->probe_delay_s : 0;
     if (t->fw != LV_FW_SGLANG) {
       /* Remote profilers arm asynchronously; requests sent at once are missed. */
-      double floor_s = lv_env_seconds(
-          "TRIAGE_LIVE_MIN_PROBE_DELAY_S",
-          c->rules ? te_rules_setting(c->rules, "live.remote_probe_delay_min_s", 5.0) : 5.0);
+      double floor_s =
+          lv_env_seconds("TRIAGE_LIVE_MIN_PROBE_DELAY_S", c->opt->remote_probe_delay_min_s);
       if (delay < floor_s) delay = floor_s;
     }
     if (!lv_sleep_ms((long)(delay * 1000.0))) rc = lv_fail(c, "interrupted");

@@ -71,6 +71,9 @@ typedef struct lv_options {
   int profile_by_stage;               /* -1 = framework default, 0 off, 1 on */
   bool merge_profiles;
   double http_timeout_s;              /* per-request cap; 0 = per-step defaults */
+  /* least delay before probing a non-SGLang server (rule setting
+   * live.remote_probe_delay_min_s; the environment's TRIAGE_LIVE_MIN_PROBE_DELAY_S wins) */
+  double remote_probe_delay_min_s;
 } lv_options;
 
 /* The defaults of the reference's capture flags (num_steps 5, warm-up 10, ...). */

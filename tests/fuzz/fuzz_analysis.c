@@ -108,8 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rep.n_formal_inputs = 1;
   rep.tables = &tables;
   rep.overlap = have_ov ? &ov : NULL;
-  rep.overlap_min_share_pct = te_rules_setting(R, "overlap.min_share_pct", 1.0);
-  rep.kernel_min_share_pct = te_rules_setting(R, "kernel_table.min_share_pct", 1.0);
+  rep.overlap_min_share_pct = te_rules_settings(R)->overlap_min_share_pct;
+  rep.kernel_min_share_pct = te_rules_settings(R)->kernel_table_min_share_pct;
   CHECK(rp_markdown(sink(), &rep) == 0);
   CHECK(rp_json(sink(), &rep) == 0);
 

@@ -93,6 +93,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   te_rules *rules = load_rules();
+  if (rules) o.remote_probe_delay_min_s = te_rules_settings(rules)->live_remote_probe_delay_min_s;
   lv_result res;
   char err[1024];
   if (o.framework && strcmp(o.framework, "auto") == 0) o.framework = NULL;

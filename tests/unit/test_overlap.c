@@ -288,8 +288,8 @@ Test(overlap_fix, graph_launch_scope_fallback_on) {
  * nothing names a launch op either. */
 Test(overlap_fix, graph_launch_scope_fallback_off_votes_kernel_map) {
   te_rules *r = load_rules_with("pack: o1-off\nversion: 1\n"
-                                "settings:\n  overlap: {launch_scope_fallback: 0}\n");
-  cr_assert_float_eq(te_rules_setting(r, "overlap.launch_scope_fallback", 1), 0.0, 1e-9);
+                                "settings:\n  overlap: {launch_scope_fallback: false}\n");
+  cr_assert_not(te_rules_settings(r)->overlap_launch_scope_fallback);
   check_graph_replay_scope(r, "vllm/compilation/cuda_graph.py:208 __call__", "kernel-map", "n/a");
   te_rules_destroy(r);
 }
