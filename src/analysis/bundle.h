@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
@@ -53,13 +54,6 @@ typedef struct an_trace_view {
   const char **kernel_stage;
   double kernel_total_us;    /* all kernels of the chosen pid */
 } an_trace_view;
-
-typedef enum an_status {
-  AN_OK = 0,
-  AN_ERR_NOMEM = 1,
-  AN_ERR_RULES = 2, /* the rules lack something required (e.g. no "all" stage) */
-  AN_ERR_ARGS = 3
-} an_status;
 
 /* Process choice (reference 2.5, kernel helper): among pids carrying kernels (optionally
  * only those containing pid_substring), the largest total kernel duration, where a pid

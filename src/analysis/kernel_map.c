@@ -59,6 +59,7 @@ struct an_kernel_map {
   payload *stages;
   size_t n_stages;
   payload global;
+  an_kmap_payload *views; /* parallel to stages, for an_kernel_map_view */
 };
 
 static bool counter_add(counter *c, const char *key) {
@@ -205,6 +206,25 @@ static const char *display_location(an_kernel_map *m, const char *loc, const cha
   return loc;
 }
 
+/* "path:line func" into its parts (interned); a location of another shape keeps path
+ * and func NULL. */
+static bool split_location(an_strtab *st, an_site *s) {
+  const char *loc = s->display_location;
+  const char *sp = strchr(loc, ' ');
+  const char *colon = sp ? sp : loc + strlen(loc);
+  while (colon > loc && *colon != ':') colon--;
+  if (!sp || *colon != ':' || colon == loc || colon + 1 == sp || !sp[1]) return true;
+  long line = 0;
+  for (const char *d = colon + 1; d < sp; d++) {
+    if (*d < '0' || *d > '9' || line > 100000000L) return true;
+    line = line * 10 + (*d - '0');
+  }
+  s->path = an_strtab_intern(st, loc, (size_t)(colon - loc));
+  s->func = an_strtab_cstr(st, sp + 1);
+  s->line = line;
+  return s->path && s->func;
+}
+
 typedef struct site_sort {
   an_site site;
   int prio;
@@ -260,6 +280,10 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
       t->stack = counter_top(&s->stacks);
       t->top_cpu_op = counter_top(&s->ops);
       t->display_location = display_location(m, s->location, t->stack);
+      if (!t->display_location || !split_location(m->st, t)) {
+        free(ss);
+        return false;
+      }
       t->launches = s->launches;
       t->total_us = an_round3(s->total_us);
       t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
@@ -314,6 +338,7 @@ void an_kernel_map_destroy(an_kernel_map *m) {
   if (!m) return;
   for (size_t i = 0; i < m->n_stages; i++) payload_free(&m->stages[i]);
   free(m->stages);
+  free(m->views);
   payload_free(&m->global);
   an_strtab_destroy(m->st);
   free(m);
@@ -460,6 +485,10 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
   for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
     if (!payload_finalize(m, &m->stages[i])) rc = AN_ERR_NOMEM;
   if (rc == AN_OK && !payload_finalize(m, &m->global)) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK) m->views = calloc(m->n_stages ? m->n_stages : 1, sizeof *m->views);
+  if (rc == AN_OK && !m->views) rc = AN_ERR_NOMEM;
+  for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
+    m->views[i] = (an_kmap_payload){m->stages[i].stage, m->stages[i].n, m->stages[i].entries};
   if (rc != AN_OK) {
     an_kernel_map_destroy(m);
     return rc;
@@ -623,7 +652,8 @@ const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *st
   return e;
 }
 
-const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel) {
-  const an_kmap_entry *e = an_kernel_map_lookup(ctx, stage, kernel);
-  return e ? e->best_location : NULL;
+void an_kernel_map_view(const an_kernel_map *m, an_kmap_view *out) {
+  out->n_stages = m->n_stages;
+  out->stages = m->views;
+  out->global = (an_kmap_payload){NULL, m->global.n, m->global.entries};
 }

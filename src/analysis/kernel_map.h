@@ -18,29 +18,8 @@
 #include <stddef.h>
 
 #include "analysis/bundle.h"
+#include "analysis/model.h"
 #include "triage/rules.h"
-
-/* One launch site of one kernel: every launch resolved to the same location. */
-typedef struct an_site {
-  const char *location;          /* normalised "path:line func", or "unresolved" */
-  const char *display_location;  /* what the tables show (4.2 display rule) */
-  size_t launches;
-  double total_us;
-  double share_pct_within_kernel;
-  const char *top_cpu_op;        /* most common CPU op / launch name, NULL if none */
-  const char *stack;             /* most common " -> "-joined stack, NULL if none */
-} an_site;
-
-typedef struct an_kmap_entry {
-  const char *name;              /* canonical kernel name */
-  const char *category;          /* kernel classifier category (borrowed from rules) */
-  size_t n_sites;
-  const an_site *sites;          /* ordered (location priority of display location,
-                                    total_us, launches) descending */
-  const char *best_location;     /* display location of the first site, or best raw */
-  size_t launches;               /* sum over sites (sampled counts when sampled) */
-  double total_us;               /* sum over sites */
-} an_kmap_entry;
 
 typedef struct an_kernel_map an_kernel_map; /* opaque */
 
@@ -68,17 +47,12 @@ const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stag
  * (te_rules_alias). NULL when nothing qualifies. */
 const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const char *stage,
                                                   const char *name);
-/* Stage-aware lookup for a formal kernel: the stage's alias list (extend -> extend,
- * prefill, all; prefill -> prefill, extend, all; decode -> decode, all; other -> itself,
- * all), each payload searched with the relaxed lookup, then the global payload. */
+/* Stage-aware lookup for a formal kernel: the stage's payload, then the "all" payload,
+ * then the global one, each searched with the relaxed lookup. */
 const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *stage,
                                           const char *name);
 
-/* Callback shape of an_overlap_trace.map_location: ctx is the an_kernel_map. Returns the
- * looked-up entry's best location, or NULL. */
-const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel);
-
-/* x rounded to 3 decimals the way Python's round(x, 3) does (exact binary value). */
-double an_round3(double x);
+/* The map as payloads (the --kernel-map document); valid until destroy. */
+void an_kernel_map_view(const an_kernel_map *m, an_kmap_view *out);
 
 #endif

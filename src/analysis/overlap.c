@@ -218,7 +218,8 @@ typedef struct ov_bundle {
   /* name id -> kernels of that name (CSR), built on first use as a mapping bundle */
   size_t *by_name_off, *by_name;
   /* source-map entries per name id, computed on demand */
-  char **scope, **op, **how;
+  char **scope, **op;
+  an_scope_source *how;
   bool *done;
 } ov_bundle;
 
@@ -347,7 +348,8 @@ static char *ov_scope_display(const char *chain) {
  * payload's votes; the most common scope wins. With no vote at all, the mapping then the
  * formal kernel map's best location. */
 typedef struct ov_scope_result {
-  const char *scope, *op, *how;
+  const char *scope, *op; /* OV_UNMAPPED / OV_NO_OP when none */
+  an_scope_source how;
 } ov_scope_result;
 
 /* The formal stage payload (exact stage, else "all", else the only one: 6.5
@@ -440,7 +442,7 @@ static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const
 
 static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
                                        const ov_bundle *formal) {
-  ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, "none"};
+  ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
   if (map) {
     if (!map->side->source) map->side->source = ov_source_create(map->side->t, r);
     long nm = ov_strmap_find(&map->side->names, kernel, strlen(kernel));
@@ -490,15 +492,16 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
         if (top_op) map->op[nm] = ov_strdup(top_op);
         if (top) {
           map->scope[nm] = ov_scope_display(top);
-          map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
-                         : best_how == OV_SCOPE_LAUNCH ? "launch"
-                         : best_how == OV_SCOPE_NONE   ? (kmap_voted ? "kernel-map" : "formal")
-                                                       : "time-window";
+          map->how[nm] = best_how == OV_SCOPE_CPU_OP ? AN_SCOPE_MAPPING
+                         : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
+                         : best_how == OV_SCOPE_NONE
+                             ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
+                             : AN_SCOPE_TIME_WINDOW;
         } else if (map->side->in->kmap) {
           const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
           if (ov_kmap_has_location(en)) {
             map->scope[nm] = ov_strdup(en->best_location);
-            map->how[nm] = "kernel-map";
+            map->how[nm] = AN_SCOPE_KERNEL_MAP;
           }
         }
         ov_counter_free(&scopes);
@@ -516,7 +519,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
     const an_kmap_entry *en = an_kernel_map_lookup(formal->side->in->kmap, formal->stage, kernel);
     if (ov_kmap_has_location(en)) {
       res.scope = en->best_location; /* owned by the formal kernel map, which outlives the rows */
-      res.how = "formal";
+      res.how = AN_SCOPE_FORMAL;
     }
   }
   return res;
@@ -597,8 +600,6 @@ static void ov_row_free(an_overlap_row *row) {
   free(row->category);
   free(row->scope);
   free(row->launch_op);
-  free(row->scope_source);
-  free(row->dep_signal);
   free(row->top_partner);
   free(row->prev_kernel);
   free(row->next_kernel);
@@ -655,6 +656,17 @@ static bool ov_sort_stream_order(const ov_kernel *ks, size_t *a, size_t n) {
   return true;
 }
 
+/* First kernel start to last kernel end. */
+static double ov_span(const ov_kernel *ks, size_t n) {
+  if (!n) return 0;
+  double lo = ks[0].ts, hi = ks[0].end;
+  for (size_t i = 1; i < n; i++) {
+    if (ks[i].ts < lo) lo = ks[i].ts;
+    if (ks[i].end > hi) hi = ks[i].end;
+  }
+  return hi - lo;
+}
+
 /* Fills the dependency fields of row from the representative kernel rep. */
 static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const char *op,
                           an_overlap_row *row) {
@@ -689,14 +701,15 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     risky[side] = fam || same_op || ov_producer_consumer(c->r, row->category, nb_cat);
     unclear[side] = !risky[side] && (!strcmp(scope, OV_UNMAPPED) || !strcmp(ns.scope, OV_UNMAPPED));
   }
-  const char *sig = risky[0] && risky[1] ? "both-side serial risk"
-                    : risky[0]           ? "prev-side serial risk"
-                    : risky[1]           ? "next-side serial risk"
-                    : unclear[0] || unclear[1] ? "adjacency unclear"
-                                               : "serial risk low";
-  row->dep_signal = ov_strdup(sig);
-  row->dep_label = risky[0] || risky[1] ? "high" : (unclear[0] || unclear[1]) ? "unclear" : "low";
-  return row->dep_signal != NULL;
+  row->dep_signal = risky[0] && risky[1]       ? AN_DEP_SIGNAL_BOTH
+                    : risky[0]                 ? AN_DEP_SIGNAL_PREV
+                    : risky[1]                 ? AN_DEP_SIGNAL_NEXT
+                    : unclear[0] || unclear[1] ? AN_DEP_SIGNAL_UNCLEAR
+                                               : AN_DEP_SIGNAL_LOW;
+  row->dep_risk = risky[0] || risky[1]       ? AN_DEP_RISK_HIGH
+                  : unclear[0] || unclear[1] ? AN_DEP_RISK_UNCLEAR
+                                             : AN_DEP_RISK_LOW;
+  return true;
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -718,28 +731,29 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
     row->top_partner_us = a->top_partner_us;
   }
   ov_scope_result sr = ov_scope_lookup(c->map, name, c->r, c->formal);
-  row->scope = ov_strdup(sr.scope);
-  row->launch_op = ov_strdup(sr.op);
-  row->scope_source = ov_strdup(sr.how);
-  if (!row->kernel || !row->category || !row->scope || !row->launch_op || !row->scope_source)
+  row->scope = strcmp(sr.scope, OV_UNMAPPED) ? ov_strdup(sr.scope) : NULL;
+  row->launch_op = strcmp(sr.op, OV_NO_OP) ? ov_strdup(sr.op) : NULL;
+  row->scope_source = sr.how;
+  if (!row->kernel || !row->category || (!row->scope && strcmp(sr.scope, OV_UNMAPPED)) ||
+      (!row->launch_op && strcmp(sr.op, OV_NO_OP)))
     return false;
-  if (!ov_dep_signal(c, (size_t)a->rep, row->scope, row->launch_op, row)) return false;
-  double min_share = te_rules_settings(c->r)->overlap_min_share_pct;
-  if (row->share_pct < min_share) {
-    row->priority = "P5";
-    row->recommendation = "skip";
+  if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
+  const te_settings *set = te_rules_settings(c->r);
+  if (row->share_pct < set->overlap_min_share_pct) {
+    row->priority = AN_PRIORITY_P5;
+    row->recommendation = AN_RECOMMEND_SKIP;
   } else if (verdict == AN_OVERLAP_LOW_ROI_HIDDEN) {
-    row->priority = "P4";
-    row->recommendation = "skip";
-  } else if (!strcmp(row->dep_label, "low")) {
-    row->priority = "P1";
+    row->priority = AN_PRIORITY_P4;
+    row->recommendation = AN_RECOMMEND_SKIP;
+  } else if (row->dep_risk == AN_DEP_RISK_LOW) {
+    row->priority = AN_PRIORITY_P1;
     row->recommendation =
-        te_string_list_has(&te_rules_settings(c->r)->overlap_try_overlap_categories, row->category)
-            ? "try overlap"
-            : "try fusion";
+        te_string_list_has(&set->overlap_try_overlap_categories, row->category)
+            ? AN_RECOMMEND_TRY_OVERLAP
+            : AN_RECOMMEND_TRY_FUSION;
   } else {
-    row->priority = "P2";
-    row->recommendation = "check deps";
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_CHECK_DEPS;
   }
   return true;
 }
@@ -768,6 +782,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   for (size_t i = 0; i < c.n; i++) c.pos_of[c.order[i]] = i;
   if (!ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw)) goto done;
   st->busy_us = sw.busy_us;
+  st->span_us = ov_span(c.ks, c.n);
   st->multi_stream_us = sw.multi_us;
   st->max_streams = sw.max_streams;
   st->n_kernels = c.n;
@@ -803,7 +818,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
       free(is_headroom);
       goto done;
     }
-    if (!strcmp(row->priority, "P5")) ov_row_free(row); /* 6.4: P5 headroom rows dropped */
+    if (row->priority == AN_PRIORITY_P5) ov_row_free(row); /* 6.4: P5 headroom rows dropped */
     else n_rows++;
   }
   nc = 0;

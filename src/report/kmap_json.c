@@ -32,14 +32,12 @@ fail:
   return NULL;
 }
 
-/* One payload (stage NULL = the global one). */
-static cJSON *payload_json(const an_kernel_map *m, const char *stage) {
+static cJSON *payload_json(const an_kmap_payload *p) {
   cJSON *o = cJSON_CreateObject();
   cJSON *ks = o ? cJSON_AddObjectToObject(o, "kernels") : NULL;
   if (!ks) goto fail;
-  size_t n = an_kernel_map_count(m, stage);
-  for (size_t i = 0; i < n; i++) {
-    const an_kmap_entry *e = an_kernel_map_entry(m, stage, i);
+  for (size_t i = 0; i < p->n; i++) {
+    const an_kmap_entry *e = &p->entries[i];
     cJSON *eo = cJSON_AddObjectToObject(ks, e->name);
     if (!eo || !cJSON_AddStringToObject(eo, "category", e->category)) goto fail;
     cJSON *sites = rp_kmap_sites_json(e);
@@ -53,18 +51,17 @@ fail:
   return NULL;
 }
 
-char *rp_kernel_map_json(const an_kernel_map *m) {
+char *rp_kernel_map_json(const an_kmap_view *m) {
   cJSON *root = cJSON_CreateObject();
   cJSON *stages = root ? cJSON_AddObjectToObject(root, "stages") : NULL;
   char *text = NULL;
   if (!stages) goto done;
-  for (size_t i = 0; i < an_kernel_map_stage_count(m); i++) {
-    const char *id = an_kernel_map_stage_id(m, i);
-    cJSON *p = payload_json(m, id);
+  for (size_t i = 0; i < m->n_stages; i++) {
+    cJSON *p = payload_json(&m->stages[i]);
     if (!p) goto done;
-    cJSON_AddItemToObject(stages, id, p);
+    cJSON_AddItemToObject(stages, m->stages[i].stage, p);
   }
-  cJSON *g = payload_json(m, NULL);
+  cJSON *g = payload_json(&m->global);
   if (!g) goto done;
   cJSON_AddItemToObject(root, "global", g);
   text = cJSON_Print(root);

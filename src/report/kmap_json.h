@@ -10,12 +10,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis/kernel_map.h"
+#include "analysis/model.h"
 
 /* The sites of one entry as a JSON array; NULL when out of memory. */
 cJSON *rp_kmap_sites_json(const an_kmap_entry *e);
 /* The whole map as pretty-printed JSON text (malloc'd, no trailing newline); NULL when
  * out of memory. */
-char *rp_kernel_map_json(const an_kernel_map *m);
+char *rp_kernel_map_json(const an_kmap_view *m);
 
 #endif
