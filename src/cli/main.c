@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "analysis/pipeline.h"
+#include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/exit.h"
 #include "cli/options.h"
 #include "cli/progress.h"
@@ -69,7 +71,9 @@ static int write_report(const triage_options *opt, const an_report *rep) {
     fprintf(stderr, "triage: %s: cannot open for writing\n", opt->output_path);
     return 1;
   }
-  int wrc = opt->format == TRIAGE_FORMAT_JSON ? rp_json(out, rep) : rp_markdown(out, rep);
+  rp_options ro = {triage_options_layout(opt) == TRIAGE_LAYOUT_REFERENCE ? RP_LAYOUT_REFERENCE
+                                                                        : RP_LAYOUT_DEFAULT};
+  int wrc = opt->format == TRIAGE_FORMAT_JSON ? rp_json(out, rep, &ro) : rp_markdown(out, rep, &ro);
   if (fflush(out) != 0) wrc = -1;
   if (out != stdout && fclose(out) != 0) wrc = -1;
   if (wrc != 0) {
@@ -82,7 +86,7 @@ static int write_report(const triage_options *opt, const an_report *rep) {
 /* ------------------------------------------------------------------ the run */
 
 static int run(const triage_options *opt, const te_rules *rules, const te_framework *forced,
-               an_source forced_from) {
+               an_source forced_from, const char *cmdline) {
   an_run_options ro = {0};
   if (opt->mapping_input) {
     ro.mapping.path = opt->mapping_input;
@@ -107,115 +111,114 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
     return TRIAGE_EXIT_BAD_INPUT;
   }
   rep->run.version = TRIAGE_VERSION;
+  rep->run.command_line = cmdline;
   int rc = opt->kernel_map_path ? write_kernel_map(opt->kernel_map_path, rep) : 0;
   if (rc == 0) rc = write_report(opt, rep);
   an_report_destroy(rep);
   return rc;
 }
 
-/* `triage [--rules X]... [--no-default-rules] rules SUBCOMMAND ...`: the rule-pack options
- * may precede the sub-command word, so they are collected up to the first plain word.
- * Returns the sub-command's exit code, or -1 when argv is not a `rules` invocation. */
-static int dispatch_rules_subcommand(int argc, char **argv) {
-  const char **paths = calloc((size_t)argc, sizeof *paths);
-  if (!paths) return 1;
-  size_t n = 0;
-  bool no_defaults = false;
-  int rc = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--rules") == 0 && i + 1 < argc) {
-      paths[n++] = argv[++i];
-    } else if (strncmp(a, "--rules=", 8) == 0) {
-      paths[n++] = a + 8;
-    } else if (strcmp(a, "--no-default-rules") == 0) {
-      no_defaults = true;
-    } else if (a[0] == '-') {
-      continue; /* other flags (--quiet, ...) do not change what `rules` does */
-    } else {
-      if (strcmp(a, "rules") == 0)
-        rc = triage_rules_main(argv[0], argc - i, argv + i, paths, n, no_defaults, stdout, stderr);
-      break;
+/* The whole command line, for the report's provenance (malloc'd; NULL if out of memory). */
+static char *command_line(int argc, char **argv) {
+  size_t n = 1;
+  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+  char *s = malloc(n), *p = s;
+  for (int i = 0; s && i < argc; i++) p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+  return s;
+}
+
+/* Rules for the main command: loaded, complete, and --framework known. NULL: exit with
+ * *rc. */
+static te_rules *analysis_rules(const char *argv0, triage_options *opt, const te_framework **forced,
+                                int *rc) {
+  triage_rules_setup_options so = {opt->rules_paths, opt->n_rules_paths, opt->no_default_rules,
+                                   opt->compat};
+  te_rules *rules = triage_rules_setup(argv0, &so, stderr);
+  *rc = TRIAGE_EXIT_BAD_INPUT;
+  if (!rules) return NULL;
+  const char *missing = te_rules_settings_missing(rules);
+  if (missing) {
+    fprintf(stderr, "triage: the rule packs set no value for setting '%s' (the default packs "
+                    "set every one)\n", missing);
+    te_rules_destroy(rules);
+    return NULL;
+  }
+  opt->live.remote_probe_delay_min_s = te_rules_settings(rules)->live_remote_probe_delay_min_s;
+  *forced = NULL;
+  if (opt->framework && strcmp(opt->framework, "auto") != 0) {
+    *forced = te_rules_framework_lookup(rules, opt->framework);
+    if (!*forced) {
+      fprintf(stderr, "triage: --framework: unknown framework '%s'\n", opt->framework);
+      te_rules_destroy(rules);
+      *rc = TRIAGE_EXIT_USAGE;
+      return NULL;
     }
   }
-  free(paths);
+  return rules;
+}
+
+/* The main command: rules, live capture when asked, the analysis and the report. */
+static int analyse(int argc, char **argv, triage_options *opt) {
+  const te_framework *forced = NULL;
+  int rc;
+  te_rules *rules = analysis_rules(argv[0], opt, &forced, &rc);
+  if (!rules) return rc;
+  an_source forced_from = AN_SOURCE_COMMAND_LINE;
+  lv_result live = {0};
+  if (lv_wanted(&opt->live)) {
+    char lerr[LV_ERR_CAP] = "";
+    lv_status lrc = lv_run(&opt->live, rules, opt->quiet ? NULL : stderr, &live, lerr, sizeof lerr);
+    if (lrc != LV_OK) {
+      fprintf(stderr, "triage: %s\n", lerr);
+      te_rules_destroy(rules);
+      return triage_exit_for_live(lrc);
+    }
+    if (live.input) opt->input = live.input;
+    if (live.mapping_input) opt->mapping_input = live.mapping_input;
+    if (live.formal_input) opt->formal_input = live.formal_input;
+    if (!forced && live.framework_id) {
+      forced = te_rules_framework_lookup(rules, live.framework_id);
+      forced_from = AN_SOURCE_LIVE_CAPTURE;
+    }
+  }
+  char *cmdline = command_line(argc, argv);
+  rc = run(opt, rules, forced, forced_from, cmdline);
+  free(cmdline);
+  lv_result_free(&live);
+  te_rules_destroy(rules);
   return rc;
 }
 
 int main(int argc, char **argv) {
   if (argc < 2) { /* no input is a usage error; --help is the way to ask for help */
     fprintf(stderr, "triage: no trace given (usage: triage [OPTIONS] TRACE; see triage --help)\n");
-    return 2;
+    return TRIAGE_EXIT_USAGE;
   }
-  int rules_rc = dispatch_rules_subcommand(argc, argv);
-  if (rules_rc >= 0) return rules_rc;
   int first = strcmp(argv[1], "triage") == 0 ? 2 : 1;
   triage_options opt;
   triage_options_defaults(&opt);
   char err[512] = "";
-  int prc = triage_options_parse(argc, argv, first, &opt, err, sizeof err);
-  if (prc == TRIAGE_PARSE_HELP) {
+  int rc;
+  switch (triage_options_parse(argc, argv, first, &opt, err, sizeof err)) {
+  case CLI_PARSE_OK:
+    rc = analyse(argc, argv, &opt);
+    break;
+  case CLI_PARSE_STOP:
+    rc = cli_command_find(opt.command)->run(argv[0], &opt, opt.command_argc, opt.command_argv);
+    break;
+  case CLI_PARSE_HELP:
     triage_usage(stdout);
-    triage_options_free(&opt);
-    return 0;
-  }
-  if (prc == TRIAGE_PARSE_VERSION) {
+    rc = TRIAGE_EXIT_OK;
+    break;
+  case CLI_PARSE_VERSION:
     printf("triage %s\n", TRIAGE_VERSION);
-    triage_options_free(&opt);
-    return 0;
-  }
-  if (prc != TRIAGE_PARSE_OK) {
+    rc = TRIAGE_EXIT_OK;
+    break;
+  default:
     fprintf(stderr, "triage: %s\n", err);
-    triage_options_free(&opt);
-    return 2;
+    rc = TRIAGE_EXIT_USAGE;
+    break;
   }
-  te_rules *rules = triage_rules_setup(argv[0], opt.rules_paths, opt.n_rules_paths,
-                                       opt.no_default_rules, stderr);
-  if (!rules) {
-    triage_options_free(&opt);
-    return 1;
-  }
-  const char *missing = te_rules_settings_missing(rules);
-  if (missing) {
-    fprintf(stderr, "triage: the rule packs set no value for setting '%s' (the default packs "
-                    "set every one)\n", missing);
-    te_rules_destroy(rules);
-    triage_options_free(&opt);
-    return 1;
-  }
-  opt.live.remote_probe_delay_min_s = te_rules_settings(rules)->live_remote_probe_delay_min_s;
-  const te_framework *forced = NULL;
-  an_source forced_from = AN_SOURCE_COMMAND_LINE;
-  if (opt.framework && strcmp(opt.framework, "auto") != 0) {
-    forced = te_rules_framework_lookup(rules, opt.framework);
-    if (!forced) {
-      fprintf(stderr, "triage: --framework: unknown framework '%s'\n", opt.framework);
-      te_rules_destroy(rules);
-      triage_options_free(&opt);
-      return 2;
-    }
-  }
-  lv_result live = {0};
-  if (lv_wanted(&opt.live)) {
-    char lerr[LV_ERR_CAP] = "";
-    lv_status lrc = lv_run(&opt.live, rules, opt.quiet ? NULL : stderr, &live, lerr, sizeof lerr);
-    if (lrc != LV_OK) {
-      fprintf(stderr, "triage: %s\n", lerr);
-      te_rules_destroy(rules);
-      triage_options_free(&opt);
-      return triage_exit_for_live(lrc);
-    }
-    if (live.input) opt.input = live.input;
-    if (live.mapping_input) opt.mapping_input = live.mapping_input;
-    if (live.formal_input) opt.formal_input = live.formal_input;
-    if (!forced && live.framework_id) {
-      forced = te_rules_framework_lookup(rules, live.framework_id);
-      forced_from = AN_SOURCE_LIVE_CAPTURE;
-    }
-  }
-  int rc = run(&opt, rules, forced, forced_from);
-  lv_result_free(&live);
-  te_rules_destroy(rules);
   triage_options_free(&opt);
   return rc;
 }

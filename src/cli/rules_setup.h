@@ -16,15 +16,24 @@
  * Writes into buf and returns buf, or NULL if none exists. */
 const char *triage_default_rules_dir(const char *argv0, char *buf, size_t cap);
 
-/* Loads defaults (unless no_defaults) then each extra path, and finalizes. Diagnostics go
- * to err as "FILE:LINE:COL: error: MESSAGE". Returns NULL when any pack is invalid or
- * unreadable (the caller exits 1). The caller owns the result (te_rules_destroy). */
-te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t n_extra,
-                             bool no_defaults, FILE *err);
+/* Which packs a run loads: the defaults (unless no_defaults), then the compatibility
+ * pack <default dir>/compat/<compat>.yaml (--compat), then each extra path (--rules). */
+typedef struct triage_rules_setup_options {
+  const char *const *extra;
+  size_t n_extra;
+  bool no_defaults;
+  const char *compat; /* NULL = none */
+} triage_rules_setup_options;
 
-/* `triage rules SUBCOMMAND ...`: argv[0] is "rules". Returns the process exit code
- * (0 ok, 1 invalid packs / failing examples, 2 usage). */
-int triage_rules_main(const char *argv0, int argc, char **argv, const char *const *extra,
-                      size_t n_extra, bool no_defaults, FILE *out, FILE *err);
+/* Loads the packs of o and finalizes. Diagnostics go to err as "FILE:LINE:COL: error:
+ * MESSAGE". Returns NULL when any pack is invalid or unreadable (the caller exits 1). The
+ * caller owns the result (te_rules_destroy). */
+te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options *o, FILE *err);
+
+/* `triage rules SUBCOMMAND ...`: argv[0] is "rules"; o holds the rule options given
+ * before the word (more may follow it). Returns the process exit code (0 ok, 1 invalid
+ * packs / failing examples, 2 usage). */
+int triage_rules_main(const char *argv0, int argc, char **argv,
+                      const triage_rules_setup_options *o, FILE *out, FILE *err);
 
 #endif

@@ -174,7 +174,8 @@ static int body(FILE *f, const an_report *r) {
   return 0;
 }
 
-int rp_markdown(FILE *out, const an_report *r) {
+int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
+  (void)o; /* one layout so far: the reference's */
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
@@ -304,7 +305,8 @@ static bool run_json(cJSON *root, const an_provenance *p) {
   return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
 }
 
-int rp_json(FILE *out, const an_report *r) {
+int rp_json(FILE *out, const an_report *r, const rp_options *o) {
+  (void)o;
   cJSON *root = cJSON_CreateObject();
   if (!root) return -1;
   int rc = -1;

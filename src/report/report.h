@@ -12,10 +12,18 @@
 
 #include "analysis/model.h"
 
-/* Whole report, rstrip-ped, with a final newline. Returns 0, or -1 on a write or
- * allocation error. */
-int rp_markdown(FILE *out, const an_report *r);
+/* The report layout (--layout, or the --compat reference pack's). Today both are the
+ * reference's layout; the report-layout work gives "default" its own. */
+typedef enum rp_layout { RP_LAYOUT_DEFAULT = 0, RP_LAYOUT_REFERENCE = 1 } rp_layout;
+
+typedef struct rp_options {
+  rp_layout layout;
+} rp_options;
+
+/* Whole report, rstrip-ped, with a final newline. o may be NULL (default layout).
+ * Returns 0, or -1 on a write or allocation error. */
+int rp_markdown(FILE *out, const an_report *r, const rp_options *o);
 /* Whole report as one JSON document followed by a newline. */
-int rp_json(FILE *out, const an_report *r);
+int rp_json(FILE *out, const an_report *r, const rp_options *o);
 
 #endif

@@ -17,7 +17,8 @@ static te_rules *rules;
 
 static void setup(void) {
   setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
-  rules = triage_rules_setup("triage", NULL, 0, false, stderr);
+  triage_rules_setup_options so = {0};
+  rules = triage_rules_setup("triage", &so, stderr);
   cr_assert_not_null(rules, "default packs must load");
 }
 static void teardown(void) { te_rules_destroy(rules); }
