@@ -242,6 +242,8 @@ te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, s
   return merge_pack(r, p, diags);
 }
 
+/* The capped whole-file read of the engine (src/util/file.c is the one of src/: the
+ * engine stands alone), with rule-pack diagnostics. */
 static te_status load_file(te_rules *r, const char *path, te_diags *diags) {
   FILE *f = fopen(path, "rb");
   if (!f) {

@@ -5,7 +5,8 @@
  * Kernel and frame names repeat millions of times in a trace but are few distinct, so
  * remembering each answer once makes matching cost per distinct name. When the cache
  * reaches TE_MATCH_CACHE_MAX entries it starts over instead of growing: re-matching
- * costs time, never unbounded memory.
+ * costs time, never unbounded memory. (Not src/util/map.h: the engine stands alone, and
+ * this map is bounded and starts over, which the analysis maps must not.)
  *
  * Ownership: the cache owns copies of its keys; te_strcache_clear frees everything.
  */

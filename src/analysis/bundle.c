@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 /* ------------------------------------------------------------------ canonical names */
 
 static bool is_hex(int c) { return isxdigit((unsigned char)c) != 0; }
@@ -79,48 +81,52 @@ typedef struct pid_sum {
   double total;
 } pid_sum;
 
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred) {
+an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_substring,
+                      const te_matcher *preferred, tr_str *out, bool *found) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, TR_KIND_KERNEL, &n);
   pid_sum *sums = NULL;
   size_t ns = 0, cs = 0;
-  for (size_t i = 0; i < n; i++) {
+  bool nomem = false;
+  for (size_t i = 0; i < n && !nomem; i++) {
+    if (keep && !keep[i]) continue;
     size_t k = 0;
     /* pids are few; a linear scan with a one-entry cache is enough */
     if (ns && sums[ns - 1].pid == ev[i].pid) k = ns - 1;
-    else {
-      for (k = 0; k < ns; k++)
-        if (sums[k].pid == ev[i].pid) break;
-    }
+    else
+      while (k < ns && sums[k].pid != ev[i].pid) k++;
     if (k == ns) {
-      if (ns == cs) {
-        size_t nc = cs ? cs * 2 : 8;
-        pid_sum *p = realloc(sums, nc * sizeof *p);
-        if (!p) break;
-        sums = p;
-        cs = nc;
+      pid_sum *p = ut_grow(sums, &cs, ns + 1, sizeof *p);
+      if (!p) {
+        nomem = true;
+        break;
       }
-      sums[ns].pid = ev[i].pid;
-      sums[ns].total = 0;
-      ns++;
+      sums = p;
+      sums[ns++] = (pid_sum){ev[i].pid, 0};
     }
     sums[k].total += ev[i].dur;
   }
-  tr_str best = 0;
   int best_pref = -1;
   double best_total = -1;
-  for (size_t k = 0; k < ns; k++) {
+  for (size_t k = 0; k < ns && !nomem; k++) {
     const char *p = tr_str_get(t, sums[k].pid);
     if (pid_substring && *pid_substring && !strstr(p, pid_substring)) continue;
     int pref = preferred && te_matcher_match(preferred, p, strlen(p)) ? 1 : 0;
     if (pref > best_pref || (pref == best_pref && sums[k].total > best_total)) {
-      best = sums[k].pid;
+      *out = sums[k].pid;
       best_pref = pref;
       best_total = sums[k].total;
     }
   }
   free(sums);
-  return best;
+  *found = best_pref >= 0;
+  return nomem ? AN_ERR_NOMEM : AN_OK;
+}
+
+tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred) {
+  tr_str pid = 0;
+  bool found = false;
+  return an_pick_pid(t, NULL, pid_substring, preferred, &pid, &found) == AN_OK && found ? pid : 0;
 }
 
 /* ------------------------------------------------------------------ annotation stages */

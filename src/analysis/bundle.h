@@ -57,8 +57,12 @@ typedef struct an_trace_view {
 
 /* Process choice (reference 2.5, kernel helper): among pids carrying kernels (optionally
  * only those containing pid_substring), the largest total kernel duration, where a pid
- * matching preferred (the packs' tp0_process; may be NULL) beats any pid without.
- * Returns 0 when there is none. */
+ * matching preferred (the packs' tp0_process; may be NULL) beats any pid without; the
+ * first seen among equals. keep (parallel to the trace's kernel events; NULL = all)
+ * limits the kernels counted. *found is false when no pid qualifies. */
+an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_substring,
+                      const te_matcher *preferred, tr_str *out, bool *found);
+/* an_pick_pid over every kernel; 0 when there is none (or out of memory). */
 tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred);
 
 /* Builds the view. path_stage_id: the stage the file's path names (from discovery,

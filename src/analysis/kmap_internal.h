@@ -10,14 +10,12 @@
 #include "analysis/kernel_map.h"
 #include "analysis/strtab.h"
 #include "trace/trace.h"
+#include "util/map.h"
 #include "triage/rules.h"
 
 int an_location_priority(const te_rules *rules, const char *loc);
 bool an_location_preferred(const te_rules *rules, const char *loc);
-bool an_location_low_signal(const te_rules *rules, const char *loc);
-/* Lower-case alphanumerics of s (malloc'd). */
-char *an_compact_dup(const char *s);
-/* Canonical name of a trace string, cached in cache (tr_str -> interned string). */
-const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name);
+/* Canonical name of a trace string, cached in cache (tr_str -> the interned string). */
+const char *an_canonical_cached(an_strtab *st, ut_u64map *cache, const tr_trace *t, tr_str name);
 
 #endif

@@ -15,6 +15,8 @@
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
 #include "analysis/kmap_internal.h"
+#include "util/map.h"
+#include "util/vec.h"
 
 #define OV_SCOPE_CAP 1024
 #define OV_UNMAPPED "unmapped"
@@ -61,7 +63,7 @@ typedef struct ov_side {
   uint32_t *stream;    /* stream id per kept kernel (streams below) */
   const char **stage;  /* stage id per kept kernel (borrowed) */
   size_t n;
-  ov_strmap names, streams;
+  ut_strmap names, streams;
   long *cat;           /* overlap category per name id, -1 = not yet classified */
   size_t cat_cap;
   ov_source *source;   /* built on first use as a mapping trace */
@@ -73,8 +75,8 @@ static void ov_side_free(ov_side *s) {
   free(s->stream);
   free(s->stage);
   free(s->cat);
-  ov_strmap_free(&s->names);
-  ov_strmap_free(&s->streams);
+  ut_strmap_free(&s->names);
+  ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
   memset(s, 0, sizeof *s);
 }
@@ -94,9 +96,6 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   if (!keep) return false;
   /* Detector (2.5): the reader's kernel detector, and events it accepted only for
    * carrying a stream must also look like a kernel by name. */
-  ov_strmap pids = {0};
-  double *pid_us = NULL;
-  size_t pid_cap = 0;
   bool ok = false;
   for (size_t i = 0; i < n_all; i++) {
     const char *cat = tr_str_get(s->t, all[i].cat);
@@ -104,40 +103,19 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
       const char *nm = tr_str_get(s->t, all[i].name);
       if (!te_matcher_match(hint, nm, strlen(nm))) continue;
     }
-    const char *pid = tr_str_get(s->t, all[i].pid);
-    if (opt && opt->pid_substring && *opt->pid_substring && !strstr(pid, opt->pid_substring))
-      continue;
     keep[i] = true;
-    long p = ov_strmap_put(&pids, pid, strlen(pid));
-    if (p < 0) goto done;
-    if ((size_t)p >= pid_cap) {
-      size_t nc = pid_cap ? pid_cap * 2 : 8;
-      double *nu = realloc(pid_us, nc * sizeof *nu);
-      if (!nu) goto done;
-      memset(nu + pid_cap, 0, (nc - pid_cap) * sizeof *nu);
-      pid_us = nu;
-      pid_cap = nc;
-    }
-    pid_us[p] += all[i].dur;
   }
-  /* PID choice: the heaviest PID, preferring those that name TP rank 0. */
-  const te_matcher *tp0_process = te_rules_matcher(r, "overlap_tp0_process");
-  long best = -1;
-  bool best_tp0 = false;
-  for (size_t p = 0; p < pids.n; p++) {
-    const char *pid = pids.keys[p];
-    bool tp0 = tp0_process && te_matcher_match(tp0_process, pid, strlen(pid));
-    if (best < 0 || (tp0 && !best_tp0) || (tp0 == best_tp0 && pid_us[p] > pid_us[best])) {
-      best = (long)p;
-      best_tp0 = tp0;
-    }
-  }
+  /* PID choice (the kernel table's, an_pick_pid): the heaviest PID, preferring those the
+   * packs' overlap_tp0_process names (TP rank 0). */
+  tr_str best = 0;
+  bool found = false;
+  if (an_pick_pid(s->t, keep, opt ? opt->pid_substring : NULL,
+                  te_rules_matcher(r, "overlap_tp0_process"), &best, &found) != AN_OK)
+    goto done;
   size_t n_keep = 0;
   for (size_t i = 0; i < n_all; i++) {
-    if (!keep[i]) continue;
-    const char *pid = tr_str_get(s->t, all[i].pid);
-    if (ov_strmap_find(&pids, pid, strlen(pid)) != best) keep[i] = false;
-    else n_keep++;
+    keep[i] = keep[i] && found && all[i].pid == best;
+    if (keep[i]) n_keep++;
   }
   s->ev = malloc((n_keep ? n_keep : 1) * sizeof *s->ev);
   s->name = malloc((n_keep ? n_keep : 1) * sizeof *s->name);
@@ -155,7 +133,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     s->ev[k] = e;
     const char *raw = tr_str_get(s->t, e->name);
     an_canonical_name(raw, strlen(raw), canon, sizeof canon);
-    long nm = ov_strmap_put(&s->names, canon, strlen(canon));
+    long nm = ut_strmap_put(&s->names, canon, strlen(canon));
     if (nm < 0) goto done;
     s->name[k] = (uint32_t)nm;
     /* Stream (6.1): args.stream, args.cuda_stream, the thread's name, "tid=<tid>". */
@@ -173,7 +151,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
         stream = buf;
       }
     }
-    long st = ov_strmap_put(&s->streams, stream, strlen(stream));
+    long st = ut_strmap_put(&s->streams, stream, strlen(stream));
     if (st < 0) goto done;
     s->stream[k] = (uint32_t)st;
     const char *stage = in->view->path_stage;
@@ -185,21 +163,17 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   ok = true;
 done:
   free(keep);
-  free(pid_us);
-  ov_strmap_free(&pids);
   return ok;
 }
 
 /* Overlap category of a name id, classified once. */
 static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *cats) {
   if (name >= s->cat_cap) {
-    size_t nc = s->cat_cap ? s->cat_cap : 64;
-    while (nc <= name) nc *= 2;
-    long *c = realloc(s->cat, nc * sizeof *c);
+    size_t old = s->cat_cap;
+    long *c = ut_grow(s->cat, &s->cat_cap, (size_t)name + 1, sizeof *c);
     if (!c) return -1;
-    for (size_t i = s->cat_cap; i < nc; i++) c[i] = -1;
+    for (size_t i = old; i < s->cat_cap; i++) c[i] = -1;
     s->cat = c;
-    s->cat_cap = nc;
   }
   if (s->cat[name] < 0) {
     const char *label = te_rules_classify(r, "overlap", s->names.keys[name], NULL);
@@ -254,13 +228,9 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
       while (b < nb && strcmp(bs[b].stage, st)) b++;
       if (b < nb && bs[b].side != s) continue; /* an earlier trace owns this stage */
       if (b == nb) {
-        if (nb == cap) {
-          size_t nc = cap ? cap * 2 : 4;
-          ov_bundle *nbs = realloc(bs, nc * sizeof *nbs);
-          if (!nbs) goto fail;
-          bs = nbs;
-          cap = nc;
-        }
+        ov_bundle *nbs = ut_grow(bs, &cap, nb + 1, sizeof *nbs);
+        if (!nbs) goto fail;
+        bs = nbs;
         memset(&bs[nb], 0, sizeof bs[nb]);
         bs[nb].side = s;
         bs[nb].stage = st;
@@ -358,7 +328,7 @@ typedef struct ov_scope_result {
  * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
  * all sit under the replay call and would out-vote the mapping trace's real evidence. */
 static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
-                                    const te_rules *r, ov_counter *scopes, ov_counter *ops) {
+                                    const te_rules *r, ut_counter *scopes, ut_counter *ops) {
   const te_matcher *replay = te_rules_matcher(r, "graph_replay_launch");
   const an_kernel_map *km = formal->side->in->kmap;
   const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
@@ -377,7 +347,7 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
   bool best_ok = en->best_location && en->best_location[0] &&
                  strcmp(en->best_location, "unresolved") != 0;
   if (en->n_sites == 0) {
-    if (best_ok) ov_counter_add(scopes, en->best_location, 1);
+    if (best_ok) ut_counter_add(scopes, en->best_location, 1);
     return;
   }
   for (size_t i = 0; i < en->n_sites; i++) {
@@ -388,8 +358,8 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
                       : best_ok                        ? en->best_location
                                                        : "";
     size_t n = st->launches ? st->launches : 1;
-    if (loc[0] && strcmp(loc, "unresolved") != 0) ov_counter_add(scopes, loc, n);
-    if (st->top_cpu_op && st->top_cpu_op[0]) ov_counter_add(ops, st->top_cpu_op, n);
+    if (loc[0] && strcmp(loc, "unresolved") != 0) ut_counter_add(scopes, loc, n);
+    if (st->top_cpu_op && st->top_cpu_op[0]) ut_counter_add(ops, st->top_cpu_op, n);
   }
 }
 
@@ -428,14 +398,14 @@ static void ov_site_stack_location(const te_rules *r, const an_site *st, char *o
  * location (ov_site_stack_location) with the site's launch count. Returns whether it
  * voted. */
 static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const te_rules *r,
-                                   ov_counter *scopes) {
+                                   ut_counter *scopes) {
   const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, name);
   if (!ov_kmap_has_location(en)) return false;
-  ov_counter_add(scopes, en->best_location, 1);
+  ut_counter_add(scopes, en->best_location, 1);
   char loc[OV_SCOPE_CAP];
   for (size_t i = 0; i < en->n_sites; i++) {
     ov_site_stack_location(r, &en->sites[i], loc, sizeof loc);
-    if (loc[0] && en->sites[i].launches > 0) ov_counter_add(scopes, loc, en->sites[i].launches);
+    if (loc[0] && en->sites[i].launches > 0) ut_counter_add(scopes, loc, en->sites[i].launches);
   }
   return true;
 }
@@ -445,17 +415,17 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
   ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
   if (map) {
     if (!map->side->source) map->side->source = ov_source_create(map->side->t, r);
-    long nm = ov_strmap_find(&map->side->names, kernel, strlen(kernel));
+    long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
     if (nm < 0 && map->side->in->kmap) { /* 4.3 relaxed lookup among mapping kernels */
       const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-      if (en && en->name) nm = ov_strmap_find(&map->side->names, en->name, strlen(en->name));
+      if (en && en->name) nm = ut_strmap_find(&map->side->names, en->name, strlen(en->name));
     }
     if (nm >= 0 && map->side->source && ov_bundle_index_names(map)) {
       if (!map->done[nm]) {
         map->done[nm] = true;
         size_t lo = map->by_name_off[nm], hi = map->by_name_off[nm + 1], n = hi - lo;
         size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
-        ov_counter scopes = {0}, ops = {0};
+        ut_counter scopes = {0}, ops = {0};
         char scope[OV_SCOPE_CAP], op[512];
         int best_how = OV_SCOPE_NONE;
         bool kmap_voted = false;
@@ -471,15 +441,15 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
           if (how == OV_SCOPE_NONE) {
             /* A CPU op without Python frames still names the launch op (6.6 "same
              * best launch op"). */
-            if (op[0]) ov_counter_add(&ops, op, 1);
+            if (op[0]) ut_counter_add(&ops, op, 1);
             if (map->side->in->kmap &&
                 ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, &scopes))
               kmap_voted = true;
             continue;
           }
           if (best_how == OV_SCOPE_NONE || (int)how < best_how) best_how = (int)how;
-          ov_counter_add(&scopes, scope, 1);
-          ov_counter_add(&ops, op, 1);
+          ut_counter_add(&scopes, scope, 1);
+          ut_counter_add(&ops, op, 1);
         }
         /* overlap.formal_payload_votes: the formal stage payload's sites vote next to
          * the mapping votes, graph-replay sites excepted (O3); false = mapping evidence
@@ -487,8 +457,8 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
         if (te_rules_settings(r)->overlap_formal_payload_votes && formal &&
             formal->side->in->kmap)
           ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
-        const char *top = ov_counter_top(&scopes);
-        const char *top_op = ov_counter_top(&ops);
+        const char *top = ut_counter_top(&scopes);
+        const char *top_op = ut_counter_top(&ops);
         if (top_op) map->op[nm] = ov_strdup(top_op);
         if (top) {
           map->scope[nm] = ov_scope_display(top);
@@ -504,8 +474,8 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
             map->how[nm] = AN_SCOPE_KERNEL_MAP;
           }
         }
-        ov_counter_free(&scopes);
-        ov_counter_free(&ops);
+        ut_counter_free(&scopes);
+        ut_counter_free(&ops);
       }
       if (map->op[nm]) res.op = map->op[nm];
       if (map->scope[nm]) {

@@ -14,48 +14,12 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
+#include "util/vec.h"
 
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
 #define OV_MAX_CHAIN 256
 /* Probe tolerance of the time-window fallback, as in the reference (1e-3 us). */
 #define OV_WINDOW_EPS_US 1e-3
-
-/* ---------------------------------------------------------------- counter */
-
-void ov_counter_free(ov_counter *c) {
-  if (!c) return;
-  ov_strmap_free(&c->keys);
-  free(c->counts);
-  memset(c, 0, sizeof *c);
-}
-
-bool ov_counter_add(ov_counter *c, const char *key, size_t times) {
-  long i = ov_strmap_put(&c->keys, key, strlen(key));
-  if (i < 0) return false;
-  if ((size_t)i >= c->cap) {
-    size_t nc = c->cap ? c->cap * 2 : 8;
-    size_t *cs = realloc(c->counts, nc * sizeof *cs);
-    if (!cs) return false;
-    memset(cs + c->cap, 0, (nc - c->cap) * sizeof *cs);
-    c->counts = cs;
-    c->cap = nc;
-  }
-  c->counts[i] += times;
-  return true;
-}
-
-const char *ov_counter_top(const ov_counter *c) {
-  long best = -1;
-  for (size_t i = 0; i < c->keys.n; i++)
-    if (best < 0 || c->counts[i] > c->counts[best]) best = (long)i;
-  return best < 0 ? NULL : c->keys.keys[best];
-}
-
-size_t ov_counter_total(const ov_counter *c) {
-  size_t t = 0;
-  for (size_t i = 0; i < c->keys.n; i++) t += c->counts[i];
-  return t;
-}
 
 /* ---------------------------------------------------------------- indexes */
 
@@ -80,7 +44,7 @@ struct ov_source {
   const tr_pyframe *py;
   const tr_event *ops, *launches;
   size_t n_py, n_ops, n_launches;
-  ov_strmap threads;   /* "pid:tid" -> dense index */
+  ut_strmap threads;   /* "pid:tid" -> dense index */
   ov_frame *frames;    /* bucketed by thread, each bucket by (ts, -end, ev) */
   size_t *thread_off;  /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
   ov_keyed *op_by_ext; /* sorted by (key, ts) */
@@ -120,7 +84,7 @@ static int ov_keyed_cmp(const void *a, const void *b) {
 static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
   char key[32];
   int len = snprintf(key, sizeof key, "%u:%u", (unsigned)pid, (unsigned)tid);
-  return ov_strmap_find(&s->threads, key, (size_t)len);
+  return ut_strmap_find(&s->threads, key, (size_t)len);
 }
 
 static ov_keyed *ov_index_by(const tr_event *evs, size_t n, bool by_corr, size_t *n_out) {
@@ -139,7 +103,7 @@ static ov_keyed *ov_index_by(const tr_event *evs, size_t n, bool by_corr, size_t
 
 void ov_source_destroy(ov_source *s) {
   if (!s) return;
-  ov_strmap_free(&s->threads);
+  ut_strmap_free(&s->threads);
   free(s->frames);
   free(s->thread_off);
   free(s->op_by_ext);
@@ -175,18 +139,16 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
       if (th < 0 || s->py[i].pid != last_pid || s->py[i].tid != last_tid) {
         char key[32];
         int len = snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
-        th = ov_strmap_put(&s->threads, key, (size_t)len);
+        th = ut_strmap_put(&s->threads, key, (size_t)len);
         if (th < 0) goto fail;
         last_pid = s->py[i].pid;
         last_tid = s->py[i].tid;
         if (pass == 0 && (size_t)th + 2 > n_count) {
-          size_t nc = n_count ? n_count * 2 : 16;
-          while (nc < (size_t)th + 2) nc *= 2;
-          size_t *p = realloc(s->thread_off, nc * sizeof *p);
+          size_t old = n_count;
+          size_t *p = ut_grow(s->thread_off, &n_count, (size_t)th + 2, sizeof *p);
           if (!p) goto fail;
-          memset(p + n_count, 0, (nc - n_count) * sizeof *p);
+          memset(p + old, 0, (n_count - old) * sizeof *p);
           s->thread_off = p;
-          n_count = nc;
         }
       }
       if (pass == 0) {
@@ -226,16 +188,12 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
       double ts = ov_fts(s, i);
       while (depth && ov_fend(s, (size_t)stack[depth - 1]) < ts) depth--;
       s->frames[i].parent = depth ? stack[depth - 1] : -1;
-      if (depth == stack_cap) {
-        size_t nc = stack_cap ? stack_cap * 2 : 64;
-        int32_t *p = realloc(stack, nc * sizeof *p);
-        if (!p) {
-          free(stack);
-          goto fail;
-        }
-        stack = p;
-        stack_cap = nc;
+      int32_t *p = ut_grow(stack, &stack_cap, depth + 1, sizeof *p);
+      if (!p) {
+        free(stack);
+        goto fail;
       }
+      stack = p;
       stack[depth++] = (int32_t)i;
     }
   }

@@ -20,6 +20,7 @@
 #include "analysis/tables.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
+#include "util/vec.h"
 
 /* One side of the analysis: the mapping traces or the formal traces. */
 typedef struct side {
@@ -77,13 +78,9 @@ static an_status fail_trace(run_state *r, const char *path, const tr_error *te) 
 static void add_hint(run_state *r, an_hint h) {
   if (h.path && !(h.path = an_strtab_cstr(r->strings, h.path))) return;
   if (h.detail && !(h.detail = an_strtab_cstr(r->strings, h.detail))) return;
-  if (r->n_hints == r->cap_hints) {
-    size_t cap = r->cap_hints ? r->cap_hints * 2 : 8;
-    an_hint *v = realloc(r->hints, cap * sizeof *v);
-    if (!v) return; /* a lost hint loses a warning line, not the report */
-    r->hints = v;
-    r->cap_hints = cap;
-  }
+  an_hint *v = ut_grow(r->hints, &r->cap_hints, r->n_hints + 1, sizeof *v);
+  if (!v) return; /* a lost hint loses a warning line, not the report */
+  r->hints = v;
   r->hints[r->n_hints++] = h;
   if (r->opt->hint) r->opt->hint(r->opt->hint_ctx, &r->hints[r->n_hints - 1]);
 }

@@ -4,52 +4,14 @@
 #include "analysis/tables.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kmap_internal.h"
-
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s) {
-  size_t n = strlen(s);
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 256;
-    while (nc < b->n + n + 1) nc *= 2;
-    char *p = realloc(b->p, nc);
-    if (!p) {
-      b->oom = true;
-      return;
-    }
-    b->p = p;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->n, s, n + 1);
-  b->n += n;
-}
-
-static void sb_fmt(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_fmt(sbuf *b, const char *fmt, ...) {
-  char tmp[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  sb_add(b, tmp);
-}
-
-static const char *sb_intern(an_strtab *st, sbuf *b) {
-  if (b->oom) return NULL;
-  return an_strtab_intern(st, b->p ? b->p : "", b->n);
-}
+#include "util/buf.h"
+#include "util/map.h"
 
 /* ------------------------------------------------------------------ kernel rows */
 
@@ -90,27 +52,27 @@ static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
  * (report/report.c) on purpose: the packs' patterns match this text, so it must not move
  * when a report layout does. */
 static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
-  sbuf b = {0};
-  sb_add(&b, row->name);
-  sb_add(&b, " ");
-  if (!row->entry) sb_add(&b, "unresolved");
-  else if (!row->entry->n_sites) sb_add(&b, row->entry->best_location);
+  ut_buf b = {0};
+  ut_buf_add(&b, row->name);
+  ut_buf_add(&b, " ");
+  if (!row->entry) ut_buf_add(&b, "unresolved");
+  else if (!row->entry->n_sites) ut_buf_add(&b, row->entry->best_location);
   for (size_t i = 0; i < row->n_shown_sites; i++) {
-    if (i) sb_add(&b, "<br>");
-    sb_add(&b, row->shown_sites[i]->display_location);
+    if (i) ut_buf_add(&b, "<br>");
+    ut_buf_add(&b, row->shown_sites[i]->display_location);
     if (row->site_share_shown)
-      sb_fmt(&b, " (site share %.0f%%)", row->shown_sites[i]->share_pct_within_kernel);
+      ut_buf_addf(&b, " (site share %.0f%%)", row->shown_sites[i]->share_pct_within_kernel);
   }
-  sb_add(&b, " ");
+  ut_buf_add(&b, " ");
   size_t n_ops = 0;
   for (size_t i = 0; i < row->n_shown_sites; i++) {
     if (!row->shown_sites[i]->top_cpu_op) continue;
-    if (n_ops++) sb_add(&b, "<br>");
-    sb_add(&b, row->shown_sites[i]->top_cpu_op);
+    if (n_ops++) ut_buf_add(&b, "<br>");
+    ut_buf_add(&b, row->shown_sites[i]->top_cpu_op);
   }
-  if (!n_ops) sb_add(&b, "-");
-  const char *r = sb_intern(st, &b);
-  free(b.p);
+  if (!n_ops) ut_buf_add(&b, "-");
+  const char *r = ut_buf_str(&b) ? an_strtab_intern(st, b.p, b.n) : NULL;
+  ut_buf_free(&b);
   return r;
 }
 
@@ -366,7 +328,7 @@ static const te_stage *stage_in_order(const te_rules *rules, size_t oi) {
 /* The kernels of one stage of every view, aggregated by canonical name in first-seen
  * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time. */
 static an_status aggregate_stage(const an_trace_view *views, size_t n_views,
-                                 const te_stage *stage, an_u64map *caches, an_strtab *st,
+                                 const te_stage *stage, ut_u64map *caches, an_strtab *st,
                                  agg **out, size_t *n_out, double *total) {
   size_t cap = 0;
   for (size_t v = 0; v < n_views; v++) {
@@ -378,7 +340,7 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views,
   *total = 0;
   if (!cap) return AN_OK;
   agg *ag = calloc(cap, sizeof *ag);
-  an_u64map idx = {0};
+  ut_u64map idx = {0};
   size_t na = 0;
   an_status rc = ag ? AN_OK : AN_ERR_NOMEM;
   for (size_t v = 0; rc == AN_OK && v < n_views; v++) {
@@ -386,14 +348,14 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views,
     for (size_t i = 0; sk && rc == AN_OK && i < sk->n; i++) {
       const tr_event *e = sk->kernels[i];
       const char *name = an_canonical_cached(st, &caches[v], views[v].trace, e->name);
-      void *x = name ? an_u64map_get(&idx, (uint64_t)(uintptr_t)name) : NULL;
-      agg *a = x ? &ag[(uintptr_t)x - 1] : &ag[na];
-      if (name && !x) {
+      uint64_t x;
+      bool seen = name && ut_u64map_get(&idx, (uint64_t)(uintptr_t)name, &x);
+      agg *a = seen ? &ag[x] : &ag[na];
+      if (name && !seen) {
         a->name = name;
         a->raw = an_strtab_cstr(st, tr_str_get(views[v].trace, e->name));
-        a->first = na++;
-        if (an_u64map_put(&idx, (uint64_t)(uintptr_t)name, (void *)(uintptr_t)na) != 0)
-          a->raw = NULL;
+        a->first = na;
+        if (!ut_u64map_put(&idx, (uint64_t)(uintptr_t)name, na++)) a->raw = NULL;
       }
       if (!name || !a->raw) {
         rc = AN_ERR_NOMEM;
@@ -405,7 +367,7 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views,
       *total += e->dur;
     }
   }
-  an_u64map_free(&idx);
+  ut_u64map_free(&idx);
   if (rc != AN_OK) {
     free(ag);
     return rc;
@@ -474,7 +436,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
   out->strings = an_strtab_create();
   out->stages = calloc(n_st + 1, sizeof *out->stages);
   /* stage blocks in the order the views list them, merged by stage id, then sorted */
-  an_u64map *caches = calloc(n_views ? n_views : 1, sizeof *caches);
+  ut_u64map *caches = calloc(n_views ? n_views : 1, sizeof *caches);
   an_status rc = (!out->strings || !out->stages || !caches || nomem) ? AN_ERR_NOMEM : AN_OK;
   for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
     const te_stage *stage = stage_in_order(rules, oi);
@@ -490,7 +452,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views,
     free(ag);
     if (rc == AN_OK && !fuse_stage(out, rules, opt, model_lc, st)) rc = AN_ERR_NOMEM;
   }
-  for (size_t v = 0; caches && v < n_views; v++) an_u64map_free(&caches[v]);
+  for (size_t v = 0; caches && v < n_views; v++) ut_u64map_free(&caches[v]);
   free(caches);
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);

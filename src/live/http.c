@@ -7,6 +7,7 @@
  * user hostage.
  */
 #include "live/lv_internal.h"
+#include "util/buf.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -14,30 +15,19 @@
 #include <string.h>
 
 typedef struct lv_sink {
-  char *buf;
-  size_t len, cap;
+  ut_buf body;
   bool too_big;
 } lv_sink;
 
 static size_t lv_sink_write(char *ptr, size_t size, size_t nmemb, void *user) {
   lv_sink *s = user;
   size_t n = size * nmemb;
-  if (s->too_big || s->len + n > LV_MAX_REPLY_BYTES) {
+  if (s->too_big || s->body.n + n > LV_MAX_REPLY_BYTES) {
     s->too_big = true;
     return 0; /* makes curl fail with CURLE_WRITE_ERROR */
   }
-  if (s->len + n + 1 > s->cap) {
-    size_t cap = s->cap ? s->cap : 4096;
-    while (cap < s->len + n + 1) cap *= 2;
-    char *b = realloc(s->buf, cap);
-    if (!b) return 0;
-    s->buf = b;
-    s->cap = cap;
-  }
-  memcpy(s->buf + s->len, ptr, n);
-  s->len += n;
-  s->buf[s->len] = '\0';
-  return n;
+  ut_buf_addn(&s->body, ptr, n);
+  return ut_buf_str(&s->body) ? n : 0;
 }
 
 static int lv_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
@@ -146,11 +136,11 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
     snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
   }
   if (reply->status == LV_HTTP_OK || reply->status == LV_HTTP_TIMEOUT) {
-    reply->body = sink.buf;
-    reply->len = sink.len;
-    sink.buf = NULL;
+    reply->body = sink.body.p; /* moved: NULL for an empty body, as before */
+    reply->len = sink.body.n;
+    sink.body.p = NULL;
   }
-  free(sink.buf);
+  ut_buf_free(&sink.body);
   curl_slist_free_all(hdrs);
   curl_easy_cleanup(c);
   return reply->status;

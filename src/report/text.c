@@ -5,114 +5,98 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A growing text in memory (open_memstream); close with text_done. */
-typedef struct text {
-  char *buf;
-  size_t len;
-  FILE *f;
-} text;
+#include "util/buf.h"
 
-static bool text_open(text *t) {
-  t->buf = NULL;
-  t->len = 0;
-  t->f = open_memstream(&t->buf, &t->len);
-  return t->f != NULL;
-}
-
-static char *text_done(text *t) {
-  bool bad = ferror(t->f) != 0;
-  if (fclose(t->f) != 0 || bad) {
-    free(t->buf);
+/* The text of a cell: the buffer's string handed over (NULL after an allocation
+ * failure); "" is returned as an allocated empty string. */
+static char *text_done(ut_buf *t) {
+  if (!ut_buf_str(t)) {
+    ut_buf_free(t);
     return NULL;
   }
-  return t->buf;
+  char *s = t->p ? t->p : strdup("");
+  t->p = NULL;
+  ut_buf_free(t);
+  return s;
 }
 
 char *rp_kernel_location_cell(const an_kernel_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
-  if (!r->entry) fputs("unresolved", t.f);
-  else if (!r->entry->n_sites) fputs(r->entry->best_location, t.f);
+  ut_buf t = {0};
+  if (!r->entry) ut_buf_add(&t, "unresolved");
+  else if (!r->entry->n_sites) ut_buf_add(&t, r->entry->best_location);
   for (size_t i = 0; i < r->n_shown_sites; i++) {
-    if (i) fputs("<br>", t.f);
-    fputs(r->shown_sites[i]->display_location, t.f);
+    if (i) ut_buf_add(&t, "<br>");
+    ut_buf_add(&t, r->shown_sites[i]->display_location);
     if (r->site_share_shown)
-      fprintf(t.f, " (site share %.0f%%)", r->shown_sites[i]->share_pct_within_kernel);
+      ut_buf_addf(&t, " (site share %.0f%%)", r->shown_sites[i]->share_pct_within_kernel);
   }
   return text_done(&t);
 }
 
 char *rp_kernel_cpu_op_cell(const an_kernel_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
+  ut_buf t = {0};
   size_t n = 0;
   for (size_t i = 0; i < r->n_shown_sites; i++) {
     if (!r->shown_sites[i]->top_cpu_op) continue;
-    if (n++) fputs("<br>", t.f);
-    fputs(r->shown_sites[i]->top_cpu_op, t.f);
+    if (n++) ut_buf_add(&t, "<br>");
+    ut_buf_add(&t, r->shown_sites[i]->top_cpu_op);
   }
-  if (!n) fputs("-", t.f);
+  if (!n) ut_buf_add(&t, "-");
   return text_done(&t);
 }
 
 char *rp_location_func_at(const char *loc) {
   const char *sp = strchr(loc, ' ');
   if (!sp || sp == loc || !sp[1]) return strdup(loc);
-  text t;
-  if (!text_open(&t)) return NULL;
-  fprintf(t.f, "%s @ %.*s", sp + 1, (int)(sp - loc), loc);
+  ut_buf t = {0};
+  ut_buf_addf(&t, "%s @ %.*s", sp + 1, (int)(sp - loc), loc);
   return text_done(&t);
 }
 
 char *rp_fuse_evidence_cell(const an_fuse_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
+  ut_buf t = {0};
   for (size_t i = 0; i < r->n_evidence; i++)
-    fprintf(t.f, "%s%s (%.1f%%)", i ? "<br>" : "", r->evidence[i].kernel, r->evidence[i].share_pct);
-  if (!r->n_evidence) fputs("-", t.f);
+    ut_buf_addf(&t, "%s%s (%.1f%%)", i ? "<br>" : "", r->evidence[i].kernel, r->evidence[i].share_pct);
+  if (!r->n_evidence) ut_buf_add(&t, "-");
   return text_done(&t);
 }
 
 char *rp_fuse_locations_cell(const an_fuse_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
+  ut_buf t = {0};
   for (size_t i = 0; i < r->n_locations; i++) {
     char *loc = rp_location_func_at(r->locations[i]);
     if (!loc) {
-      fclose(t.f);
-      free(t.buf);
+      ut_buf_free(&t);
       return NULL;
     }
-    fprintf(t.f, "%s%s", i ? "<br>" : "", loc);
+    ut_buf_addf(&t, "%s%s", i ? "<br>" : "", loc);
     free(loc);
   }
-  if (!r->n_locations) fputs("-", t.f);
+  if (!r->n_locations) ut_buf_add(&t, "-");
   return text_done(&t);
 }
 
 char *rp_fuse_candidates_cell(const an_fuse_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
+  ut_buf t = {0};
   for (size_t i = 0; i < r->n_candidate_paths; i++)
-    fprintf(t.f, "%s%s", i ? "<br>" : "", r->candidate_paths[i]);
-  if (!r->n_candidate_paths) fputs("-", t.f);
+    ut_buf_addf(&t, "%s%s", i ? "<br>" : "", r->candidate_paths[i]);
+  if (!r->n_candidate_paths) ut_buf_add(&t, "-");
   return text_done(&t);
 }
 
 char *rp_fuse_rationale(const an_fuse_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
+  ut_buf t = {0};
   if (r->origin == AN_FUSION_MAINLINE && r->match == AN_FUSION_DIRECT)
-    fprintf(t.f, "`%s` is present in this trace (%.1f%% related GPU time). ", r->pattern_name,
+    ut_buf_addf(&t, "`%s` is present in this trace (%.1f%% related GPU time). ", r->pattern_name,
             r->share_pct);
   else if (r->origin == AN_FUSION_MAINLINE)
-    fprintf(t.f, "Split kernels in this family take %.1f%% of GPU time. This tree already has "
+    ut_buf_addf(&t, "Split kernels in this family take %.1f%% of GPU time. This tree already has "
                  "a matching path. ", r->share_pct);
   else if (r->origin == AN_FUSION_UPSTREAM)
-    fprintf(t.f, "Matches an upstream path (%.1f%% related GPU time). ", r->share_pct);
+    ut_buf_addf(&t, "Matches an upstream path (%.1f%% related GPU time). ", r->share_pct);
   else
-    fprintf(t.f, "Matches an open upstream path (%.1f%% related GPU time). ", r->share_pct);
-  fputs(r->rationale_hint ? r->rationale_hint : "", t.f);
+    ut_buf_addf(&t, "Matches an open upstream path (%.1f%% related GPU time). ", r->share_pct);
+  ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
   char *s = text_done(&t);
   /* a missing hint must not leave a trailing space */
   for (size_t n = s ? strlen(s) : 0; n && s[n - 1] == ' '; n--) s[n - 1] = '\0';
@@ -120,13 +104,12 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
 }
 
 char *rp_fuse_status(const an_fuse_row *r) {
-  text t;
-  if (!text_open(&t)) return NULL;
+  ut_buf t = {0};
   /* the status word for an in-flight change is "pending" (the JSON origin says inflight) */
   const char *o = r->origin == AN_FUSION_UPSTREAM   ? "upstream"
                   : r->origin == AN_FUSION_INFLIGHT ? "pending"
                                                     : "mainline";
-  fprintf(t.f, "%s %s", o, r->match == AN_FUSION_DIRECT ? "direct" : "split");
+  ut_buf_addf(&t, "%s %s", o, r->match == AN_FUSION_DIRECT ? "direct" : "split");
   return text_done(&t);
 }
 

@@ -12,6 +12,7 @@
 
 #include "trace/source.h"
 #include "util/file.h"
+#include "util/vec.h"
 
 static const char k_all[] = "all";
 
@@ -198,17 +199,13 @@ static int scan_dir(const char *dir, bool recursive, unsigned depth, cvec *out, 
       rc = TR_ERR_LIMIT;
       break;
     }
-    if (out->n == out->cap) {
-      size_t nc = out->cap ? out->cap * 2 : 16;
-      cand *v = realloc(out->v, nc * sizeof *v);
-      if (!v) {
-        free(full);
-        rc = nomem(err);
-        break;
-      }
-      out->v = v;
-      out->cap = nc;
+    cand *v = ut_grow(out->v, &out->cap, out->n + 1, sizeof *v);
+    if (!v) {
+      free(full);
+      rc = nomem(err);
+      break;
     }
+    out->v = v;
     cand *c = &out->v[out->n];
     memset(c, 0, sizeof *c);
     c->path = full;
