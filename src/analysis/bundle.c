@@ -286,6 +286,153 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
   return a;
 }
 
+/* Where the annotations of a trace put its kernels: annotations by External id (best
+ * first), and the merged GPU and CPU annotation windows. */
+typedef struct stage_index {
+  ann *by_ext;
+  size_t n_ext;
+  window_set gpu, cpu;
+  double nearest_us; /* stage.nearest_window_us */
+} stage_index;
+
+static void stage_index_free(stage_index *x) {
+  free(x->by_ext);
+  free(x->gpu.w);
+  free(x->gpu.pmax);
+  free(x->cpu.w);
+  free(x->cpu.pmax);
+}
+
+static an_status stage_index_build(const tr_trace *t, const te_rules *rules, stage_index *x) {
+  memset(x, 0, sizeof *x);
+  const te_settings *set = te_rules_settings(rules);
+  x->nearest_us = set->stage_nearest_window_us;
+  bool nomem = false;
+  size_t ng = 0, nc = 0;
+  ann *g = collect_annotations(t, rules, TR_KIND_GPU_ANNOTATION, &ng, &nomem);
+  ann *c = collect_annotations(t, rules, TR_KIND_USER_ANNOTATION, &nc, &nomem);
+  x->by_ext = malloc((ng + nc + 1) * sizeof *x->by_ext);
+  if (nomem || !x->by_ext) {
+    free(g);
+    free(c);
+    return AN_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < ng; i++)
+    if (g[i].ext != TR_NO_ID) x->by_ext[x->n_ext++] = g[i];
+  for (size_t i = 0; i < nc; i++)
+    if (c[i].ext != TR_NO_ID) x->by_ext[x->n_ext++] = c[i];
+  qsort(x->by_ext, x->n_ext, sizeof *x->by_ext, cmp_ann_ext);
+  bool ok_g = windows_build(g, ng, set->stage_merge_gap_us, &x->gpu);
+  bool ok_c = windows_build(c, nc, set->stage_merge_gap_us, &x->cpu);
+  return ok_g && ok_c ? AN_OK : AN_ERR_NOMEM;
+}
+
+/* The stage annotations give kernel k: its External id's annotation, else the window
+ * (GPU, then CPU) containing its start, else the nearest window within
+ * stage.nearest_window_us; NULL when none. */
+static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t,
+                                       const tr_event *k) {
+  int64_t ext = kernel_external(t, k);
+  if (ext != TR_NO_ID && x->n_ext) {
+    size_t lo = 0, hi = x->n_ext;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (x->by_ext[mid].ext < ext) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < x->n_ext && x->by_ext[lo].ext == ext) return x->by_ext[lo].stage;
+  }
+  double probe = k->ts + 0.001;
+  const ann *w = windows_containing(&x->gpu, probe);
+  if (!w) w = windows_containing(&x->cpu, probe);
+  if (w) return w->stage;
+  double dg = INFINITY, dc = INFINITY;
+  const ann *wg = windows_nearest(&x->gpu, k->ts, &dg);
+  const ann *wc = windows_nearest(&x->cpu, k->ts, &dc);
+  w = dg <= dc ? wg : wc;
+  return w && (dg <= dc ? dg : dc) <= x->nearest_us ? w->stage : NULL;
+}
+
+/* Index of stage st among the rules' stages. */
+static size_t stage_slot(const te_rules *rules, const te_stage *st) {
+  size_t n = te_rules_stage_count(rules), s = 0;
+  while (s < n && te_rules_stage(rules, s) != st) s++;
+  return s;
+}
+
+/* The stage of every kernel of the chosen pid (path stage, else annotations, else
+ * "all"): stage_of[i] (NULL for other pids), counts per rules stage, and the kernel time
+ * of the pid (*total) and of its "all" kernels (*total_all). */
+static an_status assign_stages(an_trace_view *out, const te_rules *rules, const te_stage *pstage,
+                               const te_stage *all, const te_stage **stage_of, size_t *counts,
+                               double *total, double *total_all) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(out->trace, TR_KIND_KERNEL, &nk);
+  stage_index x;
+  an_status rc = pstage ? AN_OK : stage_index_build(out->trace, rules, &x);
+  for (size_t i = 0; rc == AN_OK && i < nk; i++) {
+    stage_of[i] = NULL;
+    if (kev[i].pid != out->pid) continue;
+    const te_stage *st = pstage ? pstage : annotated_stage(&x, out->trace, &kev[i]);
+    if (!st) st = all;
+    stage_of[i] = st;
+    out->kernel_stage[i] = st->id;
+    *total += kev[i].dur;
+    if (st == all) *total_all += kev[i].dur;
+    counts[stage_slot(rules, st)]++;
+  }
+  if (!pstage) stage_index_free(&x);
+  return rc;
+}
+
+/* Rules stage indices by (order, then declaration order). */
+static void stage_render_order(const te_rules *rules, size_t *ord) {
+  size_t n_st = te_rules_stage_count(rules);
+  for (size_t s = 0; s < n_st; s++) ord[s] = s;
+  for (size_t a = 1; a < n_st; a++) {
+    size_t v = ord[a], b = a;
+    while (b > 0 && te_rules_stage(rules, ord[b - 1])->order > te_rules_stage(rules, v)->order) {
+      ord[b] = ord[b - 1];
+      b--;
+    }
+    ord[b] = v;
+  }
+}
+
+/* One block per stage holding kernels, in render order, each sorted by start; the "all"
+ * block is left out when drop_all. */
+static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules,
+                                   const te_stage *all, bool drop_all,
+                                   const te_stage *const *stage_of, const size_t *counts) {
+  size_t n_st = te_rules_stage_count(rules), nk = 0;
+  const tr_event *kev = tr_trace_events(out->trace, TR_KIND_KERNEL, &nk);
+  size_t *ord = malloc((n_st + 1) * sizeof *ord);
+  out->stages = calloc(n_st + 1, sizeof *out->stages);
+  an_status rc = ord && out->stages ? AN_OK : AN_ERR_NOMEM;
+  if (rc == AN_OK) stage_render_order(rules, ord);
+  for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
+    size_t s = ord[oi];
+    const te_stage *st = te_rules_stage(rules, s);
+    if (!counts[s] || (st == all && drop_all)) continue;
+    an_stage_kernels *sk = &out->stages[out->n_stages];
+    sk->stage = st;
+    sk->kernels = malloc(counts[s] * sizeof *sk->kernels);
+    if (!sk->kernels) {
+      rc = AN_ERR_NOMEM;
+      break;
+    }
+    out->n_stages++;
+    for (size_t i = 0; i < nk; i++)
+      if (stage_of[i] == st) {
+        sk->kernels[sk->n++] = &kev[i];
+        sk->total_us += kev[i].dur;
+      }
+    qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
+  }
+  free(ord);
+  return rc;
+}
+
 an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_rules *rules,
                               const char *pid_substring, an_trace_view *out) {
   memset(out, 0, sizeof *out);
@@ -299,135 +446,25 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
     if (pstage) out->path_stage = pstage->id;
   }
   size_t nk = 0;
-  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  tr_trace_events(t, TR_KIND_KERNEL, &nk);
   out->n_kernel_events = nk;
   out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
   if (!out->kernel_stage) return AN_ERR_NOMEM;
   out->pid = an_choose_pid(t, pid_substring, te_rules_matcher(rules, "tp0_process"));
   if (!out->pid) return AN_OK;
-
-  size_t n_st = te_rules_stage_count(rules);
   const te_stage **stage_of = malloc((nk ? nk : 1) * sizeof *stage_of);
-  if (!stage_of) return AN_ERR_NOMEM;
-
-  an_status rc = AN_OK;
-  ann *ext_idx = NULL;
-  size_t n_ext = 0;
-  window_set gw = {0}, cw = {0};
-  if (!pstage) {
-    bool nomem = false;
-    size_t ng = 0, nc = 0;
-    ann *g = collect_annotations(t, rules, TR_KIND_GPU_ANNOTATION, &ng, &nomem);
-    ann *c = collect_annotations(t, rules, TR_KIND_USER_ANNOTATION, &nc, &nomem);
-    ext_idx = malloc((ng + nc + 1) * sizeof *ext_idx);
-    if (nomem || !ext_idx) {
-      free(g);
-      free(c);
-      free(stage_of);
-      free(ext_idx);
-      return AN_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < ng; i++)
-      if (g[i].ext != TR_NO_ID) ext_idx[n_ext++] = g[i];
-    for (size_t i = 0; i < nc; i++)
-      if (c[i].ext != TR_NO_ID) ext_idx[n_ext++] = c[i];
-    qsort(ext_idx, n_ext, sizeof *ext_idx, cmp_ann_ext);
-    double gap = te_rules_settings(rules)->stage_merge_gap_us;
-    if (!windows_build(g, ng, gap, &gw) || !windows_build(c, nc, gap, &cw)) rc = AN_ERR_NOMEM;
-  }
-  double nearest = te_rules_settings(rules)->stage_nearest_window_us;
-  double total_all = 0, total = 0;
-  size_t *counts = calloc(n_st + 1, sizeof *counts);
-  if (!counts) rc = AN_ERR_NOMEM;
-  for (size_t i = 0; rc == AN_OK && i < nk; i++) {
-    stage_of[i] = NULL;
-    if (kev[i].pid != out->pid) continue;
-    const te_stage *st = pstage;
-    if (!st) {
-      int64_t x = kernel_external(t, &kev[i]);
-      if (x != TR_NO_ID && n_ext) {
-        size_t lo = 0, hi = n_ext;
-        while (lo < hi) {
-          size_t mid = (lo + hi) / 2;
-          if (ext_idx[mid].ext < x) lo = mid + 1;
-          else hi = mid;
-        }
-        if (lo < n_ext && ext_idx[lo].ext == x) st = ext_idx[lo].stage;
-      }
-      if (!st) {
-        double probe = kev[i].ts + 0.001;
-        const ann *w = windows_containing(&gw, probe);
-        if (!w) w = windows_containing(&cw, probe);
-        if (w) st = w->stage;
-      }
-      if (!st) {
-        double dg = INFINITY, dc = INFINITY;
-        const ann *wg = windows_nearest(&gw, kev[i].ts, &dg);
-        const ann *wc = windows_nearest(&cw, kev[i].ts, &dc);
-        const ann *w = dg <= dc ? wg : wc;
-        double d = dg <= dc ? dg : dc;
-        if (w && d <= nearest) st = w->stage;
-      }
-      if (!st) st = all;
-    }
-    stage_of[i] = st;
-    out->kernel_stage[i] = st->id;
-    total += kev[i].dur;
-    if (st == all) total_all += kev[i].dur;
-    for (size_t s = 0; s < n_st; s++)
-      if (te_rules_stage(rules, s) == st) {
-        counts[s]++;
-        break;
-      }
-  }
+  size_t *counts = calloc(te_rules_stage_count(rules) + 1, sizeof *counts);
+  double total = 0, total_all = 0;
+  an_status rc = stage_of && counts ? AN_OK : AN_ERR_NOMEM;
+  if (rc == AN_OK)
+    rc = assign_stages(out, rules, pstage, all, stage_of, counts, &total, &total_all);
   out->kernel_total_us = total;
-  bool drop_all = false;
-  if (rc == AN_OK && !pstage && total_all < total) {
-    double min_all = te_rules_settings(rules)->stage_min_all_share_pct;
-    drop_all = total > 0 && total_all / total * 100.0 < min_all;
-  }
-  if (rc == AN_OK) {
-    /* te_stage order = order field, then declaration order */
-    size_t *ord = malloc((n_st + 1) * sizeof *ord);
-    out->stages = calloc(n_st + 1, sizeof *out->stages);
-    if (!ord || !out->stages) rc = AN_ERR_NOMEM;
-    for (size_t s = 0; rc == AN_OK && s < n_st; s++) ord[s] = s;
-    for (size_t a = 1; rc == AN_OK && a < n_st; a++) {
-      size_t v = ord[a], b = a;
-      while (b > 0 && te_rules_stage(rules, ord[b - 1])->order > te_rules_stage(rules, v)->order) {
-        ord[b] = ord[b - 1];
-        b--;
-      }
-      ord[b] = v;
-    }
-    for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
-      size_t s = ord[oi];
-      const te_stage *st = te_rules_stage(rules, s);
-      if (!counts[s] || (st == all && drop_all)) continue;
-      an_stage_kernels *sk = &out->stages[out->n_stages];
-      sk->stage = st;
-      sk->kernels = malloc(counts[s] * sizeof *sk->kernels);
-      if (!sk->kernels) {
-        rc = AN_ERR_NOMEM;
-        break;
-      }
-      out->n_stages++;
-      for (size_t i = 0; i < nk; i++)
-        if (stage_of[i] == st) {
-          sk->kernels[sk->n++] = &kev[i];
-          sk->total_us += kev[i].dur;
-        }
-      qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
-    }
-    free(ord);
-  }
+  /* A leftover "all" group of an annotated trace goes when it is a sliver of its time. */
+  bool drop_all = rc == AN_OK && !pstage && total_all < total && total > 0 &&
+                  total_all / total * 100.0 < te_rules_settings(rules)->stage_min_all_share_pct;
+  if (rc == AN_OK) rc = fill_stage_blocks(out, rules, all, drop_all, stage_of, counts);
   free(counts);
   free(stage_of);
-  free(ext_idx);
-  free(gw.w);
-  free(gw.pmax);
-  free(cw.w);
-  free(cw.pmax);
   if (rc != AN_OK) an_trace_view_free(out);
   return rc;
 }

@@ -410,6 +410,72 @@ static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const
   return true;
 }
 
+/* The votes of the sampled mapping events of name nm (6.5): each event's scope (and its
+ * CPU op), or, without one, the mapping kernel map's votes. *best_how: the best way any
+ * event found its scope (OV_SCOPE_NONE when none did); *kmap_voted: the kernel map
+ * voted. */
+static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_counter *scopes,
+                            ut_counter *ops, int *best_how, bool *kmap_voted) {
+  size_t lo = map->by_name_off[nm], n = map->by_name_off[nm + 1] - lo;
+  size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
+  char scope[OV_SCOPE_CAP], op[512];
+  size_t last = (size_t)-1;
+  for (size_t i = 0; i < (n < per ? n : per); i++) {
+    size_t j = i;
+    if (n > per) j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
+    if (j == last) continue;
+    last = j;
+    const tr_event *e = map->side->ev[map->by_name[lo + j]];
+    op[0] = '\0';
+    ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
+    if (how == OV_SCOPE_NONE) {
+      /* A CPU op without Python frames still names the launch op (6.6 "same best
+       * launch op"). */
+      if (op[0]) ut_counter_add(ops, op, 1);
+      if (map->side->in->kmap && ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, scopes))
+        *kmap_voted = true;
+      continue;
+    }
+    if (*best_how == OV_SCOPE_NONE || (int)how < *best_how) *best_how = (int)how;
+    ut_counter_add(scopes, scope, 1);
+    ut_counter_add(ops, op, 1);
+  }
+}
+
+/* Decides the scope, op and source of name nm of a mapping bundle once: the most common
+ * vote (mapping events, kernel map, formal payload), else the mapping kernel map's best
+ * location. */
+static void ov_decide_scope(ov_bundle *map, long nm, const char *kernel, const te_rules *r,
+                            const ov_bundle *formal) {
+  ut_counter scopes = {0}, ops = {0};
+  int best_how = OV_SCOPE_NONE;
+  bool kmap_voted = false;
+  ov_sample_votes(map, nm, r, &scopes, &ops, &best_how, &kmap_voted);
+  /* overlap.formal_payload_votes: the formal stage payload's sites vote next to the
+   * mapping votes, graph-replay sites excepted (O3); false = mapping evidence only. */
+  if (te_rules_settings(r)->overlap_formal_payload_votes && formal && formal->side->in->kmap)
+    ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
+  const char *top = ut_counter_top(&scopes);
+  const char *top_op = ut_counter_top(&ops);
+  if (top_op) map->op[nm] = ov_strdup(top_op);
+  if (top) {
+    map->scope[nm] = ov_scope_display(top);
+    map->how[nm] = best_how == OV_SCOPE_CPU_OP ? AN_SCOPE_MAPPING
+                   : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
+                   : best_how == OV_SCOPE_NONE
+                       ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
+                       : AN_SCOPE_TIME_WINDOW;
+  } else if (map->side->in->kmap) {
+    const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
+    if (ov_kmap_has_location(en)) {
+      map->scope[nm] = ov_strdup(en->best_location);
+      map->how[nm] = AN_SCOPE_KERNEL_MAP;
+    }
+  }
+  ut_counter_free(&scopes);
+  ut_counter_free(&ops);
+}
+
 static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
                                        const ov_bundle *formal) {
   ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
@@ -423,59 +489,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
     if (nm >= 0 && map->side->source && ov_bundle_index_names(map)) {
       if (!map->done[nm]) {
         map->done[nm] = true;
-        size_t lo = map->by_name_off[nm], hi = map->by_name_off[nm + 1], n = hi - lo;
-        size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
-        ut_counter scopes = {0}, ops = {0};
-        char scope[OV_SCOPE_CAP], op[512];
-        int best_how = OV_SCOPE_NONE;
-        bool kmap_voted = false;
-        size_t last = (size_t)-1;
-        for (size_t i = 0; i < (n < per ? n : per); i++) {
-          size_t j = i;
-          if (n > per) j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
-          if (j == last) continue;
-          last = j;
-          const tr_event *e = map->side->ev[map->by_name[lo + j]];
-          op[0] = '\0';
-          ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
-          if (how == OV_SCOPE_NONE) {
-            /* A CPU op without Python frames still names the launch op (6.6 "same
-             * best launch op"). */
-            if (op[0]) ut_counter_add(&ops, op, 1);
-            if (map->side->in->kmap &&
-                ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, &scopes))
-              kmap_voted = true;
-            continue;
-          }
-          if (best_how == OV_SCOPE_NONE || (int)how < best_how) best_how = (int)how;
-          ut_counter_add(&scopes, scope, 1);
-          ut_counter_add(&ops, op, 1);
-        }
-        /* overlap.formal_payload_votes: the formal stage payload's sites vote next to
-         * the mapping votes, graph-replay sites excepted (O3); false = mapping evidence
-         * only. */
-        if (te_rules_settings(r)->overlap_formal_payload_votes && formal &&
-            formal->side->in->kmap)
-          ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
-        const char *top = ut_counter_top(&scopes);
-        const char *top_op = ut_counter_top(&ops);
-        if (top_op) map->op[nm] = ov_strdup(top_op);
-        if (top) {
-          map->scope[nm] = ov_scope_display(top);
-          map->how[nm] = best_how == OV_SCOPE_CPU_OP ? AN_SCOPE_MAPPING
-                         : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
-                         : best_how == OV_SCOPE_NONE
-                             ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
-                             : AN_SCOPE_TIME_WINDOW;
-        } else if (map->side->in->kmap) {
-          const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-          if (ov_kmap_has_location(en)) {
-            map->scope[nm] = ov_strdup(en->best_location);
-            map->how[nm] = AN_SCOPE_KERNEL_MAP;
-          }
-        }
-        ut_counter_free(&scopes);
-        ut_counter_free(&ops);
+        ov_decide_scope(map, nm, kernel, r, formal);
       }
       if (map->op[nm]) res.op = map->op[nm];
       if (map->scope[nm]) {
@@ -728,6 +742,104 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   return true;
 }
 
+/* The kernels of the formal bundle as the sweep sees them, with their same-stream order
+ * (for the neighbours of the dependency signal). False when out of memory. */
+static bool ov_stage_kernels(ov_stage_ctx *c) {
+  ov_bundle *fb = c->formal;
+  ov_side *s = fb->side;
+  c->ks = malloc((c->n ? c->n : 1) * sizeof *c->ks);
+  c->order = malloc((c->n ? c->n : 1) * sizeof *c->order);
+  c->pos_of = malloc((c->n ? c->n : 1) * sizeof *c->pos_of);
+  if (!c->ks || !c->order || !c->pos_of) return false;
+  for (size_t i = 0; i < c->n; i++) {
+    size_t k = fb->idx[i];
+    const tr_event *e = s->ev[k];
+    long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
+    if (cat < 0) return false;
+    c->ks[i] = (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
+    c->order[i] = i;
+  }
+  if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;
+  for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = i;
+  return true;
+}
+
+/* 6.4 headroom rows: kernels with enough exclusive time, non-compute first, each group
+ * by exclusive time x category weight; the first headroom.top_n, P5 rows dropped. Marks
+ * their names in is_headroom and appends to st->rows. */
+static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
+                             bool *is_headroom, an_overlap_stage *st) {
+  const te_settings *set = te_rules_settings(c->r);
+  const ov_cats *cats = c->cats;
+  size_t nc = 0;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (a->total_us <= 0 || a->total_us < set->overlap_headroom_min_total_us ||
+        a->exclusive_us / a->total_us < set->overlap_headroom_min_exclusive_ratio)
+      continue;
+    bool compute = cats->compute >= 0 && a->cat == (uint32_t)cats->compute;
+    cands[nc++] = (ov_cand){i, compute ? 0.0 : 1.0, a->exclusive_us * cats->weight[a->cat], i};
+  }
+  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
+  for (size_t i = 0; i < nc && i < (size_t)set->overlap_headroom_top_n; i++) {
+    const ov_agg *a = &sw->aggs[cands[i].agg];
+    is_headroom[a->name] = true;
+    an_overlap_row *row = &st->rows[st->n_rows];
+    if (!ov_fill_row(c, sw, a, AN_OVERLAP_HEADROOM, row)) {
+      ov_row_free(row);
+      return false;
+    }
+    if (row->priority == AN_PRIORITY_P5) ov_row_free(row); /* 6.4: P5 headroom rows dropped */
+    else st->n_rows++;
+  }
+  return true;
+}
+
+/* 6.4 low-roi-hidden rows: kernels of the low-roi categories that are mostly hidden,
+ * by hidden time (more when compute hides them); the first low_roi_hidden.top_n that are
+ * not headroom rows, appended to st->rows. */
+static bool ov_low_roi_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
+                            const bool *is_headroom, an_overlap_stage *st) {
+  const te_settings *set = te_rules_settings(c->r);
+  size_t nc = 0;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (!c->cats->low_roi[a->cat] || a->total_us <= 0 ||
+        a->total_us < set->overlap_low_roi_hidden_min_total_us ||
+        a->hidden_us / a->total_us < set->overlap_low_roi_hidden_min_hidden_ratio)
+      continue;
+    double h = a->hidden_us;
+    double key = h * (1.0 + a->hidden_by_compute_us / (h > 1.0 ? h : 1.0));
+    cands[nc++] = (ov_cand){i, key, h / a->total_us, i};
+  }
+  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
+  for (size_t i = 0; i < nc && i < (size_t)set->overlap_low_roi_hidden_top_n; i++) {
+    const ov_agg *a = &sw->aggs[cands[i].agg];
+    if (is_headroom[a->name]) continue;
+    an_overlap_row *row = &st->rows[st->n_rows];
+    if (!ov_fill_row(c, sw, a, AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
+      ov_row_free(row);
+      return false;
+    }
+    st->n_rows++;
+  }
+  return true;
+}
+
+/* --overlap-table-limit first, then the reporting bar (as the kernel table does). */
+static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, double min_share) {
+  if (opt && opt->table_limit > 0 && st->n_rows > (size_t)opt->table_limit) {
+    for (size_t i = (size_t)opt->table_limit; i < st->n_rows; i++) ov_row_free(&st->rows[i]);
+    st->n_rows = (size_t)opt->table_limit;
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    if (st->rows[i].share_pct < min_share) ov_row_free(&st->rows[i]);
+    else st->rows[w++] = st->rows[i];
+  }
+  st->n_rows = w;
+}
+
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
                                           ov_bundle *mb, const an_overlap_options *opt,
                                           an_overlap_stage *st) {
@@ -736,99 +848,27 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_stage_ctx c = {r, cats, fb, mb, NULL, fb->n, NULL, NULL};
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
-  c.ks = malloc((c.n ? c.n : 1) * sizeof *c.ks);
-  c.order = malloc((c.n ? c.n : 1) * sizeof *c.order);
-  c.pos_of = malloc((c.n ? c.n : 1) * sizeof *c.pos_of);
-  if (!c.ks || !c.order || !c.pos_of) goto done;
-  for (size_t i = 0; i < c.n; i++) {
-    size_t k = fb->idx[i];
-    const tr_event *e = s->ev[k];
-    long cat = ov_side_cat(s, s->name[k], r, cats);
-    if (cat < 0) goto done;
-    c.ks[i] = (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
-    c.order[i] = i;
-  }
-  if (!ov_sort_stream_order(c.ks, c.order, c.n)) goto done;
-  for (size_t i = 0; i < c.n; i++) c.pos_of[c.order[i]] = i;
+  bool *is_headroom = NULL;
+  if (!ov_stage_kernels(&c)) goto done;
   if (!ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw)) goto done;
   st->busy_us = sw.busy_us;
   st->span_us = ov_span(c.ks, c.n);
   st->multi_stream_us = sw.multi_us;
   st->max_streams = sw.max_streams;
   st->n_kernels = c.n;
-
-  /* 6.4 headroom: non-compute first, each group by exclusive time x weight. */
   const te_settings *set = te_rules_settings(r);
-  double h_min = set->overlap_headroom_min_total_us;
-  double h_ratio = set->overlap_headroom_min_exclusive_ratio;
-  size_t h_top = (size_t)set->overlap_headroom_top_n;
-  double l_min = set->overlap_low_roi_hidden_min_total_us;
-  double l_ratio = set->overlap_low_roi_hidden_min_hidden_ratio;
-  size_t l_top = (size_t)set->overlap_low_roi_hidden_top_n;
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
-  st->rows = calloc(h_top + l_top + 1, sizeof *st->rows);
-  if (!cands || !st->rows) goto done;
-  size_t nc = 0;
-  for (size_t i = 0; i < sw.n_aggs; i++) {
-    const ov_agg *a = &sw.aggs[i];
-    if (a->total_us <= 0 || a->total_us < h_min || a->exclusive_us / a->total_us < h_ratio) continue;
-    bool compute = cats->compute >= 0 && a->cat == (uint32_t)cats->compute;
-    cands[nc++] = (ov_cand){i, compute ? 0.0 : 1.0, a->exclusive_us * cats->weight[a->cat], i};
-  }
-  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
-  bool *is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
-  if (!is_headroom) goto done;
-  size_t n_rows = 0;
-  for (size_t i = 0; i < nc && i < h_top; i++) {
-    const ov_agg *a = &sw.aggs[cands[i].agg];
-    is_headroom[a->name] = true;
-    an_overlap_row *row = &st->rows[n_rows];
-    if (!ov_fill_row(&c, &sw, a, AN_OVERLAP_HEADROOM, row)) {
-      ov_row_free(row);
-      free(is_headroom);
-      goto done;
-    }
-    if (row->priority == AN_PRIORITY_P5) ov_row_free(row); /* 6.4: P5 headroom rows dropped */
-    else n_rows++;
-  }
-  nc = 0;
-  for (size_t i = 0; i < sw.n_aggs; i++) {
-    const ov_agg *a = &sw.aggs[i];
-    if (!cats->low_roi[a->cat] || a->total_us <= 0 || a->total_us < l_min ||
-        a->hidden_us / a->total_us < l_ratio)
-      continue;
-    double h = a->hidden_us;
-    double key = h * (1.0 + a->hidden_by_compute_us / (h > 1.0 ? h : 1.0));
-    cands[nc++] = (ov_cand){i, key, h / a->total_us, i};
-  }
-  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
-  for (size_t i = 0; i < nc && i < l_top; i++) {
-    const ov_agg *a = &sw.aggs[cands[i].agg];
-    if (is_headroom[a->name]) continue;
-    an_overlap_row *row = &st->rows[n_rows];
-    if (!ov_fill_row(&c, &sw, a, AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
-      ov_row_free(row);
-      free(is_headroom);
-      goto done;
-    }
-    n_rows++;
-  }
-  free(is_headroom);
-  /* --overlap-table-limit first, then the reporting bar (as the kernel table does). */
-  if (opt && opt->table_limit > 0 && n_rows > (size_t)opt->table_limit) {
-    for (size_t i = (size_t)opt->table_limit; i < n_rows; i++) ov_row_free(&st->rows[i]);
-    n_rows = (size_t)opt->table_limit;
-  }
-  double min_share = set->overlap_min_share_pct;
-  size_t w = 0;
-  for (size_t i = 0; i < n_rows; i++) {
-    if (st->rows[i].share_pct < min_share) ov_row_free(&st->rows[i]);
-    else st->rows[w++] = st->rows[i];
-  }
-  st->n_rows = w;
+  st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n) + 1,
+                    sizeof *st->rows);
+  is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
+  if (!cands || !st->rows || !is_headroom) goto done;
+  if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  ov_trim_rows(st, opt, set->overlap_min_share_pct);
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);
+  free(is_headroom);
   free(cands);
   free(c.ks);
   free(c.order);

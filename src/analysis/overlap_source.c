@@ -111,27 +111,14 @@ void ov_source_destroy(ov_source *s) {
   free(s);
 }
 
-ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
-  ov_source *s = calloc(1, sizeof *s);
-  if (!s) return NULL;
+/* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
+ * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
+ * millions of frames was a tenth of the run (measured in issue 6). Same result as one
+ * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
+ * places them; the "pid:tid" lookup runs only when the thread changes. */
+static bool ov_bucket_frames(ov_source *s) {
   size_t n_count = 0; /* capacity of s->thread_off while counting */
   size_t *fill = NULL; /* next free slot of each thread's bucket */
-  s->t = t;
-  s->r = r;
-  s->ignore = te_rules_matcher(r, "scope_ignore");
-  s->not_meaningful = te_rules_matcher(r, "scope_not_meaningful");
-  s->meaningful = te_rules_matcher(r, "scope_meaningful");
-  s->fallback = te_rules_matcher(r, "scope_fallback");
-  s->py = tr_trace_pyframes(t, &s->n_py);
-  s->ops = tr_trace_events(t, TR_KIND_CPU_OP, &s->n_ops);
-  s->launches = tr_trace_events(t, TR_KIND_LAUNCH, &s->n_launches);
-  s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
-  if (!s->frames) goto fail;
-  /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
-   * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
-   * millions of frames was a tenth of the run (measured in issue 6). Same result as one
-   * qsort, since ov_frame_cmp is a total order. Pass 1 counts frames per thread; the
-   * "pid:tid" lookup runs only when the thread changes. */
   for (int pass = 0; pass < 2; pass++) {
     tr_str last_pid = 0, last_tid = 0;
     long th = -1;
@@ -151,17 +138,11 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
           s->thread_off = p;
         }
       }
-      if (pass == 0) {
-        s->thread_off[th + 1]++;
-      } else {
-        s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
-      }
+      if (pass == 0) s->thread_off[th + 1]++;
+      else s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
     }
     if (pass == 0) {
-      if (!s->thread_off) { /* no frames */
-        s->thread_off = calloc(1, sizeof *s->thread_off);
-        if (!s->thread_off) goto fail;
-      }
+      if (!s->thread_off && !(s->thread_off = calloc(1, sizeof *s->thread_off))) goto fail;
       for (size_t t2 = 0; t2 < s->threads.n; t2++) s->thread_off[t2 + 1] += s->thread_off[t2];
       fill = malloc((s->threads.n ? s->threads.n : 1) * sizeof *fill);
       if (!fill) goto fail;
@@ -169,7 +150,6 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
     }
   }
   free(fill);
-  fill = NULL;
   g_ov_sort_py = s->py;
   for (size_t t2 = 0; t2 < s->threads.n; t2++) {
     size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
@@ -178,8 +158,15 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
       in_order = ov_frame_cmp(&s->frames[i - 1], &s->frames[i]) < 0;
     if (!in_order) qsort(s->frames + lo, hi - lo, sizeof *s->frames, ov_frame_cmp);
   }
-  /* Parent links: a stack of open frames per thread; a frame's parent is the innermost
-   * frame still open when it starts. The stack grows to the deepest nesting only. */
+  return true;
+fail:
+  free(fill);
+  return false;
+}
+
+/* Parent links: a stack of open frames per thread; a frame's parent is the innermost
+ * frame still open when it starts. The stack grows to the deepest nesting only. */
+static bool ov_link_parents(ov_source *s) {
   int32_t *stack = NULL;
   size_t stack_cap = 0;
   for (size_t th = 0; th < s->threads.n; th++) {
@@ -191,19 +178,35 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
       int32_t *p = ut_grow(stack, &stack_cap, depth + 1, sizeof *p);
       if (!p) {
         free(stack);
-        goto fail;
+        return false;
       }
       stack = p;
       stack[depth++] = (int32_t)i;
     }
   }
   free(stack);
+  return true;
+}
+
+ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
+  ov_source *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->t = t;
+  s->r = r;
+  s->ignore = te_rules_matcher(r, "scope_ignore");
+  s->not_meaningful = te_rules_matcher(r, "scope_not_meaningful");
+  s->meaningful = te_rules_matcher(r, "scope_meaningful");
+  s->fallback = te_rules_matcher(r, "scope_fallback");
+  s->py = tr_trace_pyframes(t, &s->n_py);
+  s->ops = tr_trace_events(t, TR_KIND_CPU_OP, &s->n_ops);
+  s->launches = tr_trace_events(t, TR_KIND_LAUNCH, &s->n_launches);
+  s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
+  if (!s->frames || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
   s->op_by_ext = ov_index_by(s->ops, s->n_ops, false, &s->n_op_by_ext);
   s->launch_by_corr = ov_index_by(s->launches, s->n_launches, true, &s->n_launch_by_corr);
   if (!s->op_by_ext || !s->launch_by_corr) goto fail;
   return s;
 fail:
-  free(fill);
   ov_source_destroy(s);
   return NULL;
 }

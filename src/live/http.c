@@ -47,6 +47,45 @@ void lv_reply_free(lv_reply *r) {
   r->len = 0;
 }
 
+/* The status and one-line error of a finished exchange. */
+static void lv_classify(CURL *c, CURLcode rc, bool too_big, long connect_ms, double timeout_s,
+                        lv_reply *reply) {
+  long os_errno = 0;
+  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->code);
+  if (rc == CURLE_OK) {
+    reply->status = LV_HTTP_OK;
+  } else if (too_big) {
+    reply->status = LV_HTTP_TOO_BIG;
+    snprintf(reply->error, sizeof reply->error, "reply larger than %u bytes",
+             (unsigned)LV_MAX_REPLY_BYTES);
+  } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    reply->status = LV_HTTP_INTERRUPTED;
+    snprintf(reply->error, sizeof reply->error, "interrupted");
+  } else if (rc == CURLE_COULDNT_CONNECT && os_errno == ECONNREFUSED) {
+    reply->status = LV_HTTP_REFUSED;
+    snprintf(reply->error, sizeof reply->error, "connection refused");
+  } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
+    reply->status = LV_HTTP_CONNECT;
+    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
+  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+    /* Tell a connect timeout (nothing answered the SYN) from a slow reply. */
+    double connect_s = 0;
+    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
+    if (connect_s <= 0) {
+      reply->status = LV_HTTP_CONNECT;
+      snprintf(reply->error, sizeof reply->error, "no answer within %ld s",
+               connect_ms / 1000L > 0 ? connect_ms / 1000L : 1L);
+    } else {
+      reply->status = LV_HTTP_TIMEOUT;
+      snprintf(reply->error, sizeof reply->error, "no reply within %.0f s", timeout_s);
+    }
+  } else {
+    reply->status = LV_HTTP_ERROR;
+    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
+  }
+}
+
 lv_http_status lv_http_request(const lv_http *h, const char *method, const char *url,
                                const char *json_body, double timeout_s, lv_reply *reply) {
   memset(reply, 0, sizeof *reply);
@@ -100,41 +139,7 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
   }
 
   CURLcode rc = curl_easy_perform(c);
-  long os_errno = 0;
-  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->code);
-
-  if (rc == CURLE_OK) {
-    reply->status = LV_HTTP_OK;
-  } else if (sink.too_big) {
-    reply->status = LV_HTTP_TOO_BIG;
-    snprintf(reply->error, sizeof reply->error, "reply larger than %u bytes",
-             (unsigned)LV_MAX_REPLY_BYTES);
-  } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
-    reply->status = LV_HTTP_INTERRUPTED;
-    snprintf(reply->error, sizeof reply->error, "interrupted");
-  } else if (rc == CURLE_COULDNT_CONNECT && os_errno == ECONNREFUSED) {
-    reply->status = LV_HTTP_REFUSED;
-    snprintf(reply->error, sizeof reply->error, "connection refused");
-  } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
-    reply->status = LV_HTTP_CONNECT;
-    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
-  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
-    /* Tell a connect timeout (nothing answered the SYN) from a slow reply. */
-    double connect_s = 0;
-    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
-    if (connect_s <= 0) {
-      reply->status = LV_HTTP_CONNECT;
-      snprintf(reply->error, sizeof reply->error, "no answer within %ld s",
-               connect_ms / 1000L > 0 ? connect_ms / 1000L : 1L);
-    } else {
-      reply->status = LV_HTTP_TIMEOUT;
-      snprintf(reply->error, sizeof reply->error, "no reply within %.0f s", timeout_s);
-    }
-  } else {
-    reply->status = LV_HTTP_ERROR;
-    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
-  }
+  lv_classify(c, rc, sink.too_big, connect_ms, timeout_s, reply);
   if (reply->status == LV_HTTP_OK || reply->status == LV_HTTP_TIMEOUT) {
     reply->body = sink.body.p; /* moved: NULL for an empty body, as before */
     reply->len = sink.body.n;
