@@ -912,10 +912,6 @@ bool te_rules_rank_from_filename(const te_rules *r, const char *name, long *rank
 
 size_t te_rules_framework_count(const te_rules *r) { return ready(r) ? r->n_frameworks : 0; }
 
-const te_framework *te_rules_framework(const te_rules *r, size_t i) {
-  return ready(r) && i < r->n_frameworks ? &r->frameworks[i] : NULL;
-}
-
 static bool same_spelling(const char *a, const char *b) {
   for (;; a++, b++) {
     char x = *a == '_' ? '-' : (char)tolower((unsigned char)*a);

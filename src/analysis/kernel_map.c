@@ -461,15 +461,6 @@ size_t an_kernel_map_stage_count(const an_kernel_map *m) { return m ? m->n_stage
 const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i) {
   return m && i < m->n_stages ? m->stages[i].stage : NULL;
 }
-size_t an_kernel_map_count(const an_kernel_map *m, const char *stage) {
-  const payload *p = m ? get_payload(m, stage) : NULL;
-  return p ? p->n : 0;
-}
-const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *stage, size_t i) {
-  const payload *p = m ? get_payload(m, stage) : NULL;
-  return p && i < p->n ? &p->entries[i] : NULL;
-}
-
 static size_t find_index(const payload *p, const char *name, bool *found) {
   *found = false;
   /* By text hash (a scan per lookup made kernel-table building quadratic in the number of

@@ -34,9 +34,6 @@ void an_kernel_map_destroy(an_kernel_map *m);
 /* Stage payloads, in first-seen order (which is stage order for discovered inputs). */
 size_t an_kernel_map_stage_count(const an_kernel_map *m);
 const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i);
-/* Entries of a stage payload (stage NULL = the global payload), in first-seen order. */
-size_t an_kernel_map_count(const an_kernel_map *m, const char *stage);
-const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *stage, size_t i);
 /* Exact key of one payload (stage NULL = global), or NULL. */
 const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stage,
                                         const char *name);

@@ -217,7 +217,6 @@ typedef struct te_framework {
   const char *const *aliases; /* accepted spellings for --framework */
 } te_framework;
 size_t te_rules_framework_count(const te_rules *r);
-const te_framework *te_rules_framework(const te_rules *r, size_t i);
 /* Canonical framework for a user spelling (case-insensitive, '_' == '-'), or NULL. */
 const te_framework *te_rules_framework_lookup(const te_rules *r, const char *spelling);
 /* The framework used when detection finds nothing. */
