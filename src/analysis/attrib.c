@@ -1,5 +1,5 @@
 /*
- * analysis/attrib.c - kernel -> Python source location (reference 4.2).
+ * analysis/attrib.c - kernel -> Python source location (reference-triage.md §4.2).
  */
 #include "analysis/attrib.h"
 
@@ -244,7 +244,7 @@ int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) 
   return te_rules_score(r->rules, "frame_priority", raw, buf, NULL, 0);
 }
 
-/* Candidate choice among events[lo, hi) sorted by start (4.2 step 1). */
+/* Candidate choice among events[lo, hi) sorted by start (reference-triage.md §4.2 step 1). */
 static const tr_event *pick_candidate(const an_resolver *r, const tr_event *const *evs,
                                       size_t lo, size_t hi, double kts) {
   double key = kts + 1e-3;
@@ -319,7 +319,7 @@ static int cmp_query(const void *a, const void *b) {
   return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
 }
 
-/* Chosen frame and stack of the active frames (4.2). */
+/* Chosen frame and stack of the active frames (reference-triage.md §4.2). */
 static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, qresult *res,
                             ut_buf *sb) {
   res->loc = NULL;
@@ -466,8 +466,9 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
   for (size_t i = 0; i < n; i++) {
     const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
     const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
-    /* 4.2: the CPU op column names the CPU op when its frames (or the launch's) locate
-     * the kernel; a launch without frames leaves it unresolved under the launch name. */
+    /* reference-triage.md §4.2: the CPU op column names the CPU op when its frames (or the
+     * launch's) locate the kernel; a launch without frames leaves it unresolved under the launch
+     * name. */
     const char *cpu;
     if (ops[i] && res[2 * i].loc) {
       out[i].location = res[2 * i].loc;

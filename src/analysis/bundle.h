@@ -1,7 +1,7 @@
 /*
  * analysis/bundle.h - the per-trace view every table is computed from: the chosen
  * process, each kernel's stage, and the kernels of each stage in start order
- * (reference-triage.md sections 2.3 and 2.5).
+ * (reference-triage.md §2.3 and §2.5).
  *
  * Kernel identity (an_canonical_name) lives here too because every table keys kernels
  * by it.
@@ -22,7 +22,7 @@
 #include "trace/trace.h"
 #include "triage/rules.h"
 
-/* Canonical kernel name (reference 2.5): whitespace runs folded to one space and the
+/* Canonical kernel name (reference-triage.md §2.5): whitespace runs folded to one space and the
  * ends trimmed, every hex literal 0x[0-9a-fA-F]+ replaced by 0xADDR, and when the name
  * starts with "void " and ends with ')', the trailing balanced parameter list cut off
  * (plus the whitespace before it). Writes at most cap bytes into out (always
@@ -55,7 +55,7 @@ typedef struct an_trace_view {
   double kernel_total_us;    /* all kernels of the chosen pid */
 } an_trace_view;
 
-/* Process choice (reference 2.5, kernel helper): among pids carrying kernels (optionally
+/* Process choice (reference-triage.md §2.5, kernel helper): among pids carrying kernels (optionally
  * only those containing pid_substring), the largest total kernel duration, where a pid
  * matching preferred (the packs' tp0_process; may be NULL) beats any pid without; the
  * first seen among equals. keep (parallel to the trace's kernel events; NULL = all)

@@ -1,5 +1,6 @@
 /*
- * analysis/kernel_map.c - kernel map build (4.3) and the relaxed, stage-aware lookup.
+ * analysis/kernel_map.c - kernel map build (reference-triage.md §4.3) and the relaxed, stage-aware
+ * lookup.
  */
 #include "analysis/kernel_map.h"
 
@@ -127,7 +128,7 @@ static bool an_location_low_signal(const te_rules *rules, const char *loc) {
   return m && te_matcher_match(m, loc, strlen(loc));
 }
 
-/* 4.2 display rule. */
+/* reference-triage.md §4.2 display rule. */
 static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
   if (an_location_preferred(m->rules, loc) && !an_location_low_signal(m->rules, loc)) return loc;
   if (stack) {

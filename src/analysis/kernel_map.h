@@ -1,5 +1,5 @@
 /*
- * analysis/kernel_map.h - the kernel map (reference-triage.md section 4.3): for every
+ * analysis/kernel_map.h - the kernel map (reference-triage.md §4.3): for every
  * stage and for all stages together ("global"), each canonical kernel name with its
  * category and its launch sites (Python location, CPU op, stack), plus the stage-aware
  * relaxed lookup the kernel table and the overlap table use to find a formal kernel's
@@ -23,10 +23,10 @@
 
 typedef struct an_kernel_map an_kernel_map; /* opaque */
 
-/* Builds the map from the views of the mapping traces (the inputs in single-trace mode):
- * every kernel of every stage block is attributed (4.2) and aggregated per canonical
- * name x location. sample: at most kernel_map.sample_per_kernel kernels per name and
- * stage, evenly spaced (the reference samples for non-SGLang mapping passes). */
+/* Builds the map from the views of the mapping traces (the inputs in single-trace mode): every
+ * kernel of every stage block is attributed (reference-triage.md §4.2) and aggregated per canonical
+ * name x location. sample: at most kernel_map.sample_per_kernel kernels per name and stage, evenly
+ * spaced (the reference samples for non-SGLang mapping passes). */
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
                               const te_rules *rules, bool sample, an_kernel_map **out);
 void an_kernel_map_destroy(an_kernel_map *m);
@@ -38,10 +38,10 @@ const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i);
 const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stage,
                                         const char *name);
 
-/* Relaxed lookup inside one payload (4.3): exact key, then case-insensitive prefix
- * relation (score = shorter length) or containment (half score), then a long common
- * prefix of the compacted names (kernel_map.long_*), then alias token groups
- * (te_rules_alias). NULL when nothing qualifies. */
+/* Relaxed lookup inside one payload (reference-triage.md §4.3): exact key, then case-insensitive
+ * prefix relation (score = shorter length) or containment (half score), then a long common prefix
+ * of the compacted names (kernel_map.long_*), then alias token groups (te_rules_alias). NULL when
+ * nothing qualifies. */
 const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const char *stage,
                                                   const char *name);
 /* Stage-aware lookup for a formal kernel: the stage's payload, then the "all" payload,

@@ -82,11 +82,11 @@ typedef struct ov_source ov_source;
 ov_source *ov_source_create(const tr_trace *t, const te_rules *r);
 void ov_source_destroy(ov_source *s);
 
-/* How a kernel event got its scope (reference section 6.5 order). */
+/* How a kernel event got its scope (reference-triage.md §6.5 order). */
 typedef enum ov_scope_how {
   OV_SCOPE_NONE = 0,
   OV_SCOPE_CPU_OP = 1,      /* CPU op with the kernel's External id */
-  OV_SCOPE_LAUNCH = 2,      /* launch event with the kernel's correlation (fix 1) */
+  OV_SCOPE_LAUNCH = 2,      /* launch event with the kernel's correlation (deviation O1) */
   OV_SCOPE_TIME_WINDOW = 3  /* Python frames of any thread around the GPU timestamp */
 } ov_scope_how;
 

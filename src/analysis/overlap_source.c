@@ -1,5 +1,5 @@
 /*
- * overlap_source.c - Python scope of a mapping-trace kernel (reference-triage.md 6.5).
+ * overlap_source.c - Python scope of a mapping-trace kernel (reference-triage.md §6.5).
  *
  * A scope is the best frame of the chain of *meaningful* Python frames active when the
  * kernel was issued: at the start of its CPU op (External id), else at its launch
@@ -24,7 +24,7 @@
 /* ---------------------------------------------------------------- indexes */
 
 /* 8 bytes per frame: start and end are read from the event (a copy of them was 32 bytes
- * per frame, 51 MB on a 1.6 M-frame trace; measured in issue 6). */
+ * per frame, 51 MB on a 1.6 M-frame trace; docs/performance.md). */
 typedef struct ov_frame {
   uint32_t ev;    /* index into the PYFRAME events */
   int32_t parent; /* position of the enclosing frame, -1 at the top */
@@ -113,7 +113,7 @@ void ov_source_destroy(ov_source *s) {
 
 /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
  * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
- * millions of frames was a tenth of the run (measured in issue 6). Same result as one
+ * millions of frames was a tenth of the run (docs/performance.md). Same result as one
  * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
  * places them; the "pid:tid" lookup runs only when the thread changes. */
 static bool ov_bucket_frames(ov_source *s) {
@@ -336,7 +336,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (ov_context_by_key(s, s->op_by_ext, s->n_op_by_ext, s->ops, ext, k->ts, scope, scope_cap, op,
                         op_cap))
     return OV_SCOPE_CPU_OP;
-  /* Fix 1 (deviation O1): the reference compared a lower-cased launch name with
+  /* Deviation O1 (docs/deviations.md): the reference compared a lower-cased launch name with
    * mixed-case names, so this step never ran; launch events are already classified by
    * the reader. overlap.launch_scope_fallback false skips it as the reference does. */
   char cpu_op[512];
@@ -345,7 +345,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
       ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, k->correlation,
                         k->ts, scope, scope_cap, op, op_cap)) {
-    /* 4.2: the CPU op's name when one matched, else the launch's. */
+    /* reference-triage.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;
   }

@@ -188,7 +188,7 @@ static size_t side_kernels(const side *s) {
   return n;
 }
 
-/* Framework detection (reference 2.4): server args, then path hints, then trace content,
+/* Framework detection (reference-triage.md §2.4): server args, then path hints, then trace content,
  * then the rules' default. Server-args keys of a non-default framework outrank its text
  * hints (the reference checks TokenSpeed keys before the JSON text). */
 static const te_framework *detect_framework(const te_rules *rules, const side *s,

@@ -1,5 +1,6 @@
 /*
- * analysis/tables.c - kernel table (5) and fuse table (7.2).
+ * analysis/tables.c - kernel table (reference-triage.md §5) and fuse table (reference-triage.md
+ * §7.2).
  */
 #include "analysis/tables.h"
 

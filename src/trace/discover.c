@@ -300,8 +300,8 @@ static int discover_dir(const char *dir, const te_rules *rules, tr_input_set *ou
     if (strcmp(c->dir, dir) == 0) direct = true;
     else if (strcmp(c->stage, k_all) != 0) staged = true;
   }
-  /* 2.2 steps 1-2: every recursive trace when sub-directories carry stages; else the
-   * directory itself, or the sub-directory holding the newest trace ("newest run") */
+  /* reference-triage.md §2.2 steps 1-2: every recursive trace when sub-directories carry stages;
+   * else the directory itself, or the sub-directory holding the newest trace ("newest run") */
   const char *trace_dir;
   if (!direct && staged) {
     trace_dir = dir;

@@ -165,7 +165,7 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
 
 /* ---------------------------------------------------------------- rules-driven pieces */
 
-/* Fix 2: the overlap classifier and the kernel table agree that nvjet is a GEMM. */
+/* Deviation O2: the overlap classifier and the kernel table agree that nvjet is a GEMM. */
 Test(overlap_rules, nvjet_is_compute_in_overlap_classifier) {
   te_rules *r = load_rules();
   cr_assert_str_eq(te_rules_classify(r, "overlap", "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", NULL),
@@ -190,7 +190,7 @@ Test(overlap_rules, tight_gap_and_scope_family) {
 
 /* ---------------------------------------------------------------- fixes on traces */
 
-/* Fix 1: a kernel linked to the host only by its correlation gets the Python scope of
+/* Deviation O1: a kernel linked to the host only by its correlation gets the Python scope of
  * its launch (the reference's case-sensitive comparison never let this fire). */
 Test(overlap_fix, launch_fallback_fires) {
   static const char trace[] =
@@ -295,7 +295,7 @@ Test(overlap_fix, graph_launch_scope_fallback_off_votes_kernel_map) {
   te_rules_destroy(r);
 }
 
-/* Fix 3: graph replay in the formal trace (every kernel under model_runner's replay)
+/* Deviation O3: graph replay in the formal trace (every kernel under model_runner's replay)
  * must not out-vote the mapping trace's per-kernel scopes. */
 Test(overlap_fix, mapping_scope_beats_formal_graph_replay) {
   te_rules *r = load_rules();
