@@ -6,8 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A stored diagnostic: the public record plus the strings it owns (te_diag's members
+ * are const for readers). */
+typedef struct diag_item {
+  te_diag pub;
+  char *file, *message;
+} diag_item;
+
 struct te_diags {
-  te_diag *items;
+  diag_item *items;
   size_t n, cap;
   size_t n_errors;         /* stored errors */
   size_t n_dropped_errors; /* errors past TE_MAX_DIAGNOSTICS, counted only */
@@ -32,8 +39,8 @@ te_diags *te_diags_create(void) { return calloc(1, sizeof(te_diags)); }
 void te_diags_destroy(te_diags *d) {
   if (!d) return;
   for (size_t i = 0; i < d->n; i++) {
-    free((char *)d->items[i].file);
-    free((char *)d->items[i].message);
+    free(d->items[i].file);
+    free(d->items[i].message);
   }
   free(d->items);
   free(d);
@@ -43,7 +50,7 @@ size_t te_diags_count(const te_diags *d) { return d ? d->n : 0; }
 size_t te_diags_error_count(const te_diags *d) { return d ? d->n_errors : 0; }
 
 const te_diag *te_diags_get(const te_diags *d, size_t i) {
-  return (d && i < d->n) ? &d->items[i] : NULL;
+  return (d && i < d->n) ? &d->items[i].pub : NULL;
 }
 
 int te_diag_format(const te_diag *diag, char *buf, size_t cap) {
@@ -65,6 +72,14 @@ static char *dup_str(const char *s) {
 
 void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line, unsigned col,
                   const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  te_diags_vadd(d, sev, file, line, col, fmt, ap);
+  va_end(ap);
+}
+
+void te_diags_vadd(te_diags *d, te_severity sev, const char *file, unsigned line, unsigned col,
+                   const char *fmt, va_list ap) {
   if (!d) return;
   if (d->n >= TE_MAX_DIAGNOSTICS) {
     d->n_dropped++;
@@ -73,31 +88,30 @@ void te_diags_add(te_diags *d, te_severity sev, const char *file, unsigned line,
   }
   if (d->n == d->cap) {
     size_t cap = d->cap ? d->cap * 2 : 16;
-    te_diag *items = realloc(d->items, cap * sizeof(te_diag));
+    diag_item *items = realloc(d->items, cap * sizeof *items);
     if (!items) return;
     d->items = items;
     d->cap = cap;
   }
   char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   /* Messages quote pack text; a control byte from a binary file must not reach a
    * terminal, so anything outside printable ASCII/UTF-8 is shown as '?'. */
   for (char *p = msg; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-  te_diag *item = &d->items[d->n];
-  item->severity = sev;
-  item->line = line;
-  item->col = col;
+  diag_item *item = &d->items[d->n];
   item->file = dup_str(file ? file : "<rules>");
   item->message = dup_str(msg);
   if (!item->file || !item->message) {
-    free((char *)item->file);
-    free((char *)item->message);
+    free(item->file);
+    free(item->message);
     return;
   }
+  item->pub.severity = sev;
+  item->pub.line = line;
+  item->pub.col = col;
+  item->pub.file = item->file;
+  item->pub.message = item->message;
   d->n++;
   if (sev == TE_SEV_ERROR) d->n_errors++;
 }

@@ -8,6 +8,7 @@
  * this category" (match) or "lands in another category" (no_match); every other example
  * is judged by its own matcher alone.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,13 +21,15 @@ typedef struct run_ctx {
   size_t checked, failed;
 } run_ctx;
 
-static void fail(run_ctx *rc, const te_example *ex, const char *fmt, const char *a,
-                 const char *b) __attribute__((format(printf, 3, 0)));
-static void fail(run_ctx *rc, const te_example *ex, const char *fmt, const char *a,
-                 const char *b) {
+static void fail(run_ctx *rc, const te_example *ex, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(run_ctx *rc, const te_example *ex, const char *fmt, ...) {
   rc->failed++;
   char msg[1024]; /* fits label (300) + detail (300) + text */
-  snprintf(msg, sizeof msg, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
   te_diags_add(rc->d, TE_SEV_ERROR, ex->origin.file, ex->origin.line, ex->origin.col,
                "example '%.200s' %s", ex->text, msg);
 }

@@ -39,33 +39,35 @@ bool te_regex_run(pcre2_code *code, pcre2_match_context *ctx, const char *s, siz
   return hit;
 }
 
-int te_matcher_prepare(te_matcher *m) {
-  if (m->jit_done) return 0;
+int te_matcher_prepare(const te_matcher *m) {
+  te_matcher_state *st = m->st;
+  if (st->jit_done) return 0;
   for (size_t i = 0; i < m->n_regex; i++) {
     /* JIT is an optimisation: where it is unavailable the interpreter runs the same
      * pattern under the same match limit, so a failure here is not an error. */
     (void)pcre2_jit_compile(m->regex[i], PCRE2_JIT_COMPLETE);
   }
   if (m->n_regex) {
-    m->match_ctx = te_regex_context();
-    m->match_data = pcre2_match_data_create(1, NULL);
-    if (!m->match_ctx || !m->match_data) return -1;
+    st->match_ctx = te_regex_context();
+    st->match_data = pcre2_match_data_create(1, NULL);
+    if (!st->match_ctx || !st->match_data) return -1;
   }
-  m->jit_done = true;
+  st->jit_done = true;
   return 0;
 }
 
 void te_matcher_release(te_matcher *m) {
   for (size_t i = 0; i < m->n_regex; i++) pcre2_code_free(m->regex[i]);
   m->n_regex = 0;
-  pcre2_match_data_free(m->match_data);
-  pcre2_match_context_free(m->match_ctx);
-  m->match_data = NULL;
-  m->match_ctx = NULL;
-  te_strcache_clear(&m->cache);
+  if (!m->st) return;
+  pcre2_match_data_free(m->st->match_data);
+  pcre2_match_context_free(m->st->match_ctx);
+  m->st->match_data = NULL;
+  m->st->match_ctx = NULL;
+  te_strcache_clear(&m->st->cache);
 }
 
-size_t te_matcher_limit_misses(const te_matcher *m) { return m ? m->limit_misses : 0; }
+size_t te_matcher_limit_misses(const te_matcher *m) { return m ? m->st->limit_misses : 0; }
 
 static bool is_alnum_byte(unsigned char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -181,8 +183,8 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
                            unsigned depth) {
   const char *s = subj->s;
   size_t len = subj->len;
-  te_matcher *mm = (te_matcher *)m; /* lazily prepared: see matcher.h */
-  if (!m->jit_done && te_matcher_prepare(mm) != 0) return false;
+  /* lazily prepared: see matcher.h */
+  if (!m->st->jit_done && te_matcher_prepare(m) != 0) return false;
   text_forms f;
   /* the folded copies are only for literal lists: a tokens/regex-only matcher skips them */
   if (m->n_keywords || m->n_words || m->n_prefixes) {
@@ -212,11 +214,11 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   }
   for (size_t i = 0; !hit && i < m->n_regex; i++) {
     bool limit = false;
-    if (te_regex_run(m->regex[i], m->match_ctx, s, len, NULL, NULL, &limit)) {
+    if (te_regex_run(m->regex[i], m->st->match_ctx, s, len, NULL, NULL, &limit)) {
       hit = true;
       say(why, cap, "regex", m->regex_src[i]);
     }
-    if (limit) mm->limit_misses++;
+    if (limit) m->st->limit_misses++;
   }
   if (m->compact) {
     for (size_t i = 0; !hit && i < m->n_keywords; i++) {
@@ -253,12 +255,12 @@ bool te_matcher_match(const te_matcher *m, const char *s, size_t len) {
   if (!m || !s) return false;
   if (!worth_caching(m, 0)) return te_matcher_match_uncached(m, s, len);
   int cached;
-  if (te_strcache_get(&m->cache, s, len, &cached)) return cached != 0;
+  if (te_strcache_get(&m->st->cache, s, len, &cached)) return cached != 0;
   te_subject subj;
   te_subject_init(&subj, s, len);
   bool result = match_uncached(m, &subj, NULL, 0, 0);
   te_subject_done(&subj);
-  te_strcache_put(&((te_matcher *)m)->cache, s, len, result);
+  te_strcache_put(&m->st->cache, s, len, result);
   return result;
 }
 

@@ -61,16 +61,21 @@ struct te_matcher {
   bool has_exclude;
   size_t n_examples;
   te_example *examples;
-  /* mutable state behind a const te_matcher: cache and limit counters */
+  /* Mutable state behind a const te_matcher (queries take const pointers): JIT, cache
+   * and limit counters. Allocated with the matcher; NULL only while it is built. */
+  struct te_matcher_state *st;
+};
+
+typedef struct te_matcher_state {
   pcre2_match_data *match_data;
   pcre2_match_context *match_ctx;
   te_strcache cache;
   size_t limit_misses;
   bool jit_done;
-};
+} te_matcher_state;
 
 /* JIT-compiles the regexes and creates the match context. Returns 0 or -1 (no memory). */
-int te_matcher_prepare(te_matcher *m);
+int te_matcher_prepare(const te_matcher *m);
 /* The match without consulting or filling the cache (for callers that cache a whole
  * decision, such as a classifier). */
 bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);

@@ -15,14 +15,14 @@
 #include <string.h>
 
 #include "diags.h"
-#include "rules_internal.h"
+#include "pack.h"
 #include "yaml_tree.h"
 
 #define MAX_SCORE 1000000
 #define MAX_TIMEOUT_S 3600.0
 
 typedef struct vctx {
-  te_rules *r;
+  te_registry *reg;
   te_arena *a;
   const char *file;
   te_diags *d;
@@ -333,7 +333,8 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
   snprintf(ctx, sizeof ctx, "matcher (%s)", what);
   check_keys(v, n, keys, ctx);
   te_matcher *m = te_arena_alloc(v->a, sizeof *m);
-  if (!m || !te_rules_track_matcher(v->r, m)) return NULL;
+  if (m) m->st = te_arena_alloc(v->a, sizeof *m->st);
+  if (!m || !m->st || !te_registry_add_matcher(v->reg, m)) return NULL;
   m->origin = origin_of(v, n);
   const ty_node *x;
   if ((x = ty_get(n, "case_sensitive"))) get_bool(v, x, "case_sensitive", &m->case_sensitive);
@@ -627,7 +628,7 @@ static te_entry *parse_rank(vctx *v, const ty_node *item, const char *what, void
   if (!e->regex_src) return &e->hdr;
   e->code = compile_regex(v, x, e->regex_src, PCRE2_CASELESS, "rank pattern");
   if (!e->code) return &e->hdr;
-  if (!te_rules_track_code(v->r, e->code)) {
+  if (!te_registry_add_code(v->reg, e->code)) {
     pcre2_code_free(e->code);
     return NULL;
   }
@@ -859,7 +860,7 @@ static te_entry *parse_display(vctx *v, const ty_node *item, const char *what, v
   if (!e->regex_src || !e->replace) return &e->hdr;
   e->code = compile_regex(v, rx, e->regex_src, 0, "regex");
   if (!e->code) return &e->hdr;
-  if (!te_rules_track_code(v->r, e->code)) {
+  if (!te_registry_add_code(v->reg, e->code)) {
     pcre2_code_free(e->code);
     return NULL;
   }
@@ -875,6 +876,50 @@ static te_entry *parse_display(vctx *v, const ty_node *item, const char *what, v
 
 /* ---------------------------------------------------------------- settings */
 
+static setting_entry *new_setting(vctx *v, const char *id, const ty_node *at,
+                                  const te_setting_def *def, const char *map_id) {
+  setting_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e) return NULL;
+  e->hdr.id = te_arena_intern(v->a, id);
+  e->hdr.origin = origin_of(v, at);
+  e->def = def;
+  e->map_id = map_id;
+  return e->hdr.id ? e : NULL;
+}
+
+/* The value of one key (or of one id of a map key); false when it is invalid. */
+static bool setting_value(vctx *v, const te_setting_def *def, const char *key,
+                          const ty_node *val, te_setting_value *out) {
+  char msg[400];
+  const ty_node *bad = te_setting_parse(def, val, v->a, out, msg, sizeof msg);
+  if (bad) verr(v, bad, "setting '%s' %s", key, msg);
+  return bad == NULL;
+}
+
+/* A map-typed key: a marker entry (the pack sets the map), then one entry per id. */
+static void parse_setting_map(vctx *v, const te_setting_def *def, const char *key,
+                              const ty_node *k, const ty_node *val, te_list *out) {
+  if (val->kind != TY_MAP) {
+    verr(v, val, "setting '%s' must be %s", key, te_setting_type_name(def->type));
+    return;
+  }
+  setting_entry *marker = new_setting(v, key, k, def, NULL);
+  if (!marker || !te_list_push(v->a, out, &marker->hdr)) return;
+  for (size_t i = 0; i < val->n; i++) {
+    const ty_node *idk = val->items[2 * i], *idv = val->items[2 * i + 1];
+    char id[600];
+    int len = snprintf(id, sizeof id, "%s.%s", key, idk->str);
+    if (len < 0 || (size_t)len >= sizeof id || !idk->len) {
+      verr(v, idk, "setting '%s': id '%.80s' is empty or too long", key, idk->str);
+      continue;
+    }
+    setting_entry *e = new_setting(v, id, idk, def, idk->str);
+    if (e && setting_value(v, def, id, idv, &e->value)) te_list_push(v->a, out, &e->hdr);
+  }
+}
+
+/* Nested mappings flattened to dotted keys; every leaf must be a key of the settings
+ * table (triage/settings.h), with a value of its type and range. */
 static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_list *out) {
   if (!expect_map(v, n, prefix[0] ? prefix : "settings")) return;
   for (size_t i = 0; i < n->n; i++) {
@@ -885,24 +930,19 @@ static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_lis
       verr(v, k, "setting key '%.80s' is empty or too long", k->str);
       continue;
     }
-    if (val->kind == TY_MAP) {
+    const te_setting_def *def = te_setting_def_find(key);
+    if (def && (def->type == TE_SETTING_NUMBER_MAP || def->type == TE_SETTING_LIST_MAP)) {
+      parse_setting_map(v, def, key, k, val, out);
+    } else if (def) {
+      setting_entry *e = new_setting(v, key, k, def, NULL);
+      if (e && setting_value(v, def, key, val, &e->value)) te_list_push(v->a, out, &e->hdr);
+    } else if (te_setting_is_group(key) && val->kind == TY_MAP) {
       parse_settings(v, val, key, out);
-      continue;
+    } else if (te_setting_is_group(key)) {
+      verr(v, val, "'%s' is a group of settings and must be a mapping", key);
+    } else {
+      verr(v, k, "unknown setting '%.200s' (the settings table is in docs/rules.md)", key);
     }
-    setting_entry *e = te_arena_alloc(v->a, sizeof *e);
-    if (!e) return;
-    e->hdr.id = te_arena_intern(v->a, key);
-    e->hdr.origin = origin_of(v, k);
-    if (val->kind == TY_SEQ) {
-      size_t errors_before = v->errors;
-      e->is_list = true;
-      e->items = get_str_list(v, val, key, &e->n_items);
-      if (v->errors != errors_before) continue;
-    } else if (!parse_number(val, &e->number)) {
-      verr(v, val, "setting '%s' must be a number, a list of strings or a mapping", key);
-      continue;
-    }
-    te_list_push(v->a, out, &e->hdr);
   }
 }
 
@@ -921,7 +961,11 @@ static void count_rules(te_pack *p) {
   in->n_stage_rules = p->s.path_rules.n + p->s.annotation_rules.n;
   in->n_rank_patterns = p->s.ranks.n;
   in->n_framework_hints = p->s.text_hints.n + p->s.key_hints.n + p->s.probes.n;
-  in->n_settings = p->s.settings.n;
+  for (size_t i = 0; i < p->s.settings.n; i++) { /* values, not map markers */
+    const setting_entry *e = (const setting_entry *)p->s.settings.items[i];
+    bool map = e->def->type == TE_SETTING_NUMBER_MAP || e->def->type == TE_SETTING_LIST_MAP;
+    if (!map || e->map_id) in->n_settings++;
+  }
   in->n_aliases = p->s.aliases.n;
   in->n_fusion_patterns = p->s.fusions.n;
 }
@@ -987,9 +1031,9 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
              parse_display, NULL);
 }
 
-te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len,
-                      te_diags *diags) {
-  vctx v = {r, r->arena, te_arena_intern(r->arena, file), diags, 0, 0};
+te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf,
+                      size_t len, te_diags *diags) {
+  vctx v = {reg, a, te_arena_intern(a, file), diags, 0, 0};
   if (!v.file) return NULL;
   if (len > TE_MAX_PACK_BYTES) {
     te_diags_add(diags, TE_SEV_ERROR, v.file, 1, 1,
@@ -1002,13 +1046,13 @@ te_pack *te_pack_load(te_rules *r, const char *file, const char *buf, size_t len
   if (!scratch) return NULL;
   ty_error err;
   memset(&err, 0, sizeof err);
-  ty_node *root = ty_parse(scratch, r->arena, buf, len, &err);
+  ty_node *root = ty_parse(scratch, a, buf, len, &err);
   if (!root) {
     te_diags_add(diags, TE_SEV_ERROR, v.file, err.line, err.col, "%s", err.message);
     te_arena_destroy(scratch);
     return NULL;
   }
-  te_pack *p = te_arena_alloc(r->arena, sizeof *p);
+  te_pack *p = te_arena_alloc(a, sizeof *p);
   if (p) {
     p->info.file = v.file;
     parse_top(&v, root, p);

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,50 +18,6 @@
 
 #include "diags.h"
 #include "rules_internal.h"
-
-/* ---------------------------------------------------------------- lists */
-
-bool te_list_push(te_arena *a, te_list *l, te_entry *e) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 8;
-    te_entry **items = te_arena_alloc(a, cap * sizeof *items);
-    if (!items) return false;
-    if (l->n) memcpy(items, l->items, l->n * sizeof *items);
-    l->items = items;
-    l->cap = cap;
-  }
-  l->items[l->n++] = e;
-  return true;
-}
-
-static long list_index(const te_list *l, const char *id) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->items[i]->id, id) == 0) return (long)i;
-  return -1;
-}
-
-te_entry *te_list_find(const te_list *l, const char *id) {
-  long i = list_index(l, id);
-  return i < 0 ? NULL : l->items[i];
-}
-
-static te_list list_clone(te_arena *a, const te_list *l) {
-  te_list out = {NULL, 0, 0};
-  for (size_t i = 0; i < l->n; i++) te_list_push(a, &out, l->items[i]);
-  return out;
-}
-
-static bool list_insert(te_arena *a, te_list *l, size_t at, te_entry *e) {
-  if (!te_list_push(a, l, e)) return false;
-  memmove(&l->items[at + 1], &l->items[at], (l->n - 1 - at) * sizeof *l->items);
-  l->items[at] = e;
-  return true;
-}
-
-static void list_remove(te_list *l, size_t at) {
-  memmove(&l->items[at], &l->items[at + 1], (l->n - at - 1) * sizeof *l->items);
-  l->n--;
-}
 
 /* ---------------------------------------------------------------- create / destroy */
 
@@ -80,45 +37,18 @@ te_rules *te_rules_create(void) {
 
 void te_rules_destroy(te_rules *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->n_all_matchers; i++) te_matcher_release(r->all_matchers[i]);
-  free(r->all_matchers);
+  te_registry_release(&r->reg);
   for (size_t i = 0; r->classifier_caches && i < r->n_classifiers; i++)
     te_strcache_clear(&r->classifier_caches[i]);
   for (size_t i = 0; r->ladder_caches && i < r->n_ladders; i++)
     te_strcache_clear(&r->ladder_caches[i]);
   free(r->classifier_caches);
   free(r->ladder_caches);
-  for (size_t i = 0; i < r->n_codes; i++) pcre2_code_free(r->codes[i]);
-  free(r->codes);
   free(r->packs);
   pcre2_match_context_free(r->rank_ctx);
   te_display_release(r);
   te_arena_destroy(r->arena);
   free(r);
-}
-
-bool te_rules_track_matcher(te_rules *r, te_matcher *m) {
-  if (r->n_all_matchers == r->cap_all_matchers) {
-    size_t cap = r->cap_all_matchers ? r->cap_all_matchers * 2 : 64;
-    te_matcher **v = realloc(r->all_matchers, cap * sizeof *v);
-    if (!v) return false;
-    r->all_matchers = v;
-    r->cap_all_matchers = cap;
-  }
-  r->all_matchers[r->n_all_matchers++] = m;
-  return true;
-}
-
-bool te_rules_track_code(te_rules *r, pcre2_code *code) {
-  if (r->n_codes == r->cap_codes) {
-    size_t cap = r->cap_codes ? r->cap_codes * 2 : 16;
-    pcre2_code **v = realloc(r->codes, cap * sizeof *v);
-    if (!v) return false;
-    r->codes = v;
-    r->cap_codes = cap;
-  }
-  r->codes[r->n_codes++] = code;
-  return true;
 }
 
 /* ---------------------------------------------------------------- merging */
@@ -140,23 +70,23 @@ static void place_error(merge_ctx *mc, const te_entry *e, const char *what) {
  * explicit before:/after: on an existing id moves the entry there. */
 static void merge_one(merge_ctx *mc, te_list *dst, te_entry *e, const char *what) {
   te_arena *a = mc->r->arena;
-  long at = list_index(dst, e->id);
+  long at = te_list_index(dst, e->id);
   const char *anchor = e->before ? e->before : e->after;
   if (at >= 0 && !anchor) {
     dst->items[at] = e;
     return;
   }
-  if (at >= 0) list_remove(dst, (size_t)at);
+  if (at >= 0) te_list_remove(dst, (size_t)at);
   if (!anchor) {
     te_list_push(a, dst, e);
     return;
   }
-  long where = list_index(dst, anchor);
+  long where = te_list_index(dst, anchor);
   if (where < 0) {
     place_error(mc, e, what);
     return;
   }
-  list_insert(a, dst, (size_t)where + (e->after ? 1u : 0u), e);
+  te_list_insert(a, dst, (size_t)where + (e->after ? 1u : 0u), e);
 }
 
 static void merge_list(merge_ctx *mc, te_list *dst, const te_list *src, const char *what) {
@@ -172,8 +102,8 @@ static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
     if (!merged) return;
     if (old) {
       *merged = *old;
-      merged->rules = list_clone(a, &old->rules);
-      merged->categories = list_clone(a, &old->categories);
+      merged->rules = te_list_clone(a, &old->rules);
+      merged->categories = te_list_clone(a, &old->categories);
       if (in->default_category) {
         merged->default_category = in->default_category;
         merged->default_origin = in->default_origin;
@@ -210,8 +140,8 @@ static void merge_ladders(merge_ctx *mc, te_list *dst, const te_list *src) {
     if (!merged) return;
     if (old) {
       *merged = *old;
-      merged->rules = list_clone(a, &old->rules);
-      merged->adjustments = list_clone(a, &old->adjustments);
+      merged->rules = te_list_clone(a, &old->rules);
+      merged->adjustments = te_list_clone(a, &old->adjustments);
       if (in->has_default) {
         merged->has_default = true;
         merged->default_score = in->default_score;
@@ -244,7 +174,7 @@ static te_sections sections_clone(te_arena *a, const te_sections *s) {
                       &c.stages,     &c.path_rules,       &c.annotation_rules, &c.ranks,
                       &c.frameworks, &c.text_hints,       &c.key_hints,  &c.probes,
                       &c.settings,   &c.aliases,          &c.fusions,    &c.display_names};
-  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = list_clone(a, lists[i]);
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = te_list_clone(a, lists[i]);
   return c;
 }
 
@@ -311,7 +241,7 @@ te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, s
     return TE_ERR_LIMIT;
   }
   size_t errors_before = te_diags_total_errors(diags);
-  te_pack *p = te_pack_load(r, name, buf ? buf : "", len, diags);
+  te_pack *p = te_pack_load(r->arena, &r->reg, name, buf ? buf : "", len, diags);
   if (!p) {
     if (!diags || te_diags_total_errors(diags) > errors_before) return TE_ERR_INVALID;
     te_diags_add(diags, TE_SEV_ERROR, name, 0, 0, "out of memory while loading the rule pack");
@@ -320,6 +250,8 @@ te_status te_rules_load_buffer(te_rules *r, const char *name, const char *buf, s
   return merge_pack(r, p, diags);
 }
 
+/* The capped whole-file read of the engine (src/util/file.c is the one of src/: the
+ * engine stands alone), with rule-pack diagnostics. */
 static te_status load_file(te_rules *r, const char *path, te_diags *diags) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -448,11 +380,14 @@ typedef struct fin_ctx {
   size_t errors;
 } fin_ctx;
 
-static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, const char *a, const char *b)
-    __attribute__((format(printf, 3, 0)));
-static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, const char *a, const char *b) {
+static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, ...) {
   fc->errors++;
-  te_diags_add(fc->d, TE_SEV_ERROR, o.file, o.line, o.col, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  te_diags_vadd(fc->d, TE_SEV_ERROR, o.file, o.line, o.col, fmt, ap);
+  va_end(ap);
 }
 
 static te_matcher *named_matcher(const te_rules *r, const char *name) {
@@ -469,8 +404,8 @@ static const te_matcher *resolve(fin_ctx *fc, te_mref *ref, unsigned depth) {
   } else if (ref->name) {
     ref->resolved = named_matcher(fc->r, ref->name);
     if (!ref->resolved)
-      fin_error(fc, ref->origin, "matcher '%s' is not defined in any pack's 'matchers:'%s",
-                ref->name, "");
+      fin_error(fc, ref->origin, "matcher '%s' is not defined in any pack's 'matchers:'",
+                ref->name);
   }
   return ref->resolved;
 }
@@ -490,8 +425,8 @@ static void check_exclusion_cycles(fin_ctx *fc) {
     for (size_t steps = 0; m && m->has_exclude; steps++) {
       m = m->exclude.resolved;
       if (m == start || steps > l->n) {
-        fin_error(fc, start->origin, "named matcher '%s' excludes itself through 'exclude'%s",
-                  start->name, "");
+        fin_error(fc, start->origin, "named matcher '%s' excludes itself through 'exclude'",
+                  start->name);
         break;
       }
     }
@@ -506,7 +441,7 @@ static const te_framework *framework_by_id(const te_rules *r, const char *id) {
 
 static void check_framework(fin_ctx *fc, const char *id, te_origin o) {
   if (id && !framework_by_id(fc->r, id))
-    fin_error(fc, o, "framework '%s' is not defined in any pack's 'frameworks:'%s", id, "");
+    fin_error(fc, o, "framework '%s' is not defined in any pack's 'frameworks:'", id);
 }
 
 static int stage_order_cmp(const void *a, const void *b) {
@@ -699,8 +634,8 @@ static void build_stages_and_frameworks(fin_ctx *fc) {
       stage_rule_entry *e = (stage_rule_entry *)rule_lists[k]->items[i];
       resolve(fc, &e->match, 0);
       if (!te_list_find(&s->stages, e->stage))
-        fin_error(fc, e->stage_origin, "stage '%s' is not defined in any pack's 'stages:'%s",
-                  e->stage, "");
+        fin_error(fc, e->stage_origin, "stage '%s' is not defined in any pack's 'stages:'",
+                  e->stage);
     }
   }
   r->n_frameworks = s->frameworks.n;
@@ -818,10 +753,17 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     r->failed = true;
     return TE_ERR_NOMEM;
   }
+  r->settings_set = te_arena_alloc(r->arena, te_setting_def_count() * sizeof *r->settings_set);
+  if (!r->settings_set ||
+      !te_settings_resolve(&r->merged.settings, r->arena, &r->settings, r->settings_set)) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory");
+    r->failed = true;
+    return TE_ERR_NOMEM;
+  }
   r->infos = te_arena_alloc(r->arena, (r->n_packs ? r->n_packs : 1) * sizeof *r->infos);
   for (size_t i = 0; r->infos && i < r->n_packs; i++) r->infos[i] = r->packs[i]->info;
-  for (size_t i = 0; i < r->n_all_matchers; i++) {
-    if (te_matcher_prepare(r->all_matchers[i]) != 0) {
+  for (size_t i = 0; i < r->reg.n_matchers; i++) {
+    if (te_matcher_prepare(r->reg.matchers[i]) != 0) {
       te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory compiling matchers");
       r->failed = true;
       return TE_ERR_NOMEM;
@@ -948,10 +890,16 @@ static bool ladder_rule_hits(const te_ladder_rule *lr, const char *raw, const ch
   return true;
 }
 
-static void appendf(char *buf, size_t cap, const char *fmt, const char *s, int n) {
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t cap, const char *fmt, ...) {
   if (!buf || !cap) return;
   size_t used = strlen(buf);
-  if (used + 1 < cap) snprintf(buf + used, cap - used, fmt, s, n);
+  if (used + 1 >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf + used, cap - used, fmt, ap);
+  va_end(ap);
 }
 
 static int score_uncached(const te_ladder *l, const char *raw, const char *normalized, char *why,
@@ -966,10 +914,10 @@ static int score_uncached(const te_ladder *l, const char *raw, const char *norma
     if (chosen->penalize && l->penalty_match &&
         (match_once(l->penalty_match, normalized) || match_once(l->penalty_match, raw))) {
       score -= l->penalty;
-      appendf(why, why_cap, "%s, penalty -%d", "", l->penalty);
+      appendf(why, why_cap, ", penalty -%d", l->penalty);
     }
   } else {
-    appendf(why, why_cap, "%sdefault %d", "", l->default_score);
+    appendf(why, why_cap, "default %d", l->default_score);
   }
   for (size_t i = 0; i < l->n_adjustments; i++) {
     if (!ladder_rule_hits(&l->adjustments[i], raw, normalized)) continue;
@@ -984,7 +932,7 @@ int te_rules_score(const te_rules *r, const char *id, const char *raw, const cha
   if (why && why_cap) why[0] = '\0';
   const te_ladder *l = te_rules_ladder(r, id);
   if (!l) {
-    appendf(why, why_cap, "no ladder '%s'%.0d", id ? id : "", 0);
+    appendf(why, why_cap, "no ladder '%s'", id ? id : "");
     return 0;
   }
   /* Callers scoring already-normalised text pass it once; it then serves as both. */
@@ -1120,10 +1068,6 @@ bool te_rules_rank_from_filename(const te_rules *r, const char *name, long *rank
 
 size_t te_rules_framework_count(const te_rules *r) { return ready(r) ? r->n_frameworks : 0; }
 
-const te_framework *te_rules_framework(const te_rules *r, size_t i) {
-  return ready(r) && i < r->n_frameworks ? &r->frameworks[i] : NULL;
-}
-
 static bool same_spelling(const char *a, const char *b) {
   for (;; a++, b++) {
     char x = *a == '_' ? '-' : (char)tolower((unsigned char)*a);
@@ -1177,22 +1121,20 @@ const te_url_probe *te_rules_url_probe(const te_rules *r, size_t i) {
   return ready(r) && i < r->n_probes ? &r->probes[i] : NULL;
 }
 
-static const setting_entry *setting(const te_rules *r, const char *key) {
-  if (!ready(r) || !key) return NULL;
-  return (const setting_entry *)te_list_find(&r->merged.settings, key);
+const te_settings *te_rules_settings(const te_rules *r) { return ready(r) ? &r->settings : NULL; }
+
+const char *te_rules_settings_missing(const te_rules *r) {
+  if (!ready(r)) return NULL;
+  for (size_t i = 0; i < te_setting_def_count(); i++)
+    if (!r->settings_set[i]) return te_setting_def_at(i)->key;
+  return NULL;
 }
 
-double te_rules_setting(const te_rules *r, const char *key, double dflt) {
-  const setting_entry *e = setting(r, key);
-  return e && !e->is_list ? e->number : dflt;
-}
-
-bool te_rules_has_setting(const te_rules *r, const char *key) { return setting(r, key) != NULL; }
-
-size_t te_rules_setting_list(const te_rules *r, const char *key, const char *const **items) {
-  const setting_entry *e = setting(r, key);
-  if (items) *items = e && e->is_list ? e->items : NULL;
-  return e && e->is_list ? e->n_items : 0;
+bool te_rules_setting_origin(const te_rules *r, const char *key, te_origin *where) {
+  if (!ready(r) || !key) return false;
+  const te_entry *e = te_list_find(&r->merged.settings, key);
+  if (e && where) *where = e->origin;
+  return e != NULL;
 }
 
 size_t te_rules_alias_count(const te_rules *r) { return ready(r) ? r->n_aliases : 0; }

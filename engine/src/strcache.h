@@ -8,7 +8,9 @@
  * costs time, never unbounded memory. A trace with hundreds of thousands of distinct
  * names is the hard case, so keys live in a few large blocks (one free per block when
  * the cache starts over, not one per key) and the hash is mixed before masking (names
- * that differ only in trailing digits would otherwise crowd neighbouring slots).
+ * that differ only in trailing digits would otherwise crowd neighbouring slots). (Not
+ * src/util/map.h: the engine stands alone, and this map is bounded and starts over,
+ * which the analysis maps must not.)
  *
  * Ownership: the cache owns copies of its keys; te_strcache_clear frees everything.
  */

@@ -1,11 +1,15 @@
 /*
- * analysis/attrib.c - kernel -> Python source location (reference 4.2).
+ * analysis/attrib.c - kernel -> Python source location (reference-triage.md §4.2).
  */
 #include "analysis/attrib.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/buf.h"
+#include "util/map.h"
+#include "util/vec.h"
 
 #define NORM_BUF 8192
 
@@ -25,14 +29,14 @@ struct an_resolver {
   const tr_pyframe *frames;
   size_t nf;
   uint32_t *forder; /* frame indices by (thread, start, -end) */
-  an_u64map threads; /* thread key -> range index + 1 */
+  ut_u64map threads; /* thread key -> range index */
   range *ranges;
   size_t nranges;
   const tr_event **ops; /* by (External id, start) */
   size_t nops;
   const tr_event **launches; /* by (correlation, start) */
   size_t nl;
-  an_u64map fcache; /* frame name -> finfo index + 1 */
+  ut_u64map fcache; /* frame name -> finfo index */
   frame_info *finfo;
   size_t nfinfo, capfinfo;
   size_t stack_depth;
@@ -87,33 +91,28 @@ static int cmp_u64(const void *a, const void *b) {
  * result is the same as a full sort: cmp_frame_idx is a total order (index breaks ties). */
 static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
   g_sort_frames = frames;
-  an_u64map slot = {0}; /* thread key -> bucket + 1 */
+  ut_u64map slot = {0}; /* thread key -> bucket */
   uint64_t *keys = NULL;
-  size_t *count = NULL, nkeys = 0, cap = 0;
+  size_t *count = NULL, nkeys = 0, cap_keys = 0, cap_count = 0;
   int rc = -1;
-  uint64_t last_key = 0;
+  uint64_t last_key = 0, b;
   size_t last = SIZE_MAX;
   for (size_t i = 0; i < nf; i++) { /* distinct threads and their frame counts */
     uint64_t k = thread_key(frames[i].pid, frames[i].tid);
     if (last == SIZE_MAX || k != last_key) {
-      void *v = an_u64map_get(&slot, k);
-      if (v) {
-        last = (uintptr_t)v - 1;
+      if (ut_u64map_get(&slot, k, &b)) {
+        last = (size_t)b;
       } else {
-        if (nkeys == cap) {
-          size_t nc = cap ? cap * 2 : 16;
-          uint64_t *nk = realloc(keys, nc * sizeof *nk);
-          if (!nk) goto out;
-          keys = nk;
-          size_t *ncount = realloc(count, nc * sizeof *ncount);
-          if (!ncount) goto out;
-          count = ncount;
-          cap = nc;
-        }
+        uint64_t *nk = ut_grow(keys, &cap_keys, nkeys + 1, sizeof *nk);
+        if (!nk) goto out;
+        keys = nk;
+        size_t *ncount = ut_grow(count, &cap_count, nkeys + 1, sizeof *ncount);
+        if (!ncount) goto out;
+        count = ncount;
         keys[nkeys] = k;
         count[nkeys] = 0;
         last = nkeys++;
-        if (an_u64map_put(&slot, k, (void *)(uintptr_t)(last + 1)) != 0) goto out;
+        if (!ut_u64map_put(&slot, k, last)) goto out;
       }
       last_key = k;
     }
@@ -126,7 +125,7 @@ static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
   qsort(sorted, nkeys, sizeof *sorted, cmp_u64);
   size_t pos = 0;
   for (size_t j = 0; j < nkeys; j++) {
-    size_t b = (uintptr_t)an_u64map_get(&slot, sorted[j]) - 1;
+    ut_u64map_get(&slot, sorted[j], &b);
     size_t c = count[b];
     count[b] = pos;
     pos += c;
@@ -135,7 +134,8 @@ static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
   for (size_t i = 0; i < nf; i++) {
     uint64_t k = thread_key(frames[i].pid, frames[i].tid);
     if (last == SIZE_MAX || k != last_key) {
-      last = (uintptr_t)an_u64map_get(&slot, k) - 1;
+      ut_u64map_get(&slot, k, &b);
+      last = (size_t)b;
       last_key = k;
     }
     order[count[last]++] = (uint32_t)i;
@@ -143,7 +143,8 @@ static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
   /* count[b] is now the end of bucket b; buckets are contiguous in key order */
   size_t lo = 0;
   for (size_t j = 0; j < nkeys; j++) {
-    size_t hi = count[(uintptr_t)an_u64map_get(&slot, sorted[j]) - 1];
+    ut_u64map_get(&slot, sorted[j], &b);
+    size_t hi = count[b];
     bool in_order = true;
     for (size_t i = lo + 1; i < hi && in_order; i++)
       in_order = cmp_frame_idx(&order[i - 1], &order[i]) < 0;
@@ -155,18 +156,18 @@ static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
 out:
   free(keys);
   free(count);
-  an_u64map_free(&slot);
+  ut_u64map_free(&slot);
   return rc;
 }
 
 void an_resolver_destroy(an_resolver *r) {
   if (!r) return;
   free(r->forder);
-  an_u64map_free(&r->threads);
+  ut_u64map_free(&r->threads);
   free(r->ranges);
   free(r->ops);
   free(r->launches);
-  an_u64map_free(&r->fcache);
+  ut_u64map_free(&r->fcache);
   free(r->finfo);
   free(r);
 }
@@ -177,10 +178,11 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   r->t = t;
   r->rules = rules;
   r->st = strings;
-  r->stack_depth = (size_t)te_rules_setting(rules, "kernel_table.stack_depth", 4);
-  r->probe_max = te_rules_setting(rules, "attribution.probe_max_us", 1.0);
-  r->cand_before = (size_t)te_rules_setting(rules, "attribution.candidates_before", 4);
-  r->cand_after = (size_t)te_rules_setting(rules, "attribution.candidates_after", 2);
+  const te_settings *set = te_rules_settings(rules);
+  r->stack_depth = (size_t)set->kernel_table_stack_depth;
+  r->probe_max = set->attribution_probe_max_us;
+  r->cand_before = (size_t)set->attribution_candidates_before;
+  r->cand_after = (size_t)set->attribution_candidates_after;
   r->unresolved = an_strtab_cstr(strings, "unresolved");
   if (!r->unresolved) goto fail;
 
@@ -201,8 +203,7 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
     }
     r->ranges[r->nranges].lo = i;
     r->ranges[r->nranges].hi = j;
-    r->nranges++;
-    if (an_u64map_put(&r->threads, k, (void *)(uintptr_t)r->nranges) != 0) goto fail;
+    if (!ut_u64map_put(&r->threads, k, r->nranges++)) goto fail;
     i = j;
   }
 
@@ -228,20 +229,15 @@ fail:
 }
 
 static const frame_info *frame_lookup(an_resolver *r, tr_str name) {
-  void *v = an_u64map_get(&r->fcache, name);
-  if (v) return &r->finfo[(uintptr_t)v - 1];
-  if (r->nfinfo == r->capfinfo) {
-    size_t nc = r->capfinfo ? r->capfinfo * 2 : 256;
-    frame_info *p = realloc(r->finfo, nc * sizeof *p);
-    if (!p) return NULL;
-    r->finfo = p;
-    r->capfinfo = nc;
-  }
+  uint64_t idx;
+  if (ut_u64map_get(&r->fcache, name, &idx)) return &r->finfo[idx];
+  frame_info *p = ut_grow(r->finfo, &r->capfinfo, r->nfinfo + 1, sizeof *p);
+  if (!p) return NULL;
+  r->finfo = p;
   frame_info *fi = &r->finfo[r->nfinfo];
   fi->prio = an_frame_priority(r, tr_str_get(r->t, name), &fi->norm);
   if (!fi->norm) return NULL;
-  r->nfinfo++;
-  if (an_u64map_put(&r->fcache, name, (void *)(uintptr_t)r->nfinfo) != 0) return NULL;
+  if (!ut_u64map_put(&r->fcache, name, r->nfinfo++)) return NULL;
   return fi;
 }
 
@@ -253,7 +249,7 @@ int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) 
   return te_rules_score(r->rules, "frame_priority", raw, buf, NULL, 0);
 }
 
-/* Candidate choice among events[lo, hi) sorted by start (4.2 step 1). */
+/* Candidate choice among events[lo, hi) sorted by start (reference-triage.md §4.2 step 1). */
 static const tr_event *pick_candidate(const an_resolver *r, const tr_event *const *evs,
                                       size_t lo, size_t hi, double kts) {
   double key = kts + 1e-3;
@@ -328,29 +324,9 @@ static int cmp_query(const void *a, const void *b) {
   return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
 }
 
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-} sbuf;
-
-static bool sb_add(sbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 256;
-    while (nc < b->n + n + 1) nc *= 2;
-    char *p = realloc(b->p, nc);
-    if (!p) return false;
-    b->p = p;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = '\0';
-  return true;
-}
-
-/* Chosen frame and stack of the active frames (4.2). */
+/* Chosen frame and stack of the active frames (reference-triage.md §4.2). */
 static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, qresult *res,
-                            sbuf *sb) {
+                            ut_buf *sb) {
   res->loc = NULL;
   res->stack = NULL;
   if (!na) return true;
@@ -380,24 +356,21 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
     }
   }
   res->loc = bnorm;
-  sb->n = 0;
+  ut_buf_clear(sb);
   if (npos) {
     size_t skip = npos > r->stack_depth ? npos - r->stack_depth : 0, k = 0;
     for (size_t i = 0; i < na; i++) {
       if (infos[i].prio <= 0) continue;
       if (k++ < skip) continue;
-      if (sb->n && !sb_add(sb, " -> ", 4)) goto nomem;
-      if (!sb_add(sb, infos[i].norm, strlen(infos[i].norm))) goto nomem;
+      if (sb->n) ut_buf_add(sb, " -> ");
+      ut_buf_add(sb, infos[i].norm);
     }
-    res->stack = an_strtab_intern(r->st, sb->p, sb->n);
+    res->stack = ut_buf_str(sb) ? an_strtab_intern(r->st, sb->p, sb->n) : NULL;
   } else {
     res->stack = infos[na - 1].norm;
   }
   free(infos);
   return res->stack != NULL;
-nomem:
-  free(infos);
-  return false;
 }
 
 /* Sweeps the frames of each thread once over the sorted queries. */
@@ -405,18 +378,18 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
   qsort(q, nq, sizeof *q, cmp_query);
   uint32_t *active = NULL;
   size_t na = 0, cap = 0;
-  sbuf sb = {0};
+  ut_buf sb = {0};
   an_status rc = AN_OK;
   for (size_t i = 0; i < nq && rc == AN_OK;) {
     size_t j = i;
     while (j < nq && q[j].thread == q[i].thread) j++;
-    void *v = an_u64map_get(&r->threads, q[i].thread);
-    if (!v) {
+    uint64_t v;
+    if (!ut_u64map_get(&r->threads, q[i].thread, &v)) {
       for (size_t k = i; k < j; k++) res[q[k].id].loc = res[q[k].id].stack = NULL;
       i = j;
       continue;
     }
-    const range *rg = &r->ranges[(uintptr_t)v - 1];
+    const range *rg = &r->ranges[v];
     size_t fi = rg->lo;
     na = 0;
     qresult last = {0};
@@ -429,16 +402,12 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         continue;
       }
       while (fi < rg->hi && r->frames[r->forder[fi]].ts <= t) {
-        if (na == cap) {
-          size_t nc = cap ? cap * 2 : 64;
-          uint32_t *p = realloc(active, nc * sizeof *p);
-          if (!p) {
-            rc = AN_ERR_NOMEM;
-            break;
-          }
-          active = p;
-          cap = nc;
+        uint32_t *p = ut_grow(active, &cap, na + 1, sizeof *p);
+        if (!p) {
+          rc = AN_ERR_NOMEM;
+          break;
         }
+        active = p;
         active[na++] = r->forder[fi++];
       }
       if (rc != AN_OK) break;
@@ -459,7 +428,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
     i = j;
   }
   free(active);
-  free(sb.p);
+  ut_buf_free(&sb);
   return rc;
 }
 
@@ -500,8 +469,9 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
   for (size_t i = 0; i < n; i++) {
     const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
     const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
-    /* 4.2: the CPU op column names the CPU op when its frames (or the launch's) locate
-     * the kernel; a launch without frames leaves it unresolved under the launch name. */
+    /* reference-triage.md §4.2: the CPU op column names the CPU op when its frames (or the
+     * launch's) locate the kernel; a launch without frames leaves it unresolved under the launch
+     * name. */
     const char *cpu;
     if (ops[i] && res[2 * i].loc) {
       out[i].location = res[2 * i].loc;

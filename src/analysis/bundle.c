@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 /* ------------------------------------------------------------------ canonical names */
 
 static bool is_hex(int c) { return isxdigit((unsigned char)c) != 0; }
@@ -17,8 +19,7 @@ static bool is_alnum(int c) { return isalnum((unsigned char)c) != 0; }
 #define AN_ADDRESS_MAX_HEX_DIGITS 16
 
 an_hex_mask an_hex_mask_from_rules(const te_rules *rules) {
-  return te_rules_setting(rules, "names.mask_every_hex", 0) > 0 ? AN_MASK_EVERY_HEX
-                                                                : AN_MASK_ADDRESSES;
+  return te_rules_settings(rules)->names_mask_every_hex ? AN_MASK_EVERY_HEX : AN_MASK_ADDRESSES;
 }
 
 /* Length of the hex literal starting at name[i] ("0x" plus digits) that mask replaces by
@@ -109,50 +110,46 @@ bool an_is_kernel_event(const tr_trace *t, const tr_event *e, const te_matcher *
   return !te_matcher_match(not_a_kernel, cat, strlen(cat));
 }
 
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred,
-                     const te_matcher *not_a_kernel) {
+an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_substring,
+                      const te_matcher *preferred, tr_str *out, bool *found) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, TR_KIND_KERNEL, &n);
   pid_sum *sums = NULL;
   size_t ns = 0, cs = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!an_is_kernel_event(t, &ev[i], not_a_kernel)) continue;
+  bool nomem = false;
+  for (size_t i = 0; i < n && !nomem; i++) {
+    if (keep && !keep[i]) continue;
     size_t k = 0;
     /* pids are few; a linear scan with a one-entry cache is enough */
     if (ns && sums[ns - 1].pid == ev[i].pid) k = ns - 1;
-    else {
-      for (k = 0; k < ns; k++)
-        if (sums[k].pid == ev[i].pid) break;
-    }
+    else
+      while (k < ns && sums[k].pid != ev[i].pid) k++;
     if (k == ns) {
-      if (ns == cs) {
-        size_t nc = cs ? cs * 2 : 8;
-        pid_sum *p = realloc(sums, nc * sizeof *p);
-        if (!p) break;
-        sums = p;
-        cs = nc;
+      pid_sum *p = ut_grow(sums, &cs, ns + 1, sizeof *p);
+      if (!p) {
+        nomem = true;
+        break;
       }
-      sums[ns].pid = ev[i].pid;
-      sums[ns].total = 0;
-      ns++;
+      sums = p;
+      sums[ns++] = (pid_sum){ev[i].pid, 0};
     }
     sums[k].total += ev[i].dur;
   }
-  tr_str best = 0;
   int best_pref = -1;
   double best_total = -1;
-  for (size_t k = 0; k < ns; k++) {
+  for (size_t k = 0; k < ns && !nomem; k++) {
     const char *p = tr_str_get(t, sums[k].pid);
     if (pid_substring && *pid_substring && !strstr(p, pid_substring)) continue;
     int pref = preferred && te_matcher_match(preferred, p, strlen(p)) ? 1 : 0;
     if (pref > best_pref || (pref == best_pref && sums[k].total > best_total)) {
-      best = sums[k].pid;
+      *out = sums[k].pid;
       best_pref = pref;
       best_total = sums[k].total;
     }
   }
   free(sums);
-  return best;
+  *found = best_pref >= 0;
+  return nomem ? AN_ERR_NOMEM : AN_OK;
 }
 
 /* ------------------------------------------------------------------ annotation stages */
@@ -313,6 +310,170 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
   return a;
 }
 
+/* Where the annotations of a trace put its kernels: annotations by External id (best
+ * first), and the merged GPU and CPU annotation windows. */
+typedef struct stage_index {
+  ann *by_ext;
+  size_t n_ext;
+  window_set gpu, cpu;
+  double nearest_us; /* stage.nearest_window_us */
+} stage_index;
+
+static void stage_index_free(stage_index *x) {
+  free(x->by_ext);
+  free(x->gpu.w);
+  free(x->gpu.pmax);
+  free(x->cpu.w);
+  free(x->cpu.pmax);
+}
+
+static an_status stage_index_build(const tr_trace *t, const te_rules *rules, stage_index *x) {
+  memset(x, 0, sizeof *x);
+  const te_settings *set = te_rules_settings(rules);
+  x->nearest_us = set->stage_nearest_window_us;
+  bool nomem = false;
+  size_t ng = 0, nc = 0;
+  ann *g = collect_annotations(t, rules, TR_KIND_GPU_ANNOTATION, &ng, &nomem);
+  ann *c = collect_annotations(t, rules, TR_KIND_USER_ANNOTATION, &nc, &nomem);
+  x->by_ext = malloc((ng + nc + 1) * sizeof *x->by_ext);
+  if (nomem || !x->by_ext) {
+    free(g);
+    free(c);
+    return AN_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < ng; i++)
+    if (g[i].ext != TR_NO_ID) x->by_ext[x->n_ext++] = g[i];
+  for (size_t i = 0; i < nc; i++)
+    if (c[i].ext != TR_NO_ID) x->by_ext[x->n_ext++] = c[i];
+  qsort(x->by_ext, x->n_ext, sizeof *x->by_ext, cmp_ann_ext);
+  bool ok_g = windows_build(g, ng, set->stage_merge_gap_us, &x->gpu);
+  bool ok_c = windows_build(c, nc, set->stage_merge_gap_us, &x->cpu);
+  return ok_g && ok_c ? AN_OK : AN_ERR_NOMEM;
+}
+
+/* The stage annotations give kernel k: its External id's annotation, else the window
+ * (GPU, then CPU) containing its start, else the nearest window within
+ * stage.nearest_window_us; NULL when none. */
+static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t,
+                                       const tr_event *k) {
+  int64_t ext = kernel_external(t, k);
+  if (ext != TR_NO_ID && x->n_ext) {
+    size_t lo = 0, hi = x->n_ext;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (x->by_ext[mid].ext < ext) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < x->n_ext && x->by_ext[lo].ext == ext) return x->by_ext[lo].stage;
+  }
+  double probe = k->ts + 0.001;
+  const ann *w = windows_containing(&x->gpu, probe);
+  if (!w) w = windows_containing(&x->cpu, probe);
+  if (w) return w->stage;
+  double dg = INFINITY, dc = INFINITY;
+  const ann *wg = windows_nearest(&x->gpu, k->ts, &dg);
+  const ann *wc = windows_nearest(&x->cpu, k->ts, &dc);
+  w = dg <= dc ? wg : wc;
+  return w && (dg <= dc ? dg : dc) <= x->nearest_us ? w->stage : NULL;
+}
+
+/* Index of stage st among the rules' stages. */
+static size_t stage_slot(const te_rules *rules, const te_stage *st) {
+  size_t n = te_rules_stage_count(rules), s = 0;
+  while (s < n && te_rules_stage(rules, s) != st) s++;
+  return s;
+}
+
+/* The stage of every kernel of the chosen pid (path stage, else annotations, else
+ * "all"): stage_of[i] (NULL for other pids and for events is_kernel refuses; is_kernel
+ * NULL keeps all), counts per rules stage, and the kernel time of the pid (*total) and of
+ * its "all" kernels (*total_all). */
+static an_status assign_stages(an_trace_view *out, const te_rules *rules, const te_stage *pstage,
+                               const te_stage *all, const bool *is_kernel,
+                               const te_stage **stage_of, size_t *counts, double *total,
+                               double *total_all) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(out->trace, TR_KIND_KERNEL, &nk);
+  stage_index x;
+  an_status rc = pstage ? AN_OK : stage_index_build(out->trace, rules, &x);
+  for (size_t i = 0; rc == AN_OK && i < nk; i++) {
+    stage_of[i] = NULL;
+    if (kev[i].pid != out->pid || (is_kernel && !is_kernel[i])) continue;
+    const te_stage *st = pstage ? pstage : annotated_stage(&x, out->trace, &kev[i]);
+    if (!st) st = all;
+    stage_of[i] = st;
+    out->kernel_stage[i] = st->id;
+    *total += kev[i].dur;
+    if (st == all) *total_all += kev[i].dur;
+    counts[stage_slot(rules, st)]++;
+  }
+  if (!pstage) stage_index_free(&x);
+  return rc;
+}
+
+/* Rules stage indices by (order, then declaration order). */
+static void stage_render_order(const te_rules *rules, size_t *ord) {
+  size_t n_st = te_rules_stage_count(rules);
+  for (size_t s = 0; s < n_st; s++) ord[s] = s;
+  for (size_t a = 1; a < n_st; a++) {
+    size_t v = ord[a], b = a;
+    while (b > 0 && te_rules_stage(rules, ord[b - 1])->order > te_rules_stage(rules, v)->order) {
+      ord[b] = ord[b - 1];
+      b--;
+    }
+    ord[b] = v;
+  }
+}
+
+/* One block per stage holding kernels, in render order, each sorted by start; the "all"
+ * block is left out when drop_all. */
+static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules,
+                                   const te_stage *all, bool drop_all,
+                                   const te_stage *const *stage_of, const size_t *counts) {
+  size_t n_st = te_rules_stage_count(rules), nk = 0;
+  const tr_event *kev = tr_trace_events(out->trace, TR_KIND_KERNEL, &nk);
+  size_t *ord = malloc((n_st + 1) * sizeof *ord);
+  out->stages = calloc(n_st + 1, sizeof *out->stages);
+  an_status rc = ord && out->stages ? AN_OK : AN_ERR_NOMEM;
+  if (rc == AN_OK) stage_render_order(rules, ord);
+  for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
+    size_t s = ord[oi];
+    const te_stage *st = te_rules_stage(rules, s);
+    if (!counts[s] || (st == all && drop_all)) continue;
+    an_stage_kernels *sk = &out->stages[out->n_stages];
+    sk->stage = st;
+    sk->kernels = malloc(counts[s] * sizeof *sk->kernels);
+    if (!sk->kernels) {
+      rc = AN_ERR_NOMEM;
+      break;
+    }
+    out->n_stages++;
+    for (size_t i = 0; i < nk; i++)
+      if (stage_of[i] == st) {
+        sk->kernels[sk->n++] = &kev[i];
+        sk->total_us += kev[i].dur;
+      }
+    qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
+  }
+  free(ord);
+  return rc;
+}
+
+/* Which kernel events are kernels to the analysis (the packs' not_a_kernel matcher drops
+ * GPU-timeline records such as cuda_sync ones): *out parallel to the trace's kernel
+ * events, or NULL when the packs define no such matcher (every event is one). */
+static an_status kernel_events(const tr_trace *t, const te_matcher *not_a_kernel, bool **out) {
+  *out = NULL;
+  if (!not_a_kernel) return AN_OK;
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  bool *keep = malloc(nk ? nk : 1);
+  if (!keep) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < nk; i++) keep[i] = an_is_kernel_event(t, &kev[i], not_a_kernel);
+  *out = keep;
+  return AN_OK;
+}
+
 an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_rules *rules,
                               const char *pid_substring, an_trace_view *out) {
   memset(out, 0, sizeof *out);
@@ -326,137 +487,36 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
     if (pstage) out->path_stage = pstage->id;
   }
   size_t nk = 0;
-  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  tr_trace_events(t, TR_KIND_KERNEL, &nk);
   out->n_kernel_events = nk;
   out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
   if (!out->kernel_stage) return AN_ERR_NOMEM;
-  /* the packs decide which GPU-timeline records are not kernels (cuda_sync records) */
-  const te_matcher *not_a_kernel = te_rules_matcher(rules, "not_a_kernel");
-  out->pid = an_choose_pid(t, pid_substring, te_rules_matcher(rules, "tp0_process"), not_a_kernel);
-  if (!out->pid) return AN_OK;
-
-  size_t n_st = te_rules_stage_count(rules);
+  bool *is_kernel = NULL;
+  an_status rc = kernel_events(t, te_rules_matcher(rules, "not_a_kernel"), &is_kernel);
+  bool found = false;
+  if (rc == AN_OK)
+    rc = an_pick_pid(t, is_kernel, pid_substring, te_rules_matcher(rules, "tp0_process"),
+                     &out->pid, &found);
+  if (rc != AN_OK || !found) {
+    free(is_kernel);
+    out->pid = 0;
+    if (rc != AN_OK) an_trace_view_free(out);
+    return rc;
+  }
   const te_stage **stage_of = malloc((nk ? nk : 1) * sizeof *stage_of);
-  if (!stage_of) return AN_ERR_NOMEM;
-
-  an_status rc = AN_OK;
-  ann *ext_idx = NULL;
-  size_t n_ext = 0;
-  window_set gw = {0}, cw = {0};
-  if (!pstage) {
-    bool nomem = false;
-    size_t ng = 0, nc = 0;
-    ann *g = collect_annotations(t, rules, TR_KIND_GPU_ANNOTATION, &ng, &nomem);
-    ann *c = collect_annotations(t, rules, TR_KIND_USER_ANNOTATION, &nc, &nomem);
-    ext_idx = malloc((ng + nc + 1) * sizeof *ext_idx);
-    if (nomem || !ext_idx) {
-      free(g);
-      free(c);
-      free(stage_of);
-      free(ext_idx);
-      return AN_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < ng; i++)
-      if (g[i].ext != TR_NO_ID) ext_idx[n_ext++] = g[i];
-    for (size_t i = 0; i < nc; i++)
-      if (c[i].ext != TR_NO_ID) ext_idx[n_ext++] = c[i];
-    qsort(ext_idx, n_ext, sizeof *ext_idx, cmp_ann_ext);
-    double gap = te_rules_setting(rules, "stage.merge_gap_us", 0.001);
-    if (!windows_build(g, ng, gap, &gw) || !windows_build(c, nc, gap, &cw)) rc = AN_ERR_NOMEM;
-  }
-  double nearest = te_rules_setting(rules, "stage.nearest_window_us", 20000.0);
-  double total_all = 0, total = 0;
-  size_t *counts = calloc(n_st + 1, sizeof *counts);
-  if (!counts) rc = AN_ERR_NOMEM;
-  for (size_t i = 0; rc == AN_OK && i < nk; i++) {
-    stage_of[i] = NULL;
-    if (kev[i].pid != out->pid || !an_is_kernel_event(t, &kev[i], not_a_kernel)) continue;
-    const te_stage *st = pstage;
-    if (!st) {
-      int64_t x = kernel_external(t, &kev[i]);
-      if (x != TR_NO_ID && n_ext) {
-        size_t lo = 0, hi = n_ext;
-        while (lo < hi) {
-          size_t mid = (lo + hi) / 2;
-          if (ext_idx[mid].ext < x) lo = mid + 1;
-          else hi = mid;
-        }
-        if (lo < n_ext && ext_idx[lo].ext == x) st = ext_idx[lo].stage;
-      }
-      if (!st) {
-        double probe = kev[i].ts + 0.001;
-        const ann *w = windows_containing(&gw, probe);
-        if (!w) w = windows_containing(&cw, probe);
-        if (w) st = w->stage;
-      }
-      if (!st) {
-        double dg = INFINITY, dc = INFINITY;
-        const ann *wg = windows_nearest(&gw, kev[i].ts, &dg);
-        const ann *wc = windows_nearest(&cw, kev[i].ts, &dc);
-        const ann *w = dg <= dc ? wg : wc;
-        double d = dg <= dc ? dg : dc;
-        if (w && d <= nearest) st = w->stage;
-      }
-      if (!st) st = all;
-    }
-    stage_of[i] = st;
-    out->kernel_stage[i] = st->id;
-    total += kev[i].dur;
-    if (st == all) total_all += kev[i].dur;
-    for (size_t s = 0; s < n_st; s++)
-      if (te_rules_stage(rules, s) == st) {
-        counts[s]++;
-        break;
-      }
-  }
+  size_t *counts = calloc(te_rules_stage_count(rules) + 1, sizeof *counts);
+  double total = 0, total_all = 0;
+  if (!stage_of || !counts) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK)
+    rc = assign_stages(out, rules, pstage, all, is_kernel, stage_of, counts, &total, &total_all);
   out->kernel_total_us = total;
-  bool drop_all = false;
-  if (rc == AN_OK && !pstage && total_all < total) {
-    double min_all = te_rules_setting(rules, "stage.min_all_share_pct", 1.0);
-    drop_all = total > 0 && total_all / total * 100.0 < min_all;
-  }
-  if (rc == AN_OK) {
-    /* te_stage order = order field, then declaration order */
-    size_t *ord = malloc((n_st + 1) * sizeof *ord);
-    out->stages = calloc(n_st + 1, sizeof *out->stages);
-    if (!ord || !out->stages) rc = AN_ERR_NOMEM;
-    for (size_t s = 0; rc == AN_OK && s < n_st; s++) ord[s] = s;
-    for (size_t a = 1; rc == AN_OK && a < n_st; a++) {
-      size_t v = ord[a], b = a;
-      while (b > 0 && te_rules_stage(rules, ord[b - 1])->order > te_rules_stage(rules, v)->order) {
-        ord[b] = ord[b - 1];
-        b--;
-      }
-      ord[b] = v;
-    }
-    for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
-      size_t s = ord[oi];
-      const te_stage *st = te_rules_stage(rules, s);
-      if (!counts[s] || (st == all && drop_all)) continue;
-      an_stage_kernels *sk = &out->stages[out->n_stages];
-      sk->stage = st;
-      sk->kernels = malloc(counts[s] * sizeof *sk->kernels);
-      if (!sk->kernels) {
-        rc = AN_ERR_NOMEM;
-        break;
-      }
-      out->n_stages++;
-      for (size_t i = 0; i < nk; i++)
-        if (stage_of[i] == st) {
-          sk->kernels[sk->n++] = &kev[i];
-          sk->total_us += kev[i].dur;
-        }
-      qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
-    }
-    free(ord);
-  }
+  /* A leftover "all" group of an annotated trace goes when it is a sliver of its time. */
+  bool drop_all = rc == AN_OK && !pstage && total_all < total && total > 0 &&
+                  total_all / total * 100.0 < te_rules_settings(rules)->stage_min_all_share_pct;
+  if (rc == AN_OK) rc = fill_stage_blocks(out, rules, all, drop_all, stage_of, counts);
   free(counts);
   free(stage_of);
-  free(ext_idx);
-  free(gw.w);
-  free(gw.pmax);
-  free(cw.w);
-  free(cw.pmax);
+  free(is_kernel);
   if (rc != AN_OK) an_trace_view_free(out);
   return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * analysis/bundle.h - the per-trace view every table is computed from: the chosen
  * process, each kernel's stage, and the kernels of each stage in start order
- * (reference-triage.md sections 2.3 and 2.5).
+ * (reference-triage.md §2.3 and §2.5).
  *
  * Kernel identity (an_canonical_name) lives here too because every table keys kernels
  * by it.
@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
@@ -27,15 +28,15 @@ typedef enum an_hex_mask {
    * side ("(void*)0x7f3a2c001000", "_0xdeadbeef"). Tile sizes such as MT64x160x128 or
    * nvjet's 160x128 are left alone, so kernels that differ there stay distinct rows. */
   AN_MASK_ADDRESSES = 0,
-  /* The reference (2.5): every run 0x[0-9a-fA-F]+, wherever it stands. */
+  /* The reference (reference-triage.md §2.5): every run 0x[0-9a-fA-F]+, wherever it stands. */
   AN_MASK_EVERY_HEX = 1
 } an_hex_mask;
 
-/* The mask the rule packs ask for: setting names.mask_every_hex (> 0: every hex run, as
- * the reference does; 0 or unset: real addresses only). Read it once per table build. */
+/* The mask the rule packs ask for: setting names.mask_every_hex (true: every hex run, as
+ * the reference does; false: real addresses only). Read it once per table build. */
 an_hex_mask an_hex_mask_from_rules(const te_rules *rules);
 
-/* Canonical kernel name (reference 2.5): whitespace runs folded to one space and the
+/* Canonical kernel name (reference-triage.md §2.5): whitespace runs folded to one space and the
  * ends trimmed, hex literals replaced by 0xADDR as mask says, and when the name starts
  * with "void " and ends with ')', the trailing balanced parameter list cut off (plus the
  * whitespace before it). Writes at most cap bytes into out (always NUL-terminated when
@@ -70,24 +71,19 @@ typedef struct an_trace_view {
   double kernel_total_us;    /* all kernels of the chosen pid */
 } an_trace_view;
 
-typedef enum an_status {
-  AN_OK = 0,
-  AN_ERR_NOMEM = 1,
-  AN_ERR_RULES = 2, /* the rules lack something required (e.g. no "all" stage) */
-  AN_ERR_ARGS = 3
-} an_status;
-
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as
  * "Context Sync"; NULL keeps every event, as the reference does). */
 bool an_is_kernel_event(const tr_trace *t, const tr_event *e, const te_matcher *not_a_kernel);
 
-/* Process choice (reference 2.5, kernel helper): among pids carrying kernels (optionally
- * only those containing pid_substring; events an_is_kernel_event refuses do not count),
- * the largest total kernel duration, where a pid matching preferred (the packs'
- * tp0_process; may be NULL) beats any pid without. Returns 0 when there is none. */
-tr_str an_choose_pid(const tr_trace *t, const char *pid_substring, const te_matcher *preferred,
-                     const te_matcher *not_a_kernel);
+/* Process choice (reference-triage.md §2.5, kernel helper): among pids carrying kernels
+ * (optionally only those containing pid_substring), the largest total kernel duration,
+ * where a pid matching preferred (the packs' tp0_process; may be NULL) beats any pid
+ * without; the first seen among equals. keep (parallel to the trace's kernel events;
+ * NULL = all) limits the kernels counted: the kernel table leaves out the events
+ * an_is_kernel_event refuses. *found is false when no pid qualifies. */
+an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_substring,
+                      const te_matcher *preferred, tr_str *out, bool *found);
 
 /* Builds the view. path_stage_id: the stage the file's path names (from discovery,
  * tr_path_stage), or NULL / "all" when it names none; then annotations decide per kernel

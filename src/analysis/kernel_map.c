@@ -1,9 +1,9 @@
 /*
- * analysis/kernel_map.c - kernel map build (4.3) and the relaxed, stage-aware lookup.
+ * analysis/kernel_map.c - kernel map build (reference-triage.md §4.3) and the relaxed, stage-aware
+ * lookup.
  */
 #include "analysis/kernel_map.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <fenv.h>
 #include <math.h>
@@ -15,24 +15,16 @@
 #include "analysis/attrib.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/strtab.h"
+#include "util/map.h"
+#include "util/vec.h"
 
 /* ------------------------------------------------------------------ builders */
-
-typedef struct counter_item {
-  const char *key;
-  size_t count;
-} counter_item;
-
-typedef struct counter {
-  counter_item *v;
-  size_t n, cap;
-} counter;
 
 typedef struct site_b {
   const char *location;
   size_t launches;
   double total_us;
-  counter ops, stacks;
+  ut_counter ops, stacks;
   size_t first;
 } site_b;
 
@@ -40,14 +32,15 @@ typedef struct entry_b {
   const char *name;
   site_b *sites;
   size_t n_sites, cap_sites;
+  an_site *final_sites; /* the finalised entry's sites (owned here) */
 } entry_b;
 
 typedef struct payload {
   const char *stage; /* NULL = global */
   entry_b *eb;
   size_t n, cap;
-  an_u64map index; /* name pointer -> index + 1 */
-  an_u64map by_text; /* hash of the name's text -> index + 1 of the first entry with it */
+  ut_u64map index; /* name pointer -> index */
+  ut_u64map by_text; /* hash of the name's text -> index of the first entry with it */
   an_kmap_entry *entries; /* finalised */
   /* lookup helpers, parallel to entries */
   char **lower, **compact;
@@ -57,57 +50,21 @@ struct an_kernel_map {
   const te_rules *rules;
   an_strtab *st;
   payload *stages;
-  size_t n_stages;
+  size_t n_stages, cap_stages;
   payload global;
+  an_kmap_payload *views; /* parallel to stages, for an_kernel_map_view */
 };
 
-static bool counter_add(counter *c, const char *key) {
-  for (size_t i = 0; i < c->n; i++)
-    if (c->v[i].key == key) {
-      c->v[i].count++;
-      return true;
-    }
-  if (c->n == c->cap) {
-    size_t nc = c->cap ? c->cap * 2 : 4;
-    counter_item *p = realloc(c->v, nc * sizeof *p);
-    if (!p) return false;
-    c->v = p;
-    c->cap = nc;
-  }
-  c->v[c->n].key = key;
-  c->v[c->n].count = 1;
-  c->n++;
-  return true;
-}
-
-/* Most common key, first inserted on ties (Counter.most_common order). */
-static const char *counter_top(const counter *c) {
-  const char *best = NULL;
-  size_t bc = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->v[i].count > bc) {
-      bc = c->v[i].count;
-      best = c->v[i].key;
-    }
-  return best;
-}
-
 static entry_b *payload_entry(payload *p, const char *name) {
-  void *v = an_u64map_get(&p->index, (uint64_t)(uintptr_t)name);
-  if (v) return &p->eb[(uintptr_t)v - 1];
-  if (p->n == p->cap) {
-    size_t nc = p->cap ? p->cap * 2 : 64;
-    entry_b *q = realloc(p->eb, nc * sizeof *q);
-    if (!q) return NULL;
-    p->eb = q;
-    p->cap = nc;
-  }
+  uint64_t idx;
+  if (ut_u64map_get(&p->index, (uint64_t)(uintptr_t)name, &idx)) return &p->eb[idx];
+  entry_b *q = ut_grow(p->eb, &p->cap, p->n + 1, sizeof *q);
+  if (!q) return NULL;
+  p->eb = q;
   entry_b *e = &p->eb[p->n];
   memset(e, 0, sizeof *e);
   e->name = name;
-  p->n++;
-  if (an_u64map_put(&p->index, (uint64_t)(uintptr_t)name, (void *)(uintptr_t)p->n) != 0)
-    return NULL;
+  if (!ut_u64map_put(&p->index, (uint64_t)(uintptr_t)name, p->n++)) return NULL;
   return e;
 }
 
@@ -121,13 +78,9 @@ static bool payload_add(payload *p, const char *name, const an_site_ctx *ctx, do
       break;
     }
   if (!s) {
-    if (e->n_sites == e->cap_sites) {
-      size_t nc = e->cap_sites ? e->cap_sites * 2 : 2;
-      site_b *q = realloc(e->sites, nc * sizeof *q);
-      if (!q) return false;
-      e->sites = q;
-      e->cap_sites = nc;
-    }
+    site_b *q = ut_grow(e->sites, &e->cap_sites, e->n_sites + 1, sizeof *q);
+    if (!q) return false;
+    e->sites = q;
     s = &e->sites[e->n_sites];
     memset(s, 0, sizeof *s);
     s->location = ctx->location;
@@ -136,15 +89,15 @@ static bool payload_add(payload *p, const char *name, const an_site_ctx *ctx, do
   }
   s->launches++;
   s->total_us += dur;
-  if (ctx->cpu_op && *ctx->cpu_op && !counter_add(&s->ops, ctx->cpu_op)) return false;
-  if (ctx->stack && !counter_add(&s->stacks, ctx->stack)) return false;
+  if (ctx->cpu_op && *ctx->cpu_op && !ut_counter_add(&s->ops, ctx->cpu_op, 1)) return false;
+  if (ctx->stack && !ut_counter_add(&s->stacks, ctx->stack, 1)) return false;
   return true;
 }
 
 static payload *stage_payload(an_kernel_map *m, const char *stage) {
   for (size_t i = 0; i < m->n_stages; i++)
     if (strcmp(m->stages[i].stage, stage) == 0) return &m->stages[i];
-  payload *p = realloc(m->stages, (m->n_stages + 1) * sizeof *p);
+  payload *p = ut_grow(m->stages, &m->cap_stages, m->n_stages + 1, sizeof *p);
   if (!p) return NULL;
   m->stages = p;
   payload *q = &m->stages[m->n_stages++];
@@ -170,12 +123,12 @@ bool an_location_preferred(const te_rules *rules, const char *loc) {
   return m && te_matcher_match(m, loc, strlen(loc));
 }
 
-bool an_location_low_signal(const te_rules *rules, const char *loc) {
+static bool an_location_low_signal(const te_rules *rules, const char *loc) {
   const te_matcher *m = te_rules_matcher(rules, "low_signal");
   return m && te_matcher_match(m, loc, strlen(loc));
 }
 
-/* 4.2 display rule. */
+/* reference-triage.md §4.2 display rule. */
 static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
   if (an_location_preferred(m->rules, loc) && !an_location_low_signal(m->rules, loc)) return loc;
   if (stack) {
@@ -205,6 +158,25 @@ static const char *display_location(an_kernel_map *m, const char *loc, const cha
   return loc;
 }
 
+/* "path:line func" into its parts (interned); a location of another shape keeps path
+ * and func NULL. */
+static bool split_location(an_strtab *st, an_site *s) {
+  const char *loc = s->display_location;
+  const char *sp = strchr(loc, ' ');
+  const char *colon = sp ? sp : loc + strlen(loc);
+  while (colon > loc && *colon != ':') colon--;
+  if (!sp || *colon != ':' || colon == loc || colon + 1 == sp || !sp[1]) return true;
+  long line = 0;
+  for (const char *d = colon + 1; d < sp; d++) {
+    if (*d < '0' || *d > '9' || line > 100000000L) return true;
+    line = line * 10 + (*d - '0');
+  }
+  s->path = an_strtab_intern(st, loc, (size_t)(colon - loc));
+  s->func = an_strtab_cstr(st, sp + 1);
+  s->line = line;
+  return s->path && s->func;
+}
+
 typedef struct site_sort {
   an_site site;
   int prio;
@@ -227,7 +199,8 @@ static char *lower_dup(const char *s) {
   return o;
 }
 
-char *an_compact_dup(const char *s) {
+/* Lower-case alphanumerics of s (malloc'd). */
+static char *compact_dup(const char *s) {
   size_t n = strlen(s);
   char *o = malloc(n + 1);
   size_t k = 0;
@@ -256,9 +229,15 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
       site_b *s = &e->sites[k];
       an_site *t = &ss[k].site;
       t->location = s->location;
-      t->stack = counter_top(&s->stacks);
-      t->top_cpu_op = counter_top(&s->ops);
+      /* interned: the counters' copies go when the builders are freed */
+      const char *stack = ut_counter_top(&s->stacks), *op = ut_counter_top(&s->ops);
+      t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
+      t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
       t->display_location = display_location(m, s->location, t->stack);
+      if (!t->display_location || !split_location(m->st, t)) {
+        free(ss);
+        return false;
+      }
       t->launches = s->launches;
       t->total_us = an_round3(s->total_us);
       t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
@@ -275,16 +254,15 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
     }
     for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
     free(ss);
+    e->final_sites = sites;
     o->sites = sites;
     o->n_sites = e->n_sites;
     o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
     p->lower[i] = lower_dup(e->name);
-    p->compact[i] = an_compact_dup(e->name);
+    p->compact[i] = compact_dup(e->name);
     if (!p->lower[i] || !p->compact[i]) return false;
-    uint64_t h = an_hash_bytes(e->name, strlen(e->name));
-    if (!an_u64map_get(&p->by_text, h) &&
-        an_u64map_put(&p->by_text, h, (void *)(uintptr_t)(i + 1)) != 0)
-      return false;
+    uint64_t h = ut_hash_bytes(e->name, strlen(e->name)), first;
+    if (!ut_u64map_get(&p->by_text, h, &first) && !ut_u64map_put(&p->by_text, h, i)) return false;
   }
   return true;
 }
@@ -292,11 +270,11 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
 static void payload_free(payload *p) {
   for (size_t i = 0; i < p->n; i++) {
     for (size_t k = 0; k < p->eb[i].n_sites; k++) {
-      free(p->eb[i].sites[k].ops.v);
-      free(p->eb[i].sites[k].stacks.v);
+      ut_counter_free(&p->eb[i].sites[k].ops);
+      ut_counter_free(&p->eb[i].sites[k].stacks);
     }
     free(p->eb[i].sites);
-    if (p->entries) free((void *)p->entries[i].sites);
+    free(p->eb[i].final_sites);
     if (p->lower) free(p->lower[i]);
     if (p->compact) free(p->compact[i]);
   }
@@ -304,14 +282,15 @@ static void payload_free(payload *p) {
   free(p->entries);
   free(p->lower);
   free(p->compact);
-  an_u64map_free(&p->index);
-  an_u64map_free(&p->by_text);
+  ut_u64map_free(&p->index);
+  ut_u64map_free(&p->by_text);
 }
 
 void an_kernel_map_destroy(an_kernel_map *m) {
   if (!m) return;
   for (size_t i = 0; i < m->n_stages; i++) payload_free(&m->stages[i]);
   free(m->stages);
+  free(m->views);
   payload_free(&m->global);
   an_strtab_destroy(m->st);
   free(m);
@@ -319,10 +298,10 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 /* ------------------------------------------------------------------ build */
 
-const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace *t, tr_str name,
+const char *an_canonical_cached(an_strtab *st, ut_u64map *cache, const tr_trace *t, tr_str name,
                                 an_hex_mask mask) {
-  void *v = an_u64map_get(cache, name);
-  if (v) return v;
+  uint64_t v;
+  if (ut_u64map_get(cache, name, &v)) return (const char *)(uintptr_t)v;
   const char *raw = tr_str_get(t, name);
   size_t len = strlen(raw);
   char small[512];
@@ -335,7 +314,8 @@ const char *an_canonical_cached(an_strtab *st, an_u64map *cache, const tr_trace 
   }
   const char *c = an_strtab_intern(st, buf, need);
   if (buf != small) free(buf);
-  if (c && an_u64map_put(cache, name, (void *)c) != 0) return NULL;
+  /* the map holds numbers; the interned string's address is stored as one */
+  if (c && !ut_u64map_put(cache, name, (uint64_t)(uintptr_t)c)) return NULL;
   return c;
 }
 
@@ -347,20 +327,19 @@ typedef struct name_group {
 /* Indices of a stage's kernels kept by sampling: at most k per name, evenly spaced
  * (round(i*(n-1)/(k-1)), Python's round: ties to even). */
 static bool sample_mask(const char *const *names, size_t n, size_t k, bool *keep) {
-  an_u64map idx = {0};
+  ut_u64map idx = {0};
   name_group *g = calloc(n ? n : 1, sizeof *g);
   size_t ng = 0;
   size_t *slot = malloc((n ? n : 1) * sizeof *slot);
   if (!g || !slot) goto fail;
   for (size_t i = 0; i < n; i++) {
-    void *v = an_u64map_get(&idx, (uint64_t)(uintptr_t)names[i]);
+    uint64_t v;
     size_t s;
-    if (v) s = (uintptr_t)v - 1;
+    if (ut_u64map_get(&idx, (uint64_t)(uintptr_t)names[i], &v)) s = (size_t)v;
     else {
       s = ng++;
       g[s].name = names[i];
-      if (an_u64map_put(&idx, (uint64_t)(uintptr_t)names[i], (void *)(uintptr_t)(s + 1)) != 0)
-        goto fail;
+      if (!ut_u64map_put(&idx, (uint64_t)(uintptr_t)names[i], s)) goto fail;
     }
     g[s].n++;
     slot[i] = s;
@@ -387,12 +366,12 @@ static bool sample_mask(const char *const *names, size_t n, size_t k, bool *keep
     keep[i] = hit;
   }
   fesetround(old);
-  an_u64map_free(&idx);
+  ut_u64map_free(&idx);
   free(g);
   free(slot);
   return true;
 fail:
-  an_u64map_free(&idx);
+  ut_u64map_free(&idx);
   free(g);
   free(slot);
   return false;
@@ -411,13 +390,13 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
     free(m);
     return AN_ERR_NOMEM;
   }
-  size_t k = (size_t)te_rules_setting(rules, "kernel_map.sample_per_kernel", 16);
+  size_t k = (size_t)te_rules_settings(rules)->kernel_map_sample_per_kernel;
   an_hex_mask mask = an_hex_mask_from_rules(rules);
   an_status rc = AN_OK;
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
     an_resolver *res = an_resolver_create(vw->trace, rules, m->st);
-    an_u64map cache = {0};
+    ut_u64map cache = {0};
     if (!res) {
       rc = AN_ERR_NOMEM;
       break;
@@ -455,12 +434,16 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
       free(selnames);
       free(ctx);
     }
-    an_u64map_free(&cache);
+    ut_u64map_free(&cache);
     an_resolver_destroy(res);
   }
   for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
     if (!payload_finalize(m, &m->stages[i])) rc = AN_ERR_NOMEM;
   if (rc == AN_OK && !payload_finalize(m, &m->global)) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK) m->views = calloc(m->n_stages ? m->n_stages : 1, sizeof *m->views);
+  if (rc == AN_OK && !m->views) rc = AN_ERR_NOMEM;
+  for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
+    m->views[i] = (an_kmap_payload){m->stages[i].stage, m->stages[i].n, m->stages[i].entries};
   if (rc != AN_OK) {
     an_kernel_map_destroy(m);
     return rc;
@@ -482,24 +465,15 @@ size_t an_kernel_map_stage_count(const an_kernel_map *m) { return m ? m->n_stage
 const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i) {
   return m && i < m->n_stages ? m->stages[i].stage : NULL;
 }
-size_t an_kernel_map_count(const an_kernel_map *m, const char *stage) {
-  const payload *p = m ? get_payload(m, stage) : NULL;
-  return p ? p->n : 0;
-}
-const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *stage, size_t i) {
-  const payload *p = m ? get_payload(m, stage) : NULL;
-  return p && i < p->n ? &p->entries[i] : NULL;
-}
-
 static size_t find_index(const payload *p, const char *name, bool *found) {
   *found = false;
   /* By text hash (a scan per lookup made kernel-table building quadratic in the number of
    * distinct kernel names, bad-input case limit-match-cache). A name absent from by_text
    * is absent; a hash shared by two names falls back to the scan. */
   if (p->by_text.cap) {
-    void *v = an_u64map_get(&p->by_text, an_hash_bytes(name, strlen(name)));
-    if (!v) return 0;
-    size_t i = (uintptr_t)v - 1;
+    uint64_t v;
+    if (!ut_u64map_get(&p->by_text, ut_hash_bytes(name, strlen(name)), &v)) return 0;
+    size_t i = (size_t)v;
     if (strcmp(p->entries[i].name, name) == 0) {
       *found = true;
       return i;
@@ -518,8 +492,8 @@ const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stag
   const payload *p = m ? get_payload(m, stage) : NULL;
   if (!p) return NULL;
   /* fast path: the name may be one of ours */
-  void *v = an_u64map_get(&p->index, (uint64_t)(uintptr_t)name);
-  if (v) return &p->entries[(uintptr_t)v - 1];
+  uint64_t v;
+  if (ut_u64map_get(&p->index, (uint64_t)(uintptr_t)name, &v)) return &p->entries[v];
   bool found;
   size_t i = find_index(p, name, &found);
   return found ? &p->entries[i] : NULL;
@@ -543,7 +517,7 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
   if (!p || !p->n) return NULL;
   const an_kmap_entry *hit = an_kernel_map_find(m, stage, name);
   if (hit) return hit;
-  char *lname = lower_dup(name), *cname = an_compact_dup(name);
+  char *lname = lower_dup(name), *cname = compact_dup(name);
   const an_kmap_entry *best = NULL;
   if (!lname || !cname) goto done;
   /* prefix relation / containment */
@@ -564,12 +538,13 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
   }
   if (best) goto done;
   /* long common prefix of compacted names */
-  size_t long_min = (size_t)te_rules_setting(m->rules, "kernel_map.long_name_min", 96);
-  size_t pre_min = (size_t)te_rules_setting(m->rules, "kernel_map.long_prefix_min", 64);
-  double ratio = te_rules_setting(m->rules, "kernel_map.long_prefix_ratio", 0.40);
-  double bonus = te_rules_setting(m->rules, "kernel_map.flash_bonus", 32);
-  const char *const *bonus_pre = NULL;
-  size_t n_bonus = te_rules_setting_list(m->rules, "kernel_map.flash_bonus_prefixes", &bonus_pre);
+  const te_settings *set = te_rules_settings(m->rules);
+  size_t long_min = (size_t)set->kernel_map_long_name_min;
+  size_t pre_min = (size_t)set->kernel_map_long_prefix_min;
+  double ratio = set->kernel_map_long_prefix_ratio;
+  double bonus = set->kernel_map_flash_bonus;
+  const char *const *bonus_pre = set->kernel_map_flash_bonus_prefixes.items;
+  size_t n_bonus = set->kernel_map_flash_bonus_prefixes.n;
   size_t lc = strlen(cname);
   if (lc >= long_min) {
     bool cb = starts_with_any(cname, bonus_pre, n_bonus);
@@ -589,7 +564,7 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
     if (best) goto done;
   }
   /* alias token groups */
-  double w = te_rules_setting(m->rules, "kernel_map.alias_group_weight", 1000);
+  double w = set->kernel_map_alias_group_weight;
   size_t na = te_rules_alias_count(m->rules);
   for (size_t g = 0; g < na; g++) {
     const te_alias_group *ag = te_rules_alias(m->rules, g);
@@ -623,73 +598,8 @@ const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *st
   return e;
 }
 
-const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel) {
-  const an_kmap_entry *e = an_kernel_map_lookup(ctx, stage, kernel);
-  return e ? e->best_location : NULL;
-}
-
-/* ------------------------------------------------------------------ JSON */
-
-void *an_kmap_entry_sites_json(const an_kmap_entry *e) {
-  cJSON *arr = cJSON_CreateArray();
-  if (!arr) return NULL;
-  for (size_t i = 0; i < e->n_sites; i++) {
-    const an_site *s = &e->sites[i];
-    cJSON *o = cJSON_CreateObject();
-    if (!o) goto fail;
-    cJSON_AddItemToArray(arr, o);
-    if (!cJSON_AddStringToObject(o, "location", s->location) ||
-        !cJSON_AddStringToObject(o, "display_location", s->display_location) ||
-        !cJSON_AddNumberToObject(o, "launches", (double)s->launches) ||
-        !cJSON_AddNumberToObject(o, "total_us", s->total_us) ||
-        !cJSON_AddNumberToObject(o, "share_pct_within_kernel", s->share_pct_within_kernel))
-      goto fail;
-    if (s->top_cpu_op ? !cJSON_AddStringToObject(o, "top_cpu_op", s->top_cpu_op)
-                      : !cJSON_AddNullToObject(o, "top_cpu_op"))
-      goto fail;
-    if (s->stack ? !cJSON_AddStringToObject(o, "stack", s->stack)
-                 : !cJSON_AddNullToObject(o, "stack"))
-      goto fail;
-  }
-  return arr;
-fail:
-  cJSON_Delete(arr);
-  return NULL;
-}
-
-static cJSON *payload_json(const payload *p) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON *ks = o ? cJSON_AddObjectToObject(o, "kernels") : NULL;
-  if (!ks) goto fail;
-  for (size_t i = 0; i < p->n; i++) {
-    const an_kmap_entry *e = &p->entries[i];
-    cJSON *eo = cJSON_AddObjectToObject(ks, e->name);
-    if (!eo || !cJSON_AddStringToObject(eo, "category", e->category)) goto fail;
-    cJSON *sites = an_kmap_entry_sites_json(e);
-    if (!sites) goto fail;
-    cJSON_AddItemToObject(eo, "sites", sites);
-    if (!cJSON_AddStringToObject(eo, "best_location", e->best_location)) goto fail;
-  }
-  return o;
-fail:
-  cJSON_Delete(o);
-  return NULL;
-}
-
-void *an_kernel_map_to_json(const an_kernel_map *m) {
-  cJSON *root = cJSON_CreateObject();
-  cJSON *stages = root ? cJSON_AddObjectToObject(root, "stages") : NULL;
-  if (!stages) goto fail;
-  for (size_t i = 0; i < m->n_stages; i++) {
-    cJSON *p = payload_json(&m->stages[i]);
-    if (!p) goto fail;
-    cJSON_AddItemToObject(stages, m->stages[i].stage, p);
-  }
-  cJSON *g = payload_json(&m->global);
-  if (!g) goto fail;
-  cJSON_AddItemToObject(root, "global", g);
-  return root;
-fail:
-  cJSON_Delete(root);
-  return NULL;
+void an_kernel_map_view(const an_kernel_map *m, an_kmap_view *out) {
+  out->n_stages = m->n_stages;
+  out->stages = m->views;
+  out->global = (an_kmap_payload){NULL, m->global.n, m->global.entries};
 }

@@ -1,5 +1,5 @@
 /*
- * analysis/kernel_map.h - the kernel map (reference-triage.md section 4.3): for every
+ * analysis/kernel_map.h - the kernel map (reference-triage.md §4.3): for every
  * stage and for all stages together ("global"), each canonical kernel name with its
  * category and its launch sites (Python location, CPU op, stack), plus the stage-aware
  * relaxed lookup the kernel table and the overlap table use to find a formal kernel's
@@ -18,37 +18,16 @@
 #include <stddef.h>
 
 #include "analysis/bundle.h"
+#include "analysis/model.h"
 #include "triage/rules.h"
-
-/* One launch site of one kernel: every launch resolved to the same location. */
-typedef struct an_site {
-  const char *location;          /* normalised "path:line func", or "unresolved" */
-  const char *display_location;  /* what the tables show (4.2 display rule) */
-  size_t launches;
-  double total_us;
-  double share_pct_within_kernel;
-  const char *top_cpu_op;        /* most common CPU op / launch name, NULL if none */
-  const char *stack;             /* most common " -> "-joined stack, NULL if none */
-} an_site;
-
-typedef struct an_kmap_entry {
-  const char *name;              /* canonical kernel name */
-  const char *category;          /* kernel classifier category (borrowed from rules) */
-  size_t n_sites;
-  const an_site *sites;          /* ordered (location priority of display location,
-                                    total_us, launches) descending */
-  const char *best_location;     /* display location of the first site, or best raw */
-  size_t launches;               /* sum over sites (sampled counts when sampled) */
-  double total_us;               /* sum over sites */
-} an_kmap_entry;
 
 typedef struct an_kernel_map an_kernel_map; /* opaque */
 
-/* Builds the map from the views of the mapping traces (the inputs in single-trace mode):
- * every kernel of every stage block is attributed (4.2) and aggregated per canonical
- * name x location. sample: at most kernel_map.sample_per_kernel kernels per name and
- * stage, evenly spaced (the reference samples for non-SGLang mapping passes).
- * AN_ERR_RULES when the packs define no `kernel` classifier. */
+/* Builds the map from the views of the mapping traces (the inputs in single-trace mode): every
+ * kernel of every stage block is attributed (reference-triage.md §4.2) and aggregated per canonical
+ * name x location. sample: at most kernel_map.sample_per_kernel kernels per name and stage, evenly
+ * spaced (the reference samples for non-SGLang mapping passes). AN_ERR_RULES when the packs
+ * define no `kernel` classifier. */
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
                               const te_rules *rules, bool sample, an_kernel_map **out);
 void an_kernel_map_destroy(an_kernel_map *m);
@@ -56,32 +35,22 @@ void an_kernel_map_destroy(an_kernel_map *m);
 /* Stage payloads, in first-seen order (which is stage order for discovered inputs). */
 size_t an_kernel_map_stage_count(const an_kernel_map *m);
 const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i);
-/* Entries of a stage payload (stage NULL = the global payload), in first-seen order. */
-size_t an_kernel_map_count(const an_kernel_map *m, const char *stage);
-const an_kmap_entry *an_kernel_map_entry(const an_kernel_map *m, const char *stage, size_t i);
 /* Exact key of one payload (stage NULL = global), or NULL. */
 const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stage,
                                         const char *name);
 
-/* Relaxed lookup inside one payload (4.3): exact key, then case-insensitive prefix
- * relation (score = shorter length) or containment (half score), then a long common
- * prefix of the compacted names (kernel_map.long_*), then alias token groups
- * (te_rules_alias). NULL when nothing qualifies. */
+/* Relaxed lookup inside one payload (reference-triage.md §4.3): exact key, then case-insensitive
+ * prefix relation (score = shorter length) or containment (half score), then a long common prefix
+ * of the compacted names (kernel_map.long_*), then alias token groups (te_rules_alias). NULL when
+ * nothing qualifies. */
 const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const char *stage,
                                                   const char *name);
-/* Stage-aware lookup for a formal kernel: the stage's alias list (extend -> extend,
- * prefill, all; prefill -> prefill, extend, all; decode -> decode, all; other -> itself,
- * all), each payload searched with the relaxed lookup, then the global payload. */
+/* Stage-aware lookup for a formal kernel: the stage's payload, then the "all" payload,
+ * then the global one, each searched with the relaxed lookup. */
 const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *stage,
                                           const char *name);
 
-/* Callback shape of an_overlap_trace.map_location: ctx is the an_kernel_map. Returns the
- * looked-up entry's best location, or NULL. */
-const char *an_kernel_map_best_location(void *ctx, const char *stage, const char *kernel);
-
-/* The map as {"stages": {stage: payload}, "global": payload} (4.3 payload shape). Returns
- * a cJSON tree (cJSON *) the caller deletes, or NULL on allocation failure. Declared as
- * void * so this header does not pull cJSON into every includer. */
-void *an_kernel_map_to_json(const an_kernel_map *m);
+/* The map as payloads (the --kernel-map document); valid until destroy. */
+void an_kernel_map_view(const an_kernel_map *m, an_kmap_view *out);
 
 #endif

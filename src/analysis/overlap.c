@@ -1,10 +1,11 @@
 /*
- * overlap.c - the Overlap Opportunity Table: event extraction and stage pairing (6.1),
- * row selection (6.4), dependency signal and priority (6.6). The sweep is in
- * overlap_sweep.c, the Python scopes in overlap_source.c.
+ * overlap.c - the Overlap Opportunity Table: event extraction and stage pairing
+ * (reference-triage.md §6.1), row selection (reference-triage.md §6.4), dependency signal and
+ * priority (reference-triage.md §6.6). The sweep is in overlap_sweep.c, the Python scopes in
+ * overlap_source.c.
  *
- * A trace given on both sides (single-trace mode, or the same file as mapping and
- * formal input) is extracted and indexed once: sides are cached by tr_trace pointer.
+ * A trace given on both sides (single-trace mode, or the same file as mapping and formal input) is
+ * extracted and indexed once: sides are cached by tr_trace pointer.
  */
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,8 @@
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
 #include "analysis/kmap_internal.h"
+#include "util/map.h"
+#include "util/vec.h"
 
 #define OV_SCOPE_CAP 1024
 #define OV_UNMAPPED "unmapped"
@@ -52,7 +55,8 @@ static const char *ov_stage_label(const te_rules *r, const char *stage) {
 
 /* ---------------------------------------------------------------- sides */
 
-/* The overlap kernels of one trace (6.1): detector, chosen PID, stream and stage. */
+/* The overlap kernels of one trace (reference-triage.md §6.1): detector, chosen PID, stream and
+ * stage. */
 typedef struct ov_side {
   tr_trace *t;
   const an_overlap_trace *in;
@@ -61,7 +65,7 @@ typedef struct ov_side {
   uint32_t *stream;    /* stream id per kept kernel (streams below) */
   const char **stage;  /* stage id per kept kernel (borrowed) */
   size_t n;
-  ov_strmap names, streams;
+  ut_strmap names, streams;
   long *cat;           /* overlap category per name id, -1 = not yet classified */
   size_t cat_cap;
   ov_source *source;   /* built on first use as a mapping trace */
@@ -73,8 +77,8 @@ static void ov_side_free(ov_side *s) {
   free(s->stream);
   free(s->stage);
   free(s->cat);
-  ov_strmap_free(&s->names);
-  ov_strmap_free(&s->streams);
+  ut_strmap_free(&s->names);
+  ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
   memset(s, 0, sizeof *s);
 }
@@ -92,11 +96,8 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   const te_matcher *hint = te_rules_matcher(r, "kernel_hint");
   bool *keep = calloc(n_all ? n_all : 1, sizeof *keep);
   if (!keep) return false;
-  /* Detector (2.5): the reader's kernel detector, and events it accepted only for
-   * carrying a stream must also look like a kernel by name. */
-  ov_strmap pids = {0};
-  double *pid_us = NULL;
-  size_t pid_cap = 0;
+  /* Detector (reference-triage.md §2.5): the reader's kernel detector, and events it accepted only
+   * for carrying a stream must also look like a kernel by name. */
   bool ok = false;
   for (size_t i = 0; i < n_all; i++) {
     const char *cat = tr_str_get(s->t, all[i].cat);
@@ -104,40 +105,19 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
       const char *nm = tr_str_get(s->t, all[i].name);
       if (!te_matcher_match(hint, nm, strlen(nm))) continue;
     }
-    const char *pid = tr_str_get(s->t, all[i].pid);
-    if (opt && opt->pid_substring && *opt->pid_substring && !strstr(pid, opt->pid_substring))
-      continue;
     keep[i] = true;
-    long p = ov_strmap_put(&pids, pid, strlen(pid));
-    if (p < 0) goto done;
-    if ((size_t)p >= pid_cap) {
-      size_t nc = pid_cap ? pid_cap * 2 : 8;
-      double *nu = realloc(pid_us, nc * sizeof *nu);
-      if (!nu) goto done;
-      memset(nu + pid_cap, 0, (nc - pid_cap) * sizeof *nu);
-      pid_us = nu;
-      pid_cap = nc;
-    }
-    pid_us[p] += all[i].dur;
   }
-  /* PID choice: the heaviest PID, preferring those that name TP rank 0. */
-  const te_matcher *tp0_process = te_rules_matcher(r, "overlap_tp0_process");
-  long best = -1;
-  bool best_tp0 = false;
-  for (size_t p = 0; p < pids.n; p++) {
-    const char *pid = pids.keys[p];
-    bool tp0 = tp0_process && te_matcher_match(tp0_process, pid, strlen(pid));
-    if (best < 0 || (tp0 && !best_tp0) || (tp0 == best_tp0 && pid_us[p] > pid_us[best])) {
-      best = (long)p;
-      best_tp0 = tp0;
-    }
-  }
+  /* PID choice (the kernel table's, an_pick_pid): the heaviest PID, preferring those the
+   * packs' overlap_tp0_process names (TP rank 0). */
+  tr_str best = 0;
+  bool found = false;
+  if (an_pick_pid(s->t, keep, opt ? opt->pid_substring : NULL,
+                  te_rules_matcher(r, "overlap_tp0_process"), &best, &found) != AN_OK)
+    goto done;
   size_t n_keep = 0;
   for (size_t i = 0; i < n_all; i++) {
-    if (!keep[i]) continue;
-    const char *pid = tr_str_get(s->t, all[i].pid);
-    if (ov_strmap_find(&pids, pid, strlen(pid)) != best) keep[i] = false;
-    else n_keep++;
+    keep[i] = keep[i] && found && all[i].pid == best;
+    if (keep[i]) n_keep++;
   }
   s->ev = malloc((n_keep ? n_keep : 1) * sizeof *s->ev);
   s->name = malloc((n_keep ? n_keep : 1) * sizeof *s->name);
@@ -156,10 +136,11 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     s->ev[k] = e;
     const char *raw = tr_str_get(s->t, e->name);
     an_canonical_name(raw, strlen(raw), mask, canon, sizeof canon);
-    long nm = ov_strmap_put(&s->names, canon, strlen(canon));
+    long nm = ut_strmap_put(&s->names, canon, strlen(canon));
     if (nm < 0) goto done;
     s->name[k] = (uint32_t)nm;
-    /* Stream (6.1): args.stream, args.cuda_stream, the thread's name, "tid=<tid>". */
+    /* Stream (reference-triage.md §6.1): args.stream, args.cuda_stream, the thread's name,
+     * "tid=<tid>". */
     const char *stream = tr_str_get(s->t, e->stream);
     if (!*stream) {
       const tr_thread_name *hit = NULL;
@@ -174,7 +155,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
         stream = buf;
       }
     }
-    long st = ov_strmap_put(&s->streams, stream, strlen(stream));
+    long st = ut_strmap_put(&s->streams, stream, strlen(stream));
     if (st < 0) goto done;
     s->stream[k] = (uint32_t)st;
     const char *stage = in->view->path_stage;
@@ -186,21 +167,17 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   ok = true;
 done:
   free(keep);
-  free(pid_us);
-  ov_strmap_free(&pids);
   return ok;
 }
 
 /* Overlap category of a name id, classified once. */
 static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *cats) {
   if (name >= s->cat_cap) {
-    size_t nc = s->cat_cap ? s->cat_cap : 64;
-    while (nc <= name) nc *= 2;
-    long *c = realloc(s->cat, nc * sizeof *c);
+    size_t old = s->cat_cap;
+    long *c = ut_grow(s->cat, &s->cat_cap, (size_t)name + 1, sizeof *c);
     if (!c) return -1;
-    for (size_t i = s->cat_cap; i < nc; i++) c[i] = -1;
+    for (size_t i = old; i < s->cat_cap; i++) c[i] = -1;
     s->cat = c;
-    s->cat_cap = nc;
   }
   if (s->cat[name] < 0) {
     const char *label = te_rules_classify(r, "overlap", s->names.keys[name], NULL);
@@ -219,7 +196,8 @@ typedef struct ov_bundle {
   /* name id -> kernels of that name (CSR), built on first use as a mapping bundle */
   size_t *by_name_off, *by_name;
   /* source-map entries per name id, computed on demand */
-  char **scope, **op, **how;
+  char **scope, **op;
+  an_scope_source *how;
   bool *done;
 } ov_bundle;
 
@@ -240,8 +218,8 @@ static void ov_bundle_free(ov_bundle *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Bundles of one side list (6.1): traces in order, first trace per stage wins, "all"
- * dropped when a real stage exists, then sorted by stage order. */
+/* Bundles of one side list (reference-triage.md §6.1): traces in order, first trace per stage wins,
+ * "all" dropped when a real stage exists, then sorted by stage order. */
 static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r, ov_bundle **out,
                              size_t *n_out) {
   ov_bundle *bs = NULL;
@@ -254,13 +232,9 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
       while (b < nb && strcmp(bs[b].stage, st)) b++;
       if (b < nb && bs[b].side != s) continue; /* an earlier trace owns this stage */
       if (b == nb) {
-        if (nb == cap) {
-          size_t nc = cap ? cap * 2 : 4;
-          ov_bundle *nbs = realloc(bs, nc * sizeof *nbs);
-          if (!nbs) goto fail;
-          bs = nbs;
-          cap = nc;
-        }
+        ov_bundle *nbs = ut_grow(bs, &cap, nb + 1, sizeof *nbs);
+        if (!nbs) goto fail;
+        bs = nbs;
         memset(&bs[nb], 0, sizeof bs[nb]);
         bs[nb].side = s;
         bs[nb].stage = st;
@@ -343,21 +317,22 @@ static char *ov_scope_display(const char *chain) {
   return out;
 }
 
-/* Python scope of a kernel name in a mapping bundle (6.5): sampled events, each giving
- * its best context (or, without one, the mapping kernel map's votes), plus the formal
- * payload's votes; the most common scope wins. With no vote at all, the mapping then the
- * formal kernel map's best location. */
+/* Python scope of a kernel name in a mapping bundle (reference-triage.md §6.5): sampled events,
+ * each giving its best context (or, without one, the mapping kernel map's votes), plus the formal
+ * payload's votes; the most common scope wins. With no vote at all, the mapping then the formal
+ * kernel map's best location. */
 typedef struct ov_scope_result {
-  const char *scope, *op, *how;
+  const char *scope, *op; /* OV_UNMAPPED / OV_NO_OP when none */
+  an_scope_source how;
 } ov_scope_result;
 
-/* The formal stage payload (exact stage, else "all", else the only one: 6.5
- * pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
-/* Formal sites vote with their launch counts (reference 6.5), except sites launched by a
+/* The formal stage payload (exact stage, else "all", else the only one: reference-triage.md
+ * §6.5 pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
+/* Formal sites vote with their launch counts (reference-triage.md §6.5), except sites launched by a
  * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
  * all sit under the replay call and would out-vote the mapping trace's real evidence. */
 static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
-                                    const te_rules *r, ov_counter *scopes, ov_counter *ops) {
+                                    const te_rules *r, ut_counter *scopes, ut_counter *ops) {
   const te_matcher *replay = te_rules_matcher(r, "graph_replay_launch");
   const an_kernel_map *km = formal->side->in->kmap;
   const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
@@ -376,7 +351,7 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
   bool best_ok = en->best_location && en->best_location[0] &&
                  strcmp(en->best_location, "unresolved") != 0;
   if (en->n_sites == 0) {
-    if (best_ok) ov_counter_add(scopes, en->best_location, 1);
+    if (best_ok) ut_counter_add(scopes, en->best_location, 1);
     return;
   }
   for (size_t i = 0; i < en->n_sites; i++) {
@@ -387,16 +362,16 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
                       : best_ok                        ? en->best_location
                                                        : "";
     size_t n = st->launches ? st->launches : 1;
-    if (loc[0] && strcmp(loc, "unresolved") != 0) ov_counter_add(scopes, loc, n);
-    if (st->top_cpu_op && st->top_cpu_op[0]) ov_counter_add(ops, st->top_cpu_op, n);
+    if (loc[0] && strcmp(loc, "unresolved") != 0) ut_counter_add(scopes, loc, n);
+    if (st->top_cpu_op && st->top_cpu_op[0]) ut_counter_add(ops, st->top_cpu_op, n);
   }
 }
 
 /* The location the reference's kernel-map payload stores as a site's "display_location"
- * (4.3): the highest-priority frame (ties -> deepest) of the site's most common stack,
- * else the raw location. Unlike the 4.2 display rule (an_site.display_location, what the
- * kernel table shows) the stack wins even over a preferred raw location, so a
- * graph-replayed site yields the replay frame. Writes "" when neither is usable. */
+ * (reference-triage.md §4.3): the highest-priority frame (ties -> deepest) of the site's most
+ * common stack, else the raw location. Unlike the reference-triage.md §4.2 display rule
+ * (an_site.display_location, what the kernel table shows) the stack wins even over a preferred raw
+ * location, so a graph-replayed site yields the replay frame. Writes "" when neither is usable. */
 static void ov_site_stack_location(const te_rules *r, const an_site *st, char *out, size_t cap) {
   out[0] = '\0';
   int bp = 0;
@@ -422,92 +397,106 @@ static void ov_site_stack_location(const te_rules *r, const an_site *st, char *o
     snprintf(out, cap, "%s", st->location);
 }
 
-/* Reference 6.5 kernel-map fallback for one sampled mapping event with no scope chain:
+/* reference-triage.md §6.5 kernel-map fallback for one sampled mapping event with no scope chain:
  * the mapping kernel map's entry votes its best location once and each site its stack
  * location (ov_site_stack_location) with the site's launch count. Returns whether it
  * voted. */
 static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const te_rules *r,
-                                   ov_counter *scopes) {
+                                   ut_counter *scopes) {
   const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, name);
   if (!ov_kmap_has_location(en)) return false;
-  ov_counter_add(scopes, en->best_location, 1);
+  ut_counter_add(scopes, en->best_location, 1);
   char loc[OV_SCOPE_CAP];
   for (size_t i = 0; i < en->n_sites; i++) {
     ov_site_stack_location(r, &en->sites[i], loc, sizeof loc);
-    if (loc[0] && en->sites[i].launches > 0) ov_counter_add(scopes, loc, en->sites[i].launches);
+    if (loc[0] && en->sites[i].launches > 0) ut_counter_add(scopes, loc, en->sites[i].launches);
   }
   return true;
 }
 
+/* The votes of the sampled mapping events of name nm (reference-triage.md §6.5): each event's scope
+ * (and its CPU op), or, without one, the mapping kernel map's votes. *best_how: the best way any
+ * event found its scope (OV_SCOPE_NONE when none did); *kmap_voted: the kernel map voted. */
+static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_counter *scopes,
+                            ut_counter *ops, int *best_how, bool *kmap_voted) {
+  size_t lo = map->by_name_off[nm], n = map->by_name_off[nm + 1] - lo;
+  size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
+  char scope[OV_SCOPE_CAP], op[512];
+  size_t last = (size_t)-1;
+  for (size_t i = 0; i < (n < per ? n : per); i++) {
+    size_t j = i;
+    if (n > per) j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
+    if (j == last) continue;
+    last = j;
+    const tr_event *e = map->side->ev[map->by_name[lo + j]];
+    op[0] = '\0';
+    ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
+    if (how == OV_SCOPE_NONE) {
+      /* A CPU op without Python frames still names the launch op (reference-triage.md §6.6 "same
+       * best launch op"). */
+      if (op[0]) ut_counter_add(ops, op, 1);
+      if (map->side->in->kmap && ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, scopes))
+        *kmap_voted = true;
+      continue;
+    }
+    if (*best_how == OV_SCOPE_NONE || (int)how < *best_how) *best_how = (int)how;
+    ut_counter_add(scopes, scope, 1);
+    ut_counter_add(ops, op, 1);
+  }
+}
+
+/* Decides the scope, op and source of name nm of a mapping bundle once: the most common
+ * vote (mapping events, kernel map, formal payload), else the mapping kernel map's best
+ * location. */
+static void ov_decide_scope(ov_bundle *map, long nm, const char *kernel, const te_rules *r,
+                            const ov_bundle *formal) {
+  ut_counter scopes = {0}, ops = {0};
+  int best_how = OV_SCOPE_NONE;
+  bool kmap_voted = false;
+  ov_sample_votes(map, nm, r, &scopes, &ops, &best_how, &kmap_voted);
+  /* overlap.formal_payload_votes: the formal stage payload's sites vote next to the
+   * mapping votes, graph-replay sites excepted (O3); false = mapping evidence only. */
+  if (te_rules_settings(r)->overlap_formal_payload_votes && formal && formal->side->in->kmap)
+    ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
+  const char *top = ut_counter_top(&scopes);
+  const char *top_op = ut_counter_top(&ops);
+  if (top_op) map->op[nm] = ov_strdup(top_op);
+  if (top) {
+    /* overlap.uniform_scope_spelling false (compat reference, O4): the winning vote's own
+     * spelling, as the reference shows it */
+    map->scope[nm] = te_rules_settings(r)->overlap_uniform_scope_spelling ? ov_scope_display(top)
+                                                                           : ov_strdup(top);
+    map->how[nm] = best_how == OV_SCOPE_CPU_OP ? AN_SCOPE_MAPPING
+                   : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
+                   : best_how == OV_SCOPE_NONE
+                       ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
+                       : AN_SCOPE_TIME_WINDOW;
+  } else if (map->side->in->kmap) {
+    const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
+    if (ov_kmap_has_location(en)) {
+      map->scope[nm] = ov_strdup(en->best_location);
+      map->how[nm] = AN_SCOPE_KERNEL_MAP;
+    }
+  }
+  ut_counter_free(&scopes);
+  ut_counter_free(&ops);
+}
+
 static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
                                        const ov_bundle *formal) {
-  ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, "none"};
+  ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
   if (map) {
     if (!map->side->source) map->side->source = ov_source_create(map->side->t, r);
-    long nm = ov_strmap_find(&map->side->names, kernel, strlen(kernel));
-    if (nm < 0 && map->side->in->kmap) { /* 4.3 relaxed lookup among mapping kernels */
+    long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
+    /* reference-triage.md §4.3 relaxed lookup among mapping kernels */
+    if (nm < 0 && map->side->in->kmap) {
       const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-      if (en && en->name) nm = ov_strmap_find(&map->side->names, en->name, strlen(en->name));
+      if (en && en->name) nm = ut_strmap_find(&map->side->names, en->name, strlen(en->name));
     }
     if (nm >= 0 && map->side->source && ov_bundle_index_names(map)) {
       if (!map->done[nm]) {
         map->done[nm] = true;
-        size_t lo = map->by_name_off[nm], hi = map->by_name_off[nm + 1], n = hi - lo;
-        size_t per = (size_t)te_rules_setting(r, "overlap.sample_per_kernel", 16);
-        if (per < 1) per = 1;
-        ov_counter scopes = {0}, ops = {0};
-        char scope[OV_SCOPE_CAP], op[512];
-        int best_how = OV_SCOPE_NONE;
-        bool kmap_voted = false;
-        size_t last = (size_t)-1;
-        for (size_t i = 0; i < (n < per ? n : per); i++) {
-          size_t j = i;
-          if (n > per) j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
-          if (j == last) continue;
-          last = j;
-          const tr_event *e = map->side->ev[map->by_name[lo + j]];
-          op[0] = '\0';
-          ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
-          if (how == OV_SCOPE_NONE) {
-            /* A CPU op without Python frames still names the launch op (6.6 "same
-             * best launch op"). */
-            if (op[0]) ov_counter_add(&ops, op, 1);
-            if (map->side->in->kmap &&
-                ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, &scopes))
-              kmap_voted = true;
-            continue;
-          }
-          if (best_how == OV_SCOPE_NONE || (int)how < best_how) best_how = (int)how;
-          ov_counter_add(&scopes, scope, 1);
-          ov_counter_add(&ops, op, 1);
-        }
-        /* overlap.formal_payload_votes = 1 (default): the formal stage payload's sites
-         * vote next to the mapping votes, graph-replay sites excepted (O3); 0 = mapping
-         * evidence only. */
-        if (te_rules_setting(r, "overlap.formal_payload_votes", 0) > 0 && formal &&
-            formal->side->in->kmap)
-          ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
-        const char *top = ov_counter_top(&scopes);
-        const char *top_op = ov_counter_top(&ops);
-        if (top_op) map->op[nm] = ov_strdup(top_op);
-        if (top) {
-          /* overlap.uniform_scope_spelling 0 (compat reference, O4): the winning vote's
-           * own spelling, as the reference shows it */
-          bool uniform = te_rules_setting(r, "overlap.uniform_scope_spelling", 1) > 0;
-          map->scope[nm] = uniform ? ov_scope_display(top) : ov_strdup(top);
-          map->how[nm] = best_how == OV_SCOPE_CPU_OP ? "mapping"
-                         : best_how == OV_SCOPE_LAUNCH ? "launch"
-                         : best_how == OV_SCOPE_NONE   ? (kmap_voted ? "kernel-map" : "formal")
-                                                       : "time-window";
-        } else if (map->side->in->kmap) {
-          const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-          if (ov_kmap_has_location(en)) {
-            map->scope[nm] = ov_strdup(en->best_location);
-            map->how[nm] = "kernel-map";
-          }
-        }
-        ov_counter_free(&scopes);
-        ov_counter_free(&ops);
+        ov_decide_scope(map, nm, kernel, r, formal);
       }
       if (map->op[nm]) res.op = map->op[nm];
       if (map->scope[nm]) {
@@ -521,7 +510,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
     const an_kmap_entry *en = an_kernel_map_lookup(formal->side->in->kmap, formal->stage, kernel);
     if (ov_kmap_has_location(en)) {
       res.scope = en->best_location; /* owned by the formal kernel map, which outlives the rows */
-      res.how = "formal";
+      res.how = AN_SCOPE_FORMAL;
     }
   }
   return res;
@@ -530,9 +519,10 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
 /* ---------------------------------------------------------------- dependency signal */
 
 double an_overlap_tight_gap(const te_rules *r, double dur) {
-  double lo = te_rules_setting(r, "overlap.tight_gap.min_us", 2.0);
-  double hi = te_rules_setting(r, "overlap.tight_gap.max_us", 20.0);
-  double frac = te_rules_setting(r, "overlap.tight_gap.duration_fraction", 0.15);
+  const te_settings *set = te_rules_settings(r);
+  double lo = set->overlap_tight_gap_min_us;
+  double hi = set->overlap_tight_gap_max_us;
+  double frac = set->overlap_tight_gap_duration_fraction;
   double v = frac * dur;
   if (v > hi) v = hi;
   if (v < lo) v = lo;
@@ -574,21 +564,11 @@ bool an_overlap_same_scope_family(const char *a, const char *b) {
   return !strcmp(pa, pb) || !strcmp(fa, fb);
 }
 
-/* True when the string-list setting key holds item. */
-static bool ov_setting_lists(const te_rules *r, const char *key, const char *item) {
-  const char *const *items = NULL;
-  size_t n = te_rules_setting_list(r, key, &items);
-  for (size_t i = 0; i < n; i++)
-    if (items[i] && !strcmp(items[i], item)) return true;
-  return false;
-}
-
-/* Producer/consumer-looking pair (6.6), decided by the row kernel's own category through
- * the packs' overlap.producer_consumer.<category> lists. */
+/* Producer/consumer-looking pair (reference-triage.md §6.6), decided by the row kernel's own
+ * category through the packs' overlap.producer_consumer.<category> lists. */
 static bool ov_producer_consumer(const te_rules *r, const char *cat, const char *nb) {
-  char key[256];
-  snprintf(key, sizeof key, "overlap.producer_consumer.%s", cat);
-  return ov_setting_lists(r, key, nb);
+  return te_string_list_has(te_list_map_get(&te_rules_settings(r)->overlap_producer_consumer, cat),
+                            nb);
 }
 
 /* ---------------------------------------------------------------- selection */
@@ -611,8 +591,6 @@ static void ov_row_free(an_overlap_row *row) {
   free(row->category);
   free(row->scope);
   free(row->launch_op);
-  free(row->scope_source);
-  free(row->dep_signal);
   free(row->top_partner);
   free(row->prev_kernel);
   free(row->next_kernel);
@@ -669,6 +647,17 @@ static bool ov_sort_stream_order(const ov_kernel *ks, size_t *a, size_t n) {
   return true;
 }
 
+/* First kernel start to last kernel end. */
+static double ov_span(const ov_kernel *ks, size_t n) {
+  if (!n) return 0;
+  double lo = ks[0].ts, hi = ks[0].end;
+  for (size_t i = 1; i < n; i++) {
+    if (ks[i].ts < lo) lo = ks[i].ts;
+    if (ks[i].end > hi) hi = ks[i].end;
+  }
+  return hi - lo;
+}
+
 /* Fills the dependency fields of row from the representative kernel rep. */
 static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const char *op,
                           an_overlap_row *row) {
@@ -703,14 +692,15 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     risky[side] = fam || same_op || ov_producer_consumer(c->r, row->category, nb_cat);
     unclear[side] = !risky[side] && (!strcmp(scope, OV_UNMAPPED) || !strcmp(ns.scope, OV_UNMAPPED));
   }
-  const char *sig = risky[0] && risky[1] ? "both-side serial risk"
-                    : risky[0]           ? "prev-side serial risk"
-                    : risky[1]           ? "next-side serial risk"
-                    : unclear[0] || unclear[1] ? "adjacency unclear"
-                                               : "serial risk low";
-  row->dep_signal = ov_strdup(sig);
-  row->dep_label = risky[0] || risky[1] ? "high" : (unclear[0] || unclear[1]) ? "unclear" : "low";
-  return row->dep_signal != NULL;
+  row->dep_signal = risky[0] && risky[1]       ? AN_DEP_SIGNAL_BOTH
+                    : risky[0]                 ? AN_DEP_SIGNAL_PREV
+                    : risky[1]                 ? AN_DEP_SIGNAL_NEXT
+                    : unclear[0] || unclear[1] ? AN_DEP_SIGNAL_UNCLEAR
+                                               : AN_DEP_SIGNAL_LOW;
+  row->dep_risk = risky[0] || risky[1]       ? AN_DEP_RISK_HIGH
+                  : unclear[0] || unclear[1] ? AN_DEP_RISK_UNCLEAR
+                                             : AN_DEP_RISK_LOW;
+  return true;
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -732,29 +722,130 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
     row->top_partner_us = a->top_partner_us;
   }
   ov_scope_result sr = ov_scope_lookup(c->map, name, c->r, c->formal);
-  row->scope = ov_strdup(sr.scope);
-  row->launch_op = ov_strdup(sr.op);
-  row->scope_source = ov_strdup(sr.how);
-  if (!row->kernel || !row->category || !row->scope || !row->launch_op || !row->scope_source)
+  row->scope = strcmp(sr.scope, OV_UNMAPPED) ? ov_strdup(sr.scope) : NULL;
+  row->launch_op = strcmp(sr.op, OV_NO_OP) ? ov_strdup(sr.op) : NULL;
+  row->scope_source = sr.how;
+  if (!row->kernel || !row->category || (!row->scope && strcmp(sr.scope, OV_UNMAPPED)) ||
+      (!row->launch_op && strcmp(sr.op, OV_NO_OP)))
     return false;
-  if (!ov_dep_signal(c, (size_t)a->rep, row->scope, row->launch_op, row)) return false;
-  double min_share = te_rules_setting(c->r, "overlap.min_share_pct", 1.0);
-  if (row->share_pct < min_share) {
-    row->priority = "P5";
-    row->recommendation = "skip";
+  if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
+  const te_settings *set = te_rules_settings(c->r);
+  if (row->share_pct < set->overlap_min_share_pct) {
+    row->priority = AN_PRIORITY_P5;
+    row->recommendation = AN_RECOMMEND_SKIP;
   } else if (verdict == AN_OVERLAP_LOW_ROI_HIDDEN) {
-    row->priority = "P4";
-    row->recommendation = "skip";
-  } else if (!strcmp(row->dep_label, "low")) {
-    row->priority = "P1";
+    row->priority = AN_PRIORITY_P4;
+    row->recommendation = AN_RECOMMEND_SKIP;
+  } else if (row->dep_risk == AN_DEP_RISK_LOW) {
+    row->priority = AN_PRIORITY_P1;
     row->recommendation =
-        ov_setting_lists(c->r, "overlap.try_overlap_categories", row->category) ? "try overlap"
-                                                                                 : "try fusion";
+        te_string_list_has(&set->overlap_try_overlap_categories, row->category)
+            ? AN_RECOMMEND_TRY_OVERLAP
+            : AN_RECOMMEND_TRY_FUSION;
   } else {
-    row->priority = "P2";
-    row->recommendation = "check deps";
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_CHECK_DEPS;
   }
   return true;
+}
+
+/* The kernels of the formal bundle as the sweep sees them, with their same-stream order
+ * (for the neighbours of the dependency signal). False when out of memory. */
+static bool ov_stage_kernels(ov_stage_ctx *c) {
+  ov_bundle *fb = c->formal;
+  ov_side *s = fb->side;
+  c->ks = malloc((c->n ? c->n : 1) * sizeof *c->ks);
+  c->order = malloc((c->n ? c->n : 1) * sizeof *c->order);
+  c->pos_of = malloc((c->n ? c->n : 1) * sizeof *c->pos_of);
+  if (!c->ks || !c->order || !c->pos_of) return false;
+  for (size_t i = 0; i < c->n; i++) {
+    size_t k = fb->idx[i];
+    const tr_event *e = s->ev[k];
+    long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
+    if (cat < 0) return false;
+    c->ks[i] = (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
+    c->order[i] = i;
+  }
+  if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;
+  for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = i;
+  return true;
+}
+
+/* reference-triage.md §6.4 headroom rows: kernels with enough exclusive time, non-compute first,
+ * each group by exclusive time x category weight; the first headroom.top_n, P5 rows dropped. Marks
+ * their names in is_headroom and appends to st->rows. */
+static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
+                             bool *is_headroom, an_overlap_stage *st) {
+  const te_settings *set = te_rules_settings(c->r);
+  const ov_cats *cats = c->cats;
+  size_t nc = 0;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (a->total_us <= 0 || a->total_us < set->overlap_headroom_min_total_us ||
+        a->exclusive_us / a->total_us < set->overlap_headroom_min_exclusive_ratio)
+      continue;
+    bool compute = cats->compute >= 0 && a->cat == (uint32_t)cats->compute;
+    cands[nc++] = (ov_cand){i, compute ? 0.0 : 1.0, a->exclusive_us * cats->weight[a->cat], i};
+  }
+  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
+  for (size_t i = 0; i < nc && i < (size_t)set->overlap_headroom_top_n; i++) {
+    const ov_agg *a = &sw->aggs[cands[i].agg];
+    is_headroom[a->name] = true;
+    an_overlap_row *row = &st->rows[st->n_rows];
+    if (!ov_fill_row(c, sw, a, AN_OVERLAP_HEADROOM, row)) {
+      ov_row_free(row);
+      return false;
+    }
+    /* reference-triage.md §6.4: P5 headroom rows are dropped */
+    if (row->priority == AN_PRIORITY_P5) ov_row_free(row);
+    else st->n_rows++;
+  }
+  return true;
+}
+
+/* reference-triage.md §6.4 low-roi-hidden rows: kernels of the low-roi categories that are mostly
+ * hidden, by hidden time (more when compute hides them); the first low_roi_hidden.top_n that are
+ * not headroom rows, appended to st->rows. */
+static bool ov_low_roi_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
+                            const bool *is_headroom, an_overlap_stage *st) {
+  const te_settings *set = te_rules_settings(c->r);
+  size_t nc = 0;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (!c->cats->low_roi[a->cat] || a->total_us <= 0 ||
+        a->total_us < set->overlap_low_roi_hidden_min_total_us ||
+        a->hidden_us / a->total_us < set->overlap_low_roi_hidden_min_hidden_ratio)
+      continue;
+    double h = a->hidden_us;
+    double key = h * (1.0 + a->hidden_by_compute_us / (h > 1.0 ? h : 1.0));
+    cands[nc++] = (ov_cand){i, key, h / a->total_us, i};
+  }
+  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
+  for (size_t i = 0; i < nc && i < (size_t)set->overlap_low_roi_hidden_top_n; i++) {
+    const ov_agg *a = &sw->aggs[cands[i].agg];
+    if (is_headroom[a->name]) continue;
+    an_overlap_row *row = &st->rows[st->n_rows];
+    if (!ov_fill_row(c, sw, a, AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
+      ov_row_free(row);
+      return false;
+    }
+    st->n_rows++;
+  }
+  return true;
+}
+
+/* --overlap-table-limit first, then the reporting bar (as the kernel table does). */
+static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, double min_share) {
+  if (opt && opt->table_limit > 0 && st->n_rows > (size_t)opt->table_limit) {
+    for (size_t i = (size_t)opt->table_limit; i < st->n_rows; i++) ov_row_free(&st->rows[i]);
+    st->n_rows = (size_t)opt->table_limit;
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    if (st->rows[i].share_pct < min_share) ov_row_free(&st->rows[i]);
+    else st->rows[w++] = st->rows[i];
+  }
+  st->n_rows = w;
 }
 
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
@@ -765,97 +856,27 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_stage_ctx c = {r, cats, fb, mb, NULL, fb->n, NULL, NULL};
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
-  c.ks = malloc((c.n ? c.n : 1) * sizeof *c.ks);
-  c.order = malloc((c.n ? c.n : 1) * sizeof *c.order);
-  c.pos_of = malloc((c.n ? c.n : 1) * sizeof *c.pos_of);
-  if (!c.ks || !c.order || !c.pos_of) goto done;
-  for (size_t i = 0; i < c.n; i++) {
-    size_t k = fb->idx[i];
-    const tr_event *e = s->ev[k];
-    long cat = ov_side_cat(s, s->name[k], r, cats);
-    if (cat < 0) goto done;
-    c.ks[i] = (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
-    c.order[i] = i;
-  }
-  if (!ov_sort_stream_order(c.ks, c.order, c.n)) goto done;
-  for (size_t i = 0; i < c.n; i++) c.pos_of[c.order[i]] = i;
+  bool *is_headroom = NULL;
+  if (!ov_stage_kernels(&c)) goto done;
   if (!ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw)) goto done;
   st->busy_us = sw.busy_us;
+  st->span_us = ov_span(c.ks, c.n);
   st->multi_stream_us = sw.multi_us;
   st->max_streams = sw.max_streams;
   st->n_kernels = c.n;
-
-  /* 6.4 headroom: non-compute first, each group by exclusive time x weight. */
-  double h_min = te_rules_setting(r, "overlap.headroom.min_total_us", 5.0);
-  double h_ratio = te_rules_setting(r, "overlap.headroom.min_exclusive_ratio", 0.45);
-  size_t h_top = (size_t)te_rules_setting(r, "overlap.headroom.top_n", 5);
-  double l_min = te_rules_setting(r, "overlap.low_roi_hidden.min_total_us", 5.0);
-  double l_ratio = te_rules_setting(r, "overlap.low_roi_hidden.min_hidden_ratio", 0.65);
-  size_t l_top = (size_t)te_rules_setting(r, "overlap.low_roi_hidden.top_n", 5);
+  const te_settings *set = te_rules_settings(r);
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
-  st->rows = calloc(h_top + l_top + 1, sizeof *st->rows);
-  if (!cands || !st->rows) goto done;
-  size_t nc = 0;
-  for (size_t i = 0; i < sw.n_aggs; i++) {
-    const ov_agg *a = &sw.aggs[i];
-    if (a->total_us <= 0 || a->total_us < h_min || a->exclusive_us / a->total_us < h_ratio) continue;
-    bool compute = cats->compute >= 0 && a->cat == (uint32_t)cats->compute;
-    cands[nc++] = (ov_cand){i, compute ? 0.0 : 1.0, a->exclusive_us * cats->weight[a->cat], i};
-  }
-  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
-  bool *is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
-  if (!is_headroom) goto done;
-  size_t n_rows = 0;
-  for (size_t i = 0; i < nc && i < h_top; i++) {
-    const ov_agg *a = &sw.aggs[cands[i].agg];
-    is_headroom[a->name] = true;
-    an_overlap_row *row = &st->rows[n_rows];
-    if (!ov_fill_row(&c, &sw, a, AN_OVERLAP_HEADROOM, row)) {
-      ov_row_free(row);
-      free(is_headroom);
-      goto done;
-    }
-    if (!strcmp(row->priority, "P5")) ov_row_free(row); /* 6.4: P5 headroom rows dropped */
-    else n_rows++;
-  }
-  nc = 0;
-  for (size_t i = 0; i < sw.n_aggs; i++) {
-    const ov_agg *a = &sw.aggs[i];
-    if (!cats->low_roi[a->cat] || a->total_us <= 0 || a->total_us < l_min ||
-        a->hidden_us / a->total_us < l_ratio)
-      continue;
-    double h = a->hidden_us;
-    double key = h * (1.0 + a->hidden_by_compute_us / (h > 1.0 ? h : 1.0));
-    cands[nc++] = (ov_cand){i, key, h / a->total_us, i};
-  }
-  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
-  for (size_t i = 0; i < nc && i < l_top; i++) {
-    const ov_agg *a = &sw.aggs[cands[i].agg];
-    if (is_headroom[a->name]) continue;
-    an_overlap_row *row = &st->rows[n_rows];
-    if (!ov_fill_row(&c, &sw, a, AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
-      ov_row_free(row);
-      free(is_headroom);
-      goto done;
-    }
-    n_rows++;
-  }
-  free(is_headroom);
-  /* --overlap-table-limit first, then the reporting bar (as the kernel table does). */
-  if (opt && opt->table_limit > 0 && n_rows > (size_t)opt->table_limit) {
-    for (size_t i = (size_t)opt->table_limit; i < n_rows; i++) ov_row_free(&st->rows[i]);
-    n_rows = (size_t)opt->table_limit;
-  }
-  double min_share = te_rules_setting(r, "overlap.min_share_pct", 1.0);
-  size_t w = 0;
-  for (size_t i = 0; i < n_rows; i++) {
-    if (st->rows[i].share_pct < min_share) ov_row_free(&st->rows[i]);
-    else st->rows[w++] = st->rows[i];
-  }
-  st->n_rows = w;
+  st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n) + 1,
+                    sizeof *st->rows);
+  is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
+  if (!cands || !st->rows || !is_headroom) goto done;
+  if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  ov_trim_rows(st, opt, set->overlap_min_share_pct);
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);
+  free(is_headroom);
   free(cands);
   free(c.ks);
   free(c.order);
@@ -872,7 +893,7 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
   memset(out, 0, sizeof *out);
   if ((n_mapping && !mapping) || (n_formal && !formal) || !r) return AN_OVERLAP_ERR_ARGS;
   out->single_trace = opt && opt->single_trace;
-  out->min_share_pct = te_rules_setting(r, "overlap.min_share_pct", 1.0);
+  out->min_share_pct = te_rules_settings(r)->overlap_min_share_pct;
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   size_t n_in = n_mapping + n_formal;
   ov_side *sides = calloc(n_in ? n_in : 1, sizeof *sides);
@@ -904,7 +925,8 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
   out->stages = calloc(n_fb ? n_fb : 1, sizeof *out->stages);
   if (!out->stages) goto done;
   for (size_t i = 0; i < n_fb; i++) {
-    /* 6.1 pairing: same stage, else the mapping "all" bundle, else the only one. */
+    /* reference-triage.md §6.1 pairing: same stage, else the mapping "all" bundle, else the only
+     * one. */
     ov_bundle *m = NULL;
     for (size_t j = 0; j < n_mb && !m; j++)
       if (!strcmp(mb[j].stage, fb[i].stage)) m = &mb[j];

@@ -1,5 +1,5 @@
 /*
- * analysis/overlap.h - the Overlap Opportunity Table (reference-triage.md section 6).
+ * analysis/overlap.h - the Overlap Opportunity Table (reference-triage.md §6).
  *
  * For every stage of the formal traces, a sweep line measures how much of each kernel's
  * time runs alone on the GPU (exclusive) or under a kernel of another stream (hidden).
@@ -26,6 +26,7 @@
 
 #include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
+#include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
@@ -37,11 +38,11 @@ typedef struct an_overlap_trace {
    * overlap table chooses its own process (it prefers only "TP00"); a kernel of that
    * process the view left unstaged counts as stage "all". */
   const an_trace_view *view;
-  /* The kernel map built from this side's traces (mapping side: the mapping kernel map;
-   * formal side: the formal traces' own map, the "formal payload"); may be NULL. Used
-   * for the relaxed name lookup (4.3) of formal kernels among mapping kernels, for the
-   * last scope fallback (the map entry's best location) and, formal side, for kernels
-   * the mapping traces say nothing about (fix 3). Borrowed. */
+  /* The kernel map built from this side's traces (mapping side: the mapping kernel map; formal
+   * side: the formal traces' own map, the "formal payload"); may be NULL. Used for the relaxed name
+   * lookup (reference-triage.md §4.3) of formal kernels among mapping kernels, for the last scope
+   * fallback (the map entry's best location) and, formal side, for kernels the mapping traces say
+   * nothing about (deviation O3). Borrowed. */
   const an_kernel_map *kmap;
 } an_overlap_trace;
 
@@ -51,49 +52,11 @@ typedef struct an_overlap_options {
   bool single_trace;         /* the traces are their own mapping (header line only) */
 } an_overlap_options;
 
-typedef enum an_overlap_verdict {
-  AN_OVERLAP_HEADROOM = 0,
-  AN_OVERLAP_LOW_ROI_HIDDEN = 1
-} an_overlap_verdict;
-
-typedef struct an_overlap_row {
-  an_overlap_verdict verdict;
-  char *kernel;         /* canonical kernel name */
-  char *category;       /* overlap classifier category */
-  char *scope;          /* Python scope, "unmapped" when none */
-  char *launch_op;      /* most common CPU op / launch of the scope evidence, "n/a" */
-  char *scope_source;   /* "mapping", "launch", "time-window", "kernel-map", "formal", "none" */
-  char *dep_signal;     /* "both-side serial risk", ..., "serial risk low" */
-  const char *dep_label;      /* "low", "high", "unclear" (static) */
-  const char *priority;       /* "P1", "P2", "P4", "P5" (static) */
-  const char *recommendation; /* "try overlap", "try fusion", "check deps", "skip" */
-  size_t count;
-  double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
-  double share_pct;     /* total_us / stage busy time * 100 */
-  char *top_partner;    /* kernel it hides under the longest, NULL if never hidden */
-  double top_partner_us;
-  char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */
-  double prev_gap_us, next_gap_us; /* -1 when there is no neighbour */
-} an_overlap_row;
-
-typedef struct an_overlap_stage {
-  char *stage;          /* stage id ("extend", "decode", "all") */
-  char *label;          /* rendered label ("extend/prefill") */
-  int order;
-  char *formal_path;    /* trace the stage was measured on */
-  char *mapping_path;   /* trace the scopes came from; NULL when no mapping stage paired */
-  double busy_us;       /* union of GPU busy time */
-  double multi_stream_us; /* time with kernels on >= 2 streams */
-  size_t max_streams;
-  size_t n_kernels;     /* overlap kernel events of the stage */
-  size_t n_rows;        /* rows after the share bar and the table limit */
-  an_overlap_row *rows;
-} an_overlap_stage;
-
+/* The stages (an_overlap_stage and its rows: analysis/model.h) in render order. */
 typedef struct an_overlap_result {
   bool single_trace;
   double min_share_pct; /* overlap.min_share_pct, for the placeholder text */
-  size_t n_stages;      /* render order */
+  size_t n_stages;
   an_overlap_stage *stages;
 } an_overlap_result;
 
@@ -103,7 +66,7 @@ typedef enum an_overlap_status {
   AN_OVERLAP_ERR_ARGS = 2
 } an_overlap_status;
 
-/* Runs sections 6.1-6.6 over the formal traces with scopes from the mapping traces. On
+/* Runs reference-triage.md §6.1-§6.6 over the formal traces with scopes from the mapping traces. On
  * failure *out is left empty (safe to free). */
 an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_mapping,
                                      const an_overlap_trace *formal, size_t n_formal,
@@ -111,7 +74,7 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
                                      an_overlap_result *out);
 void an_overlap_result_free(an_overlap_result *res);
 
-/* Section 6.7 pieces, exposed for tests. */
+/* reference-triage.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */
 double an_overlap_tight_gap(const te_rules *rules, double dur_us);
 /* True when two scopes share a family (same path or same function name). */

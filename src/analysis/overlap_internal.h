@@ -16,30 +16,14 @@
 
 #include "trace/trace.h"
 #include "triage/rules.h"
-
-/* ---------------------------------------------------------------- string keys */
-
-/* String -> dense index map. Keys are copied; indices are assigned 0, 1, 2, ... in
- * insertion order, which keeps every "first seen wins" tie-break of the reference. */
-typedef struct ov_strmap {
-  char **keys;
-  size_t n, cap;
-  uint32_t *slots; /* open addressing over indices + 1; 0 = empty */
-  size_t n_slots;
-} ov_strmap;
-
-void ov_strmap_free(ov_strmap *m);
-/* Index of key (len bytes); inserts it when absent. Returns -1 only when out of memory. */
-long ov_strmap_put(ov_strmap *m, const char *key, size_t len);
-/* Index of key or -1. */
-long ov_strmap_find(const ov_strmap *m, const char *key, size_t len);
+#include "util/map.h"
 
 /* ---------------------------------------------------------------- categories */
 
 /* The overlap classifier's categories, resolved once per run so the sweep compares
  * small integers instead of strings. */
 typedef struct ov_cats {
-  ov_strmap names;     /* category label -> index */
+  ut_strmap names;     /* category label -> index */
   double *priority;    /* overlap.category_priority.<cat> */
   double *weight;      /* overlap.weight.<cat> */
   bool *low_roi;       /* member of overlap.low_roi_hidden.categories */
@@ -89,21 +73,6 @@ bool ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names, size_t n_s
                   const ov_cats *cats, ov_sweep *out);
 void ov_sweep_free(ov_sweep *s);
 
-/* ---------------------------------------------------------------- counters */
-
-/* Counts per string, first-inserted wins ties (Python Counter.most_common order). */
-typedef struct ov_counter {
-  ov_strmap keys;
-  size_t *counts;
-  size_t cap;
-} ov_counter;
-
-void ov_counter_free(ov_counter *c);
-bool ov_counter_add(ov_counter *c, const char *key, size_t times);
-/* Most common key or NULL when empty. Borrowed from the counter. */
-const char *ov_counter_top(const ov_counter *c);
-size_t ov_counter_total(const ov_counter *c);
-
 /* ---------------------------------------------------------------- source map */
 
 /* Python-side indexes of one mapping trace: frames per thread with parent links, CPU
@@ -113,11 +82,11 @@ typedef struct ov_source ov_source;
 ov_source *ov_source_create(const tr_trace *t, const te_rules *r);
 void ov_source_destroy(ov_source *s);
 
-/* How a kernel event got its scope (reference section 6.5 order). */
+/* How a kernel event got its scope (reference-triage.md §6.5 order). */
 typedef enum ov_scope_how {
   OV_SCOPE_NONE = 0,
   OV_SCOPE_CPU_OP = 1,      /* CPU op with the kernel's External id */
-  OV_SCOPE_LAUNCH = 2,      /* launch event with the kernel's correlation (fix 1) */
+  OV_SCOPE_LAUNCH = 2,      /* launch event with the kernel's correlation (deviation O1) */
   OV_SCOPE_TIME_WINDOW = 3  /* Python frames of any thread around the GPU timestamp */
 } ov_scope_how;
 

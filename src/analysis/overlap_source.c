@@ -1,5 +1,5 @@
 /*
- * overlap_source.c - Python scope of a mapping-trace kernel (reference-triage.md 6.5).
+ * overlap_source.c - Python scope of a mapping-trace kernel (reference-triage.md §6.5).
  *
  * A scope is the best frame of the chain of *meaningful* Python frames active when the
  * kernel was issued: at the start of its CPU op (External id), else at its launch
@@ -14,53 +14,17 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
+#include "util/vec.h"
 
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
 #define OV_MAX_CHAIN 256
 /* Probe tolerance of the time-window fallback, as in the reference (1e-3 us). */
 #define OV_WINDOW_EPS_US 1e-3
 
-/* ---------------------------------------------------------------- counter */
-
-void ov_counter_free(ov_counter *c) {
-  if (!c) return;
-  ov_strmap_free(&c->keys);
-  free(c->counts);
-  memset(c, 0, sizeof *c);
-}
-
-bool ov_counter_add(ov_counter *c, const char *key, size_t times) {
-  long i = ov_strmap_put(&c->keys, key, strlen(key));
-  if (i < 0) return false;
-  if ((size_t)i >= c->cap) {
-    size_t nc = c->cap ? c->cap * 2 : 8;
-    size_t *cs = realloc(c->counts, nc * sizeof *cs);
-    if (!cs) return false;
-    memset(cs + c->cap, 0, (nc - c->cap) * sizeof *cs);
-    c->counts = cs;
-    c->cap = nc;
-  }
-  c->counts[i] += times;
-  return true;
-}
-
-const char *ov_counter_top(const ov_counter *c) {
-  long best = -1;
-  for (size_t i = 0; i < c->keys.n; i++)
-    if (best < 0 || c->counts[i] > c->counts[best]) best = (long)i;
-  return best < 0 ? NULL : c->keys.keys[best];
-}
-
-size_t ov_counter_total(const ov_counter *c) {
-  size_t t = 0;
-  for (size_t i = 0; i < c->keys.n; i++) t += c->counts[i];
-  return t;
-}
-
 /* ---------------------------------------------------------------- indexes */
 
 /* 8 bytes per frame: start and end are read from the event (a copy of them was 32 bytes
- * per frame, 51 MB on a 1.6 M-frame trace; measured in issue 6). */
+ * per frame, 51 MB on a 1.6 M-frame trace; docs/performance.md). */
 typedef struct ov_frame {
   uint32_t ev;    /* index into the PYFRAME events */
   int32_t parent; /* position of the enclosing frame, -1 at the top */
@@ -80,7 +44,7 @@ struct ov_source {
   const tr_pyframe *py;
   const tr_event *ops, *launches;
   size_t n_py, n_ops, n_launches;
-  ov_strmap threads;   /* "pid:tid" -> dense index */
+  ut_strmap threads;   /* "pid:tid" -> dense index */
   ov_frame *frames;    /* bucketed by thread, each bucket by (ts, -end, ev) */
   size_t *thread_off;  /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
   ov_keyed *op_by_ext; /* sorted by (key, ts) */
@@ -174,7 +138,7 @@ static void ov_keyed_sort(ov_keyed *k, size_t n, unsigned depth) {
 static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
   char key[32];
   int len = snprintf(key, sizeof key, "%u:%u", (unsigned)pid, (unsigned)tid);
-  return ov_strmap_find(&s->threads, key, (size_t)len);
+  return ut_strmap_find(&s->threads, key, (size_t)len);
 }
 
 static ov_keyed *ov_index_by(const tr_trace *t, const tr_event *evs, size_t n, bool by_corr,
@@ -196,7 +160,7 @@ static ov_keyed *ov_index_by(const tr_trace *t, const tr_event *evs, size_t n, b
 
 void ov_source_destroy(ov_source *s) {
   if (!s) return;
-  ov_strmap_free(&s->threads);
+  ut_strmap_free(&s->threads);
   free(s->frames);
   free(s->thread_off);
   free(s->op_by_ext);
@@ -204,11 +168,86 @@ void ov_source_destroy(ov_source *s) {
   free(s);
 }
 
+/* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
+ * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
+ * millions of frames was a tenth of the run (docs/performance.md). Same result as one
+ * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
+ * places them; the "pid:tid" lookup runs only when the thread changes. */
+static bool ov_bucket_frames(ov_source *s) {
+  size_t n_count = 0; /* capacity of s->thread_off while counting */
+  size_t *fill = NULL; /* next free slot of each thread's bucket */
+  for (int pass = 0; pass < 2; pass++) {
+    tr_str last_pid = 0, last_tid = 0;
+    long th = -1;
+    for (size_t i = 0; i < s->n_py; i++) {
+      if (th < 0 || s->py[i].pid != last_pid || s->py[i].tid != last_tid) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
+        th = ut_strmap_put(&s->threads, key, (size_t)len);
+        if (th < 0) goto fail;
+        last_pid = s->py[i].pid;
+        last_tid = s->py[i].tid;
+        if (pass == 0 && (size_t)th + 2 > n_count) {
+          size_t old = n_count;
+          size_t *p = ut_grow(s->thread_off, &n_count, (size_t)th + 2, sizeof *p);
+          if (!p) goto fail;
+          memset(p + old, 0, (n_count - old) * sizeof *p);
+          s->thread_off = p;
+        }
+      }
+      if (pass == 0) s->thread_off[th + 1]++;
+      else s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
+    }
+    if (pass == 0) {
+      if (!s->thread_off && !(s->thread_off = calloc(1, sizeof *s->thread_off))) goto fail;
+      for (size_t t2 = 0; t2 < s->threads.n; t2++) s->thread_off[t2 + 1] += s->thread_off[t2];
+      fill = malloc((s->threads.n ? s->threads.n : 1) * sizeof *fill);
+      if (!fill) goto fail;
+      memcpy(fill, s->thread_off, s->threads.n * sizeof *fill);
+    }
+  }
+  free(fill);
+  g_ov_sort_py = s->py;
+  for (size_t t2 = 0; t2 < s->threads.n; t2++) {
+    size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
+    bool in_order = true;
+    for (size_t i = lo + 1; i < hi && in_order; i++)
+      in_order = ov_frame_cmp(&s->frames[i - 1], &s->frames[i]) < 0;
+    if (!in_order) qsort(s->frames + lo, hi - lo, sizeof *s->frames, ov_frame_cmp);
+  }
+  return true;
+fail:
+  free(fill);
+  return false;
+}
+
+/* Parent links: a stack of open frames per thread; a frame's parent is the innermost
+ * frame still open when it starts. The stack grows to the deepest nesting only. */
+static bool ov_link_parents(ov_source *s) {
+  int32_t *stack = NULL;
+  size_t stack_cap = 0;
+  for (size_t th = 0; th < s->threads.n; th++) {
+    size_t depth = 0;
+    for (size_t i = s->thread_off[th]; i < s->thread_off[th + 1]; i++) {
+      double ts = ov_fts(s, i);
+      while (depth && ov_fend(s, (size_t)stack[depth - 1]) < ts) depth--;
+      s->frames[i].parent = depth ? stack[depth - 1] : -1;
+      int32_t *p = ut_grow(stack, &stack_cap, depth + 1, sizeof *p);
+      if (!p) {
+        free(stack);
+        return false;
+      }
+      stack = p;
+      stack[depth++] = (int32_t)i;
+    }
+  }
+  free(stack);
+  return true;
+}
+
 ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   ov_source *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  size_t n_count = 0; /* capacity of s->thread_off while counting */
-  size_t *fill = NULL; /* next free slot of each thread's bucket */
   s->t = t;
   s->r = r;
   s->ignore = te_rules_matcher(r, "scope_ignore");
@@ -219,90 +258,12 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   s->ops = tr_trace_events(t, TR_KIND_CPU_OP, &s->n_ops);
   s->launches = tr_trace_events(t, TR_KIND_LAUNCH, &s->n_launches);
   s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
-  if (!s->frames) goto fail;
-  /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
-   * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
-   * millions of frames was a tenth of the run (measured in issue 6). Same result as one
-   * qsort, since ov_frame_cmp is a total order. Pass 1 counts frames per thread; the
-   * "pid:tid" lookup runs only when the thread changes. */
-  for (int pass = 0; pass < 2; pass++) {
-    tr_str last_pid = 0, last_tid = 0;
-    long th = -1;
-    for (size_t i = 0; i < s->n_py; i++) {
-      if (th < 0 || s->py[i].pid != last_pid || s->py[i].tid != last_tid) {
-        char key[32];
-        int len = snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
-        th = ov_strmap_put(&s->threads, key, (size_t)len);
-        if (th < 0) goto fail;
-        last_pid = s->py[i].pid;
-        last_tid = s->py[i].tid;
-        if (pass == 0 && (size_t)th + 2 > n_count) {
-          size_t nc = n_count ? n_count * 2 : 16;
-          while (nc < (size_t)th + 2) nc *= 2;
-          size_t *p = realloc(s->thread_off, nc * sizeof *p);
-          if (!p) goto fail;
-          memset(p + n_count, 0, (nc - n_count) * sizeof *p);
-          s->thread_off = p;
-          n_count = nc;
-        }
-      }
-      if (pass == 0) {
-        s->thread_off[th + 1]++;
-      } else {
-        s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
-      }
-    }
-    if (pass == 0) {
-      if (!s->thread_off) { /* no frames */
-        s->thread_off = calloc(1, sizeof *s->thread_off);
-        if (!s->thread_off) goto fail;
-      }
-      for (size_t t2 = 0; t2 < s->threads.n; t2++) s->thread_off[t2 + 1] += s->thread_off[t2];
-      fill = malloc((s->threads.n ? s->threads.n : 1) * sizeof *fill);
-      if (!fill) goto fail;
-      memcpy(fill, s->thread_off, s->threads.n * sizeof *fill);
-    }
-  }
-  free(fill);
-  fill = NULL;
-  g_ov_sort_py = s->py;
-  for (size_t t2 = 0; t2 < s->threads.n; t2++) {
-    size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
-    bool in_order = true;
-    for (size_t i = lo + 1; i < hi && in_order; i++)
-      in_order = ov_frame_cmp(&s->frames[i - 1], &s->frames[i]) < 0;
-    if (!in_order) qsort(s->frames + lo, hi - lo, sizeof *s->frames, ov_frame_cmp);
-  }
-  /* Parent links: a stack of open frames per thread; a frame's parent is the innermost
-   * frame still open when it starts. The stack grows to the deepest nesting only. */
-  int32_t *stack = NULL;
-  size_t stack_cap = 0;
-  for (size_t th = 0; th < s->threads.n; th++) {
-    size_t depth = 0;
-    for (size_t i = s->thread_off[th]; i < s->thread_off[th + 1]; i++) {
-      double ts = ov_fts(s, i);
-      while (depth && ov_fend(s, (size_t)stack[depth - 1]) < ts) depth--;
-      s->frames[i].parent = depth ? stack[depth - 1] : -1;
-      if (depth == stack_cap) {
-        size_t nc = stack_cap ? stack_cap * 2 : 64;
-        int32_t *p = realloc(stack, nc * sizeof *p);
-        if (!p) {
-          free(stack);
-          goto fail;
-        }
-        stack = p;
-        stack_cap = nc;
-      }
-      stack[depth++] = (int32_t)i;
-    }
-  }
-  free(stack);
+  if (!s->frames || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
   s->op_by_ext = ov_index_by(t, s->ops, s->n_ops, false, &s->n_op_by_ext);
   s->launch_by_corr = ov_index_by(t, s->launches, s->n_launches, true, &s->n_launch_by_corr);
   if (!s->op_by_ext || !s->launch_by_corr) goto fail;
   return s;
 fail:
-  free(fill);
   ov_source_destroy(s);
   return NULL;
 }
@@ -346,8 +307,7 @@ static bool ov_hit_or_py(const te_matcher *m, const char *canon) {
  * meaningful and allow_fallback, of the fallback frames. Writes the canonical scope into
  * out. Returns false when the chain holds no usable frame. */
 static bool ov_best_scope(ov_source *s, size_t n, bool allow_fallback, char *out, size_t cap) {
-  size_t depth = (size_t)te_rules_setting(s->r, "overlap.scope_chain_depth", 6);
-  if (depth == 0) depth = 1;
+  size_t depth = (size_t)te_rules_settings(s->r)->overlap_scope_chain_depth;
   char canon[1024];
   const tr_pyframe *keep[OV_MAX_CHAIN];
   size_t n_keep = 0;
@@ -432,16 +392,16 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (ov_context_by_key(s, s->op_by_ext, s->n_op_by_ext, s->ops, ext, k->ts, scope, scope_cap, op,
                         op_cap))
     return OV_SCOPE_CPU_OP;
-  /* Fix 1 (deviation O1): the reference compared a lower-cased launch name with
+  /* Deviation O1 (docs/deviations.md): the reference compared a lower-cased launch name with
    * mixed-case names, so this step never ran; launch events are already classified by
-   * the reader. overlap.launch_scope_fallback = 0 skips it as the reference does. */
+   * the reader. overlap.launch_scope_fallback false skips it as the reference does. */
   char cpu_op[512];
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
-  if (te_rules_setting(s->r, "overlap.launch_scope_fallback", 1) > 0 &&
+  if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
       ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, corr, k->ts,
                         scope, scope_cap, op, op_cap)) {
-    /* 4.2: the CPU op's name when one matched, else the launch's. */
+    /* reference-triage.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;
   }

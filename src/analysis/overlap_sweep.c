@@ -1,6 +1,6 @@
 /*
- * overlap_sweep.c - the sweep line of reference-triage.md section 6.3, the string map and
- * the category table the overlap files share.
+ * overlap_sweep.c - the sweep line of reference-triage.md §6.3 and the category
+ * table the overlap files share.
  *
  * The sweep walks start/end points once (O(n log n) for the sort). Hidden, exclusive and
  * hidden-by-compute time depend only on which *streams* are active, not on which kernel,
@@ -14,84 +14,13 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
-
-/* ---------------------------------------------------------------- string map */
-
-static uint64_t ov_hash(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a: short keys, no adversarial concern */
-  for (size_t i = 0; i < len; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-void ov_strmap_free(ov_strmap *m) {
-  if (!m) return;
-  for (size_t i = 0; i < m->n; i++) free(m->keys[i]);
-  free(m->keys);
-  free(m->slots);
-  memset(m, 0, sizeof *m);
-}
-
-static bool ov_key_eq(const char *k, const char *s, size_t len) {
-  return strncmp(k, s, len) == 0 && k[len] == '\0';
-}
-
-long ov_strmap_find(const ov_strmap *m, const char *key, size_t len) {
-  if (!m->n_slots) return -1;
-  size_t mask = m->n_slots - 1;
-  for (size_t i = (size_t)ov_hash(key, len) & mask;; i = (i + 1) & mask) {
-    uint32_t v = m->slots[i];
-    if (!v) return -1;
-    if (ov_key_eq(m->keys[v - 1], key, len)) return (long)(v - 1);
-  }
-}
-
-static bool ov_strmap_grow(ov_strmap *m) {
-  size_t ns = m->n_slots ? m->n_slots * 2 : 64;
-  uint32_t *slots = calloc(ns, sizeof *slots);
-  if (!slots) return false;
-  for (size_t k = 0; k < m->n; k++) {
-    size_t i = (size_t)ov_hash(m->keys[k], strlen(m->keys[k])) & (ns - 1);
-    while (slots[i]) i = (i + 1) & (ns - 1);
-    slots[i] = (uint32_t)(k + 1);
-  }
-  free(m->slots);
-  m->slots = slots;
-  m->n_slots = ns;
-  return true;
-}
-
-long ov_strmap_put(ov_strmap *m, const char *key, size_t len) {
-  long found = ov_strmap_find(m, key, len);
-  if (found >= 0) return found;
-  if (m->n >= UINT32_MAX - 1) return -1;
-  if ((m->n + 1) * 2 > m->n_slots && !ov_strmap_grow(m)) return -1;
-  if (m->n == m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 16;
-    char **keys = realloc(m->keys, nc * sizeof *keys);
-    if (!keys) return -1;
-    m->keys = keys;
-    m->cap = nc;
-  }
-  char *copy = malloc(len + 1);
-  if (!copy) return -1;
-  memcpy(copy, key, len);
-  copy[len] = '\0';
-  m->keys[m->n] = copy;
-  size_t mask = m->n_slots - 1;
-  size_t i = (size_t)ov_hash(key, len) & mask;
-  while (m->slots[i]) i = (i + 1) & mask;
-  m->slots[i] = (uint32_t)(m->n + 1);
-  return (long)m->n++;
-}
+#include "util/vec.h"
 
 /* ---------------------------------------------------------------- categories */
 
 void ov_cats_free(ov_cats *c) {
   if (!c) return;
-  ov_strmap_free(&c->names);
+  ut_strmap_free(&c->names);
   free(c->priority);
   free(c->weight);
   free(c->low_roi);
@@ -101,37 +30,31 @@ void ov_cats_free(ov_cats *c) {
 
 long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
   size_t len = strlen(label);
-  long idx = ov_strmap_find(&c->names, label, len);
+  long idx = ut_strmap_find(&c->names, label, len);
   if (idx >= 0) return idx;
-  idx = ov_strmap_put(&c->names, label, len);
+  idx = ut_strmap_put(&c->names, label, len);
   if (idx < 0) return -1;
-  if ((size_t)idx >= c->cap) {
-    size_t nc = c->cap ? c->cap * 2 : 8;
-    double *p = realloc(c->priority, nc * sizeof *p);
+  if ((size_t)idx >= c->cap) { /* three parallel arrays: each grows to the same capacity */
+    size_t cp = c->cap, cw = c->cap, cl = c->cap;
+    double *p = ut_grow(c->priority, &cp, (size_t)idx + 1, sizeof *p);
     if (!p) return -1;
     c->priority = p;
-    double *w = realloc(c->weight, nc * sizeof *w);
+    double *w = ut_grow(c->weight, &cw, (size_t)idx + 1, sizeof *w);
     if (!w) return -1;
     c->weight = w;
-    bool *l = realloc(c->low_roi, nc * sizeof *l);
+    bool *l = ut_grow(c->low_roi, &cl, (size_t)idx + 1, sizeof *l);
     if (!l) return -1;
     c->low_roi = l;
-    c->cap = nc;
+    c->cap = cp;
   }
-  char key[256];
-  snprintf(key, sizeof key, "overlap.category_priority.%s", label);
-  /* A category no pack mentions: lowest priority, unweighted. */
-  c->priority[idx] = te_rules_setting(r, key, 0);
-  snprintf(key, sizeof key, "overlap.weight.%s", label);
-  c->weight[idx] = te_rules_setting(r, key, 1.0);
-  const char *const *items = NULL;
-  size_t n = te_rules_setting_list(r, "overlap.low_roi_hidden.categories", &items);
-  bool member = false;
-  for (size_t i = 0; i < n; i++)
-    if (items[i] && !strcmp(items[i], label)) member = true;
-  c->low_roi[idx] = member;
-  /* "compute" is a role of the overlap model (6.3: time hidden by compute), not a name
-   * test: the overlap classifier must use that category id for it. */
+  /* A category no pack mentions reads the table's absent values (lowest priority,
+   * unweighted). */
+  const te_settings *set = te_rules_settings(r);
+  c->priority[idx] = te_number_map_get(&set->overlap_category_priority, label);
+  c->weight[idx] = te_number_map_get(&set->overlap_weight, label);
+  c->low_roi[idx] = te_string_list_has(&set->overlap_low_roi_hidden_categories, label);
+  /* "compute" is a role of the overlap model (reference-triage.md §6.3: time hidden by compute),
+   * not a name test: the overlap classifier must use that category id for it. */
   if (!strcmp(label, "compute")) c->compute = idx;
   return idx;
 }
@@ -182,15 +105,15 @@ static bool ov_partners_add(ov_partners *p, uint32_t name, double us) {
       p->us[i] += us;
       return true;
     }
-  if (p->n == p->cap) {
-    size_t nc = p->cap ? p->cap * 2 : 4;
-    uint32_t *nm = realloc(p->name, nc * sizeof *nm);
+  if (p->n == p->cap) { /* two parallel arrays of one capacity */
+    size_t cn = p->cap, cu = p->cap;
+    uint32_t *nm = ut_grow(p->name, &cn, p->n + 1, sizeof *nm);
     if (!nm) return false;
     p->name = nm;
-    double *u = realloc(p->us, nc * sizeof *u);
+    double *u = ut_grow(p->us, &cu, p->n + 1, sizeof *u);
     if (!u) return false;
     p->us = u;
-    p->cap = nc;
+    p->cap = cn;
   }
   p->name[p->n] = name;
   p->us[p->n] = us;
@@ -302,13 +225,9 @@ bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_stream
     ov_lane *l = &lanes[ks[k].stream];
     bool is_compute = cats->compute >= 0 && ks[k].cat == (uint32_t)cats->compute;
     if (pts[p].start == 1) {
-      if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 2;
-        uint32_t *nk = realloc(l->k, nc * sizeof *nk);
-        if (!nk) goto done;
-        l->k = nk;
-        l->cap = nc;
-      }
+      uint32_t *nk = ut_grow(l->k, &l->cap, l->n + 1, sizeof *nk);
+      if (!nk) goto done;
+      l->k = nk;
       l->k[l->n++] = k;
       if (l->n == 1) {
         l->pos = (long)n_act;

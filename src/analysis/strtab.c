@@ -1,5 +1,5 @@
 /*
- * analysis/strtab.c - interning table and a 64-bit key map.
+ * analysis/strtab.c - interning table for the analysis.
  */
 #include "analysis/strtab.h"
 
@@ -14,17 +14,6 @@
 struct an_strtab {
   tr_intern *in;
 };
-
-uint64_t an_hash_bytes(const void *p, size_t n) {
-  /* FNV-1a: short strings, no adversarial cost beyond linear probing */
-  const unsigned char *s = p;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) {
-    h ^= s[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 an_strtab *an_strtab_create(void) {
   an_strtab *t = calloc(1, sizeof *t);
@@ -50,67 +39,3 @@ const char *an_strtab_intern(an_strtab *t, const char *s, size_t len) {
 }
 
 const char *an_strtab_cstr(an_strtab *t, const char *s) { return an_strtab_intern(t, s, strlen(s)); }
-
-/* ------------------------------------------------------------------ u64 map */
-
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-void *an_u64map_get(const an_u64map *m, uint64_t key) {
-  if (!m->cap) return NULL;
-  size_t h = (size_t)mix64(key) & (m->cap - 1);
-  while (m->vals[h]) {
-    if (m->keys[h] == key) return m->vals[h];
-    h = (h + 1) & (m->cap - 1);
-  }
-  return NULL;
-}
-
-int an_u64map_put(an_u64map *m, uint64_t key, void *val) {
-  if ((m->n + 1) * 2 > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 64;
-    uint64_t *nk = calloc(nc, sizeof *nk);
-    void **nv = calloc(nc, sizeof *nv);
-    if (!nk || !nv) {
-      free(nk);
-      free(nv);
-      return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->vals[i]) continue;
-      size_t h = (size_t)mix64(m->keys[i]) & (nc - 1);
-      while (nv[h]) h = (h + 1) & (nc - 1);
-      nk[h] = m->keys[i];
-      nv[h] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = nc;
-  }
-  size_t h = (size_t)mix64(key) & (m->cap - 1);
-  while (m->vals[h]) {
-    if (m->keys[h] == key) {
-      m->vals[h] = val;
-      return 0;
-    }
-    h = (h + 1) & (m->cap - 1);
-  }
-  m->keys[h] = key;
-  m->vals[h] = val;
-  m->n++;
-  return 0;
-}
-
-void an_u64map_free(an_u64map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}

@@ -1,5 +1,6 @@
 /*
- * analysis/tables.c - kernel table (5) and fuse table (7.2).
+ * analysis/tables.c - kernel table (reference-triage.md §5) and fuse table (reference-triage.md
+ * §7.2).
  */
 #include "analysis/tables.h"
 
@@ -10,67 +11,13 @@
 #include <string.h>
 
 #include "analysis/kmap_internal.h"
-
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s) {
-  size_t n = strlen(s);
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 256;
-    while (nc < b->n + n + 1) nc *= 2;
-    char *p = realloc(b->p, nc);
-    if (!p) {
-      b->oom = true;
-      return;
-    }
-    b->p = p;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->n, s, n + 1);
-  b->n += n;
-}
-
-static void sb_fmt(sbuf *b, const char *fmt, double v) {
-  char tmp[512];
-  snprintf(tmp, sizeof tmp, fmt, v);
-  sb_add(b, tmp);
-}
-
-static const char *sb_intern(an_strtab *st, sbuf *b) {
-  if (b->oom) return NULL;
-  return an_strtab_intern(st, b->p ? b->p : "", b->n);
-}
-
-const char *an_location_func_at(an_strtab *st, const char *loc) {
-  const char *sp = strchr(loc, ' ');
-  if (!sp || sp == loc || !sp[1]) return an_strtab_cstr(st, loc);
-  sbuf b = {0};
-  sb_add(&b, sp + 1);
-  sb_add(&b, " @ ");
-  size_t plen = (size_t)(sp - loc);
-  char *path = malloc(plen + 1);
-  if (!path) {
-    free(b.p);
-    return NULL;
-  }
-  memcpy(path, loc, plen);
-  path[plen] = '\0';
-  sb_add(&b, path);
-  free(path);
-  const char *r = sb_intern(st, &b);
-  free(b.p);
-  return r;
-}
+#include "util/buf.h"
+#include "util/map.h"
 
 /* ------------------------------------------------------------------ kernel rows */
 
 typedef struct agg {
-  const char *name;
+  const char *name, *raw;
   double total, max;
   size_t launches;
   size_t first;
@@ -82,61 +29,66 @@ static int cmp_agg(const void *a, const void *b) {
   return x->first < y->first ? -1 : (x->first > y->first ? 1 : 0);
 }
 
-/* Sites a row shows: the preferred ones when any, else all; first sites_shown. */
-static size_t shown_sites(const te_rules *rules, const an_kmap_entry *e, size_t cap,
-                          const an_site **out, size_t *n_candidates) {
+/* The sites a row shows: the preferred ones when any, else all; the first cap of them,
+ * into pool. Several candidates show each one's share of the kernel. */
+static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
+                         const an_site **pool) {
+  const an_kmap_entry *e = row->entry;
+  row->shown_sites = pool;
+  if (!e) return;
   size_t n_pref = 0;
   for (size_t i = 0; i < e->n_sites; i++)
     if (an_location_preferred(rules, e->sites[i].display_location)) n_pref++;
   size_t k = 0;
-  *n_candidates = n_pref ? n_pref : e->n_sites;
   for (size_t i = 0; i < e->n_sites && k < cap; i++) {
     if (n_pref && !an_location_preferred(rules, e->sites[i].display_location)) continue;
-    out[k++] = &e->sites[i];
+    pool[k++] = &e->sites[i];
   }
-  return k;
+  row->n_shown_sites = k;
+  row->site_share_shown = (n_pref ? n_pref : e->n_sites) > 1;
 }
 
-static bool render_cells(an_tables *t, const te_rules *rules, an_kt_row *row, size_t sites_cap) {
-  const an_kmap_entry *e = row->entry;
-  if (!e) {
-    row->location_cell = an_strtab_cstr(t->strings, "unresolved");
-    row->cpu_op_cell = an_strtab_cstr(t->strings, "-");
-    return row->location_cell && row->cpu_op_cell;
+/* The text fusion matchers are written against: "<name> <location cell> <cpu op cell>",
+ * the row as the reference's kernel table shows it. A near-copy of the Markdown cells
+ * (report/report.c) on purpose: the packs' patterns match this text, so it must not move
+ * when a report layout does. */
+static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
+  ut_buf b = {0};
+  ut_buf_add(&b, row->name);
+  ut_buf_add(&b, " ");
+  if (!row->entry) ut_buf_add(&b, "unresolved");
+  else if (!row->entry->n_sites) ut_buf_add(&b, row->entry->best_location);
+  for (size_t i = 0; i < row->n_shown_sites; i++) {
+    if (i) ut_buf_add(&b, "<br>");
+    ut_buf_add(&b, row->shown_sites[i]->display_location);
+    if (row->site_share_shown)
+      ut_buf_addf(&b, " (site share %.0f%%)", row->shown_sites[i]->share_pct_within_kernel);
   }
-  if (!e->n_sites) {
-    row->location_cell = an_strtab_cstr(t->strings, e->best_location);
-    row->cpu_op_cell = an_strtab_cstr(t->strings, "-");
-    return row->location_cell && row->cpu_op_cell;
-  }
-  const an_site **sites = malloc((sites_cap ? sites_cap : 1) * sizeof *sites);
-  if (!sites) return false;
-  size_t n_cand = 0;
-  size_t n = shown_sites(rules, e, sites_cap, sites, &n_cand);
-  sbuf loc = {0}, ops = {0};
+  ut_buf_add(&b, " ");
   size_t n_ops = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (i) sb_add(&loc, "<br>");
-    sb_add(&loc, sites[i]->display_location);
-    if (n_cand > 1) sb_fmt(&loc, " (site share %.0f%%)", sites[i]->share_pct_within_kernel);
-    if (sites[i]->top_cpu_op) {
-      if (n_ops++) sb_add(&ops, "<br>");
-      sb_add(&ops, sites[i]->top_cpu_op);
-    }
+  for (size_t i = 0; i < row->n_shown_sites; i++) {
+    if (!row->shown_sites[i]->top_cpu_op) continue;
+    if (n_ops++) ut_buf_add(&b, "<br>");
+    ut_buf_add(&b, row->shown_sites[i]->top_cpu_op);
   }
-  if (!n_ops) sb_add(&ops, "-");
-  row->location_cell = sb_intern(t->strings, &loc);
-  row->cpu_op_cell = sb_intern(t->strings, &ops);
-  free(loc.p);
-  free(ops.p);
-  free(sites);
-  return row->location_cell && row->cpu_op_cell;
+  if (!n_ops) ut_buf_add(&b, "-");
+  const char *r = ut_buf_str(&b) ? an_strtab_intern(st, b.p, b.n) : NULL;
+  ut_buf_free(&b);
+  return r;
+}
+
+/* The location a fuse row lists for a row's site (or for the row without sites). */
+static const char *row_location(const an_kernel_row *row, size_t site) {
+  if (!row->entry) return "unresolved";
+  if (!row->entry->n_sites) return row->entry->best_location;
+  return row->entry->sites[site].display_location;
 }
 
 /* ------------------------------------------------------------------ fuse table */
 
 typedef struct fmatch {
   an_fuse_row row;
+  const te_fusion_pattern *pattern;
   size_t *rows; /* related row indices */
   size_t n_rows;
   int priority;
@@ -180,8 +132,16 @@ static bool model_gate(const te_fusion_pattern *p, const char *model) {
   return true;
 }
 
-static const char *origin_word(te_origin_kind o) {
-  return o == TE_ORIGIN_UPSTREAM ? "upstream" : o == TE_ORIGIN_INFLIGHT ? "pending" : "mainline";
+static an_fusion_origin fusion_origin(te_origin_kind o) {
+  return o == TE_ORIGIN_UPSTREAM ? AN_FUSION_UPSTREAM
+         : o == TE_ORIGIN_INFLIGHT ? AN_FUSION_INFLIGHT
+                                   : AN_FUSION_MAINLINE;
+}
+
+static void fuse_row_free(an_fuse_row *r) {
+  free(r->related);
+  free(r->evidence);
+  free(r->locations);
 }
 
 /* Identity of a row for de-duplication: (name, location, cpu op) are interned in the
@@ -195,19 +155,13 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   bool ok = texts && ms && mark;
   size_t nm = 0;
-  double ev_min = te_rules_setting(rules, "fuse.evidence_min_share_pct", 1.0);
-  size_t ev_rows = (size_t)te_rules_setting(rules, "fuse.evidence_rows", 3);
-  size_t n_locs = (size_t)te_rules_setting(rules, "fuse.locations", 4);
-  double render_min = te_rules_setting(rules, "fuse.render_min_share_pct", 1.0);
+  const te_settings *set = te_rules_settings(rules);
+  double ev_min = set->fuse_evidence_min_share_pct;
+  size_t ev_rows = (size_t)set->fuse_evidence_rows;
+  size_t n_locs = (size_t)set->fuse_locations;
+  double render_min = set->fuse_render_min_share_pct;
   for (size_t i = 0; ok && i < nr; i++) {
-    sbuf b = {0};
-    sb_add(&b, st->rows[i].name);
-    sb_add(&b, " ");
-    sb_add(&b, st->rows[i].location_cell);
-    sb_add(&b, " ");
-    sb_add(&b, st->rows[i].cpu_op_cell);
-    texts[i] = sb_intern(t->strings, &b);
-    free(b.p);
+    texts[i] = match_subject(t->strings, &st->rows[i]);
     if (!texts[i]) ok = false;
   }
   for (size_t pi = 0; ok && pi < np; pi++) {
@@ -265,82 +219,42 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
     m->n_rows = nrel;
     m->priority = p->priority;
     m->span = p->n_split_groups > 0 ? p->n_split_groups : (p->active ? 1 : 0);
+    m->pattern = p;
     an_fuse_row *r = &m->row;
-    r->pattern = p;
+    r->pattern_id = p->id;
+    r->pattern_name = p->name;
+    r->origin = fusion_origin(p->origin);
+    r->match = active ? AN_FUSION_DIRECT : AN_FUSION_SPLIT;
     r->related_us = rus;
     r->share_pct = share;
-    r->active_match = active;
-    r->confidence = (active || share >= p->likely_share_pct) ? "Confirmed" : "Candidate";
-    char stbuf[64];
-    snprintf(stbuf, sizeof stbuf, "%s %s", origin_word(p->origin), active ? "direct" : "split");
-    r->status = an_strtab_cstr(t->strings, stbuf);
-    /* evidence */
-    sbuf ev = {0};
-    size_t ne = 0;
-    for (size_t k = 0; k < nrel && ne < ev_rows; k++) {
-      const an_kt_row *row = &st->rows[rel[k]];
+    r->confidence = (active || share >= p->likely_share_pct) ? AN_CONFIDENCE_CONFIRMED
+                                                             : AN_CONFIDENCE_CANDIDATE;
+    r->candidate_paths = p->candidate_paths;
+    r->n_candidate_paths = p->n_candidate_paths;
+    r->rationale_hint = p->rationale_hint;
+    /* evidence: the first related rows above the evidence bar */
+    r->evidence = calloc(ev_rows ? ev_rows : 1, sizeof *r->evidence);
+    for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
+      const an_kernel_row *row = &st->rows[rel[k]];
       if (row->share_pct < ev_min) continue;
-      if (ne++) sb_add(&ev, "<br>");
-      sb_add(&ev, row->name);
-      sb_fmt(&ev, " (%.1f%%)", row->share_pct);
+      r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct};
     }
-    if (!ne) sb_add(&ev, "-");
-    r->evidence = sb_intern(t->strings, &ev);
-    free(ev.p);
-    /* current locations */
-    const char **locs = calloc(n_locs ? n_locs : 1, sizeof *locs);
-    size_t nl = 0;
-    for (size_t k = 0; locs && k < nrel && nl < n_locs; k++) {
-      const an_kt_row *row = &st->rows[rel[k]];
+    /* current locations: distinct site locations of the related rows */
+    r->locations = calloc(n_locs ? n_locs : 1, sizeof *r->locations);
+    for (size_t k = 0; r->locations && k < nrel && r->n_locations < n_locs; k++) {
+      const an_kernel_row *row = &st->rows[rel[k]];
       size_t ns = row->entry ? row->entry->n_sites : 0;
-      for (size_t s = 0; s < (ns ? ns : 1) && nl < n_locs; s++) {
-        const char *loc = ns ? row->entry->sites[s].display_location : row->location_cell;
-        loc = an_location_func_at(t->strings, loc);
-        if (!loc) break;
+      for (size_t s = 0; s < (ns ? ns : 1) && r->n_locations < n_locs; s++) {
+        const char *loc = row_location(row, s);
         bool dup = false;
-        for (size_t q = 0; q < nl; q++)
-          if (locs[q] == loc) dup = true;
-        if (!dup) locs[nl++] = loc;
+        for (size_t q = 0; q < r->n_locations; q++)
+          if (strcmp(r->locations[q], loc) == 0) dup = true;
+        if (!dup) r->locations[r->n_locations++] = loc;
       }
     }
-    sbuf lb = {0};
-    for (size_t q = 0; q < nl; q++) {
-      if (q) sb_add(&lb, "<br>");
-      sb_add(&lb, locs[q]);
-    }
-    if (!nl) sb_add(&lb, "-");
-    free(locs);
-    r->locations = sb_intern(t->strings, &lb);
-    free(lb.p);
-    sbuf cp = {0};
-    for (size_t q = 0; q < p->n_candidate_paths; q++) {
-      if (q) sb_add(&cp, "<br>");
-      sb_add(&cp, p->candidate_paths[q]);
-    }
-    if (!p->n_candidate_paths) sb_add(&cp, "-");
-    r->candidate_path = sb_intern(t->strings, &cp);
-    free(cp.p);
-    sbuf ra = {0};
-    const char *hint = p->rationale_hint ? p->rationale_hint : "";
-    if (p->origin == TE_ORIGIN_MAINLINE && active) {
-      sb_add(&ra, "`");
-      sb_add(&ra, p->name);
-      sb_fmt(&ra, "` is present in this trace (%.1f%% related GPU time). ", share);
-    } else if (p->origin == TE_ORIGIN_MAINLINE) {
-      sb_fmt(&ra, "Split kernels in this family take %.1f%% of GPU time. This tree already has a matching path. ", share);
-    } else if (p->origin == TE_ORIGIN_UPSTREAM) {
-      sb_fmt(&ra, "Matches an upstream path (%.1f%% related GPU time). ", share);
-    } else {
-      sb_fmt(&ra, "Matches an open upstream path (%.1f%% related GPU time). ", share);
-    }
-    sb_add(&ra, hint);
-    /* a missing hint must not leave a trailing space */
-    while (ra.n && ra.p[ra.n - 1] == ' ') ra.p[--ra.n] = '\0';
-    r->rationale = sb_intern(t->strings, &ra);
-    free(ra.p);
     r->n_related = nrel;
     r->related = malloc((nrel ? nrel : 1) * sizeof *r->related);
-    if (!r->related || !r->evidence || !r->locations || !r->candidate_path || !r->rationale) {
+    if (!r->related || !r->evidence || !r->locations) {
       ok = false;
       break;
     }
@@ -357,22 +271,22 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
     fmatch *m = &ms[i];
     bool skip = false;
     for (size_t b = 0; b < nb && !skip; b++)
-      if (blocked[b] == m->row.pattern || strcmp(blocked[b]->name, m->row.pattern->name) == 0)
+      if (blocked[b] == m->pattern || strcmp(blocked[b]->name, m->pattern->name) == 0)
         skip = true;
     for (size_t k = 0; k < m->n_rows && !skip; k++)
       if (consumed[m->rows[k]]) skip = true;
     if (skip) continue;
     for (size_t k = 0; k < m->n_rows; k++) consumed[m->rows[k]] = true;
-    for (size_t s = 0; s < m->row.pattern->n_subsumes && nb < nbcap; s++)
-      blocked[nb++] = m->row.pattern->subsumes[s];
+    for (size_t s = 0; s < m->pattern->n_subsumes && nb < nbcap; s++)
+      blocked[nb++] = m->pattern->subsumes[s];
     m->row.shown = m->row.share_pct >= render_min;
     if (m->row.shown) st->n_fuse_shown++;
     st->fuse[st->n_fuse++] = m->row;
-    m->row.related = NULL; /* moved */
+    memset(&m->row, 0, sizeof m->row); /* moved */
   }
   for (size_t i = 0; i < nm; i++) {
     free(ms[i].rows);
-    free(ms[i].row.related);
+    fuse_row_free(&ms[i].row);
   }
   free(consumed);
   free(blocked);
@@ -388,7 +302,8 @@ void an_tables_free(an_tables *t) {
   if (!t) return;
   for (size_t i = 0; i < t->n_stages; i++) {
     free(t->stages[i].rows);
-    for (size_t k = 0; k < t->stages[i].n_fuse; k++) free(t->stages[i].fuse[k].related);
+    free(t->stages[i].site_pool);
+    for (size_t k = 0; k < t->stages[i].n_fuse; k++) fuse_row_free(&t->stages[i].fuse[k]);
     free(t->stages[i].fuse);
   }
   free(t->stages);
@@ -396,139 +311,153 @@ void an_tables_free(an_tables *t) {
   memset(t, 0, sizeof *t);
 }
 
+/* The oi-th stage in te_stage order (order field, then declaration order), or NULL. */
+static const te_stage *stage_in_order(const te_rules *rules, size_t oi) {
+  size_t n_st = te_rules_stage_count(rules);
+  for (size_t s = 0; s < n_st; s++) {
+    const te_stage *c = te_rules_stage(rules, s);
+    size_t before = 0;
+    for (size_t u = 0; u < n_st; u++) {
+      const te_stage *d = te_rules_stage(rules, u);
+      if (d->order < c->order || (d->order == c->order && u < s)) before++;
+    }
+    if (before == oi) return c;
+  }
+  return NULL;
+}
+
+/* The kernels of one stage of every view, aggregated by canonical name in first-seen
+ * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time. */
+static an_status aggregate_stage(const an_trace_view *views, size_t n_views,
+                                 const te_stage *stage, ut_u64map *caches, an_hex_mask mask,
+                                 an_strtab *st, agg **out, size_t *n_out, double *total) {
+  size_t cap = 0;
+  for (size_t v = 0; v < n_views; v++) {
+    const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
+    if (sk) cap += sk->n;
+  }
+  *out = NULL;
+  *n_out = 0;
+  *total = 0;
+  if (!cap) return AN_OK;
+  agg *ag = calloc(cap, sizeof *ag);
+  ut_u64map idx = {0};
+  size_t na = 0;
+  an_status rc = ag ? AN_OK : AN_ERR_NOMEM;
+  for (size_t v = 0; rc == AN_OK && v < n_views; v++) {
+    const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
+    for (size_t i = 0; sk && rc == AN_OK && i < sk->n; i++) {
+      const tr_event *e = sk->kernels[i];
+      const char *name = an_canonical_cached(st, &caches[v], views[v].trace, e->name, mask);
+      uint64_t x;
+      bool seen = name && ut_u64map_get(&idx, (uint64_t)(uintptr_t)name, &x);
+      agg *a = seen ? &ag[x] : &ag[na];
+      if (name && !seen) {
+        a->name = name;
+        a->raw = an_strtab_cstr(st, tr_str_get(views[v].trace, e->name));
+        a->first = na;
+        if (!ut_u64map_put(&idx, (uint64_t)(uintptr_t)name, na++)) a->raw = NULL;
+      }
+      if (!name || !a->raw) {
+        rc = AN_ERR_NOMEM;
+        break;
+      }
+      a->total += e->dur;
+      a->launches++;
+      if (e->dur > a->max) a->max = e->dur;
+      *total += e->dur;
+    }
+  }
+  ut_u64map_free(&idx);
+  if (rc != AN_OK) {
+    free(ag);
+    return rc;
+  }
+  qsort(ag, na, sizeof *ag, cmp_agg);
+  *out = ag;
+  *n_out = na;
+  return AN_OK;
+}
+
+/* The rows of one stage from its aggregates: share, category, map entry, shown sites,
+ * whether the row clears --kernel-table-limit and the share bar. */
+static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
+                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
+                           const te_rules *rules, const an_tables_options *opt) {
+  size_t sites_cap = (size_t)te_rules_settings(rules)->kernel_table_sites_shown;
+  const te_matcher *xpu = te_rules_matcher(rules, "xpu_launch");
+  st->rows = calloc(na ? na : 1, sizeof *st->rows);
+  st->site_pool = calloc(na * sites_cap + 1, sizeof *st->site_pool);
+  if (!st->rows || !st->site_pool) return AN_ERR_NOMEM;
+  st->n_rows = na;
+  for (size_t i = 0; i < na; i++) {
+    an_kernel_row *r = &st->rows[i];
+    r->name = ag[i].name;
+    r->raw_name = ag[i].raw;
+    r->total_us = ag[i].total;
+    r->launches = ag[i].launches;
+    r->max_us = ag[i].max;
+    r->share_pct = st->total_us > 0 ? ag[i].total / st->total_us * 100.0 : 0;
+    r->category = te_rules_classify(rules, "kernel", r->name, NULL);
+    r->kind = te_rules_kind(rules, "kernel", r->name);
+    r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
+    if (!r->entry && formal_payload) r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
+    choose_sites(rules, r, sites_cap, &st->site_pool[i * sites_cap]);
+    bool in_limit = opt->kernel_table_limit <= 0 || (long)i < opt->kernel_table_limit;
+    r->shown = in_limit && r->share_pct >= opt->min_share_pct;
+    if (r->shown) {
+      st->n_shown++;
+      if (xpu && te_matcher_match(xpu, r->name, strlen(r->name))) st->xpu = true;
+    }
+  }
+  return AN_OK;
+}
+
+/* Lower-cased copy of s (NULL stays NULL); *nomem when the copy fails. */
+static char *lower_dup(const char *s, bool *nomem) {
+  if (!s) return NULL;
+  size_t n = strlen(s);
+  char *lc = malloc(n + 1);
+  if (!lc) {
+    *nomem = true;
+    return NULL;
+  }
+  for (size_t i = 0; i <= n; i++) lc[i] = (char)tolower((unsigned char)s[i]);
+  return lc;
+}
+
 an_status an_tables_build(const an_trace_view *views, size_t n_views,
                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
                           const te_rules *rules, const an_tables_options *opt,
                           an_tables *out) {
   memset(out, 0, sizeof *out);
+  /* every category comes from the packs; there is no built-in label */
   if (!te_rules_classifier(rules, "kernel")) return AN_ERR_RULES;
-  out->strings = an_strtab_create();
   size_t n_st = te_rules_stage_count(rules);
+  bool nomem = false;
+  char *model_lc = lower_dup(opt->model_path, &nomem);
+  out->strings = an_strtab_create();
   out->stages = calloc(n_st + 1, sizeof *out->stages);
-  if (!out->strings || !out->stages) {
-    an_tables_free(out);
-    return AN_ERR_NOMEM;
-  }
-  double min_share = opt->min_share_pct >= 0 ? opt->min_share_pct
-                                             : te_rules_setting(rules, "kernel_table.min_share_pct", 1.0);
-  size_t sites_cap = (size_t)te_rules_setting(rules, "kernel_table.sites_shown", 2);
   an_hex_mask mask = an_hex_mask_from_rules(rules);
-  const te_matcher *xpu = te_rules_matcher(rules, "xpu_launch");
-  char *model_lc = NULL;
-  if (opt->model_path) {
-    size_t n = strlen(opt->model_path);
-    model_lc = malloc(n + 1);
-    if (!model_lc) {
-      an_tables_free(out);
-      return AN_ERR_NOMEM;
-    }
-    for (size_t i = 0; i <= n; i++) model_lc[i] = (char)tolower((unsigned char)opt->model_path[i]);
-  }
-  an_status rc = AN_OK;
   /* stage blocks in the order the views list them, merged by stage id, then sorted */
-  an_u64map *caches = calloc(n_views ? n_views : 1, sizeof *caches);
-  if (!caches) rc = AN_ERR_NOMEM;
+  ut_u64map *caches = calloc(n_views ? n_views : 1, sizeof *caches);
+  an_status rc = (!out->strings || !out->stages || !caches || nomem) ? AN_ERR_NOMEM : AN_OK;
   for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
-    /* te_stage order: pick the stage with the oi-th smallest order (stable) */
-    const te_stage *stage = NULL;
-    {
-      for (size_t s = 0; s < n_st && !stage; s++) {
-        const te_stage *c = te_rules_stage(rules, s);
-        size_t before = 0;
-        for (size_t u = 0; u < n_st; u++) {
-          const te_stage *d = te_rules_stage(rules, u);
-          if (d->order < c->order || (d->order == c->order && u < s)) before++;
-        }
-        if (before == oi) stage = c;
-      }
-    }
-    if (!stage) continue;
-    size_t cap = 0;
-    for (size_t v = 0; v < n_views; v++) {
-      const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
-      if (sk) cap += sk->n;
-    }
-    if (!cap) continue;
-    agg *ag = calloc(cap, sizeof *ag);
-    an_u64map idx = {0};
+    const te_stage *stage = stage_in_order(rules, oi);
+    agg *ag = NULL;
     size_t na = 0;
     double total = 0;
-    if (!ag) {
-      rc = AN_ERR_NOMEM;
-      break;
-    }
-    for (size_t v = 0; rc == AN_OK && v < n_views; v++) {
-      const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
-      if (!sk) continue;
-      for (size_t i = 0; i < sk->n; i++) {
-        const tr_event *e = sk->kernels[i];
-        const char *name =
-            an_canonical_cached(out->strings, &caches[v], views[v].trace, e->name, mask);
-        if (!name) {
-          rc = AN_ERR_NOMEM;
-          break;
-        }
-        void *x = an_u64map_get(&idx, (uint64_t)(uintptr_t)name);
-        agg *a;
-        if (x) a = &ag[(uintptr_t)x - 1];
-        else {
-          a = &ag[na];
-          a->name = name;
-          a->first = na;
-          na++;
-          if (an_u64map_put(&idx, (uint64_t)(uintptr_t)name, (void *)(uintptr_t)na) != 0) {
-            rc = AN_ERR_NOMEM;
-            break;
-          }
-        }
-        a->total += e->dur;
-        a->launches++;
-        if (e->dur > a->max) a->max = e->dur;
-        total += e->dur;
-      }
-    }
-    an_u64map_free(&idx);
-    if (rc != AN_OK) {
-      free(ag);
-      break;
-    }
-    qsort(ag, na, sizeof *ag, cmp_agg);
+    if (stage)
+      rc = aggregate_stage(views, n_views, stage, caches, mask, out->strings, &ag, &na, &total);
+    if (rc != AN_OK || !ag) continue;
     an_stage_tables *st = &out->stages[out->n_stages++];
     st->stage = stage;
     st->total_us = total;
-    st->rows = calloc(na ? na : 1, sizeof *st->rows);
-    if (!st->rows) {
-      free(ag);
-      rc = AN_ERR_NOMEM;
-      break;
-    }
-    st->n_rows = na;
-    for (size_t i = 0; i < na; i++) {
-      an_kt_row *r = &st->rows[i];
-      r->name = ag[i].name;
-      r->total_us = ag[i].total;
-      r->launches = ag[i].launches;
-      r->max_us = ag[i].max;
-      r->share_pct = total > 0 ? ag[i].total / total * 100.0 : 0;
-      r->category = te_rules_classify(rules, "kernel", r->name, NULL);
-      r->kind = te_rules_kind(rules, "kernel", r->name);
-      r->entry = an_kernel_map_lookup(mapping, stage->id, r->name);
-      if (!r->entry && formal_payload) r->entry = an_kernel_map_find(formal_payload, stage->id, r->name);
-      if (!render_cells(out, rules, r, sites_cap)) {
-        rc = AN_ERR_NOMEM;
-        break;
-      }
-      bool in_limit = opt->kernel_table_limit <= 0 || (long)i < opt->kernel_table_limit;
-      r->shown = in_limit && r->share_pct >= min_share;
-      if (r->shown) {
-        st->n_shown++;
-        if (xpu && te_matcher_match(xpu, r->name, strlen(r->name))) st->xpu = true;
-      }
-    }
+    rc = fill_rows(st, ag, na, mapping, formal_payload, rules, opt);
     free(ag);
     if (rc == AN_OK && !fuse_stage(out, rules, opt, model_lc, st)) rc = AN_ERR_NOMEM;
   }
-  for (size_t v = 0; caches && v < n_views; v++) an_u64map_free(&caches[v]);
+  for (size_t v = 0; caches && v < n_views; v++) ut_u64map_free(&caches[v]);
   free(caches);
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);

@@ -1,34 +1,24 @@
 /*
- * cli/options.c - command-line parsing into triage_options.
+ * cli/options.c - the main command's options (one table, parsed by cli/args.c), the mode
+ * checks, and the usage text.
  */
 #include "cli/options.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
+#include "cli/commands.h"
+
+_Static_assert(sizeof(lv_workload) == sizeof(int), "CLI_CHOICE stores an int");
+
 void triage_options_defaults(triage_options *o) {
   memset(o, 0, sizeof *o);
-  o->profile_prefix = "triage-trace";
-  o->mapping_profile_prefix = "mapping-trace";
-  o->formal_profile_prefix = "formal-trace";
-  o->profile_workload = "both";
-  o->probe_prompt = "Repeat the word profiler many times with spaces so the server performs "
-                    "several decode steps. Do not add explanations.";
-  o->num_steps = 5;
-  o->warmup_steps = 10;
-  o->probe_requests = 1;
-  o->probe_max_new_tokens = 0;
-  o->probe_delay_s = 0.5;
-  o->prefill_input_len = 4090;
-  o->prefill_output_len = 1;
-  o->decode_input_len = 1;
-  o->decode_output_len = 2048;
-  o->profile_by_stage = -1;
+  lv_options_defaults(&o->live);
   o->framework = "auto";
   o->min_share_pct = -1;
   o->format = TRIAGE_FORMAT_MARKDOWN;
+  o->layout = TRIAGE_LAYOUT_UNSET;
 }
 
 void triage_options_free(triage_options *o) {
@@ -37,12 +27,21 @@ void triage_options_free(triage_options *o) {
   o->n_rules_paths = 0;
 }
 
+triage_layout triage_options_layout(const triage_options *o) {
+  if (o->layout != TRIAGE_LAYOUT_UNSET) return (triage_layout)o->layout;
+  /* the reference compatibility pack comes with the reference's layout */
+  return o->compat && strcmp(o->compat, "reference") == 0 ? TRIAGE_LAYOUT_REFERENCE
+                                                          : TRIAGE_LAYOUT_DEFAULT;
+}
+
 void triage_usage(FILE *out) {
+  fputs("usage: triage [triage] (TRACE | --input TRACE | --url URL\n"
+        "              | --mapping-input M|--mapping-url U --formal-input F|--formal-url U)\n"
+        "              [options]\n",
+        out);
+  for (size_t i = 0; i < cli_command_count(); i++)
+    fprintf(out, "       triage %s\n", cli_command_at(i)->usage);
   fputs(
-      "usage: triage [triage] (TRACE | --input TRACE | --url URL\n"
-      "              | --mapping-input M|--mapping-url U --formal-input F|--formal-url U)\n"
-      "              [options]\n"
-      "       triage rules check|list|explain|test ...\n"
       "\n"
       "Turns PyTorch-profiler (Kineto) traces of LLM inference servers into one triage\n"
       "report: kernel table, overlap-opportunity table and fuse-pattern table.\n"
@@ -59,9 +58,10 @@ void triage_usage(FILE *out) {
       "  --overlap-table-limit N     at most N overlap rows per stage (0 = all)\n"
       "output:\n"
       "  --format markdown|json      report format (default markdown)\n"
+      "  --layout default|reference  report layout (default; --compat reference: reference)\n"
       "  --output FILE               write the report to FILE instead of stdout\n"
       "  --kernel-map FILE           also write the mapping kernel map as JSON\n"
-      "  --quiet                     no progress output\n"
+      "  --quiet                     no progress output, no warnings\n"
       "rules:\n"
       "  --rules FILE|DIR            extra rule pack(s), after the defaults (repeatable)\n"
       "  --no-default-rules          do not load the default packs\n"
@@ -85,196 +85,115 @@ void triage_usage(FILE *out) {
       out);
 }
 
-typedef enum kind { K_STR, K_INT, K_LONG, K_DOUBLE, K_FLAG, K_TRI, K_SPECIAL } kind;
-
-typedef struct opt_def {
-  const char *name;
-  kind k;
-  size_t off;
-  int flag_value; /* K_FLAG / K_TRI: value stored */
-} opt_def;
-
 #define OFF(m) offsetof(triage_options, m)
+#define STRING(name, m) {name, NULL, CLI_STRING, OFF(m), 0, 0, 0, 0, NULL, NULL, NULL}
+#define INT(name, m) {name, NULL, CLI_INT, OFF(m), 0, 0, 0, 1e8, NULL, "a non-negative integer", NULL}
+#define LONG(name, m) {name, NULL, CLI_LONG, OFF(m), 0, 0, 0, 1e9, NULL, "a non-negative integer", NULL}
+#define NUMBER(name, m, hi, expect) {name, NULL, CLI_NUMBER, OFF(m), 0, 0, 0, hi, NULL, expect, NULL}
+#define FLAG(name, m, v) {name, NULL, CLI_FLAG, OFF(m), 0, v, 0, 0, NULL, NULL, NULL}
+#define SET(name, m, v) {name, NULL, CLI_SET_INT, OFF(m), 0, v, 0, 0, NULL, NULL, NULL}
+#define CHOICE(name, m, choices, expect) {name, NULL, CLI_CHOICE, OFF(m), 0, 0, 0, 0, choices, expect, NULL}
 
-static const opt_def OPTS[] = {
-    {"--input", K_STR, OFF(input), 0},
-    {"--mapping-input", K_STR, OFF(mapping_input), 0},
-    {"--formal-input", K_STR, OFF(formal_input), 0},
-    {"--url", K_STR, OFF(url), 0},
-    {"--mapping-url", K_STR, OFF(mapping_url), 0},
-    {"--formal-url", K_STR, OFF(formal_url), 0},
-    {"--output-dir", K_STR, OFF(output_dir), 0},
-    {"--mapping-output-dir", K_STR, OFF(mapping_output_dir), 0},
-    {"--formal-output-dir", K_STR, OFF(formal_output_dir), 0},
-    {"--profile-prefix", K_STR, OFF(profile_prefix), 0},
-    {"--mapping-profile-prefix", K_STR, OFF(mapping_profile_prefix), 0},
-    {"--formal-profile-prefix", K_STR, OFF(formal_profile_prefix), 0},
-    {"--api-key", K_STR, OFF(api_key), 0},
-    {"--profile-workload", K_SPECIAL, OFF(profile_workload), 0},
-    {"--start-step", K_STR, OFF(start_step), 0},
-    {"--probe-prompt", K_STR, OFF(probe_prompt), 0},
-    {"--num-steps", K_INT, OFF(num_steps), 0},
-    {"--warmup-steps", K_INT, OFF(warmup_steps), 0},
-    {"--probe-requests", K_INT, OFF(probe_requests), 0},
-    {"--probe-max-new-tokens", K_INT, OFF(probe_max_new_tokens), 0},
-    {"--probe-delay", K_DOUBLE, OFF(probe_delay_s), 0},
-    {"--prefill-input-len", K_INT, OFF(prefill_input_len), 0},
-    {"--prefill-output-len", K_INT, OFF(prefill_output_len), 0},
-    {"--decode-input-len", K_INT, OFF(decode_input_len), 0},
-    {"--decode-output-len", K_INT, OFF(decode_output_len), 0},
-    {"--profile-by-stage", K_TRI, OFF(profile_by_stage), 1},
-    {"--no-profile-by-stage", K_TRI, OFF(profile_by_stage), 0},
-    {"--merge-profiles", K_FLAG, OFF(merge_profiles), 1},
-    {"--no-merge-profiles", K_FLAG, OFF(merge_profiles), 0},
-    {"--http-timeout", K_DOUBLE, OFF(http_timeout_s), 0},
-    {"--framework", K_STR, OFF(framework), 0},
-    {"--pid-substring", K_STR, OFF(pid_substring), 0},
-    {"--min-share", K_DOUBLE, OFF(min_share_pct), 0},
-    {"--kernel-table-limit", K_LONG, OFF(kernel_table_limit), 0},
-    {"--overlap-table-limit", K_LONG, OFF(overlap_table_limit), 0},
-    {"--format", K_SPECIAL, OFF(format), 0},
-    {"--output", K_STR, OFF(output_path), 0},
-    {"--kernel-map", K_STR, OFF(kernel_map_path), 0},
-    {"--quiet", K_FLAG, OFF(quiet), 1},
-    {"--rules", K_SPECIAL, OFF(rules_paths), 0},
-    {"--no-default-rules", K_FLAG, OFF(no_default_rules), 1},
-    {"--compat", K_STR, OFF(compat), 0},
+static const cli_option OPTIONS[] = {
+    STRING("--input", input),
+    STRING("--mapping-input", mapping_input),
+    STRING("--formal-input", formal_input),
+    STRING("--url", live.url),
+    STRING("--mapping-url", live.mapping_url),
+    STRING("--formal-url", live.formal_url),
+    STRING("--output-dir", live.output_dir),
+    STRING("--mapping-output-dir", live.mapping_output_dir),
+    STRING("--formal-output-dir", live.formal_output_dir),
+    STRING("--profile-prefix", live.profile_prefix),
+    STRING("--mapping-profile-prefix", live.mapping_profile_prefix),
+    STRING("--formal-profile-prefix", live.formal_profile_prefix),
+    STRING("--api-key", live.api_key),
+    CHOICE("--profile-workload", live.workload, "both|prefill|decode|legacy",
+           "both, prefill, decode or legacy"),
+    STRING("--start-step", live.start_step),
+    STRING("--probe-prompt", live.probe_prompt),
+    INT("--num-steps", live.num_steps),
+    INT("--warmup-steps", live.warmup_steps),
+    INT("--probe-requests", live.probe_requests),
+    INT("--probe-max-new-tokens", live.probe_max_new_tokens),
+    NUMBER("--probe-delay", live.probe_delay_s, 1e9, "a non-negative number of seconds up to 1e9"),
+    INT("--prefill-input-len", live.prefill_input_len),
+    INT("--prefill-output-len", live.prefill_output_len),
+    INT("--decode-input-len", live.decode_input_len),
+    INT("--decode-output-len", live.decode_output_len),
+    SET("--profile-by-stage", live.profile_by_stage, 1),
+    SET("--no-profile-by-stage", live.profile_by_stage, 0),
+    FLAG("--merge-profiles", live.merge_profiles, 1),
+    FLAG("--no-merge-profiles", live.merge_profiles, 0),
+    NUMBER("--http-timeout", live.http_timeout_s, 1e9, "a non-negative number of seconds up to 1e9"),
+    STRING("--framework", framework),
+    STRING("--pid-substring", pid_substring),
+    NUMBER("--min-share", min_share_pct, 100, "a percentage between 0 and 100"),
+    LONG("--kernel-table-limit", kernel_table_limit),
+    LONG("--overlap-table-limit", overlap_table_limit),
+    CHOICE("--format", format, "markdown,md|json", "markdown or json"),
+    CHOICE("--layout", layout, "default|reference", "default or reference"),
+    STRING("--output", output_path),
+    STRING("--kernel-map", kernel_map_path),
+    FLAG("--quiet", quiet, 1),
+    {"--rules", NULL, CLI_LIST, OFF(rules_paths), OFF(n_rules_paths), 0, 0, 0, NULL, NULL, NULL},
+    FLAG("--no-default-rules", no_default_rules, 1),
+    STRING("--compat", compat),
+    {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+    {"--version", NULL, CLI_VERSION, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
-static bool parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi) return false;
-  *out = v;
-  return true;
+/* A word is the trace, or, when no trace has been named yet and no "--" came before it,
+ * a sub-command's name: option values never reach here, so `--output rules TRACE`
+ * writes to a file named "rules". */
+static int main_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
+  triage_options *o = opts;
+  if (!o->trace && !o->input && !after_dashes && cli_command_find(word)) return CLI_PARSE_STOP;
+  if (o->trace)
+    return cli_usage_error(err, cap, "unexpected argument '%s' (one trace per run; use "
+                                     "--mapping-input/--formal-input for two)", word);
+  o->trace = word;
+  return 0;
 }
 
-static bool parse_double(const char *s, double lo, double hi, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
+static const cli_spec MAIN_SPEC = {OPTIONS, sizeof OPTIONS / sizeof OPTIONS[0],
+                                   " (see triage --help)", main_word};
 
-static int usage_err(char *err, size_t cap, const char *fmt, const char *a) {
-  snprintf(err, cap, fmt, a);
-  return TRIAGE_PARSE_USAGE;
-}
-
-static int set_value(triage_options *o, const opt_def *d, const char *v, char *err, size_t cap) {
-  char *base = (char *)o;
-  long l;
-  double x;
-  switch (d->k) {
-  case K_STR:
-    if (!*v) return usage_err(err, cap, "%s: empty value", d->name);
-    *(const char **)(base + d->off) = v;
-    return 0;
-  case K_INT:
-    if (!parse_long(v, 0, 100000000L, &l))
-      return usage_err(err, cap, "%s: expected a non-negative integer", d->name);
-    *(int *)(base + d->off) = (int)l;
-    return 0;
-  case K_LONG:
-    if (!parse_long(v, 0, 1000000000L, &l))
-      return usage_err(err, cap, "%s: expected a non-negative integer", d->name);
-    *(long *)(base + d->off) = l;
-    return 0;
-  case K_DOUBLE:
-    if (!parse_double(v, 0, 1e9, &x)) return usage_err(err, cap, "%s: expected a non-negative number", d->name);
-    if (strcmp(d->name, "--min-share") == 0 && x > 100)
-      return usage_err(err, cap, "%s: expected a percentage between 0 and 100", d->name);
-    *(double *)(base + d->off) = x;
-    return 0;
-  case K_SPECIAL:
-    if (strcmp(d->name, "--format") == 0) {
-      if (strcmp(v, "markdown") == 0 || strcmp(v, "md") == 0) o->format = TRIAGE_FORMAT_MARKDOWN;
-      else if (strcmp(v, "json") == 0) o->format = TRIAGE_FORMAT_JSON;
-      else return usage_err(err, cap, "--format: expected markdown or json, got '%s'", v);
-      return 0;
-    }
-    if (strcmp(d->name, "--profile-workload") == 0) {
-      if (strcmp(v, "both") && strcmp(v, "prefill") && strcmp(v, "decode") && strcmp(v, "legacy"))
-        return usage_err(err, cap, "--profile-workload: expected both, prefill, decode or legacy, got '%s'", v);
-      o->profile_workload = v;
-      return 0;
-    }
-    if (strcmp(d->name, "--rules") == 0) {
-      if (!*v) return usage_err(err, cap, "%s: empty value", d->name);
-      const char **p = realloc(o->rules_paths, (o->n_rules_paths + 1) * sizeof *p);
-      if (!p) return usage_err(err, cap, "%s: out of memory", d->name);
-      o->rules_paths = p;
-      p[o->n_rules_paths++] = v;
-      return 0;
-    }
-    return usage_err(err, cap, "%s: unhandled option", d->name);
-  case K_FLAG:
-  case K_TRI:
-    break;
-  }
+/* Single-trace or two-trace mode, exactly one source per side. */
+static int check_modes(const triage_options *o, char *err, size_t cap) {
+  const lv_options *lv = &o->live;
+  bool single = o->input || lv->url;
+  bool two = o->mapping_input || lv->mapping_url || o->formal_input || lv->formal_url;
+  if (single && two)
+    return cli_usage_error(err, cap, "use either single-trace mode (--input/--url) or two-trace "
+                                     "mode (--mapping-*/--formal-*), not both");
+  if (single && o->input && lv->url)
+    return cli_usage_error(err, cap, "provide exactly one of --input or --url");
+  if (two && !!o->mapping_input + !!lv->mapping_url != 1)
+    return cli_usage_error(err, cap, "provide exactly one of --mapping-input or --mapping-url");
+  if (two && !!o->formal_input + !!lv->formal_url != 1)
+    return cli_usage_error(err, cap, "provide exactly one of --formal-input or --formal-url");
+  if (!single && !two)
+    return cli_usage_error(err, cap, "no trace given (TRACE, --input, --url or "
+                                     "--mapping-*/--formal-*)");
   return 0;
 }
 
 int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
                          size_t cap) {
-  const char *positional = NULL;
-  bool end_of_opts = false;
-  for (int i = first; i < argc; i++) {
-    const char *a = argv[i];
-    if (!end_of_opts && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) return TRIAGE_PARSE_HELP;
-    if (!end_of_opts && strcmp(a, "--version") == 0) return TRIAGE_PARSE_VERSION;
-    if (!end_of_opts && strcmp(a, "--") == 0) {
-      end_of_opts = true;
-      continue;
-    }
-    if (end_of_opts || a[0] != '-' || strcmp(a, "-") == 0) {
-      if (positional) return usage_err(err, cap, "unexpected argument '%s' (one trace per run; use --mapping-input/--formal-input for two)", a);
-      positional = a;
-      continue;
-    }
-    const char *eq = strchr(a, '=');
-    size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
-    const opt_def *d = NULL;
-    for (size_t k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++)
-      if (strlen(OPTS[k].name) == nlen && strncmp(OPTS[k].name, a, nlen) == 0) {
-        d = &OPTS[k];
-        break;
-      }
-    if (!d) return usage_err(err, cap, "unknown option '%s' (see triage --help)", a);
-    if (d->k == K_FLAG || d->k == K_TRI) {
-      if (eq) return usage_err(err, cap, "%s takes no value", d->name);
-      if (d->k == K_FLAG) *(bool *)((char *)o + d->off) = d->flag_value != 0;
-      else *(int *)((char *)o + d->off) = d->flag_value;
-      continue;
-    }
-    const char *v;
-    if (eq) v = eq + 1;
-    else {
-      if (i + 1 >= argc) return usage_err(err, cap, "%s needs a value", d->name);
-      v = argv[++i];
-    }
-    int rc = set_value(o, d, v, err, cap);
-    if (rc) return rc;
+  int stop = 0;
+  cli_parse_result rc = cli_parse(&MAIN_SPEC, argc, argv, first, o, &stop, err, cap);
+  if (rc == CLI_PARSE_STOP) {
+    o->command = argv[stop];
+    o->command_argc = argc - stop;
+    o->command_argv = argv + stop;
+    return rc;
   }
-  if (positional) {
-    if (o->input) return usage_err(err, cap, "both a positional trace and --input given ('%s')", positional);
-    o->input = positional;
-  }
-  bool single = o->input || o->url;
-  bool two = o->mapping_input || o->mapping_url || o->formal_input || o->formal_url;
-  if (single && two)
-    return usage_err(err, cap, "%s", "use either single-trace mode (--input/--url) or two-trace mode (--mapping-*/--formal-*), not both");
-  if (single && o->input && o->url)
-    return usage_err(err, cap, "%s", "provide exactly one of --input or --url");
-  if (two) {
-    if (!!o->mapping_input + !!o->mapping_url != 1)
-      return usage_err(err, cap, "%s", "provide exactly one of --mapping-input or --mapping-url");
-    if (!!o->formal_input + !!o->formal_url != 1)
-      return usage_err(err, cap, "%s", "provide exactly one of --formal-input or --formal-url");
-  }
-  if (!single && !two) return usage_err(err, cap, "%s", "no trace given (TRACE, --input, --url or --mapping-*/--formal-*)");
-  return TRIAGE_PARSE_OK;
+  if (rc != CLI_PARSE_OK) return rc;
+  if (o->trace && o->input)
+    return cli_usage_error(err, cap, "both a positional trace and --input given ('%s')", o->trace);
+  if (o->trace) o->input = o->trace;
+  if (check_modes(o, err, cap)) return CLI_PARSE_USAGE;
+  o->live.framework = strcmp(o->framework, "auto") != 0 ? o->framework : NULL;
+  return CLI_PARSE_OK;
 }

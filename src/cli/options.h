@@ -1,5 +1,8 @@
 /*
- * cli/options.h - everything the command line can say, parsed once by cli/main.c.
+ * cli/options.h - everything the command line can say, parsed once (cli/args.h) by
+ * triage_options_parse: the options of the main command (analyse a trace), the options
+ * that may precede a sub-command word (`triage --rules X rules check`), and which
+ * sub-command (cli/commands.h) was named.
  *
  * Ownership: string members point into argv (never freed); the rules_paths array is
  * owned by the struct and released by triage_options_free.
@@ -11,37 +14,25 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "live/live.h"
+
 typedef enum triage_format { TRIAGE_FORMAT_MARKDOWN = 0, TRIAGE_FORMAT_JSON = 1 } triage_format;
+
+/* --layout; TRIAGE_LAYOUT_UNSET: none given (then --compat reference implies reference). */
+typedef enum triage_layout {
+  TRIAGE_LAYOUT_UNSET = -1,
+  TRIAGE_LAYOUT_DEFAULT = 0,
+  TRIAGE_LAYOUT_REFERENCE = 1
+} triage_layout;
 
 typedef struct triage_options {
   /* inputs */
+  const char *trace;          /* the positional TRACE (becomes input) */
   const char *input;          /* single-trace: file, directory or "-" */
   const char *mapping_input;  /* two-trace */
   const char *formal_input;
-  /* live capture (src/live) */
-  const char *url;
-  const char *mapping_url;
-  const char *formal_url;
-  const char *output_dir;
-  const char *mapping_output_dir;
-  const char *formal_output_dir;
-  const char *profile_prefix;         /* default "triage-trace" */
-  const char *mapping_profile_prefix; /* default "mapping-trace" */
-  const char *formal_profile_prefix;  /* default "formal-trace" */
-  const char *api_key;
-  const char *profile_workload;       /* both|prefill|decode|legacy (default both) */
-  const char *start_step;             /* NULL = not sent */
-  const char *probe_prompt;
-  int num_steps;                      /* default 5 */
-  int warmup_steps;                   /* default 10 */
-  int probe_requests;                 /* default 1 */
-  int probe_max_new_tokens;           /* 0 = max(64, 8*num_steps) */
-  double probe_delay_s;               /* default 0.5 */
-  int prefill_input_len, prefill_output_len; /* 4090 / 1 */
-  int decode_input_len, decode_output_len;   /* 1 / 2048 */
-  int profile_by_stage;               /* -1 = framework default, 0 off, 1 on */
-  bool merge_profiles;
-  double http_timeout_s;              /* per-request cap; 0 = per-step defaults */
+  /* live capture (src/live): the --url family */
+  lv_options live;
   /* analysis */
   const char *framework;              /* "auto" or a spelling te_rules_framework_lookup knows */
   const char *pid_substring;
@@ -49,33 +40,31 @@ typedef struct triage_options {
   long kernel_table_limit;            /* 0 = all */
   long overlap_table_limit;           /* 0 = all */
   /* output */
-  triage_format format;
+  int format;                         /* triage_format */
+  int layout;                         /* triage_layout */
   const char *output_path;            /* NULL = stdout */
   const char *kernel_map_path;        /* --kernel-map FILE */
   bool quiet;
   /* rules */
-  const char *compat;                 /* --compat NAME: rules/compat/NAME.yaml, NULL = none */
   const char **rules_paths;           /* --rules, in order */
   size_t n_rules_paths;
   bool no_default_rules;
+  const char *compat;                 /* --compat NAME: rules/compat/NAME.yaml */
+  /* the sub-command named (cli/commands.h), NULL for the main command */
+  const char *command;
+  int command_argc;                   /* argv of the sub-command, its name first */
+  char **command_argv;
 } triage_options;
 
-/* Parser results (cli/options.c). */
-enum {
-  TRIAGE_PARSE_OK = 0,
-  TRIAGE_PARSE_USAGE = 2,   /* one-line message in err; exit 2 */
-  TRIAGE_PARSE_HELP = 3,    /* --help / -h: print triage_usage, exit 0 */
-  TRIAGE_PARSE_VERSION = 4  /* --version */
-};
-
-/* Fills *o with the defaults of reference 1.1. */
+/* Parser results: CLI_PARSE_OK (the main command, options checked), CLI_PARSE_STOP (a
+ * sub-command: command, command_argc/argv set), CLI_PARSE_USAGE (one line in err),
+ * CLI_PARSE_HELP, CLI_PARSE_VERSION (cli/args.h). */
 void triage_options_defaults(triage_options *o);
-/* Parses argv[first..argc): "--flag VALUE", "--flag=VALUE", one positional trace (same
- * as --input). Also checks the mode rules (single vs two-trace, exactly one source per
- * side). */
 int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
                          size_t err_cap);
 void triage_options_free(triage_options *o);
+/* The layout to render: --layout, else reference with --compat reference, else default. */
+triage_layout triage_options_layout(const triage_options *o);
 void triage_usage(FILE *out);
 
 #endif

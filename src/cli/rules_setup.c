@@ -4,11 +4,16 @@
  */
 #include "cli/rules_setup.h"
 
+#include <stddef.h>
+#include <stdio.h>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cli/args.h"
 
 #ifndef TRIAGE_INSTALL_RULES_DIR
 #define TRIAGE_INSTALL_RULES_DIR ""
@@ -70,6 +75,16 @@ const char *triage_default_rules_dir(const char *argv0, char *buf, size_t cap) {
   return NULL;
 }
 
+static void print_diags(const te_diags *d, FILE *err) {
+  char line[2048];
+  for (size_t i = 0; i < te_diags_count(d); i++) {
+    te_diag_format(te_diags_get(d, i), line, sizeof line);
+    fprintf(err, "%s\n", line);
+  }
+  if (te_diags_dropped(d))
+    fprintf(err, "triage: %zu more rule-pack diagnostics not shown\n", te_diags_dropped(d));
+}
+
 const char *triage_compat_pack(const char *argv0, const char *name, char *buf, size_t cap,
                                FILE *err) {
   bool ok_name = name && *name;
@@ -95,18 +110,24 @@ const char *triage_compat_pack(const char *argv0, const char *name, char *buf, s
   return buf;
 }
 
-static void print_diags(const te_diags *d, FILE *err) {
-  char line[2048];
-  for (size_t i = 0; i < te_diags_count(d); i++) {
-    te_diag_format(te_diags_get(d, i), line, sizeof line);
-    fprintf(err, "%s\n", line);
+/* The default packs and the --compat pack beside them. */
+static bool load_defaults(te_rules *r, const char *argv0, const triage_rules_setup_options *o,
+                          te_diags *d, FILE *err) {
+  if (o->no_defaults && !o->compat) return true;
+  char dir[PATH_MAX], pack[PATH_MAX + 64];
+  if (!triage_default_rules_dir(argv0, dir, sizeof dir)) {
+    fprintf(err, "triage: no default rule packs found (set TRIAGE_RULES_DIR, or pass "
+                 "--no-default-rules with --rules)\n");
+    return false;
   }
-  if (te_diags_dropped(d))
-    fprintf(err, "triage: %zu more rule-pack diagnostics not shown\n", te_diags_dropped(d));
+  bool ok = o->no_defaults || te_rules_load_path(r, dir, d) == TE_OK;
+  if (o->compat)
+    ok = triage_compat_pack(argv0, o->compat, pack, sizeof pack, err) &&
+         te_rules_load_path(r, pack, d) == TE_OK && ok;
+  return ok;
 }
 
-te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t n_extra,
-                             bool no_defaults, FILE *err) {
+te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options *o, FILE *err) {
   te_rules *r = te_rules_create();
   te_diags *d = te_diags_create();
   if (!r || !d) {
@@ -115,20 +136,10 @@ te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t
     te_diags_destroy(d);
     return NULL;
   }
-  bool ok = true;
-  if (!no_defaults) {
-    char dir[PATH_MAX];
-    if (!triage_default_rules_dir(argv0, dir, sizeof dir)) {
-      fprintf(err, "triage: no default rule packs found (set TRIAGE_RULES_DIR, or pass "
-                   "--no-default-rules with --rules)\n");
-      ok = false;
-    } else if (te_rules_load_path(r, dir, d) != TE_OK) {
-      ok = false;
-    }
-  }
+  bool ok = load_defaults(r, argv0, o, d, err);
   /* Every pack is loaded even after a failure, so one run reports every broken pack. */
-  for (size_t i = 0; i < n_extra; i++)
-    if (te_rules_load_path(r, extra[i], d) != TE_OK) ok = false;
+  for (size_t i = 0; i < o->n_extra; i++)
+    if (te_rules_load_path(r, o->extra[i], d) != TE_OK) ok = false;
   if (ok && te_rules_finalize(r, d) != TE_OK) ok = false;
   print_diags(d, err);
   if (ok && te_diags_error_count(d) > 0) ok = false;
@@ -144,7 +155,8 @@ te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: triage [--rules FILE|DIR]... [--no-default-rules] rules COMMAND [ARG...]\n"
+          "usage: triage [--rules FILE|DIR]... [--no-default-rules] [--compat NAME] rules COMMAND\n"
+          "              [ARG...]\n"
           "  rules check [PACK...]     validate the default packs plus PACKs; warn about\n"
           "                            classifier rules an earlier rule shadows\n"
           "  rules list [PACK...]      list loaded packs with their entry counts\n"
@@ -240,53 +252,117 @@ static void explain_name(const te_rules *r, const char *name, FILE *out) {
   explain_fusions(r, name, out);
 }
 
-/* Splits `rules ...` arguments into the sub-command, its operands and --rules options. */
+/* `rules ...` arguments: the rules command, its operands and the rule options. */
 typedef struct rules_args {
   const char *command;
   const char **operands;
   size_t n_operands;
-  const char **packs; /* extra, then --rules given after `rules` */
+  const char **packs; /* --rules given before the word, then after it */
   size_t n_packs;
   bool no_defaults;
-  bool help;
+  const char *compat;
 } rules_args;
 
-static int parse_rules_args(int argc, char **argv, const char *const *extra, size_t n_extra,
-                            bool no_defaults, rules_args *a, FILE *err) {
-  memset(a, 0, sizeof *a);
-  a->no_defaults = no_defaults;
-  size_t cap = (size_t)argc + n_extra + 1;
-  a->operands = calloc(cap, sizeof *a->operands);
-  a->packs = calloc(cap, sizeof *a->packs);
-  if (!a->operands || !a->packs) return 1;
-  for (size_t i = 0; i < n_extra; i++) a->packs[a->n_packs++] = extra[i];
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      a->help = true;
-    } else if (!strcmp(arg, "--no-default-rules")) {
-      a->no_defaults = true;
-    } else if (!strcmp(arg, "--rules")) {
-      if (i + 1 >= argc) {
-        fprintf(err, "triage: --rules needs a FILE or DIR\n");
-        return 2;
-      }
-      a->packs[a->n_packs++] = argv[++i];
-    } else if (!strncmp(arg, "--rules=", 8)) {
-      a->packs[a->n_packs++] = arg + 8;
-    } else if (!strcmp(arg, "--compat") || !strncmp(arg, "--compat=", 9)) {
-      fprintf(err, "triage: give --compat before 'rules' (triage --compat NAME rules ...)\n");
-      return 2;
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      fprintf(err, "triage: unknown option '%s' for 'rules'\n", arg);
-      return 2;
-    } else if (!a->command) {
-      a->command = arg;
-    } else {
-      a->operands[a->n_operands++] = arg;
-    }
+static int rules_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
+  rules_args *a = opts;
+  (void)after_dashes;
+  if (!a->command) {
+    a->command = word;
+    return 0;
   }
+  const char **v = realloc(a->operands, (a->n_operands + 1) * sizeof *v);
+  if (!v) return cli_usage_error(err, cap, "out of memory");
+  a->operands = v;
+  v[a->n_operands++] = word;
   return 0;
+}
+
+static const cli_option RULES_OPTIONS[] = {
+    {"--rules", NULL, CLI_LIST, offsetof(rules_args, packs), offsetof(rules_args, n_packs), 0, 0, 0,
+     NULL, NULL, "a FILE or DIR"},
+    {"--no-default-rules", NULL, CLI_FLAG, offsetof(rules_args, no_defaults), 0, 1, 0, 0, NULL,
+     NULL, NULL},
+    {"--compat", NULL, CLI_STRING, offsetof(rules_args, compat), 0, 0, 0, 0, NULL, NULL, NULL},
+    {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
+static const cli_spec RULES_SPEC = {RULES_OPTIONS, sizeof RULES_OPTIONS / sizeof RULES_OPTIONS[0],
+                                    " for 'rules'", rules_word};
+
+/* Returns 0, 2 (usage; message printed) or CLI_PARSE_HELP. */
+static int parse_rules_args(int argc, char **argv, const triage_rules_setup_options *o,
+                            rules_args *a, FILE *err) {
+  memset(a, 0, sizeof *a);
+  a->no_defaults = o->no_defaults;
+  a->compat = o->compat;
+  for (size_t i = 0; i < o->n_extra; i++) {
+    const char **v = realloc(a->packs, (a->n_packs + 1) * sizeof *v);
+    if (!v) return 1;
+    a->packs = v;
+    v[a->n_packs++] = o->extra[i];
+  }
+  char msg[512];
+  cli_parse_result rc = cli_parse(&RULES_SPEC, argc, argv, 1, a, NULL, msg, sizeof msg);
+  if (rc == CLI_PARSE_USAGE) {
+    fprintf(err, "triage: %s\n", msg);
+    return 2;
+  }
+  return rc == CLI_PARSE_HELP ? CLI_PARSE_HELP : 0;
+}
+
+static triage_rules_setup_options setup_of(const rules_args *a) {
+  return (triage_rules_setup_options){a->packs, a->n_packs, a->no_defaults, a->compat};
+}
+
+static int run_check(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  triage_rules_setup_options so = setup_of(a);
+  te_rules *r = triage_rules_setup(argv0, &so, err);
+  if (!r) return 1;
+  te_diags *d = te_diags_create();
+  size_t dead = d ? te_rules_find_dead_rules(r, d) : 0;
+  if (d) print_diags(d, err);
+  te_diags_destroy(d);
+  fprintf(out, "%zu packs OK%s\n", te_rules_pack_count(r), dead ? " (with warnings)" : "");
+  te_rules_destroy(r);
+  return 0;
+}
+
+static int run_list(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  triage_rules_setup_options so = setup_of(a);
+  te_rules *r = triage_rules_setup(argv0, &so, err);
+  if (!r) return 1;
+  for (size_t i = 0; i < te_rules_pack_count(r); i++) print_pack(te_rules_pack(r, i), out);
+  te_rules_destroy(r);
+  return 0;
+}
+
+static int run_explain(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  if (a->n_operands == 0) {
+    fprintf(err, "triage: 'rules explain' needs at least one NAME\n");
+    usage(err);
+    return 2;
+  }
+  triage_rules_setup_options so = setup_of(a);
+  te_rules *r = triage_rules_setup(argv0, &so, err);
+  if (!r) return 1;
+  for (size_t i = 0; i < a->n_operands; i++) explain_name(r, a->operands[i], out);
+  te_rules_destroy(r);
+  return 0;
+}
+
+static int run_test(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  triage_rules_setup_options so = setup_of(a);
+  te_rules *r = triage_rules_setup(argv0, &so, err);
+  if (!r) return 1;
+  te_diags *d = te_diags_create();
+  size_t checked = 0;
+  te_status st = d ? te_rules_run_examples(r, d, &checked) : TE_ERR_NOMEM;
+  print_diags(d, err);
+  size_t failures = te_diags_error_count(d) + te_diags_dropped(d);
+  fprintf(out, "%zu examples, %zu failures\n", checked, failures);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+  return st == TE_OK && failures == 0 ? 0 : 1;
 }
 
 /* An explain operand that names a rule pack: an existing directory, or an existing
@@ -300,74 +376,44 @@ static bool is_pack_operand(const char *arg) {
                                  (n > 4 && !strcmp(arg + n - 4, ".yml")));
 }
 
-static int run_check(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
-  if (!r) return 1;
-  te_diags *d = te_diags_create();
-  size_t dead = d ? te_rules_find_dead_rules(r, d) : 0;
-  if (d) print_diags(d, err);
-  te_diags_destroy(d);
-  fprintf(out, "%zu packs OK%s\n", te_rules_pack_count(r), dead ? " (with warnings)" : "");
-  te_rules_destroy(r);
-  return 0;
-}
-
-static int run_list(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
-  if (!r) return 1;
-  for (size_t i = 0; i < te_rules_pack_count(r); i++) print_pack(te_rules_pack(r, i), out);
-  te_rules_destroy(r);
-  return 0;
-}
-
-static int run_explain(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  if (a->n_operands == 0) {
-    fprintf(err, "triage: 'rules explain' needs at least one NAME\n");
-    usage(err);
-    return 2;
+/* Operands of check/list/test are packs to load after the others; explain takes the
+ * operands that name a pack file or directory as packs, the rest as names. */
+static int add_operand_packs(rules_args *a, bool all_packs) {
+  size_t kept = 0;
+  for (size_t i = 0; i < a->n_operands; i++) {
+    if (!all_packs && !is_pack_operand(a->operands[i])) {
+      a->operands[kept++] = a->operands[i];
+      continue;
+    }
+    const char **v = realloc(a->packs, (a->n_packs + 1) * sizeof *v);
+    if (!v) return 1;
+    a->packs = v;
+    v[a->n_packs++] = a->operands[i];
   }
-  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
-  if (!r) return 1;
-  for (size_t i = 0; i < a->n_operands; i++) explain_name(r, a->operands[i], out);
-  te_rules_destroy(r);
+  a->n_operands = kept;
   return 0;
 }
 
-static int run_test(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  te_rules *r = triage_rules_setup(argv0, a->packs, a->n_packs, a->no_defaults, err);
-  if (!r) return 1;
-  te_diags *d = te_diags_create();
-  size_t checked = 0;
-  te_status st = d ? te_rules_run_examples(r, d, &checked) : TE_ERR_NOMEM;
-  print_diags(d, err);
-  size_t failures = te_diags_error_count(d) + te_diags_dropped(d);
-  fprintf(out, "%zu examples, %zu failures\n", checked, failures);
-  te_diags_destroy(d);
-  te_rules_destroy(r);
-  return st == TE_OK && failures == 0 ? 0 : 1;
-}
-
-int triage_rules_main(const char *argv0, int argc, char **argv, const char *const *extra,
-                      size_t n_extra, bool no_defaults, FILE *out, FILE *err) {
+int triage_rules_main(const char *argv0, int argc, char **argv,
+                      const triage_rules_setup_options *o, FILE *out, FILE *err) {
   rules_args a;
-  int rc = parse_rules_args(argc, argv, extra, n_extra, no_defaults, &a, err);
-  if (rc == 0 && a.help) {
+  int rc = parse_rules_args(argc, argv, o, &a, err);
+  if (rc == CLI_PARSE_HELP) {
     usage(out);
+    rc = 0;
   } else if (rc == 0 && !a.command) {
     usage(err);
     rc = 2;
   } else if (rc == 0) {
-    /* Operands of check/list/test are packs to load after the defaults; explain takes
-     * the operands that name a pack file or directory as packs, the rest as names. */
     bool takes_packs = !strcmp(a.command, "check") || !strcmp(a.command, "list") ||
                        !strcmp(a.command, "test");
-    size_t kept = 0;
-    for (size_t i = 0; i < a.n_operands; i++) {
-      if (takes_packs || is_pack_operand(a.operands[i])) a.packs[a.n_packs++] = a.operands[i];
-      else a.operands[kept++] = a.operands[i];
-    }
-    a.n_operands = kept;
-    if (!strcmp(a.command, "check")) rc = run_check(argv0, &a, out, err);
+    char pack[PATH_MAX];
+    rc = add_operand_packs(&a, takes_packs);
+    if (rc) {
+      /* out of memory */
+    } else if (a.compat && !triage_compat_pack(argv0, a.compat, pack, sizeof pack, err)) {
+      rc = 2;
+    } else if (!strcmp(a.command, "check")) rc = run_check(argv0, &a, out, err);
     else if (!strcmp(a.command, "list")) rc = run_list(argv0, &a, out, err);
     else if (!strcmp(a.command, "test")) rc = run_test(argv0, &a, out, err);
     else if (!strcmp(a.command, "explain")) rc = run_explain(argv0, &a, out, err);

@@ -18,22 +18,32 @@ const char *triage_default_rules_dir(const char *argv0, char *buf, size_t cap);
 
 /* Path of the compatibility pack NAME: <default rules dir>/compat/NAME.yaml (shipped and
  * installed with the default packs). NAME is letters, digits, '-' and '_'. Returns buf,
- * or NULL after writing one line to err ("--compat: ..."); the caller exits 2. */
+ * or NULL after writing one line to err ("--compat: ..."); the caller exits 2 (a usage
+ * error: --compat names a mode that does not exist). */
 const char *triage_compat_pack(const char *argv0, const char *name, char *buf, size_t cap,
                                FILE *err);
 
-/* Loads defaults (unless no_defaults) then each extra path, and finalizes. Diagnostics go
- * to err as "FILE:LINE:COL: error: MESSAGE". Returns NULL when any pack is invalid or
- * unreadable (the caller exits 1). The caller owns the result (te_rules_destroy). */
-te_rules *triage_rules_setup(const char *argv0, const char *const *extra, size_t n_extra,
-                             bool no_defaults, FILE *err);
+/* Which packs a run loads: the defaults (unless no_defaults), then the compatibility
+ * pack <default dir>/compat/<compat>.yaml (--compat), then each extra path (--rules). */
+typedef struct triage_rules_setup_options {
+  const char *const *extra;
+  size_t n_extra;
+  bool no_defaults;
+  const char *compat; /* NULL = none */
+} triage_rules_setup_options;
 
-/* `triage rules SUBCOMMAND ...`: argv[0] is "rules". extra: packs to load after the
- * defaults (a --compat pack first, then --rules). check, list and test take packs as
- * operands; explain takes packs (existing *.yaml / *.yml files or directories) and
- * names. check also warns about dead classifier rules. Returns the process exit code
- * (0 ok, 1 invalid packs / failing examples, 2 usage). */
-int triage_rules_main(const char *argv0, int argc, char **argv, const char *const *extra,
-                      size_t n_extra, bool no_defaults, FILE *out, FILE *err);
+/* Loads the packs of o and finalizes. Diagnostics go to err as "FILE:LINE:COL: error:
+ * MESSAGE". Returns NULL when any pack is invalid or unreadable (the caller exits 1; a
+ * --compat name is checked with triage_compat_pack first, which exits 2). The caller owns
+ * the result (te_rules_destroy). */
+te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options *o, FILE *err);
+
+/* `triage rules SUBCOMMAND ...`: argv[0] is "rules"; o holds the rule options given
+ * before the word (more may follow it). check, list and test take packs as operands;
+ * explain takes packs (existing *.yaml / *.yml files or directories) and names. check
+ * also warns about dead classifier rules. Returns the process exit code (0 ok, 1 invalid
+ * packs / failing examples, 2 usage, an unknown --compat name included). */
+int triage_rules_main(const char *argv0, int argc, char **argv,
+                      const triage_rules_setup_options *o, FILE *out, FILE *err);
 
 #endif

@@ -7,6 +7,7 @@
  * new because its mtime changes.
  */
 #include "live/lv_internal.h"
+#include "util/vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,13 +26,9 @@ void lv_snapshot_free(lv_snapshot *s) {
 }
 
 static int lv_snapshot_add(lv_snapshot *s, const char *path, int64_t mtime_ns, int64_t size) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    lv_file *f = realloc(s->files, cap * sizeof *f);
-    if (!f) return -1;
-    s->files = f;
-    s->cap = cap;
-  }
+  lv_file *f = ut_grow(s->files, &s->cap, s->n + 1, sizeof *f);
+  if (!f) return -1;
+  s->files = f;
   char *p = strdup(path);
   if (!p) return -1;
   s->files[s->n++] = (lv_file){p, mtime_ns, size};

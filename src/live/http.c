@@ -7,6 +7,7 @@
  * user hostage.
  */
 #include "live/lv_internal.h"
+#include "util/buf.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -14,30 +15,19 @@
 #include <string.h>
 
 typedef struct lv_sink {
-  char *buf;
-  size_t len, cap;
+  ut_buf body;
   bool too_big;
 } lv_sink;
 
 static size_t lv_sink_write(char *ptr, size_t size, size_t nmemb, void *user) {
   lv_sink *s = user;
   size_t n = size * nmemb;
-  if (s->too_big || s->len + n > LV_MAX_REPLY_BYTES) {
+  if (s->too_big || s->body.n + n > LV_MAX_REPLY_BYTES) {
     s->too_big = true;
     return 0; /* makes curl fail with CURLE_WRITE_ERROR */
   }
-  if (s->len + n + 1 > s->cap) {
-    size_t cap = s->cap ? s->cap : 4096;
-    while (cap < s->len + n + 1) cap *= 2;
-    char *b = realloc(s->buf, cap);
-    if (!b) return 0;
-    s->buf = b;
-    s->cap = cap;
-  }
-  memcpy(s->buf + s->len, ptr, n);
-  s->len += n;
-  s->buf[s->len] = '\0';
-  return n;
+  ut_buf_addn(&s->body, ptr, n);
+  return ut_buf_str(&s->body) ? n : 0;
 }
 
 static int lv_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
@@ -55,6 +45,45 @@ void lv_reply_free(lv_reply *r) {
   free(r->body);
   r->body = NULL;
   r->len = 0;
+}
+
+/* The status and one-line error of a finished exchange. */
+static void lv_classify(CURL *c, CURLcode rc, bool too_big, long connect_ms, double timeout_s,
+                        lv_reply *reply) {
+  long os_errno = 0;
+  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->code);
+  if (rc == CURLE_OK) {
+    reply->status = LV_HTTP_OK;
+  } else if (too_big) {
+    reply->status = LV_HTTP_TOO_BIG;
+    snprintf(reply->error, sizeof reply->error, "reply larger than %u bytes",
+             (unsigned)LV_MAX_REPLY_BYTES);
+  } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    reply->status = LV_HTTP_INTERRUPTED;
+    snprintf(reply->error, sizeof reply->error, "interrupted");
+  } else if (rc == CURLE_COULDNT_CONNECT && os_errno == ECONNREFUSED) {
+    reply->status = LV_HTTP_REFUSED;
+    snprintf(reply->error, sizeof reply->error, "connection refused");
+  } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
+    reply->status = LV_HTTP_CONNECT;
+    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
+  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+    /* Tell a connect timeout (nothing answered the SYN) from a slow reply. */
+    double connect_s = 0;
+    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
+    if (connect_s <= 0) {
+      reply->status = LV_HTTP_CONNECT;
+      snprintf(reply->error, sizeof reply->error, "no answer within %ld s",
+               connect_ms / 1000L > 0 ? connect_ms / 1000L : 1L);
+    } else {
+      reply->status = LV_HTTP_TIMEOUT;
+      snprintf(reply->error, sizeof reply->error, "no reply within %.0f s", timeout_s);
+    }
+  } else {
+    reply->status = LV_HTTP_ERROR;
+    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
+  }
 }
 
 lv_http_status lv_http_request(const lv_http *h, const char *method, const char *url,
@@ -98,7 +127,8 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, lv_progress);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)h);
+  lv_http options = *h; /* the progress callback reads it; curl wants a mutable pointer */
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &options);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
   if (strcmp(method, "POST") == 0) {
     curl_easy_setopt(c, CURLOPT_POST, 1L);
@@ -109,47 +139,13 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
   }
 
   CURLcode rc = curl_easy_perform(c);
-  long os_errno = 0;
-  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->code);
-
-  if (rc == CURLE_OK) {
-    reply->status = LV_HTTP_OK;
-  } else if (sink.too_big) {
-    reply->status = LV_HTTP_TOO_BIG;
-    snprintf(reply->error, sizeof reply->error, "reply larger than %u bytes",
-             (unsigned)LV_MAX_REPLY_BYTES);
-  } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
-    reply->status = LV_HTTP_INTERRUPTED;
-    snprintf(reply->error, sizeof reply->error, "interrupted");
-  } else if (rc == CURLE_COULDNT_CONNECT && os_errno == ECONNREFUSED) {
-    reply->status = LV_HTTP_REFUSED;
-    snprintf(reply->error, sizeof reply->error, "connection refused");
-  } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
-    reply->status = LV_HTTP_CONNECT;
-    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
-  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
-    /* Tell a connect timeout (nothing answered the SYN) from a slow reply. */
-    double connect_s = 0;
-    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
-    if (connect_s <= 0) {
-      reply->status = LV_HTTP_CONNECT;
-      snprintf(reply->error, sizeof reply->error, "no answer within %ld s",
-               connect_ms / 1000L > 0 ? connect_ms / 1000L : 1L);
-    } else {
-      reply->status = LV_HTTP_TIMEOUT;
-      snprintf(reply->error, sizeof reply->error, "no reply within %.0f s", timeout_s);
-    }
-  } else {
-    reply->status = LV_HTTP_ERROR;
-    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
-  }
+  lv_classify(c, rc, sink.too_big, connect_ms, timeout_s, reply);
   if (reply->status == LV_HTTP_OK || reply->status == LV_HTTP_TIMEOUT) {
-    reply->body = sink.buf;
-    reply->len = sink.len;
-    sink.buf = NULL;
+    reply->body = sink.body.p; /* moved: NULL for an empty body, as before */
+    reply->len = sink.body.n;
+    sink.body.p = NULL;
   }
-  free(sink.buf);
+  ut_buf_free(&sink.body);
   curl_slist_free_all(hdrs);
   curl_easy_cleanup(c);
   return reply->status;

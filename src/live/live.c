@@ -43,7 +43,7 @@
 #define LV_T_WAIT_REMOTE 60.0
 
 typedef struct lv_ctx {
-  const triage_options *opt;
+  const lv_options *opt;
   const te_rules *rules;
   FILE *progress;
   lv_http http;
@@ -271,7 +271,7 @@ static int lv_make_root(const lv_ctx *c, lv_target *t, char **trace_file) {
      * Also for the vLLM flow, because auto-detection takes TRT-LLM for vLLM. */
     if ((t->fw == LV_FW_TRTLLM || t->fw == LV_FW_VLLM) &&
         (lv_ends_with(dir, ".json") || lv_ends_with(dir, ".json.gz"))) {
-      if (strcmp(c->opt->profile_workload ? c->opt->profile_workload : "both", "both") == 0)
+      if (c->opt->workload == LV_WORKLOAD_BOTH)
         return lv_fail(c, "--profile-workload both requires a directory output path for "
                           "%s (got the file %s), so each stage trace can be labelled; pass "
                           "its directory or a single stage",
@@ -441,6 +441,11 @@ static int lv_send(const lv_ctx *c, lv_target *t, const char *text, long seed, l
   return rc;
 }
 
+/* The stage directory (and plan) name of a single-stage workload. */
+static const char *lv_workload_stage(lv_workload w) {
+  return w == LV_WORKLOAD_PREFILL ? "prefill" : w == LV_WORKLOAD_DECODE ? "decode" : "legacy";
+}
+
 typedef struct lv_plan {
   const char *stage;     /* "prefill", "decode", "legacy" */
   long warmup_n, warmup_words, warmup_tokens;
@@ -448,7 +453,7 @@ typedef struct lv_plan {
   bool legacy_text;      /* use --probe-prompt instead of synthetic words */
 } lv_plan;
 
-static lv_plan lv_make_plan(const triage_options *o, const char *stage) {
+static lv_plan lv_make_plan(const lv_options *o, const char *stage) {
   lv_plan p = {stage, 0, 0, 0, 0, 0, 0, false};
   long warm = o->warmup_steps > 0 ? o->warmup_steps : 0;
   long probes = o->probe_requests > 0 ? o->probe_requests : 1;
@@ -475,16 +480,11 @@ static lv_plan lv_make_plan(const triage_options *o, const char *stage) {
   return p;
 }
 
-static const char *lv_default_probe_prompt =
-    "Repeat the word profiler many times with spaces so the server performs several decode "
-    "steps. Do not add explanations.";
-
 static int lv_send_batch(const lv_ctx *c, lv_target *t, const lv_plan *p, long n, long words,
                          long tokens, long *seed) {
   for (long i = 0; i < n; i++, (*seed)++) {
-    char *text = p->legacy_text
-                     ? strdup(c->opt->probe_prompt ? c->opt->probe_prompt : lv_default_probe_prompt)
-                     : lv_make_prompt(words, *seed);
+    char *text = p->legacy_text ? strdup(c->opt->probe_prompt ? c->opt->probe_prompt : "")
+                                : lv_make_prompt(words, *seed);
     if (!text) return lv_fail(c, "cannot build a %ld-word prompt (limit %ld)", words,
                               (long)LV_MAX_PROMPT_WORDS);
     int rc = lv_send(c, t, text, *seed, tokens);
@@ -712,9 +712,8 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
     double delay = c->opt->probe_delay_s > 0 ? c->opt->probe_delay_s : 0;
     if (t->fw != LV_FW_SGLANG) {
       /* Remote profilers arm asynchronously; requests sent at once are missed. */
-      double floor_s = lv_env_seconds(
-          "TRIAGE_LIVE_MIN_PROBE_DELAY_S",
-          c->rules ? te_rules_setting(c->rules, "live.remote_probe_delay_min_s", 5.0) : 5.0);
+      double floor_s =
+          lv_env_seconds("TRIAGE_LIVE_MIN_PROBE_DELAY_S", c->opt->remote_probe_delay_min_s);
       if (delay < floor_s) delay = floor_s;
     }
     if (!lv_sleep_ms((long)(delay * 1000.0))) rc = lv_fail(c, "interrupted");
@@ -739,7 +738,7 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
 /* ---------------------------------------------------------------- one target */
 
 static int lv_check_options(const lv_ctx *c, const lv_target *t) {
-  const triage_options *o = c->opt;
+  const lv_options *o = c->opt;
   if (t->fw != LV_FW_SGLANG) {
     /* Only SGLang's start_profile has these knobs; silently dropping them would make
      * the user believe they took effect. */
@@ -771,22 +770,18 @@ static int lv_capture_target(const lv_ctx *c, lv_target *t) {
     lv_save_server_args(c, t, args);
   }
   cJSON_Delete(args);
-  const char *w = c->opt->profile_workload ? c->opt->profile_workload : "both";
+  lv_workload w = c->opt->workload;
   if (rc == LV_OK) {
-    if (strcmp(w, "both") == 0) {
+    if (w == LV_WORKLOAD_BOTH) {
       rc = lv_capture_stage(c, t, "prefill", true, trace_file);
       if (rc == LV_OK) rc = lv_capture_stage(c, t, "decode", true, trace_file);
-    } else if (strcmp(w, "prefill") == 0 || strcmp(w, "decode") == 0) {
-      rc = lv_capture_stage(c, t, w, true, trace_file);
-    } else if (strcmp(w, "legacy") == 0) {
-      rc = lv_capture_stage(c, t, "legacy", false, trace_file);
     } else {
-      rc = lv_fail(c, "--profile-workload must be both, prefill, decode or legacy (got '%s')", w);
+      rc = lv_capture_stage(c, t, lv_workload_stage(w), w != LV_WORKLOAD_LEGACY, trace_file);
     }
   }
   free(trace_file);
   if (rc == LV_OK) {
-    t->input = strcmp(w, "legacy") == 0 ? lv_path_join(t->root, "legacy") : strdup(t->root);
+    t->input = w == LV_WORKLOAD_LEGACY ? lv_path_join(t->root, "legacy") : strdup(t->root);
     if (!t->input) rc = lv_fail(c, "out of memory");
   }
   return rc;
@@ -795,30 +790,30 @@ static int lv_capture_target(const lv_ctx *c, lv_target *t) {
 /* Option values that cannot work, caught before any request so nothing is started on
  * the server. The flag named in the message is the one to change. */
 static int lv_validate(const lv_ctx *c) {
-  const triage_options *o = c->opt;
-  const char *w = o->profile_workload ? o->profile_workload : "both";
-  bool both = strcmp(w, "both") == 0;
-  if (!both && strcmp(w, "prefill") != 0 && strcmp(w, "decode") != 0 && strcmp(w, "legacy") != 0) {
-    lv_fail(c, "--profile-workload must be both, prefill, decode or legacy (got '%s')", w);
+  const lv_options *o = c->opt;
+  if ((unsigned)o->workload > LV_WORKLOAD_LEGACY) {
+    lv_fail(c, "unknown profile workload %d", (int)o->workload);
     return LV_USAGE;
   }
   if (o->num_steps < 1) {
     lv_fail(c, "--num-steps must be at least 1 (got %d)", o->num_steps);
     return LV_USAGE;
   }
-  static const char *const stages[] = {"prefill", "decode", "legacy"};
+  static const lv_workload stages[] = {LV_WORKLOAD_PREFILL, LV_WORKLOAD_DECODE,
+                                       LV_WORKLOAD_LEGACY};
   for (size_t i = 0; i < 3; i++) {
-    bool used = strcmp(w, stages[i]) == 0 || (both && i < 2);
+    bool used = o->workload == stages[i] || (o->workload == LV_WORKLOAD_BOTH && i < 2);
     if (!used) continue;
-    lv_plan p = lv_make_plan(o, stages[i]);
+    const char *stage = lv_workload_stage(stages[i]);
+    lv_plan p = lv_make_plan(o, stage);
     if (p.warmup_n + p.capture_n > LV_MAX_REQUESTS_PER_STAGE) {
       lv_fail(c, "--warmup-steps, --num-steps and --probe-requests ask for %ld requests in the "
                  "%s stage (limit %ld)",
-              p.warmup_n + p.capture_n, stages[i], (long)LV_MAX_REQUESTS_PER_STAGE);
+              p.warmup_n + p.capture_n, stage, (long)LV_MAX_REQUESTS_PER_STAGE);
       return LV_USAGE;
     }
     if (!p.legacy_text && (p.capture_words < 1 || p.capture_words > LV_MAX_PROMPT_WORDS)) {
-      lv_fail(c, "--%s-input-len %ld is outside 1..%ld words", stages[i], p.capture_words,
+      lv_fail(c, "--%s-input-len %ld is outside 1..%ld words", stage, p.capture_words,
               (long)LV_MAX_PROMPT_WORDS);
       return LV_USAGE;
     }
@@ -828,8 +823,28 @@ static int lv_validate(const lv_ctx *c) {
 
 /* ---------------------------------------------------------------- entry points */
 
-int lv_wanted(const triage_options *opt) {
+bool lv_wanted(const lv_options *opt) {
   return opt && (opt->url || opt->mapping_url || opt->formal_url);
+}
+
+void lv_options_defaults(lv_options *o) {
+  memset(o, 0, sizeof *o);
+  o->profile_prefix = "triage-trace";
+  o->mapping_profile_prefix = "mapping-trace";
+  o->formal_profile_prefix = "formal-trace";
+  o->workload = LV_WORKLOAD_BOTH;
+  o->probe_prompt = "Repeat the word profiler many times with spaces so the server performs "
+                    "several decode steps. Do not add explanations.";
+  o->num_steps = 5;
+  o->warmup_steps = 10;
+  o->probe_requests = 1;
+  o->probe_max_new_tokens = 0;
+  o->probe_delay_s = 0.5;
+  o->prefill_input_len = 4090;
+  o->prefill_output_len = 1;
+  o->decode_input_len = 1;
+  o->decode_output_len = 2048;
+  o->profile_by_stage = -1;
 }
 
 static void lv_on_sigint(int sig) {
@@ -847,8 +862,8 @@ void lv_result_free(lv_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_result *out,
-           char *err, size_t err_cap) {
+lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, lv_result *out,
+                 char *err, size_t err_cap) {
   memset(out, 0, sizeof *out);
   if (err_cap) err[0] = '\0';
   lv_ctx c = {opt, rules, progress, {opt->api_key, false}, err, err_cap};

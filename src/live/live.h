@@ -20,20 +20,64 @@
 #ifndef TRIAGE_LIVE_H
 #define TRIAGE_LIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/options.h"
 #include "triage/rules.h"
 
-/* Exit status main.c should use for each lv_run result. */
-#define LV_OK 0
-#define LV_FAIL 1          /* a one-line message is in err */
-#define LV_USAGE 2         /* an option value is unusable (checked before any request) */
-#define LV_INTERRUPTED 130 /* SIGINT during capture; the profiler was stopped first */
+/* What lv_run reports; the CLI turns it into an exit status (cli/exit.h). */
+typedef enum lv_status {
+  LV_OK = 0,
+  LV_FAIL = 1,        /* a one-line message is in err */
+  LV_USAGE = 2,       /* an option value is unusable (checked before any request) */
+  LV_INTERRUPTED = 3  /* SIGINT during capture; the profiler was stopped first */
+} lv_status;
 
 /* Size of err that holds every message lv_run writes (hints quote paths and URLs). */
 #define LV_ERR_CAP 1024
+
+/* Which workload stages one capture profiles. */
+typedef enum lv_workload {
+  LV_WORKLOAD_BOTH = 0, /* a prefill capture, then a decode capture */
+  LV_WORKLOAD_PREFILL,
+  LV_WORKLOAD_DECODE,
+  LV_WORKLOAD_LEGACY    /* one capture of free-form prompts (--probe-prompt) */
+} lv_workload;
+
+/* Everything a capture can be told (the --url family of flags). Strings are borrowed. */
+typedef struct lv_options {
+  const char *url;                    /* single-trace capture */
+  const char *mapping_url;            /* two-trace capture (both) */
+  const char *formal_url;
+  const char *output_dir;
+  const char *mapping_output_dir;
+  const char *formal_output_dir;
+  const char *profile_prefix;
+  const char *mapping_profile_prefix;
+  const char *formal_profile_prefix;
+  const char *api_key;                /* NULL = no Authorization header */
+  const char *framework;              /* a --framework spelling; NULL = detect */
+  lv_workload workload;
+  const char *start_step;             /* NULL = not sent */
+  const char *probe_prompt;           /* legacy workload prompt */
+  int num_steps;
+  int warmup_steps;
+  int probe_requests;
+  int probe_max_new_tokens;           /* 0 = max(64, 8 * num_steps) */
+  double probe_delay_s;
+  int prefill_input_len, prefill_output_len;
+  int decode_input_len, decode_output_len;
+  int profile_by_stage;               /* -1 = framework default, 0 off, 1 on */
+  bool merge_profiles;
+  double http_timeout_s;              /* per-request cap; 0 = per-step defaults */
+  /* least delay before probing a non-SGLang server (rule setting
+   * live.remote_probe_delay_min_s; the environment's TRIAGE_LIVE_MIN_PROBE_DELAY_S wins) */
+  double remote_probe_delay_min_s;
+} lv_options;
+
+/* The defaults of the reference's capture flags (num_steps 5, warm-up 10, ...). */
+void lv_options_defaults(lv_options *o);
 
 typedef struct lv_result {
   char *input;            /* single-trace capture directory, or NULL */
@@ -45,14 +89,14 @@ typedef struct lv_result {
 } lv_result;
 
 /* True when opt asks for live capture (--url, --mapping-url or --formal-url). */
-int lv_wanted(const triage_options *opt);
+bool lv_wanted(const lv_options *opt);
 
 /* Runs the capture(s). progress (may be NULL) gets one "triage: live: ..." line per
- * phase. Returns LV_OK and fills *out, or LV_FAIL / LV_USAGE / LV_INTERRUPTED (use it as
- * the exit status) with a one-line message (no trailing newline, no "triage: " prefix)
- * in err. On failure *out holds nothing. */
-int lv_run(const triage_options *opt, const te_rules *rules, FILE *progress, lv_result *out,
-           char *err, size_t err_cap);
+ * phase. Returns LV_OK and fills *out, or LV_FAIL / LV_USAGE / LV_INTERRUPTED with a
+ * one-line message (no trailing newline, no "triage: " prefix) in err. On failure *out
+ * holds nothing. */
+lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, lv_result *out,
+                 char *err, size_t err_cap);
 
 void lv_result_free(lv_result *r);
 

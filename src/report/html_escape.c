@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
+
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
 /* Length of the well-formed UTF-8 sequence at s[0..n), or 0 when s does not start one
@@ -79,18 +81,7 @@ int rp_html_text(FILE *out, const char *s, size_t n) {
 
 int rp_html_puts(FILE *out, const char *s) { return s ? rp_html_text(out, s, strlen(s)) : 0; }
 
-char *rp_html_escape(const char *s) {
-  char *buf = NULL;
-  size_t size = 0;
-  FILE *mem = open_memstream(&buf, &size);
-  if (!mem) return NULL;
-  int rc = rp_html_puts(mem, s);
-  if (fclose(mem) != 0 || rc != 0) {
-    free(buf);
-    return NULL;
-  }
-  return buf;
-}
+char *rp_html_escape(const char *s) { return ut_write_to_string(rp_html_puts, s); }
 
 int rp_html_token(FILE *out, const char *s) {
   if (!s || !*s) return put(out, "_", 1);

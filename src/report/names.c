@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "triage/limits.h"
+#include "util/buf.h"
 
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
 #define ELLIPSIS_BYTES 3
@@ -26,6 +27,8 @@
 #define MAX_TOKEN_CHARS 24
 /* The smallest cap that leaves room for a name and a disambiguating suffix. */
 #define MIN_MAX_CHARS 40
+/* The largest cap and collapse length (the settings table's upper bound of both). */
+#define MAX_DISPLAY_CHARS 100000
 
 struct rp_names {
   const te_rules *rules;
@@ -35,36 +38,10 @@ struct rp_names {
 
 /* ------------------------------------------------------------------ strings */
 
-typedef struct nbuf {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} nbuf;
-
-static void nb_add(nbuf *b, const char *s, size_t len) {
-  if (b->oom) return;
-  if (b->n + len + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap : 64;
-    while (nc < b->n + len + 1) nc *= 2;
-    char *p = realloc(b->p, nc);
-    if (!p) {
-      b->oom = true;
-      return;
-    }
-    b->p = p;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->n, s, len);
-  b->n += len;
-  b->p[b->n] = '\0';
-}
-
-static void nb_str(nbuf *b, const char *s) { nb_add(b, s, strlen(s)); }
-
-/* The built string (owned by the caller), or NULL when out of memory. */
-static char *nb_take(nbuf *b) {
+/* The built string of b (owned by the caller), or NULL when out of memory. */
+static char *buf_take(ut_buf *b) {
   if (b->oom) {
-    free(b->p);
+    ut_buf_free(b);
     return NULL;
   }
   if (!b->p) return strdup("");
@@ -108,31 +85,31 @@ static size_t chars_prefix(const char *s, size_t k) {
 static char *fit(char *s, size_t max, const char *suffix) {
   if (!s) return NULL;
   size_t room = max - n_chars(suffix);
-  nbuf b = {0};
+  ut_buf b = {0};
   if (n_chars(s) <= room) {
-    nb_str(&b, s);
+    ut_buf_add(&b, s);
   } else {
     size_t keep = chars_prefix(s, room - 1);
     while (keep && s[keep - 1] == ' ') keep--;
-    nb_add(&b, s, keep);
-    nb_add(&b, ELLIPSIS, ELLIPSIS_BYTES);
+    ut_buf_addn(&b, s, keep);
+    ut_buf_addn(&b, ELLIPSIS, ELLIPSIS_BYTES);
   }
-  nb_str(&b, suffix);
+  ut_buf_add(&b, suffix);
   free(s);
-  return nb_take(&b);
+  return buf_take(&b);
 }
 
 /* ------------------------------------------------------------------ demangling */
 
 typedef struct dm_sink {
-  nbuf text;
+  ut_buf text;
   jmp_buf stop;
 } dm_sink;
 
 static void dm_collect(const char *s, size_t len, void *opaque) {
   dm_sink *k = opaque;
   if (k->text.oom || k->text.n + len > RP_MAX_DEMANGLED_BYTES) longjmp(k->stop, 1);
-  nb_add(&k->text, s, len);
+  ut_buf_addn(&k->text, s, len);
 }
 
 char *rp_names_demangle(const char *name) {
@@ -188,7 +165,7 @@ static bool brackets_balanced(const char *s) {
 
 /* Drops the qualifier just written before "::" inside template arguments
  * ("at::native::FillFunctor" -> "FillFunctor"). */
-static void drop_qualifier(nbuf *b) {
+static void drop_qualifier(ut_buf *b) {
   static const char anon[] = "(anonymous namespace)";
   size_t k = b->n;
   while (k && is_word((unsigned char)b->p[k - 1])) k--;
@@ -201,12 +178,12 @@ static void drop_qualifier(nbuf *b) {
 /* Template arguments deeper than keep_depth become "<…>"; with strip_ns, qualifiers
  * inside template arguments are dropped. s must have balanced brackets. */
 static char *collapse(const char *s, int keep_depth, bool strip_ns) {
-  nbuf b = {0};
+  ut_buf b = {0};
   int depth = 0;
   for (size_t i = 0; s[i]; i++) {
     char c = s[i];
     if (c == '<' && depth == keep_depth) {
-      nb_str(&b, "<" ELLIPSIS ">");
+      ut_buf_add(&b, "<" ELLIPSIS ">");
       for (int d = 0; s[i]; i++) { /* skip to the matching '>' */
         if (s[i] == '<') d++;
         else if (s[i] == '>' && --d == 0) break;
@@ -221,9 +198,9 @@ static char *collapse(const char *s, int keep_depth, bool strip_ns) {
       i++;
       continue;
     }
-    nb_add(&b, &c, 1);
+    ut_buf_addn(&b, &c, 1);
   }
-  return nb_take(&b);
+  return buf_take(&b);
 }
 
 /* The forms of a name without a display rule, most detailed first: as is (no "void ",
@@ -242,14 +219,22 @@ static size_t generic_forms(const char *demangled, char *forms[N_FORMS]) {
 
 /* ------------------------------------------------------------------ one name */
 
+static size_t clamp_chars(long v, size_t lo) {
+  return v < (long)lo ? lo : v > MAX_DISPLAY_CHARS ? MAX_DISPLAY_CHARS : (size_t)v;
+}
+
 rp_names *rp_names_create(const te_rules *rules) {
   rp_names *nm = calloc(1, sizeof *nm);
   if (!nm) return NULL;
   nm->rules = rules;
-  double max = rules ? te_rules_setting(rules, "names.display_max_chars", 120) : 120;
-  double collapse_at = rules ? te_rules_setting(rules, "names.display_collapse_chars", 100) : 100;
-  nm->max_chars = max < MIN_MAX_CHARS ? MIN_MAX_CHARS : max > 100000 ? 100000 : (size_t)max;
-  nm->collapse_chars = collapse_at < 1 ? 1 : collapse_at > 100000 ? 100000 : (size_t)collapse_at;
+  /* Without a finalized rule set nothing collapses or caps a display short of the
+   * largest value the settings table allows. A pack that leaves a key unset reads 0,
+   * which the clamps turn into the smallest sensible value. */
+  const te_settings *set = rules ? te_rules_settings(rules) : NULL;
+  long max = set ? set->names_display_max_chars : MAX_DISPLAY_CHARS;
+  long collapse_at = set ? set->names_display_collapse_chars : MAX_DISPLAY_CHARS;
+  nm->max_chars = clamp_chars(max, MIN_MAX_CHARS);
+  nm->collapse_chars = clamp_chars(collapse_at, 1);
   return nm;
 }
 
@@ -427,7 +412,9 @@ static bool unique_token(tname **by, size_t g, size_t n, const tname *x, char *t
   return false;
 }
 
-/* 24-bit FNV-1a of s, as 6 hex digits: stable across runs and platforms. */
+/* 24-bit FNV-1a of s, as 6 hex digits: stable across runs and platforms. (Not
+ * util/map.h's 64-bit ut_hash_bytes: this value is printed, and a 32-bit FNV folded to 24
+ * bits is what docs/names.md and the tests show.) */
 static void short_hash(const char *s, char out[8]) {
   uint32_t h = 2166136261u;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;

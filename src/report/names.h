@@ -26,8 +26,9 @@
 
 typedef struct rp_names rp_names;
 
-/* Reads names.display_max_chars (default 120) and names.display_collapse_chars (default
- * 100) from rules; rules may be NULL (no family rules, default settings). */
+/* Reads names.display_max_chars and names.display_collapse_chars from the rules' typed
+ * settings (te_rules_settings); rules may be NULL (no family rules, and no cap or
+ * collapse short of the settings table's upper bound). */
 rp_names *rp_names_create(const te_rules *rules);
 void rp_names_destroy(rp_names *nm);
 

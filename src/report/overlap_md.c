@@ -1,70 +1,64 @@
 /*
- * overlap_md.c - markdown and JSON rendering of the Overlap Opportunity Table
- * (reference-triage.md 6.7 and 8).
+ * overlap_md.c - Markdown and JSON rendering of the Overlap Opportunity Table
+ * (reference-triage.md §6.7 and §8).
  *
  * The mode line and the busy-time line are plain text lines next to the tables: the
- * report comparer (shared/tools/compare_reports.py) only reads lines starting with '|'
+ * report comparer (../shared/tools/compare_reports.py) only reads lines starting with '|'
  * and "#####" headings, and a blank line ends a table, so both lines leave the tables
  * it parses unchanged.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "report/md.h"
 #include "report/overlap_report.h"
+#include "report/text.h"
 
 static const char *const OV_HEADER =
     "| Priority | Verdict | Kernel | Python scope | Formal signal | Dep risk | Recommendation |\n"
     "| --- | --- | --- | --- | --- | --- | --- |\n";
 
-/* Markdown cell text: '|' would end the cell and a newline the row. */
-static void ov_cell(FILE *out, const char *s) {
-  for (; s && *s; s++) {
-    if (*s == '|') fputs("\\|", out);
-    else if (*s == '\n') fputs("<br>", out);
-    else if (*s != '\r') fputc(*s, out);
-  }
-}
-
-static const char *ov_verdict(an_overlap_verdict v) {
-  return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden" : "headroom";
-}
-
 static double ov_pct(double part, double whole) { return whole > 0 ? part / whole * 100.0 : 0.0; }
 
 static void ov_row_md(FILE *out, const an_overlap_row *r) {
-  fprintf(out, "| %s | %s | ", r->priority, ov_verdict(r->verdict));
-  ov_cell(out, r->kernel);
+  fprintf(out, "| %s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
+  rp_md_cell_text(out, r->kernel);
   fputs(" | ", out);
-  ov_cell(out, r->scope);
+  rp_md_cell_text(out, rp_scope(r));
   fprintf(out, " | %.1f us, share %.1f%%, excl %.1f%% / hid %.1f%% | %s | %s |\n", r->total_us,
           r->share_pct, ov_pct(r->exclusive_us, r->total_us), ov_pct(r->hidden_us, r->total_us),
-          r->dep_label, r->recommendation);
+          rp_dep_risk(r->dep_risk), rp_recommendation(r->recommendation));
 }
 
-int rp_overlap_markdown(FILE *out, const an_overlap_result *res) {
+static size_t ov_rows(const an_stage_report *st) { return st->overlap ? st->overlap->n_rows : 0; }
+
+int rp_overlap_markdown(FILE *out, const an_report *r) {
   fputs("Overlap Opportunity Table\n", out);
-  if (res)
+  /* no analysis ran (overlap.single_trace false): the reference's placeholder, no mode */
+  if (!r->run.overlap_off)
     fprintf(out, "Overlap mode: %s\n",
-            res->single_trace ? "single-trace (the trace is its own mapping)" : "mapping-formal");
+            r->run.mode == AN_MODE_SINGLE ? "single-trace (the trace is its own mapping)"
+                                          : "mapping-formal");
   size_t with_rows = 0;
   bool only_all = true;
-  for (size_t i = 0; res && i < res->n_stages; i++)
-    if (res->stages[i].n_rows) {
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (ov_rows(&r->stages[i])) {
       with_rows++;
-      if (strcmp(res->stages[i].stage, "all")) only_all = false;
+      if (strcmp(r->stages[i].id, "all")) only_all = false;
     }
   if (!with_rows) {
     fputs(OV_HEADER, out);
     fprintf(out,
             "| - | - | No rows cleared the %.1f%% reporting bar. Use mapping/formal mode for "
             "overlap attribution. | - | - | - | - |\n",
-            res ? res->min_share_pct : 1.0);
+            r->run.overlap_min_share_pct);
     return ferror(out) ? -1 : 0;
   }
   bool first = true;
-  for (size_t i = 0; i < res->n_stages; i++) {
-    const an_overlap_stage *st = &res->stages[i];
-    if (!st->n_rows) continue;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_overlap_stage *st = r->stages[i].overlap;
+    if (!ov_rows(&r->stages[i])) continue;
     if (!first) fputc('\n', out);
     first = false;
     if (!only_all) fprintf(out, "##### %s\n", st->label);
@@ -84,13 +78,13 @@ static cJSON *ov_str_or_null(const char *s) { return s ? cJSON_CreateString(s) :
 static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
-  cJSON_AddStringToObject(o, "priority", r->priority);
-  cJSON_AddStringToObject(o, "verdict", ov_verdict(r->verdict));
+  cJSON_AddStringToObject(o, "priority", rp_priority(r->priority));
+  cJSON_AddStringToObject(o, "verdict", rp_verdict(r->verdict));
   cJSON_AddStringToObject(o, "kernel", r->kernel);
   cJSON_AddStringToObject(o, "category", r->category);
-  cJSON_AddStringToObject(o, "python_scope", r->scope);
-  cJSON_AddStringToObject(o, "scope_source", r->scope_source);
-  cJSON_AddStringToObject(o, "launch_op", r->launch_op);
+  cJSON_AddStringToObject(o, "python_scope", rp_scope(r));
+  cJSON_AddStringToObject(o, "scope_source", rp_scope_source(r->scope_source));
+  cJSON_AddStringToObject(o, "launch_op", rp_launch_op(r));
   cJSON_AddNumberToObject(o, "launches", (double)r->count);
   cJSON_AddNumberToObject(o, "total_us", r->total_us);
   cJSON_AddNumberToObject(o, "exclusive_us", r->exclusive_us);
@@ -99,9 +93,9 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddNumberToObject(o, "share_pct", r->share_pct);
   cJSON_AddNumberToObject(o, "exclusive_pct", ov_pct(r->exclusive_us, r->total_us));
   cJSON_AddNumberToObject(o, "hidden_pct", ov_pct(r->hidden_us, r->total_us));
-  cJSON_AddStringToObject(o, "dep_risk", r->dep_label);
-  cJSON_AddStringToObject(o, "dep_signal", r->dep_signal);
-  cJSON_AddStringToObject(o, "recommendation", r->recommendation);
+  cJSON_AddStringToObject(o, "dep_risk", rp_dep_risk(r->dep_risk));
+  cJSON_AddStringToObject(o, "dep_signal", rp_dep_signal(r->dep_signal));
+  cJSON_AddStringToObject(o, "recommendation", rp_recommendation(r->recommendation));
   cJSON_AddItemToObject(o, "top_overlap_partner", ov_str_or_null(r->top_partner));
   cJSON_AddNumberToObject(o, "top_overlap_partner_us", r->top_partner_us);
   cJSON_AddItemToObject(o, "prev_kernel", ov_str_or_null(r->prev_kernel));
@@ -113,37 +107,45 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   return o;
 }
 
-int rp_overlap_json(cJSON *report, const an_overlap_result *res) {
+static cJSON *ov_stage_json(const an_overlap_stage *st) {
+  cJSON *s = cJSON_CreateObject();
+  if (!s) return NULL;
+  cJSON_AddStringToObject(s, "stage", st->stage);
+  cJSON_AddStringToObject(s, "label", st->label);
+  cJSON_AddItemToObject(s, "formal_trace", ov_str_or_null(st->formal_path));
+  cJSON_AddItemToObject(s, "mapping_trace", ov_str_or_null(st->mapping_path));
+  cJSON_AddNumberToObject(s, "kernels", (double)st->n_kernels);
+  cJSON_AddNumberToObject(s, "gpu_busy_us", st->busy_us);
+  cJSON_AddNumberToObject(s, "multi_stream_us", st->multi_stream_us);
+  cJSON_AddNumberToObject(s, "multi_stream_pct", ov_pct(st->multi_stream_us, st->busy_us));
+  cJSON_AddNumberToObject(s, "max_concurrent_streams", (double)st->max_streams);
+  cJSON *rows = cJSON_AddArrayToObject(s, "rows");
+  for (size_t j = 0; rows && j < st->n_rows; j++) {
+    cJSON *row = ov_row_json(&st->rows[j]);
+    if (!row) break;
+    cJSON_AddItemToArray(rows, row);
+  }
+  if (!rows || cJSON_GetArraySize(rows) != (int)st->n_rows) {
+    cJSON_Delete(s);
+    return NULL;
+  }
+  return s;
+}
+
+int rp_overlap_json(cJSON *report, const an_report *r) {
   cJSON *ov = cJSON_CreateObject();
   if (!ov) return -1;
-  cJSON_AddStringToObject(ov, "mode", !res ? "off" : res->single_trace ? "single-trace" : "mapping-formal");
-  cJSON_AddNumberToObject(ov, "min_share_pct", res ? res->min_share_pct : 1.0);
+  cJSON_AddStringToObject(ov, "mode", r->run.overlap_off             ? "off"
+                                      : r->run.mode == AN_MODE_SINGLE ? "single-trace"
+                                                                      : "mapping-formal");
+  cJSON_AddNumberToObject(ov, "min_share_pct", r->run.overlap_min_share_pct);
   cJSON *stages = cJSON_AddArrayToObject(ov, "stages");
-  if (!stages) {
-    cJSON_Delete(ov);
-    return -1;
-  }
-  for (size_t i = 0; res && i < res->n_stages; i++) {
-    const an_overlap_stage *st = &res->stages[i];
-    cJSON *s = cJSON_CreateObject();
+  if (!stages) goto fail;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    if (!r->stages[i].overlap) continue;
+    cJSON *s = ov_stage_json(r->stages[i].overlap);
     if (!s) goto fail;
     cJSON_AddItemToArray(stages, s);
-    cJSON_AddStringToObject(s, "stage", st->stage);
-    cJSON_AddStringToObject(s, "label", st->label);
-    cJSON_AddItemToObject(s, "formal_trace", ov_str_or_null(st->formal_path));
-    cJSON_AddItemToObject(s, "mapping_trace", ov_str_or_null(st->mapping_path));
-    cJSON_AddNumberToObject(s, "kernels", (double)st->n_kernels);
-    cJSON_AddNumberToObject(s, "gpu_busy_us", st->busy_us);
-    cJSON_AddNumberToObject(s, "multi_stream_us", st->multi_stream_us);
-    cJSON_AddNumberToObject(s, "multi_stream_pct", ov_pct(st->multi_stream_us, st->busy_us));
-    cJSON_AddNumberToObject(s, "max_concurrent_streams", (double)st->max_streams);
-    cJSON *rows = cJSON_AddArrayToObject(s, "rows");
-    if (!rows) goto fail;
-    for (size_t j = 0; j < st->n_rows; j++) {
-      cJSON *row = ov_row_json(&st->rows[j]);
-      if (!row) goto fail;
-      cJSON_AddItemToArray(rows, row);
-    }
   }
   if (!cJSON_AddItemToObject(report, "overlap", ov)) goto fail;
   return 0;

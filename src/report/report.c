@@ -1,56 +1,23 @@
 /*
- * report/report.c - markdown and JSON rendering of the triage report.
+ * report/report.c - Markdown and JSON rendering of the triage report.
  */
 #include "report/report.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/kmap_internal.h"
+#include "report/kmap_json.h"
+#include "report/md.h"
 #include "report/overlap_report.h"
+#include "report/text.h"
 
 static const char XPU_NOTE[] =
     "> Note (Intel XPU): this trace has no device-execution timeline; rows are "
     "`urEnqueueKernelLaunch` runtime events, so the **GPU time** column is host "
     "launch-dispatch time, not device-execution time. High launch counts here indicate "
     "eager-mode launch overhead (no graph capture / torch.compile).";
-
-char *rp_md_escape(const char *s) {
-  size_t n = 0;
-  for (const char *p = s; *p; p++) n += *p == '|' ? 2 : *p == '\n' ? 4 : 1;
-  char *o = malloc(n + 1);
-  if (!o) return NULL;
-  char *q = o;
-  for (const char *p = s; *p; p++) {
-    if (*p == '|') {
-      *q++ = '\\';
-      *q++ = '|';
-    } else if (*p == '\n') {
-      memcpy(q, "<br>", 4);
-      q += 4;
-    } else if (*p != '\r') {
-      *q++ = *p;
-    }
-  }
-  *q = '\0';
-  return o;
-}
-
-static int cell(FILE *f, const char *s) {
-  char *e = rp_md_escape(s ? s : "");
-  if (!e) return -1;
-  int rc = fprintf(f, " %s |", e) < 0 ? -1 : 0;
-  free(e);
-  return rc;
-}
-
-static int row_cells(FILE *f, const char *const *cells, size_t n) {
-  if (fputc('|', f) == EOF) return -1;
-  for (size_t i = 0; i < n; i++)
-    if (cell(f, cells[i]) != 0) return -1;
-  return fputc('\n', f) == EOF ? -1 : 0;
-}
 
 static const char KT_HEAD[] =
     "| Kernel | Category | GPU time | Share | Launches | Python location (site share) | CPU op |\n"
@@ -60,68 +27,107 @@ static const char FUSE_HEAD[] =
     "location | Candidate fused Python path | Rationale |\n"
     "| --- | --- | ---: | ---: | --- | --- | --- | --- |\n";
 
-static void fmt_ms(char *buf, size_t cap, double us) { snprintf(buf, cap, "%.2f ms", us / 1000.0); }
-static void fmt_pct(char *buf, size_t cap, double pct) { snprintf(buf, cap, "%.1f%%", pct); }
-
-static bool bare_layout(const an_tables *t, bool fuse) {
-  for (size_t i = 0; i < t->n_stages; i++) {
-    const an_stage_tables *st = &t->stages[i];
-    size_t n = fuse ? st->n_fuse_shown : st->n_shown;
-    if (n && strcmp(st->stage->id, "all") != 0) return false;
+/* One table row; cells NULL (an allocation failed) make it fail. */
+static int row_cells(FILE *f, char *const *cells, size_t n) {
+  if (fputc('|', f) == EOF) return -1;
+  for (size_t i = 0; i < n; i++) {
+    if (!cells[i] || fputc(' ', f) == EOF || rp_md_cell_text(f, cells[i]) != 0 ||
+        fputs(" |", f) == EOF)
+      return -1;
   }
+  return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+static char *fmt_ms(double us) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.2f ms", us / 1000.0);
+  return strdup(buf);
+}
+
+static char *fmt_pct(double pct) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.1f%%", pct);
+  return strdup(buf);
+}
+
+static char *fmt_count(size_t n) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%zu", n);
+  return strdup(buf);
+}
+
+static void free_cells(char **cells, size_t n) {
+  for (size_t i = 0; i < n; i++) free(cells[i]);
+}
+
+/* A table section lists only stages with shown rows; it is "bare" (no "#####" stage
+ * headings) when every such stage is "all". */
+static size_t shown(const an_stage_report *st, bool fuse) {
+  return fuse ? st->n_fuse_shown : st->n_kernels_shown;
+}
+
+static bool bare_layout(const an_report *r, bool fuse) {
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (shown(&r->stages[i], fuse) && strcmp(r->stages[i].id, "all") != 0) return false;
   return true;
 }
 
-static int kernel_rows(FILE *f, const an_stage_tables *st) {
-  for (size_t i = 0; i < st->n_rows; i++) {
-    const an_kt_row *r = &st->rows[i];
+static int kernel_rows(FILE *f, const an_stage_report *st) {
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
     if (!r->shown) continue;
-    char ms[64], pct[32], launches[32];
-    fmt_ms(ms, sizeof ms, r->total_us);
-    fmt_pct(pct, sizeof pct, r->share_pct);
-    snprintf(launches, sizeof launches, "%zu", r->launches);
-    const char *cells[] = {r->name, r->category, ms, pct, launches, r->location_cell, r->cpu_op_cell};
-    if (row_cells(f, cells, 7) != 0) return -1;
+    char *cells[] = {strdup(r->name),       strdup(r->category),          fmt_ms(r->total_us),
+                     fmt_pct(r->share_pct), fmt_count(r->launches),       rp_kernel_location_cell(r),
+                     rp_kernel_cpu_op_cell(r)};
+    int rc = row_cells(f, cells, 7);
+    free_cells(cells, 7);
+    if (rc != 0) return -1;
   }
-  if (st->xpu && fprintf(f, "\n%s\n", XPU_NOTE) < 0) return -1;
+  if (st->xpu_launch_rows && fprintf(f, "\n%s\n", XPU_NOTE) < 0) return -1;
   return 0;
 }
 
-static int fuse_rows(FILE *f, const an_stage_tables *st) {
+static int fuse_rows(FILE *f, const an_stage_report *st) {
   for (size_t i = 0; i < st->n_fuse; i++) {
     const an_fuse_row *r = &st->fuse[i];
     if (!r->shown) continue;
-    char ms[64], pct[32];
-    fmt_ms(ms, sizeof ms, r->related_us);
-    fmt_pct(pct, sizeof pct, r->share_pct);
-    const char *cells[] = {r->pattern->name, r->confidence, ms, pct, r->evidence,
-                           r->locations, r->candidate_path, r->rationale};
-    if (row_cells(f, cells, 8) != 0) return -1;
+    char *cells[] = {strdup(r->pattern_name),
+                     strdup(rp_fuse_confidence(r->confidence)),
+                     fmt_ms(r->related_us),
+                     fmt_pct(r->share_pct),
+                     rp_fuse_evidence_cell(r),
+                     rp_fuse_locations_cell(r),
+                     rp_fuse_candidates_cell(r),
+                     rp_fuse_rationale(r)};
+    int rc = row_cells(f, cells, 8);
+    free_cells(cells, 8);
+    if (rc != 0) return -1;
   }
   return 0;
 }
 
-static int section(FILE *f, const rp_report *r, bool fuse) {
-  const an_tables *t = r->tables;
+static int placeholder(FILE *f, const an_report *r, bool fuse) {
+  if (fuse)
+    return fputs("| No medium-confidence source-backed fusion opportunity matched this trace. "
+                 "| - | - | - | - | - | - | - |\n", f) == EOF ? -1 : 0;
+  return fprintf(f, "| No kernel rows at or above %.1f%% share. | - | - | - | - | - | - |\n",
+                 r->run.kernel_min_share_pct) < 0 ? -1 : 0;
+}
+
+/* The kernel table (fuse false) or the fuse table. */
+static int section(FILE *f, const an_report *r, bool fuse) {
   const char *head = fuse ? FUSE_HEAD : KT_HEAD;
   size_t total = 0;
-  for (size_t i = 0; i < t->n_stages; i++) total += fuse ? t->stages[i].n_fuse_shown : t->stages[i].n_shown;
-  if (!total) {
-    if (fputs(head, f) == EOF) return -1;
-    if (fuse)
-      return fputs("| No medium-confidence source-backed fusion opportunity matched this trace. "
-                   "| - | - | - | - | - | - | - |\n", f) == EOF ? -1 : 0;
-    return fprintf(f, "| No kernel rows at or above %.1f%% share. | - | - | - | - | - | - |\n",
-                   r->kernel_min_share_pct) < 0 ? -1 : 0;
-  }
-  bool bare = bare_layout(t, fuse);
+  for (size_t i = 0; i < r->n_stages; i++) total += shown(&r->stages[i], fuse);
+  if (!total) return fputs(head, f) == EOF ? -1 : placeholder(f, r, fuse);
+  bool bare = bare_layout(r, fuse);
   bool first = true;
-  for (size_t i = 0; i < t->n_stages; i++) {
-    const an_stage_tables *st = &t->stages[i];
-    if (!(fuse ? st->n_fuse_shown : st->n_shown)) continue;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    if (!shown(st, fuse)) continue;
     if (!bare) {
       if (!first && fputc('\n', f) == EOF) return -1;
-      if (fprintf(f, "##### %s\n", st->stage->label) < 0) return -1;
+      if (fprintf(f, "##### %s\n", st->label) < 0) return -1;
     }
     first = false;
     if (fputs(head, f) == EOF) return -1;
@@ -137,44 +143,39 @@ static int join_line(FILE *f, const char *label, const char *const *v, size_t n)
   return fputc('\n', f) == EOF ? -1 : 0;
 }
 
-static int body(FILE *f, const rp_report *r) {
+static int header(FILE *f, const an_provenance *p) {
+  bool two = p->mode == AN_MODE_MAPPING_FORMAL;
   if (fputs("Triage View\n", f) == EOF) return -1;
-  if (fprintf(f, "Mode: %s\n", r->two_trace ? "mapping-formal" : "single-trace") < 0) return -1;
-  if (r->two_trace && r->mapping_framework_label &&
-      strcmp(r->mapping_framework_label, r->framework_label) != 0) {
-    if (fprintf(f, "Mapping framework: %s\nFormal framework: %s\n", r->mapping_framework_label,
-                r->framework_label) < 0)
+  if (fprintf(f, "Mode: %s\n", two ? "mapping-formal" : "single-trace") < 0) return -1;
+  if (two && strcmp(p->mapping_framework.label, p->framework.label) != 0) {
+    if (fprintf(f, "Mapping framework: %s\nFormal framework: %s\n", p->mapping_framework.label,
+                p->framework.label) < 0)
       return -1;
-  } else if (fprintf(f, "Framework: %s\n", r->framework_label) < 0) {
+  } else if (fprintf(f, "Framework: %s\n", p->framework.label) < 0) {
     return -1;
   }
-  if (r->two_trace) {
-    if (join_line(f, "Mapping traces: ", r->mapping_inputs, r->n_mapping_inputs) ||
-        join_line(f, "Formal traces: ", r->formal_inputs, r->n_formal_inputs))
+  if (two) {
+    if (join_line(f, "Mapping traces: ", p->mapping_inputs, p->n_mapping_inputs) ||
+        join_line(f, "Formal traces: ", p->formal_inputs, p->n_formal_inputs))
       return -1;
-  } else if (join_line(f, "Input traces: ", r->inputs, r->n_inputs)) {
+  } else if (join_line(f, "Input traces: ", p->formal_inputs, p->n_formal_inputs)) {
     return -1;
   }
-  if (r->model && fprintf(f, "Model: %s\n", r->model) < 0) return -1;
+  if (p->model.value && fprintf(f, "Model: %s\n", p->model.value) < 0) return -1;
+  return 0;
+}
+
+static int body(FILE *f, const an_report *r) {
+  if (header(f, &r->run) != 0) return -1;
   if (fputs("\nKernel Table\n", f) == EOF || section(f, r, false)) return -1;
   if (fputc('\n', f) == EOF) return -1;
-  if (r->overlap) {
-    if (rp_overlap_markdown(f, r->overlap) != 0) return -1;
-  } else {
-    if (fprintf(f,
-                "Overlap Opportunity Table\n"
-                "| Priority | Verdict | Kernel | Python scope | Formal signal | Dep risk | Recommendation |\n"
-                "| --- | --- | --- | --- | --- | --- | --- |\n"
-                "| - | - | No rows cleared the %.1f%% reporting bar. Use mapping/formal mode for "
-                "overlap attribution. | - | - | - | - |\n",
-                r->overlap_min_share_pct) < 0)
-      return -1;
-  }
+  if (rp_overlap_markdown(f, r) != 0) return -1;
   if (fputs("\nFuse Opportunity Table\n", f) == EOF || section(f, r, true)) return -1;
   return 0;
 }
 
-int rp_markdown(FILE *out, const rp_report *r) {
+int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
+  (void)o; /* one layout so far: the reference's */
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
@@ -208,112 +209,118 @@ static bool add_str_or_null(cJSON *o, const char *k, const char *v) {
   return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
 }
 
-static const char *origin_name(te_origin_kind o) {
-  return o == TE_ORIGIN_UPSTREAM ? "upstream" : o == TE_ORIGIN_INFLIGHT ? "inflight" : "mainline";
+/* Adds a rendered text member and frees it; false when it is NULL or cannot be added. */
+static bool add_owned(cJSON *o, const char *k, char *v) {
+  bool ok = v && cJSON_AddStringToObject(o, k, v) != NULL;
+  free(v);
+  return ok;
 }
 
-static cJSON *stage_json(const an_stage_tables *st) {
+static bool kernel_json(cJSON *ks, const an_kernel_row *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(ks, o);
+  if (!cJSON_AddStringToObject(o, "name", r->name) ||
+      !cJSON_AddStringToObject(o, "category", r->category) ||
+      !cJSON_AddStringToObject(o, "kind", r->kind) ||
+      !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
+      !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
+      !cJSON_AddNumberToObject(o, "launches", (double)r->launches) ||
+      !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
+      !cJSON_AddBoolToObject(o, "shown", r->shown) ||
+      !add_owned(o, "location", rp_kernel_location_cell(r)) ||
+      !add_owned(o, "cpu_op", rp_kernel_cpu_op_cell(r)))
+    return false;
+  cJSON *sites = r->entry ? rp_kmap_sites_json(r->entry) : cJSON_CreateArray();
+  if (!sites) return false;
+  cJSON_AddItemToObject(o, "sites", sites);
+  return add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL);
+}
+
+static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(fs, o);
+  cJSON *paths = str_array(r->candidate_paths, r->n_candidate_paths);
+  cJSON *rel = str_array(r->related, r->n_related);
+  if (!paths || !rel) {
+    cJSON_Delete(paths);
+    cJSON_Delete(rel);
+    return false;
+  }
+  cJSON_AddItemToObject(o, "candidate_paths", paths);
+  cJSON_AddItemToObject(o, "related_kernels", rel);
+  return cJSON_AddStringToObject(o, "id", r->pattern_id) &&
+         cJSON_AddStringToObject(o, "pattern", r->pattern_name) &&
+         cJSON_AddStringToObject(o, "origin", rp_fusion_origin(r->origin)) &&
+         cJSON_AddStringToObject(o, "confidence", rp_fuse_confidence(r->confidence)) &&
+         add_owned(o, "status", rp_fuse_status(r)) &&
+         cJSON_AddBoolToObject(o, "active_match", r->match == AN_FUSION_DIRECT) &&
+         cJSON_AddNumberToObject(o, "related_us", an_round3(r->related_us)) &&
+         cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) &&
+         cJSON_AddBoolToObject(o, "shown", r->shown) &&
+         add_owned(o, "evidence", rp_fuse_evidence_cell(r)) &&
+         add_owned(o, "current_locations", rp_fuse_locations_cell(r)) &&
+         add_owned(o, "rationale", rp_fuse_rationale(r));
+}
+
+static cJSON *stage_json(const an_stage_report *st) {
   cJSON *s = cJSON_CreateObject();
   if (!s) return NULL;
-  if (!cJSON_AddStringToObject(s, "stage", st->stage->id) ||
-      !cJSON_AddStringToObject(s, "label", st->stage->label) ||
-      !cJSON_AddNumberToObject(s, "kernel_total_us", an_round3(st->total_us)) ||
-      !cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu))
+  if (!cJSON_AddStringToObject(s, "stage", st->id) ||
+      !cJSON_AddStringToObject(s, "label", st->label) ||
+      !cJSON_AddNumberToObject(s, "kernel_total_us", an_round3(st->kernel_total_us)) ||
+      !cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu_launch_rows))
     goto fail;
   cJSON *ks = cJSON_AddArrayToObject(s, "kernels");
-  if (!ks) goto fail;
-  for (size_t i = 0; i < st->n_rows; i++) {
-    const an_kt_row *r = &st->rows[i];
-    cJSON *o = cJSON_CreateObject();
-    if (!o) goto fail;
-    cJSON_AddItemToArray(ks, o);
-    if (!cJSON_AddStringToObject(o, "name", r->name) ||
-        !cJSON_AddStringToObject(o, "category", r->category) ||
-        !cJSON_AddStringToObject(o, "kind", r->kind) ||
-        !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
-        !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
-        !cJSON_AddNumberToObject(o, "launches", (double)r->launches) ||
-        !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
-        !cJSON_AddBoolToObject(o, "shown", r->shown) ||
-        !cJSON_AddStringToObject(o, "location", r->location_cell) ||
-        !cJSON_AddStringToObject(o, "cpu_op", r->cpu_op_cell))
-      goto fail;
-    cJSON *sites = r->entry ? an_kmap_entry_sites_json(r->entry) : cJSON_CreateArray();
-    if (!sites) goto fail;
-    cJSON_AddItemToObject(o, "sites", sites);
-    if (!add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL)) goto fail;
-  }
-  cJSON *fs = cJSON_AddArrayToObject(s, "fuse");
+  for (size_t i = 0; ks && i < st->n_kernels; i++)
+    if (!kernel_json(ks, &st->kernels[i])) goto fail;
+  cJSON *fs = ks ? cJSON_AddArrayToObject(s, "fuse") : NULL;
   if (!fs) goto fail;
-  for (size_t i = 0; i < st->n_fuse; i++) {
-    const an_fuse_row *r = &st->fuse[i];
-    cJSON *o = cJSON_CreateObject();
-    if (!o) goto fail;
-    cJSON_AddItemToArray(fs, o);
-    cJSON *paths = str_array(r->pattern->candidate_paths, r->pattern->n_candidate_paths);
-    cJSON *rel = str_array(r->related, r->n_related);
-    if (!paths || !rel) {
-      cJSON_Delete(paths);
-      cJSON_Delete(rel);
-      goto fail;
-    }
-    cJSON_AddItemToObject(o, "candidate_paths", paths);
-    cJSON_AddItemToObject(o, "related_kernels", rel);
-    if (!cJSON_AddStringToObject(o, "id", r->pattern->id) ||
-        !cJSON_AddStringToObject(o, "pattern", r->pattern->name) ||
-        !cJSON_AddStringToObject(o, "origin", origin_name(r->pattern->origin)) ||
-        !cJSON_AddStringToObject(o, "confidence", r->confidence) ||
-        !cJSON_AddStringToObject(o, "status", r->status) ||
-        !cJSON_AddBoolToObject(o, "active_match", r->active_match) ||
-        !cJSON_AddNumberToObject(o, "related_us", an_round3(r->related_us)) ||
-        !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
-        !cJSON_AddBoolToObject(o, "shown", r->shown) ||
-        !cJSON_AddStringToObject(o, "evidence", r->evidence) ||
-        !cJSON_AddStringToObject(o, "current_locations", r->locations) ||
-        !cJSON_AddStringToObject(o, "rationale", r->rationale))
-      goto fail;
-  }
+  for (size_t i = 0; i < st->n_fuse; i++)
+    if (!fuse_json(fs, &st->fuse[i])) goto fail;
   return s;
 fail:
   cJSON_Delete(s);
   return NULL;
 }
 
-int rp_json(FILE *out, const rp_report *r) {
-  cJSON *root = cJSON_CreateObject();
-  if (!root) return -1;
-  int rc = -1;
-  if (!cJSON_AddStringToObject(root, "mode", r->two_trace ? "mapping-formal" : "single-trace") ||
-      !cJSON_AddStringToObject(root, "framework", r->framework_label) ||
-      !add_str_or_null(root, "framework_id", r->framework_id) ||
-      !add_str_or_null(root, "mapping_framework",
-                       r->two_trace ? (r->mapping_framework_label ? r->mapping_framework_label
-                                                                  : r->framework_label)
-                                    : NULL) ||
-      !add_str_or_null(root, "model", r->model))
-    goto done;
+static bool run_json(cJSON *root, const an_provenance *p) {
+  bool two = p->mode == AN_MODE_MAPPING_FORMAL;
+  if (!cJSON_AddStringToObject(root, "mode", two ? "mapping-formal" : "single-trace") ||
+      !cJSON_AddStringToObject(root, "framework", p->framework.label) ||
+      !add_str_or_null(root, "framework_id", p->framework.id) ||
+      !add_str_or_null(root, "mapping_framework", two ? p->mapping_framework.label : NULL) ||
+      !add_str_or_null(root, "model", p->model.value))
+    return false;
   cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
-  if (!inputs) goto done;
-  cJSON *a = r->two_trace ? str_array(r->mapping_inputs, r->n_mapping_inputs)
-                          : str_array(r->inputs, r->n_inputs);
-  cJSON *b = r->two_trace ? str_array(r->formal_inputs, r->n_formal_inputs)
-                          : str_array(r->inputs, r->n_inputs);
-  if (!a || !b) {
+  cJSON *a = str_array(p->mapping_inputs, p->n_mapping_inputs);
+  cJSON *b = str_array(p->formal_inputs, p->n_formal_inputs);
+  if (!inputs || !a || !b) {
     cJSON_Delete(a);
     cJSON_Delete(b);
-    goto done;
+    return false;
   }
   cJSON_AddItemToObject(inputs, "mapping", a);
   cJSON_AddItemToObject(inputs, "formal", b);
-  if (!cJSON_AddNumberToObject(root, "kernel_min_share_pct", r->kernel_min_share_pct)) goto done;
+  return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
+}
+
+int rp_json(FILE *out, const an_report *r, const rp_options *o) {
+  (void)o;
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return -1;
+  int rc = -1;
+  if (!run_json(root, &r->run)) goto done;
   cJSON *stages = cJSON_AddArrayToObject(root, "stages");
   if (!stages) goto done;
-  for (size_t i = 0; i < r->tables->n_stages; i++) {
-    cJSON *s = stage_json(&r->tables->stages[i]);
+  for (size_t i = 0; i < r->n_stages; i++) {
+    if (!r->stages[i].has_kernels) continue;
+    cJSON *s = stage_json(&r->stages[i]);
     if (!s) goto done;
     cJSON_AddItemToArray(stages, s);
   }
-  if (rp_overlap_json(root, r->overlap) != 0) goto done;
+  if (rp_overlap_json(root, r) != 0) goto done;
   char *text = cJSON_Print(root);
   if (!text) goto done;
   rc = (fputs(text, out) == EOF || fputc('\n', out) == EOF) ? -1 : 0;

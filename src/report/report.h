@@ -1,44 +1,29 @@
 /*
- * report/report.h - the triage report: markdown (reference-triage.md section 8 layout)
- * and one JSON document (schemas/report.schema.json).
+ * report/report.h - the triage report from the report model (analysis/model.h):
+ * Markdown (the reference layout, reference-triage.md §8) and one JSON document
+ * (schemas/report.schema.json). Only src/report/ turns the model into text.
  *
- * Ownership: rp_report only borrows; nothing is retained after the call.
+ * Ownership: the model is borrowed for the call; nothing is retained.
  */
 #ifndef TRIAGE_REPORT_REPORT_H
 #define TRIAGE_REPORT_REPORT_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/overlap.h"
-#include "analysis/tables.h"
+#include "analysis/model.h"
 
-typedef struct rp_report {
-  bool two_trace;
-  const char *framework_label;         /* formal (or single) framework label */
-  const char *mapping_framework_label; /* two-trace: printed separately when it differs */
-  const char *framework_id;
-  const char *const *inputs;           /* single-trace inputs */
-  size_t n_inputs;
-  const char *const *mapping_inputs;   /* two-trace */
-  size_t n_mapping_inputs;
-  const char *const *formal_inputs;
-  size_t n_formal_inputs;
-  const char *model;                   /* NULL when no server args */
-  const an_tables *tables;
-  const an_overlap_result *overlap;    /* NULL: placeholder */
-  double overlap_min_share_pct;        /* for the placeholder text */
-  double kernel_min_share_pct;         /* for the kernel placeholder text */
-} rp_report;
+/* The report layout (--layout, or the --compat reference pack's). Today both are the
+ * reference's layout; the report-layout work gives "default" its own. */
+typedef enum rp_layout { RP_LAYOUT_DEFAULT = 0, RP_LAYOUT_REFERENCE = 1 } rp_layout;
 
-/* Markdown cell escaping: '|' -> "\|", newline -> "<br>". Returns a malloc'd string. */
-char *rp_md_escape(const char *s);
+typedef struct rp_options {
+  rp_layout layout;
+} rp_options;
 
-/* Whole report, rstrip-ped, with a final newline. Returns 0, or -1 on a write or
- * allocation error. */
-int rp_markdown(FILE *out, const rp_report *r);
+/* Whole report, rstrip-ped, with a final newline. o may be NULL (default layout).
+ * Returns 0, or -1 on a write or allocation error. */
+int rp_markdown(FILE *out, const an_report *r, const rp_options *o);
 /* Whole report as one JSON document followed by a newline. */
-int rp_json(FILE *out, const rp_report *r);
+int rp_json(FILE *out, const an_report *r, const rp_options *o);
 
 #endif

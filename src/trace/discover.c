@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include "trace/source.h"
+#include "util/file.h"
+#include "util/vec.h"
 
 static const char k_all[] = "all";
 
@@ -197,17 +199,13 @@ static int scan_dir(const char *dir, bool recursive, unsigned depth, cvec *out, 
       rc = TR_ERR_LIMIT;
       break;
     }
-    if (out->n == out->cap) {
-      size_t nc = out->cap ? out->cap * 2 : 16;
-      cand *v = realloc(out->v, nc * sizeof *v);
-      if (!v) {
-        free(full);
-        rc = nomem(err);
-        break;
-      }
-      out->v = v;
-      out->cap = nc;
+    cand *v = ut_grow(out->v, &out->cap, out->n + 1, sizeof *v);
+    if (!v) {
+      free(full);
+      rc = nomem(err);
+      break;
     }
+    out->v = v;
     cand *c = &out->v[out->n];
     memset(c, 0, sizeof *c);
     c->path = full;
@@ -302,8 +300,8 @@ static int discover_dir(const char *dir, const te_rules *rules, tr_input_set *ou
     if (strcmp(c->dir, dir) == 0) direct = true;
     else if (strcmp(c->stage, k_all) != 0) staged = true;
   }
-  /* 2.2 steps 1-2: every recursive trace when sub-directories carry stages; else the
-   * directory itself, or the sub-directory holding the newest trace ("newest run") */
+  /* reference-triage.md §2.2 steps 1-2: every recursive trace when sub-directories carry stages;
+   * else the directory itself, or the sub-directory holding the newest trace ("newest run") */
   const char *trace_dir;
   if (!direct && staged) {
     trace_dir = dir;
@@ -418,44 +416,25 @@ void tr_input_set_free(tr_input_set *s) {
 int tr_server_args_load(const char *path, tr_server_args *out, tr_error *err) {
   memset(out, 0, sizeof *out);
   out->tp_size = 1;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    tr_set_error(err, TR_ERR_IO, false, 0, "%s",
-                 errno == ENOENT ? "no such file or directory" : strerror(errno));
-    return TR_ERR_IO;
-  }
-  size_t cap = 4096, n = 0;
-  char *text = malloc(cap);
+  char *text = NULL;
+  size_t n = 0;
+  int err_no = 0;
   int rc = 0;
-  while (text) {
-    if (n == cap) {
-      if (cap > TR_MAX_SMALL_JSON_BYTES) break;
-      char *t = realloc(text, cap * 2);
-      if (!t) {
-        free(text);
-        text = NULL;
-        break;
-      }
-      text = t;
-      cap *= 2;
-    }
-    size_t r = fread(text + n, 1, cap - n, f);
-    n += r;
-    if (r == 0) break;
-  }
-  bool read_error = ferror(f);
-  fclose(f);
-  if (!text) return nomem(err);
-  if (read_error) {
-    free(text);
-    tr_set_error(err, TR_ERR_IO, false, 0, "read error");
+  switch (ut_read_file(path, TR_MAX_SMALL_JSON_BYTES, &text, &n, &err_no)) {
+  case UT_FILE_OK:
+    break;
+  case UT_FILE_IO:
+    tr_set_error(err, TR_ERR_IO, false, 0, "%s",
+                 err_no == ENOENT ? "no such file or directory"
+                 : err_no         ? strerror(err_no)
+                                  : "read error");
     return TR_ERR_IO;
-  }
-  if (n > TR_MAX_SMALL_JSON_BYTES) {
-    free(text);
+  case UT_FILE_TOO_BIG:
     tr_set_error(err, TR_ERR_LIMIT, false, 0, "larger than %u bytes (TR_MAX_SMALL_JSON_BYTES)",
                  (unsigned)TR_MAX_SMALL_JSON_BYTES);
     return TR_ERR_LIMIT;
+  case UT_FILE_NOMEM:
+    return nomem(err);
   }
   const char *end = NULL;
   cJSON *doc = cJSON_ParseWithLengthOpts(text, n, &end, 0);
@@ -491,14 +470,7 @@ int tr_server_args_load(const char *path, tr_server_args *out, tr_error *err) {
   if (cJSON_IsNumber(tp) && tp->valuedouble >= 1 && tp->valuedouble <= 1e9)
     out->tp_size = (long)tp->valuedouble;
   cJSON_Delete(doc);
-  if (n < cap) {
-    text[n] = '\0';
-    out->json_text = text;
-  } else {
-    out->json_text = strndup(text, n);
-    free(text);
-    if (!out->json_text) rc = TR_ERR_NOMEM;
-  }
+  out->json_text = text; /* NUL-terminated by ut_read_file */
   if (rc) {
     tr_server_args_free(out);
     return nomem(err);

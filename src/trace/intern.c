@@ -157,15 +157,3 @@ const char *tr_intern_get(const tr_intern *in, uint32_t id) {
   if (!in || id >= in->n) return "";
   return in->recs[id].s;
 }
-
-size_t tr_intern_len(const tr_intern *in, uint32_t id) {
-  if (!in || id >= in->n) return 0;
-  return in->recs[id].len;
-}
-
-size_t tr_intern_count(const tr_intern *in) { return in ? in->n : 0; }
-
-size_t tr_intern_bytes(const tr_intern *in) {
-  if (!in) return 0;
-  return in->arena_bytes + in->cap * sizeof(str_rec) + in->n_slots * sizeof(uint32_t);
-}

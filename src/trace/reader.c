@@ -1526,14 +1526,16 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
   tr_source_close(r->src);
   rd_free(r);
   shrink_to_fit(t);
-  FILE *w = (opts && opts->warn) ? opts->warn : stderr;
-  if (t->n_skipped)
-    fprintf(w, "triage: %s: warning: skipped %llu event%s with unusable fields (first at offset %llu)\n",
-            t->path, (unsigned long long)t->n_skipped, t->n_skipped == 1 ? "" : "s",
-            (unsigned long long)t->first_skip_off);
-  if (t->utf8_replaced)
-    fprintf(w, "triage: %s: warning: replaced %llu invalid UTF-8 sequences or NUL characters with U+FFFD\n",
-            t->path, (unsigned long long)t->utf8_replaced);
+  if (opts && opts->warn) {
+    if (t->n_skipped) {
+      tr_warning w = {TR_WARN_SKIPPED_EVENTS, t->path, t->n_skipped, t->first_skip_off};
+      opts->warn(opts->warn_ctx, &w);
+    }
+    if (t->utf8_replaced) {
+      tr_warning w = {TR_WARN_REPLACED_UTF8, t->path, t->utf8_replaced, 0};
+      opts->warn(opts->warn_ctx, &w);
+    }
+  }
   return t;
 }
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <stdio.h> /* the reader and source use stdio through this header */
 
 #include "triage/limits.h"
 
@@ -25,7 +25,7 @@ typedef uint32_t tr_str;
 #define TR_NO_ID INT64_MIN /* External id / correlation absent */
 
 /* What an event is to the analysis. Decided while reading (rules in trace/reader.c,
- * following reference-triage.md section 2.5). */
+ * following reference-triage.md §2.5). */
 typedef enum tr_kind {
   TR_KIND_KERNEL = 0,         /* GPU kernel, gpu_memcpy, gpu_memset, XPU launch */
   TR_KIND_CPU_OP = 1,         /* cat cpu_op */
@@ -98,12 +98,27 @@ typedef enum tr_inflater { TR_INFLATE_AUTO = 0, TR_INFLATE_ZLIB = 1 } tr_inflate
 /* true when this build has ISA-L (so TR_INFLATE_AUTO and TR_INFLATE_ZLIB differ). */
 bool tr_inflate_has_isal(void);
 
+/* Something the reader tolerated, reported once per trace after a successful read. */
+typedef enum tr_warning_code {
+  TR_WARN_SKIPPED_EVENTS = 1, /* events with unusable fields were skipped */
+  TR_WARN_REPLACED_UTF8 = 2   /* invalid UTF-8 sequences or NULs became U+FFFD */
+} tr_warning_code;
+
+typedef struct tr_warning {
+  tr_warning_code code;
+  const char *path;   /* the trace as named to the reader; borrowed for the call */
+  uint64_t count;     /* events skipped / sequences replaced */
+  uint64_t offset;    /* TR_WARN_SKIPPED_EVENTS: byte offset of the first one */
+} tr_warning;
+
 typedef struct tr_read_options {
   /* Called now and then with bytes consumed / total (total 0 if unknown). May be NULL. */
   void (*progress)(void *ctx, uint64_t done, uint64_t total);
   void *progress_ctx;
-  /* Warnings (skipped events, replaced UTF-8) go here, one line each; NULL = stderr. */
-  FILE *warn;
+  /* Called once per warning after the read; NULL = warnings are not reported (the
+   * reader never prints). */
+  void (*warn)(void *ctx, const tr_warning *w);
+  void *warn_ctx;
   /* Decompressed bytes per chunk handed to the scanner; 0 = default (1 MiB). Tests and
    * fuzzers use tiny chunks so every token crosses a chunk boundary somewhere. */
   size_t chunk_size;

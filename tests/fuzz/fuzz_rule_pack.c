@@ -138,9 +138,12 @@ static void query(te_rules *r) {
   (void)te_rules_framework_from_keys(r, keys, 3);
   (void)te_rules_framework_lookup(r, "SGLang");
   (void)te_rules_framework_default(r);
-  (void)te_rules_setting(r, "kernel_table.min_share_pct", 1.0);
-  const char *const *items = NULL;
-  (void)te_rules_setting_list(r, "overlap.low_roi_hidden.categories", &items);
+  const te_settings *set = te_rules_settings(r);
+  CHECK(set != NULL);
+  (void)te_rules_settings_missing(r);
+  (void)te_number_map_get(&set->overlap_weight, "memory");
+  (void)te_list_map_get(&set->overlap_producer_consumer, "memory");
+  (void)te_string_list_has(&set->overlap_low_roi_hidden_categories, "memory");
   size_t nf = te_rules_fusion_count(r);
   for (size_t i = 0; i < nf; i++) CHECK(te_rules_fusion(r, i) != NULL);
   te_diags *d = te_diags_create();

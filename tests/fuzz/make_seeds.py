@@ -103,6 +103,8 @@ def live_seeds():
         "error-openai.json": b"\x02" + b'{"error":{"message":"model not found","type":"invalid_request_error","code":404}}',
         "error-fastapi.json": b"\x02" + b'{"detail":[{"loc":["body","text"],"msg":"field required","type":"value_error.missing"}]}',
         "error-text.txt": b"\x02" + b"Internal Server Error\nTraceback...",
+        # longer than LV_ERROR_SNIPPET_BYTES: the quoted explanation must be cut
+        "error-long.json": b"\x02" + json.dumps({"detail": "CUDA out of memory. " * 40}).encode(),
         "profile-ok.txt": b"\x03" + b"Start profiling.\n",
         "profile-json.json": b"\x03" + b'{"message":"Profiler started","output_dir":"/tmp/prof"}',
     }

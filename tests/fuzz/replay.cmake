@@ -4,12 +4,8 @@
 # replays run with ASan+UBSan like the rest of the suite.
 set(TRIAGE_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply fuzz_names)
-# The trace harness needs the streaming reader (tr_trace_read_buffer); skip it until the
-# reader is part of the build.
-if(EXISTS ${CMAKE_SOURCE_DIR}/src/trace/reader.c)
-  list(APPEND TRIAGE_FUZZ_HARNESSES fuzz_trace_reader fuzz_analysis)
-endif()
+set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply fuzz_trace_reader fuzz_analysis
+    fuzz_names)
 
 # Extra seed directories read in place (the shipped packs and the engine's broken packs).
 set(TRIAGE_FUZZ_EXTRA_fuzz_rule_pack ${CMAKE_SOURCE_DIR}/rules ${CMAKE_SOURCE_DIR}/tests/rules/broken)
@@ -19,7 +15,8 @@ set(TRIAGE_FUZZ_EXTRA_fuzz_analysis ${TRIAGE_FUZZ_DIR}/corpus/fuzz_trace_reader
 
 foreach(h ${TRIAGE_FUZZ_HARNESSES})
   add_executable(replay_${h} ${TRIAGE_FUZZ_DIR}/${h}.c ${TRIAGE_FUZZ_DIR}/replay_main.c)
-  target_link_libraries(replay_${h} PRIVATE triage_core)
+  target_include_directories(replay_${h} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_link_libraries(replay_${h} PRIVATE triage_cli)
   target_compile_definitions(replay_${h} PRIVATE TRIAGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   add_test(NAME fuzz/replay_${h}
     COMMAND replay_${h} ${TRIAGE_FUZZ_DIR}/corpus/${h} ${TRIAGE_FUZZ_DIR}/regressions/${h}

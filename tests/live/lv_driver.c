@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/options.h"
+#include "cli/exit.h"
 #include "live/live.h"
 #include "triage/rules.h"
 
@@ -27,19 +27,8 @@ static te_rules *load_rules(void) {
 }
 
 int main(int argc, char **argv) {
-  triage_options o;
-  memset(&o, 0, sizeof o);
-  o.framework = "auto";
-  o.profile_workload = "both";
-  o.num_steps = 5;
-  o.warmup_steps = 10;
-  o.probe_requests = 1;
-  o.probe_delay_s = 0.5;
-  o.prefill_input_len = 4090;
-  o.prefill_output_len = 1;
-  o.decode_input_len = 1;
-  o.decode_output_len = 2048;
-  o.profile_by_stage = -1;
+  lv_options o;
+  lv_options_defaults(&o);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -63,7 +52,18 @@ int main(int argc, char **argv) {
     STR("--formal-output-dir", formal_output_dir)
     STR("--profile-prefix", profile_prefix)
     STR("--api-key", api_key)
-    STR("--profile-workload", profile_workload)
+    if (strcmp(a, "--profile-workload") == 0 && v) {
+      static const char *const names[] = {"both", "prefill", "decode", "legacy"};
+      int w = 0;
+      while (w < 4 && strcmp(v, names[w]) != 0) w++;
+      if (w == 4) {
+        fprintf(stderr, "lv_driver: unknown workload %s\n", v);
+        return 2;
+      }
+      o.workload = (lv_workload)w;
+      i++;
+      continue;
+    }
     STR("--start-step", start_step)
     STR("--framework", framework)
     INT("--num-steps", num_steps)
@@ -93,9 +93,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   te_rules *rules = load_rules();
+  if (rules) o.remote_probe_delay_min_s = te_rules_settings(rules)->live_remote_probe_delay_min_s;
   lv_result res;
   char err[1024];
-  int rc = lv_run(&o, rules, stderr, &res, err, sizeof err);
+  if (o.framework && strcmp(o.framework, "auto") == 0) o.framework = NULL;
+  lv_status rc = lv_run(&o, rules, stderr, &res, err, sizeof err);
   if (rc != LV_OK) {
     fprintf(stderr, "triage: %s\n", err);
   } else {
@@ -106,5 +108,5 @@ int main(int argc, char **argv) {
   }
   lv_result_free(&res);
   te_rules_destroy(rules);
-  return rc;
+  return triage_exit_for_live(rc);
 }

@@ -6,8 +6,7 @@
 
 Each case starts tests/live/standin_server.py for one framework on a free port, runs
 the tool, and checks exit code, stderr message, files on disk and the requests the
-server received (its JSON log). Exit status 0 = all passed, 1 = a failure, 77 = the CLI
-does not do live capture yet (cli mode only; ctest reports it as skipped).
+server received (its JSON log). Exit status 0 = all passed, 1 = a failure.
 """
 import argparse
 import json
@@ -405,12 +404,6 @@ CASES = [
 ]
 
 
-def cli_has_live(tool):
-    p = subprocess.run([tool, "--url", "http://127.0.0.1:%d/" % free_port(), "--framework", "sglang"],
-                       capture_output=True, text=True, timeout=30)
-    return "cannot connect to" in p.stderr
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", choices=["cli", "driver"], required=True)
@@ -418,9 +411,6 @@ def main():
     ap.add_argument("--only", action="append", help="case name (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
-    if a.mode == "cli" and not cli_has_live(a.tool):
-        print("SKIP: %s does not run live capture for --url yet" % a.tool)
-        return 77
     work = tempfile.mkdtemp(prefix="triage-live-tests-")
     ctx = Ctx(a.mode, os.path.abspath(a.tool), work)
     failed = []

@@ -11,6 +11,7 @@
 #include "analysis/attrib.h"
 #include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
+#include "analysis/pipeline.h"
 #include "analysis/tables.h"
 #include "cli/rules_setup.h"
 
@@ -18,7 +19,8 @@ static te_rules *rules;
 
 static void setup(void) {
   setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
-  rules = triage_rules_setup("triage", NULL, 0, false, stderr);
+  triage_rules_setup_options so = {0};
+  rules = triage_rules_setup("triage", &so, stderr);
   cr_assert_not_null(rules, "default packs must load");
 }
 static void teardown(void) { te_rules_destroy(rules); }
@@ -91,7 +93,7 @@ Test(canonical, mask_comes_from_the_packs, .init = setup, .fini = teardown) {
   cr_assert_eq(an_hex_mask_from_rules(rules), AN_MASK_EVERY_HEX);
   te_rules *r = te_rules_create();
   te_diags *d = te_diags_create();
-  const char *pack = "pack: p\nversion: 1\nsettings: {names: {mask_every_hex: 0}}\n";
+  const char *pack = "pack: p\nversion: 1\nsettings: {names: {mask_every_hex: false}}\n";
   cr_assert_eq(te_rules_load_buffer(r, "p.yaml", pack, strlen(pack), d), TE_OK);
   cr_assert_eq(te_rules_finalize(r, d), TE_OK);
   cr_assert_eq(an_hex_mask_from_rules(r), AN_MASK_ADDRESSES);
@@ -182,15 +184,6 @@ Test(analysis, stages_and_attribution, .init = setup, .fini = teardown) {
   /* relaxed lookup: prefix relation */
   cr_assert_not_null(an_kernel_map_lookup(m, "decode", "triton_softmax_2"));
 
-  an_tables tb;
-  an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
-  cr_assert_eq(an_tables_build(&v, 1, m, m, rules, &to, &tb), AN_OK);
-  cr_assert_eq(tb.n_stages, 2);
-  cr_assert_str_eq(tb.stages[1].rows[0].name, "triton_softmax");
-  cr_assert_float_eq(tb.stages[1].rows[0].share_pct, 50.0, 1e-9);
-  cr_assert_str_eq(tb.stages[1].rows[1].location_cell, "unresolved");
-  cr_assert_str_eq(tb.stages[1].rows[1].cpu_op_cell, "-");
-  an_tables_free(&tb);
   an_kernel_map_destroy(m);
   an_strtab_destroy(st);
   an_trace_view_free(&v);
@@ -240,8 +233,8 @@ Test(analysis, sync_records_are_not_kernels_unless_compat, .init = setup, .fini 
   cr_assert_eq(n, 2, "the two cuda_sync records are dropped");
   char compat[PATH_MAX];
   cr_assert_not_null(triage_compat_pack("triage", "reference", compat, sizeof compat, stderr));
-  const char *extra[] = {compat};
-  te_rules *ref = triage_rules_setup("triage", extra, 1, false, stderr);
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
   cr_assert_not_null(ref);
   cr_assert_float_eq(stage_total(ref, t, &n), 101.0, 1e-9);
   cr_assert_eq(n, 4, "the reference counts them");
@@ -259,7 +252,7 @@ Test(tables, rows_carry_category_and_kind, .init = setup, .fini = teardown) {
   an_tables tb;
   an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
   cr_assert_eq(an_tables_build(&v, 1, m, m, rules, &to, &tb), AN_OK);
-  const an_kt_row *conv = &tb.stages[0].rows[0], *kv = &tb.stages[0].rows[1];
+  const an_kernel_row *conv = &tb.stages[0].rows[0], *kv = &tb.stages[0].rows[1];
   cr_assert_str_eq(conv->category, "gemm");
   cr_assert_str_eq(conv->kind, "convolution");
   cr_assert_str_eq(kv->category, "memory");
@@ -270,12 +263,19 @@ Test(tables, rows_carry_category_and_kind, .init = setup, .fini = teardown) {
   tr_trace_destroy(t);
 }
 
-Test(tables, no_kernel_classifier_is_a_rules_error) {
+/* A rule set with the "all" stage and nothing else: no classifier, no setting. */
+static te_rules *stage_only_rules(void) {
   te_rules *r = te_rules_create();
   te_diags *d = te_diags_create();
   const char *pack = "pack: p\nversion: 1\nstages: [{id: all, label: all, order: 0}]\n";
   cr_assert_eq(te_rules_load_buffer(r, "p.yaml", pack, strlen(pack), d), TE_OK);
   cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  te_diags_destroy(d);
+  return r;
+}
+
+Test(tables, no_kernel_classifier_is_a_rules_error) {
+  te_rules *r = stage_only_rules();
   tr_error err = {0};
   tr_trace *t = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
   an_trace_view v;
@@ -288,13 +288,81 @@ Test(tables, no_kernel_classifier_is_a_rules_error) {
   cr_assert_eq(an_tables_build(&v, 1, NULL, NULL, r, &to, &tb), AN_ERR_RULES);
   an_trace_view_free(&v);
   tr_trace_destroy(t);
-  te_diags_destroy(d);
   te_rules_destroy(r);
 }
 
-Test(tables, func_at) {
-  an_strtab *st = an_strtab_create();
-  cr_assert_str_eq(an_location_func_at(st, "python/sglang/x.py:12 forward"), "forward @ python/sglang/x.py:12");
-  cr_assert_str_eq(an_location_func_at(st, "unresolved"), "unresolved");
-  an_strtab_destroy(st);
+/* The pipeline on the same trace: the kernel table rows of the report model. */
+Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "t.json", .data = TRACE, .len = sizeof TRACE - 1};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_eq(rep->run.mode, AN_MODE_SINGLE);
+  cr_assert_str_eq(rep->run.framework.id, "sglang");
+  cr_assert_eq(rep->run.framework.source, AN_SOURCE_COMMAND_LINE);
+  cr_assert_eq(rep->run.tp_size.value, 1);
+  cr_assert_eq(rep->run.tp_size.source, AN_SOURCE_DEFAULT);
+  cr_assert_null(rep->run.model.value);
+  cr_assert_eq(rep->run.n_formal_inputs, 1);
+  cr_assert_str_eq(rep->run.formal_inputs[0], "t.json");
+  cr_assert_float_eq(rep->run.kernel_min_share_pct, 1.0, 1e-12, "the packs' bar");
+  cr_assert_gt(rep->run.n_packs, 0);
+  cr_assert_eq(rep->n_stages, 2);
+  const an_stage_report *dec = &rep->stages[1];
+  cr_assert_str_eq(dec->id, "decode");
+  cr_assert(dec->has_kernels);
+  cr_assert_eq(dec->n_kernels, 2);
+  cr_assert_str_eq(dec->kernels[0].name, "triton_softmax");
+  cr_assert_float_eq(dec->kernels[0].share_pct, 50.0, 1e-9);
+  cr_assert_eq(dec->kernels[0].n_shown_sites, 1);
+  cr_assert_str_eq(dec->kernels[0].shown_sites[0]->path, "python/sglang/srt/layers/sampler.py");
+  cr_assert_eq(dec->kernels[0].shown_sites[0]->line, 77);
+  cr_assert_str_eq(dec->kernels[0].shown_sites[0]->func, "forward");
+  /* the canonical name drops the parameter list; the raw name keeps it */
+  cr_assert_str_eq(dec->kernels[1].name, "ncclDevKernel_AllGather(x)");
+  cr_assert_str_eq(dec->kernels[1].raw_name, "ncclDevKernel_AllGather(x)");
+  cr_assert_str_eq(rep->stages[0].kernels[0].name, "void gemm_kernel<float>");
+  cr_assert_str_eq(rep->stages[0].kernels[0].raw_name, "void gemm_kernel<float>(float*)");
+  /* no host link: one unresolved site, no CPU op, no path to split */
+  cr_assert_eq(dec->kernels[1].n_shown_sites, 1);
+  cr_assert_str_eq(dec->kernels[1].shown_sites[0]->display_location, "unresolved");
+  cr_assert_null(dec->kernels[1].shown_sites[0]->path);
+  cr_assert_null(dec->kernels[1].shown_sites[0]->top_cpu_op);
+  cr_assert_not_null(dec->overlap, "the overlap block of the stage");
+  cr_assert_float_eq(dec->gpu_busy_us, 20.0, 1e-9);
+  cr_assert_float_eq(dec->gpu_idle_us, 10.0, 1e-9, "span 210..240 minus busy 20");
+  an_report_destroy(rep);
+}
+
+/* --min-share replaces the packs' bar once, for the rows and the report alike. */
+Test(pipeline, min_share_decided_once, .init = setup, .fini = teardown) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "t.json", .data = TRACE, .len = sizeof TRACE - 1};
+  o.min_share_pct = 60;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_float_eq(rep->run.kernel_min_share_pct, 60.0, 1e-12);
+  const an_stage_report *dec = &rep->stages[1];
+  cr_assert_eq(dec->n_kernels_shown, 0, "both decode rows are at 50%%");
+  cr_assert_not(dec->kernels[0].shown);
+  an_report_destroy(rep);
+}
+
+/* Packs that leave a setting unset cannot run an analysis: a rules error, no report. */
+Test(pipeline, unset_setting_is_a_rules_error) {
+  te_rules *r = stage_only_rules();
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "t.json", .data = TRACE, .len = sizeof TRACE - 1};
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, r, &rep, &err), AN_ERR_RULES);
+  cr_assert_null(rep);
+  cr_assert(strstr(err.message, "set no value for setting 'kernel_table.min_share_pct'"), "%s",
+            err.message);
+  te_rules_destroy(r);
 }

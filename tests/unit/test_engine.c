@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "settings.h" /* engine-internal: value parsing */
 #include "triage/rules.h"
+#include "yaml_tree.h"
 
 /* A rule set built from inline packs; asserts every pack loads and finalizes. */
 static te_rules *rules_from(const char *const *packs, size_t n) {
@@ -338,18 +340,30 @@ Test(engine_paths, normalize_path_and_frame) {
   te_rules_destroy(r);
 }
 
-Test(engine_settings, numbers_lists_and_defaults) {
+/* First diagnostic of a pack that must fail: position and message (defined below). */
+static void expect_first(const char *pack, unsigned line, unsigned col, const char *needle);
+
+Test(engine_settings, typed_values_resolved_at_finalize) {
   te_rules *r = rules_from1(base_pack);
-  cr_assert_float_eq(te_rules_setting(r, "kernel_table.min_share_pct", -1), 1.0, 1e-12);
-  cr_assert_float_eq(te_rules_setting(r, "overlap.weight.communication", -1), 1.3, 1e-12);
-  cr_assert_float_eq(te_rules_setting(r, "overlap.weight.compute", 0.35), 0.35, 1e-12);
-  cr_assert(te_rules_has_setting(r, "overlap.low_roi_hidden.categories"));
-  cr_assert_not(te_rules_has_setting(r, "overlap"));
-  const char *const *items = NULL;
-  cr_assert_eq(te_rules_setting_list(r, "overlap.low_roi_hidden.categories", &items), 2);
-  cr_assert_str_eq(items[1], "memory");
-  cr_assert_eq(te_rules_setting_list(r, "kernel_table.min_share_pct", &items), 0);
-  cr_assert_float_eq(te_rules_setting(r, "overlap.low_roi_hidden.categories", 7), 7, 1e-12);
+  const te_settings *s = te_rules_settings(r);
+  cr_assert_not_null(s);
+  cr_assert_float_eq(s->kernel_table_min_share_pct, 1.0, 1e-12);
+  cr_assert_float_eq(te_number_map_get(&s->overlap_weight, "communication"), 1.3, 1e-12);
+  /* an id the packs do not mention reads the table's absent value */
+  cr_assert_float_eq(te_number_map_get(&s->overlap_weight, "compute"), 1.0, 1e-12);
+  cr_assert_float_eq(te_number_map_get(&s->overlap_category_priority, "compute"), 0.0, 1e-12);
+  cr_assert_eq(s->overlap_low_roi_hidden_categories.n, 2);
+  cr_assert_str_eq(s->overlap_low_roi_hidden_categories.items[1], "memory");
+  cr_assert(te_string_list_has(&s->overlap_low_roi_hidden_categories, "elementwise"));
+  cr_assert_not(te_string_list_has(&s->overlap_low_roi_hidden_categories, "compute"));
+  te_origin o;
+  cr_assert(te_rules_setting_origin(r, "overlap.low_roi_hidden.categories", &o));
+  cr_assert_str_eq(o.file, "pack0.yaml");
+  cr_assert_eq(o.line, 33);
+  cr_assert_eq(o.col, 22);
+  cr_assert_not(te_rules_setting_origin(r, "overlap", &o));
+  /* base_pack sets a few keys only: the first unset one is named */
+  cr_assert_str_eq(te_rules_settings_missing(r), "kernel_table.sites_shown");
   te_rules_destroy(r);
 }
 
@@ -487,6 +501,74 @@ Test(engine_vocabulary, dead_rules_are_warnings_at_the_rule) {
   te_rules_destroy(r);
 }
 
+Test(engine_settings, default_packs_set_every_key) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(r, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  cr_assert_null(te_rules_settings_missing(r), "default packs leave '%s' unset",
+                 te_rules_settings_missing(r));
+  for (size_t i = 0; i < te_setting_def_count(); i++)
+    cr_assert(te_rules_setting_origin(r, te_setting_def_at(i)->key, NULL), "%s",
+              te_setting_def_at(i)->key);
+  te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+Test(engine_settings, later_pack_replaces_one_map_id) {
+  const char *packs[] = {
+      "pack: a\nversion: 1\nsettings:\n  overlap:\n    weight: {memory: 2, compute: 0.5}\n"
+      "    producer_consumer: {memory: [compute]}\n",
+      "pack: b\nversion: 1\nsettings:\n  overlap: {weight: {memory: 3}}\n"};
+  te_rules *r = rules_from(packs, 2);
+  const te_settings *s = te_rules_settings(r);
+  cr_assert_float_eq(te_number_map_get(&s->overlap_weight, "memory"), 3.0, 1e-12);
+  cr_assert_float_eq(te_number_map_get(&s->overlap_weight, "compute"), 0.5, 1e-12);
+  cr_assert_eq(s->overlap_weight.n, 2);
+  cr_assert(te_string_list_has(te_list_map_get(&s->overlap_producer_consumer, "memory"), "compute"));
+  cr_assert_null(te_list_map_get(&s->overlap_producer_consumer, "compute"));
+  te_rules_destroy(r);
+}
+
+Test(engine_settings, unknown_key_wrong_type_and_range_are_file_line_col_errors) {
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap:\n    min_share: 1\n", 5, 5,
+               "unknown setting 'overlap.min_share'");
+  expect_first("pack: p\nversion: 1\nsettings:\n  kernel_table: {sites_shown: 2.5}\n", 4, 31,
+               "setting 'kernel_table.sites_shown' must be a whole number, not 2.5");
+  expect_first("pack: p\nversion: 1\nsettings:\n  kernel_table: {min_share_pct: 250}\n", 4, 33,
+               "must be between 0 and 100, not 250");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {launch_scope_fallback: 1}\n", 4,
+               36, "setting 'overlap.launch_scope_fallback' must be true or false");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {try_overlap_categories: x}\n", 4,
+               37, "must be a list of strings, not a scalar");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {weight: {memory: x}}\n", 4, 30,
+               "setting 'overlap.weight.memory' must be a number, not 'x'");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {weight: 1}\n", 4, 21,
+               "setting 'overlap.weight' must be a mapping of ids to numbers");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: 1\n", 4, 12,
+               "'overlap' is a group of settings and must be a mapping");
+}
+
+/* The enum type has no row yet (report.layout will be the first): checked on its own. */
+Test(engine_settings, enum_values_by_choice) {
+  te_setting_def def = {"report.layout", TE_SETTING_ENUM, 0, 0, 0, "default|reference", "", 0};
+  te_arena *a = te_arena_create();
+  ty_error err;
+  ty_node *root = ty_parse(a, a, "[default, reference, sideways, [x]]", 35, &err);
+  cr_assert_not_null(root);
+  te_setting_value v;
+  char msg[200];
+  cr_assert_null(te_setting_parse(&def, root->items[0], a, &v, msg, sizeof msg));
+  cr_assert_eq(v.choice, 0);
+  cr_assert_null(te_setting_parse(&def, root->items[1], a, &v, msg, sizeof msg));
+  cr_assert_eq(v.choice, 1);
+  cr_assert_eq(te_setting_parse(&def, root->items[2], a, &v, msg, sizeof msg), root->items[2]);
+  cr_assert_str_eq(msg, "must be one of default|reference, not 'sideways'");
+  cr_assert_eq(te_setting_parse(&def, root->items[3], a, &v, msg, sizeof msg), root->items[3]);
+  cr_assert_str_eq(msg, "must be one of default|reference, not a list");
+  te_arena_destroy(a);
+}
+
 /* ---------------------------------------------------------------- overrides */
 
 static const char *const override_pack =
@@ -532,8 +614,9 @@ Test(engine_override, replace_in_place_and_insert) {
                               "python/sglang/a.py:1 forward", NULL, 0), 400);
   cr_assert_eq(te_rules_score(r, "frame_priority", "/s/sglang/a.py(1): __call__",
                               "python/sglang/a.py:1 __call__", NULL, 0), 500);
-  cr_assert_float_eq(te_rules_setting(r, "kernel_table.min_share_pct", 0), 2.5, 1e-12);
-  cr_assert_float_eq(te_rules_setting(r, "overlap.weight.communication", 0), 1.3, 1e-12);
+  cr_assert_float_eq(te_rules_settings(r)->kernel_table_min_share_pct, 2.5, 1e-12);
+  cr_assert_float_eq(te_number_map_get(&te_rules_settings(r)->overlap_weight, "communication"),
+                     1.3, 1e-12);
   cr_assert_eq(te_rules_pack_count(r), 2);
   cr_assert_str_eq(te_rules_pack(r, 1)->id, "user");
   te_rules_destroy(r);
@@ -1016,7 +1099,8 @@ Test(engine_refusals, queries_before_finalize_are_safe) {
   te_rules *r = te_rules_create();
   cr_assert_null(te_rules_classify(r, "kernel", "x", NULL));
   cr_assert_eq(te_rules_score(r, "frame_priority", "x", NULL, NULL, 0), 0);
-  cr_assert_float_eq(te_rules_setting(r, "a.b", 4.5), 4.5, 1e-12);
+  cr_assert_null(te_rules_settings(r));
+  cr_assert_null(te_rules_settings_missing(r));
   cr_assert_null(te_rules_framework_default(r));
   size_t n = 7;
   cr_assert_eq(te_rules_run_examples(r, NULL, &n), TE_ERR_STATE);

@@ -27,9 +27,11 @@ static captured run_rules(const char *const *args, size_t n_args, const char *co
   char *argv[16];
   cr_assert_lt(n_args, 15);
   argv[0] = (char *)"rules";
-  for (size_t i = 0; i < n_args; i++) argv[i + 1] = (char *)args[i];
+  for (size_t i = 0; i < n_args; i++) argv[i + 1] = strdup(args[i]); /* argv is mutable */
   argv[n_args + 1] = NULL;
-  c.rc = triage_rules_main("triage", (int)n_args + 1, argv, extra, n_extra, no_defaults, out, err);
+  triage_rules_setup_options so = {extra, n_extra, no_defaults, NULL};
+  c.rc = triage_rules_main("triage", (int)n_args + 1, argv, &so, out, err);
+  for (size_t i = 0; i < n_args; i++) free(argv[i + 1]);
   fclose(out);
   fclose(err);
   return c;
@@ -200,7 +202,8 @@ Test(engine_cli, default_dir_discovery) {
   char *err_text = NULL;
   size_t err_len = 0;
   FILE *err = open_memstream(&err_text, &err_len);
-  te_rules *r = triage_rules_setup(argv0, NULL, 0, false, err);
+  triage_rules_setup_options defaults = {0};
+  te_rules *r = triage_rules_setup(argv0, &defaults, err);
   fclose(err);
   cr_assert_not_null(r, "an empty rules directory loads nothing and is valid");
   te_rules_destroy(r);
@@ -208,7 +211,7 @@ Test(engine_cli, default_dir_discovery) {
   rmdir(dir);
   setenv("TRIAGE_RULES_DIR", "/nonexistent/triage-rules", 1);
   err = open_memstream(&err_text, &err_len);
-  r = triage_rules_setup(argv0, NULL, 0, false, err);
+  r = triage_rules_setup(argv0, &defaults, err);
   fclose(err);
   cr_assert_null(r);
   cr_assert(strstr(err_text, "/nonexistent/triage-rules: error: cannot open rule pack"), "%s",

@@ -216,7 +216,7 @@ Test(live_http, refused_is_classified) {
 }
 
 Test(live_run, refuses_without_url) {
-  triage_options o;
+  lv_options o;
   memset(&o, 0, sizeof o);
   lv_result res;
   char err[256];
@@ -226,12 +226,12 @@ Test(live_run, refuses_without_url) {
 }
 
 Test(live_run, unreachable_names_the_url) {
-  triage_options o;
+  lv_options o;
   memset(&o, 0, sizeof o);
   o.url = "http://127.0.0.1:1/";
   o.framework = "sglang";
   o.num_steps = 2;
-  o.profile_workload = "both";
+  o.workload = LV_WORKLOAD_BOTH;
   o.profile_by_stage = -1;
   o.prefill_input_len = 16;
   o.decode_input_len = 1;
@@ -243,12 +243,12 @@ Test(live_run, unreachable_names_the_url) {
 }
 
 Test(live_run, unusable_values_are_usage_errors_before_any_request) {
-  triage_options o;
+  lv_options o;
   memset(&o, 0, sizeof o);
   o.url = "http://127.0.0.1:1/"; /* never contacted: validation comes first */
   o.framework = "sglang";
   o.num_steps = 5;
-  o.profile_workload = "both";
+  o.workload = LV_WORKLOAD_BOTH;
   o.prefill_input_len = 16;
   o.decode_input_len = 1;
   lv_result res;
@@ -264,13 +264,13 @@ Test(live_run, unusable_values_are_usage_errors_before_any_request) {
   cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
   cr_assert(strstr(err, "--prefill-input-len"), "%s", err);
   o.prefill_input_len = 16;
-  o.profile_workload = "decode";
+  o.workload = LV_WORKLOAD_DECODE;
   o.decode_input_len = 0;
   cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
   cr_assert(strstr(err, "--decode-input-len"), "%s", err);
-  o.profile_workload = "sideways";
+  o.workload = (lv_workload)7; /* not a workload */
   cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
-  o.profile_workload = "legacy";
+  o.workload = LV_WORKLOAD_LEGACY;
   o.num_steps = 0;
   cr_assert_eq(lv_run(&o, NULL, NULL, &res, err, sizeof err), LV_USAGE);
 }

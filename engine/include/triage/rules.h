@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "triage/limits.h"
+#include "triage/settings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -248,7 +249,6 @@ typedef struct te_framework {
   const char *const *aliases; /* accepted spellings for --framework */
 } te_framework;
 size_t te_rules_framework_count(const te_rules *r);
-const te_framework *te_rules_framework(const te_rules *r, size_t i);
 /* Canonical framework for a user spelling (case-insensitive, '_' == '-'), or NULL. */
 const te_framework *te_rules_framework_lookup(const te_rules *r, const char *spelling);
 /* The framework used when detection finds nothing. */
@@ -274,13 +274,15 @@ const te_url_probe *te_rules_url_probe(const te_rules *r, size_t i);
 
 /* ---------------------------------------------------------------- settings */
 
-/* Numeric settings by dotted key, e.g. "overlap.headroom.min_total_us",
- * "overlap.weight.communication", "kernel_table.min_share_pct". Returns dflt when no
- * pack sets the key (the packs shipped in rules/ set every key triage reads). */
-double te_rules_setting(const te_rules *r, const char *key, double dflt);
-bool te_rules_has_setting(const te_rules *r, const char *key);
-/* String-list settings by dotted key (e.g. "overlap.low_roi_hidden.categories"). */
-size_t te_rules_setting_list(const te_rules *r, const char *key, const char *const **items);
+/* The settings the loaded packs set (triage/settings.h), resolved once at finalize; NULL
+ * before finalize or after a failed one. A key no pack sets reads zero / empty: callers
+ * that need every value check te_rules_settings_missing first. */
+const te_settings *te_rules_settings(const te_rules *r);
+/* The first key of the settings table no loaded pack sets, or NULL when all are set (the
+ * default packs set every key). */
+const char *te_rules_settings_missing(const te_rules *r);
+/* Where key (a table key, or "<map key>.<id>") was last set; false when no pack sets it. */
+bool te_rules_setting_origin(const te_rules *r, const char *key, te_origin *where);
 
 /* ---------------------------------------------------------------- kernel-map aliases */
 

@@ -1,0 +1,341 @@
+/*
+ * analysis/model.h - the report model: everything a renderer needs to write a triage
+ * report, as data. an_run (analysis/pipeline.h) builds it; src/report/ alone turns it
+ * into Markdown or JSON (and later HTML).
+ *
+ * The model holds values and enums, never rendered cells or sentences: a kernel row has
+ * its sites, not a "location" cell; a fuse row has its origin, match kind and share, not
+ * a rationale sentence; an overlap row has a priority enum, not "P1". Judgements (which
+ * sites a row shows, which rows clear a bar) are made by the analysis and stored as
+ * flags, so every renderer shows the same thing.
+ *
+ * Extending it: a new section is a new member of an_report (or an_stage_report) with
+ * its own types here; the renderers that know it read it, the others ignore it. The
+ * summary, per-rank and diff sections below are declared for that purpose and stay
+ * NULL / 0 until their analysis exists.
+ *
+ * Ownership: an an_report and everything reachable from it is owned by the report
+ * (an_report_destroy), except strings taken from the te_rules the report was built with
+ * (categories, stage labels, framework names, pattern texts, pack ids and files), which
+ * are valid until te_rules_destroy: destroy the report first.
+ */
+#ifndef TRIAGE_ANALYSIS_MODEL_H
+#define TRIAGE_ANALYSIS_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status of the analysis functions. */
+typedef enum an_status {
+  AN_OK = 0,
+  AN_ERR_NOMEM = 1,
+  AN_ERR_RULES = 2, /* the rules lack something required (e.g. no "all" stage) */
+  AN_ERR_ARGS = 3,
+  AN_ERR_INPUT = 4  /* an input cannot be read, or holds nothing to analyse */
+} an_status;
+
+/* ------------------------------------------------------------------ provenance */
+
+/* Where a fact about the run came from. */
+typedef enum an_source {
+  AN_SOURCE_UNKNOWN = 0,       /* nothing said it */
+  AN_SOURCE_DEFAULT = 1,       /* the rule packs' default (or tp 1) */
+  AN_SOURCE_COMMAND_LINE = 2,  /* a flag (--framework) */
+  AN_SOURCE_LIVE_CAPTURE = 3,  /* what live capture detected or used */
+  AN_SOURCE_SERVER_ARGS = 4,   /* server_args.json */
+  AN_SOURCE_TRACE_METADATA = 5,/* the trace's own content */
+  AN_SOURCE_DETECTION_RULE = 6 /* a detection rule matched the input's path */
+} an_source;
+
+typedef struct an_framework_fact {
+  const char *id, *label; /* from the rules */
+  an_source source;
+} an_framework_fact;
+
+typedef struct an_text_fact {
+  const char *value; /* NULL when unknown */
+  an_source source;
+} an_text_fact;
+
+typedef struct an_count_fact {
+  long value;
+  an_source source;
+} an_count_fact;
+
+typedef enum an_mode {
+  AN_MODE_SINGLE = 0,        /* one trace (set) is its own mapping */
+  AN_MODE_MAPPING_FORMAL = 1 /* a readable mapping trace plus a formal serving trace */
+} an_mode;
+
+typedef struct an_pack_ref {
+  const char *id, *file;
+} an_pack_ref;
+
+typedef struct an_provenance {
+  an_mode mode;
+  an_framework_fact framework;         /* the formal (single-trace: the) traces' */
+  an_framework_fact mapping_framework; /* mapping traces'; single-trace: = framework */
+  an_text_fact model;                  /* model path */
+  an_count_fact tp_size;
+  an_text_fact gpu;                    /* not read from traces yet: unknown */
+  size_t n_mapping_inputs;             /* single-trace: the inputs themselves */
+  const char *const *mapping_inputs;
+  size_t n_formal_inputs;
+  const char *const *formal_inputs;
+  size_t n_packs;                      /* rule packs loaded, in load order */
+  const an_pack_ref *packs;
+  const char *version;                 /* filled by the caller (the CLI), else NULL */
+  const char *command_line;            /* filled by the caller (the CLI), else NULL */
+  double kernel_min_share_pct;         /* kernel table bar: --min-share, else the setting */
+  double overlap_min_share_pct;        /* overlap table bar (overlap.min_share_pct) */
+  bool overlap_off;                    /* no overlap analysis ran: a single-trace run with
+                                          overlap.single_trace false (the reference's
+                                          placeholder row); stages then have no block */
+} an_provenance;
+
+/* ------------------------------------------------------------------ kernels */
+
+/* One launch site of one kernel: every launch resolved to the same location. */
+typedef struct an_site {
+  const char *location;          /* normalised "path:line func", or "unresolved" */
+  const char *display_location;  /* what the tables show (reference-triage.md §4.2 display rule) */
+  const char *path;              /* display_location split; NULL when it is not */
+  long line;                     /*   "path:line func" (then line is 0, func NULL) */
+  const char *func;
+  size_t launches;
+  double total_us;
+  double share_pct_within_kernel;
+  const char *top_cpu_op;        /* most common CPU op / launch name, NULL if none */
+  const char *stack;             /* most common " -> "-joined stack, NULL if none */
+} an_site;
+
+/* One kernel of the kernel map (reference-triage.md §4.3). */
+typedef struct an_kmap_entry {
+  const char *name;              /* canonical kernel name */
+  const char *category;          /* kernel classifier category */
+  size_t n_sites;
+  const an_site *sites;          /* ordered (location priority of display location,
+                                    total_us, launches) descending */
+  const char *best_location;     /* display location of the first site, or best raw */
+  size_t launches;               /* sum over sites (sampled counts when sampled) */
+  double total_us;               /* sum over sites */
+} an_kmap_entry;
+
+/* One payload of the kernel map: a stage's entries, or all stages' (stage NULL). */
+typedef struct an_kmap_payload {
+  const char *stage;
+  size_t n;
+  const an_kmap_entry *entries;  /* first-seen order */
+} an_kmap_payload;
+
+typedef struct an_kmap_view {
+  size_t n_stages;
+  const an_kmap_payload *stages; /* first-seen order */
+  an_kmap_payload global;
+} an_kmap_view;
+
+/* One row of the kernel table (reference-triage.md §5). */
+typedef struct an_kernel_row {
+  const char *name;              /* canonical kernel name */
+  const char *raw_name;          /* the first full name aggregated under it */
+  const char *category;          /* kernel classifier (a label the packs declare) */
+  const char *kind;              /* its finer kind (== category unless the rule gives one) */
+  double total_us, max_us;
+  size_t launches;
+  double share_pct;              /* of the stage's kernel-time sum */
+  bool shown;                    /* passes --kernel-table-limit and the share bar */
+  const an_kmap_entry *entry;    /* mapping (or formal) map entry; NULL: unresolved */
+  size_t n_shown_sites;          /* the sites the row shows (preferred ones first-ranked, */
+  const an_site *const *shown_sites; /*   at most kernel_table.sites_shown) */
+  bool site_share_shown;         /* several candidate sites: each with its site share */
+} an_kernel_row;
+
+/* ------------------------------------------------------------------ fusion */
+
+typedef enum an_fusion_origin {
+  AN_FUSION_MAINLINE = 0,        /* the fused path exists in the framework's tree */
+  AN_FUSION_UPSTREAM = 1,        /* merged upstream */
+  AN_FUSION_INFLIGHT = 2         /* an open upstream change */
+} an_fusion_origin;
+
+typedef enum an_fusion_match {
+  AN_FUSION_DIRECT = 0,          /* the fused kernel itself ran (active matcher) */
+  AN_FUSION_SPLIT = 1            /* every split group of the unfused chain ran */
+} an_fusion_match;
+
+typedef enum an_confidence {
+  AN_CONFIDENCE_CONFIRMED = 0,
+  AN_CONFIDENCE_CANDIDATE = 1
+} an_confidence;
+
+typedef struct an_fuse_evidence {
+  const char *kernel;
+  double share_pct;
+} an_fuse_evidence;
+
+/* One row of the fuse table (reference-triage.md §7.2). */
+typedef struct an_fuse_row {
+  const char *pattern_id, *pattern_name; /* from the rules */
+  an_fusion_origin origin;
+  an_fusion_match match;
+  an_confidence confidence;
+  double related_us, share_pct;
+  bool shown;                    /* share >= fuse.render_min_share_pct */
+  size_t n_related;              /* kernel names of the related rows, related order */
+  const char **related;
+  size_t n_evidence;             /* related rows at or above fuse.evidence_min_share_pct */
+  an_fuse_evidence *evidence;
+  size_t n_locations;            /* distinct current locations ("path:line func" or */
+  const char **locations;        /*   "unresolved"), at most fuse.locations */
+  size_t n_candidate_paths;      /* from the rules */
+  const char *const *candidate_paths;
+  const char *rationale_hint;    /* the pattern's hint sentence, NULL when none */
+} an_fuse_row;
+
+/* ------------------------------------------------------------------ overlap */
+
+typedef enum an_overlap_verdict {
+  AN_OVERLAP_HEADROOM = 0,       /* much time runs alone: worth overlapping or fusing */
+  AN_OVERLAP_LOW_ROI_HIDDEN = 1  /* already hidden under other streams */
+} an_overlap_verdict;
+
+typedef enum an_priority {
+  AN_PRIORITY_P1 = 1, /* low dependency risk: act */
+  AN_PRIORITY_P2 = 2, /* check dependencies first */
+  AN_PRIORITY_P4 = 4, /* low-roi-hidden */
+  AN_PRIORITY_P5 = 5  /* under the reporting bar */
+} an_priority;
+
+typedef enum an_recommendation {
+  AN_RECOMMEND_TRY_OVERLAP = 0,
+  AN_RECOMMEND_TRY_FUSION = 1,
+  AN_RECOMMEND_CHECK_DEPS = 2,
+  AN_RECOMMEND_SKIP = 3
+} an_recommendation;
+
+typedef enum an_dep_risk {
+  AN_DEP_RISK_LOW = 0,
+  AN_DEP_RISK_HIGH = 1,
+  AN_DEP_RISK_UNCLEAR = 2
+} an_dep_risk;
+
+/* Which same-stream neighbour looks dependent (reference-triage.md §6.6). */
+typedef enum an_dep_signal {
+  AN_DEP_SIGNAL_LOW = 0,         /* serial risk low */
+  AN_DEP_SIGNAL_PREV = 1,        /* prev-side serial risk */
+  AN_DEP_SIGNAL_NEXT = 2,        /* next-side serial risk */
+  AN_DEP_SIGNAL_BOTH = 3,        /* both-side serial risk */
+  AN_DEP_SIGNAL_UNCLEAR = 4      /* adjacency unclear (a side has no scope) */
+} an_dep_signal;
+
+/* How an overlap row's Python scope was found (reference-triage.md §6.5 order). */
+typedef enum an_scope_source {
+  AN_SCOPE_NONE = 0,             /* unmapped */
+  AN_SCOPE_MAPPING = 1,          /* the CPU op of a mapping kernel (External id) */
+  AN_SCOPE_LAUNCH = 2,           /* its launch (correlation; deviation O1) */
+  AN_SCOPE_TIME_WINDOW = 3,      /* Python frames around the GPU timestamp */
+  AN_SCOPE_KERNEL_MAP = 4,       /* the mapping kernel map's votes or best location */
+  AN_SCOPE_FORMAL = 5            /* the formal kernel map */
+} an_scope_source;
+
+typedef struct an_overlap_row {
+  an_overlap_verdict verdict;
+  char *kernel;         /* canonical kernel name */
+  char *category;       /* overlap classifier category */
+  char *scope;          /* Python scope "path:line func"; NULL = unmapped */
+  char *launch_op;      /* most common CPU op / launch of the scope evidence; NULL = none */
+  an_scope_source scope_source;
+  an_dep_signal dep_signal;
+  an_dep_risk dep_risk;
+  an_priority priority;
+  an_recommendation recommendation;
+  size_t count;
+  double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
+  double share_pct;     /* total_us / stage busy time * 100 */
+  char *top_partner;    /* kernel it hides under the longest, NULL if never hidden */
+  double top_partner_us;
+  char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */
+  double prev_gap_us, next_gap_us; /* -1 when there is no neighbour */
+} an_overlap_row;
+
+typedef struct an_overlap_stage {
+  char *stage;          /* stage id ("extend", "decode", "all") */
+  char *label;          /* the stage's label ("extend/prefill") */
+  int order;
+  char *formal_path;    /* trace the stage was measured on */
+  char *mapping_path;   /* trace the scopes came from; NULL when no mapping stage paired */
+  double busy_us;       /* union of GPU busy time */
+  double span_us;       /* first kernel start to last kernel end */
+  double multi_stream_us; /* time with kernels on >= 2 streams */
+  size_t max_streams;
+  size_t n_kernels;     /* overlap kernel events of the stage */
+  size_t n_rows;        /* rows after the share bar and the table limit */
+  an_overlap_row *rows;
+} an_overlap_stage;
+
+/* ------------------------------------------------------------------ hints */
+
+typedef enum an_hint_code {
+  AN_HINT_SKIPPED_EVENTS = 0,     /* path, count, offset of the first */
+  AN_HINT_REPLACED_UTF8 = 1,      /* path, count */
+  AN_HINT_SERVER_ARGS_IGNORED = 2 /* path, detail: why */
+} an_hint_code;
+
+typedef enum an_hint_level {
+  AN_HINT_NOTE = 0,
+  AN_HINT_WARNING = 1
+} an_hint_level;
+
+/* Something the run noticed that the reader of the report should know. */
+typedef struct an_hint {
+  an_hint_code code;
+  an_hint_level level;
+  const char *path;
+  uint64_t count, offset;
+  const char *detail;
+} an_hint;
+
+/* ------------------------------------------------------------------ the report */
+
+/* One stage, in render order. */
+typedef struct an_stage_report {
+  const char *id, *label; /* from the rules */
+  int order;
+  /* kernel and fuse tables: the formal traces' kernels of this stage */
+  bool has_kernels;
+  double kernel_total_us; /* share denominator */
+  size_t n_kernels, n_kernels_shown;
+  const an_kernel_row *kernels; /* total_us descending */
+  bool xpu_launch_rows;   /* a shown row is an XPU runtime launch (no device timeline) */
+  size_t n_fuse, n_fuse_shown;
+  const an_fuse_row *fuse;
+  /* overlap table block; NULL when the overlap analysis has none for this stage */
+  const an_overlap_stage *overlap;
+  double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
+} an_stage_report;
+
+/* Sections later work adds (declared so the report grows without reshaping). */
+struct an_summary_item;
+struct an_rank_report;
+struct an_diff_report;
+
+typedef struct an_report {
+  an_provenance run;
+  size_t n_stages;
+  const an_stage_report *stages;
+  size_t n_hints;
+  const an_hint *hints;
+  an_kmap_view kernel_map; /* the mapping kernel map (--kernel-map) */
+  size_t n_summary;
+  const struct an_summary_item *summary;
+  const struct an_rank_report *ranks;
+  const struct an_diff_report *diff;
+} an_report;
+
+void an_report_destroy(an_report *r);
+
+/* x rounded to 3 decimals the way Python's round(x, 3) does (exact binary value). */
+double an_round3(double x);
+
+#endif

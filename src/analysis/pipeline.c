@@ -1,0 +1,469 @@
+/*
+ * analysis/pipeline.c - an_run: inputs + rules + options -> report model (pipeline.h).
+ *
+ * Steps: load each side (discover, read, stage views, server args), decide each side's
+ * framework, build the kernel maps, the kernel and fuse tables, the overlap table, then
+ * assemble the model. The traces and views are released before an_run returns: the
+ * model keeps only what the renderers read (tables, kernel maps, overlap rows, inputs).
+ */
+#include "analysis/pipeline.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/bundle.h"
+#include "analysis/kernel_map.h"
+#include "analysis/overlap.h"
+#include "analysis/strtab.h"
+#include "analysis/tables.h"
+#include "trace/discover.h"
+#include "trace/trace.h"
+#include "util/vec.h"
+
+/* One side of the analysis: the mapping traces or the formal traces. */
+typedef struct side {
+  const char *label;       /* the input as named (messages) */
+  tr_input_set set;
+  tr_trace **traces;
+  an_trace_view *views;
+  const char **paths;      /* parallel to traces */
+  size_t n;
+  tr_server_args sa;
+  bool has_sa;
+  const te_framework *fw;
+  an_source fw_source;
+  an_kernel_map *kmap;
+} side;
+
+/* Everything a run owns; the report is the first member, so an_report_destroy finds it. */
+typedef struct run_state {
+  an_report report;
+  const an_run_options *opt; /* during an_run only */
+  const te_rules *rules;
+  an_error *err;
+  bool two;
+  side formal, mapping;
+  an_tables tables;
+  an_overlap_result overlap;
+  an_stage_report *stages;
+  an_hint *hints;
+  size_t n_hints, cap_hints;
+  an_pack_ref *packs;
+  an_strtab *strings;        /* copies that outlive the traces (hint paths, names) */
+} run_state;
+
+static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...) {
+  an_error *e = r->err;
+  snprintf(e->path, sizeof e->path, "%s", path ? path : "");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->message, sizeof e->message, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+/* A trace-layer failure of path: its offset and message. */
+static an_status fail_trace(run_state *r, const char *path, const tr_error *te) {
+  r->err->has_offset = te->has_offset;
+  r->err->offset = te->offset;
+  return fail(r, AN_ERR_INPUT, path, "%s", te->message[0] ? te->message : "cannot read");
+}
+
+/* ------------------------------------------------------------------ hints */
+
+static void add_hint(run_state *r, an_hint h) {
+  if (h.path && !(h.path = an_strtab_cstr(r->strings, h.path))) return;
+  if (h.detail && !(h.detail = an_strtab_cstr(r->strings, h.detail))) return;
+  an_hint *v = ut_grow(r->hints, &r->cap_hints, r->n_hints + 1, sizeof *v);
+  if (!v) return; /* a lost hint loses a warning line, not the report */
+  r->hints = v;
+  r->hints[r->n_hints++] = h;
+  if (r->opt->hint) r->opt->hint(r->opt->hint_ctx, &r->hints[r->n_hints - 1]);
+}
+
+static void on_trace_warning(void *ctx, const tr_warning *w) {
+  an_hint h = {w->code == TR_WARN_SKIPPED_EVENTS ? AN_HINT_SKIPPED_EVENTS : AN_HINT_REPLACED_UTF8,
+               AN_HINT_WARNING, w->path, w->count, w->offset, NULL};
+  add_hint(ctx, h);
+}
+
+/* ------------------------------------------------------------------ sides */
+
+/* The traces and views go once the model is assembled; paths and n stay (the model
+ * lists the inputs). */
+static void side_release_traces(side *s) {
+  for (size_t i = 0; s->traces && i < s->n; i++) {
+    an_trace_view_free(&s->views[i]);
+    tr_trace_destroy(s->traces[i]);
+  }
+  free(s->views);
+  free(s->traces);
+  s->views = NULL;
+  s->traces = NULL;
+}
+
+static void side_free(side *s) {
+  side_release_traces(s);
+  an_kernel_map_destroy(s->kmap);
+  free(s->paths);
+  if (s->has_sa) tr_server_args_free(&s->sa);
+  tr_input_set_free(&s->set);
+  memset(s, 0, sizeof *s);
+}
+
+/* Reads trace i of a side (from path, or the in-memory input) and builds its view. */
+static an_status read_trace(run_state *r, side *s, const an_input *in, size_t i,
+                            const char *path, const char *stage_id) {
+  const an_read_hooks *hooks = &r->opt->progress;
+  void *bar = hooks->begin ? hooks->begin(hooks->ctx, path) : NULL;
+  tr_read_options ro = {0};
+  ro.progress = hooks->update;
+  ro.progress_ctx = bar;
+  ro.warn = on_trace_warning;
+  ro.warn_ctx = r;
+  ro.chunk_size = r->opt->reader_chunk_size;
+  tr_error te = {0};
+  tr_trace *t = in->path ? tr_trace_read(path, &ro, &te)
+                         : tr_trace_read_buffer(path, in->data, in->len, &ro, &te);
+  if (hooks->end) hooks->end(bar);
+  if (!t) return fail_trace(r, path, &te);
+  s->traces[i] = t;
+  s->paths[i] = path;
+  s->n = i + 1;
+  an_status rc = an_trace_view_build(t, stage_id, r->rules, NULL, &s->views[i]);
+  if (rc == AN_ERR_NOMEM) return fail(r, rc, path, "out of memory");
+  if (rc != AN_OK) return fail(r, rc, path, "rule packs define no \"all\" stage");
+  return AN_OK;
+}
+
+/* The server_args.json discovery found: used when it loads, a warning when it does not. */
+static void load_server_args(run_state *r, side *s) {
+  if (!s->set.server_args_path) return;
+  tr_error te = {0};
+  if (tr_server_args_load(s->set.server_args_path, &s->sa, &te) == 0) {
+    s->has_sa = true;
+    return;
+  }
+  an_hint h = {AN_HINT_SERVER_ARGS_IGNORED, AN_HINT_WARNING, s->set.server_args_path, 0, 0,
+               te.message};
+  add_hint(r, h);
+}
+
+/* Discovers and reads one side's traces and builds their views. */
+static an_status load_side(run_state *r, const an_input *in, side *s) {
+  memset(s, 0, sizeof *s);
+  size_t n = 1;
+  if (in->path) {
+    s->label = in->path;
+    tr_error te = {0};
+    if (tr_discover(in->path, r->rules, &s->set, &te) != 0) return fail_trace(r, in->path, &te);
+    if (!s->set.n) return fail(r, AN_ERR_INPUT, in->path, "no trace files found");
+    n = s->set.n;
+  } else {
+    s->label = an_strtab_cstr(r->strings, in->name ? in->name : "<memory>");
+    if (!s->label) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  }
+  s->traces = calloc(n, sizeof *s->traces);
+  s->views = calloc(n, sizeof *s->views);
+  s->paths = calloc(n, sizeof *s->paths);
+  if (!s->traces || !s->views || !s->paths) return fail(r, AN_ERR_NOMEM, s->label, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    const char *path = in->path ? s->set.files[i].path : s->label;
+    const char *stage = in->path ? s->set.files[i].stage_id : NULL;
+    an_status rc = read_trace(r, s, in, i, path, stage);
+    if (rc != AN_OK) return rc;
+  }
+  load_server_args(r, s);
+  return AN_OK;
+}
+
+static size_t side_kernels(const side *s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->n; i++)
+    for (size_t k = 0; k < s->views[i].n_stages; k++) n += s->views[i].stages[k].n;
+  return n;
+}
+
+/* Framework detection (reference-triage.md §2.4): server args, then path hints, then trace content,
+ * then the rules' default. Server-args keys of a non-default framework outrank its text
+ * hints (the reference checks TokenSpeed keys before the JSON text). */
+static const te_framework *detect_framework(const te_rules *rules, const side *s,
+                                            an_source *source) {
+  const te_framework *dflt = te_rules_framework_default(rules);
+  *source = AN_SOURCE_SERVER_ARGS;
+  if (s->has_sa) {
+    const te_framework *k = te_rules_framework_from_keys(rules, (const char *const *)s->sa.keys,
+                                                         s->sa.n_keys);
+    const te_framework *t = s->sa.json_text ? te_rules_framework_from_text(rules, s->sa.json_text) : NULL;
+    if (k && k != dflt) return k;
+    if (t) return t;
+    if (k) return k;
+  }
+  *source = AN_SOURCE_DETECTION_RULE;
+  const te_framework *f = te_rules_framework_from_text(rules, s->label);
+  if (f) return f;
+  for (size_t i = 0; i < s->n; i++)
+    if ((f = te_rules_framework_from_text(rules, s->paths[i]))) return f;
+  *source = AN_SOURCE_TRACE_METADATA;
+  for (size_t i = 0; i < s->n && i < 3; i++)
+    if ((f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i])))) return f;
+  *source = AN_SOURCE_DEFAULT;
+  return dflt;
+}
+
+static void decide_framework(run_state *r, side *s) {
+  if (r->opt->framework) {
+    s->fw = r->opt->framework;
+    s->fw_source = r->opt->framework_source;
+  } else {
+    s->fw = detect_framework(r->rules, s, &s->fw_source);
+  }
+}
+
+/* ------------------------------------------------------------------ analyses */
+
+/* The reference samples the mapping pass for every framework but the ones listed in
+ * kernel_map.unsampled_frameworks. */
+static bool sampled(const te_rules *rules, const te_framework *fw) {
+  return !te_string_list_has(&te_rules_settings(rules)->kernel_map_unsampled_frameworks, fw->id);
+}
+
+static const side *mapping_side(const run_state *r) { return r->two ? &r->mapping : &r->formal; }
+
+/* The side whose server args the report shows: the formal one's, else the mapping's. */
+static const side *server_args_side(const run_state *r) {
+  if (r->formal.has_sa) return &r->formal;
+  return r->two && r->mapping.has_sa ? &r->mapping : NULL;
+}
+
+/* The message of a failed kernel-map or table build: the packs lacking something they
+ * must define (every category comes from them), else memory. */
+static const char *build_failure(an_status rc) {
+  return rc == AN_ERR_RULES ? "rule packs define no 'kernel' classifier" : "out of memory";
+}
+
+static an_status build_kernel_maps(run_state *r) {
+  side *fm = &r->formal, *mp = &r->mapping;
+  const side *ms = mapping_side(r);
+  an_status rc = an_kernel_map_build(ms->views, ms->n, r->rules, sampled(r->rules, ms->fw),
+                                     r->two ? &mp->kmap : &fm->kmap);
+  if (rc == AN_OK && r->two)
+    rc = an_kernel_map_build(fm->views, fm->n, r->rules, sampled(r->rules, fm->fw), &fm->kmap);
+  return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
+}
+
+static an_status build_tables(run_state *r, double min_share_pct) {
+  const side *fm = &r->formal, *sa = server_args_side(r);
+  an_tables_options to = {
+      .min_share_pct = min_share_pct,
+      .kernel_table_limit = r->opt->kernel_table_limit,
+      .framework_id = fm->fw->id,
+      .model_path = sa ? sa->sa.model_path : NULL,
+      .tp_size = sa ? sa->sa.tp_size : 1,
+  };
+  an_status rc = an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules,
+                                 &to, &r->tables);
+  return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
+}
+
+/* Whether the run has an overlap table: always with a mapping trace; in single-trace mode
+ * (the traces are their own mapping) unless the packs set overlap.single_trace to false
+ * (the reference layout, --compat reference: its placeholder row). */
+static bool overlap_wanted(const run_state *r) {
+  return r->two || te_rules_settings(r->rules)->overlap_single_trace;
+}
+
+/* The overlap table: in single-trace mode the traces are their own mapping. */
+static an_status build_overlap(run_state *r) {
+  const side *fm = &r->formal, *ms = mapping_side(r);
+  an_overlap_trace *ofm = calloc(fm->n, sizeof *ofm);
+  an_overlap_trace *omp = calloc(ms->n, sizeof *omp);
+  if (!ofm || !omp) {
+    free(ofm);
+    free(omp);
+    return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  }
+  for (size_t i = 0; i < fm->n; i++) ofm[i] = (an_overlap_trace){&fm->views[i], fm->kmap};
+  for (size_t i = 0; i < ms->n; i++) omp[i] = (an_overlap_trace){&ms->views[i], ms->kmap};
+  an_overlap_options oo = {.pid_substring = r->opt->pid_substring,
+                           .table_limit = r->opt->overlap_table_limit,
+                           .single_trace = !r->two};
+  an_overlap_status os = an_overlap_analyze(omp, ms->n, ofm, fm->n, r->rules, &oo, &r->overlap);
+  free(ofm);
+  free(omp);
+  if (os == AN_OVERLAP_OK) return AN_OK;
+  return fail(r, os == AN_OVERLAP_ERR_NOMEM ? AN_ERR_NOMEM : AN_ERR_ARGS, fm->label,
+              "overlap analysis failed (%s)",
+              os == AN_OVERLAP_ERR_NOMEM ? "out of memory" : "bad arguments");
+}
+
+/* ------------------------------------------------------------------ the model */
+
+static void table_stage(an_stage_report *s, const an_stage_tables *t) {
+  s->id = t->stage->id;
+  s->label = t->stage->label;
+  s->order = t->stage->order;
+  s->has_kernels = true;
+  s->kernel_total_us = t->total_us;
+  s->n_kernels = t->n_rows;
+  s->n_kernels_shown = t->n_shown;
+  s->kernels = t->rows;
+  s->xpu_launch_rows = t->xpu;
+  s->n_fuse = t->n_fuse;
+  s->n_fuse_shown = t->n_fuse_shown;
+  s->fuse = t->fuse;
+}
+
+static void attach_overlap(an_stage_report *s, const an_overlap_stage *o) {
+  s->overlap = o;
+  s->gpu_busy_us = o->busy_us;
+  s->gpu_idle_us = o->span_us > o->busy_us ? o->span_us - o->busy_us : 0;
+}
+
+/* One list of stages: the kernel-table stages (in stage order) with the overlap block of
+ * the same stage attached, plus overlap-only stages, sorted by stage order (stable). */
+static an_status assemble_stages(run_state *r) {
+  size_t cap = r->tables.n_stages + r->overlap.n_stages, n = 0;
+  r->stages = calloc(cap ? cap : 1, sizeof *r->stages);
+  if (!r->stages) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < r->tables.n_stages; i++) table_stage(&r->stages[n++], &r->tables.stages[i]);
+  for (size_t i = 0; i < r->overlap.n_stages; i++) {
+    const an_overlap_stage *o = &r->overlap.stages[i];
+    size_t k = 0;
+    while (k < n && strcmp(r->stages[k].id, o->stage) != 0) k++;
+    if (k == n) {
+      r->stages[n++] = (an_stage_report){.id = o->stage, .label = o->label, .order = o->order};
+    }
+    attach_overlap(&r->stages[k], o);
+  }
+  for (size_t i = 1; i < n; i++) { /* insertion sort: stable, a handful of stages */
+    an_stage_report cur = r->stages[i];
+    size_t j = i;
+    for (; j > 0 && r->stages[j - 1].order > cur.order; j--) r->stages[j] = r->stages[j - 1];
+    r->stages[j] = cur;
+  }
+  r->report.stages = r->stages;
+  r->report.n_stages = n;
+  return AN_OK;
+}
+
+static bool has_key(const tr_server_args *sa, const char *key) {
+  for (size_t i = 0; i < sa->n_keys; i++)
+    if (strcmp(sa->keys[i], key) == 0) return true;
+  return false;
+}
+
+static an_framework_fact framework_fact(const side *s) {
+  return (an_framework_fact){s->fw->id, s->fw->label, s->fw_source};
+}
+
+static an_status assemble_provenance(run_state *r, double kernel_min_share) {
+  an_provenance *p = &r->report.run;
+  const side *fm = &r->formal, *ms = mapping_side(r), *sa = server_args_side(r);
+  p->mode = r->two ? AN_MODE_MAPPING_FORMAL : AN_MODE_SINGLE;
+  p->overlap_off = !overlap_wanted(r);
+  p->framework = framework_fact(fm);
+  p->mapping_framework = framework_fact(ms);
+  p->model = (an_text_fact){sa ? sa->sa.model_path : NULL, AN_SOURCE_UNKNOWN};
+  if (p->model.value) p->model.source = AN_SOURCE_SERVER_ARGS;
+  p->tp_size = (an_count_fact){sa ? sa->sa.tp_size : 1, AN_SOURCE_DEFAULT};
+  if (sa && has_key(&sa->sa, "tp_size")) p->tp_size.source = AN_SOURCE_SERVER_ARGS;
+  p->n_formal_inputs = fm->n;
+  p->formal_inputs = fm->paths;
+  p->n_mapping_inputs = ms->n;
+  p->mapping_inputs = ms->paths;
+  p->kernel_min_share_pct = kernel_min_share;
+  p->overlap_min_share_pct = te_rules_settings(r->rules)->overlap_min_share_pct;
+  size_t np = te_rules_pack_count(r->rules);
+  r->packs = calloc(np ? np : 1, sizeof *r->packs);
+  if (!r->packs) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < np; i++)
+    r->packs[i] = (an_pack_ref){te_rules_pack(r->rules, i)->id, te_rules_pack(r->rules, i)->file};
+  p->n_packs = np;
+  p->packs = r->packs;
+  return AN_OK;
+}
+
+static an_status assemble(run_state *r, double kernel_min_share) {
+  an_status rc = assemble_provenance(r, kernel_min_share);
+  if (rc == AN_OK) rc = assemble_stages(r);
+  if (rc != AN_OK) return rc;
+  an_kernel_map_view(mapping_side(r)->kmap, &r->report.kernel_map);
+  r->report.hints = r->hints;
+  r->report.n_hints = r->n_hints;
+  return AN_OK;
+}
+
+/* ------------------------------------------------------------------ entry point */
+
+void an_report_destroy(an_report *rep) {
+  if (!rep) return;
+  run_state *r = (run_state *)rep;
+  an_overlap_result_free(&r->overlap);
+  an_tables_free(&r->tables);
+  side_free(&r->formal);
+  side_free(&r->mapping);
+  free(r->stages);
+  free(r->hints);
+  free(r->packs);
+  an_strtab_destroy(r->strings);
+  free(r);
+}
+
+/* Reads both sides, then analyses: every step before the model is assembled. */
+static an_status analyse(run_state *r, double kernel_min_share) {
+  const an_run_options *opt = r->opt;
+  an_status rc = load_side(r, &opt->formal, &r->formal);
+  if (rc == AN_OK && r->two) rc = load_side(r, &opt->mapping, &r->mapping);
+  if (rc != AN_OK) return rc;
+  if (!side_kernels(&r->formal))
+    return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
+  decide_framework(r, &r->formal);
+  if (r->two) decide_framework(r, &r->mapping);
+  rc = build_kernel_maps(r);
+  if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
+  if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
+  return rc;
+}
+
+an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **out,
+                 an_error *err) {
+  *out = NULL;
+  memset(err, 0, sizeof *err);
+  run_state *r = calloc(1, sizeof *r);
+  if (!r || !(r->strings = an_strtab_create())) {
+    free(r);
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return AN_ERR_NOMEM;
+  }
+  r->opt = opt;
+  r->rules = rules;
+  r->err = err;
+  r->two = opt->mapping.path || opt->mapping.data;
+  an_status rc = AN_OK;
+  const char *missing = te_rules_settings_missing(rules);
+  if (!te_rules_settings(rules))
+    rc = fail(r, AN_ERR_RULES, NULL, "the rule packs are not finalized");
+  else if (missing)
+    rc = fail(r, AN_ERR_RULES, NULL, "the rule packs set no value for setting '%s'", missing);
+  /* The kernel table's bar, decided once: --min-share, else the packs' setting. */
+  double kernel_min_share =
+      rc == AN_OK && opt->min_share_pct < 0 ? te_rules_settings(rules)->kernel_table_min_share_pct
+                                            : opt->min_share_pct;
+  if (rc == AN_OK) rc = analyse(r, kernel_min_share);
+  if (rc == AN_OK) rc = assemble(r, kernel_min_share);
+  side_release_traces(&r->formal);
+  side_release_traces(&r->mapping);
+  r->opt = NULL;
+  r->err = NULL;
+  if (rc != AN_OK) {
+    an_report_destroy(&r->report);
+    return rc;
+  }
+  *out = &r->report;
+  return AN_OK;
+}

@@ -1,0 +1,21 @@
+/*
+ * report/kmap_json.h - the kernel map as JSON (the --kernel-map file, and the "sites"
+ * arrays of the JSON report): {"stages": {stage: payload}, "global": payload}, each
+ * payload {"kernels": {name: {"category", "sites", "best_location"}}} (reference-triage.md §4.3).
+ *
+ * Ownership: nothing is retained; the map is borrowed for the call.
+ */
+#ifndef TRIAGE_REPORT_KMAP_JSON_H
+#define TRIAGE_REPORT_KMAP_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "analysis/model.h"
+
+/* The sites of one entry as a JSON array; NULL when out of memory. */
+cJSON *rp_kmap_sites_json(const an_kmap_entry *e);
+/* The whole map as pretty-printed JSON text (malloc'd, no trailing newline); NULL when
+ * out of memory. */
+char *rp_kernel_map_json(const an_kmap_view *m);
+
+#endif

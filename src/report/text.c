@@ -1,0 +1,196 @@
+/* report/text.c - words and cells of the report (text.h). */
+#include "report/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+/* The text of a cell: the buffer's string handed over (NULL after an allocation
+ * failure); "" is returned as an allocated empty string. */
+static char *text_done(ut_buf *t) {
+  if (!ut_buf_str(t)) {
+    ut_buf_free(t);
+    return NULL;
+  }
+  char *s = t->p ? t->p : strdup("");
+  t->p = NULL;
+  ut_buf_free(t);
+  return s;
+}
+
+char *rp_kernel_location_cell(const an_kernel_row *r) {
+  ut_buf t = {0};
+  if (!r->entry) ut_buf_add(&t, "unresolved");
+  else if (!r->entry->n_sites) ut_buf_add(&t, r->entry->best_location);
+  for (size_t i = 0; i < r->n_shown_sites; i++) {
+    if (i) ut_buf_add(&t, "<br>");
+    ut_buf_add(&t, r->shown_sites[i]->display_location);
+    if (r->site_share_shown)
+      ut_buf_addf(&t, " (site share %.0f%%)", r->shown_sites[i]->share_pct_within_kernel);
+  }
+  return text_done(&t);
+}
+
+char *rp_kernel_cpu_op_cell(const an_kernel_row *r) {
+  ut_buf t = {0};
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_shown_sites; i++) {
+    if (!r->shown_sites[i]->top_cpu_op) continue;
+    if (n++) ut_buf_add(&t, "<br>");
+    ut_buf_add(&t, r->shown_sites[i]->top_cpu_op);
+  }
+  if (!n) ut_buf_add(&t, "-");
+  return text_done(&t);
+}
+
+char *rp_location_func_at(const char *loc) {
+  const char *sp = strchr(loc, ' ');
+  if (!sp || sp == loc || !sp[1]) return strdup(loc);
+  ut_buf t = {0};
+  ut_buf_addf(&t, "%s @ %.*s", sp + 1, (int)(sp - loc), loc);
+  return text_done(&t);
+}
+
+char *rp_fuse_evidence_cell(const an_fuse_row *r) {
+  ut_buf t = {0};
+  for (size_t i = 0; i < r->n_evidence; i++)
+    ut_buf_addf(&t, "%s%s (%.1f%%)", i ? "<br>" : "", r->evidence[i].kernel, r->evidence[i].share_pct);
+  if (!r->n_evidence) ut_buf_add(&t, "-");
+  return text_done(&t);
+}
+
+char *rp_fuse_locations_cell(const an_fuse_row *r) {
+  ut_buf t = {0};
+  for (size_t i = 0; i < r->n_locations; i++) {
+    char *loc = rp_location_func_at(r->locations[i]);
+    if (!loc) {
+      ut_buf_free(&t);
+      return NULL;
+    }
+    ut_buf_addf(&t, "%s%s", i ? "<br>" : "", loc);
+    free(loc);
+  }
+  if (!r->n_locations) ut_buf_add(&t, "-");
+  return text_done(&t);
+}
+
+char *rp_fuse_candidates_cell(const an_fuse_row *r) {
+  ut_buf t = {0};
+  for (size_t i = 0; i < r->n_candidate_paths; i++)
+    ut_buf_addf(&t, "%s%s", i ? "<br>" : "", r->candidate_paths[i]);
+  if (!r->n_candidate_paths) ut_buf_add(&t, "-");
+  return text_done(&t);
+}
+
+char *rp_fuse_rationale(const an_fuse_row *r) {
+  ut_buf t = {0};
+  if (r->origin == AN_FUSION_MAINLINE && r->match == AN_FUSION_DIRECT)
+    ut_buf_addf(&t, "`%s` is present in this trace (%.1f%% related GPU time). ", r->pattern_name,
+            r->share_pct);
+  else if (r->origin == AN_FUSION_MAINLINE)
+    ut_buf_addf(&t, "Split kernels in this family take %.1f%% of GPU time. This tree already has "
+                 "a matching path. ", r->share_pct);
+  else if (r->origin == AN_FUSION_UPSTREAM)
+    ut_buf_addf(&t, "Matches an upstream path (%.1f%% related GPU time). ", r->share_pct);
+  else
+    ut_buf_addf(&t, "Matches an open upstream path (%.1f%% related GPU time). ", r->share_pct);
+  ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
+  char *s = text_done(&t);
+  /* a missing hint must not leave a trailing space */
+  for (size_t n = s ? strlen(s) : 0; n && s[n - 1] == ' '; n--) s[n - 1] = '\0';
+  return s;
+}
+
+char *rp_fuse_status(const an_fuse_row *r) {
+  ut_buf t = {0};
+  /* the status word for an in-flight change is "pending" (the JSON origin says inflight) */
+  const char *o = r->origin == AN_FUSION_UPSTREAM   ? "upstream"
+                  : r->origin == AN_FUSION_INFLIGHT ? "pending"
+                                                    : "mainline";
+  ut_buf_addf(&t, "%s %s", o, r->match == AN_FUSION_DIRECT ? "direct" : "split");
+  return text_done(&t);
+}
+
+const char *rp_fuse_confidence(an_confidence c) {
+  return c == AN_CONFIDENCE_CONFIRMED ? "Confirmed" : "Candidate";
+}
+
+const char *rp_fusion_origin(an_fusion_origin o) {
+  return o == AN_FUSION_UPSTREAM ? "upstream" : o == AN_FUSION_INFLIGHT ? "inflight" : "mainline";
+}
+
+const char *rp_priority(an_priority p) {
+  switch (p) {
+  case AN_PRIORITY_P1: return "P1";
+  case AN_PRIORITY_P2: return "P2";
+  case AN_PRIORITY_P4: return "P4";
+  case AN_PRIORITY_P5: return "P5";
+  }
+  return "?";
+}
+
+const char *rp_verdict(an_overlap_verdict v) {
+  return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden" : "headroom";
+}
+
+const char *rp_dep_risk(an_dep_risk d) {
+  return d == AN_DEP_RISK_HIGH ? "high" : d == AN_DEP_RISK_UNCLEAR ? "unclear" : "low";
+}
+
+const char *rp_dep_signal(an_dep_signal s) {
+  switch (s) {
+  case AN_DEP_SIGNAL_BOTH: return "both-side serial risk";
+  case AN_DEP_SIGNAL_PREV: return "prev-side serial risk";
+  case AN_DEP_SIGNAL_NEXT: return "next-side serial risk";
+  case AN_DEP_SIGNAL_UNCLEAR: return "adjacency unclear";
+  case AN_DEP_SIGNAL_LOW: break;
+  }
+  return "serial risk low";
+}
+
+const char *rp_recommendation(an_recommendation r) {
+  switch (r) {
+  case AN_RECOMMEND_TRY_OVERLAP: return "try overlap";
+  case AN_RECOMMEND_TRY_FUSION: return "try fusion";
+  case AN_RECOMMEND_CHECK_DEPS: return "check deps";
+  case AN_RECOMMEND_SKIP: break;
+  }
+  return "skip";
+}
+
+const char *rp_scope_source(an_scope_source s) {
+  switch (s) {
+  case AN_SCOPE_MAPPING: return "mapping";
+  case AN_SCOPE_LAUNCH: return "launch";
+  case AN_SCOPE_TIME_WINDOW: return "time-window";
+  case AN_SCOPE_KERNEL_MAP: return "kernel-map";
+  case AN_SCOPE_FORMAL: return "formal";
+  case AN_SCOPE_NONE: break;
+  }
+  return "none";
+}
+
+const char *rp_scope(const an_overlap_row *r) { return r->scope ? r->scope : "unmapped"; }
+
+const char *rp_launch_op(const an_overlap_row *r) { return r->launch_op ? r->launch_op : "n/a"; }
+
+int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
+  const char *path = h->path ? h->path : "";
+  switch (h->code) {
+  case AN_HINT_SKIPPED_EVENTS:
+    return snprintf(buf, cap, "%s: warning: skipped %llu event%s with unusable fields (first at "
+                              "offset %llu)",
+                    path, (unsigned long long)h->count, h->count == 1 ? "" : "s",
+                    (unsigned long long)h->offset);
+  case AN_HINT_REPLACED_UTF8:
+    return snprintf(buf, cap, "%s: warning: replaced %llu invalid UTF-8 sequences or NUL "
+                              "characters with U+FFFD",
+                    path, (unsigned long long)h->count);
+  case AN_HINT_SERVER_ARGS_IGNORED:
+    return snprintf(buf, cap, "%s: warning: %s (server args ignored)", path,
+                    h->detail ? h->detail : "");
+  }
+  return snprintf(buf, cap, "%s: warning", path);
+}

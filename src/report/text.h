@@ -1,0 +1,46 @@
+/*
+ * report/text.h - the words and cells of the report, from the model's values and enums
+ * (shared by the Markdown and JSON renderers, so both say the same thing).
+ *
+ * Ownership: functions returning char * return malloc'd text the caller frees (NULL when
+ * out of memory); const char * results are static.
+ */
+#ifndef TRIAGE_REPORT_TEXT_H
+#define TRIAGE_REPORT_TEXT_H
+
+#include <stddef.h>
+
+#include "analysis/model.h"
+
+/* Kernel table: the shown sites joined by "<br>" (with " (site share N%)" when several
+ * candidates), the entry's best location without sites, "unresolved" without an entry. */
+char *rp_kernel_location_cell(const an_kernel_row *r);
+/* The shown sites' CPU ops joined by "<br>", or "-". */
+char *rp_kernel_cpu_op_cell(const an_kernel_row *r);
+
+/* Fuse table cells. */
+char *rp_fuse_evidence_cell(const an_fuse_row *r);   /* "name (x.y%)<br>..." or "-" */
+char *rp_fuse_locations_cell(const an_fuse_row *r);  /* "func @ path:line<br>..." or "-" */
+char *rp_fuse_candidates_cell(const an_fuse_row *r); /* candidate paths or "-" */
+char *rp_fuse_rationale(const an_fuse_row *r);       /* the sentence, then the hint */
+char *rp_fuse_status(const an_fuse_row *r);          /* "mainline direct", "pending split" */
+const char *rp_fuse_confidence(an_confidence c);     /* "Confirmed", "Candidate" */
+const char *rp_fusion_origin(an_fusion_origin o);    /* "mainline", "upstream", "inflight" */
+/* "path:line func" -> "func @ path:line"; other text unchanged. */
+char *rp_location_func_at(const char *loc);
+
+/* Overlap table words. */
+const char *rp_priority(an_priority p);              /* "P1" ... */
+const char *rp_verdict(an_overlap_verdict v);        /* "headroom", "low-roi-hidden" */
+const char *rp_dep_risk(an_dep_risk d);              /* "low", "high", "unclear" */
+const char *rp_dep_signal(an_dep_signal s);          /* "both-side serial risk", ... */
+const char *rp_recommendation(an_recommendation r);  /* "try overlap", ... */
+const char *rp_scope_source(an_scope_source s);      /* "mapping", "launch", ... */
+const char *rp_scope(const an_overlap_row *r);       /* the scope, or "unmapped" */
+const char *rp_launch_op(const an_overlap_row *r);   /* the op, or "n/a" */
+
+/* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
+ * the length it wanted (snprintf contract). */
+int rp_hint_text(const an_hint *h, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,50 @@
+/* util/file.c - capped whole-file read (file.h). */
+#include "util/file.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+ut_file_status ut_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
+                            int *err_no) {
+  *data = NULL;
+  *len = 0;
+  *err_no = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    *err_no = errno;
+    return UT_FILE_IO;
+  }
+  size_t cap = 4096, n = 0;
+  char *text = malloc(cap + 1);
+  bool nomem = text == NULL;
+  /* Read until EOF or past the cap: a pipe or a growing file is refused too. */
+  while (!nomem && n <= max_bytes) {
+    if (n == cap) {
+      char *bigger = realloc(text, cap * 2 + 1);
+      if (!bigger) {
+        nomem = true;
+        break;
+      }
+      text = bigger;
+      cap *= 2;
+    }
+    size_t got = fread(text + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  ut_file_status st = nomem ? UT_FILE_NOMEM
+                      : ferror(f)        ? UT_FILE_IO
+                      : n > max_bytes    ? UT_FILE_TOO_BIG
+                                         : UT_FILE_OK;
+  fclose(f);
+  if (st != UT_FILE_OK) {
+    free(text);
+    return st;
+  }
+  text[n] = '\0';
+  *data = text;
+  *len = n;
+  return UT_FILE_OK;
+}

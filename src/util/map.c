@@ -1,0 +1,172 @@
+/* util/map.c - hash maps and counter (map.h). */
+#include "util/map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/vec.h"
+
+uint64_t ut_hash_bytes(const void *p, size_t n) {
+  const unsigned char *s = p;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+/* ---------------------------------------------------------------- u64 -> u64 */
+
+/* Integer keys are often small and dense (ids, packed pid/tid): mix before masking. */
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+bool ut_u64map_get(const ut_u64map *m, uint64_t key, uint64_t *val) {
+  if (!m->cap) return false;
+  for (size_t h = (size_t)mix64(key) & (m->cap - 1); m->used[h]; h = (h + 1) & (m->cap - 1))
+    if (m->keys[h] == key) {
+      *val = m->vals[h];
+      return true;
+    }
+  return false;
+}
+
+static bool u64map_grow(ut_u64map *m) {
+  size_t nc = m->cap ? m->cap * 2 : 64;
+  uint64_t *nk = calloc(nc, sizeof *nk), *nv = calloc(nc, sizeof *nv);
+  unsigned char *nu = calloc(nc, 1);
+  if (!nk || !nv || !nu) {
+    free(nk);
+    free(nv);
+    free(nu);
+    return false;
+  }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->used[i]) continue;
+    size_t h = (size_t)mix64(m->keys[i]) & (nc - 1);
+    while (nu[h]) h = (h + 1) & (nc - 1);
+    nk[h] = m->keys[i];
+    nv[h] = m->vals[i];
+    nu[h] = 1;
+  }
+  free(m->keys);
+  free(m->vals);
+  free(m->used);
+  m->keys = nk;
+  m->vals = nv;
+  m->used = nu;
+  m->cap = nc;
+  return true;
+}
+
+bool ut_u64map_put(ut_u64map *m, uint64_t key, uint64_t val) {
+  if ((m->n + 1) * 2 > m->cap && !u64map_grow(m)) return false;
+  size_t h = (size_t)mix64(key) & (m->cap - 1);
+  while (m->used[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
+  if (!m->used[h]) m->n++;
+  m->keys[h] = key;
+  m->vals[h] = val;
+  m->used[h] = 1;
+  return true;
+}
+
+void ut_u64map_free(ut_u64map *m) {
+  free(m->keys);
+  free(m->vals);
+  free(m->used);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---------------------------------------------------------------- string -> index */
+
+static bool key_eq(const char *k, const char *s, size_t len) {
+  return strncmp(k, s, len) == 0 && k[len] == '\0';
+}
+
+long ut_strmap_find(const ut_strmap *m, const char *key, size_t len) {
+  if (!m->n_slots) return -1;
+  size_t mask = m->n_slots - 1;
+  for (size_t i = (size_t)ut_hash_bytes(key, len) & mask;; i = (i + 1) & mask) {
+    uint32_t v = m->slots[i];
+    if (!v) return -1;
+    if (key_eq(m->keys[v - 1], key, len)) return (long)(v - 1);
+  }
+}
+
+static bool strmap_grow(ut_strmap *m) {
+  size_t ns = m->n_slots ? m->n_slots * 2 : 64;
+  uint32_t *slots = calloc(ns, sizeof *slots);
+  if (!slots) return false;
+  for (size_t k = 0; k < m->n; k++) {
+    size_t i = (size_t)ut_hash_bytes(m->keys[k], strlen(m->keys[k])) & (ns - 1);
+    while (slots[i]) i = (i + 1) & (ns - 1);
+    slots[i] = (uint32_t)(k + 1);
+  }
+  free(m->slots);
+  m->slots = slots;
+  m->n_slots = ns;
+  return true;
+}
+
+long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
+  long found = ut_strmap_find(m, key, len);
+  if (found >= 0) return found;
+  if (m->n >= UINT32_MAX - 1) return -1;
+  if ((m->n + 1) * 2 > m->n_slots && !strmap_grow(m)) return -1;
+  char **keys = ut_grow(m->keys, &m->cap, m->n + 1, sizeof *keys);
+  if (!keys) return -1;
+  m->keys = keys;
+  char *copy = malloc(len + 1);
+  if (!copy) return -1;
+  memcpy(copy, key, len);
+  copy[len] = '\0';
+  m->keys[m->n] = copy;
+  size_t mask = m->n_slots - 1;
+  size_t i = (size_t)ut_hash_bytes(key, len) & mask;
+  while (m->slots[i]) i = (i + 1) & mask;
+  m->slots[i] = (uint32_t)(m->n + 1);
+  return (long)m->n++;
+}
+
+void ut_strmap_free(ut_strmap *m) {
+  for (size_t i = 0; i < m->n; i++) free(m->keys[i]);
+  free(m->keys);
+  free(m->slots);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---------------------------------------------------------------- counter */
+
+bool ut_counter_add(ut_counter *c, const char *key, size_t times) {
+  long i = ut_strmap_put(&c->keys, key, strlen(key));
+  if (i < 0) return false;
+  if ((size_t)i >= c->cap) {
+    size_t old = c->cap;
+    size_t *cs = ut_grow(c->counts, &c->cap, (size_t)i + 1, sizeof *cs);
+    if (!cs) return false;
+    memset(cs + old, 0, (c->cap - old) * sizeof *cs);
+    c->counts = cs;
+  }
+  c->counts[i] += times;
+  return true;
+}
+
+const char *ut_counter_top(const ut_counter *c) {
+  long best = -1;
+  for (size_t i = 0; i < c->keys.n; i++)
+    if (best < 0 || c->counts[i] > c->counts[best]) best = (long)i;
+  return best < 0 ? NULL : c->keys.keys[best];
+}
+
+void ut_counter_free(ut_counter *c) {
+  ut_strmap_free(&c->keys);
+  free(c->counts);
+  memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,66 @@
+/*
+ * util/map.h - the hash maps of the analysis: a 64-bit key -> 64-bit value map, a string
+ * -> dense index map (indices 0, 1, 2, ... in insertion order, which keeps every "first
+ * seen wins" tie-break of the reference), and a counter of strings built on it.
+ *
+ * Open addressing with linear probing, load <= 1/2. Keys are not adversarial enough to
+ * need a keyed hash: a trace is input, but probing stays linear in the worst case.
+ *
+ * Ownership: each map owns its arrays (and ut_strmap its key copies); *_free releases
+ * them and leaves an empty map. A zeroed struct is an empty map.
+ */
+#ifndef TRIAGE_UTIL_MAP_H
+#define TRIAGE_UTIL_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* FNV-1a of n bytes. */
+uint64_t ut_hash_bytes(const void *p, size_t n);
+
+/* ---------------------------------------------------------------- u64 -> u64 */
+
+typedef struct ut_u64map {
+  uint64_t *keys, *vals;
+  unsigned char *used;
+  size_t n, cap;
+} ut_u64map;
+
+/* True with *val when key is present. */
+bool ut_u64map_get(const ut_u64map *m, uint64_t key, uint64_t *val);
+/* Inserts or replaces. Returns false when out of memory. */
+bool ut_u64map_put(ut_u64map *m, uint64_t key, uint64_t val);
+void ut_u64map_free(ut_u64map *m);
+
+/* ---------------------------------------------------------------- string -> index */
+
+typedef struct ut_strmap {
+  char **keys;      /* copies, by index */
+  size_t n, cap;
+  uint32_t *slots;  /* index + 1; 0 = empty */
+  size_t n_slots;
+} ut_strmap;
+
+/* Index of key (len bytes); inserts it when absent. -1 only when out of memory. */
+long ut_strmap_put(ut_strmap *m, const char *key, size_t len);
+/* Index of key or -1. */
+long ut_strmap_find(const ut_strmap *m, const char *key, size_t len);
+void ut_strmap_free(ut_strmap *m);
+
+/* ---------------------------------------------------------------- counter */
+
+/* Counts per string; the most common wins, the first inserted among equals (Python's
+ * Counter.most_common order). */
+typedef struct ut_counter {
+  ut_strmap keys;
+  size_t *counts;
+  size_t cap;
+} ut_counter;
+
+bool ut_counter_add(ut_counter *c, const char *key, size_t times);
+/* Most common key or NULL when empty; borrowed from the counter. */
+const char *ut_counter_top(const ut_counter *c);
+void ut_counter_free(ut_counter *c);
+
+#endif

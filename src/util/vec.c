@@ -1,0 +1,19 @@
+/* util/vec.c - growing arrays (vec.h). */
+#include "util/vec.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap && items) return items;
+  size_t nc = *cap ? *cap : 8;
+  while (nc < need) {
+    if (nc > SIZE_MAX / 2) return NULL;
+    nc *= 2;
+  }
+  if (elem && nc > SIZE_MAX / elem) return NULL;
+  void *v = realloc(items, nc * elem);
+  if (!v) return NULL;
+  *cap = nc;
+  return v;
+}

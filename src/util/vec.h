@@ -1,0 +1,22 @@
+/*
+ * util/vec.h - growing arrays by doubling, in one place.
+ *
+ *   if (n == cap) {
+ *     T *v = ut_grow(arr, &cap, n + 1, sizeof *arr);
+ *     if (!v) return false;   // arr and cap unchanged
+ *     arr = v;
+ *   }
+ *
+ * Ownership: the array is the caller's (malloc/realloc memory, freed with free).
+ */
+#ifndef TRIAGE_UTIL_VEC_H
+#define TRIAGE_UTIL_VEC_H
+
+#include <stddef.h>
+
+/* The array items (elem bytes each, *cap of them) reallocated to hold at least need:
+ * the capacity doubles from 8 until it does. Returns the array to use, or NULL when out
+ * of memory or when the size would overflow (items stays valid, *cap unchanged). */
+void *ut_grow(void *items, size_t *cap, size_t need, size_t elem);
+
+#endif

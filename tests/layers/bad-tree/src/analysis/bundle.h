@@ -1,0 +1,1 @@
+#include "trace/source.h" /* private to trace */

@@ -1,0 +1,1 @@
+#include "analysis/bundle.h" /* upward: trace is below analysis */

@@ -1,0 +1,143 @@
+/* Unit tests of src/util: growing arrays, string buffer, maps, counter, capped file read. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/file.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+Test(util_vec, grows_by_doubling_and_refuses_overflow) {
+  int *a = NULL;
+  size_t cap = 0;
+  a = ut_grow(a, &cap, 1, sizeof *a);
+  cr_assert_not_null(a);
+  cr_assert_eq(cap, 8);
+  int *b = ut_grow(a, &cap, 9, sizeof *a);
+  cr_assert_not_null(b);
+  cr_assert_eq(cap, 16);
+  a = ut_grow(b, &cap, 16, sizeof *a);
+  cr_assert_eq(cap, 16, "room enough: unchanged");
+  cr_assert_null(ut_grow(a, &cap, SIZE_MAX / 2, sizeof *a), "size overflow");
+  cr_assert_eq(cap, 16, "a failed grow leaves the capacity");
+  free(a);
+}
+
+static int shout(FILE *f, const char *s) {
+  for (; s && *s; s++)
+    if (fputc(*s >= 'a' && *s <= 'z' ? *s - 32 : *s, f) == EOF) return -1;
+  return 0;
+}
+static int refuse(FILE *f, const char *s) {
+  (void)f;
+  (void)s;
+  return -1;
+}
+
+Test(util_buf, write_to_string) {
+  char *t = ut_write_to_string(shout, "ab|c");
+  cr_assert_str_eq(t, "AB|C");
+  free(t);
+  t = ut_write_to_string(shout, NULL);
+  cr_assert_str_eq(t, "", "nothing written is the empty string");
+  free(t);
+  cr_assert_null(ut_write_to_string(refuse, "x"), "a failing writer gives no text");
+}
+
+Test(util_buf, appends_and_formats) {
+  ut_buf b = {0};
+  cr_assert_str_eq(ut_buf_str(&b), "");
+  ut_buf_add(&b, "a");
+  ut_buf_addn(&b, "bcdef", 2);
+  ut_buf_addf(&b, "-%d-%s", 42, "x");
+  cr_assert_str_eq(ut_buf_str(&b), "abc-42-x");
+  char big[2000];
+  memset(big, 'y', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  ut_buf_addf(&b, "%s!", big); /* longer than the formatting scratch */
+  cr_assert_eq(b.n, 8 + 1999 + 1);
+  cr_assert_eq(ut_buf_str(&b)[b.n - 1], '!');
+  ut_buf_clear(&b);
+  cr_assert_str_eq(ut_buf_str(&b), "");
+  ut_buf_free(&b);
+}
+
+Test(util_map, u64_put_get_replace_and_grow) {
+  ut_u64map m = {0};
+  uint64_t v;
+  cr_assert_not(ut_u64map_get(&m, 7, &v));
+  for (uint64_t k = 0; k < 5000; k++) cr_assert(ut_u64map_put(&m, k * 3, k));
+  cr_assert(ut_u64map_put(&m, 3, 99));
+  cr_assert_eq(m.n, 5000);
+  cr_assert(ut_u64map_get(&m, 3, &v));
+  cr_assert_eq(v, 99);
+  cr_assert(ut_u64map_get(&m, 0, &v), "key 0 is a key like any other");
+  cr_assert_eq(v, 0);
+  cr_assert(ut_u64map_get(&m, 4999 * 3, &v));
+  cr_assert_eq(v, 4999);
+  cr_assert_not(ut_u64map_get(&m, 1, &v));
+  ut_u64map_free(&m);
+  cr_assert_not(ut_u64map_get(&m, 3, &v));
+}
+
+Test(util_map, strmap_indices_in_insertion_order) {
+  ut_strmap m = {0};
+  cr_assert_eq(ut_strmap_put(&m, "b", 1), 0);
+  cr_assert_eq(ut_strmap_put(&m, "abc", 2), 1, "length-delimited key");
+  cr_assert_eq(ut_strmap_put(&m, "b", 1), 0);
+  cr_assert_eq(ut_strmap_find(&m, "ab", 2), 1);
+  cr_assert_eq(ut_strmap_find(&m, "abc", 3), -1);
+  char key[16];
+  for (int i = 0; i < 1000; i++) {
+    int n = snprintf(key, sizeof key, "k%d", i);
+    cr_assert_eq(ut_strmap_put(&m, key, (size_t)n), i + 2);
+  }
+  cr_assert_str_eq(m.keys[2], "k0");
+  ut_strmap_free(&m);
+}
+
+Test(util_map, counter_most_common_first_inserted_wins_ties) {
+  ut_counter c = {0};
+  cr_assert_null(ut_counter_top(&c));
+  cr_assert(ut_counter_add(&c, "x", 1));
+  cr_assert(ut_counter_add(&c, "y", 2));
+  cr_assert(ut_counter_add(&c, "x", 1));
+  cr_assert_str_eq(ut_counter_top(&c), "x", "tie: the first inserted");
+  cr_assert(ut_counter_add(&c, "y", 1));
+  cr_assert_str_eq(ut_counter_top(&c), "y");
+  for (int i = 0; i < 100; i++) {
+    char k[8];
+    snprintf(k, sizeof k, "z%d", i);
+    cr_assert(ut_counter_add(&c, k, 1));
+  }
+  cr_assert_str_eq(ut_counter_top(&c), "y");
+  ut_counter_free(&c);
+}
+
+Test(util_file, whole_capped_and_missing) {
+  char path[] = "/tmp/triage-test-util-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, "hello world", 11), 11);
+  close(fd);
+  char *data;
+  size_t len;
+  int e;
+  cr_assert_eq(ut_read_file(path, 11, &data, &len, &e), UT_FILE_OK);
+  cr_assert_eq(len, 11);
+  cr_assert_str_eq(data, "hello world");
+  free(data);
+  cr_assert_eq(ut_read_file(path, 10, &data, &len, &e), UT_FILE_TOO_BIG);
+  cr_assert_null(data);
+  unlink(path);
+  cr_assert_eq(ut_read_file(path, 10, &data, &len, &e), UT_FILE_IO);
+  cr_assert_eq(e, ENOENT);
+  cr_assert_eq(ut_read_file("/tmp", 10, &data, &len, &e), UT_FILE_IO, "a directory");
+  cr_assert_eq(ut_read_file("/dev/zero", 100000, &data, &len, &e), UT_FILE_TOO_BIG,
+               "an endless file stops past the cap");
+}
