@@ -61,6 +61,10 @@ struct tr_trace {
   char *sample;
   size_t sample_len, sample_cap;
   uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
+  /* run metadata (top-level members); meta's arrays point at devices / groups */
+  tr_trace_meta meta;
+  tr_device *devices;
+  tr_process_group *groups;
 };
 
 /* ------------------------------------------------------------------ reader state */
@@ -1248,6 +1252,166 @@ static void count_skipped(rd *r) {
   if (r->t->n_skipped++ == 0) r->t->first_skip_off = r->ev_off;
 }
 
+/* ------------------------------------------------------------------ run metadata */
+
+/* Longest member name the metadata parser compares (top-level names included:
+ * "hip_runtime_version" is 19). A longer name is none of them and is not stored. */
+#define META_KEY_CAP 32u
+
+/* A member name of a metadata object, its opening quote consumed, then the colon:
+ * returns the name, or "" when it is longer than any name compared. */
+static const char *meta_key(rd *r) {
+  r->str_cap = META_KEY_CAP;
+  scan_string(r, &r->key);
+  r->str_cap = 0;
+  expect_colon(r);
+  return r->str_cut ? "" : r->key.p;
+}
+
+/* A string value interned, 0 for any other value (skipped). */
+static tr_str meta_string(rd *r, unsigned depth) {
+  r->str_cap = SAMPLE_STRING_CAP;
+  int type = read_value(r, depth, &r->argval);
+  bool cut = r->str_cut;
+  r->str_cap = 0;
+  return type == V_STRING && !cut ? intern(r, &r->argval, true) : 0;
+}
+
+/* Iterates a JSON object whose '{' is the next byte: calls member(r, key, depth + 1, ctx)
+ * for each member, which must consume the value. Any other value is skipped. */
+static void meta_object(rd *r, unsigned depth, void (*member)(rd *, const char *, unsigned, void *),
+                        void *ctx) {
+  if (rd_peek(r) != '{') {
+    read_value(r, depth, NULL);
+    return;
+  }
+  r->p++;
+  check_depth(r, depth);
+  skip_ws(r);
+  if (rd_peek(r) == '}') {
+    r->p++;
+    return;
+  }
+  do {
+    if (rd_peek(r) != '"') rd_expected(r, "a member name");
+    r->p++;
+    member(r, meta_key(r), depth + 1, ctx);
+  } while (next_member(r, '}'));
+}
+
+/* Iterates a JSON list whose '[' is the next byte: calls element(r, i, depth + 1, ctx)
+ * for each element, which must consume it. Any other value is skipped. */
+static void meta_list(rd *r, unsigned depth, void (*element)(rd *, size_t, unsigned, void *),
+                      void *ctx) {
+  if (rd_peek(r) != '[') {
+    read_value(r, depth, NULL);
+    return;
+  }
+  r->p++;
+  check_depth(r, depth);
+  skip_ws(r);
+  if (rd_peek(r) == ']') {
+    r->p++;
+    return;
+  }
+  size_t i = 0;
+  do element(r, i++, depth + 1, ctx);
+  while (next_member(r, ']'));
+}
+
+static void device_member(rd *r, const char *key, unsigned depth, void *ctx) {
+  tr_device *d = ctx;
+  if (strcmp(key, "id") == 0) d->id = read_id(r, depth);
+  else if (strcmp(key, "name") == 0) d->name = meta_string(r, depth);
+  else if (strcmp(key, "computeMajor") == 0) d->compute_major = read_id(r, depth);
+  else if (strcmp(key, "computeMinor") == 0) d->compute_minor = read_id(r, depth);
+  else if (strcmp(key, "warpSize") == 0) d->warp_size = read_id(r, depth);
+  else if (strcmp(key, "numSms") == 0) d->num_sms = read_id(r, depth);
+  else read_value(r, depth, NULL);
+}
+
+static void device_element(rd *r, size_t i, unsigned depth, void *ctx) {
+  (void)ctx;
+  tr_trace *t = r->t;
+  if (i >= TR_MAX_META_ITEMS || rd_peek(r) != '{') {
+    read_value(r, depth, NULL);
+    return;
+  }
+  tr_device *p = realloc(t->devices, (t->meta.n_devices + 1) * sizeof *p);
+  if (!p) rd_nomem(r);
+  t->devices = p;
+  tr_device *d = &p[t->meta.n_devices++];
+  *d = (tr_device){.id = TR_NO_ID, .compute_major = TR_NO_ID, .compute_minor = TR_NO_ID,
+                   .warp_size = TR_NO_ID, .num_sms = TR_NO_ID};
+  meta_object(r, depth, device_member, d);
+}
+
+static void rank_element(rd *r, size_t i, unsigned depth, void *ctx) {
+  tr_process_group *g = ctx;
+  int64_t v = read_id(r, depth);
+  if (i >= TR_MAX_META_ITEMS || v == TR_NO_ID) return;
+  int64_t *p = realloc(g->ranks, (g->n_ranks + 1) * sizeof *p);
+  if (!p) rd_nomem(r);
+  p[g->n_ranks++] = v;
+  g->ranks = p;
+}
+
+static void group_member(rd *r, const char *key, unsigned depth, void *ctx) {
+  tr_process_group *g = ctx;
+  if (strcmp(key, "pg_name") == 0) g->name = meta_string(r, depth);
+  else if (strcmp(key, "pg_desc") == 0) g->desc = meta_string(r, depth);
+  else if (strcmp(key, "pg_size") == 0) g->size = read_id(r, depth);
+  else if (strcmp(key, "ranks") == 0 && !g->n_ranks) meta_list(r, depth, rank_element, g);
+  else read_value(r, depth, NULL);
+}
+
+static void group_element(rd *r, size_t i, unsigned depth, void *ctx) {
+  (void)ctx;
+  tr_trace *t = r->t;
+  if (i >= TR_MAX_META_ITEMS || rd_peek(r) != '{') {
+    read_value(r, depth, NULL);
+    return;
+  }
+  tr_process_group *p = realloc(t->groups, (t->meta.n_groups + 1) * sizeof *p);
+  if (!p) rd_nomem(r);
+  t->groups = p;
+  tr_process_group *g = &p[t->meta.n_groups++];
+  *g = (tr_process_group){.size = TR_NO_ID};
+  meta_object(r, depth, group_member, g);
+}
+
+static void distributed_member(rd *r, const char *key, unsigned depth, void *ctx) {
+  tr_trace_meta *m = ctx;
+  if (strcmp(key, "rank") == 0) m->rank = read_id(r, depth);
+  else if (strcmp(key, "world_size") == 0) m->world_size = read_id(r, depth);
+  else if (strcmp(key, "backend") == 0) m->backend = meta_string(r, depth);
+  else if (strcmp(key, "pg_config") == 0 && !m->n_groups) meta_list(r, depth, group_element, NULL);
+  else read_value(r, depth, NULL);
+}
+
+/* A top-level member other than traceEvents (its name in r->key, colon consumed): the
+ * run metadata is read, everything else skipped. The runtime version members name the
+ * platform; a trace naming both keeps the first seen. */
+static void parse_top_member(rd *r) {
+  static const char *const rocm[] = {"hip_runtime_version", "roctracer_version", "hip_driver_version"};
+  static const char *const cuda[] = {"cuda_runtime_version", "cupti_version", "cuda_driver_version"};
+  tr_trace_meta *m = &r->t->meta;
+  const char *key = r->str_cut ? "" : r->key.p;
+  if (strcmp(key, "distributedInfo") == 0) {
+    meta_object(r, 2, distributed_member, m);
+  } else if (strcmp(key, "deviceProperties") == 0 && !m->n_devices) {
+    meta_list(r, 2, device_element, NULL);
+  } else {
+    for (size_t i = 0; i < 3 && m->platform == TR_PLATFORM_UNKNOWN; i++) {
+      if (strcmp(key, rocm[i]) == 0) m->platform = TR_PLATFORM_ROCM;
+      if (strcmp(key, cuda[i]) == 0) m->platform = TR_PLATFORM_CUDA;
+    }
+    read_value(r, 2, NULL);
+  }
+  m->devices = r->t->devices;
+  m->groups = r->t->groups;
+}
+
 /* ------------------------------------------------------------------ events */
 
 /* One element of traceEvents, its '{' consumed. */
@@ -1405,7 +1569,7 @@ static void parse_document(rd *r) {
       do {
         if (rd_peek(r) != '"') rd_expected(r, "a member name");
         r->p++;
-        r->str_cap = KEY_MAX_CLASSIFIED + 1u;
+        r->str_cap = META_KEY_CAP;
         scan_string(r, &r->key);
         r->str_cap = 0;
         expect_colon(r);
@@ -1422,7 +1586,7 @@ static void parse_document(rd *r) {
           parse_events(r, 2);
           found = true;
         } else {
-          read_value(r, 2, NULL);
+          parse_top_member(r);
         }
       } while (next_member(r, '}'));
     }
@@ -1449,6 +1613,9 @@ static void trace_free_contents(tr_trace *t) {
   tr_map32_free(&t->corr_map);
   tr_map64_free(&t->corr_map_wide);
   free(t->sample);
+  for (size_t i = 0; i < t->meta.n_groups; i++) free(t->groups[i].ranks);
+  free(t->groups);
+  free(t->devices);
   tr_intern_destroy(t->in);
   free(t->path);
 }
@@ -1502,6 +1669,7 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
   if (t) {
     t->path = strdup(name ? name : "");
     t->in = tr_intern_create();
+    t->meta.rank = t->meta.world_size = TR_NO_ID;
   }
   if (!t || !r || !t->path || !t->in) {
     if (t) tr_trace_destroy(t);
@@ -1619,6 +1787,7 @@ int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
 }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }
+const tr_trace_meta *tr_trace_meta_get(const tr_trace *t) { return &t->meta; }
 uint64_t tr_trace_event_count(const tr_trace *t) { return t->n_events; }
 uint64_t tr_trace_skipped_count(const tr_trace *t) { return t->n_skipped; }
 uint64_t tr_trace_json_bytes(const tr_trace *t) { return t->json_bytes; }

@@ -73,6 +73,44 @@ typedef struct tr_thread_name {
 
 typedef struct tr_trace tr_trace; /* opaque */
 
+/* Run metadata Kineto writes beside traceEvents (the top-level members distributedInfo,
+ * deviceProperties and the runtime version numbers). Read on the cold path; absent
+ * values stay unset. Strings are interned (tr_str_get); arrays live as long as the trace. */
+typedef enum tr_platform {
+  TR_PLATFORM_UNKNOWN = 0,
+  TR_PLATFORM_CUDA = 1, /* cuda_runtime_version / cupti_version / cuda_driver_version */
+  TR_PLATFORM_ROCM = 2  /* hip_runtime_version / roctracer_version / hip_driver_version */
+} tr_platform;
+
+typedef struct tr_device {
+  int64_t id;              /* TR_NO_ID when absent */
+  tr_str name;             /* "NVIDIA H100 80GB HBM3"; 0 when absent or empty */
+  int64_t compute_major;   /* TR_NO_ID when absent (ROCm writes 9.4 for gfx942) */
+  int64_t compute_minor;
+  int64_t warp_size;       /* 64 on AMD GPUs; TR_NO_ID when absent */
+  int64_t num_sms;
+} tr_device;
+
+/* One entry of distributedInfo.pg_config. */
+typedef struct tr_process_group {
+  tr_str name;             /* pg_name, e.g. "0" */
+  tr_str desc;             /* pg_desc, e.g. "default_pg" */
+  int64_t size;            /* pg_size, TR_NO_ID when absent */
+  size_t n_ranks;          /* at most TR_MAX_META_ITEMS kept */
+  int64_t *ranks;          /* borrowed; read only */
+} tr_process_group;
+
+typedef struct tr_trace_meta {
+  int64_t rank;            /* distributedInfo.rank, TR_NO_ID when absent */
+  int64_t world_size;      /* distributedInfo.world_size, TR_NO_ID when absent */
+  tr_str backend;          /* distributedInfo.backend ("nccl") */
+  size_t n_groups;
+  const tr_process_group *groups;
+  size_t n_devices;
+  const tr_device *devices;
+  tr_platform platform;    /* from the runtime version members only */
+} tr_trace_meta;
+
 /* Why reading failed. offset is the byte offset in the (decompressed) JSON stream where
  * the problem was found; for gzip errors, the offset in the compressed file. */
 typedef struct tr_error {
@@ -160,6 +198,9 @@ int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation
 /* Text sample for framework detection: names, cats, pids, first 8 arg keys and string
  * values of the first 256 events, space-separated. */
 const char *tr_trace_sample_text(const tr_trace *t);
+
+/* The trace's run metadata (never NULL for a trace that was read). */
+const tr_trace_meta *tr_trace_meta_get(const tr_trace *t);
 
 /* Counters. */
 uint64_t tr_trace_event_count(const tr_trace *t);   /* all events seen */

@@ -851,3 +851,62 @@ Test(trace_reader, all_shared_real_traces_read) {
   closedir(d);
   cr_expect_geq(n, 14);
 }
+
+/* Run metadata beside traceEvents: distributedInfo (rank, world size, backend, process
+ * groups with their ranks), deviceProperties and the runtime version members naming the
+ * platform; the same at every chunk size, before or after traceEvents. */
+static const char *k_meta_doc =
+    "{\"schemaVersion\": 1, \"hip_runtime_version\": 70253211,"
+    " \"deviceProperties\": [{\"id\": 0, \"name\": \"AMD Instinct MI300X\", \"computeMajor\": 9,"
+    " \"computeMinor\": 4, \"warpSize\": 64, \"numSms\": 304, \"extra\": [1, {\"x\": 2}]},"
+    " {\"id\": 1, \"name\": \"\"}],"
+    " \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+    " \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}}],"
+    " \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8,"
+    " \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"pg_size\": 8,"
+    " \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}, {\"pg_name\": \"1\", \"ranks\": \"oops\"}],"
+    " \"nccl_version\": \"2.17.1\"}, \"cupti_version\": 18}";
+
+Test(trace_reader, run_metadata) {
+  for (size_t chunk = 1; chunk <= 4096; chunk = chunk < 16 ? chunk + 1 : chunk * 3) {
+    tr_error err = {0};
+    tr_trace *t = read_str(k_meta_doc, chunk, &err);
+    cr_assert_not_null(t, "chunk %zu: %s", chunk, err.message);
+    const tr_trace_meta *m = tr_trace_meta_get(t);
+    cr_expect_eq(m->rank, 3);
+    cr_expect_eq(m->world_size, 8);
+    cr_expect_str_eq(tr_str_get(t, m->backend), "nccl");
+    cr_expect_eq(m->platform, TR_PLATFORM_ROCM, "the first version member decides");
+    cr_assert_eq(m->n_devices, 2);
+    cr_expect_str_eq(tr_str_get(t, m->devices[0].name), "AMD Instinct MI300X");
+    cr_expect_eq(m->devices[0].compute_major, 9);
+    cr_expect_eq(m->devices[0].compute_minor, 4);
+    cr_expect_eq(m->devices[0].warp_size, 64);
+    cr_expect_eq(m->devices[0].num_sms, 304);
+    cr_expect_eq(m->devices[1].name, 0, "an empty name is absent");
+    cr_expect_eq(m->devices[1].warp_size, TR_NO_ID);
+    cr_assert_eq(m->n_groups, 2);
+    cr_expect_str_eq(tr_str_get(t, m->groups[0].desc), "default_pg");
+    cr_expect_eq(m->groups[0].size, 8);
+    cr_assert_eq(m->groups[0].n_ranks, 8);
+    cr_expect_eq(m->groups[0].ranks[7], 7);
+    cr_expect_eq(m->groups[1].n_ranks, 0, "ranks that are not a list are skipped");
+    cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
+    tr_trace_destroy(t);
+  }
+}
+
+Test(trace_reader, run_metadata_absent_or_odd) {
+  tr_trace *t = read_ok("{\"distributedInfo\": [1, 2], \"deviceProperties\": {\"id\": 0},"
+                        " \"traceEvents\": []}");
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  cr_expect_eq(m->rank, TR_NO_ID);
+  cr_expect_eq(m->world_size, TR_NO_ID);
+  cr_expect_eq(m->n_devices, 0);
+  cr_expect_eq(m->n_groups, 0);
+  cr_expect_eq(m->platform, TR_PLATFORM_UNKNOWN);
+  tr_trace_destroy(t);
+  t = read_ok("[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1}]");
+  cr_expect_eq(tr_trace_meta_get(t)->rank, TR_NO_ID, "a bare event list has no metadata");
+  tr_trace_destroy(t);
+}

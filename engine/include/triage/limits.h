@@ -48,6 +48,10 @@
 /* Bytes of the framework-detection text sample (tr_trace_sample_text); longer samples are
  * cut, which only weakens a heuristic hint. */
 #define TR_MAX_SAMPLE_BYTES (4u * 1024u * 1024u)
+/* Entries kept from each list of the trace's run metadata (deviceProperties,
+ * distributedInfo.pg_config and each group's ranks); the rest is skipped, since real jobs
+ * list at most a few thousand ranks and the analysis needs the first few. */
+#define TR_MAX_META_ITEMS 4096u
 /* Trace files considered in one profile directory. */
 #define TR_MAX_DIR_FILES 100000
 /* Sub-directory depth searched below a profile directory (runs nest 2-3 deep). */
