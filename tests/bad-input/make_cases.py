@@ -47,6 +47,7 @@ LIMITS_ELSEWHERE = {
     "LV_POLL_INTERVAL_MS": "a polling period, not an input limit",
     "LV_MAX_DIR_ENTRIES": "needs a capture that writes 100,001 files: tests/live",
     "LV_MAX_SCAN_DEPTH": "needs a capture that nests output: tests/live",
+    "TR_MAX_META_ITEMS": "extra metadata entries are skipped, not refused: tests/unit/test_trace_reader.c run_metadata_lists_are_capped",
     "RP_MAX_DEMANGLE_BYTES": "no report prints display names yet: tests/unit/test_names.c",
     "RP_MAX_DEMANGLED_BYTES": "no report prints display names yet: tests/unit/test_names.c",
 }

@@ -910,3 +910,24 @@ Test(trace_reader, run_metadata_absent_or_odd) {
   cr_expect_eq(tr_trace_meta_get(t)->rank, TR_NO_ID, "a bare event list has no metadata");
   tr_trace_destroy(t);
 }
+
+/* Just over TR_MAX_META_ITEMS: the extra devices and ranks are skipped, the trace is read
+ * (metadata lists only inform; they never refuse a trace). */
+Test(trace_reader, run_metadata_lists_are_capped) {
+  size_t n = TR_MAX_META_ITEMS + 1u, cap = 64 + n * 40;
+  char *doc = malloc(cap);
+  cr_assert_not_null(doc);
+  size_t len = (size_t)snprintf(doc, cap, "{\"deviceProperties\": [");
+  for (size_t i = 0; i < n; i++) len += (size_t)snprintf(doc + len, cap - len, "%s{\"id\": %zu}", i ? "," : "", i);
+  len += (size_t)snprintf(doc + len, cap - len, "], \"distributedInfo\": {\"pg_config\": [{\"ranks\": [");
+  for (size_t i = 0; i < n; i++) len += (size_t)snprintf(doc + len, cap - len, "%s%zu", i ? "," : "", i);
+  snprintf(doc + len, cap - len, "]}]}, \"traceEvents\": []}");
+  tr_trace *t = read_ok(doc);
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  cr_expect_eq(m->n_devices, TR_MAX_META_ITEMS);
+  cr_expect_eq(m->devices[TR_MAX_META_ITEMS - 1].id, (int64_t)TR_MAX_META_ITEMS - 1);
+  cr_assert_eq(m->n_groups, 1);
+  cr_expect_eq(m->groups[0].n_ranks, TR_MAX_META_ITEMS);
+  tr_trace_destroy(t);
+  free(doc);
+}
