@@ -11,8 +11,8 @@
  *
  * Extending it: a new section is a new member of an_report (or an_stage_report) with
  * its own types here; the renderers that know it read it, the others ignore it. The
- * summary, per-rank and diff sections below are declared for that purpose and stay
- * NULL / 0 until their analysis exists.
+ * per-rank and diff sections below are declared for that purpose and stay NULL / 0
+ * until their analysis exists.
  *
  * Ownership: an an_report and everything reachable from it is owned by the report
  * (an_report_destroy), except strings taken from the te_rules the report was built with
@@ -296,6 +296,63 @@ typedef struct an_hint {
   const char *detail;
 } an_hint;
 
+/* ------------------------------------------------------------------ summary */
+
+/* Which table a summary item comes from (its evidence row). */
+typedef enum an_summary_kind {
+  AN_SUMMARY_KERNEL = 0,  /* a dominant kernel of the kernel table */
+  AN_SUMMARY_OVERLAP = 1, /* a headroom row of the overlap table */
+  AN_SUMMARY_FUSION = 2   /* a row of the fuse table */
+} an_summary_kind;
+#define AN_SUMMARY_KINDS 3
+
+/* What the item asks the reader to do. */
+typedef enum an_action {
+  AN_ACTION_TUNE_KERNEL = 0,   /* a dominant kernel: tune it or pick a faster one */
+  AN_ACTION_TRY_OVERLAP = 1,   /* run it under another stream's work */
+  AN_ACTION_TRY_FUSION = 2,    /* fold it into its neighbour */
+  AN_ACTION_CHECK_DEPS = 3,    /* overlap looks possible; check its dependencies first */
+  AN_ACTION_ENABLE_FUSION = 4, /* a fused path exists in the framework: switch it on */
+  AN_ACTION_PORT_FUSION = 5    /* a fused path exists upstream or in flight: port it */
+} an_action;
+
+/* One line of "What to try first": ranked across the three tables of every stage by
+ * score = summary.weights[kind] * at_stake_us (docs/report.md). */
+typedef struct an_summary_item {
+  an_summary_kind kind;
+  an_action action;
+  const char *stage_id, *stage_label; /* the evidence row's stage */
+  size_t row;                   /* index of the evidence row in its table's rows */
+  size_t n_kernels;             /* canonical kernel names (keys, not display names) */
+  const char *const *kernels;
+  const char *location;         /* Python location "path:line func", NULL: unresolved */
+  double at_stake_us;           /* GPU time at stake (an_*_at_stake in summary.c) */
+  double share_pct;             /* at_stake_us / the stage's kernel-time sum * 100 */
+  double score;                 /* the ranking key */
+  char anchor[64];              /* id of the evidence row ("kernel-decode-3"): the same
+                                   in Markdown and HTML; stable for a given report */
+} an_summary_item;
+
+/* Time of one kernel category in one stage (the per-stage time line). */
+typedef struct an_category_time {
+  const char *category;         /* kernel classifier category, from the rules */
+  double total_us;
+  double share_pct;             /* of the stage's kernel-time sum */
+  size_t kernels;               /* distinct kernels (rows) of the category */
+} an_category_time;
+
+/* Where the trace limits what the report can say (the report words each as a hint). */
+typedef struct an_trace_limits {
+  bool no_python_stacks;     /* no kernel resolved to a Python location: recorded without
+                                with_stack=True (or without Python frames at all) */
+  bool framework_defaulted;  /* nothing detected the framework: the packs' default */
+  long ranks_analysed;       /* formal traces read */
+  long ranks_expected;       /* the TP size (server args), else 0: unknown */
+  const char *short_window_stage; /* label of the first stage whose GPU span is under
+                                     report.short_window_ms, NULL if none */
+  double short_window_us;    /* that stage's span */
+} an_trace_limits;
+
 /* ------------------------------------------------------------------ the report */
 
 /* One stage, in render order. */
@@ -313,10 +370,11 @@ typedef struct an_stage_report {
   /* overlap table block; NULL when the overlap analysis has none for this stage */
   const an_overlap_stage *overlap;
   double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
+  size_t n_categories;            /* time by kernel category, total_us descending */
+  const an_category_time *categories;
 } an_stage_report;
 
 /* Sections later work adds (declared so the report grows without reshaping). */
-struct an_summary_item;
 struct an_rank_report;
 struct an_diff_report;
 
@@ -327,8 +385,9 @@ typedef struct an_report {
   size_t n_hints;
   const an_hint *hints;
   an_kmap_view kernel_map; /* the mapping kernel map (--kernel-map) */
-  size_t n_summary;
-  const struct an_summary_item *summary;
+  an_trace_limits limits;
+  size_t n_summary;                 /* "What to try first", best first */
+  const an_summary_item *summary;
   const struct an_rank_report *ranks;
   const struct an_diff_report *diff;
 } an_report;

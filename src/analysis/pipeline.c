@@ -17,6 +17,7 @@
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
 #include "analysis/strtab.h"
+#include "analysis/summary.h"
 #include "analysis/tables.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
@@ -52,6 +53,7 @@ typedef struct run_state {
   size_t n_hints, cap_hints;
   an_pack_ref *packs;
   an_strtab *strings;        /* copies that outlive the traces (hint paths, names) */
+  an_summary_data summary;   /* summary items, per-stage category times */
 } run_state;
 
 static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...)
@@ -395,6 +397,9 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   an_kernel_map_view(mapping_side(r)->kmap, &r->report.kernel_map);
   r->report.hints = r->hints;
   r->report.n_hints = r->n_hints;
+  an_summary_limits(&r->report, te_rules_settings(r->rules));
+  if (an_summary_build(&r->report, r->stages, te_rules_settings(r->rules), &r->summary) != AN_OK)
+    return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   return AN_OK;
 }
 
@@ -410,6 +415,7 @@ void an_report_destroy(an_report *rep) {
   free(r->stages);
   free(r->hints);
   free(r->packs);
+  an_summary_free(&r->summary);
   an_strtab_destroy(r->strings);
   free(r);
 }

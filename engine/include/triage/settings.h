@@ -149,6 +149,16 @@ typedef struct te_list_map {
     "display names are cut to this many characters")                                         \
   X(names_display_collapse_chars, "names.display_collapse_chars", INT, 1, 100000, 0, NULL,   \
     "display names longer than this have nested template arguments collapsed")               \
+  X(summary_max_items, "summary.max_items", INT, 0, 1000, 0, NULL,                          \
+    "lines of the report's 'What to try first' list")                                        \
+  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 0, NULL,                       \
+    "rank weight per summary kind (kernel, overlap, fusion): score = weight * time at stake") \
+  X(summary_kernel_min_share_pct, "summary.kernel_min_share_pct", NUMBER, 0, 100, 0, NULL,   \
+    "a kernel row enters the summary as a dominant kernel from this share of its stage")     \
+  X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                 \
+    "summary items whose time at stake is under this share of their stage are left out")     \
+  X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,              \
+    "a stage whose GPU span is shorter than this gets a short-capture-window hint")          \
   X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0,     \
     NULL, "least delay between start_profile and the probe requests for non-SGLang servers")
 
