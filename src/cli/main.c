@@ -66,14 +66,15 @@ static int write_kernel_map(const char *path, const an_report *rep) {
   return rc;
 }
 
-static int write_report(const triage_options *opt, const an_report *rep) {
+static int write_report(const triage_options *opt, const an_report *rep, const te_rules *rules) {
   FILE *out = opt->output_path ? fopen(opt->output_path, "w") : stdout;
   if (!out) {
     fprintf(stderr, "triage: %s: cannot open for writing\n", opt->output_path);
     return 1;
   }
   rp_options ro = {triage_options_layout(opt) == TRIAGE_LAYOUT_REFERENCE ? RP_LAYOUT_REFERENCE
-                                                                        : RP_LAYOUT_DEFAULT};
+                                                                        : RP_LAYOUT_DEFAULT,
+                   rules, opt->full_names};
   int wrc = opt->format == TRIAGE_FORMAT_JSON ? rp_json(out, rep, &ro) : rp_markdown(out, rep, &ro);
   if (fflush(out) != 0) wrc = -1;
   if (out != stdout && fclose(out) != 0) wrc = -1;
@@ -114,7 +115,7 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   rep->run.version = TRIAGE_VERSION;
   rep->run.command_line = cmdline;
   int rc = opt->kernel_map_path ? write_kernel_map(opt->kernel_map_path, rep) : 0;
-  if (rc == 0) rc = write_report(opt, rep);
+  if (rc == 0) rc = write_report(opt, rep, rules);
   an_report_destroy(rep);
   return rc;
 }
