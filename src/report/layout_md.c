@@ -214,7 +214,9 @@ static void stack_hint(FILE *f, const an_report *r, const te_rules *rules) {
         "`unresolved`. Record the trace with `with_stack=True`:\n", f);
   if (!rules) return;
   const te_list_map *m = &te_rules_settings(rules)->report_stack_hints;
-  const te_string_list *l = te_list_map_get(m, r->run.framework.id);
+  /* a defaulted framework is a guess: give the generic way */
+  const te_string_list *l =
+      r->limits.framework_defaulted ? NULL : te_list_map_get(m, r->run.framework.id);
   if (!l) l = te_list_map_get(m, "other");
   for (size_t i = 0; l && i < l->n; i++) fprintf(f, "  - %s\n", l->items[i]);
 }
