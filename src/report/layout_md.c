@@ -321,8 +321,8 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   fprintf(f, "\n### Overlap opportunities: %s\n\n", st->label);
   const an_overlap_stage *o = st->overlap;
   if (!o) {
-    fputs(rep->run.overlap_off ? "No overlap analysis for a single trace (setting "
-                                 "overlap.single_trace); use mapping-formal mode.\n"
+    fputs(rep->run.overlap_off ? "No overlap analysis for a single trace (the packs turn it "
+                                 "off); use mapping-formal mode.\n"
                                : "No overlap block for this stage.\n", f);
     return;
   }
