@@ -267,6 +267,16 @@ static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
          add_owned(o, "rationale", rp_fuse_rationale(r));
 }
 
+static bool category_json(cJSON *cs, const an_category_time *c) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(cs, o);
+  return cJSON_AddStringToObject(o, "category", c->category) &&
+         cJSON_AddNumberToObject(o, "total_us", an_round3(c->total_us)) &&
+         cJSON_AddNumberToObject(o, "share_pct", an_round3(c->share_pct)) &&
+         cJSON_AddNumberToObject(o, "kernels", (double)c->kernels);
+}
+
 static cJSON *stage_json(const an_stage_report *st) {
   cJSON *s = cJSON_CreateObject();
   if (!s) return NULL;
@@ -282,6 +292,10 @@ static cJSON *stage_json(const an_stage_report *st) {
   if (!fs) goto fail;
   for (size_t i = 0; i < st->n_fuse; i++)
     if (!fuse_json(fs, &st->fuse[i])) goto fail;
+  cJSON *cs = cJSON_AddArrayToObject(s, "categories");
+  for (size_t i = 0; cs && i < st->n_categories; i++)
+    if (!category_json(cs, &st->categories[i])) goto fail;
+  if (!cs) goto fail;
   return s;
 fail:
   cJSON_Delete(s);
@@ -309,6 +323,61 @@ static bool run_json(cJSON *root, const an_provenance *p) {
   return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
 }
 
+static bool fact_json(cJSON *p, const char *k, const char *value, an_source src) {
+  cJSON *o = cJSON_AddObjectToObject(p, k);
+  return o && add_str_or_null(o, "value", value) &&
+         cJSON_AddStringToObject(o, "source", rp_source(src));
+}
+
+/* Each run fact with where it came from (the default layout's header). */
+static bool provenance_json(cJSON *root, const an_provenance *p) {
+  cJSON *o = cJSON_AddObjectToObject(root, "provenance");
+  char tp[32];
+  snprintf(tp, sizeof tp, "%ld", p->tp_size.value);
+  return o && fact_json(o, "framework", p->framework.label, p->framework.source) &&
+         fact_json(o, "mapping_framework", p->mapping_framework.label,
+                   p->mapping_framework.source) &&
+         fact_json(o, "model", p->model.value, p->model.source) &&
+         fact_json(o, "tp_size", tp, p->tp_size.source) &&
+         fact_json(o, "gpu", p->gpu.value, p->gpu.source) &&
+         add_str_or_null(o, "version", p->version);
+}
+
+static bool summary_item_json(cJSON *a, const an_summary_item *it) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  cJSON *ks = str_array(it->kernels, it->n_kernels);
+  if (!ks) return false;
+  cJSON_AddItemToObject(o, "kernels", ks);
+  return cJSON_AddStringToObject(o, "kind", rp_summary_kind(it->kind)) &&
+         cJSON_AddStringToObject(o, "action", rp_action(it->action)) &&
+         cJSON_AddStringToObject(o, "stage", it->stage_id) &&
+         cJSON_AddNumberToObject(o, "row", (double)it->row) &&
+         add_str_or_null(o, "location", it->location) &&
+         cJSON_AddNumberToObject(o, "at_stake_us", an_round3(it->at_stake_us)) &&
+         cJSON_AddNumberToObject(o, "share_pct", an_round3(it->share_pct)) &&
+         cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
+         cJSON_AddStringToObject(o, "anchor", it->anchor);
+}
+
+static bool limits_json(cJSON *root, const an_trace_limits *l) {
+  cJSON *o = cJSON_AddObjectToObject(root, "limits");
+  return o && cJSON_AddBoolToObject(o, "no_python_stacks", l->no_python_stacks) &&
+         cJSON_AddBoolToObject(o, "framework_defaulted", l->framework_defaulted) &&
+         cJSON_AddNumberToObject(o, "ranks_analysed", (double)l->ranks_analysed) &&
+         cJSON_AddNumberToObject(o, "ranks_expected", (double)l->ranks_expected) &&
+         add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
+         cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us));
+}
+
+static bool summary_json(cJSON *root, const an_report *r) {
+  cJSON *a = cJSON_AddArrayToObject(root, "summary");
+  for (size_t i = 0; a && i < r->n_summary; i++)
+    if (!summary_item_json(a, &r->summary[i])) return false;
+  return a && provenance_json(root, &r->run) && limits_json(root, &r->limits);
+}
+
 int rp_json(FILE *out, const an_report *r, const rp_options *o) {
   (void)o;
   cJSON *root = cJSON_CreateObject();
@@ -323,7 +392,7 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o) {
     if (!s) goto done;
     cJSON_AddItemToArray(stages, s);
   }
-  if (rp_overlap_json(root, r) != 0) goto done;
+  if (rp_overlap_json(root, r) != 0 || !summary_json(root, r)) goto done;
   char *text = cJSON_Print(root);
   if (!text) goto done;
   rc = (fputs(text, out) == EOF || fputc('\n', out) == EOF) ? -1 : 0;
