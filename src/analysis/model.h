@@ -253,6 +253,17 @@ typedef struct an_overlap_row {
   size_t count;
   double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
   double share_pct;     /* total_us / stage busy time * 100 */
+  /* Exposed time: the row's GPU time with no compute kernel running on another stream
+   * of the same GPU, over the stage (docs/overlap.md "Exposed time"). Milliseconds.
+   *   exposed_ms      steady cost: median instance x count; what ranking by recoverable
+   *                   time uses (the "What to try first" summary ranks by it);
+   *   exposed_wait_ms the excess above the steady cost, concentrated in a few instances
+   *                   (first collective of a step waiting for the slowest rank, stalls):
+   *                   rank skew / pipeline bubble, never headroom;
+   *   exposed_median_us, exposed_first_us: the median instance and the earliest one. */
+  double exposed_ms;
+  double exposed_wait_ms;
+  double exposed_median_us, exposed_first_us;
   char *top_partner;    /* kernel it hides under the longest, NULL if never hidden */
   double top_partner_us;
   char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */

@@ -716,6 +716,10 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   row->hidden_us = a->hidden_us;
   row->exclusive_us = a->exclusive_us;
   row->hidden_by_compute_us = a->hidden_by_compute_us;
+  row->exposed_ms = a->exposed_steady_us / 1000.0;
+  row->exposed_wait_ms = a->exposed_wait_us / 1000.0;
+  row->exposed_median_us = a->exposed_median_us;
+  row->exposed_first_us = a->exposed_first_us;
   row->share_pct = sw->busy_us > 0 ? a->total_us / sw->busy_us * 100.0 : 0;
   if (a->top_partner_name >= 0) {
     row->top_partner = ov_strdup(c->formal->side->names.keys[a->top_partner_name]);

@@ -54,6 +54,12 @@ typedef struct ov_agg {
   size_t count;
   double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
   long rep;               /* index into the kernel array: longest event (first wins) */
+  long first;             /* index into the kernel array: earliest start (first wins) */
+  /* Time with no compute kernel on another stream of the GPU, summed over the
+   * instances, and its split: steady = median instance x count (what every instance
+   * costs), wait = the excess above it (a few slow instances: rank skew, stalls). */
+  double exposed_us, exposed_steady_us, exposed_wait_us;
+  double exposed_median_us, exposed_first_us; /* median instance; the earliest one */
   long top_partner_name;  /* canonical name hidden under the longest, -1 if none */
   double top_partner_us;
 } ov_agg;

@@ -143,155 +143,276 @@ void ov_sweep_free(ov_sweep *s) {
   memset(s, 0, sizeof *s);
 }
 
-bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_streams,
-                  const ov_cats *cats, ov_sweep *out) {
-  memset(out, 0, sizeof *out);
-  bool ok = false;
-  ov_point *pts = malloc((n ? n : 1) * 2 * sizeof *pts);
-  ov_lane *lanes = calloc(n_streams ? n_streams : 1, sizeof *lanes);
-  uint32_t *act = malloc((n_streams ? n_streams : 1) * sizeof *act); /* active streams */
-  double *snap = malloc((n ? n : 1) * 3 * sizeof *snap);              /* lane totals at start */
-  long *agg_of = malloc((n_names ? n_names : 1) * sizeof *agg_of);
-  ov_agg *aggs = calloc(n_names ? n_names : 1, sizeof *aggs);
-  ov_partners *parts = calloc(n_names ? n_names : 1, sizeof *parts);
-  if (!pts || !lanes || !act || !snap || !agg_of || !aggs || !parts) goto done;
-  for (size_t s = 0; s < n_streams; s++) lanes[s].best = lanes[s].pos = -1;
+/* Working state of one sweep: the per-stream lanes, the active-stream list and the
+ * per-kernel / per-name arrays the phases below share. */
+typedef struct ov_sweep_state {
+  const ov_kernel *ks;
+  const ov_cats *cats;
+  size_t n, n_names, n_streams;
+  ov_point *pts;
+  ov_lane *lanes;
+  uint32_t *act;          /* active streams */
+  size_t n_act, n_active_kernels, compute_streams;
+  double *snap;           /* lane totals (hid, exc, hbc) at each kernel's start */
+  double *exposed;        /* per kernel: time with no compute kernel on another stream */
+  long *agg_of;           /* canonical name -> aggregate */
+  ov_agg *aggs;
+  size_t n_aggs;
+  ov_partners *parts;     /* per aggregate */
+} ov_sweep_state;
 
-  /* Aggregates in first-seen order, representative = longest event (first wins). */
-  size_t n_aggs = 0;
-  for (size_t i = 0; i < n_names; i++) agg_of[i] = -1;
-  for (size_t i = 0; i < n; i++) {
+static size_t ov_nz(size_t n) { return n ? n : 1; }
+
+static bool ov_state_alloc(ov_sweep_state *st) {
+  st->pts = malloc(ov_nz(st->n) * 2 * sizeof *st->pts);
+  st->lanes = calloc(ov_nz(st->n_streams), sizeof *st->lanes);
+  st->act = malloc(ov_nz(st->n_streams) * sizeof *st->act);
+  st->snap = malloc(ov_nz(st->n) * 3 * sizeof *st->snap);
+  st->exposed = malloc(ov_nz(st->n) * sizeof *st->exposed);
+  st->agg_of = malloc(ov_nz(st->n_names) * sizeof *st->agg_of);
+  st->aggs = calloc(ov_nz(st->n_names), sizeof *st->aggs);
+  st->parts = calloc(ov_nz(st->n_names), sizeof *st->parts);
+  if (!st->pts || !st->lanes || !st->act || !st->snap || !st->exposed || !st->agg_of ||
+      !st->aggs || !st->parts)
+    return false;
+  for (size_t s = 0; s < st->n_streams; s++) st->lanes[s].best = st->lanes[s].pos = -1;
+  return true;
+}
+
+static void ov_state_free(ov_sweep_state *st) {
+  if (st->parts)
+    for (size_t i = 0; i < st->n_names; i++) {
+      free(st->parts[i].name);
+      free(st->parts[i].us);
+    }
+  free(st->parts);
+  if (st->lanes)
+    for (size_t s = 0; s < st->n_streams; s++) free(st->lanes[s].k);
+  free(st->lanes);
+  free(st->pts);
+  free(st->act);
+  free(st->snap);
+  free(st->exposed);
+  free(st->agg_of);
+  free(st->aggs);
+}
+
+/* Aggregates in first-seen order; the representative is the longest event (first wins). */
+static void ov_collect_aggs(ov_sweep_state *st) {
+  const ov_kernel *ks = st->ks;
+  for (size_t i = 0; i < st->n_names; i++) st->agg_of[i] = -1;
+  for (size_t i = 0; i < st->n; i++) {
     uint32_t nm = ks[i].name;
-    if (agg_of[nm] < 0) {
-      agg_of[nm] = (long)n_aggs;
-      ov_agg *a = &aggs[n_aggs++];
+    if (st->agg_of[nm] < 0) {
+      st->agg_of[nm] = (long)st->n_aggs;
+      ov_agg *a = &st->aggs[st->n_aggs++];
       a->name = nm;
       a->cat = ks[i].cat;
-      a->rep = (long)i;
+      a->rep = a->first = (long)i;
       a->top_partner_name = -1;
     }
-    ov_agg *a = &aggs[agg_of[nm]];
+    ov_agg *a = &st->aggs[st->agg_of[nm]];
     a->count++;
     a->total_us += ks[i].end - ks[i].ts;
     if (ks[i].end - ks[i].ts > ks[a->rep].end - ks[a->rep].ts) a->rep = (long)i;
+    if (ks[i].ts < ks[a->first].ts) a->first = (long)i;
   }
+}
 
-  for (size_t i = 0; i < n; i++) {
-    pts[2 * i] = (ov_point){ks[i].ts, (uint32_t)i, 1};
+static void ov_sort_points(ov_sweep_state *st) {
+  const ov_kernel *ks = st->ks;
+  for (size_t i = 0; i < st->n; i++) {
+    st->pts[2 * i] = (ov_point){ks[i].ts, (uint32_t)i, 1};
     bool empty = !(ks[i].end > ks[i].ts);
-    pts[2 * i + 1] = (ov_point){empty ? ks[i].ts : ks[i].end, (uint32_t)i, empty ? 2 : 0};
+    st->pts[2 * i + 1] = (ov_point){empty ? ks[i].ts : ks[i].end, (uint32_t)i, empty ? 2 : 0};
   }
-  qsort(pts, 2 * n, sizeof *pts, ov_point_cmp);
+  qsort(st->pts, 2 * st->n, sizeof *st->pts, ov_point_cmp);
+}
 
-  size_t n_act = 0, n_active_kernels = 0, compute_streams = 0;
+/* The two active streams whose best kernels rank highest: they give every active stream
+ * its best partner on *another* stream. */
+static void ov_top_two_streams(const ov_sweep_state *st, long *top1, long *top2) {
+  *top1 = *top2 = -1;
+  for (size_t a = 0; a < st->n_act; a++) {
+    uint32_t s = st->act[a];
+    uint32_t b = (uint32_t)st->lanes[s].best;
+    if (*top1 < 0 || ov_outranks(st->ks, st->cats, b, (uint32_t)st->lanes[*top1].best)) {
+      *top2 = *top1;
+      *top1 = (long)s;
+    } else if (*top2 < 0 || ov_outranks(st->ks, st->cats, b, (uint32_t)st->lanes[*top2].best)) {
+      *top2 = (long)s;
+    }
+  }
+}
+
+/* Credits an interval of dt with a constant active set: busy and multi-stream time, each
+ * active stream's hidden / exclusive / hidden-by-compute totals, and the partner each
+ * active kernel is hidden under. */
+static bool ov_account_interval(ov_sweep_state *st, double dt, ov_sweep *out) {
+  out->busy_us += dt;
+  if (st->n_act >= 2) out->multi_us += dt;
+  if (st->n_act > out->max_streams) out->max_streams = st->n_act;
+  long top1, top2;
+  ov_top_two_streams(st, &top1, &top2);
+  for (size_t a = 0; a < st->n_act; a++) {
+    uint32_t s = st->act[a];
+    ov_lane *l = &st->lanes[s];
+    if (st->n_act < 2) {
+      l->exc += dt;
+      continue;
+    }
+    l->hid += dt;
+    if (st->compute_streams - (l->n_compute > 0 ? 1 : 0) > 0) l->hbc += dt;
+    long other = (long)s == top1 ? top2 : top1;
+    uint32_t dom_name = st->ks[st->lanes[other].best].name;
+    for (size_t j = 0; j < l->n; j++) {
+      long ag = st->agg_of[st->ks[l->k[j]].name];
+      if (!ov_partners_add(&st->parts[ag], dom_name, dt)) return false;
+    }
+  }
+  return true;
+}
+
+static bool ov_is_compute(const ov_sweep_state *st, uint32_t k) {
+  return st->cats->compute >= 0 && st->ks[k].cat == (uint32_t)st->cats->compute;
+}
+
+/* A kernel starts: it joins its stream's lane (and the lane the active list) and notes
+ * the lane's running totals, which its end subtracts. */
+static bool ov_kernel_start(ov_sweep_state *st, uint32_t k) {
+  const ov_kernel *ks = st->ks;
+  ov_lane *l = &st->lanes[ks[k].stream];
+  uint32_t *nk = ut_grow(l->k, &l->cap, l->n + 1, sizeof *nk);
+  if (!nk) return false;
+  l->k = nk;
+  l->k[l->n++] = k;
+  if (l->n == 1) {
+    l->pos = (long)st->n_act;
+    st->act[st->n_act++] = ks[k].stream;
+  }
+  if (ov_is_compute(st, k) && l->n_compute++ == 0) st->compute_streams++;
+  if (l->best < 0 || ov_outranks(ks, st->cats, k, (uint32_t)l->best)) l->best = k;
+  st->n_active_kernels++;
+  st->snap[3 * k] = l->hid;
+  st->snap[3 * k + 1] = l->exc;
+  st->snap[3 * k + 2] = l->hbc;
+  return true;
+}
+
+/* A kernel ends: it leaves its lane and its aggregate receives what the lane's totals
+ * grew by while it ran. */
+static void ov_kernel_end(ov_sweep_state *st, uint32_t k) {
+  const ov_kernel *ks = st->ks;
+  ov_lane *l = &st->lanes[ks[k].stream];
+  for (size_t j = 0; j < l->n; j++)
+    if (l->k[j] == k) {
+      l->k[j] = l->k[--l->n];
+      break;
+    }
+  if (ov_is_compute(st, k) && --l->n_compute == 0) st->compute_streams--;
+  st->n_active_kernels--;
+  if (l->n == 0) { /* swap-remove the stream from the active list */
+    uint32_t last = st->act[--st->n_act];
+    if ((size_t)l->pos < st->n_act) {
+      st->act[l->pos] = last;
+      st->lanes[last].pos = l->pos;
+    }
+    l->pos = -1;
+    l->best = -1;
+  } else if (l->best == (long)k) {
+    ov_lane_rebest(l, ks, st->cats);
+  }
+  ov_agg *a = &st->aggs[st->agg_of[ks[k].name]];
+  double hbc = l->hbc - st->snap[3 * k + 2];
+  a->hidden_us += l->hid - st->snap[3 * k];
+  a->exclusive_us += l->exc - st->snap[3 * k + 1];
+  a->hidden_by_compute_us += hbc;
+  double exposed = (ks[k].end - ks[k].ts) - hbc;
+  st->exposed[k] = exposed > 0 ? exposed : 0;
+}
+
+static void ov_pick_top_partners(ov_sweep_state *st) {
+  for (size_t i = 0; i < st->n_aggs; i++) {
+    ov_agg *a = &st->aggs[i];
+    const ov_partners *pp = &st->parts[i];
+    for (size_t j = 0; j < pp->n; j++)
+      if (pp->us[j] > a->top_partner_us) {
+        a->top_partner_us = pp->us[j];
+        a->top_partner_name = pp->name[j];
+      }
+  }
+}
+
+static int ov_double_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* Splits each aggregate's exposed time (no compute on another stream) into a steady
+ * cost, median instance x count, and the excess above it: the wait that concentrates in
+ * a few instances (the first collective of a step waiting for the slowest rank, a stall)
+ * and that overlap cannot recover. Counting sort by aggregate, then a sort per group. */
+static bool ov_split_exposed(ov_sweep_state *st) {
+  size_t *start = calloc(st->n_aggs + 1, sizeof *start);
+  double *vals = malloc(ov_nz(st->n) * sizeof *vals);
+  if (!start || !vals) {
+    free(start);
+    free(vals);
+    return false;
+  }
+  for (size_t i = 0; i < st->n_aggs; i++) start[i + 1] = start[i] + st->aggs[i].count;
+  for (size_t k = 0; k < st->n; k++) {
+    size_t ag = (size_t)st->agg_of[st->ks[k].name];
+    vals[start[ag]++] = st->exposed[k];
+  }
+  for (size_t i = st->n_aggs; i > 0; i--) start[i] = start[i - 1]; /* back to group starts */
+  start[0] = 0;
+  for (size_t i = 0; i < st->n_aggs; i++) {
+    ov_agg *a = &st->aggs[i];
+    double *v = vals + start[i];
+    size_t c = a->count;
+    qsort(v, c, sizeof *v, ov_double_cmp);
+    double median = c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2.0;
+    double total = 0;
+    for (size_t j = 0; j < c; j++) total += v[j];
+    a->exposed_us = total;
+    a->exposed_steady_us = median * (double)c < total ? median * (double)c : total;
+    a->exposed_wait_us = total - a->exposed_steady_us;
+    a->exposed_first_us = st->exposed[a->first];
+    a->exposed_median_us = median;
+  }
+  free(start);
+  free(vals);
+  return true;
+}
+
+bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_streams,
+                  const ov_cats *cats, ov_sweep *out) {
+  memset(out, 0, sizeof *out);
+  ov_sweep_state st = {.ks = ks, .cats = cats, .n = n, .n_names = n_names, .n_streams = n_streams};
+  bool ok = false;
+  if (!ov_state_alloc(&st)) goto done;
+  ov_collect_aggs(&st);
+  ov_sort_points(&st);
   double prev = 0;
   for (size_t p = 0; p < 2 * n; p++) {
-    double dt = pts[p].t - prev;
-    if (dt > 0 && n_active_kernels > 0) {
-      out->busy_us += dt;
-      if (n_act >= 2) out->multi_us += dt;
-      if (n_act > out->max_streams) out->max_streams = n_act;
-      /* The two best streams give every stream its best *other-stream* partner. */
-      long top1 = -1, top2 = -1;
-      for (size_t a = 0; a < n_act; a++) {
-        uint32_t s = act[a];
-        uint32_t b = (uint32_t)lanes[s].best;
-        if (top1 < 0 || ov_outranks(ks, cats, b, (uint32_t)lanes[top1].best)) {
-          top2 = top1;
-          top1 = (long)s;
-        } else if (top2 < 0 || ov_outranks(ks, cats, b, (uint32_t)lanes[top2].best)) {
-          top2 = (long)s;
-        }
-      }
-      for (size_t a = 0; a < n_act; a++) {
-        uint32_t s = act[a];
-        ov_lane *l = &lanes[s];
-        if (n_act < 2) {
-          l->exc += dt;
-          continue;
-        }
-        l->hid += dt;
-        if (compute_streams - (l->n_compute > 0 ? 1 : 0) > 0) l->hbc += dt;
-        long other = (long)s == top1 ? top2 : top1;
-        uint32_t dom_name = ks[lanes[other].best].name;
-        for (size_t j = 0; j < l->n; j++) {
-          long ag = agg_of[ks[l->k[j]].name];
-          if (!ov_partners_add(&parts[ag], dom_name, dt)) goto done;
-        }
-      }
-    }
-    prev = pts[p].t;
-    uint32_t k = pts[p].k;
-    ov_lane *l = &lanes[ks[k].stream];
-    bool is_compute = cats->compute >= 0 && ks[k].cat == (uint32_t)cats->compute;
-    if (pts[p].start == 1) {
-      uint32_t *nk = ut_grow(l->k, &l->cap, l->n + 1, sizeof *nk);
-      if (!nk) goto done;
-      l->k = nk;
-      l->k[l->n++] = k;
-      if (l->n == 1) {
-        l->pos = (long)n_act;
-        act[n_act++] = ks[k].stream;
-      }
-      if (is_compute && l->n_compute++ == 0) compute_streams++;
-      if (l->best < 0 || ov_outranks(ks, cats, k, (uint32_t)l->best)) l->best = k;
-      n_active_kernels++;
-      snap[3 * k] = l->hid;
-      snap[3 * k + 1] = l->exc;
-      snap[3 * k + 2] = l->hbc;
+    double dt = st.pts[p].t - prev;
+    if (dt > 0 && st.n_active_kernels > 0 && !ov_account_interval(&st, dt, out)) goto done;
+    prev = st.pts[p].t;
+    if (st.pts[p].start == 1) {
+      if (!ov_kernel_start(&st, st.pts[p].k)) goto done;
     } else {
-      for (size_t j = 0; j < l->n; j++)
-        if (l->k[j] == k) {
-          l->k[j] = l->k[--l->n];
-          break;
-        }
-      if (is_compute && --l->n_compute == 0) compute_streams--;
-      n_active_kernels--;
-      if (l->n == 0) {
-        /* swap-remove the stream from the active list */
-        uint32_t last = act[--n_act];
-        if ((size_t)l->pos < n_act) {
-          act[l->pos] = last;
-          lanes[last].pos = l->pos;
-        }
-        l->pos = -1;
-        l->best = -1;
-      } else if (l->best == (long)k) {
-        ov_lane_rebest(l, ks, cats);
-      }
-      ov_agg *a = &aggs[agg_of[ks[k].name]];
-      a->hidden_us += l->hid - snap[3 * k];
-      a->exclusive_us += l->exc - snap[3 * k + 1];
-      a->hidden_by_compute_us += l->hbc - snap[3 * k + 2];
+      ov_kernel_end(&st, st.pts[p].k);
     }
   }
-  for (size_t i = 0; i < n_aggs; i++) {
-    ov_partners *pp = &parts[agg_of[aggs[i].name]];
-    for (size_t j = 0; j < pp->n; j++)
-      if (pp->us[j] > aggs[i].top_partner_us) {
-        aggs[i].top_partner_us = pp->us[j];
-        aggs[i].top_partner_name = pp->name[j];
-      }
-  }
-  out->aggs = aggs;
-  out->n_aggs = n_aggs;
-  aggs = NULL;
+  ov_pick_top_partners(&st);
+  if (!ov_split_exposed(&st)) goto done;
+  out->aggs = st.aggs;
+  out->n_aggs = st.n_aggs;
+  st.aggs = NULL;
   ok = true;
 done:
-  if (parts)
-    for (size_t i = 0; i < n_names; i++) {
-      free(parts[i].name);
-      free(parts[i].us);
-    }
-  free(parts);
-  if (lanes)
-    for (size_t s = 0; s < n_streams; s++) free(lanes[s].k);
-  free(lanes);
-  free(pts);
-  free(act);
-  free(snap);
-  free(agg_of);
-  free(aggs);
+  ov_state_free(&st);
   if (!ok) ov_sweep_free(out);
   return ok;
 }

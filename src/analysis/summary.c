@@ -17,8 +17,9 @@ static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fus
 
 /* A dominant kernel: all of its time. */
 double an_kernel_at_stake(const an_kernel_row *r) { return r->total_us; }
-/* An overlap row: the time it runs alone on the GPU (exposed), not its hidden part. */
-double an_overlap_at_stake(const an_overlap_row *r) { return r->exclusive_us; }
+/* An overlap row: its exposed steady cost (no compute on another stream; the wait part
+ * is rank skew or stalls, not headroom). */
+double an_overlap_at_stake(const an_overlap_row *r) { return r->exposed_ms * 1000.0; }
 /* A fusion: the related kernels' time until the fusion analysis estimates a saving. */
 double an_fuse_at_stake(const an_fuse_row *r) { return r->related_us; }
 

@@ -339,7 +339,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     const an_overlap_row *r = &o->rows[i];
     char t[32], x[32], h[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
-    fmt_time(x, sizeof x, r->exclusive_us, u);
+    fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
     fmt_time(h, sizeof h, r->hidden_us, u);
     fmt_share(s, sizeof s, share_of(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
@@ -435,8 +435,9 @@ static const char LEGEND[] =
     "- **Python location / scope**: `path:line function` that launched the kernel; "
     "`unresolved` / `unmapped`: the trace has no Python frame for it.\n"
     "- **CPU op**: the most common CPU operator or launch call around the kernel.\n"
-    "- **Exposed**: time the kernel runs with no other stream busy (what overlap can save); "
-    "**Hidden**: time already under other streams' work.\n"
+    "- **Exposed**: the kernel's steady time with no compute kernel on another stream "
+    "(median instance times count: what overlap can save; docs/overlap.md); **Hidden**: "
+    "time already under other streams' work.\n"
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
     "hidden, little to gain.\n"
     "- **Priority**: P1 act (low dependency risk), P2 check dependencies first, P4 "

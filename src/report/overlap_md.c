@@ -31,6 +31,16 @@ static void ov_row_md(FILE *out, const an_overlap_row *r) {
           rp_dep_risk(r->dep_risk), rp_recommendation(r->recommendation));
 }
 
+/* Exposed time of each row, in table order: the steady cost (median instance x count) and
+ * the wait above it (rank skew / stalls, never headroom). A plain line, so the tables the
+ * report comparer reads stay as the reference prints them. */
+static void ov_exposed_line(FILE *out, const an_overlap_stage *st) {
+  fputs("Exposed ms by row (no compute on another stream; steady + wait):", out);
+  for (size_t j = 0; j < st->n_rows; j++)
+    fprintf(out, "%s %.3f + %.3f", j ? ";" : "", st->rows[j].exposed_ms, st->rows[j].exposed_wait_ms);
+  fputc('\n', out);
+}
+
 static size_t ov_rows(const an_stage_report *st) { return st->overlap ? st->overlap->n_rows : 0; }
 
 int rp_overlap_markdown(FILE *out, const an_report *r) {
@@ -67,6 +77,7 @@ int rp_overlap_markdown(FILE *out, const an_report *r) {
     fprintf(out, "GPU busy %.2f ms; multi-stream %.2f ms (%.1f%%); max concurrent streams %zu\n",
             st->busy_us / 1000.0, st->multi_stream_us / 1000.0, ov_pct(st->multi_stream_us, st->busy_us),
             st->max_streams);
+    ov_exposed_line(out, st);
   }
   return ferror(out) ? -1 : 0;
 }
@@ -91,6 +102,10 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddNumberToObject(o, "hidden_us", r->hidden_us);
   cJSON_AddNumberToObject(o, "hidden_by_compute_us", r->hidden_by_compute_us);
   cJSON_AddNumberToObject(o, "share_pct", r->share_pct);
+  cJSON_AddNumberToObject(o, "exposed_ms", r->exposed_ms);
+  cJSON_AddNumberToObject(o, "exposed_wait_ms", r->exposed_wait_ms);
+  cJSON_AddNumberToObject(o, "exposed_median_us", r->exposed_median_us);
+  cJSON_AddNumberToObject(o, "exposed_first_us", r->exposed_first_us);
   cJSON_AddNumberToObject(o, "exclusive_pct", ov_pct(r->exclusive_us, r->total_us));
   cJSON_AddNumberToObject(o, "hidden_pct", ov_pct(r->hidden_us, r->total_us));
   cJSON_AddStringToObject(o, "dep_risk", rp_dep_risk(r->dep_risk));

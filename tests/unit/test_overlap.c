@@ -163,6 +163,42 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   te_rules_destroy(r);
 }
 
+/* Exposed time = no compute on another stream; steady = median instance x count, wait =
+ * the excess. Stream 0: a compute kernel [0,100). Stream 1: four collectives of a step;
+ * [200,260) waits (60 us), the others last 10 us, and the earliest, [95,105), is half
+ * under the compute kernel. Exposed per instance: 60, 5, 10, 10 -> median 10, steady 40,
+ * wait 45. */
+Test(overlap_sweep, exposed_steady_and_wait_split) {
+  te_rules *r = load_rules();
+  ov_cats cats = {0};
+  cats.compute = -1;
+  long comp = ov_cats_put(&cats, r, "compute");
+  long comm = ov_cats_put(&cats, r, "communication");
+  ov_kernel ks[5] = {
+      {0, 100, 0, 0, (uint32_t)comp, 0, NULL},
+      {200, 260, 1, 1, (uint32_t)comm, 1, NULL},
+      {95, 105, 1, 1, (uint32_t)comm, 2, NULL},
+      {300, 310, 1, 1, (uint32_t)comm, 3, NULL},
+      {400, 410, 1, 1, (uint32_t)comm, 4, NULL},
+  };
+  ov_sweep sw;
+  cr_assert(ov_sweep_run(ks, 5, 2, 2, &cats, &sw));
+  const ov_agg *a = &sw.aggs[1];
+  cr_assert_eq(a->count, 4);
+  cr_assert_float_eq(a->exposed_us, 85.0, 1e-9);
+  cr_assert_float_eq(a->exposed_median_us, 10.0, 1e-9);
+  cr_assert_float_eq(a->exposed_steady_us, 40.0, 1e-9);
+  cr_assert_float_eq(a->exposed_wait_us, 45.0, 1e-9);
+  cr_assert_eq(a->first, 2); /* earliest start, not file order */
+  cr_assert_float_eq(a->exposed_first_us, 5.0, 1e-9);
+  /* the compute kernel is never hidden by compute: all of it is exposed, no wait */
+  cr_assert_float_eq(sw.aggs[0].exposed_steady_us, 100.0, 1e-9);
+  cr_assert_float_eq(sw.aggs[0].exposed_wait_us, 0.0, 1e-9);
+  ov_sweep_free(&sw);
+  ov_cats_free(&cats);
+  te_rules_destroy(r);
+}
+
 /* ---------------------------------------------------------------- rules-driven pieces */
 
 /* Deviation C10: the overlap class is derived from the kernel category, so the two tables
