@@ -191,8 +191,10 @@ static void summary_item(FILE *f, size_t i, const an_summary_item *it, const sta
   char t[32], s[32];
   fmt_time(t, sizeof t, it->at_stake_us, u);
   fmt_share(s, sizeof s, it->share_pct);
-  fprintf(f, ". **%s %s** at stake (%s of %s). Evidence: [%s %s row](#%s)\n", t, u.name, s,
-          it->stage_label, it->stage_label, rp_summary_kind(it->kind), it->anchor);
+  char letter = it->kind == AN_SUMMARY_KERNEL ? 'K' : it->kind == AN_SUMMARY_OVERLAP ? 'O' : 'F';
+  fprintf(f, ". **%s %s** at stake (%s of %s). Evidence: [%c%zu in %s, %s table](#%s)\n", t,
+          u.name, s, it->stage_label, letter, it->row + 1, it->stage_label,
+          rp_summary_kind(it->kind), it->anchor);
 }
 
 static void summary(FILE *f, const an_report *r, const stage_names *all) {
@@ -281,8 +283,17 @@ static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t 
   fprintf(f, "| <a id=\"%s-%s-%zu\"></a>%c%zu | ", kind, id, row, letter, row + 1);
 }
 
+/* "### WHAT: STAGE (shares of 1.36 ms kernel time)": the denominator in every heading. */
+static void table_heading(FILE *f, const char *what, const an_stage_report *st) {
+  char t[32];
+  unit u = unit_for(stage_total(st));
+  fmt_time(t, sizeof t, stage_total(st), u);
+  fprintf(f, "\n### %s: %s (shares of %s %s %s)\n\n", what, st->label, t, u.name,
+          st->has_kernels ? "kernel time" : "GPU busy time");
+}
+
 static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *nm) {
-  fprintf(f, "\n### Kernels: %s\n\n", st->label);
+  table_heading(f, "Kernels", st);
   if (!st->n_kernels_shown) {
     fputs("No kernel row cleared the share bar.\n", f);
     return;
@@ -318,7 +329,7 @@ static double overlap_max_us(const an_overlap_stage *o) {
 
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
                           const stage_names *nm) {
-  fprintf(f, "\n### Overlap opportunities: %s\n\n", st->label);
+  table_heading(f, "Overlap opportunities", st);
   const an_overlap_stage *o = st->overlap;
   if (!o) {
     fputs(rep->run.overlap_off ? "No overlap analysis for a single trace (the packs turn it "
@@ -381,7 +392,7 @@ static void fuse_cells(FILE *f, const an_fuse_row *r) {
 }
 
 static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm) {
-  fprintf(f, "\n### Fusion opportunities: %s\n\n", st->label);
+  table_heading(f, "Fusion opportunities", st);
   if (!st->n_fuse_shown) {
     fputs("No source-backed fusion pattern matched this stage.\n", f);
     return;

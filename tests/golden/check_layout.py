@@ -82,7 +82,8 @@ def check(text, label, max_chars):
     stage = None
     shares = {}
     for heading, head, rows in tables(text.splitlines()):
-        m = re.match(r"^#+ (?:Stage|Kernels|Overlap opportunities|Fusion opportunities): (.*)$", heading)
+        m = re.match(r"^#+ (?:Stage|Kernels|Overlap opportunities|Fusion opportunities): (.*?)"
+                     r"(?: \(shares of [^)]*\))?$", heading)
         if m:
             stage = m.group(1)
         if "Kernel" not in head:
