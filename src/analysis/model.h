@@ -63,6 +63,29 @@ typedef struct an_count_fact {
   an_source source;
 } an_count_fact;
 
+/* Platform the run's kernels ran on. */
+typedef enum an_platform {
+  AN_PLATFORM_UNKNOWN = 0,
+  AN_PLATFORM_CUDA = 1,
+  AN_PLATFORM_ROCM = 2
+} an_platform;
+
+typedef struct an_platform_fact {
+  an_platform value;
+  an_source source;
+} an_platform_fact;
+
+/* What the run was: the facts fusion gates read (model family, TP size, GPU, platform),
+ * each with where it came from. Server args win; else the trace's own metadata
+ * (distributedInfo.world_size, deviceProperties name, runtime versions); else a
+ * detection rule (model files in Python frames); else the default (TP 1) or unknown. */
+typedef struct an_run_context {
+  an_text_fact model;          /* model path or family; NULL when unknown */
+  an_count_fact tp_size;       /* >= 1 */
+  an_text_fact gpu;            /* device name ("NVIDIA H100 80GB HBM3") */
+  an_platform_fact platform;
+} an_run_context;
+
 typedef enum an_mode {
   AN_MODE_SINGLE = 0,        /* one trace (set) is its own mapping */
   AN_MODE_MAPPING_FORMAL = 1 /* a readable mapping trace plus a formal serving trace */
@@ -76,9 +99,7 @@ typedef struct an_provenance {
   an_mode mode;
   an_framework_fact framework;         /* the formal (single-trace: the) traces' */
   an_framework_fact mapping_framework; /* mapping traces'; single-trace: = framework */
-  an_text_fact model;                  /* model path */
-  an_count_fact tp_size;
-  an_text_fact gpu;                    /* not read from traces yet: unknown */
+  an_run_context context;              /* model, TP size, GPU, platform + provenance */
   size_t n_mapping_inputs;             /* single-trace: the inputs themselves */
   const char *const *mapping_inputs;
   size_t n_formal_inputs;
@@ -181,6 +202,8 @@ typedef struct an_fuse_row {
   an_fusion_match match;
   an_confidence confidence;
   double related_us, share_pct;
+  double saving_us;              /* estimated GPU time the fusion would save, by the
+                                    pattern's saving formula (0 for an active fused path) */
   bool shown;                    /* share >= fuse.render_min_share_pct */
   size_t n_related;              /* kernel names of the related rows, related order */
   const char **related;

@@ -258,14 +258,64 @@ static an_status build_kernel_maps(run_state *r) {
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
 
-static an_status build_tables(run_state *r, double min_share_pct) {
+static bool has_key(const tr_server_args *sa, const char *key);
+
+/* TP size: server args' tp_size when they state it, else the largest
+ * distributedInfo.world_size of the formal traces (each rank's trace states it), else 1. */
+static an_count_fact infer_tp(const run_state *r) {
   const side *fm = &r->formal, *sa = server_args_side(r);
+  if (sa && has_key(&sa->sa, "tp_size")) return (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
+  an_count_fact f = {1, AN_SOURCE_DEFAULT};
+  for (size_t i = 0; i < fm->n; i++) {
+    const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
+    if (m && m->world_size != TR_NO_ID && m->world_size > f.value)
+      f = (an_count_fact){(long)m->world_size, AN_SOURCE_TRACE_METADATA};
+  }
+  return f;
+}
+
+/* GPU name and platform from the formal traces' metadata (the first trace stating each). */
+static void infer_device(run_state *r, an_run_context *c) {
+  const side *fm = &r->formal;
+  for (size_t i = 0; i < fm->n; i++) {
+    const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
+    if (!m) continue;
+    if (!c->platform.value && m->platform != TR_PLATFORM_UNKNOWN)
+      c->platform = (an_platform_fact){m->platform == TR_PLATFORM_ROCM ? AN_PLATFORM_ROCM
+                                                                        : AN_PLATFORM_CUDA,
+                                       AN_SOURCE_TRACE_METADATA};
+    for (size_t d = 0; !c->gpu.value && d < m->n_devices; d++) {
+      const char *name = tr_str_get(fm->traces[i], m->devices[d].name);
+      if (*name)
+        c->gpu = (an_text_fact){an_strtab_intern(r->strings, name, strlen(name)),
+                                AN_SOURCE_TRACE_METADATA};
+    }
+  }
+}
+
+/* The run context fusion gates read, each fact with its provenance. */
+static void infer_context(run_state *r) {
+  an_run_context *c = &r->report.run.context;
+  const side *sa = server_args_side(r);
+  c->model = (an_text_fact){sa ? sa->sa.model_path : NULL, AN_SOURCE_UNKNOWN};
+  if (c->model.value) c->model.source = AN_SOURCE_SERVER_ARGS;
+  bool from_trace = te_rules_settings(r->rules)->fuse_context_from_trace;
+  c->tp_size = from_trace ? infer_tp(r) : (an_count_fact){1, AN_SOURCE_DEFAULT};
+  if (!from_trace && sa && has_key(&sa->sa, "tp_size"))
+    c->tp_size = (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
+  if (from_trace) infer_device(r, c);
+}
+
+static an_status build_tables(run_state *r, double min_share_pct) {
+  const side *fm = &r->formal;
+  const an_run_context *c = &r->report.run.context;
   an_tables_options to = {
       .min_share_pct = min_share_pct,
       .kernel_table_limit = r->opt->kernel_table_limit,
       .framework_id = fm->fw->id,
-      .model_path = sa ? sa->sa.model_path : NULL,
-      .tp_size = sa ? sa->sa.tp_size : 1,
+      .model_path = c->model.value,
+      .tp_size = c->tp_size.value,
+      .platform = c->platform.value,
   };
   an_status rc = an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules,
                                  &to, &r->tables);
@@ -365,15 +415,11 @@ static an_framework_fact framework_fact(const side *s) {
 
 static an_status assemble_provenance(run_state *r, double kernel_min_share) {
   an_provenance *p = &r->report.run;
-  const side *fm = &r->formal, *ms = mapping_side(r), *sa = server_args_side(r);
+  const side *fm = &r->formal, *ms = mapping_side(r);
   p->mode = r->two ? AN_MODE_MAPPING_FORMAL : AN_MODE_SINGLE;
   p->overlap_off = !overlap_wanted(r);
   p->framework = framework_fact(fm);
   p->mapping_framework = framework_fact(ms);
-  p->model = (an_text_fact){sa ? sa->sa.model_path : NULL, AN_SOURCE_UNKNOWN};
-  if (p->model.value) p->model.source = AN_SOURCE_SERVER_ARGS;
-  p->tp_size = (an_count_fact){sa ? sa->sa.tp_size : 1, AN_SOURCE_DEFAULT};
-  if (sa && has_key(&sa->sa, "tp_size")) p->tp_size.source = AN_SOURCE_SERVER_ARGS;
   p->n_formal_inputs = fm->n;
   p->formal_inputs = fm->paths;
   p->n_mapping_inputs = ms->n;
@@ -430,6 +476,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
   decide_framework(r, &r->formal);
   if (r->two) decide_framework(r, &r->mapping);
+  infer_context(r);
   rc = build_kernel_maps(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);

@@ -20,8 +20,13 @@ double an_kernel_at_stake(const an_kernel_row *r) { return r->total_us; }
 /* An overlap row: its exposed steady cost (no compute on another stream; the wait part
  * is rank skew or stalls, not headroom). */
 double an_overlap_at_stake(const an_overlap_row *r) { return r->exposed_ms * 1000.0; }
-/* A fusion: the related kernels' time until the fusion analysis estimates a saving. */
-double an_fuse_at_stake(const an_fuse_row *r) { return r->related_us; }
+/* A fusion: the saving the pattern's formula estimates; a split match whose pattern has
+ * no estimate yet falls back to the unfused chain's time (an upper bound); a direct match
+ * (the fused kernel already ran) has nothing at stake. */
+double an_fuse_at_stake(const an_fuse_row *r) {
+  if (r->saving_us > 0) return r->saving_us;
+  return r->match == AN_FUSION_SPLIT ? r->related_us : 0;
+}
 
 /* ---------------------------------------------------------------- items */
 
@@ -194,7 +199,9 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
   l->no_python_stacks = !any_resolved(&rep->kernel_map.global);
   l->framework_defaulted = rep->run.framework.source == AN_SOURCE_DEFAULT;
   l->ranks_analysed = (long)rep->run.n_formal_inputs;
-  l->ranks_expected = rep->run.tp_size.source == AN_SOURCE_SERVER_ARGS ? rep->run.tp_size.value : 0;
+  /* the TP size counts ranks only when something stated it (server args, trace metadata) */
+  const an_count_fact *tp = &rep->run.context.tp_size;
+  l->ranks_expected = tp->source != AN_SOURCE_DEFAULT && tp->source != AN_SOURCE_UNKNOWN ? tp->value : 0;
   for (size_t i = 0; i < rep->n_stages; i++) {
     const an_overlap_stage *o = rep->stages[i].overlap;
     if (o && o->span_us > 0 && o->span_us < s->report_short_window_ms * 1000.0) {

@@ -44,8 +44,9 @@ typedef struct an_tables_options {
   double min_share_pct;      /* kernel-table bar, already resolved (an_run decides it) */
   long kernel_table_limit;   /* 0 = all */
   const char *framework_id;  /* resolved framework of the formal traces */
-  const char *model_path;    /* server args model path, NULL when unknown */
-  long tp_size;              /* server args tp_size, 1 when unknown */
+  const char *model_path;    /* run context model, NULL when unknown */
+  long tp_size;              /* run context TP size, 1 when unknown */
+  an_platform platform;      /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

@@ -140,11 +140,13 @@ static void provenance(FILE *f, const an_provenance *p) {
   if (two && p->mapping_framework.id != p->framework.id)
     fact_row(f, "Mapping framework", p->mapping_framework.label,
              rp_source(p->mapping_framework.source));
-  fact_row(f, "Model", p->model.value ? p->model.value : "unknown", rp_source(p->model.source));
+  const an_run_context *c = &p->context;
+  fact_row(f, "Model", c->model.value ? c->model.value : "unknown", rp_source(c->model.source));
   char tp[32];
-  snprintf(tp, sizeof tp, "%ld", p->tp_size.value);
-  fact_row(f, "TP size", tp, rp_source(p->tp_size.source));
-  fact_row(f, "GPU", p->gpu.value ? p->gpu.value : "unknown", rp_source(p->gpu.source));
+  snprintf(tp, sizeof tp, "%ld", c->tp_size.value);
+  fact_row(f, "TP size", tp, rp_source(c->tp_size.source));
+  fact_row(f, "GPU", c->gpu.value ? c->gpu.value : "unknown", rp_source(c->gpu.source));
+  fact_row(f, "Platform", rp_platform(c->platform.value), rp_source(c->platform.source));
   fact_row(f, "Mode", two ? "mapping-formal" : "single-trace", "inputs");
   if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs);
   inputs_row(f, two ? "Formal traces" : "Input traces", p->formal_inputs, p->n_formal_inputs);

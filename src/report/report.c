@@ -163,7 +163,7 @@ static int header(FILE *f, const an_provenance *p) {
   } else if (join_line(f, "Input traces: ", p->formal_inputs, p->n_formal_inputs)) {
     return -1;
   }
-  if (p->model.value && fprintf(f, "Model: %s\n", p->model.value) < 0) return -1;
+  if (p->context.model.value && fprintf(f, "Model: %s\n", p->context.model.value) < 0) return -1;
   return 0;
 }
 
@@ -261,6 +261,7 @@ static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
          cJSON_AddBoolToObject(o, "active_match", r->match == AN_FUSION_DIRECT) &&
          cJSON_AddNumberToObject(o, "related_us", an_round3(r->related_us)) &&
          cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) &&
+         cJSON_AddNumberToObject(o, "estimated_saving_us", an_round3(r->saving_us)) &&
          cJSON_AddBoolToObject(o, "shown", r->shown) &&
          add_owned(o, "evidence", rp_fuse_evidence_cell(r)) &&
          add_owned(o, "current_locations", rp_fuse_locations_cell(r)) &&
@@ -302,13 +303,46 @@ fail:
   return NULL;
 }
 
+static const char *source_name(an_source s) {
+  static const char *const names[] = {"unknown",     "default",        "command-line",
+                                      "live-capture", "server-args",   "trace-metadata",
+                                      "detection-rule"};
+  return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+static const char *platform_name(an_platform p) {
+  return p == AN_PLATFORM_CUDA ? "cuda" : p == AN_PLATFORM_ROCM ? "rocm" : NULL;
+}
+
+static bool fact_json(cJSON *ctx, const char *key, cJSON *value, an_source src) {
+  cJSON *o = cJSON_AddObjectToObject(ctx, key);
+  if (!o || !value) {
+    cJSON_Delete(value);
+    return false;
+  }
+  cJSON_AddItemToObject(o, "value", value);
+  return cJSON_AddStringToObject(o, "source", source_name(src)) != NULL;
+}
+
+static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
+
+/* "context": each run fact as {value, source}. */
+static bool context_json(cJSON *root, const an_run_context *c) {
+  cJSON *ctx = cJSON_AddObjectToObject(root, "context");
+  return ctx && fact_json(ctx, "model", str_or_null(c->model.value), c->model.source) &&
+         fact_json(ctx, "tp_size", cJSON_CreateNumber((double)c->tp_size.value), c->tp_size.source) &&
+         fact_json(ctx, "gpu", str_or_null(c->gpu.value), c->gpu.source) &&
+         fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
+                   c->platform.source);
+}
+
 static bool run_json(cJSON *root, const an_provenance *p) {
   bool two = p->mode == AN_MODE_MAPPING_FORMAL;
   if (!cJSON_AddStringToObject(root, "mode", two ? "mapping-formal" : "single-trace") ||
       !cJSON_AddStringToObject(root, "framework", p->framework.label) ||
       !add_str_or_null(root, "framework_id", p->framework.id) ||
       !add_str_or_null(root, "mapping_framework", two ? p->mapping_framework.label : NULL) ||
-      !add_str_or_null(root, "model", p->model.value))
+      !add_str_or_null(root, "model", p->context.model.value) || !context_json(root, &p->context))
     return false;
   cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
   cJSON *a = str_array(p->mapping_inputs, p->n_mapping_inputs);
@@ -323,23 +357,12 @@ static bool run_json(cJSON *root, const an_provenance *p) {
   return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
 }
 
-static bool fact_json(cJSON *p, const char *k, const char *value, an_source src) {
-  cJSON *o = cJSON_AddObjectToObject(p, k);
-  return o && add_str_or_null(o, "value", value) &&
-         cJSON_AddStringToObject(o, "source", rp_source(src));
-}
-
-/* Each run fact with where it came from (the default layout's header). */
+/* The framework facts with their sources (the run context's are in "context"). */
 static bool provenance_json(cJSON *root, const an_provenance *p) {
   cJSON *o = cJSON_AddObjectToObject(root, "provenance");
-  char tp[32];
-  snprintf(tp, sizeof tp, "%ld", p->tp_size.value);
-  return o && fact_json(o, "framework", p->framework.label, p->framework.source) &&
-         fact_json(o, "mapping_framework", p->mapping_framework.label,
+  return o && fact_json(o, "framework", str_or_null(p->framework.label), p->framework.source) &&
+         fact_json(o, "mapping_framework", str_or_null(p->mapping_framework.label),
                    p->mapping_framework.source) &&
-         fact_json(o, "model", p->model.value, p->model.source) &&
-         fact_json(o, "tp_size", tp, p->tp_size.source) &&
-         fact_json(o, "gpu", p->gpu.value, p->gpu.source) &&
          add_str_or_null(o, "version", p->version);
 }
 

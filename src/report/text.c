@@ -223,3 +223,7 @@ const char *rp_action(an_action a) {
 const char *rp_summary_kind(an_summary_kind k) {
   return k == AN_SUMMARY_KERNEL ? "kernel" : k == AN_SUMMARY_OVERLAP ? "overlap" : "fusion";
 }
+
+const char *rp_platform(an_platform p) {
+  return p == AN_PLATFORM_CUDA ? "CUDA" : p == AN_PLATFORM_ROCM ? "ROCm" : "unknown";
+}

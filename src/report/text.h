@@ -43,6 +43,7 @@ const char *rp_launch_op(const an_overlap_row *r);   /* the op, or "n/a" */
 const char *rp_source(an_source s);                  /* "server args", "default (...)", ... */
 const char *rp_action(an_action a);                  /* "Overlap it with other streams", ... */
 const char *rp_summary_kind(an_summary_kind k);      /* "kernel", "overlap", "fusion" */
+const char *rp_platform(an_platform p);              /* "CUDA", "ROCm", "unknown" */
 
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */

@@ -293,6 +293,38 @@ Test(tables, no_kernel_classifier_is_a_rules_error) {
 }
 
 /* The pipeline on the same trace: the kernel table rows of the report model. */
+/* The run context from the trace's own metadata when there are no server args:
+ * distributedInfo.world_size is the TP size, deviceProperties the GPU, the runtime
+ * version members the platform; each says where it came from. */
+static const char META_TRACE[] =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":4},"
+    "\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct MI300X\",\"computeMajor\":9,\"computeMinor\":4}],"
+    "\"hip_runtime_version\":60342134,"
+    "\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"Cijk_Alik_Bljk_BBS_BH\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"stream\":7}}"
+    "]}";
+
+Test(pipeline, run_context_from_trace_metadata, .init = setup, .fini = teardown) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "m.json", .data = META_TRACE, .len = sizeof META_TRACE - 1};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  const an_run_context *c = &rep->run.context;
+  cr_assert_eq(c->tp_size.value, 4);
+  cr_assert_eq(c->tp_size.source, AN_SOURCE_TRACE_METADATA);
+  cr_assert_str_eq(c->gpu.value, "AMD Instinct MI300X");
+  cr_assert_eq(c->gpu.source, AN_SOURCE_TRACE_METADATA);
+  cr_assert_eq(c->platform.value, AN_PLATFORM_ROCM);
+  cr_assert_eq(c->platform.source, AN_SOURCE_TRACE_METADATA);
+  cr_assert_null(c->model.value);
+  cr_assert_eq(c->model.source, AN_SOURCE_UNKNOWN);
+  an_report_destroy(rep);
+}
+
 Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
   an_run_options o = {0};
   o.formal = (an_input){.name = "t.json", .data = TRACE, .len = sizeof TRACE - 1};
@@ -305,9 +337,9 @@ Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
   cr_assert_eq(rep->run.mode, AN_MODE_SINGLE);
   cr_assert_str_eq(rep->run.framework.id, "sglang");
   cr_assert_eq(rep->run.framework.source, AN_SOURCE_COMMAND_LINE);
-  cr_assert_eq(rep->run.tp_size.value, 1);
-  cr_assert_eq(rep->run.tp_size.source, AN_SOURCE_DEFAULT);
-  cr_assert_null(rep->run.model.value);
+  cr_assert_eq(rep->run.context.tp_size.value, 1);
+  cr_assert_eq(rep->run.context.tp_size.source, AN_SOURCE_DEFAULT);
+  cr_assert_null(rep->run.context.model.value);
   cr_assert_eq(rep->run.n_formal_inputs, 1);
   cr_assert_str_eq(rep->run.formal_inputs[0], "t.json");
   cr_assert_float_eq(rep->run.kernel_min_share_pct, 1.0, 1e-12, "the packs' bar");

@@ -95,6 +95,8 @@ typedef struct te_list_map {
     "evidence kernels are listed at or above this share")                                    \
   X(fuse_locations, "fuse.locations", INT, 0, 1000, 0, NULL,                                 \
     "current Python locations listed per fuse row")                                          \
+  X(fuse_context_from_trace, "fuse.context_from_trace", BOOL, 0, 0, 0, NULL,                 \
+    "fusion gates read TP size and platform from trace metadata when server args lack them") \
   X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,            \
     "a kernel outside every stage annotation takes the nearest one within this distance")    \
   X(stage_merge_gap_us, "stage.merge_gap_us", NUMBER, 0, 1e15, 0, NULL,                      \
