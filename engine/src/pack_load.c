@@ -735,7 +735,7 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
       HEADER_KEYS,     "name",          "framework",     "origin",          "candidate_paths",
       "active",        "split_groups",  "model_include", "model_exclude",   "tp",
       "min_share_pct", "likely_share_pct", "priority",   "subsumes",        "rationale_hint",
-      NULL};
+      "evidence",      "platform",      NULL};
   static const char *const tp_keys[] = {"min", "required", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
@@ -775,6 +775,17 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
     const ty_node *y;
     if ((y = ty_get(x, "min"))) get_int(v, y, "tp.min", 0, 1000000, &p->min_tp_size);
     if ((y = ty_get(x, "required"))) get_bool(v, y, "tp.required", &p->require_tp);
+  }
+  if ((x = ty_get(item, "evidence"))) {
+    p->evidence = get_str_list(v, x, "evidence", &p->n_evidence);
+    if (p->evidence && p->n_evidence != e->n_split)
+      verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
+           p->n_evidence, e->n_split);
+  }
+  if ((x = ty_get(item, "platform"))) {
+    p->platform = get_str(v, x, "platform");
+    if (p->platform && strcmp(p->platform, "cuda") != 0 && strcmp(p->platform, "rocm") != 0)
+      verr(v, x, "platform must be cuda or rocm, not '%.60s'", p->platform);
   }
   p->min_share_pct = share_pct(v, item, "min_share_pct", 0.1);
   p->likely_share_pct = share_pct(v, item, "likely_share_pct", 1.0);

@@ -144,129 +144,212 @@ static void fuse_row_free(an_fuse_row *r) {
   free(r->locations);
 }
 
-/* Identity of a row for de-duplication: (name, location, cpu op) are interned in the
- * same table, so the row index identifies it within a stage. */
-static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_options *opt,
-                       const char *model_lc, an_stage_tables *st) {
-  size_t np = te_rules_fusion_count(rules);
-  size_t nr = st->n_rows;
-  const char **texts = calloc(nr ? nr : 1, sizeof *texts);
-  fmatch *ms = calloc(np ? np : 1, sizeof *ms);
-  bool *mark = calloc(nr ? nr : 1, sizeof *mark);
-  bool ok = texts && ms && mark;
-  size_t nm = 0;
-  const te_settings *set = te_rules_settings(rules);
-  double ev_min = set->fuse_evidence_min_share_pct;
-  size_t ev_rows = (size_t)set->fuse_evidence_rows;
-  size_t n_locs = (size_t)set->fuse_locations;
-  double render_min = set->fuse_render_min_share_pct;
-  for (size_t i = 0; ok && i < nr; i++) {
-    texts[i] = match_subject(t->strings, &st->rows[i]);
-    if (!texts[i]) ok = false;
+/* The gates a pattern states that the run context must pass: framework, platform, TP
+ * size, model family. An unknown platform passes (the trace did not say). */
+static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_options *opt,
+                               const char *model_lc) {
+  if (p->framework && opt->framework_id && strcmp(p->framework, opt->framework_id) != 0)
+    return false;
+  if (p->platform && opt->platform != AN_PLATFORM_UNKNOWN &&
+      strcmp(p->platform, opt->platform == AN_PLATFORM_ROCM ? "rocm" : "cuda") != 0)
+    return false;
+  if (p->require_tp && opt->tp_size < p->min_tp_size) return false;
+  return model_gate(p, model_lc);
+}
+
+/* Whether a kernel row may be the evidence of a component: its category or its kind is
+ * the one the pattern names ("any": every kernel). */
+static bool fits_component(const char *want, const an_kernel_row *row) {
+  if (!want || strcmp(want, "any") == 0) return true;
+  return (row->category && strcmp(row->category, want) == 0) ||
+         (row->kind && strcmp(row->kind, want) == 0);
+}
+
+static bool name_matches(const te_matcher *m, const an_kernel_row *row) {
+  return te_matcher_match(m, row->name, strlen(row->name));
+}
+
+/* Rows whose text the active matcher hits (the fused kernel ran), appended to rel. With
+ * components the kernel name alone is the evidence. */
+static bool match_active(const te_fusion_pattern *p, const an_stage_tables *st,
+                         const char **texts, bool *mark, size_t *rel, size_t *nrel) {
+  bool active = false;
+  for (size_t i = 0; p->active && i < st->n_rows; i++) {
+    bool hit = p->n_evidence ? name_matches(p->active, &st->rows[i])
+                             : te_matcher_match(p->active, texts[i], strlen(texts[i]));
+    if (!hit) continue;
+    active = true;
+    if (!mark[i]) {
+      mark[i] = true;
+      rel[(*nrel)++] = i;
+    }
   }
-  for (size_t pi = 0; ok && pi < np; pi++) {
-    const te_fusion_pattern *p = te_rules_fusion(rules, pi);
-    if (p->framework && opt->framework_id && strcmp(p->framework, opt->framework_id) != 0) continue;
-    if (p->require_tp && opt->tp_size < p->min_tp_size) continue;
-    if (!model_gate(p, model_lc)) continue;
-    size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
-    if (!rel) {
-      ok = false;
-      break;
+  return active;
+}
+
+/* Component evidence: each split group takes its own kernel, the largest one whose name
+ * the group matches and whose category fits the component, not already taken by another
+ * group (one kernel cannot be two pieces of a split). All groups must find one. */
+static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st, bool *mark,
+                             size_t *rel, size_t *nrel) {
+  size_t before = *nrel;
+  for (size_t g = 0; g < p->n_split_groups; g++) {
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < st->n_rows; i++) {
+      const an_kernel_row *row = &st->rows[i];
+      if (mark[i] || !fits_component(p->evidence[g], row) ||
+          !name_matches(p->split_groups[g], row))
+        continue;
+      if (best == SIZE_MAX || row->total_us > st->rows[best].total_us) best = i;
     }
-    size_t nrel = 0;
-    memset(mark, 0, nr * sizeof *mark);
-    bool active = false;
-    if (p->active)
-      for (size_t i = 0; i < nr; i++)
-        if (te_matcher_match(p->active, texts[i], strlen(texts[i]))) {
-          active = true;
-          if (!mark[i]) {
-            mark[i] = true;
-            rel[nrel++] = i;
-          }
+    if (best == SIZE_MAX) {
+      for (size_t k = before; k < *nrel; k++) mark[rel[k]] = false;
+      *nrel = before;
+      return false;
+    }
+    mark[best] = true;
+    rel[(*nrel)++] = best;
+  }
+  return p->n_split_groups > 0;
+}
+
+/* The reference's split match: every group hits some row of the row text (name, location,
+ * CPU op), any category; all hit rows are related. */
+static bool match_split_legacy(const te_fusion_pattern *p, const an_stage_tables *st,
+                               const char **texts, bool *mark, size_t *rel, size_t *nrel) {
+  bool split = p->n_split_groups > 0;
+  size_t before = *nrel;
+  for (size_t g = 0; g < p->n_split_groups; g++) {
+    bool any = false;
+    for (size_t i = 0; i < st->n_rows; i++)
+      if (te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))) {
+        any = true;
+        if (!mark[i]) {
+          mark[i] = true;
+          rel[(*nrel)++] = i;
         }
-    bool split = p->n_split_groups > 0;
-    size_t before_split = nrel;
-    for (size_t g = 0; g < p->n_split_groups; g++) {
-      bool any = false;
-      for (size_t i = 0; i < nr; i++)
-        if (te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))) {
-          any = true;
-          if (!mark[i]) {
-            mark[i] = true;
-            rel[nrel++] = i;
-          }
-        }
-      if (!any) split = false;
-    }
-    if (!active && !split) {
-      free(rel);
-      continue;
-    }
-    if (!split) nrel = before_split; /* split groups only count when all of them hit */
-    double rus = 0;
-    for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
-    double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
-    if (!active && share < p->min_share_pct) {
-      free(rel);
-      continue;
-    }
-    fmatch *m = &ms[nm];
-    m->order = nm;
-    nm++;
-    m->rows = rel;
-    m->n_rows = nrel;
-    m->priority = p->priority;
-    m->span = p->n_split_groups > 0 ? p->n_split_groups : (p->active ? 1 : 0);
-    m->pattern = p;
-    an_fuse_row *r = &m->row;
-    r->pattern_id = p->id;
-    r->pattern_name = p->name;
-    r->origin = fusion_origin(p->origin);
-    r->match = active ? AN_FUSION_DIRECT : AN_FUSION_SPLIT;
-    r->related_us = rus;
-    r->share_pct = share;
-    r->confidence = (active || share >= p->likely_share_pct) ? AN_CONFIDENCE_CONFIRMED
-                                                             : AN_CONFIDENCE_CANDIDATE;
-    r->candidate_paths = p->candidate_paths;
-    r->n_candidate_paths = p->n_candidate_paths;
-    r->rationale_hint = p->rationale_hint;
-    /* evidence: the first related rows above the evidence bar */
-    r->evidence = calloc(ev_rows ? ev_rows : 1, sizeof *r->evidence);
-    for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
-      const an_kernel_row *row = &st->rows[rel[k]];
-      if (row->share_pct < ev_min) continue;
-      r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct};
-    }
-    /* current locations: distinct site locations of the related rows */
-    r->locations = calloc(n_locs ? n_locs : 1, sizeof *r->locations);
-    for (size_t k = 0; r->locations && k < nrel && r->n_locations < n_locs; k++) {
-      const an_kernel_row *row = &st->rows[rel[k]];
-      size_t ns = row->entry ? row->entry->n_sites : 0;
-      for (size_t s = 0; s < (ns ? ns : 1) && r->n_locations < n_locs; s++) {
-        const char *loc = row_location(row, s);
-        bool dup = false;
-        for (size_t q = 0; q < r->n_locations; q++)
-          if (strcmp(r->locations[q], loc) == 0) dup = true;
-        if (!dup) r->locations[r->n_locations++] = loc;
       }
-    }
-    r->n_related = nrel;
-    r->related = malloc((nrel ? nrel : 1) * sizeof *r->related);
-    if (!r->related || !r->evidence || !r->locations) {
-      ok = false;
-      break;
-    }
-    for (size_t k = 0; k < nrel; k++) r->related[k] = st->rows[rel[k]].name;
+    if (!any) split = false;
   }
-  /* 9: de-duplication */
-  if (ok) qsort(ms, nm, sizeof *ms, cmp_fmatch);
+  if (!split) *nrel = before; /* split groups only count when all of them hit */
+  return split;
+}
+
+/* Estimated saving of a split: the component kernels except the largest (the fused kernel
+ * does the largest piece's work; the others' separate passes over memory go). An active
+ * fused path saves nothing more. docs/rules.md states the formula. */
+static double saving_estimate(const an_stage_tables *st, const size_t *rel, size_t nrel,
+                              bool active) {
+  if (active || nrel < 2) return 0;
+  double sum = 0, largest = 0;
+  for (size_t k = 0; k < nrel; k++) {
+    double us = st->rows[rel[k]].total_us;
+    sum += us;
+    if (us > largest) largest = us;
+  }
+  return sum - largest;
+}
+
+/* Evidence kernels listed: the first related rows above the evidence bar; with components
+ * every component kernel (a Confirmed row never shows none). */
+static bool fill_evidence(an_fuse_row *r, const te_fusion_pattern *p, const an_stage_tables *st,
+                          const size_t *rel, size_t nrel, const te_settings *set) {
+  size_t ev_rows = (size_t)set->fuse_evidence_rows;
+  r->evidence = calloc(ev_rows ? ev_rows : 1, sizeof *r->evidence);
+  for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
+    const an_kernel_row *row = &st->rows[rel[k]];
+    if (!p->n_evidence && row->share_pct < set->fuse_evidence_min_share_pct) continue;
+    r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct};
+  }
+  return r->evidence != NULL;
+}
+
+/* Current locations: distinct site locations of the related rows. */
+static bool fill_locations(an_fuse_row *r, const an_stage_tables *st, const size_t *rel,
+                           size_t nrel, size_t n_locs) {
+  r->locations = calloc(n_locs ? n_locs : 1, sizeof *r->locations);
+  for (size_t k = 0; r->locations && k < nrel && r->n_locations < n_locs; k++) {
+    const an_kernel_row *row = &st->rows[rel[k]];
+    size_t ns = row->entry ? row->entry->n_sites : 0;
+    for (size_t s = 0; s < (ns ? ns : 1) && r->n_locations < n_locs; s++) {
+      const char *loc = row_location(row, s);
+      bool dup = false;
+      for (size_t q = 0; q < r->n_locations; q++)
+        if (strcmp(r->locations[q], loc) == 0) dup = true;
+      if (!dup) r->locations[r->n_locations++] = loc;
+    }
+  }
+  return r->locations != NULL;
+}
+
+/* The fuse row of a matched pattern: share of the related rows, confidence, evidence. */
+static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tables *st,
+                       bool active, const te_settings *set) {
+  an_fuse_row *r = &m->row;
+  double rus = 0;
+  for (size_t k = 0; k < m->n_rows; k++) rus += st->rows[m->rows[k]].total_us;
+  m->priority = p->priority;
+  m->span = p->n_split_groups > 0 ? p->n_split_groups : (p->active ? 1 : 0);
+  m->pattern = p;
+  r->pattern_id = p->id;
+  r->pattern_name = p->name;
+  r->origin = fusion_origin(p->origin);
+  r->match = active ? AN_FUSION_DIRECT : AN_FUSION_SPLIT;
+  r->related_us = rus;
+  r->share_pct = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
+  r->saving_us = saving_estimate(st, m->rows, m->n_rows, active);
+  r->confidence = (active || r->share_pct >= p->likely_share_pct) ? AN_CONFIDENCE_CONFIRMED
+                                                                  : AN_CONFIDENCE_CANDIDATE;
+  r->candidate_paths = p->candidate_paths;
+  r->n_candidate_paths = p->n_candidate_paths;
+  r->rationale_hint = p->rationale_hint;
+  r->n_related = m->n_rows;
+  r->related = malloc((m->n_rows ? m->n_rows : 1) * sizeof *r->related);
+  if (!r->related || !fill_evidence(r, p, st, m->rows, m->n_rows, set) ||
+      !fill_locations(r, st, m->rows, m->n_rows, (size_t)set->fuse_locations))
+    return false;
+  for (size_t k = 0; k < m->n_rows; k++) r->related[k] = st->rows[m->rows[k]].name;
+  return true;
+}
+
+/* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
+ * false on allocation failure only; *hit says whether m holds a match. */
+static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
+                          const char **texts, bool *mark, const an_tables_options *opt,
+                          const char *model_lc, const te_settings *set, fmatch *m, bool *hit) {
+  *hit = false;
+  if (!pattern_gates_pass(p, opt, model_lc)) return true;
+  size_t nr = st->n_rows, nrel = 0;
+  size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
+  if (!rel) return false;
+  memset(mark, 0, nr * sizeof *mark);
+  bool active = match_active(p, st, texts, mark, rel, &nrel);
+  bool split = p->n_evidence ? match_components(p, st, mark, rel, &nrel)
+                             : match_split_legacy(p, st, texts, mark, rel, &nrel);
+  double rus = 0;
+  for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
+  double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
+  if ((!active && !split) || (!active && share < p->min_share_pct)) {
+    free(rel);
+    return true;
+  }
+  m->rows = rel;
+  m->n_rows = nrel;
+  *hit = true;
+  return fill_match(m, p, st, active, set);
+}
+
+/* De-duplication: in priority order, a match whose rows an earlier match consumed, or
+ * whose pattern an earlier one subsumes, is dropped; the rest become the stage's rows. */
+static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st,
+                           double render_min) {
+  size_t nr = st->n_rows;
+  qsort(ms, nm, sizeof *ms, cmp_fmatch);
   bool *consumed = calloc(nr ? nr : 1, sizeof *consumed);
-  const te_fusion_pattern **blocked = calloc(np ? np * 8 + 1 : 1, sizeof *blocked);
-  size_t nb = 0, nbcap = np ? np * 8 + 1 : 1;
+  size_t nbcap = np ? np * 8 + 1 : 1, nb = 0;
+  const te_fusion_pattern **blocked = calloc(nbcap, sizeof *blocked);
   st->fuse = calloc(nm ? nm : 1, sizeof *st->fuse);
-  if (!consumed || !blocked || !st->fuse) ok = false;
+  bool ok = consumed && blocked && st->fuse;
   for (size_t i = 0; ok && i < nm; i++) {
     fmatch *m = &ms[i];
     bool skip = false;
@@ -284,12 +367,44 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
     st->fuse[st->n_fuse++] = m->row;
     memset(&m->row, 0, sizeof m->row); /* moved */
   }
+  free(consumed);
+  free(blocked);
+  return ok;
+}
+
+/* The fuse table of one stage (reference-triage.md §7.2): every pattern matched, then
+ * de-duplicated. Row identity: (name, location, cpu op) are interned in one table, so
+ * the row index identifies it within a stage. */
+static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_options *opt,
+                       const char *model_lc, an_stage_tables *st) {
+  size_t np = te_rules_fusion_count(rules);
+  size_t nr = st->n_rows;
+  const char **texts = calloc(nr ? nr : 1, sizeof *texts);
+  fmatch *ms = calloc(np ? np : 1, sizeof *ms);
+  bool *mark = calloc(nr ? nr : 1, sizeof *mark);
+  bool ok = texts && ms && mark;
+  size_t nm = 0;
+  const te_settings *set = te_rules_settings(rules);
+  for (size_t i = 0; ok && i < nr; i++) {
+    texts[i] = match_subject(t->strings, &st->rows[i]);
+    if (!texts[i]) ok = false;
+  }
+  for (size_t pi = 0; ok && pi < np; pi++) {
+    bool hit = false;
+    ms[nm].order = nm;
+    ok = match_pattern(te_rules_fusion(rules, pi), st, texts, mark, opt, model_lc, set, &ms[nm],
+                       &hit);
+    if (hit) nm++;
+  }
+  if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct);
   for (size_t i = 0; i < nm; i++) {
     free(ms[i].rows);
     fuse_row_free(&ms[i].row);
   }
-  free(consumed);
-  free(blocked);
+  if (!ok && nm < np) { /* a failed match may hold a half-filled row */
+    free(ms[nm].rows);
+    fuse_row_free(&ms[nm].row);
+  }
   free(ms);
   free(mark);
   free(texts);

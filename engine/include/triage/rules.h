@@ -321,6 +321,9 @@ typedef struct te_fusion_pattern {
   const char *const *model_exclude;
   long min_tp_size;
   bool require_tp;
+  size_t n_evidence;           /* 0, or one per split group: the kernel category or kind */
+  const char *const *evidence; /*   that group's evidence kernel must have ("any": none) */
+  const char *platform;        /* "cuda" / "rocm": the run must be on it; NULL = any */
   double min_share_pct;
   double likely_share_pct;
   int priority;
