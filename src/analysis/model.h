@@ -211,7 +211,9 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_OVERLAP = 0,
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
-  AN_RECOMMEND_SKIP = 3
+  AN_RECOMMEND_SKIP = 3,
+  AN_RECOMMEND_ONE_TIME = 4 /* one-time work before the stage's first compute (a weight
+                               upload): set apart, not a per-step cost (deviation O8) */
 } an_recommendation;
 
 typedef enum an_dep_risk {

@@ -155,6 +155,7 @@ const char *rp_recommendation(an_recommendation r) {
   case AN_RECOMMEND_TRY_OVERLAP: return "try overlap";
   case AN_RECOMMEND_TRY_FUSION: return "try fusion";
   case AN_RECOMMEND_CHECK_DEPS: return "check deps";
+  case AN_RECOMMEND_ONE_TIME: return "one-time setup";
   case AN_RECOMMEND_SKIP: break;
   }
   return "skip";
