@@ -506,3 +506,44 @@ Test(overlap_golden, synthetic_mapping_formal) {
   an_report_destroy(rep);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- stage markers */
+
+/* Newer SGLang marks steps only with step[EXTEND ...] / step[DECODE ...] (deviation S1):
+ * the fixture's rank-0 file has 1 prefill step (61 kernels, 4 NCCL all-reduces) and 5
+ * decode steps (51 kernels each, custom all-reduces); every kernel lands in its own stage
+ * and the prefill all-reduces are not under decode (tests/data/README.md). */
+static size_t stage_launches(const an_stage_report *st, const char *needle, size_t *hits) {
+  size_t n = 0;
+  *hits = 0;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    n += st->kernels[i].launches;
+    if (strstr(st->kernels[i].name, needle)) *hits += st->kernels[i].launches;
+  }
+  return n;
+}
+
+Test(overlap_stages, sglang_step_annotations_give_both_stages) {
+  te_rules *r = load_rules();
+  run x;
+  run_input(&x, r,
+            (an_input){.path = TRIAGE_FIXTURE_DIR
+                       "/stages/sglang-step-annotations-tp4/1700000013.013-TP-0.trace.json.gz"},
+            (an_input){0});
+  const an_stage_report *ext = NULL, *dec = NULL;
+  for (size_t i = 0; i < x.rep->n_stages; i++) {
+    const an_stage_report *st = &x.rep->stages[i];
+    if (!st->has_kernels) continue;
+    if (!strcmp(st->id, "extend")) ext = st;
+    else if (!strcmp(st->id, "decode")) dec = st;
+    else cr_assert_fail("unexpected stage %s", st->id);
+  }
+  cr_assert(ext && dec, "both stages");
+  size_t nccl_ext, nccl_dec;
+  cr_assert_eq(stage_launches(ext, "ncclDevKernel_AllReduce", &nccl_ext), 61);
+  cr_assert_eq(stage_launches(dec, "ncclDevKernel_AllReduce", &nccl_dec), 5 * 51);
+  cr_assert_eq(nccl_ext, 4);
+  cr_assert_eq(nccl_dec, 0);
+  run_free(&x);
+  te_rules_destroy(r);
+}
