@@ -547,3 +547,59 @@ Test(overlap_stages, sglang_step_annotations_give_both_stages) {
   run_free(&x);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- mechanism rules (O8) */
+
+/* One GPU: a pageable weight upload before any compute; then four steps of a GEMM, a
+ * tight add -> mul chain behind it on the same stream, and a pinned input copy on a copy
+ * stream while nothing computes. Mechanisms: the GEMM is never a row; the upload is
+ * one-time setup; the pinned copy is an independent copy-engine transfer (try overlap);
+ * the tight chain of small kernels is what fusion removes (try fusion, not check deps). */
+static char *mechanism_trace(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  fputs("{\"traceEvents\":[", f);
+  fputs("{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+        "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":500,\"args\":{\"stream\":7}}", f);
+  for (int s = 0; s < 4; s++) {
+    double t = 1000.0 + s * 1000.0;
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+               "\"tid\":7,\"ts\":%.1f,\"dur\":300,\"args\":{\"stream\":7}}", t);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
+               "elementwise_kernel<4, at::native::CUDAFunctor_add<float> >\",\"pid\":0,\"tid\":7,"
+               "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}", t + 301);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
+               "elementwise_kernel<4, at::native::MulFunctor<float> >\",\"pid\":0,\"tid\":7,"
+               "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}", t + 402);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+               "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":150,\"args\":{\"stream\":9}}", t + 600);
+  }
+  fputs("]}", f);
+  fclose(f);
+  return buf;
+}
+
+Test(overlap_mechanism, action_follows_mechanism) {
+  te_rules *r = load_rules();
+  char *trace = mechanism_trace();
+  run x;
+  run_single(&x, "mechanism.json", trace, strlen(trace), r);
+  cr_assert_null(find_row(x.rep, "ampere_sgemm"), "compute is never a row");
+  const an_overlap_row *upload = find_row(x.rep, "Memcpy HtoD (Pageable");
+  const an_overlap_row *input = find_row(x.rep, "Memcpy HtoD (Pinned");
+  const an_overlap_row *add = find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
+  cr_assert(upload && input && add);
+  cr_assert_eq(upload->recommendation, AN_RECOMMEND_ONE_TIME);
+  cr_assert_eq(input->recommendation, AN_RECOMMEND_TRY_OVERLAP);
+  cr_assert_eq(input->priority, AN_PRIORITY_P1);
+  cr_assert_neq(add->dep_risk, AN_DEP_RISK_LOW, "the chain is tight and serial");
+  cr_assert_eq(add->recommendation, AN_RECOMMEND_TRY_FUSION);
+  /* steady exposed time: 4 x 100 us, nothing hides it */
+  cr_assert_float_eq(add->exposed_ms, 0.4, 1e-9);
+  cr_assert_float_eq(add->exposed_wait_ms, 0.0, 1e-9);
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}
