@@ -192,6 +192,11 @@ int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
   case AN_HINT_SERVER_ARGS_IGNORED:
     return snprintf(buf, cap, "%s: warning: %s (server args ignored)", path,
                     h->detail ? h->detail : "");
+  case AN_HINT_UNKNOWN_STAGE_MARKER:
+    return snprintf(buf, cap, "%s: warning: stage marker \"%s\" is not recognised (%llu "
+                              "annotation%s); its kernels are in no stage of their own",
+                    path, h->detail ? h->detail : "", (unsigned long long)h->count,
+                    h->count == 1 ? "" : "s");
   }
   return snprintf(buf, cap, "%s: warning", path);
 }

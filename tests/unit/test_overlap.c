@@ -603,3 +603,30 @@ Test(overlap_mechanism, action_follows_mechanism) {
   free(trace);
   te_rules_destroy(r);
 }
+
+/* A step marker no stage rule places is a warning naming it (not a silent merge). */
+Test(overlap_stages, unknown_step_marker_is_a_warning) {
+  static const char trace[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[MIXED bs=3]\",\"pid\":1,\"tid\":1,"
+      "\"ts\":0,\"dur\":50},"
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[DECODE bs=3]\",\"pid\":1,\"tid\":1,"
+      "\"ts\":60,\"dur\":50},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":7,"
+      "\"ts\":10,\"dur\":40,\"args\":{\"stream\":7}}"
+      "]}";
+  te_rules *r = load_rules();
+  run x;
+  run_single(&x, "marker.json", trace, sizeof trace - 1, r);
+  size_t found = 0;
+  for (size_t i = 0; i < x.rep->n_hints; i++) {
+    const an_hint *h = &x.rep->hints[i];
+    if (h->code != AN_HINT_UNKNOWN_STAGE_MARKER) continue;
+    found++;
+    cr_assert_str_eq(h->detail, "step[MIXED bs=3]");
+    cr_assert_eq(h->count, 1);
+  }
+  cr_assert_eq(found, 1);
+  run_free(&x);
+  te_rules_destroy(r);
+}
