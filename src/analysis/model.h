@@ -197,7 +197,9 @@ typedef struct an_fuse_row {
 
 typedef enum an_overlap_verdict {
   AN_OVERLAP_HEADROOM = 0,       /* much time runs alone: worth overlapping or fusing */
-  AN_OVERLAP_LOW_ROI_HIDDEN = 1  /* already hidden under other streams */
+  AN_OVERLAP_LOW_ROI_HIDDEN = 1, /* already hidden under other streams */
+  AN_OVERLAP_WAIT = 2            /* exposed time is mostly wait for other ranks, not
+                                    headroom (deviation O8; recommendation rank skew) */
 } an_overlap_verdict;
 
 typedef enum an_priority {
@@ -212,8 +214,10 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
   AN_RECOMMEND_SKIP = 3,
-  AN_RECOMMEND_ONE_TIME = 4 /* one-time work before the stage's first compute (a weight
-                               upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_ONE_TIME = 4, /* one-time work before the stage's first compute (a weight
+                                upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_RANK_SKEW = 5 /* exposed time is mostly wait for other ranks (first
+                                collective of a step): compare ranks, not overlap (O8) */
 } an_recommendation;
 
 typedef enum an_dep_risk {

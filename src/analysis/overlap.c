@@ -730,7 +730,8 @@ static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
  * of the compute stream (input copies can be prefetched): overlap it on a side stream,
  * unless it is one-time work before the first compute; a serial chain of small kernels
- * (tight producer/consumer neighbours) is what fusion removes. False when no mechanism
+ * (tight producer/consumer neighbours) is what fusion removes; a collective whose exposed
+ * time is mostly wait above its steady cost is rank skew. False when no mechanism
  * rule decides, so the reference rule does. */
 static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                                 an_overlap_row *row) {
@@ -748,6 +749,14 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     } else {
       return false;
     }
+    return true;
+  }
+  if (te_string_list_has(&set->overlap_wait_categories, row->category) &&
+      a->exposed_wait_us > 0 &&
+      a->exposed_wait_us >= set->overlap_wait_min_ratio * a->exposed_steady_us) {
+    row->verdict = AN_OVERLAP_WAIT;
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_RANK_SKEW;
     return true;
   }
   if (row->verdict == AN_OVERLAP_HEADROOM && row->dep_risk != AN_DEP_RISK_LOW &&

@@ -132,7 +132,9 @@ const char *rp_priority(an_priority p) {
 }
 
 const char *rp_verdict(an_overlap_verdict v) {
-  return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden" : "headroom";
+  return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden"
+         : v == AN_OVERLAP_WAIT         ? "wait"
+                                        : "headroom";
 }
 
 const char *rp_dep_risk(an_dep_risk d) {
@@ -156,6 +158,7 @@ const char *rp_recommendation(an_recommendation r) {
   case AN_RECOMMEND_TRY_FUSION: return "try fusion";
   case AN_RECOMMEND_CHECK_DEPS: return "check deps";
   case AN_RECOMMEND_ONE_TIME: return "one-time setup";
+  case AN_RECOMMEND_RANK_SKEW: return "rank skew (wait)";
   case AN_RECOMMEND_SKIP: break;
   }
   return "skip";

@@ -630,3 +630,25 @@ Test(overlap_stages, unknown_step_marker_is_a_warning) {
   run_free(&x);
   te_rules_destroy(r);
 }
+
+/* The first all-reduce of each decode step waits ~450 us for rank 3 (tests/data/README.md,
+ * ranks/sglang-decode-first-wait-tp4): on rank 0 that excess is wait (rank skew), not
+ * headroom; the steady cost stays the median instance x count. */
+Test(overlap_mechanism, first_collective_wait_is_rank_skew) {
+  te_rules *r = load_rules();
+  run x;
+  run_input(&x, r,
+            (an_input){.path = TRIAGE_FIXTURE_DIR
+                       "/ranks/sglang-decode-first-wait-tp4/1700000014.014-TP-0.trace.json.gz"},
+            (an_input){0});
+  const an_overlap_row *ar = find_row(x.rep, "void sglang::cross_device_reduce_1stage");
+  cr_assert(ar);
+  cr_assert_eq(ar->verdict, AN_OVERLAP_WAIT);
+  cr_assert_eq(ar->recommendation, AN_RECOMMEND_RANK_SKEW);
+  cr_assert_gt(ar->exposed_wait_ms, 2.0 * ar->exposed_ms);
+  /* steady: the median instance (~8.6 us transfer) x launches */
+  cr_assert_lt(ar->exposed_median_us, 20.0);
+  cr_assert_float_eq(ar->exposed_ms, ar->exposed_median_us * (double)ar->count / 1000.0, 1e-9);
+  run_free(&x);
+  te_rules_destroy(r);
+}

@@ -145,6 +145,10 @@ typedef struct te_list_map {
     0, NULL, "a serial (tight producer/consumer) row of these categories says fuse (O8)")     \
   X(overlap_one_time_min_fraction, "overlap.one_time_min_fraction", NUMBER, 0, 1, 0, NULL,   \
     "a copy with this fraction of its time before the stage's first compute is one-time")    \
+  X(overlap_wait_categories, "overlap.wait.categories", LIST, 0, 0, 0, NULL,                 \
+    "categories whose exposed excess over the steady cost is wait (rank skew), O8")          \
+  X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,               \
+    "wait at least this many times the steady exposed cost makes the row rank skew (O8)")    \
   X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,       \
     "the formal kernel map's sites vote for a scope next to the mapping evidence")           \
   X(overlap_launch_scope_fallback, "overlap.launch_scope_fallback", BOOL, 0, 0, 0, NULL,     \
