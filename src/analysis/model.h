@@ -287,6 +287,16 @@ typedef struct an_overlap_stage {
   double multi_stream_us; /* time with kernels on >= 2 streams */
   size_t max_streams;
   size_t n_kernels;     /* overlap kernel events of the stage */
+  /* Time accounting (deviation O8): kernel time per overlap category (copy-engine
+   * transfers apart), in first-seen order; idle = span - busy; one_time_us = copy-engine
+   * time that ends before the stage's first compute kernel (a weight upload), set apart
+   * from the per-step cost. With max_streams <= 1 exclusive time is not headroom. */
+  size_t n_by_category;
+  struct an_overlap_category_time {
+    char *category;     /* overlap category label (owned) */
+    double kernel_us;   /* summed kernel time; overlapping kernels each count */
+  } *by_category;
+  double copy_engine_us, one_time_us;
   size_t n_rows;        /* rows after the share bar and the table limit */
   an_overlap_row *rows;
 } an_overlap_stage;

@@ -602,6 +602,8 @@ void an_overlap_result_free(an_overlap_result *res) {
     an_overlap_stage *st = &res->stages[i];
     for (size_t j = 0; j < st->n_rows; j++) ov_row_free(&st->rows[j]);
     free(st->rows);
+    for (size_t j = 0; j < st->n_by_category; j++) free(st->by_category[j].category);
+    free(st->by_category);
     free(st->stage);
     free(st->label);
     free(st->formal_path);
@@ -928,6 +930,30 @@ static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, do
   st->n_rows = w;
 }
 
+/* The stage's time accounting: kernel time per overlap category, copy-engine transfers
+ * apart (and the part of them that is one-time setup before the first compute). */
+static bool ov_account_stage(const ov_stage_ctx *c, const ov_sweep *sw, an_overlap_stage *st) {
+  st->by_category = calloc(sw->n_aggs ? sw->n_aggs : 1, sizeof *st->by_category);
+  if (!st->by_category) return false;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (ov_is_copy_engine(c, a)) {
+      st->copy_engine_us += a->total_us;
+      st->one_time_us += ov_before_first_compute(c, a) * a->total_us;
+      continue;
+    }
+    const char *label = ov_cats_label(c->cats, (long)a->cat);
+    size_t j = 0;
+    while (j < st->n_by_category && strcmp(st->by_category[j].category, label)) j++;
+    if (j == st->n_by_category) {
+      if (!(st->by_category[j].category = ov_strdup(label))) return false;
+      st->n_by_category++;
+    }
+    st->by_category[j].kernel_us += a->total_us;
+  }
+  return true;
+}
+
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
                                           ov_bundle *mb, const an_overlap_options *opt,
                                           an_overlap_stage *st) {
@@ -944,6 +970,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   st->multi_stream_us = sw.multi_us;
   st->max_streams = sw.max_streams;
   st->n_kernels = c.n;
+  if (!ov_account_stage(&c, &sw, st)) goto done;
   const te_settings *set = te_rules_settings(r);
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
   st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n) + 1,

@@ -652,3 +652,28 @@ Test(overlap_mechanism, first_collective_wait_is_rank_skew) {
   run_free(&x);
   te_rules_destroy(r);
 }
+
+/* Time accounting of the mechanism trace: copies apart (the 500 us upload is one-time),
+ * kernel time per overlap category; two streams that never run at once. */
+Test(overlap_mechanism, stage_time_accounting) {
+  te_rules *r = load_rules();
+  char *trace = mechanism_trace();
+  run x;
+  run_single(&x, "mechanism.json", trace, strlen(trace), r);
+  const an_overlap_stage *st = NULL;
+  for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
+  cr_assert(st);
+  cr_assert_float_eq(st->copy_engine_us, 500.0 + 4 * 150.0, 1e-9);
+  cr_assert_float_eq(st->one_time_us, 500.0, 1e-9);
+  double compute = -1, elementwise = -1;
+  for (size_t j = 0; j < st->n_by_category; j++) {
+    if (!strcmp(st->by_category[j].category, "compute")) compute = st->by_category[j].kernel_us;
+    if (!strcmp(st->by_category[j].category, "elementwise")) elementwise = st->by_category[j].kernel_us;
+  }
+  cr_assert_float_eq(compute, 4 * 300.0, 1e-9);
+  cr_assert_float_eq(elementwise, 4 * 200.0, 1e-9);
+  cr_assert_eq(st->max_streams, 1); /* the copies never run under a kernel */
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}
