@@ -689,8 +689,11 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     if (gap > thr) continue;
     ov_scope_result ns = ov_scope_lookup(c->map, nb_name, c->r, c->formal);
     const char *nb_cat = ov_cats_label(c->cats, (long)nb->cat);
-    bool fam = an_overlap_same_scope_family(scope, ns.scope);
-    bool same_op = strcmp(op, OV_NO_OP) && !strcmp(op, ns.op);
+    /* a shared launch op or scope family is dataflow evidence only in the reference's
+     * rule: under a graph replay every kernel shares both (O8) */
+    bool shared = te_rules_settings(c->r)->overlap_shared_launch_is_dependency;
+    bool fam = shared && an_overlap_same_scope_family(scope, ns.scope);
+    bool same_op = shared && strcmp(op, OV_NO_OP) && !strcmp(op, ns.op);
     risky[side] = fam || same_op || ov_producer_consumer(c->r, row->category, nb_cat);
     unclear[side] = !risky[side] && (!strcmp(scope, OV_UNMAPPED) || !strcmp(ns.scope, OV_UNMAPPED));
   }

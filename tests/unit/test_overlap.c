@@ -677,3 +677,42 @@ Test(overlap_mechanism, stage_time_accounting) {
   free(trace);
   te_rules_destroy(r);
 }
+
+/* Dependency evidence (O8): two tight kernels of category "other" (no producer/consumer
+ * list) launched by the same op from the same Python scope. Sharing the launch is not
+ * dataflow: dep risk low by default; the reference rule (shared_launch_is_dependency)
+ * calls it high. */
+Test(overlap_mechanism, shared_launch_is_not_a_dependency) {
+  static const char trace[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/model/runner.py(10): forward\","
+      "\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,"
+      "\"ts\":104,\"dur\":2,\"args\":{\"correlation\":1}},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,"
+      "\"ts\":110,\"dur\":2,\"args\":{\"correlation\":2}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_custom_op_alpha\",\"pid\":0,\"tid\":7,"
+      "\"ts\":1000,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":1}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_custom_op_beta\",\"pid\":0,\"tid\":7,"
+      "\"ts\":1041,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":2}}"
+      "]}";
+  te_rules *r = load_rules();
+  run x;
+  run_single(&x, "shared.json", trace, sizeof trace - 1, r);
+  const an_overlap_row *a = find_row(x.rep, "my_custom_op_alpha");
+  cr_assert(a);
+  cr_assert_str_eq(a->category, "other");
+  cr_assert_float_eq(a->next_gap_us, 1.0, 1e-9);
+  cr_assert_eq(a->dep_risk, AN_DEP_RISK_LOW);
+  run_free(&x);
+  te_rules_destroy(r);
+  /* the reference rule: the shared launch op makes it high */
+  r = load_rules_with("pack: t\nversion: 1\nsettings:\n  overlap:\n"
+                      "    shared_launch_is_dependency: true\n");
+  run_single(&x, "shared.json", trace, sizeof trace - 1, r);
+  a = find_row(x.rep, "my_custom_op_alpha");
+  cr_assert(a);
+  cr_assert_eq(a->dep_risk, AN_DEP_RISK_HIGH);
+  run_free(&x);
+  te_rules_destroy(r);
+}

@@ -149,6 +149,8 @@ typedef struct te_list_map {
     "categories whose exposed excess over the steady cost is wait (rank skew), O8")          \
   X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,               \
     "wait at least this many times the steady exposed cost makes the row rank skew (O8)")    \
+  X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0,  \
+    0, NULL, "a tight neighbour with the same launch op or scope family is a dependency")    \
   X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,       \
     "the formal kernel map's sites vote for a scope next to the mapping evidence")           \
   X(overlap_launch_scope_fallback, "overlap.launch_scope_fallback", BOOL, 0, 0, 0, NULL,     \
