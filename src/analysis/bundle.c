@@ -225,6 +225,20 @@ static const ann *windows_containing(const window_set *ws, double t) {
   return NULL;
 }
 
+/* The window that last started at or before t, while t is within the windows' span:
+ * step annotations open a step, and the host launches of a step can run past its
+ * annotation's end (until the next step opens). NULL outside the span. */
+static const ann *windows_last_started(const window_set *ws, double t) {
+  if (!ws->n || t < ws->w[0].start || t > ws->pmax[ws->n - 1]) return NULL;
+  size_t lo = 0, hi = ws->n;
+  while (lo < hi) { /* first i with start > t */
+    size_t mid = (lo + hi) / 2;
+    if (ws->w[mid].start <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return &ws->w[lo - 1];
+}
+
 static double window_distance(const ann *a, double t) {
   if (t < a->start) return a->start - t;
   if (t > a->end) return t - a->end;
@@ -312,19 +326,66 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
 
 /* Where the annotations of a trace put its kernels: annotations by External id (best
  * first), and the merged GPU and CPU annotation windows. */
+typedef struct launch_time {
+  int64_t corr;
+  double ts;
+} launch_time;
+
 typedef struct stage_index {
   ann *by_ext;
   size_t n_ext;
   window_set gpu, cpu;
+  launch_time *launches; /* host launch time by correlation, sorted by correlation */
+  size_t n_launches;
   double nearest_us; /* stage.nearest_window_us */
 } stage_index;
 
 static void stage_index_free(stage_index *x) {
+  free(x->launches);
   free(x->by_ext);
   free(x->gpu.w);
   free(x->gpu.pmax);
   free(x->cpu.w);
   free(x->cpu.pmax);
+}
+
+static int cmp_launch_corr(const void *a, const void *b) {
+  const launch_time *x = a, *y = b;
+  return x->corr < y->corr ? -1 : (x->corr > y->corr);
+}
+
+/* Host launch times by correlation: a CPU (user) annotation window brackets the host
+ * launches of a step, while the GPU runs them later, often inside the next step's host
+ * window (a long prefill step runs while the host already launches decode). */
+static bool launches_index(const tr_trace *t, stage_index *x) {
+  /* launches proper, and the other runtime calls with a correlation (hipMemcpyAsync
+   * issues the copies) */
+  static const tr_kind kinds[] = {TR_KIND_LAUNCH, TR_KIND_RUNTIME};
+  size_t n[2] = {0, 0};
+  const tr_event *ev[2];
+  for (size_t j = 0; j < 2; j++) ev[j] = tr_trace_events(t, kinds[j], &n[j]);
+  x->launches = malloc((n[0] + n[1] + 1) * sizeof *x->launches);
+  if (!x->launches) return false;
+  for (size_t j = 0; j < 2; j++)
+    for (size_t i = 0; i < n[j]; i++) {
+      int64_t corr = tr_event_correlation(t, &ev[j][i]);
+      if (corr != TR_NO_ID) x->launches[x->n_launches++] = (launch_time){corr, ev[j][i].ts};
+    }
+  qsort(x->launches, x->n_launches, sizeof *x->launches, cmp_launch_corr);
+  return true;
+}
+
+/* Host launch time of kernel k, or NAN when its launch is not in the trace. */
+static double launch_ts(const stage_index *x, const tr_trace *t, const tr_event *k) {
+  int64_t corr = tr_event_correlation(t, k);
+  if (corr == TR_NO_ID) return NAN;
+  size_t lo = 0, hi = x->n_launches;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (x->launches[mid].corr < corr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < x->n_launches && x->launches[lo].corr == corr ? x->launches[lo].ts : NAN;
 }
 
 static an_status stage_index_build(const tr_trace *t, const te_rules *rules, stage_index *x) {
@@ -348,12 +409,15 @@ static an_status stage_index_build(const tr_trace *t, const te_rules *rules, sta
   qsort(x->by_ext, x->n_ext, sizeof *x->by_ext, cmp_ann_ext);
   bool ok_g = windows_build(g, ng, set->stage_merge_gap_us, &x->gpu);
   bool ok_c = windows_build(c, nc, set->stage_merge_gap_us, &x->cpu);
-  return ok_g && ok_c ? AN_OK : AN_ERR_NOMEM;
+  bool ok_l = x->cpu.n == 0 || launches_index(t, x);
+  return ok_g && ok_c && ok_l ? AN_OK : AN_ERR_NOMEM;
 }
 
-/* The stage annotations give kernel k: its External id's annotation, else the window
- * (GPU, then CPU) containing its start, else the nearest window within
- * stage.nearest_window_us; NULL when none. */
+/* The stage annotations give kernel k: its External id's annotation, else the GPU window
+ * containing its start, else the CPU window last started before its host launch (within
+ * the windows' span), else the CPU
+ * window containing its start, else the nearest window within stage.nearest_window_us;
+ * NULL when none. */
 static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t,
                                        const tr_event *k) {
   int64_t ext = kernel_external(t, k);
@@ -368,6 +432,8 @@ static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t,
   }
   double probe = k->ts + 0.001;
   const ann *w = windows_containing(&x->gpu, probe);
+  double launched = x->cpu.n ? launch_ts(x, t, k) : NAN;
+  if (!w && !isnan(launched)) w = windows_last_started(&x->cpu, launched + 0.001);
   if (!w) w = windows_containing(&x->cpu, probe);
   if (w) return w->stage;
   double dg = INFINITY, dc = INFINITY;

@@ -220,7 +220,9 @@ typedef struct an_fuse_row {
 
 typedef enum an_overlap_verdict {
   AN_OVERLAP_HEADROOM = 0,       /* much time runs alone: worth overlapping or fusing */
-  AN_OVERLAP_LOW_ROI_HIDDEN = 1  /* already hidden under other streams */
+  AN_OVERLAP_LOW_ROI_HIDDEN = 1, /* already hidden under other streams */
+  AN_OVERLAP_WAIT = 2            /* exposed time is mostly wait for other ranks, not
+                                    headroom (deviation O8; recommendation rank skew) */
 } an_overlap_verdict;
 
 typedef enum an_priority {
@@ -234,7 +236,11 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_OVERLAP = 0,
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
-  AN_RECOMMEND_SKIP = 3
+  AN_RECOMMEND_SKIP = 3,
+  AN_RECOMMEND_ONE_TIME = 4, /* one-time work before the stage's first compute (a weight
+                                upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_RANK_SKEW = 5 /* exposed time is mostly wait for other ranks (first
+                                collective of a step): compare ranks, not overlap (O8) */
 } an_recommendation;
 
 typedef enum an_dep_risk {
@@ -304,6 +310,16 @@ typedef struct an_overlap_stage {
   double multi_stream_us; /* time with kernels on >= 2 streams */
   size_t max_streams;
   size_t n_kernels;     /* overlap kernel events of the stage */
+  /* Time accounting (deviation O8): kernel time per overlap category (copy-engine
+   * transfers apart), in first-seen order; idle = span - busy; one_time_us = copy-engine
+   * time that ends before the stage's first compute kernel (a weight upload), set apart
+   * from the per-step cost. With max_streams <= 1 exclusive time is not headroom. */
+  size_t n_by_category;
+  struct an_overlap_category_time {
+    char *category;     /* overlap category label (owned) */
+    double kernel_us;   /* summed kernel time; overlapping kernels each count */
+  } *by_category;
+  double copy_engine_us, one_time_us;
   size_t n_rows;        /* rows after the share bar and the table limit */
   an_overlap_row *rows;
 } an_overlap_stage;
@@ -313,7 +329,9 @@ typedef struct an_overlap_stage {
 typedef enum an_hint_code {
   AN_HINT_SKIPPED_EVENTS = 0,     /* path, count, offset of the first */
   AN_HINT_REPLACED_UTF8 = 1,      /* path, count */
-  AN_HINT_SERVER_ARGS_IGNORED = 2 /* path, detail: why */
+  AN_HINT_SERVER_ARGS_IGNORED = 2, /* path, detail: why */
+  AN_HINT_UNKNOWN_STAGE_MARKER = 3 /* path, count, detail: the first marker no stage rule
+                                      places (matcher stage_marker) */
 } an_hint_code;
 
 typedef enum an_hint_level {

@@ -602,6 +602,8 @@ void an_overlap_result_free(an_overlap_result *res) {
     an_overlap_stage *st = &res->stages[i];
     for (size_t j = 0; j < st->n_rows; j++) ov_row_free(&st->rows[j]);
     free(st->rows);
+    for (size_t j = 0; j < st->n_by_category; j++) free(st->by_category[j].category);
+    free(st->by_category);
     free(st->stage);
     free(st->label);
     free(st->formal_path);
@@ -687,8 +689,11 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     if (gap > thr) continue;
     ov_scope_result ns = ov_scope_lookup(c->map, nb_name, c->r, c->formal);
     const char *nb_cat = ov_cats_label(c->cats, (long)nb->cat);
-    bool fam = an_overlap_same_scope_family(scope, ns.scope);
-    bool same_op = strcmp(op, OV_NO_OP) && !strcmp(op, ns.op);
+    /* a shared launch op or scope family is dataflow evidence only in the reference's
+     * rule: under a graph replay every kernel shares both (O8) */
+    bool shared = te_rules_settings(c->r)->overlap_shared_launch_is_dependency;
+    bool fam = shared && an_overlap_same_scope_family(scope, ns.scope);
+    bool same_op = shared && strcmp(op, OV_NO_OP) && !strcmp(op, ns.op);
     risky[side] = fam || same_op || ov_producer_consumer(c->r, row->category, nb_cat);
     unclear[side] = !risky[side] && (!strcmp(scope, OV_UNMAPPED) || !strcmp(ns.scope, OV_UNMAPPED));
   }
@@ -701,6 +706,95 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
                   : unclear[0] || unclear[1] ? AN_DEP_RISK_UNCLEAR
                                              : AN_DEP_RISK_LOW;
   return true;
+}
+
+/* True when the aggregate's events are copy-engine transfers (by the trace event category
+ * of its representative, pack list overlap.copy_engine_event_categories). */
+static bool ov_is_copy_engine(const ov_stage_ctx *c, const ov_agg *a) {
+  const tr_event *ev = c->ks[a->rep].ev;
+  if (!ev) return false;
+  const char *cat = tr_str_get(c->formal->side->t, ev->cat);
+  return te_string_list_has(&te_rules_settings(c->r)->overlap_copy_engine_event_categories, cat);
+}
+
+/* Fraction of the aggregate's time that ends before the stage's first compute kernel
+ * starts: one-time work (a weight upload) rather than a per-step cost. */
+static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
+  double first = -1;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->cats->compute >= 0 && c->ks[i].cat == (uint32_t)c->cats->compute &&
+        (first < 0 || c->ks[i].ts < first))
+      first = c->ks[i].ts;
+  if (first < 0 || a->total_us <= 0) return 0;
+  double before = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->ks[i].name == a->name && c->ks[i].end <= first) before += c->ks[i].end - c->ks[i].ts;
+  return before / a->total_us;
+}
+
+/* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
+ * of the compute stream (input copies can be prefetched): overlap it on a side stream,
+ * unless it is one-time work before the first compute; a serial chain of small kernels
+ * (tight producer/consumer neighbours) is what fusion removes; a collective whose exposed
+ * time is mostly wait above its steady cost is rank skew. False when no mechanism
+ * rule decides, so the reference rule does. */
+static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
+                                an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  if (!set->overlap_mechanism_actions) return false;
+  if (ov_is_copy_engine(c, a)) {
+    double exposed_pct =
+        sw->busy_us > 0 ? (a->exposed_steady_us + a->exposed_wait_us) / sw->busy_us * 100.0 : 0;
+    if (ov_before_first_compute(c, a) >= set->overlap_one_time_min_fraction) {
+      row->priority = AN_PRIORITY_P4;
+      row->recommendation = AN_RECOMMEND_ONE_TIME;
+    } else if (row->verdict == AN_OVERLAP_HEADROOM || exposed_pct >= set->overlap_min_share_pct) {
+      row->priority = AN_PRIORITY_P1;
+      row->recommendation = AN_RECOMMEND_TRY_OVERLAP;
+    } else {
+      return false;
+    }
+    return true;
+  }
+  if (te_string_list_has(&set->overlap_wait_categories, row->category) &&
+      a->exposed_wait_us > 0 &&
+      a->exposed_wait_us >= set->overlap_wait_min_ratio * a->exposed_steady_us) {
+    row->verdict = AN_OVERLAP_WAIT;
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_RANK_SKEW;
+    return true;
+  }
+  if (row->verdict == AN_OVERLAP_HEADROOM && row->dep_risk != AN_DEP_RISK_LOW &&
+      te_string_list_has(&set->overlap_serial_chain_fuse_categories, row->category)) {
+    row->priority = AN_PRIORITY_P1;
+    row->recommendation = AN_RECOMMEND_TRY_FUSION;
+    return true;
+  }
+  return false;
+}
+
+/* reference-triage.md §6.6 priority and recommendation, after the mechanism rules (O8). */
+static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
+                             an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  if (row->share_pct < set->overlap_min_share_pct) {
+    row->priority = AN_PRIORITY_P5;
+    row->recommendation = AN_RECOMMEND_SKIP;
+  } else if (ov_mechanism_action(c, sw, a, row)) {
+    return;
+  } else if (row->verdict == AN_OVERLAP_LOW_ROI_HIDDEN) {
+    row->priority = AN_PRIORITY_P4;
+    row->recommendation = AN_RECOMMEND_SKIP;
+  } else if (row->dep_risk == AN_DEP_RISK_LOW) {
+    row->priority = AN_PRIORITY_P1;
+    row->recommendation =
+        te_string_list_has(&set->overlap_try_overlap_categories, row->category)
+            ? AN_RECOMMEND_TRY_OVERLAP
+            : AN_RECOMMEND_TRY_FUSION;
+  } else {
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_CHECK_DEPS;
+  }
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -733,23 +827,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
       (!row->launch_op && strcmp(sr.op, OV_NO_OP)))
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
-  const te_settings *set = te_rules_settings(c->r);
-  if (row->share_pct < set->overlap_min_share_pct) {
-    row->priority = AN_PRIORITY_P5;
-    row->recommendation = AN_RECOMMEND_SKIP;
-  } else if (verdict == AN_OVERLAP_LOW_ROI_HIDDEN) {
-    row->priority = AN_PRIORITY_P4;
-    row->recommendation = AN_RECOMMEND_SKIP;
-  } else if (row->dep_risk == AN_DEP_RISK_LOW) {
-    row->priority = AN_PRIORITY_P1;
-    row->recommendation =
-        te_string_list_has(&set->overlap_try_overlap_categories, row->category)
-            ? AN_RECOMMEND_TRY_OVERLAP
-            : AN_RECOMMEND_TRY_FUSION;
-  } else {
-    row->priority = AN_PRIORITY_P2;
-    row->recommendation = AN_RECOMMEND_CHECK_DEPS;
-  }
+  ov_decide_action(c, sw, a, row);
   return true;
 }
 
@@ -787,6 +865,9 @@ static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands
     const ov_agg *a = &sw->aggs[i];
     if (a->total_us <= 0 || a->total_us < set->overlap_headroom_min_total_us ||
         a->exclusive_us / a->total_us < set->overlap_headroom_min_exclusive_ratio)
+      continue;
+    /* deviation O8: compute (GEMM, attention) is what other work overlaps with */
+    if (te_string_list_has(&set->overlap_never_row_categories, ov_cats_label(cats, (long)a->cat)))
       continue;
     bool compute = cats->compute >= 0 && a->cat == (uint32_t)cats->compute;
     cands[nc++] = (ov_cand){i, compute ? 0.0 : 1.0, a->exclusive_us * cats->weight[a->cat], i};
@@ -852,6 +933,30 @@ static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, do
   st->n_rows = w;
 }
 
+/* The stage's time accounting: kernel time per overlap category, copy-engine transfers
+ * apart (and the part of them that is one-time setup before the first compute). */
+static bool ov_account_stage(const ov_stage_ctx *c, const ov_sweep *sw, an_overlap_stage *st) {
+  st->by_category = calloc(sw->n_aggs ? sw->n_aggs : 1, sizeof *st->by_category);
+  if (!st->by_category) return false;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (ov_is_copy_engine(c, a)) {
+      st->copy_engine_us += a->total_us;
+      st->one_time_us += ov_before_first_compute(c, a) * a->total_us;
+      continue;
+    }
+    const char *label = ov_cats_label(c->cats, (long)a->cat);
+    size_t j = 0;
+    while (j < st->n_by_category && strcmp(st->by_category[j].category, label)) j++;
+    if (j == st->n_by_category) {
+      if (!(st->by_category[j].category = ov_strdup(label))) return false;
+      st->n_by_category++;
+    }
+    st->by_category[j].kernel_us += a->total_us;
+  }
+  return true;
+}
+
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
                                           ov_bundle *mb, const an_overlap_options *opt,
                                           an_overlap_stage *st) {
@@ -868,6 +973,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   st->multi_stream_us = sw.multi_us;
   st->max_streams = sw.max_streams;
   st->n_kernels = c.n;
+  if (!ov_account_stage(&c, &sw, st)) goto done;
   const te_settings *set = te_rules_settings(r);
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
   st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n) + 1,

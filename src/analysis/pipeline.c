@@ -93,6 +93,31 @@ static void on_trace_warning(void *ctx, const tr_warning *w) {
   add_hint(ctx, h);
 }
 
+/* Step-marker annotations (matcher stage_marker) that no stage rule places: one warning
+ * per trace naming the first, so a stage does not vanish without a word. */
+static void warn_unknown_stage_markers(run_state *r, const tr_trace *t, const char *path) {
+  const te_matcher *marker = te_rules_matcher(r->rules, "stage_marker");
+  if (!marker) return;
+  static const tr_kind kinds[] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
+  const char *first = NULL;
+  uint64_t count = 0;
+  for (size_t j = 0; j < 2; j++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[j], &n);
+    for (size_t i = 0; i < n; i++) {
+      const char *name = tr_str_get(t, ev[i].name);
+      if (!te_matcher_match(marker, name, strlen(name)) ||
+          te_rules_stage_from_annotation(r->rules, name))
+        continue;
+      if (!first) first = name;
+      count++;
+    }
+  }
+  if (!count) return;
+  an_hint h = {AN_HINT_UNKNOWN_STAGE_MARKER, AN_HINT_WARNING, path, count, 0, first};
+  add_hint(r, h);
+}
+
 /* ------------------------------------------------------------------ sides */
 
 /* The traces and views go once the model is assembled; paths and n stay (the model
@@ -138,6 +163,7 @@ static an_status read_trace(run_state *r, side *s, const an_input *in, size_t i,
   s->n = i + 1;
   an_status rc = an_trace_view_build(t, stage_id, r->rules, NULL, &s->views[i]);
   if (rc == AN_ERR_NOMEM) return fail(r, rc, path, "out of memory");
+  if (rc == AN_OK) warn_unknown_stage_markers(r, t, path);
   if (rc != AN_OK) return fail(r, rc, path, "rule packs define no \"all\" stage");
   return AN_OK;
 }

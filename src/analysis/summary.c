@@ -83,10 +83,15 @@ static void overlap_items(item_ctx *c) {
   const an_overlap_stage *o = c->st->overlap;
   for (size_t i = 0; o && i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
-    if (r->verdict != AN_OVERLAP_HEADROOM || r->recommendation == AN_RECOMMEND_SKIP) continue;
-    an_action a = r->recommendation == AN_RECOMMEND_TRY_OVERLAP ? AN_ACTION_TRY_OVERLAP
-                  : r->recommendation == AN_RECOMMEND_TRY_FUSION ? AN_ACTION_TRY_FUSION
-                                                                 : AN_ACTION_CHECK_DEPS;
+    /* only rows that ask for a change; one-time setup and rank-skew waits are no headroom */
+    an_action a;
+    switch (r->recommendation) {
+    case AN_RECOMMEND_TRY_OVERLAP: a = AN_ACTION_TRY_OVERLAP; break;
+    case AN_RECOMMEND_TRY_FUSION: a = AN_ACTION_TRY_FUSION; break;
+    case AN_RECOMMEND_CHECK_DEPS: a = AN_ACTION_CHECK_DEPS; break;
+    default: continue;
+    }
+    if (r->verdict != AN_OVERLAP_HEADROOM) continue;
     add_item(c, AN_SUMMARY_OVERLAP, a, i, (const char *const *)&r->kernel, 1, r->scope,
              an_overlap_at_stake(r));
   }

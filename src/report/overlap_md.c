@@ -41,6 +41,21 @@ static void ov_exposed_line(FILE *out, const an_overlap_stage *st) {
   fputc('\n', out);
 }
 
+/* Where the stage's time went: busy and idle, kernel time per overlap category, copies
+ * (one-time setup apart), and whether exclusive time can mean anything at all. */
+static void ov_accounting_line(FILE *out, const an_overlap_stage *st) {
+  double idle = st->span_us > st->busy_us ? st->span_us - st->busy_us : 0;
+  fprintf(out, "Stage time: busy %.2f ms, idle %.2f ms; kernel time", st->busy_us / 1000.0,
+          idle / 1000.0);
+  for (size_t j = 0; j < st->n_by_category; j++)
+    fprintf(out, "%s %s %.2f ms", j ? "," : "", st->by_category[j].category,
+            st->by_category[j].kernel_us / 1000.0);
+  fprintf(out, "; copy engine %.2f ms (one-time setup %.2f ms)", st->copy_engine_us / 1000.0,
+          st->one_time_us / 1000.0);
+  if (st->max_streams <= 1) fputs("; never two streams at once: exclusive time is not headroom", out);
+  fputc('\n', out);
+}
+
 static size_t ov_rows(const an_stage_report *st) { return st->overlap ? st->overlap->n_rows : 0; }
 
 int rp_overlap_markdown(FILE *out, const an_report *r) {
@@ -78,6 +93,7 @@ int rp_overlap_markdown(FILE *out, const an_report *r) {
             st->busy_us / 1000.0, st->multi_stream_us / 1000.0, ov_pct(st->multi_stream_us, st->busy_us),
             st->max_streams);
     ov_exposed_line(out, st);
+    ov_accounting_line(out, st);
   }
   return ferror(out) ? -1 : 0;
 }
@@ -134,6 +150,12 @@ static cJSON *ov_stage_json(const an_overlap_stage *st) {
   cJSON_AddNumberToObject(s, "multi_stream_us", st->multi_stream_us);
   cJSON_AddNumberToObject(s, "multi_stream_pct", ov_pct(st->multi_stream_us, st->busy_us));
   cJSON_AddNumberToObject(s, "max_concurrent_streams", (double)st->max_streams);
+  cJSON_AddNumberToObject(s, "idle_us", st->span_us > st->busy_us ? st->span_us - st->busy_us : 0);
+  cJSON_AddNumberToObject(s, "copy_engine_us", st->copy_engine_us);
+  cJSON_AddNumberToObject(s, "one_time_us", st->one_time_us);
+  cJSON *cats = cJSON_AddObjectToObject(s, "kernel_us_by_category");
+  for (size_t j = 0; cats && j < st->n_by_category; j++)
+    cJSON_AddNumberToObject(cats, st->by_category[j].category, st->by_category[j].kernel_us);
   cJSON *rows = cJSON_AddArrayToObject(s, "rows");
   for (size_t j = 0; rows && j < st->n_rows; j++) {
     cJSON *row = ov_row_json(&st->rows[j]);

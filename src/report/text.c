@@ -132,7 +132,9 @@ const char *rp_priority(an_priority p) {
 }
 
 const char *rp_verdict(an_overlap_verdict v) {
-  return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden" : "headroom";
+  return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden"
+         : v == AN_OVERLAP_WAIT         ? "wait"
+                                        : "headroom";
 }
 
 const char *rp_dep_risk(an_dep_risk d) {
@@ -155,6 +157,8 @@ const char *rp_recommendation(an_recommendation r) {
   case AN_RECOMMEND_TRY_OVERLAP: return "try overlap";
   case AN_RECOMMEND_TRY_FUSION: return "try fusion";
   case AN_RECOMMEND_CHECK_DEPS: return "check deps";
+  case AN_RECOMMEND_ONE_TIME: return "one-time setup";
+  case AN_RECOMMEND_RANK_SKEW: return "rank skew (wait)";
   case AN_RECOMMEND_SKIP: break;
   }
   return "skip";
@@ -191,6 +195,11 @@ int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
   case AN_HINT_SERVER_ARGS_IGNORED:
     return snprintf(buf, cap, "%s: warning: %s (server args ignored)", path,
                     h->detail ? h->detail : "");
+  case AN_HINT_UNKNOWN_STAGE_MARKER:
+    return snprintf(buf, cap, "%s: warning: stage marker \"%s\" is not recognised (%llu "
+                              "annotation%s); its kernels are in no stage of their own",
+                    path, h->detail ? h->detail : "", (unsigned long long)h->count,
+                    h->count == 1 ? "" : "s");
   }
   return snprintf(buf, cap, "%s: warning", path);
 }

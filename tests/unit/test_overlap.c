@@ -506,3 +506,213 @@ Test(overlap_golden, synthetic_mapping_formal) {
   an_report_destroy(rep);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- stage markers */
+
+/* Newer SGLang marks steps only with step[EXTEND ...] / step[DECODE ...] (deviation S1):
+ * the fixture's rank-0 file has 1 prefill step (61 kernels, 4 NCCL all-reduces) and 5
+ * decode steps (51 kernels each, custom all-reduces); every kernel lands in its own stage
+ * and the prefill all-reduces are not under decode (tests/data/README.md). */
+static size_t stage_launches(const an_stage_report *st, const char *needle, size_t *hits) {
+  size_t n = 0;
+  *hits = 0;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    n += st->kernels[i].launches;
+    if (strstr(st->kernels[i].name, needle)) *hits += st->kernels[i].launches;
+  }
+  return n;
+}
+
+Test(overlap_stages, sglang_step_annotations_give_both_stages) {
+  te_rules *r = load_rules();
+  run x;
+  run_input(&x, r,
+            (an_input){.path = TRIAGE_FIXTURE_DIR
+                       "/stages/sglang-step-annotations-tp4/1700000013.013-TP-0.trace.json.gz"},
+            (an_input){0});
+  const an_stage_report *ext = NULL, *dec = NULL;
+  for (size_t i = 0; i < x.rep->n_stages; i++) {
+    const an_stage_report *st = &x.rep->stages[i];
+    if (!st->has_kernels) continue;
+    if (!strcmp(st->id, "extend")) ext = st;
+    else if (!strcmp(st->id, "decode")) dec = st;
+    else cr_assert_fail("unexpected stage %s", st->id);
+  }
+  cr_assert(ext && dec, "both stages");
+  size_t nccl_ext, nccl_dec;
+  cr_assert_eq(stage_launches(ext, "ncclDevKernel_AllReduce", &nccl_ext), 61);
+  cr_assert_eq(stage_launches(dec, "ncclDevKernel_AllReduce", &nccl_dec), 5 * 51);
+  cr_assert_eq(nccl_ext, 4);
+  cr_assert_eq(nccl_dec, 0);
+  run_free(&x);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- mechanism rules (O8) */
+
+/* One GPU: a pageable weight upload before any compute; then four steps of a GEMM, a
+ * tight add -> mul chain behind it on the same stream, and a pinned input copy on a copy
+ * stream while nothing computes. Mechanisms: the GEMM is never a row; the upload is
+ * one-time setup; the pinned copy is an independent copy-engine transfer (try overlap);
+ * the tight chain of small kernels is what fusion removes (try fusion, not check deps). */
+static char *mechanism_trace(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  fputs("{\"traceEvents\":[", f);
+  fputs("{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+        "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":500,\"args\":{\"stream\":7}}", f);
+  for (int s = 0; s < 4; s++) {
+    double t = 1000.0 + s * 1000.0;
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+               "\"tid\":7,\"ts\":%.1f,\"dur\":300,\"args\":{\"stream\":7}}", t);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
+               "elementwise_kernel<4, at::native::CUDAFunctor_add<float> >\",\"pid\":0,\"tid\":7,"
+               "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}", t + 301);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
+               "elementwise_kernel<4, at::native::MulFunctor<float> >\",\"pid\":0,\"tid\":7,"
+               "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}", t + 402);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+               "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":150,\"args\":{\"stream\":9}}", t + 600);
+  }
+  fputs("]}", f);
+  fclose(f);
+  return buf;
+}
+
+Test(overlap_mechanism, action_follows_mechanism) {
+  te_rules *r = load_rules();
+  char *trace = mechanism_trace();
+  run x;
+  run_single(&x, "mechanism.json", trace, strlen(trace), r);
+  cr_assert_null(find_row(x.rep, "ampere_sgemm"), "compute is never a row");
+  const an_overlap_row *upload = find_row(x.rep, "Memcpy HtoD (Pageable");
+  const an_overlap_row *input = find_row(x.rep, "Memcpy HtoD (Pinned");
+  const an_overlap_row *add = find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
+  cr_assert(upload && input && add);
+  cr_assert_eq(upload->recommendation, AN_RECOMMEND_ONE_TIME);
+  cr_assert_eq(input->recommendation, AN_RECOMMEND_TRY_OVERLAP);
+  cr_assert_eq(input->priority, AN_PRIORITY_P1);
+  cr_assert_neq(add->dep_risk, AN_DEP_RISK_LOW, "the chain is tight and serial");
+  cr_assert_eq(add->recommendation, AN_RECOMMEND_TRY_FUSION);
+  /* steady exposed time: 4 x 100 us, nothing hides it */
+  cr_assert_float_eq(add->exposed_ms, 0.4, 1e-9);
+  cr_assert_float_eq(add->exposed_wait_ms, 0.0, 1e-9);
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}
+
+/* A step marker no stage rule places is a warning naming it (not a silent merge). */
+Test(overlap_stages, unknown_step_marker_is_a_warning) {
+  static const char trace[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[MIXED bs=3]\",\"pid\":1,\"tid\":1,"
+      "\"ts\":0,\"dur\":50},"
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[DECODE bs=3]\",\"pid\":1,\"tid\":1,"
+      "\"ts\":60,\"dur\":50},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":7,"
+      "\"ts\":10,\"dur\":40,\"args\":{\"stream\":7}}"
+      "]}";
+  te_rules *r = load_rules();
+  run x;
+  run_single(&x, "marker.json", trace, sizeof trace - 1, r);
+  size_t found = 0;
+  for (size_t i = 0; i < x.rep->n_hints; i++) {
+    const an_hint *h = &x.rep->hints[i];
+    if (h->code != AN_HINT_UNKNOWN_STAGE_MARKER) continue;
+    found++;
+    cr_assert_str_eq(h->detail, "step[MIXED bs=3]");
+    cr_assert_eq(h->count, 1);
+  }
+  cr_assert_eq(found, 1);
+  run_free(&x);
+  te_rules_destroy(r);
+}
+
+/* The first all-reduce of each decode step waits ~450 us for rank 3 (tests/data/README.md,
+ * ranks/sglang-decode-first-wait-tp4): on rank 0 that excess is wait (rank skew), not
+ * headroom; the steady cost stays the median instance x count. */
+Test(overlap_mechanism, first_collective_wait_is_rank_skew) {
+  te_rules *r = load_rules();
+  run x;
+  run_input(&x, r,
+            (an_input){.path = TRIAGE_FIXTURE_DIR
+                       "/ranks/sglang-decode-first-wait-tp4/1700000014.014-TP-0.trace.json.gz"},
+            (an_input){0});
+  const an_overlap_row *ar = find_row(x.rep, "void sglang::cross_device_reduce_1stage");
+  cr_assert(ar);
+  cr_assert_eq(ar->verdict, AN_OVERLAP_WAIT);
+  cr_assert_eq(ar->recommendation, AN_RECOMMEND_RANK_SKEW);
+  cr_assert_gt(ar->exposed_wait_ms, 2.0 * ar->exposed_ms);
+  /* steady: the median instance (~8.6 us transfer) x launches */
+  cr_assert_lt(ar->exposed_median_us, 20.0);
+  cr_assert_float_eq(ar->exposed_ms, ar->exposed_median_us * (double)ar->count / 1000.0, 1e-9);
+  run_free(&x);
+  te_rules_destroy(r);
+}
+
+/* Time accounting of the mechanism trace: copies apart (the 500 us upload is one-time),
+ * kernel time per overlap category; two streams that never run at once. */
+Test(overlap_mechanism, stage_time_accounting) {
+  te_rules *r = load_rules();
+  char *trace = mechanism_trace();
+  run x;
+  run_single(&x, "mechanism.json", trace, strlen(trace), r);
+  const an_overlap_stage *st = NULL;
+  for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
+  cr_assert(st);
+  cr_assert_float_eq(st->copy_engine_us, 500.0 + 4 * 150.0, 1e-9);
+  cr_assert_float_eq(st->one_time_us, 500.0, 1e-9);
+  double compute = -1, elementwise = -1;
+  for (size_t j = 0; j < st->n_by_category; j++) {
+    if (!strcmp(st->by_category[j].category, "compute")) compute = st->by_category[j].kernel_us;
+    if (!strcmp(st->by_category[j].category, "elementwise")) elementwise = st->by_category[j].kernel_us;
+  }
+  cr_assert_float_eq(compute, 4 * 300.0, 1e-9);
+  cr_assert_float_eq(elementwise, 4 * 200.0, 1e-9);
+  cr_assert_eq(st->max_streams, 1); /* the copies never run under a kernel */
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}
+
+/* Dependency evidence (O8): two tight kernels of category "other" (no producer/consumer
+ * list) launched by the same op from the same Python scope. Sharing the launch is not
+ * dataflow: dep risk low by default; the reference rule (shared_launch_is_dependency)
+ * calls it high. */
+Test(overlap_mechanism, shared_launch_is_not_a_dependency) {
+  static const char trace[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/model/runner.py(10): forward\","
+      "\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,"
+      "\"ts\":104,\"dur\":2,\"args\":{\"correlation\":1}},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,"
+      "\"ts\":110,\"dur\":2,\"args\":{\"correlation\":2}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_custom_op_alpha\",\"pid\":0,\"tid\":7,"
+      "\"ts\":1000,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":1}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"my_custom_op_beta\",\"pid\":0,\"tid\":7,"
+      "\"ts\":1041,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":2}}"
+      "]}";
+  te_rules *r = load_rules();
+  run x;
+  run_single(&x, "shared.json", trace, sizeof trace - 1, r);
+  const an_overlap_row *a = find_row(x.rep, "my_custom_op_alpha");
+  cr_assert(a);
+  cr_assert_str_eq(a->category, "other");
+  cr_assert_float_eq(a->next_gap_us, 1.0, 1e-9);
+  cr_assert_eq(a->dep_risk, AN_DEP_RISK_LOW);
+  run_free(&x);
+  te_rules_destroy(r);
+  /* the reference rule: the shared launch op makes it high */
+  r = load_rules_with("pack: t\nversion: 1\nsettings:\n  overlap:\n"
+                      "    shared_launch_is_dependency: true\n");
+  run_single(&x, "shared.json", trace, sizeof trace - 1, r);
+  a = find_row(x.rep, "my_custom_op_alpha");
+  cr_assert(a);
+  cr_assert_eq(a->dep_risk, AN_DEP_RISK_HIGH);
+  run_free(&x);
+  te_rules_destroy(r);
+}

@@ -137,6 +137,22 @@ typedef struct te_list_map {
     "per row category, neighbour categories that look like its producer or consumer")        \
   X(overlap_try_overlap_categories, "overlap.try_overlap_categories", LIST, 0, 0, 0, NULL,   \
     "P1 rows of these categories say 'try overlap', the others 'try fusion'")                \
+  X(overlap_mechanism_actions, "overlap.mechanism_actions", BOOL, 0, 0, 0, NULL,             \
+    "the action follows the mechanism (deviation O8); false: by category and dep risk")      \
+  X(overlap_never_row_categories, "overlap.never_row_categories", LIST, 0, 0, 0, NULL,       \
+    "overlap categories that are never rows: the work others overlap with (O8)")             \
+  X(overlap_copy_engine_event_categories, "overlap.copy_engine_event_categories", LIST, 0, 0, \
+    0, NULL, "trace event categories of copy-engine transfers (O8: overlap or prefetch)")     \
+  X(overlap_serial_chain_fuse_categories, "overlap.serial_chain_fuse_categories", LIST, 0, 0, \
+    0, NULL, "a serial (tight producer/consumer) row of these categories says fuse (O8)")     \
+  X(overlap_one_time_min_fraction, "overlap.one_time_min_fraction", NUMBER, 0, 1, 0, NULL,   \
+    "a copy with this fraction of its time before the stage's first compute is one-time")    \
+  X(overlap_wait_categories, "overlap.wait.categories", LIST, 0, 0, 0, NULL,                 \
+    "categories whose exposed excess over the steady cost is wait (rank skew), O8")          \
+  X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,               \
+    "wait at least this many times the steady exposed cost makes the row rank skew (O8)")    \
+  X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0,  \
+    0, NULL, "a tight neighbour with the same launch op or scope family is a dependency")    \
   X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,       \
     "the formal kernel map's sites vote for a scope next to the mapping evidence")           \
   X(overlap_launch_scope_fallback, "overlap.launch_scope_fallback", BOOL, 0, 0, 0, NULL,     \
