@@ -342,6 +342,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .model_path = c->model.value,
       .tp_size = c->tp_size.value,
       .platform = c->platform.value,
+      .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
   };
   an_status rc = an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules,
                                  &to, &r->tables);

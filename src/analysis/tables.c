@@ -150,7 +150,7 @@ static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_optio
                                const char *model_lc) {
   if (p->framework && opt->framework_id && strcmp(p->framework, opt->framework_id) != 0)
     return false;
-  if (p->platform && opt->platform != AN_PLATFORM_UNKNOWN &&
+  if (p->platform && opt->component_evidence && opt->platform != AN_PLATFORM_UNKNOWN &&
       strcmp(p->platform, opt->platform == AN_PLATFORM_ROCM ? "rocm" : "cuda") != 0)
     return false;
   if (p->require_tp && opt->tp_size < p->min_tp_size) return false;
@@ -171,11 +171,11 @@ static bool name_matches(const te_matcher *m, const an_kernel_row *row) {
 
 /* Rows whose text the active matcher hits (the fused kernel ran), appended to rel. With
  * components the kernel name alone is the evidence. */
-static bool match_active(const te_fusion_pattern *p, const an_stage_tables *st,
+static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_tables *st,
                          const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   bool active = false;
   for (size_t i = 0; p->active && i < st->n_rows; i++) {
-    bool hit = p->n_evidence ? name_matches(p->active, &st->rows[i])
+    bool hit = comp ? name_matches(p->active, &st->rows[i])
                              : te_matcher_match(p->active, texts[i], strlen(texts[i]));
     if (!hit) continue;
     active = true;
@@ -187,18 +187,22 @@ static bool match_active(const te_fusion_pattern *p, const an_stage_tables *st,
   return active;
 }
 
-/* Component evidence: each split group takes its own kernel, the largest one whose name
- * the group matches and whose category fits the component, not already taken by another
+/* Component evidence: each split group takes its own kernel, the largest one whose
+ * category (from its name) fits the component and whose row the group matches, not already taken by another
  * group (one kernel cannot be two pieces of a split). All groups must find one. */
-static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st, bool *mark,
-                             size_t *rel, size_t *nrel) {
+static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st,
+                             const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   size_t before = *nrel;
   for (size_t g = 0; g < p->n_split_groups; g++) {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < st->n_rows; i++) {
       const an_kernel_row *row = &st->rows[i];
+      /* a component with a category is proven by the name (its category) and may be
+       * placed by its location; an "any" component only by its name */
+      bool any = strcmp(p->evidence[g], "any") == 0;
       if (mark[i] || !fits_component(p->evidence[g], row) ||
-          !name_matches(p->split_groups[g], row))
+          !(any ? name_matches(p->split_groups[g], row)
+                : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))))
         continue;
       if (best == SIZE_MAX || row->total_us > st->rows[best].total_us) best = i;
     }
@@ -252,13 +256,13 @@ static double saving_estimate(const an_stage_tables *st, const size_t *rel, size
 
 /* Evidence kernels listed: the first related rows above the evidence bar; with components
  * every component kernel (a Confirmed row never shows none). */
-static bool fill_evidence(an_fuse_row *r, const te_fusion_pattern *p, const an_stage_tables *st,
+static bool fill_evidence(an_fuse_row *r, bool comp, const an_stage_tables *st,
                           const size_t *rel, size_t nrel, const te_settings *set) {
   size_t ev_rows = (size_t)set->fuse_evidence_rows;
   r->evidence = calloc(ev_rows ? ev_rows : 1, sizeof *r->evidence);
   for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
     const an_kernel_row *row = &st->rows[rel[k]];
-    if (!p->n_evidence && row->share_pct < set->fuse_evidence_min_share_pct) continue;
+    if (!comp && row->share_pct < set->fuse_evidence_min_share_pct) continue;
     r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct};
   }
   return r->evidence != NULL;
@@ -284,7 +288,7 @@ static bool fill_locations(an_fuse_row *r, const an_stage_tables *st, const size
 
 /* The fuse row of a matched pattern: share of the related rows, confidence, evidence. */
 static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tables *st,
-                       bool active, const te_settings *set) {
+                       bool active, bool comp, const te_settings *set) {
   an_fuse_row *r = &m->row;
   double rus = 0;
   for (size_t k = 0; k < m->n_rows; k++) rus += st->rows[m->rows[k]].total_us;
@@ -305,7 +309,7 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
   r->rationale_hint = p->rationale_hint;
   r->n_related = m->n_rows;
   r->related = malloc((m->n_rows ? m->n_rows : 1) * sizeof *r->related);
-  if (!r->related || !fill_evidence(r, p, st, m->rows, m->n_rows, set) ||
+  if (!r->related || !fill_evidence(r, comp, st, m->rows, m->n_rows, set) ||
       !fill_locations(r, st, m->rows, m->n_rows, (size_t)set->fuse_locations))
     return false;
   for (size_t k = 0; k < m->n_rows; k++) r->related[k] = st->rows[m->rows[k]].name;
@@ -323,8 +327,9 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
   if (!rel) return false;
   memset(mark, 0, nr * sizeof *mark);
-  bool active = match_active(p, st, texts, mark, rel, &nrel);
-  bool split = p->n_evidence ? match_components(p, st, mark, rel, &nrel)
+  bool comp = p->n_evidence && opt->component_evidence;
+  bool active = match_active(p, comp, st, texts, mark, rel, &nrel);
+  bool split = comp ? match_components(p, st, texts, mark, rel, &nrel)
                              : match_split_legacy(p, st, texts, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
@@ -336,7 +341,7 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   m->rows = rel;
   m->n_rows = nrel;
   *hit = true;
-  return fill_match(m, p, st, active, set);
+  return fill_match(m, p, st, active, comp, set);
 }
 
 /* De-duplication: in priority order, a match whose rows an earlier match consumed, or

@@ -47,6 +47,7 @@ typedef struct an_tables_options {
   const char *model_path;    /* run context model, NULL when unknown */
   long tp_size;              /* run context TP size, 1 when unknown */
   an_platform platform;      /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
+  bool component_evidence;   /* fuse.component_evidence: evidence and platform gates apply */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

@@ -399,3 +399,98 @@ Test(pipeline, unset_setting_is_a_rules_error) {
             err.message);
   te_rules_destroy(r);
 }
+
+/* ------------------------------------------------------------------ fusion gates */
+
+#define FK(name, ts, dur) \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
+  ",\"dur\":" #dur ",\"args\":{\"stream\":7}}"
+
+/* RoPE, cache write and a big attention kernel whose name holds kv_cache words; the
+ * platform member is spliced in front. */
+#define ROPE_KV_EVENTS                                                                        \
+  "\"traceEvents\":[" FK("void vllm::rotary_embedding_kernel<c10::BFloat16, true>", 0, 20) "," \
+  FK("void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, "            \
+     "(vllm::Fp8KVCacheDataType)0>", 30, 10) ","                                              \
+  FK("void paged_attention_kv_cache_kernel<__hip_bfloat16>", 50, 200) ","                     \
+  FK("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64", 300, 100) "]}"
+
+static const char ROPE_KV_ROCM[] = "{\"hip_runtime_version\":60342134," ROPE_KV_EVENTS;
+static const char ROPE_KV_CUDA[] = "{\"cuda_runtime_version\":12080," ROPE_KV_EVENTS;
+
+static an_report *run_vllm(const char *data, size_t len) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "f.json", .data = data, .len = len};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "vllm");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+static const an_fuse_row *find_fuse(const an_report *rep, const char *id) {
+  for (size_t s = 0; s < rep->n_stages; s++)
+    for (size_t i = 0; i < rep->stages[s].n_fuse; i++)
+      if (strcmp(rep->stages[s].fuse[i].pattern_id, id) == 0) return &rep->stages[s].fuse[i];
+  return NULL;
+}
+
+/* Each component takes its own kernel of the right category: the attention kernel whose
+ * name says kv_cache is not the cache write; related time is the two components; the
+ * saving is the smaller one (the fused kernel does the RoPE work and the write). */
+Test(fuse, component_evidence_one_kernel_each, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(ROPE_KV_ROCM, sizeof ROPE_KV_ROCM - 1);
+  const an_fuse_row *r = find_fuse(rep, "vllm-rope-kvcache");
+  cr_assert_not_null(r, "split RoPE + cache write on ROCm is reported");
+  cr_assert_eq(r->match, AN_FUSION_SPLIT);
+  cr_assert_eq(r->n_related, 2);
+  cr_assert(strstr(r->related[0], "rotary_embedding") != NULL);
+  cr_assert(strstr(r->related[1], "reshape_and_cache") != NULL);
+  cr_assert_float_eq(r->related_us, 30.0, 1e-9, "only the component kernels count");
+  cr_assert_float_eq(r->saving_us, 10.0, 1e-9, "components except the largest");
+  cr_assert_eq(r->n_evidence, 2, "a Confirmed row never shows no evidence");
+  an_report_destroy(rep);
+}
+
+/* A pattern gated on ROCm stays silent when the trace says CUDA. */
+Test(fuse, component_platform_gate, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(ROPE_KV_CUDA, sizeof ROPE_KV_CUDA - 1);
+  cr_assert_eq(rep->run.context.platform.value, AN_PLATFORM_CUDA);
+  cr_assert_null(find_fuse(rep, "vllm-rope-kvcache"));
+  an_report_destroy(rep);
+}
+
+/* Norm + quant: a norm kernel whose template names a quant enum and a weight-only MXFP4
+ * GEMM are no quantize component, so there is no split. */
+static const char NORM_NOQUANT[] =
+    "{\"traceEvents\":["
+    FK("_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassINS_"
+       "24Rmsnorm2dFwdPipelineProblemINS_23Rmsnorm2dFusedQuantEnumE0EEEEEEE", 0, 30) ","
+    FK("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", 40, 300) "]}";
+
+Test(fuse, component_category_must_fit, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(NORM_NOQUANT, sizeof NORM_NOQUANT - 1);
+  cr_assert_null(find_fuse(rep, "vllm-rmsnorm-quant"));
+  an_report_destroy(rep);
+}
+
+/* TP from distributedInfo opens a TP gate: split all-reduce + RMSNorm on a TP-4 trace
+ * without server args. */
+static const char AR_TP4[] =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":4},"
+    "\"cuda_runtime_version\":12080,\"traceEvents\":["
+    FK("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0, 50) ","
+    FK("void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>", 60, 20) ","
+    FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+
+Test(fuse, component_tp_from_trace, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(AR_TP4, sizeof AR_TP4 - 1);
+  cr_assert_eq(rep->run.context.tp_size.value, 4);
+  const an_fuse_row *r = find_fuse(rep, "vllm-allreduce-rmsnorm");
+  cr_assert_not_null(r, "TP 4 from the trace opens the gate");
+  cr_assert_eq(r->n_related, 2);
+  cr_assert_float_eq(r->saving_us, 20.0, 1e-9);
+  an_report_destroy(rep);
+}

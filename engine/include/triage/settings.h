@@ -95,6 +95,8 @@ typedef struct te_list_map {
     "evidence kernels are listed at or above this share")                                    \
   X(fuse_locations, "fuse.locations", INT, 0, 1000, 0, NULL,                                 \
     "current Python locations listed per fuse row")                                          \
+  X(fuse_component_evidence, "fuse.component_evidence", BOOL, 0, 0, 0, NULL,                 \
+    "patterns' evidence and platform gates apply; false: the reference's text-only match")   \
   X(fuse_context_from_trace, "fuse.context_from_trace", BOOL, 0, 0, 0, NULL,                 \
     "fusion gates read TP size and platform from trace metadata when server args lack them") \
   X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,            \
