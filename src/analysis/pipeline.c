@@ -319,6 +319,52 @@ static void infer_device(run_state *r, an_run_context *c) {
   }
 }
 
+/* The model file stem after a marker in text (NULL when none): "srt/models/qwen3.py" ->
+ * "qwen3" unless the packs call it a helper; *len gets its length. */
+static const char *model_stem(const te_settings *set, const char *text, const char *mark,
+                              size_t *len) {
+  for (const char *at = strstr(text, mark); at; at = strstr(at + 1, mark)) {
+    const char *stem = at + strlen(mark), *dot = strstr(stem, ".py");
+    if (!dot || dot == stem || memchr(stem, '/', (size_t)(dot - stem)) ||
+        memchr(stem, ' ', (size_t)(dot - stem)))
+      continue;
+    bool helper = false;
+    for (size_t k = 0; k < set->fuse_model_frame_ignore.n && !helper; k++) {
+      const char *h = set->fuse_model_frame_ignore.items[k];
+      helper = strlen(h) == (size_t)(dot - stem) && strncmp(stem, h, (size_t)(dot - stem)) == 0;
+    }
+    if (helper) continue;
+    *len = (size_t)(dot - stem);
+    return stem;
+  }
+  return NULL;
+}
+
+/* Model family from the formal kernel map's launch sites and their stacks: the model file
+ * (fuse.model_frame_markers) under which the most GPU time was launched. */
+static an_text_fact infer_model(run_state *r) {
+  an_text_fact f = {NULL, AN_SOURCE_UNKNOWN};
+  const te_settings *set = te_rules_settings(r->rules);
+  an_kmap_view v;
+  an_kernel_map_view(r->formal.kmap, &v);
+  double best = 0;
+  for (size_t e = 0; e < v.global.n; e++)
+    for (size_t s = 0; s < v.global.entries[e].n_sites; s++) {
+      const an_site *site = &v.global.entries[e].sites[s];
+      const char *texts[2] = {site->location, site->stack};
+      for (size_t t = 0; t < 2; t++)
+        for (size_t m = 0; texts[t] && m < set->fuse_model_frame_markers.n; m++) {
+          size_t len = 0;
+          const char *stem = model_stem(set, texts[t], set->fuse_model_frame_markers.items[m],
+                                        &len);
+          if (!stem || site->total_us <= best) continue;
+          best = site->total_us;
+          f = (an_text_fact){an_strtab_intern(r->strings, stem, len), AN_SOURCE_DETECTION_RULE};
+        }
+    }
+  return f;
+}
+
 /* The run context fusion gates read, each fact with its provenance. */
 static void infer_context(run_state *r) {
   an_run_context *c = &r->report.run.context;
@@ -330,6 +376,7 @@ static void infer_context(run_state *r) {
   if (!from_trace && sa && has_key(&sa->sa, "tp_size"))
     c->tp_size = (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
   if (from_trace) infer_device(r, c);
+  if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model(r);
 }
 
 static an_status build_tables(run_state *r, double min_share_pct) {
@@ -503,8 +550,8 @@ static an_status analyse(run_state *r, double kernel_min_share) {
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
   decide_framework(r, &r->formal);
   if (r->two) decide_framework(r, &r->mapping);
-  infer_context(r);
   rc = build_kernel_maps(r);
+  if (rc == AN_OK) infer_context(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   return rc;

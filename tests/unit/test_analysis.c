@@ -494,3 +494,25 @@ Test(fuse, component_tp_from_trace, .init = setup, .fini = teardown) {
   cr_assert_float_eq(r->saving_us, 20.0, 1e-9);
   an_report_destroy(rep);
 }
+
+/* Model family from the model file in the launch stacks (a detection rule), when server
+ * args do not name the model; a helper file under models/ is not a model. */
+Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
+  char buf[sizeof TRACE + 64];
+  const char *from = "sglang/srt/layers/linear.py", *to = "sglang/srt/models/qwen3_moe.py";
+  const char *at = strstr(TRACE, from);
+  cr_assert_not_null(at);
+  int n = snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - TRACE), TRACE, to, at + strlen(from));
+  cr_assert(n > 0 && (size_t)n < sizeof buf);
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "q.json", .data = buf, .len = (size_t)n};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_str_eq(rep->run.context.model.value, "qwen3_moe");
+  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_DETECTION_RULE);
+  an_report_destroy(rep);
+}

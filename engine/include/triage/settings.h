@@ -97,6 +97,10 @@ typedef struct te_list_map {
     "current Python locations listed per fuse row")                                          \
   X(fuse_component_evidence, "fuse.component_evidence", BOOL, 0, 0, 0, NULL,                 \
     "patterns' evidence and platform gates apply; false: the reference's text-only match")   \
+  X(fuse_model_frame_markers, "fuse.model_frame_markers", LIST, 0, 0, 0, NULL,               \
+    "a launch site path holding a marker names the model: the file stem after it")           \
+  X(fuse_model_frame_ignore, "fuse.model_frame_ignore", LIST, 0, 0, 0, NULL,                 \
+    "file stems under a model marker that are helpers, not models")                          \
   X(fuse_context_from_trace, "fuse.context_from_trace", BOOL, 0, 0, 0, NULL,                 \
     "fusion gates read TP size and platform from trace metadata when server args lack them") \
   X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,            \
