@@ -66,15 +66,24 @@ static int write_kernel_map(const char *path, const an_report *rep) {
   return rc;
 }
 
-static int write_report(const triage_options *opt, const an_report *rep) {
+static int render(FILE *out, const triage_options *opt, const an_report *rep, const rp_options *ro) {
+  switch (opt->format) {
+  case TRIAGE_FORMAT_JSON: return rp_json(out, rep, ro);
+  case TRIAGE_FORMAT_HTML: return rp_html(out, rep, ro);
+  default: return rp_markdown(out, rep, ro);
+  }
+}
+
+static int write_report(const triage_options *opt, const an_report *rep, const te_rules *rules) {
   FILE *out = opt->output_path ? fopen(opt->output_path, "w") : stdout;
   if (!out) {
     fprintf(stderr, "triage: %s: cannot open for writing\n", opt->output_path);
     return 1;
   }
   rp_options ro = {triage_options_layout(opt) == TRIAGE_LAYOUT_REFERENCE ? RP_LAYOUT_REFERENCE
-                                                                        : RP_LAYOUT_DEFAULT};
-  int wrc = opt->format == TRIAGE_FORMAT_JSON ? rp_json(out, rep, &ro) : rp_markdown(out, rep, &ro);
+                                                                        : RP_LAYOUT_DEFAULT,
+                   rules};
+  int wrc = render(out, opt, rep, &ro);
   if (fflush(out) != 0) wrc = -1;
   if (out != stdout && fclose(out) != 0) wrc = -1;
   if (wrc != 0) {
@@ -114,7 +123,7 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   rep->run.version = TRIAGE_VERSION;
   rep->run.command_line = cmdline;
   int rc = opt->kernel_map_path ? write_kernel_map(opt->kernel_map_path, rep) : 0;
-  if (rc == 0) rc = write_report(opt, rep);
+  if (rc == 0) rc = write_report(opt, rep, rules);
   an_report_destroy(rep);
   return rc;
 }

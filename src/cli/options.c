@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -17,7 +18,7 @@ void triage_options_defaults(triage_options *o) {
   lv_options_defaults(&o->live);
   o->framework = "auto";
   o->min_share_pct = -1;
-  o->format = TRIAGE_FORMAT_MARKDOWN;
+  o->format = TRIAGE_FORMAT_UNSET;
   o->layout = TRIAGE_LAYOUT_UNSET;
 }
 
@@ -57,9 +58,9 @@ void triage_usage(FILE *out) {
       "  --kernel-table-limit N      at most N kernel rows per stage (0 = all)\n"
       "  --overlap-table-limit N     at most N overlap rows per stage (0 = all)\n"
       "output:\n"
-      "  --format markdown|json      report format (default markdown)\n"
+      "  --format markdown|json|html report format (default markdown; html for -o *.html)\n"
       "  --layout default|reference  report layout (default; --compat reference: reference)\n"
-      "  --output FILE               write the report to FILE instead of stdout\n"
+      "  -o, --output FILE           write the report to FILE instead of stdout\n"
       "  --kernel-map FILE           also write the mapping kernel map as JSON\n"
       "  --quiet                     no progress output, no warnings\n"
       "rules:\n"
@@ -131,9 +132,9 @@ static const cli_option OPTIONS[] = {
     NUMBER("--min-share", min_share_pct, 100, "a percentage between 0 and 100"),
     LONG("--kernel-table-limit", kernel_table_limit),
     LONG("--overlap-table-limit", overlap_table_limit),
-    CHOICE("--format", format, "markdown,md|json", "markdown or json"),
+    CHOICE("--format", format, "markdown,md|json|html", "markdown, json or html"),
     CHOICE("--layout", layout, "default|reference", "default or reference"),
-    STRING("--output", output_path),
+    {"--output", "-o", CLI_STRING, OFF(output_path), 0, 0, 0, 0, NULL, NULL, NULL},
     STRING("--kernel-map", kernel_map_path),
     FLAG("--quiet", quiet, 1),
     {"--rules", NULL, CLI_LIST, OFF(rules_paths), OFF(n_rules_paths), 0, 0, 0, NULL, NULL, NULL},
@@ -179,6 +180,14 @@ static int check_modes(const triage_options *o, char *err, size_t cap) {
   return 0;
 }
 
+/* No --format: the output file's extension says html; anything else is Markdown. */
+static int format_for_output(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  bool html = (n >= 5 && strcasecmp(path + n - 5, ".html") == 0) ||
+              (n >= 4 && strcasecmp(path + n - 4, ".htm") == 0);
+  return html ? TRIAGE_FORMAT_HTML : TRIAGE_FORMAT_MARKDOWN;
+}
+
 int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
                          size_t cap) {
   int stop = 0;
@@ -194,6 +203,7 @@ int triage_options_parse(int argc, char **argv, int first, triage_options *o, ch
     return cli_usage_error(err, cap, "both a positional trace and --input given ('%s')", o->trace);
   if (o->trace) o->input = o->trace;
   if (check_modes(o, err, cap)) return CLI_PARSE_USAGE;
+  if (o->format == TRIAGE_FORMAT_UNSET) o->format = format_for_output(o->output_path);
   o->live.framework = strcmp(o->framework, "auto") != 0 ? o->framework : NULL;
   return CLI_PARSE_OK;
 }

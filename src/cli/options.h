@@ -16,7 +16,14 @@
 
 #include "live/live.h"
 
-typedef enum triage_format { TRIAGE_FORMAT_MARKDOWN = 0, TRIAGE_FORMAT_JSON = 1 } triage_format;
+/* TRIAGE_FORMAT_UNSET: no --format given; the parser then picks html for an --output
+ * ending in .html/.htm and markdown otherwise. */
+typedef enum triage_format {
+  TRIAGE_FORMAT_UNSET = -1,
+  TRIAGE_FORMAT_MARKDOWN = 0,
+  TRIAGE_FORMAT_JSON = 1,
+  TRIAGE_FORMAT_HTML = 2
+} triage_format;
 
 /* --layout; TRIAGE_LAYOUT_UNSET: none given (then --compat reference implies reference). */
 typedef enum triage_layout {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "analysis/model.h"
+#include "triage/rules.h"
 
 /* The report layout (--layout, or the --compat reference pack's). Today both are the
  * reference's layout; the report-layout work gives "default" its own. */
@@ -18,6 +19,7 @@ typedef enum rp_layout { RP_LAYOUT_DEFAULT = 0, RP_LAYOUT_REFERENCE = 1 } rp_lay
 
 typedef struct rp_options {
   rp_layout layout;
+  const te_rules *rules; /* display names of kernels (HTML); NULL: no family rules */
 } rp_options;
 
 /* Whole report, rstrip-ped, with a final newline. o may be NULL (default layout).
@@ -25,5 +27,8 @@ typedef struct rp_options {
 int rp_markdown(FILE *out, const an_report *r, const rp_options *o);
 /* Whole report as one JSON document followed by a newline. */
 int rp_json(FILE *out, const an_report *r, const rp_options *o);
+/* Whole report as one self-contained HTML page (docs/html.md): style and script inline,
+ * nothing fetched; trace text escaped. Short display names need o->rules. */
+int rp_html(FILE *out, const an_report *r, const rp_options *o);
 
 #endif

@@ -74,9 +74,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   CHECK(rep->run.n_formal_inputs == 1 && rep->n_stages > 0);
-  rp_options ro = {(rp_layout)(size % 2)};
+  rp_options ro = {(rp_layout)(size % 2), R};
   CHECK(rp_markdown(sink(), rep, &ro) == 0);
   CHECK(rp_json(sink(), rep, &ro) == 0);
+  CHECK(rp_html(sink(), rep, &ro) == 0);
   char *map = rp_kernel_map_json(&rep->kernel_map);
   CHECK(map != NULL);
   free(map);

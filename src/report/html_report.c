@@ -1,0 +1,375 @@
+/*
+ * report/html_report.c - the HTML report (--format html): one self-contained page from
+ * the report model, in the markup of docs/html.md. The page skeleton, style sheet and
+ * script are embedded (html_page.c); this file writes the header, "What to try first",
+ * the notes on the trace, the legend and the footer, and asks html_tables.c for each
+ * stage. Trace text goes out only through rp_html_text / rp_html_token.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_escape.h"
+#include "report/html_internal.h"
+#include "report/html_page.h"
+#include "report/report.h"
+#include "report/text.h"
+
+/* ------------------------------------------------------------------ write helpers */
+
+void rp_hw_printf(rp_hw *hw, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vfprintf(hw->out, fmt, ap) < 0) hw->failed = true;
+  va_end(ap);
+}
+
+void rp_hw_text(rp_hw *hw, const char *s) {
+  if (rp_html_puts(hw->out, s) != 0) hw->failed = true;
+}
+
+void rp_hw_token(rp_hw *hw, const char *s) {
+  if (rp_html_token(hw->out, s) != 0) hw->failed = true;
+}
+
+void rp_hw_ms(rp_hw *hw, double us) {
+  int digits = 2;
+  double v = us / 1000.0, step = 0.005; /* half of the last printed digit */
+  while (digits < 6 && v != 0 && v < step && v > -step) {
+    digits++; /* a non-zero time never prints as 0.00 */
+    step /= 10;
+  }
+  rp_hw_printf(hw, "%.*f", digits, v);
+}
+
+void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown) {
+  rp_hw_printf(hw, "<span class=\"name\" title=\"");
+  rp_hw_text(hw, full);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, shown);
+  rp_hw_printf(hw, "</span>");
+}
+
+void rp_hw_cat_span(rp_hw *hw, const char *category) {
+  rp_hw_printf(hw, "<span class=\"cat cat-");
+  rp_hw_token(hw, category);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, category);
+  rp_hw_printf(hw, "</span>");
+}
+
+void rp_hw_td_ms(rp_hw *hw, double us) {
+  rp_hw_printf(hw, "<td data-value=\"%.6g\">", us);
+  rp_hw_ms(hw, us);
+  rp_hw_printf(hw, "</td>");
+}
+
+void rp_hw_td_pct(rp_hw *hw, double pct) {
+  rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td>", pct, pct);
+}
+
+void rp_hw_td_count(rp_hw *hw, size_t n) { rp_hw_printf(hw, "<td data-value=\"%zu\">%zu</td>", n, n); }
+
+const char *rp_hw_stage_tok(const rp_hw *hw, const char *stage_id) {
+  for (size_t i = 0; stage_id && i < hw->rep->n_stages; i++)
+    if (hw->rep->stages[i].id && strcmp(hw->rep->stages[i].id, stage_id) == 0) return hw->stage_tok[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ stage tokens */
+
+static char *token_of(const char *s) {
+  char *t = malloc(strlen(s ? s : "") + 2);
+  if (!t) return NULL;
+  size_t n = 0;
+  for (const char *p = s ? s : ""; *p; p++) {
+    char c = *p;
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-';
+    t[n++] = keep ? c : '_';
+  }
+  if (n == 0) t[n++] = '_';
+  t[n] = '\0';
+  return t;
+}
+
+/* Stage ids as tokens; two stages whose tokens collide get "-INDEX" (docs/html.md). */
+static char **stage_tokens(const an_report *r) {
+  char **tok = calloc(r->n_stages ? r->n_stages : 1, sizeof *tok);
+  for (size_t i = 0; tok && i < r->n_stages; i++) {
+    char *t = token_of(r->stages[i].id);
+    bool clash = false;
+    for (size_t j = 0; t && j < i; j++) clash = clash || strcmp(tok[j], t) == 0;
+    if (t && clash) {
+      char *u = malloc(strlen(t) + 24);
+      if (u) sprintf(u, "%s-%zu", t, i);
+      free(t);
+      t = u;
+    }
+    if (!t) {
+      for (size_t j = 0; j < i; j++) free(tok[j]);
+      free(tok);
+      return NULL;
+    }
+    tok[i] = t;
+  }
+  return tok;
+}
+
+/* ------------------------------------------------------------------ header */
+
+static const char *prov_class(an_source s) {
+  switch (s) {
+  case AN_SOURCE_DEFAULT: return "default";
+  case AN_SOURCE_COMMAND_LINE: return "command-line";
+  case AN_SOURCE_LIVE_CAPTURE: return "live-capture";
+  case AN_SOURCE_SERVER_ARGS: return "server-args";
+  case AN_SOURCE_TRACE_METADATA: return "trace-metadata";
+  case AN_SOURCE_DETECTION_RULE: return "detection-rule";
+  case AN_SOURCE_UNKNOWN: break;
+  }
+  return "none";
+}
+
+static const char *prov_words(an_source s) {
+  switch (s) {
+  case AN_SOURCE_DEFAULT: return "default";
+  case AN_SOURCE_COMMAND_LINE: return "command line";
+  case AN_SOURCE_LIVE_CAPTURE: return "live capture";
+  case AN_SOURCE_SERVER_ARGS: return "server args";
+  case AN_SOURCE_TRACE_METADATA: return "trace metadata";
+  case AN_SOURCE_DETECTION_RULE: return "detection rule";
+  case AN_SOURCE_UNKNOWN: break;
+  }
+  return "not known";
+}
+
+static void fact(rp_hw *hw, const char *term, const char *value, an_source src, bool with_prov) {
+  rp_hw_printf(hw, "<div><dt>%s</dt><dd>", term);
+  rp_hw_text(hw, value ? value : "not known");
+  if (with_prov)
+    rp_hw_printf(hw, " <span class=\"prov prov-%s\">%s</span>", prov_class(src), prov_words(src));
+  rp_hw_printf(hw, "</dd></div>");
+}
+
+static void inputs_line(rp_hw *hw, const an_provenance *p) {
+  rp_hw_printf(hw, "<p class=\"subtitle\">");
+  if (p->mode == AN_MODE_MAPPING_FORMAL) rp_hw_printf(hw, "Mapping: ");
+  else rp_hw_printf(hw, "Inputs: ");
+  for (size_t i = 0; i < p->n_mapping_inputs; i++) {
+    rp_hw_printf(hw, "%s<code>", i ? ", " : "");
+    rp_hw_text(hw, p->mapping_inputs[i]);
+    rp_hw_printf(hw, "</code>");
+  }
+  if (p->mode == AN_MODE_MAPPING_FORMAL) {
+    rp_hw_printf(hw, " · Formal: ");
+    for (size_t i = 0; i < p->n_formal_inputs; i++) {
+      rp_hw_printf(hw, "%s<code>", i ? ", " : "");
+      rp_hw_text(hw, p->formal_inputs[i]);
+      rp_hw_printf(hw, "</code>");
+    }
+  }
+  rp_hw_printf(hw, "</p>");
+}
+
+static void header(rp_hw *hw) {
+  const an_provenance *p = &hw->rep->run;
+  rp_hw_printf(hw, "<header class=\"report-head\" id=\"top\"><h1>triage report: ");
+  rp_hw_text(hw, p->model.value ? p->model.value : "model not known");
+  rp_hw_printf(hw, "</h1>");
+  inputs_line(hw, p);
+  rp_hw_printf(hw, "<dl class=\"facts\">");
+  fact(hw, "Framework", p->framework.label ? p->framework.label : p->framework.id,
+       p->framework.source, true);
+  fact(hw, "Model", p->model.value, p->model.source, true);
+  char tp[32];
+  snprintf(tp, sizeof tp, "%ld", p->tp_size.value);
+  fact(hw, "TP size", tp, p->tp_size.source, true);
+  fact(hw, "GPU", p->gpu.value, p->gpu.source, true);
+  fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : "single trace",
+       AN_SOURCE_UNKNOWN, false);
+  double total = 0;
+  for (size_t i = 0; i < hw->rep->n_stages; i++) total += hw->rep->stages[i].kernel_total_us;
+  rp_hw_printf(hw, "<div><dt>Stages</dt><dd>%zu</dd></div><div><dt>GPU kernel time</dt><dd>",
+               hw->rep->n_stages);
+  rp_hw_ms(hw, total);
+  rp_hw_printf(hw, " ms</dd></div></dl></header>");
+}
+
+/* ------------------------------------------------------------------ summary */
+
+static const char *const KIND_WORDS[] = {"kernel", "overlap", "fusion"};
+static const char *const KIND_IDS[] = {"k", "o", "f"};
+static const char *const TABLE_WORDS[] = {"kernel table", "overlap table", "fusion table"};
+
+static const char *action_words(an_action a) {
+  switch (a) {
+  case AN_ACTION_TUNE_KERNEL: return "Tune or replace the kernel";
+  case AN_ACTION_TRY_OVERLAP: return "Try overlap";
+  case AN_ACTION_TRY_FUSION: return "Try fusion";
+  case AN_ACTION_CHECK_DEPS: return "Check dependencies, then overlap";
+  case AN_ACTION_ENABLE_FUSION: return "Enable the fused path";
+  case AN_ACTION_PORT_FUSION: return "Port the fused path";
+  }
+  return "Look at";
+}
+
+/* The item's kernels, distinct displays among them; past SUMMARY_NAMES_SHOWN a count
+ * (the evidence row has them all). */
+#define SUMMARY_NAMES_SHOWN 3
+static void summary_kernels(rp_hw *hw, const an_summary_item *it) {
+  char **shown = rp_names_display_table(hw->names, it->kernels, it->n_kernels);
+  if (!shown && it->n_kernels) {
+    hw->failed = true;
+    return;
+  }
+  for (size_t i = 0; i < it->n_kernels && i < SUMMARY_NAMES_SHOWN; i++) {
+    rp_hw_printf(hw, "%s", i ? ", " : "");
+    rp_hw_name_span(hw, it->kernels[i], shown[i]);
+  }
+  if (it->n_kernels > SUMMARY_NAMES_SHOWN)
+    rp_hw_printf(hw, " and %zu more", it->n_kernels - SUMMARY_NAMES_SHOWN);
+  rp_names_table_free(shown, it->n_kernels);
+}
+
+static void summary_item(rp_hw *hw, const an_summary_item *it) {
+  unsigned kind = it->kind < AN_SUMMARY_KINDS ? (unsigned)it->kind : 0;
+  const char *tok = rp_hw_stage_tok(hw, it->stage_id);
+  rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">%s</span>: ",
+               KIND_WORDS[kind], KIND_WORDS[kind], action_words(it->action));
+  summary_kernels(hw, it);
+  rp_hw_printf(hw, " at <code class=\"loc\">");
+  rp_hw_text(hw, it->location ? it->location : "unresolved");
+  rp_hw_printf(hw, "</code> — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
+  rp_hw_ms(hw, it->at_stake_us);
+  rp_hw_printf(hw, " ms</span> (%.1f%% of the stage) ", it->share_pct);
+  if (tok) {
+    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s-%s-%zu\">", KIND_IDS[kind], tok, it->row);
+    rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
+    rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
+  }
+  rp_hw_printf(hw, "</li>");
+}
+
+static void summary(rp_hw *hw) {
+  if (hw->rep->n_summary == 0) return;
+  rp_hw_printf(hw, "<section id=\"summary\" class=\"summary\"><h2>What to try first</h2><ol>");
+  for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
+  rp_hw_printf(hw, "</ol></section>");
+}
+
+/* ------------------------------------------------------------------ notes on the trace */
+
+static void hint_li(rp_hw *hw, const char *level, const char *text) {
+  rp_hw_printf(hw, "<li class=\"hint hint-%s\">", level);
+  rp_hw_text(hw, text);
+  rp_hw_printf(hw, "</li>");
+}
+
+static void limit_hints(rp_hw *hw) {
+  const an_trace_limits *l = &hw->rep->limits;
+  char line[512];
+  if (l->no_python_stacks)
+    hint_li(hw, "warn", "No kernel maps to Python code: record the trace with with_stack=True.");
+  if (l->framework_defaulted)
+    hint_li(hw, "warn", "Nothing identified the framework: the rule packs' default was used.");
+  if (l->ranks_expected > 0 && l->ranks_analysed < l->ranks_expected) {
+    snprintf(line, sizeof line, "%ld of %ld ranks were read: the others may differ.",
+             l->ranks_analysed, l->ranks_expected);
+    hint_li(hw, "info", line);
+  }
+  if (l->short_window_stage) {
+    snprintf(line, sizeof line, "Stage %s spans only %.2f ms of GPU time: a short window.",
+             l->short_window_stage, l->short_window_us / 1000.0);
+    hint_li(hw, "info", line);
+  }
+}
+
+static bool has_limits(const an_trace_limits *l) {
+  return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
+         (l->ranks_expected > 0 && l->ranks_analysed < l->ranks_expected);
+}
+
+static void hints(rp_hw *hw) {
+  if (hw->rep->n_hints == 0 && !has_limits(&hw->rep->limits)) return;
+  rp_hw_printf(hw, "<section id=\"hints\" class=\"hints\"><h2>Notes on this trace</h2><ul>");
+  limit_hints(hw);
+  char line[2048];
+  for (size_t i = 0; i < hw->rep->n_hints; i++) {
+    rp_hint_text(&hw->rep->hints[i], line, sizeof line);
+    hint_li(hw, hw->rep->hints[i].level == AN_HINT_WARNING ? "warn" : "info", line);
+  }
+  rp_hw_printf(hw, "</ul></section>");
+}
+
+/* ------------------------------------------------------------------ legend, footer */
+
+static const char *const LEGEND[][2] = {
+    {"GPU time", "sum of the kernel's durations in the stage, in ms"},
+    {"Share", "of the stage's kernel time (one denominator for every table of a stage)"},
+    {"Exclusive / Hidden", "time with no other stream busy / time overlapped by other streams"},
+    {"Priority", "P1 act, P2 check dependencies first, P4 already hidden, P5 under the bar"},
+    {"Confidence", "Confirmed: each component has its own evidence kernel; Candidate: partial"},
+    {"Provenance", "where a header fact came from; default and not known are warnings"},
+};
+
+static void legend(rp_hw *hw) {
+  rp_hw_printf(hw, "<section id=\"legend\" class=\"legend-key\"><h2>Legend</h2><dl class=\"key\">");
+  for (size_t i = 0; i < sizeof LEGEND / sizeof LEGEND[0]; i++)
+    rp_hw_printf(hw, "<dt>%s</dt><dd>%s</dd>", LEGEND[i][0], LEGEND[i][1]);
+  rp_hw_printf(hw, "</dl></section>");
+}
+
+static void footer(rp_hw *hw) {
+  const an_provenance *p = &hw->rep->run;
+  rp_hw_printf(hw, "<footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt><dd id=\"triage-version\">");
+  rp_hw_text(hw, p->version ? p->version : "unknown");
+  rp_hw_printf(hw, "</dd><dt>Rule packs</dt><dd><ul class=\"packs\">");
+  for (size_t i = 0; i < p->n_packs; i++) {
+    rp_hw_printf(hw, "<li><code>");
+    rp_hw_text(hw, p->packs[i].file ? p->packs[i].file : p->packs[i].id);
+    rp_hw_printf(hw, "</code></li>");
+  }
+  rp_hw_printf(hw, "</ul></dd><dt>Command</dt><dd><code class=\"cmdline\">");
+  rp_hw_text(hw, p->command_line ? p->command_line : "");
+  rp_hw_printf(hw, "</code></dd></dl></footer>");
+}
+
+/* ------------------------------------------------------------------ the page */
+
+static void body(rp_hw *hw) {
+  rp_hw_printf(hw, "<main>");
+  header(hw);
+  summary(hw);
+  hints(hw);
+  for (size_t i = 0; i < hw->rep->n_stages && !hw->failed; i++) rp_html_stage(hw, i);
+  legend(hw);
+  rp_hw_printf(hw, "</main>");
+  footer(hw);
+}
+
+static int fill(FILE *out, const char *name, void *ctx) {
+  rp_hw *hw = ctx;
+  hw->out = out;
+  if (strcmp(name, "version") == 0) rp_hw_text(hw, hw->rep->run.version);
+  else if (strcmp(name, "title") == 0) {
+    rp_hw_printf(hw, "triage report: ");
+    rp_hw_text(hw, hw->rep->run.model.value ? hw->rep->run.model.value : "model not known");
+  } else if (strcmp(name, "body") == 0) body(hw);
+  else return -1;
+  return hw->failed ? -1 : 0;
+}
+
+int rp_html(FILE *out, const an_report *r, const rp_options *o) {
+  rp_names *names = rp_names_create(o ? o->rules : NULL);
+  char **tok = stage_tokens(r);
+  int rc = -1;
+  if (names && tok) {
+    rp_hw hw = {out, r, names, tok, false};
+    rc = rp_html_page_write(out, fill, &hw);
+  }
+  for (size_t i = 0; tok && i < r->n_stages; i++) free(tok[i]);
+  free(tok);
+  rp_names_destroy(names);
+  return rc;
+}
