@@ -1,16 +1,21 @@
 /*
  * Unit tests of the HTML report's building blocks: the text escaper (every special
  * character, controls, malformed UTF-8, and invariants over random bytes), id/class
- * tokens, the embedded template bytes against the files, and the page skeleton walker.
+ * tokens, the embedded template bytes against the files, the page skeleton walker, and
+ * the renderer (rp_html) on real model output: the hostile-names trace stays inert, every
+ * row of the model has its id, every summary link names an element of the page.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/pipeline.h"
+#include "cli/rules_setup.h"
 #include "report/html_assets.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/report.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
@@ -248,5 +253,97 @@ Test(html_page, fill_error_aborts) {
   char *out = page(fill_refuses_body, NULL, &rc);
   cr_assert_eq(rc, -1);
   cr_assert_null(strstr(out, "<script>"), "nothing after the failed slot is written");
+  free(out);
+}
+
+/* ------------------------------------------------------------------ the renderer */
+
+/* The HTML page of one trace with the default packs (the caller frees); *rep_out keeps
+ * the model for checks when not NULL (destroy it, then the rules). */
+static char *render(const char *trace, te_rules **rules_out, an_report **rep_out) {
+  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
+  triage_rules_setup_options so = {0};
+  te_rules *rules = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(rules);
+  an_run_options o = {0};
+  o.formal.path = trace;
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  rep->run.version = "9.9.9";
+  rep->run.command_line = "triage --format html \"<b>x</b>\"";
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules};
+  cr_assert_eq(rp_html(f, rep, &ro), 0);
+  fclose(f);
+  *rules_out = rules;
+  *rep_out = rep;
+  return buf;
+}
+
+static size_t count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+Test(html_report, hostile_names_stay_text) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/escape/hostile.trace.json", &rules, &rep);
+  cr_assert_eq(count(out, "<script"), 1, "only the embedded script");
+  cr_assert_null(strstr(out, "<script>alert"));
+  cr_assert_null(strstr(out, "\"onerror"), "an attribute payload closed its quote");
+  cr_assert_null(strstr(out, "<svg onload"));
+  cr_assert_not_null(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"), "the payload shows as text");
+  cr_assert_not_null(strstr(out, "&lt;b&gt;x&lt;/b&gt;"), "the command line is escaped too");
+  cr_assert_null(strstr(out, "style=\""), "the CSP blocks inline style attributes");
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
+
+/* Every kernel, overlap and fusion row of the model has its id on the page, and every
+ * summary link points at an id that exists. */
+Test(html_report, rows_and_links) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/llama_tp2", &rules, &rep);
+  char id[256];
+  size_t rows = 0;
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_stage_report *st = &rep->stages[s];
+    for (size_t i = 0; i < st->n_kernels; i++, rows++) {
+      snprintf(id, sizeof id, "<tr id=\"k-%s-%zu\"", st->id, i);
+      cr_assert_not_null(strstr(out, id), "%s missing", id);
+    }
+    for (size_t i = 0; i < st->n_fuse; i++) {
+      snprintf(id, sizeof id, "<tr id=\"f-%s-%zu\"", st->id, i);
+      cr_assert_not_null(strstr(out, id), "%s missing", id);
+    }
+    for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) {
+      snprintf(id, sizeof id, "<tr id=\"o-%s-%zu\"", st->id, i);
+      cr_assert_not_null(strstr(out, id), "%s missing", id);
+    }
+  }
+  cr_assert_gt(rows, 0);
+  cr_assert_gt(rep->n_summary, 0, "the sample has summary items");
+  size_t links = 0;
+  for (const char *p = out; (p = strstr(p, "href=\"#")) != NULL; links++) {
+    p += strlen("href=\"#");
+    size_t n = strcspn(p, "\"");
+    snprintf(id, sizeof id, " id=\"%.*s\"", (int)n, p);
+    cr_assert_not_null(strstr(out, id), "link #%.*s names no element", (int)n, p);
+  }
+  cr_assert_geq(links, rep->n_summary);
+  const char *body = strstr(out, "<main>"); /* the style sheet's comments show markup too */
+  cr_assert_not_null(body);
+  cr_assert_eq(count(body, "<svg class=\"stack\""), rep->n_stages, "one category bar per stage");
+  cr_assert_not_null(strstr(out, "<dd id=\"triage-version\">9.9.9</dd>"));
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
   free(out);
 }
