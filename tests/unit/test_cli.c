@@ -169,3 +169,34 @@ Test(cli, layouts_render_alike_for_now) {
   free(e1);
   free(e2);
 }
+
+static char *head_of(const char *path, size_t n) {
+  char *buf = calloc(1, n + 1);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s not written", path);
+  cr_assert_eq(fread(buf, 1, n, f), n);
+  fclose(f);
+  unlink(path);
+  return buf;
+}
+
+/* --format html writes the page; without --format, -o FILE.html picks HTML and any other
+ * name keeps Markdown; --format wins over the extension. */
+Test(cli, html_format_and_output_extension) {
+  char *out = NULL;
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --format html tests/data/llama_tp2", &out, NULL), 0);
+  cr_assert(strncmp(out, "<!DOCTYPE html>", 15) == 0, "stdout is a page");
+  free(out);
+  cr_assert_eq(run("--quiet -o /tmp/triage-test-page.HTML tests/data/llama_tp2"), 0);
+  out = head_of("/tmp/triage-test-page.HTML", 15);
+  cr_assert_str_eq(out, "<!DOCTYPE html>");
+  free(out);
+  cr_assert_eq(run("--quiet --output /tmp/triage-test-page.md tests/data/llama_tp2"), 0);
+  out = head_of("/tmp/triage-test-page.md", 6);
+  cr_assert_str_eq(out, "Triage");
+  free(out);
+  cr_assert_eq(run("--quiet --format json -o /tmp/triage-test-page.html tests/data/llama_tp2"), 0);
+  out = head_of("/tmp/triage-test-page.html", 1);
+  cr_assert_str_eq(out, "{");
+  free(out);
+}
