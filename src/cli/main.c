@@ -82,7 +82,7 @@ static int write_report(const triage_options *opt, const an_report *rep, const t
   }
   rp_options ro = {triage_options_layout(opt) == TRIAGE_LAYOUT_REFERENCE ? RP_LAYOUT_REFERENCE
                                                                         : RP_LAYOUT_DEFAULT,
-                   rules};
+                   rules, opt->full_names};
   int wrc = render(out, opt, rep, &ro);
   if (fflush(out) != 0) wrc = -1;
   if (out != stdout && fclose(out) != 0) wrc = -1;

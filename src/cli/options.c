@@ -59,7 +59,11 @@ void triage_usage(FILE *out) {
       "  --overlap-table-limit N     at most N overlap rows per stage (0 = all)\n"
       "output:\n"
       "  --format markdown|json|html report format (default markdown; html for -o *.html)\n"
-      "  --layout default|reference  report layout (default; --compat reference: reference)\n"
+      "  --layout default|reference  report layout (default: summary first, per-stage\n"
+      "                              tables, legend; reference: the reference tool's\n"
+      "                              layout byte for byte; --compat reference implies it)\n"
+      "  --full-names                full kernel names in the tables (default: short\n"
+      "                              display names; JSON always has full names)\n"
       "  -o, --output FILE           write the report to FILE instead of stdout\n"
       "  --kernel-map FILE           also write the mapping kernel map as JSON\n"
       "  --quiet                     no progress output, no warnings\n"
@@ -137,6 +141,7 @@ static const cli_option OPTIONS[] = {
     {"--output", "-o", CLI_STRING, OFF(output_path), 0, 0, 0, 0, NULL, NULL, NULL},
     STRING("--kernel-map", kernel_map_path),
     FLAG("--quiet", quiet, 1),
+    FLAG("--full-names", full_names, 1),
     {"--rules", NULL, CLI_LIST, OFF(rules_paths), OFF(n_rules_paths), 0, 0, 0, NULL, NULL, NULL},
     FLAG("--no-default-rules", no_default_rules, 1),
     STRING("--compat", compat),

@@ -52,6 +52,7 @@ typedef struct triage_options {
   const char *output_path;            /* NULL = stdout */
   const char *kernel_map_path;        /* --kernel-map FILE */
   bool quiet;
+  bool full_names;                    /* --full-names: full kernel names in tables */
   /* rules */
   const char **rules_paths;           /* --rules, in order */
   size_t n_rules_paths;

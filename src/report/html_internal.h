@@ -17,11 +17,23 @@
 #include "analysis/model.h"
 #include "report/names.h"
 
+/* The display names of one stage: every kernel name its tables and summary items show
+ * (kernel rows first, in row order), so one kernel reads the same everywhere on the
+ * page and two kernels never read alike within a stage (as in the Markdown layout). */
+typedef struct rp_hw_names {
+  const char **full; /* canonical names, borrowed from the model */
+  char **shown;
+  size_t n;
+} rp_hw_names;
+
 typedef struct rp_hw {
   FILE *out;
   const an_report *rep;
+  const te_rules *rules; /* NULL: no pack words (stack hints) */
   const rp_names *names;
+  bool full_names;       /* --full-names: the tables show full names */
   char **stage_tok;  /* per stage: rp_html_token(id), made unique with "-N" */
+  rp_hw_names *stage_names; /* per stage */
   bool failed;
 } rp_hw;
 
@@ -42,8 +54,12 @@ void rp_hw_td_ms(rp_hw *hw, double us);
 void rp_hw_td_pct(rp_hw *hw, double pct);
 void rp_hw_td_count(rp_hw *hw, size_t n);
 
-/* The stage's token (index into rep->stages), or NULL for an unknown stage id. */
-const char *rp_hw_stage_tok(const rp_hw *hw, const char *stage_id);
+/* The display form of a kernel name in stage `stage` (the name itself if it is not one
+ * of the stage's, or with --full-names). */
+const char *rp_hw_shown(const rp_hw *hw, size_t stage, const char *name);
+
+/* The index of the stage with that id, or hw->rep->n_stages when there is none. */
+size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id);
 
 /* One stage section: totals, category bar, kernel, overlap and fusion tables. */
 void rp_html_stage(rp_hw *hw, size_t stage_index);

@@ -14,6 +14,7 @@
 #include "report/html_page.h"
 #include "report/report.h"
 #include "report/text.h"
+#include "triage/settings.h"
 
 /* ------------------------------------------------------------------ write helpers */
 
@@ -70,10 +71,67 @@ void rp_hw_td_pct(rp_hw *hw, double pct) {
 
 void rp_hw_td_count(rp_hw *hw, size_t n) { rp_hw_printf(hw, "<td data-value=\"%zu\">%zu</td>", n, n); }
 
-const char *rp_hw_stage_tok(const rp_hw *hw, const char *stage_id) {
-  for (size_t i = 0; stage_id && i < hw->rep->n_stages; i++)
-    if (hw->rep->stages[i].id && strcmp(hw->rep->stages[i].id, stage_id) == 0) return hw->stage_tok[i];
-  return NULL;
+size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id) {
+  size_t i = 0;
+  while (stage_id && i < hw->rep->n_stages && strcmp(hw->rep->stages[i].id, stage_id) != 0) i++;
+  return stage_id ? i : hw->rep->n_stages;
+}
+
+const char *rp_hw_shown(const rp_hw *hw, size_t stage, const char *name) {
+  const rp_hw_names *nm = stage < hw->rep->n_stages ? &hw->stage_names[stage] : NULL;
+  for (size_t i = 0; nm && nm->shown && i < nm->n; i++)
+    if (strcmp(nm->full[i], name) == 0) return nm->shown[i];
+  return name;
+}
+
+/* ------------------------------------------------------------------ display names */
+
+static void names_add(rp_hw_names *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->full[i], name) == 0) return;
+  s->full[s->n++] = name;
+}
+
+/* Kernel rows first (distinct by construction: rows aggregate by canonical name), then
+ * what the overlap and fusion rows and the summary items name. */
+static int stage_names_build(rp_hw *hw, size_t si, rp_hw_names *s) {
+  const an_stage_report *st = &hw->rep->stages[si];
+  size_t cap = st->n_kernels + (st->overlap ? st->overlap->n_rows : 0);
+  for (size_t i = 0; i < st->n_fuse; i++) cap += st->fuse[i].n_related;
+  for (size_t i = 0; i < hw->rep->n_summary; i++) cap += hw->rep->summary[i].n_kernels;
+  s->full = calloc(cap + 1, sizeof *s->full);
+  if (!s->full) return -1;
+  for (size_t i = 0; i < st->n_kernels; i++) s->full[s->n++] = st->kernels[i].name;
+  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) names_add(s, st->overlap->rows[i].kernel);
+  for (size_t i = 0; i < st->n_fuse; i++)
+    for (size_t k = 0; k < st->fuse[i].n_related; k++) names_add(s, st->fuse[i].related[k]);
+  for (size_t i = 0; i < hw->rep->n_summary; i++) {
+    const an_summary_item *it = &hw->rep->summary[i];
+    if (rp_hw_stage_index(hw, it->stage_id) != si) continue;
+    for (size_t k = 0; k < it->n_kernels; k++) names_add(s, it->kernels[k]);
+  }
+  if (hw->full_names) return 0; /* shown stays NULL: every name is shown in full */
+  s->shown = rp_names_display_table(hw->names, s->full, s->n);
+  return s->shown ? 0 : -1;
+}
+
+static void stage_names_free(rp_hw_names *all, size_t n) {
+  for (size_t i = 0; all && i < n; i++) {
+    if (all[i].shown) rp_names_table_free(all[i].shown, all[i].n);
+    free(all[i].full);
+  }
+  free(all);
+}
+
+static rp_hw_names *stage_names(rp_hw *hw) {
+  rp_hw_names *all = calloc(hw->rep->n_stages ? hw->rep->n_stages : 1, sizeof *all);
+  for (size_t i = 0; all && i < hw->rep->n_stages; i++) {
+    if (stage_names_build(hw, i, &all[i]) != 0) {
+      stage_names_free(all, hw->rep->n_stages);
+      return NULL;
+    }
+  }
+  return all;
 }
 
 /* ------------------------------------------------------------------ stage tokens */
@@ -131,24 +189,11 @@ static const char *prov_class(an_source s) {
   return "none";
 }
 
-static const char *prov_words(an_source s) {
-  switch (s) {
-  case AN_SOURCE_DEFAULT: return "default";
-  case AN_SOURCE_COMMAND_LINE: return "command line";
-  case AN_SOURCE_LIVE_CAPTURE: return "live capture";
-  case AN_SOURCE_SERVER_ARGS: return "server args";
-  case AN_SOURCE_TRACE_METADATA: return "trace metadata";
-  case AN_SOURCE_DETECTION_RULE: return "detection rule";
-  case AN_SOURCE_UNKNOWN: break;
-  }
-  return "not known";
-}
-
 static void fact(rp_hw *hw, const char *term, const char *value, an_source src, bool with_prov) {
   rp_hw_printf(hw, "<div><dt>%s</dt><dd>", term);
   rp_hw_text(hw, value ? value : "not known");
   if (with_prov)
-    rp_hw_printf(hw, " <span class=\"prov prov-%s\">%s</span>", prov_class(src), prov_words(src));
+    rp_hw_printf(hw, " <span class=\"prov prov-%s\">%s</span>", prov_class(src), rp_source(src));
   rp_hw_printf(hw, "</dd></div>");
 }
 
@@ -198,46 +243,28 @@ static void header(rp_hw *hw) {
 
 /* ------------------------------------------------------------------ summary */
 
-static const char *const KIND_WORDS[] = {"kernel", "overlap", "fusion"};
 static const char *const KIND_IDS[] = {"k", "o", "f"};
 static const char *const TABLE_WORDS[] = {"kernel table", "overlap table", "fusion table"};
 
-static const char *action_words(an_action a) {
-  switch (a) {
-  case AN_ACTION_TUNE_KERNEL: return "Tune or replace the kernel";
-  case AN_ACTION_TRY_OVERLAP: return "Try overlap";
-  case AN_ACTION_TRY_FUSION: return "Try fusion";
-  case AN_ACTION_CHECK_DEPS: return "Check dependencies, then overlap";
-  case AN_ACTION_ENABLE_FUSION: return "Enable the fused path";
-  case AN_ACTION_PORT_FUSION: return "Port the fused path";
-  }
-  return "Look at";
-}
-
-/* The item's kernels, distinct displays among them; past SUMMARY_NAMES_SHOWN a count
- * (the evidence row has them all). */
+/* The item's kernels; past SUMMARY_NAMES_SHOWN a count (the evidence row has them all). */
 #define SUMMARY_NAMES_SHOWN 3
-static void summary_kernels(rp_hw *hw, const an_summary_item *it) {
-  char **shown = rp_names_display_table(hw->names, it->kernels, it->n_kernels);
-  if (!shown && it->n_kernels) {
-    hw->failed = true;
-    return;
-  }
+static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) {
   for (size_t i = 0; i < it->n_kernels && i < SUMMARY_NAMES_SHOWN; i++) {
     rp_hw_printf(hw, "%s", i ? ", " : "");
-    rp_hw_name_span(hw, it->kernels[i], shown[i]);
+    rp_hw_name_span(hw, it->kernels[i], rp_hw_shown(hw, stage, it->kernels[i]));
   }
   if (it->n_kernels > SUMMARY_NAMES_SHOWN)
     rp_hw_printf(hw, " and %zu more", it->n_kernels - SUMMARY_NAMES_SHOWN);
-  rp_names_table_free(shown, it->n_kernels);
 }
 
 static void summary_item(rp_hw *hw, const an_summary_item *it) {
   unsigned kind = it->kind < AN_SUMMARY_KINDS ? (unsigned)it->kind : 0;
-  const char *tok = rp_hw_stage_tok(hw, it->stage_id);
+  size_t stage = rp_hw_stage_index(hw, it->stage_id);
+  const char *tok = stage < hw->rep->n_stages ? hw->stage_tok[stage] : NULL;
+  const char *kind_word = rp_summary_kind(it->kind);
   rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">%s</span>: ",
-               KIND_WORDS[kind], KIND_WORDS[kind], action_words(it->action));
-  summary_kernels(hw, it);
+               kind_word, kind_word, rp_action(it->action));
+  summary_kernels(hw, it, stage);
   rp_hw_printf(hw, " at <code class=\"loc\">");
   rp_hw_text(hw, it->location ? it->location : "unresolved");
   rp_hw_printf(hw, "</code> — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
@@ -266,20 +293,43 @@ static void hint_li(rp_hw *hw, const char *level, const char *text) {
   rp_hw_printf(hw, "</li>");
 }
 
+/* How to record stacks for this framework: the packs' report.stack_hints (a defaulted
+ * framework is a guess, so it gets the generic way). */
+static void stack_hint(rp_hw *hw) {
+  rp_hw_printf(hw, "<li class=\"hint hint-warn\"><b>No Python stacks.</b> No kernel resolved to a "
+                   "Python location, so locations read <code>unresolved</code>. Record the trace "
+                   "with <code>with_stack=True</code>");
+  const te_string_list *l = NULL;
+  if (hw->rules) {
+    const te_list_map *m = &te_rules_settings(hw->rules)->report_stack_hints;
+    if (!hw->rep->limits.framework_defaulted) l = te_list_map_get(m, hw->rep->run.framework.id);
+    if (!l) l = te_list_map_get(m, "other");
+  }
+  rp_hw_printf(hw, "%s", l && l->n ? ":<ul>" : ".");
+  for (size_t i = 0; l && i < l->n; i++) {
+    rp_hw_printf(hw, "<li>");
+    rp_hw_text(hw, l->items[i]);
+    rp_hw_printf(hw, "</li>");
+  }
+  rp_hw_printf(hw, "%s</li>", l && l->n ? "</ul>" : "");
+}
+
 static void limit_hints(rp_hw *hw) {
   const an_trace_limits *l = &hw->rep->limits;
   char line[512];
-  if (l->no_python_stacks)
-    hint_li(hw, "warn", "No kernel maps to Python code: record the trace with with_stack=True.");
+  if (l->no_python_stacks) stack_hint(hw);
   if (l->framework_defaulted)
-    hint_li(hw, "warn", "Nothing identified the framework: the rule packs' default was used.");
-  if (l->ranks_expected > 0 && l->ranks_analysed < l->ranks_expected) {
-    snprintf(line, sizeof line, "%ld of %ld ranks were read: the others may differ.",
+    hint_li(hw, "warn", "Framework not detected: the report assumes the packs' default. Pass "
+                        "--framework if that is wrong.");
+  if (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) {
+    snprintf(line, sizeof line, "One rank of many: %ld trace(s) analysed of TP size %ld; other "
+             "ranks may differ (pass the profile directory to read them all).",
              l->ranks_analysed, l->ranks_expected);
     hint_li(hw, "info", line);
   }
   if (l->short_window_stage) {
-    snprintf(line, sizeof line, "Stage %s spans only %.2f ms of GPU time: a short window.",
+    snprintf(line, sizeof line, "Short capture window: the %s stage spans %.2f ms of GPU time; "
+             "a longer capture shows steady-state behaviour.",
              l->short_window_stage, l->short_window_us / 1000.0);
     hint_li(hw, "info", line);
   }
@@ -287,7 +337,7 @@ static void limit_hints(rp_hw *hw) {
 
 static bool has_limits(const an_trace_limits *l) {
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         (l->ranks_expected > 0 && l->ranks_analysed < l->ranks_expected);
+         (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected);
 }
 
 static void hints(rp_hw *hw) {
@@ -361,13 +411,14 @@ static int fill(FILE *out, const char *name, void *ctx) {
 }
 
 int rp_html(FILE *out, const an_report *r, const rp_options *o) {
-  rp_names *names = rp_names_create(o ? o->rules : NULL);
+  const te_rules *rules = o ? o->rules : NULL;
+  rp_names *names = rp_names_create(rules);
   char **tok = stage_tokens(r);
   int rc = -1;
-  if (names && tok) {
-    rp_hw hw = {out, r, names, tok, false};
-    rc = rp_html_page_write(out, fill, &hw);
-  }
+  rp_hw hw = {out, r, rules, names, o && o->full_names, tok, NULL, false};
+  if (names && tok) hw.stage_names = stage_names(&hw);
+  if (hw.stage_names) rc = rp_html_page_write(out, fill, &hw);
+  stage_names_free(hw.stage_names, r->n_stages);
   for (size_t i = 0; tok && i < r->n_stages; i++) free(tok[i]);
   free(tok);
   rp_names_destroy(names);

@@ -121,27 +121,13 @@ static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row
   rp_hw_printf(hw, "</tr>");
 }
 
-/* Display names are made per table, so two different kernels never share one. */
-static char **kernel_display_names(rp_hw *hw, const an_stage_report *st) {
-  const char **full = malloc((st->n_kernels ? st->n_kernels : 1) * sizeof *full);
-  if (!full) return NULL;
-  for (size_t i = 0; i < st->n_kernels; i++)
-    full[i] = st->kernels[i].raw_name ? st->kernels[i].raw_name : st->kernels[i].name;
-  char **shown = rp_names_display_table(hw->names, full, st->n_kernels);
-  free(full);
-  return shown;
-}
-
-static void kernel_table(rp_hw *hw, const an_stage_report *st, const char *tok) {
-  char **shown = kernel_display_names(hw, st);
-  if (!shown) {
-    hw->failed = true;
-    return;
-  }
+static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
+  const an_stage_report *st = &hw->rep->stages[si];
+  const rp_hw_names *nm = &hw->stage_names[si]; /* kernel rows come first, in row order */
   table_open(hw, "kernels", "kt-", tok, KERNEL_HEADS);
-  for (size_t i = 0; i < st->n_kernels; i++) kernel_row(hw, tok, i, &st->kernels[i], shown[i]);
+  for (size_t i = 0; i < st->n_kernels; i++)
+    kernel_row(hw, tok, i, &st->kernels[i], nm->shown ? nm->shown[i] : st->kernels[i].name);
   table_close(hw, st->n_kernels, 8, "no kernels in this stage");
-  rp_names_table_free(shown, st->n_kernels);
 }
 
 /* ------------------------------------------------------------------ overlap */
@@ -154,14 +140,12 @@ static const char OVERLAP_HEADS[] =
     "<th class=\"num\" title=\"time overlapped by other streams\">Hidden (ms)</th>"
     "<th class=\"num\">Share (%)</th><th>Dep risk</th><th>Recommendation</th>";
 
-static void overlap_row(rp_hw *hw, const char *tok, size_t i, const an_overlap_row *r) {
+static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_overlap_row *r) {
   rp_hw_printf(hw, "<tr id=\"o-%s-%zu\" data-cat=\"", tok, i);
   rp_hw_text(hw, r->category);
   rp_hw_printf(hw, "\"><td data-value=\"%d\">%s</td><td>%s</td><td>", (int)r->priority,
                rp_priority(r->priority), rp_verdict(r->verdict));
-  char *shown = rp_names_display(hw->names, r->kernel);
-  rp_hw_name_span(hw, r->kernel, shown ? shown : r->kernel);
-  free(shown);
+  rp_hw_name_span(hw, r->kernel, rp_hw_shown(hw, si, r->kernel));
   rp_hw_printf(hw, "</td><td>");
   rp_hw_cat_span(hw, r->category);
   rp_hw_printf(hw, "</td><td class=\"loc\">");
@@ -176,10 +160,11 @@ static void overlap_row(rp_hw *hw, const char *tok, size_t i, const an_overlap_r
                rp_recommendation(r->recommendation));
 }
 
-static void overlap_table(rp_hw *hw, const an_stage_report *st, const char *tok) {
+static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
+  const an_stage_report *st = &hw->rep->stages[si];
   table_open(hw, "overlap", "ot-", tok, OVERLAP_HEADS);
   size_t n = st->overlap ? st->overlap->n_rows : 0;
-  for (size_t i = 0; i < n; i++) overlap_row(hw, tok, i, &st->overlap->rows[i]);
+  for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &st->overlap->rows[i]);
   table_close(hw, n, 12,
               hw->rep->run.overlap_off ? "no overlap analysis for a single trace (overlap.single_trace)"
                                        : "no overlap rows above the bar");
@@ -199,14 +184,12 @@ static const an_kernel_row *find_kernel(const an_stage_report *st, const char *n
   return NULL;
 }
 
-static void component_row(rp_hw *hw, const an_stage_report *st, const char *kernel) {
-  const an_kernel_row *k = find_kernel(st, kernel);
+static void component_row(rp_hw *hw, size_t si, const char *kernel) {
+  const an_kernel_row *k = find_kernel(&hw->rep->stages[si], kernel);
   rp_hw_printf(hw, "<tr><td>");
   rp_hw_text(hw, k ? k->category : "-");
   rp_hw_printf(hw, "</td><td>");
-  char *shown = rp_names_display(hw->names, kernel);
-  rp_hw_name_span(hw, kernel, shown ? shown : kernel);
-  free(shown);
+  rp_hw_name_span(hw, k && k->raw_name ? k->raw_name : kernel, rp_hw_shown(hw, si, kernel));
   rp_hw_printf(hw, "</td>");
   if (k) {
     rp_hw_td_ms(hw, k->total_us);
@@ -228,21 +211,20 @@ static void loc_list(rp_hw *hw, const char *title, const char *const *items, siz
   rp_hw_printf(hw, "</ul>");
 }
 
-static void fusion_evidence(rp_hw *hw, const an_stage_report *st, const an_fuse_row *f) {
+static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
   rp_hw_printf(hw, "<td class=\"evidence\"><details class=\"evidence\"><summary>%zu evidence "
                    "kernel%s</summary><table class=\"components\"><thead><tr>"
                    "<th>Component</th><th>Evidence kernel</th><th>GPU time (ms)</th>"
                    "<th>Share (%%)</th></tr></thead><tbody>",
                f->n_related, f->n_related == 1 ? "" : "s");
-  for (size_t i = 0; i < f->n_related; i++) component_row(hw, st, f->related[i]);
+  for (size_t i = 0; i < f->n_related; i++) component_row(hw, si, f->related[i]);
   rp_hw_printf(hw, "</tbody></table>");
   loc_list(hw, "Launched today from:", (const char *const *)f->locations, f->n_locations);
   loc_list(hw, "Fused path:", f->candidate_paths, f->n_candidate_paths);
   rp_hw_printf(hw, "</details></td>");
 }
 
-static void fusion_row(rp_hw *hw, const an_stage_report *st, const char *tok, size_t i,
-                       const an_fuse_row *f) {
+static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_fuse_row *f) {
   char *status = rp_fuse_status(f), *why = rp_fuse_rationale(f);
   if (!status || !why) hw->failed = true;
   const char *conf = rp_fuse_confidence(f->confidence);
@@ -259,15 +241,16 @@ static void fusion_row(rp_hw *hw, const an_stage_report *st, const char *tok, si
   rp_hw_printf(hw, "<td class=\"text\">");
   rp_hw_text(hw, why);
   rp_hw_printf(hw, "</td>");
-  fusion_evidence(hw, st, f);
+  fusion_evidence(hw, si, f);
   rp_hw_printf(hw, "</tr>");
   free(status);
   free(why);
 }
 
-static void fusion_table(rp_hw *hw, const an_stage_report *st, const char *tok) {
+static void fusion_table(rp_hw *hw, size_t si, const char *tok) {
+  const an_stage_report *st = &hw->rep->stages[si];
   table_open(hw, "fusion", "ft-", tok, FUSION_HEADS);
-  for (size_t i = 0; i < st->n_fuse; i++) fusion_row(hw, st, tok, i, &st->fuse[i]);
+  for (size_t i = 0; i < st->n_fuse; i++) fusion_row(hw, si, tok, i, &st->fuse[i]);
   table_close(hw, st->n_fuse, 7, "no fusion pattern matched");
 }
 
@@ -293,10 +276,10 @@ void rp_html_stage(rp_hw *hw, size_t stage_index) {
   rp_hw_printf(hw, ".</p>");
   if (st->n_categories) category_bar(hw, st, tok);
   rp_hw_printf(hw, "<h3 id=\"kernels-%s\">Kernels</h3>", tok);
-  kernel_table(hw, st, tok);
+  kernel_table(hw, stage_index, tok);
   rp_hw_printf(hw, "<h3 id=\"overlap-%s\">Overlap opportunities</h3>", tok);
-  overlap_table(hw, st, tok);
+  overlap_table(hw, stage_index, tok);
   rp_hw_printf(hw, "<h3 id=\"fusion-%s\">Fusion opportunities</h3>", tok);
-  fusion_table(hw, st, tok);
+  fusion_table(hw, stage_index, tok);
   rp_hw_printf(hw, "</section>");
 }

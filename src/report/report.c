@@ -1,5 +1,6 @@
 /*
- * report/report.c - Markdown and JSON rendering of the triage report.
+ * report/report.c - the reference Markdown layout (reference-triage.md §8, byte for
+ * byte), dispatch to the default layout (layout_md.c), and the JSON document.
  */
 #include "report/report.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "report/kmap_json.h"
+#include "report/layout_md.h"
 #include "report/md.h"
 #include "report/overlap_report.h"
 #include "report/text.h"
@@ -175,12 +177,13 @@ static int body(FILE *f, const an_report *r) {
 }
 
 int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
-  (void)o; /* one layout so far: the reference's */
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   if (!m) return -1;
-  int rc = body(m, r);
+  bool reference = o && o->layout == RP_LAYOUT_REFERENCE;
+  int rc = reference ? body(m, r)
+                     : rp_layout_markdown(m, r, o ? o->rules : NULL, o && o->full_names);
   if (fclose(m) != 0) rc = -1;
   if (rc == 0) {
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) len--;

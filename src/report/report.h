@@ -8,18 +8,20 @@
 #ifndef TRIAGE_REPORT_REPORT_H
 #define TRIAGE_REPORT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analysis/model.h"
 #include "triage/rules.h"
 
-/* The report layout (--layout, or the --compat reference pack's). Today both are the
- * reference's layout; the report-layout work gives "default" its own. */
+/* The report layout (--layout, or the --compat reference pack's): the default layout
+ * (report/layout_md.h, docs/report.md) or the reference's, byte for byte. */
 typedef enum rp_layout { RP_LAYOUT_DEFAULT = 0, RP_LAYOUT_REFERENCE = 1 } rp_layout;
 
 typedef struct rp_options {
   rp_layout layout;
-  const te_rules *rules; /* display names of kernels (HTML); NULL: no family rules */
+  const te_rules *rules; /* display rules and hint words; NULL: none */
+  bool full_names;       /* --full-names: full kernel names in the default layout */
 } rp_options;
 
 /* Whole report, rstrip-ped, with a final newline. o may be NULL (default layout).

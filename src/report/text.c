@@ -194,3 +194,32 @@ int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
   }
   return snprintf(buf, cap, "%s: warning", path);
 }
+
+const char *rp_source(an_source s) {
+  switch (s) {
+    case AN_SOURCE_DEFAULT: return "default (nothing detected)";
+    case AN_SOURCE_COMMAND_LINE: return "command line";
+    case AN_SOURCE_LIVE_CAPTURE: return "live capture";
+    case AN_SOURCE_SERVER_ARGS: return "server args";
+    case AN_SOURCE_TRACE_METADATA: return "trace metadata";
+    case AN_SOURCE_DETECTION_RULE: return "detection rule (input path)";
+    case AN_SOURCE_UNKNOWN: break;
+  }
+  return "unknown";
+}
+
+const char *rp_action(an_action a) {
+  switch (a) {
+    case AN_ACTION_TUNE_KERNEL: return "Tune or replace the kernel";
+    case AN_ACTION_TRY_OVERLAP: return "Overlap it with other streams";
+    case AN_ACTION_TRY_FUSION: return "Fuse it with its neighbour";
+    case AN_ACTION_CHECK_DEPS: return "Check its dependencies, then overlap";
+    case AN_ACTION_ENABLE_FUSION: return "Enable the fused path";
+    case AN_ACTION_PORT_FUSION: return "Port the upstream fused path";
+  }
+  return "?";
+}
+
+const char *rp_summary_kind(an_summary_kind k) {
+  return k == AN_SUMMARY_KERNEL ? "kernel" : k == AN_SUMMARY_OVERLAP ? "overlap" : "fusion";
+}

@@ -39,6 +39,11 @@ const char *rp_scope_source(an_scope_source s);      /* "mapping", "launch", ...
 const char *rp_scope(const an_overlap_row *r);       /* the scope, or "unmapped" */
 const char *rp_launch_op(const an_overlap_row *r);   /* the op, or "n/a" */
 
+/* Provenance and summary words. */
+const char *rp_source(an_source s);                  /* "server args", "default (...)", ... */
+const char *rp_action(an_action a);                  /* "Overlap it with other streams", ... */
+const char *rp_summary_kind(an_summary_kind k);      /* "kernel", "overlap", "fusion" */
+
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);

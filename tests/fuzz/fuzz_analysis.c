@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   CHECK(rep->run.n_formal_inputs == 1 && rep->n_stages > 0);
-  rp_options ro = {(rp_layout)(size % 2), R};
+  rp_options ro = {(rp_layout)(size % 2), R, size % 3 == 0};
   CHECK(rp_markdown(sink(), rep, &ro) == 0);
   CHECK(rp_json(sink(), rep, &ro) == 0);
   CHECK(rp_html(sink(), rep, &ro) == 0);

@@ -89,14 +89,15 @@ Test(canonical, tile_sizes_no_longer_merge) {
 }
 
 Test(canonical, mask_comes_from_the_packs, .init = setup, .fini = teardown) {
-  /* The shipped packs keep the reference mask (see rules/70-names.yaml). */
-  cr_assert_eq(an_hex_mask_from_rules(rules), AN_MASK_EVERY_HEX);
+  /* The shipped packs mask only addresses; the compat pack restores the reference's
+   * every-hex mask (rules/70-names.yaml, rules/compat/reference.yaml, deviation A5). */
+  cr_assert_eq(an_hex_mask_from_rules(rules), AN_MASK_ADDRESSES);
   te_rules *r = te_rules_create();
   te_diags *d = te_diags_create();
-  const char *pack = "pack: p\nversion: 1\nsettings: {names: {mask_every_hex: false}}\n";
+  const char *pack = "pack: p\nversion: 1\nsettings: {names: {mask_every_hex: true}}\n";
   cr_assert_eq(te_rules_load_buffer(r, "p.yaml", pack, strlen(pack), d), TE_OK);
   cr_assert_eq(te_rules_finalize(r, d), TE_OK);
-  cr_assert_eq(an_hex_mask_from_rules(r), AN_MASK_ADDRESSES);
+  cr_assert_eq(an_hex_mask_from_rules(r), AN_MASK_EVERY_HEX);
   te_diags_destroy(d);
   te_rules_destroy(r);
 }

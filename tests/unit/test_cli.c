@@ -92,7 +92,7 @@ Test(cli, option_value_named_rules_is_not_the_subcommand) {
   rmdir(dir);
   cr_assert_eq(triage_in(NULL, NULL, "--quiet --pid-substring rules tests/data/llama_tp2", &out, &err), 0,
                "%s", err);
-  cr_assert(!strncmp(out, "Triage View\n", 12), "%s", out);
+  cr_assert(!strncmp(out, "# Triage report\n", 16), "%s", out);
   free(out);
   free(err);
   cr_assert_eq(triage_in(NULL, NULL, "--rules tests/rules/packs/cublas-lt.yaml rules list", &out, &err), 0);
@@ -128,7 +128,7 @@ Test(cli, compat_pack_between_defaults_and_user_rules) {
   make_rules_dir(dir);
   char *out, *err;
   cr_assert_eq(triage_in(NULL, dir, "--quiet --compat test tests/data/llama_tp2", &out, &err), 0, "%s", err);
-  cr_assert(strstr(out, "| No kernel rows at or above 50.0% share."), "%s", out);
+  cr_assert(strstr(out, "No kernel row cleared the share bar."), "%s", out);
   free(out);
   free(err);
   char user[600];
@@ -158,12 +158,35 @@ Test(cli, compat_pack_between_defaults_and_user_rules) {
   remove_dir(dir);
 }
 
-/* Today the default layout is the reference layout: --layout changes nothing yet. */
-Test(cli, layouts_render_alike_for_now) {
+/* The default layout has its own sections; --layout reference (and --compat reference
+ * without --layout) prints the reference's layout; --layout wins over --compat. */
+Test(cli, layout_default_reference_and_compat) {
+  char *a, *b, *c, *d, *e[4];
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout default tests/data/llama_tp2", &a, &e[0]), 0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout reference tests/data/llama_tp2", &b, &e[1]), 0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --compat reference tests/data/llama_tp2", &c, &e[2]), 0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --compat reference --layout default tests/data/llama_tp2",
+                         &d, &e[3]), 0);
+  cr_assert(!strncmp(a, "# Triage report\n", 16), "%s", a);
+  cr_assert(strstr(a, "\n## What to try first\n") && strstr(a, "\n## Legend\n"), "%s", a);
+  cr_assert(strstr(a, "\n### Kernels: decode\n"), "%s", a);
+  cr_assert(!strncmp(b, "Triage View\n", 12), "%s", b);
+  cr_assert(!strncmp(c, "Triage View\n", 12), "%s", c);
+  cr_assert(!strncmp(d, "# Triage report\n", 16), "%s", d);
+  free(a);
+  free(b);
+  free(c);
+  free(d);
+  for (int i = 0; i < 4; i++) free(e[i]);
+}
+
+/* --full-names prints the full kernel names the default layout shortens. */
+Test(cli, full_names) {
   char *a, *b, *e1, *e2;
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout default tests/data/llama_tp2", &a, &e1), 0);
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout reference tests/data/llama_tp2", &b, &e2), 0);
-  cr_assert_str_eq(a, b);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet tests/data/llama_tp2", &a, &e1), 0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --full-names tests/data/llama_tp2", &b, &e2), 0);
+  cr_assert_null(strstr(a, "`nvjet_tst_64x8_64x16_2x1_v_bz_TNT`"), "%s", a);
+  cr_assert(strstr(b, "`nvjet_tst_64x8_64x16_2x1_v_bz_TNT`"), "%s", b);
   free(a);
   free(b);
   free(e1);
@@ -192,8 +215,8 @@ Test(cli, html_format_and_output_extension) {
   cr_assert_str_eq(out, "<!DOCTYPE html>");
   free(out);
   cr_assert_eq(run("--quiet --output /tmp/triage-test-page.md tests/data/llama_tp2"), 0);
-  out = head_of("/tmp/triage-test-page.md", 6);
-  cr_assert_str_eq(out, "Triage");
+  out = head_of("/tmp/triage-test-page.md", 1);
+  cr_assert(out[0] != '<' && out[0] != '{', "Markdown, not a page or JSON: %s", out);
   free(out);
   cr_assert_eq(run("--quiet --format json -o /tmp/triage-test-page.html tests/data/llama_tp2"), 0);
   out = head_of("/tmp/triage-test-page.html", 1);

@@ -276,7 +276,7 @@ static char *render(const char *trace, te_rules **rules_out, an_report **rep_out
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  rp_options ro = {RP_LAYOUT_DEFAULT, rules};
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
   cr_assert_eq(rp_html(f, rep, &ro), 0);
   fclose(f);
   *rules_out = rules;

@@ -159,6 +159,8 @@ typedef struct te_list_map {
     "summary items whose time at stake is under this share of their stage are left out")     \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,              \
     "a stage whose GPU span is shorter than this gets a short-capture-window hint")          \
+  X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                       \
+    "per framework id (or 'other'), how to record a trace with Python stacks")               \
   X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0,     \
     NULL, "least delay between start_profile and the probe requests for non-SGLang servers")
 

@@ -1,0 +1,489 @@
+/*
+ * report/layout_md.c - the default Markdown layout (layout_md.h, docs/report.md):
+ * header with provenance, "What to try first", hints where the trace limits the
+ * analysis, then per stage the time by category and the kernel, overlap and fusion
+ * tables under real headings, and a legend.
+ *
+ * Numbers: each table picks one unit (ms when its largest time reaches 1 ms, else us),
+ * stated in its column heads; a non-zero time or share never prints as zero. Every
+ * share of a stage has one denominator, the stage's kernel-time sum (its GPU busy time
+ * for a stage with only an overlap block), stated in the stage's first line.
+ * Names: display names (report/names.h), unique over all tables of one stage, in code
+ * spans so '<' '>' stay literal on GitHub and in a pager; keys stay full (JSON).
+ */
+#include "report/layout_md.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/md.h"
+#include "report/names.h"
+#include "report/text.h"
+
+/* ---------------------------------------------------------------- numbers */
+
+typedef struct unit {
+  const char *name;
+  double per_us;
+} unit;
+
+static unit unit_for(double max_us) {
+  return max_us >= 1000.0 ? (unit){"ms", 1000.0} : (unit){"us", 1.0};
+}
+
+/* Two decimals, or two significant digits when two decimals would read 0.00. */
+static void fmt_time(char *b, size_t cap, double us, unit u) {
+  double v = us / u.per_us;
+  if (v == 0) snprintf(b, cap, "0");
+  else if (fabs(v) >= 0.005) snprintf(b, cap, "%.2f", v);
+  else snprintf(b, cap, "%.2g", v);
+}
+
+static void fmt_share(char *b, size_t cap, double pct) {
+  if (pct > 0 && pct < 0.05) snprintf(b, cap, "<0.1%%");
+  else snprintf(b, cap, "%.1f%%", pct);
+}
+
+/* The one share denominator of a stage. */
+static double stage_total(const an_stage_report *st) {
+  return st->has_kernels ? st->kernel_total_us : st->gpu_busy_us;
+}
+
+static double share_of(const an_stage_report *st, double us) {
+  double t = stage_total(st);
+  return t > 0 ? us / t * 100.0 : 0;
+}
+
+/* ---------------------------------------------------------------- names */
+
+/* Display names of every kernel a stage's tables show, unique within the stage. */
+typedef struct stage_names {
+  const char **full;
+  char **shown;
+  size_t n;
+} stage_names;
+
+static void names_add(stage_names *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->full[i], name) == 0) return;
+  s->full[s->n++] = name;
+}
+
+static size_t stage_name_cap(const an_stage_report *st) {
+  size_t n = st->n_kernels + (st->overlap ? st->overlap->n_rows : 0);
+  for (size_t i = 0; i < st->n_fuse; i++) n += st->fuse[i].n_evidence + st->fuse[i].n_related;
+  return n;
+}
+
+static int names_build(stage_names *s, const an_stage_report *st, const rp_names *nm) {
+  s->n = 0;
+  s->shown = NULL;
+  s->full = calloc(stage_name_cap(st) + 1, sizeof *s->full);
+  if (!s->full) return -1;
+  for (size_t i = 0; i < st->n_kernels; i++)
+    if (st->kernels[i].shown) names_add(s, st->kernels[i].name);
+  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++)
+    names_add(s, st->overlap->rows[i].kernel);
+  for (size_t i = 0; i < st->n_fuse; i++)
+    for (size_t k = 0; st->fuse[i].shown && k < st->fuse[i].n_evidence; k++)
+      names_add(s, st->fuse[i].evidence[k].kernel);
+  for (size_t i = 0; i < st->n_fuse; i++) /* the summary names a fusion by its kernels */
+    for (size_t k = 0; st->fuse[i].shown && k < st->fuse[i].n_related; k++)
+      names_add(s, st->fuse[i].related[k]);
+  if (nm) s->shown = rp_names_display_table(nm, s->full, s->n);
+  return !nm || s->shown ? 0 : -1;
+}
+
+/* The name to print (the full one in --full-names mode). */
+static const char *names_get(const stage_names *s, const char *full) {
+  for (size_t i = 0; s->shown && i < s->n; i++)
+    if (strcmp(s->full[i], full) == 0) return s->shown[i];
+  return full;
+}
+
+static void names_free(stage_names *s) {
+  if (s->shown) rp_names_table_free(s->shown, s->n);
+  free(s->full);
+}
+
+/* A code span, with a longer fence when the text holds a backtick; '|' escaped. */
+static void code_span(FILE *f, const char *s) {
+  const char *fence = strchr(s, '`') ? "`` " : "`";
+  const char *close = strchr(s, '`') ? " ``" : "`";
+  fputs(fence, f);
+  rp_md_cell_text(f, s);
+  fputs(close, f);
+}
+
+/* ---------------------------------------------------------------- header */
+
+static void fact_row(FILE *f, const char *what, const char *value, const char *from) {
+  fprintf(f, "| %s | ", what);
+  rp_md_cell_text(f, value);
+  fprintf(f, " | %s |\n", from);
+}
+
+static void inputs_row(FILE *f, const char *what, const char *const *v, size_t n) {
+  fprintf(f, "| %s | ", what);
+  for (size_t i = 0; i < n; i++) {
+    if (i) fputs("<br>", f);
+    code_span(f, v[i]);
+  }
+  fputs(" | command line |\n", f);
+}
+
+static void provenance(FILE *f, const an_provenance *p) {
+  bool two = p->mode == AN_MODE_MAPPING_FORMAL;
+  fputs("| Run | Value | From |\n| --- | --- | --- |\n", f);
+  fact_row(f, "Framework", p->framework.label, rp_source(p->framework.source));
+  if (two && p->mapping_framework.id != p->framework.id)
+    fact_row(f, "Mapping framework", p->mapping_framework.label,
+             rp_source(p->mapping_framework.source));
+  fact_row(f, "Model", p->model.value ? p->model.value : "unknown", rp_source(p->model.source));
+  char tp[32];
+  snprintf(tp, sizeof tp, "%ld", p->tp_size.value);
+  fact_row(f, "TP size", tp, rp_source(p->tp_size.source));
+  fact_row(f, "GPU", p->gpu.value ? p->gpu.value : "unknown", rp_source(p->gpu.source));
+  fact_row(f, "Mode", two ? "mapping-formal" : "single-trace", "inputs");
+  if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs);
+  inputs_row(f, two ? "Formal traces" : "Input traces", p->formal_inputs, p->n_formal_inputs);
+  if (p->version) fact_row(f, "triage", p->version, "build");
+}
+
+static void busy_lines(FILE *f, const an_report *r) {
+  bool any = false;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    if (!st->overlap) continue;
+    unit u = unit_for(st->gpu_busy_us);
+    char busy[32], idle[32];
+    fmt_time(busy, sizeof busy, st->gpu_busy_us, u);
+    fmt_time(idle, sizeof idle, st->gpu_idle_us, u);
+    fprintf(f, "%s- **%s**: GPU busy %s %s, idle %s %s (kernel time %.2f ms)\n", any ? "" : "\n",
+            st->label, busy, u.name, idle, u.name, st->kernel_total_us / 1000.0);
+    any = true;
+  }
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static const stage_names *names_of(const an_report *r, const stage_names *all, const char *id) {
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (strcmp(r->stages[i].id, id) == 0) return &all[i];
+  return NULL;
+}
+
+static void summary_item(FILE *f, size_t i, const an_summary_item *it, const stage_names *nm) {
+  fprintf(f, "%zu. **%s**: ", i + 1, rp_action(it->action));
+  for (size_t k = 0; k < it->n_kernels && k < 3; k++) {
+    if (k) fputs(", ", f);
+    code_span(f, nm ? names_get(nm, it->kernels[k]) : it->kernels[k]);
+  }
+  if (it->n_kernels > 3) fprintf(f, " and %zu more", it->n_kernels - 3);
+  if (it->location) {
+    fputs(" at ", f);
+    code_span(f, it->location);
+  } else {
+    fputs(" (Python location unresolved)", f);
+  }
+  unit u = unit_for(it->at_stake_us);
+  char t[32], s[32];
+  fmt_time(t, sizeof t, it->at_stake_us, u);
+  fmt_share(s, sizeof s, it->share_pct);
+  fprintf(f, ". **%s %s** at stake (%s of %s). Evidence: [%s %s row](#%s)\n", t, u.name, s,
+          it->stage_label, it->stage_label, rp_summary_kind(it->kind), it->anchor);
+}
+
+static void summary(FILE *f, const an_report *r, const stage_names *all) {
+  fputs("\n## What to try first\n\n", f);
+  if (!r->n_summary) {
+    fputs("Nothing cleared the summary's bars (settings summary.*, docs/report.md).\n", f);
+    return;
+  }
+  fputs("Ranked by GPU time at stake times a weight per kind (settings summary.weights; "
+        "docs/report.md).\n\n", f);
+  for (size_t i = 0; i < r->n_summary; i++)
+    summary_item(f, i, &r->summary[i], names_of(r, all, r->summary[i].stage_id));
+}
+
+/* ---------------------------------------------------------------- hints */
+
+static void stack_hint(FILE *f, const an_report *r, const te_rules *rules) {
+  fputs("- **No Python stacks.** No kernel resolved to a Python location, so locations read "
+        "`unresolved`. Record the trace with `with_stack=True`:\n", f);
+  if (!rules) return;
+  const te_list_map *m = &te_rules_settings(rules)->report_stack_hints;
+  /* a defaulted framework is a guess: give the generic way */
+  const te_string_list *l =
+      r->limits.framework_defaulted ? NULL : te_list_map_get(m, r->run.framework.id);
+  if (!l) l = te_list_map_get(m, "other");
+  for (size_t i = 0; l && i < l->n; i++) fprintf(f, "  - %s\n", l->items[i]);
+}
+
+static void hints(FILE *f, const an_report *r, const te_rules *rules) {
+  const an_trace_limits *l = &r->limits;
+  bool ranks = l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected;
+  if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
+      !r->n_hints)
+    return;
+  fputs("\n## Limits of this trace\n\n", f);
+  if (l->no_python_stacks) stack_hint(f, r, rules);
+  if (l->framework_defaulted)
+    fprintf(f, "- **Framework not detected.** Nothing in the inputs named the framework; the "
+               "report assumes %s (the packs' default). Pass `--framework` if that is wrong; "
+               "for a non-LLM trace, fusion rows are framework-specific and may not apply.\n",
+            r->run.framework.label);
+  if (ranks)
+    fprintf(f, "- **One rank of many.** %ld trace(s) analysed of TP size %ld; other ranks "
+               "may differ (pass the profile directory to read them all).\n",
+            l->ranks_analysed, l->ranks_expected);
+  if (l->short_window_stage)
+    fprintf(f, "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
+               "capture shows steady-state behaviour (report.short_window_ms).\n",
+            l->short_window_stage, l->short_window_us / 1000.0);
+  for (size_t i = 0; i < r->n_hints; i++) {
+    char line[1024];
+    rp_hint_text(&r->hints[i], line, sizeof line);
+    fputs("- ", f);
+    rp_md_cell_text(f, line);
+    fputc('\n', f);
+  }
+}
+
+/* ---------------------------------------------------------------- stages */
+
+static void categories(FILE *f, const an_stage_report *st) {
+  if (!st->n_categories) return;
+  unit u = unit_for(st->categories[0].total_us);
+  fprintf(f, "\nTime by category (%s): ", u.name);
+  for (size_t i = 0; i < st->n_categories; i++) {
+    const an_category_time *c = &st->categories[i];
+    char t[32], s[32];
+    fmt_time(t, sizeof t, c->total_us, u);
+    fmt_share(s, sizeof s, c->share_pct);
+    fprintf(f, "%s%s %s (%s)", i ? " · " : "", c->category, t, s);
+  }
+  fputc('\n', f);
+}
+
+static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t row,
+                        char letter) {
+  /* the same ids as the summary's an_summary_item.anchor (analysis/summary.c) */
+  char id[64];
+  size_t j = 0;
+  for (const char *p = stage_id; *p && j + 1 < 32; p++) {
+    char c = *p;
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    id[j++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) ? c : '-';
+  }
+  id[j] = 0;
+  fprintf(f, "| <a id=\"%s-%s-%zu\"></a>%c%zu | ", kind, id, row, letter, row + 1);
+}
+
+static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *nm) {
+  fprintf(f, "\n### Kernels: %s\n\n", st->label);
+  if (!st->n_kernels_shown) {
+    fputs("No kernel row cleared the share bar.\n", f);
+    return;
+  }
+  unit u = unit_for(st->kernels[0].total_us);
+  fprintf(f, "| # | Kernel | Category | GPU time (%s) | Share | Launches | Python location "
+             "| CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | --- | --- |\n", u.name);
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
+    if (!r->shown) continue;
+    char t[32], s[32];
+    fmt_time(t, sizeof t, r->total_us, u);
+    fmt_share(s, sizeof s, share_of(st, r->total_us));
+    anchor_cell(f, "kernel", st->id, i, 'K');
+    code_span(f, names_get(nm, r->name));
+    fprintf(f, " | %s | %s | %s | %zu | ", r->category, t, s, r->launches);
+    char *loc = rp_kernel_location_cell(r), *op = rp_kernel_cpu_op_cell(r);
+    rp_md_cell_text(f, loc ? loc : "?");
+    fputs(" | ", f);
+    rp_md_cell_text(f, op ? op : "?");
+    fputs(" |\n", f);
+    free(loc);
+    free(op);
+  }
+}
+
+static double overlap_max_us(const an_overlap_stage *o) {
+  double m = 0;
+  for (size_t i = 0; i < o->n_rows; i++)
+    if (o->rows[i].total_us > m) m = o->rows[i].total_us;
+  return m;
+}
+
+static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
+                          const stage_names *nm) {
+  fprintf(f, "\n### Overlap opportunities: %s\n\n", st->label);
+  const an_overlap_stage *o = st->overlap;
+  if (!o) {
+    fputs(rep->run.overlap_off ? "No overlap analysis for a single trace (the packs turn it "
+                                 "off); use mapping-formal mode.\n"
+                               : "No overlap block for this stage.\n", f);
+    return;
+  }
+  if (!o->n_rows) {
+    fprintf(f, "No row cleared the %.1f%% reporting bar.\n", rep->run.overlap_min_share_pct);
+    return;
+  }
+  unit u = unit_for(overlap_max_us(o));
+  fprintf(f, "| # | Priority | Verdict | Kernel | Python scope | GPU time (%s) | Exposed (%s) | "
+             "Hidden (%s) | Share | Dep risk | Recommendation |\n"
+             "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+          u.name, u.name, u.name);
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    char t[32], x[32], h[32], s[32];
+    fmt_time(t, sizeof t, r->total_us, u);
+    fmt_time(x, sizeof x, r->exclusive_us, u);
+    fmt_time(h, sizeof h, r->hidden_us, u);
+    fmt_share(s, sizeof s, share_of(st, r->total_us));
+    anchor_cell(f, "overlap", st->id, i, 'O');
+    fprintf(f, "%s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
+    code_span(f, names_get(nm, r->kernel));
+    fputs(" | ", f);
+    rp_md_cell_text(f, rp_scope(r));
+    fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", t, x, h, s, rp_dep_risk(r->dep_risk),
+            rp_recommendation(r->recommendation));
+  }
+}
+
+static void fuse_evidence(FILE *f, const an_fuse_row *r, const stage_names *nm) {
+  for (size_t k = 0; k < r->n_evidence; k++) {
+    char s[32];
+    fmt_share(s, sizeof s, r->evidence[k].share_pct);
+    if (k) fputs("<br>", f);
+    code_span(f, names_get(nm, r->evidence[k].kernel));
+    fprintf(f, " (%s)", s);
+  }
+  if (!r->n_evidence) fputc('-', f);
+}
+
+static double fuse_max_us(const an_stage_report *st) {
+  double m = 0;
+  for (size_t i = 0; i < st->n_fuse; i++)
+    if (st->fuse[i].shown && st->fuse[i].related_us > m) m = st->fuse[i].related_us;
+  return m;
+}
+
+static void fuse_cells(FILE *f, const an_fuse_row *r) {
+  char *cells[] = {rp_fuse_locations_cell(r), rp_fuse_candidates_cell(r), rp_fuse_rationale(r)};
+  for (size_t k = 0; k < 3; k++) {
+    fputs(" | ", f);
+    rp_md_cell_text(f, cells[k] ? cells[k] : "?");
+    free(cells[k]);
+  }
+  fputs(" |\n", f);
+}
+
+static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm) {
+  fprintf(f, "\n### Fusion opportunities: %s\n\n", st->label);
+  if (!st->n_fuse_shown) {
+    fputs("No source-backed fusion pattern matched this stage.\n", f);
+    return;
+  }
+  unit u = unit_for(fuse_max_us(st));
+  fprintf(f, "| # | Pattern | Confidence | Origin | Related GPU time (%s) | Share | Evidence "
+             "kernels (share) | Current Python location | Candidate fused path | Rationale |\n"
+             "| ---: | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n", u.name);
+  for (size_t i = 0; i < st->n_fuse; i++) {
+    const an_fuse_row *r = &st->fuse[i];
+    if (!r->shown) continue;
+    char t[32], s[32];
+    fmt_time(t, sizeof t, r->related_us, u);
+    fmt_share(s, sizeof s, share_of(st, r->related_us));
+    anchor_cell(f, "fusion", st->id, i, 'F');
+    rp_md_cell_text(f, r->pattern_name);
+    fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_confidence(r->confidence),
+            rp_fusion_origin(r->origin), t, s);
+    fuse_evidence(f, r, nm);
+    fuse_cells(f, r);
+  }
+}
+
+static void stage(FILE *f, const an_report *rep, const an_stage_report *st,
+                  const stage_names *names) {
+  fprintf(f, "\n## Stage: %s\n\n", st->label);
+  char t[32];
+  unit u = unit_for(stage_total(st));
+  fmt_time(t, sizeof t, stage_total(st), u);
+  fprintf(f, "Every share in this stage is of its %s: **%s %s**.\n",
+          st->has_kernels ? "kernel-time sum" : "GPU busy time", t, u.name);
+  categories(f, st);
+  if (st->has_kernels) kernel_table(f, st, names);
+  if (st->xpu_launch_rows)
+    fputs("\n> Intel XPU: rows are `urEnqueueKernelLaunch` runtime events; GPU time is host "
+          "launch-dispatch time, not device execution.\n", f);
+  overlap_table(f, rep, st, names);
+  if (st->has_kernels) fuse_table(f, st, names);
+}
+
+/* ---------------------------------------------------------------- legend */
+
+static const char LEGEND[] =
+    "\n## Legend\n\n"
+    "- **#**: row id in its table (K kernels, O overlap, F fusion); the summary links to it.\n"
+    "- **Share**: part of the stage's kernel-time sum (stated under the stage heading); the "
+    "same kernel has the same share in every table of a stage.\n"
+    "- **GPU time**: summed device time of the row's launches, in the unit of the column head.\n"
+    "- **Kernel**: a display name (demangled, long template arguments shown as `<…>`); "
+    "`--full-names` and the JSON output give the full name.\n"
+    "- **Python location / scope**: `path:line function` that launched the kernel; "
+    "`unresolved` / `unmapped`: the trace has no Python frame for it.\n"
+    "- **CPU op**: the most common CPU operator or launch call around the kernel.\n"
+    "- **Exposed**: time the kernel runs with no other stream busy (what overlap can save); "
+    "**Hidden**: time already under other streams' work.\n"
+    "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
+    "hidden, little to gain.\n"
+    "- **Priority**: P1 act (low dependency risk), P2 check dependencies first, P4 "
+    "low-roi-hidden, P5 under the bar; rows are ordered by weighted time (docs/overlap.md).\n"
+    "- **Dep risk**: whether a same-stream neighbour looks like its producer or consumer "
+    "(`low`, `high`, `unclear`).\n"
+    "- **Recommendation**: `try overlap` (move it to another stream), `try fusion` (fold it "
+    "into its neighbour), `check deps` (verify the data dependency first), `skip`.\n"
+    "- **Confidence**: `Confirmed` = the fused kernel or the whole unfused chain ran; "
+    "`Candidate` = a partial match.\n"
+    "- **Origin**: where the fused path exists: `mainline` (the framework's tree), "
+    "`upstream` (merged upstream), `inflight` (an open change).\n";
+
+/* ---------------------------------------------------------------- entry */
+
+static void all_names_free(stage_names *all, size_t n) {
+  for (size_t i = 0; all && i < n; i++) names_free(&all[i]);
+  free(all);
+}
+
+/* Display names per stage, computed once: the summary and the tables print the same. */
+static stage_names *all_names(const an_report *r, const rp_names *nm) {
+  stage_names *all = calloc(r->n_stages + 1, sizeof *all);
+  for (size_t i = 0; all && i < r->n_stages; i++) {
+    if (names_build(&all[i], &r->stages[i], nm) != 0) {
+      all_names_free(all, i + 1);
+      return NULL;
+    }
+  }
+  return all;
+}
+
+int rp_layout_markdown(FILE *f, const an_report *r, const te_rules *rules, bool full_names) {
+  rp_names *nm = full_names ? NULL : rp_names_create(rules);
+  stage_names *all = (full_names || nm) ? all_names(r, nm) : NULL;
+  if (!all) {
+    rp_names_destroy(nm);
+    return -1;
+  }
+  fputs("# Triage report\n\n", f);
+  provenance(f, &r->run);
+  busy_lines(f, r);
+  summary(f, r, all);
+  hints(f, r, rules);
+  for (size_t i = 0; i < r->n_stages; i++) stage(f, r, &r->stages[i], &all[i]);
+  fputs(LEGEND, f);
+  all_names_free(all, r->n_stages);
+  rp_names_destroy(nm);
+  return ferror(f) ? -1 : 0;
+}
