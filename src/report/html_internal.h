@@ -61,6 +61,34 @@ const char *rp_hw_shown(const rp_hw *hw, size_t stage, const char *name);
 /* The index of the stage with that id, or hw->rep->n_stages when there is none. */
 size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id);
 
+/* The Ranks section's input (html_ranks.c): what the page draws per rank. Built from the
+ * per-rank model by an adapter once that model exists; every row has the same parts
+ * (e.g. compute, communication, wait, idle) in the same order. Borrowed strings. */
+typedef struct rp_rank_part {
+  const char *name; /* a category class: cat-compute, cat-wait, ... */
+  double us;
+} rp_rank_part;
+
+typedef struct rp_rank_view_row {
+  const char *label; /* "rank 3" */
+  long rank;         /* sort key of the first column */
+  size_t n_parts;
+  const rp_rank_part *parts;
+  bool straggler;
+  const char *top_kernel, *top_kernel_shown; /* NULL: none */
+  double top_share_pct;
+} rp_rank_view_row;
+
+typedef struct rp_rank_view {
+  const char *verdict; /* one sentence: which rank holds the others back */
+  size_t n;
+  const rp_rank_view_row *rows;
+} rp_rank_view;
+
+/* <section id="ranks">: verdict, legend, the ranks table with one bar scale; nothing
+ * when v is NULL or has no rows. */
+void rp_html_ranks(rp_hw *hw, const rp_rank_view *v);
+
 /* One stage section: totals, category bar, kernel, overlap and fusion tables. */
 void rp_html_stage(rp_hw *hw, size_t stage_index);
 

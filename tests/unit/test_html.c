@@ -14,6 +14,7 @@
 #include "cli/rules_setup.h"
 #include "report/html_assets.h"
 #include "report/html_escape.h"
+#include "report/html_internal.h"
 #include "report/html_page.h"
 #include "report/report.h"
 
@@ -346,4 +347,40 @@ Test(html_report, rows_and_links) {
   an_report_destroy(rep);
   te_rules_destroy(rules);
   free(out);
+}
+
+/* The Ranks section draws every rank on one scale (the widest is 1000), marks the
+ * straggler, and escapes labels and names. */
+Test(html_ranks, one_scale_straggler_marked) {
+  rp_rank_part a[] = {{"compute", 600}, {"communication", 200}, {"wait", 200}};
+  rp_rank_part b[] = {{"compute", 300}, {"communication", 100}, {"wait", 100}};
+  rp_rank_view_row rows[] = {
+      {"rank 0", 0, 3, a, true, "gemm<x>", NULL, 40.0},
+      {"rank <1>", 1, 3, b, false, NULL, NULL, 0},
+  };
+  rp_rank_view v = {"rank 0 holds the others back", 2, rows};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, false};
+  rp_html_ranks(&hw, &v);
+  fclose(f);
+  cr_assert(!hw.failed);
+  cr_assert_not_null(strstr(buf, "<tr id=\"rank-0\" class=\"straggler\"><th scope=\"row\" data-value=\"0\">"
+                                 "rank 0 <span class=\"badge badge-straggler\">straggler</span></th>"));
+  cr_assert_not_null(strstr(buf, "<tr id=\"rank-1\"><th scope=\"row\" data-value=\"1\">rank &lt;1&gt;</th>"));
+  cr_assert_not_null(strstr(buf, "<rect class=\"cat-compute\" x=\"0.00\" y=\"0\" width=\"600.00\""),
+                     "rank 0 is the widest: 1000 units for 1000 us");
+  cr_assert_not_null(strstr(buf, "<rect class=\"cat-wait\" x=\"400.00\" y=\"0\" width=\"100.00\""),
+                     "rank 1 on the same scale ends at 500");
+  cr_assert_not_null(strstr(buf, "title=\"gemm&lt;x&gt;\""));
+  cr_assert_eq(count(buf, "<th class=\"num\">"), 4, "busy and one column per part");
+  free(buf);
+  rp_rank_view none = {"x", 0, NULL};
+  f = open_memstream(&buf, &len);
+  hw.out = f;
+  rp_html_ranks(&hw, &none);
+  fclose(f);
+  cr_assert_eq(len, 0, "no ranks, no section");
+  free(buf);
 }
