@@ -11,6 +11,7 @@
 #include "report/kmap_json.h"
 #include "report/md.h"
 #include "report/overlap_report.h"
+#include "report/ranks_report.h"
 #include "report/text.h"
 
 static const char XPU_NOTE[] =
@@ -165,22 +166,22 @@ static int header(FILE *f, const an_provenance *p) {
   return 0;
 }
 
-static int body(FILE *f, const an_report *r) {
+static int body(FILE *f, const an_report *r, const rp_options *o) {
   if (header(f, &r->run) != 0) return -1;
   if (fputs("\nKernel Table\n", f) == EOF || section(f, r, false)) return -1;
   if (fputc('\n', f) == EOF) return -1;
   if (rp_overlap_markdown(f, r) != 0) return -1;
   if (fputs("\nFuse Opportunity Table\n", f) == EOF || section(f, r, true)) return -1;
-  return 0;
+  /* the reference layout is its three tables only */
+  return o && o->layout == RP_LAYOUT_REFERENCE ? 0 : rp_ranks_markdown(f, r);
 }
 
 int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
-  (void)o; /* one layout so far: the reference's */
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   if (!m) return -1;
-  int rc = body(m, r);
+  int rc = body(m, r, o);
   if (fclose(m) != 0) rc = -1;
   if (rc == 0) {
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) len--;
@@ -321,6 +322,7 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o) {
     cJSON_AddItemToArray(stages, s);
   }
   if (rp_overlap_json(root, r) != 0) goto done;
+  if (rp_ranks_json(root, r) != 0) goto done;
   char *text = cJSON_Print(root);
   if (!text) goto done;
   rc = (fputs(text, out) == EOF || fputc('\n', out) == EOF) ? -1 : 0;
