@@ -18,6 +18,7 @@ void triage_options_defaults(triage_options *o) {
   lv_options_defaults(&o->live);
   o->framework = "auto";
   o->min_share_pct = -1;
+  o->rank = -1;
   o->format = TRIAGE_FORMAT_UNSET;
   o->layout = TRIAGE_LAYOUT_UNSET;
 }
@@ -56,6 +57,8 @@ void triage_usage(FILE *out) {
       "  --pid-substring S           overlap table: only processes whose pid contains S\n"
       "  --min-share PCT             kernel-table render bar (default from rules: 1.0)\n"
       "  --kernel-table-limit N      at most N kernel rows per stage (0 = all)\n"
+      "  --rank N                    analyse only rank N of a multi-rank directory (default:\n"
+      "                              the tables are the lowest rank's, every rank is listed)\n"
       "  --overlap-table-limit N     at most N overlap rows per stage (0 = all)\n"
       "output:\n"
       "  --format markdown|json|html report format (default markdown; html for -o *.html)\n"
@@ -135,6 +138,7 @@ static const cli_option OPTIONS[] = {
     STRING("--pid-substring", pid_substring),
     NUMBER("--min-share", min_share_pct, 100, "a percentage between 0 and 100"),
     LONG("--kernel-table-limit", kernel_table_limit),
+    LONG("--rank", rank),
     LONG("--overlap-table-limit", overlap_table_limit),
     CHOICE("--format", format, "markdown,md|json|html", "markdown, json or html"),
     CHOICE("--layout", layout, "default|reference", "default or reference"),

@@ -45,6 +45,7 @@ typedef struct triage_options {
   const char *pid_substring;
   double min_share_pct;               /* <0 = from rules (kernel_table.min_share_pct) */
   long kernel_table_limit;            /* 0 = all */
+  long rank;                          /* --rank N; -1 = the lowest, with the Ranks section */
   long overlap_table_limit;           /* 0 = all */
   /* output */
   int format;                         /* triage_format */

@@ -34,6 +34,7 @@ typedef struct rp_hw {
   bool full_names;       /* --full-names: the tables show full names */
   char **stage_tok;  /* per stage: rp_html_token(id), made unique with "-N" */
   rp_hw_names *stage_names; /* per stage */
+  const char *id_suffix;    /* "" or "-K": the K-th Ranks section's ids (rt-K, rank-K-N) */
   bool failed;
 } rp_hw;
 
@@ -80,6 +81,7 @@ typedef struct rp_rank_view_row {
 } rp_rank_view_row;
 
 typedef struct rp_rank_view {
+  const char *title;   /* shown after "Ranks" (the stage); NULL: none */
   const char *verdict; /* one sentence: which rank holds the others back */
   size_t n;
   const rp_rank_view_row *rows;
@@ -88,6 +90,8 @@ typedef struct rp_rank_view {
 /* <section id="ranks">: verdict, legend, the ranks table with one bar scale; nothing
  * when v is NULL or has no rows. */
 void rp_html_ranks(rp_hw *hw, const rp_rank_view *v);
+/* One Ranks section per rank table of the model (hw->rep->ranks). */
+void rp_html_rank_reports(rp_hw *hw);
 
 /* One stage section: totals, category bar, kernel, overlap and fusion tables. */
 void rp_html_stage(rp_hw *hw, size_t stage_index);

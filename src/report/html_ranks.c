@@ -3,17 +3,20 @@
  * stacked bar of its time split on one scale for every rank (the widest rank is 1000 in
  * the viewBox), the straggler marked (docs/html.md, "Ranks").
  *
- * It draws an rp_rank_view, not the model: the per-rank model (an_rank_report) is the
- * ranks work's and is not declared yet. When it lands, one adapter from an_rank_report
- * to rp_rank_view (labels, the parts of each rank's time, the straggler's index, the
- * verdict sentence from text.c) is all the page needs; the drawing is tested now
- * (tests/unit/test_html.c, html_ranks).
+ * The drawing reads an rp_rank_view (tested alone: tests/unit/test_html.c, html_ranks);
+ * rp_html_rank_reports adapts the model's an_rank_report tables to it: per rank the
+ * compute, exposed communication, memory and idle time of its whole trace, the
+ * straggler of each collective group marked, the verdict from the groups.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "report/html_internal.h"
 
 #define BAR_SCALE 1000.0
 #define BAR_HEIGHT 16
 
+/* The bar length: every part, idle included when the view has it. */
 static double busy_of(const rp_rank_view_row *r) {
   double t = 0;
   for (size_t i = 0; i < r->n_parts; i++) t += r->parts[i].us;
@@ -46,8 +49,8 @@ static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
 }
 
 static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest) {
-  rp_hw_printf(hw, "<tr id=\"rank-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", i,
-               r->straggler ? " class=\"straggler\"" : "", r->rank);
+  rp_hw_printf(hw, "<tr id=\"rank%s-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", hw->id_suffix,
+               i, r->straggler ? " class=\"straggler\"" : "", r->rank);
   rp_hw_text(hw, r->label);
   if (r->straggler) rp_hw_printf(hw, " <span class=\"badge badge-straggler\">straggler</span>");
   rp_hw_printf(hw, "</th>");
@@ -73,9 +76,9 @@ static void ranks_head(rp_hw *hw, const rp_rank_view_row *first) {
     rp_hw_text(hw, first->parts[i].name);
     rp_hw_printf(hw, "</li>");
   }
-  rp_hw_printf(hw, "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"rt\">"
+  rp_hw_printf(hw, "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"rt%s\">"
                    "<thead><tr><th>Rank</th><th data-sort=\"none\">Time split</th>"
-                   "<th class=\"num\">GPU busy (ms)</th>");
+                   "<th class=\"num\" title=\"the parts summed: first kernel start to last end when idle is one\">Span (ms)</th>", hw->id_suffix);
   for (size_t i = 0; first && i < first->n_parts; i++) {
     rp_hw_printf(hw, "<th class=\"num\">");
     rp_hw_text(hw, first->parts[i].name);
@@ -89,10 +92,78 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   double widest = 0;
   for (size_t i = 0; i < v->n; i++)
     if (busy_of(&v->rows[i]) > widest) widest = busy_of(&v->rows[i]);
-  rp_hw_printf(hw, "<section id=\"ranks\" class=\"ranks\"><h2>Ranks</h2><p class=\"verdict\">");
+  rp_hw_printf(hw, "<section id=\"ranks%s\" class=\"ranks\"><h2>Ranks", hw->id_suffix);
+  if (v->title) {
+    rp_hw_printf(hw, " (");
+    rp_hw_text(hw, v->title);
+    rp_hw_printf(hw, ")");
+  }
+  rp_hw_printf(hw, "</h2><p class=\"verdict\">");
   rp_hw_text(hw, v->verdict);
   rp_hw_printf(hw, "</p>");
   ranks_head(hw, &v->rows[0]);
   for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest);
   rp_hw_printf(hw, "</tbody></table></div></section>");
+}
+
+/* ------------------------------------------------------------------ from the model */
+
+#define RANK_PARTS 4
+
+/* One sentence per group with a verdict; the first group's words when none has one. */
+static void verdict_of(const an_rank_report *rr, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (size_t g = 0; g < rr->n_groups && n < cap; g++) {
+    const an_rank_group *gr = &rr->groups[g];
+    if (!gr->has_straggler) continue;
+    n += (size_t)snprintf(buf + n, cap - n, "%sRank %ld is the straggler: the other ranks of its "
+                          "group wait %.3f ms for it (%.1f%% of their GPU time).",
+                          n ? " " : "", gr->straggler, gr->lost_us / 1000.0, gr->lost_share_pct);
+  }
+  if (n == 0)
+    snprintf(buf, cap, "No straggler: the ranks wait for one another less than the bar "
+                       "(ranks.straggler_min_share_pct), or have no collectives to compare.");
+}
+
+static void rank_report(rp_hw *hw, const an_rank_report *rr, rp_rank_view_row *rows,
+                        rp_rank_part (*parts)[RANK_PARTS]) {
+  for (size_t i = 0; i < rr->n_rows; i++) {
+    const an_rank_row *w = &rr->rows[i];
+    parts[i][0] = (rp_rank_part){"compute", w->compute_us};
+    parts[i][1] = (rp_rank_part){"communication", w->communication_us};
+    parts[i][2] = (rp_rank_part){"memory", w->memory_us};
+    parts[i][3] = (rp_rank_part){"idle", w->idle_us};
+    size_t si = rp_hw_stage_index(hw, rr->stage);
+    rows[i] = (rp_rank_view_row){NULL, w->rank, RANK_PARTS, parts[i], w->straggler, w->top_kernel,
+                                 w->top_kernel ? rp_hw_shown(hw, si, w->top_kernel) : NULL,
+                                 w->top_kernel_share_pct};
+  }
+}
+
+void rp_html_rank_reports(rp_hw *hw) {
+  for (size_t k = 0; k < hw->rep->n_ranks && !hw->failed; k++) {
+    const an_rank_report *rr = &hw->rep->ranks[k];
+    rp_rank_view_row *rows = calloc(rr->n_rows ? rr->n_rows : 1, sizeof *rows);
+    rp_rank_part(*parts)[RANK_PARTS] = calloc(rr->n_rows ? rr->n_rows : 1, sizeof *parts);
+    char *labels = calloc(rr->n_rows ? rr->n_rows : 1, 32);
+    if (!rows || !parts || !labels) hw->failed = true;
+    if (!hw->failed) {
+      rank_report(hw, rr, rows, parts);
+      for (size_t i = 0; i < rr->n_rows; i++) {
+        snprintf(labels + 32 * i, 32, "rank %ld", rr->rows[i].rank);
+        rows[i].label = labels + 32 * i;
+      }
+      char verdict[1024];
+      verdict_of(rr, verdict, sizeof verdict);
+      char suffix[32] = "";
+      if (k) snprintf(suffix, sizeof suffix, "-%zu", k);
+      hw->id_suffix = suffix;
+      rp_html_ranks(hw, &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows});
+      hw->id_suffix = "";
+    }
+    free(rows);
+    free(parts);
+    free(labels);
+  }
 }

@@ -393,6 +393,7 @@ static void body(rp_hw *hw) {
   summary(hw);
   hints(hw);
   for (size_t i = 0; i < hw->rep->n_stages && !hw->failed; i++) rp_html_stage(hw, i);
+  rp_html_rank_reports(hw);
   legend(hw);
   rp_hw_printf(hw, "</main>");
   footer(hw);
@@ -415,7 +416,7 @@ int rp_html(FILE *out, const an_report *r, const rp_options *o) {
   rp_names *names = rp_names_create(rules);
   char **tok = stage_tokens(r);
   int rc = -1;
-  rp_hw hw = {out, r, rules, names, o && o->full_names, tok, NULL, false};
+  rp_hw hw = {out, r, rules, names, o && o->full_names, tok, NULL, "", false};
   if (names && tok) hw.stage_names = stage_names(&hw);
   if (hw.stage_names) rc = rp_html_page_write(out, fill, &hw);
   stage_names_free(hw.stage_names, r->n_stages);

@@ -358,11 +358,11 @@ Test(html_ranks, one_scale_straggler_marked) {
       {"rank 0", 0, 3, a, true, "gemm<x>", NULL, 40.0},
       {"rank <1>", 1, 3, b, false, NULL, NULL, 0},
   };
-  rp_rank_view v = {"rank 0 holds the others back", 2, rows};
+  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, false};
+  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, "", false};
   rp_html_ranks(&hw, &v);
   fclose(f);
   cr_assert(!hw.failed);
@@ -374,9 +374,9 @@ Test(html_ranks, one_scale_straggler_marked) {
   cr_assert_not_null(strstr(buf, "<rect class=\"cat-wait\" x=\"400.00\" y=\"0\" width=\"100.00\""),
                      "rank 1 on the same scale ends at 500");
   cr_assert_not_null(strstr(buf, "title=\"gemm&lt;x&gt;\""));
-  cr_assert_eq(count(buf, "<th class=\"num\">"), 4, "busy and one column per part");
+  cr_assert_eq(count(buf, "<th class=\"num\""), 4, "the span and one column per part");
   free(buf);
-  rp_rank_view none = {"x", 0, NULL};
+  rp_rank_view none = {NULL, "x", 0, NULL};
   f = open_memstream(&buf, &len);
   hw.out = f;
   rp_html_ranks(&hw, &none);
