@@ -12,11 +12,12 @@ browser: builds pages with `triage --format html` and drives them in headless Ch
   - perf:    make_wide_trace.py's 5,000 distinct kernels (sorting must take < 200 ms);
   - selfcheck: the hostile page made unsafe on purpose (CSP removed, one raw payload, a
              console error): the harness must report xss, network and console failures;
+  - ranks:   tests/data/ranks/sglang-decode-slow2-tp4 (the Ranks section, a straggler);
   - with ../shared: one page per shared real trace (each under 2 MB) and the multi-rank
              directory.
-  The Ranks section, `triage diff` and `triage bundle` have no model yet: their pages
-  still come from `triage --format json` through the fixture builder
-  make_fixture_page.py (marked as such on the page) until the ranks work lands.
+  `triage diff` and `triage bundle` do not exist yet: their pages still come from
+  `triage --format json` through the fixture builder make_fixture_page.py (marked as such
+  on the page).
   Screenshots go to OUT/*.png.
   Exit 77 (skip, with a loud message) when Chromium, node or playwright-core is missing.
 csp: the Content-Security-Policy the build embedded (cmake/embed-html.cmake computes
@@ -141,12 +142,7 @@ def shared_pages(args, out, pages):
     ranks_dir = os.path.join(args.shared, "traces", "multi-rank", "hta_sampled_2ranks")
     if os.path.isdir(ranks_dir):
         pages.append({"page": triage_html(args, [ranks_dir], os.path.join(out, "multi-rank.html")),
-                      "screenshot": os.path.join(out, "multi-rank.png"), "checks": ["rows", "xss"]})
-        # Fixture until the ranks model lands: the Ranks section's markup and script.
-        reps = [triage_json(args, [os.path.join(ranks_dir, f)], os.path.join(out, f"rank-{i}.json"))
-                for i, f in enumerate(sorted(os.listdir(ranks_dir)))]
-        pages.append({"page": build_page(args, "report", [reps[0]], os.path.join(out, "ranks.html"),
-                                         ["--ranks", *reps]), "screenshot": os.path.join(out, "ranks.png")})
+                      "screenshot": os.path.join(out, "multi-rank.png"), "checks": ["rows", "sort", "xss"]})
     diff_dir = os.path.join(args.shared, "traces", "diff", "hta_control_vs_test")
     if os.path.isdir(diff_dir):
         b = triage_json(args, [os.path.join(diff_dir, "control.json.gz")], os.path.join(out, "diff-before.json"))
@@ -202,6 +198,11 @@ def browser(args):
          "min_rows": 5000, "perf": True,
          "require": ["rows", "sort", "filter", "copy", "xss", "network", "console", "perf"],
          "screenshot": os.path.join(out, "perf-5000.png")},
+        # A generated 4-rank set (rank 2 slowed): the Ranks section with its straggler.
+        {"page": triage_html(args, [os.path.join(args.source, "tests", "data", "ranks", "sglang-decode-slow2-tp4")],
+                             os.path.join(out, "ranks.html")),
+         "screenshot": os.path.join(out, "ranks.png"),
+         "require": ["rows", "sort", "filter", "copy", "summary", "xss", "network", "console"]},
         {"page": broken_copy(hostile, os.path.join(out, "selfcheck-broken.html")),
          "expect_fail": ["xss", "network", "console"], "xss_text": PAYLOADS[0]},
     ]

@@ -384,3 +384,26 @@ Test(html_ranks, one_scale_straggler_marked) {
   cr_assert_eq(len, 0, "no ranks, no section");
   free(buf);
 }
+
+/* A multi-rank directory: one Ranks section per rank table of the model, a row per rank,
+ * the model's stragglers (and only they) marked. */
+Test(html_report, ranks_from_the_model) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/ranks/sglang-decode-slow2-tp4", &rules, &rep);
+  cr_assert_gt(rep->n_ranks, 0, "the fixture is a rank set");
+  const char *body = strstr(out, "<main>");
+  size_t rows = 0, stragglers = 0;
+  for (size_t k = 0; k < rep->n_ranks; k++) {
+    rows += rep->ranks[k].n_rows;
+    for (size_t i = 0; i < rep->ranks[k].n_rows; i++) stragglers += rep->ranks[k].rows[i].straggler;
+  }
+  cr_assert_gt(stragglers, 0, "rank 2 is slowed in this set");
+  cr_assert_eq(count(body, "<section id=\"ranks"), rep->n_ranks);
+  cr_assert_eq(count(body, "<tr id=\"rank"), rows);
+  cr_assert_eq(count(body, "class=\"straggler\""), stragglers);
+  cr_assert_eq(count(body, "badge-straggler\">straggler</span>"), stragglers);
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
