@@ -34,6 +34,8 @@ typedef struct rp_hw {
   bool full_names;       /* --full-names: the tables show full names */
   char **stage_tok;  /* per stage: rp_html_token(id), made unique with "-N" */
   rp_hw_names *stage_names; /* per stage */
+  const char *idp;          /* id prefix: "" on a one-report page, "rR-" in a bundle */
+  int hd;                   /* heading offset: 0, or 1 inside a bundle's <article> */
   const char *id_suffix;    /* "" or "-K": the K-th Ranks section's ids (rt-K, rank-K-N) */
   bool failed;
 } rp_hw;

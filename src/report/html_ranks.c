@@ -49,8 +49,8 @@ static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
 }
 
 static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest) {
-  rp_hw_printf(hw, "<tr id=\"rank%s-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", hw->id_suffix,
-               i, r->straggler ? " class=\"straggler\"" : "", r->rank);
+  rp_hw_printf(hw, "<tr id=\"%srank%s-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", hw->idp,
+               hw->id_suffix, i, r->straggler ? " class=\"straggler\"" : "", r->rank);
   rp_hw_text(hw, r->label);
   if (r->straggler) rp_hw_printf(hw, " <span class=\"badge badge-straggler\">straggler</span>");
   rp_hw_printf(hw, "</th>");
@@ -76,9 +76,9 @@ static void ranks_head(rp_hw *hw, const rp_rank_view_row *first) {
     rp_hw_text(hw, first->parts[i].name);
     rp_hw_printf(hw, "</li>");
   }
-  rp_hw_printf(hw, "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"rt%s\">"
+  rp_hw_printf(hw, "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"%srt%s\">"
                    "<thead><tr><th>Rank</th><th data-sort=\"none\">Time split</th>"
-                   "<th class=\"num\" title=\"the parts summed: first kernel start to last end when idle is one\">Span (ms)</th>", hw->id_suffix);
+                   "<th class=\"num\" title=\"the parts summed: first kernel start to last end when idle is one\">Span (ms)</th>", hw->idp, hw->id_suffix);
   for (size_t i = 0; first && i < first->n_parts; i++) {
     rp_hw_printf(hw, "<th class=\"num\">");
     rp_hw_text(hw, first->parts[i].name);
@@ -92,13 +92,14 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   double widest = 0;
   for (size_t i = 0; i < v->n; i++)
     if (busy_of(&v->rows[i]) > widest) widest = busy_of(&v->rows[i]);
-  rp_hw_printf(hw, "<section id=\"ranks%s\" class=\"ranks\"><h2>Ranks", hw->id_suffix);
+  rp_hw_printf(hw, "<section id=\"%sranks%s\" class=\"ranks\"><h%d>Ranks", hw->idp, hw->id_suffix,
+               2 + hw->hd);
   if (v->title) {
     rp_hw_printf(hw, " (");
     rp_hw_text(hw, v->title);
     rp_hw_printf(hw, ")");
   }
-  rp_hw_printf(hw, "</h2><p class=\"verdict\">");
+  rp_hw_printf(hw, "</h%d><p class=\"verdict\">", 2 + hw->hd);
   rp_hw_text(hw, v->verdict);
   rp_hw_printf(hw, "</p>");
   ranks_head(hw, &v->rows[0]);

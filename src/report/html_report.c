@@ -219,9 +219,9 @@ static void inputs_line(rp_hw *hw, const an_provenance *p) {
 
 static void header(rp_hw *hw) {
   const an_provenance *p = &hw->rep->run;
-  rp_hw_printf(hw, "<header class=\"report-head\" id=\"top\"><h1>triage report: ");
+  rp_hw_printf(hw, "<header class=\"report-head\" id=\"%stop\"><h%d>triage report: ", hw->idp, 1 + hw->hd);
   rp_hw_text(hw, p->model.value ? p->model.value : "model not known");
-  rp_hw_printf(hw, "</h1>");
+  rp_hw_printf(hw, "</h%d>", 1 + hw->hd);
   inputs_line(hw, p);
   rp_hw_printf(hw, "<dl class=\"facts\">");
   fact(hw, "Framework", p->framework.label ? p->framework.label : p->framework.id,
@@ -271,7 +271,7 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
   rp_hw_ms(hw, it->at_stake_us);
   rp_hw_printf(hw, " ms</span> (%.1f%% of the stage) ", it->share_pct);
   if (tok) {
-    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s-%s-%zu\">", KIND_IDS[kind], tok, it->row);
+    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok, it->row);
     rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
     rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
   }
@@ -280,7 +280,8 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
 
 static void summary(rp_hw *hw) {
   if (hw->rep->n_summary == 0) return;
-  rp_hw_printf(hw, "<section id=\"summary\" class=\"summary\"><h2>What to try first</h2><ol>");
+  rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d><ol>", hw->idp,
+               2 + hw->hd, 2 + hw->hd);
   for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
   rp_hw_printf(hw, "</ol></section>");
 }
@@ -342,7 +343,8 @@ static bool has_limits(const an_trace_limits *l) {
 
 static void hints(rp_hw *hw) {
   if (hw->rep->n_hints == 0 && !has_limits(&hw->rep->limits)) return;
-  rp_hw_printf(hw, "<section id=\"hints\" class=\"hints\"><h2>Notes on this trace</h2><ul>");
+  rp_hw_printf(hw, "<section id=\"%shints\" class=\"hints\"><h%d>Notes on this trace</h%d><ul>", hw->idp,
+               2 + hw->hd, 2 + hw->hd);
   limit_hints(hw);
   char line[2048];
   for (size_t i = 0; i < hw->rep->n_hints; i++) {
@@ -387,16 +389,29 @@ static void footer(rp_hw *hw) {
 
 /* ------------------------------------------------------------------ the page */
 
-static void body(rp_hw *hw) {
-  rp_hw_printf(hw, "<main>");
+/* One report's sections; a bundle's <article> holds them too (hw->idp, hw->hd). */
+static void report_sections(rp_hw *hw) {
   header(hw);
   summary(hw);
   hints(hw);
   for (size_t i = 0; i < hw->rep->n_stages && !hw->failed; i++) rp_html_stage(hw, i);
   rp_html_rank_reports(hw);
-  legend(hw);
-  rp_hw_printf(hw, "</main>");
-  footer(hw);
+}
+
+/* Stage tokens and display names of hw->rep (the per-report state). 0, or -1. */
+static int report_begin(rp_hw *hw, const an_report *r) {
+  hw->rep = r;
+  hw->stage_tok = stage_tokens(r);
+  hw->stage_names = hw->stage_tok ? stage_names(hw) : NULL;
+  return hw->stage_names ? 0 : -1;
+}
+
+static void report_end(rp_hw *hw) {
+  stage_names_free(hw->stage_names, hw->rep->n_stages);
+  for (size_t i = 0; hw->stage_tok && i < hw->rep->n_stages; i++) free(hw->stage_tok[i]);
+  free(hw->stage_tok);
+  hw->stage_names = NULL;
+  hw->stage_tok = NULL;
 }
 
 static int fill(FILE *out, const char *name, void *ctx) {
@@ -406,22 +421,117 @@ static int fill(FILE *out, const char *name, void *ctx) {
   else if (strcmp(name, "title") == 0) {
     rp_hw_printf(hw, "triage report: ");
     rp_hw_text(hw, hw->rep->run.model.value ? hw->rep->run.model.value : "model not known");
-  } else if (strcmp(name, "body") == 0) body(hw);
-  else return -1;
+  } else if (strcmp(name, "body") == 0) {
+    rp_hw_printf(hw, "<main>");
+    report_sections(hw);
+    legend(hw);
+    rp_hw_printf(hw, "</main>");
+    footer(hw);
+  } else {
+    return -1;
+  }
   return hw->failed ? -1 : 0;
 }
 
 int rp_html(FILE *out, const an_report *r, const rp_options *o) {
   const te_rules *rules = o ? o->rules : NULL;
   rp_names *names = rp_names_create(rules);
-  char **tok = stage_tokens(r);
-  int rc = -1;
-  rp_hw hw = {out, r, rules, names, o && o->full_names, tok, NULL, "", false};
-  if (names && tok) hw.stage_names = stage_names(&hw);
-  if (hw.stage_names) rc = rp_html_page_write(out, fill, &hw);
-  stage_names_free(hw.stage_names, r->n_stages);
-  for (size_t i = 0; tok && i < r->n_stages; i++) free(tok[i]);
-  free(tok);
+  rp_hw hw = {out, r, rules, names, o && o->full_names, NULL, NULL, "", 0, "", false};
+  int rc = names && report_begin(&hw, r) == 0 ? rp_html_page_write(out, fill, &hw) : -1;
+  report_end(&hw);
+  rp_names_destroy(names);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ bundle */
+
+typedef struct bundle {
+  rp_hw hw;
+  const an_report *const *reps;
+  const char *const *labels;
+  size_t n;
+} bundle;
+
+static const char *group_model(const an_report *r) {
+  return r->run.model.value ? r->run.model.value : "model not known";
+}
+
+static const char *group_framework(const an_report *r) {
+  return r->run.framework.label ? r->run.framework.label : r->run.framework.id;
+}
+
+static bool same_group(const an_report *a, const an_report *b) {
+  const char *fa = group_framework(a), *fb = group_framework(b);
+  return strcmp(group_model(a), group_model(b)) == 0 && strcmp(fa ? fa : "", fb ? fb : "") == 0;
+}
+
+/* Contents grouped by model and framework, groups in first-seen order. */
+static void bundle_toc(bundle *b) {
+  rp_hw *hw = &b->hw;
+  rp_hw_printf(hw, "<nav class=\"toc\" id=\"toc\" aria-label=\"Contents\"><h2>Contents</h2><ol>");
+  for (size_t g = 0; g < b->n; g++) {
+    bool seen = false;
+    for (size_t j = 0; j < g && !seen; j++) seen = same_group(b->reps[j], b->reps[g]);
+    if (seen) continue;
+    rp_hw_printf(hw, "<li><span class=\"group\">");
+    rp_hw_text(hw, group_model(b->reps[g]));
+    rp_hw_printf(hw, " · ");
+    rp_hw_text(hw, group_framework(b->reps[g]));
+    rp_hw_printf(hw, "</span><ol>");
+    for (size_t i = g; i < b->n; i++) {
+      if (!same_group(b->reps[g], b->reps[i])) continue;
+      rp_hw_printf(hw, "<li><a href=\"#r%zu\">", i);
+      rp_hw_text(hw, b->labels[i]);
+      rp_hw_printf(hw, "</a> <span class=\"meta\">%zu stage%s</span></li>", b->reps[i]->n_stages,
+                   b->reps[i]->n_stages == 1 ? "" : "s");
+    }
+    rp_hw_printf(hw, "</ol></li>");
+  }
+  rp_hw_printf(hw, "</ol></nav>");
+}
+
+static void bundle_body(bundle *b) {
+  rp_hw *hw = &b->hw;
+  rp_hw_printf(hw, "<main><header class=\"page-head\" id=\"top\"><h1>triage bundle: %zu report%s</h1>"
+                   "</header>", b->n, b->n == 1 ? "" : "s");
+  bundle_toc(b);
+  for (size_t i = 0; i < b->n && !hw->failed; i++) {
+    char idp[32];
+    snprintf(idp, sizeof idp, "r%zu-", i);
+    rp_hw_printf(hw, "<article class=\"report\" id=\"r%zu\">", i);
+    if (report_begin(hw, b->reps[i]) != 0) hw->failed = true;
+    hw->idp = idp;
+    hw->hd = 1;
+    if (!hw->failed) report_sections(hw);
+    report_end(hw);
+    hw->idp = "";
+    hw->hd = 0;
+    rp_hw_printf(hw, "</article>");
+  }
+  hw->rep = b->reps[0]; /* the footer names the first report's version, packs and command */
+  legend(hw);
+  rp_hw_printf(hw, "</main>");
+  footer(hw);
+}
+
+static int fill_bundle(FILE *out, const char *name, void *ctx) {
+  bundle *b = ctx;
+  b->hw.out = out;
+  if (strcmp(name, "version") == 0) rp_hw_text(&b->hw, b->reps[0]->run.version);
+  else if (strcmp(name, "title") == 0) rp_hw_printf(&b->hw, "triage bundle: %zu reports", b->n);
+  else if (strcmp(name, "body") == 0) bundle_body(b);
+  else return -1;
+  return b->hw.failed ? -1 : 0;
+}
+
+int rp_html_bundle(FILE *out, const an_report *const *reports, const char *const *labels, size_t n,
+                   const rp_options *o) {
+  if (n == 0) return -1;
+  const te_rules *rules = o ? o->rules : NULL;
+  rp_names *names = rp_names_create(rules);
+  bundle b = {{out, reports[0], rules, names, o && o->full_names, NULL, NULL, "", 0, "", false},
+              reports, labels, n};
+  int rc = names ? rp_html_page_write(out, fill_bundle, &b) : -1;
   rp_names_destroy(names);
   return rc;
 }

@@ -42,7 +42,8 @@ static void stack_bar(rp_hw *hw, const an_stage_report *st) {
 }
 
 static void category_bar(rp_hw *hw, const an_stage_report *st, const char *tok) {
-  rp_hw_printf(hw, "<figure class=\"catbar\" id=\"bar-%s\" data-table=\"kt-%s\">", tok, tok);
+  rp_hw_printf(hw, "<figure class=\"catbar\" id=\"%sbar-%s\" data-table=\"%skt-%s\">", hw->idp, tok, hw->idp,
+               tok);
   stack_bar(hw, st);
   rp_hw_printf(hw, "<figcaption><ul class=\"legend\">");
   for (size_t i = 0; i < st->n_categories; i++) {
@@ -62,8 +63,8 @@ static void category_bar(rp_hw *hw, const an_stage_report *st, const char *tok) 
 
 static void table_open(rp_hw *hw, const char *cls, const char *id_prefix, const char *tok,
                        const char *heads) {
-  rp_hw_printf(hw, "<div class=\"table-wrap\"><table class=\"data sortable %s\" id=\"%s%s\"", cls,
-               id_prefix, tok);
+  rp_hw_printf(hw, "<div class=\"table-wrap\"><table class=\"data sortable %s\" id=\"%s%s%s\"", cls,
+               hw->idp, id_prefix, tok);
   if (strcmp(cls, "kernels") == 0)
     rp_hw_printf(hw, " data-minor-note=\"under %.1f%% share\"", hw->rep->run.kernel_min_share_pct);
   rp_hw_printf(hw, "><thead><tr>%s</tr></thead><tbody>", heads);
@@ -106,7 +107,8 @@ static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
 
 static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row *k,
                        const char *shown_name) {
-  rp_hw_printf(hw, "<tr id=\"k-%s-%zu\"%s data-cat=\"", tok, i, k->shown ? "" : " class=\"minor\"");
+  rp_hw_printf(hw, "<tr id=\"%sk-%s-%zu\"%s data-cat=\"", hw->idp, tok, i,
+               k->shown ? "" : " class=\"minor\"");
   rp_hw_text(hw, k->category);
   rp_hw_printf(hw, "\"><td>");
   rp_hw_name_span(hw, k->raw_name ? k->raw_name : k->name, shown_name);
@@ -141,7 +143,7 @@ static const char OVERLAP_HEADS[] =
     "<th class=\"num\">Share (%)</th><th>Dep risk</th><th>Recommendation</th>";
 
 static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_overlap_row *r) {
-  rp_hw_printf(hw, "<tr id=\"o-%s-%zu\" data-cat=\"", tok, i);
+  rp_hw_printf(hw, "<tr id=\"%so-%s-%zu\" data-cat=\"", hw->idp, tok, i);
   rp_hw_text(hw, r->category);
   rp_hw_printf(hw, "\"><td data-value=\"%d\">%s</td><td>%s</td><td>", (int)r->priority,
                rp_priority(r->priority), rp_verdict(r->verdict));
@@ -228,7 +230,7 @@ static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an
   char *status = rp_fuse_status(f), *why = rp_fuse_rationale(f);
   if (!status || !why) hw->failed = true;
   const char *conf = rp_fuse_confidence(f->confidence);
-  rp_hw_printf(hw, "<tr id=\"f-%s-%zu\"%s data-cat=\"%s\"><td>", tok, i,
+  rp_hw_printf(hw, "<tr id=\"%sf-%s-%zu\"%s data-cat=\"%s\"><td>", hw->idp, tok, i,
                f->shown ? "" : " class=\"minor\"", rp_fusion_origin(f->origin));
   rp_hw_text(hw, f->pattern_name ? f->pattern_name : f->pattern_id);
   rp_hw_printf(hw, "</td><td><span class=\"conf-%s\">%s</span></td><td>",
@@ -259,11 +261,11 @@ static void fusion_table(rp_hw *hw, size_t si, const char *tok) {
 void rp_html_stage(rp_hw *hw, size_t stage_index) {
   const an_stage_report *st = &hw->rep->stages[stage_index];
   const char *tok = hw->stage_tok[stage_index];
-  rp_hw_printf(hw, "<section class=\"stage\" id=\"stage-%s\" data-stage=\"", tok);
+  rp_hw_printf(hw, "<section class=\"stage\" id=\"%sstage-%s\" data-stage=\"", hw->idp, tok);
   rp_hw_text(hw, st->id);
-  rp_hw_printf(hw, "\"><h2>Stage: ");
+  rp_hw_printf(hw, "\"><h%d>Stage: ", 2 + hw->hd);
   rp_hw_text(hw, st->label ? st->label : st->id);
-  rp_hw_printf(hw, "</h2><p class=\"stage-totals\">Kernel time ");
+  rp_hw_printf(hw, "</h%d><p class=\"stage-totals\">Kernel time ", 2 + hw->hd);
   rp_hw_ms(hw, st->kernel_total_us);
   rp_hw_printf(hw, " ms in %zu kernel%s", st->n_kernels, st->n_kernels == 1 ? "" : "s");
   if (st->overlap) {
@@ -275,11 +277,13 @@ void rp_html_stage(rp_hw *hw, size_t stage_index) {
   }
   rp_hw_printf(hw, ".</p>");
   if (st->n_categories) category_bar(hw, st, tok);
-  rp_hw_printf(hw, "<h3 id=\"kernels-%s\">Kernels</h3>", tok);
+  rp_hw_printf(hw, "<h%d id=\"%skernels-%s\">Kernels</h%d>", 3 + hw->hd, hw->idp, tok, 3 + hw->hd);
   kernel_table(hw, stage_index, tok);
-  rp_hw_printf(hw, "<h3 id=\"overlap-%s\">Overlap opportunities</h3>", tok);
+  rp_hw_printf(hw, "<h%d id=\"%soverlap-%s\">Overlap opportunities</h%d>", 3 + hw->hd, hw->idp, tok,
+               3 + hw->hd);
   overlap_table(hw, stage_index, tok);
-  rp_hw_printf(hw, "<h3 id=\"fusion-%s\">Fusion opportunities</h3>", tok);
+  rp_hw_printf(hw, "<h%d id=\"%sfusion-%s\">Fusion opportunities</h%d>", 3 + hw->hd, hw->idp, tok,
+               3 + hw->hd);
   fusion_table(hw, stage_index, tok);
   rp_hw_printf(hw, "</section>");
 }

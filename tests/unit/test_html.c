@@ -362,7 +362,7 @@ Test(html_ranks, one_scale_straggler_marked) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, "", false};
+  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, "", 0, "", false};
   rp_html_ranks(&hw, &v);
   fclose(f);
   cr_assert(!hw.failed);
@@ -406,4 +406,65 @@ Test(html_report, ranks_from_the_model) {
   an_report_destroy(rep);
   te_rules_destroy(rules);
   free(out);
+}
+
+/* Every id of the page once, every "#x" link naming one of them. */
+static void ids_unique_links_resolve(const char *page) {
+  const char *body = strstr(page, "<body>");
+  cr_assert_not_null(body);
+  size_t n = 0;
+  for (const char *p = body; (p = strstr(p, " id=\"")) != NULL; n++) {
+    p += 5;
+    size_t len = strcspn(p, "\"");
+    char needle[300];
+    snprintf(needle, sizeof needle, " id=\"%.*s\"", (int)len, p);
+    cr_assert_eq(count(body, needle), 1, "id %.*s is not unique", (int)len, p);
+  }
+  cr_assert_gt(n, 10);
+  for (const char *p = body; (p = strstr(p, "href=\"#")) != NULL;) {
+    p += 7;
+    size_t len = strcspn(p, "\"");
+    char needle[300];
+    snprintf(needle, sizeof needle, " id=\"%.*s\"", (int)len, p);
+    cr_assert_not_null(strstr(body, needle), "link #%.*s names no element", (int)len, p);
+  }
+}
+
+Test(html_report, single_page_ids_are_unique) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/ranks/sglang-decode-slow2-tp4", &rules, &rep);
+  ids_unique_links_resolve(out);
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
+
+/* A bundle: contents grouped by model and framework, one article per report with its ids
+ * prefixed, so ids stay unique and links resolve. */
+Test(html_report, bundle) {
+  te_rules *rules, *rules2;
+  an_report *a, *b;
+  free(render(TRIAGE_FIXTURE_DIR "/llama_tp2", &rules, &a));
+  free(render(TRIAGE_FIXTURE_DIR "/escape/hostile.trace.json", &rules2, &b));
+  const an_report *reps[] = {a, b, a};
+  const char *labels[] = {"llama_tp2", "hostile <b>", "llama_tp2 again"};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
+  cr_assert_eq(rp_html_bundle(f, reps, labels, 3, &ro), 0);
+  fclose(f);
+  ids_unique_links_resolve(buf);
+  cr_assert_eq(count(buf, "<article class=\"report\" id=\"r"), 3);
+  cr_assert_not_null(strstr(buf, "<tr id=\"r2-k-"), "the third report's rows are prefixed");
+  cr_assert_not_null(strstr(buf, "hostile &lt;b&gt;"));
+  cr_assert_eq(count(buf, "<span class=\"group\">"), 2, "a and the repeat of a share a group");
+  cr_assert_eq(count(buf, "<h1>"), 1, "reports inside a bundle start at h2");
+  cr_assert_eq(count(buf, "<footer"), 1);
+  free(buf);
+  an_report_destroy(a);
+  an_report_destroy(b);
+  te_rules_destroy(rules);
+  te_rules_destroy(rules2);
 }
