@@ -430,9 +430,44 @@ typedef struct an_rank_report {
   const an_imbalance_row *imbalance; /* spread descending */
 } an_rank_report;
 
+/* ------------------------------------------------------------------ diff */
+
+typedef enum an_diff_change {
+  AN_DIFF_SAME = 0,      /* within the noise floor (diff.noise_floor_pct / _us) */
+  AN_DIFF_SLOWER = 1,    /* a regression */
+  AN_DIFF_FASTER = 2,
+  AN_DIFF_NEW = 3,       /* only after */
+  AN_DIFF_REMOVED = 4    /* only before */
+} an_diff_change;
+
+/* One kernel (canonical name), category or fusion pattern compared across the runs. */
+typedef struct an_diff_row {
+  const char *name;
+  const char *category;  /* kernels: the after category (before when removed); else NULL */
+  double before_us, after_us, delta_us;
+  double delta_pct;      /* delta / before * 100; 0 when before is 0 */
+  an_diff_change change;
+} an_diff_row;
+
+typedef struct an_diff_stage {
+  const char *stage;
+  an_diff_row total;     /* the stage's GPU time */
+  size_t n_categories;
+  const an_diff_row *categories; /* |delta| descending */
+  size_t n_kernels;
+  const an_diff_row *kernels;    /* changes beyond the floor first, |delta| descending */
+  size_t n_fusions;
+  const an_diff_row *fusions;    /* shown fusion patterns that appeared or went away */
+} an_diff_stage;
+
+/* triage diff BEFORE AFTER: per stage, matched by stage id. */
+typedef struct an_diff_report {
+  const char *before, *after;    /* the inputs as named */
+  size_t n_stages;
+  const an_diff_stage *stages;
+} an_diff_report;
+
 /* Sections later work adds (declared so the report grows without reshaping). */
-struct an_rank_report;
-struct an_diff_report;
 
 typedef struct an_report {
   an_provenance run;

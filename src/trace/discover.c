@@ -289,17 +289,32 @@ static int set_single(tr_input_set *out, const te_rules *rules, const char *path
   return 0;
 }
 
+/* The rank of every candidate: from its file name (the packs' rank_patterns); when no
+ * name states one and there are several files, from distributedInfo.rank, read by a
+ * probe of the file's head (a run whose files carry no rank in their names). */
+static void assign_ranks(const te_rules *rules, cvec *all) {
+  size_t named = 0;
+  for (size_t i = 0; i < all->n; i++) {
+    cand *c = &all->v[i];
+    long rank;
+    c->rank = rules && te_rules_rank_from_filename(rules, base_name(c->path), &rank) ? rank : -1;
+    named += c->rank >= 0;
+  }
+  if (named || all->n < 2 || !rules) return;
+  for (size_t i = 0; i < all->n; i++) {
+    int64_t rank = TR_NO_ID;
+    if (tr_trace_probe_rank(all->v[i].path, &rank) == 1 && rank != TR_NO_ID && rank >= 0 &&
+        rank <= LONG_MAX)
+      all->v[i].rank = (long)rank;
+  }
+}
+
 /* Ranked files in several sub-directories form one run when no (stage, rank) pair repeats
  * across them (vLLM V1 writes one folder per node); otherwise they are separate runs. */
 static bool one_ranked_run(const te_rules *rules, cvec *all) {
   if (!rules) return false;
   size_t ranked = 0;
-  for (size_t i = 0; i < all->n; i++) {
-    cand *c = &all->v[i];
-    c->rank = -1;
-    long rank;
-    if (te_rules_rank_from_filename(rules, base_name(c->path), &rank)) c->rank = rank, ranked++;
-  }
+  for (size_t i = 0; i < all->n; i++) ranked += all->v[i].rank >= 0;
   if (ranked < 2) return false;
   for (size_t i = 0; i < all->n; i++) {
     const cand *a = &all->v[i];
@@ -384,17 +399,14 @@ static int collect_ranks(const cvec *all, tr_input_set *out) {
 
 /* Step 4: the wanted rank (want_rank < 0: the lowest); rank-less files go when any file
  * has a rank (API-server traces such as vLLM's *.async_llm.* carry none). */
-static int keep_rank(const char *dir, const te_rules *rules, long want_rank, cvec *all,
+static int keep_rank(const char *dir, long want_rank, cvec *all,
                      tr_error *err) {
   long pick = -1;
   for (size_t i = 0; i < all->n; i++) {
     cand *c = &all->v[i];
-    long rank;
-    c->rank = -1;
-    if (c->in_run && rules && te_rules_rank_from_filename(rules, base_name(c->path), &rank)) {
-      c->rank = rank;
-      if (want_rank >= 0 ? rank == want_rank : (pick < 0 || rank < pick)) pick = rank;
-    }
+    if (!c->in_run) c->rank = -1;
+    if (c->rank >= 0 && (want_rank >= 0 ? c->rank == want_rank : (pick < 0 || c->rank < pick)))
+      pick = c->rank;
   }
   if (want_rank >= 0 && pick < 0) {
     tr_set_error(err, TR_ERR_IO, false, 0, "no trace of rank %ld under %s", want_rank, dir);
@@ -417,6 +429,7 @@ static int discover_dir(const char *dir, const te_rules *rules, long want_rank,
     goto done;
   }
   qsort(all.v, all.n, sizeof *all.v, cmp_mtime);
+  assign_ranks(rules, &all);
   const char *trace_dir = choose_trace_dir(dir, rules, &all);
   /* step 3: merged-* files only when nothing else is there */
   bool unmerged = false;
@@ -426,7 +439,7 @@ static int discover_dir(const char *dir, const te_rules *rules, long want_rank,
     for (size_t i = 0; i < all.n; i++)
       if (strncmp(base_name(all.v[i].path), "merged-", 7) == 0) all.v[i].keep = false;
   for (size_t i = 0; i < all.n; i++) all.v[i].in_run = all.v[i].keep;
-  if ((rc = keep_rank(dir, rules, want_rank, &all, err)) != 0) goto done;
+  if ((rc = keep_rank(dir, want_rank, &all, err)) != 0) goto done;
   if (collect_ranks(&all, out) != 0) {
     rc = nomem(err);
     goto done;

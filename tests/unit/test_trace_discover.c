@@ -350,3 +350,18 @@ Test(trace_discover, rank_name_forms) {
   cr_expect_eq(r, 5);
   cr_expect_not(te_rules_rank_from_filename(g_rules, "host0_3999.async_llm.17.pt.trace.json.gz", &r));
 }
+
+/* No rank in any file name: distributedInfo.rank (before traceEvents) decides. */
+Test(trace_discover, distributed_info_rank_fallback) {
+  make_tmp();
+  put("a.trace.json", "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": []}", 5);
+  put("b.trace.json", "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": []}", 1);
+  tr_input_set s = discover_ok(g_tmp);
+  cr_assert_eq(s.n, 1);
+  cr_expect_str_eq(base(s.files[0].path), "b.trace.json", "rank 0, though a.trace.json is newer");
+  cr_expect_eq(s.files[0].rank, 0);
+  cr_assert_eq(s.n_rank_files, 2);
+  cr_expect_str_eq(base(s.rank_files[1].path), "a.trace.json");
+  tr_input_set_free(&s);
+  rm_tmp();
+}
