@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/diff.h"
 #include "analysis/pipeline.h"
@@ -11,11 +12,12 @@
 #include "cli/exit.h"
 #include "cli/rules_setup.h"
 #include "report/diff_report.h"
+#include "report/report.h"
 
 typedef struct diff_args {
   const char *sides[2];
   int n_sides;
-  int format; /* 0 markdown, 1 json */
+  int format; /* 0 markdown, 1 json, 2 html; -1 until parsed (then by the --output name) */
   const char *output;
 } diff_args;
 
@@ -28,9 +30,9 @@ static int diff_word(void *opts, const char *word, bool after_dashes, char *err,
 }
 
 static const cli_option DIFF_OPTIONS[] = {
-    {"--format", NULL, CLI_CHOICE, offsetof(diff_args, format), 0, 0, 0, 0, "markdown,md|json",
-     "markdown or json", NULL},
-    {"--output", NULL, CLI_STRING, offsetof(diff_args, output), 0, 0, 0, 0, NULL, NULL, NULL},
+    {"--format", NULL, CLI_CHOICE, offsetof(diff_args, format), 0, 0, 0, 0, "markdown,md|json|html",
+     "markdown, json or html", NULL},
+    {"--output", "-o", CLI_STRING, offsetof(diff_args, output), 0, 0, 0, 0, NULL, NULL, NULL},
     {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -76,13 +78,16 @@ static void side_free(side *s) {
   an_report_destroy(s->rep);
 }
 
-static int render(const diff_args *a, const an_diff_report *d) {
+static int render(const diff_args *a, const an_diff_report *d, const te_rules *rules) {
   FILE *out = a->output ? fopen(a->output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "triage: cannot write %s\n", a->output);
     return TRIAGE_EXIT_BAD_INPUT;
   }
-  int rc = a->format ? rp_diff_json(out, d) : rp_diff_markdown(out, d);
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
+  int rc = a->format == 2   ? rp_html_diff(out, d, &ro, TRIAGE_VERSION, NULL)
+           : a->format == 1 ? rp_diff_json(out, d)
+                            : rp_diff_markdown(out, d);
   if (out != stdout && fclose(out) != 0) rc = -1;
   if (rc != 0) fprintf(stderr, "triage: write error\n");
   return rc ? TRIAGE_EXIT_BAD_INPUT : 0;
@@ -90,12 +95,17 @@ static int render(const diff_args *a, const an_diff_report *d) {
 
 int triage_diff_main(const char *argv0, const triage_options *before, int argc, char **argv) {
   diff_args a = {0};
+  a.format = -1;
   char msg[512];
   cli_parse_result pr = cli_parse(&DIFF_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
   if (pr == CLI_PARSE_HELP) {
-    puts("usage: triage diff BEFORE AFTER [--format markdown|json] [--output FILE]\n"
+    puts("usage: triage diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]\n"
          "Each side is a trace, a profile directory or a JSON report (--format json).");
     return 0;
+  }
+  if (a.format < 0) { /* no --format: -o NAME.html means the page */
+    size_t n = a.output ? strlen(a.output) : 0;
+    a.format = n >= 5 && strcasecmp(a.output + n - 5, ".html") == 0 ? 2 : 0;
   }
   if (pr == CLI_PARSE_OK && a.n_sides != 2)
     pr = (cli_parse_result)cli_usage_error(msg, sizeof msg, "diff needs BEFORE and AFTER");
@@ -115,7 +125,7 @@ int triage_diff_main(const char *argv0, const triage_options *before, int argc, 
     fprintf(stderr, "triage: out of memory\n");
     rc = TRIAGE_EXIT_BAD_INPUT;
   }
-  if (rc == 0) rc = render(&a, &res.report);
+  if (rc == 0) rc = render(&a, &res.report, rules);
   an_diff_result_free(&res);
   side_free(&s[0]);
   side_free(&s[1]);

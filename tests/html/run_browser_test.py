@@ -15,9 +15,9 @@ browser: builds pages with `triage --format html` and drives them in headless Ch
   - ranks:   tests/data/ranks/sglang-decode-slow2-tp4 (the Ranks section, a straggler);
   - with ../shared: one page per shared real trace (each under 2 MB) and the multi-rank
              directory.
-  `triage diff` and `triage bundle` do not exist yet: their pages still come from
-  `triage --format json` through the fixture builder make_fixture_page.py (marked as such
-  on the page).
+  - diff:    `triage diff` on tests/data/diff/generated (and the shared pair);
+  `triage bundle` does not exist yet: its page still comes from `triage --format json`
+  through the fixture builder make_fixture_page.py (marked as such on the page).
   Screenshots go to OUT/*.png.
   Exit 77 (skip, with a loud message) when Chromium, node or playwright-core is missing.
 csp: the Content-Security-Policy the build embedded (cmake/embed-html.cmake computes
@@ -87,9 +87,11 @@ def triage_json(args, inputs, out):
     return out
 
 
-def triage_html(args, inputs, page, extra=()):
-    """The page as triage writes it: `-o PAGE.html` picks the HTML format."""
-    cmd = [args.triage, "--quiet", *extra, "-o", page] + inputs
+def triage_html(args, inputs, page, extra=(), prefix=False):
+    """The page as triage writes it: `-o PAGE.html` picks the HTML format. prefix: inputs
+    start with a sub-command word (diff), whose options follow it."""
+    cmd = ([args.triage, *inputs, "-o", page] if prefix else
+           [args.triage, "--quiet", *extra, "-o", page] + inputs)
     r = subprocess.run(cmd, cwd=args.source, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.decode(errors='replace')}")
@@ -145,10 +147,10 @@ def shared_pages(args, out, pages):
                       "screenshot": os.path.join(out, "multi-rank.png"), "checks": ["rows", "sort", "xss"]})
     diff_dir = os.path.join(args.shared, "traces", "diff", "hta_control_vs_test")
     if os.path.isdir(diff_dir):
-        b = triage_json(args, [os.path.join(diff_dir, "control.json.gz")], os.path.join(out, "diff-before.json"))
-        a = triage_json(args, [os.path.join(diff_dir, "test.json.gz")], os.path.join(out, "diff-after.json"))
-        pages.append({"page": build_page(args, "diff", [b, a], os.path.join(out, "diff.html")),
-                      "screenshot": os.path.join(out, "diff.png")})
+        pages.append({"page": triage_html(args, ["diff", os.path.join(diff_dir, "control.json.gz"),
+                                                 os.path.join(diff_dir, "test.json.gz")],
+                                          os.path.join(out, "diff-shared.html"), prefix=True),
+                      "screenshot": os.path.join(out, "diff-shared.png"), "checks": ["rows", "sort", "xss"]})
     pages.append({"page": build_page(args, "bundle", reports, os.path.join(out, "bundle.html")),
                   "screenshot": os.path.join(out, "bundle.png")})
 
@@ -203,6 +205,12 @@ def browser(args):
                              os.path.join(out, "ranks.html")),
          "screenshot": os.path.join(out, "ranks.png"),
          "require": ["rows", "sort", "filter", "copy", "summary", "xss", "network", "console"]},
+        # triage diff on the generated pair (a slower GEMM, a kernel gone, one new).
+        {"page": triage_html(args, ["diff"] + [os.path.join(args.source, "tests", "data", "diff", "generated", side)
+                                               for side in ("before", "after")],
+                             os.path.join(out, "diff.html"), prefix=True),
+         "screenshot": os.path.join(out, "diff.png"),
+         "require": ["rows", "sort", "filter", "copy", "xss", "network", "console"]},
         {"page": broken_copy(hostile, os.path.join(out, "selfcheck-broken.html")),
          "expect_fail": ["xss", "network", "console"], "xss_text": PAYLOADS[0]},
     ]

@@ -223,3 +223,26 @@ Test(cli, html_format_and_output_extension) {
   cr_assert_str_eq(out, "{");
   free(out);
 }
+
+/* triage diff -o FILE.html writes the diff page: every kernel row with a status the style
+ * sheet knows, the regression of the generated pair marked. */
+Test(cli, diff_html_page) {
+  const char *page = "/tmp/triage-test-diff.html";
+  cr_assert_eq(run("diff tests/data/diff/generated/before tests/data/diff/generated/after "
+                   "-o /tmp/triage-test-diff.html"), 0);
+  FILE *f = fopen(page, "rb");
+  cr_assert_not_null(f);
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  unlink(page);
+  cr_assert(strncmp(buf, "<!DOCTYPE html>", 15) == 0);
+  const char *body = strstr(buf, "<main>");
+  cr_assert_not_null(body);
+  cr_assert_not_null(strstr(body, "<table class=\"data sortable diff kernels\" id=\"dk-decode\""));
+  cr_assert_not_null(strstr(body, "data-status=\"regress\""), "the slowed GEMM");
+  cr_assert_not_null(strstr(body, "data-status=\"gone\""), "the removed rope kernel");
+  cr_assert_not_null(strstr(body, "data-status=\"new\""), "the new fused kernel");
+  cr_assert_not_null(strstr(body, "<figure class=\"catbar diffbars\""));
+}
