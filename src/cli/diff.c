@@ -78,14 +78,21 @@ static void side_free(side *s) {
   an_report_destroy(s->rep);
 }
 
-static int render(const diff_args *a, const an_diff_report *d, const te_rules *rules) {
+/* "triage diff ..." for the page's footer (argv starts at the sub-command's word). */
+static void command_line(int argc, char **argv, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "triage");
+  for (int i = 0; i < argc && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, " %s", argv[i]);
+}
+
+static int render(const diff_args *a, const an_diff_report *d, const te_rules *rules,
+                  const char *cmdline) {
   FILE *out = a->output ? fopen(a->output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "triage: cannot write %s\n", a->output);
     return TRIAGE_EXIT_BAD_INPUT;
   }
   rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
-  int rc = a->format == 2   ? rp_html_diff(out, d, &ro, TRIAGE_VERSION, NULL)
+  int rc = a->format == 2   ? rp_html_diff(out, d, &ro, TRIAGE_VERSION, cmdline)
            : a->format == 1 ? rp_diff_json(out, d)
                             : rp_diff_markdown(out, d);
   if (out != stdout && fclose(out) != 0) rc = -1;
@@ -125,7 +132,9 @@ int triage_diff_main(const char *argv0, const triage_options *before, int argc, 
     fprintf(stderr, "triage: out of memory\n");
     rc = TRIAGE_EXIT_BAD_INPUT;
   }
-  if (rc == 0) rc = render(&a, &res.report, rules);
+  char cmdline[2048];
+  command_line(argc, argv, cmdline, sizeof cmdline);
+  if (rc == 0) rc = render(&a, &res.report, rules, cmdline);
   an_diff_result_free(&res);
   side_free(&s[0]);
   side_free(&s[1]);
