@@ -131,10 +131,15 @@ def traces_in(d):
     return sorted(n for n in os.listdir(d) if n.endswith(".json") or n.endswith(".json.gz"))
 
 
+def has_kernel_table(text):
+    """The default layout's "### Kernels: STAGE" or the reference layout's "Kernel Table"."""
+    return "\n### Kernels: " in text or "Kernel Table" in text
+
+
 def assert_ok(ctx, p, what):
     check(p.returncode == 0, "%s: exit %d\nstderr:\n%s" % (what, p.returncode, p.stderr))
     if ctx.mode == "cli":
-        check("Kernel Table" in p.stdout, "%s: no Kernel Table in the report:\n%s" % (what, p.stdout[:2000]))
+        check(has_kernel_table(p.stdout), "%s: no kernel table in the report:\n%s" % (what, p.stdout[:2000]))
         # A data row names one of the stand-in trace's kernels.
         check(any(k in p.stdout for k in ("nvjet", "FlashAttn", "RMSNorm", "AllReduce")),
               "%s: the Kernel Table has no rows:\n%s" % (what, p.stdout[:3000]))
@@ -200,7 +205,9 @@ def case_capture(ctx, fw):
         check("triage: live:" in p.stderr, "no progress lines on stderr")
         if ctx.mode == "cli":
             # server_args.json was found by discovery (reference defect 12).
-            check("Model: " + args["model_path"] in p.stdout, "%s: no Model line:\n%s" % (fw, p.stdout[:600]))
+            model = args["model_path"]
+            check("| Model | %s | server args |" % model in p.stdout or "Model: " + model in p.stdout,
+                  "%s: no Model line:\n%s" % (fw, p.stdout[:600]))
 
 
 def case_auto(ctx, fw):
@@ -224,7 +231,7 @@ def case_two_trace(ctx):
         p = ctx.run(args)
         check(p.returncode == 0, "two-trace: exit %d\n%s" % (p.returncode, p.stderr))
         if ctx.mode == "cli":
-            check("Kernel Table" in p.stdout, "two-trace: no report")
+            check(has_kernel_table(p.stdout), "two-trace: no report")
         for d, srv, prefix in ((mo, m, "mapping-trace"), (fo, f, "formal-trace")):
             check(traces_in(os.path.join(d, "decode")), "two-trace: no traces in %s" % d)
             b = [r["body"] for r in srv.requests() if r["path"] == "/start_profile"][0]
