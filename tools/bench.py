@@ -31,7 +31,15 @@ exists (Linux counts the RSS a process had before exec into ru_maxrss, so a chil
 spawned straight from Python reports at least Python's own RSS), else from os.wait4.
 Each trace is read once first (page cache warm).
 
-Usage: tools/bench.py [TRACE ...] [--suite DIR] [--triage build/triage] [--runs 3]
+--ranks DIR (a directory of N rank traces, e.g. from tools/make-rank-set.py) measures the
+Ranks section (issue 12), interleaved per round:
+  all ranks   triage DIR (every rank read, in parallel, plus the rank-0 tables)
+  one rank    triage --rank R DIR, for every rank R
+  6. wall time of all ranks / (sum of the one-rank wall times / CPUs)  target <= 1.3
+  7. peak RSS of all ranks / largest one-rank peak RSS                  target <= CPUs + 1
+     (a worker holds one rank's events at a time; per-rank summaries stay)
+
+Usage: tools/bench.py [TRACE ...] [--suite DIR] [--ranks DIR] [--triage build/triage] [--runs 3]
                       [--reference CMD] [--no-two-trace] [--triage-arg ARG ...]
                       [--json OUT]
 Exit status: 0 measured (targets or not), 1 a command failed, 2 usage.
@@ -262,6 +270,34 @@ def make_suite(d, shared):
     return traces, many
 
 
+def bench_ranks(d, args, out):
+    """Figures 6 and 7: every rank of d at once against one rank at a time."""
+    rep = subprocess.run([args.triage, "--quiet", "--format", "json", d], capture_output=True,
+                         text=True, check=True)
+    ranks = [r["rank"] for sec in json.loads(rep.stdout)["ranks"] for r in sec["rows"]]
+    if not ranks:
+        sys.stderr.write("bench: %s holds no ranks\n" % d)
+        raise SystemExit(1)
+    cpus = os.cpu_count() or 1
+    walls, rss = [], []
+    for _ in range(args.runs):
+        w_all, _, m_all = run([args.triage, *args.triage_arg, d], "all ranks")
+        one = [run([args.triage, *args.triage_arg, "--rank", str(r), d], "rank %d" % r)
+               for r in ranks]
+        walls.append(w_all / (sum(w for w, _, _ in one) / cpus))
+        rss.append(m_all / max(m for _, _, m in one))
+    walls.sort()
+    rss.sort()
+    w, m = walls[len(walls) // 2], rss[len(rss) // 2]
+    print("%s: %d ranks, %d CPUs" % (d, len(ranks), cpus))
+    print("  6. all ranks / (sum of one-rank times / CPUs): %s %s"
+          % (spread(walls), verdict(w, 1.3)))
+    print("  7. peak RSS all ranks / largest one rank:    %s %s"
+          % (spread(rss), verdict(m, cpus + 1)))
+    out.setdefault("ranks", []).append({"dir": d, "ranks": len(ranks), "cpus": cpus,
+                                        "time_ratio": w, "rss_ratio": m})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -272,6 +308,8 @@ def main():
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"),
                     help="the shared reference tree (for --suite)")
     ap.add_argument("--triage", default="build/triage", help="binary (default build/triage)")
+    ap.add_argument("--ranks", metavar="DIR", action="append", default=[],
+                    help="measure the Ranks section on a directory of rank traces (repeatable)")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3)")
     ap.add_argument("--reference", metavar="CMD",
                     help="another command to time in the same run ({trace} = the trace)")
@@ -282,8 +320,8 @@ def main():
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
-    if not args.trace and not args.suite:
-        ap.error("give a TRACE or --suite DIR")
+    if not args.trace and not args.suite and not args.ranks:
+        ap.error("give a TRACE, --suite DIR or --ranks DIR")
     for t in args.trace:
         if not os.path.isfile(t):
             ap.error("no such trace: %s" % t)
@@ -296,6 +334,8 @@ def main():
         traces += suite
     for t in traces:
         bench_trace(t, args, out)
+    for d in args.ranks:
+        bench_ranks(d, args, out)
     if many:
         bench_many_names(many, args, out)
         bench_startup(args, out)

@@ -426,9 +426,100 @@ typedef struct an_stage_report {
   const an_category_time *categories;
 } an_stage_report;
 
+/* ------------------------------------------------------------------ ranks */
+
+/* One rank of a multi-rank run (issue 12). Times are over the whole trace of the rank
+ * (its chosen process, every stage). busy = compute + communication + memory: where
+ * kernels of several classes overlap, compute counts first, then communication, so
+ * communication_us is the exposed part (collective time not hidden under compute). */
+typedef struct an_rank_row {
+  long rank;
+  const char *path;
+  double busy_us, idle_us;      /* idle: first kernel start to last end, minus busy */
+  double compute_us, communication_us, memory_us;
+  double collective_us;         /* every collective kernel's duration, hidden or not */
+  double exposed_comm_us;       /* = communication_us */
+  double wait_us;               /* collective wait over the matched instances */
+  double wait_share_pct;        /* wait_us / busy_us * 100 */
+  const char *top_kernel;       /* canonical name; NULL when the rank has no kernels */
+  double top_kernel_us, top_kernel_share_pct;
+  size_t group;                 /* index into an_rank_report.groups */
+  bool straggler;               /* the rank its group waits for */
+} an_rank_row;
+
+/* Ranks that run collectives together: the smallest process group of distributedInfo
+ * holding the rank, else every rank of the table. Collective instances are matched by
+ * group, canonical name and occurrence index (never by timestamp: clocks differ). */
+typedef struct an_rank_group {
+  size_t n_ranks;
+  const long *ranks;            /* ascending */
+  size_t n_matched;             /* instances present on every rank of the group */
+  size_t n_unmatched;           /* instances some rank lacks (not counted) */
+  bool has_straggler;           /* lost_share_pct >= ranks.straggler_min_share_pct */
+  long straggler;               /* least-waiting rank (set even without a verdict) */
+  double lost_us;               /* GPU time the others lose to it: their waits, summed */
+  double lost_share_pct;        /* lost_us over the members' GPU time (busy + idle) */
+} an_rank_group;
+
+/* A kernel whose total time differs across the ranks of one group by more than
+ * ranks.imbalance_pct (MoE expert imbalance shows up here). */
+typedef struct an_imbalance_row {
+  const char *kernel;           /* canonical name */
+  const char *category;
+  size_t group;
+  double min_us, max_us, spread_pct; /* spread = (max - min) / min * 100 */
+  long min_rank, max_rank;
+} an_imbalance_row;
+
+/* The Ranks section of one stage: rows in rank order. */
+typedef struct an_rank_report {
+  const char *stage;            /* stage id of the files */
+  size_t n_rows;
+  const an_rank_row *rows;
+  size_t n_groups;
+  const an_rank_group *groups;
+  size_t n_imbalance;
+  const an_imbalance_row *imbalance; /* spread descending */
+} an_rank_report;
+
+/* ------------------------------------------------------------------ diff */
+
+typedef enum an_diff_change {
+  AN_DIFF_SAME = 0,      /* within the noise floor (diff.noise_floor_pct / _us) */
+  AN_DIFF_SLOWER = 1,    /* a regression */
+  AN_DIFF_FASTER = 2,
+  AN_DIFF_NEW = 3,       /* only after */
+  AN_DIFF_REMOVED = 4    /* only before */
+} an_diff_change;
+
+/* One kernel (canonical name), category or fusion pattern compared across the runs. */
+typedef struct an_diff_row {
+  const char *name;
+  const char *category;  /* kernels: the after category (before when removed); else NULL */
+  double before_us, after_us, delta_us;
+  double delta_pct;      /* delta / before * 100; 0 when before is 0 */
+  an_diff_change change;
+} an_diff_row;
+
+typedef struct an_diff_stage {
+  const char *stage;
+  an_diff_row total;     /* the stage's GPU time */
+  size_t n_categories;
+  const an_diff_row *categories; /* |delta| descending */
+  size_t n_kernels;
+  const an_diff_row *kernels;    /* changes beyond the floor first, |delta| descending */
+  size_t n_fusions;
+  const an_diff_row *fusions;    /* shown fusion patterns that appeared or went away */
+} an_diff_stage;
+
+/* triage diff BEFORE AFTER: per stage, matched by stage id. */
+typedef struct an_diff_report {
+  const char *before, *after;    /* the inputs as named */
+  size_t n_stages;
+  const an_diff_stage *stages;
+} an_diff_report;
+
 /* Sections later work adds (declared so the report grows without reshaping). */
-struct an_rank_report;
-struct an_diff_report;
 
 typedef struct an_report {
   an_provenance run;
@@ -440,7 +531,8 @@ typedef struct an_report {
   an_trace_limits limits;
   size_t n_summary;                 /* "What to try first", best first */
   const an_summary_item *summary;
-  const struct an_rank_report *ranks;
+  size_t n_ranks;                  /* rank tables, one per stage; 0 for a one-rank run */
+  const an_rank_report *ranks;
   const struct an_diff_report *diff;
 } an_report;
 

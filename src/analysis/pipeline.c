@@ -16,6 +16,7 @@
 #include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
+#include "analysis/ranks.h"
 #include "analysis/strtab.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
@@ -48,6 +49,7 @@ typedef struct run_state {
   side formal, mapping;
   an_tables tables;
   an_overlap_result overlap;
+  an_ranks_result ranks;
   an_stage_report *stages;
   an_hint *hints;
   size_t n_hints, cap_hints;
@@ -188,7 +190,9 @@ static an_status load_side(run_state *r, const an_input *in, side *s) {
   if (in->path) {
     s->label = in->path;
     tr_error te = {0};
-    if (tr_discover(in->path, r->rules, &s->set, &te) != 0) return fail_trace(r, in->path, &te);
+    long rank = r->opt->one_rank ? r->opt->rank : -1;
+    if (tr_discover_rank(in->path, r->rules, rank, &s->set, &te) != 0)
+      return fail_trace(r, in->path, &te);
     if (!s->set.n) return fail(r, AN_ERR_INPUT, in->path, "no trace files found");
     n = s->set.n;
   } else {
@@ -427,6 +431,49 @@ static an_status build_overlap(run_state *r) {
               os == AN_OVERLAP_ERR_NOMEM ? "out of memory" : "bad arguments");
 }
 
+/* ------------------------------------------------------------------ ranks */
+
+static void on_rank_warning(void *ctx, const tr_warning *w) { on_trace_warning(ctx, w); }
+
+/* The Ranks section: every rank of the formal directory; the ranks already read for the
+ * tables are summarised from their loaded traces, the others are read in parallel. */
+static an_status build_ranks(run_state *r) {
+  const side *fm = &r->formal;
+  size_t n = fm->set.n_rank_files;
+  if (r->two || r->opt->one_rank || n < 2) return AN_OK;
+  an_rank_input *in = calloc(n, sizeof *in);
+  an_rank_summary **pre = calloc(n, sizeof *pre);
+  an_status rc = in && pre ? AN_OK : AN_ERR_NOMEM;
+  for (size_t i = 0; i < n && rc == AN_OK; i++) {
+    const tr_input_file *f = &fm->set.rank_files[i];
+    in[i] = (an_rank_input){f->path, f->stage_id, f->rank};
+    for (size_t k = 0; k < fm->n && !pre[i]; k++)
+      if (strcmp(fm->paths[k], f->path) == 0) {
+        pre[i] = an_rank_summarize(&in[i], &fm->views[k], r->rules);
+        if (!pre[i]) rc = AN_ERR_NOMEM;
+      }
+  }
+  if (rc != AN_OK) {
+    for (size_t i = 0; pre && i < n; i++) an_rank_summary_free(pre[i]);
+    free(pre);
+    free(in);
+    return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  }
+  an_ranks_options ro = {.workers = r->opt->rank_workers,
+                         .reader_chunk_size = r->opt->reader_chunk_size,
+                         .warn = on_rank_warning,
+                         .warn_ctx = r};
+  an_ranks_failure rf = {0};
+  rc = an_ranks_build(in, n, pre, r->rules, &ro, &r->ranks, &rf);
+  free(pre);
+  free(in);
+  if (rc == AN_ERR_INPUT) return fail_trace(r, rf.path, &rf.error);
+  if (rc != AN_OK) return fail(r, rc, rf.path, "%s", rf.error.message[0] ? rf.error.message : "out of memory");
+  r->report.ranks = r->ranks.reports;
+  r->report.n_ranks = r->ranks.n_reports;
+  return AN_OK;
+}
+
 /* ------------------------------------------------------------------ the model */
 
 static void table_stage(an_stage_report *s, const an_stage_tables *t) {
@@ -529,6 +576,7 @@ void an_report_destroy(an_report *rep) {
   if (!rep) return;
   run_state *r = (run_state *)rep;
   an_overlap_result_free(&r->overlap);
+  an_ranks_result_free(&r->ranks);
   an_tables_free(&r->tables);
   side_free(&r->formal);
   side_free(&r->mapping);
@@ -554,6 +602,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc == AN_OK) infer_context(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
+  if (rc == AN_OK) rc = build_ranks(r);
   return rc;
 }
 

@@ -56,6 +56,12 @@ typedef struct an_run_options {
   long kernel_table_limit;        /* 0 = all */
   long overlap_table_limit;       /* 0 = all */
   size_t reader_chunk_size;       /* tr_read_options.chunk_size (0 = default) */
+  /* Ranks (single-trace runs on a directory of several ranks): the tables are the lowest
+   * rank's and every rank goes into the Ranks section, read by rank_workers threads
+   * (0 = the online CPUs). one_rank: only rank `rank` is read, no Ranks section. */
+  bool one_rank;
+  long rank;
+  unsigned rank_workers;
   an_read_hooks progress;
   /* Each hint as it happens (also kept in the report); may be NULL. */
   void (*hint)(void *ctx, const an_hint *h);

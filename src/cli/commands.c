@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/diff.h"
 #include "cli/rules_setup.h"
 
 static int run_rules(const char *argv0, const triage_options *before, int argc, char **argv) {
@@ -16,6 +17,7 @@ static int run_rules(const char *argv0, const triage_options *before, int argc, 
 
 static const cli_command COMMANDS[] = {
     {"rules", "rules check|list|explain|test ...", run_rules},
+    {"diff", "diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]", triage_diff_main},
 };
 
 size_t cli_command_count(void) { return sizeof COMMANDS / sizeof COMMANDS[0]; }

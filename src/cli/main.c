@@ -66,6 +66,14 @@ static int write_kernel_map(const char *path, const an_report *rep) {
   return rc;
 }
 
+static int render(FILE *out, const triage_options *opt, const an_report *rep, const rp_options *ro) {
+  switch (opt->format) {
+  case TRIAGE_FORMAT_JSON: return rp_json(out, rep, ro);
+  case TRIAGE_FORMAT_HTML: return rp_html(out, rep, ro);
+  default: return rp_markdown(out, rep, ro);
+  }
+}
+
 static int write_report(const triage_options *opt, const an_report *rep, const te_rules *rules) {
   FILE *out = opt->output_path ? fopen(opt->output_path, "w") : stdout;
   if (!out) {
@@ -75,7 +83,7 @@ static int write_report(const triage_options *opt, const an_report *rep, const t
   rp_options ro = {triage_options_layout(opt) == TRIAGE_LAYOUT_REFERENCE ? RP_LAYOUT_REFERENCE
                                                                         : RP_LAYOUT_DEFAULT,
                    rules, opt->full_names};
-  int wrc = opt->format == TRIAGE_FORMAT_JSON ? rp_json(out, rep, &ro) : rp_markdown(out, rep, &ro);
+  int wrc = render(out, opt, rep, &ro);
   if (fflush(out) != 0) wrc = -1;
   if (out != stdout && fclose(out) != 0) wrc = -1;
   if (wrc != 0) {
@@ -101,6 +109,8 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   ro.pid_substring = opt->pid_substring;
   ro.min_share_pct = opt->min_share_pct;
   ro.kernel_table_limit = opt->kernel_table_limit;
+  ro.one_rank = opt->rank >= 0;
+  ro.rank = opt->rank;
   ro.overlap_table_limit = opt->overlap_table_limit;
   bool quiet = opt->quiet;
   ro.progress = (an_read_hooks){progress_begin, triage_progress_update, progress_end, &quiet};

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -17,7 +18,8 @@ void triage_options_defaults(triage_options *o) {
   lv_options_defaults(&o->live);
   o->framework = "auto";
   o->min_share_pct = -1;
-  o->format = TRIAGE_FORMAT_MARKDOWN;
+  o->rank = -1;
+  o->format = TRIAGE_FORMAT_UNSET;
   o->layout = TRIAGE_LAYOUT_UNSET;
 }
 
@@ -64,15 +66,17 @@ void triage_usage(FILE *out) {
       "  --pid-substring S           overlap table: only processes whose pid contains S\n"
       "  --min-share PCT             kernel-table render bar (default from rules: 1.0)\n"
       "  --kernel-table-limit N      at most N kernel rows per stage (0 = all)\n"
+      "  --rank N                    analyse only rank N of a multi-rank directory (default:\n"
+      "                              the tables are the lowest rank's, every rank is listed)\n"
       "  --overlap-table-limit N     at most N overlap rows per stage (0 = all)\n"
       "output:\n"
-      "  --format markdown|json      report format (default markdown)\n"
+      "  --format markdown|json|html report format (default markdown; html for -o *.html)\n"
       "  --layout default|reference  report layout (default: summary first, per-stage\n"
       "                              tables, legend; reference: the reference tool's\n"
       "                              layout byte for byte; --compat reference implies it)\n"
       "  --full-names                full kernel names in the tables (default: short\n"
       "                              display names; JSON always has full names)\n"
-      "  --output FILE               write the report to FILE instead of stdout\n"
+      "  -o, --output FILE           write the report to FILE instead of stdout\n"
       "  --kernel-map FILE           also write the mapping kernel map as JSON\n"
       "  --quiet                     no progress output, no warnings\n"
       "rules:\n"
@@ -143,10 +147,11 @@ static const cli_option OPTIONS[] = {
     STRING("--pid-substring", pid_substring),
     NUMBER("--min-share", min_share_pct, 100, "a percentage between 0 and 100"),
     LONG("--kernel-table-limit", kernel_table_limit),
+    LONG("--rank", rank),
     LONG("--overlap-table-limit", overlap_table_limit),
-    CHOICE("--format", format, "markdown,md|json", "markdown or json"),
+    CHOICE("--format", format, "markdown,md|json|html", "markdown, json or html"),
     CHOICE("--layout", layout, "default|reference", "default or reference"),
-    STRING("--output", output_path),
+    {"--output", "-o", CLI_STRING, OFF(output_path), 0, 0, 0, 0, NULL, NULL, NULL},
     STRING("--kernel-map", kernel_map_path),
     FLAG("--quiet", quiet, 1),
     FLAG("--full-names", full_names, 1),
@@ -193,6 +198,14 @@ static int check_modes(const triage_options *o, char *err, size_t cap) {
   return 0;
 }
 
+/* No --format: the output file's extension says html; anything else is Markdown. */
+static int format_for_output(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  bool html = (n >= 5 && strcasecmp(path + n - 5, ".html") == 0) ||
+              (n >= 4 && strcasecmp(path + n - 4, ".htm") == 0);
+  return html ? TRIAGE_FORMAT_HTML : TRIAGE_FORMAT_MARKDOWN;
+}
+
 int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
                          size_t cap) {
   int stop = 0;
@@ -208,6 +221,7 @@ int triage_options_parse(int argc, char **argv, int first, triage_options *o, ch
     return cli_usage_error(err, cap, "both a positional trace and --input given ('%s')", o->trace);
   if (o->trace) o->input = o->trace;
   if (check_modes(o, err, cap)) return CLI_PARSE_USAGE;
+  if (o->format == TRIAGE_FORMAT_UNSET) o->format = format_for_output(o->output_path);
   o->live.framework = strcmp(o->framework, "auto") != 0 ? o->framework : NULL;
   return CLI_PARSE_OK;
 }

@@ -16,7 +16,14 @@
 
 #include "live/live.h"
 
-typedef enum triage_format { TRIAGE_FORMAT_MARKDOWN = 0, TRIAGE_FORMAT_JSON = 1 } triage_format;
+/* TRIAGE_FORMAT_UNSET: no --format given; the parser then picks html for an --output
+ * ending in .html/.htm and markdown otherwise. */
+typedef enum triage_format {
+  TRIAGE_FORMAT_UNSET = -1,
+  TRIAGE_FORMAT_MARKDOWN = 0,
+  TRIAGE_FORMAT_JSON = 1,
+  TRIAGE_FORMAT_HTML = 2
+} triage_format;
 
 /* --layout; TRIAGE_LAYOUT_UNSET: none given (then --compat reference implies reference). */
 typedef enum triage_layout {
@@ -38,6 +45,7 @@ typedef struct triage_options {
   const char *pid_substring;
   double min_share_pct;               /* <0 = from rules (kernel_table.min_share_pct) */
   long kernel_table_limit;            /* 0 = all */
+  long rank;                          /* --rank N; -1 = the lowest, with the Ranks section */
   long overlap_table_limit;           /* 0 = all */
   /* output */
   int format;                         /* triage_format */

@@ -13,6 +13,7 @@
 #include "report/layout_md.h"
 #include "report/md.h"
 #include "report/overlap_report.h"
+#include "report/ranks_report.h"
 #include "report/text.h"
 
 static const char XPU_NOTE[] =
@@ -167,13 +168,14 @@ static int header(FILE *f, const an_provenance *p) {
   return 0;
 }
 
-static int body(FILE *f, const an_report *r) {
+static int body(FILE *f, const an_report *r, const rp_options *o) {
   if (header(f, &r->run) != 0) return -1;
   if (fputs("\nKernel Table\n", f) == EOF || section(f, r, false)) return -1;
   if (fputc('\n', f) == EOF) return -1;
   if (rp_overlap_markdown(f, r) != 0) return -1;
   if (fputs("\nFuse Opportunity Table\n", f) == EOF || section(f, r, true)) return -1;
-  return 0;
+  /* the reference layout is its three tables only */
+  return o && o->layout == RP_LAYOUT_REFERENCE ? 0 : rp_ranks_markdown(f, r);
 }
 
 int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
@@ -182,8 +184,9 @@ int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
   FILE *m = open_memstream(&buf, &len);
   if (!m) return -1;
   bool reference = o && o->layout == RP_LAYOUT_REFERENCE;
-  int rc = reference ? body(m, r)
+  int rc = reference ? body(m, r, o)
                      : rp_layout_markdown(m, r, o ? o->rules : NULL, o && o->full_names);
+  if (rc == 0 && !reference) rc = rp_ranks_markdown(m, r); /* not in the reference layout */
   if (fclose(m) != 0) rc = -1;
   if (rc == 0) {
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) len--;
@@ -416,6 +419,7 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o) {
     cJSON_AddItemToArray(stages, s);
   }
   if (rp_overlap_json(root, r) != 0 || !summary_json(root, r)) goto done;
+  if (rp_ranks_json(root, r) != 0) goto done;
   char *text = cJSON_Print(root);
   if (!text) goto done;
   rc = (fputs(text, out) == EOF || fputc('\n', out) == EOF) ? -1 : 0;

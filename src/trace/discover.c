@@ -116,12 +116,28 @@ typedef struct cand {
   long rank;
   int order;
   bool keep;
+  bool in_run; /* in the chosen run (steps 1-3), whatever its rank */
 } cand;
 
 typedef struct cvec {
   cand *v;
   size_t n, cap;
 } cvec;
+
+static int cmp_stage_name(const void *pa, const void *pb) {
+  const cand *a = pa, *b = pb;
+  if (a->order != b->order) return a->order < b->order ? -1 : 1;
+  int c = strcmp(strrchr(a->path, '/') ? strrchr(a->path, '/') + 1 : a->path,
+                 strrchr(b->path, '/') ? strrchr(b->path, '/') + 1 : b->path);
+  return c ? c : strcmp(a->path, b->path);
+}
+
+static int cmp_stage_rank(const void *pa, const void *pb) {
+  const cand *a = pa, *b = pb;
+  if (a->order != b->order) return a->order < b->order ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return strcmp(a->path, b->path);
+}
 
 static void cvec_free(cvec *c) {
   for (size_t i = 0; i < c->n; i++) {
@@ -234,12 +250,7 @@ static int cmp_mtime(const void *pa, const void *pb) {
   return c ? c : strcmp(a->path, b->path);
 }
 
-static int cmp_stage_name(const void *pa, const void *pb) {
-  const cand *a = pa, *b = pb;
-  if (a->order != b->order) return a->order < b->order ? -1 : 1;
-  int c = strcmp(base_name(a->path), base_name(b->path));
-  return c ? c : strcmp(a->path, b->path);
-}
+
 
 /* ------------------------------------------------------------------ discovery */
 
@@ -278,38 +289,148 @@ static int set_single(tr_input_set *out, const te_rules *rules, const char *path
   return 0;
 }
 
-static int discover_dir(const char *dir, const te_rules *rules, tr_input_set *out, tr_error *err) {
-  cvec all = {0};
-  int rc = scan_dir(dir, true, 0, &all, err);
-  if (rc) {
-    cvec_free(&all);
-    return rc;
+/* The rank of every candidate: from its file name (the packs' rank_patterns); when no
+ * name states one and there are several files, from distributedInfo.rank, read by a
+ * probe of the file's head (a run whose files carry no rank in their names). */
+static void assign_ranks(const te_rules *rules, cvec *all) {
+  size_t named = 0;
+  for (size_t i = 0; i < all->n; i++) {
+    cand *c = &all->v[i];
+    long rank;
+    c->rank = rules && te_rules_rank_from_filename(rules, base_name(c->path), &rank) ? rank : -1;
+    named += c->rank >= 0;
   }
-  if (all.n == 0) {
-    cvec_free(&all);
-    tr_set_error(err, TR_ERR_IO, false, 0, "no trace files found under %s", dir);
-    return TR_ERR_IO;
+  if (named || all->n < 2 || !rules) return;
+  for (size_t i = 0; i < all->n; i++) {
+    int64_t rank = TR_NO_ID;
+    if (tr_trace_probe_rank(all->v[i].path, &rank) == 1 && rank != TR_NO_ID && rank >= 0 &&
+        rank <= LONG_MAX)
+      all->v[i].rank = (long)rank;
   }
-  qsort(all.v, all.n, sizeof *all.v, cmp_mtime);
+}
+
+/* Ranked files in several sub-directories form one run when no (stage, rank) pair repeats
+ * across them (vLLM V1 writes one folder per node); otherwise they are separate runs. */
+static bool one_ranked_run(const te_rules *rules, cvec *all) {
+  if (!rules) return false;
+  size_t ranked = 0;
+  for (size_t i = 0; i < all->n; i++) ranked += all->v[i].rank >= 0;
+  if (ranked < 2) return false;
+  for (size_t i = 0; i < all->n; i++) {
+    const cand *a = &all->v[i];
+    if (a->rank < 0) continue;
+    for (size_t j = i + 1; j < all->n; j++) {
+      const cand *b = &all->v[j];
+      if (b->rank == a->rank && strcmp(b->stage, a->stage) == 0 && strcmp(b->dir, a->dir) != 0)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* reference-triage.md §2.2 steps 1-2: every recursive trace when sub-directories carry
+ * stages (or hold the ranks of one run); else the directory itself, or the sub-directory
+ * holding the newest trace ("newest run"). Returns the trace dir (borrowed). */
+static const char *choose_trace_dir(const char *dir, const te_rules *rules, cvec *all) {
   bool direct = false, staged = false;
-  for (size_t i = 0; i < all.n; i++) {
-    cand *c = &all.v[i];
+  for (size_t i = 0; i < all->n; i++) {
+    cand *c = &all->v[i];
     c->stage = tr_path_stage(rules, c->path);
     c->order = stage_order(rules, c->stage);
-    c->rank = -1;
     if (strcmp(c->dir, dir) == 0) direct = true;
     else if (strcmp(c->stage, k_all) != 0) staged = true;
   }
-  /* reference-triage.md §2.2 steps 1-2: every recursive trace when sub-directories carry stages;
-   * else the directory itself, or the sub-directory holding the newest trace ("newest run") */
-  const char *trace_dir;
-  if (!direct && staged) {
-    trace_dir = dir;
-    for (size_t i = 0; i < all.n; i++) all.v[i].keep = true;
-  } else {
-    trace_dir = direct ? dir : all.v[all.n - 1].dir;
-    for (size_t i = 0; i < all.n; i++) all.v[i].keep = strcmp(all.v[i].dir, trace_dir) == 0;
+  if (!direct && (staged || one_ranked_run(rules, all))) {
+    for (size_t i = 0; i < all->n; i++) all->v[i].keep = true;
+    return dir;
   }
+  const char *trace_dir = direct ? dir : all->v[all->n - 1].dir;
+  for (size_t i = 0; i < all->n; i++) all->v[i].keep = strcmp(all->v[i].dir, trace_dir) == 0;
+  return trace_dir;
+}
+
+/* Keeps, among kept candidates, the newest per stage; all is sorted by mtime, so the
+ * last one wins. */
+static void keep_newest(cvec *all) {
+  for (size_t i = 0; i < all->n; i++) {
+    if (!all->v[i].keep) continue;
+    for (size_t j = i + 1; j < all->n; j++) {
+      const cand *a = &all->v[i], *b = &all->v[j];
+      if (b->keep && strcmp(b->stage, a->stage) == 0) {
+        all->v[i].keep = false;
+        break;
+      }
+    }
+  }
+}
+
+/* Every rank of the chosen run (newest per stage and rank), by stage order then rank.
+ * all must be in mtime order (the last of equals wins); it is not reordered. */
+static int collect_ranks(const cvec *all, tr_input_set *out) {
+  size_t n = 0;
+  cand *pick = calloc(all->n ? all->n : 1, sizeof *pick); /* shallow copies */
+  if (!pick) return -1;
+  for (size_t i = 0; i < all->n; i++) {
+    const cand *a = &all->v[i];
+    if (!a->in_run || a->rank < 0) continue;
+    bool newer = false;
+    for (size_t j = i + 1; j < all->n && !newer; j++) {
+      const cand *b = &all->v[j];
+      newer = b->in_run && b->rank == a->rank && strcmp(b->stage, a->stage) == 0;
+    }
+    if (!newer) pick[n++] = *a;
+  }
+  int rc = 0;
+  if (n >= 2) { /* one rank is no rank table */
+    qsort(pick, n, sizeof *pick, cmp_stage_rank);
+    out->rank_files = calloc(n, sizeof *out->rank_files);
+    rc = out->rank_files ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+      tr_input_file *f = &out->rank_files[i];
+      f->stage_id = pick[i].stage;
+      f->rank = pick[i].rank;
+      if (!(f->path = strdup(pick[i].path))) rc = -1;
+      else out->n_rank_files = i + 1;
+    }
+  }
+  free(pick);
+  return rc;
+}
+
+/* Step 4: the wanted rank (want_rank < 0: the lowest); rank-less files go when any file
+ * has a rank (API-server traces such as vLLM's *.async_llm.* carry none). */
+static int keep_rank(const char *dir, long want_rank, cvec *all,
+                     tr_error *err) {
+  long pick = -1;
+  for (size_t i = 0; i < all->n; i++) {
+    cand *c = &all->v[i];
+    if (!c->in_run) c->rank = -1;
+    if (c->rank >= 0 && (want_rank >= 0 ? c->rank == want_rank : (pick < 0 || c->rank < pick)))
+      pick = c->rank;
+  }
+  if (want_rank >= 0 && pick < 0) {
+    tr_set_error(err, TR_ERR_IO, false, 0, "no trace of rank %ld under %s", want_rank, dir);
+    return TR_ERR_IO;
+  }
+  if (pick >= 0)
+    for (size_t i = 0; i < all->n; i++)
+      if (all->v[i].keep && all->v[i].rank != pick) all->v[i].keep = false;
+  return 0;
+}
+
+static int discover_dir(const char *dir, const te_rules *rules, long want_rank,
+                        tr_input_set *out, tr_error *err) {
+  cvec all = {0};
+  int rc = scan_dir(dir, true, 0, &all, err);
+  if (rc) goto done;
+  if (all.n == 0) {
+    tr_set_error(err, TR_ERR_IO, false, 0, "no trace files found under %s", dir);
+    rc = TR_ERR_IO;
+    goto done;
+  }
+  qsort(all.v, all.n, sizeof *all.v, cmp_mtime);
+  assign_ranks(rules, &all);
+  const char *trace_dir = choose_trace_dir(dir, rules, &all);
   /* step 3: merged-* files only when nothing else is there */
   bool unmerged = false;
   for (size_t i = 0; i < all.n; i++)
@@ -317,29 +438,14 @@ static int discover_dir(const char *dir, const te_rules *rules, tr_input_set *ou
   if (unmerged)
     for (size_t i = 0; i < all.n; i++)
       if (strncmp(base_name(all.v[i].path), "merged-", 7) == 0) all.v[i].keep = false;
-  /* step 4: the lowest TP rank; rank-less files go when any file has a rank */
-  long min_rank = -1;
-  for (size_t i = 0; i < all.n; i++) {
-    cand *c = &all.v[i];
-    long rank;
-    if (c->keep && rules && te_rules_rank_from_filename(rules, base_name(c->path), &rank)) {
-      c->rank = rank;
-      if (min_rank < 0 || rank < min_rank) min_rank = rank;
-    }
+  for (size_t i = 0; i < all.n; i++) all.v[i].in_run = all.v[i].keep;
+  if ((rc = keep_rank(dir, want_rank, &all, err)) != 0) goto done;
+  if (collect_ranks(&all, out) != 0) {
+    rc = nomem(err);
+    goto done;
   }
-  if (min_rank >= 0)
-    for (size_t i = 0; i < all.n; i++)
-      if (all.v[i].keep && all.v[i].rank != min_rank) all.v[i].keep = false;
-  /* step 5: the newest file per stage (all is sorted by mtime, so the last one wins) */
-  for (size_t i = 0; i < all.n; i++) {
-    if (!all.v[i].keep) continue;
-    for (size_t j = i + 1; j < all.n; j++) {
-      if (all.v[j].keep && strcmp(all.v[j].stage, all.v[i].stage) == 0) {
-        all.v[i].keep = false;
-        break;
-      }
-    }
-  }
+  /* step 5: the newest file per stage */
+  keep_newest(&all);
   size_t n = 0;
   for (size_t i = 0; i < all.n; i++) {
     if (all.v[i].keep) {
@@ -354,22 +460,31 @@ static int discover_dir(const char *dir, const te_rules *rules, tr_input_set *ou
   out->files = calloc(n ? n : 1, sizeof *out->files);
   out->trace_dir = strdup(trace_dir);
   if (!out->files || !out->trace_dir) {
-    cvec_free(&all);
-    return nomem(err);
+    rc = nomem(err);
+    goto done;
   }
   for (size_t i = 0; i < n; i++) {
-    out->files[i].path = all.v[i].path;
-    all.v[i].path = NULL; /* moved */
+    out->files[i].path = strdup(all.v[i].path);
+    if (!out->files[i].path) {
+      rc = nomem(err);
+      goto done;
+    }
     out->files[i].stage_id = all.v[i].stage;
     out->files[i].rank = all.v[i].rank;
+    out->n = i + 1;
   }
-  out->n = n;
   out->server_args_path = find_server_args(out->trace_dir);
+done:
   cvec_free(&all);
-  return 0;
+  return rc;
 }
 
 int tr_discover(const char *input, const te_rules *rules, tr_input_set *out, tr_error *err) {
+  return tr_discover_rank(input, rules, -1, out, err);
+}
+
+int tr_discover_rank(const char *input, const te_rules *rules, long rank, tr_input_set *out,
+                     tr_error *err) {
   memset(out, 0, sizeof *out);
   if (err) memset(err, 0, sizeof *err);
   if (!input || !*input) {
@@ -393,7 +508,7 @@ int tr_discover(const char *input, const te_rules *rules, tr_input_set *out, tr_
   if (!norm) return nomem(err);
   int rc;
   if (S_ISDIR(st.st_mode)) {
-    rc = discover_dir(norm, rules, out, err);
+    rc = discover_dir(norm, rules, rank, out, err);
   } else {
     rc = set_single(out, rules, norm, false) == 0 ? 0 : nomem(err);
   }
@@ -406,6 +521,8 @@ void tr_input_set_free(tr_input_set *s) {
   if (!s) return;
   for (size_t i = 0; i < s->n; i++) free(s->files[i].path);
   free(s->files);
+  for (size_t i = 0; i < s->n_rank_files; i++) free(s->rank_files[i].path);
+  free(s->rank_files);
   free(s->trace_dir);
   free(s->server_args_path);
   memset(s, 0, sizeof *s);

@@ -2,8 +2,11 @@
  * trace/discover.h - which trace files an input names, and the server_args.json beside
  * them (reference-triage.md §2.1 and §2.2).
  *
- * A file is used as given; a directory is searched for Kineto traces, one TP rank (the
- * lowest) and the newest file per stage are kept, ordered by stage then name. Stage and
+ * A file is used as given; a directory is searched for Kineto traces, one rank (the
+ * lowest, or the one asked for) and the newest file per stage are kept, ordered by stage
+ * then name; rank_files lists every rank of the run beside them. Sub-directories holding
+ * the ranks of one run (no stage and rank repeated across them: vLLM V1's one folder per
+ * node) are one run. Stage and
  * rank come from the rule packs (te_rules_stage_from_path, te_rules_rank_from_filename);
  * no naming heuristic lives here.
  *
@@ -34,6 +37,11 @@ typedef struct tr_input_set {
   size_t n;
   char *trace_dir;        /* directory the traces were taken from; NULL for "-" */
   char *server_args_path; /* NULL if not found */
+  /* Every rank of the run (its newest file per stage and rank), ordered by stage then
+   * rank; empty unless a directory holds at least two ranked files. Rank-less files
+   * (API-server traces) are never ranks. */
+  tr_input_file *rank_files;
+  size_t n_rank_files;
 } tr_input_set;
 
 /* input: a file, a directory or "-" (standard input, used as one unstaged trace).
@@ -41,6 +49,10 @@ typedef struct tr_input_set {
  * Errors: TR_ERR_IO "no such file or directory", "no trace files found under DIR",
  * TR_ERR_LIMIT when a directory holds more than TR_MAX_DIR_FILES candidates. */
 int tr_discover(const char *input, const te_rules *rules, tr_input_set *out, tr_error *err);
+/* tr_discover keeping rank `rank` instead of the lowest (rank < 0: the lowest).
+ * TR_ERR_IO "no trace of rank N under DIR" when a directory has no file of that rank. */
+int tr_discover_rank(const char *input, const te_rules *rules, long rank, tr_input_set *out,
+                     tr_error *err);
 void tr_input_set_free(tr_input_set *s);
 
 /* Stage id of a path (its last 6 components, lower-cased, joined by '/'), "all" if none. */

@@ -1792,7 +1792,10 @@ uint64_t tr_trace_event_count(const tr_trace *t) { return t->n_events; }
 uint64_t tr_trace_skipped_count(const tr_trace *t) { return t->n_skipped; }
 uint64_t tr_trace_json_bytes(const tr_trace *t) { return t->json_bytes; }
 
-int tr_trace_probe(const char *path) {
+int tr_trace_probe(const char *path) { return tr_trace_probe_rank(path, NULL); }
+
+int tr_trace_probe_rank(const char *path, int64_t *rank) {
+  if (rank) *rank = TR_NO_ID;
   tr_error err;
   memset(&err, 0, sizeof err);
   /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
@@ -1800,7 +1803,10 @@ int tr_trace_probe(const char *path) {
   if (!src) return 0;
   rd *r = calloc(1, sizeof *r);
   tr_trace *t = calloc(1, sizeof *t);
-  if (t) t->in = tr_intern_create();
+  if (t) {
+    t->in = tr_intern_create();
+    t->meta.rank = t->meta.world_size = TR_NO_ID;
+  }
   int result = 0;
   if (r && t && t->in) {
     r->src = src;
@@ -1809,6 +1815,8 @@ int tr_trace_probe(const char *path) {
     r->probe = true;
     r->next_progress = UINT64_MAX;
     if (run_parse(r) != 0) result = r->probe_result;
+    /* the members before traceEvents were read whole: Kineto writes distributedInfo there */
+    if (rank && result == 1) *rank = t->meta.rank;
     rd_free(r);
   } else {
     free(r);

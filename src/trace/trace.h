@@ -177,6 +177,9 @@ void tr_trace_destroy(tr_trace *t);
  * directory discovery on *.json files without a trace suffix). 0 otherwise, including
  * unreadable or malformed files. */
 int tr_trace_probe(const char *path);
+/* tr_trace_probe that also gives distributedInfo.rank when the file states it before its
+ * traceEvents list (Kineto does), else TR_NO_ID; rank may be NULL. */
+int tr_trace_probe_rank(const char *path, int64_t *rank);
 
 const char *tr_trace_path(const tr_trace *t);
 const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */

@@ -77,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rp_options ro = {(rp_layout)(size % 2), R, size % 3 == 0};
   CHECK(rp_markdown(sink(), rep, &ro) == 0);
   CHECK(rp_json(sink(), rep, &ro) == 0);
+  CHECK(rp_html(sink(), rep, &ro) == 0);
   char *map = rp_kernel_map_json(&rep->kernel_map);
   CHECK(map != NULL);
   free(map);

@@ -4,17 +4,21 @@
 usage: run_browser_test.py browser --triage BIN --source DIR --out DIR [--shared DIR]
        run_browser_test.py csp --source DIR --csp-file FILE
 
-browser: builds pages and drives them in headless Chromium:
-  - sample:  tests/data/llama_tp2, with a Ranks section;
+browser: builds pages with `triage --format html` and drives them in headless Chromium:
+  - sample:  tests/data/llama_tp2;
   - hostile: the same trace with <script>, "onerror= and other payloads in kernel
              names, Python frames and the model name (the XSS probe);
-  - perf:    the sample padded to 5,000 kernel rows (sorting must take < 200 ms);
-  - selfcheck: a page broken on purpose (no CSP, one raw payload, a console error):
-             the harness must report xss, network and console failures on it;
-  - with ../shared: one page per shared real trace, the multi-rank directory (Ranks),
-             the diff pair and a bundle of all real traces.
-  Until `triage --format html` exists the pages come from `triage --format json` through
-  the fixture builder make_fixture_page.py. Screenshots go to OUT/*.png.
+  - escape:  tests/data/escape/hostile.trace.json (the generated hostile-names trace);
+  - perf:    make_wide_trace.py's 5,000 distinct kernels (sorting must take < 200 ms);
+  - selfcheck: the hostile page made unsafe on purpose (CSP removed, one raw payload, a
+             console error): the harness must report xss, network and console failures;
+  - ranks:   tests/data/ranks/sglang-decode-slow2-tp4 (the Ranks section, a straggler);
+  - with ../shared: one page per shared real trace (each under 2 MB) and the multi-rank
+             directory.
+  - diff:    `triage diff` on tests/data/diff/generated (and the shared pair);
+  `triage bundle` does not exist yet: its page still comes from `triage --format json`
+  through the fixture builder make_fixture_page.py (marked as such on the page).
+  Screenshots go to OUT/*.png.
   Exit 77 (skip, with a loud message) when Chromium, node or playwright-core is missing.
 csp: the Content-Security-Policy the build embedded (cmake/embed-html.cmake computes
   base64 SHA-256 in CMake) equals the one computed here with hashlib.
@@ -34,6 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MARK = "window.__triage_xss"
 # Checks the sample and 5,000-row pages must exercise (not n/a): see browser_check.mjs.
 REQUIRED = ["rows", "sort", "filter", "details", "copy", "summary", "xss", "network", "console"]
+# Text of tests/data/escape/hostile.trace.json that must show on its page as text.
+ESCAPE_TEXT = "<script>alert(1)</script>"
 PAYLOADS = [
     f"<script>{MARK}=1;alert(1)</script>",
     f"\"><img src=x onerror=\"{MARK}=2;alert(2)\">",
@@ -81,6 +87,32 @@ def triage_json(args, inputs, out):
     return out
 
 
+def triage_html(args, inputs, page, extra=(), prefix=False):
+    """The page as triage writes it: `-o PAGE.html` picks the HTML format. prefix: inputs
+    start with a sub-command word (diff), whose options follow it."""
+    cmd = ([args.triage, *inputs, "-o", page] if prefix else
+           [args.triage, "--quiet", *extra, "-o", page] + inputs)
+    r = subprocess.run(cmd, cwd=args.source, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.decode(errors='replace')}")
+    return page
+
+
+def broken_copy(page, out):
+    """The page made unsafe on purpose, so the harness proves it sees each failure: no
+    CSP, one payload written raw (an onerror that runs), a script logging an error."""
+    with open(page, encoding="utf-8") as fh:
+        text = fh.read()
+    csp = text.index('<meta http-equiv="Content-Security-Policy"')
+    text = text[:csp] + text[text.index(">", csp) + 1:]
+    raw = (f'<p><img src="https://example.invalid/x.png" onerror="{MARK}=9">'
+           '<script>console.error("self-check: this page is broken on purpose")</script></p>')
+    text = text.replace("<main>", "<main>" + raw, 1)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return out
+
+
 def build_page(args, mode, inputs, page, extra=()):
     cmd = [sys.executable, os.path.join(HERE, "make_fixture_page.py"), mode, *inputs, "-o", page,
            "--templates", os.path.join(args.source, "src", "report", "html"),
@@ -90,30 +122,35 @@ def build_page(args, mode, inputs, page, extra=()):
     return page
 
 
+PAGE_BUDGET = 2 * 1024 * 1024  # the largest shared trace's page stays under 2 MB (issue 13)
+
+
 def shared_pages(args, out, pages):
     real = os.path.join(args.shared, "traces", "real")
     names = sorted(f for f in os.listdir(real) if f.endswith((".json", ".json.gz")))
-    reports = []
+    reports, too_big = [], []
     for f in names:
         base = f.split(".json")[0]
-        rep = triage_json(args, [os.path.join(real, f)], os.path.join(out, f"shared-{base}.json"))
-        reports.append(rep)
+        page = triage_html(args, [os.path.join(real, f)], os.path.join(out, f"shared-{base}.html"))
+        if os.path.getsize(page) >= PAGE_BUDGET:
+            too_big.append(f"{page}: {os.path.getsize(page)} bytes")
+        reports.append(triage_json(args, [os.path.join(real, f)], os.path.join(out, f"shared-{base}.json")))
         # One page per shared trace, for its screenshot; the interactive checks run on
-        # the sample pages, the Ranks, diff and bundle pages.
-        pages.append({"page": build_page(args, "report", [rep], os.path.join(out, f"shared-{base}.html")),
-                      "screenshot": os.path.join(out, f"shared-{base}.png"), "checks": ["rows", "xss"]})
+        # the sample pages and the Ranks, diff and bundle pages.
+        pages.append({"page": page, "screenshot": os.path.join(out, f"shared-{base}.png"),
+                      "checks": ["rows", "xss"]})
+    if too_big:
+        raise RuntimeError("pages over the 2 MB budget: " + "; ".join(too_big))
     ranks_dir = os.path.join(args.shared, "traces", "multi-rank", "hta_sampled_2ranks")
     if os.path.isdir(ranks_dir):
-        reps = [triage_json(args, [os.path.join(ranks_dir, f)], os.path.join(out, f"rank-{i}.json"))
-                for i, f in enumerate(sorted(os.listdir(ranks_dir)))]
-        pages.append({"page": build_page(args, "report", [reps[0]], os.path.join(out, "ranks.html"),
-                                         ["--ranks", *reps]), "screenshot": os.path.join(out, "ranks.png")})
+        pages.append({"page": triage_html(args, [ranks_dir], os.path.join(out, "multi-rank.html")),
+                      "screenshot": os.path.join(out, "multi-rank.png"), "checks": ["rows", "sort", "xss"]})
     diff_dir = os.path.join(args.shared, "traces", "diff", "hta_control_vs_test")
     if os.path.isdir(diff_dir):
-        b = triage_json(args, [os.path.join(diff_dir, "control.json.gz")], os.path.join(out, "diff-before.json"))
-        a = triage_json(args, [os.path.join(diff_dir, "test.json.gz")], os.path.join(out, "diff-after.json"))
-        pages.append({"page": build_page(args, "diff", [b, a], os.path.join(out, "diff.html")),
-                      "screenshot": os.path.join(out, "diff.png")})
+        pages.append({"page": triage_html(args, ["diff", os.path.join(diff_dir, "control.json.gz"),
+                                                 os.path.join(diff_dir, "test.json.gz")],
+                                          os.path.join(out, "diff-shared.html"), prefix=True),
+                      "screenshot": os.path.join(out, "diff-shared.png"), "checks": ["rows", "sort", "xss"]})
     pages.append({"page": build_page(args, "bundle", reports, os.path.join(out, "bundle.html")),
                   "screenshot": os.path.join(out, "bundle.png")})
 
@@ -144,21 +181,37 @@ def browser(args):
     r = subprocess.run([args.triage, "--version"], stdout=subprocess.PIPE, text=True)
     args.version = (r.stdout.split() or ["unknown"])[-1]  # "triage 0.1.0" -> "0.1.0"
     data = os.path.join(args.source, "tests", "data", "llama_tp2")
-    sample = triage_json(args, [data], os.path.join(out, "sample.json"))
-    hostile = triage_json(args, [hostile_copy(data, os.path.join(out, "hostile"))],
-                          os.path.join(out, "hostile.json"))
+    hostile = triage_html(args, [hostile_copy(data, os.path.join(out, "hostile"))],
+                          os.path.join(out, "hostile.html"))
+    wide = os.path.join(out, "wide-5000.json")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_wide_trace.py"), "-n", "5000", "-o", wide],
+                   check=True)
     pages = [
-        {"page": build_page(args, "report", [sample], os.path.join(out, "sample.html"),
-                            ["--ranks", sample, sample]), "screenshot": os.path.join(out, "sample.png"),
-         "require": REQUIRED},
-        {"page": build_page(args, "report", [hostile], os.path.join(out, "hostile.html")),
-         "screenshot": os.path.join(out, "hostile.png"), "xss_text": PAYLOADS[0]},
-        {"page": build_page(args, "report", [sample], os.path.join(out, "perf-5000.html"),
-                            ["--pad-kernels", "5000"]), "min_rows": 5000, "perf": True,
-         "require": REQUIRED + ["perf"],
+        {"page": triage_html(args, [data], os.path.join(out, "sample.html")),
+         "screenshot": os.path.join(out, "sample.png"), "require": REQUIRED},
+        {"page": hostile, "screenshot": os.path.join(out, "hostile.png"), "xss_text": PAYLOADS[0]},
+        {"page": triage_html(args, [os.path.join(args.source, "tests", "data", "escape", "hostile.trace.json")],
+                             os.path.join(out, "escape.html")),
+         "screenshot": os.path.join(out, "escape.png"), "xss_text": ESCAPE_TEXT,
+         "require": ["rows", "sort", "filter", "copy", "xss", "network", "console"]},
+        # --min-share puts about half of the rows under the bar (class "minor"), as on a
+        # real table; the check sorts all 5,000 and the cap lays out 100.
+        {"page": triage_html(args, [wide], os.path.join(out, "perf-5000.html"), ["--min-share", "0.02"]),
+         "min_rows": 5000, "perf": True,
+         "require": ["rows", "sort", "filter", "copy", "xss", "network", "console", "perf"],
          "screenshot": os.path.join(out, "perf-5000.png")},
-        {"page": build_page(args, "report", [hostile], os.path.join(out, "selfcheck-broken.html"),
-                            ["--broken-for-selfcheck"]),
+        # A generated 4-rank set (rank 2 slowed): the Ranks section with its straggler.
+        {"page": triage_html(args, [os.path.join(args.source, "tests", "data", "ranks", "sglang-decode-slow2-tp4")],
+                             os.path.join(out, "ranks.html")),
+         "screenshot": os.path.join(out, "ranks.png"),
+         "require": ["rows", "sort", "filter", "copy", "summary", "xss", "network", "console"]},
+        # triage diff on the generated pair (a slower GEMM, a kernel gone, one new).
+        {"page": triage_html(args, ["diff"] + [os.path.join(args.source, "tests", "data", "diff", "generated", side)
+                                               for side in ("before", "after")],
+                             os.path.join(out, "diff.html"), prefix=True),
+         "screenshot": os.path.join(out, "diff.png"),
+         "require": ["rows", "sort", "filter", "copy", "xss", "network", "console"]},
+        {"page": broken_copy(hostile, os.path.join(out, "selfcheck-broken.html")),
          "expect_fail": ["xss", "network", "console"], "xss_text": PAYLOADS[0]},
     ]
     if args.shared and os.path.isdir(os.path.join(args.shared, "traces", "real")):

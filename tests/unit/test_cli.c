@@ -192,3 +192,57 @@ Test(cli, full_names) {
   free(e1);
   free(e2);
 }
+
+static char *head_of(const char *path, size_t n) {
+  char *buf = calloc(1, n + 1);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s not written", path);
+  cr_assert_eq(fread(buf, 1, n, f), n);
+  fclose(f);
+  unlink(path);
+  return buf;
+}
+
+/* --format html writes the page; without --format, -o FILE.html picks HTML and any other
+ * name keeps Markdown; --format wins over the extension. */
+Test(cli, html_format_and_output_extension) {
+  char *out = NULL;
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --format html tests/data/llama_tp2", &out, NULL), 0);
+  cr_assert(strncmp(out, "<!DOCTYPE html>", 15) == 0, "stdout is a page");
+  free(out);
+  cr_assert_eq(run("--quiet -o /tmp/triage-test-page.HTML tests/data/llama_tp2"), 0);
+  out = head_of("/tmp/triage-test-page.HTML", 15);
+  cr_assert_str_eq(out, "<!DOCTYPE html>");
+  free(out);
+  cr_assert_eq(run("--quiet --output /tmp/triage-test-page.md tests/data/llama_tp2"), 0);
+  out = head_of("/tmp/triage-test-page.md", 1);
+  cr_assert(out[0] != '<' && out[0] != '{', "Markdown, not a page or JSON: %s", out);
+  free(out);
+  cr_assert_eq(run("--quiet --format json -o /tmp/triage-test-page.html tests/data/llama_tp2"), 0);
+  out = head_of("/tmp/triage-test-page.html", 1);
+  cr_assert_str_eq(out, "{");
+  free(out);
+}
+
+/* triage diff -o FILE.html writes the diff page: every kernel row with a status the style
+ * sheet knows, the regression of the generated pair marked. */
+Test(cli, diff_html_page) {
+  const char *page = "/tmp/triage-test-diff.html";
+  cr_assert_eq(run("diff tests/data/diff/generated/before tests/data/diff/generated/after "
+                   "-o /tmp/triage-test-diff.html"), 0);
+  FILE *f = fopen(page, "rb");
+  cr_assert_not_null(f);
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  unlink(page);
+  cr_assert(strncmp(buf, "<!DOCTYPE html>", 15) == 0);
+  const char *body = strstr(buf, "<main>");
+  cr_assert_not_null(body);
+  cr_assert_not_null(strstr(body, "<table class=\"data sortable diff kernels\" id=\"dk-decode\""));
+  cr_assert_not_null(strstr(body, "data-status=\"regress\""), "the slowed GEMM");
+  cr_assert_not_null(strstr(body, "data-status=\"gone\""), "the removed rope kernel");
+  cr_assert_not_null(strstr(body, "data-status=\"new\""), "the new fused kernel");
+  cr_assert_not_null(strstr(body, "<figure class=\"catbar diffbars\""));
+}

@@ -1,16 +1,22 @@
 /*
  * Unit tests of the HTML report's building blocks: the text escaper (every special
  * character, controls, malformed UTF-8, and invariants over random bytes), id/class
- * tokens, the embedded template bytes against the files, and the page skeleton walker.
+ * tokens, the embedded template bytes against the files, the page skeleton walker, and
+ * the renderer (rp_html) on real model output: the hostile-names trace stays inert, every
+ * row of the model has its id, every summary link names an element of the page.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/pipeline.h"
+#include "cli/rules_setup.h"
 #include "report/html_assets.h"
 #include "report/html_escape.h"
+#include "report/html_internal.h"
 #include "report/html_page.h"
+#include "report/report.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
@@ -249,4 +255,216 @@ Test(html_page, fill_error_aborts) {
   cr_assert_eq(rc, -1);
   cr_assert_null(strstr(out, "<script>"), "nothing after the failed slot is written");
   free(out);
+}
+
+/* ------------------------------------------------------------------ the renderer */
+
+/* The HTML page of one trace with the default packs (the caller frees); *rep_out keeps
+ * the model for checks when not NULL (destroy it, then the rules). */
+static char *render(const char *trace, te_rules **rules_out, an_report **rep_out) {
+  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
+  triage_rules_setup_options so = {0};
+  te_rules *rules = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(rules);
+  an_run_options o = {0};
+  o.formal.path = trace;
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  rep->run.version = "9.9.9";
+  rep->run.command_line = "triage --format html \"<b>x</b>\"";
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
+  cr_assert_eq(rp_html(f, rep, &ro), 0);
+  fclose(f);
+  *rules_out = rules;
+  *rep_out = rep;
+  return buf;
+}
+
+static size_t count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+Test(html_report, hostile_names_stay_text) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/escape/hostile.trace.json", &rules, &rep);
+  cr_assert_eq(count(out, "<script"), 1, "only the embedded script");
+  cr_assert_null(strstr(out, "<script>alert"));
+  cr_assert_null(strstr(out, "\"onerror"), "an attribute payload closed its quote");
+  cr_assert_null(strstr(out, "<svg onload"));
+  cr_assert_not_null(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"), "the payload shows as text");
+  cr_assert_not_null(strstr(out, "&lt;b&gt;x&lt;/b&gt;"), "the command line is escaped too");
+  cr_assert_null(strstr(out, "style=\""), "the CSP blocks inline style attributes");
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
+
+/* Every kernel, overlap and fusion row of the model has its id on the page, and every
+ * summary link points at an id that exists. */
+Test(html_report, rows_and_links) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/llama_tp2", &rules, &rep);
+  char id[256];
+  size_t rows = 0;
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_stage_report *st = &rep->stages[s];
+    for (size_t i = 0; i < st->n_kernels; i++, rows++) {
+      snprintf(id, sizeof id, "<tr id=\"k-%s-%zu\"", st->id, i);
+      cr_assert_not_null(strstr(out, id), "%s missing", id);
+    }
+    for (size_t i = 0; i < st->n_fuse; i++) {
+      snprintf(id, sizeof id, "<tr id=\"f-%s-%zu\"", st->id, i);
+      cr_assert_not_null(strstr(out, id), "%s missing", id);
+    }
+    for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) {
+      snprintf(id, sizeof id, "<tr id=\"o-%s-%zu\"", st->id, i);
+      cr_assert_not_null(strstr(out, id), "%s missing", id);
+    }
+  }
+  cr_assert_gt(rows, 0);
+  cr_assert_gt(rep->n_summary, 0, "the sample has summary items");
+  size_t links = 0;
+  for (const char *p = out; (p = strstr(p, "href=\"#")) != NULL; links++) {
+    p += strlen("href=\"#");
+    size_t n = strcspn(p, "\"");
+    snprintf(id, sizeof id, " id=\"%.*s\"", (int)n, p);
+    cr_assert_not_null(strstr(out, id), "link #%.*s names no element", (int)n, p);
+  }
+  cr_assert_geq(links, rep->n_summary);
+  const char *body = strstr(out, "<main>"); /* the style sheet's comments show markup too */
+  cr_assert_not_null(body);
+  cr_assert_eq(count(body, "<svg class=\"stack\""), rep->n_stages, "one category bar per stage");
+  cr_assert_not_null(strstr(out, "<dd id=\"triage-version\">9.9.9</dd>"));
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
+
+/* The Ranks section draws every rank on one scale (the widest is 1000), marks the
+ * straggler, and escapes labels and names. */
+Test(html_ranks, one_scale_straggler_marked) {
+  rp_rank_part a[] = {{"compute", 600}, {"communication", 200}, {"wait", 200}};
+  rp_rank_part b[] = {{"compute", 300}, {"communication", 100}, {"wait", 100}};
+  rp_rank_view_row rows[] = {
+      {"rank 0", 0, 3, a, true, "gemm<x>", NULL, 40.0},
+      {"rank <1>", 1, 3, b, false, NULL, NULL, 0},
+  };
+  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, "", 0, "", false};
+  rp_html_ranks(&hw, &v);
+  fclose(f);
+  cr_assert(!hw.failed);
+  cr_assert_not_null(strstr(buf, "<tr id=\"rank-0\" class=\"straggler\"><th scope=\"row\" data-value=\"0\">"
+                                 "rank 0 <span class=\"badge badge-straggler\">straggler</span></th>"));
+  cr_assert_not_null(strstr(buf, "<tr id=\"rank-1\"><th scope=\"row\" data-value=\"1\">rank &lt;1&gt;</th>"));
+  cr_assert_not_null(strstr(buf, "<rect class=\"cat-compute\" x=\"0.00\" y=\"0\" width=\"600.00\""),
+                     "rank 0 is the widest: 1000 units for 1000 us");
+  cr_assert_not_null(strstr(buf, "<rect class=\"cat-wait\" x=\"400.00\" y=\"0\" width=\"100.00\""),
+                     "rank 1 on the same scale ends at 500");
+  cr_assert_not_null(strstr(buf, "title=\"gemm&lt;x&gt;\""));
+  cr_assert_eq(count(buf, "<th class=\"num\""), 4, "the span and one column per part");
+  free(buf);
+  rp_rank_view none = {NULL, "x", 0, NULL};
+  f = open_memstream(&buf, &len);
+  hw.out = f;
+  rp_html_ranks(&hw, &none);
+  fclose(f);
+  cr_assert_eq(len, 0, "no ranks, no section");
+  free(buf);
+}
+
+/* A multi-rank directory: one Ranks section per rank table of the model, a row per rank,
+ * the model's stragglers (and only they) marked. */
+Test(html_report, ranks_from_the_model) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/ranks/sglang-decode-slow2-tp4", &rules, &rep);
+  cr_assert_gt(rep->n_ranks, 0, "the fixture is a rank set");
+  const char *body = strstr(out, "<main>");
+  size_t rows = 0, stragglers = 0;
+  for (size_t k = 0; k < rep->n_ranks; k++) {
+    rows += rep->ranks[k].n_rows;
+    for (size_t i = 0; i < rep->ranks[k].n_rows; i++) stragglers += rep->ranks[k].rows[i].straggler;
+  }
+  cr_assert_gt(stragglers, 0, "rank 2 is slowed in this set");
+  cr_assert_eq(count(body, "<section id=\"ranks"), rep->n_ranks);
+  cr_assert_eq(count(body, "<tr id=\"rank"), rows);
+  cr_assert_eq(count(body, "class=\"straggler\""), stragglers);
+  cr_assert_eq(count(body, "badge-straggler\">straggler</span>"), stragglers);
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
+
+/* Every id of the page once, every "#x" link naming one of them. */
+static void ids_unique_links_resolve(const char *page) {
+  const char *body = strstr(page, "<body>");
+  cr_assert_not_null(body);
+  size_t n = 0;
+  for (const char *p = body; (p = strstr(p, " id=\"")) != NULL; n++) {
+    p += 5;
+    size_t len = strcspn(p, "\"");
+    char needle[300];
+    snprintf(needle, sizeof needle, " id=\"%.*s\"", (int)len, p);
+    cr_assert_eq(count(body, needle), 1, "id %.*s is not unique", (int)len, p);
+  }
+  cr_assert_gt(n, 10);
+  for (const char *p = body; (p = strstr(p, "href=\"#")) != NULL;) {
+    p += 7;
+    size_t len = strcspn(p, "\"");
+    char needle[300];
+    snprintf(needle, sizeof needle, " id=\"%.*s\"", (int)len, p);
+    cr_assert_not_null(strstr(body, needle), "link #%.*s names no element", (int)len, p);
+  }
+}
+
+Test(html_report, single_page_ids_are_unique) {
+  te_rules *rules;
+  an_report *rep;
+  char *out = render(TRIAGE_FIXTURE_DIR "/ranks/sglang-decode-slow2-tp4", &rules, &rep);
+  ids_unique_links_resolve(out);
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(out);
+}
+
+/* A bundle: contents grouped by model and framework, one article per report with its ids
+ * prefixed, so ids stay unique and links resolve. */
+Test(html_report, bundle) {
+  te_rules *rules, *rules2;
+  an_report *a, *b;
+  free(render(TRIAGE_FIXTURE_DIR "/llama_tp2", &rules, &a));
+  free(render(TRIAGE_FIXTURE_DIR "/escape/hostile.trace.json", &rules2, &b));
+  const an_report *reps[] = {a, b, a};
+  const char *labels[] = {"llama_tp2", "hostile <b>", "llama_tp2 again"};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
+  cr_assert_eq(rp_html_bundle(f, reps, labels, 3, &ro), 0);
+  fclose(f);
+  ids_unique_links_resolve(buf);
+  cr_assert_eq(count(buf, "<article class=\"report\" id=\"r"), 3);
+  cr_assert_not_null(strstr(buf, "<tr id=\"r2-k-"), "the third report's rows are prefixed");
+  cr_assert_not_null(strstr(buf, "hostile &lt;b&gt;"));
+  cr_assert_eq(count(buf, "<span class=\"group\">"), 2, "a and the repeat of a share a group");
+  cr_assert_eq(count(buf, "<h1>"), 1, "reports inside a bundle start at h2");
+  cr_assert_eq(count(buf, "<footer"), 1);
+  free(buf);
+  an_report_destroy(a);
+  an_report_destroy(b);
+  te_rules_destroy(rules);
+  te_rules_destroy(rules2);
 }

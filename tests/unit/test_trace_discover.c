@@ -290,3 +290,78 @@ Test(trace_discover, server_args) {
   cr_expect_eq(tr_server_args_load(p, &a, &err), TR_ERR_IO);
   rm_tmp();
 }
+
+/* vLLM V1: one folder per node, dpD_ppP_tpT_dcpC_epE_rankR (rank 4 is tp0 too), plus the
+ * API server's rank-less CPU trace. Rank 0 is the one analysed; every rank is listed. */
+Test(trace_discover, vllm_v1_ranks_across_node_folders) {
+  make_tmp();
+  put("node0/dp0_pp0_tp0_dcp0_ep0_rank0.1700.pt.trace.json", k_trace, 1);
+  put("node0/dp0_pp0_tp1_dcp0_ep1_rank1.1701.pt.trace.json", k_trace, 2);
+  put("node0/host0_3999.async_llm.1702.pt.trace.json", k_trace, 9);
+  put("node1/dp1_pp0_tp0_dcp0_ep2_rank2.1703.pt.trace.json", k_trace, 3);
+  put("node1/dp1_pp0_tp1_dcp0_ep3_rank3.1704.pt.trace.json", k_trace, 4);
+  tr_input_set s = discover_ok(g_tmp);
+  cr_assert_eq(s.n, 1);
+  cr_expect_str_eq(base(s.files[0].path), "dp0_pp0_tp0_dcp0_ep0_rank0.1700.pt.trace.json");
+  cr_expect_eq(s.files[0].rank, 0);
+  cr_assert_eq(s.n_rank_files, 4, "the async_llm trace is no rank");
+  for (size_t i = 0; i < 4; i++) cr_expect_eq(s.rank_files[i].rank, (long)i);
+  cr_expect_str_eq(base(s.rank_files[2].path), "dp1_pp0_tp0_dcp0_ep2_rank2.1703.pt.trace.json");
+  tr_input_set_free(&s);
+  tr_error err;
+  cr_assert_eq(tr_discover_rank(g_tmp, g_rules, 3, &s, &err), 0, "%s", err.message);
+  cr_assert_eq(s.n, 1);
+  cr_expect_eq(s.files[0].rank, 3);
+  cr_expect_eq(s.n_rank_files, 4);
+  tr_input_set_free(&s);
+  cr_expect_eq(tr_discover_rank(g_tmp, g_rules, 7, &s, &err), TR_ERR_IO);
+  cr_expect(strstr(err.message, "no trace of rank 7") != NULL, "%s", err.message);
+  rm_tmp();
+}
+
+/* Two runs in two folders (rank 0 in both) stay two runs: the newest one is used. */
+Test(trace_discover, repeated_ranks_in_two_folders_are_two_runs) {
+  make_tmp();
+  put("old/x-TP-0.trace.json", k_trace, 1);
+  put("old/x-TP-1.trace.json", k_trace, 2);
+  put("new/x-TP-0.trace.json", k_trace, 5);
+  put("new/x-TP-1.trace.json", k_trace, 6);
+  tr_input_set s = discover_ok(g_tmp);
+  cr_assert_eq(s.n, 1);
+  cr_expect(strstr(s.files[0].path, "/new/") != NULL, "%s", s.files[0].path);
+  cr_assert_eq(s.n_rank_files, 2);
+  cr_expect(strstr(s.rank_files[1].path, "/new/") != NULL);
+  tr_input_set_free(&s);
+  rm_tmp();
+}
+
+/* HTA-style rank-R and SGLang -TP-N-DP-M-EP-K names. */
+Test(trace_discover, rank_name_forms) {
+  long r = -1;
+  cr_expect(te_rules_rank_from_filename(g_rules, "sampled_rank-1.json.gz", &r));
+  cr_expect_eq(r, 1);
+  cr_expect(te_rules_rank_from_filename(g_rules, "17-TP-3-DP-1-EP-3.trace.json.gz", &r));
+  cr_expect_eq(r, 3);
+  cr_expect(te_rules_rank_from_filename(g_rules, "dp1_pp0_tp0_dcp0_ep4_rank4.1.pt.trace.json.gz", &r));
+  cr_expect_eq(r, 4);
+  cr_expect(te_rules_rank_from_filename(g_rules, "dp1_pp0_tp2_rank6.pt.trace.json", &r));
+  cr_expect_eq(r, 6);
+  cr_expect(te_rules_rank_from_filename(g_rules, "trace_rank5.json", &r));
+  cr_expect_eq(r, 5);
+  cr_expect_not(te_rules_rank_from_filename(g_rules, "host0_3999.async_llm.17.pt.trace.json.gz", &r));
+}
+
+/* No rank in any file name: distributedInfo.rank (before traceEvents) decides. */
+Test(trace_discover, distributed_info_rank_fallback) {
+  make_tmp();
+  put("a.trace.json", "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": []}", 5);
+  put("b.trace.json", "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": []}", 1);
+  tr_input_set s = discover_ok(g_tmp);
+  cr_assert_eq(s.n, 1);
+  cr_expect_str_eq(base(s.files[0].path), "b.trace.json", "rank 0, though a.trace.json is newer");
+  cr_expect_eq(s.files[0].rank, 0);
+  cr_assert_eq(s.n_rank_files, 2);
+  cr_expect_str_eq(base(s.rank_files[1].path), "a.trace.json");
+  tr_input_set_free(&s);
+  rm_tmp();
+}

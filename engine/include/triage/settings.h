@@ -185,6 +185,20 @@ typedef struct te_list_map {
     "a stage whose GPU span is shorter than this gets a short-capture-window hint")          \
   X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                       \
     "per framework id (or 'other'), how to record a trace with Python stacks")               \
+  X(ranks_communication_categories, "ranks.communication_categories", LIST, 0, 0, 0, NULL,   \
+    "kernel categories that are collectives: matched across ranks, their wait measured")      \
+  X(ranks_memory_categories, "ranks.memory_categories", LIST, 0, 0, 0, NULL,                 \
+    "kernel categories counted as memory time in the rank table (the rest is compute)")       \
+  X(ranks_straggler_min_share_pct, "ranks.straggler_min_share_pct", NUMBER, 0, 100, 0, NULL, \
+    "a group has a straggler when the others wait at least this share of their GPU time")    \
+  X(ranks_imbalance_pct, "ranks.imbalance_pct", NUMBER, 0, 1e6, 0, NULL,                     \
+    "a kernel is imbalanced when its time on the slowest rank exceeds the fastest by this")   \
+  X(ranks_imbalance_min_share_pct, "ranks.imbalance_min_share_pct", NUMBER, 0, 100, 0, NULL, \
+    "imbalance rows only for kernels holding at least this share of a rank's GPU time")      \
+  X(diff_noise_floor_pct, "diff.noise_floor_pct", NUMBER, 0, 1e6, 0, NULL,                  \
+    "a change smaller than this share of the before time is noise, never a regression")      \
+  X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                    \
+    "a change smaller than this many microseconds is noise, never a regression")             \
   X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0,     \
     NULL, "least delay between start_profile and the probe requests for non-SGLang servers")
 

@@ -1,0 +1,210 @@
+/* analysis/diff.c - see diff.h. */
+#include "analysis/diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/map.h"
+
+an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out) {
+  memset(out, 0, sizeof *out);
+  out->label = label;
+  out->stages = calloc(r->n_stages ? r->n_stages : 1, sizeof *out->stages);
+  if (!out->stages) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    if (!st->has_kernels) continue;
+    an_diff_side_stage *d = &out->stages[out->n_stages++];
+    d->stage = st->id;
+    d->kernels = calloc(st->n_kernels ? st->n_kernels : 1, sizeof *d->kernels);
+    d->fusions = calloc(st->n_fuse ? st->n_fuse : 1, sizeof *d->fusions);
+    if (!d->kernels || !d->fusions) return AN_ERR_NOMEM;
+    for (size_t k = 0; k < st->n_kernels; k++)
+      d->kernels[d->n_kernels++] =
+          (an_diff_kernel){st->kernels[k].name, st->kernels[k].category, st->kernels[k].total_us};
+    for (size_t k = 0; k < st->n_fuse; k++)
+      if (st->fuse[k].shown)
+        d->fusions[d->n_fusions++] =
+            (an_diff_kernel){st->fuse[k].pattern_id, NULL, st->fuse[k].related_us};
+  }
+  return AN_OK;
+}
+
+void an_diff_side_free(an_diff_side *s) {
+  for (size_t i = 0; s && s->stages && i < s->n_stages; i++) {
+    free(s->stages[i].kernels);
+    free(s->stages[i].fusions);
+  }
+  if (s) free(s->stages);
+  if (s) memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------ comparing */
+
+typedef struct owned {
+  an_diff_stage *stages;
+  size_t n_stages;
+  an_diff_row **arrays;        /* every row array, freed with the result */
+  size_t n_arrays;
+} owned;
+
+typedef struct floor_t {
+  double pct, us;
+} floor_t;
+
+static an_diff_change change_of(double before, double after, bool in_before, bool in_after,
+                                floor_t f) {
+  if (!in_before) return AN_DIFF_NEW;
+  if (!in_after) return AN_DIFF_REMOVED;
+  double d = after - before;
+  if (fabs(d) < f.us || fabs(d) < before * f.pct / 100) return AN_DIFF_SAME;
+  return d > 0 ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
+}
+
+static an_diff_row make_row(const char *name, const char *cat, double b, double a, bool inb,
+                            bool ina, floor_t f) {
+  an_diff_row r = {name, cat, b, a, a - b, b > 0 ? (a - b) / b * 100 : 0, AN_DIFF_SAME};
+  r.change = change_of(b, a, inb, ina, f);
+  return r;
+}
+
+static int cmp_rows(const void *pa, const void *pb) {
+  const an_diff_row *a = pa, *b = pb;
+  bool ca = a->change != AN_DIFF_SAME, cb = b->change != AN_DIFF_SAME;
+  if (ca != cb) return ca ? -1 : 1;
+  if (fabs(a->delta_us) != fabs(b->delta_us)) return fabs(a->delta_us) > fabs(b->delta_us) ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+/* Rows of two lists keyed by name (after's order of first sight, then before's leftovers).
+ * by_category: sum by category instead of name. NULL when out of memory. */
+static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_kernel *a, size_t na,
+                            bool by_category, floor_t f, size_t *n_out) {
+  ut_strmap keys = {0};
+  size_t cap = nb + na;
+  double *bu = calloc(cap ? cap : 1, sizeof *bu), *au = calloc(cap ? cap : 1, sizeof *au);
+  bool *inb = calloc(cap ? cap : 1, 1), *ina = calloc(cap ? cap : 1, 1);
+  const char **cat = calloc(cap ? cap : 1, sizeof *cat);
+  an_diff_row *rows = NULL;
+  bool ok = bu && au && inb && ina && cat;
+  for (size_t side = 0; side < 2 && ok; side++) {
+    const an_diff_kernel *v = side ? b : a;
+    size_t n = side ? nb : na;
+    for (size_t i = 0; i < n && ok; i++) {
+      const char *key = by_category ? (v[i].category ? v[i].category : "") : v[i].name;
+      long k = ut_strmap_put(&keys, key, strlen(key));
+      if (!(ok = k >= 0)) break;
+      (side ? bu : au)[k] += v[i].total_us;
+      (side ? inb : ina)[k] = true;
+      if (!cat[k]) cat[k] = v[i].category;
+    }
+  }
+  if (ok) rows = calloc(keys.n ? keys.n : 1, sizeof *rows);
+  for (size_t k = 0; rows && k < keys.n; k++)
+    rows[k] = make_row(keys.keys[k], by_category ? NULL : cat[k], bu[k], au[k], inb[k], ina[k], f);
+  /* names point into the map's copies: re-point them at the sides' strings */
+  for (size_t side = 0; rows && side < 2; side++) {
+    const an_diff_kernel *v = side ? b : a;
+    size_t n = side ? nb : na;
+    for (size_t i = 0; i < n; i++) {
+      const char *key = by_category ? (v[i].category ? v[i].category : "") : v[i].name;
+      long k = ut_strmap_find(&keys, key, strlen(key));
+      if (k >= 0 && rows[k].name == keys.keys[k]) rows[k].name = key;
+    }
+  }
+  *n_out = rows ? keys.n : 0;
+  if (rows && keys.n) qsort(rows, keys.n, sizeof *rows, cmp_rows);
+  ut_strmap_free(&keys);
+  free(bu);
+  free(au);
+  free(inb);
+  free(ina);
+  free(cat);
+  return rows;
+}
+
+static bool keep(owned *o, an_diff_row *rows) {
+  an_diff_row **v = realloc(o->arrays, (o->n_arrays + 1) * sizeof *v);
+  if (!v || !rows) {
+    if (v) o->arrays = v;
+    free(rows);
+    return false;
+  }
+  o->arrays = v;
+  o->arrays[o->n_arrays++] = rows;
+  return true;
+}
+
+/* Fusion rows: only patterns that appeared or went away. */
+static size_t only_appeared_or_gone(an_diff_row *rows, size_t n) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].change == AN_DIFF_NEW || rows[i].change == AN_DIFF_REMOVED) rows[m++] = rows[i];
+  return m;
+}
+
+static double stage_total(const an_diff_side_stage *s) {
+  double t = 0;
+  for (size_t i = 0; s && i < s->n_kernels; i++) t += s->kernels[i].total_us;
+  return t;
+}
+
+static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side_stage *a,
+                       floor_t f, an_diff_stage *out) {
+  static const an_diff_kernel none[1];
+  const an_diff_kernel *bk = b ? b->kernels : none, *ak = a ? a->kernels : none;
+  size_t nbk = b ? b->n_kernels : 0, nak = a ? a->n_kernels : 0;
+  out->stage = a ? a->stage : b->stage;
+  out->total = make_row(out->stage, NULL, stage_total(b), stage_total(a), b != NULL, a != NULL, f);
+  an_diff_row *k = compare(bk, nbk, ak, nak, false, f, &out->n_kernels);
+  an_diff_row *c = compare(bk, nbk, ak, nak, true, f, &out->n_categories);
+  an_diff_row *fu = compare(b ? b->fusions : none, b ? b->n_fusions : 0, a ? a->fusions : none,
+                            a ? a->n_fusions : 0, false, f, &out->n_fusions);
+  bool ok = keep(o, k) & keep(o, c) & keep(o, fu);
+  if (!ok) return false;
+  out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
+  out->kernels = k;
+  out->categories = c;
+  out->fusions = fu;
+  return true;
+}
+
+static const an_diff_side_stage *find_stage(const an_diff_side *s, const char *id) {
+  for (size_t i = 0; i < s->n_stages; i++)
+    if (strcmp(s->stages[i].stage, id) == 0) return &s->stages[i];
+  return NULL;
+}
+
+an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
+                        const te_rules *rules, an_diff_result *out) {
+  memset(out, 0, sizeof *out);
+  const te_settings *set = te_rules_settings(rules);
+  floor_t f = {set->diff_noise_floor_pct, set->diff_noise_floor_us};
+  owned *o = calloc(1, sizeof *o);
+  size_t cap = before->n_stages + after->n_stages;
+  if (o) o->stages = calloc(cap ? cap : 1, sizeof *o->stages);
+  out->owned = o;
+  if (!o || !o->stages) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < after->n_stages; i++) /* after's stages, then those it lost */
+    if (!diff_stage(o, find_stage(before, after->stages[i].stage), &after->stages[i], f,
+                    &o->stages[o->n_stages++]))
+      return AN_ERR_NOMEM;
+  for (size_t i = 0; i < before->n_stages; i++)
+    if (!find_stage(after, before->stages[i].stage) &&
+        !diff_stage(o, &before->stages[i], NULL, f, &o->stages[o->n_stages++]))
+      return AN_ERR_NOMEM;
+  out->report = (an_diff_report){before->label, after->label, o->n_stages, o->stages};
+  return AN_OK;
+}
+
+void an_diff_result_free(an_diff_result *r) {
+  owned *o = r ? r->owned : NULL;
+  if (o) {
+    for (size_t i = 0; i < o->n_arrays; i++) free(o->arrays[i]);
+    free(o->arrays);
+    free(o->stages);
+    free(o);
+  }
+  if (r) memset(r, 0, sizeof *r);
+}

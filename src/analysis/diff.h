@@ -1,0 +1,51 @@
+/*
+ * analysis/diff.h - triage diff: two runs compared per stage (total GPU time, categories,
+ * kernels by canonical name, fusion patterns that appeared or went away), with the packs'
+ * noise floor (diff.noise_floor_pct, diff.noise_floor_us) deciding what is a change.
+ *
+ * A side is plain data: built from a report model (an_diff_side_from_report) or by the
+ * report layer from a JSON report. Ownership: a side borrows every string from where it
+ * was built (keep that alive) and owns its arrays (an_diff_side_free). The result owns
+ * its arrays and borrows the sides' strings.
+ */
+#ifndef TRIAGE_ANALYSIS_DIFF_H
+#define TRIAGE_ANALYSIS_DIFF_H
+
+#include <stddef.h>
+
+#include "analysis/model.h"
+#include "triage/rules.h"
+
+typedef struct an_diff_kernel {
+  const char *name, *category;
+  double total_us;
+} an_diff_kernel;
+
+typedef struct an_diff_side_stage {
+  const char *stage;
+  size_t n_kernels;
+  an_diff_kernel *kernels;
+  size_t n_fusions;
+  an_diff_kernel *fusions;     /* shown fusion patterns: id and related time */
+} an_diff_side_stage;
+
+typedef struct an_diff_side {
+  const char *label;
+  size_t n_stages;
+  an_diff_side_stage *stages;
+} an_diff_side;
+
+/* Every kernel row and shown fuse row of each stage with kernels. AN_ERR_NOMEM. */
+an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out);
+void an_diff_side_free(an_diff_side *s);
+
+typedef struct an_diff_result {
+  an_diff_report report;
+  void *owned;                 /* private */
+} an_diff_result;
+
+an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
+                        const te_rules *rules, an_diff_result *out);
+void an_diff_result_free(an_diff_result *r);
+
+#endif

@@ -1,0 +1,647 @@
+/* analysis/ranks.c - see ranks.h. */
+#include "analysis/ranks.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/strtab.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+/* What a rank's kernel counts as in the split (overlaps go to the lower value first). */
+enum { CLASS_COMPUTE = 0, CLASS_COMM = 1, CLASS_MEMORY = 2, N_CLASSES = 3 };
+
+typedef struct coll {
+  uint32_t name; /* index into names */
+  double dur;
+} coll;
+
+struct an_rank_summary {
+  an_rank_input in;
+  char *path;
+  int64_t *group;          /* the smallest process group holding the rank, ascending */
+  size_t n_group;          /* 0: unknown */
+  double busy_us, idle_us, class_us[N_CLASSES], collective_us;
+  ut_strmap names;         /* canonical kernel names */
+  double *name_us;         /* parallel to names */
+  uint8_t *name_class;
+  const char **name_category; /* borrowed from the rules */
+  size_t cap_names;
+  coll *colls;             /* in start order */
+  size_t n_colls, cap_colls;
+};
+
+static void summary_free(an_rank_summary *s) {
+  if (!s) return;
+  free(s->path);
+  free(s->group);
+  ut_strmap_free(&s->names);
+  free(s->name_us);
+  free(s->name_class);
+  free(s->name_category);
+  free(s->colls);
+  free(s);
+}
+
+/* ------------------------------------------------------------------ one rank */
+
+static int cmp_event_ptr(const void *pa, const void *pb) {
+  const tr_event *a = *(const tr_event *const *)pa, *b = *(const tr_event *const *)pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Every kernel of the view's process (all stages), in start order. */
+static const tr_event **view_kernels(const an_trace_view *v, size_t *n) {
+  size_t total = 0;
+  for (size_t s = 0; s < v->n_stages; s++) total += v->stages[s].n;
+  const tr_event **k = malloc((total ? total : 1) * sizeof *k);
+  if (!k) return NULL;
+  size_t m = 0;
+  for (size_t s = 0; s < v->n_stages; s++)
+    for (size_t i = 0; i < v->stages[s].n; i++) k[m++] = v->stages[s].kernels[i];
+  qsort(k, m, sizeof *k, cmp_event_ptr);
+  *n = m;
+  return k;
+}
+
+static int name_class(const te_rules *rules, const char *category) {
+  const te_settings *set = te_rules_settings(rules);
+  if (te_string_list_has(&set->ranks_communication_categories, category)) return CLASS_COMM;
+  if (te_string_list_has(&set->ranks_memory_categories, category)) return CLASS_MEMORY;
+  return CLASS_COMPUTE;
+}
+
+/* Index of the kernel's canonical name, classifying a new one (under lock). -1: no memory. */
+static long name_index(an_rank_summary *s, const char *raw, const te_rules *rules,
+                       an_hex_mask mask, pthread_mutex_t *lock) {
+  char buf[1024];
+  size_t len = an_canonical_name(raw, strlen(raw), mask, buf, sizeof buf);
+  if (len >= sizeof buf) len = sizeof buf - 1; /* long names match on their first 1 KiB */
+  size_t before = s->names.n;
+  long idx = ut_strmap_put(&s->names, buf, len);
+  if (idx < 0 || s->names.n == before) return idx;
+  size_t cap = s->cap_names;
+  double *us = ut_grow(s->name_us, &cap, s->names.n, sizeof *us);
+  if (!us) return -1;
+  s->name_us = us;
+  cap = s->cap_names;
+  uint8_t *cl = ut_grow(s->name_class, &cap, s->names.n, sizeof *cl);
+  if (!cl) return -1;
+  s->name_class = cl;
+  cap = s->cap_names;
+  const char **cat = ut_grow(s->name_category, &cap, s->names.n, sizeof *cat);
+  if (!cat) return -1;
+  s->name_category = cat;
+  s->cap_names = cap;
+  if (lock) pthread_mutex_lock(lock);
+  const char *category = te_rules_classify(rules, "kernel", s->names.keys[idx], NULL);
+  if (lock) pthread_mutex_unlock(lock);
+  s->name_us[idx] = 0;
+  s->name_category[idx] = category ? category : "";
+  s->name_class[idx] = (uint8_t)name_class(rules, s->name_category[idx]);
+  return idx;
+}
+
+typedef struct edge {
+  double t;
+  int delta; /* +1 start, -1 end */
+  int cls;
+} edge;
+
+static int cmp_edge(const void *pa, const void *pb) {
+  const edge *a = pa, *b = pb;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return a->delta - b->delta; /* ends first: touching kernels leave no gap */
+}
+
+/* Busy time split by class: each instant goes to the first class active (compute, then
+ * communication, then memory), so the communication share is the exposed part. */
+static bool sweep(an_rank_summary *s, const tr_event **k, const uint8_t *cls, size_t n) {
+  if (!n) return true;
+  edge *e = malloc(2 * n * sizeof *e);
+  if (!e) return false;
+  double first = k[0]->ts, last = k[0]->ts + k[0]->dur;
+  for (size_t i = 0; i < n; i++) {
+    e[2 * i] = (edge){k[i]->ts, 1, cls[i]};
+    e[2 * i + 1] = (edge){k[i]->ts + k[i]->dur, -1, cls[i]};
+    if (k[i]->ts + k[i]->dur > last) last = k[i]->ts + k[i]->dur;
+  }
+  qsort(e, 2 * n, sizeof *e, cmp_edge);
+  long active[N_CLASSES] = {0};
+  for (size_t i = 0; i < 2 * n; i++) {
+    if (i > 0) {
+      double dt = e[i].t - e[i - 1].t;
+      for (int c = 0; c < N_CLASSES && dt > 0; c++)
+        if (active[c] > 0) {
+          s->class_us[c] += dt;
+          s->busy_us += dt;
+          break;
+        }
+    }
+    active[e[i].cls] += e[i].delta;
+  }
+  free(e);
+  s->idle_us = last - first > s->busy_us ? last - first - s->busy_us : 0;
+  return true;
+}
+
+/* The smallest process group of distributedInfo that holds the rank. */
+static bool set_group(an_rank_summary *s, const tr_trace *t) {
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  int64_t rank = m->rank != TR_NO_ID ? m->rank : s->in.rank;
+  const tr_process_group *best = NULL;
+  for (size_t g = 0; g < m->n_groups; g++) {
+    const tr_process_group *pg = &m->groups[g];
+    bool holds = false;
+    for (size_t i = 0; i < pg->n_ranks && !holds; i++) holds = pg->ranks[i] == rank;
+    if (holds && (!best || pg->n_ranks < best->n_ranks)) best = pg;
+  }
+  if (!best) return true;
+  s->group = malloc(best->n_ranks * sizeof *s->group);
+  if (!s->group) return false;
+  memcpy(s->group, best->ranks, best->n_ranks * sizeof *s->group);
+  s->n_group = best->n_ranks;
+  for (size_t i = 1; i < s->n_group; i++) /* insertion sort: a group is small */
+    for (size_t j = i; j > 0 && s->group[j - 1] > s->group[j]; j--) {
+      int64_t x = s->group[j];
+      s->group[j] = s->group[j - 1];
+      s->group[j - 1] = x;
+    }
+  return true;
+}
+
+static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **k, uint8_t *cls,
+                        size_t n, const te_rules *rules, pthread_mutex_t *lock) {
+  an_hex_mask mask = an_hex_mask_from_rules(rules);
+  ut_u64map by_id = {0}; /* interned name -> index + 1 */
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; i++) {
+    uint64_t idx1 = 0;
+    if (!ut_u64map_get(&by_id, k[i]->name, &idx1)) {
+      long idx = name_index(s, tr_str_get(t, k[i]->name), rules, mask, lock);
+      ok = idx >= 0 && ut_u64map_put(&by_id, k[i]->name, (uint64_t)idx + 1);
+      idx1 = (uint64_t)idx + 1;
+    }
+    if (!ok) break;
+    uint32_t idx = (uint32_t)(idx1 - 1);
+    s->name_us[idx] += k[i]->dur;
+    cls[i] = s->name_class[idx];
+    if (cls[i] != CLASS_COMM) continue;
+    s->collective_us += k[i]->dur;
+    coll *c = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *c);
+    if (!(ok = c != NULL)) break;
+    s->colls = c;
+    s->colls[s->n_colls++] = (coll){idx, k[i]->dur};
+  }
+  ut_u64map_free(&by_id);
+  return ok;
+}
+
+static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *v,
+                                  const te_rules *rules, pthread_mutex_t *lock) {
+  an_rank_summary *s = calloc(1, sizeof *s);
+  size_t n = 0;
+  const tr_event **k = s ? view_kernels(v, &n) : NULL;
+  uint8_t *cls = k ? malloc(n ? n : 1) : NULL;
+  bool ok = cls && (s->path = strdup(in->path)) != NULL;
+  if (ok) {
+    s->in = *in;
+    s->in.path = s->path;
+    ok = set_group(s, v->trace) && add_kernels(s, v->trace, k, cls, n, rules, lock) &&
+         sweep(s, k, cls, n);
+  }
+  free(cls);
+  free(k);
+  if (!ok) {
+    summary_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
+                                   const te_rules *rules) {
+  return summarize(in, v, rules, NULL);
+}
+
+/* ------------------------------------------------------------------ workers */
+
+typedef struct pool {
+  const an_rank_input *in;
+  an_rank_summary **out;
+  size_t *todo;              /* indices without a summary yet */
+  size_t n_todo, next;
+  const te_rules *rules;
+  const an_ranks_options *opt;
+  pthread_mutex_t lock;      /* the rules, next, the failure and warnings */
+  an_status status;
+  an_ranks_failure *fail;
+} pool;
+
+static void locked_warn(void *ctx, const tr_warning *w) {
+  pool *p = ctx;
+  pthread_mutex_lock(&p->lock);
+  p->opt->warn(p->opt->warn_ctx, w);
+  pthread_mutex_unlock(&p->lock);
+}
+
+static an_status read_one(pool *p, size_t i, tr_error *te) {
+  tr_read_options ro = {0};
+  ro.chunk_size = p->opt->reader_chunk_size;
+  if (p->opt->warn) {
+    ro.warn = locked_warn;
+    ro.warn_ctx = p;
+  }
+  tr_trace *t = tr_trace_read(p->in[i].path, &ro, te);
+  if (!t) return AN_ERR_INPUT;
+  an_trace_view v;
+  pthread_mutex_lock(&p->lock);
+  an_status rc = an_trace_view_build(t, p->in[i].stage, p->rules, NULL, &v);
+  pthread_mutex_unlock(&p->lock);
+  if (rc == AN_OK) {
+    p->out[i] = summarize(&p->in[i], &v, p->rules, &p->lock);
+    if (!p->out[i]) rc = AN_ERR_NOMEM;
+    an_trace_view_free(&v);
+  }
+  tr_trace_destroy(t); /* the events go; the summary stays */
+  return rc;
+}
+
+static void *worker(void *arg) {
+  pool *p = arg;
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    bool stop = p->next >= p->n_todo || p->status != AN_OK;
+    size_t i = stop ? 0 : p->todo[p->next++];
+    pthread_mutex_unlock(&p->lock);
+    if (stop) return NULL;
+    tr_error te = {0};
+    an_status rc = read_one(p, i, &te);
+    if (rc == AN_OK) continue;
+    pthread_mutex_lock(&p->lock);
+    if (p->status == AN_OK) {
+      p->status = rc;
+      p->fail->path = p->in[i].path;
+      p->fail->error = te;
+      if (rc == AN_ERR_NOMEM) snprintf(p->fail->error.message, sizeof te.message, "out of memory");
+    }
+    pthread_mutex_unlock(&p->lock);
+  }
+}
+
+static an_status read_all(pool *p) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t want = p->opt->workers ? p->opt->workers : (cpus > 0 ? (size_t)cpus : 1);
+  if (want > p->n_todo) want = p->n_todo;
+  pthread_t *th = calloc(want ? want : 1, sizeof *th);
+  if (!th) return AN_ERR_NOMEM;
+  size_t started = 0;
+  for (; started < want; started++)
+    if (pthread_create(&th[started], NULL, worker, p) != 0) break;
+  if (started == 0 && want) worker(p); /* no thread: read here */
+  for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+  free(th);
+  return p->status;
+}
+
+/* ------------------------------------------------------------------ the section */
+
+typedef struct owned {
+  an_strtab *strings;
+  an_rank_summary **sums;
+  size_t n_sums;
+  void **allocs;           /* every array of the reports (they hold const pointers) */
+  size_t n_allocs, cap_allocs;
+} owned;
+
+/* Records p to be freed with the result; false (p freed) when out of memory. */
+static bool own(owned *o, void *p) {
+  if (!p) return false;
+  void **v = ut_grow(o->allocs, &o->cap_allocs, o->n_allocs + 1, sizeof *v);
+  if (!v) {
+    free(p);
+    return false;
+  }
+  o->allocs = v;
+  o->allocs[o->n_allocs++] = p;
+  return true;
+}
+
+/* Ranks of the table that share summary i's process group (all of the stage when the
+ * trace names none). Writes into ranks (capacity n), returns the count. */
+static size_t group_members(an_rank_summary *const *sums, size_t n, size_t i, long *ranks) {
+  size_t m = 0;
+  for (size_t j = 0; j < n; j++) {
+    bool in = sums[i]->n_group == 0;
+    for (size_t g = 0; g < sums[i]->n_group && !in; g++) in = sums[i]->group[g] == sums[j]->in.rank;
+    if (in) ranks[m++] = sums[j]->in.rank;
+  }
+  return m;
+}
+
+static bool same_ranks(const long *a, size_t na, const long *b, size_t nb) {
+  return na == nb && memcmp(a, b, na * sizeof *a) == 0;
+}
+
+/* Rows sharing a group get the same index; groups hold their member ranks. */
+static bool make_groups(owned *o, an_rank_summary *const *sums, size_t n, an_rank_row *rows,
+                        an_rank_group **groups_out, size_t *n_groups) {
+  an_rank_group *groups = calloc(n, sizeof *groups);
+  long *scratch = malloc(n * sizeof *scratch);
+  bool ok = own(o, groups) && scratch;
+  if (!ok) groups = NULL;
+  size_t ng = 0;
+  for (size_t i = 0; i < n && ok; i++) {
+    size_t m = group_members(sums, n, i, scratch);
+    size_t g = 0;
+    while (g < ng && !same_ranks(groups[g].ranks, groups[g].n_ranks, scratch, m)) g++;
+    if (g == ng) {
+      long *r = malloc((m ? m : 1) * sizeof *r);
+      if (!(ok = own(o, r))) break;
+      memcpy(r, scratch, m * sizeof *r);
+      groups[ng++] = (an_rank_group){.n_ranks = m, .ranks = r};
+    }
+    rows[i].group = g;
+  }
+  free(scratch);
+  *groups_out = groups;
+  *n_groups = ng;
+  return ok;
+}
+
+/* The durations of name (canonical) on summary s, in occurrence order. */
+static size_t occurrences(const an_rank_summary *s, const char *name, double *out, size_t cap) {
+  long idx = ut_strmap_find(&s->names, name, strlen(name));
+  size_t m = 0;
+  for (size_t i = 0; idx >= 0 && i < s->n_colls; i++)
+    if (s->colls[i].name == (uint32_t)idx) {
+      if (m < cap) out[m] = s->colls[i].dur;
+      m++;
+    }
+  return m;
+}
+
+/* Wait of each member over the instances of one collective name: for the k-th
+ * occurrence on every rank, each rank's duration minus the shortest. */
+static bool match_name(an_rank_summary **mem, size_t m, const char *name, double *wait,
+                       an_rank_group *g) {
+  double **d = calloc(m, sizeof *d);
+  size_t *cnt = calloc(m, sizeof *cnt);
+  bool ok = d && cnt;
+  size_t common = SIZE_MAX;
+  for (size_t r = 0; r < m && ok; r++) {
+    cnt[r] = occurrences(mem[r], name, NULL, 0);
+    d[r] = malloc((cnt[r] ? cnt[r] : 1) * sizeof **d);
+    ok = d[r] != NULL;
+    if (ok) occurrences(mem[r], name, d[r], cnt[r]);
+    if (cnt[r] < common) common = cnt[r];
+  }
+  for (size_t k = 0; ok && k < common; k++) {
+    double lo = d[0][k];
+    for (size_t r = 1; r < m; r++)
+      if (d[r][k] < lo) lo = d[r][k];
+    for (size_t r = 0; r < m; r++) wait[r] += d[r][k] - lo;
+  }
+  if (ok) {
+    g->n_matched += common;
+    for (size_t r = 0; r < m; r++) g->n_unmatched += cnt[r] - common;
+  }
+  for (size_t r = 0; d && r < m; r++) free(d[r]);
+  free(d);
+  free(cnt);
+  return ok;
+}
+
+/* Collective names any member ran (first seen order), matched one after another. */
+static bool group_waits(an_rank_summary **mem, size_t m, double *wait, an_rank_group *g) {
+  ut_strmap seen = {0};
+  bool ok = true;
+  for (size_t r = 0; r < m && ok; r++)
+    for (size_t i = 0; i < mem[r]->n_colls && ok; i++) {
+      const char *name = mem[r]->names.keys[mem[r]->colls[i].name];
+      size_t before = seen.n;
+      ok = ut_strmap_put(&seen, name, strlen(name)) >= 0;
+      if (ok && seen.n > before) ok = match_name(mem, m, name, wait, g);
+    }
+  ut_strmap_free(&seen);
+  return ok;
+}
+
+/* Waits, the straggler and the others' loss of every group. */
+static bool stragglers(an_rank_summary **sums, an_rank_row *rows, size_t n, an_rank_group *groups,
+                       size_t ng, double min_share_pct) {
+  an_rank_summary **mem = malloc(n * sizeof *mem);
+  size_t *at = malloc(n * sizeof *at);
+  double *wait = malloc(n * sizeof *wait);
+  bool ok = mem && at && wait;
+  for (size_t g = 0; g < ng && ok; g++) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (rows[i].group == g) mem[m] = sums[i], at[m] = i, wait[m++] = 0;
+    ok = group_waits(mem, m, wait, &groups[g]);
+    size_t best = 0;
+    for (size_t r = 0; r < m && ok; r++) {
+      an_rank_row *row = &rows[at[r]];
+      row->wait_us = wait[r];
+      row->wait_share_pct = row->busy_us > 0 ? wait[r] / row->busy_us * 100 : 0;
+      if (wait[r] < wait[best]) best = r; /* ties: the lowest rank */
+    }
+    if (!ok || m < 2) continue;
+    double lost = 0, gpu = 0;
+    for (size_t r = 0; r < m; r++) {
+      if (r != best) lost += rows[at[r]].wait_us;
+      gpu += rows[at[r]].busy_us + rows[at[r]].idle_us;
+    }
+    an_rank_group *gr = &groups[g];
+    gr->straggler = rows[at[best]].rank;
+    gr->lost_us = lost;
+    gr->lost_share_pct = gpu > 0 ? lost / gpu * 100 : 0;
+    gr->has_straggler = gr->n_matched > 0 && gr->lost_share_pct >= min_share_pct;
+    rows[at[best]].straggler = gr->has_straggler;
+  }
+  free(mem);
+  free(at);
+  free(wait);
+  return ok;
+}
+
+static int cmp_imbalance(const void *pa, const void *pb) {
+  const an_imbalance_row *a = pa, *b = pb;
+  if (a->spread_pct != b->spread_pct) return a->spread_pct > b->spread_pct ? -1 : 1;
+  return strcmp(a->kernel, b->kernel);
+}
+
+/* One imbalance row candidate: name over the members of group g. */
+static bool imbalance_of(an_rank_summary **sums, const an_rank_row *rows, size_t n, size_t g,
+                         const char *name, const te_settings *set, an_imbalance_row *out) {
+  bool first = true;
+  for (size_t i = 0; i < n; i++) {
+    if (rows[i].group != g) continue;
+    long idx = ut_strmap_find(&sums[i]->names, name, strlen(name));
+    double us = idx >= 0 ? sums[i]->name_us[idx] : 0;
+    if (idx >= 0 && sums[i]->name_class[idx] == CLASS_COMM) return false; /* waits, not work */
+    if (idx >= 0) out->category = sums[i]->name_category[idx];
+    if (first || us < out->min_us) out->min_us = us, out->min_rank = rows[i].rank;
+    if (first || us > out->max_us) out->max_us = us, out->max_rank = rows[i].rank;
+    first = false;
+  }
+  const an_rank_row *max_row = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].group == g && rows[i].rank == out->max_rank) max_row = &rows[i];
+  if (first || out->max_us <= 0 || !max_row) return false;
+  out->group = g;
+  out->spread_pct = (out->max_us - out->min_us) / out->max_us * 100;
+  return out->spread_pct > set->ranks_imbalance_pct &&
+         out->max_us >= max_row->busy_us * set->ranks_imbalance_min_share_pct / 100;
+}
+
+/* Kernels whose time differs across the ranks of a group by more than ranks.imbalance_pct
+ * of the largest (bounded 0-100 %, a kernel missing on a rank is 100 %). */
+static bool imbalance(owned *o, an_rank_summary **sums, const an_rank_row *rows, size_t n,
+                      size_t ng, const te_rules *rules, an_rank_report *rep) {
+  an_strtab *st = o->strings;
+  const te_settings *set = te_rules_settings(rules);
+  an_imbalance_row *out = NULL;
+  size_t n_out = 0, cap = 0;
+  for (size_t g = 0; g < ng; g++) {
+    ut_strmap seen = {0};
+    for (size_t i = 0; i < n; i++) {
+      if (rows[i].group != g) continue;
+      for (size_t k = 0; k < sums[i]->names.n; k++) {
+        const char *name = sums[i]->names.keys[k];
+        size_t before = seen.n;
+        if (ut_strmap_put(&seen, name, strlen(name)) < 0) goto nomem;
+        an_imbalance_row row = {0};
+        if (seen.n == before || !imbalance_of(sums, rows, n, g, name, set, &row)) continue;
+        an_imbalance_row *v = ut_grow(out, &cap, n_out + 1, sizeof *v);
+        if (!v || !(row.kernel = an_strtab_cstr(st, name))) goto nomem;
+        out = v;
+        out[n_out++] = row;
+      }
+    }
+    ut_strmap_free(&seen);
+    continue;
+  nomem:
+    ut_strmap_free(&seen);
+    free(out);
+    return false;
+  }
+  if (n_out) qsort(out, n_out, sizeof *out, cmp_imbalance);
+  if (out && !own(o, out)) return false;
+  rep->imbalance = out;
+  rep->n_imbalance = n_out;
+  return true;
+}
+
+static bool fill_row(const an_rank_summary *s, an_strtab *st, an_rank_row *row) {
+  *row = (an_rank_row){.rank = s->in.rank, .busy_us = s->busy_us, .idle_us = s->idle_us};
+  row->path = an_strtab_cstr(st, s->path);
+  row->compute_us = s->class_us[CLASS_COMPUTE];
+  row->communication_us = row->exposed_comm_us = s->class_us[CLASS_COMM];
+  row->memory_us = s->class_us[CLASS_MEMORY];
+  row->collective_us = s->collective_us;
+  size_t top = SIZE_MAX;
+  double total = 0;
+  for (size_t k = 0; k < s->names.n; k++) {
+    total += s->name_us[k];
+    if (top == SIZE_MAX || s->name_us[k] > s->name_us[top]) top = k;
+  }
+  if (top != SIZE_MAX) {
+    row->top_kernel = an_strtab_cstr(st, s->names.keys[top]);
+    row->top_kernel_us = s->name_us[top];
+    row->top_kernel_share_pct = total > 0 ? s->name_us[top] / total * 100 : 0;
+    if (!row->top_kernel) return false;
+  }
+  return row->path != NULL;
+}
+
+/* The section of one stage: sums[0..n) hold its ranks, ascending. */
+static bool stage_report(owned *o, an_rank_summary **sums, size_t n, const te_rules *rules,
+                         an_rank_report *rep) {
+  an_strtab *st = o->strings;
+  an_rank_row *rows = calloc(n, sizeof *rows);
+  if (!own(o, rows)) rows = NULL;
+  an_rank_group *groups = NULL;
+  size_t ng = 0;
+  rep->stage = sums[0]->in.stage;
+  rep->rows = rows;
+  rep->n_rows = rows ? n : 0;
+  bool ok = rows != NULL;
+  for (size_t i = 0; i < n && ok; i++) ok = fill_row(sums[i], st, &rows[i]);
+  if (ok) ok = make_groups(o, sums, n, rows, &groups, &ng);
+  rep->groups = groups;
+  rep->n_groups = ng;
+  double min_share = te_rules_settings(rules)->ranks_straggler_min_share_pct;
+  if (ok) ok = stragglers(sums, rows, n, groups, ng, min_share);
+  if (ok) ok = imbalance(o, sums, rows, n, ng, rules, rep);
+  return ok;
+}
+
+static an_status assemble(owned *o, const te_rules *rules, an_ranks_result *out) {
+  size_t n_stages = 0;
+  for (size_t i = 0; i < o->n_sums; i++)
+    n_stages += i == 0 || strcmp(o->sums[i]->in.stage, o->sums[i - 1]->in.stage) != 0;
+  out->reports = calloc(n_stages ? n_stages : 1, sizeof *out->reports);
+  if (!out->reports) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < o->n_sums;) {
+    size_t j = i + 1;
+    while (j < o->n_sums && strcmp(o->sums[j]->in.stage, o->sums[i]->in.stage) == 0) j++;
+    an_rank_report *rep = &out->reports[out->n_reports++];
+    if (!stage_report(o, o->sums + i, j - i, rules, rep)) return AN_ERR_NOMEM;
+    i = j;
+  }
+  return AN_OK;
+}
+
+an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
+                         const te_rules *rules, const an_ranks_options *opt,
+                         an_ranks_result *out, an_ranks_failure *fail) {
+  memset(out, 0, sizeof *out);
+  owned *o = calloc(1, sizeof *o);
+  pool p = {.in = in, .n_todo = 0, .rules = rules, .opt = opt, .status = AN_OK, .fail = fail};
+  if (o) {
+    o->strings = an_strtab_create();
+    o->sums = calloc(n ? n : 1, sizeof *o->sums);
+    p.todo = malloc((n ? n : 1) * sizeof *p.todo);
+  }
+  out->owned = o;
+  if (!o || !o->strings || !o->sums || !p.todo) {
+    for (size_t i = 0; pre && i < n; i++) summary_free(pre[i]);
+    free(p.todo);
+    return AN_ERR_NOMEM;
+  }
+  o->n_sums = n;
+  for (size_t i = 0; i < n; i++) {
+    o->sums[i] = pre ? pre[i] : NULL;
+    if (!o->sums[i]) p.todo[p.n_todo++] = i;
+  }
+  p.out = o->sums;
+  pthread_mutex_init(&p.lock, NULL);
+  an_status rc = read_all(&p);
+  pthread_mutex_destroy(&p.lock);
+  free(p.todo);
+  if (rc == AN_OK) rc = assemble(o, rules, out);
+  /* the summaries are only needed to build the section */
+  for (size_t i = 0; i < n; i++) summary_free(o->sums[i]);
+  free(o->sums);
+  o->sums = NULL;
+  return rc;
+}
+
+void an_ranks_result_free(an_ranks_result *r) {
+  if (!r) return;
+  free(r->reports);
+  owned *o = r->owned;
+  if (o) {
+    for (size_t i = 0; i < o->n_allocs; i++) free(o->allocs[i]);
+    free(o->allocs);
+    an_strtab_destroy(o->strings);
+  }
+  free(o);
+  memset(r, 0, sizeof *r);
+}
+
+void an_rank_summary_free(an_rank_summary *s) { summary_free(s); }

@@ -1,0 +1,69 @@
+/*
+ * analysis/ranks.h - the Ranks section (issue 12): a summary per rank trace, read in
+ * parallel, then the rank table, collective waits, stragglers and kernel imbalance.
+ *
+ * Memory stays bounded: a worker holds the events of one trace at a time and keeps only
+ * its summary (class times, per-kernel totals, the collective durations in order).
+ *
+ * Threads: the te_rules are thread-compatible only, so every rules query (stage view,
+ * classification) runs under one lock; reading and inflating, the bulk of the time,
+ * run in parallel.
+ *
+ * Ownership: summaries are created by an_rank_summarize or by an_ranks_build and freed
+ * by an_ranks_result_free (an_ranks_build takes ownership of the ones passed in). The
+ * result owns every string and array of its reports.
+ */
+#ifndef TRIAGE_ANALYSIS_RANKS_H
+#define TRIAGE_ANALYSIS_RANKS_H
+
+#include <stddef.h>
+
+#include "analysis/bundle.h"
+#include "analysis/model.h"
+#include "trace/trace.h"
+#include "triage/rules.h"
+
+typedef struct an_rank_summary an_rank_summary; /* opaque */
+
+typedef struct an_rank_input {
+  const char *path;
+  const char *stage;   /* stage id (borrowed from the rules) */
+  long rank;           /* from the file name */
+} an_rank_input;
+
+/* Summarises one rank from a trace already read and its view (the pipeline's own rank).
+ * NULL when out of memory. */
+an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
+                                   const te_rules *rules);
+
+/* For a summary an_ranks_build never received. */
+void an_rank_summary_free(an_rank_summary *s);
+
+typedef struct an_ranks_options {
+  unsigned workers;                 /* threads; 0 = the online CPUs */
+  size_t reader_chunk_size;         /* tr_read_options.chunk_size */
+  void (*warn)(void *ctx, const tr_warning *w); /* called under the lock; may be NULL */
+  void *warn_ctx;
+} an_ranks_options;
+
+typedef struct an_ranks_result {
+  size_t n_reports;
+  an_rank_report *reports;          /* one per stage, in input order */
+  void *owned;                      /* private */
+} an_ranks_result;
+
+/* Why a rank could not be read: its path and the reader's error. */
+typedef struct an_ranks_failure {
+  const char *path;
+  tr_error error;
+} an_ranks_failure;
+
+/* in: every rank file, grouped by stage, ranks ascending within a stage. pre: parallel
+ * to in, a summary already made for an input or NULL (taken over either way). Returns
+ * AN_OK, AN_ERR_INPUT (fail says which file) or AN_ERR_NOMEM. */
+an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
+                         const te_rules *rules, const an_ranks_options *opt,
+                         an_ranks_result *out, an_ranks_failure *fail);
+void an_ranks_result_free(an_ranks_result *r);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * report/diff_report.h - triage diff: Markdown and JSON of an an_diff_report, and a
+ * JSON report (--format json, schemas/report.schema.json) read back as a diff side.
+ *
+ * Ownership: the renderers retain nothing. rp_diff_side_read fills a side whose strings
+ * live in *doc (a cJSON document the caller deletes with cJSON_Delete after the side).
+ */
+#ifndef TRIAGE_REPORT_DIFF_REPORT_H
+#define TRIAGE_REPORT_DIFF_REPORT_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "analysis/diff.h"
+#include "analysis/model.h"
+
+int rp_diff_markdown(FILE *out, const an_diff_report *d);
+int rp_diff_json(FILE *out, const an_diff_report *d);
+
+/* 1: path is a triage JSON report and *side holds it; 0: it is not one (a trace: run the
+ * analysis); -1: out of memory, or a report without the members a side needs (msg). */
+int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap);
+
+#endif

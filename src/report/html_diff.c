@@ -1,0 +1,223 @@
+/*
+ * report/html_diff.c - the HTML page of `triage diff` (docs/html.md, "Diff"): per stage
+ * the GPU time before and after with its change, two stacked bars by category on one
+ * scale, the kernel changes (status new, gone, regress, improve, noise; filterable by
+ * category and status) and the fusion patterns that appeared or went away. Everything
+ * comes from the an_diff_report; trace text goes out escaped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_internal.h"
+#include "report/html_page.h"
+#include "report/report.h"
+
+#define BAR_HEIGHT 20
+
+/* The status words are the style sheet's classes (status-new, ...). */
+static const char *status_word(an_diff_change c) {
+  switch (c) {
+  case AN_DIFF_SLOWER: return "regress";
+  case AN_DIFF_FASTER: return "improve";
+  case AN_DIFF_NEW: return "new";
+  case AN_DIFF_REMOVED: return "gone";
+  case AN_DIFF_SAME: break;
+  }
+  return "noise";
+}
+
+/* One side's categories as a stacked bar; scale: the larger side's total. */
+static void side_bar(rp_hw *hw, const an_diff_stage *s, bool after, double scale) {
+  rp_hw_printf(hw, "<span class=\"side\">%s</span><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
+                   "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"GPU time by category, %s\">",
+               after ? "after" : "before", BAR_HEIGHT, after ? "after" : "before");
+  double x = 0;
+  for (size_t i = 0; i < s->n_categories && scale > 0; i++) {
+    const an_diff_row *c = &s->categories[i];
+    double us = after ? c->after_us : c->before_us, w = 1000.0 * us / scale;
+    rp_hw_printf(hw, "<rect class=\"cat-");
+    rp_hw_token(hw, c->name);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w, BAR_HEIGHT);
+    rp_hw_text(hw, c->name);
+    rp_hw_printf(hw, ": ");
+    rp_hw_ms(hw, us);
+    rp_hw_printf(hw, " ms</title></rect>");
+    x += w;
+  }
+  rp_hw_printf(hw, "</svg>");
+}
+
+static void delta_td(rp_hw *hw, const an_diff_row *r) {
+  const char *dir = r->delta_us > 0 ? " up" : r->delta_us < 0 ? " down" : "";
+  rp_hw_printf(hw, "<td data-value=\"%.6g\" class=\"delta%s\">%s", r->delta_us, dir,
+               r->delta_us > 0 ? "+" : "");
+  rp_hw_ms(hw, r->delta_us);
+  rp_hw_printf(hw, "</td>");
+}
+
+/* Before/after cells: empty for the side a kernel is missing from (sorts last). */
+static void side_tds(rp_hw *hw, const an_diff_row *r) {
+  if (r->change == AN_DIFF_NEW) rp_hw_printf(hw, "<td></td>");
+  else rp_hw_td_ms(hw, r->before_us);
+  if (r->change == AN_DIFF_REMOVED) rp_hw_printf(hw, "<td></td>");
+  else rp_hw_td_ms(hw, r->after_us);
+}
+
+static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  const char **full = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *full);
+  char **shown = NULL;
+  if (full) {
+    for (size_t i = 0; i < s->n_kernels; i++) full[i] = s->kernels[i].name;
+    shown = rp_names_display_table(hw->names, full, s->n_kernels);
+  }
+  if (!shown) {
+    free(full);
+    hw->failed = true;
+    return;
+  }
+  for (size_t i = 0; i < s->n_kernels; i++) {
+    const an_diff_row *r = &s->kernels[i];
+    const char *st = status_word(r->change), *cat = r->category ? r->category : "other";
+    rp_hw_printf(hw, "<tr id=\"d-%s-%zu\" data-cat=\"", tok, i);
+    rp_hw_text(hw, cat);
+    rp_hw_printf(hw, "\" data-status=\"%s\"><td>", st);
+    rp_hw_name_span(hw, r->name, hw->full_names ? r->name : shown[i]);
+    rp_hw_printf(hw, "</td><td>");
+    rp_hw_cat_span(hw, cat);
+    rp_hw_printf(hw, "</td>");
+    side_tds(hw, r);
+    delta_td(hw, r);
+    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st, st);
+  }
+  rp_names_table_free(shown, s->n_kernels);
+  free(full);
+}
+
+static void kernel_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  rp_hw_printf(hw, "<h3 id=\"kernels-%s\">Kernel changes</h3><div class=\"table-wrap\">"
+                   "<table class=\"data sortable diff kernels\" id=\"dk-%s\" data-facets=\"cat status\">"
+                   "<thead><tr><th>Kernel</th><th>Category</th><th class=\"num\">Before (ms)</th>"
+                   "<th class=\"num\">After (ms)</th><th class=\"num\" aria-sort=\"descending\">"
+                   "Δ (ms)</th><th>Status</th></tr></thead><tbody>", tok, tok);
+  kernel_rows(hw, s, tok);
+  if (s->n_kernels == 0) rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"6\">no kernels</td></tr>");
+  rp_hw_printf(hw, "</tbody></table></div>");
+}
+
+static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  if (s->n_fusions == 0) return;
+  rp_hw_printf(hw, "<h3 id=\"fusion-%s\">Fusion patterns that appeared or went away</h3>"
+                   "<div class=\"table-wrap\"><table class=\"data sortable diff\" id=\"df-%s\">"
+                   "<thead><tr><th>Pattern</th><th class=\"num\">Before (ms)</th><th class=\"num\">"
+                   "After (ms)</th><th class=\"num\">Δ (ms)</th><th>Status</th></tr></thead><tbody>",
+               tok, tok);
+  for (size_t i = 0; i < s->n_fusions; i++) {
+    const an_diff_row *r = &s->fusions[i];
+    rp_hw_printf(hw, "<tr id=\"df-%s-%zu\"><td>", tok, i);
+    rp_hw_text(hw, r->name);
+    rp_hw_printf(hw, "</td>");
+    side_tds(hw, r);
+    delta_td(hw, r);
+    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>",
+                 status_word(r->change), status_word(r->change));
+  }
+  rp_hw_printf(hw, "</tbody></table></div>");
+}
+
+static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  const an_diff_row *t = &s->total;
+  rp_hw_printf(hw, "<section class=\"stage diff\" id=\"stage-%s\" data-stage=\"", tok);
+  rp_hw_text(hw, s->stage);
+  rp_hw_printf(hw, "\"><h2>Stage: ");
+  rp_hw_text(hw, s->stage);
+  rp_hw_printf(hw, " — ");
+  rp_hw_ms(hw, t->before_us);
+  rp_hw_printf(hw, " ms → ");
+  rp_hw_ms(hw, t->after_us);
+  rp_hw_printf(hw, " ms <span class=\"delta %s\">%+.1f%%</span></h2>",
+               t->delta_us > 0 ? "up" : "down", t->delta_pct);
+  double scale = t->before_us > t->after_us ? t->before_us : t->after_us;
+  rp_hw_printf(hw, "<figure class=\"catbar diffbars\" id=\"bar-%s\">", tok);
+  side_bar(hw, s, false, scale);
+  side_bar(hw, s, true, scale);
+  rp_hw_printf(hw, "</figure>");
+  kernel_table(hw, s, tok);
+  fusion_table(hw, s, tok);
+  rp_hw_printf(hw, "</section>");
+}
+
+typedef struct diff_page {
+  rp_hw hw;
+  const an_diff_report *d;
+  const char *version, *command_line;
+} diff_page;
+
+static void diff_body(diff_page *p) {
+  rp_hw *hw = &p->hw;
+  rp_hw_printf(hw, "<main><header class=\"report-head\" id=\"top\"><h1>triage diff</h1>"
+                   "<p class=\"subtitle\">Before: <code>");
+  rp_hw_text(hw, p->d->before);
+  rp_hw_printf(hw, "</code> → After: <code>");
+  rp_hw_text(hw, p->d->after);
+  rp_hw_printf(hw, "</code></p></header><section id=\"summary\" class=\"summary\">"
+                   "<h2>Changes by stage</h2><ol>");
+  for (size_t i = 0; i < p->d->n_stages; i++) {
+    rp_hw_printf(hw, "<li><a class=\"ev\" href=\"#stage-%s\">", hw->stage_tok[i]);
+    rp_hw_text(hw, p->d->stages[i].stage);
+    rp_hw_printf(hw, ": %+.1f%%</a></li>", p->d->stages[i].total.delta_pct);
+  }
+  rp_hw_printf(hw, "</ol></section>");
+  for (size_t i = 0; i < p->d->n_stages && !hw->failed; i++)
+    stage_section(hw, &p->d->stages[i], hw->stage_tok[i]);
+  rp_hw_printf(hw, "</main><footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt>"
+                   "<dd id=\"triage-version\">");
+  rp_hw_text(hw, p->version ? p->version : "unknown");
+  rp_hw_printf(hw, "</dd><dt>Command</dt><dd><code class=\"cmdline\">");
+  rp_hw_text(hw, p->command_line);
+  rp_hw_printf(hw, "</code></dd></dl></footer>");
+}
+
+static int fill_diff(FILE *out, const char *name, void *ctx) {
+  diff_page *p = ctx;
+  p->hw.out = out;
+  if (strcmp(name, "version") == 0) rp_hw_text(&p->hw, p->version);
+  else if (strcmp(name, "title") == 0) rp_hw_printf(&p->hw, "triage diff");
+  else if (strcmp(name, "body") == 0) diff_body(p);
+  else return -1;
+  return p->hw.failed ? -1 : 0;
+}
+
+/* Stage ids as tokens, "-INDEX" on a collision (as the report's). */
+static char **diff_tokens(const an_diff_report *d) {
+  char **tok = calloc(d->n_stages ? d->n_stages : 1, sizeof *tok);
+  for (size_t i = 0; tok && i < d->n_stages; i++) {
+    size_t n = strlen(d->stages[i].stage ? d->stages[i].stage : "");
+    tok[i] = malloc(n + 24);
+    if (!tok[i]) break;
+    size_t k = 0;
+    for (const char *c = d->stages[i].stage ? d->stages[i].stage : ""; *c; c++)
+      tok[i][k++] = ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                     *c == '_' || *c == '-') ? *c : '_';
+    if (k == 0) tok[i][k++] = '_';
+    tok[i][k] = '\0';
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(tok[j], tok[i]) == 0) sprintf(tok[i] + k, "-%zu", i);
+  }
+  return tok;
+}
+
+int rp_html_diff(FILE *out, const an_diff_report *d, const rp_options *o, const char *version,
+                 const char *command_line) {
+  const te_rules *rules = o ? o->rules : NULL;
+  rp_names *names = rp_names_create(rules);
+  char **tok = diff_tokens(d);
+  bool ok = names && tok;
+  for (size_t i = 0; ok && i < d->n_stages; i++) ok = tok[i] != NULL;
+  diff_page p = {{out, NULL, rules, names, o && o->full_names, tok, NULL, "", 0, "", false},
+                 d, version, command_line};
+  int rc = ok ? rp_html_page_write(out, fill_diff, &p) : -1;
+  for (size_t i = 0; tok && i < d->n_stages; i++) free(tok[i]);
+  free(tok);
+  rp_names_destroy(names);
+  return rc;
+}

@@ -1,0 +1,170 @@
+/*
+ * report/html_ranks.c - the Ranks section of the HTML page: one row per rank with a
+ * stacked bar of its time split on one scale for every rank (the widest rank is 1000 in
+ * the viewBox), the straggler marked (docs/html.md, "Ranks").
+ *
+ * The drawing reads an rp_rank_view (tested alone: tests/unit/test_html.c, html_ranks);
+ * rp_html_rank_reports adapts the model's an_rank_report tables to it: per rank the
+ * compute, exposed communication, memory and idle time of its whole trace, the
+ * straggler of each collective group marked, the verdict from the groups.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_internal.h"
+
+#define BAR_SCALE 1000.0
+#define BAR_HEIGHT 16
+
+/* The bar length: every part, idle included when the view has it. */
+static double busy_of(const rp_rank_view_row *r) {
+  double t = 0;
+  for (size_t i = 0; i < r->n_parts; i++) t += r->parts[i].us;
+  return t;
+}
+
+static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
+  rp_hw_printf(hw, "<td class=\"bar\"><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
+                   "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"time split:",
+               BAR_HEIGHT);
+  double busy = busy_of(r), x = 0;
+  for (size_t i = 0; i < r->n_parts; i++) {
+    rp_hw_printf(hw, "%s ", i ? "," : "");
+    rp_hw_text(hw, r->parts[i].name);
+    rp_hw_printf(hw, " %.1f%%", busy > 0 ? 100.0 * r->parts[i].us / busy : 0.0);
+  }
+  rp_hw_printf(hw, "\">");
+  for (size_t i = 0; i < r->n_parts && widest > 0; i++) {
+    double w = BAR_SCALE * r->parts[i].us / widest;
+    rp_hw_printf(hw, "<rect class=\"cat-");
+    rp_hw_token(hw, r->parts[i].name);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w, BAR_HEIGHT);
+    rp_hw_text(hw, r->parts[i].name);
+    rp_hw_printf(hw, ": ");
+    rp_hw_ms(hw, r->parts[i].us);
+    rp_hw_printf(hw, " ms</title></rect>");
+    x += w;
+  }
+  rp_hw_printf(hw, "</svg></td>");
+}
+
+static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest) {
+  rp_hw_printf(hw, "<tr id=\"%srank%s-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", hw->idp,
+               hw->id_suffix, i, r->straggler ? " class=\"straggler\"" : "", r->rank);
+  rp_hw_text(hw, r->label);
+  if (r->straggler) rp_hw_printf(hw, " <span class=\"badge badge-straggler\">straggler</span>");
+  rp_hw_printf(hw, "</th>");
+  rank_bar(hw, r, widest);
+  rp_hw_td_ms(hw, busy_of(r));
+  for (size_t p = 0; p < r->n_parts; p++) rp_hw_td_ms(hw, r->parts[p].us);
+  rp_hw_printf(hw, "<td>");
+  if (r->top_kernel) {
+    rp_hw_name_span(hw, r->top_kernel, r->top_kernel_shown ? r->top_kernel_shown : r->top_kernel);
+    rp_hw_printf(hw, " <span class=\"muted\">%.1f%%</span>", r->top_share_pct);
+  }
+  rp_hw_printf(hw, "</td></tr>");
+}
+
+/* The legend and the part columns follow the first rank's parts: every rank of one view
+ * has the same parts in the same order (the adapter's contract). */
+static void ranks_head(rp_hw *hw, const rp_rank_view_row *first) {
+  rp_hw_printf(hw, "<ul class=\"legend\">");
+  for (size_t i = 0; first && i < first->n_parts; i++) {
+    rp_hw_printf(hw, "<li class=\"cat-");
+    rp_hw_token(hw, first->parts[i].name);
+    rp_hw_printf(hw, "\"><span class=\"sw\"></span>");
+    rp_hw_text(hw, first->parts[i].name);
+    rp_hw_printf(hw, "</li>");
+  }
+  rp_hw_printf(hw, "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"%srt%s\">"
+                   "<thead><tr><th>Rank</th><th data-sort=\"none\">Time split</th>"
+                   "<th class=\"num\" title=\"the parts summed: first kernel start to last end when idle is one\">Span (ms)</th>", hw->idp, hw->id_suffix);
+  for (size_t i = 0; first && i < first->n_parts; i++) {
+    rp_hw_printf(hw, "<th class=\"num\">");
+    rp_hw_text(hw, first->parts[i].name);
+    rp_hw_printf(hw, " (ms)</th>");
+  }
+  rp_hw_printf(hw, "<th>Top kernel</th></tr></thead><tbody>");
+}
+
+void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
+  if (!v || v->n == 0) return;
+  double widest = 0;
+  for (size_t i = 0; i < v->n; i++)
+    if (busy_of(&v->rows[i]) > widest) widest = busy_of(&v->rows[i]);
+  rp_hw_printf(hw, "<section id=\"%sranks%s\" class=\"ranks\"><h%d>Ranks", hw->idp, hw->id_suffix,
+               2 + hw->hd);
+  if (v->title) {
+    rp_hw_printf(hw, " (");
+    rp_hw_text(hw, v->title);
+    rp_hw_printf(hw, ")");
+  }
+  rp_hw_printf(hw, "</h%d><p class=\"verdict\">", 2 + hw->hd);
+  rp_hw_text(hw, v->verdict);
+  rp_hw_printf(hw, "</p>");
+  ranks_head(hw, &v->rows[0]);
+  for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest);
+  rp_hw_printf(hw, "</tbody></table></div></section>");
+}
+
+/* ------------------------------------------------------------------ from the model */
+
+#define RANK_PARTS 4
+
+/* One sentence per group with a verdict; the first group's words when none has one. */
+static void verdict_of(const an_rank_report *rr, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (size_t g = 0; g < rr->n_groups && n < cap; g++) {
+    const an_rank_group *gr = &rr->groups[g];
+    if (!gr->has_straggler) continue;
+    n += (size_t)snprintf(buf + n, cap - n, "%sRank %ld is the straggler: the other ranks of its "
+                          "group wait %.3f ms for it (%.1f%% of their GPU time).",
+                          n ? " " : "", gr->straggler, gr->lost_us / 1000.0, gr->lost_share_pct);
+  }
+  if (n == 0)
+    snprintf(buf, cap, "No straggler: the ranks wait for one another less than the bar "
+                       "(ranks.straggler_min_share_pct), or have no collectives to compare.");
+}
+
+static void rank_report(rp_hw *hw, const an_rank_report *rr, rp_rank_view_row *rows,
+                        rp_rank_part (*parts)[RANK_PARTS]) {
+  for (size_t i = 0; i < rr->n_rows; i++) {
+    const an_rank_row *w = &rr->rows[i];
+    parts[i][0] = (rp_rank_part){"compute", w->compute_us};
+    parts[i][1] = (rp_rank_part){"communication", w->communication_us};
+    parts[i][2] = (rp_rank_part){"memory", w->memory_us};
+    parts[i][3] = (rp_rank_part){"idle", w->idle_us};
+    size_t si = rp_hw_stage_index(hw, rr->stage);
+    rows[i] = (rp_rank_view_row){NULL, w->rank, RANK_PARTS, parts[i], w->straggler, w->top_kernel,
+                                 w->top_kernel ? rp_hw_shown(hw, si, w->top_kernel) : NULL,
+                                 w->top_kernel_share_pct};
+  }
+}
+
+void rp_html_rank_reports(rp_hw *hw) {
+  for (size_t k = 0; k < hw->rep->n_ranks && !hw->failed; k++) {
+    const an_rank_report *rr = &hw->rep->ranks[k];
+    rp_rank_view_row *rows = calloc(rr->n_rows ? rr->n_rows : 1, sizeof *rows);
+    rp_rank_part(*parts)[RANK_PARTS] = calloc(rr->n_rows ? rr->n_rows : 1, sizeof *parts);
+    char *labels = calloc(rr->n_rows ? rr->n_rows : 1, 32);
+    if (!rows || !parts || !labels) hw->failed = true;
+    if (!hw->failed) {
+      rank_report(hw, rr, rows, parts);
+      for (size_t i = 0; i < rr->n_rows; i++) {
+        snprintf(labels + 32 * i, 32, "rank %ld", rr->rows[i].rank);
+        rows[i].label = labels + 32 * i;
+      }
+      char verdict[1024];
+      verdict_of(rr, verdict, sizeof verdict);
+      char suffix[32] = "";
+      if (k) snprintf(suffix, sizeof suffix, "-%zu", k);
+      hw->id_suffix = suffix;
+      rp_html_ranks(hw, &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows});
+      hw->id_suffix = "";
+    }
+    free(rows);
+    free(parts);
+    free(labels);
+  }
+}

@@ -1,0 +1,538 @@
+/*
+ * report/html_report.c - the HTML report (--format html): one self-contained page from
+ * the report model, in the markup of docs/html.md. The page skeleton, style sheet and
+ * script are embedded (html_page.c); this file writes the header, "What to try first",
+ * the notes on the trace, the legend and the footer, and asks html_tables.c for each
+ * stage. Trace text goes out only through rp_html_text / rp_html_token.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_escape.h"
+#include "report/html_internal.h"
+#include "report/html_page.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "triage/settings.h"
+
+/* ------------------------------------------------------------------ write helpers */
+
+void rp_hw_printf(rp_hw *hw, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vfprintf(hw->out, fmt, ap) < 0) hw->failed = true;
+  va_end(ap);
+}
+
+void rp_hw_text(rp_hw *hw, const char *s) {
+  if (rp_html_puts(hw->out, s) != 0) hw->failed = true;
+}
+
+void rp_hw_token(rp_hw *hw, const char *s) {
+  if (rp_html_token(hw->out, s) != 0) hw->failed = true;
+}
+
+void rp_hw_ms(rp_hw *hw, double us) {
+  int digits = 2;
+  double v = us / 1000.0, step = 0.005; /* half of the last printed digit */
+  while (digits < 6 && v != 0 && v < step && v > -step) {
+    digits++; /* a non-zero time never prints as 0.00 */
+    step /= 10;
+  }
+  rp_hw_printf(hw, "%.*f", digits, v);
+}
+
+void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown) {
+  rp_hw_printf(hw, "<span class=\"name\" title=\"");
+  rp_hw_text(hw, full);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, shown);
+  rp_hw_printf(hw, "</span>");
+}
+
+void rp_hw_cat_span(rp_hw *hw, const char *category) {
+  rp_hw_printf(hw, "<span class=\"cat cat-");
+  rp_hw_token(hw, category);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, category);
+  rp_hw_printf(hw, "</span>");
+}
+
+void rp_hw_td_ms(rp_hw *hw, double us) {
+  rp_hw_printf(hw, "<td data-value=\"%.6g\">", us);
+  rp_hw_ms(hw, us);
+  rp_hw_printf(hw, "</td>");
+}
+
+void rp_hw_td_pct(rp_hw *hw, double pct) {
+  rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td>", pct, pct);
+}
+
+void rp_hw_td_count(rp_hw *hw, size_t n) { rp_hw_printf(hw, "<td data-value=\"%zu\">%zu</td>", n, n); }
+
+size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id) {
+  size_t i = 0;
+  while (stage_id && i < hw->rep->n_stages && strcmp(hw->rep->stages[i].id, stage_id) != 0) i++;
+  return stage_id ? i : hw->rep->n_stages;
+}
+
+const char *rp_hw_shown(const rp_hw *hw, size_t stage, const char *name) {
+  const rp_hw_names *nm = stage < hw->rep->n_stages ? &hw->stage_names[stage] : NULL;
+  for (size_t i = 0; nm && nm->shown && i < nm->n; i++)
+    if (strcmp(nm->full[i], name) == 0) return nm->shown[i];
+  return name;
+}
+
+/* ------------------------------------------------------------------ display names */
+
+static void names_add(rp_hw_names *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->full[i], name) == 0) return;
+  s->full[s->n++] = name;
+}
+
+/* Kernel rows first (distinct by construction: rows aggregate by canonical name), then
+ * what the overlap and fusion rows and the summary items name. */
+static int stage_names_build(rp_hw *hw, size_t si, rp_hw_names *s) {
+  const an_stage_report *st = &hw->rep->stages[si];
+  size_t cap = st->n_kernels + (st->overlap ? st->overlap->n_rows : 0);
+  for (size_t i = 0; i < st->n_fuse; i++) cap += st->fuse[i].n_related;
+  for (size_t i = 0; i < hw->rep->n_summary; i++) cap += hw->rep->summary[i].n_kernels;
+  s->full = calloc(cap + 1, sizeof *s->full);
+  if (!s->full) return -1;
+  for (size_t i = 0; i < st->n_kernels; i++) s->full[s->n++] = st->kernels[i].name;
+  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) names_add(s, st->overlap->rows[i].kernel);
+  for (size_t i = 0; i < st->n_fuse; i++)
+    for (size_t k = 0; k < st->fuse[i].n_related; k++) names_add(s, st->fuse[i].related[k]);
+  for (size_t i = 0; i < hw->rep->n_summary; i++) {
+    const an_summary_item *it = &hw->rep->summary[i];
+    if (rp_hw_stage_index(hw, it->stage_id) != si) continue;
+    for (size_t k = 0; k < it->n_kernels; k++) names_add(s, it->kernels[k]);
+  }
+  if (hw->full_names) return 0; /* shown stays NULL: every name is shown in full */
+  s->shown = rp_names_display_table(hw->names, s->full, s->n);
+  return s->shown ? 0 : -1;
+}
+
+static void stage_names_free(rp_hw_names *all, size_t n) {
+  for (size_t i = 0; all && i < n; i++) {
+    if (all[i].shown) rp_names_table_free(all[i].shown, all[i].n);
+    free(all[i].full);
+  }
+  free(all);
+}
+
+static rp_hw_names *stage_names(rp_hw *hw) {
+  rp_hw_names *all = calloc(hw->rep->n_stages ? hw->rep->n_stages : 1, sizeof *all);
+  for (size_t i = 0; all && i < hw->rep->n_stages; i++) {
+    if (stage_names_build(hw, i, &all[i]) != 0) {
+      stage_names_free(all, hw->rep->n_stages);
+      return NULL;
+    }
+  }
+  return all;
+}
+
+/* ------------------------------------------------------------------ stage tokens */
+
+static char *token_of(const char *s) {
+  char *t = malloc(strlen(s ? s : "") + 2);
+  if (!t) return NULL;
+  size_t n = 0;
+  for (const char *p = s ? s : ""; *p; p++) {
+    char c = *p;
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-';
+    t[n++] = keep ? c : '_';
+  }
+  if (n == 0) t[n++] = '_';
+  t[n] = '\0';
+  return t;
+}
+
+/* Stage ids as tokens; two stages whose tokens collide get "-INDEX" (docs/html.md). */
+static char **stage_tokens(const an_report *r) {
+  char **tok = calloc(r->n_stages ? r->n_stages : 1, sizeof *tok);
+  for (size_t i = 0; tok && i < r->n_stages; i++) {
+    char *t = token_of(r->stages[i].id);
+    bool clash = false;
+    for (size_t j = 0; t && j < i; j++) clash = clash || strcmp(tok[j], t) == 0;
+    if (t && clash) {
+      char *u = malloc(strlen(t) + 24);
+      if (u) sprintf(u, "%s-%zu", t, i);
+      free(t);
+      t = u;
+    }
+    if (!t) {
+      for (size_t j = 0; j < i; j++) free(tok[j]);
+      free(tok);
+      return NULL;
+    }
+    tok[i] = t;
+  }
+  return tok;
+}
+
+/* ------------------------------------------------------------------ header */
+
+static const char *prov_class(an_source s) {
+  switch (s) {
+  case AN_SOURCE_DEFAULT: return "default";
+  case AN_SOURCE_COMMAND_LINE: return "command-line";
+  case AN_SOURCE_LIVE_CAPTURE: return "live-capture";
+  case AN_SOURCE_SERVER_ARGS: return "server-args";
+  case AN_SOURCE_TRACE_METADATA: return "trace-metadata";
+  case AN_SOURCE_DETECTION_RULE: return "detection-rule";
+  case AN_SOURCE_UNKNOWN: break;
+  }
+  return "none";
+}
+
+static void fact(rp_hw *hw, const char *term, const char *value, an_source src, bool with_prov) {
+  rp_hw_printf(hw, "<div><dt>%s</dt><dd>", term);
+  rp_hw_text(hw, value ? value : "not known");
+  if (with_prov)
+    rp_hw_printf(hw, " <span class=\"prov prov-%s\">%s</span>", prov_class(src), rp_source(src));
+  rp_hw_printf(hw, "</dd></div>");
+}
+
+static void inputs_line(rp_hw *hw, const an_provenance *p) {
+  rp_hw_printf(hw, "<p class=\"subtitle\">");
+  if (p->mode == AN_MODE_MAPPING_FORMAL) rp_hw_printf(hw, "Mapping: ");
+  else rp_hw_printf(hw, "Inputs: ");
+  for (size_t i = 0; i < p->n_mapping_inputs; i++) {
+    rp_hw_printf(hw, "%s<code>", i ? ", " : "");
+    rp_hw_text(hw, p->mapping_inputs[i]);
+    rp_hw_printf(hw, "</code>");
+  }
+  if (p->mode == AN_MODE_MAPPING_FORMAL) {
+    rp_hw_printf(hw, " · Formal: ");
+    for (size_t i = 0; i < p->n_formal_inputs; i++) {
+      rp_hw_printf(hw, "%s<code>", i ? ", " : "");
+      rp_hw_text(hw, p->formal_inputs[i]);
+      rp_hw_printf(hw, "</code>");
+    }
+  }
+  rp_hw_printf(hw, "</p>");
+}
+
+static void header(rp_hw *hw) {
+  const an_provenance *p = &hw->rep->run;
+  rp_hw_printf(hw, "<header class=\"report-head\" id=\"%stop\"><h%d>triage report: ", hw->idp, 1 + hw->hd);
+  rp_hw_text(hw, p->context.model.value ? p->context.model.value : "model not known");
+  rp_hw_printf(hw, "</h%d>", 1 + hw->hd);
+  inputs_line(hw, p);
+  rp_hw_printf(hw, "<dl class=\"facts\">");
+  fact(hw, "Framework", p->framework.label ? p->framework.label : p->framework.id,
+       p->framework.source, true);
+  fact(hw, "Model", p->context.model.value, p->context.model.source, true);
+  char tp[32];
+  snprintf(tp, sizeof tp, "%ld", p->context.tp_size.value);
+  fact(hw, "TP size", tp, p->context.tp_size.source, true);
+  fact(hw, "GPU", p->context.gpu.value, p->context.gpu.source, true);
+  fact(hw, "Platform", rp_platform(p->context.platform.value), p->context.platform.source, true);
+  fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : "single trace",
+       AN_SOURCE_UNKNOWN, false);
+  double total = 0;
+  for (size_t i = 0; i < hw->rep->n_stages; i++) total += hw->rep->stages[i].kernel_total_us;
+  rp_hw_printf(hw, "<div><dt>Stages</dt><dd>%zu</dd></div><div><dt>GPU kernel time</dt><dd>",
+               hw->rep->n_stages);
+  rp_hw_ms(hw, total);
+  rp_hw_printf(hw, " ms</dd></div></dl></header>");
+}
+
+/* ------------------------------------------------------------------ summary */
+
+static const char *const KIND_IDS[] = {"k", "o", "f"};
+static const char *const TABLE_WORDS[] = {"kernel table", "overlap table", "fusion table"};
+
+/* The item's kernels; past SUMMARY_NAMES_SHOWN a count (the evidence row has them all). */
+#define SUMMARY_NAMES_SHOWN 3
+static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) {
+  for (size_t i = 0; i < it->n_kernels && i < SUMMARY_NAMES_SHOWN; i++) {
+    rp_hw_printf(hw, "%s", i ? ", " : "");
+    rp_hw_name_span(hw, it->kernels[i], rp_hw_shown(hw, stage, it->kernels[i]));
+  }
+  if (it->n_kernels > SUMMARY_NAMES_SHOWN)
+    rp_hw_printf(hw, " and %zu more", it->n_kernels - SUMMARY_NAMES_SHOWN);
+}
+
+static void summary_item(rp_hw *hw, const an_summary_item *it) {
+  unsigned kind = it->kind < AN_SUMMARY_KINDS ? (unsigned)it->kind : 0;
+  size_t stage = rp_hw_stage_index(hw, it->stage_id);
+  const char *tok = stage < hw->rep->n_stages ? hw->stage_tok[stage] : NULL;
+  const char *kind_word = rp_summary_kind(it->kind);
+  rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">%s</span>: ",
+               kind_word, kind_word, rp_action(it->action));
+  summary_kernels(hw, it, stage);
+  rp_hw_printf(hw, " at <code class=\"loc\">");
+  rp_hw_text(hw, it->location ? it->location : "unresolved");
+  rp_hw_printf(hw, "</code> — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
+  rp_hw_ms(hw, it->at_stake_us);
+  rp_hw_printf(hw, " ms</span> (%.1f%% of the stage) ", it->share_pct);
+  if (tok) {
+    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok, it->row);
+    rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
+    rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
+  }
+  rp_hw_printf(hw, "</li>");
+}
+
+static void summary(rp_hw *hw) {
+  if (hw->rep->n_summary == 0) return;
+  rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d><ol>", hw->idp,
+               2 + hw->hd, 2 + hw->hd);
+  for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
+  rp_hw_printf(hw, "</ol></section>");
+}
+
+/* ------------------------------------------------------------------ notes on the trace */
+
+static void hint_li(rp_hw *hw, const char *level, const char *text) {
+  rp_hw_printf(hw, "<li class=\"hint hint-%s\">", level);
+  rp_hw_text(hw, text);
+  rp_hw_printf(hw, "</li>");
+}
+
+/* How to record stacks for this framework: the packs' report.stack_hints (a defaulted
+ * framework is a guess, so it gets the generic way). */
+static void stack_hint(rp_hw *hw) {
+  rp_hw_printf(hw, "<li class=\"hint hint-warn\"><b>No Python stacks.</b> No kernel resolved to a "
+                   "Python location, so locations read <code>unresolved</code>. Record the trace "
+                   "with <code>with_stack=True</code>");
+  const te_string_list *l = NULL;
+  if (hw->rules) {
+    const te_list_map *m = &te_rules_settings(hw->rules)->report_stack_hints;
+    if (!hw->rep->limits.framework_defaulted) l = te_list_map_get(m, hw->rep->run.framework.id);
+    if (!l) l = te_list_map_get(m, "other");
+  }
+  rp_hw_printf(hw, "%s", l && l->n ? ":<ul>" : ".");
+  for (size_t i = 0; l && i < l->n; i++) {
+    rp_hw_printf(hw, "<li>");
+    rp_hw_text(hw, l->items[i]);
+    rp_hw_printf(hw, "</li>");
+  }
+  rp_hw_printf(hw, "%s</li>", l && l->n ? "</ul>" : "");
+}
+
+static void limit_hints(rp_hw *hw) {
+  const an_trace_limits *l = &hw->rep->limits;
+  char line[512];
+  if (l->no_python_stacks) stack_hint(hw);
+  if (l->framework_defaulted)
+    hint_li(hw, "warn", "Framework not detected: the report assumes the packs' default. Pass "
+                        "--framework if that is wrong.");
+  if (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) {
+    snprintf(line, sizeof line, "One rank of many: %ld trace(s) analysed of TP size %ld; other "
+             "ranks may differ (pass the profile directory to read them all).",
+             l->ranks_analysed, l->ranks_expected);
+    hint_li(hw, "info", line);
+  }
+  if (l->short_window_stage) {
+    snprintf(line, sizeof line, "Short capture window: the %s stage spans %.2f ms of GPU time; "
+             "a longer capture shows steady-state behaviour.",
+             l->short_window_stage, l->short_window_us / 1000.0);
+    hint_li(hw, "info", line);
+  }
+}
+
+static bool has_limits(const an_trace_limits *l) {
+  return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
+         (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected);
+}
+
+static void hints(rp_hw *hw) {
+  if (hw->rep->n_hints == 0 && !has_limits(&hw->rep->limits)) return;
+  rp_hw_printf(hw, "<section id=\"%shints\" class=\"hints\"><h%d>Notes on this trace</h%d><ul>", hw->idp,
+               2 + hw->hd, 2 + hw->hd);
+  limit_hints(hw);
+  char line[2048];
+  for (size_t i = 0; i < hw->rep->n_hints; i++) {
+    rp_hint_text(&hw->rep->hints[i], line, sizeof line);
+    hint_li(hw, hw->rep->hints[i].level == AN_HINT_WARNING ? "warn" : "info", line);
+  }
+  rp_hw_printf(hw, "</ul></section>");
+}
+
+/* ------------------------------------------------------------------ legend, footer */
+
+static const char *const LEGEND[][2] = {
+    {"GPU time", "sum of the kernel's durations in the stage, in ms"},
+    {"Share", "of the stage's kernel time (one denominator for every table of a stage)"},
+    {"Exclusive / Hidden", "time with no other stream busy / time overlapped by other streams"},
+    {"Priority", "P1 act, P2 check dependencies first, P4 already hidden, P5 under the bar"},
+    {"Confidence", "Confirmed: each component has its own evidence kernel; Candidate: partial"},
+    {"Provenance", "where a header fact came from; default and not known are warnings"},
+};
+
+static void legend(rp_hw *hw) {
+  rp_hw_printf(hw, "<section id=\"legend\" class=\"legend-key\"><h2>Legend</h2><dl class=\"key\">");
+  for (size_t i = 0; i < sizeof LEGEND / sizeof LEGEND[0]; i++)
+    rp_hw_printf(hw, "<dt>%s</dt><dd>%s</dd>", LEGEND[i][0], LEGEND[i][1]);
+  rp_hw_printf(hw, "</dl></section>");
+}
+
+static void footer(rp_hw *hw) {
+  const an_provenance *p = &hw->rep->run;
+  rp_hw_printf(hw, "<footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt><dd id=\"triage-version\">");
+  rp_hw_text(hw, p->version ? p->version : "unknown");
+  rp_hw_printf(hw, "</dd><dt>Rule packs</dt><dd><ul class=\"packs\">");
+  for (size_t i = 0; i < p->n_packs; i++) {
+    rp_hw_printf(hw, "<li><code>");
+    rp_hw_text(hw, p->packs[i].file ? p->packs[i].file : p->packs[i].id);
+    rp_hw_printf(hw, "</code></li>");
+  }
+  rp_hw_printf(hw, "</ul></dd><dt>Command</dt><dd><code class=\"cmdline\">");
+  rp_hw_text(hw, p->command_line ? p->command_line : "");
+  rp_hw_printf(hw, "</code></dd></dl></footer>");
+}
+
+/* ------------------------------------------------------------------ the page */
+
+/* One report's sections; a bundle's <article> holds them too (hw->idp, hw->hd). */
+static void report_sections(rp_hw *hw) {
+  header(hw);
+  summary(hw);
+  hints(hw);
+  for (size_t i = 0; i < hw->rep->n_stages && !hw->failed; i++) rp_html_stage(hw, i);
+  rp_html_rank_reports(hw);
+}
+
+/* Stage tokens and display names of hw->rep (the per-report state). 0, or -1. */
+static int report_begin(rp_hw *hw, const an_report *r) {
+  hw->rep = r;
+  hw->stage_tok = stage_tokens(r);
+  hw->stage_names = hw->stage_tok ? stage_names(hw) : NULL;
+  return hw->stage_names ? 0 : -1;
+}
+
+static void report_end(rp_hw *hw) {
+  stage_names_free(hw->stage_names, hw->rep->n_stages);
+  for (size_t i = 0; hw->stage_tok && i < hw->rep->n_stages; i++) free(hw->stage_tok[i]);
+  free(hw->stage_tok);
+  hw->stage_names = NULL;
+  hw->stage_tok = NULL;
+}
+
+static int fill(FILE *out, const char *name, void *ctx) {
+  rp_hw *hw = ctx;
+  hw->out = out;
+  if (strcmp(name, "version") == 0) rp_hw_text(hw, hw->rep->run.version);
+  else if (strcmp(name, "title") == 0) {
+    rp_hw_printf(hw, "triage report: ");
+    rp_hw_text(hw, hw->rep->run.context.model.value ? hw->rep->run.context.model.value : "model not known");
+  } else if (strcmp(name, "body") == 0) {
+    rp_hw_printf(hw, "<main>");
+    report_sections(hw);
+    legend(hw);
+    rp_hw_printf(hw, "</main>");
+    footer(hw);
+  } else {
+    return -1;
+  }
+  return hw->failed ? -1 : 0;
+}
+
+int rp_html(FILE *out, const an_report *r, const rp_options *o) {
+  const te_rules *rules = o ? o->rules : NULL;
+  rp_names *names = rp_names_create(rules);
+  rp_hw hw = {out, r, rules, names, o && o->full_names, NULL, NULL, "", 0, "", false};
+  int rc = names && report_begin(&hw, r) == 0 ? rp_html_page_write(out, fill, &hw) : -1;
+  report_end(&hw);
+  rp_names_destroy(names);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ bundle */
+
+typedef struct bundle {
+  rp_hw hw;
+  const an_report *const *reps;
+  const char *const *labels;
+  size_t n;
+} bundle;
+
+static const char *group_model(const an_report *r) {
+  return r->run.context.model.value ? r->run.context.model.value : "model not known";
+}
+
+static const char *group_framework(const an_report *r) {
+  return r->run.framework.label ? r->run.framework.label : r->run.framework.id;
+}
+
+static bool same_group(const an_report *a, const an_report *b) {
+  const char *fa = group_framework(a), *fb = group_framework(b);
+  return strcmp(group_model(a), group_model(b)) == 0 && strcmp(fa ? fa : "", fb ? fb : "") == 0;
+}
+
+/* Contents grouped by model and framework, groups in first-seen order. */
+static void bundle_toc(bundle *b) {
+  rp_hw *hw = &b->hw;
+  rp_hw_printf(hw, "<nav class=\"toc\" id=\"toc\" aria-label=\"Contents\"><h2>Contents</h2><ol>");
+  for (size_t g = 0; g < b->n; g++) {
+    bool seen = false;
+    for (size_t j = 0; j < g && !seen; j++) seen = same_group(b->reps[j], b->reps[g]);
+    if (seen) continue;
+    rp_hw_printf(hw, "<li><span class=\"group\">");
+    rp_hw_text(hw, group_model(b->reps[g]));
+    rp_hw_printf(hw, " · ");
+    rp_hw_text(hw, group_framework(b->reps[g]));
+    rp_hw_printf(hw, "</span><ol>");
+    for (size_t i = g; i < b->n; i++) {
+      if (!same_group(b->reps[g], b->reps[i])) continue;
+      rp_hw_printf(hw, "<li><a href=\"#r%zu\">", i);
+      rp_hw_text(hw, b->labels[i]);
+      rp_hw_printf(hw, "</a> <span class=\"meta\">%zu stage%s</span></li>", b->reps[i]->n_stages,
+                   b->reps[i]->n_stages == 1 ? "" : "s");
+    }
+    rp_hw_printf(hw, "</ol></li>");
+  }
+  rp_hw_printf(hw, "</ol></nav>");
+}
+
+static void bundle_body(bundle *b) {
+  rp_hw *hw = &b->hw;
+  rp_hw_printf(hw, "<main><header class=\"page-head\" id=\"top\"><h1>triage bundle: %zu report%s</h1>"
+                   "</header>", b->n, b->n == 1 ? "" : "s");
+  bundle_toc(b);
+  for (size_t i = 0; i < b->n && !hw->failed; i++) {
+    char idp[32];
+    snprintf(idp, sizeof idp, "r%zu-", i);
+    rp_hw_printf(hw, "<article class=\"report\" id=\"r%zu\">", i);
+    if (report_begin(hw, b->reps[i]) != 0) hw->failed = true;
+    hw->idp = idp;
+    hw->hd = 1;
+    if (!hw->failed) report_sections(hw);
+    report_end(hw);
+    hw->idp = "";
+    hw->hd = 0;
+    rp_hw_printf(hw, "</article>");
+  }
+  hw->rep = b->reps[0]; /* the footer names the first report's version, packs and command */
+  legend(hw);
+  rp_hw_printf(hw, "</main>");
+  footer(hw);
+}
+
+static int fill_bundle(FILE *out, const char *name, void *ctx) {
+  bundle *b = ctx;
+  b->hw.out = out;
+  if (strcmp(name, "version") == 0) rp_hw_text(&b->hw, b->reps[0]->run.version);
+  else if (strcmp(name, "title") == 0) rp_hw_printf(&b->hw, "triage bundle: %zu reports", b->n);
+  else if (strcmp(name, "body") == 0) bundle_body(b);
+  else return -1;
+  return b->hw.failed ? -1 : 0;
+}
+
+int rp_html_bundle(FILE *out, const an_report *const *reports, const char *const *labels, size_t n,
+                   const rp_options *o) {
+  if (n == 0) return -1;
+  const te_rules *rules = o ? o->rules : NULL;
+  rp_names *names = rp_names_create(rules);
+  bundle b = {{out, reports[0], rules, names, o && o->full_names, NULL, NULL, "", 0, "", false},
+              reports, labels, n};
+  int rc = names ? rp_html_page_write(out, fill_bundle, &b) : -1;
+  rp_names_destroy(names);
+  return rc;
+}

@@ -1,0 +1,289 @@
+/*
+ * report/html_tables.c - one stage of the HTML report: its totals, the stacked bar of GPU
+ * time by category and the kernel, overlap and fusion tables, in the markup of
+ * docs/html.md ("Markup contract"). Everything comes from the model; the script sorts
+ * and filters the server-rendered rows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_internal.h"
+#include "report/text.h"
+
+/* Bar widths are in a 0..1000 viewBox: the SVG scales, the numbers stay small. */
+#define BAR_SCALE 1000.0
+#define BAR_HEIGHT 24
+
+static void stack_bar(rp_hw *hw, const an_stage_report *st) {
+  double total = 0;
+  for (size_t i = 0; i < st->n_categories; i++) total += st->categories[i].total_us;
+  rp_hw_printf(hw, "<svg class=\"stack\" viewBox=\"0 0 1000 %d\" preserveAspectRatio=\"none\" "
+                   "role=\"img\" aria-label=\"GPU time by category: ", BAR_HEIGHT);
+  for (size_t i = 0; i < st->n_categories; i++) {
+    rp_hw_printf(hw, "%s", i ? ", " : "");
+    rp_hw_text(hw, st->categories[i].category);
+    rp_hw_printf(hw, " %.1f%%", st->categories[i].share_pct);
+  }
+  rp_hw_printf(hw, "\">");
+  double x = 0;
+  for (size_t i = 0; i < st->n_categories && total > 0; i++) {
+    const an_category_time *c = &st->categories[i];
+    double w = BAR_SCALE * c->total_us / total;
+    rp_hw_printf(hw, "<rect class=\"cat-");
+    rp_hw_token(hw, c->category);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w, BAR_HEIGHT);
+    rp_hw_text(hw, c->category);
+    rp_hw_printf(hw, ": ");
+    rp_hw_ms(hw, c->total_us);
+    rp_hw_printf(hw, " ms (%.1f%%)</title></rect>", c->share_pct);
+    x += w;
+  }
+  rp_hw_printf(hw, "</svg>");
+}
+
+static void category_bar(rp_hw *hw, const an_stage_report *st, const char *tok) {
+  rp_hw_printf(hw, "<figure class=\"catbar\" id=\"%sbar-%s\" data-table=\"%skt-%s\">", hw->idp, tok, hw->idp,
+               tok);
+  stack_bar(hw, st);
+  rp_hw_printf(hw, "<figcaption><ul class=\"legend\">");
+  for (size_t i = 0; i < st->n_categories; i++) {
+    const an_category_time *c = &st->categories[i];
+    rp_hw_printf(hw, "<li class=\"cat-");
+    rp_hw_token(hw, c->category);
+    rp_hw_printf(hw, "\" data-cat=\"");
+    rp_hw_text(hw, c->category);
+    rp_hw_printf(hw, "\"><span class=\"sw\"></span>");
+    rp_hw_text(hw, c->category);
+    rp_hw_printf(hw, " <b>%.1f%%</b> <span class=\"t\">", c->share_pct);
+    rp_hw_ms(hw, c->total_us);
+    rp_hw_printf(hw, " ms</span></li>");
+  }
+  rp_hw_printf(hw, "</ul></figcaption></figure>");
+}
+
+static void table_open(rp_hw *hw, const char *cls, const char *id_prefix, const char *tok,
+                       const char *heads) {
+  rp_hw_printf(hw, "<div class=\"table-wrap\"><table class=\"data sortable %s\" id=\"%s%s%s\"", cls,
+               hw->idp, id_prefix, tok);
+  if (strcmp(cls, "kernels") == 0)
+    rp_hw_printf(hw, " data-minor-note=\"under %.1f%% share\"", hw->rep->run.kernel_min_share_pct);
+  rp_hw_printf(hw, "><thead><tr>%s</tr></thead><tbody>", heads);
+}
+
+static void table_close(rp_hw *hw, size_t rows, int columns, const char *empty) {
+  if (rows == 0) rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"%d\">%s</td></tr>", columns, empty);
+  rp_hw_printf(hw, "</tbody></table></div>");
+}
+
+/* ------------------------------------------------------------------ kernels */
+
+static const char KERNEL_HEADS[] =
+    "<th>Kernel</th><th>Category</th>"
+    "<th class=\"num\" aria-sort=\"descending\" title=\"sum of the kernel's durations\">GPU time (ms)</th>"
+    "<th class=\"num\" title=\"of the stage's kernel time\">Share (%)</th>"
+    "<th class=\"num\">Launches</th><th class=\"num\">Max (ms)</th>"
+    "<th>Python location (site share)</th><th>CPU op</th>";
+
+static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
+  rp_hw_printf(hw, "<td class=\"loc\">");
+  if (!k->entry) rp_hw_printf(hw, "unresolved");
+  else if (k->n_shown_sites == 0) rp_hw_text(hw, k->entry->best_location);
+  for (size_t i = 0; i < k->n_shown_sites; i++) {
+    const an_site *s = k->shown_sites[i];
+    rp_hw_printf(hw, "%s", i ? "<br>" : "");
+    rp_hw_text(hw, s->display_location ? s->display_location : s->location);
+    if (k->site_share_shown) rp_hw_printf(hw, " (site share %.1f%%)", s->share_pct_within_kernel);
+  }
+  rp_hw_printf(hw, "</td><td>");
+  size_t ops = 0;
+  for (size_t i = 0; i < k->n_shown_sites; i++) {
+    if (!k->shown_sites[i]->top_cpu_op) continue;
+    rp_hw_printf(hw, "%s<code>", ops++ ? "<br>" : "");
+    rp_hw_text(hw, k->shown_sites[i]->top_cpu_op);
+    rp_hw_printf(hw, "</code>");
+  }
+  rp_hw_printf(hw, "%s</td>", ops ? "" : "-");
+}
+
+static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row *k,
+                       const char *shown_name) {
+  rp_hw_printf(hw, "<tr id=\"%sk-%s-%zu\"%s data-cat=\"", hw->idp, tok, i,
+               k->shown ? "" : " class=\"minor\"");
+  rp_hw_text(hw, k->category);
+  rp_hw_printf(hw, "\"><td>");
+  rp_hw_name_span(hw, k->raw_name ? k->raw_name : k->name, shown_name);
+  rp_hw_printf(hw, "</td><td>");
+  rp_hw_cat_span(hw, k->category);
+  rp_hw_printf(hw, "</td>");
+  rp_hw_td_ms(hw, k->total_us);
+  rp_hw_td_pct(hw, k->share_pct);
+  rp_hw_td_count(hw, k->launches);
+  rp_hw_td_ms(hw, k->max_us);
+  kernel_sites(hw, k);
+  rp_hw_printf(hw, "</tr>");
+}
+
+static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
+  const an_stage_report *st = &hw->rep->stages[si];
+  const rp_hw_names *nm = &hw->stage_names[si]; /* kernel rows come first, in row order */
+  table_open(hw, "kernels", "kt-", tok, KERNEL_HEADS);
+  for (size_t i = 0; i < st->n_kernels; i++)
+    kernel_row(hw, tok, i, &st->kernels[i], nm->shown ? nm->shown[i] : st->kernels[i].name);
+  table_close(hw, st->n_kernels, 8, "no kernels in this stage");
+}
+
+/* ------------------------------------------------------------------ overlap */
+
+static const char OVERLAP_HEADS[] =
+    "<th class=\"num\">Priority</th><th>Verdict</th><th>Kernel</th><th>Category</th>"
+    "<th>Python scope</th><th class=\"num\">Launches</th>"
+    "<th class=\"num\" aria-sort=\"descending\">GPU time (ms)</th>"
+    "<th class=\"num\" title=\"time no other stream was busy\">Exclusive (ms)</th>"
+    "<th class=\"num\" title=\"time overlapped by other streams\">Hidden (ms)</th>"
+    "<th class=\"num\">Share (%)</th><th>Dep risk</th><th>Recommendation</th>";
+
+static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_overlap_row *r) {
+  rp_hw_printf(hw, "<tr id=\"%so-%s-%zu\" data-cat=\"", hw->idp, tok, i);
+  rp_hw_text(hw, r->category);
+  rp_hw_printf(hw, "\"><td data-value=\"%d\">%s</td><td>%s</td><td>", (int)r->priority,
+               rp_priority(r->priority), rp_verdict(r->verdict));
+  rp_hw_name_span(hw, r->kernel, rp_hw_shown(hw, si, r->kernel));
+  rp_hw_printf(hw, "</td><td>");
+  rp_hw_cat_span(hw, r->category);
+  rp_hw_printf(hw, "</td><td class=\"loc\">");
+  rp_hw_text(hw, rp_scope(r));
+  rp_hw_printf(hw, "</td>");
+  rp_hw_td_count(hw, r->count);
+  rp_hw_td_ms(hw, r->total_us);
+  rp_hw_td_ms(hw, r->exclusive_us);
+  rp_hw_td_ms(hw, r->hidden_us);
+  rp_hw_td_pct(hw, r->share_pct);
+  rp_hw_printf(hw, "<td>%s</td><td>%s</td></tr>", rp_dep_risk(r->dep_risk),
+               rp_recommendation(r->recommendation));
+}
+
+static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
+  const an_stage_report *st = &hw->rep->stages[si];
+  table_open(hw, "overlap", "ot-", tok, OVERLAP_HEADS);
+  size_t n = st->overlap ? st->overlap->n_rows : 0;
+  for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &st->overlap->rows[i]);
+  table_close(hw, n, 12,
+              hw->rep->run.overlap_off ? "no overlap analysis for a single trace (overlap.single_trace)"
+                                       : "no overlap rows above the bar");
+}
+
+/* ------------------------------------------------------------------ fusion */
+
+static const char FUSION_HEADS[] =
+    "<th>Pattern</th><th>Confidence</th><th>Status</th>"
+    "<th class=\"num\" aria-sort=\"descending\">Related GPU time (ms)</th>"
+    "<th class=\"num\">Share (%)</th><th>Rationale</th>"
+    "<th data-sort=\"none\">Evidence per component</th>";
+
+static const an_kernel_row *find_kernel(const an_stage_report *st, const char *name) {
+  for (size_t i = 0; i < st->n_kernels; i++)
+    if (strcmp(st->kernels[i].name, name) == 0) return &st->kernels[i];
+  return NULL;
+}
+
+static void component_row(rp_hw *hw, size_t si, const char *kernel) {
+  const an_kernel_row *k = find_kernel(&hw->rep->stages[si], kernel);
+  rp_hw_printf(hw, "<tr><td>");
+  rp_hw_text(hw, k ? k->category : "-");
+  rp_hw_printf(hw, "</td><td>");
+  rp_hw_name_span(hw, k && k->raw_name ? k->raw_name : kernel, rp_hw_shown(hw, si, kernel));
+  rp_hw_printf(hw, "</td>");
+  if (k) {
+    rp_hw_td_ms(hw, k->total_us);
+    rp_hw_td_pct(hw, k->share_pct);
+  } else {
+    rp_hw_printf(hw, "<td></td><td></td>");
+  }
+  rp_hw_printf(hw, "</tr>");
+}
+
+static void loc_list(rp_hw *hw, const char *title, const char *const *items, size_t n) {
+  rp_hw_printf(hw, "<p>%s</p><ul class=\"loc\">", title);
+  for (size_t i = 0; i < n; i++) {
+    rp_hw_printf(hw, "<li>");
+    rp_hw_text(hw, items[i]);
+    rp_hw_printf(hw, "</li>");
+  }
+  if (n == 0) rp_hw_printf(hw, "<li>-</li>");
+  rp_hw_printf(hw, "</ul>");
+}
+
+static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
+  rp_hw_printf(hw, "<td class=\"evidence\"><details class=\"evidence\"><summary>%zu evidence "
+                   "kernel%s</summary><table class=\"components\"><thead><tr>"
+                   "<th>Component</th><th>Evidence kernel</th><th>GPU time (ms)</th>"
+                   "<th>Share (%%)</th></tr></thead><tbody>",
+               f->n_related, f->n_related == 1 ? "" : "s");
+  for (size_t i = 0; i < f->n_related; i++) component_row(hw, si, f->related[i]);
+  rp_hw_printf(hw, "</tbody></table>");
+  loc_list(hw, "Launched today from:", (const char *const *)f->locations, f->n_locations);
+  loc_list(hw, "Fused path:", f->candidate_paths, f->n_candidate_paths);
+  rp_hw_printf(hw, "</details></td>");
+}
+
+static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_fuse_row *f) {
+  char *status = rp_fuse_status(f), *why = rp_fuse_rationale(f);
+  if (!status || !why) hw->failed = true;
+  const char *conf = rp_fuse_confidence(f->confidence);
+  rp_hw_printf(hw, "<tr id=\"%sf-%s-%zu\"%s data-cat=\"%s\"><td>", hw->idp, tok, i,
+               f->shown ? "" : " class=\"minor\"", rp_fusion_origin(f->origin));
+  rp_hw_text(hw, f->pattern_name ? f->pattern_name : f->pattern_id);
+  rp_hw_printf(hw, "</td><td><span class=\"conf-%s\">%s</span></td><td>",
+               f->confidence == AN_CONFIDENCE_CONFIRMED ? "confirmed" : "candidate", conf);
+  rp_hw_text(hw, status);
+  if (f->match == AN_FUSION_DIRECT) rp_hw_printf(hw, " <span class=\"badge badge-active\">active</span>");
+  rp_hw_printf(hw, "</td>");
+  rp_hw_td_ms(hw, f->related_us);
+  rp_hw_td_pct(hw, f->share_pct);
+  rp_hw_printf(hw, "<td class=\"text\">");
+  rp_hw_text(hw, why);
+  rp_hw_printf(hw, "</td>");
+  fusion_evidence(hw, si, f);
+  rp_hw_printf(hw, "</tr>");
+  free(status);
+  free(why);
+}
+
+static void fusion_table(rp_hw *hw, size_t si, const char *tok) {
+  const an_stage_report *st = &hw->rep->stages[si];
+  table_open(hw, "fusion", "ft-", tok, FUSION_HEADS);
+  for (size_t i = 0; i < st->n_fuse; i++) fusion_row(hw, si, tok, i, &st->fuse[i]);
+  table_close(hw, st->n_fuse, 7, "no fusion pattern matched");
+}
+
+/* ------------------------------------------------------------------ the stage */
+
+void rp_html_stage(rp_hw *hw, size_t stage_index) {
+  const an_stage_report *st = &hw->rep->stages[stage_index];
+  const char *tok = hw->stage_tok[stage_index];
+  rp_hw_printf(hw, "<section class=\"stage\" id=\"%sstage-%s\" data-stage=\"", hw->idp, tok);
+  rp_hw_text(hw, st->id);
+  rp_hw_printf(hw, "\"><h%d>Stage: ", 2 + hw->hd);
+  rp_hw_text(hw, st->label ? st->label : st->id);
+  rp_hw_printf(hw, "</h%d><p class=\"stage-totals\">Kernel time ", 2 + hw->hd);
+  rp_hw_ms(hw, st->kernel_total_us);
+  rp_hw_printf(hw, " ms in %zu kernel%s", st->n_kernels, st->n_kernels == 1 ? "" : "s");
+  if (st->overlap) {
+    rp_hw_printf(hw, "; GPU busy ");
+    rp_hw_ms(hw, st->gpu_busy_us);
+    rp_hw_printf(hw, " ms, idle ");
+    rp_hw_ms(hw, st->gpu_idle_us);
+    rp_hw_printf(hw, " ms");
+  }
+  rp_hw_printf(hw, ".</p>");
+  if (st->n_categories) category_bar(hw, st, tok);
+  rp_hw_printf(hw, "<h%d id=\"%skernels-%s\">Kernels</h%d>", 3 + hw->hd, hw->idp, tok, 3 + hw->hd);
+  kernel_table(hw, stage_index, tok);
+  rp_hw_printf(hw, "<h%d id=\"%soverlap-%s\">Overlap opportunities</h%d>", 3 + hw->hd, hw->idp, tok,
+               3 + hw->hd);
+  overlap_table(hw, stage_index, tok);
+  rp_hw_printf(hw, "<h%d id=\"%sfusion-%s\">Fusion opportunities</h%d>", 3 + hw->hd, hw->idp, tok,
+               3 + hw->hd);
+  fusion_table(hw, stage_index, tok);
+  rp_hw_printf(hw, "</section>");
+}

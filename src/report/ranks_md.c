@@ -1,0 +1,176 @@
+/* report/ranks_md.c - the Ranks section (ranks_report.h). */
+#include "report/ranks_report.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/md.h"
+
+static const char RANK_HEAD[] =
+    "| Rank | GPU busy | Compute | Exposed communication | Memory | Idle | Collective wait "
+    "| Top kernel (share) |\n"
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+static const char GROUP_HEAD[] =
+    "| Ranks | Matched collectives | Waits for | GPU time the others lose | Share of the group's "
+    "GPU time | Verdict |\n"
+    "| --- | ---: | --- | ---: | ---: | --- |\n";
+static const char IMB_HEAD[] =
+    "| Kernel | Category | Ranks | Min | Max | Spread |\n"
+    "| --- | --- | --- | ---: | ---: | ---: |\n";
+
+/* "0-3" for a run of ranks, "0, 2, 5" otherwise. */
+static int rank_list(FILE *f, const long *r, size_t n) {
+  bool run = n > 2;
+  for (size_t i = 1; i < n && run; i++) run = r[i] == r[i - 1] + 1;
+  if (run) return fprintf(f, "%ld-%ld", r[0], r[n - 1]) < 0 ? -1 : 0;
+  for (size_t i = 0; i < n; i++)
+    if (fprintf(f, "%s%ld", i ? ", " : "", r[i]) < 0) return -1;
+  return 0;
+}
+
+static int rank_row(FILE *f, const an_rank_row *w) {
+  if (fprintf(f, "| %ld%s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f ms (%.1f%%) | ",
+              w->rank, w->straggler ? " (straggler)" : "", w->busy_us / 1000, w->compute_us / 1000,
+              w->exposed_comm_us / 1000, w->memory_us / 1000, w->idle_us / 1000,
+              w->wait_us / 1000, w->wait_share_pct) < 0)
+    return -1;
+  if (w->top_kernel && (rp_md_cell_text(f, w->top_kernel) != 0 ||
+                        fprintf(f, " (%.1f%%)", w->top_kernel_share_pct) < 0))
+    return -1;
+  return fputs(w->top_kernel ? " |\n" : "- |\n", f) == EOF ? -1 : 0;
+}
+
+static int group_row(FILE *f, const an_rank_group *g) {
+  if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
+  if (g->n_ranks < 2 || !g->n_matched)
+    return fprintf(f, " | %zu | - | - | - | no collectives to compare |\n", g->n_matched) < 0 ? -1 : 0;
+  return fprintf(f, " | %zu | rank %ld | %.3f ms | %.1f%% | %s |\n", g->n_matched, g->straggler,
+                 g->lost_us / 1000, g->lost_share_pct,
+                 g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
+             ? -1
+             : 0;
+}
+
+static int imbalance_row(FILE *f, const an_rank_report *rep, const an_imbalance_row *x) {
+  const an_rank_group *g = &rep->groups[x->group];
+  if (fputs("| ", f) == EOF || rp_md_cell_text(f, x->kernel) != 0 || fputs(" | ", f) == EOF ||
+      rp_md_cell_text(f, x->category) != 0 || fputs(" | ", f) == EOF ||
+      rank_list(f, g->ranks, g->n_ranks) != 0)
+    return -1;
+  return fprintf(f, " | %.3f ms (rank %ld) | %.3f ms (rank %ld) | %.1f%% |\n", x->min_us / 1000,
+                 x->min_rank, x->max_us / 1000, x->max_rank, x->spread_pct) < 0
+             ? -1
+             : 0;
+}
+
+static int stage_section(FILE *f, const an_rank_report *rep) {
+  if (fprintf(f, "\nRanks (%s)\n\n%zu ranks; the tables above are rank %ld's. Collective wait: "
+                 "per matched collective, the rank's time minus the fastest rank's.\n\n",
+              rep->stage, rep->n_rows, rep->n_rows ? rep->rows[0].rank : -1L) < 0 ||
+      fputs(RANK_HEAD, f) == EOF)
+    return -1;
+  for (size_t i = 0; i < rep->n_rows; i++)
+    if (rank_row(f, &rep->rows[i]) != 0) return -1;
+  if (fputs("\nStragglers\n\n", f) == EOF || fputs(GROUP_HEAD, f) == EOF) return -1;
+  for (size_t g = 0; g < rep->n_groups; g++)
+    if (group_row(f, &rep->groups[g]) != 0) return -1;
+  if (fputs("\nImbalance\n\n", f) == EOF) return -1;
+  if (!rep->n_imbalance) return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
+  if (fputs(IMB_HEAD, f) == EOF) return -1;
+  for (size_t i = 0; i < rep->n_imbalance; i++)
+    if (imbalance_row(f, rep, &rep->imbalance[i]) != 0) return -1;
+  return 0;
+}
+
+int rp_ranks_markdown(FILE *out, const an_report *r) {
+  for (size_t i = 0; i < r->n_ranks; i++)
+    if (stage_section(out, &r->ranks[i]) != 0) return -1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static double r3(double x) { return an_round3(x); }
+
+static bool row_json(cJSON *a, const an_rank_row *w) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  return cJSON_AddNumberToObject(o, "rank", (double)w->rank) &&
+         cJSON_AddStringToObject(o, "path", w->path) &&
+         cJSON_AddNumberToObject(o, "busy_us", r3(w->busy_us)) &&
+         cJSON_AddNumberToObject(o, "idle_us", r3(w->idle_us)) &&
+         cJSON_AddNumberToObject(o, "compute_us", r3(w->compute_us)) &&
+         cJSON_AddNumberToObject(o, "communication_us", r3(w->communication_us)) &&
+         cJSON_AddNumberToObject(o, "memory_us", r3(w->memory_us)) &&
+         cJSON_AddNumberToObject(o, "collective_us", r3(w->collective_us)) &&
+         cJSON_AddNumberToObject(o, "exposed_comm_us", r3(w->exposed_comm_us)) &&
+         cJSON_AddNumberToObject(o, "wait_us", r3(w->wait_us)) &&
+         cJSON_AddNumberToObject(o, "wait_share_pct", r3(w->wait_share_pct)) &&
+         (w->top_kernel ? cJSON_AddStringToObject(o, "top_kernel", w->top_kernel)
+                        : cJSON_AddNullToObject(o, "top_kernel")) &&
+         cJSON_AddNumberToObject(o, "top_kernel_us", r3(w->top_kernel_us)) &&
+         cJSON_AddNumberToObject(o, "top_kernel_share_pct", r3(w->top_kernel_share_pct)) &&
+         cJSON_AddNumberToObject(o, "group", (double)w->group) &&
+         cJSON_AddBoolToObject(o, "straggler", w->straggler);
+}
+
+static bool group_json(cJSON *a, const an_rank_group *g) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  cJSON *rs = cJSON_AddArrayToObject(o, "ranks");
+  for (size_t i = 0; rs && i < g->n_ranks; i++) {
+    cJSON *n = cJSON_CreateNumber((double)g->ranks[i]);
+    if (!n) return false;
+    cJSON_AddItemToArray(rs, n);
+  }
+  return rs && cJSON_AddNumberToObject(o, "matched", (double)g->n_matched) &&
+         cJSON_AddNumberToObject(o, "unmatched", (double)g->n_unmatched) &&
+         cJSON_AddBoolToObject(o, "has_straggler", g->has_straggler) &&
+         (g->n_ranks >= 2 && g->n_matched ? cJSON_AddNumberToObject(o, "straggler", (double)g->straggler)
+                                          : cJSON_AddNullToObject(o, "straggler")) &&
+         cJSON_AddNumberToObject(o, "lost_us", r3(g->lost_us)) &&
+         cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct));
+}
+
+static bool imbalance_json(cJSON *a, const an_imbalance_row *x) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  return cJSON_AddStringToObject(o, "kernel", x->kernel) &&
+         cJSON_AddStringToObject(o, "category", x->category ? x->category : "") &&
+         cJSON_AddNumberToObject(o, "group", (double)x->group) &&
+         cJSON_AddNumberToObject(o, "min_us", r3(x->min_us)) &&
+         cJSON_AddNumberToObject(o, "max_us", r3(x->max_us)) &&
+         cJSON_AddNumberToObject(o, "min_rank", (double)x->min_rank) &&
+         cJSON_AddNumberToObject(o, "max_rank", (double)x->max_rank) &&
+         cJSON_AddNumberToObject(o, "spread_pct", r3(x->spread_pct));
+}
+
+static bool stage_json(cJSON *a, const an_rank_report *rep) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  if (!cJSON_AddStringToObject(o, "stage", rep->stage)) return false;
+  cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+  cJSON *groups = cJSON_AddArrayToObject(o, "groups");
+  cJSON *imb = cJSON_AddArrayToObject(o, "imbalance");
+  if (!rows || !groups || !imb) return false;
+  for (size_t i = 0; i < rep->n_rows; i++)
+    if (!row_json(rows, &rep->rows[i])) return false;
+  for (size_t i = 0; i < rep->n_groups; i++)
+    if (!group_json(groups, &rep->groups[i])) return false;
+  for (size_t i = 0; i < rep->n_imbalance; i++)
+    if (!imbalance_json(imb, &rep->imbalance[i])) return false;
+  return true;
+}
+
+int rp_ranks_json(cJSON *report, const an_report *r) {
+  cJSON *a = cJSON_AddArrayToObject(report, "ranks");
+  if (!a) return -1;
+  for (size_t i = 0; i < r->n_ranks; i++)
+    if (!stage_json(a, &r->ranks[i])) return -1;
+  return 0;
+}

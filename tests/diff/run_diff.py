@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""run_diff.py TRIAGE SOURCE - triage diff on tests/data/diff/generated against its manifest.
+
+The first kernel row of the stage is the manifest's first_change, marked slower; every
+injected change (slower, new, removed) is reported with its kind and a delta within 2 %;
+the stage total delta matches the manifest; kernels the generator did not touch are
+within the noise floor. The same diff from two JSON reports (--format json) gives the
+same JSON document, and a side that is neither a trace nor a report is one error line.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+
+
+def triage(exe, *args):
+    p = subprocess.run([exe, *args], capture_output=True, text=True, check=False)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    exe, source = sys.argv[1:3]
+    base = os.path.join(source, "tests", "data", "diff", "generated")
+    with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    before, after = os.path.join(base, "before"), os.path.join(base, "after")
+    rc, out, err = triage(exe, "diff", "--format", "json", before, after)
+    check(rc == 0, f"diff exit {rc}: {err}")
+    if rc == 0:
+        d = json.loads(out)
+        st = d["stages"][0]
+        first = st["kernels"][0]
+        check(first["name"] == m["first_change"], f"first row {first['name'][:60]}")
+        check(first["change"] == "slower", f"first row change {first['change']}")
+        rows = {k["name"]: k for k in st["kernels"]}
+        injected = {i["canonical_name"] for i in m["injected"]}
+        for inj in m["injected"]:
+            r = rows.get(inj["canonical_name"])
+            check(r is not None, f"{inj['canonical_name'][:60]} not reported")
+            if r:
+                check(r["change"] == inj["change"], f"{inj['canonical_name'][:60]}: {r['change']}")
+                check(abs(r["delta_us"] - inj["delta_us"]) <= 0.02 * abs(inj["delta_us"]),
+                      f"{inj['canonical_name'][:60]}: delta {r['delta_us']} vs {inj['delta_us']}")
+        check(abs(st["total"]["delta_us"] - m["total_gpu_us"]["delta_us"]) <= 0.02 * abs(m["total_gpu_us"]["delta_us"]),
+              f"total delta {st['total']['delta_us']} vs {m['total_gpu_us']['delta_us']}")
+        noisy = [k["name"][:50] for k in st["kernels"] if k["name"] not in injected and k["change"] != "same"]
+        check(not noisy, f"untouched kernels called changed: {noisy}")
+        with tempfile.TemporaryDirectory() as tmp:
+            jb, ja = os.path.join(tmp, "b.json"), os.path.join(tmp, "a.json")
+            for src, dst in ((before, jb), (after, ja)):
+                rc2, _, err2 = triage(exe, "--quiet", "--format", "json", "--output", dst, src)
+                check(rc2 == 0, f"report of {src}: {err2}")
+            rc3, out3, err3 = triage(exe, "diff", "--format", "json", jb, ja)
+            check(rc3 == 0, f"diff of reports: {err3}")
+            if rc3 == 0:
+                d3 = json.loads(out3)
+                check(d3["stages"] == d["stages"], "JSON-report sides differ from trace sides")
+            bad = os.path.join(tmp, "bad.json")
+            with open(bad, "w", encoding="utf-8") as f:
+                f.write("{\"x\": 1}")
+            rc4, _, err4 = triage(exe, "diff", bad, ja)
+            check(rc4 == 1 and err4.count("\n") == 1 and "bad.json" in err4, f"bad side: {rc4} {err4!r}")
+    for f in FAILS:
+        print("FAIL", f)
+    print("FAIL" if FAILS else "PASS", f"{len(FAILS)} problems")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

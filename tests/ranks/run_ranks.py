@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""run_ranks.py MODE TRIAGE SOURCE - checks the Ranks section against generator manifests.
+
+fixtures:  tests/data/ranks/*/ (committed; tests/data/README.md states what each must show).
+generated: rank sets written now by tools/make-rank-set.py into a temporary directory,
+           one per framework (so every file-name form is read), slowdowns 5 % and 10 %,
+           and one with MoE expert imbalance on a hot rank.
+
+For every set: the Ranks section lists every rank (the API-server trace is none), the
+tables are the lowest rank's, each TP group's least-waiting rank is the manifest's
+least_wait_rank and is called a straggler exactly when the manifest's lost share of the
+step is at least 0.5 %, the per-rank collective waits match the manifest's within 10 %
+(or 3 us), and the lost share matches within a third. The same directory with
+--rank N gives rank N's tables and no Ranks section.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+
+
+def run(triage, args):
+    out = subprocess.run([triage, "--quiet", "--format", "json", *args], capture_output=True,
+                         text=True, check=False)
+    if out.returncode != 0:
+        FAILS.append(f"{args}: exit {out.returncode}: {out.stderr.strip()}")
+        return None
+    return json.loads(out.stdout)
+
+
+def near(a, b, rel, floor):
+    return abs(a - b) <= max(floor, rel * abs(b))
+
+
+def check_group(name, section, g):
+    rows = {r["rank"]: r for r in section["rows"]}
+    want_ranks = sorted(g["ranks"])
+    found = [x for x in section["groups"] if sorted(x["ranks"]) == want_ranks]
+    check(len(found) == 1, f"{name}: group {want_ranks} not in {[x['ranks'] for x in section['groups']]}")
+    if not found:
+        return
+    got = found[0]
+    share = sum(g["lost_share_of_step"]) / len(g["lost_share_of_step"]) * 100
+    check(got["straggler"] == g["least_wait_rank"],
+          f"{name}: group {want_ranks} waits for {got['straggler']}, manifest {g['least_wait_rank']}")
+    check(got["has_straggler"] == (share >= 0.5),
+          f"{name}: group {want_ranks} verdict {got['has_straggler']} with lost share {share:.2f}%")
+    check(near(got["lost_share_pct"], share, 1 / 3, 0.1),
+          f"{name}: group {want_ranks} lost share {got['lost_share_pct']} vs manifest {share:.3f}")
+    for r, w in g["collective_wait_us"].items():
+        check(near(rows[int(r)]["wait_us"], w, 0.10, 3.0),
+              f"{name}: rank {r} waits {rows[int(r)]['wait_us']} us, manifest {w}")
+
+
+def check_set(triage, name, directory, manifest):
+    rep = run(triage, [directory])
+    if rep is None:
+        return
+    n = manifest["ranks"]
+    check(len(rep["ranks"]) >= 1, f"{name}: no Ranks section")
+    if not rep["ranks"]:
+        return
+    for section in rep["ranks"]:
+        check([r["rank"] for r in section["rows"]] == list(range(n)),
+              f"{name}: ranks listed {[r['rank'] for r in section['rows']]}")
+        check(all("async_llm" not in r["path"] for r in section["rows"]),
+              f"{name}: the API-server trace is listed as a rank")
+    first = os.path.join(directory, manifest["files"]["0"])
+    check(rep["inputs"]["formal"][0] == os.path.normpath(first),
+          f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
+    for g in manifest["groups"]:
+        check_group(name, rep["ranks"][0], g)
+    last = n - 1
+    one = run(triage, ["--rank", str(last), directory])
+    if one is not None:
+        check(one["ranks"] == [], f"{name}: --rank {last} still lists ranks")
+        want = os.path.normpath(os.path.join(directory, manifest["files"][str(last)]))
+        check(one["inputs"]["formal"][0] == want,
+              f"{name}: --rank {last} tables from {one['inputs']['formal']}, want {want}")
+
+
+def fixtures(triage, source):
+    base = os.path.join(source, "tests", "data", "ranks")
+    for entry in sorted(os.listdir(base)):
+        d = os.path.join(base, entry)
+        if os.path.isdir(d):
+            with open(d + ".manifest.json", encoding="utf-8") as f:
+                check_set(triage, entry, d, json.load(f))
+
+
+GENERATED = [
+    # (name, make-rank-set.py arguments)
+    ("sglang-slow1-5pct", ["--framework", "sglang", "--slow-rank", "1", "--slowdown", "0.05"]),
+    ("vllm-slow3-5pct", ["--framework", "vllm", "--slow-rank", "3", "--slowdown", "0.05"]),
+    ("trtllm-slow2-5pct", ["--framework", "trtllm", "--slow-rank", "2", "--slowdown", "0.05"]),
+    ("tokenspeed-slow0-10pct", ["--framework", "tokenspeed", "--slow-rank", "0", "--slowdown", "0.10"]),
+    ("sglang-balanced", ["--framework", "sglang", "--slowdown", "0"]),
+]
+
+
+def generated(triage, source):
+    gen = os.path.join(source, "tools", "make-rank-set.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, args) in enumerate(GENERATED):
+            out = os.path.join(tmp, name)
+            cmd = [sys.executable, gen, "--out", out, "--ranks", "4", "--stage", "decode",
+                   "--layers", "4", "--decode-steps", "3", "--seed", str(100 + i), *args]
+            subprocess.run(cmd, check=True, capture_output=True)
+            with open(out + ".manifest.json", encoding="utf-8") as f:
+                check_set(triage, name, out, json.load(f))
+        moe = os.path.join(tmp, "moe")
+        subprocess.run([sys.executable, gen, "--out", moe, "--framework", "sglang", "--ranks", "4",
+                        "--stage", "decode", "--layers", "4", "--decode-steps", "3", "--seed", "7",
+                        "--moe-imbalance", "0.5", "--moe-hot-rank", "2"],
+                       check=True, capture_output=True)
+        rep = run(triage, [moe])
+        if rep is not None and rep["ranks"]:
+            rows = rep["ranks"][0]["imbalance"]
+            check(rows and all(r["max_rank"] == 2 for r in rows),
+                  f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
+
+
+def main():
+    mode, triage, source = sys.argv[1:4]
+    {"fixtures": fixtures, "generated": generated}[mode](triage, source)
+    for f in FAILS:
+        print("FAIL", f)
+    print("FAIL" if FAILS else "PASS", f"{len(FAILS)} problems")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
