@@ -2,6 +2,7 @@
 #include "analysis/ranks.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +32,10 @@ struct an_rank_summary {
   size_t cap_names;
   coll *colls;             /* in start order */
   size_t n_colls, cap_colls;
+  /* an_rank_summary_data's arrays */
+  an_rank_kernel *x_kernels;
+  an_rank_collective *x_colls;
+  long *x_group;
 };
 
 static void summary_free(an_rank_summary *s) {
@@ -42,6 +47,9 @@ static void summary_free(an_rank_summary *s) {
   free(s->name_class);
   free(s->name_category);
   free(s->colls);
+  free(s->x_kernels);
+  free(s->x_colls);
+  free(s->x_group);
   free(s);
 }
 
@@ -225,6 +233,71 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
                                    const te_rules *rules) {
   return summarize(in, v, rules, NULL);
+}
+
+/* ------------------------------------------------------------------ plain data */
+
+bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out) {
+  free(s->x_kernels);
+  free(s->x_colls);
+  free(s->x_group);
+  s->x_kernels = malloc((s->names.n ? s->names.n : 1) * sizeof *s->x_kernels);
+  s->x_colls = malloc((s->n_colls ? s->n_colls : 1) * sizeof *s->x_colls);
+  s->x_group = malloc((s->n_group ? s->n_group : 1) * sizeof *s->x_group);
+  if (!s->x_kernels || !s->x_colls || !s->x_group) return false;
+  for (size_t k = 0; k < s->names.n; k++)
+    s->x_kernels[k] = (an_rank_kernel){s->names.keys[k], s->name_category[k],
+                                       (an_rank_class)s->name_class[k], s->name_us[k]};
+  for (size_t i = 0; i < s->n_colls; i++)
+    s->x_colls[i] = (an_rank_collective){s->colls[i].name, s->colls[i].dur};
+  for (size_t i = 0; i < s->n_group; i++) s->x_group[i] = (long)s->group[i];
+  *out = (an_rank_data){.rank = s->in.rank, .path = s->path, .stage = s->in.stage,
+                        .n_group = s->n_group, .group = s->x_group, .busy_us = s->busy_us,
+                        .idle_us = s->idle_us, .collective_us = s->collective_us,
+                        .n_kernels = s->names.n, .kernels = s->x_kernels,
+                        .n_collectives = s->n_colls, .collectives = s->x_colls};
+  memcpy(out->class_us, s->class_us, sizeof s->class_us);
+  return true;
+}
+
+an_rank_summary *an_rank_summary_from_data(const an_rank_data *d) {
+  an_rank_summary *s = calloc(1, sizeof *s);
+  bool ok = s && (s->path = strdup(d->path ? d->path : "")) != NULL;
+  if (ok) {
+    s->in = (an_rank_input){s->path, d->stage, d->rank};
+    s->busy_us = d->busy_us;
+    s->idle_us = d->idle_us;
+    s->collective_us = d->collective_us;
+    memcpy(s->class_us, d->class_us, sizeof s->class_us);
+    s->cap_names = d->n_kernels ? d->n_kernels : 1;
+    s->name_us = calloc(s->cap_names, sizeof *s->name_us);
+    s->name_class = calloc(s->cap_names, 1);
+    s->name_category = calloc(s->cap_names, sizeof *s->name_category);
+    s->colls = calloc(d->n_collectives ? d->n_collectives : 1, sizeof *s->colls);
+    s->group = calloc(d->n_group ? d->n_group : 1, sizeof *s->group);
+    ok = s->name_us && s->name_class && s->name_category && s->colls && s->group;
+  }
+  for (size_t k = 0; ok && k < d->n_kernels; k++) {
+    const an_rank_kernel *x = &d->kernels[k];
+    ok = ut_strmap_put(&s->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
+    if (!ok) break; /* a repeated name is not a report triage wrote */
+    s->name_us[k] = x->total_us;
+    s->name_class[k] = (uint8_t)x->cls;
+    s->name_category[k] = x->category ? x->category : "";
+  }
+  for (size_t i = 0; ok && i < d->n_collectives; i++) {
+    ok = d->collectives[i].kernel < d->n_kernels;
+    s->colls[i] = (coll){(uint32_t)d->collectives[i].kernel, d->collectives[i].dur_us};
+  }
+  if (ok) {
+    s->n_colls = d->n_collectives;
+    s->cap_colls = d->n_collectives;
+    for (size_t i = 0; i < d->n_group; i++) s->group[i] = d->group[i];
+    s->n_group = d->n_group;
+    return s;
+  }
+  summary_free(s);
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ workers */

@@ -174,3 +174,165 @@ int rp_ranks_json(cJSON *report, const an_report *r) {
     if (!stage_json(a, &r->ranks[i])) return -1;
   return 0;
 }
+
+/* ------------------------------------------------------------------ rank data */
+
+static bool data_json(cJSON *a, const an_rank_data *d) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  cJSON *group = cJSON_AddArrayToObject(o, "group");
+  cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+  cJSON *cs = cJSON_AddArrayToObject(o, "collectives");
+  if (!group || !ks || !cs) return false;
+  for (size_t i = 0; i < d->n_group; i++) {
+    cJSON *n = cJSON_CreateNumber((double)d->group[i]);
+    if (!n) return false;
+    cJSON_AddItemToArray(group, n);
+  }
+  for (size_t i = 0; i < d->n_kernels; i++) { /* [name, category, class, total_us] */
+    const an_rank_kernel *k = &d->kernels[i];
+    cJSON *x = cJSON_CreateArray();
+    if (!x) return false;
+    cJSON_AddItemToArray(ks, x);
+    cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
+                   cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
+    for (int j = 0; j < 4; j++) {
+      if (!v[j]) return false;
+      cJSON_AddItemToArray(x, v[j]);
+    }
+  }
+  for (size_t i = 0; i < d->n_collectives; i++) { /* [kernel index, duration_us] */
+    cJSON *x = cJSON_CreateArray();
+    if (!x) return false;
+    cJSON_AddItemToArray(cs, x);
+    cJSON *k = cJSON_CreateNumber((double)d->collectives[i].kernel);
+    cJSON *u = cJSON_CreateNumber(d->collectives[i].dur_us);
+    if (!k || !u) return false;
+    cJSON_AddItemToArray(x, k);
+    cJSON_AddItemToArray(x, u);
+  }
+  /* durations are written unrounded: merge must reproduce the direct run exactly */
+  return cJSON_AddNumberToObject(o, "rank", (double)d->rank) &&
+         cJSON_AddStringToObject(o, "path", d->path) &&
+         cJSON_AddStringToObject(o, "stage", d->stage) &&
+         cJSON_AddNumberToObject(o, "busy_us", d->busy_us) &&
+         cJSON_AddNumberToObject(o, "idle_us", d->idle_us) &&
+         cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
+         cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
+         cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
+         cJSON_AddNumberToObject(o, "collective_us", d->collective_us);
+}
+
+int rp_rank_data_json(cJSON *report, const an_report *r) {
+  if (!r->n_rank_data) return 0;
+  cJSON *a = cJSON_AddArrayToObject(report, "rank_data");
+  if (!a) return -1;
+  for (size_t i = 0; i < r->n_rank_data; i++)
+    if (!data_json(a, &r->rank_data[i])) return -1;
+  return 0;
+}
+
+int rp_ranks_json_document(FILE *out, const an_report *r) {
+  cJSON *root = cJSON_CreateObject();
+  int rc = root && rp_ranks_json(root, r) == 0 ? 0 : -1;
+  char *text = rc == 0 ? cJSON_Print(root) : NULL;
+  rc = text && fputs(text, out) != EOF && fputc('\n', out) != EOF ? 0 : -1;
+  free(text);
+  cJSON_Delete(root);
+  return rc;
+}
+
+static bool keep_alloc(void ***owned, size_t *n, void *p) {
+  void **v = p ? realloc(*owned, (*n + 1) * sizeof *v) : NULL;
+  if (!v) {
+    free(p);
+    return false;
+  }
+  *owned = v;
+  v[(*n)++] = p;
+  return true;
+}
+
+static double num(const cJSON *o, const char *k, bool *ok) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!cJSON_IsNumber(x)) *ok = false;
+  return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *n_owned) {
+  const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "group");
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kernels");
+  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "collectives");
+  if (!cJSON_IsArray(g) || !cJSON_IsArray(ks) || !cJSON_IsArray(cs)) return false;
+  long *group = malloc(((size_t)cJSON_GetArraySize(g) + 1) * sizeof *group);
+  an_rank_kernel *k = malloc(((size_t)cJSON_GetArraySize(ks) + 1) * sizeof *k);
+  an_rank_collective *c = malloc(((size_t)cJSON_GetArraySize(cs) + 1) * sizeof *c);
+  if (!keep_alloc(owned, n_owned, group) | !keep_alloc(owned, n_owned, k) |
+      !keep_alloc(owned, n_owned, c))
+    return false;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, g) {
+    if (!cJSON_IsNumber(x)) return false;
+    group[d->n_group++] = (long)x->valuedouble;
+  }
+  cJSON_ArrayForEach(x, ks) {
+    const cJSON *v[4] = {cJSON_GetArrayItem(x, 0), cJSON_GetArrayItem(x, 1), cJSON_GetArrayItem(x, 2),
+                         cJSON_GetArrayItem(x, 3)};
+    if (!cJSON_IsString(v[0]) || !cJSON_IsString(v[1]) || !cJSON_IsNumber(v[2]) ||
+        !cJSON_IsNumber(v[3]) || v[2]->valuedouble < 0 || v[2]->valuedouble > AN_RANK_MEMORY)
+      return false;
+    k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring, v[1]->valuestring,
+                                         (an_rank_class)v[2]->valueint, v[3]->valuedouble};
+  }
+  cJSON_ArrayForEach(x, cs) {
+    const cJSON *i = cJSON_GetArrayItem(x, 0), *u = cJSON_GetArrayItem(x, 1);
+    if (!cJSON_IsNumber(i) || !cJSON_IsNumber(u) || i->valuedouble < 0) return false;
+    c[d->n_collectives++] = (an_rank_collective){(size_t)i->valuedouble, u->valuedouble};
+  }
+  d->group = group;
+  d->kernels = k;
+  d->collectives = c;
+  return true;
+}
+
+int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
+                      size_t *n_owned, char *msg, size_t cap) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "rank_data");
+  if (!cJSON_IsArray(list)) {
+    snprintf(msg, cap, "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
+    return -1;
+  }
+  const cJSON *e;
+  size_t i = 0;
+  cJSON_ArrayForEach(e, list) {
+    an_rank_data *v = realloc(*data, (*n + 1) * sizeof *v);
+    if (!v) return snprintf(msg, cap, "out of memory"), -1;
+    *data = v;
+    an_rank_data *d = &v[(*n)++];
+    memset(d, 0, sizeof *d);
+    bool ok = true;
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(e, "path");
+    const cJSON *stage = cJSON_GetObjectItemCaseSensitive(e, "stage");
+    d->rank = (long)num(e, "rank", &ok);
+    d->busy_us = num(e, "busy_us", &ok);
+    d->idle_us = num(e, "idle_us", &ok);
+    d->class_us[AN_RANK_COMPUTE] = num(e, "compute_us", &ok);
+    d->class_us[AN_RANK_COMM] = num(e, "communication_us", &ok);
+    d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
+    d->collective_us = num(e, "collective_us", &ok);
+    ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
+    if (ok) d->path = path->valuestring, d->stage = stage->valuestring;
+    if (!ok || !read_arrays(e, d, owned, n_owned)) {
+      snprintf(msg, cap, "rank_data[%zu] is malformed", i);
+      return -1;
+    }
+    i++;
+  }
+  return 0;
+}
+
+void rp_rank_data_free(void **owned, size_t n_owned) {
+  for (size_t i = 0; i < n_owned; i++) free(owned[i]);
+  free(owned);
+}

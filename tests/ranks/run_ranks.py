@@ -11,7 +11,8 @@ tables are the lowest rank's, each TP group's least-waiting rank is the manifest
 least_wait_rank and is called a straggler exactly when the manifest's lost share of the
 step is at least 0.5 %, the per-rank collective waits match the manifest's within 10 %
 (or 3 us), and the lost share matches within a third. The same directory with
---rank N gives rank N's tables and no Ranks section.
+--rank N gives rank N's tables and no Ranks section, and `triage merge` of the one-rank
+JSON reports of every rank gives the same Ranks section as the direct run.
 """
 import json
 import os
@@ -78,6 +79,7 @@ def check_set(triage, name, directory, manifest):
           f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
     for g in manifest["groups"]:
         check_group(name, rep["ranks"][0], g)
+    check_merge(triage, name, directory, n, rep)
     last = n - 1
     one = run(triage, ["--rank", str(last), directory])
     if one is not None:
@@ -85,6 +87,24 @@ def check_set(triage, name, directory, manifest):
         want = os.path.normpath(os.path.join(directory, manifest["files"][str(last)]))
         check(one["inputs"]["formal"][0] == want,
               f"{name}: --rank {last} tables from {one['inputs']['formal']}, want {want}")
+
+
+def check_merge(triage, name, directory, n, rep):
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for r in range(n):
+            f = os.path.join(tmp, "rank%d.json" % r)
+            p = subprocess.run([triage, "--quiet", "--format", "json", "--output", f, "--rank", str(r),
+                                directory], capture_output=True, text=True, check=False)
+            check(p.returncode == 0, f"{name}: --rank {r}: {p.stderr.strip()}")
+            files.append(f)
+        p = subprocess.run([triage, "merge", "--format", "json", *reversed(files)],
+                           capture_output=True, text=True, check=False)
+        check(p.returncode == 0, f"{name}: merge: {p.stderr.strip()}")
+        if p.returncode == 0:
+            check(json.loads(p.stdout)["ranks"] == rep["ranks"], f"{name}: merge differs from the direct run")
+        p = subprocess.run([triage, "merge", files[0], files[0]], capture_output=True, text=True, check=False)
+        check(p.returncode == 1 and "given twice" in p.stderr, f"{name}: duplicate rank: {p.stderr!r}")
 
 
 def fixtures(triage, source):
