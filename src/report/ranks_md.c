@@ -65,9 +65,9 @@ static int imbalance_row(FILE *f, const an_rank_report *rep, const an_imbalance_
 }
 
 static int stage_section(FILE *f, const an_rank_report *rep) {
-  if (fprintf(f, "\nRanks (%s)\n\n%zu ranks; the tables above are rank %ld's. Collective wait: "
-                 "per matched collective, the rank's time minus the fastest rank's.\n\n",
-              rep->stage, rep->n_rows, rep->n_rows ? rep->rows[0].rank : -1L) < 0 ||
+  if (fprintf(f, "\nRanks (%s)\n\n%zu ranks. Collective wait: per matched collective, the "
+                 "rank's time minus the fastest rank's.\n\n",
+              rep->stage, rep->n_rows) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
