@@ -348,6 +348,8 @@ typedef struct an_rank_group {
   long straggler;               /* least-waiting rank (set even without a verdict) */
   double lost_us;               /* GPU time the others lose to it: their waits, summed */
   double lost_share_pct;        /* lost_us over the members' GPU time (busy + idle) */
+  size_t n_steps;               /* serving steps (stage annotations); 0 = unknown */
+  double lost_per_step_us;      /* lost_us / n_steps; 0 when unknown */
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than
@@ -382,6 +384,7 @@ typedef struct an_rank_data {
   size_t n_group;
   const long *group;            /* the smallest process group holding the rank; may be empty */
   double busy_us, idle_us, class_us[3], collective_us;
+  size_t n_steps;               /* stage annotations seen; 0 = unknown */
   size_t n_kernels;
   const an_rank_kernel *kernels;
   size_t n_collectives;

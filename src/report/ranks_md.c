@@ -12,9 +12,9 @@ static const char RANK_HEAD[] =
     "| Top kernel (share) |\n"
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
 static const char GROUP_HEAD[] =
-    "| Ranks | Matched collectives | Waits for | GPU time the others lose | Share of the group's "
-    "GPU time | Verdict |\n"
-    "| --- | ---: | --- | ---: | ---: | --- |\n";
+    "| Ranks | Matched collectives | Waits for | GPU time the others lose | Per step | Share of "
+    "the group's GPU time | Verdict |\n"
+    "| --- | ---: | --- | ---: | ---: | ---: | --- |\n";
 static const char IMB_HEAD[] =
     "| Kernel | Category | Ranks | Min | Max | Spread |\n"
     "| --- | --- | --- | ---: | ---: | ---: |\n";
@@ -44,9 +44,12 @@ static int rank_row(FILE *f, const an_rank_row *w) {
 static int group_row(FILE *f, const an_rank_group *g) {
   if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
   if (g->n_ranks < 2 || !g->n_matched)
-    return fprintf(f, " | %zu | - | - | - | no collectives to compare |\n", g->n_matched) < 0 ? -1 : 0;
-  return fprintf(f, " | %zu | rank %ld | %.3f ms | %.1f%% | %s |\n", g->n_matched, g->straggler,
-                 g->lost_us / 1000, g->lost_share_pct,
+    return fprintf(f, " | %zu | - | - | - | - | no collectives to compare |\n", g->n_matched) < 0 ? -1 : 0;
+  char per_step[64] = "-";
+  if (g->n_steps)
+    snprintf(per_step, sizeof per_step, "%.3f ms (%zu steps)", g->lost_per_step_us / 1000, g->n_steps);
+  return fprintf(f, " | %zu | rank %ld | %.3f ms | %s | %.1f%% | %s |\n", g->n_matched, g->straggler,
+                 g->lost_us / 1000, per_step, g->lost_share_pct,
                  g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
              ? -1
              : 0;
@@ -132,7 +135,9 @@ static bool group_json(cJSON *a, const an_rank_group *g) {
          (g->n_ranks >= 2 && g->n_matched ? cJSON_AddNumberToObject(o, "straggler", (double)g->straggler)
                                           : cJSON_AddNullToObject(o, "straggler")) &&
          cJSON_AddNumberToObject(o, "lost_us", r3(g->lost_us)) &&
-         cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct));
+         cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct)) &&
+         cJSON_AddNumberToObject(o, "steps", (double)g->n_steps) &&
+         cJSON_AddNumberToObject(o, "lost_per_step_us", r3(g->lost_per_step_us));
 }
 
 static bool imbalance_json(cJSON *a, const an_imbalance_row *x) {
@@ -221,7 +226,8 @@ static bool data_json(cJSON *a, const an_rank_data *d) {
          cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
          cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
          cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
-         cJSON_AddNumberToObject(o, "collective_us", d->collective_us);
+         cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
+         cJSON_AddNumberToObject(o, "steps", (double)d->n_steps);
 }
 
 int rp_rank_data_json(cJSON *report, const an_report *r) {
@@ -321,6 +327,8 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***
     d->class_us[AN_RANK_COMM] = num(e, "communication_us", &ok);
     d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
     d->collective_us = num(e, "collective_us", &ok);
+    double steps = num(e, "steps", &ok);
+    d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
     ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
     if (ok) d->path = path->valuestring, d->stage = stage->valuestring;
     if (!ok || !read_arrays(e, d, owned, n_owned)) {
