@@ -459,6 +459,8 @@ typedef struct an_rank_group {
   long straggler;               /* least-waiting rank (set even without a verdict) */
   double lost_us;               /* GPU time the others lose to it: their waits, summed */
   double lost_share_pct;        /* lost_us over the members' GPU time (busy + idle) */
+  size_t n_steps;               /* serving steps (stage annotations); 0 = unknown */
+  double lost_per_step_us;      /* lost_us / n_steps; 0 when unknown */
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than
@@ -470,6 +472,35 @@ typedef struct an_imbalance_row {
   double min_us, max_us, spread_pct; /* spread = (max - min) / min * 100 */
   long min_rank, max_rank;
 } an_imbalance_row;
+
+/* What one rank contributes to a Ranks section, kept in a one-rank report (JSON
+ * "rank_data") so `triage merge` can build the section from per-rank reports with the
+ * same numbers as a direct run. */
+typedef enum an_rank_class { AN_RANK_COMPUTE = 0, AN_RANK_COMM = 1, AN_RANK_MEMORY = 2 } an_rank_class;
+
+typedef struct an_rank_kernel {
+  const char *name, *category; /* canonical name, kernel category */
+  an_rank_class cls;
+  double total_us;
+} an_rank_kernel;
+
+typedef struct an_rank_collective {
+  size_t kernel;                /* index into an_rank_data.kernels */
+  double dur_us;
+} an_rank_collective;
+
+typedef struct an_rank_data {
+  long rank;
+  const char *path, *stage;
+  size_t n_group;
+  const long *group;            /* the smallest process group holding the rank; may be empty */
+  double busy_us, idle_us, class_us[3], collective_us;
+  size_t n_steps;               /* stage annotations seen; 0 = unknown */
+  size_t n_kernels;
+  const an_rank_kernel *kernels;
+  size_t n_collectives;
+  const an_rank_collective *collectives; /* in start order */
+} an_rank_data;
 
 /* The Ranks section of one stage: rows in rank order. */
 typedef struct an_rank_report {
@@ -533,6 +564,8 @@ typedef struct an_report {
   const an_summary_item *summary;
   size_t n_ranks;                  /* rank tables, one per stage; 0 for a one-rank run */
   const an_rank_report *ranks;
+  size_t n_rank_data;              /* one-rank runs: the rank's data per formal trace */
+  const an_rank_data *rank_data;
   const struct an_diff_report *diff;
 } an_report;
 

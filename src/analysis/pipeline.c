@@ -50,6 +50,8 @@ typedef struct run_state {
   an_tables tables;
   an_overlap_result overlap;
   an_ranks_result ranks;
+  an_rank_summary **own_ranks;   /* one-rank runs: a summary per formal trace */
+  an_rank_data *rank_data;
   an_stage_report *stages;
   an_hint *hints;
   size_t n_hints, cap_hints;
@@ -437,10 +439,33 @@ static void on_rank_warning(void *ctx, const tr_warning *w) { on_trace_warning(c
 
 /* The Ranks section: every rank of the formal directory; the ranks already read for the
  * tables are summarised from their loaded traces, the others are read in parallel. */
+/* A one-rank run keeps its rank's data (JSON "rank_data") for triage merge. The rank is
+ * the file name's, else distributedInfo's, else 0. */
+static an_status keep_rank_data(run_state *r) {
+  const side *fm = &r->formal;
+  r->own_ranks = calloc(fm->n ? fm->n : 1, sizeof *r->own_ranks);
+  r->rank_data = calloc(fm->n ? fm->n : 1, sizeof *r->rank_data);
+  if (!r->own_ranks || !r->rank_data) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < fm->n; i++) {
+    long rank = fm->set.files ? fm->set.files[i].rank : -1;
+    int64_t meta = tr_trace_meta_get(fm->traces[i])->rank;
+    if (rank < 0) rank = meta != TR_NO_ID && meta >= 0 ? (long)meta : 0;
+    const char *stage = fm->set.files ? fm->set.files[i].stage_id : "all";
+    an_rank_input in = {fm->paths[i], stage, rank};
+    r->own_ranks[i] = an_rank_summarize(&in, &fm->views[i], r->rules);
+    if (!r->own_ranks[i] || !an_rank_summary_data(r->own_ranks[i], &r->rank_data[i]))
+      return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  }
+  r->report.rank_data = r->rank_data;
+  r->report.n_rank_data = fm->n;
+  return AN_OK;
+}
+
 static an_status build_ranks(run_state *r) {
   const side *fm = &r->formal;
   size_t n = fm->set.n_rank_files;
-  if (r->two || r->opt->one_rank || n < 2) return AN_OK;
+  if (r->two) return AN_OK;
+  if (r->opt->one_rank || n < 2) return keep_rank_data(r);
   an_rank_input *in = calloc(n, sizeof *in);
   an_rank_summary **pre = calloc(n, sizeof *pre);
   an_status rc = in && pre ? AN_OK : AN_ERR_NOMEM;
@@ -577,6 +602,9 @@ void an_report_destroy(an_report *rep) {
   run_state *r = (run_state *)rep;
   an_overlap_result_free(&r->overlap);
   an_ranks_result_free(&r->ranks);
+  for (size_t i = 0; r->own_ranks && i < r->formal.n; i++) an_rank_summary_free(r->own_ranks[i]);
+  free(r->own_ranks);
+  free(r->rank_data);
   an_tables_free(&r->tables);
   side_free(&r->formal);
   side_free(&r->mapping);

@@ -2,6 +2,7 @@
 #include "analysis/ranks.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ struct an_rank_summary {
   int64_t *group;          /* the smallest process group holding the rank, ascending */
   size_t n_group;          /* 0: unknown */
   double busy_us, idle_us, class_us[N_CLASSES], collective_us;
+  size_t n_steps;          /* stage annotations (one per serving step); 0 = unknown */
   ut_strmap names;         /* canonical kernel names */
   double *name_us;         /* parallel to names */
   uint8_t *name_class;
@@ -31,6 +33,10 @@ struct an_rank_summary {
   size_t cap_names;
   coll *colls;             /* in start order */
   size_t n_colls, cap_colls;
+  /* an_rank_summary_data's arrays */
+  an_rank_kernel *x_kernels;
+  an_rank_collective *x_colls;
+  long *x_group;
 };
 
 static void summary_free(an_rank_summary *s) {
@@ -42,6 +48,9 @@ static void summary_free(an_rank_summary *s) {
   free(s->name_class);
   free(s->name_category);
   free(s->colls);
+  free(s->x_kernels);
+  free(s->x_colls);
+  free(s->x_group);
   free(s);
 }
 
@@ -173,6 +182,22 @@ static bool set_group(an_rank_summary *s, const tr_trace *t) {
   return true;
 }
 
+/* Steps: the CPU annotations that name a stage (SGLang step[DECODE ...], vLLM execute_...),
+ * else the GPU ones; 0 when the trace has neither (TRT-LLM). */
+static size_t count_steps(const tr_trace *t, const te_rules *rules, pthread_mutex_t *lock) {
+  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
+  size_t steps = 0;
+  if (lock) pthread_mutex_lock(lock);
+  for (int k = 0; k < 2 && !steps; k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n; i++)
+      steps += te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name)) != NULL;
+  }
+  if (lock) pthread_mutex_unlock(lock);
+  return steps;
+}
+
 static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **k, uint8_t *cls,
                         size_t n, const te_rules *rules, pthread_mutex_t *lock) {
   an_hex_mask mask = an_hex_mask_from_rules(rules);
@@ -212,6 +237,7 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
     s->in.path = s->path;
     ok = set_group(s, v->trace) && add_kernels(s, v->trace, k, cls, n, rules, lock) &&
          sweep(s, k, cls, n);
+    s->n_steps = count_steps(v->trace, rules, lock);
   }
   free(cls);
   free(k);
@@ -225,6 +251,73 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
                                    const te_rules *rules) {
   return summarize(in, v, rules, NULL);
+}
+
+/* ------------------------------------------------------------------ plain data */
+
+bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out) {
+  free(s->x_kernels);
+  free(s->x_colls);
+  free(s->x_group);
+  s->x_kernels = malloc((s->names.n ? s->names.n : 1) * sizeof *s->x_kernels);
+  s->x_colls = malloc((s->n_colls ? s->n_colls : 1) * sizeof *s->x_colls);
+  s->x_group = malloc((s->n_group ? s->n_group : 1) * sizeof *s->x_group);
+  if (!s->x_kernels || !s->x_colls || !s->x_group) return false;
+  for (size_t k = 0; k < s->names.n; k++)
+    s->x_kernels[k] = (an_rank_kernel){s->names.keys[k], s->name_category[k],
+                                       (an_rank_class)s->name_class[k], s->name_us[k]};
+  for (size_t i = 0; i < s->n_colls; i++)
+    s->x_colls[i] = (an_rank_collective){s->colls[i].name, s->colls[i].dur};
+  for (size_t i = 0; i < s->n_group; i++) s->x_group[i] = (long)s->group[i];
+  *out = (an_rank_data){.rank = s->in.rank, .path = s->path, .stage = s->in.stage,
+                        .n_group = s->n_group, .group = s->x_group, .busy_us = s->busy_us,
+                        .idle_us = s->idle_us, .collective_us = s->collective_us,
+                        .n_steps = s->n_steps,
+                        .n_kernels = s->names.n, .kernels = s->x_kernels,
+                        .n_collectives = s->n_colls, .collectives = s->x_colls};
+  memcpy(out->class_us, s->class_us, sizeof s->class_us);
+  return true;
+}
+
+an_rank_summary *an_rank_summary_from_data(const an_rank_data *d) {
+  an_rank_summary *s = calloc(1, sizeof *s);
+  bool ok = s && (s->path = strdup(d->path ? d->path : "")) != NULL;
+  if (ok) {
+    s->in = (an_rank_input){s->path, d->stage, d->rank};
+    s->busy_us = d->busy_us;
+    s->idle_us = d->idle_us;
+    s->collective_us = d->collective_us;
+    s->n_steps = d->n_steps;
+    memcpy(s->class_us, d->class_us, sizeof s->class_us);
+    s->cap_names = d->n_kernels ? d->n_kernels : 1;
+    s->name_us = calloc(s->cap_names, sizeof *s->name_us);
+    s->name_class = calloc(s->cap_names, 1);
+    s->name_category = calloc(s->cap_names, sizeof *s->name_category);
+    s->colls = calloc(d->n_collectives ? d->n_collectives : 1, sizeof *s->colls);
+    s->group = calloc(d->n_group ? d->n_group : 1, sizeof *s->group);
+    ok = s->name_us && s->name_class && s->name_category && s->colls && s->group;
+  }
+  for (size_t k = 0; ok && k < d->n_kernels; k++) {
+    const an_rank_kernel *x = &d->kernels[k];
+    ok = ut_strmap_put(&s->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
+    if (!ok) break; /* a repeated name is not a report triage wrote */
+    s->name_us[k] = x->total_us;
+    s->name_class[k] = (uint8_t)x->cls;
+    s->name_category[k] = x->category ? x->category : "";
+  }
+  for (size_t i = 0; ok && i < d->n_collectives; i++) {
+    ok = d->collectives[i].kernel < d->n_kernels;
+    s->colls[i] = (coll){(uint32_t)d->collectives[i].kernel, d->collectives[i].dur_us};
+  }
+  if (ok) {
+    s->n_colls = d->n_collectives;
+    s->cap_colls = d->n_collectives;
+    for (size_t i = 0; i < d->n_group; i++) s->group[i] = d->group[i];
+    s->n_group = d->n_group;
+    return s;
+  }
+  summary_free(s);
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ workers */
@@ -456,6 +549,10 @@ static bool stragglers(an_rank_summary **sums, an_rank_row *rows, size_t n, an_r
       gpu += rows[at[r]].busy_us + rows[at[r]].idle_us;
     }
     an_rank_group *gr = &groups[g];
+    gr->n_steps = 0; /* the fewest steps a member saw, when every member saw some */
+    for (size_t r = 0; r < m; r++)
+      if (r == 0 || mem[r]->n_steps < gr->n_steps) gr->n_steps = mem[r]->n_steps;
+    gr->lost_per_step_us = gr->n_steps ? lost / (double)gr->n_steps : 0;
     gr->straggler = rows[at[best]].rank;
     gr->lost_us = lost;
     gr->lost_share_pct = gpu > 0 ? lost / gpu * 100 : 0;

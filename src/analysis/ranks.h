@@ -36,6 +36,12 @@ typedef struct an_rank_input {
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
                                    const te_rules *rules);
 
+/* The plain data of a summary (borrowing its strings and arrays: keep s alive), and a
+ * summary rebuilt from such data (a per-rank JSON report read back; NULL when out of
+ * memory or the data is inconsistent). */
+bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out);
+an_rank_summary *an_rank_summary_from_data(const an_rank_data *d);
+
 /* For a summary an_ranks_build never received. */
 void an_rank_summary_free(an_rank_summary *s);
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/bundle_cmd.h"
 #include "cli/diff.h"
+#include "cli/merge.h"
 #include "cli/rules_setup.h"
 
 static int run_rules(const char *argv0, const triage_options *before, int argc, char **argv) {
@@ -18,6 +20,8 @@ static int run_rules(const char *argv0, const triage_options *before, int argc, 
 static const cli_command COMMANDS[] = {
     {"rules", "rules check|list|explain|test ...", run_rules},
     {"diff", "diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]", triage_diff_main},
+    {"merge", "merge REPORT.json... [--format markdown|json] [--output FILE]", triage_merge_main},
+    {"bundle", "bundle INPUT... [--output FILE]", triage_bundle_main},
 };
 
 size_t cli_command_count(void) { return sizeof COMMANDS / sizeof COMMANDS[0]; }

@@ -12,9 +12,9 @@ static const char RANK_HEAD[] =
     "| Top kernel (share) |\n"
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
 static const char GROUP_HEAD[] =
-    "| Ranks | Matched collectives | Waits for | GPU time the others lose | Share of the group's "
-    "GPU time | Verdict |\n"
-    "| --- | ---: | --- | ---: | ---: | --- |\n";
+    "| Ranks | Matched collectives | Waits for | GPU time the others lose | Per step | Share of "
+    "the group's GPU time | Verdict |\n"
+    "| --- | ---: | --- | ---: | ---: | ---: | --- |\n";
 static const char IMB_HEAD[] =
     "| Kernel | Category | Ranks | Min | Max | Spread |\n"
     "| --- | --- | --- | ---: | ---: | ---: |\n";
@@ -44,9 +44,12 @@ static int rank_row(FILE *f, const an_rank_row *w) {
 static int group_row(FILE *f, const an_rank_group *g) {
   if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
   if (g->n_ranks < 2 || !g->n_matched)
-    return fprintf(f, " | %zu | - | - | - | no collectives to compare |\n", g->n_matched) < 0 ? -1 : 0;
-  return fprintf(f, " | %zu | rank %ld | %.3f ms | %.1f%% | %s |\n", g->n_matched, g->straggler,
-                 g->lost_us / 1000, g->lost_share_pct,
+    return fprintf(f, " | %zu | - | - | - | - | no collectives to compare |\n", g->n_matched) < 0 ? -1 : 0;
+  char per_step[64] = "-";
+  if (g->n_steps)
+    snprintf(per_step, sizeof per_step, "%.3f ms (%zu steps)", g->lost_per_step_us / 1000, g->n_steps);
+  return fprintf(f, " | %zu | rank %ld | %.3f ms | %s | %.1f%% | %s |\n", g->n_matched, g->straggler,
+                 g->lost_us / 1000, per_step, g->lost_share_pct,
                  g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
              ? -1
              : 0;
@@ -65,9 +68,9 @@ static int imbalance_row(FILE *f, const an_rank_report *rep, const an_imbalance_
 }
 
 static int stage_section(FILE *f, const an_rank_report *rep) {
-  if (fprintf(f, "\nRanks (%s)\n\n%zu ranks; the tables above are rank %ld's. Collective wait: "
-                 "per matched collective, the rank's time minus the fastest rank's.\n\n",
-              rep->stage, rep->n_rows, rep->n_rows ? rep->rows[0].rank : -1L) < 0 ||
+  if (fprintf(f, "\nRanks (%s)\n\n%zu ranks. Collective wait: per matched collective, the "
+                 "rank's time minus the fastest rank's.\n\n",
+              rep->stage, rep->n_rows) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
@@ -132,7 +135,9 @@ static bool group_json(cJSON *a, const an_rank_group *g) {
          (g->n_ranks >= 2 && g->n_matched ? cJSON_AddNumberToObject(o, "straggler", (double)g->straggler)
                                           : cJSON_AddNullToObject(o, "straggler")) &&
          cJSON_AddNumberToObject(o, "lost_us", r3(g->lost_us)) &&
-         cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct));
+         cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct)) &&
+         cJSON_AddNumberToObject(o, "steps", (double)g->n_steps) &&
+         cJSON_AddNumberToObject(o, "lost_per_step_us", r3(g->lost_per_step_us));
 }
 
 static bool imbalance_json(cJSON *a, const an_imbalance_row *x) {
@@ -173,4 +178,169 @@ int rp_ranks_json(cJSON *report, const an_report *r) {
   for (size_t i = 0; i < r->n_ranks; i++)
     if (!stage_json(a, &r->ranks[i])) return -1;
   return 0;
+}
+
+/* ------------------------------------------------------------------ rank data */
+
+static bool data_json(cJSON *a, const an_rank_data *d) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  cJSON *group = cJSON_AddArrayToObject(o, "group");
+  cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+  cJSON *cs = cJSON_AddArrayToObject(o, "collectives");
+  if (!group || !ks || !cs) return false;
+  for (size_t i = 0; i < d->n_group; i++) {
+    cJSON *n = cJSON_CreateNumber((double)d->group[i]);
+    if (!n) return false;
+    cJSON_AddItemToArray(group, n);
+  }
+  for (size_t i = 0; i < d->n_kernels; i++) { /* [name, category, class, total_us] */
+    const an_rank_kernel *k = &d->kernels[i];
+    cJSON *x = cJSON_CreateArray();
+    if (!x) return false;
+    cJSON_AddItemToArray(ks, x);
+    cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
+                   cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
+    for (int j = 0; j < 4; j++) {
+      if (!v[j]) return false;
+      cJSON_AddItemToArray(x, v[j]);
+    }
+  }
+  for (size_t i = 0; i < d->n_collectives; i++) { /* [kernel index, duration_us] */
+    cJSON *x = cJSON_CreateArray();
+    if (!x) return false;
+    cJSON_AddItemToArray(cs, x);
+    cJSON *k = cJSON_CreateNumber((double)d->collectives[i].kernel);
+    cJSON *u = cJSON_CreateNumber(d->collectives[i].dur_us);
+    if (!k || !u) return false;
+    cJSON_AddItemToArray(x, k);
+    cJSON_AddItemToArray(x, u);
+  }
+  /* durations are written unrounded: merge must reproduce the direct run exactly */
+  return cJSON_AddNumberToObject(o, "rank", (double)d->rank) &&
+         cJSON_AddStringToObject(o, "path", d->path) &&
+         cJSON_AddStringToObject(o, "stage", d->stage) &&
+         cJSON_AddNumberToObject(o, "busy_us", d->busy_us) &&
+         cJSON_AddNumberToObject(o, "idle_us", d->idle_us) &&
+         cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
+         cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
+         cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
+         cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
+         cJSON_AddNumberToObject(o, "steps", (double)d->n_steps);
+}
+
+int rp_rank_data_json(cJSON *report, const an_report *r) {
+  if (!r->n_rank_data) return 0;
+  cJSON *a = cJSON_AddArrayToObject(report, "rank_data");
+  if (!a) return -1;
+  for (size_t i = 0; i < r->n_rank_data; i++)
+    if (!data_json(a, &r->rank_data[i])) return -1;
+  return 0;
+}
+
+int rp_ranks_json_document(FILE *out, const an_report *r) {
+  cJSON *root = cJSON_CreateObject();
+  int rc = root && rp_ranks_json(root, r) == 0 ? 0 : -1;
+  char *text = rc == 0 ? cJSON_Print(root) : NULL;
+  rc = text && fputs(text, out) != EOF && fputc('\n', out) != EOF ? 0 : -1;
+  free(text);
+  cJSON_Delete(root);
+  return rc;
+}
+
+static bool keep_alloc(void ***owned, size_t *n, void *p) {
+  void **v = p ? realloc(*owned, (*n + 1) * sizeof *v) : NULL;
+  if (!v) {
+    free(p);
+    return false;
+  }
+  *owned = v;
+  v[(*n)++] = p;
+  return true;
+}
+
+static double num(const cJSON *o, const char *k, bool *ok) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!cJSON_IsNumber(x)) *ok = false;
+  return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *n_owned) {
+  const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "group");
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kernels");
+  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "collectives");
+  if (!cJSON_IsArray(g) || !cJSON_IsArray(ks) || !cJSON_IsArray(cs)) return false;
+  long *group = malloc(((size_t)cJSON_GetArraySize(g) + 1) * sizeof *group);
+  an_rank_kernel *k = malloc(((size_t)cJSON_GetArraySize(ks) + 1) * sizeof *k);
+  an_rank_collective *c = malloc(((size_t)cJSON_GetArraySize(cs) + 1) * sizeof *c);
+  if (!keep_alloc(owned, n_owned, group) | !keep_alloc(owned, n_owned, k) |
+      !keep_alloc(owned, n_owned, c))
+    return false;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, g) {
+    if (!cJSON_IsNumber(x)) return false;
+    group[d->n_group++] = (long)x->valuedouble;
+  }
+  cJSON_ArrayForEach(x, ks) {
+    const cJSON *v[4] = {cJSON_GetArrayItem(x, 0), cJSON_GetArrayItem(x, 1), cJSON_GetArrayItem(x, 2),
+                         cJSON_GetArrayItem(x, 3)};
+    if (!cJSON_IsString(v[0]) || !cJSON_IsString(v[1]) || !cJSON_IsNumber(v[2]) ||
+        !cJSON_IsNumber(v[3]) || v[2]->valuedouble < 0 || v[2]->valuedouble > AN_RANK_MEMORY)
+      return false;
+    k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring, v[1]->valuestring,
+                                         (an_rank_class)v[2]->valueint, v[3]->valuedouble};
+  }
+  cJSON_ArrayForEach(x, cs) {
+    const cJSON *i = cJSON_GetArrayItem(x, 0), *u = cJSON_GetArrayItem(x, 1);
+    if (!cJSON_IsNumber(i) || !cJSON_IsNumber(u) || i->valuedouble < 0) return false;
+    c[d->n_collectives++] = (an_rank_collective){(size_t)i->valuedouble, u->valuedouble};
+  }
+  d->group = group;
+  d->kernels = k;
+  d->collectives = c;
+  return true;
+}
+
+int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
+                      size_t *n_owned, char *msg, size_t cap) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "rank_data");
+  if (!cJSON_IsArray(list)) {
+    snprintf(msg, cap, "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
+    return -1;
+  }
+  const cJSON *e;
+  size_t i = 0;
+  cJSON_ArrayForEach(e, list) {
+    an_rank_data *v = realloc(*data, (*n + 1) * sizeof *v);
+    if (!v) return snprintf(msg, cap, "out of memory"), -1;
+    *data = v;
+    an_rank_data *d = &v[(*n)++];
+    memset(d, 0, sizeof *d);
+    bool ok = true;
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(e, "path");
+    const cJSON *stage = cJSON_GetObjectItemCaseSensitive(e, "stage");
+    d->rank = (long)num(e, "rank", &ok);
+    d->busy_us = num(e, "busy_us", &ok);
+    d->idle_us = num(e, "idle_us", &ok);
+    d->class_us[AN_RANK_COMPUTE] = num(e, "compute_us", &ok);
+    d->class_us[AN_RANK_COMM] = num(e, "communication_us", &ok);
+    d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
+    d->collective_us = num(e, "collective_us", &ok);
+    double steps = num(e, "steps", &ok);
+    d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
+    ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
+    if (ok) d->path = path->valuestring, d->stage = stage->valuestring;
+    if (!ok || !read_arrays(e, d, owned, n_owned)) {
+      snprintf(msg, cap, "rank_data[%zu] is malformed", i);
+      return -1;
+    }
+    i++;
+  }
+  return 0;
+}
+
+void rp_rank_data_free(void **owned, size_t n_owned) {
+  for (size_t i = 0; i < n_owned; i++) free(owned[i]);
+  free(owned);
 }

@@ -21,4 +21,18 @@ int rp_ranks_markdown(FILE *out, const an_report *r);
  * of memory. */
 int rp_ranks_json(cJSON *report, const an_report *r);
 
+/* Adds member "rank_data" (a one-rank run's data for triage merge; absent otherwise). */
+int rp_rank_data_json(cJSON *report, const an_report *r);
+
+/* A document holding only "ranks" (triage merge --format json). */
+int rp_ranks_json_document(FILE *out, const an_report *r);
+
+/* Reads the "rank_data" entries of a JSON report (--format json of a one-rank run) into
+ * data[*n..] (grown with realloc); strings and arrays point into doc or are malloc'd
+ * into *owned (free with rp_rank_data_free). 0, or -1 with msg (not such a report, a
+ * malformed entry, out of memory). */
+int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
+                      size_t *n_owned, char *msg, size_t cap);
+void rp_rank_data_free(void **owned, size_t n_owned);
+
 #endif

@@ -419,7 +419,7 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o) {
     cJSON_AddItemToArray(stages, s);
   }
   if (rp_overlap_json(root, r) != 0 || !summary_json(root, r)) goto done;
-  if (rp_ranks_json(root, r) != 0) goto done;
+  if (rp_ranks_json(root, r) != 0 || rp_rank_data_json(root, r) != 0) goto done;
   char *text = cJSON_Print(root);
   if (!text) goto done;
   rc = (fputs(text, out) == EOF || fputc('\n', out) == EOF) ? -1 : 0;

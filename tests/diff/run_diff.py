@@ -6,6 +6,8 @@ injected change (slower, new, removed) is reported with its kind and a delta wit
 the stage total delta matches the manifest; kernels the generator did not touch are
 within the noise floor. The same diff from two JSON reports (--format json) gives the
 same JSON document, and a side that is neither a trace nor a report is one error line.
+`triage bundle` of the two runs and one JSON report has a contents entry and a section
+per input, each input's kernel rows, and fails with one line on a missing input.
 """
 import json
 import os
@@ -63,6 +65,13 @@ def main():
             if rc3 == 0:
                 d3 = json.loads(out3)
                 check(d3["stages"] == d["stages"], "JSON-report sides differ from trace sides")
+            rc5, md, err5 = triage(exe, "bundle", before, after, ja)
+            check(rc5 == 0, f"bundle: {err5}")
+            check(md.startswith("# Triage bundle") and md.count("\n### ") == 3 and md.count("](#input-") == 3,
+                  "bundle: contents or sections missing")
+            check(md.count(m["first_change"][:40]) >= 3, "bundle: a section lacks its kernel rows")
+            rc6, _, err6 = triage(exe, "bundle", before, os.path.join(tmp, "missing"))
+            check(rc6 == 1 and err6.count("\n") == 1, f"bundle with a missing input: {rc6} {err6!r}")
             bad = os.path.join(tmp, "bad.json")
             with open(bad, "w", encoding="utf-8") as f:
                 f.write("{\"x\": 1}")

@@ -10,8 +10,10 @@ For every set: the Ranks section lists every rank (the API-server trace is none)
 tables are the lowest rank's, each TP group's least-waiting rank is the manifest's
 least_wait_rank and is called a straggler exactly when the manifest's lost share of the
 step is at least 0.5 %, the per-rank collective waits match the manifest's within 10 %
-(or 3 us), and the lost share matches within a third. The same directory with
---rank N gives rank N's tables and no Ranks section.
+(or 3 us), the lost share matches within a third, and where the steps are known (stage
+annotations) their count and the loss per step match. The same directory with
+--rank N gives rank N's tables and no Ranks section, and `triage merge` of the one-rank
+JSON reports of every rank gives the same Ranks section as the direct run.
 """
 import json
 import os
@@ -55,6 +57,11 @@ def check_group(name, section, g):
           f"{name}: group {want_ranks} verdict {got['has_straggler']} with lost share {share:.2f}%")
     check(near(got["lost_share_pct"], share, 1 / 3, 0.1),
           f"{name}: group {want_ranks} lost share {got['lost_share_pct']} vs manifest {share:.3f}")
+    per_step = g["lost_gpu_us_per_step"]
+    if got["steps"]:  # steps known when the trace's step annotations name a stage
+        check(got["steps"] == len(per_step), f"{name}: {got['steps']} steps, manifest {len(per_step)}")
+        check(near(got["lost_per_step_us"], sum(per_step) / len(per_step), 0.10, 3.0),
+              f"{name}: lost per step {got['lost_per_step_us']} vs manifest {per_step}")
     for r, w in g["collective_wait_us"].items():
         check(near(rows[int(r)]["wait_us"], w, 0.10, 3.0),
               f"{name}: rank {r} waits {rows[int(r)]['wait_us']} us, manifest {w}")
@@ -78,6 +85,7 @@ def check_set(triage, name, directory, manifest):
           f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
     for g in manifest["groups"]:
         check_group(name, rep["ranks"][0], g)
+    check_merge(triage, name, directory, n, rep)
     last = n - 1
     one = run(triage, ["--rank", str(last), directory])
     if one is not None:
@@ -85,6 +93,24 @@ def check_set(triage, name, directory, manifest):
         want = os.path.normpath(os.path.join(directory, manifest["files"][str(last)]))
         check(one["inputs"]["formal"][0] == want,
               f"{name}: --rank {last} tables from {one['inputs']['formal']}, want {want}")
+
+
+def check_merge(triage, name, directory, n, rep):
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for r in range(n):
+            f = os.path.join(tmp, "rank%d.json" % r)
+            p = subprocess.run([triage, "--quiet", "--format", "json", "--output", f, "--rank", str(r),
+                                directory], capture_output=True, text=True, check=False)
+            check(p.returncode == 0, f"{name}: --rank {r}: {p.stderr.strip()}")
+            files.append(f)
+        p = subprocess.run([triage, "merge", "--format", "json", *reversed(files)],
+                           capture_output=True, text=True, check=False)
+        check(p.returncode == 0, f"{name}: merge: {p.stderr.strip()}")
+        if p.returncode == 0:
+            check(json.loads(p.stdout)["ranks"] == rep["ranks"], f"{name}: merge differs from the direct run")
+        p = subprocess.run([triage, "merge", files[0], files[0]], capture_output=True, text=True, check=False)
+        check(p.returncode == 1 and "given twice" in p.stderr, f"{name}: duplicate rank: {p.stderr!r}")
 
 
 def fixtures(triage, source):
