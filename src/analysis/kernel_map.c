@@ -78,6 +78,11 @@ static bool payload_add(payload *p, const char *name, const an_site_ctx *ctx, do
       break;
     }
   if (!s) {
+    /* most names launch from one or two sites: start at one slot, not ut_grow's eight
+     * (with 262,144 distinct names, eight ~150-byte slots per name and payload were most
+     * of the peak RSS) */
+    if (!e->sites && !(e->sites = malloc(sizeof *e->sites))) return false;
+    if (e->cap_sites == 0) e->cap_sites = 1;
     site_b *q = ut_grow(e->sites, &e->cap_sites, e->n_sites + 1, sizeof *q);
     if (!q) return false;
     e->sites = q;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
@@ -37,6 +38,7 @@ typedef struct side {
   const te_framework *fw;
   an_source fw_source;
   an_kernel_map *kmap;
+  bool shared;             /* traces and views borrowed from the formal side */
 } side;
 
 /* Everything a run owns; the report is the first member, so an_report_destroy finds it. */
@@ -127,6 +129,11 @@ static void warn_unknown_stage_markers(run_state *r, const tr_trace *t, const ch
 /* The traces and views go once the model is assembled; paths and n stay (the model
  * lists the inputs). */
 static void side_release_traces(side *s) {
+  if (s->shared) {
+    s->views = NULL;
+    s->traces = NULL;
+    return;
+  }
   for (size_t i = 0; s->traces && i < s->n; i++) {
     an_trace_view_free(&s->views[i]);
     tr_trace_destroy(s->traces[i]);
@@ -185,6 +192,41 @@ static void load_server_args(run_state *r, side *s) {
   add_hint(r, h);
 }
 
+/* Whether a path names the same file as another (device and inode: any spelling). */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return false;
+  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Whether the mapping side discovered exactly the formal side's files, in the same order
+ * and stages: then the traces and views are the same and are read once (the two-trace
+ * mode of one file costs about one read, not two). */
+static bool same_files(const side *fm, const side *mp) {
+  if (!fm->set.n || fm->set.n != mp->set.n || fm->n != fm->set.n) return false;
+  for (size_t i = 0; i < mp->set.n; i++) {
+    const tr_input_file *a = &fm->set.files[i], *b = &mp->set.files[i];
+    if (strcmp(a->stage_id, b->stage_id) != 0 || !same_file(a->path, b->path)) return false;
+  }
+  return true;
+}
+
+/* The mapping side borrows the formal side's traces and views (released with them);
+ * the paths stay its own, as named. Its server args are still loaded: discovery found
+ * them for this side. */
+static an_status share_side(run_state *r, side *s) {
+  s->paths = calloc(s->set.n, sizeof *s->paths);
+  if (!s->paths) return fail(r, AN_ERR_NOMEM, s->label, "out of memory");
+  for (size_t i = 0; i < s->set.n; i++) s->paths[i] = s->set.files[i].path;
+  s->traces = r->formal.traces;
+  s->views = r->formal.views;
+  s->n = r->formal.n;
+  s->shared = true;
+  load_server_args(r, s);
+  return AN_OK;
+}
+
 /* Discovers and reads one side's traces and builds their views. */
 static an_status load_side(run_state *r, const an_input *in, side *s) {
   memset(s, 0, sizeof *s);
@@ -201,6 +243,7 @@ static an_status load_side(run_state *r, const an_input *in, side *s) {
     s->label = an_strtab_cstr(r->strings, in->name ? in->name : "<memory>");
     if (!s->label) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   }
+  if (s == &r->mapping && same_files(&r->formal, s)) return share_side(r, s);
   s->traces = calloc(n, sizeof *s->traces);
   s->views = calloc(n, sizeof *s->views);
   s->paths = calloc(n, sizeof *s->paths);

@@ -371,6 +371,67 @@ Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
+/* Two-trace mode: the same file under two spellings is read once (one progress bar),
+ * a copy of it is read twice; both give the same tables. */
+static int n_reads;
+static void *count_read(void *ctx, const char *path) {
+  (void)ctx;
+  (void)path;
+  n_reads++;
+  return NULL;
+}
+
+static an_report *run_pair(const char *formal, const char *mapping) {
+  an_run_options o = {0};
+  o.formal.path = formal;
+  o.mapping.path = mapping;
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  o.progress.begin = count_read;
+  an_report *rep = NULL;
+  an_error err;
+  n_reads = 0;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_eq(rep->run.mode, AN_MODE_MAPPING_FORMAL);
+  return rep;
+}
+
+static void write_file(const char *path) {
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f);
+  fwrite(TRACE, 1, sizeof TRACE - 1, f);
+  fclose(f);
+}
+
+Test(pipeline, same_file_twice_is_read_once, .init = setup, .fini = teardown) {
+  char dir[] = "/tmp/triage-pairXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char a[64], b[64], link[64];
+  snprintf(a, sizeof a, "%s/t.json", dir);
+  snprintf(b, sizeof b, "%s/copy.json", dir);
+  snprintf(link, sizeof link, "%s/./t.json", dir);
+  write_file(a);
+  write_file(b);
+  an_report *once = run_pair(a, link);
+  cr_expect_eq(n_reads, 1, "one file given twice is read once");
+  cr_assert_eq(once->run.n_mapping_inputs, 1);
+  an_report *twice = run_pair(a, b);
+  cr_expect_eq(n_reads, 2, "two files are two reads");
+  cr_assert_eq(once->n_stages, twice->n_stages);
+  for (size_t i = 0; i < once->n_stages; i++) {
+    cr_assert_eq(once->stages[i].n_kernels, twice->stages[i].n_kernels);
+    for (size_t k = 0; k < once->stages[i].n_kernels; k++)
+      cr_expect_float_eq(once->stages[i].kernels[k].share_pct,
+                         twice->stages[i].kernels[k].share_pct, 1e-12);
+  }
+  an_report_destroy(once);
+  an_report_destroy(twice);
+  remove(a);
+  remove(b);
+  remove(dir);
+}
+
 /* --min-share replaces the packs' bar once, for the rows and the report alike. */
 Test(pipeline, min_share_decided_once, .init = setup, .fini = teardown) {
   an_run_options o = {0};
