@@ -1,4 +1,5 @@
 /* report/bundle_md.c - see bundle_report.h. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "report/bundle_report.h"
 
 #include <stdbool.h>
@@ -73,11 +74,34 @@ static int group_line(FILE *f, const char *prefix, const rp_bundle_entry *x) {
              : 0;
 }
 
+/* Each report sits under its bundle section ("### INPUT"): its own headings move three
+ * levels down ("# Triage report" becomes "####"), so the contents stay the outline. The
+ * report is rendered whole first because its renderer writes headings at fixed levels. */
+enum { NESTED_HEADING_SHIFT = 3 };
+
+static int nested_report(FILE *f, const an_report *r, const rp_options *o) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) return -1;
+  int rc = rp_markdown(mem, r, o);
+  if (fclose(mem) != 0) rc = -1;
+  bool line_start = true;
+  for (size_t i = 0; rc == 0 && i < len; i++) {
+    if (line_start && text[i] == '#' && fprintf(f, "%.*s", NESTED_HEADING_SHIFT, "######") < 0)
+      rc = -1;
+    if (fputc(text[i], f) == EOF) rc = -1;
+    line_start = text[i] == '\n';
+  }
+  free(text);
+  return rc;
+}
+
 static int section(FILE *f, const rp_bundle_entry *e, size_t idx, const rp_options *o) {
   if (fprintf(f, "\n<a id=\"input-%zu\"></a>\n### ", idx + 1) < 0 || rp_md_cell_text(f, e->input) != 0 ||
       fputs("\n\n", f) == EOF)
     return -1;
-  if (e->report) return rp_markdown(f, e->report, o);
+  if (e->report) return nested_report(f, e->report, o);
   if (fputs("(from a JSON report: its kernel tables)\n", f) == EOF) return -1;
   return json_tables(f, e->doc);
 }
