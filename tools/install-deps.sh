@@ -7,7 +7,7 @@ pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libcjson-dev zli
 if [ "${1:-}" = "--with-tests" ]; then
   # chromium: the HTML report's browser test drives Debian's Chromium headless
   # (tests/html); playwright-core from npm talks to it and downloads no browser.
-  pkgs+=(libcriterion-dev clang valgrind chromium)
+  pkgs+=(libcriterion-dev clang clang-format valgrind chromium)
   # Node.js (for ajv-cli, the JSON Schema validator) often comes from outside Debian;
   # ask apt only when no node/npm is on PATH, since Debian's npm conflicts with others.
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

@@ -44,28 +44,36 @@ static cJSON *value_schema(const te_setting_def *d) {
   cJSON *o = cJSON_CreateObject();
   cJSON *inner;
   switch (d->type) {
-  case TE_SETTING_NUMBER: ranged(o, "number", d); break;
-  case TE_SETTING_INT: ranged(o, "integer", d); break;
-  case TE_SETTING_BOOL: cJSON_AddStringToObject(o, "type", "boolean"); break;
-  case TE_SETTING_ENUM: {
-    cJSON *e = cJSON_AddArrayToObject(o, "enum");
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", d->choices ? d->choices : "");
-    for (char *save = NULL, *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save))
-      cJSON_AddItemToArray(e, cJSON_CreateString(c));
-    break;
-  }
-  case TE_SETTING_LIST: cJSON_AddStringToObject(o, "$ref", "#/$defs/textList"); break;
-  case TE_SETTING_NUMBER_MAP:
-    cJSON_AddStringToObject(o, "type", "object");
-    inner = cJSON_AddObjectToObject(o, "additionalProperties");
-    ranged(inner, "number", d);
-    break;
-  case TE_SETTING_LIST_MAP:
-    cJSON_AddStringToObject(o, "type", "object");
-    inner = cJSON_AddObjectToObject(o, "additionalProperties");
-    cJSON_AddStringToObject(inner, "$ref", "#/$defs/textList");
-    break;
+    case TE_SETTING_NUMBER:
+      ranged(o, "number", d);
+      break;
+    case TE_SETTING_INT:
+      ranged(o, "integer", d);
+      break;
+    case TE_SETTING_BOOL:
+      cJSON_AddStringToObject(o, "type", "boolean");
+      break;
+    case TE_SETTING_ENUM: {
+      cJSON *e = cJSON_AddArrayToObject(o, "enum");
+      char buf[512];
+      snprintf(buf, sizeof buf, "%s", d->choices ? d->choices : "");
+      for (char *save = NULL, *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save))
+        cJSON_AddItemToArray(e, cJSON_CreateString(c));
+      break;
+    }
+    case TE_SETTING_LIST:
+      cJSON_AddStringToObject(o, "$ref", "#/$defs/textList");
+      break;
+    case TE_SETTING_NUMBER_MAP:
+      cJSON_AddStringToObject(o, "type", "object");
+      inner = cJSON_AddObjectToObject(o, "additionalProperties");
+      ranged(inner, "number", d);
+      break;
+    case TE_SETTING_LIST_MAP:
+      cJSON_AddStringToObject(o, "type", "object");
+      inner = cJSON_AddObjectToObject(o, "additionalProperties");
+      cJSON_AddStringToObject(inner, "$ref", "#/$defs/textList");
+      break;
   }
   cJSON_AddStringToObject(o, "description", d->meaning);
   return o;

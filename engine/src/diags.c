@@ -23,13 +23,20 @@ struct te_diags {
 
 const char *te_status_str(te_status s) {
   switch (s) {
-  case TE_OK: return "ok";
-  case TE_ERR_IO: return "cannot read rule pack";
-  case TE_ERR_INVALID: return "invalid rule pack";
-  case TE_ERR_NOMEM: return "out of memory";
-  case TE_ERR_LIMIT: return "rule pack limit exceeded";
-  case TE_ERR_STATE: return "rules used in the wrong state";
-  case TE_ERR_NOT_FOUND: return "not found";
+    case TE_OK:
+      return "ok";
+    case TE_ERR_IO:
+      return "cannot read rule pack";
+    case TE_ERR_INVALID:
+      return "invalid rule pack";
+    case TE_ERR_NOMEM:
+      return "out of memory";
+    case TE_ERR_LIMIT:
+      return "rule pack limit exceeded";
+    case TE_ERR_STATE:
+      return "rules used in the wrong state";
+    case TE_ERR_NOT_FOUND:
+      return "not found";
   }
   return "unknown status";
 }

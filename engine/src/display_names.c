@@ -204,8 +204,8 @@ const te_display_rule *te_rules_display_rule(const te_rules *r, size_t i) {
   return i < te_rules_display_rule_count(r) ? &r->display_rules[i] : NULL;
 }
 
-bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out,
-                           size_t cap, size_t *full_len, const te_display_rule **rule) {
+bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out, size_t cap,
+                           size_t *full_len, const te_display_rule **rule) {
   for (size_t i = 0; i < te_rules_display_rule_count(r); i++) {
     const display_entry *e = r->display_entries[i];
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(e->code, NULL);
@@ -239,10 +239,11 @@ static bool check_example(const te_rules *r, const display_entry *e, const displ
   if (!got) got = small;
   bool ok = hit && by && !strcmp(by->id, e->hdr.id) && !strcmp(got, ex->display);
   if (!ok)
-    te_diags_add(d, TE_SEV_ERROR, ex->origin.file, ex->origin.line, ex->origin.col,
-                 "example '%.200s' should display as '%.200s' by display rule '%s' but %s%.200s%s%s%s",
-                 ex->name, ex->display, e->hdr.id, hit ? "displays as '" : "no display rule matches",
-                 hit ? got : "", hit ? "' (rule '" : "", hit && by ? by->id : "", hit ? "')" : "");
+    te_diags_add(
+        d, TE_SEV_ERROR, ex->origin.file, ex->origin.line, ex->origin.col,
+        "example '%.200s' should display as '%.200s' by display rule '%s' but %s%.200s%s%s%s",
+        ex->name, ex->display, e->hdr.id, hit ? "displays as '" : "no display rule matches",
+        hit ? got : "", hit ? "' (rule '" : "", hit && by ? by->id : "", hit ? "')" : "");
   if (got != small) free(got);
   return ok;
 }

@@ -41,7 +41,8 @@ static void check_matcher(run_ctx *rc, const te_matcher *m, const char *label) {
     rc->checked++;
     bool hit = te_matcher_match(m, ex->text, strlen(ex->text));
     if (hit != ex->should_match)
-      fail(rc, ex, ex->should_match ? "should match %s but does not%s" : "should not match %s but does%s",
+      fail(rc, ex,
+           ex->should_match ? "should match %s but does not%s" : "should not match %s but does%s",
            label, "");
   }
   if (m->has_exclude && m->exclude.inline_m) {
@@ -176,8 +177,8 @@ te_status te_rules_run_examples(const te_rules *r, te_diags *diags, size_t *n_ch
 /* A rule is dead when none of its own match examples reaches it and an earlier rule
  * decides at least one of them: the earlier rule shadows it. (Examples that reach no
  * rule at all are example failures, reported by te_rules_run_examples.) */
-static bool dead_rule(const te_rules *r, const te_classifier *c, size_t k, const te_example **ex_out,
-                      const te_class_rule **by_out) {
+static bool dead_rule(const te_rules *r, const te_classifier *c, size_t k,
+                      const te_example **ex_out, const te_class_rule **by_out) {
   const te_matcher *m = c->rules[k].match;
   if (!m || m->name) return false; /* a named matcher's examples are its own, not the rule's */
   bool shadowed = false;

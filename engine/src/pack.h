@@ -24,11 +24,11 @@
 
 typedef struct class_rule_entry {
   te_entry hdr;
-  const char *category;          /* the label as written (a kind or a category) */
+  const char *category; /* the label as written (a kind or a category) */
   te_origin category_origin;
   te_mref match, unless;
   bool has_match, has_unless;
-  const char *from_classifier;   /* derived rule: NULL when absent */
+  const char *from_classifier; /* derived rule: NULL when absent */
   te_origin from_origin;
   size_t n_from;
   const char **from_categories;
@@ -49,7 +49,7 @@ typedef struct classifier_entry {
   const char *default_category; /* NULL when this pack does not set it */
   te_origin default_origin;
   te_list rules;
-  te_list categories;           /* vocabulary, merged by id */
+  te_list categories; /* vocabulary, merged by id */
 } classifier_entry;
 
 typedef struct ladder_rule_entry {
@@ -128,7 +128,6 @@ typedef struct probe_entry {
   double timeout_s;
 } probe_entry;
 
-
 typedef struct alias_entry {
   te_entry hdr;
   te_mref trigger;
@@ -170,9 +169,9 @@ typedef struct display_entry {
 
 /* Every id-keyed list of a pack and of the merged set. */
 typedef struct te_sections {
-  te_list matchers, classifiers, ladders, rewrites, stages, path_rules, annotation_rules,
-      ranks, frameworks, text_hints, key_hints, probes, settings /* setting_entry */,
-      aliases, fusions, display_names;
+  te_list matchers, classifiers, ladders, rewrites, stages, path_rules, annotation_rules, ranks,
+      frameworks, text_hints, key_hints, probes, settings /* setting_entry */, aliases, fusions,
+      display_names;
   const char *default_framework;
   te_origin default_framework_origin;
 } te_sections;
@@ -184,8 +183,8 @@ typedef struct te_pack {
 
 /* Validates one YAML pack into entries allocated in arena a; matchers and regexes it
  * creates are listed in reg. Returns the pack, or NULL with diagnostics. */
-te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf,
-                      size_t len, te_diags *diags);
+te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf, size_t len,
+                      te_diags *diags);
 
 /* display_names.c: checks a replacement template against a compiled regex (every $N and
  * ${NAME} must name a group of code); on error writes a message and the byte offset of

@@ -67,8 +67,7 @@ static bool expect_seq(vctx *v, const ty_node *n, const char *what) {
 }
 
 /* Unknown keys are errors so a typo ("keyword:") never silently disables a rule. */
-static void check_keys(vctx *v, const ty_node *map, const char *const *allowed,
-                       const char *what) {
+static void check_keys(vctx *v, const ty_node *map, const char *const *allowed, const char *what) {
   for (size_t i = 0; i < map->n; i++) {
     const ty_node *k = map->items[2 * i];
     bool known = false;
@@ -78,8 +77,8 @@ static void check_keys(vctx *v, const ty_node *map, const char *const *allowed,
     char list[400] = "";
     size_t used = 0;
     for (const char *const *a = allowed; *a && used < sizeof list - 1; a++)
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ",
-                               *a);
+      used +=
+          (size_t)snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
     verr(v, k, "unknown key '%.80s' in %s (expected one of: %s)", k->str, what, list);
   }
 }
@@ -228,8 +227,8 @@ static pcre2_code *compile_regex(vctx *v, const ty_node *n, const char *src, uin
                                  const char *what) {
   int code = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED, flags, &code, &offset,
-                                 NULL);
+  pcre2_code *re =
+      pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED, flags, &code, &offset, NULL);
   if (re) return re;
   PCRE2_UCHAR msg[256];
   if (pcre2_get_error_message(code, msg, sizeof msg) < 0) snprintf((char *)msg, sizeof msg, "?");
@@ -257,8 +256,8 @@ static char *compacted(vctx *v, const char *s, size_t len, size_t *out_len) {
   return out;
 }
 
-static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_case,
-                         size_t *count, const char ***items, size_t **lens) {
+static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_case, size_t *count,
+                         const char ***items, size_t **lens) {
   const char **src = get_str_list(v, n, what, count);
   if (!*count) return;
   *items = te_arena_alloc(v->a, *count * sizeof **items);
@@ -325,7 +324,7 @@ static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
 }
 
 static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
-  static const char *const keys[] = {"keywords", "words",   "tokens",   "prefixes", "regex",
+  static const char *const keys[] = {"keywords",       "words",   "tokens",  "prefixes", "regex",
                                      "case_sensitive", "compact", "exclude", "examples", NULL};
   if (!expect_map(v, n, what)) return NULL;
   size_t errors_before = v->errors;
@@ -403,8 +402,8 @@ static bool parse_header(vctx *v, const ty_node *item, const char *what, te_entr
   }
   e->id = get_nonempty_str(v, id, "id");
   const ty_node *before = ty_get(item, "before"), *after = ty_get(item, "after");
-  if (before && after) verr(v, after, "%s '%s' gives both 'before' and 'after'", what,
-                            e->id ? e->id : "?");
+  if (before && after)
+    verr(v, after, "%s '%s' gives both 'before' and 'after'", what, e->id ? e->id : "?");
   if (before) {
     e->before = get_nonempty_str(v, before, "before");
     e->place_origin = origin_of(v, before);
@@ -422,8 +421,8 @@ static const ty_node *require(vctx *v, const ty_node *item, const char *key, con
   return x;
 }
 
-static void parse_list(vctx *v, const ty_node *n, const char *what, te_list *out,
-                       item_parser parse, void *ctx) {
+static void parse_list(vctx *v, const ty_node *n, const char *what, te_list *out, item_parser parse,
+                       void *ctx) {
   if (!n) return;
   if (!expect_seq(v, n, what)) return;
   for (size_t i = 0; i < n->n; i++) {
@@ -492,7 +491,8 @@ static te_entry *parse_category(vctx *v, const ty_node *item, const char *what, 
   category_entry *e = te_arena_alloc(v->a, sizeof *e);
   if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "meaning", what, &e->hdr))) e->meaning = get_nonempty_str(v, x, "meaning");
+  if ((x = require(v, item, "meaning", what, &e->hdr)))
+    e->meaning = get_nonempty_str(v, x, "meaning");
   if ((x = ty_get(item, "parent"))) {
     e->parent = get_nonempty_str(v, x, "parent");
     e->parent_origin = origin_of(v, x);
@@ -520,8 +520,8 @@ static te_entry *parse_classifier(vctx *v, const ty_node *item, const char *what
 }
 
 static te_entry *parse_ladder_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const rule_keys[] = {HEADER_KEYS, "raw", "normalized", "score", "penalize",
-                                          NULL};
+  static const char *const rule_keys[] = {HEADER_KEYS, "raw",      "normalized",
+                                          "score",     "penalize", NULL};
   static const char *const adj_keys[] = {HEADER_KEYS, "raw", "normalized", "score", NULL};
   bool adjustment = ctx != NULL;
   check_keys(v, item, adjustment ? adj_keys : rule_keys, what);
@@ -540,8 +540,8 @@ static te_entry *parse_ladder_rule(vctx *v, const ty_node *item, const char *wha
 }
 
 static te_entry *parse_ladder(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "default", "penalty", "rules", "adjustments",
-                                     NULL};
+  static const char *const keys[] = {HEADER_KEYS, "default",     "penalty",
+                                     "rules",     "adjustments", NULL};
   static const char *const penalty_keys[] = {"match", "amount", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
@@ -679,12 +679,13 @@ static te_entry *parse_keys_hint(vctx *v, const ty_node *item, const char *what,
   if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
-  if ((x = require(v, item, "keys", what, &e->hdr))) e->keys = get_str_list(v, x, "keys", &e->n_keys);
+  if ((x = require(v, item, "keys", what, &e->hdr)))
+    e->keys = get_str_list(v, x, "keys", &e->n_keys);
   return &e->hdr;
 }
 
 static te_entry *parse_probe(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "framework",     "path", "body_match",
+  static const char *const keys[] = {HEADER_KEYS,     "framework", "path", "body_match",
                                      "json_list_key", "timeout_s", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
@@ -698,7 +699,8 @@ static te_entry *parse_probe(vctx *v, const ty_node *item, const char *what, voi
   }
   if ((x = ty_get(item, "body_match")))
     e->has_body_match = parse_mref(v, x, "body_match", &e->body_match);
-  if ((x = ty_get(item, "json_list_key"))) e->json_list_key = get_nonempty_str(v, x, "json_list_key");
+  if ((x = ty_get(item, "json_list_key")))
+    e->json_list_key = get_nonempty_str(v, x, "json_list_key");
   e->timeout_s = 5.0;
   if ((x = ty_get(item, "timeout_s"))) {
     double t;
@@ -732,10 +734,11 @@ static double share_pct(vctx *v, const ty_node *item, const char *key, double df
 
 static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {
-      HEADER_KEYS,     "name",          "framework",     "origin",          "candidate_paths",
-      "active",        "split_groups",  "model_include", "model_exclude",   "tp",
-      "min_share_pct", "likely_share_pct", "priority",   "subsumes",        "rationale_hint",
-      "evidence",      "platform",      NULL};
+      HEADER_KEYS,       "name",     "framework",      "origin",
+      "candidate_paths", "active",   "split_groups",   "model_include",
+      "model_exclude",   "tp",       "min_share_pct",  "likely_share_pct",
+      "priority",        "subsumes", "rationale_hint", "evidence",
+      "platform",        NULL};
   static const char *const tp_keys[] = {"min", "required", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
@@ -752,10 +755,14 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
   }
   if ((x = ty_get(item, "origin"))) {
     const char *o = get_str(v, x, "origin");
-    if (o && !strcmp(o, "mainline")) p->origin = TE_ORIGIN_MAINLINE;
-    else if (o && !strcmp(o, "upstream")) p->origin = TE_ORIGIN_UPSTREAM;
-    else if (o && !strcmp(o, "inflight")) p->origin = TE_ORIGIN_INFLIGHT;
-    else if (o) verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
+    if (o && !strcmp(o, "mainline"))
+      p->origin = TE_ORIGIN_MAINLINE;
+    else if (o && !strcmp(o, "upstream"))
+      p->origin = TE_ORIGIN_UPSTREAM;
+    else if (o && !strcmp(o, "inflight"))
+      p->origin = TE_ORIGIN_INFLIGHT;
+    else if (o)
+      verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
   }
   if ((x = ty_get(item, "candidate_paths")))
     p->candidate_paths = get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
@@ -899,8 +906,8 @@ static setting_entry *new_setting(vctx *v, const char *id, const ty_node *at,
 }
 
 /* The value of one key (or of one id of a map key); false when it is invalid. */
-static bool setting_value(vctx *v, const te_setting_def *def, const char *key,
-                          const ty_node *val, te_setting_value *out) {
+static bool setting_value(vctx *v, const te_setting_def *def, const char *key, const ty_node *val,
+                          te_setting_value *out) {
   char msg[400];
   const ty_node *bad = te_setting_parse(def, val, v->a, out, msg, sizeof msg);
   if (bad) verr(v, bad, "setting '%s' %s", key, msg);
@@ -908,8 +915,8 @@ static bool setting_value(vctx *v, const te_setting_def *def, const char *key,
 }
 
 /* A map-typed key: a marker entry (the pack sets the map), then one entry per id. */
-static void parse_setting_map(vctx *v, const te_setting_def *def, const char *key,
-                              const ty_node *k, const ty_node *val, te_list *out) {
+static void parse_setting_map(vctx *v, const te_setting_def *def, const char *key, const ty_node *k,
+                              const ty_node *val, te_list *out) {
   if (val->kind != TY_MAP) {
     verr(v, val, "setting '%s' must be %s", key, te_setting_type_name(def->type));
     return;
@@ -982,21 +989,36 @@ static void count_rules(te_pack *p) {
 }
 
 static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
-  static const char *const keys[] = {
-      "pack",         "version",     "description",   "matchers",   "classifiers",
-      "ladders",      "path_rewrites", "stages",      "stage_rules", "rank_patterns",
-      "frameworks",   "framework_hints", "settings",  "kernel_map_aliases", "fusion_patterns",
-      "display_names", NULL};
+  static const char *const keys[] = {"pack",
+                                     "version",
+                                     "description",
+                                     "matchers",
+                                     "classifiers",
+                                     "ladders",
+                                     "path_rewrites",
+                                     "stages",
+                                     "stage_rules",
+                                     "rank_patterns",
+                                     "frameworks",
+                                     "framework_hints",
+                                     "settings",
+                                     "kernel_map_aliases",
+                                     "fusion_patterns",
+                                     "display_names",
+                                     NULL};
   static const char *const stage_rule_keys[] = {"path", "annotation", NULL};
   static const char *const hint_keys[] = {"default", "text", "server_args_keys", "url_probes",
                                           NULL};
   if (!expect_map(v, root, "a rule pack")) return;
   check_keys(v, root, keys, "the rule pack");
   const ty_node *x;
-  if (!(x = ty_get(root, "pack"))) verr(v, root, "the rule pack needs 'pack' (its id)");
-  else p->info.id = get_nonempty_str(v, x, "pack");
+  if (!(x = ty_get(root, "pack")))
+    verr(v, root, "the rule pack needs 'pack' (its id)");
+  else
+    p->info.id = get_nonempty_str(v, x, "pack");
   long version = 0;
-  if (!(x = ty_get(root, "version"))) verr(v, root, "the rule pack needs 'version: 1'");
+  if (!(x = ty_get(root, "version")))
+    verr(v, root, "the rule pack needs 'version: 1'");
   else if (get_int(v, x, "version", 0, 1000000, &version) && version != 1)
     verr(v, x, "unsupported pack version %ld (this triage reads version 1)", version);
   if ((x = ty_get(root, "description"))) p->info.description = get_str(v, x, "description");
@@ -1010,8 +1032,7 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
   parse_list(v, ty_get(root, "classifiers"), "classifier", &p->s.classifiers, parse_classifier,
              NULL);
   parse_list(v, ty_get(root, "ladders"), "ladder", &p->s.ladders, parse_ladder, NULL);
-  parse_list(v, ty_get(root, "path_rewrites"), "path rewrite", &p->s.rewrites, parse_rewrite,
-             NULL);
+  parse_list(v, ty_get(root, "path_rewrites"), "path rewrite", &p->s.rewrites, parse_rewrite, NULL);
   parse_list(v, ty_get(root, "stages"), "stage", &p->s.stages, parse_stage, NULL);
   if ((x = ty_get(root, "stage_rules")) && expect_map(v, x, "stage_rules")) {
     check_keys(v, x, stage_rule_keys, "stage_rules");
@@ -1034,16 +1055,16 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
     parse_list(v, ty_get(x, "url_probes"), "url probe", &p->s.probes, parse_probe, NULL);
   }
   if ((x = ty_get(root, "settings"))) parse_settings(v, x, "", &p->s.settings);
-  parse_list(v, ty_get(root, "kernel_map_aliases"), "kernel-map alias", &p->s.aliases,
-             parse_alias, NULL);
+  parse_list(v, ty_get(root, "kernel_map_aliases"), "kernel-map alias", &p->s.aliases, parse_alias,
+             NULL);
   parse_list(v, ty_get(root, "fusion_patterns"), "fusion pattern", &p->s.fusions, parse_fusion,
              NULL);
-  parse_list(v, ty_get(root, "display_names"), "display rule", &p->s.display_names,
-             parse_display, NULL);
+  parse_list(v, ty_get(root, "display_names"), "display rule", &p->s.display_names, parse_display,
+             NULL);
 }
 
-te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf,
-                      size_t len, te_diags *diags) {
+te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf, size_t len,
+                      te_diags *diags) {
   vctx v = {reg, a, te_arena_intern(a, file), diags, 0, 0};
   if (!v.file) return NULL;
   if (len > TE_MAX_PACK_BYTES) {

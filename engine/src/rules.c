@@ -61,8 +61,8 @@ typedef struct merge_ctx {
 
 static void place_error(merge_ctx *mc, const te_entry *e, const char *what) {
   mc->errors++;
-  te_diags_add(mc->d, TE_SEV_ERROR, e->place_origin.file, e->place_origin.line,
-               e->place_origin.col, "%s '%s': %s '%s' names no %s loaded before it", what, e->id,
+  te_diags_add(mc->d, TE_SEV_ERROR, e->place_origin.file, e->place_origin.line, e->place_origin.col,
+               "%s '%s': %s '%s' names no %s loaded before it", what, e->id,
                e->before ? "before" : "after", e->before ? e->before : e->after, what);
 }
 
@@ -118,8 +118,8 @@ static void merge_classifiers(merge_ctx *mc, te_list *dst, const te_list *src) {
       if (!in->default_category) {
         mc->errors++;
         te_diags_add(mc->d, TE_SEV_ERROR, in->hdr.origin.file, in->hdr.origin.line,
-                     in->hdr.origin.col, "classifier '%s' is defined here first and needs 'default'",
-                     in->hdr.id);
+                     in->hdr.origin.col,
+                     "classifier '%s' is defined here first and needs 'default'", in->hdr.id);
       }
     }
     char what[160];
@@ -170,19 +170,20 @@ static void merge_ladders(merge_ctx *mc, te_list *dst, const te_list *src) {
 
 static te_sections sections_clone(te_arena *a, const te_sections *s) {
   te_sections c = *s;
-  te_list *lists[] = {&c.matchers,   &c.classifiers,      &c.ladders,    &c.rewrites,
-                      &c.stages,     &c.path_rules,       &c.annotation_rules, &c.ranks,
-                      &c.frameworks, &c.text_hints,       &c.key_hints,  &c.probes,
-                      &c.settings,   &c.aliases,          &c.fusions,    &c.display_names};
-  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) *lists[i] = te_list_clone(a, lists[i]);
+  te_list *lists[] = {&c.matchers,   &c.classifiers, &c.ladders,          &c.rewrites,
+                      &c.stages,     &c.path_rules,  &c.annotation_rules, &c.ranks,
+                      &c.frameworks, &c.text_hints,  &c.key_hints,        &c.probes,
+                      &c.settings,   &c.aliases,     &c.fusions,          &c.display_names};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    *lists[i] = te_list_clone(a, lists[i]);
   return c;
 }
 
 static te_status merge_pack(te_rules *r, te_pack *p, te_diags *diags) {
   for (size_t i = 0; i < r->n_packs; i++) {
     if (p->info.id && r->packs[i]->info.id && !strcmp(p->info.id, r->packs[i]->info.id)) {
-      te_diags_add(diags, TE_SEV_ERROR, p->info.file, 1, 1,
-                   "pack id '%s' is already used by %s", p->info.id, r->packs[i]->info.file);
+      te_diags_add(diags, TE_SEV_ERROR, p->info.file, 1, 1, "pack id '%s' is already used by %s",
+                   p->info.id, r->packs[i]->info.file);
       return TE_ERR_INVALID;
     }
   }
@@ -414,8 +415,10 @@ static void resolve_matcher(fin_ctx *fc, te_matcher *m, unsigned depth) {
   if (!m->has_exclude || depth > TE_MAX_YAML_DEPTH) return;
   /* Named exclusions are resolved but not followed: every named matcher is resolved on
    * its own, and following names here would loop on an exclusion cycle. */
-  if (m->exclude.inline_m) resolve(fc, &m->exclude, depth);
-  else resolve(fc, &m->exclude, depth);
+  if (m->exclude.inline_m)
+    resolve(fc, &m->exclude, depth);
+  else
+    resolve(fc, &m->exclude, depth);
 }
 
 static void check_exclusion_cycles(fin_ctx *fc) {
@@ -481,15 +484,19 @@ static void build_vocabulary(fin_ctx *fc, classifier_entry *c, te_classifier *ou
   if (!l->n)
     fin_error(fc, c->hdr.origin,
               "classifier '%s' declares no categories (list every label it gives under "
-              "'categories:')%s", c->hdr.id, "");
+              "'categories:')%s",
+              c->hdr.id, "");
   for (size_t i = 0; cats && i < l->n; i++) {
     const category_entry *e = (const category_entry *)l->items[i];
     if (!e->parent) continue;
     const te_category *p = te_classifier_category(out, e->parent);
-    if (!p) unknown_label(fc, out, e->parent_origin, e->parent);
+    if (!p)
+      unknown_label(fc, out, e->parent_origin, e->parent);
     else if (p->parent)
-      fin_error(fc, e->parent_origin, "parent '%s' of category '%s' has a parent itself (one "
-                "level of kinds only)", e->parent, e->hdr.id);
+      fin_error(fc, e->parent_origin,
+                "parent '%s' of category '%s' has a parent itself (one "
+                "level of kinds only)",
+                e->parent, e->hdr.id);
   }
 }
 
@@ -532,16 +539,20 @@ static void check_derivations(fin_ctx *fc) {
       if (!e->from_classifier) continue;
       const te_classifier *base = te_rules_classifier_any(r, e->from_classifier);
       if (!base) {
-        fin_error(fc, e->from_origin, "from: classifier '%s' is not defined in any pack (rule "
-                  "'%s')", e->from_classifier, e->hdr.id);
+        fin_error(fc, e->from_origin,
+                  "from: classifier '%s' is not defined in any pack (rule "
+                  "'%s')",
+                  e->from_classifier, e->hdr.id);
         continue;
       }
       for (size_t j = 0; j < e->n_from; j++)
         if (!te_classifier_category(base, e->from_categories[j]))
           unknown_label(fc, base, e->from_origins[j], e->from_categories[j]);
       if (derives_from(l, e->from_classifier, c->hdr.id, 0))
-        fin_error(fc, e->from_origin, "classifier '%s' derives from itself through 'from' "
-                  "(rule '%s')", c->hdr.id, e->hdr.id);
+        fin_error(fc, e->from_origin,
+                  "classifier '%s' derives from itself through 'from' "
+                  "(rule '%s')",
+                  c->hdr.id, e->hdr.id);
     }
   }
 }
@@ -558,10 +569,13 @@ static void build_classifiers(fin_ctx *fc) {
     out->default_category = c->default_category ? c->default_category : "other";
     build_vocabulary(fc, c, out);
     const te_category *d = te_classifier_category(out, out->default_category);
-    if (out->n_categories && !d) unknown_label(fc, out, c->default_origin, out->default_category);
+    if (out->n_categories && !d)
+      unknown_label(fc, out, c->default_origin, out->default_category);
     else if (d && d->parent)
-      fin_error(fc, c->default_origin, "default '%s' of classifier '%s' must be a top-level "
-                "category (it has a parent)", d->id, out->id);
+      fin_error(fc, c->default_origin,
+                "default '%s' of classifier '%s' must be a top-level "
+                "category (it has a parent)",
+                d->id, out->id);
     out->n_rules = c->rules.n;
     te_class_rule *rules = te_arena_alloc(r->arena, (c->rules.n ? c->rules.n : 1) * sizeof *rules);
     out->rules = rules;
@@ -695,7 +709,8 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
     te_fusion_pattern *p = &e->pat;
     r->fusions[i] = p;
     p->active = e->has_active ? resolve(fc, &e->active, 0) : NULL;
-    const te_matcher **groups = te_arena_alloc(r->arena, (e->n_split ? e->n_split : 1) * sizeof *groups);
+    const te_matcher **groups =
+        te_arena_alloc(r->arena, (e->n_split ? e->n_split : 1) * sizeof *groups);
     for (size_t k = 0; groups && k < e->n_split; k++) groups[k] = resolve(fc, &e->split[k], 0);
     p->split_groups = groups;
     p->n_split_groups = groups ? e->n_split : 0;
@@ -703,7 +718,8 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
     if (p->framework && !framework_by_id(r, p->framework))
       fin_error(fc, e->framework_origin,
                 "fusion pattern '%s' is gated on framework '%s', which no pack's 'frameworks:' "
-                "defines", p->id, p->framework);
+                "defines",
+                p->id, p->framework);
   }
   for (size_t i = 0; r->fusions && i < s->fusions.n; i++) {
     fusion_entry *e = (fusion_entry *)s->fusions.items[i];
@@ -713,9 +729,8 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
     for (size_t k = 0; subs && k < e->n_subsumes; k++) {
       const fusion_entry *t = (const fusion_entry *)te_list_find(&s->fusions, e->subsumes[k]);
       if (!t) {
-        fin_error(fc, e->subsumes_origin[k],
-                  "subsumes '%s' names no fusion pattern (pattern '%s')", e->subsumes[k],
-                  e->hdr.id);
+        fin_error(fc, e->subsumes_origin[k], "subsumes '%s' names no fusion pattern (pattern '%s')",
+                  e->subsumes[k], e->hdr.id);
         continue;
       }
       subs[n++] = &t->pat;
@@ -734,8 +749,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   r->finalized = true;
   fin_ctx fc = {r, diags, 0};
   const te_list *ml = &r->merged.matchers;
-  for (size_t i = 0; i < ml->n; i++)
-    resolve_matcher(&fc, ((matcher_entry *)ml->items[i])->m, 0);
+  for (size_t i = 0; i < ml->n; i++) resolve_matcher(&fc, ((matcher_entry *)ml->items[i])->m, 0);
   check_exclusion_cycles(&fc);
   build_classifiers(&fc);
   build_ladders(&fc);
@@ -827,8 +841,7 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, const char *na
   const char *cat = at < 0 ? base->default_category : base->rules[at].category;
   const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
   for (size_t i = 0; i < cr->n_from_categories; i++)
-    if (!strcmp(cr->from_categories[i], cat) || !strcmp(cr->from_categories[i], kind))
-      return true;
+    if (!strcmp(cr->from_categories[i], cat) || !strcmp(cr->from_categories[i], kind)) return true;
   return false;
 }
 

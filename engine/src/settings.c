@@ -15,7 +15,7 @@
 #include "triage/limits.h"
 
 static const te_setting_def TABLE[] = {
-#define TE_SETTING_ROW(member, key, type, min, max, absent, choices, meaning)                 \
+#define TE_SETTING_ROW(member, key, type, min, max, absent, choices, meaning) \
   {key, TE_SETTING_##type, min, max, absent, choices, meaning, offsetof(te_settings, member)},
     TE_SETTINGS(TE_SETTING_ROW)
 #undef TE_SETTING_ROW
@@ -41,13 +41,20 @@ bool te_setting_is_group(const char *key) {
 
 const char *te_setting_type_name(te_setting_type t) {
   switch (t) {
-  case TE_SETTING_NUMBER: return "a number";
-  case TE_SETTING_INT: return "a whole number";
-  case TE_SETTING_BOOL: return "true or false";
-  case TE_SETTING_ENUM: return "one of its choices";
-  case TE_SETTING_LIST: return "a list of strings";
-  case TE_SETTING_NUMBER_MAP: return "a mapping of ids to numbers";
-  case TE_SETTING_LIST_MAP: return "a mapping of ids to lists of strings";
+    case TE_SETTING_NUMBER:
+      return "a number";
+    case TE_SETTING_INT:
+      return "a whole number";
+    case TE_SETTING_BOOL:
+      return "true or false";
+    case TE_SETTING_ENUM:
+      return "one of its choices";
+    case TE_SETTING_LIST:
+      return "a list of strings";
+    case TE_SETTING_NUMBER_MAP:
+      return "a mapping of ids to numbers";
+    case TE_SETTING_LIST_MAP:
+      return "a mapping of ids to lists of strings";
   }
   return "?";
 }
@@ -119,7 +126,8 @@ static const ty_node *parse_number(const te_setting_def *def, const ty_node *n, 
 }
 
 static const ty_node *parse_bool(const ty_node *n, bool *out, char *msg, size_t cap) {
-  static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False", "FALSE"};
+  static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False",
+                                                                            "FALSE"};
   for (size_t i = 0; n->kind == TY_SCALAR && n->plain && i < 3; i++) {
     if (!strcmp(n->str, yes[i])) return *out = true, NULL;
     if (!strcmp(n->str, no[i])) return *out = false, NULL;
@@ -128,8 +136,8 @@ static const ty_node *parse_bool(const ty_node *n, bool *out, char *msg, size_t 
   return n;
 }
 
-static const ty_node *parse_choice(const te_setting_def *def, const ty_node *n, int *out,
-                                   char *msg, size_t cap) {
+static const ty_node *parse_choice(const te_setting_def *def, const ty_node *n, int *out, char *msg,
+                                   size_t cap) {
   if (n->kind == TY_SCALAR && !is_null(n)) {
     int idx = 0;
     for (const char *c = def->choices; c && *c; idx++) {
@@ -145,8 +153,8 @@ static const ty_node *parse_choice(const te_setting_def *def, const ty_node *n, 
   return n;
 }
 
-static const ty_node *parse_list(const ty_node *n, te_arena *a, te_setting_value *out,
-                                 char *msg, size_t cap) {
+static const ty_node *parse_list(const ty_node *n, te_arena *a, te_setting_value *out, char *msg,
+                                 size_t cap) {
   if (n->kind != TY_SEQ) {
     snprintf(msg, cap, "must be a list of strings, not %s", shape(n));
     return n;
@@ -179,24 +187,24 @@ const ty_node *te_setting_parse(const te_setting_def *def, const ty_node *n, te_
   double x = 0;
   const ty_node *bad = NULL;
   switch (def->type) {
-  case TE_SETTING_NUMBER:
-  case TE_SETTING_NUMBER_MAP:
-    bad = parse_number(def, n, false, &out->number, msg, cap);
-    break;
-  case TE_SETTING_INT:
-    bad = parse_number(def, n, true, &x, msg, cap);
-    out->integer = (long)x;
-    break;
-  case TE_SETTING_BOOL:
-    bad = parse_bool(n, &out->boolean, msg, cap);
-    break;
-  case TE_SETTING_ENUM:
-    bad = parse_choice(def, n, &out->choice, msg, cap);
-    break;
-  case TE_SETTING_LIST:
-  case TE_SETTING_LIST_MAP:
-    bad = parse_list(n, a, out, msg, cap);
-    break;
+    case TE_SETTING_NUMBER:
+    case TE_SETTING_NUMBER_MAP:
+      bad = parse_number(def, n, false, &out->number, msg, cap);
+      break;
+    case TE_SETTING_INT:
+      bad = parse_number(def, n, true, &x, msg, cap);
+      out->integer = (long)x;
+      break;
+    case TE_SETTING_BOOL:
+      bad = parse_bool(n, &out->boolean, msg, cap);
+      break;
+    case TE_SETTING_ENUM:
+      bad = parse_choice(def, n, &out->choice, msg, cap);
+      break;
+    case TE_SETTING_LIST:
+    case TE_SETTING_LIST_MAP:
+      bad = parse_list(n, a, out, msg, cap);
+      break;
   }
   return bad;
 }
@@ -208,17 +216,25 @@ static void *member(te_settings *s, const te_setting_def *def) { return (char *)
 static void store_plain(te_settings *s, const te_setting_def *def, const te_setting_value *v) {
   void *m = member(s, def);
   switch (def->type) {
-  case TE_SETTING_NUMBER: *(double *)m = v->number; break;
-  case TE_SETTING_INT: *(long *)m = v->integer; break;
-  case TE_SETTING_BOOL: *(bool *)m = v->boolean; break;
-  case TE_SETTING_ENUM: *(int *)m = v->choice; break;
-  case TE_SETTING_LIST:
-    ((te_string_list *)m)->n = v->n_items;
-    ((te_string_list *)m)->items = v->items;
-    break;
-  case TE_SETTING_NUMBER_MAP:
-  case TE_SETTING_LIST_MAP:
-    break;
+    case TE_SETTING_NUMBER:
+      *(double *)m = v->number;
+      break;
+    case TE_SETTING_INT:
+      *(long *)m = v->integer;
+      break;
+    case TE_SETTING_BOOL:
+      *(bool *)m = v->boolean;
+      break;
+    case TE_SETTING_ENUM:
+      *(int *)m = v->choice;
+      break;
+    case TE_SETTING_LIST:
+      ((te_string_list *)m)->n = v->n_items;
+      ((te_string_list *)m)->items = v->items;
+      break;
+    case TE_SETTING_NUMBER_MAP:
+    case TE_SETTING_LIST_MAP:
+      break;
   }
 }
 

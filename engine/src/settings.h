@@ -17,11 +17,11 @@
 
 /* One value of a setting (for a map type: the value of one id). */
 typedef struct te_setting_value {
-  double number;       /* NUMBER, NUMBER_MAP */
-  long integer;        /* INT */
-  bool boolean;        /* BOOL */
-  int choice;          /* ENUM: index into the choices */
-  size_t n_items;      /* LIST, LIST_MAP */
+  double number;  /* NUMBER, NUMBER_MAP */
+  long integer;   /* INT */
+  bool boolean;   /* BOOL */
+  int choice;     /* ENUM: index into the choices */
+  size_t n_items; /* LIST, LIST_MAP */
   const char **items;
 } te_setting_value;
 

@@ -58,11 +58,12 @@ static size_t append_mangled(te_token_form *f, const char *s, size_t len) {
     }
     bool may = length_may_start(s, i, prev_end);
     size_t n = 0, j = i;
-    while (j < len && is_digit((unsigned char)s[j]) && n <= len) n = n * 10 + (size_t)(s[j++] - '0');
+    while (j < len && is_digit((unsigned char)s[j]) && n <= len)
+      n = n * 10 + (size_t)(s[j++] - '0');
     /* E<digits>E is the value of a literal whose enum type just closed (`...EnumE1E`). */
     if (s[i - 1] == 'E' && j < len && s[j] == 'E') may = false;
-    bool ok = may && n > 0 && n <= len - j && (s[j] == '_' || is_upper((unsigned char)s[j]) ||
-                                               is_lower((unsigned char)s[j]));
+    bool ok = may && n > 0 && n <= len - j &&
+              (s[j] == '_' || is_upper((unsigned char)s[j]) || is_lower((unsigned char)s[j]));
     for (size_t k = j; ok && k < j + n; k++) ok = is_ident((unsigned char)s[k]);
     if (!ok) {
       i = j;

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 typedef struct te_token_form {
-  char *text;            /* lower-case alphanumerics of every token, concatenated */
+  char *text; /* lower-case alphanumerics of every token, concatenated */
   size_t len;
   unsigned char *starts; /* starts[i] != 0: a token starts at text[i]; starts[len] = 1 */
   size_t *pos;           /* the token starts, ascending (n_tokens of them) */

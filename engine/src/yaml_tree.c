@@ -85,7 +85,8 @@ static int key_order(const void *pa, const void *pb) {
   const ty_node *a = *(const ty_node *const *)pa, *b = *(const ty_node *const *)pb;
   int c = strcmp(a->str, b->str);
   if (c) return c;
-  return a->line != b->line ? (a->line < b->line ? -1 : 1) : (a->col < b->col ? -1 : a->col > b->col);
+  return a->line != b->line ? (a->line < b->line ? -1 : 1)
+                            : (a->col < b->col ? -1 : a->col > b->col);
 }
 
 /* Duplicate keys, found by sorting so a hostile mapping with many keys stays fast. */
@@ -242,8 +243,7 @@ static void on_alias(builder *b, const yaml_event_t *ev) {
 }
 
 /* libyaml reports reader errors (bad UTF-8, control characters) by byte offset only. */
-static void offset_to_position(const char *buf, size_t len, size_t off, size_t *line,
-                               size_t *col) {
+static void offset_to_position(const char *buf, size_t len, size_t off, size_t *line, size_t *col) {
   size_t l = 0, c = 0;
   if (off > len) off = len;
   for (size_t i = 0; i < off; i++) {
@@ -310,19 +310,32 @@ ty_node *ty_parse(te_arena *node_arena, te_arena *string_arena, const char *buf,
       break;
     }
     switch (ev.type) {
-    case YAML_STREAM_END_EVENT: done = true; break;
-    case YAML_DOCUMENT_START_EVENT:
-      if (++documents > 1)
-        fail_at(b, ev.start_mark.line, ev.start_mark.column,
-                "a rule pack holds exactly one YAML document");
-      break;
-    case YAML_SCALAR_EVENT: on_scalar(b, &ev); break;
-    case YAML_SEQUENCE_START_EVENT: on_open(b, &ev, TY_SEQ); break;
-    case YAML_MAPPING_START_EVENT: on_open(b, &ev, TY_MAP); break;
-    case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT: on_close(b, &ev); break;
-    case YAML_ALIAS_EVENT: on_alias(b, &ev); break;
-    default: break;
+      case YAML_STREAM_END_EVENT:
+        done = true;
+        break;
+      case YAML_DOCUMENT_START_EVENT:
+        if (++documents > 1)
+          fail_at(b, ev.start_mark.line, ev.start_mark.column,
+                  "a rule pack holds exactly one YAML document");
+        break;
+      case YAML_SCALAR_EVENT:
+        on_scalar(b, &ev);
+        break;
+      case YAML_SEQUENCE_START_EVENT:
+        on_open(b, &ev, TY_SEQ);
+        break;
+      case YAML_MAPPING_START_EVENT:
+        on_open(b, &ev, TY_MAP);
+        break;
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        on_close(b, &ev);
+        break;
+      case YAML_ALIAS_EVENT:
+        on_alias(b, &ev);
+        break;
+      default:
+        break;
     }
     yaml_event_delete(&ev);
   }

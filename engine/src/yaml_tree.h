@@ -21,16 +21,16 @@ typedef enum ty_kind { TY_SCALAR = 0, TY_SEQ = 1, TY_MAP = 2 } ty_kind;
 
 typedef struct ty_node {
   ty_kind kind;
-  unsigned line, col;      /* 1-based start of the node */
-  unsigned end_line;       /* 1-based line where the node ends */
-  bool plain;              /* a plain, untagged scalar (may be a number, bool or null) */
+  unsigned line, col; /* 1-based start of the node */
+  unsigned end_line;  /* 1-based line where the node ends */
+  bool plain;         /* a plain, untagged scalar (may be a number, bool or null) */
   bool single_quoted;
   bool double_quoted;
-  const char *str;         /* scalar text, NUL-terminated */
+  const char *str; /* scalar text, NUL-terminated */
   size_t len;
-  size_t n;                /* sequence items, or mapping pairs */
-  struct ty_node **items;  /* sequence items; mapping: key 2i, value 2i+1 */
-  size_t weight;           /* nodes in this subtree after alias expansion */
+  size_t n;               /* sequence items, or mapping pairs */
+  struct ty_node **items; /* sequence items; mapping: key 2i, value 2i+1 */
+  size_t weight;          /* nodes in this subtree after alias expansion */
 } ty_node;
 
 typedef struct ty_error {

@@ -28,7 +28,7 @@ struct an_resolver {
   an_strtab *st;
   const tr_pyframe *frames;
   size_t nf;
-  uint32_t *forder; /* frame indices by (thread, start, -end) */
+  uint32_t *forder;  /* frame indices by (thread, start, -end) */
   ut_u64map threads; /* thread key -> range index */
   range *ranges;
   size_t nranges;
@@ -250,14 +250,16 @@ int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) 
 }
 
 /* Candidate choice among events[lo, hi) sorted by start (reference-triage.md §4.2 step 1). */
-static const tr_event *pick_candidate(const an_resolver *r, const tr_event *const *evs,
-                                      size_t lo, size_t hi, double kts) {
+static const tr_event *pick_candidate(const an_resolver *r, const tr_event *const *evs, size_t lo,
+                                      size_t hi, double kts) {
   double key = kts + 1e-3;
   size_t a = lo, b = hi;
   while (a < b) { /* bisect_right on start */
     size_t mid = (a + b) / 2;
-    if (evs[mid]->ts <= key) a = mid + 1;
-    else b = mid;
+    if (evs[mid]->ts <= key)
+      a = mid + 1;
+    else
+      b = mid;
   }
   size_t from = a >= lo + r->cand_before ? a - r->cand_before : lo;
   size_t to = a + r->cand_after < hi ? a + r->cand_after : hi;
@@ -290,17 +292,23 @@ static const tr_event *find_by_id(const an_resolver *r, const tr_event *const *e
   size_t a = 0, b = n;
   while (a < b) {
     size_t mid = (a + b) / 2;
-    int64_t v = by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
-    if (v < id) a = mid + 1;
-    else b = mid;
+    int64_t v =
+        by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
+    if (v < id)
+      a = mid + 1;
+    else
+      b = mid;
   }
   size_t lo = a;
   b = n;
   while (a < b) {
     size_t mid = (a + b) / 2;
-    int64_t v = by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
-    if (v <= id) a = mid + 1;
-    else b = mid;
+    int64_t v =
+        by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
+    if (v <= id)
+      a = mid + 1;
+    else
+      b = mid;
   }
   if (lo == a) return NULL;
   return pick_candidate(r, evs, lo, a, kts);
@@ -346,9 +354,9 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
     }
     infos[i] = *fi;
     if (fi->prio > 0) npos++;
-    bool better = !best || fi->prio > bprio ||
-                  (fi->prio == bprio && (f->ts > best->ts ||
-                                         (f->ts == best->ts && f->dur < best->dur)));
+    bool better =
+        !best || fi->prio > bprio ||
+        (fi->prio == bprio && (f->ts > best->ts || (f->ts == best->ts && f->dur < best->dur)));
     if (better) {
       best = f;
       bprio = fi->prio;

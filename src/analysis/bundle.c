@@ -38,8 +38,7 @@ static size_t masked_hex_len(const char *name, size_t len, size_t i, an_hex_mask
   return j - (i + 2) <= AN_ADDRESS_MAX_HEX_DIGITS ? j - i : 0;
 }
 
-size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out,
-                         size_t cap) {
+size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out, size_t cap) {
   /* First pass into a scratch copy: fold whitespace and rewrite hex literals. The output
    * can only grow by hex rewriting ("0x1" -> "0xADDR"), at most 4 bytes per 3 input. */
   size_t scap = len * 2 + 8;
@@ -77,7 +76,8 @@ size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *o
     size_t k = n;
     while (k > 0) {
       k--;
-      if (s[k] == ')') depth++;
+      if (s[k] == ')')
+        depth++;
       else if (s[k] == '(') {
         depth--;
         if (depth == 0) break;
@@ -121,7 +121,8 @@ an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_subst
     if (keep && !keep[i]) continue;
     size_t k = 0;
     /* pids are few; a linear scan with a one-entry cache is enough */
-    if (ns && sums[ns - 1].pid == ev[i].pid) k = ns - 1;
+    if (ns && sums[ns - 1].pid == ev[i].pid)
+      k = ns - 1;
     else
       while (k < ns && sums[k].pid != ev[i].pid) k++;
     if (k == ns) {
@@ -218,8 +219,10 @@ static const ann *windows_containing(const window_set *ws, double t) {
   size_t lo = 0, hi = ws->n;
   while (lo < hi) { /* first i with pmax[i] >= t */
     size_t mid = (lo + hi) / 2;
-    if (ws->pmax[mid] >= t) hi = mid;
-    else lo = mid + 1;
+    if (ws->pmax[mid] >= t)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   if (lo < ws->n && ws->w[lo].start <= t) return &ws->w[lo];
   return NULL;
@@ -233,8 +236,10 @@ static const ann *windows_last_started(const window_set *ws, double t) {
   size_t lo = 0, hi = ws->n;
   while (lo < hi) { /* first i with start > t */
     size_t mid = (lo + hi) / 2;
-    if (ws->w[mid].start <= t) lo = mid + 1;
-    else hi = mid;
+    if (ws->w[mid].start <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return &ws->w[lo - 1];
 }
@@ -251,8 +256,10 @@ static const ann *windows_nearest(const window_set *ws, double t, double *dist) 
   size_t lo = 0, hi = ws->n;
   while (lo < hi) { /* first start > t */
     size_t mid = (lo + hi) / 2;
-    if (ws->w[mid].start > t) hi = mid;
-    else lo = mid + 1;
+    if (ws->w[mid].start > t)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   const ann *best = NULL;
   double bd = INFINITY;
@@ -382,8 +389,10 @@ static double launch_ts(const stage_index *x, const tr_trace *t, const tr_event 
   size_t lo = 0, hi = x->n_launches;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (x->launches[mid].corr < corr) lo = mid + 1;
-    else hi = mid;
+    if (x->launches[mid].corr < corr)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < x->n_launches && x->launches[lo].corr == corr ? x->launches[lo].ts : NAN;
 }
@@ -418,15 +427,16 @@ static an_status stage_index_build(const tr_trace *t, const te_rules *rules, sta
  * the windows' span), else the CPU
  * window containing its start, else the nearest window within stage.nearest_window_us;
  * NULL when none. */
-static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t,
-                                       const tr_event *k) {
+static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t, const tr_event *k) {
   int64_t ext = kernel_external(t, k);
   if (ext != TR_NO_ID && x->n_ext) {
     size_t lo = 0, hi = x->n_ext;
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (x->by_ext[mid].ext < ext) lo = mid + 1;
-      else hi = mid;
+      if (x->by_ext[mid].ext < ext)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     if (lo < x->n_ext && x->by_ext[lo].ext == ext) return x->by_ext[lo].stage;
   }
@@ -493,9 +503,9 @@ static void stage_render_order(const te_rules *rules, size_t *ord) {
 
 /* One block per stage holding kernels, in render order, each sorted by start; the "all"
  * block is left out when drop_all. */
-static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules,
-                                   const te_stage *all, bool drop_all,
-                                   const te_stage *const *stage_of, const size_t *counts) {
+static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules, const te_stage *all,
+                                   bool drop_all, const te_stage *const *stage_of,
+                                   const size_t *counts) {
   size_t n_st = te_rules_stage_count(rules), nk = 0;
   const tr_event *kev = tr_trace_events(out->trace, TR_KIND_KERNEL, &nk);
   size_t *ord = malloc((n_st + 1) * sizeof *ord);
@@ -561,8 +571,8 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   an_status rc = kernel_events(t, te_rules_matcher(rules, "not_a_kernel"), &is_kernel);
   bool found = false;
   if (rc == AN_OK)
-    rc = an_pick_pid(t, is_kernel, pid_substring, te_rules_matcher(rules, "tp0_process"),
-                     &out->pid, &found);
+    rc = an_pick_pid(t, is_kernel, pid_substring, te_rules_matcher(rules, "tp0_process"), &out->pid,
+                     &found);
   if (rc != AN_OK || !found) {
     free(is_kernel);
     out->pid = 0;

@@ -41,20 +41,19 @@ an_hex_mask an_hex_mask_from_rules(const te_rules *rules);
  * with "void " and ends with ')', the trailing balanced parameter list cut off (plus the
  * whitespace before it). Writes at most cap bytes into out (always NUL-terminated when
  * cap > 0) and returns the full length (snprintf contract). */
-size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out,
-                         size_t cap);
+size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out, size_t cap);
 
 /* The kernels of one stage of one trace. */
 typedef struct an_stage_kernels {
-  const te_stage *stage;     /* borrowed from the rules */
+  const te_stage *stage; /* borrowed from the rules */
   size_t n;
-  const tr_event **kernels;  /* sorted by (ts, index) */
-  double total_us;           /* sum of kernel durations (the share denominator) */
+  const tr_event **kernels; /* sorted by (ts, index) */
+  double total_us;          /* sum of kernel durations (the share denominator) */
 } an_stage_kernels;
 
 typedef struct an_trace_view {
-  tr_trace *trace;           /* borrowed */
-  tr_str pid;                /* chosen process; 0 when the trace has no kernels */
+  tr_trace *trace; /* borrowed */
+  tr_str pid;      /* chosen process; 0 when the trace has no kernels */
   /* Stage the path names (id), or NULL when it names none ("all"). */
   const char *path_stage;
   /* Stages that hold kernels, in te_stage order. A leftover "all" group of a file whose
@@ -68,7 +67,7 @@ typedef struct an_trace_view {
    * not_a_kernel). Dropped "all" kernels keep "all" here. */
   size_t n_kernel_events;
   const char **kernel_stage;
-  double kernel_total_us;    /* all kernels of the chosen pid */
+  double kernel_total_us; /* all kernels of the chosen pid */
 } an_trace_view;
 
 /* True when a kernel event is a kernel to the analysis: its event category does not

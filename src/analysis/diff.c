@@ -45,7 +45,7 @@ void an_diff_side_free(an_diff_side *s) {
 typedef struct owned {
   an_diff_stage *stages;
   size_t n_stages;
-  an_diff_row **arrays;        /* every row array, freed with the result */
+  an_diff_row **arrays; /* every row array, freed with the result */
   size_t n_arrays;
 } owned;
 

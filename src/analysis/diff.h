@@ -26,7 +26,7 @@ typedef struct an_diff_side_stage {
   size_t n_kernels;
   an_diff_kernel *kernels;
   size_t n_fusions;
-  an_diff_kernel *fusions;     /* shown fusion patterns: id and related time */
+  an_diff_kernel *fusions; /* shown fusion patterns: id and related time */
 } an_diff_side_stage;
 
 typedef struct an_diff_side {
@@ -41,7 +41,7 @@ void an_diff_side_free(an_diff_side *s);
 
 typedef struct an_diff_result {
   an_diff_report report;
-  void *owned;                 /* private */
+  void *owned; /* private */
 } an_diff_result;
 
 an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,

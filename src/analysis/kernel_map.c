@@ -39,8 +39,8 @@ typedef struct payload {
   const char *stage; /* NULL = global */
   entry_b *eb;
   size_t n, cap;
-  ut_u64map index; /* name pointer -> index */
-  ut_u64map by_text; /* hash of the name's text -> index of the first entry with it */
+  ut_u64map index;        /* name pointer -> index */
+  ut_u64map by_text;      /* hash of the name's text -> index of the first entry with it */
   an_kmap_entry *entries; /* finalised */
   /* lookup helpers, parallel to entries */
   char **lower, **compact;
@@ -340,7 +340,8 @@ static bool sample_mask(const char *const *names, size_t n, size_t k, bool *keep
   for (size_t i = 0; i < n; i++) {
     uint64_t v;
     size_t s;
-    if (ut_u64map_get(&idx, (uint64_t)(uintptr_t)names[i], &v)) s = (size_t)v;
+    if (ut_u64map_get(&idx, (uint64_t)(uintptr_t)names[i], &v))
+      s = (size_t)v;
     else {
       s = ng++;
       g[s].name = names[i];
@@ -382,8 +383,8 @@ fail:
   return false;
 }
 
-an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
-                              const te_rules *rules, bool sample, an_kernel_map **out) {
+an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const te_rules *rules,
+                              bool sample, an_kernel_map **out) {
   *out = NULL;
   /* categories come from the packs only (an_kmap_entry.category is never NULL) */
   if (!te_rules_classifier(rules, "kernel")) return AN_ERR_RULES;
@@ -534,8 +535,10 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
     size_t shorter = ln < lk ? ln : lk;
     if (!shorter) continue;
     double score = 0;
-    if (strncmp(k, lname, shorter) == 0) score = (double)shorter;
-    else if (strstr(k, lname) || strstr(lname, k)) score = (double)shorter / 2.0;
+    if (strncmp(k, lname, shorter) == 0)
+      score = (double)shorter;
+    else if (strstr(k, lname) || strstr(lname, k))
+      score = (double)shorter / 2.0;
     if (score > bs) {
       bs = score;
       best = &p->entries[i];

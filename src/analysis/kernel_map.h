@@ -28,8 +28,8 @@ typedef struct an_kernel_map an_kernel_map; /* opaque */
  * name x location. sample: at most kernel_map.sample_per_kernel kernels per name and stage, evenly
  * spaced (the reference samples for non-SGLang mapping passes). AN_ERR_RULES when the packs
  * define no `kernel` classifier. */
-an_status an_kernel_map_build(const an_trace_view *views, size_t n_views,
-                              const te_rules *rules, bool sample, an_kernel_map **out);
+an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const te_rules *rules,
+                              bool sample, an_kernel_map **out);
 void an_kernel_map_destroy(an_kernel_map *m);
 
 /* Stage payloads, in first-seen order (which is stage order for discovered inputs). */

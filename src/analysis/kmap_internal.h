@@ -10,8 +10,8 @@
 #include "analysis/kernel_map.h"
 #include "analysis/strtab.h"
 #include "trace/trace.h"
-#include "util/map.h"
 #include "triage/rules.h"
+#include "util/map.h"
 
 int an_location_priority(const te_rules *rules, const char *loc);
 bool an_location_preferred(const te_rules *rules, const char *loc);

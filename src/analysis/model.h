@@ -32,20 +32,20 @@ typedef enum an_status {
   AN_ERR_NOMEM = 1,
   AN_ERR_RULES = 2, /* the rules lack something required (e.g. no "all" stage) */
   AN_ERR_ARGS = 3,
-  AN_ERR_INPUT = 4  /* an input cannot be read, or holds nothing to analyse */
+  AN_ERR_INPUT = 4 /* an input cannot be read, or holds nothing to analyse */
 } an_status;
 
 /* ------------------------------------------------------------------ provenance */
 
 /* Where a fact about the run came from. */
 typedef enum an_source {
-  AN_SOURCE_UNKNOWN = 0,       /* nothing said it */
-  AN_SOURCE_DEFAULT = 1,       /* the rule packs' default (or tp 1) */
-  AN_SOURCE_COMMAND_LINE = 2,  /* a flag (--framework) */
-  AN_SOURCE_LIVE_CAPTURE = 3,  /* what live capture detected or used */
-  AN_SOURCE_SERVER_ARGS = 4,   /* server_args.json */
-  AN_SOURCE_TRACE_METADATA = 5,/* the trace's own content */
-  AN_SOURCE_DETECTION_RULE = 6 /* a detection rule matched the input's path */
+  AN_SOURCE_UNKNOWN = 0,        /* nothing said it */
+  AN_SOURCE_DEFAULT = 1,        /* the rule packs' default (or tp 1) */
+  AN_SOURCE_COMMAND_LINE = 2,   /* a flag (--framework) */
+  AN_SOURCE_LIVE_CAPTURE = 3,   /* what live capture detected or used */
+  AN_SOURCE_SERVER_ARGS = 4,    /* server_args.json */
+  AN_SOURCE_TRACE_METADATA = 5, /* the trace's own content */
+  AN_SOURCE_DETECTION_RULE = 6  /* a detection rule matched the input's path */
 } an_source;
 
 typedef struct an_framework_fact {
@@ -80,9 +80,9 @@ typedef struct an_platform_fact {
  * (distributedInfo.world_size, deviceProperties name, runtime versions); else a
  * detection rule (model files in Python frames); else the default (TP 1) or unknown. */
 typedef struct an_run_context {
-  an_text_fact model;          /* model path or family; NULL when unknown */
-  an_count_fact tp_size;       /* >= 1 */
-  an_text_fact gpu;            /* device name ("NVIDIA H100 80GB HBM3") */
+  an_text_fact model;    /* model path or family; NULL when unknown */
+  an_count_fact tp_size; /* >= 1 */
+  an_text_fact gpu;      /* device name ("NVIDIA H100 80GB HBM3") */
   an_platform_fact platform;
 } an_run_context;
 
@@ -104,50 +104,50 @@ typedef struct an_provenance {
   const char *const *mapping_inputs;
   size_t n_formal_inputs;
   const char *const *formal_inputs;
-  size_t n_packs;                      /* rule packs loaded, in load order */
+  size_t n_packs; /* rule packs loaded, in load order */
   const an_pack_ref *packs;
-  const char *version;                 /* filled by the caller (the CLI), else NULL */
-  const char *command_line;            /* filled by the caller (the CLI), else NULL */
-  double kernel_min_share_pct;         /* kernel table bar: --min-share, else the setting */
-  double overlap_min_share_pct;        /* overlap table bar (overlap.min_share_pct) */
-  bool overlap_off;                    /* no overlap analysis ran: a single-trace run with
-                                          overlap.single_trace false (the reference's
-                                          placeholder row); stages then have no block */
+  const char *version;          /* filled by the caller (the CLI), else NULL */
+  const char *command_line;     /* filled by the caller (the CLI), else NULL */
+  double kernel_min_share_pct;  /* kernel table bar: --min-share, else the setting */
+  double overlap_min_share_pct; /* overlap table bar (overlap.min_share_pct) */
+  bool overlap_off;             /* no overlap analysis ran: a single-trace run with
+                                   overlap.single_trace false (the reference's
+                                   placeholder row); stages then have no block */
 } an_provenance;
 
 /* ------------------------------------------------------------------ kernels */
 
 /* One launch site of one kernel: every launch resolved to the same location. */
 typedef struct an_site {
-  const char *location;          /* normalised "path:line func", or "unresolved" */
-  const char *display_location;  /* what the tables show (reference-triage.md §4.2 display rule) */
-  const char *path;              /* display_location split; NULL when it is not */
-  long line;                     /*   "path:line func" (then line is 0, func NULL) */
+  const char *location;         /* normalised "path:line func", or "unresolved" */
+  const char *display_location; /* what the tables show (reference-triage.md §4.2 display rule) */
+  const char *path;             /* display_location split; NULL when it is not */
+  long line;                    /*   "path:line func" (then line is 0, func NULL) */
   const char *func;
   size_t launches;
   double total_us;
   double share_pct_within_kernel;
-  const char *top_cpu_op;        /* most common CPU op / launch name, NULL if none */
-  const char *stack;             /* most common " -> "-joined stack, NULL if none */
+  const char *top_cpu_op; /* most common CPU op / launch name, NULL if none */
+  const char *stack;      /* most common " -> "-joined stack, NULL if none */
 } an_site;
 
 /* One kernel of the kernel map (reference-triage.md §4.3). */
 typedef struct an_kmap_entry {
-  const char *name;              /* canonical kernel name */
-  const char *category;          /* kernel classifier category */
+  const char *name;     /* canonical kernel name */
+  const char *category; /* kernel classifier category */
   size_t n_sites;
-  const an_site *sites;          /* ordered (location priority of display location,
-                                    total_us, launches) descending */
-  const char *best_location;     /* display location of the first site, or best raw */
-  size_t launches;               /* sum over sites (sampled counts when sampled) */
-  double total_us;               /* sum over sites */
+  const an_site *sites;      /* ordered (location priority of display location,
+                                total_us, launches) descending */
+  const char *best_location; /* display location of the first site, or best raw */
+  size_t launches;           /* sum over sites (sampled counts when sampled) */
+  double total_us;           /* sum over sites */
 } an_kmap_entry;
 
 /* One payload of the kernel map: a stage's entries, or all stages' (stage NULL). */
 typedef struct an_kmap_payload {
   const char *stage;
   size_t n;
-  const an_kmap_entry *entries;  /* first-seen order */
+  const an_kmap_entry *entries; /* first-seen order */
 } an_kmap_payload;
 
 typedef struct an_kmap_view {
@@ -158,31 +158,31 @@ typedef struct an_kmap_view {
 
 /* One row of the kernel table (reference-triage.md §5). */
 typedef struct an_kernel_row {
-  const char *name;              /* canonical kernel name */
-  const char *raw_name;          /* the first full name aggregated under it */
-  const char *category;          /* kernel classifier (a label the packs declare) */
-  const char *kind;              /* its finer kind (== category unless the rule gives one) */
+  const char *name;     /* canonical kernel name */
+  const char *raw_name; /* the first full name aggregated under it */
+  const char *category; /* kernel classifier (a label the packs declare) */
+  const char *kind;     /* its finer kind (== category unless the rule gives one) */
   double total_us, max_us;
   size_t launches;
-  double share_pct;              /* of the stage's kernel-time sum */
-  bool shown;                    /* passes --kernel-table-limit and the share bar */
-  const an_kmap_entry *entry;    /* mapping (or formal) map entry; NULL: unresolved */
-  size_t n_shown_sites;          /* the sites the row shows (preferred ones first-ranked, */
+  double share_pct;                  /* of the stage's kernel-time sum */
+  bool shown;                        /* passes --kernel-table-limit and the share bar */
+  const an_kmap_entry *entry;        /* mapping (or formal) map entry; NULL: unresolved */
+  size_t n_shown_sites;              /* the sites the row shows (preferred ones first-ranked, */
   const an_site *const *shown_sites; /*   at most kernel_table.sites_shown) */
-  bool site_share_shown;         /* several candidate sites: each with its site share */
+  bool site_share_shown;             /* several candidate sites: each with its site share */
 } an_kernel_row;
 
 /* ------------------------------------------------------------------ fusion */
 
 typedef enum an_fusion_origin {
-  AN_FUSION_MAINLINE = 0,        /* the fused path exists in the framework's tree */
-  AN_FUSION_UPSTREAM = 1,        /* merged upstream */
-  AN_FUSION_INFLIGHT = 2         /* an open upstream change */
+  AN_FUSION_MAINLINE = 0, /* the fused path exists in the framework's tree */
+  AN_FUSION_UPSTREAM = 1, /* merged upstream */
+  AN_FUSION_INFLIGHT = 2  /* an open upstream change */
 } an_fusion_origin;
 
 typedef enum an_fusion_match {
-  AN_FUSION_DIRECT = 0,          /* the fused kernel itself ran (active matcher) */
-  AN_FUSION_SPLIT = 1            /* every split group of the unfused chain ran */
+  AN_FUSION_DIRECT = 0, /* the fused kernel itself ran (active matcher) */
+  AN_FUSION_SPLIT = 1   /* every split group of the unfused chain ran */
 } an_fusion_match;
 
 typedef enum an_confidence {
@@ -202,18 +202,18 @@ typedef struct an_fuse_row {
   an_fusion_match match;
   an_confidence confidence;
   double related_us, share_pct;
-  double saving_us;              /* estimated GPU time the fusion would save, by the
-                                    pattern's saving formula (0 for an active fused path) */
-  bool shown;                    /* share >= fuse.render_min_share_pct */
-  size_t n_related;              /* kernel names of the related rows, related order */
+  double saving_us; /* estimated GPU time the fusion would save, by the
+                       pattern's saving formula (0 for an active fused path) */
+  bool shown;       /* share >= fuse.render_min_share_pct */
+  size_t n_related; /* kernel names of the related rows, related order */
   const char **related;
-  size_t n_evidence;             /* related rows at or above fuse.evidence_min_share_pct */
+  size_t n_evidence; /* related rows at or above fuse.evidence_min_share_pct */
   an_fuse_evidence *evidence;
-  size_t n_locations;            /* distinct current locations ("path:line func" or */
-  const char **locations;        /*   "unresolved"), at most fuse.locations */
-  size_t n_candidate_paths;      /* from the rules */
+  size_t n_locations;       /* distinct current locations ("path:line func" or */
+  const char **locations;   /*   "unresolved"), at most fuse.locations */
+  size_t n_candidate_paths; /* from the rules */
   const char *const *candidate_paths;
-  const char *rationale_hint;    /* the pattern's hint sentence, NULL when none */
+  const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
 } an_fuse_row;
 
 /* ------------------------------------------------------------------ overlap */
@@ -251,29 +251,29 @@ typedef enum an_dep_risk {
 
 /* Which same-stream neighbour looks dependent (reference-triage.md §6.6). */
 typedef enum an_dep_signal {
-  AN_DEP_SIGNAL_LOW = 0,         /* serial risk low */
-  AN_DEP_SIGNAL_PREV = 1,        /* prev-side serial risk */
-  AN_DEP_SIGNAL_NEXT = 2,        /* next-side serial risk */
-  AN_DEP_SIGNAL_BOTH = 3,        /* both-side serial risk */
-  AN_DEP_SIGNAL_UNCLEAR = 4      /* adjacency unclear (a side has no scope) */
+  AN_DEP_SIGNAL_LOW = 0,    /* serial risk low */
+  AN_DEP_SIGNAL_PREV = 1,   /* prev-side serial risk */
+  AN_DEP_SIGNAL_NEXT = 2,   /* next-side serial risk */
+  AN_DEP_SIGNAL_BOTH = 3,   /* both-side serial risk */
+  AN_DEP_SIGNAL_UNCLEAR = 4 /* adjacency unclear (a side has no scope) */
 } an_dep_signal;
 
 /* How an overlap row's Python scope was found (reference-triage.md §6.5 order). */
 typedef enum an_scope_source {
-  AN_SCOPE_NONE = 0,             /* unmapped */
-  AN_SCOPE_MAPPING = 1,          /* the CPU op of a mapping kernel (External id) */
-  AN_SCOPE_LAUNCH = 2,           /* its launch (correlation; deviation O1) */
-  AN_SCOPE_TIME_WINDOW = 3,      /* Python frames around the GPU timestamp */
-  AN_SCOPE_KERNEL_MAP = 4,       /* the mapping kernel map's votes or best location */
-  AN_SCOPE_FORMAL = 5            /* the formal kernel map */
+  AN_SCOPE_NONE = 0,        /* unmapped */
+  AN_SCOPE_MAPPING = 1,     /* the CPU op of a mapping kernel (External id) */
+  AN_SCOPE_LAUNCH = 2,      /* its launch (correlation; deviation O1) */
+  AN_SCOPE_TIME_WINDOW = 3, /* Python frames around the GPU timestamp */
+  AN_SCOPE_KERNEL_MAP = 4,  /* the mapping kernel map's votes or best location */
+  AN_SCOPE_FORMAL = 5       /* the formal kernel map */
 } an_scope_source;
 
 typedef struct an_overlap_row {
   an_overlap_verdict verdict;
-  char *kernel;         /* canonical kernel name */
-  char *category;       /* overlap classifier category */
-  char *scope;          /* Python scope "path:line func"; NULL = unmapped */
-  char *launch_op;      /* most common CPU op / launch of the scope evidence; NULL = none */
+  char *kernel;    /* canonical kernel name */
+  char *category;  /* overlap classifier category */
+  char *scope;     /* Python scope "path:line func"; NULL = unmapped */
+  char *launch_op; /* most common CPU op / launch of the scope evidence; NULL = none */
   an_scope_source scope_source;
   an_dep_signal dep_signal;
   an_dep_risk dep_risk;
@@ -281,7 +281,7 @@ typedef struct an_overlap_row {
   an_recommendation recommendation;
   size_t count;
   double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
-  double share_pct;     /* total_us / stage busy time * 100 */
+  double share_pct; /* total_us / stage busy time * 100 */
   /* Exposed time: the row's GPU time with no compute kernel running on another stream
    * of the same GPU, over the stage (docs/overlap.md "Exposed time"). Milliseconds.
    *   exposed_ms      steady cost: median instance x count; what ranking by recoverable
@@ -293,51 +293,48 @@ typedef struct an_overlap_row {
   double exposed_ms;
   double exposed_wait_ms;
   double exposed_median_us, exposed_first_us;
-  char *top_partner;    /* kernel it hides under the longest, NULL if never hidden */
+  char *top_partner; /* kernel it hides under the longest, NULL if never hidden */
   double top_partner_us;
   char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */
   double prev_gap_us, next_gap_us; /* -1 when there is no neighbour */
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
-  char *stage;          /* stage id ("extend", "decode", "all") */
-  char *label;          /* the stage's label ("extend/prefill") */
+  char *stage; /* stage id ("extend", "decode", "all") */
+  char *label; /* the stage's label ("extend/prefill") */
   int order;
-  char *formal_path;    /* trace the stage was measured on */
-  char *mapping_path;   /* trace the scopes came from; NULL when no mapping stage paired */
-  double busy_us;       /* union of GPU busy time */
-  double span_us;       /* first kernel start to last kernel end */
+  char *formal_path;      /* trace the stage was measured on */
+  char *mapping_path;     /* trace the scopes came from; NULL when no mapping stage paired */
+  double busy_us;         /* union of GPU busy time */
+  double span_us;         /* first kernel start to last kernel end */
   double multi_stream_us; /* time with kernels on >= 2 streams */
   size_t max_streams;
-  size_t n_kernels;     /* overlap kernel events of the stage */
+  size_t n_kernels; /* overlap kernel events of the stage */
   /* Time accounting (deviation O8): kernel time per overlap category (copy-engine
    * transfers apart), in first-seen order; idle = span - busy; one_time_us = copy-engine
    * time that ends before the stage's first compute kernel (a weight upload), set apart
    * from the per-step cost. With max_streams <= 1 exclusive time is not headroom. */
   size_t n_by_category;
   struct an_overlap_category_time {
-    char *category;     /* overlap category label (owned) */
-    double kernel_us;   /* summed kernel time; overlapping kernels each count */
-  } *by_category;
+    char *category;   /* overlap category label (owned) */
+    double kernel_us; /* summed kernel time; overlapping kernels each count */
+  } * by_category;
   double copy_engine_us, one_time_us;
-  size_t n_rows;        /* rows after the share bar and the table limit */
+  size_t n_rows; /* rows after the share bar and the table limit */
   an_overlap_row *rows;
 } an_overlap_stage;
 
 /* ------------------------------------------------------------------ hints */
 
 typedef enum an_hint_code {
-  AN_HINT_SKIPPED_EVENTS = 0,     /* path, count, offset of the first */
-  AN_HINT_REPLACED_UTF8 = 1,      /* path, count */
+  AN_HINT_SKIPPED_EVENTS = 0,      /* path, count, offset of the first */
+  AN_HINT_REPLACED_UTF8 = 1,       /* path, count */
   AN_HINT_SERVER_ARGS_IGNORED = 2, /* path, detail: why */
   AN_HINT_UNKNOWN_STAGE_MARKER = 3 /* path, count, detail: the first marker no stage rule
                                       places (matcher stage_marker) */
 } an_hint_code;
 
-typedef enum an_hint_level {
-  AN_HINT_NOTE = 0,
-  AN_HINT_WARNING = 1
-} an_hint_level;
+typedef enum an_hint_level { AN_HINT_NOTE = 0, AN_HINT_WARNING = 1 } an_hint_level;
 
 /* Something the run noticed that the reader of the report should know. */
 typedef struct an_hint {
@@ -374,35 +371,35 @@ typedef struct an_summary_item {
   an_summary_kind kind;
   an_action action;
   const char *stage_id, *stage_label; /* the evidence row's stage */
-  size_t row;                   /* index of the evidence row in its table's rows */
-  size_t n_kernels;             /* canonical kernel names (keys, not display names) */
+  size_t row;                         /* index of the evidence row in its table's rows */
+  size_t n_kernels;                   /* canonical kernel names (keys, not display names) */
   const char *const *kernels;
-  const char *location;         /* Python location "path:line func", NULL: unresolved */
-  double at_stake_us;           /* GPU time at stake (an_*_at_stake in summary.c) */
-  double share_pct;             /* at_stake_us / the stage's kernel-time sum * 100 */
-  double score;                 /* the ranking key */
-  char anchor[64];              /* id of the evidence row ("kernel-decode-3"): the same
-                                   in Markdown and HTML; stable for a given report */
+  const char *location; /* Python location "path:line func", NULL: unresolved */
+  double at_stake_us;   /* GPU time at stake (an_*_at_stake in summary.c) */
+  double share_pct;     /* at_stake_us / the stage's kernel-time sum * 100 */
+  double score;         /* the ranking key */
+  char anchor[64];      /* id of the evidence row ("kernel-decode-3"): the same
+                           in Markdown and HTML; stable for a given report */
 } an_summary_item;
 
 /* Time of one kernel category in one stage (the per-stage time line). */
 typedef struct an_category_time {
-  const char *category;         /* kernel classifier category, from the rules */
+  const char *category; /* kernel classifier category, from the rules */
   double total_us;
-  double share_pct;             /* of the stage's kernel-time sum */
-  size_t kernels;               /* distinct kernels (rows) of the category */
+  double share_pct; /* of the stage's kernel-time sum */
+  size_t kernels;   /* distinct kernels (rows) of the category */
 } an_category_time;
 
 /* Where the trace limits what the report can say (the report words each as a hint). */
 typedef struct an_trace_limits {
-  bool no_python_stacks;     /* no kernel resolved to a Python location: recorded without
-                                with_stack=True (or without Python frames at all) */
-  bool framework_defaulted;  /* nothing detected the framework: the packs' default */
-  long ranks_analysed;       /* formal traces read */
-  long ranks_expected;       /* the TP size (server args), else 0: unknown */
+  bool no_python_stacks;          /* no kernel resolved to a Python location: recorded without
+                                     with_stack=True (or without Python frames at all) */
+  bool framework_defaulted;       /* nothing detected the framework: the packs' default */
+  long ranks_analysed;            /* formal traces read */
+  long ranks_expected;            /* the TP size (server args), else 0: unknown */
   const char *short_window_stage; /* label of the first stage whose GPU span is under
                                      report.short_window_ms, NULL if none */
-  double short_window_us;    /* that stage's span */
+  double short_window_us;         /* that stage's span */
 } an_trace_limits;
 
 /* ------------------------------------------------------------------ the report */
@@ -416,13 +413,13 @@ typedef struct an_stage_report {
   double kernel_total_us; /* share denominator */
   size_t n_kernels, n_kernels_shown;
   const an_kernel_row *kernels; /* total_us descending */
-  bool xpu_launch_rows;   /* a shown row is an XPU runtime launch (no device timeline) */
+  bool xpu_launch_rows;         /* a shown row is an XPU runtime launch (no device timeline) */
   size_t n_fuse, n_fuse_shown;
   const an_fuse_row *fuse;
   /* overlap table block; NULL when the overlap analysis has none for this stage */
   const an_overlap_stage *overlap;
   double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
-  size_t n_categories;            /* time by kernel category, total_us descending */
+  size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;
 } an_stage_report;
 
@@ -435,16 +432,16 @@ typedef struct an_stage_report {
 typedef struct an_rank_row {
   long rank;
   const char *path;
-  double busy_us, idle_us;      /* idle: first kernel start to last end, minus busy */
+  double busy_us, idle_us; /* idle: first kernel start to last end, minus busy */
   double compute_us, communication_us, memory_us;
-  double collective_us;         /* every collective kernel's duration, hidden or not */
-  double exposed_comm_us;       /* = communication_us */
-  double wait_us;               /* collective wait over the matched instances */
-  double wait_share_pct;        /* wait_us / busy_us * 100 */
-  const char *top_kernel;       /* canonical name; NULL when the rank has no kernels */
+  double collective_us;   /* every collective kernel's duration, hidden or not */
+  double exposed_comm_us; /* = communication_us */
+  double wait_us;         /* collective wait over the matched instances */
+  double wait_share_pct;  /* wait_us / busy_us * 100 */
+  const char *top_kernel; /* canonical name; NULL when the rank has no kernels */
   double top_kernel_us, top_kernel_share_pct;
-  size_t group;                 /* index into an_rank_report.groups */
-  bool straggler;               /* the rank its group waits for */
+  size_t group;   /* index into an_rank_report.groups */
+  bool straggler; /* the rank its group waits for */
 } an_rank_row;
 
 /* Ranks that run collectives together: the smallest process group of distributedInfo
@@ -452,21 +449,21 @@ typedef struct an_rank_row {
  * group, canonical name and occurrence index (never by timestamp: clocks differ). */
 typedef struct an_rank_group {
   size_t n_ranks;
-  const long *ranks;            /* ascending */
-  size_t n_matched;             /* instances present on every rank of the group */
-  size_t n_unmatched;           /* instances some rank lacks (not counted) */
-  bool has_straggler;           /* lost_share_pct >= ranks.straggler_min_share_pct */
-  long straggler;               /* least-waiting rank (set even without a verdict) */
-  double lost_us;               /* GPU time the others lose to it: their waits, summed */
-  double lost_share_pct;        /* lost_us over the members' GPU time (busy + idle) */
-  size_t n_steps;               /* serving steps (stage annotations); 0 = unknown */
-  double lost_per_step_us;      /* lost_us / n_steps; 0 when unknown */
+  const long *ranks;       /* ascending */
+  size_t n_matched;        /* instances present on every rank of the group */
+  size_t n_unmatched;      /* instances some rank lacks (not counted) */
+  bool has_straggler;      /* lost_share_pct >= ranks.straggler_min_share_pct */
+  long straggler;          /* least-waiting rank (set even without a verdict) */
+  double lost_us;          /* GPU time the others lose to it: their waits, summed */
+  double lost_share_pct;   /* lost_us over the members' GPU time (busy + idle) */
+  size_t n_steps;          /* serving steps (stage annotations); 0 = unknown */
+  double lost_per_step_us; /* lost_us / n_steps; 0 when unknown */
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than
  * ranks.imbalance_pct (MoE expert imbalance shows up here). */
 typedef struct an_imbalance_row {
-  const char *kernel;           /* canonical name */
+  const char *kernel; /* canonical name */
   const char *category;
   size_t group;
   double min_us, max_us, spread_pct; /* spread = (max - min) / min * 100 */
@@ -476,7 +473,11 @@ typedef struct an_imbalance_row {
 /* What one rank contributes to a Ranks section, kept in a one-rank report (JSON
  * "rank_data") so `triage merge` can build the section from per-rank reports with the
  * same numbers as a direct run. */
-typedef enum an_rank_class { AN_RANK_COMPUTE = 0, AN_RANK_COMM = 1, AN_RANK_MEMORY = 2 } an_rank_class;
+typedef enum an_rank_class {
+  AN_RANK_COMPUTE = 0,
+  AN_RANK_COMM = 1,
+  AN_RANK_MEMORY = 2
+} an_rank_class;
 
 typedef struct an_rank_kernel {
   const char *name, *category; /* canonical name, kernel category */
@@ -485,7 +486,7 @@ typedef struct an_rank_kernel {
 } an_rank_kernel;
 
 typedef struct an_rank_collective {
-  size_t kernel;                /* index into an_rank_data.kernels */
+  size_t kernel; /* index into an_rank_data.kernels */
   double dur_us;
 } an_rank_collective;
 
@@ -493,9 +494,9 @@ typedef struct an_rank_data {
   long rank;
   const char *path, *stage;
   size_t n_group;
-  const long *group;            /* the smallest process group holding the rank; may be empty */
+  const long *group; /* the smallest process group holding the rank; may be empty */
   double busy_us, idle_us, class_us[3], collective_us;
-  size_t n_steps;               /* stage annotations seen; 0 = unknown */
+  size_t n_steps; /* stage annotations seen; 0 = unknown */
   size_t n_kernels;
   const an_rank_kernel *kernels;
   size_t n_collectives;
@@ -504,7 +505,7 @@ typedef struct an_rank_data {
 
 /* The Ranks section of one stage: rows in rank order. */
 typedef struct an_rank_report {
-  const char *stage;            /* stage id of the files */
+  const char *stage; /* stage id of the files */
   size_t n_rows;
   const an_rank_row *rows;
   size_t n_groups;
@@ -516,36 +517,36 @@ typedef struct an_rank_report {
 /* ------------------------------------------------------------------ diff */
 
 typedef enum an_diff_change {
-  AN_DIFF_SAME = 0,      /* within the noise floor (diff.noise_floor_pct / _us) */
-  AN_DIFF_SLOWER = 1,    /* a regression */
+  AN_DIFF_SAME = 0,   /* within the noise floor (diff.noise_floor_pct / _us) */
+  AN_DIFF_SLOWER = 1, /* a regression */
   AN_DIFF_FASTER = 2,
-  AN_DIFF_NEW = 3,       /* only after */
-  AN_DIFF_REMOVED = 4    /* only before */
+  AN_DIFF_NEW = 3,    /* only after */
+  AN_DIFF_REMOVED = 4 /* only before */
 } an_diff_change;
 
 /* One kernel (canonical name), category or fusion pattern compared across the runs. */
 typedef struct an_diff_row {
   const char *name;
-  const char *category;  /* kernels: the after category (before when removed); else NULL */
+  const char *category; /* kernels: the after category (before when removed); else NULL */
   double before_us, after_us, delta_us;
-  double delta_pct;      /* delta / before * 100; 0 when before is 0 */
+  double delta_pct; /* delta / before * 100; 0 when before is 0 */
   an_diff_change change;
 } an_diff_row;
 
 typedef struct an_diff_stage {
   const char *stage;
-  an_diff_row total;     /* the stage's GPU time */
+  an_diff_row total; /* the stage's GPU time */
   size_t n_categories;
   const an_diff_row *categories; /* |delta| descending */
   size_t n_kernels;
-  const an_diff_row *kernels;    /* changes beyond the floor first, |delta| descending */
+  const an_diff_row *kernels; /* changes beyond the floor first, |delta| descending */
   size_t n_fusions;
-  const an_diff_row *fusions;    /* shown fusion patterns that appeared or went away */
+  const an_diff_row *fusions; /* shown fusion patterns that appeared or went away */
 } an_diff_stage;
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */
 typedef struct an_diff_report {
-  const char *before, *after;    /* the inputs as named */
+  const char *before, *after; /* the inputs as named */
   size_t n_stages;
   const an_diff_stage *stages;
 } an_diff_report;
@@ -560,11 +561,11 @@ typedef struct an_report {
   const an_hint *hints;
   an_kmap_view kernel_map; /* the mapping kernel map (--kernel-map) */
   an_trace_limits limits;
-  size_t n_summary;                 /* "What to try first", best first */
+  size_t n_summary; /* "What to try first", best first */
   const an_summary_item *summary;
-  size_t n_ranks;                  /* rank tables, one per stage; 0 for a one-rank run */
+  size_t n_ranks; /* rank tables, one per stage; 0 for a one-rank run */
   const an_rank_report *ranks;
-  size_t n_rank_data;              /* one-rank runs: the rank's data per formal trace */
+  size_t n_rank_data; /* one-rank runs: the rank's data per formal trace */
   const an_rank_data *rank_data;
   const struct an_diff_report *diff;
 } an_report;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/kmap_internal.h"
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
-#include "analysis/kmap_internal.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -66,9 +66,9 @@ typedef struct ov_side {
   const char **stage;  /* stage id per kept kernel (borrowed) */
   size_t n;
   ut_strmap names, streams;
-  long *cat;           /* overlap category per name id, -1 = not yet classified */
+  long *cat; /* overlap category per name id, -1 = not yet classified */
   size_t cat_cap;
-  ov_source *source;   /* built on first use as a mapping trace */
+  ov_source *source; /* built on first use as a mapping trace */
 } ov_side;
 
 static void ov_side_free(ov_side *s) {
@@ -84,7 +84,8 @@ static void ov_side_free(ov_side *s) {
 }
 
 static bool ov_starts_gpu_or_kernel(const char *cat) {
-  return strstr(cat, "kernel") != NULL || strncmp(cat, "gpu_", 4) == 0 || strstr(cat, "xpu_runtime");
+  return strstr(cat, "kernel") != NULL || strncmp(cat, "gpu_", 4) == 0 ||
+         strstr(cat, "xpu_runtime");
 }
 
 static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rules *r,
@@ -250,8 +251,10 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
   if (real) {
     size_t w = 0;
     for (size_t b = 0; b < nb; b++) {
-      if (ov_is_all(bs[b].stage)) ov_bundle_free(&bs[b]);
-      else bs[w++] = bs[b];
+      if (ov_is_all(bs[b].stage))
+        ov_bundle_free(&bs[b]);
+      else
+        bs[w++] = bs[b];
     }
     nb = w;
   }
@@ -331,8 +334,8 @@ typedef struct ov_scope_result {
 /* Formal sites vote with their launch counts (reference-triage.md §6.5), except sites launched by a
  * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
  * all sit under the replay call and would out-vote the mapping trace's real evidence. */
-static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
-                                    const te_rules *r, ut_counter *scopes, ut_counter *ops) {
+static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel, const te_rules *r,
+                                    ut_counter *scopes, ut_counter *ops) {
   const te_matcher *replay = te_rules_matcher(r, "graph_replay_launch");
   const an_kernel_map *km = formal->side->in->kmap;
   const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
@@ -343,24 +346,26 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
       if (strcmp(id, formal->stage) == 0) have_stage = true;
       if (strcmp(id, "all") == 0) have_all = true;
     }
-    if (!have_stage && have_all) en = an_kernel_map_find(km, "all", kernel);
+    if (!have_stage && have_all)
+      en = an_kernel_map_find(km, "all", kernel);
     else if (!have_stage && an_kernel_map_stage_count(km) == 1)
       en = an_kernel_map_find(km, an_kernel_map_stage_id(km, 0), kernel);
   }
   if (!en) return;
-  bool best_ok = en->best_location && en->best_location[0] &&
-                 strcmp(en->best_location, "unresolved") != 0;
+  bool best_ok =
+      en->best_location && en->best_location[0] && strcmp(en->best_location, "unresolved") != 0;
   if (en->n_sites == 0) {
     if (best_ok) ut_counter_add(scopes, en->best_location, 1);
     return;
   }
   for (size_t i = 0; i < en->n_sites; i++) {
     const an_site *st = &en->sites[i];
-    if (replay && st->top_cpu_op && te_matcher_match(replay, st->top_cpu_op, strlen(st->top_cpu_op)))
+    if (replay && st->top_cpu_op &&
+        te_matcher_match(replay, st->top_cpu_op, strlen(st->top_cpu_op)))
       continue;
     const char *loc = st->location && st->location[0] ? st->location
-                      : best_ok                        ? en->best_location
-                                                       : "";
+                      : best_ok                       ? en->best_location
+                                                      : "";
     size_t n = st->launches ? st->launches : 1;
     if (loc[0] && strcmp(loc, "unresolved") != 0) ut_counter_add(scopes, loc, n);
     if (st->top_cpu_op && st->top_cpu_op[0]) ut_counter_add(ops, st->top_cpu_op, n);
@@ -425,7 +430,8 @@ static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_count
   size_t last = (size_t)-1;
   for (size_t i = 0; i < (n < per ? n : per); i++) {
     size_t j = i;
-    if (n > per) j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
+    if (n > per)
+      j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
     if (j == last) continue;
     last = j;
     const tr_event *e = map->side->ev[map->by_name[lo + j]];
@@ -465,8 +471,8 @@ static void ov_decide_scope(ov_bundle *map, long nm, const char *kernel, const t
     /* overlap.uniform_scope_spelling false (compat reference, O4): the winning vote's own
      * spelling, as the reference shows it */
     map->scope[nm] = te_rules_settings(r)->overlap_uniform_scope_spelling ? ov_scope_display(top)
-                                                                           : ov_strdup(top);
-    map->how[nm] = best_how == OV_SCOPE_CPU_OP ? AN_SCOPE_MAPPING
+                                                                          : ov_strdup(top);
+    map->how[nm] = best_how == OV_SCOPE_CPU_OP   ? AN_SCOPE_MAPPING
                    : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
                    : best_how == OV_SCOPE_NONE
                        ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
@@ -684,8 +690,10 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     char **slot = side == 0 ? &row->prev_kernel : &row->next_kernel;
     *slot = ov_strdup(nb_name);
     if (!*slot) return false;
-    if (side == 0) row->prev_gap_us = gap;
-    else row->next_gap_us = gap;
+    if (side == 0)
+      row->prev_gap_us = gap;
+    else
+      row->next_gap_us = gap;
     if (gap > thr) continue;
     ov_scope_result ns = ov_scope_lookup(c->map, nb_name, c->r, c->formal);
     const char *nb_cat = ov_cats_label(c->cats, (long)nb->cat);
@@ -756,8 +764,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     }
     return true;
   }
-  if (te_string_list_has(&set->overlap_wait_categories, row->category) &&
-      a->exposed_wait_us > 0 &&
+  if (te_string_list_has(&set->overlap_wait_categories, row->category) && a->exposed_wait_us > 0 &&
       a->exposed_wait_us >= set->overlap_wait_min_ratio * a->exposed_steady_us) {
     row->verdict = AN_OVERLAP_WAIT;
     row->priority = AN_PRIORITY_P2;
@@ -787,10 +794,9 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
     row->recommendation = AN_RECOMMEND_SKIP;
   } else if (row->dep_risk == AN_DEP_RISK_LOW) {
     row->priority = AN_PRIORITY_P1;
-    row->recommendation =
-        te_string_list_has(&set->overlap_try_overlap_categories, row->category)
-            ? AN_RECOMMEND_TRY_OVERLAP
-            : AN_RECOMMEND_TRY_FUSION;
+    row->recommendation = te_string_list_has(&set->overlap_try_overlap_categories, row->category)
+                              ? AN_RECOMMEND_TRY_OVERLAP
+                              : AN_RECOMMEND_TRY_FUSION;
   } else {
     row->priority = AN_PRIORITY_P2;
     row->recommendation = AN_RECOMMEND_CHECK_DEPS;
@@ -845,7 +851,8 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
     const tr_event *e = s->ev[k];
     long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
     if (cat < 0) return false;
-    c->ks[i] = (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
+    c->ks[i] =
+        (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
     c->order[i] = i;
   }
   if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;
@@ -856,8 +863,8 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
 /* reference-triage.md §6.4 headroom rows: kernels with enough exclusive time, non-compute first,
  * each group by exclusive time x category weight; the first headroom.top_n, P5 rows dropped. Marks
  * their names in is_headroom and appends to st->rows. */
-static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
-                             bool *is_headroom, an_overlap_stage *st) {
+static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands, bool *is_headroom,
+                             an_overlap_stage *st) {
   const te_settings *set = te_rules_settings(c->r);
   const ov_cats *cats = c->cats;
   size_t nc = 0;
@@ -882,8 +889,10 @@ static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands
       return false;
     }
     /* reference-triage.md §6.4: P5 headroom rows are dropped */
-    if (row->priority == AN_PRIORITY_P5) ov_row_free(row);
-    else st->n_rows++;
+    if (row->priority == AN_PRIORITY_P5)
+      ov_row_free(row);
+    else
+      st->n_rows++;
   }
   return true;
 }
@@ -927,8 +936,10 @@ static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, do
   }
   size_t w = 0;
   for (size_t i = 0; i < st->n_rows; i++) {
-    if (st->rows[i].share_pct < min_share) ov_row_free(&st->rows[i]);
-    else st->rows[w++] = st->rows[i];
+    if (st->rows[i].share_pct < min_share)
+      ov_row_free(&st->rows[i]);
+    else
+      st->rows[w++] = st->rows[i];
   }
   st->n_rows = w;
 }
@@ -1027,8 +1038,10 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
       if (!ov_side_extract(&sides[j], in, r, opt)) goto done;
       n_sides++;
     }
-    if (i < n_formal) fs[i] = &sides[j];
-    else ms[i - n_formal] = &sides[j];
+    if (i < n_formal)
+      fs[i] = &sides[j];
+    else
+      ms[i - n_formal] = &sides[j];
   }
   if (!ov_bundles_build(fs, n_formal, r, &fb, &n_fb)) goto done;
   if (!ov_bundles_build(ms, n_mapping, r, &mb, &n_mb)) goto done;

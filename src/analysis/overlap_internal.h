@@ -23,12 +23,12 @@
 /* The overlap classifier's categories, resolved once per run so the sweep compares
  * small integers instead of strings. */
 typedef struct ov_cats {
-  ut_strmap names;     /* category label -> index */
-  double *priority;    /* overlap.category_priority.<cat> */
-  double *weight;      /* overlap.weight.<cat> */
-  bool *low_roi;       /* member of overlap.low_roi_hidden.categories */
+  ut_strmap names;  /* category label -> index */
+  double *priority; /* overlap.category_priority.<cat> */
+  double *weight;   /* overlap.weight.<cat> */
+  bool *low_roi;    /* member of overlap.low_roi_hidden.categories */
   size_t cap;
-  long compute;        /* index of "compute", -1 if never seen */
+  long compute; /* index of "compute", -1 if never seen */
 } ov_cats;
 
 void ov_cats_free(ov_cats *c);
@@ -53,22 +53,22 @@ typedef struct ov_agg {
   uint32_t name, cat;
   size_t count;
   double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
-  long rep;               /* index into the kernel array: longest event (first wins) */
-  long first;             /* index into the kernel array: earliest start (first wins) */
+  long rep;   /* index into the kernel array: longest event (first wins) */
+  long first; /* index into the kernel array: earliest start (first wins) */
   /* Time with no compute kernel on another stream of the GPU, summed over the
    * instances, and its split: steady = median instance x count (what every instance
    * costs), wait = the excess above it (a few slow instances: rank skew, stalls). */
   double exposed_us, exposed_steady_us, exposed_wait_us;
   double exposed_median_us, exposed_first_us; /* median instance; the earliest one */
-  long top_partner_name;  /* canonical name hidden under the longest, -1 if none */
+  long top_partner_name; /* canonical name hidden under the longest, -1 if none */
   double top_partner_us;
 } ov_agg;
 
 typedef struct ov_sweep {
-  double busy_us;        /* union of busy time over all streams */
-  double multi_us;       /* time with kernels on >= 2 distinct streams */
-  size_t max_streams;    /* most distinct streams active at once */
-  ov_agg *aggs;          /* one per canonical name, in first-seen order */
+  double busy_us;     /* union of busy time over all streams */
+  double multi_us;    /* time with kernels on >= 2 distinct streams */
+  size_t max_streams; /* most distinct streams active at once */
+  ov_agg *aggs;       /* one per canonical name, in first-seen order */
   size_t n_aggs;
 } ov_sweep;
 
@@ -91,9 +91,9 @@ void ov_source_destroy(ov_source *s);
 /* How a kernel event got its scope (reference-triage.md §6.5 order). */
 typedef enum ov_scope_how {
   OV_SCOPE_NONE = 0,
-  OV_SCOPE_CPU_OP = 1,      /* CPU op with the kernel's External id */
-  OV_SCOPE_LAUNCH = 2,      /* launch event with the kernel's correlation (deviation O1) */
-  OV_SCOPE_TIME_WINDOW = 3  /* Python frames of any thread around the GPU timestamp */
+  OV_SCOPE_CPU_OP = 1,     /* CPU op with the kernel's External id */
+  OV_SCOPE_LAUNCH = 2,     /* launch event with the kernel's correlation (deviation O1) */
+  OV_SCOPE_TIME_WINDOW = 3 /* Python frames of any thread around the GPU timestamp */
 } ov_scope_how;
 
 /* Best scope of one kernel event of the mapping trace. scope and op (cap bytes each)

@@ -132,7 +132,8 @@ static void ov_keyed_sort(ov_keyed *k, size_t n, unsigned depth) {
     }
   }
   for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0 && ov_keyed_cmp(&k[j], &k[j - 1]) < 0; j--) ov_keyed_swap(&k[j], &k[j - 1]);
+    for (size_t j = i; j > 0 && ov_keyed_cmp(&k[j], &k[j - 1]) < 0; j--)
+      ov_keyed_swap(&k[j], &k[j - 1]);
 }
 
 static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
@@ -174,7 +175,7 @@ void ov_source_destroy(ov_source *s) {
  * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
  * places them; the "pid:tid" lookup runs only when the thread changes. */
 static bool ov_bucket_frames(ov_source *s) {
-  size_t n_count = 0; /* capacity of s->thread_off while counting */
+  size_t n_count = 0;  /* capacity of s->thread_off while counting */
   size_t *fill = NULL; /* next free slot of each thread's bucket */
   for (int pass = 0; pass < 2; pass++) {
     tr_str last_pid = 0, last_tid = 0;
@@ -182,7 +183,8 @@ static bool ov_bucket_frames(ov_source *s) {
     for (size_t i = 0; i < s->n_py; i++) {
       if (th < 0 || s->py[i].pid != last_pid || s->py[i].tid != last_tid) {
         char key[32];
-        int len = snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
+        int len =
+            snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
         th = ut_strmap_put(&s->threads, key, (size_t)len);
         if (th < 0) goto fail;
         last_pid = s->py[i].pid;
@@ -195,8 +197,10 @@ static bool ov_bucket_frames(ov_source *s) {
           s->thread_off = p;
         }
       }
-      if (pass == 0) s->thread_off[th + 1]++;
-      else s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
+      if (pass == 0)
+        s->thread_off[th + 1]++;
+      else
+        s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
     }
     if (pass == 0) {
       if (!s->thread_off && !(s->thread_off = calloc(1, sizeof *s->thread_off))) goto fail;
@@ -274,16 +278,20 @@ static size_t ov_active_frames(ov_source *s, size_t th, double t, double eps, si
   size_t lo = s->thread_off[th], hi = s->thread_off[th + 1];
   while (lo < hi) { /* first frame starting after t + eps */
     size_t mid = lo + (hi - lo) / 2;
-    if (ov_fts(s, mid) <= t + eps) lo = mid + 1;
-    else hi = mid;
+    if (ov_fts(s, mid) <= t + eps)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo == s->thread_off[th]) return n;
   size_t first = n;
   size_t steps = 0;
   for (long f = (long)lo - 1; f >= 0 && steps < OV_MAX_CHAIN; f = s->frames[f].parent, steps++) {
-    if (ov_fend(s, (size_t)f) >= t - eps && n < OV_MAX_CHAIN) s->chain[n++] = &s->py[s->frames[f].ev];
+    if (ov_fend(s, (size_t)f) >= t - eps && n < OV_MAX_CHAIN)
+      s->chain[n++] = &s->py[s->frames[f].ev];
   }
-  for (size_t a = first, b = n ? n - 1 : 0; a < b; a++, b--) { /* innermost-first -> outermost-first */
+  for (size_t a = first, b = n ? n - 1 : 0; a < b;
+       a++, b--) { /* innermost-first -> outermost-first */
     const tr_pyframe *tmp = s->chain[a];
     s->chain[a] = s->chain[b];
     s->chain[b] = tmp;
@@ -347,8 +355,10 @@ static size_t ov_keyed_lower(const ov_keyed *a, size_t n, int64_t k) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (a[mid].key < k) lo = mid + 1;
-    else hi = mid;
+    if (a[mid].key < k)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -399,8 +409,8 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
   if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
-      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, corr, k->ts,
-                        scope, scope_cap, op, op_cap)) {
+      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, corr, k->ts, scope,
+                        scope_cap, op, op_cap)) {
     /* reference-triage.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;

@@ -86,9 +86,9 @@ static int ov_point_cmp(const void *a, const void *b) {
 typedef struct ov_lane {
   uint32_t *k;
   size_t n, cap;
-  size_t n_compute; /* active kernels of the compute category */
-  long best;        /* kernel with highest (priority, duration), -1 when idle */
-  long pos;         /* position in the active-stream list, -1 when idle */
+  size_t n_compute;     /* active kernels of the compute category */
+  long best;            /* kernel with highest (priority, duration), -1 when idle */
+  long pos;             /* position in the active-stream list, -1 when idle */
   double hid, exc, hbc; /* running totals, read at kernel start and end */
 } ov_lane;
 
@@ -151,14 +151,14 @@ typedef struct ov_sweep_state {
   size_t n, n_names, n_streams;
   ov_point *pts;
   ov_lane *lanes;
-  uint32_t *act;          /* active streams */
+  uint32_t *act; /* active streams */
   size_t n_act, n_active_kernels, compute_streams;
-  double *snap;           /* lane totals (hid, exc, hbc) at each kernel's start */
-  double *exposed;        /* per kernel: time with no compute kernel on another stream */
-  long *agg_of;           /* canonical name -> aggregate */
+  double *snap;    /* lane totals (hid, exc, hbc) at each kernel's start */
+  double *exposed; /* per kernel: time with no compute kernel on another stream */
+  long *agg_of;    /* canonical name -> aggregate */
   ov_agg *aggs;
   size_t n_aggs;
-  ov_partners *parts;     /* per aggregate */
+  ov_partners *parts; /* per aggregate */
 } ov_sweep_state;
 
 static size_t ov_nz(size_t n) { return n ? n : 1; }
@@ -172,8 +172,8 @@ static bool ov_state_alloc(ov_sweep_state *st) {
   st->agg_of = malloc(ov_nz(st->n_names) * sizeof *st->agg_of);
   st->aggs = calloc(ov_nz(st->n_names), sizeof *st->aggs);
   st->parts = calloc(ov_nz(st->n_names), sizeof *st->parts);
-  if (!st->pts || !st->lanes || !st->act || !st->snap || !st->exposed || !st->agg_of ||
-      !st->aggs || !st->parts)
+  if (!st->pts || !st->lanes || !st->act || !st->snap || !st->exposed || !st->agg_of || !st->aggs ||
+      !st->parts)
     return false;
   for (size_t s = 0; s < st->n_streams; s++) st->lanes[s].best = st->lanes[s].pos = -1;
   return true;

@@ -27,18 +27,18 @@
 
 /* One side of the analysis: the mapping traces or the formal traces. */
 typedef struct side {
-  const char *label;       /* the input as named (messages) */
+  const char *label; /* the input as named (messages) */
   tr_input_set set;
   tr_trace **traces;
   an_trace_view *views;
-  const char **paths;      /* parallel to traces */
+  const char **paths; /* parallel to traces */
   size_t n;
   tr_server_args sa;
   bool has_sa;
   const te_framework *fw;
   an_source fw_source;
   an_kernel_map *kmap;
-  bool shared;             /* traces and views borrowed from the formal side */
+  bool shared; /* traces and views borrowed from the formal side */
 } side;
 
 /* Everything a run owns; the report is the first member, so an_report_destroy finds it. */
@@ -52,14 +52,14 @@ typedef struct run_state {
   an_tables tables;
   an_overlap_result overlap;
   an_ranks_result ranks;
-  an_rank_summary **own_ranks;   /* one-rank runs: a summary per formal trace */
+  an_rank_summary **own_ranks; /* one-rank runs: a summary per formal trace */
   an_rank_data *rank_data;
   an_stage_report *stages;
   an_hint *hints;
   size_t n_hints, cap_hints;
   an_pack_ref *packs;
-  an_strtab *strings;        /* copies that outlive the traces (hint paths, names) */
-  an_summary_data summary;   /* summary items, per-stage category times */
+  an_strtab *strings;      /* copies that outlive the traces (hint paths, names) */
+  an_summary_data summary; /* summary items, per-stage category times */
 } run_state;
 
 static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...)
@@ -95,7 +95,11 @@ static void add_hint(run_state *r, an_hint h) {
 
 static void on_trace_warning(void *ctx, const tr_warning *w) {
   an_hint h = {w->code == TR_WARN_SKIPPED_EVENTS ? AN_HINT_SKIPPED_EVENTS : AN_HINT_REPLACED_UTF8,
-               AN_HINT_WARNING, w->path, w->count, w->offset, NULL};
+               AN_HINT_WARNING,
+               w->path,
+               w->count,
+               w->offset,
+               NULL};
   add_hint(ctx, h);
 }
 
@@ -154,8 +158,8 @@ static void side_free(side *s) {
 }
 
 /* Reads trace i of a side (from path, or the in-memory input) and builds its view. */
-static an_status read_trace(run_state *r, side *s, const an_input *in, size_t i,
-                            const char *path, const char *stage_id) {
+static an_status read_trace(run_state *r, side *s, const an_input *in, size_t i, const char *path,
+                            const char *stage_id) {
   const an_read_hooks *hooks = &r->opt->progress;
   void *bar = hooks->begin ? hooks->begin(hooks->ctx, path) : NULL;
   tr_read_options ro = {0};
@@ -187,8 +191,8 @@ static void load_server_args(run_state *r, side *s) {
     s->has_sa = true;
     return;
   }
-  an_hint h = {AN_HINT_SERVER_ARGS_IGNORED, AN_HINT_WARNING, s->set.server_args_path, 0, 0,
-               te.message};
+  an_hint h = {
+      AN_HINT_SERVER_ARGS_IGNORED, AN_HINT_WARNING, s->set.server_args_path, 0, 0, te.message};
   add_hint(r, h);
 }
 
@@ -273,9 +277,10 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
   const te_framework *dflt = te_rules_framework_default(rules);
   *source = AN_SOURCE_SERVER_ARGS;
   if (s->has_sa) {
-    const te_framework *k = te_rules_framework_from_keys(rules, (const char *const *)s->sa.keys,
-                                                         s->sa.n_keys);
-    const te_framework *t = s->sa.json_text ? te_rules_framework_from_text(rules, s->sa.json_text) : NULL;
+    const te_framework *k =
+        te_rules_framework_from_keys(rules, (const char *const *)s->sa.keys, s->sa.n_keys);
+    const te_framework *t =
+        s->sa.json_text ? te_rules_framework_from_text(rules, s->sa.json_text) : NULL;
     if (k && k != dflt) return k;
     if (t) return t;
     if (k) return k;
@@ -339,7 +344,8 @@ static bool has_key(const tr_server_args *sa, const char *key);
  * distributedInfo.world_size of the formal traces (each rank's trace states it), else 1. */
 static an_count_fact infer_tp(const run_state *r) {
   const side *fm = &r->formal, *sa = server_args_side(r);
-  if (sa && has_key(&sa->sa, "tp_size")) return (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
+  if (sa && has_key(&sa->sa, "tp_size"))
+    return (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
   an_count_fact f = {1, AN_SOURCE_DEFAULT};
   for (size_t i = 0; i < fm->n; i++) {
     const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
@@ -356,9 +362,9 @@ static void infer_device(run_state *r, an_run_context *c) {
     const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
     if (!m) continue;
     if (!c->platform.value && m->platform != TR_PLATFORM_UNKNOWN)
-      c->platform = (an_platform_fact){m->platform == TR_PLATFORM_ROCM ? AN_PLATFORM_ROCM
-                                                                        : AN_PLATFORM_CUDA,
-                                       AN_SOURCE_TRACE_METADATA};
+      c->platform =
+          (an_platform_fact){m->platform == TR_PLATFORM_ROCM ? AN_PLATFORM_ROCM : AN_PLATFORM_CUDA,
+                             AN_SOURCE_TRACE_METADATA};
     for (size_t d = 0; !c->gpu.value && d < m->n_devices; d++) {
       const char *name = tr_str_get(fm->traces[i], m->devices[d].name);
       if (*name)
@@ -404,8 +410,8 @@ static an_text_fact infer_model(run_state *r) {
       for (size_t t = 0; t < 2; t++)
         for (size_t m = 0; texts[t] && m < set->fuse_model_frame_markers.n; m++) {
           size_t len = 0;
-          const char *stem = model_stem(set, texts[t], set->fuse_model_frame_markers.items[m],
-                                        &len);
+          const char *stem =
+              model_stem(set, texts[t], set->fuse_model_frame_markers.items[m], &len);
           if (!stem || site->total_us <= best) continue;
           best = site->total_us;
           f = (an_text_fact){an_strtab_intern(r->strings, stem, len), AN_SOURCE_DETECTION_RULE};
@@ -440,8 +446,8 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .platform = c->platform.value,
       .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
   };
-  an_status rc = an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules,
-                                 &to, &r->tables);
+  an_status rc =
+      an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules, &to, &r->tables);
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
 
@@ -536,7 +542,8 @@ static an_status build_ranks(run_state *r) {
   free(pre);
   free(in);
   if (rc == AN_ERR_INPUT) return fail_trace(r, rf.path, &rf.error);
-  if (rc != AN_OK) return fail(r, rc, rf.path, "%s", rf.error.message[0] ? rf.error.message : "out of memory");
+  if (rc != AN_OK)
+    return fail(r, rc, rf.path, "%s", rf.error.message[0] ? rf.error.message : "out of memory");
   r->report.ranks = r->ranks.reports;
   r->report.n_ranks = r->ranks.n_reports;
   return AN_OK;
@@ -571,7 +578,8 @@ static an_status assemble_stages(run_state *r) {
   size_t cap = r->tables.n_stages + r->overlap.n_stages, n = 0;
   r->stages = calloc(cap ? cap : 1, sizeof *r->stages);
   if (!r->stages) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
-  for (size_t i = 0; i < r->tables.n_stages; i++) table_stage(&r->stages[n++], &r->tables.stages[i]);
+  for (size_t i = 0; i < r->tables.n_stages; i++)
+    table_stage(&r->stages[n++], &r->tables.stages[i]);
   for (size_t i = 0; i < r->overlap.n_stages; i++) {
     const an_overlap_stage *o = &r->overlap.stages[i];
     size_t k = 0;
@@ -677,8 +685,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   return rc;
 }
 
-an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **out,
-                 an_error *err) {
+an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **out, an_error *err) {
   *out = NULL;
   memset(err, 0, sizeof *err);
   run_state *r = calloc(1, sizeof *r);
@@ -698,9 +705,9 @@ an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **o
   else if (missing)
     rc = fail(r, AN_ERR_RULES, NULL, "the rule packs set no value for setting '%s'", missing);
   /* The kernel table's bar, decided once: --min-share, else the packs' setting. */
-  double kernel_min_share =
-      rc == AN_OK && opt->min_share_pct < 0 ? te_rules_settings(rules)->kernel_table_min_share_pct
-                                            : opt->min_share_pct;
+  double kernel_min_share = rc == AN_OK && opt->min_share_pct < 0
+                                ? te_rules_settings(rules)->kernel_table_min_share_pct
+                                : opt->min_share_pct;
   if (rc == AN_OK) rc = analyse(r, kernel_min_share);
   if (rc == AN_OK) rc = assemble(r, kernel_min_share);
   side_release_traces(&r->formal);

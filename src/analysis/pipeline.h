@@ -47,15 +47,15 @@ typedef struct an_read_hooks {
 } an_read_hooks;
 
 typedef struct an_run_options {
-  an_input formal;                /* single-trace: the input; else the formal traces */
-  an_input mapping;               /* set (path or data): mapping-formal mode */
-  const te_framework *framework;  /* NULL: detected per side */
-  an_source framework_source;     /* where a given framework came from */
-  const char *pid_substring;      /* overlap table: only PIDs containing it; NULL = any */
-  double min_share_pct;           /* kernel-table bar; < 0: kernel_table.min_share_pct */
-  long kernel_table_limit;        /* 0 = all */
-  long overlap_table_limit;       /* 0 = all */
-  size_t reader_chunk_size;       /* tr_read_options.chunk_size (0 = default) */
+  an_input formal;               /* single-trace: the input; else the formal traces */
+  an_input mapping;              /* set (path or data): mapping-formal mode */
+  const te_framework *framework; /* NULL: detected per side */
+  an_source framework_source;    /* where a given framework came from */
+  const char *pid_substring;     /* overlap table: only PIDs containing it; NULL = any */
+  double min_share_pct;          /* kernel-table bar; < 0: kernel_table.min_share_pct */
+  long kernel_table_limit;       /* 0 = all */
+  long overlap_table_limit;      /* 0 = all */
+  size_t reader_chunk_size;      /* tr_read_options.chunk_size (0 = default) */
   /* Ranks (single-trace runs on a directory of several ranks): the tables are the lowest
    * rank's and every rank goes into the Ranks section, read by rank_workers threads
    * (0 = the online CPUs). one_rank: only rank `rank` is read, no Ranks section. */
@@ -70,16 +70,15 @@ typedef struct an_run_options {
 
 /* Why an_run failed: "PATH: offset N: MESSAGE" (path and offset when known). */
 typedef struct an_error {
-  char path[1024];   /* "" when the failure concerns no one input */
+  char path[1024]; /* "" when the failure concerns no one input */
   bool has_offset;
-  uint64_t offset;   /* byte offset in the (decompressed) trace */
+  uint64_t offset; /* byte offset in the (decompressed) trace */
   char message[512];
 } an_error;
 
 /* Runs the whole analysis. On success *out is the report; on failure *out is NULL and
  * err says why: AN_ERR_INPUT (unreadable input, no trace files, no kernels), AN_ERR_RULES
  * (the packs lack the "all" stage or leave a setting unset), AN_ERR_NOMEM, AN_ERR_ARGS. */
-an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **out,
-                 an_error *err);
+an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **out, an_error *err);
 
 #endif

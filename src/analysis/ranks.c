@@ -22,16 +22,16 @@ typedef struct coll {
 struct an_rank_summary {
   an_rank_input in;
   char *path;
-  int64_t *group;          /* the smallest process group holding the rank, ascending */
-  size_t n_group;          /* 0: unknown */
+  int64_t *group; /* the smallest process group holding the rank, ascending */
+  size_t n_group; /* 0: unknown */
   double busy_us, idle_us, class_us[N_CLASSES], collective_us;
-  size_t n_steps;          /* stage annotations (one per serving step); 0 = unknown */
-  ut_strmap names;         /* canonical kernel names */
-  double *name_us;         /* parallel to names */
+  size_t n_steps;  /* stage annotations (one per serving step); 0 = unknown */
+  ut_strmap names; /* canonical kernel names */
+  double *name_us; /* parallel to names */
   uint8_t *name_class;
   const char **name_category; /* borrowed from the rules */
   size_t cap_names;
-  coll *colls;             /* in start order */
+  coll *colls; /* in start order */
   size_t n_colls, cap_colls;
   /* an_rank_summary_data's arrays */
   an_rank_kernel *x_kernels;
@@ -84,8 +84,8 @@ static int name_class(const te_rules *rules, const char *category) {
 }
 
 /* Index of the kernel's canonical name, classifying a new one (under lock). -1: no memory. */
-static long name_index(an_rank_summary *s, const char *raw, const te_rules *rules,
-                       an_hex_mask mask, pthread_mutex_t *lock) {
+static long name_index(an_rank_summary *s, const char *raw, const te_rules *rules, an_hex_mask mask,
+                       pthread_mutex_t *lock) {
   char buf[1024];
   size_t len = an_canonical_name(raw, strlen(raw), mask, buf, sizeof buf);
   if (len >= sizeof buf) len = sizeof buf - 1; /* long names match on their first 1 KiB */
@@ -269,12 +269,19 @@ bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out) {
   for (size_t i = 0; i < s->n_colls; i++)
     s->x_colls[i] = (an_rank_collective){s->colls[i].name, s->colls[i].dur};
   for (size_t i = 0; i < s->n_group; i++) s->x_group[i] = (long)s->group[i];
-  *out = (an_rank_data){.rank = s->in.rank, .path = s->path, .stage = s->in.stage,
-                        .n_group = s->n_group, .group = s->x_group, .busy_us = s->busy_us,
-                        .idle_us = s->idle_us, .collective_us = s->collective_us,
+  *out = (an_rank_data){.rank = s->in.rank,
+                        .path = s->path,
+                        .stage = s->in.stage,
+                        .n_group = s->n_group,
+                        .group = s->x_group,
+                        .busy_us = s->busy_us,
+                        .idle_us = s->idle_us,
+                        .collective_us = s->collective_us,
                         .n_steps = s->n_steps,
-                        .n_kernels = s->names.n, .kernels = s->x_kernels,
-                        .n_collectives = s->n_colls, .collectives = s->x_colls};
+                        .n_kernels = s->names.n,
+                        .kernels = s->x_kernels,
+                        .n_collectives = s->n_colls,
+                        .collectives = s->x_colls};
   memcpy(out->class_us, s->class_us, sizeof s->class_us);
   return true;
 }
@@ -325,11 +332,11 @@ an_rank_summary *an_rank_summary_from_data(const an_rank_data *d) {
 typedef struct pool {
   const an_rank_input *in;
   an_rank_summary **out;
-  size_t *todo;              /* indices without a summary yet */
+  size_t *todo; /* indices without a summary yet */
   size_t n_todo, next;
   const te_rules *rules;
   const an_ranks_options *opt;
-  pthread_mutex_t lock;      /* the rules, next, the failure and warnings */
+  pthread_mutex_t lock; /* the rules, next, the failure and warnings */
   an_status status;
   an_ranks_failure *fail;
 } pool;
@@ -406,7 +413,7 @@ typedef struct owned {
   an_strtab *strings;
   an_rank_summary **sums;
   size_t n_sums;
-  void **allocs;           /* every array of the reports (they hold const pointers) */
+  void **allocs; /* every array of the reports (they hold const pointers) */
   size_t n_allocs, cap_allocs;
 } owned;
 
@@ -694,8 +701,8 @@ static an_status assemble(owned *o, const te_rules *rules, an_ranks_result *out)
 }
 
 an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
-                         const te_rules *rules, const an_ranks_options *opt,
-                         an_ranks_result *out, an_ranks_failure *fail) {
+                         const te_rules *rules, const an_ranks_options *opt, an_ranks_result *out,
+                         an_ranks_failure *fail) {
   memset(out, 0, sizeof *out);
   owned *o = calloc(1, sizeof *o);
   pool p = {.in = in, .n_todo = 0, .rules = rules, .opt = opt, .status = AN_OK, .fail = fail};

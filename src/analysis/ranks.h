@@ -27,8 +27,8 @@ typedef struct an_rank_summary an_rank_summary; /* opaque */
 
 typedef struct an_rank_input {
   const char *path;
-  const char *stage;   /* stage id (borrowed from the rules) */
-  long rank;           /* from the file name */
+  const char *stage; /* stage id (borrowed from the rules) */
+  long rank;         /* from the file name */
 } an_rank_input;
 
 /* Summarises one rank from a trace already read and its view (the pipeline's own rank).
@@ -46,16 +46,16 @@ an_rank_summary *an_rank_summary_from_data(const an_rank_data *d);
 void an_rank_summary_free(an_rank_summary *s);
 
 typedef struct an_ranks_options {
-  unsigned workers;                 /* threads; 0 = the online CPUs */
-  size_t reader_chunk_size;         /* tr_read_options.chunk_size */
+  unsigned workers;                             /* threads; 0 = the online CPUs */
+  size_t reader_chunk_size;                     /* tr_read_options.chunk_size */
   void (*warn)(void *ctx, const tr_warning *w); /* called under the lock; may be NULL */
   void *warn_ctx;
 } an_ranks_options;
 
 typedef struct an_ranks_result {
   size_t n_reports;
-  an_rank_report *reports;          /* one per stage, in input order */
-  void *owned;                      /* private */
+  an_rank_report *reports; /* one per stage, in input order */
+  void *owned;             /* private */
 } an_ranks_result;
 
 /* Why a rank could not be read: its path and the reader's error. */
@@ -68,8 +68,8 @@ typedef struct an_ranks_failure {
  * to in, a summary already made for an input or NULL (taken over either way). Returns
  * AN_OK, AN_ERR_INPUT (fail says which file) or AN_ERR_NOMEM. */
 an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
-                         const te_rules *rules, const an_ranks_options *opt,
-                         an_ranks_result *out, an_ranks_failure *fail);
+                         const te_rules *rules, const an_ranks_options *opt, an_ranks_result *out,
+                         an_ranks_failure *fail);
 void an_ranks_result_free(an_ranks_result *r);
 
 #endif

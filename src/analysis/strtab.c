@@ -38,4 +38,6 @@ const char *an_strtab_intern(an_strtab *t, const char *s, size_t len) {
   return id == UINT32_MAX ? NULL : tr_intern_get(t->in, id);
 }
 
-const char *an_strtab_cstr(an_strtab *t, const char *s) { return an_strtab_intern(t, s, strlen(s)); }
+const char *an_strtab_cstr(an_strtab *t, const char *s) {
+  return an_strtab_intern(t, s, strlen(s));
+}

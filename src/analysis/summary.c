@@ -61,8 +61,8 @@ static void add_item(item_ctx *c, an_summary_kind kind, an_action action, size_t
   double share = total > 0 ? at_stake / total * 100.0 : 0;
   if (share < c->s->summary_min_share_pct || at_stake <= 0) return;
   an_summary_item *it = &c->v[c->n++];
-  *it = (an_summary_item){kind, action, c->st->id, c->st->label, row, n_kernels, kernels,
-                          resolved(loc), at_stake, share, 0, {0}};
+  *it = (an_summary_item){kind,    action,        c->st->id, c->st->label, row, n_kernels,
+                          kernels, resolved(loc), at_stake,  share,        0,   {0}};
   it->score = te_number_map_get(&c->s->summary_weights, KIND_IDS[kind]) * at_stake;
   anchor(it->anchor, sizeof it->anchor, KIND_IDS[kind], c->st->id, row);
 }
@@ -86,10 +86,17 @@ static void overlap_items(item_ctx *c) {
     /* only rows that ask for a change; one-time setup and rank-skew waits are no headroom */
     an_action a;
     switch (r->recommendation) {
-    case AN_RECOMMEND_TRY_OVERLAP: a = AN_ACTION_TRY_OVERLAP; break;
-    case AN_RECOMMEND_TRY_FUSION: a = AN_ACTION_TRY_FUSION; break;
-    case AN_RECOMMEND_CHECK_DEPS: a = AN_ACTION_CHECK_DEPS; break;
-    default: continue;
+      case AN_RECOMMEND_TRY_OVERLAP:
+        a = AN_ACTION_TRY_OVERLAP;
+        break;
+      case AN_RECOMMEND_TRY_FUSION:
+        a = AN_ACTION_TRY_FUSION;
+        break;
+      case AN_RECOMMEND_CHECK_DEPS:
+        a = AN_ACTION_CHECK_DEPS;
+        break;
+      default:
+        continue;
     }
     if (r->verdict != AN_OVERLAP_HEADROOM) continue;
     add_item(c, AN_SUMMARY_OVERLAP, a, i, (const char *const *)&r->kernel, 1, r->scope,
@@ -206,7 +213,8 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
   l->ranks_analysed = (long)rep->run.n_formal_inputs;
   /* the TP size counts ranks only when something stated it (server args, trace metadata) */
   const an_count_fact *tp = &rep->run.context.tp_size;
-  l->ranks_expected = tp->source != AN_SOURCE_DEFAULT && tp->source != AN_SOURCE_UNKNOWN ? tp->value : 0;
+  l->ranks_expected =
+      tp->source != AN_SOURCE_DEFAULT && tp->source != AN_SOURCE_UNKNOWN ? tp->value : 0;
   for (size_t i = 0; i < rep->n_stages; i++) {
     const an_overlap_stage *o = rep->stages[i].overlap;
     if (o && o->span_us > 0 && o->span_us < s->report_short_window_ms * 1000.0) {

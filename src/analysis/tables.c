@@ -56,8 +56,10 @@ static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
   ut_buf b = {0};
   ut_buf_add(&b, row->name);
   ut_buf_add(&b, " ");
-  if (!row->entry) ut_buf_add(&b, "unresolved");
-  else if (!row->entry->n_sites) ut_buf_add(&b, row->entry->best_location);
+  if (!row->entry)
+    ut_buf_add(&b, "unresolved");
+  else if (!row->entry->n_sites)
+    ut_buf_add(&b, row->entry->best_location);
   for (size_t i = 0; i < row->n_shown_sites; i++) {
     if (i) ut_buf_add(&b, "<br>");
     ut_buf_add(&b, row->shown_sites[i]->display_location);
@@ -133,7 +135,7 @@ static bool model_gate(const te_fusion_pattern *p, const char *model) {
 }
 
 static an_fusion_origin fusion_origin(te_origin_kind o) {
-  return o == TE_ORIGIN_UPSTREAM ? AN_FUSION_UPSTREAM
+  return o == TE_ORIGIN_UPSTREAM   ? AN_FUSION_UPSTREAM
          : o == TE_ORIGIN_INFLIGHT ? AN_FUSION_INFLIGHT
                                    : AN_FUSION_MAINLINE;
 }
@@ -176,7 +178,7 @@ static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_t
   bool active = false;
   for (size_t i = 0; p->active && i < st->n_rows; i++) {
     bool hit = comp ? name_matches(p->active, &st->rows[i])
-                             : te_matcher_match(p->active, texts[i], strlen(texts[i]));
+                    : te_matcher_match(p->active, texts[i], strlen(texts[i]));
     if (!hit) continue;
     active = true;
     if (!mark[i]) {
@@ -188,8 +190,8 @@ static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_t
 }
 
 /* Component evidence: each split group takes its own kernel, the largest one whose
- * category (from its name) fits the component and whose row the group matches, not already taken by another
- * group (one kernel cannot be two pieces of a split). All groups must find one. */
+ * category (from its name) fits the component and whose row the group matches, not already taken by
+ * another group (one kernel cannot be two pieces of a split). All groups must find one. */
 static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st,
                              const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   size_t before = *nrel;
@@ -256,8 +258,8 @@ static double saving_estimate(const an_stage_tables *st, const size_t *rel, size
 
 /* Evidence kernels listed: the first related rows above the evidence bar; with components
  * every component kernel (a Confirmed row never shows none). */
-static bool fill_evidence(an_fuse_row *r, bool comp, const an_stage_tables *st,
-                          const size_t *rel, size_t nrel, const te_settings *set) {
+static bool fill_evidence(an_fuse_row *r, bool comp, const an_stage_tables *st, const size_t *rel,
+                          size_t nrel, const te_settings *set) {
   size_t ev_rows = (size_t)set->fuse_evidence_rows;
   r->evidence = calloc(ev_rows ? ev_rows : 1, sizeof *r->evidence);
   for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
@@ -318,9 +320,9 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
 
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
-static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
-                          const char **texts, bool *mark, const an_tables_options *opt,
-                          const char *model_lc, const te_settings *set, fmatch *m, bool *hit) {
+static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st, const char **texts,
+                          bool *mark, const an_tables_options *opt, const char *model_lc,
+                          const te_settings *set, fmatch *m, bool *hit) {
   *hit = false;
   if (!pattern_gates_pass(p, opt, model_lc)) return true;
   size_t nr = st->n_rows, nrel = 0;
@@ -330,7 +332,7 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   bool comp = p->n_evidence && opt->component_evidence;
   bool active = match_active(p, comp, st, texts, mark, rel, &nrel);
   bool split = comp ? match_components(p, st, texts, mark, rel, &nrel)
-                             : match_split_legacy(p, st, texts, mark, rel, &nrel);
+                    : match_split_legacy(p, st, texts, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
   double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
@@ -359,8 +361,7 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
     fmatch *m = &ms[i];
     bool skip = false;
     for (size_t b = 0; b < nb && !skip; b++)
-      if (blocked[b] == m->pattern || strcmp(blocked[b]->name, m->pattern->name) == 0)
-        skip = true;
+      if (blocked[b] == m->pattern || strcmp(blocked[b]->name, m->pattern->name) == 0) skip = true;
     for (size_t k = 0; k < m->n_rows && !skip; k++)
       if (consumed[m->rows[k]]) skip = true;
     if (skip) continue;
@@ -448,9 +449,9 @@ static const te_stage *stage_in_order(const te_rules *rules, size_t oi) {
 
 /* The kernels of one stage of every view, aggregated by canonical name in first-seen
  * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time. */
-static an_status aggregate_stage(const an_trace_view *views, size_t n_views,
-                                 const te_stage *stage, ut_u64map *caches, an_hex_mask mask,
-                                 an_strtab *st, agg **out, size_t *n_out, double *total) {
+static an_status aggregate_stage(const an_trace_view *views, size_t n_views, const te_stage *stage,
+                                 ut_u64map *caches, an_hex_mask mask, an_strtab *st, agg **out,
+                                 size_t *n_out, double *total) {
   size_t cap = 0;
   for (size_t v = 0; v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
@@ -521,7 +522,8 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->category = te_rules_classify(rules, "kernel", r->name, NULL);
     r->kind = te_rules_kind(rules, "kernel", r->name);
     r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
-    if (!r->entry && formal_payload) r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
+    if (!r->entry && formal_payload)
+      r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
     choose_sites(rules, r, sites_cap, &st->site_pool[i * sites_cap]);
     bool in_limit = opt->kernel_table_limit <= 0 || (long)i < opt->kernel_table_limit;
     r->shown = in_limit && r->share_pct >= opt->min_share_pct;
@@ -546,10 +548,9 @@ static char *lower_dup(const char *s, bool *nomem) {
   return lc;
 }
 
-an_status an_tables_build(const an_trace_view *views, size_t n_views,
-                          const an_kernel_map *mapping, const an_kernel_map *formal_payload,
-                          const te_rules *rules, const an_tables_options *opt,
-                          an_tables *out) {
+an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_kernel_map *mapping,
+                          const an_kernel_map *formal_payload, const te_rules *rules,
+                          const an_tables_options *opt, an_tables *out) {
   memset(out, 0, sizeof *out);
   /* every category comes from the packs; there is no built-in label */
   if (!te_rules_classifier(rules, "kernel")) return AN_ERR_RULES;

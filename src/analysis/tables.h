@@ -23,31 +23,31 @@
 
 typedef struct an_stage_tables {
   const te_stage *stage;
-  double total_us;           /* kernel-time sum (share denominator) */
+  double total_us; /* kernel-time sum (share denominator) */
   size_t n_rows;
   an_kernel_row *rows;       /* every row, total_us descending */
   size_t n_shown;            /* rows with shown == true */
   const an_site **site_pool; /* the rows' shown_sites point into it */
   size_t n_fuse;
-  an_fuse_row *fuse;         /* accepted matches, in accepted order */
+  an_fuse_row *fuse; /* accepted matches, in accepted order */
   size_t n_fuse_shown;
-  bool xpu;                  /* a shown kernel name is an XPU runtime launch */
+  bool xpu; /* a shown kernel name is an XPU runtime launch */
 } an_stage_tables;
 
 typedef struct an_tables {
   size_t n_stages;
-  an_stage_tables *stages;   /* te_stage order; only stages with kernels */
-  an_strtab *strings;        /* owns every derived string */
+  an_stage_tables *stages; /* te_stage order; only stages with kernels */
+  an_strtab *strings;      /* owns every derived string */
 } an_tables;
 
 typedef struct an_tables_options {
-  double min_share_pct;      /* kernel-table bar, already resolved (an_run decides it) */
-  long kernel_table_limit;   /* 0 = all */
-  const char *framework_id;  /* resolved framework of the formal traces */
-  const char *model_path;    /* run context model, NULL when unknown */
-  long tp_size;              /* run context TP size, 1 when unknown */
-  an_platform platform;      /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
-  bool component_evidence;   /* fuse.component_evidence: evidence and platform gates apply */
+  double min_share_pct;     /* kernel-table bar, already resolved (an_run decides it) */
+  long kernel_table_limit;  /* 0 = all */
+  const char *framework_id; /* resolved framework of the formal traces */
+  const char *model_path;   /* run context model, NULL when unknown */
+  long tp_size;             /* run context TP size, 1 when unknown */
+  an_platform platform;     /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
+  bool component_evidence;  /* fuse.component_evidence: evidence and platform gates apply */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the
@@ -56,8 +56,7 @@ typedef struct an_tables_options {
  * classifier (every category comes from the packs; there is no built-in label). */
 an_status an_tables_build(const an_trace_view *formal_views, size_t n_views,
                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
-                          const te_rules *rules, const an_tables_options *opt,
-                          an_tables *out);
+                          const te_rules *rules, const an_tables_options *opt, an_tables *out);
 void an_tables_free(an_tables *t);
 
 #endif

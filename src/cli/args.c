@@ -75,29 +75,32 @@ static int set_value(void *opts, const cli_option *o, const char *v, char *err, 
   if (!*v && (o->kind == CLI_STRING || o->kind == CLI_LIST))
     return cli_usage_error(err, cap, "%s: empty value", o->name);
   switch (o->kind) {
-  case CLI_STRING: *(const char **)(void *)member = v; return 0;
-  case CLI_LIST: return list_append(opts, o, v, err, cap);
-  case CLI_INT:
-    if (!parse_long(v, o->lo, o->hi, &l)) return bad_value(o, v, err, cap);
-    *(int *)(void *)member = (int)l;
-    return 0;
-  case CLI_LONG:
-    if (!parse_long(v, o->lo, o->hi, &l)) return bad_value(o, v, err, cap);
-    *(long *)(void *)member = l;
-    return 0;
-  case CLI_NUMBER:
-    if (!parse_number(v, o->lo, o->hi, &x)) return bad_value(o, v, err, cap);
-    *(double *)(void *)member = x;
-    return 0;
-  case CLI_CHOICE:
-    if ((idx = choice_index(o->choices, v)) < 0) return bad_value(o, v, err, cap);
-    *(int *)(void *)member = idx;
-    return 0;
-  case CLI_FLAG:
-  case CLI_SET_INT:
-  case CLI_HELP:
-  case CLI_VERSION:
-    break;
+    case CLI_STRING:
+      *(const char **)(void *)member = v;
+      return 0;
+    case CLI_LIST:
+      return list_append(opts, o, v, err, cap);
+    case CLI_INT:
+      if (!parse_long(v, o->lo, o->hi, &l)) return bad_value(o, v, err, cap);
+      *(int *)(void *)member = (int)l;
+      return 0;
+    case CLI_LONG:
+      if (!parse_long(v, o->lo, o->hi, &l)) return bad_value(o, v, err, cap);
+      *(long *)(void *)member = l;
+      return 0;
+    case CLI_NUMBER:
+      if (!parse_number(v, o->lo, o->hi, &x)) return bad_value(o, v, err, cap);
+      *(double *)(void *)member = x;
+      return 0;
+    case CLI_CHOICE:
+      if ((idx = choice_index(o->choices, v)) < 0) return bad_value(o, v, err, cap);
+      *(int *)(void *)member = idx;
+      return 0;
+    case CLI_FLAG:
+    case CLI_SET_INT:
+    case CLI_HELP:
+    case CLI_VERSION:
+      break;
   }
   return cli_usage_error(err, cap, "%s: unhandled option", o->name);
 }
@@ -113,23 +116,27 @@ static const cli_option *find(const cli_spec *spec, const char *arg, size_t len)
 }
 
 /* One option at argv[*i] (its value may be argv[*i + 1]). */
-static int take_option(const cli_spec *spec, int argc, char **argv, int *i, void *opts,
-                       char *err, size_t cap) {
+static int take_option(const cli_spec *spec, int argc, char **argv, int *i, void *opts, char *err,
+                       size_t cap) {
   const char *a = argv[*i];
   const char *eq = strchr(a, '=');
   const cli_option *o = find(spec, a, eq ? (size_t)(eq - a) : strlen(a));
   if (!o) return cli_usage_error(err, cap, "unknown option '%s'%s", a, spec->unknown_suffix);
   switch (o->kind) {
-  case CLI_HELP: return CLI_PARSE_HELP;
-  case CLI_VERSION: return CLI_PARSE_VERSION;
-  case CLI_FLAG:
-  case CLI_SET_INT:
-    if (eq) return cli_usage_error(err, cap, "%s takes no value", o->name);
-    if (o->kind == CLI_FLAG) *(bool *)(void *)((char *)opts + o->offset) = o->value != 0;
-    else *(int *)(void *)((char *)opts + o->offset) = o->value;
-    return 0;
-  default:
-    break;
+    case CLI_HELP:
+      return CLI_PARSE_HELP;
+    case CLI_VERSION:
+      return CLI_PARSE_VERSION;
+    case CLI_FLAG:
+    case CLI_SET_INT:
+      if (eq) return cli_usage_error(err, cap, "%s takes no value", o->name);
+      if (o->kind == CLI_FLAG)
+        *(bool *)(void *)((char *)opts + o->offset) = o->value != 0;
+      else
+        *(int *)(void *)((char *)opts + o->offset) = o->value;
+      return 0;
+    default:
+      break;
   }
   const char *v;
   if (eq) {

@@ -32,25 +32,25 @@ typedef enum cli_kind {
 } cli_kind;
 
 typedef struct cli_option {
-  const char *name;     /* "--output" */
-  const char *alias;    /* "-h", or NULL */
+  const char *name;  /* "--output" */
+  const char *alias; /* "-h", or NULL */
   cli_kind kind;
-  size_t offset;        /* of the member in the command's options struct */
-  size_t offset2;       /* CLI_LIST: of the count member */
-  int value;            /* CLI_FLAG / CLI_SET_INT: the value stored */
-  double lo, hi;        /* CLI_INT, CLI_LONG, CLI_NUMBER */
-  const char *choices;  /* CLI_CHOICE: accepted words, '|'-separated; several words may
-                           share an index with ',' ("markdown,md|json") */
-  const char *expect;   /* how a bad value is described ("a non-negative integer") */
-  const char *metavar;  /* CLI_LIST / value: "needs METAVAR" when missing; NULL = "a value" */
+  size_t offset;       /* of the member in the command's options struct */
+  size_t offset2;      /* CLI_LIST: of the count member */
+  int value;           /* CLI_FLAG / CLI_SET_INT: the value stored */
+  double lo, hi;       /* CLI_INT, CLI_LONG, CLI_NUMBER */
+  const char *choices; /* CLI_CHOICE: accepted words, '|'-separated; several words may
+                          share an index with ',' ("markdown,md|json") */
+  const char *expect;  /* how a bad value is described ("a non-negative integer") */
+  const char *metavar; /* CLI_LIST / value: "needs METAVAR" when missing; NULL = "a value" */
 } cli_option;
 
 typedef enum cli_parse_result {
   CLI_PARSE_OK = 0,
-  CLI_PARSE_USAGE = 2,   /* one line in err; exit 2 */
+  CLI_PARSE_USAGE = 2, /* one line in err; exit 2 */
   CLI_PARSE_HELP = 3,
   CLI_PARSE_VERSION = 4,
-  CLI_PARSE_STOP = 5     /* the word handler stopped at *stop (a sub-command) */
+  CLI_PARSE_STOP = 5 /* the word handler stopped at *stop (a sub-command) */
 } cli_parse_result;
 
 typedef struct cli_spec {

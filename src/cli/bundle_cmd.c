@@ -35,8 +35,8 @@ static const cli_option BUNDLE_OPTIONS[] = {
     {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
-static const cli_spec BUNDLE_SPEC = {BUNDLE_OPTIONS, sizeof BUNDLE_OPTIONS / sizeof BUNDLE_OPTIONS[0],
-                                     " for 'bundle'", bundle_word};
+static const cli_spec BUNDLE_SPEC = {
+    BUNDLE_OPTIONS, sizeof BUNDLE_OPTIONS / sizeof BUNDLE_OPTIONS[0], " for 'bundle'", bundle_word};
 
 /* A JSON report (an object with "mode" and "stages"), else NULL: a trace to analyse. */
 static cJSON *json_report(const char *path) {
@@ -69,7 +69,8 @@ static int load(const char *path, const te_rules *rules, rp_bundle_entry *e, hel
   an_report *rep = NULL;
   if (an_run(&o, rules, &rep, &err) != AN_OK) {
     if (err.has_offset)
-      fprintf(stderr, "triage: %s: offset %llu: %s\n", err.path, (unsigned long long)err.offset, err.message);
+      fprintf(stderr, "triage: %s: offset %llu: %s\n", err.path, (unsigned long long)err.offset,
+              err.message);
     else
       fprintf(stderr, "triage: %s: %s\n", err.path[0] ? err.path : path, err.message);
     return TRIAGE_EXIT_BAD_INPUT;
@@ -83,8 +84,9 @@ int triage_bundle_main(const char *argv0, const triage_options *before, int argc
   char msg[512];
   cli_parse_result pr = cli_parse(&BUNDLE_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
   if (pr == CLI_PARSE_HELP) {
-    puts("usage: triage bundle INPUT... [--output FILE]\n"
-         "Each INPUT is a trace, a profile directory or a JSON report (--format json).");
+    puts(
+        "usage: triage bundle INPUT... [--output FILE]\n"
+        "Each INPUT is a trace, a profile directory or a JSON report (--format json).");
     free(a.inputs);
     return 0;
   }

@@ -19,7 +19,8 @@ static int run_rules(const char *argv0, const triage_options *before, int argc, 
 
 static const cli_command COMMANDS[] = {
     {"rules", "rules check|list|explain|test ...", run_rules},
-    {"diff", "diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]", triage_diff_main},
+    {"diff", "diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]",
+     triage_diff_main},
     {"merge", "merge REPORT.json... [--format markdown|json] [--output FILE]", triage_merge_main},
     {"bundle", "bundle INPUT... [--output FILE]", triage_bundle_main},
 };

@@ -60,7 +60,8 @@ static int load(const char *path, const te_rules *rules, side *s) {
   an_error err;
   if (an_run(&o, rules, &s->rep, &err) != AN_OK) {
     if (err.has_offset)
-      fprintf(stderr, "triage: %s: offset %llu: %s\n", err.path, (unsigned long long)err.offset, err.message);
+      fprintf(stderr, "triage: %s: offset %llu: %s\n", err.path, (unsigned long long)err.offset,
+              err.message);
     else
       fprintf(stderr, "triage: %s: %s\n", err.path[0] ? err.path : path, err.message);
     return TRIAGE_EXIT_BAD_INPUT;
@@ -106,8 +107,9 @@ int triage_diff_main(const char *argv0, const triage_options *before, int argc, 
   char msg[512];
   cli_parse_result pr = cli_parse(&DIFF_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
   if (pr == CLI_PARSE_HELP) {
-    puts("usage: triage diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]\n"
-         "Each side is a trace, a profile directory or a JSON report (--format json).");
+    puts(
+        "usage: triage diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]\n"
+        "Each side is a trace, a profile directory or a JSON report (--format json).");
     return 0;
   }
   if (a.format < 0) { /* no --format: -o NAME.html means the page */

@@ -8,24 +8,24 @@
 #include "live/live.h"
 
 typedef enum triage_exit {
-  TRIAGE_EXIT_OK = 0,          /* report printed (or the sub-command succeeded) */
-  TRIAGE_EXIT_BAD_INPUT = 1,   /* unreadable trace, broken rules, nothing to analyse,
-                                  failed capture */
-  TRIAGE_EXIT_USAGE = 2,       /* the command line cannot work */
+  TRIAGE_EXIT_OK = 0,           /* report printed (or the sub-command succeeded) */
+  TRIAGE_EXIT_BAD_INPUT = 1,    /* unreadable trace, broken rules, nothing to analyse,
+                                   failed capture */
+  TRIAGE_EXIT_USAGE = 2,        /* the command line cannot work */
   TRIAGE_EXIT_INTERRUPTED = 130 /* Ctrl-C during live capture (128 + SIGINT) */
 } triage_exit;
 
 /* Exit status for a live-capture result. */
 static inline triage_exit triage_exit_for_live(lv_status s) {
   switch (s) {
-  case LV_OK:
-    return TRIAGE_EXIT_OK;
-  case LV_USAGE:
-    return TRIAGE_EXIT_USAGE;
-  case LV_INTERRUPTED:
-    return TRIAGE_EXIT_INTERRUPTED;
-  case LV_FAIL:
-    break;
+    case LV_OK:
+      return TRIAGE_EXIT_OK;
+    case LV_USAGE:
+      return TRIAGE_EXIT_USAGE;
+    case LV_INTERRUPTED:
+      return TRIAGE_EXIT_INTERRUPTED;
+    case LV_FAIL:
+      break;
   }
   return TRIAGE_EXIT_BAD_INPUT;
 }

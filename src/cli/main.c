@@ -66,11 +66,15 @@ static int write_kernel_map(const char *path, const an_report *rep) {
   return rc;
 }
 
-static int render(FILE *out, const triage_options *opt, const an_report *rep, const rp_options *ro) {
+static int render(FILE *out, const triage_options *opt, const an_report *rep,
+                  const rp_options *ro) {
   switch (opt->format) {
-  case TRIAGE_FORMAT_JSON: return rp_json(out, rep, ro);
-  case TRIAGE_FORMAT_HTML: return rp_html(out, rep, ro);
-  default: return rp_markdown(out, rep, ro);
+    case TRIAGE_FORMAT_JSON:
+      return rp_json(out, rep, ro);
+    case TRIAGE_FORMAT_HTML:
+      return rp_html(out, rep, ro);
+    default:
+      return rp_markdown(out, rep, ro);
   }
 }
 
@@ -81,7 +85,7 @@ static int write_report(const triage_options *opt, const an_report *rep, const t
     return 1;
   }
   rp_options ro = {triage_options_layout(opt) == TRIAGE_LAYOUT_REFERENCE ? RP_LAYOUT_REFERENCE
-                                                                        : RP_LAYOUT_DEFAULT,
+                                                                         : RP_LAYOUT_DEFAULT,
                    rules, opt->full_names};
   int wrc = render(out, opt, rep, &ro);
   if (fflush(out) != 0) wrc = -1;
@@ -155,8 +159,10 @@ static te_rules *analysis_rules(const char *argv0, triage_options *opt, const te
   if (!rules) return NULL;
   const char *missing = te_rules_settings_missing(rules);
   if (missing) {
-    fprintf(stderr, "triage: the rule packs set no value for setting '%s' (the default packs "
-                    "set every one)\n", missing);
+    fprintf(stderr,
+            "triage: the rule packs set no value for setting '%s' (the default packs "
+            "set every one)\n",
+            missing);
     te_rules_destroy(rules);
     return NULL;
   }
@@ -217,24 +223,24 @@ int main(int argc, char **argv) {
   char err[512] = "";
   int rc;
   switch (triage_options_parse(argc, argv, first, &opt, err, sizeof err)) {
-  case CLI_PARSE_OK:
-    rc = analyse(argc, argv, &opt);
-    break;
-  case CLI_PARSE_STOP:
-    rc = cli_command_find(opt.command)->run(argv[0], &opt, opt.command_argc, opt.command_argv);
-    break;
-  case CLI_PARSE_HELP:
-    triage_usage(stdout);
-    rc = TRIAGE_EXIT_OK;
-    break;
-  case CLI_PARSE_VERSION:
-    printf("triage %s\n", TRIAGE_VERSION);
-    rc = TRIAGE_EXIT_OK;
-    break;
-  default:
-    fprintf(stderr, "triage: %s\n", err);
-    rc = TRIAGE_EXIT_USAGE;
-    break;
+    case CLI_PARSE_OK:
+      rc = analyse(argc, argv, &opt);
+      break;
+    case CLI_PARSE_STOP:
+      rc = cli_command_find(opt.command)->run(argv[0], &opt, opt.command_argc, opt.command_argv);
+      break;
+    case CLI_PARSE_HELP:
+      triage_usage(stdout);
+      rc = TRIAGE_EXIT_OK;
+      break;
+    case CLI_PARSE_VERSION:
+      printf("triage %s\n", TRIAGE_VERSION);
+      rc = TRIAGE_EXIT_OK;
+      break;
+    default:
+      fprintf(stderr, "triage: %s\n", err);
+      rc = TRIAGE_EXIT_USAGE;
+      break;
   }
   triage_options_free(&opt);
   return rc;

@@ -100,7 +100,8 @@ static int build(loaded *l, const te_rules *rules, an_ranks_result *res) {
   g_rules = rules;
   qsort(l->data, l->n, sizeof *l->data, cmp_data);
   for (size_t i = 1; i < l->n; i++)
-    if (l->data[i].rank == l->data[i - 1].rank && strcmp(l->data[i].stage, l->data[i - 1].stage) == 0) {
+    if (l->data[i].rank == l->data[i - 1].rank &&
+        strcmp(l->data[i].stage, l->data[i - 1].stage) == 0) {
       fprintf(stderr, "triage: rank %ld of stage %s is given twice (%s, %s)\n", l->data[i].rank,
               l->data[i].stage, l->data[i - 1].path, l->data[i].path);
       return TRIAGE_EXIT_BAD_INPUT;
@@ -145,8 +146,9 @@ int triage_merge_main(const char *argv0, const triage_options *before, int argc,
   char msg[512];
   cli_parse_result pr = cli_parse(&MERGE_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
   if (pr == CLI_PARSE_HELP) {
-    puts("usage: triage merge REPORT.json... [--format markdown|json] [--output FILE]\n"
-         "Builds the Ranks section from one-rank JSON reports (triage --rank N --format json).");
+    puts(
+        "usage: triage merge REPORT.json... [--format markdown|json] [--output FILE]\n"
+        "Builds the Ranks section from one-rank JSON reports (triage --rank N --format json).");
     free(a.reports);
     return 0;
   }

@@ -37,10 +37,11 @@ triage_layout triage_options_layout(const triage_options *o) {
 }
 
 void triage_usage(FILE *out) {
-  fputs("usage: triage [triage] (TRACE | --input TRACE | --url URL\n"
-        "              | --mapping-input M|--mapping-url U --formal-input F|--formal-url U)\n"
-        "              [options]\n",
-        out);
+  fputs(
+      "usage: triage [triage] (TRACE | --input TRACE | --url URL\n"
+      "              | --mapping-input M|--mapping-url U --formal-input F|--formal-url U)\n"
+      "              [options]\n",
+      out);
   for (size_t i = 0; i < cli_command_count(); i++)
     fprintf(out, "       triage %s\n", cli_command_at(i)->usage);
   fputs(
@@ -103,13 +104,20 @@ void triage_usage(FILE *out) {
 }
 
 #define OFF(m) offsetof(triage_options, m)
-#define STRING(name, m) {name, NULL, CLI_STRING, OFF(m), 0, 0, 0, 0, NULL, NULL, NULL}
-#define INT(name, m) {name, NULL, CLI_INT, OFF(m), 0, 0, 0, 1e8, NULL, "a non-negative integer", NULL}
-#define LONG(name, m) {name, NULL, CLI_LONG, OFF(m), 0, 0, 0, 1e9, NULL, "a non-negative integer", NULL}
-#define NUMBER(name, m, hi, expect) {name, NULL, CLI_NUMBER, OFF(m), 0, 0, 0, hi, NULL, expect, NULL}
-#define FLAG(name, m, v) {name, NULL, CLI_FLAG, OFF(m), 0, v, 0, 0, NULL, NULL, NULL}
-#define SET(name, m, v) {name, NULL, CLI_SET_INT, OFF(m), 0, v, 0, 0, NULL, NULL, NULL}
-#define CHOICE(name, m, choices, expect) {name, NULL, CLI_CHOICE, OFF(m), 0, 0, 0, 0, choices, expect, NULL}
+#define STRING(name, m) \
+  { name, NULL, CLI_STRING, OFF(m), 0, 0, 0, 0, NULL, NULL, NULL }
+#define INT(name, m) \
+  { name, NULL, CLI_INT, OFF(m), 0, 0, 0, 1e8, NULL, "a non-negative integer", NULL }
+#define LONG(name, m) \
+  { name, NULL, CLI_LONG, OFF(m), 0, 0, 0, 1e9, NULL, "a non-negative integer", NULL }
+#define NUMBER(name, m, hi, expect) \
+  { name, NULL, CLI_NUMBER, OFF(m), 0, 0, 0, hi, NULL, expect, NULL }
+#define FLAG(name, m, v) \
+  { name, NULL, CLI_FLAG, OFF(m), 0, v, 0, 0, NULL, NULL, NULL }
+#define SET(name, m, v) \
+  { name, NULL, CLI_SET_INT, OFF(m), 0, v, 0, 0, NULL, NULL, NULL }
+#define CHOICE(name, m, choices, expect) \
+  { name, NULL, CLI_CHOICE, OFF(m), 0, 0, 0, 0, choices, expect, NULL }
 
 static const cli_option OPTIONS[] = {
     STRING("--input", input),
@@ -142,7 +150,8 @@ static const cli_option OPTIONS[] = {
     SET("--no-profile-by-stage", live.profile_by_stage, 0),
     FLAG("--merge-profiles", live.merge_profiles, 1),
     FLAG("--no-merge-profiles", live.merge_profiles, 0),
-    NUMBER("--http-timeout", live.http_timeout_s, 1e9, "a non-negative number of seconds up to 1e9"),
+    NUMBER("--http-timeout", live.http_timeout_s, 1e9,
+           "a non-negative number of seconds up to 1e9"),
     STRING("--framework", framework),
     STRING("--pid-substring", pid_substring),
     NUMBER("--min-share", min_share_pct, 100, "a percentage between 0 and 100"),
@@ -169,8 +178,10 @@ static int main_word(void *opts, const char *word, bool after_dashes, char *err,
   triage_options *o = opts;
   if (!o->trace && !o->input && !after_dashes && cli_command_find(word)) return CLI_PARSE_STOP;
   if (o->trace)
-    return cli_usage_error(err, cap, "unexpected argument '%s' (one trace per run; use "
-                                     "--mapping-input/--formal-input for two)", word);
+    return cli_usage_error(err, cap,
+                           "unexpected argument '%s' (one trace per run; use "
+                           "--mapping-input/--formal-input for two)",
+                           word);
   o->trace = word;
   return 0;
 }
@@ -184,8 +195,9 @@ static int check_modes(const triage_options *o, char *err, size_t cap) {
   bool single = o->input || lv->url;
   bool two = o->mapping_input || lv->mapping_url || o->formal_input || lv->formal_url;
   if (single && two)
-    return cli_usage_error(err, cap, "use either single-trace mode (--input/--url) or two-trace "
-                                     "mode (--mapping-*/--formal-*), not both");
+    return cli_usage_error(err, cap,
+                           "use either single-trace mode (--input/--url) or two-trace "
+                           "mode (--mapping-*/--formal-*), not both");
   if (single && o->input && lv->url)
     return cli_usage_error(err, cap, "provide exactly one of --input or --url");
   if (two && !!o->mapping_input + !!lv->mapping_url != 1)
@@ -193,8 +205,9 @@ static int check_modes(const triage_options *o, char *err, size_t cap) {
   if (two && !!o->formal_input + !!lv->formal_url != 1)
     return cli_usage_error(err, cap, "provide exactly one of --formal-input or --formal-url");
   if (!single && !two)
-    return cli_usage_error(err, cap, "no trace given (TRACE, --input, --url or "
-                                     "--mapping-*/--formal-*)");
+    return cli_usage_error(err, cap,
+                           "no trace given (TRACE, --input, --url or "
+                           "--mapping-*/--formal-*)");
   return 0;
 }
 

@@ -34,34 +34,34 @@ typedef enum triage_layout {
 
 typedef struct triage_options {
   /* inputs */
-  const char *trace;          /* the positional TRACE (becomes input) */
-  const char *input;          /* single-trace: file, directory or "-" */
-  const char *mapping_input;  /* two-trace */
+  const char *trace;         /* the positional TRACE (becomes input) */
+  const char *input;         /* single-trace: file, directory or "-" */
+  const char *mapping_input; /* two-trace */
   const char *formal_input;
   /* live capture (src/live): the --url family */
   lv_options live;
   /* analysis */
-  const char *framework;              /* "auto" or a spelling te_rules_framework_lookup knows */
+  const char *framework; /* "auto" or a spelling te_rules_framework_lookup knows */
   const char *pid_substring;
-  double min_share_pct;               /* <0 = from rules (kernel_table.min_share_pct) */
-  long kernel_table_limit;            /* 0 = all */
-  long rank;                          /* --rank N; -1 = the lowest, with the Ranks section */
-  long overlap_table_limit;           /* 0 = all */
+  double min_share_pct;     /* <0 = from rules (kernel_table.min_share_pct) */
+  long kernel_table_limit;  /* 0 = all */
+  long rank;                /* --rank N; -1 = the lowest, with the Ranks section */
+  long overlap_table_limit; /* 0 = all */
   /* output */
-  int format;                         /* triage_format */
-  int layout;                         /* triage_layout */
-  const char *output_path;            /* NULL = stdout */
-  const char *kernel_map_path;        /* --kernel-map FILE */
+  int format;                  /* triage_format */
+  int layout;                  /* triage_layout */
+  const char *output_path;     /* NULL = stdout */
+  const char *kernel_map_path; /* --kernel-map FILE */
   bool quiet;
-  bool full_names;                    /* --full-names: full kernel names in tables */
+  bool full_names; /* --full-names: full kernel names in tables */
   /* rules */
-  const char **rules_paths;           /* --rules, in order */
+  const char **rules_paths; /* --rules, in order */
   size_t n_rules_paths;
   bool no_default_rules;
-  const char *compat;                 /* --compat NAME: rules/compat/NAME.yaml */
+  const char *compat; /* --compat NAME: rules/compat/NAME.yaml */
   /* the sub-command named (cli/commands.h), NULL for the main command */
   const char *command;
-  int command_argc;                   /* argv of the sub-command, its name first */
+  int command_argc; /* argv of the sub-command, its name first */
   char **command_argv;
 } triage_options;
 

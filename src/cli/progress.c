@@ -33,11 +33,9 @@ static double now_s(void) {
 }
 
 static void set_label(triage_progress *p, const char *label) {
-  if (!label)
-    label = "";
+  if (!label) label = "";
   const char *slash = strrchr(label, '/');
-  if (slash && slash[1] != '\0')
-    label = slash + 1;
+  if (slash && slash[1] != '\0') label = slash + 1;
   size_t n = strlen(label);
   if (n <= PROGRESS_LABEL_CHARS) {
     memcpy(p->label, label, n + 1);
@@ -51,14 +49,11 @@ static void set_label(triage_progress *p, const char *label) {
 
 triage_progress *triage_progress_create(FILE *tty, const char *label, uint64_t total,
                                         bool enabled) {
-  if (!enabled || !tty)
-    return NULL;
+  if (!enabled || !tty) return NULL;
   int fd = fileno(tty);
-  if (fd < 0 || !isatty(fd))
-    return NULL;
+  if (fd < 0 || !isatty(fd)) return NULL;
   triage_progress *p = calloc(1, sizeof *p);
-  if (!p)
-    return NULL;
+  if (!p) return NULL;
   p->tty = tty;
   p->total = total;
   p->start = now_s();
@@ -78,18 +73,15 @@ static void draw(triage_progress *p, uint64_t done, double t) {
     double frac = (double)d / (double)p->total;
     char bar[PROGRESS_BAR_CELLS + 1];
     int full = (int)(frac * PROGRESS_BAR_CELLS);
-    for (int i = 0; i < PROGRESS_BAR_CELLS; i++)
-      bar[i] = i < full ? '#' : '.';
+    for (int i = 0; i < PROGRESS_BAR_CELLS; i++) bar[i] = i < full ? '#' : '.';
     bar[PROGRESS_BAR_CELLS] = '\0';
-    n = snprintf(line, sizeof line, "%s [%s] %.1f/%.1f MB %3d%% %.0f MB/s", p->label, bar,
-                 mb, (double)p->total / 1e6, (int)(frac * 100.0), rate);
+    n = snprintf(line, sizeof line, "%s [%s] %.1f/%.1f MB %3d%% %.0f MB/s", p->label, bar, mb,
+                 (double)p->total / 1e6, (int)(frac * 100.0), rate);
   } else {
     n = snprintf(line, sizeof line, "%s %.1f MB %.0f MB/s", p->label, mb, rate);
   }
-  if (n < 0)
-    return;
-  if (n >= (int)sizeof line)
-    n = (int)sizeof line - 1;
+  if (n < 0) return;
+  if (n >= (int)sizeof line) n = (int)sizeof line - 1;
   /* pad over the previous line if this one is shorter */
   int pad = p->drawn_width > n ? p->drawn_width - n : 0;
   fprintf(p->tty, "\r%s%*s", line, pad, "");
@@ -100,21 +92,16 @@ static void draw(triage_progress *p, uint64_t done, double t) {
 
 void triage_progress_update(void *ctx, uint64_t done, uint64_t total) {
   triage_progress *p = ctx;
-  if (!p || p->finished)
-    return;
-  if (total > 0)
-    p->total = total;
+  if (!p || p->finished) return;
+  if (total > 0) p->total = total;
   double t = now_s();
-  if (t - p->start < SHOW_AFTER_S)
-    return;
-  if (p->drawn_width > 0 && t - p->last_draw < REDRAW_EVERY_S)
-    return;
+  if (t - p->start < SHOW_AFTER_S) return;
+  if (p->drawn_width > 0 && t - p->last_draw < REDRAW_EVERY_S) return;
   draw(p, done, t);
 }
 
 void triage_progress_finish(triage_progress *p) {
-  if (!p || p->finished)
-    return;
+  if (!p || p->finished) return;
   p->finished = true;
   if (p->drawn_width > 0) {
     fprintf(p->tty, "\r%*s\r", p->drawn_width, "");
@@ -124,8 +111,7 @@ void triage_progress_finish(triage_progress *p) {
 }
 
 void triage_progress_destroy(triage_progress *p) {
-  if (!p)
-    return;
+  if (!p) return;
   triage_progress_finish(p);
   free(p);
 }

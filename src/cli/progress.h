@@ -30,8 +30,7 @@ typedef struct triage_progress triage_progress;
  * to its last component). total: expected bytes, 0 = unknown (the reader's own total,
  * passed to each update, takes precedence when non-zero). Returns NULL when disabled,
  * when tty is not a terminal, or when out of memory. */
-triage_progress *triage_progress_create(FILE *tty, const char *label, uint64_t total,
-                                        bool enabled);
+triage_progress *triage_progress_create(FILE *tty, const char *label, uint64_t total, bool enabled);
 
 /* Progress callback with the signature of tr_read_options.progress; ctx is the
  * triage_progress (may be NULL). */

@@ -103,8 +103,8 @@ const char *triage_compat_pack(const char *argv0, const char *name, char *buf, s
   int n = snprintf(buf, cap, "%s/compat/%s.yaml", dir, name);
   struct stat st;
   if (n < 0 || (size_t)n >= cap || stat(buf, &st) != 0 || !S_ISREG(st.st_mode)) {
-    fprintf(err, "triage: --compat: unknown compatibility mode '%s' (no %s/compat/%s.yaml)\n",
-            name, dir, name);
+    fprintf(err, "triage: --compat: unknown compatibility mode '%s' (no %s/compat/%s.yaml)\n", name,
+            dir, name);
     return NULL;
   }
   return buf;
@@ -116,8 +116,9 @@ static bool load_defaults(te_rules *r, const char *argv0, const triage_rules_set
   if (o->no_defaults && !o->compat) return true;
   char dir[PATH_MAX], pack[PATH_MAX + 64];
   if (!triage_default_rules_dir(argv0, dir, sizeof dir)) {
-    fprintf(err, "triage: no default rule packs found (set TRIAGE_RULES_DIR, or pass "
-                 "--no-default-rules with --rules)\n");
+    fprintf(err,
+            "triage: no default rule packs found (set TRIAGE_RULES_DIR, or pass "
+            "--no-default-rules with --rules)\n");
     return false;
   }
   bool ok = o->no_defaults || te_rules_load_path(r, dir, d) == TE_OK;
@@ -172,11 +173,16 @@ static void print_pack(const te_pack_info *p, FILE *out) {
     const char *label;
     size_t n;
   } counts[] = {
-      {"classifier rules", p->n_classifier_rules}, {"ladder rules", p->n_ladder_rules},
-      {"matchers", p->n_matchers},                 {"path rewrites", p->n_path_rewrites},
-      {"stage rules", p->n_stage_rules},           {"rank patterns", p->n_rank_patterns},
-      {"framework hints", p->n_framework_hints},   {"settings", p->n_settings},
-      {"kernel-map aliases", p->n_aliases},        {"fusion patterns", p->n_fusion_patterns},
+      {"classifier rules", p->n_classifier_rules},
+      {"ladder rules", p->n_ladder_rules},
+      {"matchers", p->n_matchers},
+      {"path rewrites", p->n_path_rewrites},
+      {"stage rules", p->n_stage_rules},
+      {"rank patterns", p->n_rank_patterns},
+      {"framework hints", p->n_framework_hints},
+      {"settings", p->n_settings},
+      {"kernel-map aliases", p->n_aliases},
+      {"fusion patterns", p->n_fusion_patterns},
       {"examples", p->n_examples},
   };
   bool first = true;
@@ -227,8 +233,8 @@ static void explain_fusions(const te_rules *r, const char *name, FILE *out) {
       if (!p->split_groups[g] ||
           !te_matcher_explain(p->split_groups[g], name, len, why, sizeof why))
         continue;
-      fprintf(out, "  %-18s %s (split group %zu of %zu: %s)\n", hits++ ? "" : "fusion patterns:",
-              p->id, g + 1, p->n_split_groups, why);
+      fprintf(out, "  %-18s %s (split group %zu of %zu: %s)\n",
+              hits++ ? "" : "fusion patterns:", p->id, g + 1, p->n_split_groups, why);
     }
   }
   if (!hits) fprintf(out, "  %-18s none\n", "fusion patterns:");
@@ -372,8 +378,8 @@ static bool is_pack_operand(const char *arg) {
   if (stat(arg, &st) != 0) return false;
   if (S_ISDIR(st.st_mode)) return true;
   size_t n = strlen(arg);
-  return S_ISREG(st.st_mode) && ((n > 5 && !strcmp(arg + n - 5, ".yaml")) ||
-                                 (n > 4 && !strcmp(arg + n - 4, ".yml")));
+  return S_ISREG(st.st_mode) &&
+         ((n > 5 && !strcmp(arg + n - 5, ".yaml")) || (n > 4 && !strcmp(arg + n - 4, ".yml")));
 }
 
 /* Operands of check/list/test are packs to load after the others; explain takes the
@@ -394,8 +400,8 @@ static int add_operand_packs(rules_args *a, bool all_packs) {
   return 0;
 }
 
-int triage_rules_main(const char *argv0, int argc, char **argv,
-                      const triage_rules_setup_options *o, FILE *out, FILE *err) {
+int triage_rules_main(const char *argv0, int argc, char **argv, const triage_rules_setup_options *o,
+                      FILE *out, FILE *err) {
   rules_args a;
   int rc = parse_rules_args(argc, argv, o, &a, err);
   if (rc == CLI_PARSE_HELP) {
@@ -405,18 +411,22 @@ int triage_rules_main(const char *argv0, int argc, char **argv,
     usage(err);
     rc = 2;
   } else if (rc == 0) {
-    bool takes_packs = !strcmp(a.command, "check") || !strcmp(a.command, "list") ||
-                       !strcmp(a.command, "test");
+    bool takes_packs =
+        !strcmp(a.command, "check") || !strcmp(a.command, "list") || !strcmp(a.command, "test");
     char pack[PATH_MAX];
     rc = add_operand_packs(&a, takes_packs);
     if (rc) {
       /* out of memory */
     } else if (a.compat && !triage_compat_pack(argv0, a.compat, pack, sizeof pack, err)) {
       rc = 2;
-    } else if (!strcmp(a.command, "check")) rc = run_check(argv0, &a, out, err);
-    else if (!strcmp(a.command, "list")) rc = run_list(argv0, &a, out, err);
-    else if (!strcmp(a.command, "test")) rc = run_test(argv0, &a, out, err);
-    else if (!strcmp(a.command, "explain")) rc = run_explain(argv0, &a, out, err);
+    } else if (!strcmp(a.command, "check"))
+      rc = run_check(argv0, &a, out, err);
+    else if (!strcmp(a.command, "list"))
+      rc = run_list(argv0, &a, out, err);
+    else if (!strcmp(a.command, "test"))
+      rc = run_test(argv0, &a, out, err);
+    else if (!strcmp(a.command, "explain"))
+      rc = run_explain(argv0, &a, out, err);
     else {
       fprintf(err, "triage: unknown rules command '%s'\n", a.command);
       usage(err);

@@ -43,7 +43,7 @@ te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options
  * explain takes packs (existing *.yaml / *.yml files or directories) and names. check
  * also warns about dead classifier rules. Returns the process exit code (0 ok, 1 invalid
  * packs / failing examples, 2 usage, an unknown --compat name included). */
-int triage_rules_main(const char *argv0, int argc, char **argv,
-                      const triage_rules_setup_options *o, FILE *out, FILE *err);
+int triage_rules_main(const char *argv0, int argc, char **argv, const triage_rules_setup_options *o,
+                      FILE *out, FILE *err);
 
 #endif

@@ -128,16 +128,16 @@ static double lv_trace_wait(const lv_ctx *c, lv_fw fw) {
 static int lv_check(const lv_ctx *c, const lv_target *t, const char *method, const char *path,
                     const lv_reply *r) {
   switch (r->status) {
-  case LV_HTTP_OK:
-    break;
-  case LV_HTTP_REFUSED:
-    return lv_fail(c, "cannot connect to %s (connection refused)", t->url);
-  case LV_HTTP_CONNECT:
-    return lv_fail(c, "cannot connect to %s (%s)", t->url, r->error);
-  case LV_HTTP_INTERRUPTED:
-    return lv_fail(c, "interrupted during %s %s", method, path);
-  default:
-    return lv_fail(c, "%s %s at %s: %s", method, path, t->url, r->error);
+    case LV_HTTP_OK:
+      break;
+    case LV_HTTP_REFUSED:
+      return lv_fail(c, "cannot connect to %s (connection refused)", t->url);
+    case LV_HTTP_CONNECT:
+      return lv_fail(c, "cannot connect to %s (%s)", t->url, r->error);
+    case LV_HTTP_INTERRUPTED:
+      return lv_fail(c, "interrupted during %s %s", method, path);
+    default:
+      return lv_fail(c, "%s %s at %s: %s", method, path, t->url, r->error);
   }
   if (r->code >= 200 && r->code < 300) return LV_OK;
   char text[LV_ERROR_SNIPPET_BYTES + 1];
@@ -147,8 +147,7 @@ static int lv_check(const lv_ctx *c, const lv_target *t, const char *method, con
 }
 
 static lv_http_status lv_call(const lv_ctx *c, const lv_target *t, const char *method,
-                              const char *path, const char *body, double timeout_s,
-                              lv_reply *r) {
+                              const char *path, const char *body, double timeout_s, lv_reply *r) {
   char *url = lv_url_join(t->url, path);
   if (!url) {
     memset(r, 0, sizeof *r);
@@ -169,8 +168,10 @@ static int lv_resolve_framework(const lv_ctx *c, lv_target *t) {
     const te_framework *f = c->rules ? te_rules_framework_lookup(c->rules, want) : NULL;
     t->fw = lv_fw_from_id(f ? f->id : want);
     if (t->fw == LV_FW_NONE)
-      return lv_fail(c, "framework '%s' has no live-capture support (sglang, vllm, trtllm, "
-                        "tokenspeed)", want);
+      return lv_fail(c,
+                     "framework '%s' has no live-capture support (sglang, vllm, trtllm, "
+                     "tokenspeed)",
+                     want);
     lv_say(c, t, "using framework %s (--framework) at %s", lv_fw_id(t->fw), t->url);
     return LV_OK;
   }
@@ -189,8 +190,7 @@ static int lv_resolve_framework(const lv_ctx *c, lv_target *t) {
       return rc;
     }
     bool hit = r.status == LV_HTTP_OK && r.code >= 200 && r.code < 300;
-    if (hit && p->body_match)
-      hit = r.body && te_matcher_match(p->body_match, r.body, r.len);
+    if (hit && p->body_match) hit = r.body && te_matcher_match(p->body_match, r.body, r.len);
     if (hit && p->json_list_key) hit = lv_json_has_list(r.body, r.len, p->json_list_key);
     lv_reply_free(&r);
     if (hit && lv_fw_from_id(p->framework) != LV_FW_NONE) {
@@ -203,8 +203,10 @@ static int lv_resolve_framework(const lv_ctx *c, lv_target *t) {
   const te_framework *d = c->rules ? te_rules_framework_default(c->rules) : NULL;
   t->fw = d ? lv_fw_from_id(d->id) : LV_FW_NONE;
   if (t->fw == LV_FW_NONE)
-    return lv_fail(c, "no detection probe matched at %s and the rule packs name no default "
-                      "framework with live-capture support; pass --framework", t->url);
+    return lv_fail(c,
+                   "no detection probe matched at %s and the rule packs name no default "
+                   "framework with live-capture support; pass --framework",
+                   t->url);
   lv_say(c, t, "no detection probe matched at %s; using the default framework %s", t->url,
          lv_fw_id(t->fw));
   return LV_OK;
@@ -272,9 +274,10 @@ static int lv_make_root(const lv_ctx *c, lv_target *t, char **trace_file) {
     if ((t->fw == LV_FW_TRTLLM || t->fw == LV_FW_VLLM) &&
         (lv_ends_with(dir, ".json") || lv_ends_with(dir, ".json.gz"))) {
       if (c->opt->workload == LV_WORKLOAD_BOTH)
-        return lv_fail(c, "--profile-workload both requires a directory output path for "
-                          "%s (got the file %s), so each stage trace can be labelled; pass "
-                          "its directory or a single stage",
+        return lv_fail(c,
+                       "--profile-workload both requires a directory output path for "
+                       "%s (got the file %s), so each stage trace can be labelled; pass "
+                       "its directory or a single stage",
                        lv_fw_label(t->fw), dir);
       const char *slash = strrchr(dir, '/');
       *trace_file = strdup(slash ? slash + 1 : dir);
@@ -296,18 +299,21 @@ static int lv_make_root(const lv_ctx *c, lv_target *t, char **trace_file) {
   }
   if (t->fw == LV_FW_VLLM || t->fw == LV_FW_TRTLLM) {
     char hint[768];
-    return lv_fail(c, "%s live capture needs --%soutput-dir: the directory the server writes "
-                      "its traces to (%s)",
+    return lv_fail(c,
+                   "%s live capture needs --%soutput-dir: the directory the server writes "
+                   "its traces to (%s)",
                    lv_fw_label(t->fw),
-                   strcmp(t->role, "mapping ") == 0 ? "mapping-"
-                   : strcmp(t->role, "formal ") == 0 ? "formal-" : "",
+                   strcmp(t->role, "mapping ") == 0  ? "mapping-"
+                   : strcmp(t->role, "formal ") == 0 ? "formal-"
+                                                     : "",
                    lv_enable_hint(t->fw, NULL, hint, sizeof hint));
   }
   const char *tmp = getenv("TMPDIR");
   char tmpl[PATH_MAX];
   snprintf(tmpl, sizeof tmpl, "%s/triage-live-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp",
            lv_fw_id(t->fw));
-  if (!mkdtemp(tmpl)) return lv_fail(c, "cannot create a temporary directory (%s)", strerror(errno));
+  if (!mkdtemp(tmpl))
+    return lv_fail(c, "cannot create a temporary directory (%s)", strerror(errno));
   t->root = lv_absolute(tmpl);
   if (!t->root) return lv_fail(c, "out of memory");
   return LV_OK;
@@ -363,8 +369,8 @@ static int lv_server_facts(const lv_ctx *c, lv_target *t, cJSON **args_out) {
   if (t->fw != LV_FW_SGLANG) {
     lv_call(c, t, "GET", "/v1/models", NULL, lv_step_timeout(c, LV_T_INFO), &r);
     if (r.status == LV_HTTP_REFUSED || r.status == LV_HTTP_CONNECT ||
-        r.status == LV_HTTP_INTERRUPTED || (r.status == LV_HTTP_OK && r.code >= 400 &&
-                                            r.code != 404)) {
+        r.status == LV_HTTP_INTERRUPTED ||
+        (r.status == LV_HTTP_OK && r.code >= 400 && r.code != 404)) {
       int rc = lv_check(c, t, "GET", "/v1/models", &r);
       lv_reply_free(&r);
       cJSON_Delete(args);
@@ -447,10 +453,10 @@ static const char *lv_workload_stage(lv_workload w) {
 }
 
 typedef struct lv_plan {
-  const char *stage;     /* "prefill", "decode", "legacy" */
+  const char *stage; /* "prefill", "decode", "legacy" */
   long warmup_n, warmup_words, warmup_tokens;
   long capture_n, capture_words, capture_tokens;
-  bool legacy_text;      /* use --probe-prompt instead of synthetic words */
+  bool legacy_text; /* use --probe-prompt instead of synthetic words */
 } lv_plan;
 
 static lv_plan lv_make_plan(const lv_options *o, const char *stage) {
@@ -470,8 +476,8 @@ static lv_plan lv_make_plan(const lv_options *o, const char *stage) {
     p.capture_n = probes;
     p.capture_tokens = o->decode_output_len;
   } else {
-    long toks = o->probe_max_new_tokens > 0 ? o->probe_max_new_tokens
-                                            : (8 * steps > 64 ? 8 * steps : 64);
+    long toks =
+        o->probe_max_new_tokens > 0 ? o->probe_max_new_tokens : (8 * steps > 64 ? 8 * steps : 64);
     p.legacy_text = true;
     p.warmup_n = warm;
     p.capture_n = probes;
@@ -485,8 +491,9 @@ static int lv_send_batch(const lv_ctx *c, lv_target *t, const lv_plan *p, long n
   for (long i = 0; i < n; i++, (*seed)++) {
     char *text = p->legacy_text ? strdup(c->opt->probe_prompt ? c->opt->probe_prompt : "")
                                 : lv_make_prompt(words, *seed);
-    if (!text) return lv_fail(c, "cannot build a %ld-word prompt (limit %ld)", words,
-                              (long)LV_MAX_PROMPT_WORDS);
+    if (!text)
+      return lv_fail(c, "cannot build a %ld-word prompt (limit %ld)", words,
+                     (long)LV_MAX_PROMPT_WORDS);
     int rc = lv_send(c, t, text, *seed, tokens);
     free(text);
     if (rc != LV_OK) return rc;
@@ -496,8 +503,8 @@ static int lv_send_batch(const lv_ctx *c, lv_target *t, const lv_plan *p, long n
 
 /* ---------------------------------------------------------------- profiler */
 
-static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir,
-                            const char *stage, bool workload) {
+static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir, const char *stage,
+                            bool workload) {
   char prefix[512];
   const char *base = t->prefix ? t->prefix : "triage-trace";
   if (workload)
@@ -530,8 +537,9 @@ static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir
     char hint[768];
     long code = r.code;
     lv_reply_free(&r);
-    return lv_fail(c, "the %s server at %s has no profiler endpoint (POST /start_profile "
-                      "answered HTTP %ld): %s",
+    return lv_fail(c,
+                   "the %s server at %s has no profiler endpoint (POST /start_profile "
+                   "answered HTTP %ld): %s",
                    lv_fw_label(t->fw), t->url, code,
                    lv_enable_hint(t->fw, t->root, hint, sizeof hint));
   }
@@ -566,8 +574,8 @@ static void lv_stop_profile(const lv_ctx *c, lv_target *t, const char *stage) {
     else
       snprintf(text, sizeof text, "%.200s", r.error);
     if (r.status == LV_HTTP_OK)
-      lv_say(c, t, "note: POST /stop_profile answered HTTP %ld%s%s", r.code,
-             text[0] ? ": " : "", text);
+      lv_say(c, t, "note: POST /stop_profile answered HTTP %ld%s%s", r.code, text[0] ? ": " : "",
+             text);
     else
       lv_say(c, t, "note: POST /stop_profile: %s", text);
   } else {
@@ -630,13 +638,15 @@ static int lv_wait_traces(const lv_ctx *c, lv_target *t, const char *dir, int de
   lv_snapshot_free(&prev);
   if (lv_interrupted) return lv_fail(c, "interrupted while waiting for trace files in %s", dir);
   if (t->fw == LV_FW_VLLM || t->fw == LV_FW_TRTLLM)
-    return lv_fail(c, "no %strace file appeared in %s after waiting %.0f s; the server must "
-                      "write its traces there (%s's profiler directory, visible on this "
-                      "machine)",
+    return lv_fail(c,
+                   "no %strace file appeared in %s after waiting %.0f s; the server must "
+                   "write its traces there (%s's profiler directory, visible on this "
+                   "machine)",
                    partial ? "complete " : "", dir, wait_s, lv_fw_label(t->fw));
-  return lv_fail(c, "no %strace file appeared in %s after waiting %.0f s (the server must be "
-                    "able to write there; set TRIAGE_LIVE_TRACE_WAIT_S or --http-timeout to "
-                    "wait longer)",
+  return lv_fail(c,
+                 "no %strace file appeared in %s after waiting %.0f s (the server must be "
+                 "able to write there; set TRIAGE_LIVE_TRACE_WAIT_S or --http-timeout to "
+                 "wait longer)",
                  partial ? "complete " : "", dir, wait_s);
 }
 
@@ -720,13 +730,11 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
   }
   if (rc == LV_OK) {
     lv_say(c, t, "stage %s: %ld probe request(s)", stage, plan.capture_n);
-    rc = lv_send_batch(c, t, &plan, plan.capture_n, plan.capture_words, plan.capture_tokens,
-                       &seed);
+    rc = lv_send_batch(c, t, &plan, plan.capture_n, plan.capture_words, plan.capture_tokens, &seed);
   }
   if (started) lv_stop_profile(c, t, stage);
   if (rc == LV_OK && lv_interrupted) rc = lv_fail(c, "interrupted");
-  if (rc == LV_OK)
-    rc = lv_wait_traces(c, t, watch, depth, &before, trace_file, &found);
+  if (rc == LV_OK) rc = lv_wait_traces(c, t, watch, depth, &before, trace_file, &found);
   if (rc == LV_OK && remote_dir) rc = lv_move_into(c, &found, stage_dir);
   if (rc == LV_OK) lv_say(c, t, "stage %s: %zu trace file(s) in %s", stage, found.n, stage_dir);
   lv_snapshot_free(&before);
@@ -799,16 +807,16 @@ static int lv_validate(const lv_ctx *c) {
     lv_fail(c, "--num-steps must be at least 1 (got %d)", o->num_steps);
     return LV_USAGE;
   }
-  static const lv_workload stages[] = {LV_WORKLOAD_PREFILL, LV_WORKLOAD_DECODE,
-                                       LV_WORKLOAD_LEGACY};
+  static const lv_workload stages[] = {LV_WORKLOAD_PREFILL, LV_WORKLOAD_DECODE, LV_WORKLOAD_LEGACY};
   for (size_t i = 0; i < 3; i++) {
     bool used = o->workload == stages[i] || (o->workload == LV_WORKLOAD_BOTH && i < 2);
     if (!used) continue;
     const char *stage = lv_workload_stage(stages[i]);
     lv_plan p = lv_make_plan(o, stage);
     if (p.warmup_n + p.capture_n > LV_MAX_REQUESTS_PER_STAGE) {
-      lv_fail(c, "--warmup-steps, --num-steps and --probe-requests ask for %ld requests in the "
-                 "%s stage (limit %ld)",
+      lv_fail(c,
+              "--warmup-steps, --num-steps and --probe-requests ask for %ld requests in the "
+              "%s stage (limit %ld)",
               p.warmup_n + p.capture_n, stage, (long)LV_MAX_REQUESTS_PER_STAGE);
       return LV_USAGE;
     }
@@ -833,8 +841,9 @@ void lv_options_defaults(lv_options *o) {
   o->mapping_profile_prefix = "mapping-trace";
   o->formal_profile_prefix = "formal-trace";
   o->workload = LV_WORKLOAD_BOTH;
-  o->probe_prompt = "Repeat the word profiler many times with spaces so the server performs "
-                    "several decode steps. Do not add explanations.";
+  o->probe_prompt =
+      "Repeat the word profiler many times with spaces so the server performs "
+      "several decode steps. Do not add explanations.";
   o->num_steps = 5;
   o->warmup_steps = 10;
   o->probe_requests = 1;
@@ -879,23 +888,25 @@ lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, l
   memset(targets, 0, sizeof targets);
   size_t n = 0;
   if (opt->url)
-    targets[n++] = (lv_target){.role = "", .url = opt->url, .output_dir = opt->output_dir,
-                               .prefix = opt->profile_prefix ? opt->profile_prefix
-                                                             : "triage-trace",
+    targets[n++] = (lv_target){.role = "",
+                               .url = opt->url,
+                               .output_dir = opt->output_dir,
+                               .prefix = opt->profile_prefix ? opt->profile_prefix : "triage-trace",
                                .fw = LV_FW_NONE};
   if (opt->mapping_url)
-    targets[n++] = (lv_target){.role = "mapping ", .url = opt->mapping_url,
-                               .output_dir = opt->mapping_output_dir,
-                               .prefix = opt->mapping_profile_prefix
-                                             ? opt->mapping_profile_prefix
-                                             : "mapping-trace",
-                               .fw = LV_FW_NONE};
+    targets[n++] = (lv_target){
+        .role = "mapping ",
+        .url = opt->mapping_url,
+        .output_dir = opt->mapping_output_dir,
+        .prefix = opt->mapping_profile_prefix ? opt->mapping_profile_prefix : "mapping-trace",
+        .fw = LV_FW_NONE};
   if (opt->formal_url)
-    targets[n++] = (lv_target){.role = "formal ", .url = opt->formal_url,
-                               .output_dir = opt->formal_output_dir,
-                               .prefix = opt->formal_profile_prefix ? opt->formal_profile_prefix
-                                                                    : "formal-trace",
-                               .fw = LV_FW_NONE};
+    targets[n++] = (lv_target){
+        .role = "formal ",
+        .url = opt->formal_url,
+        .output_dir = opt->formal_output_dir,
+        .prefix = opt->formal_profile_prefix ? opt->formal_profile_prefix : "formal-trace",
+        .fw = LV_FW_NONE};
 
   struct sigaction sa, old_sa;
   memset(&sa, 0, sizeof sa);
@@ -910,9 +921,9 @@ lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, l
   for (size_t i = 0; i < n && rc == LV_OK; i++) rc = lv_capture_target(&c, &targets[i]);
   if (rc != LV_OK && lv_interrupted) {
     rc = LV_INTERRUPTED;
-    snprintf(err, err_cap, "%s", lv_stopped_after_interrupt
-                                     ? "interrupted (the profiler was stopped)"
-                                     : "interrupted (no profiler was running)");
+    snprintf(err, err_cap, "%s",
+             lv_stopped_after_interrupt ? "interrupted (the profiler was stopped)"
+                                        : "interrupted (no profiler was running)");
   }
 
   if (rc == LV_OK) {

@@ -29,9 +29,9 @@
 /* What lv_run reports; the CLI turns it into an exit status (cli/exit.h). */
 typedef enum lv_status {
   LV_OK = 0,
-  LV_FAIL = 1,        /* a one-line message is in err */
-  LV_USAGE = 2,       /* an option value is unusable (checked before any request) */
-  LV_INTERRUPTED = 3  /* SIGINT during capture; the profiler was stopped first */
+  LV_FAIL = 1,       /* a one-line message is in err */
+  LV_USAGE = 2,      /* an option value is unusable (checked before any request) */
+  LV_INTERRUPTED = 3 /* SIGINT during capture; the profiler was stopped first */
 } lv_status;
 
 /* Size of err that holds every message lv_run writes (hints quote paths and URLs). */
@@ -42,13 +42,13 @@ typedef enum lv_workload {
   LV_WORKLOAD_BOTH = 0, /* a prefill capture, then a decode capture */
   LV_WORKLOAD_PREFILL,
   LV_WORKLOAD_DECODE,
-  LV_WORKLOAD_LEGACY    /* one capture of free-form prompts (--probe-prompt) */
+  LV_WORKLOAD_LEGACY /* one capture of free-form prompts (--probe-prompt) */
 } lv_workload;
 
 /* Everything a capture can be told (the --url family of flags). Strings are borrowed. */
 typedef struct lv_options {
-  const char *url;                    /* single-trace capture */
-  const char *mapping_url;            /* two-trace capture (both) */
+  const char *url;         /* single-trace capture */
+  const char *mapping_url; /* two-trace capture (both) */
   const char *formal_url;
   const char *output_dir;
   const char *mapping_output_dir;
@@ -56,21 +56,21 @@ typedef struct lv_options {
   const char *profile_prefix;
   const char *mapping_profile_prefix;
   const char *formal_profile_prefix;
-  const char *api_key;                /* NULL = no Authorization header */
-  const char *framework;              /* a --framework spelling; NULL = detect */
+  const char *api_key;   /* NULL = no Authorization header */
+  const char *framework; /* a --framework spelling; NULL = detect */
   lv_workload workload;
-  const char *start_step;             /* NULL = not sent */
-  const char *probe_prompt;           /* legacy workload prompt */
+  const char *start_step;   /* NULL = not sent */
+  const char *probe_prompt; /* legacy workload prompt */
   int num_steps;
   int warmup_steps;
   int probe_requests;
-  int probe_max_new_tokens;           /* 0 = max(64, 8 * num_steps) */
+  int probe_max_new_tokens; /* 0 = max(64, 8 * num_steps) */
   double probe_delay_s;
   int prefill_input_len, prefill_output_len;
   int decode_input_len, decode_output_len;
-  int profile_by_stage;               /* -1 = framework default, 0 off, 1 on */
+  int profile_by_stage; /* -1 = framework default, 0 off, 1 on */
   bool merge_profiles;
-  double http_timeout_s;              /* per-request cap; 0 = per-step defaults */
+  double http_timeout_s; /* per-request cap; 0 = per-step defaults */
   /* least delay before probing a non-SGLang server (rule setting
    * live.remote_probe_delay_min_s; the environment's TRIAGE_LIVE_MIN_PROBE_DELAY_S wins) */
   double remote_probe_delay_min_s;

@@ -20,7 +20,13 @@
 /* ---------------------------------------------------------------- frameworks */
 
 /* The four HTTP contracts live capture knows. */
-typedef enum lv_fw { LV_FW_SGLANG = 0, LV_FW_VLLM, LV_FW_TRTLLM, LV_FW_TOKENSPEED, LV_FW_NONE } lv_fw;
+typedef enum lv_fw {
+  LV_FW_SGLANG = 0,
+  LV_FW_VLLM,
+  LV_FW_TRTLLM,
+  LV_FW_TOKENSPEED,
+  LV_FW_NONE
+} lv_fw;
 
 /* Contract for a canonical framework id ("sglang", ...), LV_FW_NONE if unknown. */
 lv_fw lv_fw_from_id(const char *id);
@@ -49,14 +55,14 @@ typedef enum lv_http_status {
 
 typedef struct lv_reply {
   lv_http_status status;
-  long code;        /* HTTP status code, 0 when no reply */
-  char *body;       /* NUL-terminated, may be NULL */
+  long code;  /* HTTP status code, 0 when no reply */
+  char *body; /* NUL-terminated, may be NULL */
   size_t len;
-  char error[256];  /* transport-level detail for status != LV_HTTP_OK */
+  char error[256]; /* transport-level detail for status != LV_HTTP_OK */
 } lv_reply;
 
 typedef struct lv_http {
-  const char *api_key; /* NULL = no Authorization header */
+  const char *api_key;   /* NULL = no Authorization header */
   bool ignore_interrupt; /* for the stop_profile sent after Ctrl-C */
 } lv_http;
 
@@ -79,11 +85,11 @@ char *lv_make_prompt(long words, long index);
 
 typedef struct lv_sglang_start {
   const char *output_dir;
-  long num_steps;          /* sent as a string; <= 0 = not sent */
+  long num_steps; /* sent as a string; <= 0 = not sent */
   bool profile_by_stage;
   bool merge_profiles;
   const char *profile_prefix;
-  const char *start_step;  /* NULL = not sent */
+  const char *start_step; /* NULL = not sent */
 } lv_sglang_start;
 
 char *lv_body_sglang_start(const lv_sglang_start *s);

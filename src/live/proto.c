@@ -29,38 +29,38 @@ const char *lv_fw_label(lv_fw fw) { return fw < LV_FW_NONE ? lv_fw_labels[fw] : 
 const char *lv_enable_hint(lv_fw fw, const char *dir, char *buf, size_t cap) {
   const char *d = dir ? dir : "DIR";
   switch (fw) {
-  case LV_FW_SGLANG:
-    snprintf(buf, cap,
-             "start the SGLang server (python -m sglang.launch_server, which serves POST "
-             "/start_profile and /stop_profile) with SGLANG_TORCH_PROFILER_DIR=%s in its "
-             "environment, or capture a trace yourself and pass it with --input",
-             d);
-    break;
-  case LV_FW_VLLM:
-    snprintf(buf, cap,
-             "start vLLM with --profiler-config "
-             "'{\"profiler\":\"torch\",\"torch_profiler_dir\":\"%s\"}' (older vLLM: "
-             "VLLM_TORCH_PROFILER_DIR=%s in its environment) and pass the same directory "
-             "as --output-dir",
-             d, d);
-    break;
-  case LV_FW_TRTLLM:
-    snprintf(buf, cap,
-             "start trtllm-serve --backend pytorch with TLLM_PROFILE_START_STOP=<start>-<stop> "
-             "(e.g. 10-20) and TLLM_TORCH_PROFILE_TRACE=%s/trace.json.gz in its "
-             "environment; without /start_profile, send requests yourself and pass the "
-             "trace with --input",
-             d);
-    break;
-  case LV_FW_TOKENSPEED:
-    snprintf(buf, cap,
-             "use a TokenSpeed server that serves POST /start_profile and /stop_profile "
-             "(it writes to the output_dir triage sends, else TOKENSPEED_PROFILER_DIR, "
-             "else /tmp), or capture a trace yourself and pass it with --input");
-    break;
-  default:
-    snprintf(buf, cap, "this framework has no live-capture contract; use --input");
-    break;
+    case LV_FW_SGLANG:
+      snprintf(buf, cap,
+               "start the SGLang server (python -m sglang.launch_server, which serves POST "
+               "/start_profile and /stop_profile) with SGLANG_TORCH_PROFILER_DIR=%s in its "
+               "environment, or capture a trace yourself and pass it with --input",
+               d);
+      break;
+    case LV_FW_VLLM:
+      snprintf(buf, cap,
+               "start vLLM with --profiler-config "
+               "'{\"profiler\":\"torch\",\"torch_profiler_dir\":\"%s\"}' (older vLLM: "
+               "VLLM_TORCH_PROFILER_DIR=%s in its environment) and pass the same directory "
+               "as --output-dir",
+               d, d);
+      break;
+    case LV_FW_TRTLLM:
+      snprintf(buf, cap,
+               "start trtllm-serve --backend pytorch with TLLM_PROFILE_START_STOP=<start>-<stop> "
+               "(e.g. 10-20) and TLLM_TORCH_PROFILE_TRACE=%s/trace.json.gz in its "
+               "environment; without /start_profile, send requests yourself and pass the "
+               "trace with --input",
+               d);
+      break;
+    case LV_FW_TOKENSPEED:
+      snprintf(buf, cap,
+               "use a TokenSpeed server that serves POST /start_profile and /stop_profile "
+               "(it writes to the output_dir triage sends, else TOKENSPEED_PROFILER_DIR, "
+               "else /tmp), or capture a trace yourself and pass it with --input");
+      break;
+    default:
+      snprintf(buf, cap, "this framework has no live-capture contract; use --input");
+      break;
   }
   return buf;
 }

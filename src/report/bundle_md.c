@@ -14,7 +14,9 @@ static const char *json_str(const cJSON *o, const char *k, const char *dflt) {
 }
 
 static const char *model_of(const rp_bundle_entry *e) {
-  if (e->report) return e->report->run.context.model.value ? e->report->run.context.model.value : "unknown model";
+  if (e->report)
+    return e->report->run.context.model.value ? e->report->run.context.model.value
+                                              : "unknown model";
   return json_str(e->doc, "model", "unknown model");
 }
 
@@ -48,7 +50,8 @@ static int json_tables(FILE *f, const cJSON *doc) {
     if (fputs("\n##### ", f) == EOF ||
         rp_md_cell_text(f, json_str(st, "label", json_str(st, "stage", "?"))) != 0 ||
         fputs("\n\n| Kernel | Category | GPU time | Share | Launches |\n"
-              "| --- | --- | ---: | ---: | ---: |\n", f) == EOF)
+              "| --- | --- | ---: | ---: | ---: |\n",
+              f) == EOF)
       return -1;
     const cJSON *k;
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(st, "kernels")) {
@@ -58,8 +61,10 @@ static int json_tables(FILE *f, const cJSON *doc) {
       const cJSON *la = cJSON_GetObjectItemCaseSensitive(k, "launches");
       if (fputs("| ", f) == EOF || rp_md_cell_text(f, json_str(k, "name", "?")) != 0 ||
           fputs(" | ", f) == EOF || rp_md_cell_text(f, json_str(k, "category", "?")) != 0 ||
-          fprintf(f, " | %.2f ms | %.1f%% | %.0f |\n", cJSON_IsNumber(us) ? us->valuedouble / 1000 : 0,
-                  cJSON_IsNumber(sh) ? sh->valuedouble : 0, cJSON_IsNumber(la) ? la->valuedouble : 0) < 0)
+          fprintf(f, " | %.2f ms | %.1f%% | %.0f |\n",
+                  cJSON_IsNumber(us) ? us->valuedouble / 1000 : 0,
+                  cJSON_IsNumber(sh) ? sh->valuedouble : 0,
+                  cJSON_IsNumber(la) ? la->valuedouble : 0) < 0)
         return -1;
     }
   }
@@ -98,8 +103,8 @@ static int nested_report(FILE *f, const an_report *r, const rp_options *o) {
 }
 
 static int section(FILE *f, const rp_bundle_entry *e, size_t idx, const rp_options *o) {
-  if (fprintf(f, "\n<a id=\"input-%zu\"></a>\n### ", idx + 1) < 0 || rp_md_cell_text(f, e->input) != 0 ||
-      fputs("\n\n", f) == EOF)
+  if (fprintf(f, "\n<a id=\"input-%zu\"></a>\n### ", idx + 1) < 0 ||
+      rp_md_cell_text(f, e->input) != 0 || fputs("\n\n", f) == EOF)
     return -1;
   if (e->report) return nested_report(f, e->report, o);
   if (fputs("(from a JSON report: its kernel tables)\n", f) == EOF) return -1;

@@ -17,9 +17,9 @@
 #include "report/report.h"
 
 typedef struct rp_bundle_entry {
-  const char *input;          /* as named on the command line */
-  const an_report *report;    /* or NULL, then doc */
-  const cJSON *doc;           /* a --format json report */
+  const char *input;       /* as named on the command line */
+  const an_report *report; /* or NULL, then doc */
+  const cJSON *doc;        /* a --format json report */
 } rp_bundle_entry;
 
 /* 0, or -1 on a write or allocation error. */

@@ -11,18 +11,24 @@
 
 static const char *change_word(an_diff_change c) {
   switch (c) {
-  case AN_DIFF_SLOWER: return "slower (regression)";
-  case AN_DIFF_FASTER: return "faster";
-  case AN_DIFF_NEW: return "new";
-  case AN_DIFF_REMOVED: return "removed";
-  case AN_DIFF_SAME: break;
+    case AN_DIFF_SLOWER:
+      return "slower (regression)";
+    case AN_DIFF_FASTER:
+      return "faster";
+    case AN_DIFF_NEW:
+      return "new";
+    case AN_DIFF_REMOVED:
+      return "removed";
+    case AN_DIFF_SAME:
+      break;
   }
   return "within noise";
 }
 
 static int row_md(FILE *f, const an_diff_row *r, bool with_cat) {
   if (fputs("| ", f) == EOF || rp_md_cell_text(f, r->name) != 0) return -1;
-  if (with_cat && (fputs(" | ", f) == EOF || rp_md_cell_text(f, r->category ? r->category : "-") != 0))
+  if (with_cat &&
+      (fputs(" | ", f) == EOF || rp_md_cell_text(f, r->category ? r->category : "-") != 0))
     return -1;
   return fprintf(f, " | %.3f ms | %.3f ms | %+.3f ms | %+.1f%% | %s |\n", r->before_us / 1000,
                  r->after_us / 1000, r->delta_us / 1000, r->delta_pct, change_word(r->change)) < 0
@@ -32,23 +38,27 @@ static int row_md(FILE *f, const an_diff_row *r, bool with_cat) {
 
 static int stage_md(FILE *f, const an_diff_stage *s) {
   const an_diff_row *t = &s->total;
-  if (fprintf(f, "\n##### %s\n\nTotal GPU time: %.3f ms -> %.3f ms (%+.3f ms, %+.1f%%): %s\n", s->stage,
-              t->before_us / 1000, t->after_us / 1000, t->delta_us / 1000, t->delta_pct,
+  if (fprintf(f, "\n##### %s\n\nTotal GPU time: %.3f ms -> %.3f ms (%+.3f ms, %+.1f%%): %s\n",
+              s->stage, t->before_us / 1000, t->after_us / 1000, t->delta_us / 1000, t->delta_pct,
               change_word(t->change)) < 0)
     return -1;
   if (fputs("\n| Category | Before | After | Delta | Delta % | Change |\n"
-            "| --- | ---: | ---: | ---: | ---: | --- |\n", f) == EOF)
+            "| --- | ---: | ---: | ---: | ---: | --- |\n",
+            f) == EOF)
     return -1;
   for (size_t i = 0; i < s->n_categories; i++)
     if (row_md(f, &s->categories[i], false) != 0) return -1;
   if (fputs("\n| Kernel | Category | Before | After | Delta | Delta % | Change |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: | --- |\n", f) == EOF)
+            "| --- | --- | ---: | ---: | ---: | ---: | --- |\n",
+            f) == EOF)
     return -1;
   for (size_t i = 0; i < s->n_kernels; i++)
     if (row_md(f, &s->kernels[i], true) != 0) return -1;
-  if (!s->n_fusions) return fputs("\nNo fusion pattern appeared or went away.\n", f) == EOF ? -1 : 0;
+  if (!s->n_fusions)
+    return fputs("\nNo fusion pattern appeared or went away.\n", f) == EOF ? -1 : 0;
   if (fputs("\n| Fusion pattern | Before | After | Delta | Delta % | Change |\n"
-            "| --- | ---: | ---: | ---: | ---: | --- |\n", f) == EOF)
+            "| --- | ---: | ---: | ---: | ---: | --- |\n",
+            f) == EOF)
     return -1;
   for (size_t i = 0; i < s->n_fusions; i++)
     if (row_md(f, &s->fusions[i], false) != 0) return -1;
@@ -106,8 +116,10 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
     cJSON *o = cJSON_CreateObject(), *t = row_json(&s->total);
     ok = o && t;
     if (o) cJSON_AddItemToArray(stages, o);
-    if (t && o) cJSON_AddItemToObject(o, "total", t);
-    else cJSON_Delete(t);
+    if (t && o)
+      cJSON_AddItemToObject(o, "total", t);
+    else
+      cJSON_Delete(t);
     ok = ok && cJSON_AddStringToObject(o, "stage", s->stage) &&
          rows_json(o, "categories", s->categories, s->n_categories) &&
          rows_json(o, "kernels", s->kernels, s->n_kernels) &&
@@ -134,8 +146,8 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
     const cJSON *shown = cJSON_GetObjectItemCaseSensitive(k, "shown");
     if (!cJSON_IsString(nm) || !cJSON_IsNumber(us)) return false;
     if (only_shown && !cJSON_IsTrue(shown)) continue;
-    (*out)[(*n)++] = (an_diff_kernel){nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL,
-                                      us->valuedouble};
+    (*out)[(*n)++] = (an_diff_kernel){
+        nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble};
   }
   return true;
 }
@@ -164,8 +176,8 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
     an_diff_side_stage *d = &side->stages[side->n_stages++];
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(s, "stage");
     bool ok = cJSON_IsString(id) &&
-              kernels_of(cJSON_GetObjectItemCaseSensitive(s, "kernels"), "name", false,
-                         &d->kernels, &d->n_kernels) &&
+              kernels_of(cJSON_GetObjectItemCaseSensitive(s, "kernels"), "name", false, &d->kernels,
+                         &d->n_kernels) &&
               kernels_of(cJSON_GetObjectItemCaseSensitive(s, "fuse"), "id", true, &d->fusions,
                          &d->n_fusions);
     if (!ok) {

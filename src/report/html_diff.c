@@ -17,19 +17,25 @@
 /* The status words are the style sheet's classes (status-new, ...). */
 static const char *status_word(an_diff_change c) {
   switch (c) {
-  case AN_DIFF_SLOWER: return "regress";
-  case AN_DIFF_FASTER: return "improve";
-  case AN_DIFF_NEW: return "new";
-  case AN_DIFF_REMOVED: return "gone";
-  case AN_DIFF_SAME: break;
+    case AN_DIFF_SLOWER:
+      return "regress";
+    case AN_DIFF_FASTER:
+      return "improve";
+    case AN_DIFF_NEW:
+      return "new";
+    case AN_DIFF_REMOVED:
+      return "gone";
+    case AN_DIFF_SAME:
+      break;
   }
   return "noise";
 }
 
 /* One side's categories as a stacked bar; scale: the larger side's total. */
 static void side_bar(rp_hw *hw, const an_diff_stage *s, bool after, double scale) {
-  rp_hw_printf(hw, "<span class=\"side\">%s</span><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
-                   "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"GPU time by category, %s\">",
+  rp_hw_printf(hw,
+               "<span class=\"side\">%s</span><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
+               "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"GPU time by category, %s\">",
                after ? "after" : "before", BAR_HEIGHT, after ? "after" : "before");
   double x = 0;
   for (size_t i = 0; i < s->n_categories && scale > 0; i++) {
@@ -37,7 +43,8 @@ static void side_bar(rp_hw *hw, const an_diff_stage *s, bool after, double scale
     double us = after ? c->after_us : c->before_us, w = 1000.0 * us / scale;
     rp_hw_printf(hw, "<rect class=\"cat-");
     rp_hw_token(hw, c->name);
-    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w, BAR_HEIGHT);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
+                 BAR_HEIGHT);
     rp_hw_text(hw, c->name);
     rp_hw_printf(hw, ": ");
     rp_hw_ms(hw, us);
@@ -57,10 +64,14 @@ static void delta_td(rp_hw *hw, const an_diff_row *r) {
 
 /* Before/after cells: empty for the side a kernel is missing from (sorts last). */
 static void side_tds(rp_hw *hw, const an_diff_row *r) {
-  if (r->change == AN_DIFF_NEW) rp_hw_printf(hw, "<td></td>");
-  else rp_hw_td_ms(hw, r->before_us);
-  if (r->change == AN_DIFF_REMOVED) rp_hw_printf(hw, "<td></td>");
-  else rp_hw_td_ms(hw, r->after_us);
+  if (r->change == AN_DIFF_NEW)
+    rp_hw_printf(hw, "<td></td>");
+  else
+    rp_hw_td_ms(hw, r->before_us);
+  if (r->change == AN_DIFF_REMOVED)
+    rp_hw_printf(hw, "<td></td>");
+  else
+    rp_hw_td_ms(hw, r->after_us);
 }
 
 static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
@@ -94,22 +105,27 @@ static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
 }
 
 static void kernel_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
-  rp_hw_printf(hw, "<h3 id=\"kernels-%s\">Kernel changes</h3><div class=\"table-wrap\">"
-                   "<table class=\"data sortable diff kernels\" id=\"dk-%s\" data-facets=\"cat status\">"
-                   "<thead><tr><th>Kernel</th><th>Category</th><th class=\"num\">Before (ms)</th>"
-                   "<th class=\"num\">After (ms)</th><th class=\"num\" aria-sort=\"descending\">"
-                   "Δ (ms)</th><th>Status</th></tr></thead><tbody>", tok, tok);
+  rp_hw_printf(
+      hw,
+      "<h3 id=\"kernels-%s\">Kernel changes</h3><div class=\"table-wrap\">"
+      "<table class=\"data sortable diff kernels\" id=\"dk-%s\" data-facets=\"cat status\">"
+      "<thead><tr><th>Kernel</th><th>Category</th><th class=\"num\">Before (ms)</th>"
+      "<th class=\"num\">After (ms)</th><th class=\"num\" aria-sort=\"descending\">"
+      "Δ (ms)</th><th>Status</th></tr></thead><tbody>",
+      tok, tok);
   kernel_rows(hw, s, tok);
-  if (s->n_kernels == 0) rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"6\">no kernels</td></tr>");
+  if (s->n_kernels == 0)
+    rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"6\">no kernels</td></tr>");
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
 static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   if (s->n_fusions == 0) return;
-  rp_hw_printf(hw, "<h3 id=\"fusion-%s\">Fusion patterns that appeared or went away</h3>"
-                   "<div class=\"table-wrap\"><table class=\"data sortable diff\" id=\"df-%s\">"
-                   "<thead><tr><th>Pattern</th><th class=\"num\">Before (ms)</th><th class=\"num\">"
-                   "After (ms)</th><th class=\"num\">Δ (ms)</th><th>Status</th></tr></thead><tbody>",
+  rp_hw_printf(hw,
+               "<h3 id=\"fusion-%s\">Fusion patterns that appeared or went away</h3>"
+               "<div class=\"table-wrap\"><table class=\"data sortable diff\" id=\"df-%s\">"
+               "<thead><tr><th>Pattern</th><th class=\"num\">Before (ms)</th><th class=\"num\">"
+               "After (ms)</th><th class=\"num\">Δ (ms)</th><th>Status</th></tr></thead><tbody>",
                tok, tok);
   for (size_t i = 0; i < s->n_fusions; i++) {
     const an_diff_row *r = &s->fusions[i];
@@ -154,13 +170,15 @@ typedef struct diff_page {
 
 static void diff_body(diff_page *p) {
   rp_hw *hw = &p->hw;
-  rp_hw_printf(hw, "<main><header class=\"report-head\" id=\"top\"><h1>triage diff</h1>"
-                   "<p class=\"subtitle\">Before: <code>");
+  rp_hw_printf(hw,
+               "<main><header class=\"report-head\" id=\"top\"><h1>triage diff</h1>"
+               "<p class=\"subtitle\">Before: <code>");
   rp_hw_text(hw, p->d->before);
   rp_hw_printf(hw, "</code> → After: <code>");
   rp_hw_text(hw, p->d->after);
-  rp_hw_printf(hw, "</code></p></header><section id=\"summary\" class=\"summary\">"
-                   "<h2>Changes by stage</h2><ol>");
+  rp_hw_printf(hw,
+               "</code></p></header><section id=\"summary\" class=\"summary\">"
+               "<h2>Changes by stage</h2><ol>");
   for (size_t i = 0; i < p->d->n_stages; i++) {
     rp_hw_printf(hw, "<li><a class=\"ev\" href=\"#stage-%s\">", hw->stage_tok[i]);
     rp_hw_text(hw, p->d->stages[i].stage);
@@ -169,8 +187,9 @@ static void diff_body(diff_page *p) {
   rp_hw_printf(hw, "</ol></section>");
   for (size_t i = 0; i < p->d->n_stages && !hw->failed; i++)
     stage_section(hw, &p->d->stages[i], hw->stage_tok[i]);
-  rp_hw_printf(hw, "</main><footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt>"
-                   "<dd id=\"triage-version\">");
+  rp_hw_printf(hw,
+               "</main><footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt>"
+               "<dd id=\"triage-version\">");
   rp_hw_text(hw, p->version ? p->version : "unknown");
   rp_hw_printf(hw, "</dd><dt>Command</dt><dd><code class=\"cmdline\">");
   rp_hw_text(hw, p->command_line);
@@ -180,10 +199,14 @@ static void diff_body(diff_page *p) {
 static int fill_diff(FILE *out, const char *name, void *ctx) {
   diff_page *p = ctx;
   p->hw.out = out;
-  if (strcmp(name, "version") == 0) rp_hw_text(&p->hw, p->version);
-  else if (strcmp(name, "title") == 0) rp_hw_printf(&p->hw, "triage diff");
-  else if (strcmp(name, "body") == 0) diff_body(p);
-  else return -1;
+  if (strcmp(name, "version") == 0)
+    rp_hw_text(&p->hw, p->version);
+  else if (strcmp(name, "title") == 0)
+    rp_hw_printf(&p->hw, "triage diff");
+  else if (strcmp(name, "body") == 0)
+    diff_body(p);
+  else
+    return -1;
   return p->hw.failed ? -1 : 0;
 }
 
@@ -196,8 +219,10 @@ static char **diff_tokens(const an_diff_report *d) {
     if (!tok[i]) break;
     size_t k = 0;
     for (const char *c = d->stages[i].stage ? d->stages[i].stage : ""; *c; c++)
-      tok[i][k++] = ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                     *c == '_' || *c == '-') ? *c : '_';
+      tok[i][k++] = ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                     (*c >= '0' && *c <= '9') || *c == '_' || *c == '-')
+                        ? *c
+                        : '_';
     if (k == 0) tok[i][k++] = '_';
     tok[i][k] = '\0';
     for (size_t j = 0; j < i; j++)
@@ -214,7 +239,9 @@ int rp_html_diff(FILE *out, const an_diff_report *d, const rp_options *o, const 
   bool ok = names && tok;
   for (size_t i = 0; ok && i < d->n_stages; i++) ok = tok[i] != NULL;
   diff_page p = {{out, NULL, rules, names, o && o->full_names, tok, NULL, "", 0, "", false},
-                 d, version, command_line};
+                 d,
+                 version,
+                 command_line};
   int rc = ok ? rp_html_page_write(out, fill_diff, &p) : -1;
   for (size_t i = 0; tok && i < d->n_stages; i++) free(tok[i]);
   free(tok);

@@ -48,12 +48,18 @@ static int is_control(const unsigned char *s, size_t len) {
 
 static const char *entity(unsigned char c) {
   switch (c) {
-  case '&': return "&amp;";
-  case '<': return "&lt;";
-  case '>': return "&gt;";
-  case '"': return "&quot;";
-  case '\'': return "&#39;";
-  default: return NULL;
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return "&#39;";
+    default:
+      return NULL;
   }
 }
 

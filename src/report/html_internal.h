@@ -31,8 +31,8 @@ typedef struct rp_hw {
   const an_report *rep;
   const te_rules *rules; /* NULL: no pack words (stack hints) */
   const rp_names *names;
-  bool full_names;       /* --full-names: the tables show full names */
-  char **stage_tok;  /* per stage: rp_html_token(id), made unique with "-N" */
+  bool full_names;          /* --full-names: the tables show full names */
+  char **stage_tok;         /* per stage: rp_html_token(id), made unique with "-N" */
   rp_hw_names *stage_names; /* per stage */
   const char *idp;          /* id prefix: "" on a one-report page, "rR-" in a bundle */
   int hd;                   /* heading offset: 0, or 1 inside a bundle's <article> */

@@ -24,8 +24,9 @@ static double busy_of(const rp_rank_view_row *r) {
 }
 
 static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
-  rp_hw_printf(hw, "<td class=\"bar\"><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
-                   "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"time split:",
+  rp_hw_printf(hw,
+               "<td class=\"bar\"><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
+               "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"time split:",
                BAR_HEIGHT);
   double busy = busy_of(r), x = 0;
   for (size_t i = 0; i < r->n_parts; i++) {
@@ -38,7 +39,8 @@ static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
     double w = BAR_SCALE * r->parts[i].us / widest;
     rp_hw_printf(hw, "<rect class=\"cat-");
     rp_hw_token(hw, r->parts[i].name);
-    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w, BAR_HEIGHT);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
+                 BAR_HEIGHT);
     rp_hw_text(hw, r->parts[i].name);
     rp_hw_printf(hw, ": ");
     rp_hw_ms(hw, r->parts[i].us);
@@ -76,9 +78,12 @@ static void ranks_head(rp_hw *hw, const rp_rank_view_row *first) {
     rp_hw_text(hw, first->parts[i].name);
     rp_hw_printf(hw, "</li>");
   }
-  rp_hw_printf(hw, "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"%srt%s\">"
-                   "<thead><tr><th>Rank</th><th data-sort=\"none\">Time split</th>"
-                   "<th class=\"num\" title=\"the parts summed: first kernel start to last end when idle is one\">Span (ms)</th>", hw->idp, hw->id_suffix);
+  rp_hw_printf(hw,
+               "</ul><div class=\"table-wrap\"><table class=\"data sortable ranks\" id=\"%srt%s\">"
+               "<thead><tr><th>Rank</th><th data-sort=\"none\">Time split</th>"
+               "<th class=\"num\" title=\"the parts summed: first kernel start to last end when "
+               "idle is one\">Span (ms)</th>",
+               hw->idp, hw->id_suffix);
   for (size_t i = 0; first && i < first->n_parts; i++) {
     rp_hw_printf(hw, "<th class=\"num\">");
     rp_hw_text(hw, first->parts[i].name);
@@ -118,13 +123,15 @@ static void verdict_of(const an_rank_report *rr, char *buf, size_t cap) {
   for (size_t g = 0; g < rr->n_groups && n < cap; g++) {
     const an_rank_group *gr = &rr->groups[g];
     if (!gr->has_straggler) continue;
-    n += (size_t)snprintf(buf + n, cap - n, "%sRank %ld is the straggler: the other ranks of its "
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "%sRank %ld is the straggler: the other ranks of its "
                           "group wait %.3f ms for it (%.1f%% of their GPU time).",
                           n ? " " : "", gr->straggler, gr->lost_us / 1000.0, gr->lost_share_pct);
   }
   if (n == 0)
-    snprintf(buf, cap, "No straggler: the ranks wait for one another less than the bar "
-                       "(ranks.straggler_min_share_pct), or have no collectives to compare.");
+    snprintf(buf, cap,
+             "No straggler: the ranks wait for one another less than the bar "
+             "(ranks.straggler_min_share_pct), or have no collectives to compare.");
 }
 
 static void rank_report(rp_hw *hw, const an_rank_report *rr, rp_rank_view_row *rows,
@@ -136,7 +143,12 @@ static void rank_report(rp_hw *hw, const an_rank_report *rr, rp_rank_view_row *r
     parts[i][2] = (rp_rank_part){"memory", w->memory_us};
     parts[i][3] = (rp_rank_part){"idle", w->idle_us};
     size_t si = rp_hw_stage_index(hw, rr->stage);
-    rows[i] = (rp_rank_view_row){NULL, w->rank, RANK_PARTS, parts[i], w->straggler, w->top_kernel,
+    rows[i] = (rp_rank_view_row){NULL,
+                                 w->rank,
+                                 RANK_PARTS,
+                                 parts[i],
+                                 w->straggler,
+                                 w->top_kernel,
                                  w->top_kernel ? rp_hw_shown(hw, si, w->top_kernel) : NULL,
                                  w->top_kernel_share_pct};
   }

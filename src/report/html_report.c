@@ -69,7 +69,9 @@ void rp_hw_td_pct(rp_hw *hw, double pct) {
   rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td>", pct, pct);
 }
 
-void rp_hw_td_count(rp_hw *hw, size_t n) { rp_hw_printf(hw, "<td data-value=\"%zu\">%zu</td>", n, n); }
+void rp_hw_td_count(rp_hw *hw, size_t n) {
+  rp_hw_printf(hw, "<td data-value=\"%zu\">%zu</td>", n, n);
+}
 
 size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id) {
   size_t i = 0;
@@ -102,7 +104,8 @@ static int stage_names_build(rp_hw *hw, size_t si, rp_hw_names *s) {
   s->full = calloc(cap + 1, sizeof *s->full);
   if (!s->full) return -1;
   for (size_t i = 0; i < st->n_kernels; i++) s->full[s->n++] = st->kernels[i].name;
-  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) names_add(s, st->overlap->rows[i].kernel);
+  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++)
+    names_add(s, st->overlap->rows[i].kernel);
   for (size_t i = 0; i < st->n_fuse; i++)
     for (size_t k = 0; k < st->fuse[i].n_related; k++) names_add(s, st->fuse[i].related[k]);
   for (size_t i = 0; i < hw->rep->n_summary; i++) {
@@ -178,13 +181,20 @@ static char **stage_tokens(const an_report *r) {
 
 static const char *prov_class(an_source s) {
   switch (s) {
-  case AN_SOURCE_DEFAULT: return "default";
-  case AN_SOURCE_COMMAND_LINE: return "command-line";
-  case AN_SOURCE_LIVE_CAPTURE: return "live-capture";
-  case AN_SOURCE_SERVER_ARGS: return "server-args";
-  case AN_SOURCE_TRACE_METADATA: return "trace-metadata";
-  case AN_SOURCE_DETECTION_RULE: return "detection-rule";
-  case AN_SOURCE_UNKNOWN: break;
+    case AN_SOURCE_DEFAULT:
+      return "default";
+    case AN_SOURCE_COMMAND_LINE:
+      return "command-line";
+    case AN_SOURCE_LIVE_CAPTURE:
+      return "live-capture";
+    case AN_SOURCE_SERVER_ARGS:
+      return "server-args";
+    case AN_SOURCE_TRACE_METADATA:
+      return "trace-metadata";
+    case AN_SOURCE_DETECTION_RULE:
+      return "detection-rule";
+    case AN_SOURCE_UNKNOWN:
+      break;
   }
   return "none";
 }
@@ -199,8 +209,10 @@ static void fact(rp_hw *hw, const char *term, const char *value, an_source src, 
 
 static void inputs_line(rp_hw *hw, const an_provenance *p) {
   rp_hw_printf(hw, "<p class=\"subtitle\">");
-  if (p->mode == AN_MODE_MAPPING_FORMAL) rp_hw_printf(hw, "Mapping: ");
-  else rp_hw_printf(hw, "Inputs: ");
+  if (p->mode == AN_MODE_MAPPING_FORMAL)
+    rp_hw_printf(hw, "Mapping: ");
+  else
+    rp_hw_printf(hw, "Inputs: ");
   for (size_t i = 0; i < p->n_mapping_inputs; i++) {
     rp_hw_printf(hw, "%s<code>", i ? ", " : "");
     rp_hw_text(hw, p->mapping_inputs[i]);
@@ -219,7 +231,8 @@ static void inputs_line(rp_hw *hw, const an_provenance *p) {
 
 static void header(rp_hw *hw) {
   const an_provenance *p = &hw->rep->run;
-  rp_hw_printf(hw, "<header class=\"report-head\" id=\"%stop\"><h%d>triage report: ", hw->idp, 1 + hw->hd);
+  rp_hw_printf(hw, "<header class=\"report-head\" id=\"%stop\"><h%d>triage report: ", hw->idp,
+               1 + hw->hd);
   rp_hw_text(hw, p->context.model.value ? p->context.model.value : "model not known");
   rp_hw_printf(hw, "</h%d>", 1 + hw->hd);
   inputs_line(hw, p);
@@ -263,8 +276,9 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
   size_t stage = rp_hw_stage_index(hw, it->stage_id);
   const char *tok = stage < hw->rep->n_stages ? hw->stage_tok[stage] : NULL;
   const char *kind_word = rp_summary_kind(it->kind);
-  rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">%s</span>: ",
-               kind_word, kind_word, rp_action(it->action));
+  rp_hw_printf(
+      hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">%s</span>: ",
+      kind_word, kind_word, rp_action(it->action));
   summary_kernels(hw, it, stage);
   rp_hw_printf(hw, " at <code class=\"loc\">");
   rp_hw_text(hw, it->location ? it->location : "unresolved");
@@ -272,7 +286,8 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
   rp_hw_ms(hw, it->at_stake_us);
   rp_hw_printf(hw, " ms</span> (%.1f%% of the stage) ", it->share_pct);
   if (tok) {
-    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok, it->row);
+    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok,
+                 it->row);
     rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
     rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
   }
@@ -281,8 +296,8 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
 
 static void summary(rp_hw *hw) {
   if (hw->rep->n_summary == 0) return;
-  rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d><ol>", hw->idp,
-               2 + hw->hd, 2 + hw->hd);
+  rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d><ol>",
+               hw->idp, 2 + hw->hd, 2 + hw->hd);
   for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
   rp_hw_printf(hw, "</ol></section>");
 }
@@ -298,9 +313,10 @@ static void hint_li(rp_hw *hw, const char *level, const char *text) {
 /* How to record stacks for this framework: the packs' report.stack_hints (a defaulted
  * framework is a guess, so it gets the generic way). */
 static void stack_hint(rp_hw *hw) {
-  rp_hw_printf(hw, "<li class=\"hint hint-warn\"><b>No Python stacks.</b> No kernel resolved to a "
-                   "Python location, so locations read <code>unresolved</code>. Record the trace "
-                   "with <code>with_stack=True</code>");
+  rp_hw_printf(hw,
+               "<li class=\"hint hint-warn\"><b>No Python stacks.</b> No kernel resolved to a "
+               "Python location, so locations read <code>unresolved</code>. Record the trace "
+               "with <code>with_stack=True</code>");
   const te_string_list *l = NULL;
   if (hw->rules) {
     const te_list_map *m = &te_rules_settings(hw->rules)->report_stack_hints;
@@ -321,16 +337,19 @@ static void limit_hints(rp_hw *hw) {
   char line[512];
   if (l->no_python_stacks) stack_hint(hw);
   if (l->framework_defaulted)
-    hint_li(hw, "warn", "Framework not detected: the report assumes the packs' default. Pass "
-                        "--framework if that is wrong.");
+    hint_li(hw, "warn",
+            "Framework not detected: the report assumes the packs' default. Pass "
+            "--framework if that is wrong.");
   if (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) {
-    snprintf(line, sizeof line, "One rank of many: %ld trace(s) analysed of TP size %ld; other "
+    snprintf(line, sizeof line,
+             "One rank of many: %ld trace(s) analysed of TP size %ld; other "
              "ranks may differ (pass the profile directory to read them all).",
              l->ranks_analysed, l->ranks_expected);
     hint_li(hw, "info", line);
   }
   if (l->short_window_stage) {
-    snprintf(line, sizeof line, "Short capture window: the %s stage spans %.2f ms of GPU time; "
+    snprintf(line, sizeof line,
+             "Short capture window: the %s stage spans %.2f ms of GPU time; "
              "a longer capture shows steady-state behaviour.",
              l->short_window_stage, l->short_window_us / 1000.0);
     hint_li(hw, "info", line);
@@ -344,8 +363,8 @@ static bool has_limits(const an_trace_limits *l) {
 
 static void hints(rp_hw *hw) {
   if (hw->rep->n_hints == 0 && !has_limits(&hw->rep->limits)) return;
-  rp_hw_printf(hw, "<section id=\"%shints\" class=\"hints\"><h%d>Notes on this trace</h%d><ul>", hw->idp,
-               2 + hw->hd, 2 + hw->hd);
+  rp_hw_printf(hw, "<section id=\"%shints\" class=\"hints\"><h%d>Notes on this trace</h%d><ul>",
+               hw->idp, 2 + hw->hd, 2 + hw->hd);
   limit_hints(hw);
   char line[2048];
   for (size_t i = 0; i < hw->rep->n_hints; i++) {
@@ -375,7 +394,9 @@ static void legend(rp_hw *hw) {
 
 static void footer(rp_hw *hw) {
   const an_provenance *p = &hw->rep->run;
-  rp_hw_printf(hw, "<footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt><dd id=\"triage-version\">");
+  rp_hw_printf(
+      hw,
+      "<footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt><dd id=\"triage-version\">");
   rp_hw_text(hw, p->version ? p->version : "unknown");
   rp_hw_printf(hw, "</dd><dt>Rule packs</dt><dd><ul class=\"packs\">");
   for (size_t i = 0; i < p->n_packs; i++) {
@@ -418,10 +439,12 @@ static void report_end(rp_hw *hw) {
 static int fill(FILE *out, const char *name, void *ctx) {
   rp_hw *hw = ctx;
   hw->out = out;
-  if (strcmp(name, "version") == 0) rp_hw_text(hw, hw->rep->run.version);
+  if (strcmp(name, "version") == 0)
+    rp_hw_text(hw, hw->rep->run.version);
   else if (strcmp(name, "title") == 0) {
     rp_hw_printf(hw, "triage report: ");
-    rp_hw_text(hw, hw->rep->run.context.model.value ? hw->rep->run.context.model.value : "model not known");
+    rp_hw_text(hw, hw->rep->run.context.model.value ? hw->rep->run.context.model.value
+                                                    : "model not known");
   } else if (strcmp(name, "body") == 0) {
     rp_hw_printf(hw, "<main>");
     report_sections(hw);
@@ -493,8 +516,10 @@ static void bundle_toc(bundle *b) {
 
 static void bundle_body(bundle *b) {
   rp_hw *hw = &b->hw;
-  rp_hw_printf(hw, "<main><header class=\"page-head\" id=\"top\"><h1>triage bundle: %zu report%s</h1>"
-                   "</header>", b->n, b->n == 1 ? "" : "s");
+  rp_hw_printf(hw,
+               "<main><header class=\"page-head\" id=\"top\"><h1>triage bundle: %zu report%s</h1>"
+               "</header>",
+               b->n, b->n == 1 ? "" : "s");
   bundle_toc(b);
   for (size_t i = 0; i < b->n && !hw->failed; i++) {
     char idp[32];
@@ -518,10 +543,14 @@ static void bundle_body(bundle *b) {
 static int fill_bundle(FILE *out, const char *name, void *ctx) {
   bundle *b = ctx;
   b->hw.out = out;
-  if (strcmp(name, "version") == 0) rp_hw_text(&b->hw, b->reps[0]->run.version);
-  else if (strcmp(name, "title") == 0) rp_hw_printf(&b->hw, "triage bundle: %zu reports", b->n);
-  else if (strcmp(name, "body") == 0) bundle_body(b);
-  else return -1;
+  if (strcmp(name, "version") == 0)
+    rp_hw_text(&b->hw, b->reps[0]->run.version);
+  else if (strcmp(name, "title") == 0)
+    rp_hw_printf(&b->hw, "triage bundle: %zu reports", b->n);
+  else if (strcmp(name, "body") == 0)
+    bundle_body(b);
+  else
+    return -1;
   return b->hw.failed ? -1 : 0;
 }
 
@@ -531,7 +560,9 @@ int rp_html_bundle(FILE *out, const an_report *const *reports, const char *const
   const te_rules *rules = o ? o->rules : NULL;
   rp_names *names = rp_names_create(rules);
   bundle b = {{out, reports[0], rules, names, o && o->full_names, NULL, NULL, "", 0, "", false},
-              reports, labels, n};
+              reports,
+              labels,
+              n};
   int rc = names ? rp_html_page_write(out, fill_bundle, &b) : -1;
   rp_names_destroy(names);
   return rc;

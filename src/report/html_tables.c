@@ -17,8 +17,10 @@
 static void stack_bar(rp_hw *hw, const an_stage_report *st) {
   double total = 0;
   for (size_t i = 0; i < st->n_categories; i++) total += st->categories[i].total_us;
-  rp_hw_printf(hw, "<svg class=\"stack\" viewBox=\"0 0 1000 %d\" preserveAspectRatio=\"none\" "
-                   "role=\"img\" aria-label=\"GPU time by category: ", BAR_HEIGHT);
+  rp_hw_printf(hw,
+               "<svg class=\"stack\" viewBox=\"0 0 1000 %d\" preserveAspectRatio=\"none\" "
+               "role=\"img\" aria-label=\"GPU time by category: ",
+               BAR_HEIGHT);
   for (size_t i = 0; i < st->n_categories; i++) {
     rp_hw_printf(hw, "%s", i ? ", " : "");
     rp_hw_text(hw, st->categories[i].category);
@@ -31,7 +33,8 @@ static void stack_bar(rp_hw *hw, const an_stage_report *st) {
     double w = BAR_SCALE * c->total_us / total;
     rp_hw_printf(hw, "<rect class=\"cat-");
     rp_hw_token(hw, c->category);
-    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w, BAR_HEIGHT);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
+                 BAR_HEIGHT);
     rp_hw_text(hw, c->category);
     rp_hw_printf(hw, ": ");
     rp_hw_ms(hw, c->total_us);
@@ -42,8 +45,8 @@ static void stack_bar(rp_hw *hw, const an_stage_report *st) {
 }
 
 static void category_bar(rp_hw *hw, const an_stage_report *st, const char *tok) {
-  rp_hw_printf(hw, "<figure class=\"catbar\" id=\"%sbar-%s\" data-table=\"%skt-%s\">", hw->idp, tok, hw->idp,
-               tok);
+  rp_hw_printf(hw, "<figure class=\"catbar\" id=\"%sbar-%s\" data-table=\"%skt-%s\">", hw->idp, tok,
+               hw->idp, tok);
   stack_bar(hw, st);
   rp_hw_printf(hw, "<figcaption><ul class=\"legend\">");
   for (size_t i = 0; i < st->n_categories; i++) {
@@ -71,7 +74,8 @@ static void table_open(rp_hw *hw, const char *cls, const char *id_prefix, const 
 }
 
 static void table_close(rp_hw *hw, size_t rows, int columns, const char *empty) {
-  if (rows == 0) rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"%d\">%s</td></tr>", columns, empty);
+  if (rows == 0)
+    rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"%d\">%s</td></tr>", columns, empty);
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
@@ -79,15 +83,18 @@ static void table_close(rp_hw *hw, size_t rows, int columns, const char *empty) 
 
 static const char KERNEL_HEADS[] =
     "<th>Kernel</th><th>Category</th>"
-    "<th class=\"num\" aria-sort=\"descending\" title=\"sum of the kernel's durations\">GPU time (ms)</th>"
+    "<th class=\"num\" aria-sort=\"descending\" title=\"sum of the kernel's durations\">GPU time "
+    "(ms)</th>"
     "<th class=\"num\" title=\"of the stage's kernel time\">Share (%)</th>"
     "<th class=\"num\">Launches</th><th class=\"num\">Max (ms)</th>"
     "<th>Python location (site share)</th><th>CPU op</th>";
 
 static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
   rp_hw_printf(hw, "<td class=\"loc\">");
-  if (!k->entry) rp_hw_printf(hw, "unresolved");
-  else if (k->n_shown_sites == 0) rp_hw_text(hw, k->entry->best_location);
+  if (!k->entry)
+    rp_hw_printf(hw, "unresolved");
+  else if (k->n_shown_sites == 0)
+    rp_hw_text(hw, k->entry->best_location);
   for (size_t i = 0; i < k->n_shown_sites; i++) {
     const an_site *s = k->shown_sites[i];
     rp_hw_printf(hw, "%s", i ? "<br>" : "");
@@ -168,8 +175,9 @@ static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
   size_t n = st->overlap ? st->overlap->n_rows : 0;
   for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &st->overlap->rows[i]);
   table_close(hw, n, 12,
-              hw->rep->run.overlap_off ? "no overlap analysis for a single trace (overlap.single_trace)"
-                                       : "no overlap rows above the bar");
+              hw->rep->run.overlap_off
+                  ? "no overlap analysis for a single trace (overlap.single_trace)"
+                  : "no overlap rows above the bar");
 }
 
 /* ------------------------------------------------------------------ fusion */
@@ -214,10 +222,11 @@ static void loc_list(rp_hw *hw, const char *title, const char *const *items, siz
 }
 
 static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
-  rp_hw_printf(hw, "<td class=\"evidence\"><details class=\"evidence\"><summary>%zu evidence "
-                   "kernel%s</summary><table class=\"components\"><thead><tr>"
-                   "<th>Component</th><th>Evidence kernel</th><th>GPU time (ms)</th>"
-                   "<th>Share (%%)</th></tr></thead><tbody>",
+  rp_hw_printf(hw,
+               "<td class=\"evidence\"><details class=\"evidence\"><summary>%zu evidence "
+               "kernel%s</summary><table class=\"components\"><thead><tr>"
+               "<th>Component</th><th>Evidence kernel</th><th>GPU time (ms)</th>"
+               "<th>Share (%%)</th></tr></thead><tbody>",
                f->n_related, f->n_related == 1 ? "" : "s");
   for (size_t i = 0; i < f->n_related; i++) component_row(hw, si, f->related[i]);
   rp_hw_printf(hw, "</tbody></table>");
@@ -236,7 +245,8 @@ static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an
   rp_hw_printf(hw, "</td><td><span class=\"conf-%s\">%s</span></td><td>",
                f->confidence == AN_CONFIDENCE_CONFIRMED ? "confirmed" : "candidate", conf);
   rp_hw_text(hw, status);
-  if (f->match == AN_FUSION_DIRECT) rp_hw_printf(hw, " <span class=\"badge badge-active\">active</span>");
+  if (f->match == AN_FUSION_DIRECT)
+    rp_hw_printf(hw, " <span class=\"badge badge-active\">active</span>");
   rp_hw_printf(hw, "</td>");
   rp_hw_td_ms(hw, f->related_us);
   rp_hw_td_pct(hw, f->share_pct);

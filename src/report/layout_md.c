@@ -35,14 +35,19 @@ static unit unit_for(double max_us) {
 /* Two decimals, or two significant digits when two decimals would read 0.00. */
 static void fmt_time(char *b, size_t cap, double us, unit u) {
   double v = us / u.per_us;
-  if (v == 0) snprintf(b, cap, "0");
-  else if (fabs(v) >= 0.005) snprintf(b, cap, "%.2f", v);
-  else snprintf(b, cap, "%.2g", v);
+  if (v == 0)
+    snprintf(b, cap, "0");
+  else if (fabs(v) >= 0.005)
+    snprintf(b, cap, "%.2f", v);
+  else
+    snprintf(b, cap, "%.2g", v);
 }
 
 static void fmt_share(char *b, size_t cap, double pct) {
-  if (pct > 0 && pct < 0.05) snprintf(b, cap, "<0.1%%");
-  else snprintf(b, cap, "%.1f%%", pct);
+  if (pct > 0 && pct < 0.05)
+    snprintf(b, cap, "<0.1%%");
+  else
+    snprintf(b, cap, "%.1f%%", pct);
 }
 
 /* The one share denominator of a stage. */
@@ -194,9 +199,9 @@ static void summary_item(FILE *f, size_t i, const an_summary_item *it, const sta
   fmt_time(t, sizeof t, it->at_stake_us, u);
   fmt_share(s, sizeof s, it->share_pct);
   char letter = it->kind == AN_SUMMARY_KERNEL ? 'K' : it->kind == AN_SUMMARY_OVERLAP ? 'O' : 'F';
-  fprintf(f, ". **%s %s** at stake (%s of %s). Evidence: [%c%zu in %s, %s table](#%s)\n", t,
-          u.name, s, it->stage_label, letter, it->row + 1, it->stage_label,
-          rp_summary_kind(it->kind), it->anchor);
+  fprintf(f, ". **%s %s** at stake (%s of %s). Evidence: [%c%zu in %s, %s table](#%s)\n", t, u.name,
+          s, it->stage_label, letter, it->row + 1, it->stage_label, rp_summary_kind(it->kind),
+          it->anchor);
 }
 
 static void summary(FILE *f, const an_report *r, const stage_names *all) {
@@ -205,8 +210,10 @@ static void summary(FILE *f, const an_report *r, const stage_names *all) {
     fputs("Nothing cleared the summary's bars (settings summary.*, docs/report.md).\n", f);
     return;
   }
-  fputs("Ranked by GPU time at stake times a weight per kind (settings summary.weights; "
-        "docs/report.md).\n\n", f);
+  fputs(
+      "Ranked by GPU time at stake times a weight per kind (settings summary.weights; "
+      "docs/report.md).\n\n",
+      f);
   for (size_t i = 0; i < r->n_summary; i++)
     summary_item(f, i, &r->summary[i], names_of(r, all, r->summary[i].stage_id));
 }
@@ -214,8 +221,10 @@ static void summary(FILE *f, const an_report *r, const stage_names *all) {
 /* ---------------------------------------------------------------- hints */
 
 static void stack_hint(FILE *f, const an_report *r, const te_rules *rules) {
-  fputs("- **No Python stacks.** No kernel resolved to a Python location, so locations read "
-        "`unresolved`. Record the trace with `with_stack=True`:\n", f);
+  fputs(
+      "- **No Python stacks.** No kernel resolved to a Python location, so locations read "
+      "`unresolved`. Record the trace with `with_stack=True`:\n",
+      f);
   if (!rules) return;
   const te_list_map *m = &te_rules_settings(rules)->report_stack_hints;
   /* a defaulted framework is a guess: give the generic way */
@@ -234,17 +243,20 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);
   if (l->framework_defaulted)
-    fprintf(f, "- **Framework not detected.** Nothing in the inputs named the framework; the "
-               "report assumes %s (the packs' default). Pass `--framework` if that is wrong; "
-               "for a non-LLM trace, fusion rows are framework-specific and may not apply.\n",
+    fprintf(f,
+            "- **Framework not detected.** Nothing in the inputs named the framework; the "
+            "report assumes %s (the packs' default). Pass `--framework` if that is wrong; "
+            "for a non-LLM trace, fusion rows are framework-specific and may not apply.\n",
             r->run.framework.label);
   if (ranks)
-    fprintf(f, "- **One rank of many.** %ld trace(s) analysed of TP size %ld; other ranks "
-               "may differ (pass the profile directory to read them all).\n",
+    fprintf(f,
+            "- **One rank of many.** %ld trace(s) analysed of TP size %ld; other ranks "
+            "may differ (pass the profile directory to read them all).\n",
             l->ranks_analysed, l->ranks_expected);
   if (l->short_window_stage)
-    fprintf(f, "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
-               "capture shows steady-state behaviour (report.short_window_ms).\n",
+    fprintf(f,
+            "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
+            "capture shows steady-state behaviour (report.short_window_ms).\n",
             l->short_window_stage, l->short_window_us / 1000.0);
   for (size_t i = 0; i < r->n_hints; i++) {
     char line[1024];
@@ -271,8 +283,7 @@ static void categories(FILE *f, const an_stage_report *st) {
   fputc('\n', f);
 }
 
-static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t row,
-                        char letter) {
+static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t row, char letter) {
   /* the same ids as the summary's an_summary_item.anchor (analysis/summary.c) */
   char id[64];
   size_t j = 0;
@@ -301,8 +312,10 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
     return;
   }
   unit u = unit_for(st->kernels[0].total_us);
-  fprintf(f, "| # | Kernel | Category | GPU time (%s) | Share | Launches | Python location "
-             "| CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | --- | --- |\n", u.name);
+  fprintf(f,
+          "| # | Kernel | Category | GPU time (%s) | Share | Launches | Python location "
+          "| CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | --- | --- |\n",
+          u.name);
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
     if (!r->shown) continue;
@@ -336,7 +349,8 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   if (!o) {
     fputs(rep->run.overlap_off ? "No overlap analysis for a single trace (the packs turn it "
                                  "off); use mapping-formal mode.\n"
-                               : "No overlap block for this stage.\n", f);
+                               : "No overlap block for this stage.\n",
+          f);
     return;
   }
   if (!o->n_rows) {
@@ -344,9 +358,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     return;
   }
   unit u = unit_for(overlap_max_us(o));
-  fprintf(f, "| # | Priority | Verdict | Kernel | Python scope | GPU time (%s) | Exposed (%s) | "
-             "Hidden (%s) | Share | Dep risk | Recommendation |\n"
-             "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+  fprintf(f,
+          "| # | Priority | Verdict | Kernel | Python scope | GPU time (%s) | Exposed (%s) | "
+          "Hidden (%s) | Share | Dep risk | Recommendation |\n"
+          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
           u.name, u.name, u.name);
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
@@ -400,9 +415,11 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     return;
   }
   unit u = unit_for(fuse_max_us(st));
-  fprintf(f, "| # | Pattern | Confidence | Origin | Related GPU time (%s) | Share | Evidence "
-             "kernels (share) | Current Python location | Candidate fused path | Rationale |\n"
-             "| ---: | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n", u.name);
+  fprintf(f,
+          "| # | Pattern | Confidence | Origin | Related GPU time (%s) | Share | Evidence "
+          "kernels (share) | Current Python location | Candidate fused path | Rationale |\n"
+          "| ---: | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n",
+          u.name);
   for (size_t i = 0; i < st->n_fuse; i++) {
     const an_fuse_row *r = &st->fuse[i];
     if (!r->shown) continue;
@@ -429,8 +446,10 @@ static void stage(FILE *f, const an_report *rep, const an_stage_report *st,
   categories(f, st);
   if (st->has_kernels) kernel_table(f, st, names);
   if (st->xpu_launch_rows)
-    fputs("\n> Intel XPU: rows are `urEnqueueKernelLaunch` runtime events; GPU time is host "
-          "launch-dispatch time, not device execution.\n", f);
+    fputs(
+        "\n> Intel XPU: rows are `urEnqueueKernelLaunch` runtime events; GPU time is host "
+        "launch-dispatch time, not device execution.\n",
+        f);
   overlap_table(f, rep, st, names);
   if (st->has_kernels) fuse_table(f, st, names);
 }

@@ -145,8 +145,10 @@ static char *strip_void_and_params(const char *s) {
     size_t k = n;
     while (k > 0) {
       k--;
-      if (s[k] == ')') depth++;
-      else if (s[k] == '(' && --depth == 0) break;
+      if (s[k] == ')')
+        depth++;
+      else if (s[k] == '(' && --depth == 0)
+        break;
     }
     if (depth == 0 && k > 0 && s[k] == '(' && s[k - 1] != ' ') n = k;
   }
@@ -157,8 +159,10 @@ static char *strip_void_and_params(const char *s) {
 static bool brackets_balanced(const char *s) {
   long depth = 0;
   for (; *s; s++) {
-    if (*s == '<') depth++;
-    else if (*s == '>' && --depth < 0) return false;
+    if (*s == '<')
+      depth++;
+    else if (*s == '>' && --depth < 0)
+      return false;
   }
   return depth == 0;
 }
@@ -169,7 +173,8 @@ static void drop_qualifier(ut_buf *b) {
   static const char anon[] = "(anonymous namespace)";
   size_t k = b->n;
   while (k && is_word((unsigned char)b->p[k - 1])) k--;
-  if (k == b->n && k >= sizeof anon - 1 && !memcmp(b->p + k - (sizeof anon - 1), anon, sizeof anon - 1))
+  if (k == b->n && k >= sizeof anon - 1 &&
+      !memcmp(b->p + k - (sizeof anon - 1), anon, sizeof anon - 1))
     k -= sizeof anon - 1;
   b->n = k;
   if (b->p) b->p[k] = '\0';
@@ -185,14 +190,18 @@ static char *collapse(const char *s, int keep_depth, bool strip_ns) {
     if (c == '<' && depth == keep_depth) {
       ut_buf_add(&b, "<" ELLIPSIS ">");
       for (int d = 0; s[i]; i++) { /* skip to the matching '>' */
-        if (s[i] == '<') d++;
-        else if (s[i] == '>' && --d == 0) break;
+        if (s[i] == '<')
+          d++;
+        else if (s[i] == '>' && --d == 0)
+          break;
       }
       if (!s[i]) break;
       continue;
     }
-    if (c == '<') depth++;
-    else if (c == '>') depth--;
+    if (c == '<')
+      depth++;
+    else if (c == '>')
+      depth--;
     if (strip_ns && depth > 0 && c == ':' && s[i + 1] == ':') {
       drop_qualifier(&b);
       i++;
@@ -246,15 +255,18 @@ size_t rp_names_max_chars(const rp_names *nm) { return nm->max_chars; }
 static char *rule_form(const rp_names *nm, const char *demangled, bool *oom) {
   char small[256];
   size_t need = 0, len = strlen(demangled);
-  if (!nm->rules || !te_rules_display_name(nm->rules, demangled, len, small, sizeof small, &need, NULL))
+  if (!nm->rules ||
+      !te_rules_display_name(nm->rules, demangled, len, small, sizeof small, &need, NULL))
     return NULL;
   char *out = malloc(need + 1);
   if (!out) {
     *oom = true;
     return NULL;
   }
-  if (need < sizeof small) memcpy(out, small, need + 1);
-  else te_rules_display_name(nm->rules, demangled, len, out, need + 1, NULL, NULL);
+  if (need < sizeof small)
+    memcpy(out, small, need + 1);
+  else
+    te_rules_display_name(nm->rules, demangled, len, out, need + 1, NULL, NULL);
   return out;
 }
 
@@ -262,8 +274,8 @@ static char *rule_form(const rp_names *nm, const char *demangled, bool *oom) {
  * by default: a display rule's form when one matches, else the first generic form of at
  * most collapse_chars characters (else the most compact). Returns the number of forms,
  * 0 when out of memory. *demangled_out receives the demangled name (caller frees). */
-static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FORMS],
-                         size_t *chosen, char **demangled_out) {
+static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FORMS], size_t *chosen,
+                         char **demangled_out) {
   char *d = rp_names_demangle(full);
   if (!d) return 0;
   bool oom = false;
@@ -352,7 +364,8 @@ static int try_expand(tname **by, size_t total, size_t g, size_t n) {
       const char *fx = form_at(by[g + a], lvl);
       bool unique = !shown_elsewhere(by, total, g, n, fx);
       for (size_t b = 0; unique && b < n; b++)
-        if (b != a && (done[b] ? !strcmp(fx, by[g + b]->display) : !strcmp(fx, form_at(by[g + b], lvl))))
+        if (b != a &&
+            (done[b] ? !strcmp(fx, by[g + b]->display) : !strcmp(fx, form_at(by[g + b], lvl))))
           unique = false;
       if (!unique) continue;
       char *s = strdup(fx);
@@ -405,8 +418,7 @@ static bool unique_token(tname **by, size_t g, size_t n, const tname *x, char *t
       const char *q = p;
       bool letter = false;
       for (; *q && is_alnum((unsigned char)*q); q++) letter = letter || *q > '9';
-      if (unique_word(by, g, n, x, p, (size_t)(q - p), pass == 0 && !letter, tok, cap))
-        return true;
+      if (unique_word(by, g, n, x, p, (size_t)(q - p), pass == 0 && !letter, tok, cap)) return true;
       p = q;
     }
   return false;
@@ -429,9 +441,12 @@ static bool add_suffixes(const rp_names *nm, tname **by, size_t g, size_t n, int
     char tok[MAX_TOKEN_CHARS + 1], suffix[MAX_TOKEN_CHARS + 8];
     if (step == 0 && !unique_token(by, g, n, x, tok, sizeof tok)) continue;
     if (step == 1) short_hash(x->full, tok);
-    if (step == 0) snprintf(suffix, sizeof suffix, " [%s]", tok);
-    else if (step == 1) snprintf(suffix, sizeof suffix, " ~%s", tok);
-    else snprintf(suffix, sizeof suffix, " #%zu", k + 1);
+    if (step == 0)
+      snprintf(suffix, sizeof suffix, " [%s]", tok);
+    else if (step == 1)
+      snprintf(suffix, sizeof suffix, " ~%s", tok);
+    else
+      snprintf(suffix, sizeof suffix, " #%zu", k + 1);
     char *base = strdup(x->display);
     char *s = fit(base, nm->max_chars, suffix);
     if (!s) return false;
@@ -514,8 +529,10 @@ static const tname *find_name(const tname *u, size_t nu, const char *full) {
     size_t mid = lo + (hi - lo) / 2;
     int c = strcmp(u[mid].full, full);
     if (!c) return &u[mid];
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return NULL;
 }

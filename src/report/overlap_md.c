@@ -37,7 +37,8 @@ static void ov_row_md(FILE *out, const an_overlap_row *r) {
 static void ov_exposed_line(FILE *out, const an_overlap_stage *st) {
   fputs("Exposed ms by row (no compute on another stream; steady + wait):", out);
   for (size_t j = 0; j < st->n_rows; j++)
-    fprintf(out, "%s %.3f + %.3f", j ? ";" : "", st->rows[j].exposed_ms, st->rows[j].exposed_wait_ms);
+    fprintf(out, "%s %.3f + %.3f", j ? ";" : "", st->rows[j].exposed_ms,
+            st->rows[j].exposed_wait_ms);
   fputc('\n', out);
 }
 
@@ -52,7 +53,8 @@ static void ov_accounting_line(FILE *out, const an_overlap_stage *st) {
             st->by_category[j].kernel_us / 1000.0);
   fprintf(out, "; copy engine %.2f ms (one-time setup %.2f ms)", st->copy_engine_us / 1000.0,
           st->one_time_us / 1000.0);
-  if (st->max_streams <= 1) fputs("; never two streams at once: exclusive time is not headroom", out);
+  if (st->max_streams <= 1)
+    fputs("; never two streams at once: exclusive time is not headroom", out);
   fputc('\n', out);
 }
 
@@ -90,8 +92,8 @@ int rp_overlap_markdown(FILE *out, const an_report *r) {
     fputs(OV_HEADER, out);
     for (size_t j = 0; j < st->n_rows; j++) ov_row_md(out, &st->rows[j]);
     fprintf(out, "GPU busy %.2f ms; multi-stream %.2f ms (%.1f%%); max concurrent streams %zu\n",
-            st->busy_us / 1000.0, st->multi_stream_us / 1000.0, ov_pct(st->multi_stream_us, st->busy_us),
-            st->max_streams);
+            st->busy_us / 1000.0, st->multi_stream_us / 1000.0,
+            ov_pct(st->multi_stream_us, st->busy_us), st->max_streams);
     ov_exposed_line(out, st);
     ov_accounting_line(out, st);
   }
@@ -100,7 +102,9 @@ int rp_overlap_markdown(FILE *out, const an_report *r) {
 
 /* ---------------------------------------------------------------- JSON */
 
-static cJSON *ov_str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
+static cJSON *ov_str_or_null(const char *s) {
+  return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
 
 static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON *o = cJSON_CreateObject();
@@ -131,10 +135,14 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddNumberToObject(o, "top_overlap_partner_us", r->top_partner_us);
   cJSON_AddItemToObject(o, "prev_kernel", ov_str_or_null(r->prev_kernel));
   cJSON_AddItemToObject(o, "next_kernel", ov_str_or_null(r->next_kernel));
-  if (r->prev_gap_us >= 0) cJSON_AddNumberToObject(o, "prev_gap_us", r->prev_gap_us);
-  else cJSON_AddNullToObject(o, "prev_gap_us");
-  if (r->next_gap_us >= 0) cJSON_AddNumberToObject(o, "next_gap_us", r->next_gap_us);
-  else cJSON_AddNullToObject(o, "next_gap_us");
+  if (r->prev_gap_us >= 0)
+    cJSON_AddNumberToObject(o, "prev_gap_us", r->prev_gap_us);
+  else
+    cJSON_AddNullToObject(o, "prev_gap_us");
+  if (r->next_gap_us >= 0)
+    cJSON_AddNumberToObject(o, "next_gap_us", r->next_gap_us);
+  else
+    cJSON_AddNullToObject(o, "next_gap_us");
   return o;
 }
 
@@ -172,9 +180,10 @@ static cJSON *ov_stage_json(const an_overlap_stage *st) {
 int rp_overlap_json(cJSON *report, const an_report *r) {
   cJSON *ov = cJSON_CreateObject();
   if (!ov) return -1;
-  cJSON_AddStringToObject(ov, "mode", r->run.overlap_off             ? "off"
-                                      : r->run.mode == AN_MODE_SINGLE ? "single-trace"
-                                                                      : "mapping-formal");
+  cJSON_AddStringToObject(ov, "mode",
+                          r->run.overlap_off              ? "off"
+                          : r->run.mode == AN_MODE_SINGLE ? "single-trace"
+                                                          : "mapping-formal");
   cJSON_AddNumberToObject(ov, "min_share_pct", r->run.overlap_min_share_pct);
   cJSON *stages = cJSON_AddArrayToObject(ov, "stages");
   if (!stages) goto fail;

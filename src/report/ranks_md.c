@@ -32,8 +32,8 @@ static int rank_list(FILE *f, const long *r, size_t n) {
 static int rank_row(FILE *f, const an_rank_row *w) {
   if (fprintf(f, "| %ld%s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f ms (%.1f%%) | ",
               w->rank, w->straggler ? " (straggler)" : "", w->busy_us / 1000, w->compute_us / 1000,
-              w->exposed_comm_us / 1000, w->memory_us / 1000, w->idle_us / 1000,
-              w->wait_us / 1000, w->wait_share_pct) < 0)
+              w->exposed_comm_us / 1000, w->memory_us / 1000, w->idle_us / 1000, w->wait_us / 1000,
+              w->wait_share_pct) < 0)
     return -1;
   if (w->top_kernel && (rp_md_cell_text(f, w->top_kernel) != 0 ||
                         fprintf(f, " (%.1f%%)", w->top_kernel_share_pct) < 0))
@@ -44,12 +44,15 @@ static int rank_row(FILE *f, const an_rank_row *w) {
 static int group_row(FILE *f, const an_rank_group *g) {
   if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
   if (g->n_ranks < 2 || !g->n_matched)
-    return fprintf(f, " | %zu | - | - | - | - | no collectives to compare |\n", g->n_matched) < 0 ? -1 : 0;
+    return fprintf(f, " | %zu | - | - | - | - | no collectives to compare |\n", g->n_matched) < 0
+               ? -1
+               : 0;
   char per_step[64] = "-";
   if (g->n_steps)
-    snprintf(per_step, sizeof per_step, "%.3f ms (%zu steps)", g->lost_per_step_us / 1000, g->n_steps);
-  return fprintf(f, " | %zu | rank %ld | %.3f ms | %s | %.1f%% | %s |\n", g->n_matched, g->straggler,
-                 g->lost_us / 1000, per_step, g->lost_share_pct,
+    snprintf(per_step, sizeof per_step, "%.3f ms (%zu steps)", g->lost_per_step_us / 1000,
+             g->n_steps);
+  return fprintf(f, " | %zu | rank %ld | %.3f ms | %s | %.1f%% | %s |\n", g->n_matched,
+                 g->straggler, g->lost_us / 1000, per_step, g->lost_share_pct,
                  g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
              ? -1
              : 0;
@@ -68,8 +71,9 @@ static int imbalance_row(FILE *f, const an_rank_report *rep, const an_imbalance_
 }
 
 static int stage_section(FILE *f, const an_rank_report *rep) {
-  if (fprintf(f, "\nRanks (%s)\n\n%zu ranks. Collective wait: per matched collective, the "
-                 "rank's time minus the fastest rank's.\n\n",
+  if (fprintf(f,
+              "\nRanks (%s)\n\n%zu ranks. Collective wait: per matched collective, the "
+              "rank's time minus the fastest rank's.\n\n",
               rep->stage, rep->n_rows) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
@@ -79,7 +83,8 @@ static int stage_section(FILE *f, const an_rank_report *rep) {
   for (size_t g = 0; g < rep->n_groups; g++)
     if (group_row(f, &rep->groups[g]) != 0) return -1;
   if (fputs("\nImbalance\n\n", f) == EOF) return -1;
-  if (!rep->n_imbalance) return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
+  if (!rep->n_imbalance)
+    return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
   if (fputs(IMB_HEAD, f) == EOF) return -1;
   for (size_t i = 0; i < rep->n_imbalance; i++)
     if (imbalance_row(f, rep, &rep->imbalance[i]) != 0) return -1;
@@ -132,8 +137,9 @@ static bool group_json(cJSON *a, const an_rank_group *g) {
   return rs && cJSON_AddNumberToObject(o, "matched", (double)g->n_matched) &&
          cJSON_AddNumberToObject(o, "unmatched", (double)g->n_unmatched) &&
          cJSON_AddBoolToObject(o, "has_straggler", g->has_straggler) &&
-         (g->n_ranks >= 2 && g->n_matched ? cJSON_AddNumberToObject(o, "straggler", (double)g->straggler)
-                                          : cJSON_AddNullToObject(o, "straggler")) &&
+         (g->n_ranks >= 2 && g->n_matched
+              ? cJSON_AddNumberToObject(o, "straggler", (double)g->straggler)
+              : cJSON_AddNullToObject(o, "straggler")) &&
          cJSON_AddNumberToObject(o, "lost_us", r3(g->lost_us)) &&
          cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct)) &&
          cJSON_AddNumberToObject(o, "steps", (double)g->n_steps) &&
@@ -283,8 +289,8 @@ static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *
     group[d->n_group++] = (long)x->valuedouble;
   }
   cJSON_ArrayForEach(x, ks) {
-    const cJSON *v[4] = {cJSON_GetArrayItem(x, 0), cJSON_GetArrayItem(x, 1), cJSON_GetArrayItem(x, 2),
-                         cJSON_GetArrayItem(x, 3)};
+    const cJSON *v[4] = {cJSON_GetArrayItem(x, 0), cJSON_GetArrayItem(x, 1),
+                         cJSON_GetArrayItem(x, 2), cJSON_GetArrayItem(x, 3)};
     if (!cJSON_IsString(v[0]) || !cJSON_IsString(v[1]) || !cJSON_IsNumber(v[2]) ||
         !cJSON_IsNumber(v[3]) || v[2]->valuedouble < 0 || v[2]->valuedouble > AN_RANK_MEMORY)
       return false;
@@ -306,7 +312,8 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***
                       size_t *n_owned, char *msg, size_t cap) {
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "rank_data");
   if (!cJSON_IsArray(list)) {
-    snprintf(msg, cap, "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
+    snprintf(msg, cap,
+             "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
     return -1;
   }
   const cJSON *e;

@@ -79,8 +79,8 @@ static int kernel_rows(FILE *f, const an_stage_report *st) {
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
     if (!r->shown) continue;
-    char *cells[] = {strdup(r->name),       strdup(r->category),          fmt_ms(r->total_us),
-                     fmt_pct(r->share_pct), fmt_count(r->launches),       rp_kernel_location_cell(r),
+    char *cells[] = {strdup(r->name),         strdup(r->category),    fmt_ms(r->total_us),
+                     fmt_pct(r->share_pct),   fmt_count(r->launches), rp_kernel_location_cell(r),
                      rp_kernel_cpu_op_cell(r)};
     int rc = row_cells(f, cells, 7);
     free_cells(cells, 7);
@@ -94,14 +94,10 @@ static int fuse_rows(FILE *f, const an_stage_report *st) {
   for (size_t i = 0; i < st->n_fuse; i++) {
     const an_fuse_row *r = &st->fuse[i];
     if (!r->shown) continue;
-    char *cells[] = {strdup(r->pattern_name),
-                     strdup(rp_fuse_confidence(r->confidence)),
-                     fmt_ms(r->related_us),
-                     fmt_pct(r->share_pct),
-                     rp_fuse_evidence_cell(r),
-                     rp_fuse_locations_cell(r),
-                     rp_fuse_candidates_cell(r),
-                     rp_fuse_rationale(r)};
+    char *cells[] = {strdup(r->pattern_name),    strdup(rp_fuse_confidence(r->confidence)),
+                     fmt_ms(r->related_us),      fmt_pct(r->share_pct),
+                     rp_fuse_evidence_cell(r),   rp_fuse_locations_cell(r),
+                     rp_fuse_candidates_cell(r), rp_fuse_rationale(r)};
     int rc = row_cells(f, cells, 8);
     free_cells(cells, 8);
     if (rc != 0) return -1;
@@ -111,10 +107,16 @@ static int fuse_rows(FILE *f, const an_stage_report *st) {
 
 static int placeholder(FILE *f, const an_report *r, bool fuse) {
   if (fuse)
-    return fputs("| No medium-confidence source-backed fusion opportunity matched this trace. "
-                 "| - | - | - | - | - | - | - |\n", f) == EOF ? -1 : 0;
+    return fputs(
+               "| No medium-confidence source-backed fusion opportunity matched this trace. "
+               "| - | - | - | - | - | - | - |\n",
+               f) == EOF
+               ? -1
+               : 0;
   return fprintf(f, "| No kernel rows at or above %.1f%% share. | - | - | - | - | - | - |\n",
-                 r->run.kernel_min_share_pct) < 0 ? -1 : 0;
+                 r->run.kernel_min_share_pct) < 0
+             ? -1
+             : 0;
 }
 
 /* The kernel table (fuse false) or the fuse table. */
@@ -184,8 +186,8 @@ int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
   FILE *m = open_memstream(&buf, &len);
   if (!m) return -1;
   bool reference = o && o->layout == RP_LAYOUT_REFERENCE;
-  int rc = reference ? body(m, r, o)
-                     : rp_layout_markdown(m, r, o ? o->rules : NULL, o && o->full_names);
+  int rc =
+      reference ? body(m, r, o) : rp_layout_markdown(m, r, o ? o->rules : NULL, o && o->full_names);
   if (rc == 0 && !reference) rc = rp_ranks_markdown(m, r); /* not in the reference layout */
   if (fclose(m) != 0) rc = -1;
   if (rc == 0) {
@@ -307,8 +309,8 @@ fail:
 }
 
 static const char *source_name(an_source s) {
-  static const char *const names[] = {"unknown",     "default",        "command-line",
-                                      "live-capture", "server-args",   "trace-metadata",
+  static const char *const names[] = {"unknown",       "default",     "command-line",
+                                      "live-capture",  "server-args", "trace-metadata",
                                       "detection-rule"};
   return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
@@ -333,7 +335,8 @@ static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJ
 static bool context_json(cJSON *root, const an_run_context *c) {
   cJSON *ctx = cJSON_AddObjectToObject(root, "context");
   return ctx && fact_json(ctx, "model", str_or_null(c->model.value), c->model.source) &&
-         fact_json(ctx, "tp_size", cJSON_CreateNumber((double)c->tp_size.value), c->tp_size.source) &&
+         fact_json(ctx, "tp_size", cJSON_CreateNumber((double)c->tp_size.value),
+                   c->tp_size.source) &&
          fact_json(ctx, "gpu", str_or_null(c->gpu.value), c->gpu.source) &&
          fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
                    c->platform.source);

@@ -22,8 +22,10 @@ static char *text_done(ut_buf *t) {
 
 char *rp_kernel_location_cell(const an_kernel_row *r) {
   ut_buf t = {0};
-  if (!r->entry) ut_buf_add(&t, "unresolved");
-  else if (!r->entry->n_sites) ut_buf_add(&t, r->entry->best_location);
+  if (!r->entry)
+    ut_buf_add(&t, "unresolved");
+  else if (!r->entry->n_sites)
+    ut_buf_add(&t, r->entry->best_location);
   for (size_t i = 0; i < r->n_shown_sites; i++) {
     if (i) ut_buf_add(&t, "<br>");
     ut_buf_add(&t, r->shown_sites[i]->display_location);
@@ -56,7 +58,8 @@ char *rp_location_func_at(const char *loc) {
 char *rp_fuse_evidence_cell(const an_fuse_row *r) {
   ut_buf t = {0};
   for (size_t i = 0; i < r->n_evidence; i++)
-    ut_buf_addf(&t, "%s%s (%.1f%%)", i ? "<br>" : "", r->evidence[i].kernel, r->evidence[i].share_pct);
+    ut_buf_addf(&t, "%s%s (%.1f%%)", i ? "<br>" : "", r->evidence[i].kernel,
+                r->evidence[i].share_pct);
   if (!r->n_evidence) ut_buf_add(&t, "-");
   return text_done(&t);
 }
@@ -88,10 +91,12 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
   ut_buf t = {0};
   if (r->origin == AN_FUSION_MAINLINE && r->match == AN_FUSION_DIRECT)
     ut_buf_addf(&t, "`%s` is present in this trace (%.1f%% related GPU time). ", r->pattern_name,
-            r->share_pct);
+                r->share_pct);
   else if (r->origin == AN_FUSION_MAINLINE)
-    ut_buf_addf(&t, "Split kernels in this family take %.1f%% of GPU time. This tree already has "
-                 "a matching path. ", r->share_pct);
+    ut_buf_addf(&t,
+                "Split kernels in this family take %.1f%% of GPU time. This tree already has "
+                "a matching path. ",
+                r->share_pct);
   else if (r->origin == AN_FUSION_UPSTREAM)
     ut_buf_addf(&t, "Matches an upstream path (%.1f%% related GPU time). ", r->share_pct);
   else
@@ -123,10 +128,14 @@ const char *rp_fusion_origin(an_fusion_origin o) {
 
 const char *rp_priority(an_priority p) {
   switch (p) {
-  case AN_PRIORITY_P1: return "P1";
-  case AN_PRIORITY_P2: return "P2";
-  case AN_PRIORITY_P4: return "P4";
-  case AN_PRIORITY_P5: return "P5";
+    case AN_PRIORITY_P1:
+      return "P1";
+    case AN_PRIORITY_P2:
+      return "P2";
+    case AN_PRIORITY_P4:
+      return "P4";
+    case AN_PRIORITY_P5:
+      return "P5";
   }
   return "?";
 }
@@ -143,35 +152,52 @@ const char *rp_dep_risk(an_dep_risk d) {
 
 const char *rp_dep_signal(an_dep_signal s) {
   switch (s) {
-  case AN_DEP_SIGNAL_BOTH: return "both-side serial risk";
-  case AN_DEP_SIGNAL_PREV: return "prev-side serial risk";
-  case AN_DEP_SIGNAL_NEXT: return "next-side serial risk";
-  case AN_DEP_SIGNAL_UNCLEAR: return "adjacency unclear";
-  case AN_DEP_SIGNAL_LOW: break;
+    case AN_DEP_SIGNAL_BOTH:
+      return "both-side serial risk";
+    case AN_DEP_SIGNAL_PREV:
+      return "prev-side serial risk";
+    case AN_DEP_SIGNAL_NEXT:
+      return "next-side serial risk";
+    case AN_DEP_SIGNAL_UNCLEAR:
+      return "adjacency unclear";
+    case AN_DEP_SIGNAL_LOW:
+      break;
   }
   return "serial risk low";
 }
 
 const char *rp_recommendation(an_recommendation r) {
   switch (r) {
-  case AN_RECOMMEND_TRY_OVERLAP: return "try overlap";
-  case AN_RECOMMEND_TRY_FUSION: return "try fusion";
-  case AN_RECOMMEND_CHECK_DEPS: return "check deps";
-  case AN_RECOMMEND_ONE_TIME: return "one-time setup";
-  case AN_RECOMMEND_RANK_SKEW: return "rank skew (wait)";
-  case AN_RECOMMEND_SKIP: break;
+    case AN_RECOMMEND_TRY_OVERLAP:
+      return "try overlap";
+    case AN_RECOMMEND_TRY_FUSION:
+      return "try fusion";
+    case AN_RECOMMEND_CHECK_DEPS:
+      return "check deps";
+    case AN_RECOMMEND_ONE_TIME:
+      return "one-time setup";
+    case AN_RECOMMEND_RANK_SKEW:
+      return "rank skew (wait)";
+    case AN_RECOMMEND_SKIP:
+      break;
   }
   return "skip";
 }
 
 const char *rp_scope_source(an_scope_source s) {
   switch (s) {
-  case AN_SCOPE_MAPPING: return "mapping";
-  case AN_SCOPE_LAUNCH: return "launch";
-  case AN_SCOPE_TIME_WINDOW: return "time-window";
-  case AN_SCOPE_KERNEL_MAP: return "kernel-map";
-  case AN_SCOPE_FORMAL: return "formal";
-  case AN_SCOPE_NONE: break;
+    case AN_SCOPE_MAPPING:
+      return "mapping";
+    case AN_SCOPE_LAUNCH:
+      return "launch";
+    case AN_SCOPE_TIME_WINDOW:
+      return "time-window";
+    case AN_SCOPE_KERNEL_MAP:
+      return "kernel-map";
+    case AN_SCOPE_FORMAL:
+      return "formal";
+    case AN_SCOPE_NONE:
+      break;
   }
   return "none";
 }
@@ -183,48 +209,64 @@ const char *rp_launch_op(const an_overlap_row *r) { return r->launch_op ? r->lau
 int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
   const char *path = h->path ? h->path : "";
   switch (h->code) {
-  case AN_HINT_SKIPPED_EVENTS:
-    return snprintf(buf, cap, "%s: warning: skipped %llu event%s with unusable fields (first at "
-                              "offset %llu)",
-                    path, (unsigned long long)h->count, h->count == 1 ? "" : "s",
-                    (unsigned long long)h->offset);
-  case AN_HINT_REPLACED_UTF8:
-    return snprintf(buf, cap, "%s: warning: replaced %llu invalid UTF-8 sequences or NUL "
-                              "characters with U+FFFD",
-                    path, (unsigned long long)h->count);
-  case AN_HINT_SERVER_ARGS_IGNORED:
-    return snprintf(buf, cap, "%s: warning: %s (server args ignored)", path,
-                    h->detail ? h->detail : "");
-  case AN_HINT_UNKNOWN_STAGE_MARKER:
-    return snprintf(buf, cap, "%s: warning: stage marker \"%s\" is not recognised (%llu "
-                              "annotation%s); its kernels are in no stage of their own",
-                    path, h->detail ? h->detail : "", (unsigned long long)h->count,
-                    h->count == 1 ? "" : "s");
+    case AN_HINT_SKIPPED_EVENTS:
+      return snprintf(buf, cap,
+                      "%s: warning: skipped %llu event%s with unusable fields (first at "
+                      "offset %llu)",
+                      path, (unsigned long long)h->count, h->count == 1 ? "" : "s",
+                      (unsigned long long)h->offset);
+    case AN_HINT_REPLACED_UTF8:
+      return snprintf(buf, cap,
+                      "%s: warning: replaced %llu invalid UTF-8 sequences or NUL "
+                      "characters with U+FFFD",
+                      path, (unsigned long long)h->count);
+    case AN_HINT_SERVER_ARGS_IGNORED:
+      return snprintf(buf, cap, "%s: warning: %s (server args ignored)", path,
+                      h->detail ? h->detail : "");
+    case AN_HINT_UNKNOWN_STAGE_MARKER:
+      return snprintf(buf, cap,
+                      "%s: warning: stage marker \"%s\" is not recognised (%llu "
+                      "annotation%s); its kernels are in no stage of their own",
+                      path, h->detail ? h->detail : "", (unsigned long long)h->count,
+                      h->count == 1 ? "" : "s");
   }
   return snprintf(buf, cap, "%s: warning", path);
 }
 
 const char *rp_source(an_source s) {
   switch (s) {
-    case AN_SOURCE_DEFAULT: return "default (nothing detected)";
-    case AN_SOURCE_COMMAND_LINE: return "command line";
-    case AN_SOURCE_LIVE_CAPTURE: return "live capture";
-    case AN_SOURCE_SERVER_ARGS: return "server args";
-    case AN_SOURCE_TRACE_METADATA: return "trace metadata";
-    case AN_SOURCE_DETECTION_RULE: return "detection rule (input path)";
-    case AN_SOURCE_UNKNOWN: break;
+    case AN_SOURCE_DEFAULT:
+      return "default (nothing detected)";
+    case AN_SOURCE_COMMAND_LINE:
+      return "command line";
+    case AN_SOURCE_LIVE_CAPTURE:
+      return "live capture";
+    case AN_SOURCE_SERVER_ARGS:
+      return "server args";
+    case AN_SOURCE_TRACE_METADATA:
+      return "trace metadata";
+    case AN_SOURCE_DETECTION_RULE:
+      return "detection rule (input path)";
+    case AN_SOURCE_UNKNOWN:
+      break;
   }
   return "unknown";
 }
 
 const char *rp_action(an_action a) {
   switch (a) {
-    case AN_ACTION_TUNE_KERNEL: return "Tune or replace the kernel";
-    case AN_ACTION_TRY_OVERLAP: return "Overlap it with other streams";
-    case AN_ACTION_TRY_FUSION: return "Fuse it with its neighbour";
-    case AN_ACTION_CHECK_DEPS: return "Check its dependencies, then overlap";
-    case AN_ACTION_ENABLE_FUSION: return "Enable the fused path";
-    case AN_ACTION_PORT_FUSION: return "Port the upstream fused path";
+    case AN_ACTION_TUNE_KERNEL:
+      return "Tune or replace the kernel";
+    case AN_ACTION_TRY_OVERLAP:
+      return "Overlap it with other streams";
+    case AN_ACTION_TRY_FUSION:
+      return "Fuse it with its neighbour";
+    case AN_ACTION_CHECK_DEPS:
+      return "Check its dependencies, then overlap";
+    case AN_ACTION_ENABLE_FUSION:
+      return "Enable the fused path";
+    case AN_ACTION_PORT_FUSION:
+      return "Port the upstream fused path";
   }
   return "?";
 }

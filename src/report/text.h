@@ -30,20 +30,20 @@ const char *rp_fusion_origin(an_fusion_origin o);    /* "mainline", "upstream", 
 char *rp_location_func_at(const char *loc);
 
 /* Overlap table words. */
-const char *rp_priority(an_priority p);              /* "P1" ... */
-const char *rp_verdict(an_overlap_verdict v);        /* "headroom", "low-roi-hidden" */
-const char *rp_dep_risk(an_dep_risk d);              /* "low", "high", "unclear" */
-const char *rp_dep_signal(an_dep_signal s);          /* "both-side serial risk", ... */
-const char *rp_recommendation(an_recommendation r);  /* "try overlap", ... */
-const char *rp_scope_source(an_scope_source s);      /* "mapping", "launch", ... */
-const char *rp_scope(const an_overlap_row *r);       /* the scope, or "unmapped" */
-const char *rp_launch_op(const an_overlap_row *r);   /* the op, or "n/a" */
+const char *rp_priority(an_priority p);             /* "P1" ... */
+const char *rp_verdict(an_overlap_verdict v);       /* "headroom", "low-roi-hidden" */
+const char *rp_dep_risk(an_dep_risk d);             /* "low", "high", "unclear" */
+const char *rp_dep_signal(an_dep_signal s);         /* "both-side serial risk", ... */
+const char *rp_recommendation(an_recommendation r); /* "try overlap", ... */
+const char *rp_scope_source(an_scope_source s);     /* "mapping", "launch", ... */
+const char *rp_scope(const an_overlap_row *r);      /* the scope, or "unmapped" */
+const char *rp_launch_op(const an_overlap_row *r);  /* the op, or "n/a" */
 
 /* Provenance and summary words. */
-const char *rp_source(an_source s);                  /* "server args", "default (...)", ... */
-const char *rp_action(an_action a);                  /* "Overlap it with other streams", ... */
-const char *rp_summary_kind(an_summary_kind k);      /* "kernel", "overlap", "fusion" */
-const char *rp_platform(an_platform p);              /* "CUDA", "ROCm", "unknown" */
+const char *rp_source(an_source s);             /* "server args", "default (...)", ... */
+const char *rp_action(an_action a);             /* "Overlap it with other streams", ... */
+const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
+const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
 
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */

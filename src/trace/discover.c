@@ -250,8 +250,6 @@ static int cmp_mtime(const void *pa, const void *pb) {
   return c ? c : strcmp(a->path, b->path);
 }
 
-
-
 /* ------------------------------------------------------------------ discovery */
 
 static char *find_server_args(const char *dir) {
@@ -262,14 +260,17 @@ static char *find_server_args(const char *dir) {
     if (i == 1 && strcmp(dirs[0], dirs[1]) == 0) break;
     char *p = path_join(dirs[i], "server_args.json");
     struct stat st;
-    if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode)) found = p;
-    else free(p);
+    if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+      found = p;
+    else
+      free(p);
   }
   free(parent);
   return found;
 }
 
-static int set_single(tr_input_set *out, const te_rules *rules, const char *path, bool stdin_input) {
+static int set_single(tr_input_set *out, const te_rules *rules, const char *path,
+                      bool stdin_input) {
   out->files = calloc(1, sizeof *out->files);
   if (!out->files) return -1;
   out->files[0].path = strdup(path);
@@ -282,7 +283,8 @@ static int set_single(tr_input_set *out, const te_rules *rules, const char *path
   }
   out->files[0].stage_id = tr_path_stage(rules, path);
   long rank;
-  if (rules && te_rules_rank_from_filename(rules, base_name(path), &rank)) out->files[0].rank = rank;
+  if (rules && te_rules_rank_from_filename(rules, base_name(path), &rank))
+    out->files[0].rank = rank;
   out->trace_dir = path_parent(path);
   if (!out->trace_dir) return -1;
   out->server_args_path = find_server_args(out->trace_dir);
@@ -337,8 +339,10 @@ static const char *choose_trace_dir(const char *dir, const te_rules *rules, cvec
     cand *c = &all->v[i];
     c->stage = tr_path_stage(rules, c->path);
     c->order = stage_order(rules, c->stage);
-    if (strcmp(c->dir, dir) == 0) direct = true;
-    else if (strcmp(c->stage, k_all) != 0) staged = true;
+    if (strcmp(c->dir, dir) == 0)
+      direct = true;
+    else if (strcmp(c->stage, k_all) != 0)
+      staged = true;
   }
   if (!direct && (staged || one_ranked_run(rules, all))) {
     for (size_t i = 0; i < all->n; i++) all->v[i].keep = true;
@@ -389,8 +393,10 @@ static int collect_ranks(const cvec *all, tr_input_set *out) {
       tr_input_file *f = &out->rank_files[i];
       f->stage_id = pick[i].stage;
       f->rank = pick[i].rank;
-      if (!(f->path = strdup(pick[i].path))) rc = -1;
-      else out->n_rank_files = i + 1;
+      if (!(f->path = strdup(pick[i].path)))
+        rc = -1;
+      else
+        out->n_rank_files = i + 1;
     }
   }
   free(pick);
@@ -399,8 +405,7 @@ static int collect_ranks(const cvec *all, tr_input_set *out) {
 
 /* Step 4: the wanted rank (want_rank < 0: the lowest); rank-less files go when any file
  * has a rank (API-server traces such as vLLM's *.async_llm.* carry none). */
-static int keep_rank(const char *dir, long want_rank, cvec *all,
-                     tr_error *err) {
+static int keep_rank(const char *dir, long want_rank, cvec *all, tr_error *err) {
   long pick = -1;
   for (size_t i = 0; i < all->n; i++) {
     cand *c = &all->v[i];
@@ -418,8 +423,8 @@ static int keep_rank(const char *dir, long want_rank, cvec *all,
   return 0;
 }
 
-static int discover_dir(const char *dir, const te_rules *rules, long want_rank,
-                        tr_input_set *out, tr_error *err) {
+static int discover_dir(const char *dir, const te_rules *rules, long want_rank, tr_input_set *out,
+                        tr_error *err) {
   cvec all = {0};
   int rc = scan_dir(dir, true, 0, &all, err);
   if (rc) goto done;
@@ -500,8 +505,9 @@ int tr_discover_rank(const char *input, const te_rules *rules, long rank, tr_inp
   }
   struct stat st;
   if (stat(input, &st) != 0) {
-    tr_set_error(err, TR_ERR_IO, false, 0, "%s",
-                 errno == ENOENT || errno == ENOTDIR ? "no such file or directory" : strerror(errno));
+    tr_set_error(
+        err, TR_ERR_IO, false, 0, "%s",
+        errno == ENOENT || errno == ENOTDIR ? "no such file or directory" : strerror(errno));
     return TR_ERR_IO;
   }
   char *norm = path_norm(input);
@@ -538,20 +544,20 @@ int tr_server_args_load(const char *path, tr_server_args *out, tr_error *err) {
   int err_no = 0;
   int rc = 0;
   switch (ut_read_file(path, TR_MAX_SMALL_JSON_BYTES, &text, &n, &err_no)) {
-  case UT_FILE_OK:
-    break;
-  case UT_FILE_IO:
-    tr_set_error(err, TR_ERR_IO, false, 0, "%s",
-                 err_no == ENOENT ? "no such file or directory"
-                 : err_no         ? strerror(err_no)
-                                  : "read error");
-    return TR_ERR_IO;
-  case UT_FILE_TOO_BIG:
-    tr_set_error(err, TR_ERR_LIMIT, false, 0, "larger than %u bytes (TR_MAX_SMALL_JSON_BYTES)",
-                 (unsigned)TR_MAX_SMALL_JSON_BYTES);
-    return TR_ERR_LIMIT;
-  case UT_FILE_NOMEM:
-    return nomem(err);
+    case UT_FILE_OK:
+      break;
+    case UT_FILE_IO:
+      tr_set_error(err, TR_ERR_IO, false, 0, "%s",
+                   err_no == ENOENT ? "no such file or directory"
+                   : err_no         ? strerror(err_no)
+                                    : "read error");
+      return TR_ERR_IO;
+    case UT_FILE_TOO_BIG:
+      tr_set_error(err, TR_ERR_LIMIT, false, 0, "larger than %u bytes (TR_MAX_SMALL_JSON_BYTES)",
+                   (unsigned)TR_MAX_SMALL_JSON_BYTES);
+      return TR_ERR_LIMIT;
+    case UT_FILE_NOMEM:
+      return nomem(err);
   }
   const char *end = NULL;
   cJSON *doc = cJSON_ParseWithLengthOpts(text, n, &end, 0);
@@ -574,11 +580,14 @@ int tr_server_args_load(const char *path, tr_server_args *out, tr_error *err) {
   if (!out->keys) rc = TR_ERR_NOMEM;
   for (cJSON *it = doc->child; it && !rc; it = it->next) {
     out->keys[out->n_keys] = strdup(it->string ? it->string : "");
-    if (!out->keys[out->n_keys]) rc = TR_ERR_NOMEM;
-    else out->n_keys++;
+    if (!out->keys[out->n_keys])
+      rc = TR_ERR_NOMEM;
+    else
+      out->n_keys++;
   }
   const cJSON *mp = cJSON_GetObjectItemCaseSensitive(doc, "model_path");
-  if (!cJSON_IsString(mp) || !mp->valuestring[0]) mp = cJSON_GetObjectItemCaseSensitive(doc, "model");
+  if (!cJSON_IsString(mp) || !mp->valuestring[0])
+    mp = cJSON_GetObjectItemCaseSensitive(doc, "model");
   if (!rc && cJSON_IsString(mp) && mp->valuestring[0]) {
     out->model_path = strdup(mp->valuestring);
     if (!out->model_path) rc = TR_ERR_NOMEM;

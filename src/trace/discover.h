@@ -63,7 +63,7 @@ typedef struct tr_server_args {
   long tp_size;     /* "tp_size", default 1 */
   char **keys;      /* top-level keys, in file order */
   size_t n_keys;
-  char *json_text;  /* the document as read (for text hints) */
+  char *json_text; /* the document as read (for text hints) */
 } tr_server_args;
 
 /* Loads a whole server_args.json (at most TR_MAX_SMALL_JSON_BYTES). Returns 0, or a

@@ -30,62 +30,62 @@ static bool map_full(size_t n, size_t cap) { return (n + 1) * 4 > cap * 3; }
 
 /* The two maps differ only in their key and value types and in the key that marks a free
  * slot, so one definition serves both. Slots: key * golden ratio, high half, masked. */
-#define IDMAP_DEFINE(NAME, KEY, VAL, FREE)                                                  \
-  static size_t NAME##_slot(KEY key, size_t mask) {                                       \
-    return (size_t)(((uint64_t)key * GOLDEN64) >> 32) & mask;                             \
-  }                                                                                       \
-                                                                                          \
-  static int NAME##_grow(tr_##NAME *m) {                                                  \
-    size_t cap = m->cap ? m->cap * 2 : MAP_MIN_CAP;                                       \
-    KEY *keys = malloc(cap * sizeof *keys);                                               \
-    VAL *vals = malloc(cap * sizeof *vals);                                               \
-    if (!keys || !vals) {                                                                 \
-      free(keys);                                                                         \
-      free(vals);                                                                         \
-      return -1;                                                                          \
-    }                                                                                     \
-    for (size_t i = 0; i < cap; i++) keys[i] = FREE;                                      \
-    for (size_t j = 0; j < m->cap; j++) {                                                 \
-      if (m->keys[j] == FREE) continue;                                                   \
-      size_t i = NAME##_slot(m->keys[j], cap - 1);                                        \
-      while (keys[i] != FREE) i = (i + 1) & (cap - 1);                                    \
-      keys[i] = m->keys[j];                                                               \
-      vals[i] = m->vals[j];                                                               \
-    }                                                                                     \
-    free(m->keys);                                                                        \
-    free(m->vals);                                                                        \
-    m->keys = keys;                                                                       \
-    m->vals = vals;                                                                       \
-    m->cap = cap;                                                                         \
-    return 0;                                                                             \
-  }                                                                                       \
-                                                                                          \
-  int tr_##NAME##_put(tr_##NAME *m, KEY key, VAL val) {                                   \
-    if (map_full(m->n, m->cap) && NAME##_grow(m) != 0) return -1;                         \
-    size_t mask = m->cap - 1, i = NAME##_slot(key, mask);                                 \
-    while (m->keys[i] != FREE && m->keys[i] != key) i = (i + 1) & mask;                   \
-    if (m->keys[i] == FREE) m->n++;                                                       \
-    m->keys[i] = key;                                                                     \
-    m->vals[i] = val;                                                                     \
-    return 0;                                                                             \
-  }                                                                                       \
-                                                                                          \
-  bool tr_##NAME##_get(const tr_##NAME *m, KEY key, VAL *val) {                           \
-    if (!m->cap) return false;                                                            \
-    size_t mask = m->cap - 1, i = NAME##_slot(key, mask);                                 \
-    for (; m->keys[i] != FREE; i = (i + 1) & mask) {                                      \
-      if (m->keys[i] == key) {                                                            \
-        *val = m->vals[i];                                                                \
-        return true;                                                                      \
-      }                                                                                   \
-    }                                                                                     \
-    return false;                                                                         \
-  }                                                                                       \
-                                                                                          \
-  void tr_##NAME##_free(tr_##NAME *m) {                                                   \
-    free(m->keys);                                                                        \
-    free(m->vals);                                                                        \
-    memset(m, 0, sizeof *m);                                                              \
+#define IDMAP_DEFINE(NAME, KEY, VAL, FREE)                              \
+  static size_t NAME##_slot(KEY key, size_t mask) {                     \
+    return (size_t)(((uint64_t)key * GOLDEN64) >> 32) & mask;           \
+  }                                                                     \
+                                                                        \
+  static int NAME##_grow(tr_##NAME *m) {                                \
+    size_t cap = m->cap ? m->cap * 2 : MAP_MIN_CAP;                     \
+    KEY *keys = malloc(cap * sizeof *keys);                             \
+    VAL *vals = malloc(cap * sizeof *vals);                             \
+    if (!keys || !vals) {                                               \
+      free(keys);                                                       \
+      free(vals);                                                       \
+      return -1;                                                        \
+    }                                                                   \
+    for (size_t i = 0; i < cap; i++) keys[i] = FREE;                    \
+    for (size_t j = 0; j < m->cap; j++) {                               \
+      if (m->keys[j] == FREE) continue;                                 \
+      size_t i = NAME##_slot(m->keys[j], cap - 1);                      \
+      while (keys[i] != FREE) i = (i + 1) & (cap - 1);                  \
+      keys[i] = m->keys[j];                                             \
+      vals[i] = m->vals[j];                                             \
+    }                                                                   \
+    free(m->keys);                                                      \
+    free(m->vals);                                                      \
+    m->keys = keys;                                                     \
+    m->vals = vals;                                                     \
+    m->cap = cap;                                                       \
+    return 0;                                                           \
+  }                                                                     \
+                                                                        \
+  int tr_##NAME##_put(tr_##NAME *m, KEY key, VAL val) {                 \
+    if (map_full(m->n, m->cap) && NAME##_grow(m) != 0) return -1;       \
+    size_t mask = m->cap - 1, i = NAME##_slot(key, mask);               \
+    while (m->keys[i] != FREE && m->keys[i] != key) i = (i + 1) & mask; \
+    if (m->keys[i] == FREE) m->n++;                                     \
+    m->keys[i] = key;                                                   \
+    m->vals[i] = val;                                                   \
+    return 0;                                                           \
+  }                                                                     \
+                                                                        \
+  bool tr_##NAME##_get(const tr_##NAME *m, KEY key, VAL *val) {         \
+    if (!m->cap) return false;                                          \
+    size_t mask = m->cap - 1, i = NAME##_slot(key, mask);               \
+    for (; m->keys[i] != FREE; i = (i + 1) & mask) {                    \
+      if (m->keys[i] == key) {                                          \
+        *val = m->vals[i];                                              \
+        return true;                                                    \
+      }                                                                 \
+    }                                                                   \
+    return false;                                                       \
+  }                                                                     \
+                                                                        \
+  void tr_##NAME##_free(tr_##NAME *m) {                                 \
+    free(m->keys);                                                      \
+    free(m->vals);                                                      \
+    memset(m, 0, sizeof *m);                                            \
   }
 
 IDMAP_DEFINE(map32, uint32_t, uint32_t, UINT32_MAX)

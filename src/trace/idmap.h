@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TR_OFF_ABSENT UINT32_MAX       /* no id (TR_NO_ID) */
-#define TR_OFF_WIDE (UINT32_MAX - 1u)  /* id outside the window: see the side table */
+#define TR_OFF_ABSENT UINT32_MAX      /* no id (TR_NO_ID) */
+#define TR_OFF_WIDE (UINT32_MAX - 1u) /* id outside the window: see the side table */
 
 /* The window of one id kind: ids in [base, base + TR_OFF_WIDE) are stored as id - base. */
 typedef struct tr_idbase {

@@ -24,10 +24,10 @@ struct tr_intern {
   arena_block *blocks;
   size_t next_block;
   size_t arena_bytes;
-  str_rec *recs;     /* by id; recs[0] is the empty string */
+  str_rec *recs; /* by id; recs[0] is the empty string */
   size_t n, cap;
-  uint32_t *slots;   /* ids, 0 = free */
-  size_t n_slots;    /* power of two */
+  uint32_t *slots; /* ids, 0 = free */
+  size_t n_slots;  /* power of two */
 };
 
 static uint32_t hash_bytes(const char *s, size_t len) {

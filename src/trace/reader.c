@@ -105,7 +105,7 @@ typedef struct rd {
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
-  bool name_bad; /* "name" present but not a string */
+  bool name_bad;   /* "name" present but not a string */
   int stream_prio; /* 0 none, 1 from cuda_stream, 2 from stream */
   int ts_state, dur_state;
   double ts, dur;
@@ -189,9 +189,12 @@ static inline int rd_peek(rd *r) {
 }
 
 static void describe(int c, char *buf, size_t cap) {
-  if (c < 0) snprintf(buf, cap, "end of input");
-  else if (c >= 0x21 && c < 0x7f) snprintf(buf, cap, "'%c'", c);
-  else snprintf(buf, cap, "byte 0x%02x", (unsigned)c);
+  if (c < 0)
+    snprintf(buf, cap, "end of input");
+  else if (c >= 0x21 && c < 0x7f)
+    snprintf(buf, cap, "'%c'", c);
+  else
+    snprintf(buf, cap, "byte 0x%02x", (unsigned)c);
 }
 
 static _Noreturn void rd_expected(rd *r, const char *what) {
@@ -206,9 +209,10 @@ static void skip_ws_slow(rd *r) {
     /* pretty-printed traces indent every member ("\n      "): 16 bytes per step */
     while (r->end - r->p >= 16) {
       __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r->p);
-      __m128i ws = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+      __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                             _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+                                             _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
       unsigned bits = (unsigned)_mm_movemask_epi8(ws);
       if (bits != 0xFFFFu) {
         r->p += __builtin_ctz(~bits);
@@ -321,10 +325,14 @@ static uint32_t read_hex4(rd *r) {
   for (int i = 0; i < 4; i++) {
     int c = rd_peek(r);
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else rd_expected(r, "4 hex digits after \\u");
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      rd_expected(r, "4 hex digits after \\u");
     r->p++;
     v = v * 16u + (uint32_t)d;
   }
@@ -342,14 +350,30 @@ static void string_escape(rd *r, sbuf *out) {
       if (high && out) put_replacement(r, out);
       char lit;
       switch (c) {
-        case '"': lit = '"'; break;
-        case '\\': lit = '\\'; break;
-        case '/': lit = '/'; break;
-        case 'b': lit = '\b'; break;
-        case 'f': lit = '\f'; break;
-        case 'n': lit = '\n'; break;
-        case 'r': lit = '\r'; break;
-        case 't': lit = '\t'; break;
+        case '"':
+          lit = '"';
+          break;
+        case '\\':
+          lit = '\\';
+          break;
+        case '/':
+          lit = '/';
+          break;
+        case 'b':
+          lit = '\b';
+          break;
+        case 'f':
+          lit = '\f';
+          break;
+        case 'n':
+          lit = '\n';
+          break;
+        case 'r':
+          lit = '\r';
+          break;
+        case 't':
+          lit = '\t';
+          break;
         default:
           r->p--; /* point at the bad escape character */
           rd_fail_at(r, TR_ERR_JSON, rd_off(r), "invalid escape in string");
@@ -377,8 +401,10 @@ static void string_escape(rd *r, sbuf *out) {
       continue;
     }
     if (out) {
-      if (cp == 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) put_replacement(r, out);
-      else put_utf8(r, out, cp);
+      if (cp == 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
+        put_replacement(r, out);
+      else
+        put_utf8(r, out, cp);
     }
     return;
   }
@@ -389,13 +415,20 @@ static void string_escape(rd *r, sbuf *out) {
 static void string_utf8(rd *r, sbuf *out, uint8_t lead) {
   int need;
   int lo = 0x80, hi = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) need = 1;
-  else if (lead == 0xE0) need = 2, lo = 0xA0;
-  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) need = 2;
-  else if (lead == 0xED) need = 2, hi = 0x9F;
-  else if (lead == 0xF0) need = 3, lo = 0x90;
-  else if (lead >= 0xF1 && lead <= 0xF3) need = 3;
-  else if (lead == 0xF4) need = 3, hi = 0x8F;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    need = 1;
+  else if (lead == 0xE0)
+    need = 2, lo = 0xA0;
+  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF)
+    need = 2;
+  else if (lead == 0xED)
+    need = 2, hi = 0x9F;
+  else if (lead == 0xF0)
+    need = 3, lo = 0x90;
+  else if (lead >= 0xF1 && lead <= 0xF3)
+    need = 3;
+  else if (lead == 0xF4)
+    need = 3, hi = 0x8F;
   else {
     put_replacement(r, out);
     return;
@@ -481,7 +514,8 @@ static void scan_string(rd *r, sbuf *out) {
       if (r->str_cut && !out) continue; /* s may be a byte only the storing path handles */
     }
     if (s == r->end) {
-      if (!rd_refill(r)) rd_fail_at(r, TR_ERR_JSON, rd_off(r), "unterminated string (end of input)");
+      if (!rd_refill(r))
+        rd_fail_at(r, TR_ERR_JSON, rd_off(r), "unterminated string (end of input)");
       continue;
     }
     uint8_t c = *r->p++;
@@ -565,7 +599,8 @@ static inline uint64_t digits_append(uint64_t m, const uint8_t *p, size_t n) {
     v -= 0x3030303030303030ull;
     v = (v * 10) + (v >> 8);
     v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+        32;
     m = m * 100000000ull + (uint32_t)v;
   }
   for (; n; p++, n--) m = m * 10 + (uint64_t)(*p - '0');
@@ -686,7 +721,8 @@ bad:
 static void scan_literal(rd *r, const char *word) {
   uint64_t start = rd_off(r);
   for (const char *w = word; *w; w++) {
-    if (rd_peek(r) != *w) rd_fail_at(r, TR_ERR_JSON, start, "invalid literal (expected '%s')", word);
+    if (rd_peek(r) != *w)
+      rd_fail_at(r, TR_ERR_JSON, start, "invalid literal (expected '%s')", word);
     r->p++;
   }
 }
@@ -794,7 +830,8 @@ enum { V_STRING, V_NUMBER_INT, V_NUMBER_FLOAT, V_TRUE, V_FALSE, V_NULL, V_CONTAI
  * chunk, so p - 1 is the bracket): the error points at the bracket. */
 static void check_depth(rd *r, unsigned depth) {
   if (depth > TR_MAX_JSON_DEPTH)
-    rd_fail_at(r, TR_ERR_LIMIT, rd_off(r) - 1, "JSON nested deeper than %u levels (TR_MAX_JSON_DEPTH)",
+    rd_fail_at(r, TR_ERR_LIMIT, rd_off(r) - 1,
+               "JSON nested deeper than %u levels (TR_MAX_JSON_DEPTH)",
                (unsigned)TR_MAX_JSON_DEPTH);
 }
 
@@ -804,9 +841,15 @@ static int scan_scalar(rd *r, int c, sbuf *sout) {
       r->p++;
       scan_string(r, sout);
       return V_STRING;
-    case 't': scan_literal(r, "true"); return V_TRUE;
-    case 'f': scan_literal(r, "false"); return V_FALSE;
-    case 'n': scan_literal(r, "null"); return V_NULL;
+    case 't':
+      scan_literal(r, "true");
+      return V_TRUE;
+    case 'f':
+      scan_literal(r, "false");
+      return V_FALSE;
+    case 'n':
+      scan_literal(r, "null");
+      return V_NULL;
     default:
       if (c == '-' || (c >= '0' && c <= '9')) return scan_number(r) ? V_NUMBER_INT : V_NUMBER_FLOAT;
       rd_expected(r, "a JSON value");
@@ -914,8 +957,18 @@ static bool next_member(rd *r, char close) {
 /* The member names the event and args parsers act on. */
 enum {
   K_OTHER = 0,
-  K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,      /* event members */
-  K_EXTERNAL_ID, K_CORRELATION, K_STREAM, K_CUDA_STREAM         /* args members */
+  K_PH,
+  K_NAME,
+  K_CAT,
+  K_PID,
+  K_TID,
+  K_TS,
+  K_DUR,
+  K_ARGS, /* event members */
+  K_EXTERNAL_ID,
+  K_CORRELATION,
+  K_STREAM,
+  K_CUDA_STREAM /* args members */
 };
 
 static int key_code(const char *k, size_t n) {
@@ -1007,8 +1060,10 @@ static void sample_add(rd *r, const char *s, size_t n) {
  * (except "-0", which is int 0), floats as given. */
 static void number_text(rd *r, int type, sbuf *out) {
   sb_clear(r, out);
-  if (type == V_NUMBER_INT && r->numn == 2 && memcmp(r->nump, "-0", 2) == 0) sb_put(r, out, "0", 1);
-  else sb_put(r, out, r->nump, r->numn);
+  if (type == V_NUMBER_INT && r->numn == 2 && memcmp(r->nump, "-0", 2) == 0)
+    sb_put(r, out, "0", 1);
+  else
+    sb_put(r, out, r->nump, r->numn);
 }
 
 /* pid / tid / stream: strings kept, numbers as text; anything else is absent. */
@@ -1025,7 +1080,8 @@ static bool read_textual(rd *r, unsigned depth, sbuf *out) {
 static int read_time(rd *r, unsigned depth, double *out) {
   int type = read_value(r, depth, &r->argval);
   double d;
-  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT) d = text_to_double(r, r->nump, r->numn);
+  if (type == V_NUMBER_INT || type == V_NUMBER_FLOAT)
+    d = text_to_double(r, r->nump, r->numn);
   else if (type == V_STRING) {
     if (!string_to_double(r->argval.p, &d)) return F_BAD;
   } else if (type == V_NULL) {
@@ -1133,14 +1189,16 @@ static bool is_gpu_kernel(rd *r, const char *cat_lc) {
   if (!dur_pos || r->ts_state == F_ABSENT) return false;
   const char *name = r->name.p;
   if (is_metadata_name(name)) return false;
-  if (contains(cat_lc, "python_function") || contains(cat_lc, "cpu_op") || contains(cat_lc, "trace"))
+  if (contains(cat_lc, "python_function") || contains(cat_lc, "cpu_op") ||
+      contains(cat_lc, "trace"))
     return false;
   if (contains(cat_lc, "annotation") || starts_with(name, "## call ")) return false;
   if (contains(cat_lc, "kernel") || starts_with(cat_lc, "gpu_")) return true;
   if (strcmp(cat_lc, "xpu_runtime") == 0 && contains(lower(r, &r->name), "enqueuekernellaunch"))
     return true;
   const char *name_lc = lower(r, &r->name);
-  if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") || starts_with(name_lc, "nn.module:"))
+  if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") ||
+      starts_with(name_lc, "nn.module:"))
     return false;
   return r->stream_prio > 0;
 }
@@ -1162,7 +1220,8 @@ static int classify(rd *r) {
   if (is_gpu_kernel(r, r->catlc.p)) return TR_KIND_KERNEL;
   if (strcmp(cat, "cpu_op") == 0) return TR_KIND_CPU_OP;
   bool cuda_rt = strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0;
-  if (cuda_rt && r->corr != TR_NO_ID && contains(lower(r, &r->name), "launch")) return TR_KIND_LAUNCH;
+  if (cuda_rt && r->corr != TR_NO_ID && contains(lower(r, &r->name), "launch"))
+    return TR_KIND_LAUNCH;
   if (strcmp(cat, "python_function") == 0) return TR_KIND_PYFRAME;
   if (strcmp(cat, "user_annotation") == 0) return TR_KIND_USER_ANNOTATION;
   if (strcmp(cat, "gpu_user_annotation") == 0) return TR_KIND_GPU_ANNOTATION;
@@ -1321,13 +1380,20 @@ static void meta_list(rd *r, unsigned depth, void (*element)(rd *, size_t, unsig
 
 static void device_member(rd *r, const char *key, unsigned depth, void *ctx) {
   tr_device *d = ctx;
-  if (strcmp(key, "id") == 0) d->id = read_id(r, depth);
-  else if (strcmp(key, "name") == 0) d->name = meta_string(r, depth);
-  else if (strcmp(key, "computeMajor") == 0) d->compute_major = read_id(r, depth);
-  else if (strcmp(key, "computeMinor") == 0) d->compute_minor = read_id(r, depth);
-  else if (strcmp(key, "warpSize") == 0) d->warp_size = read_id(r, depth);
-  else if (strcmp(key, "numSms") == 0) d->num_sms = read_id(r, depth);
-  else read_value(r, depth, NULL);
+  if (strcmp(key, "id") == 0)
+    d->id = read_id(r, depth);
+  else if (strcmp(key, "name") == 0)
+    d->name = meta_string(r, depth);
+  else if (strcmp(key, "computeMajor") == 0)
+    d->compute_major = read_id(r, depth);
+  else if (strcmp(key, "computeMinor") == 0)
+    d->compute_minor = read_id(r, depth);
+  else if (strcmp(key, "warpSize") == 0)
+    d->warp_size = read_id(r, depth);
+  else if (strcmp(key, "numSms") == 0)
+    d->num_sms = read_id(r, depth);
+  else
+    read_value(r, depth, NULL);
 }
 
 static void device_element(rd *r, size_t i, unsigned depth, void *ctx) {
@@ -1341,8 +1407,11 @@ static void device_element(rd *r, size_t i, unsigned depth, void *ctx) {
   if (!p) rd_nomem(r);
   t->devices = p;
   tr_device *d = &p[t->meta.n_devices++];
-  *d = (tr_device){.id = TR_NO_ID, .compute_major = TR_NO_ID, .compute_minor = TR_NO_ID,
-                   .warp_size = TR_NO_ID, .num_sms = TR_NO_ID};
+  *d = (tr_device){.id = TR_NO_ID,
+                   .compute_major = TR_NO_ID,
+                   .compute_minor = TR_NO_ID,
+                   .warp_size = TR_NO_ID,
+                   .num_sms = TR_NO_ID};
   meta_object(r, depth, device_member, d);
 }
 
@@ -1358,11 +1427,16 @@ static void rank_element(rd *r, size_t i, unsigned depth, void *ctx) {
 
 static void group_member(rd *r, const char *key, unsigned depth, void *ctx) {
   tr_process_group *g = ctx;
-  if (strcmp(key, "pg_name") == 0) g->name = meta_string(r, depth);
-  else if (strcmp(key, "pg_desc") == 0) g->desc = meta_string(r, depth);
-  else if (strcmp(key, "pg_size") == 0) g->size = read_id(r, depth);
-  else if (strcmp(key, "ranks") == 0 && !g->n_ranks) meta_list(r, depth, rank_element, g);
-  else read_value(r, depth, NULL);
+  if (strcmp(key, "pg_name") == 0)
+    g->name = meta_string(r, depth);
+  else if (strcmp(key, "pg_desc") == 0)
+    g->desc = meta_string(r, depth);
+  else if (strcmp(key, "pg_size") == 0)
+    g->size = read_id(r, depth);
+  else if (strcmp(key, "ranks") == 0 && !g->n_ranks)
+    meta_list(r, depth, rank_element, g);
+  else
+    read_value(r, depth, NULL);
 }
 
 static void group_element(rd *r, size_t i, unsigned depth, void *ctx) {
@@ -1382,19 +1456,26 @@ static void group_element(rd *r, size_t i, unsigned depth, void *ctx) {
 
 static void distributed_member(rd *r, const char *key, unsigned depth, void *ctx) {
   tr_trace_meta *m = ctx;
-  if (strcmp(key, "rank") == 0) m->rank = read_id(r, depth);
-  else if (strcmp(key, "world_size") == 0) m->world_size = read_id(r, depth);
-  else if (strcmp(key, "backend") == 0) m->backend = meta_string(r, depth);
-  else if (strcmp(key, "pg_config") == 0 && !m->n_groups) meta_list(r, depth, group_element, NULL);
-  else read_value(r, depth, NULL);
+  if (strcmp(key, "rank") == 0)
+    m->rank = read_id(r, depth);
+  else if (strcmp(key, "world_size") == 0)
+    m->world_size = read_id(r, depth);
+  else if (strcmp(key, "backend") == 0)
+    m->backend = meta_string(r, depth);
+  else if (strcmp(key, "pg_config") == 0 && !m->n_groups)
+    meta_list(r, depth, group_element, NULL);
+  else
+    read_value(r, depth, NULL);
 }
 
 /* A top-level member other than traceEvents (its name in r->key, colon consumed): the
  * run metadata is read, everything else skipped. The runtime version members name the
  * platform; a trace naming both keeps the first seen. */
 static void parse_top_member(rd *r) {
-  static const char *const rocm[] = {"hip_runtime_version", "roctracer_version", "hip_driver_version"};
-  static const char *const cuda[] = {"cuda_runtime_version", "cupti_version", "cuda_driver_version"};
+  static const char *const rocm[] = {"hip_runtime_version", "roctracer_version",
+                                     "hip_driver_version"};
+  static const char *const cuda[] = {"cuda_runtime_version", "cupti_version",
+                                     "cuda_driver_version"};
   tr_trace_meta *m = &r->t->meta;
   const char *key = r->str_cut ? "" : r->key.p;
   if (strcmp(key, "distributedInfo") == 0) {
@@ -1575,7 +1656,8 @@ static void parse_document(rd *r) {
         expect_colon(r);
         if (!r->str_cut && KEY_IS(&r->key, "traceEvents")) {
           if (found)
-            rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" appears twice in the top-level object");
+            rd_fail_at(r, TR_ERR_SHAPE, rd_off(r),
+                       "\"traceEvents\" appears twice in the top-level object");
           if (rd_peek(r) != '[')
             rd_fail_at(r, TR_ERR_SHAPE, rd_off(r), "\"traceEvents\" is not a list");
           r->p++;
@@ -1591,7 +1673,8 @@ static void parse_document(rd *r) {
       } while (next_member(r, '}'));
     }
     if (!found)
-      rd_fail_at(r, TR_ERR_SHAPE, 0, "not a trace: the top-level object has no \"traceEvents\" list");
+      rd_fail_at(r, TR_ERR_SHAPE, 0,
+                 "not a trace: the top-level object has no \"traceEvents\" list");
   } else if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
     rd_fail_at(r, TR_ERR_SHAPE, rd_off(r),
                "not a trace: the top level is a single value, not an object or an event list");
@@ -1627,8 +1710,8 @@ void tr_trace_destroy(tr_trace *t) {
 }
 
 static void rd_free(rd *r) {
-  sbuf *bufs[] = {&r->key, &r->num, &r->ph, &r->name, &r->cat, &r->pid, &r->tid,
-                  &r->stream, &r->argname, &r->argval, &r->lc, &r->catlc};
+  sbuf *bufs[] = {&r->key, &r->num,    &r->ph,      &r->name,   &r->cat, &r->pid,
+                  &r->tid, &r->stream, &r->argname, &r->argval, &r->lc,  &r->catlc};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) sb_free(bufs[i]);
   free(r);
 }

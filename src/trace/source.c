@@ -20,8 +20,7 @@
  * the two stages run at similar speeds. */
 #define SRC_RING 4
 
-void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt,
-                  ...) {
+void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt, ...) {
   if (!err) return;
   err->code = code;
   err->has_offset = has_offset;
@@ -158,14 +157,22 @@ static int member_reset(tr_source *s) {
 #ifdef TRIAGE_HAVE_ISAL
 static const char *isal_message(int rc) {
   switch (rc) {
-    case ISAL_INVALID_BLOCK: return "invalid block";
-    case ISAL_INVALID_SYMBOL: return "invalid code";
-    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
-    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
-    case ISAL_NEED_DICT: return "needs a preset dictionary";
-    default: return "inflate failed";
+    case ISAL_INVALID_BLOCK:
+      return "invalid block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid code";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+      return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "inflate failed";
   }
 }
 
@@ -226,7 +233,8 @@ static int next_member(tr_source *s, tr_error *err) {
   if (s->in_avail == 0) return 0; /* end of input */
   if (s->in_avail < 2 && !s->raw_eof && raw_fill(s, err) != 0) return -1;
   if (s->in_avail < 2 || s->in_next[0] != 0x1f || s->in_next[1] != 0x8b) {
-    tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s), "trailing data after gzip member is not gzip");
+    tr_set_error(err, TR_ERR_GZIP, true, comp_offset(s),
+                 "trailing data after gzip member is not gzip");
     return -1;
   }
   if (member_reset(s) != 0) {
@@ -378,8 +386,8 @@ tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool
   return s;
 }
 
-tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded,
-                               tr_inflater inflater, tr_error *err) {
+tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_inflater inflater,
+                               tr_error *err) {
   tr_source *s = source_new(chunk, inflater);
   if (!s) {
     tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
@@ -390,7 +398,8 @@ tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded,
   } else {
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) {
-      tr_set_error(err, TR_ERR_IO, false, 0, "%s", errno == ENOENT ? "no such file or directory" : strerror(errno));
+      tr_set_error(err, TR_ERR_IO, false, 0, "%s",
+                   errno == ENOENT ? "no such file or directory" : strerror(errno));
       free(s);
       return NULL;
     }
@@ -469,8 +478,7 @@ static int plain_next(tr_source *s, const uint8_t **data, size_t *len, tr_error 
     s->in_next += have;
     s->in_avail -= have;
   }
-  if (!s->raw_eof && s->in_avail == 0 &&
-      fill_from_fd(s, s->plain_buf, s->chunk, &have, err) != 0)
+  if (!s->raw_eof && s->in_avail == 0 && fill_from_fd(s, s->plain_buf, s->chunk, &have, err) != 0)
     return -1;
   if (have == 0) return 0;
   *data = s->plain_buf;

@@ -23,8 +23,8 @@ typedef struct tr_source tr_source; /* opaque */
 /* path "-" is standard input. chunk = 0 picks the default (1 MiB). threaded = false
  * inflates on the calling thread (used for small peeks). inflater picks the gzip
  * inflater (tr_read_options.inflater). */
-tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded,
-                               tr_inflater inflater, tr_error *err);
+tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_inflater inflater,
+                               tr_error *err);
 tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool threaded,
                                  tr_inflater inflater, tr_error *err);
 /* 1 with the next chunk, 0 at the end of input, -1 on error (err filled: TR_ERR_IO or
@@ -38,7 +38,7 @@ bool tr_source_is_gzip(const tr_source *s);
 void tr_source_close(tr_source *s);
 
 /* Fills err (if not NULL) with code, optional offset and a printf-style message. */
-void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt,
-                  ...) __attribute__((format(printf, 5, 6)));
+void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 #endif

@@ -27,13 +27,13 @@ typedef uint32_t tr_str;
 /* What an event is to the analysis. Decided while reading (rules in trace/reader.c,
  * following reference-triage.md §2.5). */
 typedef enum tr_kind {
-  TR_KIND_KERNEL = 0,         /* GPU kernel, gpu_memcpy, gpu_memset, XPU launch */
-  TR_KIND_CPU_OP = 1,         /* cat cpu_op */
-  TR_KIND_LAUNCH = 2,         /* cuda_runtime / cuda_driver with "launch" and correlation */
-  TR_KIND_PYFRAME = 3,        /* cat python_function */
-  TR_KIND_USER_ANNOTATION = 4,/* cat user_annotation (CPU) */
-  TR_KIND_GPU_ANNOTATION = 5, /* cat gpu_user_annotation */
-  TR_KIND_RUNTIME = 6         /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
+  TR_KIND_KERNEL = 0,          /* GPU kernel, gpu_memcpy, gpu_memset, XPU launch */
+  TR_KIND_CPU_OP = 1,          /* cat cpu_op */
+  TR_KIND_LAUNCH = 2,          /* cuda_runtime / cuda_driver with "launch" and correlation */
+  TR_KIND_PYFRAME = 3,         /* cat python_function */
+  TR_KIND_USER_ANNOTATION = 4, /* cat user_annotation (CPU) */
+  TR_KIND_GPU_ANNOTATION = 5,  /* cat gpu_user_annotation */
+  TR_KIND_RUNTIME = 6          /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
 /* One complete ("X") event. ts and dur are microseconds as in the file. 48 bytes: the
@@ -45,12 +45,12 @@ typedef struct tr_event {
   double dur;
   tr_str name;
   tr_str cat;
-  tr_str pid;          /* textual pid: "1234" or "[TP00-DP01] 1234" */
-  tr_str tid;          /* textual tid */
-  tr_str stream;       /* args.stream, else args.cuda_stream (as text); 0 if neither */
-  uint32_t index;      /* position among all events of the file (stable tie-break) */
-  uint32_t ext_off;    /* private: args["External id"] (tr_event_external_id) */
-  uint32_t corr_off;   /* private: args.correlation (tr_event_correlation) */
+  tr_str pid;        /* textual pid: "1234" or "[TP00-DP01] 1234" */
+  tr_str tid;        /* textual tid */
+  tr_str stream;     /* args.stream, else args.cuda_stream (as text); 0 if neither */
+  uint32_t index;    /* position among all events of the file (stable tie-break) */
+  uint32_t ext_off;  /* private: args["External id"] (tr_event_external_id) */
+  uint32_t corr_off; /* private: args.correlation (tr_event_correlation) */
 } tr_event;
 
 /* One Python frame (cat python_function, ph "X"). Python-heavy traces keep millions of
@@ -83,49 +83,49 @@ typedef enum tr_platform {
 } tr_platform;
 
 typedef struct tr_device {
-  int64_t id;              /* TR_NO_ID when absent */
-  tr_str name;             /* "NVIDIA H100 80GB HBM3"; 0 when absent or empty */
-  int64_t compute_major;   /* TR_NO_ID when absent (ROCm writes 9.4 for gfx942) */
+  int64_t id;            /* TR_NO_ID when absent */
+  tr_str name;           /* "NVIDIA H100 80GB HBM3"; 0 when absent or empty */
+  int64_t compute_major; /* TR_NO_ID when absent (ROCm writes 9.4 for gfx942) */
   int64_t compute_minor;
-  int64_t warp_size;       /* 64 on AMD GPUs; TR_NO_ID when absent */
+  int64_t warp_size; /* 64 on AMD GPUs; TR_NO_ID when absent */
   int64_t num_sms;
 } tr_device;
 
 /* One entry of distributedInfo.pg_config. */
 typedef struct tr_process_group {
-  tr_str name;             /* pg_name, e.g. "0" */
-  tr_str desc;             /* pg_desc, e.g. "default_pg" */
-  int64_t size;            /* pg_size, TR_NO_ID when absent */
-  size_t n_ranks;          /* at most TR_MAX_META_ITEMS kept */
-  int64_t *ranks;          /* borrowed; read only */
+  tr_str name;    /* pg_name, e.g. "0" */
+  tr_str desc;    /* pg_desc, e.g. "default_pg" */
+  int64_t size;   /* pg_size, TR_NO_ID when absent */
+  size_t n_ranks; /* at most TR_MAX_META_ITEMS kept */
+  int64_t *ranks; /* borrowed; read only */
 } tr_process_group;
 
 typedef struct tr_trace_meta {
-  int64_t rank;            /* distributedInfo.rank, TR_NO_ID when absent */
-  int64_t world_size;      /* distributedInfo.world_size, TR_NO_ID when absent */
-  tr_str backend;          /* distributedInfo.backend ("nccl") */
+  int64_t rank;       /* distributedInfo.rank, TR_NO_ID when absent */
+  int64_t world_size; /* distributedInfo.world_size, TR_NO_ID when absent */
+  tr_str backend;     /* distributedInfo.backend ("nccl") */
   size_t n_groups;
   const tr_process_group *groups;
   size_t n_devices;
   const tr_device *devices;
-  tr_platform platform;    /* from the runtime version members only */
+  tr_platform platform; /* from the runtime version members only */
 } tr_trace_meta;
 
 /* Why reading failed. offset is the byte offset in the (decompressed) JSON stream where
  * the problem was found; for gzip errors, the offset in the compressed file. */
 typedef struct tr_error {
-  int code;           /* 0 = none; see TR_ERR_* */
+  int code; /* 0 = none; see TR_ERR_* */
   uint64_t offset;
   bool has_offset;
   char message[512];
 } tr_error;
 
 enum {
-  TR_ERR_IO = 1,      /* cannot open/read */
-  TR_ERR_GZIP = 2,    /* corrupt or truncated gzip */
-  TR_ERR_JSON = 3,    /* malformed JSON */
-  TR_ERR_SHAPE = 4,   /* valid JSON, not a trace (no traceEvents list, ...) */
-  TR_ERR_LIMIT = 5,   /* a limit of triage/limits.h exceeded */
+  TR_ERR_IO = 1,    /* cannot open/read */
+  TR_ERR_GZIP = 2,  /* corrupt or truncated gzip */
+  TR_ERR_JSON = 3,  /* malformed JSON */
+  TR_ERR_SHAPE = 4, /* valid JSON, not a trace (no traceEvents list, ...) */
+  TR_ERR_LIMIT = 5, /* a limit of triage/limits.h exceeded */
   TR_ERR_NOMEM = 6
 };
 
@@ -144,9 +144,9 @@ typedef enum tr_warning_code {
 
 typedef struct tr_warning {
   tr_warning_code code;
-  const char *path;   /* the trace as named to the reader; borrowed for the call */
-  uint64_t count;     /* events skipped / sequences replaced */
-  uint64_t offset;    /* TR_WARN_SKIPPED_EVENTS: byte offset of the first one */
+  const char *path; /* the trace as named to the reader; borrowed for the call */
+  uint64_t count;   /* events skipped / sequences replaced */
+  uint64_t offset;  /* TR_WARN_SKIPPED_EVENTS: byte offset of the first one */
 } tr_warning;
 
 typedef struct tr_read_options {

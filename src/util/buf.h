@@ -14,8 +14,8 @@
 #include <stdio.h>
 
 typedef struct ut_buf {
-  char *p;   /* NUL-terminated once anything was added */
-  size_t n;  /* bytes of text */
+  char *p;  /* NUL-terminated once anything was added */
+  size_t n; /* bytes of text */
   size_t cap;
   bool oom;
 } ut_buf;

@@ -34,10 +34,10 @@ ut_file_status ut_read_file(const char *path, size_t max_bytes, char **data, siz
     n += got;
     if (got == 0) break;
   }
-  ut_file_status st = nomem ? UT_FILE_NOMEM
-                      : ferror(f)        ? UT_FILE_IO
-                      : n > max_bytes    ? UT_FILE_TOO_BIG
-                                         : UT_FILE_OK;
+  ut_file_status st = nomem           ? UT_FILE_NOMEM
+                      : ferror(f)     ? UT_FILE_IO
+                      : n > max_bytes ? UT_FILE_TOO_BIG
+                                      : UT_FILE_OK;
   fclose(f);
   if (st != UT_FILE_OK) {
     free(text);

@@ -36,9 +36,9 @@ void ut_u64map_free(ut_u64map *m);
 /* ---------------------------------------------------------------- string -> index */
 
 typedef struct ut_strmap {
-  char **keys;      /* copies, by index */
+  char **keys; /* copies, by index */
   size_t n, cap;
-  uint32_t *slots;  /* index + 1; 0 = empty */
+  uint32_t *slots; /* index + 1; 0 = empty */
   size_t n_slots;
 } ut_strmap;
 

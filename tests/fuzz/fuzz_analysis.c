@@ -25,13 +25,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "fuzz_analysis: invariant failed: %s (line %d)\n", #cond,        \
-              __LINE__);                                                               \
-      abort();                                                                         \
-    }                                                                                  \
+#define CHECK(cond)                                                                        \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      fprintf(stderr, "fuzz_analysis: invariant failed: %s (line %d)\n", #cond, __LINE__); \
+      abort();                                                                             \
+    }                                                                                      \
   } while (0)
 
 static FILE *sink(void) {

@@ -21,13 +21,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "fuzz_live_reply: invariant failed: %s (line %d)\n", #cond,      \
-              __LINE__);                                                               \
-      abort();                                                                         \
-    }                                                                                  \
+#define CHECK(cond)                                                                          \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      fprintf(stderr, "fuzz_live_reply: invariant failed: %s (line %d)\n", #cond, __LINE__); \
+      abort();                                                                               \
+    }                                                                                        \
   } while (0)
 
 /* Copies a one-line, printable summary of s into out (what an error message would
@@ -81,48 +80,48 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char out[512];
   out[0] = '\0';
   switch (kind) {
-  case 0: {
-    char *id = lv_parse_model_id(body, len);
-    if (id) {
-      CHECK(id[0] != '\0');
-      free(id);
+    case 0: {
+      char *id = lv_parse_model_id(body, len);
+      if (id) {
+        CHECK(id[0] != '\0');
+        free(id);
+      }
+      break;
     }
-    break;
-  }
-  case 1: {
-    (void)lv_json_has_list(body, len, "data");
-    (void)lv_json_has_list(body, len, "models");
-    cJSON *root = cJSON_ParseWithLength(body, len);
-    if (root) server_info(root, out, sizeof out);
-    cJSON_Delete(root);
-    break;
-  }
-  case 2: {
-    lv_error_text(body, len, out, sizeof out);
-    size_t n = strlen(out);
-    CHECK(n < sizeof out);
-    CHECK(n <= LV_ERROR_SNIPPET_BYTES);
-    for (size_t i = 0; i < n; i++) CHECK((unsigned char)out[i] >= 0x20 && out[i] != 0x7f);
-    CHECK(n == 0 || (out[0] != ' ' && out[n - 1] != ' '));
-    char tiny[8];
-    lv_error_text(body, len, tiny, sizeof tiny);
-    CHECK(strlen(tiny) < sizeof tiny);
-    break;
-  }
-  default: {
-    /* Text a server or a directory listing hands us: file names and URLs. */
-    char *text = malloc(len + 1);
-    if (!text) return 0;
-    memcpy(text, body, len);
-    text[len] = '\0';
-    (void)lv_is_trace_name(text);
-    char *url = lv_url_join(text, "/v1/models");
-    free(url);
-    url = lv_url_join("http://127.0.0.1:30000", text);
-    free(url);
-    free(text);
-    break;
-  }
+    case 1: {
+      (void)lv_json_has_list(body, len, "data");
+      (void)lv_json_has_list(body, len, "models");
+      cJSON *root = cJSON_ParseWithLength(body, len);
+      if (root) server_info(root, out, sizeof out);
+      cJSON_Delete(root);
+      break;
+    }
+    case 2: {
+      lv_error_text(body, len, out, sizeof out);
+      size_t n = strlen(out);
+      CHECK(n < sizeof out);
+      CHECK(n <= LV_ERROR_SNIPPET_BYTES);
+      for (size_t i = 0; i < n; i++) CHECK((unsigned char)out[i] >= 0x20 && out[i] != 0x7f);
+      CHECK(n == 0 || (out[0] != ' ' && out[n - 1] != ' '));
+      char tiny[8];
+      lv_error_text(body, len, tiny, sizeof tiny);
+      CHECK(strlen(tiny) < sizeof tiny);
+      break;
+    }
+    default: {
+      /* Text a server or a directory listing hands us: file names and URLs. */
+      char *text = malloc(len + 1);
+      if (!text) return 0;
+      memcpy(text, body, len);
+      text[len] = '\0';
+      (void)lv_is_trace_name(text);
+      char *url = lv_url_join(text, "/v1/models");
+      free(url);
+      url = lv_url_join("http://127.0.0.1:30000", text);
+      free(url);
+      free(text);
+      break;
+    }
   }
   return 0;
 }

@@ -23,12 +23,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
+#define CHECK(cond)                                                                     \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
       fprintf(stderr, "fuzz_names: invariant failed: %s (line %d)\n", #cond, __LINE__); \
-      abort();                                                                         \
-    }                                                                                  \
+      abort();                                                                          \
+    }                                                                                   \
   } while (0)
 
 /* Most names a table may hold here: the uniqueness check below is quadratic. */

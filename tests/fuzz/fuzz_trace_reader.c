@@ -22,13 +22,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Invariant violated: stop so the fuzzer keeps the input. */
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "fuzz_trace_reader: invariant failed: %s (line %d)\n", #cond,    \
-              __LINE__);                                                               \
-      abort();                                                                         \
-    }                                                                                  \
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      fprintf(stderr, "fuzz_trace_reader: invariant failed: %s (line %d)\n", #cond, __LINE__); \
+      abort();                                                                                 \
+    }                                                                                          \
   } while (0)
 
 /* Warnings must name the trace and count something. */

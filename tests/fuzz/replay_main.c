@@ -110,8 +110,10 @@ static int run_dir(const char *dir, size_t *count) {
         snprintf(path, plen, "%s/%s", dir, names[i]);
         struct stat st;
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-          if (run_file(path) != 0) rc = -1;
-          else (*count)++;
+          if (run_file(path) != 0)
+            rc = -1;
+          else
+            (*count)++;
         }
         free(path);
       }
@@ -132,8 +134,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     struct stat st;
     if (stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
-      if (run_file(argv[i]) != 0) rc = 2;
-      else count++;
+      if (run_file(argv[i]) != 0)
+        rc = 2;
+      else
+        count++;
     } else if (run_dir(argv[i], &count) != 0) {
       rc = 2;
     }

@@ -32,17 +32,17 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define STR(flag, field)                                                                   \
-  if (strcmp(a, flag) == 0 && v) {                                                         \
-    o.field = v;                                                                           \
-    i++;                                                                                   \
-    continue;                                                                              \
+#define STR(flag, field)           \
+  if (strcmp(a, flag) == 0 && v) { \
+    o.field = v;                   \
+    i++;                           \
+    continue;                      \
   }
-#define INT(flag, field)                                                                   \
-  if (strcmp(a, flag) == 0 && v) {                                                         \
-    o.field = atoi(v);                                                                     \
-    i++;                                                                                   \
-    continue;                                                                              \
+#define INT(flag, field)           \
+  if (strcmp(a, flag) == 0 && v) { \
+    o.field = atoi(v);             \
+    i++;                           \
+    continue;                      \
   }
     STR("--url", url)
     STR("--mapping-url", mapping_url)

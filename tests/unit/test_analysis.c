@@ -44,9 +44,11 @@ Test(canonical, cuts_void_parameter_list) {
 /* Tile sizes hold "0x" runs (MT64x160x128, nvjet's 160x128); the reference masks them. */
 Test(canonical, reference_mask_takes_every_hex_run) {
   cr_assert_str_eq(canon("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x160x128_MI16x16x1_SN"),
-                   "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16""0xADDR_MI16x16x1_SN");
+                   "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT64x16"
+                   "0xADDR_MI16x16x1_SN");
   cr_assert_str_eq(canon("nvjet_sm90_tst_160x128_64x4_2x1_v_bz_TNT"),
-                   "nvjet_sm90_tst_16""0xADDR_64x4_2x1_v_bz_TNT");
+                   "nvjet_sm90_tst_16"
+                   "0xADDR_64x4_2x1_v_bz_TNT");
 }
 
 Test(canonical, address_mask_keeps_tile_sizes) {
@@ -69,7 +71,8 @@ Test(canonical, address_mask_takes_real_addresses) {
                    "triton_kernel_0xADDR_stream");
   cr_assert_str_eq(canon_masked("0x0", AN_MASK_ADDRESSES), "0xADDR");
   /* 17 digits do not fit a pointer: a hash, kept */
-  cr_assert_str_eq(canon_masked("k 0x123456789abcdef01", AN_MASK_ADDRESSES), "k 0x123456789abcdef01");
+  cr_assert_str_eq(canon_masked("k 0x123456789abcdef01", AN_MASK_ADDRESSES),
+                   "k 0x123456789abcdef01");
   /* glued to a letter or digit on either side: part of a word, kept */
   cr_assert_str_eq(canon_masked("MT0x10x8 a0x1 0x1g", AN_MASK_ADDRESSES), "MT0x10x8 a0x1 0x1g");
 }
@@ -117,12 +120,16 @@ Test(frames, normalisation_and_priority, .init = setup, .fini = teardown) {
   cr_assert_not_null(t);
   an_resolver *r = an_resolver_create(t, rules, st);
   const char *norm = NULL;
-  int p = an_frame_priority(r, "/opt/conda/lib/python3.11/site-packages/sglang/srt/layers/linear.py(450): forward", &norm);
+  int p = an_frame_priority(
+      r, "/opt/conda/lib/python3.11/site-packages/sglang/srt/layers/linear.py(450): forward",
+      &norm);
   cr_assert_str_eq(norm, "python/sglang/srt/layers/linear.py:450 forward");
   cr_assert_eq(p, 300);
-  p = an_frame_priority(r, "/x/python/sglang/srt/model_executor/cuda_graph_runner.py(1193): replay", &norm);
+  p = an_frame_priority(r, "/x/python/sglang/srt/model_executor/cuda_graph_runner.py(1193): replay",
+                        &norm);
   cr_assert_eq(p, 220);
-  p = an_frame_priority(r, "/usr/lib/python3/site-packages/torch/nn/modules/module.py(1750): _call_impl", &norm);
+  p = an_frame_priority(
+      r, "/usr/lib/python3/site-packages/torch/nn/modules/module.py(1750): _call_impl", &norm);
   cr_assert_eq(p, 45);
   p = an_frame_priority(r, "threading.py(1016): _bootstrap_inner", &norm);
   cr_assert_eq(p, -20);
@@ -136,17 +143,29 @@ Test(frames, normalisation_and_priority, .init = setup, .fini = teardown) {
  * correlation only (launch path), one unlinked; annotations name the stages. */
 static const char TRACE[] =
     "{\"traceEvents\":["
-    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"prefill\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
-    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"decode\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":100},"
-    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/python/sglang/srt/layers/linear.py(450): forward\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":50},"
-    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/site-packages/torch/nn/modules/module.py(1750): _call_impl\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":40},"
-    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":10,\"args\":{\"External id\":11}},"
-    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":2,\"args\":{\"correlation\":101,\"External id\":11}},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void gemm_kernel<float>(float*)\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"stream\":7,\"correlation\":101,\"External id\":11}},"
-    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/python/sglang/srt/layers/sampler.py(77): forward\",\"pid\":1,\"tid\":2,\"ts\":200,\"dur\":50},"
-    "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":205,\"dur\":2,\"args\":{\"correlation\":202}},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_softmax\",\"pid\":0,\"tid\":7,\"ts\":210,\"dur\":10,\"args\":{\"stream\":7,\"correlation\":202}},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather(x)\",\"pid\":0,\"tid\":8,\"ts\":230,\"dur\":10,\"args\":{\"stream\":8}}"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"prefill\",\"pid\":1,\"tid\":1,\"ts\":0,"
+    "\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"decode\",\"pid\":0,\"tid\":7,\"ts\":"
+    "200,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/python/sglang/srt/layers/"
+    "linear.py(450): forward\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":50},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/site-packages/torch/nn/modules/"
+    "module.py(1750): _call_impl\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":40},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":"
+    "10,\"args\":{\"External id\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":6,\"dur\":2,\"args\":{\"correlation\":101,\"External id\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void "
+    "gemm_kernel<float>(float*)\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"stream\":7,"
+    "\"correlation\":101,\"External id\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/w/python/sglang/srt/layers/"
+    "sampler.py(77): forward\",\"pid\":1,\"tid\":2,\"ts\":200,\"dur\":50},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":"
+    "205,\"dur\":2,\"args\":{\"correlation\":202}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_softmax\",\"pid\":0,\"tid\":7,\"ts\":210,"
+    "\"dur\":10,\"args\":{\"stream\":7,\"correlation\":202}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather(x)\",\"pid\":0,\"tid\":8,"
+    "\"ts\":230,\"dur\":10,\"args\":{\"stream\":8}}"
     "]}";
 
 Test(analysis, stages_and_attribution, .init = setup, .fini = teardown) {
@@ -209,10 +228,15 @@ Test(analysis, path_stage_wins, .init = setup, .fini = teardown) {
  * as the reference does. The kernel table's rows carry the kind of the deciding rule. */
 static const char SYNC_TRACE[] =
     "{\"traceEvents\":["
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void store_kvcache<__nv_bfloat16>\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":30,\"args\":{\"stream\":7}},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":50,\"args\":{\"stream\":7}},"
-    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":20,\"args\":{\"stream\":7}},"
-    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,\"tid\":7,\"ts\":130,\"dur\":1,\"args\":{\"stream\":7}}"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void "
+    "store_kvcache<__nv_bfloat16>\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":30,\"args\":{\"stream\":"
+    "7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_"
+    "v1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":50,\"args\":{\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context "
+    "Sync\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":20,\"args\":{\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait "
+    "Event\",\"pid\":0,\"tid\":7,\"ts\":130,\"dur\":1,\"args\":{\"stream\":7}}"
     "]}";
 
 static double stage_total(const te_rules *r, tr_trace *t, size_t *n) {
@@ -298,10 +322,12 @@ Test(tables, no_kernel_classifier_is_a_rules_error) {
  * version members the platform; each says where it came from. */
 static const char META_TRACE[] =
     "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":4},"
-    "\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct MI300X\",\"computeMajor\":9,\"computeMinor\":4}],"
+    "\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct "
+    "MI300X\",\"computeMajor\":9,\"computeMinor\":4}],"
     "\"hip_runtime_version\":60342134,"
     "\"traceEvents\":["
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"Cijk_Alik_Bljk_BBS_BH\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"stream\":7}}"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"Cijk_Alik_Bljk_BBS_BH\",\"pid\":0,\"tid\":7,"
+    "\"ts\":20,\"dur\":30,\"args\":{\"stream\":7}}"
     "]}";
 
 Test(pipeline, run_context_from_trace_metadata, .init = setup, .fini = teardown) {
@@ -463,18 +489,19 @@ Test(pipeline, unset_setting_is_a_rules_error) {
 
 /* ------------------------------------------------------------------ fusion gates */
 
-#define FK(name, ts, dur) \
+#define FK(name, ts, dur)                                                                  \
   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
   ",\"dur\":" #dur ",\"args\":{\"stream\":7}}"
 
 /* RoPE, cache write and a big attention kernel whose name holds kv_cache words; the
  * platform member is spliced in front. */
-#define ROPE_KV_EVENTS                                                                        \
-  "\"traceEvents\":[" FK("void vllm::rotary_embedding_kernel<c10::BFloat16, true>", 0, 20) "," \
-  FK("void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, "            \
-     "(vllm::Fp8KVCacheDataType)0>", 30, 10) ","                                              \
-  FK("void paged_attention_kv_cache_kernel<__hip_bfloat16>", 50, 200) ","                     \
-  FK("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64", 300, 100) "]}"
+#define ROPE_KV_EVENTS                                                                             \
+  "\"traceEvents\":[" FK("void vllm::rotary_embedding_kernel<c10::BFloat16, true>", 0, 20) "," FK( \
+      "void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, "                 \
+      "(vllm::Fp8KVCacheDataType)0>",                                                              \
+      30, 10) "," FK("void paged_attention_kv_cache_kernel<__hip_bfloat16>", 50,                   \
+                     200) "," FK("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64", 300,  \
+                                 100) "]}"
 
 static const char ROPE_KV_ROCM[] = "{\"hip_runtime_version\":60342134," ROPE_KV_EVENTS;
 static const char ROPE_KV_CUDA[] = "{\"cuda_runtime_version\":12080," ROPE_KV_EVENTS;
@@ -525,11 +552,10 @@ Test(fuse, component_platform_gate, .init = setup, .fini = teardown) {
 
 /* Norm + quant: a norm kernel whose template names a quant enum and a weight-only MXFP4
  * GEMM are no quantize component, so there is no split. */
-static const char NORM_NOQUANT[] =
-    "{\"traceEvents\":["
-    FK("_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassINS_"
-       "24Rmsnorm2dFwdPipelineProblemINS_23Rmsnorm2dFusedQuantEnumE0EEEEEEE", 0, 30) ","
-    FK("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", 40, 300) "]}";
+static const char NORM_NOQUANT[] = "{\"traceEvents\":[" FK(
+    "_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassINS_"
+    "24Rmsnorm2dFwdPipelineProblemINS_23Rmsnorm2dFusedQuantEnumE0EEEEEEE",
+    0, 30) "," FK("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", 40, 300) "]}";
 
 Test(fuse, component_category_must_fit, .init = setup, .fini = teardown) {
   an_report *rep = run_vllm(NORM_NOQUANT, sizeof NORM_NOQUANT - 1);
@@ -541,10 +567,10 @@ Test(fuse, component_category_must_fit, .init = setup, .fini = teardown) {
  * without server args. */
 static const char AR_TP4[] =
     "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":4},"
-    "\"cuda_runtime_version\":12080,\"traceEvents\":["
-    FK("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0, 50) ","
-    FK("void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>", 60, 20) ","
-    FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+    "\"cuda_runtime_version\":12080,\"traceEvents\":[" FK(
+        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0,
+        50) "," FK("void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>", 60,
+                   20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
 
 Test(fuse, component_tp_from_trace, .init = setup, .fini = teardown) {
   an_report *rep = run_vllm(AR_TP4, sizeof AR_TP4 - 1);

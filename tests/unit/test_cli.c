@@ -65,7 +65,8 @@ Test(cli, quiet_silences_reader_warnings) {
   char *loud, *quiet;
   cr_assert_eq(triage_in(NULL, NULL, "tests/bad-input/cases/invalid-utf8.json", NULL, &loud), 0);
   cr_assert(strstr(loud, "warning: replaced 3 invalid UTF-8"), "%s", loud);
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet tests/bad-input/cases/invalid-utf8.json", NULL, &quiet), 0);
+  cr_assert_eq(
+      triage_in(NULL, NULL, "--quiet tests/bad-input/cases/invalid-utf8.json", NULL, &quiet), 0);
   cr_assert_str_eq(quiet, "");
   free(loud);
   free(quiet);
@@ -78,8 +79,10 @@ Test(cli, option_value_named_rules_is_not_the_subcommand) {
   char dir[] = "/tmp/triage-test-cli-XXXXXX";
   cr_assert_not_null(mkdtemp(dir));
   char *out, *err;
-  cr_assert_eq(triage_in(dir, NULL, "--quiet --output rules " TRIAGE_SOURCE_DIR "/tests/data/llama_tp2",
-                         &out, &err), 0, "%s", err);
+  cr_assert_eq(
+      triage_in(dir, NULL, "--quiet --output rules " TRIAGE_SOURCE_DIR "/tests/data/llama_tp2",
+                &out, &err),
+      0, "%s", err);
   char path[512];
   snprintf(path, sizeof path, "%s/rules", dir);
   struct stat st;
@@ -90,12 +93,14 @@ Test(cli, option_value_named_rules_is_not_the_subcommand) {
   free(err);
   unlink(path);
   rmdir(dir);
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --pid-substring rules tests/data/llama_tp2", &out, &err), 0,
-               "%s", err);
+  cr_assert_eq(
+      triage_in(NULL, NULL, "--quiet --pid-substring rules tests/data/llama_tp2", &out, &err), 0,
+      "%s", err);
   cr_assert(!strncmp(out, "# Triage report\n", 16), "%s", out);
   free(out);
   free(err);
-  cr_assert_eq(triage_in(NULL, NULL, "--rules tests/rules/packs/cublas-lt.yaml rules list", &out, &err), 0);
+  cr_assert_eq(
+      triage_in(NULL, NULL, "--rules tests/rules/packs/cublas-lt.yaml rules list", &out, &err), 0);
   cr_assert(strstr(out, "user-cublas-lt\t"), "%s", out);
   free(out);
   free(err);
@@ -127,7 +132,8 @@ Test(cli, compat_pack_between_defaults_and_user_rules) {
   char dir[] = "/tmp/triage-test-compat-XXXXXX";
   make_rules_dir(dir);
   char *out, *err;
-  cr_assert_eq(triage_in(NULL, dir, "--quiet --compat test tests/data/llama_tp2", &out, &err), 0, "%s", err);
+  cr_assert_eq(triage_in(NULL, dir, "--quiet --compat test tests/data/llama_tp2", &out, &err), 0,
+               "%s", err);
   cr_assert(strstr(out, "No kernel row cleared the share bar."), "%s", out);
   free(out);
   free(err);
@@ -162,11 +168,16 @@ Test(cli, compat_pack_between_defaults_and_user_rules) {
  * without --layout) prints the reference's layout; --layout wins over --compat. */
 Test(cli, layout_default_reference_and_compat) {
   char *a, *b, *c, *d, *e[4];
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout default tests/data/llama_tp2", &a, &e[0]), 0);
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout reference tests/data/llama_tp2", &b, &e[1]), 0);
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --compat reference tests/data/llama_tp2", &c, &e[2]), 0);
-  cr_assert_eq(triage_in(NULL, NULL, "--quiet --compat reference --layout default tests/data/llama_tp2",
-                         &d, &e[3]), 0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout default tests/data/llama_tp2", &a, &e[0]),
+               0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --layout reference tests/data/llama_tp2", &b, &e[1]),
+               0);
+  cr_assert_eq(triage_in(NULL, NULL, "--quiet --compat reference tests/data/llama_tp2", &c, &e[2]),
+               0);
+  cr_assert_eq(
+      triage_in(NULL, NULL, "--quiet --compat reference --layout default tests/data/llama_tp2", &d,
+                &e[3]),
+      0);
   cr_assert(!strncmp(a, "# Triage report\n", 16), "%s", a);
   cr_assert(strstr(a, "\n## What to try first\n") && strstr(a, "\n## Legend\n"), "%s", a);
   cr_assert(strstr(a, "\n### Kernels: decode (shares of "), "%s", a);
@@ -229,7 +240,8 @@ Test(cli, html_format_and_output_extension) {
 Test(cli, diff_html_page) {
   const char *page = "/tmp/triage-test-diff.html";
   cr_assert_eq(run("diff tests/data/diff/generated/before tests/data/diff/generated/after "
-                   "-o /tmp/triage-test-diff.html"), 0);
+                   "-o /tmp/triage-test-diff.html"),
+               0);
   FILE *f = fopen(page, "rb");
   cr_assert_not_null(f);
   static char buf[1 << 20];

@@ -50,7 +50,8 @@ static const char *const base =
     "pack: base\nversion: 1\n"
     "display_names:\n"
     "  - id: cijk\n"
-    "    regex: '^(Cijk_[A-Za-z]+_[A-Za-z]+_[A-Z]+)\\w*?_(?<tile>MT\\d+x\\d+x\\d+)(?:_(MI\\w+?))?_'\n"
+    "    regex: "
+    "'^(Cijk_[A-Za-z]+_[A-Za-z]+_[A-Z]+)\\w*?_(?<tile>MT\\d+x\\d+x\\d+)(?:_(MI\\w+?))?_'\n"
     "    replace: '$1 ${tile}   $3 '\n"
     "  - id: any-ck\n"
     "    regex: 'ck_tile::(\\w+)'\n"
@@ -67,8 +68,10 @@ Test(display_rules, first_hit_and_expansion) {
                    "Cijk_Alik_Bljk_BBS MT64x32x256 MI16x16x1");
   cr_assert_str_eq(id, "cijk");
   /* optional group absent: no stray space */
-  cr_assert_str_eq(display(r, "Cijk_Ailk_Bljk_HHS_MT64x64x32_SN", NULL), "Cijk_Ailk_Bljk_HHS MT64x64x32");
-  cr_assert_str_eq(display(r, "void ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<x> >", &id), "ck $ kentry");
+  cr_assert_str_eq(display(r, "Cijk_Ailk_Bljk_HHS_MT64x64x32_SN", NULL),
+                   "Cijk_Ailk_Bljk_HHS MT64x64x32");
+  cr_assert_str_eq(display(r, "void ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<x> >", &id),
+                   "ck $ kentry");
   cr_assert_str_eq(id, "any-ck");
   cr_assert_null(display(r, "ampere_sgemm_128x64_nn", NULL));
   /* case-sensitive by default */
@@ -81,7 +84,7 @@ Test(display_rules, output_is_cut_but_length_is_full) {
   char small[8];
   size_t full = 0;
   cr_assert(te_rules_display_name(r, "Cijk_Ailk_Bljk_HHS_MT64x64x32_SN", 32, small, sizeof small,
-                                   &full, NULL));
+                                  &full, NULL));
   cr_assert_str_eq(small, "Cijk_Ai");
   cr_assert_eq(full, strlen("Cijk_Ailk_Bljk_HHS MT64x64x32"));
   te_rules_destroy(r);
@@ -108,10 +111,13 @@ Test(display_rules, validation_names_file_line_col) {
   first_error("pack: b\nversion: 1\ndisplay_names:\n  - id: x\n    regex: 'a(b'\n    replace: x\n",
               buf, sizeof buf);
   cr_assert(strstr(buf, "bad.yaml:5:16: error: regex: bad regex 'a(b'"), "%s", buf);
-  first_error("pack: b\nversion: 1\ndisplay_names:\n  - id: x\n    regex: '(a)'\n    replace: 'x $2'\n",
-              buf, sizeof buf);
-  cr_assert(strstr(buf, "bad.yaml:6:17: error: replace: bad template 'x $2': '$2' names no capture group"),
-            "%s", buf);
+  first_error(
+      "pack: b\nversion: 1\ndisplay_names:\n  - id: x\n    regex: '(a)'\n    replace: 'x $2'\n",
+      buf, sizeof buf);
+  cr_assert(
+      strstr(buf,
+             "bad.yaml:6:17: error: replace: bad template 'x $2': '$2' names no capture group"),
+      "%s", buf);
   first_error("pack: b\nversion: 1\ndisplay_names:\n  - id: x\n    regex: a\n    replace: 'x $'\n",
               buf, sizeof buf);
   cr_assert(strstr(buf, "'$' must be followed by a digit"), "%s", buf);
@@ -120,8 +126,10 @@ Test(display_rules, validation_names_file_line_col) {
   first_error("pack: b\nversion: 1\ndisplay_names:\n  - {id: x, regex: a, replace: b, match: c}\n",
               buf, sizeof buf);
   cr_assert(strstr(buf, "unknown key 'match' in display rule"), "%s", buf);
-  first_error("pack: b\nversion: 1\ndisplay_names:\n  - {id: x, regex: a, replace: b, examples: [{name: a}]}\n",
-              buf, sizeof buf);
+  first_error(
+      "pack: b\nversion: 1\ndisplay_names:\n  - {id: x, regex: a, replace: b, examples: [{name: "
+      "a}]}\n",
+      buf, sizeof buf);
   cr_assert(strstr(buf, "needs 'name' and 'display'"), "%s", buf);
 }
 
@@ -136,7 +144,8 @@ Test(display_rules, examples_are_judged_by_the_whole_list) {
       "    regex: 'ck_tile::kentry<\\d+, ck_tile::(\\w+)<'\n"
       "    replace: 'ck_tile $1'\n"
       "    examples:\n"
-      "      - {name: 'ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<int> >', display: 'ck_tile Rmsnorm2dFwd'}\n"
+      "      - {name: 'ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<int> >', display: 'ck_tile "
+      "Rmsnorm2dFwd'}\n"
       "      - {name: 'plain', display: 'plain'}\n";
   te_rules *r = load(&pack, 1);
   te_diags *d = te_diags_create();
@@ -146,12 +155,16 @@ Test(display_rules, examples_are_judged_by_the_whole_list) {
   cr_assert_eq(te_diags_count(d), 2);
   char buf[512];
   te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
-  cr_assert_str_eq(buf, "pack0.yaml:11:9: error: example 'ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<int> >' "
-                        "should display as 'ck_tile Rmsnorm2dFwd' by display rule 'ck' but displays "
-                        "as 'some kernel' (rule 'broad')");
+  cr_assert_str_eq(
+      buf,
+      "pack0.yaml:11:9: error: example 'ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<int> >' "
+      "should display as 'ck_tile Rmsnorm2dFwd' by display rule 'ck' but displays "
+      "as 'some kernel' (rule 'broad')");
   te_diag_format(te_diags_get(d, 1), buf, sizeof buf);
-  cr_assert(strstr(buf, "example 'plain' should display as 'plain' by display rule 'ck' but no "
-                        "display rule matches"), "%s", buf);
+  cr_assert(strstr(buf,
+                   "example 'plain' should display as 'plain' by display rule 'ck' but no "
+                   "display rule matches"),
+            "%s", buf);
   te_diags_destroy(d);
   te_rules_destroy(r);
 }

@@ -126,7 +126,8 @@ Test(engine_matcher, tokens_hit_whole_camel_digit_and_separator_tokens) {
 Test(engine_matcher, tokens_read_length_prefixed_identifiers_of_mangled_names) {
   te_rules *r = rules_from1(matcher_pack);
   const te_matcher *m = named(r, "tk");
-  cr_assert(hit(m, "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_"));
+  cr_assert(
+      hit(m, "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_"));
   /* the type codes between identifiers are no words: "Lb0E" etc. never form "quant" */
   cr_assert_not(hit(m, "_ZN5aiter12gelu_kernelIDF16bLi64EEEvPT0_"));
   /* a literal value E1E after an enum type is not a length: no junk token "E" */
@@ -301,14 +302,18 @@ Test(engine_ladder, score_rules_penalty_and_adjustments) {
   te_rules *r = rules_from1(base_pack);
   char why[256];
   cr_assert_eq(te_rules_score(r, "frame_priority", "threading.py(12): run", "threading.py:12 run",
-                              why, sizeof why), -20);
+                              why, sizeof why),
+               -20);
   cr_assert_eq(te_rules_score(r, "frame_priority", "/x/sglang/a.py(1): f", "python/sglang/a.py:1 f",
-                              NULL, 0), 300);
+                              NULL, 0),
+               300);
   cr_assert_eq(te_rules_score(r, "frame_priority", "/x/sglang/a.py(1): __call__",
-                              "python/sglang/a.py:1 __call__", why, sizeof why), 220);
+                              "python/sglang/a.py:1 __call__", why, sizeof why),
+               220);
   cr_assert(strstr(why, "penalty"), "why: %s", why);
   cr_assert_eq(te_rules_score(r, "frame_priority", "/x/sglang/mixin.py(1): f",
-                              "python/sglang/mixin.py:1 f", why, sizeof why), 280);
+                              "python/sglang/mixin.py:1 f", why, sizeof why),
+               280);
   cr_assert(strstr(why, "adjustment 'mixin'"), "why: %s", why);
   /* both conditions must hit */
   cr_assert_eq(te_rules_score(r, "frame_priority", "/a/vllm/x.py(3): f", "vllm/x.py:3 f", NULL, 0),
@@ -409,7 +414,8 @@ Test(engine_vocabulary, a_kind_reports_its_parent_category) {
   cr_assert_str_eq(rule->id, "conv");
   cr_assert_str_eq(rule->kind, "convolution");
   cr_assert_str_eq(te_rules_kind(r, "kernel", "sm80_xmma_fprop_implicit_gemm"), "convolution");
-  cr_assert_str_eq(te_rules_kind(r, "kernel", "Cijk_Alik_Bljk"), "gemm", "top-level: kind == category");
+  cr_assert_str_eq(te_rules_kind(r, "kernel", "Cijk_Alik_Bljk"), "gemm",
+                   "top-level: kind == category");
   cr_assert_str_eq(te_rules_classify(r, "kernel", "void store_kvcache<half>", NULL), "memory");
   cr_assert_str_eq(te_rules_kind(r, "kernel", "unknown_kernel"), "other", "default");
   const te_classifier *c = te_rules_classifier(r, "kernel");
@@ -437,21 +443,28 @@ Test(engine_vocabulary, derived_rules_follow_the_base_category_or_kind) {
 
 Test(engine_vocabulary, labels_that_name_nothing_are_errors) {
   te_status st;
-  te_diags *d = failing("pack: p\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
-                        "    categories: [{id: other, meaning: o}, {id: conv, parent: gemm, meaning: c}]\n"
-                        "    rules:\n      - {id: g, category: gemmm, match: {tokens: [gemm]}}\n", &st);
+  te_diags *d = failing(
+      "pack: p\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
+      "    categories: [{id: other, meaning: o}, {id: conv, parent: gemm, meaning: c}]\n"
+      "    rules:\n      - {id: g, category: gemmm, match: {tokens: [gemm]}}\n",
+      &st);
   cr_assert_eq(st, TE_ERR_INVALID);
   cr_assert_eq(te_diags_count(d), 2);
   char buf[512];
   te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
-  cr_assert(strstr(buf, "bad.yaml:6:62: error: category 'gemm' is not declared in classifier 'kernel'"),
-            "%s", buf);
+  cr_assert(
+      strstr(buf, "bad.yaml:6:62: error: category 'gemm' is not declared in classifier 'kernel'"),
+      "%s", buf);
   te_diag_format(te_diags_get(d, 1), buf, sizeof buf);
-  cr_assert(strstr(buf, "bad.yaml:8:27: error: category 'gemmm' is not declared in classifier "
-                        "'kernel' (declared: other, conv)"), "%s", buf);
+  cr_assert(strstr(buf,
+                   "bad.yaml:8:27: error: category 'gemmm' is not declared in classifier "
+                   "'kernel' (declared: other, conv)"),
+            "%s", buf);
   te_diags_destroy(d);
-  d = failing("pack: p\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
-              "    rules: []\n", &st);
+  d = failing(
+      "pack: p\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
+      "    rules: []\n",
+      &st);
   cr_assert_eq(st, TE_ERR_INVALID);
   cr_assert(strstr(te_diags_get(d, 0)->message, "declares no categories"), "%s",
             te_diags_get(d, 0)->message);
@@ -467,7 +480,8 @@ Test(engine_vocabulary, derivation_cycles_and_unknown_bases_are_errors) {
       "  - id: b\n    default: x\n    categories: [{id: x, meaning: x}]\n"
       "    rules: [{id: r, category: x, from: {classifier: a, categories: [x]}}]\n"
       "  - id: c\n    default: x\n    categories: [{id: x, meaning: x}]\n"
-      "    rules: [{id: r, category: x, from: {classifier: nope, categories: [x]}}]\n", &st);
+      "    rules: [{id: r, category: x, from: {classifier: nope, categories: [x]}}]\n",
+      &st);
   cr_assert_eq(st, TE_ERR_INVALID);
   cr_assert_eq(te_diags_count(d), 3);
   cr_assert(strstr(te_diags_get(d, 0)->message, "classifier 'a' derives from itself"));
@@ -480,7 +494,8 @@ Test(engine_vocabulary, derivation_cycles_and_unknown_bases_are_errors) {
 Test(engine_vocabulary, dead_rules_are_warnings_at_the_rule) {
   const char *pack =
       "pack: d\nversion: 1\nclassifiers:\n  - id: kernel\n    default: other\n"
-      "    categories: [{id: norm, meaning: n}, {id: quantize, meaning: q}, {id: other, meaning: o}]\n"
+      "    categories: [{id: norm, meaning: n}, {id: quantize, meaning: q}, {id: other, meaning: "
+      "o}]\n"
       "    rules:\n"
       "      - {id: norm, category: norm, match: {tokens: [rmsnorm]}}\n"
       "      - id: norm-quant\n"
@@ -488,7 +503,8 @@ Test(engine_vocabulary, dead_rules_are_warnings_at_the_rule) {
       "        match: {tokens: [rmsnorm_quant], examples: {match: [add_rmsnorm_quant_kernel]}}\n"
       "      - id: quant\n"
       "        category: quantize\n"
-      "        match: {tokens: [quant], examples: {match: [add_rmsnorm_quant_kernel, quant_fp8]}}\n";
+      "        match: {tokens: [quant], examples: {match: [add_rmsnorm_quant_kernel, "
+      "quant_fp8]}}\n";
   te_rules *r = rules_from1(pack);
   te_diags *d = te_diags_create();
   cr_assert_eq(te_rules_find_dead_rules(r, d), 1, "quant still decides quant_fp8");
@@ -496,7 +512,8 @@ Test(engine_vocabulary, dead_rules_are_warnings_at_the_rule) {
   cr_assert_eq(g->severity, TE_SEV_WARNING);
   cr_assert_eq(g->line, 9);
   cr_assert(strstr(g->message, "rule 'kernel/norm-quant' is dead") &&
-            strstr(g->message, "earlier rule 'norm'"), "%s", g->message);
+                strstr(g->message, "earlier rule 'norm'"),
+            "%s", g->message);
   te_diags_destroy(d);
   te_rules_destroy(r);
 }
@@ -525,7 +542,8 @@ Test(engine_settings, later_pack_replaces_one_map_id) {
   cr_assert_float_eq(te_number_map_get(&s->overlap_weight, "memory"), 3.0, 1e-12);
   cr_assert_float_eq(te_number_map_get(&s->overlap_weight, "compute"), 0.5, 1e-12);
   cr_assert_eq(s->overlap_weight.n, 2);
-  cr_assert(te_string_list_has(te_list_map_get(&s->overlap_producer_consumer, "memory"), "compute"));
+  cr_assert(
+      te_string_list_has(te_list_map_get(&s->overlap_producer_consumer, "memory"), "compute"));
   cr_assert_null(te_list_map_get(&s->overlap_producer_consumer, "compute"));
   te_rules_destroy(r);
 }
@@ -537,10 +555,10 @@ Test(engine_settings, unknown_key_wrong_type_and_range_are_file_line_col_errors)
                "setting 'kernel_table.sites_shown' must be a whole number, not 2.5");
   expect_first("pack: p\nversion: 1\nsettings:\n  kernel_table: {min_share_pct: 250}\n", 4, 33,
                "must be between 0 and 100, not 250");
-  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {launch_scope_fallback: 1}\n", 4,
-               36, "setting 'overlap.launch_scope_fallback' must be true or false");
-  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {try_overlap_categories: x}\n", 4,
-               37, "must be a list of strings, not a scalar");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {launch_scope_fallback: 1}\n", 4, 36,
+               "setting 'overlap.launch_scope_fallback' must be true or false");
+  expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {try_overlap_categories: x}\n", 4, 37,
+               "must be a list of strings, not a scalar");
   expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {weight: {memory: x}}\n", 4, 30,
                "setting 'overlap.weight.memory' must be a number, not 'x'");
   expect_first("pack: p\nversion: 1\nsettings:\n  overlap: {weight: 1}\n", 4, 21,
@@ -586,7 +604,8 @@ static const char *const override_pack =
     "      - {id: first, category: firsts, match: {keywords: [nccl_first]}, before: comm}\n"
     "      - {id: after-comm, category: aftercomm, match: {keywords: [aftercomm]}, after: comm}\n"
     "    categories: [{id: unknown, meaning: u}, {id: cublas_lt, meaning: c},\n"
-    "                 {id: misc, meaning: m}, {id: firsts, meaning: f}, {id: aftercomm, meaning: a}]\n"
+    "                 {id: misc, meaning: m}, {id: firsts, meaning: f}, {id: aftercomm, meaning: "
+    "a}]\n"
     "ladders:\n"
     "  - id: frame_priority\n"
     "    penalty: {match: low_signal, amount: 100}\n"
@@ -611,12 +630,14 @@ Test(engine_override, replace_in_place_and_insert) {
   cr_assert_str_eq(c->rules[3].origin.file, "pack1.yaml");
   /* named matcher, ladder rule, penalty and settings: the later pack wins */
   cr_assert_eq(te_rules_score(r, "frame_priority", "/s/sglang/a.py(1): forward",
-                              "python/sglang/a.py:1 forward", NULL, 0), 400);
+                              "python/sglang/a.py:1 forward", NULL, 0),
+               400);
   cr_assert_eq(te_rules_score(r, "frame_priority", "/s/sglang/a.py(1): __call__",
-                              "python/sglang/a.py:1 __call__", NULL, 0), 500);
+                              "python/sglang/a.py:1 __call__", NULL, 0),
+               500);
   cr_assert_float_eq(te_rules_settings(r)->kernel_table_min_share_pct, 2.5, 1e-12);
-  cr_assert_float_eq(te_number_map_get(&te_rules_settings(r)->overlap_weight, "communication"),
-                     1.3, 1e-12);
+  cr_assert_float_eq(te_number_map_get(&te_rules_settings(r)->overlap_weight, "communication"), 1.3,
+                     1e-12);
   cr_assert_eq(te_rules_pack_count(r), 2);
   cr_assert_str_eq(te_rules_pack(r, 1)->id, "user");
   te_rules_destroy(r);
@@ -626,9 +647,10 @@ Test(engine_override, invalid_pack_merges_nothing) {
   te_rules *r = te_rules_create();
   te_diags *d = te_diags_create();
   cr_assert_eq(te_rules_load_buffer(r, "base.yaml", base_pack, strlen(base_pack), d), TE_OK);
-  const char *bad = "pack: bad\nversion: 1\nclassifiers:\n  - id: kernel\n    rules:\n"
-                    "      - {id: gemm, category: broken, match: {keywords: [x]}}\n"
-                    "      - {id: y, category: z, match: {keywords: [q]}, after: nope}\n";
+  const char *bad =
+      "pack: bad\nversion: 1\nclassifiers:\n  - id: kernel\n    rules:\n"
+      "      - {id: gemm, category: broken, match: {keywords: [x]}}\n"
+      "      - {id: y, category: z, match: {keywords: [q]}, after: nope}\n";
   cr_assert_eq(te_rules_load_buffer(r, "bad.yaml", bad, strlen(bad), d), TE_ERR_INVALID);
   cr_assert_eq(te_diags_error_count(d), 1);
   cr_assert_str_eq(te_diags_get(d, 0)->file, "bad.yaml");
@@ -677,7 +699,8 @@ static const char *const stage_pack =
     "  server_args_keys:\n"
     "    - {id: trt-keys, framework: trtllm, keys: [max_batch_size, kv_cache_config]}\n"
     "  url_probes:\n"
-    "    - {id: info, framework: sglang, path: /server_info, body_match: {keywords: [tokenizer_path]}, timeout_s: 60}\n"
+    "    - {id: info, framework: sglang, path: /server_info, body_match: {keywords: "
+    "[tokenizer_path]}, timeout_s: 60}\n"
     "kernel_map_aliases:\n"
     "  - {id: memset, trigger: {prefixes: [memset]}, tokens: [memset]}\n";
 
@@ -730,8 +753,7 @@ Test(engine_frameworks, lookup_hints_probes) {
 /* ---------------------------------------------------------------- fusion patterns */
 
 Test(engine_fusion, fields_and_subsumes) {
-  const char *pack =
-      "pack: f\nversion: 1\nfrusion: 1\n";
+  const char *pack = "pack: f\nversion: 1\nfrusion: 1\n";
   te_status st;
   te_diags *d = failing(pack, &st);
   cr_assert_eq(st, TE_ERR_INVALID);
@@ -788,7 +810,8 @@ Test(engine_examples, classifier_and_matcher_examples) {
       "      - id: gemm\n"
       "        category: gemm\n"
       "        match: {keywords: [gemm], examples: {match: [gemm_x], no_match: [ncclgemm]}}\n"
-      "    categories: [{id: communication, meaning: c}, {id: gemm, meaning: g}, {id: other, meaning: o}]\n";
+      "    categories: [{id: communication, meaning: c}, {id: gemm, meaning: g}, {id: other, "
+      "meaning: o}]\n";
   te_rules *r = rules_from1(pack);
   te_diags *d = te_diags_create();
   size_t n = 0;
@@ -800,8 +823,10 @@ Test(engine_examples, classifier_and_matcher_examples) {
   cr_assert_eq(te_diags_count(d), 1, "got %zu", te_diags_count(d));
   const te_diag *g = te_diags_get(d, 0);
   cr_assert_eq(g->line, 6);
-  cr_assert(strstr(g->message, "example 'not_listed_kernel' should match named matcher "
-                               "'compute_like' but does not"), "%s", g->message);
+  cr_assert(strstr(g->message,
+                   "example 'not_listed_kernel' should match named matcher "
+                   "'compute_like' but does not"),
+            "%s", g->message);
   te_diags_destroy(d);
   te_rules_destroy(r);
 }
@@ -819,7 +844,8 @@ Test(engine_examples, failing_classifier_example_names_rule) {
       "        match:\n"
       "          keywords: [gemm]\n"
       "          examples: {match: [nccl_gemm], no_match: [plain_gemm]}\n"
-      "    categories: [{id: communication, meaning: c}, {id: gemm, meaning: g}, {id: other, meaning: o}]\n";
+      "    categories: [{id: communication, meaning: c}, {id: gemm, meaning: g}, {id: other, "
+      "meaning: o}]\n";
   te_rules *r = rules_from1(pack);
   te_diags *d = te_diags_create();
   size_t n = 0;
@@ -828,11 +854,14 @@ Test(engine_examples, failing_classifier_example_names_rule) {
   cr_assert_eq(te_diags_count(d), 2);
   char buf[512];
   te_diag_format(te_diags_get(d, 0), buf, sizeof buf);
-  cr_assert_str_eq(buf, "pack0.yaml:12:30: error: example 'nccl_gemm' should match classifier "
-                        "rule 'kernel/gemm' but does not (classified 'communication' by rule comm)");
+  cr_assert_str_eq(buf,
+                   "pack0.yaml:12:30: error: example 'nccl_gemm' should match classifier "
+                   "rule 'kernel/gemm' but does not (classified 'communication' by rule comm)");
   te_diag_format(te_diags_get(d, 1), buf, sizeof buf);
-  cr_assert(strstr(buf, "pack0.yaml:12:53: error: example 'plain_gemm' should not match "
-                        "classifier rule 'kernel/gemm' but does"), "%s", buf);
+  cr_assert(strstr(buf,
+                   "pack0.yaml:12:53: error: example 'plain_gemm' should not match "
+                   "classifier rule 'kernel/gemm' but does"),
+            "%s", buf);
   te_diags_destroy(d);
   te_rules_destroy(r);
 }
@@ -877,8 +906,8 @@ Test(engine_diags, every_problem_is_reported_with_position) {
 
 Test(engine_diags, duplicate_id_in_one_pack) {
   te_status st;
-  te_diags *d = failing("pack: p\nversion: 1\nframeworks:\n  - {id: a}\n  - {id: b}\n  - {id: a}\n",
-                        &st);
+  te_diags *d =
+      failing("pack: p\nversion: 1\nframeworks:\n  - {id: a}\n  - {id: b}\n  - {id: a}\n", &st);
   cr_assert_eq(st, TE_ERR_INVALID);
   cr_assert_eq(te_diags_get(d, 0)->line, 6);
   cr_assert(strstr(te_diags_get(d, 0)->message, "duplicate id 'a'"));
@@ -942,16 +971,14 @@ Test(engine_broken, every_broken_pack_gives_its_first_diagnostic) {
     te_diags *d = te_diags_create();
     te_status st = te_rules_load_path(r, file, d);
     if (st == TE_OK) st = te_rules_finalize(r, d);
-    cr_assert(st == TE_ERR_INVALID || st == TE_ERR_LIMIT, "%s: status %s", name,
-              te_status_str(st));
+    cr_assert(st == TE_ERR_INVALID || st == TE_ERR_LIMIT, "%s: status %s", name, te_status_str(st));
     const te_diag *g = te_diags_get(d, 0);
     cr_assert_not_null(g, "%s: no diagnostic", name);
     cr_assert_eq(g->severity, TE_SEV_ERROR);
     cr_assert_str_eq(g->file, file);
     cr_assert_eq(g->line, want_line, "%s: line %u, want %u (%s)", name, g->line, want_line,
                  g->message);
-    cr_assert_eq(g->col, want_col, "%s: col %u, want %u (%s)", name, g->col, want_col,
-                 g->message);
+    cr_assert_eq(g->col, want_col, "%s: col %u, want %u (%s)", name, g->col, want_col, g->message);
     cr_assert(strstr(g->message, needle), "%s: '%s' lacks '%s'", name, g->message, needle);
     te_diags_destroy(d);
     te_rules_destroy(r);
@@ -1073,9 +1100,10 @@ Test(engine_refusals, yaml_structure) {
 }
 
 Test(engine_refusals, references_and_cycles) {
-  expect_first("pack: p\nversion: 1\nmatchers:\n  a: {keywords: [x], exclude: b}\n"
-               "  b: {keywords: [y], exclude: a}\n",
-               4, 6, "excludes itself");
+  expect_first(
+      "pack: p\nversion: 1\nmatchers:\n  a: {keywords: [x], exclude: b}\n"
+      "  b: {keywords: [y], exclude: a}\n",
+      4, 6, "excludes itself");
   expect_first("pack: p\nversion: 1\nframework_hints:\n  default: nosuch\n", 4, 12,
                "framework 'nosuch' is not defined");
   expect_first("pack: p\nversion: 1\nrank_patterns:\n  - {id: r, regex: 'tp\\d+'}\n", 4, 20,

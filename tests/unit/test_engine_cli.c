@@ -49,7 +49,8 @@ static const char *source_path(const char *rel, char *buf, size_t cap) {
 
 static void use_default_rules(void) {
   char dir[PATH_MAX];
-  if (!getenv("TRIAGE_RULES_DIR")) setenv("TRIAGE_RULES_DIR", source_path("rules", dir, sizeof dir), 1);
+  if (!getenv("TRIAGE_RULES_DIR"))
+    setenv("TRIAGE_RULES_DIR", source_path("rules", dir, sizeof dir), 1);
 }
 
 Test(engine_cli, check_defaults_and_broken_pack) {
@@ -90,8 +91,10 @@ Test(engine_cli, failing_example_exits_1) {
   char pack[PATH_MAX];
   snprintf(pack, sizeof pack, "%s/p.yaml", dir);
   FILE *f = fopen(pack, "w");
-  fputs("pack: p\nversion: 1\nmatchers:\n  m:\n    keywords: [gemm]\n"
-        "    examples: {match: [memcpy]}\n", f);
+  fputs(
+      "pack: p\nversion: 1\nmatchers:\n  m:\n    keywords: [gemm]\n"
+      "    examples: {match: [memcpy]}\n",
+      f);
   fclose(f);
   const char *test[] = {"test", pack};
   captured c = run_rules(test, 2, NULL, 0, true);
@@ -131,7 +134,8 @@ Test(engine_cli, explain_with_user_pack_changes_category) {
 
 Test(engine_cli, explain_frame_shows_raw_and_normalized) {
   use_default_rules();
-  const char *frame = "/usr/lib/python3/dist-packages/sglang/srt/layers/layernorm.py(120): forward_cuda";
+  const char *frame =
+      "/usr/lib/python3/dist-packages/sglang/srt/layers/layernorm.py(120): forward_cuda";
   const char *explain[] = {"explain", frame};
   captured c = run_rules(explain, 2, NULL, 0, false);
   cr_assert_eq(c.rc, 0, "stderr: %s", c.err);
@@ -159,8 +163,10 @@ Test(engine_cli, list_prints_each_pack) {
   cr_assert_eq(c.rc, 1);
   cr_assert(strstr(c.err, "classifier 'kernel' is defined here first and needs 'default'"), "%s",
             c.err);
-  cr_assert(strstr(c.err, "classifier 'kernel' rule 'cublas-lt': before 'gemm' names no "
-                          "classifier 'kernel' rule loaded before it"), "%s", c.err);
+  cr_assert(strstr(c.err,
+                   "classifier 'kernel' rule 'cublas-lt': before 'gemm' names no "
+                   "classifier 'kernel' rule loaded before it"),
+            "%s", c.err);
   release(&c);
 }
 

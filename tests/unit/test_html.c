@@ -65,18 +65,22 @@ Test(html_escape, controls_become_replacement) {
 
 Test(html_escape, valid_utf8_is_kept) {
   CHECK("\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80", "\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80");
-  CHECK("a\xE2\x80\xA8" "b\xE2\x80\xA9", "a\xE2\x80\xA8" "b\xE2\x80\xA9"); /* U+2028/9 */
+  CHECK(
+      "a\xE2\x80\xA8"
+      "b\xE2\x80\xA9",
+      "a\xE2\x80\xA8"
+      "b\xE2\x80\xA9");                          /* U+2028/9 */
   CHECK("\xF4\x8F\xBF\xBF", "\xF4\x8F\xBF\xBF"); /* U+10FFFF, the last code point */
 }
 
 Test(html_escape, malformed_utf8_is_replaced_per_byte) {
   CHECK("\xFF", FFFD);
-  CHECK("\xC0\xAF", FFFD FFFD);             /* overlong '/' */
-  CHECK("\xE0\x80\xAF", FFFD FFFD FFFD);    /* overlong, 3 bytes */
-  CHECK("\xED\xA0\x80", FFFD FFFD FFFD);    /* UTF-16 surrogate */
+  CHECK("\xC0\xAF", FFFD FFFD);                   /* overlong '/' */
+  CHECK("\xE0\x80\xAF", FFFD FFFD FFFD);          /* overlong, 3 bytes */
+  CHECK("\xED\xA0\x80", FFFD FFFD FFFD);          /* UTF-16 surrogate */
   CHECK("\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD); /* above U+10FFFF */
-  CHECK("ab\xE4\xB8", "ab" FFFD FFFD);      /* truncated at the end */
-  CHECK("\xE4<\xB8", FFFD "&lt;" FFFD);     /* a special character is never swallowed */
+  CHECK("ab\xE4\xB8", "ab" FFFD FFFD);            /* truncated at the end */
+  CHECK("\xE4<\xB8", FFFD "&lt;" FFFD);           /* a special character is never swallowed */
 }
 
 Test(html_escape, dup_and_null) {
@@ -91,8 +95,11 @@ Test(html_escape, dup_and_null) {
 /* Decodes one well-formed UTF-8 sequence at s, or returns 0. Written independently of
  * the escaper's table, with the code point bounds checked arithmetically. */
 static size_t decode(const unsigned char *s, size_t n, unsigned long *cp) {
-  size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-             : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+  size_t len = s[0] < 0x80             ? 1
+               : (s[0] & 0xE0) == 0xC0 ? 2
+               : (s[0] & 0xF0) == 0xE0 ? 3
+               : (s[0] & 0xF8) == 0xF0 ? 4
+                                       : 0;
   static const unsigned long min[] = {0, 0, 0x80, 0x800, 0x10000};
   if (!len || len > n) return 0;
   unsigned long v = len == 1 ? s[0] : s[0] & (0x7F >> len);
@@ -150,9 +157,15 @@ static char *token(const char *s) {
 }
 
 Test(html_escape, tokens) {
-  static const struct { const char *in, *want; } cases[] = {
-      {"gemm", "gemm"}, {"reduce_topk", "reduce_topk"}, {"extend-path", "extend-path"},
-      {"a.b c<\"", "a_b_c__"}, {"\xC3\xA9", "__"}, {"", "_"}, {NULL, "_"}};
+  static const struct {
+    const char *in, *want;
+  } cases[] = {{"gemm", "gemm"},
+               {"reduce_topk", "reduce_topk"},
+               {"extend-path", "extend-path"},
+               {"a.b c<\"", "a_b_c__"},
+               {"\xC3\xA9", "__"},
+               {"", "_"},
+               {NULL, "_"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *t = token(cases[i].in);
     cr_assert_str_eq(t, cases[i].want);
@@ -299,7 +312,8 @@ Test(html_report, hostile_names_stay_text) {
   cr_assert_null(strstr(out, "<script>alert"));
   cr_assert_null(strstr(out, "\"onerror"), "an attribute payload closed its quote");
   cr_assert_null(strstr(out, "<svg onload"));
-  cr_assert_not_null(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"), "the payload shows as text");
+  cr_assert_not_null(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"),
+                     "the payload shows as text");
   cr_assert_not_null(strstr(out, "&lt;b&gt;x&lt;/b&gt;"), "the command line is escaped too");
   cr_assert_null(strstr(out, "style=\""), "the CSP blocks inline style attributes");
   an_report_destroy(rep);
@@ -366,9 +380,12 @@ Test(html_ranks, one_scale_straggler_marked) {
   rp_html_ranks(&hw, &v);
   fclose(f);
   cr_assert(!hw.failed);
-  cr_assert_not_null(strstr(buf, "<tr id=\"rank-0\" class=\"straggler\"><th scope=\"row\" data-value=\"0\">"
-                                 "rank 0 <span class=\"badge badge-straggler\">straggler</span></th>"));
-  cr_assert_not_null(strstr(buf, "<tr id=\"rank-1\"><th scope=\"row\" data-value=\"1\">rank &lt;1&gt;</th>"));
+  cr_assert_not_null(
+      strstr(buf,
+             "<tr id=\"rank-0\" class=\"straggler\"><th scope=\"row\" data-value=\"0\">"
+             "rank 0 <span class=\"badge badge-straggler\">straggler</span></th>"));
+  cr_assert_not_null(
+      strstr(buf, "<tr id=\"rank-1\"><th scope=\"row\" data-value=\"1\">rank &lt;1&gt;</th>"));
   cr_assert_not_null(strstr(buf, "<rect class=\"cat-compute\" x=\"0.00\" y=\"0\" width=\"600.00\""),
                      "rank 0 is the widest: 1000 units for 1000 us");
   cr_assert_not_null(strstr(buf, "<rect class=\"cat-wait\" x=\"400.00\" y=\"0\" width=\"100.00\""),

@@ -1,7 +1,7 @@
 /* Unit tests of the pure parts of live capture: the bytes triage sends to each
  * framework, how it reads replies, URL joining, trace-name recognition, limits. */
-#include <criterion/criterion.h>
 #include <cjson/cJSON.h>
+#include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,13 +126,20 @@ Test(live_prompt, limits) {
 }
 
 Test(live_reply, model_id) {
-  const char *b = "{\"object\":\"list\",\"data\":[{\"id\":\"Qwen/Qwen3-8B\",\"object\":\"model\"},"
-                  "{\"id\":\"other\"}]}";
+  const char *b =
+      "{\"object\":\"list\",\"data\":[{\"id\":\"Qwen/Qwen3-8B\",\"object\":\"model\"},"
+      "{\"id\":\"other\"}]}";
   char *id = lv_parse_model_id(b, strlen(b));
   cr_assert_str_eq(id, "Qwen/Qwen3-8B");
   free(id);
-  const char *bad[] = {"", "[]", "{\"data\":{}}", "{\"data\":[]}", "{\"data\":[{\"id\":5}]}",
-                       "{\"data\":[{\"id\":\"\"}]}", "{\"data\":[{\"id\":\"x\"", "null"};
+  const char *bad[] = {"",
+                       "[]",
+                       "{\"data\":{}}",
+                       "{\"data\":[]}",
+                       "{\"data\":[{\"id\":5}]}",
+                       "{\"data\":[{\"id\":\"\"}]}",
+                       "{\"data\":[{\"id\":\"x\"",
+                       "null"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     cr_assert_null(lv_parse_model_id(bad[i], strlen(bad[i])), "case %zu", i);
   cr_assert_null(lv_parse_model_id(NULL, 0));

@@ -56,18 +56,23 @@ static void assert_demangle(const char *in, const char *want) {
 /* ------------------------------------------------------------------ demangling */
 
 Test(names_demangle, itanium_names) {
-  assert_demangle("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiii",
-                  "void aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 64, 8, false, "
-                  "false, true, 1>(std::bfloat16_t*, std::bfloat16_t*, float*, std::bfloat16_t*, "
-                  "std::bfloat16_t*, std::bfloat16_t*, double, int, int, int, int, int, int, int)");
-  assert_demangle("_ZN7cutlass6KernelINS_1XEEEvNT_6ParamsE", "void cutlass::Kernel<cutlass::X>(cutlass::X::Params)");
+  assert_demangle(
+      "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_"
+      "diiiiiii",
+      "void aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 64, 8, false, "
+      "false, true, 1>(std::bfloat16_t*, std::bfloat16_t*, float*, std::bfloat16_t*, "
+      "std::bfloat16_t*, std::bfloat16_t*, double, int, int, int, int, int, int, int)");
+  assert_demangle("_ZN7cutlass6KernelINS_1XEEEvNT_6ParamsE",
+                  "void cutlass::Kernel<cutlass::X>(cutlass::X::Params)");
 }
 
 Test(names_demangle, anything_else_comes_back_unchanged) {
-  const char *same[] = {"Cijk_Alik_Bljk_BBS_BH_MT64x32x256", "void foo<int>(int*)", "", "_Z", "i",
-                        "_ZN5aiter", "_ZZZZ\xff\xfe",
-                        /* a newer mangling (template parameter declarations) this demangler lacks */
-                        "_ZN7sgl_hip10activation18act_and_mul_kernelI14__hip_bfloat16TnPFT_RKS3_EXadL_Z4siluIS2_ES3_S5_EEEEvPS3_PS4_i"};
+  const char *same[] = {
+      "Cijk_Alik_Bljk_BBS_BH_MT64x32x256", "void foo<int>(int*)", "", "_Z", "i", "_ZN5aiter",
+      "_ZZZZ\xff\xfe",
+      /* a newer mangling (template parameter declarations) this demangler lacks */
+      "_ZN7sgl_hip10activation18act_and_mul_kernelI14__hip_bfloat16TnPFT_RKS3_EXadL_Z4siluIS2_ES3_"
+      "S5_EEEEvPS3_PS4_i"};
   for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) assert_demangle(same[i], same[i]);
 }
 
@@ -97,10 +102,13 @@ static char *doubling_name(int levels) {
   for (int k = 0; k < levels; k++) {
     char ref[16];
     int prev = 2 * k - 1; /* substitution index of the previous template, -1 = S_ */
-    if (prev < 0) snprintf(ref, sizeof ref, "S_");
-    else if (prev < 10) snprintf(ref, sizeof ref, "S%d_", prev);
-    else snprintf(ref, sizeof ref, "S%c%c_", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[prev / 36],
-                  "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[prev % 36]);
+    if (prev < 0)
+      snprintf(ref, sizeof ref, "S_");
+    else if (prev < 10)
+      snprintf(ref, sizeof ref, "S%d_", prev);
+    else
+      snprintf(ref, sizeof ref, "S%c%c_", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[prev / 36],
+               "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[prev % 36]);
     sprintf(s + strlen(s), "2B%dI%s%sE", k % 10, ref, ref);
   }
   return s;
@@ -109,8 +117,9 @@ static char *doubling_name(int levels) {
 Test(names_demangle, exponential_text_stops_at_the_limit) {
   char *small = doubling_name(3);
   char *d = rp_names_demangle(small);
-  cr_assert_str_eq(d, "f(A, B0<A, A>, B1<B0<A, A>, B0<A, A> >, B2<B1<B0<A, A>, B0<A, A> >, "
-                      "B1<B0<A, A>, B0<A, A> > >)");
+  cr_assert_str_eq(d,
+                   "f(A, B0<A, A>, B1<B0<A, A>, B0<A, A> >, B2<B1<B0<A, A>, B0<A, A> >, "
+                   "B1<B0<A, A>, B0<A, A> > >)");
   free(d);
   /* 60 levels would be ~2^60 bytes; under 300 input bytes */
   char *bomb = doubling_name(60);
@@ -126,33 +135,47 @@ Test(names_demangle, exponential_text_stops_at_the_limit) {
 
 Test(names_display, generic_collapse, .init = setup, .fini = teardown) {
   /* void, parameters and namespaces of short names: as is, minus void and parameters */
-  assert_display("void rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*, int)",
-                 "rotary_embedding_kernel<c10::BFloat16, true>");
+  assert_display(
+      "void rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*, int)",
+      "rotary_embedding_kernel<c10::BFloat16, true>");
   assert_display("ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn");
   assert_display("Memset (Device)", "Memset (Device)");
   /* demangled, dtype kept at the outer level */
-  assert_display("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiii",
-                 "aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 64, 8, false, false, true, 1>");
+  assert_display(
+      "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_"
+      "diiiiiii",
+      "aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 64, 8, false, false, "
+      "true, 1>");
   /* long: nested arguments collapse, then qualifiers inside arguments go */
-  assert_display("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, "
-                 "at::detail::Array<char*, 2> >(int, at::native::CUDAFunctorOnSelf_add<float>, "
-                 "at::detail::Array<char*, 2>)",
-                 "at::native::vectorized_elementwise_kernel<4, CUDAFunctorOnSelf_add<\xe2\x80\xa6>, Array<\xe2\x80\xa6> >");
+  assert_display(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, "
+      "at::detail::Array<char*, 2> >(int, at::native::CUDAFunctorOnSelf_add<float>, "
+      "at::detail::Array<char*, 2>)",
+      "at::native::vectorized_elementwise_kernel<4, CUDAFunctorOnSelf_add<\xe2\x80\xa6>, "
+      "Array<\xe2\x80\xa6> >");
   /* profiler names of lambdas inside templates: everything but the kernel collapses */
-  assert_display("void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, "
-                 "at::native::templates::cuda::uniform_and_transform<float, float, 4ul, at::CUDAGeneratorImpl*, "
-                 "at::native::templates::cuda::uniform_kernel<at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, "
-                 "double, double, at::CUDAGeneratorImpl*)::{lambda(float)#1}> >(at::TensorIteratorBase&, "
-                 "at::CUDAGeneratorImpl*)",
-                 "at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<\xe2\x80\xa6>");
+  assert_display(
+      "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, "
+      "4, "
+      "at::native::templates::cuda::uniform_and_transform<float, float, 4ul, "
+      "at::CUDAGeneratorImpl*, "
+      "at::native::templates::cuda::uniform_kernel<at::CUDAGeneratorImpl*>(at::TensorIteratorBase&,"
+      " "
+      "double, double, at::CUDAGeneratorImpl*)::{lambda(float)#1}> >(at::TensorIteratorBase&, "
+      "at::CUDAGeneratorImpl*)",
+      "at::native::(anonymous "
+      "namespace)::distribution_elementwise_grid_stride_kernel<\xe2\x80\xa6>");
 }
 
 Test(names_display, family_rules_from_the_packs, .init = setup, .fini = teardown) {
-  assert_display("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x256x32_MI16x16x1_SN_LDSB1_AFC1_AFEM1",
-                 "Cijk_Alik_Bljk_BBS MT128x256x32 MI16x16x1");
+  assert_display(
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x256x32_MI16x16x1_SN_LDSB1_AFC1_AFEM1",
+      "Cijk_Alik_Bljk_BBS MT128x256x32 MI16x16x1");
   assert_display("nvjet_sm90_tst_160x128_64x4_2x1_v_bz_TNT", "nvjet tst 160x128 TNT");
-  assert_display("_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassIiEEEEEEvNT0_5KargsE",
-                 "ck_tile Rmsnorm2dFwd");
+  assert_display(
+      "_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassIiEEEEEEvNT0_"
+      "5KargsE",
+      "ck_tile Rmsnorm2dFwd");
 }
 
 Test(names_display, cap_is_a_pack_setting_and_never_exceeded, .init = setup, .fini = teardown) {
@@ -200,9 +223,12 @@ static char **table(const char *const *full, size_t n) {
  * NTA0 / NTA4 first). */
 Test(names_table, tensile_kernels_with_one_tile, .init = setup, .fini = teardown) {
   const char *full[] = {
-      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_LDSB1_AFC1_NTA0_NTB0_GRVWA8",
-      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_LDSB1_AFC1_NTA4_NTB0_GRVWA8",
-      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x256_MI16x16x1_SN_LDSB1_AFC1_NTA0_NTB0_GRVWA8"};
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_LDSB1_AFC1_NTA0_NTB0_"
+      "GRVWA8",
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_LDSB1_AFC1_NTA4_NTB0_"
+      "GRVWA8",
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x256_MI16x16x1_SN_LDSB1_AFC1_NTA0_NTB0_"
+      "GRVWA8"};
   char **d = table(full, 3);
   cr_assert_str_eq(d[0], "Cijk_Alik_Bljk_BBS MT32x32x256 MI16x16x1 [NTA0]");
   cr_assert_str_eq(d[1], "Cijk_Alik_Bljk_BBS MT32x32x256 MI16x16x1 [NTA4]");
@@ -213,20 +239,28 @@ Test(names_table, tensile_kernels_with_one_tile, .init = setup, .fini = teardown
 /* hta traces: FillFunctor<long> / <int> collapse alike; the collision re-expands them. */
 Test(names_table, fill_functors_re_expand, .init = setup, .fini = teardown) {
   const char *full[] = {
-      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, at::detail::Array<char*, 1> >",
-      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, at::detail::Array<char*, 1> >",
-      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, at::detail::Array<char*, 1> >"};
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, "
+      "at::detail::Array<char*, 1> >",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
+      "at::detail::Array<char*, 1> >",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, "
+      "at::detail::Array<char*, 1> >"};
   char **d = table(full, 3);
-  cr_assert_str_eq(d[0], "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, at::detail::Array<char*, 1> >");
-  cr_assert_str_eq(d[1], "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, at::detail::Array<char*, 1> >");
+  cr_assert_str_eq(d[0],
+                   "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, "
+                   "at::detail::Array<char*, 1> >");
+  cr_assert_str_eq(d[1],
+                   "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
+                   "at::detail::Array<char*, 1> >");
   cr_assert_str_eq(d[2], d[0]);
   rp_names_table_free(d, 3);
 }
 
 /* Two ck_tile Rmsnorm2dFwd instances differ only in the order of their words: a hash. */
 Test(names_table, hash_when_no_word_tells_them_apart, .init = setup, .fini = teardown) {
-  const char *full[] = {"_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_6TraitsILb1ELb0EEEEEEEvNT0_5KargsE",
-                        "_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_6TraitsILb0ELb1EEEEEEEvNT0_5KargsE"};
+  const char *full[] = {
+      "_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_6TraitsILb1ELb0EEEEEEEvNT0_5KargsE",
+      "_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_6TraitsILb0ELb1EEEEEEEvNT0_5KargsE"};
   char **d = table(full, 2);
   cr_assert(!strncmp(d[0], "ck_tile Rmsnorm2dFwd ~", 22) && strlen(d[0]) == 28, "%s", d[0]);
   cr_assert(!strncmp(d[1], "ck_tile Rmsnorm2dFwd ~", 22) && strlen(d[1]) == 28, "%s", d[1]);
@@ -234,7 +268,8 @@ Test(names_table, hash_when_no_word_tells_them_apart, .init = setup, .fini = tea
 }
 
 Test(names_table, result_does_not_depend_on_order, .init = setup, .fini = teardown) {
-  const char *a[] = {"Cijk_Alik_Bljk_BBS_MT32x32x256_MI16x16x1_X1_Y2", "Cijk_Alik_Bljk_BBS_MT32x32x256_MI16x16x1_X1_Y3",
+  const char *a[] = {"Cijk_Alik_Bljk_BBS_MT32x32x256_MI16x16x1_X1_Y2",
+                     "Cijk_Alik_Bljk_BBS_MT32x32x256_MI16x16x1_X1_Y3",
                      "Cijk_Alik_Bljk_BBS_MT32x32x256_MI16x16x1_X2_Y2", "plain_kernel"};
   const char *b[] = {a[3], a[2], a[0], a[1]};
   char **da = table(a, 4), **db = table(b, 4);
@@ -252,9 +287,12 @@ Test(names_table, adversarial_names_stay_unique, .init = setup, .fini = teardown
   char buf[N][300];
   const char *full[N];
   for (int i = 0; i < N; i++) {
-    if (i % 4 == 0) snprintf(buf[i], sizeof buf[i], "k ~%06x", i);
-    else if (i % 4 == 1) snprintf(buf[i], sizeof buf[i], "%0250d", i);
-    else snprintf(buf[i], sizeof buf[i], "void f<%d, g<%d> >(int)", i % 3, i);
+    if (i % 4 == 0)
+      snprintf(buf[i], sizeof buf[i], "k ~%06x", i);
+    else if (i % 4 == 1)
+      snprintf(buf[i], sizeof buf[i], "%0250d", i);
+    else
+      snprintf(buf[i], sizeof buf[i], "void f<%d, g<%d> >(int)", i % 3, i);
     full[i] = buf[i];
   }
   rp_names_table_free(table(full, N), N);
@@ -293,8 +331,10 @@ Test(names_table, shared_traces, .init = setup, .fini = teardown) {
     qsort(canon, n, sizeof *canon, cmp_str);
     size_t nu = 0;
     for (size_t i = 0; i < n; i++) {
-      if (nu && !strcmp(canon[nu - 1], canon[i])) free(canon[i]);
-      else canon[nu++] = canon[i];
+      if (nu && !strcmp(canon[nu - 1], canon[i]))
+        free(canon[i]);
+      else
+        canon[nu++] = canon[i];
     }
     rp_names_table_free(table((const char *const *)canon, nu), nu);
     for (size_t i = 0; i < nu; i++) free(canon[i]);

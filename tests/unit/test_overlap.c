@@ -153,7 +153,8 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   ov_sweep_free(&sw);
   free(ks);
 
-  ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0, NULL}, {5, 15, 1, 0, (uint32_t)other, 1, NULL}};
+  ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0, NULL},
+                       {5, 15, 1, 0, (uint32_t)other, 1, NULL}};
   cr_assert(ov_sweep_run(same, 2, 2, 1, &cats, &sw));
   cr_assert_float_eq(sw.multi_us, 0.0, 1e-9);
   cr_assert_float_eq(sw.aggs[0].hidden_us, 0.0, 1e-9);
@@ -175,10 +176,8 @@ Test(overlap_sweep, exposed_steady_and_wait_split) {
   long comp = ov_cats_put(&cats, r, "compute");
   long comm = ov_cats_put(&cats, r, "communication");
   ov_kernel ks[5] = {
-      {0, 100, 0, 0, (uint32_t)comp, 0, NULL},
-      {200, 260, 1, 1, (uint32_t)comm, 1, NULL},
-      {95, 105, 1, 1, (uint32_t)comm, 2, NULL},
-      {300, 310, 1, 1, (uint32_t)comm, 3, NULL},
+      {0, 100, 0, 0, (uint32_t)comp, 0, NULL},   {200, 260, 1, 1, (uint32_t)comm, 1, NULL},
+      {95, 105, 1, 1, (uint32_t)comm, 2, NULL},  {300, 310, 1, 1, (uint32_t)comm, 3, NULL},
       {400, 410, 1, 1, (uint32_t)comm, 4, NULL},
   };
   ov_sweep sw;
@@ -206,8 +205,8 @@ Test(overlap_sweep, exposed_steady_and_wait_split) {
  * FlashInfer norms `compute` through "flash", nvjet `other`). */
 static const char *overlap_class_of(const char *category, const char *kind) {
   static const char *const compute[] = {"gemm", "attention", "moe", "hybrid_linear"};
-  static const char *const light[] = {"norm", "rope", "softmax", "activation", "quantize",
-                                      "reduce_topk", "sampling_io", "elementwise"};
+  static const char *const light[] = {"norm",     "rope",        "softmax",     "activation",
+                                      "quantize", "reduce_topk", "sampling_io", "elementwise"};
   if (!strcmp(kind, "moe_routing")) return "elementwise";
   if (!strcmp(category, "memory") || !strcmp(category, "communication")) return category;
   for (size_t i = 0; i < sizeof compute / sizeof *compute; i++)
@@ -223,8 +222,10 @@ Test(overlap_rules, overlap_class_follows_kernel_category) {
       "nvjet_tst_64x8_64x16_2x1_v_bz_TNT",
       "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_MI16x16x1_SN_LDSB1_AFC1",
       "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>",
-      "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, __nv_bfloat16, long>",
-      "void vllm::moe::topkGatingSoftmax<4, 128, 4, 16, int>(float const*, bool const*, float*, int, int*, int*, int, int, int)",
+      "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, "
+      "__nv_bfloat16, long>",
+      "void vllm::moe::topkGatingSoftmax<4, 128, 4, 16, int>(float const*, bool const*, float*, "
+      "int, int*, int*, int, int, int)",
       "void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>",
       "void store_kvcache<__nv_bfloat16>",
       "cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1",
@@ -232,8 +233,9 @@ Test(overlap_rules, overlap_class_follows_kernel_category) {
       "attn_fwd",
       "urEnqueueKernelLaunch",
   };
-  const char *want[] = {"compute", "compute", "elementwise", "elementwise", "elementwise",
-                        "communication", "memory", "compute", "memory", "compute", "other"};
+  const char *want[] = {"compute",     "compute",       "elementwise", "elementwise",
+                        "elementwise", "communication", "memory",      "compute",
+                        "memory",      "compute",       "other"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     const char *cat = te_rules_classify(r, "kernel", names[i], NULL);
     const char *kind = te_rules_kind(r, "kernel", names[i]);
@@ -247,8 +249,8 @@ Test(overlap_rules, overlap_class_follows_kernel_category) {
 
 Test(overlap_rules, tight_gap_and_scope_family) {
   te_rules *r = load_rules();
-  cr_assert_float_eq(an_overlap_tight_gap(r, 1.0), 2.0, 1e-9);   /* floor */
-  cr_assert_float_eq(an_overlap_tight_gap(r, 100.0), 15.0, 1e-9); /* 0.15 x dur */
+  cr_assert_float_eq(an_overlap_tight_gap(r, 1.0), 2.0, 1e-9);     /* floor */
+  cr_assert_float_eq(an_overlap_tight_gap(r, 100.0), 15.0, 1e-9);  /* 0.15 x dur */
   cr_assert_float_eq(an_overlap_tight_gap(r, 1000.0), 20.0, 1e-9); /* cap */
   cr_assert(an_overlap_same_scope_family("a/b.py(1): f", "a/b.py(9): g"));
   cr_assert(an_overlap_same_scope_family("a/b.py:1 f", "c/d.py(9): f"));
@@ -268,7 +270,8 @@ Test(overlap_fix, launch_fallback_fires) {
       "penaltylib/orchestrator.py(90): apply\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20},"
       "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,"
       "\"ts\":104,\"dur\":2,\"args\":{\"correlation\":77}},"
-      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":7,"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":"
+      "7,"
       "\"ts\":1000,\"dur\":40,\"args\":{\"stream\":7,\"correlation\":77}}"
       "]}";
   te_rules *r = load_rules();
@@ -337,16 +340,18 @@ static void check_graph_replay_scope(te_rules *r, const char *scope, an_scope_so
   cr_assert(row);
   cr_assert_str_eq(row->scope, scope);
   cr_assert_eq(row->scope_source, source);
-  if (launch_op) cr_assert_str_eq(row->launch_op, launch_op);
-  else cr_assert_null(row->launch_op);
+  if (launch_op)
+    cr_assert_str_eq(row->launch_op, launch_op);
+  else
+    cr_assert_null(row->launch_op);
   run_free(&x);
 }
 
 /* O1 on (default packs): the launch's Python frames give the model frame. */
 Test(overlap_fix, graph_launch_scope_fallback_on) {
   te_rules *r = load_rules();
-  check_graph_replay_scope(r, "vllm/model_executor/models/gpt_oss.py:293 forward",
-                           AN_SCOPE_LAUNCH, "cudaGraphLaunch");
+  check_graph_replay_scope(r, "vllm/model_executor/models/gpt_oss.py:293 forward", AN_SCOPE_LAUNCH,
+                           "cudaGraphLaunch");
   te_rules_destroy(r);
 }
 
@@ -356,8 +361,9 @@ Test(overlap_fix, graph_launch_scope_fallback_on) {
  * payload's site is a graph-replay launch, O3, and does not vote). Without the launch step
  * nothing names a launch op either. */
 Test(overlap_fix, graph_launch_scope_fallback_off_votes_kernel_map) {
-  te_rules *r = load_rules_with("pack: o1-off\nversion: 1\n"
-                                "settings:\n  overlap: {launch_scope_fallback: false}\n");
+  te_rules *r = load_rules_with(
+      "pack: o1-off\nversion: 1\n"
+      "settings:\n  overlap: {launch_scope_fallback: false}\n");
   cr_assert_not(te_rules_settings(r)->overlap_launch_scope_fallback);
   check_graph_replay_scope(r, "vllm/compilation/cuda_graph.py:208 __call__", AN_SCOPE_KERNEL_MAP,
                            NULL);
@@ -369,7 +375,8 @@ Test(overlap_fix, graph_launch_scope_fallback_off_votes_kernel_map) {
 Test(overlap_fix, mapping_scope_beats_formal_graph_replay) {
   te_rules *r = load_rules();
   run x;
-  run_input(&x, r, (an_input){.path = TRIAGE_FIXTURE_DIR "/traces/synthetic/formal/graph.trace.json"},
+  run_input(&x, r,
+            (an_input){.path = TRIAGE_FIXTURE_DIR "/traces/synthetic/formal/graph.trace.json"},
             (an_input){.path = TRIAGE_FIXTURE_DIR "/traces/synthetic/mapping/eager.trace.json"});
   const an_overlap_row *ar = find_row(x.rep, "void sglang::cross_device_reduce_1stage");
   cr_assert(ar);
@@ -377,7 +384,8 @@ Test(overlap_fix, mapping_scope_beats_formal_graph_replay) {
                    "python/sglang/srt/distributed/device_communicators/custom_all_reduce.py:400 "
                    "custom_all_reduce");
   cr_assert_eq(ar->scope_source, AN_SCOPE_MAPPING);
-  const an_overlap_row *fill = find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor");
+  const an_overlap_row *fill =
+      find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor");
   cr_assert(fill);
   cr_assert_str_eq(fill->scope, "python/sglang/srt/layers/moe/topk.py:90 prepare_buffers");
   cr_assert_eq(fill->verdict, AN_OVERLAP_LOW_ROI_HIDDEN);
@@ -398,13 +406,14 @@ Test(overlap_render, placeholder_and_mode_line) {
   rep.run.mode = AN_MODE_SINGLE;
   rep.run.overlap_min_share_pct = 1.0;
   char *md = render(&rep);
-  cr_assert_str_eq(md,
-                   "Overlap Opportunity Table\n"
-                   "Overlap mode: single-trace (the trace is its own mapping)\n"
-                   "| Priority | Verdict | Kernel | Python scope | Formal signal | Dep risk | Recommendation |\n"
-                   "| --- | --- | --- | --- | --- | --- | --- |\n"
-                   "| - | - | No rows cleared the 1.0% reporting bar. Use mapping/formal mode for "
-                   "overlap attribution. | - | - | - | - |\n");
+  cr_assert_str_eq(
+      md,
+      "Overlap Opportunity Table\n"
+      "Overlap mode: single-trace (the trace is its own mapping)\n"
+      "| Priority | Verdict | Kernel | Python scope | Formal signal | Dep risk | Recommendation |\n"
+      "| --- | --- | --- | --- | --- | --- | --- |\n"
+      "| - | - | No rows cleared the 1.0% reporting bar. Use mapping/formal mode for "
+      "overlap attribution. | - | - | - | - |\n");
   free(md);
 }
 
@@ -433,8 +442,11 @@ Test(overlap_render, escapes_cells_and_prints_busy_line) {
   rep.stages = &stage;
   char *md = render(&rep);
   cr_assert(strstr(md, "Overlap mode: mapping-formal\n| Priority"));
-  cr_assert(strstr(md, "| P1 | headroom | k\\|x | unmapped | 30.0 us, share 2.2%, excl 100.0% / hid 0.0% | low | try overlap |\n"));
-  cr_assert(strstr(md, "\nGPU busy 1.30 ms; multi-stream 0.06 ms (4.6%); max concurrent streams 2\n"));
+  cr_assert(strstr(md,
+                   "| P1 | headroom | k\\|x | unmapped | 30.0 us, share 2.2%, excl 100.0% / hid "
+                   "0.0% | low | try overlap |\n"));
+  cr_assert(
+      strstr(md, "\nGPU busy 1.30 ms; multi-stream 0.06 ms (4.6%); max concurrent streams 2\n"));
   cr_assert_null(strstr(md, "#####"));
   free(md);
 }
@@ -472,7 +484,8 @@ Test(overlap_golden, single_trace_equals_two_trace_run) {
   check_golden("synthetic-single-pair.md", b);
   const char *ta = strstr(a, "\n| Priority"), *tb = strstr(b, "\n| Priority");
   cr_assert(ta && tb);
-  cr_assert_str_eq(strstr(a, "\n##### "), strstr(b, "\n##### "), "the same rows after the mode line");
+  cr_assert_str_eq(strstr(a, "\n##### "), strstr(b, "\n##### "),
+                   "the same rows after the mode line");
   free(a);
   free(b);
   run_free(&single);
@@ -491,8 +504,8 @@ Test(overlap_golden, synthetic_mapping_formal) {
   free(md);
   run_free(&x);
   /* --overlap-table-limit keeps the first rows. */
-  an_run_options o = {.formal = formal, .mapping = mapping, .min_share_pct = -1,
-                      .overlap_table_limit = 2};
+  an_run_options o = {
+      .formal = formal, .mapping = mapping, .min_share_pct = -1, .overlap_table_limit = 2};
   an_report *rep = NULL;
   an_error err;
   cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK);
@@ -534,9 +547,12 @@ Test(overlap_stages, sglang_step_annotations_give_both_stages) {
   for (size_t i = 0; i < x.rep->n_stages; i++) {
     const an_stage_report *st = &x.rep->stages[i];
     if (!st->has_kernels) continue;
-    if (!strcmp(st->id, "extend")) ext = st;
-    else if (!strcmp(st->id, "decode")) dec = st;
-    else cr_assert_fail("unexpected stage %s", st->id);
+    if (!strcmp(st->id, "extend"))
+      ext = st;
+    else if (!strcmp(st->id, "decode"))
+      dec = st;
+    else
+      cr_assert_fail("unexpected stage %s", st->id);
   }
   cr_assert(ext && dec, "both stages");
   size_t nccl_ext, nccl_dec;
@@ -561,20 +577,30 @@ static char *mechanism_trace(void) {
   FILE *f = open_memstream(&buf, &len);
   cr_assert(f);
   fputs("{\"traceEvents\":[", f);
-  fputs("{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
-        "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":500,\"args\":{\"stream\":7}}", f);
+  fputs(
+      "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+      "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":500,\"args\":{\"stream\":7}}",
+      f);
   for (int s = 0; s < 4; s++) {
     double t = 1000.0 + s * 1000.0;
-    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
-               "\"tid\":7,\"ts\":%.1f,\"dur\":300,\"args\":{\"stream\":7}}", t);
-    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
-               "elementwise_kernel<4, at::native::CUDAFunctor_add<float> >\",\"pid\":0,\"tid\":7,"
-               "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}", t + 301);
-    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
-               "elementwise_kernel<4, at::native::MulFunctor<float> >\",\"pid\":0,\"tid\":7,"
-               "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}", t + 402);
-    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
-               "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":150,\"args\":{\"stream\":9}}", t + 600);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+            "\"tid\":7,\"ts\":%.1f,\"dur\":300,\"args\":{\"stream\":7}}",
+            t);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
+            "elementwise_kernel<4, at::native::CUDAFunctor_add<float> >\",\"pid\":0,\"tid\":7,"
+            "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}",
+            t + 301);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
+            "elementwise_kernel<4, at::native::MulFunctor<float> >\",\"pid\":0,\"tid\":7,"
+            "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}",
+            t + 402);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+            "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":150,\"args\":{\"stream\":9}}",
+            t + 600);
   }
   fputs("]}", f);
   fclose(f);
@@ -589,7 +615,8 @@ Test(overlap_mechanism, action_follows_mechanism) {
   cr_assert_null(find_row(x.rep, "ampere_sgemm"), "compute is never a row");
   const an_overlap_row *upload = find_row(x.rep, "Memcpy HtoD (Pageable");
   const an_overlap_row *input = find_row(x.rep, "Memcpy HtoD (Pinned");
-  const an_overlap_row *add = find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
+  const an_overlap_row *add = find_row(
+      x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
   cr_assert(upload && input && add);
   cr_assert_eq(upload->recommendation, AN_RECOMMEND_ONE_TIME);
   cr_assert_eq(input->recommendation, AN_RECOMMEND_TRY_OVERLAP);
@@ -610,9 +637,11 @@ Test(overlap_stages, unknown_step_marker_is_a_warning) {
       "{\"traceEvents\":["
       "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[MIXED bs=3]\",\"pid\":1,\"tid\":1,"
       "\"ts\":0,\"dur\":50},"
-      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[DECODE bs=3]\",\"pid\":1,\"tid\":1,"
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[DECODE "
+      "bs=3]\",\"pid\":1,\"tid\":1,"
       "\"ts\":60,\"dur\":50},"
-      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":7,"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_mul_0\",\"pid\":0,\"tid\":"
+      "7,"
       "\"ts\":10,\"dur\":40,\"args\":{\"stream\":7}}"
       "]}";
   te_rules *r = load_rules();
@@ -668,7 +697,8 @@ Test(overlap_mechanism, stage_time_accounting) {
   double compute = -1, elementwise = -1;
   for (size_t j = 0; j < st->n_by_category; j++) {
     if (!strcmp(st->by_category[j].category, "compute")) compute = st->by_category[j].kernel_us;
-    if (!strcmp(st->by_category[j].category, "elementwise")) elementwise = st->by_category[j].kernel_us;
+    if (!strcmp(st->by_category[j].category, "elementwise"))
+      elementwise = st->by_category[j].kernel_us;
   }
   cr_assert_float_eq(compute, 4 * 300.0, 1e-9);
   cr_assert_float_eq(elementwise, 4 * 200.0, 1e-9);
@@ -707,8 +737,9 @@ Test(overlap_mechanism, shared_launch_is_not_a_dependency) {
   run_free(&x);
   te_rules_destroy(r);
   /* the reference rule: the shared launch op makes it high */
-  r = load_rules_with("pack: t\nversion: 1\nsettings:\n  overlap:\n"
-                      "    shared_launch_is_dependency: true\n");
+  r = load_rules_with(
+      "pack: t\nversion: 1\nsettings:\n  overlap:\n"
+      "    shared_launch_is_dependency: true\n");
   run_single(&x, "shared.json", trace, sizeof trace - 1, r);
   a = find_row(x.rep, "my_custom_op_alpha");
   cr_assert(a);

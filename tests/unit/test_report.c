@@ -31,14 +31,17 @@ Test(report, hint_lines) {
   char line[256];
   an_hint h = {AN_HINT_SKIPPED_EVENTS, AN_HINT_WARNING, "f.json", 1, 8950, NULL};
   rp_hint_text(&h, line, sizeof line);
-  cr_assert_str_eq(line, "f.json: warning: skipped 1 event with unusable fields (first at offset 8950)");
+  cr_assert_str_eq(line,
+                   "f.json: warning: skipped 1 event with unusable fields (first at offset 8950)");
   h.count = 4;
   rp_hint_text(&h, line, sizeof line);
   cr_assert(strstr(line, "skipped 4 events with"), "%s", line);
   an_hint u = {AN_HINT_REPLACED_UTF8, AN_HINT_WARNING, "u.json", 2, 0, NULL};
   rp_hint_text(&u, line, sizeof line);
-  cr_assert_str_eq(line, "u.json: warning: replaced 2 invalid UTF-8 sequences or NUL characters with U+FFFD");
-  an_hint a = {AN_HINT_SERVER_ARGS_IGNORED, AN_HINT_WARNING, "d/server_args.json", 0, 0, "malformed JSON"};
+  cr_assert_str_eq(
+      line, "u.json: warning: replaced 2 invalid UTF-8 sequences or NUL characters with U+FFFD");
+  an_hint a = {
+      AN_HINT_SERVER_ARGS_IGNORED, AN_HINT_WARNING, "d/server_args.json", 0, 0, "malformed JSON"};
   rp_hint_text(&a, line, sizeof line);
   cr_assert_str_eq(line, "d/server_args.json: warning: malformed JSON (server args ignored)");
 }
@@ -46,12 +49,13 @@ Test(report, hint_lines) {
 /* The kernel table's cells from a row: shown sites with site shares, CPU ops, and the
  * "unresolved" / "-" of a row without a map entry. */
 Test(report, kernel_cells) {
-  an_site s[2] = {{.display_location = "a.py:1 f", .share_pct_within_kernel = 75, .top_cpu_op = "aten::mm"},
-                  {.display_location = "b|c.py:2 g", .share_pct_within_kernel = 25}};
+  an_site s[2] = {
+      {.display_location = "a.py:1 f", .share_pct_within_kernel = 75, .top_cpu_op = "aten::mm"},
+      {.display_location = "b|c.py:2 g", .share_pct_within_kernel = 25}};
   const an_site *shown[2] = {&s[0], &s[1]};
   an_kmap_entry e = {.name = "k", .n_sites = 2, .sites = s, .best_location = "a.py:1 f"};
-  an_kernel_row r = {.name = "k", .entry = &e, .n_shown_sites = 2, .shown_sites = shown,
-                     .site_share_shown = true};
+  an_kernel_row r = {
+      .name = "k", .entry = &e, .n_shown_sites = 2, .shown_sites = shown, .site_share_shown = true};
   char *loc = rp_kernel_location_cell(&r), *ops = rp_kernel_cpu_op_cell(&r);
   cr_assert_str_eq(loc, "a.py:1 f (site share 75%)<br>b|c.py:2 g (site share 25%)");
   cr_assert_str_eq(ops, "aten::mm");
@@ -71,8 +75,11 @@ Test(report, kernel_cells) {
 
 /* The fuse table's sentence comes from origin, match kind and share. */
 Test(report, fuse_rationale) {
-  an_fuse_row r = {.pattern_name = "P", .origin = AN_FUSION_MAINLINE, .match = AN_FUSION_DIRECT,
-                   .share_pct = 3.14, .rationale_hint = "Hint."};
+  an_fuse_row r = {.pattern_name = "P",
+                   .origin = AN_FUSION_MAINLINE,
+                   .match = AN_FUSION_DIRECT,
+                   .share_pct = 3.14,
+                   .rationale_hint = "Hint."};
   char *s = rp_fuse_rationale(&r);
   cr_assert_str_eq(s, "`P` is present in this trace (3.1% related GPU time). Hint.");
   free(s);

@@ -33,7 +33,9 @@ static void free_rules(void) { te_rules_destroy(g_rules); }
 
 TestSuite(trace_discover, .init = load_rules, .fini = free_rules);
 
-static const char *k_trace = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}]}";
+static const char *k_trace =
+    "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": "
+    "1}]}";
 
 static char g_tmp[256];
 
@@ -82,8 +84,10 @@ Test(trace_discover, synthetic_staged_two_stages_rank0) {
   tr_input_set s = discover_ok("traces/synthetic/staged/");
   cr_assert_eq(s.n, 2);
   /* the exact form the reference prints on the "Input traces:" line */
-  cr_expect_str_eq(s.files[0].path, "traces/synthetic/staged/prefill/triage-trace-prefill-TP-0.trace.json.gz");
-  cr_expect_str_eq(s.files[1].path, "traces/synthetic/staged/decode/triage-trace-decode-TP-0.trace.json.gz");
+  cr_expect_str_eq(s.files[0].path,
+                   "traces/synthetic/staged/prefill/triage-trace-prefill-TP-0.trace.json.gz");
+  cr_expect_str_eq(s.files[1].path,
+                   "traces/synthetic/staged/decode/triage-trace-decode-TP-0.trace.json.gz");
   cr_expect_str_eq(s.files[0].stage_id, "extend");
   cr_expect_str_eq(s.files[1].stage_id, "decode");
   cr_expect_eq(s.files[0].rank, 0);
@@ -94,15 +98,18 @@ Test(trace_discover, synthetic_staged_two_stages_rank0) {
   tr_input_set_free(&s);
   s = discover_ok("./traces//synthetic/staged");
   cr_assert_eq(s.n, 2);
-  cr_expect_str_eq(s.files[0].path, "traces/synthetic/staged/prefill/triage-trace-prefill-TP-0.trace.json.gz");
+  cr_expect_str_eq(s.files[0].path,
+                   "traces/synthetic/staged/prefill/triage-trace-prefill-TP-0.trace.json.gz");
   tr_input_set_free(&s);
 }
 
 Test(trace_discover, single_file_input) {
   cr_assert_eq(chdir(TRIAGE_FIXTURE_DIR), 0);
-  tr_input_set s = discover_ok("traces/synthetic/staged/decode/triage-trace-decode-TP-1.trace.json.gz");
+  tr_input_set s =
+      discover_ok("traces/synthetic/staged/decode/triage-trace-decode-TP-1.trace.json.gz");
   cr_assert_eq(s.n, 1);
-  cr_expect_str_eq(s.files[0].path, "traces/synthetic/staged/decode/triage-trace-decode-TP-1.trace.json.gz");
+  cr_expect_str_eq(s.files[0].path,
+                   "traces/synthetic/staged/decode/triage-trace-decode-TP-1.trace.json.gz");
   cr_expect_str_eq(s.files[0].stage_id, "decode");
   cr_expect_eq(s.files[0].rank, 1);
   cr_expect_str_eq(s.trace_dir, "traces/synthetic/staged/decode");
@@ -264,8 +271,9 @@ Test(trace_discover, path_stage) {
 Test(trace_discover, server_args) {
   tr_server_args a;
   tr_error err;
-  cr_assert_eq(tr_server_args_load(TRIAGE_FIXTURE_DIR "/traces/synthetic/staged/server_args.json", &a, &err), 0,
-               "%s", err.message);
+  cr_assert_eq(
+      tr_server_args_load(TRIAGE_FIXTURE_DIR "/traces/synthetic/staged/server_args.json", &a, &err),
+      0, "%s", err.message);
   cr_expect_str_eq(a.model_path, "meta-llama/Llama-3.1-8B-Instruct");
   cr_expect_geq(a.n_keys, 1);
   cr_expect_not_null(strstr(a.json_text, "Llama"));
@@ -342,20 +350,24 @@ Test(trace_discover, rank_name_forms) {
   cr_expect_eq(r, 1);
   cr_expect(te_rules_rank_from_filename(g_rules, "17-TP-3-DP-1-EP-3.trace.json.gz", &r));
   cr_expect_eq(r, 3);
-  cr_expect(te_rules_rank_from_filename(g_rules, "dp1_pp0_tp0_dcp0_ep4_rank4.1.pt.trace.json.gz", &r));
+  cr_expect(
+      te_rules_rank_from_filename(g_rules, "dp1_pp0_tp0_dcp0_ep4_rank4.1.pt.trace.json.gz", &r));
   cr_expect_eq(r, 4);
   cr_expect(te_rules_rank_from_filename(g_rules, "dp1_pp0_tp2_rank6.pt.trace.json", &r));
   cr_expect_eq(r, 6);
   cr_expect(te_rules_rank_from_filename(g_rules, "trace_rank5.json", &r));
   cr_expect_eq(r, 5);
-  cr_expect_not(te_rules_rank_from_filename(g_rules, "host0_3999.async_llm.17.pt.trace.json.gz", &r));
+  cr_expect_not(
+      te_rules_rank_from_filename(g_rules, "host0_3999.async_llm.17.pt.trace.json.gz", &r));
 }
 
 /* No rank in any file name: distributedInfo.rank (before traceEvents) decides. */
 Test(trace_discover, distributed_info_rank_fallback) {
   make_tmp();
-  put("a.trace.json", "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": []}", 5);
-  put("b.trace.json", "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": []}", 1);
+  put("a.trace.json",
+      "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": []}", 5);
+  put("b.trace.json",
+      "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": []}", 1);
   tr_input_set s = discover_ok(g_tmp);
   cr_assert_eq(s.n, 1);
   cr_expect_str_eq(base(s.files[0].path), "b.trace.json", "rank 0, though a.trace.json is newer");

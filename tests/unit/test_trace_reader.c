@@ -57,14 +57,17 @@ static tr_trace *read_str(const char *json, size_t chunk, tr_error *err) {
 static tr_trace *read_ok(const char *json) {
   tr_error err;
   tr_trace *t = read_str(json, 0, &err);
-  cr_assert_not_null(t, "read failed: %s (offset %llu)", err.message, (unsigned long long)err.offset);
+  cr_assert_not_null(t, "read failed: %s (offset %llu)", err.message,
+                     (unsigned long long)err.offset);
   return t;
 }
 
 static size_t count(const tr_trace *t, tr_kind k) {
   size_t n;
-  if (k == TR_KIND_PYFRAME) tr_trace_pyframes(t, &n);
-  else tr_trace_events(t, k, &n);
+  if (k == TR_KIND_PYFRAME)
+    tr_trace_pyframes(t, &n);
+  else
+    tr_trace_events(t, k, &n);
   return n;
 }
 
@@ -128,27 +131,39 @@ static char *dump(const tr_trace *t) {
     fprintf(f, "T|%s|%s|%s\n", tr_str_get(t, tn[i].pid), tr_str_get(t, tn[i].tid),
             tr_str_get(t, tn[i].name));
   fprintf(f, "S|%s\nN|%llu|%llu\n", tr_trace_sample_text(t),
-          (unsigned long long)tr_trace_event_count(t), (unsigned long long)tr_trace_skipped_count(t));
+          (unsigned long long)tr_trace_event_count(t),
+          (unsigned long long)tr_trace_skipped_count(t));
   fclose(f);
   return buf;
 }
 
 static const char *k_doc =
-    "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\u00e9\", \"x\": [[1,2],[3,{\"a\":null}]]}],\n"
+    "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\u00e9\", \"x\": "
+    "[[1,2],[3,{\"a\":null}]]}],\n"
     " \"traceEvents\": [\n"
-    "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 7, \"tid\": 9, \"args\": {\"name\": \"stream 7\"}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 100, \"tid\": 100, \"ts\": 10.5, \"dur\": 4,"
+    "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 7, \"tid\": 9, \"args\": {\"name\": "
+    "\"stream 7\"}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 100, \"tid\": 100, "
+    "\"ts\": 10.5, \"dur\": 4,"
     "   \"args\": {\"External id\": 11, \"Input Dims\": [[4, 4], [4, 4]], \"Ev Idx\": 3}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": 11, \"dur\": 2,"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
+    "\"tid\": 100, \"ts\": 11, \"dur\": 2,"
     "   \"args\": {\"External id\": 11, \"correlation\": 501}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<float>(float*)\", \"pid\": 0, \"tid\": 7, \"ts\": 2413669097444.592, \"dur\": 1.76,"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<float>(float*)\", \"pid\": 0, "
+    "\"tid\": 7, \"ts\": 2413669097444.592, \"dur\": 1.76,"
     "   \"args\": {\"correlation\": 501, \"stream\": 7, \"grid\": [1, 1, 1]}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.py(12): forward\", \"pid\": 100, \"tid\": 100, \"ts\": 9, \"dur\": 8, \"args\": {\"Python id\": 2}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"step[DECODE bs=32]\", \"pid\": 100, \"tid\": 100, \"ts\": 8, \"dur\": 20},\n"
-    "  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"decode\", \"pid\": 0, \"tid\": 7, \"ts\": 2413669097444, \"dur\": 3},\n"
-    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 100, \"tid\": 100, \"ts\": 30, \"dur\": 1, \"args\": {\"correlation\": 502}},\n"
-    "  {\"ph\": \"f\", \"id\": 501, \"pid\": 0, \"tid\": 7, \"ts\": 11, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
-    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 40, \"dur\": 2, \"args\": {\"stream\": 7}}\n"
+    "  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.py(12): forward\", \"pid\": "
+    "100, \"tid\": 100, \"ts\": 9, \"dur\": 8, \"args\": {\"Python id\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"step[DECODE bs=32]\", \"pid\": "
+    "100, \"tid\": 100, \"ts\": 8, \"dur\": 20},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"decode\", \"pid\": 0, "
+    "\"tid\": 7, \"ts\": 2413669097444, \"dur\": 3},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": "
+    "100, \"tid\": 100, \"ts\": 30, \"dur\": 1, \"args\": {\"correlation\": 502}},\n"
+    "  {\"ph\": \"f\", \"id\": 501, \"pid\": 0, \"tid\": 7, \"ts\": 11, \"cat\": \"ac2g\", "
+    "\"name\": \"ac2g\", \"bp\": \"e\"},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, "
+    "\"ts\": 40, \"dur\": 2, \"args\": {\"stream\": 7}}\n"
     " ],\n"
     " \"distributedInfo\": {\"rank\": 0}, \"traceName\": \"x\"}\n";
 
@@ -185,7 +200,8 @@ Test(trace_reader, basic_document) {
   cr_expect_eq(tr_trace_json_bytes(t), strlen(k_doc));
   const char *s = tr_trace_sample_text(t);
   cr_expect(strstr(s, "aten::mm") && strstr(s, "cpu_op") && strstr(s, "External id") &&
-            strstr(s, "Ev Idx") && strstr(s, "model.py(12): forward"), "sample: %s", s);
+                strstr(s, "Ev Idx") && strstr(s, "model.py(12): forward"),
+            "sample: %s", s);
   tr_trace_destroy(t);
 }
 
@@ -203,7 +219,11 @@ Test(trace_reader, plain_gzip_multimember_and_chunk_sizes_agree) {
   memcpy(padded, multi, ml);
   memset(padded + ml, 0, 16);
   size_t chunks[] = {0, 1, 2, 3, 7, 64, 4096};
-  struct { const void *buf; size_t len; const char *what; } inputs[] = {
+  struct {
+    const void *buf;
+    size_t len;
+    const char *what;
+  } inputs[] = {
       {k_doc, len, "plain"}, {gz, gl, "gzip"}, {multi, ml, "multi"}, {padded, ml + 16, "padded"}};
   /* both gzip inflaters (ISA-L when built with it, and zlib) */
   tr_inflater inflaters[] = {TR_INFLATE_AUTO, TR_INFLATE_ZLIB};
@@ -262,7 +282,8 @@ Test(trace_reader, missing_file_is_io_error) {
 /* ------------------------------------------------------------------ shapes */
 
 Test(trace_reader, bare_array_top_level) {
-  tr_trace *t = read_ok("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":1}]");
+  tr_trace *t = read_ok(
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":1}]");
   cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
   tr_trace_destroy(t);
   t = read_ok("  [ ]  ");
@@ -272,16 +293,23 @@ Test(trace_reader, bare_array_top_level) {
 
 Test(trace_reader, trace_events_after_other_keys_and_key_order) {
   /* members of an event in any order: cat after name, ph last */
-  tr_trace *t = read_ok("{\"deviceProperties\":[{\"a\":{\"b\":[1,2,{}]}}],\"schemaVersion\":1,"
-                        "\"traceEvents\":[{\"args\":{\"stream\":3},\"dur\":5,\"ts\":1,\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\"}]}");
+  tr_trace *t = read_ok(
+      "{\"deviceProperties\":[{\"a\":{\"b\":[1,2,{}]}}],\"schemaVersion\":1,"
+      "\"traceEvents\":[{\"args\":{\"stream\":3},\"dur\":5,\"ts\":1,\"name\":\"k\",\"cat\":"
+      "\"kernel\",\"ph\":\"X\"}]}");
   cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
   cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->stream), "3");
   tr_trace_destroy(t);
 }
 
 Test(trace_reader, shape_errors) {
-  const char *cases[] = {"{\"traceEvents\": {}}", "{\"traceEvents\": 3}", "42", "\"str\"", "null",
-                         "{\"schemaVersion\": 1}", "{}",
+  const char *cases[] = {"{\"traceEvents\": {}}",
+                         "{\"traceEvents\": 3}",
+                         "42",
+                         "\"str\"",
+                         "null",
+                         "{\"schemaVersion\": 1}",
+                         "{}",
                          "{\"traceEvents\": [], \"traceEvents\": []}"};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tr_error err;
@@ -328,7 +356,11 @@ Test(trace_reader, truncated_json_reports_offset) {
 }
 
 Test(trace_reader, syntax_errors_say_what_was_expected) {
-  struct { const char *doc; uint64_t off; const char *msg; } cases[] = {
+  struct {
+    const char *doc;
+    uint64_t off;
+    const char *msg;
+  } cases[] = {
       {"[{\"ph\" \"X\"}]", 7, "expected ':'"},
       {"[{\"ph\": \"X\",}]", 12, "expected a member name"},
       {"[1,]", 3, "expected a JSON value"},
@@ -344,8 +376,10 @@ Test(trace_reader, syntax_errors_say_what_was_expected) {
     tr_trace *t = read_str(cases[i].doc, 0, &err);
     cr_expect_null(t, "%s accepted", cases[i].doc);
     cr_expect_eq(err.code, TR_ERR_JSON, "%s: code %d", cases[i].doc, err.code);
-    cr_expect_eq(err.offset, cases[i].off, "%s: offset %llu", cases[i].doc, (unsigned long long)err.offset);
-    cr_expect(strstr(err.message, cases[i].msg) != NULL, "%s: message '%s'", cases[i].doc, err.message);
+    cr_expect_eq(err.offset, cases[i].off, "%s: offset %llu", cases[i].doc,
+                 (unsigned long long)err.offset);
+    cr_expect(strstr(err.message, cases[i].msg) != NULL, "%s: message '%s'", cases[i].doc,
+              err.message);
     tr_trace_destroy(t);
   }
 }
@@ -405,8 +439,11 @@ Test(trace_reader, long_string_is_a_limit) {
 Test(trace_reader, long_skipped_strings_are_not_a_limit) {
   size_t big = 5u * 1024u * 1024u;
   char *doc = malloc(2 * big + 512);
-  size_t n = (size_t)sprintf(doc, "{\"%s\": 1, \"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\","
-                             "\"name\":\"aten::mm\",\"ts\":1,\"dur\":2,\"args\":{\"Input Dims\": \"", "k");
+  size_t n =
+      (size_t)sprintf(doc,
+                      "{\"%s\": 1, \"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                      "\"name\":\"aten::mm\",\"ts\":1,\"dur\":2,\"args\":{\"Input Dims\": \"",
+                      "k");
   memset(doc + n, '[', big);
   n += big;
   n += (size_t)sprintf(doc + n, "\", \"");
@@ -449,7 +486,8 @@ Test(trace_reader, truncated_gzip_reports_compressed_offset) {
   gz[gl / 2 + 1] ^= 0xff;
   t = tr_trace_read_buffer("t.gz", gz, gl, NULL, &err);
   cr_assert_null(t);
-  cr_expect(err.code == TR_ERR_GZIP || err.code == TR_ERR_JSON, "code %d: %s", err.code, err.message);
+  cr_expect(err.code == TR_ERR_GZIP || err.code == TR_ERR_JSON, "code %d: %s", err.code,
+            err.message);
   free(gz);
   /* garbage after a member */
   unsigned char *g2 = gzip_member(k_doc, strlen(k_doc), &gl);
@@ -553,9 +591,11 @@ Test(trace_reader, isal_and_zlib_agree) {
 
 Test(trace_reader, pids_and_tids_as_text) {
   tr_trace *t = read_ok(
-      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":\"[TP00-DP01] 1234\",\"tid\":\"stream 7\",\"ts\":1,\"dur\":1},"
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":\"[TP00-DP01] "
+      "1234\",\"tid\":\"stream 7\",\"ts\":1,\"dur\":1},"
       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1234,\"tid\":-0,\"ts\":1,\"dur\":1},"
-      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":12.5,\"tid\":1e3,\"ts\":1,\"dur\":1},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":12.5,\"tid\":1e3,\"ts\":1,\"dur\":1}"
+      ","
       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"pid\":null,\"ts\":1,\"dur\":1}]");
   size_t n;
   const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
@@ -572,7 +612,9 @@ Test(trace_reader, pids_and_tids_as_text) {
 }
 
 Test(trace_reader, numeric_string_times) {
-  tr_trace *t = read_ok("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":\"1234.5\",\"dur\":\" 2.25\",\"args\":{}}]");
+  tr_trace *t = read_ok(
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":\"1234.5\",\"dur\":\" "
+      "2.25\",\"args\":{}}]");
   const tr_event *e = first(t, TR_KIND_KERNEL);
   cr_expect_eq(e->ts, 1234.5);
   cr_expect_eq(e->dur, 2.25);
@@ -618,12 +660,18 @@ Test(trace_reader, name_of_wrong_type_is_skipped_not_emptied) {
 
 Test(trace_reader, huge_and_odd_ids) {
   tr_trace *t = read_ok(
-      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":99999999999999999999,\"x\":1e999}},"
-      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":1e30}},"
-      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":7.0}},"
-      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":\"42\"}},"
-      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":-9223372036854775808}},"
-      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"f\",\"ts\":1,\"dur\":1,\"args\":{\"External id\":7.5}}]");
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"External "
+      "id\":99999999999999999999,\"x\":1e999}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":1,\"dur\":1,\"args\":{\"External "
+      "id\":1e30}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":1,\"dur\":1,\"args\":{\"External "
+      "id\":7.0}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"ts\":1,\"dur\":1,\"args\":{\"External "
+      "id\":\"42\"}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e\",\"ts\":1,\"dur\":1,\"args\":{\"External "
+      "id\":-9223372036854775808}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"f\",\"ts\":1,\"dur\":1,\"args\":{\"External "
+      "id\":7.5}}]");
   size_t n;
   const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   cr_assert_eq(n, 6);
@@ -651,11 +699,13 @@ static const char *kernel_name_of(const char *doc) {
 Test(trace_reader, escapes_and_utf8_repair) {
   const char *doc =
       "[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,"
-      "\"name\":\"a\\u00e9\\ud83d\\ude00\\ud800x\\udc00\\u0000\\n\\\"\\/\\\\b\xff" "c\xc3(\xe2\x82\xac\"}]";
+      "\"name\":\"a\\u00e9\\ud83d\\ude00\\ud800x\\udc00\\u0000\\n\\\"\\/\\\\b\xff"
+      "c\xc3(\xe2\x82\xac\"}]";
   /* é, 😀, lone high -> FFFD then x, lone low -> FFFD, NUL -> FFFD, \n, ", /, \, b,
    * invalid 0xff -> FFFD, c, truncated 2-byte sequence -> FFFD then (, valid € */
-  const char *want = "a\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd\n\"/\\b\xef\xbf\xbd"
-                     "c\xef\xbf\xbd(\xe2\x82\xac";
+  const char *want =
+      "a\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd\n\"/\\b\xef\xbf\xbd"
+      "c\xef\xbf\xbd(\xe2\x82\xac";
   cr_expect_str_eq(kernel_name_of(doc), want);
   /* the same across chunk boundaries of every size */
   for (size_t c = 1; c < 12; c++) {
@@ -666,12 +716,14 @@ Test(trace_reader, escapes_and_utf8_repair) {
     tr_trace_destroy(t);
   }
   /* high surrogate followed by another escape */
-  cr_expect_str_eq(kernel_name_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"\\ud800\\n\\ud800\\ud83d\\ude00\"}]"),
+  cr_expect_str_eq(kernel_name_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":"
+                                  "\"\\ud800\\n\\ud800\\ud83d\\ude00\"}]"),
                    "\xef\xbf\xbd\n\xef\xbf\xbd\xf0\x9f\x98\x80");
 }
 
 Test(trace_reader, utf8_replacement_is_warned) {
-  const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"bad\xc0\xaf\"}]";
+  const char *doc =
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":1,\"dur\":1,\"name\":\"bad\xc0\xaf\"}]";
   warnings ws;
   tr_trace *t = read_capturing_warnings("u.json", doc, &ws);
   cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->name), "bad\xef\xbf\xbd\xef\xbf\xbd");
@@ -683,8 +735,9 @@ Test(trace_reader, utf8_replacement_is_warned) {
 
 /* ------------------------------------------------------------------ classification */
 
-#define EV(cat, name, args) \
-  "[{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"ts\":5,\"dur\":3,\"args\":{" args "}}]"
+#define EV(cat, name, args)                                                                     \
+  "[{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"ts\":5,\"dur\":3,\"args\":{" args \
+  "}}]"
 
 static int kind_of(const char *doc) {
   tr_trace *t = read_ok(doc);
@@ -700,10 +753,12 @@ Test(trace_reader, kernel_detector) {
   cr_expect_eq(kind_of(EV("Kernel", "legacy", "")), TR_KIND_KERNEL, "legacy category");
   cr_expect_eq(kind_of(EV("gpu_memcpy", "Memcpy DtoD", "")), TR_KIND_KERNEL);
   cr_expect_eq(kind_of(EV("gpu_memset", "Memset", "")), TR_KIND_KERNEL);
-  cr_expect_eq(kind_of(EV("xpu_runtime", "urEnqueueKernelLaunch", "\"correlation\":1,\"External id\":2")),
-               TR_KIND_KERNEL, "XPU launch");
+  cr_expect_eq(
+      kind_of(EV("xpu_runtime", "urEnqueueKernelLaunch", "\"correlation\":1,\"External id\":2")),
+      TR_KIND_KERNEL, "XPU launch");
   cr_expect_eq(kind_of(EV("xpu_runtime", "urEnqueueMemcpy", "\"correlation\":1")), TR_KIND_RUNTIME);
-  cr_expect_eq(kind_of(EV("mystery", "some_op", "\"stream\":7")), TR_KIND_KERNEL, "stream fallback");
+  cr_expect_eq(kind_of(EV("mystery", "some_op", "\"stream\":7")), TR_KIND_KERNEL,
+               "stream fallback");
   cr_expect_eq(kind_of(EV("mystery", "some_op", "\"cuda_stream\":7")), TR_KIND_KERNEL);
   cr_expect_eq(kind_of(EV("mystery", "some_op", "\"stream\":null")), -1);
   cr_expect_eq(kind_of(EV("mystery", "some_op", "")), -1);
@@ -711,21 +766,28 @@ Test(trace_reader, kernel_detector) {
   cr_expect_eq(kind_of(EV("mystery", "Python/x", "\"stream\":7")), -1);
   cr_expect_eq(kind_of(EV("mystery", "nn.Module: Linear", "\"stream\":7")), -1);
   cr_expect_eq(kind_of(EV("kernel", "thread_name", "")), -1, "metadata name");
-  cr_expect_eq(kind_of(EV("gpu_user_annotation", "decode", "\"stream\":7")), TR_KIND_GPU_ANNOTATION);
+  cr_expect_eq(kind_of(EV("gpu_user_annotation", "decode", "\"stream\":7")),
+               TR_KIND_GPU_ANNOTATION);
   cr_expect_eq(kind_of(EV("Trace", "x", "\"stream\":7")), -1);
   cr_expect_eq(kind_of(EV("kernel", "## call foo", "")), -1);
-  cr_expect_eq(kind_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":0}]"), -1, "dur 0");
-  cr_expect_eq(kind_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"dur\":4}]"), -1, "no ts");
-  cr_expect_eq(kind_of("[{\"ph\":\"B\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":4}]"), -1, "not X");
+  cr_expect_eq(kind_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":0}]"), -1,
+               "dur 0");
+  cr_expect_eq(kind_of("[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"dur\":4}]"), -1,
+               "no ts");
+  cr_expect_eq(kind_of("[{\"ph\":\"B\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":4}]"), -1,
+               "not X");
 }
 
 Test(trace_reader, other_kinds) {
   cr_expect_eq(kind_of(EV("cpu_op", "aten::mm", "")), TR_KIND_CPU_OP);
-  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaLaunchKernel", "\"correlation\":4")), TR_KIND_LAUNCH);
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaLaunchKernel", "\"correlation\":4")),
+               TR_KIND_LAUNCH);
   cr_expect_eq(kind_of(EV("cuda_driver", "cuLaunchKernel", "\"correlation\":4")), TR_KIND_LAUNCH);
   cr_expect_eq(kind_of(EV("cuda_runtime", "cudaGraphLaunch", "\"correlation\":4")), TR_KIND_LAUNCH);
-  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaLaunchKernel", "")), -1, "launch without correlation");
-  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaMemcpyAsync", "\"correlation\":4")), TR_KIND_RUNTIME);
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaLaunchKernel", "")), -1,
+               "launch without correlation");
+  cr_expect_eq(kind_of(EV("cuda_runtime", "cudaMemcpyAsync", "\"correlation\":4")),
+               TR_KIND_RUNTIME);
   cr_expect_eq(kind_of(EV("python_function", "x.py(1): f", "")), TR_KIND_PYFRAME);
   cr_expect_eq(kind_of(EV("user_annotation", "ProfilerStep#1", "")), TR_KIND_USER_ANNOTATION);
   cr_expect_eq(kind_of(EV("Operator", "aten::mm", "")), -1, "legacy Operator is not cpu_op");
@@ -735,20 +797,21 @@ Test(trace_reader, other_kinds) {
  * to a side table. Both must read back exactly, in events and in the correlation map,
  * and a later pair must win over an earlier one whichever table either went to. */
 Test(trace_reader, ids_outside_the_32_bit_window) {
-  const long long ids[] = {5, 4294967296LL * 3, -4611686018427387904LL, 9223372036854775807LL,
-                           6, -9223372036854775807LL, 2147483652LL, -2147483644LL};
+  const long long ids[] = {5, 4294967296LL * 3,       -4611686018427387904LL, 9223372036854775807LL,
+                           6, -9223372036854775807LL, 2147483652LL,           -2147483644LL};
   char doc[4096];
   size_t n = 0;
   doc[n++] = '[';
   for (size_t i = 0; i < 8; i++)
-    n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+    n += (size_t)sprintf(doc + n,
+                         "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
                          "\"ts\":1,\"dur\":1,\"args\":{\"correlation\":%lld,\"External id\":%lld}}",
                          i ? "," : "", ids[i], ids[7 - i]);
   /* later pairs for correlations 5 (compact -> wide value) and 3*2^32 (wide -> compact) */
   n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":5,\"External id\":%lld}}",
                        ids[3]);
-  n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":%lld,\"External id\":8}}]",
-                       ids[1]);
+  n += (size_t)sprintf(
+      doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":%lld,\"External id\":8}}]", ids[1]);
   tr_trace *t = read_ok(doc);
   size_t ne;
   const tr_event *e = tr_trace_events(t, TR_KIND_LAUNCH, &ne);
@@ -769,7 +832,8 @@ Test(trace_reader, ids_outside_the_32_bit_window) {
 
 Test(trace_reader, correlation_map_from_any_event) {
   tr_trace *t = read_ok(
-      "[{\"ph\":\"X\",\"cat\":\"xpu_runtime\",\"name\":\"urEnqueueKernelLaunch\",\"ts\":1,\"dur\":1,"
+      "[{\"ph\":\"X\",\"cat\":\"xpu_runtime\",\"name\":\"urEnqueueKernelLaunch\",\"ts\":1,\"dur\":"
+      "1,"
       "\"args\":{\"correlation\":900,\"External id\":1}},"
       "{\"ph\":\"f\",\"args\":{\"correlation\":901,\"External id\":2}},"
       "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1,\"dur\":1,"
@@ -784,7 +848,8 @@ Test(trace_reader, correlation_map_from_any_event) {
   size_t n = 0;
   doc[n++] = '[';
   for (int i = 0; i < 5000; i++)
-    n += (size_t)sprintf(doc + n, "%s{\"args\":{\"correlation\":%d,\"External id\":%d}}", i ? "," : "", i * 7, i);
+    n += (size_t)sprintf(doc + n, "%s{\"args\":{\"correlation\":%d,\"External id\":%d}}",
+                         i ? "," : "", i * 7, i);
   doc[n++] = ']';
   doc[n] = 0;
   t = read_ok(doc);
@@ -808,8 +873,9 @@ Test(trace_reader, progress_callback) {
   size_t n = 0;
   doc[n++] = '[';
   for (size_t i = 0; i < n_ev; i++)
-    n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"ts\":%zu,\"dur\":1}",
-                         i ? "," : "", i % 100, i);
+    n += (size_t)sprintf(
+        doc + n, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"ts\":%zu,\"dur\":1}",
+        i ? "," : "", i % 100, i);
   doc[n++] = ']';
   doc[n] = 0;
   tr_read_options o;
@@ -860,7 +926,8 @@ static const char *k_meta_doc =
     " \"deviceProperties\": [{\"id\": 0, \"name\": \"AMD Instinct MI300X\", \"computeMajor\": 9,"
     " \"computeMinor\": 4, \"warpSize\": 64, \"numSms\": 304, \"extra\": [1, {\"x\": 2}]},"
     " {\"id\": 1, \"name\": \"\"}],"
-    " \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+    " \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": "
+    "7,"
     " \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}}],"
     " \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8,"
     " \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"pg_size\": 8,"
@@ -897,8 +964,9 @@ Test(trace_reader, run_metadata) {
 }
 
 Test(trace_reader, run_metadata_absent_or_odd) {
-  tr_trace *t = read_ok("{\"distributedInfo\": [1, 2], \"deviceProperties\": {\"id\": 0},"
-                        " \"traceEvents\": []}");
+  tr_trace *t = read_ok(
+      "{\"distributedInfo\": [1, 2], \"deviceProperties\": {\"id\": 0},"
+      " \"traceEvents\": []}");
   const tr_trace_meta *m = tr_trace_meta_get(t);
   cr_expect_eq(m->rank, TR_NO_ID);
   cr_expect_eq(m->world_size, TR_NO_ID);
@@ -918,9 +986,12 @@ Test(trace_reader, run_metadata_lists_are_capped) {
   char *doc = malloc(cap);
   cr_assert_not_null(doc);
   size_t len = (size_t)snprintf(doc, cap, "{\"deviceProperties\": [");
-  for (size_t i = 0; i < n; i++) len += (size_t)snprintf(doc + len, cap - len, "%s{\"id\": %zu}", i ? "," : "", i);
-  len += (size_t)snprintf(doc + len, cap - len, "], \"distributedInfo\": {\"pg_config\": [{\"ranks\": [");
-  for (size_t i = 0; i < n; i++) len += (size_t)snprintf(doc + len, cap - len, "%s%zu", i ? "," : "", i);
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(doc + len, cap - len, "%s{\"id\": %zu}", i ? "," : "", i);
+  len += (size_t)snprintf(doc + len, cap - len,
+                          "], \"distributedInfo\": {\"pg_config\": [{\"ranks\": [");
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(doc + len, cap - len, "%s%zu", i ? "," : "", i);
   snprintf(doc + len, cap - len, "]}]}, \"traceEvents\": []}");
   tr_trace *t = read_ok(doc);
   const tr_trace_meta *m = tr_trace_meta_get(t);

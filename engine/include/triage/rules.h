@@ -3,9 +3,9 @@
  *
  * Every heuristic triage applies to a trace (kernel categories, frame priorities, path
  * rewrites, stage and framework hints, overlap thresholds, fusion patterns) lives in a
- * rule pack (the .yaml files of rules/, format in docs/rules.md, schema in schemas/rulepack.schema.json).
- * This library turns packs into compiled, queryable rules. It does no trace I/O, never
- * prints and never exits: every failure is a status code plus diagnostics.
+ * rule pack (the .yaml files of rules/, format in docs/rules.md, schema in
+ * schemas/rulepack.schema.json). This library turns packs into compiled, queryable rules. It does
+ * no trace I/O, never prints and never exits: every failure is a status code plus diagnostics.
  *
  * Lifecycle:
  *   te_rules *r = te_rules_create();
@@ -36,12 +36,12 @@ extern "C" {
 
 typedef enum te_status {
   TE_OK = 0,
-  TE_ERR_IO = 1,        /* file or directory unreadable */
-  TE_ERR_INVALID = 2,   /* a pack failed validation: see diagnostics */
+  TE_ERR_IO = 1,      /* file or directory unreadable */
+  TE_ERR_INVALID = 2, /* a pack failed validation: see diagnostics */
   TE_ERR_NOMEM = 3,
-  TE_ERR_LIMIT = 4,     /* a limit of triage/limits.h was exceeded */
-  TE_ERR_STATE = 5,     /* API misuse, e.g. loading after finalize */
-  TE_ERR_NOT_FOUND = 6  /* a query named something no pack defines */
+  TE_ERR_LIMIT = 4,    /* a limit of triage/limits.h was exceeded */
+  TE_ERR_STATE = 5,    /* API misuse, e.g. loading after finalize */
+  TE_ERR_NOT_FOUND = 6 /* a query named something no pack defines */
 } te_status;
 
 /* Short English text for a status ("invalid rule pack", ...). Static storage. */
@@ -54,7 +54,7 @@ typedef enum te_severity { TE_SEV_ERROR = 0, TE_SEV_WARNING = 1 } te_severity;
 /* One problem in one pack. line and col are 1-based (0 when unknown). */
 typedef struct te_diag {
   te_severity severity;
-  const char *file;    /* path as given to the loader, or the buffer name */
+  const char *file; /* path as given to the loader, or the buffer name */
   unsigned line;
   unsigned col;
   const char *message; /* no trailing newline, no "error:" prefix */
@@ -98,8 +98,7 @@ typedef struct te_pack_info {
   const char *file;
   const char *description;
   size_t n_classifier_rules, n_ladder_rules, n_matchers, n_path_rewrites, n_stage_rules,
-      n_rank_patterns, n_framework_hints, n_settings, n_aliases, n_fusion_patterns,
-      n_examples;
+      n_rank_patterns, n_framework_hints, n_settings, n_aliases, n_fusion_patterns, n_examples;
 } te_pack_info;
 size_t te_rules_pack_count(const te_rules *r);
 const te_pack_info *te_rules_pack(const te_rules *r, size_t i);
@@ -140,10 +139,10 @@ typedef struct te_category {
 
 typedef struct te_class_rule {
   const char *id;
-  const char *category;      /* reported category: the label's parent, else the label */
-  const char *kind;          /* the label the rule gives (== category for top-level ones) */
-  const te_matcher *match;   /* may be NULL when from_classifier is set */
-  const te_matcher *unless;  /* may be NULL */
+  const char *category;     /* reported category: the label's parent, else the label */
+  const char *kind;         /* the label the rule gives (== category for top-level ones) */
+  const te_matcher *match;  /* may be NULL when from_classifier is set */
+  const te_matcher *unless; /* may be NULL */
   /* With from_classifier set, the rule also needs the name's category or kind under
    * that classifier to be one of from_categories (derived classifiers: the overlap class
    * follows the kernel category). */
@@ -158,7 +157,7 @@ typedef struct te_classifier {
   const char *default_category; /* when no rule hits (a declared top-level label) */
   size_t n_rules;
   const te_class_rule *rules;
-  size_t n_categories;          /* the vocabulary, in declaration order */
+  size_t n_categories; /* the vocabulary, in declaration order */
   const te_category *categories;
 } te_classifier;
 
@@ -189,7 +188,7 @@ typedef struct te_ladder_rule {
   const te_matcher *raw;        /* tested on the raw text; NULL = no condition */
   const te_matcher *normalized; /* tested on the normalised text; NULL = no condition */
   int score;
-  bool penalize;                /* subtract the ladder penalty if penalty matcher hits */
+  bool penalize; /* subtract the ladder penalty if penalty matcher hits */
   te_origin origin;
 } te_ladder_rule;
 
@@ -243,8 +242,8 @@ bool te_rules_rank_from_filename(const te_rules *r, const char *name, long *rank
 /* ---------------------------------------------------------------- frameworks */
 
 typedef struct te_framework {
-  const char *id;      /* "sglang", "vllm", "trtllm", "tokenspeed" */
-  const char *label;   /* "SGLang", "vLLM", "TensorRT-LLM", "TokenSpeed" */
+  const char *id;    /* "sglang", "vllm", "trtllm", "tokenspeed" */
+  const char *label; /* "SGLang", "vLLM", "TensorRT-LLM", "TokenSpeed" */
   size_t n_aliases;
   const char *const *aliases; /* accepted spellings for --framework */
 } te_framework;
@@ -306,13 +305,13 @@ typedef enum te_origin_kind {
 } te_origin_kind;
 
 typedef struct te_fusion_pattern {
-  const char *id;              /* stable id, used by subsumes and overrides */
-  const char *name;            /* display name ("Fused residual add + RMSNorm") */
-  const char *framework;       /* framework gate ("sglang"), NULL = every framework */
+  const char *id;        /* stable id, used by subsumes and overrides */
+  const char *name;      /* display name ("Fused residual add + RMSNorm") */
+  const char *framework; /* framework gate ("sglang"), NULL = every framework */
   te_origin_kind origin;
   size_t n_candidate_paths;
   const char *const *candidate_paths; /* rendered joined by <br> */
-  const te_matcher *active;    /* evidence the fused path ran; may be NULL */
+  const te_matcher *active;           /* evidence the fused path ran; may be NULL */
   size_t n_split_groups;
   const te_matcher *const *split_groups; /* all must hit to prove the unfused chain */
   size_t n_model_include;
@@ -360,8 +359,8 @@ const te_display_rule *te_rules_display_rule(const te_rules *r, size_t i); /* ru
  * at most cap bytes into out (always NUL-terminated when cap > 0), sets *full_len (may be
  * NULL) to the length of the whole expansion and *rule (may be NULL) to the deciding
  * rule, and returns true. */
-bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out,
-                           size_t cap, size_t *full_len, const te_display_rule **rule);
+bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out, size_t cap,
+                           size_t *full_len, const te_display_rule **rule);
 
 /* ---------------------------------------------------------------- self-tests */
 

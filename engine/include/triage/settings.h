@@ -27,11 +27,11 @@ extern "C" {
 #endif
 
 typedef enum te_setting_type {
-  TE_SETTING_NUMBER = 0,  /* double in [min, max] */
-  TE_SETTING_INT = 1,     /* whole number (long) in [min, max] */
-  TE_SETTING_BOOL = 2,    /* true / false */
-  TE_SETTING_ENUM = 3,    /* one of the '|'-separated choices; stored as its index (int) */
-  TE_SETTING_LIST = 4,    /* list of non-empty strings */
+  TE_SETTING_NUMBER = 0,     /* double in [min, max] */
+  TE_SETTING_INT = 1,        /* whole number (long) in [min, max] */
+  TE_SETTING_BOOL = 2,       /* true / false */
+  TE_SETTING_ENUM = 3,       /* one of the '|'-separated choices; stored as its index (int) */
+  TE_SETTING_LIST = 4,       /* list of non-empty strings */
   TE_SETTING_NUMBER_MAP = 5, /* mapping of ids (e.g. overlap categories) to numbers in
                                 [min, max]; an id the packs do not mention reads `absent` */
   TE_SETTING_LIST_MAP = 6    /* mapping of ids to lists of strings */
@@ -58,149 +58,149 @@ typedef struct te_list_map {
 /* X(member, "dotted.key", TYPE, min, max, absent, choices, "meaning")
  * min/max: range of NUMBER, INT and NUMBER_MAP values; absent: NUMBER_MAP only;
  * choices: ENUM only ("a|b"). */
-#define TE_SETTINGS(X)                                                                        \
-  X(kernel_table_min_share_pct, "kernel_table.min_share_pct", NUMBER, 0, 100, 0, NULL,       \
-    "render bar of the kernel table in percent of stage GPU time (--min-share overrides)")   \
-  X(kernel_table_sites_shown, "kernel_table.sites_shown", INT, 1, 1000, 0, NULL,             \
-    "launch sites shown per kernel row")                                                     \
-  X(kernel_table_stack_depth, "kernel_table.stack_depth", INT, 1, 256, 0, NULL,              \
-    "innermost positive-priority frames kept in a site's stack")                             \
-  X(kernel_map_sample_per_kernel, "kernel_map.sample_per_kernel", INT, 1, 1000000, 0, NULL,  \
-    "kernels attributed per name and stage when the mapping pass is sampled")                \
-  X(kernel_map_long_name_min, "kernel_map.long_name_min", INT, 0, 1000000, 0, NULL,          \
-    "relaxed lookup: compacted names at least this long may match by a common prefix")       \
-  X(kernel_map_long_prefix_min, "kernel_map.long_prefix_min", INT, 0, 1000000, 0, NULL,      \
-    "relaxed lookup: shortest common prefix (characters) of such a match")                   \
-  X(kernel_map_long_prefix_ratio, "kernel_map.long_prefix_ratio", NUMBER, 0, 1, 0, NULL,     \
-    "relaxed lookup: shortest common prefix as a fraction of the shorter name")              \
-  X(kernel_map_flash_bonus, "kernel_map.flash_bonus", NUMBER, 0, 1e6, 0, NULL,               \
-    "relaxed lookup: score added when both names start with a flash_bonus_prefixes entry")   \
-  X(kernel_map_flash_bonus_prefixes, "kernel_map.flash_bonus_prefixes", LIST, 0, 0, 0, NULL, \
-    "compacted-name prefixes that earn kernel_map.flash_bonus")                              \
-  X(kernel_map_alias_group_weight, "kernel_map.alias_group_weight", NUMBER, 0, 1e9, 0, NULL, \
-    "alias token group i (kernel_map_aliases order) scores weight x (i + 1)")                \
-  X(kernel_map_unsampled_frameworks, "kernel_map.unsampled_frameworks", LIST, 0, 0, 0, NULL, \
-    "framework ids whose mapping pass attributes every kernel instead of a sample")          \
-  X(attribution_candidates_before, "attribution.candidates_before", INT, 0, 1000, 0, NULL,   \
-    "CPU-op candidates considered before the bisect point")                                  \
-  X(attribution_candidates_after, "attribution.candidates_after", INT, 0, 1000, 0, NULL,     \
-    "CPU-op candidates considered after the bisect point")                                   \
-  X(attribution_probe_max_us, "attribution.probe_max_us", NUMBER, 0, 1e9, 0, NULL,           \
-    "cap on the probe offset inside a CPU op (half its duration otherwise)")                 \
-  X(fuse_render_min_share_pct, "fuse.render_min_share_pct", NUMBER, 0, 100, 0, NULL,         \
-    "fuse rows are rendered at or above this share")                                         \
-  X(fuse_evidence_rows, "fuse.evidence_rows", INT, 0, 1000, 0, NULL,                         \
-    "evidence kernels listed per fuse row")                                                  \
-  X(fuse_evidence_min_share_pct, "fuse.evidence_min_share_pct", NUMBER, 0, 100, 0, NULL,     \
-    "evidence kernels are listed at or above this share")                                    \
-  X(fuse_locations, "fuse.locations", INT, 0, 1000, 0, NULL,                                 \
-    "current Python locations listed per fuse row")                                          \
-  X(fuse_component_evidence, "fuse.component_evidence", BOOL, 0, 0, 0, NULL,                 \
-    "patterns' evidence and platform gates apply; false: the reference's text-only match")   \
-  X(fuse_model_frame_markers, "fuse.model_frame_markers", LIST, 0, 0, 0, NULL,               \
-    "a launch site path holding a marker names the model: the file stem after it")           \
-  X(fuse_model_frame_ignore, "fuse.model_frame_ignore", LIST, 0, 0, 0, NULL,                 \
-    "file stems under a model marker that are helpers, not models")                          \
-  X(fuse_context_from_trace, "fuse.context_from_trace", BOOL, 0, 0, 0, NULL,                 \
-    "fusion gates read TP size and platform from trace metadata when server args lack them") \
-  X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,            \
-    "a kernel outside every stage annotation takes the nearest one within this distance")    \
-  X(stage_merge_gap_us, "stage.merge_gap_us", NUMBER, 0, 1e15, 0, NULL,                      \
-    "same-stage annotations this close merge into one window")                               \
-  X(stage_min_all_share_pct, "stage.min_all_share_pct", NUMBER, 0, 100, 0, NULL,             \
-    "a leftover 'all' group of an annotated trace is kept at or above this share")           \
-  X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                 \
-    "overlap rows are reported at or above this share of GPU busy time")                     \
-  X(overlap_sample_per_kernel, "overlap.sample_per_kernel", INT, 1, 1000000, 0, NULL,        \
-    "mapping events sampled per kernel name for its Python scope")                           \
-  X(overlap_scope_chain_depth, "overlap.scope_chain_depth", INT, 1, 256, 0, NULL,            \
-    "innermost meaningful frames scored for a scope")                                        \
-  X(overlap_category_priority, "overlap.category_priority", NUMBER_MAP, -1e6, 1e6, 0, NULL,  \
-    "dominant-kernel priority per overlap category (absent: 0, the lowest)")                 \
-  X(overlap_weight, "overlap.weight", NUMBER_MAP, 0, 1e6, 1, NULL,                           \
-    "headroom sort weight per overlap category (absent: 1, unweighted)")                     \
-  X(overlap_headroom_min_total_us, "overlap.headroom.min_total_us", NUMBER, 0, 1e15, 0, NULL, \
-    "headroom rows need at least this much kernel time")                                     \
-  X(overlap_headroom_min_exclusive_ratio, "overlap.headroom.min_exclusive_ratio", NUMBER, 0, \
-    1, 0, NULL, "headroom rows need at least this fraction of exclusive time")               \
-  X(overlap_headroom_top_n, "overlap.headroom.top_n", INT, 0, 100000, 0, NULL,               \
-    "headroom rows per stage")                                                               \
-  X(overlap_low_roi_hidden_min_total_us, "overlap.low_roi_hidden.min_total_us", NUMBER, 0,   \
-    1e15, 0, NULL, "low-roi-hidden rows need at least this much kernel time")                \
-  X(overlap_low_roi_hidden_min_hidden_ratio, "overlap.low_roi_hidden.min_hidden_ratio",      \
-    NUMBER, 0, 1, 0, NULL, "low-roi-hidden rows need at least this fraction of hidden time") \
-  X(overlap_low_roi_hidden_top_n, "overlap.low_roi_hidden.top_n", INT, 0, 100000, 0, NULL,   \
-    "low-roi-hidden rows per stage")                                                         \
-  X(overlap_low_roi_hidden_categories, "overlap.low_roi_hidden.categories", LIST, 0, 0, 0,   \
-    NULL, "overlap categories that may give low-roi-hidden rows")                            \
-  X(overlap_tight_gap_min_us, "overlap.tight_gap.min_us", NUMBER, 0, 1e15, 0, NULL,          \
-    "floor of the tight-gap threshold of the dependency signal")                             \
-  X(overlap_tight_gap_max_us, "overlap.tight_gap.max_us", NUMBER, 0, 1e15, 0, NULL,          \
-    "cap of the tight-gap threshold")                                                        \
-  X(overlap_tight_gap_duration_fraction, "overlap.tight_gap.duration_fraction", NUMBER, 0,   \
-    1000, 0, NULL, "tight-gap threshold as a fraction of the kernel's duration")             \
-  X(overlap_producer_consumer, "overlap.producer_consumer", LIST_MAP, 0, 0, 0, NULL,         \
-    "per row category, neighbour categories that look like its producer or consumer")        \
-  X(overlap_try_overlap_categories, "overlap.try_overlap_categories", LIST, 0, 0, 0, NULL,   \
-    "P1 rows of these categories say 'try overlap', the others 'try fusion'")                \
-  X(overlap_mechanism_actions, "overlap.mechanism_actions", BOOL, 0, 0, 0, NULL,             \
-    "the action follows the mechanism (deviation O8); false: by category and dep risk")      \
-  X(overlap_never_row_categories, "overlap.never_row_categories", LIST, 0, 0, 0, NULL,       \
-    "overlap categories that are never rows: the work others overlap with (O8)")             \
-  X(overlap_copy_engine_event_categories, "overlap.copy_engine_event_categories", LIST, 0, 0, \
-    0, NULL, "trace event categories of copy-engine transfers (O8: overlap or prefetch)")     \
-  X(overlap_serial_chain_fuse_categories, "overlap.serial_chain_fuse_categories", LIST, 0, 0, \
-    0, NULL, "a serial (tight producer/consumer) row of these categories says fuse (O8)")     \
-  X(overlap_one_time_min_fraction, "overlap.one_time_min_fraction", NUMBER, 0, 1, 0, NULL,   \
-    "a copy with this fraction of its time before the stage's first compute is one-time")    \
-  X(overlap_wait_categories, "overlap.wait.categories", LIST, 0, 0, 0, NULL,                 \
-    "categories whose exposed excess over the steady cost is wait (rank skew), O8")          \
-  X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,               \
-    "wait at least this many times the steady exposed cost makes the row rank skew (O8)")    \
-  X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0,  \
-    0, NULL, "a tight neighbour with the same launch op or scope family is a dependency")    \
-  X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,       \
-    "the formal kernel map's sites vote for a scope next to the mapping evidence")           \
-  X(overlap_launch_scope_fallback, "overlap.launch_scope_fallback", BOOL, 0, 0, 0, NULL,     \
-    "a kernel without a CPU-op context takes the Python frames at its launch")               \
-  X(overlap_uniform_scope_spelling, "overlap.uniform_scope_spelling", BOOL, 0, 0, 0, NULL,   \
-    "every scope reads 'path:line func'; false: the winning vote's own spelling")            \
-  X(overlap_single_trace, "overlap.single_trace", BOOL, 0, 0, 0, NULL,                       \
-    "a single-trace run fills the overlap table; false: the reference's placeholder row")    \
-  X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                       \
-    "canonical names mask every 0x run; false: only real addresses (docs/names.md)")         \
-  X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,            \
-    "display names are cut to this many characters")                                         \
-  X(names_display_collapse_chars, "names.display_collapse_chars", INT, 1, 100000, 0, NULL,   \
-    "display names longer than this have nested template arguments collapsed")               \
-  X(summary_max_items, "summary.max_items", INT, 0, 1000, 0, NULL,                          \
-    "lines of the report's 'What to try first' list")                                        \
-  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 0, NULL,                       \
-    "rank weight per summary kind (kernel, overlap, fusion): score = weight * time at stake") \
-  X(summary_kernel_min_share_pct, "summary.kernel_min_share_pct", NUMBER, 0, 100, 0, NULL,   \
-    "a kernel row enters the summary as a dominant kernel from this share of its stage")     \
-  X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                 \
-    "summary items whose time at stake is under this share of their stage are left out")     \
-  X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,              \
-    "a stage whose GPU span is shorter than this gets a short-capture-window hint")          \
-  X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                       \
-    "per framework id (or 'other'), how to record a trace with Python stacks")               \
-  X(ranks_communication_categories, "ranks.communication_categories", LIST, 0, 0, 0, NULL,   \
-    "kernel categories that are collectives: matched across ranks, their wait measured")      \
-  X(ranks_memory_categories, "ranks.memory_categories", LIST, 0, 0, 0, NULL,                 \
-    "kernel categories counted as memory time in the rank table (the rest is compute)")       \
-  X(ranks_straggler_min_share_pct, "ranks.straggler_min_share_pct", NUMBER, 0, 100, 0, NULL, \
-    "a group has a straggler when the others wait at least this share of their GPU time")    \
-  X(ranks_imbalance_pct, "ranks.imbalance_pct", NUMBER, 0, 1e6, 0, NULL,                     \
-    "a kernel is imbalanced when its time on the slowest rank exceeds the fastest by this")   \
-  X(ranks_imbalance_min_share_pct, "ranks.imbalance_min_share_pct", NUMBER, 0, 100, 0, NULL, \
-    "imbalance rows only for kernels holding at least this share of a rank's GPU time")      \
-  X(diff_noise_floor_pct, "diff.noise_floor_pct", NUMBER, 0, 1e6, 0, NULL,                  \
-    "a change smaller than this share of the before time is noise, never a regression")      \
-  X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                    \
-    "a change smaller than this many microseconds is noise, never a regression")             \
-  X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0,     \
-    NULL, "least delay between start_profile and the probe requests for non-SGLang servers")
+#define TE_SETTINGS(X)                                                                             \
+  X(kernel_table_min_share_pct, "kernel_table.min_share_pct", NUMBER, 0, 100, 0, NULL,             \
+    "render bar of the kernel table in percent of stage GPU time (--min-share overrides)")         \
+  X(kernel_table_sites_shown, "kernel_table.sites_shown", INT, 1, 1000, 0, NULL,                   \
+    "launch sites shown per kernel row")                                                           \
+  X(kernel_table_stack_depth, "kernel_table.stack_depth", INT, 1, 256, 0, NULL,                    \
+    "innermost positive-priority frames kept in a site's stack")                                   \
+  X(kernel_map_sample_per_kernel, "kernel_map.sample_per_kernel", INT, 1, 1000000, 0, NULL,        \
+    "kernels attributed per name and stage when the mapping pass is sampled")                      \
+  X(kernel_map_long_name_min, "kernel_map.long_name_min", INT, 0, 1000000, 0, NULL,                \
+    "relaxed lookup: compacted names at least this long may match by a common prefix")             \
+  X(kernel_map_long_prefix_min, "kernel_map.long_prefix_min", INT, 0, 1000000, 0, NULL,            \
+    "relaxed lookup: shortest common prefix (characters) of such a match")                         \
+  X(kernel_map_long_prefix_ratio, "kernel_map.long_prefix_ratio", NUMBER, 0, 1, 0, NULL,           \
+    "relaxed lookup: shortest common prefix as a fraction of the shorter name")                    \
+  X(kernel_map_flash_bonus, "kernel_map.flash_bonus", NUMBER, 0, 1e6, 0, NULL,                     \
+    "relaxed lookup: score added when both names start with a flash_bonus_prefixes entry")         \
+  X(kernel_map_flash_bonus_prefixes, "kernel_map.flash_bonus_prefixes", LIST, 0, 0, 0, NULL,       \
+    "compacted-name prefixes that earn kernel_map.flash_bonus")                                    \
+  X(kernel_map_alias_group_weight, "kernel_map.alias_group_weight", NUMBER, 0, 1e9, 0, NULL,       \
+    "alias token group i (kernel_map_aliases order) scores weight x (i + 1)")                      \
+  X(kernel_map_unsampled_frameworks, "kernel_map.unsampled_frameworks", LIST, 0, 0, 0, NULL,       \
+    "framework ids whose mapping pass attributes every kernel instead of a sample")                \
+  X(attribution_candidates_before, "attribution.candidates_before", INT, 0, 1000, 0, NULL,         \
+    "CPU-op candidates considered before the bisect point")                                        \
+  X(attribution_candidates_after, "attribution.candidates_after", INT, 0, 1000, 0, NULL,           \
+    "CPU-op candidates considered after the bisect point")                                         \
+  X(attribution_probe_max_us, "attribution.probe_max_us", NUMBER, 0, 1e9, 0, NULL,                 \
+    "cap on the probe offset inside a CPU op (half its duration otherwise)")                       \
+  X(fuse_render_min_share_pct, "fuse.render_min_share_pct", NUMBER, 0, 100, 0, NULL,               \
+    "fuse rows are rendered at or above this share")                                               \
+  X(fuse_evidence_rows, "fuse.evidence_rows", INT, 0, 1000, 0, NULL,                               \
+    "evidence kernels listed per fuse row")                                                        \
+  X(fuse_evidence_min_share_pct, "fuse.evidence_min_share_pct", NUMBER, 0, 100, 0, NULL,           \
+    "evidence kernels are listed at or above this share")                                          \
+  X(fuse_locations, "fuse.locations", INT, 0, 1000, 0, NULL,                                       \
+    "current Python locations listed per fuse row")                                                \
+  X(fuse_component_evidence, "fuse.component_evidence", BOOL, 0, 0, 0, NULL,                       \
+    "patterns' evidence and platform gates apply; false: the reference's text-only match")         \
+  X(fuse_model_frame_markers, "fuse.model_frame_markers", LIST, 0, 0, 0, NULL,                     \
+    "a launch site path holding a marker names the model: the file stem after it")                 \
+  X(fuse_model_frame_ignore, "fuse.model_frame_ignore", LIST, 0, 0, 0, NULL,                       \
+    "file stems under a model marker that are helpers, not models")                                \
+  X(fuse_context_from_trace, "fuse.context_from_trace", BOOL, 0, 0, 0, NULL,                       \
+    "fusion gates read TP size and platform from trace metadata when server args lack them")       \
+  X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,                  \
+    "a kernel outside every stage annotation takes the nearest one within this distance")          \
+  X(stage_merge_gap_us, "stage.merge_gap_us", NUMBER, 0, 1e15, 0, NULL,                            \
+    "same-stage annotations this close merge into one window")                                     \
+  X(stage_min_all_share_pct, "stage.min_all_share_pct", NUMBER, 0, 100, 0, NULL,                   \
+    "a leftover 'all' group of an annotated trace is kept at or above this share")                 \
+  X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
+    "overlap rows are reported at or above this share of GPU busy time")                           \
+  X(overlap_sample_per_kernel, "overlap.sample_per_kernel", INT, 1, 1000000, 0, NULL,              \
+    "mapping events sampled per kernel name for its Python scope")                                 \
+  X(overlap_scope_chain_depth, "overlap.scope_chain_depth", INT, 1, 256, 0, NULL,                  \
+    "innermost meaningful frames scored for a scope")                                              \
+  X(overlap_category_priority, "overlap.category_priority", NUMBER_MAP, -1e6, 1e6, 0, NULL,        \
+    "dominant-kernel priority per overlap category (absent: 0, the lowest)")                       \
+  X(overlap_weight, "overlap.weight", NUMBER_MAP, 0, 1e6, 1, NULL,                                 \
+    "headroom sort weight per overlap category (absent: 1, unweighted)")                           \
+  X(overlap_headroom_min_total_us, "overlap.headroom.min_total_us", NUMBER, 0, 1e15, 0, NULL,      \
+    "headroom rows need at least this much kernel time")                                           \
+  X(overlap_headroom_min_exclusive_ratio, "overlap.headroom.min_exclusive_ratio", NUMBER, 0, 1, 0, \
+    NULL, "headroom rows need at least this fraction of exclusive time")                           \
+  X(overlap_headroom_top_n, "overlap.headroom.top_n", INT, 0, 100000, 0, NULL,                     \
+    "headroom rows per stage")                                                                     \
+  X(overlap_low_roi_hidden_min_total_us, "overlap.low_roi_hidden.min_total_us", NUMBER, 0, 1e15,   \
+    0, NULL, "low-roi-hidden rows need at least this much kernel time")                            \
+  X(overlap_low_roi_hidden_min_hidden_ratio, "overlap.low_roi_hidden.min_hidden_ratio", NUMBER, 0, \
+    1, 0, NULL, "low-roi-hidden rows need at least this fraction of hidden time")                  \
+  X(overlap_low_roi_hidden_top_n, "overlap.low_roi_hidden.top_n", INT, 0, 100000, 0, NULL,         \
+    "low-roi-hidden rows per stage")                                                               \
+  X(overlap_low_roi_hidden_categories, "overlap.low_roi_hidden.categories", LIST, 0, 0, 0, NULL,   \
+    "overlap categories that may give low-roi-hidden rows")                                        \
+  X(overlap_tight_gap_min_us, "overlap.tight_gap.min_us", NUMBER, 0, 1e15, 0, NULL,                \
+    "floor of the tight-gap threshold of the dependency signal")                                   \
+  X(overlap_tight_gap_max_us, "overlap.tight_gap.max_us", NUMBER, 0, 1e15, 0, NULL,                \
+    "cap of the tight-gap threshold")                                                              \
+  X(overlap_tight_gap_duration_fraction, "overlap.tight_gap.duration_fraction", NUMBER, 0, 1000,   \
+    0, NULL, "tight-gap threshold as a fraction of the kernel's duration")                         \
+  X(overlap_producer_consumer, "overlap.producer_consumer", LIST_MAP, 0, 0, 0, NULL,               \
+    "per row category, neighbour categories that look like its producer or consumer")              \
+  X(overlap_try_overlap_categories, "overlap.try_overlap_categories", LIST, 0, 0, 0, NULL,         \
+    "P1 rows of these categories say 'try overlap', the others 'try fusion'")                      \
+  X(overlap_mechanism_actions, "overlap.mechanism_actions", BOOL, 0, 0, 0, NULL,                   \
+    "the action follows the mechanism (deviation O8); false: by category and dep risk")            \
+  X(overlap_never_row_categories, "overlap.never_row_categories", LIST, 0, 0, 0, NULL,             \
+    "overlap categories that are never rows: the work others overlap with (O8)")                   \
+  X(overlap_copy_engine_event_categories, "overlap.copy_engine_event_categories", LIST, 0, 0, 0,   \
+    NULL, "trace event categories of copy-engine transfers (O8: overlap or prefetch)")             \
+  X(overlap_serial_chain_fuse_categories, "overlap.serial_chain_fuse_categories", LIST, 0, 0, 0,   \
+    NULL, "a serial (tight producer/consumer) row of these categories says fuse (O8)")             \
+  X(overlap_one_time_min_fraction, "overlap.one_time_min_fraction", NUMBER, 0, 1, 0, NULL,         \
+    "a copy with this fraction of its time before the stage's first compute is one-time")          \
+  X(overlap_wait_categories, "overlap.wait.categories", LIST, 0, 0, 0, NULL,                       \
+    "categories whose exposed excess over the steady cost is wait (rank skew), O8")                \
+  X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,                     \
+    "wait at least this many times the steady exposed cost makes the row rank skew (O8)")          \
+  X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0, 0,     \
+    NULL, "a tight neighbour with the same launch op or scope family is a dependency")             \
+  X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,             \
+    "the formal kernel map's sites vote for a scope next to the mapping evidence")                 \
+  X(overlap_launch_scope_fallback, "overlap.launch_scope_fallback", BOOL, 0, 0, 0, NULL,           \
+    "a kernel without a CPU-op context takes the Python frames at its launch")                     \
+  X(overlap_uniform_scope_spelling, "overlap.uniform_scope_spelling", BOOL, 0, 0, 0, NULL,         \
+    "every scope reads 'path:line func'; false: the winning vote's own spelling")                  \
+  X(overlap_single_trace, "overlap.single_trace", BOOL, 0, 0, 0, NULL,                             \
+    "a single-trace run fills the overlap table; false: the reference's placeholder row")          \
+  X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
+    "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
+  X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \
+    "display names are cut to this many characters")                                               \
+  X(names_display_collapse_chars, "names.display_collapse_chars", INT, 1, 100000, 0, NULL,         \
+    "display names longer than this have nested template arguments collapsed")                     \
+  X(summary_max_items, "summary.max_items", INT, 0, 1000, 0, NULL,                                 \
+    "lines of the report's 'What to try first' list")                                              \
+  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 0, NULL,                              \
+    "rank weight per summary kind (kernel, overlap, fusion): score = weight * time at stake")      \
+  X(summary_kernel_min_share_pct, "summary.kernel_min_share_pct", NUMBER, 0, 100, 0, NULL,         \
+    "a kernel row enters the summary as a dominant kernel from this share of its stage")           \
+  X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
+    "summary items whose time at stake is under this share of their stage are left out")           \
+  X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
+    "a stage whose GPU span is shorter than this gets a short-capture-window hint")                \
+  X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                             \
+    "per framework id (or 'other'), how to record a trace with Python stacks")                     \
+  X(ranks_communication_categories, "ranks.communication_categories", LIST, 0, 0, 0, NULL,         \
+    "kernel categories that are collectives: matched across ranks, their wait measured")           \
+  X(ranks_memory_categories, "ranks.memory_categories", LIST, 0, 0, 0, NULL,                       \
+    "kernel categories counted as memory time in the rank table (the rest is compute)")            \
+  X(ranks_straggler_min_share_pct, "ranks.straggler_min_share_pct", NUMBER, 0, 100, 0, NULL,       \
+    "a group has a straggler when the others wait at least this share of their GPU time")          \
+  X(ranks_imbalance_pct, "ranks.imbalance_pct", NUMBER, 0, 1e6, 0, NULL,                           \
+    "a kernel is imbalanced when its time on the slowest rank exceeds the fastest by this")        \
+  X(ranks_imbalance_min_share_pct, "ranks.imbalance_min_share_pct", NUMBER, 0, 100, 0, NULL,       \
+    "imbalance rows only for kernels holding at least this share of a rank's GPU time")            \
+  X(diff_noise_floor_pct, "diff.noise_floor_pct", NUMBER, 0, 1e6, 0, NULL,                         \
+    "a change smaller than this share of the before time is noise, never a regression")            \
+  X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                          \
+    "a change smaller than this many microseconds is noise, never a regression")                   \
+  X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0, NULL,     \
+    "least delay between start_profile and the probe requests for non-SGLang servers")
 
 #define TE_SETTING_CTYPE_NUMBER double
 #define TE_SETTING_CTYPE_INT long
@@ -212,7 +212,7 @@ typedef struct te_list_map {
 
 /* Every setting, resolved. Member names are the keys with '.' -> '_'. */
 typedef struct te_settings {
-#define TE_SETTING_MEMBER(member, key, type, min, max, absent, choices, meaning)               \
+#define TE_SETTING_MEMBER(member, key, type, min, max, absent, choices, meaning) \
   TE_SETTING_CTYPE_##type member;
   TE_SETTINGS(TE_SETTING_MEMBER)
 #undef TE_SETTING_MEMBER
@@ -226,7 +226,7 @@ typedef struct te_setting_def {
   double absent;       /* NUMBER_MAP */
   const char *choices; /* ENUM: "a|b|c" */
   const char *meaning;
-  size_t offset;       /* of the member in te_settings */
+  size_t offset; /* of the member in te_settings */
 } te_setting_def;
 
 size_t te_setting_def_count(void);

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Fails when a C source or header under engine/, src/, tests/ or tools/ differs from what
+# clang-format makes of it with the repository's .clang-format. Exit 77 (ctest: skipped)
+# when clang-format is absent; tools/install-deps.sh --with-tests installs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v clang-format >/dev/null 2>&1 || { echo "check-format: clang-format not found: SKIPPED" >&2; exit 77; }
+mapfile -t files < <(git ls-files 'engine/*.[ch]' 'src/*.[ch]' 'tests/*.[ch]' 'tools/*.[ch]' 2>/dev/null ||
+                     find engine src tests tools -name '*.[ch]')
+bad=0
+for f in "${files[@]}"; do
+  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
+    echo "check-format: $f is not clang-format clean (run: clang-format -i $f)" >&2
+    bad=1
+  fi
+done
+[ "$bad" -eq 0 ] && echo "check-format: ${#files[@]} files clean"
+exit "$bad"
