@@ -131,6 +131,39 @@ char *rp_names_demangle(const char *name) {
   return out;
 }
 
+/* The leading name of a mangled name the demangler refused (newer manglings, such as
+ * C++20 template parameter declarations "Tn", that libiberty predates): its source names
+ * joined by "::", and "<…>" when template arguments follow. Enough to tell what the kernel
+ * is; the arguments are what the display collapses anyway. NULL when there is none. */
+static char *nested_name_prefix(const char *m) {
+  if (strncmp(m, "_Z", 2) != 0) return NULL;
+  const char *p = m + 2;
+  bool nested = *p == 'N';
+  if (nested) p++;
+  while (*p == 'r' || *p == 'V' || *p == 'K' || *p == 'R' || *p == 'O') p++;
+  ut_buf b = {0};
+  size_t parts = 0;
+  while (*p >= '1' && *p <= '9') {
+    char *end;
+    unsigned long len = strtoul(p, &end, 10);
+    if (len > strnlen(end, len + 1) || len == 0) break;
+    if (parts++) ut_buf_add(&b, "::");
+    ut_buf_addn(&b, end, len);
+    p = end + len;
+    if (!nested) break;
+  }
+  if (parts && *p == 'I') {
+    ut_buf_add(&b, "<");
+    ut_buf_addn(&b, ELLIPSIS, ELLIPSIS_BYTES);
+    ut_buf_add(&b, ">");
+  }
+  if (!parts || b.oom) {
+    free(b.p);
+    return NULL;
+  }
+  return buf_take(&b);
+}
+
 /* ------------------------------------------------------------------ generic collapse */
 
 /* Without a leading "void " and a trailing parameter list "(...)" that follows the name
@@ -278,6 +311,13 @@ static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FOR
                          char **demangled_out) {
   char *d = rp_names_demangle(full);
   if (!d) return 0;
+  if (strcmp(d, full) == 0) { /* not demangled: its leading name, if it has one */
+    char *prefix = nested_name_prefix(full);
+    if (prefix) {
+      free(d);
+      d = prefix;
+    }
+  }
   bool oom = false;
   size_t n = 0;
   char *rule = rule_form(nm, d, &oom);

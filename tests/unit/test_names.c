@@ -345,3 +345,15 @@ Test(names_table, shared_traces, .init = setup, .fini = teardown) {
   closedir(dh);
   cr_assert_geq(traces, 10);
 }
+
+Test(names_display, refused_manglings_show_their_leading_name, .init = setup, .fini = teardown) {
+  /* C++20 template parameter declarations ("Tn") that libiberty cannot demangle: the
+   * nested name and "<…>", never the raw mangled text */
+  assert_display(
+      "_ZN7sgl_hip10activation18act_and_mul_kernelI14__hip_bfloat16TnPFT_RKS3_EXadL_Z4siluIS2_ES3_"
+      "S5_EEEEvPS3_PS4_i",
+      "sgl_hip::activation::act_and_mul_kernel<\xe2\x80\xa6>");
+  assert_display("_Z9my_kernelTnPv", "my_kernel");
+  /* a length running past the end is no name: the text stays as it came */
+  assert_display("_ZN99shortE", "_ZN99shortE");
+}
