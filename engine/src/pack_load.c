@@ -732,13 +732,40 @@ static double share_pct(vctx *v, const ty_node *item, const char *key, double df
   return val;
 }
 
+/* `enabled: false` is how a later pack (the compat pack) turns a pattern off: it replaces
+ * the entry by id and, carrying no evidence, can never make a row. Any other pattern needs
+ * evidence, or it would be a silent no-op. */
+static void check_enabled(vctx *v, const ty_node *item, const fusion_entry *e) {
+  const ty_node *x = ty_get(item, "enabled");
+  bool enabled = true;
+  if (x && !get_bool(v, x, "enabled", &enabled)) return;
+  bool evidence = ty_get(item, "active") || ty_get(item, "split_groups");
+  if (!enabled && evidence)
+    verr(v, x, "a pattern with enabled: false takes no active or split_groups");
+  else if (enabled && !evidence && !e->has_active && !e->n_split)
+    verr(v, item, "a fusion pattern needs active or split_groups (or enabled: false)");
+}
+
 static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {
-      HEADER_KEYS,       "name",     "framework",      "origin",
-      "candidate_paths", "active",   "split_groups",   "model_include",
-      "model_exclude",   "tp",       "min_share_pct",  "likely_share_pct",
-      "priority",        "subsumes", "rationale_hint", "evidence",
-      "platform",        NULL};
+  static const char *const keys[] = {HEADER_KEYS,
+                                     "name",
+                                     "framework",
+                                     "origin",
+                                     "candidate_paths",
+                                     "active",
+                                     "split_groups",
+                                     "model_include",
+                                     "model_exclude",
+                                     "tp",
+                                     "min_share_pct",
+                                     "likely_share_pct",
+                                     "priority",
+                                     "subsumes",
+                                     "rationale_hint",
+                                     "evidence",
+                                     "platform",
+                                     "enabled",
+                                     NULL};
   static const char *const tp_keys[] = {"min", "required", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
@@ -789,6 +816,7 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
       verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
            p->n_evidence, e->n_split);
   }
+  check_enabled(v, item, e);
   if ((x = ty_get(item, "platform"))) {
     p->platform = get_str(v, x, "platform");
     if (p->platform && strcmp(p->platform, "cuda") != 0 && strcmp(p->platform, "rocm") != 0)
