@@ -767,7 +767,7 @@ Test(engine_fusion, fields_and_subsumes) {
       "    model_include: [qwen3]\n    model_exclude: [qwen3.5]\n    tp: {min: 2, required: true}\n"
       "    min_share_pct: 0.4\n    likely_share_pct: 2\n    priority: 90\n    subsumes: [b]\n"
       "    rationale_hint: hint\n"
-      "  - {id: b, name: B}\n";
+      "  - {id: b, name: B, enabled: false}\n";
   te_rules *r = rules_from1(good);
   cr_assert_eq(te_rules_fusion_count(r), 2);
   const te_fusion_pattern *a = te_rules_fusion(r, 0);
@@ -783,7 +783,7 @@ Test(engine_fusion, fields_and_subsumes) {
   cr_assert_eq(a->n_subsumes, 1);
   cr_assert_eq(a->subsumes[0], te_rules_fusion(r, 1));
   cr_assert_str_eq(a->model_exclude[0], "qwen3.5");
-  cr_assert_null(te_rules_fusion(r, 1)->active);
+  cr_assert_null(te_rules_fusion(r, 1)->active); /* enabled: false: no evidence, no row */
   te_rules_destroy(r);
 }
 
