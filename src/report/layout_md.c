@@ -19,6 +19,7 @@
 
 #include "report/md.h"
 #include "report/names.h"
+#include "report/ranks_report.h"
 #include "report/text.h"
 
 /* ---------------------------------------------------------------- numbers */
@@ -517,8 +518,9 @@ int rp_layout_markdown(FILE *f, const an_report *r, const te_rules *rules, bool 
   summary(f, r, all);
   hints(f, r, rules);
   for (size_t i = 0; i < r->n_stages; i++) stage(f, r, &r->stages[i], &all[i]);
+  int rc = rp_ranks_markdown(f, r);
   fputs(LEGEND, f);
   all_names_free(all, r->n_stages);
   rp_names_destroy(nm);
-  return ferror(f) ? -1 : 0;
+  return rc != 0 || ferror(f) ? -1 : 0;
 }

@@ -72,17 +72,18 @@ static int imbalance_row(FILE *f, const an_rank_report *rep, const an_imbalance_
 
 static int stage_section(FILE *f, const an_rank_report *rep) {
   if (fprintf(f,
-              "\nRanks (%s)\n\n%zu ranks. Collective wait: per matched collective, the "
+              "\n## Ranks: %s\n\n%zu ranks. Collective wait: per matched collective, the "
               "rank's time minus the fastest rank's.\n\n",
               rep->stage, rep->n_rows) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
     if (rank_row(f, &rep->rows[i]) != 0) return -1;
-  if (fputs("\nStragglers\n\n", f) == EOF || fputs(GROUP_HEAD, f) == EOF) return -1;
+  if (fprintf(f, "\n### Stragglers: %s\n\n", rep->stage) < 0 || fputs(GROUP_HEAD, f) == EOF)
+    return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
     if (group_row(f, &rep->groups[g]) != 0) return -1;
-  if (fputs("\nImbalance\n\n", f) == EOF) return -1;
+  if (fprintf(f, "\n### Imbalance: %s\n\n", rep->stage) < 0) return -1;
   if (!rep->n_imbalance)
     return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
   if (fputs(IMB_HEAD, f) == EOF) return -1;

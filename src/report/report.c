@@ -170,14 +170,14 @@ static int header(FILE *f, const an_provenance *p) {
   return 0;
 }
 
-static int body(FILE *f, const an_report *r, const rp_options *o) {
+static int body(FILE *f, const an_report *r) {
   if (header(f, &r->run) != 0) return -1;
   if (fputs("\nKernel Table\n", f) == EOF || section(f, r, false)) return -1;
   if (fputc('\n', f) == EOF) return -1;
   if (rp_overlap_markdown(f, r) != 0) return -1;
-  if (fputs("\nFuse Opportunity Table\n", f) == EOF || section(f, r, true)) return -1;
-  /* the reference layout is its three tables only */
-  return o && o->layout == RP_LAYOUT_REFERENCE ? 0 : rp_ranks_markdown(f, r);
+  /* the reference layout is its three tables only (the Ranks section is the default
+   * layout's, rp_layout_markdown) */
+  return fputs("\nFuse Opportunity Table\n", f) == EOF || section(f, r, true) ? -1 : 0;
 }
 
 int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
@@ -187,8 +187,7 @@ int rp_markdown(FILE *out, const an_report *r, const rp_options *o) {
   if (!m) return -1;
   bool reference = o && o->layout == RP_LAYOUT_REFERENCE;
   int rc =
-      reference ? body(m, r, o) : rp_layout_markdown(m, r, o ? o->rules : NULL, o && o->full_names);
-  if (rc == 0 && !reference) rc = rp_ranks_markdown(m, r); /* not in the reference layout */
+      reference ? body(m, r) : rp_layout_markdown(m, r, o ? o->rules : NULL, o && o->full_names);
   if (fclose(m) != 0) rc = -1;
   if (rc == 0) {
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) len--;
