@@ -146,6 +146,7 @@ typedef struct fusion_entry {
   size_t n_subsumes;
   const char **subsumes;
   te_origin *subsumes_origin;
+  te_origin *evidence_origin; /* one per pat.evidence entry; NULL after a load error */
 } fusion_entry;
 
 typedef struct matcher_entry {

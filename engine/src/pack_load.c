@@ -812,6 +812,11 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
   }
   if ((x = ty_get(item, "evidence"))) {
     p->evidence = get_str_list(v, x, "evidence", &p->n_evidence);
+    if (p->evidence && p->n_evidence == x->n) {
+      e->evidence_origin = te_arena_alloc(v->a, x->n * sizeof *e->evidence_origin);
+      for (size_t i = 0; e->evidence_origin && i < x->n; i++)
+        e->evidence_origin[i] = origin_of(v, x->items[i]);
+    }
     if (p->evidence && p->n_evidence != e->n_split)
       verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
            p->n_evidence, e->n_split);

@@ -690,6 +690,25 @@ static void build_stages_and_frameworks(fin_ctx *fc) {
   }
 }
 
+/* Each component's evidence label must be "any" or a category or kind the kernel
+ * classifier declares: a typo would make the component unprovable, the pattern silently
+ * dead. Without a kernel classifier there is nothing to check against (the analysis
+ * refuses such rules). */
+static void check_evidence_labels(fin_ctx *fc, const fusion_entry *e) {
+  const te_classifier *c = te_rules_classifier_any(fc->r, "kernel");
+  if (!c || !c->n_categories) return;
+  for (size_t k = 0; k < e->pat.n_evidence; k++) {
+    const char *label = e->pat.evidence[k];
+    if (!strcmp(label, "any") || te_classifier_category(c, label)) continue;
+    char known[600];
+    vocabulary_list(c, known, sizeof known);
+    fin_error(fc, e->evidence_origin ? e->evidence_origin[k] : e->hdr.origin,
+              "evidence '%s' of pattern '%s' is not declared in classifier 'kernel' (declared: "
+              "any, %s)",
+              label, e->hdr.id, known);
+  }
+}
+
 static void build_aliases_and_fusions(fin_ctx *fc) {
   te_rules *r = fc->r;
   const te_sections *s = &r->merged;
@@ -720,6 +739,7 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
                 "fusion pattern '%s' is gated on framework '%s', which no pack's 'frameworks:' "
                 "defines",
                 p->id, p->framework);
+    check_evidence_labels(fc, e);
   }
   for (size_t i = 0; r->fusions && i < s->fusions.n; i++) {
     fusion_entry *e = (fusion_entry *)s->fusions.items[i];

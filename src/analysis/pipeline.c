@@ -341,12 +341,17 @@ static an_status build_kernel_maps(run_state *r) {
 static bool has_key(const tr_server_args *sa, const char *key);
 
 /* TP size: server args' tp_size when they state it, else the largest
- * distributedInfo.world_size of the formal traces (each rank's trace states it), else 1. */
+ * distributedInfo.world_size of the formal traces (each rank's trace states it), else 1.
+ * world_size counts every rank: it is the TP size only for a serving framework that was
+ * detected (fuse.tp_from_world_size_frameworks); on a DDP training trace, where detection
+ * falls back to the default framework, it is the data-parallel size. */
 static an_count_fact infer_tp(const run_state *r) {
   const side *fm = &r->formal, *sa = server_args_side(r);
   if (sa && has_key(&sa->sa, "tp_size"))
     return (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
   an_count_fact f = {1, AN_SOURCE_DEFAULT};
+  const te_string_list *serving = &te_rules_settings(r->rules)->fuse_tp_from_world_size_frameworks;
+  if (fm->fw_source == AN_SOURCE_DEFAULT || !te_string_list_has(serving, fm->fw->id)) return f;
   for (size_t i = 0; i < fm->n; i++) {
     const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
     if (m && m->world_size != TR_NO_ID && m->world_size > f.value)

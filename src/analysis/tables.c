@@ -3,6 +3,7 @@
  * §7.2).
  */
 #include "analysis/tables.h"
+#include "analysis/explain.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -583,4 +584,94 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);
   return rc;
+}
+
+/* ------------------------------------------------------------------ explain */
+
+/* One component of an explanation: the kernel match_components would take, or why none. */
+static an_explain_component explain_component(const te_fusion_pattern *p, size_t g, bool comp,
+                                              const an_kernel_row *rows, size_t nr,
+                                              const char **texts, bool *mark) {
+  an_explain_component c = {comp ? p->evidence[g] : NULL, NULL, 0, AN_EXPLAIN_NO_CATEGORY};
+  bool any = comp && strcmp(p->evidence[g], "any") == 0;
+  bool fits = false, hit = false;
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < nr; i++) {
+    if (comp && !fits_component(p->evidence[g], &rows[i])) continue;
+    fits = true;
+    bool m = any ? name_matches(p->split_groups[g], &rows[i])
+                 : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]));
+    if (!m) continue;
+    hit = true;
+    if (!mark[i] && (best == SIZE_MAX || rows[i].total_us > rows[best].total_us)) best = i;
+  }
+  c.why = best != SIZE_MAX ? AN_EXPLAIN_FILLED
+          : hit            ? AN_EXPLAIN_TAKEN
+          : fits           ? AN_EXPLAIN_NO_MATCH
+                           : AN_EXPLAIN_NO_CATEGORY;
+  if (best != SIZE_MAX) {
+    if (comp) mark[best] = true; /* one kernel per component */
+    c.kernel = rows[best].name;
+    c.us = rows[best].total_us;
+  }
+  return c;
+}
+
+bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an_stage_report *st,
+                           const te_fusion_pattern *p, an_fuse_explain *out) {
+  memset(out, 0, sizeof *out);
+  const an_run_context *c = &rep->run.context;
+  bool nomem = false;
+  char *model_lc = lower_dup(c->model.value, &nomem);
+  an_tables_options opt = {.framework_id = rep->run.framework.id,
+                           .tp_size = c->tp_size.value,
+                           .platform = c->platform.value,
+                           .component_evidence = te_rules_settings(rules)->fuse_component_evidence};
+  out->framework_ok = !p->framework || !opt.framework_id || !strcmp(p->framework, opt.framework_id);
+  out->platform_ok = pattern_gates_pass(&(te_fusion_pattern){.platform = p->platform}, &opt, NULL);
+  out->tp_ok = !p->require_tp || opt.tp_size >= p->min_tp_size;
+  out->model_ok = model_gate(p, model_lc);
+  free(model_lc);
+  out->by_component = p->n_evidence && opt.component_evidence;
+  out->stage_total_us = st->kernel_total_us;
+  size_t nr = st->n_kernels, ng = p->n_split_groups;
+  an_strtab *strings = an_strtab_create();
+  const char **texts = calloc(nr ? nr : 1, sizeof *texts);
+  bool *mark = calloc(nr ? nr : 1, sizeof *mark);
+  out->components = calloc(ng ? ng : 1, sizeof *out->components);
+  bool ok = !nomem && strings && texts && mark && out->components;
+  for (size_t i = 0; ok && i < nr; i++) ok = (texts[i] = match_subject(strings, &st->kernels[i]));
+  bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok;
+  for (size_t i = 0; ok && gates && p->active && !out->active && i < nr; i++)
+    if (out->by_component ? name_matches(p->active, &st->kernels[i])
+                          : te_matcher_match(p->active, texts[i], strlen(texts[i])))
+      out->active = st->kernels[i].name;
+  out->n_components = ok ? ng : 0;
+  double sum = 0, largest = 0;
+  for (size_t g = 0; g < out->n_components; g++) {
+    an_explain_component *x = &out->components[g];
+    if (!gates) {
+      *x = (an_explain_component){out->by_component ? p->evidence[g] : NULL, NULL, 0,
+                                  AN_EXPLAIN_GATE};
+      continue;
+    }
+    *x = explain_component(p, g, out->by_component, st->kernels, nr, texts, mark);
+    sum += x->us;
+    if (x->us > largest) largest = x->us;
+  }
+  out->related_us = sum;
+  bool all = ng > 0;
+  for (size_t g = 0; g < out->n_components; g++)
+    if (out->components[g].why != AN_EXPLAIN_FILLED) all = false;
+  out->saving_us = (all && !out->active && ng > 1) ? sum - largest : 0;
+  free(mark);
+  free(texts);
+  an_strtab_destroy(strings);
+  return ok;
+}
+
+void an_fuse_explain_free(an_fuse_explain *e) {
+  if (!e) return;
+  free(e->components);
+  memset(e, 0, sizeof *e);
 }

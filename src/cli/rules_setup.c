@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/explain.h"
+#include "analysis/pipeline.h"
 #include "cli/args.h"
 
 #ifndef TRIAGE_INSTALL_RULES_DIR
@@ -164,6 +166,9 @@ static void usage(FILE *f) {
           "  rules explain [PACK...] NAME...\n"
           "                            show how each kernel/frame name is classified and scored\n"
           "                            (operands that are *.yaml files or directories are packs)\n"
+          "  rules explain --pattern NAME [PACK...] [TRACE]\n"
+          "                            a fusion pattern's gates, components and saving formula;\n"
+          "                            with TRACE, per stage the kernel filling each component\n"
           "  rules test [PACK...]      run every examples: self-test\n");
 }
 
@@ -267,6 +272,7 @@ typedef struct rules_args {
   size_t n_packs;
   bool no_defaults;
   const char *compat;
+  const char *pattern; /* explain --pattern NAME */
 } rules_args;
 
 static int rules_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
@@ -289,6 +295,7 @@ static const cli_option RULES_OPTIONS[] = {
     {"--no-default-rules", NULL, CLI_FLAG, offsetof(rules_args, no_defaults), 0, 1, 0, 0, NULL,
      NULL, NULL},
     {"--compat", NULL, CLI_STRING, offsetof(rules_args, compat), 0, 0, 0, 0, NULL, NULL, NULL},
+    {"--pattern", NULL, CLI_STRING, offsetof(rules_args, pattern), 0, 0, 0, 0, NULL, NULL, NULL},
     {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -342,7 +349,101 @@ static int run_list(const char *argv0, const rules_args *a, FILE *out, FILE *err
   return 0;
 }
 
+static const char *const WHY_WORDS[] = {
+    [AN_EXPLAIN_FILLED] = "filled",
+    [AN_EXPLAIN_GATE] = "not looked for: a gate failed",
+    [AN_EXPLAIN_NO_CATEGORY] = "no kernel of that category in the stage",
+    [AN_EXPLAIN_NO_MATCH] = "kernels of that category, none the group's matcher hits",
+    [AN_EXPLAIN_TAKEN] = "every fitting kernel serves an earlier component"};
+
+/* The pattern as the packs state it: gates, components, saving formula (docs/rules.md). */
+static void explain_pattern_static(const te_fusion_pattern *p, FILE *out) {
+  fprintf(out, "pattern %s: %s\n", p->id, p->name ? p->name : "");
+  fprintf(out, "  gates: framework %s; platform %s; tp %s", p->framework ? p->framework : "any",
+          p->platform ? p->platform : "any", p->require_tp ? "" : "any");
+  if (p->require_tp) fprintf(out, ">= %ld", p->min_tp_size);
+  fprintf(out, "; model include %zu / exclude %zu names\n", p->n_model_include, p->n_model_exclude);
+  fprintf(out, "  active matcher: %s\n", p->active ? "yes (kernel names)" : "none");
+  for (size_t g = 0; g < p->n_split_groups; g++)
+    fprintf(out, "  component %zu: evidence %s\n", g + 1,
+            p->n_evidence ? p->evidence[g] : "- (text-only match)");
+  fprintf(out,
+          "  saving = sum of the component kernels' time - the largest one's (0 when the "
+          "fused path is active)\n");
+}
+
+static void explain_pattern_stage(const an_stage_report *st, const an_fuse_explain *x, FILE *out) {
+  fprintf(out, "stage %s:\n", st->id);
+  fprintf(out, "  gates: framework %s, platform %s, tp %s, model %s\n",
+          x->framework_ok ? "pass" : "FAIL", x->platform_ok ? "pass" : "FAIL",
+          x->tp_ok ? "pass" : "FAIL", x->model_ok ? "pass" : "FAIL");
+  fprintf(out, "  active: %s\n", x->active ? x->active : "no kernel");
+  for (size_t g = 0; g < x->n_components; g++) {
+    const an_explain_component *c = &x->components[g];
+    fprintf(out, "  component %zu (%s): ", g + 1, c->label ? c->label : "-");
+    if (c->why == AN_EXPLAIN_FILLED)
+      fprintf(out, "%s (%.1f us)\n", c->kernel, c->us);
+    else
+      fprintf(out, "none - %s\n", WHY_WORDS[c->why]);
+  }
+  double pct = x->stage_total_us > 0 ? 100.0 / x->stage_total_us : 0;
+  fprintf(out, "  related %.1f us (%.2f%%); saving %.1f us (%.2f%%)\n", x->related_us,
+          x->related_us * pct, x->saving_us, x->saving_us * pct);
+}
+
+/* Runs the analysis on trace and explains p in each stage with kernels. */
+static int explain_pattern_trace(const te_rules *r, const te_fusion_pattern *p, const char *trace,
+                                 FILE *out, FILE *err) {
+  an_run_options o = {0};
+  o.formal.path = trace;
+  o.min_share_pct = -1;
+  an_error e;
+  an_report *rep = NULL;
+  if (an_run(&o, r, &rep, &e) != AN_OK) {
+    fprintf(err, "triage: %s: %s\n", e.path[0] ? e.path : trace, e.message);
+    return 1;
+  }
+  int rc = 0;
+  for (size_t s = 0; s < rep->n_stages && !rc; s++) {
+    const an_stage_report *st = &rep->stages[s];
+    if (!st->has_kernels) continue;
+    an_fuse_explain x;
+    if (an_fuse_explain_stage(r, rep, st, p, &x))
+      explain_pattern_stage(st, &x, out);
+    else
+      rc = 1;
+    an_fuse_explain_free(&x);
+  }
+  an_report_destroy(rep);
+  if (rc) fprintf(err, "triage: out of memory\n");
+  return rc;
+}
+
+static int run_explain_pattern(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  if (a->n_operands > 1) {
+    fprintf(err, "triage: 'rules explain --pattern' takes at most one TRACE\n");
+    return 2;
+  }
+  triage_rules_setup_options so = setup_of(a);
+  te_rules *r = triage_rules_setup(argv0, &so, err);
+  if (!r) return 1;
+  const te_fusion_pattern *p = NULL;
+  for (size_t i = 0; i < te_rules_fusion_count(r) && !p; i++)
+    if (!strcmp(te_rules_fusion(r, i)->id, a->pattern)) p = te_rules_fusion(r, i);
+  int rc = 0;
+  if (!p) {
+    fprintf(err, "triage: no fusion pattern '%s' in the loaded packs\n", a->pattern);
+    rc = 2;
+  } else {
+    explain_pattern_static(p, out);
+    if (a->n_operands) rc = explain_pattern_trace(r, p, a->operands[0], out, err);
+  }
+  te_rules_destroy(r);
+  return rc;
+}
+
 static int run_explain(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
+  if (a->pattern) return run_explain_pattern(argv0, a, out, err);
   if (a->n_operands == 0) {
     fprintf(err, "triage: 'rules explain' needs at least one NAME\n");
     usage(err);
@@ -387,7 +488,9 @@ static bool is_pack_operand(const char *arg) {
 static int add_operand_packs(rules_args *a, bool all_packs) {
   size_t kept = 0;
   for (size_t i = 0; i < a->n_operands; i++) {
-    if (!all_packs && !is_pack_operand(a->operands[i])) {
+    struct stat sb;
+    bool trace_dir = a->pattern && !stat(a->operands[i], &sb) && S_ISDIR(sb.st_mode);
+    if (!all_packs && (trace_dir || !is_pack_operand(a->operands[i]))) {
       a->operands[kept++] = a->operands[i];
       continue;
     }

@@ -351,6 +351,32 @@ Test(pipeline, run_context_from_trace_metadata, .init = setup, .fini = teardown)
   an_report_destroy(rep);
 }
 
+/* world_size counts every rank: it is the TP size only for a detected serving framework
+ * (fuse.tp_from_world_size_frameworks). A trace whose framework is only the packs' default
+ * (a DDP training trace) keeps TP 1, so TP-gated patterns stay closed. */
+Test(pipeline, world_size_is_tp_only_for_a_detected_serving_framework, .init = setup,
+     .fini = teardown) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "m.json", .data = META_TRACE, .len = sizeof META_TRACE - 1};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_DEFAULT;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_eq(rep->run.context.tp_size.value, 1, "undetected framework: world_size is not TP");
+  cr_assert_eq(rep->run.context.tp_size.source, AN_SOURCE_DEFAULT);
+  cr_assert_eq(rep->run.context.platform.value, AN_PLATFORM_ROCM, "the platform still is read");
+  an_report_destroy(rep);
+  /* a serving framework the pack lists, detected from the input: world_size is TP */
+  o.framework = te_rules_framework_lookup(rules, "vllm");
+  o.framework_source = AN_SOURCE_DETECTION_RULE;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_eq(rep->run.context.tp_size.value, 4);
+  cr_assert_eq(rep->run.context.tp_size.source, AN_SOURCE_TRACE_METADATA);
+  an_report_destroy(rep);
+}
+
 Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
   an_run_options o = {0};
   o.formal = (an_input){.name = "t.json", .data = TRACE, .len = sizeof TRACE - 1};
