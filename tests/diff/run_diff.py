@@ -7,7 +7,9 @@ the stage total delta matches the manifest; kernels the generator did not touch 
 within the noise floor. The same diff from two JSON reports (--format json) gives the
 same JSON document, and a side that is neither a trace nor a report is one error line.
 `triage bundle` of the two runs and one JSON report has a contents entry and a section
-per input, each input's kernel rows, and fails with one line on a missing input.
+per input, each input's kernel rows, and fails with one line on a missing input;
+`bundle -o X.html` writes the HTML page (contents, one article per input with its
+kernel table), and an HTML bundle refuses a JSON report with one line.
 """
 import json
 import os
@@ -70,6 +72,24 @@ def main():
             check(md.startswith("# Triage bundle") and md.count("\n### ") == 3 and md.count("](#input-") == 3,
                   "bundle: contents or sections missing")
             check(md.count(m["first_change"][:40]) >= 3, "bundle: a section lacks its kernel rows")
+            page = os.path.join(tmp, "bundle.html")
+            rc7, _, err7 = triage(exe, "bundle", before, after, "-o", page)
+            check(rc7 == 0, f"bundle -o bundle.html: {err7}")
+            if rc7 == 0:
+                with open(page, encoding="utf-8") as f:
+                    html = f.read()
+                check(html.startswith("<!DOCTYPE html>"), "bundle -o .html: not a page")
+                for r in ("r0", "r1"):
+                    check(f'href="#{r}"' in html and f'<article class="report" id="{r}">' in html,
+                          f"bundle page: no contents entry or article {r}")
+                    check(f'id="{r}-kt-' in html, f"bundle page: article {r} lacks its kernel table")
+                check(m["first_change"][:40] in html, "bundle page: the changed kernel is missing")
+            rc8, md8, _ = triage(exe, "bundle", "--format", "markdown", before, "-o", page)
+            check(rc8 == 0 and open(page, encoding="utf-8").read().startswith("# Triage bundle"),
+                  "bundle --format markdown -o X.html: the format word wins over the name")
+            rc9, _, err9 = triage(exe, "bundle", "--format", "html", before, ja)
+            check(rc9 == 1 and err9.count("\n") == 1 and "a.json" in err9,
+                  f"HTML bundle with a JSON report: {rc9} {err9!r}")
             rc6, _, err6 = triage(exe, "bundle", before, os.path.join(tmp, "missing"))
             check(rc6 == 1 and err6.count("\n") == 1, f"bundle with a missing input: {rc6} {err6!r}")
             bad = os.path.join(tmp, "bad.json")
