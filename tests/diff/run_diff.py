@@ -30,6 +30,52 @@ def triage(exe, *args):
     return p.returncode, p.stdout, p.stderr
 
 
+def overlap_kernels(report_path):
+    """{stage: set of overlap-table kernels} of a --format json report."""
+    with open(report_path, encoding="utf-8") as f:
+        rep = json.load(f)
+    return {s["stage"]: {r["kernel"] for r in s["rows"]} for s in (rep.get("overlap") or {}).get("stages", [])}
+
+
+def check_overlaps(d, jb, ja):
+    """The diff's overlap rows are exactly the overlap-table kernels only one run has."""
+    ob, oa = overlap_kernels(jb), overlap_kernels(ja)
+    for st in d["stages"]:
+        b, a = ob.get(st["stage"], set()), oa.get(st["stage"], set())
+        got = {(r["name"], r["change"]) for r in st["overlaps"]}
+        want = {(k, "new") for k in a - b} | {(k, "removed") for k in b - a}
+        check(got == want, f"{st['stage']}: overlap rows {sorted(got)} vs {sorted(want)}")
+
+
+def check_overlap_gone(exe, tmp, jb, ja):
+    """AFTER's JSON report with its first overlap row cut out: that row went away (and,
+    the other way round, appeared), in the JSON and the Markdown diff."""
+    with open(ja, encoding="utf-8") as f:
+        rep = json.load(f)
+    stage = rep["overlap"]["stages"][0]
+    cut = stage["rows"].pop(0)
+    cut_path = os.path.join(tmp, "a-cut.json")
+    with open(cut_path, "w", encoding="utf-8") as f:
+        json.dump(rep, f)
+    for sides, change in (((jb, cut_path), "removed"), ((cut_path, jb), "new")):
+        rc, out, err = triage(exe, "diff", "--format", "json", *sides)
+        check(rc == 0, f"diff with a cut overlap row: {err}")
+        if rc != 0:
+            continue
+        st = next(s for s in json.loads(out)["stages"] if s["stage"] == stage["stage"])
+        check([(r["name"], r["change"], r["category"]) for r in st["overlaps"]] ==
+              [(cut["kernel"], change, cut["category"])], f"cut overlap row: {st['overlaps']}")
+    rc, md, _ = triage(exe, "diff", jb, cut_path)
+    check(rc == 0 and "| Overlap row (kernel) | Category |" in md and
+          "No overlap row appeared or went away." not in md,
+          "Markdown diff lacks the overlap row that went away")
+    page = os.path.join(tmp, "cut.html")
+    rc, _, err = triage(exe, "diff", jb, cut_path, "-o", page)
+    html = open(page, encoding="utf-8").read() if rc == 0 else ""
+    check(html.count('<tr id="do-') == 1 and "Overlap rows that appeared or went away" in html,
+          f"HTML diff page lacks the overlap row that went away: {err}")
+
+
 def main():
     exe, source = sys.argv[1:3]
     base = os.path.join(source, "tests", "data", "diff", "generated")
@@ -67,6 +113,8 @@ def main():
             if rc3 == 0:
                 d3 = json.loads(out3)
                 check(d3["stages"] == d["stages"], "JSON-report sides differ from trace sides")
+            check_overlaps(d, jb, ja)
+            check_overlap_gone(exe, tmp, jb, ja)
             rc5, md, err5 = triage(exe, "bundle", before, after, ja)
             check(rc5 == 0, f"bundle: {err5}")
             check(md.startswith("# Triage bundle") and md.count("\n### ") == 3 and md.count("](#input-") == 3,
