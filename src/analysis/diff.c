@@ -19,7 +19,9 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
     d->stage = st->id;
     d->kernels = calloc(st->n_kernels ? st->n_kernels : 1, sizeof *d->kernels);
     d->fusions = calloc(st->n_fuse ? st->n_fuse : 1, sizeof *d->fusions);
-    if (!d->kernels || !d->fusions) return AN_ERR_NOMEM;
+    size_t n_ov = st->overlap ? st->overlap->n_rows : 0;
+    d->overlaps = calloc(n_ov ? n_ov : 1, sizeof *d->overlaps);
+    if (!d->kernels || !d->fusions || !d->overlaps) return AN_ERR_NOMEM;
     for (size_t k = 0; k < st->n_kernels; k++)
       d->kernels[d->n_kernels++] =
           (an_diff_kernel){st->kernels[k].name, st->kernels[k].category, st->kernels[k].total_us};
@@ -27,6 +29,10 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
       if (st->fuse[k].shown)
         d->fusions[d->n_fusions++] =
             (an_diff_kernel){st->fuse[k].pattern_id, NULL, st->fuse[k].related_us};
+    for (size_t k = 0; k < n_ov; k++) {
+      const an_overlap_row *o = &st->overlap->rows[k];
+      d->overlaps[d->n_overlaps++] = (an_diff_kernel){o->kernel, o->category, o->total_us};
+    }
   }
   return AN_OK;
 }
@@ -35,6 +41,7 @@ void an_diff_side_free(an_diff_side *s) {
   for (size_t i = 0; s && s->stages && i < s->n_stages; i++) {
     free(s->stages[i].kernels);
     free(s->stages[i].fusions);
+    free(s->stages[i].overlaps);
   }
   if (s) free(s->stages);
   if (s) memset(s, 0, sizeof *s);
@@ -136,7 +143,8 @@ static bool keep(owned *o, an_diff_row *rows) {
   return true;
 }
 
-/* Fusion rows: only patterns that appeared or went away. */
+/* Fusion and overlap rows: only those that appeared or went away (a row in both runs is
+ * the kernel table's business). */
 static size_t only_appeared_or_gone(an_diff_row *rows, size_t n) {
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
@@ -161,9 +169,13 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   an_diff_row *c = compare(bk, nbk, ak, nak, true, f, &out->n_categories);
   an_diff_row *fu = compare(b ? b->fusions : none, b ? b->n_fusions : 0, a ? a->fusions : none,
                             a ? a->n_fusions : 0, false, f, &out->n_fusions);
-  bool ok = keep(o, k) & keep(o, c) & keep(o, fu);
+  an_diff_row *ov = compare(b ? b->overlaps : none, b ? b->n_overlaps : 0, a ? a->overlaps : none,
+                            a ? a->n_overlaps : 0, false, f, &out->n_overlaps);
+  bool ok = keep(o, k) & keep(o, c) & keep(o, fu) & keep(o, ov);
   if (!ok) return false;
   out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
+  out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
+  out->overlaps = ov;
   out->kernels = k;
   out->categories = c;
   out->fusions = fu;

@@ -1,6 +1,7 @@
 /*
  * analysis/diff.h - triage diff: two runs compared per stage (total GPU time, categories,
- * kernels by canonical name, fusion patterns that appeared or went away), with the packs'
+ * kernels by canonical name, fusion patterns and overlap rows that appeared or went away),
+ * with the packs'
  * noise floor (diff.noise_floor_pct, diff.noise_floor_us) deciding what is a change.
  *
  * A side is plain data: built from a report model (an_diff_side_from_report) or by the
@@ -27,6 +28,8 @@ typedef struct an_diff_side_stage {
   an_diff_kernel *kernels;
   size_t n_fusions;
   an_diff_kernel *fusions; /* shown fusion patterns: id and related time */
+  size_t n_overlaps;
+  an_diff_kernel *overlaps; /* overlap table rows: kernel, overlap category, total time */
 } an_diff_side_stage;
 
 typedef struct an_diff_side {
@@ -35,7 +38,8 @@ typedef struct an_diff_side {
   an_diff_side_stage *stages;
 } an_diff_side;
 
-/* Every kernel row and shown fuse row of each stage with kernels. AN_ERR_NOMEM. */
+/* Every kernel row, shown fuse row and overlap row of each stage with kernels.
+ * AN_ERR_NOMEM. */
 an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out);
 void an_diff_side_free(an_diff_side *s);
 

@@ -542,6 +542,8 @@ typedef struct an_diff_stage {
   const an_diff_row *kernels; /* changes beyond the floor first, |delta| descending */
   size_t n_fusions;
   const an_diff_row *fusions; /* shown fusion patterns that appeared or went away */
+  size_t n_overlaps;
+  const an_diff_row *overlaps; /* overlap table rows (by kernel) that appeared or went away */
 } an_diff_stage;
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */

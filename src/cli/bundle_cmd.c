@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/pipeline.h"
 #include "cli/args.h"
@@ -18,6 +19,7 @@ typedef struct bundle_args {
   const char **inputs;
   size_t n_inputs;
   const char *output;
+  int format; /* 0 markdown, 1 html; -1 until parsed (then by the --output name) */
 } bundle_args;
 
 static int bundle_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
@@ -31,7 +33,9 @@ static int bundle_word(void *opts, const char *word, bool after_dashes, char *er
 }
 
 static const cli_option BUNDLE_OPTIONS[] = {
-    {"--output", NULL, CLI_STRING, offsetof(bundle_args, output), 0, 0, 0, 0, NULL, NULL, NULL},
+    {"--format", NULL, CLI_CHOICE, offsetof(bundle_args, format), 0, 0, 0, 0, "markdown,md|html",
+     "markdown or html", NULL},
+    {"--output", "-o", CLI_STRING, offsetof(bundle_args, output), 0, 0, 0, 0, NULL, NULL, NULL},
     {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -79,16 +83,52 @@ static int load(const char *path, const te_rules *rules, rp_bundle_entry *e, hel
   return 0;
 }
 
+/* The HTML page renders report models only: a JSON report read back has none. */
+static int write_html(FILE *out, const bundle_args *a, const rp_bundle_entry *e,
+                      const rp_options *ro) {
+  const an_report **reps = calloc(a->n_inputs, sizeof *reps);
+  if (!reps) return -1;
+  for (size_t i = 0; i < a->n_inputs; i++) reps[i] = e[i].report;
+  int w = rp_html_bundle(out, reps, a->inputs, a->n_inputs, ro);
+  free(reps);
+  return w;
+}
+
+static int render(const bundle_args *a, const rp_bundle_entry *e, const te_rules *rules) {
+  for (size_t i = 0; a->format == 1 && i < a->n_inputs; i++)
+    if (!e[i].report) {
+      fprintf(stderr,
+              "triage: %s: a JSON report cannot go into an HTML bundle; give its trace or "
+              "directory\n",
+              e[i].input);
+      return TRIAGE_EXIT_BAD_INPUT;
+    }
+  FILE *out = a->output ? fopen(a->output, "w") : stdout;
+  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
+  int w = !out             ? -1
+          : a->format == 1 ? write_html(out, a, e, &ro)
+                           : rp_bundle_markdown(out, e, a->n_inputs, &ro);
+  if (out && out != stdout && fclose(out) != 0) w = -1;
+  if (w != 0) fprintf(stderr, "triage: cannot write %s\n", a->output ? a->output : "the bundle");
+  return w ? TRIAGE_EXIT_BAD_INPUT : 0;
+}
+
 int triage_bundle_main(const char *argv0, const triage_options *before, int argc, char **argv) {
   bundle_args a = {0};
+  a.format = -1;
   char msg[512];
   cli_parse_result pr = cli_parse(&BUNDLE_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
   if (pr == CLI_PARSE_HELP) {
     puts(
-        "usage: triage bundle INPUT... [--output FILE]\n"
-        "Each INPUT is a trace, a profile directory or a JSON report (--format json).");
+        "usage: triage bundle INPUT... [--format markdown|html] [-o|--output FILE]\n"
+        "Each INPUT is a trace, a profile directory or a JSON report (--format json);\n"
+        "the HTML page takes traces and directories.");
     free(a.inputs);
     return 0;
+  }
+  if (a.format < 0) { /* no --format: -o NAME.html means the page */
+    size_t n = a.output ? strlen(a.output) : 0;
+    a.format = n >= 5 && strcasecmp(a.output + n - 5, ".html") == 0 ? 1 : 0;
   }
   if (pr == CLI_PARSE_OK && a.n_inputs < 1)
     pr = (cli_parse_result)cli_usage_error(msg, sizeof msg, "bundle needs at least one input");
@@ -104,14 +144,7 @@ int triage_bundle_main(const char *argv0, const triage_options *before, int argc
   held *h = calloc(a.n_inputs, sizeof *h);
   int rc = rules && e && h ? 0 : TRIAGE_EXIT_BAD_INPUT;
   for (size_t i = 0; rc == 0 && i < a.n_inputs; i++) rc = load(a.inputs[i], rules, &e[i], &h[i]);
-  if (rc == 0) {
-    FILE *out = a.output ? fopen(a.output, "w") : stdout;
-    rp_options ro = {RP_LAYOUT_DEFAULT};
-    int w = out ? rp_bundle_markdown(out, e, a.n_inputs, &ro) : -1;
-    if (out && out != stdout && fclose(out) != 0) w = -1;
-    if (w != 0) fprintf(stderr, "triage: cannot write %s\n", a.output ? a.output : "the bundle");
-    rc = w ? TRIAGE_EXIT_BAD_INPUT : 0;
-  }
+  if (rc == 0) rc = render(&a, e, rules);
   for (size_t i = 0; h && i < a.n_inputs; i++) {
     an_report_destroy(h[i].report);
     cJSON_Delete(h[i].doc);

@@ -22,7 +22,7 @@ static const cli_command COMMANDS[] = {
     {"diff", "diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]",
      triage_diff_main},
     {"merge", "merge REPORT.json... [--format markdown|json] [--output FILE]", triage_merge_main},
-    {"bundle", "bundle INPUT... [--output FILE]", triage_bundle_main},
+    {"bundle", "bundle INPUT... [--format markdown|html] [-o FILE]", triage_bundle_main},
 };
 
 size_t cli_command_count(void) { return sizeof COMMANDS / sizeof COMMANDS[0]; }

@@ -36,6 +36,25 @@ static int row_md(FILE *f, const an_diff_row *r, bool with_cat) {
              : 0;
 }
 
+/* Fusion patterns (overlap: overlap rows, with their overlap category) that appeared or
+ * went away, or one sentence saying none did. */
+static int appeared_md(FILE *f, const an_diff_row *r, size_t n, bool overlap) {
+  if (!n)
+    return fprintf(f, "\nNo %s appeared or went away.\n",
+                   overlap ? "overlap row" : "fusion pattern") < 0
+               ? -1
+               : 0;
+  if (fputs(overlap ? "\n| Overlap row (kernel) | Category | Before | After | Delta | Delta % | "
+                      "Change |\n| --- | --- | ---: | ---: | ---: | ---: | --- |\n"
+                    : "\n| Fusion pattern | Before | After | Delta | Delta % | Change |\n"
+                      "| --- | ---: | ---: | ---: | ---: | --- |\n",
+            f) == EOF)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    if (row_md(f, &r[i], overlap) != 0) return -1;
+  return 0;
+}
+
 static int stage_md(FILE *f, const an_diff_stage *s) {
   const an_diff_row *t = &s->total;
   if (fprintf(f, "\n##### %s\n\nTotal GPU time: %.3f ms -> %.3f ms (%+.3f ms, %+.1f%%): %s\n",
@@ -54,15 +73,10 @@ static int stage_md(FILE *f, const an_diff_stage *s) {
     return -1;
   for (size_t i = 0; i < s->n_kernels; i++)
     if (row_md(f, &s->kernels[i], true) != 0) return -1;
-  if (!s->n_fusions)
-    return fputs("\nNo fusion pattern appeared or went away.\n", f) == EOF ? -1 : 0;
-  if (fputs("\n| Fusion pattern | Before | After | Delta | Delta % | Change |\n"
-            "| --- | ---: | ---: | ---: | ---: | --- |\n",
-            f) == EOF)
-    return -1;
-  for (size_t i = 0; i < s->n_fusions; i++)
-    if (row_md(f, &s->fusions[i], false) != 0) return -1;
-  return 0;
+  return appeared_md(f, s->fusions, s->n_fusions, false) ||
+                 appeared_md(f, s->overlaps, s->n_overlaps, true)
+             ? -1
+             : 0;
 }
 
 int rp_diff_markdown(FILE *out, const an_diff_report *d) {
@@ -123,7 +137,8 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
     ok = ok && cJSON_AddStringToObject(o, "stage", s->stage) &&
          rows_json(o, "categories", s->categories, s->n_categories) &&
          rows_json(o, "kernels", s->kernels, s->n_kernels) &&
-         rows_json(o, "fusions", s->fusions, s->n_fusions);
+         rows_json(o, "fusions", s->fusions, s->n_fusions) &&
+         rows_json(o, "overlaps", s->overlaps, s->n_overlaps);
   }
   char *text = ok ? cJSON_Print(root) : NULL;
   int rc = text && fputs(text, out) != EOF && fputc('\n', out) != EOF ? 0 : -1;
@@ -150,6 +165,18 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
         nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble};
   }
   return true;
+}
+
+/* The overlap table rows of stage id in a JSON report (its "overlap" block), or NULL. */
+static const cJSON *overlap_rows(const cJSON *doc, const char *id) {
+  const cJSON *ov = cJSON_GetObjectItemCaseSensitive(doc, "overlap");
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(ov, "stages")) {
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(s, "stage");
+    if (cJSON_IsString(sid) && strcmp(sid->valuestring, id) == 0)
+      return cJSON_GetObjectItemCaseSensitive(s, "rows");
+  }
+  return NULL;
 }
 
 int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap) {
@@ -179,9 +206,11 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
               kernels_of(cJSON_GetObjectItemCaseSensitive(s, "kernels"), "name", false, &d->kernels,
                          &d->n_kernels) &&
               kernels_of(cJSON_GetObjectItemCaseSensitive(s, "fuse"), "id", true, &d->fusions,
-                         &d->n_fusions);
+                         &d->n_fusions) &&
+              kernels_of(overlap_rows(*doc, id->valuestring), "kernel", false, &d->overlaps,
+                         &d->n_overlaps);
     if (!ok) {
-      snprintf(msg, cap, "stage %zu of the report lacks its stage, kernel or fuse members",
+      snprintf(msg, cap, "stage %zu of the report lacks its stage, kernel, fuse or overlap members",
                side->n_stages - 1);
       return -1;
     }

@@ -140,6 +140,43 @@ static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
+/* Overlap rows (by kernel) that appeared or went away, names shortened as in the kernel
+ * table, full name on hover. */
+static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  if (s->n_overlaps == 0) return;
+  const char **full = malloc(s->n_overlaps * sizeof *full);
+  char **shown = NULL;
+  for (size_t i = 0; full && i < s->n_overlaps; i++) full[i] = s->overlaps[i].name;
+  if (full) shown = rp_names_display_table(hw->names, full, s->n_overlaps);
+  if (!shown) {
+    free(full);
+    hw->failed = true;
+    return;
+  }
+  rp_hw_printf(hw,
+               "<h3 id=\"overlap-%s\">Overlap rows that appeared or went away</h3>"
+               "<div class=\"table-wrap\"><table class=\"data sortable diff\" id=\"do-%s\">"
+               "<thead><tr><th>Kernel</th><th>Category</th><th class=\"num\">Before (ms)</th>"
+               "<th class=\"num\">After (ms)</th><th class=\"num\">Δ (ms)</th><th>Status</th>"
+               "</tr></thead><tbody>",
+               tok, tok);
+  for (size_t i = 0; i < s->n_overlaps; i++) {
+    const an_diff_row *r = &s->overlaps[i];
+    const char *st = status_word(r->change);
+    rp_hw_printf(hw, "<tr id=\"do-%s-%zu\"><td>", tok, i);
+    rp_hw_name_span(hw, r->name, hw->full_names ? r->name : shown[i]);
+    rp_hw_printf(hw, "</td><td>");
+    rp_hw_cat_span(hw, r->category ? r->category : "other");
+    rp_hw_printf(hw, "</td>");
+    side_tds(hw, r);
+    delta_td(hw, r);
+    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st, st);
+  }
+  rp_hw_printf(hw, "</tbody></table></div>");
+  rp_names_table_free(shown, s->n_overlaps);
+  free(full);
+}
+
 static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   const an_diff_row *t = &s->total;
   rp_hw_printf(hw, "<section class=\"stage diff\" id=\"stage-%s\" data-stage=\"", tok);
@@ -159,6 +196,7 @@ static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   rp_hw_printf(hw, "</figure>");
   kernel_table(hw, s, tok);
   fusion_table(hw, s, tok);
+  overlap_table(hw, s, tok);
   rp_hw_printf(hw, "</section>");
 }
 

@@ -80,6 +80,7 @@ typedef struct rp_rank_view_row {
   bool straggler;
   const char *top_kernel, *top_kernel_shown; /* NULL: none */
   double top_share_pct;
+  double wait_us, wait_share_pct; /* collective wait (shown when the view has_wait) */
 } rp_rank_view_row;
 
 typedef struct rp_rank_view {
@@ -87,10 +88,13 @@ typedef struct rp_rank_view {
   const char *verdict; /* one sentence: which rank holds the others back */
   size_t n;
   const rp_rank_view_row *rows;
+  bool has_wait; /* a collective-wait column */
+  size_t n_imbalance;
+  const an_imbalance_row *imbalance; /* drawn below the ranks table; the model's rows */
 } rp_rank_view;
 
-/* <section id="ranks">: verdict, legend, the ranks table with one bar scale; nothing
- * when v is NULL or has no rows. */
+/* <section id="ranks">: verdict, legend, the ranks table with one bar scale (and the
+ * collective wait column), the imbalance table; nothing when v is NULL or has no rows. */
 void rp_html_ranks(rp_hw *hw, const rp_rank_view *v);
 /* One Ranks section per rank table of the model (hw->rep->ranks). */
 void rp_html_rank_reports(rp_hw *hw);

@@ -6,7 +6,9 @@
  * The drawing reads an rp_rank_view (tested alone: tests/unit/test_html.c, html_ranks);
  * rp_html_rank_reports adapts the model's an_rank_report tables to it: per rank the
  * compute, exposed communication, memory and idle time of its whole trace, the
- * straggler of each collective group marked, the verdict from the groups.
+ * straggler of each collective group marked, the verdict from the groups, each rank's
+ * collective wait, and the imbalance rows (kernels whose time differs across the ranks
+ * of a group by more than ranks.imbalance_pct).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,7 @@ static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
   rp_hw_printf(hw, "</svg></td>");
 }
 
-static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest) {
+static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest, bool has_wait) {
   rp_hw_printf(hw, "<tr id=\"%srank%s-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", hw->idp,
                hw->id_suffix, i, r->straggler ? " class=\"straggler\"" : "", r->rank);
   rp_hw_text(hw, r->label);
@@ -59,6 +61,11 @@ static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double wide
   rank_bar(hw, r, widest);
   rp_hw_td_ms(hw, busy_of(r));
   for (size_t p = 0; p < r->n_parts; p++) rp_hw_td_ms(hw, r->parts[p].us);
+  if (has_wait) {
+    rp_hw_printf(hw, "<td data-value=\"%.6g\">", r->wait_us);
+    rp_hw_ms(hw, r->wait_us);
+    rp_hw_printf(hw, " <span class=\"muted\">%.1f%%</span></td>", r->wait_share_pct);
+  }
   rp_hw_printf(hw, "<td>");
   if (r->top_kernel) {
     rp_hw_name_span(hw, r->top_kernel, r->top_kernel_shown ? r->top_kernel_shown : r->top_kernel);
@@ -69,7 +76,7 @@ static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double wide
 
 /* The legend and the part columns follow the first rank's parts: every rank of one view
  * has the same parts in the same order (the adapter's contract). */
-static void ranks_head(rp_hw *hw, const rp_rank_view_row *first) {
+static void ranks_head(rp_hw *hw, const rp_rank_view_row *first, bool has_wait) {
   rp_hw_printf(hw, "<ul class=\"legend\">");
   for (size_t i = 0; first && i < first->n_parts; i++) {
     rp_hw_printf(hw, "<li class=\"cat-");
@@ -89,7 +96,45 @@ static void ranks_head(rp_hw *hw, const rp_rank_view_row *first) {
     rp_hw_text(hw, first->parts[i].name);
     rp_hw_printf(hw, " (ms)</th>");
   }
+  if (has_wait)
+    rp_hw_printf(hw,
+                 "<th class=\"num\" title=\"per matched collective instance: its duration on "
+                 "this rank minus the shortest on any rank of the group, summed; share of the "
+                 "rank's GPU time\">Collective wait (ms)</th>");
   rp_hw_printf(hw, "<th>Top kernel</th></tr></thead><tbody>");
+}
+
+/* Kernels whose time differs across the ranks of one group beyond ranks.imbalance_pct:
+ * min and max with their ranks, the spread; names shortened as in the stage's tables. */
+static void imbalance_table(rp_hw *hw, const rp_rank_view *v) {
+  if (v->n_imbalance == 0) return;
+  size_t si = hw->rep ? rp_hw_stage_index(hw, v->title) : 0;
+  rp_hw_printf(hw,
+               "<h%d>Imbalance</h%d><div class=\"table-wrap\"><table class=\"data sortable "
+               "imbalance\" id=\"%sri%s\"><thead><tr><th>Kernel</th><th>Category</th>"
+               "<th class=\"num\">Min (ms)</th><th class=\"num\">Min rank</th>"
+               "<th class=\"num\">Max (ms)</th><th class=\"num\">Max rank</th>"
+               "<th class=\"num\" aria-sort=\"descending\" title=\"(max - min) / min\">"
+               "Spread (%%)</th></tr></thead><tbody>",
+               3 + hw->hd, 3 + hw->hd, hw->idp, hw->id_suffix);
+  for (size_t i = 0; i < v->n_imbalance; i++) {
+    const an_imbalance_row *r = &v->imbalance[i];
+    const char *cat = r->category ? r->category : "other";
+    rp_hw_printf(hw, "<tr id=\"%simb%s-%zu\" data-cat=\"", hw->idp, hw->id_suffix, i);
+    rp_hw_text(hw, cat);
+    rp_hw_printf(hw, "\"><td>");
+    rp_hw_name_span(hw, r->kernel, hw->rep ? rp_hw_shown(hw, si, r->kernel) : r->kernel);
+    rp_hw_printf(hw, "</td><td>");
+    rp_hw_cat_span(hw, cat);
+    rp_hw_printf(hw, "</td>");
+    rp_hw_td_ms(hw, r->min_us);
+    rp_hw_printf(hw, "<td data-value=\"%ld\">%ld</td>", r->min_rank, r->min_rank);
+    rp_hw_td_ms(hw, r->max_us);
+    rp_hw_printf(hw, "<td data-value=\"%ld\">%ld</td>", r->max_rank, r->max_rank);
+    rp_hw_td_pct(hw, r->spread_pct);
+    rp_hw_printf(hw, "</tr>");
+  }
+  rp_hw_printf(hw, "</tbody></table></div>");
 }
 
 void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
@@ -107,9 +152,11 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   rp_hw_printf(hw, "</h%d><p class=\"verdict\">", 2 + hw->hd);
   rp_hw_text(hw, v->verdict);
   rp_hw_printf(hw, "</p>");
-  ranks_head(hw, &v->rows[0]);
-  for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest);
-  rp_hw_printf(hw, "</tbody></table></div></section>");
+  ranks_head(hw, &v->rows[0], v->has_wait);
+  for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest, v->has_wait);
+  rp_hw_printf(hw, "</tbody></table></div>");
+  imbalance_table(hw, v);
+  rp_hw_printf(hw, "</section>");
 }
 
 /* ------------------------------------------------------------------ from the model */
@@ -150,7 +197,9 @@ static void rank_report(rp_hw *hw, const an_rank_report *rr, rp_rank_view_row *r
                                  w->straggler,
                                  w->top_kernel,
                                  w->top_kernel ? rp_hw_shown(hw, si, w->top_kernel) : NULL,
-                                 w->top_kernel_share_pct};
+                                 w->top_kernel_share_pct,
+                                 w->wait_us,
+                                 w->wait_share_pct};
   }
 }
 
@@ -172,7 +221,8 @@ void rp_html_rank_reports(rp_hw *hw) {
       char suffix[32] = "";
       if (k) snprintf(suffix, sizeof suffix, "-%zu", k);
       hw->id_suffix = suffix;
-      rp_html_ranks(hw, &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows});
+      rp_html_ranks(hw, &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance,
+                                        rr->imbalance});
       hw->id_suffix = "";
     }
     free(rows);

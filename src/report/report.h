@@ -32,13 +32,13 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o);
 /* Whole report as one self-contained HTML page (docs/html.md): style and script inline,
  * nothing fetched; trace text escaped. Short display names need o->rules. */
 int rp_html(FILE *out, const an_report *r, const rp_options *o);
-/* n >= 1 reports on one page (triage bundle): contents grouped by model and framework,
- * one <article id="rR"> per report (its ids prefixed "rR-"), labels[i] naming report i
- * in the contents; the footer is the first report's. Returns 0, or -1. */
 /* The page of `triage diff` (docs/html.md, "Diff"); version and command_line go to the
  * footer (either may be NULL). Returns 0, or -1. */
 int rp_html_diff(FILE *out, const an_diff_report *d, const rp_options *o, const char *version,
                  const char *command_line);
+/* n >= 1 reports on one page (triage bundle): contents grouped by model and framework,
+ * one <article id="rR"> per report (its ids prefixed "rR-"), labels[i] naming report i
+ * in the contents; the footer is the first report's. Returns 0, or -1. */
 int rp_html_bundle(FILE *out, const an_report *const *reports, const char *const *labels, size_t n,
                    const rp_options *o);
 

@@ -7,7 +7,9 @@ the stage total delta matches the manifest; kernels the generator did not touch 
 within the noise floor. The same diff from two JSON reports (--format json) gives the
 same JSON document, and a side that is neither a trace nor a report is one error line.
 `triage bundle` of the two runs and one JSON report has a contents entry and a section
-per input, each input's kernel rows, and fails with one line on a missing input.
+per input, each input's kernel rows, and fails with one line on a missing input;
+`bundle -o X.html` writes the HTML page (contents, one article per input with its
+kernel table), and an HTML bundle refuses a JSON report with one line.
 """
 import json
 import os
@@ -26,6 +28,52 @@ def check(cond, what):
 def triage(exe, *args):
     p = subprocess.run([exe, *args], capture_output=True, text=True, check=False)
     return p.returncode, p.stdout, p.stderr
+
+
+def overlap_kernels(report_path):
+    """{stage: set of overlap-table kernels} of a --format json report."""
+    with open(report_path, encoding="utf-8") as f:
+        rep = json.load(f)
+    return {s["stage"]: {r["kernel"] for r in s["rows"]} for s in (rep.get("overlap") or {}).get("stages", [])}
+
+
+def check_overlaps(d, jb, ja):
+    """The diff's overlap rows are exactly the overlap-table kernels only one run has."""
+    ob, oa = overlap_kernels(jb), overlap_kernels(ja)
+    for st in d["stages"]:
+        b, a = ob.get(st["stage"], set()), oa.get(st["stage"], set())
+        got = {(r["name"], r["change"]) for r in st["overlaps"]}
+        want = {(k, "new") for k in a - b} | {(k, "removed") for k in b - a}
+        check(got == want, f"{st['stage']}: overlap rows {sorted(got)} vs {sorted(want)}")
+
+
+def check_overlap_gone(exe, tmp, jb, ja):
+    """AFTER's JSON report with its first overlap row cut out: that row went away (and,
+    the other way round, appeared), in the JSON and the Markdown diff."""
+    with open(ja, encoding="utf-8") as f:
+        rep = json.load(f)
+    stage = rep["overlap"]["stages"][0]
+    cut = stage["rows"].pop(0)
+    cut_path = os.path.join(tmp, "a-cut.json")
+    with open(cut_path, "w", encoding="utf-8") as f:
+        json.dump(rep, f)
+    for sides, change in (((jb, cut_path), "removed"), ((cut_path, jb), "new")):
+        rc, out, err = triage(exe, "diff", "--format", "json", *sides)
+        check(rc == 0, f"diff with a cut overlap row: {err}")
+        if rc != 0:
+            continue
+        st = next(s for s in json.loads(out)["stages"] if s["stage"] == stage["stage"])
+        check([(r["name"], r["change"], r["category"]) for r in st["overlaps"]] ==
+              [(cut["kernel"], change, cut["category"])], f"cut overlap row: {st['overlaps']}")
+    rc, md, _ = triage(exe, "diff", jb, cut_path)
+    check(rc == 0 and "| Overlap row (kernel) | Category |" in md and
+          "No overlap row appeared or went away." not in md,
+          "Markdown diff lacks the overlap row that went away")
+    page = os.path.join(tmp, "cut.html")
+    rc, _, err = triage(exe, "diff", jb, cut_path, "-o", page)
+    html = open(page, encoding="utf-8").read() if rc == 0 else ""
+    check(html.count('<tr id="do-') == 1 and "Overlap rows that appeared or went away" in html,
+          f"HTML diff page lacks the overlap row that went away: {err}")
 
 
 def main():
@@ -65,11 +113,31 @@ def main():
             if rc3 == 0:
                 d3 = json.loads(out3)
                 check(d3["stages"] == d["stages"], "JSON-report sides differ from trace sides")
+            check_overlaps(d, jb, ja)
+            check_overlap_gone(exe, tmp, jb, ja)
             rc5, md, err5 = triage(exe, "bundle", before, after, ja)
             check(rc5 == 0, f"bundle: {err5}")
             check(md.startswith("# Triage bundle") and md.count("\n### ") == 3 and md.count("](#input-") == 3,
                   "bundle: contents or sections missing")
             check(md.count(m["first_change"][:40]) >= 3, "bundle: a section lacks its kernel rows")
+            page = os.path.join(tmp, "bundle.html")
+            rc7, _, err7 = triage(exe, "bundle", before, after, "-o", page)
+            check(rc7 == 0, f"bundle -o bundle.html: {err7}")
+            if rc7 == 0:
+                with open(page, encoding="utf-8") as f:
+                    html = f.read()
+                check(html.startswith("<!DOCTYPE html>"), "bundle -o .html: not a page")
+                for r in ("r0", "r1"):
+                    check(f'href="#{r}"' in html and f'<article class="report" id="{r}">' in html,
+                          f"bundle page: no contents entry or article {r}")
+                    check(f'id="{r}-kt-' in html, f"bundle page: article {r} lacks its kernel table")
+                check(m["first_change"][:40] in html, "bundle page: the changed kernel is missing")
+            rc8, md8, _ = triage(exe, "bundle", "--format", "markdown", before, "-o", page)
+            check(rc8 == 0 and open(page, encoding="utf-8").read().startswith("# Triage bundle"),
+                  "bundle --format markdown -o X.html: the format word wins over the name")
+            rc9, _, err9 = triage(exe, "bundle", "--format", "html", before, ja)
+            check(rc9 == 1 and err9.count("\n") == 1 and "a.json" in err9,
+                  f"HTML bundle with a JSON report: {rc9} {err9!r}")
             rc6, _, err6 = triage(exe, "bundle", before, os.path.join(tmp, "missing"))
             check(rc6 == 1 and err6.count("\n") == 1, f"bundle with a missing input: {rc6} {err6!r}")
             bad = os.path.join(tmp, "bad.json")

@@ -21,7 +21,9 @@ compat: `triage --compat reference` on every real trace (single and mapping = fo
         tests/golden/compat-exceptions.tsv (deviations the compat pack cannot express,
         each documented in docs/deviations.md). Exit 77 when the shared tree is absent.
 schema: the --format json report of the sample validates against
-        schemas/report.schema.json with tools/node_modules/.bin/ajv (installed by
+        schemas/report.schema.json, and `triage diff --format json` of
+        tests/data/diff/generated against schemas/diff.schema.json, with
+        tools/node_modules/.bin/ajv (installed by
         tools/check-rule-schema.sh). Exit 77 (skip) when node is absent.
 """
 import argparse
@@ -255,6 +257,20 @@ def schema(args):
                      os.path.join(args.source, "schemas", "report.schema.json"), "-d", doc], args.source)
             sys.stdout.write(v.stdout.decode(errors="replace") + v.stderr.decode(errors="replace"))
             ok = ok and v.returncode == 0
+        # triage diff's document against schemas/diff.schema.json (the generated pair: a
+        # slower, a new and a removed kernel)
+        pair = [os.path.join("tests", "data", "diff", "generated", s) for s in ("before", "after")]
+        out = run([args.triage, "diff", "--format", "json", *pair], args.source)
+        if out.returncode != 0:
+            print(f"triage diff --format json exited {out.returncode}")
+            return 1
+        doc = os.path.join(tmp, "diff.json")
+        with open(doc, "wb") as fh:
+            fh.write(out.stdout)
+        v = run([ajv, "validate", "--spec=draft2020", "--strict=false", "-s",
+                 os.path.join(args.source, "schemas", "diff.schema.json"), "-d", doc], args.source)
+        sys.stdout.write(v.stdout.decode(errors="replace") + v.stderr.decode(errors="replace"))
+        ok = ok and v.returncode == 0
         return 0 if ok else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -16,8 +16,8 @@ browser: builds pages with `triage --format html` and drives them in headless Ch
   - with ../shared: one page per shared real trace (each under 2 MB) and the multi-rank
              directory.
   - diff:    `triage diff` on tests/data/diff/generated (and the shared pair);
-  `triage bundle` does not exist yet: its page still comes from `triage --format json`
-  through the fixture builder make_fixture_page.py (marked as such on the page).
+  - bundle:  `triage bundle -o bundle.html` of the sample, the rank set and the diff pair
+             (with ../shared: of every shared real trace instead).
   Screenshots go to OUT/*.png.
   Exit 77 (skip, with a loud message) when Chromium, node or playwright-core is missing.
 csp: the Content-Security-Policy the build embedded (cmake/embed-html.cmake computes
@@ -79,14 +79,6 @@ def hostile_copy(src_dir, dst_dir):
     return dst_dir
 
 
-def triage_json(args, inputs, out):
-    cmd = [args.triage, "--quiet", "--format", "json", "--output", out] + inputs
-    r = subprocess.run(cmd, cwd=args.source, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.decode(errors='replace')}")
-    return out
-
-
 def triage_html(args, inputs, page, extra=(), prefix=False):
     """The page as triage writes it: `-o PAGE.html` picks the HTML format. prefix: inputs
     start with a sub-command word (diff), whose options follow it."""
@@ -113,28 +105,18 @@ def broken_copy(page, out):
     return out
 
 
-def build_page(args, mode, inputs, page, extra=()):
-    cmd = [sys.executable, os.path.join(HERE, "make_fixture_page.py"), mode, *inputs, "-o", page,
-           "--templates", os.path.join(args.source, "src", "report", "html"),
-           "--rules-dir", os.path.join(args.source, "rules"), "--version", args.version,
-           "--command", f"triage --format json {' '.join(os.path.basename(i) for i in inputs)}", *extra]
-    subprocess.run(cmd, check=True)
-    return page
-
-
 PAGE_BUDGET = 2 * 1024 * 1024  # the largest shared trace's page stays under 2 MB (issue 13)
 
 
 def shared_pages(args, out, pages):
     real = os.path.join(args.shared, "traces", "real")
     names = sorted(f for f in os.listdir(real) if f.endswith((".json", ".json.gz")))
-    reports, too_big = [], []
+    too_big = []
     for f in names:
         base = f.split(".json")[0]
         page = triage_html(args, [os.path.join(real, f)], os.path.join(out, f"shared-{base}.html"))
         if os.path.getsize(page) >= PAGE_BUDGET:
             too_big.append(f"{page}: {os.path.getsize(page)} bytes")
-        reports.append(triage_json(args, [os.path.join(real, f)], os.path.join(out, f"shared-{base}.json")))
         # One page per shared trace, for its screenshot; the interactive checks run on
         # the sample pages and the Ranks, diff and bundle pages.
         pages.append({"page": page, "screenshot": os.path.join(out, f"shared-{base}.png"),
@@ -151,8 +133,15 @@ def shared_pages(args, out, pages):
                                                  os.path.join(diff_dir, "test.json.gz")],
                                           os.path.join(out, "diff-shared.html"), prefix=True),
                       "screenshot": os.path.join(out, "diff-shared.png"), "checks": ["rows", "sort", "xss"]})
-    pages.append({"page": build_page(args, "bundle", reports, os.path.join(out, "bundle.html")),
-                  "screenshot": os.path.join(out, "bundle.png")})
+    pages.append(bundle_page(args, out, [os.path.join(real, f) for f in names]))
+
+
+def bundle_page(args, out, inputs):
+    """The page `triage bundle` writes: contents grouped by model and framework, one
+    article per input (each article's ids prefixed rN-)."""
+    page = triage_html(args, ["bundle", *inputs], os.path.join(out, "bundle.html"), prefix=True)
+    return {"page": page, "screenshot": os.path.join(out, "bundle.png"),
+            "require": ["rows", "sort", "filter", "xss", "network", "console"]}
 
 
 def ensure_playwright(source):
@@ -218,6 +207,10 @@ def browser(args):
         shared_pages(args, out, pages)
     else:
         print("html test: no ../shared tree; the shared-trace pages are left out")
+        pages.append(bundle_page(args, out, [data, os.path.join(args.source, "tests", "data", "ranks",
+                                                                "sglang-decode-slow2-tp4")] +
+                                 [os.path.join(args.source, "tests", "data", "diff", "generated", side)
+                                  for side in ("before", "after")]))
     manifest = os.path.join(out, "manifest.json")
     with open(manifest, "w", encoding="utf-8") as fh:
         json.dump(pages, fh, indent=1)

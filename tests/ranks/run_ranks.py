@@ -6,7 +6,7 @@ generated: rank sets written now by tools/make-rank-set.py into a temporary dire
            one per framework (so every file-name form is read), slowdowns 5 % and 10 %,
            and one with MoE expert imbalance on a hot rank.
 
-For every set: the Ranks section lists every rank (the API-server trace is none), the
+For every set: the framework detected is the manifest's; the Ranks section lists every rank (the API-server trace is none), the
 tables are the lowest rank's, each TP group's least-waiting rank is the manifest's
 least_wait_rank and is called a straggler exactly when the manifest's lost share of the
 step is at least 0.5 %, the per-rank collective waits match the manifest's within 10 %
@@ -72,6 +72,10 @@ def check_set(triage, name, directory, manifest):
     if rep is None:
         return
     n = manifest["ranks"]
+    # the framework of the files, detected by the packs' hints (a vllm:: kernel namespace
+    # under SGLang on ROCm is no vLLM hint)
+    check(rep["framework_id"] == manifest["framework"],
+          f"{name}: framework {rep['framework_id']}, want {manifest['framework']}")
     check(len(rep["ranks"]) >= 1, f"{name}: no Ranks section")
     if not rep["ranks"]:
         return

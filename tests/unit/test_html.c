@@ -369,10 +369,10 @@ Test(html_ranks, one_scale_straggler_marked) {
   rp_rank_part a[] = {{"compute", 600}, {"communication", 200}, {"wait", 200}};
   rp_rank_part b[] = {{"compute", 300}, {"communication", 100}, {"wait", 100}};
   rp_rank_view_row rows[] = {
-      {"rank 0", 0, 3, a, true, "gemm<x>", NULL, 40.0},
-      {"rank <1>", 1, 3, b, false, NULL, NULL, 0},
+      {"rank 0", 0, 3, a, true, "gemm<x>", NULL, 40.0, 0, 0},
+      {"rank <1>", 1, 3, b, false, NULL, NULL, 0, 0, 0},
   };
-  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows};
+  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows, false, 0, NULL};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -393,12 +393,45 @@ Test(html_ranks, one_scale_straggler_marked) {
   cr_assert_not_null(strstr(buf, "title=\"gemm&lt;x&gt;\""));
   cr_assert_eq(count(buf, "<th class=\"num\""), 4, "the span and one column per part");
   free(buf);
-  rp_rank_view none = {NULL, "x", 0, NULL};
+  rp_rank_view none = {NULL, "x", 0, NULL, false, 0, NULL};
   f = open_memstream(&buf, &len);
   hw.out = f;
   rp_html_ranks(&hw, &none);
   fclose(f);
   cr_assert_eq(len, 0, "no ranks, no section");
+  free(buf);
+}
+
+/* With the model's data the section adds each rank's collective wait (ms and share) and
+ * one imbalance row per kernel: min and max with their ranks, the spread; names escaped. */
+Test(html_ranks, wait_column_and_imbalance_rows) {
+  rp_rank_part a[] = {{"compute", 600}, {"idle", 400}};
+  rp_rank_part b[] = {{"compute", 500}, {"idle", 500}};
+  rp_rank_view_row rows[] = {
+      {"rank 0", 0, 2, a, true, NULL, NULL, 0, 0, 0},
+      {"rank 1", 1, 2, b, false, NULL, NULL, 0, 1234.5, 12.5},
+  };
+  an_imbalance_row imb[] = {{"moe<expert>", "compute", 0, 100, 180, 80, 1, 0}};
+  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows, true, 1, imb};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  rp_hw hw = {f, NULL, NULL, NULL, false, NULL, NULL, "", 0, "", false};
+  rp_html_ranks(&hw, &v);
+  fclose(f);
+  cr_assert(!hw.failed);
+  cr_assert_not_null(strstr(buf, ">Collective wait (ms)</th><th>Top kernel</th>"));
+  cr_assert_not_null(
+      strstr(buf, "<td data-value=\"1234.5\">1.23 <span class=\"muted\">12.5%</span></td>"), "%s",
+      buf);
+  cr_assert_not_null(strstr(buf, "<table class=\"data sortable imbalance\" id=\"ri\">"));
+  cr_assert_not_null(strstr(buf, "<tr id=\"imb-0\" data-cat=\"compute\">"));
+  cr_assert_not_null(strstr(buf, "title=\"moe&lt;expert&gt;\""));
+  cr_assert_not_null(strstr(buf,
+                            "<td data-value=\"100\">0.10</td><td data-value=\"1\">1</td>"
+                            "<td data-value=\"180\">0.18</td><td data-value=\"0\">0</td>"
+                            "<td data-value=\"80\">80.0</td></tr>"),
+                     "%s", buf);
   free(buf);
 }
 
