@@ -780,6 +780,17 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
   return false;
 }
 
+/* O8: a kernel whose name says it is already fused (matcher already_fused_kernel) is not
+ * a split chain: "try fusion" would send the engineer after work that is done. What is
+ * left is to overlap it with other work or to fold its neighbours into it. */
+static void ov_already_fused(const ov_stage_ctx *c, an_overlap_row *row) {
+  if (row->recommendation != AN_RECOMMEND_TRY_FUSION) return;
+  const te_matcher *m = te_rules_matcher(c->r, "already_fused_kernel");
+  if (!m || !te_matcher_match(m, row->kernel, strlen(row->kernel))) return;
+  row->priority = AN_PRIORITY_P4;
+  row->recommendation = AN_RECOMMEND_ALREADY_FUSED;
+}
+
 /* reference-triage.md §6.6 priority and recommendation, after the mechanism rules (O8). */
 static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                              an_overlap_row *row) {
@@ -788,7 +799,7 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
     row->priority = AN_PRIORITY_P5;
     row->recommendation = AN_RECOMMEND_SKIP;
   } else if (ov_mechanism_action(c, sw, a, row)) {
-    return;
+    /* decided by mechanism */
   } else if (row->verdict == AN_OVERLAP_LOW_ROI_HIDDEN) {
     row->priority = AN_PRIORITY_P4;
     row->recommendation = AN_RECOMMEND_SKIP;
@@ -801,6 +812,7 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
     row->priority = AN_PRIORITY_P2;
     row->recommendation = AN_RECOMMEND_CHECK_DEPS;
   }
+  if (set->overlap_mechanism_actions) ov_already_fused(c, row);
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,

@@ -178,6 +178,8 @@ const char *rp_recommendation(an_recommendation r) {
       return "one-time setup";
     case AN_RECOMMEND_RANK_SKEW:
       return "rank skew (wait)";
+    case AN_RECOMMEND_ALREADY_FUSED:
+      return "already fused";
     case AN_RECOMMEND_SKIP:
       break;
   }

@@ -571,7 +571,7 @@ Test(overlap_stages, sglang_step_annotations_give_both_stages) {
  * stream while nothing computes. Mechanisms: the GEMM is never a row; the upload is
  * one-time setup; the pinned copy is an independent copy-engine transfer (try overlap);
  * the tight chain of small kernels is what fusion removes (try fusion, not check deps). */
-static char *mechanism_trace(void) {
+static char *mechanism_trace(const char *chain_tail) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -593,10 +593,9 @@ static char *mechanism_trace(void) {
             "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}",
             t + 301);
     fprintf(f,
-            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_"
-            "elementwise_kernel<4, at::native::MulFunctor<float> >\",\"pid\":0,\"tid\":7,"
+            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
             "\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7}}",
-            t + 402);
+            chain_tail, t + 402);
     fprintf(f,
             ",{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
             "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":150,\"args\":{\"stream\":9}}",
@@ -609,7 +608,9 @@ static char *mechanism_trace(void) {
 
 Test(overlap_mechanism, action_follows_mechanism) {
   te_rules *r = load_rules();
-  char *trace = mechanism_trace();
+  char *trace = mechanism_trace(
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::MulFunctor<float> >");
   run x;
   run_single(&x, "mechanism.json", trace, strlen(trace), r);
   cr_assert_null(find_row(x.rep, "ampere_sgemm"), "compute is never a row");
@@ -626,6 +627,26 @@ Test(overlap_mechanism, action_follows_mechanism) {
   /* steady exposed time: 4 x 100 us, nothing hides it */
   cr_assert_float_eq(add->exposed_ms, 0.4, 1e-9);
   cr_assert_float_eq(add->exposed_wait_ms, 0.0, 1e-9);
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}
+
+/* The same tight chain whose second kernel is already a fused one (matcher
+ * already_fused_kernel): the split add is still a fusion candidate, the fused kernel is
+ * not told "try fusion" again. */
+Test(overlap_mechanism, already_fused_kernel_is_not_told_to_fuse) {
+  te_rules *r = load_rules();
+  char *trace = mechanism_trace("triton_poi_fused_add_mul_silu_0");
+  run x;
+  run_single(&x, "fused.json", trace, strlen(trace), r);
+  const an_overlap_row *fused = find_row(x.rep, "triton_poi_fused_add_mul_silu_0");
+  const an_overlap_row *add = find_row(
+      x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
+  cr_assert(fused && add);
+  cr_assert_eq(add->recommendation, AN_RECOMMEND_TRY_FUSION);
+  cr_assert_eq(fused->recommendation, AN_RECOMMEND_ALREADY_FUSED);
+  cr_assert_eq(fused->priority, AN_PRIORITY_P4);
   run_free(&x);
   free(trace);
   te_rules_destroy(r);
@@ -686,7 +707,9 @@ Test(overlap_mechanism, first_collective_wait_is_rank_skew) {
  * kernel time per overlap category; two streams that never run at once. */
 Test(overlap_mechanism, stage_time_accounting) {
   te_rules *r = load_rules();
-  char *trace = mechanism_trace();
+  char *trace = mechanism_trace(
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::MulFunctor<float> >");
   run x;
   run_single(&x, "mechanism.json", trace, strlen(trace), r);
   const an_overlap_stage *st = NULL;
