@@ -503,8 +503,10 @@ static int lv_send_batch(const lv_ctx *c, lv_target *t, const lv_plan *p, long n
 
 /* ---------------------------------------------------------------- profiler */
 
+/* *maybe_started is set when Ctrl-C cut the request short: it may have reached the server,
+ * which then profiles until told to stop, so the caller sends stop_profile all the same. */
 static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir, const char *stage,
-                            bool workload) {
+                            bool workload, bool *maybe_started) {
   char prefix[512];
   const char *base = t->prefix ? t->prefix : "triage-trace";
   if (workload)
@@ -543,6 +545,7 @@ static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir
                    lv_fw_label(t->fw), t->url, code,
                    lv_enable_hint(t->fw, t->root, hint, sizeof hint));
   }
+  *maybe_started = r.status == LV_HTTP_INTERRUPTED;
   int rc = lv_check(c, t, "POST", "/start_profile", &r);
   lv_reply_free(&r);
   return rc;
@@ -714,9 +717,10 @@ static int lv_capture_stage(const lv_ctx *c, lv_target *t, const char *stage, bo
   }
   bool started = false;
   if (rc == LV_OK) {
-    rc = lv_start_profile(c, t, stage_dir, stage, workload);
-    started = rc == LV_OK;
-    if (started) lv_say(c, t, "stage %s: profiler started", stage);
+    bool maybe_started = false;
+    rc = lv_start_profile(c, t, stage_dir, stage, workload, &maybe_started);
+    started = rc == LV_OK || maybe_started;
+    if (rc == LV_OK) lv_say(c, t, "stage %s: profiler started", stage);
   }
   if (rc == LV_OK) {
     double delay = c->opt->probe_delay_s > 0 ? c->opt->probe_delay_s : 0;

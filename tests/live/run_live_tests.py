@@ -390,6 +390,24 @@ def case_ctrl_c(ctx):
         check("interrupted (the profiler was stopped)" in err, err)
 
 
+def case_ctrl_c_during_start(ctx):
+    # Ctrl-C while start_profile is in flight: the server may already profile, so triage
+    # must stop it even though it never saw the reply.
+    with Server(ctx.work, "sglang", "--slow-start", "3") as srv:
+        out = ctx.tmpdir("sigint-start")
+        proc = subprocess.Popen([ctx.tool] + ctx.capture_args("sglang", srv.url, out),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(ctx.env))
+        deadline = time.monotonic() + 30
+        while "/start_profile" not in srv.paths() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check("/start_profile" in srv.paths(), "profiler never started")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        check(proc.returncode == 130, "ctrl-c: exit %d\n%s" % (proc.returncode, err))
+        check("/stop_profile" in srv.paths(), "stop_profile not sent after Ctrl-C during start")
+
+
 CASES = [
     ("capture-" + fw, (lambda fw: lambda ctx: case_capture(ctx, fw))(fw)) for fw in FRAMEWORKS
 ] + [
@@ -408,6 +426,7 @@ CASES = [
     ("stale-root", case_stale_root),
     ("trtllm-file-path", case_trtllm_file_path),
     ("ctrl-c", case_ctrl_c),
+    ("ctrl-c-during-start", case_ctrl_c_during_start),
 ]
 
 

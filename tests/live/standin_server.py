@@ -197,6 +197,8 @@ class Handler(BaseHTTPRequestHandler):
                     return self.reply(400, {"message": "stand-in: profiling already in progress"})
                 st.profiling = True
                 st.start_body = body if isinstance(body, dict) else None
+            if a.slow_start:
+                time.sleep(a.slow_start)  # the profiler runs; the reply is late
             return self.reply(200, text="Start profiling.\n")
         if path == "/stop_profile":
             if a.no_profiler:
@@ -232,6 +234,8 @@ def main():
     p.add_argument("--require-api-key")
     p.add_argument("--slow-generate", type=float, default=0.0)
     p.add_argument("--write-delay", type=float, default=0.2)
+    p.add_argument("--slow-start", type=float, default=0.0,
+                   help="seconds between starting the profiler and answering start_profile")
     a = p.parse_args()
     if a.framework == "vllm" and not a.output_dir:
         p.error("vllm needs --output-dir (its torch_profiler_dir)")
