@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis/strtab.h"
+#include "triage/limits.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -395,6 +396,7 @@ static void *worker(void *arg) {
 static an_status read_all(pool *p) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t want = p->opt->workers ? p->opt->workers : (cpus > 0 ? (size_t)cpus : 1);
+  if (want > AN_MAX_WORKERS) want = AN_MAX_WORKERS;
   if (want > p->n_todo) want = p->n_todo;
   pthread_t *th = calloc(want ? want : 1, sizeof *th);
   if (!th) return AN_ERR_NOMEM;

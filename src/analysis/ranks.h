@@ -46,8 +46,8 @@ an_rank_summary *an_rank_summary_from_data(const an_rank_data *d);
 void an_rank_summary_free(an_rank_summary *s);
 
 typedef struct an_ranks_options {
-  unsigned workers;                             /* threads; 0 = the online CPUs */
-  size_t reader_chunk_size;                     /* tr_read_options.chunk_size */
+  unsigned workers;         /* threads; 0 = the online CPUs (<= AN_MAX_WORKERS) */
+  size_t reader_chunk_size; /* tr_read_options.chunk_size */
   void (*warn)(void *ctx, const tr_warning *w); /* called under the lock; may be NULL */
   void *warn_ctx;
 } an_ranks_options;

@@ -63,12 +63,14 @@ typedef struct held {
   cJSON *doc;
 } held;
 
-static int load(const char *path, const te_rules *rules, rp_bundle_entry *e, held *h) {
+static int load(const char *path, const te_rules *rules, unsigned workers, rp_bundle_entry *e,
+                held *h) {
   e->input = path;
   if ((e->doc = h->doc = json_report(path))) return 0;
   an_run_options o = {0};
   o.formal.path = path;
   o.min_share_pct = -1;
+  o.rank_workers = workers;
   an_error err;
   an_report *rep = NULL;
   if (an_run(&o, rules, &rep, &err) != AN_OK) {
@@ -143,7 +145,8 @@ int triage_bundle_main(const char *argv0, const triage_options *before, int argc
   rp_bundle_entry *e = calloc(a.n_inputs, sizeof *e);
   held *h = calloc(a.n_inputs, sizeof *h);
   int rc = rules && e && h ? 0 : TRIAGE_EXIT_BAD_INPUT;
-  for (size_t i = 0; rc == 0 && i < a.n_inputs; i++) rc = load(a.inputs[i], rules, &e[i], &h[i]);
+  for (size_t i = 0; rc == 0 && i < a.n_inputs; i++)
+    rc = load(a.inputs[i], rules, before->workers, &e[i], &h[i]);
   if (rc == 0) rc = render(&a, e, rules);
   for (size_t i = 0; h && i < a.n_inputs; i++) {
     an_report_destroy(h[i].report);

@@ -46,7 +46,7 @@ typedef struct side {
   an_report *rep;
 } side;
 
-static int load(const char *path, const te_rules *rules, side *s) {
+static int load(const char *path, const te_rules *rules, unsigned workers, side *s) {
   char msg[256] = "";
   int rc = rp_diff_side_read(path, &s->d, &s->doc, msg, sizeof msg);
   if (rc < 0) {
@@ -57,6 +57,7 @@ static int load(const char *path, const te_rules *rules, side *s) {
   an_run_options o = {0};
   o.formal.path = path;
   o.min_share_pct = -1;
+  o.rank_workers = workers;
   an_error err;
   if (an_run(&o, rules, &s->rep, &err) != AN_OK) {
     if (err.has_offset)
@@ -127,8 +128,8 @@ int triage_diff_main(const char *argv0, const triage_options *before, int argc, 
   te_rules *rules = triage_rules_setup(argv0, &so, stderr);
   if (!rules) return TRIAGE_EXIT_BAD_INPUT;
   side s[2] = {0};
-  int rc = load(a.sides[0], rules, &s[0]);
-  if (rc == 0) rc = load(a.sides[1], rules, &s[1]);
+  int rc = load(a.sides[0], rules, before->workers, &s[0]);
+  if (rc == 0) rc = load(a.sides[1], rules, before->workers, &s[1]);
   an_diff_result res = {0};
   if (rc == 0 && an_diff_build(&s[0].d, &s[1].d, rules, &res) != AN_OK) {
     fprintf(stderr, "triage: out of memory\n");

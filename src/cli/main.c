@@ -115,6 +115,7 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   ro.kernel_table_limit = opt->kernel_table_limit;
   ro.one_rank = opt->rank >= 0;
   ro.rank = opt->rank;
+  ro.rank_workers = opt->workers;
   ro.overlap_table_limit = opt->overlap_table_limit;
   bool quiet = opt->quiet;
   ro.progress = (an_read_hooks){progress_begin, triage_progress_update, progress_end, &quiet};

@@ -4,12 +4,14 @@
  */
 #include "cli/options.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "triage/limits.h"
 
 _Static_assert(sizeof(lv_workload) == sizeof(int), "CLI_CHOICE stores an int");
 
@@ -219,10 +221,27 @@ static int format_for_output(const char *path) {
   return html ? TRIAGE_FORMAT_HTML : TRIAGE_FORMAT_MARKDOWN;
 }
 
+/* TRIAGE_WORKERS: the rank readers' thread count, for every command that reads ranks.
+ * Unset or empty: the online CPUs (0). */
+static int workers_from_env(triage_options *o, char *err, size_t cap) {
+  const char *v = getenv("TRIAGE_WORKERS");
+  if (!v || !*v) return 0;
+  char *end = NULL;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || *end || n < 1 || n > (long)AN_MAX_WORKERS)
+    return cli_usage_error(err, cap, "TRIAGE_WORKERS: '%s' is not a thread count from 1 to %u", v,
+                           AN_MAX_WORKERS);
+  o->workers = (unsigned)n;
+  return 0;
+}
+
 int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
                          size_t cap) {
   int stop = 0;
   cli_parse_result rc = cli_parse(&MAIN_SPEC, argc, argv, first, o, &stop, err, cap);
+  if ((rc == CLI_PARSE_OK || rc == CLI_PARSE_STOP) && workers_from_env(o, err, cap))
+    return CLI_PARSE_USAGE;
   if (rc == CLI_PARSE_STOP) {
     o->command = argv[stop];
     o->command_argc = argc - stop;

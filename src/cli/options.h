@@ -47,6 +47,7 @@ typedef struct triage_options {
   long kernel_table_limit;  /* 0 = all */
   long rank;                /* --rank N; -1 = the lowest, with the Ranks section */
   long overlap_table_limit; /* 0 = all */
+  unsigned workers;         /* TRIAGE_WORKERS (1..AN_MAX_WORKERS); 0 = the online CPUs */
   /* output */
   int format;                  /* triage_format */
   int layout;                  /* triage_layout */

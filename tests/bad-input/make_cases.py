@@ -43,6 +43,7 @@ LIMITS = {
 }
 # Limits with no just-over case here, and where they are tested instead.
 LIMITS_ELSEWHERE = {
+    "AN_MAX_WORKERS": "an environment value (TRIAGE_WORKERS=257): tests/ranks/run_ranks.py workers",
     "LV_CONNECT_TIMEOUT_S": "a timeout, not an input size: tests/live (unreachable server)",
     "LV_POLL_INTERVAL_MS": "a polling period, not an input limit",
     "LV_MAX_DIR_ENTRIES": "needs a capture that writes 100,001 files: tests/live",

@@ -14,6 +14,9 @@ step is at least 0.5 %, the per-rank collective waits match the manifest's withi
 annotations) their count and the loss per step match. The same directory with
 --rank N gives rank N's tables and no Ranks section, and `triage merge` of the one-rank
 JSON reports of every rank gives the same Ranks section as the direct run.
+workers:   an 8-rank set and every rank fixture read with TRIAGE_WORKERS=1 (one reader, the
+           serial path) and =2 give byte-identical Markdown and JSON; a TRIAGE_WORKERS
+           outside 1..256 (AN_MAX_WORKERS) or not a number is a usage error (exit 2).
 """
 import json
 import os
@@ -158,9 +161,40 @@ def generated(triage, source):
                   f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
 
 
+def with_workers(triage, workers, args):
+    env = dict(os.environ, TRIAGE_WORKERS=workers)
+    return subprocess.run([triage, "--quiet", *args], capture_output=True, env=env, check=False)
+
+
+def workers(triage, source):
+    base = os.path.join(source, "tests", "data", "ranks")
+    with tempfile.TemporaryDirectory() as tmp:
+        gen = os.path.join(source, "tools", "make-rank-set.py")
+        eight = os.path.join(tmp, "eight")
+        subprocess.run([sys.executable, gen, "--out", eight, "--framework", "vllm", "--ranks", "8",
+                        "--dp", "2", "--nodes", "2", "--stage", "decode", "--layers", "4",
+                        "--decode-steps", "3", "--seed", "21", "--slow-rank", "5",
+                        "--slowdown", "0.05"], check=True, capture_output=True)
+        dirs = [eight] + [os.path.join(base, e) for e in sorted(os.listdir(base))
+                          if os.path.isdir(os.path.join(base, e))]
+        for d in dirs:
+            for fmt in ("markdown", "json"):
+                one = with_workers(triage, "1", ["--format", fmt, d])
+                two = with_workers(triage, "2", ["--format", fmt, d])
+                check(one.returncode == 0 and two.returncode == 0,
+                      f"{d} {fmt}: exit {one.returncode}/{two.returncode}: {two.stderr!r}")
+                check(one.stdout == two.stdout, f"{d} {fmt}: TRIAGE_WORKERS=1 and =2 differ")
+        for bad in ("0", "257", "two", "-1", "1x"):
+            p = with_workers(triage, bad, [eight])
+            check(p.returncode == 2 and b"TRIAGE_WORKERS" in p.stderr,
+                  f"TRIAGE_WORKERS={bad}: exit {p.returncode}, {p.stderr!r}")
+        p = with_workers(triage, "256", [eight])
+        check(p.returncode == 0, f"TRIAGE_WORKERS=256: exit {p.returncode}, {p.stderr!r}")
+
+
 def main():
     mode, triage, source = sys.argv[1:4]
-    {"fixtures": fixtures, "generated": generated}[mode](triage, source)
+    {"fixtures": fixtures, "generated": generated, "workers": workers}[mode](triage, source)
     for f in FAILS:
         print("FAIL", f)
     print("FAIL" if FAILS else "PASS", f"{len(FAILS)} problems")

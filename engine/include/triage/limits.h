@@ -57,6 +57,14 @@
 /* Sub-directory depth searched below a profile directory (runs nest 2-3 deep). */
 #define TR_MAX_DIR_DEPTH 32
 
+/* ---- analysis (src/analysis) ---- */
+
+/* Threads reading the ranks of one directory (TRIAGE_WORKERS, else the online CPUs).
+ * Each holds one rank's events at a time, so memory grows with the count; more threads
+ * than this gain nothing on any machine triage runs on and a typo could ask for
+ * millions. */
+#define AN_MAX_WORKERS 256u
+
 /* ---- display names (src/report/names.c) ---- */
 
 /* Bytes of the longest mangled name handed to the demangler. The GNU demangler keeps
