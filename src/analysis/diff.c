@@ -7,11 +7,30 @@
 
 #include "util/map.h"
 
+/* The Ranks rows of stage id in r (none for a one-rank run). */
+static bool side_ranks(const an_report *r, const char *id, an_diff_side_stage *d) {
+  for (size_t i = 0; i < r->n_ranks; i++) {
+    const an_rank_report *rr = &r->ranks[i];
+    if (strcmp(rr->stage, id) != 0) continue;
+    d->ranks = calloc(rr->n_rows ? rr->n_rows : 1, sizeof *d->ranks);
+    if (!d->ranks) return false;
+    for (size_t k = 0; k < rr->n_rows; k++) {
+      const an_rank_row *w = &rr->rows[k];
+      d->ranks[d->n_ranks++] = (an_diff_rank){w->rank, w->busy_us, w->wait_us, w->straggler};
+    }
+    return true;
+  }
+  return true;
+}
+
 an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out) {
   memset(out, 0, sizeof *out);
   out->label = label;
+  out->files = calloc(r->run.n_formal_inputs + 1, sizeof *out->files);
   out->stages = calloc(r->n_stages ? r->n_stages : 1, sizeof *out->stages);
-  if (!out->stages) return AN_ERR_NOMEM;
+  if (!out->stages || !out->files) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < r->run.n_formal_inputs; i++) out->files[i] = r->run.formal_inputs[i];
+  out->n_files = r->run.n_formal_inputs;
   for (size_t i = 0; i < r->n_stages; i++) {
     const an_stage_report *st = &r->stages[i];
     if (!st->has_kernels) continue;
@@ -21,7 +40,8 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
     d->fusions = calloc(st->n_fuse ? st->n_fuse : 1, sizeof *d->fusions);
     size_t n_ov = st->overlap ? st->overlap->n_rows : 0;
     d->overlaps = calloc(n_ov ? n_ov : 1, sizeof *d->overlaps);
-    if (!d->kernels || !d->fusions || !d->overlaps) return AN_ERR_NOMEM;
+    if (!d->kernels || !d->fusions || !d->overlaps || !side_ranks(r, st->id, d))
+      return AN_ERR_NOMEM;
     for (size_t k = 0; k < st->n_kernels; k++)
       d->kernels[d->n_kernels++] =
           (an_diff_kernel){st->kernels[k].name, st->kernels[k].category, st->kernels[k].total_us};
@@ -42,8 +62,10 @@ void an_diff_side_free(an_diff_side *s) {
     free(s->stages[i].kernels);
     free(s->stages[i].fusions);
     free(s->stages[i].overlaps);
+    free(s->stages[i].ranks);
   }
   if (s) free(s->stages);
+  if (s) free(s->files);
   if (s) memset(s, 0, sizeof *s);
 }
 
@@ -54,6 +76,8 @@ typedef struct owned {
   size_t n_stages;
   an_diff_row **arrays; /* every row array, freed with the result */
   size_t n_arrays;
+  an_diff_rank_row **rank_arrays;
+  size_t n_rank_arrays;
 } owned;
 
 typedef struct floor_t {
@@ -158,6 +182,46 @@ static double stage_total(const an_diff_side_stage *s) {
   return t;
 }
 
+static const an_diff_rank *find_rank(const an_diff_side_stage *s, long rank) {
+  for (size_t i = 0; i < s->n_ranks; i++)
+    if (s->ranks[i].rank == rank) return &s->ranks[i];
+  return NULL;
+}
+
+/* Rank rows of a stage both runs saw with several ranks: before's ranks, then the ranks
+ * only after has; the others (a one-rank side) get none. */
+static bool diff_ranks(owned *o, const an_diff_side_stage *b, const an_diff_side_stage *a,
+                       an_diff_stage *out) {
+  if (!b || !a || b->n_ranks < 2 || a->n_ranks < 2) return true;
+  an_diff_rank_row *rows = calloc(b->n_ranks + a->n_ranks, sizeof *rows);
+  an_diff_rank_row **v = rows ? realloc(o->rank_arrays, (o->n_rank_arrays + 1) * sizeof *v) : NULL;
+  if (!v) {
+    free(rows);
+    return false;
+  }
+  o->rank_arrays = v;
+  o->rank_arrays[o->n_rank_arrays++] = rows;
+  size_t n = 0;
+  for (size_t side = 0; side < 2; side++) {
+    const an_diff_side_stage *s = side ? a : b;
+    for (size_t i = 0; i < s->n_ranks; i++) {
+      long rank = s->ranks[i].rank;
+      if (side && find_rank(b, rank)) continue; /* already a row */
+      const an_diff_rank *x = find_rank(b, rank), *y = find_rank(a, rank);
+      an_diff_rank_row *r = &rows[n++];
+      *r = (an_diff_rank_row){.rank = rank, .in_before = x != NULL, .in_after = y != NULL};
+      if (x) r->before_busy_us = x->busy_us, r->before_wait_us = x->wait_us;
+      if (y) r->after_busy_us = y->busy_us, r->after_wait_us = y->wait_us;
+      r->before_straggler = x && x->straggler;
+      r->after_straggler = y && y->straggler;
+      r->delta_busy_us = r->after_busy_us - r->before_busy_us;
+    }
+  }
+  out->ranks = rows;
+  out->n_ranks = n;
+  return true;
+}
+
 static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side_stage *a,
                        floor_t f, an_diff_stage *out) {
   static const an_diff_kernel none[1];
@@ -173,6 +237,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
                             a ? a->n_overlaps : 0, false, f, &out->n_overlaps);
   bool ok = keep(o, k) & keep(o, c) & keep(o, fu) & keep(o, ov);
   if (!ok) return false;
+  if (!diff_ranks(o, b, a, out)) return false;
   out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
   out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
   out->overlaps = ov;
@@ -206,7 +271,19 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
     if (!find_stage(after, before->stages[i].stage) &&
         !diff_stage(o, &before->stages[i], NULL, f, &o->stages[o->n_stages++]))
       return AN_ERR_NOMEM;
-  out->report = (an_diff_report){before->label, after->label, o->n_stages, o->stages};
+  for (size_t i = 0; i < o->n_stages; i++) {
+    const te_stage *st = te_rules_stage_by_id(rules, o->stages[i].stage);
+    o->stages[i].label = st && st->label ? st->label : o->stages[i].stage;
+  }
+  out->report = (an_diff_report){
+      .before = before->label, .after = after->label, .n_stages = o->n_stages, .stages = o->stages};
+  const an_diff_side *sides[2] = {before, after};
+  for (int i = 0; i < 2; i++)
+    out->report.inputs[i] =
+        (an_diff_input){sides[i]->label, sides[i]->kind ? sides[i]->kind : "trace",
+                        sides[i]->n_files, sides[i]->files};
+  out->report.noise_floor_pct = f.pct;
+  out->report.noise_floor_us = f.us;
   return AN_OK;
 }
 
@@ -215,6 +292,8 @@ void an_diff_result_free(an_diff_result *r) {
   if (o) {
     for (size_t i = 0; i < o->n_arrays; i++) free(o->arrays[i]);
     free(o->arrays);
+    for (size_t i = 0; i < o->n_rank_arrays; i++) free(o->rank_arrays[i]);
+    free(o->rank_arrays);
     free(o->stages);
     free(o);
   }

@@ -22,6 +22,13 @@ typedef struct an_diff_kernel {
   double total_us;
 } an_diff_kernel;
 
+/* One rank row of a side's Ranks section. */
+typedef struct an_diff_rank {
+  long rank;
+  double busy_us, wait_us;
+  bool straggler; /* the rank its group waits for, with a verdict */
+} an_diff_rank;
+
 typedef struct an_diff_side_stage {
   const char *stage;
   size_t n_kernels;
@@ -30,16 +37,21 @@ typedef struct an_diff_side_stage {
   an_diff_kernel *fusions; /* shown fusion patterns: id and related time */
   size_t n_overlaps;
   an_diff_kernel *overlaps; /* overlap table rows: kernel, overlap category, total time */
+  size_t n_ranks;
+  an_diff_rank *ranks; /* the stage's Ranks section rows (0 or 1 rank: none) */
 } an_diff_side_stage;
 
 typedef struct an_diff_side {
   const char *label;
+  const char *kind; /* "trace", "directory" or "report" (set by whoever builds the side) */
+  size_t n_files;
+  const char **files; /* the formal trace files behind the side (array owned, strings not) */
   size_t n_stages;
   an_diff_side_stage *stages;
 } an_diff_side;
 
-/* Every kernel row, shown fuse row and overlap row of each stage with kernels.
- * AN_ERR_NOMEM. */
+/* Every kernel row, shown fuse row, overlap row and Ranks row of each stage with kernels,
+ * and the report's formal inputs. AN_ERR_NOMEM. */
 an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out);
 void an_diff_side_free(an_diff_side *s);
 

@@ -535,6 +535,15 @@ typedef struct an_diff_row {
   an_diff_change change;
 } an_diff_row;
 
+/* One rank of a stage in both runs (only when both runs have several ranks there). */
+typedef struct an_diff_rank_row {
+  long rank;
+  bool in_before, in_after;
+  double before_busy_us, after_busy_us, delta_busy_us;
+  double before_wait_us, after_wait_us;   /* collective wait */
+  bool before_straggler, after_straggler; /* the rank its group waits for, with a verdict */
+} an_diff_rank_row;
+
 typedef struct an_diff_stage {
   const char *stage;
   an_diff_row total; /* the stage's GPU time */
@@ -545,14 +554,27 @@ typedef struct an_diff_stage {
   size_t n_fusions;
   const an_diff_row *fusions; /* shown fusion patterns that appeared or went away */
   size_t n_overlaps;
-  const an_diff_row *overlaps; /* overlap table rows (by kernel) that appeared or went away */
+  const an_diff_row *overlaps;   /* overlap table rows (by kernel) that appeared or went away */
+  const char *label;             /* the stage's label in the packs ("extend/prefill"), or id */
+  size_t n_ranks;                /* 0 unless both runs have several ranks in this stage */
+  const an_diff_rank_row *ranks; /* rank order */
 } an_diff_stage;
+
+/* What one side of a diff was: how it was given and the trace files behind it. */
+typedef struct an_diff_input {
+  const char *path; /* as named on the command line */
+  const char *kind; /* "trace", "directory" or "report" (a --format json report) */
+  size_t n_files;
+  const char *const *files; /* the formal trace files analysed (for a report: its inputs) */
+} an_diff_input;
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */
 typedef struct an_diff_report {
   const char *before, *after; /* the inputs as named */
   size_t n_stages;
   const an_diff_stage *stages;
+  an_diff_input inputs[2];                /* before, after */
+  double noise_floor_pct, noise_floor_us; /* diff.noise_floor_pct / _us of the packs */
 } an_diff_report;
 
 /* Sections later work adds (declared so the report grows without reshaping). */

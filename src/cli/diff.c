@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "analysis/diff.h"
 #include "analysis/pipeline.h"
@@ -71,6 +72,8 @@ static int load(const char *path, const te_rules *rules, unsigned workers, side 
     fprintf(stderr, "triage: out of memory\n");
     return TRIAGE_EXIT_BAD_INPUT;
   }
+  struct stat sb;
+  s->d.kind = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? "directory" : "trace";
   return 0;
 }
 
@@ -96,7 +99,7 @@ static int render(const diff_args *a, const an_diff_report *d, const te_rules *r
   rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
   int rc = a->format == 2   ? rp_html_diff(out, d, &ro, TRIAGE_VERSION, cmdline)
            : a->format == 1 ? rp_diff_json(out, d)
-                            : rp_diff_markdown(out, d);
+                            : rp_diff_markdown(out, d, &ro);
   if (out != stdout && fclose(out) != 0) rc = -1;
   if (rc != 0) fprintf(stderr, "triage: write error\n");
   return rc ? TRIAGE_EXIT_BAD_INPUT : 0;

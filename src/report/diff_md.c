@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "report/md.h"
+#include "report/names.h"
 #include "util/file.h"
+
+/* Kernel rows of all stages in the "Biggest changes" list at the top. */
+#define BIGGEST_ROWS 5
 
 static const char *change_word(an_diff_change c) {
   switch (c) {
@@ -25,65 +29,230 @@ static const char *change_word(an_diff_change c) {
   return "within noise";
 }
 
-static int row_md(FILE *f, const an_diff_row *r, bool with_cat) {
-  if (fputs("| ", f) == EOF || rp_md_cell_text(f, r->name) != 0) return -1;
-  if (with_cat &&
-      (fputs(" | ", f) == EOF || rp_md_cell_text(f, r->category ? r->category : "-") != 0))
-    return -1;
-  return fprintf(f, " | %.3f ms | %.3f ms | %+.3f ms | %+.1f%% | %s |\n", r->before_us / 1000,
-                 r->after_us / 1000, r->delta_us / 1000, r->delta_pct, change_word(r->change)) < 0
+/* The shared columns of every row: before, after, delta (ms), delta (%), change. A new
+ * row has no relative change ("-"). */
+static int cols_md(FILE *f, const an_diff_row *r) {
+  bool ok = fputs(" | ", f) != EOF && rp_md_ms(f, r->before_us, false) == 0 &&
+            fputs(" | ", f) != EOF && rp_md_ms(f, r->after_us, false) == 0 &&
+            fputs(" | ", f) != EOF && rp_md_ms(f, r->delta_us, true) == 0 && fputs(" | ", f) != EOF;
+  if (ok)
+    ok = r->change == AN_DIFF_NEW ? fputs("-", f) != EOF : rp_md_pct(f, r->delta_pct, true) == 0;
+  return ok && fprintf(f, " | %s |\n", change_word(r->change)) >= 0 ? 0 : -1;
+}
+
+/* printf formats: "%%" is one percent sign */
+#define COLS_HEAD " Before (ms) | After (ms) | Delta (ms) | Delta (%%) | Change |\n"
+#define COLS_RULE " ---: | ---: | ---: | ---: | --- |\n"
+
+/* Display names of n rows' names (kernels), or NULL (then the full names are shown). */
+static char **display_names(const rp_names *nm, const an_diff_row *r, size_t n) {
+  if (!nm || !n) return NULL;
+  const char **full = malloc(n * sizeof *full);
+  if (!full) return NULL;
+  for (size_t i = 0; i < n; i++) full[i] = r[i].name;
+  char **shown = rp_names_display_table(nm, full, n);
+  free(full);
+  return shown;
+}
+
+/* Kernel (or overlap) rows [from, to) of r, numbered from 1 when numbered. */
+static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_t from, size_t to,
+                        const char *first_col) {
+  char **shown = display_names(nm, r + from, to - from);
+  int rc = fprintf(f, "\n| # | %s | Category |" COLS_HEAD "| ---: | --- | --- |" COLS_RULE,
+                   first_col) < 0
+               ? -1
+               : 0;
+  for (size_t i = from; i < to && rc == 0; i++) {
+    rc = fprintf(f, "| %zu | ", i - from + 1) < 0 ||
+                 rp_md_code(f, shown ? shown[i - from] : r[i].name) != 0 ||
+                 fputs(" | ", f) == EOF ||
+                 rp_md_cell_text(f, r[i].category ? r[i].category : "-") != 0
              ? -1
-             : 0;
+             : cols_md(f, &r[i]);
+  }
+  if (shown) rp_names_table_free(shown, to - from);
+  return rc;
+}
+
+static int categories_md(FILE *f, const an_diff_stage *s) {
+  if (fprintf(f, "\n### Categories: %s\n\n| Category |" COLS_HEAD "| --- |" COLS_RULE, s->label) <
+      0)
+    return -1;
+  for (size_t i = 0; i < s->n_categories; i++)
+    if (fputs("| ", f) == EOF ||
+        rp_md_cell_text(f, s->categories[i].name[0] ? s->categories[i].name : "-") != 0 ||
+        cols_md(f, &s->categories[i]) != 0)
+      return -1;
+  return 0;
+}
+
+/* Kernels beyond the noise floor (they sort first), then those within it. */
+static int kernels_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
+  size_t changed = 0;
+  while (changed < s->n_kernels && s->kernels[changed].change != AN_DIFF_SAME) changed++;
+  if (fprintf(f, "\n### Kernels that changed: %s\n", s->label) < 0) return -1;
+  if (!changed && fputs("\nNo kernel changed beyond the noise floor.\n", f) == EOF) return -1;
+  if (changed && kernel_table(f, nm, s->kernels, 0, changed, "Kernel") != 0) return -1;
+  if (changed == s->n_kernels) return 0;
+  if (fprintf(f, "\n### Kernels within noise: %s\n", s->label) < 0) return -1;
+  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, "Kernel");
 }
 
 /* Fusion patterns (overlap: overlap rows, with their overlap category) that appeared or
  * went away, or one sentence saying none did. */
-static int appeared_md(FILE *f, const an_diff_row *r, size_t n, bool overlap) {
+static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool overlap) {
+  const an_diff_row *r = overlap ? s->overlaps : s->fusions;
+  size_t n = overlap ? s->n_overlaps : s->n_fusions;
+  if (fprintf(f, "\n### %s: %s\n", overlap ? "Overlap rows" : "Fusion patterns", s->label) < 0)
+    return -1;
   if (!n)
     return fprintf(f, "\nNo %s appeared or went away.\n",
                    overlap ? "overlap row" : "fusion pattern") < 0
                ? -1
                : 0;
-  if (fputs(overlap ? "\n| Overlap row (kernel) | Category | Before | After | Delta | Delta % | "
-                      "Change |\n| --- | --- | ---: | ---: | ---: | ---: | --- |\n"
-                    : "\n| Fusion pattern | Before | After | Delta | Delta % | Change |\n"
-                      "| --- | ---: | ---: | ---: | ---: | --- |\n",
-            f) == EOF)
+  if (overlap) return kernel_table(f, nm, r, 0, n, "Overlap row (kernel)");
+  if (fprintf(f, "\nTimes are the patterns' related kernel time.\n\n| Fusion pattern |" COLS_HEAD
+                 "| --- |" COLS_RULE) < 0)
     return -1;
   for (size_t i = 0; i < n; i++)
-    if (row_md(f, &r[i], overlap) != 0) return -1;
+    if (fputs("| ", f) == EOF || rp_md_code(f, r[i].name) != 0 || cols_md(f, &r[i]) != 0) return -1;
   return 0;
 }
 
-static int stage_md(FILE *f, const an_diff_stage *s) {
-  const an_diff_row *t = &s->total;
-  if (fprintf(f, "\n##### %s\n\nTotal GPU time: %.3f ms -> %.3f ms (%+.3f ms, %+.1f%%): %s\n",
-              s->stage, t->before_us / 1000, t->after_us / 1000, t->delta_us / 1000, t->delta_pct,
-              change_word(t->change)) < 0)
+static const char *straggler_word(const an_diff_rank_row *r) {
+  if (r->before_straggler && r->after_straggler) return "both runs";
+  if (r->before_straggler) return "before";
+  return r->after_straggler ? "after" : "-";
+}
+
+/* Ranks of the stage, when both runs have several: busy time and collective wait per rank,
+ * and which rank the others waited for in each run. */
+static int ranks_md(FILE *f, const an_diff_stage *s) {
+  if (!s->n_ranks) return 0;
+  if (fprintf(f,
+              "\n### Ranks: %s\n\n| Rank | Busy before (ms) | Busy after (ms) | Busy delta (ms) | "
+              "Wait before (ms) | Wait after (ms) | Straggler |\n"
+              "| ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+              s->label) < 0)
     return -1;
-  if (fputs("\n| Category | Before | After | Delta | Delta % | Change |\n"
-            "| --- | ---: | ---: | ---: | ---: | --- |\n",
-            f) == EOF)
-    return -1;
-  for (size_t i = 0; i < s->n_categories; i++)
-    if (row_md(f, &s->categories[i], false) != 0) return -1;
-  if (fputs("\n| Kernel | Category | Before | After | Delta | Delta % | Change |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: | --- |\n",
-            f) == EOF)
-    return -1;
-  for (size_t i = 0; i < s->n_kernels; i++)
-    if (row_md(f, &s->kernels[i], true) != 0) return -1;
-  return appeared_md(f, s->fusions, s->n_fusions, false) ||
-                 appeared_md(f, s->overlaps, s->n_overlaps, true)
+  long sb = -1, sa = -1;
+  for (size_t i = 0; i < s->n_ranks; i++) {
+    const an_diff_rank_row *r = &s->ranks[i];
+    if (r->before_straggler && sb < 0) sb = r->rank;
+    if (r->after_straggler && sa < 0) sa = r->rank;
+    if (fprintf(f, "| %ld | ", r->rank) < 0 ||
+        (r->in_before           ? rp_md_ms(f, r->before_busy_us, false)
+         : fputs("-", f) == EOF ? -1
+                                : 0) ||
+        fputs(" | ", f) == EOF ||
+        (r->in_after            ? rp_md_ms(f, r->after_busy_us, false)
+         : fputs("-", f) == EOF ? -1
+                                : 0) ||
+        fputs(" | ", f) == EOF || rp_md_ms(f, r->delta_busy_us, true) != 0 ||
+        fputs(" | ", f) == EOF || rp_md_ms(f, r->before_wait_us, false) != 0 ||
+        fputs(" | ", f) == EOF || rp_md_ms(f, r->after_wait_us, false) != 0 ||
+        fprintf(f, " | %s |\n", straggler_word(r)) < 0)
+      return -1;
+  }
+  char b[32] = "none", a[32] = "none";
+  if (sb >= 0) snprintf(b, sizeof b, "rank %ld", sb);
+  if (sa >= 0) snprintf(a, sizeof a, "rank %ld", sa);
+  return fprintf(f, "\nStraggler (the rank the others wait for): %s before, %s after%s.\n", b, a,
+                 sb == sa ? " (unchanged)" : " (changed)") < 0
              ? -1
              : 0;
 }
 
-int rp_diff_markdown(FILE *out, const an_diff_report *d) {
-  if (fprintf(out, "Triage Diff\nBefore: %s\nAfter: %s\n", d->before, d->after) < 0) return -1;
+static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
+  const an_diff_row *t = &s->total;
+  if (fprintf(f, "\n## Stage: %s\n\nGPU time (sum of kernel time): ", s->label) < 0 ||
+      rp_md_ms(f, t->before_us, false) || fputs(" ms before, ", f) == EOF ||
+      rp_md_ms(f, t->after_us, false) || fputs(" ms after: ", f) == EOF ||
+      rp_md_ms(f, t->delta_us, true) || fputs(" ms (", f) == EOF ||
+      rp_md_pct(f, t->delta_pct, true) || fprintf(f, " %%), **%s**.\n", change_word(t->change)) < 0)
+    return -1;
+  if (categories_md(f, s) || kernels_md(f, nm, s) || appeared_md(f, nm, s, false) ||
+      appeared_md(f, nm, s, true))
+    return -1;
+  return ranks_md(f, s);
+}
+
+typedef struct ranked {
+  const an_diff_stage *stage;
+  const an_diff_row *row;
+} ranked;
+
+static int cmp_ranked(const void *pa, const void *pb) {
+  const ranked *a = pa, *b = pb;
+  double x = fabs(a->row->delta_us), y = fabs(b->row->delta_us);
+  if (x != y) return x > y ? -1 : 1;
+  int c = strcmp(a->stage->stage, b->stage->stage);
+  return c ? c : strcmp(a->row->name, b->row->name);
+}
+
+/* The kernels that changed most, over every stage: the first thing to read. */
+static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
+  size_t n = 0;
   for (size_t i = 0; i < d->n_stages; i++)
-    if (stage_md(out, &d->stages[i]) != 0) return -1;
-  return 0;
+    for (size_t k = 0; k < d->stages[i].n_kernels; k++)
+      n += d->stages[i].kernels[k].change != AN_DIFF_SAME;
+  if (fputs("\n## Biggest changes\n", f) == EOF) return -1;
+  if (!n) return fputs("\nNo kernel changed beyond the noise floor.\n", f) == EOF ? -1 : 0;
+  ranked *r = malloc(n * sizeof *r);
+  if (!r) return -1;
+  size_t m = 0;
+  for (size_t i = 0; i < d->n_stages; i++)
+    for (size_t k = 0; k < d->stages[i].n_kernels; k++)
+      if (d->stages[i].kernels[k].change != AN_DIFF_SAME)
+        r[m++] = (ranked){&d->stages[i], &d->stages[i].kernels[k]};
+  qsort(r, m, sizeof *r, cmp_ranked);
+  if (m > BIGGEST_ROWS) m = BIGGEST_ROWS;
+  int rc = fprintf(f, "\n| # | Stage | Kernel | Category |" COLS_HEAD
+                      "| ---: | --- | --- | --- |" COLS_RULE) < 0
+               ? -1
+               : 0;
+  for (size_t i = 0; i < m && rc == 0; i++) {
+    char *shown = nm ? rp_names_display(nm, r[i].row->name) : NULL;
+    rc = fprintf(f, "| %zu | ", i + 1) < 0 || rp_md_cell_text(f, r[i].stage->label) != 0 ||
+                 fputs(" | ", f) == EOF || rp_md_code(f, shown ? shown : r[i].row->name) != 0 ||
+                 fputs(" | ", f) == EOF ||
+                 rp_md_cell_text(f, r[i].row->category ? r[i].row->category : "-") != 0
+             ? -1
+             : cols_md(f, r[i].row);
+    free(shown);
+  }
+  free(r);
+  return rc;
+}
+
+static int inputs_md(FILE *f, const an_diff_report *d) {
+  if (fputs("# Triage diff\n\n| Side | Input | Kind | Trace files |\n| --- | --- | --- | ---: |\n",
+            f) == EOF)
+    return -1;
+  for (int i = 0; i < 2; i++) {
+    const an_diff_input *in = &d->inputs[i];
+    if (fprintf(f, "| %s | ", i ? "After" : "Before") < 0 ||
+        rp_md_code(f, in->path ? in->path : (i ? d->after : d->before)) != 0 ||
+        fprintf(f, " | %s | %zu |\n", in->kind ? in->kind : "trace", in->n_files) < 0)
+      return -1;
+  }
+  return fprintf(f,
+                 "\nNoise floor: a change smaller than %g %% of the before time or %g us is "
+                 "within noise, never a regression (packs: `diff.noise_floor_pct`, "
+                 "`diff.noise_floor_us`). Kernels are matched by canonical name; times are "
+                 "GPU time summed over the stage.\n",
+                 d->noise_floor_pct, d->noise_floor_us) < 0
+             ? -1
+             : 0;
+}
+
+int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
+  rp_names *nm = o && !o->full_names ? rp_names_create(o->rules) : NULL;
+  int rc = inputs_md(out, d) || biggest_md(out, nm, d) ? -1 : 0;
+  for (size_t i = 0; i < d->n_stages && rc == 0; i++) rc = stage_md(out, nm, &d->stages[i]);
+  rp_names_destroy(nm);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -120,11 +289,68 @@ static bool rows_json(cJSON *o, const char *key, const an_diff_row *r, size_t n)
   return a != NULL;
 }
 
+static cJSON *rank_json(const an_diff_rank_row *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return NULL;
+  if (!cJSON_AddNumberToObject(o, "rank", (double)r->rank) ||
+      !cJSON_AddBoolToObject(o, "in_before", r->in_before) ||
+      !cJSON_AddBoolToObject(o, "in_after", r->in_after) ||
+      !cJSON_AddNumberToObject(o, "before_busy_us", an_round3(r->before_busy_us)) ||
+      !cJSON_AddNumberToObject(o, "after_busy_us", an_round3(r->after_busy_us)) ||
+      !cJSON_AddNumberToObject(o, "delta_busy_us", an_round3(r->delta_busy_us)) ||
+      !cJSON_AddNumberToObject(o, "before_wait_us", an_round3(r->before_wait_us)) ||
+      !cJSON_AddNumberToObject(o, "after_wait_us", an_round3(r->after_wait_us)) ||
+      !cJSON_AddBoolToObject(o, "before_straggler", r->before_straggler) ||
+      !cJSON_AddBoolToObject(o, "after_straggler", r->after_straggler)) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+static bool ranks_json(cJSON *o, const an_diff_stage *s) {
+  cJSON *a = cJSON_AddArrayToObject(o, "ranks");
+  for (size_t i = 0; a && i < s->n_ranks; i++) {
+    cJSON *x = rank_json(&s->ranks[i]);
+    if (!x) return false;
+    cJSON_AddItemToArray(a, x);
+  }
+  return a != NULL;
+}
+
+/* inputs (each side: path, kind, trace files), noise_floor and the change labels. */
+static bool head_json(cJSON *root, const an_diff_report *d) {
+  cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
+  for (int i = 0; inputs && i < 2; i++) {
+    const an_diff_input *in = &d->inputs[i];
+    cJSON *o = cJSON_AddObjectToObject(inputs, i ? "after" : "before");
+    cJSON *files = o ? cJSON_AddArrayToObject(o, "files") : NULL;
+    if (!files || !cJSON_AddStringToObject(o, "path", i ? d->after : d->before) ||
+        !cJSON_AddStringToObject(o, "kind", in->kind ? in->kind : "trace"))
+      return false;
+    for (size_t k = 0; k < in->n_files; k++) {
+      cJSON *x = cJSON_CreateString(in->files[k]);
+      if (!x) return false;
+      cJSON_AddItemToArray(files, x);
+    }
+  }
+  cJSON *nf = inputs ? cJSON_AddObjectToObject(root, "noise_floor") : NULL;
+  cJSON *labels = nf ? cJSON_AddObjectToObject(root, "labels") : NULL;
+  if (!labels || !cJSON_AddNumberToObject(nf, "pct", d->noise_floor_pct) ||
+      !cJSON_AddNumberToObject(nf, "us", d->noise_floor_us))
+    return false;
+  for (int c = AN_DIFF_SAME; c <= AN_DIFF_REMOVED; c++)
+    if (!cJSON_AddStringToObject(labels, change_id((an_diff_change)c),
+                                 change_word((an_diff_change)c)))
+      return false;
+  return true;
+}
+
 int rp_diff_json(FILE *out, const an_diff_report *d) {
   cJSON *root = cJSON_CreateObject();
   cJSON *stages = root ? cJSON_AddArrayToObject(root, "stages") : NULL;
   bool ok = stages && cJSON_AddStringToObject(root, "before", d->before) &&
-            cJSON_AddStringToObject(root, "after", d->after);
+            cJSON_AddStringToObject(root, "after", d->after) && head_json(root, d);
   for (size_t i = 0; ok && i < d->n_stages; i++) {
     const an_diff_stage *s = &d->stages[i];
     cJSON *o = cJSON_CreateObject(), *t = row_json(&s->total);
@@ -135,10 +361,11 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
     else
       cJSON_Delete(t);
     ok = ok && cJSON_AddStringToObject(o, "stage", s->stage) &&
+         cJSON_AddStringToObject(o, "label", s->label ? s->label : s->stage) &&
          rows_json(o, "categories", s->categories, s->n_categories) &&
          rows_json(o, "kernels", s->kernels, s->n_kernels) &&
          rows_json(o, "fusions", s->fusions, s->n_fusions) &&
-         rows_json(o, "overlaps", s->overlaps, s->n_overlaps);
+         rows_json(o, "overlaps", s->overlaps, s->n_overlaps) && ranks_json(o, s);
   }
   char *text = ok ? cJSON_Print(root) : NULL;
   int rc = text && fputs(text, out) != EOF && fputc('\n', out) != EOF ? 0 : -1;
@@ -179,6 +406,42 @@ static const cJSON *overlap_rows(const cJSON *doc, const char *id) {
   return NULL;
 }
 
+/* The report's formal inputs (inputs.formal), borrowed from the document. */
+static bool report_files(const cJSON *doc, an_diff_side *side) {
+  const cJSON *list =
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "inputs"), "formal");
+  side->files = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof *side->files);
+  if (!side->files) return false;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, list) if (cJSON_IsString(f)) side->files[side->n_files++] = f->valuestring;
+  return true;
+}
+
+/* The rows of stage id's Ranks section (report "ranks"): rank, busy and wait time,
+ * straggler. Rows lacking a member are skipped. */
+static bool report_ranks(const cJSON *doc, const char *id, an_diff_side_stage *d) {
+  const cJSON *sec;
+  cJSON_ArrayForEach(sec, cJSON_GetObjectItemCaseSensitive(doc, "ranks")) {
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(sec, "stage");
+    if (!cJSON_IsString(st) || strcmp(st->valuestring, id) != 0) continue;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sec, "rows");
+    d->ranks = calloc((size_t)cJSON_GetArraySize(rows) + 1, sizeof *d->ranks);
+    if (!d->ranks) return false;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+      const cJSON *rank = cJSON_GetObjectItemCaseSensitive(r, "rank");
+      const cJSON *busy = cJSON_GetObjectItemCaseSensitive(r, "busy_us");
+      const cJSON *wait = cJSON_GetObjectItemCaseSensitive(r, "wait_us");
+      if (!cJSON_IsNumber(rank) || !cJSON_IsNumber(busy) || !cJSON_IsNumber(wait)) continue;
+      d->ranks[d->n_ranks++] =
+          (an_diff_rank){(long)rank->valuedouble, busy->valuedouble, wait->valuedouble,
+                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "straggler"))};
+    }
+    return true;
+  }
+  return true;
+}
+
 int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap) {
   memset(side, 0, sizeof *side);
   *doc = NULL;
@@ -196,8 +459,9 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
     return 0; /* not a triage report: a trace */
   }
   side->label = path;
+  side->kind = "report";
   side->stages = calloc((size_t)cJSON_GetArraySize(stages) + 1, sizeof *side->stages);
-  if (!side->stages) return -1;
+  if (!side->stages || !report_files(*doc, side)) return -1;
   const cJSON *s;
   cJSON_ArrayForEach(s, stages) {
     an_diff_side_stage *d = &side->stages[side->n_stages++];
@@ -209,6 +473,7 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
                          &d->n_fusions) &&
               kernels_of(overlap_rows(*doc, id->valuestring), "kernel", false, &d->overlaps,
                          &d->n_overlaps);
+    if (ok && !report_ranks(*doc, id->valuestring, d)) return -1;
     if (!ok) {
       snprintf(msg, cap, "stage %zu of the report lacks its stage, kernel, fuse or overlap members",
                side->n_stages - 1);

@@ -14,8 +14,13 @@
 
 #include "analysis/diff.h"
 #include "analysis/model.h"
+#include "report/report.h"
 
-int rp_diff_markdown(FILE *out, const an_diff_report *d);
+/* Markdown: inputs and noise floor, the biggest changes over all stages, then per stage its
+ * GPU time, categories, kernels (changed, then within noise), fusion and overlap rows that
+ * appeared or went away and, when both runs have several ranks, the ranks. o gives the
+ * display names (o->rules; o->full_names for full ones); o may be NULL (full names). */
+int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o);
 int rp_diff_json(FILE *out, const an_diff_report *d);
 
 /* 1: path is a triage JSON report and *side holds it; 0: it is not one (a trace: run the

@@ -1,4 +1,4 @@
-/* report/md.c - Markdown cell escaping (md.h). */
+/* report/md.c - Markdown cell escaping, code spans and unit cells (md.h). */
 #include "report/md.h"
 
 #include <stdlib.h>
@@ -18,3 +18,18 @@ int rp_md_cell_text(FILE *f, const char *s) {
 }
 
 char *rp_md_escape(const char *s) { return ut_write_to_string(rp_md_cell_text, s); }
+
+int rp_md_code(FILE *f, const char *s) {
+  bool tick = s && strchr(s, '`');
+  if (fputs(tick ? "`` " : "`", f) == EOF || rp_md_cell_text(f, s) != 0) return -1;
+  return fputs(tick ? " ``" : "`", f) == EOF ? -1 : 0;
+}
+
+/* Milliseconds to the microsecond: the unit of every time column of a diff or Ranks table. */
+int rp_md_ms(FILE *f, double us, bool signed_) {
+  return fprintf(f, signed_ ? "%+.3f" : "%.3f", us / 1000) < 0 ? -1 : 0;
+}
+
+int rp_md_pct(FILE *f, double pct, bool signed_) {
+  return fprintf(f, signed_ ? "%+.1f" : "%.1f", pct) < 0 ? -1 : 0;
+}

@@ -10,6 +10,14 @@ same JSON document, and a side that is neither a trace nor a report is one error
 per input, each input's kernel rows, and fails with one line on a missing input;
 `bundle -o X.html` writes the HTML page (contents, one article per input with its
 kernel table), and an HTML bundle refuses a JSON report with one line.
+
+Pinned Markdown (tests/diff/expected/*.md, run from the source tree with relative paths):
+generated.md (the generated pair: inputs, noise floor, the injected change first under
+"Biggest changes", per-stage tables with one unit each) and ranks.md (two rank fixtures:
+the Ranks rows and the straggler change). Regenerate with
+`python3 tests/diff/run_diff.py build/triage . --regenerate` and read the diff.
+The JSON carries the inputs (kind, files), the noise floor, the change labels, and per
+rank rows when both sides have several ranks (the same from JSON-report sides).
 """
 import json
 import os
@@ -76,8 +84,66 @@ def check_overlap_gone(exe, tmp, jb, ja):
           f"HTML diff page lacks the overlap row that went away: {err}")
 
 
+PINS = [  # (expected file, diff arguments relative to the source tree)
+    ("generated.md", ["tests/data/diff/generated/before", "tests/data/diff/generated/after"]),
+    ("ranks.md", ["tests/data/ranks/sglang-decode-slow2-tp4",
+                  "tests/data/ranks/sglang-decode-first-wait-tp4"]),
+]
+
+
+def check_pins(exe, source, regenerate):
+    for name, args in PINS:
+        p = subprocess.run([os.path.abspath(exe), "diff", *args], capture_output=True, text=True,
+                           check=False, cwd=source)
+        check(p.returncode == 0, f"pin {name}: exit {p.returncode}: {p.stderr}")
+        path = os.path.join(source, "tests", "diff", "expected", name)
+        if regenerate:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(p.stdout)
+            continue
+        with open(path, encoding="utf-8") as f:
+            want = f.read()
+        check(p.stdout == want, f"pin {name}: output differs from tests/diff/expected/{name} "
+              "(regenerate with --regenerate, read the diff)")
+
+
+def check_ranks_json(exe, source):
+    """Both sides rank sets: one row per rank, the straggler of each run; the same rows
+    from the two sides' JSON reports; inputs say directory / report."""
+    before, after = PINS[1][1]
+    before, after = os.path.join(source, before), os.path.join(source, after)
+    rc, out, err = triage(exe, "diff", "--format", "json", before, after)
+    check(rc == 0, f"ranks diff: {err}")
+    if rc != 0:
+        return
+    d = json.loads(out)
+    st = d["stages"][0]
+    check([r["rank"] for r in st["ranks"]] == [0, 1, 2, 3], f"ranks diff rows {st['ranks']}")
+    check(sum(r["before_straggler"] for r in st["ranks"]) <= 1 and
+          sum(r["after_straggler"] for r in st["ranks"]) <= 1, "ranks diff: several stragglers")
+    check(d["inputs"]["before"]["kind"] == "directory" and len(d["inputs"]["after"]["files"]) >= 1,
+          f"ranks diff inputs {d['inputs']}")
+    check(d["noise_floor"]["pct"] > 0 and d["labels"]["slower"].startswith("slower"),
+          f"noise floor / labels {d['noise_floor']} {d['labels']}")
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = []
+        for src in (before, after):
+            docs.append(os.path.join(tmp, os.path.basename(src) + ".json"))
+            triage(exe, "--quiet", "--format", "json", "--output", docs[-1], src)
+        rc, out2, err2 = triage(exe, "diff", "--format", "json", *docs)
+        check(rc == 0, f"ranks diff of reports: {err2}")
+        if rc == 0:
+            d2 = json.loads(out2)
+            check(d2["stages"] == d["stages"], "ranks diff: JSON-report sides differ from directories")
+            check(d2["inputs"]["before"]["kind"] == "report" and
+                  d2["inputs"]["before"]["files"] == d["inputs"]["before"]["files"],
+                  f"report side inputs {d2['inputs']['before']}")
+
+
 def main():
     exe, source = sys.argv[1:3]
+    check_pins(exe, source, "--regenerate" in sys.argv[3:])
+    check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
     with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:
         m = json.load(f)

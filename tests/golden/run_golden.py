@@ -258,19 +258,22 @@ def schema(args):
             sys.stdout.write(v.stdout.decode(errors="replace") + v.stderr.decode(errors="replace"))
             ok = ok and v.returncode == 0
         # triage diff's document against schemas/diff.schema.json (the generated pair: a
-        # slower, a new and a removed kernel)
-        pair = [os.path.join("tests", "data", "diff", "generated", s) for s in ("before", "after")]
-        out = run([args.triage, "diff", "--format", "json", *pair], args.source)
-        if out.returncode != 0:
-            print(f"triage diff --format json exited {out.returncode}")
-            return 1
-        doc = os.path.join(tmp, "diff.json")
-        with open(doc, "wb") as fh:
-            fh.write(out.stdout)
-        v = run([ajv, "validate", "--spec=draft2020", "--strict=false", "-s",
-                 os.path.join(args.source, "schemas", "diff.schema.json"), "-d", doc], args.source)
-        sys.stdout.write(v.stdout.decode(errors="replace") + v.stderr.decode(errors="replace"))
-        ok = ok and v.returncode == 0
+        # slower, a new and a removed kernel; two rank fixtures: the ranks rows)
+        pairs = [[os.path.join("tests", "data", "diff", "generated", s) for s in ("before", "after")],
+                 [os.path.join("tests", "data", "ranks", s)
+                  for s in ("sglang-decode-slow2-tp4", "sglang-decode-first-wait-tp4")]]
+        for i, pair in enumerate(pairs):
+            out = run([args.triage, "diff", "--format", "json", *pair], args.source)
+            if out.returncode != 0:
+                print(f"triage diff --format json exited {out.returncode}")
+                return 1
+            doc = os.path.join(tmp, f"diff{i}.json")
+            with open(doc, "wb") as fh:
+                fh.write(out.stdout)
+            v = run([ajv, "validate", "--spec=draft2020", "--strict=false", "-s",
+                     os.path.join(args.source, "schemas", "diff.schema.json"), "-d", doc], args.source)
+            sys.stdout.write(v.stdout.decode(errors="replace") + v.stderr.decode(errors="replace"))
+            ok = ok and v.returncode == 0
         return 0 if ok else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
