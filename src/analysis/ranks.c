@@ -183,18 +183,49 @@ static bool set_group(an_rank_summary *s, const tr_trace *t) {
   return true;
 }
 
-/* Steps: the CPU annotations that name a stage (SGLang step[DECODE ...], vLLM execute_...),
- * else the GPU ones; 0 when the trace has neither (TRT-LLM). */
+typedef struct span {
+  double ts, end;
+} span;
+
+static int cmp_span(const void *pa, const void *pb) {
+  const span *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return a->end > b->end ? -1 : a->end < b->end; /* the outer one first */
+}
+
+/* Annotations of one kind that mark a step (matcher step_annotation; without it, those
+ * naming a stage), an annotation inside a counted one being the same step (vLLM's
+ * execute_model around its gpu_model_runner: forward). Caller holds the lock. */
+static size_t steps_of_kind(const tr_trace *t, tr_kind kind, const te_rules *rules) {
+  const te_matcher *m = te_rules_matcher(rules, "step_annotation");
+  size_t n = 0, found = 0, steps = 0;
+  const tr_event *ev = tr_trace_events(t, kind, &n);
+  span *sp = malloc((n ? n : 1) * sizeof *sp);
+  if (!sp) return 0; /* steps unknown, as for a trace without annotations */
+  for (size_t i = 0; i < n; i++) {
+    const char *name = tr_str_get(t, ev[i].name);
+    bool step = m ? te_matcher_match(m, name, strlen(name))
+                  : te_rules_stage_from_annotation(rules, name) != NULL;
+    if (step) sp[found++] = (span){ev[i].ts, ev[i].ts + ev[i].dur};
+  }
+  qsort(sp, found, sizeof *sp, cmp_span);
+  double last_end = 0;
+  for (size_t i = 0; i < found; i++)
+    if (steps == 0 || sp[i].ts >= last_end) {
+      steps++;
+      last_end = sp[i].end;
+    }
+  free(sp);
+  return steps;
+}
+
+/* Steps: the CPU step annotations, else the GPU ones; 0 when the trace has neither
+ * (TRT-LLM). */
 static size_t count_steps(const tr_trace *t, const te_rules *rules, pthread_mutex_t *lock) {
   static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
   size_t steps = 0;
   if (lock) pthread_mutex_lock(lock);
-  for (int k = 0; k < 2 && !steps; k++) {
-    size_t n = 0;
-    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
-    for (size_t i = 0; i < n; i++)
-      steps += te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name)) != NULL;
-  }
+  for (int k = 0; k < 2 && !steps; k++) steps = steps_of_kind(t, kinds[k], rules);
   if (lock) pthread_mutex_unlock(lock);
   return steps;
 }

@@ -92,6 +92,9 @@ def check_set(triage, name, directory, manifest):
           f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
     for g in manifest["groups"]:
         check_group(name, rep["ranks"][0], g)
+    if manifest["framework"] != "trtllm":  # TRT-LLM records no step annotation
+        check(all(g["steps"] for g in rep["ranks"][0]["groups"]),
+              f"{name}: steps unknown (matcher step_annotation found none)")
     check_merge(triage, name, directory, n, rep)
     last = n - 1
     one = run(triage, ["--rank", str(last), directory])
