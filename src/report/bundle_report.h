@@ -3,7 +3,8 @@
  * table of contents, one section per input, grouped by model and framework).
  *
  * An entry is a report model (a trace or directory analysed now; rendered in full) or a
- * JSON report read back (its kernel tables rendered from the JSON rows).
+ * JSON report read back (its run facts, kernel, overlap and fuse tables and Ranks rows
+ * rendered from the JSON rows).
  * Ownership: entries are borrowed for the call.
  */
 #ifndef TRIAGE_REPORT_BUNDLE_REPORT_H

@@ -185,7 +185,15 @@ def main():
             check(rc5 == 0, f"bundle: {err5}")
             check(md.startswith("# Triage bundle") and md.count("\n### ") == 3 and md.count("](#input-") == 3,
                   "bundle: contents or sections missing")
-            check(md.count(m["first_change"][:40]) >= 3, "bundle: a section lacks its kernel rows")
+            # every section, the JSON report's too, has its kernel, overlap and fuse tables
+            # with the changed kernel's row (display names: its tile size is in them)
+            tile = next(w for w in m["first_change"].split("_") if w.startswith("MT"))
+            for sec in md.split("\n### ")[1:]:
+                check(tile in sec and "Kernels: decode" in sec and
+                      "Overlap opportunities: decode" in sec and "Fusion opportunities: decode" in sec,
+                      f"bundle: section {sec.splitlines()[0]} lacks its tables or kernel rows")
+            check("(read back from a JSON report)" in md and "| O1 |" in md and "| F1 |" in md,
+                  "bundle: the JSON report's section lacks its overlap or fuse rows")
             page = os.path.join(tmp, "bundle.html")
             rc7, _, err7 = triage(exe, "bundle", before, after, "-o", page)
             check(rc7 == 0, f"bundle -o bundle.html: {err7}")
