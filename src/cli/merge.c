@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/exit.h"
 #include "cli/rules_setup.h"
+#include "report/names.h"
 #include "report/ranks_report.h"
 #include "util/file.h"
 
@@ -129,13 +130,24 @@ static int build(loaded *l, const te_rules *rules, an_ranks_result *res) {
   return rc;
 }
 
-static int render(const merge_args *a, const an_ranks_result *res) {
+/* Markdown: a document of its own, so it has its title. */
+static int markdown(FILE *out, const merge_args *a, const an_report *rep, const te_rules *rules) {
+  rp_names *nm = rp_names_create(rules);
+  int rc = fprintf(out, "# Triage ranks\n\nMerged from %zu one-rank JSON reports (triage merge).\n",
+                   a->n_reports) < 0
+               ? -1
+               : rp_ranks_markdown(out, rep, nm);
+  rp_names_destroy(nm);
+  return rc;
+}
+
+static int render(const merge_args *a, const an_ranks_result *res, const te_rules *rules) {
   an_report rep = {0};
   rep.n_ranks = res->n_reports;
   rep.ranks = res->reports;
   FILE *out = a->output ? fopen(a->output, "w") : stdout;
   if (!out) return fprintf(stderr, "triage: cannot write %s\n", a->output), TRIAGE_EXIT_BAD_INPUT;
-  int rc = a->format ? rp_ranks_json_document(out, &rep) : rp_ranks_markdown(out, &rep);
+  int rc = a->format ? rp_ranks_json_document(out, &rep) : markdown(out, a, &rep, rules);
   if (out != stdout && fclose(out) != 0) rc = -1;
   if (rc) fprintf(stderr, "triage: write error\n");
   return rc ? TRIAGE_EXIT_BAD_INPUT : 0;
@@ -167,7 +179,7 @@ int triage_merge_main(const char *argv0, const triage_options *before, int argc,
   an_ranks_result res = {0};
   int rc = load_all(&a, &l);
   if (rc == 0) rc = build(&l, rules, &res);
-  if (rc == 0) rc = render(&a, &res);
+  if (rc == 0) rc = render(&a, &res, rules);
   an_ranks_result_free(&res);
   loaded_free(&l);
   te_rules_destroy(rules);

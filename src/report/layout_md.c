@@ -520,7 +520,7 @@ int rp_layout_markdown(FILE *f, const an_report *r, const te_rules *rules, bool 
   summary(f, r, all);
   hints(f, r, rules);
   for (size_t i = 0; i < r->n_stages; i++) stage(f, r, &r->stages[i], &all[i]);
-  int rc = rp_ranks_markdown(f, r);
+  int rc = rp_ranks_markdown(f, r, nm);
   fputs(LEGEND, f);
   all_names_free(all, r->n_stages);
   rp_names_destroy(nm);

@@ -6,18 +6,22 @@
 #include <string.h>
 
 #include "report/md.h"
+#include "report/names.h"
 
+/* One unit per column, stated in the header; cells carry bare numbers (md.h). */
 static const char RANK_HEAD[] =
-    "| Rank | GPU busy | Compute | Exposed communication | Memory | Idle | Collective wait "
-    "| Top kernel (share) |\n"
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    "| Rank | GPU busy (ms) | Compute (ms) | Exposed communication (ms) | Memory (ms) | "
+    "Idle (ms) | Collective wait (ms) | Wait (% of busy) | Top kernel | Top kernel (% of kernel "
+    "time) |\n"
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n";
 static const char GROUP_HEAD[] =
-    "| Ranks | Matched collectives | Waits for | GPU time the others lose | Per step | Share of "
-    "the group's GPU time | Verdict |\n"
-    "| --- | ---: | --- | ---: | ---: | ---: | --- |\n";
+    "| Ranks | Matched collectives | Waits for rank | GPU time the others lose (ms) | Per step "
+    "(ms) | Steps | Share of the group's GPU time (%) | Verdict |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
 static const char IMB_HEAD[] =
-    "| Kernel | Category | Ranks | Min | Max | Spread |\n"
-    "| --- | --- | --- | ---: | ---: | ---: |\n";
+    "| Kernel | Category | Ranks | Min (ms) | Min on rank | Max (ms) | Max on rank | Spread (% "
+    "of max) |\n"
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
 
 /* "0-3" for a run of ranks, "0, 2, 5" otherwise. */
 static int rank_list(FILE *f, const long *r, size_t n) {
@@ -29,48 +33,68 @@ static int rank_list(FILE *f, const long *r, size_t n) {
   return 0;
 }
 
-static int rank_row(FILE *f, const an_rank_row *w) {
-  if (fprintf(f, "| %ld%s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f ms (%.1f%%) | ",
-              w->rank, w->straggler ? " (straggler)" : "", w->busy_us / 1000, w->compute_us / 1000,
-              w->exposed_comm_us / 1000, w->memory_us / 1000, w->idle_us / 1000, w->wait_us / 1000,
-              w->wait_share_pct) < 0)
+/* " | " then a time in ms. */
+static int ms(FILE *f, double us) {
+  return fputs(" | ", f) == EOF || rp_md_ms(f, us, false) != 0 ? -1 : 0;
+}
+
+static int pct(FILE *f, double p) {
+  return fputs(" | ", f) == EOF || rp_md_pct(f, p, false) != 0 ? -1 : 0;
+}
+
+/* A kernel name as a code span: its display form when nm is given, else the full name. */
+static int kernel_cell(FILE *f, const rp_names *nm, const char *name) {
+  char *shown = nm ? rp_names_display(nm, name) : NULL;
+  int rc = rp_md_code(f, shown ? shown : name);
+  free(shown);
+  return rc;
+}
+
+static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w) {
+  if (fprintf(f, "| %ld%s", w->rank, w->straggler ? " (straggler)" : "") < 0 || ms(f, w->busy_us) ||
+      ms(f, w->compute_us) || ms(f, w->exposed_comm_us) || ms(f, w->memory_us) ||
+      ms(f, w->idle_us) || ms(f, w->wait_us) || pct(f, w->wait_share_pct) || fputs(" | ", f) == EOF)
     return -1;
-  if (w->top_kernel && (rp_md_cell_text(f, w->top_kernel) != 0 ||
-                        fprintf(f, " (%.1f%%)", w->top_kernel_share_pct) < 0))
-    return -1;
-  return fputs(w->top_kernel ? " |\n" : "- |\n", f) == EOF ? -1 : 0;
+  if (!w->top_kernel) return fputs("- | - |\n", f) == EOF ? -1 : 0;
+  return kernel_cell(f, nm, w->top_kernel) || pct(f, w->top_kernel_share_pct) ||
+                 fputs(" |\n", f) == EOF
+             ? -1
+             : 0;
 }
 
 static int group_row(FILE *f, const an_rank_group *g) {
   if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
   if (g->n_ranks < 2 || !g->n_matched)
-    return fprintf(f, " | %zu | - | - | - | - | no collectives to compare |\n", g->n_matched) < 0
+    return fprintf(f, " | %zu | - | - | - | - | - | no collectives to compare |\n", g->n_matched) <
+                   0
                ? -1
                : 0;
-  char per_step[64] = "-";
-  if (g->n_steps)
-    snprintf(per_step, sizeof per_step, "%.3f ms (%zu steps)", g->lost_per_step_us / 1000,
-             g->n_steps);
-  return fprintf(f, " | %zu | rank %ld | %.3f ms | %s | %.1f%% | %s |\n", g->n_matched,
-                 g->straggler, g->lost_us / 1000, per_step, g->lost_share_pct,
-                 g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
+  if (fprintf(f, " | %zu | %ld", g->n_matched, g->straggler) < 0 || ms(f, g->lost_us)) return -1;
+  if (g->n_steps ? ms(f, g->lost_per_step_us) || fprintf(f, " | %zu", g->n_steps) < 0
+                 : fputs(" | - | -", f) == EOF)
+    return -1;
+  return pct(f, g->lost_share_pct) ||
+                 fprintf(f, " | %s |\n",
+                         g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
              ? -1
              : 0;
 }
 
-static int imbalance_row(FILE *f, const an_rank_report *rep, const an_imbalance_row *x) {
+static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
+                         const an_imbalance_row *x) {
   const an_rank_group *g = &rep->groups[x->group];
-  if (fputs("| ", f) == EOF || rp_md_cell_text(f, x->kernel) != 0 || fputs(" | ", f) == EOF ||
+  if (fputs("| ", f) == EOF || kernel_cell(f, nm, x->kernel) != 0 || fputs(" | ", f) == EOF ||
       rp_md_cell_text(f, x->category) != 0 || fputs(" | ", f) == EOF ||
       rank_list(f, g->ranks, g->n_ranks) != 0)
     return -1;
-  return fprintf(f, " | %.3f ms (rank %ld) | %.3f ms (rank %ld) | %.1f%% |\n", x->min_us / 1000,
-                 x->min_rank, x->max_us / 1000, x->max_rank, x->spread_pct) < 0
+  return ms(f, x->min_us) || fprintf(f, " | %ld", x->min_rank) < 0 || ms(f, x->max_us) ||
+                 fprintf(f, " | %ld", x->max_rank) < 0 || pct(f, x->spread_pct) ||
+                 fputs(" |\n", f) == EOF
              ? -1
              : 0;
 }
 
-static int stage_section(FILE *f, const an_rank_report *rep) {
+static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep) {
   if (fprintf(f,
               "\n## Ranks: %s\n\n%zu ranks. Collective wait: per matched collective, the "
               "rank's time minus the fastest rank's.\n\n",
@@ -78,7 +102,7 @@ static int stage_section(FILE *f, const an_rank_report *rep) {
       fputs(RANK_HEAD, f) == EOF)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
-    if (rank_row(f, &rep->rows[i]) != 0) return -1;
+    if (rank_row(f, nm, &rep->rows[i]) != 0) return -1;
   if (fprintf(f, "\n### Stragglers: %s\n\n", rep->stage) < 0 || fputs(GROUP_HEAD, f) == EOF)
     return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
@@ -88,13 +112,13 @@ static int stage_section(FILE *f, const an_rank_report *rep) {
     return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
   if (fputs(IMB_HEAD, f) == EOF) return -1;
   for (size_t i = 0; i < rep->n_imbalance; i++)
-    if (imbalance_row(f, rep, &rep->imbalance[i]) != 0) return -1;
+    if (imbalance_row(f, nm, rep, &rep->imbalance[i]) != 0) return -1;
   return 0;
 }
 
-int rp_ranks_markdown(FILE *out, const an_report *r) {
+int rp_ranks_markdown(FILE *out, const an_report *r, const rp_names *nm) {
   for (size_t i = 0; i < r->n_ranks; i++)
-    if (stage_section(out, &r->ranks[i]) != 0) return -1;
+    if (stage_section(out, nm, &r->ranks[i]) != 0) return -1;
   return 0;
 }
 

@@ -12,10 +12,12 @@
 #include <cjson/cJSON.h>
 
 #include "analysis/model.h"
+#include "report/names.h"
 
 /* Prints "Ranks" sections, one per stage with ranks; nothing for a one-rank run. Starts
- * with a blank line. Returns 0, or -1 on a write error. */
-int rp_ranks_markdown(FILE *out, const an_report *r);
+ * with a blank line. Every table states its units in its header. Kernel names are nm's
+ * display forms, or the full names when nm is NULL. Returns 0, or -1 on a write error. */
+int rp_ranks_markdown(FILE *out, const an_report *r, const rp_names *nm);
 
 /* Adds member "ranks" (an array, empty for a one-rank run) to report. 0, or -1 when out
  * of memory. */

@@ -13,7 +13,8 @@ step is at least 0.5 %, the per-rank collective waits match the manifest's withi
 (or 3 us), the lost share matches within a third, and where the steps are known (stage
 annotations) their count and the loss per step match. The same directory with
 --rank N gives rank N's tables and no Ranks section, and `triage merge` of the one-rank
-JSON reports of every rank gives the same Ranks section as the direct run.
+JSON reports of every rank gives the same Ranks section as the direct run (JSON, and
+Markdown under its own '# Triage ranks' title, tables stating their units).
 workers:   an 8-rank set and every rank fixture read with TRIAGE_WORKERS=1 (one reader, the
            serial path) and =2 give byte-identical Markdown and JSON; a TRIAGE_WORKERS
            outside 1..256 (AN_MAX_WORKERS) or not a number is a usage error (exit 2).
@@ -119,6 +120,16 @@ def check_merge(triage, name, directory, n, rep):
         check(p.returncode == 0, f"{name}: merge: {p.stderr.strip()}")
         if p.returncode == 0:
             check(json.loads(p.stdout)["ranks"] == rep["ranks"], f"{name}: merge differs from the direct run")
+        # Markdown: its own title, then the same Ranks section as the direct run's report
+        md = subprocess.run([triage, "merge", *files], capture_output=True, text=True, check=False)
+        direct = subprocess.run([triage, "--quiet", directory], capture_output=True, text=True,
+                                check=False)
+        section = direct.stdout[direct.stdout.find("\n## Ranks:"):direct.stdout.find("\n## Legend")]
+        check(md.stdout.startswith("# Triage ranks\n"), f"{name}: merge Markdown lacks its title")
+        check(section and md.stdout.rstrip("\n").endswith(section.rstrip("\n")),
+              f"{name}: merge Markdown differs from the direct run's Ranks section")
+        check("| GPU busy (ms) |" in section and "(ms) |" in md.stdout.split("### Stragglers")[-1],
+              f"{name}: Ranks tables do not state their units")
         p = subprocess.run([triage, "merge", files[0], files[0]], capture_output=True, text=True, check=False)
         check(p.returncode == 1 and "given twice" in p.stderr, f"{name}: duplicate rank: {p.stderr!r}")
 
