@@ -31,6 +31,9 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
   if (!out->stages || !out->files) return AN_ERR_NOMEM;
   for (size_t i = 0; i < r->run.n_formal_inputs; i++) out->files[i] = r->run.formal_inputs[i];
   out->n_files = r->run.n_formal_inputs;
+  out->framework = r->run.framework.label;
+  out->model = r->run.context.model.value;
+  out->gpu = r->run.context.gpu.value;
   for (size_t i = 0; i < r->n_stages; i++) {
     const an_stage_report *st = &r->stages[i];
     if (!st->has_kernels) continue;
@@ -280,8 +283,10 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
   const an_diff_side *sides[2] = {before, after};
   for (int i = 0; i < 2; i++)
     out->report.inputs[i] =
-        (an_diff_input){sides[i]->label, sides[i]->kind ? sides[i]->kind : "trace",
-                        sides[i]->n_files, sides[i]->files};
+        (an_diff_input){sides[i]->label,     sides[i]->kind ? sides[i]->kind : "trace",
+                        sides[i]->n_files,   sides[i]->files,
+                        sides[i]->framework, sides[i]->model,
+                        sides[i]->gpu};
   out->report.noise_floor_pct = f.pct;
   out->report.noise_floor_us = f.us;
   return AN_OK;

@@ -46,6 +46,7 @@ typedef struct an_diff_side {
   const char *kind; /* "trace", "directory" or "report" (set by whoever builds the side) */
   size_t n_files;
   const char **files; /* the formal trace files behind the side (array owned, strings not) */
+  const char *framework, *model, *gpu; /* run facts (framework label); NULL when unknown */
   size_t n_stages;
   an_diff_side_stage *stages;
 } an_diff_side;

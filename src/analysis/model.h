@@ -566,6 +566,7 @@ typedef struct an_diff_input {
   const char *kind; /* "trace", "directory" or "report" (a --format json report) */
   size_t n_files;
   const char *const *files; /* the formal trace files analysed (for a report: its inputs) */
+  const char *framework, *model, *gpu; /* the run's facts; NULL when unknown */
 } an_diff_input;
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */

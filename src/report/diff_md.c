@@ -226,17 +226,48 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
   return rc;
 }
 
+/* A run fact cell: the value, or "unknown". */
+static int fact_cell(FILE *f, const char *v) {
+  return fputs(" | ", f) == EOF || rp_md_cell_text(f, v ? v : "unknown") != 0 ? -1 : 0;
+}
+
+static bool same_text(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* One sentence naming the run facts that differ (a hardware or model change explains
+ * every row below it), or nothing. */
+static int facts_differ_md(FILE *f, const an_diff_input *b, const an_diff_input *a) {
+  const char *what[3] = {"framework", "model", "GPU"};
+  const char *bv[3] = {b->framework, b->model, b->gpu}, *av[3] = {a->framework, a->model, a->gpu};
+  bool first = true;
+  for (int k = 0; k < 3; k++) {
+    if (same_text(bv[k], av[k])) continue;
+    if (fputs(first ? "\nThe runs differ in: " : "; ", f) == EOF ||
+        fprintf(f, "%s (", what[k]) < 0 || rp_md_cell_text(f, bv[k] ? bv[k] : "unknown") ||
+        fputs(" -> ", f) == EOF || rp_md_cell_text(f, av[k] ? av[k] : "unknown") ||
+        fputs(")", f) == EOF)
+      return -1;
+    first = false;
+  }
+  return first || fputs(".\n", f) != EOF ? 0 : -1;
+}
+
 static int inputs_md(FILE *f, const an_diff_report *d) {
-  if (fputs("# Triage diff\n\n| Side | Input | Kind | Trace files |\n| --- | --- | --- | ---: |\n",
+  if (fputs("# Triage diff\n\n| Side | Input | Kind | Trace files | Framework | Model | GPU |\n"
+            "| --- | --- | --- | ---: | --- | --- | --- |\n",
             f) == EOF)
     return -1;
   for (int i = 0; i < 2; i++) {
     const an_diff_input *in = &d->inputs[i];
     if (fprintf(f, "| %s | ", i ? "After" : "Before") < 0 ||
         rp_md_code(f, in->path ? in->path : (i ? d->after : d->before)) != 0 ||
-        fprintf(f, " | %s | %zu |\n", in->kind ? in->kind : "trace", in->n_files) < 0)
+        fprintf(f, " | %s | %zu", in->kind ? in->kind : "trace", in->n_files) < 0 ||
+        fact_cell(f, in->framework) || fact_cell(f, in->model) || fact_cell(f, in->gpu) ||
+        fputs(" |\n", f) == EOF)
       return -1;
   }
+  if (facts_differ_md(f, &d->inputs[0], &d->inputs[1]) != 0) return -1;
   return fprintf(f,
                  "\nNoise floor: a change smaller than %g %% of the before time or %g us is "
                  "within noise, never a regression (packs: `diff.noise_floor_pct`, "
@@ -318,7 +349,12 @@ static bool ranks_json(cJSON *o, const an_diff_stage *s) {
   return a != NULL;
 }
 
-/* inputs (each side: path, kind, trace files), noise_floor and the change labels. */
+static bool text_or_null(cJSON *o, const char *k, const char *v) {
+  return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+/* inputs (each side: path, kind, trace files, run facts), noise_floor and the change
+ * labels. */
 static bool head_json(cJSON *root, const an_diff_report *d) {
   cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
   for (int i = 0; inputs && i < 2; i++) {
@@ -326,7 +362,9 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
     cJSON *o = cJSON_AddObjectToObject(inputs, i ? "after" : "before");
     cJSON *files = o ? cJSON_AddArrayToObject(o, "files") : NULL;
     if (!files || !cJSON_AddStringToObject(o, "path", i ? d->after : d->before) ||
-        !cJSON_AddStringToObject(o, "kind", in->kind ? in->kind : "trace"))
+        !cJSON_AddStringToObject(o, "kind", in->kind ? in->kind : "trace") ||
+        !text_or_null(o, "framework", in->framework) || !text_or_null(o, "model", in->model) ||
+        !text_or_null(o, "gpu", in->gpu))
       return false;
     for (size_t k = 0; k < in->n_files; k++) {
       cJSON *x = cJSON_CreateString(in->files[k]);
@@ -406,6 +444,12 @@ static const cJSON *overlap_rows(const cJSON *doc, const char *id) {
   return NULL;
 }
 
+/* String member k of o, or NULL. */
+static const char *json_text(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
 /* The report's formal inputs (inputs.formal), borrowed from the document. */
 static bool report_files(const cJSON *doc, an_diff_side *side) {
   const cJSON *list =
@@ -460,6 +504,11 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
   }
   side->label = path;
   side->kind = "report";
+  side->framework = json_text(*doc, "framework");
+  side->model = json_text(*doc, "model");
+  side->gpu = json_text(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*doc, "context"), "gpu"),
+      "value");
   side->stages = calloc((size_t)cJSON_GetArraySize(stages) + 1, sizeof *side->stages);
   if (!side->stages || !report_files(*doc, side)) return -1;
   const cJSON *s;

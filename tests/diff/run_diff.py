@@ -140,8 +140,24 @@ def check_ranks_json(exe, source):
                   f"report side inputs {d2['inputs']['before']}")
 
 
+def check_shared_pair(exe, source):
+    """../shared/traces/diff/hta_control_vs_test (when present): an A100 run against a V100
+    run; the first thing the diff says is that the GPU changed."""
+    pair = os.path.join(source, "..", "shared", "traces", "diff", "hta_control_vs_test")
+    if not os.path.isdir(pair):
+        print("skip the shared pair (no ../shared next to the source tree)")
+        return
+    sides = [os.path.join(pair, f) for f in ("control.json.gz", "test.json.gz")]
+    rc, md, err = triage(exe, "diff", *sides)
+    check(rc == 0, f"shared pair: {err}")
+    head = md.split("## Biggest changes")[0]
+    check("The runs differ in: GPU (NVIDIA A100" in head and "V100" in head,
+          "shared pair: the GPU change is not stated before the tables")
+
+
 def main():
     exe, source = sys.argv[1:3]
+    check_shared_pair(exe, source)
     check_pins(exe, source, "--regenerate" in sys.argv[3:])
     check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
