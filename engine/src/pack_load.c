@@ -747,25 +747,12 @@ static void check_enabled(vctx *v, const ty_node *item, const fusion_entry *e) {
 }
 
 static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,
-                                     "name",
-                                     "framework",
-                                     "origin",
-                                     "candidate_paths",
-                                     "active",
-                                     "split_groups",
-                                     "model_include",
-                                     "model_exclude",
-                                     "tp",
-                                     "min_share_pct",
-                                     "likely_share_pct",
-                                     "priority",
-                                     "subsumes",
-                                     "rationale_hint",
-                                     "evidence",
-                                     "platform",
-                                     "enabled",
-                                     NULL};
+  static const char *const keys[] = {
+      HEADER_KEYS,       "name",     "framework",      "origin",
+      "candidate_paths", "active",   "split_groups",   "model_include",
+      "model_exclude",   "tp",       "min_share_pct",  "likely_share_pct",
+      "priority",        "subsumes", "rationale_hint", "evidence",
+      "platform",        "enabled",  "dtype",          NULL};
   static const char *const tp_keys[] = {"min", "required", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
@@ -820,6 +807,14 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
     if (p->evidence && p->n_evidence != e->n_split)
       verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
            p->n_evidence, e->n_split);
+  }
+  if ((x = ty_get(item, "dtype"))) {
+    p->dtype = get_str_list(v, x, "dtype", &p->n_dtype);
+    if (p->dtype && p->n_dtype == x->n) {
+      e->dtype_origin = te_arena_alloc(v->a, x->n * sizeof *e->dtype_origin);
+      for (size_t i = 0; e->dtype_origin && i < x->n; i++)
+        e->dtype_origin[i] = origin_of(v, x->items[i]);
+    }
   }
   check_enabled(v, item, e);
   if ((x = ty_get(item, "platform"))) {

@@ -24,11 +24,14 @@ typedef struct an_explain_component {
   const char *kernel; /* the evidence kernel, NULL unless FILLED */
   double us;
   an_explain_why why;
+  size_t row; /* the kernel's index in the stage's kernels, when FILLED */
 } an_explain_component;
 
 typedef struct an_fuse_explain {
   bool framework_ok, platform_ok, tp_ok, model_ok; /* each gate the pattern states */
-  bool by_component;   /* evidence: applies (else the reference's text-only match) */
+  bool by_component;   /* component evidence applies (else the reference's text-only match) */
+  bool dtype_ok;       /* no dtype gate, or the active kernel or a component kernel is of
+                          one of the pattern's formats */
   const char *active;  /* a kernel the active matcher hits (fused path ran), or NULL */
   size_t n_components; /* = split groups */
   an_explain_component *components;

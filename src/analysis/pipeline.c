@@ -419,10 +419,30 @@ static an_text_fact infer_model(run_state *r) {
               model_stem(set, texts[t], set->fuse_model_frame_markers.items[m], &len);
           if (!stem || site->total_us <= best) continue;
           best = site->total_us;
-          f = (an_text_fact){an_strtab_intern(r->strings, stem, len), AN_SOURCE_DETECTION_RULE};
+          f = (an_text_fact){an_strtab_intern(r->strings, stem, len), AN_SOURCE_PYTHON_FRAMES};
         }
     }
   return f;
+}
+
+/* Model family from kernel names (under graph replay the frames are gone): the first
+ * family of fuse.model_kernel_families, in pack order, one of whose matchers hits a
+ * kernel of the formal traces. Families are listed most specific first. */
+static an_text_fact infer_model_from_kernels(run_state *r) {
+  const te_list_map *fam = &te_rules_settings(r->rules)->fuse_model_kernel_families;
+  an_kmap_view v;
+  an_kernel_map_view(r->formal.kmap, &v);
+  for (size_t f = 0; f < fam->n; f++)
+    for (size_t k = 0; k < fam->values[f].n; k++) {
+      const te_matcher *m = te_rules_matcher(r->rules, fam->values[f].items[k]);
+      for (size_t e = 0; m && e < v.global.n; e++) {
+        const char *name = v.global.entries[e].name;
+        if (name && te_matcher_match(m, name, strlen(name)))
+          return (an_text_fact){an_strtab_intern(r->strings, fam->keys[f], strlen(fam->keys[f])),
+                                AN_SOURCE_KERNEL_FAMILY};
+      }
+    }
+  return (an_text_fact){NULL, AN_SOURCE_UNKNOWN};
 }
 
 /* The run context fusion gates read, each fact with its provenance. */
@@ -437,6 +457,7 @@ static void infer_context(run_state *r) {
     c->tp_size = (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
   if (from_trace) infer_device(r, c);
   if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model(r);
+  if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model_from_kernels(r);
 }
 
 static an_status build_tables(run_state *r, double min_share_pct) {

@@ -172,13 +172,23 @@ static bool name_matches(const te_matcher *m, const an_kernel_row *row) {
   return te_matcher_match(m, row->name, strlen(row->name));
 }
 
-/* Rows whose text the active matcher hits (the fused kernel ran), appended to rel. With
- * components the kernel name alone is the evidence. */
+/* Whether a kernel is of one of the pattern's number formats (dtype gate): a matcher
+ * dtype_<value> of the packs hits its name. A pattern without dtype takes every kernel. */
+static bool dtype_fits(const te_fusion_pattern *p, const an_kernel_row *row) {
+  if (!p->n_dtype) return true;
+  for (size_t k = 0; k < p->n_dtype; k++)
+    if (p->dtype_matchers[k] && name_matches(p->dtype_matchers[k], row)) return true;
+  return false;
+}
+
+/* Rows whose text the active matcher hits (the fused path ran), appended to rel. With
+ * components the kernel name alone is the evidence, and a pattern about a number format
+ * counts only a fused kernel of that format. */
 static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_tables *st,
                          const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   bool active = false;
   for (size_t i = 0; p->active && i < st->n_rows; i++) {
-    bool hit = comp ? name_matches(p->active, &st->rows[i])
+    bool hit = comp ? name_matches(p->active, &st->rows[i]) && dtype_fits(p, &st->rows[i])
                     : te_matcher_match(p->active, texts[i], strlen(texts[i]));
     if (!hit) continue;
     active = true;
@@ -190,34 +200,43 @@ static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_t
   return active;
 }
 
+/* The evidence label of split group g: the pattern's, or "any" for a pattern that
+ * states none (its groups then need their keyword in the kernel name). */
+static const char *component_label(const te_fusion_pattern *p, size_t g) {
+  return p->n_evidence ? p->evidence[g] : "any";
+}
+
 /* Component evidence: each split group takes its own kernel, the largest one whose
- * category (from its name) fits the component and whose row the group matches, not already taken by
- * another group (one kernel cannot be two pieces of a split). All groups must find one. */
+ * category (from its name) fits the component and whose row the group matches, not already
+ * taken by another group (one kernel cannot be two pieces of a split). All groups must
+ * find one, and with a dtype gate one of them must be of the pattern's format. */
 static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st,
                              const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   size_t before = *nrel;
+  bool format = !p->n_dtype;
   for (size_t g = 0; g < p->n_split_groups; g++) {
     size_t best = SIZE_MAX;
+    const char *label = component_label(p, g);
+    /* a component with a category is proven by the name (its category) and may be
+     * placed by its location; an "any" component only by its name */
+    bool any = strcmp(label, "any") == 0;
     for (size_t i = 0; i < st->n_rows; i++) {
       const an_kernel_row *row = &st->rows[i];
-      /* a component with a category is proven by the name (its category) and may be
-       * placed by its location; an "any" component only by its name */
-      bool any = strcmp(p->evidence[g], "any") == 0;
-      if (mark[i] || !fits_component(p->evidence[g], row) ||
+      if (mark[i] || !fits_component(label, row) ||
           !(any ? name_matches(p->split_groups[g], row)
                 : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))))
         continue;
       if (best == SIZE_MAX || row->total_us > st->rows[best].total_us) best = i;
     }
-    if (best == SIZE_MAX) {
-      for (size_t k = before; k < *nrel; k++) mark[rel[k]] = false;
-      *nrel = before;
-      return false;
-    }
+    if (best == SIZE_MAX) break;
     mark[best] = true;
     rel[(*nrel)++] = best;
+    if (dtype_fits(p, &st->rows[best])) format = true;
   }
-  return p->n_split_groups > 0;
+  if (*nrel - before == p->n_split_groups && format) return p->n_split_groups > 0;
+  for (size_t k = before; k < *nrel; k++) mark[rel[k]] = false;
+  *nrel = before;
+  return false;
 }
 
 /* The reference's split match: every group hits some row of the row text (name, location,
@@ -330,10 +349,14 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
   if (!rel) return false;
   memset(mark, 0, nr * sizeof *mark);
+  /* the active matcher reads kernel names for patterns with evidence; every split is
+   * proven kernel by kernel once component evidence is on (a pattern without evidence:
+   * labels "any", the keyword in the kernel name) */
   bool comp = p->n_evidence && opt->component_evidence;
-  bool active = match_active(p, comp, st, texts, mark, rel, &nrel);
-  bool split = comp ? match_components(p, st, texts, mark, rel, &nrel)
-                    : match_split_legacy(p, st, texts, mark, rel, &nrel);
+  bool active =
+      match_active(p, comp || (opt->component_evidence && p->n_dtype), st, texts, mark, rel, &nrel);
+  bool split = opt->component_evidence ? match_components(p, st, texts, mark, rel, &nrel)
+                                       : match_split_legacy(p, st, texts, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
   double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
@@ -344,7 +367,7 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   m->rows = rel;
   m->n_rows = nrel;
   *hit = true;
-  return fill_match(m, p, st, active, comp, set);
+  return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set);
 }
 
 /* De-duplication: in priority order, a match whose rows an earlier match consumed, or
@@ -592,12 +615,13 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
 static an_explain_component explain_component(const te_fusion_pattern *p, size_t g, bool comp,
                                               const an_kernel_row *rows, size_t nr,
                                               const char **texts, bool *mark) {
-  an_explain_component c = {comp ? p->evidence[g] : NULL, NULL, 0, AN_EXPLAIN_NO_CATEGORY};
-  bool any = comp && strcmp(p->evidence[g], "any") == 0;
+  const char *label = comp ? component_label(p, g) : NULL;
+  an_explain_component c = {label, NULL, 0, AN_EXPLAIN_NO_CATEGORY, 0};
+  bool any = comp && strcmp(label, "any") == 0;
   bool fits = false, hit = false;
   size_t best = SIZE_MAX;
   for (size_t i = 0; i < nr; i++) {
-    if (comp && !fits_component(p->evidence[g], &rows[i])) continue;
+    if (comp && !fits_component(label, &rows[i])) continue;
     fits = true;
     bool m = any ? name_matches(p->split_groups[g], &rows[i])
                  : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]));
@@ -613,54 +637,71 @@ static an_explain_component explain_component(const te_fusion_pattern *p, size_t
     if (comp) mark[best] = true; /* one kernel per component */
     c.kernel = rows[best].name;
     c.us = rows[best].total_us;
+    c.row = best;
   }
   return c;
+}
+
+/* The gates of p against the report's run context, into out (dtype is decided later). */
+static bool explain_gates(const te_rules *rules, const an_report *rep, const te_fusion_pattern *p,
+                          an_fuse_explain *out, an_tables_options *opt) {
+  const an_run_context *c = &rep->run.context;
+  bool nomem = false;
+  char *model_lc = lower_dup(c->model.value, &nomem);
+  *opt =
+      (an_tables_options){.framework_id = rep->run.framework.id,
+                          .tp_size = c->tp_size.value,
+                          .platform = c->platform.value,
+                          .component_evidence = te_rules_settings(rules)->fuse_component_evidence};
+  out->framework_ok =
+      !p->framework || !opt->framework_id || !strcmp(p->framework, opt->framework_id);
+  out->platform_ok = pattern_gates_pass(&(te_fusion_pattern){.platform = p->platform}, opt, NULL);
+  out->tp_ok = !p->require_tp || opt->tp_size >= p->min_tp_size;
+  out->model_ok = model_gate(p, model_lc);
+  free(model_lc);
+  out->by_component = opt->component_evidence && (p->n_evidence || p->n_split_groups);
+  return !nomem;
 }
 
 bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an_stage_report *st,
                            const te_fusion_pattern *p, an_fuse_explain *out) {
   memset(out, 0, sizeof *out);
-  const an_run_context *c = &rep->run.context;
-  bool nomem = false;
-  char *model_lc = lower_dup(c->model.value, &nomem);
-  an_tables_options opt = {.framework_id = rep->run.framework.id,
-                           .tp_size = c->tp_size.value,
-                           .platform = c->platform.value,
-                           .component_evidence = te_rules_settings(rules)->fuse_component_evidence};
-  out->framework_ok = !p->framework || !opt.framework_id || !strcmp(p->framework, opt.framework_id);
-  out->platform_ok = pattern_gates_pass(&(te_fusion_pattern){.platform = p->platform}, &opt, NULL);
-  out->tp_ok = !p->require_tp || opt.tp_size >= p->min_tp_size;
-  out->model_ok = model_gate(p, model_lc);
-  free(model_lc);
-  out->by_component = p->n_evidence && opt.component_evidence;
+  an_tables_options opt;
+  bool ok = explain_gates(rules, rep, p, out, &opt);
+  bool dtype_on = opt.component_evidence && p->n_dtype;
   out->stage_total_us = st->kernel_total_us;
   size_t nr = st->n_kernels, ng = p->n_split_groups;
   an_strtab *strings = an_strtab_create();
   const char **texts = calloc(nr ? nr : 1, sizeof *texts);
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   out->components = calloc(ng ? ng : 1, sizeof *out->components);
-  bool ok = !nomem && strings && texts && mark && out->components;
+  ok = ok && strings && texts && mark && out->components;
   for (size_t i = 0; ok && i < nr; i++) ok = (texts[i] = match_subject(strings, &st->kernels[i]));
   bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok;
+  bool by_name = (p->n_evidence && opt.component_evidence) || dtype_on;
   for (size_t i = 0; ok && gates && p->active && !out->active && i < nr; i++)
-    if (out->by_component ? name_matches(p->active, &st->kernels[i])
-                          : te_matcher_match(p->active, texts[i], strlen(texts[i])))
+    if (by_name ? name_matches(p->active, &st->kernels[i]) &&
+                      (!dtype_on || dtype_fits(p, &st->kernels[i]))
+                : te_matcher_match(p->active, texts[i], strlen(texts[i])))
       out->active = st->kernels[i].name;
   out->n_components = ok ? ng : 0;
   double sum = 0, largest = 0;
+  bool format = false;
   for (size_t g = 0; g < out->n_components; g++) {
     an_explain_component *x = &out->components[g];
     if (!gates) {
-      *x = (an_explain_component){out->by_component ? p->evidence[g] : NULL, NULL, 0,
-                                  AN_EXPLAIN_GATE};
+      *x = (an_explain_component){out->by_component ? component_label(p, g) : NULL, NULL, 0,
+                                  AN_EXPLAIN_GATE, 0};
       continue;
     }
     *x = explain_component(p, g, out->by_component, st->kernels, nr, texts, mark);
+    if (x->why == AN_EXPLAIN_FILLED && dtype_fits(p, &st->kernels[x->row])) format = true;
     sum += x->us;
     if (x->us > largest) largest = x->us;
   }
+  out->dtype_ok = !dtype_on || out->active || format;
   out->related_us = sum;
-  bool all = ng > 0;
+  bool all = ng > 0 && out->dtype_ok;
   for (size_t g = 0; g < out->n_components; g++)
     if (out->components[g].why != AN_EXPLAIN_FILLED) all = false;
   out->saving_us = (all && !out->active && ng > 1) ? sum - largest : 0;

@@ -308,9 +308,9 @@ fail:
 }
 
 static const char *source_name(an_source s) {
-  static const char *const names[] = {"unknown",       "default",     "command-line",
-                                      "live-capture",  "server-args", "trace-metadata",
-                                      "detection-rule"};
+  static const char *const names[] = {"unknown",        "default",       "command-line",
+                                      "live-capture",   "server-args",   "trace-metadata",
+                                      "detection-rule", "python-frames", "kernel-family"};
   return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
 

@@ -608,7 +608,50 @@ Test(fuse, component_tp_from_trace, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
-/* Model family from the model file in the launch stacks (a detection rule), when server
+/* dtype gate: an FP8/FP4 pattern needs one evidence kernel of that format, from its name
+ * (matchers dtype_fp8 / dtype_fp4). An INT8 quantize kernel fills the quantize component
+ * but proves no FP8 split; an FP8 one does. */
+static const char RMS_FP8[] =
+    "{\"traceEvents\":[" FK("void vllm::rms_norm_kernel<c10::BFloat16>", 0, 30) "," FK(
+        "void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, "
+        "c10::Float8_e4m3fn>",
+        40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+static const char RMS_INT8[] =
+    "{\"traceEvents\":[" FK("void vllm::rms_norm_kernel<c10::BFloat16>", 0, 30) "," FK(
+        "void vllm::dynamic_scaled_int8_quant_kernel<c10::BFloat16, float>", 40,
+        20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+
+Test(fuse, dtype_gate_needs_a_kernel_of_the_format, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(RMS_FP8, sizeof RMS_FP8 - 1);
+  const an_fuse_row *r = find_fuse(rep, "vllm-rmsnorm-quant");
+  cr_assert_not_null(r, "RMSNorm + FP8 quant is an FP8 split");
+  cr_assert_eq(r->n_related, 2);
+  cr_assert_float_eq(r->saving_us, 20.0, 1e-9);
+  an_report_destroy(rep);
+  rep = run_vllm(RMS_INT8, sizeof RMS_INT8 - 1);
+  cr_assert_null(find_fuse(rep, "vllm-rmsnorm-quant"), "an INT8 quantize kernel is no FP8 proof");
+  an_report_destroy(rep);
+}
+
+/* The dtype matchers read whole tokens, and an FP8 enum set to 0 means FP8 off. */
+Test(fuse, dtype_matchers_read_tokens_and_off_enums, .init = setup, .fini = teardown) {
+  const te_matcher *fp8 = te_rules_matcher(rules, "dtype_fp8");
+  cr_assert_not_null(fp8);
+  static const char *const yes[] = {
+      "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, unsigned char, "
+      "(vllm::Fp8KVCacheDataType)1>",
+      "sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1"};
+  static const char *const no[] = {
+      "void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, "
+      "(vllm::Fp8KVCacheDataType)0>",
+      "nvjet_tst_64x8_64x16_2x1_v_bz_TNT"};
+  for (size_t i = 0; i < 2; i++) {
+    cr_assert(te_matcher_match(fp8, yes[i], strlen(yes[i])), "%s", yes[i]);
+    cr_assert_not(te_matcher_match(fp8, no[i], strlen(no[i])), "%s", no[i]);
+  }
+}
+
+/* Model family from the model file in the launch stacks (the Python frames), when server
  * args do not name the model; a helper file under models/ is not a model. */
 Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
   char buf[sizeof TRACE + 64];
@@ -626,6 +669,47 @@ Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
   an_error err;
   cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
   cr_assert_str_eq(rep->run.context.model.value, "qwen3_moe");
-  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_DETECTION_RULE);
+  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_PYTHON_FRAMES);
+  an_report_destroy(rep);
+}
+
+/* Model family from kernel families when neither server args nor frames name it, and the
+ * model gate it opens: NSA's quantize + indexed K-cache split is a DeepSeek-V3.2 feature.
+ * The same FP8 quantize and cache-write kernels on an unknown model make no NSA row; with
+ * an NSA indexer kernel in the trace the model is deepseek-v3.2 (from kernel names) and
+ * the split is reported. */
+#define NSA_SPLIT                                                                    \
+  FK("void vllm::scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>", 0, 30) \
+  "," FK(                                                                            \
+      "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, unsigned char, "     \
+      "(vllm::Fp8KVCacheDataType)1>",                                                \
+      40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100)
+static const char NSA_UNKNOWN[] = "{\"traceEvents\":[" NSA_SPLIT "]}";
+static const char NSA_DSV32[] = "{\"traceEvents\":[" NSA_SPLIT "," FK(
+    "void deep_gemm::sm90_fp8_paged_mqa_logits<128u, 64u>", 200, 10) "]}";
+
+static an_report *run_sglang(const char *data, size_t len) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "f.json", .data = data, .len = len};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+Test(fuse, model_gate_and_model_from_kernel_families, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(NSA_UNKNOWN, sizeof NSA_UNKNOWN - 1);
+  cr_assert_null(rep->run.context.model.value);
+  cr_assert_null(find_fuse(rep, "nsa-fused-quant-index-k-cache"), "no NSA row on another model");
+  an_report_destroy(rep);
+  rep = run_sglang(NSA_DSV32, sizeof NSA_DSV32 - 1);
+  cr_assert_str_eq(rep->run.context.model.value, "deepseek-v3.2");
+  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_KERNEL_FAMILY);
+  const an_fuse_row *r = find_fuse(rep, "nsa-fused-quant-index-k-cache");
+  cr_assert_not_null(r, "the NSA split on a DeepSeek-V3.2 trace");
+  cr_assert_eq(r->n_related, 2);
   an_report_destroy(rep);
 }

@@ -330,6 +330,12 @@ typedef struct te_fusion_pattern {
   const struct te_fusion_pattern *const *subsumes; /* resolved at finalize */
   const char *rationale_hint;
   te_origin origin_pos;
+  /* dtype gate: 0, or the number formats ("fp8", "fp4") the pattern is about; one of its
+   * evidence kernels must be of one of them, as the named matcher dtype_<value> decides
+   * from the kernel name (resolved at finalize, one per entry). */
+  size_t n_dtype;
+  const char *const *dtype;
+  const te_matcher *const *dtype_matchers;
 } te_fusion_pattern;
 
 size_t te_rules_fusion_count(const te_rules *r);
