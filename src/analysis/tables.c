@@ -94,8 +94,11 @@ typedef struct fmatch {
   const te_fusion_pattern *pattern;
   size_t *rows; /* related row indices */
   size_t n_rows;
+  const char **roles; /* per related row: "active" or its component label; NULL when
+                         component evidence is off (a row then serves one match) */
   int priority;
   size_t span;
+  int gates; /* gates the pattern states (model, dtype, platform, TP): its specificity */
   size_t order;
 } fmatch;
 
@@ -103,6 +106,9 @@ static int cmp_fmatch(const void *a, const void *b) {
   const fmatch *x = a, *y = b;
   if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
   if (x->span != y->span) return x->span > y->span ? -1 : 1;
+  /* role-aware de-duplication only: of two patterns as wide, the one stating more gates
+   * is the more specific (0 for every match otherwise) */
+  if (x->gates != y->gates) return x->gates > y->gates ? -1 : 1;
   if (x->n_rows != y->n_rows) return x->n_rows > y->n_rows ? -1 : 1;
   if (x->row.related_us != y->row.related_us) return x->row.related_us > y->row.related_us ? -1 : 1;
   return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
@@ -338,6 +344,18 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
   return true;
 }
 
+/* The role each related row plays in match m: the first n_active rows are fused kernels
+ * the active matcher hit, the rest the split's components in group order. The pattern's
+ * specificity (gates it states) goes with them: both drive the role-aware de-duplication. */
+static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active) {
+  m->roles = malloc((m->n_rows ? m->n_rows : 1) * sizeof *m->roles);
+  if (!m->roles) return false;
+  for (size_t k = 0; k < m->n_rows; k++)
+    m->roles[k] = k < n_active ? "active" : component_label(p, k - n_active);
+  m->gates = (p->n_model_include > 0) + (p->n_dtype > 0) + (p->platform != NULL) + p->require_tp;
+  return true;
+}
+
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
 static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st, const char **texts,
@@ -355,6 +373,7 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   bool comp = p->n_evidence && opt->component_evidence;
   bool active =
       match_active(p, comp || (opt->component_evidence && p->n_dtype), st, texts, mark, rel, &nrel);
+  size_t n_active = nrel;
   bool split = opt->component_evidence ? match_components(p, st, texts, mark, rel, &nrel)
                                        : match_split_legacy(p, st, texts, mark, rel, &nrel);
   double rus = 0;
@@ -367,29 +386,43 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   m->rows = rel;
   m->n_rows = nrel;
   *hit = true;
+  if (opt->component_evidence && !assign_roles(m, p, n_active)) return false;
   return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set);
 }
 
-/* De-duplication: in priority order, a match whose rows an earlier match consumed, or
- * whose pattern an earlier one subsumes, is dropped; the rest become the stage's rows. */
+/* Whether match m claims a kernel that the accepted match a already holds in the same
+ * role. Without roles (component evidence off) any shared kernel is a conflict, as in the
+ * reference. With roles, a fused kernel that is one component of a wider split (FlashInfer
+ * FusedAddRMSNorm: the active add+RMSNorm kernel and the norm piece of all-reduce +
+ * RMSNorm) is no conflict: both rows are true. */
+static bool claims_taken_role(const fmatch *m, const fmatch *a) {
+  for (size_t k = 0; k < m->n_rows; k++)
+    for (size_t q = 0; q < a->n_rows; q++)
+      if (m->rows[k] == a->rows[q] &&
+          (!m->roles || !a->roles || strcmp(m->roles[k], a->roles[q]) == 0))
+        return true;
+  return false;
+}
+
+/* De-duplication: in priority order (then the wider, then the more specific pattern), a
+ * match that claims a kernel in a role an earlier accepted match holds, or whose pattern
+ * an earlier one subsumes, is dropped; the rest become the stage's rows. */
 static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st,
                            double render_min) {
-  size_t nr = st->n_rows;
   qsort(ms, nm, sizeof *ms, cmp_fmatch);
-  bool *consumed = calloc(nr ? nr : 1, sizeof *consumed);
+  size_t *accepted = calloc(nm ? nm : 1, sizeof *accepted), na = 0;
   size_t nbcap = np ? np * 8 + 1 : 1, nb = 0;
   const te_fusion_pattern **blocked = calloc(nbcap, sizeof *blocked);
   st->fuse = calloc(nm ? nm : 1, sizeof *st->fuse);
-  bool ok = consumed && blocked && st->fuse;
+  bool ok = accepted && blocked && st->fuse;
   for (size_t i = 0; ok && i < nm; i++) {
     fmatch *m = &ms[i];
     bool skip = false;
     for (size_t b = 0; b < nb && !skip; b++)
       if (blocked[b] == m->pattern || strcmp(blocked[b]->name, m->pattern->name) == 0) skip = true;
-    for (size_t k = 0; k < m->n_rows && !skip; k++)
-      if (consumed[m->rows[k]]) skip = true;
+    for (size_t a = 0; a < na && !skip; a++) skip = claims_taken_role(m, &ms[accepted[a]]);
     if (skip) continue;
-    for (size_t k = 0; k < m->n_rows; k++) consumed[m->rows[k]] = true;
+    accepted[na++] = i;
     for (size_t s = 0; s < m->pattern->n_subsumes && nb < nbcap; s++)
       blocked[nb++] = m->pattern->subsumes[s];
     m->row.shown = m->row.share_pct >= render_min;
@@ -397,7 +430,7 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
     st->fuse[st->n_fuse++] = m->row;
     memset(&m->row, 0, sizeof m->row); /* moved */
   }
-  free(consumed);
+  free(accepted);
   free(blocked);
   return ok;
 }
@@ -429,10 +462,12 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct);
   for (size_t i = 0; i < nm; i++) {
     free(ms[i].rows);
+    free(ms[i].roles);
     fuse_row_free(&ms[i].row);
   }
   if (!ok && nm < np) { /* a failed match may hold a half-filled row */
     free(ms[nm].rows);
+    free(ms[nm].roles);
     fuse_row_free(&ms[nm].row);
   }
   free(ms);

@@ -713,3 +713,25 @@ Test(fuse, model_gate_and_model_from_kernel_families, .init = setup, .fini = tea
   cr_assert_eq(r->n_related, 2);
   an_report_destroy(rep);
 }
+
+/* Role-aware de-duplication: FlashInfer's FusedAddRMSNormKernel is the fused add+RMSNorm
+ * kernel (active row) and the norm piece of a split all-reduce + RMSNorm (TP 2, CUDA). The
+ * two rows hold it in different roles, so neither hides the other. */
+static const char AR_FUSED_NORM[] =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":2},"
+    "\"cuda_runtime_version\":12080,\"traceEvents\":[" FK(
+        "void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>", 0,
+        50) "," FK("void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>", 60,
+                   20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+
+Test(fuse, dedupe_is_role_aware, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(AR_FUSED_NORM, sizeof AR_FUSED_NORM - 1);
+  const an_fuse_row *ar = find_fuse(rep, "flashinfer-allreduce-fusion");
+  const an_fuse_row *fa = find_fuse(rep, "fused-add-rmsnorm");
+  cr_assert_not_null(ar, "split all-reduce + RMSNorm");
+  cr_assert_eq(ar->match, AN_FUSION_SPLIT);
+  cr_assert_not_null(fa, "the fused add+RMSNorm kernel is not hidden by the split row");
+  cr_assert_eq(fa->match, AN_FUSION_DIRECT);
+  cr_assert_float_eq(fa->saving_us, 0.0, 1e-9, "an active fused path saves nothing more");
+  an_report_destroy(rep);
+}
