@@ -698,6 +698,42 @@ static bool explain_gates(const te_rules *rules, const an_report *rep, const te_
   return !nomem;
 }
 
+/* Whether a reported row of the stage holds kernel name k (a related kernel). */
+static bool row_holds(const an_fuse_row *r, const char *k) {
+  for (size_t i = 0; k && i < r->n_related; i++)
+    if (strcmp(r->related[i], k) == 0) return true;
+  return false;
+}
+
+/* Whether the pattern with id `id` subsumes p. */
+static bool subsumes_pattern(const te_rules *rules, const char *id, const te_fusion_pattern *p) {
+  for (size_t i = 0; i < te_rules_fusion_count(rules); i++) {
+    const te_fusion_pattern *q = te_rules_fusion(rules, i);
+    if (strcmp(q->id, id) != 0) continue;
+    for (size_t k = 0; k < q->n_subsumes; k++)
+      if (q->subsumes[k] == p) return true;
+  }
+  return false;
+}
+
+/* A pattern that matched but has no row was dropped by de-duplication: by a reported
+ * row whose pattern subsumes it, else by one that holds one of its kernels. */
+static void explain_dedupe(const te_rules *rules, const an_stage_report *st,
+                           const te_fusion_pattern *p, an_fuse_explain *out, bool matched) {
+  for (size_t i = 0; i < st->n_fuse; i++)
+    if (strcmp(st->fuse[i].pattern_id, p->id) == 0) return;
+  out->dropped = matched;
+  for (size_t i = 0; matched && i < st->n_fuse && !out->dropped_by; i++)
+    if (subsumes_pattern(rules, st->fuse[i].pattern_id, p))
+      out->dropped_by = st->fuse[i].pattern_id;
+  for (size_t i = 0; matched && i < st->n_fuse && !out->dropped_by; i++) {
+    bool holds = row_holds(&st->fuse[i], out->active);
+    for (size_t g = 0; g < out->n_components && !holds; g++)
+      holds = row_holds(&st->fuse[i], out->components[g].kernel);
+    if (holds) out->dropped_by = st->fuse[i].pattern_id;
+  }
+}
+
 bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an_stage_report *st,
                            const te_fusion_pattern *p, an_fuse_explain *out) {
   memset(out, 0, sizeof *out);
@@ -735,11 +771,15 @@ bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an
     if (x->us > largest) largest = x->us;
   }
   out->dtype_ok = !dtype_on || out->active || format;
+  out->dtype_checked = gates;
   out->related_us = sum;
   bool all = ng > 0 && out->dtype_ok;
   for (size_t g = 0; g < out->n_components; g++)
     if (out->components[g].why != AN_EXPLAIN_FILLED) all = false;
   out->saving_us = (all && !out->active && ng > 1) ? sum - largest : 0;
+  bool matched = gates && out->dtype_ok &&
+                 (out->active || (all && sum >= p->min_share_pct / 100.0 * st->kernel_total_us));
+  explain_dedupe(rules, st, p, out, matched);
   free(mark);
   free(texts);
   an_strtab_destroy(strings);

@@ -380,7 +380,9 @@ static void explain_pattern_stage(const an_stage_report *st, const an_fuse_expla
   fprintf(out, "  gates: framework %s, platform %s, tp %s, model %s, dtype %s\n",
           x->framework_ok ? "pass" : "FAIL", x->platform_ok ? "pass" : "FAIL",
           x->tp_ok ? "pass" : "FAIL", x->model_ok ? "pass" : "FAIL",
-          x->dtype_ok ? "pass" : "FAIL (no evidence kernel of the pattern's format)");
+          !x->dtype_checked ? "-"
+          : x->dtype_ok     ? "pass"
+                            : "FAIL (no evidence kernel of the pattern's format)");
   fprintf(out, "  active: %s\n", x->active ? x->active : "no kernel");
   for (size_t g = 0; g < x->n_components; g++) {
     const an_explain_component *c = &x->components[g];
@@ -393,6 +395,10 @@ static void explain_pattern_stage(const an_stage_report *st, const an_fuse_expla
   double pct = x->stage_total_us > 0 ? 100.0 / x->stage_total_us : 0;
   fprintf(out, "  related %.1f us (%.2f%%); saving %.1f us (%.2f%%)\n", x->related_us,
           x->related_us * pct, x->saving_us, x->saving_us * pct);
+  if (x->dropped)
+    fprintf(out, "  no row: dropped by de-duplication (%s%s)\n",
+            x->dropped_by ? "held or subsumed by row " : "a higher-ranked row holds a kernel",
+            x->dropped_by ? x->dropped_by : "");
 }
 
 /* Runs the analysis on trace and explains p in each stage with kernels. */

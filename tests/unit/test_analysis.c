@@ -10,6 +10,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/bundle.h"
+#include "analysis/explain.h"
 #include "analysis/kernel_map.h"
 #include "analysis/pipeline.h"
 #include "analysis/tables.h"
@@ -733,5 +734,36 @@ Test(fuse, dedupe_is_role_aware, .init = setup, .fini = teardown) {
   cr_assert_not_null(fa, "the fused add+RMSNorm kernel is not hidden by the split row");
   cr_assert_eq(fa->match, AN_FUSION_DIRECT);
   cr_assert_float_eq(fa->saving_us, 0.0, 1e-9, "an active fused path saves nothing more");
+  an_report_destroy(rep);
+}
+
+/* rules explain --pattern says when de-duplication dropped a matched pattern, and which
+ * reported row did it (here the wider RoPE + reshape + KV-cache pattern subsumes the
+ * RoPE + KV-cache store one). */
+static const char ROPE_STORE[] = "{\"traceEvents\":[" FK(
+    "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, "
+    "__nv_bfloat16, long>",
+    0, 30) "," FK("set_kv_buffer_kernel", 40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90,
+                                                         100) "]}";
+
+Test(fuse, explain_names_the_dedupe_drop, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(ROPE_STORE, sizeof ROPE_STORE - 1);
+  cr_assert_not_null(find_fuse(rep, "fused-qk-rope-reshape-kv-cache"));
+  cr_assert_null(find_fuse(rep, "fused-rope-kv-cache-store"));
+  const te_fusion_pattern *p = NULL;
+  for (size_t i = 0; i < te_rules_fusion_count(rules) && !p; i++)
+    if (!strcmp(te_rules_fusion(rules, i)->id, "fused-rope-kv-cache-store"))
+      p = te_rules_fusion(rules, i);
+  cr_assert_not_null(p);
+  const an_stage_report *st = NULL;
+  for (size_t s = 0; s < rep->n_stages && !st; s++)
+    if (rep->stages[s].has_kernels) st = &rep->stages[s];
+  cr_assert_not_null(st);
+  an_fuse_explain x;
+  cr_assert(an_fuse_explain_stage(rules, rep, st, p, &x));
+  cr_assert(x.dtype_ok && x.dtype_checked && x.model_ok);
+  cr_assert(x.dropped, "matched, but no row");
+  cr_assert_str_eq(x.dropped_by, "fused-qk-rope-reshape-kv-cache");
+  an_fuse_explain_free(&x);
   an_report_destroy(rep);
 }
