@@ -747,13 +747,29 @@ static void check_enabled(vctx *v, const ty_node *item, const fusion_entry *e) {
 }
 
 static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {
-      HEADER_KEYS,       "name",     "framework",      "origin",
-      "candidate_paths", "active",   "split_groups",   "model_include",
-      "model_exclude",   "tp",       "min_share_pct",  "likely_share_pct",
-      "priority",        "subsumes", "rationale_hint", "evidence",
-      "platform",        "enabled",  "dtype",          NULL};
+  static const char *const keys[] = {HEADER_KEYS,
+                                     "name",
+                                     "framework",
+                                     "origin",
+                                     "candidate_paths",
+                                     "active",
+                                     "split_groups",
+                                     "model_include",
+                                     "model_exclude",
+                                     "tp",
+                                     "min_share_pct",
+                                     "likely_share_pct",
+                                     "priority",
+                                     "subsumes",
+                                     "rationale_hint",
+                                     "evidence",
+                                     "platform",
+                                     "enabled",
+                                     "dtype",
+                                     "min_arch",
+                                     NULL};
   static const char *const tp_keys[] = {"min", "required", NULL};
+  static const char *const arch_keys[] = {"cuda", "rocm", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
   fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
@@ -815,6 +831,12 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
       for (size_t i = 0; e->dtype_origin && i < x->n; i++)
         e->dtype_origin[i] = origin_of(v, x->items[i]);
     }
+  }
+  if ((x = ty_get(item, "min_arch")) && expect_map(v, x, "min_arch")) {
+    check_keys(v, x, arch_keys, "min_arch");
+    const ty_node *y;
+    if ((y = ty_get(x, "cuda"))) get_num(v, y, "min_arch.cuda", 0.0, 100.0, &p->min_arch_cuda);
+    if ((y = ty_get(x, "rocm"))) get_num(v, y, "min_arch.rocm", 0.0, 100.0, &p->min_arch_rocm);
   }
   check_enabled(v, item, e);
   if ((x = ty_get(item, "platform"))) {

@@ -29,6 +29,7 @@ typedef struct an_explain_component {
 
 typedef struct an_fuse_explain {
   bool framework_ok, platform_ok, tp_ok, model_ok; /* each gate the pattern states */
+  bool arch_ok;                                    /* minimum architecture (min_arch) */
   bool by_component;   /* component evidence applies (else the reference's text-only match) */
   bool dtype_ok;       /* no dtype gate, or the active kernel or a component kernel is of
                           one of the pattern's formats */

@@ -87,6 +87,7 @@ typedef struct an_run_context {
   an_count_fact tp_size; /* >= 1 */
   an_text_fact gpu;      /* device name ("NVIDIA H100 80GB HBM3") */
   an_platform_fact platform;
+  an_count_fact arch; /* compute capability x 10 (90 = 9.0; ROCm gfx942 = 94); 0 unknown */
 } an_run_context;
 
 typedef enum an_mode {

@@ -360,6 +360,19 @@ static an_count_fact infer_tp(const run_state *r) {
   return f;
 }
 
+/* Platform from the device name when no runtime version member says it (HTA's A100
+ * traces): the pack matchers gpu_name_rocm / gpu_name_cuda. */
+static an_platform_fact platform_from_gpu_name(run_state *r, const char *name) {
+  const te_matcher *rocm = te_rules_matcher(r->rules, "gpu_name_rocm");
+  const te_matcher *cuda = te_rules_matcher(r->rules, "gpu_name_cuda");
+  size_t n = strlen(name);
+  if (rocm && te_matcher_match(rocm, name, n))
+    return (an_platform_fact){AN_PLATFORM_ROCM, AN_SOURCE_TRACE_METADATA};
+  if (cuda && te_matcher_match(cuda, name, n))
+    return (an_platform_fact){AN_PLATFORM_CUDA, AN_SOURCE_TRACE_METADATA};
+  return (an_platform_fact){AN_PLATFORM_UNKNOWN, AN_SOURCE_UNKNOWN};
+}
+
 /* GPU name and platform from the formal traces' metadata (the first trace stating each). */
 static void infer_device(run_state *r, an_run_context *c) {
   const side *fm = &r->formal;
@@ -376,7 +389,15 @@ static void infer_device(run_state *r, an_run_context *c) {
         c->gpu = (an_text_fact){an_strtab_intern(r->strings, name, strlen(name)),
                                 AN_SOURCE_TRACE_METADATA};
     }
+    for (size_t d = 0; !c->arch.value && d < m->n_devices; d++) {
+      const tr_device *dv = &m->devices[d];
+      if (dv->compute_major > 0 && dv->compute_major != TR_NO_ID && dv->compute_minor >= 0 &&
+          dv->compute_minor < 10 && dv->compute_major < 100)
+        c->arch = (an_count_fact){(long)(dv->compute_major * 10 + dv->compute_minor),
+                                  AN_SOURCE_TRACE_METADATA};
+    }
   }
+  if (!c->platform.value && c->gpu.value) c->platform = platform_from_gpu_name(r, c->gpu.value);
 }
 
 /* The model file stem after a marker in text (NULL when none): "srt/models/qwen3.py" ->
@@ -470,6 +491,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .model_path = c->model.value,
       .tp_size = c->tp_size.value,
       .platform = c->platform.value,
+      .arch = c->arch.value,
       .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
   };
   an_status rc =

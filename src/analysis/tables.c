@@ -153,6 +153,17 @@ static void fuse_row_free(an_fuse_row *r) {
   free(r->locations);
 }
 
+/* Minimum architecture: the trace's compute capability is at least the pattern's minimum
+ * for the run's platform. An unknown platform or architecture passes (the trace did not
+ * say); the reference has no such gate (component evidence off: none). */
+static bool arch_gate_pass(const te_fusion_pattern *p, const an_tables_options *opt) {
+  double min = opt->platform == AN_PLATFORM_CUDA   ? p->min_arch_cuda
+               : opt->platform == AN_PLATFORM_ROCM ? p->min_arch_rocm
+                                                   : 0;
+  return !opt->component_evidence || opt->arch <= 0 || min <= 0 ||
+         (double)opt->arch + 1e-9 >= min * 10.0;
+}
+
 /* The gates a pattern states that the run context must pass: framework, platform, TP
  * size, model family. An unknown platform passes (the trace did not say). */
 static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_options *opt,
@@ -163,6 +174,7 @@ static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_optio
       strcmp(p->platform, opt->platform == AN_PLATFORM_ROCM ? "rocm" : "cuda") != 0)
     return false;
   if (p->require_tp && opt->tp_size < p->min_tp_size) return false;
+  if (!arch_gate_pass(p, opt)) return false;
   return model_gate(p, model_lc);
 }
 
@@ -687,11 +699,13 @@ static bool explain_gates(const te_rules *rules, const an_report *rep, const te_
       (an_tables_options){.framework_id = rep->run.framework.id,
                           .tp_size = c->tp_size.value,
                           .platform = c->platform.value,
+                          .arch = c->arch.value,
                           .component_evidence = te_rules_settings(rules)->fuse_component_evidence};
   out->framework_ok =
       !p->framework || !opt->framework_id || !strcmp(p->framework, opt->framework_id);
   out->platform_ok = pattern_gates_pass(&(te_fusion_pattern){.platform = p->platform}, opt, NULL);
   out->tp_ok = !p->require_tp || opt->tp_size >= p->min_tp_size;
+  out->arch_ok = arch_gate_pass(p, opt);
   out->model_ok = model_gate(p, model_lc);
   free(model_lc);
   out->by_component = opt->component_evidence && (p->n_evidence || p->n_split_groups);
@@ -748,7 +762,7 @@ bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an
   out->components = calloc(ng ? ng : 1, sizeof *out->components);
   ok = ok && strings && texts && mark && out->components;
   for (size_t i = 0; ok && i < nr; i++) ok = (texts[i] = match_subject(strings, &st->kernels[i]));
-  bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok;
+  bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok && out->arch_ok;
   bool by_name = (p->n_evidence && opt.component_evidence) || dtype_on;
   for (size_t i = 0; ok && gates && p->active && !out->active && i < nr; i++)
     if (by_name ? name_matches(p->active, &st->kernels[i]) &&

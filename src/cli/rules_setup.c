@@ -363,6 +363,8 @@ static void explain_pattern_static(const te_fusion_pattern *p, FILE *out) {
           p->platform ? p->platform : "any", p->require_tp ? "" : "any");
   if (p->require_tp) fprintf(out, ">= %ld", p->min_tp_size);
   fprintf(out, "; model include %zu / exclude %zu names", p->n_model_include, p->n_model_exclude);
+  if (p->min_arch_cuda > 0 || p->min_arch_rocm > 0)
+    fprintf(out, "; min arch cuda %.1f / rocm %.1f", p->min_arch_cuda, p->min_arch_rocm);
   fprintf(out, "; dtype ");
   for (size_t k = 0; k < p->n_dtype; k++) fprintf(out, "%s%s", k ? "|" : "", p->dtype[k]);
   fprintf(out, "%s\n", p->n_dtype ? "" : "any");
@@ -377,9 +379,9 @@ static void explain_pattern_static(const te_fusion_pattern *p, FILE *out) {
 
 static void explain_pattern_stage(const an_stage_report *st, const an_fuse_explain *x, FILE *out) {
   fprintf(out, "stage %s:\n", st->id);
-  fprintf(out, "  gates: framework %s, platform %s, tp %s, model %s, dtype %s\n",
+  fprintf(out, "  gates: framework %s, platform %s, arch %s, tp %s, model %s, dtype %s\n",
           x->framework_ok ? "pass" : "FAIL", x->platform_ok ? "pass" : "FAIL",
-          x->tp_ok ? "pass" : "FAIL", x->model_ok ? "pass" : "FAIL",
+          x->arch_ok ? "pass" : "FAIL", x->tp_ok ? "pass" : "FAIL", x->model_ok ? "pass" : "FAIL",
           !x->dtype_checked ? "-"
           : x->dtype_ok     ? "pass"
                             : "FAIL (no evidence kernel of the pattern's format)");

@@ -767,3 +767,30 @@ Test(fuse, explain_names_the_dedupe_drop, .init = setup, .fini = teardown) {
   an_fuse_explain_free(&x);
   an_report_destroy(rep);
 }
+
+/* Minimum-architecture gate (min_arch) and the platform from the device name: FlashInfer's
+ * all-reduce fusion needs compute capability 9.0 on CUDA. The same split on an A100 (8.0,
+ * no runtime version member: the platform comes from "NVIDIA ...") makes no row; on an
+ * H100 (9.0) it does. */
+#define AR_ON_GPU(dev)                                                                  \
+  "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":2},"            \
+  "\"deviceProperties\":[" dev "],\"traceEvents\":[" FK(                                \
+      "void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>", 0,                   \
+      50) "," FK("void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>", 60, \
+                 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}"
+static const char AR_A100[] = AR_ON_GPU(
+    "{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"computeMajor\":8,\"computeMinor\":0}");
+static const char AR_H100[] = AR_ON_GPU(
+    "{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,\"computeMinor\":0}");
+
+Test(fuse, min_arch_gate_and_platform_from_gpu_name, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(AR_A100, sizeof AR_A100 - 1);
+  cr_assert_eq(rep->run.context.platform.value, AN_PLATFORM_CUDA, "platform from the GPU name");
+  cr_assert_eq(rep->run.context.arch.value, 80);
+  cr_assert_null(find_fuse(rep, "flashinfer-allreduce-fusion"), "below the minimum arch");
+  an_report_destroy(rep);
+  rep = run_sglang(AR_H100, sizeof AR_H100 - 1);
+  cr_assert_eq(rep->run.context.arch.value, 90);
+  cr_assert_not_null(find_fuse(rep, "flashinfer-allreduce-fusion"));
+  an_report_destroy(rep);
+}

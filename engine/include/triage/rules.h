@@ -336,6 +336,10 @@ typedef struct te_fusion_pattern {
   size_t n_dtype;
   const char *const *dtype;
   const te_matcher *const *dtype_matchers;
+  /* minimum-architecture gate: the lowest compute capability (major.minor, as the trace's
+   * deviceProperties state it: 9.0 Hopper, 10.0 Blackwell; ROCm 9.4 = gfx942) the fused
+   * path runs on, per platform; 0 = no minimum */
+  double min_arch_cuda, min_arch_rocm;
 } te_fusion_pattern;
 
 size_t te_rules_fusion_count(const te_rules *r);
