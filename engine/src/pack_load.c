@@ -746,63 +746,13 @@ static void check_enabled(vctx *v, const ty_node *item, const fusion_entry *e) {
     verr(v, item, "a fusion pattern needs active or split_groups (or enabled: false)");
 }
 
-static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,
-                                     "name",
-                                     "framework",
-                                     "origin",
-                                     "candidate_paths",
-                                     "active",
-                                     "split_groups",
-                                     "model_include",
-                                     "model_exclude",
-                                     "tp",
-                                     "min_share_pct",
-                                     "likely_share_pct",
-                                     "priority",
-                                     "subsumes",
-                                     "rationale_hint",
-                                     "evidence",
-                                     "platform",
-                                     "enabled",
-                                     "dtype",
-                                     "min_arch",
-                                     NULL};
+/* The gates of a fusion pattern: model, TP, component evidence, dtype, minimum
+ * architecture, platform (docs/rules.md, "Gates and component evidence"). */
+static void parse_fusion_gates(vctx *v, const ty_node *item, fusion_entry *e) {
   static const char *const tp_keys[] = {"min", "required", NULL};
   static const char *const arch_keys[] = {"cuda", "rocm", NULL};
-  (void)ctx;
-  check_keys(v, item, keys, what);
-  fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
   te_fusion_pattern *p = &e->pat;
-  p->id = e->hdr.id;
-  p->origin_pos = e->hdr.origin;
   const ty_node *x;
-  if ((x = require(v, item, "name", what, &e->hdr))) p->name = get_nonempty_str(v, x, "name");
-  if ((x = ty_get(item, "framework"))) {
-    p->framework = get_nonempty_str(v, x, "framework");
-    e->framework_origin = origin_of(v, x);
-  }
-  if ((x = ty_get(item, "origin"))) {
-    const char *o = get_str(v, x, "origin");
-    if (o && !strcmp(o, "mainline"))
-      p->origin = TE_ORIGIN_MAINLINE;
-    else if (o && !strcmp(o, "upstream"))
-      p->origin = TE_ORIGIN_UPSTREAM;
-    else if (o && !strcmp(o, "inflight"))
-      p->origin = TE_ORIGIN_INFLIGHT;
-    else if (o)
-      verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
-  }
-  if ((x = ty_get(item, "candidate_paths")))
-    p->candidate_paths = get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
-  if ((x = ty_get(item, "active"))) e->has_active = parse_mref(v, x, "active", &e->active);
-  if ((x = ty_get(item, "split_groups")) && expect_seq(v, x, "split_groups") && x->n) {
-    e->split = te_arena_alloc(v->a, x->n * sizeof *e->split);
-    if (!e->split) return NULL;
-    for (size_t i = 0; i < x->n; i++)
-      if (parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
-  }
   if ((x = ty_get(item, "model_include")))
     p->model_include = get_str_list(v, x, "model_include", &p->n_model_include);
   if ((x = ty_get(item, "model_exclude")))
@@ -838,12 +788,70 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
     if ((y = ty_get(x, "cuda"))) get_num(v, y, "min_arch.cuda", 0.0, 100.0, &p->min_arch_cuda);
     if ((y = ty_get(x, "rocm"))) get_num(v, y, "min_arch.rocm", 0.0, 100.0, &p->min_arch_rocm);
   }
-  check_enabled(v, item, e);
   if ((x = ty_get(item, "platform"))) {
     p->platform = get_str(v, x, "platform");
     if (p->platform && strcmp(p->platform, "cuda") != 0 && strcmp(p->platform, "rocm") != 0)
       verr(v, x, "platform must be cuda or rocm, not '%.60s'", p->platform);
   }
+}
+
+static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
+  static const char *const keys[] = {HEADER_KEYS,
+                                     "name",
+                                     "framework",
+                                     "origin",
+                                     "candidate_paths",
+                                     "active",
+                                     "split_groups",
+                                     "model_include",
+                                     "model_exclude",
+                                     "tp",
+                                     "min_share_pct",
+                                     "likely_share_pct",
+                                     "priority",
+                                     "subsumes",
+                                     "rationale_hint",
+                                     "evidence",
+                                     "platform",
+                                     "enabled",
+                                     "dtype",
+                                     "min_arch",
+                                     NULL};
+  (void)ctx;
+  check_keys(v, item, keys, what);
+  fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
+  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  te_fusion_pattern *p = &e->pat;
+  p->id = e->hdr.id;
+  p->origin_pos = e->hdr.origin;
+  const ty_node *x;
+  if ((x = require(v, item, "name", what, &e->hdr))) p->name = get_nonempty_str(v, x, "name");
+  if ((x = ty_get(item, "framework"))) {
+    p->framework = get_nonempty_str(v, x, "framework");
+    e->framework_origin = origin_of(v, x);
+  }
+  if ((x = ty_get(item, "origin"))) {
+    const char *o = get_str(v, x, "origin");
+    if (o && !strcmp(o, "mainline"))
+      p->origin = TE_ORIGIN_MAINLINE;
+    else if (o && !strcmp(o, "upstream"))
+      p->origin = TE_ORIGIN_UPSTREAM;
+    else if (o && !strcmp(o, "inflight"))
+      p->origin = TE_ORIGIN_INFLIGHT;
+    else if (o)
+      verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
+  }
+  if ((x = ty_get(item, "candidate_paths")))
+    p->candidate_paths = get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
+  if ((x = ty_get(item, "active"))) e->has_active = parse_mref(v, x, "active", &e->active);
+  if ((x = ty_get(item, "split_groups")) && expect_seq(v, x, "split_groups") && x->n) {
+    e->split = te_arena_alloc(v->a, x->n * sizeof *e->split);
+    if (!e->split) return NULL;
+    for (size_t i = 0; i < x->n; i++)
+      if (parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
+  }
+  parse_fusion_gates(v, item, e);
+  check_enabled(v, item, e);
   p->min_share_pct = share_pct(v, item, "min_share_pct", 0.1);
   p->likely_share_pct = share_pct(v, item, "likely_share_pct", 1.0);
   long priority = 0;
