@@ -794,3 +794,37 @@ Test(fuse, min_arch_gate_and_platform_from_gpu_name, .init = setup, .fini = tear
   cr_assert_not_null(find_fuse(rep, "flashinfer-allreduce-fusion"));
   an_report_destroy(rep);
 }
+
+/* Of two patterns with the same priority and components that claim the same kernels in
+ * the same roles, the one stating more gates (here a platform) is the more specific and
+ * wins, although the other comes first in the registry. */
+static const char SPEC_PACK[] =
+    "pack: spec\nversion: 1\nfusion_patterns:\n"
+    "  - {id: spec-plain, name: plain, framework: sglang, candidate_paths: [a.py], priority: 99,\n"
+    "     split_groups: [{keywords: [rotary]}, {keywords: [set_kv_buffer]}],\n"
+    "     evidence: [rope, kv_write]}\n"
+    "  - {id: spec-cuda, name: cuda, framework: sglang, candidate_paths: [a.py], priority: 99,\n"
+    "     split_groups: [{keywords: [rotary]}, {keywords: [set_kv_buffer]}],\n"
+    "     evidence: [rope, kv_write], platform: cuda}\n";
+static const char ROPE_STORE_CUDA[] = "{\"cuda_runtime_version\":12080,\"traceEvents\":[" FK(
+    "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, "
+    "__nv_bfloat16, long>",
+    0, 30) "," FK("set_kv_buffer_kernel", 40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90,
+                                                         100) "]}";
+
+Test(fuse, dedupe_prefers_the_more_specific_pattern, .init = setup, .fini = teardown) {
+  te_rules *custom = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(custom, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  cr_assert_eq(te_rules_load_buffer(custom, "spec.yaml", SPEC_PACK, strlen(SPEC_PACK), d), TE_OK);
+  cr_assert_eq(te_rules_finalize(custom, d), TE_OK);
+  te_diags_destroy(d);
+  te_rules *saved = rules;
+  rules = custom;
+  an_report *rep = run_sglang(ROPE_STORE_CUDA, sizeof ROPE_STORE_CUDA - 1);
+  cr_assert_not_null(find_fuse(rep, "spec-cuda"), "the pattern with a platform gate wins");
+  cr_assert_null(find_fuse(rep, "spec-plain"), "same kernels, same roles: dropped");
+  an_report_destroy(rep);
+  rules = saved;
+  te_rules_destroy(custom);
+}
