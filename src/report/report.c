@@ -338,7 +338,11 @@ static bool context_json(cJSON *root, const an_run_context *c) {
                    c->tp_size.source) &&
          fact_json(ctx, "gpu", str_or_null(c->gpu.value), c->gpu.source) &&
          fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
-                   c->platform.source);
+                   c->platform.source) &&
+         fact_json(ctx, "compute_capability",
+                   c->arch.value > 0 ? cJSON_CreateNumber((double)c->arch.value / 10.0)
+                                     : cJSON_CreateNull(),
+                   c->arch.source);
 }
 
 static bool run_json(cJSON *root, const an_provenance *p) {
