@@ -147,6 +147,7 @@ typedef struct fusion_entry {
   const char **subsumes;
   te_origin *subsumes_origin;
   te_origin *evidence_origin; /* one per pat.evidence entry; NULL after a load error */
+  te_origin *dtype_origin;    /* one per pat.dtype entry; NULL after a load error */
 } fusion_entry;
 
 typedef struct matcher_entry {

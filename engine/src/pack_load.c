@@ -746,6 +746,55 @@ static void check_enabled(vctx *v, const ty_node *item, const fusion_entry *e) {
     verr(v, item, "a fusion pattern needs active or split_groups (or enabled: false)");
 }
 
+/* The gates of a fusion pattern: model, TP, component evidence, dtype, minimum
+ * architecture, platform (docs/rules.md, "Gates and component evidence"). */
+static void parse_fusion_gates(vctx *v, const ty_node *item, fusion_entry *e) {
+  static const char *const tp_keys[] = {"min", "required", NULL};
+  static const char *const arch_keys[] = {"cuda", "rocm", NULL};
+  te_fusion_pattern *p = &e->pat;
+  const ty_node *x;
+  if ((x = ty_get(item, "model_include")))
+    p->model_include = get_str_list(v, x, "model_include", &p->n_model_include);
+  if ((x = ty_get(item, "model_exclude")))
+    p->model_exclude = get_str_list(v, x, "model_exclude", &p->n_model_exclude);
+  if ((x = ty_get(item, "tp")) && expect_map(v, x, "tp")) {
+    check_keys(v, x, tp_keys, "tp");
+    const ty_node *y;
+    if ((y = ty_get(x, "min"))) get_int(v, y, "tp.min", 0, 1000000, &p->min_tp_size);
+    if ((y = ty_get(x, "required"))) get_bool(v, y, "tp.required", &p->require_tp);
+  }
+  if ((x = ty_get(item, "evidence"))) {
+    p->evidence = get_str_list(v, x, "evidence", &p->n_evidence);
+    if (p->evidence && p->n_evidence == x->n) {
+      e->evidence_origin = te_arena_alloc(v->a, x->n * sizeof *e->evidence_origin);
+      for (size_t i = 0; e->evidence_origin && i < x->n; i++)
+        e->evidence_origin[i] = origin_of(v, x->items[i]);
+    }
+    if (p->evidence && p->n_evidence != e->n_split)
+      verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
+           p->n_evidence, e->n_split);
+  }
+  if ((x = ty_get(item, "dtype"))) {
+    p->dtype = get_str_list(v, x, "dtype", &p->n_dtype);
+    if (p->dtype && p->n_dtype == x->n) {
+      e->dtype_origin = te_arena_alloc(v->a, x->n * sizeof *e->dtype_origin);
+      for (size_t i = 0; e->dtype_origin && i < x->n; i++)
+        e->dtype_origin[i] = origin_of(v, x->items[i]);
+    }
+  }
+  if ((x = ty_get(item, "min_arch")) && expect_map(v, x, "min_arch")) {
+    check_keys(v, x, arch_keys, "min_arch");
+    const ty_node *y;
+    if ((y = ty_get(x, "cuda"))) get_num(v, y, "min_arch.cuda", 0.0, 100.0, &p->min_arch_cuda);
+    if ((y = ty_get(x, "rocm"))) get_num(v, y, "min_arch.rocm", 0.0, 100.0, &p->min_arch_rocm);
+  }
+  if ((x = ty_get(item, "platform"))) {
+    p->platform = get_str(v, x, "platform");
+    if (p->platform && strcmp(p->platform, "cuda") != 0 && strcmp(p->platform, "rocm") != 0)
+      verr(v, x, "platform must be cuda or rocm, not '%.60s'", p->platform);
+  }
+}
+
 static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS,
                                      "name",
@@ -765,8 +814,9 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
                                      "evidence",
                                      "platform",
                                      "enabled",
+                                     "dtype",
+                                     "min_arch",
                                      NULL};
-  static const char *const tp_keys[] = {"min", "required", NULL};
   (void)ctx;
   check_keys(v, item, keys, what);
   fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
@@ -800,33 +850,8 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
     for (size_t i = 0; i < x->n; i++)
       if (parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
   }
-  if ((x = ty_get(item, "model_include")))
-    p->model_include = get_str_list(v, x, "model_include", &p->n_model_include);
-  if ((x = ty_get(item, "model_exclude")))
-    p->model_exclude = get_str_list(v, x, "model_exclude", &p->n_model_exclude);
-  if ((x = ty_get(item, "tp")) && expect_map(v, x, "tp")) {
-    check_keys(v, x, tp_keys, "tp");
-    const ty_node *y;
-    if ((y = ty_get(x, "min"))) get_int(v, y, "tp.min", 0, 1000000, &p->min_tp_size);
-    if ((y = ty_get(x, "required"))) get_bool(v, y, "tp.required", &p->require_tp);
-  }
-  if ((x = ty_get(item, "evidence"))) {
-    p->evidence = get_str_list(v, x, "evidence", &p->n_evidence);
-    if (p->evidence && p->n_evidence == x->n) {
-      e->evidence_origin = te_arena_alloc(v->a, x->n * sizeof *e->evidence_origin);
-      for (size_t i = 0; e->evidence_origin && i < x->n; i++)
-        e->evidence_origin[i] = origin_of(v, x->items[i]);
-    }
-    if (p->evidence && p->n_evidence != e->n_split)
-      verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
-           p->n_evidence, e->n_split);
-  }
+  parse_fusion_gates(v, item, e);
   check_enabled(v, item, e);
-  if ((x = ty_get(item, "platform"))) {
-    p->platform = get_str(v, x, "platform");
-    if (p->platform && strcmp(p->platform, "cuda") != 0 && strcmp(p->platform, "rocm") != 0)
-      verr(v, x, "platform must be cuda or rocm, not '%.60s'", p->platform);
-  }
   p->min_share_pct = share_pct(v, item, "min_share_pct", 0.1);
   p->likely_share_pct = share_pct(v, item, "likely_share_pct", 1.0);
   long priority = 0;

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,6 +710,24 @@ static void check_evidence_labels(fin_ctx *fc, const fusion_entry *e) {
   }
 }
 
+/* Each dtype value names the matcher dtype_<value> that tells a kernel of that format
+ * from its name; a value without one could never be proven: an error at the value. */
+static void resolve_dtypes(fin_ctx *fc, fusion_entry *e) {
+  te_fusion_pattern *p = &e->pat;
+  const te_matcher **ms = te_arena_alloc(fc->r->arena, (p->n_dtype ? p->n_dtype : 1) * sizeof *ms);
+  p->dtype_matchers = ms;
+  for (size_t k = 0; ms && k < p->n_dtype; k++) {
+    char name[128];
+    int n = snprintf(name, sizeof name, "dtype_%s", p->dtype[k]);
+    ms[k] = n > 0 && (size_t)n < sizeof name ? named_matcher(fc->r, name) : NULL;
+    if (!ms[k])
+      fin_error(fc, e->dtype_origin ? e->dtype_origin[k] : e->hdr.origin,
+                "dtype '%s' of pattern '%s' names no format: no pack defines matcher '%s'",
+                p->dtype[k], e->hdr.id, name);
+  }
+  if (!ms) p->n_dtype = 0;
+}
+
 static void build_aliases_and_fusions(fin_ctx *fc) {
   te_rules *r = fc->r;
   const te_sections *s = &r->merged;
@@ -740,6 +759,7 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
                 "defines",
                 p->id, p->framework);
     check_evidence_labels(fc, e);
+    resolve_dtypes(fc, e);
   }
   for (size_t i = 0; r->fusions && i < s->fusions.n; i++) {
     fusion_entry *e = (fusion_entry *)s->fusions.items[i];
@@ -760,6 +780,22 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
   }
 }
 
+/* fuse.model_kernel_families maps a model family to named matchers of kernels only it
+ * runs; a name no pack defines would silently never name the model: an error at the
+ * family's key. */
+static void check_model_kernel_families(fin_ctx *fc) {
+  const te_list *l = &fc->r->merged.settings;
+  for (size_t i = 0; i < l->n; i++) {
+    const setting_entry *e = (const setting_entry *)l->items[i];
+    if (!e->map_id || e->def->offset != offsetof(te_settings, fuse_model_kernel_families)) continue;
+    for (size_t k = 0; k < e->value.n_items; k++)
+      if (!named_matcher(fc->r, e->value.items[k]))
+        fin_error(fc, e->hdr.origin,
+                  "model family '%s' names matcher '%s', which no pack's 'matchers:' defines",
+                  e->map_id, e->value.items[k]);
+  }
+}
+
 te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   if (!r) return TE_ERR_STATE;
   if (r->finalized) {
@@ -775,6 +811,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   build_ladders(&fc);
   build_stages_and_frameworks(&fc);
   build_aliases_and_fusions(&fc);
+  check_model_kernel_families(&fc);
   if (!te_display_build(r)) {
     te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory building display rules");
     r->failed = true;

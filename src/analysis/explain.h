@@ -24,15 +24,25 @@ typedef struct an_explain_component {
   const char *kernel; /* the evidence kernel, NULL unless FILLED */
   double us;
   an_explain_why why;
+  size_t row; /* the kernel's index in the stage's kernels, when FILLED */
 } an_explain_component;
 
 typedef struct an_fuse_explain {
   bool framework_ok, platform_ok, tp_ok, model_ok; /* each gate the pattern states */
-  bool by_component;   /* evidence: applies (else the reference's text-only match) */
+  bool arch_ok;                                    /* minimum architecture (min_arch) */
+  bool by_component;   /* component evidence applies (else the reference's text-only match) */
+  bool dtype_ok;       /* no dtype gate, or the active kernel or a component kernel is of
+                          one of the pattern's formats */
+  bool dtype_checked;  /* the other gates passed, so kernels were looked at for it */
   const char *active;  /* a kernel the active matcher hits (fused path ran), or NULL */
   size_t n_components; /* = split groups */
   an_explain_component *components;
   double related_us, saving_us, stage_total_us;
+  /* the pattern matched (gates, evidence, share bar) but the stage's fuse table has no
+   * row for it: de-duplication dropped it. dropped_by: the pattern id of the reported row
+   * that subsumes it or holds one of its kernels, NULL when none is found */
+  bool dropped;
+  const char *dropped_by;
 } an_fuse_explain;
 
 /* Replays pattern p on stage st of rep (its run context gives the gates). false on

@@ -45,7 +45,9 @@ typedef enum an_source {
   AN_SOURCE_LIVE_CAPTURE = 3,   /* what live capture detected or used */
   AN_SOURCE_SERVER_ARGS = 4,    /* server_args.json */
   AN_SOURCE_TRACE_METADATA = 5, /* the trace's own content */
-  AN_SOURCE_DETECTION_RULE = 6  /* a detection rule matched the input's path */
+  AN_SOURCE_DETECTION_RULE = 6, /* a detection rule matched the input's path */
+  AN_SOURCE_PYTHON_FRAMES = 7,  /* a model file in the launch sites' Python frames */
+  AN_SOURCE_KERNEL_FAMILY = 8   /* kernel names of a family only that model runs */
 } an_source;
 
 typedef struct an_framework_fact {
@@ -78,12 +80,14 @@ typedef struct an_platform_fact {
 /* What the run was: the facts fusion gates read (model family, TP size, GPU, platform),
  * each with where it came from. Server args win; else the trace's own metadata
  * (distributedInfo.world_size, deviceProperties name, runtime versions); else a
- * detection rule (model files in Python frames); else the default (TP 1) or unknown. */
+ * model file in the Python frames, then the kernel families only one model family runs
+ * (fuse.model_kernel_families); else the default (TP 1) or unknown. */
 typedef struct an_run_context {
   an_text_fact model;    /* model path or family; NULL when unknown */
   an_count_fact tp_size; /* >= 1 */
   an_text_fact gpu;      /* device name ("NVIDIA H100 80GB HBM3") */
   an_platform_fact platform;
+  an_count_fact arch; /* compute capability x 10 (90 = 9.0; ROCm gfx942 = 94); 0 unknown */
 } an_run_context;
 
 typedef enum an_mode {

@@ -360,6 +360,19 @@ static an_count_fact infer_tp(const run_state *r) {
   return f;
 }
 
+/* Platform from the device name when no runtime version member says it (HTA's A100
+ * traces): the pack matchers gpu_name_rocm / gpu_name_cuda. */
+static an_platform_fact platform_from_gpu_name(run_state *r, const char *name) {
+  const te_matcher *rocm = te_rules_matcher(r->rules, "gpu_name_rocm");
+  const te_matcher *cuda = te_rules_matcher(r->rules, "gpu_name_cuda");
+  size_t n = strlen(name);
+  if (rocm && te_matcher_match(rocm, name, n))
+    return (an_platform_fact){AN_PLATFORM_ROCM, AN_SOURCE_TRACE_METADATA};
+  if (cuda && te_matcher_match(cuda, name, n))
+    return (an_platform_fact){AN_PLATFORM_CUDA, AN_SOURCE_TRACE_METADATA};
+  return (an_platform_fact){AN_PLATFORM_UNKNOWN, AN_SOURCE_UNKNOWN};
+}
+
 /* GPU name and platform from the formal traces' metadata (the first trace stating each). */
 static void infer_device(run_state *r, an_run_context *c) {
   const side *fm = &r->formal;
@@ -376,7 +389,15 @@ static void infer_device(run_state *r, an_run_context *c) {
         c->gpu = (an_text_fact){an_strtab_intern(r->strings, name, strlen(name)),
                                 AN_SOURCE_TRACE_METADATA};
     }
+    for (size_t d = 0; !c->arch.value && d < m->n_devices; d++) {
+      const tr_device *dv = &m->devices[d];
+      if (dv->compute_major > 0 && dv->compute_major != TR_NO_ID && dv->compute_minor >= 0 &&
+          dv->compute_minor < 10 && dv->compute_major < 100)
+        c->arch = (an_count_fact){(long)(dv->compute_major * 10 + dv->compute_minor),
+                                  AN_SOURCE_TRACE_METADATA};
+    }
   }
+  if (!c->platform.value && c->gpu.value) c->platform = platform_from_gpu_name(r, c->gpu.value);
 }
 
 /* The model file stem after a marker in text (NULL when none): "srt/models/qwen3.py" ->
@@ -419,10 +440,30 @@ static an_text_fact infer_model(run_state *r) {
               model_stem(set, texts[t], set->fuse_model_frame_markers.items[m], &len);
           if (!stem || site->total_us <= best) continue;
           best = site->total_us;
-          f = (an_text_fact){an_strtab_intern(r->strings, stem, len), AN_SOURCE_DETECTION_RULE};
+          f = (an_text_fact){an_strtab_intern(r->strings, stem, len), AN_SOURCE_PYTHON_FRAMES};
         }
     }
   return f;
+}
+
+/* Model family from kernel names (under graph replay the frames are gone): the first
+ * family of fuse.model_kernel_families, in pack order, one of whose matchers hits a
+ * kernel of the formal traces. Families are listed most specific first. */
+static an_text_fact infer_model_from_kernels(run_state *r) {
+  const te_list_map *fam = &te_rules_settings(r->rules)->fuse_model_kernel_families;
+  an_kmap_view v;
+  an_kernel_map_view(r->formal.kmap, &v);
+  for (size_t f = 0; f < fam->n; f++)
+    for (size_t k = 0; k < fam->values[f].n; k++) {
+      const te_matcher *m = te_rules_matcher(r->rules, fam->values[f].items[k]);
+      for (size_t e = 0; m && e < v.global.n; e++) {
+        const char *name = v.global.entries[e].name;
+        if (name && te_matcher_match(m, name, strlen(name)))
+          return (an_text_fact){an_strtab_intern(r->strings, fam->keys[f], strlen(fam->keys[f])),
+                                AN_SOURCE_KERNEL_FAMILY};
+      }
+    }
+  return (an_text_fact){NULL, AN_SOURCE_UNKNOWN};
 }
 
 /* The run context fusion gates read, each fact with its provenance. */
@@ -437,6 +478,7 @@ static void infer_context(run_state *r) {
     c->tp_size = (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
   if (from_trace) infer_device(r, c);
   if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model(r);
+  if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model_from_kernels(r);
 }
 
 static an_status build_tables(run_state *r, double min_share_pct) {
@@ -449,6 +491,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .model_path = c->model.value,
       .tp_size = c->tp_size.value,
       .platform = c->platform.value,
+      .arch = c->arch.value,
       .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
   };
   an_status rc =

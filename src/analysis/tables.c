@@ -94,8 +94,11 @@ typedef struct fmatch {
   const te_fusion_pattern *pattern;
   size_t *rows; /* related row indices */
   size_t n_rows;
+  const char **roles; /* per related row: "active" or its component label; NULL when
+                         component evidence is off (a row then serves one match) */
   int priority;
   size_t span;
+  int gates; /* gates the pattern states (model, dtype, platform, TP): its specificity */
   size_t order;
 } fmatch;
 
@@ -103,6 +106,9 @@ static int cmp_fmatch(const void *a, const void *b) {
   const fmatch *x = a, *y = b;
   if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
   if (x->span != y->span) return x->span > y->span ? -1 : 1;
+  /* role-aware de-duplication only: of two patterns as wide, the one stating more gates
+   * is the more specific (0 for every match otherwise) */
+  if (x->gates != y->gates) return x->gates > y->gates ? -1 : 1;
   if (x->n_rows != y->n_rows) return x->n_rows > y->n_rows ? -1 : 1;
   if (x->row.related_us != y->row.related_us) return x->row.related_us > y->row.related_us ? -1 : 1;
   return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
@@ -147,6 +153,17 @@ static void fuse_row_free(an_fuse_row *r) {
   free(r->locations);
 }
 
+/* Minimum architecture: the trace's compute capability is at least the pattern's minimum
+ * for the run's platform. An unknown platform or architecture passes (the trace did not
+ * say); the reference has no such gate (component evidence off: none). */
+static bool arch_gate_pass(const te_fusion_pattern *p, const an_tables_options *opt) {
+  double min = opt->platform == AN_PLATFORM_CUDA   ? p->min_arch_cuda
+               : opt->platform == AN_PLATFORM_ROCM ? p->min_arch_rocm
+                                                   : 0;
+  return !opt->component_evidence || opt->arch <= 0 || min <= 0 ||
+         (double)opt->arch + 1e-9 >= min * 10.0;
+}
+
 /* The gates a pattern states that the run context must pass: framework, platform, TP
  * size, model family. An unknown platform passes (the trace did not say). */
 static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_options *opt,
@@ -157,6 +174,7 @@ static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_optio
       strcmp(p->platform, opt->platform == AN_PLATFORM_ROCM ? "rocm" : "cuda") != 0)
     return false;
   if (p->require_tp && opt->tp_size < p->min_tp_size) return false;
+  if (!arch_gate_pass(p, opt)) return false;
   return model_gate(p, model_lc);
 }
 
@@ -172,13 +190,23 @@ static bool name_matches(const te_matcher *m, const an_kernel_row *row) {
   return te_matcher_match(m, row->name, strlen(row->name));
 }
 
-/* Rows whose text the active matcher hits (the fused kernel ran), appended to rel. With
- * components the kernel name alone is the evidence. */
+/* Whether a kernel is of one of the pattern's number formats (dtype gate): a matcher
+ * dtype_<value> of the packs hits its name. A pattern without dtype takes every kernel. */
+static bool dtype_fits(const te_fusion_pattern *p, const an_kernel_row *row) {
+  if (!p->n_dtype) return true;
+  for (size_t k = 0; k < p->n_dtype; k++)
+    if (p->dtype_matchers[k] && name_matches(p->dtype_matchers[k], row)) return true;
+  return false;
+}
+
+/* Rows whose text the active matcher hits (the fused path ran), appended to rel. With
+ * components the kernel name alone is the evidence, and a pattern about a number format
+ * counts only a fused kernel of that format. */
 static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_tables *st,
                          const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   bool active = false;
   for (size_t i = 0; p->active && i < st->n_rows; i++) {
-    bool hit = comp ? name_matches(p->active, &st->rows[i])
+    bool hit = comp ? name_matches(p->active, &st->rows[i]) && dtype_fits(p, &st->rows[i])
                     : te_matcher_match(p->active, texts[i], strlen(texts[i]));
     if (!hit) continue;
     active = true;
@@ -190,34 +218,43 @@ static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_t
   return active;
 }
 
+/* The evidence label of split group g: the pattern's, or "any" for a pattern that
+ * states none (its groups then need their keyword in the kernel name). */
+static const char *component_label(const te_fusion_pattern *p, size_t g) {
+  return p->n_evidence ? p->evidence[g] : "any";
+}
+
 /* Component evidence: each split group takes its own kernel, the largest one whose
- * category (from its name) fits the component and whose row the group matches, not already taken by
- * another group (one kernel cannot be two pieces of a split). All groups must find one. */
+ * category (from its name) fits the component and whose row the group matches, not already
+ * taken by another group (one kernel cannot be two pieces of a split). All groups must
+ * find one, and with a dtype gate one of them must be of the pattern's format. */
 static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st,
                              const char **texts, bool *mark, size_t *rel, size_t *nrel) {
   size_t before = *nrel;
+  bool format = !p->n_dtype;
   for (size_t g = 0; g < p->n_split_groups; g++) {
     size_t best = SIZE_MAX;
+    const char *label = component_label(p, g);
+    /* a component with a category is proven by the name (its category) and may be
+     * placed by its location; an "any" component only by its name */
+    bool any = strcmp(label, "any") == 0;
     for (size_t i = 0; i < st->n_rows; i++) {
       const an_kernel_row *row = &st->rows[i];
-      /* a component with a category is proven by the name (its category) and may be
-       * placed by its location; an "any" component only by its name */
-      bool any = strcmp(p->evidence[g], "any") == 0;
-      if (mark[i] || !fits_component(p->evidence[g], row) ||
+      if (mark[i] || !fits_component(label, row) ||
           !(any ? name_matches(p->split_groups[g], row)
                 : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))))
         continue;
       if (best == SIZE_MAX || row->total_us > st->rows[best].total_us) best = i;
     }
-    if (best == SIZE_MAX) {
-      for (size_t k = before; k < *nrel; k++) mark[rel[k]] = false;
-      *nrel = before;
-      return false;
-    }
+    if (best == SIZE_MAX) break;
     mark[best] = true;
     rel[(*nrel)++] = best;
+    if (dtype_fits(p, &st->rows[best])) format = true;
   }
-  return p->n_split_groups > 0;
+  if (*nrel - before == p->n_split_groups && format) return p->n_split_groups > 0;
+  for (size_t k = before; k < *nrel; k++) mark[rel[k]] = false;
+  *nrel = before;
+  return false;
 }
 
 /* The reference's split match: every group hits some row of the row text (name, location,
@@ -319,6 +356,18 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
   return true;
 }
 
+/* The role each related row plays in match m: the first n_active rows are fused kernels
+ * the active matcher hit, the rest the split's components in group order. The pattern's
+ * specificity (gates it states) goes with them: both drive the role-aware de-duplication. */
+static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active) {
+  m->roles = malloc((m->n_rows ? m->n_rows : 1) * sizeof *m->roles);
+  if (!m->roles) return false;
+  for (size_t k = 0; k < m->n_rows; k++)
+    m->roles[k] = k < n_active ? "active" : component_label(p, k - n_active);
+  m->gates = (p->n_model_include > 0) + (p->n_dtype > 0) + (p->platform != NULL) + p->require_tp;
+  return true;
+}
+
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
 static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st, const char **texts,
@@ -330,10 +379,15 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
   if (!rel) return false;
   memset(mark, 0, nr * sizeof *mark);
+  /* the active matcher reads kernel names for patterns with evidence; every split is
+   * proven kernel by kernel once component evidence is on (a pattern without evidence:
+   * labels "any", the keyword in the kernel name) */
   bool comp = p->n_evidence && opt->component_evidence;
-  bool active = match_active(p, comp, st, texts, mark, rel, &nrel);
-  bool split = comp ? match_components(p, st, texts, mark, rel, &nrel)
-                    : match_split_legacy(p, st, texts, mark, rel, &nrel);
+  bool active =
+      match_active(p, comp || (opt->component_evidence && p->n_dtype), st, texts, mark, rel, &nrel);
+  size_t n_active = nrel;
+  bool split = opt->component_evidence ? match_components(p, st, texts, mark, rel, &nrel)
+                                       : match_split_legacy(p, st, texts, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
   double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
@@ -344,29 +398,43 @@ static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st,
   m->rows = rel;
   m->n_rows = nrel;
   *hit = true;
-  return fill_match(m, p, st, active, comp, set);
+  if (opt->component_evidence && !assign_roles(m, p, n_active)) return false;
+  return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set);
 }
 
-/* De-duplication: in priority order, a match whose rows an earlier match consumed, or
- * whose pattern an earlier one subsumes, is dropped; the rest become the stage's rows. */
+/* Whether match m claims a kernel that the accepted match a already holds in the same
+ * role. Without roles (component evidence off) any shared kernel is a conflict, as in the
+ * reference. With roles, a fused kernel that is one component of a wider split (FlashInfer
+ * FusedAddRMSNorm: the active add+RMSNorm kernel and the norm piece of all-reduce +
+ * RMSNorm) is no conflict: both rows are true. */
+static bool claims_taken_role(const fmatch *m, const fmatch *a) {
+  for (size_t k = 0; k < m->n_rows; k++)
+    for (size_t q = 0; q < a->n_rows; q++)
+      if (m->rows[k] == a->rows[q] &&
+          (!m->roles || !a->roles || strcmp(m->roles[k], a->roles[q]) == 0))
+        return true;
+  return false;
+}
+
+/* De-duplication: in priority order (then the wider, then the more specific pattern), a
+ * match that claims a kernel in a role an earlier accepted match holds, or whose pattern
+ * an earlier one subsumes, is dropped; the rest become the stage's rows. */
 static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st,
                            double render_min) {
-  size_t nr = st->n_rows;
   qsort(ms, nm, sizeof *ms, cmp_fmatch);
-  bool *consumed = calloc(nr ? nr : 1, sizeof *consumed);
+  size_t *accepted = calloc(nm ? nm : 1, sizeof *accepted), na = 0;
   size_t nbcap = np ? np * 8 + 1 : 1, nb = 0;
   const te_fusion_pattern **blocked = calloc(nbcap, sizeof *blocked);
   st->fuse = calloc(nm ? nm : 1, sizeof *st->fuse);
-  bool ok = consumed && blocked && st->fuse;
+  bool ok = accepted && blocked && st->fuse;
   for (size_t i = 0; ok && i < nm; i++) {
     fmatch *m = &ms[i];
     bool skip = false;
     for (size_t b = 0; b < nb && !skip; b++)
       if (blocked[b] == m->pattern || strcmp(blocked[b]->name, m->pattern->name) == 0) skip = true;
-    for (size_t k = 0; k < m->n_rows && !skip; k++)
-      if (consumed[m->rows[k]]) skip = true;
+    for (size_t a = 0; a < na && !skip; a++) skip = claims_taken_role(m, &ms[accepted[a]]);
     if (skip) continue;
-    for (size_t k = 0; k < m->n_rows; k++) consumed[m->rows[k]] = true;
+    accepted[na++] = i;
     for (size_t s = 0; s < m->pattern->n_subsumes && nb < nbcap; s++)
       blocked[nb++] = m->pattern->subsumes[s];
     m->row.shown = m->row.share_pct >= render_min;
@@ -374,7 +442,7 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
     st->fuse[st->n_fuse++] = m->row;
     memset(&m->row, 0, sizeof m->row); /* moved */
   }
-  free(consumed);
+  free(accepted);
   free(blocked);
   return ok;
 }
@@ -406,10 +474,12 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct);
   for (size_t i = 0; i < nm; i++) {
     free(ms[i].rows);
+    free(ms[i].roles);
     fuse_row_free(&ms[i].row);
   }
   if (!ok && nm < np) { /* a failed match may hold a half-filled row */
     free(ms[nm].rows);
+    free(ms[nm].roles);
     fuse_row_free(&ms[nm].row);
   }
   free(ms);
@@ -592,12 +662,13 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
 static an_explain_component explain_component(const te_fusion_pattern *p, size_t g, bool comp,
                                               const an_kernel_row *rows, size_t nr,
                                               const char **texts, bool *mark) {
-  an_explain_component c = {comp ? p->evidence[g] : NULL, NULL, 0, AN_EXPLAIN_NO_CATEGORY};
-  bool any = comp && strcmp(p->evidence[g], "any") == 0;
+  const char *label = comp ? component_label(p, g) : NULL;
+  an_explain_component c = {label, NULL, 0, AN_EXPLAIN_NO_CATEGORY, 0};
+  bool any = comp && strcmp(label, "any") == 0;
   bool fits = false, hit = false;
   size_t best = SIZE_MAX;
   for (size_t i = 0; i < nr; i++) {
-    if (comp && !fits_component(p->evidence[g], &rows[i])) continue;
+    if (comp && !fits_component(label, &rows[i])) continue;
     fits = true;
     bool m = any ? name_matches(p->split_groups[g], &rows[i])
                  : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]));
@@ -613,57 +684,116 @@ static an_explain_component explain_component(const te_fusion_pattern *p, size_t
     if (comp) mark[best] = true; /* one kernel per component */
     c.kernel = rows[best].name;
     c.us = rows[best].total_us;
+    c.row = best;
   }
   return c;
+}
+
+/* The gates of p against the report's run context, into out (dtype is decided later). */
+static bool explain_gates(const te_rules *rules, const an_report *rep, const te_fusion_pattern *p,
+                          an_fuse_explain *out, an_tables_options *opt) {
+  const an_run_context *c = &rep->run.context;
+  bool nomem = false;
+  char *model_lc = lower_dup(c->model.value, &nomem);
+  *opt =
+      (an_tables_options){.framework_id = rep->run.framework.id,
+                          .tp_size = c->tp_size.value,
+                          .platform = c->platform.value,
+                          .arch = c->arch.value,
+                          .component_evidence = te_rules_settings(rules)->fuse_component_evidence};
+  out->framework_ok =
+      !p->framework || !opt->framework_id || !strcmp(p->framework, opt->framework_id);
+  out->platform_ok = pattern_gates_pass(&(te_fusion_pattern){.platform = p->platform}, opt, NULL);
+  out->tp_ok = !p->require_tp || opt->tp_size >= p->min_tp_size;
+  out->arch_ok = arch_gate_pass(p, opt);
+  out->model_ok = model_gate(p, model_lc);
+  free(model_lc);
+  out->by_component = opt->component_evidence && (p->n_evidence || p->n_split_groups);
+  return !nomem;
+}
+
+/* Whether a reported row of the stage holds kernel name k (a related kernel). */
+static bool row_holds(const an_fuse_row *r, const char *k) {
+  for (size_t i = 0; k && i < r->n_related; i++)
+    if (strcmp(r->related[i], k) == 0) return true;
+  return false;
+}
+
+/* Whether the pattern with id `id` subsumes p. */
+static bool subsumes_pattern(const te_rules *rules, const char *id, const te_fusion_pattern *p) {
+  for (size_t i = 0; i < te_rules_fusion_count(rules); i++) {
+    const te_fusion_pattern *q = te_rules_fusion(rules, i);
+    if (strcmp(q->id, id) != 0) continue;
+    for (size_t k = 0; k < q->n_subsumes; k++)
+      if (q->subsumes[k] == p) return true;
+  }
+  return false;
+}
+
+/* A pattern that matched but has no row was dropped by de-duplication: by a reported
+ * row whose pattern subsumes it, else by one that holds one of its kernels. */
+static void explain_dedupe(const te_rules *rules, const an_stage_report *st,
+                           const te_fusion_pattern *p, an_fuse_explain *out, bool matched) {
+  for (size_t i = 0; i < st->n_fuse; i++)
+    if (strcmp(st->fuse[i].pattern_id, p->id) == 0) return;
+  out->dropped = matched;
+  for (size_t i = 0; matched && i < st->n_fuse && !out->dropped_by; i++)
+    if (subsumes_pattern(rules, st->fuse[i].pattern_id, p))
+      out->dropped_by = st->fuse[i].pattern_id;
+  for (size_t i = 0; matched && i < st->n_fuse && !out->dropped_by; i++) {
+    bool holds = row_holds(&st->fuse[i], out->active);
+    for (size_t g = 0; g < out->n_components && !holds; g++)
+      holds = row_holds(&st->fuse[i], out->components[g].kernel);
+    if (holds) out->dropped_by = st->fuse[i].pattern_id;
+  }
 }
 
 bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an_stage_report *st,
                            const te_fusion_pattern *p, an_fuse_explain *out) {
   memset(out, 0, sizeof *out);
-  const an_run_context *c = &rep->run.context;
-  bool nomem = false;
-  char *model_lc = lower_dup(c->model.value, &nomem);
-  an_tables_options opt = {.framework_id = rep->run.framework.id,
-                           .tp_size = c->tp_size.value,
-                           .platform = c->platform.value,
-                           .component_evidence = te_rules_settings(rules)->fuse_component_evidence};
-  out->framework_ok = !p->framework || !opt.framework_id || !strcmp(p->framework, opt.framework_id);
-  out->platform_ok = pattern_gates_pass(&(te_fusion_pattern){.platform = p->platform}, &opt, NULL);
-  out->tp_ok = !p->require_tp || opt.tp_size >= p->min_tp_size;
-  out->model_ok = model_gate(p, model_lc);
-  free(model_lc);
-  out->by_component = p->n_evidence && opt.component_evidence;
+  an_tables_options opt;
+  bool ok = explain_gates(rules, rep, p, out, &opt);
+  bool dtype_on = opt.component_evidence && p->n_dtype;
   out->stage_total_us = st->kernel_total_us;
   size_t nr = st->n_kernels, ng = p->n_split_groups;
   an_strtab *strings = an_strtab_create();
   const char **texts = calloc(nr ? nr : 1, sizeof *texts);
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   out->components = calloc(ng ? ng : 1, sizeof *out->components);
-  bool ok = !nomem && strings && texts && mark && out->components;
+  ok = ok && strings && texts && mark && out->components;
   for (size_t i = 0; ok && i < nr; i++) ok = (texts[i] = match_subject(strings, &st->kernels[i]));
-  bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok;
+  bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok && out->arch_ok;
+  bool by_name = (p->n_evidence && opt.component_evidence) || dtype_on;
   for (size_t i = 0; ok && gates && p->active && !out->active && i < nr; i++)
-    if (out->by_component ? name_matches(p->active, &st->kernels[i])
-                          : te_matcher_match(p->active, texts[i], strlen(texts[i])))
+    if (by_name ? name_matches(p->active, &st->kernels[i]) &&
+                      (!dtype_on || dtype_fits(p, &st->kernels[i]))
+                : te_matcher_match(p->active, texts[i], strlen(texts[i])))
       out->active = st->kernels[i].name;
   out->n_components = ok ? ng : 0;
   double sum = 0, largest = 0;
+  bool format = false;
   for (size_t g = 0; g < out->n_components; g++) {
     an_explain_component *x = &out->components[g];
     if (!gates) {
-      *x = (an_explain_component){out->by_component ? p->evidence[g] : NULL, NULL, 0,
-                                  AN_EXPLAIN_GATE};
+      *x = (an_explain_component){out->by_component ? component_label(p, g) : NULL, NULL, 0,
+                                  AN_EXPLAIN_GATE, 0};
       continue;
     }
     *x = explain_component(p, g, out->by_component, st->kernels, nr, texts, mark);
+    if (x->why == AN_EXPLAIN_FILLED && dtype_fits(p, &st->kernels[x->row])) format = true;
     sum += x->us;
     if (x->us > largest) largest = x->us;
   }
+  out->dtype_ok = !dtype_on || out->active || format;
+  out->dtype_checked = gates;
   out->related_us = sum;
-  bool all = ng > 0;
+  bool all = ng > 0 && out->dtype_ok;
   for (size_t g = 0; g < out->n_components; g++)
     if (out->components[g].why != AN_EXPLAIN_FILLED) all = false;
   out->saving_us = (all && !out->active && ng > 1) ? sum - largest : 0;
+  bool matched = gates && out->dtype_ok &&
+                 (out->active || (all && sum >= p->min_share_pct / 100.0 * st->kernel_total_us));
+  explain_dedupe(rules, st, p, out, matched);
   free(mark);
   free(texts);
   an_strtab_destroy(strings);

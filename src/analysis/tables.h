@@ -48,6 +48,7 @@ typedef struct an_tables_options {
   long tp_size;             /* run context TP size, 1 when unknown */
   an_platform platform;     /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
   bool component_evidence;  /* fuse.component_evidence: evidence and platform gates apply */
+  long arch;                /* run context compute capability x 10, 0 when unknown */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

@@ -362,11 +362,16 @@ static void explain_pattern_static(const te_fusion_pattern *p, FILE *out) {
   fprintf(out, "  gates: framework %s; platform %s; tp %s", p->framework ? p->framework : "any",
           p->platform ? p->platform : "any", p->require_tp ? "" : "any");
   if (p->require_tp) fprintf(out, ">= %ld", p->min_tp_size);
-  fprintf(out, "; model include %zu / exclude %zu names\n", p->n_model_include, p->n_model_exclude);
+  fprintf(out, "; model include %zu / exclude %zu names", p->n_model_include, p->n_model_exclude);
+  if (p->min_arch_cuda > 0 || p->min_arch_rocm > 0)
+    fprintf(out, "; min arch cuda %.1f / rocm %.1f", p->min_arch_cuda, p->min_arch_rocm);
+  fprintf(out, "; dtype ");
+  for (size_t k = 0; k < p->n_dtype; k++) fprintf(out, "%s%s", k ? "|" : "", p->dtype[k]);
+  fprintf(out, "%s\n", p->n_dtype ? "" : "any");
   fprintf(out, "  active matcher: %s\n", p->active ? "yes (kernel names)" : "none");
   for (size_t g = 0; g < p->n_split_groups; g++)
     fprintf(out, "  component %zu: evidence %s\n", g + 1,
-            p->n_evidence ? p->evidence[g] : "- (text-only match)");
+            p->n_evidence ? p->evidence[g] : "any (keyword in the kernel name)");
   fprintf(out,
           "  saving = sum of the component kernels' time - the largest one's (0 when the "
           "fused path is active)\n");
@@ -374,9 +379,12 @@ static void explain_pattern_static(const te_fusion_pattern *p, FILE *out) {
 
 static void explain_pattern_stage(const an_stage_report *st, const an_fuse_explain *x, FILE *out) {
   fprintf(out, "stage %s:\n", st->id);
-  fprintf(out, "  gates: framework %s, platform %s, tp %s, model %s\n",
+  fprintf(out, "  gates: framework %s, platform %s, arch %s, tp %s, model %s, dtype %s\n",
           x->framework_ok ? "pass" : "FAIL", x->platform_ok ? "pass" : "FAIL",
-          x->tp_ok ? "pass" : "FAIL", x->model_ok ? "pass" : "FAIL");
+          x->arch_ok ? "pass" : "FAIL", x->tp_ok ? "pass" : "FAIL", x->model_ok ? "pass" : "FAIL",
+          !x->dtype_checked ? "-"
+          : x->dtype_ok     ? "pass"
+                            : "FAIL (no evidence kernel of the pattern's format)");
   fprintf(out, "  active: %s\n", x->active ? x->active : "no kernel");
   for (size_t g = 0; g < x->n_components; g++) {
     const an_explain_component *c = &x->components[g];
@@ -389,6 +397,10 @@ static void explain_pattern_stage(const an_stage_report *st, const an_fuse_expla
   double pct = x->stage_total_us > 0 ? 100.0 / x->stage_total_us : 0;
   fprintf(out, "  related %.1f us (%.2f%%); saving %.1f us (%.2f%%)\n", x->related_us,
           x->related_us * pct, x->saving_us, x->saving_us * pct);
+  if (x->dropped)
+    fprintf(out, "  no row: dropped by de-duplication (%s%s)\n",
+            x->dropped_by ? "held or subsumed by row " : "a higher-ranked row holds a kernel",
+            x->dropped_by ? x->dropped_by : "");
 }
 
 /* Runs the analysis on trace and explains p in each stage with kernels. */

@@ -193,6 +193,10 @@ static const char *prov_class(an_source s) {
       return "trace-metadata";
     case AN_SOURCE_DETECTION_RULE:
       return "detection-rule";
+    case AN_SOURCE_PYTHON_FRAMES:
+      return "python-frames";
+    case AN_SOURCE_KERNEL_FAMILY:
+      return "kernel-family";
     case AN_SOURCE_UNKNOWN:
       break;
   }

@@ -308,9 +308,9 @@ fail:
 }
 
 static const char *source_name(an_source s) {
-  static const char *const names[] = {"unknown",       "default",     "command-line",
-                                      "live-capture",  "server-args", "trace-metadata",
-                                      "detection-rule"};
+  static const char *const names[] = {"unknown",        "default",       "command-line",
+                                      "live-capture",   "server-args",   "trace-metadata",
+                                      "detection-rule", "python-frames", "kernel-family"};
   return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
 
@@ -338,7 +338,11 @@ static bool context_json(cJSON *root, const an_run_context *c) {
                    c->tp_size.source) &&
          fact_json(ctx, "gpu", str_or_null(c->gpu.value), c->gpu.source) &&
          fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
-                   c->platform.source);
+                   c->platform.source) &&
+         fact_json(ctx, "compute_capability",
+                   c->arch.value > 0 ? cJSON_CreateNumber((double)c->arch.value / 10.0)
+                                     : cJSON_CreateNull(),
+                   c->arch.source);
 }
 
 static bool run_json(cJSON *root, const an_provenance *p) {

@@ -10,6 +10,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/bundle.h"
+#include "analysis/explain.h"
 #include "analysis/kernel_map.h"
 #include "analysis/pipeline.h"
 #include "analysis/tables.h"
@@ -608,7 +609,50 @@ Test(fuse, component_tp_from_trace, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
-/* Model family from the model file in the launch stacks (a detection rule), when server
+/* dtype gate: an FP8/FP4 pattern needs one evidence kernel of that format, from its name
+ * (matchers dtype_fp8 / dtype_fp4). An INT8 quantize kernel fills the quantize component
+ * but proves no FP8 split; an FP8 one does. */
+static const char RMS_FP8[] =
+    "{\"traceEvents\":[" FK("void vllm::rms_norm_kernel<c10::BFloat16>", 0, 30) "," FK(
+        "void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, "
+        "c10::Float8_e4m3fn>",
+        40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+static const char RMS_INT8[] =
+    "{\"traceEvents\":[" FK("void vllm::rms_norm_kernel<c10::BFloat16>", 0, 30) "," FK(
+        "void vllm::dynamic_scaled_int8_quant_kernel<c10::BFloat16, float>", 40,
+        20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+
+Test(fuse, dtype_gate_needs_a_kernel_of_the_format, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(RMS_FP8, sizeof RMS_FP8 - 1);
+  const an_fuse_row *r = find_fuse(rep, "vllm-rmsnorm-quant");
+  cr_assert_not_null(r, "RMSNorm + FP8 quant is an FP8 split");
+  cr_assert_eq(r->n_related, 2);
+  cr_assert_float_eq(r->saving_us, 20.0, 1e-9);
+  an_report_destroy(rep);
+  rep = run_vllm(RMS_INT8, sizeof RMS_INT8 - 1);
+  cr_assert_null(find_fuse(rep, "vllm-rmsnorm-quant"), "an INT8 quantize kernel is no FP8 proof");
+  an_report_destroy(rep);
+}
+
+/* The dtype matchers read whole tokens, and an FP8 enum set to 0 means FP8 off. */
+Test(fuse, dtype_matchers_read_tokens_and_off_enums, .init = setup, .fini = teardown) {
+  const te_matcher *fp8 = te_rules_matcher(rules, "dtype_fp8");
+  cr_assert_not_null(fp8);
+  static const char *const yes[] = {
+      "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, unsigned char, "
+      "(vllm::Fp8KVCacheDataType)1>",
+      "sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1"};
+  static const char *const no[] = {
+      "void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, "
+      "(vllm::Fp8KVCacheDataType)0>",
+      "nvjet_tst_64x8_64x16_2x1_v_bz_TNT"};
+  for (size_t i = 0; i < 2; i++) {
+    cr_assert(te_matcher_match(fp8, yes[i], strlen(yes[i])), "%s", yes[i]);
+    cr_assert_not(te_matcher_match(fp8, no[i], strlen(no[i])), "%s", no[i]);
+  }
+}
+
+/* Model family from the model file in the launch stacks (the Python frames), when server
  * args do not name the model; a helper file under models/ is not a model. */
 Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
   char buf[sizeof TRACE + 64];
@@ -626,6 +670,161 @@ Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
   an_error err;
   cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
   cr_assert_str_eq(rep->run.context.model.value, "qwen3_moe");
-  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_DETECTION_RULE);
+  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_PYTHON_FRAMES);
   an_report_destroy(rep);
+}
+
+/* Model family from kernel families when neither server args nor frames name it, and the
+ * model gate it opens: NSA's quantize + indexed K-cache split is a DeepSeek-V3.2 feature.
+ * The same FP8 quantize and cache-write kernels on an unknown model make no NSA row; with
+ * an NSA indexer kernel in the trace the model is deepseek-v3.2 (from kernel names) and
+ * the split is reported. */
+#define NSA_SPLIT                                                                    \
+  FK("void vllm::scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>", 0, 30) \
+  "," FK(                                                                            \
+      "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, unsigned char, "     \
+      "(vllm::Fp8KVCacheDataType)1>",                                                \
+      40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100)
+static const char NSA_UNKNOWN[] = "{\"traceEvents\":[" NSA_SPLIT "]}";
+static const char NSA_DSV32[] = "{\"traceEvents\":[" NSA_SPLIT "," FK(
+    "void deep_gemm::sm90_fp8_paged_mqa_logits<128u, 64u>", 200, 10) "]}";
+
+static an_report *run_sglang(const char *data, size_t len) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "f.json", .data = data, .len = len};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+Test(fuse, model_gate_and_model_from_kernel_families, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(NSA_UNKNOWN, sizeof NSA_UNKNOWN - 1);
+  cr_assert_null(rep->run.context.model.value);
+  cr_assert_null(find_fuse(rep, "nsa-fused-quant-index-k-cache"), "no NSA row on another model");
+  an_report_destroy(rep);
+  rep = run_sglang(NSA_DSV32, sizeof NSA_DSV32 - 1);
+  cr_assert_str_eq(rep->run.context.model.value, "deepseek-v3.2");
+  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_KERNEL_FAMILY);
+  const an_fuse_row *r = find_fuse(rep, "nsa-fused-quant-index-k-cache");
+  cr_assert_not_null(r, "the NSA split on a DeepSeek-V3.2 trace");
+  cr_assert_eq(r->n_related, 2);
+  an_report_destroy(rep);
+}
+
+/* Role-aware de-duplication: FlashInfer's FusedAddRMSNormKernel is the fused add+RMSNorm
+ * kernel (active row) and the norm piece of a split all-reduce + RMSNorm (TP 2, CUDA). The
+ * two rows hold it in different roles, so neither hides the other. */
+static const char AR_FUSED_NORM[] =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":2},"
+    "\"cuda_runtime_version\":12080,\"traceEvents\":[" FK(
+        "void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>", 0,
+        50) "," FK("void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>", 60,
+                   20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}";
+
+Test(fuse, dedupe_is_role_aware, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(AR_FUSED_NORM, sizeof AR_FUSED_NORM - 1);
+  const an_fuse_row *ar = find_fuse(rep, "flashinfer-allreduce-fusion");
+  const an_fuse_row *fa = find_fuse(rep, "fused-add-rmsnorm");
+  cr_assert_not_null(ar, "split all-reduce + RMSNorm");
+  cr_assert_eq(ar->match, AN_FUSION_SPLIT);
+  cr_assert_not_null(fa, "the fused add+RMSNorm kernel is not hidden by the split row");
+  cr_assert_eq(fa->match, AN_FUSION_DIRECT);
+  cr_assert_float_eq(fa->saving_us, 0.0, 1e-9, "an active fused path saves nothing more");
+  an_report_destroy(rep);
+}
+
+/* rules explain --pattern says when de-duplication dropped a matched pattern, and which
+ * reported row did it (here the wider RoPE + reshape + KV-cache pattern subsumes the
+ * RoPE + KV-cache store one). */
+static const char ROPE_STORE[] = "{\"traceEvents\":[" FK(
+    "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, "
+    "__nv_bfloat16, long>",
+    0, 30) "," FK("set_kv_buffer_kernel", 40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90,
+                                                         100) "]}";
+
+Test(fuse, explain_names_the_dedupe_drop, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(ROPE_STORE, sizeof ROPE_STORE - 1);
+  cr_assert_not_null(find_fuse(rep, "fused-qk-rope-reshape-kv-cache"));
+  cr_assert_null(find_fuse(rep, "fused-rope-kv-cache-store"));
+  const te_fusion_pattern *p = NULL;
+  for (size_t i = 0; i < te_rules_fusion_count(rules) && !p; i++)
+    if (!strcmp(te_rules_fusion(rules, i)->id, "fused-rope-kv-cache-store"))
+      p = te_rules_fusion(rules, i);
+  cr_assert_not_null(p);
+  const an_stage_report *st = NULL;
+  for (size_t s = 0; s < rep->n_stages && !st; s++)
+    if (rep->stages[s].has_kernels) st = &rep->stages[s];
+  cr_assert_not_null(st);
+  an_fuse_explain x;
+  cr_assert(an_fuse_explain_stage(rules, rep, st, p, &x));
+  cr_assert(x.dtype_ok && x.dtype_checked && x.model_ok);
+  cr_assert(x.dropped, "matched, but no row");
+  cr_assert_str_eq(x.dropped_by, "fused-qk-rope-reshape-kv-cache");
+  an_fuse_explain_free(&x);
+  an_report_destroy(rep);
+}
+
+/* Minimum-architecture gate (min_arch) and the platform from the device name: FlashInfer's
+ * all-reduce fusion needs compute capability 9.0 on CUDA. The same split on an A100 (8.0,
+ * no runtime version member: the platform comes from "NVIDIA ...") makes no row; on an
+ * H100 (9.0) it does. */
+#define AR_ON_GPU(dev)                                                                  \
+  "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":2},"            \
+  "\"deviceProperties\":[" dev "],\"traceEvents\":[" FK(                                \
+      "void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>", 0,                   \
+      50) "," FK("void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>", 60, \
+                 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90, 100) "]}"
+static const char AR_A100[] = AR_ON_GPU(
+    "{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"computeMajor\":8,\"computeMinor\":0}");
+static const char AR_H100[] = AR_ON_GPU(
+    "{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,\"computeMinor\":0}");
+
+Test(fuse, min_arch_gate_and_platform_from_gpu_name, .init = setup, .fini = teardown) {
+  an_report *rep = run_sglang(AR_A100, sizeof AR_A100 - 1);
+  cr_assert_eq(rep->run.context.platform.value, AN_PLATFORM_CUDA, "platform from the GPU name");
+  cr_assert_eq(rep->run.context.arch.value, 80);
+  cr_assert_null(find_fuse(rep, "flashinfer-allreduce-fusion"), "below the minimum arch");
+  an_report_destroy(rep);
+  rep = run_sglang(AR_H100, sizeof AR_H100 - 1);
+  cr_assert_eq(rep->run.context.arch.value, 90);
+  cr_assert_not_null(find_fuse(rep, "flashinfer-allreduce-fusion"));
+  an_report_destroy(rep);
+}
+
+/* Of two patterns with the same priority and components that claim the same kernels in
+ * the same roles, the one stating more gates (here a platform) is the more specific and
+ * wins, although the other comes first in the registry. */
+static const char SPEC_PACK[] =
+    "pack: spec\nversion: 1\nfusion_patterns:\n"
+    "  - {id: spec-plain, name: plain, framework: sglang, candidate_paths: [a.py], priority: 99,\n"
+    "     split_groups: [{keywords: [rotary]}, {keywords: [set_kv_buffer]}],\n"
+    "     evidence: [rope, kv_write]}\n"
+    "  - {id: spec-cuda, name: cuda, framework: sglang, candidate_paths: [a.py], priority: 99,\n"
+    "     split_groups: [{keywords: [rotary]}, {keywords: [set_kv_buffer]}],\n"
+    "     evidence: [rope, kv_write], platform: cuda}\n";
+static const char ROPE_STORE_CUDA[] = "{\"cuda_runtime_version\":12080,\"traceEvents\":[" FK(
+    "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, "
+    "__nv_bfloat16, long>",
+    0, 30) "," FK("set_kv_buffer_kernel", 40, 20) "," FK("nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 90,
+                                                         100) "]}";
+
+Test(fuse, dedupe_prefers_the_more_specific_pattern, .init = setup, .fini = teardown) {
+  te_rules *custom = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(custom, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  cr_assert_eq(te_rules_load_buffer(custom, "spec.yaml", SPEC_PACK, strlen(SPEC_PACK), d), TE_OK);
+  cr_assert_eq(te_rules_finalize(custom, d), TE_OK);
+  te_diags_destroy(d);
+  te_rules *saved = rules;
+  rules = custom;
+  an_report *rep = run_sglang(ROPE_STORE_CUDA, sizeof ROPE_STORE_CUDA - 1);
+  cr_assert_not_null(find_fuse(rep, "spec-cuda"), "the pattern with a platform gate wins");
+  cr_assert_null(find_fuse(rep, "spec-plain"), "same kernels, same roles: dropped");
+  an_report_destroy(rep);
+  rules = saved;
+  te_rules_destroy(custom);
 }

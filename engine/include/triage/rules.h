@@ -330,6 +330,16 @@ typedef struct te_fusion_pattern {
   const struct te_fusion_pattern *const *subsumes; /* resolved at finalize */
   const char *rationale_hint;
   te_origin origin_pos;
+  /* dtype gate: 0, or the number formats ("fp8", "fp4") the pattern is about; one of its
+   * evidence kernels must be of one of them, as the named matcher dtype_<value> decides
+   * from the kernel name (resolved at finalize, one per entry). */
+  size_t n_dtype;
+  const char *const *dtype;
+  const te_matcher *const *dtype_matchers;
+  /* minimum-architecture gate: the lowest compute capability (major.minor, as the trace's
+   * deviceProperties state it: 9.0 Hopper, 10.0 Blackwell; ROCm 9.4 = gfx942) the fused
+   * path runs on, per platform; 0 = no minimum */
+  double min_arch_cuda, min_arch_rocm;
 } te_fusion_pattern;
 
 size_t te_rules_fusion_count(const te_rules *r);

@@ -103,6 +103,8 @@ typedef struct te_list_map {
     "file stems under a model marker that are helpers, not models")                                \
   X(fuse_context_from_trace, "fuse.context_from_trace", BOOL, 0, 0, 0, NULL,                       \
     "fusion gates read TP size and platform from trace metadata when server args lack them")       \
+  X(fuse_model_kernel_families, "fuse.model_kernel_families", LIST_MAP, 0, 0, 0, NULL,             \
+    "model family -> named matchers of kernels only it runs; names the model when frames do not")  \
   X(fuse_tp_from_world_size_frameworks, "fuse.tp_from_world_size_frameworks", LIST, 0, 0, 0, NULL, \
     "detected serving frameworks whose distributedInfo.world_size is the TP size")                 \
   X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,                  \
