@@ -940,6 +940,41 @@ static bool ov_low_roi_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
   return true;
 }
 
+/* Deviation O9: copy-engine transfers are a lane of their own. Ranked with the kernels by
+ * exclusive time x weight, small copies lose every headroom slot to kernels, yet a copy
+ * that overlaps nothing is exposed copy time the step pays (prefetch from pinned memory, a
+ * side stream). The first overlap.copy_lane.top_n copies that are not rows yet, by exposed
+ * time (at least headroom.min_total_us of it), are appended; headroom when their exclusive
+ * ratio clears the headroom bar, else low-roi-hidden. */
+static bool ov_copy_lane_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
+                              bool *is_headroom, an_overlap_stage *st) {
+  const te_settings *set = te_rules_settings(c->r);
+  size_t nc = 0;
+  for (size_t i = 0; i < sw->n_aggs && set->overlap_copy_lane_top_n > 0; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (is_headroom[a->name] || !ov_is_copy_engine(c, a) || a->total_us <= 0 ||
+        a->exposed_us < set->overlap_headroom_min_total_us)
+      continue;
+    cands[nc++] = (ov_cand){i, a->exposed_us, a->total_us, i};
+  }
+  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
+  for (size_t i = 0; i < nc && i < (size_t)set->overlap_copy_lane_top_n; i++) {
+    const ov_agg *a = &sw->aggs[cands[i].agg];
+    is_headroom[a->name] = true;
+    bool excl = a->exclusive_us / a->total_us >= set->overlap_headroom_min_exclusive_ratio;
+    an_overlap_row *row = &st->rows[st->n_rows];
+    if (!ov_fill_row(c, sw, a, excl ? AN_OVERLAP_HEADROOM : AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
+      ov_row_free(row);
+      return false;
+    }
+    if (row->priority == AN_PRIORITY_P5)
+      ov_row_free(row);
+    else
+      st->n_rows++;
+  }
+  return true;
+}
+
 /* --overlap-table-limit first, then the reporting bar (as the kernel table does). */
 static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, double min_share) {
   if (opt && opt->table_limit > 0 && st->n_rows > (size_t)opt->table_limit) {
@@ -999,11 +1034,14 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   if (!ov_account_stage(&c, &sw, st)) goto done;
   const te_settings *set = te_rules_settings(r);
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
-  st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n) + 1,
+  st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n +
+                             set->overlap_copy_lane_top_n) +
+                        1,
                     sizeof *st->rows);
   is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
   if (!cands || !st->rows || !is_headroom) goto done;
   if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  if (!ov_copy_lane_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   rc = AN_OVERLAP_OK;

@@ -169,6 +169,8 @@ typedef struct te_list_map {
     "every scope reads 'path:line func'; false: the winning vote's own spelling")                  \
   X(overlap_single_trace, "overlap.single_trace", BOOL, 0, 0, 0, NULL,                             \
     "a single-trace run fills the overlap table; false: the reference's placeholder row")          \
+  X(overlap_copy_lane_top_n, "overlap.copy_lane.top_n", INT, 0, 100000, 0, NULL,                   \
+    "copy-engine rows per stage, picked apart from the kernel rows by exposed time; 0: none")      \
   X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
     "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
   X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \
