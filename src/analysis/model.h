@@ -299,6 +299,15 @@ typedef struct an_overlap_row {
   double top_partner_us;
   char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */
   double prev_gap_us, next_gap_us; /* -1 when there is no neighbour */
+  /* Recoverable time (issue 16): what the row's action could win per step (over the
+   * stage window when the stage has no step markers), milliseconds: at most the steady
+   * exposed time; for an overlap action also at most the independent work another stream
+   * could run meanwhile (compute of the stage not already hiding it), and 0 on a
+   * single-stream stage (only a restructuring helps there); 0 for one-time setup. The
+   * rows are ranked by it (overlap.recoverable.rank); below_floor: under
+   * overlap.recoverable.floor_ms, collapsed into one line by the default layout. */
+  double recoverable_ms;
+  bool below_floor;
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
@@ -324,6 +333,12 @@ typedef struct an_overlap_stage {
   double copy_engine_us, one_time_us;
   size_t n_rows; /* rows after the share bar and the table limit */
   an_overlap_row *rows;
+  /* Steps of the stage (its step annotations in the formal trace; 0 = unknown, then
+   * recoverable time is over the stage window), the floor (ms per step) and how many
+   * rows are under it. */
+  size_t n_steps;
+  double recoverable_floor_ms;
+  size_t n_below_floor;
 } an_overlap_stage;
 
 /* ------------------------------------------------------------------ hints */

@@ -1015,6 +1015,31 @@ static bool ov_account_stage(const ov_stage_ctx *c, const ov_sweep *sw, an_overl
   return true;
 }
 
+/* Steps of a stage: its step annotations in the trace (user annotations, else GPU ones,
+ * as the Ranks section counts them); 0 = unknown. */
+static size_t ov_stage_steps(const tr_trace *t, const te_rules *r, const char *stage) {
+  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
+  size_t steps = 0;
+  for (int k = 0; k < 2 && !steps && !ov_is_all(stage); k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n; i++) {
+      const te_stage *st = te_rules_stage_from_annotation(r, tr_str_get(t, ev[i].name));
+      steps += st && !strcmp(st->id, stage);
+    }
+  }
+  return steps;
+}
+
+/* Compute kernel time of the stage: the work other streams' rows could hide under. */
+static double ov_compute_us(const ov_cats *cats, const ov_sweep *sw) {
+  double us = 0;
+  for (size_t i = 0; i < sw->n_aggs; i++)
+    if (cats->compute >= 0 && sw->aggs[i].cat == (uint32_t)cats->compute)
+      us += sw->aggs[i].total_us;
+  return us;
+}
+
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
                                           ov_bundle *mb, const an_overlap_options *opt,
                                           an_overlap_stage *st) {
@@ -1043,7 +1068,10 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_copy_lane_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  st->n_steps = ov_stage_steps(s->t, r, fb->stage);
+  ov_gain_rank(st, ov_compute_us(cats, &sw), set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
+  ov_gain_floor(st, set);
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);

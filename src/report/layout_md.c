@@ -359,26 +359,33 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     return;
   }
   unit u = unit_for(overlap_max_us(o));
+  /* recoverable time is per step when the stage has step markers (analysis/model.h) */
   fprintf(f,
           "| # | Priority | Verdict | Kernel | Python scope | GPU time (%s) | Exposed (%s) | "
-          "Hidden (%s) | Share | Dep risk | Recommendation |\n"
-          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
-          u.name, u.name, u.name);
+          "Hidden (%s) | Recoverable (%s%s) | Share | Dep risk | Recommendation |\n"
+          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n",
+          u.name, u.name, u.name, u.name, o->n_steps ? "/step" : "");
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
-    char t[32], x[32], h[32], s[32];
+    if (r->below_floor) continue; /* counted in the line below the table */
+    char t[32], x[32], h[32], g[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
     fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
     fmt_time(h, sizeof h, r->hidden_us, u);
+    fmt_time(g, sizeof g, r->recoverable_ms * 1000.0, u);
     fmt_share(s, sizeof s, share_of(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
     fprintf(f, "%s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
     code_span(f, names_get(nm, r->kernel));
     fputs(" | ", f);
     rp_md_cell_text(f, rp_scope(r));
-    fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", t, x, h, s, rp_dep_risk(r->dep_risk),
+    fprintf(f, " | %s | %s | %s | %s | %s | %s | %s |\n", t, x, h, g, s, rp_dep_risk(r->dep_risk),
             rp_recommendation(r->recommendation));
   }
+  if (o->n_below_floor)
+    fprintf(f, "\n%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n",
+            o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
+            o->n_steps ? "/step" : " (stage total)");
 }
 
 static void fuse_evidence(FILE *f, const an_fuse_row *r, const stage_names *nm) {

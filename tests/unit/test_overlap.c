@@ -770,3 +770,48 @@ Test(overlap_mechanism, shared_launch_is_not_a_dependency) {
   run_free(&x);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- recoverable time */
+
+/* The gain bound (overlap_gain.c): an overlap action recovers at most the steady exposed
+ * time and at most the compute another stream could run meanwhile (not what already hides
+ * the row), nothing on a single stream; fusion needs no concurrency; one-time setup is no
+ * per-step gain; per step when the stage has steps. */
+Test(overlap_gain, recoverable_is_bounded_by_concurrent_work) {
+  an_overlap_row r = {.exposed_ms = 2.0,
+                      .exposed_wait_ms = 9.0,
+                      .recommendation = AN_RECOMMEND_TRY_OVERLAP,
+                      .hidden_by_compute_us = 500};
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 2.0, 1e-9, "exposed bound; wait never counts");
+  cr_assert_float_eq(ov_gain_row(&r, 1500, 2, 0), 1.0, 1e-9, "compute not already hiding it");
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 1, 0), 0.0, 1e-9, "single stream: restructure first");
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 4), 0.5, 1e-9, "per step");
+  r.recommendation = AN_RECOMMEND_TRY_FUSION;
+  cr_assert_float_eq(ov_gain_row(&r, 0, 1, 0), 2.0, 1e-9, "fusion needs no concurrency");
+  r.recommendation = AN_RECOMMEND_ONE_TIME;
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 0.0, 1e-9, "one-time setup");
+}
+
+/* Ranking by recoverable time and the floor: rows under it are flagged and counted, a
+ * one-time row never is. */
+Test(overlap_gain, rows_ranked_and_floor_collapses_all_but_one_time) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  cr_assert(set->overlap_recoverable_rank);
+  cr_assert_gt(set->overlap_recoverable_floor_ms, 0);
+  double fl = set->overlap_recoverable_floor_ms;
+  an_overlap_row rows[3] = {
+      {.exposed_ms = fl / 2, .recommendation = AN_RECOMMEND_TRY_FUSION},
+      {.exposed_ms = fl * 10, .recommendation = AN_RECOMMEND_TRY_FUSION},
+      {.exposed_ms = fl / 4, .recommendation = AN_RECOMMEND_ONE_TIME},
+  };
+  an_overlap_stage st = {.max_streams = 2, .n_rows = 3, .rows = rows};
+  ov_gain_rank(&st, 0, set);
+  cr_assert_float_eq(st.rows[0].recoverable_ms, fl * 10, 1e-12);
+  cr_assert_float_eq(st.rows[1].recoverable_ms, fl / 2, 1e-12);
+  cr_assert_eq(st.rows[2].recommendation, AN_RECOMMEND_ONE_TIME);
+  ov_gain_floor(&st, set);
+  cr_assert_eq(st.n_below_floor, 1);
+  cr_assert(!st.rows[0].below_floor && st.rows[1].below_floor && !st.rows[2].below_floor);
+  te_rules_destroy(r);
+}

@@ -171,6 +171,11 @@ typedef struct te_list_map {
     "a single-trace run fills the overlap table; false: the reference's placeholder row")          \
   X(overlap_copy_lane_top_n, "overlap.copy_lane.top_n", INT, 0, 100000, 0, NULL,                   \
     "copy-engine rows per stage, picked apart from the kernel rows by exposed time; 0: none")      \
+  X(overlap_recoverable_rank, "overlap.recoverable.rank", BOOL, 0, 0, 0, NULL,                     \
+    "overlap rows are ranked by recoverable time per step; false: the reference's selection "      \
+    "order")                                                                                       \
+  X(overlap_recoverable_floor_ms, "overlap.recoverable.floor_ms", NUMBER, 0, 1e12, 0, NULL,        \
+    "rows recovering less per step collapse into one line (one-time rows never do); 0: none")      \
   X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
     "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
   X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \

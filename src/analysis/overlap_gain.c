@@ -1,0 +1,55 @@
+/*
+ * overlap_gain.c - recoverable time of the overlap rows (issue 16): what each row's action
+ * could win per step, the ranking by it and the floor under which rows collapse.
+ *
+ * An overlap action (a side stream, prefetch) can only hide a row's exposed time under
+ * work that runs meanwhile on another stream: the stage's compute not already hiding the
+ * row. A single-stream stage has no such lane until it is restructured (two-batch
+ * overlap, async TP), so its overlap rows recover 0. Fusion removes the row's own pass and
+ * needs no concurrency: its bound is the exposed time alone. Wait (rank skew) is never
+ * counted: only the steady exposed time is.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/overlap_internal.h"
+
+double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
+                   size_t n_steps) {
+  double rec = r->exposed_ms;
+  if (r->recommendation == AN_RECOMMEND_ONE_TIME) return 0;
+  if (r->recommendation != AN_RECOMMEND_TRY_FUSION) {
+    double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
+    if (max_streams <= 1 || avail < 0) avail = 0;
+    if (avail < rec) rec = avail;
+  }
+  return n_steps ? rec / (double)n_steps : rec;
+}
+
+void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, const te_settings *set) {
+  for (size_t i = 0; i < st->n_rows; i++)
+    st->rows[i].recoverable_ms =
+        ov_gain_row(&st->rows[i], stage_compute_us, st->max_streams, st->n_steps);
+  if (!set->overlap_recoverable_rank) return;
+  for (size_t i = 1; i < st->n_rows; i++) { /* insertion sort: stable, a handful of rows */
+    an_overlap_row tmp = st->rows[i];
+    size_t j = i;
+    while (j > 0 && st->rows[j - 1].recoverable_ms < tmp.recoverable_ms) {
+      st->rows[j] = st->rows[j - 1];
+      j--;
+    }
+    st->rows[j] = tmp;
+  }
+}
+
+void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
+  st->recoverable_floor_ms = set->overlap_recoverable_floor_ms;
+  st->n_below_floor = 0;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    an_overlap_row *r = &st->rows[i];
+    /* one-time setup is set apart, never folded away with the noise */
+    r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
+                     r->recoverable_ms < st->recoverable_floor_ms;
+    st->n_below_floor += r->below_floor;
+  }
+}
