@@ -237,12 +237,16 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
   AN_RECOMMEND_SKIP = 3,
-  AN_RECOMMEND_ONE_TIME = 4,     /* one-time work before the stage's first compute (a weight
-                                    upload): set apart, not a per-step cost (deviation O8) */
-  AN_RECOMMEND_RANK_SKEW = 5,    /* exposed time is mostly wait for other ranks (first
-                                    collective of a step): compare ranks, not overlap (O8) */
-  AN_RECOMMEND_ALREADY_FUSED = 6 /* the kernel is already a fused one (matcher
+  AN_RECOMMEND_ONE_TIME = 4,      /* one-time work before the stage's first compute (a weight
+                                     upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_RANK_SKEW = 5,     /* exposed time is mostly wait for other ranks (first
+                                     collective of a step): compare ranks, not overlap (O8) */
+  AN_RECOMMEND_ALREADY_FUSED = 6, /* the kernel is already a fused one (matcher
                                     already_fused_kernel): nothing left to fold into it (O8) */
+  AN_RECOMMEND_ELIMINATE = 7,     /* a staging copy into a communication buffer: remove it
+                                     (bucket views, in-place buffers), do not overlap it */
+  AN_RECOMMEND_RESTRUCTURE = 8    /* overlap work on a single-stream stage: nothing runs beside
+                                     it until the stage is restructured (the stage's options) */
 } an_recommendation;
 
 typedef enum an_dep_risk {
@@ -308,6 +312,8 @@ typedef struct an_overlap_row {
    * overlap.recoverable.floor_ms, collapsed into one line by the default layout. */
   double recoverable_ms;
   bool below_floor;
+  bool copy_engine; /* a copy-engine transfer (overlap.copy_engine_event_categories): it can
+                       move to a side stream even on a single-stream stage */
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
@@ -339,6 +345,10 @@ typedef struct an_overlap_stage {
   size_t n_steps;
   double recoverable_floor_ms;
   size_t n_below_floor;
+  /* Restructuring options of a single-stream stage (overlap.restructure_options, borrowed
+   * from the rules); empty when the stage has no restructure row. */
+  size_t n_restructure_options;
+  const char *const *restructure_options;
 } an_overlap_stage;
 
 /* ------------------------------------------------------------------ hints */

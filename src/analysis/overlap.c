@@ -740,6 +740,72 @@ static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
   return before / a->total_us;
 }
 
+/* True when the kernel's tight same-stream neighbour (either side) of the representative
+ * has overlap category label cat. */
+static bool ov_tight_neighbour_is(const ov_stage_ctx *c, size_t rep, const char *cat) {
+  const ov_kernel *k = &c->ks[rep];
+  double thr = an_overlap_tight_gap(c->r, k->end - k->ts);
+  size_t p = c->pos_of[rep];
+  for (int side = 0; side < 2; side++) {
+    if (side == 0 ? p == 0 : p + 1 >= c->n) continue;
+    const ov_kernel *nb = &c->ks[c->order[side == 0 ? p - 1 : p + 1]];
+    double gap = side == 0 ? k->ts - nb->end : nb->ts - k->end;
+    if (nb->stream == k->stream && gap <= thr &&
+        !strcmp(ov_cats_label(c->cats, (long)nb->cat), cat))
+      return true;
+  }
+  return false;
+}
+
+/* True when a CPU op enclosing the host call that launched e (by correlation, same
+ * thread) matches m: the launch's context, which the kernel's own External id misses
+ * when the copy runs under a C++ hook (the DDP reducer). */
+static bool ov_launch_context_matches(const tr_trace *t, const tr_event *e, const te_matcher *m) {
+  int64_t corr = tr_event_correlation(t, e);
+  if (corr == TR_NO_ID || !m) return false;
+  static const tr_kind kinds[2] = {TR_KIND_RUNTIME, TR_KIND_LAUNCH};
+  const tr_event *call = NULL;
+  for (int k = 0; k < 2 && !call; k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n && !call; i++)
+      if (tr_event_correlation(t, &ev[i]) == corr) call = &ev[i];
+  }
+  if (!call) return false;
+  size_t n = 0;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  for (size_t i = 0; i < n; i++) {
+    const tr_event *o = &ops[i];
+    if (o->pid != call->pid || o->tid != call->tid || o->ts > call->ts || o->ts + o->dur < call->ts)
+      continue;
+    const char *nm = tr_str_get(t, o->name);
+    if (te_matcher_match(m, nm, strlen(nm))) return true;
+  }
+  return false;
+}
+
+/* Issue 16 mechanism "staging copy into a communication buffer": a device-to-device copy
+ * (matcher staging_copy_kernel) whose sampled instances were launched under a CPU op that
+ * fills or drains a collective's buffer (comm_buffer_copy_op; at least
+ * overlap.staging_copy_min_fraction of them), or whose tight same-stream neighbour is a
+ * collective. Such a copy is removed (bucket views, in-place buffers), not overlapped. */
+static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
+  const char *name = c->formal->side->names.keys[a->name];
+  const te_matcher *km = te_rules_matcher(c->r, "staging_copy_kernel");
+  if (!km || !te_matcher_match(km, name, strlen(name))) return false;
+  if (ov_tight_neighbour_is(c, (size_t)a->rep, "communication")) return true;
+  const te_settings *set = te_rules_settings(c->r);
+  const te_matcher *om = te_rules_matcher(c->r, "comm_buffer_copy_op");
+  size_t per = (size_t)set->overlap_sample_per_kernel, step = a->count / per + 1;
+  size_t seen = 0, sampled = 0, hits = 0;
+  for (size_t i = 0; i < c->n && om; i++) {
+    if (c->ks[i].name != a->name || seen++ % step) continue;
+    sampled++;
+    hits += ov_launch_context_matches(c->formal->side->t, c->ks[i].ev, om);
+  }
+  return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
+}
+
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
  * of the compute stream (input copies can be prefetched): overlap it on a side stream,
  * unless it is one-time work before the first compute; a serial chain of small kernels
@@ -750,6 +816,11 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
                                 an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
   if (!set->overlap_mechanism_actions) return false;
+  if (ov_is_copy_engine(c, a) && ov_staging_copy(c, a)) {
+    row->priority = AN_PRIORITY_P1;
+    row->recommendation = AN_RECOMMEND_ELIMINATE;
+    return true;
+  }
   if (ov_is_copy_engine(c, a)) {
     double exposed_pct =
         sw->busy_us > 0 ? (a->exposed_steady_us + a->exposed_wait_us) / sw->busy_us * 100.0 : 0;
@@ -813,6 +884,15 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
     row->recommendation = AN_RECOMMEND_CHECK_DEPS;
   }
   if (set->overlap_mechanism_actions) ov_already_fused(c, row);
+  /* A single-stream stage has no lane to overlap on: only a restructuring (the stage's
+   * overlap.restructure_options) recovers what overlap would. */
+  row->copy_engine = ov_is_copy_engine(c, a);
+  if (set->overlap_mechanism_actions && sw->max_streams <= 1 && !row->copy_engine &&
+      (row->recommendation == AN_RECOMMEND_TRY_OVERLAP ||
+       row->recommendation == AN_RECOMMEND_CHECK_DEPS)) {
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_RESTRUCTURE;
+  }
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -1072,6 +1152,11 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_gain_rank(st, ov_compute_us(cats, &sw), set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);
+  for (size_t i = 0; i < st->n_rows; i++)
+    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE) {
+      st->n_restructure_options = set->overlap_restructure_options.n;
+      st->restructure_options = set->overlap_restructure_options.items;
+    }
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);

@@ -18,9 +18,11 @@ double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_
                    size_t n_steps) {
   double rec = r->exposed_ms;
   if (r->recommendation == AN_RECOMMEND_ONE_TIME) return 0;
-  if (r->recommendation != AN_RECOMMEND_TRY_FUSION) {
+  /* fusion and elimination remove the row's own pass: no concurrency needed */
+  if (r->recommendation != AN_RECOMMEND_TRY_FUSION && r->recommendation != AN_RECOMMEND_ELIMINATE) {
     double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
-    if (max_streams <= 1 || avail < 0) avail = 0;
+    /* a copy-engine transfer can move to a side stream even on a single-stream stage */
+    if ((max_streams <= 1 && !r->copy_engine) || avail < 0) avail = 0;
     if (avail < rec) rec = avail;
   }
   return n_steps ? rec / (double)n_steps : rec;
@@ -47,8 +49,10 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->n_below_floor = 0;
   for (size_t i = 0; i < st->n_rows; i++) {
     an_overlap_row *r = &st->rows[i];
-    /* one-time setup is set apart, never folded away with the noise */
+    /* one-time setup is set apart, and a restructure row recovers 0 by definition: neither
+     * is folded away with the noise */
     r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
+                     r->recommendation != AN_RECOMMEND_RESTRUCTURE &&
                      r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
   }

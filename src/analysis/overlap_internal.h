@@ -83,8 +83,9 @@ void ov_sweep_free(ov_sweep *s);
 /* ---------------------------------------------------------------- recoverable time */
 
 /* Recoverable time of one row in ms (per step when n_steps > 0): its steady exposed time,
- * for an action other than fusion at most the stage's compute time not already hiding it
- * and 0 on a single-stream stage; 0 for one-time setup (overlap_gain.c). */
+ * for an action other than fusion or elimination at most the stage's compute time not
+ * already hiding it and 0 on a single-stream stage (copy-engine rows excepted); 0 for
+ * one-time setup (overlap_gain.c). */
 double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
                    size_t n_steps);
 /* Fills every row's recoverable_ms and, with overlap.recoverable.rank, orders the rows by

@@ -382,6 +382,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     fprintf(f, " | %s | %s | %s | %s | %s | %s | %s |\n", t, x, h, g, s, rp_dep_risk(r->dep_risk),
             rp_recommendation(r->recommendation));
   }
+  for (size_t k = 0; k < o->n_restructure_options; k++)
+    fprintf(f, "%s%s%s",
+            k ? "; " : "\nOne stream only: nothing runs beside the restructure rows. Options: ",
+            o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");
   if (o->n_below_floor)
     fprintf(f, "\n%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n",
             o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,

@@ -180,6 +180,10 @@ const char *rp_recommendation(an_recommendation r) {
       return "rank skew (wait)";
     case AN_RECOMMEND_ALREADY_FUSED:
       return "already fused";
+    case AN_RECOMMEND_ELIMINATE:
+      return "eliminate";
+    case AN_RECOMMEND_RESTRUCTURE:
+      return "restructure";
     case AN_RECOMMEND_SKIP:
       break;
   }

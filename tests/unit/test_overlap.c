@@ -815,3 +815,97 @@ Test(overlap_gain, rows_ranked_and_floor_collapses_all_but_one_time) {
   cr_assert(!st.rows[0].below_floor && st.rows[1].below_floor && !st.rows[2].below_floor);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- staging copies, one stream */
+
+/* Four steps on stream 7: a 1 ms GEMM, then a 100 us device-to-device copy (launched by
+ * cudaMemcpyAsync under CPU op `copy_op`), then, gap_us later, kernel `after` (80 us).
+ * With side_stream a 1 ms GEMM also runs on stream 9 beside the first GEMM (two streams,
+ * the copy still exposed). */
+static char *staging_trace(const char *copy_op, const char *after, double gap_us,
+                           bool side_stream) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 4; i++) {
+    double t = 5000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+        "\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,"
+        "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\","
+        "\"pid\":0,\"tid\":7,\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7,\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":80,\"args\":{\"stream\":7}}",
+        i ? "," : "", t, copy_op, t + 10, t + 20, 100 + i, t + 1200, 100 + i, after,
+        t + 1300 + gap_us);
+    if (side_stream)
+      len +=
+          (size_t)snprintf(buf + len, cap - len,
+                           ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\","
+                           "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
+                           t + 100);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+static an_recommendation copy_action(const char *copy_op, const char *after, double gap_us,
+                                     bool side_stream) {
+  te_rules *r = load_rules();
+  char *trace = staging_trace(copy_op, after, gap_us, side_stream);
+  run x;
+  run_single(&x, "staging.json", trace, strlen(trace), r);
+  const an_overlap_row *row = find_row(x.rep, "Memcpy DtoD");
+  cr_assert(row, "the copy is a row (copy lane)");
+  an_recommendation rec = row->recommendation;
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+  return rec;
+}
+
+#define ELEMENTWISE \
+  "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float> >"
+#define ALLREDUCE "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+
+/* Mechanism "staging copy into a communication buffer" -> eliminate, decided by the CPU op
+ * enclosing the copy's launch (the DDP reducer) or by a collective right after it on its
+ * stream; a plain copy_ far from any collective stays an overlap/prefetch row. */
+Test(overlap_mechanism, staging_copy_is_eliminated) {
+  cr_assert_eq(
+      copy_action("torch.distributed.ddp.reducer::copy_bucket_to_grad", ELEMENTWISE, 500, true),
+      AN_RECOMMEND_ELIMINATE, "CPU-op evidence");
+  cr_assert_eq(copy_action("aten::copy_", ALLREDUCE, 1, true), AN_RECOMMEND_ELIMINATE,
+               "a collective right after it on its stream");
+  cr_assert_eq(copy_action("aten::copy_", ALLREDUCE, 500, true), AN_RECOMMEND_TRY_OVERLAP,
+               "a collective far away is no evidence");
+  cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 500, true), AN_RECOMMEND_TRY_OVERLAP);
+}
+
+/* Mechanism "single-stream stage": overlap work there recovers nothing until the stage is
+ * restructured; the row says so and the stage carries the packs' options. */
+Test(overlap_mechanism, single_stream_stage_names_restructuring) {
+  te_rules *r = load_rules();
+  char *trace = staging_trace("aten::copy_", ALLREDUCE, 500, false);
+  run x;
+  run_single(&x, "one-stream.json", trace, strlen(trace), r);
+  const an_overlap_row *ar = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(ar);
+  cr_assert_eq(ar->recommendation, AN_RECOMMEND_RESTRUCTURE);
+  cr_assert_float_eq(ar->recoverable_ms, 0.0, 1e-12);
+  cr_assert(!ar->below_floor, "a restructure row is never folded away");
+  const an_overlap_stage *st = NULL;
+  for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
+  cr_assert(st && st->n_restructure_options >= 4);
+  cr_assert(strstr(st->restructure_options[0], "two-batch overlap"));
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}

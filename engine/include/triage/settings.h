@@ -176,6 +176,10 @@ typedef struct te_list_map {
     "order")                                                                                       \
   X(overlap_recoverable_floor_ms, "overlap.recoverable.floor_ms", NUMBER, 0, 1e12, 0, NULL,        \
     "rows recovering less per step collapse into one line (one-time rows never do); 0: none")      \
+  X(overlap_staging_copy_min_fraction, "overlap.staging_copy_min_fraction", NUMBER, 0, 1, 0, NULL, \
+    "sampled instances of a staging_copy_kernel whose CPU op is comm_buffer_copy_op: eliminate")   \
+  X(overlap_restructure_options, "overlap.restructure_options", LIST, 0, 0, 0, NULL,               \
+    "what to try on a single-stream stage, whose overlap rows recover nothing as it is")           \
   X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
     "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
   X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \
