@@ -314,6 +314,12 @@ typedef struct an_overlap_row {
   bool below_floor;
   bool copy_engine; /* a copy-engine transfer (overlap.copy_engine_event_categories): it can
                        move to a side stream even on a single-stream stage */
+  /* Dependency class from dataflow and stream evidence (overlap.dependency.*), never from a
+   * shared launch API or replay scope: dep_class ("serial", "optimizer-only", "independent",
+   * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided
+   * (borrowed) and its evidence (owned, short). */
+  const char *dep_class, *dep_rule;
+  char *dep_evidence;
 } an_overlap_row;
 
 typedef struct an_overlap_stage {

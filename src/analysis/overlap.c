@@ -600,6 +600,7 @@ static void ov_row_free(an_overlap_row *row) {
   free(row->top_partner);
   free(row->prev_kernel);
   free(row->next_kernel);
+  free(row->dep_evidence);
 }
 
 void an_overlap_result_free(an_overlap_result *res) {
@@ -757,33 +758,6 @@ static bool ov_tight_neighbour_is(const ov_stage_ctx *c, size_t rep, const char 
   return false;
 }
 
-/* True when a CPU op enclosing the host call that launched e (by correlation, same
- * thread) matches m: the launch's context, which the kernel's own External id misses
- * when the copy runs under a C++ hook (the DDP reducer). */
-static bool ov_launch_context_matches(const tr_trace *t, const tr_event *e, const te_matcher *m) {
-  int64_t corr = tr_event_correlation(t, e);
-  if (corr == TR_NO_ID || !m) return false;
-  static const tr_kind kinds[2] = {TR_KIND_RUNTIME, TR_KIND_LAUNCH};
-  const tr_event *call = NULL;
-  for (int k = 0; k < 2 && !call; k++) {
-    size_t n = 0;
-    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
-    for (size_t i = 0; i < n && !call; i++)
-      if (tr_event_correlation(t, &ev[i]) == corr) call = &ev[i];
-  }
-  if (!call) return false;
-  size_t n = 0;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
-  for (size_t i = 0; i < n; i++) {
-    const tr_event *o = &ops[i];
-    if (o->pid != call->pid || o->tid != call->tid || o->ts > call->ts || o->ts + o->dur < call->ts)
-      continue;
-    const char *nm = tr_str_get(t, o->name);
-    if (te_matcher_match(m, nm, strlen(nm))) return true;
-  }
-  return false;
-}
-
 /* Issue 16 mechanism "staging copy into a communication buffer": a device-to-device copy
  * (matcher staging_copy_kernel) whose sampled instances were launched under a CPU op that
  * fills or drains a collective's buffer (comm_buffer_copy_op; at least
@@ -801,9 +775,68 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   for (size_t i = 0; i < c->n && om; i++) {
     if (c->ks[i].name != a->name || seen++ % step) continue;
     sampled++;
-    hits += ov_launch_context_matches(c->formal->side->t, c->ks[i].ev, om);
+    hits += ov_launch_context(c->formal->side->t, c->ks[i].ev, om, NULL, 0);
   }
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
+}
+
+/* Short display of a kernel name for an evidence cell: its first 40 characters. */
+static void ov_short_name(const char *name, char *out, size_t cap) {
+  snprintf(out, cap, "%.40s%s", name, strlen(name) > 40 ? "..." : "");
+}
+
+/* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
+ * the packs' context rules (the kernel name or a CPU op around its launch), then a
+ * collective feeding a serial consumer (overlap.dependency.serial_consumer_categories) as
+ * its tight next kernel on its stream, then the same-stream adjacency of the dependency
+ * signal. Never the launch API or replay scope: under a graph replay every kernel shares
+ * them. False when out of memory. */
+static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  const te_string_list *rules = &set->overlap_dependency_context_rules;
+  char ev[512], mname[128];
+  for (size_t i = 0; i < rules->n; i++) {
+    snprintf(mname, sizeof mname, "dep_%s", rules->items[i]);
+    const te_matcher *m = te_rules_matcher(c->r, mname);
+    const te_string_list *cls = te_list_map_get(&set->overlap_dependency_classes, rules->items[i]);
+    const te_string_list *cats =
+        te_list_map_get(&set->overlap_dependency_rule_categories, rules->items[i]);
+    if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
+    bool by_name = te_matcher_match(m, row->kernel, strlen(row->kernel));
+    if (!by_name &&
+        !ov_launch_context(c->formal->side->t, c->ks[a->rep].ev, m, ev + 7, sizeof ev - 7))
+      continue;
+    if (by_name) snprintf(ev, sizeof ev, "kernel name");
+    if (!by_name) memcpy(ev, "CPU op ", 7);
+    row->dep_class = cls->items[0];
+    row->dep_rule = rules->items[i];
+    return (row->dep_evidence = ov_strdup(ev)) != NULL;
+  }
+  const ov_kernel *k = &c->ks[a->rep];
+  size_t p = c->pos_of[a->rep];
+  if (!strcmp(row->category, "communication") && p + 1 < c->n) {
+    const ov_kernel *nb = &c->ks[c->order[p + 1]];
+    const char *nb_name = c->formal->side->names.keys[nb->name];
+    const char *kc = te_rules_classify(c->r, "kernel", nb_name, NULL);
+    if (nb->stream == k->stream && nb->ts - k->end <= an_overlap_tight_gap(c->r, k->end - k->ts) &&
+        kc && te_string_list_has(&set->overlap_dependency_serial_consumer_categories, kc)) {
+      ov_short_name(nb_name, mname, sizeof mname);
+      snprintf(ev, sizeof ev, "next on its stream: %s %s", kc, mname);
+      row->dep_class = "serial";
+      row->dep_rule = "feeds-next-consumer";
+      return (row->dep_evidence = ov_strdup(ev)) != NULL;
+    }
+  }
+  bool risky = row->dep_risk == AN_DEP_RISK_HIGH;
+  row->dep_class = risky                                  ? "serial"
+                   : row->dep_risk == AN_DEP_RISK_UNCLEAR ? "unknown"
+                                                          : "independent";
+  row->dep_rule = "same-stream-adjacency";
+  snprintf(ev, sizeof ev, "%s",
+           risky                                  ? "tight producer/consumer neighbour"
+           : row->dep_risk == AN_DEP_RISK_UNCLEAR ? "tight neighbour, no scope"
+                                                  : "no tight dependent neighbour");
+  return (row->dep_evidence = ov_strdup(ev)) != NULL;
 }
 
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
@@ -925,6 +958,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
       (!row->launch_op && strcmp(sr.op, OV_NO_OP)))
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
+  if (!ov_dep_class(c, a, row)) return false;
   ov_decide_action(c, sw, a, row);
   return true;
 }

@@ -7,8 +7,10 @@
  * row. A single-stream stage has no such lane until it is restructured (two-batch
  * overlap, async TP), so its overlap rows recover 0. Fusion removes the row's own pass and
  * needs no concurrency: its bound is the exposed time alone. Wait (rank skew) is never
- * counted: only the steady exposed time is.
+ * counted: only the steady exposed time is. Also the launch context the mechanism and
+ * dependency rules read (ov_launch_context).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,4 +58,31 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
                      r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
   }
+}
+
+bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
+                       size_t cap) {
+  int64_t corr = tr_event_correlation(t, e);
+  if (corr == TR_NO_ID || !m) return false;
+  static const tr_kind kinds[2] = {TR_KIND_RUNTIME, TR_KIND_LAUNCH};
+  const tr_event *call = NULL;
+  for (int k = 0; k < 2 && !call; k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n && !call; i++)
+      if (tr_event_correlation(t, &ev[i]) == corr) call = &ev[i];
+  }
+  if (!call) return false;
+  size_t n = 0;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  for (size_t i = 0; i < n; i++) {
+    const tr_event *o = &ops[i];
+    if (o->pid != call->pid || o->tid != call->tid || o->ts > call->ts || o->ts + o->dur < call->ts)
+      continue;
+    const char *nm = tr_str_get(t, o->name);
+    if (!te_matcher_match(m, nm, strlen(nm))) continue;
+    if (hit && cap) snprintf(hit, cap, "%s", nm);
+    return true;
+  }
+  return false;
 }

@@ -94,6 +94,15 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, const te_settin
 /* Marks the rows under overlap.recoverable.floor_ms (one-time rows never) and counts them. */
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
 
+/* ---------------------------------------------------------------- launch context */
+
+/* True when a CPU op enclosing the host call that launched kernel event e (its runtime or
+ * launch event by correlation, same thread) matches m; the first such op's name goes to
+ * hit (cap bytes) when hit is not NULL. The launch's context is what the kernel's own
+ * External id misses when a C++ hook launched it (the DDP reducer, an autograd hook). */
+bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
+                       size_t cap);
+
 /* ---------------------------------------------------------------- source map */
 
 /* Python-side indexes of one mapping trace: frames per thread with parent links, CPU

@@ -362,8 +362,9 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   /* recoverable time is per step when the stage has step markers (analysis/model.h) */
   fprintf(f,
           "| # | Priority | Verdict | Kernel | Python scope | GPU time (%s) | Exposed (%s) | "
-          "Hidden (%s) | Recoverable (%s%s) | Share | Dep risk | Recommendation |\n"
-          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n",
+          "Hidden (%s) | Recoverable (%s%s) | Share | Dep risk | Dependency (evidence) | "
+          "Recommendation |\n"
+          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |\n",
           u.name, u.name, u.name, u.name, o->n_steps ? "/step" : "");
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
@@ -379,8 +380,16 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     code_span(f, names_get(nm, r->kernel));
     fputs(" | ", f);
     rp_md_cell_text(f, rp_scope(r));
-    fprintf(f, " | %s | %s | %s | %s | %s | %s | %s |\n", t, x, h, g, s, rp_dep_risk(r->dep_risk),
-            rp_recommendation(r->recommendation));
+    fprintf(f, " | %s | %s | %s | %s | %s | %s | ", t, x, h, g, s, rp_dep_risk(r->dep_risk));
+    if (r->dep_class) {
+      rp_md_cell_text(f, r->dep_class);
+      fputs(" (", f);
+      rp_md_cell_text(f, r->dep_evidence ? r->dep_evidence : "?");
+      fputc(')', f);
+    } else {
+      fputc('-', f);
+    }
+    fprintf(f, " | %s |\n", rp_recommendation(r->recommendation));
   }
   for (size_t k = 0; k < o->n_restructure_options; k++)
     fprintf(f, "%s%s%s",

@@ -909,3 +909,120 @@ Test(overlap_mechanism, single_stream_stage_names_restructuring) {
   free(trace);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- dependency classes */
+
+/* The dependency class of the copy / collective row of staging_trace-like traces, decided by
+ * the packs' rules from dataflow and stream evidence (overlap.dependency). */
+static void dep_of(const char *trace_text, const char *kernel, const char **cls, const char **rule,
+                   char *evidence, size_t cap) {
+  te_rules *r = load_rules();
+  run x;
+  run_single(&x, "dep.json", trace_text, strlen(trace_text), r);
+  const an_overlap_row *row = find_row(x.rep, kernel);
+  cr_assert(row, "row %s", kernel);
+  *cls = row->dep_class ? row->dep_class : "";
+  *rule = row->dep_rule ? row->dep_rule : "";
+  *cls = strcmp(*cls, "serial") == 0           ? "serial"
+         : strcmp(*cls, "optimizer-only") == 0 ? "optimizer-only"
+         : strcmp(*cls, "independent") == 0    ? "independent"
+         : strcmp(*cls, "hard") == 0           ? "hard"
+         : strcmp(*cls, "prefetchable") == 0   ? "prefetchable"
+                                               : "unknown";
+  *rule = strcmp(*rule, "feeds-next-consumer") == 0     ? "feeds-next-consumer"
+          : strcmp(*rule, "same-stream-adjacency") == 0 ? "same-stream-adjacency"
+          : strcmp(*rule, "ddp_grad_allreduce") == 0    ? "ddp_grad_allreduce"
+          : strcmp(*rule, "pp_send") == 0               ? "pp_send"
+          : strcmp(*rule, "pp_recv") == 0               ? "pp_recv"
+          : strcmp(*rule, "input_copy") == 0            ? "input_copy"
+                                                        : "other";
+  snprintf(evidence, cap, "%s", row->dep_evidence ? row->dep_evidence : "");
+  run_free(&x);
+  te_rules_destroy(r);
+}
+
+/* A collective on stream 7 launched (cudaLaunchKernel, correlation) under CPU op `ctx`, then
+ * `after` gap_us later on the same stream; a GEMM on stream 9 beside the first GEMM. */
+static char *collective_trace(const char *coll, const char *ctx, const char *after, double gap_us) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 4; i++) {
+    double t = 5000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
+        "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+        "\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+        "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":80,\"args\":{\"stream\":7}}",
+        i ? "," : "", t, t + 100, ctx, t + 10, t + 20, 200 + i, coll, t + 1200, 200 + i, after,
+        t + 1500 + gap_us);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+#define RMSNORM "void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>"
+#define SENDRECV \
+  "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+
+Test(overlap_dependency, each_rule_decides_with_its_evidence) {
+  const char *cls, *rule;
+  char ev[512];
+  /* TP all-reduce whose next kernel on its stream is the norm: serial */
+  char *t = collective_trace(ALLREDUCE, "c10d::allreduce_", RMSNORM, 1);
+  dep_of(t, "ncclKernel_AllReduce", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "serial");
+  cr_assert_str_eq(rule, "feeds-next-consumer");
+  cr_assert(strstr(ev, "norm"), "%s", ev);
+  free(t);
+  /* DDP gradient all-reduce launched from the gradient-accumulation hook: optimizer only,
+   * even with the norm-looking neighbour far away */
+  t = collective_trace(ALLREDUCE,
+                       "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                       RMSNORM, 500);
+  dep_of(t, "ncclKernel_AllReduce", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "optimizer-only");
+  cr_assert_str_eq(rule, "ddp_grad_allreduce");
+  cr_assert(strstr(ev, "AccumulateGrad"), "%s", ev);
+  free(t);
+  /* PP send independent, PP receive a hard dependency (the CPU op around the launch) */
+  t = collective_trace(SENDRECV, "nccl:send 0->1", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "independent");
+  cr_assert_str_eq(rule, "pp_send");
+  free(t);
+  t = collective_trace(SENDRECV, "nccl:recv 0<-1", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "hard");
+  cr_assert_str_eq(rule, "pp_recv");
+  free(t);
+  /* a shared launch API says nothing: cudaLaunchKernel under a plain op, far neighbours */
+  t = collective_trace(SENDRECV, "c10d::alltoall_base_", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "independent");
+  cr_assert_str_eq(rule, "same-stream-adjacency");
+  free(t);
+  /* input copies (host to device) are prefetchable */
+  te_rules *r = load_rules();
+  char *m = mechanism_trace(ELEMENTWISE);
+  run x;
+  run_single(&x, "mechanism.json", m, strlen(m), r);
+  const an_overlap_row *input = find_row(x.rep, "Memcpy HtoD (Pinned");
+  cr_assert(input && input->dep_class && input->dep_rule);
+  cr_assert_str_eq(input->dep_class, "prefetchable");
+  cr_assert_str_eq(input->dep_rule, "input_copy");
+  run_free(&x);
+  free(m);
+  te_rules_destroy(r);
+}

@@ -180,6 +180,17 @@ typedef struct te_list_map {
     "sampled instances of a staging_copy_kernel whose CPU op is comm_buffer_copy_op: eliminate")   \
   X(overlap_restructure_options, "overlap.restructure_options", LIST, 0, 0, 0, NULL,               \
     "what to try on a single-stream stage, whose overlap rows recover nothing as it is")           \
+  X(overlap_dependency_context_rules, "overlap.dependency.context_rules", LIST, 0, 0, 0, NULL,     \
+    "dependency rules in order: matcher dep_<id> on the kernel name or a CPU op around its "       \
+    "launch")                                                                                      \
+  X(overlap_dependency_classes, "overlap.dependency.classes", LIST_MAP, 0, 0, 0, NULL,             \
+    "per dependency rule id, its class (first item)")                                              \
+  X(overlap_dependency_rule_categories, "overlap.dependency.rule_categories", LIST_MAP, 0, 0, 0,   \
+    NULL, "per dependency rule id, the overlap categories it applies to (absent: every category)") \
+  X(overlap_dependency_serial_consumer_categories,                                                 \
+    "overlap.dependency.serial_consumer_categories", LIST, 0, 0, 0, NULL,                          \
+    "a collective whose tight next kernel on its stream has this kernel category feeds it: "       \
+    "serial")                                                                                      \
   X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
     "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
   X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \
