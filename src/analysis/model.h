@@ -237,16 +237,18 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
   AN_RECOMMEND_SKIP = 3,
-  AN_RECOMMEND_ONE_TIME = 4,      /* one-time work before the stage's first compute (a weight
-                                     upload): set apart, not a per-step cost (deviation O8) */
-  AN_RECOMMEND_RANK_SKEW = 5,     /* exposed time is mostly wait for other ranks (first
-                                     collective of a step): compare ranks, not overlap (O8) */
-  AN_RECOMMEND_ALREADY_FUSED = 6, /* the kernel is already a fused one (matcher
-                                    already_fused_kernel): nothing left to fold into it (O8) */
-  AN_RECOMMEND_ELIMINATE = 7,     /* a staging copy into a communication buffer: remove it
-                                     (bucket views, in-place buffers), do not overlap it */
-  AN_RECOMMEND_RESTRUCTURE = 8    /* overlap work on a single-stream stage: nothing runs beside
-                                     it until the stage is restructured (the stage's options) */
+  AN_RECOMMEND_ONE_TIME = 4,       /* one-time work before the stage's first compute (a weight
+                                      upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_RANK_SKEW = 5,      /* exposed time is mostly wait for other ranks (first
+                                      collective of a step): compare ranks, not overlap (O8) */
+  AN_RECOMMEND_ALREADY_FUSED = 6,  /* the kernel is already a fused one (matcher
+                                     already_fused_kernel): nothing left to fold into it (O8) */
+  AN_RECOMMEND_ELIMINATE = 7,      /* a staging copy into a communication buffer: remove it
+                                      (bucket views, in-place buffers), do not overlap it */
+  AN_RECOMMEND_RESTRUCTURE = 8,    /* overlap work on a single-stream stage: nothing runs beside
+                                      it until the stage is restructured (the stage's options) */
+  AN_RECOMMEND_PIPELINE_BUBBLE = 9 /* a pipeline-parallel transfer's exposed time is mostly wait
+                                      for the neighbouring stage (overlap.wait.bubble_rules) */
 } an_recommendation;
 
 typedef enum an_dep_risk {

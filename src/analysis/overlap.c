@@ -872,7 +872,9 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
       a->exposed_wait_us >= set->overlap_wait_min_ratio * a->exposed_steady_us) {
     row->verdict = AN_OVERLAP_WAIT;
     row->priority = AN_PRIORITY_P2;
-    row->recommendation = AN_RECOMMEND_RANK_SKEW;
+    bool bubble =
+        row->dep_rule && te_string_list_has(&set->overlap_wait_bubble_rules, row->dep_rule);
+    row->recommendation = bubble ? AN_RECOMMEND_PIPELINE_BUBBLE : AN_RECOMMEND_RANK_SKEW;
     return true;
   }
   if (row->verdict == AN_OVERLAP_HEADROOM && row->dep_risk != AN_DEP_RISK_LOW &&

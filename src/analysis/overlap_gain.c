@@ -51,11 +51,11 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->n_below_floor = 0;
   for (size_t i = 0; i < st->n_rows; i++) {
     an_overlap_row *r = &st->rows[i];
-    /* one-time setup is set apart, and a restructure row recovers 0 by definition: neither
-     * is folded away with the noise */
+    /* one-time setup is set apart, a restructure row recovers 0 by definition and a wait row
+     * reports rank skew / a bubble, not headroom: none is folded away with the noise */
     r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
                      r->recommendation != AN_RECOMMEND_RESTRUCTURE &&
-                     r->recoverable_ms < st->recoverable_floor_ms;
+                     r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
   }
 }

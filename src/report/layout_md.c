@@ -395,6 +395,19 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     fprintf(f, "%s%s%s",
             k ? "; " : "\nOne stream only: nothing runs beside the restructure rows. Options: ",
             o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");
+  bool wait = false;
+  for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
+  /* wait is time lost to other ranks: the Ranks section measures it per rank */
+  if (wait && rep->n_ranks)
+    fprintf(f,
+            "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not "
+            "headroom: see [Ranks: %s](#ranks-%s).\n",
+            st->id, st->id);
+  else if (wait)
+    fputs(
+        "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not headroom: "
+        "read every rank's trace for the Ranks section.\n",
+        f);
   if (o->n_below_floor)
     fprintf(f, "\n%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n",
             o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
@@ -494,15 +507,24 @@ static const char LEGEND[] =
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
     "hidden, little to gain.\n"
     "- **Priority**: P1 act (low dependency risk), P2 check dependencies first, P4 "
-    "low-roi-hidden, P5 under the bar; rows are ordered by weighted time (docs/overlap.md).\n"
+    "low-roi-hidden, P5 under the bar; rows are ordered by recoverable time (docs/overlap.md)."
+    "\n"
+    "- **Recoverable**: what the action could win per step: the steady exposed time, for "
+    "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
+    "stage; rows under the floor are counted in one line.\n"
     "- **Dep risk**: whether a same-stream neighbour looks like its producer or consumer "
     "(`low`, `high`, `unclear`).\n"
+    "- **Dependency (evidence)**: `serial`, `optimizer-only`, `independent`, `hard`, "
+    "`prefetchable` or `unknown`, and the evidence that decided (kernel name, CPU op around "
+    "the launch, next kernel on the stream, adjacency).\n"
     "- **Recommendation**: `try overlap` (move it to another stream), `try fusion` (fold it "
     "into its neighbour), `check deps` (verify the data dependency first), `one-time setup` "
     "(work before the stage's first compute, e.g. weight upload: not steady-state), `rank "
     "skew (wait)` (exposed time is mostly waiting for other ranks), `already fused` (the kernel "
     "is a fused one already: overlap it with other work, or fuse its neighbours into it), "
-    "`skip`.\n"
+    "`eliminate` (a staging copy into a communication buffer), `restructure` (single-stream "
+    "stage: the options are listed under the table), `pipeline bubble (wait)` (a pipeline "
+    "transfer waiting for the neighbouring stage), `skip`.\n"
     "- **Confidence**: `Confirmed` = the fused kernel or the whole unfused chain ran; "
     "`Candidate` = a partial match.\n"
     "- **Origin**: where the fused path exists: `mainline` (the framework's tree), "

@@ -184,6 +184,8 @@ const char *rp_recommendation(an_recommendation r) {
       return "eliminate";
     case AN_RECOMMEND_RESTRUCTURE:
       return "restructure";
+    case AN_RECOMMEND_PIPELINE_BUBBLE:
+      return "pipeline bubble (wait)";
     case AN_RECOMMEND_SKIP:
       break;
   }

@@ -1026,3 +1026,44 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   free(m);
   te_rules_destroy(r);
 }
+
+/* Wait (the excess over the steady cost, here one 3 ms instance against 0.3 ms ones) is
+ * never headroom: rank skew for a collective, a pipeline bubble for a pipeline transfer
+ * (dependency rule in overlap.wait.bubble_rules). Wait rows are never folded away. */
+static const an_overlap_row *wait_row(run *x, te_rules *r, const char *ctx, char **trace) {
+  *trace = collective_trace(SENDRECV, ctx, ELEMENTWISE, 3000);
+  char *first = strstr(*trace, "\"dur\":300,");
+  cr_assert(first);
+  /* the first transfer waits ~2.7 ms: "dur":300 -> "dur":3000 */
+  size_t n = strlen(*trace);
+  char *longer = malloc(n + 2);
+  cr_assert(longer);
+  size_t at = (size_t)(first - *trace) + 9;
+  memcpy(longer, *trace, at);
+  longer[at] = '0';
+  memcpy(longer + at + 1, *trace + at, n - at + 1);
+  free(*trace);
+  *trace = longer;
+  run_single(x, "wait.json", *trace, strlen(*trace), r);
+  return find_row(x->rep, "ncclKernel_SendRecv");
+}
+
+Test(overlap_mechanism, wait_is_rank_skew_or_pipeline_bubble) {
+  te_rules *r = load_rules();
+  const char *ctx[2] = {"nccl:recv 0<-1", "c10d::alltoall_base_"};
+  an_recommendation want[2] = {AN_RECOMMEND_PIPELINE_BUBBLE, AN_RECOMMEND_RANK_SKEW};
+  for (int i = 0; i < 2; i++) {
+    run x;
+    char *trace = NULL;
+    const an_overlap_row *row = wait_row(&x, r, ctx[i], &trace);
+    cr_assert(row);
+    cr_assert_eq(row->verdict, AN_OVERLAP_WAIT);
+    cr_assert_eq(row->recommendation, want[i], "%s", ctx[i]);
+    cr_assert(!row->below_floor);
+    cr_assert_lt(row->recoverable_ms, row->exposed_ms + row->exposed_wait_ms - 1.0,
+                 "the wait is not recoverable");
+    run_free(&x);
+    free(trace);
+  }
+  te_rules_destroy(r);
+}

@@ -159,6 +159,8 @@ typedef struct te_list_map {
     "categories whose exposed excess over the steady cost is wait (rank skew), O8")                \
   X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,                     \
     "wait at least this many times the steady exposed cost makes the row rank skew (O8)")          \
+  X(overlap_wait_bubble_rules, "overlap.wait.bubble_rules", LIST, 0, 0, 0, NULL,                   \
+    "dependency rules (dep_rule) whose wait is a pipeline bubble rather than rank skew")           \
   X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0, 0,     \
     NULL, "a tight neighbour with the same launch op or scope family is a dependency")             \
   X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,             \
