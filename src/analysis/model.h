@@ -397,7 +397,8 @@ typedef enum an_action {
   AN_ACTION_TRY_FUSION = 2,    /* fold it into its neighbour */
   AN_ACTION_CHECK_DEPS = 3,    /* overlap looks possible; check its dependencies first */
   AN_ACTION_ENABLE_FUSION = 4, /* a fused path exists in the framework: switch it on */
-  AN_ACTION_PORT_FUSION = 5    /* a fused path exists upstream or in flight: port it */
+  AN_ACTION_PORT_FUSION = 5,   /* a fused path exists upstream or in flight: port it */
+  AN_ACTION_ELIMINATE = 6      /* a staging copy into a communication buffer: remove it */
 } an_action;
 
 /* One line of "What to try first": ranked across the three tables of every stage by

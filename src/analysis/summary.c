@@ -99,6 +99,9 @@ static void overlap_items(item_ctx *c) {
       case AN_RECOMMEND_CHECK_DEPS:
         a = AN_ACTION_CHECK_DEPS;
         break;
+      case AN_RECOMMEND_ELIMINATE:
+        a = AN_ACTION_ELIMINATE;
+        break;
       default:
         continue;
     }

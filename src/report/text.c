@@ -275,6 +275,8 @@ const char *rp_action(an_action a) {
       return "Enable the fused path";
     case AN_ACTION_PORT_FUSION:
       return "Port the upstream fused path";
+    case AN_ACTION_ELIMINATE:
+      return "Eliminate the staging copy";
   }
   return "?";
 }
