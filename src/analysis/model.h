@@ -241,12 +241,18 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
   AN_RECOMMEND_SKIP = 3,
-  AN_RECOMMEND_ONE_TIME = 4,     /* one-time work before the stage's first compute (a weight
-                                    upload): set apart, not a per-step cost (deviation O8) */
-  AN_RECOMMEND_RANK_SKEW = 5,    /* exposed time is mostly wait for other ranks (first
-                                    collective of a step): compare ranks, not overlap (O8) */
-  AN_RECOMMEND_ALREADY_FUSED = 6 /* the kernel is already a fused one (matcher
-                                    already_fused_kernel): nothing left to fold into it (O8) */
+  AN_RECOMMEND_ONE_TIME = 4,       /* one-time work before the stage's first compute (a weight
+                                      upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_RANK_SKEW = 5,      /* exposed time is mostly wait for other ranks (first
+                                      collective of a step): compare ranks, not overlap (O8) */
+  AN_RECOMMEND_ALREADY_FUSED = 6,  /* the kernel is already a fused one (matcher
+                                     already_fused_kernel): nothing left to fold into it (O8) */
+  AN_RECOMMEND_ELIMINATE = 7,      /* a staging copy into a communication buffer: remove it
+                                      (bucket views, in-place buffers), do not overlap it */
+  AN_RECOMMEND_RESTRUCTURE = 8,    /* overlap work on a single-stream stage: nothing runs beside
+                                      it until the stage is restructured (the stage's options) */
+  AN_RECOMMEND_PIPELINE_BUBBLE = 9 /* a pipeline-parallel transfer's exposed time is mostly wait
+                                      for the neighbouring stage (overlap.wait.bubble_rules) */
 } an_recommendation;
 
 typedef enum an_dep_risk {
@@ -303,6 +309,23 @@ typedef struct an_overlap_row {
   double top_partner_us;
   char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */
   double prev_gap_us, next_gap_us; /* -1 when there is no neighbour */
+  /* Recoverable time (issue 16): what the row's action could win per step (over the
+   * stage window when the stage has no step markers), milliseconds: at most the steady
+   * exposed time; for an overlap action also at most the independent work another stream
+   * could run meanwhile (compute of the stage not already hiding it), and 0 on a
+   * single-stream stage (only a restructuring helps there); 0 for one-time setup. The
+   * rows are ranked by it (overlap.recoverable.rank); below_floor: under
+   * overlap.recoverable.floor_ms, collapsed into one line by the default layout. */
+  double recoverable_ms;
+  bool below_floor;
+  bool copy_engine; /* a copy-engine transfer (overlap.copy_engine_event_categories): it can
+                       move to a side stream even on a single-stream stage */
+  /* Dependency class from dataflow and stream evidence (overlap.dependency.*), never from a
+   * shared launch API or replay scope: dep_class ("serial", "optimizer-only", "independent",
+   * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided
+   * (borrowed) and its evidence (owned, short). */
+  const char *dep_class, *dep_rule;
+  char *dep_evidence;
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
@@ -328,6 +351,16 @@ typedef struct an_overlap_stage {
   double copy_engine_us, one_time_us;
   size_t n_rows; /* rows after the share bar and the table limit */
   an_overlap_row *rows;
+  /* Steps of the stage (its step annotations in the formal trace; 0 = unknown, then
+   * recoverable time is over the stage window), the floor (ms per step) and how many
+   * rows are under it. */
+  size_t n_steps;
+  double recoverable_floor_ms;
+  size_t n_below_floor;
+  /* Restructuring options of a single-stream stage (overlap.restructure_options, borrowed
+   * from the rules); empty when the stage has no restructure row. */
+  size_t n_restructure_options;
+  const char *const *restructure_options;
 } an_overlap_stage;
 
 /* ------------------------------------------------------------------ hints */
@@ -368,7 +401,8 @@ typedef enum an_action {
   AN_ACTION_TRY_FUSION = 2,    /* fold it into its neighbour */
   AN_ACTION_CHECK_DEPS = 3,    /* overlap looks possible; check its dependencies first */
   AN_ACTION_ENABLE_FUSION = 4, /* a fused path exists in the framework: switch it on */
-  AN_ACTION_PORT_FUSION = 5    /* a fused path exists upstream or in flight: port it */
+  AN_ACTION_PORT_FUSION = 5,   /* a fused path exists upstream or in flight: port it */
+  AN_ACTION_ELIMINATE = 6      /* a staging copy into a communication buffer: remove it */
 } an_action;
 
 /* One line of "What to try first": ranked across the three tables of every stage by

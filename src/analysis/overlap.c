@@ -600,6 +600,7 @@ static void ov_row_free(an_overlap_row *row) {
   free(row->top_partner);
   free(row->prev_kernel);
   free(row->next_kernel);
+  free(row->dep_evidence);
 }
 
 void an_overlap_result_free(an_overlap_result *res) {
@@ -740,6 +741,104 @@ static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
   return before / a->total_us;
 }
 
+/* True when the kernel's tight same-stream neighbour (either side) of the representative
+ * has overlap category label cat. */
+static bool ov_tight_neighbour_is(const ov_stage_ctx *c, size_t rep, const char *cat) {
+  const ov_kernel *k = &c->ks[rep];
+  double thr = an_overlap_tight_gap(c->r, k->end - k->ts);
+  size_t p = c->pos_of[rep];
+  for (int side = 0; side < 2; side++) {
+    if (side == 0 ? p == 0 : p + 1 >= c->n) continue;
+    const ov_kernel *nb = &c->ks[c->order[side == 0 ? p - 1 : p + 1]];
+    double gap = side == 0 ? k->ts - nb->end : nb->ts - k->end;
+    if (nb->stream == k->stream && gap <= thr &&
+        !strcmp(ov_cats_label(c->cats, (long)nb->cat), cat))
+      return true;
+  }
+  return false;
+}
+
+/* Issue 16 mechanism "staging copy into a communication buffer": a device-to-device copy
+ * (matcher staging_copy_kernel) whose sampled instances were launched under a CPU op that
+ * fills or drains a collective's buffer (comm_buffer_copy_op; at least
+ * overlap.staging_copy_min_fraction of them), or whose tight same-stream neighbour is a
+ * collective. Such a copy is removed (bucket views, in-place buffers), not overlapped. */
+static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
+  const char *name = c->formal->side->names.keys[a->name];
+  const te_matcher *km = te_rules_matcher(c->r, "staging_copy_kernel");
+  if (!km || !te_matcher_match(km, name, strlen(name))) return false;
+  if (ov_tight_neighbour_is(c, (size_t)a->rep, "communication")) return true;
+  const te_settings *set = te_rules_settings(c->r);
+  const te_matcher *om = te_rules_matcher(c->r, "comm_buffer_copy_op");
+  size_t per = (size_t)set->overlap_sample_per_kernel, step = a->count / per + 1;
+  size_t seen = 0, sampled = 0, hits = 0;
+  for (size_t i = 0; i < c->n && om; i++) {
+    if (c->ks[i].name != a->name || seen++ % step) continue;
+    sampled++;
+    hits += ov_launch_context(c->formal->side->t, c->ks[i].ev, om, NULL, 0);
+  }
+  return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
+}
+
+/* Short display of a kernel name for an evidence cell: its first 40 characters. */
+static void ov_short_name(const char *name, char *out, size_t cap) {
+  snprintf(out, cap, "%.40s%s", name, strlen(name) > 40 ? "..." : "");
+}
+
+/* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
+ * the packs' context rules (the kernel name or a CPU op around its launch), then a
+ * collective feeding a serial consumer (overlap.dependency.serial_consumer_categories) as
+ * its tight next kernel on its stream, then the same-stream adjacency of the dependency
+ * signal. Never the launch API or replay scope: under a graph replay every kernel shares
+ * them. False when out of memory. */
+static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  const te_string_list *rules = &set->overlap_dependency_context_rules;
+  char ev[512], mname[128];
+  for (size_t i = 0; i < rules->n; i++) {
+    snprintf(mname, sizeof mname, "dep_%s", rules->items[i]);
+    const te_matcher *m = te_rules_matcher(c->r, mname);
+    const te_string_list *cls = te_list_map_get(&set->overlap_dependency_classes, rules->items[i]);
+    const te_string_list *cats =
+        te_list_map_get(&set->overlap_dependency_rule_categories, rules->items[i]);
+    if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
+    bool by_name = te_matcher_match(m, row->kernel, strlen(row->kernel));
+    if (!by_name &&
+        !ov_launch_context(c->formal->side->t, c->ks[a->rep].ev, m, ev + 7, sizeof ev - 7))
+      continue;
+    if (by_name) snprintf(ev, sizeof ev, "kernel name");
+    if (!by_name) memcpy(ev, "CPU op ", 7);
+    row->dep_class = cls->items[0];
+    row->dep_rule = rules->items[i];
+    return (row->dep_evidence = ov_strdup(ev)) != NULL;
+  }
+  const ov_kernel *k = &c->ks[a->rep];
+  size_t p = c->pos_of[a->rep];
+  if (!strcmp(row->category, "communication") && p + 1 < c->n) {
+    const ov_kernel *nb = &c->ks[c->order[p + 1]];
+    const char *nb_name = c->formal->side->names.keys[nb->name];
+    const char *kc = te_rules_classify(c->r, "kernel", nb_name, NULL);
+    if (nb->stream == k->stream && nb->ts - k->end <= an_overlap_tight_gap(c->r, k->end - k->ts) &&
+        kc && te_string_list_has(&set->overlap_dependency_serial_consumer_categories, kc)) {
+      ov_short_name(nb_name, mname, sizeof mname);
+      snprintf(ev, sizeof ev, "next on its stream: %s %s", kc, mname);
+      row->dep_class = "serial";
+      row->dep_rule = "feeds-next-consumer";
+      return (row->dep_evidence = ov_strdup(ev)) != NULL;
+    }
+  }
+  bool risky = row->dep_risk == AN_DEP_RISK_HIGH;
+  row->dep_class = risky                                  ? "serial"
+                   : row->dep_risk == AN_DEP_RISK_UNCLEAR ? "unknown"
+                                                          : "independent";
+  row->dep_rule = "same-stream-adjacency";
+  snprintf(ev, sizeof ev, "%s",
+           risky                                  ? "tight producer/consumer neighbour"
+           : row->dep_risk == AN_DEP_RISK_UNCLEAR ? "tight neighbour, no scope"
+                                                  : "no tight dependent neighbour");
+  return (row->dep_evidence = ov_strdup(ev)) != NULL;
+}
+
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
  * of the compute stream (input copies can be prefetched): overlap it on a side stream,
  * unless it is one-time work before the first compute; a serial chain of small kernels
@@ -750,6 +849,11 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
                                 an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
   if (!set->overlap_mechanism_actions) return false;
+  if (ov_is_copy_engine(c, a) && ov_staging_copy(c, a)) {
+    row->priority = AN_PRIORITY_P1;
+    row->recommendation = AN_RECOMMEND_ELIMINATE;
+    return true;
+  }
   if (ov_is_copy_engine(c, a)) {
     double exposed_pct =
         sw->busy_us > 0 ? (a->exposed_steady_us + a->exposed_wait_us) / sw->busy_us * 100.0 : 0;
@@ -768,7 +872,9 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
       a->exposed_wait_us >= set->overlap_wait_min_ratio * a->exposed_steady_us) {
     row->verdict = AN_OVERLAP_WAIT;
     row->priority = AN_PRIORITY_P2;
-    row->recommendation = AN_RECOMMEND_RANK_SKEW;
+    bool bubble =
+        row->dep_rule && te_string_list_has(&set->overlap_wait_bubble_rules, row->dep_rule);
+    row->recommendation = bubble ? AN_RECOMMEND_PIPELINE_BUBBLE : AN_RECOMMEND_RANK_SKEW;
     return true;
   }
   if (row->verdict == AN_OVERLAP_HEADROOM && row->dep_risk != AN_DEP_RISK_LOW &&
@@ -813,6 +919,15 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
     row->recommendation = AN_RECOMMEND_CHECK_DEPS;
   }
   if (set->overlap_mechanism_actions) ov_already_fused(c, row);
+  /* A single-stream stage has no lane to overlap on: only a restructuring (the stage's
+   * overlap.restructure_options) recovers what overlap would. */
+  row->copy_engine = ov_is_copy_engine(c, a);
+  if (set->overlap_mechanism_actions && sw->max_streams <= 1 && !row->copy_engine &&
+      (row->recommendation == AN_RECOMMEND_TRY_OVERLAP ||
+       row->recommendation == AN_RECOMMEND_CHECK_DEPS)) {
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_RESTRUCTURE;
+  }
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -845,6 +960,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
       (!row->launch_op && strcmp(sr.op, OV_NO_OP)))
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
+  if (!ov_dep_class(c, a, row)) return false;
   ov_decide_action(c, sw, a, row);
   return true;
 }
@@ -940,6 +1056,41 @@ static bool ov_low_roi_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
   return true;
 }
 
+/* Deviation O9: copy-engine transfers are a lane of their own. Ranked with the kernels by
+ * exclusive time x weight, small copies lose every headroom slot to kernels, yet a copy
+ * that overlaps nothing is exposed copy time the step pays (prefetch from pinned memory, a
+ * side stream). The first overlap.copy_lane.top_n copies that are not rows yet, by exposed
+ * time (at least headroom.min_total_us of it), are appended; headroom when their exclusive
+ * ratio clears the headroom bar, else low-roi-hidden. */
+static bool ov_copy_lane_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
+                              bool *is_headroom, an_overlap_stage *st) {
+  const te_settings *set = te_rules_settings(c->r);
+  size_t nc = 0;
+  for (size_t i = 0; i < sw->n_aggs && set->overlap_copy_lane_top_n > 0; i++) {
+    const ov_agg *a = &sw->aggs[i];
+    if (is_headroom[a->name] || !ov_is_copy_engine(c, a) || a->total_us <= 0 ||
+        a->exposed_us < set->overlap_headroom_min_total_us)
+      continue;
+    cands[nc++] = (ov_cand){i, a->exposed_us, a->total_us, i};
+  }
+  qsort(cands, nc, sizeof *cands, ov_cand_cmp);
+  for (size_t i = 0; i < nc && i < (size_t)set->overlap_copy_lane_top_n; i++) {
+    const ov_agg *a = &sw->aggs[cands[i].agg];
+    is_headroom[a->name] = true;
+    bool excl = a->exclusive_us / a->total_us >= set->overlap_headroom_min_exclusive_ratio;
+    an_overlap_row *row = &st->rows[st->n_rows];
+    if (!ov_fill_row(c, sw, a, excl ? AN_OVERLAP_HEADROOM : AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
+      ov_row_free(row);
+      return false;
+    }
+    if (row->priority == AN_PRIORITY_P5)
+      ov_row_free(row);
+    else
+      st->n_rows++;
+  }
+  return true;
+}
+
 /* --overlap-table-limit first, then the reporting bar (as the kernel table does). */
 static void ov_trim_rows(an_overlap_stage *st, const an_overlap_options *opt, double min_share) {
   if (opt && opt->table_limit > 0 && st->n_rows > (size_t)opt->table_limit) {
@@ -980,6 +1131,31 @@ static bool ov_account_stage(const ov_stage_ctx *c, const ov_sweep *sw, an_overl
   return true;
 }
 
+/* Steps of a stage: its step annotations in the trace (user annotations, else GPU ones,
+ * as the Ranks section counts them); 0 = unknown. */
+static size_t ov_stage_steps(const tr_trace *t, const te_rules *r, const char *stage) {
+  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
+  size_t steps = 0;
+  for (int k = 0; k < 2 && !steps && !ov_is_all(stage); k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n; i++) {
+      const te_stage *st = te_rules_stage_from_annotation(r, tr_str_get(t, ev[i].name));
+      steps += st && !strcmp(st->id, stage);
+    }
+  }
+  return steps;
+}
+
+/* Compute kernel time of the stage: the work other streams' rows could hide under. */
+static double ov_compute_us(const ov_cats *cats, const ov_sweep *sw) {
+  double us = 0;
+  for (size_t i = 0; i < sw->n_aggs; i++)
+    if (cats->compute >= 0 && sw->aggs[i].cat == (uint32_t)cats->compute)
+      us += sw->aggs[i].total_us;
+  return us;
+}
+
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
                                           ov_bundle *mb, const an_overlap_options *opt,
                                           an_overlap_stage *st) {
@@ -999,13 +1175,24 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   if (!ov_account_stage(&c, &sw, st)) goto done;
   const te_settings *set = te_rules_settings(r);
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
-  st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n) + 1,
+  st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n +
+                             set->overlap_copy_lane_top_n) +
+                        1,
                     sizeof *st->rows);
   is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
   if (!cands || !st->rows || !is_headroom) goto done;
   if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  if (!ov_copy_lane_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
+  st->n_steps = ov_stage_steps(s->t, r, fb->stage);
+  ov_gain_rank(st, ov_compute_us(cats, &sw), set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
+  ov_gain_floor(st, set);
+  for (size_t i = 0; i < st->n_rows; i++)
+    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE) {
+      st->n_restructure_options = set->overlap_restructure_options.n;
+      st->restructure_options = set->overlap_restructure_options.items;
+    }
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);

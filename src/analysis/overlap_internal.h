@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 #include "util/map.h"
@@ -78,6 +79,29 @@ typedef struct ov_sweep {
 bool ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names, size_t n_streams,
                   const ov_cats *cats, ov_sweep *out);
 void ov_sweep_free(ov_sweep *s);
+
+/* ---------------------------------------------------------------- recoverable time */
+
+/* Recoverable time of one row in ms (per step when n_steps > 0): its steady exposed time,
+ * for an action other than fusion or elimination at most the stage's compute time not
+ * already hiding it and 0 on a single-stream stage (copy-engine rows excepted); 0 for
+ * one-time setup (overlap_gain.c). */
+double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
+                   size_t n_steps);
+/* Fills every row's recoverable_ms and, with overlap.recoverable.rank, orders the rows by
+ * it (stable). */
+void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, const te_settings *set);
+/* Marks the rows under overlap.recoverable.floor_ms (one-time rows never) and counts them. */
+void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
+
+/* ---------------------------------------------------------------- launch context */
+
+/* True when a CPU op enclosing the host call that launched kernel event e (its runtime or
+ * launch event by correlation, same thread) matches m; the first such op's name goes to
+ * hit (cap bytes) when hit is not NULL. The launch's context is what the kernel's own
+ * External id misses when a C++ hook launched it (the DDP reducer, an autograd hook). */
+bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
+                       size_t cap);
 
 /* ---------------------------------------------------------------- source map */
 

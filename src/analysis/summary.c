@@ -17,9 +17,13 @@ static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fus
 
 /* A dominant kernel: all of its time. */
 double an_kernel_at_stake(const an_kernel_row *r) { return r->total_us; }
-/* An overlap row: its exposed steady cost (no compute on another stream; the wait part
- * is rank skew or stalls, not headroom). */
-double an_overlap_at_stake(const an_overlap_row *r) { return r->exposed_ms * 1000.0; }
+/* An overlap row: its recoverable time (steady exposed cost bounded by the work another
+ * stream could run meanwhile; the wait part is rank skew or stalls, not headroom). It is
+ * per step when the stage has step markers; the summary compares whole-stage times, so
+ * it is scaled back to the stage. */
+double an_overlap_at_stake(const an_overlap_row *r, size_t n_steps) {
+  return r->recoverable_ms * 1000.0 * (double)(n_steps ? n_steps : 1);
+}
 /* A fusion: the saving the pattern's formula estimates; a split match whose pattern has
  * no estimate yet falls back to the unfused chain's time (an upper bound); a direct match
  * (the fused kernel already ran) has nothing at stake. */
@@ -95,12 +99,15 @@ static void overlap_items(item_ctx *c) {
       case AN_RECOMMEND_CHECK_DEPS:
         a = AN_ACTION_CHECK_DEPS;
         break;
+      case AN_RECOMMEND_ELIMINATE:
+        a = AN_ACTION_ELIMINATE;
+        break;
       default:
         continue;
     }
-    if (r->verdict != AN_OVERLAP_HEADROOM) continue;
+    if (r->verdict != AN_OVERLAP_HEADROOM || r->below_floor) continue;
     add_item(c, AN_SUMMARY_OVERLAP, a, i, (const char *const *)&r->kernel, 1, r->scope,
-             an_overlap_at_stake(r));
+             an_overlap_at_stake(r, o->n_steps));
   }
 }
 

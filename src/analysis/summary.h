@@ -15,7 +15,7 @@
 #include "triage/settings.h"
 
 double an_kernel_at_stake(const an_kernel_row *r);
-double an_overlap_at_stake(const an_overlap_row *r);
+double an_overlap_at_stake(const an_overlap_row *r, size_t n_steps);
 double an_fuse_at_stake(const an_fuse_row *r);
 
 typedef struct an_summary_data {

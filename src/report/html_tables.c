@@ -147,7 +147,11 @@ static const char OVERLAP_HEADS[] =
     "<th class=\"num\" aria-sort=\"descending\">GPU time (ms)</th>"
     "<th class=\"num\" title=\"time no other stream was busy\">Exclusive (ms)</th>"
     "<th class=\"num\" title=\"time overlapped by other streams\">Hidden (ms)</th>"
-    "<th class=\"num\">Share (%)</th><th>Dep risk</th><th>Recommendation</th>";
+    "<th class=\"num\" title=\"what the action could win per step (over the stage without step "
+    "markers)\">Recoverable (ms)</th>"
+    "<th class=\"num\">Share (%)</th><th>Dep risk</th>"
+    "<th title=\"dependency class from dataflow and stream evidence; hover a cell for the "
+    "evidence\">Dependency</th><th>Recommendation</th>";
 
 static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_overlap_row *r) {
   rp_hw_printf(hw, "<tr id=\"%so-%s-%zu\" data-cat=\"", hw->idp, tok, i);
@@ -164,9 +168,13 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_td_ms(hw, r->total_us);
   rp_hw_td_ms(hw, r->exclusive_us);
   rp_hw_td_ms(hw, r->hidden_us);
+  rp_hw_td_ms(hw, r->recoverable_ms * 1000.0);
   rp_hw_td_pct(hw, r->share_pct);
-  rp_hw_printf(hw, "<td>%s</td><td>%s</td></tr>", rp_dep_risk(r->dep_risk),
-               rp_recommendation(r->recommendation));
+  rp_hw_printf(hw, "<td>%s</td><td title=\"", rp_dep_risk(r->dep_risk));
+  rp_hw_text(hw, r->dep_evidence ? r->dep_evidence : "");
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, r->dep_class ? r->dep_class : "-");
+  rp_hw_printf(hw, "</td><td>%s</td></tr>", rp_recommendation(r->recommendation));
 }
 
 static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
@@ -174,7 +182,7 @@ static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
   table_open(hw, "overlap", "ot-", tok, OVERLAP_HEADS);
   size_t n = st->overlap ? st->overlap->n_rows : 0;
   for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &st->overlap->rows[i]);
-  table_close(hw, n, 12,
+  table_close(hw, n, 14,
               hw->rep->run.overlap_off
                   ? "no overlap analysis for a single trace (overlap.single_trace)"
                   : "no overlap rows above the bar");

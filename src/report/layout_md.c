@@ -359,26 +359,59 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     return;
   }
   unit u = unit_for(overlap_max_us(o));
+  /* recoverable time is per step when the stage has step markers (analysis/model.h) */
   fprintf(f,
           "| # | Priority | Verdict | Kernel | Python scope | GPU time (%s) | Exposed (%s) | "
-          "Hidden (%s) | Share | Dep risk | Recommendation |\n"
-          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
-          u.name, u.name, u.name);
+          "Hidden (%s) | Recoverable (%s%s) | Share | Dep risk | Dependency (evidence) | "
+          "Recommendation |\n"
+          "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |\n",
+          u.name, u.name, u.name, u.name, o->n_steps ? "/step" : "");
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
-    char t[32], x[32], h[32], s[32];
+    if (r->below_floor) continue; /* counted in the line below the table */
+    char t[32], x[32], h[32], g[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
     fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
     fmt_time(h, sizeof h, r->hidden_us, u);
+    fmt_time(g, sizeof g, r->recoverable_ms * 1000.0, u);
     fmt_share(s, sizeof s, share_of(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
     fprintf(f, "%s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
     code_span(f, names_get(nm, r->kernel));
     fputs(" | ", f);
     rp_md_cell_text(f, rp_scope(r));
-    fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", t, x, h, s, rp_dep_risk(r->dep_risk),
-            rp_recommendation(r->recommendation));
+    fprintf(f, " | %s | %s | %s | %s | %s | %s | ", t, x, h, g, s, rp_dep_risk(r->dep_risk));
+    if (r->dep_class) {
+      rp_md_cell_text(f, r->dep_class);
+      fputs(" (", f);
+      rp_md_cell_text(f, r->dep_evidence ? r->dep_evidence : "?");
+      fputc(')', f);
+    } else {
+      fputc('-', f);
+    }
+    fprintf(f, " | %s |\n", rp_recommendation(r->recommendation));
   }
+  for (size_t k = 0; k < o->n_restructure_options; k++)
+    fprintf(f, "%s%s%s",
+            k ? "; " : "\nOne stream only: nothing runs beside the restructure rows. Options: ",
+            o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");
+  bool wait = false;
+  for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
+  /* wait is time lost to other ranks: the Ranks section measures it per rank */
+  if (wait && rep->n_ranks)
+    fprintf(f,
+            "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not "
+            "headroom: see [Ranks: %s](#ranks-%s).\n",
+            st->id, st->id);
+  else if (wait)
+    fputs(
+        "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not headroom: "
+        "read every rank's trace for the Ranks section.\n",
+        f);
+  if (o->n_below_floor)
+    fprintf(f, "\n%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n",
+            o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
+            o->n_steps ? "/step" : " (stage total)");
 }
 
 static void fuse_evidence(FILE *f, const an_fuse_row *r, const stage_names *nm) {
@@ -474,15 +507,24 @@ static const char LEGEND[] =
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
     "hidden, little to gain.\n"
     "- **Priority**: P1 act (low dependency risk), P2 check dependencies first, P4 "
-    "low-roi-hidden, P5 under the bar; rows are ordered by weighted time (docs/overlap.md).\n"
+    "low-roi-hidden, P5 under the bar; rows are ordered by recoverable time (docs/overlap.md)."
+    "\n"
+    "- **Recoverable**: what the action could win per step: the steady exposed time, for "
+    "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
+    "stage; rows under the floor are counted in one line.\n"
     "- **Dep risk**: whether a same-stream neighbour looks like its producer or consumer "
     "(`low`, `high`, `unclear`).\n"
+    "- **Dependency (evidence)**: `serial`, `optimizer-only`, `independent`, `hard`, "
+    "`prefetchable` or `unknown`, and the evidence that decided (kernel name, CPU op around "
+    "the launch, next kernel on the stream, adjacency).\n"
     "- **Recommendation**: `try overlap` (move it to another stream), `try fusion` (fold it "
     "into its neighbour), `check deps` (verify the data dependency first), `one-time setup` "
     "(work before the stage's first compute, e.g. weight upload: not steady-state), `rank "
     "skew (wait)` (exposed time is mostly waiting for other ranks), `already fused` (the kernel "
     "is a fused one already: overlap it with other work, or fuse its neighbours into it), "
-    "`skip`.\n"
+    "`eliminate` (a staging copy into a communication buffer), `restructure` (single-stream "
+    "stage: the options are listed under the table), `pipeline bubble (wait)` (a pipeline "
+    "transfer waiting for the neighbouring stage), `skip`.\n"
     "- **Confidence**: `Confirmed` = the fused kernel or the whole unfused chain ran; "
     "`Candidate` = a partial match.\n"
     "- **Origin**: where the fused path exists: `mainline` (the framework's tree), "

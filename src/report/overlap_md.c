@@ -126,6 +126,12 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddNumberToObject(o, "exposed_wait_ms", r->exposed_wait_ms);
   cJSON_AddNumberToObject(o, "exposed_median_us", r->exposed_median_us);
   cJSON_AddNumberToObject(o, "exposed_first_us", r->exposed_first_us);
+  cJSON_AddNumberToObject(o, "recoverable_ms", r->recoverable_ms);
+  cJSON_AddBoolToObject(o, "below_floor", r->below_floor);
+  cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
+  cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));
+  cJSON_AddItemToObject(o, "dep_rule", ov_str_or_null(r->dep_rule));
+  cJSON_AddItemToObject(o, "dep_evidence", ov_str_or_null(r->dep_evidence));
   cJSON_AddNumberToObject(o, "exclusive_pct", ov_pct(r->exclusive_us, r->total_us));
   cJSON_AddNumberToObject(o, "hidden_pct", ov_pct(r->hidden_us, r->total_us));
   cJSON_AddStringToObject(o, "dep_risk", rp_dep_risk(r->dep_risk));
@@ -161,6 +167,12 @@ static cJSON *ov_stage_json(const an_overlap_stage *st) {
   cJSON_AddNumberToObject(s, "idle_us", st->span_us > st->busy_us ? st->span_us - st->busy_us : 0);
   cJSON_AddNumberToObject(s, "copy_engine_us", st->copy_engine_us);
   cJSON_AddNumberToObject(s, "one_time_us", st->one_time_us);
+  cJSON_AddNumberToObject(s, "steps", (double)st->n_steps);
+  cJSON_AddNumberToObject(s, "recoverable_floor_ms", st->recoverable_floor_ms);
+  cJSON_AddNumberToObject(s, "rows_below_floor", (double)st->n_below_floor);
+  cJSON *opts = cJSON_AddArrayToObject(s, "restructure_options");
+  for (size_t j = 0; opts && j < st->n_restructure_options; j++)
+    cJSON_AddItemToArray(opts, cJSON_CreateString(st->restructure_options[j]));
   cJSON *cats = cJSON_AddObjectToObject(s, "kernel_us_by_category");
   for (size_t j = 0; cats && j < st->n_by_category; j++)
     cJSON_AddNumberToObject(cats, st->by_category[j].category, st->by_category[j].kernel_us);

@@ -180,6 +180,12 @@ const char *rp_recommendation(an_recommendation r) {
       return "rank skew (wait)";
     case AN_RECOMMEND_ALREADY_FUSED:
       return "already fused";
+    case AN_RECOMMEND_ELIMINATE:
+      return "eliminate";
+    case AN_RECOMMEND_RESTRUCTURE:
+      return "restructure";
+    case AN_RECOMMEND_PIPELINE_BUBBLE:
+      return "pipeline bubble (wait)";
     case AN_RECOMMEND_SKIP:
       break;
   }
@@ -273,6 +279,8 @@ const char *rp_action(an_action a) {
       return "Enable the fused path";
     case AN_ACTION_PORT_FUSION:
       return "Port the upstream fused path";
+    case AN_ACTION_ELIMINATE:
+      return "Eliminate the staging copy";
   }
   return "?";
 }

@@ -770,3 +770,300 @@ Test(overlap_mechanism, shared_launch_is_not_a_dependency) {
   run_free(&x);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- recoverable time */
+
+/* The gain bound (overlap_gain.c): an overlap action recovers at most the steady exposed
+ * time and at most the compute another stream could run meanwhile (not what already hides
+ * the row), nothing on a single stream; fusion needs no concurrency; one-time setup is no
+ * per-step gain; per step when the stage has steps. */
+Test(overlap_gain, recoverable_is_bounded_by_concurrent_work) {
+  an_overlap_row r = {.exposed_ms = 2.0,
+                      .exposed_wait_ms = 9.0,
+                      .recommendation = AN_RECOMMEND_TRY_OVERLAP,
+                      .hidden_by_compute_us = 500};
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 2.0, 1e-9, "exposed bound; wait never counts");
+  cr_assert_float_eq(ov_gain_row(&r, 1500, 2, 0), 1.0, 1e-9, "compute not already hiding it");
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 1, 0), 0.0, 1e-9, "single stream: restructure first");
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 4), 0.5, 1e-9, "per step");
+  r.recommendation = AN_RECOMMEND_TRY_FUSION;
+  cr_assert_float_eq(ov_gain_row(&r, 0, 1, 0), 2.0, 1e-9, "fusion needs no concurrency");
+  r.recommendation = AN_RECOMMEND_ONE_TIME;
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 0.0, 1e-9, "one-time setup");
+}
+
+/* Ranking by recoverable time and the floor: rows under it are flagged and counted, a
+ * one-time row never is. */
+Test(overlap_gain, rows_ranked_and_floor_collapses_all_but_one_time) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  cr_assert(set->overlap_recoverable_rank);
+  cr_assert_gt(set->overlap_recoverable_floor_ms, 0);
+  double fl = set->overlap_recoverable_floor_ms;
+  an_overlap_row rows[3] = {
+      {.exposed_ms = fl / 2, .recommendation = AN_RECOMMEND_TRY_FUSION},
+      {.exposed_ms = fl * 10, .recommendation = AN_RECOMMEND_TRY_FUSION},
+      {.exposed_ms = fl / 4, .recommendation = AN_RECOMMEND_ONE_TIME},
+  };
+  an_overlap_stage st = {.max_streams = 2, .n_rows = 3, .rows = rows};
+  ov_gain_rank(&st, 0, set);
+  cr_assert_float_eq(st.rows[0].recoverable_ms, fl * 10, 1e-12);
+  cr_assert_float_eq(st.rows[1].recoverable_ms, fl / 2, 1e-12);
+  cr_assert_eq(st.rows[2].recommendation, AN_RECOMMEND_ONE_TIME);
+  ov_gain_floor(&st, set);
+  cr_assert_eq(st.n_below_floor, 1);
+  cr_assert(!st.rows[0].below_floor && st.rows[1].below_floor && !st.rows[2].below_floor);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- staging copies, one stream */
+
+/* Four steps on stream 7: a 1 ms GEMM, then a 100 us device-to-device copy (launched by
+ * cudaMemcpyAsync under CPU op `copy_op`), then, gap_us later, kernel `after` (80 us).
+ * With side_stream a 1 ms GEMM also runs on stream 9 beside the first GEMM (two streams,
+ * the copy still exposed). */
+static char *staging_trace(const char *copy_op, const char *after, double gap_us,
+                           bool side_stream) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 4; i++) {
+    double t = 5000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+        "\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,"
+        "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\","
+        "\"pid\":0,\"tid\":7,\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7,\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":80,\"args\":{\"stream\":7}}",
+        i ? "," : "", t, copy_op, t + 10, t + 20, 100 + i, t + 1200, 100 + i, after,
+        t + 1300 + gap_us);
+    if (side_stream)
+      len +=
+          (size_t)snprintf(buf + len, cap - len,
+                           ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\","
+                           "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
+                           t + 100);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+static an_recommendation copy_action(const char *copy_op, const char *after, double gap_us,
+                                     bool side_stream) {
+  te_rules *r = load_rules();
+  char *trace = staging_trace(copy_op, after, gap_us, side_stream);
+  run x;
+  run_single(&x, "staging.json", trace, strlen(trace), r);
+  const an_overlap_row *row = find_row(x.rep, "Memcpy DtoD");
+  cr_assert(row, "the copy is a row (copy lane)");
+  an_recommendation rec = row->recommendation;
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+  return rec;
+}
+
+#define ELEMENTWISE \
+  "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float> >"
+#define ALLREDUCE "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+
+/* Mechanism "staging copy into a communication buffer" -> eliminate, decided by the CPU op
+ * enclosing the copy's launch (the DDP reducer) or by a collective right after it on its
+ * stream; a plain copy_ far from any collective stays an overlap/prefetch row. */
+Test(overlap_mechanism, staging_copy_is_eliminated) {
+  cr_assert_eq(
+      copy_action("torch.distributed.ddp.reducer::copy_bucket_to_grad", ELEMENTWISE, 500, true),
+      AN_RECOMMEND_ELIMINATE, "CPU-op evidence");
+  cr_assert_eq(copy_action("aten::copy_", ALLREDUCE, 1, true), AN_RECOMMEND_ELIMINATE,
+               "a collective right after it on its stream");
+  cr_assert_eq(copy_action("aten::copy_", ALLREDUCE, 500, true), AN_RECOMMEND_TRY_OVERLAP,
+               "a collective far away is no evidence");
+  cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 500, true), AN_RECOMMEND_TRY_OVERLAP);
+}
+
+/* Mechanism "single-stream stage": overlap work there recovers nothing until the stage is
+ * restructured; the row says so and the stage carries the packs' options. */
+Test(overlap_mechanism, single_stream_stage_names_restructuring) {
+  te_rules *r = load_rules();
+  char *trace = staging_trace("aten::copy_", ALLREDUCE, 500, false);
+  run x;
+  run_single(&x, "one-stream.json", trace, strlen(trace), r);
+  const an_overlap_row *ar = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(ar);
+  cr_assert_eq(ar->recommendation, AN_RECOMMEND_RESTRUCTURE);
+  cr_assert_float_eq(ar->recoverable_ms, 0.0, 1e-12);
+  cr_assert(!ar->below_floor, "a restructure row is never folded away");
+  const an_overlap_stage *st = NULL;
+  for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
+  cr_assert(st && st->n_restructure_options >= 4);
+  cr_assert(strstr(st->restructure_options[0], "two-batch overlap"));
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+}
+
+/* ---------------------------------------------------------------- dependency classes */
+
+/* The dependency class of the copy / collective row of staging_trace-like traces, decided by
+ * the packs' rules from dataflow and stream evidence (overlap.dependency). */
+static void dep_of(const char *trace_text, const char *kernel, const char **cls, const char **rule,
+                   char *evidence, size_t cap) {
+  te_rules *r = load_rules();
+  run x;
+  run_single(&x, "dep.json", trace_text, strlen(trace_text), r);
+  const an_overlap_row *row = find_row(x.rep, kernel);
+  cr_assert(row, "row %s", kernel);
+  *cls = row->dep_class ? row->dep_class : "";
+  *rule = row->dep_rule ? row->dep_rule : "";
+  *cls = strcmp(*cls, "serial") == 0           ? "serial"
+         : strcmp(*cls, "optimizer-only") == 0 ? "optimizer-only"
+         : strcmp(*cls, "independent") == 0    ? "independent"
+         : strcmp(*cls, "hard") == 0           ? "hard"
+         : strcmp(*cls, "prefetchable") == 0   ? "prefetchable"
+                                               : "unknown";
+  *rule = strcmp(*rule, "feeds-next-consumer") == 0     ? "feeds-next-consumer"
+          : strcmp(*rule, "same-stream-adjacency") == 0 ? "same-stream-adjacency"
+          : strcmp(*rule, "ddp_grad_allreduce") == 0    ? "ddp_grad_allreduce"
+          : strcmp(*rule, "pp_send") == 0               ? "pp_send"
+          : strcmp(*rule, "pp_recv") == 0               ? "pp_recv"
+          : strcmp(*rule, "input_copy") == 0            ? "input_copy"
+                                                        : "other";
+  snprintf(evidence, cap, "%s", row->dep_evidence ? row->dep_evidence : "");
+  run_free(&x);
+  te_rules_destroy(r);
+}
+
+/* A collective on stream 7 launched (cudaLaunchKernel, correlation) under CPU op `ctx`, then
+ * `after` gap_us later on the same stream; a GEMM on stream 9 beside the first GEMM. */
+static char *collective_trace(const char *coll, const char *ctx, const char *after, double gap_us) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 4; i++) {
+    double t = 5000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
+        "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+        "\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+        "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":80,\"args\":{\"stream\":7}}",
+        i ? "," : "", t, t + 100, ctx, t + 10, t + 20, 200 + i, coll, t + 1200, 200 + i, after,
+        t + 1500 + gap_us);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+#define RMSNORM "void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>"
+#define SENDRECV \
+  "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+
+Test(overlap_dependency, each_rule_decides_with_its_evidence) {
+  const char *cls, *rule;
+  char ev[512];
+  /* TP all-reduce whose next kernel on its stream is the norm: serial */
+  char *t = collective_trace(ALLREDUCE, "c10d::allreduce_", RMSNORM, 1);
+  dep_of(t, "ncclKernel_AllReduce", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "serial");
+  cr_assert_str_eq(rule, "feeds-next-consumer");
+  cr_assert(strstr(ev, "norm"), "%s", ev);
+  free(t);
+  /* DDP gradient all-reduce launched from the gradient-accumulation hook: optimizer only,
+   * even with the norm-looking neighbour far away */
+  t = collective_trace(ALLREDUCE,
+                       "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                       RMSNORM, 500);
+  dep_of(t, "ncclKernel_AllReduce", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "optimizer-only");
+  cr_assert_str_eq(rule, "ddp_grad_allreduce");
+  cr_assert(strstr(ev, "AccumulateGrad"), "%s", ev);
+  free(t);
+  /* PP send independent, PP receive a hard dependency (the CPU op around the launch) */
+  t = collective_trace(SENDRECV, "nccl:send 0->1", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "independent");
+  cr_assert_str_eq(rule, "pp_send");
+  free(t);
+  t = collective_trace(SENDRECV, "nccl:recv 0<-1", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "hard");
+  cr_assert_str_eq(rule, "pp_recv");
+  free(t);
+  /* a shared launch API says nothing: cudaLaunchKernel under a plain op, far neighbours */
+  t = collective_trace(SENDRECV, "c10d::alltoall_base_", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "independent");
+  cr_assert_str_eq(rule, "same-stream-adjacency");
+  free(t);
+  /* input copies (host to device) are prefetchable */
+  te_rules *r = load_rules();
+  char *m = mechanism_trace(ELEMENTWISE);
+  run x;
+  run_single(&x, "mechanism.json", m, strlen(m), r);
+  const an_overlap_row *input = find_row(x.rep, "Memcpy HtoD (Pinned");
+  cr_assert(input && input->dep_class && input->dep_rule);
+  cr_assert_str_eq(input->dep_class, "prefetchable");
+  cr_assert_str_eq(input->dep_rule, "input_copy");
+  run_free(&x);
+  free(m);
+  te_rules_destroy(r);
+}
+
+/* Wait (the excess over the steady cost, here one 3 ms instance against 0.3 ms ones) is
+ * never headroom: rank skew for a collective, a pipeline bubble for a pipeline transfer
+ * (dependency rule in overlap.wait.bubble_rules). Wait rows are never folded away. */
+static const an_overlap_row *wait_row(run *x, te_rules *r, const char *ctx, char **trace) {
+  *trace = collective_trace(SENDRECV, ctx, ELEMENTWISE, 3000);
+  char *first = strstr(*trace, "\"dur\":300,");
+  cr_assert(first);
+  /* the first transfer waits ~2.7 ms: "dur":300 -> "dur":3000 */
+  size_t n = strlen(*trace);
+  char *longer = malloc(n + 2);
+  cr_assert(longer);
+  size_t at = (size_t)(first - *trace) + 9;
+  memcpy(longer, *trace, at);
+  longer[at] = '0';
+  memcpy(longer + at + 1, *trace + at, n - at + 1);
+  free(*trace);
+  *trace = longer;
+  run_single(x, "wait.json", *trace, strlen(*trace), r);
+  return find_row(x->rep, "ncclKernel_SendRecv");
+}
+
+Test(overlap_mechanism, wait_is_rank_skew_or_pipeline_bubble) {
+  te_rules *r = load_rules();
+  const char *ctx[2] = {"nccl:recv 0<-1", "c10d::alltoall_base_"};
+  an_recommendation want[2] = {AN_RECOMMEND_PIPELINE_BUBBLE, AN_RECOMMEND_RANK_SKEW};
+  for (int i = 0; i < 2; i++) {
+    run x;
+    char *trace = NULL;
+    const an_overlap_row *row = wait_row(&x, r, ctx[i], &trace);
+    cr_assert(row);
+    cr_assert_eq(row->verdict, AN_OVERLAP_WAIT);
+    cr_assert_eq(row->recommendation, want[i], "%s", ctx[i]);
+    cr_assert(!row->below_floor);
+    cr_assert_lt(row->recoverable_ms, row->exposed_ms + row->exposed_wait_ms - 1.0,
+                 "the wait is not recoverable");
+    run_free(&x);
+    free(trace);
+  }
+  te_rules_destroy(r);
+}

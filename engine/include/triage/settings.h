@@ -161,6 +161,8 @@ typedef struct te_list_map {
     "categories whose exposed excess over the steady cost is wait (rank skew), O8")                \
   X(overlap_wait_min_ratio, "overlap.wait.min_ratio", NUMBER, 0, 1e6, 0, NULL,                     \
     "wait at least this many times the steady exposed cost makes the row rank skew (O8)")          \
+  X(overlap_wait_bubble_rules, "overlap.wait.bubble_rules", LIST, 0, 0, 0, NULL,                   \
+    "dependency rules (dep_rule) whose wait is a pipeline bubble rather than rank skew")           \
   X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0, 0,     \
     NULL, "a tight neighbour with the same launch op or scope family is a dependency")             \
   X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,             \
@@ -171,6 +173,28 @@ typedef struct te_list_map {
     "every scope reads 'path:line func'; false: the winning vote's own spelling")                  \
   X(overlap_single_trace, "overlap.single_trace", BOOL, 0, 0, 0, NULL,                             \
     "a single-trace run fills the overlap table; false: the reference's placeholder row")          \
+  X(overlap_copy_lane_top_n, "overlap.copy_lane.top_n", INT, 0, 100000, 0, NULL,                   \
+    "copy-engine rows per stage, picked apart from the kernel rows by exposed time; 0: none")      \
+  X(overlap_recoverable_rank, "overlap.recoverable.rank", BOOL, 0, 0, 0, NULL,                     \
+    "overlap rows are ranked by recoverable time per step; false: the reference's selection "      \
+    "order")                                                                                       \
+  X(overlap_recoverable_floor_ms, "overlap.recoverable.floor_ms", NUMBER, 0, 1e12, 0, NULL,        \
+    "rows recovering less per step collapse into one line (one-time rows never do); 0: none")      \
+  X(overlap_staging_copy_min_fraction, "overlap.staging_copy_min_fraction", NUMBER, 0, 1, 0, NULL, \
+    "sampled instances of a staging_copy_kernel whose CPU op is comm_buffer_copy_op: eliminate")   \
+  X(overlap_restructure_options, "overlap.restructure_options", LIST, 0, 0, 0, NULL,               \
+    "what to try on a single-stream stage, whose overlap rows recover nothing as it is")           \
+  X(overlap_dependency_context_rules, "overlap.dependency.context_rules", LIST, 0, 0, 0, NULL,     \
+    "dependency rules in order: matcher dep_<id> on the kernel name or a CPU op around its "       \
+    "launch")                                                                                      \
+  X(overlap_dependency_classes, "overlap.dependency.classes", LIST_MAP, 0, 0, 0, NULL,             \
+    "per dependency rule id, its class (first item)")                                              \
+  X(overlap_dependency_rule_categories, "overlap.dependency.rule_categories", LIST_MAP, 0, 0, 0,   \
+    NULL, "per dependency rule id, the overlap categories it applies to (absent: every category)") \
+  X(overlap_dependency_serial_consumer_categories,                                                 \
+    "overlap.dependency.serial_consumer_categories", LIST, 0, 0, 0, NULL,                          \
+    "a collective whose tight next kernel on its stream has this kernel category feeds it: "       \
+    "serial")                                                                                      \
   X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
     "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
   X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \

@@ -1,0 +1,88 @@
+/*
+ * overlap_gain.c - recoverable time of the overlap rows (issue 16): what each row's action
+ * could win per step, the ranking by it and the floor under which rows collapse.
+ *
+ * An overlap action (a side stream, prefetch) can only hide a row's exposed time under
+ * work that runs meanwhile on another stream: the stage's compute not already hiding the
+ * row. A single-stream stage has no such lane until it is restructured (two-batch
+ * overlap, async TP), so its overlap rows recover 0. Fusion removes the row's own pass and
+ * needs no concurrency: its bound is the exposed time alone. Wait (rank skew) is never
+ * counted: only the steady exposed time is. Also the launch context the mechanism and
+ * dependency rules read (ov_launch_context).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/overlap_internal.h"
+
+double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
+                   size_t n_steps) {
+  double rec = r->exposed_ms;
+  if (r->recommendation == AN_RECOMMEND_ONE_TIME) return 0;
+  /* fusion and elimination remove the row's own pass: no concurrency needed */
+  if (r->recommendation != AN_RECOMMEND_TRY_FUSION && r->recommendation != AN_RECOMMEND_ELIMINATE) {
+    double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
+    /* a copy-engine transfer can move to a side stream even on a single-stream stage */
+    if ((max_streams <= 1 && !r->copy_engine) || avail < 0) avail = 0;
+    if (avail < rec) rec = avail;
+  }
+  return n_steps ? rec / (double)n_steps : rec;
+}
+
+void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, const te_settings *set) {
+  for (size_t i = 0; i < st->n_rows; i++)
+    st->rows[i].recoverable_ms =
+        ov_gain_row(&st->rows[i], stage_compute_us, st->max_streams, st->n_steps);
+  if (!set->overlap_recoverable_rank) return;
+  for (size_t i = 1; i < st->n_rows; i++) { /* insertion sort: stable, a handful of rows */
+    an_overlap_row tmp = st->rows[i];
+    size_t j = i;
+    while (j > 0 && st->rows[j - 1].recoverable_ms < tmp.recoverable_ms) {
+      st->rows[j] = st->rows[j - 1];
+      j--;
+    }
+    st->rows[j] = tmp;
+  }
+}
+
+void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
+  st->recoverable_floor_ms = set->overlap_recoverable_floor_ms;
+  st->n_below_floor = 0;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    an_overlap_row *r = &st->rows[i];
+    /* one-time setup is set apart, a restructure row recovers 0 by definition and a wait row
+     * reports rank skew / a bubble, not headroom: none is folded away with the noise */
+    r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
+                     r->recommendation != AN_RECOMMEND_RESTRUCTURE &&
+                     r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
+    st->n_below_floor += r->below_floor;
+  }
+}
+
+bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
+                       size_t cap) {
+  int64_t corr = tr_event_correlation(t, e);
+  if (corr == TR_NO_ID || !m) return false;
+  static const tr_kind kinds[2] = {TR_KIND_RUNTIME, TR_KIND_LAUNCH};
+  const tr_event *call = NULL;
+  for (int k = 0; k < 2 && !call; k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n && !call; i++)
+      if (tr_event_correlation(t, &ev[i]) == corr) call = &ev[i];
+  }
+  if (!call) return false;
+  size_t n = 0;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  for (size_t i = 0; i < n; i++) {
+    const tr_event *o = &ops[i];
+    if (o->pid != call->pid || o->tid != call->tid || o->ts > call->ts || o->ts + o->dur < call->ts)
+      continue;
+    const char *nm = tr_str_get(t, o->name);
+    if (!te_matcher_match(m, nm, strlen(nm))) continue;
+    if (hit && cap) snprintf(hit, cap, "%s", nm);
+    return true;
+  }
+  return false;
+}
