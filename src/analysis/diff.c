@@ -54,6 +54,7 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
             (an_diff_kernel){st->fuse[k].pattern_id, NULL, st->fuse[k].related_us};
     for (size_t k = 0; k < n_ov; k++) {
       const an_overlap_row *o = &st->overlap->rows[k];
+      if (o->below_floor) continue; /* not printed in the report, so not compared */
       d->overlaps[d->n_overlaps++] = (an_diff_kernel){o->kernel, o->category, o->total_us};
     }
   }

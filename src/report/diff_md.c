@@ -426,6 +426,8 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
     const cJSON *shown = cJSON_GetObjectItemCaseSensitive(k, "shown");
     if (!cJSON_IsString(nm) || !cJSON_IsNumber(us)) return false;
     if (only_shown && !cJSON_IsTrue(shown)) continue;
+    /* an overlap row under the recoverable floor is not printed, so not compared */
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "below_floor"))) continue;
     (*out)[(*n)++] = (an_diff_kernel){
         nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble};
   }
