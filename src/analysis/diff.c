@@ -32,6 +32,7 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
   for (size_t i = 0; i < r->run.n_formal_inputs; i++) out->files[i] = r->run.formal_inputs[i];
   out->n_files = r->run.n_formal_inputs;
   out->framework = r->run.framework.label;
+  out->framework_defaulted = r->run.framework.source == AN_SOURCE_DEFAULT;
   out->model = r->run.context.model.value;
   out->gpu = r->run.context.gpu.value;
   for (size_t i = 0; i < r->n_stages; i++) {
@@ -287,7 +288,7 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
         (an_diff_input){sides[i]->label,     sides[i]->kind ? sides[i]->kind : "trace",
                         sides[i]->n_files,   sides[i]->files,
                         sides[i]->framework, sides[i]->model,
-                        sides[i]->gpu};
+                        sides[i]->gpu,       sides[i]->framework_defaulted};
   out->report.noise_floor_pct = f.pct;
   out->report.noise_floor_us = f.us;
   return AN_OK;

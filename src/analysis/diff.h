@@ -47,6 +47,7 @@ typedef struct an_diff_side {
   size_t n_files;
   const char **files; /* the formal trace files behind the side (array owned, strings not) */
   const char *framework, *model, *gpu; /* run facts (framework label); NULL when unknown */
+  bool framework_defaulted;            /* nothing detected the framework: the packs' default */
   size_t n_stages;
   an_diff_side_stage *stages;
 } an_diff_side;

@@ -605,6 +605,7 @@ typedef struct an_diff_input {
   size_t n_files;
   const char *const *files; /* the formal trace files analysed (for a report: its inputs) */
   const char *framework, *model, *gpu; /* the run's facts; NULL when unknown */
+  bool framework_defaulted;            /* the framework is the packs' default, not detected */
 } an_diff_input;
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */

@@ -263,8 +263,9 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
     if (fprintf(f, "| %s | ", i ? "After" : "Before") < 0 ||
         rp_md_code(f, in->path ? in->path : (i ? d->after : d->before)) != 0 ||
         fprintf(f, " | %s | %zu", in->kind ? in->kind : "trace", in->n_files) < 0 ||
-        fact_cell(f, in->framework) || fact_cell(f, in->model) || fact_cell(f, in->gpu) ||
-        fputs(" |\n", f) == EOF)
+        fact_cell(f, in->framework) ||
+        (in->framework_defaulted && fputs(" (default: not detected)", f) == EOF) ||
+        fact_cell(f, in->model) || fact_cell(f, in->gpu) || fputs(" |\n", f) == EOF)
       return -1;
   }
   if (facts_differ_md(f, &d->inputs[0], &d->inputs[1]) != 0) return -1;
@@ -364,7 +365,8 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
     if (!files || !cJSON_AddStringToObject(o, "path", i ? d->after : d->before) ||
         !cJSON_AddStringToObject(o, "kind", in->kind ? in->kind : "trace") ||
         !text_or_null(o, "framework", in->framework) || !text_or_null(o, "model", in->model) ||
-        !text_or_null(o, "gpu", in->gpu))
+        !text_or_null(o, "gpu", in->gpu) ||
+        !cJSON_AddBoolToObject(o, "framework_defaulted", in->framework_defaulted))
       return false;
     for (size_t k = 0; k < in->n_files; k++) {
       cJSON *x = cJSON_CreateString(in->files[k]);
@@ -507,6 +509,11 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
   side->label = path;
   side->kind = "report";
   side->framework = json_text(*doc, "framework");
+  const char *fw_src =
+      json_text(cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetObjectItemCaseSensitive(*doc, "provenance"), "framework"),
+                "source");
+  side->framework_defaulted = fw_src && strcmp(fw_src, "default") == 0;
   side->model = json_text(*doc, "model");
   side->gpu = json_text(
       cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*doc, "context"), "gpu"),

@@ -177,6 +177,88 @@ static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   free(full);
 }
 
+static bool same_fact(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The two inputs (kind, trace files, run facts), a sentence naming the facts that differ
+ * (a GPU or model change explains every row below it) and the noise floor. */
+static void inputs_block(rp_hw *hw, const an_diff_report *d) {
+  static const char *const what[3] = {"framework", "model", "GPU"};
+  rp_hw_printf(hw,
+               "<table class=\"inputs\" id=\"inputs\"><thead><tr><th>Side</th><th>Input</th>"
+               "<th>Kind</th><th>Trace files</th><th>Framework</th><th>Model</th><th>GPU</th>"
+               "</tr></thead><tbody>");
+  for (int i = 0; i < 2; i++) {
+    const an_diff_input *in = &d->inputs[i];
+    const char *facts[3] = {in->framework, in->model, in->gpu};
+    rp_hw_printf(hw, "<tr><td>%s</td><td><code>", i ? "After" : "Before");
+    rp_hw_text(hw, in->path ? in->path : (i ? d->after : d->before));
+    rp_hw_printf(hw, "</code></td><td>");
+    rp_hw_text(hw, in->kind ? in->kind : "trace");
+    rp_hw_printf(hw, "</td><td>%zu</td>", in->n_files);
+    for (int k = 0; k < 3; k++) {
+      rp_hw_printf(hw, "<td>");
+      rp_hw_text(hw, facts[k] ? facts[k] : "unknown");
+      if (k == 0 && in->framework_defaulted) rp_hw_printf(hw, " (default: not detected)");
+      rp_hw_printf(hw, "</td>");
+    }
+    rp_hw_printf(hw, "</tr>");
+  }
+  rp_hw_printf(hw, "</tbody></table>");
+  const an_diff_input *b = &d->inputs[0], *a = &d->inputs[1];
+  const char *bv[3] = {b->framework, b->model, b->gpu}, *av[3] = {a->framework, a->model, a->gpu};
+  bool first = true;
+  for (int k = 0; k < 3; k++) {
+    if (same_fact(bv[k], av[k])) continue;
+    rp_hw_printf(hw, first ? "<p class=\"facts-differ\">The runs differ in: %s (" : "; %s (",
+                 what[k]);
+    rp_hw_text(hw, bv[k] ? bv[k] : "unknown");
+    rp_hw_printf(hw, " → ");
+    rp_hw_text(hw, av[k] ? av[k] : "unknown");
+    rp_hw_printf(hw, ")");
+    first = false;
+  }
+  if (!first) rp_hw_printf(hw, ".</p>");
+  rp_hw_printf(hw,
+               "<p class=\"note\">Noise floor: a change smaller than %g %% of the before time "
+               "or %g us is within noise, never a regression.</p>",
+               d->noise_floor_pct, d->noise_floor_us);
+}
+
+static void rank_side_td(rp_hw *hw, bool present, double us) {
+  if (present)
+    rp_hw_td_ms(hw, us);
+  else
+    rp_hw_printf(hw, "<td></td>");
+}
+
+/* The stage's ranks in both runs (busy, collective wait, straggler), when both have several. */
+static void ranks_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  if (!s->n_ranks) return;
+  rp_hw_printf(hw,
+               "<h3>Ranks</h3><div class=\"tablewrap\"><table class=\"data ranks\" "
+               "id=\"rk-%s\"><thead><tr><th>Rank</th><th>Busy before (ms)</th>"
+               "<th>Busy after (ms)</th><th>Busy delta (ms)</th><th>Wait before (ms)</th>"
+               "<th>Wait after (ms)</th><th>Straggler</th></tr></thead><tbody>",
+               tok);
+  for (size_t i = 0; i < s->n_ranks; i++) {
+    const an_diff_rank_row *r = &s->ranks[i];
+    const char *who = r->before_straggler && r->after_straggler ? "both runs"
+                      : r->before_straggler                     ? "before"
+                      : r->after_straggler                      ? "after"
+                                                                : "";
+    rp_hw_printf(hw, "<tr%s><td>%ld</td>", *who ? " class=\"straggler\"" : "", r->rank);
+    rank_side_td(hw, r->in_before, r->before_busy_us);
+    rank_side_td(hw, r->in_after, r->after_busy_us);
+    rp_hw_td_ms(hw, r->delta_busy_us);
+    rp_hw_td_ms(hw, r->before_wait_us);
+    rp_hw_td_ms(hw, r->after_wait_us);
+    rp_hw_printf(hw, "<td>%s</td></tr>", who);
+  }
+  rp_hw_printf(hw, "</tbody></table></div>");
+}
+
 static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   const an_diff_row *t = &s->total;
   rp_hw_printf(hw, "<section class=\"stage diff\" id=\"stage-%s\" data-stage=\"", tok);
@@ -197,6 +279,7 @@ static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   kernel_table(hw, s, tok);
   fusion_table(hw, s, tok);
   overlap_table(hw, s, tok);
+  ranks_table(hw, s, tok);
   rp_hw_printf(hw, "</section>");
 }
 
@@ -214,8 +297,10 @@ static void diff_body(diff_page *p) {
   rp_hw_text(hw, p->d->before);
   rp_hw_printf(hw, "</code> → After: <code>");
   rp_hw_text(hw, p->d->after);
+  rp_hw_printf(hw, "</code></p>");
+  inputs_block(hw, p->d);
   rp_hw_printf(hw,
-               "</code></p></header><section id=\"summary\" class=\"summary\">"
+               "</header><section id=\"summary\" class=\"summary\">"
                "<h2>Changes by stage</h2><ol>");
   for (size_t i = 0; i < p->d->n_stages; i++) {
     rp_hw_printf(hw, "<li><a class=\"ev\" href=\"#stage-%s\">", hw->stage_tok[i]);

@@ -125,6 +125,10 @@ def check_ranks_json(exe, source):
           f"ranks diff inputs {d['inputs']}")
     check(d["noise_floor"]["pct"] > 0 and d["labels"]["slower"].startswith("slower"),
           f"noise floor / labels {d['noise_floor']} {d['labels']}")
+    rc, page, err = triage(exe, "diff", "--format", "html", before, after)
+    check(rc == 0 and page.count('<tr class="straggler">') >= 1 and
+          page.count("</tr>", page.find('class="data ranks"')) >= 5,
+          "ranks diff: the HTML page lacks its Ranks table or the straggler mark")
     with tempfile.TemporaryDirectory() as tmp:
         docs = []
         for src in (before, after):
@@ -153,6 +157,17 @@ def check_shared_pair(exe, source):
     head = md.split("## Biggest changes")[0]
     check("The runs differ in: GPU (NVIDIA A100" in head and "V100" in head,
           "shared pair: the GPU change is not stated before the tables")
+    # HTA traces are not LLM serving runs: the framework is the packs' default, and says so
+    check("(default: not detected)" in head, "shared pair: a defaulted framework is not marked")
+    rc, page, err = triage(exe, "diff", "--format", "html", *sides)
+    check(rc == 0 and 'id="inputs"' in page and 'class="facts-differ"' in page and
+          "(default: not detected)" in page,
+          "shared pair: the HTML diff lacks the inputs table, the facts sentence or the mark")
+    rc, out, err = triage(exe, "diff", "--format", "json", *sides)
+    if rc == 0:
+        ins = json.loads(out)["inputs"]
+        check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
+              f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
 
 
 def main():
