@@ -965,6 +965,22 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   return true;
 }
 
+/* Appends a's row to st, unless its priority is P5 (reference-triage.md section 6.4: P5
+ * headroom rows are dropped). false: out of memory. */
+static bool ov_append_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
+                          an_overlap_verdict verdict, an_overlap_stage *st) {
+  an_overlap_row *row = &st->rows[st->n_rows];
+  if (!ov_fill_row(c, sw, a, verdict, row)) {
+    ov_row_free(row);
+    return false;
+  }
+  if (row->priority == AN_PRIORITY_P5)
+    ov_row_free(row);
+  else
+    st->n_rows++;
+  return true;
+}
+
 /* The kernels of the formal bundle as the sweep sees them, with their same-stream order
  * (for the neighbours of the dependency signal). False when out of memory. */
 static bool ov_stage_kernels(ov_stage_ctx *c) {
@@ -1011,16 +1027,7 @@ static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands
   for (size_t i = 0; i < nc && i < (size_t)set->overlap_headroom_top_n; i++) {
     const ov_agg *a = &sw->aggs[cands[i].agg];
     is_headroom[a->name] = true;
-    an_overlap_row *row = &st->rows[st->n_rows];
-    if (!ov_fill_row(c, sw, a, AN_OVERLAP_HEADROOM, row)) {
-      ov_row_free(row);
-      return false;
-    }
-    /* reference-triage.md §6.4: P5 headroom rows are dropped */
-    if (row->priority == AN_PRIORITY_P5)
-      ov_row_free(row);
-    else
-      st->n_rows++;
+    if (!ov_append_row(c, sw, a, AN_OVERLAP_HEADROOM, st)) return false;
   }
   return true;
 }
@@ -1078,15 +1085,8 @@ static bool ov_copy_lane_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cand
     const ov_agg *a = &sw->aggs[cands[i].agg];
     is_headroom[a->name] = true;
     bool excl = a->exclusive_us / a->total_us >= set->overlap_headroom_min_exclusive_ratio;
-    an_overlap_row *row = &st->rows[st->n_rows];
-    if (!ov_fill_row(c, sw, a, excl ? AN_OVERLAP_HEADROOM : AN_OVERLAP_LOW_ROI_HIDDEN, row)) {
-      ov_row_free(row);
+    if (!ov_append_row(c, sw, a, excl ? AN_OVERLAP_HEADROOM : AN_OVERLAP_LOW_ROI_HIDDEN, st))
       return false;
-    }
-    if (row->priority == AN_PRIORITY_P5)
-      ov_row_free(row);
-    else
-      st->n_rows++;
   }
   return true;
 }
