@@ -18,6 +18,7 @@
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
+#include "analysis/read_jobs.h"
 #include "analysis/strtab.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
@@ -157,29 +158,19 @@ static void side_free(side *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* Reads trace i of a side (from path, or the in-memory input) and builds its view. */
-static an_status read_trace(run_state *r, side *s, const an_input *in, size_t i, const char *path,
-                            const char *stage_id) {
-  const an_read_hooks *hooks = &r->opt->progress;
-  void *bar = hooks->begin ? hooks->begin(hooks->ctx, path) : NULL;
-  tr_read_options ro = {0};
-  ro.progress = hooks->update;
-  ro.progress_ctx = bar;
-  ro.warn = on_trace_warning;
-  ro.warn_ctx = r;
-  ro.chunk_size = r->opt->reader_chunk_size;
-  tr_error te = {0};
-  tr_trace *t = in->path ? tr_trace_read(path, &ro, &te)
-                         : tr_trace_read_buffer(path, in->data, in->len, &ro, &te);
-  if (hooks->end) hooks->end(bar);
-  if (!t) return fail_trace(r, path, &te);
-  s->traces[i] = t;
-  s->paths[i] = path;
+/* Takes trace i of a side from its read job: replays the read's warnings, then builds its
+ * view. In job order, so warnings and failures come as a one-at-a-time read gives them. */
+static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, const char *stage_id) {
+  for (size_t k = 0; k < j->n_warns; k++) on_trace_warning(r, &j->warns[k]);
+  if (!j->trace) return fail_trace(r, j->path, &j->te);
+  s->traces[i] = j->trace;
+  j->trace = NULL; /* the side owns it now */
+  s->paths[i] = j->path;
   s->n = i + 1;
-  an_status rc = an_trace_view_build(t, stage_id, r->rules, NULL, &s->views[i]);
-  if (rc == AN_ERR_NOMEM) return fail(r, rc, path, "out of memory");
-  if (rc == AN_OK) warn_unknown_stage_markers(r, t, path);
-  if (rc != AN_OK) return fail(r, rc, path, "rule packs define no \"all\" stage");
+  an_status rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
+  if (rc == AN_ERR_NOMEM) return fail(r, rc, j->path, "out of memory");
+  if (rc == AN_OK) warn_unknown_stage_markers(r, s->traces[i], j->path);
+  if (rc != AN_OK) return fail(r, rc, j->path, "rule packs define no \"all\" stage");
   return AN_OK;
 }
 
@@ -208,7 +199,7 @@ static bool same_file(const char *a, const char *b) {
  * and stages: then the traces and views are the same and are read once (the two-trace
  * mode of one file costs about one read, not two). */
 static bool same_files(const side *fm, const side *mp) {
-  if (!fm->set.n || fm->set.n != mp->set.n || fm->n != fm->set.n) return false;
+  if (!fm->set.n || fm->set.n != mp->set.n) return false;
   for (size_t i = 0; i < mp->set.n; i++) {
     const tr_input_file *a = &fm->set.files[i], *b = &mp->set.files[i];
     if (strcmp(a->stage_id, b->stage_id) != 0 || !same_file(a->path, b->path)) return false;
@@ -231,8 +222,9 @@ static an_status share_side(run_state *r, side *s) {
   return AN_OK;
 }
 
-/* Discovers and reads one side's traces and builds their views. */
-static an_status load_side(run_state *r, const an_input *in, side *s) {
+/* Discovers one side's trace files and sets up its arrays; the mapping side of the same
+ * files as the formal side is marked to share them (share_side, after the read). */
+static an_status discover_side(run_state *r, const an_input *in, side *s) {
   memset(s, 0, sizeof *s);
   size_t n = 1;
   if (in->path) {
@@ -247,19 +239,71 @@ static an_status load_side(run_state *r, const an_input *in, side *s) {
     s->label = an_strtab_cstr(r->strings, in->name ? in->name : "<memory>");
     if (!s->label) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   }
-  if (s == &r->mapping && same_files(&r->formal, s)) return share_side(r, s);
+  if (s == &r->mapping && same_files(&r->formal, s)) {
+    s->shared = true;
+    return AN_OK;
+  }
   s->traces = calloc(n, sizeof *s->traces);
   s->views = calloc(n, sizeof *s->views);
   s->paths = calloc(n, sizeof *s->paths);
   if (!s->traces || !s->views || !s->paths) return fail(r, AN_ERR_NOMEM, s->label, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    const char *path = in->path ? s->set.files[i].path : s->label;
-    const char *stage = in->path ? s->set.files[i].stage_id : NULL;
-    an_status rc = read_trace(r, s, in, i, path, stage);
+  return AN_OK;
+}
+
+/* How many files a discovered side reads itself (0 when it shares the formal side's). */
+static size_t side_files(const side *s, const an_input *in) {
+  return s->shared ? 0 : in->path ? s->set.n : 1;
+}
+
+/* Sets up the read jobs of a discovered side from jobs[0]. */
+static void side_jobs(const side *s, const an_input *in, an_read_job *jobs) {
+  for (size_t i = 0; i < side_files(s, in); i++) {
+    jobs[i].path = in->path ? s->set.files[i].path : s->label;
+    jobs[i].data = in->path ? NULL : in->data;
+    jobs[i].len = in->path ? 0 : in->len;
+  }
+}
+
+/* Takes a side's read traces in order (jobs from jobs[0]), then its server args. */
+static an_status take_side(run_state *r, const an_input *in, side *s, an_read_job *jobs) {
+  if (s->shared) return share_side(r, s);
+  for (size_t i = 0; i < side_files(s, in); i++) {
+    an_status rc = take_trace(r, s, i, &jobs[i], in->path ? s->set.files[i].stage_id : NULL);
     if (rc != AN_OK) return rc;
   }
   load_server_args(r, s);
   return AN_OK;
+}
+
+/* Discovers both sides, reads every trace file they name at once (workers), then takes
+ * them side by side in order. A mapping-side discovery failure is reported after the
+ * formal side's traces, as when the sides were read one after the other. */
+static an_status load_sides(run_state *r) {
+  const an_run_options *opt = r->opt;
+  an_status rc = discover_side(r, &opt->formal, &r->formal);
+  if (rc != AN_OK) return rc;
+  an_error formal_err = *r->err;
+  an_status map_rc = r->two ? discover_side(r, &opt->mapping, &r->mapping) : AN_OK;
+  an_error map_err = *r->err;
+  *r->err = formal_err;
+  size_t nf = side_files(&r->formal, &opt->formal);
+  size_t nm = r->two && map_rc == AN_OK ? side_files(&r->mapping, &opt->mapping) : 0;
+  an_read_job *jobs = calloc(nf + nm, sizeof *jobs);
+  if (!jobs) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  side_jobs(&r->formal, &opt->formal, jobs);
+  if (nm) side_jobs(&r->mapping, &opt->mapping, jobs + nf);
+  rc = an_read_jobs(jobs, nf + nm, opt->rank_workers, opt->reader_chunk_size, &opt->progress,
+                    r->formal.label);
+  if (rc != AN_OK) rc = fail(r, rc, NULL, "out of memory");
+  if (rc == AN_OK) rc = take_side(r, &opt->formal, &r->formal, jobs);
+  if (rc == AN_OK && map_rc != AN_OK) {
+    *r->err = map_err;
+    rc = map_rc;
+  }
+  if (rc == AN_OK && r->two) rc = take_side(r, &opt->mapping, &r->mapping, jobs + nf);
+  for (size_t i = 0; i < nf + nm; i++) an_read_job_clear(&jobs[i]);
+  free(jobs);
+  return rc;
 }
 
 static size_t side_kernels(const side *s) {
@@ -717,9 +761,7 @@ void an_report_destroy(an_report *rep) {
 
 /* Reads both sides, then analyses: every step before the model is assembled. */
 static an_status analyse(run_state *r, double kernel_min_share) {
-  const an_run_options *opt = r->opt;
-  an_status rc = load_side(r, &opt->formal, &r->formal);
-  if (rc == AN_OK && r->two) rc = load_side(r, &opt->mapping, &r->mapping);
+  an_status rc = load_sides(r);
   if (rc != AN_OK) return rc;
   if (!side_kernels(&r->formal))
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");

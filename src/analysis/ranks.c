@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis/strtab.h"
+#include "analysis/workers.h"
 #include "triage/limits.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -425,19 +426,8 @@ static void *worker(void *arg) {
 }
 
 static an_status read_all(pool *p) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t want = p->opt->workers ? p->opt->workers : (cpus > 0 ? (size_t)cpus : 1);
-  if (want > AN_MAX_WORKERS) want = AN_MAX_WORKERS;
-  if (want > p->n_todo) want = p->n_todo;
-  pthread_t *th = calloc(want ? want : 1, sizeof *th);
-  if (!th) return AN_ERR_NOMEM;
-  size_t started = 0;
-  for (; started < want; started++)
-    if (pthread_create(&th[started], NULL, worker, p) != 0) break;
-  if (started == 0 && want) worker(p); /* no thread: read here */
-  for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
-  free(th);
-  return p->status;
+  an_status rc = an_workers_run(an_workers_count(p->opt->workers, p->n_todo), worker, p);
+  return rc != AN_OK ? rc : p->status;
 }
 
 /* ------------------------------------------------------------------ the section */

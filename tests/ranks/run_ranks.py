@@ -198,6 +198,17 @@ def workers(triage, source):
                 check(one.returncode == 0 and two.returncode == 0,
                       f"{d} {fmt}: exit {one.returncode}/{two.returncode}: {two.stderr!r}")
                 check(one.stdout == two.stdout, f"{d} {fmt}: TRIAGE_WORKERS=1 and =2 differ")
+        # the trace readers of one run: a prefill + decode profile (two files of one side)
+        # and a mapping + formal pair (two sides) read at once give what one reader gives
+        syn = os.path.join(source, "tests", "data", "traces", "synthetic")
+        for args in ([os.path.join(syn, "staged")],
+                     ["--mapping-input", os.path.join(syn, "mapping"),
+                      "--formal-input", os.path.join(syn, "staged")]):
+            for fmt in ("markdown", "json"):
+                one = with_workers(triage, "1", ["--format", fmt, *args])
+                two = with_workers(triage, "2", ["--format", fmt, *args])
+                check(one.returncode == 0 and two.stdout == one.stdout,
+                      f"{args} {fmt}: one and two trace readers differ ({two.stderr!r})")
         for bad in ("0", "257", "two", "-1", "1x"):
             p = with_workers(triage, bad, [eight])
             check(p.returncode == 2 and b"TRIAGE_WORKERS" in p.stderr,

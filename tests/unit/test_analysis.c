@@ -424,14 +424,20 @@ Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
-/* Two-trace mode: the same file under two spellings is read once (one progress bar),
- * a copy of it is read twice; both give the same tables. */
-static int n_reads;
-static void *count_read(void *ctx, const char *path) {
+/* Two-trace mode: the same file under two spellings is read once, a copy of it is read
+ * twice (the one progress bar's total counts the bytes of every read); both give the
+ * same tables. */
+static int n_bars;
+static uint64_t bar_total;
+static void *count_bar(void *ctx, const char *path) {
   (void)ctx;
   (void)path;
-  n_reads++;
-  return NULL;
+  n_bars++;
+  return &bar_total;
+}
+static void on_bar(void *bar, uint64_t done, uint64_t total) {
+  (void)done;
+  if (total > *(uint64_t *)bar) *(uint64_t *)bar = total;
 }
 
 static an_report *run_pair(const char *formal, const char *mapping) {
@@ -441,11 +447,14 @@ static an_report *run_pair(const char *formal, const char *mapping) {
   o.min_share_pct = -1;
   o.framework = te_rules_framework_lookup(rules, "sglang");
   o.framework_source = AN_SOURCE_COMMAND_LINE;
-  o.progress.begin = count_read;
+  o.progress.begin = count_bar;
+  o.progress.update = on_bar;
   an_report *rep = NULL;
   an_error err;
-  n_reads = 0;
+  n_bars = 0;
+  bar_total = 0;
   cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_eq(n_bars, 1, "one progress bar over every read");
   cr_assert_eq(rep->run.mode, AN_MODE_MAPPING_FORMAL);
   return rep;
 }
@@ -467,10 +476,10 @@ Test(pipeline, same_file_twice_is_read_once, .init = setup, .fini = teardown) {
   write_file(a);
   write_file(b);
   an_report *once = run_pair(a, link);
-  cr_expect_eq(n_reads, 1, "one file given twice is read once");
+  cr_expect_eq(bar_total, sizeof TRACE - 1, "one file given twice is read once");
   cr_assert_eq(once->run.n_mapping_inputs, 1);
   an_report *twice = run_pair(a, b);
-  cr_expect_eq(n_reads, 2, "two files are two reads");
+  cr_expect_eq(bar_total, 2 * (sizeof TRACE - 1), "two files are two reads");
   cr_assert_eq(once->n_stages, twice->n_stages);
   for (size_t i = 0; i < once->n_stages; i++) {
     cr_assert_eq(once->stages[i].n_kernels, twice->stages[i].n_kernels);
