@@ -24,6 +24,7 @@
 #include "analysis/tables.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
+#include "util/map.h"
 #include "util/vec.h"
 
 /* One side of the analysis: the mapping traces or the formal traces. */
@@ -316,6 +317,53 @@ static size_t side_kernels(const side *s) {
 /* Framework detection (reference-triage.md §2.4): server args, then path hints, then trace content,
  * then the rules' default. Server-args keys of a non-default framework outrank its text
  * hints (the reference checks TokenSpeed keys before the JSON text). */
+/* Frameworks voted for by a side's Python frames: at most this many distinct ones. */
+#define FRAME_VOTE_SLOTS 16
+
+typedef struct frame_votes {
+  const te_framework *fw[FRAME_VOTE_SLOTS];
+  size_t n_votes[FRAME_VOTE_SLOTS];
+  size_t n;
+} frame_votes;
+
+static void vote(frame_votes *v, const te_framework *f) {
+  size_t k = 0;
+  while (k < v->n && v->fw[k] != f) k++;
+  if (k == FRAME_VOTE_SLOTS) return;
+  if (k == v->n) v->fw[v->n++] = f;
+  v->n_votes[k]++;
+}
+
+/* One trace's first `sample` distinct Python frame names, each a vote for the framework
+ * its text rule names. */
+static void frame_votes_of(const te_rules *rules, const tr_trace *t, long sample, frame_votes *v) {
+  size_t n = 0, distinct = 0;
+  const tr_pyframe *pf = tr_trace_pyframes(t, &n);
+  ut_u64map seen = {0};
+  for (size_t i = 0; i < n && distinct < (size_t)sample; i++) {
+    uint64_t dummy;
+    if (ut_u64map_get(&seen, pf[i].name, &dummy)) continue;
+    if (!ut_u64map_put(&seen, pf[i].name, 1)) break; /* out of memory: fewer votes */
+    distinct++;
+    const te_framework *f = te_rules_framework_from_text(rules, tr_str_get(t, pf[i].name));
+    if (f) vote(v, f);
+  }
+  ut_u64map_free(&seen);
+}
+
+/* Deviation D8: the framework most distinct Python frame names point to (a count, not the
+ * first hit: an SGLang tree may import a vLLM module), or NULL when none does or the
+ * packs switch it off (framework.frame_sample 0). */
+static const te_framework *framework_from_frames(const te_rules *rules, const side *s) {
+  long sample = te_rules_settings(rules)->framework_frame_sample;
+  frame_votes v = {0};
+  for (size_t i = 0; sample > 0 && i < s->n; i++) frame_votes_of(rules, s->traces[i], sample, &v);
+  size_t best = 0;
+  for (size_t k = 1; k < v.n; k++)
+    if (v.n_votes[k] > v.n_votes[best]) best = k;
+  return v.n ? v.fw[best] : NULL;
+}
+
 static const te_framework *detect_framework(const te_rules *rules, const side *s,
                                             an_source *source) {
   const te_framework *dflt = te_rules_framework_default(rules);
@@ -337,6 +385,8 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
   *source = AN_SOURCE_TRACE_METADATA;
   for (size_t i = 0; i < s->n && i < 3; i++)
     if ((f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i])))) return f;
+  *source = AN_SOURCE_PYTHON_FRAMES;
+  if ((f = framework_from_frames(rules, s))) return f;
   *source = AN_SOURCE_DEFAULT;
   return dflt;
 }

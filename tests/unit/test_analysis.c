@@ -317,6 +317,62 @@ Test(tables, no_kernel_classifier_is_a_rules_error) {
   te_rules_destroy(r);
 }
 
+/* Deviation D8: a TP-4 trace named nothing in particular, without server args, whose
+ * first events are CPU ops (the trace sample names no framework) and whose Python frames
+ * are SGLang's, with one vLLM module imported among them: the frames vote SGLang, so it
+ * is a detected serving framework and world_size is its TP size. The compat pack
+ * (framework.frame_sample 0) keeps the packs' default and TP 1, as the reference. */
+static char frames_trace[64 * 1024];
+
+static size_t build_frames_trace(void) {
+  static const char *const frames[] = {
+      "vllm/model_executor/layers/activation.py(80): forward",
+      "python/sglang/srt/layers/linear.py(450): forward",
+      "python/sglang/srt/layers/linear.py(450): forward",
+      "python/sglang/srt/models/llama.py(300): forward",
+  };
+  size_t n = (size_t)snprintf(frames_trace, sizeof frames_trace,
+                              "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,"
+                              "\"world_size\":4},\"traceEvents\":[");
+  for (int i = 0; i < 300; i++) /* past the trace sample's first 256 events */
+    n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\","
+                          "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1},",
+                          i);
+  for (int i = 0; i < 4; i++)
+    n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
+                          "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"%s\","
+                          "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2},",
+                          frames[i], 400 + 3 * i);
+  n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
+                        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"Cijk_Alik_Bljk_BBS_BH\","
+                        "\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":30,\"args\":{\"stream\":7}}]}");
+  cr_assert_lt(n, sizeof frames_trace);
+  return n;
+}
+
+static void run_frames_trace(te_rules *r, const char *want_fw, an_source want_src, long want_tp) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "t.json", .data = frames_trace, .len = build_frames_trace()};
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_str_eq(rep->run.framework.id, want_fw);
+  cr_assert_eq(rep->run.framework.source, want_src);
+  cr_assert_eq(rep->run.context.tp_size.value, want_tp);
+  an_report_destroy(rep);
+}
+
+Test(pipeline, framework_from_python_frames, .init = setup, .fini = teardown) {
+  run_frames_trace(rules, "sglang", AN_SOURCE_PYTHON_FRAMES, 4);
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *compat = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(compat);
+  run_frames_trace(compat, "sglang", AN_SOURCE_DEFAULT, 1);
+  te_rules_destroy(compat);
+}
+
 /* The pipeline on the same trace: the kernel table rows of the report model. */
 /* The run context from the trace's own metadata when there are no server args:
  * distributedInfo.world_size is the TP size, deviceProperties the GPU, the runtime

@@ -228,7 +228,10 @@ typedef struct te_list_map {
   X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                          \
     "a change smaller than this many microseconds is noise, never a regression")                   \
   X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0, NULL,     \
-    "least delay between start_profile and the probe requests for non-SGLang servers")
+    "least delay between start_profile and the probe requests for non-SGLang servers")             \
+  X(framework_frame_sample, "framework.frame_sample", INT, 0, 10000000, 0, NULL,                   \
+    "distinct Python frame names per trace that vote for the framework when no path, server "      \
+    "args or trace sample names it; 0: frames are not read (the reference)")
 
 #define TE_SETTING_CTYPE_NUMBER double
 #define TE_SETTING_CTYPE_INT long
