@@ -24,6 +24,11 @@ typedef struct te_token_form {
   unsigned char *starts; /* starts[i] != 0: a token starts at text[i]; starts[len] = 1 */
   size_t *pos;           /* the token starts, ascending (n_tokens of them) */
   size_t n_tokens;
+  /* Which two-byte prefixes the token starts have (text[p], text[p + 1], hashed into
+   * 1024 bits; a one-byte token tail counts as its byte and '\0'): an entry whose first
+   * two bytes are not among them cannot hit, which answers most entries of a large rule
+   * set without a scan (docs/performance.md, round 5). */
+  unsigned long long pairs[16];
 } te_token_form;
 
 /* Builds the token form of s[0..len). A name starting with "_Z" is read as a mangled
