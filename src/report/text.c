@@ -256,7 +256,7 @@ const char *rp_source(an_source s) {
     case AN_SOURCE_DETECTION_RULE:
       return "detection rule (input path)";
     case AN_SOURCE_PYTHON_FRAMES:
-      return "model file in the Python frames";
+      return "file paths in the Python frames";
     case AN_SOURCE_KERNEL_FAMILY:
       return "kernel names (a family only this model runs)";
     case AN_SOURCE_UNKNOWN:
