@@ -8,6 +8,7 @@
 
 #include "report/md.h"
 #include "report/names.h"
+#include "report/text.h"
 #include "util/file.h"
 
 /* Kernel rows of all stages in the "Biggest changes" list at the top. */
@@ -120,12 +121,6 @@ static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool
   return 0;
 }
 
-static const char *straggler_word(const an_diff_rank_row *r) {
-  if (r->before_straggler && r->after_straggler) return "both runs";
-  if (r->before_straggler) return "before";
-  return r->after_straggler ? "after" : "-";
-}
-
 /* Ranks of the stage, when both runs have several: busy time and collective wait per rank,
  * and which rank the others waited for in each run. */
 static int ranks_md(FILE *f, const an_diff_stage *s) {
@@ -152,7 +147,7 @@ static int ranks_md(FILE *f, const an_diff_stage *s) {
         fputs(" | ", f) == EOF || rp_md_ms(f, r->delta_busy_us, true) != 0 ||
         fputs(" | ", f) == EOF || rp_md_ms(f, r->before_wait_us, false) != 0 ||
         fputs(" | ", f) == EOF || rp_md_ms(f, r->after_wait_us, false) != 0 ||
-        fprintf(f, " | %s |\n", straggler_word(r)) < 0)
+        fprintf(f, " | %s |\n", rp_diff_straggler_word(r) ? rp_diff_straggler_word(r) : "-") < 0)
       return -1;
   }
   char b[32] = "none", a[32] = "none";
@@ -231,26 +226,18 @@ static int fact_cell(FILE *f, const char *v) {
   return fputs(" | ", f) == EOF || rp_md_cell_text(f, v ? v : "unknown") != 0 ? -1 : 0;
 }
 
-static bool same_text(const char *a, const char *b) {
-  return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 /* One sentence naming the run facts that differ (a hardware or model change explains
  * every row below it), or nothing. */
 static int facts_differ_md(FILE *f, const an_diff_input *b, const an_diff_input *a) {
-  const char *what[3] = {"framework", "model", "GPU"};
-  const char *bv[3] = {b->framework, b->model, b->gpu}, *av[3] = {a->framework, a->model, a->gpu};
-  bool first = true;
-  for (int k = 0; k < 3; k++) {
-    if (same_text(bv[k], av[k])) continue;
-    if (fputs(first ? "\nThe runs differ in: " : "; ", f) == EOF ||
-        fprintf(f, "%s (", what[k]) < 0 || rp_md_cell_text(f, bv[k] ? bv[k] : "unknown") ||
-        fputs(" -> ", f) == EOF || rp_md_cell_text(f, av[k] ? av[k] : "unknown") ||
-        fputs(")", f) == EOF)
+  rp_fact_change ch[3];
+  size_t n = rp_diff_fact_changes(b, a, ch);
+  for (size_t k = 0; k < n; k++)
+    if (fputs(k ? "; " : "\nThe runs differ in: ", f) == EOF ||
+        fprintf(f, "%s (", ch[k].what) < 0 ||
+        rp_md_cell_text(f, ch[k].before ? ch[k].before : "unknown") || fputs(" -> ", f) == EOF ||
+        rp_md_cell_text(f, ch[k].after ? ch[k].after : "unknown") || fputs(")", f) == EOF)
       return -1;
-    first = false;
-  }
-  return first || fputs(".\n", f) != EOF ? 0 : -1;
+  return n == 0 || fputs(".\n", f) != EOF ? 0 : -1;
 }
 
 static int inputs_md(FILE *f, const an_diff_report *d) {

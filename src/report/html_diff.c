@@ -11,6 +11,7 @@
 #include "report/html_internal.h"
 #include "report/html_page.h"
 #include "report/report.h"
+#include "report/text.h"
 
 #define BAR_HEIGHT 20
 
@@ -177,14 +178,9 @@ static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   free(full);
 }
 
-static bool same_fact(const char *a, const char *b) {
-  return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 /* The two inputs (kind, trace files, run facts), a sentence naming the facts that differ
  * (a GPU or model change explains every row below it) and the noise floor. */
 static void inputs_block(rp_hw *hw, const an_diff_report *d) {
-  static const char *const what[3] = {"framework", "model", "GPU"};
   rp_hw_printf(hw,
                "<table class=\"inputs\" id=\"inputs\"><thead><tr><th>Side</th><th>Input</th>"
                "<th>Kind</th><th>Trace files</th><th>Framework</th><th>Model</th><th>GPU</th>"
@@ -206,20 +202,17 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
     rp_hw_printf(hw, "</tr>");
   }
   rp_hw_printf(hw, "</tbody></table>");
-  const an_diff_input *b = &d->inputs[0], *a = &d->inputs[1];
-  const char *bv[3] = {b->framework, b->model, b->gpu}, *av[3] = {a->framework, a->model, a->gpu};
-  bool first = true;
-  for (int k = 0; k < 3; k++) {
-    if (same_fact(bv[k], av[k])) continue;
-    rp_hw_printf(hw, first ? "<p class=\"facts-differ\">The runs differ in: %s (" : "; %s (",
-                 what[k]);
-    rp_hw_text(hw, bv[k] ? bv[k] : "unknown");
+  rp_fact_change ch[3];
+  size_t n = rp_diff_fact_changes(&d->inputs[0], &d->inputs[1], ch);
+  for (size_t k = 0; k < n; k++) {
+    rp_hw_printf(hw, k ? "; %s (" : "<p class=\"facts-differ\">The runs differ in: %s (",
+                 ch[k].what);
+    rp_hw_text(hw, ch[k].before ? ch[k].before : "unknown");
     rp_hw_printf(hw, " → ");
-    rp_hw_text(hw, av[k] ? av[k] : "unknown");
+    rp_hw_text(hw, ch[k].after ? ch[k].after : "unknown");
     rp_hw_printf(hw, ")");
-    first = false;
   }
-  if (!first) rp_hw_printf(hw, ".</p>");
+  if (n) rp_hw_printf(hw, ".</p>");
   rp_hw_printf(hw,
                "<p class=\"note\">Noise floor: a change smaller than %g %% of the before time "
                "or %g us is within noise, never a regression.</p>",
@@ -244,10 +237,7 @@ static void ranks_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
                tok);
   for (size_t i = 0; i < s->n_ranks; i++) {
     const an_diff_rank_row *r = &s->ranks[i];
-    const char *who = r->before_straggler && r->after_straggler ? "both runs"
-                      : r->before_straggler                     ? "before"
-                      : r->after_straggler                      ? "after"
-                                                                : "";
+    const char *who = rp_diff_straggler_word(r) ? rp_diff_straggler_word(r) : "";
     rp_hw_printf(hw, "<tr%s><td>%ld</td>", *who ? " class=\"straggler\"" : "", r->rank);
     rank_side_td(hw, r->in_before, r->before_busy_us);
     rank_side_td(hw, r->in_after, r->after_busy_us);

@@ -292,3 +292,23 @@ const char *rp_summary_kind(an_summary_kind k) {
 const char *rp_platform(an_platform p) {
   return p == AN_PLATFORM_CUDA ? "CUDA" : p == AN_PLATFORM_ROCM ? "ROCm" : "unknown";
 }
+
+static bool same_fact(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a, rp_fact_change out[3]) {
+  const rp_fact_change all[3] = {{"framework", b->framework, a->framework},
+                                 {"model", b->model, a->model},
+                                 {"GPU", b->gpu, a->gpu}};
+  size_t n = 0;
+  for (size_t k = 0; k < 3; k++)
+    if (!same_fact(all[k].before, all[k].after)) out[n++] = all[k];
+  return n;
+}
+
+const char *rp_diff_straggler_word(const an_diff_rank_row *r) {
+  if (r->before_straggler && r->after_straggler) return "both runs";
+  if (r->before_straggler) return "before";
+  return r->after_straggler ? "after" : NULL;
+}

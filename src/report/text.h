@@ -49,4 +49,15 @@ const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);
 
+/* triage diff: a run fact that differs between the sides ("GPU", before, after; a value
+ * is NULL when unknown). Fills up to 3 in header order (framework, model, GPU) and
+ * returns how many; the strings are borrowed from the inputs. */
+typedef struct rp_fact_change {
+  const char *what, *before, *after;
+} rp_fact_change;
+size_t rp_diff_fact_changes(const an_diff_input *before, const an_diff_input *after,
+                            rp_fact_change out[3]);
+/* Which run of a diff ranks row waited on it: "both runs", "before", "after", or NULL. */
+const char *rp_diff_straggler_word(const an_diff_rank_row *r);
+
 #endif
