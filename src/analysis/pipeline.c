@@ -314,22 +314,17 @@ static size_t side_kernels(const side *s) {
   return n;
 }
 
-/* Framework detection (reference-triage.md §2.4): server args, then path hints, then trace content,
- * then the rules' default. Server-args keys of a non-default framework outrank its text
- * hints (the reference checks TokenSpeed keys before the JSON text). */
-/* Frameworks voted for by a side's Python frames: at most this many distinct ones. */
-#define FRAME_VOTE_SLOTS 16
-
+/* Votes of a side's Python frames: one slot per framework the packs define. */
 typedef struct frame_votes {
-  const te_framework *fw[FRAME_VOTE_SLOTS];
-  size_t n_votes[FRAME_VOTE_SLOTS];
-  size_t n;
+  const te_framework **fw;
+  size_t *n_votes;
+  size_t n, cap;
 } frame_votes;
 
 static void vote(frame_votes *v, const te_framework *f) {
   size_t k = 0;
   while (k < v->n && v->fw[k] != f) k++;
-  if (k == FRAME_VOTE_SLOTS) return;
+  if (k == v->cap) return; /* not one of the packs' frameworks: cannot happen */
   if (k == v->n) v->fw[v->n++] = f;
   v->n_votes[k]++;
 }
@@ -352,18 +347,28 @@ static void frame_votes_of(const te_rules *rules, const tr_trace *t, long sample
 }
 
 /* Deviation D8: the framework most distinct Python frame names point to (a count, not the
- * first hit: an SGLang tree may import a vLLM module), or NULL when none does or the
- * packs switch it off (framework.frame_sample 0). */
+ * first hit: an SGLang tree may import a vLLM module), or NULL when none does, the packs
+ * switch it off (framework.frame_sample 0) or memory runs out. */
 static const te_framework *framework_from_frames(const te_rules *rules, const side *s) {
   long sample = te_rules_settings(rules)->framework_frame_sample;
-  frame_votes v = {0};
-  for (size_t i = 0; sample > 0 && i < s->n; i++) frame_votes_of(rules, s->traces[i], sample, &v);
+  size_t cap = te_rules_framework_count(rules);
+  if (sample <= 0 || cap == 0) return NULL;
+  frame_votes v = {calloc(cap, sizeof *v.fw), calloc(cap, sizeof *v.n_votes), 0, cap};
+  for (size_t i = 0; v.fw && v.n_votes && i < s->n; i++)
+    frame_votes_of(rules, s->traces[i], sample, &v);
   size_t best = 0;
   for (size_t k = 1; k < v.n; k++)
     if (v.n_votes[k] > v.n_votes[best]) best = k;
-  return v.n ? v.fw[best] : NULL;
+  const te_framework *f = v.n ? v.fw[best] : NULL;
+  free(v.fw);
+  free(v.n_votes);
+  return f;
 }
 
+/* Framework detection (reference-triage.md §2.4): server args, then path hints, then trace content,
+ * then the Python frames' votes (D8), then the rules' default. Server-args keys of a
+ * non-default framework outrank its text hints (the reference checks TokenSpeed keys
+ * before the JSON text). */
 static const te_framework *detect_framework(const te_rules *rules, const side *s,
                                             an_source *source) {
   const te_framework *dflt = te_rules_framework_default(rules);
