@@ -154,6 +154,23 @@ void te_subject_init(te_subject *subj, const char *s, size_t len) {
 void te_subject_done(te_subject *subj) {
   if (subj->tf_built) te_token_form_free(&subj->tf);
   subj->tf_built = false;
+  if (subj->hits != subj->hits_local) free(subj->hits);
+  subj->hits = NULL;
+  subj->ti = NULL;
+}
+
+/* The subject's hit bits for index ti, computed on first use; NULL when the subject
+ * already holds another index's bits or memory ran out (the caller then scans). */
+static const uint64_t *subject_hits(te_subject *subj, const te_token_index *ti) {
+  if (subj->ti) return subj->ti == ti ? subj->hits : NULL;
+  size_t words = (te_token_index_slots(ti) + 63) / 64;
+  uint64_t *h = subj->hits_local;
+  if (words > TE_SUBJECT_LOCAL_HITS && !(h = calloc(words, sizeof *h))) return NULL;
+  if (h == subj->hits_local) memset(h, 0, sizeof subj->hits_local);
+  te_token_index_scan(ti, &subj->tf, h);
+  subj->hits = h;
+  subj->ti = ti;
+  return h;
 }
 
 static bool tokens_hit(const te_matcher *m, te_subject *subj, char *why, size_t cap) {
@@ -162,6 +179,9 @@ static bool tokens_hit(const te_matcher *m, te_subject *subj, char *why, size_t 
     subj->tf_failed = !subj->tf_built;
   }
   if (!subj->tf_built) return false;
+  /* the index answers yes or no; an explanation names the entry, so it scans */
+  const uint64_t *hits = m->tindex && !why ? subject_hits(subj, m->tindex) : NULL;
+  if (hits) return (hits[m->tslot >> 6] >> (m->tslot & 63)) & 1u;
   for (size_t i = 0; i < m->n_tokens; i++) {
     if (te_token_form_hit(&subj->tf, m->tokens[i], m->token_lens[i])) {
       say(why, cap, "token", m->tokens[i]);

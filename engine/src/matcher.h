@@ -22,6 +22,7 @@
 #include <pcre2.h>
 
 #include "strcache.h"
+#include "token_index.h"
 #include "tokens.h"
 
 /* A matcher position in a pack: an inline mapping, or the name of a named matcher
@@ -53,6 +54,11 @@ struct te_matcher {
   size_t *word_lens;
   const char **tokens; /* lower-case alphanumerics; hit whole runs of name tokens (tokens.h) */
   size_t *token_lens;
+  /* The rule set's index of all token entries and this matcher's slot in it (set at
+   * finalize; NULL before, and for a matcher without tokens): a subject answers every
+   * matcher of the index in one pass (token_index.h). */
+  const te_token_index *tindex;
+  uint32_t tslot;
   const char **prefixes;
   size_t *prefix_lens;
   const char **regex_src;
@@ -80,13 +86,19 @@ int te_matcher_prepare(const te_matcher *m);
  * decision, such as a classifier). */
 bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
 
-/* One string tested against several matchers (a classifier's rules): its token form is
- * built once, on the first `tokens:` matcher that needs it. te_subject_done frees it. */
+#define TE_SUBJECT_LOCAL_HITS 8 /* words of hit bits kept in the subject: 512 slots */
+
+/* One string tested against several matchers (a classifier's rules): its token form, and
+ * which token matchers of the rule set's index it hits, are computed once, on the first
+ * `tokens:` matcher that needs them. te_subject_done frees them. */
 typedef struct te_subject {
   const char *s;
   size_t len;
   te_token_form tf;
   bool tf_built, tf_failed;
+  const te_token_index *ti; /* the index `hits` answers; NULL until computed */
+  uint64_t *hits;           /* bit per slot of ti: hits_local or heap */
+  uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
 } te_subject;
 void te_subject_init(te_subject *subj, const char *s, size_t len);
 void te_subject_done(te_subject *subj);

@@ -45,6 +45,7 @@ void te_rules_destroy(te_rules *r) {
     te_strcache_clear(&r->ladder_caches[i]);
   free(r->classifier_caches);
   free(r->ladder_caches);
+  te_token_index_destroy(r->token_index);
   free(r->packs);
   pcre2_match_context_free(r->rank_ctx);
   te_display_release(r);
@@ -796,6 +797,30 @@ static void check_model_kernel_families(fin_ctx *fc) {
   }
 }
 
+/* One slot per matcher with a `tokens:` list, every entry in one index; the matchers learn
+ * their slot only once the index is sealed, so a failure leaves them scanning. */
+static bool build_token_index(te_rules *r) {
+  r->token_index = te_token_index_create();
+  if (!r->token_index) return false;
+  uint32_t slot = 0;
+  for (size_t i = 0; i < r->reg.n_matchers; i++) {
+    const te_matcher *m = r->reg.matchers[i];
+    if (!m->n_tokens) continue;
+    for (size_t k = 0; k < m->n_tokens; k++)
+      if (!te_token_index_add(r->token_index, m->tokens[k], m->token_lens[k], slot)) return false;
+    slot++;
+  }
+  if (!te_token_index_seal(r->token_index)) return false;
+  slot = 0;
+  for (size_t i = 0; i < r->reg.n_matchers; i++) {
+    te_matcher *m = r->reg.matchers[i];
+    if (!m->n_tokens) continue;
+    m->tindex = r->token_index;
+    m->tslot = slot++;
+  }
+  return true;
+}
+
 te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   if (!r) return TE_ERR_STATE;
   if (r->finalized) {
@@ -839,6 +864,11 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
       r->failed = true;
       return TE_ERR_NOMEM;
     }
+  }
+  if (!build_token_index(r)) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory indexing token entries");
+    r->failed = true;
+    return TE_ERR_NOMEM;
   }
   if (fc.errors) {
     r->failed = true;
@@ -884,17 +914,16 @@ const te_category *te_classifier_category(const te_classifier *c, const char *id
   return NULL;
 }
 
-static int decide(const te_rules *r, const te_classifier *c, const char *name, size_t len,
-                  unsigned depth);
+static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth);
 
 /* A derived rule's condition: the name's category or kind under the base classifier is
  * one of the rule's labels. */
-static bool from_hits(const te_rules *r, const te_class_rule *cr, const char *name, size_t len,
+static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *subj,
                       unsigned depth) {
   const te_classifier *base = te_rules_classifier_any(r, cr->from_classifier);
   /* finalize refuses derivation cycles; the bound only guards against misuse */
   if (!base || depth > 8) return false;
-  int at = decide(r, base, name, len, depth + 1);
+  int at = decide(r, base, subj, depth + 1);
   const char *cat = at < 0 ? base->default_category : base->rules[at].category;
   const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
   for (size_t i = 0; i < cr->n_from_categories; i++)
@@ -902,26 +931,23 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, const char *na
   return false;
 }
 
-/* Index of the deciding rule of c for name, -1 for the default; cached per classifier.
- * Every rule tests the same subject, so the name's token form is built once. */
-static int decide(const te_rules *r, const te_classifier *c, const char *name, size_t len,
-                  unsigned depth) {
+/* Index of the deciding rule of c for the subject's name, -1 for the default; cached per
+ * classifier. Every rule, and every base classifier a derived rule asks, tests the same
+ * subject, so the name's token form and token-index hits are computed once. */
+static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth) {
   te_strcache *cache = &r->classifier_caches[c - r->classifiers];
   int decided = -1;
-  if (te_strcache_get(cache, name, len, &decided)) return decided;
+  if (te_strcache_get(cache, subj->s, subj->len, &decided)) return decided;
   decided = -1;
-  te_subject subj;
-  te_subject_init(&subj, name, len);
   for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
     const te_class_rule *cr = &c->rules[i];
     if (!cr->match && !cr->from_classifier) continue;
-    if (cr->match && !te_matcher_match_subject(cr->match, &subj)) continue;
-    if (cr->from_classifier && !from_hits(r, cr, name, len, depth)) continue;
-    if (cr->unless && te_matcher_match_subject(cr->unless, &subj)) continue;
+    if (cr->match && !te_matcher_match_subject(cr->match, subj)) continue;
+    if (cr->from_classifier && !from_hits(r, cr, subj, depth)) continue;
+    if (cr->unless && te_matcher_match_subject(cr->unless, subj)) continue;
     decided = (int)i;
   }
-  te_subject_done(&subj);
-  te_strcache_put(cache, name, len, decided);
+  te_strcache_put(cache, subj->s, subj->len, decided);
   return decided;
 }
 
@@ -931,7 +957,10 @@ const char *te_rules_classify(const te_rules *r, const char *id, const char *nam
   const te_classifier *c = te_rules_classifier(r, id);
   if (!c) return NULL;
   if (!name) name = "";
-  int decided = decide(r, c, name, strlen(name), 0);
+  te_subject subj;
+  te_subject_init(&subj, name, strlen(name));
+  int decided = decide(r, c, &subj, 0);
+  te_subject_done(&subj);
   if (decided < 0) return c->default_category;
   if (rule) *rule = &c->rules[decided];
   return c->rules[decided].category;

@@ -54,6 +54,8 @@ struct te_rules {
    * matcher the name passes through */
   te_strcache *classifier_caches;
   te_strcache *ladder_caches;
+  /* every `tokens:` entry of every matcher, for one-pass token matching (token_index.h) */
+  te_token_index *token_index;
 };
 
 /* A built classifier by id, before or after finalize succeeded (rules.c). */

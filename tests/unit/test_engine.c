@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "settings.h" /* engine-internal: value parsing */
+#include "matcher.h"        /* engine-internal: the token index slot of a matcher */
+#include "rules_internal.h" /* engine-internal: every matcher of a rule set */
+#include "settings.h"       /* engine-internal: value parsing */
 #include "triage/rules.h"
 #include "yaml_tree.h"
 
@@ -1032,6 +1034,52 @@ Test(engine_defaults, compat_pack_decides_every_classifier_rule) {
                 c->rules[i].id, c->rules[i].origin.file);
   }
   te_diags_destroy(d);
+  te_rules_destroy(r);
+}
+
+/* The token index (token_index.h) answers a token matcher with one pass over the name; an
+ * explanation still scans the matcher's own entries. Both must agree for every token
+ * matcher of the shipped packs on every name of the kernel zoo, its CamelCase, mangled
+ * and digit-glued spellings included, and on a few edge cases. */
+Test(engine_defaults, token_index_agrees_with_entry_scan) {
+  te_rules *r = default_rules();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/rules/kernel-zoo.tsv", TRIAGE_SOURCE_DIR);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  char line[4096];
+  size_t names = 0, indexed = 0, hits = 0;
+  const char *extra[] = {"", "a", "_Z", "_ZN5aiter24add_rmsnorm_quant_kernelIfEEvv",
+                         "RMSNorm", "fp8fp8fp8", "x_____y", "AllReduce_RMSNorm_FP8Quant"};
+  size_t n_extra = sizeof extra / sizeof extra[0];
+  for (size_t e = 0;; e++) {
+    const char *name;
+    if (e < n_extra) {
+      name = extra[e];
+    } else {
+      if (!fgets(line, sizeof line, f)) break;
+      if (line[0] == '#') continue;
+      line[strcspn(line, "\t\n")] = '\0';
+      name = line;
+    }
+    names++;
+    for (size_t i = 0; i < r->reg.n_matchers; i++) {
+      const te_matcher *m = r->reg.matchers[i];
+      if (!m->n_tokens) continue;
+      cr_assert_not_null(m->tindex, "token matcher %zu is in the index", i);
+      indexed++;
+      char why[256];
+      bool by_scan = te_matcher_explain(m, name, strlen(name), why, sizeof why);
+      bool by_index = te_matcher_match_uncached(m, name, strlen(name));
+      cr_assert_eq(by_index, by_scan, "matcher %s on '%s': index %d, scan %d (%s)",
+                   m->name ? m->name : "(inline)", name, by_index, by_scan, why);
+      hits += by_index;
+    }
+  }
+  fclose(f);
+  cr_assert_gt(names, 700, "the zoo was read");
+  cr_assert_gt(hits, 500, "the comparison covers hits, not only misses");
+  cr_assert_gt(indexed, names * 30, "the token matchers were compared (%zu per name)", indexed / names);
   te_rules_destroy(r);
 }
 
