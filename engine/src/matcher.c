@@ -1,15 +1,12 @@
 /* matcher.c - matching one string against one compiled matcher; see matcher.h. */
 #include "matcher.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tokens.h"
 #include "triage/limits.h"
-
-#define LOCAL_TEXT_BYTES 512
 
 pcre2_match_context *te_regex_context(void) {
   pcre2_match_context *ctx = pcre2_match_context_create(NULL);
@@ -99,42 +96,26 @@ static bool word_hit(const char *text, size_t len, const char *w, size_t wlen) {
   return false;
 }
 
-/* Text in the form the literal patterns were stored in (lower-cased unless case
- * sensitive), and its alphanumeric-only form for compact keywords. */
-typedef struct text_forms {
-  const char *folded;
-  size_t len;
-  char *compact;
-  size_t compact_len;
-  char *heap;
-  char local[LOCAL_TEXT_BYTES];
-} text_forms;
-
-static bool forms_init(text_forms *f, const te_matcher *m, const char *s, size_t len) {
-  memset(f, 0, offsetof(text_forms, local));
-  f->len = len;
-  size_t need = m->compact ? 2 * len + 2 : len + 1;
-  char *buf = f->local;
-  if (need > sizeof f->local) {
-    buf = f->heap = malloc(need);
-    if (!buf) return false;
+/* The subject's lower-cased text and its alphanumeric-only form (for compact keywords),
+ * built together on first use in one block. False when out of memory. */
+static bool subject_forms(te_subject *subj) {
+  if (subj->folded) return true;
+  size_t len = subj->len, need = 2 * len + 2;
+  char *buf = subj->text_local;
+  if (need > sizeof subj->text_local && !(buf = subj->text_heap = malloc(need))) return false;
+  char *c = buf + len + 1;
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char b = (unsigned char)subj->s[i];
+    char low = (char)(b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b);
+    buf[i] = low;
+    if (is_alnum_byte(b)) c[n++] = low;
   }
-  if (m->case_sensitive) {
-    f->folded = s;
-  } else {
-    for (size_t i = 0; i < len; i++) buf[i] = (char)tolower((unsigned char)s[i]);
-    buf[len] = '\0';
-    f->folded = buf;
-  }
-  if (m->compact) {
-    char *c = buf + len + 1;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-      if (is_alnum_byte((unsigned char)s[i])) c[n++] = (char)tolower((unsigned char)s[i]);
-    c[n] = '\0';
-    f->compact = c;
-    f->compact_len = n;
-  }
+  buf[len] = '\0';
+  c[n] = '\0';
+  subj->folded = buf;
+  subj->compact = c;
+  subj->compact_len = n;
   return true;
 }
 
@@ -146,7 +127,8 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
                            unsigned depth);
 
 void te_subject_init(te_subject *subj, const char *s, size_t len) {
-  memset(subj, 0, sizeof *subj);
+  /* the local buffers are written before they are read: no need to clear them */
+  memset(subj, 0, offsetof(te_subject, hits_local));
   subj->s = s;
   subj->len = len;
 }
@@ -155,8 +137,27 @@ void te_subject_done(te_subject *subj) {
   if (subj->tf_built) te_token_form_free(&subj->tf);
   subj->tf_built = false;
   if (subj->hits != subj->hits_local) free(subj->hits);
+  free(subj->text_heap);
+  subj->text_heap = subj->folded = subj->compact = NULL;
   subj->hits = NULL;
   subj->ti = NULL;
+}
+
+te_subject *te_subject_create(void) {
+  te_subject *subj = malloc(sizeof *subj);
+  if (subj) te_subject_init(subj, NULL, 0);
+  return subj;
+}
+
+void te_subject_destroy(te_subject *subj) {
+  if (!subj) return;
+  te_subject_done(subj);
+  free(subj);
+}
+
+void te_subject_set(te_subject *subj, const char *s, size_t len) {
+  te_subject_done(subj);
+  te_subject_init(subj, s, len);
 }
 
 /* The subject's hit bits for index ti, computed on first use; NULL when the subject
@@ -205,29 +206,28 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   size_t len = subj->len;
   /* lazily prepared: see matcher.h */
   if (!m->st->jit_done && te_matcher_prepare(m) != 0) return false;
-  text_forms f;
-  /* the folded copies are only for literal lists: a tokens/regex-only matcher skips them */
-  if (m->n_keywords || m->n_words || m->n_prefixes) {
-    if (!forms_init(&f, m, s, len)) return false;
-  } else {
-    memset(&f, 0, offsetof(text_forms, local));
+  /* the folded forms are only for literal lists: a tokens/regex-only matcher skips them */
+  const char *folded = s;
+  if ((m->n_keywords || m->n_words || m->n_prefixes) && !m->case_sensitive) {
+    if (!subject_forms(subj)) return false;
+    folded = subj->folded;
   }
   bool hit = false;
   for (size_t i = 0; !hit && i < m->n_keywords; i++) {
-    if (find_bytes(f.folded, len, m->keywords[i], m->keyword_lens[i])) {
+    if (find_bytes(folded, len, m->keywords[i], m->keyword_lens[i])) {
       hit = true;
       say(why, cap, "keyword", m->keywords[i]);
     }
   }
   for (size_t i = 0; !hit && i < m->n_words; i++) {
-    if (word_hit(f.folded, len, m->words[i], m->word_lens[i])) {
+    if (word_hit(folded, len, m->words[i], m->word_lens[i])) {
       hit = true;
       say(why, cap, "word", m->words[i]);
     }
   }
   if (!hit && m->n_tokens) hit = tokens_hit(m, subj, why, cap);
   for (size_t i = 0; !hit && i < m->n_prefixes; i++) {
-    if (m->prefix_lens[i] <= len && memcmp(f.folded, m->prefixes[i], m->prefix_lens[i]) == 0) {
+    if (m->prefix_lens[i] <= len && memcmp(folded, m->prefixes[i], m->prefix_lens[i]) == 0) {
       hit = true;
       say(why, cap, "prefix", m->prefixes[i]);
     }
@@ -240,16 +240,17 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
     }
     if (limit) m->st->limit_misses++;
   }
-  if (m->compact) {
+  if (m->compact && !hit && m->n_keywords) {
+    if (!subject_forms(subj)) return false;
     for (size_t i = 0; !hit && i < m->n_keywords; i++) {
       if (m->compact_lens[i] == 0) continue;
-      if (find_bytes(f.compact, f.compact_len, m->compact_keywords[i], m->compact_lens[i])) {
+      if (find_bytes(subj->compact, subj->compact_len, m->compact_keywords[i],
+                     m->compact_lens[i])) {
         hit = true;
         say(why, cap, "compact keyword", m->keywords[i]);
       }
     }
   }
-  free(f.heap);
   if (hit && m->has_exclude && exclude_hits(m, subj, depth)) {
     if (why && cap) {
       size_t used = strlen(why);

@@ -86,24 +86,28 @@ int te_matcher_prepare(const te_matcher *m);
  * decision, such as a classifier). */
 bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
 
-#define TE_SUBJECT_LOCAL_HITS 8 /* words of hit bits kept in the subject: 512 slots */
+#define TE_SUBJECT_LOCAL_HITS 8   /* words of hit bits kept in the subject: 512 slots */
+#define TE_SUBJECT_LOCAL_TEXT 256 /* bytes of folded + compact text kept in the subject */
 
-/* One string tested against several matchers (a classifier's rules): its token form, and
- * which token matchers of the rule set's index it hits, are computed once, on the first
- * `tokens:` matcher that needs them. te_subject_done frees them. */
-typedef struct te_subject {
+/* One string tested against several matchers (a classifier's rules, a kernel row against
+ * the fusion patterns): its lower-cased and compact forms, its token form and which
+ * token matchers of the rule set's index it hits are computed once, on the first matcher
+ * that needs each (triage/rules.h has the public handle). te_subject_done frees them. */
+struct te_subject {
   const char *s;
   size_t len;
+  char *folded, *compact; /* lower-cased s and its lower-case alphanumerics; NULL = not yet */
+  size_t compact_len;
+  char *text_heap; /* the forms' block when longer than text_local */
   te_token_form tf;
   bool tf_built, tf_failed;
   const te_token_index *ti; /* the index `hits` answers; NULL until computed */
   uint64_t *hits;           /* bit per slot of ti: hits_local or heap */
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
-} te_subject;
+  char text_local[TE_SUBJECT_LOCAL_TEXT];
+};
 void te_subject_init(te_subject *subj, const char *s, size_t len);
 void te_subject_done(te_subject *subj);
-/* te_matcher_match_uncached on a shared subject. */
-bool te_matcher_match_subject(const te_matcher *m, te_subject *subj);
 /* Frees the heap objects of m (not m itself: it lives in the arena). */
 void te_matcher_release(te_matcher *m);
 /* Regex runs that hit a PCRE2 limit and were treated as no-match. */

@@ -199,16 +199,114 @@ static bool dtype_fits(const te_fusion_pattern *p, const an_kernel_row *row) {
   return false;
 }
 
+/* The evidence label of split group g: the pattern's, or "any" for a pattern that
+ * states none (its groups then need their keyword in the kernel name). */
+static const char *component_label(const te_fusion_pattern *p, size_t g) {
+  return p->n_evidence ? p->evidence[g] : "any";
+}
+
+/* Whether the active matcher reads the kernel name (component evidence: the name alone is
+ * the evidence, and a pattern with a dtype gate counts only a kernel of that format) rather
+ * than the row text (name, location, CPU op). */
+static bool active_reads_name(const te_fusion_pattern *p, const an_tables_options *opt) {
+  return opt->component_evidence && (p->n_evidence || p->n_dtype);
+}
+
+/* Whether split group g is tested on every row, so its hits are worth computing row by
+ * row: always in the reference's split match; with component evidence only for a group
+ * whose label is "any" (a labelled group tests just the rows of its category). */
+static bool group_on_every_row(const te_fusion_pattern *p, size_t g, const an_tables_options *opt) {
+  return !opt->component_evidence || strcmp(component_label(p, g), "any") == 0;
+}
+
+/* Which rows the matchers tested on every row hit: each pattern's active matcher and its
+ * split groups that group_on_every_row, one bit per (row, pattern slot). They are computed
+ * row by row, so a row's text and name are lower-cased, compacted and tokenised once for
+ * all patterns instead of once per matcher (docs/performance.md: with 262,144 distinct
+ * kernel names, re-reading each name per pattern was a third of the run). */
+typedef struct row_hits {
+  size_t words;   /* 64-bit words per row */
+  size_t *first;  /* per pattern: its active bit; split group g is first + 1 + g */
+  uint64_t *bits; /* n_rows * words */
+} row_hits;
+
+static bool row_hit(const row_hits *rh, size_t pi, size_t slot, size_t row) {
+  size_t b = rh->first[pi] + slot;
+  return (rh->bits[row * rh->words + (b >> 6)] >> (b & 63)) & 1u;
+}
+
+static bool dtype_fits_subject(const te_fusion_pattern *p, te_subject *name) {
+  if (!p->n_dtype) return true;
+  for (size_t k = 0; k < p->n_dtype; k++)
+    if (p->dtype_matchers[k] && te_matcher_match_subject(p->dtype_matchers[k], name)) return true;
+  return false;
+}
+
+/* The bits of row i for every pattern that passes its gates. */
+static void row_hits_fill(row_hits *rh, const te_rules *rules, const bool *gated,
+                          const an_tables_options *opt, size_t i, te_subject *text,
+                          te_subject *name) {
+  uint64_t *row = &rh->bits[i * rh->words];
+  for (size_t pi = 0; pi < te_rules_fusion_count(rules); pi++) {
+    const te_fusion_pattern *p = te_rules_fusion(rules, pi);
+    if (!gated[pi]) continue;
+    size_t b = rh->first[pi];
+    bool hit = false;
+    if (p->active)
+      hit = active_reads_name(p, opt)
+                ? te_matcher_match_subject(p->active, name) && dtype_fits_subject(p, name)
+                : te_matcher_match_subject(p->active, text);
+    if (hit) row[b >> 6] |= 1ull << (b & 63);
+    for (size_t g = 0; g < p->n_split_groups; g++) {
+      if (!group_on_every_row(p, g, opt)) continue;
+      /* the reference's split match reads the row text; an "any" component the name */
+      te_subject *on = opt->component_evidence ? name : text;
+      size_t gb = b + 1 + g;
+      if (te_matcher_match_subject(p->split_groups[g], on)) row[gb >> 6] |= 1ull << (gb & 63);
+    }
+  }
+}
+
+static void row_hits_free(row_hits *rh) {
+  free(rh->first);
+  free(rh->bits);
+  memset(rh, 0, sizeof *rh);
+}
+
+static bool row_hits_build(row_hits *rh, const te_rules *rules, const bool *gated,
+                           const an_tables_options *opt, const an_stage_tables *st,
+                           const char **texts) {
+  size_t np = te_rules_fusion_count(rules), nbits = 0;
+  memset(rh, 0, sizeof *rh);
+  rh->first = calloc(np ? np : 1, sizeof *rh->first);
+  if (!rh->first) return false;
+  for (size_t pi = 0; pi < np; pi++) {
+    rh->first[pi] = nbits;
+    nbits += 1 + te_rules_fusion(rules, pi)->n_split_groups;
+  }
+  rh->words = (nbits + 63) / 64;
+  rh->bits = calloc((st->n_rows ? st->n_rows : 1) * (rh->words ? rh->words : 1), sizeof *rh->bits);
+  te_subject *text = te_subject_create(), *name = te_subject_create();
+  bool ok = rh->bits && text && name;
+  for (size_t i = 0; ok && i < st->n_rows; i++) {
+    te_subject_set(text, texts[i], strlen(texts[i]));
+    te_subject_set(name, st->rows[i].name, strlen(st->rows[i].name));
+    row_hits_fill(rh, rules, gated, opt, i, text, name);
+  }
+  te_subject_destroy(text);
+  te_subject_destroy(name);
+  if (!ok) row_hits_free(rh);
+  return ok;
+}
+
 /* Rows whose text the active matcher hits (the fused path ran), appended to rel. With
  * components the kernel name alone is the evidence, and a pattern about a number format
- * counts only a fused kernel of that format. */
-static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_tables *st,
-                         const char **texts, bool *mark, size_t *rel, size_t *nrel) {
+ * counts only a fused kernel of that format (row_hits_fill decides which). */
+static bool match_active(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
+                         const an_stage_tables *st, bool *mark, size_t *rel, size_t *nrel) {
   bool active = false;
   for (size_t i = 0; p->active && i < st->n_rows; i++) {
-    bool hit = comp ? name_matches(p->active, &st->rows[i]) && dtype_fits(p, &st->rows[i])
-                    : te_matcher_match(p->active, texts[i], strlen(texts[i]));
-    if (!hit) continue;
+    if (!row_hit(rh, pi, 0, i)) continue;
     active = true;
     if (!mark[i]) {
       mark[i] = true;
@@ -218,18 +316,13 @@ static bool match_active(const te_fusion_pattern *p, bool comp, const an_stage_t
   return active;
 }
 
-/* The evidence label of split group g: the pattern's, or "any" for a pattern that
- * states none (its groups then need their keyword in the kernel name). */
-static const char *component_label(const te_fusion_pattern *p, size_t g) {
-  return p->n_evidence ? p->evidence[g] : "any";
-}
-
 /* Component evidence: each split group takes its own kernel, the largest one whose
  * category (from its name) fits the component and whose row the group matches, not already
  * taken by another group (one kernel cannot be two pieces of a split). All groups must
  * find one, and with a dtype gate one of them must be of the pattern's format. */
-static bool match_components(const te_fusion_pattern *p, const an_stage_tables *st,
-                             const char **texts, bool *mark, size_t *rel, size_t *nrel) {
+static bool match_components(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
+                             const an_stage_tables *st, const char **texts, bool *mark, size_t *rel,
+                             size_t *nrel) {
   size_t before = *nrel;
   bool format = !p->n_dtype;
   for (size_t g = 0; g < p->n_split_groups; g++) {
@@ -241,7 +334,7 @@ static bool match_components(const te_fusion_pattern *p, const an_stage_tables *
     for (size_t i = 0; i < st->n_rows; i++) {
       const an_kernel_row *row = &st->rows[i];
       if (mark[i] || !fits_component(label, row) ||
-          !(any ? name_matches(p->split_groups[g], row)
+          !(any ? row_hit(rh, pi, 1 + g, i)
                 : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))))
         continue;
       if (best == SIZE_MAX || row->total_us > st->rows[best].total_us) best = i;
@@ -259,14 +352,14 @@ static bool match_components(const te_fusion_pattern *p, const an_stage_tables *
 
 /* The reference's split match: every group hits some row of the row text (name, location,
  * CPU op), any category; all hit rows are related. */
-static bool match_split_legacy(const te_fusion_pattern *p, const an_stage_tables *st,
-                               const char **texts, bool *mark, size_t *rel, size_t *nrel) {
+static bool match_split_legacy(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
+                               const an_stage_tables *st, bool *mark, size_t *rel, size_t *nrel) {
   bool split = p->n_split_groups > 0;
   size_t before = *nrel;
   for (size_t g = 0; g < p->n_split_groups; g++) {
     bool any = false;
     for (size_t i = 0; i < st->n_rows; i++)
-      if (te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))) {
+      if (row_hit(rh, pi, 1 + g, i)) {
         any = true;
         if (!mark[i]) {
           mark[i] = true;
@@ -370,24 +463,23 @@ static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active)
 
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
-static bool match_pattern(const te_fusion_pattern *p, const an_stage_tables *st, const char **texts,
-                          bool *mark, const an_tables_options *opt, const char *model_lc,
-                          const te_settings *set, fmatch *m, bool *hit) {
+static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
+                          const an_stage_tables *st, const char **texts, bool *mark,
+                          const an_tables_options *opt, const te_settings *set, fmatch *m,
+                          bool *hit) {
   *hit = false;
-  if (!pattern_gates_pass(p, opt, model_lc)) return true;
   size_t nr = st->n_rows, nrel = 0;
   size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
   if (!rel) return false;
   memset(mark, 0, nr * sizeof *mark);
-  /* the active matcher reads kernel names for patterns with evidence; every split is
-   * proven kernel by kernel once component evidence is on (a pattern without evidence:
-   * labels "any", the keyword in the kernel name) */
+  /* the active matcher reads kernel names for patterns with evidence (row_hits_fill); every
+   * split is proven kernel by kernel once component evidence is on (a pattern without
+   * evidence: labels "any", the keyword in the kernel name) */
   bool comp = p->n_evidence && opt->component_evidence;
-  bool active =
-      match_active(p, comp || (opt->component_evidence && p->n_dtype), st, texts, mark, rel, &nrel);
+  bool active = match_active(p, rh, pi, st, mark, rel, &nrel);
   size_t n_active = nrel;
-  bool split = opt->component_evidence ? match_components(p, st, texts, mark, rel, &nrel)
-                                       : match_split_legacy(p, st, texts, mark, rel, &nrel);
+  bool split = opt->component_evidence ? match_components(p, rh, pi, st, texts, mark, rel, &nrel)
+                                       : match_split_legacy(p, rh, pi, st, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
   double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
@@ -457,17 +549,23 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   const char **texts = calloc(nr ? nr : 1, sizeof *texts);
   fmatch *ms = calloc(np ? np : 1, sizeof *ms);
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
-  bool ok = texts && ms && mark;
+  bool *gated = calloc(np ? np : 1, sizeof *gated);
+  row_hits rh = {0};
+  bool ok = texts && ms && mark && gated;
   size_t nm = 0;
   const te_settings *set = te_rules_settings(rules);
   for (size_t i = 0; ok && i < nr; i++) {
     texts[i] = match_subject(t->strings, &st->rows[i]);
     if (!texts[i]) ok = false;
   }
+  for (size_t pi = 0; ok && pi < np; pi++)
+    gated[pi] = pattern_gates_pass(te_rules_fusion(rules, pi), opt, model_lc);
+  if (ok) ok = row_hits_build(&rh, rules, gated, opt, st, texts);
   for (size_t pi = 0; ok && pi < np; pi++) {
     bool hit = false;
+    if (!gated[pi]) continue;
     ms[nm].order = nm;
-    ok = match_pattern(te_rules_fusion(rules, pi), st, texts, mark, opt, model_lc, set, &ms[nm],
+    ok = match_pattern(te_rules_fusion(rules, pi), &rh, pi, st, texts, mark, opt, set, &ms[nm],
                        &hit);
     if (hit) nm++;
   }
@@ -484,7 +582,9 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   }
   free(ms);
   free(mark);
+  free(gated);
   free(texts);
+  row_hits_free(&rh);
   return ok;
 }
 

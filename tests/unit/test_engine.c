@@ -1049,8 +1049,9 @@ Test(engine_defaults, token_index_agrees_with_entry_scan) {
   cr_assert_not_null(f, "%s", path);
   char line[4096];
   size_t names = 0, indexed = 0, hits = 0;
-  const char *extra[] = {"", "a", "_Z", "_ZN5aiter24add_rmsnorm_quant_kernelIfEEvv",
-                         "RMSNorm", "fp8fp8fp8", "x_____y", "AllReduce_RMSNorm_FP8Quant"};
+  const char *extra[] = {
+      "",        "a",         "_Z",      "_ZN5aiter24add_rmsnorm_quant_kernelIfEEvv",
+      "RMSNorm", "fp8fp8fp8", "x_____y", "AllReduce_RMSNorm_FP8Quant"};
   size_t n_extra = sizeof extra / sizeof extra[0];
   for (size_t e = 0;; e++) {
     const char *name;
@@ -1079,7 +1080,8 @@ Test(engine_defaults, token_index_agrees_with_entry_scan) {
   fclose(f);
   cr_assert_gt(names, 700, "the zoo was read");
   cr_assert_gt(hits, 500, "the comparison covers hits, not only misses");
-  cr_assert_gt(indexed, names * 30, "the token matchers were compared (%zu per name)", indexed / names);
+  cr_assert_gt(indexed, names * 30, "the token matchers were compared (%zu per name)",
+               indexed / names);
   te_rules_destroy(r);
 }
 

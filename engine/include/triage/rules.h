@@ -118,6 +118,19 @@ bool te_matcher_match(const te_matcher *m, const char *s, size_t len);
 bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *why, size_t cap);
 /* Regex runs of m that hit the PCRE2 match/depth limit and counted as no-match. */
 size_t te_matcher_limit_misses(const te_matcher *m);
+
+/* One text tested against many matchers (a kernel row against every fusion pattern):
+ * its lower-cased, compact and token forms, and its hits in the rule set's token index,
+ * are built once, on the first matcher that needs each. Results are not cached per
+ * string (te_matcher_match does that). Ownership: the caller owns the handle and keeps s
+ * alive until the next te_subject_set or te_subject_destroy; one handle per thread. */
+typedef struct te_subject te_subject;
+te_subject *te_subject_create(void);
+void te_subject_destroy(te_subject *subj);
+/* Points the handle at s[0..len) and forgets the forms of the previous text. */
+void te_subject_set(te_subject *subj, const char *s, size_t len);
+/* te_matcher_match on the subject's text; false for a NULL matcher or unset subject. */
+bool te_matcher_match_subject(const te_matcher *m, te_subject *subj);
 /* A named matcher of the `matchers:` section (e.g. "low_signal"), or NULL. */
 const te_matcher *te_rules_matcher(const te_rules *r, const char *name);
 
