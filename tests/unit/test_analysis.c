@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,46 @@ static const char *canon_masked(const char *s, an_hex_mask mask) {
   return buf;
 }
 static const char *canon(const char *s) { return canon_masked(s, AN_MASK_EVERY_HEX); }
+
+/* an_round3 must equal the reference's round trip through text ("%.3f", then strtod) for
+ * every double, sign of zero included: ties of exact binary values, values just off a
+ * tie, negatives, tiny and huge magnitudes, and a sweep of pseudo-random doubles. */
+static double round3_by_text(double x) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%.3f", x);
+  return strtod(buf, NULL);
+}
+
+static void expect_round3(double x) {
+  double want = round3_by_text(x), got = an_round3(x);
+  cr_assert(memcmp(&want, &got, sizeof want) == 0, "an_round3(%.17g) = %.17g, text gives %.17g", x,
+            got, want);
+}
+
+Test(round3, equals_the_text_round_trip) {
+  const double fixed[] = {
+      0,      -0.0,    0.0625,  -0.0625, 0.0005,    0.0015, 2.5e-4,  1.0005,   -1.0005,
+      0.1235, 12.3445, 1e-9,    -1e-9,   0.4999999, 1e15,   -1e15,   4.5e12,   4503599627370.4965,
+      1e300,  -1e300,  1.0 / 3, 2.0 / 3, 123.4565,  0.0004, -0.0004, 999.9995, 5e-324};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) expect_round3(fixed[i]);
+  /* exact ties: k / 2000 for k odd is a tie at three places when it is a binary fraction */
+  for (int k = -4000; k <= 4000; k++) {
+    expect_round3(k / 16.0);
+    expect_round3(k / 2048.0);
+    expect_round3(k / 2000.0);
+  }
+  unsigned long long s = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 200000; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    double mag = (double)(s >> 11) / 9007199254740992.0; /* [0, 1) */
+    int scale = (int)(s % 24) - 6;                       /* 1e-6 .. 1e17 */
+    double x = mag * pow(10.0, scale) * ((s >> 5) & 1 ? -1 : 1);
+    expect_round3(x);
+    expect_round3(nextafter(x, 1e300));
+  }
+}
 
 Test(canonical, cuts_void_parameter_list) {
   cr_assert_str_eq(canon("void foo<int>(int*, 0x7fabc)"), "void foo<int>");
