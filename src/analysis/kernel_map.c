@@ -52,8 +52,17 @@ struct an_kernel_map {
   payload *stages;
   size_t n_stages, cap_stages;
   payload global;
+  /* One stage in every view: the global payload would repeat the stage's adds in the
+   * same order, so it is not built and the stage's payload answers for it (with many
+   * distinct kernel names the copy was a third of the peak memory). */
+  bool global_is_stage;
   an_kmap_payload *views; /* parallel to stages, for an_kernel_map_view */
 };
+
+/* The payload that answers for all stages. */
+static const payload *global_payload(const an_kernel_map *m) {
+  return m->global_is_stage && m->n_stages == 1 ? &m->stages[0] : &m->global;
+}
 
 static entry_b *payload_entry(payload *p, const char *name) {
   uint64_t idx;
@@ -403,6 +412,18 @@ fail:
   return false;
 }
 
+/* Whether every stage of every view has the same id (global_is_stage). */
+static bool one_stage_id(const an_trace_view *views, size_t n_views) {
+  const char *id = NULL;
+  for (size_t v = 0; v < n_views; v++)
+    for (size_t s = 0; s < views[v].n_stages; s++) {
+      const char *sid = views[v].stages[s].stage->id;
+      if (id && strcmp(id, sid) != 0) return false;
+      id = sid;
+    }
+  return id != NULL;
+}
+
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const te_rules *rules,
                               bool sample, an_kernel_map **out) {
   *out = NULL;
@@ -419,6 +440,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   size_t k = (size_t)te_rules_settings(rules)->kernel_map_sample_per_kernel;
   an_hex_mask mask = an_hex_mask_from_rules(rules);
   an_status rc = AN_OK;
+  m->global_is_stage = one_stage_id(views, n_views);
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
     an_resolver *res = an_resolver_create(vw->trace, rules, m->st);
@@ -451,7 +473,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
       if (rc == AN_OK) rc = an_resolver_resolve(res, sel, ns, ctx);
       for (size_t i = 0; rc == AN_OK && i < ns; i++) {
         if (!payload_add(sp, selnames[i], &ctx[i], sel[i]->dur) ||
-            !payload_add(&m->global, selnames[i], &ctx[i], sel[i]->dur))
+            (!m->global_is_stage && !payload_add(&m->global, selnames[i], &ctx[i], sel[i]->dur)))
           rc = AN_ERR_NOMEM;
       }
       free(names);
@@ -465,7 +487,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   }
   for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
     if (!payload_finalize(m, &m->stages[i])) rc = AN_ERR_NOMEM;
-  if (rc == AN_OK && !payload_finalize(m, &m->global)) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK && !m->global_is_stage && !payload_finalize(m, &m->global)) rc = AN_ERR_NOMEM;
   if (rc == AN_OK) m->views = calloc(m->n_stages ? m->n_stages : 1, sizeof *m->views);
   if (rc == AN_OK && !m->views) rc = AN_ERR_NOMEM;
   for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)
@@ -481,7 +503,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
 /* ------------------------------------------------------------------ queries */
 
 static const payload *get_payload(const an_kernel_map *m, const char *stage) {
-  if (!stage) return &m->global;
+  if (!stage) return global_payload(m);
   for (size_t i = 0; i < m->n_stages; i++)
     if (strcmp(m->stages[i].stage, stage) == 0) return &m->stages[i];
   return NULL;
@@ -629,5 +651,6 @@ const an_kmap_entry *an_kernel_map_lookup(const an_kernel_map *m, const char *st
 void an_kernel_map_view(const an_kernel_map *m, an_kmap_view *out) {
   out->n_stages = m->n_stages;
   out->stages = m->views;
-  out->global = (an_kmap_payload){NULL, m->global.n, m->global.entries};
+  const payload *g = global_payload(m);
+  out->global = (an_kmap_payload){NULL, g->n, g->entries};
 }
