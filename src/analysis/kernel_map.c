@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <fenv.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,23 @@ typedef struct site_b {
   const char *location;
   size_t launches;
   double total_us;
-  ut_counter ops, stacks;
+  /* CPU ops and stacks seen at the site, NULL until the first: a trace without host
+   * context (or a site with one launch) keeps no counter */
+  ut_counter *ops, *stacks;
   size_t first;
 } site_b;
+
+static bool counter_add(ut_counter **c, const char *key) {
+  if (!*c && !(*c = calloc(1, sizeof **c))) return false;
+  return ut_counter_add(*c, key, 1);
+}
+
+static const char *counter_top(const ut_counter *c) { return c ? ut_counter_top(c) : NULL; }
+
+static void counter_free(ut_counter *c) {
+  if (c) ut_counter_free(c);
+  free(c);
+}
 
 typedef struct entry_b {
   const char *name;
@@ -42,8 +57,11 @@ typedef struct payload {
   ut_u64map index;        /* name pointer -> index */
   ut_u64map by_text;      /* hash of the name's text -> index of the first entry with it */
   an_kmap_entry *entries; /* finalised */
-  /* lookup helpers, parallel to entries */
-  char **lower, **compact;
+  /* relaxed-lookup helpers, parallel to entries: lower-cased and compact names, built
+   * on the first relaxed lookup (never, when every lookup finds its name exactly, as in
+   * single-trace mode), in one block */
+  const char **lower, **compact;
+  char *forms;
 } payload;
 
 struct an_kernel_map {
@@ -57,6 +75,9 @@ struct an_kernel_map {
    * distinct kernel names the copy was a third of the peak memory). */
   bool global_is_stage;
   an_kmap_payload *views; /* parallel to stages, for an_kernel_map_view */
+  /* guards the relaxed-lookup helpers a const query builds on first use */
+  pthread_mutex_t forms_lock;
+  bool lock_ready;
 };
 
 /* The payload that answers for all stages. */
@@ -103,8 +124,8 @@ static bool payload_add(payload *p, const char *name, const an_site_ctx *ctx, do
   }
   s->launches++;
   s->total_us += dur;
-  if (ctx->cpu_op && *ctx->cpu_op && !ut_counter_add(&s->ops, ctx->cpu_op, 1)) return false;
-  if (ctx->stack && !ut_counter_add(&s->stacks, ctx->stack, 1)) return false;
+  if (ctx->cpu_op && *ctx->cpu_op && !counter_add(&s->ops, ctx->cpu_op)) return false;
+  if (ctx->stack && !counter_add(&s->stacks, ctx->stack)) return false;
   return true;
 }
 
@@ -247,9 +268,7 @@ static char *compact_dup(const char *s) {
 
 static bool payload_finalize(an_kernel_map *m, payload *p) {
   p->entries = calloc(p->n ? p->n : 1, sizeof *p->entries);
-  p->lower = calloc(p->n ? p->n : 1, sizeof *p->lower);
-  p->compact = calloc(p->n ? p->n : 1, sizeof *p->compact);
-  if (!p->entries || !p->lower || !p->compact) return false;
+  if (!p->entries) return false;
   for (size_t i = 0; i < p->n; i++) {
     entry_b *e = &p->eb[i];
     an_kmap_entry *o = &p->entries[i];
@@ -264,7 +283,7 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
       an_site *t = &ss[k].site;
       t->location = s->location;
       /* interned: the counters' copies go when the builders are freed */
-      const char *stack = ut_counter_top(&s->stacks), *op = ut_counter_top(&s->ops);
+      const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
       t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
       t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
       t->display_location = display_location(m, s->location, t->stack);
@@ -292,9 +311,6 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
     o->sites = sites;
     o->n_sites = e->n_sites;
     o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
-    p->lower[i] = lower_dup(e->name);
-    p->compact[i] = compact_dup(e->name);
-    if (!p->lower[i] || !p->compact[i]) return false;
     uint64_t h = ut_hash_bytes(e->name, strlen(e->name)), first;
     if (!ut_u64map_get(&p->by_text, h, &first) && !ut_u64map_put(&p->by_text, h, i)) return false;
   }
@@ -304,18 +320,17 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
 static void payload_free(payload *p) {
   for (size_t i = 0; i < p->n; i++) {
     for (size_t k = 0; k < p->eb[i].n_sites; k++) {
-      ut_counter_free(&p->eb[i].sites[k].ops);
-      ut_counter_free(&p->eb[i].sites[k].stacks);
+      counter_free(p->eb[i].sites[k].ops);
+      counter_free(p->eb[i].sites[k].stacks);
     }
     free(p->eb[i].sites);
     free(p->eb[i].final_sites);
-    if (p->lower) free(p->lower[i]);
-    if (p->compact) free(p->compact[i]);
   }
   free(p->eb);
   free(p->entries);
   free(p->lower);
   free(p->compact);
+  free(p->forms);
   ut_u64map_free(&p->index);
   ut_u64map_free(&p->by_text);
 }
@@ -327,6 +342,7 @@ void an_kernel_map_destroy(an_kernel_map *m) {
   free(m->views);
   payload_free(&m->global);
   an_strtab_destroy(m->st);
+  if (m->lock_ready) pthread_mutex_destroy(&m->forms_lock);
   free(m);
 }
 
@@ -433,8 +449,9 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   if (!m) return AN_ERR_NOMEM;
   m->rules = rules;
   m->st = an_strtab_create();
-  if (!m->st) {
-    free(m);
+  m->lock_ready = pthread_mutex_init(&m->forms_lock, NULL) == 0;
+  if (!m->st || !m->lock_ready) {
+    an_kernel_map_destroy(m);
     return AN_ERR_NOMEM;
   }
   size_t k = (size_t)te_rules_settings(rules)->kernel_map_sample_per_kernel;
@@ -559,12 +576,55 @@ static bool starts_with_any(const char *s, const char *const *pre, size_t n) {
   return false;
 }
 
+/* Lower-cased and compact forms of p's names in one block, for the relaxed lookup. */
+static bool build_forms(payload *p) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < p->n; i++) bytes += 2 * (strlen(p->entries[i].name) + 1);
+  p->lower = malloc((p->n ? p->n : 1) * sizeof *p->lower);
+  p->compact = malloc((p->n ? p->n : 1) * sizeof *p->compact);
+  p->forms = malloc(bytes ? bytes : 1);
+  if (!p->lower || !p->compact || !p->forms) return false;
+  char *w = p->forms;
+  for (size_t i = 0; i < p->n; i++) {
+    const char *name = p->entries[i].name;
+    size_t n = strlen(name), k = 0;
+    char *lo = w, *co = w + n + 1;
+    for (size_t j = 0; j <= n; j++) lo[j] = (char)tolower((unsigned char)name[j]);
+    for (size_t j = 0; j < n; j++)
+      if (isalnum((unsigned char)name[j])) co[k++] = (char)tolower((unsigned char)name[j]);
+    co[k] = '\0';
+    p->lower[i] = lo;
+    p->compact[i] = co;
+    w += 2 * (n + 1);
+  }
+  return true;
+}
+
+/* The relaxed-lookup helpers of p, built on first use: a query takes a const map, so the
+ * build is serialised by the map's lock. False when out of memory. */
+static bool relaxed_forms(const an_kernel_map *m, const payload *p) {
+  an_kernel_map *mm = (an_kernel_map *)(uintptr_t)m;
+  payload *pp = (payload *)(uintptr_t)p;
+  pthread_mutex_lock(&mm->forms_lock);
+  bool ok = pp->forms || build_forms(pp);
+  if (!ok) {
+    free(pp->lower);
+    free(pp->compact);
+    free(pp->forms);
+    pp->lower = pp->compact = NULL;
+    pp->forms = NULL;
+  }
+  pthread_mutex_unlock(&mm->forms_lock);
+  return ok;
+}
+
 const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const char *stage,
                                                   const char *name) {
   const payload *p = m ? get_payload(m, stage) : NULL;
   if (!p || !p->n) return NULL;
   const an_kmap_entry *hit = an_kernel_map_find(m, stage, name);
   if (hit) return hit;
+  if (!relaxed_forms(m, p)) return NULL;
   char *lname = lower_dup(name), *cname = compact_dup(name);
   const an_kmap_entry *best = NULL;
   if (!lname || !cname) goto done;
