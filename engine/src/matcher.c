@@ -36,6 +36,15 @@ bool te_regex_run(pcre2_code *code, pcre2_match_context *ctx, const char *s, siz
   return hit;
 }
 
+/* A yes/no run of m's regex i with the matcher's own match data (te_regex_run creates
+ * and frees one per call, which was most of a cheap regex's cost on many names); queries
+ * of one rule set are thread-compatible, so one match data per matcher suffices. */
+static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, bool *limit_hit) {
+  int rc = pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, m->st->match_data, m->st->match_ctx);
+  if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) *limit_hit = true;
+  return rc >= 0;
+}
+
 int te_matcher_prepare(const te_matcher *m) {
   te_matcher_state *st = m->st;
   if (st->jit_done) return 0;
@@ -234,7 +243,7 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   }
   for (size_t i = 0; !hit && i < m->n_regex; i++) {
     bool limit = false;
-    if (te_regex_run(m->regex[i], m->st->match_ctx, s, len, NULL, NULL, &limit)) {
+    if (regex_hit(m, i, s, len, &limit)) {
       hit = true;
       say(why, cap, "regex", m->regex_src[i]);
     }
