@@ -542,8 +542,8 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
 /* The fuse table of one stage (reference-triage.md §7.2): every pattern matched, then
  * de-duplicated. Row identity: (name, location, cpu op) are interned in one table, so
  * the row index identifies it within a stage. */
-static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_options *opt,
-                       const char *model_lc, an_stage_tables *st) {
+static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, const char *model_lc,
+                       an_stage_tables *st) {
   size_t np = te_rules_fusion_count(rules);
   size_t nr = st->n_rows;
   const char **texts = calloc(nr ? nr : 1, sizeof *texts);
@@ -551,11 +551,13 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   bool *gated = calloc(np ? np : 1, sizeof *gated);
   row_hits rh = {0};
-  bool ok = texts && ms && mark && gated;
+  /* the row texts are only read here: kept apart from the tables' strings and freed */
+  an_strtab *text_tab = an_strtab_create();
+  bool ok = texts && ms && mark && gated && text_tab;
   size_t nm = 0;
   const te_settings *set = te_rules_settings(rules);
   for (size_t i = 0; ok && i < nr; i++) {
-    texts[i] = match_subject(t->strings, &st->rows[i]);
+    texts[i] = match_subject(text_tab, &st->rows[i]);
     if (!texts[i]) ok = false;
   }
   for (size_t pi = 0; ok && pi < np; pi++)
@@ -584,6 +586,7 @@ static bool fuse_stage(an_tables *t, const te_rules *rules, const an_tables_opti
   free(mark);
   free(gated);
   free(texts);
+  an_strtab_destroy(text_tab);
   row_hits_free(&rh);
   return ok;
 }
@@ -690,8 +693,9 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->launches = ag[i].launches;
     r->max_us = ag[i].max;
     r->share_pct = st->total_us > 0 ? ag[i].total / st->total_us * 100.0 : 0;
-    r->category = te_rules_classify(rules, "kernel", r->name, NULL);
-    r->kind = te_rules_kind(rules, "kernel", r->name);
+    const te_class_rule *rule = NULL; /* one classification gives category and kind */
+    r->category = te_rules_classify(rules, "kernel", r->name, &rule);
+    r->kind = rule ? rule->kind : r->category;
     r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
     if (!r->entry && formal_payload)
       r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
@@ -747,7 +751,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     st->total_us = total;
     rc = fill_rows(st, ag, na, mapping, formal_payload, rules, opt);
     free(ag);
-    if (rc == AN_OK && !fuse_stage(out, rules, opt, model_lc, st)) rc = AN_ERR_NOMEM;
+    if (rc == AN_OK && !fuse_stage(rules, opt, model_lc, st)) rc = AN_ERR_NOMEM;
   }
   for (size_t v = 0; caches && v < n_views; v++) ut_u64map_free(&caches[v]);
   free(caches);
