@@ -36,6 +36,34 @@ bool te_regex_run(pcre2_code *code, pcre2_match_context *ctx, const char *s, siz
   return hit;
 }
 
+static unsigned pair_bit(char a, char b) {
+  return ((unsigned)(unsigned char)a * 131u + (unsigned)(unsigned char)b) & (TE_PAIR_BITS - 1);
+}
+
+static te_probe probe_of(const char *lit, size_t len) {
+  if (len < 2) return (te_probe){{TE_NO_PROBE, TE_NO_PROBE, TE_NO_PROBE}};
+  size_t mid = (len - 2) / 2, last = len - 2;
+  return (te_probe){{(uint16_t)pair_bit(lit[0], lit[1]), (uint16_t)pair_bit(lit[mid], lit[mid + 1]),
+                     (uint16_t)pair_bit(lit[last], lit[last + 1])}};
+}
+
+/* Probes of n literals (NULL for none); false when out of memory. */
+static bool build_probes(te_probe **out, const char **lits, const size_t *lens, size_t n) {
+  *out = NULL;
+  if (!n) return true;
+  if (!(*out = malloc(n * sizeof **out))) return false;
+  for (size_t i = 0; i < n; i++) (*out)[i] = probe_of(lits[i], lens[i]);
+  return true;
+}
+
+/* False only when the literal cannot occur in the text whose pairs set describes. */
+static bool may_occur(const uint64_t *set, const te_probe *p) {
+  if (p->at[0] == TE_NO_PROBE) return true;
+  for (int k = 0; k < 3; k++)
+    if (!((set[p->at[k] >> 6] >> (p->at[k] & 63)) & 1u)) return false;
+  return true;
+}
+
 /* A yes/no run of m's regex i with the matcher's own match data (te_regex_run creates
  * and frees one per call, which was most of a cheap regex's cost on many names); queries
  * of one rule set are thread-compatible, so one match data per matcher suffices. */
@@ -58,6 +86,12 @@ int te_matcher_prepare(const te_matcher *m) {
     st->match_data = pcre2_match_data_create(1, NULL);
     if (!st->match_ctx || !st->match_data) return -1;
   }
+  if (!m->case_sensitive &&
+      (!build_probes(&st->kw_probe, m->keywords, m->keyword_lens, m->n_keywords) ||
+       !build_probes(&st->word_probe, m->words, m->word_lens, m->n_words) ||
+       (m->compact &&
+        !build_probes(&st->ckw_probe, m->compact_keywords, m->compact_lens, m->n_keywords))))
+    return -1;
   st->jit_done = true;
   return 0;
 }
@@ -70,6 +104,10 @@ void te_matcher_release(te_matcher *m) {
   pcre2_match_context_free(m->st->match_ctx);
   m->st->match_data = NULL;
   m->st->match_ctx = NULL;
+  free(m->st->kw_probe);
+  free(m->st->ckw_probe);
+  free(m->st->word_probe);
+  m->st->kw_probe = m->st->ckw_probe = m->st->word_probe = NULL;
   te_strcache_clear(&m->st->cache);
 }
 
@@ -122,6 +160,15 @@ static bool subject_forms(te_subject *subj) {
   }
   buf[len] = '\0';
   c[n] = '\0';
+  memset(subj->pairs, 0, sizeof subj->pairs);
+  for (size_t i = 0; i + 1 < len; i++) {
+    unsigned b = pair_bit(buf[i], buf[i + 1]);
+    subj->pairs[0][b >> 6] |= 1ull << (b & 63);
+  }
+  for (size_t i = 0; i + 1 < n; i++) {
+    unsigned b = pair_bit(c[i], c[i + 1]);
+    subj->pairs[1][b >> 6] |= 1ull << (b & 63);
+  }
   subj->folded = buf;
   subj->compact = c;
   subj->compact_len = n;
@@ -222,13 +269,16 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
     folded = subj->folded;
   }
   bool hit = false;
+  const te_probe *kwp = m->st->kw_probe, *wp = m->st->word_probe, *cwp = m->st->ckw_probe;
   for (size_t i = 0; !hit && i < m->n_keywords; i++) {
+    if (kwp && !may_occur(subj->pairs[0], &kwp[i])) continue;
     if (find_bytes(folded, len, m->keywords[i], m->keyword_lens[i])) {
       hit = true;
       say(why, cap, "keyword", m->keywords[i]);
     }
   }
   for (size_t i = 0; !hit && i < m->n_words; i++) {
+    if (wp && !may_occur(subj->pairs[0], &wp[i])) continue;
     if (word_hit(folded, len, m->words[i], m->word_lens[i])) {
       hit = true;
       say(why, cap, "word", m->words[i]);
@@ -252,7 +302,7 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   if (m->compact && !hit && m->n_keywords) {
     if (!subject_forms(subj)) return false;
     for (size_t i = 0; !hit && i < m->n_keywords; i++) {
-      if (m->compact_lens[i] == 0) continue;
+      if (m->compact_lens[i] == 0 || (cwp && !may_occur(subj->pairs[1], &cwp[i]))) continue;
       if (find_bytes(subj->compact, subj->compact_len, m->compact_keywords[i],
                      m->compact_lens[i])) {
         hit = true;

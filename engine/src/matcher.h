@@ -72,12 +72,23 @@ struct te_matcher {
   struct te_matcher_state *st;
 };
 
+/* Three byte pairs of a literal (first, middle, last), as bits of a subject's pair set
+ * (te_subject.pairs); TE_NO_PROBE for a literal shorter than two bytes. */
+#define TE_NO_PROBE 0xffffu
+typedef struct te_probe {
+  uint16_t at[3];
+} te_probe;
+
 typedef struct te_matcher_state {
   pcre2_match_data *match_data;
   pcre2_match_context *match_ctx;
   te_strcache cache;
   size_t limit_misses;
   bool jit_done;
+  /* per keyword, compact keyword and word (case-insensitive matchers only): a literal
+   * whose pairs are not all in the text cannot be in it, so most literals are rejected
+   * with three bit tests instead of a scan (heap, built at prepare) */
+  te_probe *kw_probe, *ckw_probe, *word_probe;
 } te_matcher_state;
 
 /* JIT-compiles the regexes and creates the match context. Returns 0 or -1 (no memory). */
@@ -88,6 +99,7 @@ bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
 
 #define TE_SUBJECT_LOCAL_HITS 8   /* words of hit bits kept in the subject: 512 slots */
 #define TE_SUBJECT_LOCAL_TEXT 256 /* bytes of folded + compact text kept in the subject */
+#define TE_PAIR_BITS 4096         /* hashed byte pairs of a subject's folded and compact text */
 
 /* One string tested against several matchers (a classifier's rules, a kernel row against
  * the fusion patterns): its lower-cased and compact forms, its token form and which
@@ -104,6 +116,8 @@ struct te_subject {
   const te_token_index *ti; /* the index `hits` answers; NULL until computed */
   uint64_t *hits;           /* bit per slot of ti: hits_local or heap */
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
+  /* which byte pairs the folded ([0]) and compact ([1]) text hold, with the forms */
+  uint64_t pairs[2][TE_PAIR_BITS / 64];
   char text_local[TE_SUBJECT_LOCAL_TEXT];
 };
 void te_subject_init(te_subject *subj, const char *s, size_t len);

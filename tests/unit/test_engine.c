@@ -3,6 +3,7 @@
  * overrides, queries, diagnostics, self-tests, and every broken pack of tests/rules/broken.
  */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1082,6 +1083,60 @@ Test(engine_defaults, token_index_agrees_with_entry_scan) {
   cr_assert_gt(hits, 500, "the comparison covers hits, not only misses");
   cr_assert_gt(indexed, names * 30, "the token matchers were compared (%zu per name)",
                indexed / names);
+  te_rules_destroy(r);
+}
+
+/* The byte-pair prefilter of literal matchers (matcher.c) only skips scans that cannot
+ * hit: for every keyword-only matcher of the shipped packs, the match equals a plain
+ * substring search of the lower-cased name (and of its alphanumerics, when compact), on
+ * every name of the kernel zoo and its row texts. */
+static bool plain_keyword_hit(const te_matcher *m, const char *name) {
+  size_t n = strlen(name), k = 0;
+  char *low = malloc(n + 1), *cmp = malloc(n + 1);
+  cr_assert(low && cmp);
+  for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+  for (size_t i = 0; i < n; i++)
+    if (isalnum((unsigned char)name[i])) cmp[k++] = low[i];
+  cmp[k] = '\0';
+  bool hit = false;
+  for (size_t i = 0; !hit && i < m->n_keywords; i++) {
+    hit = strstr(low, m->keywords[i]) != NULL;
+    if (!hit && m->compact && m->compact_lens[i]) hit = strstr(cmp, m->compact_keywords[i]) != NULL;
+  }
+  free(low);
+  free(cmp);
+  return hit;
+}
+
+Test(engine_defaults, pair_prefilter_never_hides_a_keyword) {
+  te_rules *r = default_rules();
+  char path[1024], line[4096], row[4200];
+  snprintf(path, sizeof path, "%s/tests/rules/kernel-zoo.tsv", TRIAGE_SOURCE_DIR);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  size_t compared = 0, hits = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#') continue;
+    line[strcspn(line, "\t\n")] = '\0';
+    snprintf(row, sizeof row, "%s python/sglang/srt/layers/x.py:12 fused_add_rmsnorm aten::mm",
+             line);
+    const char *texts[] = {line, row};
+    for (size_t t = 0; t < 2; t++)
+      for (size_t i = 0; i < r->reg.n_matchers; i++) {
+        const te_matcher *m = r->reg.matchers[i];
+        if (!m->n_keywords || m->case_sensitive || m->n_words || m->n_tokens || m->n_prefixes ||
+            m->n_regex || m->has_exclude)
+          continue;
+        bool want = plain_keyword_hit(m, texts[t]);
+        cr_assert_eq(te_matcher_match_uncached(m, texts[t], strlen(texts[t])), want,
+                     "matcher %s on '%s'", m->name ? m->name : "(inline)", texts[t]);
+        compared++;
+        hits += want;
+      }
+  }
+  fclose(f);
+  cr_assert_gt(compared, 10000, "keyword matchers were compared");
+  cr_assert_gt(hits, 700, "the comparison covers hits (%zu)", hits);
   te_rules_destroy(r);
 }
 
