@@ -548,21 +548,36 @@ static an_text_fact infer_model(run_state *r) {
 /* Model family from kernel names (under graph replay the frames are gone): the first
  * family of fuse.model_kernel_families, in pack order, one of whose matchers hits a
  * kernel of the formal traces. Families are listed most specific first. */
+/* The first family (in the setting fuse.model_kernel_families' order) one of whose
+ * matchers hits some kernel name. Name by name, so each name is folded and tokenised once
+ * for every family's matchers (one matcher at a time over all names re-read each name per
+ * matcher: a seventh of a run on many distinct names); a later family is not tried once
+ * an earlier one hit. */
 static an_text_fact infer_model_from_kernels(run_state *r) {
   const te_list_map *fam = &te_rules_settings(r->rules)->fuse_model_kernel_families;
   an_kmap_view v;
   an_kernel_map_view(r->formal.kmap, &v);
-  for (size_t f = 0; f < fam->n; f++)
-    for (size_t k = 0; k < fam->values[f].n; k++) {
-      const te_matcher *m = te_rules_matcher(r->rules, fam->values[f].items[k]);
-      for (size_t e = 0; m && e < v.global.n; e++) {
-        const char *name = v.global.entries[e].name;
-        if (name && te_matcher_match(m, name, strlen(name)))
-          return (an_text_fact){an_strtab_intern(r->strings, fam->keys[f], strlen(fam->keys[f])),
-                                AN_SOURCE_KERNEL_FAMILY};
-      }
-    }
-  return (an_text_fact){NULL, AN_SOURCE_UNKNOWN};
+  size_t n_m = 0;
+  for (size_t f = 0; f < fam->n; f++) n_m += fam->values[f].n;
+  const te_matcher **ms = calloc(n_m ? n_m : 1, sizeof *ms); /* family by family */
+  te_subject *subj = te_subject_create();
+  size_t best = fam->n; /* out of memory: no family, as when none hits */
+  for (size_t f = 0, at = 0; ms && f < fam->n; f++)
+    for (size_t k = 0; k < fam->values[f].n; k++)
+      ms[at++] = te_rules_matcher(r->rules, fam->values[f].items[k]);
+  for (size_t e = 0; ms && subj && best > 0 && e < v.global.n; e++) {
+    const char *name = v.global.entries[e].name;
+    if (!name) continue;
+    te_subject_set(subj, name, strlen(name));
+    for (size_t f = 0, at = 0; f < best; at += fam->values[f].n, f++)
+      for (size_t k = 0; k < fam->values[f].n && best != f; k++)
+        if (ms[at + k] && te_matcher_match_subject(ms[at + k], subj)) best = f;
+  }
+  free(ms);
+  te_subject_destroy(subj);
+  if (best == fam->n) return (an_text_fact){NULL, AN_SOURCE_UNKNOWN};
+  return (an_text_fact){an_strtab_intern(r->strings, fam->keys[best], strlen(fam->keys[best])),
+                        AN_SOURCE_KERNEL_FAMILY};
 }
 
 /* The run context fusion gates read, each fact with its provenance. */
