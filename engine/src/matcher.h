@@ -105,6 +105,8 @@ bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
  * the fusion patterns): its lower-cased and compact forms, its token form and which
  * token matchers of the rule set's index it hits are computed once, on the first matcher
  * that needs each (triage/rules.h has the public handle). te_subject_done frees them. */
+#define TE_SUBJECT_DECISIONS 4
+
 struct te_subject {
   const char *s;
   size_t len;
@@ -115,6 +117,10 @@ struct te_subject {
   bool tf_built, tf_failed;
   const te_token_index *ti; /* the index `hits` answers; NULL until computed */
   uint64_t *hits;           /* bit per slot of ti: hits_local or heap */
+  /* classifier decisions already made for this text (rules.c): a derived classifier's
+   * rules ask the base classifier once each, and the answer does not change */
+  const void *decided_by[TE_SUBJECT_DECISIONS];
+  int decided[TE_SUBJECT_DECISIONS];
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
   /* which byte pairs the folded ([0]) and compact ([1]) text hold, with the forms */
   uint64_t pairs[2][TE_PAIR_BITS / 64];

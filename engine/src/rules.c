@@ -942,6 +942,18 @@ const te_category *te_classifier_category(const te_classifier *c, const char *id
 
 static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth);
 
+/* Notes c's decision in the subject (a derived classifier's rules ask their base classifier
+ * several times for one name); returns it. */
+static int remember(te_subject *subj, const te_classifier *c, int decided) {
+  for (size_t k = 0; k < TE_SUBJECT_DECISIONS; k++)
+    if (!subj->decided_by[k]) {
+      subj->decided_by[k] = c;
+      subj->decided[k] = decided;
+      break;
+    }
+  return decided;
+}
+
 /* A derived rule's condition: the name's category or kind under the base classifier is
  * one of the rule's labels. */
 static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *subj,
@@ -961,9 +973,11 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *su
  * classifier. Every rule, and every base classifier a derived rule asks, tests the same
  * subject, so the name's token form and token-index hits are computed once. */
 static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth) {
+  for (size_t k = 0; k < TE_SUBJECT_DECISIONS && subj->decided_by[k]; k++)
+    if (subj->decided_by[k] == c) return subj->decided[k];
   te_strcache *cache = &r->classifier_caches[c - r->classifiers];
   int decided = -1;
-  if (te_strcache_get(cache, subj->s, subj->len, &decided)) return decided;
+  if (te_strcache_get(cache, subj->s, subj->len, &decided)) return remember(subj, c, decided);
   decided = -1;
   for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
     const te_class_rule *cr = &c->rules[i];
@@ -974,7 +988,7 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
     decided = (int)i;
   }
   te_strcache_put(cache, subj->s, subj->len, decided);
-  return decided;
+  return remember(subj, c, decided);
 }
 
 const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
