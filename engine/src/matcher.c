@@ -143,35 +143,54 @@ static bool word_hit(const char *text, size_t len, const char *w, size_t wlen) {
   return false;
 }
 
-/* The subject's lower-cased text and its alphanumeric-only form (for compact keywords),
- * built together on first use in one block. False when out of memory. */
-static bool subject_forms(te_subject *subj) {
+/* The subject's lower-cased text, built on first use in a block with room for the compact
+ * form after it. False when out of memory. */
+static bool subject_folded(te_subject *subj) {
   if (subj->folded) return true;
   size_t len = subj->len, need = 2 * len + 2;
   char *buf = subj->text_local;
   if (need > sizeof subj->text_local && !(buf = subj->text_heap = malloc(need))) return false;
-  char *c = buf + len + 1;
-  size_t n = 0;
   for (size_t i = 0; i < len; i++) {
     unsigned char b = (unsigned char)subj->s[i];
-    char low = (char)(b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b);
-    buf[i] = low;
-    if (is_alnum_byte(b)) c[n++] = low;
+    buf[i] = (char)((unsigned)(b - 'A') < 26u ? b + ('a' - 'A') : b);
   }
   buf[len] = '\0';
-  c[n] = '\0';
-  memset(subj->pairs, 0, sizeof subj->pairs);
-  for (size_t i = 0; i + 1 < len; i++) {
-    unsigned b = pair_bit(buf[i], buf[i + 1]);
-    subj->pairs[0][b >> 6] |= 1ull << (b & 63);
-  }
-  for (size_t i = 0; i + 1 < n; i++) {
-    unsigned b = pair_bit(c[i], c[i + 1]);
-    subj->pairs[1][b >> 6] |= 1ull << (b & 63);
-  }
   subj->folded = buf;
+  return true;
+}
+
+/* The lower-case alphanumerics of the subject's text (for compact keywords), after the
+ * folded text in its block. False when out of memory. */
+static bool subject_compact(te_subject *subj) {
+  if (subj->compact) return true;
+  if (!subject_folded(subj)) return false;
+  char *c = subj->folded + subj->len + 1;
+  size_t n = 0;
+  for (size_t i = 0; i < subj->len; i++)
+    if (is_alnum_byte((unsigned char)subj->s[i])) c[n++] = subj->folded[i];
+  c[n] = '\0';
   subj->compact = c;
   subj->compact_len = n;
+  return true;
+}
+
+static void add_pairs(uint64_t *set, const char *t, size_t n) {
+  for (size_t i = 0; i + 1 < n; i++) {
+    unsigned b = pair_bit(t[i], t[i + 1]);
+    set[b >> 6] |= 1ull << (b & 63);
+  }
+}
+
+/* Whether the subject's pair sets are there to filter literals: built at the second
+ * literal matcher that meets the subject (subject_folded first), since for one matcher
+ * they cost more than the scans they save (a Python frame ranked by one ladder). */
+static bool subject_pairs(te_subject *subj) {
+  if (subj->pairs_built) return true;
+  if (subj->literal_uses++ == 0 || !subject_compact(subj)) return false;
+  memset(subj->pairs, 0, sizeof subj->pairs);
+  add_pairs(subj->pairs[0], subj->folded, subj->len);
+  add_pairs(subj->pairs[1], subj->compact, subj->compact_len);
+  subj->pairs_built = true;
   return true;
 }
 
@@ -264,12 +283,15 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   if (!m->st->jit_done && te_matcher_prepare(m) != 0) return false;
   /* the folded forms are only for literal lists: a tokens/regex-only matcher skips them */
   const char *folded = s;
+  bool probe = false;
   if ((m->n_keywords || m->n_words || m->n_prefixes) && !m->case_sensitive) {
-    if (!subject_forms(subj)) return false;
+    if (!subject_folded(subj)) return false;
     folded = subj->folded;
+    probe = subject_pairs(subj);
   }
   bool hit = false;
-  const te_probe *kwp = m->st->kw_probe, *wp = m->st->word_probe, *cwp = m->st->ckw_probe;
+  const te_probe *kwp = probe ? m->st->kw_probe : NULL, *wp = probe ? m->st->word_probe : NULL,
+                 *cwp = probe ? m->st->ckw_probe : NULL;
   for (size_t i = 0; !hit && i < m->n_keywords; i++) {
     if (kwp && !may_occur(subj->pairs[0], &kwp[i])) continue;
     if (find_bytes(folded, len, m->keywords[i], m->keyword_lens[i])) {
@@ -300,7 +322,7 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
     if (limit) m->st->limit_misses++;
   }
   if (m->compact && !hit && m->n_keywords) {
-    if (!subject_forms(subj)) return false;
+    if (!subject_compact(subj)) return false;
     for (size_t i = 0; !hit && i < m->n_keywords; i++) {
       if (m->compact_lens[i] == 0 || (cwp && !may_occur(subj->pairs[1], &cwp[i]))) continue;
       if (find_bytes(subj->compact, subj->compact_len, m->compact_keywords[i],

@@ -121,8 +121,11 @@ struct te_subject {
    * rules ask the base classifier once each, and the answer does not change */
   const void *decided_by[TE_SUBJECT_DECISIONS];
   int decided[TE_SUBJECT_DECISIONS];
+  unsigned literal_uses; /* case-insensitive literal matchers that met the subject */
+  bool pairs_built;
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
-  /* which byte pairs the folded ([0]) and compact ([1]) text hold, with the forms */
+  /* which byte pairs the folded ([0]) and compact ([1]) text hold (matcher.c,
+   * subject_pairs), once pairs_built */
   uint64_t pairs[2][TE_PAIR_BITS / 64];
   char text_local[TE_SUBJECT_LOCAL_TEXT];
 };
