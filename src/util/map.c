@@ -67,7 +67,7 @@ static bool u64map_grow(ut_u64map *m) {
 }
 
 bool ut_u64map_put(ut_u64map *m, uint64_t key, uint64_t val) {
-  if ((m->n + 1) * 2 > m->cap && !u64map_grow(m)) return false;
+  if ((m->n + 1) * 4 > m->cap * 3 && !u64map_grow(m)) return false;
   size_t h = (size_t)mix64(key) & (m->cap - 1);
   while (m->used[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
   if (!m->used[h]) m->n++;
