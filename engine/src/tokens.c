@@ -76,11 +76,6 @@ static size_t append_mangled(te_token_form *f, const char *s, size_t len) {
   return found;
 }
 
-/* Hash of a token start's first two bytes into the 1024-bit pairs set. */
-static unsigned pair_hash(char a, char b) {
-  return ((unsigned)(unsigned char)a * 31u + (unsigned)(unsigned char)b) & 1023u;
-}
-
 bool te_token_form_build(te_token_form *f, const char *s, size_t len) {
   memset(f, 0, sizeof *f);
   /* one block: text, starts, then the aligned token-start positions */
@@ -97,12 +92,8 @@ bool te_token_form_build(te_token_form *f, const char *s, size_t len) {
   }
   f->starts[f->len] = 1;
   f->text[f->len] = '\0';
-  for (size_t i = 0; i < f->len; i++) {
-    if (!f->starts[i]) continue;
-    f->pos[f->n_tokens++] = i;
-    unsigned h = pair_hash(f->text[i], f->text[i + 1]); /* text[len] is '\0' */
-    f->pairs[h >> 6] |= 1ull << (h & 63);
-  }
+  for (size_t i = 0; i < f->len; i++)
+    if (f->starts[i]) f->pos[f->n_tokens++] = i;
   return true;
 }
 
@@ -113,10 +104,6 @@ void te_token_form_free(te_token_form *f) {
 
 bool te_token_form_hit(const te_token_form *f, const char *entry, size_t elen) {
   if (!elen || elen > f->len) return false;
-  unsigned h = pair_hash(entry[0], elen > 1 ? entry[1] : '\0');
-  /* a one-byte entry hits a one-byte token only, whose pair is (byte, next token's byte)
-   * or (byte, '\0') at the end: the filter applies to entries of two bytes or more */
-  if (elen > 1 && !(f->pairs[h >> 6] & (1ull << (h & 63)))) return false;
   for (size_t k = 0; k < f->n_tokens; k++) {
     size_t i = f->pos[k];
     if (i + elen > f->len) break;

@@ -24,11 +24,6 @@ typedef struct te_token_form {
   unsigned char *starts; /* starts[i] != 0: a token starts at text[i]; starts[len] = 1 */
   size_t *pos;           /* the token starts, ascending (n_tokens of them) */
   size_t n_tokens;
-  /* Which two-byte prefixes the token starts have (text[p], text[p + 1], hashed into
-   * 1024 bits; a one-byte token tail counts as its byte and '\0'): an entry whose first
-   * two bytes are not among them cannot hit, which answers most entries of a large rule
-   * set without a scan (docs/performance.md, round 5). */
-  unsigned long long pairs[16];
 } te_token_form;
 
 /* Builds the token form of s[0..len). A name starting with "_Z" is read as a mangled
@@ -38,7 +33,8 @@ bool te_token_form_build(te_token_form *f, const char *s, size_t len);
 void te_token_form_free(te_token_form *f);
 
 /* True when entry (already lower-case alphanumerics, elen > 0) equals a run of whole
- * consecutive tokens of f. */
+ * consecutive tokens of f. One entry at a time: matching answers all entries of a rule
+ * set at once with token_index.h; this scan serves explanations (which name the entry). */
 bool te_token_form_hit(const te_token_form *f, const char *entry, size_t elen);
 
 #endif
