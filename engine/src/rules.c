@@ -800,7 +800,9 @@ static void check_model_kernel_families(fin_ctx *fc) {
 /* One slot per matcher with a `tokens:` list, every entry in one index; the matchers learn
  * their slot only once the index is sealed, so a failure leaves them scanning. */
 static bool build_token_index(te_rules *r) {
-  r->token_index = te_token_index_create();
+  size_t n_entries = 0;
+  for (size_t i = 0; i < r->reg.n_matchers; i++) n_entries += r->reg.matchers[i]->n_tokens;
+  r->token_index = te_token_index_create(n_entries);
   if (!r->token_index) return false;
   uint32_t slot = 0;
   for (size_t i = 0; i < r->reg.n_matchers; i++) {

@@ -8,23 +8,20 @@
 #define FNV_PRIME 1099511628211ull
 
 typedef struct tix_pair {
-  size_t off;        /* entry bytes in ix->text */
-  const char *bytes; /* ix->text + off, set at seal (the text moves while it grows) */
+  const char *bytes; /* borrowed: the matcher's entry, in the rule set's arena */
   uint32_t len, slot;
 } tix_pair;
 
 /* One distinct entry text and the slots of the matchers that list it. */
 typedef struct tix_entry {
   uint64_t hash;
-  size_t off;
+  const char *bytes;
   uint32_t len;
   uint32_t first, count; /* into ix->slot_list */
 } tix_entry;
 
 struct te_token_index {
-  char *text; /* the entries' bytes, back to back */
-  size_t text_len, text_cap;
-  tix_pair *pairs;
+  tix_pair *pairs; /* until seal */
   size_t n_pairs, cap_pairs;
   tix_entry *entries;
   size_t n_entries;
@@ -53,11 +50,20 @@ static uint64_t hash_bytes(const char *s, size_t len) {
   return finish(h, len);
 }
 
-te_token_index *te_token_index_create(void) { return calloc(1, sizeof(te_token_index)); }
+te_token_index *te_token_index_create(size_t n_entries) {
+  te_token_index *ix = calloc(1, sizeof *ix);
+  if (!ix) return NULL;
+  ix->pairs = malloc((n_entries ? n_entries : 1) * sizeof *ix->pairs);
+  ix->cap_pairs = n_entries;
+  if (!ix->pairs) {
+    free(ix);
+    return NULL;
+  }
+  return ix;
+}
 
 void te_token_index_destroy(te_token_index *ix) {
   if (!ix) return;
-  free(ix->text);
   free(ix->pairs);
   free(ix->entries);
   free(ix->slot_list);
@@ -66,25 +72,9 @@ void te_token_index_destroy(te_token_index *ix) {
   free(ix);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap) return true;
-  size_t n = *cap ? *cap : 64;
-  while (n < need) n *= 2;
-  void *q = realloc(*p, n * size);
-  if (!q) return false;
-  *p = q;
-  *cap = n;
-  return true;
-}
-
 bool te_token_index_add(te_token_index *ix, const char *entry, size_t elen, uint32_t slot) {
-  if (!ix || ix->sealed || !elen || elen > UINT32_MAX) return false;
-  if (!grow((void **)&ix->text, &ix->text_cap, ix->text_len + elen, 1) ||
-      !grow((void **)&ix->pairs, &ix->cap_pairs, ix->n_pairs + 1, sizeof *ix->pairs))
-    return false;
-  memcpy(ix->text + ix->text_len, entry, elen);
-  ix->pairs[ix->n_pairs++] = (tix_pair){ix->text_len, NULL, (uint32_t)elen, slot};
-  ix->text_len += elen;
+  if (!ix || ix->sealed || !elen || elen > UINT32_MAX || ix->n_pairs == ix->cap_pairs) return false;
+  ix->pairs[ix->n_pairs++] = (tix_pair){entry, (uint32_t)elen, slot};
   if (elen > ix->max_len) ix->max_len = elen;
   if ((size_t)slot + 1 > ix->n_slots) ix->n_slots = (size_t)slot + 1;
   return true;
@@ -98,8 +88,8 @@ static int cmp_pair(const void *a, const void *b) {
   return x->slot < y->slot ? -1 : (x->slot > y->slot ? 1 : 0);
 }
 
-static bool same_text(const te_token_index *ix, const tix_pair *a, const tix_pair *b) {
-  return a->len == b->len && memcmp(ix->text + a->off, ix->text + b->off, a->len) == 0;
+static bool same_text(const tix_pair *a, const tix_pair *b) {
+  return a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 /* Distinct entries from the sorted pairs, each with its run of slots. */
@@ -110,11 +100,11 @@ static bool collect_entries(te_token_index *ix) {
   size_t n_slots = 0;
   for (size_t i = 0; i < ix->n_pairs; i++) {
     const tix_pair *p = &ix->pairs[i];
-    bool same = i > 0 && same_text(ix, p, &ix->pairs[i - 1]);
+    bool same = i > 0 && same_text(p, &ix->pairs[i - 1]);
     if (same && p->slot == ix->pairs[i - 1].slot) continue; /* listed twice in one matcher */
     if (!same)
       ix->entries[ix->n_entries++] =
-          (tix_entry){hash_bytes(ix->text + p->off, p->len), p->off, p->len, (uint32_t)n_slots, 0};
+          (tix_entry){hash_bytes(p->bytes, p->len), p->bytes, p->len, (uint32_t)n_slots, 0};
     ix->slot_list[n_slots++] = p->slot;
     ix->entries[ix->n_entries - 1].count++;
   }
@@ -123,7 +113,6 @@ static bool collect_entries(te_token_index *ix) {
 
 bool te_token_index_seal(te_token_index *ix) {
   if (!ix || ix->sealed) return false;
-  for (size_t i = 0; i < ix->n_pairs; i++) ix->pairs[i].bytes = ix->text + ix->pairs[i].off;
   if (ix->n_pairs) qsort(ix->pairs, ix->n_pairs, sizeof *ix->pairs, cmp_pair);
   if (!collect_entries(ix)) return false;
   size_t cap = 16;
@@ -152,7 +141,7 @@ static const tix_entry *lookup(const te_token_index *ix, const char *s, size_t l
     uint32_t at = ix->table[b];
     if (!at) return NULL;
     const tix_entry *e = &ix->entries[at - 1];
-    if (e->hash == h && e->len == len && memcmp(ix->text + e->off, s, len) == 0) return e;
+    if (e->hash == h && e->len == len && memcmp(e->bytes, s, len) == 0) return e;
   }
 }
 

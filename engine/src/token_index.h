@@ -13,8 +13,9 @@
  * (tokens.h); `te_matcher_explain` still scans entry by entry to name the one that hit,
  * and a unit test compares the two on the kernel zoo.
  *
- * Ownership: the index owns its tables and copies of the entries; matchers refer to it
- * by slot number only. Read-only after te_token_index_seal, so queries are thread-safe.
+ * Ownership: the index owns its tables and borrows the entry texts (they live in the rule
+ * set's arena, which outlives the index); matchers refer to it by slot number only.
+ * Read-only after te_token_index_seal, so queries are thread-safe.
  */
 #ifndef TE_TOKEN_INDEX_H
 #define TE_TOKEN_INDEX_H
@@ -27,11 +28,12 @@
 
 typedef struct te_token_index te_token_index;
 
-te_token_index *te_token_index_create(void);
+/* An index for at most n_entries entries (te_token_index_add). */
+te_token_index *te_token_index_create(size_t n_entries);
 void te_token_index_destroy(te_token_index *ix);
 
-/* Records that matcher slot `slot` lists entry[0..elen) (lower-case alphanumerics).
- * Only before te_token_index_seal; false when out of memory. */
+/* Records that matcher slot `slot` lists entry[0..elen) (lower-case alphanumerics; the
+ * text is borrowed). Only before te_token_index_seal; false when the index is full. */
 bool te_token_index_add(te_token_index *ix, const char *entry, size_t elen, uint32_t slot);
 
 /* Builds the lookup table. False when out of memory (the index is then unusable). */
