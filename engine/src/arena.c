@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 #define ARENA_BLOCK_BYTES (64u * 1024u)
 #define ARENA_ALIGN 16u
 
@@ -73,15 +75,6 @@ void *te_arena_dup(te_arena *a, const void *src, size_t size) {
   return p;
 }
 
-static uint64_t hash_bytes(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < len; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 static int intern_grow(te_arena *a) {
   size_t n = a->n_slots ? a->n_slots * 2 : 256;
   intern_slot *slots = calloc(n, sizeof(intern_slot));
@@ -100,7 +93,7 @@ static int intern_grow(te_arena *a) {
 
 const char *te_arena_intern_n(te_arena *a, const char *s, size_t len) {
   if ((a->n_used + 1) * 2 > a->n_slots && intern_grow(a) != 0) return NULL;
-  uint64_t h = hash_bytes(s, len);
+  uint64_t h = te_hash_text(s, len);
   size_t j = (size_t)h & (a->n_slots - 1);
   while (a->slots[j].str) {
     if (a->slots[j].hash == h && a->slots[j].len == len && memcmp(a->slots[j].str, s, len) == 0)

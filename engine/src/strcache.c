@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "triage/limits.h"
 
 /* Key blocks grow with use: a cache of a few names stays small, a full one makes a few
@@ -17,27 +18,6 @@ struct te_strcache_block {
   /* key bytes follow */
 };
 
-/* Eight bytes per step (a byte-wise FNV was a tenth of a run on many distinct names: each
- * name is hashed by every cache that meets it), then murmur3's finaliser so the low bits,
- * which pick the slot, depend on every byte (kernel_1, kernel_2, ...). */
-static uint64_t hash_text(const char *s, size_t len) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)len;
-  size_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t w;
-    memcpy(&w, s + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  uint64_t tail = 0;
-  memcpy(&tail, s + i, len - i);
-  h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
-
 /* The slot holding s, or the empty slot where it would go. */
 static te_strcache_slot *find(const te_strcache *c, const char *s, size_t len, uint64_t h) {
   size_t mask = c->cap - 1;
@@ -50,7 +30,7 @@ static te_strcache_slot *find(const te_strcache *c, const char *s, size_t len, u
 
 bool te_strcache_get(const te_strcache *c, const char *s, size_t len, int *value) {
   if (!c->cap) return false;
-  te_strcache_slot *slot = find(c, s, len, hash_text(s, len));
+  te_strcache_slot *slot = find(c, s, len, te_hash_text(s, len));
   if (!slot->key) return false;
   *value = slot->value;
   return true;
@@ -109,7 +89,7 @@ void te_strcache_put(te_strcache *c, const char *s, size_t len, int value) {
   if (len > UINT32_MAX) return;
   if (c->used >= TE_MATCH_CACHE_MAX) te_strcache_clear(c);
   if ((c->used + 1) * 2 > c->cap && !grow(c)) return;
-  uint64_t h = hash_text(s, len);
+  uint64_t h = te_hash_text(s, len);
   te_strcache_slot *slot = find(c, s, len, h);
   if (slot->key) {
     slot->value = value;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 #define FNV_OFFSET 1469598103934665603ull
 #define FNV_PRIME 1099511628211ull
 
@@ -35,13 +37,9 @@ struct te_token_index {
 };
 
 /* FNV-1a steps per byte (so the scan extends a run's hash byte by byte), then the run's
- * length and murmur3's finaliser: the bucket is h & mask, and FNV's low bits vary little. */
+ * length and the engine's finaliser (hash.h). */
 static uint64_t finish(uint64_t h, size_t len) {
-  h ^= (uint64_t)len * 0x9e3779b97f4a7c15ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
+  return te_hash_mix(h ^ (uint64_t)len * 0x9e3779b97f4a7c15ull);
 }
 
 static uint64_t hash_bytes(const char *s, size_t len) {
