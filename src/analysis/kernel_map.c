@@ -246,11 +246,24 @@ static int cmp_site(const void *a, const void *b) {
   return x->first < y->first ? -1 : (x->first > y->first ? 1 : 0);
 }
 
+/* s[0..n) lower-cased into dst (n + 1 bytes with the NUL). */
+static void lower_into(char *dst, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) dst[i] = (char)tolower((unsigned char)s[i]);
+  dst[n] = '\0';
+}
+
+/* The lower-case alphanumerics of s[0..n) into dst (at most n + 1 bytes with the NUL). */
+static void compact_into(char *dst, const char *s, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isalnum((unsigned char)s[i])) dst[k++] = (char)tolower((unsigned char)s[i]);
+  dst[k] = '\0';
+}
+
 static char *lower_dup(const char *s) {
   size_t n = strlen(s);
   char *o = malloc(n + 1);
-  if (!o) return NULL;
-  for (size_t i = 0; i <= n; i++) o[i] = (char)tolower((unsigned char)s[i]);
+  if (o) lower_into(o, s, n);
   return o;
 }
 
@@ -258,11 +271,7 @@ static char *lower_dup(const char *s) {
 static char *compact_dup(const char *s) {
   size_t n = strlen(s);
   char *o = malloc(n + 1);
-  size_t k = 0;
-  if (!o) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (isalnum((unsigned char)s[i])) o[k++] = (char)tolower((unsigned char)s[i]);
-  o[k] = '\0';
+  if (o) compact_into(o, s, n);
   return o;
 }
 
@@ -587,14 +596,11 @@ static bool build_forms(payload *p) {
   char *w = p->forms;
   for (size_t i = 0; i < p->n; i++) {
     const char *name = p->entries[i].name;
-    size_t n = strlen(name), k = 0;
-    char *lo = w, *co = w + n + 1;
-    for (size_t j = 0; j <= n; j++) lo[j] = (char)tolower((unsigned char)name[j]);
-    for (size_t j = 0; j < n; j++)
-      if (isalnum((unsigned char)name[j])) co[k++] = (char)tolower((unsigned char)name[j]);
-    co[k] = '\0';
-    p->lower[i] = lo;
-    p->compact[i] = co;
+    size_t n = strlen(name);
+    lower_into(w, name, n);
+    compact_into(w + n + 1, name, n);
+    p->lower[i] = w;
+    p->compact[i] = w + n + 1;
     w += 2 * (n + 1);
   }
   return true;
