@@ -393,9 +393,37 @@ static void fin_error(fin_ctx *fc, te_origin o, const char *fmt, ...) {
   va_end(ap);
 }
 
+static int cmp_named(const void *a, const void *b) {
+  const matcher_entry *x = *(const matcher_entry *const *)a, *y = *(const matcher_entry *const *)b;
+  return strcmp(x->hdr.id, y->hdr.id);
+}
+
+/* The merged named matchers sorted by name (ids are unique after the merge). */
+static bool sort_named(te_rules *r) {
+  const te_list *ml = &r->merged.matchers;
+  r->named_sorted = te_arena_alloc(r->arena, (ml->n ? ml->n : 1) * sizeof *r->named_sorted);
+  if (!r->named_sorted) return false;
+  for (size_t i = 0; i < ml->n; i++) r->named_sorted[i] = (const matcher_entry *)ml->items[i];
+  r->n_named = ml->n;
+  qsort(r->named_sorted, r->n_named, sizeof *r->named_sorted, cmp_named);
+  return true;
+}
+
+/* A named matcher by binary search over the names sorted at the start of finalize
+ * (kernel-map sites look two up each; a scan of the merged list was 3 % of a many-names
+ * run). */
 static te_matcher *named_matcher(const te_rules *r, const char *name) {
-  const matcher_entry *e = (const matcher_entry *)te_list_find(&r->merged.matchers, name);
-  return e ? e->m : NULL;
+  size_t lo = 0, hi = r->n_named;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(name, r->named_sorted[mid]->hdr.id);
+    if (!c) return r->named_sorted[mid]->m;
+    if (c < 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return NULL;
 }
 
 static void resolve_matcher(fin_ctx *fc, te_matcher *m, unsigned depth);
@@ -823,22 +851,6 @@ static bool build_token_index(te_rules *r) {
   return true;
 }
 
-static int cmp_named(const void *a, const void *b) {
-  const matcher_entry *x = *(const matcher_entry *const *)a, *y = *(const matcher_entry *const *)b;
-  return strcmp(x->hdr.id, y->hdr.id);
-}
-
-/* The merged named matchers sorted by name (ids are unique after the merge). */
-static bool sort_named(te_rules *r) {
-  const te_list *ml = &r->merged.matchers;
-  r->named_sorted = te_arena_alloc(r->arena, (ml->n ? ml->n : 1) * sizeof *r->named_sorted);
-  if (!r->named_sorted) return false;
-  for (size_t i = 0; i < ml->n; i++) r->named_sorted[i] = (const matcher_entry *)ml->items[i];
-  r->n_named = ml->n;
-  qsort(r->named_sorted, r->n_named, sizeof *r->named_sorted, cmp_named);
-  return true;
-}
-
 te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   if (!r) return TE_ERR_STATE;
   if (r->finalized) {
@@ -846,6 +858,11 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     return TE_ERR_STATE;
   }
   r->finalized = true;
+  if (!sort_named(r)) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory");
+    r->failed = true;
+    return TE_ERR_NOMEM;
+  }
   fin_ctx fc = {r, diags, 0};
   const te_list *ml = &r->merged.matchers;
   for (size_t i = 0; i < ml->n; i++) resolve_matcher(&fc, ((matcher_entry *)ml->items[i])->m, 0);
@@ -883,7 +900,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
       return TE_ERR_NOMEM;
     }
   }
-  if (!build_token_index(r) || !sort_named(r)) {
+  if (!build_token_index(r)) {
     te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory indexing token entries");
     r->failed = true;
     return TE_ERR_NOMEM;
@@ -908,17 +925,7 @@ const te_pack_info *te_rules_pack(const te_rules *r, size_t i) {
 
 const te_matcher *te_rules_matcher(const te_rules *r, const char *name) {
   if (!ready(r) || !name) return NULL;
-  size_t lo = 0, hi = r->n_named;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(name, r->named_sorted[mid]->hdr.id);
-    if (!c) return r->named_sorted[mid]->m;
-    if (c < 0)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return NULL;
+  return named_matcher(r, name);
 }
 
 static bool match_str(const te_matcher *m, const char *s) {

@@ -56,8 +56,8 @@ struct te_rules {
   te_strcache *ladder_caches;
   /* every `tokens:` entry of every matcher, for one-pass token matching (token_index.h) */
   te_token_index *token_index;
-  /* the named matchers sorted by name, for te_rules_matcher's binary search (callers
-   * look some up per kernel site; a scan of the list was 3 % of a many-names run) */
+  /* the named matchers sorted by name at the start of finalize, for every lookup by name
+   * (callers look some up per kernel site; a scan of the list was 3 % of a many-names run) */
   const matcher_entry **named_sorted;
   size_t n_named;
 };
