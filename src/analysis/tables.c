@@ -192,11 +192,22 @@ static bool name_matches(const te_matcher *m, const an_kernel_row *row) {
 
 /* Whether a kernel is of one of the pattern's number formats (dtype gate): a matcher
  * dtype_<value> of the packs hits its name. A pattern without dtype takes every kernel. */
-static bool dtype_fits(const te_fusion_pattern *p, const an_kernel_row *row) {
+static bool dtype_fits_subject(const te_fusion_pattern *p, te_subject *name) {
   if (!p->n_dtype) return true;
   for (size_t k = 0; k < p->n_dtype; k++)
-    if (p->dtype_matchers[k] && name_matches(p->dtype_matchers[k], row)) return true;
+    if (p->dtype_matchers[k] && te_matcher_match_subject(p->dtype_matchers[k], name)) return true;
   return false;
+}
+
+/* dtype_fits_subject for one row outside the row-by-row pass (a chosen component, an
+ * explanation); false also when out of memory, as a failed match. */
+static bool dtype_fits(const te_fusion_pattern *p, const an_kernel_row *row) {
+  if (!p->n_dtype) return true;
+  te_subject *name = te_subject_create();
+  if (name) te_subject_set(name, row->name, strlen(row->name));
+  bool fits = name && dtype_fits_subject(p, name);
+  te_subject_destroy(name);
+  return fits;
 }
 
 /* The evidence label of split group g: the pattern's, or "any" for a pattern that
@@ -233,13 +244,6 @@ typedef struct row_hits {
 static bool row_hit(const row_hits *rh, size_t pi, size_t slot, size_t row) {
   size_t b = rh->first[pi] + slot;
   return (rh->bits[row * rh->words + (b >> 6)] >> (b & 63)) & 1u;
-}
-
-static bool dtype_fits_subject(const te_fusion_pattern *p, te_subject *name) {
-  if (!p->n_dtype) return true;
-  for (size_t k = 0; k < p->n_dtype; k++)
-    if (p->dtype_matchers[k] && te_matcher_match_subject(p->dtype_matchers[k], name)) return true;
-  return false;
 }
 
 /* The bits of row i for every pattern that passes its gates. */
