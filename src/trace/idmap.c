@@ -1,6 +1,9 @@
 /* trace/idmap.c - see idmap.h. */
 #include "trace/idmap.h"
 
+#include "trace/trace.h" /* TR_DUR_WIDE */
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +25,13 @@ uint32_t tr_id_find(const tr_idbase *b, int64_t id) {
   if (!b->set) return TR_OFF_WIDE;
   uint64_t d = (uint64_t)id - b->base;
   return d < TR_OFF_WIDE ? (uint32_t)d : TR_OFF_WIDE;
+}
+
+uint32_t tr_dur_encode(double dur) {
+  /* the bound keeps dur * 1000 + 0.5 below 2^32 - 1 (TR_DUR_WIDE itself is never a count) */
+  if (!(dur >= 0.0) || signbit(dur) || dur >= 4294967.0) return TR_DUR_WIDE;
+  uint32_t ns = (uint32_t)(dur * 1000.0 + 0.5);
+  return (double)ns / 1000.0 == dur ? ns : TR_DUR_WIDE;
 }
 
 /* Both maps: 3/4 load keeps linear probes short (ids hash evenly after the multiply)

@@ -39,6 +39,14 @@ static inline int64_t tr_id_decode(const tr_idbase *b, uint32_t off) {
   return (int64_t)(b->base + off);
 }
 
+/* Durations. Kineto writes dur in microseconds with at most three decimals, so nearly
+ * every dur is a whole number of nanoseconds below 2^32 (4.29 s): such a dur is stored as
+ * that count, and TR_DUR_WIDE marks one that is not (longer, finer, negative, -0, NaN),
+ * whose double goes to a side table. tr_dur_encode returns a count only when count /
+ * 1000.0 gives back exactly the same double, so decoding is exact: both the parsed
+ * double and the quotient are the double nearest to count / 1000. */
+uint32_t tr_dur_encode(double dur);
+
 /* uint32 -> uint32; key UINT32_MAX cannot be stored (it marks free slots). */
 typedef struct tr_map32 {
   uint32_t *keys, *vals;

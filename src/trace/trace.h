@@ -24,6 +24,10 @@ typedef uint32_t tr_str;
 
 #define TR_NO_ID INT64_MIN /* External id / correlation absent */
 
+/* A dur stored as a count of nanoseconds; TR_DUR_WIDE marks one kept in full elsewhere.
+ * Read durations with tr_event_dur / tr_pyframe_dur, never from the fields. */
+#define TR_DUR_WIDE UINT32_MAX
+
 /* What an event is to the analysis. Decided while reading (rules in trace/reader.c,
  * following reference-triage.md §2.5). */
 typedef enum tr_kind {

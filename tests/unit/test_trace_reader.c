@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "trace/idmap.h"
 #include "trace/trace.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -1001,4 +1002,29 @@ Test(trace_reader, run_metadata_lists_are_capped) {
   cr_expect_eq(m->groups[0].n_ranks, TR_MAX_META_ITEMS);
   tr_trace_destroy(t);
   free(doc);
+}
+
+/* A dur is stored as whole nanoseconds only when decoding gives back the same double. */
+Test(trace_reader, dur_codes_decode_to_the_same_double) {
+  static const struct {
+    const char *text;
+    bool wide;
+  } cases[] = {{"0", false},        {"12.345", false}, {"1.5", false},     {"4294966.999", false},
+               {"5000000.0", true}, {"0.0001", true},  {"123.4567", true}, {"-1", true},
+               {"-0.0", true},      {"nan", true},     {"inf", true},      {"4294967.295", true}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double d = strtod(cases[i].text, NULL);
+    uint32_t c = tr_dur_encode(d);
+    cr_expect_eq(c == TR_DUR_WIDE, cases[i].wide, "%s", cases[i].text);
+    if (c != TR_DUR_WIDE) cr_expect(memcmp(&(double){c / 1000.0}, &d, sizeof d) == 0);
+  }
+  /* every count written with three decimals comes back as that count */
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 200000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint32_t ns = (uint32_t)(x % 4294967000u);
+    char text[32];
+    snprintf(text, sizeof text, "%u.%03u", ns / 1000u, ns % 1000u);
+    cr_assert_eq(tr_dur_encode(strtod(text, NULL)), ns, "%s", text);
+  }
 }
