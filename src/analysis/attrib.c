@@ -47,20 +47,20 @@ struct an_resolver {
 
 static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32) | tid; }
 
-/* qsort has no context argument in C11; the frame array being sorted is passed here. */
-static const tr_pyframe *g_sort_frames;
-/* likewise the trace whose events are sorted by id (ids are read through the trace) */
+/* qsort has no context argument in C11: the trace whose frames or events are sorted (a
+ * frame's dur and an event's ids are read through it) */
 static const tr_trace *g_sort_trace;
 
+/* Frames of one thread by (start, -end, file order): outer frames first. */
 static int cmp_frame_idx(const void *a, const void *b) {
-  const tr_pyframe *x = &g_sort_frames[*(const uint32_t *)a];
-  const tr_pyframe *y = &g_sort_frames[*(const uint32_t *)b];
-  uint64_t kx = thread_key(x->pid, x->tid), ky = thread_key(y->pid, y->tid);
-  if (kx != ky) return kx < ky ? -1 : 1;
+  uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
+  size_t n;
+  const tr_pyframe *frames = tr_trace_pyframes(g_sort_trace, &n);
+  const tr_pyframe *x = &frames[ix], *y = &frames[iy];
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  double ex = x->ts + x->dur, ey = y->ts + y->dur;
+  double ex = x->ts + tr_pyframe_dur(g_sort_trace, x), ey = y->ts + tr_pyframe_dur(g_sort_trace, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* longer (outer) first */
-  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+  return ix < iy ? -1 : (ix > iy);
 }
 
 static int cmp_ext_ptr(const void *a, const void *b) {
@@ -84,74 +84,73 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-/* Fills order[0..nf) with the frame indices sorted by cmp_frame_idx. Kineto writes the
- * frames of each thread already in (start, -end) order, so instead of one qsort of every
- * frame (millions, each comparison two cache misses): bucket the indices by thread key
- * in file order (stable), then sort only the buckets that are not already in order. The
- * result is the same as a full sort: cmp_frame_idx is a total order (index breaks ties). */
-static int order_frames(const tr_pyframe *frames, size_t nf, uint32_t *order) {
-  g_sort_frames = frames;
+static size_t run_end(const tr_pyframe_run *runs, size_t nruns, size_t j, size_t nf) {
+  return j + 1 < nruns ? runs[j + 1].first : nf;
+}
+
+/* The distinct threads of the frame runs, in key order, and their frame counts. */
+static int thread_buckets(an_resolver *r, const tr_pyframe_run *runs, size_t nruns, ut_u64map *slot,
+                          uint64_t **keys, size_t **count, size_t *nkeys) {
+  size_t cap_keys = 0, cap_count = 0;
+  uint64_t b;
+  for (size_t j = 0; j < nruns; j++) {
+    uint64_t k = thread_key(runs[j].pid, runs[j].tid);
+    if (!ut_u64map_get(slot, k, &b)) {
+      uint64_t *nk = ut_grow(*keys, &cap_keys, *nkeys + 1, sizeof *nk);
+      if (!nk) return -1;
+      *keys = nk;
+      size_t *nc = ut_grow(*count, &cap_count, *nkeys + 1, sizeof *nc);
+      if (!nc) return -1;
+      *count = nc;
+      (*keys)[*nkeys] = k;
+      (*count)[*nkeys] = 0;
+      b = (*nkeys)++;
+      if (!ut_u64map_put(slot, k, b)) return -1;
+    }
+    (*count)[b] += run_end(runs, nruns, j, r->nf) - runs[j].first;
+  }
+  if (*nkeys) qsort(*keys, *nkeys, sizeof **keys, cmp_u64);
+  return 0;
+}
+
+/* Fills forder with the frame indices by (thread, start, -end, file order), and ranges /
+ * threads with each thread's slice of it. Kineto writes each thread's frames together and
+ * already in (start, -end) order, so instead of one qsort of every frame (millions, each
+ * comparison two cache misses): bucket the runs by thread key (stable), then sort only
+ * the buckets that are not already in order. The result is the same as a full sort:
+ * cmp_frame_idx is a total order (file order breaks ties). */
+static int order_frames(an_resolver *r) {
+  size_t nruns, nkeys = 0;
+  const tr_pyframe_run *runs = tr_trace_pyframe_runs(r->t, &nruns);
   ut_u64map slot = {0}; /* thread key -> bucket */
-  uint64_t *keys = NULL;
-  size_t *count = NULL, nkeys = 0, cap_keys = 0, cap_count = 0;
+  uint64_t *keys = NULL, b;
+  size_t *count = NULL;
   int rc = -1;
-  uint64_t last_key = 0, b;
-  size_t last = SIZE_MAX;
-  for (size_t i = 0; i < nf; i++) { /* distinct threads and their frame counts */
-    uint64_t k = thread_key(frames[i].pid, frames[i].tid);
-    if (last == SIZE_MAX || k != last_key) {
-      if (ut_u64map_get(&slot, k, &b)) {
-        last = (size_t)b;
-      } else {
-        uint64_t *nk = ut_grow(keys, &cap_keys, nkeys + 1, sizeof *nk);
-        if (!nk) goto out;
-        keys = nk;
-        size_t *ncount = ut_grow(count, &cap_count, nkeys + 1, sizeof *ncount);
-        if (!ncount) goto out;
-        count = ncount;
-        keys[nkeys] = k;
-        count[nkeys] = 0;
-        last = nkeys++;
-        if (!ut_u64map_put(&slot, k, last)) goto out;
-      }
-      last_key = k;
-    }
-    count[last]++;
-  }
-  /* buckets in thread-key order; count[] becomes each bucket's next free position */
-  uint64_t *sorted = malloc((nkeys ? nkeys : 1) * sizeof *sorted);
-  if (!sorted) goto out;
-  if (nkeys) memcpy(sorted, keys, nkeys * sizeof *sorted); /* keys is NULL with no frames */
-  qsort(sorted, nkeys, sizeof *sorted, cmp_u64);
-  size_t pos = 0;
+  if (thread_buckets(r, runs, nruns, &slot, &keys, &count, &nkeys) != 0) goto out;
+  r->ranges = malloc((nkeys ? nkeys : 1) * sizeof *r->ranges);
+  if (!r->ranges) goto out;
+  size_t pos = 0; /* count[] becomes each bucket's next free position */
   for (size_t j = 0; j < nkeys; j++) {
-    ut_u64map_get(&slot, sorted[j], &b);
-    size_t c = count[b];
-    count[b] = pos;
-    pos += c;
+    ut_u64map_get(&slot, keys[j], &b);
+    r->ranges[j] = (range){pos, pos + count[b]};
+    pos += count[b];
+    count[b] = r->ranges[j].lo;
+    if (!ut_u64map_put(&r->threads, keys[j], j)) goto out;
   }
-  last = SIZE_MAX;
-  for (size_t i = 0; i < nf; i++) {
-    uint64_t k = thread_key(frames[i].pid, frames[i].tid);
-    if (last == SIZE_MAX || k != last_key) {
-      ut_u64map_get(&slot, k, &b);
-      last = (size_t)b;
-      last_key = k;
-    }
-    order[count[last]++] = (uint32_t)i;
+  r->nranges = nkeys;
+  for (size_t j = 0; j < nruns; j++) {
+    ut_u64map_get(&slot, thread_key(runs[j].pid, runs[j].tid), &b);
+    for (size_t i = runs[j].first; i < run_end(runs, nruns, j, r->nf); i++)
+      r->forder[count[b]++] = (uint32_t)i;
   }
-  /* count[b] is now the end of bucket b; buckets are contiguous in key order */
-  size_t lo = 0;
+  g_sort_trace = r->t;
   for (size_t j = 0; j < nkeys; j++) {
-    ut_u64map_get(&slot, sorted[j], &b);
-    size_t hi = count[b];
+    uint32_t *o = r->forder + r->ranges[j].lo;
+    size_t n = r->ranges[j].hi - r->ranges[j].lo;
     bool in_order = true;
-    for (size_t i = lo + 1; i < hi && in_order; i++)
-      in_order = cmp_frame_idx(&order[i - 1], &order[i]) < 0;
-    if (!in_order) qsort(order + lo, hi - lo, sizeof *order, cmp_frame_idx);
-    lo = hi;
+    for (size_t i = 1; i < n && in_order; i++) in_order = cmp_frame_idx(&o[i - 1], &o[i]) < 0;
+    if (!in_order) qsort(o, n, sizeof *o, cmp_frame_idx);
   }
-  free(sorted);
   rc = 0;
 out:
   free(keys);
@@ -189,23 +188,7 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   r->frames = tr_trace_pyframes(t, &r->nf);
   r->forder = malloc((r->nf ? r->nf : 1) * sizeof *r->forder);
   if (!r->forder) goto fail;
-  if (order_frames(r->frames, r->nf, r->forder) != 0) goto fail;
-  r->ranges = malloc((r->nf ? r->nf : 1) * sizeof *r->ranges);
-  if (!r->ranges) goto fail;
-  for (size_t i = 0; i < r->nf;) {
-    const tr_pyframe *f = &r->frames[r->forder[i]];
-    uint64_t k = thread_key(f->pid, f->tid);
-    size_t j = i;
-    while (j < r->nf) {
-      const tr_pyframe *g = &r->frames[r->forder[j]];
-      if (thread_key(g->pid, g->tid) != k) break;
-      j++;
-    }
-    r->ranges[r->nranges].lo = i;
-    r->ranges[r->nranges].hi = j;
-    if (!ut_u64map_put(&r->threads, k, r->nranges++)) goto fail;
-    i = j;
-  }
+  if (order_frames(r) != 0) goto fail;
 
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, TR_KIND_CPU_OP, &n);
@@ -354,9 +337,10 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
     }
     infos[i] = *fi;
     if (fi->prio > 0) npos++;
-    bool better =
-        !best || fi->prio > bprio ||
-        (fi->prio == bprio && (f->ts > best->ts || (f->ts == best->ts && f->dur < best->dur)));
+    bool better = !best || fi->prio > bprio ||
+                  (fi->prio == bprio &&
+                   (f->ts > best->ts ||
+                    (f->ts == best->ts && tr_pyframe_dur(r->t, f) < tr_pyframe_dur(r->t, best))));
     if (better) {
       best = f;
       bprio = fi->prio;
@@ -422,7 +406,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
       size_t m = 0;
       for (size_t a = 0; a < na; a++) {
         const tr_pyframe *f = &r->frames[active[a]];
-        if (f->ts + f->dur >= t) active[m++] = active[a];
+        if (f->ts + tr_pyframe_dur(r->t, f) >= t) active[m++] = active[a];
       }
       na = m;
       if (!describe_active(r, active, na, &last, &sb)) {

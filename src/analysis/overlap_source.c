@@ -56,20 +56,22 @@ struct ov_source {
 };
 
 static double ov_fts(const ov_source *s, size_t i) { return s->py[s->frames[i].ev].ts; }
+static double ov_frame_end(const ov_source *s, const tr_pyframe *e) {
+  return e->ts + tr_pyframe_dur(s->t, e);
+}
 static double ov_fend(const ov_source *s, size_t i) {
-  const tr_pyframe *e = &s->py[s->frames[i].ev];
-  return e->ts + e->dur;
+  return ov_frame_end(s, &s->py[s->frames[i].ev]);
 }
 
-/* qsort has no context argument in C11: the PYFRAME events of the frames being sorted. */
-static const tr_pyframe *g_ov_sort_py;
+/* qsort has no context argument in C11: the source whose frames are sorted. */
+static const ov_source *g_ov_sort;
 
 /* Within one thread's bucket: (ts, -end, ev). */
 static int ov_frame_cmp(const void *a, const void *b) {
   const ov_frame *fx = a, *fy = b;
-  const tr_pyframe *x = &g_ov_sort_py[fx->ev], *y = &g_ov_sort_py[fy->ev];
+  const tr_pyframe *x = &g_ov_sort->py[fx->ev], *y = &g_ov_sort->py[fy->ev];
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  double ex = x->ts + x->dur, ey = y->ts + y->dur;
+  double ex = ov_frame_end(g_ov_sort, x), ey = ov_frame_end(g_ov_sort, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* outer frame first */
   return fx->ev < fy->ev ? -1 : (fx->ev > fy->ev);
 }
@@ -169,38 +171,40 @@ void ov_source_destroy(ov_source *s) {
   free(s);
 }
 
+/* The dense index of a run's thread ("pid:tid"), growing thread_off while counting. */
+static long ov_run_thread(ov_source *s, const tr_pyframe_run *run, bool counting, size_t *n_count) {
+  char key[32];
+  int len = snprintf(key, sizeof key, "%u:%u", (unsigned)run->pid, (unsigned)run->tid);
+  long th = ut_strmap_put(&s->threads, key, (size_t)len);
+  if (th < 0 || !counting || (size_t)th + 2 <= *n_count) return th;
+  size_t old = *n_count;
+  size_t *p = ut_grow(s->thread_off, n_count, (size_t)th + 2, sizeof *p);
+  if (!p) return -1;
+  memset(p + old, 0, (*n_count - old) * sizeof *p);
+  s->thread_off = p;
+  return th;
+}
+
 /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
  * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
  * millions of frames was a tenth of the run (docs/performance.md). Same result as one
  * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
- * places them; the "pid:tid" lookup runs only when the thread changes. */
+ * places them; threads are numbered in order of first appearance, one lookup per run. */
 static bool ov_bucket_frames(ov_source *s) {
   size_t n_count = 0;  /* capacity of s->thread_off while counting */
   size_t *fill = NULL; /* next free slot of each thread's bucket */
+  size_t nruns;
+  const tr_pyframe_run *runs = tr_trace_pyframe_runs(s->t, &nruns);
   for (int pass = 0; pass < 2; pass++) {
-    tr_str last_pid = 0, last_tid = 0;
-    long th = -1;
-    for (size_t i = 0; i < s->n_py; i++) {
-      if (th < 0 || s->py[i].pid != last_pid || s->py[i].tid != last_tid) {
-        char key[32];
-        int len =
-            snprintf(key, sizeof key, "%u:%u", (unsigned)s->py[i].pid, (unsigned)s->py[i].tid);
-        th = ut_strmap_put(&s->threads, key, (size_t)len);
-        if (th < 0) goto fail;
-        last_pid = s->py[i].pid;
-        last_tid = s->py[i].tid;
-        if (pass == 0 && (size_t)th + 2 > n_count) {
-          size_t old = n_count;
-          size_t *p = ut_grow(s->thread_off, &n_count, (size_t)th + 2, sizeof *p);
-          if (!p) goto fail;
-          memset(p + old, 0, (n_count - old) * sizeof *p);
-          s->thread_off = p;
-        }
-      }
+    for (size_t j = 0; j < nruns; j++) {
+      long th = ov_run_thread(s, &runs[j], pass == 0, &n_count);
+      if (th < 0) goto fail;
+      size_t end = j + 1 < nruns ? runs[j + 1].first : s->n_py;
       if (pass == 0)
-        s->thread_off[th + 1]++;
+        s->thread_off[th + 1] += end - runs[j].first;
       else
-        s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
+        for (size_t i = runs[j].first; i < end; i++)
+          s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
     }
     if (pass == 0) {
       if (!s->thread_off && !(s->thread_off = calloc(1, sizeof *s->thread_off))) goto fail;
@@ -211,7 +215,7 @@ static bool ov_bucket_frames(ov_source *s) {
     }
   }
   free(fill);
-  g_ov_sort_py = s->py;
+  g_ov_sort = s;
   for (size_t t2 = 0; t2 < s->threads.n; t2++) {
     size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
     bool in_order = true;

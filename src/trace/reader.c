@@ -41,6 +41,9 @@ typedef struct ev_vec {
 typedef struct py_vec {
   tr_pyframe *v;
   size_t n, cap;
+  tr_pyframe_run *runs;
+  size_t n_runs, cap_runs;
+  tr_map64 dur_wide; /* frame position -> bits of a dur that is not a count (idmap.h) */
 } py_vec;
 
 struct tr_trace {
@@ -1280,7 +1283,23 @@ static void push_event(rd *r, int kind, const tr_event *e) {
   v->v[v->n++] = *e;
 }
 
-static void push_pyframe(rd *r, const tr_pyframe *f) {
+/* A frame on another thread than the previous frame starts a run. */
+static void note_pyframe_thread(rd *r, py_vec *v, tr_str pid, tr_str tid) {
+  if (v->n_runs) {
+    const tr_pyframe_run *last = &v->runs[v->n_runs - 1];
+    if (last->pid == pid && last->tid == tid) return;
+  }
+  if (v->n_runs == v->cap_runs) {
+    size_t ncap = v->cap_runs ? v->cap_runs * 2 : 16;
+    tr_pyframe_run *p = realloc(v->runs, ncap * sizeof *p);
+    if (!p) rd_nomem(r);
+    v->runs = p;
+    v->cap_runs = ncap;
+  }
+  v->runs[v->n_runs++] = (tr_pyframe_run){(uint32_t)v->n, pid, tid};
+}
+
+static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, tr_str tid) {
   py_vec *v = &r->t->py;
   if (v->n == v->cap) {
     size_t ncap = v->cap ? v->cap * 2 : 256;
@@ -1289,7 +1308,14 @@ static void push_pyframe(rd *r, const tr_pyframe *f) {
     v->v = p;
     v->cap = ncap;
   }
-  v->v[v->n++] = *f;
+  note_pyframe_thread(r, v, pid, tid);
+  uint32_t code = tr_dur_encode(dur);
+  if (code == TR_DUR_WIDE) {
+    int64_t bits;
+    memcpy(&bits, &dur, sizeof bits);
+    if (tr_map64_put(&v->dur_wide, (int64_t)v->n, bits) != 0) rd_nomem(r);
+  }
+  v->v[v->n++] = (tr_pyframe){ts, name, code};
 }
 
 static void push_thread_name(rd *r) {
@@ -1566,17 +1592,13 @@ static void parse_event(rd *r, unsigned depth) {
     return;
   }
   if (kind == TR_KIND_PYFRAME) {
-    tr_pyframe f;
-    f.ts = r->ts;
-    f.dur = r->dur_state == F_OK ? r->dur : 0.0;
-    f.name = intern(r, &r->name, true);
+    tr_str name = intern(r, &r->name, true);
     /* cat is always "python_function": intern it with the first frame only, so string
      * ids come out as they would if every frame carried it */
     if (r->t->py.n == 0) (void)intern(r, &r->cat, true);
-    f.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
-    f.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
-    f.index = (uint32_t)index;
-    push_pyframe(r, &f);
+    tr_str pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+    tr_str tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
+    push_pyframe(r, r->ts, r->dur_state == F_OK ? r->dur : 0.0, name, pid, tid);
     return;
   }
   tr_event e;
@@ -1690,6 +1712,8 @@ static void parse_document(rd *r) {
 static void trace_free_contents(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) free(t->ev[k].v);
   free(t->py.v);
+  free(t->py.runs);
+  tr_map64_free(&t->py.dur_wide);
   free(t->tn);
   tr_map64_free(&t->ext_wide);
   tr_map64_free(&t->corr_wide);
@@ -1733,6 +1757,13 @@ static void shrink_to_fit(tr_trace *t) {
     if (p) {
       pv->v = p;
       pv->cap = pv->n;
+    }
+  }
+  if (pv->n_runs && pv->n_runs < pv->cap_runs) {
+    tr_pyframe_run *p = realloc(pv->runs, pv->n_runs * sizeof *p);
+    if (p) {
+      pv->runs = p;
+      pv->cap_runs = pv->n_runs;
     }
   }
 }
@@ -1835,6 +1866,30 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n) {
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n) {
   if (n) *n = t->py.n;
   return t->py.v;
+}
+
+const tr_pyframe_run *tr_trace_pyframe_runs(const tr_trace *t, size_t *n) {
+  if (n) *n = t->py.n_runs;
+  return t->py.runs;
+}
+
+const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i) {
+  size_t lo = 0, hi = t->py.n_runs; /* the last run with first <= i */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->py.runs[mid].first <= i)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return &t->py.runs[lo];
+}
+
+double tr_pyframe_dur_wide(const tr_trace *t, const tr_pyframe *f) {
+  int64_t bits;
+  double d = 0.0;
+  if (tr_map64_get(&t->py.dur_wide, (int64_t)(f - t->py.v), &bits)) memcpy(&d, &bits, sizeof d);
+  return d;
 }
 
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {

@@ -64,10 +64,18 @@ static void walk(tr_trace *t) {
   size_t nf = 0;
   const tr_pyframe *pf = tr_trace_pyframes(t, &nf);
   CHECK(nf == 0 || pf != NULL);
+  size_t nr = 0;
+  const tr_pyframe_run *runs = tr_trace_pyframe_runs(t, &nr);
+  CHECK((nf == 0) == (nr == 0) && (nr == 0 || runs[0].first == 0));
+  for (size_t j = 0; j < nr; j++) {
+    CHECK(j == 0 || (runs[j].first > runs[j - 1].first && runs[j].first < nf));
+    total += touch(tr_str_get(t, runs[j].pid));
+    total += touch(tr_str_get(t, runs[j].tid));
+  }
   for (size_t i = 0; i < nf; i++) {
     total += touch(tr_str_get(t, pf[i].name));
-    total += touch(tr_str_get(t, pf[i].pid));
-    total += touch(tr_str_get(t, pf[i].tid));
+    CHECK(tr_pyframe_run_of(t, i)->first <= i);
+    (void)tr_pyframe_dur(t, &pf[i]);
   }
   CHECK(nf <= tr_trace_event_count(t));
   size_t nt = 0;
@@ -117,8 +125,14 @@ static void same_trace(const tr_trace *a, const tr_trace *b) {
   const tr_pyframe *pa = tr_trace_pyframes(a, &fa);
   const tr_pyframe *pb = tr_trace_pyframes(b, &fb);
   CHECK(fa == fb);
-  for (size_t i = 0; i < fa; i++)
+  for (size_t i = 0; i < fa; i++) {
     CHECK(strcmp(tr_str_get(a, pa[i].name), tr_str_get(b, pb[i].name)) == 0);
+    CHECK(same_double(pa[i].ts, pb[i].ts));
+    CHECK(same_double(tr_pyframe_dur(a, &pa[i]), tr_pyframe_dur(b, &pb[i])));
+    const tr_pyframe_run *ra = tr_pyframe_run_of(a, i), *rb = tr_pyframe_run_of(b, i);
+    CHECK(strcmp(tr_str_get(a, ra->pid), tr_str_get(b, rb->pid)) == 0);
+    CHECK(strcmp(tr_str_get(a, ra->tid), tr_str_get(b, rb->tid)) == 0);
+  }
   CHECK(strcmp(tr_trace_sample_text(a), tr_trace_sample_text(b)) == 0);
 }
 

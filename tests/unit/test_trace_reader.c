@@ -123,9 +123,11 @@ static char *dump(const tr_trace *t) {
   }
   size_t np;
   const tr_pyframe *py = tr_trace_pyframes(t, &np);
-  for (size_t i = 0; i < np; i++)
-    fprintf(f, "P|%.17g|%.17g|%s|%s|%s|%u\n", py[i].ts, py[i].dur, tr_str_get(t, py[i].name),
-            tr_str_get(t, py[i].pid), tr_str_get(t, py[i].tid), py[i].index);
+  for (size_t i = 0; i < np; i++) {
+    const tr_pyframe_run *run = tr_pyframe_run_of(t, i);
+    fprintf(f, "P|%.17g|%.17g|%s|%s|%s\n", py[i].ts, tr_pyframe_dur(t, &py[i]),
+            tr_str_get(t, py[i].name), tr_str_get(t, run->pid), tr_str_get(t, run->tid));
+  }
   size_t n;
   const tr_thread_name *tn = tr_trace_thread_names(t, &n);
   for (size_t i = 0; i < n; i++)
@@ -1027,4 +1029,37 @@ Test(trace_reader, dur_codes_decode_to_the_same_double) {
     snprintf(text, sizeof text, "%u.%03u", ns / 1000u, ns % 1000u);
     cr_assert_eq(tr_dur_encode(strtod(text, NULL)), ns, "%s", text);
   }
+}
+
+/* Frames keep 16 bytes: their durations come back as the very doubles of the file, and
+ * their threads as runs of consecutive frames. */
+Test(trace_reader, frames_keep_exact_durations_and_threads) {
+  static const char *durs[] = {"8", "0.0001", "5000000.0", "123.4567", "-0.0", "12.345"};
+  char json[4096];
+  size_t len = (size_t)snprintf(json, sizeof json, "[");
+  for (size_t i = 0; i < 6; i++)
+    len += (size_t)snprintf(json + len, sizeof json - len,
+                            "%s{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f%zu\","
+                            "\"pid\":1,\"tid\":%d,\"ts\":%zu.5,\"dur\":%s}",
+                            i ? "," : "", i, i < 2 || i == 4 ? 7 : 8, i, durs[i]);
+  snprintf(json + len, sizeof json - len,
+           ",{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"g\",\"pid\":1,\"tid\":8,"
+           "\"ts\":9}]");
+  tr_trace *t = read_ok(json);
+  size_t n, nr;
+  const tr_pyframe *f = tr_trace_pyframes(t, &n);
+  const tr_pyframe_run *runs = tr_trace_pyframe_runs(t, &nr);
+  cr_assert_eq(n, 7);
+  for (size_t i = 0; i < 6; i++) {
+    double want = strtod(durs[i], NULL), got = tr_pyframe_dur(t, &f[i]);
+    cr_expect(memcmp(&want, &got, sizeof got) == 0, "frame %zu: %s", i, durs[i]);
+  }
+  cr_expect_eq(tr_pyframe_dur(t, &f[6]), 0.0);
+  cr_assert_eq(nr, 4); /* tid 7, 8, 7, 8 */
+  static const uint32_t first[] = {0, 2, 4, 5};
+  for (size_t j = 0; j < nr; j++) cr_expect_eq(runs[j].first, first[j]);
+  cr_expect_str_eq(tr_str_get(t, tr_pyframe_run_of(t, 3)->tid), "8");
+  cr_expect_str_eq(tr_str_get(t, tr_pyframe_run_of(t, 4)->tid), "7");
+  cr_expect_str_eq(tr_str_get(t, tr_pyframe_run_of(t, 6)->pid), "1");
+  tr_trace_destroy(t);
 }
