@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/id_index.h"
 #include "util/buf.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -32,11 +33,9 @@ struct an_resolver {
   ut_u64map threads; /* thread key -> range index */
   range *ranges;
   size_t nranges;
-  const tr_event **ops; /* by (External id, start) */
-  size_t nops;
-  const tr_event **launches; /* by (correlation, start) */
-  size_t nl;
-  ut_u64map fcache; /* frame name -> finfo index */
+  an_id_index ops;      /* CPU ops by (External id, start) */
+  an_id_index launches; /* launches by (correlation, start) */
+  ut_u64map fcache;     /* frame name -> finfo index */
   frame_info *finfo;
   size_t nfinfo, capfinfo;
   size_t stack_depth;
@@ -47,8 +46,8 @@ struct an_resolver {
 
 static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32) | tid; }
 
-/* qsort has no context argument in C11: the trace whose frames or events are sorted (a
- * frame's dur and an event's ids are read through it) */
+/* qsort has no context argument in C11: the trace whose frames are sorted (a frame's dur
+ * is read through it) */
 static const tr_trace *g_sort_trace;
 
 /* Frames of one thread by (start, -end, file order): outer frames first. */
@@ -61,22 +60,6 @@ static int cmp_frame_idx(const void *a, const void *b) {
   double ex = x->ts + tr_pyframe_dur(g_sort_trace, x), ey = y->ts + tr_pyframe_dur(g_sort_trace, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* longer (outer) first */
   return ix < iy ? -1 : (ix > iy);
-}
-
-static int cmp_ext_ptr(const void *a, const void *b) {
-  const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
-  int64_t ix = tr_event_external_id(g_sort_trace, x), iy = tr_event_external_id(g_sort_trace, y);
-  if (ix != iy) return ix < iy ? -1 : 1;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
-}
-
-static int cmp_corr_ptr(const void *a, const void *b) {
-  const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
-  int64_t ix = tr_event_correlation(g_sort_trace, x), iy = tr_event_correlation(g_sort_trace, y);
-  if (ix != iy) return ix < iy ? -1 : 1;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -164,8 +147,8 @@ void an_resolver_destroy(an_resolver *r) {
   free(r->forder);
   ut_u64map_free(&r->threads);
   free(r->ranges);
-  free(r->ops);
-  free(r->launches);
+  an_id_index_free(&r->ops);
+  an_id_index_free(&r->launches);
   ut_u64map_free(&r->fcache);
   free(r->finfo);
   free(r);
@@ -190,21 +173,9 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   if (!r->forder) goto fail;
   if (order_frames(r) != 0) goto fail;
 
-  size_t n = 0;
-  const tr_event *ev = tr_trace_events(t, TR_KIND_CPU_OP, &n);
-  r->ops = malloc((n ? n : 1) * sizeof *r->ops);
-  if (!r->ops) goto fail;
-  for (size_t i = 0; i < n; i++)
-    if (tr_event_external_id(t, &ev[i]) != TR_NO_ID) r->ops[r->nops++] = &ev[i];
-  g_sort_trace = t;
-  qsort(r->ops, r->nops, sizeof *r->ops, cmp_ext_ptr);
-
-  ev = tr_trace_events(t, TR_KIND_LAUNCH, &n);
-  r->launches = malloc((n ? n : 1) * sizeof *r->launches);
-  if (!r->launches) goto fail;
-  for (size_t i = 0; i < n; i++)
-    if (tr_event_correlation(t, &ev[i]) != TR_NO_ID) r->launches[r->nl++] = &ev[i];
-  qsort(r->launches, r->nl, sizeof *r->launches, cmp_corr_ptr);
+  if (an_id_index_build(&r->ops, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) != 0 ||
+      an_id_index_build(&r->launches, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) != 0)
+    goto fail;
   return r;
 fail:
   an_resolver_destroy(r);
@@ -233,13 +204,13 @@ int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) 
 }
 
 /* Candidate choice among events[lo, hi) sorted by start (reference-triage.md §4.2 step 1). */
-static const tr_event *pick_candidate(const an_resolver *r, const tr_event *const *evs, size_t lo,
+static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *evs, size_t lo,
                                       size_t hi, double kts) {
   double key = kts + 1e-3;
   size_t a = lo, b = hi;
   while (a < b) { /* bisect_right on start */
     size_t mid = (a + b) / 2;
-    if (evs[mid]->ts <= key)
+    if (an_id_index_event(evs, mid)->ts <= key)
       a = mid + 1;
     else
       b = mid;
@@ -249,7 +220,7 @@ static const tr_event *pick_candidate(const an_resolver *r, const tr_event *cons
   const tr_event *best = NULL;
   double bd = 0;
   for (size_t i = from; i < to; i++) {
-    const tr_event *e = evs[i];
+    const tr_event *e = an_id_index_event(evs, i);
     if (e->ts > key) continue;
     double d = e->ts + e->dur - kts;
     if (d < 0) d = -d;
@@ -260,41 +231,21 @@ static const tr_event *pick_candidate(const an_resolver *r, const tr_event *cons
   }
   if (best) return best;
   for (size_t i = from; i < to; i++) {
-    double d = evs[i]->ts - kts;
+    double d = an_id_index_event(evs, i)->ts - kts;
     if (d < 0) d = -d;
     if (!best || d < bd) {
-      best = evs[i];
+      best = an_id_index_event(evs, i);
       bd = d;
     }
   }
   return best;
 }
 
-static const tr_event *find_by_id(const an_resolver *r, const tr_event *const *evs, size_t n,
-                                  int64_t id, bool by_ext, double kts) {
-  size_t a = 0, b = n;
-  while (a < b) {
-    size_t mid = (a + b) / 2;
-    int64_t v =
-        by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
-    if (v < id)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  size_t lo = a;
-  b = n;
-  while (a < b) {
-    size_t mid = (a + b) / 2;
-    int64_t v =
-        by_ext ? tr_event_external_id(r->t, evs[mid]) : tr_event_correlation(r->t, evs[mid]);
-    if (v <= id)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  if (lo == a) return NULL;
-  return pick_candidate(r, evs, lo, a, kts);
+static const tr_event *find_by_id(const an_resolver *r, const an_id_index *evs, int64_t id,
+                                  double kts) {
+  size_t lo, hi;
+  an_id_index_range(evs, id, &lo, &hi);
+  return lo == hi ? NULL : pick_candidate(r, evs, lo, hi, kts);
 }
 
 typedef struct query {
@@ -440,8 +391,8 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     const tr_event *k = kernels[i];
     int64_t ext = tr_event_external_id(r->t, k), corr = tr_event_correlation(r->t, k);
     if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(r->t, corr);
-    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, r->nops, ext, true, k->ts);
-    if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, r->nl, corr, false, k->ts);
+    if (ext != TR_NO_ID) ops[i] = find_by_id(r, &r->ops, ext, k->ts);
+    if (corr != TR_NO_ID) lau[i] = find_by_id(r, &r->launches, corr, k->ts);
     if (ops[i]) {
       double half = ops[i]->dur / 2;
       q[nq].thread = thread_key(ops[i]->pid, ops[i]->tid);

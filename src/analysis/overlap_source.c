@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/id_index.h"
 #include "analysis/overlap_internal.h"
 #include "util/vec.h"
 
@@ -31,26 +32,16 @@ typedef struct ov_frame {
 } ov_frame;
 _Static_assert(TR_MAX_EVENTS <= INT32_MAX, "frame positions must fit ov_frame.parent");
 
-typedef struct ov_keyed {
-  int64_t key; /* External id or correlation */
-  double ts;
-  uint32_t ev;
-} ov_keyed;
-
 struct ov_source {
   const tr_trace *t;
   const te_rules *r;
   const te_matcher *ignore, *not_meaningful, *meaningful, *fallback;
   const tr_pyframe *py;
-  const tr_event *ops, *launches;
-  size_t n_py, n_ops, n_launches;
-  ut_strmap threads;   /* "pid:tid" -> dense index */
-  ov_frame *frames;    /* bucketed by thread, each bucket by (ts, -end, ev) */
-  size_t *thread_off;  /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
-  ov_keyed *op_by_ext; /* sorted by (key, ts) */
-  size_t n_op_by_ext;
-  ov_keyed *launch_by_corr;
-  size_t n_launch_by_corr;
+  size_t n_py;
+  ut_strmap threads;  /* "pid:tid" -> dense index */
+  ov_frame *frames;   /* bucketed by thread, each bucket by (ts, -end, ev) */
+  size_t *thread_off; /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
+  an_id_index op_by_ext, launch_by_corr;
   /* Scratch for one chain. */
   const tr_pyframe *chain[OV_MAX_CHAIN];
 };
@@ -76,89 +67,10 @@ static int ov_frame_cmp(const void *a, const void *b) {
   return fx->ev < fy->ev ? -1 : (fx->ev > fy->ev);
 }
 
-static int ov_keyed_cmp(const void *a, const void *b) {
-  const ov_keyed *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->ev < y->ev ? -1 : (x->ev > y->ev);
-}
-
-static void ov_keyed_swap(ov_keyed *a, ov_keyed *b) {
-  ov_keyed t = *a;
-  *a = *b;
-  *b = t;
-}
-
-static void ov_keyed_sift(ov_keyed *k, size_t i, size_t n) {
-  for (size_t c; (c = 2 * i + 1) < n; i = c) {
-    if (c + 1 < n && ov_keyed_cmp(&k[c], &k[c + 1]) < 0) c++;
-    if (ov_keyed_cmp(&k[i], &k[c]) >= 0) return;
-    ov_keyed_swap(&k[i], &k[c]);
-  }
-}
-
-/* Sorts k in place by ov_keyed_cmp (a total order, so the result equals qsort's). glibc's
- * qsort mallocs a merge buffer as large as the array, 15 MB above the read's peak on a
- * cpu_op-heavy 468 MB trace (A4 in docs/performance.md): this is an introsort instead
- * (median-of-three quicksort, heapsort past 2 log n levels, insertion sort below 16). */
-static void ov_keyed_sort(ov_keyed *k, size_t n, unsigned depth) {
-  while (n > 16) {
-    if (depth-- == 0) {
-      for (size_t i = n / 2; i-- > 0;) ov_keyed_sift(k, i, n);
-      for (size_t e = n - 1; e > 0; e--) {
-        ov_keyed_swap(&k[0], &k[e]);
-        ov_keyed_sift(k, 0, e);
-      }
-      return;
-    }
-    size_t mid = n / 2;
-    if (ov_keyed_cmp(&k[mid], &k[0]) < 0) ov_keyed_swap(&k[mid], &k[0]);
-    if (ov_keyed_cmp(&k[n - 1], &k[0]) < 0) ov_keyed_swap(&k[n - 1], &k[0]);
-    if (ov_keyed_cmp(&k[n - 1], &k[mid]) < 0) ov_keyed_swap(&k[n - 1], &k[mid]);
-    ov_keyed pivot = k[mid];
-    size_t i = 0, j = n - 1;
-    for (;;) { /* Hoare: k[0..j] <= pivot <= k[j+1..n) */
-      while (ov_keyed_cmp(&k[i], &pivot) < 0) i++;
-      while (ov_keyed_cmp(&pivot, &k[j]) < 0) j--;
-      if (i >= j) break;
-      ov_keyed_swap(&k[i++], &k[j--]);
-    }
-    size_t left = j + 1; /* recurse into the smaller side, loop on the larger */
-    if (left < n - left) {
-      ov_keyed_sort(k, left, depth);
-      k += left;
-      n -= left;
-    } else {
-      ov_keyed_sort(k + left, n - left, depth);
-      n = left;
-    }
-  }
-  for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0 && ov_keyed_cmp(&k[j], &k[j - 1]) < 0; j--)
-      ov_keyed_swap(&k[j], &k[j - 1]);
-}
-
 static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
   char key[32];
   int len = snprintf(key, sizeof key, "%u:%u", (unsigned)pid, (unsigned)tid);
   return ut_strmap_find(&s->threads, key, (size_t)len);
-}
-
-static ov_keyed *ov_index_by(const tr_trace *t, const tr_event *evs, size_t n, bool by_corr,
-                             size_t *n_out) {
-  ov_keyed *k = malloc((n ? n : 1) * sizeof *k);
-  if (!k) return NULL;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    int64_t key = by_corr ? tr_event_correlation(t, &evs[i]) : tr_event_external_id(t, &evs[i]);
-    if (key == TR_NO_ID) continue;
-    k[m++] = (ov_keyed){key, evs[i].ts, (uint32_t)i};
-  }
-  unsigned depth = 2;
-  for (size_t x = m; x > 1; x >>= 1) depth += 2;
-  ov_keyed_sort(k, m, depth);
-  *n_out = m;
-  return k;
 }
 
 void ov_source_destroy(ov_source *s) {
@@ -166,8 +78,8 @@ void ov_source_destroy(ov_source *s) {
   ut_strmap_free(&s->threads);
   free(s->frames);
   free(s->thread_off);
-  free(s->op_by_ext);
-  free(s->launch_by_corr);
+  an_id_index_free(&s->op_by_ext);
+  an_id_index_free(&s->launch_by_corr);
   free(s);
 }
 
@@ -263,13 +175,11 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   s->meaningful = te_rules_matcher(r, "scope_meaningful");
   s->fallback = te_rules_matcher(r, "scope_fallback");
   s->py = tr_trace_pyframes(t, &s->n_py);
-  s->ops = tr_trace_events(t, TR_KIND_CPU_OP, &s->n_ops);
-  s->launches = tr_trace_events(t, TR_KIND_LAUNCH, &s->n_launches);
   s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
   if (!s->frames || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
-  s->op_by_ext = ov_index_by(t, s->ops, s->n_ops, false, &s->n_op_by_ext);
-  s->launch_by_corr = ov_index_by(t, s->launches, s->n_launches, true, &s->n_launch_by_corr);
-  if (!s->op_by_ext || !s->launch_by_corr) goto fail;
+  if (an_id_index_build(&s->op_by_ext, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) != 0 ||
+      an_id_index_build(&s->launch_by_corr, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) != 0)
+    goto fail;
   return s;
 fail:
   ov_source_destroy(s);
@@ -354,30 +264,18 @@ static bool ov_best_scope(ov_source *s, size_t n, bool allow_fallback, char *out
   return true;
 }
 
-/* Range of keyed entries with key k. */
-static size_t ov_keyed_lower(const ov_keyed *a, size_t n, int64_t k) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (a[mid].key < k)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* Among events with key `key`, the one whose thread chain yields a scope and whose start
  * is closest to the kernel start (first wins ties). */
-static bool ov_context_by_key(ov_source *s, const ov_keyed *idx, size_t n_idx, const tr_event *evs,
-                              int64_t key, double kernel_ts, char *scope, size_t scope_cap,
-                              char *op, size_t op_cap) {
+static bool ov_context_by_key(ov_source *s, const an_id_index *idx, int64_t key, double kernel_ts,
+                              char *scope, size_t scope_cap, char *op, size_t op_cap) {
   if (key == TR_NO_ID) return false;
   bool found = false, have_op = false;
   double best_dist = 0, op_dist = 0;
   char cand[1024];
-  for (size_t i = ov_keyed_lower(idx, n_idx, key); i < n_idx && idx[i].key == key; i++) {
-    const tr_event *e = &evs[idx[i].ev];
+  size_t lo, hi;
+  an_id_index_range(idx, key, &lo, &hi);
+  for (size_t i = lo; i < hi; i++) {
+    const tr_event *e = an_id_index_event(idx, i);
     double dist = fabs(e->ts - kernel_ts);
     if (!found && (!have_op || dist < op_dist)) { /* op name even without frames */
       have_op = true;
@@ -403,8 +301,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (op_cap) op[0] = '\0';
   int64_t ext = tr_event_external_id(s->t, k), corr = tr_event_correlation(s->t, k);
   if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(s->t, corr);
-  if (ov_context_by_key(s, s->op_by_ext, s->n_op_by_ext, s->ops, ext, k->ts, scope, scope_cap, op,
-                        op_cap))
+  if (ov_context_by_key(s, &s->op_by_ext, ext, k->ts, scope, scope_cap, op, op_cap))
     return OV_SCOPE_CPU_OP;
   /* Deviation O1 (docs/deviations.md): the reference compared a lower-cased launch name with
    * mixed-case names, so this step never ran; launch events are already classified by
@@ -413,8 +310,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
   if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
-      ov_context_by_key(s, s->launch_by_corr, s->n_launch_by_corr, s->launches, corr, k->ts, scope,
-                        scope_cap, op, op_cap)) {
+      ov_context_by_key(s, &s->launch_by_corr, corr, k->ts, scope, scope_cap, op, op_cap)) {
     /* reference-triage.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;

@@ -1,0 +1,47 @@
+/*
+ * analysis/id_index.h - the events of one kind that carry an id, sorted by that id.
+ *
+ * Attribution finds a kernel's CPU op by External id and its launch by correlation; the
+ * overlap scope does the same. Both need the events with a given id in start order, so
+ * an index holds the positions of the events that have the id, sorted by (id, ts,
+ * position): 4 bytes an event, where a copy of id and ts took 24 (15 MB on a cpu_op-heavy
+ * 468 MB trace) and glibc's qsort of pointers took 16 with its merge buffer. The sort is
+ * in place (no merge buffer) and, the order being total, gives what any sort would.
+ *
+ * Ownership: an index borrows the trace (which must outlive it) and owns its positions;
+ * an_id_index_free releases them. The struct belongs to the caller.
+ */
+#ifndef TRIAGE_ANALYSIS_ID_INDEX_H
+#define TRIAGE_ANALYSIS_ID_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+typedef enum an_id_kind { AN_ID_EXTERNAL = 0, AN_ID_CORRELATION = 1 } an_id_kind;
+
+typedef struct an_id_index {
+  const tr_trace *t;
+  const tr_event *evs; /* tr_trace_events of the kind */
+  an_id_kind id;
+  uint32_t *pos; /* positions in evs, sorted */
+  size_t n;
+} an_id_index;
+
+/* Builds the index of the kind's events that have the id. 0, or -1 out of memory (x is
+ * then empty and may be freed). */
+int an_id_index_build(an_id_index *x, const tr_trace *t, tr_kind kind, an_id_kind id);
+void an_id_index_free(an_id_index *x);
+
+/* The i-th event in index order, and its id. */
+static inline const tr_event *an_id_index_event(const an_id_index *x, size_t i) {
+  return &x->evs[x->pos[i]];
+}
+int64_t an_id_index_key(const an_id_index *x, size_t i);
+
+/* [*lo, *hi): the entries whose id is `id` (empty when none). */
+void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi);
+
+#endif
