@@ -6,7 +6,7 @@
  * an index holds the positions of the events that have the id, sorted by (id, ts,
  * position): 4 bytes an event, where a copy of id and ts took 24 (15 MB on a cpu_op-heavy
  * 468 MB trace) and glibc's qsort of pointers took 16 with its merge buffer. The sort is
- * in place (no merge buffer) and, the order being total, gives what any sort would.
+ * in place (util/sort.h) and, the order being total, gives what any sort would.
  *
  * Ownership: an index borrows the trace (which must outlive it) and owns its positions;
  * an_id_index_free releases them. The struct belongs to the caller.

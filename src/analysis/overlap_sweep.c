@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 /* ---------------------------------------------------------------- categories */
@@ -74,7 +75,9 @@ typedef struct ov_point {
                     starts before it ends (ts + dur can round to ts, e.g. ts 1e17) */
 } ov_point;
 
-static int ov_point_cmp(const void *a, const void *b) {
+/* (t, start, k): a total order (a kernel has one point of each kind). */
+static int ov_point_cmp(const void *a, const void *b, void *unused) {
+  (void)unused;
   const ov_point *x = a, *y = b;
   if (x->t < y->t) return -1;
   if (x->t > y->t) return 1;
@@ -226,7 +229,7 @@ static void ov_sort_points(ov_sweep_state *st) {
     bool empty = !(ks[i].end > ks[i].ts);
     st->pts[2 * i + 1] = (ov_point){empty ? ks[i].ts : ks[i].end, (uint32_t)i, empty ? 2 : 0};
   }
-  qsort(st->pts, 2 * st->n, sizeof *st->pts, ov_point_cmp);
+  ut_sort(st->pts, 2 * st->n, sizeof *st->pts, ov_point_cmp, NULL); /* no merge buffer */
 }
 
 /* The two active streams whose best kernels rank highest: they give every active stream

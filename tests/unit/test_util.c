@@ -10,6 +10,7 @@
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/map.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 Test(util_vec, grows_by_doubling_and_refuses_overflow) {
@@ -140,4 +141,82 @@ Test(util_file, whole_capped_and_missing) {
   cr_assert_eq(ut_read_file("/tmp", 10, &data, &len, &e), UT_FILE_IO, "a directory");
   cr_assert_eq(ut_read_file("/dev/zero", 100000, &data, &len, &e), UT_FILE_TOO_BIG,
                "an endless file stops past the cap");
+}
+
+/* ut_sort against qsort with a total order: items of 4, 24, 100 bytes (swapped in pieces)
+ * and 300 (heap-sorted: no pivot copy), random keys with many repeats, already sorted,
+ * reversed, all equal. */
+typedef struct sort_item {
+  uint32_t key, id;
+  unsigned char pad[292];
+} sort_item;
+
+static int cmp_item(const void *a, const void *b) {
+  const sort_item *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->id < y->id ? -1 : (x->id > y->id);
+}
+static int cmp_item_ctx(const void *a, const void *b, void *ctx) {
+  ++*(size_t *)ctx;
+  return cmp_item(a, b);
+}
+
+/* 4-byte items are the key alone: equal keys are equal bytes, so order is total too. */
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : (x > y);
+}
+static int cmp_u32_ctx(const void *a, const void *b, void *ctx) {
+  ++*(size_t *)ctx;
+  return cmp_u32(a, b);
+}
+
+static void check_sort(size_t n, size_t size, int shape, uint64_t *seed) {
+  sort_item *a = calloc(n ? n : 1, sizeof *a), *want = calloc(n ? n : 1, sizeof *a);
+  cr_assert(a && want);
+  for (size_t i = 0; i < n; i++) {
+    *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
+    uint32_t k = shape == 0   ? (uint32_t)(*seed % 50)
+                 : shape == 1 ? (uint32_t)i
+                 : shape == 2 ? (uint32_t)(n - i)
+                              : 7u;
+    a[i].key = k;
+    a[i].id = (uint32_t)i; /* unique; shuffled below so ties are not already in order */
+    a[i].pad[91] = (unsigned char)i;
+  }
+  for (size_t i = n; i > 1; i--) {
+    *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
+    size_t j = (size_t)(*seed % i);
+    uint32_t t = a[i - 1].id;
+    a[i - 1].id = a[j].id;
+    a[j].id = t;
+  }
+  /* the compared part of an item of `size` bytes is its first size bytes: key (and id) */
+  unsigned char *raw = calloc(n ? n : 1, size), *raw_want = calloc(n ? n : 1, size);
+  cr_assert(raw && raw_want);
+  for (size_t i = 0; i < n; i++) memcpy(raw + i * size, &a[i], size);
+  memcpy(raw_want, raw, n * size);
+  size_t calls = 0;
+  if (size >= sizeof(uint32_t) * 2) {
+    qsort(raw_want, n, size, cmp_item);
+    ut_sort(raw, n, size, cmp_item_ctx, &calls);
+  } else {
+    qsort(raw_want, n, size, cmp_u32);
+    ut_sort(raw, n, size, cmp_u32_ctx, &calls);
+  }
+  cr_expect(memcmp(raw, raw_want, n * size) == 0, "n %zu size %zu shape %d", n, size, shape);
+  cr_expect(n < 2 || calls > 0);
+  free(a);
+  free(want);
+  free(raw);
+  free(raw_want);
+}
+
+Test(util, sort_agrees_with_qsort_on_total_orders) {
+  static const size_t sizes[] = {4, 24, 100, 300};
+  static const size_t counts[] = {0, 1, 2, 3, 15, 16, 17, 100, 1000, 20000};
+  uint64_t seed = 88172645463325252ull;
+  for (size_t s = 0; s < 4; s++)
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+      for (int shape = 0; shape < 4; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
