@@ -44,6 +44,7 @@ typedef struct py_vec {
 } py_vec;
 
 struct tr_trace {
+  tr_trace_head head; /* first: the inline accessors of trace.h read it; head.ctx = ctx.v */
   char *path;
   tr_intern *in;
   ev_vec ev[N_KINDS]; /* ev[TR_KIND_PYFRAME] stays empty: frames live in py */
@@ -54,6 +55,7 @@ struct tr_trace {
    * is in ext_wide / corr_wide under the event's index */
   tr_idbase ext_base, corr_base;
   tr_map64 ext_wide, corr_wide;
+  tr_ctxtab ctx; /* the distinct (cat, pid, tid, stream) of the events */
   /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
    * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map) */
   tr_map32 corr_map;
@@ -1586,10 +1588,13 @@ static void parse_event(rd *r, unsigned depth) {
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
-  e.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
-  e.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
-  e.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
-  e.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
+  tr_event_ctx c;
+  c.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
+  c.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+  c.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
+  c.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
+  e.ctx = tr_ctxtab_put(&r->t->ctx, &c);
+  if (e.ctx == UINT32_MAX) rd_nomem(r);
   push_event(r, kind, &e);
 }
 
@@ -1693,6 +1698,7 @@ static void trace_free_contents(tr_trace *t) {
   free(t->tn);
   tr_map64_free(&t->ext_wide);
   tr_map64_free(&t->corr_wide);
+  tr_ctxtab_free(&t->ctx);
   tr_map32_free(&t->corr_map);
   tr_map64_free(&t->corr_map_wide);
   free(t->sample);
@@ -1716,6 +1722,8 @@ static void rd_free(rd *r) {
   free(r);
 }
 
+/* After a successful read: trims the arrays to their length and seals the context table,
+ * which the accessors then read through t->head. */
 static void shrink_to_fit(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) {
     ev_vec *v = &t->ev[k];
@@ -1727,6 +1735,8 @@ static void shrink_to_fit(tr_trace *t) {
       }
     }
   }
+  tr_ctxtab_seal(&t->ctx);
+  t->head.ctx = t->ctx.v;
   py_vec *pv = &t->py;
   if (pv->n && pv->n < pv->cap) {
     tr_pyframe *p = realloc(pv->v, pv->n * sizeof *p);

@@ -40,22 +40,29 @@ typedef enum tr_kind {
   TR_KIND_RUNTIME = 6          /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
-/* One complete ("X") event. ts and dur are microseconds as in the file. 48 bytes: the
- * kind is implied by the per-kind array an event sits in, and the two ids are stored as
- * 32-bit offsets from a per-trace base (an id that does not fit goes to a side table), so
- * read them with tr_event_external_id / tr_event_correlation, never from the fields. */
+/* One complete ("X") event. ts and dur are microseconds as in the file. The kind is
+ * implied by the per-kind array an event sits in; cat, pid, tid and stream, few distinct
+ * per trace (threads x categories x streams), are shared through a per-trace table the
+ * event indexes; the two ids are 32-bit offsets from a per-trace base (an id that does not
+ * fit goes to a side table). Read those through tr_event_cat / _pid / _tid / _stream and
+ * tr_event_external_id / tr_event_correlation, never from the fields. */
 typedef struct tr_event {
   double ts;
   double dur;
   tr_str name;
-  tr_str cat;
-  tr_str pid;        /* textual pid: "1234" or "[TP00-DP01] 1234" */
-  tr_str tid;        /* textual tid */
-  tr_str stream;     /* args.stream, else args.cuda_stream (as text); 0 if neither */
+  uint32_t ctx;      /* private: index of the (cat, pid, tid, stream) tuple (tr_trace_ctx) */
   uint32_t index;    /* position among all events of the file (stable tie-break) */
   uint32_t ext_off;  /* private: args["External id"] (tr_event_external_id) */
   uint32_t corr_off; /* private: args.correlation (tr_event_correlation) */
 } tr_event;
+
+/* What an event shares with the other events of its thread, category and stream. */
+typedef struct tr_event_ctx {
+  tr_str cat;
+  tr_str pid;    /* textual pid: "1234" or "[TP00-DP01] 1234" */
+  tr_str tid;    /* textual tid */
+  tr_str stream; /* args.stream, else args.cuda_stream (as text); 0 if neither */
+} tr_event_ctx;
 
 /* One Python frame (cat python_function, ph "X"). Python-heavy traces keep millions of
  * them, so they are stored apart from tr_event with only the fields the analysis reads:
@@ -196,6 +203,28 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n);
 /* All kept Python frames (TR_KIND_PYFRAME), in file order. */
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n);
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
+/* Private to src/trace: struct tr_trace begins with this, so the accessors below can
+ * read the context table inline. Set once the read has finished; owned by the trace. */
+typedef struct tr_trace_head {
+  const tr_event_ctx *ctx; /* indexed by tr_event.ctx */
+} tr_trace_head;
+
+/* The (cat, pid, tid, stream) of an event of t; borrowed, lives as long as t. */
+static inline const tr_event_ctx *tr_trace_ctx(const tr_trace *t, const tr_event *e) {
+  return &((const tr_trace_head *)(const void *)t)->ctx[e->ctx];
+}
+static inline tr_str tr_event_cat(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->cat;
+}
+static inline tr_str tr_event_pid(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->pid;
+}
+static inline tr_str tr_event_tid(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->tid;
+}
+static inline tr_str tr_event_stream(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->stream;
+}
 /* args["External id"] / args.correlation of an event of t, TR_NO_ID if absent. */
 int64_t tr_event_external_id(const tr_trace *t, const tr_event *e);
 int64_t tr_event_correlation(const tr_trace *t, const tr_event *e);

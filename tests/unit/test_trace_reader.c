@@ -118,8 +118,9 @@ static char *dump(const tr_trace *t) {
     for (size_t i = 0; i < n; i++)
       fprintf(f, "%d|%.17g|%.17g|%lld|%lld|%s|%s|%s|%s|%s|%u\n", k, e[i].ts, e[i].dur,
               (long long)tr_event_external_id(t, &e[i]), (long long)tr_event_correlation(t, &e[i]),
-              tr_str_get(t, e[i].name), tr_str_get(t, e[i].cat), tr_str_get(t, e[i].pid),
-              tr_str_get(t, e[i].tid), tr_str_get(t, e[i].stream), e[i].index);
+              tr_str_get(t, e[i].name), tr_str_get(t, tr_event_cat(t, &e[i])),
+              tr_str_get(t, tr_event_pid(t, &e[i])), tr_str_get(t, tr_event_tid(t, &e[i])),
+              tr_str_get(t, tr_event_stream(t, &e[i])), e[i].index);
   }
   size_t np;
   const tr_pyframe *py = tr_trace_pyframes(t, &np);
@@ -183,8 +184,8 @@ Test(trace_reader, basic_document) {
   cr_expect_eq(tr_trace_skipped_count(t), 0);
   const tr_event *k = first(t, TR_KIND_KERNEL);
   cr_expect_str_eq(tr_str_get(t, k->name), "void gemm<float>(float*)");
-  cr_expect_str_eq(tr_str_get(t, k->stream), "7");
-  cr_expect_str_eq(tr_str_get(t, k->pid), "0");
+  cr_expect_str_eq(tr_str_get(t, tr_event_stream(t, k)), "7");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, k)), "0");
   cr_expect_eq(k->ts, 2413669097444.592);
   cr_expect_eq(k->dur, 1.76);
   cr_expect_eq(tr_event_correlation(t, k), 501);
@@ -299,7 +300,7 @@ Test(trace_reader, trace_events_after_other_keys_and_key_order) {
       "\"traceEvents\":[{\"args\":{\"stream\":3},\"dur\":5,\"ts\":1,\"name\":\"k\",\"cat\":"
       "\"kernel\",\"ph\":\"X\"}]}");
   cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
-  cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->stream), "3");
+  cr_expect_str_eq(tr_str_get(t, tr_event_stream(t, first(t, TR_KIND_KERNEL))), "3");
   tr_trace_destroy(t);
 }
 
@@ -601,14 +602,14 @@ Test(trace_reader, pids_and_tids_as_text) {
   size_t n;
   const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   cr_assert_eq(n, 4);
-  cr_expect_str_eq(tr_str_get(t, e[0].pid), "[TP00-DP01] 1234");
-  cr_expect_str_eq(tr_str_get(t, e[0].tid), "stream 7");
-  cr_expect_str_eq(tr_str_get(t, e[1].pid), "1234");
-  cr_expect_str_eq(tr_str_get(t, e[1].tid), "0");
-  cr_expect_str_eq(tr_str_get(t, e[2].pid), "12.5");
-  cr_expect_str_eq(tr_str_get(t, e[2].tid), "1e3");
-  cr_expect_eq(e[3].pid, 0);
-  cr_expect_eq(e[0].pid, tr_str_intern(t, "[TP00-DP01] 1234", 16), "interned once");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, &e[0])), "[TP00-DP01] 1234");
+  cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[0])), "stream 7");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, &e[1])), "1234");
+  cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[1])), "0");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, &e[2])), "12.5");
+  cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[2])), "1e3");
+  cr_expect_eq(tr_event_pid(t, &e[3]), 0);
+  cr_expect_eq(tr_event_pid(t, &e[0]), tr_str_intern(t, "[TP00-DP01] 1234", 16), "interned once");
   tr_trace_destroy(t);
 }
 
@@ -827,7 +828,7 @@ Test(trace_reader, ids_outside_the_32_bit_window) {
     cr_expect_eq(tr_trace_external_for_correlation(t, ids[i]), ids[7 - i], "corr %zu", i);
   cr_expect_eq(tr_trace_external_for_correlation(t, 7), TR_NO_ID);
   cr_expect_eq(tr_trace_external_for_correlation(t, 4294967296LL * 5), TR_NO_ID);
-  cr_expect_eq(sizeof(tr_event), 48u);
+  cr_expect_eq(sizeof(tr_event), 40u);
   tr_trace_destroy(t);
 }
 
