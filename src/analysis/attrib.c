@@ -268,7 +268,7 @@ static const tr_event *pick_candidate(const an_resolver *r, const tr_event *cons
   for (size_t i = from; i < to; i++) {
     const tr_event *e = evs[i];
     if (e->ts > key) continue;
-    double d = e->ts + e->dur - kts;
+    double d = e->ts + tr_event_dur(r->t, e) - kts;
     if (d < 0) d = -d;
     if (!best || d < bd) {
       best = e;
@@ -465,7 +465,7 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, r->nops, ext, true, k->ts);
     if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, r->nl, corr, false, k->ts);
     if (ops[i]) {
-      double half = ops[i]->dur / 2;
+      double half = tr_event_dur(r->t, ops[i]) / 2;
       q[nq].thread = ctx_thread_key(r->t, ops[i]);
       q[nq].t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);
       q[nq].id = (uint32_t)(2 * i);

@@ -135,7 +135,7 @@ an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_subst
       sums = p;
       sums[ns++] = (pid_sum){pid, 0};
     }
-    sums[k].total += ev[i].dur;
+    sums[k].total += tr_event_dur(t, &ev[i]);
   }
   int best_pref = -1;
   double best_total = -1;
@@ -322,7 +322,8 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
     const te_stage *st = te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name));
     if (!st) continue;
     a[m].start = ev[i].ts;
-    a[m].end = ev[i].ts + (ev[i].dur > 0 ? ev[i].dur : 0);
+    double dur = tr_event_dur(t, &ev[i]);
+    a[m].end = ev[i].ts + (dur > 0 ? dur : 0);
     a[m].ext = tr_event_external_id(t, &ev[i]);
     a[m].stage = st;
     a[m].gpu = kind == TR_KIND_GPU_ANNOTATION;
@@ -480,8 +481,9 @@ static an_status assign_stages(an_trace_view *out, const te_rules *rules, const 
     if (!st) st = all;
     stage_of[i] = st;
     out->kernel_stage[i] = st->id;
-    *total += kev[i].dur;
-    if (st == all) *total_all += kev[i].dur;
+    double dur = tr_event_dur(out->trace, &kev[i]);
+    *total += dur;
+    if (st == all) *total_all += dur;
     counts[stage_slot(rules, st)]++;
   }
   if (!pstage) stage_index_free(&x);
@@ -528,7 +530,7 @@ static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules, co
     for (size_t i = 0; i < nk; i++)
       if (stage_of[i] == st) {
         sk->kernels[sk->n++] = &kev[i];
-        sk->total_us += kev[i].dur;
+        sk->total_us += tr_event_dur(out->trace, &kev[i]);
       }
     qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
   }

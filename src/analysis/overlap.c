@@ -997,8 +997,8 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
     const tr_event *e = s->ev[k];
     long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
     if (cat < 0) return false;
-    c->ks[i] =
-        (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
+    c->ks[i] = (ov_kernel){
+        e->ts, e->ts + tr_event_dur(s->t, e), s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
     c->order[i] = i;
   }
   if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;

@@ -79,7 +79,8 @@ bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m
   for (size_t i = 0; i < n; i++) {
     const tr_event *o = &ops[i];
     const tr_event_ctx *oc = tr_trace_ctx(t, o);
-    if (oc->pid != cc->pid || oc->tid != cc->tid || o->ts > call->ts || o->ts + o->dur < call->ts)
+    if (oc->pid != cc->pid || oc->tid != cc->tid || o->ts > call->ts ||
+        o->ts + tr_event_dur(t, o) < call->ts)
       continue;
     const char *nm = tr_str_get(t, o->name);
     if (!te_matcher_match(m, nm, strlen(nm))) continue;

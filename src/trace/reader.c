@@ -55,7 +55,8 @@ struct tr_trace {
    * is in ext_wide / corr_wide under the event's index */
   tr_idbase ext_base, corr_base;
   tr_map64 ext_wide, corr_wide;
-  tr_ctxtab ctx; /* the distinct (cat, pid, tid, stream) of the events */
+  tr_map64 dur_wide; /* event index -> bits of a dur stored as TR_DUR_WIDE */
+  tr_ctxtab ctx;     /* the distinct (cat, pid, tid, stream) of the events */
   /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
    * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map) */
   tr_map32 corr_map;
@@ -1270,6 +1271,16 @@ static uint32_t store_id(rd *r, tr_idbase *b, tr_map64 *wide, int64_t id, uint32
   return off;
 }
 
+/* dur as whole nanoseconds; one that is not exactly that is kept in dur_wide by index. */
+static uint32_t store_dur(rd *r, double dur, uint32_t index) {
+  uint32_t ns = tr_dur_encode(dur);
+  if (ns != TR_DUR_WIDE) return ns;
+  int64_t bits;
+  memcpy(&bits, &dur, sizeof bits);
+  if (tr_map64_put(&r->t->dur_wide, index, bits) != 0) rd_nomem(r);
+  return ns;
+}
+
 static void push_event(rd *r, int kind, const tr_event *e) {
   ev_vec *v = &r->t->ev[kind];
   if (v->n == v->cap) {
@@ -1583,8 +1594,8 @@ static void parse_event(rd *r, unsigned depth) {
   }
   tr_event e;
   e.ts = r->ts;
-  e.dur = r->dur_state == F_OK ? r->dur : 0.0;
   e.index = (uint32_t)index;
+  e.dur_ns = store_dur(r, r->dur_state == F_OK ? r->dur : 0.0, e.index);
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
@@ -1698,6 +1709,7 @@ static void trace_free_contents(tr_trace *t) {
   free(t->tn);
   tr_map64_free(&t->ext_wide);
   tr_map64_free(&t->corr_wide);
+  tr_map64_free(&t->dur_wide);
   tr_ctxtab_free(&t->ctx);
   tr_map32_free(&t->corr_map);
   tr_map64_free(&t->corr_map_wide);
@@ -1877,6 +1889,14 @@ int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
 
 int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
   return event_id(&t->corr_base, &t->corr_wide, e->corr_off, e->index);
+}
+
+double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {
+  int64_t bits;
+  if (!tr_map64_get(&t->dur_wide, e->index, &bits)) return 0.0;
+  double dur;
+  memcpy(&dur, &bits, sizeof dur);
+  return dur;
 }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }

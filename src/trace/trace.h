@@ -40,21 +40,24 @@ typedef enum tr_kind {
   TR_KIND_RUNTIME = 6          /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
-/* One complete ("X") event. ts and dur are microseconds as in the file. The kind is
- * implied by the per-kind array an event sits in; cat, pid, tid and stream, few distinct
- * per trace (threads x categories x streams), are shared through a per-trace table the
- * event indexes; the two ids are 32-bit offsets from a per-trace base (an id that does not
- * fit goes to a side table). Read those through tr_event_cat / _pid / _tid / _stream and
+/* One complete ("X") event. ts and dur are microseconds as in the file. 32 bytes, for
+ * cpu_op-heavy traces keep millions: the kind is implied by the per-kind array an event
+ * sits in; cat, pid, tid and stream, few distinct per trace (threads x categories x
+ * streams), are shared through a per-trace table the event indexes; dur is a count of
+ * nanoseconds (TR_DUR_WIDE: the exact double is in a side table); the two ids are 32-bit
+ * offsets from a per-trace base (an id that does not fit goes to a side table). Read
+ * those through tr_event_dur, tr_event_cat / _pid / _tid / _stream and
  * tr_event_external_id / tr_event_correlation, never from the fields. */
 typedef struct tr_event {
   double ts;
-  double dur;
   tr_str name;
+  uint32_t dur_ns;   /* private: dur in nanoseconds or TR_DUR_WIDE (tr_event_dur) */
   uint32_t ctx;      /* private: index of the (cat, pid, tid, stream) tuple (tr_trace_ctx) */
   uint32_t index;    /* position among all events of the file (stable tie-break) */
   uint32_t ext_off;  /* private: args["External id"] (tr_event_external_id) */
   uint32_t corr_off; /* private: args.correlation (tr_event_correlation) */
 } tr_event;
+_Static_assert(sizeof(tr_event) == 32, "tr_event is 32 bytes: see the comment above");
 
 /* What an event shares with the other events of its thread, category and stream. */
 typedef struct tr_event_ctx {
@@ -203,6 +206,14 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n);
 /* All kept Python frames (TR_KIND_PYFRAME), in file order. */
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n);
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
+/* dur of an event whose dur_ns is TR_DUR_WIDE (0.0 if it has none). */
+double tr_event_dur_wide(const tr_trace *t, const tr_event *e);
+/* dur of an event of t in microseconds, the same double as the file's text gave (0.0
+ * when absent). count / 1000.0 is exact: see tr_dur_encode in idmap.h. */
+static inline double tr_event_dur(const tr_trace *t, const tr_event *e) {
+  return e->dur_ns != TR_DUR_WIDE ? (double)e->dur_ns / 1000.0 : tr_event_dur_wide(t, e);
+}
+
 /* Private to src/trace: struct tr_trace begins with this, so the accessors below can
  * read the context table inline. Set once the read has finished; owned by the trace. */
 typedef struct tr_trace_head {

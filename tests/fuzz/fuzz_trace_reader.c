@@ -102,7 +102,8 @@ static void same_trace(const tr_trace *a, const tr_trace *b) {
     const tr_event *eb = tr_trace_events(b, (tr_kind)kind, &nb);
     CHECK(na == nb);
     for (size_t i = 0; i < na; i++) {
-      CHECK(same_double(ea[i].ts, eb[i].ts) && same_double(ea[i].dur, eb[i].dur));
+      CHECK(same_double(ea[i].ts, eb[i].ts) &&
+            same_double(tr_event_dur(a, &ea[i]), tr_event_dur(b, &eb[i])));
       CHECK(tr_event_external_id(a, &ea[i]) == tr_event_external_id(b, &eb[i]));
       CHECK(tr_event_correlation(a, &ea[i]) == tr_event_correlation(b, &eb[i]));
       CHECK(ea[i].index == eb[i].index);
