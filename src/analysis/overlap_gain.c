@@ -78,10 +78,10 @@ bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m
   const tr_event_ctx *cc = tr_trace_ctx(t, call);
   for (size_t i = 0; i < n; i++) {
     const tr_event *o = &ops[i];
+    /* time first: few ops span the call, so the context is rarely read */
+    if (o->ts > call->ts || o->ts + tr_event_dur(t, o) < call->ts) continue;
     const tr_event_ctx *oc = tr_trace_ctx(t, o);
-    if (oc->pid != cc->pid || oc->tid != cc->tid || o->ts > call->ts ||
-        o->ts + tr_event_dur(t, o) < call->ts)
-      continue;
+    if (oc->pid != cc->pid || oc->tid != cc->tid) continue;
     const char *nm = tr_str_get(t, o->name);
     if (!te_matcher_match(m, nm, strlen(nm))) continue;
     if (hit && cap) snprintf(hit, cap, "%s", nm);

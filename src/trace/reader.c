@@ -105,6 +105,9 @@ typedef struct rd {
     size_t n;
     tr_str id; /* 0 = empty */
   } ic_cat, ic_pid, ic_tid, ic_stream;
+  /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
+   * runtime calls interleave in the file, but each kind mostly repeats its own */
+  uint32_t last_ctx[N_KINDS];
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
@@ -1281,6 +1284,21 @@ static uint32_t store_dur(rd *r, double dur, uint32_t index) {
   return ns;
 }
 
+/* Position of c in the context table, through the last context of the same kind. */
+static uint32_t event_ctx(rd *r, int kind, const tr_event_ctx *c) {
+  const tr_ctxtab *tab = &r->t->ctx;
+  uint32_t last = r->last_ctx[kind];
+  if (last) {
+    const tr_event_ctx *l = &tab->v[last - 1];
+    if (l->cat == c->cat && l->pid == c->pid && l->tid == c->tid && l->stream == c->stream)
+      return last - 1;
+  }
+  uint32_t pos = tr_ctxtab_put(&r->t->ctx, c);
+  if (pos == UINT32_MAX) rd_nomem(r);
+  r->last_ctx[kind] = pos + 1;
+  return pos;
+}
+
 static void push_event(rd *r, int kind, const tr_event *e) {
   ev_vec *v = &r->t->ev[kind];
   if (v->n == v->cap) {
@@ -1604,8 +1622,7 @@ static void parse_event(rd *r, unsigned depth) {
   c.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
   c.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
   c.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
-  e.ctx = tr_ctxtab_put(&r->t->ctx, &c);
-  if (e.ctx == UINT32_MAX) rd_nomem(r);
+  e.ctx = event_ctx(r, kind, &c);
   push_event(r, kind, &e);
 }
 
