@@ -40,8 +40,8 @@ typedef enum tr_kind {
   TR_KIND_RUNTIME = 6          /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
-/* One complete ("X") event. ts and dur are microseconds as in the file. 32 bytes, for
- * cpu_op-heavy traces keep millions: the kind is implied by the per-kind array an event
+/* One complete ("X") event. ts and dur are microseconds as in the file. 32 bytes, as
+ * cpu_op-heavy traces keep millions of them: the kind is implied by the per-kind array an event
  * sits in; cat, pid, tid and stream, few distinct per trace (threads x categories x
  * streams), are shared through a per-trace table the event indexes; dur is a count of
  * nanoseconds (TR_DUR_WIDE: the exact double is in a side table); the two ids are 32-bit
@@ -236,6 +236,7 @@ static inline tr_str tr_event_tid(const tr_trace *t, const tr_event *e) {
 static inline tr_str tr_event_stream(const tr_trace *t, const tr_event *e) {
   return tr_trace_ctx(t, e)->stream;
 }
+
 /* args["External id"] / args.correlation of an event of t, TR_NO_ID if absent. */
 int64_t tr_event_external_id(const tr_trace *t, const tr_event *e);
 int64_t tr_event_correlation(const tr_trace *t, const tr_event *e);
