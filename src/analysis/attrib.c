@@ -222,7 +222,7 @@ static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *e
   for (size_t i = from; i < to; i++) {
     const tr_event *e = an_id_index_event(evs, i);
     if (e->ts > key) continue;
-    double d = e->ts + e->dur - kts;
+    double d = e->ts + tr_event_dur(r->t, e) - kts;
     if (d < 0) d = -d;
     if (!best || d < bd) {
       best = e;
@@ -375,6 +375,12 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
   return rc;
 }
 
+/* thread_key of an event's pid and tid (one read of its context). */
+static uint64_t ctx_thread_key(const tr_trace *t, const tr_event *e) {
+  const tr_event_ctx *c = tr_trace_ctx(t, e);
+  return thread_key(c->pid, c->tid);
+}
+
 an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, size_t n,
                               an_site_ctx *out) {
   const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
@@ -394,14 +400,14 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     if (ext != TR_NO_ID) ops[i] = find_by_id(r, &r->ops, ext, k->ts);
     if (corr != TR_NO_ID) lau[i] = find_by_id(r, &r->launches, corr, k->ts);
     if (ops[i]) {
-      double half = ops[i]->dur / 2;
-      q[nq].thread = thread_key(ops[i]->pid, ops[i]->tid);
+      double half = tr_event_dur(r->t, ops[i]) / 2;
+      q[nq].thread = ctx_thread_key(r->t, ops[i]);
       q[nq].t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);
       q[nq].id = (uint32_t)(2 * i);
       nq++;
     }
     if (lau[i]) {
-      q[nq].thread = thread_key(lau[i]->pid, lau[i]->tid);
+      q[nq].thread = ctx_thread_key(r->t, lau[i]);
       q[nq].t = lau[i]->ts;
       q[nq].id = (uint32_t)(2 * i + 1);
       nq++;

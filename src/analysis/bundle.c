@@ -106,7 +106,7 @@ typedef struct pid_sum {
 
 bool an_is_kernel_event(const tr_trace *t, const tr_event *e, const te_matcher *not_a_kernel) {
   if (!not_a_kernel) return true;
-  const char *cat = tr_str_get(t, e->cat);
+  const char *cat = tr_str_get(t, tr_event_cat(t, e));
   return !te_matcher_match(not_a_kernel, cat, strlen(cat));
 }
 
@@ -120,11 +120,12 @@ an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_subst
   for (size_t i = 0; i < n && !nomem; i++) {
     if (keep && !keep[i]) continue;
     size_t k = 0;
+    tr_str pid = tr_event_pid(t, &ev[i]);
     /* pids are few; a linear scan with a one-entry cache is enough */
-    if (ns && sums[ns - 1].pid == ev[i].pid)
+    if (ns && sums[ns - 1].pid == pid)
       k = ns - 1;
     else
-      while (k < ns && sums[k].pid != ev[i].pid) k++;
+      while (k < ns && sums[k].pid != pid) k++;
     if (k == ns) {
       pid_sum *p = ut_grow(sums, &cs, ns + 1, sizeof *p);
       if (!p) {
@@ -132,9 +133,9 @@ an_status an_pick_pid(const tr_trace *t, const bool *keep, const char *pid_subst
         break;
       }
       sums = p;
-      sums[ns++] = (pid_sum){ev[i].pid, 0};
+      sums[ns++] = (pid_sum){pid, 0};
     }
-    sums[k].total += ev[i].dur;
+    sums[k].total += tr_event_dur(t, &ev[i]);
   }
   int best_pref = -1;
   double best_total = -1;
@@ -321,7 +322,8 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
     const te_stage *st = te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name));
     if (!st) continue;
     a[m].start = ev[i].ts;
-    a[m].end = ev[i].ts + (ev[i].dur > 0 ? ev[i].dur : 0);
+    double dur = tr_event_dur(t, &ev[i]);
+    a[m].end = ev[i].ts + (dur > 0 ? dur : 0);
     a[m].ext = tr_event_external_id(t, &ev[i]);
     a[m].stage = st;
     a[m].gpu = kind == TR_KIND_GPU_ANNOTATION;
@@ -474,13 +476,14 @@ static an_status assign_stages(an_trace_view *out, const te_rules *rules, const 
   an_status rc = pstage ? AN_OK : stage_index_build(out->trace, rules, &x);
   for (size_t i = 0; rc == AN_OK && i < nk; i++) {
     stage_of[i] = NULL;
-    if (kev[i].pid != out->pid || (is_kernel && !is_kernel[i])) continue;
+    if (tr_event_pid(out->trace, &kev[i]) != out->pid || (is_kernel && !is_kernel[i])) continue;
     const te_stage *st = pstage ? pstage : annotated_stage(&x, out->trace, &kev[i]);
     if (!st) st = all;
     stage_of[i] = st;
     out->kernel_stage[i] = st->id;
-    *total += kev[i].dur;
-    if (st == all) *total_all += kev[i].dur;
+    double dur = tr_event_dur(out->trace, &kev[i]);
+    *total += dur;
+    if (st == all) *total_all += dur;
     counts[stage_slot(rules, st)]++;
   }
   if (!pstage) stage_index_free(&x);
@@ -527,7 +530,7 @@ static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules, co
     for (size_t i = 0; i < nk; i++)
       if (stage_of[i] == st) {
         sk->kernels[sk->n++] = &kev[i];
-        sk->total_us += kev[i].dur;
+        sk->total_us += tr_event_dur(out->trace, &kev[i]);
       }
     qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
   }

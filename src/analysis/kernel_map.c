@@ -498,8 +498,9 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
         }
       if (rc == AN_OK) rc = an_resolver_resolve(res, sel, ns, ctx);
       for (size_t i = 0; rc == AN_OK && i < ns; i++) {
-        if (!payload_add(sp, selnames[i], &ctx[i], sel[i]->dur) ||
-            (!m->global_is_stage && !payload_add(&m->global, selnames[i], &ctx[i], sel[i]->dur)))
+        double dur = tr_event_dur(vw->trace, sel[i]);
+        if (!payload_add(sp, selnames[i], &ctx[i], dur) ||
+            (!m->global_is_stage && !payload_add(&m->global, selnames[i], &ctx[i], dur)))
           rc = AN_ERR_NOMEM;
       }
       free(names);

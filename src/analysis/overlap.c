@@ -101,7 +101,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
    * for carrying a stream must also look like a kernel by name. */
   bool ok = false;
   for (size_t i = 0; i < n_all; i++) {
-    const char *cat = tr_str_get(s->t, all[i].cat);
+    const char *cat = tr_str_get(s->t, tr_event_cat(s->t, &all[i]));
     if (!ov_starts_gpu_or_kernel(cat) && hint) {
       const char *nm = tr_str_get(s->t, all[i].name);
       if (!te_matcher_match(hint, nm, strlen(nm))) continue;
@@ -117,7 +117,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     goto done;
   size_t n_keep = 0;
   for (size_t i = 0; i < n_all; i++) {
-    keep[i] = keep[i] && found && all[i].pid == best;
+    keep[i] = keep[i] && found && tr_event_pid(s->t, &all[i]) == best;
     if (keep[i]) n_keep++;
   }
   s->ev = malloc((n_keep ? n_keep : 1) * sizeof *s->ev);
@@ -142,17 +142,18 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     s->name[k] = (uint32_t)nm;
     /* Stream (reference-triage.md §6.1): args.stream, args.cuda_stream, the thread's name,
      * "tid=<tid>". */
-    const char *stream = tr_str_get(s->t, e->stream);
+    const tr_event_ctx *ec = tr_trace_ctx(s->t, e);
+    const char *stream = tr_str_get(s->t, ec->stream);
     if (!*stream) {
       const tr_thread_name *hit = NULL;
       for (size_t j = 0; j < n_tn; j++)
-        if (tn[j].pid == e->pid && tn[j].tid == e->tid) {
+        if (tn[j].pid == ec->pid && tn[j].tid == ec->tid) {
           hit = &tn[j];
           break;
         }
       if (hit && hit->name) stream = tr_str_get(s->t, hit->name);
       if (!*stream) {
-        snprintf(buf, sizeof buf, "tid=%s", tr_str_get(s->t, e->tid));
+        snprintf(buf, sizeof buf, "tid=%s", tr_str_get(s->t, ec->tid));
         stream = buf;
       }
     }
@@ -722,7 +723,8 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
 static bool ov_is_copy_engine(const ov_stage_ctx *c, const ov_agg *a) {
   const tr_event *ev = c->ks[a->rep].ev;
   if (!ev) return false;
-  const char *cat = tr_str_get(c->formal->side->t, ev->cat);
+  const tr_trace *t = c->formal->side->t;
+  const char *cat = tr_str_get(t, tr_event_cat(t, ev));
   return te_string_list_has(&te_rules_settings(c->r)->overlap_copy_engine_event_categories, cat);
 }
 
@@ -995,8 +997,8 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
     const tr_event *e = s->ev[k];
     long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
     if (cat < 0) return false;
-    c->ks[i] =
-        (ov_kernel){e->ts, e->ts + e->dur, s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
+    c->ks[i] = (ov_kernel){
+        e->ts, e->ts + tr_event_dur(s->t, e), s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
     c->order[i] = i;
   }
   if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;

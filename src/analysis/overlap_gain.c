@@ -75,10 +75,13 @@ bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m
   if (!call) return false;
   size_t n = 0;
   const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  const tr_event_ctx *cc = tr_trace_ctx(t, call);
   for (size_t i = 0; i < n; i++) {
     const tr_event *o = &ops[i];
-    if (o->pid != call->pid || o->tid != call->tid || o->ts > call->ts || o->ts + o->dur < call->ts)
-      continue;
+    /* time first: few ops span the call, so the context is rarely read */
+    if (o->ts > call->ts || o->ts + tr_event_dur(t, o) < call->ts) continue;
+    const tr_event_ctx *oc = tr_trace_ctx(t, o);
+    if (oc->pid != cc->pid || oc->tid != cc->tid) continue;
     const char *nm = tr_str_get(t, o->name);
     if (!te_matcher_match(m, nm, strlen(nm))) continue;
     if (hit && cap) snprintf(hit, cap, "%s", nm);

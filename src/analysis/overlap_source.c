@@ -282,7 +282,8 @@ static bool ov_context_by_key(ov_source *s, const an_id_index *idx, int64_t key,
       op_dist = dist;
       snprintf(op, op_cap, "%s", tr_str_get(s->t, e->name));
     }
-    long th = ov_thread_find(s, e->pid, e->tid);
+    const tr_event_ctx *ec = tr_trace_ctx(s->t, e);
+    long th = ov_thread_find(s, ec->pid, ec->tid);
     if (th < 0) continue;
     size_t n = ov_active_frames(s, (size_t)th, e->ts, 0, 0);
     if (!ov_best_scope(s, n, true, cand, sizeof cand)) continue;

@@ -129,15 +129,17 @@ static int cmp_edge(const void *pa, const void *pb) {
 
 /* Busy time split by class: each instant goes to the first class active (compute, then
  * communication, then memory), so the communication share is the exposed part. */
-static bool sweep(an_rank_summary *s, const tr_event **k, const uint8_t *cls, size_t n) {
+static bool sweep(an_rank_summary *s, const tr_trace *t, const tr_event **k, const uint8_t *cls,
+                  size_t n) {
   if (!n) return true;
   edge *e = malloc(2 * n * sizeof *e);
   if (!e) return false;
-  double first = k[0]->ts, last = k[0]->ts + k[0]->dur;
+  double first = k[0]->ts, last = k[0]->ts + tr_event_dur(t, k[0]);
   for (size_t i = 0; i < n; i++) {
+    double end = k[i]->ts + tr_event_dur(t, k[i]);
     e[2 * i] = (edge){k[i]->ts, 1, cls[i]};
-    e[2 * i + 1] = (edge){k[i]->ts + k[i]->dur, -1, cls[i]};
-    if (k[i]->ts + k[i]->dur > last) last = k[i]->ts + k[i]->dur;
+    e[2 * i + 1] = (edge){end, -1, cls[i]};
+    if (end > last) last = end;
   }
   qsort(e, 2 * n, sizeof *e, cmp_edge);
   long active[N_CLASSES] = {0};
@@ -206,7 +208,7 @@ static size_t steps_of_kind(const tr_trace *t, tr_kind kind, const te_rules *rul
     const char *name = tr_str_get(t, ev[i].name);
     bool step = m ? te_matcher_match(m, name, strlen(name))
                   : te_rules_stage_from_annotation(rules, name) != NULL;
-    if (step) sp[found++] = (span){ev[i].ts, ev[i].ts + ev[i].dur};
+    if (step) sp[found++] = (span){ev[i].ts, ev[i].ts + tr_event_dur(t, &ev[i])};
   }
   qsort(sp, found, sizeof *sp, cmp_span);
   double last_end = 0;
@@ -244,14 +246,15 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
     }
     if (!ok) break;
     uint32_t idx = (uint32_t)(idx1 - 1);
-    s->name_us[idx] += k[i]->dur;
+    double dur = tr_event_dur(t, k[i]);
+    s->name_us[idx] += dur;
     cls[i] = s->name_class[idx];
     if (cls[i] != CLASS_COMM) continue;
-    s->collective_us += k[i]->dur;
+    s->collective_us += dur;
     coll *c = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *c);
     if (!(ok = c != NULL)) break;
     s->colls = c;
-    s->colls[s->n_colls++] = (coll){idx, k[i]->dur};
+    s->colls[s->n_colls++] = (coll){idx, dur};
   }
   ut_u64map_free(&by_id);
   return ok;
@@ -268,7 +271,7 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
     s->in = *in;
     s->in.path = s->path;
     ok = set_group(s, v->trace) && add_kernels(s, v->trace, k, cls, n, rules, lock) &&
-         sweep(s, k, cls, n);
+         sweep(s, v->trace, k, cls, n);
     s->n_steps = count_steps(v->trace, rules, lock);
   }
   free(cls);

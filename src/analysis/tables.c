@@ -661,10 +661,11 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
         rc = AN_ERR_NOMEM;
         break;
       }
-      a->total += e->dur;
+      double dur = tr_event_dur(views[v].trace, e);
+      a->total += dur;
       a->launches++;
-      if (e->dur > a->max) a->max = e->dur;
-      *total += e->dur;
+      if (dur > a->max) a->max = dur;
+      *total += dur;
     }
   }
   ut_u64map_free(&idx);

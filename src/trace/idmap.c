@@ -100,3 +100,76 @@ static bool map_full(size_t n, size_t cap) { return (n + 1) * 4 > cap * 3; }
 
 IDMAP_DEFINE(map32, uint32_t, uint32_t, UINT32_MAX)
 IDMAP_DEFINE(map64, int64_t, int64_t, INT64_MIN)
+
+/* ------------------------------------------------------------------ contexts */
+
+static bool ctx_eq(const tr_event_ctx *a, const tr_event_ctx *b) {
+  return a->cat == b->cat && a->pid == b->pid && a->tid == b->tid && a->stream == b->stream;
+}
+
+static size_t ctx_slot(const tr_event_ctx *c, size_t mask) {
+  uint64_t h = ((uint64_t)c->cat << 32 | c->pid) * GOLDEN64;
+  h = (h ^ ((uint64_t)c->tid << 32 | c->stream)) * GOLDEN64;
+  return (size_t)(h >> 32) & mask;
+}
+
+/* Doubles the hash slots and rehashes every stored context into them. */
+static int ctx_rehash(tr_ctxtab *tab) {
+  size_t n_slots = tab->n_slots ? tab->n_slots * 2 : 64;
+  while (n_slots < (tab->n + 1) * 2) n_slots *= 2; /* a sealed table starts again */
+  uint32_t *slots = calloc(n_slots, sizeof *slots);
+  if (!slots) return -1;
+  for (size_t k = 0; k < tab->n; k++) {
+    size_t i = ctx_slot(&tab->v[k], n_slots - 1);
+    while (slots[i]) i = (i + 1) & (n_slots - 1);
+    slots[i] = (uint32_t)k + 1;
+  }
+  free(tab->slots);
+  tab->slots = slots;
+  tab->n_slots = n_slots;
+  return 0;
+}
+
+static uint32_t ctx_append(tr_ctxtab *tab, const tr_event_ctx *c, size_t slot) {
+  if (tab->n == tab->cap) {
+    size_t cap = tab->cap ? tab->cap * 2 : 16;
+    tr_event_ctx *v = realloc(tab->v, cap * sizeof *v);
+    if (!v) return UINT32_MAX;
+    tab->v = v;
+    tab->cap = cap;
+  }
+  tab->v[tab->n] = *c;
+  tab->slots[slot] = (uint32_t)++tab->n;
+  return tab->last = (uint32_t)(tab->n - 1);
+}
+
+uint32_t tr_ctxtab_put(tr_ctxtab *tab, const tr_event_ctx *c) {
+  if (tab->n && ctx_eq(&tab->v[tab->last], c)) return tab->last;
+  /* at most UINT32_MAX - 1 contexts: positions + 1 must fit the slots */
+  if (tab->n >= UINT32_MAX - 1u) return UINT32_MAX;
+  if ((tab->n + 1) * 2 > tab->n_slots && ctx_rehash(tab) != 0) return UINT32_MAX;
+  size_t mask = tab->n_slots - 1, i = ctx_slot(c, mask);
+  for (; tab->slots[i]; i = (i + 1) & mask) {
+    if (ctx_eq(&tab->v[tab->slots[i] - 1], c)) return tab->last = tab->slots[i] - 1;
+  }
+  return ctx_append(tab, c, i);
+}
+
+void tr_ctxtab_seal(tr_ctxtab *tab) {
+  free(tab->slots);
+  tab->slots = NULL;
+  tab->n_slots = 0;
+  if (tab->n && tab->n < tab->cap) {
+    tr_event_ctx *v = realloc(tab->v, tab->n * sizeof *v);
+    if (v) {
+      tab->v = v;
+      tab->cap = tab->n;
+    }
+  }
+}
+
+void tr_ctxtab_free(tr_ctxtab *tab) {
+  free(tab->v);
+  free(tab->slots);
+  memset(tab, 0, sizeof *tab);
+}

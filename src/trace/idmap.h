@@ -1,5 +1,6 @@
 /*
- * trace/idmap.h - compact storage of event ids (private to src/trace).
+ * trace/idmap.h - compact storage of event ids, durations and contexts (private to
+ * src/trace).
  *
  * External ids and correlations are int64 in the file but, within one trace, nearly
  * always lie within 2^32 of each other. tr_event therefore holds each as a 32-bit offset
@@ -10,8 +11,8 @@
  * keys and values at 3/4 load take under 11 bytes an entry where ut_u64map's 64-bit
  * pairs and used flags at 1/2 load take 34 or more.)
  *
- * Ownership: each map owns its two arrays; tr_map*_free releases them (the struct itself
- * belongs to the caller, zero-initialised = empty).
+ * Ownership: each map or table owns its arrays; tr_map*_free / tr_ctxtab_free release
+ * them (the struct itself belongs to the caller, zero-initialised = empty).
  */
 #ifndef TRIAGE_TRACE_IDMAP_H
 #define TRIAGE_TRACE_IDMAP_H
@@ -19,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "trace/trace.h" /* tr_event_ctx */
 
 #define TR_OFF_ABSENT UINT32_MAX      /* no id (TR_NO_ID) */
 #define TR_OFF_WIDE (UINT32_MAX - 1u) /* id outside the window: see the side table */
@@ -64,5 +67,22 @@ typedef struct tr_map64 {
 int tr_map64_put(tr_map64 *m, int64_t key, int64_t val);
 bool tr_map64_get(const tr_map64 *m, int64_t key, int64_t *val);
 void tr_map64_free(tr_map64 *m);
+
+/* The distinct event contexts of a trace, each stored once; an event keeps its context's
+ * position in v. The hash slots hold position + 1 (0 = free), at a load factor of at most
+ * 1/2; last remembers the previous put, since consecutive events nearly always share
+ * their context. */
+typedef struct tr_ctxtab {
+  tr_event_ctx *v;
+  size_t n, cap;
+  uint32_t *slots;
+  size_t n_slots;
+  uint32_t last;
+} tr_ctxtab;
+/* Position of c in the table, added if new; UINT32_MAX when out of memory. */
+uint32_t tr_ctxtab_put(tr_ctxtab *tab, const tr_event_ctx *c);
+/* Frees the hash slots (a finished table is only indexed) and trims v to n entries. */
+void tr_ctxtab_seal(tr_ctxtab *tab);
+void tr_ctxtab_free(tr_ctxtab *tab);
 
 #endif

@@ -47,6 +47,7 @@ typedef struct py_vec {
 } py_vec;
 
 struct tr_trace {
+  tr_trace_head head; /* first: the inline accessors of trace.h read it; head.ctx = ctx.v */
   char *path;
   tr_intern *in;
   ev_vec ev[N_KINDS]; /* ev[TR_KIND_PYFRAME] stays empty: frames live in py */
@@ -57,6 +58,8 @@ struct tr_trace {
    * is in ext_wide / corr_wide under the event's index */
   tr_idbase ext_base, corr_base;
   tr_map64 ext_wide, corr_wide;
+  tr_map64 dur_wide; /* event index -> bits of a dur stored as TR_DUR_WIDE */
+  tr_ctxtab ctx;     /* the distinct (cat, pid, tid, stream) of the events */
   /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
    * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map) */
   tr_map32 corr_map;
@@ -105,6 +108,9 @@ typedef struct rd {
     size_t n;
     tr_str id; /* 0 = empty */
   } ic_cat, ic_pid, ic_tid, ic_stream;
+  /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
+   * runtime calls interleave in the file, but each kind mostly repeats its own */
+  uint32_t last_ctx[N_KINDS];
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
@@ -1271,6 +1277,31 @@ static uint32_t store_id(rd *r, tr_idbase *b, tr_map64 *wide, int64_t id, uint32
   return off;
 }
 
+/* dur as whole nanoseconds; one that is not exactly that is kept in dur_wide by index. */
+static uint32_t store_dur(rd *r, double dur, uint32_t index) {
+  uint32_t ns = tr_dur_encode(dur);
+  if (ns != TR_DUR_WIDE) return ns;
+  int64_t bits;
+  memcpy(&bits, &dur, sizeof bits);
+  if (tr_map64_put(&r->t->dur_wide, index, bits) != 0) rd_nomem(r);
+  return ns;
+}
+
+/* Position of c in the context table, through the last context of the same kind. */
+static uint32_t event_ctx(rd *r, int kind, const tr_event_ctx *c) {
+  const tr_ctxtab *tab = &r->t->ctx;
+  uint32_t last = r->last_ctx[kind];
+  if (last) {
+    const tr_event_ctx *l = &tab->v[last - 1];
+    if (l->cat == c->cat && l->pid == c->pid && l->tid == c->tid && l->stream == c->stream)
+      return last - 1;
+  }
+  uint32_t pos = tr_ctxtab_put(&r->t->ctx, c);
+  if (pos == UINT32_MAX) rd_nomem(r);
+  r->last_ctx[kind] = pos + 1;
+  return pos;
+}
+
 static void push_event(rd *r, int kind, const tr_event *e) {
   ev_vec *v = &r->t->ev[kind];
   if (v->n == v->cap) {
@@ -1603,15 +1634,17 @@ static void parse_event(rd *r, unsigned depth) {
   }
   tr_event e;
   e.ts = r->ts;
-  e.dur = r->dur_state == F_OK ? r->dur : 0.0;
   e.index = (uint32_t)index;
+  e.dur_ns = store_dur(r, r->dur_state == F_OK ? r->dur : 0.0, e.index);
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
-  e.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
-  e.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
-  e.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
-  e.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
+  tr_event_ctx c;
+  c.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
+  c.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+  c.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
+  c.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
+  e.ctx = event_ctx(r, kind, &c);
   push_event(r, kind, &e);
 }
 
@@ -1717,6 +1750,8 @@ static void trace_free_contents(tr_trace *t) {
   free(t->tn);
   tr_map64_free(&t->ext_wide);
   tr_map64_free(&t->corr_wide);
+  tr_map64_free(&t->dur_wide);
+  tr_ctxtab_free(&t->ctx);
   tr_map32_free(&t->corr_map);
   tr_map64_free(&t->corr_map_wide);
   free(t->sample);
@@ -1740,6 +1775,8 @@ static void rd_free(rd *r) {
   free(r);
 }
 
+/* After a successful read: trims the arrays to their length and seals the context table,
+ * which the accessors then read through t->head. */
 static void shrink_to_fit(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) {
     ev_vec *v = &t->ev[k];
@@ -1751,6 +1788,8 @@ static void shrink_to_fit(tr_trace *t) {
       }
     }
   }
+  tr_ctxtab_seal(&t->ctx);
+  t->head.ctx = t->ctx.v;
   py_vec *pv = &t->py;
   if (pv->n && pv->n < pv->cap) {
     tr_pyframe *p = realloc(pv->v, pv->n * sizeof *p);
@@ -1922,6 +1961,14 @@ int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
 
 int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
   return event_id(&t->corr_base, &t->corr_wide, e->corr_off, e->index);
+}
+
+double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {
+  int64_t bits;
+  if (!tr_map64_get(&t->dur_wide, e->index, &bits)) return 0.0;
+  double dur;
+  memcpy(&dur, &bits, sizeof dur);
+  return dur;
 }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }

@@ -40,22 +40,32 @@ typedef enum tr_kind {
   TR_KIND_RUNTIME = 6          /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
-/* One complete ("X") event. ts and dur are microseconds as in the file. 48 bytes: the
- * kind is implied by the per-kind array an event sits in, and the two ids are stored as
- * 32-bit offsets from a per-trace base (an id that does not fit goes to a side table), so
- * read them with tr_event_external_id / tr_event_correlation, never from the fields. */
+/* One complete ("X") event. ts and dur are microseconds as in the file. 32 bytes, as
+ * cpu_op-heavy traces keep millions of them: the kind is implied by the per-kind array an event
+ * sits in; cat, pid, tid and stream, few distinct per trace (threads x categories x
+ * streams), are shared through a per-trace table the event indexes; dur is a count of
+ * nanoseconds (TR_DUR_WIDE: the exact double is in a side table); the two ids are 32-bit
+ * offsets from a per-trace base (an id that does not fit goes to a side table). Read
+ * those through tr_event_dur, tr_event_cat / _pid / _tid / _stream and
+ * tr_event_external_id / tr_event_correlation, never from the fields. */
 typedef struct tr_event {
   double ts;
-  double dur;
   tr_str name;
-  tr_str cat;
-  tr_str pid;        /* textual pid: "1234" or "[TP00-DP01] 1234" */
-  tr_str tid;        /* textual tid */
-  tr_str stream;     /* args.stream, else args.cuda_stream (as text); 0 if neither */
+  uint32_t dur_ns;   /* private: dur in nanoseconds or TR_DUR_WIDE (tr_event_dur) */
+  uint32_t ctx;      /* private: index of the (cat, pid, tid, stream) tuple (tr_trace_ctx) */
   uint32_t index;    /* position among all events of the file (stable tie-break) */
   uint32_t ext_off;  /* private: args["External id"] (tr_event_external_id) */
   uint32_t corr_off; /* private: args.correlation (tr_event_correlation) */
 } tr_event;
+_Static_assert(sizeof(tr_event) == 32, "tr_event is 32 bytes: see the comment above");
+
+/* What an event shares with the other events of its thread, category and stream. */
+typedef struct tr_event_ctx {
+  tr_str cat;
+  tr_str pid;    /* textual pid: "1234" or "[TP00-DP01] 1234" */
+  tr_str tid;    /* textual tid */
+  tr_str stream; /* args.stream, else args.cuda_stream (as text); 0 if neither */
+} tr_event_ctx;
 
 /* One Python frame (cat python_function, ph "X"). Python-heavy traces keep millions of
  * them (a third of the JSON's events, and most of the memory triage holds), so a frame
@@ -211,6 +221,37 @@ static inline double tr_pyframe_dur(const tr_trace *t, const tr_pyframe *f) {
   return f->dur_ns != TR_DUR_WIDE ? (double)f->dur_ns / 1000.0 : tr_pyframe_dur_wide(t, f);
 }
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
+/* dur of an event whose dur_ns is TR_DUR_WIDE (0.0 if it has none). */
+double tr_event_dur_wide(const tr_trace *t, const tr_event *e);
+/* dur of an event of t in microseconds, the same double as the file's text gave (0.0
+ * when absent). count / 1000.0 is exact: see tr_dur_encode in idmap.h. */
+static inline double tr_event_dur(const tr_trace *t, const tr_event *e) {
+  return e->dur_ns != TR_DUR_WIDE ? (double)e->dur_ns / 1000.0 : tr_event_dur_wide(t, e);
+}
+
+/* Private to src/trace: struct tr_trace begins with this, so the accessors below can
+ * read the context table inline. Set once the read has finished; owned by the trace. */
+typedef struct tr_trace_head {
+  const tr_event_ctx *ctx; /* indexed by tr_event.ctx */
+} tr_trace_head;
+
+/* The (cat, pid, tid, stream) of an event of t; borrowed, lives as long as t. */
+static inline const tr_event_ctx *tr_trace_ctx(const tr_trace *t, const tr_event *e) {
+  return &((const tr_trace_head *)(const void *)t)->ctx[e->ctx];
+}
+static inline tr_str tr_event_cat(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->cat;
+}
+static inline tr_str tr_event_pid(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->pid;
+}
+static inline tr_str tr_event_tid(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->tid;
+}
+static inline tr_str tr_event_stream(const tr_trace *t, const tr_event *e) {
+  return tr_trace_ctx(t, e)->stream;
+}
+
 /* args["External id"] / args.correlation of an event of t, TR_NO_ID if absent. */
 int64_t tr_event_external_id(const tr_trace *t, const tr_event *e);
 int64_t tr_event_correlation(const tr_trace *t, const tr_event *e);

@@ -51,10 +51,10 @@ static void walk(tr_trace *t) {
     CHECK(n == 0 || ev != NULL);
     for (size_t i = 0; i < n; i++) {
       total += touch(tr_str_get(t, ev[i].name));
-      total += touch(tr_str_get(t, ev[i].cat));
-      total += touch(tr_str_get(t, ev[i].pid));
-      total += touch(tr_str_get(t, ev[i].tid));
-      total += touch(tr_str_get(t, ev[i].stream));
+      total += touch(tr_str_get(t, tr_event_cat(t, &ev[i])));
+      total += touch(tr_str_get(t, tr_event_pid(t, &ev[i])));
+      total += touch(tr_str_get(t, tr_event_tid(t, &ev[i])));
+      total += touch(tr_str_get(t, tr_event_stream(t, &ev[i])));
       int64_t corr = tr_event_correlation(t, &ev[i]);
       if (corr != TR_NO_ID) (void)tr_trace_external_for_correlation(t, corr);
     }
@@ -110,15 +110,20 @@ static void same_trace(const tr_trace *a, const tr_trace *b) {
     const tr_event *eb = tr_trace_events(b, (tr_kind)kind, &nb);
     CHECK(na == nb);
     for (size_t i = 0; i < na; i++) {
-      CHECK(same_double(ea[i].ts, eb[i].ts) && same_double(ea[i].dur, eb[i].dur));
+      CHECK(same_double(ea[i].ts, eb[i].ts) &&
+            same_double(tr_event_dur(a, &ea[i]), tr_event_dur(b, &eb[i])));
       CHECK(tr_event_external_id(a, &ea[i]) == tr_event_external_id(b, &eb[i]));
       CHECK(tr_event_correlation(a, &ea[i]) == tr_event_correlation(b, &eb[i]));
       CHECK(ea[i].index == eb[i].index);
       CHECK(strcmp(tr_str_get(a, ea[i].name), tr_str_get(b, eb[i].name)) == 0);
-      CHECK(strcmp(tr_str_get(a, ea[i].cat), tr_str_get(b, eb[i].cat)) == 0);
-      CHECK(strcmp(tr_str_get(a, ea[i].pid), tr_str_get(b, eb[i].pid)) == 0);
-      CHECK(strcmp(tr_str_get(a, ea[i].tid), tr_str_get(b, eb[i].tid)) == 0);
-      CHECK(strcmp(tr_str_get(a, ea[i].stream), tr_str_get(b, eb[i].stream)) == 0);
+      CHECK(strcmp(tr_str_get(a, tr_event_cat(a, &ea[i])),
+                   tr_str_get(b, tr_event_cat(b, &eb[i]))) == 0);
+      CHECK(strcmp(tr_str_get(a, tr_event_pid(a, &ea[i])),
+                   tr_str_get(b, tr_event_pid(b, &eb[i]))) == 0);
+      CHECK(strcmp(tr_str_get(a, tr_event_tid(a, &ea[i])),
+                   tr_str_get(b, tr_event_tid(b, &eb[i]))) == 0);
+      CHECK(strcmp(tr_str_get(a, tr_event_stream(a, &ea[i])),
+                   tr_str_get(b, tr_event_stream(b, &eb[i]))) == 0);
     }
   }
   size_t fa = 0, fb = 0;

@@ -116,10 +116,11 @@ static char *dump(const tr_trace *t) {
     size_t n;
     const tr_event *e = tr_trace_events(t, (tr_kind)k, &n);
     for (size_t i = 0; i < n; i++)
-      fprintf(f, "%d|%.17g|%.17g|%lld|%lld|%s|%s|%s|%s|%s|%u\n", k, e[i].ts, e[i].dur,
+      fprintf(f, "%d|%.17g|%.17g|%lld|%lld|%s|%s|%s|%s|%s|%u\n", k, e[i].ts, tr_event_dur(t, &e[i]),
               (long long)tr_event_external_id(t, &e[i]), (long long)tr_event_correlation(t, &e[i]),
-              tr_str_get(t, e[i].name), tr_str_get(t, e[i].cat), tr_str_get(t, e[i].pid),
-              tr_str_get(t, e[i].tid), tr_str_get(t, e[i].stream), e[i].index);
+              tr_str_get(t, e[i].name), tr_str_get(t, tr_event_cat(t, &e[i])),
+              tr_str_get(t, tr_event_pid(t, &e[i])), tr_str_get(t, tr_event_tid(t, &e[i])),
+              tr_str_get(t, tr_event_stream(t, &e[i])), e[i].index);
   }
   size_t np;
   const tr_pyframe *py = tr_trace_pyframes(t, &np);
@@ -185,10 +186,10 @@ Test(trace_reader, basic_document) {
   cr_expect_eq(tr_trace_skipped_count(t), 0);
   const tr_event *k = first(t, TR_KIND_KERNEL);
   cr_expect_str_eq(tr_str_get(t, k->name), "void gemm<float>(float*)");
-  cr_expect_str_eq(tr_str_get(t, k->stream), "7");
-  cr_expect_str_eq(tr_str_get(t, k->pid), "0");
+  cr_expect_str_eq(tr_str_get(t, tr_event_stream(t, k)), "7");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, k)), "0");
   cr_expect_eq(k->ts, 2413669097444.592);
-  cr_expect_eq(k->dur, 1.76);
+  cr_expect_eq(tr_event_dur(t, k), 1.76);
   cr_expect_eq(tr_event_correlation(t, k), 501);
   cr_expect_eq(tr_event_external_id(t, k), TR_NO_ID);
   cr_expect_eq(k->index, 3);
@@ -301,7 +302,7 @@ Test(trace_reader, trace_events_after_other_keys_and_key_order) {
       "\"traceEvents\":[{\"args\":{\"stream\":3},\"dur\":5,\"ts\":1,\"name\":\"k\",\"cat\":"
       "\"kernel\",\"ph\":\"X\"}]}");
   cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
-  cr_expect_str_eq(tr_str_get(t, first(t, TR_KIND_KERNEL)->stream), "3");
+  cr_expect_str_eq(tr_str_get(t, tr_event_stream(t, first(t, TR_KIND_KERNEL))), "3");
   tr_trace_destroy(t);
 }
 
@@ -603,15 +604,105 @@ Test(trace_reader, pids_and_tids_as_text) {
   size_t n;
   const tr_event *e = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   cr_assert_eq(n, 4);
-  cr_expect_str_eq(tr_str_get(t, e[0].pid), "[TP00-DP01] 1234");
-  cr_expect_str_eq(tr_str_get(t, e[0].tid), "stream 7");
-  cr_expect_str_eq(tr_str_get(t, e[1].pid), "1234");
-  cr_expect_str_eq(tr_str_get(t, e[1].tid), "0");
-  cr_expect_str_eq(tr_str_get(t, e[2].pid), "12.5");
-  cr_expect_str_eq(tr_str_get(t, e[2].tid), "1e3");
-  cr_expect_eq(e[3].pid, 0);
-  cr_expect_eq(e[0].pid, tr_str_intern(t, "[TP00-DP01] 1234", 16), "interned once");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, &e[0])), "[TP00-DP01] 1234");
+  cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[0])), "stream 7");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, &e[1])), "1234");
+  cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[1])), "0");
+  cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, &e[2])), "12.5");
+  cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[2])), "1e3");
+  cr_expect_eq(tr_event_pid(t, &e[3]), 0);
+  cr_expect_eq(tr_event_pid(t, &e[0]), tr_str_intern(t, "[TP00-DP01] 1234", 16), "interned once");
   tr_trace_destroy(t);
+}
+
+/* One event of the compact-record test: NULL members are left out of the JSON. */
+typedef struct odd_event {
+  const char *cat, *pid, *tid, *stream, *dur;
+} odd_event;
+
+static const odd_event k_odd[] = {
+    {"cpu_op", "1", "10", NULL, "0.0001"},    /* finer than a nanosecond: side table */
+    {"cpu_op", "1", "10", NULL, "5000000.0"}, /* longer than 2^32 ns: side table */
+    {"cpu_op", "2", "10", NULL, "123.4567"},  /* four decimals: side table */
+    {"cpu_op", "2", "11", NULL, "-0.0"},      /* -0 must stay -0 */
+    {"cpu_op", "1", "10", NULL, NULL},        /* absent: 0.0 */
+    {"cpu_op", "[TP00] 3", "x", NULL, "1.001"}, {"kernel", "0", "7", "7", "2.25"},
+    {"kernel", "0", "7", "8", "4294.967295"}, /* the largest count */
+    {"kernel", "0", "8", "7", "7.0000001"},   /* side table, in another kind's array */
+    {"gpu_memcpy", "0", "7", "7", "3"},         {"cpu_op", "1", "10", NULL, "0"},
+};
+#define N_ODD (sizeof k_odd / sizeof k_odd[0])
+
+/* A member "key":"value" and its comma, or nothing for a NULL value. */
+static void odd_member(char *buf, size_t cap, const char *key, const char *val, bool quote) {
+  if (!val) return;
+  size_t n = strlen(buf);
+  snprintf(buf + n, cap - n, quote ? "\"%s\":\"%s\"," : "\"%s\":%s,", key, val);
+}
+
+static char *odd_trace(void) {
+  size_t cap = N_ODD * 256 + 16;
+  char *json = calloc(1, cap);
+  strcat(json, "[");
+  for (size_t i = 0; i < N_ODD; i++) {
+    char ev[256] = "";
+    const odd_event *o = &k_odd[i];
+    odd_member(ev, sizeof ev, "cat", o->cat, true);
+    odd_member(ev, sizeof ev, "pid", o->pid, true);
+    odd_member(ev, sizeof ev, "tid", o->tid, true);
+    odd_member(ev, sizeof ev, "dur", o->dur, false);
+    size_t n = strlen(ev);
+    if (o->stream) snprintf(ev + n, sizeof ev - n, "\"args\":{\"stream\":%s},", o->stream);
+    n = strlen(ev);
+    snprintf(ev + n, sizeof ev - n, "\"ph\":\"X\",\"name\":\"e%zu\",\"ts\":%zu}", i, i + 1);
+    strcat(json, i ? ",{" : "{");
+    strcat(json, ev);
+  }
+  strcat(json, "]");
+  return json;
+}
+
+/* The event of t named e<i>, from any kind's array. */
+static const tr_event *odd_find(const tr_trace *t, size_t i) {
+  char want[32];
+  snprintf(want, sizeof want, "e%zu", i);
+  for (int k = 0; k <= TR_KIND_RUNTIME; k++) {
+    size_t n;
+    const tr_event *e = tr_trace_events(t, (tr_kind)k, &n);
+    for (size_t j = 0; j < n; j++)
+      if (strcmp(tr_str_get(t, e[j].name), want) == 0) return &e[j];
+  }
+  return NULL;
+}
+
+static void odd_check(const tr_trace *t) {
+  for (size_t i = 0; i < N_ODD; i++) {
+    const odd_event *o = &k_odd[i];
+    const tr_event *e = odd_find(t, i);
+    cr_assert_not_null(e, "event e%zu kept", i);
+    double want = o->dur ? strtod(o->dur, NULL) : 0.0, got = tr_event_dur(t, e);
+    cr_expect(memcmp(&want, &got, sizeof want) == 0, "e%zu dur %.17g, want %.17g", i, got, want);
+    cr_expect_str_eq(tr_str_get(t, tr_event_cat(t, e)), o->cat, "e%zu cat", i);
+    cr_expect_str_eq(tr_str_get(t, tr_event_pid(t, e)), o->pid, "e%zu pid", i);
+    cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, e)), o->tid, "e%zu tid", i);
+    cr_expect_str_eq(tr_str_get(t, tr_event_stream(t, e)), o->stream ? o->stream : "",
+                     "e%zu stream", i);
+  }
+}
+
+Test(trace_reader, compact_records_keep_durations_and_contexts) {
+  char *json = odd_trace();
+  size_t chunks[] = {0, 1, 7};
+  for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+    tr_error err;
+    tr_trace *t = read_str(json, chunks[c], &err);
+    cr_assert_not_null(t, "read failed: %s", err.message);
+    cr_expect_eq(count(t, TR_KIND_CPU_OP), 7);
+    cr_expect_eq(count(t, TR_KIND_KERNEL), 4);
+    odd_check(t);
+    tr_trace_destroy(t);
+  }
+  free(json);
 }
 
 Test(trace_reader, numeric_string_times) {
@@ -620,7 +711,7 @@ Test(trace_reader, numeric_string_times) {
       "2.25\",\"args\":{}}]");
   const tr_event *e = first(t, TR_KIND_KERNEL);
   cr_expect_eq(e->ts, 1234.5);
-  cr_expect_eq(e->dur, 2.25);
+  cr_expect_eq(tr_event_dur(t, e), 2.25);
   tr_trace_destroy(t);
 }
 
@@ -829,7 +920,7 @@ Test(trace_reader, ids_outside_the_32_bit_window) {
     cr_expect_eq(tr_trace_external_for_correlation(t, ids[i]), ids[7 - i], "corr %zu", i);
   cr_expect_eq(tr_trace_external_for_correlation(t, 7), TR_NO_ID);
   cr_expect_eq(tr_trace_external_for_correlation(t, 4294967296LL * 5), TR_NO_ID);
-  cr_expect_eq(sizeof(tr_event), 48u);
+  cr_expect_eq(sizeof(tr_event), 32u);
   tr_trace_destroy(t);
 }
 
