@@ -10,6 +10,7 @@
 #include "analysis/id_index.h"
 #include "util/buf.h"
 #include "util/map.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 #define NORM_BUF 8192
@@ -248,10 +249,12 @@ static const tr_event *find_by_id(const an_resolver *r, const an_id_index *evs, 
   return lo == hi ? NULL : pick_candidate(r, evs, lo, hi, kts);
 }
 
+/* A time on a thread that has frames (a range of forder), for kernel id / 2's CPU op (even
+ * id) or launch (odd id). */
 typedef struct query {
-  uint64_t thread;
-  double t;
+  uint32_t range;
   uint32_t id;
+  double t;
 } query;
 
 typedef struct qresult {
@@ -259,9 +262,11 @@ typedef struct qresult {
   const char *stack;
 } qresult;
 
-static int cmp_query(const void *a, const void *b) {
+/* (range, t, id): a total order. */
+static int cmp_query(const void *a, const void *b, void *unused) {
+  (void)unused;
   const query *x = a, *y = b;
-  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  if (x->range != y->range) return x->range < y->range ? -1 : 1;
   if (x->t != y->t) return x->t < y->t ? -1 : 1;
   return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
 }
@@ -318,21 +323,15 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
 
 /* Sweeps the frames of each thread once over the sorted queries. */
 static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) {
-  qsort(q, nq, sizeof *q, cmp_query);
+  ut_sort(q, nq, sizeof *q, cmp_query, NULL); /* no merge buffer */
   uint32_t *active = NULL;
   size_t na = 0, cap = 0;
   ut_buf sb = {0};
   an_status rc = AN_OK;
   for (size_t i = 0; i < nq && rc == AN_OK;) {
     size_t j = i;
-    while (j < nq && q[j].thread == q[i].thread) j++;
-    uint64_t v;
-    if (!ut_u64map_get(&r->threads, q[i].thread, &v)) {
-      for (size_t k = i; k < j; k++) res[q[k].id].loc = res[q[k].id].stack = NULL;
-      i = j;
-      continue;
-    }
-    const range *rg = &r->ranges[v];
+    while (j < nq && q[j].range == q[i].range) j++;
+    const range *rg = &r->ranges[q[i].range];
     size_t fi = rg->lo;
     na = 0;
     qresult last = {0};
@@ -375,10 +374,14 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
   return rc;
 }
 
-/* thread_key of an event's pid and tid (one read of its context). */
-static uint64_t ctx_thread_key(const tr_trace *t, const tr_event *e) {
-  const tr_event_ctx *c = tr_trace_ctx(t, e);
-  return thread_key(c->pid, c->tid);
+/* Adds the query for an event at time t when its thread has frames: a thread without
+ * frames locates nothing, so a trace without frames asks nothing. */
+static void add_query(const an_resolver *r, const tr_event *e, double t, uint32_t id, query *q,
+                      size_t *nq) {
+  const tr_event_ctx *c = tr_trace_ctx(r->t, e);
+  uint64_t v;
+  if (!ut_u64map_get(&r->threads, thread_key(c->pid, c->tid), &v)) return;
+  q[(*nq)++] = (query){(uint32_t)v, id, t};
 }
 
 an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, size_t n,
@@ -386,9 +389,9 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
   const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
   const tr_event **lau = calloc(n ? n : 1, sizeof *lau);
   query *q = malloc((2 * n + 1) * sizeof *q);
-  qresult *res = calloc(2 * n + 1, sizeof *res);
+  qresult *res = NULL; /* by query id; only when a query was asked (all NULL otherwise) */
   an_status rc = AN_OK;
-  if (!ops || !lau || !q || !res) {
+  if (!ops || !lau || !q) {
     rc = AN_ERR_NOMEM;
     goto done;
   }
@@ -401,20 +404,16 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     if (corr != TR_NO_ID) lau[i] = find_by_id(r, &r->launches, corr, k->ts);
     if (ops[i]) {
       double half = tr_event_dur(r->t, ops[i]) / 2;
-      q[nq].thread = ctx_thread_key(r->t, ops[i]);
-      q[nq].t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);
-      q[nq].id = (uint32_t)(2 * i);
-      nq++;
+      double t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);
+      add_query(r, ops[i], t, (uint32_t)(2 * i), q, &nq);
     }
-    if (lau[i]) {
-      q[nq].thread = ctx_thread_key(r->t, lau[i]);
-      q[nq].t = lau[i]->ts;
-      q[nq].id = (uint32_t)(2 * i + 1);
-      nq++;
-    }
+    if (lau[i]) add_query(r, lau[i], lau[i]->ts, (uint32_t)(2 * i + 1), q, &nq);
   }
-  rc = run_queries(r, q, nq, res);
-  if (rc != AN_OK) goto done;
+  if (nq) {
+    res = calloc(2 * n + 1, sizeof *res);
+    rc = res ? run_queries(r, q, nq, res) : AN_ERR_NOMEM;
+    if (rc != AN_OK) goto done;
+  }
   for (size_t i = 0; i < n; i++) {
     const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
     const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
@@ -422,11 +421,11 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
      * launch's) locate the kernel; a launch without frames leaves it unresolved under the launch
      * name. */
     const char *cpu;
-    if (ops[i] && res[2 * i].loc) {
+    if (ops[i] && res && res[2 * i].loc) {
       out[i].location = res[2 * i].loc;
       out[i].stack = res[2 * i].stack;
       cpu = opname;
-    } else if (lau[i] && res[2 * i + 1].loc) {
+    } else if (lau[i] && res && res[2 * i + 1].loc) {
       out[i].location = res[2 * i + 1].loc;
       out[i].stack = res[2 * i + 1].stack;
       cpu = opname ? opname : lname;

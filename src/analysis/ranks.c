@@ -10,6 +10,7 @@
 #include "analysis/workers.h"
 #include "triage/limits.h"
 #include "util/map.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 /* What a rank's kernel counts as in the split (overlaps go to the lower value first). */
@@ -121,7 +122,10 @@ typedef struct edge {
   int cls;
 } edge;
 
-static int cmp_edge(const void *pa, const void *pb) {
+/* Not a total order (ties of t and delta differ in cls), and it need not be: edges at
+ * one instant are dt = 0 apart, so their order adds nothing to any sum. */
+static int cmp_edge(const void *pa, const void *pb, void *unused) {
+  (void)unused;
   const edge *a = pa, *b = pb;
   if (a->t != b->t) return a->t < b->t ? -1 : 1;
   return a->delta - b->delta; /* ends first: touching kernels leave no gap */
@@ -141,7 +145,7 @@ static bool sweep(an_rank_summary *s, const tr_trace *t, const tr_event **k, con
     e[2 * i + 1] = (edge){end, -1, cls[i]};
     if (end > last) last = end;
   }
-  qsort(e, 2 * n, sizeof *e, cmp_edge);
+  ut_sort(e, 2 * n, sizeof *e, cmp_edge, NULL); /* no merge buffer */
   long active[N_CLASSES] = {0};
   for (size_t i = 0; i < 2 * n; i++) {
     if (i > 0) {
