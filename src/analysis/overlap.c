@@ -193,10 +193,11 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
 typedef struct ov_bundle {
   ov_side *side;
   const char *stage;
-  size_t *idx; /* kept-kernel indices of the side, file order */
+  uint32_t *idx; /* kept-kernel indices of the side, file order */
   size_t n;
   /* name id -> kernels of that name (CSR), built on first use as a mapping bundle */
-  size_t *by_name_off, *by_name;
+  size_t *by_name_off;
+  uint32_t *by_name;
   /* source-map entries per name id, computed on demand */
   char **scope, **op;
   an_scope_source *how;
@@ -244,7 +245,7 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
         if (!bs[nb].idx) goto fail;
         nb++;
       }
-      bs[b].idx[bs[b].n++] = k;
+      bs[b].idx[bs[b].n++] = (uint32_t)k;
     }
   }
   bool real = false;
@@ -627,9 +628,14 @@ typedef struct ov_stage_ctx {
   ov_bundle *formal, *map;
   ov_kernel *ks;
   size_t n;
-  size_t *order;  /* kernel positions sorted by (stream, ts, end, index) */
-  size_t *pos_of; /* position of kernel k in order */
+  uint32_t *order;  /* kernel positions sorted by (stream, ts, end, index) */
+  uint32_t *pos_of; /* position of kernel k in order */
 } ov_stage_ctx;
+
+/* The trace event of the stage's kernel i (ks[i] is the formal bundle's i-th kernel). */
+static const tr_event *ov_stage_event(const ov_stage_ctx *c, size_t i) {
+  return c->formal->side->ev[c->formal->idx[i]];
+}
 
 static int ov_stream_cmp_ks(const ov_kernel *ks, size_t a, size_t b) {
   const ov_kernel *x = &ks[a], *y = &ks[b];
@@ -640,8 +646,8 @@ static int ov_stream_cmp_ks(const ov_kernel *ks, size_t a, size_t b) {
 }
 
 /* Bottom-up merge sort of positions (no qsort context argument in C11). */
-static bool ov_sort_stream_order(const ov_kernel *ks, size_t *a, size_t n) {
-  size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+static bool ov_sort_stream_order(const ov_kernel *ks, uint32_t *a, size_t n) {
+  uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
   if (!tmp) return false;
   for (size_t w = 1; w < n; w *= 2) {
     for (size_t lo = 0; lo < n; lo += 2 * w) {
@@ -721,7 +727,7 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
 /* True when the aggregate's events are copy-engine transfers (by the trace event category
  * of its representative, pack list overlap.copy_engine_event_categories). */
 static bool ov_is_copy_engine(const ov_stage_ctx *c, const ov_agg *a) {
-  const tr_event *ev = c->ks[a->rep].ev;
+  const tr_event *ev = ov_stage_event(c, (size_t)a->rep);
   if (!ev) return false;
   const tr_trace *t = c->formal->side->t;
   const char *cat = tr_str_get(t, tr_event_cat(t, ev));
@@ -777,7 +783,7 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   for (size_t i = 0; i < c->n && om; i++) {
     if (c->ks[i].name != a->name || seen++ % step) continue;
     sampled++;
-    hits += ov_launch_context(c->formal->side->t, c->ks[i].ev, om, NULL, 0);
+    hits += ov_launch_context(c->formal->side->t, ov_stage_event(c, i), om, NULL, 0);
   }
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
 }
@@ -805,8 +811,8 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
         te_list_map_get(&set->overlap_dependency_rule_categories, rules->items[i]);
     if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
     bool by_name = te_matcher_match(m, row->kernel, strlen(row->kernel));
-    if (!by_name &&
-        !ov_launch_context(c->formal->side->t, c->ks[a->rep].ev, m, ev + 7, sizeof ev - 7))
+    if (!by_name && !ov_launch_context(c->formal->side->t, ov_stage_event(c, (size_t)a->rep), m,
+                                       ev + 7, sizeof ev - 7))
       continue;
     if (by_name) snprintf(ev, sizeof ev, "kernel name");
     if (!by_name) memcpy(ev, "CPU op ", 7);
@@ -998,11 +1004,11 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
     long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
     if (cat < 0) return false;
     c->ks[i] = (ov_kernel){
-        e->ts, e->ts + tr_event_dur(s->t, e), s->name[k], s->stream[k], (uint32_t)cat, e->index, e};
-    c->order[i] = i;
+        e->ts, e->ts + tr_event_dur(s->t, e), s->name[k], s->stream[k], (uint32_t)cat, e->index};
+    c->order[i] = (uint32_t)i;
   }
   if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;
-  for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = i;
+  for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = (uint32_t)i;
   return true;
 }
 

@@ -46,7 +46,6 @@ typedef struct ov_kernel {
   uint32_t stream; /* dense stream index */
   uint32_t cat;    /* ov_cats index */
   uint32_t index;  /* file order, the last tie-break */
-  const tr_event *ev;
 } ov_kernel;
 
 /* Per canonical name, what the sweep measured. */

@@ -156,9 +156,11 @@ typedef struct ov_sweep_state {
   ov_lane *lanes;
   uint32_t *act; /* active streams */
   size_t n_act, n_active_kernels, compute_streams;
-  double *snap;    /* lane totals (hid, exc, hbc) at each kernel's start */
-  double *exposed; /* per kernel: time with no compute kernel on another stream */
-  long *agg_of;    /* canonical name -> aggregate */
+  /* Per kernel, three slots: the lane totals (hid, exc, hbc) at its start; once it has
+   * ended, the first slot holds its exposed time (no compute kernel on another stream),
+   * so that figure needs no array of its own (ov_exposed). */
+  double *snap;
+  long *agg_of; /* canonical name -> aggregate */
   ov_agg *aggs;
   size_t n_aggs;
   ov_partners *parts; /* per aggregate */
@@ -171,12 +173,10 @@ static bool ov_state_alloc(ov_sweep_state *st) {
   st->lanes = calloc(ov_nz(st->n_streams), sizeof *st->lanes);
   st->act = malloc(ov_nz(st->n_streams) * sizeof *st->act);
   st->snap = malloc(ov_nz(st->n) * 3 * sizeof *st->snap);
-  st->exposed = malloc(ov_nz(st->n) * sizeof *st->exposed);
   st->agg_of = malloc(ov_nz(st->n_names) * sizeof *st->agg_of);
   st->aggs = calloc(ov_nz(st->n_names), sizeof *st->aggs);
   st->parts = calloc(ov_nz(st->n_names), sizeof *st->parts);
-  if (!st->pts || !st->lanes || !st->act || !st->snap || !st->exposed || !st->agg_of || !st->aggs ||
-      !st->parts)
+  if (!st->pts || !st->lanes || !st->act || !st->snap || !st->agg_of || !st->aggs || !st->parts)
     return false;
   for (size_t s = 0; s < st->n_streams; s++) st->lanes[s].best = st->lanes[s].pos = -1;
   return true;
@@ -195,7 +195,6 @@ static void ov_state_free(ov_sweep_state *st) {
   free(st->pts);
   free(st->act);
   free(st->snap);
-  free(st->exposed);
   free(st->agg_of);
   free(st->aggs);
 }
@@ -331,8 +330,10 @@ static void ov_kernel_end(ov_sweep_state *st, uint32_t k) {
   a->exclusive_us += l->exc - st->snap[3 * k + 1];
   a->hidden_by_compute_us += hbc;
   double exposed = (ks[k].end - ks[k].ts) - hbc;
-  st->exposed[k] = exposed > 0 ? exposed : 0;
+  st->snap[3 * k] = exposed > 0 ? exposed : 0; /* the start snapshot is spent */
 }
+
+static double ov_exposed(const ov_sweep_state *st, size_t k) { return st->snap[3 * k]; }
 
 static void ov_pick_top_partners(ov_sweep_state *st) {
   for (size_t i = 0; i < st->n_aggs; i++) {
@@ -366,7 +367,7 @@ static bool ov_split_exposed(ov_sweep_state *st) {
   for (size_t i = 0; i < st->n_aggs; i++) start[i + 1] = start[i] + st->aggs[i].count;
   for (size_t k = 0; k < st->n; k++) {
     size_t ag = (size_t)st->agg_of[st->ks[k].name];
-    vals[start[ag]++] = st->exposed[k];
+    vals[start[ag]++] = ov_exposed(st, k);
   }
   for (size_t i = st->n_aggs; i > 0; i--) start[i] = start[i - 1]; /* back to group starts */
   start[0] = 0;
@@ -381,7 +382,7 @@ static bool ov_split_exposed(ov_sweep_state *st) {
     a->exposed_us = total;
     a->exposed_steady_us = median * (double)c < total ? median * (double)c : total;
     a->exposed_wait_us = total - a->exposed_steady_us;
-    a->exposed_first_us = st->exposed[a->first];
+    a->exposed_first_us = ov_exposed(st, (size_t)a->first);
     a->exposed_median_us = median;
   }
   free(start);
@@ -408,6 +409,8 @@ bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_stream
       ov_kernel_end(&st, st.pts[p].k);
     }
   }
+  free(st.pts); /* done with; the split below needs memory of its own */
+  st.pts = NULL;
   ov_pick_top_partners(&st);
   if (!ov_split_exposed(&st)) goto done;
   out->aggs = st.aggs;

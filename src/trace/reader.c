@@ -1902,6 +1902,8 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n) {
   return t->ev[kind].v;
 }
 
+size_t tr_trace_string_count(const tr_trace *t) { return tr_intern_count(t->in); }
+
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n) {
   if (n) *n = t->py.n;
   return t->py.v;

@@ -99,9 +99,9 @@ Test(overlap_sweep, two_streams_hidden_and_exclusive) {
   long mem = ov_cats_put(&cats, r, "memory");
   /* stream 0: A [0,10) compute; stream 1: B [5,8) memory, C [20,25) memory */
   ov_kernel ks[3] = {
-      {0, 10, 0, 0, (uint32_t)comp, 0, NULL},
-      {5, 8, 1, 1, (uint32_t)mem, 1, NULL},
-      {20, 25, 1, 1, (uint32_t)mem, 2, NULL},
+      {0, 10, 0, 0, (uint32_t)comp, 0},
+      {5, 8, 1, 1, (uint32_t)mem, 1},
+      {20, 25, 1, 1, (uint32_t)mem, 2},
   };
   ov_sweep sw;
   cr_assert(ov_sweep_run(ks, 3, 2, 2, &cats, &sw));
@@ -138,7 +138,7 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   for (size_t i = 0; i < n; i++) { /* 4 streams, each a back-to-back chain, offset starts */
     uint32_t s = (uint32_t)(i % 4);
     double t = (double)(i / 4) * 10.0 + s;
-    ks[i] = (ov_kernel){t, t + 10.0, (uint32_t)(i % 50), s, (uint32_t)other, (uint32_t)i, NULL};
+    ks[i] = (ov_kernel){t, t + 10.0, (uint32_t)(i % 50), s, (uint32_t)other, (uint32_t)i};
   }
   ov_sweep sw;
   cr_assert(ov_sweep_run(ks, n, 50, 4, &cats, &sw));
@@ -153,8 +153,7 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   ov_sweep_free(&sw);
   free(ks);
 
-  ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0, NULL},
-                       {5, 15, 1, 0, (uint32_t)other, 1, NULL}};
+  ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0}, {5, 15, 1, 0, (uint32_t)other, 1}};
   cr_assert(ov_sweep_run(same, 2, 2, 1, &cats, &sw));
   cr_assert_float_eq(sw.multi_us, 0.0, 1e-9);
   cr_assert_float_eq(sw.aggs[0].hidden_us, 0.0, 1e-9);
@@ -176,9 +175,9 @@ Test(overlap_sweep, exposed_steady_and_wait_split) {
   long comp = ov_cats_put(&cats, r, "compute");
   long comm = ov_cats_put(&cats, r, "communication");
   ov_kernel ks[5] = {
-      {0, 100, 0, 0, (uint32_t)comp, 0, NULL},   {200, 260, 1, 1, (uint32_t)comm, 1, NULL},
-      {95, 105, 1, 1, (uint32_t)comm, 2, NULL},  {300, 310, 1, 1, (uint32_t)comm, 3, NULL},
-      {400, 410, 1, 1, (uint32_t)comm, 4, NULL},
+      {0, 100, 0, 0, (uint32_t)comp, 0},   {200, 260, 1, 1, (uint32_t)comm, 1},
+      {95, 105, 1, 1, (uint32_t)comm, 2},  {300, 310, 1, 1, (uint32_t)comm, 3},
+      {400, 410, 1, 1, (uint32_t)comm, 4},
   };
   ov_sweep sw;
   cr_assert(ov_sweep_run(ks, 5, 2, 2, &cats, &sw));
