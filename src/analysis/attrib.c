@@ -101,8 +101,8 @@ static int thread_buckets(an_resolver *r, const tr_pyframe_run *runs, size_t nru
  * threads with each thread's slice of it. Kineto writes each thread's frames together and
  * already in (start, -end) order, so instead of one qsort of every frame (millions, each
  * comparison two cache misses): bucket the runs by thread key (stable), then sort only
- * the buckets that are not already in order. The result is the same as a full sort:
- * cmp_frame_idx is a total order (file order breaks ties). */
+ * the buckets that are not already in order (none, when the reader saw them in order). The result
+ * is the same as a full sort: cmp_frame_idx is a total order (file order breaks ties). */
 static int order_frames(an_resolver *r) {
   size_t nruns, nkeys = 0;
   const tr_pyframe_run *runs = tr_trace_pyframe_runs(r->t, &nruns);
@@ -128,7 +128,7 @@ static int order_frames(an_resolver *r) {
       r->forder[count[b]++] = (uint32_t)i;
   }
   g_sort_trace = r->t;
-  for (size_t j = 0; j < nkeys; j++) {
+  for (size_t j = 0; j < nkeys && !tr_trace_pyframes_sorted(r->t); j++) {
     uint32_t *o = r->forder + r->ranges[j].lo;
     size_t n = r->ranges[j].hi - r->ranges[j].lo;
     bool in_order = true;

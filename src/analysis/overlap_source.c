@@ -98,7 +98,8 @@ static long ov_run_thread(ov_source *s, const tr_pyframe_run *run, bool counting
 }
 
 /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
- * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
+ * is not already (none when the reader saw them in order): Kineto writes a thread's
+ * frames in (start, -end) order, and a qsort of
  * millions of frames was a tenth of the run (docs/performance.md). Same result as one
  * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
  * places them; threads are numbered in order of first appearance, one lookup per run. */
@@ -128,7 +129,7 @@ static bool ov_bucket_frames(ov_source *s) {
   }
   free(fill);
   g_ov_sort = s;
-  for (size_t t2 = 0; t2 < s->threads.n; t2++) {
+  for (size_t t2 = 0; t2 < s->threads.n && !tr_trace_pyframes_sorted(s->t); t2++) {
     size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
     bool in_order = true;
     for (size_t i = lo + 1; i < hi && in_order; i++)

@@ -332,21 +332,12 @@ static void vote(frame_votes *v, const te_framework *f) {
 /* One trace's first `sample` distinct Python frame names, each a vote for the framework
  * its text rule names. */
 static void frame_votes_of(const te_rules *rules, const tr_trace *t, long sample, frame_votes *v) {
-  size_t n = 0, distinct = 0, bits = tr_trace_string_count(t);
-  const tr_pyframe *pf = tr_trace_pyframes(t, &n);
-  /* names seen, one bit per string id: the scan reads every frame when a trace has fewer
-   * distinct names than the sample (millions of frames), so a probe must be cheap */
-  uint64_t *seen = calloc(bits / 64 + 1, sizeof *seen);
-  if (!seen) return; /* out of memory: no votes */
-  for (size_t i = 0; i < n && distinct < (size_t)sample; i++) {
-    tr_str name = pf[i].name;
-    if (name >= bits || seen[name / 64] >> (name % 64) & 1) continue;
-    seen[name / 64] |= 1ull << (name % 64);
-    distinct++;
-    const te_framework *f = te_rules_framework_from_text(rules, tr_str_get(t, pf[i].name));
+  size_t n = 0;
+  const tr_str *names = tr_trace_pyframe_names(t, &n);
+  for (size_t i = 0; i < n && i < (size_t)sample; i++) {
+    const te_framework *f = te_rules_framework_from_text(rules, tr_str_get(t, names[i]));
     if (f) vote(v, f);
   }
-  free(seen);
 }
 
 /* Deviation D8: the framework most distinct Python frame names point to (a count, not the

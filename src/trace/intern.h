@@ -24,8 +24,6 @@ void tr_intern_destroy(tr_intern *in);
 uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len);
 /* Stored string of id ("" for 0 or an unknown id). */
 const char *tr_intern_get(const tr_intern *in, uint32_t id);
-/* One more than the largest id given out: ids are dense in [0, this). */
-size_t tr_intern_count(const tr_intern *in);
 
 /* Raw arena allocation with the intern table's lifetime (8-byte aligned). */
 void *tr_intern_alloc(tr_intern *in, size_t n);

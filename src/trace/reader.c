@@ -44,6 +44,18 @@ typedef struct py_vec {
   tr_pyframe_run *runs;
   size_t n_runs, cap_runs;
   tr_map64 dur_wide; /* frame position -> bits of a dur that is not a count (idmap.h) */
+  /* Whether each thread's frames come in (ts, -end) order (tr_trace_pyframes_sorted):
+   * prev is the current thread's previous frame (SIZE_MAX: none), thread_last the last
+   * frame of every thread left (pid << 32 | tid -> position); both only while reading. */
+  bool unsorted;
+  size_t prev;
+  tr_map64 thread_last;
+  /* Distinct frame names in order of first appearance, and a bit per string id seen
+   * (while reading). */
+  tr_str *names;
+  size_t n_names, cap_names;
+  uint64_t *seen;
+  size_t seen_words;
 } py_vec;
 
 struct tr_trace {
@@ -1314,12 +1326,25 @@ static void push_event(rd *r, int kind, const tr_event *e) {
   v->v[v->n++] = *e;
 }
 
-/* A frame on another thread than the previous frame starts a run. */
+static int64_t frame_thread_key(tr_str pid, tr_str tid) {
+  return (int64_t)(((uint64_t)pid << 32) | tid);
+}
+
+/* A frame on another thread than the previous frame starts a run; v->prev becomes the
+ * thread's previous frame. */
 static void note_pyframe_thread(rd *r, py_vec *v, tr_str pid, tr_str tid) {
   if (v->n_runs) {
     const tr_pyframe_run *last = &v->runs[v->n_runs - 1];
-    if (last->pid == pid && last->tid == tid) return;
+    if (last->pid == pid && last->tid == tid) {
+      v->prev = v->n - 1;
+      return;
+    }
+    if (tr_map64_put(&v->thread_last, frame_thread_key(last->pid, last->tid), (int64_t)v->n - 1))
+      rd_nomem(r);
   }
+  int64_t prev;
+  v->prev =
+      tr_map64_get(&v->thread_last, frame_thread_key(pid, tid), &prev) ? (size_t)prev : SIZE_MAX;
   if (v->n_runs == v->cap_runs) {
     size_t ncap = v->cap_runs ? v->cap_runs * 2 : 16;
     tr_pyframe_run *p = realloc(v->runs, ncap * sizeof *p);
@@ -1328,6 +1353,38 @@ static void note_pyframe_thread(rd *r, py_vec *v, tr_str pid, tr_str tid) {
     v->cap_runs = ncap;
   }
   v->runs[v->n_runs++] = (tr_pyframe_run){(uint32_t)v->n, pid, tid};
+}
+
+/* A frame (ts, dur) after its thread's previous one keeps the thread in (ts, -end) order
+ * when it starts later, or at the same time and ends no later (file order breaks ties). */
+static void check_pyframe_order(const tr_trace *t, py_vec *v, double ts, double dur) {
+  if (v->unsorted || v->prev == SIZE_MAX) return;
+  const tr_pyframe *a = &v->v[v->prev];
+  if (a->ts < ts) return;
+  if (a->ts == ts && a->ts + tr_pyframe_dur(t, a) >= ts + dur) return;
+  v->unsorted = true;
+}
+
+static void note_pyframe_name(rd *r, py_vec *v, tr_str name) {
+  if (name / 64 >= v->seen_words) {
+    size_t nw = v->seen_words ? v->seen_words : 64;
+    while (name / 64 >= nw) nw *= 2;
+    uint64_t *p = realloc(v->seen, nw * sizeof *p);
+    if (!p) rd_nomem(r);
+    memset(p + v->seen_words, 0, (nw - v->seen_words) * sizeof *p);
+    v->seen = p;
+    v->seen_words = nw;
+  }
+  if (v->seen[name / 64] >> (name % 64) & 1) return;
+  v->seen[name / 64] |= 1ull << (name % 64);
+  if (v->n_names == v->cap_names) {
+    size_t ncap = v->cap_names ? v->cap_names * 2 : 64;
+    tr_str *p = realloc(v->names, ncap * sizeof *p);
+    if (!p) rd_nomem(r);
+    v->names = p;
+    v->cap_names = ncap;
+  }
+  v->names[v->n_names++] = name;
 }
 
 static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, tr_str tid) {
@@ -1340,6 +1397,8 @@ static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, 
     v->cap = ncap;
   }
   note_pyframe_thread(r, v, pid, tid);
+  check_pyframe_order(r->t, v, ts, dur);
+  note_pyframe_name(r, v, name);
   uint32_t code = tr_dur_encode(dur);
   if (code == TR_DUR_WIDE) {
     int64_t bits;
@@ -1747,6 +1806,9 @@ static void trace_free_contents(tr_trace *t) {
   free(t->py.v);
   free(t->py.runs);
   tr_map64_free(&t->py.dur_wide);
+  tr_map64_free(&t->py.thread_last);
+  free(t->py.names);
+  free(t->py.seen);
   free(t->tn);
   tr_map64_free(&t->ext_wide);
   tr_map64_free(&t->corr_wide);
@@ -1791,6 +1853,10 @@ static void shrink_to_fit(tr_trace *t) {
   tr_ctxtab_seal(&t->ctx);
   t->head.ctx = t->ctx.v;
   py_vec *pv = &t->py;
+  tr_map64_free(&pv->thread_last); /* read-time only */
+  free(pv->seen);
+  pv->seen = NULL;
+  pv->seen_words = 0;
   if (pv->n && pv->n < pv->cap) {
     tr_pyframe *p = realloc(pv->v, pv->n * sizeof *p);
     if (p) {
@@ -1902,11 +1968,16 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n) {
   return t->ev[kind].v;
 }
 
-size_t tr_trace_string_count(const tr_trace *t) { return tr_intern_count(t->in); }
-
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n) {
   if (n) *n = t->py.n;
   return t->py.v;
+}
+
+bool tr_trace_pyframes_sorted(const tr_trace *t) { return !t->py.unsorted; }
+
+const tr_str *tr_trace_pyframe_names(const tr_trace *t, size_t *n) {
+  if (n) *n = t->py.n_names;
+  return t->py.names;
 }
 
 const tr_pyframe_run *tr_trace_pyframe_runs(const tr_trace *t, size_t *n) {

@@ -204,9 +204,6 @@ const char *tr_trace_path(const tr_trace *t);
 const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */
 /* Interns s in the trace's string table (used by analysis for derived names). */
 tr_str tr_str_intern(tr_trace *t, const char *s, size_t len);
-/* One more than the largest tr_str of t so far: ids are dense, so a bit set of this many
- * bits can mark strings (more appear as analysis interns derived names). */
-size_t tr_trace_string_count(const tr_trace *t);
 
 /* All kept events of a kind, in file order. Python frames are not tr_events: for
  * TR_KIND_PYFRAME this returns NULL with *n = 0; use tr_trace_pyframes. */
@@ -215,6 +212,12 @@ const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n);
 const tr_pyframe *tr_trace_pyframes(const tr_trace *t, size_t *n);
 /* Their threads, in frame order; the first run starts at frame 0. */
 const tr_pyframe_run *tr_trace_pyframe_runs(const tr_trace *t, size_t *n);
+/* True when each thread's frames, in file order, are already in the order attribution and
+ * the overlap scope need: by start, and by end descending (outer first) at equal starts.
+ * Kineto writes them so; the consumers then skip checking and sorting. */
+bool tr_trace_pyframes_sorted(const tr_trace *t);
+/* The distinct frame names, in order of first appearance. */
+const tr_str *tr_trace_pyframe_names(const tr_trace *t, size_t *n);
 /* The run of frame i (i < the frame count), by binary search. */
 const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i);
 /* Duration of an event or frame of t, exactly the double read from the file (0 when

@@ -77,6 +77,23 @@ static void walk(tr_trace *t) {
     CHECK(tr_pyframe_run_of(t, i)->first <= i);
     (void)tr_pyframe_dur(t, &pf[i]);
   }
+  /* "sorted" must be true only when every thread's frames are in (ts, -end) order: check
+   * each frame against its thread's previous one (quadratic, but fuzz inputs are small) */
+  if (tr_trace_pyframes_sorted(t))
+    for (size_t i = 0; i < nf && i < 4096; i++) {
+      const tr_pyframe_run *ri = tr_pyframe_run_of(t, i);
+      for (size_t j = i; j-- > 0;) {
+        const tr_pyframe_run *rj = tr_pyframe_run_of(t, j);
+        if (rj->pid != ri->pid || rj->tid != ri->tid) continue;
+        double ei = pf[i].ts + tr_pyframe_dur(t, &pf[i]), ej = pf[j].ts + tr_pyframe_dur(t, &pf[j]);
+        CHECK(pf[j].ts < pf[i].ts || (pf[j].ts == pf[i].ts && ej >= ei));
+        break;
+      }
+    }
+  size_t nn = 0;
+  const tr_str *names = tr_trace_pyframe_names(t, &nn);
+  CHECK(nn <= nf && (nn == 0 || names != NULL));
+  for (size_t i = 0; i < nn; i++) total += touch(tr_str_get(t, names[i]));
   CHECK(nf <= tr_trace_event_count(t));
   size_t nt = 0;
   const tr_thread_name *th = tr_trace_thread_names(t, &nt);

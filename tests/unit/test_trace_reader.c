@@ -1154,3 +1154,46 @@ Test(trace_reader, frames_keep_exact_durations_and_threads) {
   cr_expect_str_eq(tr_str_get(t, tr_pyframe_run_of(t, 6)->pid), "1");
   tr_trace_destroy(t);
 }
+
+/* The reader notes whether each thread's frames come in (start, -end) order, across the
+ * runs of a thread, and the distinct frame names in order of first appearance. */
+static tr_trace *frames_of(const char *const *frames, size_t n) {
+  char json[4096];
+  size_t len = (size_t)snprintf(json, sizeof json, "[");
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(json + len, sizeof json - len,
+                            "%s{\"ph\":\"X\",\"cat\":\"python_function\",\"pid\":1,%s}",
+                            i ? "," : "", frames[i]);
+  snprintf(json + len, sizeof json - len, "]");
+  return read_ok(json);
+}
+
+Test(trace_reader, frames_sorted_flag_and_first_names) {
+  static const char *in_order[] = {
+      "\"tid\":1,\"name\":\"a\",\"ts\":1,\"dur\":10", "\"tid\":2,\"name\":\"b\",\"ts\":0,\"dur\":9",
+      "\"tid\":1,\"name\":\"b\",\"ts\":1,\"dur\":10", /* same start and end: file order */
+      "\"tid\":1,\"name\":\"c\",\"ts\":1,\"dur\":4",  /* same start, ends sooner: inner */
+      "\"tid\":2,\"name\":\"a\",\"ts\":0.5,\"dur\":1"};
+  tr_trace *t = frames_of(in_order, 5);
+  cr_expect(tr_trace_pyframes_sorted(t));
+  size_t n;
+  const tr_str *names = tr_trace_pyframe_names(t, &n);
+  cr_assert_eq(n, 3);
+  cr_expect_str_eq(tr_str_get(t, names[0]), "a");
+  cr_expect_str_eq(tr_str_get(t, names[1]), "b");
+  cr_expect_str_eq(tr_str_get(t, names[2]), "c");
+  tr_trace_destroy(t);
+  /* thread 1 goes back in time after thread 2's run */
+  static const char *late[] = {"\"tid\":1,\"name\":\"a\",\"ts\":5,\"dur\":1",
+                               "\"tid\":2,\"name\":\"b\",\"ts\":9,\"dur\":1",
+                               "\"tid\":1,\"name\":\"c\",\"ts\":4,\"dur\":1"};
+  t = frames_of(late, 3);
+  cr_expect(!tr_trace_pyframes_sorted(t));
+  tr_trace_destroy(t);
+  /* same start, the later frame ends later: an outer frame after its inner one */
+  static const char *outer_late[] = {"\"tid\":1,\"name\":\"a\",\"ts\":5,\"dur\":1",
+                                     "\"tid\":1,\"name\":\"b\",\"ts\":5,\"dur\":2"};
+  t = frames_of(outer_late, 2);
+  cr_expect(!tr_trace_pyframes_sorted(t));
+  tr_trace_destroy(t);
+}
