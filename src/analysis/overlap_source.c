@@ -24,13 +24,7 @@
 
 /* ---------------------------------------------------------------- indexes */
 
-/* 8 bytes per frame: start and end are read from the event (a copy of them was 32 bytes
- * per frame, 51 MB on a 1.6 M-frame trace; docs/performance.md). */
-typedef struct ov_frame {
-  uint32_t ev;    /* index into the PYFRAME events */
-  int32_t parent; /* position of the enclosing frame, -1 at the top */
-} ov_frame;
-_Static_assert(TR_MAX_EVENTS <= INT32_MAX, "frame positions must fit ov_frame.parent");
+_Static_assert(TR_MAX_EVENTS <= INT32_MAX, "frame positions must fit ov_source.parent");
 
 struct ov_source {
   const tr_trace *t;
@@ -38,33 +32,39 @@ struct ov_source {
   const te_matcher *ignore, *not_meaningful, *meaningful, *fallback;
   const tr_pyframe *py;
   size_t n_py;
-  ut_strmap threads;  /* "pid:tid" -> dense index */
-  ov_frame *frames;   /* bucketed by thread, each bucket by (ts, -end, ev) */
+  ut_strmap threads; /* "pid:tid" -> dense index */
+  /* Frames bucketed by thread, each bucket by (ts, -end, file order): the frame at
+   * position i is py[ev[i]], or py[i] when ev is NULL (the reader saw every thread's
+   * frames in order and each thread in one run, so buckets are file order). 4 or 8 bytes
+   * a frame: start and end are read from the frame itself. */
+  uint32_t *ev;
+  int32_t *parent;    /* position of the enclosing frame, -1 at the top */
   size_t *thread_off; /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
   an_id_index op_by_ext, launch_by_corr;
   /* Scratch for one chain. */
   const tr_pyframe *chain[OV_MAX_CHAIN];
 };
 
-static double ov_fts(const ov_source *s, size_t i) { return s->py[s->frames[i].ev].ts; }
+static const tr_pyframe *ov_frame_at(const ov_source *s, size_t i) {
+  return &s->py[s->ev ? s->ev[i] : i];
+}
+static double ov_fts(const ov_source *s, size_t i) { return ov_frame_at(s, i)->ts; }
 static double ov_frame_end(const ov_source *s, const tr_pyframe *e) {
   return e->ts + tr_pyframe_dur(s->t, e);
 }
-static double ov_fend(const ov_source *s, size_t i) {
-  return ov_frame_end(s, &s->py[s->frames[i].ev]);
-}
+static double ov_fend(const ov_source *s, size_t i) { return ov_frame_end(s, ov_frame_at(s, i)); }
 
 /* qsort has no context argument in C11: the source whose frames are sorted. */
 static const ov_source *g_ov_sort;
 
 /* Within one thread's bucket: (ts, -end, ev). */
 static int ov_frame_cmp(const void *a, const void *b) {
-  const ov_frame *fx = a, *fy = b;
-  const tr_pyframe *x = &g_ov_sort->py[fx->ev], *y = &g_ov_sort->py[fy->ev];
+  uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
+  const tr_pyframe *x = &g_ov_sort->py[ix], *y = &g_ov_sort->py[iy];
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   double ex = ov_frame_end(g_ov_sort, x), ey = ov_frame_end(g_ov_sort, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* outer frame first */
-  return fx->ev < fy->ev ? -1 : (fx->ev > fy->ev);
+  return ix < iy ? -1 : (ix > iy);
 }
 
 static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
@@ -76,7 +76,8 @@ static long ov_thread_find(const ov_source *s, tr_str pid, tr_str tid) {
 void ov_source_destroy(ov_source *s) {
   if (!s) return;
   ut_strmap_free(&s->threads);
-  free(s->frames);
+  free(s->ev);
+  free(s->parent);
   free(s->thread_off);
   an_id_index_free(&s->op_by_ext);
   an_id_index_free(&s->launch_by_corr);
@@ -97,35 +98,42 @@ static long ov_run_thread(ov_source *s, const tr_pyframe_run *run, bool counting
   return th;
 }
 
+/* Frames per thread in first-appearance order of the threads: counts into thread_off,
+ * then offsets. One "pid:tid" lookup per run. */
+static bool ov_count_threads(ov_source *s, const tr_pyframe_run *runs, size_t nruns) {
+  size_t n_count = 0; /* capacity of s->thread_off while counting */
+  for (size_t j = 0; j < nruns; j++) {
+    long th = ov_run_thread(s, &runs[j], true, &n_count);
+    if (th < 0) return false;
+    size_t end = j + 1 < nruns ? runs[j + 1].first : s->n_py;
+    s->thread_off[th + 1] += end - runs[j].first;
+  }
+  if (!s->thread_off && !(s->thread_off = calloc(1, sizeof *s->thread_off))) return false;
+  for (size_t t2 = 0; t2 < s->threads.n; t2++) s->thread_off[t2 + 1] += s->thread_off[t2];
+  return true;
+}
+
 /* Frames bucketed by thread in file order (stable), then each bucket sorted only if it
- * is not already (none when the reader saw them in order): Kineto writes a thread's
- * frames in (start, -end) order, and a qsort of
+ * is not already: Kineto writes a thread's frames in (start, -end) order, and a qsort of
  * millions of frames was a tenth of the run (docs/performance.md). Same result as one
- * qsort, since ov_frame_cmp is a total order. Pass 0 counts frames per thread, pass 1
- * places them; threads are numbered in order of first appearance, one lookup per run. */
+ * qsort, since ov_frame_cmp is a total order. When the reader saw every thread's frames
+ * in order and each thread in one run, the buckets are the file order: no ev at all. */
 static bool ov_bucket_frames(ov_source *s) {
-  size_t n_count = 0;  /* capacity of s->thread_off while counting */
-  size_t *fill = NULL; /* next free slot of each thread's bucket */
   size_t nruns;
   const tr_pyframe_run *runs = tr_trace_pyframe_runs(s->t, &nruns);
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t j = 0; j < nruns; j++) {
-      long th = ov_run_thread(s, &runs[j], pass == 0, &n_count);
-      if (th < 0) goto fail;
-      size_t end = j + 1 < nruns ? runs[j + 1].first : s->n_py;
-      if (pass == 0)
-        s->thread_off[th + 1] += end - runs[j].first;
-      else
-        for (size_t i = runs[j].first; i < end; i++)
-          s->frames[fill[th]++] = (ov_frame){(uint32_t)i, -1};
-    }
-    if (pass == 0) {
-      if (!s->thread_off && !(s->thread_off = calloc(1, sizeof *s->thread_off))) goto fail;
-      for (size_t t2 = 0; t2 < s->threads.n; t2++) s->thread_off[t2 + 1] += s->thread_off[t2];
-      fill = malloc((s->threads.n ? s->threads.n : 1) * sizeof *fill);
-      if (!fill) goto fail;
-      memcpy(fill, s->thread_off, s->threads.n * sizeof *fill);
-    }
+  if (!ov_count_threads(s, runs, nruns)) return false;
+  if (tr_trace_pyframes_sorted(s->t) && s->threads.n == nruns) return true;
+  s->ev = malloc((s->n_py ? s->n_py : 1) * sizeof *s->ev);
+  size_t *fill = malloc((s->threads.n ? s->threads.n : 1) * sizeof *fill);
+  if (!s->ev || !fill) {
+    free(fill);
+    return false;
+  }
+  memcpy(fill, s->thread_off, s->threads.n * sizeof *fill);
+  for (size_t j = 0; j < nruns; j++) {
+    long th = ov_run_thread(s, &runs[j], false, NULL);
+    size_t end = j + 1 < nruns ? runs[j + 1].first : s->n_py;
+    for (size_t i = runs[j].first; i < end; i++) s->ev[fill[th]++] = (uint32_t)i;
   }
   free(fill);
   g_ov_sort = s;
@@ -133,13 +141,10 @@ static bool ov_bucket_frames(ov_source *s) {
     size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
     bool in_order = true;
     for (size_t i = lo + 1; i < hi && in_order; i++)
-      in_order = ov_frame_cmp(&s->frames[i - 1], &s->frames[i]) < 0;
-    if (!in_order) qsort(s->frames + lo, hi - lo, sizeof *s->frames, ov_frame_cmp);
+      in_order = ov_frame_cmp(&s->ev[i - 1], &s->ev[i]) < 0;
+    if (!in_order) qsort(s->ev + lo, hi - lo, sizeof *s->ev, ov_frame_cmp);
   }
   return true;
-fail:
-  free(fill);
-  return false;
 }
 
 /* Parent links: a stack of open frames per thread; a frame's parent is the innermost
@@ -152,7 +157,7 @@ static bool ov_link_parents(ov_source *s) {
     for (size_t i = s->thread_off[th]; i < s->thread_off[th + 1]; i++) {
       double ts = ov_fts(s, i);
       while (depth && ov_fend(s, (size_t)stack[depth - 1]) < ts) depth--;
-      s->frames[i].parent = depth ? stack[depth - 1] : -1;
+      s->parent[i] = depth ? stack[depth - 1] : -1;
       int32_t *p = ut_grow(stack, &stack_cap, depth + 1, sizeof *p);
       if (!p) {
         free(stack);
@@ -176,8 +181,8 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   s->meaningful = te_rules_matcher(r, "scope_meaningful");
   s->fallback = te_rules_matcher(r, "scope_fallback");
   s->py = tr_trace_pyframes(t, &s->n_py);
-  s->frames = malloc((s->n_py ? s->n_py : 1) * sizeof *s->frames);
-  if (!s->frames || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
+  s->parent = malloc((s->n_py ? s->n_py : 1) * sizeof *s->parent);
+  if (!s->parent || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
   if (an_id_index_build(&s->op_by_ext, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) != 0 ||
       an_id_index_build(&s->launch_by_corr, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) != 0)
     goto fail;
@@ -201,9 +206,9 @@ static size_t ov_active_frames(ov_source *s, size_t th, double t, double eps, si
   if (lo == s->thread_off[th]) return n;
   size_t first = n;
   size_t steps = 0;
-  for (long f = (long)lo - 1; f >= 0 && steps < OV_MAX_CHAIN; f = s->frames[f].parent, steps++) {
+  for (long f = (long)lo - 1; f >= 0 && steps < OV_MAX_CHAIN; f = s->parent[f], steps++) {
     if (ov_fend(s, (size_t)f) >= t - eps && n < OV_MAX_CHAIN)
-      s->chain[n++] = &s->py[s->frames[f].ev];
+      s->chain[n++] = ov_frame_at(s, (size_t)f);
   }
   for (size_t a = first, b = n ? n - 1 : 0; a < b;
        a++, b--) { /* innermost-first -> outermost-first */
