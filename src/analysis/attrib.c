@@ -30,7 +30,9 @@ struct an_resolver {
   an_strtab *st;
   const tr_pyframe *frames;
   size_t nf;
-  uint32_t *forder;  /* frame indices by (thread, start, -end) */
+  /* frame indices by (thread, start, -end); NULL when the frames are already in that order
+   * within each thread's run and each thread is one run: ranges then index frames */
+  uint32_t *forder;
   ut_u64map threads; /* thread key -> range index */
   range *ranges;
   size_t nranges;
@@ -97,12 +99,18 @@ static int thread_buckets(an_resolver *r, const tr_pyframe_run *runs, size_t nru
   return 0;
 }
 
+/* The i-th frame in (thread, start, -end) order. */
+static uint32_t frame_at(const an_resolver *r, size_t i) {
+  return r->forder ? r->forder[i] : (uint32_t)i;
+}
+
 /* Fills forder with the frame indices by (thread, start, -end, file order), and ranges /
  * threads with each thread's slice of it. Kineto writes each thread's frames together and
  * already in (start, -end) order, so instead of one qsort of every frame (millions, each
  * comparison two cache misses): bucket the runs by thread key (stable), then sort only
- * the buckets that are not already in order (none, when the reader saw them in order). The result
- * is the same as a full sort: cmp_frame_idx is a total order (file order breaks ties). */
+ * the buckets that are not already in order. The result is the same as a full sort:
+ * cmp_frame_idx is a total order (file order breaks ties). When the reader saw the frames
+ * in order and each thread is one run, there is no forder: each range is its run. */
 static int order_frames(an_resolver *r) {
   size_t nruns, nkeys = 0;
   const tr_pyframe_run *runs = tr_trace_pyframe_runs(r->t, &nruns);
@@ -122,13 +130,23 @@ static int order_frames(an_resolver *r) {
     if (!ut_u64map_put(&r->threads, keys[j], j)) goto out;
   }
   r->nranges = nkeys;
+  if (tr_trace_pyframes_sorted(r->t) && nkeys == nruns) {
+    for (size_t j = 0; j < nruns; j++) {
+      ut_u64map_get(&r->threads, thread_key(runs[j].pid, runs[j].tid), &b);
+      r->ranges[b] = (range){runs[j].first, run_end(runs, nruns, j, r->nf)};
+    }
+    rc = 0;
+    goto out;
+  }
+  r->forder = malloc((r->nf ? r->nf : 1) * sizeof *r->forder);
+  if (!r->forder) goto out;
   for (size_t j = 0; j < nruns; j++) {
     ut_u64map_get(&slot, thread_key(runs[j].pid, runs[j].tid), &b);
     for (size_t i = runs[j].first; i < run_end(runs, nruns, j, r->nf); i++)
       r->forder[count[b]++] = (uint32_t)i;
   }
   g_sort_trace = r->t;
-  for (size_t j = 0; j < nkeys && !tr_trace_pyframes_sorted(r->t); j++) {
+  for (size_t j = 0; j < nkeys; j++) {
     uint32_t *o = r->forder + r->ranges[j].lo;
     size_t n = r->ranges[j].hi - r->ranges[j].lo;
     bool in_order = true;
@@ -170,8 +188,6 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   if (!r->unresolved) goto fail;
 
   r->frames = tr_trace_pyframes(t, &r->nf);
-  r->forder = malloc((r->nf ? r->nf : 1) * sizeof *r->forder);
-  if (!r->forder) goto fail;
   if (order_frames(r) != 0) goto fail;
 
   if (an_id_index_build(&r->ops, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) != 0 ||
@@ -343,14 +359,14 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         res[q[k].id] = last;
         continue;
       }
-      while (fi < rg->hi && r->frames[r->forder[fi]].ts <= t) {
+      while (fi < rg->hi && r->frames[frame_at(r, fi)].ts <= t) {
         uint32_t *p = ut_grow(active, &cap, na + 1, sizeof *p);
         if (!p) {
           rc = AN_ERR_NOMEM;
           break;
         }
         active = p;
-        active[na++] = r->forder[fi++];
+        active[na++] = frame_at(r, fi++);
       }
       if (rc != AN_OK) break;
       size_t m = 0;
