@@ -24,7 +24,7 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit 
 static pthread_once_t lv_curl_once = PTHREAD_ONCE_INIT;
 static lv_curl_api lv_curl_table;
 static bool lv_curl_loaded;
-static char lv_curl_error[768];
+static char lv_curl_error[1024]; /* holds tried (256) + first_error (512) + text */
 
 /* Resolves name from h into *slot (a function pointer member of the table). */
 static bool lv_curl_sym(void *h, const char *lib, const char *name, void *slot, size_t size) {
