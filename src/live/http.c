@@ -5,11 +5,13 @@
  * (the caller's timeout) and reply size (LV_MAX_REPLY_BYTES). Ctrl-C aborts a request
  * in flight through the progress callback, so a 300 s generate call does not hold the
  * user hostage.
+ *
+ * libcurl is not linked: it is loaded on the first request (curl_lib.h says why).
  */
+#include "live/curl_lib.h"
 #include "live/lv_internal.h"
 #include "util/buf.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +50,11 @@ void lv_reply_free(lv_reply *r) {
 }
 
 /* The status and one-line error of a finished exchange. */
-static void lv_classify(CURL *c, CURLcode rc, bool too_big, long connect_ms, double timeout_s,
-                        lv_reply *reply) {
+static void lv_classify(const lv_curl_api *curl, CURL *c, CURLcode rc, bool too_big,
+                        long connect_ms, double timeout_s, lv_reply *reply) {
   long os_errno = 0;
-  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->code);
+  curl->easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
+  curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->code);
   if (rc == CURLE_OK) {
     reply->status = LV_HTTP_OK;
   } else if (too_big) {
@@ -67,11 +69,11 @@ static void lv_classify(CURL *c, CURLcode rc, bool too_big, long connect_ms, dou
     snprintf(reply->error, sizeof reply->error, "connection refused");
   } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
     reply->status = LV_HTTP_CONNECT;
-    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
+    snprintf(reply->error, sizeof reply->error, "%s", curl->easy_strerror(rc));
   } else if (rc == CURLE_OPERATION_TIMEDOUT) {
     /* Tell a connect timeout (nothing answered the SYN) from a slow reply. */
     double connect_s = 0;
-    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
+    curl->easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
     if (connect_s <= 0) {
       reply->status = LV_HTTP_CONNECT;
       snprintf(reply->error, sizeof reply->error, "no answer within %ld s",
@@ -82,7 +84,7 @@ static void lv_classify(CURL *c, CURLcode rc, bool too_big, long connect_ms, dou
     }
   } else {
     reply->status = LV_HTTP_ERROR;
-    snprintf(reply->error, sizeof reply->error, "%s", curl_easy_strerror(rc));
+    snprintf(reply->error, sizeof reply->error, "%s", curl->easy_strerror(rc));
   }
 }
 
@@ -94,7 +96,13 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
     snprintf(reply->error, sizeof reply->error, "interrupted");
     return reply->status;
   }
-  CURL *c = curl_easy_init();
+  /* Only the unit tests get here without lv_run, which loads libcurl before any request. */
+  const lv_curl_api *curl = lv_curl_load(reply->error, sizeof reply->error);
+  if (!curl) {
+    reply->status = LV_HTTP_ERROR;
+    return reply->status;
+  }
+  CURL *c = curl->easy_init();
   if (!c) {
     reply->status = LV_HTTP_ERROR;
     snprintf(reply->error, sizeof reply->error, "cannot initialise libcurl");
@@ -111,42 +119,42 @@ lv_http_status lv_http_request(const lv_http *h, const char *method, const char 
   char auth[1024];
   if (h->api_key && *h->api_key) {
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", h->api_key);
-    hdrs = curl_slist_append(hdrs, auth);
+    hdrs = curl->slist_append(hdrs, auth);
   }
   /* Expect: 100-continue would add a one-second stall to every large prompt. */
-  hdrs = curl_slist_append(hdrs, "Expect:");
-  if (json_body) hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+  hdrs = curl->slist_append(hdrs, "Expect:");
+  if (json_body) hdrs = curl->slist_append(hdrs, "Content-Type: application/json");
 
-  curl_easy_setopt(c, CURLOPT_URL, url);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, lv_sink_write);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, lv_progress);
+  curl->easy_setopt(c, CURLOPT_URL, url);
+  curl->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl->easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+  curl->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  curl->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl->easy_setopt(c, CURLOPT_WRITEFUNCTION, lv_sink_write);
+  curl->easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, lv_progress);
   lv_http options = *h; /* the progress callback reads it; curl wants a mutable pointer */
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &options);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+  curl->easy_setopt(c, CURLOPT_XFERINFODATA, &options);
+  curl->easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
   if (strcmp(method, "POST") == 0) {
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, json_body ? json_body : "");
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(json_body ? strlen(json_body) : 0));
+    curl->easy_setopt(c, CURLOPT_POST, 1L);
+    curl->easy_setopt(c, CURLOPT_POSTFIELDS, json_body ? json_body : "");
+    curl->easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(json_body ? strlen(json_body) : 0));
   } else {
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    curl->easy_setopt(c, CURLOPT_HTTPGET, 1L);
   }
 
-  CURLcode rc = curl_easy_perform(c);
-  lv_classify(c, rc, sink.too_big, connect_ms, timeout_s, reply);
+  CURLcode rc = curl->easy_perform(c);
+  lv_classify(curl, c, rc, sink.too_big, connect_ms, timeout_s, reply);
   if (reply->status == LV_HTTP_OK || reply->status == LV_HTTP_TIMEOUT) {
     reply->body = sink.body.p; /* moved: NULL for an empty body, as before */
     reply->len = sink.body.n;
     sink.body.p = NULL;
   }
   ut_buf_free(&sink.body);
-  curl_slist_free_all(hdrs);
-  curl_easy_cleanup(c);
+  curl->slist_free_all(hdrs);
+  curl->easy_cleanup(c);
   return reply->status;
 }

@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 
+#include "live/curl_lib.h"
 #include "live/lv_internal.h"
 
 /* Per-step defaults (seconds) of the reference flow; --http-timeout replaces them all. */
@@ -887,6 +887,10 @@ lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, l
   }
   int vrc = lv_validate(&c);
   if (vrc != LV_OK) return vrc;
+  /* libcurl is loaded here, not at start-up (curl_lib.h): a missing library is one more
+   * failure before any request, with the loader's reason in err. */
+  const lv_curl_api *curl = lv_curl_load(err, err_cap);
+  if (!curl) return LV_FAIL;
 
   lv_target targets[2];
   memset(targets, 0, sizeof targets);
@@ -919,7 +923,7 @@ lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, l
   lv_interrupted = 0;
   lv_stopped_after_interrupt = false;
   sigaction(SIGINT, &sa, &old_sa);
-  curl_global_init(CURL_GLOBAL_DEFAULT);
+  curl->global_init(CURL_GLOBAL_DEFAULT);
 
   int rc = LV_OK;
   for (size_t i = 0; i < n && rc == LV_OK; i++) rc = lv_capture_target(&c, &targets[i]);
@@ -950,7 +954,7 @@ lv_status lv_run(const lv_options *opt, const te_rules *rules, FILE *progress, l
     }
   }
   for (size_t i = 0; i < n; i++) lv_target_clear(&targets[i]);
-  curl_global_cleanup();
+  curl->global_cleanup();
   sigaction(SIGINT, &old_sa, NULL);
   return rc;
 }
