@@ -23,8 +23,8 @@
 
 #include "trace/trace.h" /* tr_event_ctx */
 
-#define TR_OFF_ABSENT UINT32_MAX      /* no id (TR_NO_ID) */
-#define TR_OFF_WIDE (UINT32_MAX - 1u) /* id outside the window: see the side table */
+/* TR_OFF_ABSENT (no id, TR_NO_ID) and TR_OFF_WIDE (an id outside the window: see the side
+ * table) are in trace.h, whose inline accessors decode offsets. */
 
 /* The window of one id kind: ids in [base, base + TR_OFF_WIDE) are stored as id - base. */
 typedef struct tr_idbase {

@@ -1852,6 +1852,8 @@ static void shrink_to_fit(tr_trace *t) {
   }
   tr_ctxtab_seal(&t->ctx);
   t->head.ctx = t->ctx.v;
+  t->head.ext_base = t->ext_base.base;
+  t->head.corr_base = t->corr_base.base;
   py_vec *pv = &t->py;
   tr_map64_free(&pv->thread_last); /* read-time only */
   free(pv->seen);
@@ -2028,12 +2030,9 @@ static int64_t event_id(const tr_idbase *b, const tr_map64 *wide, uint32_t off, 
   return tr_map64_get(wide, index, &v) ? v : TR_NO_ID;
 }
 
-int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
-  return event_id(&t->ext_base, &t->ext_wide, e->ext_off, e->index);
-}
-
-int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
-  return event_id(&t->corr_base, &t->corr_wide, e->corr_off, e->index);
+int64_t tr_event_id_slow(const tr_trace *t, const tr_event *e, bool correlation) {
+  return correlation ? event_id(&t->corr_base, &t->corr_wide, e->corr_off, e->index)
+                     : event_id(&t->ext_base, &t->ext_wide, e->ext_off, e->index);
 }
 
 double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {

@@ -23,6 +23,9 @@
 typedef uint32_t tr_str;
 
 #define TR_NO_ID INT64_MIN /* External id / correlation absent */
+/* tr_event's id offsets (trace/idmap.h): no id, and an id outside the 32-bit window */
+#define TR_OFF_ABSENT UINT32_MAX
+#define TR_OFF_WIDE (UINT32_MAX - 1u)
 
 /* A dur stored as a count of nanoseconds; TR_DUR_WIDE marks one kept in full elsewhere.
  * Read durations with tr_event_dur / tr_pyframe_dur, never from the fields. */
@@ -238,7 +241,8 @@ static inline double tr_event_dur(const tr_trace *t, const tr_event *e) {
 /* Private to src/trace: struct tr_trace begins with this, so the accessors below can
  * read the context table inline. Set once the read has finished; owned by the trace. */
 typedef struct tr_trace_head {
-  const tr_event_ctx *ctx; /* indexed by tr_event.ctx */
+  const tr_event_ctx *ctx;      /* indexed by tr_event.ctx */
+  uint64_t ext_base, corr_base; /* an id offset below TR_OFF_WIDE is id - base */
 } tr_trace_head;
 
 /* The (cat, pid, tid, stream) of an event of t; borrowed, lives as long as t. */
@@ -258,9 +262,19 @@ static inline tr_str tr_event_stream(const tr_trace *t, const tr_event *e) {
   return tr_trace_ctx(t, e)->stream;
 }
 
-/* args["External id"] / args.correlation of an event of t, TR_NO_ID if absent. */
-int64_t tr_event_external_id(const tr_trace *t, const tr_event *e);
-int64_t tr_event_correlation(const tr_trace *t, const tr_event *e);
+/* args["External id"] / args.correlation of an event of t, TR_NO_ID if absent. Inline:
+ * sorting events by id reads them millions of times; an absent or wide id is looked up. */
+int64_t tr_event_id_slow(const tr_trace *t, const tr_event *e, bool correlation); /* private */
+static inline int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
+  const tr_trace_head *h = (const tr_trace_head *)(const void *)t;
+  return e->ext_off < TR_OFF_WIDE ? (int64_t)(h->ext_base + e->ext_off)
+                                  : tr_event_id_slow(t, e, false);
+}
+static inline int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
+  const tr_trace_head *h = (const tr_trace_head *)(const void *)t;
+  return e->corr_off < TR_OFF_WIDE ? (int64_t)(h->corr_base + e->corr_off)
+                                   : tr_event_id_slow(t, e, true);
+}
 /* External id recovered from a correlation through any event carrying both, or TR_NO_ID. */
 int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation);
 

@@ -145,7 +145,7 @@ Test(util_file, whole_capped_and_missing) {
 
 /* ut_sort against qsort with a total order: items of 4, 24, 100 bytes (swapped in pieces)
  * and 300 (heap-sorted: no pivot copy), random keys with many repeats, already sorted,
- * reversed, all equal. */
+ * reversed, all equal, nearly sorted (the insertion pass alone). */
 typedef struct sort_item {
   uint32_t key, id;
   unsigned char pad[292];
@@ -179,7 +179,8 @@ static void check_sort(size_t n, size_t size, int shape, uint64_t *seed) {
     uint32_t k = shape == 0   ? (uint32_t)(*seed % 50)
                  : shape == 1 ? (uint32_t)i
                  : shape == 2 ? (uint32_t)(n - i)
-                              : 7u;
+                 : shape == 3 ? 7u
+                              : (uint32_t)(i % 97 ? i + 1000 : i); /* nearly sorted */
     a[i].key = k;
     a[i].id = (uint32_t)i; /* unique; shuffled below so ties are not already in order */
     a[i].pad[91] = (unsigned char)i;
@@ -218,5 +219,5 @@ Test(util, sort_agrees_with_qsort_on_total_orders) {
   uint64_t seed = 88172645463325252ull;
   for (size_t s = 0; s < 4; s++)
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-      for (int shape = 0; shape < 4; shape++) check_sort(counts[c], sizes[s], shape, &seed);
+      for (int shape = 0; shape < 5; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
