@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Items up to this size are swapped through one stack buffer, larger ones in pieces. */
@@ -87,24 +88,118 @@ static void intro_sort(const sorter *s, unsigned char *b, size_t n, unsigned dep
     for (size_t j = i; j > 0 && cmp_at(s, b, j, j - 1) < 0; j--) swap_at(s, b, j, j - 1);
 }
 
-/* Insertion sort while it stays cheap: true when b is sorted within a budget of moves
- * linear in n. Events in file order are nearly sorted by id and time (a few items out of
- * place), which costs introsort n log n comparisons and this about n. When the budget
- * runs out, b is a permutation of its input and the caller sorts it in full. */
-static bool nearly_sorted(const sorter *s, unsigned char *b, size_t n) {
-  size_t budget = 2 * n + 64;
+/* ---- input made of a few ascending runs: merged run by run ----
+ * Events read in file order usually come in a few ascending runs of the sort key (the
+ * real hta_async trace's 40,506 CPU ops by External id are two runs), which introsort
+ * pays n log n comparisons for, each a cache miss on a permuted array. Merging the runs
+ * costs about n, through a buffer holding the shorter side of each merge after trimming
+ * what is already in place; the buffer is capped at a sixteenth of the array, so a bad
+ * case costs little memory: then (or with more than MAX_RUNS runs) it returns false and
+ * the caller sorts the array, still a permutation of its input, in full. */
+#define MAX_RUNS 64
+
+static void copy_at(const sorter *s, unsigned char *dst, const unsigned char *src) {
+  memcpy(dst, src, s->size);
+}
+
+/* First position in [lo, hi) whose item is greater than x (strict: upper bound). */
+static size_t upper(const sorter *s, unsigned char *b, size_t lo, size_t hi,
+                    const unsigned char *x) {
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->cmp(x, at(s, b, mid), s->ctx) < 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* First position in [lo, hi) whose item is not less than x (lower bound). */
+static size_t lower(const sorter *s, unsigned char *b, size_t lo, size_t hi,
+                    const unsigned char *x) {
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->cmp(at(s, b, mid), x, s->ctx) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Merges [i, mid) with [mid, j) through tmp holding the left side. */
+static void merge_left(const sorter *s, unsigned char *b, size_t i, size_t mid, size_t j,
+                       unsigned char *tmp) {
+  size_t nl = mid - i, a = 0, r = mid, out = i;
+  memcpy(tmp, at(s, b, i), nl * s->size);
+  while (a < nl && r < j) {
+    if (s->cmp(at(s, b, r), tmp + a * s->size, s->ctx) < 0)
+      copy_at(s, at(s, b, out++), at(s, b, r++));
+    else
+      copy_at(s, at(s, b, out++), tmp + a++ * s->size);
+  }
+  memcpy(at(s, b, out), tmp + a * s->size, (nl - a) * s->size);
+}
+
+/* Merges [i, mid) with [mid, j) through tmp holding the right side, from the back. */
+static void merge_right(const sorter *s, unsigned char *b, size_t i, size_t mid, size_t j,
+                        unsigned char *tmp) {
+  size_t nr = j - mid, a = nr, l = mid, out = j;
+  memcpy(tmp, at(s, b, mid), nr * s->size);
+  while (a > 0 && l > i) {
+    if (s->cmp(tmp + (a - 1) * s->size, at(s, b, l - 1), s->ctx) < 0)
+      copy_at(s, at(s, b, --out), at(s, b, --l));
+    else
+      copy_at(s, at(s, b, --out), tmp + --a * s->size);
+  }
+  memcpy(at(s, b, i), tmp, a * s->size);
+}
+
+/* Merges the sorted [lo, mid) and [mid, hi). False when the buffer would pass cap. */
+static bool merge_runs(const sorter *s, unsigned char *b, size_t lo, size_t mid, size_t hi,
+                       size_t cap) {
+  if (s->cmp(at(s, b, mid - 1), at(s, b, mid), s->ctx) <= 0) return true; /* in order */
+  size_t i = upper(s, b, lo, mid, at(s, b, mid));                         /* b[lo, i) stays */
+  size_t j = lower(s, b, mid, hi, at(s, b, mid - 1));                     /* b[j, hi) stays */
+  size_t shorter = mid - i < j - mid ? mid - i : j - mid;
+  if (shorter > cap) return false;
+  unsigned char *tmp = malloc(shorter * s->size);
+  if (!tmp) return false;
+  if (mid - i <= j - mid)
+    merge_left(s, b, i, mid, j, tmp);
+  else
+    merge_right(s, b, i, mid, j, tmp);
+  free(tmp);
+  return true;
+}
+
+static bool merge_sorted_runs(const sorter *s, unsigned char *b, size_t n) {
+  size_t run[MAX_RUNS + 1], nruns = 0; /* run k is [run[k], run[k + 1]) */
+  run[nruns++] = 0;
   for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0 && cmp_at(s, b, j, j - 1) < 0; j--) {
-      swap_at(s, b, j, j - 1);
-      if (--budget == 0) return false;
+    if (cmp_at(s, b, i - 1, i) > 0) {
+      if (nruns == MAX_RUNS) return false;
+      run[nruns++] = i;
     }
+  run[nruns] = n;
+  size_t cap = n / 16 > 1024 ? n / 16 : 1024;
+  for (; nruns > 1; nruns = (nruns + 1) / 2) { /* merge neighbours pairwise */
+    size_t k = 0;
+    for (; k + 1 < nruns; k += 2) {
+      if (!merge_runs(s, b, run[k], run[k + 1], run[k + 2], cap)) return false;
+      run[k / 2] = run[k];
+    }
+    if (k < nruns) run[k / 2] = run[k];
+    run[(nruns + 1) / 2] = n;
+  }
   return true;
 }
 
 void ut_sort(void *base, size_t n, size_t size, ut_sort_cmp cmp, void *ctx) {
   if (n < 2 || size == 0) return;
   sorter s = {size, cmp, ctx};
-  if (nearly_sorted(&s, base, n)) return;
+  if (merge_sorted_runs(&s, base, n)) return;
   if (size > PIVOT_MAX) { /* no room for a pivot copy: heapsort needs none */
     heap_sort(&s, base, n);
     return;

@@ -5,12 +5,13 @@
  * arrays of the analysis (event indexes, sweep points) that buffer sat on top of the peak
  * memory (A4 in docs/performance.md). ut_sort is an introsort (median-of-three quicksort,
  * heapsort past 2 log n levels, insertion sort below 16 items) that allocates nothing,
- * after an insertion-sort pass that finishes input already nearly in order in about n
- * comparisons (events read in file order usually are).
+ * unless the input is a few ascending runs (events read in file order usually are):
+ * those are merged through a buffer of at most a sixteenth of the array.
  * It is not stable: give it a comparator that is a total order (ties broken by position
  * or another unique field); then its result is the same as any other sort's.
  *
- * Ownership: sorts the caller's array; keeps nothing.
+ * Ownership: sorts the caller's array; keeps nothing (a merge buffer is freed before
+ * returning; without memory for it the array is sorted in place).
  */
 #ifndef TRIAGE_UTIL_SORT_H
 #define TRIAGE_UTIL_SORT_H

@@ -145,7 +145,8 @@ Test(util_file, whole_capped_and_missing) {
 
 /* ut_sort against qsort with a total order: items of 4, 24, 100 bytes (swapped in pieces)
  * and 300 (heap-sorted: no pivot copy), random keys with many repeats, already sorted,
- * reversed, all equal, nearly sorted (the insertion pass alone). */
+ * reversed, all equal, many short runs, and a block out of place, which the run merge
+ * sorts through its right (shape 5) or left (shape 6) buffer. */
 typedef struct sort_item {
   uint32_t key, id;
   unsigned char pad[292];
@@ -180,7 +181,9 @@ static void check_sort(size_t n, size_t size, int shape, uint64_t *seed) {
                  : shape == 1 ? (uint32_t)i
                  : shape == 2 ? (uint32_t)(n - i)
                  : shape == 3 ? 7u
-                              : (uint32_t)(i % 97 ? i + 1000 : i); /* nearly sorted */
+                 : shape == 4 ? (uint32_t)(i % 97 ? i + 1000 : i) /* many runs */
+                 : shape == 5 ? (uint32_t)(i >= n / 2 && i < n / 2 + n / 32 ? i - n / 4 : i)
+                              : (uint32_t)(i >= n / 4 && i < n / 4 + n / 32 ? i + n / 2 : i);
     a[i].key = k;
     a[i].id = (uint32_t)i; /* unique; shuffled below so ties are not already in order */
     a[i].pad[91] = (unsigned char)i;
@@ -219,5 +222,5 @@ Test(util, sort_agrees_with_qsort_on_total_orders) {
   uint64_t seed = 88172645463325252ull;
   for (size_t s = 0; s < 4; s++)
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-      for (int shape = 0; shape < 5; shape++) check_sort(counts[c], sizes[s], shape, &seed);
+      for (int shape = 0; shape < 7; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
