@@ -97,6 +97,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   const te_matcher *hint = te_rules_matcher(r, "kernel_hint");
   bool *keep = calloc(n_all ? n_all : 1, sizeof *keep);
   if (!keep) return false;
+  ut_u64map name_of_raw = {0}; /* raw name -> canonical name id + 1 */
   /* Detector (reference-triage.md §2.5): the reader's kernel detector, and events it accepted only
    * for carrying a stream must also look like a kernel by name. */
   bool ok = false;
@@ -135,11 +136,15 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     const tr_event *e = &all[i];
     size_t k = s->n;
     s->ev[k] = e;
-    const char *raw = tr_str_get(s->t, e->name);
-    an_canonical_name(raw, strlen(raw), mask, canon, sizeof canon);
-    long nm = ut_strmap_put(&s->names, canon, strlen(canon));
-    if (nm < 0) goto done;
-    s->name[k] = (uint32_t)nm;
+    uint64_t nm1; /* canonicalised once per distinct raw name */
+    if (!ut_u64map_get(&name_of_raw, e->name, &nm1)) {
+      const char *raw = tr_str_get(s->t, e->name);
+      an_canonical_name(raw, strlen(raw), mask, canon, sizeof canon);
+      long nm = ut_strmap_put(&s->names, canon, strlen(canon));
+      if (nm < 0 || !ut_u64map_put(&name_of_raw, e->name, (uint64_t)nm + 1)) goto done;
+      nm1 = (uint64_t)nm + 1;
+    }
+    s->name[k] = (uint32_t)(nm1 - 1);
     /* Stream (reference-triage.md §6.1): args.stream, args.cuda_stream, the thread's name,
      * "tid=<tid>". */
     const tr_event_ctx *ec = tr_trace_ctx(s->t, e);
@@ -169,6 +174,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   ok = true;
 done:
   free(keep);
+  ut_u64map_free(&name_of_raw);
   return ok;
 }
 
