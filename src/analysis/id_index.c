@@ -10,8 +10,6 @@ static int64_t key_of(const an_id_index *x, uint32_t p) {
                                     : tr_event_external_id(x->t, &x->evs[p]);
 }
 
-int64_t an_id_index_key(const an_id_index *x, size_t i) { return key_of(x, x->pos[i]); }
-
 /* (id, ts, position): a total order, so ut_sort's result is the only one. */
 static int cmp(const void *pa, const void *pb, void *ctx) {
   const an_id_index *x = ctx;

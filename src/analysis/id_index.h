@@ -5,8 +5,9 @@
  * overlap scope does the same. Both need the events with a given id in start order, so
  * an index holds the positions of the events that have the id, sorted by (id, ts,
  * position): 4 bytes an event, where a copy of id and ts took 24 (15 MB on a cpu_op-heavy
- * 468 MB trace) and glibc's qsort of pointers took 16 with its merge buffer. The sort is
- * in place (util/sort.h) and, the order being total, gives what any sort would.
+ * 468 MB trace) and glibc's qsort of pointers took 16 with its merge buffer. ut_sort
+ * needs no buffer as large as the index (util/sort.h) and, the order being total, gives
+ * what any sort would.
  *
  * Ownership: an index borrows the trace (which must outlive it) and owns its positions;
  * an_id_index_free releases them. The struct belongs to the caller.
@@ -35,11 +36,10 @@ typedef struct an_id_index {
 int an_id_index_build(an_id_index *x, const tr_trace *t, tr_kind kind, an_id_kind id);
 void an_id_index_free(an_id_index *x);
 
-/* The i-th event in index order, and its id. */
+/* The i-th event in index order. */
 static inline const tr_event *an_id_index_event(const an_id_index *x, size_t i) {
   return &x->evs[x->pos[i]];
 }
-int64_t an_id_index_key(const an_id_index *x, size_t i);
 
 /* [*lo, *hi): the entries whose id is `id` (empty when none). */
 void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi);

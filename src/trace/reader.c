@@ -25,6 +25,7 @@
 #include "trace/idmap.h"
 #include "trace/intern.h"
 #include "trace/source.h"
+#include "util/vec.h"
 
 #define N_KINDS 7
 #define SAMPLE_EVENTS 256u
@@ -1317,11 +1318,9 @@ static uint32_t event_ctx(rd *r, int kind, const tr_event_ctx *c) {
 static void push_event(rd *r, int kind, const tr_event *e) {
   ev_vec *v = &r->t->ev[kind];
   if (v->n == v->cap) {
-    size_t ncap = v->cap ? v->cap * 2 : 256;
-    tr_event *p = realloc(v->v, ncap * sizeof *p);
+    tr_event *p = ut_grow(v->v, &v->cap, v->n + 1, sizeof *p);
     if (!p) rd_nomem(r);
     v->v = p;
-    v->cap = ncap;
   }
   v->v[v->n++] = *e;
 }
@@ -1346,11 +1345,9 @@ static void note_pyframe_thread(rd *r, py_vec *v, tr_str pid, tr_str tid) {
   v->prev =
       tr_map64_get(&v->thread_last, frame_thread_key(pid, tid), &prev) ? (size_t)prev : SIZE_MAX;
   if (v->n_runs == v->cap_runs) {
-    size_t ncap = v->cap_runs ? v->cap_runs * 2 : 16;
-    tr_pyframe_run *p = realloc(v->runs, ncap * sizeof *p);
+    tr_pyframe_run *p = ut_grow(v->runs, &v->cap_runs, v->n_runs + 1, sizeof *p);
     if (!p) rd_nomem(r);
     v->runs = p;
-    v->cap_runs = ncap;
   }
   v->runs[v->n_runs++] = (tr_pyframe_run){(uint32_t)v->n, pid, tid};
 }
@@ -1378,11 +1375,9 @@ static void note_pyframe_name(rd *r, py_vec *v, tr_str name) {
   if (v->seen[name / 64] >> (name % 64) & 1) return;
   v->seen[name / 64] |= 1ull << (name % 64);
   if (v->n_names == v->cap_names) {
-    size_t ncap = v->cap_names ? v->cap_names * 2 : 64;
-    tr_str *p = realloc(v->names, ncap * sizeof *p);
+    tr_str *p = ut_grow(v->names, &v->cap_names, v->n_names + 1, sizeof *p);
     if (!p) rd_nomem(r);
     v->names = p;
-    v->cap_names = ncap;
   }
   v->names[v->n_names++] = name;
 }
@@ -1390,11 +1385,9 @@ static void note_pyframe_name(rd *r, py_vec *v, tr_str name) {
 static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, tr_str tid) {
   py_vec *v = &r->t->py;
   if (v->n == v->cap) {
-    size_t ncap = v->cap ? v->cap * 2 : 256;
-    tr_pyframe *p = realloc(v->v, ncap * sizeof *p);
+    tr_pyframe *p = ut_grow(v->v, &v->cap, v->n + 1, sizeof *p);
     if (!p) rd_nomem(r);
     v->v = p;
-    v->cap = ncap;
   }
   note_pyframe_thread(r, v, pid, tid);
   check_pyframe_order(r->t, v, ts, dur);
@@ -1411,11 +1404,9 @@ static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, 
 static void push_thread_name(rd *r) {
   tr_trace *t = r->t;
   if (t->n_tn == t->cap_tn) {
-    size_t ncap = t->cap_tn ? t->cap_tn * 2 : 64;
-    tr_thread_name *p = realloc(t->tn, ncap * sizeof *p);
+    tr_thread_name *p = ut_grow(t->tn, &t->cap_tn, t->n_tn + 1, sizeof *p);
     if (!p) rd_nomem(r);
     t->tn = p;
-    t->cap_tn = ncap;
   }
   tr_thread_name *tn = &t->tn[t->n_tn++];
   tn->pid = intern(r, &r->pid, r->has_pid);
