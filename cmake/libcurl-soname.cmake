@@ -3,6 +3,20 @@
 # triage does not link libcurl; src/live/curl_lib.c dlopens this name when live capture
 # runs (docs/live.md). Falls back to "libcurl.so.4" (the SONAME of every libcurl 7.16+
 # build on Linux) when the library or the tools are not found.
+# Sets out to the first group of regex in the output of `tool arg file` ("" when the tool
+# is missing, fails or prints no match): readelf and objdump print SONAME differently.
+function(triage_soname_from tool arg file regex out)
+  set(found "")
+  if(tool)
+    execute_process(COMMAND ${tool} ${arg} ${file} OUTPUT_VARIABLE dyn ERROR_QUIET
+                    RESULT_VARIABLE rc)
+    if(rc EQUAL 0 AND dyn MATCHES "${regex}")
+      set(found ${CMAKE_MATCH_1})
+    endif()
+  endif()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
 function(triage_libcurl_soname out)
   set(soname "")
   set(lib "")
@@ -23,19 +37,9 @@ function(triage_libcurl_soname out)
     if(NOT CMAKE_READELF)
       find_program(CMAKE_READELF readelf)
     endif()
-    if(CMAKE_READELF)
-      execute_process(COMMAND ${CMAKE_READELF} -d ${real} OUTPUT_VARIABLE dyn
-                      ERROR_QUIET RESULT_VARIABLE rc)
-      if(rc EQUAL 0 AND dyn MATCHES "\\(SONAME\\)[^\n]*\\[([^]\n]+)\\]")
-        set(soname ${CMAKE_MATCH_1})
-      endif()
-    endif()
-    if(NOT soname AND CMAKE_OBJDUMP)
-      execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${real} OUTPUT_VARIABLE dyn
-                      ERROR_QUIET RESULT_VARIABLE rc)
-      if(rc EQUAL 0 AND dyn MATCHES "\n[ \t]*SONAME[ \t]+([^ \t\n]+)")
-        set(soname ${CMAKE_MATCH_1})
-      endif()
+    triage_soname_from("${CMAKE_READELF}" -d ${real} "\\(SONAME\\)[^\n]*\\[([^]\n]+)\\]" soname)
+    if(NOT soname)
+      triage_soname_from("${CMAKE_OBJDUMP}" -p ${real} "\n[ \t]*SONAME[ \t]+([^ \t\n]+)" soname)
     endif()
   endif()
   if(soname)
