@@ -2,6 +2,7 @@
 #include "trace/idmap.h"
 
 #include "trace/trace.h" /* TR_DUR_WIDE */
+#include "util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,40 +133,38 @@ static int ctx_rehash(tr_ctxtab *tab) {
 
 static uint32_t ctx_append(tr_ctxtab *tab, const tr_event_ctx *c, size_t slot) {
   if (tab->n == tab->cap) {
-    size_t cap = tab->cap ? tab->cap * 2 : 16;
-    tr_event_ctx *v = realloc(tab->v, cap * sizeof *v);
+    tr_event_ctx *v = ut_grow(tab->v, &tab->cap, tab->n + 1, sizeof *v);
     if (!v) return UINT32_MAX;
     tab->v = v;
-    tab->cap = cap;
   }
   tab->v[tab->n] = *c;
   tab->slots[slot] = (uint32_t)++tab->n;
-  return tab->last = (uint32_t)(tab->n - 1);
+  return (uint32_t)(tab->n - 1);
 }
 
-uint32_t tr_ctxtab_put(tr_ctxtab *tab, const tr_event_ctx *c) {
-  if (tab->n && ctx_eq(&tab->v[tab->last], c)) return tab->last;
+/* Position of c through the hash; UINT32_MAX when out of memory. */
+static uint32_t ctx_find_or_add(tr_ctxtab *tab, const tr_event_ctx *c) {
   /* at most UINT32_MAX - 1 contexts: positions + 1 must fit the slots */
   if (tab->n >= UINT32_MAX - 1u) return UINT32_MAX;
   if ((tab->n + 1) * 2 > tab->n_slots && ctx_rehash(tab) != 0) return UINT32_MAX;
   size_t mask = tab->n_slots - 1, i = ctx_slot(c, mask);
-  for (; tab->slots[i]; i = (i + 1) & mask) {
-    if (ctx_eq(&tab->v[tab->slots[i] - 1], c)) return tab->last = tab->slots[i] - 1;
-  }
+  for (; tab->slots[i]; i = (i + 1) & mask)
+    if (ctx_eq(&tab->v[tab->slots[i] - 1], c)) return tab->slots[i] - 1;
   return ctx_append(tab, c, i);
+}
+
+uint32_t tr_ctxtab_put(tr_ctxtab *tab, const tr_event_ctx *c, uint32_t *hint) {
+  if (*hint && ctx_eq(&tab->v[*hint - 1], c)) return *hint - 1;
+  uint32_t pos = ctx_find_or_add(tab, c);
+  if (pos != UINT32_MAX) *hint = pos + 1;
+  return pos;
 }
 
 void tr_ctxtab_seal(tr_ctxtab *tab) {
   free(tab->slots);
   tab->slots = NULL;
   tab->n_slots = 0;
-  if (tab->n && tab->n < tab->cap) {
-    tr_event_ctx *v = realloc(tab->v, tab->n * sizeof *v);
-    if (v) {
-      tab->v = v;
-      tab->cap = tab->n;
-    }
-  }
+  tab->v = ut_shrink(tab->v, &tab->cap, tab->n, sizeof *tab->v);
 }
 
 void tr_ctxtab_free(tr_ctxtab *tab) {

@@ -70,17 +70,18 @@ void tr_map64_free(tr_map64 *m);
 
 /* The distinct event contexts of a trace, each stored once; an event keeps its context's
  * position in v. The hash slots hold position + 1 (0 = free), at a load factor of at most
- * 1/2; last remembers the previous put, since consecutive events nearly always share
- * their context. */
+ * 1/2. */
 typedef struct tr_ctxtab {
   tr_event_ctx *v;
   size_t n, cap;
   uint32_t *slots;
   size_t n_slots;
-  uint32_t last;
 } tr_ctxtab;
-/* Position of c in the table, added if new; UINT32_MAX when out of memory. */
-uint32_t tr_ctxtab_put(tr_ctxtab *tab, const tr_event_ctx *c);
+/* Position of c in the table, added if new; UINT32_MAX when out of memory. *hint is the
+ * caller's last answer + 1 (0 = none), tried before the hash and then updated: the
+ * reader keeps one per event kind, since each kind mostly repeats its own context while
+ * kernels, CPU ops and runtime calls interleave in the file. */
+uint32_t tr_ctxtab_put(tr_ctxtab *tab, const tr_event_ctx *c, uint32_t *hint);
 /* Frees the hash slots (a finished table is only indexed) and trims v to n entries. */
 void tr_ctxtab_seal(tr_ctxtab *tab);
 void tr_ctxtab_free(tr_ctxtab *tab);

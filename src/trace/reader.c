@@ -1290,28 +1290,29 @@ static uint32_t store_id(rd *r, tr_idbase *b, tr_map64 *wide, int64_t id, uint32
   return off;
 }
 
-/* dur as whole nanoseconds; one that is not exactly that is kept in dur_wide by index. */
-static uint32_t store_dur(rd *r, double dur, uint32_t index) {
+/* dur as whole nanoseconds; one that is not exactly that is kept in wide under key (an
+ * event's index, a frame's position). */
+static uint32_t store_dur(rd *r, tr_map64 *wide, double dur, int64_t key) {
   uint32_t ns = tr_dur_encode(dur);
   if (ns != TR_DUR_WIDE) return ns;
   int64_t bits;
   memcpy(&bits, &dur, sizeof bits);
-  if (tr_map64_put(&r->t->dur_wide, index, bits) != 0) rd_nomem(r);
+  if (tr_map64_put(wide, key, bits) != 0) rd_nomem(r);
   return ns;
 }
 
-/* Position of c in the context table, through the last context of the same kind. */
+/* The dur store_dur kept under key (0.0 if none). */
+static double wide_dur(const tr_map64 *wide, int64_t key) {
+  int64_t bits;
+  double dur = 0.0;
+  if (tr_map64_get(wide, key, &bits)) memcpy(&dur, &bits, sizeof dur);
+  return dur;
+}
+
+/* Position of c in the context table, trying the last context of the same kind first. */
 static uint32_t event_ctx(rd *r, int kind, const tr_event_ctx *c) {
-  const tr_ctxtab *tab = &r->t->ctx;
-  uint32_t last = r->last_ctx[kind];
-  if (last) {
-    const tr_event_ctx *l = &tab->v[last - 1];
-    if (l->cat == c->cat && l->pid == c->pid && l->tid == c->tid && l->stream == c->stream)
-      return last - 1;
-  }
-  uint32_t pos = tr_ctxtab_put(&r->t->ctx, c);
+  uint32_t pos = tr_ctxtab_put(&r->t->ctx, c, &r->last_ctx[kind]);
   if (pos == UINT32_MAX) rd_nomem(r);
-  r->last_ctx[kind] = pos + 1;
   return pos;
 }
 
@@ -1392,12 +1393,7 @@ static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, 
   note_pyframe_thread(r, v, pid, tid);
   check_pyframe_order(r->t, v, ts, dur);
   note_pyframe_name(r, v, name);
-  uint32_t code = tr_dur_encode(dur);
-  if (code == TR_DUR_WIDE) {
-    int64_t bits;
-    memcpy(&bits, &dur, sizeof bits);
-    if (tr_map64_put(&v->dur_wide, (int64_t)v->n, bits) != 0) rd_nomem(r);
-  }
+  uint32_t code = store_dur(r, &v->dur_wide, dur, (int64_t)v->n);
   v->v[v->n++] = (tr_pyframe){ts, name, code};
 }
 
@@ -1685,7 +1681,7 @@ static void parse_event(rd *r, unsigned depth) {
   tr_event e;
   e.ts = r->ts;
   e.index = (uint32_t)index;
-  e.dur_ns = store_dur(r, r->dur_state == F_OK ? r->dur : 0.0, e.index);
+  e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
@@ -1833,13 +1829,7 @@ static void rd_free(rd *r) {
 static void shrink_to_fit(tr_trace *t) {
   for (int k = 0; k < N_KINDS; k++) {
     ev_vec *v = &t->ev[k];
-    if (v->n && v->n < v->cap) {
-      tr_event *p = realloc(v->v, v->n * sizeof *p);
-      if (p) {
-        v->v = p;
-        v->cap = v->n;
-      }
-    }
+    v->v = ut_shrink(v->v, &v->cap, v->n, sizeof *v->v);
   }
   tr_ctxtab_seal(&t->ctx);
   t->head.ctx = t->ctx.v;
@@ -1850,20 +1840,9 @@ static void shrink_to_fit(tr_trace *t) {
   free(pv->seen);
   pv->seen = NULL;
   pv->seen_words = 0;
-  if (pv->n && pv->n < pv->cap) {
-    tr_pyframe *p = realloc(pv->v, pv->n * sizeof *p);
-    if (p) {
-      pv->v = p;
-      pv->cap = pv->n;
-    }
-  }
-  if (pv->n_runs && pv->n_runs < pv->cap_runs) {
-    tr_pyframe_run *p = realloc(pv->runs, pv->n_runs * sizeof *p);
-    if (p) {
-      pv->runs = p;
-      pv->cap_runs = pv->n_runs;
-    }
-  }
+  pv->v = ut_shrink(pv->v, &pv->cap, pv->n, sizeof *pv->v);
+  pv->runs = ut_shrink(pv->runs, &pv->cap_runs, pv->n_runs, sizeof *pv->runs);
+  pv->names = ut_shrink(pv->names, &pv->cap_names, pv->n_names, sizeof *pv->names);
 }
 
 /* The only setjmp: scanner errors land here with r->err filled. */
@@ -1991,10 +1970,7 @@ const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i) {
 }
 
 double tr_pyframe_dur_wide(const tr_trace *t, const tr_pyframe *f) {
-  int64_t bits;
-  double d = 0.0;
-  if (tr_map64_get(&t->py.dur_wide, (int64_t)(f - t->py.v), &bits)) memcpy(&d, &bits, sizeof d);
-  return d;
+  return wide_dur(&t->py.dur_wide, (int64_t)(f - t->py.v));
 }
 
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {
@@ -2027,11 +2003,7 @@ int64_t tr_event_id_slow(const tr_trace *t, const tr_event *e, bool correlation)
 }
 
 double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {
-  int64_t bits;
-  if (!tr_map64_get(&t->dur_wide, e->index, &bits)) return 0.0;
-  double dur;
-  memcpy(&dur, &bits, sizeof dur);
-  return dur;
+  return wide_dur(&t->dur_wide, e->index);
 }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }

@@ -223,8 +223,8 @@ bool tr_trace_pyframes_sorted(const tr_trace *t);
 const tr_str *tr_trace_pyframe_names(const tr_trace *t, size_t *n);
 /* The run of frame i (i < the frame count), by binary search. */
 const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i);
-/* Duration of an event or frame of t, exactly the double read from the file (0 when
- * absent). The count of nanoseconds is decoded inline; a wide one is looked up. */
+/* Duration of a frame of t, exactly the double read from the file (0 when absent). The
+ * count of nanoseconds is decoded inline; a wide one is looked up. */
 double tr_pyframe_dur_wide(const tr_trace *t, const tr_pyframe *f);
 static inline double tr_pyframe_dur(const tr_trace *t, const tr_pyframe *f) {
   return f->dur_ns != TR_DUR_WIDE ? (double)f->dur_ns / 1000.0 : tr_pyframe_dur_wide(t, f);
@@ -245,9 +245,13 @@ typedef struct tr_trace_head {
   uint64_t ext_base, corr_base; /* an id offset below TR_OFF_WIDE is id - base */
 } tr_trace_head;
 
+static inline const tr_trace_head *tr_trace_head_of(const tr_trace *t) {
+  return (const tr_trace_head *)(const void *)t;
+}
+
 /* The (cat, pid, tid, stream) of an event of t; borrowed, lives as long as t. */
 static inline const tr_event_ctx *tr_trace_ctx(const tr_trace *t, const tr_event *e) {
-  return &((const tr_trace_head *)(const void *)t)->ctx[e->ctx];
+  return &tr_trace_head_of(t)->ctx[e->ctx];
 }
 static inline tr_str tr_event_cat(const tr_trace *t, const tr_event *e) {
   return tr_trace_ctx(t, e)->cat;
@@ -266,13 +270,11 @@ static inline tr_str tr_event_stream(const tr_trace *t, const tr_event *e) {
  * sorting events by id reads them millions of times; an absent or wide id is looked up. */
 int64_t tr_event_id_slow(const tr_trace *t, const tr_event *e, bool correlation); /* private */
 static inline int64_t tr_event_external_id(const tr_trace *t, const tr_event *e) {
-  const tr_trace_head *h = (const tr_trace_head *)(const void *)t;
-  return e->ext_off < TR_OFF_WIDE ? (int64_t)(h->ext_base + e->ext_off)
+  return e->ext_off < TR_OFF_WIDE ? (int64_t)(tr_trace_head_of(t)->ext_base + e->ext_off)
                                   : tr_event_id_slow(t, e, false);
 }
 static inline int64_t tr_event_correlation(const tr_trace *t, const tr_event *e) {
-  const tr_trace_head *h = (const tr_trace_head *)(const void *)t;
-  return e->corr_off < TR_OFF_WIDE ? (int64_t)(h->corr_base + e->corr_off)
+  return e->corr_off < TR_OFF_WIDE ? (int64_t)(tr_trace_head_of(t)->corr_base + e->corr_off)
                                    : tr_event_id_slow(t, e, true);
 }
 /* External id recovered from a correlation through any event carrying both, or TR_NO_ID. */

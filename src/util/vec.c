@@ -17,3 +17,11 @@ void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
   *cap = nc;
   return v;
 }
+
+void *ut_shrink(void *items, size_t *cap, size_t n, size_t elem) {
+  if (!items || n == 0 || n >= *cap) return items;
+  void *v = realloc(items, n * elem);
+  if (!v) return items;
+  *cap = n;
+  return v;
+}

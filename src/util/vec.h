@@ -1,5 +1,5 @@
 /*
- * util/vec.h - growing arrays by doubling, in one place.
+ * util/vec.h - growing arrays by doubling, and trimming them, in one place.
  *
  *   if (n == cap) {
  *     T *v = ut_grow(arr, &cap, n + 1, sizeof *arr);
@@ -18,5 +18,9 @@
  * the capacity doubles from 8 until it does. Returns the array to use, or NULL when out
  * of memory or when the size would overflow (items stays valid, *cap unchanged). */
 void *ut_grow(void *items, size_t *cap, size_t need, size_t elem);
+
+/* The array trimmed to n items (*cap = n) when it holds more room than that; unchanged
+ * when n is 0, already fits, or realloc fails (the array stays valid either way). */
+void *ut_shrink(void *items, size_t *cap, size_t n, size_t elem);
 
 #endif

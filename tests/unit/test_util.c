@@ -224,3 +224,18 @@ Test(util, sort_agrees_with_qsort_on_total_orders) {
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
       for (int shape = 0; shape < 7; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
+
+Test(util_vec, shrink_trims_to_the_count_and_keeps_the_items) {
+  size_t cap = 0;
+  int *a = ut_grow(NULL, &cap, 100, sizeof *a);
+  cr_assert_not_null(a);
+  for (int i = 0; i < 37; i++) a[i] = i * 3;
+  cr_assert_gt(cap, 37);
+  a = ut_shrink(a, &cap, 37, sizeof *a);
+  cr_expect_eq(cap, 37);
+  for (int i = 0; i < 37; i++) cr_expect_eq(a[i], i * 3);
+  cr_expect_eq(ut_shrink(a, &cap, 37, sizeof *a), a, "already fits: unchanged");
+  cr_expect_eq(ut_shrink(a, &cap, 0, sizeof *a), a, "n 0: unchanged");
+  cr_expect_eq(cap, 37);
+  free(a);
+}
