@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "triage/hash.h"
 
 #define ARENA_BLOCK_BYTES (64u * 1024u)
 #define ARENA_ALIGN 16u

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "triage/hash.h"
 #include "triage/limits.h"
 
 /* Key blocks grow with use: a cache of a few names stays small, a full one makes a few

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "triage/hash.h"
 
 #define FNV_OFFSET 1469598103934665603ull
 #define FNV_PRIME 1099511628211ull

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "triage/hash.h"
+
 /* Arena blocks grow with use so tiny traces stay tiny and big ones make few mallocs. */
 #define ARENA_MIN_BLOCK (64u * 1024u)
 #define ARENA_MAX_BLOCK (8u * 1024u * 1024u)
@@ -30,21 +32,8 @@ struct tr_intern {
   size_t n_slots;  /* power of two */
 };
 
-static uint32_t hash_bytes(const char *s, size_t len) {
-  /* FNV-1a, folded 8 bytes at a time for the long kernel names. Good enough spread for
-   * an open-addressing table and fast on short keys. */
-  uint64_t h = 1469598103934665603ull;
-  size_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t w;
-    memcpy(&w, s + i, 8);
-    h = (h ^ w) * 1099511628211ull;
-    h ^= h >> 29;
-  }
-  for (; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  h ^= h >> 32;
-  return (uint32_t)h;
-}
+/* Slots use the low bits; the shared string hash mixes every input bit into them. */
+static uint32_t hash_bytes(const char *s, size_t len) { return (uint32_t)te_hash_text(s, len); }
 
 tr_intern *tr_intern_create(void) {
   tr_intern *in = calloc(1, sizeof *in);

@@ -1,13 +1,14 @@
 /*
- * hash.h - string hashing for the engine's open-addressing tables (private to the engine):
- * the match caches, the arena's interned strings and the token index.
+ * triage/hash.h - string hashing for open-addressing tables: the engine's match caches,
+ * arena strings and token index, and the trace's intern table (src/trace/intern.c). One
+ * hash for all of them, public because the trace layer sits above the engine.
  *
  * Slots are picked by the low bits (h & mask), and kernel names often differ only in
  * their last bytes (kernel_1, kernel_2, ...): every hash ends with murmur3's finaliser,
  * which makes the low bits depend on every input bit.
  */
-#ifndef TE_HASH_H
-#define TE_HASH_H
+#ifndef TRIAGE_HASH_H
+#define TRIAGE_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
