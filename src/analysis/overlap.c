@@ -17,6 +17,7 @@
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
 #include "util/map.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 #define OV_SCOPE_CAP 1024
@@ -643,30 +644,14 @@ static const tr_event *ov_stage_event(const ov_stage_ctx *c, size_t i) {
   return c->formal->side->ev[c->formal->idx[i]];
 }
 
-static int ov_stream_cmp_ks(const ov_kernel *ks, size_t a, size_t b) {
-  const ov_kernel *x = &ks[a], *y = &ks[b];
+/* Positions of one stage's kernels by (stream, ts, end, index): a total order (index is
+ * the file position), so ut_sort's result is the only one. */
+static int ov_stream_cmp(const void *pa, const void *pb, void *ctx) {
+  const ov_kernel *ks = ctx, *x = &ks[*(const uint32_t *)pa], *y = &ks[*(const uint32_t *)pb];
   if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   if (x->end != y->end) return x->end < y->end ? -1 : 1;
   return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-/* Bottom-up merge sort of positions (no qsort context argument in C11). */
-static bool ov_sort_stream_order(const ov_kernel *ks, uint32_t *a, size_t n) {
-  uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-  if (!tmp) return false;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = ov_stream_cmp_ks(ks, a[j], a[i]) < 0 ? a[j++] : a[i++];
-      while (i < mid) tmp[k++] = a[i++];
-      while (j < hi) tmp[k++] = a[j++];
-    }
-    memcpy(a, tmp, n * sizeof *a);
-  }
-  free(tmp);
-  return true;
 }
 
 /* First kernel start to last kernel end. */
@@ -1013,7 +998,7 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
         e->ts, e->ts + tr_event_dur(s->t, e), s->name[k], s->stream[k], (uint32_t)cat, e->index};
     c->order[i] = (uint32_t)i;
   }
-  if (!ov_sort_stream_order(c->ks, c->order, c->n)) return false;
+  ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);
   for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = (uint32_t)i;
   return true;
 }
