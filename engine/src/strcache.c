@@ -7,32 +7,34 @@
 #include "triage/hash.h"
 #include "triage/limits.h"
 
-/* Key blocks grow with use: a cache of a few names stays small, a full one makes a few
- * dozen allocations instead of 262,144. */
-#define KEY_BLOCK_MIN (4u * 1024u)
-#define KEY_BLOCK_MAX (1u * 1024u * 1024u)
+#define KEYS_MIN (4u * 1024u)
+#define ENTRY_HEAD 8u /* uint32 length, int32 value */
 
-struct te_strcache_block {
-  te_strcache_block *next;
-  size_t used, cap;
-  /* key bytes follow */
-};
+static uint32_t entry_len(const te_strcache *c, uint32_t at) {
+  uint32_t len;
+  memcpy(&len, c->keys + at - 1, sizeof len);
+  return len;
+}
 
 /* The slot holding s, or the empty slot where it would go. */
-static te_strcache_slot *find(const te_strcache *c, const char *s, size_t len, uint64_t h) {
+static te_strcache_slot *find(const te_strcache *c, const char *s, size_t len, uint32_t h) {
   size_t mask = c->cap - 1;
   for (size_t j = (size_t)h & mask;; j = (j + 1) & mask) {
     te_strcache_slot *slot = &c->slots[j];
-    if (!slot->key) return slot;
-    if (slot->hash == h && slot->len == len && memcmp(slot->key, s, len) == 0) return slot;
+    if (!slot->at) return slot;
+    if (slot->hash == h && entry_len(c, slot->at) == len &&
+        memcmp(c->keys + slot->at - 1 + ENTRY_HEAD, s, len) == 0)
+      return slot;
   }
 }
 
 bool te_strcache_get(const te_strcache *c, const char *s, size_t len, int *value) {
   if (!c->cap) return false;
-  te_strcache_slot *slot = find(c, s, len, te_hash_text(s, len));
-  if (!slot->key) return false;
-  *value = slot->value;
+  te_strcache_slot *slot = find(c, s, len, (uint32_t)te_hash_text(s, len));
+  if (!slot->at) return false;
+  int32_t v;
+  memcpy(&v, c->keys + slot->at - 1 + sizeof(uint32_t), sizeof v);
+  *value = v;
   return true;
 }
 
@@ -41,9 +43,9 @@ static bool grow(te_strcache *c) {
   te_strcache_slot *slots = calloc(cap, sizeof *slots);
   if (!slots) return false;
   for (size_t i = 0; i < c->cap; i++) {
-    if (!c->slots[i].key) continue;
+    if (!c->slots[i].at) continue;
     size_t j = (size_t)c->slots[i].hash & (cap - 1);
-    while (slots[j].key) j = (j + 1) & (cap - 1);
+    while (slots[j].at) j = (j + 1) & (cap - 1);
     slots[j] = c->slots[i];
   }
   free(c->slots);
@@ -52,54 +54,50 @@ static bool grow(te_strcache *c) {
   return true;
 }
 
-/* A copy of s in the key blocks (a zero-length key still gets a distinct non-NULL
- * pointer), or NULL without memory. */
-static const char *store_key(te_strcache *c, const char *s, size_t len) {
-  te_strcache_block *b = c->blocks;
-  if (!b || b->cap - b->used < len + 1) {
-    size_t cap = b ? b->cap * 2 : KEY_BLOCK_MIN;
-    if (cap > KEY_BLOCK_MAX) cap = KEY_BLOCK_MAX;
-    if (cap < len + 1) cap = len + 1;
-    b = malloc(sizeof *b + cap);
-    if (!b) return NULL;
-    b->next = c->blocks;
-    b->used = 0;
-    b->cap = cap;
-    c->blocks = b;
+/* Appends the entry of s; its offset plus one, or 0 without memory or past 4 GB. */
+static uint32_t store_entry(te_strcache *c, const char *s, size_t len, int value) {
+  size_t need = (ENTRY_HEAD + len + 1 + 3u) & ~(size_t)3u;
+  if (c->keys_used + need >= UINT32_MAX) return 0;
+  if (c->keys_cap - c->keys_used < need) {
+    size_t cap = c->keys_cap ? c->keys_cap * 2 : KEYS_MIN;
+    while (cap - c->keys_used < need) cap *= 2;
+    char *keys = realloc(c->keys, cap);
+    if (!keys) return 0;
+    c->keys = keys;
+    c->keys_cap = cap;
   }
-  char *p = (char *)(b + 1) + b->used;
-  memcpy(p, s, len);
-  p[len] = '\0';
-  b->used += len + 1;
-  return p;
+  char *p = c->keys + c->keys_used;
+  uint32_t len32 = (uint32_t)len;
+  int32_t v = value;
+  memcpy(p, &len32, sizeof len32);
+  memcpy(p + sizeof len32, &v, sizeof v);
+  memcpy(p + ENTRY_HEAD, s, len);
+  p[ENTRY_HEAD + len] = '\0';
+  uint32_t at = (uint32_t)c->keys_used + 1;
+  c->keys_used += need;
+  return at;
 }
 
 void te_strcache_clear(te_strcache *c) {
-  te_strcache_block *b = c->blocks;
-  while (b) {
-    te_strcache_block *next = b->next;
-    free(b);
-    b = next;
-  }
+  free(c->keys);
   free(c->slots);
   memset(c, 0, sizeof *c);
 }
 
 void te_strcache_put(te_strcache *c, const char *s, size_t len, int value) {
   if (len > UINT32_MAX) return;
-  if (c->used >= TE_MATCH_CACHE_MAX) te_strcache_clear(c);
-  if ((c->used + 1) * 2 > c->cap && !grow(c)) return;
-  uint64_t h = te_hash_text(s, len);
+  if (c->used < TE_MATCH_CACHE_MAX && (c->used + 1) * 2 > c->cap && !grow(c)) return;
+  uint32_t h = (uint32_t)te_hash_text(s, len);
   te_strcache_slot *slot = find(c, s, len, h);
-  if (slot->key) {
-    slot->value = value;
+  if (slot->at) {
+    int32_t v = value;
+    memcpy(c->keys + slot->at - 1 + sizeof(uint32_t), &v, sizeof v);
     return;
   }
-  const char *key = store_key(c, s, len);
-  if (!key) return;
-  slot->key = key;
-  slot->len = (uint32_t)len;
+  if (c->used >= TE_MATCH_CACHE_MAX) return;
+  uint32_t at = store_entry(c, s, len, value);
+  if (!at) return;
   slot->hash = h;
-  slot->value = value;
+  slot->at = at;
   c->used++;
 }

@@ -4,13 +4,15 @@
  *
  * Kernel and frame names repeat millions of times in a trace but are few distinct, so
  * remembering each answer once makes matching cost per distinct name. When the cache
- * reaches TE_MATCH_CACHE_MAX entries it starts over instead of growing: re-matching
- * costs time, never unbounded memory. A trace with hundreds of thousands of distinct
- * names is the hard case, so keys live in a few large blocks (one free per block when
- * the cache starts over, not one per key) and the hash is mixed before masking (names
- * that differ only in trailing digits would otherwise crowd neighbouring slots). (Not
- * src/util/map.h: the engine stands alone, and this map is bounded and starts over,
- * which the analysis maps must not.)
+ * holds TE_MATCH_CACHE_MAX strings it stops admitting new ones: the strings it holds
+ * stay answered, the rest are matched each time. (Starting over instead made a trace of
+ * one name more than the bound miss on every name, in every pass the analysis makes over
+ * its names.) A trace with hundreds of thousands of distinct names is the hard case, so
+ * an entry is small: an 8-byte slot (hash and key offset) and the key with its length
+ * and value in one growing buffer, not a pointer-sized record and a malloc per key. The
+ * hash is mixed before masking (names that differ only in trailing digits would
+ * otherwise crowd neighbouring slots). (Not src/util/map.h: the engine stands alone, and
+ * this map is bounded, which the analysis maps must not be.)
  *
  * Ownership: the cache owns copies of its keys; te_strcache_clear frees everything.
  */
@@ -22,22 +24,20 @@
 #include <stdint.h>
 
 typedef struct te_strcache_slot {
-  const char *key; /* NULL = free slot */
-  uint32_t len;
-  int32_t value;
-  uint64_t hash;
+  uint32_t hash;
+  uint32_t at; /* offset of the entry in keys, plus one; 0 = free slot */
 } te_strcache_slot;
-
-typedef struct te_strcache_block te_strcache_block; /* key storage, private */
 
 typedef struct te_strcache {
   te_strcache_slot *slots;
   size_t cap, used;
-  te_strcache_block *blocks;
+  char *keys; /* entries: uint32 length, int32 value, the key's bytes, padded to 4 */
+  size_t keys_used, keys_cap;
 } te_strcache; /* zero-initialised = empty */
 
 bool te_strcache_get(const te_strcache *c, const char *s, size_t len, int *value);
-/* Best effort: out of memory (or a key over 4 GB) simply leaves the string uncached. */
+/* Best effort: out of memory (or keys past 4 GB in all) simply leaves the string
+ * uncached. */
 void te_strcache_put(te_strcache *c, const char *s, size_t len, int value);
 void te_strcache_clear(te_strcache *c);
 

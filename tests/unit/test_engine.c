@@ -12,6 +12,7 @@
 #include "matcher.h"        /* engine-internal: the token index slot of a matcher */
 #include "rules_internal.h" /* engine-internal: every matcher of a rule set */
 #include "settings.h"       /* engine-internal: value parsing */
+#include "strcache.h"       /* engine-internal: the match-result cache */
 #include "triage/rules.h"
 #include "yaml_tree.h"
 
@@ -1247,4 +1248,48 @@ Test(engine_refusals, queries_before_finalize_are_safe) {
   cr_assert_eq(te_rules_run_examples(r, NULL, &n), TE_ERR_STATE);
   cr_assert_eq(n, 0);
   te_rules_destroy(r);
+}
+
+/* ---- the match-result cache */
+
+Test(engine_strcache, keeps_values_by_exact_bytes) {
+  te_strcache c = {0};
+  int v = -7;
+  cr_assert_not(te_strcache_get(&c, "a", 1, &v));
+  te_strcache_put(&c, "a", 1, 3);
+  te_strcache_put(&c, "a\0b", 3, -1); /* keys may hold NULs (ladder keys do) */
+  te_strcache_put(&c, "", 0, 5);
+  cr_assert(te_strcache_get(&c, "a", 1, &v) && v == 3);
+  cr_assert(te_strcache_get(&c, "a\0b", 3, &v) && v == -1);
+  cr_assert(te_strcache_get(&c, "", 0, &v) && v == 5);
+  cr_assert_not(te_strcache_get(&c, "a\0c", 3, &v));
+  cr_assert_not(te_strcache_get(&c, "ab", 2, &v));
+  te_strcache_put(&c, "a", 1, 4); /* a second put replaces the value */
+  cr_assert(te_strcache_get(&c, "a", 1, &v) && v == 4);
+  cr_assert_eq(c.used, 3);
+  te_strcache_clear(&c);
+  cr_assert_not(te_strcache_get(&c, "a", 1, &v));
+}
+
+/* A full cache keeps what it holds and admits nothing new: a trace with one name more
+ * than the bound still finds every name but one on its later passes. */
+Test(engine_strcache, full_cache_keeps_its_names) {
+  te_strcache c = {0};
+  char key[32];
+  for (unsigned i = 0; i <= TE_MATCH_CACHE_MAX; i++) {
+    int n = snprintf(key, sizeof key, "distinct_kernel_%u", i);
+    te_strcache_put(&c, key, (size_t)n, (int)(i % 3));
+  }
+  cr_assert_eq(c.used, TE_MATCH_CACHE_MAX);
+  int v = -1;
+  for (unsigned i = 0; i < TE_MATCH_CACHE_MAX; i += 997) {
+    int n = snprintf(key, sizeof key, "distinct_kernel_%u", i);
+    cr_assert(te_strcache_get(&c, key, (size_t)n, &v), "lost %s", key);
+    cr_assert_eq(v, (int)(i % 3));
+  }
+  int n = snprintf(key, sizeof key, "distinct_kernel_%u", TE_MATCH_CACHE_MAX);
+  cr_assert_not(te_strcache_get(&c, key, (size_t)n, &v));
+  te_strcache_put(&c, "distinct_kernel_0", 17, 9); /* held names still update */
+  cr_assert(te_strcache_get(&c, "distinct_kernel_0", 17, &v) && v == 9);
+  te_strcache_clear(&c);
 }
