@@ -47,16 +47,16 @@ typedef struct entry_b {
   const char *name;
   site_b *sites;
   size_t n_sites, cap_sites;
-  an_site *final_sites; /* the finalised entry's sites (owned here) */
 } entry_b;
 
 typedef struct payload {
   const char *stage; /* NULL = global */
-  entry_b *eb;
+  entry_b *eb;       /* builders; freed by payload_finalize */
   size_t n, cap;
   ut_u64map index;        /* name pointer -> index */
   ut_u64map by_text;      /* hash of the name's text -> index of the first entry with it */
   an_kmap_entry *entries; /* finalised */
+  an_site *site_block;    /* every entry's sites, entries[i].sites pointing in */
   /* relaxed-lookup helpers, parallel to entries: lower-cased and compact names, built
    * on the first relaxed lookup (never, when every lookup finds its name exactly, as in
    * single-trace mode), in one block */
@@ -275,67 +275,78 @@ static char *compact_dup(const char *s) {
   return o;
 }
 
-static bool payload_finalize(an_kernel_map *m, payload *p) {
-  p->entries = calloc(p->n ? p->n : 1, sizeof *p->entries);
-  if (!p->entries) return false;
-  for (size_t i = 0; i < p->n; i++) {
-    entry_b *e = &p->eb[i];
-    an_kmap_entry *o = &p->entries[i];
-    o->name = e->name;
-    o->category = te_rules_classify(m->rules, "kernel", e->name, NULL);
-    site_sort *ss = calloc(e->n_sites ? e->n_sites : 1, sizeof *ss);
-    if (!ss) return false;
-    double total = 0;
-    for (size_t k = 0; k < e->n_sites; k++) total += e->sites[k].total_us;
-    for (size_t k = 0; k < e->n_sites; k++) {
-      site_b *s = &e->sites[k];
-      an_site *t = &ss[k].site;
-      t->location = s->location;
-      /* interned: the counters' copies go when the builders are freed */
-      const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
-      t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
-      t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
-      t->display_location = display_location(m, s->location, t->stack);
-      if (!t->display_location || !split_location(m->st, t)) {
-        free(ss);
-        return false;
-      }
-      t->launches = s->launches;
-      t->total_us = an_round3(s->total_us);
-      t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
-      ss[k].prio = an_location_priority(m->rules, t->display_location);
-      ss[k].first = s->first;
-      o->launches += s->launches;
-      o->total_us += s->total_us;
-    }
-    qsort(ss, e->n_sites, sizeof *ss, cmp_site);
-    an_site *sites = calloc(e->n_sites ? e->n_sites : 1, sizeof *sites);
-    if (!sites) {
-      free(ss);
-      return false;
-    }
-    for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
-    free(ss);
-    e->final_sites = sites;
-    o->sites = sites;
-    o->n_sites = e->n_sites;
-    o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
-    uint64_t h = ut_hash_bytes(e->name, strlen(e->name)), first;
-    if (!ut_u64map_get(&p->by_text, h, &first) && !ut_u64map_put(&p->by_text, h, i)) return false;
+/* Entry i of p from its builder: category, sites in table order (written to sites, using
+ * ss as the sort buffer), totals, and its place in by_text. */
+static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss, an_site *sites) {
+  entry_b *e = &p->eb[i];
+  an_kmap_entry *o = &p->entries[i];
+  o->name = e->name;
+  o->category = te_rules_classify(m->rules, "kernel", e->name, NULL);
+  double total = 0;
+  for (size_t k = 0; k < e->n_sites; k++) total += e->sites[k].total_us;
+  for (size_t k = 0; k < e->n_sites; k++) {
+    site_b *s = &e->sites[k];
+    an_site *t = &ss[k].site;
+    memset(t, 0, sizeof *t);
+    t->location = s->location;
+    /* interned: the counters' copies go when the builders are freed */
+    const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
+    t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
+    t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
+    t->display_location = display_location(m, s->location, t->stack);
+    if (!t->display_location || !split_location(m->st, t)) return false;
+    t->launches = s->launches;
+    t->total_us = an_round3(s->total_us);
+    t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
+    ss[k].prio = an_location_priority(m->rules, t->display_location);
+    ss[k].first = s->first;
+    o->launches += s->launches;
+    o->total_us += s->total_us;
   }
-  return true;
+  qsort(ss, e->n_sites, sizeof *ss, cmp_site);
+  for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
+  o->sites = sites;
+  o->n_sites = e->n_sites;
+  o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
+  uint64_t h = ut_hash_bytes(e->name, strlen(e->name)), first;
+  return ut_u64map_get(&p->by_text, h, &first) || ut_u64map_put(&p->by_text, h, i);
 }
 
-static void payload_free(payload *p) {
-  for (size_t i = 0; i < p->n; i++) {
+/* The builders' counters and site lists, once the entries hold what they found. */
+static void free_builders(payload *p) {
+  for (size_t i = 0; p->eb && i < p->n; i++) {
     for (size_t k = 0; k < p->eb[i].n_sites; k++) {
       counter_free(p->eb[i].sites[k].ops);
       counter_free(p->eb[i].sites[k].stacks);
     }
     free(p->eb[i].sites);
-    free(p->eb[i].final_sites);
   }
   free(p->eb);
+  p->eb = NULL;
+}
+
+/* The entries of p, their sites in one block, and the builders freed: a map of many
+ * distinct names holds one site record per site, not two and a malloc each. */
+static bool payload_finalize(an_kernel_map *m, payload *p) {
+  size_t n_sites = 0, widest = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    n_sites += p->eb[i].n_sites;
+    if (p->eb[i].n_sites > widest) widest = p->eb[i].n_sites;
+  }
+  p->entries = calloc(p->n ? p->n : 1, sizeof *p->entries);
+  p->site_block = calloc(n_sites ? n_sites : 1, sizeof *p->site_block);
+  site_sort *ss = malloc((widest ? widest : 1) * sizeof *ss);
+  bool ok = p->entries && p->site_block && ss;
+  for (size_t i = 0, at = 0; ok && i < p->n; at += p->eb[i++].n_sites)
+    ok = finalize_entry(m, p, i, ss, p->site_block + at);
+  free(ss);
+  if (ok) free_builders(p);
+  return ok;
+}
+
+static void payload_free(payload *p) {
+  free_builders(p);
+  free(p->site_block);
   free(p->entries);
   free(p->lower);
   free(p->compact);
