@@ -556,7 +556,7 @@ static size_t find_index(const payload *p, const char *name, bool *found) {
   /* By text hash (a scan per lookup made kernel-table building quadratic in the number of
    * distinct kernel names, bad-input case limit-match-cache). A name absent from by_text
    * is absent; a hash shared by two names falls back to the scan. */
-  if (p->by_text.cap) {
+  if (p->by_text.n) {
     uint64_t v;
     if (!ut_u64map_get(&p->by_text, ut_hash_bytes(name, strlen(name)), &v)) return 0;
     size_t i = (size_t)v;

@@ -29,10 +29,15 @@ static uint64_t mix64(uint64_t x) {
 }
 
 bool ut_u64map_get(const ut_u64map *m, uint64_t key, uint64_t *val) {
+  if (!key) {
+    if (m->has_zero) *val = m->zero_val;
+    return m->has_zero;
+  }
   if (!m->cap) return false;
-  for (size_t h = (size_t)mix64(key) & (m->cap - 1); m->used[h]; h = (h + 1) & (m->cap - 1))
-    if (m->keys[h] == key) {
-      *val = m->vals[h];
+  size_t mask = m->cap - 1;
+  for (size_t h = (size_t)mix64(key) & mask; m->slots[h].key; h = (h + 1) & mask)
+    if (m->slots[h].key == key) {
+      *val = m->slots[h].val;
       return true;
     }
   return false;
@@ -40,47 +45,38 @@ bool ut_u64map_get(const ut_u64map *m, uint64_t key, uint64_t *val) {
 
 static bool u64map_grow(ut_u64map *m) {
   size_t nc = m->cap ? m->cap * 2 : 64;
-  uint64_t *nk = calloc(nc, sizeof *nk), *nv = calloc(nc, sizeof *nv);
-  unsigned char *nu = calloc(nc, 1);
-  if (!nk || !nv || !nu) {
-    free(nk);
-    free(nv);
-    free(nu);
-    return false;
-  }
+  ut_u64map_slot *ns = calloc(nc, sizeof *ns);
+  if (!ns) return false;
   for (size_t i = 0; i < m->cap; i++) {
-    if (!m->used[i]) continue;
-    size_t h = (size_t)mix64(m->keys[i]) & (nc - 1);
-    while (nu[h]) h = (h + 1) & (nc - 1);
-    nk[h] = m->keys[i];
-    nv[h] = m->vals[i];
-    nu[h] = 1;
+    if (!m->slots[i].key) continue;
+    size_t h = (size_t)mix64(m->slots[i].key) & (nc - 1);
+    while (ns[h].key) h = (h + 1) & (nc - 1);
+    ns[h] = m->slots[i];
   }
-  free(m->keys);
-  free(m->vals);
-  free(m->used);
-  m->keys = nk;
-  m->vals = nv;
-  m->used = nu;
+  free(m->slots);
+  m->slots = ns;
   m->cap = nc;
   return true;
 }
 
 bool ut_u64map_put(ut_u64map *m, uint64_t key, uint64_t val) {
+  if (!key) {
+    if (!m->has_zero) m->n++;
+    m->has_zero = true;
+    m->zero_val = val;
+    return true;
+  }
   if ((m->n + 1) * 4 > m->cap * 3 && !u64map_grow(m)) return false;
-  size_t h = (size_t)mix64(key) & (m->cap - 1);
-  while (m->used[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
-  if (!m->used[h]) m->n++;
-  m->keys[h] = key;
-  m->vals[h] = val;
-  m->used[h] = 1;
+  size_t mask = m->cap - 1, h = (size_t)mix64(key) & mask;
+  while (m->slots[h].key && m->slots[h].key != key) h = (h + 1) & mask;
+  if (!m->slots[h].key) m->n++;
+  m->slots[h].key = key;
+  m->slots[h].val = val;
   return true;
 }
 
 void ut_u64map_free(ut_u64map *m) {
-  free(m->keys);
-  free(m->vals);
-  free(m->used);
+  free(m->slots);
   memset(m, 0, sizeof *m);
 }
 

@@ -23,10 +23,18 @@ uint64_t ut_hash_bytes(const void *p, size_t n);
 
 /* ---------------------------------------------------------------- u64 -> u64 */
 
+/* Key and value side by side, so a probe reads one cache line; key 0 marks a free slot
+ * (calloc'd slots are free without a pass over them), and the key 0 itself is kept
+ * beside the slots. Zero-initialised = empty. */
+typedef struct ut_u64map_slot {
+  uint64_t key, val;
+} ut_u64map_slot;
+
 typedef struct ut_u64map {
-  uint64_t *keys, *vals;
-  unsigned char *used;
-  size_t n, cap;
+  ut_u64map_slot *slots;
+  size_t n, cap; /* n counts the key 0 too */
+  bool has_zero;
+  uint64_t zero_val;
 } ut_u64map;
 
 /* True with *val when key is present. */

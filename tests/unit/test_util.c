@@ -86,6 +86,27 @@ Test(util_map, u64_put_get_replace_and_grow) {
   cr_assert_not(ut_u64map_get(&m, 3, &v));
 }
 
+/* Key 0 marks free slots, so it is kept beside them: it must still count, replace and
+ * survive growth like any key, alone or among others. */
+Test(util_map, u64_key_zero_and_extremes) {
+  ut_u64map m = {0};
+  uint64_t v = 1;
+  cr_assert_not(ut_u64map_get(&m, 0, &v));
+  cr_assert(ut_u64map_put(&m, 0, 5));
+  cr_assert_eq(m.n, 1);
+  cr_assert(ut_u64map_get(&m, 0, &v) && v == 5);
+  cr_assert(ut_u64map_put(&m, 0, 6));
+  cr_assert_eq(m.n, 1);
+  cr_assert(ut_u64map_put(&m, UINT64_MAX, 7));
+  for (uint64_t k = 1; k < 1000; k++) cr_assert(ut_u64map_put(&m, k << 40, k));
+  cr_assert_eq(m.n, 1001);
+  cr_assert(ut_u64map_get(&m, 0, &v) && v == 6);
+  cr_assert(ut_u64map_get(&m, UINT64_MAX, &v) && v == 7);
+  cr_assert(ut_u64map_get(&m, 999ull << 40, &v) && v == 999);
+  ut_u64map_free(&m);
+  cr_assert_not(ut_u64map_get(&m, 0, &v));
+}
+
 Test(util_map, strmap_indices_in_insertion_order) {
   ut_strmap m = {0};
   cr_assert_eq(ut_strmap_put(&m, "b", 1), 0);
