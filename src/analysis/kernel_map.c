@@ -75,6 +75,11 @@ struct an_kernel_map {
    * distinct kernel names the copy was a third of the peak memory). */
   bool global_is_stage;
   an_kmap_payload *views; /* parallel to stages, for an_kernel_map_view */
+  /* Per trace view built from, the canonical name of each of its strings (by tr_str;
+   * NULL = not a kernel name seen): the kernel table of the same views reads them here
+   * instead of canonicalising and interning every name a second time. */
+  const char ***canon;
+  size_t *n_canon, n_canon_views;
   /* guards the relaxed-lookup helpers a const query builds on first use */
   pthread_mutex_t forms_lock;
   bool lock_ready;
@@ -361,6 +366,9 @@ void an_kernel_map_destroy(an_kernel_map *m) {
   free(m->stages);
   free(m->views);
   payload_free(&m->global);
+  for (size_t v = 0; m->canon && v < m->n_canon_views; v++) free(m->canon[v]);
+  free(m->canon);
+  free(m->n_canon);
   an_strtab_destroy(m->st);
   if (m->lock_ready) pthread_mutex_destroy(&m->forms_lock);
   free(m);
@@ -368,10 +376,7 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 /* ------------------------------------------------------------------ build */
 
-const char *an_canonical_cached(an_strtab *st, ut_u64map *cache, const tr_trace *t, tr_str name,
-                                an_hex_mask mask) {
-  uint64_t v;
-  if (ut_u64map_get(cache, name, &v)) return (const char *)(uintptr_t)v;
+const char *an_canonical_of(an_strtab *st, const tr_trace *t, tr_str name, an_hex_mask mask) {
   const char *raw = tr_str_get(t, name);
   size_t len = strlen(raw);
   char small[512];
@@ -384,9 +389,22 @@ const char *an_canonical_cached(an_strtab *st, ut_u64map *cache, const tr_trace 
   }
   const char *c = an_strtab_intern(st, buf, need);
   if (buf != small) free(buf);
-  /* the map holds numbers; the interned string's address is stored as one */
-  if (c && !ut_u64map_put(cache, name, (uint64_t)(uintptr_t)c)) return NULL;
   return c;
+}
+
+/* The canonical name of a string of view v, computed once per string. */
+static const char *canonical_cached(an_kernel_map *m, size_t v, const tr_trace *t, tr_str name,
+                                    an_hex_mask mask) {
+  const char **names = m->canon[v];
+  if (name < m->n_canon[v] && names[name]) return names[name];
+  const char *c = an_canonical_of(m->st, t, name, mask);
+  if (c && name < m->n_canon[v]) names[name] = c;
+  return c;
+}
+
+const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, tr_str name) {
+  if (!m || view >= m->n_canon_views || name >= m->n_canon[view]) return NULL;
+  return m->canon[view][name];
 }
 
 typedef struct name_group {
@@ -470,7 +488,10 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   m->rules = rules;
   m->st = an_strtab_create();
   m->lock_ready = pthread_mutex_init(&m->forms_lock, NULL) == 0;
-  if (!m->st || !m->lock_ready) {
+  m->canon = calloc(n_views ? n_views : 1, sizeof *m->canon);
+  m->n_canon = calloc(n_views ? n_views : 1, sizeof *m->n_canon);
+  m->n_canon_views = n_views;
+  if (!m->st || !m->lock_ready || !m->canon || !m->n_canon) {
     an_kernel_map_destroy(m);
     return AN_ERR_NOMEM;
   }
@@ -481,8 +502,10 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
     an_resolver *res = an_resolver_create(vw->trace, rules, m->st);
-    ut_u64map cache = {0};
-    if (!res) {
+    m->n_canon[v] = tr_trace_string_count(vw->trace);
+    m->canon[v] = calloc(m->n_canon[v] ? m->n_canon[v] : 1, sizeof *m->canon[v]);
+    if (!res || !m->canon[v]) {
+      an_resolver_destroy(res);
       rc = AN_ERR_NOMEM;
       break;
     }
@@ -496,7 +519,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
       payload *sp = stage_payload(m, sk->stage->id);
       if (!names || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++) {
-        names[i] = an_canonical_cached(m->st, &cache, vw->trace, sk->kernels[i]->name, mask);
+        names[i] = canonical_cached(m, v, vw->trace, sk->kernels[i]->name, mask);
         if (!names[i]) rc = AN_ERR_NOMEM;
         keep[i] = true;
       }
@@ -520,7 +543,6 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
       free(selnames);
       free(ctx);
     }
-    ut_u64map_free(&cache);
     an_resolver_destroy(res);
   }
   for (size_t i = 0; rc == AN_OK && i < m->n_stages; i++)

@@ -628,8 +628,8 @@ static const te_stage *stage_in_order(const te_rules *rules, size_t oi) {
 /* The kernels of one stage of every view, aggregated by canonical name in first-seen
  * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time. */
 static an_status aggregate_stage(const an_trace_view *views, size_t n_views, const te_stage *stage,
-                                 ut_u64map *caches, an_hex_mask mask, an_strtab *st, agg **out,
-                                 size_t *n_out, double *total) {
+                                 const an_kernel_map *kmap, an_strtab *st, agg **out, size_t *n_out,
+                                 double *total) {
   size_t cap = 0;
   for (size_t v = 0; v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
@@ -647,17 +647,25 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
     for (size_t i = 0; sk && rc == AN_OK && i < sk->n; i++) {
       const tr_event *e = sk->kernels[i];
-      const char *name = an_canonical_cached(st, &caches[v], views[v].trace, e->name, mask);
+      /* the map of these views canonicalised every kernel name: a miss is a caller's
+       * error (other views), not something to paper over with a second spelling */
+      const char *name = an_kernel_map_canonical(kmap, v, e->name);
+      if (!name) {
+        rc = AN_ERR_ARGS;
+        break;
+      }
       uint64_t x;
       bool seen = name && ut_u64map_get(&idx, (uint64_t)(uintptr_t)name, &x);
       agg *a = seen ? &ag[x] : &ag[na];
       if (name && !seen) {
         a->name = name;
-        a->raw = an_strtab_cstr(st, tr_str_get(views[v].trace, e->name));
+        /* most names are their own canonical form: share the map's copy then */
+        const char *raw = tr_str_get(views[v].trace, e->name);
+        a->raw = strcmp(raw, name) == 0 ? name : an_strtab_cstr(st, raw);
         a->first = na;
         if (!ut_u64map_put(&idx, (uint64_t)(uintptr_t)name, na++)) a->raw = NULL;
       }
-      if (!name || !a->raw) {
+      if (!a->raw) {
         rc = AN_ERR_NOMEM;
         break;
       }
@@ -739,17 +747,16 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
   char *model_lc = lower_dup(opt->model_path, &nomem);
   out->strings = an_strtab_create();
   out->stages = calloc(n_st + 1, sizeof *out->stages);
-  an_hex_mask mask = an_hex_mask_from_rules(rules);
   /* stage blocks in the order the views list them, merged by stage id, then sorted */
-  ut_u64map *caches = calloc(n_views ? n_views : 1, sizeof *caches);
-  an_status rc = (!out->strings || !out->stages || !caches || nomem) ? AN_ERR_NOMEM : AN_OK;
+  an_status rc = (!out->strings || !out->stages || nomem) ? AN_ERR_NOMEM : AN_OK;
+  if (rc == AN_OK && !formal_payload) rc = AN_ERR_ARGS;
   for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
     const te_stage *stage = stage_in_order(rules, oi);
     agg *ag = NULL;
     size_t na = 0;
     double total = 0;
     if (stage)
-      rc = aggregate_stage(views, n_views, stage, caches, mask, out->strings, &ag, &na, &total);
+      rc = aggregate_stage(views, n_views, stage, formal_payload, out->strings, &ag, &na, &total);
     if (rc != AN_OK || !ag) continue;
     an_stage_tables *st = &out->stages[out->n_stages++];
     st->stage = stage;
@@ -758,8 +765,6 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     free(ag);
     if (rc == AN_OK && !fuse_stage(rules, opt, model_lc, st)) rc = AN_ERR_NOMEM;
   }
-  for (size_t v = 0; caches && v < n_views; v++) ut_u64map_free(&caches[v]);
-  free(caches);
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);
   return rc;

@@ -5,7 +5,7 @@
  * (analysis/model.h): values and flags, no rendered text.
  *
  * Ownership: an_tables_build fills a caller-provided an_tables that owns its arrays and
- * strings (an_tables_free). Entry and site pointers of the rows are borrowed from the
+ * strings (an_tables_free). Entry, site and kernel-name pointers of the rows are borrowed from the
  * kernel maps passed in, which must outlive the tables; stage, category and pattern
  * strings are borrowed from the te_rules.
  */
@@ -52,9 +52,11 @@ typedef struct an_tables_options {
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the
- * mapping kernel map (stage-aware lookup); formal_payload: the formal traces' own map
- * (may equal mapping, may be NULL). AN_ERR_RULES when the packs define no `kernel`
- * classifier (every category comes from the packs; there is no built-in label). */
+ * mapping kernel map (stage-aware lookup); formal_payload: the map built from exactly
+ * formal_views (may equal mapping): rows take their canonical names from it, and point
+ * into it, so it must outlive the tables. AN_ERR_RULES when the packs define no `kernel`
+ * classifier (every category comes from the packs; there is no built-in label);
+ * AN_ERR_ARGS without formal_payload or when it was built from other views. */
 an_status an_tables_build(const an_trace_view *formal_views, size_t n_views,
                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
                           const te_rules *rules, const an_tables_options *opt, an_tables *out);

@@ -142,6 +142,8 @@ uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len) {
   return id;
 }
 
+size_t tr_intern_count(const tr_intern *in) { return in ? in->n : 0; }
+
 const char *tr_intern_get(const tr_intern *in, uint32_t id) {
   if (!in || id >= in->n) return "";
   return in->recs[id].s;

@@ -1925,6 +1925,7 @@ tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
 const char *tr_trace_path(const tr_trace *t) { return t->path; }
 
 const char *tr_str_get(const tr_trace *t, tr_str s) { return tr_intern_get(t->in, s); }
+size_t tr_trace_string_count(const tr_trace *t) { return tr_intern_count(t->in); }
 
 tr_str tr_str_intern(tr_trace *t, const char *s, size_t len) {
   uint32_t id = tr_intern_put(t->in, s, len);

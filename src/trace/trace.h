@@ -207,6 +207,8 @@ const char *tr_trace_path(const tr_trace *t);
 const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */
 /* Interns s in the trace's string table (used by analysis for derived names). */
 tr_str tr_str_intern(tr_trace *t, const char *s, size_t len);
+/* Strings interned so far: every tr_str of the trace is below this. */
+size_t tr_trace_string_count(const tr_trace *t);
 
 /* All kept events of a kind, in file order. Python frames are not tr_events: for
  * TR_KIND_PYFRAME this returns NULL with *n = 0; use tr_trace_pyframes. */
