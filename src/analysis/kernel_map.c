@@ -79,6 +79,7 @@ struct an_kernel_map {
    * NULL = not a kernel name seen): the kernel table of the same views reads them here
    * instead of canonicalising and interning every name a second time. */
   const char ***canon;
+  const tr_trace **canon_trace; /* the trace of each view, so a query from others misses */
   size_t *n_canon, n_canon_views;
   /* guards the relaxed-lookup helpers a const query builds on first use */
   pthread_mutex_t forms_lock;
@@ -368,6 +369,7 @@ void an_kernel_map_destroy(an_kernel_map *m) {
   payload_free(&m->global);
   for (size_t v = 0; m->canon && v < m->n_canon_views; v++) free(m->canon[v]);
   free(m->canon);
+  free(m->canon_trace);
   free(m->n_canon);
   an_strtab_destroy(m->st);
   if (m->lock_ready) pthread_mutex_destroy(&m->forms_lock);
@@ -402,8 +404,10 @@ static const char *canonical_cached(an_kernel_map *m, size_t v, const tr_trace *
   return c;
 }
 
-const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, tr_str name) {
-  if (!m || view >= m->n_canon_views || name >= m->n_canon[view]) return NULL;
+const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, const tr_trace *t,
+                                    tr_str name) {
+  if (!m || view >= m->n_canon_views || m->canon_trace[view] != t || name >= m->n_canon[view])
+    return NULL;
   return m->canon[view][name];
 }
 
@@ -490,8 +494,9 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   m->lock_ready = pthread_mutex_init(&m->forms_lock, NULL) == 0;
   m->canon = calloc(n_views ? n_views : 1, sizeof *m->canon);
   m->n_canon = calloc(n_views ? n_views : 1, sizeof *m->n_canon);
+  m->canon_trace = calloc(n_views ? n_views : 1, sizeof *m->canon_trace);
   m->n_canon_views = n_views;
-  if (!m->st || !m->lock_ready || !m->canon || !m->n_canon) {
+  if (!m->st || !m->lock_ready || !m->canon || !m->n_canon || !m->canon_trace) {
     an_kernel_map_destroy(m);
     return AN_ERR_NOMEM;
   }
@@ -502,6 +507,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
     an_resolver *res = an_resolver_create(vw->trace, rules, m->st);
+    m->canon_trace[v] = vw->trace;
     m->n_canon[v] = tr_trace_string_count(vw->trace);
     m->canon[v] = calloc(m->n_canon[v] ? m->n_canon[v] : 1, sizeof *m->canon[v]);
     if (!res || !m->canon[v]) {

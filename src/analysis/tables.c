@@ -649,7 +649,7 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
       const tr_event *e = sk->kernels[i];
       /* the map of these views canonicalised every kernel name: a miss is a caller's
        * error (other views), not something to paper over with a second spelling */
-      const char *name = an_kernel_map_canonical(kmap, v, e->name);
+      const char *name = an_kernel_map_canonical(kmap, v, views[v].trace, e->name);
       if (!name) {
         rc = AN_ERR_ARGS;
         break;

@@ -330,6 +330,38 @@ Test(tables, rows_carry_category_and_kind, .init = setup, .fini = teardown) {
   tr_trace_destroy(t);
 }
 
+/* The kernel table reads its canonical names from the map of its own views: without that
+ * map, or with a map of other traces, it refuses instead of spelling names twice. */
+Test(tables, need_the_map_of_their_views, .init = setup, .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
+  const char other_json[] =
+      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+      "\"name\":\"other_kernel\",\"ts\":1,\"dur\":2,\"pid\":0,"
+      "\"tid\":7,\"args\":{\"stream\":7,\"correlation\":1}}]}";
+  tr_trace *o = tr_trace_read_buffer("other.json", other_json, sizeof other_json - 1, NULL, &err);
+  cr_assert(t && o, "%s", err.message);
+  an_trace_view v, ov;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  cr_assert_eq(an_trace_view_build(o, NULL, rules, NULL, &ov), AN_OK);
+  an_kernel_map *m = NULL, *om = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &m), AN_OK);
+  cr_assert_eq(an_kernel_map_build(&ov, 1, rules, false, &om), AN_OK);
+  an_tables tb;
+  an_tables_options to = {.min_share_pct = -1, .framework_id = "sglang", .tp_size = 1};
+  cr_assert_eq(an_tables_build(&v, 1, m, NULL, rules, &to, &tb), AN_ERR_ARGS);
+  cr_assert_eq(an_tables_build(&v, 1, m, om, rules, &to, &tb), AN_ERR_ARGS);
+  cr_assert_eq(an_tables_build(&v, 1, om, m, rules, &to, &tb), AN_OK, "the mapping may differ");
+  cr_assert_gt(tb.stages[0].n_rows, 0);
+  an_tables_free(&tb);
+  an_kernel_map_destroy(om);
+  an_kernel_map_destroy(m);
+  an_trace_view_free(&ov);
+  an_trace_view_free(&v);
+  tr_trace_destroy(o);
+  tr_trace_destroy(t);
+}
+
 /* A rule set with the "all" stage and nothing else: no classifier, no setting. */
 static te_rules *stage_only_rules(void) {
   te_rules *r = te_rules_create();
