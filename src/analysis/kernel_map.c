@@ -53,7 +53,7 @@ typedef struct payload {
   const char *stage; /* NULL = global */
   entry_b *eb;       /* builders; freed by payload_finalize */
   size_t n, cap;
-  ut_u64map index;        /* name pointer -> index */
+  ut_u64map index;        /* name pointer -> index, while building (by_text after) */
   ut_u64map by_text;      /* hash of the name's text -> index of the first entry with it */
   an_kmap_entry *entries; /* finalised */
   an_site *site_block;    /* every entry's sites, entries[i].sites pointing in */
@@ -346,7 +346,11 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
   for (size_t i = 0, at = 0; ok && i < p->n; at += p->eb[i++].n_sites)
     ok = finalize_entry(m, p, i, ss, p->site_block + at);
   free(ss);
-  if (ok) free_builders(p);
+  if (ok) {
+    free_builders(p);
+    /* lookups go by text from here on: one map of the names kept, not two */
+    ut_u64map_free(&p->index);
+  }
   return ok;
 }
 
@@ -605,9 +609,6 @@ const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stag
                                         const char *name) {
   const payload *p = m ? get_payload(m, stage) : NULL;
   if (!p) return NULL;
-  /* fast path: the name may be one of ours */
-  uint64_t v;
-  if (ut_u64map_get(&p->index, (uint64_t)(uintptr_t)name, &v)) return &p->entries[v];
   bool found;
   size_t i = find_index(p, name, &found);
   return found ? &p->entries[i] : NULL;
