@@ -74,9 +74,17 @@ struct tr_trace {
   tr_map64 dur_wide; /* event index -> bits of a dur stored as TR_DUR_WIDE */
   tr_ctxtab ctx;     /* the distinct (cat, pid, tid, stream) of the events */
   /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
-   * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map) */
+   * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map).
+   * While reading, the pairs are only appended to corr_pairs (correlation, External id
+   * offsets, in file order): the map is built after the read, and only when a stored
+   * event has a correlation without an External id (the analysis asks for no other;
+   * Kineto's kernels carry both). Without the map, a query scans the pairs from the end,
+   * the later pair winning as it would in the map. */
   tr_map32 corr_map;
   tr_map64 corr_map_wide;
+  uint32_t *corr_pairs;
+  size_t n_corr_pairs, cap_corr_pairs; /* in pairs */
+  bool corr_wanted, corr_mapped;
   char *sample;
   size_t sample_len, sample_cap;
   uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
@@ -1278,7 +1286,18 @@ static void corr_put(rd *r, int64_t corr, int64_t ext) {
   tr_trace *t = r->t;
   uint32_t ck = tr_id_encode(&t->corr_base, corr), ek = tr_id_encode(&t->ext_base, ext);
   /* later events win, as a dict assignment would: a later pair overwrites the marker */
-  if (ck != TR_OFF_WIDE && tr_map32_put(&t->corr_map, ck, ek) != 0) rd_nomem(r);
+  if (ck != TR_OFF_WIDE) {
+    if (t->n_corr_pairs == t->cap_corr_pairs) {
+      size_t cap = t->cap_corr_pairs;
+      uint32_t *p = ut_grow(t->corr_pairs, &cap, t->n_corr_pairs + 1, 2 * sizeof *p);
+      if (!p) rd_nomem(r);
+      t->corr_pairs = p;
+      t->cap_corr_pairs = cap;
+    }
+    t->corr_pairs[2 * t->n_corr_pairs] = ck;
+    t->corr_pairs[2 * t->n_corr_pairs + 1] = ek;
+    t->n_corr_pairs++;
+  }
   if ((ck == TR_OFF_WIDE || ek == TR_OFF_WIDE) && tr_map64_put(&t->corr_map_wide, corr, ext) != 0)
     rd_nomem(r);
 }
@@ -1685,6 +1704,7 @@ static void parse_event(rd *r, unsigned depth) {
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
   e.name = intern(r, &r->name, true);
+  if (r->ext == TR_NO_ID && r->corr != TR_NO_ID) r->t->corr_wanted = true;
   tr_event_ctx c;
   c.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
   c.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
@@ -1803,6 +1823,7 @@ static void trace_free_contents(tr_trace *t) {
   tr_ctxtab_free(&t->ctx);
   tr_map32_free(&t->corr_map);
   tr_map64_free(&t->corr_map_wide);
+  free(t->corr_pairs);
   free(t->sample);
   for (size_t i = 0; i < t->meta.n_groups; i++) free(t->groups[i].ranks);
   free(t->groups);
@@ -1822,6 +1843,23 @@ static void rd_free(rd *r) {
                   &r->tid, &r->stream, &r->argname, &r->argval, &r->lc,  &r->catlc};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) sb_free(bufs[i]);
   free(r);
+}
+
+/* The correlation map from the pairs, when a stored event will ask it (corr_pairs). -1
+ * when out of memory. */
+static int map_correlations(tr_trace *t) {
+  if (!t->corr_wanted) {
+    t->corr_pairs =
+        ut_shrink(t->corr_pairs, &t->cap_corr_pairs, t->n_corr_pairs, 2 * sizeof *t->corr_pairs);
+    return 0;
+  }
+  for (size_t i = 0; i < t->n_corr_pairs; i++)
+    if (tr_map32_put(&t->corr_map, t->corr_pairs[2 * i], t->corr_pairs[2 * i + 1]) != 0) return -1;
+  free(t->corr_pairs);
+  t->corr_pairs = NULL;
+  t->n_corr_pairs = t->cap_corr_pairs = 0;
+  t->corr_mapped = true;
+  return 0;
 }
 
 /* After a successful read: trims the arrays to their length and seals the context table,
@@ -1885,6 +1923,11 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
   tr_source_close(r->src);
   rd_free(r);
   shrink_to_fit(t);
+  if (map_correlations(t) != 0) {
+    tr_trace_destroy(t);
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return NULL;
+  }
   if (opts && opts->warn) {
     if (t->n_skipped) {
       tr_warning w = {TR_WARN_SKIPPED_EVENTS, t->path, t->n_skipped, t->first_skip_off};
@@ -1979,12 +2022,23 @@ const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {
   return t->tn;
 }
 
+/* The External id offset of the last pair with correlation offset ck. */
+static bool last_pair(const tr_trace *t, uint32_t ck, uint32_t *ek) {
+  for (size_t i = t->n_corr_pairs; i-- > 0;)
+    if (t->corr_pairs[2 * i] == ck) {
+      *ek = t->corr_pairs[2 * i + 1];
+      return true;
+    }
+  return false;
+}
+
 int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation) {
   if (correlation == TR_NO_ID) return TR_NO_ID;
   uint32_t ck = tr_id_find(&t->corr_base, correlation), ek;
   int64_t ext;
   if (ck != TR_OFF_WIDE) {
-    if (!tr_map32_get(&t->corr_map, ck, &ek)) return TR_NO_ID;
+    if (!(t->corr_mapped ? tr_map32_get(&t->corr_map, ck, &ek) : last_pair(t, ck, &ek)))
+      return TR_NO_ID;
     if (ek == TR_OFF_ABSENT) return TR_NO_ID;
     if (ek != TR_OFF_WIDE) return tr_id_decode(&t->ext_base, ek);
   }

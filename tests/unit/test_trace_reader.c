@@ -889,8 +889,10 @@ Test(trace_reader, other_kinds) {
 
 /* Ids are stored as 32-bit offsets from a per-trace base; ids far from the first one go
  * to a side table. Both must read back exactly, in events and in the correlation map,
- * and a later pair must win over an earlier one whichever table either went to. */
-Test(trace_reader, ids_outside_the_32_bit_window) {
+ * and a later pair must win over an earlier one whichever table either went to. The map
+ * is built only when a kernel lacks its External id (mapped), else the pairs are scanned:
+ * both must answer alike. */
+static void check_ids_outside_the_window(bool mapped) {
   const long long ids[] = {5, 4294967296LL * 3,       -4611686018427387904LL, 9223372036854775807LL,
                            6, -9223372036854775807LL, 2147483652LL,           -2147483644LL};
   char doc[4096];
@@ -904,8 +906,13 @@ Test(trace_reader, ids_outside_the_32_bit_window) {
   /* later pairs for correlations 5 (compact -> wide value) and 3*2^32 (wide -> compact) */
   n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":5,\"External id\":%lld}}",
                        ids[3]);
-  n += (size_t)sprintf(
-      doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":%lld,\"External id\":8}}]", ids[1]);
+  n += (size_t)sprintf(doc + n, ",{\"ph\":\"f\",\"args\":{\"correlation\":%lld,\"External id\":8}}",
+                       ids[1]);
+  if (mapped)
+    n += (size_t)sprintf(doc + n,
+                         ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,"
+                         "\"dur\":1,\"args\":{\"correlation\":7}}");
+  n += (size_t)sprintf(doc + n, "]");
   tr_trace *t = read_ok(doc);
   size_t ne;
   const tr_event *e = tr_trace_events(t, TR_KIND_LAUNCH, &ne);
@@ -922,6 +929,11 @@ Test(trace_reader, ids_outside_the_32_bit_window) {
   cr_expect_eq(tr_trace_external_for_correlation(t, 4294967296LL * 5), TR_NO_ID);
   cr_expect_eq(sizeof(tr_event), 32u);
   tr_trace_destroy(t);
+}
+
+Test(trace_reader, ids_outside_the_32_bit_window) {
+  check_ids_outside_the_window(false);
+  check_ids_outside_the_window(true);
 }
 
 Test(trace_reader, correlation_map_from_any_event) {
