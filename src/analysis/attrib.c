@@ -36,9 +36,11 @@ struct an_resolver {
   ut_u64map threads; /* thread key -> range index */
   range *ranges;
   size_t nranges;
-  an_id_index ops;      /* CPU ops by (External id, start) */
-  an_id_index launches; /* launches by (correlation, start) */
-  ut_u64map fcache;     /* frame name -> finfo index */
+  /* CPU ops by (External id, start), launches by (correlation, start): the view's,
+   * or own_ids when the caller lent none */
+  const an_id_index *ops, *launches;
+  an_trace_ids own_ids;
+  ut_u64map fcache; /* frame name -> finfo index */
   frame_info *finfo;
   size_t nfinfo, capfinfo;
   size_t stack_depth;
@@ -166,14 +168,14 @@ void an_resolver_destroy(an_resolver *r) {
   free(r->forder);
   ut_u64map_free(&r->threads);
   free(r->ranges);
-  an_id_index_free(&r->ops);
-  an_id_index_free(&r->launches);
+  an_trace_ids_free(&r->own_ids);
   ut_u64map_free(&r->fcache);
   free(r->finfo);
   free(r);
 }
 
-an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_strtab *strings) {
+an_resolver *an_resolver_create(const tr_trace *t, const an_trace_ids *ids, const te_rules *rules,
+                                an_strtab *strings) {
   an_resolver *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->t = t;
@@ -190,9 +192,12 @@ an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_str
   r->frames = tr_trace_pyframes(t, &r->nf);
   if (order_frames(r) != 0) goto fail;
 
-  if (an_id_index_build(&r->ops, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) != 0 ||
-      an_id_index_build(&r->launches, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) != 0)
-    goto fail;
+  if (!ids) {
+    if (an_trace_ids_build(&r->own_ids, t) != 0) goto fail;
+    ids = &r->own_ids;
+  }
+  r->ops = &ids->ops_by_ext;
+  r->launches = &ids->launches_by_corr;
   return r;
 fail:
   an_resolver_destroy(r);
@@ -416,8 +421,8 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     const tr_event *k = kernels[i];
     int64_t ext = tr_event_external_id(r->t, k), corr = tr_event_correlation(r->t, k);
     if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(r->t, corr);
-    if (ext != TR_NO_ID) ops[i] = find_by_id(r, &r->ops, ext, k->ts);
-    if (corr != TR_NO_ID) lau[i] = find_by_id(r, &r->launches, corr, k->ts);
+    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, ext, k->ts);
+    if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, corr, k->ts);
     if (ops[i]) {
       double half = tr_event_dur(r->t, ops[i]) / 2;
       double t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);

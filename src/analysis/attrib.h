@@ -30,7 +30,10 @@ typedef struct an_site_ctx {
 
 typedef struct an_resolver an_resolver;
 
-an_resolver *an_resolver_create(const tr_trace *t, const te_rules *rules, an_strtab *strings);
+/* ids: the trace's id indexes to borrow (must outlive the resolver), or NULL to build
+ * its own. */
+an_resolver *an_resolver_create(const tr_trace *t, const an_trace_ids *ids, const te_rules *rules,
+                                an_strtab *strings);
 void an_resolver_destroy(an_resolver *r);
 
 /* Resolves kernels[0..n) into out[0..n). */

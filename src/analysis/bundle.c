@@ -290,7 +290,20 @@ void an_trace_view_free(an_trace_view *v) {
   for (size_t i = 0; i < v->n_stages; i++) free(v->stages[i].kernels);
   free(v->stages);
   free(v->kernel_stage);
+  if (v->ids) an_trace_ids_free(v->ids);
+  free(v->ids);
   memset(v, 0, sizeof *v);
+}
+
+an_status an_trace_view_index_ids(an_trace_view *v) {
+  if (v->ids) return AN_OK;
+  an_trace_ids *ids = malloc(sizeof *ids);
+  if (!ids || an_trace_ids_build(ids, v->trace) != 0) {
+    free(ids);
+    return AN_ERR_NOMEM;
+  }
+  v->ids = ids;
+  return AN_OK;
 }
 
 const an_stage_kernels *an_trace_view_stage(const an_trace_view *v, const char *stage_id) {

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/id_index.h"
 #include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -68,7 +69,13 @@ typedef struct an_trace_view {
   size_t n_kernel_events;
   const char **kernel_stage;
   double kernel_total_us; /* all kernels of the chosen pid */
+  /* The trace's id indexes once an_trace_view_index_ids built them (owned), else NULL:
+   * attribution and the overlap scope borrow them instead of each sorting its own. */
+  an_trace_ids *ids;
 } an_trace_view;
+
+/* Builds v->ids (a no-op when built). AN_ERR_NOMEM when out of memory. */
+an_status an_trace_view_index_ids(an_trace_view *v);
 
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as

@@ -2,6 +2,7 @@
 #include "analysis/id_index.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/sort.h"
 
@@ -57,4 +58,18 @@ void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi)
       b = mid;
   }
   *hi = a;
+}
+
+int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t) {
+  memset(ids, 0, sizeof *ids);
+  if (an_id_index_build(&ids->ops_by_ext, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) == 0 &&
+      an_id_index_build(&ids->launches_by_corr, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) == 0)
+    return 0;
+  an_trace_ids_free(ids);
+  return -1;
+}
+
+void an_trace_ids_free(an_trace_ids *ids) {
+  an_id_index_free(&ids->ops_by_ext);
+  an_id_index_free(&ids->launches_by_corr);
 }

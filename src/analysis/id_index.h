@@ -44,4 +44,14 @@ static inline const tr_event *an_id_index_event(const an_id_index *x, size_t i) 
 /* [*lo, *hi): the entries whose id is `id` (empty when none). */
 void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi);
 
+/* The two indexes attribution and the overlap scope search: CPU ops by External id,
+ * launches by correlation. One per trace, built once and lent to both. */
+typedef struct an_trace_ids {
+  an_id_index ops_by_ext, launches_by_corr;
+} an_trace_ids;
+
+/* 0, or -1 out of memory (ids is then empty and may be freed). */
+int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t);
+void an_trace_ids_free(an_trace_ids *ids);
+
 #endif

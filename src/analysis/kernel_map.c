@@ -510,7 +510,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   m->global_is_stage = one_stage_id(views, n_views);
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
-    an_resolver *res = an_resolver_create(vw->trace, rules, m->st);
+    an_resolver *res = an_resolver_create(vw->trace, vw->ids, rules, m->st);
     m->canon_trace[v] = vw->trace;
     m->n_canon[v] = tr_trace_string_count(vw->trace);
     m->canon[v] = calloc(m->n_canon[v] ? m->n_canon[v] : 1, sizeof *m->canon[v]);

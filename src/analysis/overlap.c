@@ -501,7 +501,8 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
                                        const ov_bundle *formal) {
   ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
   if (map) {
-    if (!map->side->source) map->side->source = ov_source_create(map->side->t, r);
+    if (!map->side->source)
+      map->side->source = ov_source_create(map->side->t, map->side->in->view->ids, r);
     long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
     /* reference-triage.md §4.3 relaxed lookup among mapping kernels */
     if (nm < 0 && map->side->in->kmap) {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/id_index.h"
 #include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -108,7 +109,9 @@ bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m
  * ops by External id and launches by correlation. Built once per trace. */
 typedef struct ov_source ov_source;
 
-ov_source *ov_source_create(const tr_trace *t, const te_rules *r);
+/* ids: the trace's id indexes to borrow (must outlive the source), or NULL to build its
+ * own. */
+ov_source *ov_source_create(const tr_trace *t, const an_trace_ids *ids, const te_rules *r);
 void ov_source_destroy(ov_source *s);
 
 /* How a kernel event got its scope (reference-triage.md §6.5 order). */

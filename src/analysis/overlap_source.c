@@ -40,7 +40,9 @@ struct ov_source {
   uint32_t *ev;
   int32_t *parent;    /* position of the enclosing frame, -1 at the top */
   size_t *thread_off; /* frames of thread i: [thread_off[i], thread_off[i + 1]) */
-  an_id_index op_by_ext, launch_by_corr;
+  /* the view's id indexes, or own_ids when the caller lent none */
+  const an_id_index *op_by_ext, *launch_by_corr;
+  an_trace_ids own_ids;
   /* Scratch for one chain. */
   const tr_pyframe *chain[OV_MAX_CHAIN];
 };
@@ -79,8 +81,7 @@ void ov_source_destroy(ov_source *s) {
   free(s->ev);
   free(s->parent);
   free(s->thread_off);
-  an_id_index_free(&s->op_by_ext);
-  an_id_index_free(&s->launch_by_corr);
+  an_trace_ids_free(&s->own_ids);
   free(s);
 }
 
@@ -171,7 +172,7 @@ static bool ov_link_parents(ov_source *s) {
   return true;
 }
 
-ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
+ov_source *ov_source_create(const tr_trace *t, const an_trace_ids *ids, const te_rules *r) {
   ov_source *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->t = t;
@@ -183,9 +184,12 @@ ov_source *ov_source_create(const tr_trace *t, const te_rules *r) {
   s->py = tr_trace_pyframes(t, &s->n_py);
   s->parent = malloc((s->n_py ? s->n_py : 1) * sizeof *s->parent);
   if (!s->parent || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
-  if (an_id_index_build(&s->op_by_ext, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) != 0 ||
-      an_id_index_build(&s->launch_by_corr, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) != 0)
-    goto fail;
+  if (!ids) {
+    if (an_trace_ids_build(&s->own_ids, t) != 0) goto fail;
+    ids = &s->own_ids;
+  }
+  s->op_by_ext = &ids->ops_by_ext;
+  s->launch_by_corr = &ids->launches_by_corr;
   return s;
 fail:
   ov_source_destroy(s);
@@ -308,7 +312,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (op_cap) op[0] = '\0';
   int64_t ext = tr_event_external_id(s->t, k), corr = tr_event_correlation(s->t, k);
   if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(s->t, corr);
-  if (ov_context_by_key(s, &s->op_by_ext, ext, k->ts, scope, scope_cap, op, op_cap))
+  if (ov_context_by_key(s, s->op_by_ext, ext, k->ts, scope, scope_cap, op, op_cap))
     return OV_SCOPE_CPU_OP;
   /* Deviation O1 (docs/deviations.md): the reference compared a lower-cased launch name with
    * mixed-case names, so this step never ran; launch events are already classified by
@@ -317,7 +321,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
   if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
-      ov_context_by_key(s, &s->launch_by_corr, corr, k->ts, scope, scope_cap, op, op_cap)) {
+      ov_context_by_key(s, s->launch_by_corr, corr, k->ts, scope, scope_cap, op, op_cap)) {
     /* reference-triage.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;

@@ -169,6 +169,7 @@ static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, con
   s->paths[i] = j->path;
   s->n = i + 1;
   an_status rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
+  if (rc == AN_OK) rc = an_trace_view_index_ids(&s->views[i]);
   if (rc == AN_ERR_NOMEM) return fail(r, rc, j->path, "out of memory");
   if (rc == AN_OK) warn_unknown_stage_markers(r, s->traces[i], j->path);
   if (rc != AN_OK) return fail(r, rc, j->path, "rule packs define no \"all\" stage");

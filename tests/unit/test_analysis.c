@@ -160,7 +160,7 @@ Test(frames, normalisation_and_priority, .init = setup, .fini = teardown) {
   tr_error err = {0};
   tr_trace *t = tr_trace_read_buffer("empty", "[]", 2, NULL, &err);
   cr_assert_not_null(t);
-  an_resolver *r = an_resolver_create(t, rules, st);
+  an_resolver *r = an_resolver_create(t, NULL, rules, st);
   const char *norm = NULL;
   int p = an_frame_priority(
       r, "/opt/conda/lib/python3.11/site-packages/sglang/srt/layers/linear.py(450): forward",
@@ -223,7 +223,7 @@ Test(analysis, stages_and_attribution, .init = setup, .fini = teardown) {
   cr_assert_eq(v.stages[1].n, 2);
 
   an_strtab *st = an_strtab_create();
-  an_resolver *r = an_resolver_create(t, rules, st);
+  an_resolver *r = an_resolver_create(t, NULL, rules, st);
   const tr_event *ks[3] = {v.stages[0].kernels[0], v.stages[1].kernels[0], v.stages[1].kernels[1]};
   an_site_ctx ctx[3];
   cr_assert_eq(an_resolver_resolve(r, ks, 3, ctx), AN_OK);
