@@ -94,8 +94,9 @@ static void intro_sort(const sorter *s, unsigned char *b, size_t n, unsigned dep
  * pays n log n comparisons for, each a cache miss on a permuted array. Merging the runs
  * costs about n, through a buffer holding the shorter side of each merge after trimming
  * what is already in place; the buffer is capped at a sixteenth of the array, so a bad
- * case costs little memory: then (or with more than MAX_RUNS runs) it returns false and
- * the caller sorts the array, still a permutation of its input, in full. */
+ * case costs little memory: longer merges are split until they fit (merge_runs). With
+ * more than MAX_RUNS runs, or without memory, it returns false and the caller sorts the
+ * array, still a permutation of its input, in full. */
 #define MAX_RUNS 64
 
 static void copy_at(const sorter *s, unsigned char *dst, const unsigned char *src) {
@@ -156,14 +157,42 @@ static void merge_right(const sorter *s, unsigned char *b, size_t i, size_t mid,
   memcpy(at(s, b, i), tmp, a * s->size);
 }
 
-/* Merges the sorted [lo, mid) and [mid, hi). False when the buffer would pass cap. */
+/* b[lo, mid) and b[mid, hi) swapped as blocks (three reversals: in place, in order). */
+static void reverse(const sorter *s, unsigned char *b, size_t lo, size_t hi) {
+  while (lo + 1 < hi) swap_at(s, b, lo++, --hi);
+}
+
+static void rotate(const sorter *s, unsigned char *b, size_t lo, size_t mid, size_t hi) {
+  reverse(s, b, lo, mid);
+  reverse(s, b, mid, hi);
+  reverse(s, b, lo, hi);
+}
+
+/* Merges the sorted [lo, mid) and [mid, hi). When the shorter side (after trimming what
+ * is in place) passes cap, the longer side is split at its middle item x, the items on
+ * either side of x are rotated into place and each half is merged the same way: a few
+ * passes of in-order moves instead of a buffer as long as the run (two interleaved
+ * threads' CPU ops make runs that overlap all along). False without memory. */
 static bool merge_runs(const sorter *s, unsigned char *b, size_t lo, size_t mid, size_t hi,
                        size_t cap) {
+  if (lo == mid || mid == hi) return true;
   if (s->cmp(at(s, b, mid - 1), at(s, b, mid), s->ctx) <= 0) return true; /* in order */
   size_t i = upper(s, b, lo, mid, at(s, b, mid));                         /* b[lo, i) stays */
   size_t j = lower(s, b, mid, hi, at(s, b, mid - 1));                     /* b[j, hi) stays */
   size_t shorter = mid - i < j - mid ? mid - i : j - mid;
-  if (shorter > cap) return false;
+  if (shorter > cap) {
+    size_t m1, m2; /* [m1, mid) and [mid, m2) trade places */
+    if (mid - i >= j - mid) {
+      m1 = i + (mid - i) / 2;
+      m2 = lower(s, b, mid, j, at(s, b, m1));
+    } else {
+      m2 = mid + (j - mid) / 2;
+      m1 = upper(s, b, i, mid, at(s, b, m2));
+    }
+    rotate(s, b, m1, mid, m2);
+    size_t nm = m1 + (m2 - mid);
+    return merge_runs(s, b, i, m1, nm, cap) && merge_runs(s, b, nm, m2, j, cap);
+  }
   unsigned char *tmp = malloc(shorter * s->size);
   if (!tmp) return false;
   if (mid - i <= j - mid)

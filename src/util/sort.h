@@ -6,7 +6,8 @@
  * memory (A4 in docs/performance.md). ut_sort is an introsort (median-of-three quicksort,
  * heapsort past 2 log n levels, insertion sort below 16 items) that allocates nothing,
  * unless the input is a few ascending runs (events read in file order usually are):
- * those are merged through a buffer of at most a sixteenth of the array.
+ * those are merged through a buffer of at most a sixteenth of the array (a longer merge
+ * is split into pieces that fit).
  * It is not stable: give it a comparator that is a total order (ties broken by position
  * or another unique field); then its result is the same as any other sort's.
  *
