@@ -129,6 +129,14 @@ typedef struct rd {
     size_t n;
     tr_str id; /* 0 = empty */
   } ic_cat, ic_pid, ic_tid, ic_stream;
+  /* what classify needs from an event's category, for the last few categories (a trace
+   * has a handful; every event asked the same substring tests of its own copy) */
+  struct cat_profile {
+    char s[32];
+    size_t n;
+    uint16_t bits; /* CAT_* */
+  } cat_seen[8];
+  unsigned n_cat_seen, next_cat_slot;
   /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
    * runtime calls interleave in the file, but each kind mostly repeats its own */
   uint32_t last_ctx[N_KINDS];
@@ -1210,21 +1218,76 @@ static bool is_metadata_name(const char *name) {
          strcmp(name, "process_sort_index") == 0 || strcmp(name, "thread_sort_index") == 0;
 }
 
-/* The reference's kernel-table detector (reference-triage.md 2.5). Category tests are
- * substring tests on the lower-cased category, so legacy "Kernel" counts. A dur that is
- * present but unusable is treated as positive here so the event is counted as skipped
- * rather than silently dropped. */
-static bool is_gpu_kernel(rd *r, const char *cat_lc) {
+/* What classify asks of a category. The substring tests are on the lower-cased category
+ * (so legacy "Kernel" counts), the exact ones on the category as written. */
+enum {
+  CAT_NOT_KERNEL = 1 << 0,     /* holds python_function, cpu_op or trace */
+  CAT_ANNOTATION = 1 << 1,     /* holds annotation */
+  CAT_KERNEL = 1 << 2,         /* holds kernel, or starts with gpu_ */
+  CAT_XPU_RUNTIME_LC = 1 << 3, /* lower-cased, is xpu_runtime */
+  CAT_CPU_OP = 1 << 4,         /* is cpu_op */
+  CAT_CUDA_RT = 1 << 5,        /* is cuda_runtime or cuda_driver */
+  CAT_XPU_RUNTIME = 1 << 6,    /* is xpu_runtime */
+  CAT_PYTHON = 1 << 7,         /* is python_function */
+  CAT_USER_ANN = 1 << 8,       /* is user_annotation */
+  CAT_GPU_USER_ANN = 1 << 9    /* is gpu_user_annotation */
+};
+
+static unsigned cat_bits(rd *r) {
+  const char *cat = r->cat.p;
+  sb_clear(r, &r->catlc); /* lower-cased in its own buffer: lower() reuses r->lc for names */
+  sb_put(r, &r->catlc, cat, r->cat.n);
+  for (size_t i = 0; i < r->catlc.n; i++) {
+    char c = r->catlc.p[i];
+    if (c >= 'A' && c <= 'Z') r->catlc.p[i] = (char)(c + 32);
+  }
+  const char *lc = r->catlc.p;
+  unsigned bits = 0;
+  if (contains(lc, "python_function") || contains(lc, "cpu_op") || contains(lc, "trace"))
+    bits |= CAT_NOT_KERNEL;
+  if (contains(lc, "annotation")) bits |= CAT_ANNOTATION;
+  if (contains(lc, "kernel") || starts_with(lc, "gpu_")) bits |= CAT_KERNEL;
+  if (strcmp(lc, "xpu_runtime") == 0) bits |= CAT_XPU_RUNTIME_LC;
+  if (strcmp(cat, "cpu_op") == 0) bits |= CAT_CPU_OP;
+  if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) bits |= CAT_CUDA_RT;
+  if (strcmp(cat, "xpu_runtime") == 0) bits |= CAT_XPU_RUNTIME;
+  if (strcmp(cat, "python_function") == 0) bits |= CAT_PYTHON;
+  if (strcmp(cat, "user_annotation") == 0) bits |= CAT_USER_ANN;
+  if (strcmp(cat, "gpu_user_annotation") == 0) bits |= CAT_GPU_USER_ANN;
+  return bits;
+}
+
+/* cat_bits of the event's category, remembered for the last few categories. A category
+ * holding a NUL (an escaped \u0000) is never remembered: the C-string tests stop there. */
+static unsigned cat_profile_of(rd *r) {
+  size_t n = r->cat.n;
+  for (unsigned i = 0; i < r->n_cat_seen; i++)
+    if (r->cat_seen[i].n == n && memcmp(r->cat_seen[i].s, r->cat.p, n) == 0)
+      return r->cat_seen[i].bits;
+  unsigned bits = cat_bits(r);
+  if (n < sizeof r->cat_seen[0].s && !memchr(r->cat.p, '\0', n)) {
+    struct cat_profile *c = &r->cat_seen[r->next_cat_slot];
+    r->next_cat_slot = (r->next_cat_slot + 1) % 8u;
+    if (r->n_cat_seen < 8) r->n_cat_seen++;
+    memcpy(c->s, r->cat.p, n);
+    c->n = n;
+    c->bits = (uint16_t)bits;
+  }
+  return bits;
+}
+
+/* The reference's kernel-table detector (reference-triage.md 2.5). A dur that is present
+ * but unusable is treated as positive here so the event is counted as skipped rather
+ * than silently dropped. */
+static bool is_gpu_kernel(rd *r, unsigned cat) {
   bool dur_pos = r->dur_state == F_BAD || (r->dur_state == F_OK && r->dur > 0);
   if (!dur_pos || r->ts_state == F_ABSENT) return false;
   const char *name = r->name.p;
   if (is_metadata_name(name)) return false;
-  if (contains(cat_lc, "python_function") || contains(cat_lc, "cpu_op") ||
-      contains(cat_lc, "trace"))
-    return false;
-  if (contains(cat_lc, "annotation") || starts_with(name, "## call ")) return false;
-  if (contains(cat_lc, "kernel") || starts_with(cat_lc, "gpu_")) return true;
-  if (strcmp(cat_lc, "xpu_runtime") == 0 && contains(lower(r, &r->name), "enqueuekernellaunch"))
+  if (cat & CAT_NOT_KERNEL) return false;
+  if ((cat & CAT_ANNOTATION) || starts_with(name, "## call ")) return false;
+  if (cat & CAT_KERNEL) return true;
+  if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, &r->name), "enqueuekernellaunch"))
     return true;
   const char *name_lc = lower(r, &r->name);
   if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") ||
@@ -1240,22 +1303,16 @@ static int classify(rd *r) {
    * the same answer: is_gpu_kernel is false for both, then the exact matches pick them). */
   if (r->cat.n == 15 && memcmp(cat, "python_function", 15) == 0) return TR_KIND_PYFRAME;
   if (r->cat.n == 6 && memcmp(cat, "cpu_op", 6) == 0) return TR_KIND_CPU_OP;
-  /* lower-cased category in its own buffer: lower() reuses r->lc for names */
-  sb_clear(r, &r->catlc);
-  sb_put(r, &r->catlc, cat, r->cat.n);
-  for (size_t i = 0; i < r->catlc.n; i++) {
-    char c = r->catlc.p[i];
-    if (c >= 'A' && c <= 'Z') r->catlc.p[i] = (char)(c + 32);
-  }
-  if (is_gpu_kernel(r, r->catlc.p)) return TR_KIND_KERNEL;
-  if (strcmp(cat, "cpu_op") == 0) return TR_KIND_CPU_OP;
-  bool cuda_rt = strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0;
+  unsigned bits = cat_profile_of(r);
+  if (is_gpu_kernel(r, bits)) return TR_KIND_KERNEL;
+  if (bits & CAT_CPU_OP) return TR_KIND_CPU_OP;
+  bool cuda_rt = (bits & CAT_CUDA_RT) != 0;
   if (cuda_rt && r->corr != TR_NO_ID && contains(lower(r, &r->name), "launch"))
     return TR_KIND_LAUNCH;
-  if (strcmp(cat, "python_function") == 0) return TR_KIND_PYFRAME;
-  if (strcmp(cat, "user_annotation") == 0) return TR_KIND_USER_ANNOTATION;
-  if (strcmp(cat, "gpu_user_annotation") == 0) return TR_KIND_GPU_ANNOTATION;
-  if ((cuda_rt || strcmp(cat, "xpu_runtime") == 0) && r->corr != TR_NO_ID) return TR_KIND_RUNTIME;
+  if (bits & CAT_PYTHON) return TR_KIND_PYFRAME;
+  if (bits & CAT_USER_ANN) return TR_KIND_USER_ANNOTATION;
+  if (bits & CAT_GPU_USER_ANN) return TR_KIND_GPU_ANNOTATION;
+  if ((cuda_rt || (bits & CAT_XPU_RUNTIME)) && r->corr != TR_NO_ID) return TR_KIND_RUNTIME;
   return -1;
 }
 

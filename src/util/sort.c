@@ -26,6 +26,14 @@ static int cmp_at(const sorter *s, unsigned char *b, size_t i, size_t j) {
 static void swap_at(const sorter *s, unsigned char *b, size_t i, size_t j) {
   if (i == j) return;
   unsigned char tmp[SWAP_CHUNK], *x = at(s, b, i), *y = at(s, b, j);
+  if (s->size == sizeof(uint32_t)) { /* the id indexes' positions: one load and store each */
+    uint32_t u, v;
+    memcpy(&u, x, sizeof u);
+    memcpy(&v, y, sizeof v);
+    memcpy(x, &v, sizeof v);
+    memcpy(y, &u, sizeof u);
+    return;
+  }
   for (size_t off = 0; off < s->size; off += SWAP_CHUNK) {
     size_t k = s->size - off < SWAP_CHUNK ? s->size - off : SWAP_CHUNK;
     memcpy(tmp, x + off, k);

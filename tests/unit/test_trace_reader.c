@@ -887,6 +887,53 @@ Test(trace_reader, other_kinds) {
   cr_expect_eq(kind_of(EV("Operator", "aten::mm", "")), -1, "legacy Operator is not cpu_op");
 }
 
+/* The reader remembers what it asked of the last few categories. Events of more
+ * categories than it remembers, in one file, in turns, with the same category carrying
+ * different names and args, must be classified as each is alone. */
+Test(trace_reader, categories_in_turns_classify_as_alone) {
+  static const char *const evs[] = {
+      "\"cat\":\"kernel\",\"name\":\"k\"",
+      "\"cat\":\"Kernel\",\"name\":\"legacy\"",
+      "\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy\"",
+      "\"cat\":\"xpu_runtime\",\"name\":\"urEnqueueKernelLaunch\",\"args\":{\"correlation\":1}",
+      "\"cat\":\"xpu_runtime\",\"name\":\"urEnqueueMemcpy\",\"args\":{\"correlation\":1}",
+      "\"cat\":\"mystery\",\"name\":\"some_op\",\"args\":{\"stream\":7}",
+      "\"cat\":\"mystery\",\"name\":\"model.py(12): fwd\",\"args\":{\"stream\":7}",
+      "\"cat\":\"gpu_user_annotation\",\"name\":\"decode\"",
+      "\"cat\":\"Trace\",\"name\":\"x\",\"args\":{\"stream\":7}",
+      "\"cat\":\"kernel\",\"name\":\"## call foo\"",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\"",
+      "\"cat\":\"Operator\",\"name\":\"aten::mm\"",
+      "\"cat\":\"ac2g\",\"name\":\"flow\",\"args\":{\"cuda_stream\":3}",
+      "\"cat\":\"cpu_op\",\"name\":\"aten::mm\"",
+  };
+  enum { N = sizeof evs / sizeof evs[0], ROUNDS = 3 };
+  size_t want[7] = {0};
+  char one[512], *doc = malloc(ROUNDS * N * 160 + 8);
+  cr_assert_not_null(doc);
+  size_t n = 0;
+  doc[n++] = '[';
+  for (size_t i = 0; i < N; i++) {
+    snprintf(one, sizeof one, "[{\"ph\":\"X\",\"ts\":5,\"dur\":3,%s}]", evs[i]);
+    int k = kind_of(one);
+    if (k >= 0) want[k] += ROUNDS;
+  }
+  for (size_t round = 0; round < ROUNDS; round++)
+    for (size_t i = 0; i < N; i++)
+      n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"ts\":5,\"dur\":3,%s}", n > 1 ? "," : "",
+                           evs[i]);
+  doc[n++] = ']';
+  doc[n] = '\0';
+  tr_trace *t = read_ok(doc);
+  for (int k = 0; k < 7; k++) cr_expect_eq(count(t, (tr_kind)k), want[k], "kind %d", k);
+  cr_expect_gt(want[TR_KIND_KERNEL], 0);
+  tr_trace_destroy(t);
+  free(doc);
+}
+
 /* Ids are stored as 32-bit offsets from a per-trace base; ids far from the first one go
  * to a side table. Both must read back exactly, in events and in the correlation map,
  * and a later pair must win over an earlier one whichever table either went to. The map
