@@ -894,6 +894,30 @@ static int scan_scalar(rd *r, int c, sbuf *sout) {
   }
 }
 
+/* Skips a scalar starting with c (the byte at r->p). Inline for the two that fill the
+ * skipped args of a cpu_op (Input type strings, Input Dims integers): a string without
+ * escapes and a plain integer, each ending inside the chunk, are stepped over here; the
+ * rest go through scan_scalar, which checks and reports what these checks would. */
+static inline int skip_scalar(rd *r, int c) {
+  const uint8_t *p = r->p, *e = r->end;
+  if (c == '"') {
+    const uint8_t *q = quote_or_backslash(p + 1, e);
+    if (q < e && *q == '"') {
+      r->p = q + 1;
+      r->str_cut = false;
+      return V_STRING;
+    }
+  } else if (is_digit((uint8_t)c)) {
+    size_t n = digit_run(p, e);
+    if ((n == 1 || c != '0') && (size_t)(e - p) > n && !is_num_char(p[n]) &&
+        n <= TR_MAX_NUMBER_CHARS) {
+      r->p = p + n;
+      return V_NUMBER_INT;
+    }
+  }
+  return scan_scalar(r, c, NULL);
+}
+
 /* Skips the container whose opening bracket was just consumed. parent_depth is the depth
  * of the value holding it. Iterative with an explicit stack: nesting costs one byte per
  * level, never C stack. */
@@ -928,7 +952,7 @@ static void skip_container(rd *r, uint8_t open, unsigned depth) {
       first = true;
       continue;
     }
-    scan_scalar(r, c, NULL);
+    skip_scalar(r, c);
     for (;;) { /* after a value */
       skip_ws(r);
       c = rd_peek(r);
@@ -955,29 +979,42 @@ static int read_value(rd *r, unsigned depth, sbuf *sout) {
     skip_container(r, (uint8_t)c, depth);
     return V_CONTAINER;
   }
-  return scan_scalar(r, c, sout);
+  return sout ? scan_scalar(r, c, sout) : skip_scalar(r, c);
 }
 
-static void expect_colon(rd *r) {
-  const uint8_t *p = r->p;
-  /* Kineto's '": "' and a compact '":"', each decided in one step */
-  if (p < r->end && r->end - p > 2 && p[0] == ':' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
-    r->p = p + 1 + (p[1] == ' ');
-    return;
-  }
+static void expect_colon_slow(rd *r) {
   skip_ws(r);
   if (rd_peek(r) != ':') rd_expected(r, "':' after member name");
   r->p++;
   skip_ws(r);
 }
 
-/* After a member or element: true if another follows, false at the closing bracket. */
-static bool next_member(rd *r, char close) {
+/* Inline: it runs once per member (a million times on a cpu_op-heavy trace), and the
+ * common case is a compare or two. */
+static inline void expect_colon(rd *r) {
+  const uint8_t *p = r->p;
+  /* Kineto's '": "' and a compact '":"', each decided in one step */
+  if (p < r->end && r->end - p > 2 && p[0] == ':' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
+    r->p = p + 1 + (p[1] == ' ');
+    return;
+  }
+  expect_colon_slow(r);
+}
+
+static bool next_member_slow(rd *r, char close);
+
+/* After a member or element: true if another follows, false at the closing bracket.
+ * Inline for the common ', ' or ',' (see expect_colon). */
+static inline bool next_member(rd *r, char close) {
   const uint8_t *p = r->p;
   if (p < r->end && r->end - p > 2 && p[0] == ',' && (p[1] > ' ' || (p[1] == ' ' && p[2] > ' '))) {
     r->p = p + 1 + (p[1] == ' '); /* ', ' or ',' then the next token */
     return true;
   }
+  return next_member_slow(r, close);
+}
+
+static bool next_member_slow(rd *r, char close) {
   skip_ws(r);
   int c = rd_peek(r);
   if (c == ',') {

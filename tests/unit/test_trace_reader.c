@@ -372,6 +372,14 @@ Test(trace_reader, syntax_errors_say_what_was_expected) {
       {"[{\"a\": 01}]", 7, "invalid number"},
       {"[{\"a\": \"\\x\"}]", 9, "invalid escape"},
       {"[{\"a\": \"\\u12G4\"}]", 12, "hex digits"},
+      /* skipped values (args members, array elements) are stepped over on a fast path
+       * that must still refuse what the full scanner refuses */
+      {"[{\"args\": {\"x\": [[01]]}}]", 18, "invalid number"},
+      {"[{\"args\": {\"x\": 1.}}]", 16, "invalid number"},
+      {"[{\"args\": {\"x\": [1e]}}]", 17, "invalid number"},
+      {"[{\"args\": {\"x\": [12x]}}]", 19, "expected ',' or ']'"},
+      {"[{\"args\": {\"x\": [\"a\\x\"]}}]", 20, "invalid escape"},
+      {"[{\"args\": {\"x\": \"abc}}]", 23, "unterminated string"},
       {"[] x", 3, "expected end of input"},
       {"x", 0, "expected '{' or '['"},
   };
