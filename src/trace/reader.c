@@ -82,9 +82,11 @@ struct tr_trace {
    * the later pair winning as it would in the map. */
   tr_map32 corr_map;
   tr_map64 corr_map_wide;
-  uint32_t *corr_pairs;
-  size_t n_corr_pairs, cap_corr_pairs; /* in pairs */
-  bool corr_wanted, corr_mapped;
+  struct corr_pair {
+    uint32_t corr, ext;
+  } * corr_pairs;
+  size_t n_corr_pairs, cap_corr_pairs;
+  bool corr_wanted; /* after the read: the map is built (and corr_pairs freed) */
   char *sample;
   size_t sample_len, sample_cap;
   uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
@@ -102,6 +104,9 @@ typedef struct sbuf {
 } sbuf;
 
 enum { F_ABSENT = 0, F_OK = 1, F_BAD = 2 };
+
+/* Categories whose classify answers the reader remembers (a trace has a handful). */
+#define CAT_SEEN 8u
 
 typedef struct rd {
   tr_source *src;
@@ -135,7 +140,7 @@ typedef struct rd {
     char s[32];
     size_t n;
     uint16_t bits; /* CAT_* */
-  } cat_seen[8];
+  } cat_seen[CAT_SEEN];
   unsigned n_cat_seen, next_cat_slot;
   /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
    * runtime calls interleave in the file, but each kind mostly repeats its own */
@@ -1304,8 +1309,8 @@ static unsigned cat_profile_of(rd *r) {
   unsigned bits = cat_bits(r);
   if (n < sizeof r->cat_seen[0].s && !memchr(r->cat.p, '\0', n)) {
     struct cat_profile *c = &r->cat_seen[r->next_cat_slot];
-    r->next_cat_slot = (r->next_cat_slot + 1) % 8u;
-    if (r->n_cat_seen < 8) r->n_cat_seen++;
+    r->next_cat_slot = (r->next_cat_slot + 1) % CAT_SEEN;
+    if (r->n_cat_seen < CAT_SEEN) r->n_cat_seen++;
     memcpy(c->s, r->cat.p, n);
     c->n = n;
     c->bits = (uint16_t)bits;
@@ -1383,14 +1388,12 @@ static void corr_put(rd *r, int64_t corr, int64_t ext) {
   if (ck != TR_OFF_WIDE) {
     if (t->n_corr_pairs == t->cap_corr_pairs) {
       size_t cap = t->cap_corr_pairs;
-      uint32_t *p = ut_grow(t->corr_pairs, &cap, t->n_corr_pairs + 1, 2 * sizeof *p);
+      struct corr_pair *p = ut_grow(t->corr_pairs, &cap, t->n_corr_pairs + 1, sizeof *p);
       if (!p) rd_nomem(r);
       t->corr_pairs = p;
       t->cap_corr_pairs = cap;
     }
-    t->corr_pairs[2 * t->n_corr_pairs] = ck;
-    t->corr_pairs[2 * t->n_corr_pairs + 1] = ek;
-    t->n_corr_pairs++;
+    t->corr_pairs[t->n_corr_pairs++] = (struct corr_pair){ck, ek};
   }
   if ((ck == TR_OFF_WIDE || ek == TR_OFF_WIDE) && tr_map64_put(&t->corr_map_wide, corr, ext) != 0)
     rd_nomem(r);
@@ -1944,15 +1947,14 @@ static void rd_free(rd *r) {
 static int map_correlations(tr_trace *t) {
   if (!t->corr_wanted) {
     t->corr_pairs =
-        ut_shrink(t->corr_pairs, &t->cap_corr_pairs, t->n_corr_pairs, 2 * sizeof *t->corr_pairs);
+        ut_shrink(t->corr_pairs, &t->cap_corr_pairs, t->n_corr_pairs, sizeof *t->corr_pairs);
     return 0;
   }
   for (size_t i = 0; i < t->n_corr_pairs; i++)
-    if (tr_map32_put(&t->corr_map, t->corr_pairs[2 * i], t->corr_pairs[2 * i + 1]) != 0) return -1;
+    if (tr_map32_put(&t->corr_map, t->corr_pairs[i].corr, t->corr_pairs[i].ext) != 0) return -1;
   free(t->corr_pairs);
   t->corr_pairs = NULL;
   t->n_corr_pairs = t->cap_corr_pairs = 0;
-  t->corr_mapped = true;
   return 0;
 }
 
@@ -2119,8 +2121,8 @@ const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n) {
 /* The External id offset of the last pair with correlation offset ck. */
 static bool last_pair(const tr_trace *t, uint32_t ck, uint32_t *ek) {
   for (size_t i = t->n_corr_pairs; i-- > 0;)
-    if (t->corr_pairs[2 * i] == ck) {
-      *ek = t->corr_pairs[2 * i + 1];
+    if (t->corr_pairs[i].corr == ck) {
+      *ek = t->corr_pairs[i].ext;
       return true;
     }
   return false;
@@ -2131,7 +2133,7 @@ int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation
   uint32_t ck = tr_id_find(&t->corr_base, correlation), ek;
   int64_t ext;
   if (ck != TR_OFF_WIDE) {
-    if (!(t->corr_mapped ? tr_map32_get(&t->corr_map, ck, &ek) : last_pair(t, ck, &ek)))
+    if (!(t->corr_wanted ? tr_map32_get(&t->corr_map, ck, &ek) : last_pair(t, ck, &ek)))
       return TR_NO_ID;
     if (ek == TR_OFF_ABSENT) return TR_NO_ID;
     if (ek != TR_OFF_WIDE) return tr_id_decode(&t->ext_base, ek);
