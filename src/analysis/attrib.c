@@ -192,10 +192,7 @@ an_resolver *an_resolver_create(const tr_trace *t, const an_trace_ids *ids, cons
   r->frames = tr_trace_pyframes(t, &r->nf);
   if (order_frames(r) != 0) goto fail;
 
-  if (!ids) {
-    if (an_trace_ids_build(&r->own_ids, t) != 0) goto fail;
-    ids = &r->own_ids;
-  }
+  if (!(ids = an_trace_ids_lend(ids, &r->own_ids, t))) goto fail;
   r->ops = &ids->ops_by_ext;
   r->launches = &ids->launches_by_corr;
   return r;

@@ -73,3 +73,9 @@ void an_trace_ids_free(an_trace_ids *ids) {
   an_id_index_free(&ids->ops_by_ext);
   an_id_index_free(&ids->launches_by_corr);
 }
+
+const an_trace_ids *an_trace_ids_lend(const an_trace_ids *lent, an_trace_ids *own,
+                                      const tr_trace *t) {
+  if (lent) return lent;
+  return an_trace_ids_build(own, t) == 0 ? own : NULL;
+}

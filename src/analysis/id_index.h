@@ -53,5 +53,10 @@ typedef struct an_trace_ids {
 /* 0, or -1 out of memory (ids is then empty and may be freed). */
 int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t);
 void an_trace_ids_free(an_trace_ids *ids);
+/* The indexes a consumer searches: lent when not NULL (they must outlive the consumer),
+ * else built into own (zero-initialised; the caller frees it with an_trace_ids_free).
+ * NULL when out of memory. */
+const an_trace_ids *an_trace_ids_lend(const an_trace_ids *lent, an_trace_ids *own,
+                                      const tr_trace *t);
 
 #endif

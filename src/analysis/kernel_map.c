@@ -78,9 +78,12 @@ struct an_kernel_map {
   /* Per trace view built from, the canonical name of each of its strings (by tr_str;
    * NULL = not a kernel name seen): the kernel table of the same views reads them here
    * instead of canonicalising and interning every name a second time. */
-  const char ***canon;
-  const tr_trace **canon_trace; /* the trace of each view, so a query from others misses */
-  size_t *n_canon, n_canon_views;
+  struct canon_view {
+    const tr_trace *trace; /* so that a query from another trace misses */
+    const char **names;    /* by tr_str, n of them */
+    size_t n;
+  } * canon;
+  size_t n_canon;
   /* guards the relaxed-lookup helpers a const query builds on first use */
   pthread_mutex_t forms_lock;
   bool lock_ready;
@@ -371,10 +374,8 @@ void an_kernel_map_destroy(an_kernel_map *m) {
   free(m->stages);
   free(m->views);
   payload_free(&m->global);
-  for (size_t v = 0; m->canon && v < m->n_canon_views; v++) free(m->canon[v]);
+  for (size_t v = 0; m->canon && v < m->n_canon; v++) free(m->canon[v].names);
   free(m->canon);
-  free(m->canon_trace);
-  free(m->n_canon);
   an_strtab_destroy(m->st);
   if (m->lock_ready) pthread_mutex_destroy(&m->forms_lock);
   free(m);
@@ -382,7 +383,8 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 /* ------------------------------------------------------------------ build */
 
-const char *an_canonical_of(an_strtab *st, const tr_trace *t, tr_str name, an_hex_mask mask) {
+/* Canonical name of a trace string, interned in st (NULL when out of memory). */
+static const char *canonical_of(an_strtab *st, const tr_trace *t, tr_str name, an_hex_mask mask) {
   const char *raw = tr_str_get(t, name);
   size_t len = strlen(raw);
   char small[512];
@@ -399,20 +401,19 @@ const char *an_canonical_of(an_strtab *st, const tr_trace *t, tr_str name, an_he
 }
 
 /* The canonical name of a string of view v, computed once per string. */
-static const char *canonical_cached(an_kernel_map *m, size_t v, const tr_trace *t, tr_str name,
-                                    an_hex_mask mask) {
-  const char **names = m->canon[v];
-  if (name < m->n_canon[v] && names[name]) return names[name];
-  const char *c = an_canonical_of(m->st, t, name, mask);
-  if (c && name < m->n_canon[v]) names[name] = c;
+static const char *canonical_cached(an_kernel_map *m, size_t v, tr_str name, an_hex_mask mask) {
+  struct canon_view *cv = &m->canon[v];
+  if (name < cv->n && cv->names[name]) return cv->names[name];
+  const char *c = canonical_of(m->st, cv->trace, name, mask);
+  if (c && name < cv->n) cv->names[name] = c;
   return c;
 }
 
 const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, const tr_trace *t,
                                     tr_str name) {
-  if (!m || view >= m->n_canon_views || m->canon_trace[view] != t || name >= m->n_canon[view])
-    return NULL;
-  return m->canon[view][name];
+  if (!m || view >= m->n_canon) return NULL;
+  const struct canon_view *cv = &m->canon[view];
+  return cv->trace == t && name < cv->n ? cv->names[name] : NULL;
 }
 
 typedef struct name_group {
@@ -497,10 +498,8 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   m->st = an_strtab_create();
   m->lock_ready = pthread_mutex_init(&m->forms_lock, NULL) == 0;
   m->canon = calloc(n_views ? n_views : 1, sizeof *m->canon);
-  m->n_canon = calloc(n_views ? n_views : 1, sizeof *m->n_canon);
-  m->canon_trace = calloc(n_views ? n_views : 1, sizeof *m->canon_trace);
-  m->n_canon_views = n_views;
-  if (!m->st || !m->lock_ready || !m->canon || !m->n_canon || !m->canon_trace) {
+  m->n_canon = n_views;
+  if (!m->st || !m->lock_ready || !m->canon) {
     an_kernel_map_destroy(m);
     return AN_ERR_NOMEM;
   }
@@ -511,10 +510,11 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
     an_resolver *res = an_resolver_create(vw->trace, vw->ids, rules, m->st);
-    m->canon_trace[v] = vw->trace;
-    m->n_canon[v] = tr_trace_string_count(vw->trace);
-    m->canon[v] = calloc(m->n_canon[v] ? m->n_canon[v] : 1, sizeof *m->canon[v]);
-    if (!res || !m->canon[v]) {
+    struct canon_view *cv = &m->canon[v];
+    cv->trace = vw->trace;
+    cv->n = tr_trace_string_count(vw->trace);
+    cv->names = calloc(cv->n ? cv->n : 1, sizeof *cv->names);
+    if (!res || !cv->names) {
       an_resolver_destroy(res);
       rc = AN_ERR_NOMEM;
       break;
@@ -529,7 +529,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
       payload *sp = stage_payload(m, sk->stage->id);
       if (!names || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++) {
-        names[i] = canonical_cached(m, v, vw->trace, sk->kernels[i]->name, mask);
+        names[i] = canonical_cached(m, v, sk->kernels[i]->name, mask);
         if (!names[i]) rc = AN_ERR_NOMEM;
         keep[i] = true;
       }

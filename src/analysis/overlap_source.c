@@ -184,10 +184,7 @@ ov_source *ov_source_create(const tr_trace *t, const an_trace_ids *ids, const te
   s->py = tr_trace_pyframes(t, &s->n_py);
   s->parent = malloc((s->n_py ? s->n_py : 1) * sizeof *s->parent);
   if (!s->parent || !ov_bucket_frames(s) || !ov_link_parents(s)) goto fail;
-  if (!ids) {
-    if (an_trace_ids_build(&s->own_ids, t) != 0) goto fail;
-    ids = &s->own_ids;
-  }
+  if (!(ids = an_trace_ids_lend(ids, &s->own_ids, t))) goto fail;
   s->op_by_ext = &ids->ops_by_ext;
   s->launch_by_corr = &ids->launches_by_corr;
   return s;

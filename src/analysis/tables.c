@@ -655,9 +655,9 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
         break;
       }
       uint64_t x;
-      bool seen = name && ut_u64map_get(&idx, (uint64_t)(uintptr_t)name, &x);
+      bool seen = ut_u64map_get(&idx, (uint64_t)(uintptr_t)name, &x);
       agg *a = seen ? &ag[x] : &ag[na];
-      if (name && !seen) {
+      if (!seen) {
         a->name = name;
         /* most names are their own canonical form: share the map's copy then */
         const char *raw = tr_str_get(views[v].trace, e->name);
