@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tokens.h"
+#include "triage/ascii.h"
 #include "triage/limits.h"
 
 pcre2_match_context *te_regex_context(void) {
@@ -150,10 +151,7 @@ static bool subject_folded(te_subject *subj) {
   size_t len = subj->len, need = 2 * len + 2;
   char *buf = subj->text_local;
   if (need > sizeof subj->text_local && !(buf = subj->text_heap = malloc(need))) return false;
-  for (size_t i = 0; i < len; i++) {
-    unsigned char b = (unsigned char)subj->s[i];
-    buf[i] = (char)((unsigned)(b - 'A') < 26u ? b + ('a' - 'A') : b);
-  }
+  te_ascii_lower(buf, subj->s, len);
   buf[len] = '\0';
   subj->folded = buf;
   return true;

@@ -16,6 +16,7 @@
 #include "analysis/attrib.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/strtab.h"
+#include "triage/ascii.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -257,7 +258,7 @@ static int cmp_site(const void *a, const void *b) {
 
 /* s[0..n) lower-cased into dst (n + 1 bytes with the NUL). */
 static void lower_into(char *dst, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) dst[i] = (char)tolower((unsigned char)s[i]);
+  te_ascii_lower(dst, s, n);
   dst[n] = '\0';
 }
 

@@ -5,13 +5,13 @@
 #include "analysis/tables.h"
 #include "analysis/explain.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kmap_internal.h"
+#include "triage/ascii.h"
 #include "util/buf.h"
 #include "util/map.h"
 
@@ -114,30 +114,29 @@ static int cmp_fmatch(const void *a, const void *b) {
   return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
 }
 
+/* Whether the (lower-case) model path contains word, compared lower-case; -1 when out of
+ * memory. */
+static int model_mentions(const char *model, const char *word) {
+  size_t n = strlen(word);
+  char *lw = malloc(n + 1);
+  if (!lw) return -1;
+  te_ascii_lower(lw, word, n + 1);
+  int hit = strstr(model, lw) != NULL;
+  free(lw);
+  return hit;
+}
+
 static bool model_gate(const te_fusion_pattern *p, const char *model) {
   if (!p->n_model_include && !p->n_model_exclude) return true;
   if (!model || !*model) return false;
   if (p->n_model_include) {
-    bool any = false;
-    for (size_t i = 0; i < p->n_model_include && !any; i++) {
-      size_t n = strlen(p->model_include[i]);
-      char *lt = malloc(n + 1);
-      if (!lt) return false;
-      for (size_t k = 0; k <= n; k++) lt[k] = (char)tolower((unsigned char)p->model_include[i][k]);
-      any = strstr(model, lt) != NULL;
-      free(lt);
-    }
+    int any = 0;
+    for (size_t i = 0; i < p->n_model_include && !any; i++)
+      if ((any = model_mentions(model, p->model_include[i])) < 0) return false;
     if (!any) return false;
   }
-  for (size_t i = 0; i < p->n_model_exclude; i++) {
-    size_t n = strlen(p->model_exclude[i]);
-    char *lt = malloc(n + 1);
-    if (!lt) return false;
-    for (size_t k = 0; k <= n; k++) lt[k] = (char)tolower((unsigned char)p->model_exclude[i][k]);
-    bool hit = strstr(model, lt) != NULL;
-    free(lt);
-    if (hit) return false;
-  }
+  for (size_t i = 0; i < p->n_model_exclude; i++)
+    if (model_mentions(model, p->model_exclude[i]) != 0) return false;
   return true;
 }
 
@@ -732,7 +731,7 @@ static char *lower_dup(const char *s, bool *nomem) {
     *nomem = true;
     return NULL;
   }
-  for (size_t i = 0; i <= n; i++) lc[i] = (char)tolower((unsigned char)s[i]);
+  te_ascii_lower(lc, s, n + 1);
   return lc;
 }
 

@@ -25,6 +25,7 @@
 #include "trace/idmap.h"
 #include "trace/intern.h"
 #include "trace/source.h"
+#include "triage/ascii.h"
 #include "util/vec.h"
 
 #define N_KINDS 7
@@ -1246,10 +1247,7 @@ static bool starts_with(const char *s, const char *prefix) {
 static const char *lower(rd *r, const sbuf *b) {
   sb_clear(r, &r->lc);
   sb_reserve(r, &r->lc, b->n);
-  for (size_t i = 0; i < b->n; i++) {
-    char c = b->p[i];
-    r->lc.p[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-  }
+  te_ascii_lower(r->lc.p, b->p, b->n);
   r->lc.n = b->n;
   r->lc.p[b->n] = '\0';
   return r->lc.p;
@@ -1279,10 +1277,7 @@ static unsigned cat_bits(rd *r) {
   const char *cat = r->cat.p;
   sb_clear(r, &r->catlc); /* lower-cased in its own buffer: lower() reuses r->lc for names */
   sb_put(r, &r->catlc, cat, r->cat.n);
-  for (size_t i = 0; i < r->catlc.n; i++) {
-    char c = r->catlc.p[i];
-    if (c >= 'A' && c <= 'Z') r->catlc.p[i] = (char)(c + 32);
-  }
+  te_ascii_lower(r->catlc.p, r->catlc.p, r->catlc.n);
   const char *lc = r->catlc.p;
   unsigned bits = 0;
   if (contains(lc, "python_function") || contains(lc, "cpu_op") || contains(lc, "trace"))

@@ -13,6 +13,7 @@
 #include "rules_internal.h" /* engine-internal: every matcher of a rule set */
 #include "settings.h"       /* engine-internal: value parsing */
 #include "strcache.h"       /* engine-internal: the match-result cache */
+#include "triage/ascii.h"
 #include "triage/rules.h"
 #include "yaml_tree.h"
 
@@ -248,6 +249,26 @@ Test(engine_matcher, catastrophic_regex_gives_up_quickly) {
   cr_assert(te_matcher_match(m, s, n), "all-'a' text still matches");
   free(s);
   te_rules_destroy(r);
+}
+
+/* Every byte value, at every offset and length around the 16-byte blocks: only 'A'..'Z'
+ * change, bytes past the length are untouched, and folding in place gives the same. */
+Test(engine_ascii, lowers_capitals_only) {
+  unsigned char src[300], dst[300], inplace[300];
+  for (size_t i = 0; i < sizeof src; i++) src[i] = (unsigned char)(i * 7 + 3);
+  for (size_t off = 0; off < 3; off++)
+    for (size_t n = 0; n + off <= 290; n += (n < 40 ? 1 : 13)) {
+      memset(dst, 0xAA, sizeof dst);
+      memcpy(inplace, src, sizeof src);
+      te_ascii_lower((char *)dst + off, (const char *)src + off, n);
+      te_ascii_lower((char *)inplace + off, (const char *)inplace + off, n);
+      for (size_t i = 0; i < n; i++) {
+        unsigned char c = src[off + i], want = c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+        cr_assert_eq(dst[off + i], want, "byte %u at %zu of %zu", c, i, n);
+        cr_assert_eq(inplace[off + i], want);
+      }
+      cr_assert_eq(dst[off + n], 0xAA, "nothing written past the length");
+    }
 }
 
 /* ---------------------------------------------------------------- classifiers, ladders */
