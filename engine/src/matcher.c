@@ -69,7 +69,12 @@ static bool may_occur(const uint64_t *set, const te_probe *p) {
  * and frees one per call, which was most of a cheap regex's cost on many names); queries
  * of one rule set are thread-compatible, so one match data per matcher suffices. */
 static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, bool *limit_hit) {
-  int rc = pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, m->st->match_data, m->st->match_ctx);
+  te_matcher_state *st = m->st;
+  /* no UTF mode is compiled, so the fast path's missing UTF check cannot matter */
+  int rc =
+      st->jitted[i]
+          ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, st->match_data, st->match_ctx)
+          : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, st->match_data, st->match_ctx);
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) *limit_hit = true;
   return rc >= 0;
 }
@@ -77,15 +82,16 @@ static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, 
 int te_matcher_prepare(const te_matcher *m) {
   te_matcher_state *st = m->st;
   if (st->jit_done) return 0;
+  if (m->n_regex) {
+    if (!st->match_ctx) st->match_ctx = te_regex_context();
+    if (!st->match_data) st->match_data = pcre2_match_data_create(1, NULL);
+    if (!st->jitted) st->jitted = calloc(m->n_regex, sizeof *st->jitted);
+    if (!st->match_ctx || !st->match_data || !st->jitted) return -1;
+  }
   for (size_t i = 0; i < m->n_regex; i++) {
     /* JIT is an optimisation: where it is unavailable the interpreter runs the same
      * pattern under the same match limit, so a failure here is not an error. */
-    (void)pcre2_jit_compile(m->regex[i], PCRE2_JIT_COMPLETE);
-  }
-  if (m->n_regex) {
-    st->match_ctx = te_regex_context();
-    st->match_data = pcre2_match_data_create(1, NULL);
-    if (!st->match_ctx || !st->match_data) return -1;
+    st->jitted[i] = pcre2_jit_compile(m->regex[i], PCRE2_JIT_COMPLETE) == 0;
   }
   if (!m->case_sensitive &&
       (!build_probes(&st->kw_probe, m->keywords, m->keyword_lens, m->n_keywords) ||
@@ -105,6 +111,8 @@ void te_matcher_release(te_matcher *m) {
   pcre2_match_context_free(m->st->match_ctx);
   m->st->match_data = NULL;
   m->st->match_ctx = NULL;
+  free(m->st->jitted);
+  m->st->jitted = NULL;
   free(m->st->kw_probe);
   free(m->st->ckw_probe);
   free(m->st->word_probe);

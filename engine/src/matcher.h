@@ -85,6 +85,9 @@ typedef struct te_matcher_state {
   te_strcache cache;
   size_t limit_misses;
   bool jit_done;
+  /* per regex: JIT-compiled, so it runs through pcre2_jit_match, which skips the checks
+   * pcre2_match repeats on every call (a third of a cheap regex's cost); heap, at prepare */
+  bool *jitted;
   /* per keyword, compact keyword and word (case-insensitive matchers only): a literal
    * whose pairs are not all in the text cannot be in it, so most literals are rejected
    * with three bit tests instead of a scan (heap, built at prepare) */
