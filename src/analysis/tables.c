@@ -245,28 +245,50 @@ static bool row_hit(const row_hits *rh, size_t pi, size_t slot, size_t row) {
   return (rh->bits[row * rh->words + (b >> 6)] >> (b & 63)) & 1u;
 }
 
-/* The bits of row i for every pattern that passes its gates. */
-static void row_hits_fill(row_hits *rh, const te_rules *rules, const bool *gated,
-                          const an_tables_options *opt, size_t i, te_subject *text,
-                          te_subject *name) {
-  uint64_t *row = &rh->bits[i * rh->words];
-  for (size_t pi = 0; pi < te_rules_fusion_count(rules); pi++) {
+/* One matcher tested on every row and the bit it sets, decided once per stage so the row
+ * loop reads no pattern settings (with 262,144 distinct names, walking the patterns and
+ * comparing labels per row cost more than a tenth of the fuse table). */
+typedef struct row_probe {
+  const te_matcher *m;
+  const te_fusion_pattern *dtype; /* the pattern whose dtype gate the hit must pass, or NULL */
+  bool on_name;                   /* reads the kernel name, not the row text */
+  size_t bit;
+} row_probe;
+
+/* The probes of every pattern that passes its gates, in pattern order, into *out (the
+ * caller frees it; NULL when there are none). False when out of memory. */
+static bool row_probes(const te_rules *rules, const bool *gated, const row_hits *rh,
+                       const an_tables_options *opt, row_probe **out, size_t *n) {
+  size_t np = te_rules_fusion_count(rules), cap = 0;
+  *n = 0;
+  for (size_t pi = 0; pi < np; pi++)
+    cap += gated[pi] ? 1 + te_rules_fusion(rules, pi)->n_split_groups : 0;
+  row_probe *pr = *out = cap ? malloc(cap * sizeof *pr) : NULL;
+  if (cap && !pr) return false;
+  for (size_t pi = 0; pi < np; pi++) {
     const te_fusion_pattern *p = te_rules_fusion(rules, pi);
     if (!gated[pi]) continue;
     size_t b = rh->first[pi];
-    bool hit = false;
+    bool reads_name = active_reads_name(p, opt);
     if (p->active)
-      hit = active_reads_name(p, opt)
-                ? te_matcher_match_subject(p->active, name) && dtype_fits_subject(p, name)
-                : te_matcher_match_subject(p->active, text);
-    if (hit) row[b >> 6] |= 1ull << (b & 63);
-    for (size_t g = 0; g < p->n_split_groups; g++) {
-      if (!group_on_every_row(p, g, opt)) continue;
-      /* the reference's split match reads the row text; an "any" component the name */
-      te_subject *on = opt->component_evidence ? name : text;
-      size_t gb = b + 1 + g;
-      if (te_matcher_match_subject(p->split_groups[g], on)) row[gb >> 6] |= 1ull << (gb & 63);
-    }
+      pr[(*n)++] = (row_probe){p->active, reads_name && p->n_dtype ? p : NULL, reads_name, b};
+    /* the reference's split match reads the row text; an "any" component the name */
+    for (size_t g = 0; g < p->n_split_groups; g++)
+      if (group_on_every_row(p, g, opt))
+        pr[(*n)++] = (row_probe){p->split_groups[g], NULL, opt->component_evidence, b + 1 + g};
+  }
+  return true;
+}
+
+/* The bits of row i for every probe. */
+static void row_hits_fill(row_hits *rh, const row_probe *pr, size_t n, size_t i, te_subject *text,
+                          te_subject *name) {
+  uint64_t *row = &rh->bits[i * rh->words];
+  for (size_t k = 0; k < n; k++) {
+    te_subject *on = pr[k].on_name ? name : text;
+    bool hit = te_matcher_match_subject(pr[k].m, on) &&
+               (!pr[k].dtype || dtype_fits_subject(pr[k].dtype, name));
+    if (hit) row[pr[k].bit >> 6] |= 1ull << (pr[k].bit & 63);
   }
 }
 
@@ -289,13 +311,16 @@ static bool row_hits_build(row_hits *rh, const te_rules *rules, const bool *gate
   }
   rh->words = (nbits + 63) / 64;
   rh->bits = calloc((st->n_rows ? st->n_rows : 1) * (rh->words ? rh->words : 1), sizeof *rh->bits);
+  size_t n_probes = 0;
+  row_probe *probes = NULL;
   te_subject *text = te_subject_create(), *name = te_subject_create();
-  bool ok = rh->bits && text && name;
-  for (size_t i = 0; ok && i < st->n_rows; i++) {
+  bool ok = rh->bits && text && name && row_probes(rules, gated, rh, opt, &probes, &n_probes);
+  for (size_t i = 0; ok && n_probes && i < st->n_rows; i++) {
     te_subject_set(text, texts[i], strlen(texts[i]));
     te_subject_set(name, st->rows[i].name, strlen(st->rows[i].name));
-    row_hits_fill(rh, rules, gated, opt, i, text, name);
+    row_hits_fill(rh, probes, n_probes, i, text, name);
   }
+  free(probes);
   te_subject_destroy(text);
   te_subject_destroy(name);
   if (!ok) row_hits_free(rh);
