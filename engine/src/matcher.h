@@ -102,7 +102,7 @@ bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
 
 #define TE_SUBJECT_LOCAL_HITS 8   /* words of hit bits kept in the subject: 512 slots */
 #define TE_SUBJECT_LOCAL_TEXT 256 /* bytes of folded + compact text kept in the subject */
-#define TE_PAIR_BITS 4096         /* hashed byte pairs of a subject's folded and compact text */
+#define TE_PAIR_BITS 1024         /* hashed byte pairs of a subject's folded and compact text */
 
 /* One string tested against several matchers (a classifier's rules, a kernel row against
  * the fusion patterns): its lower-cased and compact forms, its token form and which
