@@ -949,7 +949,8 @@ const te_category *te_classifier_category(const te_classifier *c, const char *id
   return NULL;
 }
 
-static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth);
+static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth,
+                  bool cached);
 
 /* Notes c's decision in the subject (a derived classifier's rules ask their base classifier
  * several times for one name); returns it. */
@@ -970,7 +971,7 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *su
   const te_classifier *base = te_rules_classifier_any(r, cr->from_classifier);
   /* finalize refuses derivation cycles; the bound only guards against misuse */
   if (!base || depth > 8) return false;
-  int at = decide(r, base, subj, depth + 1);
+  int at = decide(r, base, subj, depth + 1, true);
   const char *cat = at < 0 ? base->default_category : base->rules[at].category;
   const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
   for (size_t i = 0; i < cr->n_from_categories; i++)
@@ -979,14 +980,17 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *su
 }
 
 /* Index of the deciding rule of c for the subject's name, -1 for the default; cached per
- * classifier. Every rule, and every base classifier a derived rule asks, tests the same
- * subject, so the name's token form and token-index hits are computed once. */
-static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth) {
+ * classifier unless the caller keeps its own answers (`cached` false: base classifiers
+ * are still cached). Every rule, and every base classifier a derived rule asks, tests the
+ * same subject, so the name's token form and token-index hits are computed once. */
+static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth,
+                  bool cached) {
   for (size_t k = 0; k < TE_SUBJECT_DECISIONS && subj->decided_by[k]; k++)
     if (subj->decided_by[k] == c) return subj->decided[k];
-  te_strcache *cache = &r->classifier_caches[c - r->classifiers];
+  te_strcache *cache = cached ? &r->classifier_caches[c - r->classifiers] : NULL;
   int decided = -1;
-  if (te_strcache_get(cache, subj->s, subj->len, &decided)) return remember(subj, c, decided);
+  if (cache && te_strcache_get(cache, subj->s, subj->len, &decided))
+    return remember(subj, c, decided);
   decided = -1;
   for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
     const te_class_rule *cr = &c->rules[i];
@@ -996,23 +1000,33 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
     if (cr->unless && te_matcher_match_subject(cr->unless, subj)) continue;
     decided = (int)i;
   }
-  te_strcache_put(cache, subj->s, subj->len, decided);
+  if (cache) te_strcache_put(cache, subj->s, subj->len, decided);
   return remember(subj, c, decided);
 }
 
-const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
-                              const te_class_rule **rule) {
+static const char *classify(const te_rules *r, const char *id, const char *name,
+                            const te_class_rule **rule, bool cached) {
   if (rule) *rule = NULL;
   const te_classifier *c = te_rules_classifier(r, id);
   if (!c) return NULL;
   if (!name) name = "";
   te_subject subj;
   te_subject_init(&subj, name, strlen(name));
-  int decided = decide(r, c, &subj, 0);
+  int decided = decide(r, c, &subj, 0, cached);
   te_subject_done(&subj);
   if (decided < 0) return c->default_category;
   if (rule) *rule = &c->rules[decided];
   return c->rules[decided].category;
+}
+
+const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
+                              const te_class_rule **rule) {
+  return classify(r, id, name, rule, true);
+}
+
+const char *te_rules_classify_once(const te_rules *r, const char *id, const char *name,
+                                   const te_class_rule **rule) {
+  return classify(r, id, name, rule, false);
 }
 
 const char *te_rules_kind(const te_rules *r, const char *id, const char *name) {

@@ -189,7 +189,8 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
     s->cat = c;
   }
   if (s->cat[name] < 0) {
-    const char *label = te_rules_classify(r, "overlap", s->names.keys[name], NULL);
+    /* s->cat is this name's answer: the classifier's own cache would be a second copy */
+    const char *label = te_rules_classify_once(r, "overlap", s->names.keys[name], NULL);
     s->cat[name] = ov_cats_put(cats, r, label ? label : "other");
   }
   return s->cat[name];

@@ -323,6 +323,24 @@ Test(engine_classify, first_hit_wins_and_unless_blocks) {
   te_rules_destroy(r);
 }
 
+/* The uncached form decides as the cached one, and leaves the classifier's cache as it
+ * was: its callers keep their own answer per name. */
+Test(engine_classify, once_agrees_and_leaves_the_cache_alone) {
+  te_rules *r = rules_from1(base_pack);
+  const char *names[] = {"ncclAllReduce_copy", "copy_kernel", "cutlass_copy_gemm", "mystery", ""};
+  const te_strcache *cache = &r->classifier_caches[0];
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    const te_class_rule *once_rule = NULL, *rule = NULL;
+    const char *once = te_rules_classify_once(r, "kernel", names[i], &once_rule);
+    cr_assert_eq(cache->used, i, "the uncached form added nothing");
+    cr_assert_str_eq(once, te_rules_classify(r, "kernel", names[i], &rule), "%s", names[i]);
+    cr_assert_eq(once_rule, rule, "%s: the same deciding rule", names[i]);
+    cr_assert_eq(cache->used, i + 1, "the cached form remembers %s", names[i]);
+  }
+  cr_assert_null(te_rules_classify_once(r, "no-such-classifier", "x", NULL));
+  te_rules_destroy(r);
+}
+
 Test(engine_ladder, score_rules_penalty_and_adjustments) {
   te_rules *r = rules_from1(base_pack);
   char why[256];
