@@ -38,7 +38,26 @@ static size_t masked_hex_len(const char *name, size_t len, size_t i, an_hex_mask
   return j - (i + 2) <= AN_ADDRESS_MAX_HEX_DIGITS ? j - i : 0;
 }
 
+/* Whether name is its own canonical form: no whitespace (so no "void " prefix either) and
+ * no "0x" that could start a hex literal. Most kernel names are, and copying them skips
+ * the scratch copy (every module that keys kernels canonicalises every name it meets). */
+static bool already_canonical(const char *name, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c <= ' ' || (c == '0' && i + 1 < len && (name[i + 1] | 0x20) == 'x')) return false;
+  }
+  return true;
+}
+
 size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *out, size_t cap) {
+  if (already_canonical(name, len)) {
+    if (cap) {
+      size_t m = len < cap - 1 ? len : cap - 1;
+      memcpy(out, name, m);
+      out[m] = '\0';
+    }
+    return len;
+  }
   /* First pass into a scratch copy: fold whitespace and rewrite hex literals. The output
    * can only grow by hex rewriting ("0x1" -> "0xADDR"), at most 4 bytes per 3 input. */
   size_t scap = len * 2 + 8;

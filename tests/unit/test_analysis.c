@@ -147,6 +147,33 @@ Test(canonical, mask_comes_from_the_packs, .init = setup, .fini = teardown) {
   te_rules_destroy(r);
 }
 
+/* A name with no whitespace and no "0x" is its own canonical form, under both masks, and
+ * the copy agrees with the full rewrite (a trailing space forces it and is trimmed). */
+Test(canonical, names_without_spaces_or_hex_are_kept) {
+  const char *names[] = {"distinct_kernel_12",
+                         "Cijk_Alik_Bljk_BBS_MT64x128x64_MI16x16x1",
+                         "void_f<int>(x)",
+                         "k\x80\xff<a, b>",
+                         "a0",
+                         "x0y0",
+                         "_ZN5flash15flash_fwd_kernelILi0EEEvNS_6ParamsE",
+                         ""};
+  const an_hex_mask masks[] = {AN_MASK_ADDRESSES, AN_MASK_EVERY_HEX};
+  for (size_t m = 0; m < 2; m++)
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+      char spaced[256], full[256];
+      snprintf(spaced, sizeof spaced, "%s ", names[i]);
+      an_canonical_name(spaced, strlen(spaced), masks[m], full, sizeof full);
+      cr_assert_str_eq(canon_masked(names[i], masks[m]), names[i]);
+      cr_assert_str_eq(full, names[i], "the rewrite agrees for '%s'", names[i]);
+      cr_assert_eq(an_canonical_name(names[i], strlen(names[i]), masks[m], NULL, 0),
+                   strlen(names[i]));
+    }
+  /* just outside the copy: "0x" and whitespace still rewrite */
+  cr_assert_str_eq(canon("k_0x1f"), "k_0xADDR");
+  cr_assert_str_eq(canon(" a\t b "), "a b");
+}
+
 Test(canonical, reports_full_length) {
   char small[4];
   size_t n = an_canonical_name("abcdefgh", 8, AN_MASK_ADDRESSES, small, sizeof small);
