@@ -65,14 +65,37 @@ static bool may_occur(const uint64_t *set, const te_probe *p) {
   return true;
 }
 
+static int fold_byte(char c) {
+  unsigned char b = (unsigned char)c;
+  return (unsigned)(b - 'A') < 26u ? b + ('a' - 'A') : b;
+}
+
+/* The plan of one compiled regex. The first-byte test compares lower-cased bytes whatever
+ * the pattern's case rule, so it can only let through a text PCRE2 then refuses, never
+ * stop one it would match (without UTF, PCRE2's caseless bytes are ASCII letters). */
+static te_regex_plan plan_of(pcre2_code *re) {
+  /* JIT is an optimisation: where it is unavailable the interpreter runs the same
+   * pattern under the same match limit, so a failure here is not an error. */
+  te_regex_plan plan = {pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0, -1};
+  uint32_t options = 0, first_type = 0, first = 0;
+  if (pcre2_pattern_info(re, PCRE2_INFO_ALLOPTIONS, &options) == 0 && (options & PCRE2_ANCHORED) &&
+      pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODETYPE, &first_type) == 0 && first_type == 1 &&
+      pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODEUNIT, &first) == 0 && first < 256)
+    plan.anchored_first = fold_byte((char)first);
+  return plan;
+}
+
 /* A yes/no run of m's regex i with the matcher's own match data (te_regex_run creates
  * and frees one per call, which was most of a cheap regex's cost on many names); queries
  * of one rule set are thread-compatible, so one match data per matcher suffices. */
 static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, bool *limit_hit) {
   te_matcher_state *st = m->st;
+  const te_regex_plan *plan = &st->plans[i];
+  if (plan->anchored_first >= 0 && (len == 0 || fold_byte(s[0]) != plan->anchored_first))
+    return false;
   /* no UTF mode is compiled, so the fast path's missing UTF check cannot matter */
   int rc =
-      st->jitted[i]
+      plan->jitted
           ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, st->match_data, st->match_ctx)
           : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, st->match_data, st->match_ctx);
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) *limit_hit = true;
@@ -85,14 +108,10 @@ int te_matcher_prepare(const te_matcher *m) {
   if (m->n_regex) {
     if (!st->match_ctx) st->match_ctx = te_regex_context();
     if (!st->match_data) st->match_data = pcre2_match_data_create(1, NULL);
-    if (!st->jitted) st->jitted = calloc(m->n_regex, sizeof *st->jitted);
-    if (!st->match_ctx || !st->match_data || !st->jitted) return -1;
+    if (!st->plans) st->plans = calloc(m->n_regex, sizeof *st->plans);
+    if (!st->match_ctx || !st->match_data || !st->plans) return -1;
   }
-  for (size_t i = 0; i < m->n_regex; i++) {
-    /* JIT is an optimisation: where it is unavailable the interpreter runs the same
-     * pattern under the same match limit, so a failure here is not an error. */
-    st->jitted[i] = pcre2_jit_compile(m->regex[i], PCRE2_JIT_COMPLETE) == 0;
-  }
+  for (size_t i = 0; i < m->n_regex; i++) st->plans[i] = plan_of(m->regex[i]);
   if (!m->case_sensitive &&
       (!build_probes(&st->kw_probe, m->keywords, m->keyword_lens, m->n_keywords) ||
        !build_probes(&st->word_probe, m->words, m->word_lens, m->n_words) ||
@@ -111,8 +130,8 @@ void te_matcher_release(te_matcher *m) {
   pcre2_match_context_free(m->st->match_ctx);
   m->st->match_data = NULL;
   m->st->match_ctx = NULL;
-  free(m->st->jitted);
-  m->st->jitted = NULL;
+  free(m->st->plans);
+  m->st->plans = NULL;
   free(m->st->kw_probe);
   free(m->st->ckw_probe);
   free(m->st->word_probe);

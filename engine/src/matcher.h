@@ -79,15 +79,24 @@ typedef struct te_probe {
   uint16_t at[3];
 } te_probe;
 
+/* How one regex runs, decided at prepare. */
+typedef struct te_regex_plan {
+  /* JIT-compiled, so it runs through pcre2_jit_match, which skips the checks pcre2_match
+   * repeats on every call (a third of a cheap regex's cost) */
+  bool jitted;
+  /* For a pattern anchored at the start whose first byte is fixed ('^triton_'): that
+   * byte, lower-cased, since a text starting otherwise cannot match and most kernel names
+   * meet such a pattern only to fail there; -1 for any other pattern. */
+  int anchored_first;
+} te_regex_plan;
+
 typedef struct te_matcher_state {
   pcre2_match_data *match_data;
   pcre2_match_context *match_ctx;
   te_strcache cache;
   size_t limit_misses;
   bool jit_done;
-  /* per regex: JIT-compiled, so it runs through pcre2_jit_match, which skips the checks
-   * pcre2_match repeats on every call (a third of a cheap regex's cost); heap, at prepare */
-  bool *jitted;
+  te_regex_plan *plans; /* per regex; heap, at prepare */
   /* per keyword, compact keyword and word (case-insensitive matchers only): a literal
    * whose pairs are not all in the text cannot be in it, so most literals are rejected
    * with three bit tests instead of a scan (heap, built at prepare) */

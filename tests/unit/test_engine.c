@@ -1188,6 +1188,60 @@ Test(engine_defaults, pair_prefilter_never_hides_a_keyword) {
   te_rules_destroy(r);
 }
 
+/* A regex matcher skips PCRE2 when its pattern is anchored on a first byte the text does
+ * not start with (matcher.c, plan_of): for every regex-only matcher of the shipped packs,
+ * the answer equals a plain pcre2_match of each pattern, on every name of the kernel zoo
+ * and on its first letter's other case (the test compares case-insensitively, so it must
+ * not refuse a caseless pattern's match). */
+static bool plain_regex_hit(const te_matcher *m, const char *s) {
+  pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+  cr_assert_not_null(md);
+  bool hit = false;
+  for (size_t i = 0; !hit && i < m->n_regex; i++)
+    hit = pcre2_match(m->regex[i], (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
+  pcre2_match_data_free(md);
+  return hit;
+}
+
+Test(engine_defaults, anchored_regex_skip_agrees_with_pcre2) {
+  te_rules *r = default_rules();
+  char path[1024], line[4096];
+  snprintf(path, sizeof path, "%s/tests/rules/kernel-zoo.tsv", TRIAGE_SOURCE_DIR);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  size_t compared = 0, hits = 0, skippable = 0;
+  for (size_t i = 0; i < r->reg.n_matchers; i++) {
+    const te_matcher *m = r->reg.matchers[i];
+    cr_assert_eq(te_matcher_prepare(m), 0);
+    for (size_t k = 0; k < m->n_regex; k++) skippable += m->st->plans[k].anchored_first >= 0;
+  }
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#') continue;
+    line[strcspn(line, "\t\n")] = '\0';
+    for (int variant = 0; variant < 2; variant++) {
+      if (variant && isalpha((unsigned char)line[0]))
+        line[0] = (char)(isupper((unsigned char)line[0]) ? tolower((unsigned char)line[0])
+                                                         : toupper((unsigned char)line[0]));
+      for (size_t i = 0; i < r->reg.n_matchers; i++) {
+        const te_matcher *m = r->reg.matchers[i];
+        if (!m->n_regex || m->n_keywords || m->n_words || m->n_tokens || m->n_prefixes ||
+            m->has_exclude)
+          continue;
+        bool want = plain_regex_hit(m, line);
+        cr_assert_eq(te_matcher_match_uncached(m, line, strlen(line)), want, "matcher %s on '%s'",
+                     m->name ? m->name : "(inline)", line);
+        compared++;
+        hits += want;
+      }
+    }
+  }
+  fclose(f);
+  cr_assert_gt(skippable, 10, "anchored patterns were planned (%zu)", skippable);
+  cr_assert_gt(compared, 5000, "regex matchers were compared (%zu)", compared);
+  cr_assert_gt(hits, 50, "the comparison covers hits (%zu)", hits);
+  te_rules_destroy(r);
+}
+
 Test(engine_defaults, default_packs_load_and_pass_examples) {
   te_rules *r = default_rules();
   cr_assert_gt(te_rules_pack_count(r), 0);
