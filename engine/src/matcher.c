@@ -65,11 +65,6 @@ static bool may_occur(const uint64_t *set, const te_probe *p) {
   return true;
 }
 
-static int fold_byte(char c) {
-  unsigned char b = (unsigned char)c;
-  return (unsigned)(b - 'A') < 26u ? b + ('a' - 'A') : b;
-}
-
 /* The plan of one compiled regex. The first-byte test compares lower-cased bytes whatever
  * the pattern's case rule, so it can only let through a text PCRE2 then refuses, never
  * stop one it would match (without UTF, PCRE2's caseless bytes are ASCII letters). */
@@ -81,7 +76,7 @@ static te_regex_plan plan_of(pcre2_code *re) {
   if (pcre2_pattern_info(re, PCRE2_INFO_ALLOPTIONS, &options) == 0 && (options & PCRE2_ANCHORED) &&
       pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODETYPE, &first_type) == 0 && first_type == 1 &&
       pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODEUNIT, &first) == 0 && first < 256)
-    plan.anchored_first = fold_byte((char)first);
+    plan.anchored_first = te_ascii_lower_byte((unsigned char)first);
   return plan;
 }
 
@@ -91,7 +86,8 @@ static te_regex_plan plan_of(pcre2_code *re) {
 static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, bool *limit_hit) {
   te_matcher_state *st = m->st;
   const te_regex_plan *plan = &st->plans[i];
-  if (plan->anchored_first >= 0 && (len == 0 || fold_byte(s[0]) != plan->anchored_first))
+  if (plan->anchored_first >= 0 &&
+      (len == 0 || te_ascii_lower_byte((unsigned char)s[0]) != plan->anchored_first))
     return false;
   /* no UTF mode is compiled, so the fast path's missing UTF check cannot matter */
   int rc =

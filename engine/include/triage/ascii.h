@@ -16,6 +16,11 @@
 #include <emmintrin.h>
 #endif
 
+/* c lower-cased if it is an ASCII capital. */
+static inline unsigned char te_ascii_lower_byte(unsigned char c) {
+  return (unsigned)(c - 'A') < 26u ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
 /* dst[0..n) = src[0..n) with ASCII capitals lower-cased; dst may be src. No NUL added. */
 static inline void te_ascii_lower(char *dst, const char *src, size_t n) {
   size_t i = 0;
@@ -29,10 +34,7 @@ static inline void te_ascii_lower(char *dst, const char *src, size_t n) {
     _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_add_epi8(v, _mm_and_si128(upper, to_lower)));
   }
 #endif
-  for (; i < n; i++) {
-    unsigned char c = (unsigned char)src[i];
-    dst[i] = (char)((unsigned)(c - 'A') < 26u ? c + ('a' - 'A') : c);
-  }
+  for (; i < n; i++) dst[i] = (char)te_ascii_lower_byte((unsigned char)src[i]);
 }
 
 #endif
