@@ -1243,15 +1243,18 @@ static bool starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Lower-cased copy (ASCII) of b into r->lc. */
-static const char *lower(rd *r, const sbuf *b) {
-  sb_clear(r, &r->lc);
-  sb_reserve(r, &r->lc, b->n);
-  te_ascii_lower(r->lc.p, b->p, b->n);
-  r->lc.n = b->n;
-  r->lc.p[b->n] = '\0';
-  return r->lc.p;
+/* Lower-cased copy (ASCII) of b into out; returns its text. */
+static const char *lower_into(rd *r, sbuf *out, const sbuf *b) {
+  sb_clear(r, out);
+  sb_reserve(r, out, b->n);
+  te_ascii_lower(out->p, b->p, b->n);
+  out->n = b->n;
+  out->p[b->n] = '\0';
+  return out->p;
 }
+
+/* Lower-cased copy (ASCII) of b into r->lc. */
+static const char *lower(rd *r, const sbuf *b) { return lower_into(r, &r->lc, b); }
 
 static bool is_metadata_name(const char *name) {
   return strcmp(name, "process_name") == 0 || strcmp(name, "thread_name") == 0 ||
@@ -1275,10 +1278,8 @@ enum {
 
 static unsigned cat_bits(rd *r) {
   const char *cat = r->cat.p;
-  sb_clear(r, &r->catlc); /* lower-cased in its own buffer: lower() reuses r->lc for names */
-  sb_put(r, &r->catlc, cat, r->cat.n);
-  te_ascii_lower(r->catlc.p, r->catlc.p, r->catlc.n);
-  const char *lc = r->catlc.p;
+  /* lower-cased in its own buffer: lower() reuses r->lc for names */
+  const char *lc = lower_into(r, &r->catlc, &r->cat);
   unsigned bits = 0;
   if (contains(lc, "python_function") || contains(lc, "cpu_op") || contains(lc, "trace"))
     bits |= CAT_NOT_KERNEL;
