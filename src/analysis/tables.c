@@ -114,13 +114,25 @@ static int cmp_fmatch(const void *a, const void *b) {
   return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
 }
 
+/* Lower-cased copy of s (NULL stays NULL); *nomem when the copy fails. */
+static char *lower_dup(const char *s, bool *nomem) {
+  if (!s) return NULL;
+  size_t n = strlen(s);
+  char *lc = malloc(n + 1);
+  if (!lc) {
+    *nomem = true;
+    return NULL;
+  }
+  te_ascii_lower(lc, s, n + 1);
+  return lc;
+}
+
 /* Whether the (lower-case) model path contains word, compared lower-case; -1 when out of
  * memory. */
 static int model_mentions(const char *model, const char *word) {
-  size_t n = strlen(word);
-  char *lw = malloc(n + 1);
+  bool nomem = false;
+  char *lw = lower_dup(word, &nomem);
   if (!lw) return -1;
-  te_ascii_lower(lw, word, n + 1);
   int hit = strstr(model, lw) != NULL;
   free(lw);
   return hit;
@@ -235,6 +247,7 @@ static bool group_on_every_row(const te_fusion_pattern *p, size_t g, const an_ta
  * all patterns instead of once per matcher (docs/performance.md: with 262,144 distinct
  * kernel names, re-reading each name per pattern was a third of the run). */
 typedef struct row_hits {
+  size_t n_bits;  /* pattern slots per row: one active bit and one per split group */
   size_t words;   /* 64-bit words per row */
   size_t *first;  /* per pattern: its active bit; split group g is first + 1 + g */
   uint64_t *bits; /* n_rows * words */
@@ -255,16 +268,14 @@ typedef struct row_probe {
   size_t bit;
 } row_probe;
 
-/* The probes of every pattern that passes its gates, in pattern order, into *out (the
- * caller frees it; NULL when there are none). False when out of memory. */
+/* The probes of every pattern that passes its gates, in pattern order, into *out (at
+ * most one per slot of rh; the caller frees it). False when out of memory. */
 static bool row_probes(const te_rules *rules, const bool *gated, const row_hits *rh,
                        const an_tables_options *opt, row_probe **out, size_t *n) {
-  size_t np = te_rules_fusion_count(rules), cap = 0;
+  size_t np = te_rules_fusion_count(rules);
   *n = 0;
-  for (size_t pi = 0; pi < np; pi++)
-    cap += gated[pi] ? 1 + te_rules_fusion(rules, pi)->n_split_groups : 0;
-  row_probe *pr = *out = cap ? malloc(cap * sizeof *pr) : NULL;
-  if (cap && !pr) return false;
+  row_probe *pr = *out = malloc((rh->n_bits ? rh->n_bits : 1) * sizeof *pr);
+  if (!pr) return false;
   for (size_t pi = 0; pi < np; pi++) {
     const te_fusion_pattern *p = te_rules_fusion(rules, pi);
     if (!gated[pi]) continue;
@@ -301,15 +312,15 @@ static void row_hits_free(row_hits *rh) {
 static bool row_hits_build(row_hits *rh, const te_rules *rules, const bool *gated,
                            const an_tables_options *opt, const an_stage_tables *st,
                            const char **texts) {
-  size_t np = te_rules_fusion_count(rules), nbits = 0;
+  size_t np = te_rules_fusion_count(rules);
   memset(rh, 0, sizeof *rh);
   rh->first = calloc(np ? np : 1, sizeof *rh->first);
   if (!rh->first) return false;
   for (size_t pi = 0; pi < np; pi++) {
-    rh->first[pi] = nbits;
-    nbits += 1 + te_rules_fusion(rules, pi)->n_split_groups;
+    rh->first[pi] = rh->n_bits;
+    rh->n_bits += 1 + te_rules_fusion(rules, pi)->n_split_groups;
   }
-  rh->words = (nbits + 63) / 64;
+  rh->words = (rh->n_bits + 63) / 64;
   rh->bits = calloc((st->n_rows ? st->n_rows : 1) * (rh->words ? rh->words : 1), sizeof *rh->bits);
   size_t n_probes = 0;
   row_probe *probes = NULL;
@@ -745,19 +756,6 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     }
   }
   return AN_OK;
-}
-
-/* Lower-cased copy of s (NULL stays NULL); *nomem when the copy fails. */
-static char *lower_dup(const char *s, bool *nomem) {
-  if (!s) return NULL;
-  size_t n = strlen(s);
-  char *lc = malloc(n + 1);
-  if (!lc) {
-    *nomem = true;
-    return NULL;
-  }
-  te_ascii_lower(lc, s, n + 1);
-  return lc;
 }
 
 an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_kernel_map *mapping,
