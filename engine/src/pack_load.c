@@ -16,6 +16,7 @@
 
 #include "diags.h"
 #include "pack.h"
+#include "triage/ascii.h"
 #include "yaml_tree.h"
 
 #define MAX_SCORE 1000000
@@ -242,7 +243,10 @@ static pcre2_code *compile_regex(vctx *v, const ty_node *n, const char *src, uin
 static char *lowered(vctx *v, const char *s, size_t len, bool keep_case) {
   char *out = te_arena_alloc(v->a, len + 1);
   if (!out) return NULL;
-  for (size_t i = 0; i < len; i++) out[i] = keep_case ? s[i] : (char)tolower((unsigned char)s[i]);
+  if (keep_case)
+    memcpy(out, s, len);
+  else
+    te_ascii_lower(out, s, len);
   return out;
 }
 
@@ -251,7 +255,7 @@ static char *compacted(vctx *v, const char *s, size_t len, size_t *out_len) {
   size_t k = 0;
   if (!out) return NULL;
   for (size_t i = 0; i < len; i++)
-    if (isalnum((unsigned char)s[i])) out[k++] = (char)tolower((unsigned char)s[i]);
+    if (isalnum((unsigned char)s[i])) out[k++] = (char)te_ascii_lower_byte((unsigned char)s[i]);
   *out_len = k;
   return out;
 }

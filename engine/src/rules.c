@@ -19,6 +19,7 @@
 
 #include "diags.h"
 #include "rules_internal.h"
+#include "triage/ascii.h"
 
 /* ---------------------------------------------------------------- create / destroy */
 
@@ -1125,7 +1126,9 @@ static long find_nocase(const char *hay, const char *needle, size_t nlen) {
   if (nlen == 0 || nlen > hlen) return nlen == 0 ? 0 : -1;
   for (size_t i = 0; i + nlen <= hlen; i++) {
     size_t k = 0;
-    while (k < nlen && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)needle[k])) k++;
+    while (k < nlen && te_ascii_lower_byte((unsigned char)hay[i + k]) ==
+                           te_ascii_lower_byte((unsigned char)needle[k]))
+      k++;
     if (k == nlen) return (long)i;
   }
   return -1;
@@ -1232,8 +1235,8 @@ size_t te_rules_framework_count(const te_rules *r) { return ready(r) ? r->n_fram
 
 static bool same_spelling(const char *a, const char *b) {
   for (;; a++, b++) {
-    char x = *a == '_' ? '-' : (char)tolower((unsigned char)*a);
-    char y = *b == '_' ? '-' : (char)tolower((unsigned char)*b);
+    char x = *a == '_' ? '-' : (char)te_ascii_lower_byte((unsigned char)*a);
+    char y = *b == '_' ? '-' : (char)te_ascii_lower_byte((unsigned char)*b);
     if (x != y) return false;
     if (!x) return true;
   }

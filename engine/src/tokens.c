@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "triage/ascii.h"
+
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 static bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 static bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -30,7 +32,7 @@ static void append_tokens(te_token_form *f, const char *seg, size_t n) {
               (is_digit(p) != is_digit(c));
     }
     f->starts[f->len] = start ? 1 : 0;
-    f->text[f->len++] = (char)(is_upper(c) ? c + ('a' - 'A') : c);
+    f->text[f->len++] = (char)te_ascii_lower_byte(c);
     pending = false;
   }
 }

@@ -266,7 +266,7 @@ static void lower_into(char *dst, const char *s, size_t n) {
 static void compact_into(char *dst, const char *s, size_t n) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (isalnum((unsigned char)s[i])) dst[k++] = (char)tolower((unsigned char)s[i]);
+    if (isalnum((unsigned char)s[i])) dst[k++] = (char)te_ascii_lower_byte((unsigned char)s[i]);
   dst[k] = '\0';
 }
 

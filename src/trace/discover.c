@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "trace/source.h"
+#include "triage/ascii.h"
 #include "util/file.h"
 #include "util/vec.h"
 
@@ -93,8 +94,7 @@ const char *tr_path_stage(const te_rules *rules, const char *path) {
   char *tail = strdup(start);
   free(norm);
   if (!tail) return k_all;
-  for (char *c = tail; *c; c++)
-    if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
+  te_ascii_lower(tail, tail, strlen(tail));
   const te_stage *st = te_rules_stage_from_path(rules, tail);
   free(tail);
   return st && st->id ? st->id : k_all;
