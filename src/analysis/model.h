@@ -170,11 +170,11 @@ typedef struct an_kernel_row {
   size_t launches;
   double share_pct;                  /* of the stage's kernel-time sum */
   bool shown;                        /* passes --kernel-table-limit and the share bar */
+  bool site_share_shown;             /* several candidate sites: each with its site share */
   const an_kmap_entry *entry;        /* mapping (or formal) map entry; NULL: unresolved */
   size_t n_shown_sites;              /* the sites the row shows (preferred ones first-ranked, */
   const an_site *const *shown_sites; /*   at most kernel_table.sites_shown) */
-  bool site_share_shown;             /* several candidate sites: each with its site share */
-} an_kernel_row;
+} an_kernel_row; /* the two flags side by side: 96 bytes, not 104 (one row per kernel name) */
 
 /* ------------------------------------------------------------------ fusion */
 
