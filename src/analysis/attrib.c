@@ -261,9 +261,9 @@ static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *e
 }
 
 static const tr_event *find_by_id(const an_resolver *r, const an_id_index *evs, int64_t id,
-                                  double kts) {
+                                  double kts, size_t *hint) {
   size_t lo, hi;
-  an_id_index_range(evs, id, &lo, &hi);
+  an_id_index_range_near(evs, id, hint, &lo, &hi);
   return lo == hi ? NULL : pick_candidate(r, evs, lo, hi, kts);
 }
 
@@ -414,12 +414,15 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     goto done;
   }
   size_t nq = 0;
+  /* kernels come in start order, so their ids mostly ascend: each search starts where
+   * the last one of its index ended */
+  size_t op_hint = 0, launch_hint = 0;
   for (size_t i = 0; i < n; i++) {
     const tr_event *k = kernels[i];
     int64_t ext = tr_event_external_id(r->t, k), corr = tr_event_correlation(r->t, k);
     if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(r->t, corr);
-    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, ext, k->ts);
-    if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, corr, k->ts);
+    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, ext, k->ts, &op_hint);
+    if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, corr, k->ts, &launch_hint);
     if (ops[i]) {
       double half = tr_event_dur(r->t, ops[i]) / 2;
       double t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);

@@ -39,25 +39,72 @@ void an_id_index_free(an_id_index *x) {
   x->n = 0;
 }
 
-void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi) {
-  size_t a = 0, b = x->n;
-  while (a < b) { /* first entry with key >= id */
+/* First entry in [a, b) with key >= id, given that the entries before a have smaller
+ * keys and entry b (when b < n) does not. */
+static size_t lower_in(const an_id_index *x, int64_t id, size_t a, size_t b) {
+  while (a < b) {
     size_t mid = a + (b - a) / 2;
     if (key_of(x, x->pos[mid]) < id)
       a = mid + 1;
     else
       b = mid;
   }
-  *lo = a;
-  b = x->n;
-  while (a < b) { /* first entry with key > id */
+  return a;
+}
+
+/* The end of the range starting at lo, by galloping: an id has a few entries (one launch
+ * per correlation, a CPU op or two per External id), so this costs a compare or two where
+ * a binary search over the index cost log n decodes of scattered events. */
+static size_t range_end(const an_id_index *x, int64_t id, size_t lo) {
+  size_t a = lo, b = lo, step = 1;
+  while (b < x->n && key_of(x, x->pos[b]) <= id) { /* entries before a: key <= id */
+    a = b + 1;
+    b = lo + step;
+    step *= 2;
+  }
+  if (b > x->n) b = x->n;
+  while (a < b) { /* first entry with key > id; entry b, when there is one, has one */
     size_t mid = a + (b - a) / 2;
     if (key_of(x, x->pos[mid]) <= id)
       a = mid + 1;
     else
       b = mid;
   }
-  *hi = a;
+  return a;
+}
+
+void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi) {
+  *lo = lower_in(x, id, 0, x->n);
+  *hi = range_end(x, id, *lo);
+}
+
+/* Gallops from h towards the range start, forwards or backwards, then binary-searches
+ * the last step: log d compares for a range d entries away. */
+static size_t lower_near(const an_id_index *x, int64_t id, size_t h) {
+  if (h < x->n && key_of(x, x->pos[h]) < id) { /* the start lies after h */
+    size_t a = h + 1, b = h + 1, step = 1;
+    while (b < x->n && key_of(x, x->pos[b]) < id) {
+      a = b + 1;
+      b = h + 1 + step;
+      step *= 2;
+    }
+    return lower_in(x, id, a, b < x->n ? b : x->n);
+  }
+  size_t b = h, step = 1; /* entry b, when b < n, has key >= id: the start is at or before b */
+  while (b > 0) {
+    size_t c = b > step ? b - step : 0;
+    if (key_of(x, x->pos[c]) < id) return lower_in(x, id, c + 1, b);
+    b = c;
+    step *= 2;
+  }
+  return 0;
+}
+
+void an_id_index_range_near(const an_id_index *x, int64_t id, size_t *hint, size_t *lo,
+                            size_t *hi) {
+  *lo = lower_near(x, id, *hint < x->n ? *hint : x->n);
+  *hi = range_end(x, id, *lo);
+  *hint = *lo;
 }
 
 int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t) {

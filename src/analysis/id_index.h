@@ -43,6 +43,10 @@ static inline const tr_event *an_id_index_event(const an_id_index *x, size_t i) 
 
 /* [*lo, *hi): the entries whose id is `id` (empty when none). */
 void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi);
+/* The same range, searched from *hint (0 at first) in log d steps when it lies d entries
+ * away: a caller looking ids up in about ascending order (attribution, kernel by kernel)
+ * keeps one hint per index. *hint becomes *lo. */
+void an_id_index_range_near(const an_id_index *x, int64_t id, size_t *hint, size_t *lo, size_t *hi);
 
 /* The two indexes attribution and the overlap scope search: CPU ops by External id,
  * launches by correlation. One per trace, built once and lent to both. */

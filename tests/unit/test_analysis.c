@@ -12,6 +12,7 @@
 #include "analysis/attrib.h"
 #include "analysis/bundle.h"
 #include "analysis/explain.h"
+#include "analysis/id_index.h"
 #include "analysis/kernel_map.h"
 #include "analysis/pipeline.h"
 #include "analysis/tables.h"
@@ -992,4 +993,70 @@ Test(fuse, dedupe_prefers_the_more_specific_pattern, .init = setup, .fini = tear
   an_report_destroy(rep);
   rules = saved;
   te_rules_destroy(custom);
+}
+
+/* ------------------------------------------------------------------ id index */
+
+/* CPU ops whose External ids repeat, skip values and come out of order, so the index has
+ * ranges of 0, 1 and several entries. */
+static char *ids_trace(size_t n, size_t *len) {
+  size_t cap = n * 160 + 64, at = 0;
+  char *s = malloc(cap);
+  cr_assert_not_null(s);
+  at += (size_t)snprintf(s + at, cap - at, "{\"traceEvents\":[");
+  for (size_t i = 0; i < n; i++) {
+    long ext = (long)((i * 7919u) % (n / 2)) * 3; /* every id twice or so, multiples of 3 */
+    at += (size_t)snprintf(s + at, cap - at,
+                           "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,"
+                           "\"tid\":1,\"ts\":%zu,\"dur\":1,\"args\":{\"External id\":%ld}}",
+                           i ? "," : "", i, ext);
+  }
+  at += (size_t)snprintf(s + at, cap - at, "]}");
+  *len = at;
+  return s;
+}
+
+Test(id_index, near_search_finds_the_plain_range_from_any_hint) {
+  size_t len, n = 400;
+  char *json = ids_trace(n, &len);
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("ids.json", json, len, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_id_index x;
+  cr_assert_eq(an_id_index_build(&x, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL), 0);
+  cr_assert_eq(x.n, n);
+  size_t hints[] = {0, 1, 7, n / 3, n / 2, n - 1, n, n + 5};
+  size_t checked = 0, nonempty = 0;
+  for (int64_t id = -2; id <= (int64_t)(n / 2) * 3 + 2; id++) {
+    size_t lo, hi;
+    an_id_index_range(&x, id, &lo, &hi);
+    nonempty += lo < hi;
+    for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
+      size_t hint = hints[h], nlo = 99999, nhi = 99999;
+      an_id_index_range_near(&x, id, &hint, &nlo, &nhi);
+      cr_assert_eq(nlo, lo, "id %lld from hint %zu: start %zu, want %zu", (long long)id, hints[h],
+                   nlo, lo);
+      cr_assert_eq(nhi, hi, "id %lld from hint %zu: end %zu, want %zu", (long long)id, hints[h],
+                   nhi, hi);
+      cr_assert_eq(hint, lo, "the hint moves to the range's start");
+      checked++;
+    }
+    for (size_t i = lo; i < hi; i++)
+      cr_assert_eq(tr_event_external_id(t, an_id_index_event(&x, i)), id);
+  }
+  /* a caller's chain of hints, ids ascending then descending */
+  size_t hint = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int64_t k = 0; k <= (int64_t)(n / 2) * 3; k++) {
+      int64_t id = pass ? (int64_t)(n / 2) * 3 - k : k;
+      size_t lo, hi, nlo, nhi;
+      an_id_index_range(&x, id, &lo, &hi);
+      an_id_index_range_near(&x, id, &hint, &nlo, &nhi);
+      cr_assert(nlo == lo && nhi == hi, "chained id %lld", (long long)id);
+    }
+  cr_assert_gt(nonempty, n / 4, "most ids in range are present");
+  cr_assert_gt(checked, 0);
+  an_id_index_free(&x);
+  tr_trace_destroy(t);
+  free(json);
 }
