@@ -69,7 +69,9 @@ typedef struct ov_side {
   ut_strmap names, streams;
   long *cat; /* overlap category per name id, -1 = not yet classified */
   size_t cat_cap;
-  ov_source *source; /* built on first use as a mapping trace */
+  ov_source *source;       /* built on first use as a mapping trace */
+  ov_launch_index *launch; /* built on the first launch-context question */
+  bool launch_scans;       /* no memory for it: each question scans */
 } ov_side;
 
 static void ov_side_free(ov_side *s) {
@@ -81,7 +83,25 @@ static void ov_side_free(ov_side *s) {
   ut_strmap_free(&s->names);
   ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
+  if (s->launch) ov_launch_index_free(s->launch);
+  free(s->launch);
   memset(s, 0, sizeof *s);
+}
+
+/* ov_launch_context through the side's indexes, built on its first question; without
+ * memory for them every question scans, with the same answer. */
+static bool ov_side_launch_context(ov_side *s, const tr_event *e, const te_matcher *m, char *hit,
+                                   size_t cap) {
+  if (!s->launch && !s->launch_scans) {
+    s->launch = malloc(sizeof *s->launch);
+    if (!s->launch || !ov_launch_index_build(s->launch, s->t)) {
+      free(s->launch);
+      s->launch = NULL;
+      s->launch_scans = true;
+    }
+  }
+  return s->launch ? ov_launch_context_indexed(s->launch, e, m, hit, cap)
+                   : ov_launch_context(s->t, e, m, hit, cap);
 }
 
 static bool ov_starts_gpu_or_kernel(const char *cat) {
@@ -776,7 +796,7 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   for (size_t i = 0; i < c->n && om; i++) {
     if (c->ks[i].name != a->name || seen++ % step) continue;
     sampled++;
-    hits += ov_launch_context(c->formal->side->t, ov_stage_event(c, i), om, NULL, 0);
+    hits += ov_side_launch_context(c->formal->side, ov_stage_event(c, i), om, NULL, 0);
   }
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
 }
@@ -804,8 +824,8 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
         te_list_map_get(&set->overlap_dependency_rule_categories, rules->items[i]);
     if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
     bool by_name = te_matcher_match(m, row->kernel, strlen(row->kernel));
-    if (!by_name && !ov_launch_context(c->formal->side->t, ov_stage_event(c, (size_t)a->rep), m,
-                                       ev + 7, sizeof ev - 7))
+    if (!by_name && !ov_side_launch_context(c->formal->side, ov_stage_event(c, (size_t)a->rep), m,
+                                            ev + 7, sizeof ev - 7))
       continue;
     if (by_name) snprintf(ev, sizeof ev, "kernel name");
     if (!by_name) memcpy(ev, "CPU op ", 7);

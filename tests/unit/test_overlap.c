@@ -1066,3 +1066,76 @@ Test(overlap_mechanism, wait_is_rank_skew_or_pipeline_bubble) {
   }
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- launch context */
+
+/* Kernels, their launches and runtime calls, and CPU ops around them on two threads, in
+ * a file order that is mostly but not wholly by time: a long op spans everything, some
+ * ops and calls come late in the file, a few correlations repeat or have no launch. */
+static char *launch_trace(size_t n, size_t *len) {
+  size_t cap = n * 1200 + 256, at = 0;
+  char *s = malloc(cap);
+  cr_assert_not_null(s);
+#define PUT(...) at += (size_t)snprintf(s + at, cap - at, __VA_ARGS__)
+  PUT("{\"traceEvents\":[");
+  PUT("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+      "\"ts\":0,\"dur\":%zu}",
+      n * 10 + 50);
+  for (size_t j = 0; j < n; j++) {
+    size_t i = j % 7 == 3 && j + 5 < n ? j + 5 : (j % 7 == 1 && j >= 5 ? j - 5 : j);
+    unsigned tid = 1 + (unsigned)(i % 2);
+    long corr = (long)(i % 97 == 0 ? i / 2 : i) + 1000;
+    const char *op = i % 3 == 0 ? "copy_to_bucket" : (i % 3 == 1 ? "aten::add" : "c10d::send");
+    PUT(",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%zu,"
+        "\"dur\":%zu}",
+        op, tid, i * 10, (size_t)(i % 11 == 0 ? 300 : 6));
+    PUT(",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":1,\"tid\":%u,"
+        "\"ts\":%zu,\"dur\":3}",
+        tid, i * 10 + 1);
+    if (i % 5 != 4)
+      PUT(",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":%u,"
+          "\"ts\":%zu,\"dur\":1,\"args\":{\"correlation\":%ld}}",
+          i % 4 == 0 ? "cudaMemcpyAsync" : "cudaLaunchKernel", tid, i * 10 + 2, corr);
+    PUT(",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":0,\"tid\":7,\"ts\":%zu,"
+        "\"dur\":4,\"args\":{\"correlation\":%ld,\"stream\":7}}",
+        i % 13, i * 10 + 5, corr);
+  }
+  PUT("]}");
+#undef PUT
+  *len = at;
+  return s;
+}
+
+Test(launch_context, index_answers_as_the_scan_does) {
+  te_rules *r = load_rules();
+  size_t len, n = 900;
+  char *json = launch_trace(n, &len);
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("launch.json", json, len, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  ov_launch_index x;
+  cr_assert(ov_launch_index_build(&x, t));
+  const char *names[] = {"comm_buffer_copy_op", "dep_pp_send", "dep_ddp_grad_allreduce"};
+  size_t nk = 0, hits = 0, misses = 0;
+  const tr_event *ks = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  cr_assert_eq(nk, n);
+  for (size_t m = 0; m < sizeof names / sizeof *names; m++) {
+    const te_matcher *mt = te_rules_matcher(r, names[m]);
+    cr_assert_not_null(mt, "%s", names[m]);
+    for (size_t i = 0; i < nk; i++) {
+      char a[128] = "", b[128] = "";
+      bool scan = ov_launch_context(t, &ks[i], mt, a, sizeof a);
+      bool indexed = ov_launch_context_indexed(&x, &ks[i], mt, b, sizeof b);
+      cr_assert_eq(indexed, scan, "%s, kernel %zu", names[m], i);
+      cr_assert_str_eq(b, a, "%s, kernel %zu", names[m], i);
+      hits += scan;
+      misses += !scan;
+    }
+  }
+  cr_assert_gt(hits, n / 4, "the matchers find ops around many launches");
+  cr_assert_gt(misses, n / 4, "and miss around many others");
+  ov_launch_index_free(&x);
+  tr_trace_destroy(t);
+  free(json);
+  te_rules_destroy(r);
+}
