@@ -103,9 +103,12 @@ static void intro_sort(const sorter *s, unsigned char *b, size_t n, unsigned dep
  * costs about n, through a buffer holding the shorter side of each merge after trimming
  * what is already in place; the buffer is capped at a sixteenth of the array, so a bad
  * case costs little memory: longer merges are split until they fit (merge_runs). With
- * more than MAX_RUNS runs, or without memory, it returns false and the caller sorts the
- * array, still a permutation of its input, in full. */
+ * runs averaging fewer than MAX_RUNS_SHARE items (past the first MAX_RUNS), or without
+ * memory, it returns false and the caller sorts the array, still a permutation of its
+ * input, in full. */
 #define MAX_RUNS 64
+/* Past MAX_RUNS runs, the array is still merged while its runs average this many items. */
+#define MAX_RUNS_SHARE 32u
 
 static void copy_at(const sorter *s, unsigned char *dst, const unsigned char *src) {
   memcpy(dst, src, s->size);
@@ -211,26 +214,44 @@ static bool merge_runs(const sorter *s, unsigned char *b, size_t lo, size_t mid,
   return true;
 }
 
-static bool merge_sorted_runs(const sorter *s, unsigned char *b, size_t n) {
-  size_t run[MAX_RUNS + 1], nruns = 0; /* run k is [run[k], run[k + 1]) */
+/* The starts of the ascending runs of b, then n, into run (cap entries): the number of
+ * runs, or 0 when there are more than cap - 1. */
+static size_t find_runs(const sorter *s, unsigned char *b, size_t n, size_t *run, size_t cap) {
+  size_t nruns = 0;
   run[nruns++] = 0;
   for (size_t i = 1; i < n; i++)
     if (cmp_at(s, b, i - 1, i) > 0) {
-      if (nruns == MAX_RUNS) return false;
+      if (nruns + 1 == cap) return 0;
       run[nruns++] = i;
     }
   run[nruns] = n;
+  return nruns;
+}
+
+static bool merge_sorted_runs(const sorter *s, unsigned char *b, size_t n) {
+  size_t stack_runs[MAX_RUNS + 1], *run = stack_runs; /* run k is [run[k], run[k + 1]) */
+  size_t nruns = find_runs(s, b, n, run, MAX_RUNS + 1);
+  if (!nruns && n / MAX_RUNS_SHARE > MAX_RUNS) {
+    /* more runs than the stack holds: worth merging while they average
+     * MAX_RUNS_SHARE items or more (a sweep's start and end points, each kernel stream
+     * in time order, make hundreds of long runs) */
+    run = malloc((n / MAX_RUNS_SHARE + 1) * sizeof *run);
+    if (!run) return false;
+    nruns = find_runs(s, b, n, run, n / MAX_RUNS_SHARE + 1);
+  }
+  bool ok = nruns > 0;
   size_t cap = n / 16 > 1024 ? n / 16 : 1024;
-  for (; nruns > 1; nruns = (nruns + 1) / 2) { /* merge neighbours pairwise */
+  for (; ok && nruns > 1; nruns = (nruns + 1) / 2) { /* merge neighbours pairwise */
     size_t k = 0;
-    for (; k + 1 < nruns; k += 2) {
-      if (!merge_runs(s, b, run[k], run[k + 1], run[k + 2], cap)) return false;
+    for (; ok && k + 1 < nruns; k += 2) {
+      ok = merge_runs(s, b, run[k], run[k + 1], run[k + 2], cap);
       run[k / 2] = run[k];
     }
     if (k < nruns) run[k / 2] = run[k];
     run[(nruns + 1) / 2] = n;
   }
-  return true;
+  if (run != stack_runs) free(run);
+  return ok;
 }
 
 void ut_sort(void *base, size_t n, size_t size, ut_sort_cmp cmp, void *ctx) {

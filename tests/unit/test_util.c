@@ -169,7 +169,8 @@ Test(util_file, whole_capped_and_missing) {
  * reversed, all equal, many short runs, and a block out of place, which the run merge
  * sorts through its right (shape 5) or left (shape 6) buffer, and two or three runs that
  * interleave all along (shapes 7, 8: two threads' ids), which overflow the buffer's cap
- * and are merged in pieces (far fewer comparisons than a full sort's n log n). */
+ * and are merged in pieces (far fewer comparisons than a full sort's n log n); hundreds
+ * of runs of 40 items, still merged (shape 9), and of 20, sorted in full (shape 10). */
 typedef struct sort_item {
   uint32_t key, id;
   unsigned char pad[292];
@@ -208,7 +209,9 @@ static void check_sort(size_t n, size_t size, int shape, uint64_t *seed) {
                  : shape == 5 ? (uint32_t)(i >= n / 2 && i < n / 2 + n / 32 ? i - n / 4 : i)
                  : shape == 6 ? (uint32_t)(i >= n / 4 && i < n / 4 + n / 32 ? i + n / 2 : i)
                  : shape == 7 ? (uint32_t)(i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1)
-                              : (uint32_t)(3 * (i % (n / 3 + 1)) + i / (n / 3 + 1));
+                 : shape == 8 ? (uint32_t)(3 * (i % (n / 3 + 1)) + i / (n / 3 + 1))
+                 : shape == 9 ? (uint32_t)((i % 40) * 1000 + i / 40)  /* runs of 40 */
+                              : (uint32_t)((i % 20) * 1000 + i / 20); /* runs of 20 */
     a[i].key = k;
     a[i].id = (uint32_t)i; /* unique; shuffled below so ties are not already in order */
     a[i].pad[91] = (unsigned char)i;
@@ -235,8 +238,10 @@ static void check_sort(size_t n, size_t size, int shape, uint64_t *seed) {
   }
   cr_expect(memcmp(raw, raw_want, n * size) == 0, "n %zu size %zu shape %d", n, size, shape);
   cr_expect(n < 2 || calls > 0);
-  if (shape >= 7 && n >= 1000) /* merged in pieces: about n per level of splitting */
+  if ((shape == 7 || shape == 8) && n >= 1000) /* merged in pieces: about n per level */
     cr_expect(calls < 8 * n, "n %zu size %zu shape %d: %zu comparisons", n, size, shape, calls);
+  if (shape == 9 && n >= 1000) /* past 64 runs, still merged: n per level of log2(n / 40) */
+    cr_expect(calls < 12 * n, "n %zu size %zu shape %d: %zu comparisons", n, size, shape, calls);
   free(a);
   free(want);
   free(raw);
@@ -249,7 +254,7 @@ Test(util, sort_agrees_with_qsort_on_total_orders) {
   uint64_t seed = 88172645463325252ull;
   for (size_t s = 0; s < 4; s++)
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-      for (int shape = 0; shape < 9; shape++) check_sort(counts[c], sizes[s], shape, &seed);
+      for (int shape = 0; shape < 11; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
 
 Test(util_vec, shrink_trims_to_the_count_and_keeps_the_items) {
