@@ -106,8 +106,21 @@ typedef struct sbuf {
 
 enum { F_ABSENT = 0, F_OK = 1, F_BAD = 2 };
 
-/* Categories whose classify answers the reader remembers (a trace has a handful). */
-#define CAT_SEEN 8u
+/* Texts whose test answers the reader remembers (a trace has a handful of categories
+ * and of runtime-call names), and their longest length. */
+#define MEMO_SLOTS 16u
+#define MEMO_TEXT 64u
+
+/* The answers of one test on short texts, for the last MEMO_SLOTS texts asked. A text
+ * holding a NUL (an escaped \u0000) is never kept: the C-string tests stop there. */
+typedef struct text_memo {
+  struct {
+    char s[MEMO_TEXT];
+    size_t n;
+    unsigned value;
+  } slot[MEMO_SLOTS];
+  unsigned n, next;
+} text_memo;
 
 typedef struct rd {
   tr_source *src;
@@ -135,14 +148,9 @@ typedef struct rd {
     size_t n;
     tr_str id; /* 0 = empty */
   } ic_cat, ic_pid, ic_tid, ic_stream;
-  /* what classify needs from an event's category, for the last few categories (a trace
-   * has a handful; every event asked the same substring tests of its own copy) */
-  struct cat_profile {
-    char s[32];
-    size_t n;
-    uint16_t bits; /* CAT_* */
-  } cat_seen[CAT_SEEN];
-  unsigned n_cat_seen, next_cat_slot;
+  /* what classify needs from an event's category (CAT_* bits), and whether a runtime
+   * call's name says launch: every event asked the same substring tests of its own copy */
+  text_memo cat_memo, launch_memo;
   /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
    * runtime calls interleave in the file, but each kind mostly repeats its own */
   uint32_t last_ctx[N_KINDS];
@@ -1295,23 +1303,41 @@ static unsigned cat_bits(rd *r) {
   return bits;
 }
 
-/* cat_bits of the event's category, remembered for the last few categories. A category
- * holding a NUL (an escaped \u0000) is never remembered: the C-string tests stop there. */
+static bool memo_get(const text_memo *m, const sbuf *b, unsigned *value) {
+  for (unsigned i = 0; i < m->n; i++)
+    if (m->slot[i].n == b->n && memcmp(m->slot[i].s, b->p, b->n) == 0) {
+      *value = m->slot[i].value;
+      return true;
+    }
+  return false;
+}
+
+static void memo_put(text_memo *m, const sbuf *b, unsigned value) {
+  if (b->n >= MEMO_TEXT || memchr(b->p, '\0', b->n)) return;
+  unsigned i = m->next;
+  m->next = (m->next + 1) % MEMO_SLOTS;
+  if (m->n < MEMO_SLOTS) m->n++;
+  memcpy(m->slot[i].s, b->p, b->n);
+  m->slot[i].n = b->n;
+  m->slot[i].value = value;
+}
+
+/* cat_bits of the event's category, remembered. */
 static unsigned cat_profile_of(rd *r) {
-  size_t n = r->cat.n;
-  for (unsigned i = 0; i < r->n_cat_seen; i++)
-    if (r->cat_seen[i].n == n && memcmp(r->cat_seen[i].s, r->cat.p, n) == 0)
-      return r->cat_seen[i].bits;
-  unsigned bits = cat_bits(r);
-  if (n < sizeof r->cat_seen[0].s && !memchr(r->cat.p, '\0', n)) {
-    struct cat_profile *c = &r->cat_seen[r->next_cat_slot];
-    r->next_cat_slot = (r->next_cat_slot + 1) % CAT_SEEN;
-    if (r->n_cat_seen < CAT_SEEN) r->n_cat_seen++;
-    memcpy(c->s, r->cat.p, n);
-    c->n = n;
-    c->bits = (uint16_t)bits;
-  }
+  unsigned bits;
+  if (memo_get(&r->cat_memo, &r->cat, &bits)) return bits;
+  bits = cat_bits(r);
+  memo_put(&r->cat_memo, &r->cat, bits);
   return bits;
+}
+
+/* Whether a runtime call's name holds "launch" in any case, remembered per name. */
+static bool names_a_launch(rd *r) {
+  unsigned yes;
+  if (memo_get(&r->launch_memo, &r->name, &yes)) return yes;
+  yes = contains(lower(r, &r->name), "launch");
+  memo_put(&r->launch_memo, &r->name, yes);
+  return yes;
 }
 
 /* The reference's kernel-table detector (reference-triage.md 2.5). A dur that is present
@@ -1345,8 +1371,7 @@ static int classify(rd *r) {
   if (is_gpu_kernel(r, bits)) return TR_KIND_KERNEL;
   if (bits & CAT_CPU_OP) return TR_KIND_CPU_OP;
   bool cuda_rt = (bits & CAT_CUDA_RT) != 0;
-  if (cuda_rt && r->corr != TR_NO_ID && contains(lower(r, &r->name), "launch"))
-    return TR_KIND_LAUNCH;
+  if (cuda_rt && r->corr != TR_NO_ID && names_a_launch(r)) return TR_KIND_LAUNCH;
   if (bits & CAT_PYTHON) return TR_KIND_PYFRAME;
   if (bits & CAT_USER_ANN) return TR_KIND_USER_ANNOTATION;
   if (bits & CAT_GPU_USER_ANN) return TR_KIND_GPU_ANNOTATION;

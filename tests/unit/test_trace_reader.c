@@ -895,9 +895,10 @@ Test(trace_reader, other_kinds) {
   cr_expect_eq(kind_of(EV("Operator", "aten::mm", "")), -1, "legacy Operator is not cpu_op");
 }
 
-/* The reader remembers what it asked of the last few categories. Events of more
- * categories than it remembers, in one file, in turns, with the same category carrying
- * different names and args, must be classified as each is alone. */
+/* The reader remembers what it asked of the last few categories and runtime-call names
+ * (MEMO_SLOTS each). Events of more categories and names than it remembers, in one file,
+ * in turns, with the same category carrying different names and args, long names and
+ * names holding a NUL, must be classified as each is alone. */
 Test(trace_reader, categories_in_turns_classify_as_alone) {
   static const char *const evs[] = {
       "\"cat\":\"kernel\",\"name\":\"k\"",
@@ -917,6 +918,30 @@ Test(trace_reader, categories_in_turns_classify_as_alone) {
       "\"cat\":\"Operator\",\"name\":\"aten::mm\"",
       "\"cat\":\"ac2g\",\"name\":\"flow\",\"args\":{\"cuda_stream\":3}",
       "\"cat\":\"cpu_op\",\"name\":\"aten::mm\"",
+      "\"cat\":\"kernel_a\",\"name\":\"a\"",
+      "\"cat\":\"odd_b\",\"name\":\"b\",\"args\":{\"stream\":1}",
+      "\"cat\":\"odd_c\",\"name\":\"c\"",
+      "\"cat\":\"gpu_memset\",\"name\":\"Memset\"",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchCooperativeKernel\",\"args\":{\"correlation\":"
+      "4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaMemsetAsync\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaEventQuery\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaMalloc\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaFree\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernelEx\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaPeekAtLastError\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":"
+      "\"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags\","
+      "\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":"
+      "\"cudaVeryLongRuntimeCallNameThatPassesTheMemoTextLengthLaunch"
+      "Kernel\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cuda\\u0000Launch\",\"args\":{\"correlation\":4}",
+      "\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunch\\u0000x\",\"args\":{\"correlation\":4}",
   };
   enum { N = sizeof evs / sizeof evs[0], ROUNDS = 3 };
   size_t want[7] = {0};
