@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sort.h"
 #include "util/vec.h"
 
 /* ------------------------------------------------------------------ canonical names */
@@ -297,7 +298,8 @@ static const ann *windows_nearest(const window_set *ws, double t, double *dist) 
 
 /* ------------------------------------------------------------------ view */
 
-static int cmp_kernel_ptr(const void *a, const void *b) {
+static int cmp_kernel_ptr(const void *a, const void *b, void *unused) {
+  (void)unused;
   const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
   if (x->ts < y->ts) return -1;
   if (x->ts > y->ts) return 1;
@@ -564,7 +566,7 @@ static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules, co
         sk->kernels[sk->n++] = &kev[i];
         sk->total_us += tr_event_dur(out->trace, &kev[i]);
       }
-    qsort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr);
+    ut_sort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr, NULL); /* runs merged */
   }
   free(ord);
   return rc;

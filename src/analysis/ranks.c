@@ -58,7 +58,8 @@ static void summary_free(an_rank_summary *s) {
 
 /* ------------------------------------------------------------------ one rank */
 
-static int cmp_event_ptr(const void *pa, const void *pb) {
+static int cmp_event_ptr(const void *pa, const void *pb, void *unused) {
+  (void)unused;
   const tr_event *a = *(const tr_event *const *)pa, *b = *(const tr_event *const *)pb;
   if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
   return a->index < b->index ? -1 : a->index > b->index;
@@ -73,7 +74,7 @@ static const tr_event **view_kernels(const an_trace_view *v, size_t *n) {
   size_t m = 0;
   for (size_t s = 0; s < v->n_stages; s++)
     for (size_t i = 0; i < v->stages[s].n; i++) k[m++] = v->stages[s].kernels[i];
-  qsort(k, m, sizeof *k, cmp_event_ptr);
+  ut_sort(k, m, sizeof *k, cmp_event_ptr, NULL); /* nearly in order: runs merged */
   *n = m;
   return k;
 }
