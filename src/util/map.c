@@ -82,18 +82,53 @@ void ut_u64map_free(ut_u64map *m) {
 
 /* ---------------------------------------------------------------- string -> index */
 
+/* Key copies live in blocks: one malloc per block instead of one per key (262,145 kernel
+ * names are 262,145 mallocs and frees otherwise, each with its chunk overhead). */
+struct ut_strblock {
+  ut_strblock *next;
+  size_t used, cap;
+  char bytes[];
+};
+
+#define STRBLOCK_FIRST 64u
+#define STRBLOCK_MAX (64u * 1024u)
+
+static char *strmap_copy(ut_strmap *m, const char *key, size_t len) {
+  ut_strblock *b = m->blocks;
+  if (!b || b->cap - b->used < len + 1) {
+    size_t cap = b ? (b->cap < STRBLOCK_MAX ? b->cap * 2 : b->cap) : STRBLOCK_FIRST;
+    if (cap < len + 1) cap = len + 1;
+    ut_strblock *nb = malloc(sizeof *nb + cap);
+    if (!nb) return NULL;
+    nb->next = b;
+    nb->used = 0;
+    nb->cap = cap;
+    m->blocks = b = nb;
+  }
+  char *copy = b->bytes + b->used;
+  b->used += len + 1;
+  memcpy(copy, key, len);
+  copy[len] = '\0';
+  return copy;
+}
+
 static bool key_eq(const char *k, const char *s, size_t len) {
   return strncmp(k, s, len) == 0 && k[len] == '\0';
 }
 
+/* The slot holding key (hash h), or the empty slot where it would go. */
+static uint32_t *strmap_slot(const ut_strmap *m, const char *key, size_t len, uint32_t h) {
+  size_t mask = m->n_slots - 1;
+  for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+    uint32_t v = m->slots[i];
+    if (!v || (m->hashes[v - 1] == h && key_eq(m->keys[v - 1], key, len))) return &m->slots[i];
+  }
+}
+
 long ut_strmap_find(const ut_strmap *m, const char *key, size_t len) {
   if (!m->n_slots) return -1;
-  size_t mask = m->n_slots - 1;
-  for (size_t i = (size_t)ut_hash_bytes(key, len) & mask;; i = (i + 1) & mask) {
-    uint32_t v = m->slots[i];
-    if (!v) return -1;
-    if (key_eq(m->keys[v - 1], key, len)) return (long)(v - 1);
-  }
+  uint32_t v = *strmap_slot(m, key, len, (uint32_t)ut_hash_bytes(key, len));
+  return v ? (long)(v - 1) : -1;
 }
 
 static bool strmap_grow(ut_strmap *m) {
@@ -101,7 +136,7 @@ static bool strmap_grow(ut_strmap *m) {
   uint32_t *slots = calloc(ns, sizeof *slots);
   if (!slots) return false;
   for (size_t k = 0; k < m->n; k++) {
-    size_t i = (size_t)ut_hash_bytes(m->keys[k], strlen(m->keys[k])) & (ns - 1);
+    size_t i = (size_t)m->hashes[k] & (ns - 1);
     while (slots[i]) i = (i + 1) & (ns - 1);
     slots[i] = (uint32_t)(k + 1);
   }
@@ -112,28 +147,38 @@ static bool strmap_grow(ut_strmap *m) {
 }
 
 long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
-  long found = ut_strmap_find(m, key, len);
-  if (found >= 0) return found;
+  uint32_t h = (uint32_t)ut_hash_bytes(key, len);
+  uint32_t *slot = m->n_slots ? strmap_slot(m, key, len, h) : NULL;
+  if (slot && *slot) return (long)(*slot - 1);
   if (m->n >= UINT32_MAX - 1) return -1;
-  if ((m->n + 1) * 2 > m->n_slots && !strmap_grow(m)) return -1;
-  char **keys = ut_grow(m->keys, &m->cap, m->n + 1, sizeof *keys);
+  if ((m->n + 1) * 2 > m->n_slots) {
+    if (!strmap_grow(m)) return -1;
+    slot = strmap_slot(m, key, len, h);
+  }
+  size_t cap = m->cap;
+  char **keys = ut_grow(m->keys, &cap, m->n + 1, sizeof *keys);
   if (!keys) return -1;
   m->keys = keys;
-  char *copy = malloc(len + 1);
+  cap = m->cap;
+  uint32_t *hashes = ut_grow(m->hashes, &cap, m->n + 1, sizeof *hashes);
+  if (!hashes) return -1;
+  m->hashes = hashes;
+  m->cap = cap;
+  char *copy = strmap_copy(m, key, len);
   if (!copy) return -1;
-  memcpy(copy, key, len);
-  copy[len] = '\0';
   m->keys[m->n] = copy;
-  size_t mask = m->n_slots - 1;
-  size_t i = (size_t)ut_hash_bytes(key, len) & mask;
-  while (m->slots[i]) i = (i + 1) & mask;
-  m->slots[i] = (uint32_t)(m->n + 1);
+  m->hashes[m->n] = h;
+  *slot = (uint32_t)(m->n + 1);
   return (long)m->n++;
 }
 
 void ut_strmap_free(ut_strmap *m) {
-  for (size_t i = 0; i < m->n; i++) free(m->keys[i]);
+  for (ut_strblock *b = m->blocks, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
   free(m->keys);
+  free(m->hashes);
   free(m->slots);
   memset(m, 0, sizeof *m);
 }

@@ -8,8 +8,9 @@
  * not adversarial enough to need a keyed hash: a trace is input, but probing stays linear
  * in the worst case.
  *
- * Ownership: each map owns its arrays (and ut_strmap its key copies); *_free releases
- * them and leaves an empty map. A zeroed struct is an empty map.
+ * Ownership: each map owns its arrays (and ut_strmap its key copies, which never move:
+ * keys[i] stays valid until ut_strmap_free); *_free releases them and leaves an empty
+ * map. A zeroed struct is an empty map.
  */
 #ifndef TRIAGE_UTIL_MAP_H
 #define TRIAGE_UTIL_MAP_H
@@ -45,11 +46,15 @@ void ut_u64map_free(ut_u64map *m);
 
 /* ---------------------------------------------------------------- string -> index */
 
+typedef struct ut_strblock ut_strblock; /* the key copies, in blocks (map.c) */
+
 typedef struct ut_strmap {
-  char **keys; /* copies, by index */
+  char **keys;      /* copies, by index */
+  uint32_t *hashes; /* each key's hash, by index: probes compare it first, growth reuses it */
   size_t n, cap;
   uint32_t *slots; /* index + 1; 0 = empty */
   size_t n_slots;
+  ut_strblock *blocks; /* newest first; sizes double, so a small map costs one small block */
 } ut_strmap;
 
 /* Index of key (len bytes); inserts it when absent. -1 only when out of memory. */

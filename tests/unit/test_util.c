@@ -123,6 +123,48 @@ Test(util_map, strmap_indices_in_insertion_order) {
   ut_strmap_free(&m);
 }
 
+/* Key copies share growing blocks: every copy keeps its address and text while the map
+ * grows, keys longer than a block get one of their own, and lookups find each. */
+Test(util_map, strmap_keys_never_move) {
+  enum { N = 20000 };
+  ut_strmap m = {0};
+  static const char *saved[N];
+  char *big = malloc(200001);
+  cr_assert_not_null(big);
+  memset(big, 'q', 200000);
+  big[200000] = '\0';
+  char key[64];
+  for (int i = 0; i < N; i++) {
+    size_t n;
+    if (i == 777 || i == 15000) {
+      n = i == 777 ? 100000 : 200000; /* past the largest block */
+      big[n - 1] = (char)('a' + i % 26);
+      cr_assert_eq(ut_strmap_put(&m, big, n), i);
+      big[n - 1] = 'q';
+    } else {
+      n = (size_t)snprintf(key, sizeof key, "%0*d", 1 + i % 40, i);
+      cr_assert_eq(ut_strmap_put(&m, key, n), i);
+    }
+    saved[i] = m.keys[i];
+  }
+  for (int i = 0; i < N; i++) {
+    cr_assert_eq(m.keys[i], saved[i], "key %d moved", i);
+    size_t n = strlen(m.keys[i]);
+    cr_assert_eq(ut_strmap_find(&m, m.keys[i], n), i);
+    if (i != 777 && i != 15000) {
+      snprintf(key, sizeof key, "%0*d", 1 + i % 40, i);
+      cr_assert_str_eq(m.keys[i], key);
+    }
+  }
+  cr_assert_eq(strlen(m.keys[777]), 100000);
+  cr_assert_eq(m.keys[15000][199999], (char)('a' + 15000 % 26));
+  cr_assert_eq(ut_strmap_find(&m, "nope", 4), -1);
+  ut_strmap_free(&m);
+  cr_assert_eq(m.n, 0);
+  cr_assert_eq(ut_strmap_find(&m, "1", 1), -1, "a freed map is empty");
+  free(big);
+}
+
 Test(util_map, counter_most_common_first_inserted_wins_ties) {
   ut_counter c = {0};
   cr_assert_null(ut_counter_top(&c));
