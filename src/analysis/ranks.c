@@ -15,6 +15,9 @@
 
 /* What a rank's kernel counts as in the split (overlaps go to the lower value first). */
 enum { CLASS_COMPUTE = 0, CLASS_COMM = 1, CLASS_MEMORY = 2, N_CLASSES = 3 };
+_Static_assert(CLASS_COMPUTE == (int)AN_RANK_COMPUTE && CLASS_COMM == (int)AN_RANK_COMM &&
+                   CLASS_MEMORY == (int)AN_RANK_MEMORY,
+               "a kernel's class is stored as an an_rank_class");
 
 typedef struct coll {
   uint32_t name; /* index into names */
@@ -29,14 +32,13 @@ struct an_rank_summary {
   double busy_us, idle_us, class_us[N_CLASSES], collective_us;
   size_t n_steps;  /* stage annotations (one per serving step); 0 = unknown */
   ut_strmap names; /* canonical kernel names */
-  double *name_us; /* parallel to names */
-  uint8_t *name_class;
-  const char **name_category; /* borrowed from the rules */
-  size_t cap_names;
+  /* parallel to names: name (the map's key), category (borrowed from the rules), class and
+   * total time; an_rank_summary_data lends it as is */
+  an_rank_kernel *kern;
+  size_t cap_kern;
   coll *colls; /* in start order */
   size_t n_colls, cap_colls;
   /* an_rank_summary_data's arrays */
-  an_rank_kernel *x_kernels;
   an_rank_collective *x_colls;
   long *x_group;
 };
@@ -46,11 +48,8 @@ static void summary_free(an_rank_summary *s) {
   free(s->path);
   free(s->group);
   ut_strmap_free(&s->names);
-  free(s->name_us);
-  free(s->name_class);
-  free(s->name_category);
+  free(s->kern);
   free(s->colls);
-  free(s->x_kernels);
   free(s->x_colls);
   free(s->x_group);
   free(s);
@@ -95,25 +94,15 @@ static long name_index(an_rank_summary *s, const char *raw, const te_rules *rule
   size_t before = s->names.n;
   long idx = ut_strmap_put(&s->names, buf, len);
   if (idx < 0 || s->names.n == before) return idx;
-  size_t cap = s->cap_names;
-  double *us = ut_grow(s->name_us, &cap, s->names.n, sizeof *us);
-  if (!us) return -1;
-  s->name_us = us;
-  cap = s->cap_names;
-  uint8_t *cl = ut_grow(s->name_class, &cap, s->names.n, sizeof *cl);
-  if (!cl) return -1;
-  s->name_class = cl;
-  cap = s->cap_names;
-  const char **cat = ut_grow(s->name_category, &cap, s->names.n, sizeof *cat);
-  if (!cat) return -1;
-  s->name_category = cat;
-  s->cap_names = cap;
+  an_rank_kernel *kern = ut_grow(s->kern, &s->cap_kern, s->names.n, sizeof *kern);
+  if (!kern) return -1;
+  s->kern = kern;
   if (lock) pthread_mutex_lock(lock);
   const char *category = te_rules_classify(rules, "kernel", s->names.keys[idx], NULL);
   if (lock) pthread_mutex_unlock(lock);
-  s->name_us[idx] = 0;
-  s->name_category[idx] = category ? category : "";
-  s->name_class[idx] = (uint8_t)name_class(rules, s->name_category[idx]);
+  category = category ? category : "";
+  s->kern[idx] =
+      (an_rank_kernel){s->names.keys[idx], category, (an_rank_class)name_class(rules, category), 0};
   return idx;
 }
 
@@ -241,6 +230,12 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
                         size_t n, const te_rules *rules, pthread_mutex_t *lock) {
   an_hex_mask mask = an_hex_mask_from_rules(rules);
   ut_u64map by_id = {0}; /* interned name -> index + 1 */
+  /* one entry per distinct name, so at most one per kernel: reserved at that bound (pages
+   * never written cost no memory) and trimmed after, where doubling would leave each
+   * smaller copy behind as a hole (10 MB at 262,145 names) */
+  s->kern = malloc((n ? n : 1) * sizeof *s->kern);
+  if (!s->kern) return false;
+  s->cap_kern = n ? n : 1;
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++) {
     uint64_t idx1 = 0;
@@ -252,8 +247,8 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
     if (!ok) break;
     uint32_t idx = (uint32_t)(idx1 - 1);
     double dur = tr_event_dur(t, k[i]);
-    s->name_us[idx] += dur;
-    cls[i] = s->name_class[idx];
+    s->kern[idx].total_us += dur;
+    cls[i] = (uint8_t)s->kern[idx].cls;
     if (cls[i] != CLASS_COMM) continue;
     s->collective_us += dur;
     coll *c = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *c);
@@ -262,6 +257,7 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
     s->colls[s->n_colls++] = (coll){idx, dur};
   }
   ut_u64map_free(&by_id);
+  s->kern = ut_shrink(s->kern, &s->cap_kern, s->names.n, sizeof *s->kern);
   return ok;
 }
 
@@ -296,16 +292,11 @@ an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view 
 /* ------------------------------------------------------------------ plain data */
 
 bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out) {
-  free(s->x_kernels);
   free(s->x_colls);
   free(s->x_group);
-  s->x_kernels = malloc((s->names.n ? s->names.n : 1) * sizeof *s->x_kernels);
   s->x_colls = malloc((s->n_colls ? s->n_colls : 1) * sizeof *s->x_colls);
   s->x_group = malloc((s->n_group ? s->n_group : 1) * sizeof *s->x_group);
-  if (!s->x_kernels || !s->x_colls || !s->x_group) return false;
-  for (size_t k = 0; k < s->names.n; k++)
-    s->x_kernels[k] = (an_rank_kernel){s->names.keys[k], s->name_category[k],
-                                       (an_rank_class)s->name_class[k], s->name_us[k]};
+  if (!s->x_colls || !s->x_group) return false;
   for (size_t i = 0; i < s->n_colls; i++)
     s->x_colls[i] = (an_rank_collective){s->colls[i].name, s->colls[i].dur};
   for (size_t i = 0; i < s->n_group; i++) s->x_group[i] = (long)s->group[i];
@@ -319,7 +310,7 @@ bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out) {
                         .collective_us = s->collective_us,
                         .n_steps = s->n_steps,
                         .n_kernels = s->names.n,
-                        .kernels = s->x_kernels,
+                        .kernels = s->kern,
                         .n_collectives = s->n_colls,
                         .collectives = s->x_colls};
   memcpy(out->class_us, s->class_us, sizeof s->class_us);
@@ -336,21 +327,18 @@ an_rank_summary *an_rank_summary_from_data(const an_rank_data *d) {
     s->collective_us = d->collective_us;
     s->n_steps = d->n_steps;
     memcpy(s->class_us, d->class_us, sizeof s->class_us);
-    s->cap_names = d->n_kernels ? d->n_kernels : 1;
-    s->name_us = calloc(s->cap_names, sizeof *s->name_us);
-    s->name_class = calloc(s->cap_names, 1);
-    s->name_category = calloc(s->cap_names, sizeof *s->name_category);
+    s->cap_kern = d->n_kernels ? d->n_kernels : 1;
+    s->kern = calloc(s->cap_kern, sizeof *s->kern);
     s->colls = calloc(d->n_collectives ? d->n_collectives : 1, sizeof *s->colls);
     s->group = calloc(d->n_group ? d->n_group : 1, sizeof *s->group);
-    ok = s->name_us && s->name_class && s->name_category && s->colls && s->group;
+    ok = s->kern && s->colls && s->group;
   }
   for (size_t k = 0; ok && k < d->n_kernels; k++) {
     const an_rank_kernel *x = &d->kernels[k];
     ok = ut_strmap_put(&s->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
     if (!ok) break; /* a repeated name is not a report triage wrote */
-    s->name_us[k] = x->total_us;
-    s->name_class[k] = (uint8_t)x->cls;
-    s->name_category[k] = x->category ? x->category : "";
+    s->kern[k] =
+        (an_rank_kernel){s->names.keys[k], x->category ? x->category : "", x->cls, x->total_us};
   }
   for (size_t i = 0; ok && i < d->n_collectives; i++) {
     ok = d->collectives[i].kernel < d->n_kernels;
@@ -615,9 +603,10 @@ static bool imbalance_of(an_rank_summary **sums, const an_rank_row *rows, size_t
   for (size_t i = 0; i < n; i++) {
     if (rows[i].group != g) continue;
     long idx = ut_strmap_find(&sums[i]->names, name, strlen(name));
-    double us = idx >= 0 ? sums[i]->name_us[idx] : 0;
-    if (idx >= 0 && sums[i]->name_class[idx] == CLASS_COMM) return false; /* waits, not work */
-    if (idx >= 0) out->category = sums[i]->name_category[idx];
+    const an_rank_kernel *kn = idx >= 0 ? &sums[i]->kern[idx] : NULL;
+    double us = kn ? kn->total_us : 0;
+    if (kn && kn->cls == AN_RANK_COMM) return false; /* waits, not work */
+    if (kn) out->category = kn->category;
     if (first || us < out->min_us) out->min_us = us, out->min_rank = rows[i].rank;
     if (first || us > out->max_us) out->max_us = us, out->max_rank = rows[i].rank;
     first = false;
@@ -680,13 +669,13 @@ static bool fill_row(const an_rank_summary *s, an_strtab *st, an_rank_row *row) 
   size_t top = SIZE_MAX;
   double total = 0;
   for (size_t k = 0; k < s->names.n; k++) {
-    total += s->name_us[k];
-    if (top == SIZE_MAX || s->name_us[k] > s->name_us[top]) top = k;
+    total += s->kern[k].total_us;
+    if (top == SIZE_MAX || s->kern[k].total_us > s->kern[top].total_us) top = k;
   }
   if (top != SIZE_MAX) {
     row->top_kernel = an_strtab_cstr(st, s->names.keys[top]);
-    row->top_kernel_us = s->name_us[top];
-    row->top_kernel_share_pct = total > 0 ? s->name_us[top] / total * 100 : 0;
+    row->top_kernel_us = s->kern[top].total_us;
+    row->top_kernel_share_pct = total > 0 ? s->kern[top].total_us / total * 100 : 0;
     if (!row->top_kernel) return false;
   }
   return row->path != NULL;
