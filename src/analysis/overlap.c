@@ -659,6 +659,10 @@ typedef struct ov_stage_ctx {
   size_t n;
   uint32_t *order;  /* kernel positions sorted by (stream, ts, end, index) */
   uint32_t *pos_of; /* position of kernel k in order */
+  /* One-time work: the first compute kernel's start (-1: none), and per canonical name the
+   * time of its kernels that end by then, summed in kernel order (ov_one_time_prepare) */
+  double first_compute;
+  double *before_us;
 } ov_stage_ctx;
 
 /* The trace event of the stage's kernel i (ks[i] is the formal bundle's i-th kernel). */
@@ -747,19 +751,28 @@ static bool ov_is_copy_engine(const ov_stage_ctx *c, const ov_agg *a) {
   return te_string_list_has(&te_rules_settings(c->r)->overlap_copy_engine_event_categories, cat);
 }
 
+/* The stage's first compute start and each name's time before it, in one pass each: asked
+ * per copy-engine name, a pass per name was quadratic (60,000 distinct memcpy names took
+ * 7 s). False when out of memory. */
+static bool ov_one_time_prepare(ov_stage_ctx *c, size_t n_names) {
+  c->first_compute = -1;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->cats->compute >= 0 && c->ks[i].cat == (uint32_t)c->cats->compute &&
+        (c->first_compute < 0 || c->ks[i].ts < c->first_compute))
+      c->first_compute = c->ks[i].ts;
+  if (c->first_compute < 0) return true;
+  c->before_us = calloc(n_names ? n_names : 1, sizeof *c->before_us);
+  if (!c->before_us) return false;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->ks[i].end <= c->first_compute) c->before_us[c->ks[i].name] += c->ks[i].end - c->ks[i].ts;
+  return true;
+}
+
 /* Fraction of the aggregate's time that ends before the stage's first compute kernel
  * starts: one-time work (a weight upload) rather than a per-step cost. */
 static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
-  double first = -1;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->cats->compute >= 0 && c->ks[i].cat == (uint32_t)c->cats->compute &&
-        (first < 0 || c->ks[i].ts < first))
-      first = c->ks[i].ts;
-  if (first < 0 || a->total_us <= 0) return 0;
-  double before = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->ks[i].name == a->name && c->ks[i].end <= first) before += c->ks[i].end - c->ks[i].ts;
-  return before / a->total_us;
+  if (c->first_compute < 0 || a->total_us <= 0) return 0;
+  return c->before_us[a->name] / a->total_us;
 }
 
 /* True when the kernel's tight same-stream neighbour (either side) of the representative
@@ -1182,11 +1195,11 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
                                           an_overlap_stage *st) {
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   ov_side *s = fb->side;
-  ov_stage_ctx c = {r, cats, fb, mb, NULL, fb->n, NULL, NULL};
+  ov_stage_ctx c = {.r = r, .cats = cats, .formal = fb, .map = mb, .n = fb->n, .first_compute = -1};
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
   bool *is_headroom = NULL;
-  if (!ov_stage_kernels(&c)) goto done;
+  if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, s->names.n)) goto done;
   if (!ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw)) goto done;
   st->busy_us = sw.busy_us;
   st->span_us = ov_span(c.ks, c.n);
@@ -1222,6 +1235,7 @@ done:
   free(c.ks);
   free(c.order);
   free(c.pos_of);
+  free(c.before_us);
   return rc;
 }
 

@@ -424,6 +424,22 @@ def gen_cache(g):
             f.write(b"]}")
 
 
+def gen_copy_names(g):
+    # Copy-engine names are asked, each, how much of their time comes before the first
+    # compute kernel: a pass over the stage per name was quadratic (60,000 names: 7 s).
+    n = LIMITS["TE_MATCH_CACHE_MAX"] + 1
+    with open(os.path.join(g, "many-copy-names.json.gz"), "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=1) as f:
+            f.write(b'{"traceEvents":[')
+            for i in range(n):
+                f.write(b'%s{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD copy_%d","pid":0,'
+                        b'"tid":7,"ts":%d,"dur":1,"args":{"correlation":%d,"stream":7}}'
+                        % (b"," if i else b"", i, i * 2, i))
+            f.write(b',{"ph":"X","cat":"kernel","name":"nvjet_tst_64x8_64x16_2x1_v_bz_TNT",'
+                    b'"pid":0,"tid":7,"ts":%d,"dur":5,"args":{"correlation":%d,"stream":7}}]}'
+                    % (n * 2 + 5, n))
+
+
 def gen_json_depth(g):
     lim = LIMITS["TR_MAX_JSON_DEPTH"]
     write(g, "depth-at-limit.json", deep_args(lim - 4))
@@ -530,6 +546,9 @@ add("limit-pcre2-depth", ["--rules", "<G>/pack-depth-limit.yaml", "<G>/depth-lim
 add("limit-match-cache", ["<G>/many-names.json.gz"], 0, report=True, gen=gen_cache,
     limit="TE_MATCH_CACHE_MAX", timeout=60,
     note="262,145 distinct kernel names: the cache stops growing, results stay right")
+add("many-copy-names", ["<G>/many-copy-names.json.gz"], 0, report=True, gen=gen_copy_names,
+    timeout=60, stdout=r"memory 262\.14 \(100\.0%\)",
+    note="262,145 distinct copy-engine names: each name's one-time share in one pass")
 add("limit-json-depth-at", ["<G>/depth-at-limit.json"], 0, report=True, gen=gen_json_depth,
     note="exactly TR_MAX_JSON_DEPTH levels is accepted")
 add("limit-json-depth", ["<G>/depth-over-limit.json"], 1,
