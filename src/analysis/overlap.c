@@ -1200,7 +1200,11 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_cand *cands = NULL;
   bool *is_headroom = NULL;
   if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, s->names.n)) goto done;
-  if (!ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw)) goto done;
+  an_overlap_status sweep_rc = ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw);
+  if (sweep_rc != AN_OVERLAP_OK) {
+    rc = sweep_rc;
+    goto done;
+  }
   st->busy_us = sw.busy_us;
   st->span_us = ov_span(c.ks, c.n);
   st->multi_stream_us = sw.multi_us;

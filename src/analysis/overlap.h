@@ -63,7 +63,8 @@ typedef struct an_overlap_result {
 typedef enum an_overlap_status {
   AN_OVERLAP_OK = 0,
   AN_OVERLAP_ERR_NOMEM = 1,
-  AN_OVERLAP_ERR_ARGS = 2
+  AN_OVERLAP_ERR_ARGS = 2,
+  AN_OVERLAP_ERR_LIMIT = 3 /* more than AN_MAX_ACTIVE_KERNELS kernels run at once */
 } an_overlap_status;
 
 /* Runs reference-triage.md §6.1-§6.6 over the formal traces with scopes from the mapping traces. On

@@ -16,6 +16,7 @@
 
 #include "analysis/id_index.h"
 #include "analysis/model.h"
+#include "analysis/overlap.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 #include "util/map.h"
@@ -75,9 +76,10 @@ typedef struct ov_sweep {
 
 /* Measures busy / overlap time and per-name hidden / exclusive time. kernels must be
  * given in first-seen order (aggregation order follows it); they are not modified.
- * n_names and n_streams bound the dense indices. Returns false when out of memory. */
-bool ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names, size_t n_streams,
-                  const ov_cats *cats, ov_sweep *out);
+ * n_names and n_streams bound the dense indices. AN_OVERLAP_ERR_NOMEM, or
+ * AN_OVERLAP_ERR_LIMIT past AN_MAX_ACTIVE_KERNELS kernels at once (out is then empty). */
+an_overlap_status ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names, size_t n_streams,
+                               const ov_cats *cats, ov_sweep *out);
 void ov_sweep_free(ov_sweep *s);
 
 /* ---------------------------------------------------------------- recoverable time */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
+#include "triage/limits.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -281,11 +282,12 @@ static bool ov_is_compute(const ov_sweep_state *st, uint32_t k) {
 
 /* A kernel starts: it joins its stream's lane (and the lane the active list) and notes
  * the lane's running totals, which its end subtracts. */
-static bool ov_kernel_start(ov_sweep_state *st, uint32_t k) {
+static an_overlap_status ov_kernel_start(ov_sweep_state *st, uint32_t k) {
+  if (st->n_active_kernels >= AN_MAX_ACTIVE_KERNELS) return AN_OVERLAP_ERR_LIMIT;
   const ov_kernel *ks = st->ks;
   ov_lane *l = &st->lanes[ks[k].stream];
   uint32_t *nk = ut_grow(l->k, &l->cap, l->n + 1, sizeof *nk);
-  if (!nk) return false;
+  if (!nk) return AN_OVERLAP_ERR_NOMEM;
   l->k = nk;
   l->k[l->n++] = k;
   if (l->n == 1) {
@@ -298,7 +300,7 @@ static bool ov_kernel_start(ov_sweep_state *st, uint32_t k) {
   st->snap[3 * k] = l->hid;
   st->snap[3 * k + 1] = l->exc;
   st->snap[3 * k + 2] = l->hbc;
-  return true;
+  return AN_OVERLAP_OK;
 }
 
 /* A kernel ends: it leaves its lane and its aggregate receives what the lane's totals
@@ -390,11 +392,11 @@ static bool ov_split_exposed(ov_sweep_state *st) {
   return true;
 }
 
-bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_streams,
-                  const ov_cats *cats, ov_sweep *out) {
+an_overlap_status ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_streams,
+                               const ov_cats *cats, ov_sweep *out) {
   memset(out, 0, sizeof *out);
   ov_sweep_state st = {.ks = ks, .cats = cats, .n = n, .n_names = n_names, .n_streams = n_streams};
-  bool ok = false;
+  an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   if (!ov_state_alloc(&st)) goto done;
   ov_collect_aggs(&st);
   ov_sort_points(&st);
@@ -404,7 +406,11 @@ bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_stream
     if (dt > 0 && st.n_active_kernels > 0 && !ov_account_interval(&st, dt, out)) goto done;
     prev = st.pts[p].t;
     if (st.pts[p].start == 1) {
-      if (!ov_kernel_start(&st, st.pts[p].k)) goto done;
+      an_overlap_status ks_rc = ov_kernel_start(&st, st.pts[p].k);
+      if (ks_rc != AN_OVERLAP_OK) {
+        rc = ks_rc;
+        goto done;
+      }
     } else {
       ov_kernel_end(&st, st.pts[p].k);
     }
@@ -416,9 +422,9 @@ bool ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_stream
   out->aggs = st.aggs;
   out->n_aggs = st.n_aggs;
   st.aggs = NULL;
-  ok = true;
+  rc = AN_OVERLAP_OK;
 done:
   ov_state_free(&st);
-  if (!ok) ov_sweep_free(out);
-  return ok;
+  if (rc != AN_OVERLAP_OK) ov_sweep_free(out);
+  return rc;
 }

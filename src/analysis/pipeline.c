@@ -24,6 +24,7 @@
 #include "analysis/tables.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
+#include "triage/limits.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -634,6 +635,10 @@ static an_status build_overlap(run_state *r) {
   free(ofm);
   free(omp);
   if (os == AN_OVERLAP_OK) return AN_OK;
+  if (os == AN_OVERLAP_ERR_LIMIT)
+    return fail(r, AN_ERR_INPUT, fm->label,
+                "more than %u kernels run at once in one stage (AN_MAX_ACTIVE_KERNELS)",
+                (unsigned)AN_MAX_ACTIVE_KERNELS);
   return fail(r, os == AN_OVERLAP_ERR_NOMEM ? AN_ERR_NOMEM : AN_ERR_ARGS, fm->label,
               "overlap analysis failed (%s)",
               os == AN_OVERLAP_ERR_NOMEM ? "out of memory" : "bad arguments");

@@ -39,7 +39,7 @@ LIMITS = {
     "TR_MAX_SAMPLE_BYTES": 4 * MiB, "TR_MAX_DIR_FILES": 100000, "TR_MAX_DIR_DEPTH": 32,
     "LV_MAX_REPLY_BYTES": 16 * MiB, "LV_MAX_STEP_TIMEOUT_S": 86400,
     "LV_MAX_REQUESTS_PER_STAGE": 100000, "LV_MAX_PROMPT_WORDS": 1000000,
-    "LV_ERROR_SNIPPET_BYTES": 200,
+    "LV_ERROR_SNIPPET_BYTES": 200, "AN_MAX_ACTIVE_KERNELS": 4096,
 }
 # Limits with no just-over case here, and where they are tested instead.
 LIMITS_ELSEWHERE = {
@@ -440,6 +440,17 @@ def gen_copy_names(g):
                     % (n * 2 + 5, n))
 
 
+def gen_active(g):
+    # Kernels on their own streams, all running at once: the overlap sweep's work per
+    # kernel grows with how many run, so past the limit the run stops instead of taking
+    # hours; at the limit it is a report.
+    lim = LIMITS["AN_MAX_ACTIVE_KERNELS"]
+    def all_at_once(n):
+        return trace([kernel("k%d" % (i % 7), i, 2 * n, stream=i, corr=i) for i in range(n)])
+    write(g, "active-at-limit.json", all_at_once(lim))
+    write(g, "active-over-limit.json", all_at_once(lim + 1))
+
+
 def gen_json_depth(g):
     lim = LIMITS["TR_MAX_JSON_DEPTH"]
     write(g, "depth-at-limit.json", deep_args(lim - 4))
@@ -549,6 +560,12 @@ add("limit-match-cache", ["<G>/many-names.json.gz"], 0, report=True, gen=gen_cac
 add("many-copy-names", ["<G>/many-copy-names.json.gz"], 0, report=True, gen=gen_copy_names,
     timeout=60, stdout=r"memory 262\.14 \(100\.0%\)",
     note="262,145 distinct copy-engine names: each name's one-time share in one pass")
+add("limit-active-kernels-at", ["<G>/active-at-limit.json"], 0, report=True, gen=gen_active,
+    note="exactly AN_MAX_ACTIVE_KERNELS kernels at once is a report")
+add("limit-active-kernels", ["<G>/active-over-limit.json"], 1,
+    plain_error(r"<G>/active-over-limit\.json",
+                r"more than 4096 kernels run at once in one stage \(AN_MAX_ACTIVE_KERNELS\)"),
+    gen=gen_active, limit="AN_MAX_ACTIVE_KERNELS", timeout=30)
 add("limit-json-depth-at", ["<G>/depth-at-limit.json"], 0, report=True, gen=gen_json_depth,
     note="exactly TR_MAX_JSON_DEPTH levels is accepted")
 add("limit-json-depth", ["<G>/depth-over-limit.json"], 1,

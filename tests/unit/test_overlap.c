@@ -9,6 +9,7 @@
 #include "analysis/overlap_internal.h"
 #include "analysis/pipeline.h"
 #include "report/overlap_report.h"
+#include "triage/limits.h"
 
 /* The default packs, then (when given) one inline pack loaded after them, as --rules
  * does. */
@@ -104,7 +105,7 @@ Test(overlap_sweep, two_streams_hidden_and_exclusive) {
       {20, 25, 1, 1, (uint32_t)mem, 2},
   };
   ov_sweep sw;
-  cr_assert(ov_sweep_run(ks, 3, 2, 2, &cats, &sw));
+  cr_assert_eq(ov_sweep_run(ks, 3, 2, 2, &cats, &sw), AN_OVERLAP_OK);
   cr_assert_float_eq(sw.busy_us, 15.0, 1e-9);
   cr_assert_float_eq(sw.multi_us, 3.0, 1e-9);
   cr_assert_eq(sw.max_streams, 2);
@@ -141,7 +142,7 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
     ks[i] = (ov_kernel){t, t + 10.0, (uint32_t)(i % 50), s, (uint32_t)other, (uint32_t)i};
   }
   ov_sweep sw;
-  cr_assert(ov_sweep_run(ks, n, 50, 4, &cats, &sw));
+  cr_assert_eq(ov_sweep_run(ks, n, 50, 4, &cats, &sw), AN_OVERLAP_OK);
   cr_assert_eq(sw.max_streams, 4);
   double hid = 0, exc = 0, tot = 0;
   for (size_t i = 0; i < sw.n_aggs; i++) {
@@ -154,11 +155,45 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   free(ks);
 
   ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0}, {5, 15, 1, 0, (uint32_t)other, 1}};
-  cr_assert(ov_sweep_run(same, 2, 2, 1, &cats, &sw));
+  cr_assert_eq(ov_sweep_run(same, 2, 2, 1, &cats, &sw), AN_OVERLAP_OK);
   cr_assert_float_eq(sw.multi_us, 0.0, 1e-9);
   cr_assert_float_eq(sw.aggs[0].hidden_us, 0.0, 1e-9);
   cr_assert_float_eq(sw.aggs[1].exclusive_us, 10.0, 1e-9);
   ov_sweep_free(&sw);
+  ov_cats_free(&cats);
+  te_rules_destroy(r);
+}
+
+/* Past AN_MAX_ACTIVE_KERNELS kernels at once the sweep stops with the limit (its work per
+ * kernel grows with that count) and leaves nothing behind; at the limit it measures, also
+ * when the kernels share one stream. */
+Test(overlap_sweep, kernels_at_once_past_the_limit_stop_the_sweep) {
+  te_rules *r = load_rules();
+  ov_cats cats = {0};
+  cats.compute = -1;
+  long other = ov_cats_put(&cats, r, "other");
+  size_t lim = AN_MAX_ACTIVE_KERNELS;
+  ov_kernel *ks = calloc(lim + 1, sizeof *ks);
+  cr_assert(ks);
+  for (int one_stream = 0; one_stream < 2; one_stream++) {
+    for (size_t i = 0; i <= lim; i++)
+      ks[i] = (ov_kernel){(double)i,         (double)(3 * lim),
+                          (uint32_t)(i % 7), one_stream ? 0u : (uint32_t)i,
+                          (uint32_t)other,   (uint32_t)i};
+    ov_sweep sw;
+    cr_assert_eq(ov_sweep_run(ks, lim, 7, lim + 1, &cats, &sw), AN_OVERLAP_OK);
+    cr_assert_eq(sw.max_streams, one_stream ? 1 : lim);
+    ov_sweep_free(&sw);
+    cr_assert_eq(ov_sweep_run(ks, lim + 1, 7, lim + 1, &cats, &sw), AN_OVERLAP_ERR_LIMIT);
+    cr_assert_null(sw.aggs);
+    cr_assert_eq(sw.n_aggs, 0);
+    /* the same kernels one after another are no problem */
+    for (size_t i = 0; i <= lim; i++) ks[i].end = ks[i].ts + 0.5;
+    cr_assert_eq(ov_sweep_run(ks, lim + 1, 7, lim + 1, &cats, &sw), AN_OVERLAP_OK);
+    cr_assert_eq(sw.max_streams, 1);
+    ov_sweep_free(&sw);
+  }
+  free(ks);
   ov_cats_free(&cats);
   te_rules_destroy(r);
 }
@@ -180,7 +215,7 @@ Test(overlap_sweep, exposed_steady_and_wait_split) {
       {400, 410, 1, 1, (uint32_t)comm, 4},
   };
   ov_sweep sw;
-  cr_assert(ov_sweep_run(ks, 5, 2, 2, &cats, &sw));
+  cr_assert_eq(ov_sweep_run(ks, 5, 2, 2, &cats, &sw), AN_OVERLAP_OK);
   const ov_agg *a = &sw.aggs[1];
   cr_assert_eq(a->count, 4);
   cr_assert_float_eq(a->exposed_us, 85.0, 1e-9);

@@ -64,6 +64,13 @@
  * than this gain nothing on any machine triage runs on and a typo could ask for
  * millions. */
 #define AN_MAX_WORKERS 256u
+/* Kernels of one stage running at once, as the overlap sweep meets them. Its work per
+ * kernel start and end grows with this count (the active streams, each one's kernels and
+ * their partners): 40,000 kernels all running at once took 31 s, and ten times as many
+ * would take hours. A GPU runs a few hundred at most (128 hardware queues on recent
+ * parts); more means broken durations or devices merged into one process, and the run
+ * stops with the limit's name. */
+#define AN_MAX_ACTIVE_KERNELS 4096u
 
 /* ---- display names (src/report/names.c) ---- */
 
