@@ -60,6 +60,19 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   }
 }
 
+/* Whether CPU op o spans call's start on call's thread (cc) and m matches its name, which
+ * then goes to hit. Time first: few ops span the call, so the context is rarely read. */
+static bool ov_op_around(const tr_trace *t, const tr_event *o, const tr_event *call,
+                         const tr_event_ctx *cc, const te_matcher *m, char *hit, size_t cap) {
+  if (o->ts > call->ts || o->ts + tr_event_dur(t, o) < call->ts) return false;
+  const tr_event_ctx *oc = tr_trace_ctx(t, o);
+  if (oc->pid != cc->pid || oc->tid != cc->tid) return false;
+  const char *nm = tr_str_get(t, o->name);
+  if (!te_matcher_match(m, nm, strlen(nm))) return false;
+  if (hit && cap) snprintf(hit, cap, "%s", nm);
+  return true;
+}
+
 bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
                        size_t cap) {
   int64_t corr = tr_event_correlation(t, e);
@@ -76,17 +89,8 @@ bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m
   size_t n = 0;
   const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   const tr_event_ctx *cc = tr_trace_ctx(t, call);
-  for (size_t i = 0; i < n; i++) {
-    const tr_event *o = &ops[i];
-    /* time first: few ops span the call, so the context is rarely read */
-    if (o->ts > call->ts || o->ts + tr_event_dur(t, o) < call->ts) continue;
-    const tr_event_ctx *oc = tr_trace_ctx(t, o);
-    if (oc->pid != cc->pid || oc->tid != cc->tid) continue;
-    const char *nm = tr_str_get(t, o->name);
-    if (!te_matcher_match(m, nm, strlen(nm))) continue;
-    if (hit && cap) snprintf(hit, cap, "%s", nm);
-    return true;
-  }
+  for (size_t i = 0; i < n; i++)
+    if (ov_op_around(t, &ops[i], call, cc, m, hit, cap)) return true;
   return false;
 }
 
@@ -177,16 +181,8 @@ bool ov_launch_context_indexed(const ov_launch_index *x, const tr_event *e, cons
   for (size_t k = 0; k < ov_blocks(n); k++) {
     if (x->op_span[2 * k] > call->ts || x->op_span[2 * k + 1] < call->ts) continue;
     size_t end = (k + 1) * OV_LAUNCH_BLOCK < n ? (k + 1) * OV_LAUNCH_BLOCK : n;
-    for (size_t i = k * OV_LAUNCH_BLOCK; i < end; i++) {
-      const tr_event *o = &ops[i];
-      if (o->ts > call->ts || o->ts + tr_event_dur(t, o) < call->ts) continue;
-      const tr_event_ctx *oc = tr_trace_ctx(t, o);
-      if (oc->pid != cc->pid || oc->tid != cc->tid) continue;
-      const char *nm = tr_str_get(t, o->name);
-      if (!te_matcher_match(m, nm, strlen(nm))) continue;
-      if (hit && cap) snprintf(hit, cap, "%s", nm);
-      return true;
-    }
+    for (size_t i = k * OV_LAUNCH_BLOCK; i < end; i++)
+      if (ov_op_around(t, &ops[i], call, cc, m, hit, cap)) return true;
   }
   return false;
 }

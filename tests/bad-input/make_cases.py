@@ -412,32 +412,33 @@ def gen_depth_limit(g):
     write(g, "depth-limit.json", only_kernel_named(b'"' + b"ab" * n + b'"'))
 
 
-def gen_cache(g):
-    n = LIMITS["TE_MATCH_CACHE_MAX"] + 1
-    with open(os.path.join(g, "many-names.json.gz"), "wb") as raw:
+def write_distinct(path, n, cat, name, tail=b""):
+    """n events of category cat named name % i (1 us long, 2 us apart, stream 7), then
+    tail (events, each after a comma), gzipped: the many-distinct-names cases."""
+    with open(path, "wb") as raw:
         with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=1) as f:
             f.write(b'{"traceEvents":[')
             for i in range(n):
-                f.write(b'%s{"ph":"X","cat":"kernel","name":"distinct_kernel_%d","pid":0,'
+                f.write(b'%s{"ph":"X","cat":"%s","name":"%s","pid":0,'
                         b'"tid":7,"ts":%d,"dur":1,"args":{"correlation":%d,"stream":7}}'
-                        % (b"," if i else b"", i, i * 2, i))
-            f.write(b"]}")
+                        % (b"," if i else b"", cat, name % i, i * 2, i))
+            f.write(tail + b"]}")
+
+
+def gen_cache(g):
+    n = LIMITS["TE_MATCH_CACHE_MAX"] + 1
+    write_distinct(os.path.join(g, "many-names.json.gz"), n, b"kernel", b"distinct_kernel_%d")
 
 
 def gen_copy_names(g):
     # Copy-engine names are asked, each, how much of their time comes before the first
     # compute kernel: a pass over the stage per name was quadratic (60,000 names: 7 s).
     n = LIMITS["TE_MATCH_CACHE_MAX"] + 1
-    with open(os.path.join(g, "many-copy-names.json.gz"), "wb") as raw:
-        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=1) as f:
-            f.write(b'{"traceEvents":[')
-            for i in range(n):
-                f.write(b'%s{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD copy_%d","pid":0,'
-                        b'"tid":7,"ts":%d,"dur":1,"args":{"correlation":%d,"stream":7}}'
-                        % (b"," if i else b"", i, i * 2, i))
-            f.write(b',{"ph":"X","cat":"kernel","name":"nvjet_tst_64x8_64x16_2x1_v_bz_TNT",'
-                    b'"pid":0,"tid":7,"ts":%d,"dur":5,"args":{"correlation":%d,"stream":7}}]}'
-                    % (n * 2 + 5, n))
+    gemm = (b',{"ph":"X","cat":"kernel","name":"nvjet_tst_64x8_64x16_2x1_v_bz_TNT",'
+            b'"pid":0,"tid":7,"ts":%d,"dur":5,"args":{"correlation":%d,"stream":7}}'
+            % (n * 2 + 5, n))
+    write_distinct(os.path.join(g, "many-copy-names.json.gz"), n, b"gpu_memcpy",
+                   b"Memcpy HtoD copy_%d", gemm)
 
 
 def gen_active(g):
