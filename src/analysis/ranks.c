@@ -230,12 +230,13 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
                         size_t n, const te_rules *rules, pthread_mutex_t *lock) {
   an_hex_mask mask = an_hex_mask_from_rules(rules);
   ut_u64map by_id = {0}; /* interned name -> index + 1 */
-  /* one entry per distinct name, so at most one per kernel: reserved at that bound (pages
-   * never written cost no memory) and trimmed after, where doubling would leave each
-   * smaller copy behind as a hole (10 MB at 262,145 names) */
-  s->kern = malloc((n ? n : 1) * sizeof *s->kern);
+  /* one entry per distinct name, so at most one per kernel and per string of the trace:
+   * reserved at that bound (pages never written cost no memory) and trimmed after, where
+   * doubling would leave each smaller copy behind as a hole (10 MB at 262,145 names) */
+  size_t bound = tr_trace_string_count(t) < n ? tr_trace_string_count(t) : n;
+  s->kern = malloc((bound ? bound : 1) * sizeof *s->kern);
   if (!s->kern) return false;
-  s->cap_kern = n ? n : 1;
+  s->cap_kern = bound ? bound : 1;
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++) {
     uint64_t idx1 = 0;
