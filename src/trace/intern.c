@@ -5,16 +5,11 @@
 #include <string.h>
 
 #include "triage/hash.h"
+#include "util/arena.h"
 
 /* Arena blocks grow with use so tiny traces stay tiny and big ones make few mallocs. */
 #define ARENA_MIN_BLOCK (64u * 1024u)
 #define ARENA_MAX_BLOCK (8u * 1024u * 1024u)
-
-typedef struct arena_block {
-  struct arena_block *next;
-  size_t used, cap;
-  /* data follows, 8-byte aligned by the struct's size */
-} arena_block;
 
 typedef struct str_rec {
   const char *s;
@@ -23,9 +18,7 @@ typedef struct str_rec {
 } str_rec;
 
 struct tr_intern {
-  arena_block *blocks;
-  size_t next_block;
-  size_t arena_bytes;
+  ut_arena arena;
   str_rec *recs; /* by id; recs[0] is the empty string */
   size_t n, cap;
   uint32_t *slots; /* ids, 0 = free */
@@ -38,7 +31,7 @@ static uint32_t hash_bytes(const char *s, size_t len) { return (uint32_t)te_hash
 tr_intern *tr_intern_create(void) {
   tr_intern *in = calloc(1, sizeof *in);
   if (!in) return NULL;
-  in->next_block = ARENA_MIN_BLOCK;
+  in->arena = (ut_arena){.next = ARENA_MIN_BLOCK, .max = ARENA_MAX_BLOCK};
   in->cap = 1024;
   in->recs = malloc(in->cap * sizeof *in->recs);
   in->n_slots = 2048;
@@ -56,36 +49,13 @@ tr_intern *tr_intern_create(void) {
 
 void tr_intern_destroy(tr_intern *in) {
   if (!in) return;
-  arena_block *b = in->blocks;
-  while (b) {
-    arena_block *next = b->next;
-    free(b);
-    b = next;
-  }
+  ut_arena_free(&in->arena);
   free(in->recs);
   free(in->slots);
   free(in);
 }
 
-void *tr_intern_alloc(tr_intern *in, size_t n) {
-  n = (n + 7u) & ~(size_t)7u;
-  arena_block *b = in->blocks;
-  if (!b || b->cap - b->used < n) {
-    size_t cap = in->next_block;
-    if (cap < n) cap = n;
-    b = malloc(sizeof(arena_block) + cap);
-    if (!b) return NULL;
-    b->cap = cap;
-    b->used = 0;
-    b->next = in->blocks;
-    in->blocks = b;
-    in->arena_bytes += cap;
-    if (in->next_block < ARENA_MAX_BLOCK) in->next_block *= 2;
-  }
-  void *p = (char *)(b + 1) + b->used;
-  b->used += n;
-  return p;
-}
+void *tr_intern_alloc(tr_intern *in, size_t n) { return ut_arena_alloc(&in->arena, n); }
 
 static int grow_slots(tr_intern *in) {
   size_t ns = in->n_slots * 2;

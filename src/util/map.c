@@ -82,31 +82,10 @@ void ut_u64map_free(ut_u64map *m) {
 
 /* ---------------------------------------------------------------- string -> index */
 
-/* Key copies live in blocks: one malloc per block instead of one per key (262,145 kernel
- * names are 262,145 mallocs and frees otherwise, each with its chunk overhead). */
-struct ut_strblock {
-  ut_strblock *next;
-  size_t used, cap;
-  char bytes[];
-};
-
-#define STRBLOCK_FIRST 64u
-#define STRBLOCK_MAX (64u * 1024u)
-
+/* A key's copy, in the map's arena (one malloc per block, not per key). */
 static char *strmap_copy(ut_strmap *m, const char *key, size_t len) {
-  ut_strblock *b = m->blocks;
-  if (!b || b->cap - b->used < len + 1) {
-    size_t cap = b ? (b->cap < STRBLOCK_MAX ? b->cap * 2 : b->cap) : STRBLOCK_FIRST;
-    if (cap < len + 1) cap = len + 1;
-    ut_strblock *nb = malloc(sizeof *nb + cap);
-    if (!nb) return NULL;
-    nb->next = b;
-    nb->used = 0;
-    nb->cap = cap;
-    m->blocks = b = nb;
-  }
-  char *copy = b->bytes + b->used;
-  b->used += len + 1;
+  char *copy = ut_arena_alloc(&m->arena, len + 1);
+  if (!copy) return NULL;
   memcpy(copy, key, len);
   copy[len] = '\0';
   return copy;
@@ -173,10 +152,7 @@ long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
 }
 
 void ut_strmap_free(ut_strmap *m) {
-  for (ut_strblock *b = m->blocks, *next; b; b = next) {
-    next = b->next;
-    free(b);
-  }
+  ut_arena_free(&m->arena);
   free(m->keys);
   free(m->hashes);
   free(m->slots);

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/arena.h"
+
 /* FNV-1a of n bytes. */
 uint64_t ut_hash_bytes(const void *p, size_t n);
 
@@ -46,15 +48,13 @@ void ut_u64map_free(ut_u64map *m);
 
 /* ---------------------------------------------------------------- string -> index */
 
-typedef struct ut_strblock ut_strblock; /* the key copies, in blocks (map.c) */
-
 typedef struct ut_strmap {
   char **keys;      /* copies, by index */
   uint32_t *hashes; /* each key's hash, by index: probes compare it first, growth reuses it */
   size_t n, cap;
   uint32_t *slots; /* index + 1; 0 = empty */
   size_t n_slots;
-  ut_strblock *blocks; /* newest first; sizes double, so a small map costs one small block */
+  ut_arena arena; /* the key copies; blocks double from 64 bytes, so a small map costs one */
 } ut_strmap;
 
 /* Index of key (len bytes); inserts it when absent. -1 only when out of memory. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/map.h"
@@ -121,6 +122,28 @@ Test(util_map, strmap_indices_in_insertion_order) {
   }
   cr_assert_str_eq(m.keys[2], "k0");
   ut_strmap_free(&m);
+}
+
+/* Arena memory is 8-byte aligned, never moves, and a request larger than the next block
+ * gets one of its own; a zeroed arena works and is empty again after ut_arena_free. */
+Test(util_arena, aligned_stable_and_any_size) {
+  ut_arena a = {0};
+  static unsigned char *p[3000];
+  for (size_t i = 0; i < 3000; i++) {
+    size_t n = i == 1500 ? 200000 : 1 + i % 37;
+    p[i] = ut_arena_alloc(&a, n);
+    cr_assert_not_null(p[i]);
+    cr_assert_eq((uintptr_t)p[i] % 8, 0, "allocation %zu aligned", i);
+    memset(p[i], (int)(i & 0xff), n);
+  }
+  for (size_t i = 0; i < 3000; i++) {
+    size_t n = i == 1500 ? 200000 : 1 + i % 37;
+    for (size_t k = 0; k < n; k += 97) cr_assert_eq(p[i][k], (unsigned char)(i & 0xff));
+  }
+  ut_arena_free(&a);
+  cr_assert_null(a.blocks);
+  cr_assert_not_null(ut_arena_alloc(&a, 10), "usable again");
+  ut_arena_free(&a);
 }
 
 /* Key copies share growing blocks: every copy keeps its address and text while the map
