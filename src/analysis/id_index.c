@@ -39,12 +39,20 @@ void an_id_index_free(an_id_index *x) {
   x->n = 0;
 }
 
-/* First entry in [a, b) with key >= id, given that the entries before a have smaller
- * keys and entry b (when b < n) does not. */
-static size_t lower_in(const an_id_index *x, int64_t id, size_t a, size_t b) {
+/* Whether entry i comes before the place searched: its key is below id, or (through) at
+ * most id. The start of id's range is the first entry not before it, the end the first
+ * entry not before it "through". */
+static bool before(const an_id_index *x, size_t i, int64_t id, bool through) {
+  int64_t k = key_of(x, x->pos[i]);
+  return through ? k <= id : k < id;
+}
+
+/* The first entry in [a, b) not before the place, given that the entries before a are
+ * and entry b (when b < n) is not. */
+static size_t first_not_before(const an_id_index *x, int64_t id, bool through, size_t a, size_t b) {
   while (a < b) {
     size_t mid = a + (b - a) / 2;
-    if (key_of(x, x->pos[mid]) < id)
+    if (before(x, mid, id, through))
       a = mid + 1;
     else
       b = mid;
@@ -52,48 +60,31 @@ static size_t lower_in(const an_id_index *x, int64_t id, size_t a, size_t b) {
   return a;
 }
 
-/* The end of the range starting at lo, by galloping: an id has a few entries (one launch
- * per correlation, a CPU op or two per External id), so this costs a compare or two where
- * a binary search over the index cost log n decodes of scattered events. */
-static size_t range_end(const an_id_index *x, int64_t id, size_t lo) {
-  size_t a = lo, b = lo, step = 1;
-  while (b < x->n && key_of(x, x->pos[b]) <= id) { /* entries before a: key <= id */
+/* The same, at or after a, found by galloping from a (entries before a are before the
+ * place): log d compares for a place d entries on, where a binary search over the index
+ * cost log n decodes of scattered events. */
+static size_t gallop_from(const an_id_index *x, int64_t id, bool through, size_t a) {
+  size_t from = a, b = a, step = 1;
+  while (b < x->n && before(x, b, id, through)) {
     a = b + 1;
-    b = lo + step;
+    b = from + step;
     step *= 2;
   }
-  if (b > x->n) b = x->n;
-  while (a < b) { /* first entry with key > id; entry b, when there is one, has one */
-    size_t mid = a + (b - a) / 2;
-    if (key_of(x, x->pos[mid]) <= id)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
+  return first_not_before(x, id, through, a, b < x->n ? b : x->n);
 }
 
 void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi) {
-  *lo = lower_in(x, id, 0, x->n);
-  *hi = range_end(x, id, *lo);
+  *lo = first_not_before(x, id, false, 0, x->n);
+  *hi = gallop_from(x, id, true, *lo); /* an id has a few entries */
 }
 
-/* Gallops from h towards the range start, forwards or backwards, then binary-searches
- * the last step: log d compares for a range d entries away. */
-static size_t lower_near(const an_id_index *x, int64_t id, size_t h) {
-  if (h < x->n && key_of(x, x->pos[h]) < id) { /* the start lies after h */
-    size_t a = h + 1, b = h + 1, step = 1;
-    while (b < x->n && key_of(x, x->pos[b]) < id) {
-      a = b + 1;
-      b = h + 1 + step;
-      step *= 2;
-    }
-    return lower_in(x, id, a, b < x->n ? b : x->n);
-  }
-  size_t b = h, step = 1; /* entry b, when b < n, has key >= id: the start is at or before b */
+/* The start of id's range, galloping from h forwards or backwards. */
+static size_t start_near(const an_id_index *x, int64_t id, size_t h) {
+  if (h < x->n && before(x, h, id, false)) return gallop_from(x, id, false, h + 1);
+  size_t b = h, step = 1; /* entry b, when b < n, is not before: the start is at or before b */
   while (b > 0) {
     size_t c = b > step ? b - step : 0;
-    if (key_of(x, x->pos[c]) < id) return lower_in(x, id, c + 1, b);
+    if (before(x, c, id, false)) return first_not_before(x, id, false, c + 1, b);
     b = c;
     step *= 2;
   }
@@ -102,8 +93,8 @@ static size_t lower_near(const an_id_index *x, int64_t id, size_t h) {
 
 void an_id_index_range_near(const an_id_index *x, int64_t id, size_t *hint, size_t *lo,
                             size_t *hi) {
-  *lo = lower_near(x, id, *hint < x->n ? *hint : x->n);
-  *hi = range_end(x, id, *lo);
+  *lo = start_near(x, id, *hint < x->n ? *hint : x->n);
+  *hi = gallop_from(x, id, true, *lo);
   *hint = *lo;
 }
 
