@@ -69,9 +69,9 @@ typedef struct ov_side {
   ut_strmap names, streams;
   long *cat; /* overlap category per name id, -1 = not yet classified */
   size_t cat_cap;
-  ov_source *source;       /* built on first use as a mapping trace */
-  ov_launch_index *launch; /* built on the first launch-context question */
-  bool launch_scans;       /* no memory for it: each question scans */
+  ov_source *source;      /* built on first use as a mapping trace */
+  ov_launch_index launch; /* built on the first launch-context question */
+  bool launch_built;
 } ov_side;
 
 static void ov_side_free(ov_side *s) {
@@ -83,25 +83,17 @@ static void ov_side_free(ov_side *s) {
   ut_strmap_free(&s->names);
   ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
-  if (s->launch) ov_launch_index_free(s->launch);
-  free(s->launch);
+  ov_launch_index_free(&s->launch);
   memset(s, 0, sizeof *s);
 }
 
-/* ov_launch_context through the side's indexes, built on its first question; without
- * memory for them every question scans, with the same answer. */
+/* ov_launch_context through the side's index, built on its first question (without
+ * memory for it, every question reads the whole trace, with the same answer). */
 static bool ov_side_launch_context(ov_side *s, const tr_event *e, const te_matcher *m, char *hit,
                                    size_t cap) {
-  if (!s->launch && !s->launch_scans) {
-    s->launch = malloc(sizeof *s->launch);
-    if (!s->launch || !ov_launch_index_build(s->launch, s->t)) {
-      free(s->launch);
-      s->launch = NULL;
-      s->launch_scans = true;
-    }
-  }
-  return s->launch ? ov_launch_context_indexed(s->launch, e, m, hit, cap)
-                   : ov_launch_context(s->t, e, m, hit, cap);
+  if (!s->launch_built) (void)ov_launch_index_build(&s->launch, s->t);
+  s->launch_built = true;
+  return ov_launch_context(&s->launch, e, m, hit, cap);
 }
 
 static bool ov_starts_gpu_or_kernel(const char *cat) {

@@ -73,45 +73,29 @@ static bool ov_op_around(const tr_trace *t, const tr_event *o, const tr_event *c
   return true;
 }
 
-bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
-                       size_t cap) {
-  int64_t corr = tr_event_correlation(t, e);
-  if (corr == TR_NO_ID || !m) return false;
-  static const tr_kind kinds[2] = {TR_KIND_RUNTIME, TR_KIND_LAUNCH};
-  const tr_event *call = NULL;
-  for (int k = 0; k < 2 && !call; k++) {
-    size_t n = 0;
-    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
-    for (size_t i = 0; i < n && !call; i++)
-      if (tr_event_correlation(t, &ev[i]) == corr) call = &ev[i];
-  }
-  if (!call) return false;
-  size_t n = 0;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
-  const tr_event_ctx *cc = tr_trace_ctx(t, call);
-  for (size_t i = 0; i < n; i++)
-    if (ov_op_around(t, &ops[i], call, cc, m, hit, cap)) return true;
-  return false;
-}
-
-/* ---------------------------------------------------------------- indexed */
+/* ---------------------------------------------------------------- launch context */
 
 #define OV_LAUNCH_BLOCK 64u
 
 static size_t ov_blocks(size_t n) { return (n + OV_LAUNCH_BLOCK - 1) / OV_LAUNCH_BLOCK; }
 
+static size_t ov_block_end(size_t k, size_t n) {
+  return (k + 1) * OV_LAUNCH_BLOCK < n ? (k + 1) * OV_LAUNCH_BLOCK : n;
+}
+
 /* Per block of the kind's events in file order: the least and greatest correlation
  * (none: an empty interval, INT64_MAX then INT64_MIN). NULL when out of memory. */
-static int64_t *ov_corr_blocks(const tr_trace *t, tr_kind kind, size_t *n) {
-  const tr_event *ev = tr_trace_events(t, kind, n);
-  size_t nb = ov_blocks(*n);
+static int64_t *ov_corr_blocks(const tr_trace *t, tr_kind kind) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, kind, &n);
+  size_t nb = ov_blocks(n);
   int64_t *b = malloc((nb ? nb : 1) * 2 * sizeof *b);
   if (!b) return NULL;
   for (size_t k = 0; k < nb; k++) {
     b[2 * k] = INT64_MAX;
     b[2 * k + 1] = INT64_MIN;
   }
-  for (size_t i = 0; i < *n; i++) {
+  for (size_t i = 0; i < n; i++) {
     int64_t c = tr_event_correlation(t, &ev[i]);
     if (c == TR_NO_ID) continue;
     int64_t *lo = &b[2 * (i / OV_LAUNCH_BLOCK)], *hi = lo + 1;
@@ -122,18 +106,17 @@ static int64_t *ov_corr_blocks(const tr_trace *t, tr_kind kind, size_t *n) {
 }
 
 bool ov_launch_index_build(ov_launch_index *x, const tr_trace *t) {
-  memset(x, 0, sizeof *x);
-  x->t = t;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &x->n_ops);
-  x->runtime_corr = ov_corr_blocks(t, TR_KIND_RUNTIME, &x->n_runtime);
-  x->launch_corr = ov_corr_blocks(t, TR_KIND_LAUNCH, &x->n_launch);
-  size_t nb = ov_blocks(x->n_ops);
-  x->op_span = malloc((nb ? nb : 1) * 2 * sizeof *x->op_span);
+  *x = (ov_launch_index){.t = t};
+  size_t n = 0;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  x->runtime_corr = ov_corr_blocks(t, TR_KIND_RUNTIME);
+  x->launch_corr = ov_corr_blocks(t, TR_KIND_LAUNCH);
+  x->op_span = malloc((ov_blocks(n) ? ov_blocks(n) : 1) * 2 * sizeof *x->op_span);
   if (!x->runtime_corr || !x->launch_corr || !x->op_span) {
     ov_launch_index_free(x);
     return false;
   }
-  for (size_t i = 0; i < x->n_ops; i++) {
+  for (size_t i = 0; i < n; i++) {
     double *span = &x->op_span[2 * (i / OV_LAUNCH_BLOCK)];
     double end = ops[i].ts + tr_event_dur(t, &ops[i]); /* the sum the question compares */
     if (i % OV_LAUNCH_BLOCK == 0 || ops[i].ts < span[0]) span[0] = ops[i].ts;
@@ -142,33 +125,33 @@ bool ov_launch_index_build(ov_launch_index *x, const tr_trace *t) {
   return true;
 }
 
+/* Leaves the index without summaries, still bound to its trace. */
 void ov_launch_index_free(ov_launch_index *x) {
   free(x->runtime_corr);
   free(x->launch_corr);
   free(x->op_span);
-  memset(x, 0, sizeof *x);
+  *x = (ov_launch_index){.t = x->t};
 }
 
-/* The first event of the kind in file order with correlation corr, or NULL: the blocks
- * whose interval holds corr are the only ones read. */
+/* The first event of the kind in file order with correlation corr, or NULL, reading only
+ * the blocks whose interval holds corr (every block without summaries). */
 static const tr_event *ov_first_with(const tr_trace *t, tr_kind kind, const int64_t *blocks,
                                      int64_t corr) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, kind, &n);
   for (size_t k = 0; k < ov_blocks(n); k++) {
-    if (corr < blocks[2 * k] || corr > blocks[2 * k + 1]) continue;
-    size_t end = (k + 1) * OV_LAUNCH_BLOCK < n ? (k + 1) * OV_LAUNCH_BLOCK : n;
-    for (size_t i = k * OV_LAUNCH_BLOCK; i < end; i++)
+    if (blocks && (corr < blocks[2 * k] || corr > blocks[2 * k + 1])) continue;
+    for (size_t i = k * OV_LAUNCH_BLOCK; i < ov_block_end(k, n); i++)
       if (tr_event_correlation(t, &ev[i]) == corr) return &ev[i];
   }
   return NULL;
 }
 
-/* The same question as ov_launch_context, asked in the same order (runtime calls, then
- * launches, then CPU ops in file order), reading only the blocks that can answer it:
- * events are mostly in time and id order, so a few blocks hold the candidates. */
-bool ov_launch_context_indexed(const ov_launch_index *x, const tr_event *e, const te_matcher *m,
-                               char *hit, size_t cap) {
+/* The host call first (runtime calls, then launches), then the CPU ops, each in file
+ * order, reading only the blocks that can answer: events are mostly in time and id
+ * order, so a few blocks hold the candidates. */
+bool ov_launch_context(const ov_launch_index *x, const tr_event *e, const te_matcher *m, char *hit,
+                       size_t cap) {
   const tr_trace *t = x->t;
   int64_t corr = tr_event_correlation(t, e);
   if (corr == TR_NO_ID || !m) return false;
@@ -179,9 +162,9 @@ bool ov_launch_context_indexed(const ov_launch_index *x, const tr_event *e, cons
   const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   const tr_event_ctx *cc = tr_trace_ctx(t, call);
   for (size_t k = 0; k < ov_blocks(n); k++) {
-    if (x->op_span[2 * k] > call->ts || x->op_span[2 * k + 1] < call->ts) continue;
-    size_t end = (k + 1) * OV_LAUNCH_BLOCK < n ? (k + 1) * OV_LAUNCH_BLOCK : n;
-    for (size_t i = k * OV_LAUNCH_BLOCK; i < end; i++)
+    const double *span = x->op_span ? &x->op_span[2 * k] : NULL;
+    if (span && (span[0] > call->ts || span[1] < call->ts)) continue;
+    for (size_t i = k * OV_LAUNCH_BLOCK; i < ov_block_end(k, n); i++)
       if (ov_op_around(t, &ops[i], call, cc, m, hit, cap)) return true;
   }
   return false;

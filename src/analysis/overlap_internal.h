@@ -98,32 +98,30 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
 
 /* ---------------------------------------------------------------- launch context */
 
-/* True when a CPU op enclosing the host call that launched kernel event e (its runtime or
- * launch event by correlation, same thread) matches m; the first such op's name goes to
- * hit (cap bytes) when hit is not NULL. The launch's context is what the kernel's own
- * External id misses when a C++ hook launched it (the DDP reducer, an autograd hook). */
-bool ov_launch_context(const tr_trace *t, const tr_event *e, const te_matcher *m, char *hit,
-                       size_t cap);
-
-/* What lets ov_launch_context skip most of the trace: per block of runtime calls,
+/* What lets a launch-context question skip most of the trace: per block of runtime calls,
  * launches and CPU ops in file order, the interval of correlations, or of times from the
  * earliest start to the latest end. Built on a side's first question (a few per overlap
  * row, each a pass over every CPU op and host call otherwise: 2 % of a 468 MB
- * cpu_op-heavy run); a question then reads the few blocks that can hold its answer, in
- * the order the scan would, so the answer is the scan's. */
+ * cpu_op-heavy run). Without the summaries (out of memory, or {.t = t}) every block is
+ * read: the plain scan, with the same answers. */
 typedef struct ov_launch_index {
   const tr_trace *t;
-  size_t n_runtime, n_launch, n_ops;
   int64_t *runtime_corr, *launch_corr; /* per block: least, greatest correlation */
   double *op_span;                     /* per block: earliest start, latest end */
 } ov_launch_index;
 
-/* false: out of memory (x is then empty; ov_launch_index_free is still safe). */
+/* The summaries of t's events; false when out of memory (x then has none, and still
+ * answers, by reading every block). */
 bool ov_launch_index_build(ov_launch_index *x, const tr_trace *t);
 void ov_launch_index_free(ov_launch_index *x);
-/* ov_launch_context's answer, from the indexes. */
-bool ov_launch_context_indexed(const ov_launch_index *x, const tr_event *e, const te_matcher *m,
-                               char *hit, size_t cap);
+
+/* True when a CPU op enclosing the host call that launched kernel event e (its runtime or
+ * launch event by correlation, same thread) matches m; the first such op in file order
+ * puts its name in hit (cap bytes) when hit is not NULL. The launch's context is what the
+ * kernel's own External id misses when a C++ hook launched it (the DDP reducer, an
+ * autograd hook). */
+bool ov_launch_context(const ov_launch_index *x, const tr_event *e, const te_matcher *m, char *hit,
+                       size_t cap);
 
 /* ---------------------------------------------------------------- source map */
 
