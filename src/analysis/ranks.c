@@ -13,11 +13,9 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
-/* What a rank's kernel counts as in the split (overlaps go to the lower value first). */
-enum { CLASS_COMPUTE = 0, CLASS_COMM = 1, CLASS_MEMORY = 2, N_CLASSES = 3 };
-_Static_assert(CLASS_COMPUTE == (int)AN_RANK_COMPUTE && CLASS_COMM == (int)AN_RANK_COMM &&
-                   CLASS_MEMORY == (int)AN_RANK_MEMORY,
-               "a kernel's class is stored as an an_rank_class");
+/* What a rank's kernel counts as in the split (an_rank_class; overlaps go to the lower
+ * value first). */
+enum { N_CLASSES = AN_RANK_MEMORY + 1 };
 
 typedef struct coll {
   uint32_t name; /* index into names */
@@ -78,11 +76,11 @@ static const tr_event **view_kernels(const an_trace_view *v, size_t *n) {
   return k;
 }
 
-static int name_class(const te_rules *rules, const char *category) {
+static an_rank_class name_class(const te_rules *rules, const char *category) {
   const te_settings *set = te_rules_settings(rules);
-  if (te_string_list_has(&set->ranks_communication_categories, category)) return CLASS_COMM;
-  if (te_string_list_has(&set->ranks_memory_categories, category)) return CLASS_MEMORY;
-  return CLASS_COMPUTE;
+  if (te_string_list_has(&set->ranks_communication_categories, category)) return AN_RANK_COMM;
+  if (te_string_list_has(&set->ranks_memory_categories, category)) return AN_RANK_MEMORY;
+  return AN_RANK_COMPUTE;
 }
 
 /* Index of the kernel's canonical name, classifying a new one (under lock). -1: no memory. */
@@ -101,8 +99,7 @@ static long name_index(an_rank_summary *s, const char *raw, const te_rules *rule
   const char *category = te_rules_classify(rules, "kernel", s->names.keys[idx], NULL);
   if (lock) pthread_mutex_unlock(lock);
   category = category ? category : "";
-  s->kern[idx] =
-      (an_rank_kernel){s->names.keys[idx], category, (an_rank_class)name_class(rules, category), 0};
+  s->kern[idx] = (an_rank_kernel){s->names.keys[idx], category, name_class(rules, category), 0};
   return idx;
 }
 
@@ -250,7 +247,7 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
     double dur = tr_event_dur(t, k[i]);
     s->kern[idx].total_us += dur;
     cls[i] = (uint8_t)s->kern[idx].cls;
-    if (cls[i] != CLASS_COMM) continue;
+    if (cls[i] != AN_RANK_COMM) continue;
     s->collective_us += dur;
     coll *c = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *c);
     if (!(ok = c != NULL)) break;
@@ -663,9 +660,9 @@ static bool imbalance(owned *o, an_rank_summary **sums, const an_rank_row *rows,
 static bool fill_row(const an_rank_summary *s, an_strtab *st, an_rank_row *row) {
   *row = (an_rank_row){.rank = s->in.rank, .busy_us = s->busy_us, .idle_us = s->idle_us};
   row->path = an_strtab_cstr(st, s->path);
-  row->compute_us = s->class_us[CLASS_COMPUTE];
-  row->communication_us = row->exposed_comm_us = s->class_us[CLASS_COMM];
-  row->memory_us = s->class_us[CLASS_MEMORY];
+  row->compute_us = s->class_us[AN_RANK_COMPUTE];
+  row->communication_us = row->exposed_comm_us = s->class_us[AN_RANK_COMM];
+  row->memory_us = s->class_us[AN_RANK_MEMORY];
   row->collective_us = s->collective_us;
   size_t top = SIZE_MAX;
   double total = 0;
