@@ -103,9 +103,9 @@ static void intro_sort(const sorter *s, unsigned char *b, size_t n, unsigned dep
  * costs about n, through a buffer holding the shorter side of each merge after trimming
  * what is already in place; the buffer is capped at a sixteenth of the array, so a bad
  * case costs little memory: longer merges are split until they fit (merge_runs). With
- * runs averaging fewer than MAX_RUNS_SHARE items (past the first MAX_RUNS), or without
- * memory, it returns false and the caller sorts the array, still a permutation of its
- * input, in full. */
+ * more than MAX_RUNS runs averaging fewer than MAX_RUNS_SHARE items (or without memory
+ * for the list of a longer run count, or for a merge), it returns false and the caller
+ * sorts the array, still a permutation of its input, in full. */
 #define MAX_RUNS 64
 /* Past MAX_RUNS runs, the array is still merged while its runs average this many items. */
 #define MAX_RUNS_SHARE 32u
@@ -229,22 +229,22 @@ static size_t find_runs(const sorter *s, unsigned char *b, size_t n, size_t *run
 }
 
 static bool merge_sorted_runs(const sorter *s, unsigned char *b, size_t n) {
+  /* room for MAX_RUNS runs, or for as many as can average MAX_RUNS_SHARE items (a
+   * sweep's start and end points, each kernel stream in time order, make hundreds of long
+   * runs); the list is only written as far as the runs go */
   size_t stack_runs[MAX_RUNS + 1], *run = stack_runs; /* run k is [run[k], run[k + 1]) */
-  size_t nruns = find_runs(s, b, n, run, MAX_RUNS + 1);
-  if (!nruns && n / MAX_RUNS_SHARE > MAX_RUNS) {
-    /* more runs than the stack holds: worth merging while they average
-     * MAX_RUNS_SHARE items or more (a sweep's start and end points, each kernel stream
-     * in time order, make hundreds of long runs) */
-    run = malloc((n / MAX_RUNS_SHARE + 1) * sizeof *run);
-    if (!run) return false;
-    nruns = find_runs(s, b, n, run, n / MAX_RUNS_SHARE + 1);
+  size_t cap = MAX_RUNS + 1;
+  if (n / MAX_RUNS_SHARE > MAX_RUNS) {
+    size_t *heap = malloc((n / MAX_RUNS_SHARE + 1) * sizeof *heap);
+    if (heap) run = heap, cap = n / MAX_RUNS_SHARE + 1;
   }
+  size_t nruns = find_runs(s, b, n, run, cap);
   bool ok = nruns > 0;
-  size_t cap = n / 16 > 1024 ? n / 16 : 1024;
+  size_t buf_cap = n / 16 > 1024 ? n / 16 : 1024;
   for (; ok && nruns > 1; nruns = (nruns + 1) / 2) { /* merge neighbours pairwise */
     size_t k = 0;
     for (; ok && k + 1 < nruns; k += 2) {
-      ok = merge_runs(s, b, run[k], run[k + 1], run[k + 2], cap);
+      ok = merge_runs(s, b, run[k], run[k + 1], run[k + 2], buf_cap);
       run[k / 2] = run[k];
     }
     if (k < nruns) run[k / 2] = run[k];
