@@ -967,12 +967,12 @@ static int remember(te_subject *subj, const te_classifier *c, int decided) {
 
 /* A derived rule's condition: the name's category or kind under the base classifier is
  * one of the rule's labels. */
-static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *subj,
-                      unsigned depth) {
+static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *subj, unsigned depth,
+                      bool cached) {
   const te_classifier *base = te_rules_classifier_any(r, cr->from_classifier);
   /* finalize refuses derivation cycles; the bound only guards against misuse */
   if (!base || depth > 8) return false;
-  int at = decide(r, base, subj, depth + 1, true);
+  int at = decide(r, base, subj, depth + 1, cached);
   const char *cat = at < 0 ? base->default_category : base->rules[at].category;
   const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
   for (size_t i = 0; i < cr->n_from_categories; i++)
@@ -981,9 +981,10 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *su
 }
 
 /* Index of the deciding rule of c for the subject's name, -1 for the default; cached per
- * classifier unless the caller keeps its own answers (`cached` false: base classifiers
- * are still cached). Every rule, and every base classifier a derived rule asks, tests the
- * same subject, so the name's token form and token-index hits are computed once. */
+ * classifier unless the caller keeps its own answers (`cached` false: nor are the base
+ * classifiers' decisions, which such a caller asks once per name too). Every rule, and every base
+ * classifier a derived rule asks, tests the same subject, so the name's token form and token-index
+ * hits are computed once. */
 static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth,
                   bool cached) {
   for (size_t k = 0; k < TE_SUBJECT_DECISIONS && subj->decided_by[k]; k++)
@@ -997,7 +998,7 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
     const te_class_rule *cr = &c->rules[i];
     if (!cr->match && !cr->from_classifier) continue;
     if (cr->match && !te_matcher_match_subject(cr->match, subj)) continue;
-    if (cr->from_classifier && !from_hits(r, cr, subj, depth)) continue;
+    if (cr->from_classifier && !from_hits(r, cr, subj, depth, cached)) continue;
     if (cr->unless && te_matcher_match_subject(cr->unless, subj)) continue;
     decided = (int)i;
   }

@@ -16,6 +16,7 @@
 #include "analysis/attrib.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/strtab.h"
+#include "trace/intern.h"
 #include "triage/ascii.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -45,7 +46,7 @@ static void counter_free(ut_counter *c) {
 }
 
 typedef struct entry_b {
-  const char *name;
+  uint32_t name; /* id in the map's name table */
   site_b *sites;
   size_t n_sites, cap_sites;
 } entry_b;
@@ -54,8 +55,10 @@ typedef struct payload {
   const char *stage; /* NULL = global */
   entry_b *eb;       /* builders; freed by payload_finalize */
   size_t n, cap;
-  ut_u64map index;        /* name pointer -> index, while building (by_text after) */
-  ut_u64map by_text;      /* hash of the name's text -> index of the first entry with it */
+  /* by name id: the index + 1 of the name's entry, 0 = none (names are unique per
+   * payload, so this is the exact lookup, by id while building and by text after) */
+  uint32_t *entry_of;
+  size_t cap_entry_of;
   an_kmap_entry *entries; /* finalised */
   an_site *site_block;    /* every entry's sites, entries[i].sites pointing in */
   /* relaxed-lookup helpers, parallel to entries: lower-cased and compact names, built
@@ -67,7 +70,15 @@ typedef struct payload {
 
 struct an_kernel_map {
   const te_rules *rules;
-  an_strtab *st;
+  an_strtab *st; /* locations, stacks, CPU ops, stage ids */
+  /* The canonical kernel names: dense ids in first-seen order (tr_intern's, 0 = ""), each
+   * classified once for all payloads and for the kernel table and rank summary of the
+   * same views (they classified every name again, and the classifier's cache held a copy
+   * of each): by id, 0 = not yet, 1 = the default category, k + 2 = rule k of `kernel` */
+  tr_intern *names;
+  const te_classifier *kernel;
+  uint32_t *decided;
+  size_t cap_decided;
   payload *stages;
   size_t n_stages, cap_stages;
   payload global;
@@ -76,12 +87,12 @@ struct an_kernel_map {
    * distinct kernel names the copy was a third of the peak memory). */
   bool global_is_stage;
   an_kmap_payload *views; /* parallel to stages, for an_kernel_map_view */
-  /* Per trace view built from, the canonical name of each of its strings (by tr_str;
-   * NULL = not a kernel name seen): the kernel table of the same views reads them here
-   * instead of canonicalising and interning every name a second time. */
+  /* Per trace view built from, the canonical name of each of its strings (by tr_str:
+   * its id + 1; 0 = not a kernel name seen): the kernel table of the same views reads them
+   * here instead of canonicalising and interning every name a second time. */
   struct canon_view {
     const tr_trace *trace; /* so that a query from another trace misses */
-    const char **names;    /* by tr_str, n of them */
+    uint32_t *ids;         /* by tr_str, n of them */
     size_t n;
   } * canon;
   size_t n_canon;
@@ -95,20 +106,26 @@ static const payload *global_payload(const an_kernel_map *m) {
   return m->global_is_stage && m->n_stages == 1 ? &m->stages[0] : &m->global;
 }
 
-static entry_b *payload_entry(payload *p, const char *name) {
-  uint64_t idx;
-  if (ut_u64map_get(&p->index, (uint64_t)(uintptr_t)name, &idx)) return &p->eb[idx];
+static entry_b *payload_entry(payload *p, uint32_t name) {
+  if (name < p->cap_entry_of && p->entry_of[name]) return &p->eb[p->entry_of[name] - 1];
+  if (name >= p->cap_entry_of) {
+    size_t old = p->cap_entry_of;
+    uint32_t *q = ut_grow(p->entry_of, &p->cap_entry_of, (size_t)name + 1, sizeof *q);
+    if (!q) return NULL;
+    memset(q + old, 0, (p->cap_entry_of - old) * sizeof *q);
+    p->entry_of = q;
+  }
   entry_b *q = ut_grow(p->eb, &p->cap, p->n + 1, sizeof *q);
   if (!q) return NULL;
   p->eb = q;
   entry_b *e = &p->eb[p->n];
   memset(e, 0, sizeof *e);
   e->name = name;
-  if (!ut_u64map_put(&p->index, (uint64_t)(uintptr_t)name, p->n++)) return NULL;
+  p->entry_of[name] = (uint32_t)++p->n;
   return e;
 }
 
-static bool payload_add(payload *p, const char *name, const an_site_ctx *ctx, double dur) {
+static bool payload_add(payload *p, uint32_t name, const an_site_ctx *ctx, double dur) {
   entry_b *e = payload_entry(p, name);
   if (!e) return false;
   site_b *s = NULL;
@@ -285,13 +302,13 @@ static char *compact_dup(const char *s) {
   return o;
 }
 
-/* Entry i of p from its builder: category, sites in table order (written to sites, using
- * ss as the sort buffer), totals, and its place in by_text. */
+/* Entry i of p from its builder: name, category, sites in table order (written to sites,
+ * using ss as the sort buffer) and totals. */
 static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss, an_site *sites) {
   entry_b *e = &p->eb[i];
   an_kmap_entry *o = &p->entries[i];
-  o->name = e->name;
-  o->category = te_rules_classify(m->rules, "kernel", e->name, NULL);
+  o->name = tr_intern_get(m->names, e->name);
+  o->category = an_kernel_map_name_category(m, e->name, NULL);
   double total = 0;
   for (size_t k = 0; k < e->n_sites; k++) total += e->sites[k].total_us;
   for (size_t k = 0; k < e->n_sites; k++) {
@@ -318,8 +335,7 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
   o->sites = sites;
   o->n_sites = e->n_sites;
   o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
-  uint64_t h = ut_hash_bytes(e->name, strlen(e->name)), first;
-  return ut_u64map_get(&p->by_text, h, &first) || ut_u64map_put(&p->by_text, h, i);
+  return true;
 }
 
 /* The builders' counters and site lists, once the entries hold what they found. */
@@ -350,11 +366,7 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
   for (size_t i = 0, at = 0; ok && i < p->n; at += p->eb[i++].n_sites)
     ok = finalize_entry(m, p, i, ss, p->site_block + at);
   free(ss);
-  if (ok) {
-    free_builders(p);
-    /* lookups go by text from here on: one map of the names kept, not two */
-    ut_u64map_free(&p->index);
-  }
+  if (ok) free_builders(p);
   return ok;
 }
 
@@ -365,8 +377,7 @@ static void payload_free(payload *p) {
   free(p->lower);
   free(p->compact);
   free(p->forms);
-  ut_u64map_free(&p->index);
-  ut_u64map_free(&p->by_text);
+  free(p->entry_of);
 }
 
 void an_kernel_map_destroy(an_kernel_map *m) {
@@ -375,8 +386,10 @@ void an_kernel_map_destroy(an_kernel_map *m) {
   free(m->stages);
   free(m->views);
   payload_free(&m->global);
-  for (size_t v = 0; m->canon && v < m->n_canon; v++) free(m->canon[v].names);
+  for (size_t v = 0; m->canon && v < m->n_canon; v++) free(m->canon[v].ids);
   free(m->canon);
+  free(m->decided);
+  tr_intern_destroy(m->names);
   an_strtab_destroy(m->st);
   if (m->lock_ready) pthread_mutex_destroy(&m->forms_lock);
   free(m);
@@ -384,8 +397,26 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 
 /* ------------------------------------------------------------------ build */
 
-/* Canonical name of a trace string, interned in st (NULL when out of memory). */
-static const char *canonical_of(an_strtab *st, const tr_trace *t, tr_str name, an_hex_mask mask) {
+/* The class of name id, decided on its first sight (false when out of memory). */
+static bool classify_name(an_kernel_map *m, uint32_t id) {
+  if (id >= m->cap_decided) {
+    size_t old = m->cap_decided;
+    uint32_t *d = ut_grow(m->decided, &m->cap_decided, (size_t)id + 1, sizeof *d);
+    if (!d) return false;
+    memset(d + old, 0, (m->cap_decided - old) * sizeof *d);
+    m->decided = d;
+  }
+  if (m->decided[id]) return true;
+  /* the answer is kept here, so the classifier's cache would be a second copy */
+  const te_class_rule *rule = NULL;
+  te_rules_classify_once(m->rules, "kernel", tr_intern_get(m->names, id), &rule);
+  m->decided[id] = rule ? (uint32_t)(rule - m->kernel->rules) + 2 : 1;
+  return true;
+}
+
+/* Name id of the canonical form of a trace string, classified (UINT32_MAX when out of
+ * memory). */
+static uint32_t canonical_of(an_kernel_map *m, const tr_trace *t, tr_str name, an_hex_mask mask) {
   const char *raw = tr_str_get(t, name);
   size_t len = strlen(raw);
   char small[512];
@@ -393,28 +424,52 @@ static const char *canonical_of(an_strtab *st, const tr_trace *t, tr_str name, a
   size_t need = an_canonical_name(raw, len, mask, small, sizeof small);
   if (need >= sizeof small) {
     buf = malloc(need + 1);
-    if (!buf) return NULL;
+    if (!buf) return UINT32_MAX;
     an_canonical_name(raw, len, mask, buf, need + 1);
   }
-  const char *c = an_strtab_intern(st, buf, need);
+  uint32_t id = tr_intern_put(m->names, buf, need);
   if (buf != small) free(buf);
-  return c;
+  return id != UINT32_MAX && classify_name(m, id) ? id : UINT32_MAX;
 }
 
-/* The canonical name of a string of view v, computed once per string. */
-static const char *canonical_cached(an_kernel_map *m, size_t v, tr_str name, an_hex_mask mask) {
+/* The canonical name id of a string of view v, computed once per string. */
+static uint32_t canonical_cached(an_kernel_map *m, size_t v, tr_str name, an_hex_mask mask) {
   struct canon_view *cv = &m->canon[v];
-  if (name < cv->n && cv->names[name]) return cv->names[name];
-  const char *c = canonical_of(m->st, cv->trace, name, mask);
-  if (c && name < cv->n) cv->names[name] = c;
-  return c;
+  if (name < cv->n && cv->ids[name]) return cv->ids[name] - 1;
+  uint32_t id = canonical_of(m, cv->trace, name, mask);
+  if (id != UINT32_MAX && name < cv->n) cv->ids[name] = id + 1;
+  return id;
+}
+
+uint32_t an_kernel_map_name_id(const an_kernel_map *m, size_t view, const tr_trace *t,
+                               tr_str name) {
+  if (!m || view >= m->n_canon) return AN_KMAP_NO_NAME;
+  const struct canon_view *cv = &m->canon[view];
+  return cv->trace == t && name < cv->n && cv->ids[name] ? cv->ids[name] - 1 : AN_KMAP_NO_NAME;
 }
 
 const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, const tr_trace *t,
                                     tr_str name) {
-  if (!m || view >= m->n_canon) return NULL;
-  const struct canon_view *cv = &m->canon[view];
-  return cv->trace == t && name < cv->n ? cv->names[name] : NULL;
+  uint32_t id = an_kernel_map_name_id(m, view, t, name);
+  return id == AN_KMAP_NO_NAME ? NULL : tr_intern_get(m->names, id);
+}
+
+size_t an_kernel_map_name_count(const an_kernel_map *m) {
+  return m ? tr_intern_count(m->names) : 0;
+}
+
+uint32_t an_kernel_map_find_name(const an_kernel_map *m, const char *name, size_t len) {
+  if (!m) return AN_KMAP_NO_NAME;
+  uint32_t id = tr_intern_find(m->names, name, len);
+  return id < m->cap_decided && m->decided[id] ? id : AN_KMAP_NO_NAME;
+}
+
+const char *an_kernel_map_name_category(const an_kernel_map *m, uint32_t id, const char **kind) {
+  uint32_t d = m && id < m->cap_decided ? m->decided[id] : 0;
+  const te_class_rule *rule = d > 1 ? &m->kernel->rules[d - 2] : NULL;
+  const char *category = rule ? rule->category : d ? m->kernel->default_category : NULL;
+  if (kind) *kind = rule ? rule->kind : category;
+  return category;
 }
 
 typedef struct name_group {
@@ -492,15 +547,18 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
                               bool sample, an_kernel_map **out) {
   *out = NULL;
   /* categories come from the packs only (an_kmap_entry.category is never NULL) */
-  if (!te_rules_classifier(rules, "kernel")) return AN_ERR_RULES;
+  const te_classifier *kernel = te_rules_classifier(rules, "kernel");
+  if (!kernel) return AN_ERR_RULES;
   an_kernel_map *m = calloc(1, sizeof *m);
   if (!m) return AN_ERR_NOMEM;
   m->rules = rules;
+  m->kernel = kernel;
   m->st = an_strtab_create();
+  m->names = tr_intern_create();
   m->lock_ready = pthread_mutex_init(&m->forms_lock, NULL) == 0;
   m->canon = calloc(n_views ? n_views : 1, sizeof *m->canon);
   m->n_canon = n_views;
-  if (!m->st || !m->lock_ready || !m->canon) {
+  if (!m->st || !m->names || !m->lock_ready || !m->canon) {
     an_kernel_map_destroy(m);
     return AN_ERR_NOMEM;
   }
@@ -514,8 +572,8 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
     struct canon_view *cv = &m->canon[v];
     cv->trace = vw->trace;
     cv->n = tr_trace_string_count(vw->trace);
-    cv->names = calloc(cv->n ? cv->n : 1, sizeof *cv->names);
-    if (!res || !cv->names) {
+    cv->ids = calloc(cv->n ? cv->n : 1, sizeof *cv->ids);
+    if (!res || !cv->ids) {
       an_resolver_destroy(res);
       rc = AN_ERR_NOMEM;
       break;
@@ -523,15 +581,17 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
     for (size_t s = 0; s < vw->n_stages && rc == AN_OK; s++) {
       const an_stage_kernels *sk = &vw->stages[s];
       const char **names = malloc((sk->n ? sk->n : 1) * sizeof *names);
+      uint32_t *ids = malloc((sk->n ? sk->n : 1) * sizeof *ids);
       bool *keep = malloc((sk->n ? sk->n : 1) * sizeof *keep);
       const tr_event **sel = malloc((sk->n ? sk->n : 1) * sizeof *sel);
-      const char **selnames = malloc((sk->n ? sk->n : 1) * sizeof *selnames);
+      uint32_t *selnames = malloc((sk->n ? sk->n : 1) * sizeof *selnames);
       an_site_ctx *ctx = malloc((sk->n ? sk->n : 1) * sizeof *ctx);
       payload *sp = stage_payload(m, sk->stage->id);
-      if (!names || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
+      if (!names || !ids || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++) {
-        names[i] = canonical_cached(m, v, sk->kernels[i]->name, mask);
-        if (!names[i]) rc = AN_ERR_NOMEM;
+        ids[i] = canonical_cached(m, v, sk->kernels[i]->name, mask);
+        if (ids[i] == UINT32_MAX) rc = AN_ERR_NOMEM;
+        names[i] = rc == AN_OK ? tr_intern_get(m->names, ids[i]) : NULL;
         keep[i] = true;
       }
       if (rc == AN_OK && sample && !sample_mask(names, sk->n, k, keep)) rc = AN_ERR_NOMEM;
@@ -539,7 +599,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++)
         if (keep[i]) {
           sel[ns] = sk->kernels[i];
-          selnames[ns++] = names[i];
+          selnames[ns++] = ids[i];
         }
       if (rc == AN_OK) rc = an_resolver_resolve(res, sel, ns, ctx);
       for (size_t i = 0; rc == AN_OK && i < ns; i++) {
@@ -549,6 +609,7 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
           rc = AN_ERR_NOMEM;
       }
       free(names);
+      free(ids);
       free(keep);
       free(sel);
       free(selnames);
@@ -584,35 +645,14 @@ size_t an_kernel_map_stage_count(const an_kernel_map *m) { return m ? m->n_stage
 const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i) {
   return m && i < m->n_stages ? m->stages[i].stage : NULL;
 }
-static size_t find_index(const payload *p, const char *name, bool *found) {
-  *found = false;
-  /* By text hash (a scan per lookup made kernel-table building quadratic in the number of
-   * distinct kernel names, bad-input case limit-match-cache). A name absent from by_text
-   * is absent; a hash shared by two names falls back to the scan. */
-  if (p->by_text.n) {
-    uint64_t v;
-    if (!ut_u64map_get(&p->by_text, ut_hash_bytes(name, strlen(name)), &v)) return 0;
-    size_t i = (size_t)v;
-    if (strcmp(p->entries[i].name, name) == 0) {
-      *found = true;
-      return i;
-    }
-  }
-  for (size_t i = 0; i < p->n; i++) /* names are interned per map; compare text */
-    if (strcmp(p->entries[i].name, name) == 0) {
-      *found = true;
-      return i;
-    }
-  return 0;
-}
-
 const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stage,
                                         const char *name) {
   const payload *p = m ? get_payload(m, stage) : NULL;
   if (!p) return NULL;
-  bool found;
-  size_t i = find_index(p, name, &found);
-  return found ? &p->entries[i] : NULL;
+  /* by the name's id (a scan per lookup made kernel-table building quadratic in the
+   * number of distinct kernel names, bad-input case limit-match-cache) */
+  uint32_t id = tr_intern_find(m->names, name, strlen(name));
+  return id < p->cap_entry_of && p->entry_of[id] ? &p->entries[p->entry_of[id] - 1] : NULL;
 }
 
 static size_t common_prefix(const char *a, const char *b) {

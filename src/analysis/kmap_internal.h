@@ -6,6 +6,7 @@
 #define TRIAGE_ANALYSIS_KMAP_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "analysis/kernel_map.h"
 #include "trace/trace.h"
@@ -19,5 +20,20 @@ bool an_location_preferred(const te_rules *rules, const char *loc);
  * the same views reads its names here. */
 const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, const tr_trace *t,
                                     tr_str name);
+
+/* The map's name table: every canonical kernel name it saw has a dense id (0 ..
+ * an_kernel_map_name_count - 1, first seen first; some ids below the count may be unused)
+ * and one class, decided once, that the kernel table and the rank summary of the same
+ * views read instead of classifying the name again. */
+#define AN_KMAP_NO_NAME UINT32_MAX
+size_t an_kernel_map_name_count(const an_kernel_map *m);
+/* an_kernel_map_canonical's name as an id, or AN_KMAP_NO_NAME. */
+uint32_t an_kernel_map_name_id(const an_kernel_map *m, size_t view, const tr_trace *t, tr_str name);
+/* The id of a canonical name's text (len bytes), or AN_KMAP_NO_NAME when the map never saw
+ * it. */
+uint32_t an_kernel_map_find_name(const an_kernel_map *m, const char *name, size_t len);
+/* Category (kernel classifier) of name id, and its finer kind when kind is not NULL (the
+ * rule's kind, else the category); NULL for an id the map never classified. */
+const char *an_kernel_map_name_category(const an_kernel_map *m, uint32_t id, const char **kind);
 
 #endif

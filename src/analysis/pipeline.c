@@ -663,7 +663,7 @@ static an_status keep_rank_data(run_state *r) {
     if (rank < 0) rank = meta != TR_NO_ID && meta >= 0 ? (long)meta : 0;
     const char *stage = fm->set.files ? fm->set.files[i].stage_id : "all";
     an_rank_input in = {fm->paths[i], stage, rank};
-    r->own_ranks[i] = an_rank_summarize(&in, &fm->views[i], r->rules);
+    r->own_ranks[i] = an_rank_summarize(&in, &fm->views[i], r->rules, fm->kmap);
     if (!r->own_ranks[i] || !an_rank_summary_data(r->own_ranks[i], &r->rank_data[i]))
       return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   }
@@ -685,7 +685,7 @@ static an_status build_ranks(run_state *r) {
     in[i] = (an_rank_input){f->path, f->stage_id, f->rank};
     for (size_t k = 0; k < fm->n && !pre[i]; k++)
       if (strcmp(fm->paths[k], f->path) == 0) {
-        pre[i] = an_rank_summarize(&in[i], &fm->views[k], r->rules);
+        pre[i] = an_rank_summarize(&in[i], &fm->views[k], r->rules, fm->kmap);
         if (!pre[i]) rc = AN_ERR_NOMEM;
       }
   }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/kmap_internal.h"
 #include "analysis/strtab.h"
 #include "analysis/workers.h"
 #include "triage/limits.h"
@@ -83,11 +84,32 @@ static an_rank_class name_class(const te_rules *rules, const char *category) {
   return AN_RANK_COMPUTE;
 }
 
-/* Index of the kernel's canonical name, classifying a new one (under lock). -1: no memory. */
-static long name_index(an_rank_summary *s, const char *raw, const te_rules *rules, an_hex_mask mask,
-                       pthread_mutex_t *lock) {
+/* How one summary names and classifies its kernels. */
+typedef struct namer {
+  const te_rules *rules;
+  an_hex_mask mask;
+  /* the kernel map of the views summarised, whose name table decided each name's class
+   * already; NULL for a rank read here */
+  const an_kernel_map *kmap;
+  pthread_mutex_t *lock; /* serialises rules queries across workers; NULL: one thread */
+} namer;
+
+/* The category of a canonical name: the kernel map's when it saw the name, else the
+ * classifier's (under lock). */
+static const char *name_category(const namer *nm, const char *name, size_t len) {
+  const char *category =
+      an_kernel_map_name_category(nm->kmap, an_kernel_map_find_name(nm->kmap, name, len), NULL);
+  if (category) return category;
+  if (nm->lock) pthread_mutex_lock(nm->lock);
+  category = te_rules_classify(nm->rules, "kernel", name, NULL);
+  if (nm->lock) pthread_mutex_unlock(nm->lock);
+  return category ? category : "";
+}
+
+/* Index of the kernel's canonical name, classifying a new one. -1: no memory. */
+static long name_index(an_rank_summary *s, const char *raw, const namer *nm) {
   char buf[1024];
-  size_t len = an_canonical_name(raw, strlen(raw), mask, buf, sizeof buf);
+  size_t len = an_canonical_name(raw, strlen(raw), nm->mask, buf, sizeof buf);
   if (len >= sizeof buf) len = sizeof buf - 1; /* long names match on their first 1 KiB */
   size_t before = s->names.n;
   long idx = ut_strmap_put(&s->names, buf, len);
@@ -95,11 +117,8 @@ static long name_index(an_rank_summary *s, const char *raw, const te_rules *rule
   an_rank_kernel *kern = ut_grow(s->kern, &s->cap_kern, s->names.n, sizeof *kern);
   if (!kern) return -1;
   s->kern = kern;
-  if (lock) pthread_mutex_lock(lock);
-  const char *category = te_rules_classify(rules, "kernel", s->names.keys[idx], NULL);
-  if (lock) pthread_mutex_unlock(lock);
-  category = category ? category : "";
-  s->kern[idx] = (an_rank_kernel){s->names.keys[idx], category, name_class(rules, category), 0};
+  const char *category = name_category(nm, s->names.keys[idx], len);
+  s->kern[idx] = (an_rank_kernel){s->names.keys[idx], category, name_class(nm->rules, category), 0};
   return idx;
 }
 
@@ -224,26 +243,32 @@ static size_t count_steps(const tr_trace *t, const te_rules *rules, pthread_mute
 }
 
 static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **k, uint8_t *cls,
-                        size_t n, const te_rules *rules, pthread_mutex_t *lock) {
-  an_hex_mask mask = an_hex_mask_from_rules(rules);
-  ut_u64map by_id = {0}; /* interned name -> index + 1 */
+                        size_t n, const namer *nm) {
   /* one entry per distinct name, so at most one per kernel and per string of the trace:
    * reserved at that bound (pages never written cost no memory) and trimmed after, where
    * doubling would leave each smaller copy behind as a hole (10 MB at 262,145 names) */
-  size_t bound = tr_trace_string_count(t) < n ? tr_trace_string_count(t) : n;
+  size_t n_strings = tr_trace_string_count(t);
+  size_t bound = n_strings < n ? n_strings : n;
+  uint32_t *index_of = calloc(n_strings ? n_strings : 1, sizeof *index_of); /* tr_str: idx + 1 */
   s->kern = malloc((bound ? bound : 1) * sizeof *s->kern);
-  if (!s->kern) return false;
+  if (!s->kern || !index_of) {
+    free(index_of);
+    return false;
+  }
   s->cap_kern = bound ? bound : 1;
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++) {
-    uint64_t idx1 = 0;
-    if (!ut_u64map_get(&by_id, k[i]->name, &idx1)) {
-      long idx = name_index(s, tr_str_get(t, k[i]->name), rules, mask, lock);
-      ok = idx >= 0 && ut_u64map_put(&by_id, k[i]->name, (uint64_t)idx + 1);
-      idx1 = (uint64_t)idx + 1;
+    tr_str name = k[i]->name;
+    if (name >= n_strings) { /* not a string of t: a caller's error */
+      ok = false;
+      break;
     }
-    if (!ok) break;
-    uint32_t idx = (uint32_t)(idx1 - 1);
+    if (!index_of[name]) {
+      long idx = name_index(s, tr_str_get(t, name), nm);
+      if (!(ok = idx >= 0)) break;
+      index_of[name] = (uint32_t)idx + 1;
+    }
+    uint32_t idx = index_of[name] - 1;
     double dur = tr_event_dur(t, k[i]);
     s->kern[idx].total_us += dur;
     cls[i] = (uint8_t)s->kern[idx].cls;
@@ -254,13 +279,14 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
     s->colls = c;
     s->colls[s->n_colls++] = (coll){idx, dur};
   }
-  ut_u64map_free(&by_id);
+  free(index_of);
   s->kern = ut_shrink(s->kern, &s->cap_kern, s->names.n, sizeof *s->kern);
   return ok;
 }
 
 static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *v,
-                                  const te_rules *rules, pthread_mutex_t *lock) {
+                                  const te_rules *rules, const an_kernel_map *kmap,
+                                  pthread_mutex_t *lock) {
   an_rank_summary *s = calloc(1, sizeof *s);
   size_t n = 0;
   const tr_event **k = s ? view_kernels(v, &n) : NULL;
@@ -269,7 +295,8 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
   if (ok) {
     s->in = *in;
     s->in.path = s->path;
-    ok = set_group(s, v->trace) && add_kernels(s, v->trace, k, cls, n, rules, lock) &&
+    namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock};
+    ok = set_group(s, v->trace) && add_kernels(s, v->trace, k, cls, n, &nm) &&
          sweep(s, v->trace, k, cls, n);
     s->n_steps = count_steps(v->trace, rules, lock);
   }
@@ -283,8 +310,8 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
 }
 
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
-                                   const te_rules *rules) {
-  return summarize(in, v, rules, NULL);
+                                   const te_rules *rules, const an_kernel_map *kmap) {
+  return summarize(in, v, rules, kmap, NULL);
 }
 
 /* ------------------------------------------------------------------ plain data */
@@ -388,7 +415,7 @@ static an_status read_one(pool *p, size_t i, tr_error *te) {
   an_status rc = an_trace_view_build(t, p->in[i].stage, p->rules, NULL, &v);
   pthread_mutex_unlock(&p->lock);
   if (rc == AN_OK) {
-    p->out[i] = summarize(&p->in[i], &v, p->rules, &p->lock);
+    p->out[i] = summarize(&p->in[i], &v, p->rules, NULL, &p->lock);
     if (!p->out[i]) rc = AN_ERR_NOMEM;
     an_trace_view_free(&v);
   }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "analysis/bundle.h"
+#include "analysis/kernel_map.h"
 #include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -32,9 +33,11 @@ typedef struct an_rank_input {
 } an_rank_input;
 
 /* Summarises one rank from a trace already read and its view (the pipeline's own rank).
- * NULL when out of memory. */
+ * kmap, when not NULL, is a kernel map built from v among its views: the categories its
+ * name table decided are taken instead of classifying each name again; it is only read
+ * during the call. NULL when out of memory. */
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
-                                   const te_rules *rules);
+                                   const te_rules *rules, const an_kernel_map *kmap);
 
 /* The plain data of a summary (borrowing its strings and arrays: keep s alive), and a
  * summary rebuilt from such data (a per-rank JSON report read back; NULL when out of

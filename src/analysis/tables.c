@@ -21,7 +21,8 @@ typedef struct agg {
   const char *name, *raw;
   double total, max;
   size_t launches;
-  size_t first;
+  uint32_t first; /* first-seen order */
+  uint32_t id;    /* in the formal map's name table */
 } agg;
 
 static int cmp_agg(const void *a, const void *b) {
@@ -675,30 +676,29 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
   *total = 0;
   if (!cap) return AN_OK;
   agg *ag = calloc(cap, sizeof *ag);
-  ut_u64map idx = {0};
-  size_t na = 0;
-  an_status rc = ag ? AN_OK : AN_ERR_NOMEM;
+  uint32_t *agg_of = calloc(an_kernel_map_name_count(kmap) + 1, sizeof *agg_of); /* id: index + 1 */
+  uint32_t na = 0;
+  an_status rc = ag && agg_of ? AN_OK : AN_ERR_NOMEM;
   for (size_t v = 0; rc == AN_OK && v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
     for (size_t i = 0; sk && rc == AN_OK && i < sk->n; i++) {
       const tr_event *e = sk->kernels[i];
       /* the map of these views canonicalised every kernel name: a miss is a caller's
        * error (other views), not something to paper over with a second spelling */
-      const char *name = an_kernel_map_canonical(kmap, v, views[v].trace, e->name);
-      if (!name) {
+      uint32_t id = an_kernel_map_name_id(kmap, v, views[v].trace, e->name);
+      if (id == AN_KMAP_NO_NAME) {
         rc = AN_ERR_ARGS;
         break;
       }
-      uint64_t x;
-      bool seen = ut_u64map_get(&idx, (uint64_t)(uintptr_t)name, &x);
-      agg *a = seen ? &ag[x] : &ag[na];
-      if (!seen) {
-        a->name = name;
+      agg *a = agg_of[id] ? &ag[agg_of[id] - 1] : &ag[na];
+      if (!agg_of[id]) {
+        a->name = an_kernel_map_canonical(kmap, v, views[v].trace, e->name);
+        a->id = id;
         /* most names are their own canonical form: share the map's copy then */
         const char *raw = tr_str_get(views[v].trace, e->name);
-        a->raw = strcmp(raw, name) == 0 ? name : an_strtab_cstr(st, raw);
+        a->raw = strcmp(raw, a->name) == 0 ? a->name : an_strtab_cstr(st, raw);
         a->first = na;
-        if (!ut_u64map_put(&idx, (uint64_t)(uintptr_t)name, na++)) a->raw = NULL;
+        agg_of[id] = ++na;
       }
       if (!a->raw) {
         rc = AN_ERR_NOMEM;
@@ -711,7 +711,7 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
       *total += dur;
     }
   }
-  ut_u64map_free(&idx);
+  free(agg_of);
   if (rc != AN_OK) {
     free(ag);
     return rc;
@@ -741,9 +741,8 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->launches = ag[i].launches;
     r->max_us = ag[i].max;
     r->share_pct = st->total_us > 0 ? ag[i].total / st->total_us * 100.0 : 0;
-    const te_class_rule *rule = NULL; /* one classification gives category and kind */
-    r->category = te_rules_classify(rules, "kernel", r->name, &rule);
-    r->kind = rule ? rule->kind : r->category;
+    /* the map of these kernels decided each name's class once */
+    r->category = an_kernel_map_name_category(formal_payload, ag[i].id, &r->kind);
     r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
     if (!r->entry && formal_payload)
       r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);

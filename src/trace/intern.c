@@ -72,26 +72,37 @@ static int grow_slots(tr_intern *in) {
   return 0;
 }
 
-uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len) {
-  if (len == 0) return 0;
-  if (len > UINT32_MAX - 1) return UINT32_MAX;
-  uint32_t h = hash_bytes(s, len);
+/* The slot holding s (its id there), or the free slot where it would go (0 there). */
+static size_t find_slot(const tr_intern *in, const char *s, size_t len, uint32_t h) {
   size_t mask = in->n_slots - 1;
   size_t i = h & mask;
   for (;;) {
     uint32_t id = in->slots[i];
-    if (!id) break;
+    if (!id) return i;
     const str_rec *r = &in->recs[id];
-    if (r->hash == h && r->len == len && memcmp(r->s, s, len) == 0) return id;
+    if (r->hash == h && r->len == len && memcmp(r->s, s, len) == 0) return i;
     i = (i + 1) & mask;
   }
+}
+
+uint32_t tr_intern_find(const tr_intern *in, const char *s, size_t len) {
+  if (len == 0) return 0;
+  if (len > UINT32_MAX - 1) return UINT32_MAX;
+  uint32_t id = in->slots[find_slot(in, s, len, hash_bytes(s, len))];
+  return id ? id : UINT32_MAX;
+}
+
+uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len) {
+  if (len == 0) return 0;
+  if (len > UINT32_MAX - 1) return UINT32_MAX;
+  uint32_t h = hash_bytes(s, len);
+  size_t i = find_slot(in, s, len, h);
+  if (in->slots[i]) return in->slots[i];
   if (in->n >= UINT32_MAX - 1) return UINT32_MAX;
   /* keep the load factor under 1/2 so probes stay short */
   if ((in->n + 1) * 2 > in->n_slots) {
     if (grow_slots(in) != 0) return UINT32_MAX;
-    mask = in->n_slots - 1;
-    i = h & mask;
-    while (in->slots[i]) i = (i + 1) & mask;
+    i = find_slot(in, s, len, h);
   }
   if (in->n == in->cap) {
     size_t nc = in->cap * 2;

@@ -22,6 +22,8 @@ void tr_intern_destroy(tr_intern *in);
 /* Id of s (len bytes, may hold no NUL); 0 for the empty string; UINT32_MAX when out of
  * memory or ids. The stored copy is NUL-terminated. */
 uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len);
+/* Id of s when stored, else UINT32_MAX (0 for the empty string); stores nothing. */
+uint32_t tr_intern_find(const tr_intern *in, const char *s, size_t len);
 /* Number of ids handed out (the empty string's 0 included): ids are 0 .. count - 1. */
 size_t tr_intern_count(const tr_intern *in);
 /* Stored string of id ("" for 0 or an unknown id). */

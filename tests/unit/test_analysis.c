@@ -14,7 +14,9 @@
 #include "analysis/explain.h"
 #include "analysis/id_index.h"
 #include "analysis/kernel_map.h"
+#include "analysis/kmap_internal.h"
 #include "analysis/pipeline.h"
+#include "analysis/ranks.h"
 #include "analysis/tables.h"
 #include "cli/rules_setup.h"
 
@@ -385,6 +387,58 @@ Test(tables, need_the_map_of_their_views, .init = setup, .fini = teardown) {
   an_kernel_map_destroy(om);
   an_kernel_map_destroy(m);
   an_trace_view_free(&ov);
+  an_trace_view_free(&v);
+  tr_trace_destroy(o);
+  tr_trace_destroy(t);
+}
+
+/* The kernel map's name table: one id per canonical name, found again from its text, with
+ * the class the classifier gives that text; the rank summary takes its categories from it
+ * and equals one that classifies each name itself. */
+Test(kernel_map, name_table_decides_each_name_once, .init = setup, .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("t.json", TRACE, sizeof TRACE - 1, NULL, &err);
+  tr_trace *o = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
+  cr_assert(t && o, "%s", err.message);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  an_kernel_map *m = NULL;
+  cr_assert_eq(an_kernel_map_build(&v, 1, rules, false, &m), AN_OK);
+  size_t seen = 0;
+  for (size_t s = 0; s < v.n_stages; s++)
+    for (size_t i = 0; i < v.stages[s].n; i++, seen++) {
+      tr_str raw = v.stages[s].kernels[i]->name;
+      uint32_t id = an_kernel_map_name_id(m, 0, t, raw);
+      const char *name = an_kernel_map_canonical(m, 0, t, raw);
+      cr_assert(id != AN_KMAP_NO_NAME && name);
+      cr_assert_lt(id, an_kernel_map_name_count(m));
+      cr_assert_eq(an_kernel_map_find_name(m, name, strlen(name)), id, "%s", name);
+      const char *kind = NULL;
+      const char *category = an_kernel_map_name_category(m, id, &kind);
+      cr_assert_str_eq(category, te_rules_classify(rules, "kernel", name, NULL), "%s", name);
+      cr_assert_str_eq(kind, te_rules_kind(rules, "kernel", name), "%s", name);
+    }
+  cr_assert_gt(seen, 1);
+  cr_assert_eq(an_kernel_map_find_name(m, "never_launched", 14), AN_KMAP_NO_NAME);
+  cr_assert_null(an_kernel_map_name_category(m, AN_KMAP_NO_NAME, NULL));
+  cr_assert_eq(an_kernel_map_name_id(m, 0, o, 1), AN_KMAP_NO_NAME, "another trace misses");
+
+  an_rank_input in = {"t.json", "all", 0};
+  an_rank_summary *with = an_rank_summarize(&in, &v, rules, m);
+  an_rank_summary *without = an_rank_summarize(&in, &v, rules, NULL);
+  an_rank_data a, b;
+  cr_assert(with && without && an_rank_summary_data(with, &a) && an_rank_summary_data(without, &b));
+  cr_assert_eq(a.n_kernels, b.n_kernels);
+  cr_assert_eq(a.n_kernels, an_kernel_map_name_count(m) - 1, "every name but the empty one");
+  for (size_t k = 0; k < a.n_kernels; k++) {
+    cr_assert_str_eq(a.kernels[k].name, b.kernels[k].name);
+    cr_assert_str_eq(a.kernels[k].category, b.kernels[k].category, "%s", a.kernels[k].name);
+    cr_assert_eq(a.kernels[k].cls, b.kernels[k].cls);
+    cr_assert_float_eq(a.kernels[k].total_us, b.kernels[k].total_us, 0);
+  }
+  an_rank_summary_free(with);
+  an_rank_summary_free(without);
+  an_kernel_map_destroy(m);
   an_trace_view_free(&v);
   tr_trace_destroy(o);
   tr_trace_destroy(t);

@@ -484,6 +484,26 @@ Test(engine_vocabulary, derived_rules_follow_the_base_category_or_kind) {
   te_rules_destroy(r);
 }
 
+/* A derived classifier asked once leaves its base classifier's cache alone too (the
+ * kernel map asks each kernel name once; a base cache would copy every name), and
+ * decides as the cached form does. */
+Test(engine_vocabulary, derived_once_caches_no_base_decision) {
+  te_rules *r = rules_from1(vocab_pack);
+  const char *names[] = {"sm80_xmma_fprop_implicit_gemm", "Cijk_Alik_Bljk", "tiny_copy",
+                         "copy_kernel", "unknown_kernel"};
+  const te_strcache *base = &r->classifier_caches[0], *derived = &r->classifier_caches[1];
+  cr_assert_str_eq(r->classifiers[0].id, "kernel");
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    const char *once = te_rules_classify_once(r, "overlap", names[i], NULL);
+    cr_assert_eq(base->used, 0, "%s: no base decision cached", names[i]);
+    cr_assert_eq(derived->used, i, "%s: no decision of its own cached", names[i]);
+    cr_assert_str_eq(once, te_rules_classify(r, "overlap", names[i], NULL), "%s", names[i]);
+    cr_assert_eq(derived->used, i + 1);
+    te_strcache_clear(&r->classifier_caches[0]); /* the cached form filled the base one */
+  }
+  te_rules_destroy(r);
+}
+
 Test(engine_vocabulary, labels_that_name_nothing_are_errors) {
   te_status st;
   te_diags *d = failing(

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "trace/idmap.h"
+#include "trace/intern.h"
 #include "trace/trace.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -172,6 +173,31 @@ static const char *k_doc =
     " \"distributedInfo\": {\"rank\": 0}, \"traceName\": \"x\"}\n";
 
 /* ------------------------------------------------------------------ equivalence */
+
+/* find answers what put stored, stores nothing, and keeps answering across growth. */
+Test(trace_intern, find_agrees_with_put_and_stores_nothing) {
+  tr_intern *in = tr_intern_create();
+  cr_assert_not_null(in);
+  char key[32];
+  for (unsigned i = 0; i < 5000; i++) { /* several slot-table growths */
+    snprintf(key, sizeof key, "name_%u", i);
+    cr_assert_eq(tr_intern_find(in, key, strlen(key)), UINT32_MAX, "%s: not stored yet", key);
+    uint32_t id = tr_intern_put(in, key, strlen(key));
+    cr_assert_eq(id, i + 1);
+    cr_assert_eq(tr_intern_find(in, key, strlen(key)), id);
+  }
+  size_t n = tr_intern_count(in);
+  for (unsigned i = 0; i < 5000; i += 97) {
+    snprintf(key, sizeof key, "name_%u", i);
+    cr_assert_eq(tr_intern_find(in, key, strlen(key)), i + 1);
+    cr_assert_eq(tr_intern_find(in, key, strlen(key) - 1), i < 10 ? UINT32_MAX : i / 10 + 1,
+                 "a prefix is its own string");
+  }
+  cr_assert_eq(tr_intern_find(in, "", 0), 0);
+  cr_assert_eq(tr_intern_find(in, "name_5000", 9), UINT32_MAX);
+  cr_assert_eq(tr_intern_count(in), n, "find stored nothing");
+  tr_intern_destroy(in);
+}
 
 Test(trace_reader, basic_document) {
   tr_trace *t = read_ok(k_doc);

@@ -179,9 +179,9 @@ const te_classifier *te_rules_classifier(const te_rules *r, const char *id);
  * for the default. Returns NULL only if the classifier does not exist. */
 const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
                               const te_class_rule **rule);
-/* te_rules_classify for a caller that keeps its own answer per name: the decision is
- * neither looked up in nor added to the classifier's cache, which would only hold a
- * second copy of every name (the base classifier a derived rule asks is still cached). */
+/* te_rules_classify for a caller that keeps its own answer per name: the decision, and
+ * that of any base classifier a derived rule asks, is neither looked up in nor added to
+ * the classifiers' caches, which would only hold a second copy of every name. */
 const char *te_rules_classify_once(const te_rules *r, const char *id, const char *name,
                                    const te_class_rule **rule);
 /* The kind (finer label) of name under classifier `id`: the deciding rule's label, else
