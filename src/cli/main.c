@@ -52,17 +52,11 @@ static void print_error(const an_error *e) {
 /* ------------------------------------------------------------------ outputs */
 
 static int write_kernel_map(const char *path, const an_report *rep) {
-  char *text = rp_kernel_map_json(&rep->kernel_map);
-  if (!text) {
-    fprintf(stderr, "triage: %s: out of memory\n", path);
-    return 1;
-  }
   FILE *f = fopen(path, "w");
   int rc = 0;
-  if (!f || fputs(text, f) == EOF || fputc('\n', f) == EOF) rc = 1;
+  if (!f || rp_kernel_map_write(f, &rep->kernel_map) != 0) rc = 1;
   if (f && fclose(f) != 0) rc = 1;
   if (rc) fprintf(stderr, "triage: %s: cannot write kernel map\n", path);
-  free(text);
   return rc;
 }
 

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "report/json_stream.h"
+
 cJSON *rp_kmap_sites_json(const an_kmap_entry *e) {
   cJSON *arr = cJSON_CreateArray();
   if (!arr) return NULL;
@@ -32,40 +34,53 @@ fail:
   return NULL;
 }
 
-static cJSON *payload_json(const an_kmap_payload *p) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON *ks = o ? cJSON_AddObjectToObject(o, "kernels") : NULL;
-  if (!ks) goto fail;
-  for (size_t i = 0; i < p->n; i++) {
-    const an_kmap_entry *e = &p->entries[i];
-    cJSON *eo = cJSON_AddObjectToObject(ks, e->name);
-    if (!eo || !cJSON_AddStringToObject(eo, "category", e->category)) goto fail;
-    cJSON *sites = rp_kmap_sites_json(e);
-    if (!sites) goto fail;
-    cJSON_AddItemToObject(eo, "sites", sites);
-    if (!cJSON_AddStringToObject(eo, "best_location", e->best_location)) goto fail;
-  }
-  return o;
+/* One entry's members: category, sites, best location. */
+static cJSON *entry_json(const an_kmap_entry *e) {
+  cJSON *eo = cJSON_CreateObject();
+  if (!eo || !cJSON_AddStringToObject(eo, "category", e->category)) goto fail;
+  cJSON *sites = rp_kmap_sites_json(e);
+  if (!sites) goto fail;
+  cJSON_AddItemToObject(eo, "sites", sites);
+  if (!cJSON_AddStringToObject(eo, "best_location", e->best_location)) goto fail;
+  return eo;
 fail:
-  cJSON_Delete(o);
+  cJSON_Delete(eo);
   return NULL;
 }
 
-char *rp_kernel_map_json(const an_kmap_view *m) {
-  cJSON *root = cJSON_CreateObject();
-  cJSON *stages = root ? cJSON_AddObjectToObject(root, "stages") : NULL;
-  char *text = NULL;
-  if (!stages) goto done;
-  for (size_t i = 0; i < m->n_stages; i++) {
-    cJSON *p = payload_json(&m->stages[i]);
-    if (!p) goto done;
-    cJSON_AddItemToObject(stages, m->stages[i].stage, p);
+/* {"kernels": {name: entry, ...}}, one entry at a time. */
+static bool payload_stream(rp_jstream *w, const an_kmap_payload *p) {
+  bool ok = true;
+  rp_jstream_object_open(w);
+  rp_jstream_key(w, "kernels");
+  rp_jstream_object_open(w);
+  for (size_t i = 0; ok && i < p->n; i++) {
+    cJSON *e = entry_json(&p->entries[i]);
+    rp_jstream_key(w, p->entries[i].name);
+    rp_jstream_value(w, e);
+    ok = e != NULL;
+    cJSON_Delete(e);
   }
-  cJSON *g = payload_json(&m->global);
-  if (!g) goto done;
-  cJSON_AddItemToObject(root, "global", g);
-  text = cJSON_Print(root);
-done:
-  cJSON_Delete(root);
-  return text;
+  rp_jstream_object_close(w);
+  rp_jstream_object_close(w);
+  return ok;
+}
+
+int rp_kernel_map_write(FILE *out, const an_kmap_view *m) {
+  rp_jstream w;
+  rp_jstream_init(&w, out);
+  bool ok = true;
+  rp_jstream_object_open(&w);
+  rp_jstream_key(&w, "stages");
+  rp_jstream_object_open(&w);
+  for (size_t i = 0; ok && i < m->n_stages; i++) {
+    rp_jstream_key(&w, m->stages[i].stage);
+    ok = payload_stream(&w, &m->stages[i]);
+  }
+  rp_jstream_object_close(&w);
+  rp_jstream_key(&w, "global");
+  ok = ok && payload_stream(&w, &m->global);
+  rp_jstream_object_close(&w);
+  if (fputc('\n', out) == EOF) ok = false;
+  return ok && rp_jstream_ok(&w) ? 0 : -1;
 }

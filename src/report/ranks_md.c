@@ -213,61 +213,86 @@ int rp_ranks_json(cJSON *report, const an_report *r) {
 
 /* ------------------------------------------------------------------ rank data */
 
-static bool data_json(cJSON *a, const an_rank_data *d) {
-  cJSON *o = cJSON_CreateObject();
-  if (!o) return false;
-  cJSON_AddItemToArray(a, o);
-  cJSON *group = cJSON_AddArrayToObject(o, "group");
-  cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
-  cJSON *cs = cJSON_AddArrayToObject(o, "collectives");
-  if (!group || !ks || !cs) return false;
-  for (size_t i = 0; i < d->n_group; i++) {
-    cJSON *n = cJSON_CreateNumber((double)d->group[i]);
-    if (!n) return false;
-    cJSON_AddItemToArray(group, n);
-  }
-  for (size_t i = 0; i < d->n_kernels; i++) { /* [name, category, class, total_us] */
-    const an_rank_kernel *k = &d->kernels[i];
-    cJSON *x = cJSON_CreateArray();
-    if (!x) return false;
-    cJSON_AddItemToArray(ks, x);
-    cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
-                   cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
-    for (int j = 0; j < 4; j++) {
-      if (!v[j]) return false;
-      cJSON_AddItemToArray(x, v[j]);
+/* [name, category, class, total_us] */
+static cJSON *kernel_json(const an_rank_kernel *k) {
+  cJSON *x = cJSON_CreateArray();
+  cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
+                 cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
+  for (int j = 0; j < 4; j++)
+    if (!x || !v[j] || !cJSON_AddItemToArray(x, v[j])) {
+      for (int i = j; i < 4; i++) cJSON_Delete(v[i]);
+      cJSON_Delete(x);
+      return NULL;
     }
-  }
-  for (size_t i = 0; i < d->n_collectives; i++) { /* [kernel index, duration_us] */
-    cJSON *x = cJSON_CreateArray();
-    if (!x) return false;
-    cJSON_AddItemToArray(cs, x);
-    cJSON *k = cJSON_CreateNumber((double)d->collectives[i].kernel);
-    cJSON *u = cJSON_CreateNumber(d->collectives[i].dur_us);
-    if (!k || !u) return false;
-    cJSON_AddItemToArray(x, k);
-    cJSON_AddItemToArray(x, u);
-  }
-  /* durations are written unrounded: merge must reproduce the direct run exactly */
-  return cJSON_AddNumberToObject(o, "rank", (double)d->rank) &&
-         cJSON_AddStringToObject(o, "path", d->path) &&
-         cJSON_AddStringToObject(o, "stage", d->stage) &&
-         cJSON_AddNumberToObject(o, "busy_us", d->busy_us) &&
-         cJSON_AddNumberToObject(o, "idle_us", d->idle_us) &&
-         cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
-         cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
-         cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
-         cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
-         cJSON_AddNumberToObject(o, "steps", (double)d->n_steps);
+  return x;
 }
 
-int rp_rank_data_json(cJSON *report, const an_report *r) {
-  if (!r->n_rank_data) return 0;
-  cJSON *a = cJSON_AddArrayToObject(report, "rank_data");
-  if (!a) return -1;
-  for (size_t i = 0; i < r->n_rank_data; i++)
-    if (!data_json(a, &r->rank_data[i])) return -1;
-  return 0;
+/* [kernel index, duration_us] */
+static cJSON *collective_json(const an_rank_collective *c) {
+  const double v[2] = {(double)c->kernel, c->dur_us};
+  return cJSON_CreateDoubleArray(v, 2);
+}
+
+/* The members after the lists; durations are written unrounded: merge must reproduce the
+ * direct run exactly. */
+static cJSON *data_tail_json(const an_rank_data *d) {
+  cJSON *o = cJSON_CreateObject();
+  if (o && cJSON_AddNumberToObject(o, "rank", (double)d->rank) &&
+      cJSON_AddStringToObject(o, "path", d->path) &&
+      cJSON_AddStringToObject(o, "stage", d->stage) &&
+      cJSON_AddNumberToObject(o, "busy_us", d->busy_us) &&
+      cJSON_AddNumberToObject(o, "idle_us", d->idle_us) &&
+      cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
+      cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
+      cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
+      cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
+      cJSON_AddNumberToObject(o, "steps", (double)d->n_steps))
+    return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+/* Writes one element of a streamed list and frees it; false when it could not be made. */
+static bool put_element(rp_jstream *w, cJSON *x) {
+  rp_jstream_value(w, x);
+  cJSON_Delete(x);
+  return x != NULL;
+}
+
+/* One rank's data, its kernel and collective lists one element at a time (a rank may
+ * have hundreds of thousands of each). */
+static bool data_stream(rp_jstream *w, const an_rank_data *d) {
+  bool ok = true;
+  rp_jstream_object_open(w);
+  rp_jstream_key(w, "group");
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < d->n_group; i++)
+    ok = put_element(w, cJSON_CreateNumber((double)d->group[i]));
+  rp_jstream_array_close(w);
+  rp_jstream_key(w, "kernels");
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < d->n_kernels; i++) ok = put_element(w, kernel_json(&d->kernels[i]));
+  rp_jstream_array_close(w);
+  rp_jstream_key(w, "collectives");
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < d->n_collectives; i++)
+    ok = put_element(w, collective_json(&d->collectives[i]));
+  rp_jstream_array_close(w);
+  cJSON *tail = ok ? data_tail_json(d) : NULL;
+  rp_jstream_members(w, tail);
+  rp_jstream_object_close(w);
+  cJSON_Delete(tail);
+  return ok && tail;
+}
+
+bool rp_rank_data_stream(rp_jstream *w, const an_report *r) {
+  if (!r->n_rank_data) return true;
+  bool ok = true;
+  rp_jstream_key(w, "rank_data");
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < r->n_rank_data; i++) ok = data_stream(w, &r->rank_data[i]);
+  rp_jstream_array_close(w);
+  return ok;
 }
 
 int rp_ranks_json_document(FILE *out, const an_report *r) {

@@ -7,11 +7,13 @@
 #ifndef TRIAGE_REPORT_RANKS_REPORT_H
 #define TRIAGE_REPORT_RANKS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
 
 #include "analysis/model.h"
+#include "report/json_stream.h"
 #include "report/names.h"
 
 /* Prints "Ranks" sections, one per stage with ranks; nothing for a one-rank run. Starts
@@ -23,8 +25,9 @@ int rp_ranks_markdown(FILE *out, const an_report *r, const rp_names *nm);
  * of memory. */
 int rp_ranks_json(cJSON *report, const an_report *r);
 
-/* Adds member "rank_data" (a one-rank run's data for triage merge; absent otherwise). */
-int rp_rank_data_json(cJSON *report, const an_report *r);
+/* Writes member "rank_data" of a streamed document (a one-rank run's data for triage
+ * merge; absent otherwise). False when out of memory or the write failed. */
+bool rp_rank_data_stream(rp_jstream *w, const an_report *r);
 
 /* A document holding only "ranks" (triage merge --format json). */
 int rp_ranks_json_document(FILE *out, const an_report *r);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_stream.h"
 #include "report/kmap_json.h"
 #include "report/layout_md.h"
 #include "report/md.h"
@@ -282,29 +283,54 @@ static bool category_json(cJSON *cs, const an_category_time *c) {
          cJSON_AddNumberToObject(o, "kernels", (double)c->kernels);
 }
 
-static cJSON *stage_json(const an_stage_report *st) {
+/* A stage's members before its kernel rows. */
+static cJSON *stage_head_json(const an_stage_report *st) {
   cJSON *s = cJSON_CreateObject();
-  if (!s) return NULL;
-  if (!cJSON_AddStringToObject(s, "stage", st->id) ||
-      !cJSON_AddStringToObject(s, "label", st->label) ||
-      !cJSON_AddNumberToObject(s, "kernel_total_us", an_round3(st->kernel_total_us)) ||
-      !cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu_launch_rows))
-    goto fail;
-  cJSON *ks = cJSON_AddArrayToObject(s, "kernels");
-  for (size_t i = 0; ks && i < st->n_kernels; i++)
-    if (!kernel_json(ks, &st->kernels[i])) goto fail;
-  cJSON *fs = ks ? cJSON_AddArrayToObject(s, "fuse") : NULL;
-  if (!fs) goto fail;
-  for (size_t i = 0; i < st->n_fuse; i++)
-    if (!fuse_json(fs, &st->fuse[i])) goto fail;
-  cJSON *cs = cJSON_AddArrayToObject(s, "categories");
-  for (size_t i = 0; cs && i < st->n_categories; i++)
-    if (!category_json(cs, &st->categories[i])) goto fail;
-  if (!cs) goto fail;
-  return s;
-fail:
+  if (s && cJSON_AddStringToObject(s, "stage", st->id) &&
+      cJSON_AddStringToObject(s, "label", st->label) &&
+      cJSON_AddNumberToObject(s, "kernel_total_us", an_round3(st->kernel_total_us)) &&
+      cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu_launch_rows))
+    return s;
   cJSON_Delete(s);
   return NULL;
+}
+
+/* A stage's members after its kernel rows: the fuse rows and the time by category. */
+static cJSON *stage_tail_json(const an_stage_report *st) {
+  cJSON *s = cJSON_CreateObject();
+  cJSON *fs = s ? cJSON_AddArrayToObject(s, "fuse") : NULL;
+  for (size_t i = 0; fs && i < st->n_fuse; i++)
+    if (!fuse_json(fs, &st->fuse[i])) fs = NULL;
+  cJSON *cs = fs ? cJSON_AddArrayToObject(s, "categories") : NULL;
+  for (size_t i = 0; cs && i < st->n_categories; i++)
+    if (!category_json(cs, &st->categories[i])) cs = NULL;
+  if (cs) return s;
+  cJSON_Delete(s);
+  return NULL;
+}
+
+/* Writes a stage: its kernel rows one at a time (a stage may have hundreds of thousands). */
+static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
+  cJSON *head = stage_head_json(st), *one = cJSON_CreateArray();
+  bool ok = head && one;
+  rp_jstream_object_open(w);
+  rp_jstream_members(w, head);
+  rp_jstream_key(w, "kernels");
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < st->n_kernels; i++) {
+    ok = kernel_json(one, &st->kernels[i]);
+    cJSON *row = cJSON_DetachItemFromArray(one, 0);
+    rp_jstream_value(w, row);
+    cJSON_Delete(row);
+  }
+  rp_jstream_array_close(w);
+  cJSON *tail = ok ? stage_tail_json(st) : NULL;
+  rp_jstream_members(w, tail);
+  rp_jstream_object_close(w);
+  cJSON_Delete(head);
+  cJSON_Delete(one);
+  cJSON_Delete(tail);
+  return ok && tail;
 }
 
 static const char *source_name(an_source s) {
@@ -410,27 +436,29 @@ static bool summary_json(cJSON *root, const an_report *r) {
   return a && provenance_json(root, &r->run) && limits_json(root, &r->limits);
 }
 
+/* The JSON document (schemas/report.schema.json), streamed: the run's facts, each stage
+ * with its rows, then the overlap, the summary and the ranks. */
 int rp_json(FILE *out, const an_report *r, const rp_options *o) {
   (void)o;
-  cJSON *root = cJSON_CreateObject();
-  if (!root) return -1;
-  int rc = -1;
-  if (!run_json(root, &r->run)) goto done;
-  cJSON *stages = cJSON_AddArrayToObject(root, "stages");
-  if (!stages) goto done;
-  for (size_t i = 0; i < r->n_stages; i++) {
-    if (!r->stages[i].has_kernels) continue;
-    cJSON *s = stage_json(&r->stages[i]);
-    if (!s) goto done;
-    cJSON_AddItemToArray(stages, s);
-  }
-  if (rp_overlap_json(root, r) != 0 || !summary_json(root, r)) goto done;
-  if (rp_ranks_json(root, r) != 0 || rp_rank_data_json(root, r) != 0) goto done;
-  char *text = cJSON_Print(root);
-  if (!text) goto done;
-  rc = (fputs(text, out) == EOF || fputc('\n', out) == EOF) ? -1 : 0;
-  free(text);
-done:
-  cJSON_Delete(root);
-  return rc;
+  rp_jstream w;
+  rp_jstream_init(&w, out);
+  cJSON *head = cJSON_CreateObject();
+  bool ok = head && run_json(head, &r->run);
+  rp_jstream_object_open(&w);
+  rp_jstream_members(&w, ok ? head : NULL);
+  cJSON_Delete(head);
+  rp_jstream_key(&w, "stages");
+  rp_jstream_array_open(&w);
+  for (size_t i = 0; ok && i < r->n_stages; i++)
+    if (r->stages[i].has_kernels) ok = stage_stream(&w, &r->stages[i]);
+  rp_jstream_array_close(&w);
+  cJSON *tail = ok ? cJSON_CreateObject() : NULL;
+  ok =
+      tail && rp_overlap_json(tail, r) == 0 && summary_json(tail, r) && rp_ranks_json(tail, r) == 0;
+  rp_jstream_members(&w, ok ? tail : NULL);
+  cJSON_Delete(tail);
+  ok = ok && rp_rank_data_stream(&w, r);
+  rp_jstream_object_close(&w);
+  if (fputc('\n', out) == EOF) ok = false;
+  return ok && rp_jstream_ok(&w) ? 0 : -1;
 }

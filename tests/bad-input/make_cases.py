@@ -51,6 +51,8 @@ LIMITS_ELSEWHERE = {
     "TR_MAX_META_ITEMS": "extra metadata entries are skipped, not refused: tests/unit/test_trace_reader.c run_metadata_lists_are_capped",
     "RP_MAX_DEMANGLE_BYTES": "no report prints display names yet: tests/unit/test_names.c",
     "RP_MAX_DEMANGLED_BYTES": "no report prints display names yet: tests/unit/test_names.c",
+    "RP_JSON_STREAM_DEPTH": "the code's own nesting, not the input's: tests/unit/test_report.c "
+                            "json_stream nesting_past_the_limit_fails",
 }
 
 # ------------------------------------------------------------------ building blocks

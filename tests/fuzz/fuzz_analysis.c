@@ -77,9 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(rp_markdown(sink(), rep, &ro) == 0);
   CHECK(rp_json(sink(), rep, &ro) == 0);
   CHECK(rp_html(sink(), rep, &ro) == 0);
-  char *map = rp_kernel_map_json(&rep->kernel_map);
-  CHECK(map != NULL);
-  free(map);
+  CHECK(rp_kernel_map_write(sink(), &rep->kernel_map) == 0);
   an_report_destroy(rep);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_stream.h"
 #include "report/md.h"
 #include "report/report.h"
 #include "report/text.h"
@@ -92,4 +93,71 @@ Test(report, fuse_rationale) {
   s = rp_fuse_status(&r);
   cr_assert_str_eq(s, "pending split");
   free(s);
+}
+
+/* ---------------------------------------------------------------- streamed JSON */
+
+/* Writes v through the stream, opening every object and array itself (as the report does
+ * for its big lists) down to `whole` levels, and printing deeper parts whole. */
+static void stream_value(rp_jstream *w, const cJSON *v, int whole) {
+  if (whole <= 0 || !(cJSON_IsObject(v) || cJSON_IsArray(v))) {
+    rp_jstream_value(w, v);
+    return;
+  }
+  bool obj = cJSON_IsObject(v);
+  if (obj)
+    rp_jstream_object_open(w);
+  else
+    rp_jstream_array_open(w);
+  for (const cJSON *c = v->child; c; c = c->next) {
+    if (obj) rp_jstream_key(w, c->string);
+    stream_value(w, c, whole - 1);
+  }
+  if (obj)
+    rp_jstream_object_close(w);
+  else
+    rp_jstream_array_close(w);
+}
+
+/* A document with empty and nested containers, keys and values that need escapes
+ * (quotes, backslashes, control bytes, newlines, non-ASCII bytes): streamed at every
+ * split depth, it equals cJSON_Print byte for byte. */
+Test(json_stream, equals_cjson_print_at_every_depth) {
+  const char *json =
+      "{\"a\": 1, \"empty_o\": {}, \"empty_a\": [], \"k\\\"q\\\\b\\n\\u0001\": \"v\\n\\t\\\"\","
+      "\"list\": [{\"x\": [1, 2.5, {\"deep\": {\"e\": []}}], \"y\": null}, [], {}, \"s\", true,"
+      "[[{\"z\": \"\\u00e9\\u0002\"}]]], \"obj\": {\"in\": {\"n\": -0.001, \"t\\r\": false}}}";
+  cJSON *doc = cJSON_Parse(json);
+  cr_assert_not_null(doc);
+  char *want = cJSON_Print(doc);
+  for (int whole = 0; whole <= 6; whole++) {
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    rp_jstream w;
+    rp_jstream_init(&w, f);
+    stream_value(&w, doc, whole);
+    cr_assert(rp_jstream_ok(&w));
+    fclose(f);
+    cr_assert_str_eq(got, want, "split %d levels deep", whole);
+    free(got);
+  }
+  free(want);
+  cJSON_Delete(doc);
+}
+
+/* Containers nested past RP_JSON_STREAM_DEPTH fail the stream instead of writing a
+ * document whose separators it lost track of. */
+Test(json_stream, nesting_past_the_limit_fails) {
+  char *got = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&got, &len);
+  rp_jstream w;
+  rp_jstream_init(&w, f);
+  for (unsigned i = 0; i < RP_JSON_STREAM_DEPTH; i++) rp_jstream_array_open(&w);
+  cr_assert(rp_jstream_ok(&w));
+  rp_jstream_array_open(&w);
+  cr_assert_not(rp_jstream_ok(&w));
+  fclose(f);
+  free(got);
 }

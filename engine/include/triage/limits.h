@@ -84,6 +84,13 @@
  * the text passes this limit and the name is shown mangled. Real names stay < 16 KiB. */
 #define RP_MAX_DEMANGLED_BYTES (64u * 1024u)
 
+/* ---- reports (src/report) ---- */
+
+/* Nesting of the objects and arrays a streamed JSON document opens itself
+ * (report/json_stream.c); the code opens four at most, and the parts it prints whole
+ * nest as deep as they like. */
+#define RP_JSON_STREAM_DEPTH 16u
+
 /* ---- live capture (src/live) ---- */
 
 /* Bytes of one HTTP reply body that live capture reads. */
