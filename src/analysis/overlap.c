@@ -67,7 +67,7 @@ typedef struct ov_side {
   const char **stage;  /* stage id per kept kernel (borrowed) */
   size_t n;
   ut_strmap names, streams;
-  long *cat; /* overlap category per name id, -1 = not yet classified */
+  int32_t *cat; /* overlap category per name id, -1 = not yet classified */
   size_t cat_cap;
   ov_source *source;      /* built on first use as a mapping trace */
   ov_launch_index launch; /* built on the first launch-context question */
@@ -195,7 +195,7 @@ done:
 static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *cats) {
   if (name >= s->cat_cap) {
     size_t old = s->cat_cap;
-    long *c = ut_grow(s->cat, &s->cat_cap, (size_t)name + 1, sizeof *c);
+    int32_t *c = ut_grow(s->cat, &s->cat_cap, (size_t)name + 1, sizeof *c);
     if (!c) return -1;
     for (size_t i = old; i < s->cat_cap; i++) c[i] = -1;
     s->cat = c;
@@ -203,7 +203,9 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
   if (s->cat[name] < 0) {
     /* s->cat is this name's answer: the classifier's own cache would be a second copy */
     const char *label = te_rules_classify_once(r, "overlap", s->names.keys[name], NULL);
-    s->cat[name] = ov_cats_put(cats, r, label ? label : "other");
+    long idx = ov_cats_put(cats, r, label ? label : "other");
+    if (idx < 0 || idx > INT32_MAX) return -1;
+    s->cat[name] = (int32_t)idx;
   }
   return s->cat[name];
 }

@@ -51,18 +51,18 @@ typedef struct ov_kernel {
 } ov_kernel;
 
 /* Per canonical name, what the sweep measured. */
-typedef struct ov_agg {
+typedef struct ov_agg { /* 104 bytes, one per name: indices are 32-bit like ov_point.k */
   uint32_t name, cat;
-  size_t count;
+  uint32_t count;
+  int32_t top_partner_name; /* canonical name hidden under the longest, -1 if none */
+  uint32_t rep;             /* index into the kernel array: longest event (first wins) */
+  uint32_t first;           /* index into the kernel array: earliest start (first wins) */
   double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
-  long rep;   /* index into the kernel array: longest event (first wins) */
-  long first; /* index into the kernel array: earliest start (first wins) */
   /* Time with no compute kernel on another stream of the GPU, summed over the
    * instances, and its split: steady = median instance x count (what every instance
    * costs), wait = the excess above it (a few slow instances: rank skew, stalls). */
   double exposed_us, exposed_steady_us, exposed_wait_us;
   double exposed_median_us, exposed_first_us; /* median instance; the earliest one */
-  long top_partner_name; /* canonical name hidden under the longest, -1 if none */
   double top_partner_us;
 } ov_agg;
 

@@ -161,7 +161,7 @@ typedef struct ov_sweep_state {
    * ended, the first slot holds its exposed time (no compute kernel on another stream),
    * so that figure needs no array of its own (ov_exposed). */
   double *snap;
-  long *agg_of; /* canonical name -> aggregate */
+  uint32_t *agg_of; /* canonical name -> aggregate, UINT32_MAX before its first kernel */
   ov_agg *aggs;
   size_t n_aggs;
   ov_partners *parts; /* per aggregate */
@@ -203,22 +203,22 @@ static void ov_state_free(ov_sweep_state *st) {
 /* Aggregates in first-seen order; the representative is the longest event (first wins). */
 static void ov_collect_aggs(ov_sweep_state *st) {
   const ov_kernel *ks = st->ks;
-  for (size_t i = 0; i < st->n_names; i++) st->agg_of[i] = -1;
+  for (size_t i = 0; i < st->n_names; i++) st->agg_of[i] = UINT32_MAX;
   for (size_t i = 0; i < st->n; i++) {
     uint32_t nm = ks[i].name;
-    if (st->agg_of[nm] < 0) {
-      st->agg_of[nm] = (long)st->n_aggs;
+    if (st->agg_of[nm] == UINT32_MAX) {
+      st->agg_of[nm] = (uint32_t)st->n_aggs;
       ov_agg *a = &st->aggs[st->n_aggs++];
       a->name = nm;
       a->cat = ks[i].cat;
-      a->rep = a->first = (long)i;
+      a->rep = a->first = (uint32_t)i;
       a->top_partner_name = -1;
     }
     ov_agg *a = &st->aggs[st->agg_of[nm]];
     a->count++;
     a->total_us += ks[i].end - ks[i].ts;
-    if (ks[i].end - ks[i].ts > ks[a->rep].end - ks[a->rep].ts) a->rep = (long)i;
-    if (ks[i].ts < ks[a->first].ts) a->first = (long)i;
+    if (ks[i].end - ks[i].ts > ks[a->rep].end - ks[a->rep].ts) a->rep = (uint32_t)i;
+    if (ks[i].ts < ks[a->first].ts) a->first = (uint32_t)i;
   }
 }
 
@@ -269,7 +269,7 @@ static bool ov_account_interval(ov_sweep_state *st, double dt, ov_sweep *out) {
     long other = (long)s == top1 ? top2 : top1;
     uint32_t dom_name = st->ks[st->lanes[other].best].name;
     for (size_t j = 0; j < l->n; j++) {
-      long ag = st->agg_of[st->ks[l->k[j]].name];
+      uint32_t ag = st->agg_of[st->ks[l->k[j]].name];
       if (!ov_partners_add(&st->parts[ag], dom_name, dt)) return false;
     }
   }
@@ -344,7 +344,7 @@ static void ov_pick_top_partners(ov_sweep_state *st) {
     for (size_t j = 0; j < pp->n; j++)
       if (pp->us[j] > a->top_partner_us) {
         a->top_partner_us = pp->us[j];
-        a->top_partner_name = pp->name[j];
+        a->top_partner_name = (int32_t)pp->name[j];
       }
   }
 }
