@@ -77,13 +77,28 @@ typedef struct ov_point {
 } ov_point;
 
 /* (t, start, k): a total order (a kernel has one point of each kind). */
-static int ov_point_cmp(const void *a, const void *b, void *unused) {
-  (void)unused;
-  const ov_point *x = a, *y = b;
+static int ov_point_cmp(const ov_point *x, const ov_point *y) {
   if (x->t < y->t) return -1;
   if (x->t > y->t) return 1;
   if (x->start != y->start) return x->start < y->start ? -1 : 1;
   return x->k < y->k ? -1 : (x->k > y->k);
+}
+
+static ov_point ov_start_point(const ov_kernel *ks, uint32_t k) {
+  return (ov_point){ks[k].ts, k, 1};
+}
+
+static ov_point ov_end_point(const ov_kernel *ks, uint32_t k) {
+  bool empty = !(ks[k].end > ks[k].ts);
+  return (ov_point){empty ? ks[k].ts : ks[k].end, k, empty ? 2 : 0};
+}
+
+/* Kernel indices by start point. */
+static int ov_start_cmp(const void *a, const void *b, void *ctx) {
+  const ov_kernel *ks = ctx;
+  ov_point x = ov_start_point(ks, *(const uint32_t *)a),
+           y = ov_start_point(ks, *(const uint32_t *)b);
+  return ov_point_cmp(&x, &y);
 }
 
 /* Active kernels of one stream. */
@@ -153,7 +168,12 @@ typedef struct ov_sweep_state {
   const ov_kernel *ks;
   const ov_cats *cats;
   size_t n, n_names, n_streams;
-  ov_point *pts;
+  /* The points in (t, start, k) order without an array of all 2n of them (32 bytes a
+   * kernel): the kernels by start, merged with a min-heap of the running kernels' ends,
+   * which holds at most AN_MAX_ACTIVE_KERNELS. */
+  uint32_t *starts;
+  ov_point *ends;
+  size_t n_ends, cap_ends;
   ov_lane *lanes;
   uint32_t *act; /* active streams */
   size_t n_act, n_active_kernels, compute_streams;
@@ -170,14 +190,14 @@ typedef struct ov_sweep_state {
 static size_t ov_nz(size_t n) { return n ? n : 1; }
 
 static bool ov_state_alloc(ov_sweep_state *st) {
-  st->pts = malloc(ov_nz(st->n) * 2 * sizeof *st->pts);
+  st->starts = malloc(ov_nz(st->n) * sizeof *st->starts);
   st->lanes = calloc(ov_nz(st->n_streams), sizeof *st->lanes);
   st->act = malloc(ov_nz(st->n_streams) * sizeof *st->act);
   st->snap = malloc(ov_nz(st->n) * 3 * sizeof *st->snap);
   st->agg_of = malloc(ov_nz(st->n_names) * sizeof *st->agg_of);
   st->aggs = calloc(ov_nz(st->n_names), sizeof *st->aggs);
   st->parts = calloc(ov_nz(st->n_names), sizeof *st->parts);
-  if (!st->pts || !st->lanes || !st->act || !st->snap || !st->agg_of || !st->aggs || !st->parts)
+  if (!st->starts || !st->lanes || !st->act || !st->snap || !st->agg_of || !st->aggs || !st->parts)
     return false;
   for (size_t s = 0; s < st->n_streams; s++) st->lanes[s].best = st->lanes[s].pos = -1;
   return true;
@@ -193,7 +213,8 @@ static void ov_state_free(ov_sweep_state *st) {
   if (st->lanes)
     for (size_t s = 0; s < st->n_streams; s++) free(st->lanes[s].k);
   free(st->lanes);
-  free(st->pts);
+  free(st->starts);
+  free(st->ends);
   free(st->act);
   free(st->snap);
   free(st->agg_of);
@@ -222,14 +243,45 @@ static void ov_collect_aggs(ov_sweep_state *st) {
   }
 }
 
-static void ov_sort_points(ov_sweep_state *st) {
-  const ov_kernel *ks = st->ks;
-  for (size_t i = 0; i < st->n; i++) {
-    st->pts[2 * i] = (ov_point){ks[i].ts, (uint32_t)i, 1};
-    bool empty = !(ks[i].end > ks[i].ts);
-    st->pts[2 * i + 1] = (ov_point){empty ? ks[i].ts : ks[i].end, (uint32_t)i, empty ? 2 : 0};
+static void ov_sort_starts(ov_sweep_state *st) {
+  for (size_t i = 0; i < st->n; i++) st->starts[i] = (uint32_t)i;
+  /* kernels come nearly in start order: the runs merge */
+  ut_sort(st->starts, st->n, sizeof *st->starts, ov_start_cmp, (void *)(uintptr_t)st->ks);
+}
+
+/* The end heap: push a starting kernel's end point, pop the earliest. */
+static bool ov_ends_push(ov_sweep_state *st, ov_point e) {
+  ov_point *h = ut_grow(st->ends, &st->cap_ends, st->n_ends + 1, sizeof *h);
+  if (!h) return false;
+  st->ends = h;
+  size_t i = st->n_ends++;
+  for (; i > 0 && ov_point_cmp(&e, &h[(i - 1) / 2]) < 0; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+  h[i] = e;
+  return true;
+}
+
+static ov_point ov_ends_pop(ov_sweep_state *st) {
+  ov_point *h = st->ends, top = h[0], last = h[--st->n_ends];
+  size_t i = 0, n = st->n_ends;
+  for (size_t c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && ov_point_cmp(&h[c + 1], &h[c]) < 0) c++;
+    if (ov_point_cmp(&h[c], &last) >= 0) break;
+    h[i] = h[c];
   }
-  ut_sort(st->pts, 2 * st->n, sizeof *st->pts, ov_point_cmp, NULL); /* no merge buffer */
+  if (n) h[i] = last;
+  return top;
+}
+
+/* The next point: the next start or the earliest running end, whichever comes first. */
+static ov_point ov_next_point(ov_sweep_state *st, size_t *next_start) {
+  if (*next_start < st->n) {
+    ov_point s = ov_start_point(st->ks, st->starts[*next_start]);
+    if (!st->n_ends || ov_point_cmp(&s, &st->ends[0]) < 0) {
+      ++*next_start;
+      return s;
+    }
+  }
+  return ov_ends_pop(st);
 }
 
 /* The two active streams whose best kernels rank highest: they give every active stream
@@ -399,24 +451,26 @@ an_overlap_status ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, si
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   if (!ov_state_alloc(&st)) goto done;
   ov_collect_aggs(&st);
-  ov_sort_points(&st);
+  ov_sort_starts(&st);
   double prev = 0;
-  for (size_t p = 0; p < 2 * n; p++) {
-    double dt = st.pts[p].t - prev;
+  for (size_t p = 0, next_start = 0; p < 2 * n; p++) {
+    ov_point pt = ov_next_point(&st, &next_start);
+    double dt = pt.t - prev;
     if (dt > 0 && st.n_active_kernels > 0 && !ov_account_interval(&st, dt, out)) goto done;
-    prev = st.pts[p].t;
-    if (st.pts[p].start == 1) {
-      an_overlap_status ks_rc = ov_kernel_start(&st, st.pts[p].k);
+    prev = pt.t;
+    if (pt.start == 1) {
+      an_overlap_status ks_rc = ov_kernel_start(&st, pt.k);
       if (ks_rc != AN_OVERLAP_OK) {
         rc = ks_rc;
         goto done;
       }
+      if (!ov_ends_push(&st, ov_end_point(ks, pt.k))) goto done;
     } else {
-      ov_kernel_end(&st, st.pts[p].k);
+      ov_kernel_end(&st, pt.k);
     }
   }
-  free(st.pts); /* done with; the split below needs memory of its own */
-  st.pts = NULL;
+  free(st.starts); /* done with; the split below needs memory of its own */
+  st.starts = NULL;
   ov_pick_top_partners(&st);
   if (!ov_split_exposed(&st)) goto done;
   out->aggs = st.aggs;

@@ -127,6 +127,64 @@ Test(overlap_sweep, two_streams_hidden_and_exclusive) {
   te_rules_destroy(r);
 }
 
+/* Random kernels on integer times (ties, zero lengths, kernels out of start order, three
+ * streams): the sweep's busy, multi-stream, hidden, exclusive and hidden-by-compute times
+ * equal a count over unit steps, where the active set is constant. */
+Test(overlap_sweep, equals_a_count_over_unit_steps) {
+  te_rules *r = load_rules();
+  ov_cats cats = {0};
+  cats.compute = -1;
+  uint32_t comp = (uint32_t)ov_cats_put(&cats, r, "compute");
+  uint32_t other = (uint32_t)ov_cats_put(&cats, r, "other");
+  enum { N = 60, NAMES = 7, STREAMS = 3, T = 50 };
+  unsigned seed = 12345;
+  for (int round = 0; round < 200; round++) {
+    ov_kernel ks[N];
+    for (uint32_t i = 0; i < N; i++) {
+      seed = seed * 1103515245u + 12345u;
+      double ts = (double)((seed >> 8) % 40);
+      double dur = (double)((seed >> 20) % 7); /* 0 .. 6, some empty */
+      uint32_t name = (seed >> 4) % NAMES;
+      ks[i] = (ov_kernel){ts, ts + dur, name, (seed >> 12) % STREAMS, name < 2 ? comp : other, i};
+    }
+    double busy = 0, multi = 0, hid[NAMES] = {0}, exc[NAMES] = {0}, hbc[NAMES] = {0};
+    for (int t = 0; t < T; t++) {
+      bool on[STREAMS] = {0}, compute_on[STREAMS] = {0};
+      for (int i = 0; i < N; i++)
+        if (ks[i].ts <= t && t < ks[i].end) {
+          on[ks[i].stream] = true;
+          if (ks[i].cat == comp) compute_on[ks[i].stream] = true;
+        }
+      int n_on = on[0] + on[1] + on[2], n_comp = compute_on[0] + compute_on[1] + compute_on[2];
+      busy += n_on > 0;
+      multi += n_on >= 2;
+      for (int i = 0; i < N; i++) {
+        if (!(ks[i].ts <= t && t < ks[i].end)) continue;
+        uint32_t nm = ks[i].name;
+        if (n_on < 2) {
+          exc[nm] += 1;
+          continue;
+        }
+        hid[nm] += 1;
+        if (n_comp - compute_on[ks[i].stream] > 0) hbc[nm] += 1;
+      }
+    }
+    ov_sweep sw;
+    cr_assert_eq(ov_sweep_run(ks, N, NAMES, STREAMS, &cats, &sw), AN_OVERLAP_OK);
+    cr_assert_float_eq(sw.busy_us, busy, 1e-9, "round %d", round);
+    cr_assert_float_eq(sw.multi_us, multi, 1e-9, "round %d", round);
+    for (size_t a = 0; a < sw.n_aggs; a++) {
+      uint32_t nm = sw.aggs[a].name;
+      cr_assert_float_eq(sw.aggs[a].hidden_us, hid[nm], 1e-9, "round %d name %u", round, nm);
+      cr_assert_float_eq(sw.aggs[a].exclusive_us, exc[nm], 1e-9, "round %d name %u", round, nm);
+      cr_assert_float_eq(sw.aggs[a].hidden_by_compute_us, hbc[nm], 1e-9, "round %d", round);
+    }
+    ov_sweep_free(&sw);
+  }
+  ov_cats_free(&cats);
+  te_rules_destroy(r);
+}
+
 /* Kernels of the same stream never hide each other; many streams scale linearly. */
 Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   te_rules *r = load_rules();
