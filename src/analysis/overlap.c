@@ -152,8 +152,11 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     uint64_t nm1; /* canonicalised once per distinct raw name */
     if (!ut_u64map_get(&name_of_raw, e->name, &nm1)) {
       const char *raw = tr_str_get(s->t, e->name);
-      an_canonical_name(raw, strlen(raw), mask, canon, sizeof canon);
-      long nm = ut_strmap_put(&s->names, canon, strlen(canon));
+      size_t len = strlen(raw);
+      an_canonical_name(raw, len, mask, canon, sizeof canon);
+      /* most names are their own canonical form: the trace's copy outlives the side */
+      long nm = strcmp(canon, raw) == 0 ? ut_strmap_put_borrowed(&s->names, raw, len)
+                                        : ut_strmap_put(&s->names, canon, strlen(canon));
       if (nm < 0 || !ut_u64map_put(&name_of_raw, e->name, (uint64_t)nm + 1)) goto done;
       nm1 = (uint64_t)nm + 1;
     }

@@ -125,7 +125,7 @@ static bool strmap_grow(ut_strmap *m) {
   return true;
 }
 
-long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
+static long strmap_put(ut_strmap *m, const char *key, size_t len, bool borrow) {
   uint32_t h = (uint32_t)ut_hash_bytes(key, len);
   uint32_t *slot = m->n_slots ? strmap_slot(m, key, len, h) : NULL;
   if (slot && *slot) return (long)(*slot - 1);
@@ -135,7 +135,7 @@ long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
     slot = strmap_slot(m, key, len, h);
   }
   size_t cap = m->cap;
-  char **keys = ut_grow(m->keys, &cap, m->n + 1, sizeof *keys);
+  const char **keys = ut_grow(m->keys, &cap, m->n + 1, sizeof *keys);
   if (!keys) return -1;
   m->keys = keys;
   cap = m->cap;
@@ -143,12 +143,20 @@ long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
   if (!hashes) return -1;
   m->hashes = hashes;
   m->cap = cap;
-  char *copy = strmap_copy(m, key, len);
+  const char *copy = borrow ? key : strmap_copy(m, key, len);
   if (!copy) return -1;
   m->keys[m->n] = copy;
   m->hashes[m->n] = h;
   *slot = (uint32_t)(m->n + 1);
   return (long)m->n++;
+}
+
+long ut_strmap_put(ut_strmap *m, const char *key, size_t len) {
+  return strmap_put(m, key, len, false);
+}
+
+long ut_strmap_put_borrowed(ut_strmap *m, const char *key, size_t len) {
+  return strmap_put(m, key, len, true);
 }
 
 void ut_strmap_free(ut_strmap *m) {

@@ -49,8 +49,8 @@ void ut_u64map_free(ut_u64map *m);
 /* ---------------------------------------------------------------- string -> index */
 
 typedef struct ut_strmap {
-  char **keys;      /* copies, by index */
-  uint32_t *hashes; /* each key's hash, by index: probes compare it first, growth reuses it */
+  const char **keys; /* copies (or borrowed keys, ut_strmap_put_borrowed), by index */
+  uint32_t *hashes;  /* each key's hash, by index: probes compare it first, growth reuses it */
   size_t n, cap;
   uint32_t *slots; /* index + 1; 0 = empty */
   size_t n_slots;
@@ -59,6 +59,9 @@ typedef struct ut_strmap {
 
 /* Index of key (len bytes); inserts it when absent. -1 only when out of memory. */
 long ut_strmap_put(ut_strmap *m, const char *key, size_t len);
+/* ut_strmap_put for a key that outlives the map and holds a NUL at key[len]: a new key
+ * is kept as that pointer, not copied. */
+long ut_strmap_put_borrowed(ut_strmap *m, const char *key, size_t len);
 /* Index of key or -1. */
 long ut_strmap_find(const ut_strmap *m, const char *key, size_t len);
 void ut_strmap_free(ut_strmap *m);

@@ -124,6 +124,31 @@ Test(util_map, strmap_indices_in_insertion_order) {
   ut_strmap_free(&m);
 }
 
+/* A borrowed key is kept as the caller's pointer, found by its text like a copy, and an
+ * equal key put either way later gets the first one's index. */
+Test(util_map, strmap_borrowed_keys_are_not_copied) {
+  static const char *const words[] = {"alpha", "beta", "gamma", "delta"};
+  ut_strmap m = {0};
+  cr_assert_eq(ut_strmap_put(&m, "copied", 6), 0);
+  for (int i = 0; i < 4; i++) {
+    cr_assert_eq(ut_strmap_put_borrowed(&m, words[i], strlen(words[i])), i + 1);
+    cr_assert_eq(m.keys[i + 1], words[i], "the pointer itself");
+  }
+  char beta[] = "beta";
+  cr_assert_eq(ut_strmap_put(&m, beta, 4), 2, "an equal key: the borrowed one's index");
+  cr_assert_eq(ut_strmap_put_borrowed(&m, "copied", 6), 0);
+  cr_assert_neq(m.keys[0], (const char *)"copied", "the first put copied");
+  cr_assert_eq(ut_strmap_find(&m, "gamma", 5), 3);
+  for (int i = 0; i < 2000; i++) { /* growth keeps them */
+    char key[16];
+    int n = snprintf(key, sizeof key, "k%d", i);
+    cr_assert_eq(ut_strmap_put(&m, key, (size_t)n), i + 5);
+  }
+  cr_assert_eq(ut_strmap_find(&m, "delta", 5), 4);
+  cr_assert_eq(m.keys[4], words[3]);
+  ut_strmap_free(&m);
+}
+
 /* Arena memory is 8-byte aligned, never moves, and a request larger than the next block
  * gets one of its own; a zeroed arena works and is empty again after ut_arena_free. */
 Test(util_arena, aligned_stable_and_any_size) {
