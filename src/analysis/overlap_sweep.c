@@ -101,9 +101,15 @@ static int ov_start_cmp(const void *a, const void *b, void *ctx) {
   return ov_point_cmp(&x, &y);
 }
 
+/* A lane's running totals: hidden, exclusive and hidden-by-compute time. */
+typedef struct ov_totals {
+  double hid, exc, hbc;
+} ov_totals;
+
 /* Active kernels of one stream. */
 typedef struct ov_lane {
   uint32_t *k;
+  ov_totals *at; /* parallel to k: the lane's totals when that kernel started */
   size_t n, cap;
   size_t n_compute;     /* active kernels of the compute category */
   long best;            /* kernel with highest (priority, duration), -1 when idle */
@@ -177,10 +183,10 @@ typedef struct ov_sweep_state {
   ov_lane *lanes;
   uint32_t *act; /* active streams */
   size_t n_act, n_active_kernels, compute_streams;
-  /* Per kernel, three slots: the lane totals (hid, exc, hbc) at its start; once it has
-   * ended, the first slot holds its exposed time (no compute kernel on another stream),
-   * so that figure needs no array of its own (ov_exposed). */
-  double *snap;
+  /* Per kernel, its exposed time (no compute kernel on another stream), once it ended;
+   * the lane totals at its start live in its lane while it runs (a slot per running
+   * kernel, not three doubles per kernel of the stage) */
+  double *exposed;
   uint32_t *agg_of; /* canonical name -> aggregate, UINT32_MAX before its first kernel */
   ov_agg *aggs;
   size_t n_aggs;
@@ -193,11 +199,12 @@ static bool ov_state_alloc(ov_sweep_state *st) {
   st->starts = malloc(ov_nz(st->n) * sizeof *st->starts);
   st->lanes = calloc(ov_nz(st->n_streams), sizeof *st->lanes);
   st->act = malloc(ov_nz(st->n_streams) * sizeof *st->act);
-  st->snap = malloc(ov_nz(st->n) * 3 * sizeof *st->snap);
+  st->exposed = malloc(ov_nz(st->n) * sizeof *st->exposed);
   st->agg_of = malloc(ov_nz(st->n_names) * sizeof *st->agg_of);
   st->aggs = calloc(ov_nz(st->n_names), sizeof *st->aggs);
   st->parts = calloc(ov_nz(st->n_names), sizeof *st->parts);
-  if (!st->starts || !st->lanes || !st->act || !st->snap || !st->agg_of || !st->aggs || !st->parts)
+  if (!st->starts || !st->lanes || !st->act || !st->exposed || !st->agg_of || !st->aggs ||
+      !st->parts)
     return false;
   for (size_t s = 0; s < st->n_streams; s++) st->lanes[s].best = st->lanes[s].pos = -1;
   return true;
@@ -211,12 +218,15 @@ static void ov_state_free(ov_sweep_state *st) {
     }
   free(st->parts);
   if (st->lanes)
-    for (size_t s = 0; s < st->n_streams; s++) free(st->lanes[s].k);
+    for (size_t s = 0; s < st->n_streams; s++) {
+      free(st->lanes[s].k);
+      free(st->lanes[s].at);
+    }
   free(st->lanes);
   free(st->starts);
   free(st->ends);
   free(st->act);
-  free(st->snap);
+  free(st->exposed);
   free(st->agg_of);
   free(st->aggs);
 }
@@ -338,9 +348,17 @@ static an_overlap_status ov_kernel_start(ov_sweep_state *st, uint32_t k) {
   if (st->n_active_kernels >= AN_MAX_ACTIVE_KERNELS) return AN_OVERLAP_ERR_LIMIT;
   const ov_kernel *ks = st->ks;
   ov_lane *l = &st->lanes[ks[k].stream];
-  uint32_t *nk = ut_grow(l->k, &l->cap, l->n + 1, sizeof *nk);
-  if (!nk) return AN_OVERLAP_ERR_NOMEM;
-  l->k = nk;
+  if (l->n == l->cap) { /* two parallel arrays of one capacity */
+    size_t ck = l->cap, ca = l->cap;
+    uint32_t *nk = ut_grow(l->k, &ck, l->n + 1, sizeof *nk);
+    if (!nk) return AN_OVERLAP_ERR_NOMEM;
+    l->k = nk;
+    ov_totals *na = ut_grow(l->at, &ca, l->n + 1, sizeof *na);
+    if (!na) return AN_OVERLAP_ERR_NOMEM;
+    l->at = na;
+    l->cap = ck;
+  }
+  l->at[l->n] = (ov_totals){l->hid, l->exc, l->hbc};
   l->k[l->n++] = k;
   if (l->n == 1) {
     l->pos = (long)st->n_act;
@@ -349,9 +367,6 @@ static an_overlap_status ov_kernel_start(ov_sweep_state *st, uint32_t k) {
   if (ov_is_compute(st, k) && l->n_compute++ == 0) st->compute_streams++;
   if (l->best < 0 || ov_outranks(ks, st->cats, k, (uint32_t)l->best)) l->best = k;
   st->n_active_kernels++;
-  st->snap[3 * k] = l->hid;
-  st->snap[3 * k + 1] = l->exc;
-  st->snap[3 * k + 2] = l->hbc;
   return AN_OVERLAP_OK;
 }
 
@@ -360,9 +375,12 @@ static an_overlap_status ov_kernel_start(ov_sweep_state *st, uint32_t k) {
 static void ov_kernel_end(ov_sweep_state *st, uint32_t k) {
   const ov_kernel *ks = st->ks;
   ov_lane *l = &st->lanes[ks[k].stream];
+  ov_totals at = {l->hid, l->exc, l->hbc}; /* (a kernel always ends in its lane) */
   for (size_t j = 0; j < l->n; j++)
     if (l->k[j] == k) {
+      at = l->at[j];
       l->k[j] = l->k[--l->n];
+      l->at[j] = l->at[l->n];
       break;
     }
   if (ov_is_compute(st, k) && --l->n_compute == 0) st->compute_streams--;
@@ -379,15 +397,15 @@ static void ov_kernel_end(ov_sweep_state *st, uint32_t k) {
     ov_lane_rebest(l, ks, st->cats);
   }
   ov_agg *a = &st->aggs[st->agg_of[ks[k].name]];
-  double hbc = l->hbc - st->snap[3 * k + 2];
-  a->hidden_us += l->hid - st->snap[3 * k];
-  a->exclusive_us += l->exc - st->snap[3 * k + 1];
+  double hbc = l->hbc - at.hbc;
+  a->hidden_us += l->hid - at.hid;
+  a->exclusive_us += l->exc - at.exc;
   a->hidden_by_compute_us += hbc;
   double exposed = (ks[k].end - ks[k].ts) - hbc;
-  st->snap[3 * k] = exposed > 0 ? exposed : 0; /* the start snapshot is spent */
+  st->exposed[k] = exposed > 0 ? exposed : 0;
 }
 
-static double ov_exposed(const ov_sweep_state *st, size_t k) { return st->snap[3 * k]; }
+static double ov_exposed(const ov_sweep_state *st, size_t k) { return st->exposed[k]; }
 
 static void ov_pick_top_partners(ov_sweep_state *st) {
   for (size_t i = 0; i < st->n_aggs; i++) {
