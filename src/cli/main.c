@@ -3,6 +3,9 @@
  * live, run the analysis (an_run), print one report. Exit codes: cli/exit.h.
  */
 #include <limits.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,22 @@
 #ifndef TRIAGE_VERSION
 #define TRIAGE_VERSION "0.1.0"
 #endif
+
+/* ------------------------------------------------------------------ memory */
+
+/* The analysis allocates and frees big per-kernel and per-name arrays phase after phase.
+ * glibc raises its mmap threshold to the size of each mapped block it frees, so later
+ * arrays come from the heap, where freed space stays resident and the next phase's
+ * arrays pile on top of it (262,145 kernel names: 157 -> 148 MB at the peak). A fixed
+ * threshold keeps every block above it in its own mapping, returned when freed; the
+ * read-heavy traces measure the same either way. */
+#define TRIAGE_MMAP_THRESHOLD_BYTES (256 * 1024)
+
+static void tune_allocator(void) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+  (void)mallopt(M_MMAP_THRESHOLD, TRIAGE_MMAP_THRESHOLD_BYTES);
+#endif
+}
 
 /* ------------------------------------------------------------------ run hooks */
 
@@ -208,6 +227,7 @@ static int analyse(int argc, char **argv, triage_options *opt) {
 }
 
 int main(int argc, char **argv) {
+  tune_allocator();
   if (argc < 2) { /* no input is a usage error; --help is the way to ask for help */
     fprintf(stderr, "triage: no trace given (usage: triage [OPTIONS] TRACE; see triage --help)\n");
     return TRIAGE_EXIT_USAGE;
