@@ -61,10 +61,10 @@ static const char *ov_stage_label(const te_rules *r, const char *stage) {
 typedef struct ov_side {
   tr_trace *t;
   const an_overlap_trace *in;
+  const tr_event *all; /* the trace's kernel events (ov_side_stage) */
   const tr_event **ev; /* kept kernels, file order */
   uint32_t *name;      /* canonical-name id per kept kernel (names below) */
   uint32_t *stream;    /* stream id per kept kernel (streams below) */
-  const char **stage;  /* stage id per kept kernel (borrowed) */
   size_t n;
   ut_strmap names, streams;
   int32_t *cat; /* overlap category per name id, -1 = not yet classified */
@@ -78,7 +78,6 @@ static void ov_side_free(ov_side *s) {
   free(s->ev);
   free(s->name);
   free(s->stream);
-  free(s->stage);
   free(s->cat);
   ut_strmap_free(&s->names);
   ut_strmap_free(&s->streams);
@@ -107,6 +106,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   s->in = in;
   size_t n_all = 0;
   const tr_event *all = tr_trace_events(s->t, TR_KIND_KERNEL, &n_all);
+  s->all = all;
   const te_matcher *hint = te_rules_matcher(r, "kernel_hint");
   bool *keep = calloc(n_all ? n_all : 1, sizeof *keep);
   if (!keep) return false;
@@ -137,8 +137,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   s->ev = malloc((n_keep ? n_keep : 1) * sizeof *s->ev);
   s->name = malloc((n_keep ? n_keep : 1) * sizeof *s->name);
   s->stream = malloc((n_keep ? n_keep : 1) * sizeof *s->stream);
-  s->stage = malloc((n_keep ? n_keep : 1) * sizeof *s->stage);
-  if (!s->ev || !s->name || !s->stream || !s->stage) goto done;
+  if (!s->ev || !s->name || !s->stream) goto done;
   size_t n_tn = 0;
   const tr_thread_name *tn = tr_trace_thread_names(s->t, &n_tn);
   char canon[8192];
@@ -181,10 +180,6 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     long st = ut_strmap_put(&s->streams, stream, strlen(stream));
     if (st < 0) goto done;
     s->stream[k] = (uint32_t)st;
-    const char *stage = in->view->path_stage;
-    if (ov_is_all(stage) && in->view->kernel_stage && i < in->view->n_kernel_events)
-      stage = in->view->kernel_stage[i];
-    s->stage[k] = ov_is_all(stage) ? "all" : stage;
     s->n++;
   }
   ok = true;
@@ -192,6 +187,16 @@ done:
   free(keep);
   ut_u64map_free(&name_of_raw);
   return ok;
+}
+
+/* The stage id of kept kernel k (borrowed): the view's path stage, else the kernel's own;
+ * read from the view, not kept per kernel. */
+static const char *ov_side_stage(const ov_side *s, size_t k) {
+  const an_trace_view *v = s->in->view;
+  size_t i = (size_t)(s->ev[k] - s->all);
+  const char *stage = v->path_stage;
+  if (ov_is_all(stage) && v->kernel_stage && i < v->n_kernel_events) stage = v->kernel_stage[i];
+  return ov_is_all(stage) ? "all" : stage;
 }
 
 /* Overlap category of a name id, classified once. */
@@ -255,7 +260,7 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
   for (size_t si = 0; si < n_sides; si++) {
     ov_side *s = sides[si];
     for (size_t k = 0; k < s->n; k++) {
-      const char *st = s->stage[k];
+      const char *st = ov_side_stage(s, k);
       size_t b = 0;
       while (b < nb && strcmp(bs[b].stage, st)) b++;
       if (b < nb && bs[b].side != s) continue; /* an earlier trace owns this stage */

@@ -424,38 +424,49 @@ static int ov_double_cmp(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
+/* An aggregate's exposed time and its split, from its instances' exposed times v[0..c)
+ * in ascending order. */
+static void ov_set_exposed(ov_agg *a, const double *v, size_t c) {
+  double median = c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2.0;
+  double total = 0;
+  for (size_t j = 0; j < c; j++) total += v[j];
+  a->exposed_us = total;
+  a->exposed_steady_us = median * (double)c < total ? median * (double)c : total;
+  a->exposed_wait_us = total - a->exposed_steady_us;
+  a->exposed_median_us = median;
+}
+
 /* Splits each aggregate's exposed time (no compute on another stream) into a steady
  * cost, median instance x count, and the excess above it: the wait that concentrates in
  * a few instances (the first collective of a step waiting for the slowest rank, a stall)
- * and that overlap cannot recover. Counting sort by aggregate, then a sort per group. */
+ * and that overlap cannot recover. Counting sort by aggregate, then a sort per group; a
+ * name launched once is its only instance, and takes no slot (with many distinct names,
+ * most of them). */
 static bool ov_split_exposed(ov_sweep_state *st) {
-  size_t *start = calloc(st->n_aggs + 1, sizeof *start);
-  double *vals = malloc(ov_nz(st->n) * sizeof *vals);
-  if (!start || !vals) {
+  size_t slots = 0;
+  for (size_t i = 0; i < st->n_aggs; i++) slots += st->aggs[i].count > 1 ? st->aggs[i].count : 0;
+  size_t *start = slots ? calloc(st->n_aggs + 1, sizeof *start) : NULL;
+  double *vals = slots ? malloc(slots * sizeof *vals) : NULL;
+  if (slots && (!start || !vals)) {
     free(start);
     free(vals);
     return false;
   }
-  for (size_t i = 0; i < st->n_aggs; i++) start[i + 1] = start[i] + st->aggs[i].count;
-  for (size_t k = 0; k < st->n; k++) {
+  for (size_t i = 0; slots && i < st->n_aggs; i++)
+    start[i + 1] = start[i] + (st->aggs[i].count > 1 ? st->aggs[i].count : 0);
+  for (size_t k = 0; slots && k < st->n; k++) {
     size_t ag = (size_t)st->agg_of[st->ks[k].name];
-    vals[start[ag]++] = ov_exposed(st, k);
+    if (st->aggs[ag].count > 1) vals[start[ag]++] = ov_exposed(st, k);
   }
-  for (size_t i = st->n_aggs; i > 0; i--) start[i] = start[i - 1]; /* back to group starts */
-  start[0] = 0;
+  for (size_t i = st->n_aggs; slots && i > 0; i--) start[i] = start[i - 1]; /* group starts */
+  if (slots) start[0] = 0;
   for (size_t i = 0; i < st->n_aggs; i++) {
     ov_agg *a = &st->aggs[i];
-    double *v = vals + start[i];
-    size_t c = a->count;
-    qsort(v, c, sizeof *v, ov_double_cmp);
-    double median = c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2.0;
-    double total = 0;
-    for (size_t j = 0; j < c; j++) total += v[j];
-    a->exposed_us = total;
-    a->exposed_steady_us = median * (double)c < total ? median * (double)c : total;
-    a->exposed_wait_us = total - a->exposed_steady_us;
+    double one = ov_exposed(st, (size_t)a->first);
+    double *v = a->count > 1 ? vals + start[i] : &one;
+    qsort(v, a->count, sizeof *v, ov_double_cmp);
+    ov_set_exposed(a, v, a->count);
     a->exposed_first_us = ov_exposed(st, (size_t)a->first);
-    a->exposed_median_us = median;
   }
   free(start);
   free(vals);
