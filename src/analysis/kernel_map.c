@@ -466,6 +466,10 @@ size_t an_kernel_map_name_count(const an_kernel_map *m) {
   return m ? tr_intern_count(m->names) : 0;
 }
 
+const char *an_kernel_map_name(const an_kernel_map *m, uint32_t id) {
+  return m && id < tr_intern_count(m->names) ? tr_intern_get(m->names, id) : NULL;
+}
+
 uint32_t an_kernel_map_find_name(const an_kernel_map *m, const char *name, size_t len) {
   if (!m) return AN_KMAP_NO_NAME;
   uint32_t id = tr_intern_find(m->names, name, len);

@@ -29,6 +29,8 @@ const char *an_kernel_map_canonical(const an_kernel_map *m, size_t view, const t
 size_t an_kernel_map_name_count(const an_kernel_map *m);
 /* an_kernel_map_canonical's name as an id, or AN_KMAP_NO_NAME. */
 uint32_t an_kernel_map_name_id(const an_kernel_map *m, size_t view, const tr_trace *t, tr_str name);
+/* The text of name id (the map's copy, valid until it is destroyed), or NULL. */
+const char *an_kernel_map_name(const an_kernel_map *m, uint32_t id);
 /* The id of a canonical name's text (len bytes), or AN_KMAP_NO_NAME when the map never saw
  * it. */
 uint32_t an_kernel_map_find_name(const an_kernel_map *m, const char *name, size_t len);

@@ -94,11 +94,10 @@ typedef struct namer {
   pthread_mutex_t *lock; /* serialises rules queries across workers; NULL: one thread */
 } namer;
 
-/* The category of a canonical name: the kernel map's when it saw the name, else the
+/* The category of a canonical name: the kernel map's for its name id, else the
  * classifier's (under lock). */
-static const char *name_category(const namer *nm, const char *name, size_t len) {
-  const char *category =
-      an_kernel_map_name_category(nm->kmap, an_kernel_map_find_name(nm->kmap, name, len), NULL);
+static const char *name_category(const namer *nm, const char *name, uint32_t id) {
+  const char *category = an_kernel_map_name_category(nm->kmap, id, NULL);
   if (category) return category;
   if (nm->lock) pthread_mutex_lock(nm->lock);
   category = te_rules_classify(nm->rules, "kernel", name, NULL);
@@ -112,12 +111,16 @@ static long name_index(an_rank_summary *s, const char *raw, const namer *nm) {
   size_t len = an_canonical_name(raw, strlen(raw), nm->mask, buf, sizeof buf);
   if (len >= sizeof buf) len = sizeof buf - 1; /* long names match on their first 1 KiB */
   size_t before = s->names.n;
-  long idx = ut_strmap_put(&s->names, buf, len);
+  /* a name the kernel map saw keeps the map's copy (the map outlives the summary) */
+  uint32_t id = an_kernel_map_find_name(nm->kmap, buf, len);
+  long idx = id == AN_KMAP_NO_NAME
+                 ? ut_strmap_put(&s->names, buf, len)
+                 : ut_strmap_put_borrowed(&s->names, an_kernel_map_name(nm->kmap, id), len);
   if (idx < 0 || s->names.n == before) return idx;
   an_rank_kernel *kern = ut_grow(s->kern, &s->cap_kern, s->names.n, sizeof *kern);
   if (!kern) return -1;
   s->kern = kern;
-  const char *category = name_category(nm, s->names.keys[idx], len);
+  const char *category = name_category(nm, s->names.keys[idx], id);
   s->kern[idx] = (an_rank_kernel){s->names.keys[idx], category, name_class(nm->rules, category), 0};
   return idx;
 }

@@ -10,8 +10,9 @@
  * run in parallel.
  *
  * Ownership: summaries are created by an_rank_summarize or by an_ranks_build and freed
- * by an_ranks_result_free (an_ranks_build takes ownership of the ones passed in). The
- * result owns every string and array of its reports.
+ * by an_ranks_result_free (an_ranks_build takes ownership of the ones passed in); a
+ * summary made with a kernel map borrows that map's names. The result owns every string
+ * and array of its reports.
  */
 #ifndef TRIAGE_ANALYSIS_RANKS_H
 #define TRIAGE_ANALYSIS_RANKS_H
@@ -34,8 +35,8 @@ typedef struct an_rank_input {
 
 /* Summarises one rank from a trace already read and its view (the pipeline's own rank).
  * kmap, when not NULL, is a kernel map built from v among its views: the categories its
- * name table decided are taken instead of classifying each name again; it is only read
- * during the call. NULL when out of memory. */
+ * name table decided are taken instead of classifying each name again, and the names it
+ * holds are its copies, so it must outlive the summary. NULL when out of memory. */
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
                                    const te_rules *rules, const an_kernel_map *kmap);
 
