@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_stream.h"
 #include "report/md.h"
 #include "report/names.h"
 #include "report/text.h"
@@ -298,14 +299,19 @@ static cJSON *row_json(const an_diff_row *r) {
   return o;
 }
 
-static bool rows_json(cJSON *o, const char *key, const an_diff_row *r, size_t n) {
-  cJSON *a = cJSON_AddArrayToObject(o, key);
-  for (size_t i = 0; a && i < n; i++) {
+/* Writes member key: the rows one at a time (a stage may have hundreds of thousands). */
+static bool rows_stream(rp_jstream *w, const char *key, const an_diff_row *r, size_t n) {
+  bool ok = true;
+  rp_jstream_key(w, key);
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < n; i++) {
     cJSON *x = row_json(&r[i]);
-    if (!x) return false;
-    cJSON_AddItemToArray(a, x);
+    rp_jstream_value(w, x);
+    ok = x != NULL;
+    cJSON_Delete(x);
   }
-  return a != NULL;
+  rp_jstream_array_close(w);
+  return ok;
 }
 
 static cJSON *rank_json(const an_diff_rank_row *r) {
@@ -335,6 +341,28 @@ static bool ranks_json(cJSON *o, const an_diff_stage *s) {
     cJSON_AddItemToArray(a, x);
   }
   return a != NULL;
+}
+
+/* One stage: total, ids, then its row lists, streamed. */
+static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
+  cJSON *head = cJSON_CreateObject(), *tail = cJSON_CreateObject(), *t = row_json(&s->total);
+  bool ok = head && tail && t;
+  if (ok) cJSON_AddItemToObject(head, "total", t);
+  if (!ok) cJSON_Delete(t);
+  ok = ok && cJSON_AddStringToObject(head, "stage", s->stage) &&
+       cJSON_AddStringToObject(head, "label", s->label ? s->label : s->stage) &&
+       ranks_json(tail, s);
+  rp_jstream_object_open(w);
+  rp_jstream_members(w, ok ? head : NULL);
+  ok = ok && rows_stream(w, "categories", s->categories, s->n_categories) &&
+       rows_stream(w, "kernels", s->kernels, s->n_kernels) &&
+       rows_stream(w, "fusions", s->fusions, s->n_fusions) &&
+       rows_stream(w, "overlaps", s->overlaps, s->n_overlaps);
+  rp_jstream_members(w, ok ? tail : NULL);
+  rp_jstream_object_close(w);
+  cJSON_Delete(head);
+  cJSON_Delete(tail);
+  return ok;
 }
 
 static bool text_or_null(cJSON *o, const char *k, const char *v) {
@@ -374,31 +402,22 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
 }
 
 int rp_diff_json(FILE *out, const an_diff_report *d) {
-  cJSON *root = cJSON_CreateObject();
-  cJSON *stages = root ? cJSON_AddArrayToObject(root, "stages") : NULL;
-  bool ok = stages && cJSON_AddStringToObject(root, "before", d->before) &&
-            cJSON_AddStringToObject(root, "after", d->after) && head_json(root, d);
-  for (size_t i = 0; ok && i < d->n_stages; i++) {
-    const an_diff_stage *s = &d->stages[i];
-    cJSON *o = cJSON_CreateObject(), *t = row_json(&s->total);
-    ok = o && t;
-    if (o) cJSON_AddItemToArray(stages, o);
-    if (t && o)
-      cJSON_AddItemToObject(o, "total", t);
-    else
-      cJSON_Delete(t);
-    ok = ok && cJSON_AddStringToObject(o, "stage", s->stage) &&
-         cJSON_AddStringToObject(o, "label", s->label ? s->label : s->stage) &&
-         rows_json(o, "categories", s->categories, s->n_categories) &&
-         rows_json(o, "kernels", s->kernels, s->n_kernels) &&
-         rows_json(o, "fusions", s->fusions, s->n_fusions) &&
-         rows_json(o, "overlaps", s->overlaps, s->n_overlaps) && ranks_json(o, s);
-  }
-  char *text = ok ? cJSON_Print(root) : NULL;
-  int rc = text && fputs(text, out) != EOF && fputc('\n', out) != EOF ? 0 : -1;
-  free(text);
-  cJSON_Delete(root);
-  return rc;
+  rp_jstream w;
+  rp_jstream_init(&w, out);
+  bool ok = true;
+  rp_jstream_object_open(&w);
+  rp_jstream_key(&w, "stages");
+  rp_jstream_array_open(&w);
+  for (size_t i = 0; ok && i < d->n_stages; i++) ok = stage_stream(&w, &d->stages[i]);
+  rp_jstream_array_close(&w);
+  cJSON *head = ok ? cJSON_CreateObject() : NULL;
+  ok = head && cJSON_AddStringToObject(head, "before", d->before) &&
+       cJSON_AddStringToObject(head, "after", d->after) && head_json(head, d);
+  rp_jstream_members(&w, ok ? head : NULL);
+  cJSON_Delete(head);
+  rp_jstream_object_close(&w);
+  if (fputc('\n', out) == EOF) ok = false;
+  return ok && rp_jstream_ok(&w) ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ JSON report sides */
