@@ -432,6 +432,9 @@ Test(kernel_map, name_table_decides_each_name_once, .init = setup, .fini = teard
   cr_assert_eq(a.n_kernels, an_kernel_map_name_count(m) - 1, "every name but the empty one");
   for (size_t k = 0; k < a.n_kernels; k++) {
     cr_assert_str_eq(a.kernels[k].name, b.kernels[k].name);
+    uint32_t id = an_kernel_map_find_name(m, a.kernels[k].name, strlen(a.kernels[k].name));
+    cr_assert_eq(a.kernels[k].name, an_kernel_map_name(m, id), "the map's copy, borrowed");
+    cr_assert_neq(b.kernels[k].name, an_kernel_map_name(m, id), "without a map: its own");
     cr_assert_str_eq(a.kernels[k].category, b.kernels[k].category, "%s", a.kernels[k].name);
     cr_assert_eq(a.kernels[k].cls, b.kernels[k].cls);
     cr_assert_float_eq(a.kernels[k].total_us, b.kernels[k].total_us, 0);
