@@ -10,6 +10,7 @@
 #include "report/md.h"
 #include "report/names.h"
 #include "report/text.h"
+#include "triage/limits.h"
 #include "util/file.h"
 
 /* Kernel rows of all stages in the "Biggest changes" list at the top. */
@@ -496,13 +497,40 @@ static bool report_ranks(const cJSON *doc, const char *id, an_diff_side_stage *d
   return true;
 }
 
+/* Whether path starts as a triage JSON report does: '{', then "mode" as the first member
+ * (the report writes it first, and reformatting keeps the order). A trace starts with
+ * other members, or gzip bytes: it is neither read whole nor parsed as a document. */
+static bool starts_like_report(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char head[64];
+  size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+  if (f) fclose(f);
+  head[n] = '\0';
+  const char *p = head + strspn(head, " \t\r\n");
+  if (*p++ != '{') return false;
+  p += strspn(p, " \t\r\n");
+  return strncmp(p, "\"mode\"", 6) == 0;
+}
+
 int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap) {
   memset(side, 0, sizeof *side);
   *doc = NULL;
   char *text = NULL;
   size_t n = 0;
   int err_no = 0;
-  if (ut_read_file(path, 64u << 20, &text, &n, &err_no) != UT_FILE_OK) return 0;
+  if (!starts_like_report(path)) return 0;
+  switch (ut_read_file(path, TR_MAX_SMALL_JSON_BYTES, &text, &n, &err_no)) {
+    case UT_FILE_OK:
+      break;
+    case UT_FILE_TOO_BIG:
+      snprintf(msg, cap, "a JSON report larger than %u bytes (TR_MAX_SMALL_JSON_BYTES)",
+               (unsigned)TR_MAX_SMALL_JSON_BYTES);
+      return -1;
+    case UT_FILE_NOMEM:
+      return -1;
+    default:
+      return 0; /* unreadable: the trace reader says why */
+  }
   *doc = cJSON_ParseWithLength(text, n);
   free(text);
   const cJSON *stages = cJSON_GetObjectItemCaseSensitive(*doc, "stages");

@@ -24,7 +24,9 @@ int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o);
 int rp_diff_json(FILE *out, const an_diff_report *d);
 
 /* 1: path is a triage JSON report and *side holds it; 0: it is not one (a trace: run the
- * analysis); -1: out of memory, or a report without the members a side needs (msg). */
+ * analysis); -1: out of memory, or a report without the members a side needs or larger
+ * than TR_MAX_SMALL_JSON_BYTES (msg). A report starts with '{' and "mode" as its first
+ * member; nothing else is read whole. */
 int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap);
 
 #endif

@@ -253,6 +253,25 @@ def main():
                 f.write("{\"x\": 1}")
             rc4, _, err4 = triage(exe, "diff", bad, ja)
             check(rc4 == 1 and err4.count("\n") == 1 and "bad.json" in err4, f"bad side: {rc4} {err4!r}")
+            # a report reformatted (indent 2, same member order) is still a report
+            with open(ja, encoding="utf-8") as f:
+                doc = json.load(f)
+            re_ja = os.path.join(tmp, "reformatted.json")
+            with open(re_ja, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=2)
+            rc10, out10, err10 = triage(exe, "diff", "--format", "json", jb, re_ja)
+            check(rc10 == 0 and json.loads(out10)["stages"] == d3["stages"],
+                  f"diff with a reformatted report: {rc10} {err10!r}")
+            # a report past TR_MAX_SMALL_JSON_BYTES: one line naming the limit, not "not a
+            # trace" (it used to be tried as a trace)
+            big = os.path.join(tmp, "big.json")
+            with open(big, "w", encoding="utf-8") as f:
+                f.write('{\n\t"mode":\t"single-trace",\n\t"pad":\t"')
+                f.write("x" * (64 * 1024 * 1024))
+                f.write('"\n}\n')
+            rc11, _, err11 = triage(exe, "diff", big, ja)
+            check(rc11 == 1 and err11.count("\n") == 1 and "big.json" in err11 and
+                  "TR_MAX_SMALL_JSON_BYTES" in err11, f"oversized report: {rc11} {err11!r}")
     for f in FAILS:
         print("FAIL", f)
     print("FAIL" if FAILS else "PASS", f"{len(FAILS)} problems")
