@@ -13,7 +13,7 @@
 #include "cli/exit.h"
 #include "cli/rules_setup.h"
 #include "report/bundle_report.h"
-#include "util/file.h"
+#include "report/diff_report.h"
 
 typedef struct bundle_args {
   const char **inputs;
@@ -42,21 +42,6 @@ static const cli_option BUNDLE_OPTIONS[] = {
 static const cli_spec BUNDLE_SPEC = {
     BUNDLE_OPTIONS, sizeof BUNDLE_OPTIONS / sizeof BUNDLE_OPTIONS[0], " for 'bundle'", bundle_word};
 
-/* A JSON report (an object with "mode" and "stages"), else NULL: a trace to analyse. */
-static cJSON *json_report(const char *path) {
-  char *text = NULL;
-  size_t len = 0;
-  int err_no = 0;
-  if (ut_read_file(path, (size_t)64 << 20, &text, &len, &err_no) != UT_FILE_OK) return NULL;
-  cJSON *doc = cJSON_ParseWithLength(text, len);
-  free(text);
-  if (cJSON_IsObject(doc) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "stages")) &&
-      cJSON_GetObjectItemCaseSensitive(doc, "mode"))
-    return doc;
-  cJSON_Delete(doc);
-  return NULL;
-}
-
 /* What a bundle entry points at, kept mutable for the release. */
 typedef struct held {
   an_report *report;
@@ -66,7 +51,13 @@ typedef struct held {
 static int load(const char *path, const te_rules *rules, unsigned workers, rp_bundle_entry *e,
                 held *h) {
   e->input = path;
-  if ((e->doc = h->doc = json_report(path))) return 0;
+  char msg[256] = "";
+  int is_report = rp_json_report_parse(path, &h->doc, msg, sizeof msg);
+  if (is_report < 0) {
+    fprintf(stderr, "triage: %s: %s\n", path, msg[0] ? msg : "out of memory");
+    return TRIAGE_EXIT_BAD_INPUT;
+  }
+  if ((e->doc = h->doc)) return 0;
   an_run_options o = {0};
   o.formal.path = path;
   o.min_share_pct = -1;

@@ -512,8 +512,7 @@ static bool starts_like_report(const char *path) {
   return strncmp(p, "\"mode\"", 6) == 0;
 }
 
-int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap) {
-  memset(side, 0, sizeof *side);
+int rp_json_report_parse(const char *path, cJSON **doc, char *msg, size_t cap) {
   *doc = NULL;
   char *text = NULL;
   size_t n = 0;
@@ -533,13 +532,19 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
   }
   *doc = cJSON_ParseWithLength(text, n);
   free(text);
+  if (cJSON_IsObject(*doc) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "stages")) &&
+      cJSON_GetObjectItemCaseSensitive(*doc, "mode"))
+    return 1;
+  cJSON_Delete(*doc);
+  *doc = NULL;
+  return 0; /* not a triage report: a trace */
+}
+
+int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap) {
+  memset(side, 0, sizeof *side);
+  int rc = rp_json_report_parse(path, doc, msg, cap);
+  if (rc != 1) return rc;
   const cJSON *stages = cJSON_GetObjectItemCaseSensitive(*doc, "stages");
-  if (!cJSON_IsObject(*doc) || !cJSON_IsArray(stages) ||
-      !cJSON_GetObjectItemCaseSensitive(*doc, "mode")) {
-    cJSON_Delete(*doc);
-    *doc = NULL;
-    return 0; /* not a triage report: a trace */
-  }
   side->label = path;
   side->kind = "report";
   side->framework = json_text(*doc, "framework");

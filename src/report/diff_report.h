@@ -23,10 +23,13 @@
 int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o);
 int rp_diff_json(FILE *out, const an_diff_report *d);
 
-/* 1: path is a triage JSON report and *side holds it; 0: it is not one (a trace: run the
- * analysis); -1: out of memory, or a report without the members a side needs or larger
- * than TR_MAX_SMALL_JSON_BYTES (msg). A report starts with '{' and "mode" as its first
- * member; nothing else is read whole. */
+/* 1: path is a triage JSON report (an object with "mode" and "stages"), parsed into *doc
+ * (the caller deletes it); 0: it is not one (a trace: run the analysis); -1: out of
+ * memory, or a report larger than TR_MAX_SMALL_JSON_BYTES (msg). A report starts with '{'
+ * and "mode" as its first member; nothing else is read whole. */
+int rp_json_report_parse(const char *path, cJSON **doc, char *msg, size_t cap);
+/* rp_json_report_parse, and *side filled from the report; -1 also for a report without
+ * the members a side needs (msg). */
 int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap);
 
 #endif

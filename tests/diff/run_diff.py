@@ -272,6 +272,9 @@ def main():
             rc11, _, err11 = triage(exe, "diff", big, ja)
             check(rc11 == 1 and err11.count("\n") == 1 and "big.json" in err11 and
                   "TR_MAX_SMALL_JSON_BYTES" in err11, f"oversized report: {rc11} {err11!r}")
+            rc12, _, err12 = triage(exe, "bundle", ja, big)
+            check(rc12 == 1 and err12.count("\n") == 1 and "big.json" in err12 and
+                  "TR_MAX_SMALL_JSON_BYTES" in err12, f"bundle, oversized report: {rc12} {err12!r}")
     for f in FAILS:
         print("FAIL", f)
     print("FAIL" if FAILS else "PASS", f"{len(FAILS)} problems")
