@@ -115,10 +115,8 @@ static const payload *global_payload(const an_kernel_map *m) {
 static entry_b *payload_entry(payload *p, uint32_t name) {
   if (name < p->cap_entry_of && p->entry_of[name]) return &p->eb[p->entry_of[name] - 1];
   if (name >= p->cap_entry_of) {
-    size_t old = p->cap_entry_of;
-    uint32_t *q = ut_grow(p->entry_of, &p->cap_entry_of, (size_t)name + 1, sizeof *q);
+    uint32_t *q = ut_grow_zeroed(p->entry_of, &p->cap_entry_of, (size_t)name + 1, sizeof *q);
     if (!q) return NULL;
-    memset(q + old, 0, (p->cap_entry_of - old) * sizeof *q);
     p->entry_of = q;
   }
   entry_b *q = ut_grow(p->eb, &p->cap, p->n + 1, sizeof *q);
@@ -408,10 +406,8 @@ void an_kernel_map_destroy(an_kernel_map *m) {
 /* The class of name id, decided on its first sight (false when out of memory). */
 static bool classify_name(an_kernel_map *m, uint32_t id) {
   if (id >= m->cap_decided) {
-    size_t old = m->cap_decided;
-    uint32_t *d = ut_grow(m->decided, &m->cap_decided, (size_t)id + 1, sizeof *d);
+    uint32_t *d = ut_grow_zeroed(m->decided, &m->cap_decided, (size_t)id + 1, sizeof *d);
     if (!d) return false;
-    memset(d + old, 0, (m->cap_decided - old) * sizeof *d);
     m->decided = d;
   }
   if (m->decided[id]) return true;

@@ -91,10 +91,8 @@ static long ov_run_thread(ov_source *s, const tr_pyframe_run *run, bool counting
   int len = snprintf(key, sizeof key, "%u:%u", (unsigned)run->pid, (unsigned)run->tid);
   long th = ut_strmap_put(&s->threads, key, (size_t)len);
   if (th < 0 || !counting || (size_t)th + 2 <= *n_count) return th;
-  size_t old = *n_count;
-  size_t *p = ut_grow(s->thread_off, n_count, (size_t)th + 2, sizeof *p);
+  size_t *p = ut_grow_zeroed(s->thread_off, n_count, (size_t)th + 2, sizeof *p);
   if (!p) return -1;
-  memset(p + old, 0, (*n_count - old) * sizeof *p);
   s->thread_off = p;
   return th;
 }

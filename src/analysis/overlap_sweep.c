@@ -106,10 +106,15 @@ typedef struct ov_totals {
   double hid, exc, hbc;
 } ov_totals;
 
+/* A running kernel of a lane, with the lane's totals when it started. */
+typedef struct ov_running {
+  uint32_t k;
+  ov_totals at;
+} ov_running;
+
 /* Active kernels of one stream. */
 typedef struct ov_lane {
-  uint32_t *k;
-  ov_totals *at; /* parallel to k: the lane's totals when that kernel started */
+  ov_running *run;
   size_t n, cap;
   size_t n_compute;     /* active kernels of the compute category */
   long best;            /* kernel with highest (priority, duration), -1 when idle */
@@ -159,7 +164,7 @@ static bool ov_outranks(const ov_kernel *ks, const ov_cats *cats, uint32_t a, ui
 static void ov_lane_rebest(ov_lane *l, const ov_kernel *ks, const ov_cats *cats) {
   l->best = -1;
   for (size_t i = 0; i < l->n; i++)
-    if (l->best < 0 || ov_outranks(ks, cats, l->k[i], (uint32_t)l->best)) l->best = l->k[i];
+    if (l->best < 0 || ov_outranks(ks, cats, l->run[i].k, (uint32_t)l->best)) l->best = l->run[i].k;
 }
 
 void ov_sweep_free(ov_sweep *s) {
@@ -219,8 +224,7 @@ static void ov_state_free(ov_sweep_state *st) {
   free(st->parts);
   if (st->lanes)
     for (size_t s = 0; s < st->n_streams; s++) {
-      free(st->lanes[s].k);
-      free(st->lanes[s].at);
+      free(st->lanes[s].run);
     }
   free(st->lanes);
   free(st->starts);
@@ -331,7 +335,7 @@ static bool ov_account_interval(ov_sweep_state *st, double dt, ov_sweep *out) {
     long other = (long)s == top1 ? top2 : top1;
     uint32_t dom_name = st->ks[st->lanes[other].best].name;
     for (size_t j = 0; j < l->n; j++) {
-      uint32_t ag = st->agg_of[st->ks[l->k[j]].name];
+      uint32_t ag = st->agg_of[st->ks[l->run[j].k].name];
       if (!ov_partners_add(&st->parts[ag], dom_name, dt)) return false;
     }
   }
@@ -348,18 +352,10 @@ static an_overlap_status ov_kernel_start(ov_sweep_state *st, uint32_t k) {
   if (st->n_active_kernels >= AN_MAX_ACTIVE_KERNELS) return AN_OVERLAP_ERR_LIMIT;
   const ov_kernel *ks = st->ks;
   ov_lane *l = &st->lanes[ks[k].stream];
-  if (l->n == l->cap) { /* two parallel arrays of one capacity */
-    size_t ck = l->cap, ca = l->cap;
-    uint32_t *nk = ut_grow(l->k, &ck, l->n + 1, sizeof *nk);
-    if (!nk) return AN_OVERLAP_ERR_NOMEM;
-    l->k = nk;
-    ov_totals *na = ut_grow(l->at, &ca, l->n + 1, sizeof *na);
-    if (!na) return AN_OVERLAP_ERR_NOMEM;
-    l->at = na;
-    l->cap = ck;
-  }
-  l->at[l->n] = (ov_totals){l->hid, l->exc, l->hbc};
-  l->k[l->n++] = k;
+  ov_running *run = ut_grow(l->run, &l->cap, l->n + 1, sizeof *run);
+  if (!run) return AN_OVERLAP_ERR_NOMEM;
+  l->run = run;
+  l->run[l->n++] = (ov_running){k, {l->hid, l->exc, l->hbc}};
   if (l->n == 1) {
     l->pos = (long)st->n_act;
     st->act[st->n_act++] = ks[k].stream;
@@ -377,10 +373,9 @@ static void ov_kernel_end(ov_sweep_state *st, uint32_t k) {
   ov_lane *l = &st->lanes[ks[k].stream];
   ov_totals at = {l->hid, l->exc, l->hbc}; /* (a kernel always ends in its lane) */
   for (size_t j = 0; j < l->n; j++)
-    if (l->k[j] == k) {
-      at = l->at[j];
-      l->k[j] = l->k[--l->n];
-      l->at[j] = l->at[l->n];
+    if (l->run[j].k == k) {
+      at = l->run[j].at;
+      l->run[j] = l->run[--l->n];
       break;
     }
   if (ov_is_compute(st, k) && --l->n_compute == 0) st->compute_streams--;

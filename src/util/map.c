@@ -173,10 +173,8 @@ bool ut_counter_add(ut_counter *c, const char *key, size_t times) {
   long i = ut_strmap_put(&c->keys, key, strlen(key));
   if (i < 0) return false;
   if ((size_t)i >= c->cap) {
-    size_t old = c->cap;
-    size_t *cs = ut_grow(c->counts, &c->cap, (size_t)i + 1, sizeof *cs);
+    size_t *cs = ut_grow_zeroed(c->counts, &c->cap, (size_t)i + 1, sizeof *cs);
     if (!cs) return false;
-    memset(cs + old, 0, (c->cap - old) * sizeof *cs);
     c->counts = cs;
   }
   c->counts[i] += times;

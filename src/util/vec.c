@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap && items) return items;
@@ -15,6 +16,13 @@ void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
   void *v = realloc(items, nc * elem);
   if (!v) return NULL;
   *cap = nc;
+  return v;
+}
+
+void *ut_grow_zeroed(void *items, size_t *cap, size_t need, size_t elem) {
+  size_t old = items ? *cap : 0;
+  void *v = ut_grow(items, cap, need, elem);
+  if (v && *cap > old) memset((char *)v + old * elem, 0, (*cap - old) * elem);
   return v;
 }
 

@@ -19,6 +19,9 @@
  * of memory or when the size would overflow (items stays valid, *cap unchanged). */
 void *ut_grow(void *items, size_t *cap, size_t need, size_t elem);
 
+/* ut_grow for an array indexed by id: the items it adds are zeroed (0 = "none yet"). */
+void *ut_grow_zeroed(void *items, size_t *cap, size_t need, size_t elem);
+
 /* The array trimmed to n items (*cap = n) when it holds more room than that; unchanged
  * when n is 0, already fits, or realloc fails (the array stays valid either way). */
 void *ut_shrink(void *items, size_t *cap, size_t n, size_t elem);

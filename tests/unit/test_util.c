@@ -347,6 +347,23 @@ Test(util, sort_agrees_with_qsort_on_total_orders) {
       for (int shape = 0; shape < 11; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
 
+/* The items ut_grow_zeroed adds are zero, the ones there stay, and an array that already
+ * holds the index is returned as it is. */
+Test(util_vec, grow_zeroed_zeroes_only_the_new_items) {
+  size_t cap = 0;
+  uint32_t *v = ut_grow_zeroed(NULL, &cap, 3, sizeof *v);
+  cr_assert(v && cap >= 3);
+  for (size_t i = 0; i < cap; i++) cr_assert_eq(v[i], 0);
+  for (size_t i = 0; i < cap; i++) v[i] = (uint32_t)i + 1;
+  size_t old = cap;
+  cr_assert_eq(ut_grow_zeroed(v, &cap, old, sizeof *v), v, "room enough: unchanged");
+  v = ut_grow_zeroed(v, &cap, 1000, sizeof *v);
+  cr_assert(v && cap >= 1000);
+  for (size_t i = 0; i < old; i++) cr_assert_eq(v[i], i + 1, "kept");
+  for (size_t i = old; i < cap; i++) cr_assert_eq(v[i], 0, "item %zu added zero", i);
+  free(v);
+}
+
 Test(util_vec, shrink_trims_to_the_count_and_keeps_the_items) {
   size_t cap = 0;
   int *a = ut_grow(NULL, &cap, 100, sizeof *a);
