@@ -305,12 +305,7 @@ static bool rows_stream(rp_jstream *w, const char *key, const an_diff_row *r, si
   bool ok = true;
   rp_jstream_key(w, key);
   rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < n; i++) {
-    cJSON *x = row_json(&r[i]);
-    rp_jstream_value(w, x);
-    ok = x != NULL;
-    cJSON_Delete(x);
-  }
+  for (size_t i = 0; ok && i < n; i++) ok = rp_jstream_value_take(w, row_json(&r[i]));
   rp_jstream_array_close(w);
   return ok;
 }

@@ -122,6 +122,12 @@ void rp_jstream_value(rp_jstream *w, const cJSON *v) {
   free(text);
 }
 
+bool rp_jstream_value_take(rp_jstream *w, cJSON *v) {
+  rp_jstream_value(w, v);
+  cJSON_Delete(v);
+  return v != NULL;
+}
+
 void rp_jstream_members(rp_jstream *w, const cJSON *o) {
   for (const cJSON *c = o ? o->child : NULL; c; c = c->next) {
     rp_jstream_key(w, c->string);

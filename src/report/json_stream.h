@@ -41,6 +41,9 @@ void rp_jstream_array_close(rp_jstream *w);
 void rp_jstream_key(rp_jstream *w, const char *key);
 /* A value: after a key, or as the next element of an array. */
 void rp_jstream_value(rp_jstream *w, const cJSON *v);
+/* rp_jstream_value of a part made for it, which is then deleted: the element loop of a
+ * streamed list. False when v is NULL (it could not be made; the stream fails too). */
+bool rp_jstream_value_take(rp_jstream *w, cJSON *v);
 /* Every member of object o, in order, as key and value. */
 void rp_jstream_members(rp_jstream *w, const cJSON *o);
 bool rp_jstream_ok(const rp_jstream *w);

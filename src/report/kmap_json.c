@@ -55,11 +55,8 @@ static bool payload_stream(rp_jstream *w, const an_kmap_payload *p) {
   rp_jstream_key(w, "kernels");
   rp_jstream_object_open(w);
   for (size_t i = 0; ok && i < p->n; i++) {
-    cJSON *e = entry_json(&p->entries[i]);
     rp_jstream_key(w, p->entries[i].name);
-    rp_jstream_value(w, e);
-    ok = e != NULL;
-    cJSON_Delete(e);
+    ok = rp_jstream_value_take(w, entry_json(&p->entries[i]));
   }
   rp_jstream_object_close(w);
   rp_jstream_object_close(w);

@@ -252,13 +252,6 @@ static cJSON *data_tail_json(const an_rank_data *d) {
   return NULL;
 }
 
-/* Writes one element of a streamed list and frees it; false when it could not be made. */
-static bool put_element(rp_jstream *w, cJSON *x) {
-  rp_jstream_value(w, x);
-  cJSON_Delete(x);
-  return x != NULL;
-}
-
 /* One rank's data, its kernel and collective lists one element at a time (a rank may
  * have hundreds of thousands of each). */
 static bool data_stream(rp_jstream *w, const an_rank_data *d) {
@@ -267,16 +260,17 @@ static bool data_stream(rp_jstream *w, const an_rank_data *d) {
   rp_jstream_key(w, "group");
   rp_jstream_array_open(w);
   for (size_t i = 0; ok && i < d->n_group; i++)
-    ok = put_element(w, cJSON_CreateNumber((double)d->group[i]));
+    ok = rp_jstream_value_take(w, cJSON_CreateNumber((double)d->group[i]));
   rp_jstream_array_close(w);
   rp_jstream_key(w, "kernels");
   rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < d->n_kernels; i++) ok = put_element(w, kernel_json(&d->kernels[i]));
+  for (size_t i = 0; ok && i < d->n_kernels; i++)
+    ok = rp_jstream_value_take(w, kernel_json(&d->kernels[i]));
   rp_jstream_array_close(w);
   rp_jstream_key(w, "collectives");
   rp_jstream_array_open(w);
   for (size_t i = 0; ok && i < d->n_collectives; i++)
-    ok = put_element(w, collective_json(&d->collectives[i]));
+    ok = rp_jstream_value_take(w, collective_json(&d->collectives[i]));
   rp_jstream_array_close(w);
   cJSON *tail = ok ? data_tail_json(d) : NULL;
   rp_jstream_members(w, tail);

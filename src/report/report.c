@@ -224,11 +224,10 @@ static bool add_owned(cJSON *o, const char *k, char *v) {
   return ok;
 }
 
-static bool kernel_json(cJSON *ks, const an_kernel_row *r) {
+/* One kernel row, or NULL when out of memory. */
+static cJSON *kernel_json(const an_kernel_row *r) {
   cJSON *o = cJSON_CreateObject();
-  if (!o) return false;
-  cJSON_AddItemToArray(ks, o);
-  if (!cJSON_AddStringToObject(o, "name", r->name) ||
+  if (!o || !cJSON_AddStringToObject(o, "name", r->name) ||
       !cJSON_AddStringToObject(o, "category", r->category) ||
       !cJSON_AddStringToObject(o, "kind", r->kind) ||
       !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
@@ -238,11 +237,14 @@ static bool kernel_json(cJSON *ks, const an_kernel_row *r) {
       !cJSON_AddBoolToObject(o, "shown", r->shown) ||
       !add_owned(o, "location", rp_kernel_location_cell(r)) ||
       !add_owned(o, "cpu_op", rp_kernel_cpu_op_cell(r)))
-    return false;
+    goto fail;
   cJSON *sites = r->entry ? rp_kmap_sites_json(r->entry) : cJSON_CreateArray();
-  if (!sites) return false;
+  if (!sites) goto fail;
   cJSON_AddItemToObject(o, "sites", sites);
-  return add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL);
+  if (add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL)) return o;
+fail:
+  cJSON_Delete(o);
+  return NULL;
 }
 
 static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
@@ -311,24 +313,19 @@ static cJSON *stage_tail_json(const an_stage_report *st) {
 
 /* Writes a stage: its kernel rows one at a time (a stage may have hundreds of thousands). */
 static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
-  cJSON *head = stage_head_json(st), *one = cJSON_CreateArray();
-  bool ok = head && one;
+  cJSON *head = stage_head_json(st);
+  bool ok = head != NULL;
   rp_jstream_object_open(w);
   rp_jstream_members(w, head);
   rp_jstream_key(w, "kernels");
   rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < st->n_kernels; i++) {
-    ok = kernel_json(one, &st->kernels[i]);
-    cJSON *row = cJSON_DetachItemFromArray(one, 0);
-    rp_jstream_value(w, row);
-    cJSON_Delete(row);
-  }
+  for (size_t i = 0; ok && i < st->n_kernels; i++)
+    ok = rp_jstream_value_take(w, kernel_json(&st->kernels[i]));
   rp_jstream_array_close(w);
   cJSON *tail = ok ? stage_tail_json(st) : NULL;
   rp_jstream_members(w, tail);
   rp_jstream_object_close(w);
   cJSON_Delete(head);
-  cJSON_Delete(one);
   cJSON_Delete(tail);
   return ok && tail;
 }

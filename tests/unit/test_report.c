@@ -161,3 +161,24 @@ Test(json_stream, nesting_past_the_limit_fails) {
   fclose(f);
   free(got);
 }
+
+/* value_take writes a part and frees it; a part that could not be made (NULL) fails the
+ * element and the stream. */
+Test(json_stream, value_take_writes_frees_and_fails_on_null) {
+  char *got = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&got, &len);
+  rp_jstream w;
+  rp_jstream_init(&w, f);
+  rp_jstream_array_open(&w);
+  cr_assert(rp_jstream_value_take(&w, cJSON_CreateNumber(1)));
+  cr_assert(rp_jstream_value_take(&w, cJSON_CreateString("a")));
+  rp_jstream_array_close(&w);
+  cr_assert(rp_jstream_ok(&w));
+  fflush(f);
+  cr_assert_str_eq(got, "[1, \"a\"]");
+  cr_assert_not(rp_jstream_value_take(&w, NULL));
+  cr_assert_not(rp_jstream_ok(&w));
+  fclose(f);
+  free(got);
+}
