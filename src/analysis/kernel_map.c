@@ -481,13 +481,12 @@ const char *an_kernel_map_name_category(const an_kernel_map *m, uint32_t id, con
 }
 
 typedef struct name_group {
-  const char *name;
   size_t n, seen;
 } name_group;
 
 /* Indices of a stage's kernels kept by sampling: at most k per name, evenly spaced
  * (round(i*(n-1)/(k-1)), Python's round: ties to even). */
-static bool sample_mask(const char *const *names, size_t n, size_t k, bool *keep) {
+static bool sample_mask(const uint32_t *names, size_t n, size_t k, bool *keep) {
   ut_u64map idx = {0};
   name_group *g = calloc(n ? n : 1, sizeof *g);
   size_t ng = 0;
@@ -496,12 +495,11 @@ static bool sample_mask(const char *const *names, size_t n, size_t k, bool *keep
   for (size_t i = 0; i < n; i++) {
     uint64_t v;
     size_t s;
-    if (ut_u64map_get(&idx, (uint64_t)(uintptr_t)names[i], &v))
+    if (ut_u64map_get(&idx, names[i], &v))
       s = (size_t)v;
     else {
       s = ng++;
-      g[s].name = names[i];
-      if (!ut_u64map_put(&idx, (uint64_t)(uintptr_t)names[i], s)) goto fail;
+      if (!ut_u64map_put(&idx, names[i], s)) goto fail;
     }
     g[s].n++;
     slot[i] = s;
@@ -588,21 +586,19 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
     }
     for (size_t s = 0; s < vw->n_stages && rc == AN_OK; s++) {
       const an_stage_kernels *sk = &vw->stages[s];
-      const char **names = malloc((sk->n ? sk->n : 1) * sizeof *names);
       uint32_t *ids = malloc((sk->n ? sk->n : 1) * sizeof *ids);
       bool *keep = malloc((sk->n ? sk->n : 1) * sizeof *keep);
       const tr_event **sel = malloc((sk->n ? sk->n : 1) * sizeof *sel);
       uint32_t *selnames = malloc((sk->n ? sk->n : 1) * sizeof *selnames);
       an_site_ctx *ctx = malloc((sk->n ? sk->n : 1) * sizeof *ctx);
       payload *sp = stage_payload(m, sk->stage->id);
-      if (!names || !ids || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
+      if (!ids || !keep || !sel || !selnames || !ctx || !sp) rc = AN_ERR_NOMEM;
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++) {
         ids[i] = canonical_cached(m, v, sk->kernels[i]->name, mask);
         if (ids[i] == UINT32_MAX) rc = AN_ERR_NOMEM;
-        names[i] = rc == AN_OK ? tr_intern_get(m->names, ids[i]) : NULL;
         keep[i] = true;
       }
-      if (rc == AN_OK && sample && !sample_mask(names, sk->n, k, keep)) rc = AN_ERR_NOMEM;
+      if (rc == AN_OK && sample && !sample_mask(ids, sk->n, k, keep)) rc = AN_ERR_NOMEM;
       size_t ns = 0;
       for (size_t i = 0; rc == AN_OK && i < sk->n; i++)
         if (keep[i]) {
@@ -616,7 +612,6 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
             (!m->global_is_stage && !payload_add(&m->global, selnames[i], &ctx[i], dur)))
           rc = AN_ERR_NOMEM;
       }
-      free(names);
       free(ids);
       free(keep);
       free(sel);

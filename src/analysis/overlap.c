@@ -67,7 +67,7 @@ typedef struct ov_side {
   uint32_t *stream;    /* stream id per kept kernel (streams below) */
   size_t n;
   ut_strmap names, streams;
-  int32_t *cat; /* overlap category per name id, -1 = not yet classified */
+  uint32_t *cat; /* overlap category + 1 per name id, 0 = not yet classified */
   size_t cat_cap;
   ov_source *source;      /* built on first use as a mapping trace */
   ov_launch_index launch; /* built on the first launch-context question */
@@ -202,20 +202,18 @@ static const char *ov_side_stage(const ov_side *s, size_t k) {
 /* Overlap category of a name id, classified once. */
 static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *cats) {
   if (name >= s->cat_cap) {
-    size_t old = s->cat_cap;
-    int32_t *c = ut_grow(s->cat, &s->cat_cap, (size_t)name + 1, sizeof *c);
+    uint32_t *c = ut_grow_zeroed(s->cat, &s->cat_cap, (size_t)name + 1, sizeof *c);
     if (!c) return -1;
-    for (size_t i = old; i < s->cat_cap; i++) c[i] = -1;
     s->cat = c;
   }
-  if (s->cat[name] < 0) {
+  if (!s->cat[name]) {
     /* s->cat is this name's answer: the classifier's own cache would be a second copy */
     const char *label = te_rules_classify_once(r, "overlap", s->names.keys[name], NULL);
     long idx = ov_cats_put(cats, r, label ? label : "other");
-    if (idx < 0 || idx > INT32_MAX) return -1;
-    s->cat[name] = (int32_t)idx;
+    if (idx < 0 || idx >= UINT32_MAX) return -1;
+    s->cat[name] = (uint32_t)idx + 1;
   }
-  return s->cat[name];
+  return (long)s->cat[name] - 1;
 }
 
 /* ---------------------------------------------------------------- stage bundles */

@@ -223,9 +223,7 @@ static void ov_state_free(ov_sweep_state *st) {
     }
   free(st->parts);
   if (st->lanes)
-    for (size_t s = 0; s < st->n_streams; s++) {
-      free(st->lanes[s].run);
-    }
+    for (size_t s = 0; s < st->n_streams; s++) free(st->lanes[s].run);
   free(st->lanes);
   free(st->starts);
   free(st->ends);
@@ -431,30 +429,42 @@ static void ov_set_exposed(ov_agg *a, const double *v, size_t c) {
   a->exposed_median_us = median;
 }
 
+/* The exposed times of the instances of each name launched more than once, grouped by
+ * aggregate (a counting sort): *vals (slots of them) and *start, each aggregate's first
+ * slot. False when out of memory. */
+static bool ov_group_exposed(const ov_sweep_state *st, size_t slots, size_t **start,
+                             double **vals) {
+  size_t *at = calloc(st->n_aggs + 1, sizeof *at);
+  double *v = malloc(slots * sizeof *v);
+  if (!at || !v) {
+    free(at);
+    free(v);
+    return false;
+  }
+  for (size_t i = 0; i < st->n_aggs; i++)
+    at[i + 1] = at[i] + (st->aggs[i].count > 1 ? st->aggs[i].count : 0);
+  for (size_t k = 0; k < st->n; k++) {
+    size_t ag = (size_t)st->agg_of[st->ks[k].name];
+    if (st->aggs[ag].count > 1) v[at[ag]++] = ov_exposed(st, k);
+  }
+  for (size_t i = st->n_aggs; i > 0; i--) at[i] = at[i - 1]; /* back to group starts */
+  at[0] = 0;
+  *start = at;
+  *vals = v;
+  return true;
+}
+
 /* Splits each aggregate's exposed time (no compute on another stream) into a steady
  * cost, median instance x count, and the excess above it: the wait that concentrates in
  * a few instances (the first collective of a step waiting for the slowest rank, a stall)
- * and that overlap cannot recover. Counting sort by aggregate, then a sort per group; a
- * name launched once is its only instance, and takes no slot (with many distinct names,
- * most of them). */
+ * and that overlap cannot recover. A name launched once is its only instance and takes
+ * no slot in the grouping (with many distinct names, most of them). */
 static bool ov_split_exposed(ov_sweep_state *st) {
   size_t slots = 0;
   for (size_t i = 0; i < st->n_aggs; i++) slots += st->aggs[i].count > 1 ? st->aggs[i].count : 0;
-  size_t *start = slots ? calloc(st->n_aggs + 1, sizeof *start) : NULL;
-  double *vals = slots ? malloc(slots * sizeof *vals) : NULL;
-  if (slots && (!start || !vals)) {
-    free(start);
-    free(vals);
-    return false;
-  }
-  for (size_t i = 0; slots && i < st->n_aggs; i++)
-    start[i + 1] = start[i] + (st->aggs[i].count > 1 ? st->aggs[i].count : 0);
-  for (size_t k = 0; slots && k < st->n; k++) {
-    size_t ag = (size_t)st->agg_of[st->ks[k].name];
-    if (st->aggs[ag].count > 1) vals[start[ag]++] = ov_exposed(st, k);
-  }
-  for (size_t i = st->n_aggs; slots && i > 0; i--) start[i] = start[i - 1]; /* group starts */
-  if (slots) start[0] = 0;
+  size_t *start = NULL;
+  double *vals = NULL;
+  if (slots && !ov_group_exposed(st, slots, &start, &vals)) return false;
   for (size_t i = 0; i < st->n_aggs; i++) {
     ov_agg *a = &st->aggs[i];
     double one = ov_exposed(st, (size_t)a->first);
