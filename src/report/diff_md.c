@@ -300,14 +300,8 @@ static cJSON *row_json(const an_diff_row *r) {
   return o;
 }
 
-/* Writes member key: the rows one at a time (a stage may have hundreds of thousands). */
-static bool rows_stream(rp_jstream *w, const char *key, const an_diff_row *r, size_t n) {
-  bool ok = true;
-  rp_jstream_key(w, key);
-  rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < n; i++) ok = rp_jstream_value_take(w, row_json(&r[i]));
-  rp_jstream_array_close(w);
-  return ok;
+static cJSON *row_item(const void *rows, size_t i) {
+  return row_json((const an_diff_row *)rows + i);
 }
 
 static cJSON *rank_json(const an_diff_rank_row *r) {
@@ -350,10 +344,11 @@ static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
        ranks_json(tail, s);
   rp_jstream_object_open(w);
   rp_jstream_members(w, ok ? head : NULL);
-  ok = ok && rows_stream(w, "categories", s->categories, s->n_categories) &&
-       rows_stream(w, "kernels", s->kernels, s->n_kernels) &&
-       rows_stream(w, "fusions", s->fusions, s->n_fusions) &&
-       rows_stream(w, "overlaps", s->overlaps, s->n_overlaps);
+  /* the row lists one row at a time (a stage may have hundreds of thousands) */
+  ok = ok && rp_jstream_list(w, "categories", s->n_categories, row_item, s->categories) &&
+       rp_jstream_list(w, "kernels", s->n_kernels, row_item, s->kernels) &&
+       rp_jstream_list(w, "fusions", s->n_fusions, row_item, s->fusions) &&
+       rp_jstream_list(w, "overlaps", s->n_overlaps, row_item, s->overlaps);
   rp_jstream_members(w, ok ? tail : NULL);
   rp_jstream_object_close(w);
   cJSON_Delete(head);
@@ -399,9 +394,8 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
 
 int rp_diff_json(FILE *out, const an_diff_report *d) {
   rp_jstream w;
-  rp_jstream_init(&w, out);
+  rp_jstream_begin(&w, out);
   bool ok = true;
-  rp_jstream_object_open(&w);
   rp_jstream_key(&w, "stages");
   rp_jstream_array_open(&w);
   for (size_t i = 0; ok && i < d->n_stages; i++) ok = stage_stream(&w, &d->stages[i]);
@@ -411,9 +405,7 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
        cJSON_AddStringToObject(head, "after", d->after) && head_json(head, d);
   rp_jstream_members(&w, ok ? head : NULL);
   cJSON_Delete(head);
-  rp_jstream_object_close(&w);
-  if (fputc('\n', out) == EOF) ok = false;
-  return ok && rp_jstream_ok(&w) ? 0 : -1;
+  return rp_jstream_end(&w, ok);
 }
 
 /* ------------------------------------------------------------------ JSON report sides */

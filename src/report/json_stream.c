@@ -12,6 +12,17 @@ void rp_jstream_init(rp_jstream *w, FILE *out) { *w = (rp_jstream){out, 0, 0, 0,
 
 bool rp_jstream_ok(const rp_jstream *w) { return w->ok; }
 
+void rp_jstream_begin(rp_jstream *w, FILE *out) {
+  rp_jstream_init(w, out);
+  rp_jstream_object_open(w);
+}
+
+int rp_jstream_end(rp_jstream *w, bool ok) {
+  rp_jstream_object_close(w);
+  if (fputc('\n', w->out) == EOF) ok = false;
+  return ok && w->ok ? 0 : -1;
+}
+
 static void put(rp_jstream *w, const char *s, size_t n) {
   if (w->ok && n && fwrite(s, 1, n, w->out) != n) w->ok = false;
 }
@@ -126,6 +137,16 @@ bool rp_jstream_value_take(rp_jstream *w, cJSON *v) {
   rp_jstream_value(w, v);
   cJSON_Delete(v);
   return v != NULL;
+}
+
+bool rp_jstream_list(rp_jstream *w, const char *key, size_t n, rp_jstream_item item,
+                     const void *items) {
+  bool ok = true;
+  rp_jstream_key(w, key);
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < n; i++) ok = rp_jstream_value_take(w, item(items, i));
+  rp_jstream_array_close(w);
+  return ok;
 }
 
 void rp_jstream_members(rp_jstream *w, const cJSON *o) {

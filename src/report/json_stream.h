@@ -32,6 +32,10 @@ typedef struct rp_jstream {
 } rp_jstream;
 
 void rp_jstream_init(rp_jstream *w, FILE *out);
+/* A document: rp_jstream_init and its top-level object opened; rp_jstream_end closes it,
+ * writes the final newline and returns 0, or -1 when !ok or the stream failed. */
+void rp_jstream_begin(rp_jstream *w, FILE *out);
+int rp_jstream_end(rp_jstream *w, bool ok);
 void rp_jstream_object_open(rp_jstream *w);
 void rp_jstream_object_close(rp_jstream *w);
 void rp_jstream_array_open(rp_jstream *w);
@@ -44,6 +48,11 @@ void rp_jstream_value(rp_jstream *w, const cJSON *v);
 /* rp_jstream_value of a part made for it, which is then deleted: the element loop of a
  * streamed list. False when v is NULL (it could not be made; the stream fails too). */
 bool rp_jstream_value_take(rp_jstream *w, cJSON *v);
+/* Member key: an array of n elements, item(items, i) made, written and freed one at a time
+ * (false as soon as one cannot be made). */
+typedef cJSON *(*rp_jstream_item)(const void *items, size_t i);
+bool rp_jstream_list(rp_jstream *w, const char *key, size_t n, rp_jstream_item item,
+                     const void *items);
 /* Every member of object o, in order, as key and value. */
 void rp_jstream_members(rp_jstream *w, const cJSON *o);
 bool rp_jstream_ok(const rp_jstream *w);

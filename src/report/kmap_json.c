@@ -65,9 +65,8 @@ static bool payload_stream(rp_jstream *w, const an_kmap_payload *p) {
 
 int rp_kernel_map_write(FILE *out, const an_kmap_view *m) {
   rp_jstream w;
-  rp_jstream_init(&w, out);
+  rp_jstream_begin(&w, out);
   bool ok = true;
-  rp_jstream_object_open(&w);
   rp_jstream_key(&w, "stages");
   rp_jstream_object_open(&w);
   for (size_t i = 0; ok && i < m->n_stages; i++) {
@@ -77,7 +76,5 @@ int rp_kernel_map_write(FILE *out, const an_kmap_view *m) {
   rp_jstream_object_close(&w);
   rp_jstream_key(&w, "global");
   ok = ok && payload_stream(&w, &m->global);
-  rp_jstream_object_close(&w);
-  if (fputc('\n', out) == EOF) ok = false;
-  return ok && rp_jstream_ok(&w) ? 0 : -1;
+  return rp_jstream_end(&w, ok);
 }

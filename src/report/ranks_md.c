@@ -252,26 +252,25 @@ static cJSON *data_tail_json(const an_rank_data *d) {
   return NULL;
 }
 
+static cJSON *group_item(const void *group, size_t i) {
+  return cJSON_CreateNumber((double)((const long *)group)[i]);
+}
+
+static cJSON *kernel_item(const void *kernels, size_t i) {
+  return kernel_json((const an_rank_kernel *)kernels + i);
+}
+
+static cJSON *collective_item(const void *colls, size_t i) {
+  return collective_json((const an_rank_collective *)colls + i);
+}
+
 /* One rank's data, its kernel and collective lists one element at a time (a rank may
  * have hundreds of thousands of each). */
 static bool data_stream(rp_jstream *w, const an_rank_data *d) {
-  bool ok = true;
   rp_jstream_object_open(w);
-  rp_jstream_key(w, "group");
-  rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < d->n_group; i++)
-    ok = rp_jstream_value_take(w, cJSON_CreateNumber((double)d->group[i]));
-  rp_jstream_array_close(w);
-  rp_jstream_key(w, "kernels");
-  rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < d->n_kernels; i++)
-    ok = rp_jstream_value_take(w, kernel_json(&d->kernels[i]));
-  rp_jstream_array_close(w);
-  rp_jstream_key(w, "collectives");
-  rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < d->n_collectives; i++)
-    ok = rp_jstream_value_take(w, collective_json(&d->collectives[i]));
-  rp_jstream_array_close(w);
+  bool ok = rp_jstream_list(w, "group", d->n_group, group_item, d->group) &&
+            rp_jstream_list(w, "kernels", d->n_kernels, kernel_item, d->kernels) &&
+            rp_jstream_list(w, "collectives", d->n_collectives, collective_item, d->collectives);
   cJSON *tail = ok ? data_tail_json(d) : NULL;
   rp_jstream_members(w, tail);
   rp_jstream_object_close(w);

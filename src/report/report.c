@@ -311,17 +311,17 @@ static cJSON *stage_tail_json(const an_stage_report *st) {
   return NULL;
 }
 
+static cJSON *kernel_item(const void *rows, size_t i) {
+  return kernel_json((const an_kernel_row *)rows + i);
+}
+
 /* Writes a stage: its kernel rows one at a time (a stage may have hundreds of thousands). */
 static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
   cJSON *head = stage_head_json(st);
   bool ok = head != NULL;
   rp_jstream_object_open(w);
   rp_jstream_members(w, head);
-  rp_jstream_key(w, "kernels");
-  rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < st->n_kernels; i++)
-    ok = rp_jstream_value_take(w, kernel_json(&st->kernels[i]));
-  rp_jstream_array_close(w);
+  ok = ok && rp_jstream_list(w, "kernels", st->n_kernels, kernel_item, st->kernels);
   cJSON *tail = ok ? stage_tail_json(st) : NULL;
   rp_jstream_members(w, tail);
   rp_jstream_object_close(w);
@@ -438,10 +438,9 @@ static bool summary_json(cJSON *root, const an_report *r) {
 int rp_json(FILE *out, const an_report *r, const rp_options *o) {
   (void)o;
   rp_jstream w;
-  rp_jstream_init(&w, out);
+  rp_jstream_begin(&w, out);
   cJSON *head = cJSON_CreateObject();
   bool ok = head && run_json(head, &r->run);
-  rp_jstream_object_open(&w);
   rp_jstream_members(&w, ok ? head : NULL);
   cJSON_Delete(head);
   rp_jstream_key(&w, "stages");
@@ -455,7 +454,5 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o) {
   rp_jstream_members(&w, ok ? tail : NULL);
   cJSON_Delete(tail);
   ok = ok && rp_rank_data_stream(&w, r);
-  rp_jstream_object_close(&w);
-  if (fputc('\n', out) == EOF) ok = false;
-  return ok && rp_jstream_ok(&w) ? 0 : -1;
+  return rp_jstream_end(&w, ok);
 }
