@@ -146,39 +146,67 @@ Test(json_stream, equals_cjson_print_at_every_depth) {
   cJSON_Delete(doc);
 }
 
+/* A stream into memory, for the tests below. */
+typedef struct mem_stream {
+  char *text;
+  size_t len;
+  FILE *f;
+  rp_jstream w;
+} mem_stream;
+
+static void mem_open(mem_stream *m) {
+  *m = (mem_stream){0};
+  m->f = open_memstream(&m->text, &m->len);
+  cr_assert_not_null(m->f);
+  rp_jstream_init(&m->w, m->f);
+}
+
+static void mem_close(mem_stream *m) {
+  fclose(m->f);
+  free(m->text);
+}
+
 /* Containers nested past RP_JSON_STREAM_DEPTH fail the stream instead of writing a
  * document whose separators it lost track of. */
 Test(json_stream, nesting_past_the_limit_fails) {
-  char *got = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&got, &len);
-  rp_jstream w;
-  rp_jstream_init(&w, f);
-  for (unsigned i = 0; i < RP_JSON_STREAM_DEPTH; i++) rp_jstream_array_open(&w);
-  cr_assert(rp_jstream_ok(&w));
-  rp_jstream_array_open(&w);
-  cr_assert_not(rp_jstream_ok(&w));
-  fclose(f);
-  free(got);
+  mem_stream m;
+  mem_open(&m);
+  for (unsigned i = 0; i < RP_JSON_STREAM_DEPTH; i++) rp_jstream_array_open(&m.w);
+  cr_assert(rp_jstream_ok(&m.w));
+  rp_jstream_array_open(&m.w);
+  cr_assert_not(rp_jstream_ok(&m.w));
+  mem_close(&m);
 }
 
-/* value_take writes a part and frees it; a part that could not be made (NULL) fails the
- * element and the stream. */
-Test(json_stream, value_take_writes_frees_and_fails_on_null) {
-  char *got = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&got, &len);
-  rp_jstream w;
-  rp_jstream_init(&w, f);
-  rp_jstream_array_open(&w);
-  cr_assert(rp_jstream_value_take(&w, cJSON_CreateNumber(1)));
-  cr_assert(rp_jstream_value_take(&w, cJSON_CreateString("a")));
-  rp_jstream_array_close(&w);
-  cr_assert(rp_jstream_ok(&w));
-  fflush(f);
-  cr_assert_str_eq(got, "[1, \"a\"]");
-  cr_assert_not(rp_jstream_value_take(&w, NULL));
-  cr_assert_not(rp_jstream_ok(&w));
-  fclose(f);
-  free(got);
+static cJSON *number_item(const void *items, size_t i) {
+  const double *v = items;
+  return v[i] < 0 ? NULL : cJSON_CreateNumber(v[i]); /* a negative one "cannot be made" */
+}
+
+/* A document of begin, a list and end equals cJSON_Print of the same tree; an element
+ * that cannot be made (NULL) fails the list, the stream and the document. */
+Test(json_stream, list_and_document_equal_cjson_and_fail_on_null) {
+  const double good[] = {1, 2.5, 3};
+  mem_stream m;
+  mem_open(&m);
+  rp_jstream_begin(&m.w, m.f);
+  cr_assert(rp_jstream_list(&m.w, "k", 3, number_item, good));
+  cr_assert(rp_jstream_list(&m.w, "none", 0, number_item, good));
+  cr_assert_eq(rp_jstream_end(&m.w, true), 0);
+  fflush(m.f);
+  cJSON *doc = cJSON_Parse("{\"k\": [1, 2.5, 3], \"none\": []}");
+  char *want = cJSON_Print(doc);
+  cr_assert_eq(strncmp(m.text, want, strlen(want)), 0, "%s", m.text);
+  cr_assert_str_eq(m.text + strlen(want), "\n");
+  free(want);
+  cJSON_Delete(doc);
+  mem_close(&m);
+
+  const double bad[] = {1, -1, 3};
+  mem_open(&m);
+  rp_jstream_begin(&m.w, m.f);
+  cr_assert_not(rp_jstream_list(&m.w, "k", 3, number_item, bad));
+  cr_assert_not(rp_jstream_ok(&m.w));
+  cr_assert_eq(rp_jstream_end(&m.w, true), -1);
+  mem_close(&m);
 }
