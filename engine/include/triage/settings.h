@@ -113,6 +113,12 @@ typedef struct te_list_map {
     "same-stage annotations this close merge into one window")                                     \
   X(stage_min_all_share_pct, "stage.min_all_share_pct", NUMBER, 0, 100, 0, NULL,                   \
     "a leftover 'all' group of an annotated trace is kept at or above this share")                 \
+  X(steps_iteration_min_repeats, "steps.iteration_min_repeats", INT, 0, 1000000, 0, NULL,          \
+    "without step annotations, one top-level annotation repeated this often marks the steps "      \
+    "(0: never)")                                                                                  \
+  X(steps_warmup_ratio, "steps.warmup_ratio", NUMBER, 0, 1e9, 0, NULL,                             \
+    "a stage's first step whose GPU window is this many times the others' median is a warm-up "    \
+    "(0: never)")                                                                                  \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_sample_per_kernel, "overlap.sample_per_kernel", INT, 1, 1000000, 0, NULL,              \

@@ -1,0 +1,323 @@
+/*
+ * analysis/steps.c - the step windows of a trace (steps.h).
+ *
+ * One pass over the annotations of each kind (the matcher's answer kept per string id, so
+ * each distinct name is matched once), one sort of the matches, one index of launch calls
+ * by correlation and one binary search per kernel: O(n log n) in the events.
+ */
+#include "analysis/steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/sort.h"
+
+typedef struct span {
+  double ts, end;
+  tr_str name;
+  uint32_t index; /* file position: a total order */
+} span;
+
+typedef struct span_list {
+  span *v;
+  size_t n;
+} span_list;
+
+static int cmp_span(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  const span *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer one first */
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+static span span_of(const tr_trace *t, const tr_event *e) {
+  double dur = tr_event_dur(t, e);
+  return (span){e->ts, e->ts + (dur > 0 ? dur : 0), e->name, e->index};
+}
+
+/* Keeps the outermost spans (sorted first): one starting inside a kept one is the same
+ * step (vLLM's execute_model around gpu_model_runner: forward), so kept spans are
+ * disjoint. */
+static void keep_outermost(span_list *l) {
+  ut_sort(l->v, l->n, sizeof *l->v, cmp_span, NULL);
+  size_t m = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (m == 0 || l->v[i].ts >= l->v[m - 1].end) l->v[m++] = l->v[i];
+  l->n = m;
+}
+
+/* Whether the matcher names string s, asked once per string id (memo: 0 unasked, 1 no,
+ * 2 yes; NULL asks every time). */
+static bool names_step(const tr_trace *t, const te_matcher *m, uint8_t *memo, tr_str s) {
+  if (memo && memo[s]) return memo[s] == 2;
+  const char *name = tr_str_get(t, s);
+  bool hit = te_matcher_match(m, name, strlen(name));
+  if (memo) memo[s] = hit ? 2 : 1;
+  return hit;
+}
+
+/* The events of a kind the matcher names, outermost kept. false: out of memory. */
+static bool matched_spans(const tr_trace *t, tr_kind kind, const te_matcher *m, uint8_t *memo,
+                          span_list *out) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, kind, &n);
+  out->n = 0;
+  out->v = malloc((n ? n : 1) * sizeof *out->v);
+  if (!out->v) return false;
+  for (size_t i = 0; i < n; i++)
+    if (names_step(t, m, memo, ev[i].name)) out->v[out->n++] = span_of(t, &ev[i]);
+  keep_outermost(out);
+  return true;
+}
+
+/* Top-level user annotations when they are one name repeated at least min_repeats
+ * times (a benchmark's calls); else none. false: out of memory. */
+static bool iteration_spans(const tr_trace *t, long min_repeats, span_list *out) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, TR_KIND_USER_ANNOTATION, &n);
+  out->n = 0;
+  out->v = malloc((n ? n : 1) * sizeof *out->v);
+  if (!out->v) return false;
+  for (size_t i = 0; i < n; i++) out->v[out->n++] = span_of(t, &ev[i]);
+  keep_outermost(out);
+  for (size_t i = 1; i < out->n; i++)
+    if (out->v[i].name != out->v[0].name) out->n = 0;
+  if (out->n < (size_t)(min_repeats > 0 ? min_repeats : 1)) out->n = 0;
+  return true;
+}
+
+/* The step windows and where they came from: the first source that has any. */
+static bool find_spans(const tr_trace *t, const te_rules *rules, an_step_source *src,
+                       span_list *out) {
+  const te_matcher *m = te_rules_matcher(rules, "step_annotation");
+  static const struct {
+    tr_kind kind;
+    an_step_source src;
+  } order[] = {{TR_KIND_USER_ANNOTATION, AN_STEPS_CPU_ANNOTATION},
+               {TR_KIND_CPU_OP, AN_STEPS_CPU_OP},
+               {TR_KIND_GPU_ANNOTATION, AN_STEPS_GPU_ANNOTATION}};
+  size_t n_str = tr_trace_string_count(t);
+  uint8_t *memo = calloc(n_str ? n_str : 1, 1);
+  bool ok = memo != NULL;
+  memset(out, 0, sizeof *out);
+  for (size_t k = 0; ok && m && k < sizeof order / sizeof order[0]; k++) {
+    free(out->v);
+    ok = matched_spans(t, order[k].kind, m, memo, out);
+    *src = order[k].src;
+    if (out->n) break;
+  }
+  free(memo);
+  if (ok && !out->n) {
+    free(out->v);
+    ok = iteration_spans(t, te_rules_settings(rules)->steps_iteration_min_repeats, out);
+    *src = AN_STEPS_ITERATION;
+  }
+  if (ok && !out->n) *src = AN_STEPS_NONE;
+  return ok;
+}
+
+/* ---------------------------------------------------------------- launches */
+
+typedef struct launch_ref {
+  int64_t corr;
+  const tr_event *e;
+} launch_ref;
+
+static int cmp_launch(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  const launch_ref *a = pa, *b = pb;
+  if (a->corr != b->corr) return a->corr < b->corr ? -1 : 1;
+  return a->e->index < b->e->index ? -1 : (a->e->index > b->e->index);
+}
+
+/* Launch and runtime calls by correlation (memcpys are issued by runtime calls). */
+static launch_ref *launch_index(const tr_trace *t, size_t *n_out) {
+  static const tr_kind kinds[] = {TR_KIND_LAUNCH, TR_KIND_RUNTIME};
+  size_t n[2], m = 0;
+  const tr_event *ev[2];
+  for (size_t j = 0; j < 2; j++) ev[j] = tr_trace_events(t, kinds[j], &n[j]);
+  launch_ref *v = malloc((n[0] + n[1] + 1) * sizeof *v);
+  if (!v) return NULL;
+  for (size_t j = 0; j < 2; j++)
+    for (size_t i = 0; i < n[j]; i++) {
+      int64_t corr = tr_event_correlation(t, &ev[j][i]);
+      if (corr != TR_NO_ID) v[m++] = (launch_ref){corr, &ev[j][i]};
+    }
+  ut_sort(v, m, sizeof *v, cmp_launch, NULL);
+  *n_out = m;
+  return v;
+}
+
+static const tr_event *launch_of(const launch_ref *v, size_t n, int64_t corr) {
+  if (corr == TR_NO_ID) return NULL;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].corr < corr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && v[lo].corr == corr ? v[lo].e : NULL;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* The span holding t (spans disjoint, by start), or -1. */
+static int32_t span_at(const span_list *l, double t) {
+  size_t lo = 0, hi = l->n;
+  while (lo < hi) { /* first span starting after t */
+    size_t mid = lo + (hi - lo) / 2;
+    if (l->v[mid].ts <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && t <= l->v[lo - 1].end ? (int32_t)(lo - 1) : -1;
+}
+
+/* Each kernel of the view's process: its launch call and its step. */
+static bool assign_kernels(const an_trace_view *v, const span_list *l, an_step_source src,
+                           an_steps *out) {
+  const tr_trace *t = v->trace;
+  size_t nk = 0, nl = 0;
+  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  launch_ref *li = launch_index(t, &nl);
+  out->n_kernel_events = nk;
+  out->kernel_step = malloc((nk ? nk : 1) * sizeof *out->kernel_step);
+  out->launch = calloc(nk ? nk : 1, sizeof *out->launch);
+  bool ok = li && out->kernel_step && out->launch;
+  for (size_t i = 0; ok && i < nk; i++) {
+    out->kernel_step[i] = -1;
+    if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
+    out->launch[i] = launch_of(li, nl, tr_event_correlation(t, &kev[i]));
+    bool by_launch = src != AN_STEPS_GPU_ANNOTATION && out->launch[i];
+    out->kernel_step[i] = span_at(l, by_launch ? out->launch[i]->ts : kev[i].ts);
+  }
+  free(li);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* The stage of most of each step's kernel time (ties: the rules' earlier stage). */
+static bool step_stages(const an_trace_view *v, const te_rules *rules, an_steps *s) {
+  size_t n_st = te_rules_stage_count(rules), nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  double *us = calloc(s->n * n_st + 1, sizeof *us);
+  if (!us) return false;
+  for (size_t i = 0; i < nk && i < s->n_kernel_events; i++) {
+    if (s->kernel_step[i] < 0) continue;
+    size_t slot = 0; /* the view's stage ids are the rules' own strings */
+    while (slot < n_st && te_rules_stage(rules, slot)->id != v->kernel_stage[i]) slot++;
+    if (slot < n_st) us[(size_t)s->kernel_step[i] * n_st + slot] += tr_event_dur(v->trace, &kev[i]);
+  }
+  for (size_t j = 0; j < s->n; j++) {
+    size_t best = 0;
+    for (size_t slot = 1; slot < n_st; slot++)
+      if (us[j * n_st + slot] > us[j * n_st + best]) best = slot;
+    s->steps[j].stage_id = n_st ? te_rules_stage(rules, best)->id : NULL;
+  }
+  free(us);
+  return true;
+}
+
+/* Kernel count, time and GPU window of each step. */
+static void step_windows(const an_trace_view *v, an_steps *s) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  for (size_t i = 0; i < nk && i < s->n_kernel_events; i++) {
+    if (s->kernel_step[i] < 0) continue;
+    an_step *st = &s->steps[s->kernel_step[i]];
+    double dur = tr_event_dur(v->trace, &kev[i]), end = kev[i].ts + (dur > 0 ? dur : 0);
+    if (!st->n_kernels || kev[i].ts < st->gpu_ts) st->gpu_ts = kev[i].ts;
+    if (!st->n_kernels || end > st->gpu_end) st->gpu_end = end;
+    st->n_kernels++;
+    st->kernel_us += dur;
+  }
+}
+
+/* Drops the steps without kernels and renumbers the kernels' steps. */
+static void drop_empty(an_steps *s) {
+  int32_t *to = malloc((s->n ? s->n : 1) * sizeof *to);
+  size_t m = 0;
+  for (size_t j = 0; j < s->n; j++) {
+    if (to) to[j] = s->steps[j].n_kernels ? (int32_t)m : -1;
+    if (s->steps[j].n_kernels) s->steps[m++] = s->steps[j];
+  }
+  if (!to) return; /* out of memory: empty steps stay; they count no kernel */
+  for (size_t i = 0; i < s->n_kernel_events; i++)
+    if (s->kernel_step[i] >= 0) s->kernel_step[i] = to[s->kernel_step[i]];
+  s->n = m;
+  free(to);
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+/* The first step of each stage is a warm-up when its GPU window is at least ratio times
+ * the median window of the stage's other steps. */
+static void mark_warmups(an_steps *s, double ratio) {
+  double *w = malloc((s->n ? s->n : 1) * sizeof *w);
+  for (size_t j = 0; w && ratio > 0 && j < s->n; j++) {
+    bool first = true;
+    for (size_t p = 0; p < j && first; p++) first = s->steps[p].stage_id != s->steps[j].stage_id;
+    if (!first) continue;
+    size_t m = 0;
+    for (size_t q = j + 1; q < s->n; q++)
+      if (s->steps[q].stage_id == s->steps[j].stage_id)
+        w[m++] = s->steps[q].gpu_end - s->steps[q].gpu_ts;
+    if (!m) continue;
+    qsort(w, m, sizeof *w, cmp_double);
+    double med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+    s->steps[j].warmup = med > 0 && s->steps[j].gpu_end - s->steps[j].gpu_ts >= ratio * med;
+  }
+  free(w);
+}
+
+an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps *out) {
+  memset(out, 0, sizeof *out);
+  span_list l = {0};
+  if (!find_spans(v->trace, rules, &out->source, &l)) return AN_ERR_NOMEM;
+  out->steps = calloc(l.n ? l.n : 1, sizeof *out->steps);
+  bool ok = out->steps && assign_kernels(v, &l, out->source, out);
+  out->n = ok ? l.n : 0;
+  for (size_t j = 0; j < out->n; j++) {
+    out->steps[j].name = tr_str_get(v->trace, l.v[j].name);
+    out->steps[j].cpu_ts = l.v[j].ts;
+    out->steps[j].cpu_end = l.v[j].end;
+  }
+  free(l.v);
+  if (ok) {
+    step_windows(v, out);
+    ok = step_stages(v, rules, out);
+  }
+  if (ok) drop_empty(out);
+  if (ok) mark_warmups(out, te_rules_settings(rules)->steps_warmup_ratio);
+  if (ok && !out->n) out->source = AN_STEPS_NONE;
+  if (!ok) an_steps_free(out);
+  return ok ? AN_OK : AN_ERR_NOMEM;
+}
+
+void an_steps_free(an_steps *s) {
+  free(s->steps);
+  free(s->kernel_step);
+  free(s->launch);
+  memset(s, 0, sizeof *s);
+}
+
+size_t an_steps_count(const an_steps *s, const char *stage_id) {
+  size_t n = 0;
+  for (size_t j = 0; j < s->n; j++)
+    n += !s->steps[j].warmup && (!stage_id || !strcmp(s->steps[j].stage_id, stage_id));
+  return n;
+}
+
+bool an_steps_kernel_counted(const an_steps *s, size_t i) {
+  if (!s->n) return true;
+  if (i >= s->n_kernel_events || s->kernel_step[i] < 0) return false;
+  return !s->steps[s->kernel_step[i]].warmup;
+}

@@ -1,0 +1,81 @@
+/*
+ * analysis/steps.h - the step windows of one trace: which kernels one serving or training
+ * step ran, so every per-step figure (time account, ranks, summary bounds) divides by the
+ * same steps and leaves out the same tails.
+ *
+ * A step is an annotation the packs' step_annotation matcher names (SGLang step[...],
+ * vLLM execute_..._context_.._generation_.., ProfilerStep#N, ...): user annotations first,
+ * then CPU ops of that name (older profilers), then GPU annotations. An annotation inside
+ * a counted one is the same step. A trace with none of these but one top-level user
+ * annotation repeated (a micro-benchmark's call, setting steps.iteration_min_repeats)
+ * takes its repeats as steps.
+ *
+ * Each step has its CPU window (the annotation), its GPU window (first start to last end
+ * of the kernels launched inside the CPU window, found by correlation -> launch call; a
+ * kernel without a launch record counts where it starts; GPU-annotation steps take the
+ * kernels that start inside them) and its stage (the stage of most of its kernel time,
+ * from the view). Kernels outside every step window (a previous step's tail, work
+ * launched between steps) belong to no step. Steps without kernels are dropped. The
+ * first step of a stage whose GPU window is steps.warmup_ratio times the median of the
+ * others is a warm-up: flagged, not counted.
+ *
+ * Ownership: an_steps_build fills a caller-provided an_steps that owns its arrays
+ * (an_steps_free). It borrows the view's trace (names, launch events) and the rules
+ * (stage ids): both must outlive it.
+ */
+#ifndef TRIAGE_ANALYSIS_STEPS_H
+#define TRIAGE_ANALYSIS_STEPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/bundle.h"
+#include "analysis/model.h"
+#include "trace/trace.h"
+#include "triage/rules.h"
+
+/* Where the steps came from. */
+typedef enum an_step_source {
+  AN_STEPS_NONE = 0,           /* no step windows: per-step figures use the stage window */
+  AN_STEPS_CPU_ANNOTATION = 1, /* user annotations the step_annotation matcher names */
+  AN_STEPS_CPU_OP = 2,         /* CPU ops of such a name (ProfilerStep#N of older profilers) */
+  AN_STEPS_GPU_ANNOTATION = 3, /* GPU annotations of such a name */
+  AN_STEPS_ITERATION = 4       /* one repeated top-level user annotation */
+} an_step_source;
+
+typedef struct an_step {
+  const char *name;       /* the annotation's name (borrowed from the trace) */
+  double cpu_ts, cpu_end; /* the annotation's window (us); GPU steps: the GPU window */
+  double gpu_ts, gpu_end; /* first start and last end of its kernels (us) */
+  const char *stage_id;   /* stage of most of its kernel time (borrowed from the rules) */
+  size_t n_kernels;
+  double kernel_us; /* summed kernel durations */
+  bool warmup;      /* a warm-up call: not counted in per-step figures */
+} an_step;
+
+typedef struct an_steps {
+  an_step_source source;
+  size_t n;
+  an_step *steps; /* by CPU start */
+  /* Parallel to tr_trace_events(trace, TR_KIND_KERNEL): the step of each kernel of the
+   * view's process, -1 outside every step (and for other processes and non-kernels). */
+  size_t n_kernel_events;
+  int32_t *kernel_step;
+  /* Parallel likewise: the host call that launched each kernel (the launch or runtime
+   * call with its correlation), NULL when the trace has none. */
+  const tr_event **launch;
+} an_steps;
+
+/* Builds the steps of a view's trace (settings steps.*, matcher step_annotation).
+ * AN_ERR_NOMEM when out of memory (*out is then empty and may be freed). */
+an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps *out);
+void an_steps_free(an_steps *s);
+
+/* Counted steps (warm-ups left out) of a stage; every stage when stage_id is NULL. */
+size_t an_steps_count(const an_steps *s, const char *stage_id);
+/* Whether kernel event i (index into the trace's kernel events) belongs to a counted
+ * step; with no steps at all every kernel of the view's process counts. */
+bool an_steps_kernel_counted(const an_steps *s, size_t i);
+
+#endif
