@@ -22,10 +22,12 @@
 #include <emmintrin.h>
 #endif
 
+#include "trace/args_internal.h"
 #include "trace/idmap.h"
 #include "trace/intern.h"
 #include "trace/source.h"
 #include "triage/ascii.h"
+#include "triage/hash.h"
 #include "util/vec.h"
 
 #define N_KINDS 7
@@ -95,6 +97,12 @@ struct tr_trace {
   tr_trace_meta meta;
   tr_device *devices;
   tr_process_group *groups;
+  tr_process_name *procs;
+  size_t n_procs, cap_procs;
+  /* the kept args (tr_event_arg): distinct sets, and which set each event has */
+  tr_argtab args;
+  tr_argidx argidx[N_KINDS];
+  uint64_t args_dropped;
 };
 
 /* ------------------------------------------------------------------ reader state */
@@ -154,6 +162,17 @@ typedef struct rd {
   /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
    * runtime calls interleave in the file, but each kind mostly repeats its own */
   uint32_t last_ctx[N_KINDS];
+  /* the current event's kept args (tr_arg): their text, which are present, and which were
+   * dropped for their length */
+  sbuf argv[TR_ARG_COUNT];
+  uint32_t arg_mask, arg_dropped;
+  /* per kept arg: its interned text when the memo knew it (0: intern argv), and the memo
+   * entry (slot, generation) that wants the id once interned (slot -1: none) */
+  tr_str arg_id[TR_ARG_COUNT];
+  int arg_slot[TR_ARG_COUNT];
+  uint32_t arg_gen[TR_ARG_COUNT];
+  struct arg_memo *memo; /* ARG_MEMO_SLOTS entries, made on first use */
+  uint32_t memo_gen;
   /* current event */
   uint64_t ev_off;
   bool has_name, has_cat, has_pid, has_tid, has_argname;
@@ -1057,11 +1076,59 @@ enum {
   K_EXTERNAL_ID,
   K_CORRELATION,
   K_STREAM,
-  K_CUDA_STREAM /* args members */
+  K_CUDA_STREAM, /* args members */
+  K_ARG0         /* K_ARG0 + a tr_arg: the kept args (trace.h) */
 };
 
-static int key_code(const char *k, size_t n) {
+/* The kept args' member names (tr_arg); K_OTHER for any other. Apart from key_code, which
+ * runs for every member, so that it stays small enough to be inlined. */
+static int arg_key_code(const char *k, size_t n) {
   switch (n) {
+    case 5:
+      if (memcmp(k, "dtype", 5) == 0) return K_ARG0 + TR_ARG_DTYPE;
+      if (memcmp(k, "bytes", 5) == 0) return K_ARG0 + TR_ARG_BYTES;
+      break;
+    case 10:
+      if (memcmp(k, "Input Dims", 10) == 0) return K_ARG0 + TR_ARG_INPUT_DIMS;
+      if (memcmp(k, "Input type", 10) == 0) return K_ARG0 + TR_ARG_INPUT_TYPE;
+      if (memcmp(k, "Group size", 10) == 0) return K_ARG0 + TR_ARG_GROUP_SIZE;
+      break;
+    case 13:
+      if (memcmp(k, "In msg nelems", 13) == 0) return K_ARG0 + TR_ARG_IN_MSG_NELEMS;
+      break;
+    case 14:
+      if (memcmp(k, "Out msg nelems", 14) == 0) return K_ARG0 + TR_ARG_OUT_MSG_NELEMS;
+      break;
+    case 15:
+      if (memcmp(k, "Concrete Inputs", 15) == 0) return K_ARG0 + TR_ARG_CONCRETE_INPUTS;
+      if (memcmp(k, "Collective name", 15) == 0) return K_ARG0 + TR_ARG_COLLECTIVE_NAME;
+      break;
+    case 18:
+      if (memcmp(k, "Process Group Name", 18) == 0) return K_ARG0 + TR_ARG_PG_NAME;
+      break;
+    case 19:
+      if (memcmp(k, "Process Group Ranks", 19) == 0) return K_ARG0 + TR_ARG_PG_RANKS;
+      break;
+    case 25:
+      if (memcmp(k, "Process Group Description", 25) == 0) return K_ARG0 + TR_ARG_PG_DESC;
+      break;
+    default:
+      break;
+  }
+  return K_OTHER;
+}
+
+static inline int key_code(const char *k, size_t n) {
+  switch (n) {
+    case 5:
+    case 10:
+    case 13:
+    case 14:
+    case 15:
+    case 18:
+    case 19:
+    case 25:
+      return arg_key_code(k, n);
     case 2:
       if (k[0] == 'p' && k[1] == 'h') return K_PH;
       if (k[0] == 't' && k[1] == 's') return K_TS;
@@ -1096,8 +1163,8 @@ static int key_code(const char *k, size_t n) {
 #define SAMPLE_STRING_CAP (TR_MAX_STRING_BYTES - 4u)
 
 /* Longest member name key_code (or the top level's "traceEvents") recognises: a longer
- * name needs no storing to be classified. */
-#define KEY_MAX_CLASSIFIED 11u
+ * name needs no storing to be classified ("Process Group Description"). */
+#define KEY_MAX_CLASSIFIED 25u
 
 /* Reads a member name whose opening quote is consumed and returns its key_code. A name
  * of plain bytes that ends inside the chunk (nearly all of them) is classified in place;
@@ -1198,6 +1265,314 @@ static int64_t read_id(rd *r, unsigned depth) {
   return TR_NO_ID;
 }
 
+/* ------------------------------------------------------------------ kept args */
+
+_Static_assert(TR_MAX_ARG_BYTES * 8u <= TR_MAX_STRING_BYTES,
+               "a kept arg's text and one escaped string past it fit a scratch buffer");
+
+/* Appends n bytes to a kept arg's text, or gives up on it (NULL) when that would pass
+ * TR_MAX_ARG_BYTES; NULL stays NULL, so the value is scanned to its end storing nothing. */
+static sbuf *arg_put(rd *r, sbuf *o, const void *s, size_t n) {
+  if (!o || o->n + n > TR_MAX_ARG_BYTES) return NULL;
+  sb_put(r, o, s, n);
+  return o;
+}
+
+/* A decoded string as JSON text, escaped as json.dumps(ensure_ascii=False) does. */
+static sbuf *put_json_string(rd *r, sbuf *o, const char *s, size_t n) {
+  o = arg_put(r, o, "\"", 1);
+  for (size_t i = 0; i < n && o;) {
+    size_t j = i;
+    while (j < n && (uint8_t)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\') j++;
+    o = arg_put(r, o, s + i, j - i);
+    if (j == n) break;
+    uint8_t c = (uint8_t)s[j];
+    char esc[8];
+    const char *short_esc = c == '"'    ? "\\\""
+                            : c == '\\' ? "\\\\"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                            : c == '\b' ? "\\b"
+                            : c == '\f' ? "\\f"
+                                        : NULL;
+    if (!short_esc) snprintf(esc, sizeof esc, "\\u%04x", c);
+    o = arg_put(r, o, short_esc ? short_esc : esc, strlen(short_esc ? short_esc : esc));
+    i = j + 1;
+  }
+  return arg_put(r, o, "\"", 1);
+}
+
+/* A string inside a kept container, its opening quote consumed. Plain bytes that end in
+ * the chunk are their own JSON text; anything else is decoded, then escaped again. */
+static sbuf *capture_string(rd *r, sbuf *o) {
+  if (!o) {
+    scan_string(r, NULL);
+    return NULL;
+  }
+  const uint8_t *s = plain_end(r->p, r->end);
+  if (s < r->end && *s == '"') {
+    o = arg_put(r, o, r->p - 1, (size_t)(s - r->p) + 2); /* both quotes */
+    r->p = s + 1;
+    return o;
+  }
+  r->str_cap = TR_MAX_ARG_BYTES;
+  scan_string(r, &r->argval);
+  r->str_cap = 0;
+  return r->str_cut ? NULL : put_json_string(r, o, r->argval.p, r->argval.n);
+}
+
+static sbuf *capture_scalar(rd *r, sbuf *o, int c) {
+  if (c == '"') {
+    r->p++;
+    return capture_string(r, o);
+  }
+  int type = scan_scalar(r, c, NULL);
+  if (type == V_TRUE) return arg_put(r, o, "true", 4);
+  if (type == V_FALSE) return arg_put(r, o, "false", 5);
+  if (type == V_NULL) return arg_put(r, o, "null", 4);
+  return arg_put(r, o, r->nump, r->numn);
+}
+
+/* Writes the container whose opening bracket was just consumed to o as compact JSON
+ * (tr_event_arg); NULL when its text passed TR_MAX_ARG_BYTES. The walk and its errors are
+ * skip_container's. */
+static sbuf *capture_container(rd *r, sbuf *o, uint8_t open, unsigned depth) {
+  uint8_t stack[TR_MAX_JSON_DEPTH + 1];
+  size_t sp = 0;
+  check_depth(r, depth);
+  stack[sp++] = open;
+  o = arg_put(r, o, &open, 1);
+  bool first = true;
+  for (;;) {
+    skip_ws(r);
+    int c = rd_peek(r);
+    uint8_t top = stack[sp - 1], close = top == '{' ? '}' : ']';
+    if (first && c == close) {
+      r->p++;
+      o = arg_put(r, o, &close, 1);
+      goto closed;
+    }
+    if (top == '{') {
+      if (c != '"') rd_expected(r, first ? "a member name or '}'" : "a member name");
+      r->p++;
+      o = capture_string(r, o);
+      skip_ws(r);
+      if (rd_peek(r) != ':') rd_expected(r, "':' after member name");
+      r->p++;
+      skip_ws(r);
+      o = arg_put(r, o, ": ", 2);
+      c = rd_peek(r);
+    }
+    if (c == '{' || c == '[') {
+      r->p++;
+      check_depth(r, depth + sp);
+      stack[sp++] = (uint8_t)c;
+      o = arg_put(r, o, &(char){(char)c}, 1);
+      first = true;
+      continue;
+    }
+    o = capture_scalar(r, o, c);
+    for (;;) { /* after a value */
+      skip_ws(r);
+      c = rd_peek(r);
+      top = stack[sp - 1];
+      close = top == '{' ? '}' : ']';
+      if (c == ',') {
+        r->p++;
+        o = arg_put(r, o, ", ", 2);
+        first = false;
+        break;
+      }
+      if (c != close) rd_expected(r, top == '{' ? "',' or '}'" : "',' or ']'");
+      r->p++;
+      o = arg_put(r, o, &close, 1);
+    closed:
+      if (--sp == 0) return o;
+    }
+  }
+}
+
+/* The memo of kept containers. A model's ops repeat a few shapes: the same bytes of
+ * "Input Dims" and "Input type" come back on nearly every CPU op, so the compact text of
+ * a container, and its interned id, are remembered by the exact bytes of the file. Only
+ * a container that lies whole in the chunk, in printable ASCII with strings free of
+ * escapes, is remembered: the same bytes then parse the same way, with the same errors
+ * (none: only a container that was read is remembered) and no UTF-8 repair to count. */
+#define ARG_MEMO_SLOTS 4096u
+#define ARG_MEMO_RAW 1024u /* longest file text remembered */
+#define ARG_MEMO_DEPTH 16u
+
+struct arg_memo {
+  uint64_t hash;
+  uint32_t gen; /* 0: empty */
+  tr_str id;    /* 0 until interned for a stored event */
+  unsigned key;
+  char *raw, *text; /* raw: the file's bytes; text: the compact JSON (one allocation) */
+  size_t raw_n, text_n, cap;
+};
+
+/* First byte in [s, e) that is a bracket, a quote, a backslash or past ASCII, or e. */
+static inline const uint8_t *next_structural(const uint8_t *s, const uint8_t *e) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  const __m128i lower = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+  while (e - s >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i vl = _mm_or_si128(v, lower); /* '[' ']' -> '{' '}' */
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(vl, open), _mm_cmpeq_epi8(vl, close)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+    unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(hit, v));
+    if (bits) return s + __builtin_ctz(bits);
+    s += 16;
+  }
+#endif
+  for (; s < e; s++) {
+    uint8_t c = *s;
+    if (c == '[' || c == ']' || c == '{' || c == '}' || c == '"' || c == '\\' || c >= 0x80)
+      return s;
+  }
+  return e;
+}
+
+/* End of the container whose bracket is at s, when all of it is in [s, e) and can be
+ * remembered (see above); NULL otherwise. Not a validator: a text that is not JSON is
+ * never in the memo, so its extent only has to be found for JSON. */
+static const uint8_t *plain_container_end(const uint8_t *s, const uint8_t *e) {
+  unsigned depth = 0;
+  for (const uint8_t *p = s; (p = next_structural(p, e)) < e; p++) {
+    if (*p == '"') {
+      p = plain_end(p + 1, e);
+      if (p == e || *p != '"') return NULL;
+    } else if (*p == '[' || *p == '{') {
+      if (++depth > ARG_MEMO_DEPTH) return NULL;
+    } else if (*p == ']' || *p == '}') {
+      if (--depth == 0) return p + 1;
+    } else {
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+static uint64_t memo_hash(unsigned k, const uint8_t *raw, size_t n) {
+  return te_hash_text((const char *)raw, n) ^ ((uint64_t)k * 0x9e3779b97f4a7c15ull);
+}
+
+static struct arg_memo *memo_entry(rd *r, uint64_t h) {
+  if (!r->memo && !(r->memo = calloc(ARG_MEMO_SLOTS, sizeof *r->memo))) rd_nomem(r);
+  return &r->memo[h % ARG_MEMO_SLOTS];
+}
+
+/* Whether kept arg k's container of n bytes at raw was seen; if so, its text or id is
+ * taken (store_args interns the text when the id is not known yet). */
+static bool memo_lookup(rd *r, unsigned k, uint64_t h, const uint8_t *raw, size_t n) {
+  struct arg_memo *m = memo_entry(r, h);
+  if (!m->gen || m->hash != h || m->key != k || m->raw_n != n || memcmp(m->raw, raw, n) != 0)
+    return false;
+  r->arg_slot[k] = (int)(m - r->memo);
+  r->arg_gen[k] = m->gen;
+  r->arg_id[k] = m->id;
+  if (!m->id) {
+    sb_clear(r, &r->argv[k]);
+    sb_put(r, &r->argv[k], m->text, m->text_n);
+  }
+  return true;
+}
+
+/* Remembers kept arg k's container (raw, n bytes) and its compact text. */
+static void memo_store(rd *r, unsigned k, uint64_t h, const uint8_t *raw, size_t n) {
+  struct arg_memo *m = memo_entry(r, h);
+  const sbuf *text = &r->argv[k];
+  if (n + text->n > m->cap) {
+    char *p = realloc(m->raw, n + text->n);
+    if (!p) rd_nomem(r);
+    m->raw = p;
+    m->cap = n + text->n;
+  }
+  memcpy(m->raw, raw, n);
+  m->text = m->raw + n;
+  memcpy(m->text, text->p, text->n);
+  m->raw_n = n;
+  m->text_n = text->n;
+  m->hash = h;
+  m->key = k;
+  m->id = 0;
+  m->gen = ++r->memo_gen ? r->memo_gen : ++r->memo_gen; /* 0 marks an empty entry */
+  r->arg_slot[k] = (int)(m - r->memo);
+  r->arg_gen[k] = m->gen;
+}
+
+/* The id kept arg k was interned as, for its memo entry if that is still the same. */
+static void memo_note_id(rd *r, unsigned k, tr_str id) {
+  if (r->arg_slot[k] < 0) return;
+  struct arg_memo *m = &r->memo[r->arg_slot[k]];
+  if (m->gen == r->arg_gen[k]) m->id = id;
+}
+
+static void memo_free(rd *r) {
+  if (!r->memo) return;
+  for (size_t i = 0; i < ARG_MEMO_SLOTS; i++) free(r->memo[i].raw);
+  free(r->memo);
+  r->memo = NULL;
+}
+
+/* A kept container, its bracket next in the chunk: from the memo, else read (and
+ * remembered when it can be). NULL when its text passed TR_MAX_ARG_BYTES. */
+static sbuf *capture_kept_container(rd *r, unsigned k, unsigned depth) {
+  const uint8_t *start = r->p;
+  uint64_t start_off = rd_off(r);
+  const uint8_t *end = plain_container_end(start, r->end);
+  size_t n = end ? (size_t)(end - start) : 0;
+  uint64_t h = 0;
+  if (end && n <= ARG_MEMO_RAW) {
+    h = memo_hash(k, start, n);
+    if (memo_lookup(r, k, h, start, n)) {
+      r->p = end;
+      return &r->argv[k];
+    }
+  }
+  uint8_t open = *r->p++;
+  sbuf *o = capture_container(r, &r->argv[k], open, depth);
+  /* read to exactly the end found: the chunk did not change, start is still valid */
+  if (o && end && n <= ARG_MEMO_RAW && rd_off(r) == start_off + n) memo_store(r, k, h, start, n);
+  return o;
+}
+
+/* The value of kept arg k (tr_event_arg) into r->argv[k]: 1 stored, 0 absent (null, an
+ * empty string, a value of another kind), -1 dropped for its length. While sampling, a
+ * string value goes to the sample text as any other arg's does. */
+static int capture_value(rd *r, unsigned k, unsigned depth, bool sample) {
+  sbuf *out = &r->argv[k];
+  sb_clear(r, out);
+  r->arg_id[k] = 0;
+  r->arg_slot[k] = -1;
+  int c = rd_peek(r);
+  if (c == '"') {
+    r->p++;
+    r->str_cap = sample ? SAMPLE_STRING_CAP : TR_MAX_ARG_BYTES;
+    scan_string(r, out);
+    r->str_cap = 0;
+    if (sample && !r->str_cut) sample_add(r, out->p, out->n);
+    if (r->str_cut || out->n > TR_MAX_ARG_BYTES) return -1;
+    return out->n > 0;
+  }
+  if (c == '{' || c == '[') return capture_kept_container(r, k, depth) ? 1 : -1;
+  int type = scan_scalar(r, c, NULL);
+  if (type == V_NULL) return 0;
+  const char *word = type == V_TRUE ? "true" : type == V_FALSE ? "false" : NULL;
+  sb_put(r, out, word ? word : r->nump, word ? strlen(word) : r->numn);
+  return 1;
+}
+
+static void capture_arg(rd *r, unsigned k, unsigned depth, bool sample) {
+  int got = capture_value(r, k, depth, sample);
+  uint32_t bit = 1u << k;
+  /* a member repeated in one args object: the last one wins */
+  r->arg_mask = got > 0 ? r->arg_mask | bit : r->arg_mask & ~bit;
+  r->arg_dropped = got < 0 ? r->arg_dropped | bit : r->arg_dropped & ~bit;
+}
+
 static void parse_args(rd *r, unsigned depth) {
   check_depth(r, depth);
   skip_ws(r);
@@ -1231,6 +1606,8 @@ static void parse_args(rd *r, unsigned depth) {
       int type = read_value(r, depth + 1, &r->argname);
       r->has_argname = type == V_STRING;
       if (sample && r->has_argname) sample_add(r, r->argname.p, r->argname.n);
+    } else if (key >= K_ARG0) {
+      capture_arg(r, (unsigned)(key - K_ARG0), depth + 1, sample);
     } else if (sample) {
       /* an over-long value is left out of the sample, not refused */
       r->str_cap = SAMPLE_STRING_CAP;
@@ -1547,6 +1924,35 @@ static void push_thread_name(rd *r) {
   tn->name = intern(r, &r->argname, r->has_argname);
 }
 
+/* ph "M" process_name: the first TR_MAX_META_ITEMS are kept (tr_trace_meta). */
+static void push_process_name(rd *r) {
+  tr_trace *t = r->t;
+  if (t->n_procs >= TR_MAX_META_ITEMS) return;
+  if (t->n_procs == t->cap_procs) {
+    tr_process_name *p = ut_grow(t->procs, &t->cap_procs, t->n_procs + 1, sizeof *p);
+    if (!p) rd_nomem(r);
+    t->procs = p;
+  }
+  t->procs[t->n_procs++] =
+      (tr_process_name){intern(r, &r->pid, r->has_pid), intern(r, &r->argname, true)};
+}
+
+/* The kept args of the event just pushed (the last of its kind), as one arg set. */
+static void store_args(rd *r, int kind) {
+  tr_trace *t = r->t;
+  if (r->arg_dropped) t->args_dropped += (uint64_t)__builtin_popcount(r->arg_dropped);
+  if (!r->arg_mask) return;
+  tr_str vals[TR_ARG_COUNT] = {0};
+  for (unsigned k = 0; k < TR_ARG_COUNT; k++) {
+    if (!(r->arg_mask >> k & 1u)) continue;
+    vals[k] = r->arg_id[k];
+    if (!vals[k]) memo_note_id(r, k, vals[k] = intern(r, &r->argv[k], true));
+  }
+  uint32_t id = tr_argtab_put(&t->args, r->arg_mask, vals);
+  if (id == UINT32_MAX) rd_nomem(r);
+  if (tr_argidx_add(&t->argidx[kind], (uint32_t)(t->ev[kind].n - 1), id) != 0) rd_nomem(r);
+}
+
 static void count_skipped(rd *r) {
   if (r->t->n_skipped++ == 0) r->t->first_skip_off = r->ev_off;
 }
@@ -1722,6 +2128,8 @@ static void parse_top_member(rd *r) {
     meta_object(r, 2, distributed_member, m);
   } else if (strcmp(key, "deviceProperties") == 0 && !m->n_devices) {
     meta_list(r, 2, device_element, NULL);
+  } else if (strcmp(key, "host_name") == 0) {
+    m->host_name = meta_string(r, 2);
   } else {
     for (size_t i = 0; i < 3 && m->platform == TR_PLATFORM_UNKNOWN; i++) {
       if (strcmp(key, rocm[i]) == 0) m->platform = TR_PLATFORM_ROCM;
@@ -1749,6 +2157,7 @@ static void parse_event(rd *r, unsigned depth) {
   r->stream_prio = 0;
   r->ts_state = r->dur_state = F_ABSENT;
   r->ext = r->corr = TR_NO_ID;
+  r->arg_mask = r->arg_dropped = 0;
   r->ph.n = 0;
   sb_clear(r, &r->ph);
   skip_ws(r);
@@ -1795,6 +2204,7 @@ static void parse_event(rd *r, unsigned depth) {
   if (r->ph.n != 1) return;
   if (r->ph.p[0] == 'M') {
     if (strcmp(r->name.p, "thread_name") == 0 && r->has_argname) push_thread_name(r);
+    if (strcmp(r->name.p, "process_name") == 0 && r->has_argname) push_process_name(r);
     return;
   }
   if (r->ph.p[0] != 'X') return;
@@ -1830,6 +2240,7 @@ static void parse_event(rd *r, unsigned depth) {
   c.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
   e.ctx = event_ctx(r, kind, &c);
   push_event(r, kind, &e);
+  if (r->arg_mask | r->arg_dropped) store_args(r, kind);
 }
 
 /* The traceEvents array, its '[' consumed. */
@@ -1946,6 +2357,9 @@ static void trace_free_contents(tr_trace *t) {
   for (size_t i = 0; i < t->meta.n_groups; i++) free(t->groups[i].ranks);
   free(t->groups);
   free(t->devices);
+  free(t->procs);
+  tr_argtab_free(&t->args);
+  for (int k = 0; k < N_KINDS; k++) tr_argidx_free(&t->argidx[k]);
   tr_intern_destroy(t->in);
   free(t->path);
 }
@@ -1960,6 +2374,8 @@ static void rd_free(rd *r) {
   sbuf *bufs[] = {&r->key, &r->num,    &r->ph,      &r->name,   &r->cat, &r->pid,
                   &r->tid, &r->stream, &r->argname, &r->argval, &r->lc,  &r->catlc};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) sb_free(bufs[i]);
+  for (size_t k = 0; k < TR_ARG_COUNT; k++) sb_free(&r->argv[k]);
+  memo_free(r);
   free(r);
 }
 
@@ -1998,6 +2414,12 @@ static void shrink_to_fit(tr_trace *t) {
   pv->v = ut_shrink(pv->v, &pv->cap, pv->n, sizeof *pv->v);
   pv->runs = ut_shrink(pv->runs, &pv->cap_runs, pv->n_runs, sizeof *pv->runs);
   pv->names = ut_shrink(pv->names, &pv->cap_names, pv->n_names, sizeof *pv->names);
+  /* a dense index that cannot be allocated leaves the sparse one, which answers the same */
+  for (int k = 0; k < N_KINDS; k++) (void)tr_argidx_seal(&t->argidx[k], t->ev[k].n);
+  tr_argtab_seal(&t->args);
+  t->procs = ut_shrink(t->procs, &t->cap_procs, t->n_procs, sizeof *t->procs);
+  t->meta.processes = t->procs;
+  t->meta.n_processes = t->n_procs;
 }
 
 /* The only setjmp: scanner errors land here with r->err filled. */
@@ -2177,6 +2599,32 @@ int64_t tr_event_id_slow(const tr_trace *t, const tr_event *e, bool correlation)
 double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {
   return wide_dur(&t->dur_wide, e->index);
 }
+
+static const char *const k_arg_keys[TR_ARG_COUNT] = {[TR_ARG_INPUT_DIMS] = "Input Dims",
+                                                     [TR_ARG_INPUT_TYPE] = "Input type",
+                                                     [TR_ARG_CONCRETE_INPUTS] = "Concrete Inputs",
+                                                     [TR_ARG_IN_MSG_NELEMS] = "In msg nelems",
+                                                     [TR_ARG_OUT_MSG_NELEMS] = "Out msg nelems",
+                                                     [TR_ARG_GROUP_SIZE] = "Group size",
+                                                     [TR_ARG_DTYPE] = "dtype",
+                                                     [TR_ARG_PG_NAME] = "Process Group Name",
+                                                     [TR_ARG_PG_DESC] = "Process Group Description",
+                                                     [TR_ARG_PG_RANKS] = "Process Group Ranks",
+                                                     [TR_ARG_COLLECTIVE_NAME] = "Collective name",
+                                                     [TR_ARG_BYTES] = "bytes"};
+
+const char *tr_arg_key(tr_arg key) { return (unsigned)key < TR_ARG_COUNT ? k_arg_keys[key] : ""; }
+
+tr_str tr_event_arg(const tr_trace *t, tr_kind kind, const tr_event *e, tr_arg key) {
+  if ((unsigned)kind >= N_KINDS || (unsigned)key >= TR_ARG_COUNT || !e) return 0;
+  const ev_vec *v = &t->ev[kind];
+  uintptr_t at = (uintptr_t)e, base = (uintptr_t)v->v;
+  if (at < base || at >= base + v->n * sizeof *e || (at - base) % sizeof *e) return 0;
+  uint32_t id = tr_argidx_get(&t->argidx[kind], (at - base) / sizeof *e);
+  return tr_argtab_value(&t->args, id, key);
+}
+
+uint64_t tr_trace_args_dropped(const tr_trace *t) { return t->args_dropped; }
 
 const char *tr_trace_sample_text(const tr_trace *t) { return t->sample ? t->sample : ""; }
 const tr_trace_meta *tr_trace_meta_get(const tr_trace *t) { return &t->meta; }

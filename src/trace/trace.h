@@ -122,6 +122,12 @@ typedef struct tr_process_group {
   int64_t *ranks; /* borrowed; read only */
 } tr_process_group;
 
+/* Process metadata: ph "M", name "process_name" (e.g. "VLLM::Worker_TP0"), in file order;
+ * a pid named twice appears twice. */
+typedef struct tr_process_name {
+  tr_str pid, name;
+} tr_process_name;
+
 typedef struct tr_trace_meta {
   int64_t rank;       /* distributedInfo.rank, TR_NO_ID when absent */
   int64_t world_size; /* distributedInfo.world_size, TR_NO_ID when absent */
@@ -131,6 +137,9 @@ typedef struct tr_trace_meta {
   size_t n_devices;
   const tr_device *devices;
   tr_platform platform; /* from the runtime version members only */
+  tr_str host_name;     /* the top-level "host_name" string; 0 when absent */
+  size_t n_processes;   /* at most TR_MAX_META_ITEMS kept */
+  const tr_process_name *processes;
 } tr_trace_meta;
 
 /* Why reading failed. offset is the byte offset in the (decompressed) JSON stream where
@@ -281,6 +290,53 @@ static inline int64_t tr_event_correlation(const tr_trace *t, const tr_event *e)
 }
 /* External id recovered from a correlation through any event carrying both, or TR_NO_ID. */
 int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation);
+
+/* The event args the reader keeps; every other member of args is skipped unstored.
+ * Shapes of CPU ops (the op cost models read them) and the message of collectives and
+ * copies (the time model and the ranks read them):
+ *   TR_ARG_INPUT_DIMS ... CONCRETE_INPUTS  cpu_op "Input Dims", "Input type",
+ *                                          "Concrete Inputs";
+ *   TR_ARG_IN_MSG_NELEMS ... TR_ARG_BYTES  "In msg nelems", "Out msg nelems", "Group size",
+ *                                          "dtype", "Process Group Name" / "Description"
+ *                                          / "Ranks", "Collective name" (NCCL kernels and
+ *                                          Kineto's record_param_comms op), "bytes"
+ *                                          (gpu_memcpy, gpu_memset).
+ * Each is kept wherever a stored event (any tr_kind but TR_KIND_PYFRAME) has it. */
+typedef enum tr_arg {
+  TR_ARG_INPUT_DIMS = 0,
+  TR_ARG_INPUT_TYPE,
+  TR_ARG_CONCRETE_INPUTS,
+  TR_ARG_IN_MSG_NELEMS,
+  TR_ARG_OUT_MSG_NELEMS,
+  TR_ARG_GROUP_SIZE,
+  TR_ARG_DTYPE,
+  TR_ARG_PG_NAME,
+  TR_ARG_PG_DESC,
+  TR_ARG_PG_RANKS,
+  TR_ARG_COLLECTIVE_NAME,
+  TR_ARG_BYTES,
+  TR_ARG_COUNT
+} tr_arg;
+
+/* The member name of key in the file ("Input Dims"); "" for an unknown key. */
+const char *tr_arg_key(tr_arg key);
+
+/* The value of args[key] of e, an event of t's tr_trace_events(t, kind) array (a pointer
+ * into that array, not a copy), as an interned string borrowed from t; 0 when the event
+ * has no such member, when e is not in that array, or when the value was dropped:
+ *   - a string: decoded (escapes, UTF-8 repaired as for names), e.g. dtype "Float",
+ *     "Process Group Ranks" "[0, 1]";
+ *   - a number: its text as written ("2049000");
+ *   - true / false: that word; null: absent; an empty string: absent (0);
+ *   - a list or object: compact JSON, as Python's json.dumps(v, ensure_ascii=False)
+ *     writes it: separators ", " and ": ", no other whitespace, numbers as written,
+ *     strings re-escaped (\" \\ and \u00XX for control bytes), e.g. Input Dims
+ *     "[[32, 4096], [4096]]", so a parser reads back exactly the file's values.
+ * A value longer than TR_MAX_ARG_BYTES (as stored) is dropped: absent, and counted in
+ * tr_trace_args_dropped. A member repeated in one args object: the last one wins. */
+tr_str tr_event_arg(const tr_trace *t, tr_kind kind, const tr_event *e, tr_arg key);
+/* Kept args dropped for their length (see tr_event_arg). */
+uint64_t tr_trace_args_dropped(const tr_trace *t);
 
 /* Text sample for framework detection: names, cats, pids, first 8 arg keys and string
  * values of the first 256 events, space-separated. */

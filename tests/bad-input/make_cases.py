@@ -36,7 +36,7 @@ LIMITS = {
     "TE_MAX_DIAGNOSTICS": 1000, "TE_PCRE2_MATCH_LIMIT": 1000000, "TE_PCRE2_DEPTH_LIMIT": 10000,
     "TE_MATCH_CACHE_MAX": 262144, "TR_MAX_JSON_DEPTH": 512, "TR_MAX_STRING_BYTES": 1 * MiB,
     "TR_MAX_EVENTS": 500000000, "TR_MAX_NUMBER_CHARS": 4096, "TR_MAX_SMALL_JSON_BYTES": 64 * MiB,
-    "TR_MAX_SAMPLE_BYTES": 4 * MiB, "TR_MAX_DIR_FILES": 100000, "TR_MAX_DIR_DEPTH": 32,
+    "TR_MAX_SAMPLE_BYTES": 4 * MiB, "TR_MAX_ARG_BYTES": 64 * 1024, "TR_MAX_DIR_FILES": 100000, "TR_MAX_DIR_DEPTH": 32,
     "LV_MAX_REPLY_BYTES": 16 * MiB, "LV_MAX_STEP_TIMEOUT_S": 86400,
     "LV_MAX_REQUESTS_PER_STAGE": 100000, "LV_MAX_PROMPT_WORDS": 1000000,
     "LV_ERROR_SNIPPET_BYTES": 200, "AN_MAX_ACTIVE_KERNELS": 4096,
@@ -477,6 +477,26 @@ def gen_string(g):
     write(g, "skipped-long-string.json", base[:-2] + op + b"]}")
 
 
+def gen_arg(g):
+    # A kept arg (trace.h tr_arg) whose compact JSON is exactly TR_MAX_ARG_BYTES, and one
+    # byte over: the first kept, the second dropped and counted, both traces read. The
+    # file writes it spread over lines; the stored text is "[[1, 2048], [1, 2048], ...]"
+    # (11 bytes a shape), its first dimension padded with zeros to the exact length.
+    lim = LIMITS["TR_MAX_ARG_BYTES"]
+    base = trace(good_events())
+    def with_dims(n_bytes):
+        k = n_bytes // 11
+        first = b"[1" + b"0" * (n_bytes - 11 * k) + b", 2048]"
+        compact = b"[" + b", ".join([first] + [b"[1, 2048]"] * (k - 1)) + b"]"
+        assert len(compact) == n_bytes
+        op = (b',{"ph":"X","cat":"cpu_op","name":"aten::cat","pid":100,"tid":100,"ts":700,'
+              b'"dur":5,"args":{"External id":4242,"Input Dims":\n '
+              + compact.replace(b", ", b",\n  ") + b"}}")
+        return base[:-2] + op + b"]}"
+    write(g, "arg-at-limit.json", with_dims(lim))
+    write(g, "arg-over-limit.json", with_dims(lim + 1))
+
+
 def gen_number(g):
     lim = LIMITS["TR_MAX_NUMBER_CHARS"]
     write(g, "number-at-limit.json", with_kernel_named(b'"at_limit"', b',"n":1' + b"0" * (lim - 1)))
@@ -581,6 +601,12 @@ add("limit-string-bytes", ["<G>/string-over-limit.json"], 1,
 add("skipped-long-string", ["<G>/skipped-long-string.json"], 0, report=True, gen=gen_string,
     stdout=r"nvjet[_ ]tst[_ ]64x8",  # full name (JSON, --full-names) or display name
     note="5 MB strings in skipped args (Input Dims): read past, the trace gets its report")
+add("limit-arg-at", ["<G>/arg-at-limit.json"], 0, report=True, gen=gen_arg,
+    note="a kept arg of exactly TR_MAX_ARG_BYTES (as stored) is kept")
+add("limit-arg-bytes", ["<G>/arg-over-limit.json"], 0, report=True, gen=gen_arg,
+    limit="TR_MAX_ARG_BYTES",
+    note="a kept arg (Input Dims) past TR_MAX_ARG_BYTES is dropped and counted; the trace "
+         "gets its report (tests/unit/test_trace_reader.c kept_args_past_the_limit)")
 add("limit-number-at", ["<G>/number-at-limit.json"], 0, report=True, gen=gen_number)
 add("limit-number-chars", ["<G>/number-over-limit.json"], 1,
     TRACE_LIMIT(r"number-over-limit\.json", r"(?i).*number.*(longer|long|characters).*"),

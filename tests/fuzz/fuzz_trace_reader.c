@@ -7,10 +7,10 @@
  * checks the error contract of trace.h: a known code and a non-empty, one-line message.
  * Each input is read twice, with the default chunk size and with a tiny one (so every
  * token crosses a chunk boundary somewhere), and both reads must agree: same outcome,
- * same error and offset, same events. The second read also uses the other gzip inflater
- * (zlib; the first uses ISA-L when the build has it), so the two must agree too.
- * Built with -fsanitize=fuzzer by tests/fuzz/CMakeLists.txt, or as a plain corpus
- * replayer (replay_main.c) by tests/fuzz/replay.cmake.
+ * same error and offset, same events and kept args. The second read also uses the other gzip
+ * inflater (zlib; the first uses ISA-L when the build has it), so the two must agree too. Built
+ * with -fsanitize=fuzzer by tests/fuzz/CMakeLists.txt, or as a plain corpus replayer
+ * (replay_main.c) by tests/fuzz/replay.cmake.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +57,11 @@ static void walk(tr_trace *t) {
       total += touch(tr_str_get(t, tr_event_stream(t, &ev[i])));
       int64_t corr = tr_event_correlation(t, &ev[i]);
       if (corr != TR_NO_ID) (void)tr_trace_external_for_correlation(t, corr);
+      for (int a = 0; a < TR_ARG_COUNT; a++) {
+        const char *v = tr_str_get(t, tr_event_arg(t, (tr_kind)kind, &ev[i], (tr_arg)a));
+        CHECK(touch(v) <= TR_MAX_ARG_BYTES);
+        total += strlen(v);
+      }
     }
     CHECK(n <= tr_trace_event_count(t));
   }
@@ -103,6 +108,13 @@ static void walk(tr_trace *t) {
     total += touch(tr_str_get(t, th[i].tid));
     total += touch(tr_str_get(t, th[i].name));
   }
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  total += touch(tr_str_get(t, m->host_name));
+  CHECK(m->n_processes <= TR_MAX_META_ITEMS && (m->n_processes == 0 || m->processes != NULL));
+  for (size_t i = 0; i < m->n_processes; i++) {
+    total += touch(tr_str_get(t, m->processes[i].pid));
+    total += touch(tr_str_get(t, m->processes[i].name));
+  }
   total += touch(tr_trace_sample_text(t));
   total += touch(tr_trace_path(t));
   CHECK(tr_trace_skipped_count(t) <= tr_trace_event_count(t));
@@ -141,6 +153,9 @@ static void same_trace(const tr_trace *a, const tr_trace *b) {
                    tr_str_get(b, tr_event_tid(b, &eb[i]))) == 0);
       CHECK(strcmp(tr_str_get(a, tr_event_stream(a, &ea[i])),
                    tr_str_get(b, tr_event_stream(b, &eb[i]))) == 0);
+      for (int k = 0; k < TR_ARG_COUNT; k++)
+        CHECK(strcmp(tr_str_get(a, tr_event_arg(a, (tr_kind)kind, &ea[i], (tr_arg)k)),
+                     tr_str_get(b, tr_event_arg(b, (tr_kind)kind, &eb[i], (tr_arg)k))) == 0);
     }
   }
   size_t fa = 0, fb = 0;
@@ -156,6 +171,12 @@ static void same_trace(const tr_trace *a, const tr_trace *b) {
     CHECK(strcmp(tr_str_get(a, ra->tid), tr_str_get(b, rb->tid)) == 0);
   }
   CHECK(strcmp(tr_trace_sample_text(a), tr_trace_sample_text(b)) == 0);
+  CHECK(tr_trace_args_dropped(a) == tr_trace_args_dropped(b));
+  const tr_trace_meta *ma = tr_trace_meta_get(a), *mb = tr_trace_meta_get(b);
+  CHECK(strcmp(tr_str_get(a, ma->host_name), tr_str_get(b, mb->host_name)) == 0);
+  CHECK(ma->n_processes == mb->n_processes);
+  for (size_t i = 0; i < ma->n_processes; i++)
+    CHECK(strcmp(tr_str_get(a, ma->processes[i].name), tr_str_get(b, mb->processes[i].name)) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -52,6 +52,30 @@ def launch_chain(base_ts, ext, corr, kernel, stream=7):
     ]
 
 
+def kept_args_seed():
+    """The args the reader keeps (trace.h tr_arg): shapes of a cpu_op, the message of an
+    NCCL kernel and a copy's bytes, with host_name and process_name; pretty-printed, with
+    escapes, a null and a repeated key, so the compact re-writing is exercised."""
+    ops = [meta(4242, 0, "process_name", "VLLM::Worker_TP0"),
+           x("cpu_op", "aten::addmm", 4242, 4242, 10, 5, **{
+               "External id": 7, "Input Dims": [[1024], [8944, 1024], [1024, 1024], [], []],
+               "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "a\"\u00e9"],
+               "Concrete Inputs": ["", "", "", "1", {"k": [True, None, -0.5e-3]}]}),
+           x("cuda_runtime", "cudaLaunchKernel", 4242, 4242, 11, 2, correlation=9,
+             **{"External id": 7}),
+           x("kernel", "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", 0, 7, 20, 4, correlation=9, stream=7),
+           x("kernel", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 0, 7, 30, 9, correlation=10,
+             stream=7, **{"Collective name": "allreduce", "In msg nelems": 2049000,
+                          "Out msg nelems": 2049000, "Group size": 2, "dtype": "BFloat16",
+                          "Process Group Name": "0", "Process Group Description": "default_pg",
+                          "Process Group Ranks": "[0, 1]"}),
+           x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, 40, 2, correlation=11,
+             stream=7, bytes=8192, dtype=None)]
+    text = json.dumps({"schemaVersion": 1, "host_name": "node-0", "traceEvents": ops},
+                      indent=1).encode()
+    return text.replace(b'"bytes": 8192', b'"bytes": 4000, "bytes": 8192')
+
+
 def trace_seeds():
     basic = [meta(4242, 0, "process_name", "python3"), meta(0, 0, "process_name", "GPU 0"),
              meta(4242, 4242, "thread_name", "scheduler")]
@@ -78,6 +102,7 @@ def trace_seeds():
                               b'"pid":0,"tid":7,"ts":1,"dur":2,"args":{"correlation":1}}]}'),
         "whitespace-bom.json": b'\xef\xbb\xbf \r\n\t{"traceEvents" : [ ] }\n',
         "truncated.json": kineto(basic)[:300],
+        "kept-args.json": kept_args_seed(),
     }
     seeds["basic.json.gz"] = gz(seeds["basic.json"])
     # Two gzip members that together make one JSON document.

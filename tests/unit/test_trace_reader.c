@@ -122,6 +122,11 @@ static char *dump(const tr_trace *t) {
               tr_str_get(t, e[i].name), tr_str_get(t, tr_event_cat(t, &e[i])),
               tr_str_get(t, tr_event_pid(t, &e[i])), tr_str_get(t, tr_event_tid(t, &e[i])),
               tr_str_get(t, tr_event_stream(t, &e[i])), e[i].index);
+    for (size_t i = 0; i < n; i++)
+      for (int a = 0; a < TR_ARG_COUNT; a++)
+        if (tr_event_arg(t, (tr_kind)k, &e[i], (tr_arg)a))
+          fprintf(f, "A|%d|%zu|%s|%s\n", k, i, tr_arg_key((tr_arg)a),
+                  tr_str_get(t, tr_event_arg(t, (tr_kind)k, &e[i], (tr_arg)a)));
   }
   size_t np;
   const tr_pyframe *py = tr_trace_pyframes(t, &np);
@@ -135,6 +140,12 @@ static char *dump(const tr_trace *t) {
   for (size_t i = 0; i < n; i++)
     fprintf(f, "T|%s|%s|%s\n", tr_str_get(t, tn[i].pid), tr_str_get(t, tn[i].tid),
             tr_str_get(t, tn[i].name));
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  for (size_t i = 0; i < m->n_processes; i++)
+    fprintf(f, "M|%s|%s\n", tr_str_get(t, m->processes[i].pid),
+            tr_str_get(t, m->processes[i].name));
+  fprintf(f, "H|%s|%llu\n", tr_str_get(t, m->host_name),
+          (unsigned long long)tr_trace_args_dropped(t));
   fprintf(f, "S|%s\nN|%llu|%llu\n", tr_trace_sample_text(t),
           (unsigned long long)tr_trace_event_count(t),
           (unsigned long long)tr_trace_skipped_count(t));
@@ -1314,4 +1325,193 @@ Test(trace_reader, frames_sorted_flag_and_first_names) {
   t = frames_of(outer_late, 2);
   cr_expect(!tr_trace_pyframes_sorted(t));
   tr_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------ kept args */
+
+/* The kept args (trace.h tr_arg) of every kind of value, spread over lines and escaped in
+ * the file, with process_name metadata and host_name after traceEvents. */
+static const char *k_args_doc =
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"tid\": 0,"
+    "  \"args\": {\"name\": \"VLLM::Worker_TP0\"}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::addmm\", \"pid\": 7, \"tid\": 7,"
+    "  \"ts\": 1, \"dur\": 5, \"args\": {\"External id\": 11,"
+    "  \"Input Dims\": [\n   [1024],\n   [8944,1024] ,[ ], []\n  ],"
+    "  \"Input type\": [\"c10::BFloat16\", \"a\\\"b\\\\c\", \"\\u00e9\\t\\u0001\", \"\"],"
+    "  \"Input Strides\": [[1], [1024, 1]],"
+    "  \"Concrete Inputs\": [\"\", \"1\", true, null, -0, 1.5e3, {\"k\" :[1,{\"z\":false}]}]}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce\", \"pid\": 0,"
+    "  \"tid\": 7, \"ts\": 2, \"dur\": 3, \"args\": {\"correlation\": 5, \"stream\": 7,"
+    "  \"Collective name\": \"allreduce\", \"In msg nelems\": 2049000, \"Out msg nelems\": 2049000,"
+    "  \"Group size\": 2, \"dtype\": \"Float\", \"Process Group Name\": \"0\","
+    "  \"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[0, 1]\"}},\n"
+    " {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7,"
+    "  \"ts\": 6, \"dur\": 1, \"args\": {\"stream\": 7, \"bytes\": 4000, \"bytes\": 8192,"
+    "  \"dtype\": null}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"plain\", \"pid\": 0, \"tid\": 7, \"ts\": 8,"
+    "  \"dur\": 1, \"args\": {\"stream\": 7, \"dtype\": \"\"}}\n"
+    "], \"host_name\": \"node-\\u00e9\"}";
+
+static const char *arg_of(const tr_trace *t, tr_kind k, size_t i, tr_arg a) {
+  size_t n;
+  const tr_event *e = tr_trace_events(t, k, &n);
+  cr_assert_lt(i, n);
+  return tr_str_get(t, tr_event_arg(t, k, &e[i], a));
+}
+
+static void check_kept_args(const tr_trace *t, size_t chunk) {
+  cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 0, TR_ARG_INPUT_DIMS),
+                   "[[1024], [8944, 1024], [], []]", "chunk %zu", chunk);
+  cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 0, TR_ARG_INPUT_TYPE),
+                   "[\"c10::BFloat16\", \"a\\\"b\\\\c\", \"\xc3\xa9\\t\\u0001\", \"\"]",
+                   "chunk %zu", chunk);
+  cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 0, TR_ARG_CONCRETE_INPUTS),
+                   "[\"\", \"1\", true, null, -0, 1.5e3, {\"k\": [1, {\"z\": false}]}]",
+                   "chunk %zu", chunk);
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_COLLECTIVE_NAME), "allreduce");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_IN_MSG_NELEMS), "2049000");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_OUT_MSG_NELEMS), "2049000");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_GROUP_SIZE), "2");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_DTYPE), "Float");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_PG_NAME), "0");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_PG_DESC), "default_pg");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_PG_RANKS), "[0, 1]");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 0, TR_ARG_INPUT_DIMS), "", "not on this event");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 1, TR_ARG_BYTES), "8192", "the last one wins");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 1, TR_ARG_DTYPE), "", "null is absent");
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 2, TR_ARG_DTYPE), "", "so is an empty string");
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  cr_expect_str_eq(tr_str_get(t, m->host_name), "node-\xc3\xa9");
+  cr_assert_eq(m->n_processes, 1);
+  cr_expect_str_eq(tr_str_get(t, m->processes[0].pid), "7");
+  cr_expect_str_eq(tr_str_get(t, m->processes[0].name), "VLLM::Worker_TP0");
+  cr_expect_eq(tr_trace_args_dropped(t), 0);
+}
+
+Test(trace_reader, kept_args_at_every_chunk_size) {
+  for (size_t chunk = 1; chunk <= 4096; chunk = chunk < 64 ? chunk + 1 : chunk * 2) {
+    tr_error err = {0};
+    tr_trace *t = read_str(k_args_doc, chunk, &err);
+    cr_assert_not_null(t, "chunk %zu: %s", chunk, err.message);
+    check_kept_args(t, chunk);
+    tr_trace_destroy(t);
+  }
+}
+
+/* The accessor answers only for events of the array it is given. */
+Test(trace_reader, kept_args_need_the_event_in_its_array) {
+  tr_trace *t = read_ok(k_args_doc);
+  size_t n;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  cr_expect_neq(tr_event_arg(t, TR_KIND_CPU_OP, &ops[0], TR_ARG_INPUT_DIMS), 0);
+  tr_event copy = ops[0];
+  cr_expect_eq(tr_event_arg(t, TR_KIND_CPU_OP, &copy, TR_ARG_INPUT_DIMS), 0, "a copy");
+  cr_expect_eq(tr_event_arg(t, TR_KIND_KERNEL, &ops[0], TR_ARG_INPUT_DIMS), 0, "another kind");
+  cr_expect_eq(tr_event_arg(t, TR_KIND_CPU_OP, &ops[0], TR_ARG_COUNT), 0, "no such key");
+  cr_expect_eq(tr_event_arg(t, TR_KIND_CPU_OP, NULL, TR_ARG_INPUT_DIMS), 0);
+  cr_expect_str_eq(tr_arg_key(TR_ARG_PG_DESC), "Process Group Description");
+  cr_expect_str_eq(tr_arg_key(TR_ARG_COUNT), "");
+  tr_trace_destroy(t);
+}
+
+/* Many CPU ops with shapes (the dense index) among ops without, and one kernel with args
+ * among many without (the sparse index): every event answers its own. */
+Test(trace_reader, kept_args_dense_and_sparse) {
+  size_t n = 3000, cap = n * 200 + 64, len = 0;
+  char *doc = malloc(cap);
+  len += (size_t)snprintf(doc + len, cap - len, "[");
+  for (size_t i = 0; i < n; i++) {
+    bool shaped = i % 3 != 0;
+    len += (size_t)snprintf(
+        doc + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"ts\":%zu,\"dur\":1,"
+        "\"args\":{%s%zu%s}},",
+        i ? "," : "", i, shaped ? "\"Input Dims\":[[" : "\"x\":", i % 7, shaped ? "]]" : "");
+    len += (size_t)snprintf(doc + len, cap - len,
+                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":%zu,\"dur\":1,"
+                            "\"args\":{\"bytes\":%s}}",
+                            i, i == 1234 ? "77" : "null");
+  }
+  snprintf(doc + len, cap - len, "]");
+  tr_trace *t = read_ok(doc);
+  for (size_t i = 0; i < n; i++) {
+    char want[32] = "";
+    if (i % 3) snprintf(want, sizeof want, "[[%zu]]", i % 7);
+    cr_assert_str_eq(arg_of(t, TR_KIND_CPU_OP, i, TR_ARG_INPUT_DIMS), want, "op %zu", i);
+    cr_assert_str_eq(arg_of(t, TR_KIND_KERNEL, i, TR_ARG_BYTES), i == 1234 ? "77" : "", "k %zu", i);
+  }
+  tr_trace_destroy(t);
+  free(doc);
+}
+
+/* A kept arg longer than TR_MAX_ARG_BYTES as stored is dropped and counted, as a list or
+ * a string, at every chunk size; the one at the limit is kept, and the event's other args
+ * stay. */
+Test(trace_reader, kept_args_past_the_limit) {
+  size_t lim = TR_MAX_ARG_BYTES, cap = 4 * lim + 1024;
+  char *doc = malloc(cap), *at = malloc(lim + 1);
+  size_t len = (size_t)snprintf(doc, cap, "[");
+  /* "[1, 1, ...]" of exactly lim bytes: 3 bytes an element after the first */
+  size_t k = (lim - 2 + 2) / 3, n = 0;
+  at[n++] = '[';
+  for (size_t i = 0; i < k; i++) n += (size_t)snprintf(at + n, lim + 1 - n, i ? ", 1" : "1");
+  at[n++] = ']';
+  at[n] = '\0';
+  size_t pad = lim - n; /* make it exact: widen the first number */
+  cr_assert_lt(pad, 3);
+  memmove(at + 1 + pad, at + 1, n);
+  memset(at + 1, '1', pad);
+  cr_assert_eq(strlen(at), lim);
+  len += (size_t)snprintf(doc + len, cap - len,
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,"
+                          "\"args\":{\"Input Dims\":%s,\"Input type\":\"t\"}},",
+                          at);
+  len += (size_t)snprintf(doc + len, cap - len,
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":2,\"dur\":1,"
+                          "\"args\":{\"Input Dims\":[%s],\"Input type\":\"t\"}},",
+                          at);
+  len += (size_t)snprintf(doc + len, cap - len,
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":3,\"dur\":1,"
+                          "\"args\":{\"Concrete Inputs\":\"%*s\"}}]",
+                          (int)lim + 1, "s");
+  for (size_t chunk = 0; chunk <= 4096; chunk = chunk ? chunk * 4 : 1) {
+    tr_error err = {0};
+    tr_trace *t = read_str(doc, chunk, &err);
+    cr_assert_not_null(t, "chunk %zu: %s", chunk, err.message);
+    cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 0, TR_ARG_INPUT_DIMS), at, "chunk %zu", chunk);
+    cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 1, TR_ARG_INPUT_DIMS), "", "chunk %zu", chunk);
+    cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 1, TR_ARG_INPUT_TYPE), "t");
+    cr_expect_str_eq(arg_of(t, TR_KIND_CPU_OP, 2, TR_ARG_CONCRETE_INPUTS), "");
+    cr_expect_eq(tr_trace_args_dropped(t), 2, "chunk %zu", chunk);
+    tr_trace_destroy(t);
+  }
+  free(doc);
+  free(at);
+}
+
+/* Bad JSON inside a kept arg fails as it does anywhere else: the same message and offset
+ * as in an arg that is skipped. */
+Test(trace_reader, kept_args_report_bad_json_like_skipped_ones) {
+  static const char *bad[] = {"[1, 2", "[1,, 2]", "{\"a\" 1}", "[tru]", "[\"x]", "[01]", "{1: 2}"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char kept[256], skipped[256];
+    snprintf(kept, sizeof kept,
+             "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,"
+             "\"args\":{\"Input Dims\":%s}}]",
+             bad[i]);
+    snprintf(skipped, sizeof skipped,
+             "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,"
+             "\"args\":{\"Input Dimz\":%s}}]",
+             bad[i]);
+    tr_error e1 = {0}, e2 = {0};
+    tr_trace *t1 = read_str(kept, 3, &e1), *t2 = read_str(skipped, 3, &e2);
+    cr_expect_null(t1, "%s", bad[i]);
+    cr_expect_null(t2, "%s", bad[i]);
+    cr_expect_eq(e1.code, e2.code, "%s", bad[i]);
+    cr_expect_eq(e1.offset, e2.offset, "%s", bad[i]);
+    cr_expect_str_eq(e1.message, e2.message, "%s", bad[i]);
+    tr_trace_destroy(t1);
+    tr_trace_destroy(t2);
+  }
 }

@@ -39,6 +39,11 @@
  * few KB). Strings it skips (Input Dims, unknown args) may be of any length: skipping
  * them holds no memory. */
 #define TR_MAX_STRING_BYTES (1u * 1024u * 1024u)
+/* Bytes of one kept event arg as stored (trace.h tr_arg: Input Dims, Concrete Inputs, ...
+ * as compact JSON). Real values stay under 2 KB (a cat of a few hundred tensors); a
+ * longer one is dropped and counted (tr_trace_args_dropped), never an error: the trace
+ * is still read, and the launches of that op get no shapes. */
+#define TR_MAX_ARG_BYTES (64u * 1024u)
 /* Events read from one trace (all phases, kept or not). */
 #define TR_MAX_EVENTS 500000000ull
 /* Bytes of server_args.json, kernel maps and other whole-document JSON. */

@@ -1,0 +1,157 @@
+/* trace/args.c - the kept event args: distinct arg sets and each kind's index (see
+ * args_internal.h). */
+#include "trace/args_internal.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "triage/hash.h"
+#include "util/vec.h"
+
+#define SLOTS_MIN 64u
+
+/* Bits set in m (SWAR: the build targets no popcount instruction, and a libgcc call per
+ * lookup showed in profiles). */
+static inline unsigned bits_set(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
+/* Words of the set starting at pool[at]: its mask, then one value per key present. */
+static size_t set_words(const uint32_t *pool, size_t at) { return 1u + bits_set(pool[at]); }
+
+/* A set is a few words (a mask and one to a dozen ids): mixed a word at a time. */
+static uint64_t set_hash(const uint32_t *words, size_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ words[i]) * 0xff51afd7ed558ccdull;
+  return te_hash_mix(h);
+}
+
+static bool same_set(const uint32_t *a, const uint32_t *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+/* Slot of the set words[0..n) (its id, or the free slot where it belongs). */
+static size_t find_slot(const tr_argtab *tab, const uint32_t *words, size_t n, uint64_t h) {
+  size_t mask = tab->n_slots - 1, i = (size_t)h & mask;
+  for (; tab->slots[i]; i = (i + 1) & mask) {
+    const uint32_t *set = tab->pool + (tab->slots[i] - 1u);
+    if (set[0] == words[0] && same_set(set + 1, words + 1, n - 1)) break;
+  }
+  return i;
+}
+
+static int grow_slots(tr_argtab *tab) {
+  size_t n = tab->n_slots ? tab->n_slots * 2 : SLOTS_MIN;
+  uint32_t *slots = calloc(n, sizeof *slots);
+  if (!slots) return -1;
+  uint32_t *old = tab->slots;
+  size_t n_old = tab->n_slots;
+  tab->slots = slots;
+  tab->n_slots = n;
+  for (size_t j = 0; j < n_old; j++) {
+    if (!old[j]) continue;
+    size_t at = old[j] - 1u, w = set_words(tab->pool, at);
+    size_t i = (size_t)set_hash(tab->pool + at, w) & (n - 1);
+    while (slots[i]) i = (i + 1) & (n - 1);
+    slots[i] = old[j];
+  }
+  free(old);
+  return 0;
+}
+
+uint32_t tr_argtab_put(tr_argtab *tab, uint32_t mask, const tr_str vals[TR_ARG_COUNT]) {
+  uint32_t words[1 + TR_ARG_COUNT];
+  size_t n = 0;
+  words[n++] = mask;
+  for (unsigned k = 0; k < TR_ARG_COUNT; k++)
+    if (mask >> k & 1u) words[n++] = vals[k];
+  if ((tab->n_sets + 1) * 2 > tab->n_slots && grow_slots(tab) != 0) return UINT32_MAX;
+  uint64_t h = set_hash(words, n);
+  size_t i = find_slot(tab, words, n, h);
+  if (tab->slots[i]) return tab->slots[i];
+  if (tab->n_pool + n >= UINT32_MAX) return UINT32_MAX;
+  if (tab->n_pool + n > tab->cap_pool) {
+    uint32_t *p = ut_grow(tab->pool, &tab->cap_pool, tab->n_pool + n, sizeof *p);
+    if (!p) return UINT32_MAX;
+    tab->pool = p;
+  }
+  uint32_t id = (uint32_t)tab->n_pool + 1u;
+  memcpy(tab->pool + tab->n_pool, words, n * sizeof *words);
+  tab->n_pool += n;
+  tab->slots[i] = id;
+  tab->n_sets++;
+  return id;
+}
+
+tr_str tr_argtab_value(const tr_argtab *tab, uint32_t id, tr_arg key) {
+  if (!id || (unsigned)key >= TR_ARG_COUNT) return 0;
+  const uint32_t *set = tab->pool + (id - 1u);
+  uint32_t bit = 1u << key;
+  if (!(set[0] & bit)) return 0;
+  return set[1 + bits_set(set[0] & (bit - 1u))];
+}
+
+void tr_argtab_seal(tr_argtab *tab) {
+  free(tab->slots);
+  tab->slots = NULL;
+  tab->n_slots = 0;
+  tab->pool = ut_shrink(tab->pool, &tab->cap_pool, tab->n_pool, sizeof *tab->pool);
+}
+
+void tr_argtab_free(tr_argtab *tab) {
+  free(tab->pool);
+  free(tab->slots);
+  memset(tab, 0, sizeof *tab);
+}
+
+int tr_argidx_add(tr_argidx *ix, uint32_t pos, uint32_t id) {
+  if (ix->n == ix->cap) {
+    struct tr_argpair *p = ut_grow(ix->pairs, &ix->cap, ix->n + 1, sizeof *p);
+    if (!p) return -1;
+    ix->pairs = p;
+  }
+  ix->pairs[ix->n++] = (struct tr_argpair){pos, id};
+  return 0;
+}
+
+/* A pair costs 8 bytes, a dense entry 4: dense wins when at least half the events have
+ * args. */
+int tr_argidx_seal(tr_argidx *ix, size_t n_events) {
+  if (ix->n * 2 < n_events || n_events == 0) {
+    ix->pairs = ut_shrink(ix->pairs, &ix->cap, ix->n, sizeof *ix->pairs);
+    return 0;
+  }
+  uint32_t *dense = calloc(n_events, sizeof *dense);
+  if (!dense) return -1;
+  for (size_t i = 0; i < ix->n; i++) dense[ix->pairs[i].pos] = ix->pairs[i].set;
+  free(ix->pairs);
+  ix->pairs = NULL;
+  ix->n = ix->cap = 0;
+  ix->dense = dense;
+  ix->n_dense = n_events;
+  return 0;
+}
+
+uint32_t tr_argidx_get(const tr_argidx *ix, size_t pos) {
+  if (ix->dense) return pos < ix->n_dense ? ix->dense[pos] : 0;
+  size_t lo = 0, hi = ix->n; /* the first pair with pos >= the asked one */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ix->pairs[mid].pos < pos)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < ix->n && ix->pairs[lo].pos == pos ? ix->pairs[lo].set : 0;
+}
+
+void tr_argidx_free(tr_argidx *ix) {
+  free(ix->pairs);
+  free(ix->dense);
+  memset(ix, 0, sizeof *ix);
+}
