@@ -1,22 +1,30 @@
 /*
- * cli/args.h - the one argv parser of the binary: table-driven options for the main
- * command and for every sub-command.
+ * cli/args.h - the one argv parser of the binary: table-driven options for every command.
  *
- * A spec lists the options a command takes (name, kind, where the value goes in the
- * command's options struct, bounds, choices); the parser walks argv once: "--flag VALUE"
- * and "--flag=VALUE", "--" ends the options, "-" is a word. Words go to the spec's word
- * handler, which may stop the walk (the main command stops at a sub-command's name when
- * no trace has been named yet, so `triage --output rules TRACE` is an output file named
- * "rules", not the rules sub-command).
+ * A command's spec is made of option tables (its own options, then the options every
+ * command shares, cli/common.h); each row names the option, its kind, where the value
+ * goes in the command's arguments struct, bounds or choices, and its line of --help
+ * (cli/help.c writes usage and --help from the same rows). The parser walks argv once:
+ * "--flag VALUE" and "--flag=VALUE", "--" ends the options, "-" is a word; words go to
+ * the spec's word handler. One argument may be skipped (the command's word).
  *
- * Ownership: values point into argv; CLI_LIST arrays are malloc'd into the options
- * struct (the command frees them).
+ * Ownership: values point into argv; a cli_list's array is malloc'd (cli_list_free).
  */
 #ifndef TRIAGE_CLI_ARGS_H
 #define TRIAGE_CLI_ARGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* A growing list of strings (option values, words): items borrowed, the array owned. */
+typedef struct cli_list {
+  const char **items;
+  size_t n, cap;
+} cli_list;
+
+/* Appends s; false when out of memory (the list unchanged). */
+bool cli_list_push(cli_list *l, const char *s);
+void cli_list_free(cli_list *l);
 
 typedef enum cli_kind {
   CLI_STRING = 0, /* const char *, non-empty */
@@ -26,47 +34,63 @@ typedef enum cli_kind {
   CLI_FLAG,       /* bool = value (no argument) */
   CLI_SET_INT,    /* int = value (no argument) */
   CLI_CHOICE,     /* int = index of the argument in choices ("a|b|c") */
-  CLI_LIST,       /* appended to a (const char **, size_t) pair at offset, offset2 */
+  CLI_LIST,       /* appended to the cli_list at offset */
   CLI_HELP,       /* stops the walk with CLI_PARSE_HELP */
-  CLI_VERSION     /* stops the walk with CLI_PARSE_VERSION */
+  CLI_VERSION,    /* stops the walk with CLI_PARSE_VERSION */
+  CLI_HEADING     /* not an option: a heading of --help ("live capture:"), in help */
 } cli_kind;
 
 typedef struct cli_option {
   const char *name;  /* "--output" */
-  const char *alias; /* "-h", or NULL */
+  const char *alias; /* "-o", or NULL */
   cli_kind kind;
-  size_t offset;       /* of the member in the command's options struct */
-  size_t offset2;      /* CLI_LIST: of the count member */
+  size_t offset;       /* of the member in the command's arguments struct */
   int value;           /* CLI_FLAG / CLI_SET_INT: the value stored */
   double lo, hi;       /* CLI_INT, CLI_LONG, CLI_NUMBER */
   const char *choices; /* CLI_CHOICE: accepted words, '|'-separated; several words may
                           share an index with ',' ("markdown,md|json") */
   const char *expect;  /* how a bad value is described ("a non-negative integer") */
-  const char *metavar; /* CLI_LIST / value: "needs METAVAR" when missing; NULL = "a value" */
+  const char *metavar; /* the value in --help and in "needs METAVAR"; NULL = "a value" */
+  const char *help;    /* its line(s) in --help ('\n' breaks a line) */
 } cli_option;
+
+/* Whether the option reads a value (an argument of its own, or "=VALUE"). */
+bool cli_option_takes_value(const cli_option *o);
 
 typedef enum cli_parse_result {
   CLI_PARSE_OK = 0,
   CLI_PARSE_USAGE = 2, /* one line in err; exit 2 */
   CLI_PARSE_HELP = 3,
-  CLI_PARSE_VERSION = 4,
-  CLI_PARSE_STOP = 5 /* the word handler stopped at *stop (a sub-command) */
+  CLI_PARSE_VERSION = 4
 } cli_parse_result;
 
+/* One option table of a spec. */
+typedef struct cli_options {
+  const cli_option *rows;
+  size_t n;
+} cli_options;
+
+#define CLI_OPTIONS(table) \
+  { table, sizeof table / sizeof table[0] }
+
 typedef struct cli_spec {
-  const cli_option *options;
-  size_t n_options;
-  /* said after "unknown option 'X'": " (see triage --help)" */
-  const char *unknown_suffix;
-  /* Called for each word (positional argument) with the options struct; returns 0 to go
-   * on, CLI_PARSE_STOP to stop at this word, or CLI_PARSE_USAGE with err filled. */
-  int (*word)(void *opts, const char *word, bool after_dashes, char *err, size_t cap);
+  cli_options parts[2]; /* searched in order: the command's own, then the shared ones */
+  /* Called for each word (positional argument); returns 0 to go on, or CLI_PARSE_USAGE
+   * with err filled. */
+  int (*word)(void *args, const char *word, char *err, size_t cap);
+  /* Called for an option no part has; fills err and returns CLI_PARSE_USAGE. */
+  int (*unknown)(const void *ctx, const char *option, char *err, size_t cap);
+  const void *ctx; /* of unknown */
 } cli_spec;
 
-/* Parses argv[first..argc) into opts. *stop receives the index of the word that stopped
- * the walk (CLI_PARSE_STOP). */
-cli_parse_result cli_parse(const cli_spec *spec, int argc, char **argv, int first, void *opts,
-                           int *stop, char *err, size_t cap);
+/* The row of spec naming arg ("--x", "--x=V" or an alias), or NULL. */
+const cli_option *cli_spec_find(const cli_spec *spec, const char *arg);
+/* The row of table naming arg, or NULL. */
+const cli_option *cli_options_find(cli_options table, const char *arg);
+
+/* Parses argv[first..argc) into args, passing over argv[skip] (-1: none). */
+cli_parse_result cli_parse(const cli_spec *spec, int argc, char **argv, int first, int skip,
+                           void *args, char *err, size_t cap);
 
 /* Writes a usage error into err; returns CLI_PARSE_USAGE. */
 int cli_usage_error(char *err, size_t cap, const char *fmt, ...)

@@ -6,9 +6,8 @@
 #ifndef TRIAGE_CLI_BUNDLE_CMD_H
 #define TRIAGE_CLI_BUNDLE_CMD_H
 
-#include "cli/options.h"
+#include "cli/commands.h"
 
-/* argv[0] is "bundle". Returns an exit code (cli/exit.h). */
-int triage_bundle_main(const char *argv0, const triage_options *before, int argc, char **argv);
+extern const cli_command cli_bundle_command;
 
 #endif

@@ -1,38 +1,199 @@
 /*
- * cli/commands.c - the table of sub-commands (commands.h).
+ * cli/commands.c - the table of commands and the one way each is run (commands.h).
  */
 #include "cli/commands.h"
 
-#include <stdio.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
+#include "cli/analyse.h"
 #include "cli/bundle_cmd.h"
 #include "cli/diff.h"
+#include "cli/exit.h"
+#include "cli/help.h"
 #include "cli/merge.h"
 #include "cli/rules_setup.h"
+#include "triage/limits.h"
 
-static int run_rules(const char *argv0, const triage_options *before, int argc, char **argv) {
-  triage_rules_setup_options so = {before->rules_paths, before->n_rules_paths,
-                                   before->no_default_rules, before->compat};
-  return triage_rules_main(argv0, argc, argv, &so, stdout, stderr);
-}
+#ifndef TRIAGE_VERSION
+#define TRIAGE_VERSION "0.1.0"
+#endif
 
-static const cli_command COMMANDS[] = {
-    {"rules", "rules check|list|explain|test ...", run_rules},
-    {"diff", "diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]",
-     triage_diff_main},
-    {"merge", "merge REPORT.json... [--format markdown|json] [--output FILE]", triage_merge_main},
-    {"bundle", "bundle INPUT... [--format markdown|html] [-o FILE]", triage_bundle_main},
-};
+static const cli_command *const COMMANDS[] = {&cli_analyse_command, &cli_rules_command,
+                                              &cli_diff_command, &cli_merge_command,
+                                              &cli_bundle_command};
 
 size_t cli_command_count(void) { return sizeof COMMANDS / sizeof COMMANDS[0]; }
 
-const cli_command *cli_command_at(size_t i) {
-  return i < cli_command_count() ? &COMMANDS[i] : NULL;
-}
+const cli_command *cli_command_at(size_t i) { return i < cli_command_count() ? COMMANDS[i] : NULL; }
 
 const cli_command *cli_command_find(const char *name) {
   for (size_t i = 0; name && i < cli_command_count(); i++)
-    if (strcmp(COMMANDS[i].name, name) == 0) return &COMMANDS[i];
+    if (strcmp(COMMANDS[i]->name, name) == 0) return COMMANDS[i];
   return NULL;
+}
+
+/* The row of any command (or the shared table) naming arg, or NULL. */
+static const cli_option *any_option(const char *arg) {
+  const cli_option *o = cli_options_find(CLI_SHARED, arg);
+  for (size_t i = 0; !o && i < cli_command_count(); i++)
+    o = cli_options_find(*COMMANDS[i]->options, arg);
+  return o;
+}
+
+static int push_word(void *args, const char *word, char *err, size_t cap) {
+  cli_common *c = args;
+  return cli_list_push(&c->operands, word) ? 0 : cli_usage_error(err, cap, "out of memory");
+}
+
+static int unknown_option(const void *ctx, const char *arg, char *err, size_t cap) {
+  const cli_command *cmd = ctx;
+  const char *eq = strchr(arg, '=');
+  int len = eq ? (int)(eq - arg) : (int)strlen(arg);
+  const char *sp = cmd == COMMANDS[0] ? "" : " ";
+  const char *word = cmd == COMMANDS[0] ? "" : cmd->name;
+  if (any_option(arg))
+    return cli_usage_error(err, cap,
+                           "'%.*s' is not an option of triage%s%s (see triage%s%s --help)", len,
+                           arg, sp, word, sp, word);
+  return cli_usage_error(err, cap, "unknown option '%.*s' (see triage%s%s --help)", len, arg, sp,
+                         word);
+}
+
+cli_spec cli_command_spec(const cli_command *cmd) {
+  return (cli_spec){{(*cmd->options), CLI_SHARED}, push_word, unknown_option, cmd};
+}
+
+int cli_command_word(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) return -1;
+    if (a[0] != '-' || strcmp(a, "-") == 0) return cli_command_find(a) ? i : -1;
+    const cli_option *o = any_option(a);
+    if (!o) return -1; /* the analysis says it is unknown */
+    if (cli_option_takes_value(o) && !strchr(a, '=')) i++;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------ after the parse */
+
+/* TRIAGE_WORKERS, when --workers is not given. Unset or empty: the online CPUs (0). */
+static int workers_from_env(cli_common *c, char *err, size_t cap) {
+  const char *v = getenv("TRIAGE_WORKERS");
+  if (c->workers || !v || !*v) return 0;
+  char *end = NULL;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || *end || n < 1 || n > (long)AN_MAX_WORKERS)
+    return cli_usage_error(err, cap, "TRIAGE_WORKERS: '%s' is not a thread count from 1 to %u", v,
+                           AN_MAX_WORKERS);
+  c->workers = (int)n;
+  return 0;
+}
+
+static bool html_name(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  return (n >= 5 && strcasecmp(path + n - 5, ".html") == 0) ||
+         (n >= 4 && strcasecmp(path + n - 4, ".htm") == 0);
+}
+
+/* --format among the command's formats; without it, html for -o *.html when it has html. */
+static int check_format(const cli_command *cmd, cli_common *c, char *err, size_t cap) {
+  static const char *const WORDS[] = {"markdown", "json", "html"};
+  char words[64];
+  cli_format_words(cmd->formats, words, sizeof words);
+  if (c->format != TRIAGE_FORMAT_UNSET && !cmd->formats)
+    return cli_usage_error(err, cap, "--format: triage %s writes text, it takes no --format",
+                           cmd->name);
+  if (c->format != TRIAGE_FORMAT_UNSET && !(cmd->formats & CLI_FORMAT_BIT(c->format)))
+    return cli_usage_error(err, cap, "--format: triage %s writes %s, not '%s'", cmd->name, words,
+                           WORDS[c->format]);
+  if (c->format == TRIAGE_FORMAT_UNSET)
+    c->format = (cmd->formats & CLI_FORMAT_BIT(TRIAGE_FORMAT_HTML)) && html_name(c->output)
+                    ? TRIAGE_FORMAT_HTML
+                    : TRIAGE_FORMAT_MARKDOWN;
+  return 0;
+}
+
+static int check_operands(const cli_command *cmd, const cli_common *c, char *err, size_t cap) {
+  if (c->operands.n < cmd->min_operands)
+    return cli_usage_error(err, cap, "%s needs %s (see triage %s --help)", cmd->name, cmd->forms[0],
+                           cmd->name);
+  if (c->operands.n > cmd->max_operands)
+    return cli_usage_error(err, cap, "unexpected argument '%s' (triage %s takes %s)",
+                           c->operands.items[cmd->max_operands], cmd->name, cmd->forms[0]);
+  return 0;
+}
+
+static int finish(const cli_command *cmd, void *args, char *err, size_t cap) {
+  cli_common *c = args;
+  int rc = workers_from_env(c, err, cap);
+  if (!rc) rc = check_format(cmd, c, err, cap);
+  if (!rc) rc = check_operands(cmd, c, err, cap);
+  if (!rc && cmd->check) rc = cmd->check(args, err, cap);
+  return rc;
+}
+
+/* A usage error after a command's word alone that is also a file's name: say how to read
+ * the file (`triage diff` with a trace named diff here). */
+static void usage_failure(const char *err, int argc, char **argv, int word) {
+  struct stat st;
+  fprintf(stderr, "triage: %s", err);
+  if (word >= 0 && argc == 2 && stat(argv[word], &st) == 0 && S_ISREG(st.st_mode))
+    fprintf(stderr, " ('%s' is a command; to read the file of that name, write ./%s)", argv[word],
+            argv[word]);
+  fputc('\n', stderr);
+}
+
+/* Reads the command line into args and runs cmd. */
+static int dispatch(const cli_command *cmd, void *args, int argc, char **argv, int word) {
+  char err[512] = "";
+  cli_spec spec = cli_command_spec(cmd);
+  cli_invocation inv = {argv[0], argc, argv};
+  switch (cli_parse(&spec, argc, argv, 1, word, args, err, sizeof err)) {
+    case CLI_PARSE_OK:
+      break;
+    case CLI_PARSE_HELP:
+      return cli_help(cmd, stdout) < 0 ? TRIAGE_EXIT_BAD_INPUT : TRIAGE_EXIT_OK;
+    case CLI_PARSE_VERSION:
+      printf("triage %s\n", TRIAGE_VERSION);
+      return TRIAGE_EXIT_OK;
+    default:
+      usage_failure(err, argc, argv, word);
+      return TRIAGE_EXIT_USAGE;
+  }
+  if (finish(cmd, args, err, sizeof err)) {
+    usage_failure(err, argc, argv, word);
+    return TRIAGE_EXIT_USAGE;
+  }
+  int rc = TRIAGE_EXIT_OK;
+  te_rules *rules = cmd->loads_rules ? cli_rules_load(&inv, args, &rc) : NULL;
+  if (rc == TRIAGE_EXIT_OK) rc = cmd->run(&inv, rules, args);
+  te_rules_destroy(rules);
+  return rc;
+}
+
+int cli_main(int argc, char **argv) {
+  if (argc < 2) { /* no input is a usage error; --help is the way to ask for help */
+    fprintf(stderr, "triage: no trace given (usage: triage [OPTIONS] TRACE; see triage --help)\n");
+    return TRIAGE_EXIT_USAGE;
+  }
+  int word = cli_command_word(argc, argv);
+  const cli_command *cmd = word < 0 ? COMMANDS[0] : cli_command_find(argv[word]);
+  void *args = calloc(1, cmd->args_size);
+  if (!args) {
+    fprintf(stderr, "triage: out of memory\n");
+    return TRIAGE_EXIT_BAD_INPUT;
+  }
+  ((cli_common *)args)->format = TRIAGE_FORMAT_UNSET;
+  if (cmd->defaults) cmd->defaults(args);
+  int rc = dispatch(cmd, args, argc, argv, word);
+  cli_common_free(args);
+  free(args);
+  return rc;
 }

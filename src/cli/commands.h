@@ -1,27 +1,67 @@
 /*
- * cli/commands.h - the sub-commands of the binary (`triage rules ...`).
+ * cli/commands.h - the commands of the binary, and the one way each is run.
  *
- * Adding one: a row in the table of commands.c (name, usage line, handler) and the
- * handler. The main parser stops at the first word that names a command when no trace
- * has been named yet; the options before the word (--rules, --compat, ...) are parsed as
- * usual and handed over, the words after it go to the handler as its argv.
+ * Every command is one row of the table in commands.c: the analysis (`triage TRACE`, also
+ * spelled `triage triage TRACE` as the reference tool's first word) and the words rules,
+ * diff, merge and bundle. A command's option spec is its own option table plus the
+ * shared one (cli/common.h: --format, -o/--output, --rules, --no-default-rules, --compat,
+ * --quiet, --workers, --help, --version). cli_main finds the command's word (the first
+ * word that is not an option's value), then reads every argument before and after it
+ * with that spec: an option the command does not take is a usage error naming it (exit
+ * 2), never dropped. Usage and --help are written from the same rows (cli/help.c), and
+ * test_cli checks docs/triage.1 and docs/usage.md against them.
+ *
+ * Adding a command: its arguments struct, which starts with `cli_common common;`; a
+ * table of its own options (cli/args.h rows: name, kind, offsetof the member, metavar,
+ * help line); a handler `int run(const cli_invocation *inv, const te_rules *rules,
+ * void *args)` (the packs of the shared options, loaded by cli_main); one row in
+ * COMMANDS; its SYNOPSIS line and section in docs/triage.1 and docs/usage.md. Adding an
+ * option to a command: one row in its table (and its line in the man page).
  */
 #ifndef TRIAGE_CLI_COMMANDS_H
 #define TRIAGE_CLI_COMMANDS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
-#include "cli/options.h"
+#include "cli/args.h"
+#include "cli/common.h"
 
 typedef struct cli_command {
-  const char *name;
-  const char *usage; /* the line `triage --help` shows after "triage " */
-  /* Runs the command: argv[0] is its name. Returns the exit status (cli/exit.h). */
-  int (*run)(const char *argv0, const triage_options *before, int argc, char **argv);
+  const char *name;             /* its word; "triage" for the analysis */
+  const char *const *forms;     /* what follows "triage WORD [options]" in usage, NULL-ended */
+  const char *summary;          /* one line: triage --help's list, the top of its --help */
+  const char *description;      /* more lines of its --help (may be NULL) */
+  const cli_options *options;   /* its own option rows (the shared ones come after) */
+  unsigned formats;             /* CLI_FORMAT_BIT of each format it writes; 0: none */
+  size_t min_operands;          /* words it needs */
+  size_t max_operands;          /* words it takes (SIZE_MAX: any number) */
+  size_t args_size;             /* of its arguments struct (a cli_common first) */
+  void (*defaults)(void *args); /* after the struct is zeroed; may be NULL */
+  /* Checks what the rows cannot (modes, operand meanings); 0 or CLI_PARSE_USAGE with err.
+   * May be NULL. */
+  int (*check)(void *args, char *err, size_t cap);
+  /* Whether cli_main loads the packs of the shared options for it (every setting set)
+   * and hands them to run; false: run gets NULL (rules loads its own). */
+  bool loads_rules;
+  /* Runs it; returns the exit status (cli/exit.h). */
+  int (*run)(const cli_invocation *inv, const te_rules *rules, void *args);
 } cli_command;
 
-const cli_command *cli_command_find(const char *name);
 size_t cli_command_count(void);
+/* The i-th command (0 is the analysis), or NULL. */
 const cli_command *cli_command_at(size_t i);
+/* The command whose word is name, or NULL. */
+const cli_command *cli_command_find(const char *name);
+/* Its spec: its own options, then the shared ones. */
+cli_spec cli_command_spec(const cli_command *cmd);
+
+/* Index of the command's word in argv (the first word that is no option's value, when it
+ * names a command), or -1: the analysis. */
+int cli_command_word(int argc, char **argv);
+
+/* The binary: finds the command, reads the command line, runs it. Returns the exit
+ * status. */
+int cli_main(int argc, char **argv);
 
 #endif

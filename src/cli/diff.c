@@ -1,149 +1,96 @@
 /* cli/diff.c - see diff.h. */
 #include "cli/diff.h"
 
-#include <stddef.h>
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
+#include <stdlib.h>
 
 #include "analysis/diff.h"
-#include "analysis/pipeline.h"
-#include "cli/args.h"
 #include "cli/exit.h"
-#include "cli/rules_setup.h"
 #include "report/diff_report.h"
 #include "report/report.h"
+#include "triage/limits.h"
+
+#ifndef TRIAGE_VERSION
+#define TRIAGE_VERSION "0.1.0"
+#endif
 
 typedef struct diff_args {
-  const char *sides[2];
-  int n_sides;
-  int format; /* 0 markdown, 1 json, 2 html; -1 until parsed (then by the --output name) */
-  const char *output;
+  cli_common common;
 } diff_args;
 
-static int diff_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
-  (void)after_dashes;
-  diff_args *a = opts;
-  if (a->n_sides == 2) return cli_usage_error(err, cap, "diff takes two inputs, BEFORE and AFTER");
-  a->sides[a->n_sides++] = word;
-  return 0;
-}
-
-static const cli_option DIFF_OPTIONS[] = {
-    {"--format", NULL, CLI_CHOICE, offsetof(diff_args, format), 0, 0, 0, 0, "markdown,md|json|html",
-     "markdown, json or html", NULL},
-    {"--output", "-o", CLI_STRING, offsetof(diff_args, output), 0, 0, 0, 0, NULL, NULL, NULL},
-    {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
-};
-
-static const cli_spec DIFF_SPEC = {DIFF_OPTIONS, sizeof DIFF_OPTIONS / sizeof DIFF_OPTIONS[0],
-                                   " for 'diff'", diff_word};
-
 /* One side: a JSON report read back, else the analysis of a trace or directory. */
-typedef struct side {
-  an_diff_side d;
-  cJSON *doc;
-  an_report *rep;
-} side;
-
-static int load(const char *path, const te_rules *rules, unsigned workers, side *s) {
+static int side_load(const diff_args *a, const te_rules *rules, const char *path, cli_input *in,
+                     an_diff_side *d) {
+  int rc = cli_input_load(&a->common, rules, path, CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), in);
+  if (rc) return rc;
   char msg[256] = "";
-  int rc = rp_diff_side_read(path, &s->d, &s->doc, msg, sizeof msg);
-  if (rc < 0) {
+  if (in->doc ? rp_diff_side_from_doc(in->doc, path, d, msg, sizeof msg) != 0
+              : an_diff_side_from_report(in->report, path, d) != AN_OK) {
     fprintf(stderr, "triage: %s: %s\n", path, msg[0] ? msg : "out of memory");
     return TRIAGE_EXIT_BAD_INPUT;
   }
-  if (rc == 1) return 0;
-  an_run_options o = {0};
-  o.formal.path = path;
-  o.min_share_pct = -1;
-  o.rank_workers = workers;
-  an_error err;
-  if (an_run(&o, rules, &s->rep, &err) != AN_OK) {
-    if (err.has_offset)
-      fprintf(stderr, "triage: %s: offset %llu: %s\n", err.path, (unsigned long long)err.offset,
-              err.message);
-    else
-      fprintf(stderr, "triage: %s: %s\n", err.path[0] ? err.path : path, err.message);
-    return TRIAGE_EXIT_BAD_INPUT;
-  }
-  if (an_diff_side_from_report(s->rep, path, &s->d) != AN_OK) {
-    fprintf(stderr, "triage: out of memory\n");
-    return TRIAGE_EXIT_BAD_INPUT;
-  }
-  struct stat sb;
-  s->d.kind = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? "directory" : "trace";
-  return 0;
+  if (!in->doc) d->kind = in->kind == CLI_INPUT_DIRECTORY ? "directory" : "trace";
+  return TRIAGE_EXIT_OK;
 }
 
-static void side_free(side *s) {
-  an_diff_side_free(&s->d);
-  cJSON_Delete(s->doc);
-  an_report_destroy(s->rep);
-}
-
-/* "triage diff ..." for the page's footer (argv starts at the sub-command's word). */
-static void command_line(int argc, char **argv, char *buf, size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "triage");
-  for (int i = 0; i < argc && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, " %s", argv[i]);
-}
-
-static int render(const diff_args *a, const an_diff_report *d, const te_rules *rules,
-                  const char *cmdline) {
-  FILE *out = a->output ? fopen(a->output, "w") : stdout;
-  if (!out) {
-    fprintf(stderr, "triage: cannot write %s\n", a->output);
-    return TRIAGE_EXIT_BAD_INPUT;
-  }
+static int render(const cli_invocation *inv, const diff_args *a, const an_diff_report *d,
+                  const te_rules *rules) {
+  FILE *out = cli_output_open(&a->common);
+  if (!out) return TRIAGE_EXIT_BAD_INPUT;
   rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
-  int rc = a->format == 2   ? rp_html_diff(out, d, &ro, TRIAGE_VERSION, cmdline)
-           : a->format == 1 ? rp_diff_json(out, d)
-                            : rp_diff_markdown(out, d, &ro);
-  if (out != stdout && fclose(out) != 0) rc = -1;
-  if (rc != 0) fprintf(stderr, "triage: write error\n");
-  return rc ? TRIAGE_EXIT_BAD_INPUT : 0;
+  char *cmdline = NULL;
+  int rc = -1;
+  switch (a->common.format) {
+    case TRIAGE_FORMAT_HTML:
+      if ((cmdline = cli_command_line(inv, "triage")))
+        rc = rp_html_diff(out, d, &ro, TRIAGE_VERSION, cmdline);
+      break;
+    case TRIAGE_FORMAT_JSON:
+      rc = rp_diff_json(out, d);
+      break;
+    default:
+      rc = rp_diff_markdown(out, d, &ro);
+      break;
+  }
+  free(cmdline);
+  return cli_output_close(out, &a->common, rc);
 }
 
-int triage_diff_main(const char *argv0, const triage_options *before, int argc, char **argv) {
-  diff_args a = {0};
-  a.format = -1;
-  char msg[512];
-  cli_parse_result pr = cli_parse(&DIFF_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
-  if (pr == CLI_PARSE_HELP) {
-    puts(
-        "usage: triage diff BEFORE AFTER [--format markdown|json|html] [-o|--output FILE]\n"
-        "Each side is a trace, a profile directory or a JSON report (--format json).");
-    return 0;
-  }
-  if (a.format < 0) { /* no --format: -o NAME.html means the page */
-    size_t n = a.output ? strlen(a.output) : 0;
-    a.format = n >= 5 && strcasecmp(a.output + n - 5, ".html") == 0 ? 2 : 0;
-  }
-  if (pr == CLI_PARSE_OK && a.n_sides != 2)
-    pr = (cli_parse_result)cli_usage_error(msg, sizeof msg, "diff needs BEFORE and AFTER");
-  if (pr != CLI_PARSE_OK) {
-    fprintf(stderr, "triage: %s\n", msg);
-    return TRIAGE_EXIT_USAGE;
-  }
-  triage_rules_setup_options so = {before->rules_paths, before->n_rules_paths,
-                                   before->no_default_rules, before->compat};
-  te_rules *rules = triage_rules_setup(argv0, &so, stderr);
-  if (!rules) return TRIAGE_EXIT_BAD_INPUT;
-  side s[2] = {0};
-  int rc = load(a.sides[0], rules, before->workers, &s[0]);
-  if (rc == 0) rc = load(a.sides[1], rules, before->workers, &s[1]);
+static int diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
+  const diff_args *a = args;
+  int rc = TRIAGE_EXIT_OK;
+  cli_input in[2] = {0};
+  an_diff_side d[2] = {0};
+  for (int i = 0; rc == 0 && i < 2; i++)
+    rc = side_load(a, rules, a->common.operands.items[i], &in[i], &d[i]);
   an_diff_result res = {0};
-  if (rc == 0 && an_diff_build(&s[0].d, &s[1].d, rules, &res) != AN_OK) {
+  if (rc == 0 && an_diff_build(&d[0], &d[1], rules, &res) != AN_OK) {
     fprintf(stderr, "triage: out of memory\n");
     rc = TRIAGE_EXIT_BAD_INPUT;
   }
-  char cmdline[2048];
-  command_line(argc, argv, cmdline, sizeof cmdline);
-  if (rc == 0) rc = render(&a, &res.report, rules, cmdline);
+  if (rc == 0) rc = render(inv, a, &res.report, rules);
   an_diff_result_free(&res);
-  side_free(&s[0]);
-  side_free(&s[1]);
-  te_rules_destroy(rules);
+  for (int i = 0; i < 2; i++) {
+    an_diff_side_free(&d[i]);
+    cli_input_free(&in[i]);
+  }
   return rc;
 }
+
+static const char *const FORMS[] = {"BEFORE AFTER", NULL};
+
+const cli_command cli_diff_command = {
+    .name = "diff",
+    .forms = FORMS,
+    .summary = "what changed between two runs (traces, directories or JSON reports)",
+    .description =
+        "Per stage: GPU time, categories, kernels, fusion and overlap rows, ranks;\n"
+        "changes below the packs' noise floor are within noise.\n",
+    .options = &CLI_NO_OPTIONS,
+    .formats = CLI_FORMATS_ALL,
+    .min_operands = 2,
+    .max_operands = 2,
+    .args_size = sizeof(diff_args),
+    .loads_rules = true,
+    .run = diff_run,
+};

@@ -5,9 +5,8 @@
 #ifndef TRIAGE_CLI_DIFF_H
 #define TRIAGE_CLI_DIFF_H
 
-#include "cli/options.h"
+#include "cli/commands.h"
 
-/* argv[0] is "diff". Returns an exit code (cli/exit.h). */
-int triage_diff_main(const char *argv0, const triage_options *before, int argc, char **argv);
+extern const cli_command cli_diff_command;
 
 #endif

@@ -1,81 +1,68 @@
 /* cli/merge.c - see merge.h. */
 #include "cli/merge.h"
 
-#include <cjson/cJSON.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/ranks.h"
-#include "cli/args.h"
 #include "cli/exit.h"
-#include "cli/rules_setup.h"
 #include "report/names.h"
 #include "report/ranks_report.h"
-#include "util/file.h"
+#include "triage/limits.h"
+#include "util/vec.h"
 
 typedef struct merge_args {
-  const char **reports;
-  size_t n_reports;
-  int format; /* 0 markdown, 1 json */
-  const char *output;
+  cli_common common;
 } merge_args;
 
-static int merge_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
-  (void)after_dashes;
-  merge_args *a = opts;
-  const char **v = realloc(a->reports, (a->n_reports + 1) * sizeof *v);
-  if (!v) return cli_usage_error(err, cap, "out of memory");
-  a->reports = v;
-  v[a->n_reports++] = word;
-  return 0;
-}
-
-static const cli_option MERGE_OPTIONS[] = {
-    {"--format", NULL, CLI_CHOICE, offsetof(merge_args, format), 0, 0, 0, 0, "markdown,md|json",
-     "markdown or json", NULL},
-    {"--output", NULL, CLI_STRING, offsetof(merge_args, output), 0, 0, 0, 0, NULL, NULL, NULL},
-    {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
-};
-
-static const cli_spec MERGE_SPEC = {MERGE_OPTIONS, sizeof MERGE_OPTIONS / sizeof MERGE_OPTIONS[0],
-                                    " for 'merge'", merge_word};
-
+/* The inputs and every rank's data they hold (pointing into them). */
 typedef struct loaded {
-  cJSON **docs;
-  size_t n_docs;
+  cli_input *inputs;
+  size_t n_inputs;
   an_rank_data *data;
-  size_t n;
+  size_t n, cap;
   void **owned;
   size_t n_owned;
 } loaded;
 
-static int load_all(const merge_args *a, loaded *l) {
-  l->docs = calloc(a->n_reports, sizeof *l->docs);
-  if (!l->docs) return fprintf(stderr, "triage: out of memory\n"), TRIAGE_EXIT_BAD_INPUT;
-  for (size_t i = 0; i < a->n_reports; i++) {
-    char *text = NULL, msg[256] = "cannot read the file";
-    size_t len = 0;
-    int err_no = 0;
-    if (ut_read_file(a->reports[i], (size_t)1 << 30, &text, &len, &err_no) == UT_FILE_OK) {
-      l->docs[l->n_docs++] = cJSON_ParseWithLength(text, len);
-      if (!l->docs[l->n_docs - 1]) snprintf(msg, sizeof msg, "not JSON");
+/* A trace's own rank data (a one-rank run keeps it), appended. */
+static bool append_report_data(loaded *l, const an_report *rep) {
+  for (size_t i = 0; i < rep->n_rank_data; i++) {
+    if (l->n == l->cap) {
+      an_rank_data *v = ut_grow(l->data, &l->cap, l->n + 1, sizeof *v);
+      if (!v) return false;
+      l->data = v;
     }
-    free(text);
-    if (!l->n_docs || l->n_docs != i + 1 || !l->docs[i] ||
-        rp_rank_data_read(l->docs[i], &l->data, &l->n, &l->owned, &l->n_owned, msg, sizeof msg)) {
-      fprintf(stderr, "triage: %s: %s\n", a->reports[i], msg);
-      return TRIAGE_EXIT_BAD_INPUT;
-    }
+    l->data[l->n++] = rep->rank_data[i];
   }
-  return 0;
+  return true;
+}
+
+static int load_one(const merge_args *a, const te_rules *rules, const char *path, loaded *l) {
+  cli_input *in = &l->inputs[l->n_inputs];
+  int rc = cli_input_load(&a->common, rules, path, CLI_REPORT_LIMIT(CLI_MAX_RANK_REPORT_BYTES), in);
+  if (rc) return rc;
+  l->n_inputs++;
+  char msg[256] = "out of memory";
+  if (in->doc) {
+    if (rp_rank_data_read(in->doc, &l->data, &l->n, &l->owned, &l->n_owned, msg, sizeof msg) == 0) {
+      l->cap = l->n; /* rp_rank_data_read grows the array to fit */
+      return TRIAGE_EXIT_OK;
+    }
+  } else if (!in->report->n_rank_data) {
+    snprintf(msg, sizeof msg, "several ranks: give one rank (triage --rank N --format json)");
+  } else if (append_report_data(l, in->report)) {
+    return TRIAGE_EXIT_OK;
+  }
+  fprintf(stderr, "triage: %s: %s\n", path, msg);
+  return TRIAGE_EXIT_BAD_INPUT;
 }
 
 static void loaded_free(loaded *l) {
-  for (size_t i = 0; i < l->n_docs; i++) cJSON_Delete(l->docs[i]);
-  free(l->docs);
+  for (size_t i = 0; i < l->n_inputs; i++) cli_input_free(&l->inputs[i]);
+  free(l->inputs);
   free(l->data);
   rp_rank_data_free(l->owned, l->n_owned);
 }
@@ -131,58 +118,62 @@ static int build(loaded *l, const te_rules *rules, an_ranks_result *res) {
 }
 
 /* Markdown: a document of its own, so it has its title. */
-static int markdown(FILE *out, const merge_args *a, const an_report *rep, const te_rules *rules) {
+static int markdown(FILE *out, const loaded *l, const an_report *rep, const te_rules *rules) {
+  size_t traces = 0;
+  for (size_t i = 0; i < l->n_inputs; i++) traces += l->inputs[i].report != NULL;
+  const char *what = !traces ? "JSON reports" : traces == l->n_inputs ? "traces" : "inputs";
   rp_names *nm = rp_names_create(rules);
-  int rc = fprintf(out, "# Triage ranks\n\nMerged from %zu one-rank JSON reports (triage merge).\n",
-                   a->n_reports) < 0
+  int rc = fprintf(out, "# Triage ranks\n\nMerged from %zu one-rank %s (triage merge).\n",
+                   l->n_inputs, what) < 0
                ? -1
                : rp_ranks_markdown(out, rep, nm);
   rp_names_destroy(nm);
   return rc;
 }
 
-static int render(const merge_args *a, const an_ranks_result *res, const te_rules *rules) {
+static int render(const merge_args *a, const loaded *l, const an_ranks_result *res,
+                  const te_rules *rules) {
   an_report rep = {0};
   rep.n_ranks = res->n_reports;
   rep.ranks = res->reports;
-  FILE *out = a->output ? fopen(a->output, "w") : stdout;
-  if (!out) return fprintf(stderr, "triage: cannot write %s\n", a->output), TRIAGE_EXIT_BAD_INPUT;
-  int rc = a->format ? rp_ranks_json_document(out, &rep) : markdown(out, a, &rep, rules);
-  if (out != stdout && fclose(out) != 0) rc = -1;
-  if (rc) fprintf(stderr, "triage: write error\n");
-  return rc ? TRIAGE_EXIT_BAD_INPUT : 0;
+  FILE *out = cli_output_open(&a->common);
+  if (!out) return TRIAGE_EXIT_BAD_INPUT;
+  int rc = a->common.format == TRIAGE_FORMAT_JSON ? rp_ranks_json_document(out, &rep)
+                                                  : markdown(out, l, &rep, rules);
+  return cli_output_close(out, &a->common, rc);
 }
 
-int triage_merge_main(const char *argv0, const triage_options *before, int argc, char **argv) {
-  merge_args a = {0};
-  char msg[512];
-  cli_parse_result pr = cli_parse(&MERGE_SPEC, argc, argv, 1, &a, NULL, msg, sizeof msg);
-  if (pr == CLI_PARSE_HELP) {
-    puts(
-        "usage: triage merge REPORT.json... [--format markdown|json] [--output FILE]\n"
-        "Builds the Ranks section from one-rank JSON reports (triage --rank N --format json).");
-    free(a.reports);
-    return 0;
-  }
-  if (pr == CLI_PARSE_OK && a.n_reports < 2)
-    pr = (cli_parse_result)cli_usage_error(msg, sizeof msg, "merge needs at least two reports");
-  if (pr != CLI_PARSE_OK) {
-    fprintf(stderr, "triage: %s\n", msg);
-    free(a.reports);
-    return TRIAGE_EXIT_USAGE;
-  }
-  triage_rules_setup_options so = {before->rules_paths, before->n_rules_paths,
-                                   before->no_default_rules, before->compat};
-  te_rules *rules = triage_rules_setup(argv0, &so, stderr);
-  if (!rules) return free(a.reports), TRIAGE_EXIT_BAD_INPUT;
+static int merge_run(const cli_invocation *inv, const te_rules *rules, void *args) {
+  (void)inv;
+  const merge_args *a = args;
+  int rc = TRIAGE_EXIT_OK;
   loaded l = {0};
   an_ranks_result res = {0};
-  int rc = load_all(&a, &l);
+  l.inputs = calloc(a->common.operands.n, sizeof *l.inputs);
+  if (!l.inputs) rc = TRIAGE_EXIT_BAD_INPUT, fprintf(stderr, "triage: out of memory\n");
+  for (size_t i = 0; rc == 0 && i < a->common.operands.n; i++)
+    rc = load_one(a, rules, a->common.operands.items[i], &l);
   if (rc == 0) rc = build(&l, rules, &res);
-  if (rc == 0) rc = render(&a, &res, rules);
+  if (rc == 0) rc = render(a, &l, &res, rules);
   an_ranks_result_free(&res);
   loaded_free(&l);
-  te_rules_destroy(rules);
-  free(a.reports);
   return rc;
 }
+
+static const char *const FORMS[] = {"REPORT...", NULL};
+
+const cli_command cli_merge_command = {
+    .name = "merge",
+    .forms = FORMS,
+    .summary = "the Ranks section from one-rank JSON reports or traces",
+    .description =
+        "Each REPORT is `triage --rank N --format json DIR` of one rank, or the\n"
+        "trace of one rank; the section equals the directory's (docs/scale-out.md).\n",
+    .options = &CLI_NO_OPTIONS,
+    .formats = CLI_FORMAT_BIT(TRIAGE_FORMAT_MARKDOWN) | CLI_FORMAT_BIT(TRIAGE_FORMAT_JSON),
+    .min_operands = 2,
+    .max_operands = SIZE_MAX,
+    .args_size = sizeof(merge_args),
+    .loads_rules = true,
+    .run = merge_run,
+};

@@ -1,195 +1,131 @@
 /*
- * cli/options.c - the main command's options (one table, parsed by cli/args.c), the mode
- * checks, and the usage text.
+ * cli/options.c - the analysis command's own options (one table, parsed by cli/args.c)
+ * and its mode checks.
  */
 #include "cli/options.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "triage/limits.h"
 
 _Static_assert(sizeof(lv_workload) == sizeof(int), "CLI_CHOICE stores an int");
 
-void triage_options_defaults(triage_options *o) {
-  memset(o, 0, sizeof *o);
+void triage_options_defaults(void *args) {
+  triage_options *o = args;
   lv_options_defaults(&o->live);
   o->framework = "auto";
   o->min_share_pct = -1;
   o->rank = -1;
-  o->format = TRIAGE_FORMAT_UNSET;
   o->layout = TRIAGE_LAYOUT_UNSET;
-}
-
-void triage_options_free(triage_options *o) {
-  free(o->rules_paths);
-  o->rules_paths = NULL;
-  o->n_rules_paths = 0;
 }
 
 triage_layout triage_options_layout(const triage_options *o) {
   if (o->layout != TRIAGE_LAYOUT_UNSET) return (triage_layout)o->layout;
   /* the reference compatibility pack comes with the reference's layout */
-  return o->compat && strcmp(o->compat, "reference") == 0 ? TRIAGE_LAYOUT_REFERENCE
-                                                          : TRIAGE_LAYOUT_DEFAULT;
-}
-
-void triage_usage(FILE *out) {
-  fputs(
-      "usage: triage [triage] (TRACE | --input TRACE | --url URL\n"
-      "              | --mapping-input M|--mapping-url U --formal-input F|--formal-url U)\n"
-      "              [options]\n",
-      out);
-  for (size_t i = 0; i < cli_command_count(); i++)
-    fprintf(out, "       triage %s\n", cli_command_at(i)->usage);
-  fputs(
-      "\n"
-      "Turns PyTorch-profiler (Kineto) traces of LLM inference servers into one triage\n"
-      "report: kernel table, overlap-opportunity table and fuse-pattern table.\n"
-      "\n"
-      "The default report starts with what to do:\n"
-      "  $ triage trace.json.gz\n"
-      "  # Triage report            (framework, model, TP, GPU: each with its source)\n"
-      "  ## What to try first       1. **Overlap it with other streams**: `kernel` at\n"
-      "                                `path.py:120 forward`. **1.20 ms** at stake ...\n"
-      "  ## Limits of this trace    (no Python stacks, framework not detected, ...)\n"
-      "  ## Stage: decode           time by category; ### Kernels / Overlap / Fusion\n"
-      "  ## Legend\n"
-      "\n"
-      "inputs:\n"
-      "  TRACE, --input TRACE        trace file (.json, .json.gz), profile directory or -\n"
-      "  --mapping-input PATH        graph-off / readable trace (source mapping)\n"
-      "  --formal-input PATH         graph-on / real-serving trace (timing)\n"
-      "analysis:\n"
-      "  --framework NAME            auto (default), sglang, vllm, trtllm, tokenspeed, ...\n"
-      "  --pid-substring S           overlap table: only processes whose pid contains S\n"
-      "  --min-share PCT             kernel-table render bar (default from rules: 1.0)\n"
-      "  --kernel-table-limit N      at most N kernel rows per stage (0 = all)\n"
-      "  --rank N                    analyse only rank N of a multi-rank directory (default:\n"
-      "                              the tables are the lowest rank's, every rank is listed)\n"
-      "  --overlap-table-limit N     at most N overlap rows per stage (0 = all)\n"
-      "output:\n"
-      "  --format markdown|json|html report format (default markdown; html for -o *.html)\n"
-      "  --layout default|reference  report layout (default: summary first, per-stage\n"
-      "                              tables, legend; reference: the reference tool's\n"
-      "                              layout byte for byte; --compat reference implies it)\n"
-      "  --full-names                full kernel names in the tables (default: short\n"
-      "                              display names; JSON always has full names)\n"
-      "  -o, --output FILE           write the report to FILE instead of stdout\n"
-      "  --kernel-map FILE           also write the mapping kernel map as JSON\n"
-      "  --quiet                     no progress output, no warnings\n"
-      "rules:\n"
-      "  --rules FILE|DIR            extra rule pack(s), after the defaults (repeatable)\n"
-      "  --no-default-rules          do not load the default packs\n"
-      "  --compat NAME               load rules/compat/NAME.yaml after the defaults (before\n"
-      "                              --rules): reference = the reference tool's judgements\n"
-      "live capture:\n"
-      "  --url URL | --mapping-url URL --formal-url URL\n"
-      "  --output-dir DIR  --mapping-output-dir DIR  --formal-output-dir DIR\n"
-      "  --profile-prefix P (triage-trace)  --mapping-profile-prefix P  --formal-profile-prefix P\n"
-      "  --api-key KEY  --num-steps N (5)  --warmup-steps N (10)  --probe-requests N (1)\n"
-      "  --probe-prompt TEXT  --probe-max-new-tokens N  --probe-delay S (0.5)\n"
-      "  --profile-workload both|prefill|decode|legacy (both)\n"
-      "  --prefill-input-len N (4090)  --prefill-output-len N (1)\n"
-      "  --decode-input-len N (1)  --decode-output-len N (2048)\n"
-      "  --start-step N  --[no-]profile-by-stage  --[no-]merge-profiles  --http-timeout S\n"
-      "other:\n"
-      "  -h, --help                  this text\n"
-      "  --version                   print the version\n"
-      "\n"
-      "exit status: 0 report printed, 1 bad input, 2 usage error\n",
-      out);
+  return o->common.compat && strcmp(o->common.compat, "reference") == 0 ? TRIAGE_LAYOUT_REFERENCE
+                                                                        : TRIAGE_LAYOUT_DEFAULT;
 }
 
 #define OFF(m) offsetof(triage_options, m)
-#define STRING(name, m) \
-  { name, NULL, CLI_STRING, OFF(m), 0, 0, 0, 0, NULL, NULL, NULL }
-#define INT(name, m) \
-  { name, NULL, CLI_INT, OFF(m), 0, 0, 0, 1e8, NULL, "a non-negative integer", NULL }
-#define LONG(name, m) \
-  { name, NULL, CLI_LONG, OFF(m), 0, 0, 0, 1e9, NULL, "a non-negative integer", NULL }
-#define NUMBER(name, m, hi, expect) \
-  { name, NULL, CLI_NUMBER, OFF(m), 0, 0, 0, hi, NULL, expect, NULL }
-#define FLAG(name, m, v) \
-  { name, NULL, CLI_FLAG, OFF(m), 0, v, 0, 0, NULL, NULL, NULL }
-#define SET(name, m, v) \
-  { name, NULL, CLI_SET_INT, OFF(m), 0, v, 0, 0, NULL, NULL, NULL }
-#define CHOICE(name, m, choices, expect) \
-  { name, NULL, CLI_CHOICE, OFF(m), 0, 0, 0, 0, choices, expect, NULL }
+#define HEADING(text) \
+  { .kind = CLI_HEADING, .help = text }
+#define STRING(n, m, mv, h) \
+  { .name = n, .kind = CLI_STRING, .offset = OFF(m), .metavar = mv, .help = h }
+#define INT(n, m, h)                                                                             \
+  {                                                                                              \
+    .name = n, .kind = CLI_INT, .offset = OFF(m), .hi = 1e8, .expect = "a non-negative integer", \
+    .metavar = "N", .help = h                                                                    \
+  }
+#define LONG(n, m, h)                                                                             \
+  {                                                                                               \
+    .name = n, .kind = CLI_LONG, .offset = OFF(m), .hi = 1e9, .expect = "a non-negative integer", \
+    .metavar = "N", .help = h                                                                     \
+  }
+#define SECONDS(n, m, h)                                                              \
+  {                                                                                   \
+    .name = n, .kind = CLI_NUMBER, .offset = OFF(m), .hi = 1e9,                       \
+    .expect = "a non-negative number of seconds up to 1e9", .metavar = "S", .help = h \
+  }
+#define FLAG(n, m, v, h) \
+  { .name = n, .kind = CLI_FLAG, .offset = OFF(m), .value = v, .help = h }
+#define SET(n, m, v, h) \
+  { .name = n, .kind = CLI_SET_INT, .offset = OFF(m), .value = v, .help = h }
 
-static const cli_option OPTIONS[] = {
-    STRING("--input", input),
-    STRING("--mapping-input", mapping_input),
-    STRING("--formal-input", formal_input),
-    STRING("--url", live.url),
-    STRING("--mapping-url", live.mapping_url),
-    STRING("--formal-url", live.formal_url),
-    STRING("--output-dir", live.output_dir),
-    STRING("--mapping-output-dir", live.mapping_output_dir),
-    STRING("--formal-output-dir", live.formal_output_dir),
-    STRING("--profile-prefix", live.profile_prefix),
-    STRING("--mapping-profile-prefix", live.mapping_profile_prefix),
-    STRING("--formal-profile-prefix", live.formal_profile_prefix),
-    STRING("--api-key", live.api_key),
-    CHOICE("--profile-workload", live.workload, "both|prefill|decode|legacy",
-           "both, prefill, decode or legacy"),
-    STRING("--start-step", live.start_step),
-    STRING("--probe-prompt", live.probe_prompt),
-    INT("--num-steps", live.num_steps),
-    INT("--warmup-steps", live.warmup_steps),
-    INT("--probe-requests", live.probe_requests),
-    INT("--probe-max-new-tokens", live.probe_max_new_tokens),
-    NUMBER("--probe-delay", live.probe_delay_s, 1e9, "a non-negative number of seconds up to 1e9"),
-    INT("--prefill-input-len", live.prefill_input_len),
-    INT("--prefill-output-len", live.prefill_output_len),
-    INT("--decode-input-len", live.decode_input_len),
-    INT("--decode-output-len", live.decode_output_len),
-    SET("--profile-by-stage", live.profile_by_stage, 1),
-    SET("--no-profile-by-stage", live.profile_by_stage, 0),
-    FLAG("--merge-profiles", live.merge_profiles, 1),
-    FLAG("--no-merge-profiles", live.merge_profiles, 0),
-    NUMBER("--http-timeout", live.http_timeout_s, 1e9,
-           "a non-negative number of seconds up to 1e9"),
-    STRING("--framework", framework),
-    STRING("--pid-substring", pid_substring),
-    NUMBER("--min-share", min_share_pct, 100, "a percentage between 0 and 100"),
-    LONG("--kernel-table-limit", kernel_table_limit),
-    LONG("--rank", rank),
-    LONG("--overlap-table-limit", overlap_table_limit),
-    CHOICE("--format", format, "markdown,md|json|html", "markdown, json or html"),
-    CHOICE("--layout", layout, "default|reference", "default or reference"),
-    {"--output", "-o", CLI_STRING, OFF(output_path), 0, 0, 0, 0, NULL, NULL, NULL},
-    STRING("--kernel-map", kernel_map_path),
-    FLAG("--quiet", quiet, 1),
-    FLAG("--full-names", full_names, 1),
-    {"--rules", NULL, CLI_LIST, OFF(rules_paths), OFF(n_rules_paths), 0, 0, 0, NULL, NULL, NULL},
-    FLAG("--no-default-rules", no_default_rules, 1),
-    STRING("--compat", compat),
-    {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
-    {"--version", NULL, CLI_VERSION, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+static const cli_option ROWS[] = {
+    HEADING("inputs:"),
+    STRING("--input", input, "TRACE",
+           "the trace: .json, .json.gz, profile directory\nor - (the same as TRACE)"),
+    STRING("--mapping-input", mapping_input, "PATH", "graph-off / readable trace (source mapping)"),
+    STRING("--formal-input", formal_input, "PATH", "graph-on / real-serving trace (timing)"),
+    HEADING("analysis:"),
+    STRING("--framework", framework, "NAME",
+           "auto (default), sglang, vllm, trtllm,\ntokenspeed or an alias"),
+    STRING("--pid-substring", pid_substring, "S",
+           "overlap table: only processes whose pid\ncontains S"),
+    {.name = "--min-share",
+     .kind = CLI_NUMBER,
+     .offset = OFF(min_share_pct),
+     .hi = 100,
+     .expect = "a percentage between 0 and 100",
+     .metavar = "PCT",
+     .help = "kernel-table render bar (default from rules: 1.0)"},
+    LONG("--kernel-table-limit", kernel_table_limit, "at most N kernel rows per stage (0 = all)"),
+    LONG("--rank", rank,
+         "analyse only rank N of a multi-rank directory\n"
+         "(default: the lowest rank's tables, and every\n"
+         "rank in the Ranks section)"),
+    LONG("--overlap-table-limit", overlap_table_limit,
+         "at most N overlap rows per stage (0 = all)"),
+    HEADING("output:"),
+    {.name = "--layout",
+     .kind = CLI_CHOICE,
+     .offset = OFF(layout),
+     .choices = "default|reference",
+     .expect = "default or reference",
+     .help = "report layout (default: summary first, per-stage\n"
+             "tables, legend; reference: the reference tool's\n"
+             "layout byte for byte; --compat reference\n"
+             "implies it)"},
+    FLAG("--full-names", full_names, 1,
+         "full kernel names in the tables (default: short\n"
+         "display names; JSON always has full names)"),
+    STRING("--kernel-map", kernel_map_path, "FILE", "also write the mapping kernel map as JSON"),
+    HEADING("live capture (docs/live.md):"),
+    STRING("--url", live.url, "URL", "capture from a running server, then analyse"),
+    STRING("--mapping-url", live.mapping_url, "URL", "two-trace capture: the mapping server"),
+    STRING("--formal-url", live.formal_url, "URL", "two-trace capture: the formal server"),
+    STRING("--output-dir", live.output_dir, "DIR", "where the server writes the trace"),
+    STRING("--mapping-output-dir", live.mapping_output_dir, "DIR", "the same, mapping capture"),
+    STRING("--formal-output-dir", live.formal_output_dir, "DIR", "the same, formal capture"),
+    STRING("--profile-prefix", live.profile_prefix, "P", "trace name prefix (triage-trace)"),
+    STRING("--mapping-profile-prefix", live.mapping_profile_prefix, "P",
+           "the same, mapping capture"),
+    STRING("--formal-profile-prefix", live.formal_profile_prefix, "P", "the same, formal capture"),
+    STRING("--api-key", live.api_key, "KEY", "Authorization: Bearer KEY"),
+    INT("--num-steps", live.num_steps, "steps profiled (5)"),
+    INT("--warmup-steps", live.warmup_steps, "steps before the profile (10)"),
+    INT("--probe-requests", live.probe_requests, "requests sent while profiling (1)"),
+    STRING("--probe-prompt", live.probe_prompt, "TEXT", "prompt of the legacy workload"),
+    INT("--probe-max-new-tokens", live.probe_max_new_tokens,
+        "tokens per probe request (max(64, 8 x steps))"),
+    SECONDS("--probe-delay", live.probe_delay_s, "wait after starting the profiler (0.5)"),
+    {.name = "--profile-workload",
+     .kind = CLI_CHOICE,
+     .offset = OFF(live.workload),
+     .choices = "both|prefill|decode|legacy",
+     .expect = "both, prefill, decode or legacy",
+     .help = "which stages to profile (both)"},
+    INT("--prefill-input-len", live.prefill_input_len, "prefill prompt tokens (4090)"),
+    INT("--prefill-output-len", live.prefill_output_len, "prefill output tokens (1)"),
+    INT("--decode-input-len", live.decode_input_len, "decode prompt tokens (1)"),
+    INT("--decode-output-len", live.decode_output_len, "decode output tokens (2048)"),
+    STRING("--start-step", live.start_step, "N", "SGLang: the step to start profiling at"),
+    SET("--profile-by-stage", live.profile_by_stage, 1, "one profile per stage"),
+    SET("--no-profile-by-stage", live.profile_by_stage, 0, "one profile for all stages"),
+    FLAG("--merge-profiles", live.merge_profiles, 1, "ask the server to merge its profiles"),
+    FLAG("--no-merge-profiles", live.merge_profiles, 0, "keep the server's profiles apart"),
+    SECONDS("--http-timeout", live.http_timeout_s, "per-request cap (default per step)"),
 };
 
-/* A word is the trace, or, when no trace has been named yet and no "--" came before it,
- * a sub-command's name: option values never reach here, so `--output rules TRACE`
- * writes to a file named "rules". */
-static int main_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
-  triage_options *o = opts;
-  if (!o->trace && !o->input && !after_dashes && cli_command_find(word)) return CLI_PARSE_STOP;
-  if (o->trace)
-    return cli_usage_error(err, cap,
-                           "unexpected argument '%s' (one trace per run; use "
-                           "--mapping-input/--formal-input for two)",
-                           word);
-  o->trace = word;
-  return 0;
-}
-
-static const cli_spec MAIN_SPEC = {OPTIONS, sizeof OPTIONS / sizeof OPTIONS[0],
-                                   " (see triage --help)", main_word};
+const cli_options TRIAGE_OPTIONS = CLI_OPTIONS(ROWS);
 
 /* Single-trace or two-trace mode, exactly one source per side. */
 static int check_modes(const triage_options *o, char *err, size_t cap) {
@@ -213,47 +149,19 @@ static int check_modes(const triage_options *o, char *err, size_t cap) {
   return 0;
 }
 
-/* No --format: the output file's extension says html; anything else is Markdown. */
-static int format_for_output(const char *path) {
-  size_t n = path ? strlen(path) : 0;
-  bool html = (n >= 5 && strcasecmp(path + n - 5, ".html") == 0) ||
-              (n >= 4 && strcasecmp(path + n - 4, ".htm") == 0);
-  return html ? TRIAGE_FORMAT_HTML : TRIAGE_FORMAT_MARKDOWN;
-}
-
-/* TRIAGE_WORKERS: the rank readers' thread count, for every command that reads ranks.
- * Unset or empty: the online CPUs (0). */
-static int workers_from_env(triage_options *o, char *err, size_t cap) {
-  const char *v = getenv("TRIAGE_WORKERS");
-  if (!v || !*v) return 0;
-  char *end = NULL;
-  errno = 0;
-  long n = strtol(v, &end, 10);
-  if (errno || *end || n < 1 || n > (long)AN_MAX_WORKERS)
-    return cli_usage_error(err, cap, "TRIAGE_WORKERS: '%s' is not a thread count from 1 to %u", v,
-                           AN_MAX_WORKERS);
-  o->workers = (unsigned)n;
-  return 0;
-}
-
-int triage_options_parse(int argc, char **argv, int first, triage_options *o, char *err,
-                         size_t cap) {
-  int stop = 0;
-  cli_parse_result rc = cli_parse(&MAIN_SPEC, argc, argv, first, o, &stop, err, cap);
-  if ((rc == CLI_PARSE_OK || rc == CLI_PARSE_STOP) && workers_from_env(o, err, cap))
-    return CLI_PARSE_USAGE;
-  if (rc == CLI_PARSE_STOP) {
-    o->command = argv[stop];
-    o->command_argc = argc - stop;
-    o->command_argv = argv + stop;
-    return rc;
-  }
-  if (rc != CLI_PARSE_OK) return rc;
-  if (o->trace && o->input)
-    return cli_usage_error(err, cap, "both a positional trace and --input given ('%s')", o->trace);
-  if (o->trace) o->input = o->trace;
+int triage_options_check(void *args, char *err, size_t cap) {
+  triage_options *o = args;
+  const cli_list *words = &o->common.operands;
+  if (words->n > 1)
+    return cli_usage_error(err, cap,
+                           "unexpected argument '%s' (one trace per run; use "
+                           "--mapping-input/--formal-input for two)",
+                           words->items[1]);
+  if (words->n && o->input)
+    return cli_usage_error(err, cap, "both a positional trace and --input given ('%s')",
+                           words->items[0]);
+  if (words->n) o->input = words->items[0];
   if (check_modes(o, err, cap)) return CLI_PARSE_USAGE;
-  if (o->format == TRIAGE_FORMAT_UNSET) o->format = format_for_output(o->output_path);
   o->live.framework = strcmp(o->framework, "auto") != 0 ? o->framework : NULL;
-  return CLI_PARSE_OK;
+  return 0;
 }

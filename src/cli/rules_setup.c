@@ -16,6 +16,7 @@
 #include "analysis/explain.h"
 #include "analysis/pipeline.h"
 #include "cli/args.h"
+#include "cli/common.h"
 
 #ifndef TRIAGE_INSTALL_RULES_DIR
 #define TRIAGE_INSTALL_RULES_DIR ""
@@ -156,22 +157,6 @@ te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options
 
 /* ---------------------------------------------------------------- sub-commands */
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: triage [--rules FILE|DIR]... [--no-default-rules] [--compat NAME] rules COMMAND\n"
-          "              [ARG...]\n"
-          "  rules check [PACK...]     validate the default packs plus PACKs; warn about\n"
-          "                            classifier rules an earlier rule shadows\n"
-          "  rules list [PACK...]      list loaded packs with their entry counts\n"
-          "  rules explain [PACK...] NAME...\n"
-          "                            show how each kernel/frame name is classified and scored\n"
-          "                            (operands that are *.yaml files or directories are packs)\n"
-          "  rules explain --pattern NAME [PACK...] [TRACE]\n"
-          "                            a fusion pattern's gates, components and saving formula;\n"
-          "                            with TRACE, per stage the kernel filling each component\n"
-          "  rules test [PACK...]      run every examples: self-test\n");
-}
-
 static void print_pack(const te_pack_info *p, FILE *out) {
   fprintf(out, "%s\t%s\t", p->id ? p->id : "?", p->file ? p->file : "?");
   struct {
@@ -263,68 +248,27 @@ static void explain_name(const te_rules *r, const char *name, FILE *out) {
   explain_fusions(r, name, out);
 }
 
-/* `rules ...` arguments: the rules command, its operands and the rule options. */
+/* `triage rules` as given: the shared options (--rules, --no-default-rules, --compat, ...),
+ * the rules command and its operands as the words, and --pattern. */
+typedef struct rules_cli_args {
+  cli_common common;
+  const char *pattern; /* explain --pattern NAME */
+} rules_cli_args;
+
+/* What a rules command works on: its word, its operands and the packs to load. */
 typedef struct rules_args {
   const char *command;
   const char **operands;
   size_t n_operands;
-  const char **packs; /* --rules given before the word, then after it */
-  size_t n_packs;
+  cli_list packs; /* --rules in order, then the operands that are packs */
   bool no_defaults;
   const char *compat;
-  const char *pattern; /* explain --pattern NAME */
+  const char *pattern;
+  const cli_common *common; /* the shared options (the analysis of explain --pattern) */
 } rules_args;
 
-static int rules_word(void *opts, const char *word, bool after_dashes, char *err, size_t cap) {
-  rules_args *a = opts;
-  (void)after_dashes;
-  if (!a->command) {
-    a->command = word;
-    return 0;
-  }
-  const char **v = realloc(a->operands, (a->n_operands + 1) * sizeof *v);
-  if (!v) return cli_usage_error(err, cap, "out of memory");
-  a->operands = v;
-  v[a->n_operands++] = word;
-  return 0;
-}
-
-static const cli_option RULES_OPTIONS[] = {
-    {"--rules", NULL, CLI_LIST, offsetof(rules_args, packs), offsetof(rules_args, n_packs), 0, 0, 0,
-     NULL, NULL, "a FILE or DIR"},
-    {"--no-default-rules", NULL, CLI_FLAG, offsetof(rules_args, no_defaults), 0, 1, 0, 0, NULL,
-     NULL, NULL},
-    {"--compat", NULL, CLI_STRING, offsetof(rules_args, compat), 0, 0, 0, 0, NULL, NULL, NULL},
-    {"--pattern", NULL, CLI_STRING, offsetof(rules_args, pattern), 0, 0, 0, 0, NULL, NULL, NULL},
-    {"--help", "-h", CLI_HELP, 0, 0, 0, 0, 0, NULL, NULL, NULL},
-};
-
-static const cli_spec RULES_SPEC = {RULES_OPTIONS, sizeof RULES_OPTIONS / sizeof RULES_OPTIONS[0],
-                                    " for 'rules'", rules_word};
-
-/* Returns 0, 2 (usage; message printed) or CLI_PARSE_HELP. */
-static int parse_rules_args(int argc, char **argv, const triage_rules_setup_options *o,
-                            rules_args *a, FILE *err) {
-  memset(a, 0, sizeof *a);
-  a->no_defaults = o->no_defaults;
-  a->compat = o->compat;
-  for (size_t i = 0; i < o->n_extra; i++) {
-    const char **v = realloc(a->packs, (a->n_packs + 1) * sizeof *v);
-    if (!v) return 1;
-    a->packs = v;
-    v[a->n_packs++] = o->extra[i];
-  }
-  char msg[512];
-  cli_parse_result rc = cli_parse(&RULES_SPEC, argc, argv, 1, a, NULL, msg, sizeof msg);
-  if (rc == CLI_PARSE_USAGE) {
-    fprintf(err, "triage: %s\n", msg);
-    return 2;
-  }
-  return rc == CLI_PARSE_HELP ? CLI_PARSE_HELP : 0;
-}
-
 static triage_rules_setup_options setup_of(const rules_args *a) {
-  return (triage_rules_setup_options){a->packs, a->n_packs, a->no_defaults, a->compat};
+  return (triage_rules_setup_options){a->packs.items, a->packs.n, a->no_defaults, a->compat};
 }
 
 static int run_check(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
@@ -404,15 +348,14 @@ static void explain_pattern_stage(const an_stage_report *st, const an_fuse_expla
 }
 
 /* Runs the analysis on trace and explains p in each stage with kernels. */
-static int explain_pattern_trace(const te_rules *r, const te_fusion_pattern *p, const char *trace,
+static int explain_pattern_trace(const rules_args *a, const te_rules *r, const te_fusion_pattern *p,
                                  FILE *out, FILE *err) {
-  an_run_options o = {0};
-  o.formal.path = trace;
-  o.min_share_pct = -1;
+  an_run_options o = cli_run_options(a->common);
+  o.formal.path = a->operands[0];
   an_error e;
   an_report *rep = NULL;
   if (an_run(&o, r, &rep, &e) != AN_OK) {
-    fprintf(err, "triage: %s: %s\n", e.path[0] ? e.path : trace, e.message);
+    cli_print_run_error(&e, a->operands[0]);
     return 1;
   }
   int rc = 0;
@@ -448,7 +391,7 @@ static int run_explain_pattern(const char *argv0, const rules_args *a, FILE *out
     rc = 2;
   } else {
     explain_pattern_static(p, out);
-    if (a->n_operands) rc = explain_pattern_trace(r, p, a->operands[0], out, err);
+    if (a->n_operands) rc = explain_pattern_trace(a, r, p, out, err);
   }
   te_rules_destroy(r);
   return rc;
@@ -457,8 +400,7 @@ static int run_explain_pattern(const char *argv0, const rules_args *a, FILE *out
 static int run_explain(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
   if (a->pattern) return run_explain_pattern(argv0, a, out, err);
   if (a->n_operands == 0) {
-    fprintf(err, "triage: 'rules explain' needs at least one NAME\n");
-    usage(err);
+    fprintf(err, "triage: 'rules explain' needs at least one NAME (see triage rules --help)\n");
     return 2;
   }
   triage_rules_setup_options so = setup_of(a);
@@ -506,49 +448,78 @@ static int add_operand_packs(rules_args *a, bool all_packs) {
       a->operands[kept++] = a->operands[i];
       continue;
     }
-    const char **v = realloc(a->packs, (a->n_packs + 1) * sizeof *v);
-    if (!v) return 1;
-    a->packs = v;
-    v[a->n_packs++] = a->operands[i];
+    if (!cli_list_push(&a->packs, a->operands[i])) return 1;
   }
   a->n_operands = kept;
   return 0;
 }
 
-int triage_rules_main(const char *argv0, int argc, char **argv, const triage_rules_setup_options *o,
-                      FILE *out, FILE *err) {
-  rules_args a;
-  int rc = parse_rules_args(argc, argv, o, &a, err);
-  if (rc == CLI_PARSE_HELP) {
-    usage(out);
-    rc = 0;
-  } else if (rc == 0 && !a.command) {
-    usage(err);
-    rc = 2;
-  } else if (rc == 0) {
-    bool takes_packs =
-        !strcmp(a.command, "check") || !strcmp(a.command, "list") || !strcmp(a.command, "test");
-    char pack[PATH_MAX];
-    rc = add_operand_packs(&a, takes_packs);
-    if (rc) {
-      /* out of memory */
-    } else if (a.compat && !triage_compat_pack(argv0, a.compat, pack, sizeof pack, err)) {
-      rc = 2;
-    } else if (!strcmp(a.command, "check"))
-      rc = run_check(argv0, &a, out, err);
-    else if (!strcmp(a.command, "list"))
-      rc = run_list(argv0, &a, out, err);
-    else if (!strcmp(a.command, "test"))
-      rc = run_test(argv0, &a, out, err);
-    else if (!strcmp(a.command, "explain"))
-      rc = run_explain(argv0, &a, out, err);
-    else {
-      fprintf(err, "triage: unknown rules command '%s'\n", a.command);
-      usage(err);
-      rc = 2;
-    }
+/* The rules command named by the first word, run on the rest. */
+static int run_command(const char *argv0, rules_args *a, FILE *out, FILE *err) {
+  bool takes_packs =
+      !strcmp(a->command, "check") || !strcmp(a->command, "list") || !strcmp(a->command, "test");
+  char pack[PATH_MAX];
+  if (add_operand_packs(a, takes_packs)) {
+    fprintf(err, "triage: out of memory\n");
+    return 1;
   }
-  free(a.operands);
-  free(a.packs);
+  if (a->compat && !triage_compat_pack(argv0, a->compat, pack, sizeof pack, err)) return 2;
+  if (!strcmp(a->command, "check")) return run_check(argv0, a, out, err);
+  if (!strcmp(a->command, "list")) return run_list(argv0, a, out, err);
+  if (!strcmp(a->command, "test")) return run_test(argv0, a, out, err);
+  if (!strcmp(a->command, "explain")) return run_explain(argv0, a, out, err);
+  fprintf(err, "triage: unknown rules command '%s' (check, list, explain or test)\n", a->command);
+  return 2;
+}
+
+static int rules_run(const cli_invocation *inv, const te_rules *unused, void *args) {
+  (void)unused; /* the packs are the command's operands too: it loads its own */
+  rules_cli_args *c = args;
+  const cli_list *words = &c->common.operands;
+  rules_args a = {words->items[0],  words->items + 1, words->n - 1, {0}, c->common.no_default_rules,
+                  c->common.compat, c->pattern,       &c->common};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < c->common.rules.n; i++)
+    if (!cli_list_push(&a.packs, c->common.rules.items[i])) rc = 1;
+  FILE *out = rc ? NULL : cli_output_open(&c->common);
+  if (!out) rc = 1;
+  if (!rc) rc = run_command(inv->argv0, &a, out, stderr);
+  if (out) {
+    int wrc = cli_output_close(out, &c->common, 0);
+    if (!rc) rc = wrc;
+  }
+  cli_list_free(&a.packs);
   return rc;
 }
+
+static const cli_option ROWS[] = {
+    {.name = "--pattern",
+     .kind = CLI_STRING,
+     .offset = offsetof(rules_cli_args, pattern),
+     .metavar = "ID",
+     .help = "explain: a fusion pattern's gates, components\n"
+             "and saving; with a TRACE, per stage the kernel\n"
+             "filling each component"},
+};
+static const cli_options OPTIONS = CLI_OPTIONS(ROWS);
+static const char *const FORMS[] = {"check|list|test [PACK...]", "explain [PACK...] NAME...",
+                                    "explain --pattern ID [PACK...] [TRACE]", NULL};
+
+const cli_command cli_rules_command = {
+    .name = "rules",
+    .forms = FORMS,
+    .summary = "validate, list, explain and self-test the rule packs",
+    .description =
+        "  check     validate the default packs plus PACKs; warn about classifier rules\n"
+        "            an earlier rule shadows\n"
+        "  list      list the loaded packs with their entry counts\n"
+        "  explain   how each kernel/frame NAME is classified and scored (operands that\n"
+        "            are *.yaml files or directories are packs)\n"
+        "  test      run every examples: self-test\n",
+    .options = &OPTIONS,
+    .formats = 0,
+    .min_operands = 1,
+    .max_operands = SIZE_MAX,
+    .args_size = sizeof(rules_cli_args),
+    .run = rules_run,
+};

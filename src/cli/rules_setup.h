@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli/commands.h"
 #include "triage/rules.h"
 
 /* Directory of the default packs: $TRIAGE_RULES_DIR, else <dir of the binary>/rules, else
@@ -38,12 +39,10 @@ typedef struct triage_rules_setup_options {
  * the result (te_rules_destroy). */
 te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options *o, FILE *err);
 
-/* `triage rules SUBCOMMAND ...`: argv[0] is "rules"; o holds the rule options given
- * before the word (more may follow it). check, list and test take packs as operands;
- * explain takes packs (existing *.yaml / *.yml files or directories) and names. check
- * also warns about dead classifier rules. Returns the process exit code (0 ok, 1 invalid
- * packs / failing examples, 2 usage, an unknown --compat name included). */
-int triage_rules_main(const char *argv0, int argc, char **argv, const triage_rules_setup_options *o,
-                      FILE *out, FILE *err);
+/* `triage rules check|list|explain|test ...`: check, list and test take packs as
+ * operands; explain takes packs (existing *.yaml / *.yml files or directories) and names,
+ * or --pattern ID and a TRACE. check also warns about dead classifier rules. Exit status:
+ * 0 ok, 1 invalid packs / failing examples, 2 usage (an unknown --compat name included). */
+extern const cli_command cli_rules_command;
 
 #endif

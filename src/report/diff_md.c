@@ -499,19 +499,17 @@ static bool starts_like_report(const char *path) {
   return strncmp(p, "\"mode\"", 6) == 0;
 }
 
-int rp_json_report_parse(const char *path, cJSON **doc, char *msg, size_t cap) {
+int rp_json_report_parse(const char *path, size_t max_bytes, cJSON **doc) {
   *doc = NULL;
   char *text = NULL;
   size_t n = 0;
   int err_no = 0;
   if (!starts_like_report(path)) return 0;
-  switch (ut_read_file(path, TR_MAX_SMALL_JSON_BYTES, &text, &n, &err_no)) {
+  switch (ut_read_file(path, max_bytes, &text, &n, &err_no)) {
     case UT_FILE_OK:
       break;
     case UT_FILE_TOO_BIG:
-      snprintf(msg, cap, "a JSON report larger than %u bytes (TR_MAX_SMALL_JSON_BYTES)",
-               (unsigned)TR_MAX_SMALL_JSON_BYTES);
-      return -1;
+      return -2;
     case UT_FILE_NOMEM:
       return -1;
     default:
@@ -527,25 +525,24 @@ int rp_json_report_parse(const char *path, cJSON **doc, char *msg, size_t cap) {
   return 0; /* not a triage report: a trace */
 }
 
-int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *msg, size_t cap) {
+int rp_diff_side_from_doc(const cJSON *doc, const char *path, an_diff_side *side, char *msg,
+                          size_t cap) {
   memset(side, 0, sizeof *side);
-  int rc = rp_json_report_parse(path, doc, msg, cap);
-  if (rc != 1) return rc;
-  const cJSON *stages = cJSON_GetObjectItemCaseSensitive(*doc, "stages");
+  const cJSON *stages = cJSON_GetObjectItemCaseSensitive(doc, "stages");
   side->label = path;
   side->kind = "report";
-  side->framework = json_text(*doc, "framework");
+  side->framework = json_text(doc, "framework");
   const char *fw_src =
       json_text(cJSON_GetObjectItemCaseSensitive(
-                    cJSON_GetObjectItemCaseSensitive(*doc, "provenance"), "framework"),
+                    cJSON_GetObjectItemCaseSensitive(doc, "provenance"), "framework"),
                 "source");
   side->framework_defaulted = fw_src && strcmp(fw_src, "default") == 0;
-  side->model = json_text(*doc, "model");
+  side->model = json_text(doc, "model");
   side->gpu = json_text(
-      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*doc, "context"), "gpu"),
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "context"), "gpu"),
       "value");
   side->stages = calloc((size_t)cJSON_GetArraySize(stages) + 1, sizeof *side->stages);
-  if (!side->stages || !report_files(*doc, side)) return -1;
+  if (!side->stages || !report_files(doc, side)) return -1;
   const cJSON *s;
   cJSON_ArrayForEach(s, stages) {
     an_diff_side_stage *d = &side->stages[side->n_stages++];
@@ -555,9 +552,9 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
                          &d->n_kernels) &&
               kernels_of(cJSON_GetObjectItemCaseSensitive(s, "fuse"), "id", true, &d->fusions,
                          &d->n_fusions) &&
-              kernels_of(overlap_rows(*doc, id->valuestring), "kernel", false, &d->overlaps,
+              kernels_of(overlap_rows(doc, id->valuestring), "kernel", false, &d->overlaps,
                          &d->n_overlaps);
-    if (ok && !report_ranks(*doc, id->valuestring, d)) return -1;
+    if (ok && !report_ranks(doc, id->valuestring, d)) return -1;
     if (!ok) {
       snprintf(msg, cap, "stage %zu of the report lacks its stage, kernel, fuse or overlap members",
                side->n_stages - 1);
@@ -565,5 +562,5 @@ int rp_diff_side_read(const char *path, an_diff_side *side, cJSON **doc, char *m
     }
     d->stage = id->valuestring;
   }
-  return 1;
+  return 0;
 }

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 ut_file_status ut_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                             int *err_no) {
@@ -15,6 +17,11 @@ ut_file_status ut_read_file(const char *path, size_t max_bytes, char **data, siz
   if (!f) {
     *err_no = errno;
     return UT_FILE_IO;
+  }
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > max_bytes) {
+    fclose(f); /* a regular file's size says it without reading a byte */
+    return UT_FILE_TOO_BIG;
   }
   size_t cap = 4096, n = 0;
   char *text = malloc(cap + 1);

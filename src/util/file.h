@@ -17,7 +17,8 @@ typedef enum ut_file_status {
   UT_FILE_NOMEM = 3
 } ut_file_status;
 
-/* Reads path whole, at most max_bytes (one byte more is read to tell "too big"). */
+/* Reads path whole, at most max_bytes: a regular file larger than that is refused by its
+ * size, anything else once one byte more has been read. */
 ut_file_status ut_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                             int *err_no);
 

@@ -40,6 +40,7 @@ LIMITS = {
     "LV_MAX_REPLY_BYTES": 16 * MiB, "LV_MAX_STEP_TIMEOUT_S": 86400,
     "LV_MAX_REQUESTS_PER_STAGE": 100000, "LV_MAX_PROMPT_WORDS": 1000000,
     "LV_ERROR_SNIPPET_BYTES": 200, "AN_MAX_ACTIVE_KERNELS": 4096,
+    "CLI_MAX_RANK_REPORT_BYTES": 1024 * MiB,
 }
 # Limits with no just-over case here, and where they are tested instead.
 LIMITS_ELSEWHERE = {
@@ -528,6 +529,14 @@ def gen_small_json(g):
         f.write(b" ")
 
 
+def gen_rank_report(g):
+    # A JSON report one byte over the limit, sparse: refused by its size, never read.
+    with open(os.path.join(g, "rank-report-big.json"), "wb") as f:
+        f.write(b'{"mode": "single"')
+        f.seek(LIMITS["CLI_MAX_RANK_REPORT_BYTES"])
+        f.write(b"}")
+
+
 def gen_sample(g):
     # 256 events with a 20 KB string argument: a 5 MB sample text, cut to
     # TR_MAX_SAMPLE_BYTES. (Not kernel names: those would only test matching speed.)
@@ -619,6 +628,11 @@ add("limit-small-json-server-args", ["<G>/server-args-big"], 0, report=True, war
     warning=r"^triage: (warning: )?<G>/server-args-big/server_args\.json: (warning: )?.*larger than.*$",
     gen=gen_small_json, limit="TR_MAX_SMALL_JSON_BYTES",
     note="server_args.json is an optional side file: ignored with one warning")
+add("limit-rank-report-bytes", ["merge", "<G>/rank-report-big.json", "<G>/rank-report-big.json"],
+    1, plain_error(r"<G>/rank-report-big\.json",
+                   r"a JSON report larger than 1073741824 bytes \(CLI_MAX_RANK_REPORT_BYTES\)"),
+    gen=gen_rank_report, limit="CLI_MAX_RANK_REPORT_BYTES",
+    note="triage merge reads a one-rank report whole; the file is sparse")
 add("limit-sample-bytes", ["<G>/sample-big.json"], 0, report=True, gen=gen_sample,
     limit="TR_MAX_SAMPLE_BYTES", note="the detection sample is cut; the report is unaffected")
 add("limit-dir-files", ["<G>/many-files"], 1,

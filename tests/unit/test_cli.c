@@ -104,7 +104,8 @@ Test(cli, option_value_named_rules_is_not_the_subcommand) {
   cr_assert(strstr(out, "user-cublas-lt\t"), "%s", out);
   free(out);
   free(err);
-  cr_assert_eq(run("--format json rules check"), 0, "rule options before the word");
+  cr_assert_eq(run("--no-default-rules --rules rules rules check"), 0,
+               "rule options before the word");
   cr_assert_eq(run("tests/data/llama_tp2 rules"), 2, "a second word after the trace");
 }
 

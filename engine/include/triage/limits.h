@@ -96,6 +96,13 @@
  * nest as deep as they like. */
 #define RP_JSON_STREAM_DEPTH 16u
 
+/* ---- the command line (src/cli) ---- */
+
+/* Bytes of one JSON report `triage merge` reads back whole (a one-rank report holds every
+ * kernel row of its rank: hundreds of MB for a trace of a few hundred thousand kernel
+ * names); diff and bundle read at most TR_MAX_SMALL_JSON_BYTES. */
+#define CLI_MAX_RANK_REPORT_BYTES (1024u * 1024u * 1024u)
+
 /* ---- live capture (src/live) ---- */
 
 /* Bytes of one HTTP reply body that live capture reads. */
