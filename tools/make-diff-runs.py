@@ -88,7 +88,7 @@ def run(args, programs, seed, sub):
     records, _ = ts.simulate_group(programs, [0], knobs, seed=seed)
     model = ts.load_step_model(args.source)
     meta = {"device": 0, "host_pid": 4000, "offset_us": 0.0, "group": [0], "pg_name": "1",
-            "distributed_info": ts.distributed_info(0, 1, []), "device_props": model["device"],
+            "distributed_info": ts.distributed_info(0, 1, ts.process_groups(1, [])), "device_props": model["device"],
             "base_time_ns": 1_700_000_000_000_000_000, "annotation_style": "sglang",
             "host_name": "python3"}
     doc = ts.render_rank_trace(0, records[0], programs, meta)

@@ -51,6 +51,20 @@ RECIPES = [
     ("ranks/sglang-decode-first-wait-tp4", "make-rank-set.py",
      ["--framework", "sglang", "--ranks", "4", "--stage", "decode", "--layers", "4",
       "--decode-steps", "4", "--first-collective-wait", "450", "--seed", "14"]),
+    # the structure of real profile directories (../shared/spec/real-multirank.md): vLLM V1
+    # over two nodes (rank-0/, rank-1/, clocks apart), prefill and decode in one file per
+    # worker, empty steps; a GPU-slow rank in prefill, a host-late rank in decode
+    ("ranks/vllm-v1-tp8-2nodes", "make-rank-set.py",
+     ["--framework", "vllm", "--ranks", "8", "--nodes", "2", "--stage", "both", "--layers", "3",
+      "--prefill-steps", "1", "--decode-steps", "4", "--empty-steps", "2", "--slow-rank", "3",
+      "--slowdown", "0.15", "--slow-stage", "prefill", "--late-rank", "6", "--late-us", "400",
+      "--late-stage", "decode", "--seed", "31"]),
+    # SGLang with the TP size in the folder and file prefix (..._tp4_...-TP-N)
+    ("ranks/qwen3_tp4_bs32", "make-rank-set.py",
+     ["--framework", "sglang", "--ranks", "4", "--stage", "both", "--layers", "2",
+      "--prefill-steps", "1", "--decode-steps", "4", "--profile-id", "qwen3-8b_tp4_bs32",
+      "--slow-rank", "1", "--slowdown", "0.15", "--slow-stage", "prefill", "--late-rank", "2",
+      "--late-us", "300", "--late-stage", "decode", "--seed", "32"]),
     ("stages/sglang-step-annotations-tp4", "make-rank-set.py",
      ["--framework", "sglang", "--ranks", "4", "--stage", "both", "--layers", "2",
       "--prefill-steps", "1", "--decode-steps", "5", "--seed", "13"]),

@@ -25,27 +25,47 @@ Model (details in tools/tracesynth.py)
     launch, larger ones NCCL ring (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, with the
     c10d args Collective name / Process Group Ranks ...). They run on the compute stream
     (as SGLang's custom all-reduce and pynccl do) unless --comm-stream is given.
-  * --slow-rank R --slowdown F: R's compute kernels take (1+F) times as long.
+  * Collectives carry what real ones carry: an eager NCCL kernel launched through
+    torch.distributed (SGLang's prefill all-reduces and logits all-gather) has the c10d
+    args (Collective name, In/Out msg nelems, Group size, dtype, Process Group
+    Name/Description/Ranks); vLLM's pynccl kernels, NCCL kernels replayed from a CUDA/HIP
+    graph (only graph id / graph node id) and custom all-reduces carry none. The logits
+    all-gather follows the LM head when that runs eagerly (SGLang prefill, every vLLM V1
+    step).
+  * --slow-rank R --slowdown F [--slow-stage S]: R's compute kernels take (1+F) times as
+    long (in stage S): a GPU-side straggler.
+  * --late-rank R --late-us US [--late-stage S]: R's host starts every step (of stage S)
+    0.3-1x US late, its peers within 20 us of each other, while its GPU work is normal: a
+    host-side straggler (the 16-rank vLLM run of ../shared/spec/real-multirank.md).
   * Waiting: each rank arrives at collective i when its own preceding kernel ends; the
-    collective ends on all ranks of the group at max(arrival) + transfer, so on rank r
-    it lasts transfer + (max arrival - arrival_r). The slowed rank arrives last and
-    waits least.
+    collective ends on all ranks of the group at max(arrival) + transfer (each rank's end
+    within --end-jitter-us of it), so on rank r it lasts transfer + (max arrival -
+    arrival_r). The slowed or late rank arrives last and waits least; a late host shows
+    up as the others' wait in the first collective of each step.
   * --first-collective-wait US: at the start of every step (of --first-wait-stage) one
     rank other than the group's first is late on the host by US, the others by at most
     US/4: the first collective of the step absorbs that skew (the decode "first
     all-reduce takes 20-70x its median" effect).
   * --moe-imbalance F: the MLP GEMMs of every layer become expert kernels
     (fused_moe_kernel); on --moe-hot-rank they take (1+F) times as long.
-  * Clocks: every rank's timestamps carry a seeded offset of up to +-5 s, so tools that
-    compare timestamps across ranks fail.
+  * Clocks: ranks of one node share a clock; every other node's clock is off by a seeded
+    20-100 us (--clock-offset-us), with the same baseTimeNanoseconds, so only
+    per-instance durations, never timestamps, compare across nodes.
+  * Process groups (distributedInfo.pg_config): the default group, then for every
+    parallel dimension of the framework (vLLM: world, TP, PP, DCP, DP, EP; SGLang: world,
+    TP, PP, DP, EP) an NCCL group and its gloo twin (backend_config cpu:gloo,cuda:gloo);
+    dimensions of size 1 give groups of one, as real runs are full of.
+  * Identity: distributedInfo.rank / world_size, the top-level host_name (one per node)
+    and the host process's process_name (VLLM::Worker_TP0, sglang::scheduler_TP0).
   * Steps: --prefill-steps / --decode-steps per stage, prefill first. SGLang/TokenSpeed
     steps carry the step[EXTEND bs=.. toks=..] / step[DECODE bs=..] user annotation that
     SGLang's model runner records around each forward (model_runner.py forward:
     profile_range(build_step_span_name(forward_batch)); the name is built in
     sgl-project/sglang python/sglang/srt/utils/profile_utils.py build_step_span_name:
     f"step[EXTEND bs={bs} toks={extend_num_tokens}]", else f"step[{mode.name} bs={bs}]").
-    vLLM steps carry the source trace's own execute_..._context_.._generation_.. span;
-    TRT-LLM steps none.
+    vLLM V1 steps carry execute_context_C(c)_generation_G(g) (C/G: prefill/decode
+    requests; --empty-steps N adds N steps that schedule nothing,
+    execute_context_0(0)_generation_0(0), after the first); TRT-LLM steps none.
 
 File names (facts from each framework's source; --out is the profiler output directory)
   sglang      {id}-TP-{t}[-DP-{d}][-EP-{e}][-{stage}].trace.json.gz
@@ -78,8 +98,10 @@ File names (facts from each framework's source; --out is the profiler output dir
               {trace_ext}"; older versions wrote every rank to the same path). Here
               TLLM_TORCH_PROFILE_TRACE=trace.json, so trace-rank-{r}.json (plain JSON;
               note "trace.json.gz" would give "trace.json-rank-{r}.gz").
-  --nodes K puts the ranks into K sub-folders node0..node{K-1} (one profiler directory
-  per host, gathered); the vLLM API-server trace goes into node0 with ranks 0...
+  --nodes K puts the ranks into K sub-folders, one profiler directory per host,
+  gathered: rank-0..rank-{K-1} for vLLM (as its multi-node runs are collected; the folder
+  name is not a rank), node0..node{K-1} otherwise. The vLLM API-server trace and the
+  profiler text dumps (profiler_out_N.txt) go into the first node's folder.
 
 Deterministic: the same arguments give the same bytes (gzip headers without time or
 name). Python 3 standard library only.
@@ -104,7 +126,7 @@ DEFAULT_SOURCES = {
     "sglang": {"decode": "sglang-qwen3-8b-decode.step.json.gz", "prefill": "sglang-qwen3-8b-prefill.step.json.gz"},
     "vllm": {"decode": "vllm-gptoss-decode.step.json.gz", "prefill": "vllm-gptoss-mixed.step.json.gz"},
 }
-CLOCK_SKEW_US = 5_000_000.0
+VOCAB = 151936  # Qwen3 (logits all-gather size)
 BASE_TIME_NS = 1_700_000_000_000_000_000
 
 
@@ -121,6 +143,16 @@ def parse_args(argv):
     p.add_argument("--layers", type=int, default=4, help="decoder layers kept (Qwen3-8B 1..36, gpt-oss 1..24)")
     p.add_argument("--slow-rank", type=int, default=None)
     p.add_argument("--slowdown", type=float, default=0.0, help="e.g. 0.05 = 5%% longer compute")
+    p.add_argument("--slow-stage", choices=["decode", "prefill", "both"], default="both")
+    p.add_argument("--late-rank", type=int, default=None, help="rank whose host starts each step late")
+    p.add_argument("--late-us", type=float, default=3000.0, help="how late at most (0.3-1x per step)")
+    p.add_argument("--late-stage", choices=["decode", "prefill", "both"], default="both")
+    p.add_argument("--empty-steps", type=int, default=0, help="vLLM: steps that schedule nothing")
+    p.add_argument("--clock-offset-us", type=float, default=100.0,
+                   help="largest clock offset of a node after the first (seeded, >= 20 us)")
+    p.add_argument("--end-jitter-us", type=float, default=0.5,
+                   help="matched collectives end within this on the ranks of a group")
+    p.add_argument("--vocab", type=int, default=VOCAB, help="vocabulary size (logits all-gather)")
     p.add_argument("--first-collective-wait", type=float, default=0.0, metavar="US")
     p.add_argument("--first-wait-stage", choices=["decode", "prefill", "both"], default="decode")
     p.add_argument("--moe-imbalance", type=float, default=0.0, metavar="F")
@@ -147,8 +179,12 @@ def parse_args(argv):
         return args
     if args.ranks < 1 or args.dp < 1 or args.ranks % args.dp:
         p.error("--ranks must be a positive multiple of --dp")
-    if args.slow_rank is not None and not 0 <= args.slow_rank < args.ranks:
-        p.error("--slow-rank out of range")
+    for opt in ("slow_rank", "late_rank"):
+        value = getattr(args, opt)
+        if value is not None and not 0 <= value < args.ranks:
+            p.error(f"--{opt.replace('_', '-')} out of range")
+    if args.empty_steps and args.framework != "vllm":
+        p.error("--empty-steps: only vLLM V1 records steps that schedule nothing")
     if args.split_stages and args.framework not in ("sglang", "tokenspeed"):
         p.error("--split-stages: only SGLang and TokenSpeed write one file per stage")
     if args.nodes < 1 or args.ranks % args.nodes:
@@ -171,17 +207,19 @@ def stages_of(args):
 
 
 def build_programs(args):
-    """List of (stage, program) in step order."""
+    """Programs in step order: prefill steps, then decode steps; --empty-steps steps that
+    schedule nothing after the first."""
     tp = args.ranks // args.dp
     steps = []
     for stage in stages_of(args):
         model = ts.load_step_model(getattr(args, f"{stage}_source"))
         program = ts.build_program(model, args.layers, tp, args.framework,
                                    gbps=args.ar_gbps, moe=args.moe_imbalance > 0,
-                                   comm_stream=args.comm_stream)
+                                   comm_stream=args.comm_stream, vocab=args.vocab)
         count = args.prefill_steps if stage == "prefill" else args.decode_steps
         steps += [program] * count
-    return steps
+    empty = [ts.empty_program(args.framework)] * args.empty_steps
+    return steps[:1] + empty + steps[1:]
 
 
 def rank_coords(args, rank):
@@ -209,25 +247,70 @@ def file_name(args, rank, stage, time_ns):
     return f"trace-rank-{rank}.json"
 
 
-def rank_dir(args, rank):
+def node_dir(args, node):
     if args.nodes == 1:
         return args.out
-    return os.path.join(args.out, f"node{rank_coords(args, rank)['node']}")
+    return os.path.join(args.out, f"rank-{node}" if args.framework == "vllm" else f"node{node}")
+
+
+def rank_dir(args, rank):
+    return node_dir(args, rank_coords(args, rank)["node"])
+
+
+def host_name(node):
+    return f"gpu-node-{node:02d}"
+
+
+def process_name(args, rank):
+    """The worker's process title: vLLM's VLLM::Worker[_DP d][_TP t], SGLang's
+    sglang::scheduler[_DP d]_TP t (TokenSpeed and TRT-LLM: python3)."""
+    c = rank_coords(args, rank)
+    dp = f"_DP{c['dp']}" if args.dp > 1 else ""
+    if args.framework == "vllm":
+        return f"VLLM::Worker{dp}_TP{c['tp']}"
+    if args.framework == "sglang":
+        return f"sglang::scheduler{dp}_TP{c['tp']}"
+    return "python3"
+
+
+def parallel_dims(args):
+    """[(dimension, groups)] the framework creates process groups for (see
+    tracesynth.process_groups); every rank is in one group of each."""
+    tp, world = args.ranks // args.dp, args.ranks
+    tp_groups = [list(range(d * tp, (d + 1) * tp)) for d in range(args.dp)]
+    dp_groups = [list(range(t, world, tp)) for t in range(tp)]
+    ones = [[r] for r in range(world)]
+    if args.framework == "vllm":  # vllm/distributed/parallel_state.py initialize_model_parallel
+        return [("world", [list(range(world))]), ("tp", tp_groups), ("pp", ones), ("dcp", ones),
+                ("dp", dp_groups), ("ep", [list(range(world))])]
+    return [("world", [list(range(world))]), ("tp", tp_groups), ("pp", ones), ("dp", dp_groups),
+            ("ep", tp_groups)]
+
+
+def stage_list(choice):
+    return ["prefill", "decode"] if choice == "both" else [choice]
 
 
 def knobs_of(args):
-    wait_stages = ["prefill", "decode"] if args.first_wait_stage == "both" else [args.first_wait_stage]
-    return {"slow_rank": args.slow_rank, "slowdown": args.slowdown, "moe_hot_rank": args.moe_hot_rank,
+    return {"slow_rank": args.slow_rank, "slowdown": args.slowdown,
+            "slow_stages": stage_list(args.slow_stage), "moe_hot_rank": args.moe_hot_rank,
             "moe_imbalance": args.moe_imbalance, "noise": args.noise,
-            "first_wait_us": args.first_collective_wait, "first_wait_stages": wait_stages}
+            "first_wait_us": args.first_collective_wait,
+            "first_wait_stages": stage_list(args.first_wait_stage),
+            "late_rank": args.late_rank, "late_us": args.late_us,
+            "late_stages": stage_list(args.late_stage), "end_jitter_us": args.end_jitter_us}
 
 
 def wait_summary(group, truth):
-    """Per-rank collective wait (duration minus the instance's shortest duration), summed,
-    and per step; the rank with the least wait is the one the others wait for."""
+    """Per-rank collective wait (the arrival gap to the last rank: a correct tool measures
+    it as duration minus the instance's shortest duration, within --end-jitter-us),
+    summed, and per step; the rank with the least wait is the one the others wait for.
+    Steps that ran no collective (empty steps) are left out."""
     total = {r: 0.0 for r in group}
     per_step = []
     for step in truth:
+        if not step["collectives"]:
+            continue
         waits = {r: 0.0 for r in group}
         for coll in step["collectives"]:
             last = max(coll["arrival_global_us"].values())
@@ -249,17 +332,65 @@ def first_collective_ratios(records):
     return out
 
 
+def step_times(group, records, steps):
+    return [max(records[r][i]["gpu_end"] for r in group) -
+            min(records[r][i]["kernels"][0][1] for r in group) for i in steps]
+
+
 def group_expectation(group, records, truth):
+    busy = [i for i, t in enumerate(truth) if t["collectives"]]
     total, per_step = wait_summary(group, truth)
     least = min(group, key=lambda r: (total[r], r))
-    step_time = [max(records[r][i]["gpu_end"] for r in group) -
-                 min(records[r][i]["kernels"][0][1] for r in group) for i in range(len(truth))]
+    step_time = step_times(group, records, busy)
     lost = [sum(w.values()) - w[least] for w in per_step]
     return {"ranks": group, "collective_wait_us": {str(r): round(total[r], 3) for r in group},
             "least_wait_rank": least,
             "lost_gpu_us_per_step": [round(x, 3) for x in lost],
             "lost_share_of_step": [round(x / (len(group) * t), 4) if t else 0.0 for x, t in zip(lost, step_time)],
             "first_collective_over_median": {str(r): first_collective_ratios(records[r]) for r in group}}
+
+
+def absorbing_collective(group, truth, least):
+    """Where the others' wait goes: per collective position in the step (its ordinal among
+    the step's collectives), the wait of every rank but the least-waiting one, summed over
+    the steps; the largest, its kernel and its share of the stage's wait. And the step
+    (1-based among the stage's steps) that absorbs the most."""
+    by_pos, by_step, names = {}, [], {}
+    for step in truth:
+        lost_step = 0.0
+        for pos, coll in enumerate(step["collectives"]):
+            last = max(coll["arrival_global_us"].values())
+            lost = sum(last - coll["arrival_global_us"][r] for r in group if r != least)
+            by_pos[pos] = by_pos.get(pos, 0.0) + lost
+            names[pos] = coll["name"]
+            lost_step += lost
+        by_step.append(lost_step)
+    total = sum(by_pos.values())
+    pos = max(by_pos, key=lambda p: (by_pos[p], -p))
+    return {"position": pos + 1, "kernel": names[pos], "share": round(by_pos[pos] / total, 4) if total else 0.0,
+            "worst_step": 1 + max(range(len(by_step)), key=lambda i: (by_step[i], -i))}
+
+
+def stage_expectation(args, group, records, truth, stage):
+    """What a correct tool says about one stage of one group: the least-waiting rank, the
+    others' loss per step and its share, where it goes, and the injected cause."""
+    steps = [i for i, t in enumerate(truth) if t["stage"] == stage and t["collectives"]]
+    sub = [truth[i] for i in steps]
+    total, per_step = wait_summary(group, sub)
+    least = min(group, key=lambda r: (total[r], r))
+    lost = [sum(w.values()) - w[least] for w in per_step]
+    step_time = step_times(group, records, steps)
+    cause = None
+    if least == args.late_rank and stage in stage_list(args.late_stage):
+        cause = "host"
+    elif least == args.slow_rank and args.slowdown > 0 and stage in stage_list(args.slow_stage):
+        cause = "gpu"
+    return {"stage": stage, "ranks": group, "steps": len(steps),
+            "collective_wait_us": {str(r): round(total[r], 3) for r in group},
+            "least_wait_rank": least, "cause": cause,
+            "lost_gpu_us_per_step": [round(x, 3) for x in lost],
+            "lost_share_of_step": [round(x / (len(group) * t), 4) if t else 0.0 for x, t in zip(lost, step_time)],
+            "absorbed_by": absorbing_collective(group, sub, least)}
 
 
 def step_summary(records, programs, offset, style):
@@ -269,21 +400,27 @@ def step_summary(records, programs, offset, style):
     for record, program in zip(records, programs):
         ks = record["kernels"]
         coll = [d for op, _, d in ks if op["kind"] == "collective"]
-        out.append({"stage": program["stage"], "annotation": ts.annotation_name(program, style),
-                    "kernels": len(ks), "gpu_us": round(sum(d for _, _, d in ks), 3),
-                    "collectives": len(coll), "collective_us": round(sum(coll), 3),
-                    "first_kernel_ts": round(ks[0][1] + offset, 3),
-                    "last_kernel_end": round(max(s + d for _, s, d in ks) + offset, 3)})
+        item = {"stage": program["stage"], "annotation": ts.annotation_name(program, style),
+                "kernels": len(ks), "gpu_us": round(sum(d for _, _, d in ks), 3),
+                "collectives": len(coll), "collective_us": round(sum(coll), 3)}
+        if ks:
+            item["first_kernel_ts"] = round(ks[0][1] + offset, 3)
+            item["last_kernel_end"] = round(max(s + d for _, s, d in ks) + offset, 3)
+        out.append(item)
     return out
 
 
-def meta_for(args, rank, group, gi, groups, offset, model_device):
+STYLES = {"sglang": "sglang", "tokenspeed": "sglang", "vllm": "vllm-v1"}
+
+
+def meta_for(args, rank, group, pgs, offset, model_device):
+    node = rank_coords(args, rank)["node"]
     return {"device": rank % max(1, args.ranks // args.nodes), "host_pid": 4000 + 97 * rank,
-            "offset_us": offset, "group": group, "pg_name": str(gi + 1),
-            "distributed_info": ts.distributed_info(rank, args.ranks, groups),
-            "device_props": model_device, "base_time_ns": BASE_TIME_NS + int(offset * 1000),
-            "annotation_style": {"sglang": "sglang", "tokenspeed": "sglang", "vllm": "source"}.get(args.framework, "none"),
-            "host_name": "python3"}
+            "offset_us": offset, "group": group, "pg_name": ts.pg_name_of(pgs, "tp", rank),
+            "distributed_info": ts.distributed_info(rank, args.ranks, pgs),
+            "device_props": model_device, "base_time_ns": BASE_TIME_NS,
+            "annotation_style": STYLES.get(args.framework, "none"),
+            "host_name": host_name(node), "process_name": process_name(args, rank)}
 
 
 def api_server_trace(rng):
@@ -304,7 +441,25 @@ def api_server_trace(rng):
                        "ts": t + 10, "dur": 3.0, "args": {"External id": i + 1, "Record function id": 0}})
         t += 2500.0 + rng.uniform(0, 100)
     return {"schemaVersion": 1, "displayTimeUnit": "ms", "baseTimeNanoseconds": BASE_TIME_NS,
-            "traceEvents": events}
+            "host_name": host_name(0), "traceEvents": events}
+
+
+def profiler_text(rank):
+    """A profiler text dump as vLLM writes beside the traces (key_averages table)."""
+    head = f"{'Name':<40}{'Self CPU %':>12}{'CPU total':>12}{'# of Calls':>12}\n"
+    rows = [("execute_model", 2.1, "41.2ms", 4), ("aten::mm", 11.4, "6.1ms", 96)]
+    body = "".join(f"{n:<40}{p:>11.2f}%{t:>12}{c:>12}\n" for n, p, t, c in rows)
+    return f"worker rank {rank}\n" + head + "-" * 76 + "\n" + body
+
+
+def node_offsets(args, rng):
+    """Clock offset of every node: 0 on the first, 20..--clock-offset-us (either sign) on
+    the others; the ranks of a node share it."""
+    out = {0: 0.0}
+    for node in range(1, args.nodes):
+        low = min(20.0, args.clock_offset_us)
+        out[node] = round(rng.choice([-1.0, 1.0]) * rng.uniform(low, args.clock_offset_us), 3)
+    return out
 
 
 def main(argv=None):
@@ -316,39 +471,48 @@ def main(argv=None):
         return 0
     programs = build_programs(args)
     tp = args.ranks // args.dp
-    groups = [(str(g + 1), list(range(g * tp, (g + 1) * tp))) for g in range(args.dp)]
+    groups = [list(range(g * tp, (g + 1) * tp)) for g in range(args.dp)]
+    pgs = ts.process_groups(args.ranks, parallel_dims(args))
     rng = random.Random(args.seed)
-    offsets = {r: round(rng.uniform(-CLOCK_SKEW_US, CLOCK_SKEW_US), 3) for r in range(args.ranks)}
-    device = ts.load_step_model(getattr(args, f"{programs[0]['stage']}_source"))["device"]
+    by_node = node_offsets(args, rng)
+    offsets = {r: by_node[rank_coords(args, r)["node"]] for r in range(args.ranks)}
+    first = next(p for p in programs if p["stage"] != "empty")
+    device = ts.load_step_model(getattr(args, f"{first['stage']}_source"))["device"]
     manifest = {"generator": "tools/make-rank-set.py", "argv": ts.argv_without_out(argv if argv is not None else sys.argv[1:]),
                 "framework": args.framework, "ranks": args.ranks, "dp": args.dp, "tp": tp,
                 "layers": args.layers, "steps": [p["stage"] for p in programs],
-                "allreduce": {p["stage"]: p["allreduce"] for p in programs},
+                "allreduce": {p["stage"]: p["allreduce"] for p in programs if p["allreduce"]},
                 "slow_rank": args.slow_rank, "slowdown": args.slowdown,
+                "late_rank": args.late_rank, "late_us": args.late_us if args.late_rank is not None else None,
                 "first_collective_wait_us": args.first_collective_wait,
                 "moe": {"imbalance": args.moe_imbalance, "hot_rank": args.moe_hot_rank} if args.moe_imbalance else None,
-                "clock_offsets_us": {str(r): offsets[r] for r in offsets}, "files": {}, "groups": [],
-                "truth": []}
-    for gi, (pg_name, group) in enumerate(groups):
+                "clock_offsets_us": {str(r): offsets[r] for r in offsets},
+                "hosts": {str(r): host_name(rank_coords(args, r)["node"]) for r in range(args.ranks)},
+                "files": {}, "groups": [], "stages": [], "truth": []}
+    for gi, group in enumerate(groups):
         records, truth = ts.simulate_group(programs, group, knobs_of(args), seed=args.seed * 1009 + gi)
         manifest["groups"].append(group_expectation(group, records, truth))
-        style = meta_for(args, group[0], group, gi, groups, 0.0, device)["annotation_style"]
         manifest["groups"][-1]["steps_of_first_rank"] = step_summary(records[group[0]], programs,
-                                                                     offsets[group[0]], style)
+                                                                     offsets[group[0]], STYLES.get(args.framework, "none"))
+        for stage in stages_of(args):
+            manifest["stages"].append(stage_expectation(args, group, records, truth, stage))
         manifest["truth"].append(truth)
         for rank in group:
-            write_rank(args, rank, records[rank], programs, group, gi, groups, offsets[rank], device, manifest)
+            write_rank(args, rank, records[rank], programs, group, pgs, offsets[rank], device, manifest)
     if args.framework == "vllm" and not args.no_api_server_trace:
-        name = f"host0_3999.async_llm.{BASE_TIME_NS + 12345}.pt.trace.json.gz"
-        path = os.path.join(rank_dir(args, 0), name)
+        name = f"{host_name(0)}_3999.async_llm.{BASE_TIME_NS + 12345}.pt.trace.json.gz"
+        path = os.path.join(node_dir(args, 0), name)
         ts.write_trace(path, api_server_trace(rng))
         manifest["api_server_trace"] = os.path.relpath(path, args.out)
+        for rank in range(min(args.ranks, args.ranks // args.nodes)):
+            ts.write_bytes_deterministic(os.path.join(node_dir(args, 0), f"profiler_out_{rank}.txt"),
+                                         profiler_text(rank))
     ts.write_json(args.manifest, manifest)
     return 0
 
 
-def write_rank(args, rank, records, programs, group, gi, groups, offset, device, manifest):
-    meta = meta_for(args, rank, group, gi, groups, offset, device)
+def write_rank(args, rank, records, programs, group, pgs, offset, device, manifest):
+    meta = meta_for(args, rank, group, pgs, offset, device)
     time_ns = BASE_TIME_NS + 1_000_000 * rank
     if args.split_stages:
         parts = [(stage, [i for i, p in enumerate(programs) if p["stage"] == stage]) for stage in stages_of(args)]

@@ -83,6 +83,8 @@ FRAME_EPS_US = 0.01
 MAX_FRAME_DEPTH = 64
 MAX_SOURCE_GAP_US = 40.0
 STEP_HOST_GAP_US = 60.0
+HOST_JITTER_US = 20.0
+EMPTY_STEP_US = 150.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -335,10 +337,14 @@ def transfer_us(algo, nbytes, tp, gbps):
     return 20.0 + 2.0 * (tp - 1) / tp * nbytes / bytes_per_us
 
 
-def _comm_stack(model, anchor_launch, algo):
-    """Host stack of an all-reduce launched eagerly after a row-parallel linear: the
-    anchor's python frames down to RowParallelLinear.forward, then the communication
-    frames. The communication frame names are synthetic (line numbers illustrative)."""
+def _comm_stack(model, anchor_launch, op, framework, c10d):
+    """Host stack of a collective launched eagerly after anchor_launch: the anchor's python
+    frames down to RowParallelLinear.forward (all of them for the logits all-gather), then
+    the communication frames. c10d collectives go through torch.distributed
+    (c10d::allreduce_ / c10d::_allgather_base_ and record_param_comms, whose args the
+    renderer fills); vLLM's pynccl and the custom all-reduce call their kernels directly,
+    so PyTorch records no c10d op for them. Communication frame names are synthetic (line
+    numbers illustrative)."""
     frames = [model["frames"][f] for f in model["launches"][anchor_launch]["stack"]]
     py = [f for f in frames if f[0] == "python_function"]
     cut = max((i for i, f in enumerate(py) if re.search(r"/layers/linear\.py\(\d+\): forward$", f[1])),
@@ -346,15 +352,18 @@ def _comm_stack(model, anchor_launch, algo):
     py = py[:cut + 1]
     m = re.match(r"^(.*?/(?:sglang/srt|vllm)/)", py[-1][1]) if py else None
     root = m.group(1) if m else "sglang/srt/"
+    verb = "all_gather" if op == "allgather" else "all_reduce"
     stack = [list(f) for f in py]
-    stack.append(["python_function", f"{root}distributed/communication_op.py(13): tensor_model_parallel_all_reduce"])
-    stack.append(["python_function", f"{root}distributed/parallel_state.py(560): all_reduce"])
-    if algo == "custom":
+    stack.append(["python_function", f"{root}distributed/communication_op.py(13): tensor_model_parallel_{verb}"])
+    stack.append(["python_function", f"{root}distributed/parallel_state.py(560): {verb}"])
+    if op == "custom":
         stack.append(["python_function",
                       f"{root}distributed/device_communicators/custom_all_reduce.py(400): custom_all_reduce"])
-    else:
-        stack.append(["cpu_op", "c10d::allreduce_"])
+    elif c10d:
+        stack.append(["cpu_op", "c10d::_allgather_base_" if op == "allgather" else "c10d::allreduce_"])
         stack.append(["cpu_op", "record_param_comms"])
+    else:
+        stack.append(["python_function", f"{root}distributed/device_communicators/pynccl.py(130): {verb}"])
     return stack
 
 
@@ -363,37 +372,75 @@ def _resolved_launches(model):
             for l in model["launches"]]
 
 
-def _ar_launch(model, program, anchor, algo, launch_name):
-    """Launch index of the all-reduce after anchor: inside a CUDA/HIP graph it is part of
-    the graph launch; eagerly it is a launch of its own."""
-    shared = sum(1 for k in model["kernels"] if k["launch"] == anchor["launch"])
-    if anchor["launch"] is not None and shared > 1:
-        return anchor["launch"]
+def _launch_use(model):
+    """Kernels per launch index: a launch issuing several kernels is a CUDA/HIP graph."""
+    use = {}
+    for k in model["kernels"]:
+        if k["launch"] is not None:
+            use[k["launch"]] = use.get(k["launch"], 0) + 1
+    return use
+
+
+def _comm_launch(model, program, anchor, op, launch_name, c10d):
+    """(launch index, in a graph) of a collective after anchor: inside a CUDA/HIP graph it
+    is part of the graph launch; eagerly it is a launch of its own."""
     if anchor["launch"] is None:
-        return None
+        return None, False
+    if _launch_use(model)[anchor["launch"]] > 1:
+        return anchor["launch"], True
     program["launches"].append({"name": launch_name,
-                                "stack": _comm_stack(model, anchor["launch"], algo)})
-    return len(program["launches"]) - 1
+                                "stack": _comm_stack(model, anchor["launch"], op, program["framework"], c10d)})
+    return len(program["launches"]) - 1, False
 
 
-def _compute_op(kernel, tp, expert):
-    op = {k: v for k, v in kernel.items() if k not in ("dur",)}
+def _compute_op(kernel, tp, expert, graph):
+    op = {k: v for k, v in kernel.items() if k not in ("dur", "kind")}
+    if "kind" in kernel:
+        op["src_kind"] = kernel["kind"]  # the source's args.kind (ROCm dispatch kind, copy direction)
     op["kind"] = "compute"
     op["expert"] = expert
+    op["graph"] = graph
     op["dur"] = kernel["dur"] / tp if SHARDED_RE.search(kernel["name"]) else kernel["dur"]
     if expert and not EXPERT_RE.search(kernel["name"]):
         op["name"] = "fused_moe_kernel"
     return op
 
 
+def _uses_c10d(framework):
+    """Whether the framework's eager NCCL collectives go through torch.distributed (c10d
+    records their args on the kernel): SGLang/TokenSpeed/TRT-LLM's torch groups do; vLLM's
+    device communicator calls NCCL through pynccl, so its kernels carry no c10d args."""
+    return framework != "vllm"
+
+
+def _collective_op(name, comm, algo, nbytes, in_nelems, out_nelems, transfer, anchor, launch, graph,
+                   c10d, stream):
+    op = {"name": name, "cat": "kernel", "kind": "collective", "expert": False, "stream": stream,
+            "dur": transfer, "gap": 1.0, "ext": anchor["ext"] or not graph, "launch": launch,
+            "algo": algo, "comm": comm, "bytes": nbytes, "in_nelems": in_nelems,
+            "out_nelems": out_nelems, "graph": graph, "c10d": c10d and not graph and algo != "custom"}
+    if "kind" in anchor:
+        op["src_kind"] = anchor["kind"]
+    return op
+
+
+def _logits_anchor(kernels, tail):
+    """The LM-head GEMM: the last sharded kernel of the tail (its all-gather follows)."""
+    hits = [i for i in tail if SHARDED_RE.search(kernels[i]["name"])]
+    return hits[-1] if hits else None
+
+
 def build_program(model, layers, tp, framework, gbps=100.0,
-                  custom_limit=512 * 1024, moe=False, comm_stream=None):
-    """Program of one step: ops in order (compute kernels and TP all-reduces) plus launches.
+                  custom_limit=512 * 1024, moe=False, comm_stream=None, vocab=151936):
+    """Program of one step: ops in order (compute kernels and collectives) plus launches.
 
     layers: how many decoder layers to keep (from the first); tp: TP size (sharded
-    kernels are divided by it; all-reduces only when tp > 1); moe: relabel the MLP GEMMs
+    kernels are divided by it; collectives only when tp > 1); moe: relabel the MLP GEMMs
     of every layer as expert kernels (``fused_moe_kernel``); comm_stream: stream id of the
-    all-reduces (default: the compute stream, as SGLang's custom all-reduce and pynccl)."""
+    collectives (default: the compute stream, as SGLang's custom all-reduce and pynccl).
+    Collectives: the two TP all-reduces of every layer, and the logits all-gather after
+    the LM head when the LM head is launched eagerly (prefill in SGLang, every step in
+    vLLM V1, whose compute_logits runs outside the CUDA graph); vocab sets its size."""
     kernels = model["kernels"]
     prologue, all_layers, tail, norms = layer_layout(kernels)
     if not 1 <= layers <= len(all_layers):
@@ -413,30 +460,53 @@ def build_program(model, layers, tp, framework, gbps=100.0,
     nbytes = model["tokens"] * model["hidden"] * 2
     ar_name, algo = allreduce_kernel(framework, nbytes, tp, model, custom_limit)
     launch_name = "hipLaunchKernel" if vendor_bf16(model) == "__hip_bfloat16" else "cudaLaunchKernel"
+    use = _launch_use(model)
+    c10d = _uses_c10d(framework)
     program = {"stage": model["stage"], "batch": model["batch"], "tokens": model["tokens"],
-               "source_annotation": model["annotation"],
+               "source_annotation": model["annotation"], "framework": framework,
                "launches": _resolved_launches(model), "ops": [], "tp": tp,
                "allreduce": {"name": ar_name, "algo": algo, "bytes": nbytes,
                              "transfer_us": transfer_us(algo, nbytes, tp, gbps)}}
+    lm_head = _logits_anchor(kernels, tail)
     for i in keep:
-        program["ops"].append(_compute_op(kernels[i], tp, i in experts))
+        k = kernels[i]
+        program["ops"].append(_compute_op(k, tp, i in experts, use.get(k["launch"], 0) > 1))
+        stream = comm_stream if comm_stream is not None else k["stream"]
         if i in anchors and tp > 1:
-            k = kernels[i]
-            program["ops"].append({
-                "name": ar_name, "cat": "kernel", "kind": "collective", "expert": False,
-                "stream": comm_stream if comm_stream is not None else k["stream"],
-                "dur": program["allreduce"]["transfer_us"], "gap": 1.0, "ext": k["ext"],
-                "launch": _ar_launch(model, program, k, algo, launch_name),
-                "algo": algo, "bytes": nbytes})
+            launch, graph = _comm_launch(model, program, k, "custom" if algo == "custom" else "allreduce",
+                                         launch_name, c10d)
+            nelems = nbytes // 2
+            program["ops"].append(_collective_op(ar_name, "allreduce", algo, nbytes, nelems, nelems,
+                                                 program["allreduce"]["transfer_us"], k, launch, graph,
+                                                 c10d, stream))
+        elif i == lm_head and tp > 1 and use.get(k["launch"], 0) == 1:
+            out_nelems = model["batch"] * vocab
+            ag_bytes = out_nelems * 2
+            launch, graph = _comm_launch(model, program, k, "allgather", launch_name, c10d)
+            transfer = 15.0 + (tp - 1) / tp * ag_bytes / (gbps * 1e3)
+            program["ops"].append(_collective_op(
+                "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allgather", "ring",
+                ag_bytes, out_nelems // tp, out_nelems, transfer, k, launch, graph, c10d, stream))
     return program
+
+
+def empty_program(framework):
+    """A step that schedules nothing (vLLM V1 execute_context_0(0)_generation_0(0)): the
+    step annotation on the host, no GPU work."""
+    return {"stage": "empty", "batch": 0, "tokens": 0, "source_annotation": "", "framework": framework,
+            "launches": [], "ops": [], "tp": 1, "allreduce": None}
 
 
 def annotation_name(program, style):
     """Step span written on the host: "sglang" = SGLang's step[...] (model_runner's
-    record_function(build_step_span_name(...))), "source" = the source trace's own
-    execute_... span (vLLM sources), "none" = no span."""
-    if style == "sglang":
+    record_function(build_step_span_name(...))), "vllm-v1" = vLLM V1's
+    execute_context_{C}({c})_generation_{G}({g}) (C, G: prefill and decode requests of the
+    step; c: their prompt tokens, g: decode tokens), "source" = the source trace's own
+    (older) execute_{tokens}_context_... span, "none" = no span."""
+    if style == "sglang" and program["stage"] != "empty":
         return step_annotation(program)
+    if style == "vllm-v1":
+        return vllm_v1_annotation(program)
     if style == "source" and EXECUTE_ANNOTATION_RE.match(program.get("source_annotation", "")):
         return program["source_annotation"]
     return None
@@ -446,6 +516,18 @@ def step_annotation(program):
     if program["stage"] == "prefill":
         return f"step[EXTEND bs={program['batch']} toks={program['tokens']}]"
     return f"step[DECODE bs={program['batch']}]"
+
+
+def vllm_v1_annotation(program):
+    """execute_context_C(c)_generation_G(g): the request counts of the source step (its
+    older execute_{tokens}_context_{C}(..)_generation_{G}(..) span), else a pure decode
+    step of batch requests; an empty step is context_0(0)_generation_0(0)."""
+    if program["stage"] == "empty":
+        return "execute_context_0(0)_generation_0(0)"
+    m = EXECUTE_ANNOTATION_RE.match(program.get("source_annotation", ""))
+    ctx, gen = (int(m.group(2)), int(m.group(3))) if m else (0, program["batch"])
+    ctx_tokens = max(program["tokens"] - gen, 0) if ctx else 0
+    return f"execute_context_{ctx}({ctx_tokens})_generation_{gen}({gen})"
 
 
 # ---------------------------------------------------------------------------------------
@@ -466,24 +548,50 @@ def _launch_order(program):
     return order
 
 
-def _scheduler_delays(group, first_wait_us, rng):
-    """Per-rank host delay at the start of a step. One rank (never the group's first,
-    which the reports analyse by default) is late by the full wait; the others by at most
-    a quarter of it, so the group's first rank waits 0.75-1x the wait at its first
-    collective."""
-    if not first_wait_us:
-        return {r: 0.0 for r in group}
-    late = rng.choice(group[1:])
-    return {r: (first_wait_us if r == late else rng.uniform(0.0, 0.25 * first_wait_us)) for r in group}
+def _scheduler_delays(group, stage, knobs, rng):
+    """Per-rank host delay at the start of a step.
+
+    first-collective wait (knobs first_wait_us, in first_wait_stages): one rank (never
+    the group's first, which the reports analyse by default) is late by the full wait, the
+    others by at most a quarter of it, so the group's first rank waits 0.75-1x the wait at
+    its first collective; the late rank changes from step to step (the wait is spread).
+    late rank (knobs late_rank, late_us, in late_stages): that rank's step annotation
+    starts late by 0.3-1x late_us in every step, its node peers' within
+    HOST_JITTER_US, the way one rank's slow scheduler holds a whole TP group back."""
+    delays = {r: 0.0 for r in group}
+    first_wait = knobs["first_wait_us"] if stage in knobs["first_wait_stages"] else 0.0
+    if first_wait:
+        late = rng.choice(group[1:])
+        delays = {r: (first_wait if r == late else rng.uniform(0.0, 0.25 * first_wait)) for r in group}
+    if knobs.get("late_rank") in group and stage in knobs.get("late_stages", ()):
+        for r in group:
+            delays[r] += rng.uniform(0.0, HOST_JITTER_US)
+        delays[knobs["late_rank"]] += knobs["late_us"] * rng.uniform(0.3, 1.0)
+    return delays
 
 
-def _rank_factor(op, rank, knobs):
+def _rank_factor(op, rank, stage, knobs):
     if op["kind"] != "compute" or op["cat"] != "kernel":
         return 1.0
-    factor = 1.0 + (knobs["slowdown"] if rank == knobs["slow_rank"] else 0.0)
+    slowed = rank == knobs["slow_rank"] and stage in knobs.get("slow_stages", (stage,))
+    factor = 1.0 + (knobs["slowdown"] if slowed else 0.0)
     if op.get("expert") and rank == knobs["moe_hot_rank"]:
         factor *= 1.0 + knobs["moe_imbalance"]
     return factor
+
+
+def _place_collective(op, index, group, earliest, knobs, rng, placed, t):
+    """Collective: ends at max arrival + transfer on every rank, each rank's end a little
+    later by its own jitter (knobs end_jitter_us: matched instances end within it, as
+    ranks on one node do). Returns its ground truth."""
+    transfer = _r3(op["dur"] * (1.0 + knobs["noise"] * rng.uniform(-1.0, 1.0)))
+    end = _r3(max(earliest.values()) + transfer)
+    ends = {r: _r3(end + rng.uniform(0.0, knobs.get("end_jitter_us", 0.0))) for r in group}
+    for r in group:
+        placed[r].append((op, earliest[r], _r3(ends[r] - earliest[r])))
+        t[r] = ends[r]
+    return {"op_index": index, "name": op["name"], "comm": op.get("comm"), "transfer_us": transfer,
+            "end_global_us": end, "arrival_global_us": dict(earliest)}
 
 
 def _simulate_step(program, group, host_start, gpu_free, knobs, rng, delays):
@@ -504,42 +612,39 @@ def _simulate_step(program, group, host_start, gpu_free, knobs, rng, delays):
             earliest[r] = e
         earliest = {r: _r3(e) for r, e in earliest.items()}
         if op["kind"] == "collective":
-            transfer = _r3(op["dur"] * (1.0 + knobs["noise"] * rng.uniform(-1.0, 1.0)))
-            end = _r3(max(earliest.values()) + transfer)
-            truth.append({"op_index": index, "name": op["name"], "transfer_us": transfer,
-                          "end_global_us": end, "arrival_global_us": dict(earliest)})
-            for r in group:
-                placed[r].append((op, earliest[r], _r3(end - earliest[r])))
-                t[r] = end
+            truth.append(_place_collective(op, index, group, earliest, knobs, rng, placed, t))
             continue
         for r in group:
-            dur = _r3(op["dur"] * _rank_factor(op, r, knobs) * (1.0 + knobs["noise"] * rng.uniform(-1.0, 1.0)))
+            factor = _rank_factor(op, r, program["stage"], knobs)
+            dur = _r3(op["dur"] * factor * (1.0 + knobs["noise"] * rng.uniform(-1.0, 1.0)))
             placed[r].append((op, earliest[r], dur))
             t[r] = _r3(earliest[r] + dur)
     records = {r: {"annotation": step_annotation(program), "stage": program["stage"],
-                   "launch_host_ts": host[r], "kernels": placed[r], "gpu_end": t[r]} for r in group}
+                   "host_start": _r3(host_start + delays[r]), "launch_host_ts": host[r],
+                   "kernels": placed[r], "gpu_end": t[r]} for r in group}
     return records, truth
 
 
 def simulate_group(programs, group, knobs, seed, host_start=2_000_000_000.0):
     """Run the steps (a list of programs) on one TP group.
 
-    knobs: slow_rank, slowdown, moe_hot_rank, moe_imbalance, noise, first_wait_us,
-    first_wait_stages. Returns ({rank: [step record]}, [per-step collective truth])."""
+    knobs: slow_rank, slowdown, slow_stages, moe_hot_rank, moe_imbalance, noise,
+    first_wait_us, first_wait_stages, late_rank, late_us, late_stages, end_jitter_us.
+    Returns ({rank: [step record]}, [per-step collective truth])."""
     rng = random.Random(seed)
     per_rank = {r: [] for r in group}
     truth = []
     gpu_free = {r: host_start for r in group}
     for step, program in enumerate(programs):
-        wait = knobs["first_wait_us"] if program["stage"] in knobs["first_wait_stages"] else 0.0
-        delays = _scheduler_delays(group, wait, rng)
+        delays = _scheduler_delays(group, program["stage"], knobs, rng)
         records, coll = _simulate_step(program, group, host_start, gpu_free, knobs, rng, delays)
         for r in group:
             records[r]["delay_us"] = delays[r]
             per_rank[r].append(records[r])
             gpu_free[r] = records[r]["gpu_end"]
         truth.append({"step": step, "stage": program["stage"], "delays_us": delays, "collectives": coll})
-        host_start = max(gpu_free.values()) + STEP_HOST_GAP_US
+        host_end = host_start + max(delays.values()) + len(_launch_order(program)) * HOST_LAUNCH_SPACING_US
+        host_start = max(max(gpu_free.values()), host_end + EMPTY_STEP_US) + STEP_HOST_GAP_US
     return per_rank, truth
 
 
@@ -585,7 +690,8 @@ def _close_frames(open_frames, keep, last_h):
 
 def emit_host_step(out, launches, launch_ts, pid, ids, comm_args):
     """Emit the python_function / cpu_op frames and the runtime launch of every launch of
-    one step, nesting consecutive launches under their common frames. Returns
+    one step, nesting consecutive launches under their common frames. comm_args: {launch
+    index: c10d args} for the record_param_comms of an eager c10d collective. Returns
     {launch index: (correlation, External id or None)}."""
     open_frames = []  # (event, frame key, python id)
     links = {}
@@ -600,8 +706,8 @@ def emit_host_step(out, launches, launch_ts, pid, ids, comm_args):
             _close_frames(open_frames, keep, last_h)
         for depth in range(keep, len(stack)):
             frame = list(stack[depth][:2])
-            if frame[1] == "record_param_comms" and comm_args:
-                frame.append(comm_args)
+            if frame[1] == "record_param_comms" and launch in comm_args:
+                frame.append(comm_args[launch])
             parent = open_frames[-1][2] if open_frames else 0
             event, py_id = _frame_event(frame, h - FRAME_EPS_US * (MAX_FRAME_DEPTH - depth), pid, ids, parent)
             out.append(event)
@@ -619,17 +725,20 @@ def emit_host_step(out, launches, launch_ts, pid, ids, comm_args):
     return links
 
 
-def c10d_args(group, pg_name, nbytes):
-    """Kernel/record_param_comms args PyTorch's c10d adds to a collective (as in the
-    shared HTA DDP trace): name, sizes, dtype, process group."""
-    nelems = nbytes // 2
-    return {"Collective name": "allreduce", "In msg nelems": nelems, "Out msg nelems": nelems,
+def c10d_args(op, group, pg_name):
+    """Kernel/record_param_comms args PyTorch's c10d adds to an eager collective (as in the
+    shared HTA DDP trace and SGLang's logits all-gather): name, sizes, dtype, process
+    group ("Process Group Ranks" is a string)."""
+    name = "_allgather_base" if op.get("comm") == "allgather" else "allreduce"
+    return {"Collective name": name, "In msg nelems": op["in_nelems"], "Out msg nelems": op["out_nelems"],
             "Group size": len(group), "dtype": "BFloat16", "In split size": "[]",
             "Out split size": "[]", "Process Group Name": pg_name,
             "Process Group Description": "undefined", "Process Group Ranks": str(list(group))}
 
 
-def _kernel_event(op, start, dur, gpu_pid, device, link, comm_args):
+def _kernel_event(op, start, dur, gpu_pid, device, link, extra):
+    """extra: c10d args of an eager c10d collective, or the graph id / graph node id of a
+    kernel replayed from a CUDA/HIP graph (which carries nothing else)."""
     args = {}
     corr, ext = link if link else (None, None)
     if op.get("ext") and ext is not None:
@@ -638,17 +747,18 @@ def _kernel_event(op, start, dur, gpu_pid, device, link, comm_args):
     args["stream"] = op["stream"]
     if corr is not None:
         args["correlation"] = corr
-    for key in ("kind", "bytes", "grid", "block"):
-        if key in op and not (key == "bytes" and op["kind"] == "collective"):
+    if "src_kind" in op:
+        args["kind"] = op["src_kind"]
+    for key in ("bytes", "grid", "block"):
+        if key in op and op["kind"] != "collective":
             args[key] = op[key]
-    if op["kind"] == "collective" and op.get("algo") == "ring" and comm_args:
-        args.update(comm_args)
+    args.update(extra)
     return {"ph": "X", "cat": op["cat"], "name": op["name"], "pid": gpu_pid, "tid": op["stream"],
             "ts": start, "dur": dur, "args": args}
 
 
-def _metadata_events(host_pid, gpu_pid, streams, host_name):
-    out = [{"ph": "M", "name": "process_name", "pid": host_pid, "tid": 0, "args": {"name": host_name}},
+def _metadata_events(host_pid, gpu_pid, streams, process_name):
+    out = [{"ph": "M", "name": "process_name", "pid": host_pid, "tid": 0, "args": {"name": process_name}},
            {"ph": "M", "name": "process_name", "pid": gpu_pid, "tid": 0, "args": {"name": f"GPU {gpu_pid}"}},
            {"ph": "M", "name": "thread_name", "pid": host_pid, "tid": host_pid, "args": {"name": "python3"}}]
     for s in sorted(streams):
@@ -656,46 +766,96 @@ def _metadata_events(host_pid, gpu_pid, streams, host_name):
     return out
 
 
+def _annotation_event(record, name, host_pid, ids):
+    """The step's user annotation: around its launches, or a short span at the step's host
+    start when it launches nothing (an empty step)."""
+    if record["launch_host_ts"]:
+        first = min(record["launch_host_ts"].values())
+        last = max(record["launch_host_ts"].values())
+        ts, dur = first - 1.0, last - first + HOST_LAUNCH_DUR_US + 2.0
+    else:
+        ts, dur = record["host_start"], EMPTY_STEP_US
+    return {"ph": "X", "cat": "user_annotation", "name": name, "pid": host_pid, "tid": host_pid,
+            "ts": ts, "dur": dur, "args": {"External id": ids.next("ext"), "Record function id": 0}}
+
+
+def _kernel_extras(record, meta):
+    """Per placed kernel: its c10d args or its graph ids (see _kernel_event)."""
+    out, node = [], {}
+    for op, _, _ in record["kernels"]:
+        if op.get("c10d"):
+            out.append(c10d_args(op, meta["group"], meta["pg_name"]))
+        elif op.get("graph"):
+            node[op["launch"]] = node.get(op["launch"], 0) + 1
+            out.append({"graph id": 1 + op["launch"], "graph node id": node[op["launch"]]})
+        else:
+            out.append({})
+    return out
+
+
 def render_rank_trace(rank, records, programs, meta):
     """Kineto trace (dict) of one rank. meta: device, host_pid, offset_us, group, pg_name,
-    distributed_info, device_props, annotate (bool), base_time_ns."""
+    distributed_info, device_props, annotation_style, base_time_ns, host_name (top-level
+    member: the node), process_name (metadata of the host process)."""
     ids = _Ids(1000 * (rank + 1))
     host_pid, device, offset = meta["host_pid"], meta["device"], meta["offset_us"]
     events, streams = [], set()
     for record, program in zip(records, programs):
-        comm = c10d_args(meta["group"], meta["pg_name"], program["allreduce"]["bytes"])
+        extras = _kernel_extras(record, meta)
+        comm = {op["launch"]: x for (op, _, _), x in zip(record["kernels"], extras) if op.get("c10d")}
         step_events = []
         links = emit_host_step(step_events, program["launches"], record["launch_host_ts"], host_pid, ids, comm)
         name = annotation_name(program, meta.get("annotation_style", "sglang"))
-        if name and record["launch_host_ts"]:
-            first = min(record["launch_host_ts"].values())
-            last = max(record["launch_host_ts"].values())
-            step_events.append({"ph": "X", "cat": "user_annotation", "name": name,
-                                "pid": host_pid, "tid": host_pid, "ts": first - 1.0,
-                                "dur": last - first + HOST_LAUNCH_DUR_US + 2.0,
-                                "args": {"External id": ids.next("ext"), "Record function id": 0}})
-        for op, start, dur in record["kernels"]:
+        if name:
+            step_events.append(_annotation_event(record, name, host_pid, ids))
+        for (op, start, dur), extra in zip(record["kernels"], extras):
             streams.add(op["stream"])
             link = links.get(op["launch"]) if op["launch"] is not None else None
-            step_events.append(_kernel_event(op, start, dur, device, device, link, comm))
+            step_events.append(_kernel_event(op, start, dur, device, device, link, extra))
         events.extend(step_events)
     for e in events:
         e["ts"] += offset
     events.sort(key=lambda e: (e["ts"], -e["dur"]))
     doc = {"schemaVersion": 1, "deviceProperties": [dict(meta["device_props"], id=device)],
            "distributedInfo": meta["distributed_info"], "record_shapes": 1, "with_stack": 1,
+           "host_name": meta.get("host_name", "localhost"),
            "displayTimeUnit": "ms", "baseTimeNanoseconds": meta["base_time_ns"],
-           "traceEvents": _metadata_events(host_pid, device, streams, meta.get("host_name", "python3")) + events}
+           "traceEvents": _metadata_events(host_pid, device, streams,
+                                           meta.get("process_name", "python3")) + events}
     return doc
 
 
-def distributed_info(rank, world, groups):
-    """distributedInfo as PyTorch writes it: the default group and the rank's TP group."""
-    pgs = [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl",
-            "pg_size": world, "ranks": list(range(world))}]
-    for name, group in groups:
-        if rank in group:
-            pgs.append({"pg_name": name, "pg_desc": "undefined", "backend_config": "cuda:nccl",
-                        "pg_size": len(group), "ranks": list(group)})
-    return {"backend": "nccl", "rank": rank, "world_size": world, "pg_count": len(pgs),
-            "pg_config": pgs, "nccl_version": "2.21.5"}
+NCCL_BACKEND = "cuda:nccl"
+GLOO_BACKEND = "cpu:gloo,cuda:gloo"
+
+
+def process_groups(world, dims):
+    """Every process group a serving framework creates, in creation order, as dicts
+    (pg_name, pg_desc, backend_config, ranks, dim): the default group over the world,
+    then for each parallel dimension (dims: [(name, [ranks of each group])], every rank in
+    one group of each) an NCCL group and its gloo twin per group. torch numbers groups in
+    creation order on every rank, so the names agree across ranks. Dimensions of size 1
+    give the groups of one that real runs are full of."""
+    out = [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": NCCL_BACKEND,
+            "ranks": list(range(world)), "dim": "default"}]
+    for dim, groups in dims:
+        for group in groups:
+            for backend in (NCCL_BACKEND, GLOO_BACKEND):
+                out.append({"pg_name": str(len(out)), "pg_desc": "undefined", "backend_config": backend,
+                            "ranks": list(group), "dim": dim})
+    return out
+
+
+def pg_name_of(pgs, dim, rank):
+    """pg_name of the NCCL group of dimension dim that holds rank."""
+    return next(pg["pg_name"] for pg in pgs
+                if pg["dim"] == dim and rank in pg["ranks"] and pg["backend_config"] == NCCL_BACKEND)
+
+
+def distributed_info(rank, world, pgs):
+    """distributedInfo as PyTorch writes it: pg_config lists every group that holds the
+    rank (the default group, its NCCL groups and their gloo twins, many of size one)."""
+    mine = [{"pg_name": pg["pg_name"], "pg_desc": pg["pg_desc"], "backend_config": pg["backend_config"],
+             "pg_size": len(pg["ranks"]), "ranks": pg["ranks"]} for pg in pgs if rank in pg["ranks"]]
+    return {"backend": "nccl", "rank": rank, "world_size": world, "pg_count": len(mine),
+            "pg_config": mine, "nccl_version": "2.21.5"}
