@@ -369,8 +369,10 @@ typedef enum an_hint_code {
   AN_HINT_SKIPPED_EVENTS = 0,      /* path, count, offset of the first */
   AN_HINT_REPLACED_UTF8 = 1,       /* path, count */
   AN_HINT_SERVER_ARGS_IGNORED = 2, /* path, detail: why */
-  AN_HINT_UNKNOWN_STAGE_MARKER = 3 /* path, count, detail: the first marker no stage rule
-                                      places (matcher stage_marker) */
+  AN_HINT_UNKNOWN_STAGE_MARKER = 3, /* path, count, detail: the first marker no stage rule
+                                       places (matcher stage_marker) */
+  AN_HINT_RANK_CONFLICT = 4         /* path, count: the rank its file name states, offset:
+                                       its distributedInfo.rank (which is used) */
 } an_hint_code;
 
 typedef enum an_hint_level { AN_HINT_NOTE = 0, AN_HINT_WARNING = 1 } an_hint_level;

@@ -237,6 +237,11 @@ static an_status discover_side(run_state *r, const an_input *in, side *s) {
     if (tr_discover_rank(in->path, r->rules, rank, &s->set, &te) != 0)
       return fail_trace(r, in->path, &te);
     if (!s->set.n) return fail(r, AN_ERR_INPUT, in->path, "no trace files found");
+    for (size_t i = 0; i < s->set.n_rank_conflicts; i++) {
+      const tr_rank_conflict *c = &s->set.rank_conflicts[i];
+      add_hint(r, (an_hint){AN_HINT_RANK_CONFLICT, AN_HINT_WARNING, c->path, (uint64_t)c->name_rank,
+                            (uint64_t)c->trace_rank, NULL});
+    }
     n = s->set.n;
   } else {
     s->label = an_strtab_cstr(r->strings, in->name ? in->name : "<memory>");

@@ -237,6 +237,12 @@ int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
                       "annotation%s); its kernels are in no stage of their own",
                       path, h->detail ? h->detail : "", (unsigned long long)h->count,
                       h->count == 1 ? "" : "s");
+    case AN_HINT_RANK_CONFLICT:
+      return snprintf(buf, cap,
+                      "%s: warning: the file name says rank %llu, its distributedInfo.rank "
+                      "says %llu; rank %llu is used",
+                      path, (unsigned long long)h->count, (unsigned long long)h->offset,
+                      (unsigned long long)h->offset);
   }
   return snprintf(buf, cap, "%s: warning", path);
 }

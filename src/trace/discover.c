@@ -291,24 +291,44 @@ static int set_single(tr_input_set *out, const te_rules *rules, const char *path
   return 0;
 }
 
-/* The rank of every candidate: from its file name (the packs' rank_patterns); when no
- * name states one and there are several files, from distributedInfo.rank, read by a
- * probe of the file's head (a run whose files carry no rank in their names). */
-static void assign_ranks(const te_rules *rules, cvec *all) {
-  size_t named = 0;
+/* The rank distributedInfo states at the head of a file (tr_trace_probe_rank), or -1. */
+static long trace_rank(const char *path) {
+  int64_t rank = TR_NO_ID;
+  if (tr_trace_probe_rank(path, &rank) != 1 || rank == TR_NO_ID || rank < 0 || rank > LONG_MAX)
+    return -1;
+  return (long)rank;
+}
+
+/* Notes a file whose name states another rank than its distributedInfo. */
+static int add_conflict(tr_input_set *out, const char *path, long name_rank, long trace_rank) {
+  tr_rank_conflict *v =
+      ut_grow(out->rank_conflicts, &out->cap_rank_conflicts, out->n_rank_conflicts + 1, sizeof *v);
+  if (!v) return -1;
+  out->rank_conflicts = v;
+  char *copy = strdup(path);
+  if (!copy) return -1;
+  v[out->n_rank_conflicts++] = (tr_rank_conflict){copy, name_rank, trace_rank};
+  return 0;
+}
+
+/* The rank of every candidate of a directory holding several: distributedInfo.rank inside
+ * the file first (a probe of its head, where Kineto writes it), then the packs'
+ * rank_patterns on the file name. A directory name is never read; a name stating another
+ * rank than the file is a conflict, reported, and the file's own rank wins. Files with
+ * neither (API-server traces) have no rank. */
+static int assign_ranks(const te_rules *rules, cvec *all, tr_input_set *out) {
   for (size_t i = 0; i < all->n; i++) {
     cand *c = &all->v[i];
-    long rank;
-    c->rank = rules && te_rules_rank_from_filename(rules, base_name(c->path), &rank) ? rank : -1;
-    named += c->rank >= 0;
+    long from_name = -1;
+    if (!rules || !te_rules_rank_from_filename(rules, base_name(c->path), &from_name))
+      from_name = -1;
+    c->rank = rules && all->n > 1 ? trace_rank(c->path) : -1;
+    if (c->rank >= 0 && from_name >= 0 && from_name != c->rank &&
+        add_conflict(out, c->path, from_name, c->rank) != 0)
+      return -1;
+    if (c->rank < 0) c->rank = from_name;
   }
-  if (named || all->n < 2 || !rules) return;
-  for (size_t i = 0; i < all->n; i++) {
-    int64_t rank = TR_NO_ID;
-    if (tr_trace_probe_rank(all->v[i].path, &rank) == 1 && rank != TR_NO_ID && rank >= 0 &&
-        rank <= LONG_MAX)
-      all->v[i].rank = (long)rank;
-  }
+  return 0;
 }
 
 /* Ranked files in several sub-directories form one run when no (stage, rank) pair repeats
@@ -434,7 +454,10 @@ static int discover_dir(const char *dir, const te_rules *rules, long want_rank, 
     goto done;
   }
   qsort(all.v, all.n, sizeof *all.v, cmp_mtime);
-  assign_ranks(rules, &all);
+  if (assign_ranks(rules, &all, out) != 0) {
+    rc = nomem(err);
+    goto done;
+  }
   const char *trace_dir = choose_trace_dir(dir, rules, &all);
   /* step 3: merged-* files only when nothing else is there */
   bool unmerged = false;
@@ -529,6 +552,8 @@ void tr_input_set_free(tr_input_set *s) {
   free(s->files);
   for (size_t i = 0; i < s->n_rank_files; i++) free(s->rank_files[i].path);
   free(s->rank_files);
+  for (size_t i = 0; i < s->n_rank_conflicts; i++) free(s->rank_conflicts[i].path);
+  free(s->rank_conflicts);
   free(s->trace_dir);
   free(s->server_args_path);
   memset(s, 0, sizeof *s);

@@ -6,9 +6,10 @@
  * lowest, or the one asked for) and the newest file per stage are kept, ordered by stage
  * then name; rank_files lists every rank of the run beside them. Sub-directories holding
  * the ranks of one run (no stage and rank repeated across them: vLLM V1's one folder per
- * node) are one run. Stage and
- * rank come from the rule packs (te_rules_stage_from_path, te_rules_rank_from_filename);
- * no naming heuristic lives here.
+ * node) are one run. Stage comes from the rule packs (te_rules_stage_from_path); a
+ * file's rank from its own distributedInfo.rank, else the packs' file-name patterns
+ * (te_rules_rank_from_filename); no naming heuristic lives here, and a directory name is
+ * never a rank.
  *
  * Paths are built the way the reference prints them (Python pathlib): the input as the
  * user typed it, with "." components, repeated and trailing slashes removed, joined with
@@ -32,6 +33,12 @@ typedef struct tr_input_file {
   long rank;            /* -1 if none */
 } tr_input_file;
 
+/* A file whose name states another rank than its distributedInfo.rank (which wins). */
+typedef struct tr_rank_conflict {
+  char *path;
+  long name_rank, trace_rank;
+} tr_rank_conflict;
+
 typedef struct tr_input_set {
   tr_input_file *files;
   size_t n;
@@ -42,6 +49,9 @@ typedef struct tr_input_set {
    * (API-server traces) are never ranks. */
   tr_input_file *rank_files;
   size_t n_rank_files;
+  /* Files of the directory whose name and distributedInfo disagree on the rank. */
+  tr_rank_conflict *rank_conflicts;
+  size_t n_rank_conflicts, cap_rank_conflicts;
 } tr_input_set;
 
 /* input: a file, a directory or "-" (standard input, used as one unstaged trace).
