@@ -2077,6 +2077,8 @@ static void group_member(rd *r, const char *key, unsigned depth, void *ctx) {
     g->name = meta_string(r, depth);
   else if (strcmp(key, "pg_desc") == 0)
     g->desc = meta_string(r, depth);
+  else if (strcmp(key, "backend_config") == 0)
+    g->backend = meta_string(r, depth);
   else if (strcmp(key, "pg_size") == 0)
     g->size = read_id(r, depth);
   else if (strcmp(key, "ranks") == 0 && !g->n_ranks)

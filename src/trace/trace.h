@@ -117,6 +117,7 @@ typedef struct tr_device {
 typedef struct tr_process_group {
   tr_str name;    /* pg_name, e.g. "0" */
   tr_str desc;    /* pg_desc, e.g. "default_pg" */
+  tr_str backend; /* backend_config, e.g. "cuda:nccl", "cpu:gloo,cuda:gloo"; 0 when absent */
   int64_t size;   /* pg_size, TR_NO_ID when absent */
   size_t n_ranks; /* at most TR_MAX_META_ITEMS kept */
   int64_t *ranks; /* borrowed; read only */

@@ -1154,7 +1154,8 @@ static const char *k_meta_doc =
     " \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}}],"
     " \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8,"
     " \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"pg_size\": 8,"
-    " \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}, {\"pg_name\": \"1\", \"ranks\": \"oops\"}],"
+    " \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}, {\"pg_name\": \"1\", \"ranks\": \"oops\","
+    " \"backend_config\": \"cpu:gloo,cuda:gloo\"}],"
     " \"nccl_version\": \"2.17.1\"}, \"cupti_version\": 18}";
 
 Test(trace_reader, run_metadata) {
@@ -1181,6 +1182,8 @@ Test(trace_reader, run_metadata) {
     cr_assert_eq(m->groups[0].n_ranks, 8);
     cr_expect_eq(m->groups[0].ranks[7], 7);
     cr_expect_eq(m->groups[1].n_ranks, 0, "ranks that are not a list are skipped");
+    cr_expect_eq(m->groups[0].backend, 0, "no backend_config");
+    cr_expect_str_eq(tr_str_get(t, m->groups[1].backend), "cpu:gloo,cuda:gloo");
     cr_expect_eq(count(t, TR_KIND_KERNEL), 1);
     tr_trace_destroy(t);
   }
