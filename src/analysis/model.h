@@ -366,9 +366,9 @@ typedef struct an_overlap_stage {
 /* ------------------------------------------------------------------ hints */
 
 typedef enum an_hint_code {
-  AN_HINT_SKIPPED_EVENTS = 0,      /* path, count, offset of the first */
-  AN_HINT_REPLACED_UTF8 = 1,       /* path, count */
-  AN_HINT_SERVER_ARGS_IGNORED = 2, /* path, detail: why */
+  AN_HINT_SKIPPED_EVENTS = 0,       /* path, count, offset of the first */
+  AN_HINT_REPLACED_UTF8 = 1,        /* path, count */
+  AN_HINT_SERVER_ARGS_IGNORED = 2,  /* path, detail: why */
   AN_HINT_UNKNOWN_STAGE_MARKER = 3, /* path, count, detail: the first marker no stage rule
                                        places (matcher stage_marker) */
   AN_HINT_RANK_CONFLICT = 4         /* path, count: the rank its file name states, offset:
@@ -467,10 +467,11 @@ typedef struct an_stage_report {
 
 /* ------------------------------------------------------------------ ranks */
 
-/* One rank of a multi-rank run (issue 12). Times are over the whole trace of the rank
- * (its chosen process, every stage). busy = compute + communication + memory: where
- * kernels of several classes overlap, compute counts first, then communication, so
- * communication_us is the exposed part (collective time not hidden under compute). */
+/* One rank of a multi-rank run in one stage (issue 12, issue 30). Times are over the
+ * rank's kernels of that stage (its chosen process; the stage from its own step markers
+ * or its path). busy = compute + communication + memory: where kernels of several classes
+ * overlap, compute counts first, then communication, so communication_us is the exposed
+ * part (collective time not hidden under compute). */
 typedef struct an_rank_row {
   long rank;
   const char *path;
@@ -482,24 +483,75 @@ typedef struct an_rank_row {
   double wait_share_pct;  /* wait_us / busy_us * 100 */
   const char *top_kernel; /* canonical name; NULL when the rank has no kernels */
   double top_kernel_us, top_kernel_share_pct;
-  size_t group;   /* index into an_rank_report.groups */
+  size_t group;   /* index into an_rank_report.groups: the rank's group with the most
+                     matched instances */
   bool straggler; /* the rank its group waits for */
 } an_rank_row;
 
-/* Ranks that run collectives together: the smallest process group of distributedInfo
- * holding the rank, else every rank of the table. Collective instances are matched by
- * group, canonical name and occurrence index (never by timestamp: clocks differ). */
+/* How the ranks of a group were found (docs/scale-out.md "Groups"). */
+typedef enum an_rank_group_source {
+  AN_GROUP_PG_ARGS = 0,   /* the collectives' own Process Group Ranks args */
+  AN_GROUP_SIZE_ARG = 1,  /* the largest NCCL group of pg_config of the collectives' Group
+                             size arg */
+  AN_GROUP_CO_MOVING = 2, /* the largest NCCL group of pg_config whose ranks end each
+                             instance together (ranks.same_group_spread_us) */
+  AN_GROUP_ALL_RANKS = 3  /* nothing names a group: every rank of the stage */
+} an_rank_group_source;
+
+typedef enum an_rank_verdict {
+  AN_RANK_NO_COLLECTIVES = 0, /* fewer than two ranks, or nothing matched */
+  AN_RANK_COUNTS_DIFFER = 1,  /* nothing matched: the ranks ran different instance counts */
+  AN_RANK_BELOW_BAR = 2,      /* the others lose less than ranks.straggler_min_share_pct */
+  AN_RANK_SPREAD = 3,         /* the last rank to arrive changes: under
+                                 ranks.straggler_min_consistency_pct of the loss is spent
+                                 waiting for the least-waiting rank */
+  AN_RANK_STRAGGLER = 4       /* one rank holds the group back */
+} an_rank_verdict;
+
+/* Where the straggler's delay comes from, by comparing it with the group's other ranks
+ * step by step (no clocks compared): a longer compute (GPU) or a longer GPU idle before
+ * each step while its launches come late (host). */
+typedef enum an_rank_cause {
+  AN_CAUSE_UNKNOWN = 0, /* steps unknown, or neither explains ranks.cause_min_share_pct */
+  AN_CAUSE_HOST = 1,
+  AN_CAUSE_GPU = 2
+} an_rank_cause;
+
+/* Ranks that run collectives together (the group of a collective: its Process Group
+ * args, else pg_config by its Group size, else the pg_config group whose ranks end each
+ * instance together, else every rank; gloo groups and groups of one never). Collective
+ * instances are matched per group by canonical name, message size and occurrence index,
+ * never by timestamp: clocks differ across nodes. An instance's wait on a rank is its
+ * duration minus the fastest rank's (the floor). */
 typedef struct an_rank_group {
   size_t n_ranks;
-  const long *ranks;       /* ascending */
-  size_t n_matched;        /* instances present on every rank of the group */
-  size_t n_unmatched;      /* instances some rank lacks (not counted) */
-  bool has_straggler;      /* lost_share_pct >= ranks.straggler_min_share_pct */
-  long straggler;          /* least-waiting rank (set even without a verdict) */
-  double lost_us;          /* GPU time the others lose to it: their waits, summed */
-  double lost_share_pct;   /* lost_us over the members' GPU time (busy + idle) */
-  size_t n_steps;          /* serving steps (stage annotations); 0 = unknown */
-  double lost_per_step_us; /* lost_us / n_steps; 0 when unknown */
+  const long *ranks; /* ascending */
+  an_rank_group_source source;
+  size_t n_matched;                  /* instances present on every rank of the group */
+  size_t n_unmatched;                /* instances of collectives whose counts differ across ranks */
+  size_t n_count_mismatch;           /* such collectives (name + message size); not matched */
+  const char *mismatch_kernel;       /* the first of them (canonical name), NULL if none */
+  size_t mismatch_min, mismatch_max; /* its fewest and most instances on a rank */
+  an_rank_verdict verdict;
+  bool has_straggler;         /* verdict == AN_RANK_STRAGGLER */
+  long straggler;             /* least-waiting rank (set even without a verdict) */
+  double lost_us;             /* GPU time the others lose to it: their waits, summed */
+  double lost_share_pct;      /* lost_us over the members' GPU time (busy + idle) */
+  double last_arrival_pct;    /* share of lost_us in instances where it was the fastest */
+  size_t n_steps;             /* steps of the stage (the first member's); 0 = unknown */
+  double lost_per_step_us;    /* the others' loss in counted steps / n_steps; 0 when unknown */
+  double lost_step_share_pct; /* lost_per_step_us over the members' GPU time per step */
+  /* evidence: the collective and step that absorb the most of the others' wait */
+  const char *wait_kernel;      /* canonical name; NULL when nothing was lost */
+  size_t wait_position;         /* its ordinal among the step's collectives (1 = the first);
+                                   0 outside steps */
+  double wait_kernel_share_pct; /* its share of lost_us */
+  size_t worst_step;            /* 1-based among the stage's counted steps; 0 unknown */
+  double worst_step_lost_us;
+  /* cause, per step: how late the straggler arrives (lost per step over the others),
+   * its compute and its GPU idle before the step against the others' medians */
+  an_rank_cause cause;
+  double delay_per_step_us, extra_compute_per_step_us, extra_idle_per_step_us;
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than
@@ -512,9 +564,9 @@ typedef struct an_imbalance_row {
   long min_rank, max_rank;
 } an_imbalance_row;
 
-/* What one rank contributes to a Ranks section, kept in a one-rank report (JSON
- * "rank_data") so `triage merge` can build the section from per-rank reports with the
- * same numbers as a direct run. */
+/* What one rank contributes to the Ranks section of one stage, kept in a one-rank report
+ * (JSON "rank_data") so `triage merge` can build the section from per-rank reports with
+ * the same numbers as a direct run. */
 typedef enum an_rank_class {
   AN_RANK_COMPUTE = 0,
   AN_RANK_COMM = 1,
@@ -527,18 +579,45 @@ typedef struct an_rank_kernel {
   double total_us;
 } an_rank_kernel;
 
+#define AN_RANK_NO_PG (-1L)
+#define AN_RANK_NO_STEP (-1L)
+
 typedef struct an_rank_collective {
   size_t kernel; /* index into an_rank_data.kernels */
   double dur_us;
+  double end_us;     /* its end on the rank's own clock (compared only as differences
+                        between instances, never across ranks) */
+  double nelems;     /* In msg nelems, 0 unknown */
+  long pg;           /* index into an_rank_data.pgs of its Process Group Ranks arg, or
+                        AN_RANK_NO_PG */
+  size_t group_size; /* its Group size arg, 0 unknown */
+  long step;         /* ordinal among the stage's counted steps, or AN_RANK_NO_STEP */
+  size_t position;   /* 1-based ordinal among its step's collectives; 0 outside steps */
 } an_rank_collective;
+
+/* A process group: the NCCL/RCCL groups of distributedInfo.pg_config with more than one
+ * rank (gloo groups and groups of one left out), then those collectives' args name. */
+typedef struct an_rank_pg {
+  size_t n_ranks;
+  const long *ranks; /* ascending */
+  bool from_args;    /* named by a kernel's Process Group Ranks, not pg_config */
+} an_rank_pg;
+
+/* One counted step of the stage on this rank. */
+typedef struct an_rank_step {
+  double compute_us; /* its kernels' time, collectives left out */
+  double idle_us;    /* GPU idle before it: from the previous step's last kernel end (any
+                        stage) to its first kernel start; 0 for the trace's first step */
+} an_rank_step;
 
 typedef struct an_rank_data {
   long rank;
   const char *path, *stage;
-  size_t n_group;
-  const long *group; /* the smallest process group holding the rank; may be empty */
   double busy_us, idle_us, class_us[3], collective_us;
-  size_t n_steps; /* stage annotations seen; 0 = unknown */
+  size_t n_steps; /* counted steps of the stage; 0 = unknown */
+  const an_rank_step *steps;
+  size_t n_pgs;
+  const an_rank_pg *pgs;
   size_t n_kernels;
   const an_rank_kernel *kernels;
   size_t n_collectives;

@@ -655,25 +655,30 @@ static void on_rank_warning(void *ctx, const tr_warning *w) { on_trace_warning(c
 
 /* The Ranks section: every rank of the formal directory; the ranks already read for the
  * tables are summarised from their loaded traces, the others are read in parallel. */
-/* A one-rank run keeps its rank's data (JSON "rank_data") for triage merge. The rank is
- * the file name's, else distributedInfo's, else 0. */
+/* A one-rank run keeps its rank's data (JSON "rank_data", one entry per stage of each
+ * formal trace) for triage merge. The rank is distributedInfo's, else the file name's,
+ * else 0. */
 static an_status keep_rank_data(run_state *r) {
   const side *fm = &r->formal;
   r->own_ranks = calloc(fm->n ? fm->n : 1, sizeof *r->own_ranks);
-  r->rank_data = calloc(fm->n ? fm->n : 1, sizeof *r->rank_data);
-  if (!r->own_ranks || !r->rank_data) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  if (!r->own_ranks) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  size_t parts = 0;
   for (size_t i = 0; i < fm->n; i++) {
     long rank = fm->set.files ? fm->set.files[i].rank : -1;
-    int64_t meta = tr_trace_meta_get(fm->traces[i])->rank;
-    if (rank < 0) rank = meta != TR_NO_ID && meta >= 0 ? (long)meta : 0;
     const char *stage = fm->set.files ? fm->set.files[i].stage_id : "all";
-    an_rank_input in = {fm->paths[i], stage, rank};
+    an_rank_input in = {fm->paths[i], stage, rank >= 0 ? rank : 0};
     r->own_ranks[i] = an_rank_summarize(&in, &fm->views[i], r->rules, fm->kmap);
-    if (!r->own_ranks[i] || !an_rank_summary_data(r->own_ranks[i], &r->rank_data[i]))
-      return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+    if (!r->own_ranks[i]) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+    parts += an_rank_summary_parts(r->own_ranks[i]);
   }
+  r->rank_data = calloc(parts ? parts : 1, sizeof *r->rank_data);
+  if (!r->rank_data) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  size_t k = 0;
+  for (size_t i = 0; i < fm->n; i++)
+    for (size_t j = 0; j < an_rank_summary_parts(r->own_ranks[i]); j++)
+      an_rank_summary_data(r->own_ranks[i], j, &r->rank_data[k++]);
   r->report.rank_data = r->rank_data;
-  r->report.n_rank_data = fm->n;
+  r->report.n_rank_data = parts;
   return AN_OK;
 }
 

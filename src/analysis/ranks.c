@@ -1,57 +1,61 @@
 /* analysis/ranks.c - see ranks.h. */
 #include "analysis/ranks.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kmap_internal.h"
+#include "analysis/ranks_internal.h"
+#include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/workers.h"
+#include "triage/ascii.h"
 #include "triage/limits.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
-/* What a rank's kernel counts as in the split (an_rank_class; overlaps go to the lower
- * value first). */
 enum { N_CLASSES = AN_RANK_MEMORY + 1 };
 
-typedef struct coll {
-  uint32_t name; /* index into names */
-  double dur;
-} coll;
-
+/* A rank's trace: one part per stage it ran. */
 struct an_rank_summary {
-  an_rank_input in;
   char *path;
-  int64_t *group; /* the smallest process group holding the rank, ascending */
-  size_t n_group; /* 0: unknown */
-  double busy_us, idle_us, class_us[N_CLASSES], collective_us;
-  size_t n_steps;  /* stage annotations (one per serving step); 0 = unknown */
-  ut_strmap names; /* canonical kernel names */
-  /* parallel to names: name (the map's key), category (borrowed from the rules), class and
-   * total time; an_rank_summary_data lends it as is */
-  an_rank_kernel *kern;
-  size_t cap_kern;
-  coll *colls; /* in start order */
-  size_t n_colls, cap_colls;
-  /* an_rank_summary_data's arrays */
-  an_rank_collective *x_colls;
-  long *x_group;
+  an_rank_part **parts;
+  size_t n_parts;
 };
+
+void an_rank_part_free(an_rank_part *p) {
+  if (!p) return;
+  ut_strmap_free(&p->names);
+  free(p->kern);
+  free(p->colls);
+  free(p->steps);
+  for (size_t i = 0; i < p->n_pgs; i++) free(p->pg_store[i]);
+  free(p->pg_store);
+  free(p->pgs);
+  free(p);
+}
 
 static void summary_free(an_rank_summary *s) {
   if (!s) return;
+  for (size_t i = 0; i < s->n_parts; i++) an_rank_part_free(s->parts[i]);
+  free(s->parts);
   free(s->path);
-  free(s->group);
-  ut_strmap_free(&s->names);
-  free(s->kern);
-  free(s->colls);
-  free(s->x_colls);
-  free(s->x_group);
   free(s);
+}
+
+static an_rank_part *add_part(an_rank_summary *s, long rank, const char *stage) {
+  an_rank_part **v = realloc(s->parts, (s->n_parts + 1) * sizeof *v);
+  if (!v) return NULL;
+  s->parts = v;
+  an_rank_part *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  *p = (an_rank_part){.rank = rank, .path = s->path, .stage = stage};
+  v[s->n_parts++] = p;
+  return p;
 }
 
 /* ------------------------------------------------------------------ one rank */
@@ -61,20 +65,6 @@ static int cmp_event_ptr(const void *pa, const void *pb, void *unused) {
   const tr_event *a = *(const tr_event *const *)pa, *b = *(const tr_event *const *)pb;
   if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
   return a->index < b->index ? -1 : a->index > b->index;
-}
-
-/* Every kernel of the view's process (all stages), in start order. */
-static const tr_event **view_kernels(const an_trace_view *v, size_t *n) {
-  size_t total = 0;
-  for (size_t s = 0; s < v->n_stages; s++) total += v->stages[s].n;
-  const tr_event **k = malloc((total ? total : 1) * sizeof *k);
-  if (!k) return NULL;
-  size_t m = 0;
-  for (size_t s = 0; s < v->n_stages; s++)
-    for (size_t i = 0; i < v->stages[s].n; i++) k[m++] = v->stages[s].kernels[i];
-  ut_sort(k, m, sizeof *k, cmp_event_ptr, NULL); /* nearly in order: runs merged */
-  *n = m;
-  return k;
 }
 
 static an_rank_class name_class(const te_rules *rules, const char *category) {
@@ -94,19 +84,27 @@ typedef struct namer {
   pthread_mutex_t *lock; /* serialises rules queries across workers; NULL: one thread */
 } namer;
 
+static void lock_rules(const namer *nm) {
+  if (nm->lock) pthread_mutex_lock(nm->lock);
+}
+
+static void unlock_rules(const namer *nm) {
+  if (nm->lock) pthread_mutex_unlock(nm->lock);
+}
+
 /* The category of a canonical name: the kernel map's for its name id, else the
  * classifier's (under lock). */
 static const char *name_category(const namer *nm, const char *name, uint32_t id) {
   const char *category = an_kernel_map_name_category(nm->kmap, id, NULL);
   if (category) return category;
-  if (nm->lock) pthread_mutex_lock(nm->lock);
+  lock_rules(nm);
   category = te_rules_classify(nm->rules, "kernel", name, NULL);
-  if (nm->lock) pthread_mutex_unlock(nm->lock);
+  unlock_rules(nm);
   return category ? category : "";
 }
 
 /* Index of the kernel's canonical name, classifying a new one. -1: no memory. */
-static long name_index(an_rank_summary *s, const char *raw, const namer *nm) {
+static long name_index(an_rank_part *s, const char *raw, const namer *nm) {
   char buf[1024];
   size_t len = an_canonical_name(raw, strlen(raw), nm->mask, buf, sizeof buf);
   if (len >= sizeof buf) len = sizeof buf - 1; /* long names match on their first 1 KiB */
@@ -142,7 +140,7 @@ static int cmp_edge(const void *pa, const void *pb, void *unused) {
 
 /* Busy time split by class: each instant goes to the first class active (compute, then
  * communication, then memory), so the communication share is the exposed part. */
-static bool sweep(an_rank_summary *s, const tr_trace *t, const tr_event **k, const uint8_t *cls,
+static bool sweep(an_rank_part *s, const tr_trace *t, const tr_event **k, const uint8_t *cls,
                   size_t n) {
   if (!n) return true;
   edge *e = malloc(2 * n * sizeof *e);
@@ -173,83 +171,162 @@ static bool sweep(an_rank_summary *s, const tr_trace *t, const tr_event **k, con
   return true;
 }
 
-/* The smallest process group of distributedInfo that holds the rank. */
-static bool set_group(an_rank_summary *s, const tr_trace *t) {
+/* ---------------------------------------------------------------- process groups */
+
+static void sort_ranks(long *r, size_t n) {
+  for (size_t i = 1; i < n; i++) /* insertion sort: a group is small */
+    for (size_t j = i; j > 0 && r[j - 1] > r[j]; j--) {
+      long x = r[j];
+      r[j] = r[j - 1];
+      r[j - 1] = x;
+    }
+}
+
+/* Index of the part's group with these ranks (ascending), adding it; -1: no memory. */
+static long pg_index(an_rank_part *p, const long *ranks, size_t n, bool from_args) {
+  for (size_t i = 0; i < p->n_pgs; i++)
+    if (p->pgs[i].n_ranks == n && memcmp(p->pgs[i].ranks, ranks, n * sizeof *ranks) == 0)
+      return (long)i;
+  an_rank_pg *v = ut_grow(p->pgs, &p->cap_pgs, p->n_pgs + 1, sizeof *v);
+  if (v) p->pgs = v;
+  long **store = v ? ut_grow(p->pg_store, &p->cap_store, p->n_pgs + 1, sizeof *store) : NULL;
+  if (store) p->pg_store = store;
+  long *copy = store ? malloc((n ? n : 1) * sizeof *copy) : NULL;
+  if (!copy) return -1;
+  memcpy(copy, ranks, n * sizeof *copy);
+  store[p->n_pgs] = copy;
+  v[p->n_pgs] = (an_rank_pg){n, copy, from_args};
+  return (long)p->n_pgs++;
+}
+
+/* A group's backend_config names no GPU backend: a gloo (CPU) group. Absent: unknown,
+ * kept. */
+static bool cpu_only(const char *backend) {
+  if (!backend || !*backend) return false;
+  char low[64];
+  size_t n = strlen(backend) < sizeof low - 1 ? strlen(backend) : sizeof low - 1;
+  te_ascii_lower(low, backend, n);
+  low[n] = '\0';
+  return !strstr(low, "nccl") && !strstr(low, "rccl") && !strstr(low, "xccl");
+}
+
+/* The NCCL/RCCL groups of pg_config with more than one rank. */
+static bool config_groups(an_rank_part *p, const tr_trace *t) {
   const tr_trace_meta *m = tr_trace_meta_get(t);
-  int64_t rank = m->rank != TR_NO_ID ? m->rank : s->in.rank;
-  const tr_process_group *best = NULL;
+  long ranks[TR_MAX_META_ITEMS];
   for (size_t g = 0; g < m->n_groups; g++) {
     const tr_process_group *pg = &m->groups[g];
-    bool holds = false;
-    for (size_t i = 0; i < pg->n_ranks && !holds; i++) holds = pg->ranks[i] == rank;
-    if (holds && (!best || pg->n_ranks < best->n_ranks)) best = pg;
+    if (pg->n_ranks < 2 || pg->n_ranks > TR_MAX_META_ITEMS || cpu_only(tr_str_get(t, pg->backend)))
+      continue;
+    for (size_t i = 0; i < pg->n_ranks; i++) ranks[i] = (long)pg->ranks[i];
+    sort_ranks(ranks, pg->n_ranks);
+    if (pg_index(p, ranks, pg->n_ranks, false) < 0) return false;
   }
-  if (!best) return true;
-  s->group = malloc(best->n_ranks * sizeof *s->group);
-  if (!s->group) return false;
-  memcpy(s->group, best->ranks, best->n_ranks * sizeof *s->group);
-  s->n_group = best->n_ranks;
-  for (size_t i = 1; i < s->n_group; i++) /* insertion sort: a group is small */
-    for (size_t j = i; j > 0 && s->group[j - 1] > s->group[j]; j--) {
-      int64_t x = s->group[j];
-      s->group[j] = s->group[j - 1];
-      s->group[j - 1] = x;
-    }
   return true;
 }
 
-typedef struct span {
-  double ts, end;
-} span;
-
-static int cmp_span(const void *pa, const void *pb) {
-  const span *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  return a->end > b->end ? -1 : a->end < b->end; /* the outer one first */
-}
-
-/* Annotations of one kind that mark a step (matcher step_annotation; without it, those
- * naming a stage), an annotation inside a counted one being the same step (vLLM's
- * execute_model around its gpu_model_runner: forward). Caller holds the lock. */
-static size_t steps_of_kind(const tr_trace *t, tr_kind kind, const te_rules *rules) {
-  const te_matcher *m = te_rules_matcher(rules, "step_annotation");
-  size_t n = 0, found = 0, steps = 0;
-  const tr_event *ev = tr_trace_events(t, kind, &n);
-  span *sp = malloc((n ? n : 1) * sizeof *sp);
-  if (!sp) return 0; /* steps unknown, as for a trace without annotations */
-  for (size_t i = 0; i < n; i++) {
-    const char *name = tr_str_get(t, ev[i].name);
-    bool step = m ? te_matcher_match(m, name, strlen(name))
-                  : te_rules_stage_from_annotation(rules, name) != NULL;
-    if (step) sp[found++] = (span){ev[i].ts, ev[i].ts + tr_event_dur(t, &ev[i])};
+/* "[0, 1, 2, 3]" (Process Group Ranks) into ranks; the count, 0 when it is not a list of
+ * ranks. */
+static size_t parse_ranks(const char *s, long *ranks, size_t cap) {
+  size_t n = 0;
+  while (*s == ' ') s++;
+  if (*s++ != '[') return 0;
+  for (;;) {
+    while (*s == ' ' || *s == ',') s++;
+    if (*s == ']') return n;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 0 || n == cap) return 0;
+    ranks[n++] = v;
+    s = end;
   }
-  qsort(sp, found, sizeof *sp, cmp_span);
-  double last_end = 0;
-  for (size_t i = 0; i < found; i++)
-    if (steps == 0 || sp[i].ts >= last_end) {
-      steps++;
-      last_end = sp[i].end;
-    }
-  free(sp);
-  return steps;
 }
 
-/* Steps: the CPU step annotations, else the GPU ones; 0 when the trace has neither
- * (TRT-LLM). */
-static size_t count_steps(const tr_trace *t, const te_rules *rules, pthread_mutex_t *lock) {
-  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
-  size_t steps = 0;
-  if (lock) pthread_mutex_lock(lock);
-  for (int k = 0; k < 2 && !steps; k++) steps = steps_of_kind(t, kinds[k], rules);
-  if (lock) pthread_mutex_unlock(lock);
-  return steps;
+static double arg_number(const tr_trace *t, const tr_event *e, tr_arg key) {
+  tr_str v = tr_event_arg(t, TR_KIND_KERNEL, e, key);
+  double x = v ? strtod(tr_str_get(t, v), NULL) : 0;
+  return x > 0 && x < 1e18 ? x : 0;
 }
 
-static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **k, uint8_t *cls,
+/* What a collective kernel's c10d args say: its process group, group size and message. */
+static bool collective_args(an_rank_part *p, const tr_trace *t, const tr_event *e,
+                            an_rank_collective *c) {
+  c->pg = AN_RANK_NO_PG;
+  c->nelems = arg_number(t, e, TR_ARG_IN_MSG_NELEMS);
+  double size = arg_number(t, e, TR_ARG_GROUP_SIZE);
+  c->group_size = size >= 2 && size <= TR_MAX_META_ITEMS ? (size_t)size : 0;
+  tr_str pr = tr_event_arg(t, TR_KIND_KERNEL, e, TR_ARG_PG_RANKS);
+  long ranks[TR_MAX_META_ITEMS];
+  size_t n = pr ? parse_ranks(tr_str_get(t, pr), ranks, TR_MAX_META_ITEMS) : 0;
+  if (n < 2) return true;
+  sort_ranks(ranks, n);
+  c->pg = pg_index(p, ranks, n, true);
+  return c->pg >= 0;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* Per kernel event of the trace's kernel array: its step's ordinal among the part's
+ * counted steps (-1 outside); fills the part's steps (idle before each). */
+static int32_t *step_ordinals(an_rank_part *p, const an_steps *st) {
+  int32_t *ord = malloc((st->n ? st->n : 1) * sizeof *ord);
+  p->n_steps = an_steps_count(st, p->stage);
+  p->steps = calloc(p->n_steps ? p->n_steps : 1, sizeof *p->steps);
+  if (!ord || !p->steps) {
+    free(ord);
+    return NULL;
+  }
+  size_t m = 0;
+  for (size_t j = 0; j < st->n; j++) {
+    const an_step *x = &st->steps[j];
+    bool mine = !x->warmup && x->stage_id && !strcmp(x->stage_id, p->stage);
+    ord[j] = mine ? (int32_t)m : -1;
+    if (!mine) continue;
+    double idle = j ? x->gpu_ts - st->steps[j - 1].gpu_end : 0;
+    p->steps[m++].idle_us = idle > 0 ? idle : 0;
+  }
+  return ord;
+}
+
+/* The counted step of kernel e (a pointer into the trace's kernel array), -1 if none. */
+static long kernel_step(const an_steps *st, const int32_t *ord, const tr_event *base,
+                        const tr_event *e) {
+  size_t i = (size_t)(e - base);
+  if (i >= st->n_kernel_events || st->kernel_step[i] < 0) return AN_RANK_NO_STEP;
+  return ord[st->kernel_step[i]] >= 0 ? ord[st->kernel_step[i]] : AN_RANK_NO_STEP;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* What add_kernels reads beside the kernels. */
+typedef struct part_input {
+  const tr_trace *t;
+  const an_steps *steps;
+  const int32_t *ord;   /* step_ordinals */
+  const tr_event *base; /* the trace's kernel array */
+  size_t *per_step;     /* collectives seen so far per counted step */
+} part_input;
+
+static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event *e, uint32_t idx,
+                           double dur) {
+  an_rank_collective c = {.kernel = idx, .dur_us = dur, .end_us = e->ts + dur};
+  c.step = kernel_step(pi->steps, pi->ord, pi->base, e);
+  c.position = c.step >= 0 ? ++pi->per_step[c.step] : 0;
+  if (!collective_args(s, pi->t, e, &c)) return false;
+  an_rank_collective *v = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *v);
+  if (!v) return false;
+  s->colls = v;
+  s->colls[s->n_colls++] = c;
+  s->collective_us += dur;
+  return true;
+}
+
+static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **k, uint8_t *cls,
                         size_t n, const namer *nm) {
   /* one entry per distinct name, so at most one per kernel and per string of the trace:
    * reserved at that bound (pages never written cost no memory) and trimmed after, where
    * doubling would leave each smaller copy behind as a hole (10 MB at 262,145 names) */
+  const tr_trace *t = pi->t;
   size_t n_strings = tr_trace_string_count(t);
   size_t bound = n_strings < n ? n_strings : n;
   uint32_t *index_of = calloc(n_strings ? n_strings : 1, sizeof *index_of); /* tr_str: idx + 1 */
@@ -262,10 +339,7 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++) {
     tr_str name = k[i]->name;
-    if (name >= n_strings) { /* not a string of t: a caller's error */
-      ok = false;
-      break;
-    }
+    if (!(ok = name < n_strings)) break; /* not a string of t: a caller's error */
     if (!index_of[name]) {
       long idx = name_index(s, tr_str_get(t, name), nm);
       if (!(ok = idx >= 0)) break;
@@ -275,36 +349,61 @@ static bool add_kernels(an_rank_summary *s, const tr_trace *t, const tr_event **
     double dur = tr_event_dur(t, k[i]);
     s->kern[idx].total_us += dur;
     cls[i] = (uint8_t)s->kern[idx].cls;
-    if (cls[i] != AN_RANK_COMM) continue;
-    s->collective_us += dur;
-    coll *c = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *c);
-    if (!(ok = c != NULL)) break;
-    s->colls = c;
-    s->colls[s->n_colls++] = (coll){idx, dur};
+    long step = kernel_step(pi->steps, pi->ord, pi->base, k[i]);
+    if (cls[i] != AN_RANK_COMM && step >= 0) s->steps[step].compute_us += dur;
+    if (cls[i] == AN_RANK_COMM) ok = add_collective(s, pi, k[i], idx, dur);
   }
   free(index_of);
   s->kern = ut_shrink(s->kern, &s->cap_kern, s->names.n, sizeof *s->kern);
   return ok;
 }
 
+/* One stage of the view: its kernels in start order, their classes, steps and groups. */
+static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const namer *nm,
+                            const tr_trace *t, const an_steps *st) {
+  size_t n = sk->n, nk = 0;
+  const tr_event **k = malloc((n ? n : 1) * sizeof *k);
+  uint8_t *cls = malloc(n ? n : 1);
+  int32_t *ord = step_ordinals(p, st);
+  size_t *per_step = calloc(p->n_steps ? p->n_steps : 1, sizeof *per_step);
+  bool ok = k && cls && ord && per_step && config_groups(p, t);
+  if (ok) {
+    memcpy(k, sk->kernels, n * sizeof *k);
+    ut_sort(k, n, sizeof *k, cmp_event_ptr, NULL); /* in order already: one run */
+    part_input pi = {t, st, ord, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step};
+    ok = add_kernels(p, &pi, k, cls, n, nm) && sweep(p, t, k, cls, n);
+  }
+  free(per_step);
+  free(ord);
+  free(cls);
+  free(k);
+  return ok;
+}
+
+/* The rank of a trace: its distributedInfo.rank, else the input's. */
+static long rank_of(const an_rank_input *in, const tr_trace *t) {
+  int64_t meta = tr_trace_meta_get(t)->rank;
+  return meta != TR_NO_ID && meta >= 0 && meta <= LONG_MAX ? (long)meta : in->rank;
+}
+
 static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *v,
                                   const te_rules *rules, const an_kernel_map *kmap,
                                   pthread_mutex_t *lock) {
   an_rank_summary *s = calloc(1, sizeof *s);
-  size_t n = 0;
-  const tr_event **k = s ? view_kernels(v, &n) : NULL;
-  uint8_t *cls = k ? malloc(n ? n : 1) : NULL;
-  bool ok = cls && (s->path = strdup(in->path)) != NULL;
+  an_steps st = {0};
+  namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock};
+  bool ok = s && (s->path = strdup(in->path)) != NULL;
   if (ok) {
-    s->in = *in;
-    s->in.path = s->path;
-    namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock};
-    ok = set_group(s, v->trace) && add_kernels(s, v->trace, k, cls, n, &nm) &&
-         sweep(s, v->trace, k, cls, n);
-    s->n_steps = count_steps(v->trace, rules, lock);
+    lock_rules(&nm);
+    ok = an_steps_build(v, rules, &st) == AN_OK;
+    unlock_rules(&nm);
   }
-  free(cls);
-  free(k);
+  long rank = rank_of(in, v->trace);
+  for (size_t i = 0; ok && i < v->n_stages; i++) {
+    an_rank_part *p = add_part(s, rank, v->stages[i].stage->id);
+    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, &st);
+  }
+  an_steps_free(&st);
   if (!ok) {
     summary_free(s);
     return NULL;
@@ -319,66 +418,70 @@ an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view 
 
 /* ------------------------------------------------------------------ plain data */
 
-bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out) {
-  free(s->x_colls);
-  free(s->x_group);
-  s->x_colls = malloc((s->n_colls ? s->n_colls : 1) * sizeof *s->x_colls);
-  s->x_group = malloc((s->n_group ? s->n_group : 1) * sizeof *s->x_group);
-  if (!s->x_colls || !s->x_group) return false;
-  for (size_t i = 0; i < s->n_colls; i++)
-    s->x_colls[i] = (an_rank_collective){s->colls[i].name, s->colls[i].dur};
-  for (size_t i = 0; i < s->n_group; i++) s->x_group[i] = (long)s->group[i];
-  *out = (an_rank_data){.rank = s->in.rank,
-                        .path = s->path,
-                        .stage = s->in.stage,
-                        .n_group = s->n_group,
-                        .group = s->x_group,
-                        .busy_us = s->busy_us,
-                        .idle_us = s->idle_us,
-                        .collective_us = s->collective_us,
-                        .n_steps = s->n_steps,
-                        .n_kernels = s->names.n,
-                        .kernels = s->kern,
-                        .n_collectives = s->n_colls,
-                        .collectives = s->x_colls};
-  memcpy(out->class_us, s->class_us, sizeof s->class_us);
+size_t an_rank_summary_parts(const an_rank_summary *s) { return s ? s->n_parts : 0; }
+
+bool an_rank_summary_data(const an_rank_summary *s, size_t i, an_rank_data *out) {
+  if (!s || i >= s->n_parts) return false;
+  const an_rank_part *p = s->parts[i];
+  *out = (an_rank_data){.rank = p->rank,
+                        .path = p->path,
+                        .stage = p->stage,
+                        .busy_us = p->busy_us,
+                        .idle_us = p->idle_us,
+                        .collective_us = p->collective_us,
+                        .n_steps = p->n_steps,
+                        .steps = p->steps,
+                        .n_pgs = p->n_pgs,
+                        .pgs = p->pgs,
+                        .n_kernels = p->names.n,
+                        .kernels = p->kern,
+                        .n_collectives = p->n_colls,
+                        .collectives = p->colls};
+  memcpy(out->class_us, p->class_us, sizeof p->class_us);
+  return true;
+}
+
+/* Copies d's arrays into p, checking what a report triage wrote holds. */
+static bool part_from_data(an_rank_part *p, const an_rank_data *d) {
+  p->cap_kern = d->n_kernels ? d->n_kernels : 1;
+  p->kern = calloc(p->cap_kern, sizeof *p->kern);
+  p->colls = malloc((d->n_collectives ? d->n_collectives : 1) * sizeof *p->colls);
+  p->steps = malloc((d->n_steps ? d->n_steps : 1) * sizeof *p->steps);
+  bool ok = p->kern && p->colls && p->steps;
+  for (size_t k = 0; ok && k < d->n_kernels; k++) {
+    const an_rank_kernel *x = &d->kernels[k];
+    ok = ut_strmap_put(&p->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
+    if (ok) /* a repeated name is not a report triage wrote */
+      p->kern[k] =
+          (an_rank_kernel){p->names.keys[k], x->category ? x->category : "", x->cls, x->total_us};
+  }
+  for (size_t i = 0; ok && i < d->n_pgs; i++)
+    ok = pg_index(p, d->pgs[i].ranks, d->pgs[i].n_ranks, d->pgs[i].from_args) == (long)i;
+  for (size_t i = 0; ok && i < d->n_collectives; i++) {
+    const an_rank_collective *c = &d->collectives[i];
+    ok = c->kernel < d->n_kernels &&
+         (c->pg == AN_RANK_NO_PG || (c->pg >= 0 && (size_t)c->pg < d->n_pgs)) &&
+         (c->step == AN_RANK_NO_STEP || (c->step >= 0 && (size_t)c->step < d->n_steps));
+    p->colls[i] = *c;
+  }
+  if (!ok) return false;
+  p->n_colls = p->cap_colls = d->n_collectives;
+  p->n_steps = d->n_steps;
+  if (d->n_steps) memcpy(p->steps, d->steps, d->n_steps * sizeof *p->steps);
   return true;
 }
 
 an_rank_summary *an_rank_summary_from_data(const an_rank_data *d) {
   an_rank_summary *s = calloc(1, sizeof *s);
-  bool ok = s && (s->path = strdup(d->path ? d->path : "")) != NULL;
-  if (ok) {
-    s->in = (an_rank_input){s->path, d->stage, d->rank};
-    s->busy_us = d->busy_us;
-    s->idle_us = d->idle_us;
-    s->collective_us = d->collective_us;
-    s->n_steps = d->n_steps;
-    memcpy(s->class_us, d->class_us, sizeof s->class_us);
-    s->cap_kern = d->n_kernels ? d->n_kernels : 1;
-    s->kern = calloc(s->cap_kern, sizeof *s->kern);
-    s->colls = calloc(d->n_collectives ? d->n_collectives : 1, sizeof *s->colls);
-    s->group = calloc(d->n_group ? d->n_group : 1, sizeof *s->group);
-    ok = s->kern && s->colls && s->group;
+  bool ok = s && (s->path = strdup(d->path ? d->path : "")) != NULL && d->stage;
+  an_rank_part *p = ok ? add_part(s, d->rank, d->stage) : NULL;
+  if (p) {
+    p->busy_us = d->busy_us;
+    p->idle_us = d->idle_us;
+    p->collective_us = d->collective_us;
+    memcpy(p->class_us, d->class_us, sizeof p->class_us);
   }
-  for (size_t k = 0; ok && k < d->n_kernels; k++) {
-    const an_rank_kernel *x = &d->kernels[k];
-    ok = ut_strmap_put(&s->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
-    if (!ok) break; /* a repeated name is not a report triage wrote */
-    s->kern[k] =
-        (an_rank_kernel){s->names.keys[k], x->category ? x->category : "", x->cls, x->total_us};
-  }
-  for (size_t i = 0; ok && i < d->n_collectives; i++) {
-    ok = d->collectives[i].kernel < d->n_kernels;
-    s->colls[i] = (coll){(uint32_t)d->collectives[i].kernel, d->collectives[i].dur_us};
-  }
-  if (ok) {
-    s->n_colls = d->n_collectives;
-    s->cap_colls = d->n_collectives;
-    for (size_t i = 0; i < d->n_group; i++) s->group[i] = d->group[i];
-    s->n_group = d->n_group;
-    return s;
-  }
+  if (p && part_from_data(p, d)) return s;
   summary_free(s);
   return NULL;
 }
@@ -455,16 +558,7 @@ static an_status read_all(pool *p) {
 
 /* ------------------------------------------------------------------ the section */
 
-typedef struct owned {
-  an_strtab *strings;
-  an_rank_summary **sums;
-  size_t n_sums;
-  void **allocs; /* every array of the reports (they hold const pointers) */
-  size_t n_allocs, cap_allocs;
-} owned;
-
-/* Records p to be freed with the result; false (p freed) when out of memory. */
-static bool own(owned *o, void *p) {
+bool an_rank_own(an_rank_owner *o, void *p) {
   if (!p) return false;
   void **v = ut_grow(o->allocs, &o->cap_allocs, o->n_allocs + 1, sizeof *v);
   if (!v) {
@@ -476,148 +570,6 @@ static bool own(owned *o, void *p) {
   return true;
 }
 
-/* Ranks of the table that share summary i's process group (all of the stage when the
- * trace names none). Writes into ranks (capacity n), returns the count. */
-static size_t group_members(an_rank_summary *const *sums, size_t n, size_t i, long *ranks) {
-  size_t m = 0;
-  for (size_t j = 0; j < n; j++) {
-    bool in = sums[i]->n_group == 0;
-    for (size_t g = 0; g < sums[i]->n_group && !in; g++) in = sums[i]->group[g] == sums[j]->in.rank;
-    if (in) ranks[m++] = sums[j]->in.rank;
-  }
-  return m;
-}
-
-static bool same_ranks(const long *a, size_t na, const long *b, size_t nb) {
-  return na == nb && memcmp(a, b, na * sizeof *a) == 0;
-}
-
-/* Rows sharing a group get the same index; groups hold their member ranks. */
-static bool make_groups(owned *o, an_rank_summary *const *sums, size_t n, an_rank_row *rows,
-                        an_rank_group **groups_out, size_t *n_groups) {
-  an_rank_group *groups = calloc(n, sizeof *groups);
-  long *scratch = malloc(n * sizeof *scratch);
-  bool ok = own(o, groups) && scratch;
-  if (!ok) groups = NULL;
-  size_t ng = 0;
-  for (size_t i = 0; i < n && ok; i++) {
-    size_t m = group_members(sums, n, i, scratch);
-    size_t g = 0;
-    while (g < ng && !same_ranks(groups[g].ranks, groups[g].n_ranks, scratch, m)) g++;
-    if (g == ng) {
-      long *r = malloc((m ? m : 1) * sizeof *r);
-      if (!(ok = own(o, r))) break;
-      memcpy(r, scratch, m * sizeof *r);
-      groups[ng++] = (an_rank_group){.n_ranks = m, .ranks = r};
-    }
-    rows[i].group = g;
-  }
-  free(scratch);
-  *groups_out = groups;
-  *n_groups = ng;
-  return ok;
-}
-
-/* The durations of name (canonical) on summary s, in occurrence order. */
-static size_t occurrences(const an_rank_summary *s, const char *name, double *out, size_t cap) {
-  long idx = ut_strmap_find(&s->names, name, strlen(name));
-  size_t m = 0;
-  for (size_t i = 0; idx >= 0 && i < s->n_colls; i++)
-    if (s->colls[i].name == (uint32_t)idx) {
-      if (m < cap) out[m] = s->colls[i].dur;
-      m++;
-    }
-  return m;
-}
-
-/* Wait of each member over the instances of one collective name: for the k-th
- * occurrence on every rank, each rank's duration minus the shortest. */
-static bool match_name(an_rank_summary **mem, size_t m, const char *name, double *wait,
-                       an_rank_group *g) {
-  double **d = calloc(m, sizeof *d);
-  size_t *cnt = calloc(m, sizeof *cnt);
-  bool ok = d && cnt;
-  size_t common = SIZE_MAX;
-  for (size_t r = 0; r < m && ok; r++) {
-    cnt[r] = occurrences(mem[r], name, NULL, 0);
-    d[r] = malloc((cnt[r] ? cnt[r] : 1) * sizeof **d);
-    ok = d[r] != NULL;
-    if (ok) occurrences(mem[r], name, d[r], cnt[r]);
-    if (cnt[r] < common) common = cnt[r];
-  }
-  for (size_t k = 0; ok && k < common; k++) {
-    double lo = d[0][k];
-    for (size_t r = 1; r < m; r++)
-      if (d[r][k] < lo) lo = d[r][k];
-    for (size_t r = 0; r < m; r++) wait[r] += d[r][k] - lo;
-  }
-  if (ok) {
-    g->n_matched += common;
-    for (size_t r = 0; r < m; r++) g->n_unmatched += cnt[r] - common;
-  }
-  for (size_t r = 0; d && r < m; r++) free(d[r]);
-  free(d);
-  free(cnt);
-  return ok;
-}
-
-/* Collective names any member ran (first seen order), matched one after another. */
-static bool group_waits(an_rank_summary **mem, size_t m, double *wait, an_rank_group *g) {
-  ut_strmap seen = {0};
-  bool ok = true;
-  for (size_t r = 0; r < m && ok; r++)
-    for (size_t i = 0; i < mem[r]->n_colls && ok; i++) {
-      const char *name = mem[r]->names.keys[mem[r]->colls[i].name];
-      size_t before = seen.n;
-      ok = ut_strmap_put(&seen, name, strlen(name)) >= 0;
-      if (ok && seen.n > before) ok = match_name(mem, m, name, wait, g);
-    }
-  ut_strmap_free(&seen);
-  return ok;
-}
-
-/* Waits, the straggler and the others' loss of every group. */
-static bool stragglers(an_rank_summary **sums, an_rank_row *rows, size_t n, an_rank_group *groups,
-                       size_t ng, double min_share_pct) {
-  an_rank_summary **mem = malloc(n * sizeof *mem);
-  size_t *at = malloc(n * sizeof *at);
-  double *wait = malloc(n * sizeof *wait);
-  bool ok = mem && at && wait;
-  for (size_t g = 0; g < ng && ok; g++) {
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-      if (rows[i].group == g) mem[m] = sums[i], at[m] = i, wait[m++] = 0;
-    ok = group_waits(mem, m, wait, &groups[g]);
-    size_t best = 0;
-    for (size_t r = 0; r < m && ok; r++) {
-      an_rank_row *row = &rows[at[r]];
-      row->wait_us = wait[r];
-      row->wait_share_pct = row->busy_us > 0 ? wait[r] / row->busy_us * 100 : 0;
-      if (wait[r] < wait[best]) best = r; /* ties: the lowest rank */
-    }
-    if (!ok || m < 2) continue;
-    double lost = 0, gpu = 0;
-    for (size_t r = 0; r < m; r++) {
-      if (r != best) lost += rows[at[r]].wait_us;
-      gpu += rows[at[r]].busy_us + rows[at[r]].idle_us;
-    }
-    an_rank_group *gr = &groups[g];
-    gr->n_steps = 0; /* the fewest steps a member saw, when every member saw some */
-    for (size_t r = 0; r < m; r++)
-      if (r == 0 || mem[r]->n_steps < gr->n_steps) gr->n_steps = mem[r]->n_steps;
-    gr->lost_per_step_us = gr->n_steps ? lost / (double)gr->n_steps : 0;
-    gr->straggler = rows[at[best]].rank;
-    gr->lost_us = lost;
-    gr->lost_share_pct = gpu > 0 ? lost / gpu * 100 : 0;
-    gr->has_straggler = gr->n_matched > 0 && gr->lost_share_pct >= min_share_pct;
-    rows[at[best]].straggler = gr->has_straggler;
-  }
-  free(mem);
-  free(at);
-  free(wait);
-  return ok;
-}
-
 static int cmp_imbalance(const void *pa, const void *pb) {
   const an_imbalance_row *a = pa, *b = pb;
   if (a->spread_pct != b->spread_pct) return a->spread_pct > b->spread_pct ? -1 : 1;
@@ -625,13 +577,13 @@ static int cmp_imbalance(const void *pa, const void *pb) {
 }
 
 /* One imbalance row candidate: name over the members of group g. */
-static bool imbalance_of(an_rank_summary **sums, const an_rank_row *rows, size_t n, size_t g,
+static bool imbalance_of(an_rank_part *const *parts, const an_rank_row *rows, size_t n, size_t g,
                          const char *name, const te_settings *set, an_imbalance_row *out) {
   bool first = true;
   for (size_t i = 0; i < n; i++) {
     if (rows[i].group != g) continue;
-    long idx = ut_strmap_find(&sums[i]->names, name, strlen(name));
-    const an_rank_kernel *kn = idx >= 0 ? &sums[i]->kern[idx] : NULL;
+    long idx = ut_strmap_find(&parts[i]->names, name, strlen(name));
+    const an_rank_kernel *kn = idx >= 0 ? &parts[i]->kern[idx] : NULL;
     double us = kn ? kn->total_us : 0;
     if (kn && kn->cls == AN_RANK_COMM) return false; /* waits, not work */
     if (kn) out->category = kn->category;
@@ -651,9 +603,8 @@ static bool imbalance_of(an_rank_summary **sums, const an_rank_row *rows, size_t
 
 /* Kernels whose time differs across the ranks of a group by more than ranks.imbalance_pct
  * of the largest (bounded 0-100 %, a kernel missing on a rank is 100 %). */
-static bool imbalance(owned *o, an_rank_summary **sums, const an_rank_row *rows, size_t n,
-                      size_t ng, const te_rules *rules, an_rank_report *rep) {
-  an_strtab *st = o->strings;
+static bool imbalance(an_rank_owner *o, an_rank_part *const *parts, const an_rank_row *rows,
+                      size_t n, size_t ng, const te_rules *rules, an_rank_report *rep) {
   const te_settings *set = te_rules_settings(rules);
   an_imbalance_row *out = NULL;
   size_t n_out = 0, cap = 0;
@@ -661,14 +612,14 @@ static bool imbalance(owned *o, an_rank_summary **sums, const an_rank_row *rows,
     ut_strmap seen = {0};
     for (size_t i = 0; i < n; i++) {
       if (rows[i].group != g) continue;
-      for (size_t k = 0; k < sums[i]->names.n; k++) {
-        const char *name = sums[i]->names.keys[k];
+      for (size_t k = 0; k < parts[i]->names.n; k++) {
+        const char *name = parts[i]->names.keys[k];
         size_t before = seen.n;
         if (ut_strmap_put(&seen, name, strlen(name)) < 0) goto nomem;
         an_imbalance_row row = {0};
-        if (seen.n == before || !imbalance_of(sums, rows, n, g, name, set, &row)) continue;
+        if (seen.n == before || !imbalance_of(parts, rows, n, g, name, set, &row)) continue;
         an_imbalance_row *v = ut_grow(out, &cap, n_out + 1, sizeof *v);
-        if (!v || !(row.kernel = an_strtab_cstr(st, name))) goto nomem;
+        if (!v || !(row.kernel = an_strtab_cstr(o->strings, name))) goto nomem;
         out = v;
         out[n_out++] = row;
       }
@@ -681,14 +632,14 @@ static bool imbalance(owned *o, an_rank_summary **sums, const an_rank_row *rows,
     return false;
   }
   if (n_out) qsort(out, n_out, sizeof *out, cmp_imbalance);
-  if (out && !own(o, out)) return false;
+  if (out && !an_rank_own(o, out)) return false;
   rep->imbalance = out;
   rep->n_imbalance = n_out;
   return true;
 }
 
-static bool fill_row(const an_rank_summary *s, an_strtab *st, an_rank_row *row) {
-  *row = (an_rank_row){.rank = s->in.rank, .busy_us = s->busy_us, .idle_us = s->idle_us};
+static bool fill_row(const an_rank_part *s, an_strtab *st, an_rank_row *row) {
+  *row = (an_rank_row){.rank = s->rank, .busy_us = s->busy_us, .idle_us = s->idle_us};
   row->path = an_strtab_cstr(st, s->path);
   row->compute_us = s->class_us[AN_RANK_COMPUTE];
   row->communication_us = row->exposed_comm_us = s->class_us[AN_RANK_COMM];
@@ -709,83 +660,117 @@ static bool fill_row(const an_rank_summary *s, an_strtab *st, an_rank_row *row) 
   return row->path != NULL;
 }
 
-/* The section of one stage: sums[0..n) hold its ranks, ascending. */
-static bool stage_report(owned *o, an_rank_summary **sums, size_t n, const te_rules *rules,
-                         an_rank_report *rep) {
-  an_strtab *st = o->strings;
+/* The section of one stage: parts[0..n) hold its ranks, ascending. */
+static bool stage_report(an_rank_owner *o, an_rank_part *const *parts, size_t n,
+                         const te_rules *rules, an_rank_report *rep) {
   an_rank_row *rows = calloc(n, sizeof *rows);
-  if (!own(o, rows)) rows = NULL;
+  if (!an_rank_own(o, rows)) return false;
+  const te_stage *st = te_rules_stage_by_id(rules, parts[0]->stage);
+  rep->stage = st && st->id ? st->id : an_strtab_cstr(o->strings, parts[0]->stage);
+  rep->rows = rows;
+  rep->n_rows = n;
+  bool ok = rep->stage != NULL;
+  for (size_t i = 0; i < n && ok; i++) ok = fill_row(parts[i], o->strings, &rows[i]);
   an_rank_group *groups = NULL;
   size_t ng = 0;
-  rep->stage = sums[0]->in.stage;
-  rep->rows = rows;
-  rep->n_rows = rows ? n : 0;
-  bool ok = rows != NULL;
-  for (size_t i = 0; i < n && ok; i++) ok = fill_row(sums[i], st, &rows[i]);
-  if (ok) ok = make_groups(o, sums, n, rows, &groups, &ng);
+  if (ok) ok = an_rank_match_stage(o, parts, n, rules, rows, &groups, &ng);
   rep->groups = groups;
   rep->n_groups = ng;
-  double min_share = te_rules_settings(rules)->ranks_straggler_min_share_pct;
-  if (ok) ok = stragglers(sums, rows, n, groups, ng, min_share);
-  if (ok) ok = imbalance(o, sums, rows, n, ng, rules, rep);
+  if (ok) ok = imbalance(o, parts, rows, n, ng, rules, rep);
   return ok;
 }
 
-static an_status assemble(owned *o, const te_rules *rules, an_ranks_result *out) {
-  size_t n_stages = 0;
-  for (size_t i = 0; i < o->n_sums; i++)
-    n_stages += i == 0 || strcmp(o->sums[i]->in.stage, o->sums[i - 1]->in.stage) != 0;
-  out->reports = calloc(n_stages ? n_stages : 1, sizeof *out->reports);
-  if (!out->reports) return AN_ERR_NOMEM;
-  for (size_t i = 0; i < o->n_sums;) {
+/* The parts of every summary, by stage order, then rank, then path. */
+typedef struct part_order {
+  const te_rules *rules;
+} part_order;
+
+static int stage_rank(const te_rules *rules, const char *id) {
+  const te_stage *st = te_rules_stage_by_id(rules, id);
+  return st ? st->order : INT32_MAX;
+}
+
+static int cmp_part(const void *pa, const void *pb, void *ctx) {
+  const an_rank_part *a = *(an_rank_part *const *)pa, *b = *(an_rank_part *const *)pb;
+  const part_order *po = ctx;
+  int oa = stage_rank(po->rules, a->stage), ob = stage_rank(po->rules, b->stage);
+  if (oa != ob) return oa < ob ? -1 : 1;
+  int c = strcmp(a->stage, b->stage);
+  if (c) return c;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return strcmp(a->path, b->path);
+}
+
+/* Parts of one (stage, rank) after the first (a rank read twice) are left out. */
+static size_t unique_parts(an_rank_part **v, size_t n) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!m || v[m - 1]->rank != v[i]->rank || strcmp(v[m - 1]->stage, v[i]->stage) != 0)
+      v[m++] = v[i];
+  return m;
+}
+
+static an_status assemble(an_rank_owner *o, an_rank_summary **sums, size_t n_sums,
+                          const te_rules *rules, an_ranks_result *out) {
+  size_t n = 0;
+  for (size_t i = 0; i < n_sums; i++) n += sums[i]->n_parts;
+  an_rank_part **v = malloc((n ? n : 1) * sizeof *v);
+  out->reports = calloc(n ? n : 1, sizeof *out->reports);
+  if (!v || !out->reports) return free(v), AN_ERR_NOMEM;
+  n = 0;
+  for (size_t i = 0; i < n_sums; i++)
+    for (size_t k = 0; k < sums[i]->n_parts; k++) v[n++] = sums[i]->parts[k];
+  part_order po = {rules};
+  ut_sort(v, n, sizeof *v, cmp_part, &po);
+  n = unique_parts(v, n);
+  an_status rc = AN_OK;
+  for (size_t i = 0; i < n && rc == AN_OK;) {
     size_t j = i + 1;
-    while (j < o->n_sums && strcmp(o->sums[j]->in.stage, o->sums[i]->in.stage) == 0) j++;
-    an_rank_report *rep = &out->reports[out->n_reports++];
-    if (!stage_report(o, o->sums + i, j - i, rules, rep)) return AN_ERR_NOMEM;
+    while (j < n && strcmp(v[j]->stage, v[i]->stage) == 0) j++;
+    if (j - i >= 2 && !stage_report(o, v + i, j - i, rules, &out->reports[out->n_reports++]))
+      rc = AN_ERR_NOMEM;
     i = j;
   }
-  return AN_OK;
+  free(v);
+  return rc;
 }
 
 an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
                          const te_rules *rules, const an_ranks_options *opt, an_ranks_result *out,
                          an_ranks_failure *fail) {
   memset(out, 0, sizeof *out);
-  owned *o = calloc(1, sizeof *o);
+  an_rank_owner *o = calloc(1, sizeof *o);
+  an_rank_summary **sums = calloc(n ? n : 1, sizeof *sums);
   pool p = {.in = in, .n_todo = 0, .rules = rules, .opt = opt, .status = AN_OK, .fail = fail};
-  if (o) {
-    o->strings = an_strtab_create();
-    o->sums = calloc(n ? n : 1, sizeof *o->sums);
-    p.todo = malloc((n ? n : 1) * sizeof *p.todo);
-  }
+  if (o) o->strings = an_strtab_create();
+  p.todo = malloc((n ? n : 1) * sizeof *p.todo);
   out->owned = o;
-  if (!o || !o->strings || !o->sums || !p.todo) {
+  if (!o || !o->strings || !sums || !p.todo) {
     for (size_t i = 0; pre && i < n; i++) summary_free(pre[i]);
     free(p.todo);
+    free(sums);
     return AN_ERR_NOMEM;
   }
-  o->n_sums = n;
   for (size_t i = 0; i < n; i++) {
-    o->sums[i] = pre ? pre[i] : NULL;
-    if (!o->sums[i]) p.todo[p.n_todo++] = i;
+    sums[i] = pre ? pre[i] : NULL;
+    if (!sums[i]) p.todo[p.n_todo++] = i;
   }
-  p.out = o->sums;
+  p.out = sums;
   pthread_mutex_init(&p.lock, NULL);
   an_status rc = read_all(&p);
   pthread_mutex_destroy(&p.lock);
   free(p.todo);
-  if (rc == AN_OK) rc = assemble(o, rules, out);
+  if (rc == AN_OK) rc = assemble(o, sums, n, rules, out);
   /* the summaries are only needed to build the section */
-  for (size_t i = 0; i < n; i++) summary_free(o->sums[i]);
-  free(o->sums);
-  o->sums = NULL;
+  for (size_t i = 0; i < n; i++) summary_free(sums[i]);
+  free(sums);
   return rc;
 }
 
 void an_ranks_result_free(an_ranks_result *r) {
   if (!r) return;
   free(r->reports);
-  owned *o = r->owned;
+  an_rank_owner *o = r->owned;
   if (o) {
     for (size_t i = 0; i < o->n_allocs; i++) free(o->allocs[i]);
     free(o->allocs);

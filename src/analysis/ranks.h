@@ -1,13 +1,17 @@
 /*
- * analysis/ranks.h - the Ranks section (issue 12): a summary per rank trace, read in
- * parallel, then the rank table, collective waits, stragglers and kernel imbalance.
+ * analysis/ranks.h - the Ranks section (issues 12, 30): a summary per rank trace (one
+ * part per stage of its own step markers or path), read in parallel, then per stage the
+ * rank table, the groups that run collectives together, their matched collectives and
+ * waits, the straggler with its evidence and cause, and kernel imbalance
+ * (rank_match.c; docs/scale-out.md).
  *
  * Memory stays bounded: a worker holds the events of one trace at a time and keeps only
- * its summary (class times, per-kernel totals, the collective durations in order).
+ * its summary (class times, per-kernel totals, the collectives in order with their
+ * message, group and step, the steps' compute and idle).
  *
  * Threads: the te_rules are thread-compatible only, so every rules query (stage view,
- * classification) runs under one lock; reading and inflating, the bulk of the time,
- * run in parallel.
+ * steps, classification) runs under one lock; reading and inflating, the bulk of the
+ * time, run in parallel.
  *
  * Ownership: summaries are created by an_rank_summarize or by an_ranks_build and freed
  * by an_ranks_result_free (an_ranks_build takes ownership of the ones passed in); a
@@ -29,8 +33,8 @@ typedef struct an_rank_summary an_rank_summary; /* opaque */
 
 typedef struct an_rank_input {
   const char *path;
-  const char *stage; /* stage id (borrowed from the rules) */
-  long rank;         /* from the file name */
+  const char *stage; /* the stage its path names (borrowed from the rules), or "all" */
+  long rank;         /* from discovery; the trace's distributedInfo.rank wins */
 } an_rank_input;
 
 /* Summarises one rank from a trace already read and its view (the pipeline's own rank).
@@ -40,10 +44,12 @@ typedef struct an_rank_input {
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
                                    const te_rules *rules, const an_kernel_map *kmap);
 
-/* The plain data of a summary (borrowing its strings and arrays: keep s alive), and a
- * summary rebuilt from such data (a per-rank JSON report read back; NULL when out of
- * memory or the data is inconsistent). */
-bool an_rank_summary_data(an_rank_summary *s, an_rank_data *out);
+/* The stages a summary holds (one part each, in the view's stage order). */
+size_t an_rank_summary_parts(const an_rank_summary *s);
+/* The plain data of part i of a summary (borrowing its strings and arrays: keep s
+ * alive; false when i is out of range), and a one-part summary rebuilt from such data (a
+ * per-rank JSON report read back; NULL when out of memory or the data is inconsistent). */
+bool an_rank_summary_data(const an_rank_summary *s, size_t i, an_rank_data *out);
 an_rank_summary *an_rank_summary_from_data(const an_rank_data *d);
 
 /* For a summary an_ranks_build never received. */
@@ -58,7 +64,7 @@ typedef struct an_ranks_options {
 
 typedef struct an_ranks_result {
   size_t n_reports;
-  an_rank_report *reports; /* one per stage, in input order */
+  an_rank_report *reports; /* one per stage with two ranks or more, in stage order */
   void *owned;             /* private */
 } an_ranks_result;
 
@@ -68,8 +74,9 @@ typedef struct an_ranks_failure {
   tr_error error;
 } an_ranks_failure;
 
-/* in: every rank file, grouped by stage, ranks ascending within a stage. pre: parallel
- * to in, a summary already made for an input or NULL (taken over either way). Returns
+/* in: every rank file (any order: the parts are sorted by stage order, then rank). pre:
+ * parallel to in, a summary already made for an input or NULL (taken over either way).
+ * A (stage, rank) given twice counts once, the first path in order. Returns
  * AN_OK, AN_ERR_INPUT (fail says which file) or AN_ERR_NOMEM. */
 an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
                          const te_rules *rules, const an_ranks_options *opt, an_ranks_result *out,

@@ -7,6 +7,7 @@
 
 #include "report/md.h"
 #include "report/names.h"
+#include "report/text.h"
 
 /* One unit per column, stated in the header; cells carry bare numbers (md.h). */
 static const char RANK_HEAD[] =
@@ -15,9 +16,9 @@ static const char RANK_HEAD[] =
     "time) |\n"
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n";
 static const char GROUP_HEAD[] =
-    "| Ranks | Matched collectives | Waits for rank | GPU time the others lose (ms) | Per step "
-    "(ms) | Steps | Share of the group's GPU time (%) | Verdict |\n"
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    "| Ranks | Group from | Matched collectives | Waits for rank | GPU time the others lose (ms) "
+    "| Per step (ms) | Steps | Share of the group's GPU time (%) | Verdict |\n"
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
 static const char IMB_HEAD[] =
     "| Kernel | Category | Ranks | Min (ms) | Min on rank | Max (ms) | Max on rank | Spread (% "
     "of max) |\n"
@@ -63,21 +64,84 @@ static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w) {
 }
 
 static int group_row(FILE *f, const an_rank_group *g) {
-  if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
+  if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
+      fprintf(f, " | %s | %zu", rp_rank_group_source(g->source), g->n_matched) < 0)
+    return -1;
   if (g->n_ranks < 2 || !g->n_matched)
-    return fprintf(f, " | %zu | - | - | - | - | - | no collectives to compare |\n", g->n_matched) <
-                   0
-               ? -1
-               : 0;
-  if (fprintf(f, " | %zu | %ld", g->n_matched, g->straggler) < 0 || ms(f, g->lost_us)) return -1;
+    return fprintf(f, " | - | - | - | - | - | %s |\n", rp_rank_verdict(g->verdict)) < 0 ? -1 : 0;
+  if (fprintf(f, " | %ld", g->straggler) < 0 || ms(f, g->lost_us)) return -1;
   if (g->n_steps ? ms(f, g->lost_per_step_us) || fprintf(f, " | %zu", g->n_steps) < 0
                  : fputs(" | - | -", f) == EOF)
     return -1;
-  return pct(f, g->lost_share_pct) ||
-                 fprintf(f, " | %s |\n",
-                         g->has_straggler ? "straggler" : "no straggler (below the bar)") < 0
+  return pct(f, g->lost_share_pct) || fprintf(f, " | %s |\n", rp_rank_verdict(g->verdict)) < 0 ? -1
+                                                                                               : 0;
+}
+
+/* " (N.N ms)" */
+static int paren_ms(FILE *f, double us) {
+  return fputs(" (", f) == EOF || rp_md_ms(f, us, false) || fputs(" ms)", f) == EOF ? -1 : 0;
+}
+
+/* Where the others' wait goes: the collective and the step. */
+static int wait_where(FILE *f, const rp_names *nm, const an_rank_group *g) {
+  if (!g->wait_kernel) return 0;
+  if (fprintf(f, "; %.1f %% of the loss in ", g->wait_kernel_share_pct) < 0) return -1;
+  if (g->wait_position && fprintf(f, "collective %zu of the step, ", g->wait_position) < 0)
+    return -1;
+  if (kernel_cell(f, nm, g->wait_kernel) != 0) return -1;
+  if (!g->worst_step) return 0;
+  return fprintf(f, "; the most in step %zu of %zu", g->worst_step, g->n_steps) < 0 ||
+                 paren_ms(f, g->worst_step_lost_us)
              ? -1
              : 0;
+}
+
+/* A signed difference as printed: under half a microsecond is 0, never "-0.000". */
+static double tidy(double us) { return us > -0.5 && us < 0.5 ? 0 : us; }
+
+/* Why the straggler is late, from its steps against the others'. */
+static int cause_text(FILE *f, const an_rank_group *g) {
+  if (fputs(". Cause: ", f) == EOF || fputs(rp_rank_cause(g->cause), f) == EOF) return -1;
+  if (!g->n_steps) return fputs(" (no steps to compare)", f) == EOF ? -1 : 0;
+  if (fputs(": it arrives ", f) == EOF || rp_md_ms(f, g->delay_per_step_us, false) ||
+      fputs(" ms late per step; its compute differs from the others' by ", f) == EOF ||
+      rp_md_ms(f, tidy(g->extra_compute_per_step_us), true) ||
+      fputs(" ms and its GPU idles before each step ", f) == EOF ||
+      rp_md_ms(f, tidy(g->extra_idle_per_step_us), true) || fputs(" ms longer", f) == EOF)
+    return -1;
+  return 0;
+}
+
+/* The evidence line of a group that lost time, and its mismatch line. */
+static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
+  bool lost = g->n_matched && g->n_ranks >= 2 &&
+              (g->verdict == AN_RANK_STRAGGLER || g->verdict == AN_RANK_SPREAD);
+  if (lost) {
+    if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
+    if (g->verdict == AN_RANK_STRAGGLER
+            ? fprintf(f, ": the others wait for rank %ld", g->straggler) < 0
+            : fprintf(f,
+                      ": the last rank to arrive changes; %.1f %% of the loss waits for rank %ld",
+                      g->last_arrival_pct, g->straggler) < 0)
+      return -1;
+    if (g->n_steps && (fputs(", ", f) == EOF || rp_md_ms(f, g->lost_per_step_us, false) ||
+                       fprintf(f, " ms per step (%.1f %% of the group's GPU time per step)",
+                               g->lost_step_share_pct) < 0))
+      return -1;
+    if (wait_where(f, nm, g) != 0) return -1;
+    if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, g) != 0) return -1;
+    if (fputs(".\n", f) == EOF) return -1;
+  }
+  if (!g->n_count_mismatch) return 0;
+  if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
+      fprintf(f,
+              ": %zu collective%s ran a different number of times on different ranks and %s not "
+              "matched, e.g. ",
+              g->n_count_mismatch, g->n_count_mismatch == 1 ? "" : "s",
+              g->n_count_mismatch == 1 ? "is" : "are") < 0 ||
+      kernel_cell(f, nm, g->mismatch_kernel) != 0)
+    return -1;
+  return fprintf(f, " (%zu to %zu instances).\n", g->mismatch_min, g->mismatch_max) < 0 ? -1 : 0;
 }
 
 static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
@@ -107,6 +171,13 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
     return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
     if (group_row(f, &rep->groups[g]) != 0) return -1;
+  bool notes = false;
+  for (size_t g = 0; g < rep->n_groups && !notes; g++)
+    notes = rep->groups[g].verdict == AN_RANK_STRAGGLER ||
+            rep->groups[g].verdict == AN_RANK_SPREAD || rep->groups[g].n_count_mismatch;
+  if (notes && fputc('\n', f) == EOF) return -1;
+  for (size_t g = 0; g < rep->n_groups; g++)
+    if (group_notes(f, nm, &rep->groups[g]) != 0) return -1;
   if (fprintf(f, "\n### Imbalance: %s\n\n", rep->stage) < 0) return -1;
   if (!rep->n_imbalance)
     return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
@@ -149,6 +220,30 @@ static bool row_json(cJSON *a, const an_rank_row *w) {
          cJSON_AddBoolToObject(o, "straggler", w->straggler);
 }
 
+static bool nullable_string(cJSON *o, const char *k, const char *v) {
+  return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+/* The straggler's evidence and cause. */
+static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
+  return cJSON_AddNumberToObject(o, "last_arrival_pct", r3(g->last_arrival_pct)) &&
+         cJSON_AddNumberToObject(o, "lost_step_share_pct", r3(g->lost_step_share_pct)) &&
+         nullable_string(o, "wait_kernel", g->wait_kernel) &&
+         cJSON_AddNumberToObject(o, "wait_position", (double)g->wait_position) &&
+         cJSON_AddNumberToObject(o, "wait_kernel_share_pct", r3(g->wait_kernel_share_pct)) &&
+         cJSON_AddNumberToObject(o, "worst_step", (double)g->worst_step) &&
+         cJSON_AddNumberToObject(o, "worst_step_lost_us", r3(g->worst_step_lost_us)) &&
+         cJSON_AddStringToObject(o, "cause", rp_rank_cause_id(g->cause)) &&
+         cJSON_AddNumberToObject(o, "delay_per_step_us", r3(g->delay_per_step_us)) &&
+         cJSON_AddNumberToObject(o, "extra_compute_per_step_us",
+                                 r3(g->extra_compute_per_step_us)) &&
+         cJSON_AddNumberToObject(o, "extra_idle_per_step_us", r3(g->extra_idle_per_step_us)) &&
+         cJSON_AddNumberToObject(o, "count_mismatches", (double)g->n_count_mismatch) &&
+         nullable_string(o, "mismatch_kernel", g->mismatch_kernel) &&
+         cJSON_AddNumberToObject(o, "mismatch_min", (double)g->mismatch_min) &&
+         cJSON_AddNumberToObject(o, "mismatch_max", (double)g->mismatch_max);
+}
+
 static bool group_json(cJSON *a, const an_rank_group *g) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -159,8 +254,10 @@ static bool group_json(cJSON *a, const an_rank_group *g) {
     if (!n) return false;
     cJSON_AddItemToArray(rs, n);
   }
-  return rs && cJSON_AddNumberToObject(o, "matched", (double)g->n_matched) &&
+  return rs && cJSON_AddStringToObject(o, "source", rp_rank_group_source_id(g->source)) &&
+         cJSON_AddNumberToObject(o, "matched", (double)g->n_matched) &&
          cJSON_AddNumberToObject(o, "unmatched", (double)g->n_unmatched) &&
+         cJSON_AddStringToObject(o, "verdict", rp_rank_verdict_id(g->verdict)) &&
          cJSON_AddBoolToObject(o, "has_straggler", g->has_straggler) &&
          (g->n_ranks >= 2 && g->n_matched
               ? cJSON_AddNumberToObject(o, "straggler", (double)g->straggler)
@@ -168,7 +265,8 @@ static bool group_json(cJSON *a, const an_rank_group *g) {
          cJSON_AddNumberToObject(o, "lost_us", r3(g->lost_us)) &&
          cJSON_AddNumberToObject(o, "lost_share_pct", r3(g->lost_share_pct)) &&
          cJSON_AddNumberToObject(o, "steps", (double)g->n_steps) &&
-         cJSON_AddNumberToObject(o, "lost_per_step_us", r3(g->lost_per_step_us));
+         cJSON_AddNumberToObject(o, "lost_per_step_us", r3(g->lost_per_step_us)) &&
+         group_evidence_json(o, g);
 }
 
 static bool imbalance_json(cJSON *a, const an_imbalance_row *x) {
@@ -211,83 +309,6 @@ int rp_ranks_json(cJSON *report, const an_report *r) {
   return 0;
 }
 
-/* ------------------------------------------------------------------ rank data */
-
-/* [name, category, class, total_us] */
-static cJSON *kernel_json(const an_rank_kernel *k) {
-  cJSON *x = cJSON_CreateArray();
-  cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
-                 cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
-  for (int j = 0; j < 4; j++)
-    if (!x || !v[j] || !cJSON_AddItemToArray(x, v[j])) {
-      for (int i = j; i < 4; i++) cJSON_Delete(v[i]);
-      cJSON_Delete(x);
-      return NULL;
-    }
-  return x;
-}
-
-/* [kernel index, duration_us] */
-static cJSON *collective_json(const an_rank_collective *c) {
-  const double v[2] = {(double)c->kernel, c->dur_us};
-  return cJSON_CreateDoubleArray(v, 2);
-}
-
-/* The members after the lists; durations are written unrounded: merge must reproduce the
- * direct run exactly. */
-static cJSON *data_tail_json(const an_rank_data *d) {
-  cJSON *o = cJSON_CreateObject();
-  if (o && cJSON_AddNumberToObject(o, "rank", (double)d->rank) &&
-      cJSON_AddStringToObject(o, "path", d->path) &&
-      cJSON_AddStringToObject(o, "stage", d->stage) &&
-      cJSON_AddNumberToObject(o, "busy_us", d->busy_us) &&
-      cJSON_AddNumberToObject(o, "idle_us", d->idle_us) &&
-      cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
-      cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
-      cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
-      cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
-      cJSON_AddNumberToObject(o, "steps", (double)d->n_steps))
-    return o;
-  cJSON_Delete(o);
-  return NULL;
-}
-
-static cJSON *group_item(const void *group, size_t i) {
-  return cJSON_CreateNumber((double)((const long *)group)[i]);
-}
-
-static cJSON *kernel_item(const void *kernels, size_t i) {
-  return kernel_json((const an_rank_kernel *)kernels + i);
-}
-
-static cJSON *collective_item(const void *colls, size_t i) {
-  return collective_json((const an_rank_collective *)colls + i);
-}
-
-/* One rank's data, its kernel and collective lists one element at a time (a rank may
- * have hundreds of thousands of each). */
-static bool data_stream(rp_jstream *w, const an_rank_data *d) {
-  rp_jstream_object_open(w);
-  bool ok = rp_jstream_list(w, "group", d->n_group, group_item, d->group) &&
-            rp_jstream_list(w, "kernels", d->n_kernels, kernel_item, d->kernels) &&
-            rp_jstream_list(w, "collectives", d->n_collectives, collective_item, d->collectives);
-  cJSON *tail = ok ? data_tail_json(d) : NULL;
-  rp_jstream_members(w, tail);
-  rp_jstream_object_close(w);
-  cJSON_Delete(tail);
-  return ok && tail;
-}
-
-bool rp_rank_data_stream(rp_jstream *w, const an_report *r) {
-  if (!r->n_rank_data) return true;
-  bool ok = true;
-  rp_jstream_key(w, "rank_data");
-  rp_jstream_array_open(w);
-  for (size_t i = 0; ok && i < r->n_rank_data; i++) ok = data_stream(w, &r->rank_data[i]);
-  rp_jstream_array_close(w);
-  return ok;
-}
-
 int rp_ranks_json_document(FILE *out, const an_report *r) {
   cJSON *root = cJSON_CreateObject();
   int rc = root && rp_ranks_json(root, r) == 0 ? 0 : -1;
@@ -296,101 +317,4 @@ int rp_ranks_json_document(FILE *out, const an_report *r) {
   free(text);
   cJSON_Delete(root);
   return rc;
-}
-
-static bool keep_alloc(void ***owned, size_t *n, void *p) {
-  void **v = p ? realloc(*owned, (*n + 1) * sizeof *v) : NULL;
-  if (!v) {
-    free(p);
-    return false;
-  }
-  *owned = v;
-  v[(*n)++] = p;
-  return true;
-}
-
-static double num(const cJSON *o, const char *k, bool *ok) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-  if (!cJSON_IsNumber(x)) *ok = false;
-  return cJSON_IsNumber(x) ? x->valuedouble : 0;
-}
-
-static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *n_owned) {
-  const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "group");
-  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kernels");
-  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "collectives");
-  if (!cJSON_IsArray(g) || !cJSON_IsArray(ks) || !cJSON_IsArray(cs)) return false;
-  long *group = malloc(((size_t)cJSON_GetArraySize(g) + 1) * sizeof *group);
-  an_rank_kernel *k = malloc(((size_t)cJSON_GetArraySize(ks) + 1) * sizeof *k);
-  an_rank_collective *c = malloc(((size_t)cJSON_GetArraySize(cs) + 1) * sizeof *c);
-  if (!keep_alloc(owned, n_owned, group) | !keep_alloc(owned, n_owned, k) |
-      !keep_alloc(owned, n_owned, c))
-    return false;
-  const cJSON *x;
-  cJSON_ArrayForEach(x, g) {
-    if (!cJSON_IsNumber(x)) return false;
-    group[d->n_group++] = (long)x->valuedouble;
-  }
-  cJSON_ArrayForEach(x, ks) {
-    const cJSON *v[4] = {cJSON_GetArrayItem(x, 0), cJSON_GetArrayItem(x, 1),
-                         cJSON_GetArrayItem(x, 2), cJSON_GetArrayItem(x, 3)};
-    if (!cJSON_IsString(v[0]) || !cJSON_IsString(v[1]) || !cJSON_IsNumber(v[2]) ||
-        !cJSON_IsNumber(v[3]) || v[2]->valuedouble < 0 || v[2]->valuedouble > AN_RANK_MEMORY)
-      return false;
-    k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring, v[1]->valuestring,
-                                         (an_rank_class)v[2]->valueint, v[3]->valuedouble};
-  }
-  cJSON_ArrayForEach(x, cs) {
-    const cJSON *i = cJSON_GetArrayItem(x, 0), *u = cJSON_GetArrayItem(x, 1);
-    if (!cJSON_IsNumber(i) || !cJSON_IsNumber(u) || i->valuedouble < 0) return false;
-    c[d->n_collectives++] = (an_rank_collective){(size_t)i->valuedouble, u->valuedouble};
-  }
-  d->group = group;
-  d->kernels = k;
-  d->collectives = c;
-  return true;
-}
-
-int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
-                      size_t *n_owned, char *msg, size_t cap) {
-  const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "rank_data");
-  if (!cJSON_IsArray(list)) {
-    snprintf(msg, cap,
-             "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
-    return -1;
-  }
-  const cJSON *e;
-  size_t i = 0;
-  cJSON_ArrayForEach(e, list) {
-    an_rank_data *v = realloc(*data, (*n + 1) * sizeof *v);
-    if (!v) return snprintf(msg, cap, "out of memory"), -1;
-    *data = v;
-    an_rank_data *d = &v[(*n)++];
-    memset(d, 0, sizeof *d);
-    bool ok = true;
-    const cJSON *path = cJSON_GetObjectItemCaseSensitive(e, "path");
-    const cJSON *stage = cJSON_GetObjectItemCaseSensitive(e, "stage");
-    d->rank = (long)num(e, "rank", &ok);
-    d->busy_us = num(e, "busy_us", &ok);
-    d->idle_us = num(e, "idle_us", &ok);
-    d->class_us[AN_RANK_COMPUTE] = num(e, "compute_us", &ok);
-    d->class_us[AN_RANK_COMM] = num(e, "communication_us", &ok);
-    d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
-    d->collective_us = num(e, "collective_us", &ok);
-    double steps = num(e, "steps", &ok);
-    d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
-    ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
-    if (ok) d->path = path->valuestring, d->stage = stage->valuestring;
-    if (!ok || !read_arrays(e, d, owned, n_owned)) {
-      snprintf(msg, cap, "rank_data[%zu] is malformed", i);
-      return -1;
-    }
-    i++;
-  }
-  return 0;
-}
-
-void rp_rank_data_free(void **owned, size_t n_owned) {
-  for (size_t i = 0; i < n_owned; i++) free(owned[i]);
-  free(owned);
 }

@@ -318,3 +318,71 @@ const char *rp_diff_straggler_word(const an_diff_rank_row *r) {
   if (r->before_straggler) return "before";
   return r->after_straggler ? "after" : NULL;
 }
+
+const char *rp_rank_verdict(an_rank_verdict v) {
+  switch (v) {
+    case AN_RANK_STRAGGLER:
+      return "straggler";
+    case AN_RANK_SPREAD:
+      return "wait spread across ranks";
+    case AN_RANK_BELOW_BAR:
+      return "no straggler (below the bar)";
+    case AN_RANK_COUNTS_DIFFER:
+      return "instance counts differ";
+    case AN_RANK_NO_COLLECTIVES:
+      break;
+  }
+  return "no collectives to compare";
+}
+
+const char *rp_rank_verdict_id(an_rank_verdict v) {
+  switch (v) {
+    case AN_RANK_STRAGGLER:
+      return "straggler";
+    case AN_RANK_SPREAD:
+      return "spread";
+    case AN_RANK_BELOW_BAR:
+      return "below-bar";
+    case AN_RANK_COUNTS_DIFFER:
+      return "counts-differ";
+    case AN_RANK_NO_COLLECTIVES:
+      break;
+  }
+  return "no-collectives";
+}
+
+const char *rp_rank_cause(an_rank_cause c) {
+  return c == AN_CAUSE_HOST ? "host" : c == AN_CAUSE_GPU ? "GPU" : "unknown";
+}
+
+const char *rp_rank_cause_id(an_rank_cause c) {
+  return c == AN_CAUSE_HOST ? "host" : c == AN_CAUSE_GPU ? "gpu" : "unknown";
+}
+
+const char *rp_rank_group_source(an_rank_group_source s) {
+  switch (s) {
+    case AN_GROUP_PG_ARGS:
+      return "the collectives' process group";
+    case AN_GROUP_SIZE_ARG:
+      return "pg_config, by group size";
+    case AN_GROUP_CO_MOVING:
+      return "pg_config, ranks that end together";
+    case AN_GROUP_ALL_RANKS:
+      break;
+  }
+  return "all ranks";
+}
+
+const char *rp_rank_group_source_id(an_rank_group_source s) {
+  switch (s) {
+    case AN_GROUP_PG_ARGS:
+      return "pg-args";
+    case AN_GROUP_SIZE_ARG:
+      return "group-size";
+    case AN_GROUP_CO_MOVING:
+      return "co-moving";
+    case AN_GROUP_ALL_RANKS:
+      break;
+  }
+  return "all-ranks";
+}

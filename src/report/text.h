@@ -45,6 +45,17 @@ const char *rp_action(an_action a);             /* "Overlap it with other stream
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
 
+/* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
+ * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler
+ * ("host", "GPU", "unknown"; JSON ids lower-case), how a group was found (words, and
+ * JSON ids "pg-args", "group-size", "co-moving", "all-ranks"). */
+const char *rp_rank_verdict(an_rank_verdict v);
+const char *rp_rank_verdict_id(an_rank_verdict v);
+const char *rp_rank_cause(an_rank_cause c);
+const char *rp_rank_cause_id(an_rank_cause c);
+const char *rp_rank_group_source(an_rank_group_source s);
+const char *rp_rank_group_source_id(an_rank_group_source s);
+
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);

@@ -426,19 +426,30 @@ Test(kernel_map, name_table_decides_each_name_once, .init = setup, .fini = teard
   an_rank_input in = {"t.json", "all", 0};
   an_rank_summary *with = an_rank_summarize(&in, &v, rules, m);
   an_rank_summary *without = an_rank_summarize(&in, &v, rules, NULL);
-  an_rank_data a, b;
-  cr_assert(with && without && an_rank_summary_data(with, &a) && an_rank_summary_data(without, &b));
-  cr_assert_eq(a.n_kernels, b.n_kernels);
-  cr_assert_eq(a.n_kernels, an_kernel_map_name_count(m) - 1, "every name but the empty one");
-  for (size_t k = 0; k < a.n_kernels; k++) {
-    cr_assert_str_eq(a.kernels[k].name, b.kernels[k].name);
-    uint32_t id = an_kernel_map_find_name(m, a.kernels[k].name, strlen(a.kernels[k].name));
-    cr_assert_eq(a.kernels[k].name, an_kernel_map_name(m, id), "the map's copy, borrowed");
-    cr_assert_neq(b.kernels[k].name, an_kernel_map_name(m, id), "without a map: its own");
-    cr_assert_str_eq(a.kernels[k].category, b.kernels[k].category, "%s", a.kernels[k].name);
-    cr_assert_eq(a.kernels[k].cls, b.kernels[k].cls);
-    cr_assert_float_eq(a.kernels[k].total_us, b.kernels[k].total_us, 0);
+  cr_assert(with && without);
+  cr_assert_eq(an_rank_summary_parts(with), v.n_stages, "one part per stage");
+  bool *seen_id = calloc(an_kernel_map_name_count(m) + 1, sizeof *seen_id);
+  size_t distinct = 0;
+  for (size_t j = 0; j < v.n_stages; j++) {
+    an_rank_data a, b;
+    cr_assert(an_rank_summary_data(with, j, &a) && an_rank_summary_data(without, j, &b));
+    cr_assert_eq(a.n_kernels, b.n_kernels);
+    for (size_t k = 0; k < a.n_kernels; k++) {
+      cr_assert_str_eq(a.kernels[k].name, b.kernels[k].name);
+      uint32_t id = an_kernel_map_find_name(m, a.kernels[k].name, strlen(a.kernels[k].name));
+      cr_assert_eq(a.kernels[k].name, an_kernel_map_name(m, id), "the map's copy, borrowed");
+      cr_assert_neq(b.kernels[k].name, an_kernel_map_name(m, id), "without a map: its own");
+      cr_assert_str_eq(a.kernels[k].category, b.kernels[k].category, "%s", a.kernels[k].name);
+      cr_assert_eq(a.kernels[k].cls, b.kernels[k].cls);
+      cr_assert_float_eq(a.kernels[k].total_us, b.kernels[k].total_us, 0);
+      distinct += !seen_id[id];
+      seen_id[id] = true;
+    }
   }
+  an_rank_data none;
+  cr_assert_not(an_rank_summary_data(with, v.n_stages, &none), "no part past the last");
+  cr_assert_eq(distinct, an_kernel_map_name_count(m) - 1, "every name but the empty one");
+  free(seen_id);
   an_rank_summary_free(with);
   an_rank_summary_free(without);
   an_kernel_map_destroy(m);

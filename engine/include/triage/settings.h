@@ -225,6 +225,14 @@ typedef struct te_list_map {
     "kernel categories counted as memory time in the rank table (the rest is compute)")            \
   X(ranks_straggler_min_share_pct, "ranks.straggler_min_share_pct", NUMBER, 0, 100, 0, NULL,       \
     "a group has a straggler when the others wait at least this share of their GPU time")          \
+  X(ranks_straggler_min_consistency_pct, "ranks.straggler_min_consistency_pct", NUMBER, 0, 100, 0, \
+    NULL,                                                                                          \
+    "a straggler is named when at least this share of the loss waits for it; less is spread wait") \
+  X(ranks_same_group_spread_us, "ranks.same_group_spread_us", NUMBER, 0, 1e9, 0, NULL,             \
+    "two ranks run a collective together when its instances' end differences stay this close")     \
+  X(ranks_cause_min_share_pct, "ranks.cause_min_share_pct", NUMBER, 0, 100, 0, NULL,               \
+    "a straggler's longer compute or idle names the cause when it explains this share of its "     \
+    "delay")                                                                                       \
   X(ranks_imbalance_pct, "ranks.imbalance_pct", NUMBER, 0, 1e6, 0, NULL,                           \
     "a kernel is imbalanced when its time on the slowest rank exceeds the fastest by this")        \
   X(ranks_imbalance_min_share_pct, "ranks.imbalance_min_share_pct", NUMBER, 0, 100, 0, NULL,       \

@@ -1,0 +1,605 @@
+/* analysis/rank_match.c - the groups, matched collectives, waits and straggler verdicts
+ * of one stage (ranks_internal.h; docs/scale-out.md "How the Ranks section decides").
+ *
+ * A collective kind is a canonical kernel name with its message size (In msg nelems,
+ * 0 when unknown). Each rank resolves the group of each kind it ran: the Process Group
+ * Ranks its kernels name, else the largest NCCL group of its pg_config of the kinds'
+ * Group size, else the largest such group whose ranks end every instance together (the
+ * difference of their ends stays within ranks.same_group_spread_us: one clock offset,
+ * whatever it is), else every rank of the stage. A kind is matched over a group by
+ * occurrence: the k-th instance on every member; a member's wait in it is its duration
+ * minus the fastest member's (the floor). Kinds whose instance counts differ across the
+ * members are reported, never truncated.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ranks_internal.h"
+#include "util/map.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+/* The stage's parts and what the passes share. */
+typedef struct stage_ctx {
+  an_rank_part *const *parts;
+  size_t n;
+  const te_settings *set;
+  ut_strmap kinds;    /* "name\x1fnelems" */
+  const char **kname; /* per kind: its canonical name (a part's string) */
+  size_t cap_kname;
+  uint32_t **kind_of; /* per part, per collective */
+  uint32_t *count;    /* [part * n_kinds + kind]: instances */
+  ut_strmap memo;     /* co-movement answers: "kind:ranks" -> 0/1 in memo_val */
+  uint8_t *memo_val;
+  size_t cap_memo;
+} stage_ctx;
+
+typedef struct group {
+  long *ranks; /* present ranks, ascending (owned by the owner once kept) */
+  size_t n_ranks;
+  an_rank_group_source source;
+  size_t *members; /* part indices, parallel to ranks */
+  double *wait;    /* per member */
+} group;
+
+typedef struct unit {
+  uint32_t kind;
+  size_t group;
+} unit;
+
+typedef struct groups {
+  group *v;
+  size_t n, cap;
+  unit *units;
+  size_t n_units, cap_units;
+} groups;
+
+/* ------------------------------------------------------------------ kinds */
+
+static const char *kind_name(const stage_ctx *c, uint32_t k) { return c->kname[k]; }
+
+static bool kind_ids(stage_ctx *c) {
+  c->kind_of = calloc(c->n, sizeof *c->kind_of);
+  if (!c->kind_of) return false;
+  char key[1100];
+  for (size_t p = 0; p < c->n; p++) {
+    const an_rank_part *pt = c->parts[p];
+    c->kind_of[p] = malloc((pt->n_colls ? pt->n_colls : 1) * sizeof **c->kind_of);
+    if (!c->kind_of[p]) return false;
+    for (size_t i = 0; i < pt->n_colls; i++) {
+      const an_rank_collective *x = &pt->colls[i];
+      int len = snprintf(key, sizeof key, "%s%c%.0f", pt->kern[x->kernel].name, '\x1f', x->nelems);
+      if (len < 0 || (size_t)len >= sizeof key) len = (int)sizeof key - 1;
+      size_t before = c->kinds.n;
+      long id = ut_strmap_put(&c->kinds, key, (size_t)len);
+      if (id < 0) return false;
+      if (c->kinds.n > before) {
+        const char **v = ut_grow(c->kname, &c->cap_kname, c->kinds.n, sizeof *v);
+        if (!v) return false;
+        c->kname = v;
+        v[id] = pt->kern[x->kernel].name;
+      }
+      c->kind_of[p][i] = (uint32_t)id;
+    }
+  }
+  c->count = calloc(c->n * c->kinds.n + 1, sizeof *c->count);
+  if (!c->count) return false;
+  for (size_t p = 0; p < c->n; p++)
+    for (size_t i = 0; i < c->parts[p]->n_colls; i++) c->count[p * c->kinds.n + c->kind_of[p][i]]++;
+  return true;
+}
+
+/* The durations / ends of kind k on part p, in order (out holds count entries). */
+static void instances(const stage_ctx *c, size_t p, uint32_t k, double *dur, double *end) {
+  size_t m = 0;
+  const an_rank_part *pt = c->parts[p];
+  for (size_t i = 0; i < pt->n_colls; i++)
+    if (c->kind_of[p][i] == k) {
+      if (dur) dur[m] = pt->colls[i].dur_us;
+      if (end) end[m] = pt->colls[i].end_us;
+      m++;
+    }
+}
+
+/* ------------------------------------------------------------------ groups */
+
+/* Index of the stage's part of rank r, or SIZE_MAX. Parts are by rank. */
+static size_t part_of(const stage_ctx *c, long r) {
+  size_t lo = 0, hi = c->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->parts[mid]->rank < r)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < c->n && c->parts[lo]->rank == r ? lo : SIZE_MAX;
+}
+
+/* The ranks of pg present in the stage, into out; the count. */
+static size_t present(const stage_ctx *c, const an_rank_pg *pg, long *out) {
+  size_t m = 0;
+  for (size_t i = 0; i < pg->n_ranks; i++)
+    if (part_of(c, pg->ranks[i]) != SIZE_MAX) out[m++] = pg->ranks[i];
+  return m;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Whether parts p and q end kind k's instances together: the median absolute deviation
+ * of (end_q - end_p) over their common instances is within the setting. */
+static bool end_together(const stage_ctx *c, size_t p, size_t q, uint32_t k, double *a, double *b) {
+  size_t na = c->count[p * c->kinds.n + k], nb = c->count[q * c->kinds.n + k];
+  size_t m = na < nb ? na : nb;
+  if (!m) return false;
+  instances(c, p, k, NULL, a);
+  instances(c, q, k, NULL, b);
+  for (size_t i = 0; i < m; i++) a[i] = b[i] - a[i];
+  double mid = median(a, m);
+  for (size_t i = 0; i < m; i++) a[i] = fabs(a[i] - mid);
+  return median(a, m) <= c->set->ranks_same_group_spread_us;
+}
+
+/* Whether every present member of ranks ends kind k together with its first; memoised
+ * per (kind, ranks). -1 when out of memory. */
+static int co_moving(stage_ctx *c, uint32_t k, const long *ranks, size_t n) {
+  char key[64 + 24 * 64];
+  int len = snprintf(key, sizeof key, "%u", k);
+  for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof key - 24; i++)
+    len += snprintf(key + len, sizeof key - (size_t)len, ",%ld", ranks[i]);
+  long id = ut_strmap_find(&c->memo, key, (size_t)len);
+  if (id >= 0) return c->memo_val[id];
+  size_t p0 = part_of(c, ranks[0]), cnt = c->count[p0 * c->kinds.n + k];
+  double *a = malloc((cnt + 1) * sizeof *a), *b = malloc((cnt + 1) * sizeof *b);
+  bool together = a && b;
+  for (size_t i = 1; i < n && together; i++)
+    together = end_together(c, p0, part_of(c, ranks[i]), k, a, b);
+  int ok = a && b;
+  free(a);
+  free(b);
+  id = ok ? ut_strmap_put(&c->memo, key, (size_t)len) : -1;
+  uint8_t *v = id >= 0 ? ut_grow(c->memo_val, &c->cap_memo, (size_t)id + 1, 1) : NULL;
+  if (!v) return -1;
+  c->memo_val = v;
+  v[id] = together;
+  return together;
+}
+
+/* The pg_config group (not named by args) of p with most ranks, among those of size
+ * `size` when size > 0, else the largest whose present ranks co-move for kind k. Writes
+ * its present ranks; their count (0: none). -1 when out of memory. */
+static long config_group(stage_ctx *c, size_t p, uint32_t k, size_t size, long *out) {
+  const an_rank_part *pt = c->parts[p];
+  const an_rank_pg *best = NULL;
+  for (size_t i = 0; i < pt->n_pgs; i++) {
+    const an_rank_pg *g = &pt->pgs[i];
+    if (g->from_args || (size && g->n_ranks != size) || (best && g->n_ranks <= best->n_ranks))
+      continue;
+    if (!size) {
+      size_t m = present(c, g, out);
+      int cm = m >= 2 ? co_moving(c, k, out, m) : 0;
+      if (cm < 0) return -1;
+      if (!cm) continue;
+    }
+    best = g;
+  }
+  return best ? (long)present(c, best, out) : 0;
+}
+
+/* The group of kind k on part p: ranks (present, ascending) into out, the count (< 2:
+ * none to match) and the source. -1 when out of memory. */
+static long resolve(stage_ctx *c, size_t p, uint32_t k, long *out, an_rank_group_source *src) {
+  const an_rank_part *pt = c->parts[p];
+  size_t size = 0;
+  for (size_t i = 0; i < pt->n_colls; i++) {
+    const an_rank_collective *x = &pt->colls[i];
+    if (c->kind_of[p][i] != k) continue;
+    if (x->pg != AN_RANK_NO_PG) {
+      *src = AN_GROUP_PG_ARGS;
+      return (long)present(c, &pt->pgs[x->pg], out);
+    }
+    if (x->group_size) size = x->group_size;
+  }
+  long m = size ? config_group(c, p, k, size, out) : 0;
+  *src = AN_GROUP_SIZE_ARG;
+  if (m == 0) m = config_group(c, p, k, 0, out), *src = AN_GROUP_CO_MOVING;
+  if (m != 0) return m;
+  bool none = true;
+  for (size_t i = 0; i < pt->n_pgs && none; i++) none = pt->pgs[i].from_args;
+  if (!none) return 0; /* pg_config names groups, none of which runs it with p */
+  for (size_t i = 0; i < c->n; i++) out[i] = c->parts[i]->rank;
+  *src = AN_GROUP_ALL_RANKS;
+  return (long)c->n;
+}
+
+/* Index of the group with these ranks, added (with its members) when new; SIZE_MAX when
+ * out of memory. */
+static size_t group_index(const stage_ctx *c, groups *gs, const long *ranks, size_t m,
+                          an_rank_group_source src) {
+  for (size_t g = 0; g < gs->n; g++)
+    if (gs->v[g].n_ranks == m && !memcmp(gs->v[g].ranks, ranks, m * sizeof *ranks)) {
+      if (src < gs->v[g].source) gs->v[g].source = src;
+      return g;
+    }
+  group *v = ut_grow(gs->v, &gs->cap, gs->n + 1, sizeof *v);
+  if (!v) return SIZE_MAX;
+  gs->v = v;
+  group *g = &v[gs->n];
+  *g = (group){malloc(m * sizeof *g->ranks), m, src, malloc(m * sizeof *g->members),
+               calloc(m, sizeof *g->wait)};
+  if (!g->ranks || !g->members || !g->wait) {
+    free(g->ranks), free(g->members), free(g->wait);
+    return SIZE_MAX;
+  }
+  memcpy(g->ranks, ranks, m * sizeof *ranks);
+  for (size_t i = 0; i < m; i++) g->members[i] = part_of(c, ranks[i]);
+  return gs->n++;
+}
+
+static bool add_unit(groups *gs, uint32_t k, size_t g) {
+  for (size_t i = 0; i < gs->n_units; i++)
+    if (gs->units[i].kind == k && gs->units[i].group == g) return true;
+  unit *v = ut_grow(gs->units, &gs->cap_units, gs->n_units + 1, sizeof *v);
+  if (!v) return false;
+  gs->units = v;
+  v[gs->n_units++] = (unit){k, g};
+  return true;
+}
+
+static int cmp_long(const void *a, const void *b) {
+  long x = *(const long *)a, y = *(const long *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Every (kind, group) a part of the stage resolves. */
+static bool resolve_all(stage_ctx *c, groups *gs) {
+  long *ranks = malloc((c->n + 1) * sizeof *ranks);
+  bool ok = ranks != NULL;
+  for (size_t p = 0; p < c->n && ok; p++)
+    for (uint32_t k = 0; k < c->kinds.n && ok; k++) {
+      if (!c->count[p * c->kinds.n + k]) continue;
+      an_rank_group_source src = AN_GROUP_ALL_RANKS;
+      long m = resolve(c, p, k, ranks, &src);
+      if (m < 0) ok = false;
+      if (m < 2) continue;
+      qsort(ranks, (size_t)m, sizeof *ranks, cmp_long);
+      size_t g = group_index(c, gs, ranks, (size_t)m, src);
+      ok = g != SIZE_MAX && add_unit(gs, k, g);
+    }
+  free(ranks);
+  return ok;
+}
+
+/* ------------------------------------------------------------------ matching */
+
+/* Per member of u's group, its durations of u's kind (count each); NULL when the counts
+ * differ (mismatch noted in out) or memory runs out (*nomem). */
+static double **unit_durations(const stage_ctx *c, const group *g, const unit *u, size_t *count,
+                               an_rank_group *out, bool *nomem) {
+  size_t lo = SIZE_MAX, hi = 0;
+  for (size_t i = 0; i < g->n_ranks; i++) {
+    size_t x = c->count[g->members[i] * c->kinds.n + u->kind];
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+  }
+  if (lo != hi) {
+    if (!out->n_count_mismatch++)
+      out->mismatch_kernel = kind_name(c, u->kind), out->mismatch_min = lo, out->mismatch_max = hi;
+    out->n_unmatched += hi;
+    return NULL;
+  }
+  double **d = calloc(g->n_ranks, sizeof *d);
+  for (size_t i = 0; d && i < g->n_ranks; i++) {
+    if (!(d[i] = malloc((lo + 1) * sizeof **d))) {
+      for (size_t j = 0; j < i; j++) free(d[j]);
+      free(d), d = NULL;
+      break;
+    }
+    instances(c, g->members[i], u->kind, d[i], NULL);
+  }
+  *nomem = !d;
+  *count = lo;
+  return d;
+}
+
+static void free_durations(double **d, size_t m) {
+  for (size_t i = 0; d && i < m; i++) free(d[i]);
+  free(d);
+}
+
+/* The fastest member of instance i (ties: the lowest rank). */
+static size_t fastest(double **d, size_t m, size_t i) {
+  size_t f = 0;
+  for (size_t r = 1; r < m; r++)
+    if (d[r][i] < d[f][i]) f = r;
+  return f;
+}
+
+/* Pass 1: every member's wait over the group's matched kinds. */
+static bool match_waits(const stage_ctx *c, groups *gs, an_rank_group *out) {
+  for (size_t u = 0; u < gs->n_units; u++) {
+    group *g = &gs->v[gs->units[u].group];
+    size_t cnt = 0;
+    bool nomem = false;
+    double **d = unit_durations(c, g, &gs->units[u], &cnt, &out[gs->units[u].group], &nomem);
+    if (nomem) return false;
+    for (size_t i = 0; d && i < cnt; i++) {
+      double floor = d[fastest(d, g->n_ranks, i)][i];
+      for (size_t r = 0; r < g->n_ranks; r++) g->wait[r] += d[r][i] - floor;
+    }
+    if (d) out[gs->units[u].group].n_matched += cnt;
+    free_durations(d, g->n_ranks);
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------ evidence */
+
+/* Where the others' wait goes: per (kind, position in the step) and per step of the
+ * group's first member; the share spent in instances the straggler s was fastest in. */
+typedef struct evidence {
+  double *by_slot; /* [kind * (max_pos + 1) + position] */
+  size_t max_pos;
+  double *by_step; /* [step] of the first member */
+  size_t n_steps;
+  double lost, lost_in_steps, last_arrival;
+} evidence;
+
+static void add_instance(const stage_ctx *c, const group *g, const unit *u, double **d, size_t i,
+                         size_t s, const an_rank_collective *first, evidence *ev) {
+  double floor = d[fastest(d, g->n_ranks, i)][i], lost = 0;
+  for (size_t r = 0; r < g->n_ranks; r++)
+    if (r != s) lost += d[r][i] - floor;
+  ev->lost += lost;
+  if (fastest(d, g->n_ranks, i) == s) ev->last_arrival += lost;
+  if (first->position <= ev->max_pos)
+    ev->by_slot[u->kind * (ev->max_pos + 1) + first->position] += lost;
+  if (first->step != AN_RANK_NO_STEP && (size_t)first->step < ev->n_steps) {
+    ev->by_step[first->step] += lost;
+    ev->lost_in_steps += lost;
+  }
+  (void)c;
+}
+
+/* The first member's collectives of kind k, in order (count of them). */
+static const an_rank_collective **first_colls(const stage_ctx *c, size_t p, uint32_t k,
+                                              size_t cnt) {
+  const an_rank_collective **v = malloc((cnt + 1) * sizeof *v);
+  size_t m = 0;
+  for (size_t i = 0; v && i < c->parts[p]->n_colls && m < cnt; i++)
+    if (c->kind_of[p][i] == k) v[m++] = &c->parts[p]->colls[i];
+  return v;
+}
+
+/* Pass 2 over the units of group gi, with its straggler s (member index). */
+static bool collect(const stage_ctx *c, const groups *gs, size_t gi, size_t s, evidence *ev) {
+  const group *g = &gs->v[gi];
+  an_rank_group scratch = {0};
+  for (size_t u = 0; u < gs->n_units; u++) {
+    if (gs->units[u].group != gi) continue;
+    size_t cnt = 0;
+    bool nomem = false;
+    double **d = unit_durations(c, g, &gs->units[u], &cnt, &scratch, &nomem);
+    const an_rank_collective **fc =
+        d ? first_colls(c, g->members[0], gs->units[u].kind, cnt) : NULL;
+    if (nomem || (d && !fc)) return free_durations(d, g->n_ranks), false;
+    for (size_t i = 0; d && i < cnt; i++) add_instance(c, g, &gs->units[u], d, i, s, fc[i], ev);
+    free(fc);
+    free_durations(d, g->n_ranks);
+  }
+  return true;
+}
+
+static bool evidence_init(const stage_ctx *c, const group *g, evidence *ev) {
+  const an_rank_part *p = c->parts[g->members[0]];
+  *ev = (evidence){.n_steps = p->n_steps};
+  for (size_t i = 0; i < p->n_colls; i++)
+    if (p->colls[i].position > ev->max_pos) ev->max_pos = p->colls[i].position;
+  ev->by_slot = calloc(c->kinds.n * (ev->max_pos + 1) + 1, sizeof *ev->by_slot);
+  ev->by_step = calloc(ev->n_steps + 1, sizeof *ev->by_step);
+  return ev->by_slot && ev->by_step;
+}
+
+static void evidence_free(evidence *ev) {
+  free(ev->by_slot);
+  free(ev->by_step);
+}
+
+/* The slot and step that absorb the most; into out. */
+static void evidence_top(const stage_ctx *c, const evidence *ev, an_rank_group *out) {
+  size_t best = SIZE_MAX, slots = c->kinds.n * (ev->max_pos + 1);
+  for (size_t i = 0; i < slots; i++)
+    if (ev->by_slot[i] > 0 && (best == SIZE_MAX || ev->by_slot[i] > ev->by_slot[best])) best = i;
+  if (best != SIZE_MAX) {
+    out->wait_kernel = kind_name(c, (uint32_t)(best / (ev->max_pos + 1)));
+    out->wait_position = best % (ev->max_pos + 1);
+    out->wait_kernel_share_pct = ev->lost > 0 ? ev->by_slot[best] / ev->lost * 100 : 0;
+  }
+  for (size_t s = 0; s < ev->n_steps; s++)
+    if (ev->by_step[s] > 0 && (!out->worst_step || ev->by_step[s] > out->worst_step_lost_us)) {
+      out->worst_step = s + 1;
+      out->worst_step_lost_us = ev->by_step[s];
+    }
+}
+
+/* ------------------------------------------------------------------ cause */
+
+/* Mean over the steps of (the straggler's value - the others' median); field 0: compute,
+ * 1: idle before the step. */
+static double step_excess(const stage_ctx *c, const group *g, size_t s, int field, size_t n_steps,
+                          double *scratch) {
+  double sum = 0;
+  for (size_t k = 0; k < n_steps; k++) {
+    size_t m = 0;
+    for (size_t r = 0; r < g->n_ranks; r++) {
+      const an_rank_step *st = &c->parts[g->members[r]]->steps[k];
+      if (r != s) scratch[m++] = field ? st->idle_us : st->compute_us;
+    }
+    const an_rank_step *mine = &c->parts[g->members[s]]->steps[k];
+    sum += (field ? mine->idle_us : mine->compute_us) - median(scratch, m);
+  }
+  return n_steps ? sum / (double)n_steps : 0;
+}
+
+static bool cause_of(const stage_ctx *c, const group *g, size_t s, an_rank_group *out) {
+  size_t n_steps = SIZE_MAX;
+  for (size_t r = 0; r < g->n_ranks; r++)
+    if (c->parts[g->members[r]]->n_steps < n_steps) n_steps = c->parts[g->members[r]]->n_steps;
+  out->delay_per_step_us = g->n_ranks > 1 ? out->lost_per_step_us / (double)(g->n_ranks - 1) : 0;
+  if (!n_steps || n_steps == SIZE_MAX) return true;
+  double *scratch = malloc(g->n_ranks * sizeof *scratch);
+  if (!scratch) return false;
+  out->extra_compute_per_step_us = step_excess(c, g, s, 0, n_steps, scratch);
+  out->extra_idle_per_step_us = step_excess(c, g, s, 1, n_steps, scratch);
+  free(scratch);
+  double bar = out->delay_per_step_us * c->set->ranks_cause_min_share_pct / 100;
+  double gpu = out->extra_compute_per_step_us, host = out->extra_idle_per_step_us;
+  if (gpu >= host && gpu > 0 && gpu >= bar) out->cause = AN_CAUSE_GPU;
+  if (host > gpu && host > 0 && host >= bar) out->cause = AN_CAUSE_HOST;
+  return true;
+}
+
+/* ------------------------------------------------------------------ verdicts */
+
+static double gpu_time(const stage_ctx *c, const group *g) {
+  double t = 0;
+  for (size_t r = 0; r < g->n_ranks; r++)
+    t += c->parts[g->members[r]]->busy_us + c->parts[g->members[r]]->idle_us;
+  return t;
+}
+
+static an_rank_verdict verdict_of(const stage_ctx *c, const an_rank_group *out) {
+  if (out->n_ranks < 2 || !out->n_matched)
+    return out->n_count_mismatch ? AN_RANK_COUNTS_DIFFER : AN_RANK_NO_COLLECTIVES;
+  if (out->lost_share_pct < c->set->ranks_straggler_min_share_pct) return AN_RANK_BELOW_BAR;
+  if (out->last_arrival_pct < c->set->ranks_straggler_min_consistency_pct) return AN_RANK_SPREAD;
+  return AN_RANK_STRAGGLER;
+}
+
+/* The straggler, its loss, evidence, cause and verdict of group gi. */
+static bool judge(const stage_ctx *c, const groups *gs, size_t gi, an_rank_group *out) {
+  const group *g = &gs->v[gi];
+  size_t s = 0;
+  for (size_t r = 1; r < g->n_ranks; r++)
+    if (g->wait[r] < g->wait[s]) s = r; /* ties: the lowest rank */
+  out->straggler = g->ranks[s];
+  evidence ev;
+  bool ok = evidence_init(c, g, &ev) && collect(c, gs, gi, s, &ev);
+  if (ok) {
+    double gpu = gpu_time(c, g);
+    out->lost_us = ev.lost;
+    out->lost_share_pct = gpu > 0 ? ev.lost / gpu * 100 : 0;
+    out->last_arrival_pct = ev.lost > 0 ? ev.last_arrival / ev.lost * 100 : 0;
+    out->n_steps = c->parts[g->members[0]]->n_steps;
+    out->lost_per_step_us = out->n_steps ? ev.lost_in_steps / (double)out->n_steps : 0;
+    double per_step_gpu = out->n_steps ? gpu / (double)out->n_steps : 0;
+    out->lost_step_share_pct = per_step_gpu > 0 ? out->lost_per_step_us / per_step_gpu * 100 : 0;
+    evidence_top(c, &ev, out);
+    ok = cause_of(c, g, s, out);
+  }
+  evidence_free(&ev);
+  out->verdict = verdict_of(c, out);
+  out->has_straggler = out->verdict == AN_RANK_STRAGGLER;
+  if (!out->has_straggler) out->cause = AN_CAUSE_UNKNOWN;
+  return ok;
+}
+
+/* ------------------------------------------------------------------ rows */
+
+/* Ranks in no group share one (nothing to compare for them). */
+static bool leftover_group(const stage_ctx *c, groups *gs) {
+  long *ranks = malloc((c->n + 1) * sizeof *ranks);
+  if (!ranks) return false;
+  size_t m = 0;
+  for (size_t p = 0; p < c->n; p++) {
+    bool in = false;
+    for (size_t g = 0; g < gs->n && !in; g++)
+      in = bsearch(&c->parts[p]->rank, gs->v[g].ranks, gs->v[g].n_ranks, sizeof *ranks, cmp_long);
+    if (!in) ranks[m++] = c->parts[p]->rank;
+  }
+  bool ok = !m || group_index(c, gs, ranks, m, AN_GROUP_ALL_RANKS) != SIZE_MAX;
+  free(ranks);
+  return ok;
+}
+
+static void fill_rows(const stage_ctx *c, const groups *gs, const an_rank_group *out,
+                      an_rank_row *rows) {
+  for (size_t g = 0; g < gs->n; g++)
+    for (size_t r = 0; r < gs->v[g].n_ranks; r++) {
+      an_rank_row *row = &rows[gs->v[g].members[r]];
+      row->wait_us += gs->v[g].wait[r];
+      bool better = row->group == SIZE_MAX || out[g].n_matched > out[row->group].n_matched;
+      if (better) row->group = g;
+      if (out[g].has_straggler && out[g].straggler == row->rank) row->straggler = true;
+    }
+  for (size_t i = 0; i < c->n; i++)
+    rows[i].wait_share_pct = rows[i].busy_us > 0 ? rows[i].wait_us / rows[i].busy_us * 100 : 0;
+}
+
+static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_row *rows,
+                    an_rank_group **out_groups, size_t *n_out) {
+  an_rank_group *out = calloc(gs->n + 1, sizeof *out);
+  if (!an_rank_own(o, out)) return false;
+  bool ok = true;
+  for (size_t g = 0; g < gs->n && ok; g++)
+    out[g] = (an_rank_group){
+        .n_ranks = gs->v[g].n_ranks, .ranks = gs->v[g].ranks, .source = gs->v[g].source};
+  if (ok) ok = match_waits(c, gs, out);
+  for (size_t g = 0; g < gs->n && ok; g++) ok = judge(c, gs, g, &out[g]);
+  for (size_t g = 0; g < gs->n && ok; g++) { /* the names outlive the stage's maps */
+    if (out[g].wait_kernel)
+      ok = (out[g].wait_kernel = an_strtab_cstr(o->strings, out[g].wait_kernel));
+    if (ok && out[g].mismatch_kernel)
+      ok = (out[g].mismatch_kernel = an_strtab_cstr(o->strings, out[g].mismatch_kernel));
+  }
+  for (size_t g = 0; g < gs->n && ok; g++) { /* the ranks arrays go to the owner */
+    ok = an_rank_own(o, gs->v[g].ranks);
+    gs->v[g].ranks = NULL;
+  }
+  for (size_t i = 0; i < c->n; i++) rows[i].group = SIZE_MAX;
+  if (ok) fill_rows(c, gs, out, rows);
+  *out_groups = out;
+  *n_out = gs->n;
+  return ok;
+}
+
+static void ctx_free(stage_ctx *c, groups *gs) {
+  for (size_t p = 0; c->kind_of && p < c->n; p++) free(c->kind_of[p]);
+  free(c->kind_of);
+  free(c->count);
+  ut_strmap_free(&c->kinds);
+  free(c->kname);
+  ut_strmap_free(&c->memo);
+  free(c->memo_val);
+  for (size_t g = 0; g < gs->n; g++) {
+    free(gs->v[g].ranks);
+    free(gs->v[g].members);
+    free(gs->v[g].wait);
+  }
+  free(gs->v);
+  free(gs->units);
+}
+
+bool an_rank_match_stage(an_rank_owner *o, an_rank_part *const *parts, size_t n,
+                         const te_rules *rules, an_rank_row *rows, an_rank_group **out_groups,
+                         size_t *n_groups) {
+  stage_ctx c = {.parts = parts, .n = n, .set = te_rules_settings(rules)};
+  groups gs = {0};
+  *out_groups = NULL;
+  *n_groups = 0;
+  bool ok = kind_ids(&c) && resolve_all(&c, &gs) && leftover_group(&c, &gs) &&
+            publish(o, &c, &gs, rows, out_groups, n_groups);
+  ctx_free(&c, &gs);
+  return ok;
+}

@@ -1,0 +1,60 @@
+/*
+ * analysis/ranks_internal.h - what ranks.c (a rank's parts: one per stage of its trace,
+ * read from a trace or back from rank data) hands to rank_match.c (the groups, the
+ * matched collectives, the waits and the straggler verdict of one stage). Private to
+ * src/analysis.
+ *
+ * Ownership: a part owns its names, arrays and process-group rank lists (rank_part_free);
+ * the section's arrays belong to an an_rank_owner (an_rank_own), released with the
+ * an_ranks_result.
+ */
+#ifndef TRIAGE_ANALYSIS_RANKS_INTERNAL_H
+#define TRIAGE_ANALYSIS_RANKS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/model.h"
+#include "analysis/strtab.h"
+#include "triage/rules.h"
+#include "util/map.h"
+
+/* One rank in one stage. */
+typedef struct an_rank_part {
+  long rank;
+  const char *path;  /* borrowed from its summary */
+  const char *stage; /* stage id, borrowed from the rules (or the rank data) */
+  double busy_us, idle_us, class_us[AN_RANK_MEMORY + 1], collective_us;
+  ut_strmap names;      /* canonical kernel names */
+  an_rank_kernel *kern; /* parallel to names */
+  size_t cap_kern;
+  an_rank_collective *colls; /* in start order */
+  size_t n_colls, cap_colls;
+  an_rank_step *steps; /* the stage's counted steps */
+  size_t n_steps;
+  an_rank_pg *pgs; /* ranks arrays in pg_store */
+  long **pg_store; /* the ranks arrays, owned, parallel to pgs */
+  size_t n_pgs, cap_pgs, cap_store;
+} an_rank_part;
+
+void an_rank_part_free(an_rank_part *p);
+
+/* Every array of a section, freed with the result. */
+typedef struct an_rank_owner {
+  an_strtab *strings;
+  void **allocs;
+  size_t n_allocs, cap_allocs;
+} an_rank_owner;
+
+/* Records p to be freed with the result; false (p freed) when out of memory or p is
+ * NULL. */
+bool an_rank_own(an_rank_owner *o, void *p);
+
+/* Groups, matched collectives, waits and stragglers of one stage: parts[0..n) hold its
+ * ranks, ascending; rows[i] (filled by the caller) is parts[i]'s row, whose wait_us,
+ * wait_share_pct, group and straggler are set here. false when out of memory. */
+bool an_rank_match_stage(an_rank_owner *o, an_rank_part *const *parts, size_t n,
+                         const te_rules *rules, an_rank_row *rows, an_rank_group **groups,
+                         size_t *n_groups);
+
+#endif

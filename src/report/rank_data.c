@@ -1,0 +1,263 @@
+/* report/rank_data.c - a one-rank run's rank data in JSON, and read back (ranks_report.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/ranks_report.h"
+
+/* ------------------------------------------------------------------ rank data */
+
+/* [name, category, class, total_us] */
+static cJSON *kernel_json(const an_rank_kernel *k) {
+  cJSON *x = cJSON_CreateArray();
+  cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
+                 cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
+  for (int j = 0; j < 4; j++)
+    if (!x || !v[j] || !cJSON_AddItemToArray(x, v[j])) {
+      for (int i = j; i < 4; i++) cJSON_Delete(v[i]);
+      cJSON_Delete(x);
+      return NULL;
+    }
+  return x;
+}
+
+/* [kernel index, duration_us, end_us, nelems, pg (-1 none), group size, step (-1 none),
+ * position] */
+static cJSON *collective_json(const an_rank_collective *c) {
+  const double v[8] = {(double)c->kernel, c->dur_us,          c->end_us,
+                       c->nelems,         (double)c->pg,      (double)c->group_size,
+                       (double)c->step,   (double)c->position};
+  return cJSON_CreateDoubleArray(v, 8);
+}
+
+/* {"ranks": [...], "from_args": bool} */
+static cJSON *pg_json(const an_rank_pg *g) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON *r = o ? cJSON_AddArrayToObject(o, "ranks") : NULL;
+  for (size_t i = 0; r && i < g->n_ranks; i++) {
+    cJSON *n = cJSON_CreateNumber((double)g->ranks[i]);
+    if (!n || !cJSON_AddItemToArray(r, n)) r = NULL, cJSON_Delete(n);
+  }
+  if (r && cJSON_AddBoolToObject(o, "from_args", g->from_args)) return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+/* [compute_us, idle_us] */
+static cJSON *step_json(const an_rank_step *st) {
+  const double v[2] = {st->compute_us, st->idle_us};
+  return cJSON_CreateDoubleArray(v, 2);
+}
+
+/* The members after the lists; durations are written unrounded: merge must reproduce the
+ * direct run exactly. */
+static cJSON *data_tail_json(const an_rank_data *d) {
+  cJSON *o = cJSON_CreateObject();
+  if (o && cJSON_AddNumberToObject(o, "rank", (double)d->rank) &&
+      cJSON_AddStringToObject(o, "path", d->path) &&
+      cJSON_AddStringToObject(o, "stage", d->stage) &&
+      cJSON_AddNumberToObject(o, "busy_us", d->busy_us) &&
+      cJSON_AddNumberToObject(o, "idle_us", d->idle_us) &&
+      cJSON_AddNumberToObject(o, "compute_us", d->class_us[AN_RANK_COMPUTE]) &&
+      cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
+      cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
+      cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
+      cJSON_AddNumberToObject(o, "steps", (double)d->n_steps))
+    return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+static cJSON *pg_item(const void *pgs, size_t i) { return pg_json((const an_rank_pg *)pgs + i); }
+
+static cJSON *step_item(const void *steps, size_t i) {
+  return step_json((const an_rank_step *)steps + i);
+}
+
+static cJSON *kernel_item(const void *kernels, size_t i) {
+  return kernel_json((const an_rank_kernel *)kernels + i);
+}
+
+static cJSON *collective_item(const void *colls, size_t i) {
+  return collective_json((const an_rank_collective *)colls + i);
+}
+
+/* One rank's data, its kernel and collective lists one element at a time (a rank may
+ * have hundreds of thousands of each). */
+static bool data_stream(rp_jstream *w, const an_rank_data *d) {
+  rp_jstream_object_open(w);
+  bool ok = rp_jstream_list(w, "pgs", d->n_pgs, pg_item, d->pgs) &&
+            rp_jstream_list(w, "step_times", d->n_steps, step_item, d->steps) &&
+            rp_jstream_list(w, "kernels", d->n_kernels, kernel_item, d->kernels) &&
+            rp_jstream_list(w, "collectives", d->n_collectives, collective_item, d->collectives);
+  cJSON *tail = ok ? data_tail_json(d) : NULL;
+  rp_jstream_members(w, tail);
+  rp_jstream_object_close(w);
+  cJSON_Delete(tail);
+  return ok && tail;
+}
+
+bool rp_rank_data_stream(rp_jstream *w, const an_report *r) {
+  if (!r->n_rank_data) return true;
+  bool ok = true;
+  rp_jstream_key(w, "rank_data");
+  rp_jstream_array_open(w);
+  for (size_t i = 0; ok && i < r->n_rank_data; i++) ok = data_stream(w, &r->rank_data[i]);
+  rp_jstream_array_close(w);
+  return ok;
+}
+
+static bool keep_alloc(void ***owned, size_t *n, void *p) {
+  void **v = p ? realloc(*owned, (*n + 1) * sizeof *v) : NULL;
+  if (!v) {
+    free(p);
+    return false;
+  }
+  *owned = v;
+  v[(*n)++] = p;
+  return true;
+}
+
+static double num(const cJSON *o, const char *k, bool *ok) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!cJSON_IsNumber(x)) *ok = false;
+  return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+static bool read_kernels(const cJSON *ks, an_rank_data *d, an_rank_kernel *k) {
+  const cJSON *x;
+  cJSON_ArrayForEach(x, ks) {
+    const cJSON *v[4] = {cJSON_GetArrayItem(x, 0), cJSON_GetArrayItem(x, 1),
+                         cJSON_GetArrayItem(x, 2), cJSON_GetArrayItem(x, 3)};
+    if (!cJSON_IsString(v[0]) || !cJSON_IsString(v[1]) || !cJSON_IsNumber(v[2]) ||
+        !cJSON_IsNumber(v[3]) || v[2]->valuedouble < 0 || v[2]->valuedouble > AN_RANK_MEMORY)
+      return false;
+    k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring, v[1]->valuestring,
+                                         (an_rank_class)v[2]->valueint, v[3]->valuedouble};
+  }
+  d->kernels = k;
+  return true;
+}
+
+/* A whole number in [lo, hi] at index i of array x. */
+static bool whole_at(const cJSON *x, int i, double lo, double hi, double *out) {
+  const cJSON *v = cJSON_GetArrayItem(x, i);
+  if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi ||
+      v->valuedouble != (double)(long long)v->valuedouble)
+    return false;
+  *out = v->valuedouble;
+  return true;
+}
+
+static bool read_collectives(const cJSON *cs, an_rank_data *d, an_rank_collective *c) {
+  const cJSON *x;
+  cJSON_ArrayForEach(x, cs) {
+    double v[8];
+    const cJSON *dur = cJSON_GetArrayItem(x, 1), *end = cJSON_GetArrayItem(x, 2);
+    const cJSON *ne = cJSON_GetArrayItem(x, 3);
+    if (cJSON_GetArraySize(x) != 8 || !cJSON_IsNumber(dur) || !cJSON_IsNumber(end) ||
+        !cJSON_IsNumber(ne) || !whole_at(x, 0, 0, 1e15, &v[0]) || !whole_at(x, 4, -1, 1e9, &v[4]) ||
+        !whole_at(x, 5, 0, 1e9, &v[5]) || !whole_at(x, 6, -1, 1e15, &v[6]) ||
+        !whole_at(x, 7, 0, 1e15, &v[7]))
+      return false;
+    c[d->n_collectives++] =
+        (an_rank_collective){(size_t)v[0], dur->valuedouble, end->valuedouble, ne->valuedouble,
+                             (long)v[4],   (size_t)v[5],     (long)v[6],       (size_t)v[7]};
+  }
+  d->collectives = c;
+  return true;
+}
+
+static bool read_pgs(const cJSON *ps, an_rank_data *d, an_rank_pg *g, void ***owned,
+                     size_t *n_owned) {
+  const cJSON *x;
+  cJSON_ArrayForEach(x, ps) {
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(x, "ranks");
+    const cJSON *fa = cJSON_GetObjectItemCaseSensitive(x, "from_args");
+    if (!cJSON_IsArray(r) || !cJSON_IsBool(fa)) return false;
+    long *ranks = malloc(((size_t)cJSON_GetArraySize(r) + 1) * sizeof *ranks);
+    if (!keep_alloc(owned, n_owned, ranks)) return false;
+    size_t n = 0;
+    for (int i = 0; i < cJSON_GetArraySize(r); i++) {
+      double v;
+      if (!whole_at(r, i, 0, 1e15, &v) || (n && v <= ranks[n - 1])) return false;
+      ranks[n++] = (long)v;
+    }
+    g[d->n_pgs++] = (an_rank_pg){n, ranks, cJSON_IsTrue(fa)};
+  }
+  d->pgs = g;
+  return true;
+}
+
+static bool read_steps(const cJSON *ss, an_rank_data *d, an_rank_step *st) {
+  const cJSON *x;
+  size_t n = 0;
+  cJSON_ArrayForEach(x, ss) {
+    const cJSON *a = cJSON_GetArrayItem(x, 0), *b = cJSON_GetArrayItem(x, 1);
+    if (cJSON_GetArraySize(x) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b)) return false;
+    st[n++] = (an_rank_step){a->valuedouble, b->valuedouble};
+  }
+  d->steps = st;
+  return n == d->n_steps;
+}
+
+static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *n_owned) {
+  const cJSON *ps = cJSON_GetObjectItemCaseSensitive(e, "pgs");
+  const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "step_times");
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kernels");
+  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "collectives");
+  if (!cJSON_IsArray(ps) || !cJSON_IsArray(ss) || !cJSON_IsArray(ks) || !cJSON_IsArray(cs))
+    return false;
+  an_rank_pg *g = malloc(((size_t)cJSON_GetArraySize(ps) + 1) * sizeof *g);
+  an_rank_step *st = malloc(((size_t)cJSON_GetArraySize(ss) + 1) * sizeof *st);
+  an_rank_kernel *k = malloc(((size_t)cJSON_GetArraySize(ks) + 1) * sizeof *k);
+  an_rank_collective *c = malloc(((size_t)cJSON_GetArraySize(cs) + 1) * sizeof *c);
+  if (!keep_alloc(owned, n_owned, g) | !keep_alloc(owned, n_owned, st) |
+      !keep_alloc(owned, n_owned, k) | !keep_alloc(owned, n_owned, c))
+    return false;
+  return read_pgs(ps, d, g, owned, n_owned) && read_steps(ss, d, st) && read_kernels(ks, d, k) &&
+         read_collectives(cs, d, c);
+}
+
+int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
+                      size_t *n_owned, char *msg, size_t cap) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "rank_data");
+  if (!cJSON_IsArray(list)) {
+    snprintf(msg, cap,
+             "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
+    return -1;
+  }
+  const cJSON *e;
+  size_t i = 0;
+  cJSON_ArrayForEach(e, list) {
+    an_rank_data *v = realloc(*data, (*n + 1) * sizeof *v);
+    if (!v) return snprintf(msg, cap, "out of memory"), -1;
+    *data = v;
+    an_rank_data *d = &v[(*n)++];
+    memset(d, 0, sizeof *d);
+    bool ok = true;
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(e, "path");
+    const cJSON *stage = cJSON_GetObjectItemCaseSensitive(e, "stage");
+    d->rank = (long)num(e, "rank", &ok);
+    d->busy_us = num(e, "busy_us", &ok);
+    d->idle_us = num(e, "idle_us", &ok);
+    d->class_us[AN_RANK_COMPUTE] = num(e, "compute_us", &ok);
+    d->class_us[AN_RANK_COMM] = num(e, "communication_us", &ok);
+    d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
+    d->collective_us = num(e, "collective_us", &ok);
+    double steps = num(e, "steps", &ok);
+    d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
+    ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
+    if (ok) d->path = path->valuestring, d->stage = stage->valuestring;
+    if (!ok || !read_arrays(e, d, owned, n_owned)) {
+      snprintf(msg, cap, "rank_data[%zu] is malformed", i);
+      return -1;
+    }
+    i++;
+  }
+  return 0;
+}
+
+void rp_rank_data_free(void **owned, size_t n_owned) {
+  for (size_t i = 0; i < n_owned; i++) free(owned[i]);
+  free(owned);
+}
