@@ -45,7 +45,9 @@ Model (details in tools/tracesynth.py)
   * --first-collective-wait US: at the start of every step (of --first-wait-stage) one
     rank other than the group's first is late on the host by US, the others by at most
     US/4: the first collective of the step absorbs that skew (the decode "first
-    all-reduce takes 20-70x its median" effect).
+    all-reduce takes 20-70x its median" effect). The late rank is drawn per step, or with
+    --first-wait-rotate each rank in turn (the spread wait of real-multirank.md's SGLang
+    GB300 run: no one rank is the straggler).
   * --moe-imbalance F: the MLP GEMMs of every layer become expert kernels
     (fused_moe_kernel); on --moe-hot-rank they take (1+F) times as long.
   * Clocks: ranks of one node share a clock; every other node's clock is off by a seeded
@@ -155,6 +157,8 @@ def parse_args(argv):
     p.add_argument("--vocab", type=int, default=VOCAB, help="vocabulary size (logits all-gather)")
     p.add_argument("--first-collective-wait", type=float, default=0.0, metavar="US")
     p.add_argument("--first-wait-stage", choices=["decode", "prefill", "both"], default="decode")
+    p.add_argument("--first-wait-rotate", action="store_true",
+                   help="the late rank of each step in turn (spread wait) instead of drawn")
     p.add_argument("--moe-imbalance", type=float, default=0.0, metavar="F")
     p.add_argument("--moe-hot-rank", type=int, default=None, help="default: the last rank")
     p.add_argument("--noise", type=float, default=0.005, help="per-kernel duration noise (+-)")
@@ -297,6 +301,7 @@ def knobs_of(args):
             "moe_imbalance": args.moe_imbalance, "noise": args.noise,
             "first_wait_us": args.first_collective_wait,
             "first_wait_stages": stage_list(args.first_wait_stage),
+            "first_wait_rotate": args.first_wait_rotate,
             "late_rank": args.late_rank, "late_us": args.late_us,
             "late_stages": stage_list(args.late_stage), "end_jitter_us": args.end_jitter_us}
 

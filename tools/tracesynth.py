@@ -548,20 +548,22 @@ def _launch_order(program):
     return order
 
 
-def _scheduler_delays(group, stage, knobs, rng):
+def _scheduler_delays(group, stage, knobs, rng, step=0):
     """Per-rank host delay at the start of a step.
 
     first-collective wait (knobs first_wait_us, in first_wait_stages): one rank (never
     the group's first, which the reports analyse by default) is late by the full wait, the
     others by at most a quarter of it, so the group's first rank waits 0.75-1x the wait at
-    its first collective; the late rank changes from step to step (the wait is spread).
+    its first collective; the late rank is drawn anew each step, or with
+    first_wait_rotate taken in turn (every rank once per len(group) steps: the wait is
+    spread, no rank holds the group back).
     late rank (knobs late_rank, late_us, in late_stages): that rank's step annotation
     starts late by 0.3-1x late_us in every step, its node peers' within
     HOST_JITTER_US, the way one rank's slow scheduler holds a whole TP group back."""
     delays = {r: 0.0 for r in group}
     first_wait = knobs["first_wait_us"] if stage in knobs["first_wait_stages"] else 0.0
     if first_wait:
-        late = rng.choice(group[1:])
+        late = group[(step + 1) % len(group)] if knobs.get("first_wait_rotate") else rng.choice(group[1:])
         delays = {r: (first_wait if r == late else rng.uniform(0.0, 0.25 * first_wait)) for r in group}
     if knobs.get("late_rank") in group and stage in knobs.get("late_stages", ()):
         for r in group:
@@ -636,7 +638,7 @@ def simulate_group(programs, group, knobs, seed, host_start=2_000_000_000.0):
     truth = []
     gpu_free = {r: host_start for r in group}
     for step, program in enumerate(programs):
-        delays = _scheduler_delays(group, program["stage"], knobs, rng)
+        delays = _scheduler_delays(group, program["stage"], knobs, rng, step)
         records, coll = _simulate_step(program, group, host_start, gpu_free, knobs, rng, delays)
         for r in group:
             records[r]["delay_us"] = delays[r]

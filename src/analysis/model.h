@@ -509,8 +509,8 @@ typedef enum an_rank_verdict {
 } an_rank_verdict;
 
 /* Where the straggler's delay comes from, by comparing it with the group's other ranks
- * step by step (no clocks compared): a longer compute (GPU) or a longer GPU idle before
- * each step while its launches come late (host). */
+ * step by step (no clocks compared): a longer compute (GPU), or a step annotation that
+ * starts late against the collective every rank ends together (host). */
 typedef enum an_rank_cause {
   AN_CAUSE_UNKNOWN = 0, /* steps unknown, or neither explains ranks.cause_min_share_pct */
   AN_CAUSE_HOST = 1,
@@ -549,9 +549,10 @@ typedef struct an_rank_group {
   size_t worst_step;            /* 1-based among the stage's counted steps; 0 unknown */
   double worst_step_lost_us;
   /* cause, per step: how late the straggler arrives (lost per step over the others),
-   * its compute and its GPU idle before the step against the others' medians */
+   * how much longer its compute is and how much later its step starts on the host than
+   * the others' medians */
   an_rank_cause cause;
-  double delay_per_step_us, extra_compute_per_step_us, extra_idle_per_step_us;
+  double delay_per_step_us, extra_compute_per_step_us, host_late_per_step_us;
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than
@@ -606,8 +607,9 @@ typedef struct an_rank_pg {
 /* One counted step of the stage on this rank. */
 typedef struct an_rank_step {
   double compute_us; /* its kernels' time, collectives left out */
-  double idle_us;    /* GPU idle before it: from the previous step's last kernel end (any
-                        stage) to its first kernel start; 0 for the trace's first step */
+  double sync_us;    /* from its CPU start (the step annotation) to the end of its first
+                        collective, which every rank of the group ends together: a rank
+                        whose step starts late on the host has less; -1 without one */
 } an_rank_step;
 
 typedef struct an_rank_data {

@@ -435,21 +435,39 @@ static void evidence_top(const stage_ctx *c, const evidence *ev, an_rank_group *
 
 /* ------------------------------------------------------------------ cause */
 
-/* Mean over the steps of (the straggler's value - the others' median); field 0: compute,
- * 1: idle before the step. */
-static double step_excess(const stage_ctx *c, const group *g, size_t s, int field, size_t n_steps,
-                          double *scratch) {
+/* Mean over the steps of (the straggler's compute - the others' median): how much
+ * longer it computes. */
+static double extra_compute(const stage_ctx *c, const group *g, size_t s, size_t n_steps,
+                            double *scratch) {
   double sum = 0;
   for (size_t k = 0; k < n_steps; k++) {
     size_t m = 0;
-    for (size_t r = 0; r < g->n_ranks; r++) {
-      const an_rank_step *st = &c->parts[g->members[r]]->steps[k];
-      if (r != s) scratch[m++] = field ? st->idle_us : st->compute_us;
-    }
-    const an_rank_step *mine = &c->parts[g->members[s]]->steps[k];
-    sum += (field ? mine->idle_us : mine->compute_us) - median(scratch, m);
+    for (size_t r = 0; r < g->n_ranks; r++)
+      if (r != s) scratch[m++] = c->parts[g->members[r]]->steps[k].compute_us;
+    sum += c->parts[g->members[s]]->steps[k].compute_us - median(scratch, m);
   }
   return n_steps ? sum / (double)n_steps : 0;
+}
+
+/* Mean over the steps with a collective of (the others' median - the straggler's) time
+ * from the step's CPU start to the end of its first collective: how much later its step
+ * starts on the host than the others' (that end is one instant on every rank). */
+static double host_late(const stage_ctx *c, const group *g, size_t s, size_t n_steps,
+                        double *scratch) {
+  double sum = 0;
+  size_t used = 0;
+  for (size_t k = 0; k < n_steps; k++) {
+    double mine = c->parts[g->members[s]]->steps[k].sync_us;
+    size_t m = 0;
+    for (size_t r = 0; r < g->n_ranks; r++) {
+      double x = c->parts[g->members[r]]->steps[k].sync_us;
+      if (r != s && x >= 0) scratch[m++] = x;
+    }
+    if (mine < 0 || !m) continue;
+    sum += median(scratch, m) - mine;
+    used++;
+  }
+  return used ? sum / (double)used : 0;
 }
 
 static bool cause_of(const stage_ctx *c, const group *g, size_t s, an_rank_group *out) {
@@ -460,11 +478,11 @@ static bool cause_of(const stage_ctx *c, const group *g, size_t s, an_rank_group
   if (!n_steps || n_steps == SIZE_MAX) return true;
   double *scratch = malloc(g->n_ranks * sizeof *scratch);
   if (!scratch) return false;
-  out->extra_compute_per_step_us = step_excess(c, g, s, 0, n_steps, scratch);
-  out->extra_idle_per_step_us = step_excess(c, g, s, 1, n_steps, scratch);
+  out->extra_compute_per_step_us = extra_compute(c, g, s, n_steps, scratch);
+  out->host_late_per_step_us = host_late(c, g, s, n_steps, scratch);
   free(scratch);
   double bar = out->delay_per_step_us * c->set->ranks_cause_min_share_pct / 100;
-  double gpu = out->extra_compute_per_step_us, host = out->extra_idle_per_step_us;
+  double gpu = out->extra_compute_per_step_us, host = out->host_late_per_step_us;
   if (gpu >= host && gpu > 0 && gpu >= bar) out->cause = AN_CAUSE_GPU;
   if (host > gpu && host > 0 && host >= bar) out->cause = AN_CAUSE_HOST;
   return true;

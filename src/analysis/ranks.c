@@ -266,13 +266,14 @@ static bool collective_args(an_rank_part *p, const tr_trace *t, const tr_event *
 
 /* ---------------------------------------------------------------- steps */
 
-/* Per kernel event of the trace's kernel array: its step's ordinal among the part's
- * counted steps (-1 outside); fills the part's steps (idle before each). */
-static int32_t *step_ordinals(an_rank_part *p, const an_steps *st) {
+/* Per step of st: its ordinal among the part's counted steps (-1 for the others); sets
+ * up the part's steps and cpu_ts, their CPU starts. */
+static int32_t *step_ordinals(an_rank_part *p, const an_steps *st, double **cpu_ts) {
   int32_t *ord = malloc((st->n ? st->n : 1) * sizeof *ord);
   p->n_steps = an_steps_count(st, p->stage);
   p->steps = calloc(p->n_steps ? p->n_steps : 1, sizeof *p->steps);
-  if (!ord || !p->steps) {
+  *cpu_ts = malloc((p->n_steps ? p->n_steps : 1) * sizeof **cpu_ts);
+  if (!ord || !p->steps || !*cpu_ts) {
     free(ord);
     return NULL;
   }
@@ -282,8 +283,8 @@ static int32_t *step_ordinals(an_rank_part *p, const an_steps *st) {
     bool mine = !x->warmup && x->stage_id && !strcmp(x->stage_id, p->stage);
     ord[j] = mine ? (int32_t)m : -1;
     if (!mine) continue;
-    double idle = j ? x->gpu_ts - st->steps[j - 1].gpu_end : 0;
-    p->steps[m++].idle_us = idle > 0 ? idle : 0;
+    (*cpu_ts)[m] = x->cpu_ts;
+    p->steps[m++].sync_us = -1;
   }
   return ord;
 }
@@ -303,6 +304,7 @@ typedef struct part_input {
   const tr_trace *t;
   const an_steps *steps;
   const int32_t *ord;   /* step_ordinals */
+  const double *cpu_ts; /* CPU start per counted step */
   const tr_event *base; /* the trace's kernel array */
   size_t *per_step;     /* collectives seen so far per counted step */
 } part_input;
@@ -312,6 +314,7 @@ static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event
   an_rank_collective c = {.kernel = idx, .dur_us = dur, .end_us = e->ts + dur};
   c.step = kernel_step(pi->steps, pi->ord, pi->base, e);
   c.position = c.step >= 0 ? ++pi->per_step[c.step] : 0;
+  if (c.position == 1) s->steps[c.step].sync_us = c.end_us - pi->cpu_ts[c.step];
   if (!collective_args(s, pi->t, e, &c)) return false;
   an_rank_collective *v = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *v);
   if (!v) return false;
@@ -364,15 +367,17 @@ static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const n
   size_t n = sk->n, nk = 0;
   const tr_event **k = malloc((n ? n : 1) * sizeof *k);
   uint8_t *cls = malloc(n ? n : 1);
-  int32_t *ord = step_ordinals(p, st);
+  double *cpu_ts = NULL;
+  int32_t *ord = step_ordinals(p, st, &cpu_ts);
   size_t *per_step = calloc(p->n_steps ? p->n_steps : 1, sizeof *per_step);
   bool ok = k && cls && ord && per_step && config_groups(p, t);
   if (ok) {
     memcpy(k, sk->kernels, n * sizeof *k);
     ut_sort(k, n, sizeof *k, cmp_event_ptr, NULL); /* in order already: one run */
-    part_input pi = {t, st, ord, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step};
+    part_input pi = {t, st, ord, cpu_ts, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step};
     ok = add_kernels(p, &pi, k, cls, n, nm) && sweep(p, t, k, cls, n);
   }
+  free(cpu_ts);
   free(per_step);
   free(ord);
   free(cls);

@@ -42,9 +42,9 @@ static cJSON *pg_json(const an_rank_pg *g) {
   return NULL;
 }
 
-/* [compute_us, idle_us] */
+/* [compute_us, sync_us] */
 static cJSON *step_json(const an_rank_step *st) {
-  const double v[2] = {st->compute_us, st->idle_us};
+  const double v[2] = {st->compute_us, st->sync_us};
   return cJSON_CreateDoubleArray(v, 2);
 }
 

@@ -104,10 +104,10 @@ static int cause_text(FILE *f, const an_rank_group *g) {
   if (fputs(". Cause: ", f) == EOF || fputs(rp_rank_cause(g->cause), f) == EOF) return -1;
   if (!g->n_steps) return fputs(" (no steps to compare)", f) == EOF ? -1 : 0;
   if (fputs(": it arrives ", f) == EOF || rp_md_ms(f, g->delay_per_step_us, false) ||
-      fputs(" ms late per step; its compute differs from the others' by ", f) == EOF ||
-      rp_md_ms(f, tidy(g->extra_compute_per_step_us), true) ||
-      fputs(" ms and its GPU idles before each step ", f) == EOF ||
-      rp_md_ms(f, tidy(g->extra_idle_per_step_us), true) || fputs(" ms longer", f) == EOF)
+      fputs(" ms late per step; its step starts on the host ", f) == EOF ||
+      rp_md_ms(f, tidy(g->host_late_per_step_us), true) ||
+      fputs(" ms after the others' and its compute differs from theirs by ", f) == EOF ||
+      rp_md_ms(f, tidy(g->extra_compute_per_step_us), true) || fputs(" ms", f) == EOF)
     return -1;
   return 0;
 }
@@ -237,7 +237,7 @@ static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
          cJSON_AddNumberToObject(o, "delay_per_step_us", r3(g->delay_per_step_us)) &&
          cJSON_AddNumberToObject(o, "extra_compute_per_step_us",
                                  r3(g->extra_compute_per_step_us)) &&
-         cJSON_AddNumberToObject(o, "extra_idle_per_step_us", r3(g->extra_idle_per_step_us)) &&
+         cJSON_AddNumberToObject(o, "host_late_per_step_us", r3(g->host_late_per_step_us)) &&
          cJSON_AddNumberToObject(o, "count_mismatches", (double)g->n_count_mismatch) &&
          nullable_string(o, "mismatch_kernel", g->mismatch_kernel) &&
          cJSON_AddNumberToObject(o, "mismatch_min", (double)g->mismatch_min) &&

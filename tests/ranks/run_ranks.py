@@ -2,19 +2,28 @@
 """run_ranks.py MODE TRIAGE SOURCE - checks the Ranks section against generator manifests.
 
 fixtures:  tests/data/ranks/*/ (committed; tests/data/README.md states what each must show).
-generated: rank sets written now by tools/make-rank-set.py into a temporary directory,
-           one per framework (so every file-name form is read), slowdowns 5 % and 10 %,
-           and one with MoE expert imbalance on a hot rank.
+generated: rank sets written now by tools/make-rank-set.py into a temporary directory:
+           every framework's file names, slowdowns down to 5 %, MoE imbalance, and sets
+           with the structure of real profile directories (../shared/spec/real-multirank.md:
+           groups of one, gloo twins, per-kernel PG args or none, vLLM V1 markers with
+           empty steps, two nodes with their own clocks, the TP size in SGLang prefixes)
+           holding a GPU-slow rank in one stage and a host-late rank in the other; a set
+           whose late rank changes every step (spread wait, no straggler) and a file
+           named as another rank than its distributedInfo (one warning, the file's rank).
+shared:    ../shared/traces/multi-rank/hta_sampled_2ranks still gives its section (skipped
+           without ../shared).
 
-For every set: the framework detected is the manifest's; the Ranks section lists every rank (the API-server trace is none), the
-tables are the lowest rank's, each TP group's least-waiting rank is the manifest's
-least_wait_rank and is called a straggler exactly when the manifest's lost share of the
-step is at least 0.5 %, the per-rank collective waits match the manifest's within 10 %
-(or 3 us), the lost share matches within a third, and where the steps are known (stage
-annotations) their count and the loss per step match. The same directory with
---rank N gives rank N's tables and no Ranks section, and `triage merge` of the one-rank
-JSON reports of every rank gives the same Ranks section as the direct run (JSON, and
-Markdown under its own '# Triage ranks' title, tables stating their units).
+For every set: the framework detected is the manifest's; every stage of the manifest
+has its Ranks section listing every rank (the API-server trace is none); per stage and
+TP group (manifest "stages"): the straggler is the manifest's least-waiting rank, the
+step count (empty vLLM steps are no steps), the loss per step (10 % or 3 us) and its
+share (a third), every rank's wait (10 % or 3 us); an injected straggler has the verdict
+straggler and the injected cause (host or GPU); a host-late one's wait sits in the first
+collective of the step, the manifest's worst step, with the manifest's share; without
+an injected rank a loss under 0.5 % is below the bar. The same directory with --rank N
+gives rank N's tables and no Ranks section, and `triage merge` of the one-rank JSON
+reports of every rank gives the same Ranks section as the direct run (JSON, and Markdown
+under its own '# Triage ranks' title, tables stating their units).
 workers:   an 8-rank set and every rank fixture read with TRIAGE_WORKERS=1 (one reader, the
            serial path) and =2 give byte-identical Markdown and JSON; a TRIAGE_WORKERS
            outside 1..256 (AN_MAX_WORKERS) or not a number is a usage error (exit 2).
@@ -46,29 +55,53 @@ def near(a, b, rel, floor):
     return abs(a - b) <= max(floor, rel * abs(b))
 
 
-def check_group(name, section, g):
-    rows = {r["rank"]: r for r in section["rows"]}
-    want_ranks = sorted(g["ranks"])
-    found = [x for x in section["groups"] if sorted(x["ranks"]) == want_ranks]
-    check(len(found) == 1, f"{name}: group {want_ranks} not in {[x['ranks'] for x in section['groups']]}")
-    if not found:
+STAGE_ID = {"prefill": "extend", "decode": "decode"}
+
+
+def find_group(name, section, ranks):
+    found = [x for x in section["groups"] if sorted(x["ranks"]) == sorted(ranks)]
+    check(len(found) == 1, f"{name}: group {sorted(ranks)} not in {[x['ranks'] for x in section['groups']]}")
+    return found[0] if found else None
+
+
+def check_stage(name, sections, st):
+    """One stage expectation of the manifest (per TP group) against the report's section
+    of that stage: the straggler, its verdict, cause and evidence, waits and losses."""
+    stage = STAGE_ID[st["stage"]]
+    section = sections.get(stage)
+    check(section is not None, f"{name}: no Ranks section for {stage} (have {sorted(sections)})")
+    if section is None:
         return
-    got = found[0]
-    share = sum(g["lost_share_of_step"]) / len(g["lost_share_of_step"]) * 100
-    check(got["straggler"] == g["least_wait_rank"],
-          f"{name}: group {want_ranks} waits for {got['straggler']}, manifest {g['least_wait_rank']}")
-    check(got["has_straggler"] == (share >= 0.5),
-          f"{name}: group {want_ranks} verdict {got['has_straggler']} with lost share {share:.2f}%")
-    check(near(got["lost_share_pct"], share, 1 / 3, 0.1),
-          f"{name}: group {want_ranks} lost share {got['lost_share_pct']} vs manifest {share:.3f}")
-    per_step = g["lost_gpu_us_per_step"]
-    if got["steps"]:  # steps known when the trace's step annotations name a stage
-        check(got["steps"] == len(per_step), f"{name}: {got['steps']} steps, manifest {len(per_step)}")
-        check(near(got["lost_per_step_us"], sum(per_step) / len(per_step), 0.10, 3.0),
-              f"{name}: lost per step {got['lost_per_step_us']} vs manifest {per_step}")
-    for r, w in g["collective_wait_us"].items():
+    got = find_group(f"{name} {stage}", section, st["ranks"])
+    if got is None:
+        return
+    label = f"{name} {stage} {st['ranks']}"
+    rows = {r["rank"]: r for r in section["rows"]}
+    share = sum(st["lost_share_of_step"]) / len(st["lost_share_of_step"]) * 100
+    check(got["straggler"] == st["least_wait_rank"],
+          f"{label}: waits for {got['straggler']}, manifest {st['least_wait_rank']}")
+    check(got["steps"] == st["steps"], f"{label}: {got['steps']} steps, manifest {st['steps']}")
+    check(near(got["lost_per_step_us"], sum(st["lost_gpu_us_per_step"]) / st["steps"], 0.10, 3.0),
+          f"{label}: lost per step {got['lost_per_step_us']} vs manifest {st['lost_gpu_us_per_step']}")
+    check(near(got["lost_step_share_pct"], share, 1 / 3, 0.1),
+          f"{label}: lost share {got['lost_step_share_pct']} vs manifest {share:.3f}")
+    for r, w in st["collective_wait_us"].items():
         check(near(rows[int(r)]["wait_us"], w, 0.10, 3.0),
-              f"{name}: rank {r} waits {rows[int(r)]['wait_us']} us, manifest {w}")
+              f"{label}: rank {r} waits {rows[int(r)]['wait_us']} us, manifest {w}")
+    if st["cause"] is None:
+        if share < 0.5:
+            check(got["verdict"] == "below-bar", f"{label}: verdict {got['verdict']} with share {share:.2f}%")
+        return
+    check(got["verdict"] == "straggler", f"{label}: verdict {got['verdict']}, a straggler was injected")
+    check(got["cause"] == st["cause"], f"{label}: cause {got['cause']}, injected {st['cause']}")
+    if st["cause"] == "host":  # the whole delay shows up in the step's first collective
+        want = st["absorbed_by"]
+        check(got["wait_position"] == want["position"] and got["worst_step"] == want["worst_step"],
+              f"{label}: evidence collective {got['wait_position']} step {got['worst_step']}, manifest {want}")
+        check(want["kernel"].startswith(got["wait_kernel"] or "?"),
+              f"{label}: evidence kernel {got['wait_kernel']} vs {want['kernel'][:60]}")
+        check(near(got["wait_kernel_share_pct"], want["share"] * 100, 0.05, 1.0),
+              f"{label}: evidence share {got['wait_kernel_share_pct']} vs {want['share']}")
 
 
 def check_set(triage, name, directory, manifest):
@@ -91,11 +124,15 @@ def check_set(triage, name, directory, manifest):
     first = os.path.join(directory, manifest["files"]["0"])
     check(rep["inputs"]["formal"][0] == os.path.normpath(first),
           f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
-    for g in manifest["groups"]:
-        check_group(name, rep["ranks"][0], g)
-    if manifest["framework"] != "trtllm":  # TRT-LLM records no step annotation
-        check(all(g["steps"] for g in rep["ranks"][0]["groups"]),
-              f"{name}: steps unknown (matcher step_annotation found none)")
+    sections = {s["stage"]: s for s in rep["ranks"]}
+    trtllm = manifest["framework"] == "trtllm"  # no step markers: every kernel in "all"
+    want_stages = {"all"} if trtllm else {STAGE_ID[st["stage"]] for st in manifest["stages"]}
+    check(set(sections) == want_stages, f"{name}: sections {sorted(sections)}, want {sorted(want_stages)}")
+    for st in manifest["stages"]:
+        if trtllm:
+            check_trtllm(name, sections, st)
+            continue
+        check_stage(name, sections, st)
     check_merge(triage, name, directory, n, rep)
     last = n - 1
     one = run(triage, ["--rank", str(last), directory])
@@ -104,6 +141,14 @@ def check_set(triage, name, directory, manifest):
         want = os.path.normpath(os.path.join(directory, manifest["files"][str(last)]))
         check(one["inputs"]["formal"][0] == want,
               f"{name}: --rank {last} tables from {one['inputs']['formal']}, want {want}")
+
+
+def check_trtllm(name, sections, st):
+    """TRT-LLM records no step annotation: the straggler and the waits, no per-step figures."""
+    got = find_group(name, sections["all"], st["ranks"]) if "all" in sections else None
+    if got:
+        check(got["straggler"] == st["least_wait_rank"] and got["steps"] == 0,
+              f"{name}: trtllm straggler {got['straggler']} steps {got['steps']}")
 
 
 def check_merge(triage, name, directory, n, rep):
@@ -150,6 +195,15 @@ GENERATED = [
     ("trtllm-slow2-5pct", ["--framework", "trtllm", "--slow-rank", "2", "--slowdown", "0.05"]),
     ("tokenspeed-slow0-10pct", ["--framework", "tokenspeed", "--slow-rank", "0", "--slowdown", "0.10"]),
     ("sglang-balanced", ["--framework", "sglang", "--slowdown", "0"]),
+    # the real structure with a straggler of each kind in each stage (real-multirank.md)
+    ("vllm-2nodes-host-late", ["--framework", "vllm", "--ranks", "8", "--nodes", "2", "--stage", "both",
+                               "--empty-steps", "2", "--late-rank", "5", "--late-us", "600",
+                               "--late-stage", "decode", "--slow-rank", "2", "--slowdown", "0.10",
+                               "--slow-stage", "prefill"]),
+    ("sglang-tp4-names-slow3", ["--framework", "sglang", "--stage", "both",
+                                     "--profile-id", "llama_tp4_bs64", "--slow-rank", "3",
+                                     "--slowdown", "0.08", "--slow-stage", "decode", "--late-rank", "1",
+                                     "--late-us", "2000", "--late-stage", "prefill"]),
 ]
 
 
@@ -173,6 +227,59 @@ def generated(triage, source):
             rows = rep["ranks"][0]["imbalance"]
             check(rows and all(r["max_rank"] == 2 for r in rows),
                   f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
+        check_spread(triage, gen, tmp)
+        check_conflict(triage, gen, tmp)
+
+
+def check_spread(triage, gen, tmp):
+    """Every rank late on the host in turn: the loss is real, but no rank is the straggler."""
+    out = os.path.join(tmp, "spread")
+    subprocess.run([sys.executable, gen, "--out", out, "--framework", "sglang", "--ranks", "4",
+                    "--stage", "decode", "--layers", "2", "--decode-steps", "8", "--seed", "5",
+                    "--first-collective-wait", "300", "--first-wait-rotate"], check=True, capture_output=True)
+    rep = run(triage, [out])
+    if rep is None or not rep["ranks"]:
+        return check(False, "spread: no Ranks section")
+    g = rep["ranks"][0]["groups"][0]
+    check(g["verdict"] == "spread" and not g["has_straggler"] and g["lost_share_pct"] > 5
+          and g["last_arrival_pct"] < 50 and g["wait_position"] == 1,
+          f"spread: {g['verdict']} {g['lost_share_pct']} {g['last_arrival_pct']} {g['wait_position']}")
+
+
+def check_conflict(triage, gen, tmp):
+    """A file named as another rank than its distributedInfo: the file's rank, one warning."""
+    out = os.path.join(tmp, "conflict")
+    subprocess.run([sys.executable, gen, "--out", out, "--framework", "sglang", "--ranks", "2",
+                    "--stage", "decode", "--layers", "1", "--decode-steps", "1", "--seed", "6",
+                    "--profile-id", "c"], check=True, capture_output=True)
+    os.rename(os.path.join(out, "c-TP-1.trace.json.gz"), os.path.join(out, "c-TP-7.trace.json.gz"))
+    p = subprocess.run([triage, "--format", "json", out], capture_output=True, text=True, check=False)
+    check(p.returncode == 0 and "says rank 7" in p.stderr and "says 1" in p.stderr,
+          f"conflict: exit {p.returncode}, stderr {p.stderr!r}")
+    if p.returncode == 0:
+        rows = json.loads(p.stdout)["ranks"][0]["rows"]
+        check([r["rank"] for r in rows] == [0, 1], f"conflict: ranks {[r['rank'] for r in rows]}")
+
+
+def shared(triage, source):
+    """../shared/traces/multi-rank/hta_sampled_2ranks (when present): two ranks of a
+    128-rank job, no pg_config, no args: every rank of the stage is the group; its ten
+    SendRecv instances are matched and the section is the same through merge."""
+    d = os.path.join(source, "..", "shared", "traces", "multi-rank", "hta_sampled_2ranks")
+    if not os.path.isdir(d):
+        print("skip hta_sampled_2ranks (no ../shared next to the source tree)")
+        return
+    rep = run(triage, [d])
+    if rep is None:
+        return
+    check(len(rep["ranks"]) == 1 and [r["rank"] for r in rep["ranks"][0]["rows"]] == [0, 1],
+          f"hta: sections {[(s['stage'], len(s['rows'])) for s in rep['ranks']]}")
+    if rep["ranks"]:
+        g = rep["ranks"][0]["groups"]
+        check(len(g) == 1 and g[0]["ranks"] == [0, 1] and g[0]["source"] == "all-ranks"
+              and g[0]["matched"] == 10 and g[0]["count_mismatches"] == 0,
+              f"hta: groups {g}")
+        check_merge(triage, "hta", d, 2, rep)
 
 
 def with_workers(triage, workers, args):
@@ -219,7 +326,7 @@ def workers(triage, source):
 
 def main():
     mode, triage, source = sys.argv[1:4]
-    {"fixtures": fixtures, "generated": generated, "workers": workers}[mode](triage, source)
+    {"fixtures": fixtures, "generated": generated, "workers": workers, "shared": shared}[mode](triage, source)
     for f in FAILS:
         print("FAIL", f)
     print("FAIL" if FAILS else "PASS", f"{len(FAILS)} problems")
