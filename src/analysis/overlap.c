@@ -16,6 +16,7 @@
 #include "analysis/kmap_internal.h"
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
+#include "analysis/steps.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -1165,20 +1166,15 @@ static bool ov_account_stage(const ov_stage_ctx *c, const ov_sweep *sw, an_overl
   return true;
 }
 
-/* Steps of a stage: its step annotations in the trace (user annotations, else GPU ones,
- * as the Ranks section counts them); 0 = unknown. */
-static size_t ov_stage_steps(const tr_trace *t, const te_rules *r, const char *stage) {
-  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
-  size_t steps = 0;
-  for (int k = 0; k < 2 && !steps && !ov_is_all(stage); k++) {
-    size_t n = 0;
-    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
-    for (size_t i = 0; i < n; i++) {
-      const te_stage *st = te_rules_stage_from_annotation(r, tr_str_get(t, ev[i].name));
-      steps += st && !strcmp(st->id, stage);
-    }
-  }
-  return steps;
+/* Counted steps of a stage, as every per-step figure counts them (analysis/steps.h:
+ * a step nested in another is the same step, steps without kernels and warm-ups are
+ * not counted); 0 = unknown. */
+static size_t ov_stage_steps(const an_trace_view *v, const te_rules *r, const char *stage) {
+  an_steps steps;
+  if (ov_is_all(stage) || an_steps_build(v, r, &steps) != AN_OK) return 0;
+  size_t n = an_steps_count(&steps, stage);
+  an_steps_free(&steps);
+  return n;
 }
 
 /* Compute kernel time of the stage: the work other streams' rows could hide under. */
@@ -1222,7 +1218,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_copy_lane_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
-  st->n_steps = ov_stage_steps(s->t, r, fb->stage);
+  st->n_steps = ov_stage_steps(s->in->view, r, fb->stage);
   ov_gain_rank(st, ov_compute_us(cats, &sw), set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);
