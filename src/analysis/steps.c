@@ -87,6 +87,29 @@ static bool iteration_spans(const tr_trace *t, long min_repeats, span_list *out)
   return true;
 }
 
+/* User annotations (else GPU annotations) a stage rule places, outermost kept: a trace
+ * that marks each step only with its stage ("prefill", "decode" per step). false: out of
+ * memory. */
+static bool stage_spans(const tr_trace *t, const te_rules *rules, an_step_source *src,
+                        span_list *out) {
+  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
+  for (int k = 0; k < 2; k++) {
+    size_t n = 0;
+    const tr_event *ev = tr_trace_events(t, kinds[k], &n);
+    free(out->v);
+    out->n = 0;
+    out->v = malloc((n ? n : 1) * sizeof *out->v);
+    if (!out->v) return false;
+    for (size_t i = 0; i < n; i++)
+      if (te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name)))
+        out->v[out->n++] = span_of(t, &ev[i]);
+    keep_outermost(out);
+    *src = k ? AN_STEPS_GPU_ANNOTATION : AN_STEPS_STAGE_ANNOTATION;
+    if (out->n) break;
+  }
+  return true;
+}
+
 /* The step windows and where they came from: the first source that has any. */
 static bool find_spans(const tr_trace *t, const te_rules *rules, an_step_source *src,
                        span_list *out) {
@@ -113,6 +136,7 @@ static bool find_spans(const tr_trace *t, const te_rules *rules, an_step_source 
     ok = iteration_spans(t, te_rules_settings(rules)->steps_iteration_min_repeats, out);
     *src = AN_STEPS_ITERATION;
   }
+  if (ok && !out->n) ok = stage_spans(t, rules, src, out);
   if (ok && !out->n) *src = AN_STEPS_NONE;
   return ok;
 }

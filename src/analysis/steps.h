@@ -8,7 +8,8 @@
  * then CPU ops of that name (older profilers), then GPU annotations. An annotation inside
  * a counted one is the same step. A trace with none of these but one top-level user
  * annotation repeated (a micro-benchmark's call, setting steps.iteration_min_repeats)
- * takes its repeats as steps.
+ * takes its repeats as steps; one with neither takes its annotations that name a stage
+ * (stage_rules.annotation: "prefill", "decode" around each step).
  *
  * Each step has its CPU window (the annotation), its GPU window (first start to last end
  * of the kernels launched inside the CPU window, found by correlation -> launch call; a
@@ -37,11 +38,12 @@
 
 /* Where the steps came from. */
 typedef enum an_step_source {
-  AN_STEPS_NONE = 0,           /* no step windows: per-step figures use the stage window */
-  AN_STEPS_CPU_ANNOTATION = 1, /* user annotations the step_annotation matcher names */
-  AN_STEPS_CPU_OP = 2,         /* CPU ops of such a name (ProfilerStep#N of older profilers) */
-  AN_STEPS_GPU_ANNOTATION = 3, /* GPU annotations of such a name */
-  AN_STEPS_ITERATION = 4       /* one repeated top-level user annotation */
+  AN_STEPS_NONE = 0,            /* no step windows: per-step figures use the stage window */
+  AN_STEPS_CPU_ANNOTATION = 1,  /* user annotations the step_annotation matcher names */
+  AN_STEPS_CPU_OP = 2,          /* CPU ops of such a name (ProfilerStep#N of older profilers) */
+  AN_STEPS_GPU_ANNOTATION = 3,  /* GPU annotations of such a name */
+  AN_STEPS_ITERATION = 4,       /* one repeated top-level user annotation */
+  AN_STEPS_STAGE_ANNOTATION = 5 /* user annotations a stage rule places ("decode" per step) */
 } an_step_source;
 
 typedef struct an_step {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/html_internal.h"
+#include "report/text.h"
 
 #define BAR_SCALE 1000.0
 #define BAR_HEIGHT 16
@@ -163,18 +164,32 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
 
 #define RANK_PARTS 4
 
-/* One sentence per group with a verdict; the first group's words when none has one. */
+/* One sentence per group that loses time to its ranks' waits; the bar's words when none
+ * does. */
+static size_t group_sentence(const an_rank_group *gr, char *buf, size_t cap, bool first) {
+  const char *sep = first ? "" : " ";
+  int n = 0;
+  if (gr->verdict == AN_RANK_STRAGGLER)
+    n = snprintf(buf, cap,
+                 "%sRank %ld is the straggler (cause: %s): the other ranks of its group wait "
+                 "%.3f ms for it (%.1f%% of their GPU time), %.1f%% of it in collective %zu of "
+                 "the step.",
+                 sep, gr->straggler, rp_rank_cause(gr->cause), gr->lost_us / 1000.0,
+                 gr->lost_share_pct, gr->wait_kernel_share_pct, gr->wait_position);
+  else if (gr->verdict == AN_RANK_SPREAD)
+    n = snprintf(buf, cap,
+                 "%sThe ranks of group %ld-%ld wait %.3f ms for one another (%.1f%% of their "
+                 "GPU time), the last to arrive changing from one collective to the next.",
+                 sep, gr->ranks[0], gr->ranks[gr->n_ranks - 1], gr->lost_us / 1000.0,
+                 gr->lost_share_pct);
+  return n > 0 ? (size_t)n : 0;
+}
+
 static void verdict_of(const an_rank_report *rr, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
-  for (size_t g = 0; g < rr->n_groups && n < cap; g++) {
-    const an_rank_group *gr = &rr->groups[g];
-    if (!gr->has_straggler) continue;
-    n += (size_t)snprintf(buf + n, cap - n,
-                          "%sRank %ld is the straggler: the other ranks of its "
-                          "group wait %.3f ms for it (%.1f%% of their GPU time).",
-                          n ? " " : "", gr->straggler, gr->lost_us / 1000.0, gr->lost_share_pct);
-  }
+  for (size_t g = 0; g < rr->n_groups && n < cap; g++)
+    n += group_sentence(&rr->groups[g], buf + n, cap - n, n == 0);
   if (n == 0)
     snprintf(buf, cap,
              "No straggler: the ranks wait for one another less than the bar "
