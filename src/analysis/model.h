@@ -99,6 +99,23 @@ typedef struct an_pack_ref {
   const char *id, *file;
 } an_pack_ref;
 
+/* What a trace's run was, from its own evidence (analysis/workload.c): a serving step, a
+ * training step, a micro-benchmark's repeated call, or unknown. The summary gives no
+ * serving advice to a training trace or a benchmark. */
+typedef enum an_workload {
+  AN_WORKLOAD_UNKNOWN = 0,
+  AN_WORKLOAD_SERVING = 1,       /* serving step markers, a serving framework's frames or args */
+  AN_WORKLOAD_TRAINING = 2,      /* backward kernels, autograd ops, optimizer steps */
+  AN_WORKLOAD_MICROBENCHMARK = 3 /* one repeated top-level call, no framework */
+} an_workload;
+
+typedef struct an_workload_fact {
+  an_workload value;
+  const char *evidence; /* the name that decided (an annotation, op or frame); NULL */
+  an_source source;     /* AN_SOURCE_TRACE_METADATA (annotations, ops, kernels), PYTHON_FRAMES,
+                           SERVER_ARGS, or UNKNOWN */
+} an_workload_fact;
+
 typedef struct an_provenance {
   an_mode mode;
   an_framework_fact framework;         /* the formal (single-trace: the) traces' */
@@ -117,6 +134,7 @@ typedef struct an_provenance {
   bool overlap_off;             /* no overlap analysis ran: a single-trace run with
                                    overlap.single_trace false (the reference's
                                    placeholder row); stages then have no block */
+  an_workload_fact workload;    /* serving, training, micro-benchmark (time account) */
 } an_provenance;
 
 /* ------------------------------------------------------------------ kernels */
@@ -167,6 +185,7 @@ typedef struct an_kernel_row {
   const char *category; /* kernel classifier (a label the packs declare) */
   const char *kind;     /* its finer kind (== category unless the rule gives one) */
   double total_us, max_us;
+  double steps_us; /* inside the counted steps (analysis/steps.h); = total_us without steps */
   size_t launches;
   double share_pct;                  /* of the stage's kernel-time sum */
   bool shown;                        /* passes --kernel-table-limit and the share bar */
@@ -174,7 +193,7 @@ typedef struct an_kernel_row {
   const an_kmap_entry *entry;        /* mapping (or formal) map entry; NULL: unresolved */
   size_t n_shown_sites;              /* the sites the row shows (preferred ones first-ranked, */
   const an_site *const *shown_sites; /*   at most kernel_table.sites_shown) */
-} an_kernel_row; /* the two flags side by side: 96 bytes, not 104 (one row per kernel name) */
+} an_kernel_row; /* the two flags side by side: 104 bytes, not 112 (one row per kernel name) */
 
 /* ------------------------------------------------------------------ fusion */
 
@@ -363,6 +382,93 @@ typedef struct an_overlap_stage {
   const char *const *restructure_options;
 } an_overlap_stage;
 
+/* ------------------------------------------------------------------ time account */
+
+/* Why the GPU was idle in a gap between kernels (of at least timeline.gap_min_us), from
+ * what the host thread that launched the next kernel was doing meanwhile. */
+typedef enum an_idle_kind {
+  AN_IDLE_SYNC = 0,       /* the host waited for the GPU (a synchronising call, .item(), a
+                             blocking D2H copy) and then had to issue the next work */
+  AN_IDLE_HOST = 1,       /* the host was busy elsewhere (a CPU op, Python code) */
+  AN_IDLE_LAUNCH = 2,     /* the host was issuing work back to back: gaps of one launch's
+                             cost (timeline.launch_gap_max_us), or inside the launch call
+                             itself (a graph launch still submitting) */
+  AN_IDLE_DEPENDENCY = 3, /* the next kernel was issued before the gap: it waited on another
+                             stream, an event or the device queue */
+  AN_IDLE_SHORT = 4,      /* gaps under timeline.gap_min_us */
+  AN_IDLE_UNKNOWN = 5     /* the trace holds no launch call for the next kernel */
+} an_idle_kind;
+#define AN_IDLE_KINDS 6
+
+/* Idle time of one cause: the gaps of one kind under one CPU activity. */
+typedef struct an_idle_cause {
+  an_idle_kind kind;
+  const char *what;     /* the CPU op or runtime call ("aten::item", "cudaStreamSynchronize",
+                           "hipGraphLaunch"); NULL when only Python code ran */
+  const char *location; /* the Python location "path:line func" around it; NULL when none */
+  int64_t idle_ns;
+  size_t gaps;
+  int64_t max_gap_ns;
+} an_idle_cause;
+
+/* How a collective's floor was found. */
+typedef enum an_floor_basis {
+  AN_FLOOR_MESSAGE = 0,  /* instances of the same collective and message size (args) */
+  AN_FLOOR_POSITION = 1, /* the same collective at the same position in every step */
+  AN_FLOOR_NAME = 2      /* every instance of the same collective (one step, no sizes) */
+} an_floor_basis;
+
+/* One collective kernel of a stage, split into transfer and wait per instance:
+ * wait = duration - floor, the floor a low percentile (collectives.floor_pct) of the
+ * instances like it (analysis/waits.h). The first collective of a step absorbs the other
+ * ranks' arrival skew: its wait is also given apart. */
+typedef struct an_collective_time {
+  const char *kernel; /* canonical name */
+  an_floor_basis basis;
+  size_t instances;
+  int64_t total_ns, wait_ns, first_wait_ns; /* transfer = total - wait */
+  int64_t floor_ns;                         /* the smallest floor of its groups */
+  int64_t max_wait_ns;                      /* the largest wait of one instance */
+} an_collective_time;
+
+/* The GPU time of a window (one step, or a stage): span = busy + idle exactly (integer
+ * nanoseconds). busy is the union of kernel, memcpy and memset intervals over all streams;
+ * kernel_ns their plain sum, which exceeds busy where work overlaps. */
+typedef struct an_time_account {
+  int64_t span_ns, busy_ns, idle_ns;
+  int64_t kernel_ns;
+  int64_t pdl_wait_ns;     /* same-stream overlap: a kernel started before its predecessor on its
+                              stream ended waits for that part (programmatic dependent launch) */
+  int64_t graph_kernel_ns; /* kernel time replayed from a CUDA/HIP graph (matcher
+                              graph_replay_launch on the launch call) */
+  int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
+  int64_t idle_by_kind_ns[AN_IDLE_KINDS]; /* sums to idle_ns */
+  size_t n_kernels, n_gaps;               /* n_gaps: gaps of at least timeline.gap_min_us */
+  int64_t median_gap_ns, median_kernel_ns;
+  size_t n_causes;
+  const an_idle_cause *causes; /* idle_ns descending; with AN_IDLE_SHORT they sum to idle_ns */
+} an_time_account;
+
+typedef struct an_step_account {
+  const char *name;        /* the step annotation */
+  double cpu_ts, gpu_ts;   /* us, as in the trace */
+  const char *trace;       /* the trace file it is from */
+  an_time_account account; /* the step's GPU window */
+} an_step_account;
+
+/* The time account of one stage: per counted step (warm-ups and kernels outside every
+ * step left out), and their sum; without steps, the stage window (first kernel start to
+ * last kernel end) as one. */
+typedef struct an_stage_timeline {
+  size_t n_steps;               /* counted steps; 0: no step markers (stage window) */
+  size_t n_warmup;              /* warm-up steps left out */
+  int64_t outside_ns;           /* kernel time of the stage outside every counted step */
+  an_time_account total;        /* the sum over the steps (or the stage window) */
+  const an_step_account *steps; /* n_steps of them, in trace then time order */
+  size_t n_collectives;
+  const an_collective_time *collectives; /* wait_ns descending */
+} an_stage_timeline;
+
 /* ------------------------------------------------------------------ hints */
 
 typedef enum an_hint_code {
@@ -390,25 +496,47 @@ typedef struct an_hint {
 
 /* Which table a summary item comes from (its evidence row). */
 typedef enum an_summary_kind {
-  AN_SUMMARY_KERNEL = 0,  /* a dominant kernel of the kernel table */
+  AN_SUMMARY_KERNEL = 0,  /* a kernel row (its roofline, or a chain of kernels) */
   AN_SUMMARY_OVERLAP = 1, /* a headroom row of the overlap table */
-  AN_SUMMARY_FUSION = 2   /* a row of the fuse table */
+  AN_SUMMARY_FUSION = 2,  /* a row of the fuse table */
+  AN_SUMMARY_IDLE = 3,    /* an idle cause of the stage's time account */
+  AN_SUMMARY_WAIT = 4     /* a collective of the stage's time account */
 } an_summary_kind;
-#define AN_SUMMARY_KINDS 3
+#define AN_SUMMARY_KINDS 5
 
 /* What the item asks the reader to do. */
 typedef enum an_action {
-  AN_ACTION_TUNE_KERNEL = 0,   /* a dominant kernel: tune it or pick a faster one */
+  AN_ACTION_TUNE_KERNEL = 0,   /* below its attainable rate (roofline): tune or replace it */
   AN_ACTION_TRY_OVERLAP = 1,   /* run it under another stream's work */
   AN_ACTION_TRY_FUSION = 2,    /* fold it into its neighbour */
   AN_ACTION_CHECK_DEPS = 3,    /* overlap looks possible; check its dependencies first */
   AN_ACTION_ENABLE_FUSION = 4, /* a fused path exists in the framework: switch it on */
   AN_ACTION_PORT_FUSION = 5,   /* a fused path exists upstream or in flight: port it */
-  AN_ACTION_ELIMINATE = 6      /* a staging copy into a communication buffer: remove it */
+  AN_ACTION_ELIMINATE = 6,     /* a staging copy into a communication buffer: remove it */
+  AN_ACTION_REMOVE_SYNC = 7,   /* the host waits for the GPU, then issues the next work */
+  AN_ACTION_HOST_STALL = 8,    /* a named CPU activity keeps the GPU idle inside the step */
+  AN_ACTION_LAUNCH_BOUND = 9,  /* kernels launched one by one faster than the host issues
+                                  them: CUDA graphs / torch.compile (host-bound when the
+                                  step is already a graph, or a training step) */
+  AN_ACTION_RANK_SKEW = 10,    /* collective time above its floor: waiting for other ranks */
+  AN_ACTION_FUSE_CHAIN = 11,   /* eager elementwise and copy chains: torch.compile / fused */
+  AN_ACTION_FEWER_BYTES = 12   /* at the bandwidth bound: move fewer bytes */
 } an_action;
 
-/* One line of "What to try first": ranked across the three tables of every stage by
- * score = summary.weights[kind] * at_stake_us (docs/report.md). */
+/* What an item's bound rests on (docs/report.md "What to try first"). */
+typedef enum an_bound_basis {
+  AN_BASIS_IDLE = 0,     /* GPU idle inside the step under the named CPU activity */
+  AN_BASIS_WAIT = 1,     /* collective time above its floor (arrival skew of other ranks) */
+  AN_BASIS_ROOFLINE = 2, /* (1 - achieved / attainable) x the kernel's time */
+  AN_BASIS_SAVING = 3,   /* the fusion pattern's estimated saving */
+  AN_BASIS_CHAIN = 4,    /* the chain's kernel time less its largest pass (the fused kernel
+                            still makes one) */
+  AN_BASIS_EXPOSED = 5   /* the overlap row's recoverable time (exposed, bounded by the
+                            work another stream could run) */
+} an_bound_basis;
+
+/* One line of "What to try first": an action with a bound per step, the basis of the
+ * bound and the evidence rows. Ranked by score = summary.weights[action] * bound. */
 typedef struct an_summary_item {
   an_summary_kind kind;
   an_action action;
@@ -416,13 +544,37 @@ typedef struct an_summary_item {
   size_t row;                         /* index of the evidence row in its table's rows */
   size_t n_kernels;                   /* canonical kernel names (keys, not display names) */
   const char *const *kernels;
-  const char *location; /* Python location "path:line func", NULL: unresolved */
-  double at_stake_us;   /* GPU time at stake (an_*_at_stake in summary.c) */
-  double share_pct;     /* at_stake_us / the stage's kernel-time sum * 100 */
+  const char *location; /* Python location "path:line func", NULL: unresolved or none */
+  double at_stake_us;   /* the bound: at most this much GPU time per step */
+  double share_pct;     /* at_stake_us / step_us * 100 */
   double score;         /* the ranking key */
-  char anchor[64];      /* id of the evidence row ("kernel-decode-3"): the same
-                           in Markdown and HTML; stable for a given report */
+  char anchor[64];      /* id of the evidence row ("kernel-decode-3", "idle-decode-0"): the
+                           same in Markdown and HTML; stable for a given report */
+  an_bound_basis basis;
+  double basis_us;        /* per step, the time the basis names (at_stake_us <= basis_us) */
+  double basis_pct;       /* roofline: achieved % of attainable; chain: kernels merged */
+  const char *what;       /* the CPU activity, collective or pattern named; NULL when none */
+  double step_us;         /* the stage's mean step (its window when it has no steps) */
+  size_t n_steps;         /* counted steps of the stage (0: the window counts as one) */
+  size_t count;           /* gaps, instances or launches behind the bound */
+  double detail_us;       /* idle: longest gap; wait: the floor; launch: median gap */
+  double first_us;        /* wait: of it, the first collective of each step (arrival skew) */
+  bool eager;             /* launch-bound: the stage's kernels are launched one by one */
+  an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
+                             launch call itself is AN_IDLE_LAUNCH) */
+  size_t n_more;          /* other evidence rows merged into this item (same root cause) */
+  char more[2][64];       /* their anchors */
 } an_summary_item;
+
+/* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side
+ * items cannot shorten the step before that is fixed: the list leaves them out and says
+ * so (summary.bottleneck_idle_pct). */
+typedef struct an_bottleneck {
+  const char *stage_label; /* NULL: no bottleneck */
+  double idle_pct;         /* host-side idle share of the step (sync, host, launch) */
+  double wait_pct;         /* collective wait share of the step */
+  size_t dropped;          /* GPU-side items left out */
+} an_bottleneck;
 
 /* Time of one kernel category in one stage (the per-stage time line). */
 typedef struct an_category_time {
@@ -463,6 +615,7 @@ typedef struct an_stage_report {
   double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
   size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;
+  const an_stage_timeline *timeline; /* the stage's time account; NULL when none */
 } an_stage_report;
 
 /* ------------------------------------------------------------------ ranks */
@@ -712,7 +865,8 @@ typedef struct an_report {
   an_trace_limits limits;
   size_t n_summary; /* "What to try first", best first */
   const an_summary_item *summary;
-  size_t n_ranks; /* rank tables, one per stage; 0 for a one-rank run */
+  an_bottleneck bottleneck; /* the first bottlenecked stage of the summary */
+  size_t n_ranks;           /* rank tables, one per stage; 0 for a one-rank run */
   const an_rank_report *ranks;
   size_t n_rank_data; /* one-rank runs: the rank's data per formal trace */
   const an_rank_data *rank_data;

@@ -1218,7 +1218,9 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_copy_lane_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_low_roi_rows(&c, &sw, cands, is_headroom, st)) goto done;
-  st->n_steps = ov_stage_steps(s->in->view, r, fb->stage);
+  /* the pipeline lends the steps it built (the tables and the time account count them) */
+  st->n_steps = s->in->steps ? an_steps_count(s->in->steps, fb->stage)
+                             : ov_stage_steps(s->in->view, r, fb->stage);
   ov_gain_rank(st, ov_compute_us(cats, &sw), set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);

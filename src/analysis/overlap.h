@@ -44,6 +44,10 @@ typedef struct an_overlap_trace {
    * fallback (the map entry's best location) and, formal side, for kernels the mapping traces say
    * nothing about (deviation O3). Borrowed. */
   const an_kernel_map *kmap;
+  /* Formal side: the trace's step windows (analysis/steps.h), so recoverable time is per
+   * the same steps as the time account and the summary; NULL: the stage annotations are
+   * counted instead. Borrowed. */
+  const struct an_steps *steps;
 } an_overlap_trace;
 
 typedef struct an_overlap_options {

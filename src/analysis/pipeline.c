@@ -19,9 +19,12 @@
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
 #include "analysis/read_jobs.h"
+#include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
+#include "analysis/timeline.h"
+#include "analysis/workload.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
 #include "triage/limits.h"
@@ -63,6 +66,8 @@ typedef struct run_state {
   an_pack_ref *packs;
   an_strtab *strings;      /* copies that outlive the traces (hint paths, names) */
   an_summary_data summary; /* summary items, per-stage category times */
+  an_steps *steps;         /* the formal traces' step windows, while the traces live */
+  an_timeline *timeline;   /* the time account of the formal traces */
 } run_state;
 
 static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...)
@@ -608,6 +613,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .platform = c->platform.value,
       .arch = c->arch.value,
       .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
+      .steps = r->steps,
   };
   an_status rc =
       an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules, &to, &r->tables);
@@ -631,8 +637,9 @@ static an_status build_overlap(run_state *r) {
     free(omp);
     return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   }
-  for (size_t i = 0; i < fm->n; i++) ofm[i] = (an_overlap_trace){&fm->views[i], fm->kmap};
-  for (size_t i = 0; i < ms->n; i++) omp[i] = (an_overlap_trace){&ms->views[i], ms->kmap};
+  for (size_t i = 0; i < fm->n; i++)
+    ofm[i] = (an_overlap_trace){&fm->views[i], fm->kmap, r->steps ? &r->steps[i] : NULL};
+  for (size_t i = 0; i < ms->n; i++) omp[i] = (an_overlap_trace){&ms->views[i], ms->kmap, NULL};
   an_overlap_options oo = {.pid_substring = r->opt->pid_substring,
                            .table_limit = r->opt->overlap_table_limit,
                            .single_trace = !r->two};
@@ -721,6 +728,40 @@ static an_status build_ranks(run_state *r) {
   return AN_OK;
 }
 
+/* ------------------------------------------------------------------ time account */
+
+/* The step windows of the formal traces (analysis/steps.h), for the tables' per-step time
+ * and the time account; released with the traces. */
+static an_status build_steps(run_state *r) {
+  const side *fm = &r->formal;
+  r->steps = calloc(fm->n ? fm->n : 1, sizeof *r->steps);
+  an_status rc = r->steps ? AN_OK : AN_ERR_NOMEM;
+  for (size_t i = 0; rc == AN_OK && i < fm->n; i++)
+    rc = an_steps_build(&fm->views[i], r->rules, &r->steps[i]);
+  return rc == AN_OK ? AN_OK : fail(r, rc, NULL, "out of memory");
+}
+
+static void free_steps(run_state *r) {
+  for (size_t i = 0; r->steps && i < r->formal.n; i++) an_steps_free(&r->steps[i]);
+  free(r->steps);
+  r->steps = NULL;
+}
+
+/* The time account of the formal traces over their step windows (it keeps copies of what
+ * it shows: the traces go before the report). */
+static an_status build_timeline(run_state *r) {
+  const side *fm = &r->formal;
+  an_timeline_input *in = calloc(fm->n ? fm->n : 1, sizeof *in);
+  an_status rc = in ? AN_OK : AN_ERR_NOMEM;
+  for (size_t i = 0; rc == AN_OK && i < fm->n; i++)
+    in[i] = (an_timeline_input){&fm->views[i], &r->steps[i], fm->paths[i]};
+  if (rc == AN_OK) rc = an_timeline_build(in, fm->n, r->rules, r->strings, &r->timeline);
+  free(in);
+  an_workload_input wi = {fm->traces, r->steps, fm->n, fm->fw->label, fm->fw_source};
+  if (rc == AN_OK) r->report.run.workload = an_workload_detect(&wi, r->rules, r->strings);
+  return rc == AN_OK ? AN_OK : fail(r, rc, NULL, "out of memory");
+}
+
 /* ------------------------------------------------------------------ the model */
 
 static void table_stage(an_stage_report *s, const an_stage_tables *t) {
@@ -761,6 +802,8 @@ static an_status assemble_stages(run_state *r) {
     }
     attach_overlap(&r->stages[k], o);
   }
+  for (size_t i = 0; i < n; i++)
+    r->stages[i].timeline = an_timeline_stage(r->timeline, r->stages[i].id);
   for (size_t i = 1; i < n; i++) { /* insertion sort: stable, a handful of stages */
     an_stage_report cur = r->stages[i];
     size_t j = i;
@@ -813,7 +856,7 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   r->report.hints = r->hints;
   r->report.n_hints = r->n_hints;
   an_summary_limits(&r->report, te_rules_settings(r->rules));
-  if (an_summary_build(&r->report, r->stages, te_rules_settings(r->rules), &r->summary) != AN_OK)
+  if (an_summary_build(&r->report, r->stages, r->rules, &r->summary) != AN_OK)
     return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   return AN_OK;
 }
@@ -835,6 +878,7 @@ void an_report_destroy(an_report *rep) {
   free(r->hints);
   free(r->packs);
   an_summary_free(&r->summary);
+  an_timeline_destroy(r->timeline);
   an_strtab_destroy(r->strings);
   free(r);
 }
@@ -848,6 +892,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   decide_framework(r, &r->formal);
   if (r->two) decide_framework(r, &r->mapping);
   rc = build_kernel_maps(r);
+  if (rc == AN_OK) rc = build_steps(r);
   if (rc == AN_OK) infer_context(r);
   /* The overlap before the tables: neither reads the other, and the overlap sweep's
    * per-kernel and per-name state (its peak) is freed before the kernel table's rows are
@@ -855,6 +900,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK) rc = build_ranks(r);
+  if (rc == AN_OK) rc = build_timeline(r);
   return rc;
 }
 
@@ -883,6 +929,7 @@ an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **o
                                 : opt->min_share_pct;
   if (rc == AN_OK) rc = analyse(r, kernel_min_share);
   if (rc == AN_OK) rc = assemble(r, kernel_min_share);
+  free_steps(r);
   side_release_traces(&r->formal);
   side_release_traces(&r->mapping);
   r->opt = NULL;

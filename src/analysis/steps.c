@@ -201,22 +201,28 @@ static int32_t span_at(const span_list *l, double t) {
   return lo > 0 && t <= l->v[lo - 1].end ? (int32_t)(lo - 1) : -1;
 }
 
-/* Each kernel of the view's process: its launch call and its step. */
+/* Each kernel of the view's process: its launch call and its step. A CPU window holds the
+ * kernels launched inside it. When the trace records launches, a kernel without one was
+ * launched before the capture began (a previous step's tail) and belongs to no step; a
+ * trace without launch records places kernels where they start, as GPU windows do. */
 static bool assign_kernels(const an_trace_view *v, const span_list *l, an_step_source src,
                            an_steps *out) {
   const tr_trace *t = v->trace;
-  size_t nk = 0, nl = 0;
+  size_t nk = 0, nl = 0, found = 0;
   const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
   launch_ref *li = launch_index(t, &nl);
   out->n_kernel_events = nk;
   out->kernel_step = malloc((nk ? nk : 1) * sizeof *out->kernel_step);
   out->launch = calloc(nk ? nk : 1, sizeof *out->launch);
   bool ok = li && out->kernel_step && out->launch;
+  for (size_t i = 0; ok && i < nk && i < v->n_kernel_events; i++)
+    if (v->kernel_stage[i] &&
+        (out->launch[i] = launch_of(li, nl, tr_event_correlation(t, &kev[i]))))
+      found++;
+  bool by_launch = src != AN_STEPS_GPU_ANNOTATION && found > 0;
   for (size_t i = 0; ok && i < nk; i++) {
     out->kernel_step[i] = -1;
-    if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
-    out->launch[i] = launch_of(li, nl, tr_event_correlation(t, &kev[i]));
-    bool by_launch = src != AN_STEPS_GPU_ANNOTATION && out->launch[i];
+    if (i >= v->n_kernel_events || !v->kernel_stage[i] || (by_launch && !out->launch[i])) continue;
     out->kernel_step[i] = span_at(l, by_launch ? out->launch[i]->ts : kev[i].ts);
   }
   free(li);

@@ -12,9 +12,10 @@
  * (stage_rules.annotation: "prefill", "decode" around each step).
  *
  * Each step has its CPU window (the annotation), its GPU window (first start to last end
- * of the kernels launched inside the CPU window, found by correlation -> launch call; a
- * kernel without a launch record counts where it starts; GPU-annotation steps take the
- * kernels that start inside them) and its stage (the stage of most of its kernel time,
+ * of the kernels launched inside the CPU window, found by correlation -> launch call; in
+ * a trace that records launches, a kernel without one was launched before the capture
+ * began and is in no step; a trace without launch records, and GPU-annotation steps,
+ * place a kernel where it starts) and its stage (the stage of most of its kernel time,
  * from the view). Kernels outside every step window (a previous step's tail, work
  * launched between steps) belong to no step. Steps without kernels are dropped. The
  * first step of a stage whose GPU window is steps.warmup_ratio times the median of the

@@ -1,9 +1,12 @@
 /*
  * analysis/summary.c - "What to try first", time by category, trace limits (summary.h).
  *
- * The ranking (docs/report.md): every candidate row of the three tables of every stage
- * gets score = summary.weights[kind] * its time at stake; the list is the best
- * summary.max_items, ties broken by kind, stage order and row, so it is stable.
+ * Per stage: what a step is (steps, mean span, in-step share of the kernel time, eager or
+ * graph, bottleneck), then the candidates (summary_items.c), each with a bound per step.
+ * Then across stages: score = summary.weights[action] * bound; best first; an item that
+ * names a kernel an earlier item named is the same root cause and merges into it (its
+ * evidence anchor kept); GPU-side items of a bottlenecked stage are left out; the best
+ * summary.max_items remain. Ties break by kind, then anchor, so the list is stable.
  */
 #include "analysis/summary.h"
 
@@ -11,149 +14,226 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion"};
+#include "analysis/summary_internal.h"
+#include "util/vec.h"
 
-/* ---------------------------------------------------------------- time at stake */
+static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion", "idle",
+                                                       "wait"};
 
-/* A dominant kernel: all of its time. */
-double an_kernel_at_stake(const an_kernel_row *r) { return r->total_us; }
-/* An overlap row: its recoverable time (steady exposed cost bounded by the work another
- * stream could run meanwhile; the wait part is rank skew or stalls, not headroom). It is
- * per step when the stage has step markers; the summary compares whole-stage times, so
- * it is scaled back to the stage. */
-double an_overlap_at_stake(const an_overlap_row *r, size_t n_steps) {
-  return r->recoverable_ms * 1000.0 * (double)(n_steps ? n_steps : 1);
-}
-/* A fusion: the saving the pattern's formula estimates; a split match whose pattern has
- * no estimate yet falls back to the unfused chain's time (an upper bound); a direct match
- * (the fused kernel already ran) has nothing at stake. */
-double an_fuse_at_stake(const an_fuse_row *r) {
-  if (r->saving_us > 0) return r->saving_us;
-  return r->match == AN_FUSION_SPLIT ? r->related_us : 0;
+const char *an_summary_action_id(an_action a) {
+  static const char *const ids[] = {
+      "tune", "overlap", "fusion_neighbour", "check_deps", "fusion", "port",       "eliminate",
+      "sync", "stall",   "launch_bound",     "rank_skew",  "chain",  "fewer_bytes"};
+  return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 
 /* ---------------------------------------------------------------- items */
 
-typedef struct item_ctx {
-  an_summary_item *v;
-  size_t n;
-  const te_settings *s;
-  const an_stage_report *st;
-} item_ctx;
-
-static const char *resolved(const char *loc) {
-  return loc && strcmp(loc, "unresolved") != 0 ? loc : NULL;
-}
-
-/* Anchor ids keep to [a-z0-9-] so Markdown viewers and HTML agree on them. */
-static void anchor(char *out, size_t cap, const char *kind, const char *stage, size_t row) {
+void an_summary_anchor(char *out, size_t cap, const char *kind, const char *stage, size_t row) {
   char st[32];
   size_t j = 0;
   for (const char *p = stage; *p && j + 1 < sizeof st; p++) {
-    char c = *p;
-    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-    st[j++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) ? c : '-';
+    char ch = *p;
+    if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+    st[j++] = ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) ? ch : '-';
   }
   st[j] = 0;
   snprintf(out, cap, "%s-%s-%zu", kind, st, row);
 }
 
-static void add_item(item_ctx *c, an_summary_kind kind, an_action action, size_t row,
-                     const char *const *kernels, size_t n_kernels, const char *loc,
-                     double at_stake) {
-  double total = c->st->kernel_total_us > 0 ? c->st->kernel_total_us : c->st->gpu_busy_us;
-  double share = total > 0 ? at_stake / total * 100.0 : 0;
-  if (share < c->s->summary_min_share_pct || at_stake <= 0) return;
+static const char *resolved(const char *loc) {
+  return loc && strcmp(loc, "unresolved") != 0 ? loc : NULL;
+}
+
+an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_t row,
+                        const char *location, double bound_us, an_bound_basis basis,
+                        double basis_us) {
+  const sm_stage *g = &c->g;
+  double share = g->step_us > 0 ? bound_us / g->step_us * 100.0 : 0;
+  if (bound_us <= 0 || share < c->s->summary_min_share_pct) return NULL;
+  an_summary_item *v = ut_grow(c->v, &c->cap, c->n + 1, sizeof *v);
+  if (v) c->v = v;
+  size_t *o = v ? ut_grow(c->koff, &c->cap_off, c->n + 1, sizeof *o) : NULL;
+  if (o) c->koff = o;
+  if (!v || !o) {
+    c->nomem = true;
+    return NULL;
+  }
+  c->koff[c->n] = c->nk;
   an_summary_item *it = &c->v[c->n++];
-  *it = (an_summary_item){kind,    action,        c->st->id, c->st->label, row, n_kernels,
-                          kernels, resolved(loc), at_stake,  share,        0,   {0}};
-  it->score = te_number_map_get(&c->s->summary_weights, KIND_IDS[kind]) * at_stake;
-  anchor(it->anchor, sizeof it->anchor, KIND_IDS[kind], c->st->id, row);
+  *it = (an_summary_item){.kind = kind,
+                          .action = action,
+                          .stage_id = g->st->id,
+                          .stage_label = g->st->label,
+                          .row = row,
+                          .location = resolved(location),
+                          .at_stake_us = bound_us,
+                          .share_pct = share,
+                          .basis = basis,
+                          .basis_us = basis_us,
+                          .step_us = g->step_us,
+                          .n_steps = g->n_steps};
+  it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(action)) * bound_us;
+  an_summary_anchor(it->anchor, sizeof it->anchor, KIND_IDS[kind], g->st->id, row);
+  return it;
 }
 
-static void kernel_items(item_ctx *c) {
-  for (size_t i = 0; i < c->st->n_kernels; i++) {
-    const an_kernel_row *r = &c->st->kernels[i];
-    if (!r->shown || r->share_pct < c->s->summary_kernel_min_share_pct) continue;
-    const char *loc = r->n_shown_sites ? r->shown_sites[0]->location
-                      : r->entry       ? r->entry->best_location
-                                       : NULL;
-    add_item(c, AN_SUMMARY_KERNEL, AN_ACTION_TUNE_KERNEL, i, &r->name, 1, loc,
-             an_kernel_at_stake(r));
+void sm_item_kernel(sm_ctx *c, const char *kernel) {
+  const char **p = ut_grow(c->kpool, &c->capk, c->nk + 1, sizeof *p);
+  if (!p) {
+    c->nomem = true;
+    return;
   }
+  c->kpool = p;
+  c->kpool[c->nk++] = kernel;
+  c->v[c->n - 1].n_kernels++;
 }
 
-static void overlap_items(item_ctx *c) {
-  const an_overlap_stage *o = c->st->overlap;
-  for (size_t i = 0; o && i < o->n_rows; i++) {
-    const an_overlap_row *r = &o->rows[i];
-    /* only rows that ask for a change; one-time setup and rank-skew waits are no headroom */
-    an_action a;
-    switch (r->recommendation) {
-      case AN_RECOMMEND_TRY_OVERLAP:
-        a = AN_ACTION_TRY_OVERLAP;
-        break;
-      case AN_RECOMMEND_TRY_FUSION:
-        a = AN_ACTION_TRY_FUSION;
-        break;
-      case AN_RECOMMEND_CHECK_DEPS:
-        a = AN_ACTION_CHECK_DEPS;
-        break;
-      case AN_RECOMMEND_ELIMINATE:
-        a = AN_ACTION_ELIMINATE;
-        break;
-      default:
-        continue;
-    }
-    if (r->verdict != AN_OVERLAP_HEADROOM || r->below_floor) continue;
-    add_item(c, AN_SUMMARY_OVERLAP, a, i, (const char *const *)&r->kernel, 1, r->scope,
-             an_overlap_at_stake(r, o->n_steps));
-  }
+double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r) { return r->steps_us * c->g.per; }
+
+const an_kernel_row *sm_row_of(const sm_ctx *c, const char *name) {
+  for (size_t i = 0; name && i < c->g.st->n_kernels; i++)
+    if (c->g.st->kernels[i].name == name || !strcmp(c->g.st->kernels[i].name, name))
+      return &c->g.st->kernels[i];
+  return NULL;
 }
 
-static void fuse_items(item_ctx *c) {
-  for (size_t i = 0; i < c->st->n_fuse; i++) {
-    const an_fuse_row *r = &c->st->fuse[i];
-    if (!r->shown) continue;
-    an_action a = r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION : AN_ACTION_PORT_FUSION;
-    add_item(c, AN_SUMMARY_FUSION, a, i, r->related, r->n_related,
-             r->n_locations ? r->locations[0] : NULL, an_fuse_at_stake(r));
-  }
+/* ---------------------------------------------------------------- the stage */
+
+/* What a step of the stage is; false when the stage has no time account. */
+static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g) {
+  const an_stage_timeline *tl = st->timeline;
+  *g = (sm_stage){.st = st};
+  if (!tl || tl->total.span_ns <= 0) return false;
+  const an_time_account *a = &tl->total;
+  g->n_steps = tl->n_steps;
+  g->per = 1.0 / (double)(tl->n_steps ? tl->n_steps : 1);
+  g->step_us = (double)a->span_ns / 1000.0 * g->per;
+  double steps = 0;
+  for (size_t i = 0; i < st->n_kernels; i++) steps += st->kernels[i].steps_us;
+  g->in_step = st->kernel_total_us > 0 ? steps / st->kernel_total_us : 1;
+  g->eager = a->kernel_ns > 0 && (double)a->graph_kernel_ns / (double)a->kernel_ns * 100.0 <
+                                     c->s->summary_chain_max_graph_pct;
+  int64_t host = a->idle_by_kind_ns[AN_IDLE_SYNC] + a->idle_by_kind_ns[AN_IDLE_HOST] +
+                 a->idle_by_kind_ns[AN_IDLE_LAUNCH];
+  if (g->eager) host += a->idle_by_kind_ns[AN_IDLE_SHORT]; /* launch spacing, as the items' */
+  g->host_idle_us = (double)host / 1000.0 * g->per;
+  g->wait_us = (double)a->collective_wait_ns / 1000.0 * g->per;
+  g->bottleneck = g->step_us > 0 && (g->host_idle_us + g->wait_us) / g->step_us * 100.0 >=
+                                        c->s->summary_bottleneck_idle_pct;
+  return true;
 }
+
+static void stage_items(sm_ctx *c) {
+  sm_idle_items(c);
+  sm_wait_items(c);
+  sm_roofline_items(c);
+  sm_chain_item(c);
+  sm_fusion_items(c);
+  sm_overlap_items(c);
+}
+
+/* ---------------------------------------------------------------- ranking */
 
 static int by_score(const void *pa, const void *pb) {
   const an_summary_item *a = pa, *b = pb;
   if (a->score != b->score) return a->score > b->score ? -1 : 1;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  if (a->kind != b->kind) return a->kind > b->kind ? -1 : 1; /* time account first */
   return strcmp(a->anchor, b->anchor);
 }
 
-static size_t candidates(const an_report *rep) {
-  size_t n = 0;
-  for (size_t i = 0; i < rep->n_stages; i++) {
-    const an_stage_report *st = &rep->stages[i];
-    n += st->n_kernels + st->n_fuse + (st->overlap ? st->overlap->n_rows : 0);
-  }
-  return n;
+static bool gpu_side(const an_summary_item *it) {
+  return it->kind == AN_SUMMARY_KERNEL || it->kind == AN_SUMMARY_OVERLAP ||
+         it->kind == AN_SUMMARY_FUSION;
 }
 
-static an_status build_items(an_report *rep, const te_settings *s, an_summary_data *out) {
-  size_t cap = candidates(rep);
-  item_ctx c = {calloc(cap ? cap : 1, sizeof *c.v), 0, s, NULL};
-  if (!c.v) return AN_ERR_NOMEM;
-  for (size_t i = 0; i < rep->n_stages; i++) {
-    c.st = &rep->stages[i];
-    kernel_items(&c);
-    overlap_items(&c);
-    fuse_items(&c);
+/* The kept item that names one of its kernels, or NULL. */
+static an_summary_item *same_root(an_summary_item *kept, size_t n, const an_summary_item *it) {
+  for (size_t i = 0; i < n; i++) { /* any stage: one kernel is one root cause */
+    for (size_t a = 0; a < kept[i].n_kernels; a++)
+      for (size_t b = 0; b < it->n_kernels; b++)
+        if (kept[i].kernels[a] == it->kernels[b] || !strcmp(kept[i].kernels[a], it->kernels[b]))
+          return &kept[i];
   }
-  qsort(c.v, c.n, sizeof *c.v, by_score);
-  if (c.n > (size_t)s->summary_max_items) c.n = (size_t)s->summary_max_items;
+  return NULL;
+}
+
+static void add_more(an_summary_item *into, const char *anchor) {
+  for (size_t i = 0; i < into->n_more; i++)
+    if (!strcmp(into->more[i], anchor)) return;
+  if (!strcmp(into->anchor, anchor) || into->n_more >= 2) return;
+  snprintf(into->more[into->n_more++], sizeof into->more[0], "%s", anchor);
+}
+
+/* A kept overlap row gives way to a better-supported action on the same kernels: a fusion
+ * pattern (a fused path exists), a roofline or an eliminate verdict; the row stays as
+ * evidence. Other items keep their action and take the row as evidence. */
+static void merge_into(an_summary_item *into, const an_summary_item *it) {
+  bool adopt = into->kind == AN_SUMMARY_OVERLAP && into->action != AN_ACTION_ELIMINATE &&
+               (it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_ELIMINATE ||
+                it->basis == AN_BASIS_ROOFLINE);
+  if (!adopt) {
+    add_more(into, it->anchor);
+    return;
+  }
+  an_summary_item was = *into;
+  *into = *it;
+  into->n_more = 0;
+  add_more(into, was.anchor);
+  for (size_t i = 0; i < was.n_more; i++) add_more(into, was.more[i]);
+  for (size_t i = 0; i < it->n_more; i++) add_more(into, it->more[i]);
+}
+
+/* Sorts, merges same-root items, drops GPU-side items of bottlenecked stages (counting
+ * them in rep->bottleneck), caps the list. */
+static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const bool *stage_bneck,
+                         long max_items) {
+  qsort(v, n, sizeof *v, by_score);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t si = 0;
+    while (si < rep->n_stages && strcmp(rep->stages[si].id, v[i].stage_id) != 0) si++;
+    if (si < rep->n_stages && stage_bneck[si] && gpu_side(&v[i])) {
+      if (rep->bottleneck.stage_label) rep->bottleneck.dropped++;
+      continue;
+    }
+    an_summary_item *root = same_root(v, m, &v[i]);
+    if (root) {
+      merge_into(root, &v[i]);
+      continue;
+    }
+    v[m++] = v[i];
+  }
+  qsort(v, m, sizeof *v, by_score); /* an adopted action brings its own bound */
+  return m < (size_t)max_items ? m : (size_t)max_items;
+}
+
+static void note_bottleneck(an_report *rep, const sm_stage *g) {
+  if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
+  rep->bottleneck = (an_bottleneck){g->st->label, g->host_idle_us / g->step_us * 100.0,
+                                    g->wait_us / g->step_us * 100.0, 0};
+}
+
+static an_status build_items(an_report *rep, const te_rules *rules, an_summary_data *out) {
+  sm_ctx c = {.rules = rules, .s = te_rules_settings(rules), .workload = rep->run.workload.value};
+  bool *bneck = calloc(rep->n_stages + 1, sizeof *bneck);
+  if (!bneck) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < rep->n_stages; i++) {
+    if (!stage_facts(&c, &rep->stages[i], &c.g)) continue;
+    bneck[i] = c.g.bottleneck;
+    note_bottleneck(rep, &c.g);
+    stage_items(&c);
+  }
+  for (size_t i = 0; i < c.n; i++) c.v[i].kernels = c.kpool + c.koff[i];
+  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, c.s->summary_max_items);
+  free(bneck);
+  free(c.koff);
   out->items = c.v;
-  out->n_items = c.n;
+  out->n_items = n;
+  out->kernels = c.kpool;
   rep->summary = c.v;
-  rep->n_summary = c.n;
-  return AN_OK;
+  rep->n_summary = n;
+  return c.nomem ? AN_ERR_NOMEM : AN_OK;
 }
 
 /* ---------------------------------------------------------------- categories */
@@ -195,11 +275,11 @@ static an_status build_categories(an_stage_report *stages, size_t n_stages, an_s
   return AN_OK;
 }
 
-an_status an_summary_build(an_report *rep, an_stage_report *stages, const te_settings *s,
+an_status an_summary_build(an_report *rep, an_stage_report *stages, const te_rules *rules,
                            an_summary_data *out) {
   memset(out, 0, sizeof *out);
   an_status rc = build_categories(stages, rep->n_stages, out);
-  if (rc == AN_OK) rc = build_items(rep, s, out);
+  if (rc == AN_OK) rc = build_items(rep, rules, out);
   return rc;
 }
 
@@ -234,6 +314,7 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
 
 void an_summary_free(an_summary_data *d) {
   free(d->items);
+  free(d->kernels);
   free(d->categories);
   memset(d, 0, sizeof *d);
 }

@@ -20,6 +20,7 @@
 typedef struct agg {
   const char *name, *raw;
   double total, max;
+  double steps; /* inside counted steps */
   size_t launches;
   uint32_t first; /* first-seen order */
   uint32_t id;    /* in the formal map's name table */
@@ -661,11 +662,18 @@ static const te_stage *stage_in_order(const te_rules *rules, size_t oi) {
   return NULL;
 }
 
+/* Index of kernel event e among its trace's kernel events. */
+static size_t event_index(const an_trace_view *v, const tr_event *e) {
+  size_t n = 0;
+  return (size_t)(e - tr_trace_events(v->trace, TR_KIND_KERNEL, &n));
+}
+
 /* The kernels of one stage of every view, aggregated by canonical name in first-seen
- * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time. */
-static an_status aggregate_stage(const an_trace_view *views, size_t n_views, const te_stage *stage,
-                                 const an_kernel_map *kmap, an_strtab *st, agg **out, size_t *n_out,
-                                 double *total) {
+ * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time.
+ * steps (parallel to views, or NULL): each aggregate's time inside counted steps. */
+static an_status aggregate_stage(const an_trace_view *views, const an_steps *steps, size_t n_views,
+                                 const te_stage *stage, const an_kernel_map *kmap, an_strtab *st,
+                                 agg **out, size_t *n_out, double *total) {
   size_t cap = 0;
   for (size_t v = 0; v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
@@ -706,6 +714,7 @@ static an_status aggregate_stage(const an_trace_view *views, size_t n_views, con
       }
       double dur = tr_event_dur(views[v].trace, e);
       a->total += dur;
+      if (!steps || an_steps_kernel_counted(&steps[v], event_index(&views[v], e))) a->steps += dur;
       a->launches++;
       if (dur > a->max) a->max = dur;
       *total += dur;
@@ -738,6 +747,7 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->name = ag[i].name;
     r->raw_name = ag[i].raw;
     r->total_us = ag[i].total;
+    r->steps_us = ag[i].steps;
     r->launches = ag[i].launches;
     r->max_us = ag[i].max;
     r->share_pct = st->total_us > 0 ? ag[i].total / st->total_us * 100.0 : 0;
@@ -777,7 +787,8 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     size_t na = 0;
     double total = 0;
     if (stage)
-      rc = aggregate_stage(views, n_views, stage, formal_payload, out->strings, &ag, &na, &total);
+      rc = aggregate_stage(views, opt->steps, n_views, stage, formal_payload, out->strings, &ag,
+                           &na, &total);
     if (rc != AN_OK || !ag) continue;
     an_stage_tables *st = &out->stages[out->n_stages++];
     st->stage = stage;

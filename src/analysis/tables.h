@@ -18,6 +18,7 @@
 #include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
+#include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "triage/rules.h"
 
@@ -49,6 +50,7 @@ typedef struct an_tables_options {
   an_platform platform;     /* run context platform, AN_PLATFORM_UNKNOWN when unknown */
   bool component_evidence;  /* fuse.component_evidence: evidence and platform gates apply */
   long arch;                /* run context compute capability x 10, 0 when unknown */
+  const an_steps *steps;    /* parallel to the formal views: rows' steps_us; NULL: = total */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

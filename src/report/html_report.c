@@ -14,6 +14,7 @@
 #include "report/html_page.h"
 #include "report/report.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 #include "triage/settings.h"
 
 /* ------------------------------------------------------------------ write helpers */
@@ -261,6 +262,7 @@ static void header(rp_hw *hw) {
 
 /* ------------------------------------------------------------------ summary */
 
+/* Table kinds' anchor prefixes; time-account items (idle, wait) have no table on the page. */
 static const char *const KIND_IDS[] = {"k", "o", "f"};
 static const char *const TABLE_WORDS[] = {"kernel table", "overlap table", "fusion table"};
 
@@ -275,26 +277,42 @@ static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) 
     rp_hw_printf(hw, " and %zu more", it->n_kernels - SUMMARY_NAMES_SHOWN);
 }
 
-static void summary_item(rp_hw *hw, const an_summary_item *it) {
-  unsigned kind = it->kind < AN_SUMMARY_KINDS ? (unsigned)it->kind : 0;
-  size_t stage = rp_hw_stage_index(hw, it->stage_id);
+static void summary_evidence(rp_hw *hw, const an_summary_item *it, size_t stage) {
   const char *tok = stage < hw->rep->n_stages ? hw->stage_tok[stage] : NULL;
+  if (!tok || it->kind > AN_SUMMARY_FUSION) return;
+  unsigned kind = (unsigned)it->kind;
+  rp_hw_printf(hw, " <a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok,
+               it->row);
+  rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
+  rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
+}
+
+static void summary_item(rp_hw *hw, const an_summary_item *it) {
+  size_t stage = rp_hw_stage_index(hw, it->stage_id);
   const char *kind_word = rp_summary_kind(it->kind);
-  rp_hw_printf(
-      hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">%s</span>: ",
-      kind_word, kind_word, rp_action(it->action));
-  summary_kernels(hw, it, stage);
-  rp_hw_printf(hw, " at <code class=\"loc\">");
-  rp_hw_text(hw, it->location ? it->location : "unresolved");
-  rp_hw_printf(hw, "</code> — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
-  rp_hw_ms(hw, it->at_stake_us);
-  rp_hw_printf(hw, " ms</span> (%.1f%% of the stage) ", it->share_pct);
-  if (tok) {
-    rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok,
-                 it->row);
-    rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
-    rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
+  rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">",
+               kind_word, kind_word);
+  rp_hw_text(hw, rp_summary_action(it, hw->rep->run.workload.value));
+  rp_hw_printf(hw, "</span>: ");
+  if (it->what) {
+    rp_hw_printf(hw, "<code>");
+    rp_hw_text(hw, it->what);
+    rp_hw_printf(hw, "</code> ");
   }
+  summary_kernels(hw, it, stage);
+  if (it->location) {
+    rp_hw_printf(hw, " at <code class=\"loc\">");
+    rp_hw_text(hw, it->location);
+    rp_hw_printf(hw, "</code>");
+  }
+  char bound[160], basis[512];
+  rp_summary_bound(it, false, bound, sizeof bound);
+  rp_summary_basis(it, basis, sizeof basis);
+  rp_hw_printf(hw, " — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
+  rp_hw_text(hw, bound);
+  rp_hw_printf(hw, "</span>; basis: ");
+  rp_hw_text(hw, basis);
+  summary_evidence(hw, it, stage);
   rp_hw_printf(hw, "</li>");
 }
 

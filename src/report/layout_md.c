@@ -17,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/md.h"
 #include "report/names.h"
 #include "report/ranks_report.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 
 /* ---------------------------------------------------------------- numbers */
 
@@ -33,15 +35,8 @@ static unit unit_for(double max_us) {
   return max_us >= 1000.0 ? (unit){"ms", 1000.0} : (unit){"us", 1.0};
 }
 
-/* Two decimals, or two significant digits when two decimals would read 0.00. */
 static void fmt_time(char *b, size_t cap, double us, unit u) {
-  double v = us / u.per_us;
-  if (v == 0)
-    snprintf(b, cap, "0");
-  else if (fabs(v) >= 0.005)
-    snprintf(b, cap, "%.2f", v);
-  else
-    snprintf(b, cap, "%.2g", v);
+  rp_md_number(b, cap, us / u.per_us);
 }
 
 static void fmt_share(char *b, size_t cap, double pct) {
@@ -76,19 +71,27 @@ static void names_add(stage_names *s, const char *name) {
   s->full[s->n++] = name;
 }
 
-static size_t stage_name_cap(const an_stage_report *st) {
+static size_t stage_name_cap(const an_report *r, const an_stage_report *st) {
   size_t n = st->n_kernels + (st->overlap ? st->overlap->n_rows : 0);
   for (size_t i = 0; i < st->n_fuse; i++) n += st->fuse[i].n_evidence + st->fuse[i].n_related;
+  if (st->timeline) n += st->timeline->n_collectives;
+  for (size_t i = 0; i < r->n_summary; i++) n += r->summary[i].n_kernels;
   return n;
 }
 
-static int names_build(stage_names *s, const an_stage_report *st, const rp_names *nm) {
+static int names_build(stage_names *s, const an_report *r, const an_stage_report *st,
+                       const rp_names *nm) {
   s->n = 0;
   s->shown = NULL;
-  s->full = calloc(stage_name_cap(st) + 1, sizeof *s->full);
+  s->full = calloc(stage_name_cap(r, st) + 1, sizeof *s->full);
   if (!s->full) return -1;
   for (size_t i = 0; i < st->n_kernels; i++)
     if (st->kernels[i].shown) names_add(s, st->kernels[i].name);
+  for (size_t i = 0; i < r->n_summary; i++) /* the summary's kernels, chains included */
+    for (size_t k = 0; !strcmp(r->summary[i].stage_id, st->id) && k < r->summary[i].n_kernels; k++)
+      names_add(s, r->summary[i].kernels[k]);
+  for (size_t i = 0; st->timeline && i < st->timeline->n_collectives; i++)
+    names_add(s, st->timeline->collectives[i].kernel);
   for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++)
     names_add(s, st->overlap->rows[i].kernel);
   for (size_t i = 0; i < st->n_fuse; i++)
@@ -139,6 +142,22 @@ static void inputs_row(FILE *f, const char *what, const char *const *v, size_t n
   fputs(" | command line |\n", f);
 }
 
+/* The workload kind and the name that decided it. */
+static void workload_row(FILE *f, const an_workload_fact *w) {
+  fprintf(f, "| Workload | %s | ", rp_workload(w->value));
+  if (w->evidence && w->source == AN_SOURCE_TRACE_METADATA) {
+    fputs("trace (", f);
+    code_span(f, w->evidence);
+    fputs(") |\n", f);
+  } else if (w->evidence) {
+    fprintf(f, "%s (", rp_source(w->source));
+    rp_md_cell_text(f, w->evidence);
+    fputs(") |\n", f);
+  } else {
+    fputs("nothing in the trace says |\n", f);
+  }
+}
+
 static void provenance(FILE *f, const an_provenance *p) {
   bool two = p->mode == AN_MODE_MAPPING_FORMAL;
   fputs("| Run | Value | From |\n| --- | --- | --- |\n", f);
@@ -153,6 +172,7 @@ static void provenance(FILE *f, const an_provenance *p) {
   fact_row(f, "TP size", tp, rp_source(c->tp_size.source));
   fact_row(f, "GPU", c->gpu.value ? c->gpu.value : "unknown", rp_source(c->gpu.source));
   fact_row(f, "Platform", rp_platform(c->platform.value), rp_source(c->platform.source));
+  workload_row(f, &p->workload);
   fact_row(f, "Mode", two ? "mapping-formal" : "single-trace", "inputs");
   if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs);
   inputs_row(f, two ? "Formal traces" : "Input traces", p->formal_inputs, p->n_formal_inputs);
@@ -182,41 +202,16 @@ static const stage_names *names_of(const an_report *r, const stage_names *all, c
   return NULL;
 }
 
-static void summary_item(FILE *f, size_t i, const an_summary_item *it, const stage_names *nm) {
-  fprintf(f, "%zu. **%s**: ", i + 1, rp_action(it->action));
-  for (size_t k = 0; k < it->n_kernels && k < 3; k++) {
-    if (k) fputs(", ", f);
-    code_span(f, nm ? names_get(nm, it->kernels[k]) : it->kernels[k]);
-  }
-  if (it->n_kernels > 3) fprintf(f, " and %zu more", it->n_kernels - 3);
-  if (it->location) {
-    fputs(" at ", f);
-    code_span(f, it->location);
-  } else {
-    fputs(" (Python location unresolved)", f);
-  }
-  unit u = unit_for(it->at_stake_us);
-  char t[32], s[32];
-  fmt_time(t, sizeof t, it->at_stake_us, u);
-  fmt_share(s, sizeof s, it->share_pct);
-  char letter = it->kind == AN_SUMMARY_KERNEL ? 'K' : it->kind == AN_SUMMARY_OVERLAP ? 'O' : 'F';
-  fprintf(f, ". **%s %s** at stake (%s of %s). Evidence: [%c%zu in %s, %s table](#%s)\n", t, u.name,
-          s, it->stage_label, letter, it->row + 1, it->stage_label, rp_summary_kind(it->kind),
-          it->anchor);
-}
+/* The display names of the layout, for the summary and the time account. */
+typedef struct name_ctx {
+  const an_report *r;
+  const stage_names *all;
+} name_ctx;
 
-static void summary(FILE *f, const an_report *r, const stage_names *all) {
-  fputs("\n## What to try first\n\n", f);
-  if (!r->n_summary) {
-    fputs("Nothing cleared the summary's bars (settings summary.*, docs/report.md).\n", f);
-    return;
-  }
-  fputs(
-      "Ranked by GPU time at stake times a weight per kind (settings summary.weights; "
-      "docs/report.md).\n\n",
-      f);
-  for (size_t i = 0; i < r->n_summary; i++)
-    summary_item(f, i, &r->summary[i], names_of(r, all, r->summary[i].stage_id));
+static const char *display_name(const void *ctx, const char *stage_id, const char *full) {
+  const name_ctx *c = ctx;
+  const stage_names *nm = names_of(c->r, c->all, stage_id);
+  return nm ? names_get(nm, full) : full;
 }
 
 /* ---------------------------------------------------------------- hints */
@@ -285,16 +280,9 @@ static void categories(FILE *f, const an_stage_report *st) {
 }
 
 static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t row, char letter) {
-  /* the same ids as the summary's an_summary_item.anchor (analysis/summary.c) */
-  char id[64];
-  size_t j = 0;
-  for (const char *p = stage_id; *p && j + 1 < 32; p++) {
-    char c = *p;
-    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-    id[j++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) ? c : '-';
-  }
-  id[j] = 0;
-  fprintf(f, "| <a id=\"%s-%s-%zu\"></a>%c%zu | ", kind, id, row, letter, row + 1);
+  char id[64]; /* the summary items' anchors (analysis/summary.h) */
+  an_summary_anchor(id, sizeof id, kind, stage_id, row);
+  fprintf(f, "| <a id=\"%s\"></a>%c%zu | ", id, letter, row + 1);
 }
 
 /* "### WHAT: STAGE (shares of 1.36 ms kernel time)": the denominator in every heading. */
@@ -469,8 +457,9 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
   }
 }
 
-static void stage(FILE *f, const an_report *rep, const an_stage_report *st,
-                  const stage_names *names) {
+static void stage(FILE *f, const an_report *rep, size_t si, const stage_names *all) {
+  const an_stage_report *st = &rep->stages[si];
+  const stage_names *names = &all[si];
   fprintf(f, "\n## Stage: %s\n\n", st->label);
   char t[32];
   unit u = unit_for(stage_total(st));
@@ -478,6 +467,8 @@ static void stage(FILE *f, const an_report *rep, const an_stage_report *st,
   fprintf(f, "Every share in this stage is of its %s: **%s %s**.\n",
           st->has_kernels ? "kernel-time sum" : "GPU busy time", t, u.name);
   categories(f, st);
+  name_ctx nc = {rep, all};
+  rp_timeline_markdown(f, rep, st, display_name, &nc);
   if (st->has_kernels) kernel_table(f, st, names);
   if (st->xpu_launch_rows)
     fputs(
@@ -492,7 +483,25 @@ static void stage(FILE *f, const an_report *rep, const an_stage_report *st,
 
 static const char LEGEND[] =
     "\n## Legend\n\n"
-    "- **#**: row id in its table (K kernels, O overlap, F fusion); the summary links to it.\n"
+    "- **#**: row id in its table (K kernels, O overlap, F fusion, I idle causes, W "
+    "collectives); the summary links to it.\n"
+    "- **What to try first**: each item is an action, *at most* what it can win per step (ms "
+    "per step and share of the stage's mean step) and the basis of that bound: GPU idle under a "
+    "named CPU activity, collective time above its floor, a roofline fraction, a fusion "
+    "pattern's saving, a chain's kernel time less its largest pass, or an overlap row's "
+    "recoverable time. Rows of one root cause (the same kernel) are one item.\n"
+    "- **Time account**: per step, span (first kernel start to last kernel end) = GPU busy "
+    "(the union of kernels, memcpys and memsets over all streams) + idle, exactly; kernels, "
+    "memcpys and memsets outside the counted steps (a previous step's tail, warm-ups) are left "
+    "out.\n"
+    "- **Idle cause**: what the thread that launched the next kernel did in a gap: `sync` "
+    "(it waited on the GPU, then issued the next work), `host` (busy with the named CPU op or "
+    "Python code), `launch` (issuing work kernel by kernel, or inside the launch call itself), "
+    "`dependency` (the kernel was issued before the gap and waited on another stream or "
+    "event), `short` (gaps under timeline.gap_min_us), `unknown` (no launch record).\n"
+    "- **Collectives**: transfer = each instance at its floor (collectives.floor_pct of like "
+    "instances: the same message size, else position in the step, else name), wait = the "
+    "rest; the first collective of a step absorbs the other ranks' late arrival.\n"
     "- **Share**: part of the stage's kernel-time sum (stated under the stage heading); the "
     "same kernel has the same share in every table of a stage.\n"
     "- **GPU time**: summed device time of the row's launches, in the unit of the column head.\n"
@@ -505,10 +514,13 @@ static const char LEGEND[] =
     "(median instance times count: what overlap can save; docs/overlap.md); **Hidden**: "
     "time already under other streams' work.\n"
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
-    "hidden, little to gain.\n"
-    "- **Priority**: P1 act (low dependency risk), P2 check dependencies first, P4 "
-    "low-roi-hidden, P5 under the bar; rows are ordered by recoverable time (docs/overlap.md)."
-    "\n"
+    "hidden, little to gain; `wait` = its exposed time is mostly waiting for other ranks or "
+    "a pipeline stage, not work.\n"
+    "- **Priority**: P1 act: the recommendation follows from the mechanism (a staging copy to "
+    "eliminate, a serial chain to fuse, a copy-engine transfer or an independent kernel to "
+    "overlap), whatever the Dep risk; P2 check first (`check deps`, `restructure`, wait rows); "
+    "P4 nothing to win there (`low-roi-hidden`, one-time setup, already fused); P5 under the "
+    "bar. Rows are ordered by recoverable time (docs/overlap.md).\n"
     "- **Recoverable**: what the action could win per step: the steady exposed time, for "
     "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
     "stage; rows under the floor are counted in one line.\n"
@@ -541,7 +553,7 @@ static void all_names_free(stage_names *all, size_t n) {
 static stage_names *all_names(const an_report *r, const rp_names *nm) {
   stage_names *all = calloc(r->n_stages + 1, sizeof *all);
   for (size_t i = 0; all && i < r->n_stages; i++) {
-    if (names_build(&all[i], &r->stages[i], nm) != 0) {
+    if (names_build(&all[i], r, &r->stages[i], nm) != 0) {
       all_names_free(all, i + 1);
       return NULL;
     }
@@ -559,9 +571,10 @@ int rp_layout_markdown(FILE *f, const an_report *r, const te_rules *rules, bool 
   fputs("# Triage report\n\n", f);
   provenance(f, &r->run);
   busy_lines(f, r);
-  summary(f, r, all);
+  name_ctx nc = {r, all};
+  rp_summary_markdown(f, r, display_name, &nc);
   hints(f, r, rules);
-  for (size_t i = 0; i < r->n_stages; i++) stage(f, r, &r->stages[i], &all[i]);
+  for (size_t i = 0; i < r->n_stages; i++) stage(f, r, i, all);
   int rc = rp_ranks_markdown(f, r, nm);
   fputs(LEGEND, f);
   all_names_free(all, r->n_stages);

@@ -1,6 +1,7 @@
 /* report/md.c - Markdown cell escaping, code spans and unit cells (md.h). */
 #include "report/md.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,15 @@ int rp_md_code(FILE *f, const char *s) {
 /* Milliseconds to the microsecond: the unit of every time column of a diff or Ranks table. */
 int rp_md_ms(FILE *f, double us, bool signed_) {
   return fprintf(f, signed_ ? "%+.3f" : "%.3f", us / 1000) < 0 ? -1 : 0;
+}
+
+void rp_md_number(char *b, size_t cap, double v) {
+  if (v == 0)
+    snprintf(b, cap, "0");
+  else if (fabs(v) >= 0.005)
+    snprintf(b, cap, "%.2f", v);
+  else
+    snprintf(b, cap, "%.2g", v);
 }
 
 int rp_md_pct(FILE *f, double pct, bool signed_) {

@@ -7,6 +7,7 @@
 #define TRIAGE_REPORT_MD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* A table cell's text: '|' -> "\|" (it would end the cell), newline -> "<br>" (it
@@ -22,6 +23,9 @@ int rp_md_code(FILE *f, const char *s);
  * cells carry bare numbers: these write one such number. us is microseconds; signed
  * adds '+' to a positive value (deltas). -1 on a write error. */
 int rp_md_ms(FILE *f, double us, bool signed_);
+/* A number of the default layout: two decimals, or two significant digits when two
+ * decimals would read 0.00 (a non-zero time never prints as zero), into buf. */
+void rp_md_number(char *buf, size_t cap, double v);
 int rp_md_pct(FILE *f, double pct, bool signed_);
 
 #endif

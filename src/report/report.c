@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/json_stream.h"
 #include "report/kmap_json.h"
 #include "report/layout_md.h"
@@ -16,6 +17,7 @@
 #include "report/overlap_report.h"
 #include "report/ranks_report.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 
 static const char XPU_NOTE[] =
     "> Note (Intel XPU): this trace has no device-execution timeline; rows are "
@@ -232,6 +234,7 @@ static cJSON *kernel_json(const an_kernel_row *r) {
       !cJSON_AddStringToObject(o, "kind", r->kind) ||
       !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
       !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
+      !cJSON_AddNumberToObject(o, "steps_us", an_round3(r->steps_us)) ||
       !cJSON_AddNumberToObject(o, "launches", (double)r->launches) ||
       !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
       !cJSON_AddBoolToObject(o, "shown", r->shown) ||
@@ -306,7 +309,9 @@ static cJSON *stage_tail_json(const an_stage_report *st) {
   cJSON *cs = fs ? cJSON_AddArrayToObject(s, "categories") : NULL;
   for (size_t i = 0; cs && i < st->n_categories; i++)
     if (!category_json(cs, &st->categories[i])) cs = NULL;
-  if (cs) return s;
+  cJSON *tl = cs && st->timeline ? rp_timeline_json(st->timeline) : NULL;
+  if (tl) cJSON_AddItemToObject(s, "timeline", tl);
+  if (cs && (tl || !st->timeline)) return s;
   cJSON_Delete(s);
   return NULL;
 }
@@ -389,16 +394,49 @@ static bool run_json(cJSON *root, const an_provenance *p) {
   return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
 }
 
+/* The workload kind, its evidence and source. */
+static bool workload_json(cJSON *o, const an_workload_fact *w) {
+  cJSON *x = cJSON_AddObjectToObject(o, "workload");
+  return x && cJSON_AddStringToObject(x, "value", rp_workload(w->value)) &&
+         add_str_or_null(x, "evidence", w->evidence) &&
+         cJSON_AddStringToObject(x, "source", source_name(w->source));
+}
+
 /* The framework facts with their sources (the run context's are in "context"). */
 static bool provenance_json(cJSON *root, const an_provenance *p) {
   cJSON *o = cJSON_AddObjectToObject(root, "provenance");
   return o && fact_json(o, "framework", str_or_null(p->framework.label), p->framework.source) &&
          fact_json(o, "mapping_framework", str_or_null(p->mapping_framework.label),
                    p->mapping_framework.source) &&
-         add_str_or_null(o, "version", p->version);
+         workload_json(o, &p->workload) && add_str_or_null(o, "version", p->version);
 }
 
-static bool summary_item_json(cJSON *a, const an_summary_item *it) {
+/* The item's bound, its basis and its evidence anchors (the time-account members). */
+static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload w) {
+  char basis[512];
+  rp_summary_basis(it, basis, sizeof basis);
+  cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
+  for (size_t k = 0; ev && k <= it->n_more; k++) {
+    cJSON *x = cJSON_CreateString(k ? it->more[k - 1] : it->anchor);
+    if (!x) return false;
+    cJSON_AddItemToArray(ev, x);
+  }
+  return ev && cJSON_AddStringToObject(o, "action_text", rp_summary_action(it, w)) &&
+         cJSON_AddStringToObject(o, "action_id", an_summary_action_id(it->action)) &&
+         cJSON_AddNumberToObject(o, "bound_us_per_step", an_round3(it->at_stake_us)) &&
+         cJSON_AddNumberToObject(o, "step_us", an_round3(it->step_us)) &&
+         cJSON_AddNumberToObject(o, "steps", (double)it->n_steps) &&
+         cJSON_AddStringToObject(o, "basis", rp_bound_basis(it->basis)) &&
+         cJSON_AddStringToObject(o, "basis_text", basis) &&
+         cJSON_AddNumberToObject(o, "basis_us_per_step", an_round3(it->basis_us)) &&
+         cJSON_AddNumberToObject(o, "basis_pct", an_round3(it->basis_pct)) &&
+         add_str_or_null(o, "what", it->what) &&
+         cJSON_AddNumberToObject(o, "count", (double)it->count) &&
+         cJSON_AddNumberToObject(o, "detail_us", an_round3(it->detail_us)) &&
+         cJSON_AddNumberToObject(o, "first_us", an_round3(it->first_us));
+}
+
+static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
   cJSON_AddItemToArray(a, o);
@@ -413,7 +451,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it) {
          cJSON_AddNumberToObject(o, "at_stake_us", an_round3(it->at_stake_us)) &&
          cJSON_AddNumberToObject(o, "share_pct", an_round3(it->share_pct)) &&
          cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
-         cJSON_AddStringToObject(o, "anchor", it->anchor);
+         cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {
@@ -429,7 +467,7 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
 static bool summary_json(cJSON *root, const an_report *r) {
   cJSON *a = cJSON_AddArrayToObject(root, "summary");
   for (size_t i = 0; a && i < r->n_summary; i++)
-    if (!summary_item_json(a, &r->summary[i])) return false;
+    if (!summary_item_json(a, &r->summary[i], r->run.workload.value)) return false;
   return a && provenance_json(root, &r->run) && limits_json(root, &r->limits);
 }
 

@@ -287,12 +287,25 @@ const char *rp_action(an_action a) {
       return "Port the upstream fused path";
     case AN_ACTION_ELIMINATE:
       return "Eliminate the staging copy";
+    case AN_ACTION_REMOVE_SYNC:
+      return "Remove the host sync";
+    case AN_ACTION_HOST_STALL:
+      return "Cut the host work in the step";
+    case AN_ACTION_LAUNCH_BOUND:
+      return "Launch-bound: capture the step in a CUDA graph or torch.compile";
+    case AN_ACTION_RANK_SKEW:
+      return "Read every rank's trace and find the straggler";
+    case AN_ACTION_FUSE_CHAIN:
+      return "Fuse the eager elementwise and copy chains (torch.compile, or fused kernels)";
+    case AN_ACTION_FEWER_BYTES:
+      return "Move fewer bytes (FP8/FP4 weights or KV cache, larger batch)";
   }
   return "?";
 }
 
 const char *rp_summary_kind(an_summary_kind k) {
-  return k == AN_SUMMARY_KERNEL ? "kernel" : k == AN_SUMMARY_OVERLAP ? "overlap" : "fusion";
+  static const char *const w[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion", "idle", "wait"};
+  return (size_t)k < AN_SUMMARY_KINDS ? w[k] : "kernel";
 }
 
 const char *rp_platform(an_platform p) {

@@ -54,6 +54,10 @@ LIMITS_ELSEWHERE = {
     "RP_MAX_DEMANGLED_BYTES": "no report prints display names yet: tests/unit/test_names.c",
     "RP_JSON_STREAM_DEPTH": "the code's own nesting, not the input's: tests/unit/test_report.c "
                             "json_stream nesting_past_the_limit_fails",
+    "RP_TIMELINE_STEP_CAUSES": "rows a report lists, not an input limit: tests/unit/test_timeline.c "
+                               "report causes_past_the_limits",
+    "RP_TIMELINE_CAUSES_SHOWN": "rows a report lists, not an input limit: tests/unit/test_timeline.c "
+                                "report causes_past_the_limits",
 }
 
 # ------------------------------------------------------------------ building blocks

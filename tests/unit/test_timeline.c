@@ -1,7 +1,8 @@
 /*
- * Unit tests of the step windows (analysis/steps.h) on synthetic timelines shaped like
- * real ones: a host thread with annotations, CPU ops and launch calls, a GPU stream whose
- * kernels carry the launches' correlation ids.
+ * Unit tests of the step windows (analysis/steps.h), the time account (analysis/timeline.h),
+ * the per-instance wait model (analysis/waits.h) and the summary's bounds, on synthetic
+ * timelines shaped like real ones: a host thread with annotations, CPU ops, Python frames
+ * and launch calls, GPU streams whose kernels carry the launches' correlation ids.
  */
 #include <criterion/criterion.h>
 #include <stdarg.h>
@@ -10,9 +11,15 @@
 #include <string.h>
 
 #include "analysis/bundle.h"
+#include "analysis/pipeline.h"
 #include "analysis/steps.h"
+#include "analysis/strtab.h"
+#include "analysis/timeline.h"
+#include "analysis/waits.h"
 #include "cli/rules_setup.h"
+#include "report/timeline_report.h"
 #include "trace/trace.h"
+#include "triage/limits.h"
 
 static te_rules *rules;
 
@@ -54,18 +61,23 @@ static void host(tb *b, const char *cat, const char *name, double ts, double dur
          cat, name, ts, dur);
 }
 
-/* A launch call at ts and its kernel at kts on stream 7; returns the correlation id. */
-static int launch(tb *b, const char *kernel, double ts, double kts, double kdur) {
+/* A launch call at ts and its kernel at kts on a stream; returns the correlation id. */
+static int launch_on(tb *b, const char *kernel, double ts, double kts, double kdur, int stream) {
   int c = b->corr++;
   tb_add(b,
          "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
          "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},",
          ts, c);
   tb_add(b,
-         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
-         "\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
-         kernel, kts, kdur, c);
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
+         "\"dur\":%.3f,\"args\":{\"stream\":%d,\"correlation\":%d}},",
+         kernel, stream, kts, kdur, stream, c);
   return c;
+}
+
+/* The same on stream 7. */
+static int launch(tb *b, const char *kernel, double ts, double kts, double kdur) {
+  return launch_on(b, kernel, ts, kts, kdur, 7);
 }
 
 static tr_trace *tb_read(tb *b) {
@@ -220,4 +232,340 @@ Test(steps, gpu_annotations, .init = setup, .fini = teardown) {
   cr_assert_eq(step_of(&x, "in_window"), 0);
   cr_assert_eq(step_of(&x, "outside"), -1);
   unbuild(&x);
+}
+
+/* ---------------------------------------------------------------- time account */
+
+typedef struct account {
+  built x;
+  an_strtab *strings;
+  an_timeline *tl;
+  const an_stage_timeline *st;
+} account;
+
+static void account_build(tb *b, account *a, const char *stage) {
+  build(b, &a->x);
+  a->strings = an_strtab_create();
+  an_timeline_input in = {&a->x.v, &a->x.s, "synthetic.json"};
+  cr_assert_eq(an_timeline_build(&in, 1, rules, a->strings, &a->tl), AN_OK);
+  a->st = an_timeline_stage(a->tl, stage);
+  cr_assert_not_null(a->st, "stage %s has a time account", stage);
+}
+
+static void account_free(account *a) {
+  an_timeline_destroy(a->tl);
+  an_strtab_destroy(a->strings);
+  unbuild(&a->x);
+}
+
+/* span = busy + idle exactly, the idle kinds and the causes sum to idle, for the stage and
+ * every step. */
+static void expect_sums(const an_time_account *t) {
+  cr_assert_eq(t->busy_ns + t->idle_ns, t->span_ns);
+  int64_t kinds = 0, causes = 0;
+  for (int k = 0; k < AN_IDLE_KINDS; k++) kinds += t->idle_by_kind_ns[k];
+  for (size_t i = 0; i < t->n_causes; i++) causes += t->causes[i].idle_ns;
+  cr_assert_eq(kinds, t->idle_ns, "kinds %lld, idle %lld", (long long)kinds, (long long)t->idle_ns);
+  cr_assert_eq(causes, t->idle_ns, "causes %lld, idle %lld", (long long)causes,
+               (long long)t->idle_ns);
+}
+
+static void expect_all_sums(const an_stage_timeline *st) {
+  expect_sums(&st->total);
+  for (size_t i = 0; i < st->n_steps; i++) expect_sums(&st->steps[i].account);
+}
+
+static const an_idle_cause *cause_of(const an_time_account *t, an_idle_kind kind) {
+  for (size_t i = 0; i < t->n_causes; i++)
+    if (t->causes[i].kind == kind) return &t->causes[i];
+  return NULL;
+}
+
+/* A gap under a sync: the host reads a value back (.item(): aten::item around a stream
+ * sync that returns when kernel A ends), works 200 us in Python, then launches B. The gap
+ * is the sync's, named by the outermost op around it and the Python line that called it. */
+Test(timeline, gap_under_a_sync, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 2000);
+  host(&b, "python_function", "model.py(42): forward", 1, 1900);
+  launch(&b, "kernel_a", 10, 20, 500);
+  host(&b, "cpu_op", "aten::item", 30, 495);
+  host(&b, "cuda_runtime", "cudaStreamSynchronize", 40, 481); /* returns at 521 */
+  launch(&b, "kernel_b", 720, 730, 100);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  cr_assert_eq(a.st->n_steps, 1);
+  cr_assert_eq(t->span_ns, 810000);
+  cr_assert_eq(t->busy_ns, 600000);
+  cr_assert_eq(t->idle_ns, 210000);
+  expect_all_sums(a.st);
+  const an_idle_cause *c = cause_of(t, AN_IDLE_SYNC);
+  cr_assert_not_null(c);
+  cr_assert_str_eq(c->what, "aten::item");
+  cr_assert_str_eq(c->location, "model.py:42 forward");
+  cr_assert_eq(c->idle_ns, 200000); /* A's end to B's launch call */
+  cr_assert_eq(c->gaps, 1);
+  account_free(&a);
+}
+
+/* An eager loop: 30 short kernels, each launched after its predecessor ended; the gaps are
+ * the host's launch cost (no CPU op spans them): launch, and the whole idle is explained. */
+Test(timeline, eager_launch_gaps, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  for (int i = 0; i < 30; i++) launch(&b, "small_kernel", 10 + i * 30.0, 25 + i * 30.0, 5);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  cr_assert_eq(t->n_kernels, 30);
+  cr_assert_eq(t->busy_ns, 150000);
+  cr_assert_eq(t->idle_ns, 29 * 25000);
+  cr_assert_eq(t->idle_by_kind_ns[AN_IDLE_LAUNCH], t->idle_ns);
+  cr_assert_eq(t->median_gap_ns, 25000);
+  account_free(&a);
+}
+
+/* Programmatic dependent launch: B starts 4 us before A ends on the same stream; those 4 us
+ * are B waiting, counted apart; busy is still the union. Another stream's overlap is not. */
+Test(timeline, same_stream_overlap_is_wait, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 500);
+  launch_on(&b, "kernel_a", 1, 10, 20, 7);
+  launch_on(&b, "kernel_b", 2, 26, 20, 7);    /* 4 us under A */
+  launch_on(&b, "side_kernel", 3, 12, 10, 9); /* another stream: concurrent, not wait */
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  cr_assert_eq(t->pdl_wait_ns, 4000);
+  cr_assert_eq(t->kernel_ns, 50000);
+  cr_assert_eq(t->busy_ns, 36000);
+  cr_assert_eq(t->span_ns, 36000);
+  account_free(&a);
+}
+
+/* A collective with one late rank: four steps of two all-reduces; in step 3 the first waits
+ * 400 us for the others. Grouped by position in the step, that instance's wait is its excess
+ * over the fastest like instances, and it is the first collective of its step. */
+Test(timeline, collective_with_a_late_rank, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 4; s++) {
+    double t0 = s * 2000.0;
+    host(&b, "user_annotation", "ProfilerStep#1", t0, 1500);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 100);
+    launch(&b, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", t0 + 20, t0 + 120, s == 2 ? 500 : 100);
+    launch(&b, "gemm_kernel", t0 + 30, t0 + (s == 2 ? 620 : 220), 100);
+    launch(&b, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", t0 + 40, t0 + (s == 2 ? 720 : 320), 50);
+  }
+  account a;
+  account_build(&b, &a, "all");
+  const an_stage_timeline *st = a.st;
+  expect_all_sums(st);
+  cr_assert_eq(st->n_steps, 4);
+  cr_assert_eq(st->n_collectives, 1);
+  const an_collective_time *c = &st->collectives[0];
+  cr_assert_eq(c->basis, AN_FLOOR_POSITION);
+  cr_assert_eq(c->instances, 8);
+  cr_assert_eq(c->wait_ns, 400000);
+  cr_assert_eq(c->first_wait_ns, 400000);
+  cr_assert_eq(c->max_wait_ns, 400000);
+  cr_assert_eq(st->total.collective_wait_ns, 400000);
+  cr_assert_eq(st->steps[2].account.first_collective_wait_ns, 400000);
+  cr_assert_eq(st->steps[0].account.collective_wait_ns, 0);
+  account_free(&a);
+}
+
+/* A step's first kernel on its stream queued long before the GPU ran it, while nothing of
+ * the step ran: it waited for work outside the step (the previous batch), which is no idle
+ * of the step. The kernel before that wait is outside. */
+Test(timeline, wait_for_the_previous_batch_is_not_idle, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "step[DECODE bs=8]", 0, 100000);
+  launch_on(&b, "arange_kernel", 5, 10, 4, 2);
+  launch_on(&b, "first_forward_kernel", 20, 90000, 50, 3); /* queued at 20, runs at 90 ms */
+  launch_on(&b, "second_forward_kernel", 30, 90050, 50, 3);
+  account a;
+  account_build(&b, &a, "decode");
+  expect_all_sums(a.st);
+  cr_assert_eq(a.st->total.span_ns, 100000);
+  cr_assert_eq(a.st->total.idle_ns, 0);
+  cr_assert_eq(a.st->outside_ns, 4000);
+  account_free(&a);
+}
+
+/* Random timelines: several streams, overlaps, gaps of every size; the sums are exact. */
+Test(timeline, sums_are_exact_on_random_timelines, .init = setup, .fini = teardown) {
+  unsigned long long r = 0x2545f4914f6cdd1dull;
+  for (int round = 0; round < 20; round++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#1", 0, 1e8);
+    double t = 10;
+    for (int i = 0; i < 60; i++) {
+      r ^= r << 13;
+      r ^= r >> 7;
+      r ^= r << 17;
+      double dur = 0.001 * (double)(r % 40000), gap = 0.001 * (double)((r >> 20) % 30000) - 8;
+      launch_on(&b, i % 3 ? "k_a" : "k_b", t - 5 > 1 ? t - 5 : 1, t, dur, 7 + (int)(r >> 40) % 3);
+      t += dur + gap > 0 ? dur + gap : 0.5;
+    }
+    account a;
+    account_build(&b, &a, "all");
+    expect_all_sums(a.st);
+    cr_assert_leq(a.st->total.n_kernels, 60); /* a stream opener that waited starts it */
+    cr_assert_gt(a.st->total.n_kernels, 0);
+    account_free(&a);
+  }
+}
+
+/* ---------------------------------------------------------------- wait model */
+
+Test(waits, floor_per_group_and_wait_per_instance) {
+  an_wait_instance v[] = {{1, 100, 0, 0}, {1, 120, 0, 0}, {1, 500, 0, 0},
+                          {1, 110, 0, 0}, {2, 40, 0, 0},  {2, 60, 0, 0}};
+  cr_assert_eq(an_wait_model(v, 6, 0), AN_OK);
+  cr_assert_float_eq(v[0].floor_us, 100, 1e-12);
+  cr_assert_float_eq(v[2].wait_us, 400, 1e-12);
+  cr_assert_float_eq(v[0].wait_us, 0, 1e-12);
+  cr_assert_float_eq(v[5].wait_us, 20, 1e-12);
+  cr_assert_eq(an_wait_model(v, 6, 50), AN_OK); /* lower median: 110 of 100,110,120,500 */
+  cr_assert_float_eq(v[2].floor_us, 110, 1e-12);
+  cr_assert_float_eq(v[0].wait_us, 0, 1e-12);
+  cr_assert_eq(an_wait_model(v, 6, 101), AN_ERR_ARGS);
+  cr_assert_eq(an_wait_model(NULL, 0, 10), AN_OK);
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static an_report *run_buffer(tb *b) {
+  tb_add(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"gpu\"}}]}");
+  an_run_options o = {.formal = {.name = "synthetic.json", .data = b->buf, .len = b->n},
+                      .min_share_pct = -1,
+                      .rank_workers = 1};
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+static const an_summary_item *item_of(const an_report *r, an_action a) {
+  for (size_t i = 0; i < r->n_summary; i++)
+    if (r->summary[i].action == a) return &r->summary[i];
+  return NULL;
+}
+
+/* Every item's bound is at most the time its basis names. */
+static void expect_bounds(const an_report *r) {
+  for (size_t i = 0; i < r->n_summary; i++) {
+    const an_summary_item *it = &r->summary[i];
+    cr_assert_leq(it->at_stake_us, it->basis_us * (1 + 1e-9), "item %zu: %g > basis %g", i,
+                  it->at_stake_us, it->basis_us);
+    cr_assert_leq(it->at_stake_us, it->step_us * (1 + 1e-9));
+  }
+}
+
+/* An eager micro-benchmark whose GPU idles between short kernels: the first item is the
+ * launch-bound one, bounded by that idle per step; GPU-side items are left out. */
+Test(summary, launch_bound_benchmark, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int c = 0; c < 3; c++) {
+    double t0 = c * 1000.0;
+    host(&b, "user_annotation", "bench_call", t0, 800);
+    for (int i = 0; i < 12; i++)
+      launch(&b, i % 2 ? "vectorized_elementwise_kernel_mul" : "vectorized_elementwise_kernel_add",
+             t0 + 10 + i * 40.0, t0 + 20 + i * 40.0, 6);
+  }
+  an_report *r = run_buffer(&b);
+  cr_assert_eq(r->run.workload.value, AN_WORKLOAD_MICROBENCHMARK);
+  cr_assert_gt(r->n_summary, 0);
+  const an_summary_item *it = &r->summary[0];
+  cr_assert_eq(it->action, AN_ACTION_LAUNCH_BOUND);
+  cr_assert(it->eager);
+  cr_assert_eq(it->n_steps, 3);
+  cr_assert_float_eq(it->at_stake_us, 11 * 34.0, 1e-6); /* 11 gaps of 34 us per call */
+  cr_assert_not_null(r->bottleneck.stage_label);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* A training step: backward ops make it training; its all-reduce with one late instance is
+ * a rank-skew item bounded by the wait, never "overlap" or "tune". */
+Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 5000.0;
+    host(&b, "user_annotation", "ProfilerStep#1", t0, 4000);
+    host(&b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    launch(&b, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0 + 20, t0 + 1020, s == 1 ? 2000 : 500);
+    launch(&b, "gemm_kernel", t0 + 30, t0 + (s == 1 ? 3020 : 1520), 1000);
+  }
+  an_report *r = run_buffer(&b);
+  cr_assert_eq(r->run.workload.value, AN_WORKLOAD_TRAINING);
+  const an_summary_item *it = item_of(r, AN_ACTION_RANK_SKEW);
+  cr_assert_not_null(it);
+  cr_assert_float_eq(it->at_stake_us, 1500.0 / 3, 1e-6);
+  cr_assert_null(item_of(r, AN_ACTION_TRY_OVERLAP));
+  cr_assert_null(item_of(r, AN_ACTION_TUNE_KERNEL));
+  cr_assert_null(item_of(r, AN_ACTION_ENABLE_FUSION));
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* ---------------------------------------------------------------- report limits */
+
+static const char *full_name(const void *ctx, const char *stage, const char *name) {
+  (void)ctx;
+  (void)stage;
+  return name;
+}
+
+/* A step with more distinct idle causes than the report lists: the Markdown shows
+ * RP_TIMELINE_CAUSES_SHOWN rows and counts the rest in one line; the JSON keeps every cause
+ * of the stage and RP_TIMELINE_STEP_CAUSES per step. */
+Test(report, causes_past_the_limits, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 100000);
+  enum { N = RP_TIMELINE_CAUSES_SHOWN + 4 };
+  for (int i = 0; i < N; i++) { /* each gap under a CPU op of its own name */
+    char op[32];
+    snprintf(op, sizeof op, "aten::op_%d", i);
+    double t0 = 1000.0 * i;
+    launch(&b, "kernel", t0 + 10, t0 + 12, 5);
+    host(&b, "cpu_op", op, t0 + 16, 995); /* spans the gap up to the next launch */
+  }
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert_geq(a.st->total.n_causes, N);
+  char *md = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&md, &len);
+  an_stage_report st = {.id = "all", .label = "all", .timeline = a.st};
+  an_report rep = {.n_stages = 1, .stages = &st};
+  rp_timeline_markdown(f, &rep, &st, full_name, NULL);
+  fclose(f);
+  size_t rows = 0;
+  for (const char *p = md; (p = strstr(p, "<a id=\"idle-all-")); p++) rows++;
+  cr_assert_eq(rows, RP_TIMELINE_CAUSES_SHOWN, "%s", md);
+  cr_assert_not_null(strstr(md, "more causes"));
+  free(md);
+  cJSON *j = rp_timeline_json(a.st);
+  cr_assert_not_null(j);
+  cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "steps"), 0);
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(step, "causes")), RP_TIMELINE_STEP_CAUSES);
+  cJSON *total = cJSON_GetObjectItem(j, "total");
+  cr_assert_eq((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(total, "causes")),
+               a.st->total.n_causes);
+  cJSON_Delete(j);
+  account_free(&a);
 }

@@ -96,6 +96,14 @@
  * nest as deep as they like. */
 #define RP_JSON_STREAM_DEPTH 16u
 
+/* Idle causes listed per step in the JSON report's timeline (the stage's list is whole;
+ * a step's idle_by_kind still sums to its idle time). A run of thousands of steps would
+ * otherwise repeat every cause thousands of times. */
+#define RP_TIMELINE_STEP_CAUSES 3u
+/* Idle causes listed in a stage's Markdown time account (those a summary item links to
+ * always are); the rest are counted in one line and listed in the JSON report. */
+#define RP_TIMELINE_CAUSES_SHOWN 10u
+
 /* ---- the command line (src/cli) ---- */
 
 /* Bytes of one JSON report `triage merge` reads back whole (a one-rank report holds every

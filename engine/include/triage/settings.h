@@ -119,6 +119,16 @@ typedef struct te_list_map {
   X(steps_warmup_ratio, "steps.warmup_ratio", NUMBER, 0, 1e9, 0, NULL,                             \
     "a stage's first step whose GPU window is this many times the others' median is a warm-up "    \
     "(0: never)")                                                                                  \
+  X(timeline_gap_min_us, "timeline.gap_min_us", NUMBER, 0, 1e9, 0, NULL,                           \
+    "gaps between kernels shorter than this are counted as idle without a cause")                  \
+  X(timeline_launch_gap_max_us, "timeline.launch_gap_max_us", NUMBER, 0, 1e9, 0, NULL,             \
+    "a gap's host part up to this long is one launch's cost (launch-bound), longer host work")     \
+  X(timeline_sync_tolerance_us, "timeline.sync_tolerance_us", NUMBER, 0, 1e9, 0, NULL,             \
+    "a synchronising call returning this close to the GPU running dry is the one that waited")     \
+  X(collectives_floor_pct, "collectives.floor_pct", NUMBER, 0, 100, 0, NULL,                       \
+    "a collective's floor: this percentile of its group's durations; the excess is wait")          \
+  X(collectives_position_min_steps, "collectives.position_min_steps", INT, 1, 1000000, 0, NULL,    \
+    "collectives are grouped by position in the step from this many steps, else by name")          \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_sample_per_kernel, "overlap.sample_per_kernel", INT, 1, 1000000, 0, NULL,              \
@@ -209,12 +219,26 @@ typedef struct te_list_map {
     "display names longer than this have nested template arguments collapsed")                     \
   X(summary_max_items, "summary.max_items", INT, 0, 1000, 0, NULL,                                 \
     "lines of the report's 'What to try first' list")                                              \
-  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 0, NULL,                              \
-    "rank weight per summary kind (kernel, overlap, fusion): score = weight * time at stake")      \
-  X(summary_kernel_min_share_pct, "summary.kernel_min_share_pct", NUMBER, 0, 100, 0, NULL,         \
-    "a kernel row enters the summary as a dominant kernel from this share of its stage")           \
+  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 1, NULL,                              \
+    "rank weight per summary action (sync, tune, chain, ...): score = weight * bound per step")    \
   X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
-    "summary items whose time at stake is under this share of their stage are left out")           \
+    "summary items whose bound is under this share of their stage's step are left out")            \
+  X(summary_bottleneck_idle_pct, "summary.bottleneck_idle_pct", NUMBER, 0, 1000, 0, NULL,          \
+    "host-side idle plus collective wait from this share of a step: no GPU-side items there")      \
+  X(summary_stall_min_gap_us, "summary.stall_min_gap_us", NUMBER, 0, 1e12, 0, NULL,                \
+    "a named host cause whose gaps average this long is a host stall item of its own")             \
+  X(summary_stall_max_gaps_per_step, "summary.stall_max_gaps_per_step", INT, 0, 1000000000, 0,     \
+    NULL, "a host stall is at most this many gaps per step; more is spread (launch-bound) cost")   \
+  X(summary_launch_bound_min_pct, "summary.launch_bound_min_pct", NUMBER, 0, 100, 0, NULL,         \
+    "the rest of the host-side idle makes a launch-bound item from this share of the step")        \
+  X(summary_chain_categories, "summary.chain_categories", LIST, 0, 0, 0, NULL,                     \
+    "kernel categories of eager elementwise and copy chains (one fuse-the-chain item)")            \
+  X(summary_chain_exclude_kinds, "summary.chain_exclude_kinds", LIST, 0, 0, 0, NULL,               \
+    "kernel kinds of those categories that are no chain link (KV writes, gathers, sorts)")         \
+  X(summary_overlap_dep_classes, "summary.overlap_dep_classes", LIST, 0, 0, 0, NULL,               \
+    "dependency classes of overlap rows whose overlap is an action (dataflow says independent)")   \
+  X(summary_chain_max_graph_pct, "summary.chain_max_graph_pct", NUMBER, 0, 100, 0, NULL,           \
+    "a stage is eager (chain item, CUDA-graph advice) below this share of graph-replayed time")    \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
     "a stage whose GPU span is shorter than this gets a short-capture-window hint")                \
   X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                             \

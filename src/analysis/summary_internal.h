@@ -1,0 +1,65 @@
+/*
+ * analysis/summary_internal.h - the pieces of "What to try first" shared by summary.c
+ * (ranking, merging, categories, limits) and summary_items.c (the candidates of each
+ * table and of the time account). Prefix sm_ inside the summary files.
+ *
+ * Ownership: an sm_ctx owns its growing arrays until summary.c hands them to the
+ * an_summary_data; strings are borrowed from the report and the rules.
+ */
+#ifndef TRIAGE_ANALYSIS_SUMMARY_INTERNAL_H
+#define TRIAGE_ANALYSIS_SUMMARY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/model.h"
+#include "triage/rules.h"
+#include "triage/settings.h"
+
+/* What the items of one stage divide by and may say. */
+typedef struct sm_stage {
+  const an_stage_report *st;
+  size_t n_steps;  /* counted steps; 0: the stage window is the step */
+  double per;      /* 1 / steps (1 for a window) */
+  double step_us;  /* the mean step (the window when it has no steps) */
+  double in_step;  /* share of the stage's kernel time inside counted steps */
+  bool eager;      /* kernels launched one by one (summary.chain_max_graph_pct) */
+  bool bottleneck; /* host-side idle + collective wait >= summary.bottleneck_idle_pct */
+  double host_idle_us, wait_us; /* per step */
+} sm_stage;
+
+typedef struct sm_ctx {
+  const te_rules *rules;
+  const te_settings *s;
+  an_workload workload;
+  sm_stage g; /* the stage whose candidates are being made */
+  an_summary_item *v;
+  size_t n, cap;
+  size_t *koff; /* per item: its first kernel in kpool (pointers are fixed at the end) */
+  size_t cap_off;
+  const char **kpool;
+  size_t nk, capk;
+  bool nomem;
+} sm_ctx;
+
+/* Appends an item of the current stage with its bound per step (dropped under the share
+ * bar); its kernels are added with sm_item_kernel. NULL when dropped or out of memory. */
+an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_t row,
+                        const char *location, double bound_us, an_bound_basis basis,
+                        double basis_us);
+void sm_item_kernel(sm_ctx *c, const char *kernel);
+
+/* The candidates of the current stage. */
+void sm_idle_items(sm_ctx *c);
+void sm_wait_items(sm_ctx *c);
+void sm_fusion_items(sm_ctx *c);
+void sm_overlap_items(sm_ctx *c);
+void sm_chain_item(sm_ctx *c);
+void sm_roofline_items(sm_ctx *c);
+
+/* A kernel row's per-step time (its time inside counted steps over the step count). */
+double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r);
+/* The stage's kernel row of a canonical name, or NULL. */
+const an_kernel_row *sm_row_of(const sm_ctx *c, const char *name);
+
+#endif

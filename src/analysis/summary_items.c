@@ -1,0 +1,269 @@
+/*
+ * analysis/summary_items.c - the candidates of "What to try first" for one stage, each an
+ * action with a bound per step and the basis of that bound (summary_internal.h):
+ *
+ *   idle     a sync, a host stall (a named CPU activity: a few gaps per step, of
+ *            summary.stall_min_gap_us on average), or the launch-bound rest of the host-side idle
+ * (when it reaches summary.launch_bound_min_pct of the step): the GPU idle each explains; wait the
+ * collectives' time above their floors: waiting for other ranks; roofline a kernel below its
+ * attainable rate: (1 - achieved / attainable) x its time; at the bandwidth bound: fewer bytes
+ * (issue 29's record on the kernel row); chain    eager elementwise and copy kernels
+ * (summary.chain_*): their time less the largest pass, which a fused kernel still makes; fusion   a
+ * split fusion pattern: its estimated saving (a direct match, the fused kernel already running, is
+ * never one); not for training or benchmarks; overlap  a headroom row: its recoverable time, at
+ * most the kernel's time in the step (a collective's at most its transfer time); overlapping needs
+ * dataflow evidence that the kernel is independent (summary.overlap_dep_classes).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "analysis/summary_internal.h"
+
+/* ---------------------------------------------------------------- idle */
+
+static double per_step_us(const sm_ctx *c, int64_t ns) { return (double)ns / 1000.0 * c->g.per; }
+
+static void named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action action) {
+  double us = per_step_us(c, x->idle_ns);
+  an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, action, i, x->location, us, AN_BASIS_IDLE, us);
+  if (!it) return;
+  it->what = x->what;
+  it->idle_kind = x->kind;
+  it->count = x->gaps;
+  it->detail_us = (double)x->max_gap_ns / 1000.0;
+}
+
+/* Host-side idle pooled as launch-bound: its per-step time, gaps and largest cause. */
+typedef struct pool {
+  int64_t ns;
+  size_t gaps;
+  long row;
+  int64_t row_ns;
+} pool;
+
+static void pool_add(pool *p, const an_idle_cause *x, size_t i) {
+  p->ns += x->idle_ns;
+  p->gaps += x->gaps;
+  if (p->row < 0 || x->idle_ns > p->row_ns) {
+    p->row = (long)i;
+    p->row_ns = x->idle_ns;
+  }
+}
+
+void sm_idle_items(sm_ctx *c) {
+  const an_time_account *a = &c->g.st->timeline->total;
+  pool p = {0, 0, -1, 0};
+  for (size_t i = 0; i < a->n_causes; i++) {
+    const an_idle_cause *x = &a->causes[i];
+    if (x->kind == AN_IDLE_SYNC) {
+      named_idle(c, x, i, AN_ACTION_REMOVE_SYNC);
+      continue;
+    }
+    /* eager: the launch spacing under the gap bar is launch cost too (a graph removes it) */
+    if (x->kind == AN_IDLE_SHORT && c->g.eager) pool_add(&p, x, i);
+    if (x->kind != AN_IDLE_HOST && x->kind != AN_IDLE_LAUNCH) continue;
+    double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
+    bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
+    if ((x->what || x->location) && few && mean_gap >= c->s->summary_stall_min_gap_us)
+      named_idle(c, x, i, AN_ACTION_HOST_STALL);
+    else
+      pool_add(&p, x, i);
+  }
+  double us = per_step_us(c, p.ns);
+  if (p.row < 0 || us < c->s->summary_launch_bound_min_pct / 100.0 * c->g.step_us) return;
+  an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, AN_ACTION_LAUNCH_BOUND, (size_t)p.row, NULL, us,
+                               AN_BASIS_IDLE, us);
+  if (!it) return;
+  it->count = p.gaps;
+  it->detail_us = (double)a->median_gap_ns / 1000.0;
+  it->eager = c->g.eager;
+}
+
+/* ---------------------------------------------------------------- wait */
+
+/* One item per stage: the waits have one root cause, the rank the others wait for. */
+void sm_wait_items(sm_ctx *c) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  if (!tl->n_collectives || tl->total.collective_wait_ns <= 0) return;
+  double us = per_step_us(c, tl->total.collective_wait_ns);
+  const an_collective_time *top = &tl->collectives[0]; /* wait descending */
+  an_summary_item *it = sm_add(c, AN_SUMMARY_WAIT, AN_ACTION_RANK_SKEW, 0, NULL, us, AN_BASIS_WAIT,
+                               per_step_us(c, tl->total.collective_ns));
+  if (!it) return;
+  it->what = top->kernel;
+  it->detail_us = (double)top->floor_ns / 1000.0;
+  it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
+  for (size_t i = 0; i < tl->n_collectives; i++) {
+    if (tl->collectives[i].wait_ns <= 0) continue;
+    it->count += tl->collectives[i].instances;
+    sm_item_kernel(c, tl->collectives[i].kernel);
+  }
+}
+
+/* ---------------------------------------------------------------- roofline */
+
+/* A kernel row's roofline as the summary reads it: its roofline time over its time
+ * (achieved), what a comparable kernel reaches (attainable, both % of the roofline), the
+ * limiter and how the attainable rate was found. Issue 29 puts the record on kernel rows;
+ * a row without one (no shapes, unknown device, or before that record exists) gets no
+ * tuning or bytes item: without evidence a kernel stays in the kernel table. */
+typedef struct sm_roofline {
+  double achieved_pct, attainable_pct;
+  bool memory_bound;
+  bool tune; /* achieved under roofline.tune_below_pct: it can be faster */
+} sm_roofline;
+
+static bool row_roofline(const sm_ctx *c, const an_kernel_row *r, sm_roofline *out) {
+  (void)c;
+  (void)r;
+  (void)out;
+  return false;
+}
+
+static bool is_collective(const sm_ctx *c, const char *name) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  for (size_t i = 0; tl && i < tl->n_collectives; i++)
+    if (!strcmp(tl->collectives[i].kernel, name)) return true;
+  return false;
+}
+
+void sm_roofline_items(sm_ctx *c) {
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    sm_roofline rl;
+    if (!r->shown || is_collective(c, r->name) || !row_roofline(c, r, &rl) ||
+        rl.attainable_pct <= 0)
+      continue;
+    double t = sm_row_per_step(c, r), frac = rl.achieved_pct / rl.attainable_pct;
+    const char *loc = r->n_shown_sites ? r->shown_sites[0]->location : NULL;
+    an_summary_item *it = NULL;
+    if (rl.tune && frac < 1)
+      it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_TUNE_KERNEL, i, loc, t * (1 - frac),
+                  AN_BASIS_ROOFLINE, t);
+    else if (rl.memory_bound) /* at the bound: half the bytes halve it at most */
+      it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, i, loc, t / 2, AN_BASIS_ROOFLINE, t);
+    if (!it) continue;
+    it->basis_pct = rl.achieved_pct;
+    sm_item_kernel(c, r->name);
+  }
+}
+
+/* ---------------------------------------------------------------- chain */
+
+static bool in_list(const te_string_list *l, const char *s) {
+  for (size_t i = 0; s && i < l->n; i++)
+    if (!strcmp(l->items[i], s)) return true;
+  return false;
+}
+
+static bool hits(const te_matcher *m, const char *s) {
+  return m && s && te_matcher_match(m, s, strlen(s));
+}
+
+/* A kernel row of an eager elementwise or copy chain (summary.chain_categories, not an
+ * excluded kind, not already a fused kernel, not a copy-engine transfer). */
+static bool chain_row(const sm_ctx *c, const an_kernel_row *r) {
+  return in_list(&c->s->summary_chain_categories, r->category) &&
+         !in_list(&c->s->summary_chain_exclude_kinds, r->kind) &&
+         !hits(te_rules_matcher(c->rules, "already_fused_kernel"), r->name) &&
+         !hits(te_rules_matcher(c->rules, "chain_exclude_kernel"), r->name) &&
+         !is_collective(c, r->name);
+}
+
+void sm_chain_item(sm_ctx *c) {
+  if (!c->g.eager) return;
+  double sum = 0, max = 0;
+  size_t top = SIZE_MAX, n = 0;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    if (!chain_row(c, r)) continue;
+    double t = sm_row_per_step(c, r);
+    sum += t;
+    n++;
+    if (top == SIZE_MAX || t > max) {
+      max = t;
+      top = i;
+    }
+  }
+  if (n < 2) return; /* one kernel is no chain */
+  const an_kernel_row *tr = &c->g.st->kernels[top];
+  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FUSE_CHAIN, top, loc, sum - max, AN_BASIS_CHAIN, sum);
+  if (!it) return;
+  it->count = n;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) /* time descending, as the rows are */
+    if (chain_row(c, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
+}
+
+/* ---------------------------------------------------------------- fusion */
+
+void sm_fusion_items(sm_ctx *c) {
+  if (c->workload == AN_WORKLOAD_TRAINING || c->workload == AN_WORKLOAD_MICROBENCHMARK) return;
+  double scale = c->g.in_step * c->g.per; /* the stage's totals to one step */
+  for (size_t i = 0; i < c->g.st->n_fuse; i++) {
+    const an_fuse_row *r = &c->g.st->fuse[i];
+    if (!r->shown || r->match != AN_FUSION_SPLIT || r->saving_us <= 0) continue;
+    an_action a = r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION : AN_ACTION_PORT_FUSION;
+    an_summary_item *it =
+        sm_add(c, AN_SUMMARY_FUSION, a, i, r->n_locations ? r->locations[0] : NULL,
+               r->saving_us * scale, AN_BASIS_SAVING, r->related_us * scale);
+    if (!it) continue;
+    it->what = r->pattern_name;
+    for (size_t k = 0; k < r->n_related; k++) sm_item_kernel(c, r->related[k]);
+  }
+}
+
+/* ---------------------------------------------------------------- overlap */
+
+static bool overlap_action(an_recommendation rec, an_action *a) {
+  switch (rec) {
+    case AN_RECOMMEND_TRY_OVERLAP:
+      *a = AN_ACTION_TRY_OVERLAP;
+      return true;
+    case AN_RECOMMEND_TRY_FUSION:
+      *a = AN_ACTION_TRY_FUSION;
+      return true;
+    case AN_RECOMMEND_CHECK_DEPS:
+      *a = AN_ACTION_CHECK_DEPS;
+      return true;
+    case AN_RECOMMEND_ELIMINATE:
+      *a = AN_ACTION_ELIMINATE;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* A collective's transfer time per step (its time less its wait): what overlapping it can
+ * hide at most. */
+static double transfer_per_step(const sm_ctx *c, const char *name) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  for (size_t i = 0; i < tl->n_collectives; i++)
+    if (!strcmp(tl->collectives[i].kernel, name))
+      return per_step_us(c, tl->collectives[i].total_ns - tl->collectives[i].wait_ns);
+  return INFINITY;
+}
+
+void sm_overlap_items(sm_ctx *c) {
+  const an_overlap_stage *o = c->g.st->overlap;
+  for (size_t i = 0; o && i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    an_action a;
+    if (r->verdict != AN_OVERLAP_HEADROOM || r->below_floor ||
+        !overlap_action(r->recommendation, &a))
+      continue;
+    bool overlap = a == AN_ACTION_TRY_OVERLAP || a == AN_ACTION_CHECK_DEPS;
+    if (overlap && !in_list(&c->s->summary_overlap_dep_classes, r->dep_class))
+      continue; /* no dataflow evidence that anything can run beside it */
+    double basis = r->recoverable_ms * 1000.0;
+    const an_kernel_row *kr = sm_row_of(c, r->kernel);
+    if (kr && sm_row_per_step(c, kr) < basis) basis = sm_row_per_step(c, kr);
+    double bound = basis;
+    if (is_collective(c, r->kernel) && transfer_per_step(c, r->kernel) < bound)
+      bound = transfer_per_step(c, r->kernel);
+    an_summary_item *it =
+        sm_add(c, AN_SUMMARY_OVERLAP, a, i, r->scope, bound, AN_BASIS_EXPOSED, basis);
+    if (it) sm_item_kernel(c, r->kernel);
+  }
+}

@@ -1,0 +1,758 @@
+/*
+ * analysis/timeline.c - the time account (timeline.h): windows of each trace, the sweep of
+ * each window's kernels, the gaps' causes (timeline_host.c), the collectives' waits
+ * (waits.h), then the sums per stage.
+ *
+ * Cost: the kernels of each trace are bucketed by window and sorted (O(n log n)); the host
+ * index covers only the threads that launched a gap's next kernel; everything else is
+ * linear. No second pass over the file: only the kept events are read.
+ */
+#include "analysis/timeline.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/timeline_internal.h"
+#include "analysis/waits.h"
+#include "util/map.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+/* Longest canonical name classified (longer names match on their first part). */
+#define TL_NAME_MAX 1024
+
+typedef struct tl_kernel {
+  int64_t start, end;
+  const tr_event *launch;
+  tr_str stream;
+  uint32_t index;   /* file position: a total order */
+  bool graph;       /* replayed from a graph */
+  const char *coll; /* canonical name of a collective, else NULL */
+} tl_kernel;
+
+typedef struct tl_window {
+  size_t stage; /* rules stage slot */
+  const an_step *step;
+  const char *path;
+  an_time_account acc;
+  size_t cause_lo, cause_hi; /* its causes in tl->causes */
+} tl_window;
+
+typedef struct tl_coll {
+  size_t window;
+  const char *name;
+  uint32_t ordinal; /* among the window's instances of the same name */
+  bool first;       /* the window's first collective */
+  int64_t dur, floor;
+  double wait_us;
+  an_floor_basis basis;
+} tl_coll;
+
+typedef struct i64_vec {
+  int64_t *v;
+  size_t n, cap;
+} i64_vec;
+
+typedef struct tl_stage_work {
+  i64_vec gaps, kernels; /* lengths, for the medians */
+  size_t n_steps;
+  size_t cause_lo, cause_hi; /* the stage's merged causes in tl->causes */
+} tl_stage_work;
+
+struct an_timeline {
+  const te_rules *rules;
+  const te_settings *set;
+  an_strtab *strings;
+  size_t n_st;               /* rules stages */
+  an_stage_timeline *stages; /* by stage slot */
+  bool *ran;                 /* the stage ran kernels */
+  tl_stage_work *work;       /* by stage slot, while building */
+  tl_window *win;
+  size_t n_win, cap_win;
+  tl_coll *coll;
+  size_t n_coll, cap_coll;
+  tl_portion *por;
+  size_t n_por, cap_por;
+  an_idle_cause *causes;
+  size_t n_causes, cap_causes;
+  an_step_account *steps;
+  an_collective_time *colls;
+  size_t *coll_stage; /* the stage slot of each row */
+  size_t n_colls;
+};
+
+static const char NOT_COLLECTIVE[] = "";
+
+/* ---------------------------------------------------------------- small helpers */
+
+static bool i64_push(i64_vec *x, int64_t v) {
+  int64_t *p = ut_grow(x->v, &x->cap, x->n + 1, sizeof *p);
+  if (!p) return false;
+  x->v = p;
+  x->v[x->n++] = v;
+  return true;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+/* The lower median of v[lo..hi) (sorted in place), 0 when empty. */
+static int64_t median(int64_t *v, size_t n) {
+  if (!n) return 0;
+  qsort(v, n, sizeof *v, cmp_i64);
+  return v[(n - 1) / 2];
+}
+
+static size_t stage_slot(const an_timeline *tl, const char *stage_id) {
+  size_t s = 0;
+  while (s < tl->n_st && te_rules_stage(tl->rules, s)->id != stage_id) s++;
+  return s;
+}
+
+static bool str_in(const te_string_list *l, const char *s) {
+  for (size_t i = 0; s && i < l->n; i++)
+    if (!strcmp(l->items[i], s)) return true;
+  return false;
+}
+
+/* ---------------------------------------------------------------- one trace */
+
+typedef struct tl_trace {
+  const an_timeline_input *in;
+  const tr_trace *t;
+  const char **coll_name; /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
+  uint8_t *graph_call;    /* by string id: 0 unasked, 1 no, 2 a graph launch call */
+  long *step_window;      /* by step: window index or -1 */
+  long *stage_window;     /* by stage slot (trace without steps): window index or -1 */
+  size_t first_window;
+  tl_gap *gaps;
+  size_t n_gaps, cap_gaps;
+} tl_trace;
+
+/* Whether a launch call replays a graph (matcher graph_replay_launch). */
+static bool graph_launch(const an_timeline *tl, tl_trace *c, const tr_event *launch) {
+  const te_matcher *m = te_rules_matcher(tl->rules, "graph_replay_launch");
+  if (!launch || !m) return false;
+  uint8_t *x = &c->graph_call[launch->name];
+  if (!*x) {
+    const char *name = tr_str_get(c->t, launch->name);
+    *x = te_matcher_match(m, name, strlen(name)) ? 2 : 1;
+  }
+  return *x == 2;
+}
+
+/* The canonical name of a collective kernel, NULL for any other. */
+static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name) {
+  if (!c->coll_name[name]) {
+    char buf[TL_NAME_MAX];
+    const char *raw = tr_str_get(c->t, name);
+    size_t len =
+        an_canonical_name(raw, strlen(raw), an_hex_mask_from_rules(tl->rules), buf, sizeof buf);
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    const char *cat = te_rules_classify(tl->rules, "kernel", buf, NULL);
+    c->coll_name[name] = str_in(&tl->set->ranks_communication_categories, cat)
+                             ? an_strtab_intern(tl->strings, buf, len)
+                             : NOT_COLLECTIVE;
+    if (!c->coll_name[name]) return NULL; /* out of memory: counted as compute */
+  }
+  return c->coll_name[name] == NOT_COLLECTIVE ? NULL : c->coll_name[name];
+}
+
+static long add_window(an_timeline *tl, size_t stage, const an_step *step, const char *path) {
+  tl_window *w = ut_grow(tl->win, &tl->cap_win, tl->n_win + 1, sizeof *w);
+  if (!w) return -2;
+  tl->win = w;
+  tl->win[tl->n_win] = (tl_window){stage, step, path, {0}, 0, 0};
+  tl->ran[stage] = true;
+  if (step) tl->work[stage].n_steps++;
+  return (long)tl->n_win++;
+}
+
+/* The trace's windows: its counted steps, else one per stage that ran kernels. */
+static bool make_windows(an_timeline *tl, tl_trace *c) {
+  const an_steps *s = c->in->steps;
+  const an_trace_view *v = c->in->view;
+  for (size_t j = 0; j < s->n; j++) {
+    size_t slot = stage_slot(tl, s->steps[j].stage_id);
+    if (slot == tl->n_st) continue;
+    if (s->steps[j].warmup) {
+      tl->stages[slot].n_warmup++;
+      continue;
+    }
+    if ((c->step_window[j] = add_window(tl, slot, &s->steps[j], c->in->path)) < -1) return false;
+  }
+  for (size_t k = 0; !s->n && k < v->n_stages; k++) {
+    size_t slot = stage_slot(tl, v->stages[k].stage->id);
+    if (slot == tl->n_st || !v->stages[k].n) continue;
+    if ((c->stage_window[slot] = add_window(tl, slot, NULL, c->in->path)) < -1) return false;
+  }
+  return true;
+}
+
+/* The window of kernel event i, or -1 (outside every counted step, or not a kernel). */
+static long window_of(const tl_trace *c, size_t i, size_t slot) {
+  const an_steps *s = c->in->steps;
+  if (!s->n) return c->stage_window[slot];
+  int32_t j = i < s->n_kernel_events ? s->kernel_step[i] : -1;
+  return j < 0 ? -1 : c->step_window[j];
+}
+
+static int cmp_kernel(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  const tl_kernel *a = pa, *b = pb;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+/* ---------------------------------------------------------------- one window */
+
+/* A stream seen in a window: its latest kernel end (same-stream overlap). */
+typedef struct lane {
+  tr_str stream;
+  int64_t end;
+} lane;
+
+typedef struct lanes {
+  lane *v;
+  size_t n, cap;
+} lanes;
+
+/* The lane of a stream, added at end -1 when new (NULL: out of memory). */
+static lane *lane_of(lanes *l, tr_str stream) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->v[i].stream == stream) return &l->v[i];
+  lane *v = ut_grow(l->v, &l->cap, l->n + 1, sizeof *v);
+  if (!v) return NULL;
+  l->v = v;
+  l->v[l->n] = (lane){stream, -1};
+  return &l->v[l->n++];
+}
+
+/* Whether kernel k, opening a gap that started at g0, is its stream's first kernel of the
+ * window and waited through the gap for work outside it: launched before the gap's second
+ * half, so most of the gap it sat queued. */
+static bool waited_outside(const tl_kernel *k, int64_t g0, bool first_of_stream, int64_t gap_min) {
+  if (!first_of_stream || !k->launch || k->start - g0 < gap_min) return false;
+  int64_t queued_from = tl_ns(k->launch->ts); /* the call's start: issued then */
+  return queued_from <= g0 + (k->start - g0) / 2;
+}
+
+/* The first kernel the window keeps: the last stream opener that waited for outside work
+ * (timeline.h), else 0. */
+static size_t window_start(const tl_kernel *k, size_t n, int64_t gap_min, lanes *l) {
+  size_t cut = 0;
+  int64_t uend = n ? k[0].end : 0;
+  l->n = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t before = l->n;
+    lane *ln = lane_of(l, k[i].stream);
+    if (!ln) return 0;
+    if (i > 0 && k[i].start > uend && waited_outside(&k[i], uend, l->n > before, gap_min)) cut = i;
+    if (k[i].end > uend) uend = k[i].end;
+  }
+  return cut;
+}
+
+typedef struct sweep_out {
+  an_time_account *acc;
+  tl_trace *c;
+  size_t window;
+  tl_stage_work *work;
+} sweep_out;
+
+static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *next) {
+  int64_t gap = next->start - g0;
+  if (gap < tl_ns(tl->set->timeline_gap_min_us)) {
+    o->acc->idle_by_kind_ns[AN_IDLE_SHORT] += gap;
+    return true;
+  }
+  o->acc->n_gaps++;
+  tl_gap *v = ut_grow(o->c->gaps, &o->c->cap_gaps, o->c->n_gaps + 1, sizeof *v);
+  if (!v) return false;
+  o->c->gaps = v;
+  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window, g0, next->start, next->launch};
+  return i64_push(&o->work->gaps, gap);
+}
+
+static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, bool first) {
+  uint32_t ordinal = 0;
+  for (size_t i = tl->n_coll; i-- > 0 && tl->coll[i].window == o->window;)
+    ordinal += tl->coll[i].name == k->coll;
+  tl_coll *v = ut_grow(tl->coll, &tl->cap_coll, tl->n_coll + 1, sizeof *v);
+  if (!v) return false;
+  tl->coll = v;
+  tl->coll[tl->n_coll++] =
+      (tl_coll){o->window, k->coll, ordinal, first, k->end - k->start, 0, 0, AN_FLOOR_NAME};
+  o->acc->collective_ns += k->end - k->start;
+  return true;
+}
+
+/* Busy, idle and gaps, same-stream overlap and collectives of sorted kernels k[0..n). */
+static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, lanes *l) {
+  an_time_account *a = o->acc;
+  int64_t seg = k[0].start, uend = k[0].end;
+  bool ok = true, first_coll = true;
+  l->n = 0;
+  for (size_t i = 0; ok && i < n; i++) {
+    if (i > 0 && k[i].start > uend) {
+      a->busy_ns += uend - seg;
+      ok = add_gap(tl, o, uend, &k[i]);
+      seg = k[i].start;
+    }
+    if (k[i].end > uend) uend = k[i].end;
+    lane *ln = lane_of(l, k[i].stream);
+    if (!ln) return false;
+    if (ln->end > k[i].start)
+      a->pdl_wait_ns += (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
+    if (k[i].end > ln->end) ln->end = k[i].end;
+    a->kernel_ns += k[i].end - k[i].start;
+    if (k[i].graph) a->graph_kernel_ns += k[i].end - k[i].start;
+    a->n_kernels++;
+    ok = ok && i64_push(&o->work->kernels, k[i].end - k[i].start);
+    if (ok && k[i].coll) {
+      ok = add_collective(tl, o, &k[i], first_coll);
+      first_coll = false;
+    }
+  }
+  a->busy_ns += uend - seg;
+  a->span_ns = uend - k[0].start;
+  a->idle_ns = a->span_ns - a->busy_ns;
+  return ok;
+}
+
+/* Accounts one window's kernels (sorted in place); what precedes its start is outside. */
+static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n,
+                           lanes *l) {
+  if (!n) return true;
+  tl_window *win = &tl->win[w];
+  ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
+  size_t cut = window_start(k, n, tl_ns(tl->set->timeline_gap_min_us), l);
+  for (size_t i = 0; i < cut; i++) tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
+  size_t gaps_before = tl->work[win->stage].gaps.n, kernels_before = tl->work[win->stage].kernels.n;
+  sweep_out o = {&win->acc, c, w, &tl->work[win->stage]};
+  if (!sweep(tl, &o, k + cut, n - cut, l)) return false;
+  i64_vec *g = &tl->work[win->stage].gaps, *kv = &tl->work[win->stage].kernels;
+  /* medians of the window from copies: the stage's medians need the values unsorted */
+  int64_t *tmp = malloc(((n > g->n ? n : g->n) + 1) * sizeof *tmp);
+  if (!tmp) return false;
+  size_t ng = g->n - gaps_before, nk = kv->n - kernels_before;
+  memcpy(tmp, g->v + gaps_before, ng * sizeof *tmp);
+  win->acc.median_gap_ns = median(tmp, ng);
+  memcpy(tmp, kv->v + kernels_before, nk * sizeof *tmp);
+  win->acc.median_kernel_ns = median(tmp, nk);
+  free(tmp);
+  return true;
+}
+
+/* Buckets the trace's kernels by window (counting sort), then accounts each window. */
+static bool account_kernels(an_timeline *tl, tl_trace *c) {
+  const an_trace_view *v = c->in->view;
+  size_t nk = 0, w0 = c->first_window; /* the trace's windows: [w0, n_win) */
+  const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
+  size_t *off = calloc(tl->n_win - w0 + 2, sizeof *off);
+  long *wk = malloc((nk ? nk : 1) * sizeof *wk);
+  tl_kernel *k = malloc((nk ? nk : 1) * sizeof *k);
+  lanes l = {0};
+  bool ok = off && wk && k;
+  for (size_t i = 0; ok && i < nk; i++) {
+    wk[i] = -1;
+    if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
+    size_t slot = stage_slot(tl, v->kernel_stage[i]);
+    long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
+    if (w < 0 && slot < tl->n_st) tl->stages[slot].outside_ns += tl_ns(tr_event_dur(c->t, &kev[i]));
+    if (w < 0) continue;
+    wk[i] = w - (long)w0;
+    off[wk[i] + 1]++;
+  }
+  for (size_t w = 1; ok && w <= tl->n_win - w0; w++) off[w] += off[w - 1];
+  for (size_t i = 0; ok && i < nk; i++) {
+    if (wk[i] < 0) continue;
+    tl_kernel *x = &k[off[wk[i]]++];
+    int64_t s = tl_ns(kev[i].ts), d = tl_ns(tr_event_dur(c->t, &kev[i]));
+    const tr_event *launch = i < c->in->steps->n_kernel_events ? c->in->steps->launch[i] : NULL;
+    *x = (tl_kernel){s,
+                     s + (d > 0 ? d : 0),
+                     launch,
+                     tr_event_stream(c->t, &kev[i]),
+                     kev[i].index,
+                     graph_launch(tl, c, launch),
+                     collective_name(tl, c, kev[i].name)};
+  }
+  for (size_t w = tl->n_win - w0; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
+  if (ok) off[0] = 0;
+  for (size_t w = 0; ok && w < tl->n_win - w0; w++)
+    ok = account_window(tl, c, w0 + w, k + off[w], off[w + 1] - off[w], &l);
+  free(l.v);
+  free(off);
+  free(wk);
+  free(k);
+  return ok;
+}
+
+/* What the host did in each gap of the trace: portions appended to tl->por. */
+static bool split_gaps(an_timeline *tl, tl_trace *c) {
+  if (!c->n_gaps) return true;
+  tl_host *h = tl_host_create(c->t, tl->rules, tl->strings, c->gaps, c->n_gaps);
+  if (!h) return false;
+  bool ok = true;
+  for (size_t i = 0; ok && i < c->n_gaps; i++) {
+    tl_portion p[TL_MAX_PORTIONS];
+    size_t n = tl_host_split(h, &c->gaps[i], p);
+    tl_portion *v = ut_grow(tl->por, &tl->cap_por, tl->n_por + n, sizeof *v);
+    ok = v != NULL;
+    if (!ok) break;
+    tl->por = v;
+    memcpy(tl->por + tl->n_por, p, n * sizeof *p);
+    tl->n_por += n;
+  }
+  tl_host_destroy(h);
+  return ok;
+}
+
+static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
+  tl_trace c = {.in = in, .t = in->view->trace, .first_window = tl->n_win};
+  size_t n_str = tr_trace_string_count(c.t), n_steps = in->steps->n;
+  c.coll_name = calloc(n_str ? n_str : 1, sizeof *c.coll_name);
+  c.graph_call = calloc(n_str ? n_str : 1, 1);
+  c.step_window = malloc((n_steps ? n_steps : 1) * sizeof *c.step_window);
+  c.stage_window = malloc((tl->n_st + 1) * sizeof *c.stage_window);
+  bool ok = c.coll_name && c.graph_call && c.step_window && c.stage_window;
+  for (size_t j = 0; ok && j < n_steps; j++) c.step_window[j] = -1;
+  for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
+  ok = ok && make_windows(tl, &c) && account_kernels(tl, &c) && split_gaps(tl, &c);
+  free(c.coll_name);
+  free(c.graph_call);
+  free(c.step_window);
+  free(c.stage_window);
+  free(c.gaps);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- causes */
+
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* Portions by (window, kind, what, location): equal causes of a window side by side. */
+static int cmp_portion(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  const tl_portion *a = pa, *b = pb;
+  if (a->window != b->window) return a->window < b->window ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c = cmp_ptr(a->what, b->what);
+  if (c) return c;
+  c = cmp_ptr(a->location, b->location);
+  if (c) return c;
+  if (a->ns != b->ns) return a->ns < b->ns ? -1 : 1;
+  return a->gap_ns < b->gap_ns ? -1 : (a->gap_ns > b->gap_ns);
+}
+
+static int cmp_str0(const char *a, const char *b) {
+  if (!a || !b) return a ? 1 : b ? -1 : 0;
+  return strcmp(a, b);
+}
+
+/* Causes by idle time descending, then kind, what, location: a stable order. */
+static int cmp_cause(const void *pa, const void *pb) {
+  const an_idle_cause *a = pa, *b = pb;
+  if (a->idle_ns != b->idle_ns) return a->idle_ns > b->idle_ns ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c = cmp_str0(a->what, b->what);
+  return c ? c : cmp_str0(a->location, b->location);
+}
+
+static an_idle_cause *new_cause(an_timeline *tl, an_idle_kind kind, const char *what,
+                                const char *loc) {
+  an_idle_cause *v = ut_grow(tl->causes, &tl->cap_causes, tl->n_causes + 1, sizeof *v);
+  if (!v) return NULL;
+  tl->causes = v;
+  tl->causes[tl->n_causes] = (an_idle_cause){kind, what, loc, 0, 0, 0};
+  return &tl->causes[tl->n_causes++];
+}
+
+static void count_into(an_idle_cause *c, int64_t ns) {
+  c->idle_ns += ns;
+  c->gaps++;
+  if (ns > c->max_gap_ns) c->max_gap_ns = ns;
+}
+
+/* Each window's causes from its portions (plus its short gaps), sorted. */
+static bool window_causes(an_timeline *tl) {
+  ut_sort(tl->por, tl->n_por, sizeof *tl->por, cmp_portion, NULL);
+  size_t p = 0;
+  for (size_t w = 0; w < tl->n_win; w++) {
+    tl_window *win = &tl->win[w];
+    win->cause_lo = tl->n_causes;
+    for (an_idle_cause *c = NULL; p < tl->n_por && tl->por[p].window == w; p++) {
+      const tl_portion *x = &tl->por[p];
+      if (!c || c->kind != x->kind || c->what != x->what || c->location != x->location)
+        if (!(c = new_cause(tl, x->kind, x->what, x->location))) return false;
+      count_into(c, x->ns);
+      win->acc.idle_by_kind_ns[x->kind] += x->ns;
+    }
+    int64_t short_ns = win->acc.idle_by_kind_ns[AN_IDLE_SHORT];
+    an_idle_cause *c = short_ns ? new_cause(tl, AN_IDLE_SHORT, NULL, NULL) : NULL;
+    if (short_ns && !c) return false;
+    if (c) c->idle_ns = short_ns;
+    win->cause_hi = tl->n_causes;
+    qsort(tl->causes + win->cause_lo, win->cause_hi - win->cause_lo, sizeof *tl->causes, cmp_cause);
+  }
+  return true;
+}
+
+/* Same cause, by content (interned strings: pointers). */
+static int cmp_cause_key(const void *pa, const void *pb) {
+  const an_idle_cause *a = pa, *b = pb;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c = cmp_ptr(a->what, b->what);
+  return c ? c : cmp_ptr(a->location, b->location);
+}
+
+/* A stage's causes: its windows' causes merged. */
+static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
+  size_t n = 0;
+  for (size_t w = 0; w < tl->n_win; w++)
+    if (tl->win[w].stage == slot) n += tl->win[w].cause_hi - tl->win[w].cause_lo;
+  an_idle_cause *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  if (!tmp) return false;
+  n = 0;
+  for (size_t w = 0; w < tl->n_win; w++)
+    for (size_t i = tl->win[w].cause_lo; tl->win[w].stage == slot && i < tl->win[w].cause_hi; i++)
+      tmp[n++] = tl->causes[i];
+  qsort(tmp, n, sizeof *tmp, cmp_cause_key);
+  *lo = tl->n_causes;
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    an_idle_cause *c = &tl->causes[tl->n_causes - 1];
+    if (i == 0 || cmp_cause_key(&tmp[i], &tmp[i - 1])) {
+      ok = (c = new_cause(tl, tmp[i].kind, tmp[i].what, tmp[i].location)) != NULL;
+      if (!ok) break;
+    }
+    c->idle_ns += tmp[i].idle_ns;
+    c->gaps += tmp[i].gaps;
+    if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
+  }
+  free(tmp);
+  *hi = tl->n_causes;
+  if (ok) qsort(tl->causes + *lo, *hi - *lo, sizeof *tl->causes, cmp_cause);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- collectives */
+
+/* Instances by (stage, name, ordinal when grouped by position). */
+static int cmp_coll(const void *pa, const void *pb, void *ctx) {
+  const an_timeline *tl = ctx;
+  const tl_coll *a = pa, *b = pb;
+  size_t sa = tl->win[a->window].stage, sb = tl->win[b->window].stage;
+  if (sa != sb) return sa < sb ? -1 : 1;
+  int c = strcmp(a->name, b->name);
+  if (c) return c;
+  if (a->basis == AN_FLOOR_POSITION && a->ordinal != b->ordinal)
+    return a->ordinal < b->ordinal ? -1 : 1;
+  return a->window < b->window ? -1 : (a->window > b->window);
+}
+
+static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b) {
+  return tl->win[a->window].stage == tl->win[b->window].stage && a->name == b->name &&
+         (a->basis != AN_FLOOR_POSITION || a->ordinal == b->ordinal);
+}
+
+/* Transfer and wait of every instance (waits.h), added to its window's account. */
+static bool collective_waits(an_timeline *tl) {
+  if (!tl->n_coll) return true;
+  long min_steps = tl->set->collectives_position_min_steps;
+  for (size_t i = 0; i < tl->n_coll; i++)
+    tl->coll[i].basis = (long)tl->work[tl->win[tl->coll[i].window].stage].n_steps >= min_steps
+                            ? AN_FLOOR_POSITION
+                            : AN_FLOOR_NAME;
+  ut_sort(tl->coll, tl->n_coll, sizeof *tl->coll, cmp_coll, tl);
+  an_wait_instance *wi = malloc(tl->n_coll * sizeof *wi);
+  if (!wi) return false;
+  uint64_t group = 0;
+  for (size_t i = 0; i < tl->n_coll; i++) {
+    if (i > 0 && !same_group(tl, &tl->coll[i], &tl->coll[i - 1])) group++;
+    wi[i] = (an_wait_instance){group, (double)tl->coll[i].dur / 1000.0, 0, 0};
+  }
+  bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct) == AN_OK;
+  for (size_t i = 0; ok && i < tl->n_coll; i++) {
+    tl_coll *x = &tl->coll[i];
+    x->wait_us = wi[i].wait_us;
+    x->floor = tl_ns(wi[i].floor_us);
+    an_time_account *a = &tl->win[x->window].acc;
+    a->collective_wait_ns += tl_ns(x->wait_us);
+    if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
+  }
+  free(wi);
+  return ok;
+}
+
+static int cmp_coll_row(const void *pa, const void *pb) {
+  const an_collective_time *a = pa, *b = pb;
+  if (a->wait_ns != b->wait_ns) return a->wait_ns > b->wait_ns ? -1 : 1;
+  return strcmp(a->kernel, b->kernel);
+}
+
+/* One row per (stage, collective) into tl->colls; the instances are sorted by stage and
+ * name (collective_waits). */
+static bool collective_rows(an_timeline *tl) {
+  tl->colls = calloc(tl->n_coll ? tl->n_coll : 1, sizeof *tl->colls);
+  tl->coll_stage = calloc(tl->n_coll ? tl->n_coll : 1, sizeof *tl->coll_stage);
+  if (!tl->colls || !tl->coll_stage) return false;
+  an_collective_time *r = NULL;
+  for (size_t i = 0; i < tl->n_coll; i++) {
+    const tl_coll *x = &tl->coll[i];
+    const tl_coll *prev = i ? &tl->coll[i - 1] : NULL;
+    if (!prev || prev->name != x->name || tl->win[prev->window].stage != tl->win[x->window].stage) {
+      tl->coll_stage[tl->n_colls] = tl->win[x->window].stage;
+      r = &tl->colls[tl->n_colls++];
+      *r = (an_collective_time){x->name, x->basis, 0, 0, 0, 0, x->floor, 0};
+    }
+    int64_t wait = tl_ns(x->wait_us);
+    r->instances++;
+    r->total_ns += x->dur;
+    r->wait_ns += wait;
+    if (x->first) r->first_wait_ns += wait;
+    if (x->floor < r->floor_ns) r->floor_ns = x->floor;
+    if (wait > r->max_wait_ns) r->max_wait_ns = wait;
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------- stages */
+
+static void add_account(an_time_account *t, const an_time_account *a) {
+  t->span_ns += a->span_ns;
+  t->busy_ns += a->busy_ns;
+  t->idle_ns += a->idle_ns;
+  t->kernel_ns += a->kernel_ns;
+  t->pdl_wait_ns += a->pdl_wait_ns;
+  t->graph_kernel_ns += a->graph_kernel_ns;
+  t->collective_ns += a->collective_ns;
+  t->collective_wait_ns += a->collective_wait_ns;
+  t->first_collective_wait_ns += a->first_collective_wait_ns;
+  for (int k = 0; k < AN_IDLE_KINDS; k++) t->idle_by_kind_ns[k] += a->idle_by_kind_ns[k];
+  t->n_kernels += a->n_kernels;
+  t->n_gaps += a->n_gaps;
+}
+
+/* The stages' merged causes; then every account's pointer into tl->causes, which no
+ * longer grows. */
+static bool link_causes(an_timeline *tl) {
+  for (size_t s = 0; s < tl->n_st; s++)
+    if (!stage_causes(tl, s, &tl->work[s].cause_lo, &tl->work[s].cause_hi)) return false;
+  for (size_t w = 0; w < tl->n_win; w++) {
+    tl_window *win = &tl->win[w];
+    win->acc.causes = tl->causes + win->cause_lo;
+    win->acc.n_causes = win->cause_hi - win->cause_lo;
+  }
+  for (size_t s = 0; s < tl->n_st; s++) {
+    tl->stages[s].total.causes = tl->causes + tl->work[s].cause_lo;
+    tl->stages[s].total.n_causes = tl->work[s].cause_hi - tl->work[s].cause_lo;
+  }
+  return true;
+}
+
+/* Each stage's sum, medians and steps (its windows that are steps, in window order). */
+static bool assemble(an_timeline *tl) {
+  if (!link_causes(tl)) return false;
+  tl->steps = calloc(tl->n_win + 1, sizeof *tl->steps);
+  if (!tl->steps) return false;
+  size_t at = 0;
+  for (size_t s = 0; s < tl->n_st; s++) {
+    an_stage_timeline *st = &tl->stages[s];
+    st->steps = tl->steps + at;
+    for (size_t w = 0; w < tl->n_win; w++) {
+      const tl_window *win = &tl->win[w];
+      if (win->stage != s) continue;
+      add_account(&st->total, &win->acc);
+      if (!win->step) continue;
+      const char *name = an_strtab_cstr(tl->strings, win->step->name); /* outlives the trace */
+      if (!name) return false;
+      tl->steps[at++] =
+          (an_step_account){name, win->step->cpu_ts, win->step->gpu_ts, win->path, win->acc};
+      st->n_steps++;
+    }
+    st->total.median_gap_ns = median(tl->work[s].gaps.v, tl->work[s].gaps.n);
+    st->total.median_kernel_ns = median(tl->work[s].kernels.v, tl->work[s].kernels.n);
+  }
+  return true;
+}
+
+/* Each stage's collective rows: a slice of tl->colls (rows come stage by stage). */
+static void link_collectives(an_timeline *tl) {
+  for (size_t i = 0; i < tl->n_colls;) {
+    size_t j = i;
+    while (j < tl->n_colls && tl->coll_stage[j] == tl->coll_stage[i]) j++;
+    an_stage_timeline *st = &tl->stages[tl->coll_stage[i]];
+    qsort(tl->colls + i, j - i, sizeof *tl->colls, cmp_coll_row);
+    st->collectives = tl->colls + i;
+    st->n_collectives = j - i;
+    i = j;
+  }
+}
+
+static void work_free(an_timeline *tl) {
+  for (size_t s = 0; tl->work && s < tl->n_st; s++) {
+    free(tl->work[s].gaps.v);
+    free(tl->work[s].kernels.v);
+  }
+  free(tl->work);
+  tl->work = NULL;
+  free(tl->coll);
+  tl->coll = NULL;
+  free(tl->por);
+  tl->por = NULL;
+}
+
+an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rules *rules,
+                            an_strtab *strings, an_timeline **out) {
+  *out = NULL;
+  an_timeline *tl = calloc(1, sizeof *tl);
+  if (!tl) return AN_ERR_NOMEM;
+  tl->rules = rules;
+  tl->set = te_rules_settings(rules);
+  tl->strings = strings;
+  tl->n_st = te_rules_stage_count(rules);
+  tl->stages = calloc(tl->n_st + 1, sizeof *tl->stages);
+  tl->ran = calloc(tl->n_st + 1, sizeof *tl->ran);
+  tl->work = calloc(tl->n_st + 1, sizeof *tl->work);
+  bool ok = tl->stages && tl->ran && tl->work;
+  for (size_t i = 0; ok && i < n; i++) ok = account_trace(tl, &in[i]);
+  ok = ok && window_causes(tl) && collective_waits(tl) && assemble(tl) && collective_rows(tl);
+  if (ok) link_collectives(tl);
+  work_free(tl);
+  if (!ok) {
+    an_timeline_destroy(tl);
+    return AN_ERR_NOMEM;
+  }
+  *out = tl;
+  return AN_OK;
+}
+
+void an_timeline_destroy(an_timeline *tl) {
+  if (!tl) return;
+  work_free(tl);
+  free(tl->stages);
+  free(tl->ran);
+  free(tl->win);
+  free(tl->causes);
+  free(tl->steps);
+  free(tl->colls);
+  free(tl->coll_stage);
+  free(tl);
+}
+
+const an_stage_timeline *an_timeline_stage(const an_timeline *tl, const char *stage_id) {
+  if (!tl || !stage_id) return NULL;
+  for (size_t s = 0; s < tl->n_st; s++)
+    if (!strcmp(te_rules_stage(tl->rules, s)->id, stage_id))
+      return tl->ran[s] ? &tl->stages[s] : NULL;
+  return NULL;
+}

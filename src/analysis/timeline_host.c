@@ -1,0 +1,317 @@
+/*
+ * analysis/timeline_host.c - what the host was doing while the GPU idled (timeline_internal.h).
+ *
+ * A gap [g0, g1) ends with a kernel whose launch call ran on some thread at [Lts, Lend).
+ * The gap splits into three portions:
+ *   host  [g0, Lts)  the thread had not called the launch yet: it was waiting for the GPU
+ *                    (a synchronising call that returned when the GPU ran dry: sync), or
+ *                    issuing work back to back (at most timeline.launch_gap_max_us:
+ *                    launch), or busy with something else (host), named by the innermost
+ *                    CPU op or runtime call spanning the portion and the best Python frame;
+ *   call  [Lts, Lend) the launch call itself (a graph launch still submitting: launch);
+ *   queue [Lend, g1)  the call had returned: the launch's latency (launch) when the call
+ *                    came after the GPU ran dry and this part is short, else the kernel
+ *                    waited on another stream or event (dependency).
+ * Only the threads that launched gap-ending kernels are indexed: their CPU ops, launch and
+ * runtime calls, user annotations and Python frames, sorted by (start, -end) with the enclosing
+ * item of each, so the items spanning a time are a binary search plus a walk up the nesting.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/timeline_internal.h"
+#include "util/map.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+/* Nesting deeper than this is not a stack (a broken trace): walks stop there. */
+#define TL_MAX_DEPTH 512
+
+enum { ITEM_FRAME = 0, ITEM_OP = 1, ITEM_LAUNCH = 2, ITEM_RUNTIME = 3, ITEM_ANNOTATION = 4 };
+
+typedef struct item {
+  double ts, end;
+  uint32_t ref; /* index in its kind's array */
+  uint8_t kind;
+  int32_t parent; /* enclosing item of the thread, -1 at the top */
+} item;
+
+typedef struct thread_items {
+  item *v;
+  size_t n, cap;
+} thread_items;
+
+struct tl_host {
+  const tr_trace *t;
+  const te_rules *rules;
+  an_strtab *strings;
+  const te_matcher *sync, *step;
+  double launch_gap_max_us, sync_tol_us;
+  ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
+  thread_items *th;
+  size_t n_th, cap_th;
+  const tr_event *ev[5]; /* by item kind (frames apart) */
+  const tr_pyframe *py;
+};
+
+int64_t tl_ns(double us) { return (int64_t)llround(us * 1000.0); }
+
+static uint64_t thread_key(tr_str pid, tr_str tid) { return (uint64_t)pid << 32 | tid; }
+
+static long thread_of(const tl_host *h, tr_str pid, tr_str tid) {
+  uint64_t v;
+  return ut_u64map_get(&h->threads, thread_key(pid, tid), &v) ? (long)v - 1 : -1;
+}
+
+static bool add_thread(tl_host *h, const tr_event *launch) {
+  tr_str pid = tr_event_pid(h->t, launch), tid = tr_event_tid(h->t, launch);
+  if (thread_of(h, pid, tid) >= 0) return true;
+  thread_items *v = ut_grow(h->th, &h->cap_th, h->n_th + 1, sizeof *v);
+  if (!v) return false;
+  h->th = v;
+  h->th[h->n_th] = (thread_items){0};
+  return ut_u64map_put(&h->threads, thread_key(pid, tid), ++h->n_th);
+}
+
+static bool push(thread_items *ti, double ts, double dur, uint32_t ref, uint8_t kind) {
+  item *v = ut_grow(ti->v, &ti->cap, ti->n + 1, sizeof *v);
+  if (!v) return false;
+  ti->v = v;
+  ti->v[ti->n++] = (item){ts, ts + (dur > 0 ? dur : 0), ref, kind, -1};
+  return true;
+}
+
+/* The events of one kind on the indexed threads. */
+static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(h->t, kind, &n);
+  h->ev[item_kind] = ev;
+  for (size_t i = 0; i < n; i++) {
+    long th = thread_of(h, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
+    if (th >= 0 && !push(&h->th[th], ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
+      return false;
+  }
+  return true;
+}
+
+static bool collect_frames(tl_host *h) {
+  size_t n = 0, nruns = 0;
+  h->py = tr_trace_pyframes(h->t, &n);
+  const tr_pyframe_run *runs = tr_trace_pyframe_runs(h->t, &nruns);
+  for (size_t j = 0; j < nruns; j++) {
+    long th = thread_of(h, runs[j].pid, runs[j].tid);
+    size_t end = j + 1 < nruns ? runs[j + 1].first : n;
+    for (size_t i = runs[j].first; th >= 0 && i < end; i++)
+      if (!push(&h->th[th], h->py[i].ts, tr_pyframe_dur(h->t, &h->py[i]), (uint32_t)i, ITEM_FRAME))
+        return false;
+  }
+  return true;
+}
+
+/* (start, -end, kind, ref): a frame encloses the op it calls at equal times. */
+static int cmp_item(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  const item *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  return a->ref < b->ref ? -1 : (a->ref > b->ref);
+}
+
+/* Sorts a thread's items and links each to the innermost item still open at its start. */
+static bool link_items(thread_items *ti) {
+  ut_sort(ti->v, ti->n, sizeof *ti->v, cmp_item, NULL);
+  int32_t stack[TL_MAX_DEPTH];
+  size_t depth = 0;
+  for (size_t i = 0; i < ti->n; i++) {
+    while (depth && ti->v[stack[depth - 1]].end < ti->v[i].ts) depth--;
+    ti->v[i].parent = depth ? stack[depth - 1] : -1;
+    if (depth < TL_MAX_DEPTH) stack[depth++] = (int32_t)i;
+  }
+  return true;
+}
+
+tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *strings,
+                        const tl_gap *gaps, size_t n) {
+  tl_host *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  const te_settings *s = te_rules_settings(rules);
+  *h = (tl_host){.t = t,
+                 .rules = rules,
+                 .strings = strings,
+                 .sync = te_rules_matcher(rules, "host_sync"),
+                 .step = te_rules_matcher(rules, "step_annotation"),
+                 .launch_gap_max_us = s->timeline_launch_gap_max_us,
+                 .sync_tol_us = s->timeline_sync_tolerance_us};
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
+  ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
+       collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
+       collect_events(h, TR_KIND_RUNTIME, ITEM_RUNTIME) &&
+       collect_events(h, TR_KIND_USER_ANNOTATION, ITEM_ANNOTATION) && collect_frames(h);
+  for (size_t i = 0; ok && i < h->n_th; i++) ok = link_items(&h->th[i]);
+  if (ok) return h;
+  tl_host_destroy(h);
+  return NULL;
+}
+
+void tl_host_destroy(tl_host *h) {
+  if (!h) return;
+  for (size_t i = 0; i < h->n_th; i++) free(h->th[i].v);
+  free(h->th);
+  ut_u64map_free(&h->threads);
+  free(h);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+static tr_str item_name(const tl_host *h, const item *it) {
+  return it->kind == ITEM_FRAME ? h->py[it->ref].name : h->ev[it->kind][it->ref].name;
+}
+
+/* Whether item it spans [a, b]: an annotation opened inside a frame and closed after it
+ * nests under that frame by start, yet the frame does not span what follows. */
+static bool spans(const item *it, double a, double b) { return it->ts <= a && it->end >= b; }
+
+/* The innermost item of ti spanning [a, b] (a <= b), or -1. */
+static long innermost(const thread_items *ti, double a, double b) {
+  size_t lo = 0, hi = ti->n;
+  while (lo < hi) { /* first item starting after a */
+    size_t mid = lo + (hi - lo) / 2;
+    if (ti->v[mid].ts <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  long i = (long)lo - 1;
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
+    if (spans(&ti->v[i], a, b)) return i;
+  return -1;
+}
+
+/* The best Python frame among i and its ancestors spanning [a, b] (frame_priority; ties:
+ * the innermost), normalised and interned; NULL when none. */
+static const char *best_frame(tl_host *h, const thread_items *ti, long i, double a, double b) {
+  char buf[1024];
+  const char *best = NULL;
+  int best_score = 0;
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
+    if (ti->v[i].kind != ITEM_FRAME || !spans(&ti->v[i], a, b)) continue;
+    const char *raw = tr_str_get(h->t, item_name(h, &ti->v[i]));
+    size_t len = te_rules_normalize_frame(h->rules, raw, buf, sizeof buf);
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    int score = te_rules_score(h->rules, "frame_priority", raw, buf, NULL, 0);
+    if (best && score <= best_score) continue;
+    best = an_strtab_intern(h->strings, buf, len);
+    best_score = score;
+  }
+  return best;
+}
+
+/* Whether an annotation item is a step marker (matcher step_annotation): the step itself
+ * names no cause. */
+static bool names_step(const tl_host *h, const item *it) {
+  const char *name = tr_str_get(h->t, item_name(h, it));
+  return h->step && te_matcher_match(h->step, name, strlen(name));
+}
+
+/* The innermost CPU op or runtime call among i and its ancestors, else the innermost user
+ * annotation (a step's phase: "## sparse_data_dist ##"); outermost: the outermost CPU op
+ * instead (the user-level op around a synchronising call). */
+static const char *op_name(tl_host *h, const thread_items *ti, long i, double a, double b,
+                           bool outermost) {
+  const char *name = NULL, *annotation = NULL;
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
+    const item *it = &ti->v[i];
+    if (!spans(it, a, b)) continue;
+    if (it->kind == ITEM_ANNOTATION && !annotation && !names_step(h, it))
+      annotation = tr_str_get(h->t, item_name(h, it));
+    if (it->kind == ITEM_FRAME || it->kind == ITEM_ANNOTATION) continue;
+    if (outermost && name && it->kind != ITEM_OP) continue;
+    name = tr_str_get(h->t, item_name(h, it));
+    if (!outermost) break;
+  }
+  if (!name && !outermost) name = annotation;
+  return name ? an_strtab_cstr(h->strings, name) : NULL;
+}
+
+/* A synchronising call (matcher host_sync) spanning the moment the GPU ran dry (within
+ * timeline.sync_tolerance_us) and returned before the launch: its item, or -1. */
+static long sync_item(tl_host *h, const thread_items *ti, double g0, double lts) {
+  if (!h->sync) return -1;
+  const double probes[2] = {g0, g0 - h->sync_tol_us};
+  for (int p = 0; p < 2; p++) {
+    long i = innermost(ti, probes[p], probes[p]);
+    for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
+      const item *it = &ti->v[i];
+      if (it->kind == ITEM_FRAME || it->kind == ITEM_ANNOTATION || it->end > lts) continue;
+      const char *name = tr_str_get(h->t, item_name(h, it));
+      if (te_matcher_match(h->sync, name, strlen(name))) return i;
+    }
+  }
+  return -1;
+}
+
+/* The host portion [g0, lts): sync, launch (back-to-back issue) or host. */
+static void host_portion(tl_host *h, const thread_items *ti, double g0, double lts, tl_portion *p) {
+  long s = sync_item(h, ti, g0, lts);
+  if (s >= 0) {
+    const item *x = &ti->v[s];
+    p->kind = AN_IDLE_SYNC;
+    p->what = op_name(h, ti, s, x->ts, x->end, true);
+    p->location = best_frame(h, ti, s, x->ts, x->end);
+    return;
+  }
+  if (lts - g0 <= h->launch_gap_max_us) {
+    p->kind = AN_IDLE_LAUNCH; /* one launch's cost: the launch-overhead bucket */
+    return;
+  }
+  long i = innermost(ti, g0, lts);
+  p->kind = AN_IDLE_HOST;
+  p->what = op_name(h, ti, i, g0, lts, false);
+  p->location = best_frame(h, ti, i, g0, lts);
+}
+
+/* The launch-call portion: a long call (a graph launch still submitting) is named. */
+static void call_portion(tl_host *h, const thread_items *ti, const tr_event *launch,
+                         tl_portion *p) {
+  p->kind = AN_IDLE_LAUNCH;
+  if ((double)p->ns / 1000.0 <= h->launch_gap_max_us) return;
+  p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, launch->name));
+  p->location = best_frame(h, ti, innermost(ti, launch->ts, launch->ts), launch->ts, launch->ts);
+}
+
+size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]) {
+  const tr_event *L = g->launch;
+  long th = L ? thread_of(h, tr_event_pid(h->t, L), tr_event_tid(h->t, L)) : -1;
+  tl_portion base = {g->window, AN_IDLE_UNKNOWN, NULL, NULL, g->g1 - g->g0, g->g1 - g->g0};
+  if (th < 0) {
+    out[0] = base;
+    return 1;
+  }
+  const thread_items *ti = &h->th[th];
+  int64_t lts = tl_ns(L->ts), lend = tl_ns(L->ts + tr_event_dur(h->t, L));
+  int64_t cut1 = lts < g->g0 ? g->g0 : lts > g->g1 ? g->g1 : lts;
+  int64_t cut2 = lend < cut1 ? cut1 : lend > g->g1 ? g->g1 : lend;
+  size_t n = 0;
+  if (cut1 > g->g0) {
+    out[n] = base;
+    out[n].ns = cut1 - g->g0;
+    host_portion(h, ti, (double)g->g0 / 1000.0, L->ts, &out[n++]);
+  }
+  if (cut2 > cut1) {
+    out[n] = base;
+    out[n].ns = cut2 - cut1;
+    call_portion(h, ti, L, &out[n++]);
+  }
+  if (g->g1 > cut2) { /* after the call: the launch's latency, or a wait for other work */
+    int64_t ns = g->g1 - cut2;
+    bool latency = cut2 > g->g0 && (double)ns / 1000.0 <= h->launch_gap_max_us;
+    out[n] = base;
+    out[n].ns = ns;
+    out[n++].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
+  }
+  return n;
+}

@@ -1,0 +1,54 @@
+/*
+ * analysis/timeline_internal.h - pieces of the time account shared by its files
+ * (timeline.c: windows, sweep, collectives; timeline_host.c: what the host did in a gap).
+ * Prefix tl_ inside the timeline files.
+ *
+ * Ownership: a tl_host borrows the trace, the rules and the string table (all must
+ * outlive it) and owns its per-thread indexes (tl_host_destroy). The strings of a
+ * tl_portion are interned in that table.
+ */
+#ifndef TRIAGE_ANALYSIS_TIMELINE_INTERNAL_H
+#define TRIAGE_ANALYSIS_TIMELINE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/model.h"
+#include "analysis/strtab.h"
+#include "trace/trace.h"
+#include "triage/rules.h"
+
+/* A gap between kernels of a window: [g0, g1) in nanoseconds, ended by a kernel whose
+ * launch call is `launch` (NULL when the trace has none). */
+typedef struct tl_gap {
+  size_t window;
+  int64_t g0, g1;
+  const tr_event *launch;
+} tl_gap;
+
+/* A part of a gap with one cause. A gap splits into at most three: the host doing
+ * something else before it called the launch, the launch call itself, and the queue
+ * after the call returned (the kernel waited on another stream or event). */
+typedef struct tl_portion {
+  size_t window;
+  an_idle_kind kind;
+  const char *what, *location; /* interned; NULL when none */
+  int64_t ns;
+  int64_t gap_ns; /* the whole gap it is part of */
+} tl_portion;
+#define TL_MAX_PORTIONS 3
+
+typedef struct tl_host tl_host;
+
+/* Indexes the CPU events (CPU ops, launch and runtime calls, Python frames) of the threads
+ * that launched the kernels ending the gaps. NULL when out of memory. */
+tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *strings,
+                        const tl_gap *gaps, size_t n);
+void tl_host_destroy(tl_host *h);
+/* Splits a gap into its portions (out[0..return)); their ns sum to the gap. */
+size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]);
+
+/* Nanoseconds of a trace time in microseconds (traces carry at most nanosecond digits). */
+int64_t tl_ns(double us);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * analysis/workload.h - what kind of run a trace is (serving, training, micro-benchmark),
+ * from the trace's own evidence, so the summary never gives serving advice to a training
+ * step or a benchmark.
+ *
+ * In order: a CPU op or annotation the packs' workload_training matcher names (backward
+ * ops, autograd engine calls, optimizer steps) makes it training; a step annotation the
+ * workload_serving matcher names (SGLang step[...], vLLM execute_...), server args, or a
+ * serving framework named by the inputs (not the packs' default) make it serving; steps
+ * that are one repeated top-level call (analysis/steps.h) make it a micro-benchmark;
+ * else unknown.
+ *
+ * Ownership: the evidence string is interned in the caller's string table.
+ */
+#ifndef TRIAGE_ANALYSIS_WORKLOAD_H
+#define TRIAGE_ANALYSIS_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/model.h"
+#include "analysis/steps.h"
+#include "analysis/strtab.h"
+#include "trace/trace.h"
+#include "triage/rules.h"
+
+typedef struct an_workload_input {
+  tr_trace *const *traces; /* the formal traces */
+  const an_steps *steps;   /* parallel to traces */
+  size_t n;
+  const char *framework_label; /* the framework the run detected */
+  an_source framework_source;  /* where from (AN_SOURCE_DEFAULT: nothing named it) */
+} an_workload_input;
+
+/* The workload of a run; evidence NULL when unknown or on out of memory. */
+an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules *rules,
+                                    an_strtab *strings);
+
+#endif

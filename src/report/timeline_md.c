@@ -1,0 +1,247 @@
+/*
+ * report/timeline_md.c - "What to try first" and each stage's "Time account" in the
+ * default Markdown layout (timeline_report.h, docs/report.md). Every time is in ms per
+ * step, so an item's bound and its evidence row print the same number.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/summary.h"
+#include "report/md.h"
+#include "report/text.h"
+#include "report/timeline_report.h"
+#include "triage/limits.h"
+
+/* ---------------------------------------------------------------- summary */
+
+static void item_names(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
+  size_t shown = it->n_kernels < 3 ? it->n_kernels : 3;
+  for (size_t k = 0; k < shown; k++) {
+    if (k) fputs(", ", f);
+    rp_md_code(f, name(ctx, it->stage_id, it->kernels[k]));
+  }
+  if (it->n_kernels > shown) fprintf(f, " and %zu more", it->n_kernels - shown);
+}
+
+/* What the item names: the CPU activity, the pattern, the kernels; then the location. */
+static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
+  bool any = false;
+  if (it->what && it->kind != AN_SUMMARY_WAIT) {
+    fputs(it->action == AN_ACTION_HOST_STALL ? " under " : " ", f);
+    rp_md_code(f, it->what);
+    any = true;
+  }
+  if (it->n_kernels) {
+    fputs(any ? ": " : " ", f);
+    item_names(f, it, name, ctx);
+  }
+  if (it->location) {
+    fputs(" at ", f);
+    rp_md_code(f, it->location);
+  }
+}
+
+static void item_evidence(FILE *f, const an_summary_item *it) {
+  char label[160];
+  rp_evidence_label(it->anchor, it->stage_label, label, sizeof label);
+  fprintf(f, " Evidence: [%s](#%s)", label, it->anchor);
+  for (size_t k = 0; k < it->n_more; k++) {
+    rp_evidence_label(it->more[k], NULL, label, sizeof label);
+    fprintf(f, ", [%s](#%s)", label, it->more[k]);
+  }
+  fputc('\n', f);
+}
+
+static void summary_line(FILE *f, size_t i, const an_summary_item *it, an_workload w,
+                         rp_name_fn name, const void *ctx) {
+  char bound[160], basis[512];
+  rp_summary_bound(it, true, bound, sizeof bound);
+  rp_summary_basis(it, basis, sizeof basis);
+  fprintf(f, "%zu. **%s**", i + 1, rp_summary_action(it, w));
+  item_subject(f, it, name, ctx);
+  fprintf(f, ": %s; basis: ", bound);
+  rp_md_cell_text(f, basis);
+  fputc('.', f);
+  item_evidence(f, it);
+}
+
+static void bottleneck_line(FILE *f, const an_bottleneck *b) {
+  if (!b->stage_label) return;
+  fprintf(f,
+          "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host and %.0f%% "
+          "collective wait for other ranks. Kernel, fusion and overlap savings cannot shorten "
+          "the step until that is fixed, so %zu such item%s %s left out here (the tables "
+          "below still list them).\n\n",
+          b->stage_label, b->idle_pct, b->wait_pct, b->dropped, b->dropped == 1 ? "" : "s",
+          b->dropped == 1 ? "is" : "are");
+}
+
+void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
+  fputs("\n## What to try first\n\n", f);
+  bottleneck_line(f, &r->bottleneck);
+  if (!r->n_summary) {
+    fputs("No action has a bound over the summary's bar (settings summary.*, docs/report.md).\n",
+          f);
+    return;
+  }
+  fputs(
+      "Each item: the action, at most what it can win per step, and the basis of that bound "
+      "(docs/report.md). Ranked by bound times a weight per action (summary.weights).\n\n",
+      f);
+  for (size_t i = 0; i < r->n_summary; i++)
+    summary_line(f, i, &r->summary[i], r->run.workload.value, name, ctx);
+}
+
+/* ---------------------------------------------------------------- time account */
+
+static double per_step(const an_stage_timeline *tl, int64_t ns) {
+  return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
+}
+
+static void steps_line(FILE *f, const an_stage_timeline *tl) {
+  char out[32];
+  rp_fmt_ms(out, sizeof out, (double)tl->outside_ns / 1000.0);
+  if (!tl->n_steps)
+    fputs(
+        "No step markers: the stage's window (first kernel start to last kernel end) is the "
+        "step.",
+        f);
+  else
+    fprintf(f, "%zu step%s counted (`", tl->n_steps, tl->n_steps == 1 ? "" : "s");
+  if (tl->n_steps) {
+    rp_md_cell_text(f, tl->steps[0].name);
+    fprintf(f, "`%s)", tl->n_steps > 1 ? ", ..." : "");
+    if (tl->n_warmup)
+      fprintf(f, ", %zu warm-up step%s left out", tl->n_warmup, tl->n_warmup == 1 ? "" : "s");
+    fputc('.', f);
+  }
+  if (tl->outside_ns > 0)
+    fprintf(f,
+            " Kernel time outside the counted steps (a previous step's tail, work between "
+            "steps, warm-ups): %s ms, not counted.",
+            out);
+  fputc('\n', f);
+}
+
+static void account_line(FILE *f, const an_stage_timeline *tl) {
+  const an_time_account *a = &tl->total;
+  char s[32], b[32], i[32], k[32], p[32];
+  rp_fmt_ms(s, sizeof s, per_step(tl, a->span_ns));
+  rp_fmt_ms(b, sizeof b, per_step(tl, a->busy_ns));
+  rp_fmt_ms(i, sizeof i, per_step(tl, a->idle_ns));
+  rp_fmt_ms(k, sizeof k, per_step(tl, a->kernel_ns));
+  rp_fmt_ms(p, sizeof p, per_step(tl, a->pdl_wait_ns));
+  double idle_pct = a->span_ns ? (double)a->idle_ns / (double)a->span_ns * 100.0 : 0;
+  fprintf(f, "\nPer step: span **%s ms** = GPU busy %s ms + idle %s ms (%.1f%%).", s, b, i,
+          idle_pct);
+  if (a->kernel_ns > a->busy_ns) {
+    char o[32];
+    rp_fmt_ms(o, sizeof o, per_step(tl, a->kernel_ns - a->busy_ns));
+    fprintf(f, " Kernel time (%s ms) exceeds busy time by %s ms: kernels run concurrently.", k, o);
+  }
+  if (a->pdl_wait_ns > 0)
+    fprintf(f,
+            " Of the kernel time, %s ms/step is a kernel waiting on its stream's predecessor "
+            "(programmatic dependent launch).",
+            p);
+  if (a->graph_kernel_ns > 0 && a->kernel_ns > 0)
+    fprintf(f, " %.0f%% of the kernel time is graph-replayed.",
+            (double)a->graph_kernel_ns / (double)a->kernel_ns * 100.0);
+  fputc('\n', f);
+}
+
+/* Whether a summary item links to this row. */
+static bool linked(const an_report *r, const char *anchor) {
+  for (size_t i = 0; i < r->n_summary; i++) {
+    if (!strcmp(r->summary[i].anchor, anchor)) return true;
+    for (size_t k = 0; k < r->summary[i].n_more; k++)
+      if (!strcmp(r->summary[i].more[k], anchor)) return true;
+  }
+  return false;
+}
+
+static void cause_row(FILE *f, const an_stage_timeline *tl, const an_idle_cause *c, const char *id,
+                      size_t row, double step_us) {
+  char t[32], g[32];
+  double us = per_step(tl, c->idle_ns);
+  rp_fmt_ms(t, sizeof t, us);
+  rp_fmt_ms(g, sizeof g, (double)c->max_gap_ns / 1000.0);
+  fprintf(f, "| <a id=\"%s\"></a>I%zu | %s | ", id, row + 1, rp_idle_kind(c->kind));
+  if (c->what)
+    rp_md_code(f, c->what);
+  else
+    fputc('-', f);
+  fputs(" | ", f);
+  rp_md_cell_text(f, c->location ? c->location : "-");
+  double pct = step_us > 0 ? us / step_us * 100.0 : 0;
+  fprintf(f, " | %s | ", t);
+  if (pct > 0 && pct < 0.05)
+    fputs("<0.1%", f);
+  else
+    fprintf(f, "%.1f%%", pct);
+  fprintf(f, " | %zu | %s |\n", c->gaps, c->kind == AN_IDLE_SHORT ? "-" : g);
+}
+
+static void causes_table(FILE *f, const an_report *r, const an_stage_report *st) {
+  const an_stage_timeline *tl = st->timeline;
+  const an_time_account *a = &tl->total;
+  if (!a->n_causes) return;
+  double step_us = per_step(tl, a->span_ns);
+  fputs(
+      "\n| # | Idle cause | CPU op or call | Python location | Idle (ms/step) | Share of step | "
+      "Gaps | Longest (ms) |\n| ---: | --- | --- | --- | ---: | ---: | ---: | ---: |\n",
+      f);
+  size_t hidden = 0;
+  int64_t hidden_ns = 0;
+  for (size_t i = 0; i < a->n_causes; i++) {
+    char id[64];
+    an_summary_anchor(id, sizeof id, "idle", st->id, i);
+    if (i < RP_TIMELINE_CAUSES_SHOWN || linked(r, id)) {
+      cause_row(f, tl, &a->causes[i], id, i, step_us);
+    } else {
+      hidden++;
+      hidden_ns += a->causes[i].idle_ns;
+    }
+  }
+  char t[32];
+  rp_fmt_ms(t, sizeof t, per_step(tl, hidden_ns));
+  if (hidden)
+    fprintf(f, "\n%zu more cause%s (%s ms/step) in the JSON report.\n", hidden,
+            hidden == 1 ? "" : "s", t);
+}
+
+static void collectives_table(FILE *f, const an_stage_report *st, rp_name_fn name,
+                              const void *ctx) {
+  const an_stage_timeline *tl = st->timeline;
+  if (!tl->n_collectives) return;
+  fputs(
+      "\n| # | Collective | Instances/step | Time (ms/step) | Transfer (ms/step) | Wait "
+      "(ms/step) | First of step, wait (ms/step) | Floor (us) | Floor from |\n"
+      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+      f);
+  double n = (double)(tl->n_steps ? tl->n_steps : 1);
+  for (size_t i = 0; i < tl->n_collectives; i++) {
+    const an_collective_time *c = &tl->collectives[i];
+    char id[64], t[32], x[32], w[32], fw[32];
+    an_summary_anchor(id, sizeof id, "wait", st->id, i);
+    rp_fmt_ms(t, sizeof t, per_step(tl, c->total_ns));
+    rp_fmt_ms(x, sizeof x, per_step(tl, c->total_ns - c->wait_ns));
+    rp_fmt_ms(w, sizeof w, per_step(tl, c->wait_ns));
+    rp_fmt_ms(fw, sizeof fw, per_step(tl, c->first_wait_ns));
+    fprintf(f, "| <a id=\"%s\"></a>W%zu | ", id, i + 1);
+    rp_md_code(f, name(ctx, st->id, c->kernel));
+    fprintf(f, " | %.1f | %s | %s | %s | %s | %.1f | %s |\n", (double)c->instances / n, t, x, w, fw,
+            (double)c->floor_ns / 1000.0, rp_floor_basis(c->basis));
+  }
+}
+
+void rp_timeline_markdown(FILE *f, const an_report *r, const an_stage_report *st, rp_name_fn name,
+                          const void *ctx) {
+  const an_stage_timeline *tl = st->timeline;
+  if (!tl) return;
+  fprintf(f, "\n### Time account: %s (per step)\n\n", st->label);
+  steps_line(f, tl);
+  account_line(f, tl);
+  causes_table(f, r, st);
+  collectives_table(f, st, name, ctx);
+}

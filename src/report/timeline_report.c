@@ -1,0 +1,263 @@
+/*
+ * report/timeline_report.c - words and JSON of the time account (timeline_report.h).
+ */
+#include "report/timeline_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/md.h"
+#include "report/text.h"
+#include "triage/limits.h"
+
+const char *rp_idle_kind(an_idle_kind k) {
+  static const char *const w[AN_IDLE_KINDS] = {"sync",       "host",  "launch",
+                                               "dependency", "short", "unknown"};
+  return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
+}
+
+const char *rp_workload(an_workload w) {
+  static const char *const words[] = {"unknown", "serving", "training", "microbenchmark"};
+  return (size_t)w < sizeof words / sizeof *words ? words[w] : "unknown";
+}
+
+const char *rp_floor_basis(an_floor_basis b) {
+  static const char *const w[] = {"message size", "position in step", "name"};
+  return (size_t)b < sizeof w / sizeof *w ? w[b] : "name";
+}
+
+const char *rp_bound_basis(an_bound_basis b) {
+  static const char *const w[] = {"idle", "wait", "roofline", "saving", "chain", "exposed"};
+  return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
+}
+
+double rp_ns_us(int64_t ns) { return an_round3((double)ns / 1000.0); }
+
+static bool add_us(cJSON *o, const char *key, int64_t ns) {
+  return cJSON_AddNumberToObject(o, key, rp_ns_us(ns)) != NULL;
+}
+
+static bool add_str0(cJSON *o, const char *key, const char *s) {
+  return s ? cJSON_AddStringToObject(o, key, s) != NULL : cJSON_AddNullToObject(o, key) != NULL;
+}
+
+static cJSON *cause_json(const an_idle_cause *c) {
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o && cJSON_AddStringToObject(o, "kind", rp_idle_kind(c->kind)) &&
+            add_str0(o, "what", c->what) && add_str0(o, "location", c->location) &&
+            add_us(o, "idle_us", c->idle_ns) &&
+            cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
+            add_us(o, "max_gap_us", c->max_gap_ns);
+  if (ok) return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+static bool causes_json(cJSON *o, const an_time_account *a, size_t cap) {
+  cJSON *v = cJSON_AddArrayToObject(o, "causes");
+  for (size_t i = 0; v && i < a->n_causes && i < cap; i++) {
+    cJSON *c = cause_json(&a->causes[i]);
+    if (!c) return false;
+    cJSON_AddItemToArray(v, c);
+  }
+  return v != NULL;
+}
+
+static bool idle_kinds_json(cJSON *o, const an_time_account *a) {
+  cJSON *k = cJSON_AddObjectToObject(o, "idle_by_kind_us");
+  for (int i = 0; k && i < AN_IDLE_KINDS; i++)
+    if (!add_us(k, rp_idle_kind((an_idle_kind)i), a->idle_by_kind_ns[i])) return false;
+  return k != NULL;
+}
+
+/* The members of one account, into o. */
+static bool account_json(cJSON *o, const an_time_account *a, size_t causes_cap) {
+  return add_us(o, "span_us", a->span_ns) && add_us(o, "busy_us", a->busy_ns) &&
+         add_us(o, "idle_us", a->idle_ns) && add_us(o, "kernel_us", a->kernel_ns) &&
+         add_us(o, "overlapping_kernel_us",
+                a->kernel_ns > a->busy_ns ? a->kernel_ns - a->busy_ns : 0) &&
+         add_us(o, "pdl_wait_us", a->pdl_wait_ns) &&
+         add_us(o, "graph_kernel_us", a->graph_kernel_ns) &&
+         add_us(o, "collective_us", a->collective_ns) &&
+         add_us(o, "collective_wait_us", a->collective_wait_ns) &&
+         add_us(o, "first_collective_wait_us", a->first_collective_wait_ns) &&
+         cJSON_AddNumberToObject(o, "kernels", (double)a->n_kernels) &&
+         cJSON_AddNumberToObject(o, "gaps", (double)a->n_gaps) &&
+         add_us(o, "median_gap_us", a->median_gap_ns) &&
+         add_us(o, "median_kernel_us", a->median_kernel_ns) && idle_kinds_json(o, a) &&
+         causes_json(o, a, causes_cap);
+}
+
+static cJSON *step_json(const an_step_account *s) {
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o && cJSON_AddStringToObject(o, "name", s->name) && add_str0(o, "trace", s->trace) &&
+            cJSON_AddNumberToObject(o, "cpu_ts", an_round3(s->cpu_ts)) &&
+            cJSON_AddNumberToObject(o, "gpu_ts", an_round3(s->gpu_ts)) &&
+            account_json(o, &s->account, RP_TIMELINE_STEP_CAUSES);
+  if (ok) return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+static cJSON *collective_json(const an_collective_time *c) {
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o && cJSON_AddStringToObject(o, "kernel", c->kernel) &&
+            cJSON_AddStringToObject(o, "floor_basis", rp_floor_basis(c->basis)) &&
+            cJSON_AddNumberToObject(o, "instances", (double)c->instances) &&
+            add_us(o, "total_us", c->total_ns) &&
+            add_us(o, "transfer_us", c->total_ns - c->wait_ns) &&
+            add_us(o, "wait_us", c->wait_ns) && add_us(o, "first_wait_us", c->first_wait_ns) &&
+            add_us(o, "floor_us", c->floor_ns) && add_us(o, "max_wait_us", c->max_wait_ns);
+  if (ok) return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+static bool list_json(cJSON *o, const char *key, size_t n, cJSON *(*make)(const void *, size_t),
+                      const void *items) {
+  cJSON *v = cJSON_AddArrayToObject(o, key);
+  for (size_t i = 0; v && i < n; i++) {
+    cJSON *x = make(items, i);
+    if (!x) return false;
+    cJSON_AddItemToArray(v, x);
+  }
+  return v != NULL;
+}
+
+static cJSON *step_item(const void *v, size_t i) {
+  return step_json((const an_step_account *)v + i);
+}
+static cJSON *collective_item(const void *v, size_t i) {
+  return collective_json((const an_collective_time *)v + i);
+}
+
+cJSON *rp_timeline_json(const an_stage_timeline *tl) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON *total = o ? cJSON_CreateObject() : NULL;
+  bool ok = total && cJSON_AddNumberToObject(o, "steps_counted", (double)tl->n_steps) &&
+            cJSON_AddNumberToObject(o, "warmup_steps", (double)tl->n_warmup) &&
+            add_us(o, "outside_us", tl->outside_ns) && account_json(total, &tl->total, (size_t)-1);
+  if (ok)
+    cJSON_AddItemToObject(o, "total", total);
+  else
+    cJSON_Delete(total);
+  ok = ok && list_json(o, "collectives", tl->n_collectives, collective_item, tl->collectives) &&
+       list_json(o, "steps", tl->n_steps, step_item, tl->steps);
+  if (ok) return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- summary words */
+
+const char *rp_summary_action(const an_summary_item *it, an_workload w) {
+  if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
+  if (w == AN_WORKLOAD_TRAINING)
+    return "Host-bound step: cut the host's per-op overhead (CPU contention, data loading), then "
+           "launch fewer kernels (torch.compile, CUDA graphs)";
+  if (!it->eager) return "Host-bound: cut the host work between graph launches";
+  return "Launch-bound: capture the step in a CUDA graph or torch.compile "
+         "(mode=\"reduce-overhead\")";
+}
+
+void rp_fmt_ms(char *b, size_t cap, double us) { rp_md_number(b, cap, us / 1000.0); }
+
+static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
+  char g[32];
+  rp_fmt_ms(g, sizeof g, it->detail_us);
+  const char *gaps = it->count == 1 ? "gap" : "gaps";
+  if (it->action == AN_ACTION_REMOVE_SYNC)
+    snprintf(b, cap,
+             "GPU idle inside the step after the host waited on this sync and before it issued "
+             "the next kernel (%zu %s, longest %s ms)",
+             it->count, gaps, g);
+  else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
+    snprintf(b, cap,
+             "GPU idle inside the step while this launch call was still submitting (%zu %s, "
+             "longest %s ms)",
+             it->count, gaps, g);
+  else if (it->action == AN_ACTION_HOST_STALL)
+    snprintf(b, cap, "GPU idle inside the step while the host ran this (%zu %s, longest %s ms)",
+             it->count, gaps, g);
+  else
+    snprintf(b, cap,
+             "GPU idle inside the step in %zu short %s (median %s ms) while the host issued "
+             "work one kernel at a time",
+             it->count, gaps, g);
+}
+
+void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
+  char x[32], y[32];
+  rp_fmt_ms(x, sizeof x, it->basis_us);
+  switch (it->basis) {
+    case AN_BASIS_IDLE:
+      idle_basis(it, b, cap);
+      return;
+    case AN_BASIS_WAIT:
+      rp_fmt_ms(y, sizeof y, it->first_us);
+      snprintf(b, cap,
+               "collective time above a %.1f us floor (the fastest like instances) of %s "
+               "ms/step in collectives; the first collective of each step waits %s ms/step "
+               "(other ranks arriving late); one rank cannot tell which rank is slow",
+               it->detail_us, x, y);
+      return;
+    case AN_BASIS_ROOFLINE:
+      if (it->action == AN_ACTION_FEWER_BYTES)
+        snprintf(b, cap,
+                 "at %.0f%% of its bandwidth bound tuning wins little; half the bytes halve "
+                 "its %s ms/step at most",
+                 it->basis_pct, x);
+      else
+        snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step",
+                 it->basis_pct, x);
+      return;
+    case AN_BASIS_SAVING:
+      snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);
+      return;
+    case AN_BASIS_CHAIN:
+      snprintf(b, cap, "%zu kernels take %s ms/step; a fused kernel still makes the largest pass",
+               it->count, x);
+      return;
+    case AN_BASIS_EXPOSED:
+      snprintf(b, cap,
+               "its recoverable time: exposed, bounded by the work another stream could run and "
+               "by its own %s ms in the step%s",
+               x,
+               it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
+                   ? " (a collective: its transfer part only)"
+                   : "");
+      return;
+  }
+  snprintf(b, cap, "?");
+}
+
+void rp_summary_bound(const an_summary_item *it, bool bold, char *b, size_t cap) {
+  char t[32], s[32];
+  rp_fmt_ms(t, sizeof t, it->at_stake_us);
+  rp_fmt_ms(s, sizeof s, it->step_us);
+  snprintf(b, cap, "at most %s%s ms/step%s (%.1f%% of the %s ms %s)", bold ? "**" : "", t,
+           bold ? "**" : "", it->share_pct, s, it->n_steps ? "step" : "stage window: no steps");
+}
+
+void rp_evidence_label(const char *anchor, const char *stage_label, char *b, size_t cap) {
+  static const struct {
+    const char *prefix, *table;
+    char letter;
+  } kinds[] = {{"kernel-", "kernel table", 'K'},
+               {"overlap-", "overlap table", 'O'},
+               {"fusion-", "fusion table", 'F'},
+               {"idle-", "time account", 'I'},
+               {"wait-", "time account", 'W'}};
+  const char *dash = strrchr(anchor, '-');
+  size_t row = dash ? (size_t)strtoul(dash + 1, NULL, 10) : 0;
+  for (size_t k = 0; dash && k < sizeof kinds / sizeof *kinds; k++) {
+    size_t pl = strlen(kinds[k].prefix);
+    if (strncmp(anchor, kinds[k].prefix, pl) != 0 || dash < anchor + pl) continue;
+    int sl = stage_label ? (int)strlen(stage_label) : (int)(dash - anchor - (long)pl);
+    snprintf(b, cap, "%c%zu in %.*s, %s", kinds[k].letter, row + 1, sl,
+             stage_label ? stage_label : anchor + pl, kinds[k].table);
+    return;
+  }
+  snprintf(b, cap, "%s", anchor);
+}

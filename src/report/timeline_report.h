@@ -1,0 +1,56 @@
+/*
+ * report/timeline_report.h - the time account of a report model in words and JSON
+ * (docs/report.md "The time account").
+ *
+ * Ownership: nothing is retained; the model is borrowed for the call. Words are static.
+ */
+#ifndef TRIAGE_REPORT_TIMELINE_REPORT_H
+#define TRIAGE_REPORT_TIMELINE_REPORT_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis/model.h"
+
+const char *rp_idle_kind(an_idle_kind k);     /* "sync", "host", "launch", ... (JSON keys) */
+const char *rp_workload(an_workload w);       /* "serving", "training", ... */
+const char *rp_floor_basis(an_floor_basis b); /* "message size", "position in step", "name" */
+const char *rp_bound_basis(an_bound_basis b); /* "idle", "wait", "roofline", ... (JSON) */
+
+/* The stage's "timeline" object: counts, the total account, the collectives and each
+ * step's account (its causes cut to RP_TIMELINE_STEP_CAUSES); NULL when out of memory. */
+cJSON *rp_timeline_json(const an_stage_timeline *tl);
+
+/* Microseconds of a nanosecond count, exact to the nanosecond in three decimals. */
+double rp_ns_us(int64_t ns);
+
+/* ---------------------------------------------------------------- summary words */
+
+/* The item's action as the reader acts on it (the launch-bound action reads differently
+ * for a graph-replayed stage and a training step). */
+const char *rp_summary_action(const an_summary_item *it, an_workload w);
+/* Milliseconds with two decimals, or two significant digits under 0.005 ms. */
+void rp_fmt_ms(char *buf, size_t cap, double us);
+/* The basis of the item's bound in one phrase (no trailing period), into buf. */
+void rp_summary_basis(const an_summary_item *it, char *buf, size_t cap);
+/* "at most X ms/step (S% of the Y ms step)" into buf (Markdown bold marks when bold). */
+void rp_summary_bound(const an_summary_item *it, bool bold, char *buf, size_t cap);
+/* The evidence label of an anchor: "I3 in decode, time account" into buf; stage_label
+ * NULL: the stage as the anchor spells it. */
+void rp_evidence_label(const char *anchor, const char *stage_label, char *buf, size_t cap);
+
+/* ---------------------------------------------------------------- Markdown */
+
+/* Display name of a full kernel name in a stage (the layout's unique display names). */
+typedef const char *(*rp_name_fn)(const void *ctx, const char *stage_id, const char *full);
+
+/* "## What to try first": the bottleneck line, then one line per item. */
+void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx);
+/* "### Time account: STAGE": the step line, span = busy + idle, the idle causes and the
+ * collectives (rows I1.., W1.. anchored idle-STAGE-i, wait-STAGE-i). Nothing without one. */
+void rp_timeline_markdown(FILE *f, const an_report *r, const an_stage_report *st, rp_name_fn name,
+                          const void *ctx);
+
+#endif

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""check_bounds.py - every "What to try first" item stays within the time its basis names,
+and every time account sums exactly (issue 28).
+
+usage: check_bounds.py --triage BIN --source DIR [--shared DIR]
+
+Runs `triage --format json --quiet` on the fixtures under tests/data (the sample, the
+staged and ranked directories, the synthetic traces) and on every shared real trace (when
+../shared exists), and checks from the JSON report alone:
+- per stage and per step: span = busy + idle exactly (to the nanosecond the report
+  prints), the idle kinds and (stage) the idle causes sum to the idle time;
+- per item: bound <= its basis time <= the step, and the basis time is at most what the
+  report's own rows give for it, per step:
+    idle      <= the idle of the cause it links to;
+    wait      <= the stage's collective time, and the bound <= the collectives' wait;
+    chain     <= the summed in-step time of its kernels;
+    roofline, exposed <= the in-step time of its kernel;
+    saving    <= the stage kernel time of its kernels.
+Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
+Standard library only.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+EPS = 1e-3  # us: the report rounds to the nanosecond
+
+
+def ns(us):
+    return round(us * 1000)
+
+
+def check_account(where, a, with_causes, fail):
+    if ns(a["busy_us"]) + ns(a["idle_us"]) != ns(a["span_us"]):
+        fail(f"{where}: busy {a['busy_us']} + idle {a['idle_us']} != span {a['span_us']}")
+    kinds = sum(ns(v) for v in a["idle_by_kind_us"].values())
+    if kinds != ns(a["idle_us"]):
+        fail(f"{where}: idle kinds sum to {kinds / 1000} us, idle is {a['idle_us']}")
+    if with_causes:
+        causes = sum(ns(c["idle_us"]) for c in a["causes"])
+        if causes != ns(a["idle_us"]):
+            fail(f"{where}: causes sum to {causes / 1000} us, idle is {a['idle_us']}")
+
+
+def per_step_rows(stage, steps):
+    return {k["name"]: k for k in stage.get("kernels", [])}, max(steps, 1)
+
+
+def basis_limit(item, stage, fail):
+    """What the report's rows give for the item's basis, per step; None: not checkable."""
+    tl = stage.get("timeline") or {}
+    steps = max(tl.get("steps_counted", 0), 1)
+    rows = {k["name"]: k for k in stage.get("kernels", [])}
+    basis = item["basis"]
+    if basis == "idle":
+        row = int(item["anchor"].rsplit("-", 1)[1])
+        causes = tl["total"]["causes"]
+        pooled = item["action_id"] == "launch_bound"
+        idle = tl["total"]["idle_us"] if pooled else causes[row]["idle_us"]
+        return idle / steps
+    if basis == "wait":
+        if item["bound_us_per_step"] > tl["total"]["collective_wait_us"] / steps + EPS:
+            fail(f"{item['anchor']}: bound over the collectives' wait")
+        return tl["total"]["collective_us"] / steps
+    if basis in ("chain", "roofline", "exposed"):
+        return sum(rows[k]["steps_us"] for k in item["kernels"] if k in rows) / steps
+    if basis == "saving":
+        return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)
+    return None
+
+
+def check_report(label, rep, fail):
+    for st in rep.get("stages", []):
+        tl = st.get("timeline")
+        if not tl:
+            continue
+        check_account(f"{label} {st['stage']}", tl["total"], True, fail)
+        for i, s in enumerate(tl["steps"]):
+            check_account(f"{label} {st['stage']} step {i}", s, False, fail)
+    stages = {st["stage"]: st for st in rep.get("stages", [])}
+    for it in rep.get("summary", []):
+        where = f"{label} {it['anchor']}"
+        b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
+        if b > basis + EPS:
+            fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")
+        if b > it["step_us"] + EPS:
+            fail(f"{where}: bound {b} us > step {it['step_us']} us")
+        limit = basis_limit(it, stages[it["stage"]], fail)
+        if limit is not None and basis > limit + EPS:
+            fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
+
+
+def inputs(source, shared):
+    data = os.path.join(source, "tests", "data")
+    out = [os.path.join(data, "llama_tp2"), os.path.join(data, "stages", "sglang-step-annotations-tp4")]
+    for sub in ("traces/real", "traces/synthetic/formal", "traces/synthetic/mapping", "traces/synthetic/staged"):
+        d = os.path.join(data, sub)
+        if os.path.isdir(d):
+            out += sorted(os.path.join(d, f) for f in os.listdir(d))
+    ranks = os.path.join(data, "ranks")
+    if os.path.isdir(ranks):
+        out += sorted(os.path.join(ranks, f) for f in os.listdir(ranks) if os.path.isdir(os.path.join(ranks, f)))
+    real = os.path.join(shared, "traces", "real") if shared else None
+    if real and os.path.isdir(real):
+        out += sorted(os.path.join(real, f) for f in os.listdir(real) if f.endswith((".json", ".gz")))
+    return [p for p in out if os.path.exists(p)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--triage", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--shared")
+    a = ap.parse_args()
+    shared = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
+    failures = []
+    checked = 0
+    for path in inputs(a.source, shared):
+        p = subprocess.run([a.triage, "--format", "json", "--quiet", path], capture_output=True, text=True)
+        if p.returncode != 0:
+            continue  # inputs that are no run (a bad-input fixture) say so elsewhere
+        checked += 1
+        check_report(os.path.relpath(path, a.source), json.loads(p.stdout), failures.append)
+    for f in failures:
+        print("FAIL", f)
+    if not checked:
+        print("SKIP: no input")
+        return 77
+    print(f"{checked} reports, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
