@@ -29,6 +29,7 @@ typedef struct tl_kernel {
   uint32_t index;   /* file position: a total order */
   bool graph;       /* replayed from a graph */
   const char *coll; /* canonical name of a collective, else NULL */
+  const char *msg;  /* a collective's message ("nelems/group size/dtype", interned), or NULL */
 } tl_kernel;
 
 typedef struct tl_window {
@@ -44,6 +45,7 @@ typedef struct tl_coll {
   const char *name;
   uint32_t ordinal; /* among the window's instances of the same name */
   bool first;       /* the window's first collective */
+  const char *msg;  /* its message, NULL when the trace has no such args */
   int64_t dur, floor;
   double wait_us;
   an_floor_basis basis;
@@ -131,6 +133,20 @@ typedef struct tl_trace {
   tl_gap *gaps;
   size_t n_gaps, cap_gaps;
 } tl_trace;
+
+/* A collective kernel's message from its args ("In msg nelems", "Group size", "dtype"), as
+ * one interned key; NULL when the trace does not record it. */
+static const char *message_key(an_timeline *tl, const tr_trace *t, const tr_event *k) {
+  tr_str n = tr_event_arg(t, TR_KIND_KERNEL, k, TR_ARG_IN_MSG_NELEMS);
+  if (!n) return NULL;
+  char buf[256];
+  int len = snprintf(buf, sizeof buf, "%s/%s/%s", tr_str_get(t, n),
+                     tr_str_get(t, tr_event_arg(t, TR_KIND_KERNEL, k, TR_ARG_GROUP_SIZE)),
+                     tr_str_get(t, tr_event_arg(t, TR_KIND_KERNEL, k, TR_ARG_DTYPE)));
+  if (len < 0) return NULL;
+  return an_strtab_intern(tl->strings, buf,
+                          (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
+}
 
 /* Whether a launch call replays a graph (matcher graph_replay_launch). */
 static bool graph_launch(const an_timeline *tl, tl_trace *c, const tr_event *launch) {
@@ -286,7 +302,7 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, bo
   if (!v) return false;
   tl->coll = v;
   tl->coll[tl->n_coll++] =
-      (tl_coll){o->window, k->coll, ordinal, first, k->end - k->start, 0, 0, AN_FLOOR_NAME};
+      (tl_coll){o->window, k->coll, ordinal, first, k->msg, k->end - k->start, 0, 0, AN_FLOOR_NAME};
   o->acc->collective_ns += k->end - k->start;
   return true;
 }
@@ -374,13 +390,15 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
     tl_kernel *x = &k[off[wk[i]]++];
     int64_t s = tl_ns(kev[i].ts), d = tl_ns(tr_event_dur(c->t, &kev[i]));
     const tr_event *launch = i < c->in->steps->n_kernel_events ? c->in->steps->launch[i] : NULL;
+    const char *coll = collective_name(tl, c, kev[i].name);
     *x = (tl_kernel){s,
                      s + (d > 0 ? d : 0),
                      launch,
                      tr_event_stream(c->t, &kev[i]),
                      kev[i].index,
                      graph_launch(tl, c, launch),
-                     collective_name(tl, c, kev[i].name)};
+                     coll,
+                     coll ? message_key(tl, c->t, &kev[i]) : NULL};
   }
   for (size_t w = tl->n_win - w0; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
   if (ok) off[0] = 0;
@@ -546,7 +564,8 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
 
 /* ---------------------------------------------------------------- collectives */
 
-/* Instances by (stage, name, ordinal when grouped by position). */
+/* Instances by (stage, name, basis, then message or position): a group's instances side by
+ * side. */
 static int cmp_coll(const void *pa, const void *pb, void *ctx) {
   const an_timeline *tl = ctx;
   const tl_coll *a = pa, *b = pb;
@@ -554,6 +573,8 @@ static int cmp_coll(const void *pa, const void *pb, void *ctx) {
   if (sa != sb) return sa < sb ? -1 : 1;
   int c = strcmp(a->name, b->name);
   if (c) return c;
+  if (a->basis != b->basis) return a->basis < b->basis ? -1 : 1;
+  if (a->basis == AN_FLOOR_MESSAGE && (c = strcmp(a->msg, b->msg))) return c;
   if (a->basis == AN_FLOOR_POSITION && a->ordinal != b->ordinal)
     return a->ordinal < b->ordinal ? -1 : 1;
   return a->window < b->window ? -1 : (a->window > b->window);
@@ -561,6 +582,7 @@ static int cmp_coll(const void *pa, const void *pb, void *ctx) {
 
 static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b) {
   return tl->win[a->window].stage == tl->win[b->window].stage && a->name == b->name &&
+         a->basis == b->basis && (a->basis != AN_FLOOR_MESSAGE || a->msg == b->msg) &&
          (a->basis != AN_FLOOR_POSITION || a->ordinal == b->ordinal);
 }
 
@@ -568,10 +590,12 @@ static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b
 static bool collective_waits(an_timeline *tl) {
   if (!tl->n_coll) return true;
   long min_steps = tl->set->collectives_position_min_steps;
-  for (size_t i = 0; i < tl->n_coll; i++)
-    tl->coll[i].basis = (long)tl->work[tl->win[tl->coll[i].window].stage].n_steps >= min_steps
-                            ? AN_FLOOR_POSITION
-                            : AN_FLOOR_NAME;
+  for (size_t i = 0; i < tl->n_coll; i++) {
+    bool by_position = (long)tl->work[tl->win[tl->coll[i].window].stage].n_steps >= min_steps;
+    tl->coll[i].basis = tl->coll[i].msg ? AN_FLOOR_MESSAGE
+                        : by_position   ? AN_FLOOR_POSITION
+                                        : AN_FLOOR_NAME;
+  }
   ut_sort(tl->coll, tl->n_coll, sizeof *tl->coll, cmp_coll, tl);
   an_wait_instance *wi = malloc(tl->n_coll * sizeof *wi);
   if (!wi) return false;

@@ -75,6 +75,20 @@ static int launch_on(tb *b, const char *kernel, double ts, double kts, double kd
   return c;
 }
 
+/* A collective kernel with its message args, launched at ts, run at kts on stream 7. */
+static void collective(tb *b, double ts, double kts, double kdur, long nelems) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},",
+         ts, c);
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\","
+         "\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d,"
+         "\"In msg nelems\":%ld,\"Group size\":2,\"dtype\":\"Float\"}},",
+         kts, kdur, c, nelems);
+}
+
 /* The same on stream 7. */
 static int launch(tb *b, const char *kernel, double ts, double kts, double kdur) {
   return launch_on(b, kernel, ts, kts, kdur, 7);
@@ -378,6 +392,25 @@ Test(timeline, collective_with_a_late_rank, .init = setup, .fini = teardown) {
   cr_assert_eq(st->total.collective_wait_ns, 400000);
   cr_assert_eq(st->steps[2].account.first_collective_wait_ns, 400000);
   cr_assert_eq(st->steps[0].account.collective_wait_ns, 0);
+  account_free(&a);
+}
+
+/* Collectives whose args give the message: instances of one size share a floor, so a big
+ * all-reduce's transfer is not read as a small one's wait (one step: no position groups). */
+Test(timeline, collectives_grouped_by_message, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  collective(&b, 1, 10, 100, 4194304); /* 16 MB: 100 us */
+  collective(&b, 2, 110, 10, 1024);    /* 4 KB: 10 us */
+  collective(&b, 3, 120, 50, 1024);    /* 4 KB waiting 40 us */
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert_eq(a.st->n_collectives, 1);
+  const an_collective_time *c = &a.st->collectives[0];
+  cr_assert_eq(c->basis, AN_FLOOR_MESSAGE);
+  cr_assert_eq(c->wait_ns, 40000);
+  cr_assert_eq(c->first_wait_ns, 0);
   account_free(&a);
 }
 
