@@ -188,7 +188,7 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
  * them in rep->bottleneck), caps the list. */
 static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const bool *stage_bneck,
                          long max_items) {
-  qsort(v, n, sizeof *v, by_score);
+  if (n > 1) qsort(v, n, sizeof *v, by_score);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     size_t si = 0;
@@ -204,7 +204,7 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
     }
     v[m++] = v[i];
   }
-  qsort(v, m, sizeof *v, by_score); /* an adopted action brings its own bound */
+  if (m > 1) qsort(v, m, sizeof *v, by_score); /* an adopted action brings its own bound */
   return m < (size_t)max_items ? m : (size_t)max_items;
 }
 

@@ -104,7 +104,7 @@ static int cmp_i64(const void *pa, const void *pb) {
 /* The lower median of v[lo..hi) (sorted in place), 0 when empty. */
 static int64_t median(int64_t *v, size_t n) {
   if (!n) return 0;
-  qsort(v, n, sizeof *v, cmp_i64);
+  if (n > 1) qsort(v, n, sizeof *v, cmp_i64);
   return v[(n - 1) / 2];
 }
 
@@ -356,9 +356,9 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   int64_t *tmp = malloc(((n > g->n ? n : g->n) + 1) * sizeof *tmp);
   if (!tmp) return false;
   size_t ng = g->n - gaps_before, nk = kv->n - kernels_before;
-  memcpy(tmp, g->v + gaps_before, ng * sizeof *tmp);
+  if (ng) memcpy(tmp, g->v + gaps_before, ng * sizeof *tmp); /* no gaps: no array yet */
   win->acc.median_gap_ns = median(tmp, ng);
-  memcpy(tmp, kv->v + kernels_before, nk * sizeof *tmp);
+  if (nk) memcpy(tmp, kv->v + kernels_before, nk * sizeof *tmp);
   win->acc.median_kernel_ns = median(tmp, nk);
   free(tmp);
   return true;
@@ -519,7 +519,9 @@ static bool window_causes(an_timeline *tl) {
     if (short_ns && !c) return false;
     if (c) c->idle_ns = short_ns;
     win->cause_hi = tl->n_causes;
-    qsort(tl->causes + win->cause_lo, win->cause_hi - win->cause_lo, sizeof *tl->causes, cmp_cause);
+    if (win->cause_hi - win->cause_lo > 1) /* none: tl->causes may not exist yet */
+      qsort(tl->causes + win->cause_lo, win->cause_hi - win->cause_lo, sizeof *tl->causes,
+            cmp_cause);
   }
   return true;
 }
@@ -543,7 +545,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
   for (size_t w = 0; w < tl->n_win; w++)
     for (size_t i = tl->win[w].cause_lo; tl->win[w].stage == slot && i < tl->win[w].cause_hi; i++)
       tmp[n++] = tl->causes[i];
-  qsort(tmp, n, sizeof *tmp, cmp_cause_key);
+  if (n > 1) qsort(tmp, n, sizeof *tmp, cmp_cause_key);
   *lo = tl->n_causes;
   bool ok = true;
   for (size_t i = 0; ok && i < n; i++) {
@@ -558,7 +560,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
   }
   free(tmp);
   *hi = tl->n_causes;
-  if (ok) qsort(tl->causes + *lo, *hi - *lo, sizeof *tl->causes, cmp_cause);
+  if (ok && *hi - *lo > 1) qsort(tl->causes + *lo, *hi - *lo, sizeof *tl->causes, cmp_cause);
   return ok;
 }
 

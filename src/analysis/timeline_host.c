@@ -54,6 +54,11 @@ struct tl_host {
   size_t n_th, cap_th;
   const tr_event *ev[5]; /* by item kind (frames apart) */
   const tr_pyframe *py;
+  /* The times the queries ask about (each gap's start, that start less the sync tolerance,
+   * its launch call's start), sorted: only items spanning one of them are kept, and an
+   * item's enclosing items span it too, so the chains asked about are whole. */
+  double *probes;
+  size_t n_probes;
 };
 
 int64_t tl_ns(double us) { return (int64_t)llround(us * 1000.0); }
@@ -75,7 +80,22 @@ static bool add_thread(tl_host *h, const tr_event *launch) {
   return ut_u64map_put(&h->threads, thread_key(pid, tid), ++h->n_th);
 }
 
-static bool push(thread_items *ti, double ts, double dur, uint32_t ref, uint8_t kind) {
+/* Whether [ts, end] holds a probe time. */
+static bool spans_probe(const tl_host *h, double ts, double end) {
+  size_t lo = 0, hi = h->n_probes;
+  while (lo < hi) { /* first probe at or after ts */
+    size_t mid = lo + (hi - lo) / 2;
+    if (h->probes[mid] < ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < h->n_probes && h->probes[lo] <= end;
+}
+
+static bool push(const tl_host *h, thread_items *ti, double ts, double dur, uint32_t ref,
+                 uint8_t kind) {
+  if (!spans_probe(h, ts, ts + (dur > 0 ? dur : 0))) return true;
   item *v = ut_grow(ti->v, &ti->cap, ti->n + 1, sizeof *v);
   if (!v) return false;
   ti->v = v;
@@ -90,7 +110,8 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   h->ev[item_kind] = ev;
   for (size_t i = 0; i < n; i++) {
     long th = thread_of(h, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
-    if (th >= 0 && !push(&h->th[th], ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
+    if (th >= 0 &&
+        !push(h, &h->th[th], ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
       return false;
   }
   return true;
@@ -104,7 +125,8 @@ static bool collect_frames(tl_host *h) {
     long th = thread_of(h, runs[j].pid, runs[j].tid);
     size_t end = j + 1 < nruns ? runs[j + 1].first : n;
     for (size_t i = runs[j].first; th >= 0 && i < end; i++)
-      if (!push(&h->th[th], h->py[i].ts, tr_pyframe_dur(h->t, &h->py[i]), (uint32_t)i, ITEM_FRAME))
+      if (!push(h, &h->th[th], h->py[i].ts, tr_pyframe_dur(h->t, &h->py[i]), (uint32_t)i,
+                ITEM_FRAME))
         return false;
   }
   return true;
@@ -133,6 +155,24 @@ static bool link_items(thread_items *ti) {
   return true;
 }
 
+static int cmp_probe(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
+  h->probes = malloc((3 * n + 1) * sizeof *h->probes);
+  if (!h->probes) return false;
+  for (size_t i = 0; i < n; i++) {
+    double g0 = (double)gaps[i].g0 / 1000.0;
+    h->probes[h->n_probes++] = g0;
+    h->probes[h->n_probes++] = g0 - h->sync_tol_us;
+    if (gaps[i].launch) h->probes[h->n_probes++] = gaps[i].launch->ts;
+  }
+  qsort(h->probes, h->n_probes, sizeof *h->probes, cmp_probe);
+  return true;
+}
+
 tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *strings,
                         const tl_gap *gaps, size_t n) {
   tl_host *h = calloc(1, sizeof *h);
@@ -145,7 +185,7 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .step = te_rules_matcher(rules, "step_annotation"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us};
-  bool ok = true;
+  bool ok = make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
@@ -161,6 +201,7 @@ void tl_host_destroy(tl_host *h) {
   if (!h) return;
   for (size_t i = 0; i < h->n_th; i++) free(h->th[i].v);
   free(h->th);
+  free(h->probes);
   ut_u64map_free(&h->threads);
   free(h);
 }
