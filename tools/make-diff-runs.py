@@ -11,14 +11,20 @@ simulated with different noise seeds. The "after" run carries three injected cha
   new      in its place runs --new-kernel, --new-dur-us long (default: an inductor
            Triton kernel, as if RoPE had been compiled into a fused kernel).
 
+--no-changes leaves all three out (the same program run twice: nothing but noise), and
+--after-steps N profiles N steps in the after run (default --steps): a run against itself
+with twice the steps must be within noise once times are per step. --slow-kernel and
+--slow-factor pick the slowed family (e.g. '^void paged_attention' 1.5: attention 50 %
+slower).
+
 Noise: every other kernel instance is scaled by its own factor in 1 +- --noise
 (default 1 %) in both runs, so no uninjected kernel family moves by more than that;
 the manifest's noise floor (--floor-pct, default 3 %) sits above it.
 
 Output (--out DIR): DIR/before/ and DIR/after/ (profile directories, one file each,
 named as SGLang names a TP-0 trace) and DIR/manifest.json with the injected changes,
-their deltas measured on the generated files (GPU time per canonical kernel name, as
-triage's kernel table matches them) and the largest uninjected delta. Deterministic:
+their deltas measured on the generated files (GPU time per step per canonical kernel
+name, as triage's kernel table matches them) and the largest uninjected delta. Deterministic:
 the same arguments give the same bytes. Python 3 standard library only.
 """
 
@@ -42,6 +48,8 @@ def parse_args(argv):
     p.add_argument("--source", default=SOURCE)
     p.add_argument("--layers", type=int, default=8)
     p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--after-steps", type=int, default=None, help="steps of the after run (default --steps)")
+    p.add_argument("--no-changes", action="store_true", help="inject nothing: the same program twice")
     p.add_argument("--slow-kernel", default=GATE_UP, help="regex of the family made slower")
     p.add_argument("--slow-factor", type=float, default=1.30)
     p.add_argument("--removed-kernel", default=r"^void rotary_embedding_kernel<")
@@ -106,6 +114,10 @@ def family_times(doc):
     return out
 
 
+def per_step(times, steps):
+    return {k: v / steps for k, v in times.items()}
+
+
 def change(kind, name, before, after):
     b, a = before.get(name, 0.0), after.get(name, 0.0)
     return {"change": kind, "canonical_name": name, "before_us": round(b, 3), "after_us": round(a, 3),
@@ -116,15 +128,20 @@ def main(argv=None):
     args = parse_args(argv if argv is not None else sys.argv[1:])
     model = ts.load_step_model(args.source)
     base = ts.build_program(model, args.layers, 1, "sglang")
+    after_steps = args.after_steps if args.after_steps is not None else args.steps
+    changed = base if args.no_changes else after_program(base, args)
     before_path, before = run(args, [base] * args.steps, args.seed * 2 + 1, "before")
-    after_path, after = run(args, [after_program(base, args)] * args.steps, args.seed * 2 + 2, "after")
-    fb, fa = family_times(before), family_times(after)
-    slow_names = sorted({n for n in fb if re.search(args.slow_kernel, n)})
-    removed_names = sorted({n for n in fb if re.search(args.removed_kernel, n)})
-    injected = [change("slower", n, fb, fa) for n in slow_names]
-    injected += [change("removed", n, fb, fa) for n in removed_names]
-    injected.append(change("new", args.new_kernel, fb, fa))
-    touched = set(slow_names) | set(removed_names) | {args.new_kernel}
+    after_path, after = run(args, [changed] * after_steps, args.seed * 2 + 2, "after")
+    fb = per_step(family_times(before), args.steps)
+    fa = per_step(family_times(after), after_steps)
+    injected = []
+    if not args.no_changes:
+        slow_names = sorted({n for n in fb if re.search(args.slow_kernel, n)})
+        removed_names = sorted({n for n in fb if re.search(args.removed_kernel, n)})
+        injected = [change("slower", n, fb, fa) for n in slow_names]
+        injected += [change("removed", n, fb, fa) for n in removed_names]
+        injected.append(change("new", args.new_kernel, fb, fa))
+    touched = {c["canonical_name"] for c in injected}
     others = [change("noise", n, fb, fa) for n in sorted(set(fb) | set(fa)) if n not in touched]
     worst = max(others, key=lambda c: abs(c["delta_pct"] or 0.0))
     total_b, total_a = sum(fb.values()), sum(fa.values())
@@ -132,7 +149,8 @@ def main(argv=None):
                 "before": os.path.relpath(before_path, args.out), "after": os.path.relpath(after_path, args.out),
                 "total_gpu_us": {"before": round(total_b, 3), "after": round(total_a, 3),
                                  "delta_us": round(total_a - total_b, 3)},
-                "injected": injected, "first_change": injected[0]["canonical_name"],
+                "steps": {"before": args.steps, "after": after_steps}, "times": "per step",
+                "injected": injected, "first_change": injected[0]["canonical_name"] if injected else None,
                 "noise": {"per_kernel_pct": 100.0 * args.noise, "floor_pct": args.floor_pct,
                           "largest_uninjected": worst},
                 "families": {"before": len(fb), "after": len(fa)}}

@@ -16,9 +16,42 @@ static bool side_ranks(const an_report *r, const char *id, an_diff_side_stage *d
     if (!d->ranks) return false;
     for (size_t k = 0; k < rr->n_rows; k++) {
       const an_rank_row *w = &rr->rows[k];
-      d->ranks[d->n_ranks++] = (an_diff_rank){w->rank, w->busy_us, w->wait_us, w->straggler};
+      d->ranks[d->n_ranks++] =
+          (an_diff_rank){w->rank, an_round3(w->busy_us), an_round3(w->wait_us), w->straggler};
     }
     return true;
+  }
+  return true;
+}
+
+/* The ranks of r's Ranks sections (the most rows of one stage). */
+static size_t report_ranks(const an_report *r) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_ranks; i++)
+    if (r->ranks[i].n_rows > n) n = r->ranks[i].n_rows;
+  return n;
+}
+
+static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_side_stage *d) {
+  d->stage = st->id;
+  d->n_steps = st->overlap ? st->overlap->n_steps : 0;
+  d->kernels = calloc(st->n_kernels ? st->n_kernels : 1, sizeof *d->kernels);
+  d->fusions = calloc(st->n_fuse ? st->n_fuse : 1, sizeof *d->fusions);
+  size_t n_ov = st->overlap ? st->overlap->n_rows : 0;
+  d->overlaps = calloc(n_ov ? n_ov : 1, sizeof *d->overlaps);
+  if (!d->kernels || !d->fusions || !d->overlaps || !side_ranks(r, st->id, d)) return false;
+  /* times as the JSON report writes them, so a side read back from it compares the same */
+  for (size_t k = 0; k < st->n_kernels; k++)
+    d->kernels[d->n_kernels++] = (an_diff_kernel){st->kernels[k].name, st->kernels[k].category,
+                                                  an_round3(st->kernels[k].total_us)};
+  for (size_t k = 0; k < st->n_fuse; k++)
+    if (st->fuse[k].shown)
+      d->fusions[d->n_fusions++] =
+          (an_diff_kernel){st->fuse[k].pattern_id, NULL, an_round3(st->fuse[k].related_us)};
+  for (size_t k = 0; k < n_ov; k++) {
+    const an_overlap_row *o = &st->overlap->rows[k];
+    if (o->below_floor) continue; /* not printed in the report, so not compared */
+    d->overlaps[d->n_overlaps++] = (an_diff_kernel){o->kernel, o->category, o->total_us};
   }
   return true;
 }
@@ -35,29 +68,10 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
   out->framework_defaulted = r->run.framework.source == AN_SOURCE_DEFAULT;
   out->model = r->run.context.model.value;
   out->gpu = r->run.context.gpu.value;
+  out->n_ranks = report_ranks(r);
   for (size_t i = 0; i < r->n_stages; i++) {
-    const an_stage_report *st = &r->stages[i];
-    if (!st->has_kernels) continue;
-    an_diff_side_stage *d = &out->stages[out->n_stages++];
-    d->stage = st->id;
-    d->kernels = calloc(st->n_kernels ? st->n_kernels : 1, sizeof *d->kernels);
-    d->fusions = calloc(st->n_fuse ? st->n_fuse : 1, sizeof *d->fusions);
-    size_t n_ov = st->overlap ? st->overlap->n_rows : 0;
-    d->overlaps = calloc(n_ov ? n_ov : 1, sizeof *d->overlaps);
-    if (!d->kernels || !d->fusions || !d->overlaps || !side_ranks(r, st->id, d))
-      return AN_ERR_NOMEM;
-    for (size_t k = 0; k < st->n_kernels; k++)
-      d->kernels[d->n_kernels++] =
-          (an_diff_kernel){st->kernels[k].name, st->kernels[k].category, st->kernels[k].total_us};
-    for (size_t k = 0; k < st->n_fuse; k++)
-      if (st->fuse[k].shown)
-        d->fusions[d->n_fusions++] =
-            (an_diff_kernel){st->fuse[k].pattern_id, NULL, st->fuse[k].related_us};
-    for (size_t k = 0; k < n_ov; k++) {
-      const an_overlap_row *o = &st->overlap->rows[k];
-      if (o->below_floor) continue; /* not printed in the report, so not compared */
-      d->overlaps[d->n_overlaps++] = (an_diff_kernel){o->kernel, o->category, o->total_us};
-    }
+    if (!r->stages[i].has_kernels) continue;
+    if (!side_stage(&r->stages[i], r, &out->stages[out->n_stages++])) return AN_ERR_NOMEM;
   }
   return AN_OK;
 }
@@ -68,10 +82,61 @@ void an_diff_side_free(an_diff_side *s) {
     free(s->stages[i].fusions);
     free(s->stages[i].overlaps);
     free(s->stages[i].ranks);
+    free(s->stages[i].step_us);
+    free(s->stages[i].waits);
   }
   if (s) free(s->stages);
   if (s) free(s->files);
   if (s) memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------ noise */
+
+/* Relative standard deviation (sd / mean) of v[0..n); 0 with fewer than min values. */
+static double rel_sd(const double *v, size_t n, size_t min) {
+  if (n < min || n < 2) return 0;
+  double mean = 0, var = 0;
+  for (size_t i = 0; i < n; i++) mean += v[i];
+  mean /= (double)n;
+  for (size_t i = 0; i < n; i++) var += (v[i] - mean) * (v[i] - mean);
+  var /= (double)(n - 1);
+  return mean > 0 ? sqrt(var) / mean : 0;
+}
+
+/* The spread of one side's stage: across its steps (three or more) and across its ranks
+ * (two or more), the larger with its source. */
+static double side_spread(const an_diff_side_stage *s, an_noise_source *src) {
+  double by_steps = s ? rel_sd(s->step_us, s->n_step_us, 3) : 0, by_ranks = 0;
+  if (s && s->n_ranks >= 2) {
+    double *busy = malloc(s->n_ranks * sizeof *busy);
+    /* their work: busy time less the collective wait, which is the straggler's doing */
+    for (size_t i = 0; busy && i < s->n_ranks; i++)
+      busy[i] = s->ranks[i].busy_us - s->ranks[i].wait_us;
+    by_ranks = busy ? rel_sd(busy, s->n_ranks, 2) : 0;
+    free(busy);
+  }
+  *src = by_ranks > by_steps ? AN_NOISE_RANKS : AN_NOISE_STEPS;
+  return by_ranks > by_steps ? by_ranks : by_steps;
+}
+
+typedef struct floor_t {
+  double pct, us;
+} floor_t;
+
+/* The stage's floor: the packs', raised to sigma relative standard deviations of the
+ * larger spread of either run. */
+static floor_t stage_floor(const an_diff_side_stage *b, const an_diff_side_stage *a,
+                           const te_settings *set, an_noise_source *src) {
+  an_noise_source sb = AN_NOISE_PACKS, sa = AN_NOISE_PACKS;
+  double xb = side_spread(b, &sb), xa = side_spread(a, &sa);
+  double data_pct = set->diff_noise_sigma * (xb > xa ? xb : xa) * 100;
+  floor_t f = {set->diff_noise_floor_pct, set->diff_noise_floor_us};
+  *src = AN_NOISE_PACKS;
+  if (data_pct > f.pct) {
+    f.pct = data_pct;
+    *src = xb > xa ? sb : sa;
+  }
+  return f;
 }
 
 /* ------------------------------------------------------------------ comparing */
@@ -85,24 +150,27 @@ typedef struct owned {
   size_t n_rank_arrays;
 } owned;
 
-typedef struct floor_t {
-  double pct, us;
-} floor_t;
+static bool beyond(double before, double d, floor_t f) {
+  return fabs(d) >= f.us && fabs(d) >= before * f.pct / 100;
+}
 
-static an_diff_change change_of(double before, double after, bool in_before, bool in_after,
-                                floor_t f) {
+static an_diff_change change_of(const an_diff_row *r, bool in_before, bool in_after, floor_t f) {
   if (!in_before) return AN_DIFF_NEW;
   if (!in_after) return AN_DIFF_REMOVED;
-  double d = after - before;
-  if (fabs(d) < f.us || fabs(d) < before * f.pct / 100) return AN_DIFF_SAME;
+  double d = r->after_us - r->before_us;
+  if (!beyond(r->before_us, d, f)) return AN_DIFF_SAME;
+  if (r->has_wait) { /* judged on the transfer; a move of the wait alone is a wait change */
+    double tb = r->before_us - r->before_wait_us, ta = r->after_us - r->after_wait_us;
+    if (!beyond(tb, ta - tb, f)) return AN_DIFF_WAIT;
+    return ta > tb ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
+  }
   return d > 0 ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
 }
 
-static an_diff_row make_row(const char *name, const char *cat, double b, double a, bool inb,
-                            bool ina, floor_t f) {
-  an_diff_row r = {name, cat, b, a, a - b, b > 0 ? (a - b) / b * 100 : 0, AN_DIFF_SAME};
-  r.change = change_of(b, a, inb, ina, f);
-  return r;
+static void finish_row(an_diff_row *r, bool inb, bool ina, floor_t f) {
+  r->delta_us = r->after_us - r->before_us;
+  r->delta_pct = r->before_us > 0 ? r->delta_us / r->before_us * 100 : 0;
+  r->change = change_of(r, inb, ina, f);
 }
 
 static int cmp_rows(const void *pa, const void *pb) {
@@ -113,50 +181,101 @@ static int cmp_rows(const void *pa, const void *pb) {
   return strcmp(a->name, b->name);
 }
 
+/* The scale of each side's times (1 / steps when compared per step) and the waits. */
+typedef struct sides {
+  const an_diff_side_stage *b, *a;
+  double scale_b, scale_a;
+} sides;
+
+static double wait_of(const an_diff_side_stage *s, const char *name, bool *found) {
+  for (size_t i = 0; s && i < s->n_waits; i++)
+    if (strcmp(s->waits[i].name, name) == 0) return *found = true, s->waits[i].wait_us;
+  *found = false;
+  return 0;
+}
+
+/* Kernel rows of collectives whose wait both sides know: the wait part of each side. */
+static void add_waits(an_diff_row *r, const sides *sd) {
+  bool fb = false, fa = false;
+  double wb = wait_of(sd->b, r->name, &fb), wa = wait_of(sd->a, r->name, &fa);
+  if (!fb || !fa) return;
+  r->has_wait = true;
+  r->before_wait_us = wb * sd->scale_b;
+  r->after_wait_us = wa * sd->scale_a;
+}
+
+typedef struct keyed {
+  ut_strmap keys;
+  double *bu, *au;
+  bool *inb, *ina;
+  const char **cat;
+} keyed;
+
+static const char *key_of(const an_diff_kernel *k, bool by_category) {
+  return by_category ? (k->category ? k->category : "") : k->name;
+}
+
+/* Sums each side's rows by key (kernel name or category), scaled. */
+static bool sum_by_key(keyed *x, const an_diff_kernel *v, size_t n, bool after, bool by_category,
+                       double scale) {
+  for (size_t i = 0; i < n; i++) {
+    const char *key = key_of(&v[i], by_category);
+    long k = ut_strmap_put(&x->keys, key, strlen(key));
+    if (k < 0) return false;
+    (after ? x->au : x->bu)[k] += v[i].total_us * scale;
+    (after ? x->ina : x->inb)[k] = true;
+    if (!x->cat[k]) x->cat[k] = v[i].category;
+  }
+  return true;
+}
+
+/* The rows' names point at the sides' strings, not the map's copies. */
+static void repoint(an_diff_row *rows, const keyed *x, const an_diff_kernel *v, size_t n,
+                    bool by_category) {
+  for (size_t i = 0; i < n; i++) {
+    const char *key = key_of(&v[i], by_category);
+    long k = ut_strmap_find(&x->keys, key, strlen(key));
+    if (k >= 0 && rows[k].name == x->keys.keys[k]) rows[k].name = key;
+  }
+}
+
+static void keyed_free(keyed *x) {
+  ut_strmap_free(&x->keys);
+  free(x->bu);
+  free(x->au);
+  free(x->inb);
+  free(x->ina);
+  free(x->cat);
+}
+
 /* Rows of two lists keyed by name (after's order of first sight, then before's leftovers).
  * by_category: sum by category instead of name. NULL when out of memory. */
 static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_kernel *a, size_t na,
-                            bool by_category, floor_t f, size_t *n_out) {
-  ut_strmap keys = {0};
-  size_t cap = nb + na;
-  double *bu = calloc(cap ? cap : 1, sizeof *bu), *au = calloc(cap ? cap : 1, sizeof *au);
-  bool *inb = calloc(cap ? cap : 1, 1), *ina = calloc(cap ? cap : 1, 1);
-  const char **cat = calloc(cap ? cap : 1, sizeof *cat);
+                            bool by_category, const sides *sd, floor_t f, size_t *n_out) {
+  size_t cap = nb + na + 1;
+  keyed x = {{0},
+             calloc(cap, sizeof(double)),
+             calloc(cap, sizeof(double)),
+             calloc(cap, 1),
+             calloc(cap, 1),
+             calloc(cap, sizeof(char *))};
   an_diff_row *rows = NULL;
-  bool ok = bu && au && inb && ina && cat;
-  for (size_t side = 0; side < 2 && ok; side++) {
-    const an_diff_kernel *v = side ? b : a;
-    size_t n = side ? nb : na;
-    for (size_t i = 0; i < n && ok; i++) {
-      const char *key = by_category ? (v[i].category ? v[i].category : "") : v[i].name;
-      long k = ut_strmap_put(&keys, key, strlen(key));
-      if (!(ok = k >= 0)) break;
-      (side ? bu : au)[k] += v[i].total_us;
-      (side ? inb : ina)[k] = true;
-      if (!cat[k]) cat[k] = v[i].category;
-    }
+  bool ok = x.bu && x.au && x.inb && x.ina && x.cat &&
+            sum_by_key(&x, a, na, true, by_category, sd->scale_a) &&
+            sum_by_key(&x, b, nb, false, by_category, sd->scale_b);
+  if (ok) rows = calloc(x.keys.n + 1, sizeof *rows);
+  for (size_t k = 0; rows && k < x.keys.n; k++) {
+    rows[k] = (an_diff_row){.name = x.keys.keys[k],
+                            .category = by_category ? NULL : x.cat[k],
+                            .before_us = x.bu[k],
+                            .after_us = x.au[k]};
+    if (!by_category) add_waits(&rows[k], sd);
+    finish_row(&rows[k], x.inb[k], x.ina[k], f);
   }
-  if (ok) rows = calloc(keys.n ? keys.n : 1, sizeof *rows);
-  for (size_t k = 0; rows && k < keys.n; k++)
-    rows[k] = make_row(keys.keys[k], by_category ? NULL : cat[k], bu[k], au[k], inb[k], ina[k], f);
-  /* names point into the map's copies: re-point them at the sides' strings */
-  for (size_t side = 0; rows && side < 2; side++) {
-    const an_diff_kernel *v = side ? b : a;
-    size_t n = side ? nb : na;
-    for (size_t i = 0; i < n; i++) {
-      const char *key = by_category ? (v[i].category ? v[i].category : "") : v[i].name;
-      long k = ut_strmap_find(&keys, key, strlen(key));
-      if (k >= 0 && rows[k].name == keys.keys[k]) rows[k].name = key;
-    }
-  }
-  *n_out = rows ? keys.n : 0;
-  if (rows && keys.n) qsort(rows, keys.n, sizeof *rows, cmp_rows);
-  ut_strmap_free(&keys);
-  free(bu);
-  free(au);
-  free(inb);
-  free(ina);
-  free(cat);
+  if (rows) repoint(rows, &x, a, na, by_category), repoint(rows, &x, b, nb, by_category);
+  *n_out = rows ? x.keys.n : 0;
+  if (rows && x.keys.n) qsort(rows, x.keys.n, sizeof *rows, cmp_rows);
+  keyed_free(&x);
   return rows;
 }
 
@@ -181,10 +300,21 @@ static size_t only_appeared_or_gone(an_diff_row *rows, size_t n) {
   return m;
 }
 
-static double stage_total(const an_diff_side_stage *s) {
-  double t = 0;
-  for (size_t i = 0; s && i < s->n_kernels; i++) t += s->kernels[i].total_us;
-  return t;
+/* A side's stage time and its collectives' wait, scaled. */
+static void stage_sum(const an_diff_side_stage *s, double scale, double *total, double *wait) {
+  *total = *wait = 0;
+  for (size_t i = 0; s && i < s->n_kernels; i++) *total += s->kernels[i].total_us * scale;
+  for (size_t i = 0; s && i < s->n_waits; i++) *wait += s->waits[i].wait_us * scale;
+}
+
+static an_diff_row stage_total(const char *id, const sides *sd, floor_t f) {
+  an_diff_row r = {.name = id};
+  stage_sum(sd->b, sd->scale_b, &r.before_us, &r.before_wait_us);
+  stage_sum(sd->a, sd->scale_a, &r.after_us, &r.after_wait_us);
+  r.has_wait = sd->b && sd->a && sd->b->n_waits && sd->a->n_waits;
+  if (!r.has_wait) r.before_wait_us = r.after_wait_us = 0;
+  finish_row(&r, sd->b != NULL, sd->a != NULL, f);
+  return r;
 }
 
 static const an_diff_rank *find_rank(const an_diff_side_stage *s, long rank) {
@@ -227,22 +357,37 @@ static bool diff_ranks(owned *o, const an_diff_side_stage *b, const an_diff_side
   return true;
 }
 
+/* Per step when both runs know their steps, else over the stage. */
+static sides stage_sides(const an_diff_side_stage *b, const an_diff_side_stage *a,
+                         an_diff_stage *out) {
+  out->before_steps = b ? b->n_steps : 0;
+  out->after_steps = a ? a->n_steps : 0;
+  out->per_step = out->before_steps && out->after_steps;
+  sides sd = {b, a, 1, 1};
+  if (out->per_step) sd.scale_b = 1.0 / (double)out->before_steps;
+  if (out->per_step) sd.scale_a = 1.0 / (double)out->after_steps;
+  return sd;
+}
+
 static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side_stage *a,
-                       floor_t f, an_diff_stage *out) {
+                       const te_settings *set, an_diff_stage *out) {
   static const an_diff_kernel none[1];
+  sides sd = stage_sides(b, a, out);
+  floor_t f = stage_floor(b, a, set, &out->noise_source);
+  out->noise_pct = f.pct;
+  out->noise_us = f.us;
   const an_diff_kernel *bk = b ? b->kernels : none, *ak = a ? a->kernels : none;
   size_t nbk = b ? b->n_kernels : 0, nak = a ? a->n_kernels : 0;
   out->stage = a ? a->stage : b->stage;
-  out->total = make_row(out->stage, NULL, stage_total(b), stage_total(a), b != NULL, a != NULL, f);
-  an_diff_row *k = compare(bk, nbk, ak, nak, false, f, &out->n_kernels);
-  an_diff_row *c = compare(bk, nbk, ak, nak, true, f, &out->n_categories);
+  out->total = stage_total(out->stage, &sd, f);
+  an_diff_row *k = compare(bk, nbk, ak, nak, false, &sd, f, &out->n_kernels);
+  an_diff_row *c = compare(bk, nbk, ak, nak, true, &sd, f, &out->n_categories);
   an_diff_row *fu = compare(b ? b->fusions : none, b ? b->n_fusions : 0, a ? a->fusions : none,
-                            a ? a->n_fusions : 0, false, f, &out->n_fusions);
+                            a ? a->n_fusions : 0, false, &sd, f, &out->n_fusions);
   an_diff_row *ov = compare(b ? b->overlaps : none, b ? b->n_overlaps : 0, a ? a->overlaps : none,
-                            a ? a->n_overlaps : 0, false, f, &out->n_overlaps);
+                            a ? a->n_overlaps : 0, false, &sd, f, &out->n_overlaps);
   bool ok = keep(o, k) & keep(o, c) & keep(o, fu) & keep(o, ov);
-  if (!ok) return false;
-  if (!diff_ranks(o, b, a, out)) return false;
+  if (!ok || !diff_ranks(o, b, a, out)) return false;
   out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
   out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
   out->overlaps = ov;
@@ -258,23 +403,45 @@ static const an_diff_side_stage *find_stage(const an_diff_side *s, const char *i
   return NULL;
 }
 
+/* What a CI gate reads: regressions (stage totals and kernel rows), step-count notes. */
+static void tally(an_diff_report *r) {
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_diff_stage *s = &r->stages[i];
+    r->n_regressions += s->total.change == AN_DIFF_SLOWER;
+    for (size_t k = 0; k < s->n_kernels; k++)
+      r->n_regressions += s->kernels[k].change == AN_DIFF_SLOWER;
+    bool both = s->before_steps && s->after_steps;
+    r->n_steps_differ += both && s->before_steps != s->after_steps;
+    r->n_steps_unknown += !both && (s->before_steps || s->after_steps);
+  }
+}
+
+static void fill_inputs(an_diff_report *r, const an_diff_side *before, const an_diff_side *after) {
+  const an_diff_side *side[2] = {before, after};
+  for (int i = 0; i < 2; i++) {
+    const an_diff_side *x = side[i];
+    r->inputs[i] = (an_diff_input){
+        x->label, x->kind ? x->kind : "trace", x->n_files, x->files, x->framework, x->model,
+        x->gpu,   x->framework_defaulted,      x->n_ranks};
+  }
+}
+
 an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
                         const te_rules *rules, an_diff_result *out) {
   memset(out, 0, sizeof *out);
   const te_settings *set = te_rules_settings(rules);
-  floor_t f = {set->diff_noise_floor_pct, set->diff_noise_floor_us};
   owned *o = calloc(1, sizeof *o);
   size_t cap = before->n_stages + after->n_stages;
   if (o) o->stages = calloc(cap ? cap : 1, sizeof *o->stages);
   out->owned = o;
   if (!o || !o->stages) return AN_ERR_NOMEM;
   for (size_t i = 0; i < after->n_stages; i++) /* after's stages, then those it lost */
-    if (!diff_stage(o, find_stage(before, after->stages[i].stage), &after->stages[i], f,
+    if (!diff_stage(o, find_stage(before, after->stages[i].stage), &after->stages[i], set,
                     &o->stages[o->n_stages++]))
       return AN_ERR_NOMEM;
   for (size_t i = 0; i < before->n_stages; i++)
     if (!find_stage(after, before->stages[i].stage) &&
-        !diff_stage(o, &before->stages[i], NULL, f, &o->stages[o->n_stages++]))
+        !diff_stage(o, &before->stages[i], NULL, set, &o->stages[o->n_stages++]))
       return AN_ERR_NOMEM;
   for (size_t i = 0; i < o->n_stages; i++) {
     const te_stage *st = te_rules_stage_by_id(rules, o->stages[i].stage);
@@ -282,15 +449,10 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
   }
   out->report = (an_diff_report){
       .before = before->label, .after = after->label, .n_stages = o->n_stages, .stages = o->stages};
-  const an_diff_side *sides[2] = {before, after};
-  for (int i = 0; i < 2; i++)
-    out->report.inputs[i] =
-        (an_diff_input){sides[i]->label,     sides[i]->kind ? sides[i]->kind : "trace",
-                        sides[i]->n_files,   sides[i]->files,
-                        sides[i]->framework, sides[i]->model,
-                        sides[i]->gpu,       sides[i]->framework_defaulted};
-  out->report.noise_floor_pct = f.pct;
-  out->report.noise_floor_us = f.us;
+  fill_inputs(&out->report, before, after);
+  out->report.noise_floor_pct = set->diff_noise_floor_pct;
+  out->report.noise_floor_us = set->diff_noise_floor_us;
+  tally(&out->report);
   return AN_OK;
 }
 

@@ -1,8 +1,10 @@
 /*
  * analysis/diff.h - triage diff: two runs compared per stage (total GPU time, categories,
- * kernels by canonical name, fusion patterns and overlap rows that appeared or went away),
- * with the packs'
- * noise floor (diff.noise_floor_pct, diff.noise_floor_us) deciding what is a change.
+ * kernels by canonical name, fusion patterns and overlap rows that appeared or went away,
+ * ranks), per step when both runs know their steps, against a noise floor the data give
+ * (the spread of the per-step GPU time across steps, or across ranks) with the packs'
+ * floor (diff.noise_floor_pct, diff.noise_floor_us) as its least. A collective whose
+ * transfer stayed and whose wait moved is a wait change, never a regression.
  *
  * A side is plain data: built from a report model (an_diff_side_from_report) or by the
  * report layer from a JSON report. Ownership: a side borrows every string from where it
@@ -29,8 +31,19 @@ typedef struct an_diff_rank {
   bool straggler; /* the rank its group waits for, with a verdict */
 } an_diff_rank;
 
+/* The wait part of a collective kernel's time (the time model's per-instance floor). */
+typedef struct an_diff_wait {
+  const char *name; /* canonical kernel name */
+  double wait_us;
+} an_diff_wait;
+
 typedef struct an_diff_side_stage {
   const char *stage;
+  size_t n_steps;         /* counted steps; 0 unknown */
+  size_t n_step_us;       /* the GPU time of each counted step, when known */
+  double *step_us;
+  size_t n_waits;         /* collectives' waits, when the side knows them */
+  an_diff_wait *waits;
   size_t n_kernels;
   an_diff_kernel *kernels;
   size_t n_fusions;
@@ -48,6 +61,7 @@ typedef struct an_diff_side {
   const char **files; /* the formal trace files behind the side (array owned, strings not) */
   const char *framework, *model, *gpu; /* run facts (framework label); NULL when unknown */
   bool framework_defaulted;            /* nothing detected the framework: the packs' default */
+  size_t n_ranks;                      /* ranks of its Ranks sections; 0: one rank */
   size_t n_stages;
   an_diff_side_stage *stages;
 } an_diff_side;

@@ -793,20 +793,27 @@ typedef struct an_rank_report {
 /* ------------------------------------------------------------------ diff */
 
 typedef enum an_diff_change {
-  AN_DIFF_SAME = 0,   /* within the noise floor (diff.noise_floor_pct / _us) */
-  AN_DIFF_SLOWER = 1, /* a regression */
+  AN_DIFF_SAME = 0,    /* within the stage's noise floor */
+  AN_DIFF_SLOWER = 1,  /* a regression */
   AN_DIFF_FASTER = 2,
-  AN_DIFF_NEW = 3,    /* only after */
-  AN_DIFF_REMOVED = 4 /* only before */
+  AN_DIFF_NEW = 3,     /* only after */
+  AN_DIFF_REMOVED = 4, /* only before */
+  AN_DIFF_WAIT = 5     /* a collective (or the stage) whose time moved beyond the floor
+                          only by waiting for other ranks: its transfer is within noise */
 } an_diff_change;
+#define AN_DIFF_CHANGES 6
 
-/* One kernel (canonical name), category or fusion pattern compared across the runs. */
+/* One kernel (canonical name), category or fusion pattern compared across the runs.
+ * Times are per step when both runs know their steps (an_diff_stage.per_step), else
+ * over the stage. */
 typedef struct an_diff_row {
   const char *name;
   const char *category; /* kernels: the after category (before when removed); else NULL */
   double before_us, after_us, delta_us;
   double delta_pct; /* delta / before * 100; 0 when before is 0 */
   an_diff_change change;
+  bool has_wait;                    /* a collective with its wait known on both sides */
+  double before_wait_us, after_wait_us; /* the wait part of before_us / after_us */
 } an_diff_row;
 
 /* One rank of a stage in both runs (only when both runs have several ranks there). */
@@ -818,8 +825,21 @@ typedef struct an_diff_rank_row {
   bool before_straggler, after_straggler; /* the rank its group waits for, with a verdict */
 } an_diff_rank_row;
 
+/* Where a stage's noise floor comes from: the packs' floor, or the spread the data show
+ * (twice the relative standard deviation, diff.noise_sigma, of the per-step GPU time
+ * across the steps, or of the GPU time across the ranks, of either run). */
+typedef enum an_noise_source {
+  AN_NOISE_PACKS = 0,
+  AN_NOISE_STEPS = 1,
+  AN_NOISE_RANKS = 2
+} an_noise_source;
+
 typedef struct an_diff_stage {
   const char *stage;
+  size_t before_steps, after_steps; /* counted steps; 0 unknown */
+  bool per_step;                    /* both known: every time of the stage is per step */
+  double noise_pct, noise_us;       /* the stage's floor: a change below either is noise */
+  an_noise_source noise_source;
   an_diff_row total; /* the stage's GPU time */
   size_t n_categories;
   const an_diff_row *categories; /* |delta| descending */
@@ -842,6 +862,7 @@ typedef struct an_diff_input {
   const char *const *files; /* the formal trace files analysed (for a report: its inputs) */
   const char *framework, *model, *gpu; /* the run's facts; NULL when unknown */
   bool framework_defaulted;            /* the framework is the packs' default, not detected */
+  size_t n_ranks;                      /* ranks of its Ranks sections (0: one rank) */
 } an_diff_input;
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */
@@ -850,7 +871,11 @@ typedef struct an_diff_report {
   size_t n_stages;
   const an_diff_stage *stages;
   an_diff_input inputs[2];                /* before, after */
-  double noise_floor_pct, noise_floor_us; /* diff.noise_floor_pct / _us of the packs */
+  double noise_floor_pct, noise_floor_us; /* diff.noise_floor_pct / _us of the packs: the
+                                             least floor of every stage */
+  size_t n_regressions;   /* stage totals and kernel rows slower beyond their floor */
+  size_t n_steps_differ;  /* stages whose runs profiled different step counts */
+  size_t n_steps_unknown; /* stages where one run knows its steps and the other not */
 } an_diff_report;
 
 /* Sections later work adds (declared so the report grows without reshaping). */

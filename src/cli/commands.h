@@ -46,6 +46,8 @@ typedef struct cli_command {
   bool loads_rules;
   /* Runs it; returns the exit status (cli/exit.h). */
   int (*run)(const cli_invocation *inv, const te_rules *rules, void *args);
+  /* Its exit statuses beyond 0, 1 and 2, for --help ("3 a regression ..."); may be NULL. */
+  const char *exit_more;
 } cli_command;
 
 size_t cli_command_count(void);

@@ -1,6 +1,7 @@
 /* cli/diff.c - see diff.h. */
 #include "cli/diff.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,19 @@
 
 typedef struct diff_args {
   cli_common common;
+  int fail_on; /* 0 none, 1 regression */
 } diff_args;
+
+static const cli_option DIFF_ROWS[] = {
+    {.name = "--fail-on",
+     .kind = CLI_CHOICE,
+     .offset = offsetof(diff_args, fail_on),
+     .choices = "none|regression",
+     .expect = "none or regression",
+     .metavar = "WHAT",
+     .help = "exit 3 when the diff holds a regression\nbeyond the noise floor (a CI gate)"},
+};
+static const cli_options DIFF_OPTIONS = CLI_OPTIONS(DIFF_ROWS);
 
 /* One side: a JSON report read back, else the analysis of a trace or directory. */
 static int side_load(const diff_args *a, const te_rules *rules, const char *path, cli_input *in,
@@ -69,6 +82,7 @@ static int diff_run(const cli_invocation *inv, const te_rules *rules, void *args
     rc = TRIAGE_EXIT_BAD_INPUT;
   }
   if (rc == 0) rc = render(inv, a, &res.report, rules);
+  if (rc == 0 && a->fail_on && res.report.n_regressions) rc = TRIAGE_EXIT_REGRESSION;
   an_diff_result_free(&res);
   for (int i = 0; i < 2; i++) {
     an_diff_side_free(&d[i]);
@@ -84,13 +98,15 @@ const cli_command cli_diff_command = {
     .forms = FORMS,
     .summary = "what changed between two runs (traces, directories or JSON reports)",
     .description =
-        "Per stage: GPU time, categories, kernels, fusion and overlap rows, ranks;\n"
-        "changes below the packs' noise floor are within noise.\n",
-    .options = &CLI_NO_OPTIONS,
+        "Per stage: GPU time, categories, kernels, fusion and overlap rows, ranks,\n"
+        "per step where both runs know their steps; changes below the noise floor\n"
+        "(the packs', or the spread of the data) are within noise.\n",
+    .options = &DIFF_OPTIONS,
     .formats = CLI_FORMATS_ALL,
     .min_operands = 2,
     .max_operands = 2,
     .args_size = sizeof(diff_args),
     .loads_rules = true,
     .run = diff_run,
+    .exit_more = "3 a regression beyond noise with --fail-on regression",
 };

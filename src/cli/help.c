@@ -114,7 +114,7 @@ int cli_help(const cli_command *cmd, FILE *out) {
     return -1;
   if (option_table(out, cmd, CLI_SHARED, "options of every command:") < 0) return -1;
   if (analysis && (fputc('\n', out) == EOF || command_list(out) < 0)) return -1;
-  return fprintf(out, "\nexit status: 0 success, 1 bad input, 2 usage error (docs/errors.md)\n") < 0
-             ? -1
-             : 0;
+  if (fprintf(out, "\nexit status: 0 success, 1 bad input, 2 usage error (docs/errors.md)\n") < 0)
+    return -1;
+  return cmd->exit_more && fprintf(out, "             %s\n", cmd->exit_more) < 0 ? -1 : 0;
 }

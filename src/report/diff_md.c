@@ -26,6 +26,8 @@ static const char *change_word(an_diff_change c) {
       return "new";
     case AN_DIFF_REMOVED:
       return "removed";
+    case AN_DIFF_WAIT:
+      return "wait change";
     case AN_DIFF_SAME:
       break;
   }
@@ -40,11 +42,19 @@ static int cols_md(FILE *f, const an_diff_row *r) {
             fputs(" | ", f) != EOF && rp_md_ms(f, r->delta_us, true) == 0 && fputs(" | ", f) != EOF;
   if (ok)
     ok = r->change == AN_DIFF_NEW ? fputs("-", f) != EOF : rp_md_pct(f, r->delta_pct, true) == 0;
-  return ok && fprintf(f, " | %s |\n", change_word(r->change)) >= 0 ? 0 : -1;
+  ok = ok && fprintf(f, " | %s", change_word(r->change)) >= 0;
+  if (ok && r->has_wait) /* the wait part of a collective: a wait change is no regression */
+    ok = fputs(" (wait ", f) != EOF && rp_md_ms(f, r->before_wait_us, false) == 0 &&
+         fputs(" -> ", f) != EOF && rp_md_ms(f, r->after_wait_us, false) == 0 &&
+         fputs(")", f) != EOF;
+  return ok && fputs(" |\n", f) != EOF ? 0 : -1;
 }
 
-/* printf formats: "%%" is one percent sign */
-#define COLS_HEAD " Before (ms) | After (ms) | Delta (ms) | Delta (%%) | Change |\n"
+/* The columns' unit: per step when the stage's runs both know their steps. printf
+ * formats: "%%" is one percent sign. */
+static const char *unit_of(bool per_step) { return per_step ? "ms/step" : "ms"; }
+#define COLS_HEAD " Before (%s) | After (%s) | Delta (%s) | Delta (%%) | Change |\n"
+#define COLS_ARGS(per_step) unit_of(per_step), unit_of(per_step), unit_of(per_step)
 #define COLS_RULE " ---: | ---: | ---: | ---: | --- |\n"
 
 /* Display names of n rows' names (kernels), or NULL (then the full names are shown). */
@@ -60,10 +70,10 @@ static char **display_names(const rp_names *nm, const an_diff_row *r, size_t n) 
 
 /* Kernel (or overlap) rows [from, to) of r, numbered from 1 when numbered. */
 static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_t from, size_t to,
-                        const char *first_col) {
+                        const char *first_col, bool per_step) {
   char **shown = display_names(nm, r + from, to - from);
   int rc = fprintf(f, "\n| # | %s | Category |" COLS_HEAD "| ---: | --- | --- |" COLS_RULE,
-                   first_col) < 0
+                   first_col, COLS_ARGS(per_step)) < 0
                ? -1
                : 0;
   for (size_t i = from; i < to && rc == 0; i++) {
@@ -79,8 +89,8 @@ static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_
 }
 
 static int categories_md(FILE *f, const an_diff_stage *s) {
-  if (fprintf(f, "\n### Categories: %s\n\n| Category |" COLS_HEAD "| --- |" COLS_RULE, s->label) <
-      0)
+  if (fprintf(f, "\n### Categories: %s\n\n| Category |" COLS_HEAD "| --- |" COLS_RULE, s->label,
+              COLS_ARGS(s->per_step)) < 0)
     return -1;
   for (size_t i = 0; i < s->n_categories; i++)
     if (fputs("| ", f) == EOF ||
@@ -96,10 +106,10 @@ static int kernels_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
   while (changed < s->n_kernels && s->kernels[changed].change != AN_DIFF_SAME) changed++;
   if (fprintf(f, "\n### Kernels that changed: %s\n", s->label) < 0) return -1;
   if (!changed && fputs("\nNo kernel changed beyond the noise floor.\n", f) == EOF) return -1;
-  if (changed && kernel_table(f, nm, s->kernels, 0, changed, "Kernel") != 0) return -1;
+  if (changed && kernel_table(f, nm, s->kernels, 0, changed, "Kernel", s->per_step) != 0) return -1;
   if (changed == s->n_kernels) return 0;
   if (fprintf(f, "\n### Kernels within noise: %s\n", s->label) < 0) return -1;
-  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, "Kernel");
+  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, "Kernel", s->per_step);
 }
 
 /* Fusion patterns (overlap: overlap rows, with their overlap category) that appeared or
@@ -114,9 +124,11 @@ static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool
                    overlap ? "overlap row" : "fusion pattern") < 0
                ? -1
                : 0;
-  if (overlap) return kernel_table(f, nm, r, 0, n, "Overlap row (kernel)");
-  if (fprintf(f, "\nTimes are the patterns' related kernel time.\n\n| Fusion pattern |" COLS_HEAD
-                 "| --- |" COLS_RULE) < 0)
+  if (overlap) return kernel_table(f, nm, r, 0, n, "Overlap row (kernel)", s->per_step);
+  if (fprintf(f,
+              "\nTimes are the patterns' related kernel time.\n\n| Fusion pattern |" COLS_HEAD
+              "| --- |" COLS_RULE,
+              COLS_ARGS(s->per_step)) < 0)
     return -1;
   for (size_t i = 0; i < n; i++)
     if (fputs("| ", f) == EOF || rp_md_code(f, r[i].name) != 0 || cols_md(f, &r[i]) != 0) return -1;
@@ -161,12 +173,34 @@ static int ranks_md(FILE *f, const an_diff_stage *s) {
              : 0;
 }
 
+static const char *noise_source_words(an_noise_source s) {
+  return s == AN_NOISE_STEPS   ? "twice the spread across steps"
+         : s == AN_NOISE_RANKS ? "twice the spread across ranks"
+                               : "the packs' floor";
+}
+
+/* Steps of each run (times per step when both are known) and the stage's noise floor. */
+static int steps_md(FILE *f, const an_diff_stage *s) {
+  if (fputs("\nSteps: ", f) == EOF) return -1;
+  if (!s->before_steps && !s->after_steps && fputs("unknown in both runs", f) == EOF) return -1;
+  if ((s->before_steps || s->after_steps) &&
+      fprintf(f, "%zu before, %zu after", s->before_steps, s->after_steps) < 0)
+    return -1;
+  if (fputs(s->per_step ? " (times per step)" : " (times over the stage)", f) == EOF) return -1;
+  return fprintf(f, ". Noise floor: %.1f %% (%s) or %g us.\n", s->noise_pct,
+                 noise_source_words(s->noise_source), s->noise_us) < 0
+             ? -1
+             : 0;
+}
+
 static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
   const an_diff_row *t = &s->total;
-  if (fprintf(f, "\n## Stage: %s\n\nGPU time (sum of kernel time): ", s->label) < 0 ||
-      rp_md_ms(f, t->before_us, false) || fputs(" ms before, ", f) == EOF ||
-      rp_md_ms(f, t->after_us, false) || fputs(" ms after: ", f) == EOF ||
-      rp_md_ms(f, t->delta_us, true) || fputs(" ms (", f) == EOF ||
+  const char *unit = unit_of(s->per_step);
+  if (fprintf(f, "\n## Stage: %s\n", s->label) < 0 || steps_md(f, s) ||
+      fprintf(f, "\nGPU time%s (sum of kernel time): ", s->per_step ? " per step" : "") < 0 ||
+      rp_md_ms(f, t->before_us, false) || fprintf(f, " %s before, ", unit) < 0 ||
+      rp_md_ms(f, t->after_us, false) || fprintf(f, " %s after: ", unit) < 0 ||
+      rp_md_ms(f, t->delta_us, true) || fprintf(f, " %s (", unit) < 0 ||
       rp_md_pct(f, t->delta_pct, true) || fprintf(f, " %%), **%s**.\n", change_word(t->change)) < 0)
     return -1;
   if (categories_md(f, s) || kernels_md(f, nm, s) || appeared_md(f, nm, s, false) ||
@@ -205,8 +239,12 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
         r[m++] = (ranked){&d->stages[i], &d->stages[i].kernels[k]};
   qsort(r, m, sizeof *r, cmp_ranked);
   if (m > BIGGEST_ROWS) m = BIGGEST_ROWS;
-  int rc = fprintf(f, "\n| # | Stage | Kernel | Category |" COLS_HEAD
-                      "| ---: | --- | --- | --- |" COLS_RULE) < 0
+  bool all_steps = true;
+  for (size_t i = 0; i < d->n_stages; i++) all_steps = all_steps && d->stages[i].per_step;
+  int rc = fprintf(f,
+                   "\n| # | Stage | Kernel | Category |" COLS_HEAD
+                   "| ---: | --- | --- | --- |" COLS_RULE,
+                   COLS_ARGS(all_steps)) < 0
                ? -1
                : 0;
   for (size_t i = 0; i < m && rc == 0; i++) {
@@ -242,16 +280,73 @@ static int facts_differ_md(FILE *f, const an_diff_input *b, const an_diff_input 
   return n == 0 || fputs(".\n", f) != EOF ? 0 : -1;
 }
 
+/* The biggest regression (stage total first, then kernels), for the verdict line. */
+static const an_diff_row *worst_regression(const an_diff_report *d, const an_diff_stage **st) {
+  const an_diff_row *w = NULL;
+  for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    if (s->total.change == AN_DIFF_SLOWER && (!w || s->total.delta_pct > w->delta_pct))
+      w = &s->total, *st = s;
+  }
+  for (size_t i = 0; !w && i < d->n_stages; i++)
+    for (size_t k = 0; k < d->stages[i].n_kernels; k++) {
+      const an_diff_row *r = &d->stages[i].kernels[k];
+      if (r->change == AN_DIFF_SLOWER && (!w || r->delta_us > w->delta_us))
+        w = r, *st = &d->stages[i];
+    }
+  return w;
+}
+
+/* One line a CI job summary leads with: regression or not, and the biggest one. */
+static int verdict_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
+  const an_diff_stage *st = NULL;
+  const an_diff_row *w = worst_regression(d, &st);
+  if (!w) return fputs("\n**Verdict: no regression beyond noise.**\n", f) == EOF ? -1 : 0;
+  if (fprintf(f, "\n**Verdict: %zu regression%s beyond noise**; the biggest: %s ", d->n_regressions,
+              d->n_regressions == 1 ? "" : "s", st->label) < 0)
+    return -1;
+  char *shown = nm && w != &st->total ? rp_names_display(nm, w->name) : NULL;
+  int rc = w == &st->total ? fputs("GPU time", f) == EOF ? -1 : 0
+                           : rp_md_code(f, shown ? shown : w->name);
+  free(shown);
+  if (rc || fputs(" ", f) == EOF || rp_md_pct(f, w->delta_pct, true) ||
+      fprintf(f, " %%%s.\n", st->per_step ? " per step" : "") < 0)
+    return -1;
+  return 0;
+}
+
+/* Warnings a reader must see before the numbers: runs of different step counts. */
+static int warnings_md(FILE *f, const an_diff_report *d) {
+  for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    bool both = s->before_steps && s->after_steps;
+    if (both && s->before_steps != s->after_steps &&
+        fprintf(f,
+                "\n> Warning: %s: the runs profiled different numbers of steps (%zu before, %zu "
+                "after); its times are compared per step.\n",
+                s->label, s->before_steps, s->after_steps) < 0)
+      return -1;
+    if (!both && (s->before_steps || s->after_steps) &&
+        fprintf(f,
+                "\n> Warning: %s: only the %s run's steps are known; its times are compared "
+                "over the stage, whatever the steps each run profiled.\n",
+                s->label, s->before_steps ? "before" : "after") < 0)
+      return -1;
+  }
+  return 0;
+}
+
 static int inputs_md(FILE *f, const an_diff_report *d) {
-  if (fputs("# Triage diff\n\n| Side | Input | Kind | Trace files | Framework | Model | GPU |\n"
-            "| --- | --- | --- | ---: | --- | --- | --- |\n",
+  if (fputs("# Triage diff\n\n| Side | Input | Kind | Trace files | Ranks | Framework | Model "
+            "| GPU |\n| --- | --- | --- | ---: | ---: | --- | --- | --- |\n",
             f) == EOF)
     return -1;
   for (int i = 0; i < 2; i++) {
     const an_diff_input *in = &d->inputs[i];
     if (fprintf(f, "| %s | ", i ? "After" : "Before") < 0 ||
         rp_md_code(f, in->path ? in->path : (i ? d->after : d->before)) != 0 ||
-        fprintf(f, " | %s | %zu", in->kind ? in->kind : "trace", in->n_files) < 0 ||
+        fprintf(f, " | %s | %zu | %zu", in->kind ? in->kind : "trace", in->n_files,
+                in->n_ranks ? in->n_ranks : 1) < 0 ||
         fact_cell(f, in->framework) ||
         (in->framework_defaulted && fputs(" (default: not detected)", f) == EOF) ||
         fact_cell(f, in->model) || fact_cell(f, in->gpu) || fputs(" |\n", f) == EOF)
@@ -259,10 +354,13 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
   }
   if (facts_differ_md(f, &d->inputs[0], &d->inputs[1]) != 0) return -1;
   return fprintf(f,
-                 "\nNoise floor: a change smaller than %g %% of the before time or %g us is "
-                 "within noise, never a regression (packs: `diff.noise_floor_pct`, "
-                 "`diff.noise_floor_us`). Kernels are matched by canonical name; times are "
-                 "GPU time summed over the stage.\n",
+                 "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
+                 "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
+                 "the spread of the stage's GPU time across its steps or ranks when that is "
+                 "larger (`diff.noise_sigma`), is within noise, never a regression. A "
+                 "collective whose transfer stayed while its wait for other ranks moved is a "
+                 "wait change. Kernels are matched by canonical name; times are per step "
+                 "where both runs know their steps, else summed over the stage.\n",
                  d->noise_floor_pct, d->noise_floor_us) < 0
              ? -1
              : 0;
@@ -270,7 +368,10 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
 
 int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
   rp_names *nm = o && !o->full_names ? rp_names_create(o->rules) : NULL;
-  int rc = inputs_md(out, d) || biggest_md(out, nm, d) ? -1 : 0;
+  int rc =
+      inputs_md(out, d) || verdict_md(out, nm, d) || warnings_md(out, d) || biggest_md(out, nm, d)
+          ? -1
+          : 0;
   for (size_t i = 0; i < d->n_stages && rc == 0; i++) rc = stage_md(out, nm, &d->stages[i]);
   rp_names_destroy(nm);
   return rc;
@@ -279,7 +380,8 @@ int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
 /* ------------------------------------------------------------------ JSON */
 
 static const char *change_id(an_diff_change c) {
-  static const char *const ids[] = {"same", "slower", "faster", "new", "removed"};
+  static const char *const ids[AN_DIFF_CHANGES] = {"same", "slower",  "faster",
+                                                   "new",  "removed", "wait"};
   return ids[c];
 }
 
@@ -293,11 +395,30 @@ static cJSON *row_json(const an_diff_row *r) {
       !cJSON_AddNumberToObject(o, "after_us", an_round3(r->after_us)) ||
       !cJSON_AddNumberToObject(o, "delta_us", an_round3(r->delta_us)) ||
       !cJSON_AddNumberToObject(o, "delta_pct", an_round3(r->delta_pct)) ||
-      !cJSON_AddStringToObject(o, "change", change_id(r->change))) {
+      !cJSON_AddStringToObject(o, "change", change_id(r->change)) ||
+      (r->has_wait &&
+       (!cJSON_AddNumberToObject(o, "before_wait_us", an_round3(r->before_wait_us)) ||
+        !cJSON_AddNumberToObject(o, "after_wait_us", an_round3(r->after_wait_us))))) {
     cJSON_Delete(o);
     return NULL;
   }
   return o;
+}
+
+static const char *noise_source_id(an_noise_source s) {
+  return s == AN_NOISE_STEPS ? "steps" : s == AN_NOISE_RANKS ? "ranks" : "packs";
+}
+
+/* steps (before, after, per_step) and the stage's noise floor */
+static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
+  cJSON *st = cJSON_AddObjectToObject(head, "steps");
+  cJSON *nf = st ? cJSON_AddObjectToObject(head, "noise_floor") : NULL;
+  return nf && cJSON_AddNumberToObject(st, "before", (double)s->before_steps) &&
+         cJSON_AddNumberToObject(st, "after", (double)s->after_steps) &&
+         cJSON_AddBoolToObject(st, "per_step", s->per_step) &&
+         cJSON_AddNumberToObject(nf, "pct", an_round3(s->noise_pct)) &&
+         cJSON_AddNumberToObject(nf, "us", s->noise_us) &&
+         cJSON_AddStringToObject(nf, "source", noise_source_id(s->noise_source));
 }
 
 static cJSON *row_item(const void *rows, size_t i) {
@@ -341,7 +462,7 @@ static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
   if (!ok) cJSON_Delete(t);
   ok = ok && cJSON_AddStringToObject(head, "stage", s->stage) &&
        cJSON_AddStringToObject(head, "label", s->label ? s->label : s->stage) &&
-       ranks_json(tail, s);
+       stage_head_json(head, s) && ranks_json(tail, s);
   rp_jstream_object_open(w);
   rp_jstream_members(w, ok ? head : NULL);
   /* the row lists one row at a time (a stage may have hundreds of thousands) */
@@ -372,7 +493,8 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
         !cJSON_AddStringToObject(o, "kind", in->kind ? in->kind : "trace") ||
         !text_or_null(o, "framework", in->framework) || !text_or_null(o, "model", in->model) ||
         !text_or_null(o, "gpu", in->gpu) ||
-        !cJSON_AddBoolToObject(o, "framework_defaulted", in->framework_defaulted))
+        !cJSON_AddBoolToObject(o, "framework_defaulted", in->framework_defaulted) ||
+        !cJSON_AddNumberToObject(o, "ranks", (double)(in->n_ranks ? in->n_ranks : 1)))
       return false;
     for (size_t k = 0; k < in->n_files; k++) {
       cJSON *x = cJSON_CreateString(in->files[k]);
@@ -385,7 +507,11 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
   if (!labels || !cJSON_AddNumberToObject(nf, "pct", d->noise_floor_pct) ||
       !cJSON_AddNumberToObject(nf, "us", d->noise_floor_us))
     return false;
-  for (int c = AN_DIFF_SAME; c <= AN_DIFF_REMOVED; c++)
+  if (!cJSON_AddNumberToObject(root, "regressions", (double)d->n_regressions) ||
+      !cJSON_AddNumberToObject(root, "steps_differ", (double)d->n_steps_differ) ||
+      !cJSON_AddNumberToObject(root, "steps_unknown", (double)d->n_steps_unknown))
+    return false;
+  for (int c = AN_DIFF_SAME; c < AN_DIFF_CHANGES; c++)
     if (!cJSON_AddStringToObject(labels, change_id((an_diff_change)c),
                                  change_word((an_diff_change)c)))
       return false;
@@ -440,6 +566,20 @@ static const cJSON *overlap_rows(const cJSON *doc, const char *id) {
       return cJSON_GetObjectItemCaseSensitive(s, "rows");
   }
   return NULL;
+}
+
+/* The counted steps of stage id (its overlap block's "steps"), 0 when unknown. */
+static size_t overlap_steps(const cJSON *doc, const char *id) {
+  const cJSON *ov = cJSON_GetObjectItemCaseSensitive(doc, "overlap");
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(ov, "stages")) {
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(s, "stage");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "steps");
+    if (cJSON_IsString(sid) && strcmp(sid->valuestring, id) == 0 && cJSON_IsNumber(n) &&
+        n->valuedouble >= 0 && n->valuedouble < 1e12)
+      return (size_t)n->valuedouble;
+  }
+  return 0;
 }
 
 /* String member k of o, or NULL. */
@@ -555,6 +695,8 @@ int rp_diff_side_from_doc(const cJSON *doc, const char *path, an_diff_side *side
               kernels_of(overlap_rows(doc, id->valuestring), "kernel", false, &d->overlaps,
                          &d->n_overlaps);
     if (ok && !report_ranks(doc, id->valuestring, d)) return -1;
+    if (ok) d->n_steps = overlap_steps(doc, id->valuestring);
+    if (d->n_ranks > side->n_ranks) side->n_ranks = d->n_ranks;
     if (!ok) {
       snprintf(msg, cap, "stage %zu of the report lacks its stage, kernel, fuse or overlap members",
                side->n_stages - 1);

@@ -26,6 +26,8 @@ static const char *status_word(an_diff_change c) {
       return "new";
     case AN_DIFF_REMOVED:
       return "gone";
+    case AN_DIFF_WAIT:
+      return "wait";
     case AN_DIFF_SAME:
       break;
   }

@@ -170,10 +170,89 @@ def check_shared_pair(exe, source):
               f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
 
 
+def gen_pair(source, tmp, name, *args):
+    """A before/after pair from tools/make-diff-runs.py; (before dir, after dir, manifest)."""
+    out = os.path.join(tmp, name)
+    subprocess.run([sys.executable, os.path.join(source, "tools", "make-diff-runs.py"), "--out", out,
+                    "--layers", "4", *args], check=True, capture_output=True)
+    with open(os.path.join(out, "manifest.json"), encoding="utf-8") as f:
+        return os.path.join(out, "before"), os.path.join(out, "after"), json.load(f)
+
+
+def check_twice_the_steps(exe, source, tmp):
+    """The same program with twice the steps after: per step, within noise; the step counts
+    shown and warned about; the CI gate passes (exit 0)."""
+    b, a, _ = gen_pair(source, tmp, "steps", "--no-changes", "--steps", "3", "--after-steps", "6",
+                       "--seed", "21")
+    rc, out, err = triage(exe, "diff", "--fail-on", "regression", "--format", "json", b, a)
+    check(rc == 0, f"twice the steps: exit {rc} {err}")
+    if rc != 0 and not out:
+        return
+    d = json.loads(out)
+    st = d["stages"][0]
+    check(st["steps"] == {"before": 3, "after": 6, "per_step": True}, f"twice the steps: {st['steps']}")
+    check(d["regressions"] == 0 and d["steps_differ"] == 1 and st["total"]["change"] == "same",
+          f"twice the steps: regressions {d['regressions']}, total {st['total']}")
+    slow = [k["name"][:50] for k in st["kernels"] if k["change"] == "slower"]
+    check(not slow, f"twice the steps: kernels called slower {slow}")
+    rc, md, _ = triage(exe, "diff", b, a)
+    check("Warning: decode: the runs profiled different numbers of steps (3 before, 6 after)" in md
+          and "Before (ms/step)" in md and "**Verdict: no regression beyond noise.**" in md,
+          "twice the steps: Markdown lacks the step warning, the per-step unit or the verdict")
+
+
+def check_attention_slowdown(exe, source, tmp):
+    """Attention 1.5x slower: the first row, a regression; --fail-on regression exits 3 and
+    still writes the report; without it, 0."""
+    b, a, m = gen_pair(source, tmp, "attn", "--slow-kernel", r"^void paged_attention",
+                       "--slow-factor", "1.5", "--seed", "22")
+    rc, out, err = triage(exe, "diff", "--fail-on", "regression", "--format", "json", b, a)
+    check(rc == 3, f"attention 1.5x: --fail-on regression exit {rc} (want 3) {err}")
+    if out:
+        d = json.loads(out)
+        first = d["stages"][0]["kernels"][0]
+        check(first["name"] == m["first_change"] and first["change"] == "slower"
+              and abs(first["delta_pct"] - 50) < 3 and d["regressions"] >= 1,
+              f"attention 1.5x: first row {first['name'][:50]} {first['change']} {first['delta_pct']}")
+    rc, md, _ = triage(exe, "diff", b, a)
+    check(rc == 0 and "**Verdict: " in md and "regression" in md.split("**Verdict: ")[1].split("\n")[0],
+          f"attention 1.5x: plain diff exit {rc} or no verdict line")
+    rc, _, err = triage(exe, "diff", "--fail-on", "maybe", b, a)
+    check(rc == 2 and "--fail-on" in err, f"--fail-on maybe: exit {rc} {err!r}")
+
+
+def check_same_run_two_ranks(exe, source, tmp):
+    """Two ranks of one run (a host-late rank makes the others wait): no regression row; the
+    collectives' extra time is wait (a wait change or within noise)."""
+    out = os.path.join(tmp, "two-ranks")
+    subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
+                    "--framework", "sglang", "--ranks", "4", "--layers", "4", "--decode-steps", "6",
+                    "--late-rank", "2", "--late-us", "300", "--seed", "23"], check=True, capture_output=True)
+    with open(out + ".manifest.json", encoding="utf-8") as f:
+        files = json.load(f)["files"]
+    r0, r2 = os.path.join(out, files["0"]), os.path.join(out, files["2"])
+    for b, a in ((r0, r2), (r2, r0)):  # the late rank waits least: both directions
+        rc, js, err = triage(exe, "diff", "--fail-on", "regression", "--format", "json", b, a)
+        check(rc == 0, f"same run, two ranks {os.path.basename(b)} -> {os.path.basename(a)}: exit {rc} {err}")
+        if not js:
+            continue
+        d = json.loads(js)
+        slow = [(k["name"][:40], k["change"]) for st in d["stages"] for k in st["kernels"]
+                if k["change"] == "slower"]
+        check(d["regressions"] == 0 and not slow, f"same run, two ranks: regressions {slow}")
+        waits = [k for st in d["stages"] for k in st["kernels"] if k.get("before_wait_us") is not None]
+        check(any(k["change"] in ("wait", "same") for k in waits),
+              "same run, two ranks: no collective row carries its wait")
+
+
 def main():
     exe, source = sys.argv[1:3]
     check_shared_pair(exe, source)
     check_pins(exe, source, "--regenerate" in sys.argv[3:])
+    with tempfile.TemporaryDirectory() as tmp:
+        check_twice_the_steps(exe, source, tmp)
+        check_attention_slowdown(exe, source, tmp)
+        check_same_run_two_ranks(exe, source, tmp)
     check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
     with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:
