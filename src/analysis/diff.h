@@ -39,10 +39,10 @@ typedef struct an_diff_wait {
 
 typedef struct an_diff_side_stage {
   const char *stage;
-  size_t n_steps;         /* counted steps; 0 unknown */
-  size_t n_step_us;       /* the GPU time of each counted step, when known */
+  size_t n_steps;   /* counted steps; 0 unknown */
+  size_t n_step_us; /* the GPU time of each counted step, when known */
   double *step_us;
-  size_t n_waits;         /* collectives' waits, when the side knows them */
+  size_t n_waits; /* collectives' waits, when the side knows them */
   an_diff_wait *waits;
   size_t n_kernels;
   an_diff_kernel *kernels;

@@ -734,19 +734,27 @@ typedef struct an_rank_kernel {
 } an_rank_kernel;
 
 #define AN_RANK_NO_PG (-1L)
-#define AN_RANK_NO_STEP (-1L)
+#define AN_RANK_NO_STEP (-1)
 
-typedef struct an_rank_collective {
-  size_t kernel; /* index into an_rank_data.kernels */
-  double dur_us;
-  double end_us;     /* its end on the rank's own clock (compared only as differences
-                        between instances, never across ranks) */
+/* What every instance of one collective of a rank shares: its kernel, message and group
+ * args. Instances of one kernel with another message size or group are another kind. */
+typedef struct an_rank_coll_kind {
+  size_t kernel;     /* index into an_rank_data.kernels */
   double nelems;     /* In msg nelems, 0 unknown */
   long pg;           /* index into an_rank_data.pgs of its Process Group Ranks arg, or
                         AN_RANK_NO_PG */
   size_t group_size; /* its Group size arg, 0 unknown */
-  long step;         /* ordinal among the stage's counted steps, or AN_RANK_NO_STEP */
-  size_t position;   /* 1-based ordinal among its step's collectives; 0 outside steps */
+} an_rank_coll_kind;
+
+/* One collective instance: 16 bytes, a rank has one per collective launch (ranks read in
+ * parallel keep them all until the section is built). Its ordinal in its step is its
+ * count among the step's instances before it. */
+typedef struct an_rank_collective {
+  uint32_t kind; /* index into an_rank_data.kinds */
+  int32_t step;  /* ordinal among the stage's counted steps, or AN_RANK_NO_STEP */
+  float dur_us;  /* its duration (float: under 1 ns below 16 ms) */
+  float end_us;  /* its end on the rank's own clock, from an_rank_data.base_us: only
+                    compared as differences between instances, never across ranks */
 } an_rank_collective;
 
 /* A process group: the NCCL/RCCL groups of distributedInfo.pg_config with more than one
@@ -775,6 +783,9 @@ typedef struct an_rank_data {
   const an_rank_pg *pgs;
   size_t n_kernels;
   const an_rank_kernel *kernels;
+  size_t n_kinds;
+  const an_rank_coll_kind *kinds;
+  double base_us; /* the origin of the collectives' end_us: the first one's start */
   size_t n_collectives;
   const an_rank_collective *collectives; /* in start order */
 } an_rank_data;
@@ -793,8 +804,8 @@ typedef struct an_rank_report {
 /* ------------------------------------------------------------------ diff */
 
 typedef enum an_diff_change {
-  AN_DIFF_SAME = 0,    /* within the stage's noise floor */
-  AN_DIFF_SLOWER = 1,  /* a regression */
+  AN_DIFF_SAME = 0,   /* within the stage's noise floor */
+  AN_DIFF_SLOWER = 1, /* a regression */
   AN_DIFF_FASTER = 2,
   AN_DIFF_NEW = 3,     /* only after */
   AN_DIFF_REMOVED = 4, /* only before */
@@ -812,7 +823,7 @@ typedef struct an_diff_row {
   double before_us, after_us, delta_us;
   double delta_pct; /* delta / before * 100; 0 when before is 0 */
   an_diff_change change;
-  bool has_wait;                    /* a collective with its wait known on both sides */
+  bool has_wait;                        /* a collective with its wait known on both sides */
   double before_wait_us, after_wait_us; /* the wait part of before_us / after_us */
 } an_diff_row;
 

@@ -30,9 +30,9 @@ typedef struct stage_ctx {
   ut_strmap kinds;    /* "name\x1fnelems" */
   const char **kname; /* per kind: its canonical name (a part's string) */
   size_t cap_kname;
-  uint32_t **kind_of; /* per part, per collective */
-  uint32_t *count;    /* [part * n_kinds + kind]: instances */
-  ut_strmap memo;     /* co-movement answers: "kind:ranks" -> 0/1 in memo_val */
+  uint32_t **kmap; /* per part, per kind of the part: the stage's kind */
+  uint32_t *count; /* [part * n_kinds + kind]: instances */
+  ut_strmap memo;  /* co-movement answers: "kind:ranks" -> 0/1 in memo_val */
   uint8_t *memo_val;
   size_t cap_memo;
 } stage_ctx;
@@ -61,35 +61,53 @@ typedef struct groups {
 
 static const char *kind_name(const stage_ctx *c, uint32_t k) { return c->kname[k]; }
 
-static bool kind_ids(stage_ctx *c) {
-  c->kind_of = calloc(c->n, sizeof *c->kind_of);
-  if (!c->kind_of) return false;
-  char key[1100];
-  for (size_t p = 0; p < c->n; p++) {
-    const an_rank_part *pt = c->parts[p];
-    c->kind_of[p] = malloc((pt->n_colls ? pt->n_colls : 1) * sizeof **c->kind_of);
-    if (!c->kind_of[p]) return false;
-    for (size_t i = 0; i < pt->n_colls; i++) {
-      const an_rank_collective *x = &pt->colls[i];
-      int len = snprintf(key, sizeof key, "%s%c%.0f", pt->kern[x->kernel].name, '\x1f', x->nelems);
-      if (len < 0 || (size_t)len >= sizeof key) len = (int)sizeof key - 1;
-      size_t before = c->kinds.n;
-      long id = ut_strmap_put(&c->kinds, key, (size_t)len);
-      if (id < 0) return false;
-      if (c->kinds.n > before) {
-        const char **v = ut_grow(c->kname, &c->cap_kname, c->kinds.n, sizeof *v);
-        if (!v) return false;
-        c->kname = v;
-        v[id] = pt->kern[x->kernel].name;
-      }
-      c->kind_of[p][i] = (uint32_t)id;
+/* The stage's key of a part's kind: kernel name, message size, group args (its ranks as
+ * listed by the args, or its size). Length written into key. */
+static size_t kind_key(const an_rank_part *pt, const an_rank_coll_kind *k, char *key, size_t cap) {
+  int len = snprintf(key, cap, "%s%c%.0f%c%zu%c", pt->kern[k->kernel].name, '\x1f', k->nelems,
+                     '\x1f', k->group_size, '\x1f');
+  const an_rank_pg *g = k->pg != AN_RANK_NO_PG ? &pt->pgs[k->pg] : NULL;
+  for (size_t i = 0; g && i < g->n_ranks && len > 0 && (size_t)len < cap; i++)
+    len += snprintf(key + len, cap - (size_t)len, "%ld,", g->ranks[i]);
+  return len < 0 ? 0 : (size_t)len < cap ? (size_t)len : cap - 1;
+}
+
+static bool part_kinds(stage_ctx *c, size_t p) {
+  const an_rank_part *pt = c->parts[p];
+  char key[2048];
+  c->kmap[p] = malloc((pt->n_kinds ? pt->n_kinds : 1) * sizeof **c->kmap);
+  if (!c->kmap[p]) return false;
+  for (size_t i = 0; i < pt->n_kinds; i++) {
+    size_t before = c->kinds.n, len = kind_key(pt, &pt->kinds[i], key, sizeof key);
+    long id = ut_strmap_put(&c->kinds, key, len);
+    if (id < 0) return false;
+    if (c->kinds.n > before) {
+      const char **v = ut_grow(c->kname, &c->cap_kname, c->kinds.n, sizeof *v);
+      if (!v) return false;
+      c->kname = v;
+      v[id] = pt->kern[pt->kinds[i].kernel].name;
     }
+    c->kmap[p][i] = (uint32_t)id;
   }
+  return true;
+}
+
+static bool kind_ids(stage_ctx *c) {
+  c->kmap = calloc(c->n, sizeof *c->kmap);
+  if (!c->kmap) return false;
+  for (size_t p = 0; p < c->n; p++)
+    if (!part_kinds(c, p)) return false;
   c->count = calloc(c->n * c->kinds.n + 1, sizeof *c->count);
   if (!c->count) return false;
   for (size_t p = 0; p < c->n; p++)
-    for (size_t i = 0; i < c->parts[p]->n_colls; i++) c->count[p * c->kinds.n + c->kind_of[p][i]]++;
+    for (size_t i = 0; i < c->parts[p]->n_colls; i++)
+      c->count[p * c->kinds.n + c->kmap[p][c->parts[p]->colls[i].kind]]++;
   return true;
+}
+
+/* The stage kind of collective i of part p. */
+static uint32_t kind_at(const stage_ctx *c, size_t p, size_t i) {
+  return c->kmap[p][c->parts[p]->colls[i].kind];
 }
 
 /* The durations / ends of kind k on part p, in order (out holds count entries). */
@@ -97,7 +115,7 @@ static void instances(const stage_ctx *c, size_t p, uint32_t k, double *dur, dou
   size_t m = 0;
   const an_rank_part *pt = c->parts[p];
   for (size_t i = 0; i < pt->n_colls; i++)
-    if (c->kind_of[p][i] == k) {
+    if (kind_at(c, p, i) == k) {
       if (dur) dur[m] = pt->colls[i].dur_us;
       if (end) end[m] = pt->colls[i].end_us;
       m++;
@@ -202,9 +220,9 @@ static long config_group(stage_ctx *c, size_t p, uint32_t k, size_t size, long *
 static long resolve(stage_ctx *c, size_t p, uint32_t k, long *out, an_rank_group_source *src) {
   const an_rank_part *pt = c->parts[p];
   size_t size = 0;
-  for (size_t i = 0; i < pt->n_colls; i++) {
-    const an_rank_collective *x = &pt->colls[i];
-    if (c->kind_of[p][i] != k) continue;
+  for (size_t i = 0; i < pt->n_kinds; i++) {
+    const an_rank_coll_kind *x = &pt->kinds[i];
+    if (c->kmap[p][i] != k) continue;
     if (x->pg != AN_RANK_NO_PG) {
       *src = AN_GROUP_PG_ARGS;
       return (long)present(c, &pt->pgs[x->pg], out);
@@ -349,36 +367,37 @@ static bool match_waits(const stage_ctx *c, groups *gs, an_rank_group *out) {
 /* Where the others' wait goes: per (kind, position in the step) and per step of the
  * group's first member; the share spent in instances the straggler s was fastest in. */
 typedef struct evidence {
-  double *by_slot; /* [kind * (max_pos + 1) + position] */
+  const an_rank_part *first; /* the group's first member */
+  uint32_t *pos;             /* per collective of first: its ordinal in its step, 0 outside */
+  double *by_slot;           /* [kind * (max_pos + 1) + position] */
   size_t max_pos;
   double *by_step; /* [step] of the first member */
   size_t n_steps;
   double lost, lost_in_steps, last_arrival;
 } evidence;
 
-static void add_instance(const stage_ctx *c, const group *g, const unit *u, double **d, size_t i,
-                         size_t s, const an_rank_collective *first, evidence *ev) {
+/* Instance i of unit u, first's collective ci. */
+static void add_instance(const group *g, const unit *u, double **d, size_t i, size_t s, size_t ci,
+                         evidence *ev) {
   double floor = d[fastest(d, g->n_ranks, i)][i], lost = 0;
   for (size_t r = 0; r < g->n_ranks; r++)
     if (r != s) lost += d[r][i] - floor;
   ev->lost += lost;
   if (fastest(d, g->n_ranks, i) == s) ev->last_arrival += lost;
-  if (first->position <= ev->max_pos)
-    ev->by_slot[u->kind * (ev->max_pos + 1) + first->position] += lost;
-  if (first->step != AN_RANK_NO_STEP && (size_t)first->step < ev->n_steps) {
-    ev->by_step[first->step] += lost;
+  ev->by_slot[u->kind * (ev->max_pos + 1) + ev->pos[ci]] += lost;
+  int32_t step = ev->first->colls[ci].step;
+  if (step >= 0 && (size_t)step < ev->n_steps) {
+    ev->by_step[step] += lost;
     ev->lost_in_steps += lost;
   }
-  (void)c;
 }
 
-/* The first member's collectives of kind k, in order (count of them). */
-static const an_rank_collective **first_colls(const stage_ctx *c, size_t p, uint32_t k,
-                                              size_t cnt) {
-  const an_rank_collective **v = malloc((cnt + 1) * sizeof *v);
+/* The indices of the first member's collectives of kind k, in order (cnt of them). */
+static size_t *first_colls(const stage_ctx *c, size_t p, uint32_t k, size_t cnt) {
+  size_t *v = malloc((cnt + 1) * sizeof *v);
   size_t m = 0;
   for (size_t i = 0; v && i < c->parts[p]->n_colls && m < cnt; i++)
-    if (c->kind_of[p][i] == k) v[m++] = &c->parts[p]->colls[i];
+    if (kind_at(c, p, i) == k) v[m++] = i;
   return v;
 }
 
@@ -391,27 +410,35 @@ static bool collect(const stage_ctx *c, const groups *gs, size_t gi, size_t s, e
     size_t cnt = 0;
     bool nomem = false;
     double **d = unit_durations(c, g, &gs->units[u], &cnt, &scratch, &nomem);
-    const an_rank_collective **fc =
-        d ? first_colls(c, g->members[0], gs->units[u].kind, cnt) : NULL;
+    size_t *fc = d ? first_colls(c, g->members[0], gs->units[u].kind, cnt) : NULL;
     if (nomem || (d && !fc)) return free_durations(d, g->n_ranks), false;
-    for (size_t i = 0; d && i < cnt; i++) add_instance(c, g, &gs->units[u], d, i, s, fc[i], ev);
+    for (size_t i = 0; d && i < cnt; i++) add_instance(g, &gs->units[u], d, i, s, fc[i], ev);
     free(fc);
     free_durations(d, g->n_ranks);
   }
   return true;
 }
 
+/* The first member's collectives' positions in their steps (counted in start order, as
+ * the rank was read) and the evidence's sums. */
 static bool evidence_init(const stage_ctx *c, const group *g, evidence *ev) {
   const an_rank_part *p = c->parts[g->members[0]];
-  *ev = (evidence){.n_steps = p->n_steps};
-  for (size_t i = 0; i < p->n_colls; i++)
-    if (p->colls[i].position > ev->max_pos) ev->max_pos = p->colls[i].position;
+  *ev = (evidence){.first = p, .n_steps = p->n_steps};
+  ev->pos = malloc((p->n_colls + 1) * sizeof *ev->pos);
+  uint32_t *seen = calloc(p->n_steps + 1, sizeof *seen);
+  for (size_t i = 0; ev->pos && seen && i < p->n_colls; i++) {
+    int32_t st = p->colls[i].step;
+    ev->pos[i] = st >= 0 && (size_t)st < p->n_steps ? ++seen[st] : 0;
+    if (ev->pos[i] > ev->max_pos) ev->max_pos = ev->pos[i];
+  }
+  free(seen);
   ev->by_slot = calloc(c->kinds.n * (ev->max_pos + 1) + 1, sizeof *ev->by_slot);
   ev->by_step = calloc(ev->n_steps + 1, sizeof *ev->by_step);
-  return ev->by_slot && ev->by_step;
+  return ev->pos && ev->by_slot && ev->by_step;
 }
 
 static void evidence_free(evidence *ev) {
+  free(ev->pos);
   free(ev->by_slot);
   free(ev->by_step);
 }
@@ -593,8 +620,8 @@ static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_ro
 }
 
 static void ctx_free(stage_ctx *c, groups *gs) {
-  for (size_t p = 0; c->kind_of && p < c->n; p++) free(c->kind_of[p]);
-  free(c->kind_of);
+  for (size_t p = 0; c->kmap && p < c->n; p++) free(c->kmap[p]);
+  free(c->kmap);
   free(c->count);
   ut_strmap_free(&c->kinds);
   free(c->kname);

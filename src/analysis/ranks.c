@@ -32,6 +32,7 @@ void an_rank_part_free(an_rank_part *p) {
   ut_strmap_free(&p->names);
   free(p->kern);
   free(p->colls);
+  free(p->kinds);
   free(p->steps);
   for (size_t i = 0; i < p->n_pgs; i++) free(p->pg_store[i]);
   free(p->pg_store);
@@ -82,6 +83,9 @@ typedef struct namer {
    * already; NULL for a rank read here */
   const an_kernel_map *kmap;
   pthread_mutex_t *lock; /* serialises rules queries across workers; NULL: one thread */
+  /* the readers' one copy of each name (under lock), which their summaries borrow: every
+   * rank runs the same kernels; NULL: each summary copies its own */
+  ut_strmap *shared;
 } namer;
 
 static void lock_rules(const namer *nm) {
@@ -111,9 +115,16 @@ static long name_index(an_rank_part *s, const char *raw, const namer *nm) {
   size_t before = s->names.n;
   /* a name the kernel map saw keeps the map's copy (the map outlives the summary) */
   uint32_t id = an_kernel_map_find_name(nm->kmap, buf, len);
-  long idx = id == AN_KMAP_NO_NAME
-                 ? ut_strmap_put(&s->names, buf, len)
-                 : ut_strmap_put_borrowed(&s->names, an_kernel_map_name(nm->kmap, id), len);
+  const char *copy = id != AN_KMAP_NO_NAME ? an_kernel_map_name(nm->kmap, id) : NULL;
+  if (!copy && nm->shared && ut_strmap_find(&s->names, buf, len) < 0) {
+    lock_rules(nm);
+    long k = ut_strmap_put(nm->shared, buf, len);
+    copy = k >= 0 ? nm->shared->keys[k] : NULL;
+    unlock_rules(nm);
+    if (!copy) return -1;
+  }
+  long idx =
+      copy ? ut_strmap_put_borrowed(&s->names, copy, len) : ut_strmap_put(&s->names, buf, len);
   if (idx < 0 || s->names.n == before) return idx;
   an_rank_kernel *kern = ut_grow(s->kern, &s->cap_kern, s->names.n, sizeof *kern);
   if (!kern) return -1;
@@ -250,18 +261,30 @@ static double arg_number(const tr_trace *t, const tr_event *e, tr_arg key) {
 
 /* What a collective kernel's c10d args say: its process group, group size and message. */
 static bool collective_args(an_rank_part *p, const tr_trace *t, const tr_event *e,
-                            an_rank_collective *c) {
-  c->pg = AN_RANK_NO_PG;
-  c->nelems = arg_number(t, e, TR_ARG_IN_MSG_NELEMS);
+                            an_rank_coll_kind *k) {
+  k->pg = AN_RANK_NO_PG;
+  k->nelems = arg_number(t, e, TR_ARG_IN_MSG_NELEMS);
   double size = arg_number(t, e, TR_ARG_GROUP_SIZE);
-  c->group_size = size >= 2 && size <= TR_MAX_META_ITEMS ? (size_t)size : 0;
+  k->group_size = size >= 2 && size <= TR_MAX_META_ITEMS ? (size_t)size : 0;
   tr_str pr = tr_event_arg(t, TR_KIND_KERNEL, e, TR_ARG_PG_RANKS);
   long ranks[TR_MAX_META_ITEMS];
   size_t n = pr ? parse_ranks(tr_str_get(t, pr), ranks, TR_MAX_META_ITEMS) : 0;
   if (n < 2) return true;
   sort_ranks(ranks, n);
-  c->pg = pg_index(p, ranks, n, true);
-  return c->pg >= 0;
+  k->pg = pg_index(p, ranks, n, true);
+  return k->pg >= 0;
+}
+
+/* Index of the part's kind k (added when new); -1 when out of memory. Kinds are few: a
+ * model's collectives repeat a handful of sizes. */
+static long kind_index(an_rank_part *p, const an_rank_coll_kind *k) {
+  for (size_t i = p->n_kinds; i-- > 0;)
+    if (!memcmp(&p->kinds[i], k, sizeof *k)) return (long)i;
+  an_rank_coll_kind *v = ut_grow(p->kinds, &p->cap_kinds, p->n_kinds + 1, sizeof *v);
+  if (!v) return -1;
+  p->kinds = v;
+  v[p->n_kinds] = *k;
+  return (long)p->n_kinds++;
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -311,14 +334,19 @@ typedef struct part_input {
 
 static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event *e, uint32_t idx,
                            double dur) {
-  an_rank_collective c = {.kernel = idx, .dur_us = dur, .end_us = e->ts + dur};
-  c.step = kernel_step(pi->steps, pi->ord, pi->base, e);
-  c.position = c.step >= 0 ? ++pi->per_step[c.step] : 0;
-  if (c.position == 1) s->steps[c.step].sync_us = c.end_us - pi->cpu_ts[c.step];
-  if (!collective_args(s, pi->t, e, &c)) return false;
-  an_rank_collective *v = ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *v);
+  an_rank_coll_kind k = {.kernel = idx};
+  if (!collective_args(s, pi->t, e, &k)) return false;
+  long kind = kind_index(s, &k);
+  an_rank_collective *v =
+      kind >= 0 ? ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *v) : NULL;
   if (!v) return false;
   s->colls = v;
+  if (!s->n_colls) s->base_us = e->ts;
+  long step = kernel_step(pi->steps, pi->ord, pi->base, e);
+  an_rank_collective c = {(uint32_t)kind, (int32_t)step, (float)dur,
+                          (float)(e->ts + dur - s->base_us)};
+  if (step >= 0 && ++pi->per_step[step] == 1) /* the step's first collective */
+    s->steps[step].sync_us = e->ts + dur - pi->cpu_ts[step];
   s->colls[s->n_colls++] = c;
   s->collective_us += dur;
   return true;
@@ -358,6 +386,8 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
   }
   free(index_of);
   s->kern = ut_shrink(s->kern, &s->cap_kern, s->names.n, sizeof *s->kern);
+  /* a rank's summary lives until every rank is read: no doubling slack kept */
+  if (s->n_colls) s->colls = ut_shrink(s->colls, &s->cap_colls, s->n_colls, sizeof *s->colls);
   return ok;
 }
 
@@ -393,10 +423,10 @@ static long rank_of(const an_rank_input *in, const tr_trace *t) {
 
 static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *v,
                                   const te_rules *rules, const an_kernel_map *kmap,
-                                  pthread_mutex_t *lock) {
+                                  pthread_mutex_t *lock, ut_strmap *shared) {
   an_rank_summary *s = calloc(1, sizeof *s);
   an_steps st = {0};
-  namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock};
+  namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock, shared};
   bool ok = s && (s->path = strdup(in->path)) != NULL;
   if (ok) {
     lock_rules(&nm);
@@ -418,7 +448,7 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
 
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
                                    const te_rules *rules, const an_kernel_map *kmap) {
-  return summarize(in, v, rules, kmap, NULL);
+  return summarize(in, v, rules, kmap, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------ plain data */
@@ -440,9 +470,37 @@ bool an_rank_summary_data(const an_rank_summary *s, size_t i, an_rank_data *out)
                         .pgs = p->pgs,
                         .n_kernels = p->names.n,
                         .kernels = p->kern,
+                        .n_kinds = p->n_kinds,
+                        .kinds = p->kinds,
+                        .base_us = p->base_us,
                         .n_collectives = p->n_colls,
                         .collectives = p->colls};
   memcpy(out->class_us, p->class_us, sizeof p->class_us);
+  return true;
+}
+
+static bool kinds_from_data(an_rank_part *p, const an_rank_data *d) {
+  for (size_t i = 0; i < d->n_kinds; i++) {
+    const an_rank_coll_kind *k = &d->kinds[i];
+    bool ok = k->kernel < d->n_kernels &&
+              (k->pg == AN_RANK_NO_PG || (k->pg >= 0 && (size_t)k->pg < d->n_pgs));
+    if (!ok || kind_index(p, k) != (long)i) return false; /* a repeated kind: not triage's */
+  }
+  return true;
+}
+
+static bool collectives_from_data(an_rank_part *p, const an_rank_data *d) {
+  p->colls = malloc((d->n_collectives ? d->n_collectives : 1) * sizeof *p->colls);
+  if (!p->colls) return false;
+  for (size_t i = 0; i < d->n_collectives; i++) {
+    const an_rank_collective *c = &d->collectives[i];
+    if (c->kind >= d->n_kinds || c->step < AN_RANK_NO_STEP ||
+        (c->step >= 0 && (size_t)c->step >= d->n_steps))
+      return false;
+    p->colls[i] = *c;
+  }
+  p->n_colls = p->cap_colls = d->n_collectives;
+  p->base_us = d->base_us;
   return true;
 }
 
@@ -450,9 +508,8 @@ bool an_rank_summary_data(const an_rank_summary *s, size_t i, an_rank_data *out)
 static bool part_from_data(an_rank_part *p, const an_rank_data *d) {
   p->cap_kern = d->n_kernels ? d->n_kernels : 1;
   p->kern = calloc(p->cap_kern, sizeof *p->kern);
-  p->colls = malloc((d->n_collectives ? d->n_collectives : 1) * sizeof *p->colls);
   p->steps = malloc((d->n_steps ? d->n_steps : 1) * sizeof *p->steps);
-  bool ok = p->kern && p->colls && p->steps;
+  bool ok = p->kern && p->steps;
   for (size_t k = 0; ok && k < d->n_kernels; k++) {
     const an_rank_kernel *x = &d->kernels[k];
     ok = ut_strmap_put(&p->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
@@ -462,15 +519,7 @@ static bool part_from_data(an_rank_part *p, const an_rank_data *d) {
   }
   for (size_t i = 0; ok && i < d->n_pgs; i++)
     ok = pg_index(p, d->pgs[i].ranks, d->pgs[i].n_ranks, d->pgs[i].from_args) == (long)i;
-  for (size_t i = 0; ok && i < d->n_collectives; i++) {
-    const an_rank_collective *c = &d->collectives[i];
-    ok = c->kernel < d->n_kernels &&
-         (c->pg == AN_RANK_NO_PG || (c->pg >= 0 && (size_t)c->pg < d->n_pgs)) &&
-         (c->step == AN_RANK_NO_STEP || (c->step >= 0 && (size_t)c->step < d->n_steps));
-    p->colls[i] = *c;
-  }
-  if (!ok) return false;
-  p->n_colls = p->cap_colls = d->n_collectives;
+  if (!ok || !kinds_from_data(p, d) || !collectives_from_data(p, d)) return false;
   p->n_steps = d->n_steps;
   if (d->n_steps) memcpy(p->steps, d->steps, d->n_steps * sizeof *p->steps);
   return true;
@@ -500,7 +549,8 @@ typedef struct pool {
   size_t n_todo, next;
   const te_rules *rules;
   const an_ranks_options *opt;
-  pthread_mutex_t lock; /* the rules, next, the failure and warnings */
+  pthread_mutex_t lock; /* the rules, next, the failure, warnings and names */
+  ut_strmap names;      /* the kernel names of the ranks read here, one copy each */
   an_status status;
   an_ranks_failure *fail;
 } pool;
@@ -526,7 +576,7 @@ static an_status read_one(pool *p, size_t i, tr_error *te) {
   an_status rc = an_trace_view_build(t, p->in[i].stage, p->rules, NULL, &v);
   pthread_mutex_unlock(&p->lock);
   if (rc == AN_OK) {
-    p->out[i] = summarize(&p->in[i], &v, p->rules, NULL, &p->lock);
+    p->out[i] = summarize(&p->in[i], &v, p->rules, NULL, &p->lock, &p->names);
     if (!p->out[i]) rc = AN_ERR_NOMEM;
     an_trace_view_free(&v);
   }
@@ -769,6 +819,7 @@ an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pr
   /* the summaries are only needed to build the section */
   for (size_t i = 0; i < n; i++) summary_free(sums[i]);
   free(sums);
+  ut_strmap_free(&p.names);
   return rc;
 }
 

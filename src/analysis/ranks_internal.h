@@ -28,6 +28,9 @@ typedef struct an_rank_part {
   ut_strmap names;      /* canonical kernel names */
   an_rank_kernel *kern; /* parallel to names */
   size_t cap_kern;
+  an_rank_coll_kind *kinds; /* what its collectives' instances share */
+  size_t n_kinds, cap_kinds;
+  double base_us;            /* the colls' end_us origin: the first one's start */
   an_rank_collective *colls; /* in start order */
   size_t n_colls, cap_colls;
   an_rank_step *steps; /* the stage's counted steps */

@@ -20,13 +20,16 @@ static cJSON *kernel_json(const an_rank_kernel *k) {
   return x;
 }
 
-/* [kernel index, duration_us, end_us, nelems, pg (-1 none), group size, step (-1 none),
- * position] */
+/* [kind, step (-1 none), duration_us, end_us]: the floats written exactly */
 static cJSON *collective_json(const an_rank_collective *c) {
-  const double v[8] = {(double)c->kernel, c->dur_us,          c->end_us,
-                       c->nelems,         (double)c->pg,      (double)c->group_size,
-                       (double)c->step,   (double)c->position};
-  return cJSON_CreateDoubleArray(v, 8);
+  const double v[4] = {(double)c->kind, (double)c->step, (double)c->dur_us, (double)c->end_us};
+  return cJSON_CreateDoubleArray(v, 4);
+}
+
+/* [kernel index, nelems, pg (-1 none), group size] */
+static cJSON *kind_json(const an_rank_coll_kind *k) {
+  const double v[4] = {(double)k->kernel, k->nelems, (double)k->pg, (double)k->group_size};
+  return cJSON_CreateDoubleArray(v, 4);
 }
 
 /* {"ranks": [...], "from_args": bool} */
@@ -61,6 +64,7 @@ static cJSON *data_tail_json(const an_rank_data *d) {
       cJSON_AddNumberToObject(o, "communication_us", d->class_us[AN_RANK_COMM]) &&
       cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
       cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
+      cJSON_AddNumberToObject(o, "base_us", d->base_us) &&
       cJSON_AddNumberToObject(o, "steps", (double)d->n_steps))
     return o;
   cJSON_Delete(o);
@@ -77,6 +81,10 @@ static cJSON *kernel_item(const void *kernels, size_t i) {
   return kernel_json((const an_rank_kernel *)kernels + i);
 }
 
+static cJSON *kind_item(const void *kinds, size_t i) {
+  return kind_json((const an_rank_coll_kind *)kinds + i);
+}
+
 static cJSON *collective_item(const void *colls, size_t i) {
   return collective_json((const an_rank_collective *)colls + i);
 }
@@ -88,6 +96,7 @@ static bool data_stream(rp_jstream *w, const an_rank_data *d) {
   bool ok = rp_jstream_list(w, "pgs", d->n_pgs, pg_item, d->pgs) &&
             rp_jstream_list(w, "step_times", d->n_steps, step_item, d->steps) &&
             rp_jstream_list(w, "kernels", d->n_kernels, kernel_item, d->kernels) &&
+            rp_jstream_list(w, "kinds", d->n_kinds, kind_item, d->kinds) &&
             rp_jstream_list(w, "collectives", d->n_collectives, collective_item, d->collectives);
   cJSON *tail = ok ? data_tail_json(d) : NULL;
   rp_jstream_members(w, tail);
@@ -148,20 +157,30 @@ static bool whole_at(const cJSON *x, int i, double lo, double hi, double *out) {
   return true;
 }
 
+static bool read_kinds(const cJSON *ks, an_rank_data *d, an_rank_coll_kind *k) {
+  const cJSON *x;
+  cJSON_ArrayForEach(x, ks) {
+    double v[4];
+    const cJSON *ne = cJSON_GetArrayItem(x, 1);
+    if (cJSON_GetArraySize(x) != 4 || !cJSON_IsNumber(ne) || !whole_at(x, 0, 0, 1e15, &v[0]) ||
+        !whole_at(x, 2, -1, 1e9, &v[2]) || !whole_at(x, 3, 0, 1e9, &v[3]))
+      return false;
+    k[d->n_kinds++] = (an_rank_coll_kind){(size_t)v[0], ne->valuedouble, (long)v[2], (size_t)v[3]};
+  }
+  d->kinds = k;
+  return true;
+}
+
 static bool read_collectives(const cJSON *cs, an_rank_data *d, an_rank_collective *c) {
   const cJSON *x;
   cJSON_ArrayForEach(x, cs) {
-    double v[8];
-    const cJSON *dur = cJSON_GetArrayItem(x, 1), *end = cJSON_GetArrayItem(x, 2);
-    const cJSON *ne = cJSON_GetArrayItem(x, 3);
-    if (cJSON_GetArraySize(x) != 8 || !cJSON_IsNumber(dur) || !cJSON_IsNumber(end) ||
-        !cJSON_IsNumber(ne) || !whole_at(x, 0, 0, 1e15, &v[0]) || !whole_at(x, 4, -1, 1e9, &v[4]) ||
-        !whole_at(x, 5, 0, 1e9, &v[5]) || !whole_at(x, 6, -1, 1e15, &v[6]) ||
-        !whole_at(x, 7, 0, 1e15, &v[7]))
+    double v[2];
+    const cJSON *dur = cJSON_GetArrayItem(x, 2), *end = cJSON_GetArrayItem(x, 3);
+    if (cJSON_GetArraySize(x) != 4 || !cJSON_IsNumber(dur) || !cJSON_IsNumber(end) ||
+        !whole_at(x, 0, 0, 4e9, &v[0]) || !whole_at(x, 1, -1, 2e9, &v[1]))
       return false;
-    c[d->n_collectives++] =
-        (an_rank_collective){(size_t)v[0], dur->valuedouble, end->valuedouble, ne->valuedouble,
-                             (long)v[4],   (size_t)v[5],     (long)v[6],       (size_t)v[7]};
+    c[d->n_collectives++] = (an_rank_collective){(uint32_t)v[0], (int32_t)v[1],
+                                                 (float)dur->valuedouble, (float)end->valuedouble};
   }
   d->collectives = c;
   return true;
@@ -205,8 +224,12 @@ static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *
   const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "step_times");
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kernels");
   const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "collectives");
-  if (!cJSON_IsArray(ps) || !cJSON_IsArray(ss) || !cJSON_IsArray(ks) || !cJSON_IsArray(cs))
+  const cJSON *kk = cJSON_GetObjectItemCaseSensitive(e, "kinds");
+  if (!cJSON_IsArray(ps) || !cJSON_IsArray(ss) || !cJSON_IsArray(ks) || !cJSON_IsArray(cs) ||
+      !cJSON_IsArray(kk))
     return false;
+  an_rank_coll_kind *kind = malloc(((size_t)cJSON_GetArraySize(kk) + 1) * sizeof *kind);
+  if (!keep_alloc(owned, n_owned, kind) || !read_kinds(kk, d, kind)) return false;
   an_rank_pg *g = malloc(((size_t)cJSON_GetArraySize(ps) + 1) * sizeof *g);
   an_rank_step *st = malloc(((size_t)cJSON_GetArraySize(ss) + 1) * sizeof *st);
   an_rank_kernel *k = malloc(((size_t)cJSON_GetArraySize(ks) + 1) * sizeof *k);
@@ -244,6 +267,7 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***
     d->class_us[AN_RANK_COMM] = num(e, "communication_us", &ok);
     d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
     d->collective_us = num(e, "collective_us", &ok);
+    d->base_us = num(e, "base_us", &ok);
     double steps = num(e, "steps", &ok);
     d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
     ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
