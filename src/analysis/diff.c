@@ -32,26 +32,61 @@ static size_t report_ranks(const an_report *r) {
   return n;
 }
 
+/* A collective's wait as the diff reads it: its time over its instances at the fastest
+ * like instance's duration (the time model's smallest floor). The time account's own
+ * wait groups instances by position in the step, where a rank late in every step leaves
+ * the first position's floor holding the skew; against the smallest floor that skew is
+ * wait, so two ranks of one run differ in wait, not in transfer. */
+double an_diff_collective_wait(double total_us, size_t instances, double floor_us) {
+  double w = total_us - (double)instances * floor_us;
+  return w > 0 ? w : 0;
+}
+
+/* The stage's time account: its counted steps, each step's GPU time, its collectives'
+ * waits. */
+static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
+  if (!tl) return true;
+  d->n_steps = tl->n_steps;
+  d->step_us = malloc((tl->n_steps ? tl->n_steps : 1) * sizeof *d->step_us);
+  d->waits = malloc((tl->n_collectives ? tl->n_collectives : 1) * sizeof *d->waits);
+  if (!d->step_us || !d->waits) return false;
+  for (size_t i = 0; i < tl->n_steps; i++)
+    d->step_us[d->n_step_us++] = an_round3((double)tl->steps[i].account.kernel_ns / 1000.0);
+  for (size_t i = 0; i < tl->n_collectives; i++) {
+    const an_collective_time *c = &tl->collectives[i];
+    double total = an_round3((double)c->total_ns / 1000.0);
+    double floor = an_round3((double)c->floor_ns / 1000.0);
+    d->waits[d->n_waits++] =
+        (an_diff_wait){c->kernel, an_diff_collective_wait(total, c->instances, floor)};
+  }
+  return true;
+}
+
 static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_side_stage *d) {
   d->stage = st->id;
   d->n_steps = st->overlap ? st->overlap->n_steps : 0;
+  if (!side_timeline(st->timeline, d)) return false;
   d->kernels = calloc(st->n_kernels ? st->n_kernels : 1, sizeof *d->kernels);
   d->fusions = calloc(st->n_fuse ? st->n_fuse : 1, sizeof *d->fusions);
   size_t n_ov = st->overlap ? st->overlap->n_rows : 0;
   d->overlaps = calloc(n_ov ? n_ov : 1, sizeof *d->overlaps);
   if (!d->kernels || !d->fusions || !d->overlaps || !side_ranks(r, st->id, d)) return false;
   /* times as the JSON report writes them, so a side read back from it compares the same */
-  for (size_t k = 0; k < st->n_kernels; k++)
-    d->kernels[d->n_kernels++] = (an_diff_kernel){st->kernels[k].name, st->kernels[k].category,
-                                                  an_round3(st->kernels[k].total_us)};
+  for (size_t k = 0; k < st->n_kernels; k++) {
+    const an_kernel_row *kr = &st->kernels[k];
+    d->kernels[d->n_kernels++] =
+        (an_diff_kernel){kr->name, kr->category, an_round3(kr->total_us), an_round3(kr->steps_us)};
+  }
   for (size_t k = 0; k < st->n_fuse; k++)
     if (st->fuse[k].shown)
       d->fusions[d->n_fusions++] =
-          (an_diff_kernel){st->fuse[k].pattern_id, NULL, an_round3(st->fuse[k].related_us)};
+          (an_diff_kernel){st->fuse[k].pattern_id, NULL, an_round3(st->fuse[k].related_us),
+                           an_round3(st->fuse[k].related_us)};
   for (size_t k = 0; k < n_ov; k++) {
     const an_overlap_row *o = &st->overlap->rows[k];
     if (o->below_floor) continue; /* not printed in the report, so not compared */
-    d->overlaps[d->n_overlaps++] = (an_diff_kernel){o->kernel, o->category, o->total_us};
+    d->overlaps[d->n_overlaps++] =
+        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us};
   }
   return true;
 }
@@ -159,10 +194,11 @@ static an_diff_change change_of(const an_diff_row *r, bool in_before, bool in_af
   if (!in_after) return AN_DIFF_REMOVED;
   double d = r->after_us - r->before_us;
   if (!beyond(r->before_us, d, f)) return AN_DIFF_SAME;
-  if (r->has_wait) { /* judged on the transfer; a move of the wait alone is a wait change */
+  if (r->has_wait) { /* the larger of its two moves names it: the wait, or the transfer */
     double tb = r->before_us - r->before_wait_us, ta = r->after_us - r->after_wait_us;
-    if (!beyond(tb, ta - tb, f)) return AN_DIFF_WAIT;
-    return ta > tb ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
+    double dw = r->after_wait_us - r->before_wait_us, dt = ta - tb;
+    if (fabs(dw) >= fabs(dt) || !beyond(tb, dt, f)) return AN_DIFF_WAIT;
+    return dt > 0 ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
   }
   return d > 0 ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
 }
@@ -185,6 +221,7 @@ static int cmp_rows(const void *pa, const void *pb) {
 typedef struct sides {
   const an_diff_side_stage *b, *a;
   double scale_b, scale_a;
+  bool per_step; /* kernels count their time inside the counted steps */
 } sides;
 
 static double wait_of(const an_diff_side_stage *s, const char *name, bool *found) {
@@ -194,10 +231,29 @@ static double wait_of(const an_diff_side_stage *s, const char *name, bool *found
   return 0;
 }
 
-/* Kernel rows of collectives whose wait both sides know: the wait part of each side. */
-static void add_waits(an_diff_row *r, const sides *sd) {
+/* The wait of a side's kernels named key (by_category: of its kernels of category key),
+ * and whether the side knows any. */
+static double side_wait(const an_diff_side_stage *s, const char *key, bool by_category,
+                        bool *found) {
+  if (!by_category) return wait_of(s, key, found);
+  double w = 0;
+  *found = false;
+  for (size_t i = 0; s && i < s->n_kernels; i++) {
+    bool f = false;
+    const char *cat = s->kernels[i].category ? s->kernels[i].category : "";
+    double x = strcmp(cat, key) == 0 ? wait_of(s, s->kernels[i].name, &f) : 0;
+    w += x;
+    *found = *found || f;
+  }
+  return w;
+}
+
+/* Rows of collectives (or their categories) whose wait both sides know: the wait part of
+ * each side. */
+static void add_waits(an_diff_row *r, const sides *sd, bool by_category) {
   bool fb = false, fa = false;
-  double wb = wait_of(sd->b, r->name, &fb), wa = wait_of(sd->a, r->name, &fa);
+  double wb = side_wait(sd->b, r->name, by_category, &fb);
+  double wa = side_wait(sd->a, r->name, by_category, &fa);
   if (!fb || !fa) return;
   r->has_wait = true;
   r->before_wait_us = wb * sd->scale_b;
@@ -217,12 +273,13 @@ static const char *key_of(const an_diff_kernel *k, bool by_category) {
 
 /* Sums each side's rows by key (kernel name or category), scaled. */
 static bool sum_by_key(keyed *x, const an_diff_kernel *v, size_t n, bool after, bool by_category,
-                       double scale) {
+                       const sides *sd) {
+  double scale = after ? sd->scale_a : sd->scale_b;
   for (size_t i = 0; i < n; i++) {
     const char *key = key_of(&v[i], by_category);
     long k = ut_strmap_put(&x->keys, key, strlen(key));
     if (k < 0) return false;
-    (after ? x->au : x->bu)[k] += v[i].total_us * scale;
+    (after ? x->au : x->bu)[k] += (sd->per_step ? v[i].steps_us : v[i].total_us) * scale;
     (after ? x->ina : x->inb)[k] = true;
     if (!x->cat[k]) x->cat[k] = v[i].category;
   }
@@ -261,15 +318,15 @@ static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_ke
              calloc(cap, sizeof(char *))};
   an_diff_row *rows = NULL;
   bool ok = x.bu && x.au && x.inb && x.ina && x.cat &&
-            sum_by_key(&x, a, na, true, by_category, sd->scale_a) &&
-            sum_by_key(&x, b, nb, false, by_category, sd->scale_b);
+            sum_by_key(&x, a, na, true, by_category, sd) &&
+            sum_by_key(&x, b, nb, false, by_category, sd);
   if (ok) rows = calloc(x.keys.n + 1, sizeof *rows);
   for (size_t k = 0; rows && k < x.keys.n; k++) {
     rows[k] = (an_diff_row){.name = x.keys.keys[k],
                             .category = by_category ? NULL : x.cat[k],
                             .before_us = x.bu[k],
                             .after_us = x.au[k]};
-    if (!by_category) add_waits(&rows[k], sd);
+    add_waits(&rows[k], sd, by_category);
     finish_row(&rows[k], x.inb[k], x.ina[k], f);
   }
   if (rows) repoint(rows, &x, a, na, by_category), repoint(rows, &x, b, nb, by_category);
@@ -301,16 +358,18 @@ static size_t only_appeared_or_gone(an_diff_row *rows, size_t n) {
 }
 
 /* A side's stage time and its collectives' wait, scaled. */
-static void stage_sum(const an_diff_side_stage *s, double scale, double *total, double *wait) {
+static void stage_sum(const an_diff_side_stage *s, const sides *sd, double scale, double *total,
+                      double *wait) {
   *total = *wait = 0;
-  for (size_t i = 0; s && i < s->n_kernels; i++) *total += s->kernels[i].total_us * scale;
+  for (size_t i = 0; s && i < s->n_kernels; i++)
+    *total += (sd->per_step ? s->kernels[i].steps_us : s->kernels[i].total_us) * scale;
   for (size_t i = 0; s && i < s->n_waits; i++) *wait += s->waits[i].wait_us * scale;
 }
 
 static an_diff_row stage_total(const char *id, const sides *sd, floor_t f) {
   an_diff_row r = {.name = id};
-  stage_sum(sd->b, sd->scale_b, &r.before_us, &r.before_wait_us);
-  stage_sum(sd->a, sd->scale_a, &r.after_us, &r.after_wait_us);
+  stage_sum(sd->b, sd, sd->scale_b, &r.before_us, &r.before_wait_us);
+  stage_sum(sd->a, sd, sd->scale_a, &r.after_us, &r.after_wait_us);
   r.has_wait = sd->b && sd->a && sd->b->n_waits && sd->a->n_waits;
   if (!r.has_wait) r.before_wait_us = r.after_wait_us = 0;
   finish_row(&r, sd->b != NULL, sd->a != NULL, f);
@@ -363,7 +422,7 @@ static sides stage_sides(const an_diff_side_stage *b, const an_diff_side_stage *
   out->before_steps = b ? b->n_steps : 0;
   out->after_steps = a ? a->n_steps : 0;
   out->per_step = out->before_steps && out->after_steps;
-  sides sd = {b, a, 1, 1};
+  sides sd = {b, a, 1, 1, out->per_step};
   if (out->per_step) sd.scale_b = 1.0 / (double)out->before_steps;
   if (out->per_step) sd.scale_a = 1.0 / (double)out->after_steps;
   return sd;

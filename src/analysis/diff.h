@@ -22,6 +22,7 @@
 typedef struct an_diff_kernel {
   const char *name, *category;
   double total_us;
+  double steps_us; /* inside the counted steps (kernel rows), else total_us */
 } an_diff_kernel;
 
 /* One rank row of a side's Ranks section. */
@@ -36,6 +37,11 @@ typedef struct an_diff_wait {
   const char *name; /* canonical kernel name */
   double wait_us;
 } an_diff_wait;
+
+/* A collective's wait as the diff reads it (from the time account's row: its total, its
+ * instances and its smallest floor, each as the JSON report writes them): the time over
+ * instances x floor. */
+double an_diff_collective_wait(double total_us, size_t instances, double floor_us);
 
 typedef struct an_diff_side_stage {
   const char *stage;

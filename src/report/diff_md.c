@@ -545,13 +545,15 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(k, name_key);
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(k, "category");
     const cJSON *us = cJSON_GetObjectItemCaseSensitive(k, only_shown ? "related_us" : "total_us");
+    const cJSON *in_steps = cJSON_GetObjectItemCaseSensitive(k, "steps_us");
     const cJSON *shown = cJSON_GetObjectItemCaseSensitive(k, "shown");
     if (!cJSON_IsString(nm) || !cJSON_IsNumber(us)) return false;
     if (only_shown && !cJSON_IsTrue(shown)) continue;
     /* an overlap row under the recoverable floor is not printed, so not compared */
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "below_floor"))) continue;
     (*out)[(*n)++] = (an_diff_kernel){
-        nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble};
+        nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble,
+        cJSON_IsNumber(in_steps) ? in_steps->valuedouble : us->valuedouble};
   }
   return true;
 }
@@ -568,6 +570,43 @@ static const cJSON *overlap_rows(const cJSON *doc, const char *id) {
   return NULL;
 }
 
+/* String member k of o, or NULL. */
+static const char *json_text(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+/* Number member k of o, or fallback. */
+static double json_num(const cJSON *o, const char *k, double fallback) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(x) ? x->valuedouble : fallback;
+}
+
+/* A stage's time account (its "timeline"): steps, each step's GPU time, the collectives'
+ * waits, as an_diff_side_from_report reads them from the model. */
+static bool timeline_of(const cJSON *stage, an_diff_side_stage *d) {
+  const cJSON *tl = cJSON_GetObjectItemCaseSensitive(stage, "timeline");
+  if (!cJSON_IsObject(tl)) return true;
+  const cJSON *steps = cJSON_GetObjectItemCaseSensitive(tl, "steps");
+  const cJSON *colls = cJSON_GetObjectItemCaseSensitive(tl, "collectives");
+  double n = json_num(tl, "steps_counted", 0);
+  d->n_steps = n >= 0 && n < 1e12 ? (size_t)n : 0;
+  d->step_us = malloc(((size_t)cJSON_GetArraySize(steps) + 1) * sizeof *d->step_us);
+  d->waits = malloc(((size_t)cJSON_GetArraySize(colls) + 1) * sizeof *d->waits);
+  if (!d->step_us || !d->waits) return false;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, steps) d->step_us[d->n_step_us++] = json_num(x, "kernel_us", 0);
+  cJSON_ArrayForEach(x, colls) {
+    const char *k = json_text(x, "kernel");
+    double inst = json_num(x, "instances", 0);
+    if (!k || inst < 0 || inst > 1e15) continue;
+    d->waits[d->n_waits++] =
+        (an_diff_wait){k, an_diff_collective_wait(json_num(x, "total_us", 0), (size_t)inst,
+                                                  json_num(x, "floor_us", 0))};
+  }
+  return true;
+}
+
 /* The counted steps of stage id (its overlap block's "steps"), 0 when unknown. */
 static size_t overlap_steps(const cJSON *doc, const char *id) {
   const cJSON *ov = cJSON_GetObjectItemCaseSensitive(doc, "overlap");
@@ -580,12 +619,6 @@ static size_t overlap_steps(const cJSON *doc, const char *id) {
       return (size_t)n->valuedouble;
   }
   return 0;
-}
-
-/* String member k of o, or NULL. */
-static const char *json_text(const cJSON *o, const char *k) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
 /* The report's formal inputs (inputs.formal), borrowed from the document. */
@@ -696,6 +729,7 @@ int rp_diff_side_from_doc(const cJSON *doc, const char *path, an_diff_side *side
                          &d->n_overlaps);
     if (ok && !report_ranks(doc, id->valuestring, d)) return -1;
     if (ok) d->n_steps = overlap_steps(doc, id->valuestring);
+    if (ok && !timeline_of(s, d)) return -1;
     if (d->n_ranks > side->n_ranks) side->n_ranks = d->n_ranks;
     if (!ok) {
       snprintf(msg, cap, "stage %zu of the report lacks its stage, kernel, fuse or overlap members",
