@@ -264,7 +264,7 @@ typedef struct te_list_map {
   X(diff_noise_floor_pct, "diff.noise_floor_pct", NUMBER, 0, 1e6, 0, NULL,                         \
     "a change smaller than this share of the before time is noise, never a regression")            \
   X(diff_noise_sigma, "diff.noise_sigma", NUMBER, 0, 100, 0, NULL,                                 \
-    "a stage's data floor is this many relative standard deviations of its per-step or per-rank " \
+    "a stage's data floor is this many relative standard deviations of its per-step or per-rank "  \
     "GPU time")                                                                                    \
   X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                          \
     "a change smaller than this many microseconds is noise, never a regression")                   \
