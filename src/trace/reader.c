@@ -2038,6 +2038,8 @@ static void device_member(rd *r, const char *key, unsigned depth, void *ctx) {
     d->warp_size = read_id(r, depth);
   else if (strcmp(key, "numSms") == 0)
     d->num_sms = read_id(r, depth);
+  else if (strcmp(key, "totalGlobalMem") == 0)
+    d->total_mem = read_id(r, depth);
   else
     read_value(r, depth, NULL);
 }
@@ -2057,7 +2059,8 @@ static void device_element(rd *r, size_t i, unsigned depth, void *ctx) {
                    .compute_major = TR_NO_ID,
                    .compute_minor = TR_NO_ID,
                    .warp_size = TR_NO_ID,
-                   .num_sms = TR_NO_ID};
+                   .num_sms = TR_NO_ID,
+                   .total_mem = TR_NO_ID};
   meta_object(r, depth, device_member, d);
 }
 

@@ -111,6 +111,7 @@ typedef struct tr_device {
   int64_t compute_minor;
   int64_t warp_size; /* 64 on AMD GPUs; TR_NO_ID when absent */
   int64_t num_sms;
+  int64_t total_mem; /* totalGlobalMem in bytes; TR_NO_ID when absent */
 } tr_device;
 
 /* One entry of distributedInfo.pg_config. */

@@ -1147,7 +1147,8 @@ Test(trace_reader, all_shared_real_traces_read) {
 static const char *k_meta_doc =
     "{\"schemaVersion\": 1, \"hip_runtime_version\": 70253211,"
     " \"deviceProperties\": [{\"id\": 0, \"name\": \"AMD Instinct MI300X\", \"computeMajor\": 9,"
-    " \"computeMinor\": 4, \"warpSize\": 64, \"numSms\": 304, \"extra\": [1, {\"x\": 2}]},"
+    " \"computeMinor\": 4, \"warpSize\": 64, \"numSms\": 304, \"totalGlobalMem\": 206141652992,"
+    " \"extra\": [1, {\"x\": 2}]},"
     " {\"id\": 1, \"name\": \"\"}],"
     " \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": "
     "7,"
@@ -1174,6 +1175,8 @@ Test(trace_reader, run_metadata) {
     cr_expect_eq(m->devices[0].compute_minor, 4);
     cr_expect_eq(m->devices[0].warp_size, 64);
     cr_expect_eq(m->devices[0].num_sms, 304);
+    cr_expect_eq(m->devices[0].total_mem, 206141652992);
+    cr_expect_eq(m->devices[1].total_mem, TR_NO_ID);
     cr_expect_eq(m->devices[1].name, 0, "an empty name is absent");
     cr_expect_eq(m->devices[1].warp_size, TR_NO_ID);
     cr_assert_eq(m->n_groups, 2);
