@@ -21,6 +21,7 @@
 #include "registry.h"
 #include "settings.h"
 #include "triage/rules.h"
+#include "yaml_tree.h"
 
 typedef struct class_rule_entry {
   te_entry hdr;
@@ -169,11 +170,40 @@ typedef struct display_entry {
   display_example *examples;
 } display_entry;
 
+/* The roofline sections (roofline_pack.c): the public form is filled at load, the
+ * references (dtype ids, matchers) resolved at finalize. */
+typedef struct dtype_entry {
+  te_entry hdr;
+  te_dtype d;
+} dtype_entry;
+
+typedef struct device_entry {
+  te_entry hdr;
+  te_device d;
+  te_device_match *match; /* d.match, writable until finalize */
+  te_mref *names;         /* one per match entry; name == NULL && inline_m == NULL: none */
+} device_entry;
+
+typedef struct op_cost_entry {
+  te_entry hdr;
+  te_op_cost c;
+  const char *out_dtype; /* id, resolved at finalize; NULL when not given */
+  te_origin out_dtype_origin;
+} op_cost_entry;
+
+typedef struct model_entry {
+  te_entry hdr;
+  te_model m;
+  te_mref match;
+  const char *weight_dtype; /* id, resolved at finalize */
+  te_origin weight_dtype_origin;
+} model_entry;
+
 /* Every id-keyed list of a pack and of the merged set. */
 typedef struct te_sections {
   te_list matchers, classifiers, ladders, rewrites, stages, path_rules, annotation_rules, ranks,
       frameworks, text_hints, key_hints, probes, settings /* setting_entry */, aliases, fusions,
-      display_names;
+      display_names, dtypes, devices, op_costs, models;
   const char *default_framework;
   te_origin default_framework_origin;
 } te_sections;
@@ -187,6 +217,13 @@ typedef struct te_pack {
  * creates are listed in reg. Returns the pack, or NULL with diagnostics. */
 te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf, size_t len,
                       te_diags *diags);
+
+/* roofline_pack.c: the item parsers of dtypes:, devices:, op_costs: and models:. */
+struct te_vctx;
+te_entry *te_parse_dtype(struct te_vctx *v, const ty_node *item, const char *what, void *ctx);
+te_entry *te_parse_device(struct te_vctx *v, const ty_node *item, const char *what, void *ctx);
+te_entry *te_parse_op_cost(struct te_vctx *v, const ty_node *item, const char *what, void *ctx);
+te_entry *te_parse_model(struct te_vctx *v, const ty_node *item, const char *what, void *ctx);
 
 /* display_names.c: checks a replacement template against a compiled regex (every $N and
  * ${NAME} must name a group of code); on error writes a message and the byte offset of

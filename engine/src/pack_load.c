@@ -16,24 +16,16 @@
 
 #include "diags.h"
 #include "pack.h"
+#include "pack_parse.h"
 #include "triage/ascii.h"
 #include "yaml_tree.h"
 
 #define MAX_SCORE 1000000
 #define MAX_TIMEOUT_S 3600.0
 
-typedef struct vctx {
-  te_registry *reg;
-  te_arena *a;
-  const char *file;
-  te_diags *d;
-  size_t errors;
-  size_t examples;
-} vctx;
-
-static void verr(vctx *v, const ty_node *n, const char *fmt, ...)
+void te_verr(te_vctx *v, const ty_node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void verr(vctx *v, const ty_node *n, const char *fmt, ...) {
+void te_verr(te_vctx *v, const ty_node *n, const char *fmt, ...) {
   char msg[900];
   va_list ap;
   va_start(ap, fmt);
@@ -43,32 +35,32 @@ static void verr(vctx *v, const ty_node *n, const char *fmt, ...) {
   te_diags_add(v->d, TE_SEV_ERROR, v->file, n ? n->line : 0, n ? n->col : 0, "%s", msg);
 }
 
-static te_origin origin_of(const vctx *v, const ty_node *n) {
+te_origin te_origin_of(const te_vctx *v, const ty_node *n) {
   te_origin o = {v->file, n ? n->line : 0, n ? n->col : 0};
   return o;
 }
 
-static const char *kind_name(const ty_node *n) {
+const char *te_kind_name(const ty_node *n) {
   if (n->kind == TY_MAP) return "a mapping";
   if (n->kind == TY_SEQ) return "a list";
   if (n->plain && n->len == 0) return "empty";
   return "a scalar";
 }
 
-static bool expect_map(vctx *v, const ty_node *n, const char *what) {
+bool te_expect_map(te_vctx *v, const ty_node *n, const char *what) {
   if (n->kind == TY_MAP) return true;
-  verr(v, n, "%s must be a mapping, not %s", what, kind_name(n));
+  te_verr(v, n, "%s must be a mapping, not %s", what, te_kind_name(n));
   return false;
 }
 
-static bool expect_seq(vctx *v, const ty_node *n, const char *what) {
+bool te_expect_seq(te_vctx *v, const ty_node *n, const char *what) {
   if (n->kind == TY_SEQ) return true;
-  verr(v, n, "%s must be a list, not %s", what, kind_name(n));
+  te_verr(v, n, "%s must be a list, not %s", what, te_kind_name(n));
   return false;
 }
 
 /* Unknown keys are errors so a typo ("keyword:") never silently disables a rule. */
-static void check_keys(vctx *v, const ty_node *map, const char *const *allowed, const char *what) {
+void te_check_keys(te_vctx *v, const ty_node *map, const char *const *allowed, const char *what) {
   for (size_t i = 0; i < map->n; i++) {
     const ty_node *k = map->items[2 * i];
     bool known = false;
@@ -80,28 +72,28 @@ static void check_keys(vctx *v, const ty_node *map, const char *const *allowed, 
     for (const char *const *a = allowed; *a && used < sizeof list - 1; a++)
       used +=
           (size_t)snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
-    verr(v, k, "unknown key '%.80s' in %s (expected one of: %s)", k->str, what, list);
+    te_verr(v, k, "unknown key '%.80s' in %s (expected one of: %s)", k->str, what, list);
   }
 }
 
-static bool is_null(const ty_node *n) {
+bool te_is_null(const ty_node *n) {
   return n->kind == TY_SCALAR && n->plain &&
          (n->len == 0 || strcmp(n->str, "~") == 0 || strcmp(n->str, "null") == 0 ||
           strcmp(n->str, "Null") == 0 || strcmp(n->str, "NULL") == 0);
 }
 
-static const char *get_str(vctx *v, const ty_node *n, const char *what) {
-  if (n->kind != TY_SCALAR || is_null(n)) {
-    verr(v, n, "%s must be a string, not %s", what, is_null(n) ? "null" : kind_name(n));
+const char *te_get_str(te_vctx *v, const ty_node *n, const char *what) {
+  if (n->kind != TY_SCALAR || te_is_null(n)) {
+    te_verr(v, n, "%s must be a string, not %s", what, te_is_null(n) ? "null" : te_kind_name(n));
     return NULL;
   }
   return n->str;
 }
 
-static const char *get_nonempty_str(vctx *v, const ty_node *n, const char *what) {
-  const char *s = get_str(v, n, what);
+const char *te_get_nonempty_str(te_vctx *v, const ty_node *n, const char *what) {
+  const char *s = te_get_str(v, n, what);
   if (s && !*s) {
-    verr(v, n, "%s must not be empty", what);
+    te_verr(v, n, "%s must not be empty", what);
     return NULL;
   }
   return s;
@@ -120,34 +112,33 @@ static bool parse_number(const ty_node *n, double *out) {
   return true;
 }
 
-static bool get_num(vctx *v, const ty_node *n, const char *what, double lo, double hi,
-                    double *out) {
+bool te_get_num(te_vctx *v, const ty_node *n, const char *what, double lo, double hi, double *out) {
   double x;
   if (!parse_number(n, &x)) {
-    verr(v, n, "%s must be a number, not %s%.40s%s", what, n->kind == TY_SCALAR ? "'" : "",
-         n->kind == TY_SCALAR ? n->str : kind_name(n), n->kind == TY_SCALAR ? "'" : "");
+    te_verr(v, n, "%s must be a number, not %s%.40s%s", what, n->kind == TY_SCALAR ? "'" : "",
+            n->kind == TY_SCALAR ? n->str : te_kind_name(n), n->kind == TY_SCALAR ? "'" : "");
     return false;
   }
   if (x < lo || x > hi) {
-    verr(v, n, "%s must be between %g and %g, not %g", what, lo, hi, x);
+    te_verr(v, n, "%s must be between %g and %g, not %g", what, lo, hi, x);
     return false;
   }
   *out = x;
   return true;
 }
 
-static bool get_int(vctx *v, const ty_node *n, const char *what, long lo, long hi, long *out) {
+bool te_get_int(te_vctx *v, const ty_node *n, const char *what, long lo, long hi, long *out) {
   double x;
-  if (!get_num(v, n, what, (double)lo, (double)hi, &x)) return false;
+  if (!te_get_num(v, n, what, (double)lo, (double)hi, &x)) return false;
   if (x != floor(x)) {
-    verr(v, n, "%s must be a whole number, not %g", what, x);
+    te_verr(v, n, "%s must be a whole number, not %g", what, x);
     return false;
   }
   *out = (long)x;
   return true;
 }
 
-static bool get_bool(vctx *v, const ty_node *n, const char *what, bool *out) {
+bool te_get_bool(te_vctx *v, const ty_node *n, const char *what, bool *out) {
   if (n->kind == TY_SCALAR && n->plain) {
     if (!strcmp(n->str, "true") || !strcmp(n->str, "True") || !strcmp(n->str, "TRUE")) {
       *out = true;
@@ -158,25 +149,25 @@ static bool get_bool(vctx *v, const ty_node *n, const char *what, bool *out) {
       return true;
     }
   }
-  verr(v, n, "%s must be true or false", what);
+  te_verr(v, n, "%s must be true or false", what);
   return false;
 }
 
 /* A list of non-empty strings; NULL with *n_out == 0 for an empty list or an error. */
-static const char **get_str_list(vctx *v, const ty_node *n, const char *what, size_t *n_out) {
+const char **te_get_str_list(te_vctx *v, const ty_node *n, const char *what, size_t *n_out) {
   *n_out = 0;
-  if (!expect_seq(v, n, what)) return NULL;
+  if (!te_expect_seq(v, n, what)) return NULL;
   if (n->n == 0) return NULL;
   const char **items = te_arena_alloc(v->a, n->n * sizeof *items);
   if (!items) return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n->n; i++) {
     const ty_node *it = n->items[i];
-    const char *s = get_nonempty_str(v, it, what);
+    const char *s = te_get_nonempty_str(v, it, what);
     if (!s) continue;
     if (it->len > TE_MAX_PATTERN_LEN) {
-      verr(v, it, "%s entry is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", what, it->len,
-           TE_MAX_PATTERN_LEN);
+      te_verr(v, it, "%s entry is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", what, it->len,
+              TE_MAX_PATTERN_LEN);
       continue;
     }
     items[k++] = s;
@@ -187,14 +178,14 @@ static const char **get_str_list(vctx *v, const ty_node *n, const char *what, si
 
 /* ---------------------------------------------------------------- matchers */
 
-static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what);
+static te_matcher *parse_matcher(te_vctx *v, const ty_node *n, const char *what);
 
-static bool parse_mref(vctx *v, const ty_node *n, const char *what, te_mref *out) {
+bool te_parse_mref(te_vctx *v, const ty_node *n, const char *what, te_mref *out) {
   memset(out, 0, sizeof *out);
-  out->origin = origin_of(v, n);
-  if (n->kind == TY_SCALAR && !is_null(n)) {
+  out->origin = te_origin_of(v, n);
+  if (n->kind == TY_SCALAR && !te_is_null(n)) {
     if (n->len == 0) {
-      verr(v, n, "%s names no matcher (empty name)", what);
+      te_verr(v, n, "%s names no matcher (empty name)", what);
       return false;
     }
     out->name = n->str;
@@ -204,8 +195,8 @@ static bool parse_mref(vctx *v, const ty_node *n, const char *what, te_mref *out
     out->inline_m = parse_matcher(v, n, what);
     return out->inline_m != NULL;
   }
-  verr(v, n, "%s must be a matcher mapping or the name of a named matcher, not %s", what,
-       is_null(n) ? "null" : kind_name(n));
+  te_verr(v, n, "%s must be a matcher mapping or the name of a named matcher, not %s", what,
+          te_is_null(n) ? "null" : te_kind_name(n));
   return false;
 }
 
@@ -224,7 +215,7 @@ static unsigned regex_error_col(const ty_node *n, size_t offset) {
   return n->col + 1 + (unsigned)offset;
 }
 
-static pcre2_code *compile_regex(vctx *v, const ty_node *n, const char *src, uint32_t flags,
+static pcre2_code *compile_regex(te_vctx *v, const ty_node *n, const char *src, uint32_t flags,
                                  const char *what) {
   int code = 0;
   PCRE2_SIZE offset = 0;
@@ -240,7 +231,7 @@ static pcre2_code *compile_regex(vctx *v, const ty_node *n, const char *src, uin
   return NULL;
 }
 
-static char *lowered(vctx *v, const char *s, size_t len, bool keep_case) {
+static char *lowered(te_vctx *v, const char *s, size_t len, bool keep_case) {
   char *out = te_arena_alloc(v->a, len + 1);
   if (!out) return NULL;
   if (keep_case)
@@ -250,7 +241,7 @@ static char *lowered(vctx *v, const char *s, size_t len, bool keep_case) {
   return out;
 }
 
-static char *compacted(vctx *v, const char *s, size_t len, size_t *out_len) {
+static char *compacted(te_vctx *v, const char *s, size_t len, size_t *out_len) {
   char *out = te_arena_alloc(v->a, len + 1);
   size_t k = 0;
   if (!out) return NULL;
@@ -260,9 +251,9 @@ static char *compacted(vctx *v, const char *s, size_t len, size_t *out_len) {
   return out;
 }
 
-static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_case, size_t *count,
-                         const char ***items, size_t **lens) {
-  const char **src = get_str_list(v, n, what, count);
+static void literal_list(te_vctx *v, const ty_node *n, const char *what, bool keep_case,
+                         size_t *count, const char ***items, size_t **lens) {
+  const char **src = te_get_str_list(v, n, what, count);
   if (!*count) return;
   *items = te_arena_alloc(v->a, *count * sizeof **items);
   *lens = te_arena_alloc(v->a, *count * sizeof **lens);
@@ -278,9 +269,9 @@ static void literal_list(vctx *v, const ty_node *n, const char *what, bool keep_
 
 /* `tokens:` entries are stored as their lower-case alphanumerics (tokens.h); an entry
  * with none could never hit. */
-static void token_list(vctx *v, const ty_node *n, te_matcher *m) {
+static void token_list(te_vctx *v, const ty_node *n, te_matcher *m) {
   size_t count = 0;
-  const char **src = get_str_list(v, n, "tokens", &count);
+  const char **src = te_get_str_list(v, n, "tokens", &count);
   if (!count) return;
   m->tokens = te_arena_alloc(v->a, count * sizeof *m->tokens);
   m->token_lens = te_arena_alloc(v->a, count * sizeof *m->token_lens);
@@ -289,7 +280,7 @@ static void token_list(vctx *v, const ty_node *n, te_matcher *m) {
     size_t len = 0;
     const char *c = compacted(v, src[i], strlen(src[i]), &len);
     if (c && !len) {
-      verr(v, n->items[i], "tokens entry '%.80s' has no letter or digit", src[i]);
+      te_verr(v, n->items[i], "tokens entry '%.80s' has no letter or digit", src[i]);
       continue;
     }
     if (!c) continue;
@@ -298,14 +289,14 @@ static void token_list(vctx *v, const ty_node *n, te_matcher *m) {
   }
 }
 
-static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
+static void parse_examples(te_vctx *v, te_matcher *m, const ty_node *n) {
   static const char *const keys[] = {"match", "no_match", NULL};
-  if (!expect_map(v, n, "examples")) return;
-  check_keys(v, n, keys, "examples");
+  if (!te_expect_map(v, n, "examples")) return;
+  te_check_keys(v, n, keys, "examples");
   const ty_node *lists[2] = {ty_get(n, "match"), ty_get(n, "no_match")};
   size_t total = 0;
   for (int k = 0; k < 2; k++) {
-    if (lists[k] && !expect_seq(v, lists[k], k ? "examples.no_match" : "examples.match"))
+    if (lists[k] && !te_expect_seq(v, lists[k], k ? "examples.no_match" : "examples.match"))
       lists[k] = NULL;
     if (lists[k]) total += lists[k]->n;
   }
@@ -316,32 +307,32 @@ static void parse_examples(vctx *v, te_matcher *m, const ty_node *n) {
     if (!lists[k]) continue;
     for (size_t i = 0; i < lists[k]->n; i++) {
       const ty_node *it = lists[k]->items[i];
-      const char *s = get_str(v, it, "an example");
+      const char *s = te_get_str(v, it, "an example");
       if (!s) continue;
       te_example *ex = &m->examples[m->n_examples++];
       ex->text = s;
       ex->should_match = k == 0;
-      ex->origin = origin_of(v, it);
+      ex->origin = te_origin_of(v, it);
     }
   }
   v->examples += m->n_examples;
 }
 
-static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
+static te_matcher *parse_matcher(te_vctx *v, const ty_node *n, const char *what) {
   static const char *const keys[] = {"keywords",       "words",   "tokens",  "prefixes", "regex",
                                      "case_sensitive", "compact", "exclude", "examples", NULL};
-  if (!expect_map(v, n, what)) return NULL;
+  if (!te_expect_map(v, n, what)) return NULL;
   size_t errors_before = v->errors;
   char ctx[160];
   snprintf(ctx, sizeof ctx, "matcher (%s)", what);
-  check_keys(v, n, keys, ctx);
+  te_check_keys(v, n, keys, ctx);
   te_matcher *m = te_arena_alloc(v->a, sizeof *m);
   if (m) m->st = te_arena_alloc(v->a, sizeof *m->st);
   if (!m || !m->st || !te_registry_add_matcher(v->reg, m)) return NULL;
-  m->origin = origin_of(v, n);
+  m->origin = te_origin_of(v, n);
   const ty_node *x;
-  if ((x = ty_get(n, "case_sensitive"))) get_bool(v, x, "case_sensitive", &m->case_sensitive);
-  if ((x = ty_get(n, "compact"))) get_bool(v, x, "compact", &m->compact);
+  if ((x = ty_get(n, "case_sensitive"))) te_get_bool(v, x, "case_sensitive", &m->case_sensitive);
+  if ((x = ty_get(n, "compact"))) te_get_bool(v, x, "compact", &m->compact);
   if ((x = ty_get(n, "keywords")))
     literal_list(v, x, "keywords", m->case_sensitive, &m->n_keywords, &m->keywords,
                  &m->keyword_lens);
@@ -367,11 +358,11 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
     m->regex_src = te_arena_alloc(v->a, count * sizeof *m->regex_src);
     if (!m->regex || !m->regex_src) return NULL;
     for (size_t i = 0; i < count; i++) {
-      const char *src = get_nonempty_str(v, nodes[i], "regex");
+      const char *src = te_get_nonempty_str(v, nodes[i], "regex");
       if (!src) continue;
       if (nodes[i]->len > TE_MAX_PATTERN_LEN) {
-        verr(v, nodes[i], "regex is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", nodes[i]->len,
-             TE_MAX_PATTERN_LEN);
+        te_verr(v, nodes[i], "regex is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", nodes[i]->len,
+                TE_MAX_PATTERN_LEN);
         continue;
       }
       pcre2_code *re =
@@ -382,253 +373,251 @@ static te_matcher *parse_matcher(vctx *v, const ty_node *n, const char *what) {
     }
   }
   if ((x = ty_get(n, "exclude"))) {
-    m->has_exclude = parse_mref(v, x, "exclude", &m->exclude);
+    m->has_exclude = te_parse_mref(v, x, "exclude", &m->exclude);
   }
   if ((x = ty_get(n, "examples"))) parse_examples(v, m, x);
   /* A matcher with no pattern could never hit: almost certainly a typo or a lost list. */
   if (v->errors == errors_before && !m->n_keywords && !m->n_words && !m->n_tokens &&
       !m->n_prefixes && !m->n_regex)
-    verr(v, n, "%s needs at least one of keywords, words, tokens, prefixes or regex", ctx);
+    te_verr(v, n, "%s needs at least one of keywords, words, tokens, prefixes or regex", ctx);
   return v->errors == errors_before ? m : NULL;
 }
 
 /* ---------------------------------------------------------------- lists */
 
-typedef te_entry *(*item_parser)(vctx *v, const ty_node *item, const char *what, void *ctx);
-
 /* Fills the common id/before/after fields; false when the entry is unusable. */
-static bool parse_header(vctx *v, const ty_node *item, const char *what, te_entry *e) {
-  e->origin = origin_of(v, item);
+bool te_parse_header(te_vctx *v, const ty_node *item, const char *what, te_entry *e) {
+  e->origin = te_origin_of(v, item);
   const ty_node *id = ty_get(item, "id");
   if (!id) {
-    verr(v, item, "%s needs an 'id'", what);
+    te_verr(v, item, "%s needs an 'id'", what);
     return false;
   }
-  e->id = get_nonempty_str(v, id, "id");
+  e->id = te_get_nonempty_str(v, id, "id");
   const ty_node *before = ty_get(item, "before"), *after = ty_get(item, "after");
   if (before && after)
-    verr(v, after, "%s '%s' gives both 'before' and 'after'", what, e->id ? e->id : "?");
+    te_verr(v, after, "%s '%s' gives both 'before' and 'after'", what, e->id ? e->id : "?");
   if (before) {
-    e->before = get_nonempty_str(v, before, "before");
-    e->place_origin = origin_of(v, before);
+    e->before = te_get_nonempty_str(v, before, "before");
+    e->place_origin = te_origin_of(v, before);
   } else if (after) {
-    e->after = get_nonempty_str(v, after, "after");
-    e->place_origin = origin_of(v, after);
+    e->after = te_get_nonempty_str(v, after, "after");
+    e->place_origin = te_origin_of(v, after);
   }
   return e->id != NULL;
 }
 
-static const ty_node *require(vctx *v, const ty_node *item, const char *key, const char *what,
-                              const te_entry *e) {
+const ty_node *te_require(te_vctx *v, const ty_node *item, const char *key, const char *what,
+                          const te_entry *e) {
   const ty_node *x = ty_get(item, key);
-  if (!x) verr(v, item, "%s '%s' needs '%s'", what, e->id ? e->id : "?", key);
+  if (!x) te_verr(v, item, "%s '%s' needs '%s'", what, e->id ? e->id : "?", key);
   return x;
 }
 
-static void parse_list(vctx *v, const ty_node *n, const char *what, te_list *out, item_parser parse,
-                       void *ctx) {
+void te_parse_list(te_vctx *v, const ty_node *n, const char *what, te_list *out,
+                   te_item_parser parse, void *ctx) {
   if (!n) return;
-  if (!expect_seq(v, n, what)) return;
+  if (!te_expect_seq(v, n, what)) return;
   for (size_t i = 0; i < n->n; i++) {
     const ty_node *item = n->items[i];
-    if (!expect_map(v, item, what)) continue;
+    if (!te_expect_map(v, item, what)) continue;
     size_t errors_before = v->errors;
     te_entry *e = parse(v, item, what, ctx);
     if (!e || v->errors != errors_before) continue;
     te_entry *dup = te_list_find(out, e->id);
     if (dup) {
-      verr(v, ty_get(item, "id"), "duplicate id '%s' in %s (first at line %u)", e->id, what,
-           dup->origin.line);
+      te_verr(v, ty_get(item, "id"), "duplicate id '%s' in %s (first at line %u)", e->id, what,
+              dup->origin.line);
       continue;
     }
     te_list_push(v->a, out, e);
   }
 }
 
-#define HEADER_KEYS "id", "before", "after"
-
 /* `from: {classifier: kernel, categories: [gemm, attention]}` of a derived rule. */
-static void parse_from(vctx *v, const ty_node *n, class_rule_entry *e) {
+static void parse_from(te_vctx *v, const ty_node *n, class_rule_entry *e) {
   static const char *const keys[] = {"classifier", "categories", NULL};
-  if (!expect_map(v, n, "from")) return;
-  check_keys(v, n, keys, "from");
+  if (!te_expect_map(v, n, "from")) return;
+  te_check_keys(v, n, keys, "from");
   const ty_node *c = ty_get(n, "classifier"), *l = ty_get(n, "categories");
-  if (!c) verr(v, n, "from needs 'classifier'");
-  if (!l) verr(v, n, "from needs 'categories'");
+  if (!c) te_verr(v, n, "from needs 'classifier'");
+  if (!l) te_verr(v, n, "from needs 'categories'");
   if (!c || !l) return;
-  e->from_classifier = get_nonempty_str(v, c, "from.classifier");
-  e->from_origin = origin_of(v, c);
-  e->from_categories = get_str_list(v, l, "from.categories", &e->n_from);
+  e->from_classifier = te_get_nonempty_str(v, c, "from.classifier");
+  e->from_origin = te_origin_of(v, c);
+  e->from_categories = te_get_str_list(v, l, "from.categories", &e->n_from);
   if (!e->n_from) {
-    verr(v, l, "from.categories must name at least one category");
+    te_verr(v, l, "from.categories must name at least one category");
     return;
   }
   e->from_origins = te_arena_alloc(v->a, l->n * sizeof *e->from_origins);
   if (!e->from_origins) return;
-  for (size_t i = 0; i < e->n_from && i < l->n; i++) e->from_origins[i] = origin_of(v, l->items[i]);
+  for (size_t i = 0; i < e->n_from && i < l->n; i++)
+    e->from_origins[i] = te_origin_of(v, l->items[i]);
 }
 
-static te_entry *parse_class_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_class_rule(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "category", "match", "unless", "from", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   class_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "category", what, &e->hdr))) {
-    e->category = get_nonempty_str(v, x, "category");
-    e->category_origin = origin_of(v, x);
+  if ((x = te_require(v, item, "category", what, &e->hdr))) {
+    e->category = te_get_nonempty_str(v, x, "category");
+    e->category_origin = te_origin_of(v, x);
   }
   if ((x = ty_get(item, "from"))) parse_from(v, x, e);
   /* A derived rule may decide by the other classifier alone; any other rule needs a
    * matcher. */
-  if ((x = e->from_classifier ? ty_get(item, "match") : require(v, item, "match", what, &e->hdr)))
-    e->has_match = parse_mref(v, x, "match", &e->match);
-  if ((x = ty_get(item, "unless"))) e->has_unless = parse_mref(v, x, "unless", &e->unless);
+  if ((x = e->from_classifier ? ty_get(item, "match")
+                              : te_require(v, item, "match", what, &e->hdr)))
+    e->has_match = te_parse_mref(v, x, "match", &e->match);
+  if ((x = ty_get(item, "unless"))) e->has_unless = te_parse_mref(v, x, "unless", &e->unless);
   return &e->hdr;
 }
 
-static te_entry *parse_category(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_category(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "meaning", "parent", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   category_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "meaning", what, &e->hdr)))
-    e->meaning = get_nonempty_str(v, x, "meaning");
+  if ((x = te_require(v, item, "meaning", what, &e->hdr)))
+    e->meaning = te_get_nonempty_str(v, x, "meaning");
   if ((x = ty_get(item, "parent"))) {
-    e->parent = get_nonempty_str(v, x, "parent");
-    e->parent_origin = origin_of(v, x);
+    e->parent = te_get_nonempty_str(v, x, "parent");
+    e->parent_origin = te_origin_of(v, x);
   }
   return &e->hdr;
 }
 
-static te_entry *parse_classifier(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_classifier(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "default", "categories", "rules", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   classifier_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
   if ((x = ty_get(item, "default"))) {
-    e->default_category = get_nonempty_str(v, x, "default");
-    e->default_origin = origin_of(v, x);
+    e->default_category = te_get_nonempty_str(v, x, "default");
+    e->default_origin = te_origin_of(v, x);
   }
   char sub_what[160];
   snprintf(sub_what, sizeof sub_what, "classifier '%s' category", e->hdr.id);
-  parse_list(v, ty_get(item, "categories"), sub_what, &e->categories, parse_category, NULL);
+  te_parse_list(v, ty_get(item, "categories"), sub_what, &e->categories, parse_category, NULL);
   snprintf(sub_what, sizeof sub_what, "classifier '%s' rule", e->hdr.id);
-  parse_list(v, ty_get(item, "rules"), sub_what, &e->rules, parse_class_rule, NULL);
+  te_parse_list(v, ty_get(item, "rules"), sub_what, &e->rules, parse_class_rule, NULL);
   return &e->hdr;
 }
 
-static te_entry *parse_ladder_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_ladder_rule(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const rule_keys[] = {HEADER_KEYS, "raw",      "normalized",
                                           "score",     "penalize", NULL};
   static const char *const adj_keys[] = {HEADER_KEYS, "raw", "normalized", "score", NULL};
   bool adjustment = ctx != NULL;
-  check_keys(v, item, adjustment ? adj_keys : rule_keys, what);
+  te_check_keys(v, item, adjustment ? adj_keys : rule_keys, what);
   ladder_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
   long score = 0;
-  if ((x = require(v, item, "score", what, &e->hdr)) &&
-      get_int(v, x, "score", -MAX_SCORE, MAX_SCORE, &score))
+  if ((x = te_require(v, item, "score", what, &e->hdr)) &&
+      te_get_int(v, x, "score", -MAX_SCORE, MAX_SCORE, &score))
     e->score = (int)score;
-  if ((x = ty_get(item, "raw"))) e->has_raw = parse_mref(v, x, "raw", &e->raw);
+  if ((x = ty_get(item, "raw"))) e->has_raw = te_parse_mref(v, x, "raw", &e->raw);
   if ((x = ty_get(item, "normalized")))
-    e->has_normalized = parse_mref(v, x, "normalized", &e->normalized);
-  if ((x = ty_get(item, "penalize"))) get_bool(v, x, "penalize", &e->penalize);
+    e->has_normalized = te_parse_mref(v, x, "normalized", &e->normalized);
+  if ((x = ty_get(item, "penalize"))) te_get_bool(v, x, "penalize", &e->penalize);
   return &e->hdr;
 }
 
-static te_entry *parse_ladder(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_ladder(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "default",     "penalty",
                                      "rules",     "adjustments", NULL};
   static const char *const penalty_keys[] = {"match", "amount", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   ladder_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
   long num = 0;
-  if ((x = ty_get(item, "default")) && get_int(v, x, "default", -MAX_SCORE, MAX_SCORE, &num)) {
+  if ((x = ty_get(item, "default")) && te_get_int(v, x, "default", -MAX_SCORE, MAX_SCORE, &num)) {
     e->has_default = true;
     e->default_score = (int)num;
   }
-  if ((x = ty_get(item, "penalty")) && expect_map(v, x, "penalty")) {
-    check_keys(v, x, penalty_keys, "penalty");
+  if ((x = ty_get(item, "penalty")) && te_expect_map(v, x, "penalty")) {
+    te_check_keys(v, x, penalty_keys, "penalty");
     const ty_node *pm = ty_get(x, "match"), *pa = ty_get(x, "amount");
-    if (!pm) verr(v, x, "penalty needs 'match'");
-    if (!pa) verr(v, x, "penalty needs 'amount'");
-    if (pm && pa && parse_mref(v, pm, "penalty.match", &e->penalty_match) &&
-        get_int(v, pa, "penalty.amount", -MAX_SCORE, MAX_SCORE, &num)) {
+    if (!pm) te_verr(v, x, "penalty needs 'match'");
+    if (!pa) te_verr(v, x, "penalty needs 'amount'");
+    if (pm && pa && te_parse_mref(v, pm, "penalty.match", &e->penalty_match) &&
+        te_get_int(v, pa, "penalty.amount", -MAX_SCORE, MAX_SCORE, &num)) {
       e->has_penalty = true;
       e->penalty = (int)num;
     }
   }
   char sub[160];
   snprintf(sub, sizeof sub, "ladder '%s' rule", e->hdr.id);
-  parse_list(v, ty_get(item, "rules"), sub, &e->rules, parse_ladder_rule, NULL);
+  te_parse_list(v, ty_get(item, "rules"), sub, &e->rules, parse_ladder_rule, NULL);
   snprintf(sub, sizeof sub, "ladder '%s' adjustment", e->hdr.id);
-  parse_list(v, ty_get(item, "adjustments"), sub, &e->adjustments, parse_ladder_rule, e);
+  te_parse_list(v, ty_get(item, "adjustments"), sub, &e->adjustments, parse_ladder_rule, e);
   return &e->hdr;
 }
 
-static te_entry *parse_rewrite(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_rewrite(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "find", "replace", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   rewrite_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "find", what, &e->hdr))) e->find = get_nonempty_str(v, x, "find");
-  if ((x = ty_get(item, "replace"))) e->replace = get_str(v, x, "replace");
+  if ((x = te_require(v, item, "find", what, &e->hdr))) e->find = te_get_nonempty_str(v, x, "find");
+  if ((x = ty_get(item, "replace"))) e->replace = te_get_str(v, x, "replace");
   if (e->find) e->find_len = strlen(e->find);
   if (!e->replace) e->replace = e->find;
   return &e->hdr;
 }
 
-static te_entry *parse_stage(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_stage(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "label", "order", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   stage_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
   long order = 0;
   e->label = e->hdr.id;
-  if ((x = ty_get(item, "label"))) e->label = get_nonempty_str(v, x, "label");
-  if ((x = ty_get(item, "order")) && get_int(v, x, "order", -MAX_SCORE, MAX_SCORE, &order))
+  if ((x = ty_get(item, "label"))) e->label = te_get_nonempty_str(v, x, "label");
+  if ((x = ty_get(item, "order")) && te_get_int(v, x, "order", -MAX_SCORE, MAX_SCORE, &order))
     e->order = (int)order;
   return &e->hdr;
 }
 
-static te_entry *parse_stage_rule(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_stage_rule(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "stage", "match", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   stage_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "stage", what, &e->hdr))) {
-    e->stage = get_nonempty_str(v, x, "stage");
-    e->stage_origin = origin_of(v, x);
+  if ((x = te_require(v, item, "stage", what, &e->hdr))) {
+    e->stage = te_get_nonempty_str(v, x, "stage");
+    e->stage_origin = te_origin_of(v, x);
   }
-  if ((x = require(v, item, "match", what, &e->hdr))) parse_mref(v, x, "match", &e->match);
+  if ((x = te_require(v, item, "match", what, &e->hdr))) te_parse_mref(v, x, "match", &e->match);
   return &e->hdr;
 }
 
-static te_entry *parse_rank(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_rank(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "regex", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   rank_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
-  const ty_node *x = require(v, item, "regex", what, &e->hdr);
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *x = te_require(v, item, "regex", what, &e->hdr);
   if (!x) return &e->hdr;
-  e->regex_src = get_nonempty_str(v, x, "regex");
+  e->regex_src = te_get_nonempty_str(v, x, "regex");
   if (!e->regex_src) return &e->hdr;
   e->code = compile_regex(v, x, e->regex_src, PCRE2_CASELESS, "rank pattern");
   if (!e->code) return &e->hdr;
@@ -638,168 +627,170 @@ static te_entry *parse_rank(vctx *v, const ty_node *item, const char *what, void
   }
   uint32_t captures = 0;
   pcre2_pattern_info(e->code, PCRE2_INFO_CAPTURECOUNT, &captures);
-  if (captures < 1) verr(v, x, "rank pattern '%s' needs a capture group for the rank", e->hdr.id);
+  if (captures < 1)
+    te_verr(v, x, "rank pattern '%s' needs a capture group for the rank", e->hdr.id);
   return &e->hdr;
 }
 
-static te_entry *parse_framework(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_framework(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "label", "aliases", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   framework_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
   e->label = e->hdr.id;
-  if ((x = ty_get(item, "label"))) e->label = get_nonempty_str(v, x, "label");
-  if ((x = ty_get(item, "aliases"))) e->aliases = get_str_list(v, x, "aliases", &e->n_aliases);
+  if ((x = ty_get(item, "label"))) e->label = te_get_nonempty_str(v, x, "label");
+  if ((x = ty_get(item, "aliases"))) e->aliases = te_get_str_list(v, x, "aliases", &e->n_aliases);
   return &e->hdr;
 }
 
-static void framework_ref(vctx *v, const ty_node *item, const char *what, const te_entry *hdr,
+static void framework_ref(te_vctx *v, const ty_node *item, const char *what, const te_entry *hdr,
                           const char **out, te_origin *where) {
-  const ty_node *x = require(v, item, "framework", what, hdr);
+  const ty_node *x = te_require(v, item, "framework", what, hdr);
   if (!x) return;
-  *out = get_nonempty_str(v, x, "framework");
-  *where = origin_of(v, x);
+  *out = te_get_nonempty_str(v, x, "framework");
+  *where = te_origin_of(v, x);
 }
 
-static te_entry *parse_text_hint(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_text_hint(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "framework", "match", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   text_hint_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
-  if ((x = require(v, item, "match", what, &e->hdr))) parse_mref(v, x, "match", &e->match);
+  if ((x = te_require(v, item, "match", what, &e->hdr))) te_parse_mref(v, x, "match", &e->match);
   return &e->hdr;
 }
 
-static te_entry *parse_keys_hint(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_keys_hint(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "framework", "keys", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   keys_hint_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
-  if ((x = require(v, item, "keys", what, &e->hdr)))
-    e->keys = get_str_list(v, x, "keys", &e->n_keys);
+  if ((x = te_require(v, item, "keys", what, &e->hdr)))
+    e->keys = te_get_str_list(v, x, "keys", &e->n_keys);
   return &e->hdr;
 }
 
-static te_entry *parse_probe(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_probe(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS,     "framework", "path", "body_match",
                                      "json_list_key", "timeout_s", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   probe_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
-  if ((x = require(v, item, "path", what, &e->hdr))) {
-    e->path = get_nonempty_str(v, x, "path");
-    if (e->path && e->path[0] != '/') verr(v, x, "url probe path must start with '/'");
+  if ((x = te_require(v, item, "path", what, &e->hdr))) {
+    e->path = te_get_nonempty_str(v, x, "path");
+    if (e->path && e->path[0] != '/') te_verr(v, x, "url probe path must start with '/'");
   }
   if ((x = ty_get(item, "body_match")))
-    e->has_body_match = parse_mref(v, x, "body_match", &e->body_match);
+    e->has_body_match = te_parse_mref(v, x, "body_match", &e->body_match);
   if ((x = ty_get(item, "json_list_key")))
-    e->json_list_key = get_nonempty_str(v, x, "json_list_key");
+    e->json_list_key = te_get_nonempty_str(v, x, "json_list_key");
   e->timeout_s = 5.0;
   if ((x = ty_get(item, "timeout_s"))) {
     double t;
-    if (get_num(v, x, "timeout_s", 0.0, MAX_TIMEOUT_S, &t)) {
-      if (t <= 0) verr(v, x, "timeout_s must be greater than 0");
+    if (te_get_num(v, x, "timeout_s", 0.0, MAX_TIMEOUT_S, &t)) {
+      if (t <= 0) te_verr(v, x, "timeout_s must be greater than 0");
       e->timeout_s = t;
     }
   }
   return &e->hdr;
 }
 
-static te_entry *parse_alias(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_alias(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "trigger", "tokens", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   alias_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   const ty_node *x;
-  if ((x = require(v, item, "trigger", what, &e->hdr))) parse_mref(v, x, "trigger", &e->trigger);
-  if ((x = require(v, item, "tokens", what, &e->hdr)))
-    e->tokens = get_str_list(v, x, "tokens", &e->n_tokens);
+  if ((x = te_require(v, item, "trigger", what, &e->hdr)))
+    te_parse_mref(v, x, "trigger", &e->trigger);
+  if ((x = te_require(v, item, "tokens", what, &e->hdr)))
+    e->tokens = te_get_str_list(v, x, "tokens", &e->n_tokens);
   return &e->hdr;
 }
 
-static double share_pct(vctx *v, const ty_node *item, const char *key, double dflt) {
+static double share_pct(te_vctx *v, const ty_node *item, const char *key, double dflt) {
   const ty_node *x = ty_get(item, key);
   double val = dflt;
-  if (x) get_num(v, x, key, 0.0, 100.0, &val);
+  if (x) te_get_num(v, x, key, 0.0, 100.0, &val);
   return val;
 }
 
 /* `enabled: false` is how a later pack (the compat pack) turns a pattern off: it replaces
  * the entry by id and, carrying no evidence, can never make a row. Any other pattern needs
  * evidence, or it would be a silent no-op. */
-static void check_enabled(vctx *v, const ty_node *item, const fusion_entry *e) {
+static void check_enabled(te_vctx *v, const ty_node *item, const fusion_entry *e) {
   const ty_node *x = ty_get(item, "enabled");
   bool enabled = true;
-  if (x && !get_bool(v, x, "enabled", &enabled)) return;
+  if (x && !te_get_bool(v, x, "enabled", &enabled)) return;
   bool evidence = ty_get(item, "active") || ty_get(item, "split_groups");
   if (!enabled && evidence)
-    verr(v, x, "a pattern with enabled: false takes no active or split_groups");
+    te_verr(v, x, "a pattern with enabled: false takes no active or split_groups");
   else if (enabled && !evidence && !e->has_active && !e->n_split)
-    verr(v, item, "a fusion pattern needs active or split_groups (or enabled: false)");
+    te_verr(v, item, "a fusion pattern needs active or split_groups (or enabled: false)");
 }
 
 /* The gates of a fusion pattern: model, TP, component evidence, dtype, minimum
  * architecture, platform (docs/rules.md, "Gates and component evidence"). */
-static void parse_fusion_gates(vctx *v, const ty_node *item, fusion_entry *e) {
+static void parse_fusion_gates(te_vctx *v, const ty_node *item, fusion_entry *e) {
   static const char *const tp_keys[] = {"min", "required", NULL};
   static const char *const arch_keys[] = {"cuda", "rocm", NULL};
   te_fusion_pattern *p = &e->pat;
   const ty_node *x;
   if ((x = ty_get(item, "model_include")))
-    p->model_include = get_str_list(v, x, "model_include", &p->n_model_include);
+    p->model_include = te_get_str_list(v, x, "model_include", &p->n_model_include);
   if ((x = ty_get(item, "model_exclude")))
-    p->model_exclude = get_str_list(v, x, "model_exclude", &p->n_model_exclude);
-  if ((x = ty_get(item, "tp")) && expect_map(v, x, "tp")) {
-    check_keys(v, x, tp_keys, "tp");
+    p->model_exclude = te_get_str_list(v, x, "model_exclude", &p->n_model_exclude);
+  if ((x = ty_get(item, "tp")) && te_expect_map(v, x, "tp")) {
+    te_check_keys(v, x, tp_keys, "tp");
     const ty_node *y;
-    if ((y = ty_get(x, "min"))) get_int(v, y, "tp.min", 0, 1000000, &p->min_tp_size);
-    if ((y = ty_get(x, "required"))) get_bool(v, y, "tp.required", &p->require_tp);
+    if ((y = ty_get(x, "min"))) te_get_int(v, y, "tp.min", 0, 1000000, &p->min_tp_size);
+    if ((y = ty_get(x, "required"))) te_get_bool(v, y, "tp.required", &p->require_tp);
   }
   if ((x = ty_get(item, "evidence"))) {
-    p->evidence = get_str_list(v, x, "evidence", &p->n_evidence);
+    p->evidence = te_get_str_list(v, x, "evidence", &p->n_evidence);
     if (p->evidence && p->n_evidence == x->n) {
       e->evidence_origin = te_arena_alloc(v->a, x->n * sizeof *e->evidence_origin);
       for (size_t i = 0; e->evidence_origin && i < x->n; i++)
-        e->evidence_origin[i] = origin_of(v, x->items[i]);
+        e->evidence_origin[i] = te_origin_of(v, x->items[i]);
     }
     if (p->evidence && p->n_evidence != e->n_split)
-      verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
-           p->n_evidence, e->n_split);
+      te_verr(v, x, "evidence lists %zu categories for %zu split groups (one per group)",
+              p->n_evidence, e->n_split);
   }
   if ((x = ty_get(item, "dtype"))) {
-    p->dtype = get_str_list(v, x, "dtype", &p->n_dtype);
+    p->dtype = te_get_str_list(v, x, "dtype", &p->n_dtype);
     if (p->dtype && p->n_dtype == x->n) {
       e->dtype_origin = te_arena_alloc(v->a, x->n * sizeof *e->dtype_origin);
       for (size_t i = 0; e->dtype_origin && i < x->n; i++)
-        e->dtype_origin[i] = origin_of(v, x->items[i]);
+        e->dtype_origin[i] = te_origin_of(v, x->items[i]);
     }
   }
-  if ((x = ty_get(item, "min_arch")) && expect_map(v, x, "min_arch")) {
-    check_keys(v, x, arch_keys, "min_arch");
+  if ((x = ty_get(item, "min_arch")) && te_expect_map(v, x, "min_arch")) {
+    te_check_keys(v, x, arch_keys, "min_arch");
     const ty_node *y;
-    if ((y = ty_get(x, "cuda"))) get_num(v, y, "min_arch.cuda", 0.0, 100.0, &p->min_arch_cuda);
-    if ((y = ty_get(x, "rocm"))) get_num(v, y, "min_arch.rocm", 0.0, 100.0, &p->min_arch_rocm);
+    if ((y = ty_get(x, "cuda"))) te_get_num(v, y, "min_arch.cuda", 0.0, 100.0, &p->min_arch_cuda);
+    if ((y = ty_get(x, "rocm"))) te_get_num(v, y, "min_arch.rocm", 0.0, 100.0, &p->min_arch_rocm);
   }
   if ((x = ty_get(item, "platform"))) {
-    p->platform = get_str(v, x, "platform");
+    p->platform = te_get_str(v, x, "platform");
     if (p->platform && strcmp(p->platform, "cuda") != 0 && strcmp(p->platform, "rocm") != 0)
-      verr(v, x, "platform must be cuda or rocm, not '%.60s'", p->platform);
+      te_verr(v, x, "platform must be cuda or rocm, not '%.60s'", p->platform);
   }
 }
 
-static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS,
                                      "name",
                                      "framework",
@@ -822,20 +813,20 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
                                      "min_arch",
                                      NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
   te_fusion_pattern *p = &e->pat;
   p->id = e->hdr.id;
   p->origin_pos = e->hdr.origin;
   const ty_node *x;
-  if ((x = require(v, item, "name", what, &e->hdr))) p->name = get_nonempty_str(v, x, "name");
+  if ((x = te_require(v, item, "name", what, &e->hdr))) p->name = te_get_nonempty_str(v, x, "name");
   if ((x = ty_get(item, "framework"))) {
-    p->framework = get_nonempty_str(v, x, "framework");
-    e->framework_origin = origin_of(v, x);
+    p->framework = te_get_nonempty_str(v, x, "framework");
+    e->framework_origin = te_origin_of(v, x);
   }
   if ((x = ty_get(item, "origin"))) {
-    const char *o = get_str(v, x, "origin");
+    const char *o = te_get_str(v, x, "origin");
     if (o && !strcmp(o, "mainline"))
       p->origin = TE_ORIGIN_MAINLINE;
     else if (o && !strcmp(o, "upstream"))
@@ -843,46 +834,47 @@ static te_entry *parse_fusion(vctx *v, const ty_node *item, const char *what, vo
     else if (o && !strcmp(o, "inflight"))
       p->origin = TE_ORIGIN_INFLIGHT;
     else if (o)
-      verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
+      te_verr(v, x, "origin must be mainline, upstream or inflight, not '%.60s'", o);
   }
   if ((x = ty_get(item, "candidate_paths")))
-    p->candidate_paths = get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
-  if ((x = ty_get(item, "active"))) e->has_active = parse_mref(v, x, "active", &e->active);
-  if ((x = ty_get(item, "split_groups")) && expect_seq(v, x, "split_groups") && x->n) {
+    p->candidate_paths = te_get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
+  if ((x = ty_get(item, "active"))) e->has_active = te_parse_mref(v, x, "active", &e->active);
+  if ((x = ty_get(item, "split_groups")) && te_expect_seq(v, x, "split_groups") && x->n) {
     e->split = te_arena_alloc(v->a, x->n * sizeof *e->split);
     if (!e->split) return NULL;
     for (size_t i = 0; i < x->n; i++)
-      if (parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
+      if (te_parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
   }
   parse_fusion_gates(v, item, e);
   check_enabled(v, item, e);
   p->min_share_pct = share_pct(v, item, "min_share_pct", 0.1);
   p->likely_share_pct = share_pct(v, item, "likely_share_pct", 1.0);
   long priority = 0;
-  if ((x = ty_get(item, "priority")) && get_int(v, x, "priority", -MAX_SCORE, MAX_SCORE, &priority))
+  if ((x = ty_get(item, "priority")) &&
+      te_get_int(v, x, "priority", -MAX_SCORE, MAX_SCORE, &priority))
     p->priority = (int)priority;
-  if ((x = ty_get(item, "subsumes")) && expect_seq(v, x, "subsumes") && x->n) {
+  if ((x = ty_get(item, "subsumes")) && te_expect_seq(v, x, "subsumes") && x->n) {
     e->subsumes = te_arena_alloc(v->a, x->n * sizeof *e->subsumes);
     e->subsumes_origin = te_arena_alloc(v->a, x->n * sizeof *e->subsumes_origin);
     if (!e->subsumes || !e->subsumes_origin) return NULL;
     for (size_t i = 0; i < x->n; i++) {
-      const char *s = get_nonempty_str(v, x->items[i], "subsumes entry");
+      const char *s = te_get_nonempty_str(v, x->items[i], "subsumes entry");
       if (!s) continue;
-      e->subsumes_origin[e->n_subsumes] = origin_of(v, x->items[i]);
+      e->subsumes_origin[e->n_subsumes] = te_origin_of(v, x->items[i]);
       e->subsumes[e->n_subsumes++] = s;
     }
   }
-  if ((x = ty_get(item, "rationale_hint"))) p->rationale_hint = get_str(v, x, "rationale_hint");
+  if ((x = ty_get(item, "rationale_hint"))) p->rationale_hint = te_get_str(v, x, "rationale_hint");
   return &e->hdr;
 }
 
-static te_entry *parse_named_matcher(vctx *v, const ty_node *key, const ty_node *val) {
+static te_entry *parse_named_matcher(te_vctx *v, const ty_node *key, const ty_node *val) {
   matcher_entry *e = te_arena_alloc(v->a, sizeof *e);
   if (!e) return NULL;
   e->hdr.id = key->str;
-  e->hdr.origin = origin_of(v, key);
+  e->hdr.origin = te_origin_of(v, key);
   if (!key->len) {
-    verr(v, key, "a named matcher needs a non-empty name");
+    te_verr(v, key, "a named matcher needs a non-empty name");
     return NULL;
   }
   char what[160];
@@ -895,45 +887,45 @@ static te_entry *parse_named_matcher(vctx *v, const ty_node *key, const ty_node 
 
 /* ---------------------------------------------------------------- display names */
 
-static void parse_display_examples(vctx *v, const ty_node *n, display_entry *e) {
+static void parse_display_examples(te_vctx *v, const ty_node *n, display_entry *e) {
   static const char *const keys[] = {"name", "display", NULL};
-  if (!expect_seq(v, n, "display rule examples") || !n->n) return;
+  if (!te_expect_seq(v, n, "display rule examples") || !n->n) return;
   e->examples = te_arena_alloc(v->a, n->n * sizeof *e->examples);
   if (!e->examples) return;
   for (size_t i = 0; i < n->n; i++) {
     const ty_node *it = n->items[i], *name, *display;
-    if (!expect_map(v, it, "a display rule example")) continue;
-    check_keys(v, it, keys, "a display rule example");
+    if (!te_expect_map(v, it, "a display rule example")) continue;
+    te_check_keys(v, it, keys, "a display rule example");
     if (!(name = ty_get(it, "name")) || !(display = ty_get(it, "display"))) {
-      verr(v, it, "a display rule example needs 'name' and 'display'");
+      te_verr(v, it, "a display rule example needs 'name' and 'display'");
       continue;
     }
     display_example *ex = &e->examples[e->n_examples];
-    ex->name = get_nonempty_str(v, name, "example name");
-    ex->display = get_str(v, display, "example display");
-    ex->origin = origin_of(v, it);
+    ex->name = te_get_nonempty_str(v, name, "example name");
+    ex->display = te_get_str(v, display, "example display");
+    ex->origin = te_origin_of(v, it);
     if (ex->name && ex->display) e->n_examples++;
   }
   v->examples += e->n_examples;
 }
 
-static te_entry *parse_display(vctx *v, const ty_node *item, const char *what, void *ctx) {
+static te_entry *parse_display(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "regex", "replace", "examples", NULL};
   (void)ctx;
-  check_keys(v, item, keys, what);
+  te_check_keys(v, item, keys, what);
   display_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !parse_header(v, item, what, &e->hdr)) return NULL;
-  const ty_node *rx = require(v, item, "regex", what, &e->hdr);
-  const ty_node *rp = require(v, item, "replace", what, &e->hdr);
-  if (rx) e->regex_src = get_nonempty_str(v, rx, "regex");
-  if (rp) e->replace = get_str(v, rp, "replace");
+  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  const ty_node *rx = te_require(v, item, "regex", what, &e->hdr);
+  const ty_node *rp = te_require(v, item, "replace", what, &e->hdr);
+  if (rx) e->regex_src = te_get_nonempty_str(v, rx, "regex");
+  if (rp) e->replace = te_get_str(v, rp, "replace");
   const ty_node *x = ty_get(item, "examples");
   if (x) parse_display_examples(v, x, e);
   for (int k = 0; k < 2; k++) {
     const ty_node *s = k ? rp : rx;
     if (s && s->len > TE_MAX_PATTERN_LEN) {
-      verr(v, s, "%s is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", k ? "replace" : "regex",
-           s->len, TE_MAX_PATTERN_LEN);
+      te_verr(v, s, "%s is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", k ? "replace" : "regex",
+              s->len, TE_MAX_PATTERN_LEN);
       return &e->hdr;
     }
   }
@@ -956,31 +948,31 @@ static te_entry *parse_display(vctx *v, const ty_node *item, const char *what, v
 
 /* ---------------------------------------------------------------- settings */
 
-static setting_entry *new_setting(vctx *v, const char *id, const ty_node *at,
+static setting_entry *new_setting(te_vctx *v, const char *id, const ty_node *at,
                                   const te_setting_def *def, const char *map_id) {
   setting_entry *e = te_arena_alloc(v->a, sizeof *e);
   if (!e) return NULL;
   e->hdr.id = te_arena_intern(v->a, id);
-  e->hdr.origin = origin_of(v, at);
+  e->hdr.origin = te_origin_of(v, at);
   e->def = def;
   e->map_id = map_id;
   return e->hdr.id ? e : NULL;
 }
 
 /* The value of one key (or of one id of a map key); false when it is invalid. */
-static bool setting_value(vctx *v, const te_setting_def *def, const char *key, const ty_node *val,
-                          te_setting_value *out) {
+static bool setting_value(te_vctx *v, const te_setting_def *def, const char *key,
+                          const ty_node *val, te_setting_value *out) {
   char msg[400];
   const ty_node *bad = te_setting_parse(def, val, v->a, out, msg, sizeof msg);
-  if (bad) verr(v, bad, "setting '%s' %s", key, msg);
+  if (bad) te_verr(v, bad, "setting '%s' %s", key, msg);
   return bad == NULL;
 }
 
 /* A map-typed key: a marker entry (the pack sets the map), then one entry per id. */
-static void parse_setting_map(vctx *v, const te_setting_def *def, const char *key, const ty_node *k,
-                              const ty_node *val, te_list *out) {
+static void parse_setting_map(te_vctx *v, const te_setting_def *def, const char *key,
+                              const ty_node *k, const ty_node *val, te_list *out) {
   if (val->kind != TY_MAP) {
-    verr(v, val, "setting '%s' must be %s", key, te_setting_type_name(def->type));
+    te_verr(v, val, "setting '%s' must be %s", key, te_setting_type_name(def->type));
     return;
   }
   setting_entry *marker = new_setting(v, key, k, def, NULL);
@@ -990,7 +982,7 @@ static void parse_setting_map(vctx *v, const te_setting_def *def, const char *ke
     char id[600];
     int len = snprintf(id, sizeof id, "%s.%s", key, idk->str);
     if (len < 0 || (size_t)len >= sizeof id || !idk->len) {
-      verr(v, idk, "setting '%s': id '%.80s' is empty or too long", key, idk->str);
+      te_verr(v, idk, "setting '%s': id '%.80s' is empty or too long", key, idk->str);
       continue;
     }
     setting_entry *e = new_setting(v, id, idk, def, idk->str);
@@ -1000,14 +992,14 @@ static void parse_setting_map(vctx *v, const te_setting_def *def, const char *ke
 
 /* Nested mappings flattened to dotted keys; every leaf must be a key of the settings
  * table (triage/settings.h), with a value of its type and range. */
-static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_list *out) {
-  if (!expect_map(v, n, prefix[0] ? prefix : "settings")) return;
+static void parse_settings(te_vctx *v, const ty_node *n, const char *prefix, te_list *out) {
+  if (!te_expect_map(v, n, prefix[0] ? prefix : "settings")) return;
   for (size_t i = 0; i < n->n; i++) {
     const ty_node *k = n->items[2 * i], *val = n->items[2 * i + 1];
     char key[512];
     int len = snprintf(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", k->str);
     if (len < 0 || (size_t)len >= sizeof key || !k->len) {
-      verr(v, k, "setting key '%.80s' is empty or too long", k->str);
+      te_verr(v, k, "setting key '%.80s' is empty or too long", k->str);
       continue;
     }
     const te_setting_def *def = te_setting_def_find(key);
@@ -1019,9 +1011,9 @@ static void parse_settings(vctx *v, const ty_node *n, const char *prefix, te_lis
     } else if (te_setting_is_group(key) && val->kind == TY_MAP) {
       parse_settings(v, val, key, out);
     } else if (te_setting_is_group(key)) {
-      verr(v, val, "'%s' is a group of settings and must be a mapping", key);
+      te_verr(v, val, "'%s' is a group of settings and must be a mapping", key);
     } else {
-      verr(v, k, "unknown setting '%.200s' (the settings table is in docs/rules.md)", key);
+      te_verr(v, k, "unknown setting '%.200s' (the settings table is in docs/rules.md)", key);
     }
   }
 }
@@ -1050,7 +1042,7 @@ static void count_rules(te_pack *p) {
   in->n_fusion_patterns = p->s.fusions.n;
 }
 
-static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
+static void parse_top(te_vctx *v, const ty_node *root, te_pack *p) {
   static const char *const keys[] = {"pack",
                                      "version",
                                      "description",
@@ -1067,67 +1059,79 @@ static void parse_top(vctx *v, const ty_node *root, te_pack *p) {
                                      "kernel_map_aliases",
                                      "fusion_patterns",
                                      "display_names",
+                                     "dtypes",
+                                     "devices",
+                                     "op_costs",
+                                     "models",
                                      NULL};
   static const char *const stage_rule_keys[] = {"path", "annotation", NULL};
   static const char *const hint_keys[] = {"default", "text", "server_args_keys", "url_probes",
                                           NULL};
-  if (!expect_map(v, root, "a rule pack")) return;
-  check_keys(v, root, keys, "the rule pack");
+  if (!te_expect_map(v, root, "a rule pack")) return;
+  te_check_keys(v, root, keys, "the rule pack");
   const ty_node *x;
   if (!(x = ty_get(root, "pack")))
-    verr(v, root, "the rule pack needs 'pack' (its id)");
+    te_verr(v, root, "the rule pack needs 'pack' (its id)");
   else
-    p->info.id = get_nonempty_str(v, x, "pack");
+    p->info.id = te_get_nonempty_str(v, x, "pack");
   long version = 0;
   if (!(x = ty_get(root, "version")))
-    verr(v, root, "the rule pack needs 'version: 1'");
-  else if (get_int(v, x, "version", 0, 1000000, &version) && version != 1)
-    verr(v, x, "unsupported pack version %ld (this triage reads version 1)", version);
-  if ((x = ty_get(root, "description"))) p->info.description = get_str(v, x, "description");
+    te_verr(v, root, "the rule pack needs 'version: 1'");
+  else if (te_get_int(v, x, "version", 0, 1000000, &version) && version != 1)
+    te_verr(v, x, "unsupported pack version %ld (this triage reads version 1)", version);
+  if ((x = ty_get(root, "description"))) p->info.description = te_get_str(v, x, "description");
 
-  if ((x = ty_get(root, "matchers")) && expect_map(v, x, "matchers")) {
+  if ((x = ty_get(root, "matchers")) && te_expect_map(v, x, "matchers")) {
     for (size_t i = 0; i < x->n; i++) {
       te_entry *e = parse_named_matcher(v, x->items[2 * i], x->items[2 * i + 1]);
       if (e) te_list_push(v->a, &p->s.matchers, e);
     }
   }
-  parse_list(v, ty_get(root, "classifiers"), "classifier", &p->s.classifiers, parse_classifier,
-             NULL);
-  parse_list(v, ty_get(root, "ladders"), "ladder", &p->s.ladders, parse_ladder, NULL);
-  parse_list(v, ty_get(root, "path_rewrites"), "path rewrite", &p->s.rewrites, parse_rewrite, NULL);
-  parse_list(v, ty_get(root, "stages"), "stage", &p->s.stages, parse_stage, NULL);
-  if ((x = ty_get(root, "stage_rules")) && expect_map(v, x, "stage_rules")) {
-    check_keys(v, x, stage_rule_keys, "stage_rules");
-    parse_list(v, ty_get(x, "path"), "path stage rule", &p->s.path_rules, parse_stage_rule, NULL);
-    parse_list(v, ty_get(x, "annotation"), "annotation stage rule", &p->s.annotation_rules,
-               parse_stage_rule, NULL);
+  te_parse_list(v, ty_get(root, "classifiers"), "classifier", &p->s.classifiers, parse_classifier,
+                NULL);
+  te_parse_list(v, ty_get(root, "ladders"), "ladder", &p->s.ladders, parse_ladder, NULL);
+  te_parse_list(v, ty_get(root, "path_rewrites"), "path rewrite", &p->s.rewrites, parse_rewrite,
+                NULL);
+  te_parse_list(v, ty_get(root, "stages"), "stage", &p->s.stages, parse_stage, NULL);
+  if ((x = ty_get(root, "stage_rules")) && te_expect_map(v, x, "stage_rules")) {
+    te_check_keys(v, x, stage_rule_keys, "stage_rules");
+    te_parse_list(v, ty_get(x, "path"), "path stage rule", &p->s.path_rules, parse_stage_rule,
+                  NULL);
+    te_parse_list(v, ty_get(x, "annotation"), "annotation stage rule", &p->s.annotation_rules,
+                  parse_stage_rule, NULL);
   }
-  parse_list(v, ty_get(root, "rank_patterns"), "rank pattern", &p->s.ranks, parse_rank, NULL);
-  parse_list(v, ty_get(root, "frameworks"), "framework", &p->s.frameworks, parse_framework, NULL);
-  if ((x = ty_get(root, "framework_hints")) && expect_map(v, x, "framework_hints")) {
-    check_keys(v, x, hint_keys, "framework_hints");
+  te_parse_list(v, ty_get(root, "rank_patterns"), "rank pattern", &p->s.ranks, parse_rank, NULL);
+  te_parse_list(v, ty_get(root, "frameworks"), "framework", &p->s.frameworks, parse_framework,
+                NULL);
+  if ((x = ty_get(root, "framework_hints")) && te_expect_map(v, x, "framework_hints")) {
+    te_check_keys(v, x, hint_keys, "framework_hints");
     const ty_node *d = ty_get(x, "default");
     if (d) {
-      p->s.default_framework = get_nonempty_str(v, d, "framework_hints.default");
-      p->s.default_framework_origin = origin_of(v, d);
+      p->s.default_framework = te_get_nonempty_str(v, d, "framework_hints.default");
+      p->s.default_framework_origin = te_origin_of(v, d);
     }
-    parse_list(v, ty_get(x, "text"), "text hint", &p->s.text_hints, parse_text_hint, NULL);
-    parse_list(v, ty_get(x, "server_args_keys"), "server-args hint", &p->s.key_hints,
-               parse_keys_hint, NULL);
-    parse_list(v, ty_get(x, "url_probes"), "url probe", &p->s.probes, parse_probe, NULL);
+    te_parse_list(v, ty_get(x, "text"), "text hint", &p->s.text_hints, parse_text_hint, NULL);
+    te_parse_list(v, ty_get(x, "server_args_keys"), "server-args hint", &p->s.key_hints,
+                  parse_keys_hint, NULL);
+    te_parse_list(v, ty_get(x, "url_probes"), "url probe", &p->s.probes, parse_probe, NULL);
   }
   if ((x = ty_get(root, "settings"))) parse_settings(v, x, "", &p->s.settings);
-  parse_list(v, ty_get(root, "kernel_map_aliases"), "kernel-map alias", &p->s.aliases, parse_alias,
-             NULL);
-  parse_list(v, ty_get(root, "fusion_patterns"), "fusion pattern", &p->s.fusions, parse_fusion,
-             NULL);
-  parse_list(v, ty_get(root, "display_names"), "display rule", &p->s.display_names, parse_display,
-             NULL);
+  te_parse_list(v, ty_get(root, "kernel_map_aliases"), "kernel-map alias", &p->s.aliases,
+                parse_alias, NULL);
+  te_parse_list(v, ty_get(root, "fusion_patterns"), "fusion pattern", &p->s.fusions, parse_fusion,
+                NULL);
+  te_parse_list(v, ty_get(root, "display_names"), "display rule", &p->s.display_names,
+                parse_display, NULL);
+  te_parse_list(v, ty_get(root, "dtypes"), "dtype", &p->s.dtypes, te_parse_dtype, NULL);
+  te_parse_list(v, ty_get(root, "devices"), "device", &p->s.devices, te_parse_device, NULL);
+  te_parse_list(v, ty_get(root, "op_costs"), "op cost model", &p->s.op_costs, te_parse_op_cost,
+                NULL);
+  te_parse_list(v, ty_get(root, "models"), "model", &p->s.models, te_parse_model, NULL);
 }
 
 te_pack *te_pack_load(te_arena *a, te_registry *reg, const char *file, const char *buf, size_t len,
                       te_diags *diags) {
-  vctx v = {reg, a, te_arena_intern(a, file), diags, 0, 0};
+  te_vctx v = {reg, a, te_arena_intern(a, file), diags, 0, 0};
   if (!v.file) return NULL;
   if (len > TE_MAX_PACK_BYTES) {
     te_diags_add(diags, TE_SEV_ERROR, v.file, 1, 1,

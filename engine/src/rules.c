@@ -176,7 +176,8 @@ static te_sections sections_clone(te_arena *a, const te_sections *s) {
   te_list *lists[] = {&c.matchers,   &c.classifiers, &c.ladders,          &c.rewrites,
                       &c.stages,     &c.path_rules,  &c.annotation_rules, &c.ranks,
                       &c.frameworks, &c.text_hints,  &c.key_hints,        &c.probes,
-                      &c.settings,   &c.aliases,     &c.fusions,          &c.display_names};
+                      &c.settings,   &c.aliases,     &c.fusions,          &c.display_names,
+                      &c.dtypes,     &c.devices,     &c.op_costs,         &c.models};
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
     *lists[i] = te_list_clone(a, lists[i]);
   return c;
@@ -210,6 +211,10 @@ static te_status merge_pack(te_rules *r, te_pack *p, te_diags *diags) {
   merge_list(&mc, &next.aliases, &in->aliases, "kernel-map alias");
   merge_list(&mc, &next.fusions, &in->fusions, "fusion pattern");
   merge_list(&mc, &next.display_names, &in->display_names, "display rule");
+  merge_list(&mc, &next.dtypes, &in->dtypes, "dtype");
+  merge_list(&mc, &next.devices, &in->devices, "device");
+  merge_list(&mc, &next.op_costs, &in->op_costs, "op cost model");
+  merge_list(&mc, &next.models, &in->models, "model");
   if (in->default_framework) {
     next.default_framework = in->default_framework;
     next.default_framework_origin = in->default_framework_origin;
@@ -440,6 +445,13 @@ static const te_matcher *resolve(fin_ctx *fc, te_mref *ref, unsigned depth) {
                 ref->name);
   }
   return ref->resolved;
+}
+
+const te_matcher *te_rules_resolve_ref(te_rules *r, te_diags *d, te_mref *ref, size_t *errors) {
+  fin_ctx fc = {r, d, 0};
+  const te_matcher *m = resolve(&fc, ref, 0);
+  *errors += fc.errors;
+  return m;
 }
 
 static void resolve_matcher(fin_ctx *fc, te_matcher *m, unsigned depth) {
@@ -873,6 +885,11 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   build_stages_and_frameworks(&fc);
   build_aliases_and_fusions(&fc);
   check_model_kernel_families(&fc);
+  if (!te_roofline_build(r, diags, &fc.errors)) {
+    te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory building roofline data");
+    r->failed = true;
+    return TE_ERR_NOMEM;
+  }
   if (!te_display_build(r)) {
     te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory building display rules");
     r->failed = true;

@@ -47,6 +47,21 @@ struct te_rules {
   const display_entry **display_entries;
   size_t n_display_rules;
   pcre2_match_context *display_ctx;
+  /* roofline data (roofline_pack.c), built at finalize: dtypes, devices and models in
+   * list order, op cost models sorted by op name (one per name: the later entry) */
+  const te_dtype **dtypes;
+  size_t n_dtypes;
+  const te_device **devices;
+  size_t n_devices;
+  const te_op_cost **op_costs;
+  size_t n_op_costs;
+  struct te_op_name {
+    const char *name;
+    const te_op_cost *cost;
+  } * op_names;
+  size_t n_op_names;
+  const te_model **models;
+  size_t n_models;
   te_settings settings;
   bool *settings_set; /* parallel to the settings table: some pack set that key */
   /* one decision cache per classifier (rule index, -1 = default) and per ladder (score),
@@ -70,5 +85,12 @@ const te_classifier *te_rules_classifier_any(const te_rules *r, const char *id);
 bool te_display_build(te_rules *r);
 void te_display_release(te_rules *r);
 size_t te_display_run_examples(const te_rules *r, te_diags *d, size_t *n_checked);
+
+/* rules.c: resolves a matcher reference at finalize (an unknown name is an error at its
+ * position, counted in *errors). */
+const te_matcher *te_rules_resolve_ref(te_rules *r, te_diags *d, te_mref *ref, size_t *errors);
+/* roofline_pack.c: resolves the roofline sections' references and builds their arrays
+ * (finalize); false when out of memory. Errors are counted in *errors. */
+bool te_roofline_build(te_rules *r, te_diags *d, size_t *errors);
 
 #endif

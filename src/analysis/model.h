@@ -178,6 +178,97 @@ typedef struct an_kmap_view {
   an_kmap_payload global;
 } an_kmap_view;
 
+/* ------------------------------------------------------------------ roofline */
+
+/* Which resource bounds a row's launches (docs/roofline.md). */
+typedef enum an_limiter { AN_LIMIT_MEMORY = 0, AN_LIMIT_COMPUTE = 1 } an_limiter;
+
+/* Where a row's shapes came from. */
+typedef enum an_shape_source {
+  AN_SHAPES_OP = 0,      /* the launching CPU op's Input Dims / Input type */
+  AN_SHAPES_MAPPING = 1, /* the mapping trace's launches of the same kernel (graph replay) */
+  AN_SHAPES_MODEL = 2    /* a known model's dimensions, checked against the trace (graph
+                            replay without a mapping trace: decode GEMMs) */
+} an_shape_source;
+
+/* What the attainable rate is. */
+typedef enum an_attainable_basis {
+  AN_ATTAINABLE_TRACE = 0, /* the best comparable row of the run (same op family, format
+                              and limiter) */
+  AN_ATTAINABLE_DEVICE = 1 /* the device pack's attainable fraction of the peak */
+} an_attainable_basis;
+
+/* One shape of a row's launches: the CPU op and its Input Dims (launches from the
+ * mapping trace have no shape of their own and are not listed). */
+typedef struct an_roofline_shape {
+  const char *op, *dims; /* "aten::mm", "[[8944, 1024], [1024, 2816]]" */
+  size_t launches;
+  double flops, bytes; /* per launch */
+  double time_us;      /* summed over the launches */
+} an_roofline_shape;
+
+/* The roofline of one kernel row: what its launches with shapes move and compute, the
+ * time the device's bound allows them, and how far the achieved rate is from the
+ * attainable one. Times in microseconds, rates in TB/s (1e12 bytes/s) and TFLOP/s. */
+typedef struct an_roofline {
+  double flops, bytes;         /* totals over the launches with shapes */
+  size_t launches_with_shapes; /* of the row's launches */
+  an_shape_source source;      /* mapping: at least one launch took its shapes there */
+  double time_us;              /* GPU time of the launches with shapes */
+  double bound_us;             /* sum over them of max(bytes / BW, flops / peak[format]) */
+  double achieved_pct;         /* bound_us / time_us * 100 (can pass 100: clock boost, L2) */
+  an_limiter limiter;          /* the larger term of the row's totals */
+  const char *dtype;           /* the peak class its FLOPs run at ("bf16"); from the rules */
+  const char *family;          /* the op cost model kind ("gemm", "attention", ...) */
+  double achieved_tbs, achieved_tflops; /* bytes / time_us, flops / time_us */
+  double attainable;                    /* TB/s (memory) or TFLOP/s (compute): the rate the limiter
+                                           could reach */
+  an_attainable_basis attainable_basis;
+  const char *attainable_kernel; /* canonical name of the basis row (trace basis), else NULL */
+  double of_attainable_pct;      /* the achieved rate of the limiter / attainable * 100 */
+  double headroom_us;            /* time_us * (1 - of_attainable), 0 at or above it: what
+                                    tuning the kernel could win over its launches with shapes */
+  size_t n_shapes;               /* the row's shapes by GPU time, at most
+                                    roofline.shapes_per_row (owned by the report) */
+  const an_roofline_shape *shapes;
+} an_roofline;
+
+/* Why launches of a stage have no roofline, counted per launch (Limits). */
+typedef struct an_roofline_counts {
+  size_t launches;     /* kernel launches of the stage */
+  size_t with_shapes;  /* launches with FLOPs and bytes */
+  size_t from_mapping; /*   of which shapes came from the mapping trace's same kernel */
+  size_t from_model;   /*   of which shapes came from the model's dimensions */
+  size_t no_op;        /* no launching CPU op (graph replay without a mapping trace) */
+  size_t no_shapes;    /* the op recorded no Input Dims (record_shapes off) */
+  size_t no_model;     /* no op cost model covers the op */
+  size_t bad_shapes;   /* shapes that do not parse, wrong ranks, absurd sizes, unknown format */
+  size_t no_peak;      /* the device states no peak for the launch's format */
+  size_t secondary;    /* another kernel of the same op carries the op's cost (the
+                          workspace memset beside a GEMM: its op is costed once) */
+} an_roofline_counts;
+
+/* The run's device for the roofline. */
+typedef struct an_roofline_device {
+  const char *id, *label; /* the device pack entry (from the rules); NULL: no roofline */
+  const char *gpu;        /* deviceProperties name ("" blank); NULL when the trace has none */
+  long arch, sms;         /* as matched (-1 unknown) */
+  double hbm_tbs;         /* the entry's figures (0 without an entry) */
+  double attainable_tbs;  /* hbm_tbs * its attainable bandwidth fraction */
+  const char *source;     /* the entry's datasheet citation */
+} an_roofline_device;
+
+/* The known model a graph-replayed decode step's GEMMs were costed from, and what was
+ * checked (docs/roofline.md "Model dimensions"). */
+typedef struct an_roofline_model {
+  const char *id, *label; /* the models: pack entry (from the rules); NULL: none identified */
+  const char *from;       /* the text it was identified from (a path, a model path) */
+  const char *source;     /* where its dimensions come from (config.json) */
+  bool used;              /* the checks held: the decode GEMMs have model shapes */
+  long tokens;            /* rows per decode step (the logits op's first dimension) */
+  const char *check;      /* what was checked, or why nothing is claimed (owned by the report) */
+} an_roofline_model;
+
 /* One row of the kernel table (reference-triage.md §5). */
 typedef struct an_kernel_row {
   const char *name;     /* canonical kernel name */
@@ -190,10 +281,13 @@ typedef struct an_kernel_row {
   double share_pct;                  /* of the stage's kernel-time sum */
   bool shown;                        /* passes --kernel-table-limit and the share bar */
   bool site_share_shown;             /* several candidate sites: each with its site share */
+  uint32_t roofline;                 /* index + 1 into the stage's rooflines; 0: none
+                                        (an_row_roofline; in the padding after the flags) */
   const an_kmap_entry *entry;        /* mapping (or formal) map entry; NULL: unresolved */
   size_t n_shown_sites;              /* the sites the row shows (preferred ones first-ranked, */
   const an_site *const *shown_sites; /*   at most kernel_table.sites_shown) */
-} an_kernel_row; /* the two flags side by side: 104 bytes, not 112 (one row per kernel name) */
+} an_kernel_row; /* flags and roofline index side by side: 104 bytes, not 112 (one row per
+                    kernel name) */
 
 /* ------------------------------------------------------------------ fusion */
 
@@ -616,7 +710,17 @@ typedef struct an_stage_report {
   size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;
   const an_stage_timeline *timeline; /* the stage's time account; NULL when none */
+  /* roofline records of the kernel rows that have one (an_kernel_row.roofline), and the
+   * stage's launches counted by whether they have shapes (docs/roofline.md) */
+  size_t n_rooflines;
+  const an_roofline *rooflines;
+  an_roofline_counts roofline_counts;
 } an_stage_report;
+
+/* The roofline record of row r of stage s, or NULL when it has none. */
+static inline const an_roofline *an_row_roofline(const an_stage_report *s, const an_kernel_row *r) {
+  return r->roofline && r->roofline <= s->n_rooflines ? &s->rooflines[r->roofline - 1] : NULL;
+}
 
 /* ------------------------------------------------------------------ ranks */
 
@@ -907,6 +1011,8 @@ typedef struct an_report {
   size_t n_rank_data; /* one-rank runs: the rank's data per formal trace */
   const an_rank_data *rank_data;
   const struct an_diff_report *diff;
+  an_roofline_device roofline_device; /* the device the rooflines are computed for */
+  an_roofline_model roofline_model;   /* model-based decode GEMM shapes, when identified */
 } an_report;
 
 void an_report_destroy(an_report *r);

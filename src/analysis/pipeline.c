@@ -19,6 +19,7 @@
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
 #include "analysis/read_jobs.h"
+#include "analysis/roofline.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/summary.h"
@@ -56,6 +57,7 @@ typedef struct run_state {
   bool two;
   side formal, mapping;
   an_tables tables;
+  an_roofline_result roofline; /* parallel to tables.stages */
   an_overlap_result overlap;
   an_ranks_result ranks;
   an_rank_summary **own_ranks; /* one-rank runs: a summary per formal trace */
@@ -620,6 +622,26 @@ static an_status build_tables(run_state *r, double min_share_pct) {
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
 
+/* The rooflines of the kernel rows: the formal launches' shapes, else (graph replay) the
+ * mapping traces' launches of the same kernel. */
+static an_status build_roofline(run_state *r) {
+  const side *fm = &r->formal, *sa = server_args_side(r);
+  /* the texts a known model may be named by, most trusted first: the server args' model
+   * path, the inputs as named and their files, the run context's model (Python frames) */
+  const char **texts = calloc(fm->n + 3, sizeof *texts);
+  if (!texts) return fail(r, AN_ERR_NOMEM, fm->label, "out of memory");
+  size_t n = 0;
+  if (sa && sa->sa.model_path) texts[n++] = sa->sa.model_path;
+  texts[n++] = fm->label;
+  for (size_t i = 0; i < fm->n; i++) texts[n++] = fm->paths[i];
+  if (r->report.run.context.model.value) texts[n++] = r->report.run.context.model.value;
+  an_roofline_side f = {fm->views, fm->n, fm->kmap, texts, n};
+  an_roofline_side m = {r->mapping.views, r->two ? r->mapping.n : 0, r->mapping.kmap, NULL, 0};
+  an_status rc = an_roofline_build(&f, &m, r->rules, r->strings, &r->tables, &r->roofline);
+  free(texts);
+  return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
+}
+
 /* Whether the run has an overlap table: always with a mapping trace; in single-trace mode
  * (the traces are their own mapping) unless the packs set overlap.single_trace to false
  * (the reference layout, --compat reference: its placeholder row). */
@@ -764,7 +786,7 @@ static an_status build_timeline(run_state *r) {
 
 /* ------------------------------------------------------------------ the model */
 
-static void table_stage(an_stage_report *s, const an_stage_tables *t) {
+static void table_stage(an_stage_report *s, const an_stage_tables *t, const an_roofline_stage *rs) {
   s->id = t->stage->id;
   s->label = t->stage->label;
   s->order = t->stage->order;
@@ -777,6 +799,10 @@ static void table_stage(an_stage_report *s, const an_stage_tables *t) {
   s->n_fuse = t->n_fuse;
   s->n_fuse_shown = t->n_fuse_shown;
   s->fuse = t->fuse;
+  if (!rs) return;
+  s->n_rooflines = rs->n;
+  s->rooflines = rs->records;
+  s->roofline_counts = rs->counts;
 }
 
 static void attach_overlap(an_stage_report *s, const an_overlap_stage *o) {
@@ -792,7 +818,8 @@ static an_status assemble_stages(run_state *r) {
   r->stages = calloc(cap ? cap : 1, sizeof *r->stages);
   if (!r->stages) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
   for (size_t i = 0; i < r->tables.n_stages; i++)
-    table_stage(&r->stages[n++], &r->tables.stages[i]);
+    table_stage(&r->stages[n++], &r->tables.stages[i],
+                i < r->roofline.n_stages ? &r->roofline.stages[i] : NULL);
   for (size_t i = 0; i < r->overlap.n_stages; i++) {
     const an_overlap_stage *o = &r->overlap.stages[i];
     size_t k = 0;
@@ -853,6 +880,8 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   if (rc == AN_OK) rc = assemble_stages(r);
   if (rc != AN_OK) return rc;
   an_kernel_map_view(mapping_side(r)->kmap, &r->report.kernel_map);
+  r->report.roofline_device = r->roofline.device;
+  r->report.roofline_model = r->roofline.model;
   r->report.hints = r->hints;
   r->report.n_hints = r->n_hints;
   an_summary_limits(&r->report, te_rules_settings(r->rules));
@@ -871,6 +900,7 @@ void an_report_destroy(an_report *rep) {
   for (size_t i = 0; r->own_ranks && i < r->formal.n; i++) an_rank_summary_free(r->own_ranks[i]);
   free(r->own_ranks);
   free(r->rank_data);
+  an_roofline_free(&r->roofline);
   an_tables_free(&r->tables);
   side_free(&r->formal);
   side_free(&r->mapping);
@@ -899,6 +929,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
    * allocated, so the two never coexist (many distinct names: 220 -> 192 MB). */
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
+  if (rc == AN_OK) rc = build_roofline(r);
   if (rc == AN_OK) rc = build_ranks(r);
   if (rc == AN_OK) rc = build_timeline(r);
   return rc;

@@ -230,11 +230,71 @@ static void stack_hint(FILE *f, const an_report *r, const te_rules *rules) {
   for (size_t i = 0; l && i < l->n; i++) fprintf(f, "  - %s\n", l->items[i]);
 }
 
+/* Launches of a stage without a roofline, other than the kernels that share their op's
+ * cost with another one. */
+static size_t roofline_missing(const an_stage_report *st) {
+  const an_roofline_counts *n = &st->roofline_counts;
+  return n->launches - n->with_shapes - n->secondary;
+}
+
+static bool roofline_limited(const an_report *r) {
+  if (r->roofline_device.gpu && !r->roofline_device.id) return true;
+  if (r->roofline_model.id && r->roofline_model.check) return true;
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (r->stages[i].has_kernels && r->roofline_device.id && roofline_missing(&r->stages[i]))
+      return true;
+  return false;
+}
+
+/* What keeps launches from a roofline (docs/roofline.md): an unknown GPU, or per stage
+ * the launches without shapes, by cause. */
+static void roofline_limits(FILE *f, const an_report *r) {
+  const an_roofline_device *d = &r->roofline_device;
+  if (d->gpu && !d->id) {
+    fputs("- **No roofline.** The GPU `", f);
+    rp_md_cell_text(f, *d->gpu ? d->gpu : "(blank name)");
+    fprintf(f,
+            "` (arch %ld, %ld SMs) is not in the device pack: add it under `devices:` in a "
+            "rules pack (rules/75-roofline.yaml, docs/roofline.md).\n",
+            d->arch, d->sms);
+    return;
+  }
+  const an_roofline_model *m = &r->roofline_model;
+  if (m->id && m->check) {
+    fprintf(f, "- **Model dimensions.** %s (%s, named by `", m->label, m->source);
+    rp_md_cell_text(f, m->from ? m->from : "?");
+    fputs(m->used ? "`): the replayed decode GEMMs take its shapes; checked: "
+                  : "`): not used for the replayed GEMMs: ",
+          f);
+    rp_md_cell_text(f, m->check);
+    fputs(".\n", f);
+  }
+  for (size_t i = 0; d->id && i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    const an_roofline_counts *n = &st->roofline_counts;
+    if (!st->has_kernels || !roofline_missing(st)) continue;
+    fprintf(f, "- **Roofline (%s).** %zu of %zu launches have shapes", st->label, n->with_shapes,
+            n->launches);
+    if (n->from_mapping) fprintf(f, " (%zu from the mapping trace)", n->from_mapping);
+    if (n->from_model) fprintf(f, " (%zu from the model's dimensions)", n->from_model);
+    fputs(". Without:", f);
+    const size_t v[] = {n->no_op, n->no_shapes, n->no_model, n->bad_shapes, n->no_peak};
+    static const char *const what[] = {
+        "no launching CPU op (graph replay: pass an eager mapping trace)",
+        "an op recorded without Input Dims (record_shapes=True)",
+        "an op no cost model covers (op_costs:)", "shapes that cannot be costed",
+        "a format the device states no peak for"};
+    for (size_t k = 0, first = 1; k < sizeof v / sizeof v[0]; k++)
+      if (v[k]) fprintf(f, "%s %zu with %s", first ? "" : ";", v[k], what[k]), first = 0;
+    fputs(".\n", f);
+  }
+}
+
 static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   bool ranks = l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected;
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !r->n_hints)
+      !r->n_hints && !roofline_limited(r))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);
@@ -254,6 +314,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
             "capture shows steady-state behaviour (report.short_window_ms).\n",
             l->short_window_stage, l->short_window_us / 1000.0);
+  roofline_limits(f, r);
   for (size_t i = 0; i < r->n_hints; i++) {
     char line[1024];
     rp_hint_text(&r->hints[i], line, sizeof line);
@@ -302,8 +363,8 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
   }
   unit u = unit_for(st->kernels[0].total_us);
   fprintf(f,
-          "| # | Kernel | Category | GPU time (%s) | Share | Launches | Python location "
-          "| CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | --- | --- |\n",
+          "| # | Kernel | Category | GPU time (%s) | Share | Launches | %% of bound | Python "
+          "location | CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
           u.name);
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
@@ -313,7 +374,9 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
     fmt_share(s, sizeof s, share_of(st, r->total_us));
     anchor_cell(f, "kernel", st->id, i, 'K');
     code_span(f, names_get(nm, r->name));
-    fprintf(f, " | %s | %s | %s | %zu | ", r->category, t, s, r->launches);
+    char roof[48];
+    rp_roofline_cell(an_row_roofline(st, r), roof, sizeof roof);
+    fprintf(f, " | %s | %s | %s | %zu | %s | ", r->category, t, s, r->launches, roof);
     char *loc = rp_kernel_location_cell(r), *op = rp_kernel_cpu_op_cell(r);
     rp_md_cell_text(f, loc ? loc : "?");
     fputs(" | ", f);
@@ -510,6 +573,12 @@ static const char LEGEND[] =
     "- **Python location / scope**: `path:line function` that launched the kernel; "
     "`unresolved` / `unmapped`: the trace has no Python frame for it.\n"
     "- **CPU op**: the most common CPU operator or launch call around the kernel.\n"
+    "- **% of bound**: the roofline time of the row's launches with shapes over their GPU "
+    "time: each launch's FLOPs and bytes (from its CPU op's Input Dims, or the mapping "
+    "trace's launches of the kernel) bound it at max(bytes / HBM bandwidth, FLOPs / dense "
+    "peak of its format); `mem` or `comp` names the larger term. Near 100% the kernel runs "
+    "at the device's limit (lever: fewer bytes or FLOPs); `-`: no shapes or no device entry "
+    "(Limits; docs/roofline.md).\n"
     "- **Exposed**: the kernel's steady time with no compute kernel on another stream "
     "(median instance times count: what overlap can save; docs/overlap.md); **Hidden**: "
     "time already under other streams' work.\n"

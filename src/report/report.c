@@ -227,7 +227,53 @@ static bool add_owned(cJSON *o, const char *k, char *v) {
 }
 
 /* One kernel row, or NULL when out of memory. */
-static cJSON *kernel_json(const an_kernel_row *r) {
+static bool roofline_shapes_json(cJSON *o, const an_roofline *f) {
+  cJSON *a = cJSON_AddArrayToObject(o, "shapes");
+  for (size_t i = 0; a && i < f->n_shapes; i++) {
+    const an_roofline_shape *sh = &f->shapes[i];
+    cJSON *e = cJSON_CreateObject();
+    if (!e) return false;
+    cJSON_AddItemToArray(a, e);
+    if (!cJSON_AddStringToObject(e, "op", sh->op) ||
+        !cJSON_AddStringToObject(e, "dims", sh->dims) ||
+        !cJSON_AddNumberToObject(e, "launches", (double)sh->launches) ||
+        !cJSON_AddNumberToObject(e, "flops", sh->flops) ||
+        !cJSON_AddNumberToObject(e, "bytes", sh->bytes) ||
+        !cJSON_AddNumberToObject(e, "time_us", an_round3(sh->time_us)))
+      return false;
+  }
+  return a != NULL;
+}
+
+/* A row's roofline object (docs/roofline.md), or JSON null when it has none. */
+static cJSON *roofline_json(const an_roofline *f) {
+  if (!f) return cJSON_CreateNull();
+  bool memory = f->limiter == AN_LIMIT_MEMORY;
+  cJSON *o = cJSON_CreateObject();
+  if (o && cJSON_AddNumberToObject(o, "flops", f->flops) &&
+      cJSON_AddNumberToObject(o, "bytes", f->bytes) &&
+      cJSON_AddNumberToObject(o, "launches_with_shapes", (double)f->launches_with_shapes) &&
+      cJSON_AddStringToObject(o, "shapes_source", rp_shape_source(f->source)) &&
+      cJSON_AddNumberToObject(o, "time_us", an_round3(f->time_us)) &&
+      cJSON_AddNumberToObject(o, "bound_us", an_round3(f->bound_us)) &&
+      cJSON_AddNumberToObject(o, "achieved_pct", an_round3(f->achieved_pct)) &&
+      cJSON_AddStringToObject(o, "limiter", rp_limiter(f->limiter)) &&
+      add_str_or_null(o, "dtype", f->dtype) && cJSON_AddStringToObject(o, "family", f->family) &&
+      cJSON_AddNumberToObject(o, "achieved_tbs", an_round3(f->achieved_tbs)) &&
+      cJSON_AddNumberToObject(o, "achieved_tflops", an_round3(f->achieved_tflops)) &&
+      cJSON_AddNumberToObject(o, "attainable", an_round3(f->attainable)) &&
+      cJSON_AddStringToObject(o, "attainable_unit", memory ? "TB/s" : "TFLOP/s") &&
+      cJSON_AddStringToObject(o, "attainable_basis", rp_attainable_basis(f->attainable_basis)) &&
+      add_str_or_null(o, "attainable_kernel", f->attainable_kernel) &&
+      cJSON_AddNumberToObject(o, "of_attainable_pct", an_round3(f->of_attainable_pct)) &&
+      cJSON_AddNumberToObject(o, "headroom_us", an_round3(f->headroom_us)) &&
+      roofline_shapes_json(o, f))
+    return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o || !cJSON_AddStringToObject(o, "name", r->name) ||
       !cJSON_AddStringToObject(o, "category", r->category) ||
@@ -244,7 +290,11 @@ static cJSON *kernel_json(const an_kernel_row *r) {
   cJSON *sites = r->entry ? rp_kmap_sites_json(r->entry) : cJSON_CreateArray();
   if (!sites) goto fail;
   cJSON_AddItemToObject(o, "sites", sites);
-  if (add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL)) return o;
+  if (!add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL)) goto fail;
+  cJSON *roof = roofline_json(an_row_roofline(st, r));
+  if (!roof) goto fail;
+  cJSON_AddItemToObject(o, "roofline", roof);
+  return o;
 fail:
   cJSON_Delete(o);
   return NULL;
@@ -300,6 +350,40 @@ static cJSON *stage_head_json(const an_stage_report *st) {
   return NULL;
 }
 
+/* Why a stage's launches have a roofline or not (an_roofline_counts). */
+static bool roofline_counts_json(cJSON *s, const an_roofline_counts *n) {
+  cJSON *o = cJSON_AddObjectToObject(s, "roofline_counts");
+  const size_t v[] = {n->launches,  n->with_shapes, n->from_mapping, n->from_model, n->no_op,
+                      n->no_shapes, n->no_model,    n->bad_shapes,   n->no_peak,    n->secondary};
+  static const char *const k[] = {"launches", "with_shapes", "from_mapping", "from_model",
+                                  "no_op",    "no_shapes",   "no_model",     "bad_shapes",
+                                  "no_peak",  "secondary"};
+  for (size_t i = 0; o && i < sizeof v / sizeof v[0]; i++)
+    if (!cJSON_AddNumberToObject(o, k[i], (double)v[i])) return false;
+  return o != NULL;
+}
+
+/* The device the rooflines use (null members when the GPU is not in the device pack). */
+static bool roofline_device_json(cJSON *root, const an_roofline_device *d) {
+  cJSON *o = cJSON_AddObjectToObject(root, "roofline_device");
+  return o && add_str_or_null(o, "id", d->id) && add_str_or_null(o, "label", d->label) &&
+         add_str_or_null(o, "gpu", d->gpu) && cJSON_AddNumberToObject(o, "arch", (double)d->arch) &&
+         cJSON_AddNumberToObject(o, "sms", (double)d->sms) &&
+         cJSON_AddNumberToObject(o, "hbm_tbs", d->hbm_tbs) &&
+         cJSON_AddNumberToObject(o, "attainable_tbs", an_round3(d->attainable_tbs)) &&
+         add_str_or_null(o, "source", d->source);
+}
+
+/* The known model a decode step's GEMMs were costed from (null members when none). */
+static bool roofline_model_json(cJSON *root, const an_roofline_model *m) {
+  cJSON *o = cJSON_AddObjectToObject(root, "roofline_model");
+  return o && add_str_or_null(o, "id", m->id) && add_str_or_null(o, "label", m->label) &&
+         add_str_or_null(o, "from", m->from) && add_str_or_null(o, "source", m->source) &&
+         cJSON_AddBoolToObject(o, "used", m->used) &&
+         cJSON_AddNumberToObject(o, "tokens", (double)m->tokens) &&
+         add_str_or_null(o, "check", m->check);
+}
+
 /* A stage's members after its kernel rows: the fuse rows and the time by category. */
 static cJSON *stage_tail_json(const an_stage_report *st) {
   cJSON *s = cJSON_CreateObject();
@@ -311,13 +395,14 @@ static cJSON *stage_tail_json(const an_stage_report *st) {
     if (!category_json(cs, &st->categories[i])) cs = NULL;
   cJSON *tl = cs && st->timeline ? rp_timeline_json(st->timeline) : NULL;
   if (tl) cJSON_AddItemToObject(s, "timeline", tl);
-  if (cs && (tl || !st->timeline)) return s;
+  if (cs && (tl || !st->timeline) && roofline_counts_json(s, &st->roofline_counts)) return s;
   cJSON_Delete(s);
   return NULL;
 }
 
-static cJSON *kernel_item(const void *rows, size_t i) {
-  return kernel_json((const an_kernel_row *)rows + i);
+static cJSON *kernel_item(const void *stage, size_t i) {
+  const an_stage_report *st = stage;
+  return kernel_json(st, &st->kernels[i]);
 }
 
 /* Writes a stage: its kernel rows one at a time (a stage may have hundreds of thousands). */
@@ -326,7 +411,7 @@ static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
   bool ok = head != NULL;
   rp_jstream_object_open(w);
   rp_jstream_members(w, head);
-  ok = ok && rp_jstream_list(w, "kernels", st->n_kernels, kernel_item, st->kernels);
+  ok = ok && rp_jstream_list(w, "kernels", st->n_kernels, kernel_item, st);
   cJSON *tail = ok ? stage_tail_json(st) : NULL;
   rp_jstream_members(w, tail);
   rp_jstream_object_close(w);
@@ -468,7 +553,9 @@ static bool summary_json(cJSON *root, const an_report *r) {
   cJSON *a = cJSON_AddArrayToObject(root, "summary");
   for (size_t i = 0; a && i < r->n_summary; i++)
     if (!summary_item_json(a, &r->summary[i], r->run.workload.value)) return false;
-  return a && provenance_json(root, &r->run) && limits_json(root, &r->limits);
+  return a && provenance_json(root, &r->run) && limits_json(root, &r->limits) &&
+         roofline_device_json(root, &r->roofline_device) &&
+         roofline_model_json(root, &r->roofline_model);
 }
 
 /* The JSON document (schemas/report.schema.json), streamed: the run's facts, each stage

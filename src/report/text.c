@@ -126,6 +126,24 @@ const char *rp_fusion_origin(an_fusion_origin o) {
   return o == AN_FUSION_UPSTREAM ? "upstream" : o == AN_FUSION_INFLIGHT ? "inflight" : "mainline";
 }
 
+const char *rp_limiter(an_limiter l) { return l == AN_LIMIT_COMPUTE ? "compute" : "memory"; }
+
+const char *rp_shape_source(an_shape_source s) {
+  return s == AN_SHAPES_MAPPING ? "mapping" : s == AN_SHAPES_MODEL ? "model" : "op";
+}
+
+const char *rp_attainable_basis(an_attainable_basis b) {
+  return b == AN_ATTAINABLE_TRACE ? "trace" : "device";
+}
+
+void rp_roofline_cell(const an_roofline *f, char *out, size_t cap) {
+  if (!f) {
+    snprintf(out, cap, "-");
+    return;
+  }
+  snprintf(out, cap, "%.0f%% %s", f->achieved_pct, f->limiter == AN_LIMIT_COMPUTE ? "comp" : "mem");
+}
+
 const char *rp_priority(an_priority p) {
   switch (p) {
     case AN_PRIORITY_P1:

@@ -29,6 +29,14 @@ const char *rp_fusion_origin(an_fusion_origin o);    /* "mainline", "upstream", 
 /* "path:line func" -> "func @ path:line"; other text unchanged. */
 char *rp_location_func_at(const char *loc);
 
+/* Roofline words (docs/roofline.md). */
+const char *rp_limiter(an_limiter l);                   /* "memory", "compute" */
+const char *rp_shape_source(an_shape_source s);         /* "op", "mapping", "model" */
+const char *rp_attainable_basis(an_attainable_basis b); /* "trace", "device" */
+/* The kernel table's roofline cell: "64% mem" (the bound's share of the time and the
+ * limiter), or "-" without a roofline. Writes at most cap bytes. */
+void rp_roofline_cell(const an_roofline *f, char *out, size_t cap);
+
 /* Overlap table words. */
 const char *rp_priority(an_priority p);             /* "P1" ... */
 const char *rp_verdict(an_overlap_verdict v);       /* "headroom", "low-roi-hidden" */

@@ -77,6 +77,15 @@
  * stops with the limit's name. */
 #define AN_MAX_ACTIVE_KERNELS 4096u
 
+/* Inputs of one CPU op read by an op cost model (Input Dims entries): an op with more is
+ * not modelled (its launches count as bad shapes). Real ops take under 40. */
+#define AN_MAX_OP_INPUTS 256u
+/* Dimensions of one tensor in Input Dims (real tensors have at most 8). */
+#define AN_MAX_SHAPE_RANK 16u
+/* Elements of one tensor (2^44, 35 TB of bf16): a shape past it is absurd, not a tensor
+ * any GPU holds, and its launch counts as bad shapes instead of feeding a roofline. */
+#define AN_MAX_TENSOR_ELEMENTS (1ull << 44)
+
 /* ---- display names (src/report/names.c) ---- */
 
 /* Bytes of the longest mangled name handed to the demangler. The GNU demangler keeps

@@ -390,6 +390,151 @@ const te_display_rule *te_rules_display_rule(const te_rules *r, size_t i); /* ru
 bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out, size_t cap,
                            size_t *full_len, const te_display_rule **rule);
 
+/* ---------------------------------------------------------------- roofline data */
+
+/* The roofline's data (docs/roofline.md): number formats, devices with their peaks, the
+ * cost models of CPU ops (FLOPs and bytes from their shapes) and the dimensions of known
+ * models. Sections `dtypes:`, `devices:`, `op_costs:` and `models:` (docs/rules.md), each
+ * merged by id; validated at load with FILE:LINE:COL diagnostics. */
+
+/* The dense peak classes a device states. */
+typedef enum te_peak {
+  TE_PEAK_NONE = -1, /* no matrix peak (integer indices, bool) */
+  TE_PEAK_FP64 = 0,
+  TE_PEAK_FP32 = 1,
+  TE_PEAK_TF32 = 2,
+  TE_PEAK_BF16 = 3,
+  TE_PEAK_FP16 = 4,
+  TE_PEAK_FP8 = 5,
+  TE_PEAK_INT8 = 6,
+  TE_PEAK_FP4 = 7,
+  TE_PEAK_COUNT = 8
+} te_peak;
+
+/* "fp64" ... "fp4"; "" for TE_PEAK_NONE or an unknown value. */
+const char *te_peak_name(te_peak p);
+
+/* A number format as traces spell it (Input type, the dtype arg of collectives). */
+typedef struct te_dtype {
+  const char *id;   /* "bf16" */
+  double bytes;     /* per element (a packed fp4 pair is 1 byte: 0.5) */
+  te_peak peak;     /* the device peak a product in this format runs at */
+  long scalar_type; /* PyTorch ScalarType code (Concrete Inputs of out_dtype args); -1 none */
+  size_t n_names;
+  const char *const *names; /* spellings ("c10::BFloat16", "BFloat16"), exact */
+  te_origin origin;
+} te_dtype;
+
+/* The dtype spelled `spelling` in a trace, by id, or by ScalarType code; NULL when none. */
+const te_dtype *te_rules_dtype(const te_rules *r, const char *spelling);
+const te_dtype *te_rules_dtype_by_id(const te_rules *r, const char *id);
+const te_dtype *te_rules_dtype_by_code(const te_rules *r, long scalar_type);
+
+/* One way to recognise a device from the trace's deviceProperties. */
+typedef struct te_device_match {
+  const te_matcher *name; /* on the device name; NULL: for a blank name only */
+  long arch;              /* computeMajor * 10 + computeMinor; -1: any */
+  long sms;               /* numSms (SMs / CUs); -1: any */
+  double memory_gib_min;  /* totalGlobalMem in GiB, inclusive; 0 / 0: any */
+  double memory_gib_max;
+} te_device_match;
+
+typedef struct te_device {
+  const char *id, *label;
+  size_t n_match;
+  const te_device_match *match; /* any one fits */
+  long sms;                     /* SMs (NVIDIA) or CUs (AMD) */
+  double hbm_tbs;               /* memory bandwidth, TB/s (1e12 bytes/s) */
+  double link_gbs;              /* intra-node GPU link bandwidth per GPU as the datasheet states
+                                   it (NVLink / Infinity Fabric, both directions), GB/s */
+  double peak_tflops[TE_PEAK_COUNT]; /* dense (no sparsity); 0: the part has none */
+  double attainable_bandwidth;       /* fraction of hbm_tbs a well-tuned kernel reaches */
+  double attainable_compute;         /* fraction of a peak a well-tuned GEMM reaches */
+  const char *attainable_basis;      /* where those fractions come from */
+  const char *source;                /* the datasheet(s) the figures are from */
+  te_origin origin;
+} te_device;
+
+/* The first device (pack order) one of whose match entries fits: a non-empty name is
+ * tested by the entries with a name matcher, a blank name ("" or NULL) by the others;
+ * arch, sms and memory_gib (negative: unknown) must fit where an entry states them.
+ * NULL when none fits (an unknown GPU gets no roofline). */
+const te_device *te_rules_device(const te_rules *r, const char *name, long arch, long sms,
+                                 double memory_gib);
+size_t te_rules_device_count(const te_rules *r);
+const te_device *te_rules_device_at(const te_rules *r, size_t i);
+
+/* How an op's FLOPs and bytes follow from its Input Dims / Input type / Concrete Inputs
+ * (docs/roofline.md "Op cost models"). Indices are positions in the op's inputs. */
+typedef enum te_cost_kind {
+  TE_COST_GEMM = 0,         /* A (..., M, K) x B (K, N) or (N, K); batched when both are 3-D */
+  TE_COST_GROUPED_GEMM = 1, /* MoE: tokens x top-k rows through expert weights (E, N, K) */
+  TE_COST_ATTENTION = 2,    /* SDPA / flash forward: 4 B H Sq Skv D, halved when causal */
+  TE_COST_ELEMENTWISE = 3   /* bytes read + bytes written; flops_per_element per output */
+} te_cost_kind;
+
+typedef enum te_cost_writes {
+  TE_WRITES_LARGEST = 0, /* one output shaped like the largest input read */
+  TE_WRITES_NONE = 1,    /* outputs not counted (reductions: small against the input) */
+  TE_WRITES_LIST = 2     /* the inputs in writes (in-place and out= variants) */
+} te_cost_writes;
+
+typedef struct te_op_cost {
+  const char *id;
+  te_cost_kind kind;
+  size_t n_ops;
+  const char *const *ops; /* CPU op names, exact */
+  /* gemm: A, B, bias (-1 none), B laid out (N, K); extra inputs read (scales, in reads);
+   * output dtype: out_dtype, else the ScalarType code at Concrete Inputs[out_dtype_arg]
+   * (-1 none), else that of the output tensor passed in at `out` (-1 none), else A's */
+  int a, b, bias, out;
+  bool b_nk;
+  const te_dtype *out_dtype;
+  int out_dtype_arg;
+  /* grouped_gemm: hidden states (T, K) at `tokens`, top-k ids (T, k) at topk (k from
+   * dimension topk_dim), expert weights (E, N, K) (weights_kn: (E, K, N)) */
+  int tokens, topk, topk_dim;
+  bool weights_kn;
+  size_t n_weights;
+  const int *weights;
+  /* attention: q, k, v; layout (B, H, S, D), or (B, S, H, D) when bshd; causal, or read
+   * from Concrete Inputs[causal_arg] ("True" / "False"; -1 none) */
+  int q, k, v;
+  bool bshd, causal;
+  int causal_arg;
+  /* elementwise (and the gemm's extra reads): inputs read (all tensors when reads_all) */
+  bool reads_all;
+  size_t n_reads;
+  const int *reads;
+  te_cost_writes writes;
+  size_t n_writes;
+  const int *write_inputs;
+  double flops_per_element;
+  te_origin origin;
+} te_op_cost;
+
+/* The cost model of a CPU op by exact name (a later entry naming the same op wins), or
+ * NULL when none models it. */
+const te_op_cost *te_rules_op_cost(const te_rules *r, const char *op_name);
+size_t te_rules_op_cost_count(const te_rules *r);
+const te_op_cost *te_rules_op_cost_at(const te_rules *r, size_t i);
+
+/* A known model's dimensions (a model pack), for graph-replayed traces without shapes. */
+typedef struct te_model {
+  const char *id, *label;
+  const te_matcher *match; /* on the run's model text (server args model path, family) */
+  long hidden, intermediate, layers, heads, kv_heads, head_dim, vocab;
+  long experts, topk, moe_intermediate; /* 0 for a dense model */
+  const te_dtype *weight_dtype;
+  const char *source; /* where the dimensions are from (the model's config.json) */
+  te_origin origin;
+} te_model;
+
+/* The first model (pack order) whose matcher hits text, or NULL. */
+const te_model *te_rules_model(const te_rules *r, const char *text);
+size_t te_rules_model_count(const te_rules *r);
+const te_model *te_rules_model_at(const te_rules *r, size_t i);
+
 /* ---------------------------------------------------------------- self-tests */
 
 /* Runs every `examples:` block of every loaded pack; each mismatch becomes a diagnostic

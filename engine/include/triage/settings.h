@@ -272,7 +272,22 @@ typedef struct te_list_map {
     "least delay between start_profile and the probe requests for non-SGLang servers")             \
   X(framework_frame_sample, "framework.frame_sample", INT, 0, 10000000, 0, NULL,                   \
     "distinct Python frame names per trace that vote for the framework when no path, server "      \
-    "args or trace sample names it; 0: frames are not read (the reference)")
+    "args or trace sample names it; 0: frames are not read (the reference)")                       \
+  X(roofline_tune_below_pct, "roofline.tune_below_pct", NUMBER, 0, 100, 0, NULL,                   \
+    "a kernel row is a tuning candidate only below this % of its attainable rate "                 \
+    "(docs/roofline.md); at or above it and memory-bound, the lever is fewer bytes")               \
+  X(roofline_comparable_min_us, "roofline.comparable_min_us", NUMBER, 0, 1e15, 0, NULL,            \
+    "a row sets the in-trace attainable rate of its family only with this much GPU time over "     \
+    "its launches with shapes")                                                                    \
+  X(roofline_comparable_min_launches, "roofline.comparable_min_launches", INT, 1, 1000000000, 0,   \
+    NULL, "... and at least this many launches with shapes")                                       \
+  X(roofline_shapes_per_row, "roofline.shapes_per_row", INT, 0, 1000, 0, NULL,                     \
+    "distinct CPU-op shapes listed per kernel row's roofline, by GPU time (JSON)")                 \
+  X(roofline_model_stages, "roofline.model_stages", LIST, 0, 0, 0, NULL,                           \
+    "stage ids whose graph-replayed GEMMs may take shapes from a known model's dimensions "        \
+    "(one token a sequence: decode)")                                                              \
+  X(roofline_model_gemm_categories, "roofline.model_gemm_categories", LIST, 0, 0, 0, NULL,         \
+    "kernel categories of the launches a model's decode plan costs as its dense GEMMs")
 
 #define TE_SETTING_CTYPE_NUMBER double
 #define TE_SETTING_CTYPE_INT long

@@ -1,0 +1,44 @@
+/*
+ * analysis/op_cost.h - FLOPs and bytes of one CPU op from the shapes its trace event
+ * recorded (Input Dims, Input type, Concrete Inputs: tr_event_arg), by the op's cost
+ * model from the rule packs (te_op_cost, docs/roofline.md "Op cost models").
+ *
+ * The args are untrusted text: anything that does not parse, a tensor of the wrong rank,
+ * a negative or absurd size (triage/limits.h AN_MAX_*), dimensions that do not agree
+ * (A's K against B's K), a format no dtype names: the op gets no cost (AN_COST_BAD), never
+ * a figure built on a guess.
+ *
+ * Ownership: nothing is allocated; the result's dtype is borrowed from the rules.
+ */
+#ifndef TRIAGE_ANALYSIS_OP_COST_H
+#define TRIAGE_ANALYSIS_OP_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "triage/rules.h"
+
+typedef enum an_cost_status {
+  AN_COST_OK = 0,
+  AN_COST_NO_SHAPES = 1, /* the op has no Input Dims (recorded without record_shapes) */
+  AN_COST_BAD = 2        /* shapes that cannot be costed (see above) */
+} an_cost_status;
+
+typedef struct an_op_cost {
+  double flops, bytes;
+  const te_dtype *dtype; /* the format the FLOPs run in (its peak class); NULL: no FLOPs */
+} an_op_cost;
+
+/* The cost of one op by model from its args (NULL or "" when absent): dims is Input
+ * Dims, types Input type, concrete Concrete Inputs, each the compact JSON tr_event_arg
+ * gives. */
+an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, const char *dims,
+                               const char *types, const char *concrete, an_op_cost *out);
+
+/* The dimensions of input i of an Input Dims text into dims (at most cap); *rank gets
+ * their count. False when the text does not parse or input i is not a flat list of sane
+ * dimensions (a tensor list, a negative or absurd size). */
+bool an_op_input_dims(const char *dims, size_t i, int64_t *out, size_t cap, size_t *rank);
+
+#endif

@@ -1,0 +1,729 @@
+/*
+ * analysis/roofline.c - per-row rooflines from per-launch costs (roofline.h,
+ * docs/roofline.md).
+ *
+ * A launch's cost comes from the CPU op that launched it: the op with the kernel's
+ * External id (through its correlation when the kernel has none) that started last
+ * before it, costed by the op's model from its shapes. Ops repeat the same shapes, so
+ * each trace remembers the cost of every (op name, Input Dims, Input type, Concrete
+ * Inputs) it met. A launch with no op (graph replay) takes the mean cost per launch of
+ * the mapping trace's launches of the same kernel in the same stage.
+ */
+#include "analysis/roofline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/kmap_internal.h"
+#include "analysis/op_cost.h"
+#include "analysis/roofline_model.h"
+#include "triage/hash.h"
+#include "util/buf.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+#define US_PER_S 1e6
+#define N_KINDS 4
+
+static const char *const k_families[N_KINDS] = {"gemm", "grouped_gemm", "attention", "elementwise"};
+
+/* Why a launch has no cost (an_roofline_counts). */
+typedef enum reason {
+  R_OK = 0,
+  R_NO_OP,
+  R_NO_SHAPES,
+  R_NO_MODEL,
+  R_BAD,
+  R_NO_PEAK,
+  R_SECONDARY /* another kernel of its op carries the op's cost */
+} reason;
+
+/* The cost of one launch, and the op and Input Dims it came from (0: from the mapping). */
+typedef struct launch {
+  an_op_cost cost;
+  te_cost_kind kind;
+  tr_str op, dims;
+} launch;
+
+/* One remembered op cost of a trace, under its four string ids. */
+typedef struct memo_entry {
+  tr_str name, dims, types, concrete;
+  reason why;
+  launch l;
+} memo_entry;
+
+typedef struct memo {
+  ut_u64map slot; /* mixed key -> entry index */
+  memo_entry *v;
+  size_t n, cap;
+} memo;
+
+/* What the run knows while costing. */
+typedef struct ctx {
+  const te_rules *rules;
+  const te_device *dev;
+  bool nomem;
+} ctx;
+
+/* ------------------------------------------------------------------ device */
+
+static double gib_of(int64_t bytes) {
+  return bytes == TR_NO_ID || bytes < 0 ? -1.0 : (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* The formal traces' first device that states a name or an architecture. */
+static const te_device *find_device(const an_roofline_side *fm, const te_rules *rules,
+                                    an_strtab *st, an_roofline_device *out) {
+  out->arch = out->sms = -1;
+  for (size_t i = 0; i < fm->n; i++) {
+    const tr_trace *t = fm->views[i].trace;
+    const tr_trace_meta *m = tr_trace_meta_get(t);
+    for (size_t d = 0; d < m->n_devices; d++) {
+      const tr_device *dv = &m->devices[d];
+      if (!dv->name && dv->compute_major == TR_NO_ID) continue;
+      const char *name = tr_str_get(t, dv->name);
+      out->gpu = an_strtab_cstr(st, name);
+      if (dv->compute_major != TR_NO_ID && dv->compute_minor >= 0 && dv->compute_minor < 10)
+        out->arch = (long)(dv->compute_major * 10 + dv->compute_minor);
+      if (dv->num_sms != TR_NO_ID) out->sms = (long)dv->num_sms;
+      return te_rules_device(rules, name, out->arch, out->sms, gib_of(dv->total_mem));
+    }
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ one launch */
+
+/* The CPU op that launched kernel k: of the ops with its External id, the last to start
+ * before it (NULL when none). */
+static const tr_event *launching_op(const tr_trace *t, const an_trace_ids *ids, const tr_event *k) {
+  int64_t ext = tr_event_external_id(t, k);
+  if (ext == TR_NO_ID) ext = tr_trace_external_for_correlation(t, tr_event_correlation(t, k));
+  if (ext == TR_NO_ID || !ids) return NULL;
+  size_t lo, hi;
+  an_id_index_range(&ids->ops_by_ext, ext, &lo, &hi);
+  const tr_event *best = NULL;
+  for (size_t i = lo; i < hi; i++) {
+    const tr_event *op = an_id_index_event(&ids->ops_by_ext, i);
+    if (!best || op->ts <= k->ts) best = op;
+  }
+  return best;
+}
+
+static uint64_t memo_key(tr_str a, tr_str b, tr_str c, tr_str d) {
+  uint64_t h = te_hash_mix(((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull);
+  return te_hash_mix(h ^ (((uint64_t)c << 32 | d) * 0xc2b2ae3d27d4eb4full));
+}
+
+static reason cost_of_op(const ctx *c, const tr_trace *t, const tr_event *op, launch *l) {
+  l->op = op->name;
+  l->dims = tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS);
+  const te_op_cost *model = te_rules_op_cost(c->rules, tr_str_get(t, op->name));
+  if (!model) return R_NO_MODEL;
+  const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
+  const char *types = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
+  const char *conc = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_CONCRETE_INPUTS));
+  l->kind = model->kind;
+  an_cost_status st = an_op_cost_eval(c->rules, model, dims, types, conc, &l->cost);
+  return st == AN_COST_OK ? R_OK : st == AN_COST_NO_SHAPES ? R_NO_SHAPES : R_BAD;
+}
+
+/* cost_of_op through the trace's memo. */
+static reason op_cost(ctx *c, memo *m, const tr_trace *t, const tr_event *op, launch *l) {
+  tr_str k[4] = {op->name, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS),
+                 tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE),
+                 tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_CONCRETE_INPUTS)};
+  uint64_t key = memo_key(k[0], k[1], k[2], k[3]), at;
+  if (ut_u64map_get(&m->slot, key, &at)) {
+    const memo_entry *e = &m->v[at];
+    if (e->name == k[0] && e->dims == k[1] && e->types == k[2] && e->concrete == k[3]) {
+      *l = e->l;
+      return e->why;
+    }
+    return cost_of_op(c, t, op, l); /* a hash collision: not remembered */
+  }
+  reason why = cost_of_op(c, t, op, l);
+  memo_entry *v = ut_grow(m->v, &m->cap, m->n + 1, sizeof *v);
+  if (!v || !ut_u64map_put(&m->slot, key, m->n)) {
+    if (v) m->v = v;
+    c->nomem = true;
+    return why;
+  }
+  m->v = v;
+  m->v[m->n++] = (memo_entry){k[0], k[1], k[2], k[3], why, *l};
+  return why;
+}
+
+static void memo_free(memo *m) {
+  ut_u64map_free(&m->slot);
+  free(m->v);
+  memset(m, 0, sizeof *m);
+}
+
+/* The kernels one op launched share its cost: it goes to the longest (a GEMM's, not the
+ * workspace memset's; the first among equals), each op's found once per view. */
+typedef struct main_kernels {
+  ut_u64map of_op; /* op pointer -> its longest kernel pointer */
+} main_kernels;
+
+static void main_kernels_build(ctx *c, const an_trace_view *v, main_kernels *mk) {
+  for (size_t s = 0; s < v->n_stages; s++)
+    for (size_t i = 0; i < v->stages[s].n; i++) {
+      const tr_event *k = v->stages[s].kernels[i], *op = launching_op(v->trace, v->ids, k);
+      uint64_t best;
+      if (!op) continue;
+      bool have = ut_u64map_get(&mk->of_op, (uint64_t)(uintptr_t)op, &best);
+      if (have &&
+          tr_event_dur(v->trace, (const tr_event *)(uintptr_t)best) >= tr_event_dur(v->trace, k))
+        continue;
+      if (!ut_u64map_put(&mk->of_op, (uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)k))
+        c->nomem = true;
+    }
+}
+
+/* The launch's cost from its own CPU op. */
+static reason launch_cost(ctx *c, memo *m, const main_kernels *mk, const an_trace_view *v,
+                          const tr_event *k, launch *l) {
+  const tr_event *op = launching_op(v->trace, v->ids, k);
+  uint64_t main;
+  if (!op) return R_NO_OP;
+  if (ut_u64map_get(&mk->of_op, (uint64_t)(uintptr_t)op, &main) && main != (uint64_t)(uintptr_t)k)
+    return R_SECONDARY;
+  return op_cost(c, m, v->trace, op, l);
+}
+
+/* ------------------------------------------------------------------ mapping costs */
+
+/* Mean cost per launch of one kernel in one stage of the mapping traces. */
+typedef struct mapped {
+  double flops, bytes;
+  size_t n;
+  const te_dtype *dtype;
+  te_cost_kind kind;
+} mapped;
+
+typedef struct mapping_costs {
+  ut_strmap keys; /* "STAGE\x1fNAME" -> index */
+  mapped *v;
+  size_t cap;
+  bool one_stage; /* the mapping traces hold one stage: its costs serve every formal stage */
+  const char *stage;
+} mapping_costs;
+
+/* "STAGE\x1fNAME" in b; false when out of memory. */
+static bool mapped_key(ut_buf *b, const char *stage, const char *name) {
+  ut_buf_clear(b);
+  ut_buf_add(b, stage);
+  ut_buf_add(b, "\x1f");
+  ut_buf_add(b, name);
+  return ut_buf_str(b) != NULL;
+}
+
+static void mapped_add(ctx *c, mapping_costs *mc, ut_buf *b, const char *stage, const char *name,
+                       const launch *l) {
+  long at = mapped_key(b, stage, name) ? ut_strmap_put(&mc->keys, b->p, b->n) : -1;
+  mapped *v = at < 0 ? NULL : ut_grow_zeroed(mc->v, &mc->cap, (size_t)at + 1, sizeof *v);
+  if (!v) {
+    c->nomem = true;
+    return;
+  }
+  mc->v = v;
+  mapped *e = &v[at];
+  if (!e->n) e->dtype = l->cost.dtype, e->kind = l->kind;
+  if (e->dtype != l->cost.dtype) return; /* launches of another format: not mixed in */
+  e->flops += l->cost.flops;
+  e->bytes += l->cost.bytes;
+  e->n++;
+}
+
+static void mapping_build(ctx *c, const an_roofline_side *mp, mapping_costs *mc) {
+  ut_buf b = {0};
+  memo m = {0};
+  main_kernels mk = {0};
+  mc->one_stage = true;
+  for (size_t i = 0; i < mp->n; i++, memo_free(&m), ut_u64map_free(&mk.of_op)) {
+    const an_trace_view *v = &mp->views[i];
+    main_kernels_build(c, v, &mk);
+    for (size_t s = 0; s < v->n_stages; s++) {
+      const an_stage_kernels *sk = &v->stages[s];
+      if (mc->stage && strcmp(mc->stage, sk->stage->id)) mc->one_stage = false;
+      mc->stage = sk->stage->id;
+      for (size_t k = 0; k < sk->n; k++) {
+        launch l;
+        if (launch_cost(c, &m, &mk, v, sk->kernels[k], &l) != R_OK) continue;
+        const char *name = an_kernel_map_canonical(mp->kmap, i, v->trace, sk->kernels[k]->name);
+        if (name) mapped_add(c, mc, &b, sk->stage->id, name, &l);
+      }
+    }
+  }
+  memo_free(&m);
+  ut_buf_free(&b);
+}
+
+/* The mapping's mean cost for a formal kernel of stage `stage`, or false. */
+static bool mapped_cost(const mapping_costs *mc, ut_buf *b, const char *stage, const char *name,
+                        launch *l) {
+  if (!mc->v) return false;
+  long at = mapped_key(b, stage, name) ? ut_strmap_find(&mc->keys, b->p, b->n) : -1;
+  if (at < 0 && mc->one_stage && mc->stage && mapped_key(b, mc->stage, name))
+    at = ut_strmap_find(&mc->keys, b->p, b->n);
+  if (at < 0 || !mc->v[at].n) return false;
+  const mapped *e = &mc->v[at];
+  l->cost = (an_op_cost){e->flops / (double)e->n, e->bytes / (double)e->n, e->dtype};
+  l->kind = e->kind;
+  l->op = l->dims = 0;
+  return true;
+}
+
+static void mapping_free(mapping_costs *mc) {
+  ut_strmap_free(&mc->keys);
+  free(mc->v);
+  memset(mc, 0, sizeof *mc);
+}
+
+/* ------------------------------------------------------------------ rows */
+
+/* One (op, Input Dims) of a row, in one view's trace. */
+typedef struct shape_acc {
+  size_t view;
+  tr_str op, dims;
+  size_t launches;
+  double flops, bytes, time;
+} shape_acc;
+
+/* What a row's launches with shapes add up to. */
+typedef struct row_acc {
+  double flops, bytes, time, bound, mem_us, comp_us;
+  size_t launches, mapped, modelled;
+  shape_acc *shapes;
+  size_t n_shapes, cap_shapes;
+  double kind_time[N_KINDS];
+  double peak_flops[TE_PEAK_COUNT]; /* FLOPs per peak class: the row's format is the largest */
+} row_acc;
+
+/* The bound of one launch; R_NO_PEAK when its FLOPs have no peak on the device. Matrix
+ * work runs at its format's peak; elementwise FLOPs run on the vector units, at the FP32
+ * peak (their bound is nearly always the memory term). */
+static reason launch_bound(const te_device *dev, const launch *l, double *mem_us, double *comp_us) {
+  *mem_us = l->cost.bytes / (dev->hbm_tbs * US_PER_S);
+  *comp_us = 0;
+  if (l->cost.flops <= 0) return R_OK;
+  te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
+  if (l->kind == TE_COST_ELEMENTWISE) p = TE_PEAK_FP32;
+  if (p < 0 || dev->peak_tflops[p] <= 0) return R_NO_PEAK;
+  *comp_us = l->cost.flops / (dev->peak_tflops[p] * US_PER_S);
+  return R_OK;
+}
+
+static void count(an_roofline_counts *n, reason why, an_shape_source src) {
+  n->launches++;
+  switch (why) {
+    case R_OK:
+      n->with_shapes++;
+      n->from_mapping += src == AN_SHAPES_MAPPING;
+      n->from_model += src == AN_SHAPES_MODEL;
+      break;
+    case R_NO_OP:
+      n->no_op++;
+      break;
+    case R_NO_SHAPES:
+      n->no_shapes++;
+      break;
+    case R_NO_MODEL:
+      n->no_model++;
+      break;
+    case R_BAD:
+      n->bad_shapes++;
+      break;
+    case R_SECONDARY:
+      n->secondary++;
+      break;
+    default:
+      n->no_peak++;
+      break;
+  }
+}
+
+/* The launch under its (op, Input Dims) in the row; false when out of memory. */
+static bool shape_add(row_acc *a, size_t view, const launch *l, double dur) {
+  if (!l->op) return true;
+  size_t i = 0;
+  while (i < a->n_shapes &&
+         !(a->shapes[i].view == view && a->shapes[i].op == l->op && a->shapes[i].dims == l->dims))
+    i++;
+  if (i == a->n_shapes) {
+    shape_acc *v = ut_grow(a->shapes, &a->cap_shapes, i + 1, sizeof *v);
+    if (!v) return false;
+    a->shapes = v;
+    a->shapes[a->n_shapes++] =
+        (shape_acc){view, l->op, l->dims, 0, l->cost.flops, l->cost.bytes, 0};
+  }
+  a->shapes[i].launches++;
+  a->shapes[i].time += dur;
+  return true;
+}
+
+static void row_add(row_acc *a, const launch *l, double dur, double mem_us, double comp_us,
+                    an_shape_source src) {
+  a->flops += l->cost.flops;
+  a->bytes += l->cost.bytes;
+  a->time += dur;
+  a->mem_us += mem_us;
+  a->comp_us += comp_us;
+  a->bound += mem_us > comp_us ? mem_us : comp_us;
+  a->launches++;
+  a->mapped += src == AN_SHAPES_MAPPING;
+  a->modelled += src == AN_SHAPES_MODEL;
+  a->kind_time[l->kind] += dur;
+  if (l->cost.dtype && l->cost.dtype->peak >= 0)
+    a->peak_flops[l->cost.dtype->peak] += l->cost.flops;
+}
+
+/* ------------------------------------------------------------------ the run */
+
+typedef struct stage_work {
+  ut_u64map row_of; /* canonical name pointer -> row index */
+  row_acc *acc;
+} stage_work;
+
+/* The model plan of the (view, stage block) being costed: identified once, checked per
+ * block; next: the block's next replayed GEMM launch. */
+typedef struct model_state {
+  an_model_plan plan;
+  bool usable;
+  size_t next;
+} model_state;
+
+typedef struct run {
+  ctx c;
+  an_strtab *strings;
+  model_state ms;
+  const an_roofline_side *fm;
+  an_tables *tables;
+  stage_work *work;
+  an_roofline_result *out;
+  mapping_costs mc;
+  ut_buf key;
+} run;
+
+static long table_stage(const an_tables *t, const char *id) {
+  for (size_t s = 0; s < t->n_stages; s++)
+    if (!strcmp(t->stages[s].stage->id, id)) return (long)s;
+  return -1;
+}
+
+/* One formal launch: its cost (own op, else the mapping's), counted and added to its row. */
+/* Whether a launch without an op is one the model plan costs: its row's category is one
+ * of roofline.model_gemm_categories. */
+static bool model_gemm(const run *r, size_t s, const char *name) {
+  uint64_t row;
+  if (!name || !ut_u64map_get(&r->work[s].row_of, (uint64_t)(uintptr_t)name, &row)) return false;
+  const te_string_list *cats = &te_rules_settings(r->c.rules)->roofline_model_gemm_categories;
+  return te_string_list_has(cats, r->tables->stages[s].rows[row].category);
+}
+
+/* A launch with no op: the mapping's cost of its kernel, else the model plan's. */
+static reason borrowed_cost(run *r, size_t s, const char *name, launch *l, an_shape_source *src) {
+  if (name && mapped_cost(&r->mc, &r->key, r->tables->stages[s].stage->id, name, l)) {
+    *src = AN_SHAPES_MAPPING;
+    return R_OK;
+  }
+  if (!r->ms.usable || !model_gemm(r, s, name)) return R_NO_OP;
+  an_model_gemm_cost(&r->ms.plan, r->ms.next++, &l->cost);
+  l->kind = TE_COST_GEMM;
+  l->op = l->dims = 0;
+  *src = AN_SHAPES_MODEL;
+  return R_OK;
+}
+
+static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, size_t s,
+                          const tr_event *k) {
+  const an_trace_view *v = &r->fm->views[vi];
+  launch l;
+  reason why = launch_cost(&r->c, m, mk, v, k, &l);
+  const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, k->name);
+  an_shape_source src = AN_SHAPES_OP;
+  if (why == R_NO_OP) why = borrowed_cost(r, s, name, &l, &src);
+  double mem_us = 0, comp_us = 0;
+  if (why == R_OK) why = launch_bound(r->c.dev, &l, &mem_us, &comp_us);
+  count(&r->out->stages[s].counts, why, src);
+  uint64_t row;
+  if (why != R_OK || !name || !ut_u64map_get(&r->work[s].row_of, (uint64_t)(uintptr_t)name, &row))
+    return;
+  row_add(&r->work[s].acc[row], &l, tr_event_dur(v->trace, k), mem_us, comp_us, src);
+  if (!shape_add(&r->work[s].acc[row], vi, &l, tr_event_dur(v->trace, k))) r->c.nomem = true;
+}
+
+/* The launches of a stage block the model plan would cost: no op, no mapping cost, a
+ * GEMM category. */
+static size_t replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *sk) {
+  const an_trace_view *v = &r->fm->views[vi];
+  size_t n = 0;
+  launch l;
+  for (size_t k = 0; k < sk->n; k++) {
+    const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
+    if (launching_op(v->trace, v->ids, sk->kernels[k])) continue;
+    if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
+    n += model_gemm(r, s, name);
+  }
+  return n;
+}
+
+/* Whether the model plan costs this stage block's replayed GEMMs: a model was identified,
+ * the stage is one of roofline.model_stages and the trace passes the checks. The first
+ * block checked (or the first that passes) gives the report its model line. */
+static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk) {
+  an_roofline_model *out = &r->out->model;
+  r->ms.usable = false;
+  r->ms.next = 0;
+  const te_string_list *stages = &te_rules_settings(r->c.rules)->roofline_model_stages;
+  if (!r->ms.plan.model || !te_string_list_has(stages, sk->stage->id)) return;
+  size_t n = replayed_gemms(r, vi, s, sk);
+  if (!n) return;
+  char why[512];
+  r->ms.usable = an_model_plan_check(&r->ms.plan, r->fm->views[vi].trace, n, why, sizeof why);
+  if (out->check && (out->used || !r->ms.usable)) return;
+  out->used = r->ms.usable;
+  out->tokens = r->ms.plan.tokens;
+  out->check = an_strtab_cstr(r->strings, why);
+  if (!out->check) r->c.nomem = true;
+}
+
+static void cost_formal(run *r) {
+  memo m = {0};
+  main_kernels mk = {0};
+  for (size_t vi = 0; vi < r->fm->n; vi++, memo_free(&m), ut_u64map_free(&mk.of_op)) {
+    const an_trace_view *v = &r->fm->views[vi];
+    main_kernels_build(&r->c, v, &mk);
+    for (size_t b = 0; b < v->n_stages; b++) {
+      long s = table_stage(r->tables, v->stages[b].stage->id);
+      if (s >= 0) model_block(r, vi, (size_t)s, &v->stages[b]);
+      for (size_t k = 0; s >= 0 && k < v->stages[b].n; k++)
+        formal_launch(r, &m, &mk, vi, (size_t)s, v->stages[b].kernels[k]);
+    }
+  }
+  memo_free(&m);
+}
+
+/* The row's record from its totals (attainable set later). */
+static an_roofline record_of(const row_acc *a) {
+  an_roofline rec = {0};
+  rec.flops = a->flops;
+  rec.bytes = a->bytes;
+  rec.launches_with_shapes = a->launches;
+  rec.source = a->modelled ? AN_SHAPES_MODEL : a->mapped ? AN_SHAPES_MAPPING : AN_SHAPES_OP;
+  rec.time_us = a->time;
+  rec.bound_us = a->bound;
+  rec.achieved_pct = a->time > 0 ? a->bound / a->time * 100.0 : 0;
+  rec.limiter = a->comp_us > a->mem_us ? AN_LIMIT_COMPUTE : AN_LIMIT_MEMORY;
+  int p = -1, kind = 0;
+  for (int i = 0; i < TE_PEAK_COUNT; i++)
+    if (a->peak_flops[i] > 0 && (p < 0 || a->peak_flops[i] > a->peak_flops[p])) p = i;
+  for (int i = 1; i < N_KINDS; i++)
+    if (a->kind_time[i] > a->kind_time[kind]) kind = i;
+  rec.dtype = p >= 0 ? te_peak_name((te_peak)p) : NULL;
+  rec.family = k_families[kind];
+  rec.achieved_tbs = a->time > 0 ? a->bytes / (a->time * US_PER_S) : 0;
+  rec.achieved_tflops = a->time > 0 ? a->flops / (a->time * US_PER_S) : 0;
+  return rec;
+}
+
+static int cmp_shape_time(const void *a, const void *b) {
+  const shape_acc *x = a, *y = b;
+  return x->time > y->time ? -1 : x->time < y->time;
+}
+
+/* The row's first roofline.shapes_per_row shapes by time, their strings copied out of the
+ * traces. */
+static bool record_shapes(run *r, row_acc *a, an_roofline *rec) {
+  size_t cap = (size_t)te_rules_settings(r->c.rules)->roofline_shapes_per_row;
+  if (!a->n_shapes || !cap) return true;
+  qsort(a->shapes, a->n_shapes, sizeof *a->shapes, cmp_shape_time);
+  size_t n = a->n_shapes < cap ? a->n_shapes : cap;
+  an_roofline_shape *out = calloc(n, sizeof *out);
+  if (!out) return false;
+  for (size_t i = 0; i < n; i++) {
+    const shape_acc *sh = &a->shapes[i];
+    const tr_trace *t = r->fm->views[sh->view].trace;
+    out[i] = (an_roofline_shape){an_strtab_cstr(r->strings, tr_str_get(t, sh->op)),
+                                 an_strtab_cstr(r->strings, tr_str_get(t, sh->dims)),
+                                 sh->launches,
+                                 sh->flops,
+                                 sh->bytes,
+                                 sh->time};
+    if (!out[i].op || !out[i].dims) r->c.nomem = true;
+  }
+  rec->shapes = out;
+  rec->n_shapes = n;
+  return true;
+}
+
+static an_status build_records(run *r, size_t s) {
+  an_stage_tables *st = &r->tables->stages[s];
+  an_roofline_stage *os = &r->out->stages[s];
+  os->records = calloc(st->n_rows ? st->n_rows : 1, sizeof *os->records);
+  if (!os->records) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    row_acc *a = &r->work[s].acc[i];
+    st->rows[i].roofline = 0;
+    if (!a->launches || a->time <= 0) continue;
+    os->records[os->n] = record_of(a);
+    if (!record_shapes(r, &r->work[s].acc[i], &os->records[os->n])) return AN_ERR_NOMEM;
+    st->rows[i].roofline = (uint32_t)++os->n;
+  }
+  return AN_OK;
+}
+
+/* ------------------------------------------------------------------ attainable */
+
+static double rate_of(const an_roofline *rec) {
+  return rec->limiter == AN_LIMIT_COMPUTE ? rec->achieved_tflops : rec->achieved_tbs;
+}
+
+/* Same op family and limiter; for compute-bound rows also the same format (bytes per
+ * second do not depend on it, FLOPs per second do). */
+static bool comparable(const an_roofline *a, const an_roofline *b) {
+  if (a->limiter != b->limiter || a->family != b->family) return false;
+  return a->limiter == AN_LIMIT_MEMORY || a->dtype == b->dtype ||
+         (a->dtype && b->dtype && !strcmp(a->dtype, b->dtype));
+}
+
+/* The device's attainable rate for a record. */
+static double device_attainable(const te_device *dev, const an_roofline *rec) {
+  if (rec->limiter == AN_LIMIT_MEMORY) return dev->hbm_tbs * dev->attainable_bandwidth;
+  for (int p = 0; p < TE_PEAK_COUNT; p++)
+    if (rec->dtype && !strcmp(rec->dtype, te_peak_name((te_peak)p)))
+      return dev->peak_tflops[p] * dev->attainable_compute;
+  return 0;
+}
+
+/* The best comparable row of the run that counts as evidence of a rate, or NULL. */
+static const an_roofline *best_comparable(const run *r, const an_roofline *rec, size_t *stage,
+                                          size_t *row) {
+  const te_settings *set = te_rules_settings(r->c.rules);
+  const an_roofline *best = NULL;
+  for (size_t s = 0; s < r->tables->n_stages; s++)
+    for (size_t i = 0; i < r->tables->stages[s].n_rows; i++) {
+      const an_kernel_row *kr = &r->tables->stages[s].rows[i];
+      if (!kr->roofline) continue;
+      const an_roofline *o = &r->out->stages[s].records[kr->roofline - 1];
+      if (!comparable(o, rec) || o->time_us < set->roofline_comparable_min_us ||
+          o->launches_with_shapes < (size_t)set->roofline_comparable_min_launches)
+        continue;
+      if (!best || rate_of(o) > rate_of(best)) best = o, *stage = s, *row = i;
+    }
+  return best;
+}
+
+static void set_attainable(run *r, an_roofline *rec) {
+  size_t s = 0, i = 0;
+  const an_roofline *best = best_comparable(r, rec, &s, &i);
+  double dev = device_attainable(r->c.dev, rec);
+  rec->attainable = dev;
+  rec->attainable_basis = AN_ATTAINABLE_DEVICE;
+  if (best && rate_of(best) > dev) {
+    rec->attainable = rate_of(best);
+    rec->attainable_basis = AN_ATTAINABLE_TRACE;
+    rec->attainable_kernel = r->tables->stages[s].rows[i].name;
+  }
+  double frac = rec->attainable > 0 ? rate_of(rec) / rec->attainable : 1;
+  rec->of_attainable_pct = frac * 100.0;
+  rec->headroom_us = frac < 1 ? rec->time_us * (1 - frac) : 0;
+}
+
+/* ------------------------------------------------------------------ entry */
+
+static an_status prepare_stage(run *r, size_t s) {
+  const an_stage_tables *st = &r->tables->stages[s];
+  stage_work *w = &r->work[s];
+  w->acc = calloc(st->n_rows ? st->n_rows : 1, sizeof *w->acc);
+  if (!w->acc) return AN_ERR_NOMEM;
+  for (size_t i = 0; i < st->n_rows; i++)
+    if (!ut_u64map_put(&w->row_of, (uint64_t)(uintptr_t)st->rows[i].name, i)) return AN_ERR_NOMEM;
+  return AN_OK;
+}
+
+static void work_free(run *r) {
+  for (size_t s = 0; r->work && s < r->tables->n_stages; s++) {
+    ut_u64map_free(&r->work[s].row_of);
+    for (size_t i = 0; r->work[s].acc && i < r->tables->stages[s].n_rows; i++)
+      free(r->work[s].acc[i].shapes);
+    free(r->work[s].acc);
+  }
+  free(r->work);
+  mapping_free(&r->mc);
+  ut_buf_free(&r->key);
+}
+
+/* Every launch counted as having no device (the GPU is unknown): no record. */
+static void count_unknown_device(run *r) {
+  for (size_t s = 0; s < r->tables->n_stages; s++) {
+    an_roofline_counts *n = &r->out->stages[s].counts;
+    for (size_t i = 0; i < r->tables->stages[s].n_rows; i++) {
+      n->launches += r->tables->stages[s].rows[i].launches;
+      r->tables->stages[s].rows[i].roofline = 0;
+    }
+  }
+}
+
+static an_status run_all(run *r, const an_roofline_side *mapping) {
+  an_status rc = AN_OK;
+  for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = prepare_stage(r, s);
+  if (rc != AN_OK) return rc;
+  if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc);
+  an_model_plan_identify(r->c.rules, r->fm->model_texts, r->fm->n_model_texts, &r->ms.plan);
+  const te_model *mdl = r->ms.plan.model;
+  if (mdl) {
+    an_roofline_model *o = &r->out->model;
+    *o = (an_roofline_model){mdl->id,     mdl->label, an_strtab_cstr(r->strings, r->ms.plan.from),
+                             mdl->source, false,      0,
+                             NULL};
+  }
+  cost_formal(r);
+  for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);
+  for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)
+    for (size_t i = 0; i < r->out->stages[s].n; i++)
+      set_attainable(r, &r->out->stages[s].records[i]);
+  return rc == AN_OK && r->c.nomem ? AN_ERR_NOMEM : rc;
+}
+
+an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_side *mapping,
+                            const te_rules *rules, an_strtab *strings, an_tables *tables,
+                            an_roofline_result *out) {
+  memset(out, 0, sizeof *out);
+  run r = {
+      .c = {rules, NULL, false}, .strings = strings, .fm = formal, .tables = tables, .out = out};
+  out->stages = calloc(tables->n_stages ? tables->n_stages : 1, sizeof *out->stages);
+  r.work = calloc(tables->n_stages ? tables->n_stages : 1, sizeof *r.work);
+  if (!out->stages || !r.work) {
+    free(r.work);
+    an_roofline_free(out);
+    return AN_ERR_NOMEM;
+  }
+  out->n_stages = tables->n_stages;
+  r.c.dev = find_device(formal, rules, strings, &out->device);
+  an_status rc = AN_OK;
+  if (r.c.dev) {
+    out->device.id = r.c.dev->id;
+    out->device.label = r.c.dev->label;
+    out->device.source = r.c.dev->source;
+    out->device.hbm_tbs = r.c.dev->hbm_tbs;
+    out->device.attainable_tbs = r.c.dev->hbm_tbs * r.c.dev->attainable_bandwidth;
+    rc = run_all(&r, mapping);
+  } else {
+    count_unknown_device(&r);
+  }
+  work_free(&r);
+  if (rc != AN_OK) an_roofline_free(out);
+  return rc;
+}
+
+void an_roofline_free(an_roofline_result *r) {
+  for (size_t s = 0; r && s < r->n_stages; s++) {
+    for (size_t i = 0; i < r->stages[s].n; i++)
+      free((void *)(uintptr_t)r->stages[s].records[i].shapes);
+    free(r->stages[s].records);
+  }
+  if (r) free(r->stages);
+  if (r) memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,374 @@
+/* Unit tests for the roofline: op cost models (analysis/op_cost.c) on the default packs'
+ * models, bad shapes, the device pack's matching, and a rule pack overriding a model. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/op_cost.h"
+#include "analysis/roofline_model.h"
+#include "triage/limits.h"
+#include "triage/rules.h"
+
+static te_rules *g_rules;
+
+static te_rules *load_rules(const char *extra, size_t len) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(r, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  if (extra) cr_assert_eq(te_rules_load_buffer(r, "extra.yaml", extra, len, d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK);
+  te_diags_destroy(d);
+  return r;
+}
+
+static void setup(void) { g_rules = load_rules(NULL, 0); }
+static void teardown(void) { te_rules_destroy(g_rules); }
+
+/* The cost of op `op` with its three args; the status. */
+static an_cost_status cost(const char *op, const char *dims, const char *types, const char *conc,
+                           an_op_cost *out) {
+  const te_op_cost *m = te_rules_op_cost(g_rules, op);
+  cr_assert_not_null(m, "no model for %s", op);
+  return an_op_cost_eval(g_rules, m, dims, types, conc, out);
+}
+
+#define BF16 "\"c10::BFloat16\""
+
+/* ------------------------------------------------------------------ formulas */
+
+/* TraceLens's figures for the HF Qwen trace's GEMMs (peers/tracelens GEMM.csv). */
+TestSuite(roofline_cost, .init = setup, .fini = teardown);
+
+Test(roofline_cost, gemms_agree_with_tracelens) {
+  an_op_cost c;
+  cr_assert_eq(
+      cost("aten::mm", "[[8944, 1024], [1024, 2816]]", "[" BF16 ", " BF16 "]", "[\"\", \"\"]", &c),
+      AN_COST_OK);
+  cr_expect_eq(c.flops, 51581550592.0);
+  cr_expect_eq(c.bytes, 71.0078125 * 1048576);
+  cr_expect_str_eq(c.dtype->id, "bf16");
+  cr_assert_eq(cost("aten::addmm", "[[1024], [8944, 1024], [1024, 1024], [], []]",
+                    "[" BF16 ", " BF16 ", " BF16 ", \"Scalar\", \"Scalar\"]", NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.flops, 18766086144.0, "2MNK + MN for the bias");
+  cr_expect_eq(c.bytes, 36.939453125 * 1048576);
+  cr_assert_eq(cost("aten::bmm", "[[1, 32, 1], [1, 1, 559]]", "[\"float\", \"float\"]", NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.flops, 35776.0);
+  cr_expect_eq(c.bytes, 73916.0);
+}
+
+Test(roofline_cost, linear_folds_leading_dims_and_reads_nk_weights) {
+  an_op_cost c;
+  cr_assert_eq(cost("aten::linear", "[[16, 559, 1024], [2816, 1024], []]",
+                    "[" BF16 ", " BF16 ", \"\"]", NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.flops, 2.0 * 16 * 559 * 2816 * 1024);
+  cr_expect_eq(c.bytes, 2.0 * (16 * 559 * 1024 + 2816 * 1024 + 16 * 559 * 2816));
+}
+
+Test(roofline_cost, scaled_gemms_take_their_output_format) {
+  an_op_cost c;
+  /* _scaled_mm: out_dtype at Concrete Inputs[6] as a ScalarType code (15 = bf16) */
+  cr_assert_eq(cost("aten::_scaled_mm", "[[128, 4096], [4096, 8192], [], [], [], [], [], []]",
+                    "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", "
+                    "\"\", \"Scalar\", \"Scalar\"]",
+                    "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, 128.0 * 4096 + 4096.0 * 8192 + 128.0 * 8192 * 2 + 2 * 4,
+               "A, B, the bf16 output and two 0-d float scales");
+  cr_expect_str_eq(c.dtype->id, "fp8_e4m3fn", "FLOPs at the fp8 peak");
+  /* vLLM cutlass: (out, a, b, a_scales, b_scales, bias): the output format is out's */
+  cr_assert_eq(cost("_C::cutlass_scaled_mm",
+                    "[[64, 7168], [64, 4096], [4096, 7168], [64, 1], [1, 7168], []]",
+                    "[\"c10::Half\", \"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", "
+                    "\"float\", \"\"]",
+                    NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.flops, 2.0 * 64 * 7168 * 4096);
+  cr_expect_eq(c.bytes, 64.0 * 4096 + 4096.0 * 7168 + 64.0 * 7168 * 2 + 64 * 4 + 7168 * 4);
+  /* aiter: B is N x K */
+  cr_assert_eq(
+      cost("aiter::gemm_a8w8_blockscale",
+           "[[32, 7168], [4096, 7168], [56, 32], [32, 56], [32, 4096]]",
+           "[\"c10::Float8_e4m3fnuz\", \"c10::Float8_e4m3fnuz\", \"float\", \"float\", " BF16 "]",
+           NULL, &c),
+      AN_COST_OK);
+  cr_expect_eq(c.flops, 2.0 * 32 * 4096 * 7168);
+}
+
+/* TraceLens's SDPA figure: causal halves the FLOPs; q, k, v and the output move once. */
+Test(roofline_cost, attention_forward) {
+  an_op_cost c;
+  const char *dims =
+      "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], [], [], [], [], "
+      "[], [], [], [], [], [], [], []]";
+  const char *types = "[" BF16 ", " BF16 ", " BF16
+                      ", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", "
+                      "\"Scalar\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\"]";
+  cr_assert_eq(cost("aten::_flash_attention_forward", dims, types,
+                    "[\"\", \"\", \"\", \"\", \"\", \"559\", \"559\", \"0.\", \"True\", \"False\", "
+                    "\"0.125\", \"\", \"\", \"\", \"\"]",
+                    &c),
+               AN_COST_OK);
+  cr_expect_eq(c.flops, 10239377408.0);
+  cr_expect_eq(c.bytes, 69.875 * 1048576);
+  cr_assert_eq(
+      cost("aten::_flash_attention_forward", dims, types,
+           "[\"\", \"\", \"\", \"\", \"\", \"559\", \"559\", \"0.\", \"False\", \"False\", "
+           "\"0.125\", \"\", \"\", \"\", \"\"]",
+           &c),
+      AN_COST_OK);
+  cr_expect_eq(c.flops, 2 * 10239377408.0, "not causal");
+  cr_expect_eq(cost("aten::_flash_attention_forward", dims, types, NULL, &c), AN_COST_BAD,
+               "causal unknown: no figure");
+}
+
+Test(roofline_cost, elementwise_bytes_in_and_out) {
+  an_op_cost c;
+  /* TraceLens: add (16, 16, 559, 64) bf16 twice -> 52.40625 MiB; mul with a broadcast
+   * operand -> 69.909 MiB; copy_ float -> bf16 reads 4 and writes 2 bytes an element */
+  cr_assert_eq(cost("aten::add", "[[16, 16, 559, 64], [16, 16, 559, 64], []]",
+                    "[" BF16 ", " BF16 ", \"Scalar\"]", NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, 52.40625 * 1048576);
+  cr_expect_eq(c.flops, 16.0 * 16 * 559 * 64);
+  cr_assert_eq(
+      cost("aten::mul", "[[16, 559, 1024], [16, 559, 1]]", "[\"float\", \"float\"]", NULL, &c),
+      AN_COST_OK);
+  cr_expect_eq(c.bytes, (16.0 * 559 * 1024 * 2 + 16 * 559) * 4);
+  cr_assert_eq(cost("aten::copy_", "[[16, 559, 1024], [16, 559, 1024], []]",
+                    "[" BF16 ", \"float\", \"Scalar\"]", NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, 16.0 * 559 * 1024 * 6);
+  cr_expect_null(c.dtype, "a copy has no FLOPs");
+  /* aiter::add_rmsnorm (out, input, residual_in, residual_out, weight, eps) */
+  cr_assert_eq(cost("aiter::add_rmsnorm",
+                    "[[15360, 4096], [15360, 4096], [15360, 4096], [15360, 4096], [4096], []]",
+                    "[" BF16 ", " BF16 ", " BF16 ", " BF16 ", " BF16 ", \"Scalar\"]", NULL, &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, (4.0 * 15360 * 4096 + 4096) * 2);
+}
+
+/* MoE: every weight read by the experts the routed rows touch (uniform routing). */
+Test(roofline_cost, grouped_gemm) {
+  an_op_cost c;
+  cr_assert_eq(cost("vllm::inplace_fused_experts",
+                    "[[32, 2880], [32, 5760, 2880], [32, 2880, 2880], [32, 4], [32, 4]]",
+                    "[" BF16 ", " BF16 ", " BF16 ", \"float\", \"int\"]", NULL, &c),
+               AN_COST_OK);
+  double rows = 32 * 4, touched = 32 * (1 - pow(31.0 / 32, rows));
+  cr_expect_float_eq(c.flops, 2 * rows * 5760 * 2880 + 2 * rows * 2880 * 2880, 1e-9);
+  cr_expect_float_eq(
+      c.bytes,
+      touched * (5760.0 * 2880 + 2880.0 * 2880) * 2 + rows * ((2880 + 5760) + (2880 + 2880)) * 2,
+      1e-9);
+}
+
+/* Untrusted shapes: never a cost built on a guess, never a crash. */
+Test(roofline_cost, bad_shapes_get_no_cost) {
+  an_op_cost c;
+  const char *t2 = "[" BF16 ", " BF16 "]";
+  const struct {
+    const char *dims, *types, *why;
+  } bad[] = {
+      {"[[32, 4096], [4095, 6144]]", t2, "K does not agree"},
+      {"[[32, -4096], [4096, 6144]]", t2, "a negative size"},
+      {"[[32], [4096, 6144]]", t2, "A of rank 1"},
+      {"[[32, 4096], [4096, 6144]", t2, "unterminated"},
+      {"[[32, 4096], \"x\"]", t2, "not dimensions"},
+      {"[[32, 4096], [4096, 6144]]", "[" BF16 ", \"c10::Float9\"]", "an unknown format"},
+      {"[[32, 4096], [4096, 6144]]", "[" BF16 "]", "a type missing"},
+      {"[[99999999999999, 4096], [4096, 6144]]", t2, "an absurd size"},
+      {"[[4194305, 4194304], [4194304, 16]]", t2, "past AN_MAX_TENSOR_ELEMENTS"},
+      {"[[[32, 4096]], [4096, 6144]]", t2, "a tensor list"},
+      {"", t2, "(no shapes)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    an_cost_status st = cost("aten::mm", bad[i].dims, bad[i].types, NULL, &c);
+    cr_expect_eq(st, bad[i].dims[0] ? AN_COST_BAD : AN_COST_NO_SHAPES, "%s", bad[i].why);
+    cr_expect_eq(c.flops, 0, "%s", bad[i].why);
+    cr_expect_eq(c.bytes, 0, "%s", bad[i].why);
+  }
+}
+
+/* The limits of limits.h: too many inputs, too many dimensions. */
+Test(roofline_cost, shapes_past_the_limits) {
+  an_op_cost c;
+  size_t n = AN_MAX_OP_INPUTS + 1, cap = n * 32 + 64;
+  char *dims = malloc(cap), *types = malloc(cap);
+  size_t a = (size_t)snprintf(dims, cap, "["), b = (size_t)snprintf(types, cap, "[");
+  for (size_t i = 0; i < n; i++) {
+    a += (size_t)snprintf(dims + a, cap - a, "%s[8]", i ? ", " : "");
+    b += (size_t)snprintf(types + b, cap - b, "%s" BF16, i ? ", " : "");
+  }
+  snprintf(dims + a, cap - a, "]");
+  snprintf(types + b, cap - b, "]");
+  cr_expect_eq(cost("aten::add", dims, types, NULL, &c), AN_COST_BAD, "more than AN_MAX_OP_INPUTS");
+  char deep[256] = "[[1", *p = deep + 3;
+  for (unsigned i = 0; i < AN_MAX_SHAPE_RANK; i++) p += sprintf(p, ", 1");
+  strcpy(p, "]]");
+  cr_expect_eq(cost("aten::neg", deep, "[" BF16 "]", NULL, &c), AN_COST_BAD,
+               "more than AN_MAX_SHAPE_RANK dimensions");
+  free(dims);
+  free(types);
+}
+
+/* ------------------------------------------------------------------ devices */
+
+TestSuite(roofline_device, .init = setup, .fini = teardown);
+
+static const char *device_id(const char *name, long arch, long sms, double gib) {
+  const te_device *d = te_rules_device(g_rules, name, arch, sms, gib);
+  return d ? d->id : "(none)";
+}
+
+/* Every GPU issue 29 names, by the name its driver reports. */
+Test(roofline_device, every_listed_gpu) {
+  const struct {
+    const char *name;
+    long arch, sms;
+    double gib;
+    const char *id;
+  } cases[] = {
+      {"Tesla V100-SXM2-32GB", 70, 80, 31.7, "v100-sxm2"},
+      {"Tesla V100-PCIE-32GB", 70, 80, 31.7, "v100"},
+      {"NVIDIA A100-PG509-200", 80, 108, 39.4, "a100-40gb"},
+      {"NVIDIA A100-SXM4-40GB", 80, 108, 39.4, "a100-40gb"},
+      {"NVIDIA A100-SXM4-80GB", 80, 108, 79.2, "a100-80gb"},
+      {"NVIDIA A100 80GB PCIe", 80, 108, 79.2, "a100-80gb-pcie"},
+      {"NVIDIA A10", 86, 72, 22, "a10"},
+      {"NVIDIA L4", 89, 58, 22, "l4"},
+      {"NVIDIA L40S", 89, 142, 44.5, "l40s"},
+      {"NVIDIA H100 80GB HBM3", 90, 132, 79.1, "h100-sxm"},
+      {"NVIDIA H100 PCIe", 90, 114, 79.1, "h100-pcie"},
+      {"NVIDIA H100 NVL", 90, 132, 93, "h100-nvl"},
+      {"NVIDIA H200", 90, 132, 140, "h200"},
+      {"NVIDIA H200 NVL", 90, 132, 140, "h200-nvl"},
+      {"NVIDIA H20", 90, 78, 95, "h20"},
+      {"NVIDIA H800", 90, 132, 79, "h800"},
+      {"NVIDIA B200", 100, 148, 178, "b200"},
+      {"NVIDIA B300 SXM6 AC", 103, 148, 267.7, "b300"},
+      {"NVIDIA GB200", 100, 152, 184, "gb200"},
+      {"NVIDIA GB300", 103, 160, 277, "gb300"},
+      {"NVIDIA GB10", 121, 48, 119, "gb10"},
+      {"NVIDIA GeForce RTX 4090", 89, 128, 23.6, "rtx-4090"},
+      {"NVIDIA GeForce RTX 5090", 120, 170, 31.4, "rtx-5090"},
+      {"AMD Instinct MI250X", 90, 110, 64, "mi250x"},
+      {"AMD Instinct MI300X", 94, 304, 192, "mi300x"},
+      {"AMD Instinct MI325X", 94, 304, 256, "mi325x"},
+      {"AMD Instinct MI355X", 95, 256, 288, "mi355x"},
+      /* a blank name: the architecture, CU count and memory decide */
+      {"", 94, 304, 191.98, "mi300x"},
+      {"", 94, 304, 256, "mi325x"},
+      {"", 95, 256, 288, "mi355x"},
+      {"", 94, 228, 128, "(none)"},
+      {"NVIDIA H30", 90, 132, 80, "(none)"},
+      {"AMD Radeon RX 7900 XTX", 110, 96, 24, "(none)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    cr_expect_str_eq(device_id(cases[i].name, cases[i].arch, cases[i].sms, cases[i].gib),
+                     cases[i].id, "%s (arch %ld, %ld SMs, %.0f GiB)", cases[i].name, cases[i].arch,
+                     cases[i].sms, cases[i].gib);
+}
+
+Test(roofline_device, figures_are_dense_and_cited) {
+  for (size_t i = 0; i < te_rules_device_count(g_rules); i++) {
+    const te_device *d = te_rules_device_at(g_rules, i);
+    cr_expect(d->hbm_tbs > 0 && d->sms > 0 && d->source && *d->source, "%s", d->id);
+    cr_expect(d->attainable_bandwidth > 0 && d->attainable_bandwidth <= 1, "%s", d->id);
+    bool any = false;
+    for (int p = 0; p < TE_PEAK_COUNT; p++) any = any || d->peak_tflops[p] > 0;
+    cr_expect(any, "%s states no peak", d->id);
+  }
+  const te_device *h100 = te_rules_device(g_rules, "NVIDIA H100 80GB HBM3", 90, 132, 79);
+  cr_assert_not_null(h100);
+  cr_expect_float_eq(h100->peak_tflops[TE_PEAK_BF16], 989.4, 1e-9, "dense, not 1979 sparse");
+  cr_expect_float_eq(h100->hbm_tbs, 3.35, 1e-9);
+}
+
+/* A user pack can re-model an op without knowing the default's id: the later entry wins. */
+Test(roofline_device, a_later_pack_models_an_op_anew) {
+  static const char pack[] =
+      "pack: my-costs\nversion: 1\nop_costs:\n"
+      "  - {id: my-mm, ops: [aten::mm], elementwise: {reads: all}}\n";
+  te_rules *r = load_rules(pack, sizeof pack - 1);
+  const te_op_cost *m = te_rules_op_cost(r, "aten::mm");
+  cr_assert_not_null(m);
+  cr_expect_str_eq(m->id, "my-mm");
+  cr_expect_eq(m->kind, TE_COST_ELEMENTWISE);
+  cr_expect_eq(te_rules_op_cost(r, "aten::addmm")->kind, TE_COST_GEMM, "the others stay");
+  te_rules_destroy(r);
+}
+
+Test(roofline_device, dtypes_by_spelling_id_and_code) {
+  cr_assert_not_null(te_rules_dtype(g_rules, "c10::BFloat16"));
+  cr_expect_str_eq(te_rules_dtype(g_rules, "BFloat16")->id, "bf16", "the collectives' dtype arg");
+  cr_expect_str_eq(te_rules_dtype_by_code(g_rules, 24)->id, "fp8_e4m3fn");
+  cr_expect_eq(te_rules_dtype(g_rules, "long int")->peak, TE_PEAK_NONE);
+  cr_expect_null(te_rules_dtype(g_rules, "c10::Float9"));
+}
+
+/* ------------------------------------------------------------------ model dimensions */
+
+TestSuite(roofline_model, .init = setup, .fini = teardown);
+
+/* A trace whose only CPU op shows logits of `vocab` columns for 4 tokens. */
+static tr_trace *logits_trace(long vocab) {
+  char doc[512];
+  snprintf(doc, sizeof doc,
+           "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::argmax\",\"ts\":1,\"dur\":1,"
+           "\"args\":{\"Input Dims\":[[4, %ld], [], []],\"Input type\":[\"float\", \"Scalar\", "
+           "\"Scalar\"]}}]",
+           vocab);
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  return t;
+}
+
+Test(roofline_model, identified_then_checked) {
+  const char *texts[] = {NULL, "", "/runs/sglang_qwen3_8b_decode/trace.json.gz", "qwen3"};
+  an_model_plan p;
+  an_model_plan_identify(g_rules, texts, 4, &p);
+  cr_assert_not_null(p.model);
+  cr_expect_str_eq(p.model->id, "qwen3-8b");
+  cr_expect_str_eq(p.from, texts[2]);
+  tr_trace *t = logits_trace(151936);
+  char why[512];
+  cr_expect(an_model_plan_check(&p, t, 2 * 145, why, sizeof why), "%s", why);
+  cr_expect_eq(p.tokens, 4);
+  an_op_cost c;
+  an_model_gemm_cost(&p, 2, &c); /* gate_up of layer 0 */
+  cr_expect_eq(c.flops, 2.0 * 4 * 24576 * 4096);
+  an_model_gemm_cost(&p, 144, &c); /* lm_head */
+  cr_expect_eq(c.flops, 2.0 * 4 * 151936 * 4096);
+  cr_expect_eq(c.bytes, (151936.0 * 4096 + 4 * (151936.0 + 4096)) * 2);
+  cr_expect_not(an_model_plan_check(&p, t, 146, why, sizeof why), "146 is no whole step");
+  cr_expect(strstr(why, "not whole steps"), "%s", why);
+  tr_trace_destroy(t);
+  t = logits_trace(128256); /* a Llama vocabulary: not this model */
+  cr_expect_not(an_model_plan_check(&p, t, 145, why, sizeof why));
+  cr_expect(strstr(why, "no CPU op shows the logits"), "%s", why);
+  tr_trace_destroy(t);
+}
+
+Test(roofline_model, unnamed_quantized_or_moe_models_give_nothing) {
+  an_model_plan p;
+  const char *plain[] = {"/runs/decode/trace.json.gz"};
+  an_model_plan_identify(g_rules, plain, 1, &p);
+  cr_expect_null(p.model);
+  const char *fp8[] = {"Qwen/Qwen3-8B-FP8"};
+  an_model_plan_identify(g_rules, fp8, 1, &p);
+  cr_expect_null(p.model, "a quantized checkpoint has other weight bytes");
+  const char *moe[] = {"openai/gpt-oss-20b"};
+  an_model_plan_identify(g_rules, moe, 1, &p);
+  cr_assert_not_null(p.model);
+  tr_trace *t = logits_trace(201088);
+  char why[512];
+  cr_expect_not(an_model_plan_check(&p, t, 73, why, sizeof why));
+  cr_expect(strstr(why, "mixture-of-experts"), "%s", why);
+  tr_trace_destroy(t);
+}
