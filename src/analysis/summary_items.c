@@ -102,22 +102,27 @@ void sm_wait_items(sm_ctx *c) {
 
 /* ---------------------------------------------------------------- roofline */
 
-/* A kernel row's roofline as the summary reads it: its roofline time over its time
- * (achieved), what a comparable kernel reaches (attainable, both % of the roofline), the
- * limiter and how the attainable rate was found. Issue 29 puts the record on kernel rows;
- * a row without one (no shapes, unknown device, or before that record exists) gets no
- * tuning or bytes item: without evidence a kernel stays in the kernel table. */
+/* A kernel row's roofline as the summary reads it (docs/roofline.md): its roofline time
+ * over its time (achieved), what the attainable rate is in the same terms (attainable, both
+ * % of the roofline), the limiter, and how much of the row's time the record covers (its
+ * launches with shapes). A row without a record (no shapes, unknown device) gets no tuning
+ * or bytes item: without evidence a kernel stays in the kernel table. */
 typedef struct sm_roofline {
   double achieved_pct, attainable_pct;
+  double coverage; /* the record's time over the row's: a bound covers only its launches */
   bool memory_bound;
-  bool tune; /* achieved under roofline.tune_below_pct: it can be faster */
+  bool tune; /* under roofline.tune_below_pct of its attainable rate: it can be faster */
 } sm_roofline;
 
 static bool row_roofline(const sm_ctx *c, const an_kernel_row *r, sm_roofline *out) {
-  (void)c;
-  (void)r;
-  (void)out;
-  return false;
+  const an_roofline *f = an_row_roofline(c->g.st, r);
+  if (!f || f->of_attainable_pct <= 0 || r->total_us <= 0) return false;
+  out->achieved_pct = f->achieved_pct;
+  out->attainable_pct = f->achieved_pct * 100.0 / f->of_attainable_pct; /* frac = of_attainable */
+  out->coverage = f->time_us < r->total_us ? f->time_us / r->total_us : 1.0;
+  out->memory_bound = f->limiter == AN_LIMIT_MEMORY;
+  out->tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
+  return true;
 }
 
 static bool is_collective(const sm_ctx *c, const char *name) {
@@ -134,7 +139,7 @@ void sm_roofline_items(sm_ctx *c) {
     if (!r->shown || is_collective(c, r->name) || !row_roofline(c, r, &rl) ||
         rl.attainable_pct <= 0)
       continue;
-    double t = sm_row_per_step(c, r), frac = rl.achieved_pct / rl.attainable_pct;
+    double t = sm_row_per_step(c, r) * rl.coverage, frac = rl.achieved_pct / rl.attainable_pct;
     const char *loc = r->n_shown_sites ? r->shown_sites[0]->location : NULL;
     an_summary_item *it = NULL;
     if (rl.tune && frac < 1)
