@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
-"""No C file outside the settings table names a pack setting (stdlib only).
+"""No C file outside the settings table names a pack setting, and the analysis holds no
+judgement as a bare number (stdlib only).
 
-usage: check-settings-use.py SETTINGS_H DIR...
+usage: check-settings-use.py SETTINGS_H DIR... [--literals DIR --allow FILE]
 
 Reads the keys of the settings table (the TE_SETTINGS rows of SETTINGS_H) and scans every
 .c/.h file under the DIRs (SETTINGS_H itself excepted): a string literal naming a setting
 ("overlap.min_share_pct", "overlap.weight.%s", or any "<group>." of the table) means C
 looks a setting up by name, which is where a default value would hide; code reads the
-resolved te_settings members instead. Exit 0 when clean, 1 with one line per finding.
+resolved te_settings members instead.
+
+With --literals, every numeric literal in the code of the .c/.h files under DIR (the
+analysis) is a judgement unless it is
+  - 0, 1 or 2 (as integer or 0.0, 1.0, 2.0: nothing, identity, halves and doubles),
+    100 (percent) or 1000 (us <-> ms), or a hex literal (bit patterns);
+  - an array size ("[512]"), or the operand of a shift or a bit mask ("<< 32", "& 63");
+  - an enumerator's value ("AN_X = 3,"), or an __attribute__'s argument;
+  - listed in the allow FILE: tab-separated file name (under DIR), literal, a piece of
+    the line that holds it, and why it is no judgement (a capacity, a string's length,
+    a unit, a fact of the number format).
+Any other threshold, tolerance or count belongs in the settings table. An allow-list
+entry that matches nothing is reported too, so the list stays exact.
+
+Exit 0 when clean, 1 with one line per finding.
 """
 import os
 import re
@@ -16,39 +31,144 @@ import sys
 ROW = re.compile(r'X\(\s*\w+,\s*"([a-z0-9_.]+)"')
 STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+NUMBER = re.compile(r'(?<![\w.])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?'
+                    r'|\d+[eE][+-]?\d+|\d+)[uUlLfF]*(?![\w.])')
+FREE = {0.0, 1.0, 2.0, 100.0, 1000.0}
+ENUMERATOR = re.compile(r'^\s*[A-Z][A-Z0-9_]*\s*=\s*[-\d]')
+BITWISE_BEFORE = re.compile(r'(<<|>>|[&|^])\s*\(?\s*$')
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    table = os.path.abspath(sys.argv[1])
+def blank(m):
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
+def code_of(path):
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return COMMENT.sub(blank, fh.read())
+
+
+def c_files(root):
+    for dirpath, _, files in os.walk(root):
+        for fn in sorted(files):
+            if fn.endswith((".c", ".h")):
+                yield os.path.join(dirpath, fn)
+
+
+def setting_names(table, roots):
     with open(table, encoding="utf-8") as fh:
         keys = ROW.findall(COMMENT.sub("", fh.read()))
     if not keys:
         print(f"{table}: no TE_SETTINGS rows found")
-        return 2
+        return None, 2
     groups = sorted({k.split(".", 1)[0] for k in keys})
     named = re.compile(r"^(%s)\.[a-z_%%]" % "|".join(map(re.escape, groups)))
     bad = 0
-    for root in sys.argv[2:]:
-        for dirpath, _, files in os.walk(root):
-            for fn in sorted(files):
-                path = os.path.join(dirpath, fn)
-                if not fn.endswith((".c", ".h")) or os.path.abspath(path) == table:
+    for root in roots:
+        for path in c_files(root):
+            if os.path.abspath(path) == table:
+                continue
+            text = code_of(path)
+            for m in STRING.finditer(text):
+                if named.match(m.group(1)):
+                    line = text.count("\n", 0, m.start()) + 1
+                    print(f'{path}:{line}: "{m.group(1)}" names a pack setting; read '
+                          f"te_rules_settings() instead")
+                    bad += 1
+    return (keys, groups), bad
+
+
+def load_allow(path):
+    allow = {}
+    with open(path, encoding="utf-8") as fh:
+        for no, line in enumerate(fh, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 4 or not parts[2].strip() or not parts[3].strip():
+                print(f"{path}:{no}: expected FILE<TAB>LITERAL<TAB>PIECE OF ITS LINE<TAB>WHY")
+                sys.exit(2)
+            allow.setdefault((parts[0], parts[1]), []).append([parts[2], parts[3], 0])
+    return allow
+
+
+def free_literal(lit):
+    if lit[:2].lower() == "0x":
+        return True
+    try:
+        return float(lit) in FREE
+    except ValueError:
+        return False
+
+
+def exempt_place(line, m):
+    before, after = line[:m.start()], line[m.end():]
+    if before.rstrip().endswith("[") and after.lstrip().startswith("]"):
+        return True  # an array size
+    return (bool(BITWISE_BEFORE.search(before)) or bool(ENUMERATOR.match(line))
+            or "__attribute__" in line)
+
+
+def allowed(allow, name, lit, raw_line):
+    for entry in allow.get((name, lit), []):
+        if entry[0] in raw_line:
+            entry[2] += 1
+            return True
+    return False
+
+
+def judgement_literals(root, allow):
+    bad = 0
+    for path in c_files(root):
+        name = os.path.relpath(path, root)
+        code = code_of(path)
+        raw_lines = code.split("\n")
+        for no, line in enumerate(QUOTED.sub(blank, code).split("\n"), 1):
+            if line.lstrip().startswith("#include"):
+                continue
+            for m in NUMBER.finditer(line):
+                lit = m.group(1)
+                if free_literal(lit) or exempt_place(line, m):
                     continue
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    text = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), fh.read())
-                for m in STRING.finditer(text):
-                    if named.match(m.group(1)):
-                        line = text.count("\n", 0, m.start()) + 1
-                        print(f'{path}:{line}: "{m.group(1)}" names a pack setting; read '
-                              f"te_rules_settings() instead")
-                        bad += 1
+                if allowed(allow, name, lit, raw_lines[no - 1]):
+                    continue
+                print(f"{path}:{no}: {lit} is a judgement in C: make it a setting (settings.h), "
+                      f"or list it in the allow file with why it is a true constant")
+                bad += 1
+    for (name, lit), entries in sorted(allow.items()):
+        for piece, why, used in entries:
+            if not used:
+                print(f"allow-list: {name} {lit} in '{piece}' ({why}) matches nothing; drop it")
+                bad += 1
+    return bad
+
+
+def main():
+    args = sys.argv[1:]
+    literals = allow_file = None
+    if "--literals" in args:
+        i = args.index("--literals")
+        literals = args[i + 1]
+        del args[i:i + 2]
+    if "--allow" in args:
+        i = args.index("--allow")
+        allow_file = args[i + 1]
+        del args[i:i + 2]
+    if len(args) < 2 or bool(literals) != bool(allow_file):
+        print(__doc__)
+        return 2
+    table = os.path.abspath(args[0])
+    found, bad = setting_names(table, args[1:])
+    if found is None:
+        return bad
+    keys, groups = found
+    if literals:
+        bad += judgement_literals(literals, load_allow(allow_file))
     if bad:
-        print(f"{bad} setting name(s) in C outside the settings table")
+        print(f"{bad} finding(s): settings named in C, or judgements written as numbers")
         return 1
-    print(f"settings read through te_settings only ({len(keys)} keys, groups {' '.join(groups)})")
+    print(f"settings read through te_settings only ({len(keys)} keys, groups {' '.join(groups)})"
+          + (f"; no judgement literal under {literals}" if literals else ""))
     return 0
 
 

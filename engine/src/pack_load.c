@@ -847,8 +847,9 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
   }
   parse_fusion_gates(v, item, e);
   check_enabled(v, item, e);
-  p->min_share_pct = share_pct(v, item, "min_share_pct", 0.1);
-  p->likely_share_pct = share_pct(v, item, "likely_share_pct", 1.0);
+  /* unstated: NAN, the packs' fuse.default_* once the settings are resolved (finalize) */
+  p->min_share_pct = share_pct(v, item, "min_share_pct", NAN);
+  p->likely_share_pct = share_pct(v, item, "likely_share_pct", NAN);
   long priority = 0;
   if ((x = ty_get(item, "priority")) &&
       te_get_int(v, x, "priority", -MAX_SCORE, MAX_SCORE, &priority))

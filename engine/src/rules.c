@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -864,6 +865,16 @@ static bool build_token_index(te_rules *r) {
   return true;
 }
 
+/* A pattern that states no min_share_pct / likely_share_pct takes the packs' defaults
+ * (fuse.default_*): settings are known only once every pack is in. */
+static void fill_fusion_defaults(te_rules *r) {
+  for (size_t i = 0; r->fusions && i < r->n_fusions; i++) {
+    te_fusion_pattern *p = r->fusions[i];
+    if (isnan(p->min_share_pct)) p->min_share_pct = r->settings.fuse_default_min_share_pct;
+    if (isnan(p->likely_share_pct)) p->likely_share_pct = r->settings.fuse_default_likely_share_pct;
+  }
+}
+
 te_status te_rules_finalize(te_rules *r, te_diags *diags) {
   if (!r) return TE_ERR_STATE;
   if (r->finalized) {
@@ -909,6 +920,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     r->failed = true;
     return TE_ERR_NOMEM;
   }
+  fill_fusion_defaults(r);
   r->infos = te_arena_alloc(r->arena, (r->n_packs ? r->n_packs : 1) * sizeof *r->infos);
   for (size_t i = 0; r->infos && i < r->n_packs; i++) r->infos[i] = r->packs[i]->info;
   for (size_t i = 0; i < r->reg.n_matchers; i++) {

@@ -45,6 +45,7 @@ struct an_resolver {
   size_t nfinfo, capfinfo;
   size_t stack_depth;
   double probe_max;
+  double tolerance_us; /* attribution.time_tolerance_us */
   size_t cand_before, cand_after;
   const char *unresolved;
 };
@@ -184,6 +185,7 @@ an_resolver *an_resolver_create(const tr_trace *t, const an_trace_ids *ids, cons
   const te_settings *set = te_rules_settings(rules);
   r->stack_depth = (size_t)set->kernel_table_stack_depth;
   r->probe_max = set->attribution_probe_max_us;
+  r->tolerance_us = set->attribution_time_tolerance_us;
   r->cand_before = (size_t)set->attribution_candidates_before;
   r->cand_after = (size_t)set->attribution_candidates_after;
   r->unresolved = an_strtab_cstr(strings, "unresolved");
@@ -225,7 +227,7 @@ int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) 
 /* Candidate choice among events[lo, hi) sorted by start (reference-triage.md §4.2 step 1). */
 static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *evs, size_t lo,
                                       size_t hi, double kts) {
-  double key = kts + 1e-3;
+  double key = kts + r->tolerance_us;
   size_t a = lo, b = hi;
   while (a < b) { /* bisect_right on start */
     size_t mid = (a + b) / 2;

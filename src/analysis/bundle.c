@@ -380,7 +380,8 @@ typedef struct stage_index {
   window_set gpu, cpu;
   launch_time *launches; /* host launch time by correlation, sorted by correlation */
   size_t n_launches;
-  double nearest_us; /* stage.nearest_window_us */
+  double nearest_us;   /* stage.nearest_window_us */
+  double tolerance_us; /* attribution.time_tolerance_us */
 } stage_index;
 
 static void stage_index_free(stage_index *x) {
@@ -437,6 +438,7 @@ static an_status stage_index_build(const tr_trace *t, const te_rules *rules, sta
   memset(x, 0, sizeof *x);
   const te_settings *set = te_rules_settings(rules);
   x->nearest_us = set->stage_nearest_window_us;
+  x->tolerance_us = set->attribution_time_tolerance_us;
   bool nomem = false;
   size_t ng = 0, nc = 0;
   ann *g = collect_annotations(t, rules, TR_KIND_GPU_ANNOTATION, &ng, &nomem);
@@ -476,10 +478,10 @@ static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t, 
     }
     if (lo < x->n_ext && x->by_ext[lo].ext == ext) return x->by_ext[lo].stage;
   }
-  double probe = k->ts + 0.001;
+  double probe = k->ts + x->tolerance_us;
   const ann *w = windows_containing(&x->gpu, probe);
   double launched = x->cpu.n ? launch_ts(x, t, k) : NAN;
-  if (!w && !isnan(launched)) w = windows_last_started(&x->cpu, launched + 0.001);
+  if (!w && !isnan(launched)) w = windows_last_started(&x->cpu, launched + x->tolerance_us);
   if (!w) w = windows_containing(&x->cpu, probe);
   if (w) return w->stage;
   double dg = INFINITY, dc = INFINITY;

@@ -775,7 +775,7 @@ const an_kmap_entry *an_kernel_map_lookup_payload(const an_kernel_map *m, const 
         if (!strstr(p->compact[i], ag->tokens[t])) continue;
         double score = w * (double)(g + 1) + (double)strlen(ag->tokens[t]) +
                        an_location_priority(m->rules, p->entries[i].best_location) +
-                       floor(p->entries[i].total_us / 10.0);
+                       floor(p->entries[i].total_us / set->kernel_map_alias_time_bucket_us);
         if (!best || score > bs) {
           bs = score;
           best = &p->entries[i];

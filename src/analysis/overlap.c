@@ -815,9 +815,10 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
 }
 
-/* Short display of a kernel name for an evidence cell: its first 40 characters. */
-static void ov_short_name(const char *name, char *out, size_t cap) {
-  snprintf(out, cap, "%.40s%s", name, strlen(name) > 40 ? "..." : "");
+/* Short display of a kernel name for an evidence cell: its first `chars` characters
+ * (overlap.evidence_name_chars). */
+static void ov_short_name(const char *name, size_t chars, char *out, size_t cap) {
+  snprintf(out, cap, "%.*s%s", (int)chars, name, strlen(name) > chars ? "..." : "");
 }
 
 /* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
@@ -855,7 +856,7 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
     const char *kc = te_rules_classify(c->r, "kernel", nb_name, NULL);
     if (nb->stream == k->stream && nb->ts - k->end <= an_overlap_tight_gap(c->r, k->end - k->ts) &&
         kc && te_string_list_has(&set->overlap_dependency_serial_consumer_categories, kc)) {
-      ov_short_name(nb_name, mname, sizeof mname);
+      ov_short_name(nb_name, (size_t)set->overlap_evidence_name_chars, mname, sizeof mname);
       snprintf(ev, sizeof ev, "next on its stream: %s %s", kc, mname);
       row->dep_class = "serial";
       row->dep_rule = "feeds-next-consumer";

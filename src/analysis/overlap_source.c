@@ -19,8 +19,6 @@
 
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
 #define OV_MAX_CHAIN 256
-/* Probe tolerance of the time-window fallback, as in the reference (1e-3 us). */
-#define OV_WINDOW_EPS_US 1e-3
 
 /* ---------------------------------------------------------------- indexes */
 
@@ -323,8 +321,9 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   }
   /* Time window: Python frames of every thread around the GPU timestamp. */
   size_t n = 0;
+  double eps = te_rules_settings(s->r)->attribution_time_tolerance_us;
   for (size_t th = 0; th < s->threads.n && n < OV_MAX_CHAIN; th++)
-    n = ov_active_frames(s, th, k->ts, OV_WINDOW_EPS_US, n);
+    n = ov_active_frames(s, th, k->ts, eps, n);
   if (n > 1) { /* outermost first across threads: order by start (insertion sort, short) */
     for (size_t i = 1; i < n; i++) {
       const tr_pyframe *e = s->chain[i];

@@ -396,7 +396,8 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
   for (size_t i = 0; i < s->n; i++)
     if ((f = te_rules_framework_from_text(rules, s->paths[i]))) return f;
   *source = AN_SOURCE_TRACE_METADATA;
-  for (size_t i = 0; i < s->n && i < 3; i++)
+  size_t sampled = (size_t)te_rules_settings(rules)->framework_sample_traces;
+  for (size_t i = 0; i < s->n && i < sampled; i++)
     if ((f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i])))) return f;
   *source = AN_SOURCE_PYTHON_FRAMES;
   if ((f = framework_from_frames(rules, s))) return f;

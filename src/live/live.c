@@ -32,15 +32,11 @@
 #include "live/curl_lib.h"
 #include "live/lv_internal.h"
 
-/* Per-step defaults (seconds) of the reference flow; --http-timeout replaces them all. */
-#define LV_T_INFO 60.0
-#define LV_T_REQUEST 300.0
-#define LV_T_START_SGLANG 300.0
-#define LV_T_START_REMOTE 60.0
-#define LV_T_STOP 300.0
-#define LV_T_STOP_AFTER_INTERRUPT 10.0
-#define LV_T_WAIT_SGLANG 180.0
-#define LV_T_WAIT_REMOTE 60.0
+/* Per-step default (seconds) of a capture: the packs' live.timeout.NAME_s (the reference
+ * flow's); --http-timeout replaces them all. Without packs only LV_MAX_STEP_TIMEOUT_S
+ * bounds a step. */
+#define LV_T(c, name) \
+  ((c)->rules ? te_rules_settings((c)->rules)->live_timeout_##name##_s : LV_MAX_STEP_TIMEOUT_S)
 
 typedef struct lv_ctx {
   const lv_options *opt;
@@ -119,7 +115,7 @@ static double lv_env_seconds(const char *name, double dflt) {
 }
 
 static double lv_trace_wait(const lv_ctx *c, lv_fw fw) {
-  double d = lv_step_timeout(c, fw == LV_FW_SGLANG ? LV_T_WAIT_SGLANG : LV_T_WAIT_REMOTE);
+  double d = lv_step_timeout(c, fw == LV_FW_SGLANG ? LV_T(c, wait_sglang) : LV_T(c, wait_remote));
   return lv_env_seconds("TRIAGE_LIVE_TRACE_WAIT_S", d);
 }
 
@@ -179,7 +175,7 @@ static int lv_resolve_framework(const lv_ctx *c, lv_target *t) {
   for (size_t i = 0; i < n; i++) {
     const te_url_probe *p = te_rules_url_probe(c->rules, i);
     if (!p || !p->path) continue;
-    double to = p->timeout_s > 0 ? p->timeout_s : LV_T_INFO;
+    double to = p->timeout_s > 0 ? p->timeout_s : LV_T(c, info);
     if (c->opt->http_timeout_s > 0 && c->opt->http_timeout_s < to) to = c->opt->http_timeout_s;
     lv_reply r;
     lv_call(c, t, "GET", p->path, NULL, to, &r);
@@ -349,7 +345,7 @@ static int lv_server_facts(const lv_ctx *c, lv_target *t, cJSON **args_out) {
   if (t->fw == LV_FW_SGLANG || t->fw == LV_FW_TOKENSPEED) {
     static const char *const paths[] = {"/server_info", "/get_server_info"};
     for (size_t i = 0; i < 2 && !args; i++) {
-      lv_call(c, t, "GET", paths[i], NULL, lv_step_timeout(c, LV_T_INFO), &r);
+      lv_call(c, t, "GET", paths[i], NULL, lv_step_timeout(c, LV_T(c, info)), &r);
       if (r.status == LV_HTTP_REFUSED || r.status == LV_HTTP_CONNECT ||
           r.status == LV_HTTP_INTERRUPTED) {
         int rc = lv_check(c, t, "GET", paths[i], &r);
@@ -367,7 +363,7 @@ static int lv_server_facts(const lv_ctx *c, lv_target *t, cJSON **args_out) {
     }
   }
   if (t->fw != LV_FW_SGLANG) {
-    lv_call(c, t, "GET", "/v1/models", NULL, lv_step_timeout(c, LV_T_INFO), &r);
+    lv_call(c, t, "GET", "/v1/models", NULL, lv_step_timeout(c, LV_T(c, info)), &r);
     if (r.status == LV_HTTP_REFUSED || r.status == LV_HTTP_CONNECT ||
         r.status == LV_HTTP_INTERRUPTED ||
         (r.status == LV_HTTP_OK && r.code >= 400 && r.code != 404)) {
@@ -411,7 +407,7 @@ static void lv_save_server_args(const lv_ctx *c, lv_target *t, cJSON *args) {
 
 static int lv_send(const lv_ctx *c, lv_target *t, const char *text, long seed, long max_tokens) {
   lv_reply r;
-  double to = lv_step_timeout(c, LV_T_REQUEST);
+  double to = lv_step_timeout(c, LV_T(c, request));
   if (t->fw == LV_FW_SGLANG) {
     char *body = lv_body_sglang_generate(text, seed, max_tokens);
     if (!body) return lv_fail(c, "out of memory");
@@ -532,7 +528,8 @@ static int lv_start_profile(const lv_ctx *c, lv_target *t, const char *stage_dir
   }
   if (t->fw != LV_FW_VLLM && t->fw != LV_FW_TRTLLM && !body) return lv_fail(c, "out of memory");
   lv_reply r;
-  double to = lv_step_timeout(c, t->fw == LV_FW_SGLANG ? LV_T_START_SGLANG : LV_T_START_REMOTE);
+  double to =
+      lv_step_timeout(c, t->fw == LV_FW_SGLANG ? LV_T(c, start_sglang) : LV_T(c, start_remote));
   lv_call(c, t, "POST", "/start_profile", body, to, &r);
   free(body);
   if (r.status == LV_HTTP_OK && (r.code == 404 || r.code == 405)) {
@@ -556,11 +553,11 @@ static bool lv_stopped_after_interrupt;
 
 static void lv_stop_profile(const lv_ctx *c, lv_target *t, const char *stage) {
   lv_http h = c->http;
-  double to = lv_step_timeout(c, LV_T_STOP);
+  double to = lv_step_timeout(c, LV_T(c, stop));
   if (lv_interrupted) {
     lv_stopped_after_interrupt = true;
     h.ignore_interrupt = true;
-    to = LV_T_STOP_AFTER_INTERRUPT;
+    to = LV_T(c, stop_after_interrupt);
     lv_say(c, t, "interrupted: stopping the profiler at %s", t->url);
   }
   char *url = lv_url_join(t->url, "/stop_profile");

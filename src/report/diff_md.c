@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,6 @@
 #include "util/file.h"
 
 /* Kernel rows of all stages in the "Biggest changes" list at the top. */
-#define BIGGEST_ROWS 5
 
 static const char *change_word(an_diff_change c) {
   switch (c) {
@@ -222,8 +222,9 @@ static int cmp_ranked(const void *pa, const void *pb) {
   return c ? c : strcmp(a->row->name, b->row->name);
 }
 
-/* The kernels that changed most, over every stage: the first thing to read. */
-static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
+/* The kernels that changed most, over every stage: the first thing to read; at most rows
+ * of them (diff.biggest_rows). */
+static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d, size_t rows) {
   size_t n = 0;
   for (size_t i = 0; i < d->n_stages; i++)
     for (size_t k = 0; k < d->stages[i].n_kernels; k++)
@@ -238,7 +239,7 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
       if (d->stages[i].kernels[k].change != AN_DIFF_SAME)
         r[m++] = (ranked){&d->stages[i], &d->stages[i].kernels[k]};
   qsort(r, m, sizeof *r, cmp_ranked);
-  if (m > BIGGEST_ROWS) m = BIGGEST_ROWS;
+  if (m > rows) m = rows;
   bool all_steps = true;
   for (size_t i = 0; i < d->n_stages; i++) all_steps = all_steps && d->stages[i].per_step;
   int rc = fprintf(f,
@@ -368,10 +369,11 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
 
 int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
   rp_names *nm = o && !o->full_names ? rp_names_create(o->rules) : NULL;
-  int rc =
-      inputs_md(out, d) || verdict_md(out, nm, d) || warnings_md(out, d) || biggest_md(out, nm, d)
-          ? -1
-          : 0;
+  size_t rows = o && o->rules ? (size_t)te_rules_settings(o->rules)->diff_biggest_rows : SIZE_MAX;
+  int rc = inputs_md(out, d) || verdict_md(out, nm, d) || warnings_md(out, d) ||
+                   biggest_md(out, nm, d, rows)
+               ? -1
+               : 0;
   for (size_t i = 0; i < d->n_stages && rc == 0; i++) rc = stage_md(out, nm, &d->stages[i]);
   rp_names_destroy(nm);
   return rc;

@@ -20,7 +20,8 @@
 /* Markdown: inputs and noise floor, the biggest changes over all stages, then per stage its
  * GPU time, categories, kernels (changed, then within noise), fusion and overlap rows that
  * appeared or went away and, when both runs have several ranks, the ranks. o gives the
- * display names (o->rules; o->full_names for full ones); o may be NULL (full names). */
+ * display names (o->rules; o->full_names for full ones) and the Biggest changes' row count
+ * (diff.biggest_rows); o may be NULL (full names, every changed kernel). */
 int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o);
 int rp_diff_json(FILE *out, const an_diff_report *d);
 

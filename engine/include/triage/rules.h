@@ -341,8 +341,8 @@ typedef struct te_fusion_pattern {
   size_t n_evidence;           /* 0, or one per split group: the kernel category or kind */
   const char *const *evidence; /*   that group's evidence kernel must have ("any": none) */
   const char *platform;        /* "cuda" / "rocm": the run must be on it; NULL = any */
-  double min_share_pct;
-  double likely_share_pct;
+  double min_share_pct;        /* unstated: setting fuse.default_min_share_pct */
+  double likely_share_pct;     /* unstated: setting fuse.default_likely_share_pct */
   int priority;
   size_t n_subsumes;
   const struct te_fusion_pattern *const *subsumes; /* resolved at finalize */

@@ -79,6 +79,8 @@ typedef struct te_list_map {
     "compacted-name prefixes that earn kernel_map.flash_bonus")                                    \
   X(kernel_map_alias_group_weight, "kernel_map.alias_group_weight", NUMBER, 0, 1e9, 0, NULL,       \
     "alias token group i (kernel_map_aliases order) scores weight x (i + 1)")                      \
+  X(kernel_map_alias_time_bucket_us, "kernel_map.alias_time_bucket_us", NUMBER, 1e-9, 1e12, 0,     \
+    NULL, "alias matches also score a point per this many microseconds of the entry's time")       \
   X(kernel_map_unsampled_frameworks, "kernel_map.unsampled_frameworks", LIST, 0, 0, 0, NULL,       \
     "framework ids whose mapping pass attributes every kernel instead of a sample")                \
   X(attribution_candidates_before, "attribution.candidates_before", INT, 0, 1000, 0, NULL,         \
@@ -87,6 +89,9 @@ typedef struct te_list_map {
     "CPU-op candidates considered after the bisect point")                                         \
   X(attribution_probe_max_us, "attribution.probe_max_us", NUMBER, 0, 1e9, 0, NULL,                 \
     "cap on the probe offset inside a CPU op (half its duration otherwise)")                       \
+  X(attribution_time_tolerance_us, "attribution.time_tolerance_us", NUMBER, 0, 1e6, 0, NULL,       \
+    "events this close count as at the same time (kernel probes into CPU ops, stage windows, "     \
+    "Python frames)")                                                                              \
   X(fuse_render_min_share_pct, "fuse.render_min_share_pct", NUMBER, 0, 100, 0, NULL,               \
     "fuse rows are rendered at or above this share")                                               \
   X(fuse_evidence_rows, "fuse.evidence_rows", INT, 0, 1000, 0, NULL,                               \
@@ -95,6 +100,10 @@ typedef struct te_list_map {
     "evidence kernels are listed at or above this share")                                          \
   X(fuse_locations, "fuse.locations", INT, 0, 1000, 0, NULL,                                       \
     "current Python locations listed per fuse row")                                                \
+  X(fuse_default_min_share_pct, "fuse.default_min_share_pct", NUMBER, 0, 100, 0, NULL,             \
+    "a pattern without min_share_pct: its rows need this share of the stage")                      \
+  X(fuse_default_likely_share_pct, "fuse.default_likely_share_pct", NUMBER, 0, 100, 0, NULL,       \
+    "a pattern without likely_share_pct: its confidence is likely from this share")                \
   X(fuse_component_evidence, "fuse.component_evidence", BOOL, 0, 0, 0, NULL,                       \
     "patterns' evidence and platform gates apply; false: the reference's text-only match")         \
   X(fuse_model_frame_markers, "fuse.model_frame_markers", LIST, 0, 0, 0, NULL,                     \
@@ -131,6 +140,8 @@ typedef struct te_list_map {
     "collectives are grouped by position in the step from this many steps, else by name")          \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
+  X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
+    "kernel names in an overlap row's evidence text are cut to this many characters")              \
   X(overlap_sample_per_kernel, "overlap.sample_per_kernel", INT, 1, 1000000, 0, NULL,              \
     "mapping events sampled per kernel name for its Python scope")                                 \
   X(overlap_scope_chain_depth, "overlap.scope_chain_depth", INT, 1, 256, 0, NULL,                  \
@@ -268,8 +279,28 @@ typedef struct te_list_map {
     "GPU time")                                                                                    \
   X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                          \
     "a change smaller than this many microseconds is noise, never a regression")                   \
+  X(diff_biggest_rows, "diff.biggest_rows", INT, 0, 100000, 0, NULL,                               \
+    "kernels in the diff's Biggest changes table")                                                 \
   X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0, NULL,     \
     "least delay between start_profile and the probe requests for non-SGLang servers")             \
+  X(live_timeout_info_s, "live.timeout.info_s", NUMBER, 0, 86400, 0, NULL,                         \
+    "seconds for a server info request (models, server args, probes); --http-timeout wins")        \
+  X(live_timeout_request_s, "live.timeout.request_s", NUMBER, 0, 86400, 0, NULL,                   \
+    "seconds for one workload request")                                                            \
+  X(live_timeout_start_sglang_s, "live.timeout.start_sglang_s", NUMBER, 0, 86400, 0, NULL,         \
+    "seconds for start_profile on SGLang")                                                         \
+  X(live_timeout_start_remote_s, "live.timeout.start_remote_s", NUMBER, 0, 86400, 0, NULL,         \
+    "seconds for start_profile on the other servers")                                              \
+  X(live_timeout_stop_s, "live.timeout.stop_s", NUMBER, 0, 86400, 0, NULL,                         \
+    "seconds for stop_profile")                                                                    \
+  X(live_timeout_stop_after_interrupt_s, "live.timeout.stop_after_interrupt_s", NUMBER, 0, 86400,  \
+    0, NULL, "seconds for stop_profile after Ctrl-C")                                              \
+  X(live_timeout_wait_sglang_s, "live.timeout.wait_sglang_s", NUMBER, 0, 86400, 0, NULL,           \
+    "seconds to wait for SGLang's trace files (TRIAGE_LIVE_TRACE_WAIT_S wins)")                    \
+  X(live_timeout_wait_remote_s, "live.timeout.wait_remote_s", NUMBER, 0, 86400, 0, NULL,           \
+    "seconds to wait for the other servers' trace files (TRIAGE_LIVE_TRACE_WAIT_S wins)")          \
+  X(framework_sample_traces, "framework.sample_traces", INT, 0, 1000000, 0, NULL,                  \
+    "trace files per side whose first events are searched for a framework's name")                 \
   X(framework_frame_sample, "framework.frame_sample", INT, 0, 10000000, 0, NULL,                   \
     "distinct Python frame names per trace that vote for the framework when no path, server "      \
     "args or trace sample names it; 0: frames are not read (the reference)")                       \
