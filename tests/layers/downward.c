@@ -1,2 +1,2 @@
 /* The control of upward.c: the same header from the analysis module's include root. */
-#include "analysis/bundle.h"
+#include "analysis/model.h"
