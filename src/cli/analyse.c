@@ -110,7 +110,7 @@ static int capture(triage_options *opt, const te_rules *rules, lv_result *live,
   return TRIAGE_EXIT_OK;
 }
 
-static int analyse(const cli_invocation *inv, const te_rules *rules, void *args) {
+int cli_analyse_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   triage_options *opt = args;
   const te_framework *forced = NULL;
   an_source forced_from = AN_SOURCE_COMMAND_LINE;
@@ -126,33 +126,3 @@ static int analyse(const cli_invocation *inv, const te_rules *rules, void *args)
   lv_result_free(&live);
   return rc;
 }
-
-static const char *const FORMS[] = {"TRACE", "--mapping-input MAPPING --formal-input FORMAL",
-                                    "--url URL", "--mapping-url URL --formal-url URL", NULL};
-
-const cli_command cli_analyse_command = {
-    .name = "triage",
-    .forms = FORMS,
-    .summary =
-        "Turns PyTorch-profiler (Kineto) traces of LLM inference servers into one triage\n"
-        "report: kernel table, overlap-opportunity table and fuse-pattern table.",
-    .description =
-        "\n"
-        "The default report starts with what to do:\n"
-        "  $ triage trace.json.gz\n"
-        "  # Triage report            (framework, model, TP, GPU: each with its source)\n"
-        "  ## What to try first       1. **Overlap it with other streams**: `kernel` at\n"
-        "                                `path.py:120 forward`. **1.20 ms** at stake ...\n"
-        "  ## Limits of this trace    (no Python stacks, framework not detected, ...)\n"
-        "  ## Stage: decode           time by category; ### Kernels / Overlap / Fusion\n"
-        "  ## Legend\n",
-    .options = &TRIAGE_OPTIONS,
-    .formats = CLI_FORMATS_ALL,
-    .min_operands = 0,
-    .max_operands = SIZE_MAX, /* the check names a second TRACE */
-    .args_size = sizeof(triage_options),
-    .defaults = triage_options_defaults,
-    .check = triage_options_check,
-    .loads_rules = true,
-    .run = analyse,
-};

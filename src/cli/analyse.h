@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 
-extern const cli_command cli_analyse_command;
+/* The handler of cli/commands.c's row: args is a triage_options (cli/options.h). */
+int cli_analyse_run(const cli_invocation *inv, const te_rules *rules, void *args);
 
 #endif

@@ -54,6 +54,18 @@ typedef struct cli_option {
   const char *help;    /* its line(s) in --help ('\n' breaks a line) */
 } cli_option;
 
+/* Rows of the common kinds; off is offsetof the member in the arguments struct. */
+#define CLI_HEADING_ROW(text) \
+  { .kind = CLI_HEADING, .help = text }
+#define CLI_STRING_ROW(n, off, mv, h) \
+  { .name = n, .kind = CLI_STRING, .offset = off, .metavar = mv, .help = h }
+#define CLI_LIST_ROW(n, off, mv, h) \
+  { .name = n, .kind = CLI_LIST, .offset = off, .metavar = mv, .help = h }
+#define CLI_FLAG_ROW(n, off, v, h) \
+  { .name = n, .kind = CLI_FLAG, .offset = off, .value = v, .help = h }
+#define CLI_SET_INT_ROW(n, off, v, h) \
+  { .name = n, .kind = CLI_SET_INT, .offset = off, .value = v, .help = h }
+
 /* Whether the option reads a value (an argument of its own, or "=VALUE"). */
 bool cli_option_takes_value(const cli_option *o);
 

@@ -8,25 +8,21 @@
 #include "report/bundle_report.h"
 #include "triage/limits.h"
 
-typedef struct bundle_args {
-  cli_common common;
-} bundle_args;
-
 /* The HTML page renders report models only: a JSON report read back has none. */
-static int write_html(FILE *out, const bundle_args *a, const rp_bundle_entry *e,
+static int write_html(FILE *out, const cli_common *a, const rp_bundle_entry *e,
                       const rp_options *ro) {
-  size_t n = a->common.operands.n;
+  size_t n = a->operands.n;
   const an_report **reps = calloc(n, sizeof *reps);
   if (!reps) return -1;
   for (size_t i = 0; i < n; i++) reps[i] = e[i].report;
-  int w = rp_html_bundle(out, reps, a->common.operands.items, n, ro);
+  int w = rp_html_bundle(out, reps, a->operands.items, n, ro);
   free(reps);
   return w;
 }
 
-static int render(const bundle_args *a, const rp_bundle_entry *e, const te_rules *rules) {
-  bool html = a->common.format == TRIAGE_FORMAT_HTML;
-  for (size_t i = 0; html && i < a->common.operands.n; i++)
+static int render(const cli_common *a, const rp_bundle_entry *e, const te_rules *rules) {
+  bool html = a->format == TRIAGE_FORMAT_HTML;
+  for (size_t i = 0; html && i < a->operands.n; i++)
     if (!e[i].report) {
       fprintf(stderr,
               "triage: %s: a JSON report cannot go into an HTML bundle; give its trace or "
@@ -34,24 +30,24 @@ static int render(const bundle_args *a, const rp_bundle_entry *e, const te_rules
               e[i].input);
       return TRIAGE_EXIT_BAD_INPUT;
     }
-  FILE *out = cli_output_open(&a->common);
+  FILE *out = cli_output_open(a);
   if (!out) return TRIAGE_EXIT_BAD_INPUT;
   rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
-  int w = html ? write_html(out, a, e, &ro) : rp_bundle_markdown(out, e, a->common.operands.n, &ro);
-  return cli_output_close(out, &a->common, w);
+  int w = html ? write_html(out, a, e, &ro) : rp_bundle_markdown(out, e, a->operands.n, &ro);
+  return cli_output_close(out, a, w);
 }
 
-static int bundle_run(const cli_invocation *inv, const te_rules *rules, void *args) {
+int cli_bundle_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   (void)inv;
-  const bundle_args *a = args;
-  size_t n = a->common.operands.n;
+  const cli_common *a = args;
+  size_t n = a->operands.n;
   int rc = TRIAGE_EXIT_OK;
   rp_bundle_entry *e = calloc(n, sizeof *e);
   cli_input *in = calloc(n, sizeof *in);
   if (!e || !in) rc = TRIAGE_EXIT_BAD_INPUT, fprintf(stderr, "triage: out of memory\n");
   for (size_t i = 0; rc == 0 && i < n; i++) {
-    rc = cli_input_load(&a->common, rules, a->common.operands.items[i],
-                        CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), &in[i]);
+    rc = cli_input_load(a, rules, a->operands.items[i], CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES),
+                        &in[i]);
     e[i] = (rp_bundle_entry){in[i].path, in[i].report, in[i].doc};
   }
   if (rc == 0) rc = render(a, e, rules);
@@ -60,21 +56,3 @@ static int bundle_run(const cli_invocation *inv, const te_rules *rules, void *ar
   free(e);
   return rc;
 }
-
-static const char *const FORMS[] = {"INPUT...", NULL};
-
-const cli_command cli_bundle_command = {
-    .name = "bundle",
-    .forms = FORMS,
-    .summary = "many reports (traces, directories, JSON reports) in one document",
-    .description =
-        "A JSON report shows the tables it stored; the HTML page (--format html or\n"
-        "-o NAME.html) takes traces and directories.\n",
-    .options = &CLI_NO_OPTIONS,
-    .formats = CLI_FORMAT_BIT(TRIAGE_FORMAT_MARKDOWN) | CLI_FORMAT_BIT(TRIAGE_FORMAT_HTML),
-    .min_operands = 1,
-    .max_operands = SIZE_MAX,
-    .args_size = sizeof(bundle_args),
-    .loads_rules = true,
-    .run = bundle_run,
-};

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 
-extern const cli_command cli_bundle_command;
+/* The handler of cli/commands.c's row: args is the cli_common, its operands the inputs. */
+int cli_bundle_run(const cli_invocation *inv, const te_rules *rules, void *args);
 
 #endif

@@ -16,6 +16,7 @@
 #include "cli/exit.h"
 #include "cli/help.h"
 #include "cli/merge.h"
+#include "cli/options.h"
 #include "cli/rules_setup.h"
 #include "triage/limits.h"
 
@@ -23,17 +24,79 @@
 #define TRIAGE_VERSION "0.1.0"
 #endif
 
-static const cli_command *const COMMANDS[] = {&cli_analyse_command, &cli_rules_command,
-                                              &cli_diff_command, &cli_merge_command,
-                                              &cli_bundle_command};
+/* A row: its word, usage forms, summary, the formats it writes, its operands (min, max),
+ * its arguments struct and handler; the other members by designator. */
+#define COMMAND(word, usage, text, fmts, min, max, args, handler, ...)                   \
+  {                                                                                      \
+    .name = word, .forms = usage, .summary = text, .formats = fmts, .min_operands = min, \
+    .max_operands = max, .args_size = sizeof(args), .run = handler, __VA_ARGS__          \
+  }
+#define FORMS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ONLY(a, b) (CLI_FORMAT_BIT(TRIAGE_FORMAT_##a) | CLI_FORMAT_BIT(TRIAGE_FORMAT_##b))
+
+/* What a user sees of each command, in one place (the man page and docs/usage.md are
+ * checked against it). The analysis comes first: it runs when no command word is given. */
+static const cli_command COMMANDS[] = {
+    COMMAND("triage",
+            FORMS("TRACE", "--mapping-input MAPPING --formal-input FORMAL", "--url URL",
+                  "--mapping-url URL --formal-url URL"),
+            "Turns PyTorch-profiler (Kineto) traces of LLM inference servers into one triage\n"
+            "report: kernel table, overlap-opportunity table and fuse-pattern table.",
+            CLI_FORMATS_ALL, 0, SIZE_MAX /* its check names a second TRACE */, triage_options,
+            cli_analyse_run, .options = &TRIAGE_OPTIONS, .defaults = triage_options_defaults,
+            .check = triage_options_check, .loads_rules = true,
+            .description =
+                "\n"
+                "The default report starts with what to do:\n"
+                "  $ triage trace.json.gz\n"
+                "  # Triage report            (framework, model, TP, GPU: each with its source)\n"
+                "  ## What to try first       1. **Overlap it with other streams**: `kernel` at\n"
+                "                                `path.py:120 forward`. **1.20 ms** at stake ...\n"
+                "  ## Limits of this trace    (no Python stacks, framework not detected, ...)\n"
+                "  ## Stage: decode           time by category; ### Kernels / Overlap / Fusion\n"
+                "  ## Legend\n"),
+    COMMAND("rules",
+            FORMS("check|list|test [PACK...]", "explain [PACK...] NAME...",
+                  "explain --pattern ID [PACK...] [TRACE]"),
+            "validate, list, explain and self-test the rule packs", 0, 1, SIZE_MAX, rules_cli_args,
+            cli_rules_run, .options = &CLI_RULES_OPTIONS,
+            .description =
+                "  check     validate the default packs plus PACKs; warn about classifier rules\n"
+                "            an earlier rule shadows\n"
+                "  list      list the loaded packs with their entry counts\n"
+                "  explain   how each kernel/frame NAME is classified and scored (operands that\n"
+                "            are *.yaml files or directories are packs)\n"
+                "  test      run every examples: self-test\n"),
+    COMMAND("diff", FORMS("BEFORE AFTER"),
+            "what changed between two runs (traces, directories or JSON reports)", CLI_FORMATS_ALL,
+            2, 2, diff_args, cli_diff_run, .options = &CLI_DIFF_OPTIONS, .loads_rules = true,
+            .exit_more = "3 a regression beyond noise with --fail-on regression",
+            .description =
+                "Per stage: GPU time, categories, kernels, fusion and overlap rows, ranks,\n"
+                "per step where both runs know their steps; changes below the noise floor\n"
+                "(the packs', or the spread of the data) are within noise.\n"),
+    COMMAND("merge", FORMS("REPORT..."), "the Ranks section from one-rank JSON reports or traces",
+            ONLY(MARKDOWN, JSON), 2, SIZE_MAX, cli_common, cli_merge_run, .loads_rules = true,
+            .description =
+                "Each REPORT is `triage --rank N --format json DIR` of one rank, or the\n"
+                "trace of one rank; the section equals the directory's (docs/scale-out.md).\n"),
+    COMMAND("bundle", FORMS("INPUT..."),
+            "many reports (traces, directories, JSON reports) in one document",
+            ONLY(MARKDOWN, HTML), 1, SIZE_MAX, cli_common, cli_bundle_run, .loads_rules = true,
+            .description =
+                "A JSON report shows the tables it stored; the HTML page (--format html or\n"
+                "-o NAME.html) takes traces and directories.\n"),
+};
 
 size_t cli_command_count(void) { return sizeof COMMANDS / sizeof COMMANDS[0]; }
 
-const cli_command *cli_command_at(size_t i) { return i < cli_command_count() ? COMMANDS[i] : NULL; }
+const cli_command *cli_command_at(size_t i) {
+  return i < cli_command_count() ? &COMMANDS[i] : NULL;
+}
 
 const cli_command *cli_command_find(const char *name) {
   for (size_t i = 0; name && i < cli_command_count(); i++)
-    if (strcmp(COMMANDS[i]->name, name) == 0) return COMMANDS[i];
+    if (strcmp(COMMANDS[i].name, name) == 0) return &COMMANDS[i];
   return NULL;
 }
 
@@ -41,7 +104,7 @@ const cli_command *cli_command_find(const char *name) {
 static const cli_option *any_option(const char *arg) {
   const cli_option *o = cli_options_find(CLI_SHARED, arg);
   for (size_t i = 0; !o && i < cli_command_count(); i++)
-    o = cli_options_find(*COMMANDS[i]->options, arg);
+    o = cli_options_find(cli_command_options(&COMMANDS[i]), arg);
   return o;
 }
 
@@ -54,8 +117,8 @@ static int unknown_option(const void *ctx, const char *arg, char *err, size_t ca
   const cli_command *cmd = ctx;
   const char *eq = strchr(arg, '=');
   int len = eq ? (int)(eq - arg) : (int)strlen(arg);
-  const char *sp = cmd == COMMANDS[0] ? "" : " ";
-  const char *word = cmd == COMMANDS[0] ? "" : cmd->name;
+  const char *sp = cmd == &COMMANDS[0] ? "" : " ";
+  const char *word = cmd == &COMMANDS[0] ? "" : cmd->name;
   if (any_option(arg))
     return cli_usage_error(err, cap,
                            "'%.*s' is not an option of triage%s%s (see triage%s%s --help)", len,
@@ -64,8 +127,12 @@ static int unknown_option(const void *ctx, const char *arg, char *err, size_t ca
                          word);
 }
 
+cli_options cli_command_options(const cli_command *cmd) {
+  return cmd->options ? *cmd->options : (cli_options){NULL, 0};
+}
+
 cli_spec cli_command_spec(const cli_command *cmd) {
-  return (cli_spec){{(*cmd->options), CLI_SHARED}, push_word, unknown_option, cmd};
+  return (cli_spec){{cli_command_options(cmd), CLI_SHARED}, push_word, unknown_option, cmd};
 }
 
 int cli_command_word(int argc, char **argv) {
@@ -184,7 +251,7 @@ int cli_main(int argc, char **argv) {
     return TRIAGE_EXIT_USAGE;
   }
   int word = cli_command_word(argc, argv);
-  const cli_command *cmd = word < 0 ? COMMANDS[0] : cli_command_find(argv[word]);
+  const cli_command *cmd = word < 0 ? &COMMANDS[0] : cli_command_find(argv[word]);
   void *args = calloc(1, cmd->args_size);
   if (!args) {
     fprintf(stderr, "triage: out of memory\n");

@@ -9,14 +9,18 @@
  * word that is not an option's value), then reads every argument before and after it
  * with that spec: an option the command does not take is a usage error naming it (exit
  * 2), never dropped. Usage and --help are written from the same rows (cli/help.c), and
- * test_cli checks docs/triage.1 and docs/usage.md against them.
+ * test_cli_options checks docs/triage.1 and docs/usage.md against them.
  *
- * Adding a command: its arguments struct, which starts with `cli_common common;`; a
- * table of its own options (cli/args.h rows: name, kind, offsetof the member, metavar,
- * help line); a handler `int run(const cli_invocation *inv, const te_rules *rules,
- * void *args)` (the packs of the shared options, loaded by cli_main); one row in
- * COMMANDS; its SYNOPSIS line and section in docs/triage.1 and docs/usage.md. Adding an
+ * Adding a command: its handler `int run(const cli_invocation *inv, const te_rules *rules,
+ * void *args)` in a file of its own (rules: the packs of the shared options, loaded by
+ * cli_main when the row asks); its arguments struct when it has options of its own (it
+ * starts with `cli_common common;`; with none, args is the cli_common) and their table
+ * (cli/args.h rows: name, kind, offsetof the member, metavar, help line); one COMMAND row
+ * in commands.c (word, usage forms, summary, formats, operand counts, arguments,
+ * handler); its SYNOPSIS line and section in docs/triage.1 and docs/usage.md. Adding an
  * option to a command: one row in its table (and its line in the man page).
+ *
+ * Ownership: the table is static; cli_main owns the arguments struct of the run.
  */
 #ifndef TRIAGE_CLI_COMMANDS_H
 #define TRIAGE_CLI_COMMANDS_H
@@ -32,7 +36,7 @@ typedef struct cli_command {
   const char *const *forms;     /* what follows "triage WORD [options]" in usage, NULL-ended */
   const char *summary;          /* one line: triage --help's list, the top of its --help */
   const char *description;      /* more lines of its --help (may be NULL) */
-  const cli_options *options;   /* its own option rows (the shared ones come after) */
+  const cli_options *options;   /* its own option rows, NULL: none (the shared ones follow) */
   unsigned formats;             /* CLI_FORMAT_BIT of each format it writes; 0: none */
   size_t min_operands;          /* words it needs */
   size_t max_operands;          /* words it takes (SIZE_MAX: any number) */
@@ -55,6 +59,8 @@ size_t cli_command_count(void);
 const cli_command *cli_command_at(size_t i);
 /* The command whose word is name, or NULL. */
 const cli_command *cli_command_find(const char *name);
+/* Its own option rows (none when the row has no table). */
+cli_options cli_command_options(const cli_command *cmd);
 /* Its spec: its own options, then the shared ones. */
 cli_spec cli_command_spec(const cli_command *cmd);
 

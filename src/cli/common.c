@@ -32,28 +32,14 @@ static const cli_option CLI_SHARED_ROWS[] = {
      .offset = OFF(output),
      .metavar = "FILE",
      .help = "write to FILE instead of stdout"},
-    {.name = "--rules",
-     .kind = CLI_LIST,
-     .offset = OFF(rules),
-     .metavar = "FILE|DIR",
-     .help = "extra rule packs, after the defaults (repeatable)"},
-    {.name = "--no-default-rules",
-     .kind = CLI_FLAG,
-     .offset = OFF(no_default_rules),
-     .value = 1,
-     .help = "do not load the default packs"},
-    {.name = "--compat",
-     .kind = CLI_STRING,
-     .offset = OFF(compat),
-     .metavar = "NAME",
-     .help = "load rules/compat/NAME.yaml after the defaults\n"
-             "(before --rules); reference = the reference\n"
-             "tool's judgements and layout"},
-    {.name = "--quiet",
-     .kind = CLI_FLAG,
-     .offset = OFF(quiet),
-     .value = 1,
-     .help = "no progress bar, no warnings"},
+    CLI_LIST_ROW("--rules", OFF(rules), "FILE|DIR",
+                 "extra rule packs, after the defaults (repeatable)"),
+    CLI_FLAG_ROW("--no-default-rules", OFF(no_default_rules), 1, "do not load the default packs"),
+    CLI_STRING_ROW("--compat", OFF(compat), "NAME",
+                   "load rules/compat/NAME.yaml after the defaults\n"
+                   "(before --rules); reference = the reference\n"
+                   "tool's judgements and layout"),
+    CLI_FLAG_ROW("--quiet", OFF(quiet), 1, "no progress bar, no warnings"),
     {.name = "--workers",
      .kind = CLI_INT,
      .offset = OFF(workers),
@@ -69,7 +55,6 @@ static const cli_option CLI_SHARED_ROWS[] = {
 _Static_assert(AN_MAX_WORKERS == 256, "--workers' expect text names the bound");
 
 const cli_options CLI_SHARED = CLI_OPTIONS(CLI_SHARED_ROWS);
-const cli_options CLI_NO_OPTIONS = {NULL, 0};
 
 void cli_format_words(unsigned mask, char *buf, size_t cap) {
   static const char *const WORDS[] = {"markdown", "json", "html"};

@@ -53,8 +53,6 @@ typedef struct cli_common {
 
 /* The shared option rows (offsets into cli_common), --help and --version included. */
 extern const cli_options CLI_SHARED;
-/* The own options of a command that has none. */
-extern const cli_options CLI_NO_OPTIONS;
 
 /* The words of a format ("markdown|json") among those in the mask. */
 void cli_format_words(unsigned mask, char *buf, size_t cap);

@@ -15,11 +15,6 @@
 #define TRIAGE_VERSION "0.1.0"
 #endif
 
-typedef struct diff_args {
-  cli_common common;
-  int fail_on; /* 0 none, 1 regression */
-} diff_args;
-
 static const cli_option DIFF_ROWS[] = {
     {.name = "--fail-on",
      .kind = CLI_CHOICE,
@@ -29,12 +24,12 @@ static const cli_option DIFF_ROWS[] = {
      .metavar = "WHAT",
      .help = "exit 3 when the diff holds a regression\nbeyond the noise floor (a CI gate)"},
 };
-static const cli_options DIFF_OPTIONS = CLI_OPTIONS(DIFF_ROWS);
+const cli_options CLI_DIFF_OPTIONS = CLI_OPTIONS(DIFF_ROWS);
 
 /* One side: a JSON report read back, else the analysis of a trace or directory. */
-static int side_load(const diff_args *a, const te_rules *rules, const char *path, cli_input *in,
+static int side_load(const cli_common *a, const te_rules *rules, const char *path, cli_input *in,
                      an_diff_side *d) {
-  int rc = cli_input_load(&a->common, rules, path, CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), in);
+  int rc = cli_input_load(a, rules, path, CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), in);
   if (rc) return rc;
   char msg[256] = "";
   if (in->doc ? rp_diff_side_from_doc(in->doc, path, d, msg, sizeof msg) != 0
@@ -46,14 +41,14 @@ static int side_load(const diff_args *a, const te_rules *rules, const char *path
   return TRIAGE_EXIT_OK;
 }
 
-static int render(const cli_invocation *inv, const diff_args *a, const an_diff_report *d,
+static int render(const cli_invocation *inv, const cli_common *a, const an_diff_report *d,
                   const te_rules *rules) {
-  FILE *out = cli_output_open(&a->common);
+  FILE *out = cli_output_open(a);
   if (!out) return TRIAGE_EXIT_BAD_INPUT;
   rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
   char *cmdline = NULL;
   int rc = -1;
-  switch (a->common.format) {
+  switch (a->format) {
     case TRIAGE_FORMAT_HTML:
       if ((cmdline = cli_command_line(inv, "triage")))
         rc = rp_html_diff(out, d, &ro, TRIAGE_VERSION, cmdline);
@@ -66,22 +61,22 @@ static int render(const cli_invocation *inv, const diff_args *a, const an_diff_r
       break;
   }
   free(cmdline);
-  return cli_output_close(out, &a->common, rc);
+  return cli_output_close(out, a, rc);
 }
 
-static int diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
+int cli_diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   const diff_args *a = args;
   int rc = TRIAGE_EXIT_OK;
   cli_input in[2] = {0};
   an_diff_side d[2] = {0};
   for (int i = 0; rc == 0 && i < 2; i++)
-    rc = side_load(a, rules, a->common.operands.items[i], &in[i], &d[i]);
+    rc = side_load(&a->common, rules, a->common.operands.items[i], &in[i], &d[i]);
   an_diff_result res = {0};
   if (rc == 0 && an_diff_build(&d[0], &d[1], rules, &res) != AN_OK) {
     fprintf(stderr, "triage: out of memory\n");
     rc = TRIAGE_EXIT_BAD_INPUT;
   }
-  if (rc == 0) rc = render(inv, a, &res.report, rules);
+  if (rc == 0) rc = render(inv, &a->common, &res.report, rules);
   if (rc == 0 && a->fail_on && res.report.n_regressions) rc = TRIAGE_EXIT_REGRESSION;
   an_diff_result_free(&res);
   for (int i = 0; i < 2; i++) {
@@ -90,23 +85,3 @@ static int diff_run(const cli_invocation *inv, const te_rules *rules, void *args
   }
   return rc;
 }
-
-static const char *const FORMS[] = {"BEFORE AFTER", NULL};
-
-const cli_command cli_diff_command = {
-    .name = "diff",
-    .forms = FORMS,
-    .summary = "what changed between two runs (traces, directories or JSON reports)",
-    .description =
-        "Per stage: GPU time, categories, kernels, fusion and overlap rows, ranks,\n"
-        "per step where both runs know their steps; changes below the noise floor\n"
-        "(the packs', or the spread of the data) are within noise.\n",
-    .options = &DIFF_OPTIONS,
-    .formats = CLI_FORMATS_ALL,
-    .min_operands = 2,
-    .max_operands = 2,
-    .args_size = sizeof(diff_args),
-    .loads_rules = true,
-    .run = diff_run,
-    .exit_more = "3 a regression beyond noise with --fail-on regression",
-};

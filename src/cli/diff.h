@@ -7,6 +7,16 @@
 
 #include "cli/commands.h"
 
-extern const cli_command cli_diff_command;
+/* Its arguments: the shared ones (operands BEFORE AFTER) and --fail-on. */
+typedef struct diff_args {
+  cli_common common;
+  int fail_on; /* 0 none, 1 regression */
+} diff_args;
+
+/* Its own option rows. */
+extern const cli_options CLI_DIFF_OPTIONS;
+
+/* The handler of cli/commands.c's row: args is a diff_args. */
+int cli_diff_run(const cli_invocation *inv, const te_rules *rules, void *args);
 
 #endif

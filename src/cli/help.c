@@ -108,9 +108,8 @@ int cli_help(const cli_command *cmd, FILE *out) {
   if (fputc('\n', out) == EOF) return -1;
   char own[64];
   snprintf(own, sizeof own, "%s options:", cmd->name);
-  if (option_table(out, cmd, (*cmd->options),
-                   (*cmd->options).n && (*cmd->options).rows[0].kind != CLI_HEADING ? own : NULL) <
-      0)
+  cli_options mine = cli_command_options(cmd);
+  if (option_table(out, cmd, mine, mine.n && mine.rows[0].kind != CLI_HEADING ? own : NULL) < 0)
     return -1;
   if (option_table(out, cmd, CLI_SHARED, "options of every command:") < 0) return -1;
   if (analysis && (fputc('\n', out) == EOF || command_list(out) < 0)) return -1;

@@ -13,10 +13,6 @@
 #include "triage/limits.h"
 #include "util/vec.h"
 
-typedef struct merge_args {
-  cli_common common;
-} merge_args;
-
 /* The inputs and every rank's data they hold (pointing into them). */
 typedef struct loaded {
   cli_input *inputs;
@@ -40,9 +36,9 @@ static bool append_report_data(loaded *l, const an_report *rep) {
   return true;
 }
 
-static int load_one(const merge_args *a, const te_rules *rules, const char *path, loaded *l) {
+static int load_one(const cli_common *a, const te_rules *rules, const char *path, loaded *l) {
   cli_input *in = &l->inputs[l->n_inputs];
-  int rc = cli_input_load(&a->common, rules, path, CLI_REPORT_LIMIT(CLI_MAX_RANK_REPORT_BYTES), in);
+  int rc = cli_input_load(a, rules, path, CLI_REPORT_LIMIT(CLI_MAX_RANK_REPORT_BYTES), in);
   if (rc) return rc;
   l->n_inputs++;
   char msg[256] = "out of memory";
@@ -131,49 +127,31 @@ static int markdown(FILE *out, const loaded *l, const an_report *rep, const te_r
   return rc;
 }
 
-static int render(const merge_args *a, const loaded *l, const an_ranks_result *res,
+static int render(const cli_common *a, const loaded *l, const an_ranks_result *res,
                   const te_rules *rules) {
   an_report rep = {0};
   rep.n_ranks = res->n_reports;
   rep.ranks = res->reports;
-  FILE *out = cli_output_open(&a->common);
+  FILE *out = cli_output_open(a);
   if (!out) return TRIAGE_EXIT_BAD_INPUT;
-  int rc = a->common.format == TRIAGE_FORMAT_JSON ? rp_ranks_json_document(out, &rep)
-                                                  : markdown(out, l, &rep, rules);
-  return cli_output_close(out, &a->common, rc);
+  int rc = a->format == TRIAGE_FORMAT_JSON ? rp_ranks_json_document(out, &rep)
+                                           : markdown(out, l, &rep, rules);
+  return cli_output_close(out, a, rc);
 }
 
-static int merge_run(const cli_invocation *inv, const te_rules *rules, void *args) {
+int cli_merge_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   (void)inv;
-  const merge_args *a = args;
+  const cli_common *a = args;
   int rc = TRIAGE_EXIT_OK;
   loaded l = {0};
   an_ranks_result res = {0};
-  l.inputs = calloc(a->common.operands.n, sizeof *l.inputs);
+  l.inputs = calloc(a->operands.n, sizeof *l.inputs);
   if (!l.inputs) rc = TRIAGE_EXIT_BAD_INPUT, fprintf(stderr, "triage: out of memory\n");
-  for (size_t i = 0; rc == 0 && i < a->common.operands.n; i++)
-    rc = load_one(a, rules, a->common.operands.items[i], &l);
+  for (size_t i = 0; rc == 0 && i < a->operands.n; i++)
+    rc = load_one(a, rules, a->operands.items[i], &l);
   if (rc == 0) rc = build(&l, rules, &res);
   if (rc == 0) rc = render(a, &l, &res, rules);
   an_ranks_result_free(&res);
   loaded_free(&l);
   return rc;
 }
-
-static const char *const FORMS[] = {"REPORT...", NULL};
-
-const cli_command cli_merge_command = {
-    .name = "merge",
-    .forms = FORMS,
-    .summary = "the Ranks section from one-rank JSON reports or traces",
-    .description =
-        "Each REPORT is `triage --rank N --format json DIR` of one rank, or the\n"
-        "trace of one rank; the section equals the directory's (docs/scale-out.md).\n",
-    .options = &CLI_NO_OPTIONS,
-    .formats = CLI_FORMAT_BIT(TRIAGE_FORMAT_MARKDOWN) | CLI_FORMAT_BIT(TRIAGE_FORMAT_JSON),
-    .min_operands = 2,
-    .max_operands = SIZE_MAX,
-    .args_size = sizeof(merge_args),
-    .loads_rules = true,
-    .run = merge_run,
-};

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 
-extern const cli_command cli_merge_command;
+/* The handler of cli/commands.c's row: args is the cli_common, its operands the inputs. */
+int cli_merge_run(const cli_invocation *inv, const te_rules *rules, void *args);
 
 #endif

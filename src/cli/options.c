@@ -25,10 +25,8 @@ triage_layout triage_options_layout(const triage_options *o) {
 }
 
 #define OFF(m) offsetof(triage_options, m)
-#define HEADING(text) \
-  { .kind = CLI_HEADING, .help = text }
-#define STRING(n, m, mv, h) \
-  { .name = n, .kind = CLI_STRING, .offset = OFF(m), .metavar = mv, .help = h }
+#define HEADING(text) CLI_HEADING_ROW(text)
+#define STRING(n, m, mv, h) CLI_STRING_ROW(n, OFF(m), mv, h)
 #define INT(n, m, h)                                                                             \
   {                                                                                              \
     .name = n, .kind = CLI_INT, .offset = OFF(m), .hi = 1e8, .expect = "a non-negative integer", \
@@ -44,10 +42,8 @@ triage_layout triage_options_layout(const triage_options *o) {
     .name = n, .kind = CLI_NUMBER, .offset = OFF(m), .hi = 1e9,                       \
     .expect = "a non-negative number of seconds up to 1e9", .metavar = "S", .help = h \
   }
-#define FLAG(n, m, v, h) \
-  { .name = n, .kind = CLI_FLAG, .offset = OFF(m), .value = v, .help = h }
-#define SET(n, m, v, h) \
-  { .name = n, .kind = CLI_SET_INT, .offset = OFF(m), .value = v, .help = h }
+#define FLAG(n, m, v, h) CLI_FLAG_ROW(n, OFF(m), v, h)
+#define SET(n, m, v, h) CLI_SET_INT_ROW(n, OFF(m), v, h)
 
 static const cli_option ROWS[] = {
     HEADING("inputs:"),

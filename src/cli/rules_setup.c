@@ -248,13 +248,6 @@ static void explain_name(const te_rules *r, const char *name, FILE *out) {
   explain_fusions(r, name, out);
 }
 
-/* `triage rules` as given: the shared options (--rules, --no-default-rules, --compat, ...),
- * the rules command and its operands as the words, and --pattern. */
-typedef struct rules_cli_args {
-  cli_common common;
-  const char *pattern; /* explain --pattern NAME */
-} rules_cli_args;
-
 /* What a rules command works on: its word, its operands and the packs to load. */
 typedef struct rules_args {
   const char *command;
@@ -271,25 +264,19 @@ static triage_rules_setup_options setup_of(const rules_args *a) {
   return (triage_rules_setup_options){a->packs.items, a->packs.n, a->no_defaults, a->compat};
 }
 
-static int run_check(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  triage_rules_setup_options so = setup_of(a);
-  te_rules *r = triage_rules_setup(argv0, &so, err);
-  if (!r) return 1;
+static int run_check(te_rules *r, const rules_args *a, FILE *out, FILE *err) {
+  (void)a;
   te_diags *d = te_diags_create();
   size_t dead = d ? te_rules_find_dead_rules(r, d) : 0;
   if (d) print_diags(d, err);
   te_diags_destroy(d);
   fprintf(out, "%zu packs OK%s\n", te_rules_pack_count(r), dead ? " (with warnings)" : "");
-  te_rules_destroy(r);
   return 0;
 }
 
-static int run_list(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  triage_rules_setup_options so = setup_of(a);
-  te_rules *r = triage_rules_setup(argv0, &so, err);
-  if (!r) return 1;
+static int run_list(te_rules *r, const rules_args *a, FILE *out, FILE *err) {
+  (void)a, (void)err;
   for (size_t i = 0; i < te_rules_pack_count(r); i++) print_pack(te_rules_pack(r, i), out);
-  te_rules_destroy(r);
   return 0;
 }
 
@@ -374,47 +361,39 @@ static int explain_pattern_trace(const rules_args *a, const te_rules *r, const t
   return rc;
 }
 
-static int run_explain_pattern(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  if (a->n_operands > 1) {
-    fprintf(err, "triage: 'rules explain --pattern' takes at most one TRACE\n");
-    return 2;
-  }
-  triage_rules_setup_options so = setup_of(a);
-  te_rules *r = triage_rules_setup(argv0, &so, err);
-  if (!r) return 1;
+static int run_explain_pattern(te_rules *r, const rules_args *a, FILE *out, FILE *err) {
   const te_fusion_pattern *p = NULL;
   for (size_t i = 0; i < te_rules_fusion_count(r) && !p; i++)
     if (!strcmp(te_rules_fusion(r, i)->id, a->pattern)) p = te_rules_fusion(r, i);
-  int rc = 0;
   if (!p) {
     fprintf(err, "triage: no fusion pattern '%s' in the loaded packs\n", a->pattern);
-    rc = 2;
-  } else {
-    explain_pattern_static(p, out);
-    if (a->n_operands) rc = explain_pattern_trace(a, r, p, out, err);
-  }
-  te_rules_destroy(r);
-  return rc;
-}
-
-static int run_explain(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  if (a->pattern) return run_explain_pattern(argv0, a, out, err);
-  if (a->n_operands == 0) {
-    fprintf(err, "triage: 'rules explain' needs at least one NAME (see triage rules --help)\n");
     return 2;
   }
-  triage_rules_setup_options so = setup_of(a);
-  te_rules *r = triage_rules_setup(argv0, &so, err);
-  if (!r) return 1;
+  explain_pattern_static(p, out);
+  return a->n_operands ? explain_pattern_trace(a, r, p, out, err) : 0;
+}
+
+static int run_explain(te_rules *r, const rules_args *a, FILE *out, FILE *err) {
+  if (a->pattern) return run_explain_pattern(r, a, out, err);
   for (size_t i = 0; i < a->n_operands; i++) explain_name(r, a->operands[i], out);
-  te_rules_destroy(r);
   return 0;
 }
 
-static int run_test(const char *argv0, const rules_args *a, FILE *out, FILE *err) {
-  triage_rules_setup_options so = setup_of(a);
-  te_rules *r = triage_rules_setup(argv0, &so, err);
-  if (!r) return 1;
+/* The operand errors of explain, found before any pack is read (exit 2), or 0. */
+static int explain_usage(const rules_args *a, FILE *err) {
+  if (a->pattern && a->n_operands > 1) {
+    fprintf(err, "triage: 'rules explain --pattern' takes at most one TRACE\n");
+    return 2;
+  }
+  if (!a->pattern && a->n_operands == 0) {
+    fprintf(err, "triage: 'rules explain' needs at least one NAME (see triage rules --help)\n");
+    return 2;
+  }
+  return 0;
+}
+
+static int run_test(te_rules *r, const rules_args *a, FILE *out, FILE *err) {
+  (void)a;
   te_diags *d = te_diags_create();
   size_t checked = 0;
   te_status st = d ? te_rules_run_examples(r, d, &checked) : TE_ERR_NOMEM;
@@ -422,7 +401,6 @@ static int run_test(const char *argv0, const rules_args *a, FILE *out, FILE *err
   size_t failures = te_diags_error_count(d) + te_diags_dropped(d);
   fprintf(out, "%zu examples, %zu failures\n", checked, failures);
   te_diags_destroy(d);
-  te_rules_destroy(r);
   return st == TE_OK && failures == 0 ? 0 : 1;
 }
 
@@ -455,24 +433,40 @@ static int add_operand_packs(rules_args *a, bool all_packs) {
 }
 
 /* The rules command named by the first word, run on the rest. */
+/* The rules commands: check, list and test take packs as operands, explain names. */
+static const struct {
+  const char *name;
+  bool takes_packs;
+  int (*run)(te_rules *r, const rules_args *a, FILE *out, FILE *err);
+} RULES_COMMANDS[] = {{"check", true, run_check},
+                      {"list", true, run_list},
+                      {"test", true, run_test},
+                      {"explain", false, run_explain}};
+
+/* The rules command named by the first word, run on the rest with the packs loaded. */
 static int run_command(const char *argv0, rules_args *a, FILE *out, FILE *err) {
-  bool takes_packs =
-      !strcmp(a->command, "check") || !strcmp(a->command, "list") || !strcmp(a->command, "test");
+  size_t c = 0, n = sizeof RULES_COMMANDS / sizeof RULES_COMMANDS[0];
+  while (c < n && strcmp(RULES_COMMANDS[c].name, a->command)) c++;
+  if (c == n) {
+    fprintf(err, "triage: unknown rules command '%s' (check, list, explain or test)\n", a->command);
+    return 2;
+  }
   char pack[PATH_MAX];
-  if (add_operand_packs(a, takes_packs)) {
+  if (add_operand_packs(a, RULES_COMMANDS[c].takes_packs)) {
     fprintf(err, "triage: out of memory\n");
     return 1;
   }
   if (a->compat && !triage_compat_pack(argv0, a->compat, pack, sizeof pack, err)) return 2;
-  if (!strcmp(a->command, "check")) return run_check(argv0, a, out, err);
-  if (!strcmp(a->command, "list")) return run_list(argv0, a, out, err);
-  if (!strcmp(a->command, "test")) return run_test(argv0, a, out, err);
-  if (!strcmp(a->command, "explain")) return run_explain(argv0, a, out, err);
-  fprintf(err, "triage: unknown rules command '%s' (check, list, explain or test)\n", a->command);
-  return 2;
+  int rc = RULES_COMMANDS[c].run == run_explain ? explain_usage(a, err) : 0;
+  triage_rules_setup_options so = setup_of(a);
+  te_rules *r = rc ? NULL : triage_rules_setup(argv0, &so, err);
+  if (!rc && !r) rc = 1;
+  if (!rc) rc = RULES_COMMANDS[c].run(r, a, out, err);
+  te_rules_destroy(r);
+  return rc;
 }
 
-static int rules_run(const cli_invocation *inv, const te_rules *unused, void *args) {
+int cli_rules_run(const cli_invocation *inv, const te_rules *unused, void *args) {
   (void)unused; /* the packs are the command's operands too: it loads its own */
   rules_cli_args *c = args;
   const cli_list *words = &c->common.operands;
@@ -493,33 +487,9 @@ static int rules_run(const cli_invocation *inv, const te_rules *unused, void *ar
 }
 
 static const cli_option ROWS[] = {
-    {.name = "--pattern",
-     .kind = CLI_STRING,
-     .offset = offsetof(rules_cli_args, pattern),
-     .metavar = "ID",
-     .help = "explain: a fusion pattern's gates, components\n"
-             "and saving; with a TRACE, per stage the kernel\n"
-             "filling each component"},
+    CLI_STRING_ROW("--pattern", offsetof(rules_cli_args, pattern), "ID",
+                   "explain: a fusion pattern's gates, components\n"
+                   "and saving; with a TRACE, per stage the kernel\n"
+                   "filling each component"),
 };
-static const cli_options OPTIONS = CLI_OPTIONS(ROWS);
-static const char *const FORMS[] = {"check|list|test [PACK...]", "explain [PACK...] NAME...",
-                                    "explain --pattern ID [PACK...] [TRACE]", NULL};
-
-const cli_command cli_rules_command = {
-    .name = "rules",
-    .forms = FORMS,
-    .summary = "validate, list, explain and self-test the rule packs",
-    .description =
-        "  check     validate the default packs plus PACKs; warn about classifier rules\n"
-        "            an earlier rule shadows\n"
-        "  list      list the loaded packs with their entry counts\n"
-        "  explain   how each kernel/frame NAME is classified and scored (operands that\n"
-        "            are *.yaml files or directories are packs)\n"
-        "  test      run every examples: self-test\n",
-    .options = &OPTIONS,
-    .formats = 0,
-    .min_operands = 1,
-    .max_operands = SIZE_MAX,
-    .args_size = sizeof(rules_cli_args),
-    .run = rules_run,
-};
+const cli_options CLI_RULES_OPTIONS = CLI_OPTIONS(ROWS);

@@ -267,7 +267,7 @@ Test(cli_options, quiet_cases_warn_without_it) {
 /* ------------------------------------------------------------------ other commands' options */
 
 static bool takes(const cli_command *cmd, const char *name) {
-  return cli_options_find(*cmd->options, name) || cli_options_find(CLI_SHARED, name);
+  return cli_options_find(cli_command_options(cmd), name) || cli_options_find(CLI_SHARED, name);
 }
 
 /* An option of one command given to another is refused, before and after the word, with
@@ -277,9 +277,9 @@ Test(cli_options, foreign_options_refused, .timeout = 300) {
     const cli_command *cmd = cli_command_at(i);
     const char *word = i ? cmd->name : "";
     for (size_t j = 0; j < cli_command_count(); j++) {
-      const cli_options *t = cli_command_at(j)->options;
-      for (size_t k = 0; k < t->n; k++) {
-        const cli_option *o = &t->rows[k];
+      cli_options t = cli_command_options(cli_command_at(j));
+      for (size_t k = 0; k < t.n; k++) {
+        const cli_option *o = &t.rows[k];
         if (o->kind == CLI_HEADING || takes(cmd, o->name)) continue;
         const char *value = cli_option_takes_value(o) ? " X" : "";
         char want[256], line[1024];
@@ -377,7 +377,8 @@ Test(cli_options, tables_are_consistent) {
         cr_assert_eq(cli_spec_find(&spec, o->name), o, "%s: %s is in two rows", cmd->name, o->name);
         cr_assert(o->help && *o->help, "%s: %s has no help line", cmd->name, o->name);
         for (size_t j = 0; j < cli_command_count(); j++) {
-          const cli_option *other = cli_options_find(*cli_command_at(j)->options, o->name);
+          const cli_option *other =
+              cli_options_find(cli_command_options(cli_command_at(j)), o->name);
           if (other)
             cr_assert_eq(cli_option_takes_value(other), cli_option_takes_value(o),
                          "%s takes a value in one command only", o->name);
