@@ -1,5 +1,5 @@
 /*
- * analysis/attrib.c - kernel -> Python source location (reference-triage.md §4.2).
+ * analysis/attrib.c - kernel -> Python source location (docs/reference.md §4.2).
  */
 #include "analysis/attrib.h"
 
@@ -10,6 +10,7 @@
 #include "analysis/id_index.h"
 #include "util/buf.h"
 #include "util/map.h"
+#include "util/search.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -224,18 +225,12 @@ int an_frame_priority(an_resolver *r, const char *raw, const char **normalized) 
   return te_rules_score(r->rules, "frame_priority", raw, buf, NULL, 0);
 }
 
-/* Candidate choice among events[lo, hi) sorted by start (reference-triage.md §4.2 step 1). */
+/* Candidate choice among events[lo, hi) sorted by start (docs/reference.md §4.2 step 1). */
 static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *evs, size_t lo,
                                       size_t hi, double kts) {
   double key = kts + r->tolerance_us;
-  size_t a = lo, b = hi;
-  while (a < b) { /* bisect_right on start */
-    size_t mid = (a + b) / 2;
-    if (an_id_index_event(evs, mid)->ts <= key)
-      a = mid + 1;
-    else
-      b = mid;
-  }
+  size_t a; /* bisect_right on start */
+  UT_PARTITION_POINT(a, lo, hi, m, an_id_index_event(evs, m)->ts <= key);
   size_t from = a >= lo + r->cand_before ? a - r->cand_before : lo;
   size_t to = a + r->cand_after < hi ? a + r->cand_after : hi;
   const tr_event *best = NULL;
@@ -291,7 +286,7 @@ static int cmp_query(const void *a, const void *b, void *unused) {
   return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
 }
 
-/* Chosen frame and stack of the active frames (reference-triage.md §4.2). */
+/* Chosen frame and stack of the active frames (docs/reference.md §4.2). */
 static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, qresult *res,
                             ut_buf *sb) {
   res->loc = NULL;
@@ -440,7 +435,7 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
   for (size_t i = 0; i < n; i++) {
     const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
     const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
-    /* reference-triage.md §4.2: the CPU op column names the CPU op when its frames (or the
+    /* docs/reference.md §4.2: the CPU op column names the CPU op when its frames (or the
      * launch's) locate the kernel; a launch without frames leaves it unresolved under the launch
      * name. */
     const char *cpu;

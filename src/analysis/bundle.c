@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/params.h"
+#include "util/search.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -91,22 +93,10 @@ size_t an_canonical_name(const char *name, size_t len, an_hex_mask mask, char *o
     i++;
   }
   /* Cut the trailing balanced parameter list of "void f<...>(...)". */
-  if (n >= 5 && memcmp(s, "void ", 5) == 0 && s[n - 1] == ')') {
-    long depth = 0;
-    size_t k = n;
-    while (k > 0) {
-      k--;
-      if (s[k] == ')')
-        depth++;
-      else if (s[k] == '(') {
-        depth--;
-        if (depth == 0) break;
-      }
-    }
-    if (depth == 0 && s[k] == '(') {
-      n = k;
-      while (n > 0 && s[n - 1] == ' ') n--;
-    }
+  size_t params = n >= 5 && memcmp(s, "void ", 5) == 0 ? ut_params_start(s, n) : n;
+  if (params < n) {
+    n = params;
+    while (n > 0 && s[n - 1] == ' ') n--;
   }
   if (cap) {
     size_t m = n < cap - 1 ? n : cap - 1;
@@ -237,14 +227,8 @@ static bool windows_build(ann *w, size_t n, double merge_gap, window_set *out) {
 
 /* First window (in start order) containing t, or NULL. */
 static const ann *windows_containing(const window_set *ws, double t) {
-  size_t lo = 0, hi = ws->n;
-  while (lo < hi) { /* first i with pmax[i] >= t */
-    size_t mid = (lo + hi) / 2;
-    if (ws->pmax[mid] >= t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
+  size_t lo; /* the first window whose running end reaches t */
+  UT_PARTITION_POINT(lo, 0, ws->n, m, ws->pmax[m] < t);
   if (lo < ws->n && ws->w[lo].start <= t) return &ws->w[lo];
   return NULL;
 }
@@ -254,14 +238,8 @@ static const ann *windows_containing(const window_set *ws, double t) {
  * annotation's end (until the next step opens). NULL outside the span. */
 static const ann *windows_last_started(const window_set *ws, double t) {
   if (!ws->n || t < ws->w[0].start || t > ws->pmax[ws->n - 1]) return NULL;
-  size_t lo = 0, hi = ws->n;
-  while (lo < hi) { /* first i with start > t */
-    size_t mid = (lo + hi) / 2;
-    if (ws->w[mid].start <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* the first window starting after t */
+  UT_PARTITION_POINT(lo, 0, ws->n, m, ws->w[m].start <= t);
   return &ws->w[lo - 1];
 }
 
@@ -274,14 +252,8 @@ static double window_distance(const ann *a, double t) {
 /* Nearest window to t, checking the neighbours of the bisect point. */
 static const ann *windows_nearest(const window_set *ws, double t, double *dist) {
   if (!ws->n) return NULL;
-  size_t lo = 0, hi = ws->n;
-  while (lo < hi) { /* first start > t */
-    size_t mid = (lo + hi) / 2;
-    if (ws->w[mid].start > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
+  size_t lo; /* the first window starting after t */
+  UT_PARTITION_POINT(lo, 0, ws->n, m, ws->w[m].start <= t);
   const ann *best = NULL;
   double bd = INFINITY;
   size_t from = lo >= 2 ? lo - 2 : 0, to = lo + 2 < ws->n ? lo + 2 : ws->n;
@@ -423,14 +395,8 @@ static bool launches_index(const tr_trace *t, stage_index *x) {
 static double launch_ts(const stage_index *x, const tr_trace *t, const tr_event *k) {
   int64_t corr = tr_event_correlation(t, k);
   if (corr == TR_NO_ID) return NAN;
-  size_t lo = 0, hi = x->n_launches;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (x->launches[mid].corr < corr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  UT_PARTITION_POINT(lo, 0, x->n_launches, m, x->launches[m].corr < corr);
   return lo < x->n_launches && x->launches[lo].corr == corr ? x->launches[lo].ts : NAN;
 }
 
@@ -468,14 +434,8 @@ static an_status stage_index_build(const tr_trace *t, const te_rules *rules, sta
 static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t, const tr_event *k) {
   int64_t ext = kernel_external(t, k);
   if (ext != TR_NO_ID && x->n_ext) {
-    size_t lo = 0, hi = x->n_ext;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (x->by_ext[mid].ext < ext)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    size_t lo;
+    UT_PARTITION_POINT(lo, 0, x->n_ext, m, x->by_ext[m].ext < ext);
     if (lo < x->n_ext && x->by_ext[lo].ext == ext) return x->by_ext[lo].stage;
   }
   double probe = k->ts + x->tolerance_us;

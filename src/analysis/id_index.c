@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/search.h"
 #include "util/sort.h"
 
 static int64_t key_of(const an_id_index *x, uint32_t p) {
@@ -50,14 +51,9 @@ static bool before(const an_id_index *x, size_t i, int64_t id, bool through) {
 /* The first entry in [a, b) not before the place, given that the entries before a are
  * and entry b (when b < n) is not. */
 static size_t first_not_before(const an_id_index *x, int64_t id, bool through, size_t a, size_t b) {
-  while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    if (before(x, mid, id, through))
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
+  size_t first;
+  UT_PARTITION_POINT(first, a, b, m, before(x, m, id, through));
+  return first;
 }
 
 /* The same, at or after a, found by galloping from a (entries before a are before the

@@ -1,5 +1,5 @@
 /*
- * overlap_source.c - Python scope of a mapping-trace kernel (reference-triage.md §6.5).
+ * overlap_source.c - Python scope of a mapping-trace kernel (docs/reference.md §6.5).
  *
  * A scope is the best frame of the chain of *meaningful* Python frames active when the
  * kernel was issued: at the start of its CPU op (External id), else at its launch
@@ -15,6 +15,7 @@
 
 #include "analysis/id_index.h"
 #include "analysis/overlap_internal.h"
+#include "util/search.h"
 #include "util/vec.h"
 
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
@@ -192,14 +193,8 @@ fail:
 /* Frames of thread th active at t (start <= t + eps, end >= t - eps), outermost first,
  * appended to s->chain from position n. Returns the new count. */
 static size_t ov_active_frames(ov_source *s, size_t th, double t, double eps, size_t n) {
-  size_t lo = s->thread_off[th], hi = s->thread_off[th + 1];
-  while (lo < hi) { /* first frame starting after t + eps */
-    size_t mid = lo + (hi - lo) / 2;
-    if (ov_fts(s, mid) <= t + eps)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* the first frame starting after t + eps */
+  UT_PARTITION_POINT(lo, s->thread_off[th], s->thread_off[th + 1], m, ov_fts(s, m) <= t + eps);
   if (lo == s->thread_off[th]) return n;
   size_t first = n;
   size_t steps = 0;
@@ -315,7 +310,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   op[0] = '\0';
   if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
       ov_context_by_key(s, s->launch_by_corr, corr, k->ts, scope, scope_cap, op, op_cap)) {
-    /* reference-triage.md §4.2: the CPU op's name when one matched, else the launch's. */
+    /* docs/reference.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;
   }

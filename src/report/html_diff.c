@@ -34,27 +34,28 @@ static const char *status_word(an_diff_change c) {
   return "noise";
 }
 
+static rp_hw_bar_part before_part(const void *items, size_t i) {
+  const an_diff_row *c = &((const an_diff_row *)items)[i];
+  return (rp_hw_bar_part){c->name, c->before_us, 0};
+}
+
+static rp_hw_bar_part after_part(const void *items, size_t i) {
+  const an_diff_row *c = &((const an_diff_row *)items)[i];
+  return (rp_hw_bar_part){c->name, c->after_us, 0};
+}
+
 /* One side's categories as a stacked bar; scale: the larger side's total. */
 static void side_bar(rp_hw *hw, const an_diff_stage *s, bool after, double scale) {
-  rp_hw_printf(hw,
-               "<span class=\"side\">%s</span><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
-               "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"GPU time by category, %s\">",
-               after ? "after" : "before", BAR_HEIGHT, after ? "after" : "before");
-  double x = 0;
-  for (size_t i = 0; i < s->n_categories && scale > 0; i++) {
-    const an_diff_row *c = &s->categories[i];
-    double us = after ? c->after_us : c->before_us, w = 1000.0 * us / scale;
-    rp_hw_printf(hw, "<rect class=\"cat-");
-    rp_hw_token(hw, c->name);
-    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
-                 BAR_HEIGHT);
-    rp_hw_text(hw, c->name);
-    rp_hw_printf(hw, ": ");
-    rp_hw_ms(hw, us);
-    rp_hw_printf(hw, " ms</title></rect>");
-    x += w;
-  }
-  rp_hw_printf(hw, "</svg>");
+  rp_hw_bar bar = {after ? "GPU time by category, after" : "GPU time by category, before",
+                   false,
+                   false,
+                   scale,
+                   BAR_HEIGHT,
+                   s->n_categories,
+                   after ? after_part : before_part,
+                   s->categories};
+  rp_hw_printf(hw, "<span class=\"side\">%s</span>", after ? "after" : "before");
+  rp_hw_stack_bar(hw, &bar);
 }
 
 static void delta_td(rp_hw *hw, const an_diff_row *r) {

@@ -48,6 +48,27 @@ void rp_hw_text(rp_hw *hw, const char *s);
 void rp_hw_token(rp_hw *hw, const char *s);
 /* A time in ms: two decimals, more when a non-zero time would print as zero. */
 void rp_hw_ms(rp_hw *hw, double us);
+/* One part of a stacked bar (rp_hw_stack_bar). */
+typedef struct rp_hw_bar_part {
+  const char *name; /* its class cat-NAME, its title and its place in the label */
+  double us;
+  double share_pct; /* in the label (list_shares) and the title (title_share) */
+} rp_hw_bar_part;
+
+/* A stacked bar: <svg class="stack">, 1000 units wide for `scale` us, one <rect> per part
+ * titled "NAME: T ms" (" (S%)" added with title_share); its aria-label is label, then
+ * ": NAME S%, ..." with list_shares. Parts come from part(items, i), i < n. */
+typedef struct rp_hw_bar {
+  const char *label; /* markup the renderer owns */
+  bool list_shares, title_share;
+  double scale;
+  int height;
+  size_t n;
+  rp_hw_bar_part (*part)(const void *items, size_t i);
+  const void *items;
+} rp_hw_bar;
+
+void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar);
 /* <span class="name" title="FULL">SHORT</span>, SHORT given (display form). */
 void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown);
 /* <span class="cat cat-TOKEN">CAT</span> */

@@ -16,7 +16,6 @@
 #include "report/html_internal.h"
 #include "report/text.h"
 
-#define BAR_SCALE 1000.0
 #define BAR_HEIGHT 16
 
 /* The bar length: every part, idle included when the view has it. */
@@ -26,31 +25,24 @@ static double busy_of(const rp_rank_view_row *r) {
   return t;
 }
 
+/* A rank's parts, each with its share of the rank's bar. */
+typedef struct rank_parts {
+  const rp_rank_view_row *row;
+  double busy;
+} rank_parts;
+
+static rp_hw_bar_part rank_part(const void *items, size_t i) {
+  const rank_parts *p = items;
+  const rp_rank_part *part = &p->row->parts[i];
+  return (rp_hw_bar_part){part->name, part->us, p->busy > 0 ? 100.0 * part->us / p->busy : 0.0};
+}
+
 static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
-  rp_hw_printf(hw,
-               "<td class=\"bar\"><svg class=\"stack\" viewBox=\"0 0 1000 %d\" "
-               "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"time split:",
-               BAR_HEIGHT);
-  double busy = busy_of(r), x = 0;
-  for (size_t i = 0; i < r->n_parts; i++) {
-    rp_hw_printf(hw, "%s ", i ? "," : "");
-    rp_hw_text(hw, r->parts[i].name);
-    rp_hw_printf(hw, " %.1f%%", busy > 0 ? 100.0 * r->parts[i].us / busy : 0.0);
-  }
-  rp_hw_printf(hw, "\">");
-  for (size_t i = 0; i < r->n_parts && widest > 0; i++) {
-    double w = BAR_SCALE * r->parts[i].us / widest;
-    rp_hw_printf(hw, "<rect class=\"cat-");
-    rp_hw_token(hw, r->parts[i].name);
-    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
-                 BAR_HEIGHT);
-    rp_hw_text(hw, r->parts[i].name);
-    rp_hw_printf(hw, ": ");
-    rp_hw_ms(hw, r->parts[i].us);
-    rp_hw_printf(hw, " ms</title></rect>");
-    x += w;
-  }
-  rp_hw_printf(hw, "</svg></td>");
+  rank_parts parts = {r, busy_of(r)};
+  rp_hw_bar bar = {"time split", true, false, widest, BAR_HEIGHT, r->n_parts, rank_part, &parts};
+  rp_hw_printf(hw, "<td class=\"bar\">");
+  rp_hw_stack_bar(hw, &bar);
+  rp_hw_printf(hw, "</td>");
 }
 
 static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest, bool has_wait) {

@@ -44,6 +44,43 @@ void rp_hw_ms(rp_hw *hw, double us) {
   rp_hw_printf(hw, "%.*f", digits, v);
 }
 
+/* The bar's aria-label: its text, and each part's share with list_shares. */
+static void bar_label(rp_hw *hw, const rp_hw_bar *bar) {
+  rp_hw_printf(hw, "%s%s", bar->label, bar->list_shares ? ": " : "");
+  for (size_t i = 0; bar->list_shares && i < bar->n; i++) {
+    rp_hw_bar_part p = bar->part(bar->items, i);
+    rp_hw_printf(hw, "%s", i ? ", " : "");
+    rp_hw_text(hw, p.name);
+    rp_hw_printf(hw, " %.1f%%", p.share_pct);
+  }
+}
+
+void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar) {
+  rp_hw_printf(hw,
+               "<svg class=\"stack\" viewBox=\"0 0 1000 %d\" preserveAspectRatio=\"none\" "
+               "role=\"img\" aria-label=\"",
+               bar->height);
+  bar_label(hw, bar);
+  rp_hw_printf(hw, "\">");
+  double x = 0;
+  for (size_t i = 0; i < bar->n && bar->scale > 0; i++) {
+    rp_hw_bar_part p = bar->part(bar->items, i);
+    double w = 1000.0 * p.us / bar->scale;
+    rp_hw_printf(hw, "<rect class=\"cat-");
+    rp_hw_token(hw, p.name);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
+                 bar->height);
+    rp_hw_text(hw, p.name);
+    rp_hw_printf(hw, ": ");
+    rp_hw_ms(hw, p.us);
+    rp_hw_printf(hw, " ms");
+    if (bar->title_share) rp_hw_printf(hw, " (%.1f%%)", p.share_pct);
+    rp_hw_printf(hw, "</title></rect>");
+    x += w;
+  }
+  rp_hw_printf(hw, "</svg>");
+}
+
 void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown) {
   rp_hw_printf(hw, "<span class=\"name\" title=\"");
   rp_hw_text(hw, full);

@@ -10,38 +10,19 @@
 #include "report/html_internal.h"
 #include "report/text.h"
 
-/* Bar widths are in a 0..1000 viewBox: the SVG scales, the numbers stay small. */
-#define BAR_SCALE 1000.0
 #define BAR_HEIGHT 24
+
+static rp_hw_bar_part category_part(const void *items, size_t i) {
+  const an_category_time *c = &((const an_category_time *)items)[i];
+  return (rp_hw_bar_part){c->category, c->total_us, c->share_pct};
+}
 
 static void stack_bar(rp_hw *hw, const an_stage_report *st) {
   double total = 0;
   for (size_t i = 0; i < st->n_categories; i++) total += st->categories[i].total_us;
-  rp_hw_printf(hw,
-               "<svg class=\"stack\" viewBox=\"0 0 1000 %d\" preserveAspectRatio=\"none\" "
-               "role=\"img\" aria-label=\"GPU time by category: ",
-               BAR_HEIGHT);
-  for (size_t i = 0; i < st->n_categories; i++) {
-    rp_hw_printf(hw, "%s", i ? ", " : "");
-    rp_hw_text(hw, st->categories[i].category);
-    rp_hw_printf(hw, " %.1f%%", st->categories[i].share_pct);
-  }
-  rp_hw_printf(hw, "\">");
-  double x = 0;
-  for (size_t i = 0; i < st->n_categories && total > 0; i++) {
-    const an_category_time *c = &st->categories[i];
-    double w = BAR_SCALE * c->total_us / total;
-    rp_hw_printf(hw, "<rect class=\"cat-");
-    rp_hw_token(hw, c->category);
-    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
-                 BAR_HEIGHT);
-    rp_hw_text(hw, c->category);
-    rp_hw_printf(hw, ": ");
-    rp_hw_ms(hw, c->total_us);
-    rp_hw_printf(hw, " ms (%.1f%%)</title></rect>", c->share_pct);
-    x += w;
-  }
-  rp_hw_printf(hw, "</svg>");
+  rp_hw_bar bar = {"GPU time by category", true,          true,          total, BAR_HEIGHT,
+                   st->n_categories,       category_part, st->categories};
+  rp_hw_stack_bar(hw, &bar);
 }
 
 static void category_bar(rp_hw *hw, const an_stage_report *st, const char *tok) {

@@ -18,6 +18,8 @@
 
 #include "triage/limits.h"
 #include "util/buf.h"
+#include "util/params.h"
+#include "util/search.h"
 
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
 #define ELLIPSIS_BYTES 3
@@ -173,18 +175,8 @@ static char *strip_void_and_params(const char *s) {
   if (!strncmp(s, "void ", 5)) s += 5;
   size_t n = strlen(s);
   while (n && s[n - 1] == ' ') n--;
-  if (n && s[n - 1] == ')') {
-    long depth = 0;
-    size_t k = n;
-    while (k > 0) {
-      k--;
-      if (s[k] == ')')
-        depth++;
-      else if (s[k] == '(' && --depth == 0)
-        break;
-    }
-    if (depth == 0 && k > 0 && s[k] == '(' && s[k - 1] != ' ') n = k;
-  }
+  size_t params = ut_params_start(s, n);
+  if (params < n && params > 0 && s[params - 1] != ' ') n = params;
   return dup_n(s, n);
 }
 
@@ -564,17 +556,9 @@ static tname *distinct_names(const rp_names *nm, const char *const *full, size_t
 }
 
 static const tname *find_name(const tname *u, size_t nu, const char *full) {
-  size_t lo = 0, hi = nu;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(u[mid].full, full);
-    if (!c) return &u[mid];
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return NULL;
+  size_t lo;
+  UT_PARTITION_POINT(lo, 0, nu, m, strcmp(u[m].full, full) < 0);
+  return lo < nu && !strcmp(u[lo].full, full) ? &u[lo] : NULL;
 }
 
 char **rp_names_display_table(const rp_names *nm, const char *const *full, size_t n) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "triage/hash.h"
+#include "util/search.h"
 #include "util/vec.h"
 
 #define SLOTS_MIN 64u
@@ -139,14 +140,8 @@ int tr_argidx_seal(tr_argidx *ix, size_t n_events) {
 
 uint32_t tr_argidx_get(const tr_argidx *ix, size_t pos) {
   if (ix->dense) return pos < ix->n_dense ? ix->dense[pos] : 0;
-  size_t lo = 0, hi = ix->n; /* the first pair with pos >= the asked one */
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ix->pairs[mid].pos < pos)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* the first pair with pos >= the asked one */
+  UT_PARTITION_POINT(lo, 0, ix->n, m, ix->pairs[m].pos < pos);
   return lo < ix->n && ix->pairs[lo].pos == pos ? ix->pairs[lo].set : 0;
 }
 

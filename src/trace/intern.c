@@ -6,6 +6,7 @@
 
 #include "triage/hash.h"
 #include "util/arena.h"
+#include "util/vec.h"
 
 /* Arena blocks grow with use so tiny traces stay tiny and big ones make few mallocs. */
 #define ARENA_MIN_BLOCK (64u * 1024u)
@@ -105,11 +106,9 @@ uint32_t tr_intern_put(tr_intern *in, const char *s, size_t len) {
     i = find_slot(in, s, len, h);
   }
   if (in->n == in->cap) {
-    size_t nc = in->cap * 2;
-    str_rec *recs = realloc(in->recs, nc * sizeof *recs);
+    str_rec *recs = ut_grow(in->recs, &in->cap, in->n + 1, sizeof *recs);
     if (!recs) return UINT32_MAX;
     in->recs = recs;
-    in->cap = nc;
   }
   char *copy = tr_intern_alloc(in, len + 1);
   if (!copy) return UINT32_MAX;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/search.h"
+
 /* Items up to this size are swapped through one stack buffer, larger ones in pieces. */
 #define SWAP_CHUNK 64u
 /* Quicksort keeps a copy of its pivot on the stack; larger items are heap-sorted. */
@@ -117,27 +119,17 @@ static void copy_at(const sorter *s, unsigned char *dst, const unsigned char *sr
 /* First position in [lo, hi) whose item is greater than x (strict: upper bound). */
 static size_t upper(const sorter *s, unsigned char *b, size_t lo, size_t hi,
                     const unsigned char *x) {
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->cmp(x, at(s, b, mid), s->ctx) < 0)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  size_t first;
+  UT_PARTITION_POINT(first, lo, hi, m, s->cmp(x, at(s, b, m), s->ctx) >= 0);
+  return first;
 }
 
 /* First position in [lo, hi) whose item is not less than x (lower bound). */
 static size_t lower(const sorter *s, unsigned char *b, size_t lo, size_t hi,
                     const unsigned char *x) {
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->cmp(at(s, b, mid), x, s->ctx) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  size_t first;
+  UT_PARTITION_POINT(first, lo, hi, m, s->cmp(at(s, b, m), x, s->ctx) < 0);
+  return first;
 }
 
 /* Merges [i, mid) with [mid, j) through tmp holding the left side. */

@@ -11,6 +11,8 @@
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/map.h"
+#include "util/params.h"
+#include "util/search.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -377,4 +379,33 @@ Test(util_vec, shrink_trims_to_the_count_and_keeps_the_items) {
   cr_expect_eq(ut_shrink(a, &cap, 0, sizeof *a), a, "n 0: unchanged");
   cr_expect_eq(cap, 37);
   free(a);
+}
+
+/* UT_PARTITION_POINT against a linear scan: every split of every length up to 40, and
+ * sub-ranges; the condition runs at most log2(n) + 1 times. */
+Test(util_search, partition_point_agrees_with_a_scan) {
+  int a[40];
+  for (size_t n = 0; n <= 40; n++)
+    for (size_t split = 0; split <= n; split++) {
+      for (size_t i = 0; i < n; i++) a[i] = i < split ? 0 : 1;
+      size_t got, calls = 0;
+      UT_PARTITION_POINT(got, 0, n, m, (calls++, a[m] == 0));
+      cr_assert_eq(got, split, "n %zu split %zu", n, split);
+      cr_assert_leq(calls, 7);
+      size_t lo = n / 3, hi = n - n / 4, want = split < lo ? lo : split > hi ? hi : split;
+      UT_PARTITION_POINT(got, lo, hi, m, a[m] == 0);
+      cr_assert_eq(got, want, "n %zu [%zu, %zu) split %zu", n, lo, hi, split);
+    }
+}
+
+/* The trailing parameter list: balanced, nested, absent, unbalanced. */
+Test(util_params, start_of_the_trailing_list) {
+  const char *s = "void f<int>(float*, g(int))";
+  cr_assert_eq(ut_params_start(s, strlen(s)), 11);
+  cr_assert_eq(ut_params_start("f()", 3), 1);
+  cr_assert_eq(ut_params_start("Memset (Device)", 15), 7, "the caller decides on the space");
+  cr_assert_eq(ut_params_start("f(int", 5), 5, "no ')' at the end");
+  cr_assert_eq(ut_params_start("f)", 2), 2, "unbalanced");
+  cr_assert_eq(ut_params_start("", 0), 0);
+  cr_assert_eq(ut_params_start("(a)", 3), 0);
 }
