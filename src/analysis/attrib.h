@@ -1,5 +1,5 @@
 /*
- * analysis/attrib.h - source-location attribution of kernels (reference-triage.md §4.2):
+ * analysis/attrib.h - source-location attribution of kernels (docs/reference.md §4.2):
  * kernel -> CPU op (External id) or launch (correlation) -> the Python frames active on
  * that thread -> chosen frame (location) and stack.
  *

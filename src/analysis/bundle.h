@@ -1,7 +1,7 @@
 /*
  * analysis/bundle.h - the per-trace view every table is computed from: the chosen
  * process, each kernel's stage, and the kernels of each stage in start order
- * (reference-triage.md §2.3 and §2.5).
+ * (docs/reference.md §2.3 and §2.5).
  *
  * Kernel identity (an_canonical_name) lives here too because every table keys kernels
  * by it.
@@ -29,7 +29,7 @@ typedef enum an_hex_mask {
    * side ("(void*)0x7f3a2c001000", "_0xdeadbeef"). Tile sizes such as MT64x160x128 or
    * nvjet's 160x128 are left alone, so kernels that differ there stay distinct rows. */
   AN_MASK_ADDRESSES = 0,
-  /* The reference (reference-triage.md §2.5): every run 0x[0-9a-fA-F]+, wherever it stands. */
+  /* The reference (docs/reference.md §2.5): every run 0x[0-9a-fA-F]+, wherever it stands. */
   AN_MASK_EVERY_HEX = 1
 } an_hex_mask;
 
@@ -37,7 +37,7 @@ typedef enum an_hex_mask {
  * the reference does; false: real addresses only). Read it once per table build. */
 an_hex_mask an_hex_mask_from_rules(const te_rules *rules);
 
-/* Canonical kernel name (reference-triage.md §2.5): whitespace runs folded to one space and the
+/* Canonical kernel name (docs/reference.md §2.5): whitespace runs folded to one space and the
  * ends trimmed, hex literals replaced by 0xADDR as mask says, and when the name starts
  * with "void " and ends with ')', the trailing balanced parameter list cut off (plus the
  * whitespace before it). Writes at most cap bytes into out (always NUL-terminated when
@@ -82,7 +82,7 @@ an_status an_trace_view_index_ids(an_trace_view *v);
  * "Context Sync"; NULL keeps every event, as the reference does). */
 bool an_is_kernel_event(const tr_trace *t, const tr_event *e, const te_matcher *not_a_kernel);
 
-/* Process choice (reference-triage.md §2.5, kernel helper): among pids carrying kernels
+/* Process choice (docs/reference.md §2.5, kernel helper): among pids carrying kernels
  * (optionally only those containing pid_substring), the largest total kernel duration,
  * where a pid matching preferred (the packs' tp0_process; may be NULL) beats any pid
  * without; the first seen among equals. keep (parallel to the trace's kernel events;

@@ -1,5 +1,5 @@
 /*
- * analysis/kernel_map.c - kernel map build (reference-triage.md §4.3) and the relaxed, stage-aware
+ * analysis/kernel_map.c - kernel map build (docs/reference.md §4.3) and the relaxed, stage-aware
  * lookup.
  */
 #include "analysis/kernel_map.h"
@@ -216,7 +216,7 @@ static bool an_location_low_signal(const te_rules *rules, const char *loc) {
   return m && te_matcher_match(m, loc, strlen(loc));
 }
 
-/* reference-triage.md §4.2 display rule. */
+/* docs/reference.md §4.2 display rule. */
 static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
   if (an_location_preferred(m->rules, loc) && !an_location_low_signal(m->rules, loc)) return loc;
   if (stack) {

@@ -1,5 +1,5 @@
 /*
- * analysis/kernel_map.h - the kernel map (reference-triage.md §4.3): for every
+ * analysis/kernel_map.h - the kernel map (docs/reference.md §4.3): for every
  * stage and for all stages together ("global"), each canonical kernel name with its
  * category and its launch sites (Python location, CPU op, stack), plus the stage-aware
  * relaxed lookup the kernel table and the overlap table use to find a formal kernel's
@@ -24,7 +24,7 @@
 typedef struct an_kernel_map an_kernel_map; /* opaque */
 
 /* Builds the map from the views of the mapping traces (the inputs in single-trace mode): every
- * kernel of every stage block is attributed (reference-triage.md §4.2) and aggregated per canonical
+ * kernel of every stage block is attributed (docs/reference.md §4.2) and aggregated per canonical
  * name x location. sample: at most kernel_map.sample_per_kernel kernels per name and stage, evenly
  * spaced (the reference samples for non-SGLang mapping passes). AN_ERR_RULES when the packs
  * define no `kernel` classifier. */
@@ -39,7 +39,7 @@ const char *an_kernel_map_stage_id(const an_kernel_map *m, size_t i);
 const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stage,
                                         const char *name);
 
-/* Relaxed lookup inside one payload (reference-triage.md §4.3): exact key, then case-insensitive
+/* Relaxed lookup inside one payload (docs/reference.md §4.3): exact key, then case-insensitive
  * prefix relation (score = shorter length) or containment (half score), then a long common prefix
  * of the compacted names (kernel_map.long_*), then alias token groups (te_rules_alias). NULL when
  * nothing qualifies. */

@@ -1,5 +1,5 @@
 /*
- * analysis/overlap.h - the Overlap Opportunity Table (reference-triage.md §6).
+ * analysis/overlap.h - the Overlap Opportunity Table (docs/reference.md §6).
  *
  * For every stage of the formal traces, a sweep line measures how much of each kernel's
  * time runs alone on the GPU (exclusive) or under a kernel of another stream (hidden).
@@ -40,7 +40,7 @@ typedef struct an_overlap_trace {
   const an_trace_view *view;
   /* The kernel map built from this side's traces (mapping side: the mapping kernel map; formal
    * side: the formal traces' own map, the "formal payload"); may be NULL. Used for the relaxed name
-   * lookup (reference-triage.md §4.3) of formal kernels among mapping kernels, for the last scope
+   * lookup (docs/reference.md §4.3) of formal kernels among mapping kernels, for the last scope
    * fallback (the map entry's best location) and, formal side, for kernels the mapping traces say
    * nothing about (deviation O3). Borrowed. */
   const an_kernel_map *kmap;
@@ -71,7 +71,7 @@ typedef enum an_overlap_status {
   AN_OVERLAP_ERR_LIMIT = 3 /* more than AN_MAX_ACTIVE_KERNELS kernels run at once */
 } an_overlap_status;
 
-/* Runs reference-triage.md §6.1-§6.6 over the formal traces with scopes from the mapping traces. On
+/* Runs docs/reference.md §6.1-§6.6 over the formal traces with scopes from the mapping traces. On
  * failure *out is left empty (safe to free). */
 an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_mapping,
                                      const an_overlap_trace *formal, size_t n_formal,
@@ -79,7 +79,7 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
                                      an_overlap_result *out);
 void an_overlap_result_free(an_overlap_result *res);
 
-/* reference-triage.md §6.7 pieces, exposed for tests. */
+/* docs/reference.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */
 double an_overlap_tight_gap(const te_rules *rules, double dur_us);
 /* True when two scopes share a family (same path or same function name). */

@@ -134,7 +134,7 @@ typedef struct ov_source ov_source;
 ov_source *ov_source_create(const tr_trace *t, const an_trace_ids *ids, const te_rules *r);
 void ov_source_destroy(ov_source *s);
 
-/* How a kernel event got its scope (reference-triage.md §6.5 order). */
+/* How a kernel event got its scope (docs/reference.md §6.5 order). */
 typedef enum ov_scope_how {
   OV_SCOPE_NONE = 0,
   OV_SCOPE_CPU_OP = 1,     /* CPU op with the kernel's External id */

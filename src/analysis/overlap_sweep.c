@@ -1,5 +1,5 @@
 /*
- * overlap_sweep.c - the sweep line of reference-triage.md §6.3 and the category
+ * overlap_sweep.c - the sweep line of docs/reference.md §6.3 and the category
  * table the overlap files share.
  *
  * The sweep walks start/end points once (O(n log n) for the sort). Hidden, exclusive and
@@ -55,7 +55,7 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
   c->priority[idx] = te_number_map_get(&set->overlap_category_priority, label);
   c->weight[idx] = te_number_map_get(&set->overlap_weight, label);
   c->low_roi[idx] = te_string_list_has(&set->overlap_low_roi_hidden_categories, label);
-  /* "compute" is a role of the overlap model (reference-triage.md §6.3: time hidden by compute),
+  /* "compute" is a role of the overlap model (docs/reference.md §6.3: time hidden by compute),
    * not a name test: the overlap classifier must use that category id for it. */
   if (!strcmp(label, "compute")) c->compute = idx;
   return idx;

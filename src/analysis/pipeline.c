@@ -373,7 +373,7 @@ static const te_framework *framework_from_frames(const te_rules *rules, const si
   return f;
 }
 
-/* Framework detection (reference-triage.md §2.4): server args, then path hints, then trace content,
+/* Framework detection (docs/reference.md §2.4): server args, then path hints, then trace content,
  * then the Python frames' votes (D8), then the rules' default. Server-args keys of a
  * non-default framework outrank its text hints (the reference checks TokenSpeed keys
  * before the JSON text). */

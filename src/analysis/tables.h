@@ -1,6 +1,6 @@
 /*
- * analysis/tables.h - the Kernel Table (reference-triage.md §5) and the Fuse Opportunity
- * Table (reference-triage.md §7.2), computed per stage from the formal traces' views, with source
+ * analysis/tables.h - the Kernel Table (docs/reference.md §5) and the Fuse Opportunity
+ * Table (docs/reference.md §7.2), computed per stage from the formal traces' views, with source
  * locations taken from the mapping kernel map. Rows are report-model rows
  * (analysis/model.h): values and flags, no rendered text.
  *

@@ -3,7 +3,7 @@
  * bodies, reply parsing, URL joining, enablement hints. Pure functions (no I/O), so the
  * unit tests pin the exact bytes triage sends.
  *
- * The endpoint bodies follow reference-triage.md §3; the enablement hints quote
+ * The endpoint bodies follow docs/reference.md §3; the enablement hints quote
  * the documented server switches so a 404 tells the user what to change.
  */
 #include "live/lv_internal.h"

@@ -1,7 +1,7 @@
 /*
  * report/kmap_json.h - the kernel map as JSON (the --kernel-map file, and the "sites"
  * arrays of the JSON report): {"stages": {stage: payload}, "global": payload}, each
- * payload {"kernels": {name: {"category", "sites", "best_location"}}} (reference-triage.md §4.3).
+ * payload {"kernels": {name: {"category", "sites", "best_location"}}} (docs/reference.md §4.3).
  *
  * Ownership: nothing is retained; the map is borrowed for the call.
  */

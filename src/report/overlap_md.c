@@ -1,6 +1,6 @@
 /*
  * overlap_md.c - Markdown and JSON rendering of the Overlap Opportunity Table
- * (reference-triage.md §6.7 and §8).
+ * (docs/reference.md §6.7 and §8).
  *
  * The mode line and the busy-time line are plain text lines next to the tables: the
  * report comparer (../shared/tools/compare_reports.py) only reads lines starting with '|'

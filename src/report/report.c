@@ -1,5 +1,5 @@
 /*
- * report/report.c - the reference Markdown layout (reference-triage.md §8, byte for
+ * report/report.c - the reference Markdown layout (docs/reference.md §8, byte for
  * byte), dispatch to the default layout (layout_md.c), and the JSON document.
  */
 #include "report/report.h"

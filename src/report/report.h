@@ -1,6 +1,6 @@
 /*
  * report/report.h - the triage report from the report model (analysis/model.h):
- * Markdown (the reference layout, reference-triage.md §8) and one JSON document
+ * Markdown (the reference layout, docs/reference.md §8) and one JSON document
  * (schemas/report.schema.json). Only src/report/ turns the model into text.
  *
  * Ownership: the model is borrowed for the call; nothing is retained.

@@ -350,7 +350,7 @@ static bool one_ranked_run(const te_rules *rules, cvec *all) {
   return true;
 }
 
-/* reference-triage.md §2.2 steps 1-2: every recursive trace when sub-directories carry
+/* docs/reference.md §2.2 steps 1-2: every recursive trace when sub-directories carry
  * stages (or hold the ranks of one run); else the directory itself, or the sub-directory
  * holding the newest trace ("newest run"). Returns the trace dir (borrowed). */
 static const char *choose_trace_dir(const char *dir, const te_rules *rules, cvec *all) {

@@ -1,6 +1,6 @@
 /*
  * trace/discover.h - which trace files an input names, and the server_args.json beside
- * them (reference-triage.md §2.1 and §2.2).
+ * them (docs/reference.md §2.1 and §2.2).
  *
  * A file is used as given; a directory is searched for Kineto traces, one rank (the
  * lowest, or the one asked for) and the newest file per stage are kept, ordered by stage

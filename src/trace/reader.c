@@ -1717,7 +1717,7 @@ static bool names_a_launch(rd *r) {
   return yes;
 }
 
-/* The reference's kernel-table detector (reference-triage.md 2.5). A dur that is present
+/* The reference's kernel-table detector (docs/reference.md 2.5). A dur that is present
  * but unusable is treated as positive here so the event is counted as skipped rather
  * than silently dropped. */
 static bool is_gpu_kernel(rd *r, unsigned cat) {

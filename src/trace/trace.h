@@ -32,7 +32,7 @@ typedef uint32_t tr_str;
 #define TR_DUR_WIDE UINT32_MAX
 
 /* What an event is to the analysis. Decided while reading (rules in trace/reader.c,
- * following reference-triage.md §2.5). */
+ * following docs/reference.md §2.5). */
 typedef enum tr_kind {
   TR_KIND_KERNEL = 0,          /* GPU kernel, gpu_memcpy, gpu_memset, XPU launch */
   TR_KIND_CPU_OP = 1,          /* cat cpu_op */
