@@ -35,7 +35,7 @@ QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 NUMBER = re.compile(r'(?<![\w.])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?'
                     r'|\d+[eE][+-]?\d+|\d+)[uUlLfF]*(?![\w.])')
 FREE = {0.0, 1.0, 2.0, 100.0, 1000.0}
-ENUMERATOR = re.compile(r'^\s*[A-Z][A-Z0-9_]*\s*=\s*[-\d]')
+ENUMERATOR = re.compile(r'(^\s*|[{,(]\s*)[A-Z][A-Z0-9_]*\s*=\s*-?$')
 BITWISE_BEFORE = re.compile(r'(<<|>>|[&|^])\s*\(?\s*$')
 
 
@@ -105,7 +105,7 @@ def exempt_place(line, m):
     before, after = line[:m.start()], line[m.end():]
     if before.rstrip().endswith("[") and after.lstrip().startswith("]"):
         return True  # an array size
-    return (bool(BITWISE_BEFORE.search(before)) or bool(ENUMERATOR.match(line))
+    return (bool(BITWISE_BEFORE.search(before)) or bool(ENUMERATOR.search(before.rstrip()))
             or "__attribute__" in line)
 
 

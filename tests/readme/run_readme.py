@@ -9,7 +9,8 @@ usage: run_readme.py --triage BIN --source DIR
   tree's), and the lines after it up to the next "$ " are what it prints, in order. A
   line "..." stands for lines left out; inside a line, "..." for text left out: the
   output line must start with the text before the first "..." and hold the other pieces
-  in order.
+  in order. A sample line that starts with a space continues the one before it (a long
+  output line wrapped for reading).
 Exit 0 when every sample holds, 1 with one line per mismatch.
 """
 import argparse
@@ -41,6 +42,8 @@ def samples(readme):
             if cmd:
                 found.append(cmd)
             cmd = (no, line[2:], [])
+        elif block and cmd and line.startswith(" ") and cmd[2]:
+            cmd[2][-1] += " " + line.strip()
         elif block and cmd:
             cmd[2].append(line)
     return found
