@@ -138,10 +138,12 @@ static double rel_sd(const double *v, size_t n, size_t min) {
   return mean > 0 ? sqrt(var) / mean : 0;
 }
 
-/* The spread of one side's stage: across its steps (three or more) and across its ranks
- * (two or more), the larger with its source. */
-static double side_spread(const an_diff_side_stage *s, an_noise_source *src) {
-  double by_steps = s ? rel_sd(s->step_us, s->n_step_us, 3) : 0, by_ranks = 0;
+/* The spread of one side's stage: across its steps (diff.spread_min_steps or more) and
+ * across its ranks (two or more), the larger with its source. */
+static double side_spread(const an_diff_side_stage *s, const te_settings *set,
+                          an_noise_source *src) {
+  double by_steps = s ? rel_sd(s->step_us, s->n_step_us, (size_t)set->diff_spread_min_steps) : 0;
+  double by_ranks = 0;
   if (s && s->n_ranks >= 2) {
     double *busy = malloc(s->n_ranks * sizeof *busy);
     /* their work: busy time less the collective wait, which is the straggler's doing */
@@ -163,7 +165,7 @@ typedef struct floor_t {
 static floor_t stage_floor(const an_diff_side_stage *b, const an_diff_side_stage *a,
                            const te_settings *set, an_noise_source *src) {
   an_noise_source sb = AN_NOISE_PACKS, sa = AN_NOISE_PACKS;
-  double xb = side_spread(b, &sb), xa = side_spread(a, &sa);
+  double xb = side_spread(b, set, &sb), xa = side_spread(a, set, &sa);
   double data_pct = set->diff_noise_sigma * (xb > xa ? xb : xa) * 100;
   floor_t f = {set->diff_noise_floor_pct, set->diff_noise_floor_us};
   *src = AN_NOISE_PACKS;
