@@ -391,6 +391,39 @@ static void stack_hint(rp_hw *hw) {
   rp_hw_printf(hw, "%s</li>", l && l->n ? "</ul>" : "");
 }
 
+/* What keeps launches from a roofline (docs/roofline.md), as the Markdown Limits say it. */
+static void roofline_hints(rp_hw *hw) {
+  const an_report *r = hw->rep;
+  const an_roofline_device *d = &r->roofline_device;
+  char line[1024];
+  if (d->gpu && !d->id) {
+    snprintf(line, sizeof line,
+             "No roofline: the GPU %s (arch %ld, %ld SMs) is not in the device pack: add it "
+             "under devices: in a rules pack (rules/75-roofline.yaml, docs/roofline.md).",
+             *d->gpu ? d->gpu : "(blank name)", d->arch, d->sms);
+    hint_li(hw, "warn", line);
+    return;
+  }
+  const an_roofline_model *m = &r->roofline_model;
+  if (m->id && m->check) {
+    snprintf(line, sizeof line, "Model dimensions: %s (%s, named by %s): %s%s.", m->label,
+             m->source, m->from ? m->from : "?",
+             m->used ? "the replayed decode GEMMs take its shapes; checked: "
+                     : "not used for the replayed GEMMs: ",
+             m->check);
+    hint_li(hw, "info", line);
+  }
+  for (size_t i = 0; d->id && i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    char *text = rp_roofline_stage_limit(st);
+    if (text) {
+      snprintf(line, sizeof line, "Roofline (%s): %s", st->label, text);
+      hint_li(hw, "info", line);
+    }
+    free(text);
+  }
+}
+
 static void limit_hints(rp_hw *hw) {
   const an_trace_limits *l = &hw->rep->limits;
   char line[512];
@@ -413,15 +446,17 @@ static void limit_hints(rp_hw *hw) {
              l->short_window_stage, l->short_window_us / 1000.0);
     hint_li(hw, "info", line);
   }
+  roofline_hints(hw);
 }
 
-static bool has_limits(const an_trace_limits *l) {
+static bool has_limits(const an_report *r) {
+  const an_trace_limits *l = &r->limits;
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected);
+         (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) || rp_roofline_limited(r);
 }
 
 static void hints(rp_hw *hw) {
-  if (hw->rep->n_hints == 0 && !has_limits(&hw->rep->limits)) return;
+  if (hw->rep->n_hints == 0 && !has_limits(hw->rep)) return;
   rp_hw_printf(hw, "<section id=\"%shints\" class=\"hints\"><h%d>Notes on this trace</h%d><ul>",
                hw->idp, 2 + hw->hd, 2 + hw->hd);
   limit_hints(hw);
@@ -440,6 +475,11 @@ static const char *const LEGEND[][2] = {
     {"Share", "of the stage's kernel time (one denominator for every table of a stage)"},
     {"Exclusive / Hidden", "time with no other stream busy / time overlapped by other streams"},
     {"Priority", "P1 act, P2 check dependencies first, P4 already hidden, P5 under the bar"},
+    {"% of bound",
+     "the roofline time of the row's launches with shapes (max of bytes / HBM "
+     "bandwidth and FLOPs / dense peak of the format) over their GPU time; mem or "
+     "comp: the larger term; hover for the rates and the attainable one; empty: no "
+     "shapes or no device entry (Notes; docs/roofline.md)"},
     {"Confidence", "Confirmed: each component has its own evidence kernel; Candidate: partial"},
     {"Provenance", "where a header fact came from; default and not known are warnings"},
 };

@@ -68,6 +68,8 @@ static const char KERNEL_HEADS[] =
     "(ms)</th>"
     "<th class=\"num\" title=\"of the stage's kernel time\">Share (%)</th>"
     "<th class=\"num\">Launches</th><th class=\"num\">Max (ms)</th>"
+    "<th class=\"num\" title=\"roofline time of the launches with shapes over their GPU time; "
+    "mem / comp: the limiter\">% of bound</th>"
     "<th>Python location (site share)</th><th>CPU op</th>";
 
 static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
@@ -93,8 +95,25 @@ static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
   rp_hw_printf(hw, "%s</td>", ops ? "" : "-");
 }
 
+/* "57% mem", its rates and basis in the title; empty without a roofline (sorts last; the
+ * Legend and the notes say why: no per-row text on pages of thousands of rows). */
+static void kernel_roofline(rp_hw *hw, const an_roofline *f, size_t launches) {
+  if (!f) {
+    rp_hw_printf(hw, "<td></td>");
+    return;
+  }
+  char cell[48], detail[512];
+  rp_roofline_cell(f, cell, sizeof cell);
+  rp_roofline_detail(f, launches, detail, sizeof detail);
+  rp_hw_printf(hw, "<td data-value=\"%.6g\" title=\"", f->achieved_pct);
+  rp_hw_text(hw, detail);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, cell);
+  rp_hw_printf(hw, "</td>");
+}
+
 static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row *k,
-                       const char *shown_name) {
+                       const an_roofline *roofline, const char *shown_name) {
   rp_hw_printf(hw, "<tr id=\"%sk-%s-%zu\"%s data-cat=\"", hw->idp, tok, i,
                k->shown ? "" : " class=\"minor\"");
   rp_hw_text(hw, k->category);
@@ -107,6 +126,7 @@ static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row
   rp_hw_td_pct(hw, k->share_pct);
   rp_hw_td_count(hw, k->launches);
   rp_hw_td_ms(hw, k->max_us);
+  kernel_roofline(hw, roofline, k->launches);
   kernel_sites(hw, k);
   rp_hw_printf(hw, "</tr>");
 }
@@ -116,8 +136,9 @@ static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
   const rp_hw_names *nm = &hw->stage_names[si]; /* kernel rows come first, in row order */
   table_open(hw, "kernels", "kt-", tok, KERNEL_HEADS);
   for (size_t i = 0; i < st->n_kernels; i++)
-    kernel_row(hw, tok, i, &st->kernels[i], nm->shown ? nm->shown[i] : st->kernels[i].name);
-  table_close(hw, st->n_kernels, 8, "no kernels in this stage");
+    kernel_row(hw, tok, i, &st->kernels[i], an_row_roofline(st, &st->kernels[i]),
+               nm->shown ? nm->shown[i] : st->kernels[i].name);
+  table_close(hw, st->n_kernels, 9, "no kernels in this stage");
 }
 
 /* ------------------------------------------------------------------ overlap */

@@ -230,22 +230,6 @@ static void stack_hint(FILE *f, const an_report *r, const te_rules *rules) {
   for (size_t i = 0; l && i < l->n; i++) fprintf(f, "  - %s\n", l->items[i]);
 }
 
-/* Launches of a stage without a roofline, other than the kernels that share their op's
- * cost with another one. */
-static size_t roofline_missing(const an_stage_report *st) {
-  const an_roofline_counts *n = &st->roofline_counts;
-  return n->launches - n->with_shapes - n->secondary;
-}
-
-static bool roofline_limited(const an_report *r) {
-  if (r->roofline_device.gpu && !r->roofline_device.id) return true;
-  if (r->roofline_model.id && r->roofline_model.check) return true;
-  for (size_t i = 0; i < r->n_stages; i++)
-    if (r->stages[i].has_kernels && r->roofline_device.id && roofline_missing(&r->stages[i]))
-      return true;
-  return false;
-}
-
 /* What keeps launches from a roofline (docs/roofline.md): an unknown GPU, or per stage
  * the launches without shapes, by cause. */
 static void roofline_limits(FILE *f, const an_report *r) {
@@ -271,22 +255,9 @@ static void roofline_limits(FILE *f, const an_report *r) {
   }
   for (size_t i = 0; d->id && i < r->n_stages; i++) {
     const an_stage_report *st = &r->stages[i];
-    const an_roofline_counts *n = &st->roofline_counts;
-    if (!st->has_kernels || !roofline_missing(st)) continue;
-    fprintf(f, "- **Roofline (%s).** %zu of %zu launches have shapes", st->label, n->with_shapes,
-            n->launches);
-    if (n->from_mapping) fprintf(f, " (%zu from the mapping trace)", n->from_mapping);
-    if (n->from_model) fprintf(f, " (%zu from the model's dimensions)", n->from_model);
-    fputs(". Without:", f);
-    const size_t v[] = {n->no_op, n->no_shapes, n->no_model, n->bad_shapes, n->no_peak};
-    static const char *const what[] = {
-        "no launching CPU op (graph replay: pass an eager mapping trace)",
-        "an op recorded without Input Dims (record_shapes=True)",
-        "an op no cost model covers (op_costs:)", "shapes that cannot be costed",
-        "a format the device states no peak for"};
-    for (size_t k = 0, first = 1; k < sizeof v / sizeof v[0]; k++)
-      if (v[k]) fprintf(f, "%s %zu with %s", first ? "" : ";", v[k], what[k]), first = 0;
-    fputs(".\n", f);
+    char *line = rp_roofline_stage_limit(st);
+    if (line) fprintf(f, "- **Roofline (%s).** %s\n", st->label, line);
+    free(line);
   }
 }
 
@@ -294,7 +265,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   bool ranks = l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected;
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !r->n_hints && !roofline_limited(r))
+      !r->n_hints && !rp_roofline_limited(r))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);

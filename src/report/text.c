@@ -144,6 +144,67 @@ void rp_roofline_cell(const an_roofline *f, char *out, size_t cap) {
   snprintf(out, cap, "%.0f%% %s", f->achieved_pct, f->limiter == AN_LIMIT_COMPUTE ? "comp" : "mem");
 }
 
+void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t cap) {
+  if (!f) {
+    snprintf(out, cap, "no roofline: no launch with shapes, or no device entry (Limits)");
+    return;
+  }
+  bool compute = f->limiter == AN_LIMIT_COMPUTE;
+  snprintf(out, cap,
+           "%s-bound %s%s%s: %.0f%% of its roofline time; %.3g TB/s, %.3g TFLOP/s; %.0f%% of the "
+           "attainable %.3g %s (%s%s%s); %zu of %zu launches with shapes (from %s)",
+           rp_limiter(f->limiter), f->dtype ? f->dtype : "", f->dtype ? " " : "",
+           f->family ? f->family : "op", f->achieved_pct, f->achieved_tbs, f->achieved_tflops,
+           f->of_attainable_pct, f->attainable, compute ? "TFLOP/s" : "TB/s",
+           f->attainable_basis == AN_ATTAINABLE_TRACE ? "best comparable kernel of the trace"
+                                                      : "the device pack's attainable fraction",
+           f->attainable_kernel ? ": " : "", f->attainable_kernel ? f->attainable_kernel : "",
+           f->launches_with_shapes, launches,
+           f->source == AN_SHAPES_MAPPING ? "the mapping trace"
+           : f->source == AN_SHAPES_MODEL ? "the model's dimensions"
+                                          : "the launching op");
+}
+
+/* Launches without a roofline, other than the kernels whose op's cost another kernel of
+ * the op carries. */
+static size_t roofline_missing(const an_roofline_counts *n) {
+  return n->launches - n->with_shapes - n->secondary;
+}
+
+bool rp_roofline_limited(const an_report *r) {
+  if (r->roofline_device.gpu && !r->roofline_device.id) return true;
+  if (r->roofline_model.id && r->roofline_model.check) return true;
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (r->stages[i].has_kernels && r->roofline_device.id &&
+        roofline_missing(&r->stages[i].roofline_counts))
+      return true;
+  return false;
+}
+
+char *rp_roofline_stage_limit(const an_stage_report *st) {
+  const an_roofline_counts *n = &st->roofline_counts;
+  if (!st->has_kernels || !roofline_missing(n)) return NULL;
+  const size_t v[] = {n->no_op, n->no_shapes, n->no_model, n->bad_shapes, n->no_peak};
+  static const char *const what[] = {
+      "no launching CPU op (graph replay: pass an eager mapping trace)",
+      "an op recorded without Input Dims (record_shapes=True)",
+      "an op no cost model covers (op_costs:)", "shapes that cannot be costed",
+      "a format the device states no peak for"};
+  ut_buf b = {0};
+  ut_buf_addf(&b, "%zu of %zu launches have shapes", n->with_shapes, n->launches);
+  if (n->from_mapping) ut_buf_addf(&b, " (%zu from the mapping trace)", n->from_mapping);
+  if (n->from_model) ut_buf_addf(&b, " (%zu from the model's dimensions)", n->from_model);
+  ut_buf_add(&b, ". Without:");
+  for (size_t k = 0, first = 1; k < sizeof v / sizeof v[0]; k++)
+    if (v[k]) ut_buf_addf(&b, "%s %zu with %s", first ? "" : ";", v[k], what[k]), first = 0;
+  ut_buf_add(&b, ".");
+  if (!ut_buf_str(&b)) {
+    ut_buf_free(&b);
+    return NULL;
+  }
+  return b.p; /* the buffer's text, handed over */
+}
+
 const char *rp_priority(an_priority p) {
   switch (p) {
     case AN_PRIORITY_P1:

@@ -8,6 +8,7 @@
 #ifndef TRIAGE_REPORT_TEXT_H
 #define TRIAGE_REPORT_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "analysis/model.h"
@@ -36,6 +37,16 @@ const char *rp_attainable_basis(an_attainable_basis b); /* "trace", "device" */
 /* The kernel table's roofline cell: "64% mem" (the bound's share of the time and the
  * limiter), or "-" without a roofline. Writes at most cap bytes. */
 void rp_roofline_cell(const an_roofline *f, char *out, size_t cap);
+/* The cell's detail (the HTML cell's title): the limiter and family, the achieved rates,
+ * the fraction of the attainable rate and its basis, the launches with shapes of the row's
+ * launches and where their shapes came from. Writes at most cap bytes. */
+void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t cap);
+/* The Limits: whether anything keeps launches from a roofline (an unknown GPU, a known
+ * model's dimensions used or refused, launches of a stage without shapes), and a stage's
+ * line: "978 of 1707 launches have shapes (12 from the mapping trace). Without: 509 with
+ * no launching CPU op (...); ...." (NULL when every launch has one, or out of memory). */
+bool rp_roofline_limited(const an_report *r);
+char *rp_roofline_stage_limit(const an_stage_report *st);
 
 /* Overlap table words. */
 const char *rp_priority(an_priority p);             /* "P1" ... */

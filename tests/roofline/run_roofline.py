@@ -12,10 +12,16 @@ mapping    the real graph-replayed SGLang decode step (no launching CPU ops) get
            (make_mapping.py) every GEMM row gets one from the mapping, and under its own
            name (Qwen3-8B, checked against the trace) the same ones from the model's
            dimensions: the FLOPs of each launch's Qwen3-8B projection.
-usage: run_roofline.py tracelens|mapping --triage BIN --source DIR [--shared DIR]
+renderers  the same run (the mapping case) in JSON, Markdown and HTML: every kernel row's
+           "% of bound" cell (Markdown text, HTML text and data-value) says the JSON
+           record's achieved_pct and limiter, a row without one is "-" / an empty cell,
+           and the launches without shapes are in both Limits (the anonymous replay).
+usage: run_roofline.py tracelens|mapping|renderers --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
+import html.parser
+import re
 import json
 import os
 import shutil
@@ -152,16 +158,130 @@ def mapping(args):
     return 1 if failures else 0
 
 
+def run_text(triage, fmt, *args):
+    out = subprocess.run([triage, "--quiet", "--format", fmt, *args],
+                         capture_output=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit("triage failed: " + out.stderr.decode("utf-8", "replace"))
+    return out.stdout.decode("utf-8")
+
+
+class KernelCells(html.parser.HTMLParser):
+    """Per kernel row id (k-SID-N): the "% of bound" cell's data-value and text (the
+    column found by its heading in each kernel table); and the notes' texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = False   # inside a kernel table
+        self.heads = []      # its heading texts
+        self.col = None      # the "% of bound" column of the current table
+        self.row = None
+        self.cell = -1
+        self.cells = {}
+        self.notes = []
+        self.text = None     # the text being collected: a heading, a cell or a note
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.table = "kernels" in (a.get("class") or "").split()
+            self.heads, self.col = [], None
+        elif tag == "th" and self.table:
+            self.heads.append("")
+            self.text = "th"
+        elif tag == "tr" and self.table and (a.get("id") or "").startswith("k-"):
+            self.row, self.cell = a["id"], -1
+            if self.col is None and "% of bound" in self.heads:
+                self.col = self.heads.index("% of bound")
+        elif tag == "td" and self.row:
+            self.cell += 1
+            if self.cell == self.col:
+                self.cells[self.row] = [a.get("data-value"), ""]
+                self.text = "td"
+        elif tag == "li" and "hint" in (a.get("class") or ""):
+            self.notes.append("")
+            self.text = "li"
+
+    def handle_endtag(self, tag):
+        if tag == "tr":
+            self.row = None
+        if tag in ("th", "td", "li"):
+            self.text = None
+        if tag == "table":
+            self.table = False
+
+    def handle_data(self, data):
+        if self.text == "th":
+            self.heads[-1] += data.strip()
+        elif self.text == "td":
+            self.cells[self.row][1] += data
+        elif self.text == "li":
+            self.notes[-1] += data
+
+
+def renderers(args):
+    data = os.path.join(args.source, "tests/data/roofline")
+    formal = os.path.join(data, "sglang_qwen3_8b_decode_mi300x.json.gz")
+    mapped = os.path.join(data, "sglang_qwen3_8b_decode_mapping.json.gz")
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        anon = os.path.join(tmp, "decode.json.gz")
+        shutil.copy(formal, anon)
+        for inputs in (["--mapping-input", mapped, "--formal-input", formal], [anon]):
+            rep = run_json(args.triage, *inputs)
+            md = run_text(args.triage, "markdown", *inputs)
+            page = KernelCells()
+            page.feed(run_text(args.triage, "html", *inputs))
+            md_cells = {}
+            for m in re.finditer(r'<a id="kernel-([^"]+)-(\d+)"></a>K\d+ \|(.*)', md):
+                md_cells[(m.group(1), int(m.group(2)))] = m.group(3).split(" | ")[5].strip()
+            seen = 0
+            for st in rep["stages"]:
+                sid = st["stage"].split("/")[0]  # the stage token of the row ids
+                for i, k in enumerate(st["kernels"]):
+                    r = k["roofline"]
+                    short = {"memory": "mem", "compute": "comp"}
+                    want = "%.0f%% %s" % (r["achieved_pct"], short[r["limiter"]]) if r else "-"
+                    cells = [c for rid, c in page.cells.items() if rid.endswith("-%d" % i)
+                             and rid.startswith("k-" + sid)]
+                    if len(cells) != 1:
+                        failures.append("%s K%d: %d HTML rows" % (sid, i + 1, len(cells)))
+                        continue
+                    value, text = cells[0]
+                    got = text.strip() or "-"
+                    if got != want or (r and abs(float(value) - r["achieved_pct"]) > 1e-3 *
+                                       max(1, r["achieved_pct"])) or (not r and value):
+                        failures.append("%s K%d: HTML %r / %r, JSON %r" % (sid, i + 1, text,
+                                                                          value, want))
+                    md_cell = md_cells.get((sid, i))
+                    if md_cell is not None and md_cell != want:
+                        failures.append("%s K%d: Markdown %r, JSON %r" % (sid, i + 1, md_cell,
+                                                                         want))
+                    seen += md_cell is not None and bool(r)
+            missing = rep["stages"][0]["roofline_counts"]["no_op"]
+            if missing and not any("%d with no launching CPU op" % missing in n
+                                   for n in page.notes):
+                failures.append("HTML notes lack the %d launches without an op" % missing)
+            if missing and "%d with no launching CPU op" % missing not in md:
+                failures.append("Markdown Limits lack the %d launches without an op" % missing)
+            if inputs[0] == "--mapping-input" and seen < 5:
+                failures.append("%d shown rows with a roofline, want the 5 GEMMs" % seen)
+    for f in failures:
+        print("FAIL " + f)
+    print("kernel rows' roofline cells in JSON, Markdown and HTML, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["tracelens", "mapping"])
+    p.add_argument("mode", choices=["tracelens", "mapping", "renderers"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
     args = p.parse_args()
     if not args.shared:
         args.shared = os.path.join(args.source, "..", "shared")
-    return tracelens(args) if args.mode == "tracelens" else mapping(args)
+    return {"tracelens": tracelens, "mapping": mapping, "renderers": renderers}[args.mode](args)
 
 
 if __name__ == "__main__":
