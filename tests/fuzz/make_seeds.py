@@ -173,6 +173,55 @@ matchers:
 """,
         "flow-and-tags.yaml": b"%YAML 1.2\n---\n{pack: !!str flow, version: !!int 1, settings: {a.b: [1, 2.5e3, .inf, ~]}}\n...\n",
         "bad-regex.yaml": b"pack: bad-regex\nversion: 1\nmatchers:\n  r: {regex: ['(unclosed', '(a+)+$']}\n",
+        # the roofline's sections (docs/roofline.md): one entry of each formula kind, a
+        # device matched by name and one by blank-name facts, a model; small, so the
+        # fuzzer reaches their checks quickly
+        "roofline.yaml": b"""pack: fuzz-roofline
+version: 1
+settings:
+  roofline.tune_below_pct: 80
+dtypes:
+  - {id: bf16, bytes: 2, peak: bf16, scalar_type: 15, names: ["c10::BFloat16", BFloat16]}
+  - {id: fp8, bytes: 1, peak: fp8, scalar_type: 24, names: ["c10::Float8_e4m3fn"]}
+devices:
+  - id: gpu-a
+    label: GPU A
+    match: {name: {regex: ['H100.*HBM3']}, memory_gib: {min: 60, max: 90}}
+    sms: 132
+    hbm_tbs: 3.35
+    link_gbs: 900
+    peak_tflops: {fp32: 67, bf16: 989.4, fp8: 1978.9}
+    attainable: {bandwidth: 0.8, compute: 0.7, basis: estimate}
+    source: a datasheet
+  - id: gpu-b
+    label: GPU B
+    match: [{arch: "9.4", sms: 304}]
+    sms: 304
+    hbm_tbs: 5.3
+    link_gbs: 896
+    peak_tflops: {bf16: 1307.4}
+    attainable: {bandwidth: 0.75, compute: 0.5, basis: estimate}
+    source: another datasheet
+    before: gpu-a
+op_costs:
+  - {id: mm, ops: [aten::mm], gemm: {a: 0, b: 1, b_layout: nk, bias: 2, reads: [3], out_dtype_arg: 4}}
+  - {id: moe, ops: ["x::experts"], grouped_gemm: {tokens: 0, topk: 4, weights: [1, 2]}}
+  - {id: sdpa, ops: [aten::sdpa], attention: {q: 0, k: 1, v: 2, layout: bshd, causal_arg: 3}}
+  - {id: add, ops: [aten::add, aten::mul], elementwise: {reads: all, writes: largest, flops_per_element: 1}}
+models:
+  - id: m
+    label: M
+    match: {keywords: [m-8b]}
+    hidden: 4096
+    intermediate: 12288
+    layers: 36
+    heads: 32
+    kv_heads: 8
+    head_dim: 128
+    vocab: 151936
+    weight_dtype: bf16
+    source: config.json
+""",
     }
 
 
