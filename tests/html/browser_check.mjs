@@ -439,6 +439,10 @@ async function runPage(browser, spec) {
   const log = { requests: [], console: [], dialogs: [], info: [] };
   await context.route(/^(https?|wss?|ftp):/, (route) => route.abort());
   const page = await context.newPage();
+  // A loaded machine (CI on 2 shared cores) can take longer than Playwright's 30 s
+  // default to load a 2 MB page; the budgets below are CPU time, not these limits.
+  page.setDefaultNavigationTimeout(180000);
+  page.setDefaultTimeout(180000);
   page.on('request', (req) => {
     const u = req.url();
     if (u !== pageUrl && !u.startsWith('data:')) log.requests.push(u);
