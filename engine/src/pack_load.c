@@ -790,28 +790,84 @@ static void parse_fusion_gates(te_vctx *v, const ty_node *item, fusion_entry *e)
   }
 }
 
+/* modes: [eager, graph, compile] -> TE_MODE_* bits. */
+static void parse_fusion_modes(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
+  size_t n = 0;
+  const char **modes = te_get_str_list(v, x, "modes", &n);
+  for (size_t i = 0; modes && i < n; i++) {
+    if (!strcmp(modes[i], "eager"))
+      p->modes |= TE_MODE_EAGER;
+    else if (!strcmp(modes[i], "graph"))
+      p->modes |= TE_MODE_GRAPH;
+    else if (!strcmp(modes[i], "compile"))
+      p->modes |= TE_MODE_COMPILE;
+    else
+      te_verr(v, x->items[i], "modes entries are eager, graph or compile, not '%.60s'", modes[i]);
+  }
+}
+
+/* max_message_mb: {TP size: MiB} -> per-TP caps in bytes. */
+static void parse_message_caps(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
+  if (!te_expect_map(v, x, "max_message_mb") || !x->n) return;
+  te_size_cap *caps = te_arena_alloc(v->a, x->n * sizeof *caps);
+  if (!caps) return;
+  size_t k = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    long tp = 0;
+    double mb = 0;
+    if (!te_get_int(v, x->items[2 * i], "max_message_mb key (a TP size)", 1, 1000000, &tp) ||
+        !te_get_num(v, x->items[2 * i + 1], "max_message_mb value", 0.0, 1e9, &mb))
+      continue;
+    caps[k++] = (te_size_cap){tp, mb * 1024.0 * 1024.0};
+  }
+  p->message_caps = caps;
+  p->n_message_caps = k;
+}
+
+/* chain: false | {max_between: N, ordered: bool}. */
+static void parse_fusion_chain(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
+  static const char *const keys[] = {"max_between", "ordered", "breakers", NULL};
+  bool on = true;
+  if (x->kind == TY_SCALAR) {
+    if (te_get_bool(v, x, "chain", &on) && !on) p->chain = TE_CHAIN_OFF;
+    if (on) te_verr(v, x, "chain is false or a mapping {max_between, ordered, breakers}");
+    return;
+  }
+  if (!te_expect_map(v, x, "chain")) return;
+  te_check_keys(v, x, keys, "chain");
+  p->chain = TE_CHAIN_ON;
+  p->chain_max_between = -1;
+  const ty_node *y;
+  bool ordered = true;
+  if ((y = ty_get(x, "max_between")))
+    te_get_int(v, y, "chain.max_between", 0, TE_MAX_CHAIN_BETWEEN, &p->chain_max_between);
+  if ((y = ty_get(x, "ordered")) && te_get_bool(v, y, "chain.ordered", &ordered))
+    p->chain_unordered = !ordered;
+  if ((y = ty_get(x, "breakers")) && te_expect_seq(v, y, "chain.breakers")) {
+    p->has_chain_breakers = true;
+    p->chain_breakers.items = te_get_str_list(v, y, "chain.breakers", &p->chain_breakers.n);
+  }
+}
+
+/* The gates a pattern reads from the trace's execution context (issue 31). */
+static void parse_context_gates(te_vctx *v, const ty_node *item, te_fusion_pattern *p) {
+  const ty_node *x;
+  if ((x = ty_get(item, "modes"))) parse_fusion_modes(v, x, p);
+  if ((x = ty_get(item, "max_tokens"))) te_get_int(v, x, "max_tokens", 1, 1000000000, &p->max_tokens);
+  if ((x = ty_get(item, "max_message_mb"))) parse_message_caps(v, x, p);
+  if ((x = ty_get(item, "single_node"))) te_get_bool(v, x, "single_node", &p->single_node);
+  if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, p);
+}
+
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,
-                                     "name",
-                                     "framework",
-                                     "origin",
-                                     "candidate_paths",
-                                     "active",
-                                     "split_groups",
-                                     "model_include",
-                                     "model_exclude",
-                                     "tp",
-                                     "min_share_pct",
-                                     "likely_share_pct",
-                                     "priority",
-                                     "subsumes",
-                                     "rationale_hint",
-                                     "evidence",
-                                     "platform",
-                                     "enabled",
-                                     "dtype",
-                                     "min_arch",
-                                     NULL};
+  static const char *const keys[] = {
+      HEADER_KEYS,       "name",       "framework",      "origin",
+      "candidate_paths", "active",     "split_groups",   "model_include",
+      "model_exclude",   "tp",         "min_share_pct",  "likely_share_pct",
+      "priority",        "subsumes",   "rationale_hint", "evidence",
+      "platform",        "enabled",    "dtype",          "min_arch",
+      "modes",           "max_tokens", "max_message_mb", "single_node",
+      "chain",           NULL};
   (void)ctx;
   te_check_keys(v, item, keys, what);
   fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
@@ -846,6 +902,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
       if (te_parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
   }
   parse_fusion_gates(v, item, e);
+  parse_context_gates(v, item, p);
   check_enabled(v, item, e);
   /* unstated: NAN, the packs' fuse.default_* once the settings are resolved (finalize) */
   p->min_share_pct = share_pct(v, item, "min_share_pct", NAN);

@@ -43,6 +43,11 @@ typedef struct an_fuse_explain {
    * that subsumes it or holds one of its kernels, NULL when none is found */
   bool dropped;
   const char *dropped_by;
+  /* the stage's row of the pattern, NULL when none: with fuse.context_gates its state,
+   * chain and unknown gates decide, so a split row's components are the row's pieces (the
+   * chain gate picks them from the kernels' order on their streams, which a finished
+   * report no longer holds) */
+  const an_fuse_row *row;
 } an_fuse_explain;
 
 /* Replays pattern p on stage st of rep (its run context gives the gates). false on

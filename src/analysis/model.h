@@ -77,6 +77,19 @@ typedef struct an_platform_fact {
   an_source source;
 } an_platform_fact;
 
+/* Whether the ranks of the TP group share one node (issue 31: fusions built on a custom,
+ * one-shot all-reduce need one node). */
+typedef enum an_topology {
+  AN_TOPOLOGY_UNKNOWN = 0,
+  AN_TOPOLOGY_SINGLE_NODE = 1, /* TP 1, an intra-node-only collective ran, or one host name */
+  AN_TOPOLOGY_MULTI_NODE = 2   /* the group's ranks name several hosts */
+} an_topology;
+
+typedef struct an_topology_fact {
+  an_topology value;
+  an_source source;
+} an_topology_fact;
+
 /* What the run was: the facts fusion gates read (model family, TP size, GPU, platform),
  * each with where it came from. Server args win; else the trace's own metadata
  * (distributedInfo.world_size, deviceProperties name, runtime versions); else a
@@ -87,7 +100,8 @@ typedef struct an_run_context {
   an_count_fact tp_size; /* >= 1 */
   an_text_fact gpu;      /* device name ("NVIDIA H100 80GB HBM3") */
   an_platform_fact platform;
-  an_count_fact arch; /* compute capability x 10 (90 = 9.0; ROCm gfx942 = 94); 0 unknown */
+  an_count_fact arch;        /* compute capability x 10 (90 = 9.0; ROCm gfx942 = 94); 0 unknown */
+  an_topology_fact topology; /* whether the TP group spans nodes (fusion gates) */
 } an_run_context;
 
 typedef enum an_mode {
@@ -304,8 +318,31 @@ typedef enum an_fusion_match {
 
 typedef enum an_confidence {
   AN_CONFIDENCE_CONFIRMED = 0,
-  AN_CONFIDENCE_CANDIDATE = 1
+  AN_CONFIDENCE_CANDIDATE = 1,
+  AN_CONFIDENCE_UNKNOWN = 2 /* a gate fact the pattern needs is unknown: never Confirmed */
 } an_confidence;
+
+/* What a fuse row asks of the reader (issue 31). Only AN_FUSE_OPPORTUNITY is something
+ * to do: the summary never turns a row of another state into an action. */
+typedef enum an_fuse_state {
+  AN_FUSE_OPPORTUNITY = 0,      /* the split runs, the fused path does not, every gate holds */
+  AN_FUSE_IN_USE = 1,           /* the fused kernel runs in this stage */
+  AN_FUSE_IN_USE_ELSEWHERE = 2, /* the fused kernel runs in another stage of the run; here a
+                                   size cap keeps the split (prefill over the token cap) */
+  AN_FUSE_OVER_CAP = 3,         /* every step of the stage is above the pattern's size cap
+                                   (max_tokens, max_message_mb): the split is by design */
+  AN_FUSE_GATES_UNKNOWN = 4     /* a gate fact the pattern needs is unknown (unknown_gates) */
+} an_fuse_state;
+
+/* Facts of the execution context a pattern's gates read: bits of
+ * an_fuse_row.unknown_gates (which ones the trace left unknown). */
+typedef enum an_gate_fact {
+  AN_GATE_PLATFORM = 1u << 0, /* CUDA or ROCm */
+  AN_GATE_MODE = 1u << 1,     /* eager, graph replay, torch.compile */
+  AN_GATE_TOKENS = 1u << 2,   /* tokens per step (step annotations) */
+  AN_GATE_MESSAGE = 1u << 3,  /* collective message bytes (kernel args) */
+  AN_GATE_TOPOLOGY = 1u << 4  /* whether the TP group spans nodes */
+} an_gate_fact;
 
 typedef struct an_fuse_evidence {
   const char *kernel;
@@ -331,6 +368,18 @@ typedef struct an_fuse_row {
   size_t n_candidate_paths; /* from the rules */
   const char *const *candidate_paths;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
+  /* Issue 31: whether the pattern's fused kernel already runs (in this stage, or in
+   * another stage of the run while a size cap keeps this one split): such a row is
+   * information, never an action. state says which; unknown_gates (an_gate_fact bits)
+   * the gate facts the trace left unknown (state AN_FUSE_GATES_UNKNOWN); chained_pct the
+   * share of the rarest piece's launches that are part of a whole chain of the pieces
+   * on one stream (100 without a chain gate). */
+  bool fused_in_use;
+  an_fuse_state state;
+  unsigned unknown_gates;
+  double chained_pct;
+  long cap_tokens, step_tokens; /* the pattern's token cap and the stage's fewest tokens of
+                                   one step (0 = none / unknown): the over-cap evidence */
 } an_fuse_row;
 
 /* ------------------------------------------------------------------ overlap */
@@ -690,6 +739,18 @@ typedef struct an_trace_limits {
   double short_window_us;         /* that stage's span */
 } an_trace_limits;
 
+/* ------------------------------------------------------------------ execution facts */
+
+/* How a stage's kernels ran, as its trace shows it (issue 31; fusion gates read it).
+ * modes: te_exec_mode bits seen (eager launches, graph replays, compiled kernels); 0 =
+ * unknown (no launch event). tokens: the least and most tokens of one step, from the
+ * stage's step annotations (fuse.token_count_keys); 0 = unknown. */
+typedef struct an_exec_facts {
+  unsigned modes;
+  long tokens_min, tokens_max;
+  size_t steps_with_tokens;
+} an_exec_facts;
+
 /* ------------------------------------------------------------------ the report */
 
 /* One stage, in render order. */
@@ -707,6 +768,7 @@ typedef struct an_stage_report {
   /* overlap table block; NULL when the overlap analysis has none for this stage */
   const an_overlap_stage *overlap;
   double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
+  an_exec_facts exec;              /* execution mode and tokens per step (fusion gates) */
   size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;
   const an_stage_timeline *timeline; /* the stage's time account; NULL when none */

@@ -589,6 +589,24 @@ static an_text_fact infer_model_from_kernels(run_state *r) {
                         AN_SOURCE_KERNEL_FAMILY};
 }
 
+/* Whether the TP group spans nodes (issue 31): one rank (TP 1 from a source that said
+ * so) or a collective kernel that only runs inside one node (matcher
+ * single_node_collective: custom all-reduce, quick reduce) says one node; else unknown. */
+static an_topology_fact infer_topology(run_state *r, const an_run_context *c) {
+  bool stated = c->tp_size.source != AN_SOURCE_DEFAULT && c->tp_size.source != AN_SOURCE_UNKNOWN;
+  if (stated && c->tp_size.value <= 1)
+    return (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, c->tp_size.source};
+  const te_matcher *m = te_rules_matcher(r->rules, "single_node_collective");
+  an_kmap_view v;
+  an_kernel_map_view(r->formal.kmap, &v);
+  for (size_t e = 0; m && e < v.global.n; e++) {
+    const char *name = v.global.entries[e].name;
+    if (name && te_matcher_match(m, name, strlen(name)))
+      return (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_KERNEL_FAMILY};
+  }
+  return (an_topology_fact){AN_TOPOLOGY_UNKNOWN, AN_SOURCE_UNKNOWN};
+}
+
 /* The run context fusion gates read, each fact with its provenance. */
 static void infer_context(run_state *r) {
   an_run_context *c = &r->report.run.context;
@@ -602,6 +620,7 @@ static void infer_context(run_state *r) {
   if (from_trace) infer_device(r, c);
   if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model(r);
   if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model_from_kernels(r);
+  if (from_trace && r->formal.kmap) c->topology = infer_topology(r, c);
 }
 
 static an_status build_tables(run_state *r, double min_share_pct) {
@@ -617,6 +636,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .arch = c->arch.value,
       .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
       .steps = r->steps,
+      .topology = c->topology.value,
   };
   an_status rc =
       an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules, &to, &r->tables);
@@ -800,6 +820,7 @@ static void table_stage(an_stage_report *s, const an_stage_tables *t, const an_r
   s->n_fuse = t->n_fuse;
   s->n_fuse_shown = t->n_fuse_shown;
   s->fuse = t->fuse;
+  s->exec = t->exec;
   if (!rs) return;
   s->n_rooflines = rs->n;
   s->rooflines = rs->records;

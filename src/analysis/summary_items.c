@@ -208,7 +208,11 @@ void sm_fusion_items(sm_ctx *c) {
   double scale = c->g.in_step * c->g.per; /* the stage's totals to one step */
   for (size_t i = 0; i < c->g.st->n_fuse; i++) {
     const an_fuse_row *r = &c->g.st->fuse[i];
-    if (!r->shown || r->match != AN_FUSION_SPLIT || r->saving_us <= 0) continue;
+    /* issue 31: a fused kernel that runs (here or in another stage) or a stage over the
+     * fused path's size cap is information, never an action */
+    if (!r->shown || r->match != AN_FUSION_SPLIT || r->saving_us <= 0 || r->fused_in_use ||
+        r->state == AN_FUSE_OVER_CAP)
+      continue;
     an_action a = r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION : AN_ACTION_PORT_FUSION;
     an_summary_item *it =
         sm_add(c, AN_SUMMARY_FUSION, a, i, r->n_locations ? r->locations[0] : NULL,

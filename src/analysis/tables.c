@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/fuse_internal.h"
 #include "analysis/kmap_internal.h"
 #include "triage/ascii.h"
 #include "util/buf.h"
@@ -357,28 +358,112 @@ static bool match_active(const te_fusion_pattern *p, const row_hits *rh, size_t 
   return active;
 }
 
+/* Whether row i may play split group g of p: its category fits the group's label and the
+ * group's matcher hits it (an "any" component by its name only). */
+static bool plays_group(const te_fusion_pattern *p, const row_hits *rh, size_t pi, size_t g,
+                        const an_stage_tables *st, const char **texts, size_t i) {
+  const char *label = component_label(p, g);
+  if (!fits_component(label, &st->rows[i])) return false;
+  /* a component with a category is proven by the name (its category) and may be placed
+   * by its location; an "any" component only by its name */
+  return strcmp(label, "any") == 0
+             ? row_hit(rh, pi, 1 + g, i)
+             : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]));
+}
+
+/* Whether the chain gate decides p's split in this stage (fuse.context_gates). */
+static bool chain_applies(const te_fusion_pattern *p, const an_stage_tables *st) {
+  return st->seq && p->chain != TE_CHAIN_OFF && p->n_split_groups >= 2 &&
+         p->n_split_groups <= TE_MAX_CHAIN_PIECES;
+}
+
+/* The rows that may play group g (not taken), largest first, at most
+ * AN_MAX_CHAIN_CANDIDATES (rows are in total_us descending order already). */
+static void chain_piece(const te_fusion_pattern *p, const row_hits *rh, size_t pi, size_t g,
+                        const an_stage_tables *st, const char **texts, const bool *mark,
+                        an_chain_piece *out) {
+  out->n = 0;
+  for (size_t i = 0; i < st->n_rows && out->n < AN_MAX_CHAIN_CANDIDATES; i++)
+    if (!mark[i] && plays_group(p, rh, pi, g, st, texts, i)) out->rows[out->n++] = i;
+}
+
+typedef struct dtype_ctx {
+  const te_fusion_pattern *p;
+  const an_stage_tables *st;
+} dtype_ctx;
+
+/* The dtype gate on a chain's rows: one of them is of the pattern's format. */
+static bool chain_format(const size_t *rows, void *vctx) {
+  const dtype_ctx *c = vctx;
+  for (size_t g = 0; g < c->p->n_split_groups; g++)
+    if (dtype_fits(c->p, &c->st->rows[rows[g]])) return true;
+  return !c->p->n_dtype;
+}
+
+/* The chain search of p's pieces over the stage's streams (fuse_chain.c); the best
+ * chain's rows go to rel (and are marked) when at least fuse.chain_min_fraction of the
+ * rarest piece's launches start one. */
+static bool chain_search(const te_fusion_pattern *p, const an_stage_tables *st,
+                         const an_chain_piece *pieces, const te_settings *set, bool *mark,
+                         size_t *rel, size_t *nrel, double *chained) {
+  const char *labels[TE_MAX_CHAIN_PIECES];
+  for (size_t g = 0; g < p->n_split_groups; g++) labels[g] = component_label(p, g);
+  an_chain_query q = {
+      .st = st,
+      .seq = st->seq,
+      .pieces = pieces,
+      .n_pieces = p->n_split_groups,
+      .max_between = p->chain == TE_CHAIN_ON && p->chain_max_between >= 0
+                         ? p->chain_max_between
+                         : set->fuse_chain_max_between,
+      .unordered = p->chain == TE_CHAIN_ON && p->chain_unordered,
+      .breakers = p->has_chain_breakers ? &p->chain_breakers : &set->fuse_chain_breakers,
+      .labels = labels,
+      .n_labels = p->n_split_groups,
+  };
+  size_t rows[TE_MAX_CHAIN_PIECES];
+  dtype_ctx dc = {p, st};
+  if (!an_chain_best(&q, chain_format, &dc, rows, chained) ||
+      *chained < set->fuse_chain_min_fraction)
+    return false;
+  for (size_t g = 0; g < p->n_split_groups; g++) {
+    mark[rows[g]] = true;
+    rel[(*nrel)++] = rows[g];
+  }
+  return true;
+}
+
+/* Chain gate (issue 31): the split's pieces are the rows that most often form one chain
+ * on one stream; at least fuse.chain_min_fraction of the rarest piece's launches must start
+ * a whole chain. *chained: that share. */
+static bool match_chain(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
+                        const an_stage_tables *st, const char **texts, const te_settings *set,
+                        bool *mark, size_t *rel, size_t *nrel, double *chained) {
+  an_chain_piece pieces[TE_MAX_CHAIN_PIECES];
+  for (size_t g = 0; g < p->n_split_groups; g++) {
+    chain_piece(p, rh, pi, g, st, texts, mark, &pieces[g]);
+    if (!pieces[g].n) return false;
+  }
+  return chain_search(p, st, pieces, set, mark, rel, nrel, chained);
+}
+
 /* Component evidence: each split group takes its own kernel, the largest one whose
  * category (from its name) fits the component and whose row the group matches, not already
  * taken by another group (one kernel cannot be two pieces of a split). All groups must
- * find one, and with a dtype gate one of them must be of the pattern's format. */
+ * find one, and with a dtype gate one of them must be of the pattern's format. With the
+ * chain gate the pieces must also form one chain on one stream (match_chain). */
 static bool match_components(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
-                             const an_stage_tables *st, const char **texts, bool *mark, size_t *rel,
-                             size_t *nrel) {
+                             const an_stage_tables *st, const char **texts, const te_settings *set,
+                             bool *mark, size_t *rel, size_t *nrel, double *chained) {
+  *chained = 1.0;
+  if (chain_applies(p, st)) return match_chain(p, rh, pi, st, texts, set, mark, rel, nrel, chained);
   size_t before = *nrel;
   bool format = !p->n_dtype;
   for (size_t g = 0; g < p->n_split_groups; g++) {
     size_t best = SIZE_MAX;
-    const char *label = component_label(p, g);
-    /* a component with a category is proven by the name (its category) and may be
-     * placed by its location; an "any" component only by its name */
-    bool any = strcmp(label, "any") == 0;
     for (size_t i = 0; i < st->n_rows; i++) {
-      const an_kernel_row *row = &st->rows[i];
-      if (mark[i] || !fits_component(label, row) ||
-          !(any ? row_hit(rh, pi, 1 + g, i)
-                : te_matcher_match(p->split_groups[g], texts[i], strlen(texts[i]))))
-        continue;
-      if (best == SIZE_MAX || row->total_us > st->rows[best].total_us) best = i;
+      if (mark[i] || !plays_group(p, rh, pi, g, st, texts, i)) continue;
+      if (best == SIZE_MAX || st->rows[i].total_us > st->rows[best].total_us) best = i;
     }
     if (best == SIZE_MAX) break;
     mark[best] = true;
@@ -505,10 +590,11 @@ static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active)
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
 static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
-                          const an_stage_tables *st, const char **texts, bool *mark,
+                          an_stage_tables *st, const char **texts, bool *mark,
                           const an_tables_options *opt, const te_settings *set, fmatch *m,
                           bool *hit) {
   *hit = false;
+  double chained = 1.0;
   size_t nr = st->n_rows, nrel = 0;
   size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
   if (!rel) return false;
@@ -518,9 +604,11 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
    * evidence: labels "any", the keyword in the kernel name) */
   bool comp = p->n_evidence && opt->component_evidence;
   bool active = match_active(p, rh, pi, st, mark, rel, &nrel);
+  if (active && st->pattern_active) st->pattern_active[pi] = true;
   size_t n_active = nrel;
-  bool split = opt->component_evidence ? match_components(p, rh, pi, st, texts, mark, rel, &nrel)
-                                       : match_split_legacy(p, rh, pi, st, mark, rel, &nrel);
+  bool split = opt->component_evidence
+                   ? match_components(p, rh, pi, st, texts, set, mark, rel, &nrel, &chained)
+                   : match_split_legacy(p, rh, pi, st, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
   double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
@@ -532,6 +620,7 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   m->n_rows = nrel;
   *hit = true;
   if (opt->component_evidence && !assign_roles(m, p, n_active)) return false;
+  m->row.chained_pct = chained * 100.0;
   return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set);
 }
 
@@ -552,8 +641,25 @@ static bool claims_taken_role(const fmatch *m, const fmatch *a) {
 /* De-duplication: in priority order (then the wider, then the more specific pattern), a
  * match that claims a kernel in a role an earlier accepted match holds, or whose pattern
  * an earlier one subsumes, is dropped; the rest become the stage's rows. */
-static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st,
-                           double render_min) {
+/* Whether every kernel of m is held by an accepted match in the same role: m adds no
+ * piece (a fused kernel in use is its own role, "active").
+ * With fuse.context_gates a match that claims a kernel another row holds in the same role
+ * stays when it brings a piece of its own (RoPE + KV-cache write and QK RMSNorm + RoPE
+ * share the RoPE kernel, yet are two fusions); one that adds nothing goes. */
+static bool adds_nothing(const fmatch *m, const fmatch *ms, const size_t *accepted, size_t na) {
+  for (size_t k = 0; k < m->n_rows; k++) {
+    bool held = false;
+    for (size_t a = 0; a < na && !held; a++)
+      for (size_t q = 0; q < ms[accepted[a]].n_rows && !held; q++)
+        held =
+            ms[accepted[a]].rows[q] == m->rows[k] && !strcmp(ms[accepted[a]].roles[q], m->roles[k]);
+    if (!held) return false;
+  }
+  return true;
+}
+
+static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st, double render_min,
+                           bool new_pieces) {
   qsort(ms, nm, sizeof *ms, cmp_fmatch);
   size_t *accepted = calloc(nm ? nm : 1, sizeof *accepted), na = 0;
   size_t nbcap = np ? np * 8 + 1 : 1, nb = 0;
@@ -565,12 +671,17 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
     bool skip = false;
     for (size_t b = 0; b < nb && !skip; b++)
       if (blocked[b] == m->pattern || strcmp(blocked[b]->name, m->pattern->name) == 0) skip = true;
-    for (size_t a = 0; a < na && !skip; a++) skip = claims_taken_role(m, &ms[accepted[a]]);
+    if (new_pieces && m->roles)
+      skip = skip || adds_nothing(m, ms, accepted, na);
+    else
+      for (size_t a = 0; a < na && !skip; a++) skip = claims_taken_role(m, &ms[accepted[a]]);
     if (skip) continue;
     accepted[na++] = i;
     for (size_t s = 0; s < m->pattern->n_subsumes && nb < nbcap; s++)
       blocked[nb++] = m->pattern->subsumes[s];
-    m->row.shown = m->row.share_pct >= render_min;
+    /* a stage over the pattern's size cap keeps the split by design: the row stays in the
+     * JSON report (state over-cap) and is not printed */
+    m->row.shown = m->row.share_pct >= render_min && m->row.state != AN_FUSE_OVER_CAP;
     if (m->row.shown) st->n_fuse_shown++;
     st->fuse[st->n_fuse++] = m->row;
     memset(&m->row, 0, sizeof m->row); /* moved */
@@ -578,6 +689,36 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
   free(accepted);
   free(blocked);
   return ok;
+}
+
+/* What the execution-context gates said of one pattern in one stage. */
+typedef struct gate_info {
+  unsigned unknown; /* an_gate_fact bits the trace left unknown */
+  bool over_cap;    /* every step above the pattern's token cap */
+} gate_info;
+
+/* Whether p passes its gates in the stage: the run context's (framework, platform, TP,
+ * architecture, model) and, with fuse.context_gates, the stage's execution context. */
+static bool stage_gates_pass(const te_fusion_pattern *p, const an_tables_options *opt,
+                             const char *model_lc, const an_stage_tables *st, bool context,
+                             gate_info *g) {
+  if (!pattern_gates_pass(p, opt, model_lc)) return false;
+  return !context || an_fuse_context_gates(p, &st->exec, opt, &g->unknown, &g->over_cap);
+}
+
+/* Issue 31: a matched row's state. A fused kernel that runs makes it "in use" (never an
+ * action); else a stage over the size cap keeps the split by design; else a gate fact the
+ * trace left unknown makes the confidence "unknown", never Confirmed. */
+static void apply_state(an_fuse_row *r, const gate_info *g, const te_fusion_pattern *p,
+                        const an_exec_facts *x) {
+  bool active = r->match == AN_FUSION_DIRECT;
+  r->cap_tokens = p->max_tokens;
+  r->step_tokens = x->tokens_min;
+  r->fused_in_use = active;
+  r->unknown_gates = active ? 0 : g->unknown;
+  r->state = an_fuse_state_of(active, false, g->over_cap, r->unknown_gates);
+  if (r->state == AN_FUSE_GATES_UNKNOWN) r->confidence = AN_CONFIDENCE_UNKNOWN;
+  if (r->state != AN_FUSE_OPPORTUNITY && r->state != AN_FUSE_GATES_UNKNOWN) r->saving_us = 0;
 }
 
 /* The fuse table of one stage (reference-triage.md §7.2): every pattern matched, then
@@ -591,18 +732,21 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
   fmatch *ms = calloc(np ? np : 1, sizeof *ms);
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   bool *gated = calloc(np ? np : 1, sizeof *gated);
+  gate_info *gi = calloc(np ? np : 1, sizeof *gi);
   row_hits rh = {0};
   /* the row texts are only read here: kept apart from the tables' strings and freed */
   an_strtab *text_tab = an_strtab_create();
-  bool ok = texts && ms && mark && gated && text_tab;
-  size_t nm = 0;
   const te_settings *set = te_rules_settings(rules);
+  bool context = set->fuse_context_gates && opt->component_evidence;
+  if (context) st->pattern_active = calloc(np ? np : 1, sizeof *st->pattern_active);
+  bool ok = texts && ms && mark && gated && gi && text_tab && (!context || st->pattern_active);
+  size_t nm = 0;
   for (size_t i = 0; ok && i < nr; i++) {
     texts[i] = match_subject(text_tab, &st->rows[i]);
     if (!texts[i]) ok = false;
   }
   for (size_t pi = 0; ok && pi < np; pi++)
-    gated[pi] = pattern_gates_pass(te_rules_fusion(rules, pi), opt, model_lc);
+    gated[pi] = stage_gates_pass(te_rules_fusion(rules, pi), opt, model_lc, st, context, &gi[pi]);
   if (ok) ok = row_hits_build(&rh, rules, gated, opt, st, texts);
   for (size_t pi = 0; ok && pi < np; pi++) {
     bool hit = false;
@@ -610,9 +754,10 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
     ms[nm].order = nm;
     ok = match_pattern(te_rules_fusion(rules, pi), &rh, pi, st, texts, mark, opt, set, &ms[nm],
                        &hit);
+    if (hit && context) apply_state(&ms[nm].row, &gi[pi], te_rules_fusion(rules, pi), &st->exec);
     if (hit) nm++;
   }
-  if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct);
+  if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct, context);
   for (size_t i = 0; i < nm; i++) {
     free(ms[i].rows);
     free(ms[i].roles);
@@ -626,6 +771,7 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
   free(ms);
   free(mark);
   free(gated);
+  free(gi);
   free(texts);
   an_strtab_destroy(text_tab);
   row_hits_free(&rh);
@@ -637,6 +783,9 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
 void an_tables_free(an_tables *t) {
   if (!t) return;
   for (size_t i = 0; i < t->n_stages; i++) {
+    if (t->stages[i].seq) an_fuse_seq_free(t->stages[i].seq);
+    free(t->stages[i].seq);
+    free(t->stages[i].pattern_active);
     free(t->stages[i].rows);
     free(t->stages[i].site_pool);
     for (size_t k = 0; k < t->stages[i].n_fuse; k++) fuse_row_free(&t->stages[i].fuse[k]);
@@ -668,25 +817,55 @@ static size_t event_index(const an_trace_view *v, const tr_event *e) {
   return (size_t)(e - tr_trace_events(v->trace, TR_KIND_KERNEL, &n));
 }
 
+/* One stage's kernels aggregated by canonical name (total_us descending), the stage's
+ * kernel time, and the aggregate of each kernel in the order the views list them (the
+ * chain gate's input: ev_agg holds sorted positions once ev_rows ran). */
+typedef struct stage_aggs {
+  agg *ag;
+  size_t na;
+  double total;
+  uint32_t *ev_agg;
+  size_t n_ev;
+} stage_aggs;
+
+static void stage_aggs_free(stage_aggs *a) {
+  free(a->ag);
+  free(a->ev_agg);
+  memset(a, 0, sizeof *a);
+}
+
+/* ev_agg held first-seen aggregate indices; after the sort they become row positions. */
+static an_status ev_rows(stage_aggs *a) {
+  uint32_t *pos = malloc((a->na ? a->na : 1) * sizeof *pos);
+  if (!pos) {
+    stage_aggs_free(a);
+    return AN_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < a->na; i++) pos[a->ag[i].first] = (uint32_t)i;
+  for (size_t k = 0; k < a->n_ev; k++) a->ev_agg[k] = pos[a->ev_agg[k]];
+  free(pos);
+  return AN_OK;
+}
+
 /* The kernels of one stage of every view, aggregated by canonical name in first-seen
- * order: *out (caller frees) holds *n_out aggregates; *total the stage's kernel time.
- * steps (parallel to views, or NULL): each aggregate's time inside counted steps. */
+ * order, into out (stage_aggs_free). steps (parallel to views, or NULL): each aggregate's
+ * time inside counted steps. */
 static an_status aggregate_stage(const an_trace_view *views, const an_steps *steps, size_t n_views,
                                  const te_stage *stage, const an_kernel_map *kmap, an_strtab *st,
-                                 agg **out, size_t *n_out, double *total) {
+                                 stage_aggs *out) {
   size_t cap = 0;
   for (size_t v = 0; v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
     if (sk) cap += sk->n;
   }
-  *out = NULL;
-  *n_out = 0;
-  *total = 0;
+  memset(out, 0, sizeof *out);
   if (!cap) return AN_OK;
   agg *ag = calloc(cap, sizeof *ag);
   uint32_t *agg_of = calloc(an_kernel_map_name_count(kmap) + 1, sizeof *agg_of); /* id: index + 1 */
+  out->ev_agg = malloc(cap * sizeof *out->ev_agg);
   uint32_t na = 0;
-  an_status rc = ag && agg_of ? AN_OK : AN_ERR_NOMEM;
+  double *total = &out->total;
+  an_status rc = ag && agg_of && out->ev_agg ? AN_OK : AN_ERR_NOMEM;
   for (size_t v = 0; rc == AN_OK && v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
     for (size_t i = 0; sk && rc == AN_OK && i < sk->n; i++) {
@@ -713,6 +892,7 @@ static an_status aggregate_stage(const an_trace_view *views, const an_steps *ste
         break;
       }
       double dur = tr_event_dur(views[v].trace, e);
+      out->ev_agg[out->n_ev++] = (uint32_t)(a - ag);
       a->total += dur;
       if (!steps || an_steps_kernel_counted(&steps[v], event_index(&views[v], e))) a->steps += dur;
       a->launches++;
@@ -723,12 +903,13 @@ static an_status aggregate_stage(const an_trace_view *views, const an_steps *ste
   free(agg_of);
   if (rc != AN_OK) {
     free(ag);
+    stage_aggs_free(out);
     return rc;
   }
   qsort(ag, na, sizeof *ag, cmp_agg);
-  *out = ag;
-  *n_out = na;
-  return AN_OK;
+  out->ag = ag;
+  out->na = na;
+  return ev_rows(out);
 }
 
 /* The rows of one stage from its aggregates: share, category, map entry, shown sites,
@@ -767,6 +948,39 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
   return AN_OK;
 }
 
+/* What the fusion gates read of a stage (fuse.context_gates): its execution facts and
+ * its kernels stream by stream for the chain gate. */
+static an_status stage_context(an_stage_tables *st, const an_trace_view *views, size_t n_views,
+                               const stage_aggs *sa, const te_rules *rules) {
+  if (!te_rules_settings(rules)->fuse_context_gates) return AN_OK;
+  st->exec = an_exec_facts_of_stage(views, n_views, st->stage, rules);
+  st->seq = calloc(1, sizeof *st->seq);
+  if (!st->seq || !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev))
+    return AN_ERR_NOMEM;
+  return AN_OK;
+}
+
+/* A split row whose pattern's fused kernel runs in another stage of the run: that
+ * stage takes the fused path, this one keeps the split on purpose (a size cap such as
+ * SGLang's token cap of the all-reduce fusion), so it is no opportunity. */
+static void fused_elsewhere(an_tables *t, const te_rules *rules) {
+  size_t np = te_rules_fusion_count(rules);
+  for (size_t i = 0; i < t->n_stages; i++)
+    for (size_t f = 0; f < t->stages[i].n_fuse; f++) {
+      an_fuse_row *r = &t->stages[i].fuse[f];
+      if (r->fused_in_use || !t->stages[i].pattern_active) continue;
+      for (size_t j = 0; j < t->n_stages && !r->fused_in_use; j++)
+        for (size_t pi = 0; j != i && t->stages[j].pattern_active && pi < np; pi++)
+          if (t->stages[j].pattern_active[pi] &&
+              !strcmp(te_rules_fusion(rules, pi)->id, r->pattern_id))
+            r->fused_in_use = true;
+      if (r->fused_in_use) {
+        r->state = AN_FUSE_IN_USE_ELSEWHERE;
+        r->saving_us = 0;
+      }
+    }
+}
+
 an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_kernel_map *mapping,
                           const an_kernel_map *formal_payload, const te_rules *rules,
                           const an_tables_options *opt, an_tables *out) {
@@ -783,20 +997,20 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
   if (rc == AN_OK && !formal_payload) rc = AN_ERR_ARGS;
   for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
     const te_stage *stage = stage_in_order(rules, oi);
-    agg *ag = NULL;
-    size_t na = 0;
-    double total = 0;
+    stage_aggs sa = {0};
     if (stage)
-      rc = aggregate_stage(views, opt->steps, n_views, stage, formal_payload, out->strings, &ag,
-                           &na, &total);
-    if (rc != AN_OK || !ag) continue;
+      rc = aggregate_stage(views, opt->steps, n_views, stage, formal_payload, out->strings, &sa);
+    if (rc != AN_OK || !sa.ag) continue;
     an_stage_tables *st = &out->stages[out->n_stages++];
     st->stage = stage;
-    st->total_us = total;
-    rc = fill_rows(st, ag, na, mapping, formal_payload, rules, opt);
-    free(ag);
-    if (rc == AN_OK && !fuse_stage(rules, opt, model_lc, st)) rc = AN_ERR_NOMEM;
+    st->total_us = sa.total;
+    rc = fill_rows(st, sa.ag, sa.na, mapping, formal_payload, rules, opt);
+    if (rc == AN_OK) rc = stage_context(st, views, n_views, &sa, rules);
+    stage_aggs_free(&sa);
   }
+  for (size_t i = 0; rc == AN_OK && i < out->n_stages; i++)
+    if (!fuse_stage(rules, opt, model_lc, &out->stages[i])) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK) fused_elsewhere(out, rules);
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);
   return rc;
@@ -894,6 +1108,27 @@ static void explain_dedupe(const te_rules *rules, const an_stage_report *st,
   }
 }
 
+/* The stage's row of p, when it has one, states what the chain gate and the execution
+ * context decided: a split row's pieces are its related kernels in group order, its
+ * saving the row's (0 for a fused path in use or a stage over the size cap). */
+static void explain_from_row(const an_stage_report *st, const te_fusion_pattern *p,
+                             an_fuse_explain *out) {
+  for (size_t i = 0; i < st->n_fuse && !out->row; i++)
+    if (!strcmp(st->fuse[i].pattern_id, p->id)) out->row = &st->fuse[i];
+  const an_fuse_row *r = out->row;
+  if (!r || r->match != AN_FUSION_SPLIT || r->n_related != out->n_components) return;
+  for (size_t g = 0; g < out->n_components; g++)
+    for (size_t k = 0; k < st->n_kernels; k++)
+      if (!strcmp(st->kernels[k].name, r->related[g])) {
+        an_explain_component *c = &out->components[g];
+        *c = (an_explain_component){c->label, st->kernels[k].name, st->kernels[k].total_us,
+                                    AN_EXPLAIN_FILLED, k};
+        break;
+      }
+  out->related_us = r->related_us;
+  out->saving_us = r->saving_us;
+}
+
 bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an_stage_report *st,
                            const te_fusion_pattern *p, an_fuse_explain *out) {
   memset(out, 0, sizeof *out);
@@ -940,6 +1175,7 @@ bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an
   bool matched = gates && out->dtype_ok &&
                  (out->active || (all && sum >= p->min_share_pct / 100.0 * st->kernel_total_us));
   explain_dedupe(rules, st, p, out, matched);
+  explain_from_row(st, p, out);
   free(mark);
   free(texts);
   an_strtab_destroy(strings);

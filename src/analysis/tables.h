@@ -32,7 +32,13 @@ typedef struct an_stage_tables {
   size_t n_fuse;
   an_fuse_row *fuse; /* accepted matches, in accepted order */
   size_t n_fuse_shown;
-  bool xpu; /* a shown kernel name is an XPU runtime launch */
+  bool xpu;           /* a shown kernel name is an XPU runtime launch */
+  an_exec_facts exec; /* execution mode and tokens per step (fusion gates) */
+  /* fuse table internals (analysis/fuse_internal.h): the kernels stream by stream for the
+   * chain gate (NULL without fuse.context_gates), and per pattern whether its fused
+   * kernel ran in the stage */
+  struct an_fuse_seq *seq;
+  bool *pattern_active;
 } an_stage_tables;
 
 typedef struct an_tables {
@@ -51,6 +57,7 @@ typedef struct an_tables_options {
   bool component_evidence;  /* fuse.component_evidence: evidence and platform gates apply */
   long arch;                /* run context compute capability x 10, 0 when unknown */
   const an_steps *steps;    /* parallel to the formal views: rows' steps_us; NULL: = total */
+  an_topology topology;     /* run context: whether the TP group spans nodes */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the

@@ -17,6 +17,7 @@
 #include "analysis/pipeline.h"
 #include "cli/args.h"
 #include "cli/common.h"
+#include "report/text.h"
 
 #ifndef TRIAGE_INSTALL_RULES_DIR
 #define TRIAGE_INSTALL_RULES_DIR ""
@@ -299,6 +300,11 @@ static void explain_pattern_static(const te_fusion_pattern *p, FILE *out) {
   fprintf(out, "; dtype ");
   for (size_t k = 0; k < p->n_dtype; k++) fprintf(out, "%s%s", k ? "|" : "", p->dtype[k]);
   fprintf(out, "%s\n", p->n_dtype ? "" : "any");
+  if (p->modes || p->max_tokens || p->n_message_caps || p->single_node)
+    fprintf(out, "  trace gates: modes %s%s%s%s; max tokens %ld; message caps %zu TP sizes%s\n",
+            p->modes ? "" : "any", p->modes & TE_MODE_EAGER ? " eager" : "",
+            p->modes & TE_MODE_GRAPH ? " graph" : "", p->modes & TE_MODE_COMPILE ? " compile" : "",
+            p->max_tokens, p->n_message_caps, p->single_node ? "; single node" : "");
   fprintf(out, "  active matcher: %s\n", p->active ? "yes (kernel names)" : "none");
   for (size_t g = 0; g < p->n_split_groups; g++)
     fprintf(out, "  component %zu: evidence %s\n", g + 1,
@@ -328,6 +334,12 @@ static void explain_pattern_stage(const an_stage_report *st, const an_fuse_expla
   double pct = x->stage_total_us > 0 ? 100.0 / x->stage_total_us : 0;
   fprintf(out, "  related %.1f us (%.2f%%); saving %.1f us (%.2f%%)\n", x->related_us,
           x->related_us * pct, x->saving_us, x->saving_us * pct);
+  if (x->row && x->row->state != AN_FUSE_OPPORTUNITY)
+    fprintf(out, "  row: %s%s\n", rp_fuse_verdict(x->row),
+            x->row->state == AN_FUSE_GATES_UNKNOWN ? " (a gate fact is unknown)" : "");
+  if (x->row && x->row->chained_pct < 100.0)
+    fprintf(out, "  chain: %.0f%% of the rarest piece's launches are in one chain\n",
+            x->row->chained_pct);
   if (x->dropped)
     fprintf(out, "  no row: dropped by de-duplication (%s%s)\n",
             x->dropped_by ? "held or subsumed by row " : "a higher-ranked row holds a kernel",

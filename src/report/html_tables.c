@@ -248,7 +248,7 @@ static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
 static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_fuse_row *f) {
   char *status = rp_fuse_status(f), *why = rp_fuse_rationale(f);
   if (!status || !why) hw->failed = true;
-  const char *conf = rp_fuse_confidence(f->confidence);
+  const char *conf = rp_fuse_verdict(f);
   rp_hw_printf(hw, "<tr id=\"%sf-%s-%zu\"%s data-cat=\"%s\"><td>", hw->idp, tok, i,
                f->shown ? "" : " class=\"minor\"", rp_fusion_origin(f->origin));
   rp_hw_text(hw, f->pattern_name ? f->pattern_name : f->pattern_id);

@@ -484,8 +484,7 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     fmt_share(s, sizeof s, share_of(st, r->related_us));
     anchor_cell(f, "fusion", st->id, i, 'F');
     rp_md_cell_text(f, r->pattern_name);
-    fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_confidence(r->confidence),
-            rp_fusion_origin(r->origin), t, s);
+    fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_verdict(r), rp_fusion_origin(r->origin), t, s);
     fuse_evidence(f, r, nm);
     fuse_cells(f, r);
   }

@@ -300,6 +300,18 @@ fail:
   return NULL;
 }
 
+/* Issue 31: whether the row is something to do (state), the fused path in use, the gate
+ * facts the trace left unknown and the share of chained launches. */
+static bool fuse_state_json(cJSON *o, const an_fuse_row *r) {
+  cJSON *unk = cJSON_AddArrayToObject(o, "unknown_gates");
+  for (unsigned b = 1; unk && b && b <= r->unknown_gates; b <<= 1)
+    if ((r->unknown_gates & b) && rp_gate_fact(b))
+      cJSON_AddItemToArray(unk, cJSON_CreateString(rp_gate_fact(b)));
+  return unk && cJSON_AddStringToObject(o, "state", rp_fuse_state(r->state)) &&
+         cJSON_AddBoolToObject(o, "fused_in_use", r->fused_in_use) &&
+         cJSON_AddNumberToObject(o, "chained_pct", an_round3(r->chained_pct));
+}
+
 static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -325,7 +337,7 @@ static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
          cJSON_AddBoolToObject(o, "shown", r->shown) &&
          add_owned(o, "evidence", rp_fuse_evidence_cell(r)) &&
          add_owned(o, "current_locations", rp_fuse_locations_cell(r)) &&
-         add_owned(o, "rationale", rp_fuse_rationale(r));
+         add_owned(o, "rationale", rp_fuse_rationale(r)) && fuse_state_json(o, r);
 }
 
 static bool category_json(cJSON *cs, const an_category_time *c) {
@@ -338,13 +350,31 @@ static bool category_json(cJSON *cs, const an_category_time *c) {
          cJSON_AddNumberToObject(o, "kernels", (double)c->kernels);
 }
 
+/* How the stage ran (issue 31, fusion gates): the execution modes seen and the tokens
+ * of its steps; null when the trace does not say. */
+static bool execution_json(cJSON *s, const an_exec_facts *x) {
+  static const char *const MODES[] = {"eager", "graph", "compile"};
+  cJSON *e = cJSON_AddObjectToObject(s, "execution");
+  cJSON *m = e ? cJSON_AddArrayToObject(e, "modes") : NULL;
+  for (size_t i = 0; m && i < 3; i++)
+    if (x->modes & (1u << i)) cJSON_AddItemToArray(m, cJSON_CreateString(MODES[i]));
+  return m &&
+         cJSON_AddItemToObject(
+             e, "tokens_min",
+             x->tokens_min ? cJSON_CreateNumber((double)x->tokens_min) : cJSON_CreateNull()) &&
+         cJSON_AddItemToObject(
+             e, "tokens_max",
+             x->tokens_max ? cJSON_CreateNumber((double)x->tokens_max) : cJSON_CreateNull());
+}
+
 /* A stage's members before its kernel rows. */
 static cJSON *stage_head_json(const an_stage_report *st) {
   cJSON *s = cJSON_CreateObject();
   if (s && cJSON_AddStringToObject(s, "stage", st->id) &&
       cJSON_AddStringToObject(s, "label", st->label) &&
       cJSON_AddNumberToObject(s, "kernel_total_us", an_round3(st->kernel_total_us)) &&
-      cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu_launch_rows))
+      cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu_launch_rows) &&
+      execution_json(s, &st->exec))
     return s;
   cJSON_Delete(s);
   return NULL;
@@ -443,6 +473,12 @@ static bool fact_json(cJSON *ctx, const char *key, cJSON *value, an_source src) 
 
 static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
 
+static const char *topology_name(an_topology t) {
+  return t == AN_TOPOLOGY_SINGLE_NODE  ? "single-node"
+         : t == AN_TOPOLOGY_MULTI_NODE ? "multi-node"
+                                       : NULL;
+}
+
 /* "context": each run fact as {value, source}. */
 static bool context_json(cJSON *root, const an_run_context *c) {
   cJSON *ctx = cJSON_AddObjectToObject(root, "context");
@@ -455,7 +491,9 @@ static bool context_json(cJSON *root, const an_run_context *c) {
          fact_json(ctx, "compute_capability",
                    c->arch.value > 0 ? cJSON_CreateNumber((double)c->arch.value / 10.0)
                                      : cJSON_CreateNull(),
-                   c->arch.source);
+                   c->arch.source) &&
+         fact_json(ctx, "topology", str_or_null(topology_name(c->topology.value)),
+                   c->topology.source);
 }
 
 static bool run_json(cJSON *root, const an_provenance *p) {

@@ -87,6 +87,72 @@ char *rp_fuse_candidates_cell(const an_fuse_row *r) {
   return text_done(&t);
 }
 
+static const char *const GATE_FACTS[] = {"platform", "execution mode", "tokens per step",
+                                         "collective message size", "node topology"};
+
+/* The gate facts a row left unknown, "a, b" (an_gate_fact bits in order). */
+static void unknown_facts(ut_buf *t, unsigned bits) {
+  size_t k = 0;
+  for (size_t i = 0; i < sizeof GATE_FACTS / sizeof *GATE_FACTS; i++)
+    if (bits & (1u << i)) ut_buf_addf(t, "%s%s", k++ ? ", " : "", GATE_FACTS[i]);
+}
+
+/* Issue 31: what a row that is no opportunity says instead. */
+static void fuse_state_sentence(ut_buf *t, const an_fuse_row *r) {
+  switch (r->state) {
+    case AN_FUSE_IN_USE:
+      ut_buf_add(t, "The fused kernel runs here: nothing to enable. ");
+      break;
+    case AN_FUSE_IN_USE_ELSEWHERE:
+      ut_buf_add(t,
+                 "The fused kernel runs in another stage of this run; this stage keeps the "
+                 "split by design (a size cap), nothing to enable. ");
+      break;
+    case AN_FUSE_OVER_CAP:
+      ut_buf_addf(t,
+                  "Every step here runs at least %ld tokens, above the fused path's cap of %ld: "
+                  "the split is by design. ",
+                  r->step_tokens, r->cap_tokens);
+      break;
+    case AN_FUSE_GATES_UNKNOWN:
+      ut_buf_add(t, "The trace does not say whether the fused path applies (unknown: ");
+      unknown_facts(t, r->unknown_gates);
+      ut_buf_add(t, "). ");
+      break;
+    case AN_FUSE_OPPORTUNITY:
+      break;
+  }
+}
+
+const char *rp_fuse_state(an_fuse_state s) {
+  switch (s) {
+    case AN_FUSE_IN_USE:
+      return "in-use";
+    case AN_FUSE_IN_USE_ELSEWHERE:
+      return "in-use-elsewhere";
+    case AN_FUSE_OVER_CAP:
+      return "over-cap";
+    case AN_FUSE_GATES_UNKNOWN:
+      return "gates-unknown";
+    case AN_FUSE_OPPORTUNITY:
+      break;
+  }
+  return "opportunity";
+}
+
+const char *rp_gate_fact(unsigned bit) {
+  for (size_t i = 0; i < sizeof GATE_FACTS / sizeof *GATE_FACTS; i++)
+    if (bit == 1u << i) return GATE_FACTS[i];
+  return NULL;
+}
+
+const char *rp_fuse_verdict(const an_fuse_row *r) {
+  if (r->state == AN_FUSE_IN_USE) return "in use";
+  if (r->state == AN_FUSE_IN_USE_ELSEWHERE) return "in use (other stage)";
+  if (r->state == AN_FUSE_OVER_CAP) return "over cap";
+  return rp_fuse_confidence(r->confidence);
+}
+
 char *rp_fuse_rationale(const an_fuse_row *r) {
   ut_buf t = {0};
   if (r->origin == AN_FUSION_MAINLINE && r->match == AN_FUSION_DIRECT)
@@ -101,6 +167,7 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
     ut_buf_addf(&t, "Matches an upstream path (%.1f%% related GPU time). ", r->share_pct);
   else
     ut_buf_addf(&t, "Matches an open upstream path (%.1f%% related GPU time). ", r->share_pct);
+  fuse_state_sentence(&t, r);
   ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
   char *s = text_done(&t);
   /* a missing hint must not leave a trailing space */
@@ -119,7 +186,9 @@ char *rp_fuse_status(const an_fuse_row *r) {
 }
 
 const char *rp_fuse_confidence(an_confidence c) {
-  return c == AN_CONFIDENCE_CONFIRMED ? "Confirmed" : "Candidate";
+  return c == AN_CONFIDENCE_CONFIRMED ? "Confirmed"
+         : c == AN_CONFIDENCE_UNKNOWN ? "unknown"
+                                      : "Candidate";
 }
 
 const char *rp_fusion_origin(an_fusion_origin o) {

@@ -25,8 +25,12 @@ char *rp_fuse_locations_cell(const an_fuse_row *r);  /* "func @ path:line<br>...
 char *rp_fuse_candidates_cell(const an_fuse_row *r); /* candidate paths or "-" */
 char *rp_fuse_rationale(const an_fuse_row *r);       /* the sentence, then the hint */
 char *rp_fuse_status(const an_fuse_row *r);          /* "mainline direct", "pending split" */
-const char *rp_fuse_confidence(an_confidence c);     /* "Confirmed", "Candidate" */
-const char *rp_fusion_origin(an_fusion_origin o);    /* "mainline", "upstream", "inflight" */
+const char *rp_fuse_confidence(an_confidence c);     /* "Confirmed", "Candidate", "unknown" */
+/* The Confidence cell: "in use", "in use (other stage)", "over cap", else the confidence. */
+const char *rp_fuse_verdict(const an_fuse_row *r);
+const char *rp_fuse_state(an_fuse_state s);       /* "opportunity", "in-use", ... (JSON) */
+const char *rp_gate_fact(unsigned bit);           /* "tokens per step", ...; NULL for no one bit */
+const char *rp_fusion_origin(an_fusion_origin o); /* "mainline", "upstream", "inflight" */
 /* "path:line func" -> "func @ path:line"; other text unchanged. */
 char *rp_location_func_at(const char *loc);
 

@@ -41,6 +41,7 @@ LIMITS = {
     "LV_MAX_REQUESTS_PER_STAGE": 100000, "LV_MAX_PROMPT_WORDS": 1000000,
     "LV_ERROR_SNIPPET_BYTES": 200, "AN_MAX_ACTIVE_KERNELS": 4096,
     "CLI_MAX_RANK_REPORT_BYTES": 1024 * MiB,
+    "TE_MAX_CHAIN_BETWEEN": 64, "TE_MAX_CHAIN_PIECES": 8,
 }
 # Limits with no just-over case here, and where they are tested instead.
 LIMITS_ELSEWHERE = {
@@ -64,6 +65,8 @@ LIMITS_ELSEWHERE = {
                          "shapes_past_the_limits",
     "AN_MAX_TENSOR_ELEMENTS": "absurd sizes get no roofline, not an error: tests/unit/test_roofline.c "
                               "shapes_past_the_limits",
+    "AN_MAX_CHAIN_CANDIDATES": "candidates past the cap are not weighed, not refused: "
+                               "tests/unit/test_analysis.c fuse chain_candidates_are_capped",
 }
 
 # ------------------------------------------------------------------ building blocks
@@ -404,6 +407,22 @@ def gen_many_diags(g):
     write(g, "pack-diags.yaml", pack("\n".join(lines) + "\n"))
 
 
+def chain_pattern(body, groups=2):
+    split = "".join("      - {keywords: [k%d]}\n" % i for i in range(groups))
+    return pack("fusion_patterns:\n  - id: chain-case\n    name: chain case\n"
+                "    candidate_paths: [x.py]\n    split_groups:\n" + split + body)
+
+
+def gen_chain_between(g):
+    n = LIMITS["TE_MAX_CHAIN_BETWEEN"] + 1
+    write(g, "pack-chain.yaml", chain_pattern("    chain: {max_between: %d}\n" % n))
+
+
+def gen_chain_pieces(g):
+    n = LIMITS["TE_MAX_CHAIN_PIECES"] + 1
+    write(g, "pack-pieces.yaml", chain_pattern("    chain: {max_between: 2}\n", groups=n))
+
+
 def regex_pack(rx):
     return pack("classifiers:\n  - id: kernel\n    default: other\n"
                 "    categories: [{id: slow, meaning: a regex that runs into a PCRE2 limit}]\n"
@@ -584,6 +603,12 @@ add("limit-pack-bytes", ["--rules", "<G>/pack-bytes.yaml", "<GOOD>"], 1,
 add("limit-pattern-len", ["--rules", "<G>/pack-pattern.yaml", "<GOOD>"], 1,
     r"^<G>/pack-pattern\.yaml:\d+:\d+: error: .*(long|length|4096).*$", diag_pack=True,
     gen=gen_pattern_pack, limit="TE_MAX_PATTERN_LEN")
+add("limit-chain-between", ["--rules", "<G>/pack-chain.yaml", "<GOOD>"], 1,
+    r"^<G>/pack-chain\.yaml:\d+:\d+: error: chain\.max_between must be between 0 and 64.*$",
+    diag_pack=True, gen=gen_chain_between, limit="TE_MAX_CHAIN_BETWEEN")
+add("limit-chain-pieces", ["--rules", "<G>/pack-pieces.yaml", "<GOOD>"], 0, report=True,
+    gen=gen_chain_pieces, limit="TE_MAX_CHAIN_PIECES",
+    note="a pattern of 9 split groups is matched without the chain gate, not refused")
 add("limit-packs", ["--no-default-rules", "--rules", "<G>/packs", "<GOOD>"], 1,
     r"^(triage: )?<G>/packs(/p256\.yaml)?(:\d+:\d+)?: error: .*more than 256 .*TE_MAX_PACKS.*$",
     gen=gen_many_packs, limit="TE_MAX_PACKS")

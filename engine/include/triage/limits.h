@@ -30,6 +30,13 @@
 #define TE_PCRE2_DEPTH_LIMIT 10000u
 /* Distinct strings whose match result one matcher caches. */
 #define TE_MATCH_CACHE_MAX 262144u
+/* Kernels a fusion pattern's chain gate lets sit between two pieces of one split
+ * (chain.max_between). Pieces of one fusion are neighbours; a wider window would pair
+ * kernels of different layers. */
+#define TE_MAX_CHAIN_BETWEEN 64
+/* Pieces (split groups) of one fusion the chain gate follows; patterns with more groups
+ * (none of the defaults has more than four) are matched without the chain gate. */
+#define TE_MAX_CHAIN_PIECES 8
 
 /* ---- traces (src/trace) ---- */
 
@@ -76,6 +83,10 @@
  * parts); more means broken durations or devices merged into one process, and the run
  * stops with the limit's name. */
 #define AN_MAX_ACTIVE_KERNELS 4096u
+/* Candidate kernels per piece a fusion pattern's chain gate weighs (the rows of the
+ * piece's category its matcher hits, largest first). Real stages have a handful; the
+ * cap bounds the pairs weighed when a broad matcher hits thousands of names. */
+#define AN_MAX_CHAIN_CANDIDATES 16u
 
 /* Inputs of one CPU op read by an op cost model (Input Dims entries): an op with more is
  * not modelled (its launches count as bad shapes). Real ops take under 40. */

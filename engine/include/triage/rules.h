@@ -322,6 +322,26 @@ typedef enum te_origin_kind {
   TE_ORIGIN_INFLIGHT = 2
 } te_origin_kind;
 
+/* Execution modes a fused path runs in (te_fusion_pattern.modes, bits). */
+typedef enum te_exec_mode {
+  TE_MODE_EAGER = 1u << 0,  /* kernels launched one by one from Python */
+  TE_MODE_GRAPH = 1u << 1,  /* CUDA / HIP graph replay */
+  TE_MODE_COMPILE = 1u << 2 /* torch.compile (Inductor kernels, a compiler's fusion passes) */
+} te_exec_mode;
+
+/* The largest collective message (bytes) a fused path takes at one TP size. */
+typedef struct te_size_cap {
+  long tp;
+  double bytes;
+} te_size_cap;
+
+/* Whether a pattern's split pieces must form a chain on one stream (issue 31). */
+typedef enum te_chain_mode {
+  TE_CHAIN_DEFAULT = 0, /* the settings' fuse.chain_max_between, pieces in group order */
+  TE_CHAIN_OFF = 1,     /* no chain gate (pieces may sit anywhere in the stage) */
+  TE_CHAIN_ON = 2       /* this pattern's own max_between / ordered */
+} te_chain_mode;
+
 typedef struct te_fusion_pattern {
   const char *id;        /* stable id, used by subsumes and overrides */
   const char *name;      /* display name ("Fused residual add + RMSNorm") */
@@ -358,6 +378,23 @@ typedef struct te_fusion_pattern {
    * deviceProperties state it: 9.0 Hopper, 10.0 Blackwell; ROCm 9.4 = gfx942) the fused
    * path runs on, per platform; 0 = no minimum */
   double min_arch_cuda, min_arch_rocm;
+  /* Gates read from the trace (docs/rules.md "Gates from the trace"): execution modes the
+   * fused path runs in (TE_MODE_* bits; 0 = any); the tokens per step above which the
+   * framework keeps the split on purpose (0 = no cap); per TP size, the largest
+   * collective message the fused path takes (none = no cap); whether it needs every rank
+   * of the TP group on one node. */
+  unsigned modes;
+  long max_tokens;
+  size_t n_message_caps;
+  const te_size_cap *message_caps;
+  bool single_node;
+  /* Chain gate: the split's pieces are one chain on one stream (launch order, at most
+   * chain_max_between kernels between two pieces; unordered: in any order). */
+  te_chain_mode chain;
+  long chain_max_between;
+  bool chain_unordered;
+  bool has_chain_breakers; /* chain.breakers given: these categories, not the setting's */
+  te_string_list chain_breakers;
 } te_fusion_pattern;
 
 size_t te_rules_fusion_count(const te_rules *r);

@@ -116,6 +116,16 @@ typedef struct te_list_map {
     "model family -> named matchers of kernels only it runs; names the model when frames do not")  \
   X(fuse_tp_from_world_size_frameworks, "fuse.tp_from_world_size_frameworks", LIST, 0, 0, 0, NULL, \
     "detected serving frameworks whose distributedInfo.world_size is the TP size")                 \
+  X(fuse_context_gates, "fuse.context_gates", BOOL, 0, 0, 0, NULL,                                 \
+    "gates from the trace (mode, size caps, topology, chain) and the fused-path-in-use state")     \
+  X(fuse_chain_max_between, "fuse.chain_max_between", INT, 0, 64, 0, NULL,                         \
+    "kernels allowed between two pieces of a split on their stream (a pattern's chain overrides)") \
+  X(fuse_chain_breakers, "fuse.chain_breakers", LIST, 0, 0, 0, NULL,                               \
+    "kernel categories that end a chain when they sit between two pieces (none of the pieces')")   \
+  X(fuse_chain_min_fraction, "fuse.chain_min_fraction", NUMBER, 0, 1, 0, NULL,                     \
+    "least share of the rarest piece's launches that must be part of a whole chain")               \
+  X(fuse_token_count_keys, "fuse.token_count_keys", LIST, 0, 0, 0, NULL,                           \
+    "a step annotation's token count is the number right after the first of these texts")          \
   X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,                  \
     "a kernel outside every stage annotation takes the nearest one within this distance")          \
   X(stage_merge_gap_us, "stage.merge_gap_us", NUMBER, 0, 1e15, 0, NULL,                            \

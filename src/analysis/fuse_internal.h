@@ -1,0 +1,84 @@
+/*
+ * analysis/fuse_internal.h - pieces of the fuse table shared by tables.c and the fuse_*.c
+ * files (issue 31): the execution facts and gates a pattern reads from the trace
+ * (fuse_context.c) and the chain of a split's pieces on one stream (fuse_chain.c). Not a
+ * public API: the pipeline calls an_tables_build (analysis/tables.h).
+ *
+ * Ownership: an_fuse_seq owns its arrays (an_fuse_seq_free); every other pointer is
+ * borrowed from the tables, views and rules it was made from.
+ */
+#ifndef TRIAGE_ANALYSIS_FUSE_INTERNAL_H
+#define TRIAGE_ANALYSIS_FUSE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/bundle.h"
+#include "analysis/model.h"
+#include "analysis/tables.h"
+#include "triage/rules.h"
+
+/* ---------------------------------------------------------------- execution facts */
+
+/* How the stage's kernels of every view ran: modes and tokens per step (model.h). */
+an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, size_t n_views,
+                                     const te_stage *stage, const te_rules *r);
+
+/* The gates of p that read the execution context. False when one fails (no row: the
+ * stage runs in a mode the fused path does not, the TP group spans nodes, a TP size the
+ * fused path does not take); else *unknown holds the an_gate_fact bits the trace left
+ * unknown and *over_cap whether every step is above the pattern's token cap. */
+bool an_fuse_context_gates(const te_fusion_pattern *p, const an_exec_facts *x,
+                           const an_tables_options *opt, unsigned *unknown, bool *over_cap);
+
+/* A matched row's state from what was found (model.h an_fuse_state). */
+an_fuse_state an_fuse_state_of(bool active_here, bool active_elsewhere, bool over_cap,
+                               unsigned unknown);
+
+/* ---------------------------------------------------------------- chains */
+
+/* A stage's kernels as rows, stream by stream in start order: the input of the chain
+ * gate. lane_start[l] .. lane_start[l + 1] are lane l's kernels (a lane is one stream of
+ * one view). */
+typedef struct an_fuse_seq {
+  uint32_t *row; /* kernel-table row of each kernel */
+  size_t n;
+  size_t *lane_start; /* n_lanes + 1 */
+  size_t n_lanes;
+} an_fuse_seq;
+
+/* Builds the sequence of one stage. ev_row: the row of each kernel of the stage, in the
+ * order the views list them (view by view, each in start order). False when out of
+ * memory (seq is then empty). */
+bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_views,
+                       const te_stage *stage, const uint32_t *ev_row, size_t n_ev);
+void an_fuse_seq_free(an_fuse_seq *seq);
+
+/* One piece of a split: the rows that may play it (largest first, at most
+ * AN_MAX_CHAIN_CANDIDATES). */
+typedef struct an_chain_piece {
+  size_t n;
+  size_t rows[AN_MAX_CHAIN_CANDIDATES];
+} an_chain_piece;
+
+/* What a chain search is told. */
+typedef struct an_chain_query {
+  const an_stage_tables *st;
+  const an_fuse_seq *seq;
+  const an_chain_piece *pieces;
+  size_t n_pieces;
+  long max_between;               /* kernels allowed between two pieces */
+  bool unordered;                 /* pieces in any order (else group order = launch order) */
+  const te_string_list *breakers; /* categories that end a chain */
+  const char *const *labels;      /* the pieces' categories or kinds: never breakers */
+  size_t n_labels;
+} an_chain_query;
+
+/* The rows that most often form a whole chain (out[0..n_pieces)), and how many chains
+ * there are for each launch of the tuple's rarest piece (*fraction, at most 1). False when no chain
+ * was seen, or out of memory. accept (may be NULL) refuses a tuple (the dtype gate). */
+bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, void *ctx),
+                   void *ctx, size_t *out, double *fraction);
+
+#endif

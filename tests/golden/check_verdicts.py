@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Invariants of the verdicts (issue 31) on every trace we have, stdlib only.
+
+usage: check_verdicts.py --triage BIN --source DIR [--shared DIR]
+
+Runs `triage --format json --quiet` on every fixture of tests/data (single traces and
+profile directories) and, when the shared tree is present, on every real and synthetic
+trace of it, and checks each report:
+  - no fuse row whose fused kernel runs (fused_in_use) or whose stage is over the
+    pattern's size cap (state over-cap) is an item of the summary;
+  - no fuse row with a gate fact unknown says Confirmed;
+  - every overlap row keeps Exposed + Hidden <= GPU time (the steady exposed time, its
+    wait and the time hidden under compute on another stream partition the row's time);
+  - a row that asks for nothing (skip, already fused, one-time setup, restructure, a wait
+    for other ranks) has 0 recoverable time;
+  - a kernel has one category in every table of a stage (kernel table and overlap rows).
+Exit 0 when all hold, 1 with one line per failure.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+NO_GAIN = {"skip", "already fused", "one-time setup", "restructure", "rank skew (wait)",
+           "pipeline bubble (wait)"}
+EPS = 1e-6
+
+
+def inputs(source, shared):
+    data = os.path.join(source, "tests", "data")
+    found = [os.path.join(data, "llama_tp2")]
+    for sub in ("stages", "ranks"):
+        d = os.path.join(data, sub)
+        found += [os.path.join(d, n) for n in sorted(os.listdir(d))
+                  if os.path.isdir(os.path.join(d, n))]
+    if shared and os.path.isdir(shared):
+        real = os.path.join(shared, "traces", "real")
+        found += [os.path.join(real, n) for n in sorted(os.listdir(real))
+                  if n.endswith((".json", ".json.gz"))]
+        single = os.path.join(shared, "traces", "synthetic", "single")
+        found += [os.path.join(single, n) for n in sorted(os.listdir(single))
+                  if n.endswith((".json", ".json.gz")) and n != "server_args.json"]
+    return found
+
+
+def fuse_failures(name, rep):
+    out = []
+    actions = {(i["stage"], i["row"]) for i in rep.get("summary", []) if i["kind"] == "fusion"}
+    for st in rep.get("stages", []):
+        for k, f in enumerate(st.get("fuse", [])):
+            state = f.get("state", "opportunity")
+            if (f.get("fused_in_use") or state == "over-cap") and (st["stage"], k) in actions:
+                out.append(f"{name}: {st['stage']} fuse row '{f['pattern']}' ({state}) is a summary action")
+            if f.get("unknown_gates") and f.get("confidence") == "Confirmed":
+                out.append(f"{name}: {st['stage']} fuse row '{f['pattern']}' has unknown gates yet says Confirmed")
+    return out
+
+
+def overlap_failures(name, rep):
+    out = []
+    cats = {(st["stage"], k["name"]): k["category"] for st in rep.get("stages", [])
+            for k in st.get("kernels", [])}
+    for st in (rep.get("overlap") or {}).get("stages", []):
+        for r in st.get("rows", []):
+            exposed = (r["exposed_ms"] + r["exposed_wait_ms"]) * 1000.0
+            hidden = r["hidden_by_compute_us"]
+            if exposed + hidden > r["total_us"] * (1 + EPS) + EPS:
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: exposed "
+                           f"{exposed:.3f} + hidden {hidden:.3f} > GPU time {r['total_us']:.3f} us")
+            if r["recommendation"] in NO_GAIN and r["recoverable_ms"] != 0:
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: "
+                           f"'{r['recommendation']}' with {r['recoverable_ms']} ms recoverable")
+            want = cats.get((st["stage"], r["kernel"]))
+            if want is not None and r.get("category") != want:
+                out.append(f"{name}: {st['stage']} {r['kernel'][:50]} is '{want}' in the kernel "
+                           f"table, '{r.get('category')}' in the overlap table")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--triage", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--shared")
+    a = ap.parse_args()
+    shared = a.shared or os.path.join(a.source, "..", "shared")
+    failures, n = [], 0
+    for path in inputs(a.source, shared):
+        p = subprocess.run([a.triage, "--format", "json", "--quiet", path],
+                           capture_output=True, text=True, timeout=600)
+        name = os.path.basename(path.rstrip("/"))
+        if p.returncode != 0:
+            failures.append(f"{name}: exit {p.returncode}: {p.stderr.strip()[:120]}")
+            continue
+        rep = json.loads(p.stdout)
+        failures += fuse_failures(name, rep) + overlap_failures(name, rep)
+        n += 1
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{n} reports checked, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+/*
+ * test_verdicts.c - verdicts that hold on traces nobody tuned them to (issue 31): the
+ * fused path in use, gates read from the trace, the chain gate; each fixture is a small
+ * Kineto trace with real kernel names, launch calls and step annotations.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "cli/rules_setup.h"
+
+static te_rules *rules;
+
+static void setup(void) {
+  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
+  triage_rules_setup_options so = {0};
+  rules = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(rules, "default packs must load");
+}
+static void teardown(void) { te_rules_destroy(rules); }
+
+static an_report *run_framework(const char *fw, const char *data) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "f.json", .data = data, .len = strlen(data)};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, fw);
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+static const an_stage_report *stage_of(const an_report *rep, const char *id) {
+  for (size_t s = 0; s < rep->n_stages; s++)
+    if (!strcmp(rep->stages[s].id, id)) return &rep->stages[s];
+  return NULL;
+}
+
+static const an_fuse_row *fuse_in(const an_stage_report *st, const char *id) {
+  for (size_t i = 0; st && i < st->n_fuse; i++)
+    if (!strcmp(st->fuse[i].pattern_id, id)) return &st->fuse[i];
+  return NULL;
+}
+
+static const an_fuse_row *fuse_any(const an_report *rep, const char *id) {
+  for (size_t s = 0; s < rep->n_stages; s++)
+    if (fuse_in(&rep->stages[s], id)) return fuse_in(&rep->stages[s], id);
+  return NULL;
+}
+
+/* Whether a summary item is the fusion row r. */
+static bool summary_names(const an_report *rep, const an_stage_report *st, const an_fuse_row *r) {
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    if (it->kind == AN_SUMMARY_FUSION && !strcmp(it->stage_id, st->id) && &st->fuse[it->row] == r)
+      return true;
+  }
+  return false;
+}
+
+/* A kernel on stream 7 with its launch (correlation c), a launch call on the host
+ * thread, a GPU step annotation. */
+#define K(name, ts, dur, c)                                                                   \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts    \
+  ",\"dur\":" #dur ",\"args\":{\"stream\":7,\"correlation\":" #c                              \
+  "}},"                                                                                       \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1," \
+  "\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #c "}}"
+#define STEP(name, ts, dur)                                        \
+  "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"" name \
+  "\",\"pid\":0,\"tid\":7,"                                        \
+  "\"ts\":" #ts ",\"dur\":" #dur "}"
+#define H100_TP2                                                             \
+  "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":2},"  \
+  "\"cuda_runtime_version\":12080,\"deviceProperties\":[{\"id\":0,\"name\":" \
+  "\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,\"computeMinor\":0}],"
+
+#define AR "void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>"
+#define NORM "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>"
+#define GEMM "nvjet_tst_64x8_64x16_2x1_v_bz_TNT"
+#define AR_FUSED                                                                             \
+  "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<"       \
+  "(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, true, " \
+  "true>"
+#define ACT "void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &silu<float> >"
+
+/* A prefill of 15360 tokens runs the split all-reduce + RMSNorm (over SGLang's 2048-token
+ * cap), decode runs the fused all-reduce + RMSNorm kernel, the fused add+RMSNorm and
+ * SiLU-and-mul kernels run everywhere. */
+#define EXTEND_SPLIT                                                                     \
+  STEP("step[EXTEND bs=15 toks=15360]", 2000, 3000)                                      \
+  "," K(AR, 2010, 300, 21) "," K(NORM, 2320, 100, 22) "," K(GEMM, 2430, 1500, 23) "," K( \
+      ACT, 3940, 100, 24) "," K(AR, 4050, 300, 25) "," K(NORM, 4360, 100, 26)
+static const char PREFILL_DECODE[] =
+    "{" H100_TP2
+    "\"traceEvents\":[" STEP("step[DECODE bs=32]", 0, 1000) "," K(AR_FUSED, 10, 30, 1) "," K(
+        GEMM, 50, 100, 2) "," K(ACT, 160, 10, 3) "," K(AR_FUSED, 180, 30, 4) "," EXTEND_SPLIT "]}";
+static const char PREFILL_ONLY[] = "{" H100_TP2 "\"traceEvents\":[" EXTEND_SPLIT "]}";
+
+/* Issue 31: a fused kernel that runs is never an opportunity. In decode the fused
+ * all-reduce + RMSNorm runs (in use); prefill keeps the split, which is a size cap, not a
+ * missing path (in use elsewhere); the fused add+RMSNorm and act_and_mul kernels are in
+ * use. None of them becomes a summary action. */
+Test(fuse, fused_path_in_use_is_never_an_action, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", PREFILL_DECODE);
+  const an_stage_report *dec = stage_of(rep, "decode"), *ext = stage_of(rep, "extend");
+  cr_assert(dec && ext);
+  const an_fuse_row *ar_dec = fuse_in(dec, "flashinfer-allreduce-fusion");
+  const an_fuse_row *ar_ext = fuse_in(ext, "flashinfer-allreduce-fusion");
+  cr_assert(ar_dec && ar_ext);
+  cr_assert_eq(ar_dec->state, AN_FUSE_IN_USE);
+  cr_assert_eq(ar_ext->state, AN_FUSE_IN_USE_ELSEWHERE, "the prefill split is a size cap");
+  cr_assert(ar_dec->fused_in_use && ar_ext->fused_in_use);
+  const an_fuse_row *act = fuse_in(ext, "fused-act-and-mul");
+  const an_fuse_row *norm = fuse_in(ext, "fused-add-rmsnorm");
+  cr_assert(act && norm && act->fused_in_use && norm->fused_in_use);
+  for (size_t s = 0; s < rep->n_stages; s++)
+    for (size_t i = 0; i < rep->stages[s].n_fuse; i++)
+      if (rep->stages[s].fuse[i].fused_in_use)
+        cr_assert_not(summary_names(rep, &rep->stages[s], &rep->stages[s].fuse[i]),
+                      "an in-use row (%s) is no action", rep->stages[s].fuse[i].pattern_id);
+  an_report_destroy(rep);
+}
+
+/* The same prefill with no fused kernel anywhere: every step runs 15360 tokens, over the
+ * cap, so the split is by design (over cap: kept in the JSON, not printed, no action). */
+Test(fuse, size_cap_keeps_the_split, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", PREFILL_ONLY);
+  const an_stage_report *ext = stage_of(rep, "extend");
+  cr_assert_not_null(ext);
+  cr_assert_eq(ext->exec.tokens_min, 15360);
+  cr_assert_eq(ext->exec.modes, TE_MODE_EAGER, "launched one by one");
+  const an_fuse_row *ar = fuse_in(ext, "flashinfer-allreduce-fusion");
+  cr_assert_not_null(ar);
+  cr_assert_eq(ar->state, AN_FUSE_OVER_CAP);
+  cr_assert_not(ar->shown);
+  cr_assert_not(summary_names(rep, ext, ar));
+  an_report_destroy(rep);
+}
+
+/* Gate facts the trace does not state: the same split with no step annotation (tokens
+ * unknown) is a row of confidence unknown, never Confirmed; with a decode step of 32
+ * tokens every gate holds. */
+#define DECODE_SPLIT(step)                                                                \
+  "{" H100_TP2 "\"traceEvents\":[" step K(AR, 10, 300, 1) "," K(NORM, 320, 100, 2) "," K( \
+      GEMM, 430, 1500, 3) "," K(AR, 1940, 300, 4) "," K(NORM, 2250, 100, 5) "]}"
+static const char SPLIT_NO_TOKENS[] = DECODE_SPLIT("");
+static const char SPLIT_32_TOKENS[] = DECODE_SPLIT(STEP("step[DECODE bs=32]", 0, 3000) ",");
+
+Test(fuse, unknown_gate_facts_are_never_confirmed, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", SPLIT_NO_TOKENS);
+  const an_fuse_row *ar = fuse_any(rep, "flashinfer-allreduce-fusion");
+  cr_assert_not_null(ar);
+  cr_assert_eq(ar->state, AN_FUSE_GATES_UNKNOWN);
+  cr_assert_eq(ar->confidence, AN_CONFIDENCE_UNKNOWN);
+  cr_assert(ar->unknown_gates & AN_GATE_TOKENS);
+  cr_assert_eq(rep->run.context.topology.value, AN_TOPOLOGY_SINGLE_NODE,
+               "the custom all-reduce only runs inside one node");
+  an_report_destroy(rep);
+  rep = run_framework("sglang", SPLIT_32_TOKENS);
+  ar = fuse_any(rep, "flashinfer-allreduce-fusion");
+  cr_assert_not_null(ar);
+  cr_assert_eq(ar->state, AN_FUSE_OPPORTUNITY);
+  cr_assert_eq(ar->confidence, AN_CONFIDENCE_CONFIRMED);
+  cr_assert_eq(ar->unknown_gates, 0);
+  an_report_destroy(rep);
+}
+
+/* vLLM's RoPE + KV-cache fusion is a torch.compile pass: an eager trace (launch calls, no
+ * compiled kernel) does not get it; a compiled decode of 32 tokens does, and a compiled
+ * prefill of 8192 tokens is over its 256-token cap. */
+#define ROCM "\"hip_runtime_version\":60342134,"
+#define ROPE "void vllm::rotary_embedding_kernel<c10::BFloat16, true>"
+#define KVW                                                                    \
+  "void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, " \
+  "(vllm::Fp8KVCacheDataType)0>"
+#define ATTN "kernel_unified_attention_3d"
+#define CAST "triton_poi_fused__to_copy_1"
+#define ROPE_KV(step, extra)                                                                  \
+  "{" ROCM "\"traceEvents\":[" step "," extra K(ROPE, 10, 20, 1) "," K(KVW, 35, 10, 2) "," K( \
+      ATTN, 50, 200, 3) "]}"
+static const char VLLM_EAGER[] =
+    ROPE_KV(STEP("execute_32_context_0(sq0sk0)_generation_32(sq32sk3000)", 0, 400), "");
+static const char VLLM_COMPILED[] = ROPE_KV(
+    STEP("execute_32_context_0(sq0sk0)_generation_32(sq32sk3000)", 0, 400), K(CAST, 0, 5, 9) ",");
+static const char VLLM_PREFILL[] = ROPE_KV(
+    STEP("execute_8192_context_9(sq8155sk8430)_generation_0()", 0, 400), K(CAST, 0, 5, 9) ",");
+
+Test(fuse, mode_and_token_gates, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", VLLM_EAGER);
+  cr_assert_null(fuse_any(rep, "vllm-rope-kvcache"), "an eager trace runs no compile pass");
+  an_report_destroy(rep);
+  rep = run_framework("vllm", VLLM_COMPILED);
+  const an_fuse_row *r = fuse_any(rep, "vllm-rope-kvcache");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY);
+  cr_assert_eq(rep->stages[0].exec.modes, TE_MODE_EAGER | TE_MODE_COMPILE);
+  an_report_destroy(rep);
+  rep = run_framework("vllm", VLLM_PREFILL);
+  r = fuse_any(rep, "vllm-rope-kvcache");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->state, AN_FUSE_OVER_CAP, "8192 tokens is over the 256-token cap");
+  cr_assert_eq(r->step_tokens, 8192);
+  cr_assert_eq(r->cap_tokens, 256);
+  an_report_destroy(rep);
+}
+
+/* Pieces come from the same layer and stream: a RoPE kernel and a KV-cache write with a
+ * GEMM between them are not one chain; right after each other they are. */
+#define SROPE "void rotary_embedding_kernel<c10::BFloat16, true>"
+#define SKVW "void (anonymous namespace)::store_kvcache<2048l, 4, false, long>"
+static const char ROPE_GEMM_KV[] = "{" ROCM "\"traceEvents\":[" K(SROPE, 0, 20, 1) "," K(
+    GEMM, 25, 300, 2) "," K(SKVW, 330, 20, 3) "]}";
+static const char ROPE_KV_NEXT[] = "{" ROCM "\"traceEvents\":[" K(SROPE, 0, 20, 1) "," K(
+    SKVW, 25, 20, 2) "," K(GEMM, 50, 300, 3) "]}";
+
+Test(fuse, chain_gate_pairs_neighbours_only, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", ROPE_GEMM_KV);
+  cr_assert_null(fuse_any(rep, "fused-qk-rope-reshape-kv-cache"), "a GEMM between: two layers");
+  an_report_destroy(rep);
+  rep = run_framework("sglang", ROPE_KV_NEXT);
+  const an_fuse_row *r = fuse_any(rep, "fused-qk-rope-reshape-kv-cache");
+  cr_assert_not_null(r);
+  cr_assert_float_eq(r->chained_pct, 100.0, 1e-9);
+  an_report_destroy(rep);
+}
