@@ -480,7 +480,10 @@ static const char *const LEGEND[][2] = {
      "bandwidth and FLOPs / dense peak of the format) over their GPU time; mem or "
      "comp: the larger term; hover for the rates and the attainable one; empty: no "
      "shapes or no device entry (Notes; docs/roofline.md)"},
-    {"Confidence", "Confirmed: each component has its own evidence kernel; Candidate: partial"},
+    {"Confidence",
+     "Confirmed: each component has its own evidence kernel and every gate holds; Candidate: "
+     "partial; unknown: a fact the fused path needs is not in the trace; in use: the fused "
+     "kernel runs, nothing to enable"},
     {"Provenance", "where a header fact came from; default and not known are warnings"},
 };
 

@@ -576,8 +576,11 @@ static const char LEGEND[] =
     "`eliminate` (a staging copy into a communication buffer), `restructure` (single-stream "
     "stage: the options are listed under the table), `pipeline bubble (wait)` (a pipeline "
     "transfer waiting for the neighbouring stage), `skip`.\n"
-    "- **Confidence**: `Confirmed` = the fused kernel or the whole unfused chain ran; "
-    "`Candidate` = a partial match.\n"
+    "- **Confidence**: `Confirmed` = the whole unfused chain ran and every gate holds; "
+    "`Candidate` = a partial match; `unknown` = the trace does not state a fact the fused "
+    "path needs (tokens per step, execution mode, topology: the rationale names it); `in use` "
+    "= the fused kernel runs here, nothing to enable; `in use (other stage)` = it runs in "
+    "another stage and this one keeps the split by design (a size cap).\n"
     "- **Origin**: where the fused path exists: `mainline` (the framework's tree), "
     "`upstream` (merged upstream), `inflight` (an open change).\n";
 
