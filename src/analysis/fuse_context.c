@@ -19,52 +19,46 @@
 
 /* ---------------------------------------------------------------- modes */
 
-/* The launch call of kernel e (its launch event by correlation), or NULL. */
-static const tr_event *launch_of(const an_trace_view *v, const tr_event *e) {
-  int64_t corr = tr_event_correlation(v->trace, e);
-  if (corr == TR_NO_ID || !v->ids) return NULL;
-  size_t lo = 0, hi = 0;
-  an_id_index_range(&v->ids->launches_by_corr, corr, &lo, &hi);
-  return lo < hi ? an_id_index_event(&v->ids->launches_by_corr, lo) : NULL;
-}
-
 /* Whether name hits m, asked once per distinct name of the trace (seen holds the
  * answers + 1). */
-static bool name_hits(const an_trace_view *v, tr_str name, const te_matcher *m, ut_u64map *seen) {
+static bool name_hits(const tr_trace *t, tr_str name, const te_matcher *m, ut_u64map *seen) {
   uint64_t a = 0;
   if (ut_u64map_get(seen, name, &a)) return a == 2;
-  const char *s = tr_str_get(v->trace, name);
+  const char *s = tr_str_get(t, name);
   bool hit = m && te_matcher_match(m, s, strlen(s));
   (void)ut_u64map_put(seen, name, hit ? 2 : 1); /* out of memory: asked again, same answer */
   return hit;
 }
 
 /* The te_exec_mode bits of one view's kernels in the stage. A launch by a graph-replay
- * call (matcher graph_replay_launch) is a replay, any other launch an eager one; a
- * kernel torch.compile generated (matcher compiled_kernel) adds compile. */
-static unsigned view_modes(const an_trace_view *v, const an_stage_kernels *sk, const te_rules *r) {
+ * call (matcher graph_replay_launch) is a replay, any other launch an eager one (the
+ * launch call of each kernel comes from the steps, by correlation); a kernel
+ * torch.compile generated (matcher compiled_kernel) adds compile. */
+static unsigned view_modes(const an_trace_view *v, const an_steps *steps,
+                           const an_stage_kernels *sk, const te_rules *r) {
   const te_matcher *graph = te_rules_matcher(r, "graph_replay_launch");
   const te_matcher *compiled = te_rules_matcher(r, "compiled_kernel");
+  size_t n_all = 0;
+  const tr_event *all = tr_trace_events(v->trace, TR_KIND_KERNEL, &n_all);
   ut_u64map launch_seen = {0}, name_seen = {0};
   unsigned modes = 0;
-  for (size_t i = 0; i < sk->n; i++) {
-    const tr_event *e = sk->kernels[i];
-    if (name_hits(v, e->name, compiled, &name_seen)) modes |= TE_MODE_COMPILE;
-    if ((modes & (TE_MODE_EAGER | TE_MODE_GRAPH)) == (TE_MODE_EAGER | TE_MODE_GRAPH)) continue;
-    const tr_event *call = launch_of(v, e);
+  for (size_t k = 0; k < sk->n; k++) {
+    const tr_event *e = sk->kernels[k];
+    if (name_hits(v->trace, e->name, compiled, &name_seen)) modes |= TE_MODE_COMPILE;
+    size_t i = (size_t)(e - all);
+    const tr_event *call = steps->launch && i < steps->n_kernel_events ? steps->launch[i] : NULL;
     if (call)
-      modes |= name_hits(v, call->name, graph, &launch_seen) ? TE_MODE_GRAPH : TE_MODE_EAGER;
+      modes |= name_hits(v->trace, call->name, graph, &launch_seen) ? TE_MODE_GRAPH : TE_MODE_EAGER;
   }
   ut_u64map_free(&launch_seen);
   ut_u64map_free(&name_seen);
-  /* compiled kernels without any launch call seen say compile, not how they launched */
   return modes;
 }
 
 /* ---------------------------------------------------------------- tokens */
 
-/* The token count an annotation states: the number right after the first of the keys it
- * holds; 0 when none. */
+/* The token count a step annotation states: the number right after the first of the keys
+ * it holds; 0 when none. */
 static long annotation_tokens(const char *name, const te_string_list *keys) {
   for (size_t k = 0; k < keys->n; k++) {
     const char *at = strstr(name, keys->items[k]);
@@ -77,63 +71,89 @@ static long annotation_tokens(const char *name, const te_string_list *keys) {
   return 0;
 }
 
-/* The stage id of an annotation: the stage rule that places it, else the file's path
- * stage, else "all". */
-static const char *annotation_stage(const an_trace_view *v, const te_rules *r, const char *name) {
-  const te_stage *st = te_rules_stage_from_annotation(r, name);
-  if (st) return st->id;
-  return v->path_stage ? v->path_stage : "all";
-}
-
-/* Folds the token counts of one view's step annotations of the stage into x. CPU
- * annotations first; GPU ones only when the CPU side has none (the same steps). */
-static void view_tokens(const an_trace_view *v, const char *stage, const te_rules *r,
+/* Folds the token counts of one view's steps of the stage (analysis/steps.h) into x. */
+static void view_tokens(const an_steps *steps, const char *stage, const te_rules *r,
                         an_exec_facts *x) {
-  static const tr_kind kinds[2] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
-  const te_matcher *step = te_rules_matcher(r, "step_annotation");
   const te_string_list *keys = &te_rules_settings(r)->fuse_token_count_keys;
-  size_t before = x->steps_with_tokens;
-  for (int k = 0; k < 2 && x->steps_with_tokens == before; k++) {
-    size_t n = 0;
-    const tr_event *ev = tr_trace_events(v->trace, kinds[k], &n);
-    for (size_t i = 0; i < n; i++) {
-      const char *name = tr_str_get(v->trace, ev[i].name);
-      if (step && !te_matcher_match(step, name, strlen(name))) continue;
-      if (strcmp(annotation_stage(v, r, name), stage) != 0) continue;
-      long t = annotation_tokens(name, keys);
-      if (t <= 0) continue;
-      if (!x->tokens_min || t < x->tokens_min) x->tokens_min = t;
-      if (t > x->tokens_max) x->tokens_max = t;
-      x->steps_with_tokens++;
-    }
+  for (size_t j = 0; j < steps->n; j++) {
+    const an_step *s = &steps->steps[j];
+    if (!s->stage_id || strcmp(s->stage_id, stage) != 0) continue;
+    long t = annotation_tokens(s->name, keys);
+    if (t <= 0) continue;
+    if (!x->tokens_min || t < x->tokens_min) x->tokens_min = t;
+    if (t > x->tokens_max) x->tokens_max = t;
+    x->steps_with_tokens++;
   }
 }
 
-an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, size_t n_views,
-                                     const te_stage *stage, const te_rules *r) {
+an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, const an_steps *steps,
+                                     size_t n_views, const te_stage *stage, const te_rules *r) {
   an_exec_facts x = {0};
   for (size_t i = 0; i < n_views; i++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[i], stage->id);
     if (!sk) continue;
-    x.modes |= view_modes(&views[i], sk, r);
-    view_tokens(&views[i], stage->id, r, &x);
+    x.modes |= view_modes(&views[i], &steps[i], sk, r);
+    view_tokens(&steps[i], stage->id, r, &x);
   }
   return x;
 }
 
 /* ---------------------------------------------------------------- gates */
 
-/* The message-size gate: a TP size the pattern lists no cap for is one its fused path
- * does not take (fails); a listed one needs the collectives' message bytes, which the
- * trace does not carry yet (unknown). */
-static bool message_gate(const te_fusion_pattern *p, long tp, unsigned *unknown) {
-  if (!p->n_message_caps) return true;
-  for (size_t i = 0; i < p->n_message_caps; i++)
-    if (p->message_caps[i].tp == tp) {
-      *unknown |= AN_GATE_MESSAGE;
-      return true;
+/* ---------------------------------------------------------------- messages */
+
+/* The bytes of one collective's message from its args, 0 when they do not say. */
+static double message_bytes(const tr_trace *t, const tr_event *e, const te_number_map *sizes) {
+  tr_str n = tr_event_arg(t, TR_KIND_KERNEL, e, TR_ARG_IN_MSG_NELEMS);
+  tr_str dt = tr_event_arg(t, TR_KIND_KERNEL, e, TR_ARG_DTYPE);
+  if (!n || !dt) return 0;
+  double elem = te_number_map_get(sizes, tr_str_get(t, dt));
+  return elem > 0 ? strtod(tr_str_get(t, n), NULL) * elem : 0;
+}
+
+double *an_fuse_message_bytes(const an_trace_view *views, size_t n_views, const an_stage_tables *st,
+                              const uint32_t *ev_row, size_t n_ev, const te_rules *r) {
+  const te_settings *set = te_rules_settings(r);
+  double *out = calloc(st->n_rows ? st->n_rows : 1, sizeof *out);
+  size_t k = 0;
+  for (size_t v = 0; out && v < n_views; v++) {
+    const an_stage_kernels *sk = an_trace_view_stage(&views[v], st->stage->id);
+    for (size_t i = 0; sk && i < sk->n && k < n_ev; i++, k++) {
+      const an_kernel_row *row = &st->rows[ev_row[k]];
+      if (!te_string_list_has(&set->ranks_communication_categories, row->category)) continue;
+      double b = message_bytes(views[v].trace, sk->kernels[i], &set->fuse_dtype_bytes);
+      if (b > out[ev_row[k]]) out[ev_row[k]] = b;
     }
-  return false;
+  }
+  return out;
+}
+
+/* ---------------------------------------------------------------- gates */
+
+/* The cap of p at TP size tp in bytes; -1 when p lists caps but none for tp (its fused
+ * path does not take that size), 0 when p has no cap. */
+static double message_cap(const te_fusion_pattern *p, long tp) {
+  if (!p->n_message_caps) return 0;
+  for (size_t i = 0; i < p->n_message_caps; i++)
+    if (p->message_caps[i].tp == tp) return p->message_caps[i].bytes;
+  return -1;
+}
+
+bool an_fuse_message_gate(const te_fusion_pattern *p, const an_stage_tables *st, const size_t *rows,
+                          size_t n, long tp, unsigned *unknown, bool *over_cap, double *bytes,
+                          double *cap_bytes) {
+  double cap = message_cap(p, tp);
+  *bytes = *cap_bytes = 0;
+  if (cap < 0) return false;
+  if (cap == 0) return true;
+  double most = 0;
+  for (size_t i = 0; st->msg_bytes && i < n; i++)
+    if (st->msg_bytes[rows[i]] > most) most = st->msg_bytes[rows[i]];
+  if (most <= 0) *unknown |= AN_GATE_MESSAGE;
+  if (most > cap) *over_cap = true;
+  *bytes = most;
+  *cap_bytes = cap;
+  return true;
 }
 
 bool an_fuse_context_gates(const te_fusion_pattern *p, const an_exec_facts *x,
@@ -147,7 +167,7 @@ bool an_fuse_context_gates(const te_fusion_pattern *p, const an_exec_facts *x,
   if (p->max_tokens && x->tokens_min > p->max_tokens) *over_cap = true;
   if (p->single_node && opt->topology == AN_TOPOLOGY_MULTI_NODE) return false;
   if (p->single_node && opt->topology == AN_TOPOLOGY_UNKNOWN) *unknown |= AN_GATE_TOPOLOGY;
-  return message_gate(p, opt->tp_size, unknown);
+  return message_cap(p, opt->tp_size) >= 0;
 }
 
 an_fuse_state an_fuse_state_of(bool active_here, bool active_elsewhere, bool over_cap,

@@ -16,14 +16,22 @@
 
 #include "analysis/bundle.h"
 #include "analysis/model.h"
+#include "analysis/steps.h"
 #include "analysis/tables.h"
 #include "triage/rules.h"
 
 /* ---------------------------------------------------------------- execution facts */
 
-/* How the stage's kernels of every view ran: modes and tokens per step (model.h). */
-an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, size_t n_views,
-                                     const te_stage *stage, const te_rules *r);
+/* How the stage's kernels of every view ran: modes and tokens per step (model.h), from
+ * each view's steps (steps[i] for views[i]: launch calls and step annotations). */
+an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, const an_steps *steps,
+                                     size_t n_views, const te_stage *stage, const te_rules *r);
+
+/* Per row of the stage, the largest message of its collective kernels: "In msg nelems"
+ * times the element size of "dtype" (fuse.dtype_bytes); 0 where the args do not say.
+ * ev_row as for an_fuse_seq_build. NULL when out of memory. */
+double *an_fuse_message_bytes(const an_trace_view *views, size_t n_views, const an_stage_tables *st,
+                              const uint32_t *ev_row, size_t n_ev, const te_rules *r);
 
 /* The gates of p that read the execution context. False when one fails (no row: the
  * stage runs in a mode the fused path does not, the TP group spans nodes, a TP size the
@@ -31,6 +39,13 @@ an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, size_t n_views,
  * unknown and *over_cap whether every step is above the pattern's token cap. */
 bool an_fuse_context_gates(const te_fusion_pattern *p, const an_exec_facts *x,
                            const an_tables_options *opt, unsigned *unknown, bool *over_cap);
+/* The message-size gate on a matched row's kernels (rows[0..n) of st): false when the
+ * fused path does not take the run's TP size; else *unknown gains AN_GATE_MESSAGE when
+ * no kernel states its message, *over_cap is set when the largest one (*bytes) is above
+ * the cap (*cap_bytes; both 0 without a cap). */
+bool an_fuse_message_gate(const te_fusion_pattern *p, const an_stage_tables *st, const size_t *rows,
+                          size_t n, long tp, unsigned *unknown, bool *over_cap, double *bytes,
+                          double *cap_bytes);
 
 /* A matched row's state from what was found (model.h an_fuse_state). */
 an_fuse_state an_fuse_state_of(bool active_here, bool active_elsewhere, bool over_cap,

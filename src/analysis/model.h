@@ -380,6 +380,9 @@ typedef struct an_fuse_row {
   double chained_pct;
   long cap_tokens, step_tokens; /* the pattern's token cap and the stage's fewest tokens of
                                    one step (0 = none / unknown): the over-cap evidence */
+  double message_bytes, cap_message_bytes; /* the split's largest collective message and the
+                                              fused path's cap at the run's TP size (0 =
+                                              unknown / no cap) */
 } an_fuse_row;
 
 /* ------------------------------------------------------------------ overlap */

@@ -591,7 +591,9 @@ static an_text_fact infer_model_from_kernels(run_state *r) {
 
 /* Whether the TP group spans nodes (issue 31): one rank (TP 1 from a source that said
  * so) or a collective kernel that only runs inside one node (matcher
- * single_node_collective: custom all-reduce, quick reduce) says one node; else unknown. */
+ * single_node_collective: custom all-reduce, quick reduce) says one node; else unknown
+ * (the host names of every rank of the group would tell; one rank's trace holds its own
+ * only). */
 static an_topology_fact infer_topology(run_state *r, const an_run_context *c) {
   bool stated = c->tp_size.source != AN_SOURCE_DEFAULT && c->tp_size.source != AN_SOURCE_UNKNOWN;
   if (stated && c->tp_size.value <= 1)

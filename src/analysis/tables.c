@@ -709,14 +709,19 @@ static bool stage_gates_pass(const te_fusion_pattern *p, const an_tables_options
 /* Issue 31: a matched row's state. A fused kernel that runs makes it "in use" (never an
  * action); else a stage over the size cap keeps the split by design; else a gate fact the
  * trace left unknown makes the confidence "unknown", never Confirmed. */
-static void apply_state(an_fuse_row *r, const gate_info *g, const te_fusion_pattern *p,
-                        const an_exec_facts *x) {
+static void apply_state(fmatch *m, const gate_info *g, const an_stage_tables *st, long tp) {
+  an_fuse_row *r = &m->row;
+  const te_fusion_pattern *p = m->pattern;
   bool active = r->match == AN_FUSION_DIRECT;
   r->cap_tokens = p->max_tokens;
-  r->step_tokens = x->tokens_min;
+  r->step_tokens = st->exec.tokens_min;
+  unsigned unknown = g->unknown;
+  bool over = g->over_cap;
+  (void)an_fuse_message_gate(p, st, m->rows, m->n_rows, tp, &unknown, &over, &r->message_bytes,
+                             &r->cap_message_bytes);
   r->fused_in_use = active;
-  r->unknown_gates = active ? 0 : g->unknown;
-  r->state = an_fuse_state_of(active, false, g->over_cap, r->unknown_gates);
+  r->unknown_gates = active ? 0 : unknown;
+  r->state = an_fuse_state_of(active, false, over, r->unknown_gates);
   if (r->state == AN_FUSE_GATES_UNKNOWN) r->confidence = AN_CONFIDENCE_UNKNOWN;
   if (r->state != AN_FUSE_OPPORTUNITY && r->state != AN_FUSE_GATES_UNKNOWN) r->saving_us = 0;
 }
@@ -754,7 +759,7 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
     ms[nm].order = nm;
     ok = match_pattern(te_rules_fusion(rules, pi), &rh, pi, st, texts, mark, opt, set, &ms[nm],
                        &hit);
-    if (hit && context) apply_state(&ms[nm].row, &gi[pi], te_rules_fusion(rules, pi), &st->exec);
+    if (hit && context) apply_state(&ms[nm], &gi[pi], st, opt->tp_size);
     if (hit) nm++;
   }
   if (ok) ok = dedupe_matches(ms, nm, np, st, set->fuse_render_min_share_pct, context);
@@ -786,6 +791,7 @@ void an_tables_free(an_tables *t) {
     if (t->stages[i].seq) an_fuse_seq_free(t->stages[i].seq);
     free(t->stages[i].seq);
     free(t->stages[i].pattern_active);
+    free(t->stages[i].msg_bytes);
     free(t->stages[i].rows);
     free(t->stages[i].site_pool);
     for (size_t k = 0; k < t->stages[i].n_fuse; k++) fuse_row_free(&t->stages[i].fuse[k]);
@@ -950,13 +956,34 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
 
 /* What the fusion gates read of a stage (fuse.context_gates): its execution facts and
  * its kernels stream by stream for the chain gate. */
-static an_status stage_context(an_stage_tables *st, const an_trace_view *views, size_t n_views,
-                               const stage_aggs *sa, const te_rules *rules) {
-  if (!te_rules_settings(rules)->fuse_context_gates) return AN_OK;
-  st->exec = an_exec_facts_of_stage(views, n_views, st->stage, rules);
+static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
+                               const an_steps *steps, size_t n_views, const stage_aggs *sa,
+                               const te_rules *rules) {
+  if (!steps) return AN_OK;
+  st->exec = an_exec_facts_of_stage(views, steps, n_views, st->stage, rules);
   st->seq = calloc(1, sizeof *st->seq);
-  if (!st->seq || !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev))
+  st->msg_bytes = an_fuse_message_bytes(views, n_views, st, sa->ev_agg, sa->n_ev, rules);
+  if (!st->seq || !st->msg_bytes ||
+      !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev))
     return AN_ERR_NOMEM;
+  return AN_OK;
+}
+
+/* The steps of every view (analysis/steps.h) when the fusion gates read the execution
+ * context, else *out stays NULL. */
+static an_status views_steps(const an_trace_view *views, size_t n_views, const te_rules *rules,
+                             an_steps **out) {
+  *out = NULL;
+  if (!te_rules_settings(rules)->fuse_context_gates) return AN_OK;
+  an_steps *s = calloc(n_views ? n_views : 1, sizeof *s);
+  an_status rc = s ? AN_OK : AN_ERR_NOMEM;
+  for (size_t v = 0; rc == AN_OK && v < n_views; v++) rc = an_steps_build(&views[v], rules, &s[v]);
+  if (rc != AN_OK) {
+    for (size_t v = 0; s && v < n_views; v++) an_steps_free(&s[v]);
+    free(s);
+    return rc;
+  }
+  *out = s;
   return AN_OK;
 }
 
@@ -995,6 +1022,8 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
   /* stage blocks in the order the views list them, merged by stage id, then sorted */
   an_status rc = (!out->strings || !out->stages || nomem) ? AN_ERR_NOMEM : AN_OK;
   if (rc == AN_OK && !formal_payload) rc = AN_ERR_ARGS;
+  an_steps *steps = NULL; /* each view's steps, for the fusion gates (fuse.context_gates) */
+  if (rc == AN_OK) rc = views_steps(views, n_views, rules, &steps);
   for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
     const te_stage *stage = stage_in_order(rules, oi);
     stage_aggs sa = {0};
@@ -1005,12 +1034,14 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     st->stage = stage;
     st->total_us = sa.total;
     rc = fill_rows(st, sa.ag, sa.na, mapping, formal_payload, rules, opt);
-    if (rc == AN_OK) rc = stage_context(st, views, n_views, &sa, rules);
+    if (rc == AN_OK) rc = stage_context(st, views, steps, n_views, &sa, rules);
     stage_aggs_free(&sa);
   }
   for (size_t i = 0; rc == AN_OK && i < out->n_stages; i++)
     if (!fuse_stage(rules, opt, model_lc, &out->stages[i])) rc = AN_ERR_NOMEM;
   if (rc == AN_OK) fused_elsewhere(out, rules);
+  for (size_t v = 0; steps && v < n_views; v++) an_steps_free(&steps[v]);
+  free(steps);
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);
   return rc;

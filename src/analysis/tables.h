@@ -39,6 +39,8 @@ typedef struct an_stage_tables {
    * kernel ran in the stage */
   struct an_fuse_seq *seq;
   bool *pattern_active;
+  double *msg_bytes; /* per row: the largest collective message (In msg nelems x dtype), 0
+                        when the trace's args do not say */
 } an_stage_tables;
 
 typedef struct an_tables {

@@ -109,10 +109,16 @@ static void fuse_state_sentence(ut_buf *t, const an_fuse_row *r) {
                  "split by design (a size cap), nothing to enable. ");
       break;
     case AN_FUSE_OVER_CAP:
-      ut_buf_addf(t,
-                  "Every step here runs at least %ld tokens, above the fused path's cap of %ld: "
-                  "the split is by design. ",
-                  r->step_tokens, r->cap_tokens);
+      if (r->cap_tokens && r->step_tokens > r->cap_tokens)
+        ut_buf_addf(t,
+                    "Every step here runs at least %ld tokens, above the fused path's cap of "
+                    "%ld: the split is by design. ",
+                    r->step_tokens, r->cap_tokens);
+      else
+        ut_buf_addf(t,
+                    "The collective's message (%.2f MiB) is above the fused path's cap at this "
+                    "TP size (%.2f MiB): the split is by design. ",
+                    r->message_bytes / 1048576.0, r->cap_message_bytes / 1048576.0);
       break;
     case AN_FUSE_GATES_UNKNOWN:
       ut_buf_add(t, "The trace does not say whether the fused path applies (unknown: ");

@@ -227,3 +227,42 @@ Test(fuse, chain_gate_pairs_neighbours_only, .init = setup, .fini = teardown) {
   cr_assert_float_eq(r->chained_pct, 100.0, 1e-9);
   an_report_destroy(rep);
 }
+
+/* The message-size gate reads the collectives' args: vLLM's FlashInfer all-reduce fusion
+ * takes at most 4 MiB at TP 8 (largest cap across Hopper / Blackwell); an NCCL
+ * all-reduce of 8192 x 4096 BFloat16 elements (64 MiB) in a compiled prefill is over it;
+ * one of 32 x 4096 elements is not. */
+#define H100_TP8                                                             \
+  "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":8},"  \
+  "\"cuda_runtime_version\":12080,\"deviceProperties\":[{\"id\":0,\"name\":" \
+  "\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,\"computeMinor\":0}],"
+#define NCCL_AR(ts, nelems, c)                                                                \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_bf16_RING_LL("     \
+  "ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,\"tid\":7,\"ts\":" #ts                       \
+  ",\"dur\":300,\"args\":{\"stream\":7,\"correlation\":" #c ",\"In msg nelems\":" #nelems     \
+  ",\"Out msg nelems\":" #nelems                                                              \
+  ",\"Group size\":8,\"dtype\":\"BFloat16\"}},"                                               \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1," \
+  "\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #c "}}"
+#define VNORM "void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>"
+#define AR_NORM(nelems)                                                                            \
+  "{" H100_TP8                                                                                     \
+  "\"traceEvents\":[" K(CAST, 0, 5, 9) "," NCCL_AR(10, nelems, 1) "," K(VNORM, 320, 100, 2) "," K( \
+      GEMM, 430, 1500, 3) "," NCCL_AR(1940, nelems, 4) "," K(VNORM, 2250, 100, 5) "]}"
+static const char AR_BIG[] = AR_NORM(33554432);
+static const char AR_SMALL[] = AR_NORM(131072);
+
+Test(fuse, message_cap_from_collective_args, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", AR_BIG);
+  const an_fuse_row *r = fuse_any(rep, "vllm-allreduce-rmsnorm");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->state, AN_FUSE_OVER_CAP, "64 MiB is over the 4 MiB cap at TP 8");
+  cr_assert_float_eq(r->message_bytes, 64.0 * 1048576.0, 1e-3);
+  an_report_destroy(rep);
+  rep = run_framework("vllm", AR_SMALL);
+  r = fuse_any(rep, "vllm-allreduce-rmsnorm");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY, "256 KiB is under the cap");
+  cr_assert_eq(r->unknown_gates, 0);
+  an_report_destroy(rep);
+}

@@ -124,6 +124,8 @@ typedef struct te_list_map {
     "kernel categories that end a chain when they sit between two pieces (none of the pieces')")   \
   X(fuse_chain_min_fraction, "fuse.chain_min_fraction", NUMBER, 0, 1, 0, NULL,                     \
     "least share of the rarest piece's launches that must be part of a whole chain")               \
+  X(fuse_dtype_bytes, "fuse.dtype_bytes", NUMBER_MAP, 0, 64, 0, NULL,                              \
+    "bytes of one element of a collective's dtype arg (Kineto's names: BFloat16, Float, ...)")     \
   X(fuse_token_count_keys, "fuse.token_count_keys", LIST, 0, 0, 0, NULL,                           \
     "a step annotation's token count is the number right after the first of these texts")          \
   X(stage_nearest_window_us, "stage.nearest_window_us", NUMBER, 0, 1e15, 0, NULL,                  \
