@@ -447,10 +447,13 @@ typedef enum an_scope_source {
 
 typedef struct an_overlap_row {
   an_overlap_verdict verdict;
-  char *kernel;    /* canonical kernel name */
-  char *category;  /* overlap classifier category */
-  char *scope;     /* Python scope "path:line func"; NULL = unmapped */
-  char *launch_op; /* most common CPU op / launch of the scope evidence; NULL = none */
+  char *kernel;                /* canonical kernel name */
+  char *category;              /* overlap classifier category (the overlap model's class) */
+  const char *kernel_category; /* the kernel classifier's category, as the kernel table of
+                                  the stage shows it (issue 28: one category per kernel in
+                                  every table); borrowed from the rules */
+  char *scope;                 /* Python scope "path:line func"; NULL = unmapped */
+  char *launch_op;             /* most common CPU op / launch of the scope evidence; NULL = none */
   an_scope_source scope_source;
   an_dep_signal dep_signal;
   an_dep_risk dep_risk;

@@ -776,34 +776,44 @@ static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
   return c->before_us[a->name] / a->total_us;
 }
 
-/* True when the kernel's tight same-stream neighbour (either side) of the representative
- * has overlap category label cat. */
-static bool ov_tight_neighbour_is(const ov_stage_ctx *c, size_t rep, const char *cat) {
-  const ov_kernel *k = &c->ks[rep];
-  double thr = an_overlap_tight_gap(c->r, k->end - k->ts);
-  size_t p = c->pos_of[rep];
+/* Whether kernel k's neighbour on its stream, just before or just after it, has overlap
+ * category cat, whatever the gap between them: in eager mode the launch gaps around a
+ * staging copy are far wider than any tight-gap threshold. */
+static bool ov_adjacent_is(const ov_stage_ctx *c, size_t k, long cat) {
+  size_t p = c->pos_of[k];
   for (int side = 0; side < 2; side++) {
     if (side == 0 ? p == 0 : p + 1 >= c->n) continue;
     const ov_kernel *nb = &c->ks[c->order[side == 0 ? p - 1 : p + 1]];
-    double gap = side == 0 ? k->ts - nb->end : nb->ts - k->end;
-    if (nb->stream == k->stream && gap <= thr &&
-        !strcmp(ov_cats_label(c->cats, (long)nb->cat), cat))
-      return true;
+    if (nb->stream == c->ks[k].stream && (long)nb->cat == cat) return true;
   }
   return false;
 }
 
+/* Share of the aggregate's instances whose same-stream neighbour is a collective. */
+static double ov_adjacent_collective_share(const ov_stage_ctx *c, const ov_agg *a) {
+  long comm = ut_strmap_find(&c->cats->names, "communication", strlen("communication"));
+  size_t n = 0, hits = 0;
+  for (size_t i = 0; comm >= 0 && i < c->n; i++) {
+    if (c->ks[i].name != a->name) continue;
+    n++;
+    hits += ov_adjacent_is(c, i, comm);
+  }
+  return n ? (double)hits / (double)n : 0;
+}
+
 /* Issue 16 mechanism "staging copy into a communication buffer": a device-to-device copy
- * (matcher staging_copy_kernel) whose sampled instances were launched under a CPU op that
- * fills or drains a collective's buffer (comm_buffer_copy_op; at least
- * overlap.staging_copy_min_fraction of them), or whose tight same-stream neighbour is a
- * collective. Such a copy is removed (bucket views, in-place buffers), not overlapped. */
+ * or copy kernel (matcher staging_copy_kernel) whose sampled instances were launched under
+ * a CPU op that fills or drains a collective's buffer (comm_buffer_copy_op), or whose
+ * neighbour on its stream is a collective, in at least overlap.staging_copy_min_fraction
+ * of them. Issue 31: adjacency, not a tight gap, so eager mode's launch gaps do not hide
+ * the copy into and out of a custom all-reduce or symmetric-memory buffer. Such a copy is
+ * removed (bucket views, in-place buffers), not overlapped. */
 static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   const char *name = c->formal->side->names.keys[a->name];
   const te_matcher *km = te_rules_matcher(c->r, "staging_copy_kernel");
   if (!km || !te_matcher_match(km, name, strlen(name))) return false;
-  if (ov_tight_neighbour_is(c, (size_t)a->rep, "communication")) return true;
   const te_settings *set = te_rules_settings(c->r);
+  if (ov_adjacent_collective_share(c, a) >= set->overlap_staging_copy_min_fraction) return true;
   const te_matcher *om = te_rules_matcher(c->r, "comm_buffer_copy_op");
   size_t per = (size_t)set->overlap_sample_per_kernel, step = a->count / per + 1;
   size_t seen = 0, sampled = 0, hits = 0;
@@ -824,7 +834,7 @@ static void ov_short_name(const char *name, size_t chars, char *out, size_t cap)
 /* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
  * the packs' context rules (the kernel name or a CPU op around its launch), then a
  * collective feeding a serial consumer (overlap.dependency.serial_consumer_categories) as
- * its tight next kernel on its stream, then the same-stream adjacency of the dependency
+ * its next kernel on its stream, then the same-stream adjacency of the dependency
  * signal. Never the launch API or replay scope: under a graph replay every kernel shares
  * them. False when out of memory. */
 static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
@@ -854,8 +864,10 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
     const ov_kernel *nb = &c->ks[c->order[p + 1]];
     const char *nb_name = c->formal->side->names.keys[nb->name];
     const char *kc = te_rules_classify(c->r, "kernel", nb_name, NULL);
-    if (nb->stream == k->stream && nb->ts - k->end <= an_overlap_tight_gap(c->r, k->end - k->ts) &&
-        kc && te_string_list_has(&set->overlap_dependency_serial_consumer_categories, kc)) {
+    /* the next kernel on its stream, whatever the gap (issue 31): an eager launch gap
+     * between the all-reduce and the norm that reads its output changes nothing */
+    if (nb->stream == k->stream && kc &&
+        te_string_list_has(&set->overlap_dependency_serial_consumer_categories, kc)) {
       ov_short_name(nb_name, (size_t)set->overlap_evidence_name_chars, mname, sizeof mname);
       snprintf(ev, sizeof ev, "next on its stream: %s %s", kc, mname);
       row->dep_class = "serial";
@@ -875,6 +887,27 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
   return (row->dep_evidence = ov_strdup(ev)) != NULL;
 }
 
+/* Whether the row's dependency class says it can run beside other work: only then is
+ * overlap (or checking dependencies before it) advice. */
+static bool ov_independent(const an_overlap_row *row) {
+  return row->dep_class &&
+         (!strcmp(row->dep_class, "independent") || !strcmp(row->dep_class, "optimizer-only") ||
+          !strcmp(row->dep_class, "prefetchable"));
+}
+
+/* Issue 31: the same mechanism gets the same advice. A row without dataflow evidence that
+ * it is independent (a serial TP all-reduce feeding its norm, a kernel tightly coupled to
+ * its neighbours, one whose dependency is unknown or hard) is not told to overlap or to
+ * check its dependencies first, whatever the stage's stream count: it is a restructuring
+ * (the stage lists the options: two-batch overlap, async TP, the all-reduce fused with its
+ * norm). False when the row is independent, so the reference rule decides. */
+static bool ov_no_overlap_without_evidence(an_overlap_row *row) {
+  if (row->verdict != AN_OVERLAP_HEADROOM || ov_independent(row)) return false;
+  row->priority = AN_PRIORITY_P2;
+  row->recommendation = AN_RECOMMEND_RESTRUCTURE;
+  return true;
+}
+
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
  * of the compute stream (input copies can be prefetched): overlap it on a side stream,
  * unless it is one-time work before the first compute; a serial chain of small kernels
@@ -885,7 +918,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
                                 an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
   if (!set->overlap_mechanism_actions) return false;
-  if (ov_is_copy_engine(c, a) && ov_staging_copy(c, a)) {
+  if (ov_staging_copy(c, a)) {
     row->priority = AN_PRIORITY_P1;
     row->recommendation = AN_RECOMMEND_ELIMINATE;
     return true;
@@ -919,7 +952,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     row->recommendation = AN_RECOMMEND_TRY_FUSION;
     return true;
   }
-  return false;
+  return ov_no_overlap_without_evidence(row);
 }
 
 /* O8: a kernel whose name says it is already fused (matcher already_fused_kernel) is not
@@ -931,6 +964,16 @@ static void ov_already_fused(const ov_stage_ctx *c, an_overlap_row *row) {
   if (!m || !te_matcher_match(m, row->kernel, strlen(row->kernel))) return;
   row->priority = AN_PRIORITY_P4;
   row->recommendation = AN_RECOMMEND_ALREADY_FUSED;
+}
+
+/* The streams a stage really runs side by side: its most concurrent streams, or 1 when
+ * they overlap for less than overlap.multi_stream_min_pct of the busy time (issue 31: a
+ * few side-stream copies do not make a CUDA-graph decode a multi-stream stage). */
+size_t ov_lanes(const te_settings *set, const ov_sweep *sw) {
+  if (!set->overlap_mechanism_actions) return sw->max_streams;
+  bool real =
+      sw->busy_us > 0 && sw->multi_us >= set->overlap_multi_stream_min_pct / 100.0 * sw->busy_us;
+  return real ? sw->max_streams : 1;
 }
 
 /* reference-triage.md §6.6 priority and recommendation, after the mechanism rules (O8). */
@@ -958,7 +1001,7 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
   /* A single-stream stage has no lane to overlap on: only a restructuring (the stage's
    * overlap.restructure_options) recovers what overlap would. */
   row->copy_engine = ov_is_copy_engine(c, a);
-  if (set->overlap_mechanism_actions && sw->max_streams <= 1 && !row->copy_engine &&
+  if (set->overlap_mechanism_actions && ov_lanes(set, sw) <= 1 && !row->copy_engine &&
       (row->recommendation == AN_RECOMMEND_TRY_OVERLAP ||
        row->recommendation == AN_RECOMMEND_CHECK_DEPS)) {
     row->priority = AN_PRIORITY_P2;
@@ -974,6 +1017,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   row->verdict = verdict;
   row->kernel = ov_strdup(name);
   row->category = ov_strdup(ov_cats_label(c->cats, (long)a->cat));
+  row->kernel_category = te_rules_classify(c->r, "kernel", name, NULL);
   row->count = a->count;
   row->total_us = a->total_us;
   row->hidden_us = a->hidden_us;
@@ -1222,7 +1266,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   /* the pipeline lends the steps it built (the tables and the time account count them) */
   st->n_steps = s->in->steps ? an_steps_count(s->in->steps, fb->stage)
                              : ov_stage_steps(s->in->view, r, fb->stage);
-  ov_gain_rank(st, ov_compute_us(cats, &sw), set);
+  ov_gain_rank(st, ov_compute_us(cats, &sw), ov_lanes(set, &sw), set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);
   for (size_t i = 0; i < st->n_rows; i++)

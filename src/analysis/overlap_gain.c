@@ -16,10 +16,18 @@
 
 #include "analysis/overlap_internal.h"
 
+/* Whether the row's recommendation asks for a change that wins time (issue 31: a skip,
+ * an already fused kernel, one-time setup, a restructuring and a wait for other ranks
+ * recover nothing by themselves). */
+static bool ov_gains(an_recommendation r) {
+  return r == AN_RECOMMEND_TRY_OVERLAP || r == AN_RECOMMEND_TRY_FUSION ||
+         r == AN_RECOMMEND_CHECK_DEPS || r == AN_RECOMMEND_ELIMINATE;
+}
+
 double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
                    size_t n_steps) {
   double rec = r->exposed_ms;
-  if (r->recommendation == AN_RECOMMEND_ONE_TIME) return 0;
+  if (!ov_gains(r->recommendation)) return 0;
   /* fusion and elimination remove the row's own pass: no concurrency needed */
   if (r->recommendation != AN_RECOMMEND_TRY_FUSION && r->recommendation != AN_RECOMMEND_ELIMINATE) {
     double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
@@ -30,10 +38,10 @@ double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_
   return n_steps ? rec / (double)n_steps : rec;
 }
 
-void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, const te_settings *set) {
+void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
+                  const te_settings *set) {
   for (size_t i = 0; i < st->n_rows; i++)
-    st->rows[i].recoverable_ms =
-        ov_gain_row(&st->rows[i], stage_compute_us, st->max_streams, st->n_steps);
+    st->rows[i].recoverable_ms = ov_gain_row(&st->rows[i], stage_compute_us, lanes, st->n_steps);
   if (!set->overlap_recoverable_rank) return;
   for (size_t i = 1; i < st->n_rows; i++) { /* insertion sort: stable, a handful of rows */
     an_overlap_row tmp = st->rows[i];

@@ -86,13 +86,17 @@ void ov_sweep_free(ov_sweep *s);
 
 /* Recoverable time of one row in ms (per step when n_steps > 0): its steady exposed time,
  * for an action other than fusion or elimination at most the stage's compute time not
- * already hiding it and 0 on a single-stream stage (copy-engine rows excepted); 0 for
- * one-time setup (overlap_gain.c). */
+ * already hiding it and 0 on a single-stream stage (copy-engine rows excepted); 0 for a
+ * row that asks for nothing (skip, already fused, one-time setup, restructure, a wait)
+ * (overlap_gain.c). */
 double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
                    size_t n_steps);
 /* Fills every row's recoverable_ms and, with overlap.recoverable.rank, orders the rows by
  * it (stable). */
-void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, const te_settings *set);
+void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
+                  const te_settings *set);
+/* The streams a stage really runs side by side (overlap.multi_stream_min_pct). */
+size_t ov_lanes(const te_settings *set, const ov_sweep *sw);
 /* Marks the rows under overlap.recoverable.floor_ms (one-time rows never) and counts them. */
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
 

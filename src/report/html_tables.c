@@ -157,12 +157,12 @@ static const char OVERLAP_HEADS[] =
 
 static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_overlap_row *r) {
   rp_hw_printf(hw, "<tr id=\"%so-%s-%zu\" data-cat=\"", hw->idp, tok, i);
-  rp_hw_text(hw, r->category);
+  rp_hw_text(hw, rp_overlap_category(r));
   rp_hw_printf(hw, "\"><td data-value=\"%d\">%s</td><td>%s</td><td>", (int)r->priority,
                rp_priority(r->priority), rp_verdict(r->verdict));
   rp_hw_name_span(hw, r->kernel, rp_hw_shown(hw, si, r->kernel));
   rp_hw_printf(hw, "</td><td>");
-  rp_hw_cat_span(hw, r->category);
+  rp_hw_cat_span(hw, rp_overlap_category(r));
   rp_hw_printf(hw, "</td><td class=\"loc\">");
   rp_hw_text(hw, rp_scope(r));
   rp_hw_printf(hw, "</td>");

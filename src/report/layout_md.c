@@ -365,6 +365,31 @@ static double overlap_max_us(const an_overlap_stage *o) {
   return m;
 }
 
+/* The lines docs/overlap.md promises under each overlap table: how much of the busy time
+ * ran on several streams and how many at most, and the exposed time of each row printed
+ * (its steady cost plus its wait), in the table's unit. */
+static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
+  char b[32], m[32];
+  fmt_time(b, sizeof b, o->busy_us, u);
+  fmt_time(m, sizeof m, o->multi_stream_us, u);
+  fprintf(
+      f,
+      "\nGPU busy %s %s; on several streams at once %s %s (%.1f%%); max concurrent streams %zu.\n",
+      b, u.name, m, u.name, o->busy_us > 0 ? o->multi_stream_us / o->busy_us * 100.0 : 0.0,
+      o->max_streams);
+  size_t shown = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (r->below_floor) continue;
+    char x[32], w[32];
+    fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
+    fmt_time(w, sizeof w, r->exposed_wait_ms * 1000.0, u);
+    if (!shown++) fprintf(f, "Exposed by row, steady + wait (%s):", u.name);
+    fprintf(f, "%s O%zu %s + %s", shown > 1 ? ";" : "", i + 1, x, w);
+  }
+  if (shown) fputs(".\n", f);
+}
+
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
                           const stage_names *nm) {
   table_heading(f, "Overlap opportunities", st);
@@ -394,7 +419,9 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     char t[32], x[32], h[32], g[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
     fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
-    fmt_time(h, sizeof h, r->hidden_us, u);
+    /* hidden under compute on another stream: with the exposed time (no compute beside
+     * it) it partitions the row's time, so Exposed + Hidden never exceeds GPU time */
+    fmt_time(h, sizeof h, r->hidden_by_compute_us, u);
     fmt_time(g, sizeof g, r->recoverable_ms * 1000.0, u);
     fmt_share(s, sizeof s, share_of(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
@@ -413,9 +440,9 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     }
     fprintf(f, " | %s |\n", rp_recommendation(r->recommendation));
   }
+  overlap_lines(f, o, u);
   for (size_t k = 0; k < o->n_restructure_options; k++)
-    fprintf(f, "%s%s%s",
-            k ? "; " : "\nOne stream only: nothing runs beside the restructure rows. Options: ",
+    fprintf(f, "%s%s%s", k ? "; " : "\nNothing runs beside the restructure rows. Options: ",
             o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
@@ -550,8 +577,9 @@ static const char LEGEND[] =
     "at the device's limit (lever: fewer bytes or FLOPs); `-`: no shapes or no device entry "
     "(Limits; docs/roofline.md).\n"
     "- **Exposed**: the kernel's steady time with no compute kernel on another stream "
-    "(median instance times count: what overlap can save; docs/overlap.md); **Hidden**: "
-    "time already under other streams' work.\n"
+    "(median instance times count: what overlap can save; docs/overlap.md); the wait above "
+    "it is listed under the table; **Hidden**: the time under compute on another stream "
+    "(Exposed + wait + Hidden = GPU time).\n"
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
     "hidden, little to gain; `wait` = its exposed time is mostly waiting for other ranks or "
     "a pipeline stage, not work.\n"

@@ -112,7 +112,10 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddStringToObject(o, "priority", rp_priority(r->priority));
   cJSON_AddStringToObject(o, "verdict", rp_verdict(r->verdict));
   cJSON_AddStringToObject(o, "kernel", r->kernel);
-  cJSON_AddStringToObject(o, "category", r->category);
+  /* one category per kernel in every table of a stage: the kernel table's; the overlap
+   * model's own class beside it */
+  cJSON_AddStringToObject(o, "category", rp_overlap_category(r));
+  cJSON_AddStringToObject(o, "overlap_class", r->category);
   cJSON_AddStringToObject(o, "python_scope", rp_scope(r));
   cJSON_AddStringToObject(o, "scope_source", rp_scope_source(r->scope_source));
   cJSON_AddStringToObject(o, "launch_op", rp_launch_op(r));

@@ -364,6 +364,10 @@ const char *rp_scope_source(an_scope_source s) {
   return "none";
 }
 
+const char *rp_overlap_category(const an_overlap_row *r) {
+  return r->kernel_category ? r->kernel_category : r->category;
+}
+
 const char *rp_scope(const an_overlap_row *r) { return r->scope ? r->scope : "unmapped"; }
 
 const char *rp_launch_op(const an_overlap_row *r) { return r->launch_op ? r->launch_op : "n/a"; }

@@ -60,7 +60,9 @@ const char *rp_dep_signal(an_dep_signal s);         /* "both-side serial risk", 
 const char *rp_recommendation(an_recommendation r); /* "try overlap", ... */
 const char *rp_scope_source(an_scope_source s);     /* "mapping", "launch", ... */
 const char *rp_scope(const an_overlap_row *r);      /* the scope, or "unmapped" */
-const char *rp_launch_op(const an_overlap_row *r);  /* the op, or "n/a" */
+/* The row's category as the stage's kernel table shows it (the overlap class without it). */
+const char *rp_overlap_category(const an_overlap_row *r);
+const char *rp_launch_op(const an_overlap_row *r); /* the op, or "n/a" */
 
 /* Provenance and summary words. */
 const char *rp_source(an_source s);             /* "server args", "default (...)", ... */

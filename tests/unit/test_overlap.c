@@ -883,6 +883,14 @@ Test(overlap_gain, recoverable_is_bounded_by_concurrent_work) {
   cr_assert_float_eq(ov_gain_row(&r, 0, 1, 0), 2.0, 1e-9, "fusion needs no concurrency");
   r.recommendation = AN_RECOMMEND_ONE_TIME;
   cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 0.0, 1e-9, "one-time setup");
+  /* issue 31: a row that asks for nothing recovers nothing */
+  static const an_recommendation none[] = {AN_RECOMMEND_SKIP, AN_RECOMMEND_ALREADY_FUSED,
+                                           AN_RECOMMEND_RESTRUCTURE, AN_RECOMMEND_RANK_SKEW,
+                                           AN_RECOMMEND_PIPELINE_BUBBLE};
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+    r.recommendation = none[i];
+    cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 0.0, 1e-9, "recommendation %d", none[i]);
+  }
 }
 
 /* Ranking by recoverable time and the floor: rows under it are flagged and counted, a
@@ -899,7 +907,7 @@ Test(overlap_gain, rows_ranked_and_floor_collapses_all_but_one_time) {
       {.exposed_ms = fl / 4, .recommendation = AN_RECOMMEND_ONE_TIME},
   };
   an_overlap_stage st = {.max_streams = 2, .n_rows = 3, .rows = rows};
-  ov_gain_rank(&st, 0, set);
+  ov_gain_rank(&st, 0, st.max_streams, set);
   cr_assert_float_eq(st.rows[0].recoverable_ms, fl * 10, 1e-12);
   cr_assert_float_eq(st.rows[1].recoverable_ms, fl / 2, 1e-12);
   cr_assert_eq(st.rows[2].recommendation, AN_RECOMMEND_ONE_TIME);

@@ -266,3 +266,63 @@ Test(fuse, message_cap_from_collective_args, .init = setup, .fini = teardown) {
   cr_assert_eq(r->unknown_gates, 0);
   an_report_destroy(rep);
 }
+
+/* ------------------------------------------------------------------ overlap */
+
+static const an_overlap_row *overlap_row(const an_report *rep, const char *kernel_part) {
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_overlap_stage *o = rep->stages[s].overlap;
+    for (size_t i = 0; o && i < o->n_rows; i++)
+      if (strstr(o->rows[i].kernel, kernel_part)) return &o->rows[i];
+  }
+  return NULL;
+}
+
+/* An eager TP-2 decode layer, four times: the staging copy into the custom all-reduce's
+ * buffer (copy engine), the all-reduce 40 us later (launch gaps: no tight gap), the
+ * fused add+RMSNorm it feeds, a GEMM; a side stream runs one tiny copy under a GEMM
+ * (a few hundredths of a percent of the busy time on two streams). */
+#define DTOD(ts, c)                                                                             \
+  "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\",\"pid\":0," \
+  "\"tid\":7,\"ts\":" #ts ",\"dur\":12,\"args\":{\"stream\":7,\"correlation\":" #c              \
+  "}},"                                                                                         \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":0,\"tid\":1,"    \
+  "\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #c "}}"
+#define SIDE(ts)                                                                                \
+  "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\",\"pid\":0," \
+  "\"tid\":8,\"ts\":" #ts ",\"dur\":1,\"args\":{\"stream\":8,\"correlation\":99}}"
+#define LAYER(t0, t1, t2, t3, c) \
+  DTOD(t0, c##1) "," K(AR, t1, 60, c##2) "," K(NORM, t2, 30, c##3) "," K(GEMM, t3, 500, c##4)
+static const char EAGER_TP2[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=8]", 0, 9000) "," LAYER(
+        1000, 1050, 1150, 1200, 1) "," LAYER(2000, 2050, 2150, 2200,
+                                             2) "," LAYER(3000, 3050, 3150, 3200,
+                                                          3) "," LAYER(4000, 4050, 4150, 4200,
+                                                                       4) "," SIDE(1300) "]}";
+
+/* Issue 31: the copy next to the collective is a staging copy (eliminate) although eager
+ * launch gaps defeat the tight-gap test; the serial all-reduce feeding its norm is a
+ * restructuring (recoverable 0), not "check deps", whatever the side stream's crumbs
+ * say about the stream count; the norm is `norm` in the overlap row as in the kernel
+ * table; Exposed + wait + Hidden make the row's time. */
+Test(overlap, same_mechanism_same_advice, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", EAGER_TP2);
+  const an_overlap_row *copy = overlap_row(rep, "Memcpy DtoD");
+  const an_overlap_row *ar = overlap_row(rep, "cross_device_reduce");
+  cr_assert(copy && ar);
+  cr_assert_eq(copy->recommendation, AN_RECOMMEND_ELIMINATE);
+  cr_assert_eq(ar->recommendation, AN_RECOMMEND_RESTRUCTURE);
+  cr_assert_float_eq(ar->recoverable_ms, 0.0, 1e-12);
+  cr_assert_str_eq(ar->dep_class, "serial");
+  const an_overlap_row *norm = overlap_row(rep, "FusedAddRMSNorm");
+  if (norm) cr_assert_str_eq(norm->kernel_category, "norm");
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_overlap_stage *o = rep->stages[s].overlap;
+    for (size_t i = 0; o && i < o->n_rows; i++) {
+      const an_overlap_row *r = &o->rows[i];
+      cr_assert_leq((r->exposed_ms + r->exposed_wait_ms) * 1000.0 + r->hidden_by_compute_us,
+                    r->total_us + 1e-6, "%s", r->kernel);
+    }
+  }
+  an_report_destroy(rep);
+}

@@ -188,6 +188,8 @@ typedef struct te_list_map {
     "P1 rows of these categories say 'try overlap', the others 'try fusion'")                      \
   X(overlap_mechanism_actions, "overlap.mechanism_actions", BOOL, 0, 0, 0, NULL,                   \
     "the action follows the mechanism (deviation O8); false: by category and dep risk")            \
+  X(overlap_multi_stream_min_pct, "overlap.multi_stream_min_pct", NUMBER, 0, 100, 0, NULL,         \
+    "a stage runs several streams when they overlap at least this share of its busy time")         \
   X(overlap_never_row_categories, "overlap.never_row_categories", LIST, 0, 0, 0, NULL,             \
     "overlap categories that are never rows: the work others overlap with (O8)")                   \
   X(overlap_copy_engine_event_categories, "overlap.copy_engine_event_categories", LIST, 0, 0, 0,   \
