@@ -970,11 +970,11 @@ static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
 }
 
 /* The steps of every view (analysis/steps.h) when the fusion gates read the execution
- * context, else *out stays NULL. */
+ * context and the caller lent none (the pipeline lends its own), else *out stays NULL. */
 static an_status views_steps(const an_trace_view *views, size_t n_views, const te_rules *rules,
-                             an_steps **out) {
+                             const an_steps *lent, an_steps **out) {
   *out = NULL;
-  if (!te_rules_settings(rules)->fuse_context_gates) return AN_OK;
+  if (lent || !te_rules_settings(rules)->fuse_context_gates) return AN_OK;
   an_steps *s = calloc(n_views ? n_views : 1, sizeof *s);
   an_status rc = s ? AN_OK : AN_ERR_NOMEM;
   for (size_t v = 0; rc == AN_OK && v < n_views; v++) rc = an_steps_build(&views[v], rules, &s[v]);
@@ -1022,8 +1022,10 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
   /* stage blocks in the order the views list them, merged by stage id, then sorted */
   an_status rc = (!out->strings || !out->stages || nomem) ? AN_ERR_NOMEM : AN_OK;
   if (rc == AN_OK && !formal_payload) rc = AN_ERR_ARGS;
-  an_steps *steps = NULL; /* each view's steps, for the fusion gates (fuse.context_gates) */
-  if (rc == AN_OK) rc = views_steps(views, n_views, rules, &steps);
+  an_steps *own = NULL; /* each view's steps when the caller lent none (fusion gates) */
+  if (rc == AN_OK) rc = views_steps(views, n_views, rules, opt->steps, &own);
+  const an_steps *steps =
+      te_rules_settings(rules)->fuse_context_gates ? (opt->steps ? opt->steps : own) : NULL;
   for (size_t oi = 0; rc == AN_OK && oi < n_st; oi++) {
     const te_stage *stage = stage_in_order(rules, oi);
     stage_aggs sa = {0};
@@ -1040,8 +1042,8 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
   for (size_t i = 0; rc == AN_OK && i < out->n_stages; i++)
     if (!fuse_stage(rules, opt, model_lc, &out->stages[i])) rc = AN_ERR_NOMEM;
   if (rc == AN_OK) fused_elsewhere(out, rules);
-  for (size_t v = 0; steps && v < n_views; v++) an_steps_free(&steps[v]);
-  free(steps);
+  for (size_t v = 0; own && v < n_views; v++) an_steps_free(&own[v]);
+  free(own);
   free(model_lc);
   if (rc != AN_OK) an_tables_free(out);
   return rc;
