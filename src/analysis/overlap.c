@@ -17,6 +17,7 @@
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
 #include "analysis/steps.h"
+#include "analysis/timeline.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -654,6 +655,7 @@ void an_overlap_result_free(an_overlap_result *res) {
 
 typedef struct ov_stage_ctx {
   const te_rules *r;
+  const an_stage_timeline *tl; /* the stage's time account (collective waits), or NULL */
   ov_cats *cats;
   ov_bundle *formal, *map;
   ov_kernel *ks;
@@ -937,8 +939,9 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     }
     return true;
   }
-  if (te_string_list_has(&set->overlap_wait_categories, row->category) && a->exposed_wait_us > 0 &&
-      a->exposed_wait_us >= set->overlap_wait_min_ratio * a->exposed_steady_us) {
+  if (te_string_list_has(&set->overlap_wait_categories, row->category) &&
+      row->exposed_wait_ms > 0 &&
+      row->exposed_wait_ms >= set->overlap_wait_min_ratio * row->exposed_ms) {
     row->verdict = AN_OVERLAP_WAIT;
     row->priority = AN_PRIORITY_P2;
     bool bubble =
@@ -1009,6 +1012,29 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
   }
 }
 
+/* Issue 31, wait is wait: a collective's exposed time splits into its transfer and the wait
+ * the time account's per-instance model measured (analysis/waits.h: each instance's
+ * duration above the floor of the instances doing the same work), not the excess over
+ * its median instance, which hides the wait when half of the launches wait. Only where
+ * the floor compares like with like: instances of the same message size (the trace's
+ * args). A floor over every instance of the name takes the smallest message's time as
+ * the transfer of the largest, and one over the same position in every step holds the
+ * skew when every step's first collective waits; there the median split stays. */
+static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  if (!set->overlap_mechanism_actions || !c->tl ||
+      !te_string_list_has(&set->overlap_wait_categories, row->category))
+    return;
+  for (size_t i = 0; i < c->tl->n_collectives; i++) {
+    const an_collective_time *ct = &c->tl->collectives[i];
+    if (ct->basis != AN_FLOOR_MESSAGE || strcmp(ct->kernel, row->kernel) != 0) continue;
+    double exposed = row->exposed_ms + row->exposed_wait_ms, wait = (double)ct->wait_ns / 1e6;
+    row->exposed_wait_ms = wait < exposed ? wait : exposed;
+    row->exposed_ms = exposed - row->exposed_wait_ms;
+    return;
+  }
+}
+
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                         an_overlap_verdict verdict, an_overlap_row *row) {
   memset(row, 0, sizeof *row);
@@ -1041,6 +1067,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
   if (!ov_dep_class(c, a, row)) return false;
+  ov_model_wait(c, row);
   ov_decide_action(c, sw, a, row);
   return true;
 }
@@ -1237,6 +1264,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   ov_side *s = fb->side;
   ov_stage_ctx c = {.r = r, .cats = cats, .formal = fb, .map = mb, .n = fb->n, .first_compute = -1};
+  c.tl = opt && opt->timeline ? an_timeline_stage(opt->timeline, fb->stage) : NULL;
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
   bool *is_headroom = NULL;

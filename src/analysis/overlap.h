@@ -54,6 +54,10 @@ typedef struct an_overlap_options {
   const char *pid_substring; /* --pid-substring: only PIDs containing it; NULL = any */
   long table_limit;          /* --overlap-table-limit; 0 = no limit */
   bool single_trace;         /* the traces are their own mapping (header line only) */
+  /* the time account of the formal traces (analysis/timeline.h), borrowed, or NULL: its
+   * per-instance collective waits (analysis/waits.h) split a collective row's exposed
+   * time into transfer and wait, and decide "rank skew (wait)" (issue 31) */
+  const struct an_timeline *timeline;
 } an_overlap_options;
 
 /* The stages (an_overlap_stage and its rows: analysis/model.h) in render order. */

@@ -685,7 +685,8 @@ static an_status build_overlap(run_state *r) {
   for (size_t i = 0; i < fm->n; i++)
     ofm[i] = (an_overlap_trace){&fm->views[i], fm->kmap, r->steps ? &r->steps[i] : NULL};
   for (size_t i = 0; i < ms->n; i++) omp[i] = (an_overlap_trace){&ms->views[i], ms->kmap, NULL};
-  an_overlap_options oo = {.pid_substring = r->opt->pid_substring,
+  an_overlap_options oo = {.timeline = r->timeline,
+                           .pid_substring = r->opt->pid_substring,
                            .table_limit = r->opt->overlap_table_limit,
                            .single_trace = !r->two};
   an_overlap_status os = an_overlap_analyze(omp, ms->n, ofm, fm->n, r->rules, &oo, &r->overlap);
@@ -951,11 +952,13 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   /* The overlap before the tables: neither reads the other, and the overlap sweep's
    * per-kernel and per-name state (its peak) is freed before the kernel table's rows are
    * allocated, so the two never coexist (many distinct names: 220 -> 192 MB). */
+  /* the time account first: its per-instance collective waits decide the overlap's wait
+   * rows (issue 31) */
+  if (rc == AN_OK) rc = build_timeline(r);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK) rc = build_roofline(r);
   if (rc == AN_OK) rc = build_ranks(r);
-  if (rc == AN_OK) rc = build_timeline(r);
   return rc;
 }
 
