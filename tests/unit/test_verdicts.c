@@ -326,3 +326,34 @@ Test(overlap, same_mechanism_same_advice, .init = setup, .fini = teardown) {
   }
   an_report_destroy(rep);
 }
+
+/* Wait is wait: eight all-reduces of one message size (the trace's args), five of which
+ * wait 360 us for the other ranks. The median instance is a waiting one, so the excess
+ * over it is nothing; the time account's per-instance model (floor of the instances of
+ * that message size) finds the wait, and the row is rank skew with nothing recoverable. */
+#define AR_MSG(ts, dur, c)                                                                    \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" AR "\",\"pid\":0,\"tid\":7,\"ts\":" #ts      \
+  ",\"dur\":" #dur ",\"args\":{\"stream\":7,\"correlation\":" #c                              \
+  ",\"In msg nelems\":131072,"                                                                \
+  "\"Out msg nelems\":131072,\"Group size\":2,\"dtype\":\"BFloat16\"}},"                      \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1," \
+  "\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #c "}}"
+#define AR_STEP(t0, t1, t2, t3, d, c) \
+  STEP("step[DECODE bs=8]", t0, 900)  \
+  "," AR_MSG(t1, d, c##1) "," K(NORM, t2, 20, c##2) "," K(GEMM, t3, 300, c##3)
+static const char HALF_WAIT[] = "{" H100_TP2 "\"traceEvents\":[" AR_STEP(
+    1000, 1001, 1402, 1430, 400, 1) "," AR_STEP(2000, 2001, 2402, 2430, 400,
+                                                 2) "," AR_STEP(3000, 3001, 3402, 3430, 400,
+                                                                3) "," AR_STEP(4000, 4001, 4402,
+                                                                               4430, 400, 4) "," AR_STEP(5000, 5001, 5402, 5430, 400, 5) "," AR_STEP(6000, 6001, 6042, 6070, 40, 6) "," AR_STEP(7000, 7001, 7042, 7070, 40, 7) "," AR_STEP(8000, 8001, 8042, 8070, 40, 8) "]}";
+
+Test(overlap, wait_from_the_per_instance_model, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", HALF_WAIT);
+  const an_overlap_row *ar = overlap_row(rep, "cross_device_reduce");
+  cr_assert_not_null(ar);
+  cr_assert_eq(ar->verdict, AN_OVERLAP_WAIT);
+  cr_assert_eq(ar->recommendation, AN_RECOMMEND_RANK_SKEW);
+  cr_assert_float_eq(ar->exposed_wait_ms, 5 * 0.360, 1e-6, "five instances wait 360 us");
+  cr_assert_float_eq(ar->recoverable_ms, 0.0, 1e-12);
+  an_report_destroy(rep);
+}
