@@ -853,7 +853,8 @@ static void parse_fusion_chain(te_vctx *v, const ty_node *x, te_fusion_pattern *
 static void parse_context_gates(te_vctx *v, const ty_node *item, te_fusion_pattern *p) {
   const ty_node *x;
   if ((x = ty_get(item, "modes"))) parse_fusion_modes(v, x, p);
-  if ((x = ty_get(item, "max_tokens"))) te_get_int(v, x, "max_tokens", 1, 1000000000, &p->max_tokens);
+  if ((x = ty_get(item, "max_tokens")))
+    te_get_int(v, x, "max_tokens", 1, 1000000000, &p->max_tokens);
   if ((x = ty_get(item, "max_message_mb"))) parse_message_caps(v, x, p);
   if ((x = ty_get(item, "single_node"))) te_get_bool(v, x, "single_node", &p->single_node);
   if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, p);
