@@ -299,10 +299,6 @@ static void header(rp_hw *hw) {
 
 /* ------------------------------------------------------------------ summary */
 
-/* Table kinds' anchor prefixes; time-account items (idle, wait) have no table on the page. */
-static const char *const KIND_IDS[] = {"k", "o", "f"};
-static const char *const TABLE_WORDS[] = {"kernel table", "overlap table", "fusion table"};
-
 /* The item's kernels; past SUMMARY_NAMES_SHOWN a count (the evidence row has them all). */
 #define SUMMARY_NAMES_SHOWN 3
 static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) {
@@ -314,14 +310,10 @@ static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) 
     rp_hw_printf(hw, " and %zu more", it->n_kernels - SUMMARY_NAMES_SHOWN);
 }
 
-static void summary_evidence(rp_hw *hw, const an_summary_item *it, size_t stage) {
-  const char *tok = stage < hw->rep->n_stages ? hw->stage_tok[stage] : NULL;
-  if (!tok || it->kind > AN_SUMMARY_FUSION) return;
-  unsigned kind = (unsigned)it->kind;
-  rp_hw_printf(hw, " <a class=\"ev\" href=\"#%s%s-%s-%zu\">", hw->idp, KIND_IDS[kind], tok,
-               it->row);
-  rp_hw_text(hw, it->stage_label ? it->stage_label : it->stage_id);
-  rp_hw_printf(hw, " %s</a>", TABLE_WORDS[kind]);
+/* The evidence rows, under the anchors the Markdown uses (rp_html_evidence). */
+static void summary_evidence(rp_hw *hw, const an_summary_item *it) {
+  rp_html_evidence(hw, it->anchor);
+  for (size_t k = 0; k < it->n_more; k++) rp_html_evidence(hw, it->more[k]);
 }
 
 static void summary_item(rp_hw *hw, const an_summary_item *it) {
@@ -349,14 +341,31 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
   rp_hw_text(hw, bound);
   rp_hw_printf(hw, "</span>; basis: ");
   rp_hw_text(hw, basis);
-  summary_evidence(hw, it, stage);
+  summary_evidence(hw, it);
   rp_hw_printf(hw, "</li>");
+}
+
+/* When the GPU mostly waits in a stage, the GPU-side items left out (as in the Markdown). */
+static void bottleneck(rp_hw *hw) {
+  const an_bottleneck *b = &hw->rep->bottleneck;
+  if (!b->stage_label) return;
+  rp_hw_printf(hw, "<p class=\"bottleneck\"><b>The GPU waits in ");
+  rp_hw_text(hw, b->stage_label);
+  rp_hw_printf(hw,
+               "</b>: %.0f%% of each step is GPU idle for the host and %.0f%% collective wait "
+               "for other ranks. Kernel, fusion and overlap savings cannot shorten the step until "
+               "that is fixed, so %zu such item%s %s left out here (the tables below still list "
+               "them).</p>",
+               b->idle_pct, b->wait_pct, b->dropped, b->dropped == 1 ? "" : "s",
+               b->dropped == 1 ? "is" : "are");
 }
 
 static void summary(rp_hw *hw) {
   if (hw->rep->n_summary == 0) return;
-  rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d><ol>",
+  rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d>",
                hw->idp, 2 + hw->hd, 2 + hw->hd);
+  bottleneck(hw);
+  rp_hw_printf(hw, "<ol>");
   for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
   rp_hw_printf(hw, "</ol></section>");
 }

@@ -297,6 +297,7 @@ void rp_html_stage(rp_hw *hw, size_t stage_index) {
   }
   rp_hw_printf(hw, ".</p>");
   if (st->n_categories) category_bar(hw, st, tok);
+  rp_html_timeline(hw, stage_index);
   rp_hw_printf(hw, "<h%d id=\"%skernels-%s\">Kernels</h%d>", 3 + hw->hd, hw->idp, tok, 3 + hw->hd);
   kernel_table(hw, stage_index, tok);
   rp_hw_printf(hw, "<h%d id=\"%soverlap-%s\">Overlap opportunities</h%d>", 3 + hw->hd, hw->idp, tok,

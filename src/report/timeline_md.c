@@ -150,16 +150,6 @@ static void account_line(FILE *f, const an_stage_timeline *tl) {
   fputc('\n', f);
 }
 
-/* Whether a summary item links to this row. */
-static bool linked(const an_report *r, const char *anchor) {
-  for (size_t i = 0; i < r->n_summary; i++) {
-    if (!strcmp(r->summary[i].anchor, anchor)) return true;
-    for (size_t k = 0; k < r->summary[i].n_more; k++)
-      if (!strcmp(r->summary[i].more[k], anchor)) return true;
-  }
-  return false;
-}
-
 static void cause_row(FILE *f, const an_stage_timeline *tl, const an_idle_cause *c, const char *id,
                       size_t row, double step_us) {
   char t[32], g[32];
@@ -196,7 +186,7 @@ static void causes_table(FILE *f, const an_report *r, const an_stage_report *st)
   for (size_t i = 0; i < a->n_causes; i++) {
     char id[64];
     an_summary_anchor(id, sizeof id, "idle", st->id, i);
-    if (i < RP_TIMELINE_CAUSES_SHOWN || linked(r, id)) {
+    if (i < RP_TIMELINE_CAUSES_SHOWN || rp_summary_links_to(r, id)) {
       cause_row(f, tl, &a->causes[i], id, i, step_us);
     } else {
       hidden++;

@@ -151,6 +151,15 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
 
 /* ---------------------------------------------------------------- summary words */
 
+bool rp_summary_links_to(const an_report *r, const char *anchor) {
+  for (size_t i = 0; i < r->n_summary; i++) {
+    if (!strcmp(r->summary[i].anchor, anchor)) return true;
+    for (size_t k = 0; k < r->summary[i].n_more; k++)
+      if (!strcmp(r->summary[i].more[k], anchor)) return true;
+  }
+  return false;
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
   if (w == AN_WORKLOAD_TRAINING)

@@ -28,6 +28,9 @@ double rp_ns_us(int64_t ns);
 
 /* ---------------------------------------------------------------- summary words */
 
+/* Whether a summary item names this anchor as its evidence (an idle cause past
+ * RP_TIMELINE_CAUSES_SHOWN is still shown when an item links to it). */
+bool rp_summary_links_to(const an_report *r, const char *anchor);
 /* The item's action as the reader acts on it (the launch-bound action reads differently
  * for a graph-replayed stage and a training step). */
 const char *rp_summary_action(const an_summary_item *it, an_workload w);

@@ -11,6 +11,8 @@
 //   sort     clicking a header reorders rows by that column, a second click reverses
 //   filter   the text filter and the category filter hide non-matching rows
 //   summary  a "What to try first" link brings its row on screen, even when filtered out
+//   evidence every "What to try first" evidence link (a.ev) names an element on the page;
+//            the page's "evidence_kinds" (e.g. ["idle", "wait"]) must each have a link
 //   copy     a copy button puts the full name on the clipboard
 //   details  "Expand all" opens every evidence <details>
 //   xss      no script from page text ran: the flag the payloads set stays unset, no
@@ -275,6 +277,22 @@ async function checkSummary(page) {
   return null;
 }
 
+async function checkEvidence(page, spec) {
+  const links = await page.evaluate(() => Array.from(document.querySelectorAll('.summary a.ev')).map((a) => {
+    const href = a.getAttribute('href') || '';
+    let id = '';
+    try { id = decodeURIComponent(href.slice(1)); } catch (e) { id = ''; }
+    return { href, found: href.startsWith('#') && document.getElementById(id) !== null };
+  }));
+  if (!links.length) return 'n/a';
+  const bad = links.filter((l) => !l.found).map((l) => l.href);
+  if (bad.length) return `${bad.length} of ${links.length} evidence links name no element: ${bad.slice(0, 5).join(', ')}`;
+  const hrefs = links.map((l) => l.href);
+  const missing = (spec.evidence_kinds || []).filter((k) => !hrefs.some((h) => h.includes(`#${k}-`) || h.match(new RegExp(`^#r\\d+-${k}-`))));
+  if (missing.length) return `no evidence link of kind ${missing.join(', ')} (links: ${hrefs.join(', ')})`;
+  return null;
+}
+
 async function checkCopy(page) {
   const btn = page.locator('button.copy').first();
   if (!(await btn.count())) return 'no copy button';
@@ -466,6 +484,7 @@ async function runPage(browser, spec) {
   await run('filter', () => checkFilter(page));
   await run('details', () => checkDetails(page));
   await run('copy', () => checkCopy(page));
+  await run('evidence', () => checkEvidence(page, spec));
   await run('summary', () => checkSummary(page));
   await run('xss', () => checkXss(page, spec, log));
   if (spec.perf) await run('perf', () => checkPerf(page, log)); /* last: it shows all rows */

@@ -13,8 +13,9 @@ browser: builds pages with `triage --format html` and drives them in headless Ch
   - selfcheck: the hostile page made unsafe on purpose (CSP removed, one raw payload, a
              console error): the harness must report xss, network and console failures;
   - ranks:   tests/data/ranks/sglang-decode-slow2-tp4 (the Ranks section, a straggler);
-  - with ../shared: one page per shared real trace (each under 2 MB) and the multi-rank
-             directory.
+  - with ../shared: one page per shared real trace (each under 2 MB; every summary
+             evidence link resolves, and on the EVIDENCE_KINDS traces idle and wait rows
+             of the time account are among them) and the multi-rank directory.
   - diff:    `triage diff` on tests/data/diff/generated (and the shared pair);
   - bundle:  `triage bundle -o bundle.html` of the sample, the rank set and the diff pair
              (with ../shared: of every shared real trace instead).
@@ -37,7 +38,11 @@ SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 MARK = "window.__triage_xss"
 # Checks the sample and 5,000-row pages must exercise (not n/a): see browser_check.mjs.
-REQUIRED = ["rows", "sort", "filter", "details", "copy", "summary", "xss", "network", "console"]
+REQUIRED = ["rows", "sort", "filter", "details", "copy", "evidence", "summary", "xss", "network",
+            "console"]
+# Shared traces whose summary must link idle and wait rows of the time account (the
+# "evidence" check: every link resolves, and these kinds are among them).
+EVIDENCE_KINDS = {"hta_async_cpu_to_gpu_a100": ["idle", "wait"], "hta_ddp_nccl_a100": ["idle", "wait"]}
 # Text of tests/data/escape/hostile.trace.json that must show on its page as text.
 ESCAPE_TEXT = "<script>alert(1)</script>"
 PAYLOADS = [
@@ -119,10 +124,16 @@ def shared_pages(args, out, pages):
             too_big.append(f"{page}: {os.path.getsize(page)} bytes")
         # One page per shared trace, for its screenshot; the interactive checks run on
         # the sample pages and the Ranks, diff and bundle pages.
-        pages.append({"page": page, "screenshot": os.path.join(out, f"shared-{base}.png"),
-                      "checks": ["rows", "xss"]})
+        spec = {"page": page, "screenshot": os.path.join(out, f"shared-{base}.png"),
+                "checks": ["rows", "evidence", "xss"]}
+        if base in EVIDENCE_KINDS:
+            spec.update(require=["evidence"], evidence_kinds=EVIDENCE_KINDS[base])
+        pages.append(spec)
     if too_big:
         raise RuntimeError("pages over the 2 MB budget: " + "; ".join(too_big))
+    absent = [b for b in EVIDENCE_KINDS if not any(f.startswith(b + ".json") for f in names)]
+    if absent:
+        raise RuntimeError("shared traces the evidence check needs are missing: " + ", ".join(absent))
     ranks_dir = os.path.join(args.shared, "traces", "multi-rank", "hta_sampled_2ranks")
     if os.path.isdir(ranks_dir):
         pages.append({"page": triage_html(args, [ranks_dir], os.path.join(out, "multi-rank.html")),
