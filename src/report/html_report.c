@@ -249,6 +249,21 @@ static void fact(rp_hw *hw, const char *term, const char *value, an_source src, 
   rp_hw_printf(hw, "</dd></div>");
 }
 
+/* A framework nothing detected reads "not detected"; the packs' default it falls back to
+ * serves only framework-specific rules, and the provenance says so. */
+static void framework_fact(rp_hw *hw, const an_framework_fact *fw) {
+  const char *label = fw->label ? fw->label : fw->id;
+  if (fw->source != AN_SOURCE_DEFAULT) {
+    fact(hw, "Framework", label, fw->source, true);
+    return;
+  }
+  rp_hw_printf(hw,
+               "<div><dt>Framework</dt><dd>not detected <span class=\"prov prov-default\">"
+               "framework-specific rules use the packs' default, ");
+  rp_hw_text(hw, label);
+  rp_hw_printf(hw, "</span></dd></div>");
+}
+
 static void inputs_line(rp_hw *hw, const an_provenance *p) {
   rp_hw_printf(hw, "<p class=\"subtitle\">");
   if (p->mode == AN_MODE_MAPPING_FORMAL)
@@ -279,8 +294,7 @@ static void header(rp_hw *hw) {
   rp_hw_printf(hw, "</h%d>", 1 + hw->hd);
   inputs_line(hw, p);
   rp_hw_printf(hw, "<dl class=\"facts\">");
-  fact(hw, "Framework", p->framework.label ? p->framework.label : p->framework.id,
-       p->framework.source, true);
+  framework_fact(hw, &p->framework);
   fact(hw, "Model", p->context.model.value, p->context.model.source, true);
   char tp[32];
   snprintf(tp, sizeof tp, "%ld", p->context.tp_size.value);
@@ -437,10 +451,15 @@ static void limit_hints(rp_hw *hw) {
   const an_trace_limits *l = &hw->rep->limits;
   char line[512];
   if (l->no_python_stacks) stack_hint(hw);
-  if (l->framework_defaulted)
-    hint_li(hw, "warn",
-            "Framework not detected: the report assumes the packs' default. Pass "
-            "--framework if that is wrong.");
+  if (l->framework_defaulted) {
+    snprintf(line, sizeof line,
+             "Framework not detected: nothing in the inputs names the framework, so the report "
+             "names none; only framework-specific rules (fusion patterns, hints) use the packs' "
+             "default, %s. Pass --framework to name it.%s",
+             hw->rep->run.framework.label ? hw->rep->run.framework.label : "?",
+             rp_workload_note(hw->rep->run.workload.value));
+    hint_li(hw, "warn", line);
+  }
   if (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) {
     snprintf(line, sizeof line,
              "One rank of many: %ld trace(s) analysed of TP size %ld; other "
@@ -592,6 +611,7 @@ static const char *group_model(const an_report *r) {
 }
 
 static const char *group_framework(const an_report *r) {
+  if (r->run.framework.source == AN_SOURCE_DEFAULT) return "framework not detected";
   return r->run.framework.label ? r->run.framework.label : r->run.framework.id;
 }
 

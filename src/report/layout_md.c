@@ -133,6 +133,21 @@ static void fact_row(FILE *f, const char *what, const char *value, const char *f
   fprintf(f, " | %s |\n", from);
 }
 
+/* A framework nothing detected is shown as not detected: its rules (the packs' default)
+ * serve only framework-specific hints, and the row says so. */
+static void framework_row(FILE *f, const char *what, const an_framework_fact *fw) {
+  if (fw->source != AN_SOURCE_DEFAULT) {
+    fact_row(f, what, fw->label, rp_source(fw->source));
+    return;
+  }
+  fprintf(f,
+          "| %s | not detected | nothing in the inputs names it (framework-specific rules use "
+          "the packs' default, ",
+          what);
+  rp_md_cell_text(f, fw->label);
+  fputs(") |\n", f);
+}
+
 static void inputs_row(FILE *f, const char *what, const char *const *v, size_t n) {
   fprintf(f, "| %s | ", what);
   for (size_t i = 0; i < n; i++) {
@@ -161,10 +176,9 @@ static void workload_row(FILE *f, const an_workload_fact *w) {
 static void provenance(FILE *f, const an_provenance *p) {
   bool two = p->mode == AN_MODE_MAPPING_FORMAL;
   fputs("| Run | Value | From |\n| --- | --- | --- |\n", f);
-  fact_row(f, "Framework", p->framework.label, rp_source(p->framework.source));
+  framework_row(f, "Framework", &p->framework);
   if (two && p->mapping_framework.id != p->framework.id)
-    fact_row(f, "Mapping framework", p->mapping_framework.label,
-             rp_source(p->mapping_framework.source));
+    framework_row(f, "Mapping framework", &p->mapping_framework);
   const an_run_context *c = &p->context;
   fact_row(f, "Model", c->model.value ? c->model.value : "unknown", rp_source(c->model.source));
   char tp[32];
@@ -271,10 +285,10 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   if (l->no_python_stacks) stack_hint(f, r, rules);
   if (l->framework_defaulted)
     fprintf(f,
-            "- **Framework not detected.** Nothing in the inputs named the framework; the "
-            "report assumes %s (the packs' default). Pass `--framework` if that is wrong; "
-            "for a non-LLM trace, fusion rows are framework-specific and may not apply.\n",
-            r->run.framework.label);
+            "- **Framework not detected.** Nothing in the inputs names the framework, so the "
+            "report names none; only framework-specific rules (fusion patterns, hints) use the "
+            "packs' default, %s. Pass `--framework` to name it.%s\n",
+            r->run.framework.label, rp_workload_note(r->run.workload.value));
   if (ranks)
     fprintf(f,
             "- **One rank of many.** %ld trace(s) analysed of TP size %ld; other ranks "

@@ -429,6 +429,16 @@ const char *rp_source(an_source s) {
   return "unknown";
 }
 
+const char *rp_workload_note(an_workload w) {
+  if (w == AN_WORKLOAD_TRAINING)
+    return " A training workload gets no serving advice (no framework fusion paths, no KV cache "
+           "or speculative decoding).";
+  if (w == AN_WORKLOAD_MICROBENCHMARK)
+    return " A microbenchmark gets no serving advice (no framework fusion paths, no KV cache or "
+           "speculative decoding).";
+  return "";
+}
+
 const char *rp_action(an_action a) {
   switch (a) {
     case AN_ACTION_TUNE_KERNEL:

@@ -69,6 +69,9 @@ const char *rp_source(an_source s);             /* "server args", "default (...)
 const char *rp_action(an_action a);             /* "Overlap it with other streams", ... */
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
+/* " A training workload gets no serving advice: ..." (leading space), or "" for a serving
+ * or unknown workload: what the report leaves out for a workload that serves no model. */
+const char *rp_workload_note(an_workload w);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler

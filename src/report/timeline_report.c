@@ -161,6 +161,9 @@ bool rp_summary_links_to(const an_report *r, const char *anchor) {
 }
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
+  bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
+  if (it->action == AN_ACTION_FEWER_BYTES && !serving)
+    return "Move fewer bytes (lower-precision tensors, more work per byte read)";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
   if (w == AN_WORKLOAD_TRAINING)
     return "Host-bound step: cut the host's per-op overhead (CPU contention, data loading), then "

@@ -15,7 +15,12 @@ default Markdown report must:
   - show no time cell that reads zero while the same row is non-zero in the JSON report
     (a time of 0 prints as "0", never "0.00"), i.e. no "0.00" cell at all;
   - give each kernel the same Share in every table of a stage (kernel and overlap tables);
-  - link each summary item to an anchor that exists in the report.
+  - link each summary item to an anchor that exists in the report;
+  - name no framework nothing detected (the Run table's Framework row is "not detected"
+    whenever its source would be the packs' default);
+  - give a training or microbenchmark workload (the Run table's Workload row) no serving
+    advice: no fusion-path item ("Enable the fused path", "Port the upstream fused path"),
+    no KV cache or speculative decoding in "What to try first".
 Exit 0 when all hold, 1 with one line per failure.
 
 pins: the default report of three shared real traces (SGLang, vLLM, non-LLM; PINS) must
@@ -68,8 +73,29 @@ def name_of(cell):
     return cell.strip("`").strip()
 
 
+SERVING_ONLY = ("Enable the fused path", "Port the upstream fused path", "KV cache", "speculative")
+
+
+def run_facts(text, label):
+    """Errors of the Run table: a framework claimed by default, serving advice given to a
+    workload that serves no model."""
+    errs, facts = [], {}
+    for heading, head, rows in tables(text.split("\n## What to try first")[0].splitlines()):
+        if head[:1] == ["Run"]:
+            facts = {r[0]: r[1:] for r in rows if r}
+    fw = facts.get("Framework", ["", ""])
+    if fw[1:] and fw[1].startswith("default") and fw[0] != "not detected":
+        errs.append(f"{label}: the Run table claims framework {fw[0]!r} nothing detected")
+    if facts.get("Workload", [""])[0] in ("training", "microbenchmark"):
+        first = text.split("## What to try first")[-1].split("\n## ")[0]
+        for w in SERVING_ONLY:
+            if w in first:
+                errs.append(f"{label}: a {facts['Workload'][0]} workload is advised {w!r}")
+    return errs
+
+
 def check(text, label, max_chars):
-    errs = []
+    errs = run_facts(text, label)
     for h in ("# Triage report", "## What to try first", "## Legend"):
         if f"\n{h}\n" not in "\n" + text:
             errs.append(f"{label}: no '{h}' heading")
