@@ -800,7 +800,7 @@ static an_status build_timeline(run_state *r) {
   an_timeline_input *in = calloc(fm->n ? fm->n : 1, sizeof *in);
   an_status rc = in ? AN_OK : AN_ERR_NOMEM;
   for (size_t i = 0; rc == AN_OK && i < fm->n; i++)
-    in[i] = (an_timeline_input){&fm->views[i], &r->steps[i], fm->paths[i]};
+    in[i] = (an_timeline_input){&fm->views[i], &r->steps[i], fm->paths[i], fm->kmap, i};
   if (rc == AN_OK) rc = an_timeline_build(in, fm->n, r->rules, r->strings, &r->timeline);
   free(in);
   an_workload_input wi = {fm->traces, r->steps, fm->n, fm->fw->label, fm->fw_source};

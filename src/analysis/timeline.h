@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "analysis/bundle.h"
+#include "analysis/kernel_map.h"
 #include "analysis/model.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
@@ -38,6 +39,10 @@ typedef struct an_timeline_input {
   const an_trace_view *view;
   const an_steps *steps;
   const char *path; /* the trace as named (borrowed; must outlive the timeline) */
+  /* The kernel map of these views, and this view's index in it (NULL: none): a kernel's
+   * canonical name and category are read from it instead of being decided again. */
+  const an_kernel_map *kmap;
+  size_t kmap_view;
 } an_timeline_input;
 
 typedef struct an_timeline an_timeline; /* opaque */
