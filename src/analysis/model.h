@@ -612,6 +612,7 @@ typedef struct an_stage_timeline {
   size_t n_steps;               /* counted steps; 0: no step markers (stage window) */
   size_t n_warmup;              /* warm-up steps left out */
   int64_t outside_ns;           /* kernel time of the stage outside every counted step */
+  int64_t setup_ns;             /* of it, one-time setup (kernels under a warm-up annotation) */
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;
@@ -723,6 +724,8 @@ typedef struct an_bottleneck {
   double idle_pct;         /* host-side idle share of the step (sync, host, launch) */
   double wait_pct;         /* collective wait share of the step */
   size_t dropped;          /* GPU-side items left out */
+  bool launch_bound;       /* most of the host-side idle is launch spacing: fewer kernels
+                              (fusion, fused chains) shortens the step, so those stay */
 } an_bottleneck;
 
 /* Time of one kernel category in one stage (the per-stage time line). */

@@ -229,6 +229,31 @@ static bool assign_kernels(const an_trace_view *v, const span_list *l, an_step_s
   return ok;
 }
 
+/* Kernels launched (without launch records: started) under a warm-up annotation (matcher
+ * warmup_annotation) are one-time setup: in no step, counted apart. In a trace without
+ * step markers the warm-up marks where the measured part begins: whatever was launched
+ * before the last warm-up ended (input copies, allocator growth, the warm-up calls) is
+ * setup too. */
+static bool mark_setup(const an_trace_view *v, const te_rules *rules, bool has_steps,
+                       an_steps *out) {
+  const te_matcher *m = te_rules_matcher(rules, "warmup_annotation");
+  if (!m) return true;
+  size_t n_str = tr_trace_string_count(v->trace), nk = 0;
+  uint8_t *memo = calloc(n_str ? n_str : 1, 1);
+  span_list l = {0};
+  bool ok = memo && matched_spans(v->trace, TR_KIND_USER_ANNOTATION, m, memo, &l);
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  for (size_t i = 0; ok && l.n && i < nk && i < out->n_kernel_events; i++) {
+    if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
+    double at = out->launch[i] ? out->launch[i]->ts : kev[i].ts;
+    if (span_at(&l, at) >= 0 || (!has_steps && at <= l.v[l.n - 1].end))
+      out->kernel_step[i] = AN_STEP_SETUP;
+  }
+  free(memo);
+  free(l.v);
+  return ok;
+}
+
 /* ---------------------------------------------------------------- steps */
 
 /* The stage of most of each step's kernel time (ties: the rules' earlier stage). */
@@ -266,6 +291,68 @@ static void step_windows(const an_trace_view *v, an_steps *s) {
     st->n_kernels++;
     st->kernel_us += dur;
   }
+}
+
+/* Where a kernel starting at t runs among disjoint GPU windows [lo, hi) (the last one
+ * closed), or -1. */
+static int32_t gpu_window_at(const double *lo, const double *hi, const int32_t *step, size_t n,
+                             double t) {
+  size_t a = 0, b = n;
+  while (a < b) { /* first window starting after t */
+    size_t mid = a + (b - a) / 2;
+    if (lo[mid] <= t)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  if (!a) return -1;
+  size_t j = a - 1;
+  return t < hi[j] || (j + 1 == n && t <= hi[j]) ? step[j] : -1;
+}
+
+/* When the GPU windows of steps overlap (a step's kernels still run after the next step's
+ * first kernel started: a pipelined trainer, a graph queued behind other streams), each
+ * step's window ends where the next one's begins and every kernel of the process belongs
+ * to the window it starts in, so no GPU time is in two steps and no idle is counted twice.
+ * Returns whether the windows were cut; false also when out of memory (windows stay). */
+static bool disjoint_windows(const an_trace_view *v, an_steps *s) {
+  size_t m = 0;
+  bool overlap = false;
+  for (size_t j = 0, prev = SIZE_MAX; j < s->n; j++) {
+    if (!s->steps[j].n_kernels) continue;
+    if (prev != SIZE_MAX && s->steps[prev].gpu_end > s->steps[j].gpu_ts) overlap = true;
+    prev = j;
+    m++;
+  }
+  if (!overlap) return false;
+  double *lo = malloc(m * sizeof *lo), *hi = malloc(m * sizeof *hi);
+  int32_t *step = malloc(m * sizeof *step);
+  bool ok = lo && hi && step;
+  m = 0;
+  for (size_t j = 0; ok && j < s->n; j++)
+    if (s->steps[j].n_kernels) step[m++] = (int32_t)j;
+  for (size_t q = 0; ok && q < m; q++) {
+    const an_step *st = &s->steps[step[q]];
+    lo[q] = q && hi[q - 1] > st->gpu_ts ? hi[q - 1] : st->gpu_ts;
+    double next = q + 1 < m ? s->steps[step[q + 1]].gpu_ts : st->gpu_end;
+    hi[q] = next < st->gpu_end ? next : st->gpu_end;
+    if (hi[q] < lo[q]) hi[q] = lo[q];
+  }
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  for (size_t i = 0; ok && i < nk && i < s->n_kernel_events; i++)
+    if (s->kernel_step[i] != AN_STEP_SETUP)
+      s->kernel_step[i] = i < v->n_kernel_events && v->kernel_stage[i]
+                              ? gpu_window_at(lo, hi, step, m, kev[i].ts)
+                              : -1;
+  for (size_t j = 0; ok && j < s->n; j++) {
+    s->steps[j].n_kernels = 0;
+    s->steps[j].kernel_us = 0;
+  }
+  free(lo);
+  free(hi);
+  free(step);
+  return ok;
 }
 
 /* Drops the steps without kernels and renumbers the kernels' steps. */
@@ -313,7 +400,8 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
   span_list l = {0};
   if (!find_spans(v->trace, rules, &out->source, &l)) return AN_ERR_NOMEM;
   out->steps = calloc(l.n ? l.n : 1, sizeof *out->steps);
-  bool ok = out->steps && assign_kernels(v, &l, out->source, out);
+  bool ok =
+      out->steps && assign_kernels(v, &l, out->source, out) && mark_setup(v, rules, l.n > 0, out);
   out->n = ok ? l.n : 0;
   for (size_t j = 0; j < out->n; j++) {
     out->steps[j].name = tr_str_get(v->trace, l.v[j].name);
@@ -323,6 +411,7 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
   free(l.v);
   if (ok) {
     step_windows(v, out);
+    if ((out->cut_windows = disjoint_windows(v, out))) step_windows(v, out);
     ok = step_stages(v, rules, out);
   }
   if (ok) drop_empty(out);
@@ -346,8 +435,12 @@ size_t an_steps_count(const an_steps *s, const char *stage_id) {
   return n;
 }
 
+bool an_steps_kernel_setup(const an_steps *s, size_t i) {
+  return i < s->n_kernel_events && s->kernel_step && s->kernel_step[i] == AN_STEP_SETUP;
+}
+
 bool an_steps_kernel_counted(const an_steps *s, size_t i) {
-  if (!s->n) return true;
+  if (!s->n) return !an_steps_kernel_setup(s, i);
   if (i >= s->n_kernel_events || s->kernel_step[i] < 0) return false;
   return !s->steps[s->kernel_step[i]].warmup;
 }

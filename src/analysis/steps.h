@@ -19,7 +19,9 @@
  * from the view). Kernels outside every step window (a previous step's tail, work
  * launched between steps) belong to no step. Steps without kernels are dropped. The
  * first step of a stage whose GPU window is steps.warmup_ratio times the median of the
- * others is a warm-up: flagged, not counted.
+ * others is a warm-up: flagged, not counted. Kernels launched under a warm-up annotation
+ * (matcher warmup_annotation: a benchmark's warm-up calls) are one-time setup: in no step,
+ * and out of the stage's window in a trace without steps.
  *
  * Ownership: an_steps_build fills a caller-provided an_steps that owns its arrays
  * (an_steps_free). It borrows the view's trace (names, launch events) and the rules
@@ -59,10 +61,15 @@ typedef struct an_step {
 
 typedef struct an_steps {
   an_step_source source;
+  /* The steps' GPU windows overlapped (kernels launched in one step ran after the next
+   * step's first kernel): each window was cut where the next begins, and kernels belong to
+   * the window they start in. */
+  bool cut_windows;
   size_t n;
   an_step *steps; /* by CPU start */
   /* Parallel to tr_trace_events(trace, TR_KIND_KERNEL): the step of each kernel of the
-   * view's process, -1 outside every step (and for other processes and non-kernels). */
+   * view's process, -1 outside every step (and for other processes and non-kernels),
+   * AN_STEP_SETUP for one-time setup (launched under a warm-up annotation). */
   size_t n_kernel_events;
   int32_t *kernel_step;
   /* Parallel likewise: the host call that launched each kernel (the launch or runtime
@@ -74,6 +81,13 @@ typedef struct an_steps {
  * AN_ERR_NOMEM when out of memory (*out is then empty and may be freed). */
 an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps *out);
 void an_steps_free(an_steps *s);
+
+/* kernel_step of a kernel launched under a warm-up annotation (matcher warmup_annotation):
+ * one-time setup, in no step and, in a trace without steps, out of the stage's window. */
+#define AN_STEP_SETUP (-2)
+
+/* Whether kernel event i is one-time setup (AN_STEP_SETUP). */
+bool an_steps_kernel_setup(const an_steps *s, size_t i);
 
 /* Counted steps (warm-ups left out) of a stage; every stage when stage_id is NULL. */
 size_t an_steps_count(const an_steps *s, const char *stage_id);

@@ -64,7 +64,9 @@ void sm_idle_items(sm_ctx *c) {
     if (x->kind != AN_IDLE_HOST && x->kind != AN_IDLE_LAUNCH) continue;
     double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
     bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
-    if ((x->what || x->location) && few && mean_gap >= c->s->summary_stall_min_gap_us)
+    /* long gaps are a stall of their own even with no CPU activity recorded (the host was
+     * outside the profiler's view): graphs cannot remove them, so they are not launch cost */
+    if (few && mean_gap >= c->s->summary_stall_min_gap_us)
       named_idle(c, x, i, AN_ACTION_HOST_STALL);
     else
       pool_add(&p, x, i);

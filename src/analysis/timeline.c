@@ -224,6 +224,7 @@ static bool make_windows(an_timeline *tl, tl_trace *c) {
 /* The window of kernel event i, or -1 (outside every counted step, or not a kernel). */
 static long window_of(const tl_trace *c, size_t i, size_t slot) {
   const an_steps *s = c->in->steps;
+  if (an_steps_kernel_setup(s, i)) return -1;
   if (!s->n) return c->stage_window[slot];
   int32_t j = i < s->n_kernel_events ? s->kernel_step[i] : -1;
   return j < 0 ? -1 : c->step_window[j];
@@ -271,19 +272,25 @@ static bool waited_outside(const tl_kernel *k, int64_t g0, bool first_of_stream,
 }
 
 /* The first kernel the window keeps: the last stream opener that waited for outside work
- * (timeline.h), else 0. */
-static size_t window_start(const tl_kernel *k, size_t n, int64_t gap_min, lanes *l) {
+ * (timeline.h) when the kernels before it are at most lead_in_pct of the window's kernel
+ * time (else the opener is a side stream waiting on its own step's event), else 0. */
+static size_t window_start(const tl_kernel *k, size_t n, int64_t gap_min, double lead_in_pct,
+                           lanes *l) {
   size_t cut = 0;
-  int64_t uend = n ? k[0].end : 0;
+  int64_t uend = n ? k[0].end : 0, total = 0, lead_in = 0;
   l->n = 0;
   for (size_t i = 0; i < n; i++) {
     size_t before = l->n;
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return 0;
-    if (i > 0 && k[i].start > uend && waited_outside(&k[i], uend, l->n > before, gap_min)) cut = i;
+    if (i > 0 && k[i].start > uend && waited_outside(&k[i], uend, l->n > before, gap_min)) {
+      cut = i;
+      lead_in = total;
+    }
     if (k[i].end > uend) uend = k[i].end;
+    total += k[i].end - k[i].start;
   }
-  return cut;
+  return (double)lead_in * 100.0 <= lead_in_pct * (double)total ? cut : 0;
 }
 
 typedef struct sweep_out {
@@ -359,7 +366,8 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   if (!n) return true;
   tl_window *win = &tl->win[w];
   ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
-  size_t cut = window_start(k, n, tl_ns(tl->set->timeline_gap_min_us), l);
+  size_t cut =
+      window_start(k, n, tl_ns(tl->set->timeline_gap_min_us), tl->set->timeline_lead_in_max_pct, l);
   for (size_t i = 0; i < cut; i++) tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
   size_t gaps_before = tl->work[win->stage].gaps.n, kernels_before = tl->work[win->stage].kernels.n;
   sweep_out o = {&win->acc, c, w, &tl->work[win->stage]};
@@ -393,6 +401,8 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
     size_t slot = stage_slot(tl, v->kernel_stage[i]);
     long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
     if (w < 0 && slot < tl->n_st) tl->stages[slot].outside_ns += tl_ns(tr_event_dur(c->t, &kev[i]));
+    if (w < 0 && slot < tl->n_st && an_steps_kernel_setup(c->in->steps, i))
+      tl->stages[slot].setup_ns += tl_ns(tr_event_dur(c->t, &kev[i]));
     if (w < 0) continue;
     wk[i] = w - (long)w0;
     off[wk[i] + 1]++;

@@ -193,10 +193,37 @@ static void provenance(FILE *f, const an_provenance *p) {
   if (p->version) fact_row(f, "triage", p->version, "build");
 }
 
+/* A stage's headline from its time account: per step, as the time account and the summary
+ * count it, and what the steps leave out. */
+static void step_headline(FILE *f, const an_stage_report *st, bool first) {
+  const an_stage_timeline *tl = st->timeline;
+  double n = tl->n_steps ? (double)tl->n_steps : 1.0;
+  const an_time_account *a = &tl->total;
+  fprintf(f,
+          "%s- **%s**: per %s, span %.2f ms = GPU busy %.2f ms + idle %.2f ms (kernel time "
+          "%.2f ms)",
+          first ? "\n" : "", st->label, tl->n_steps ? "step" : "stage window (no steps)",
+          (double)a->span_ns / 1e6 / n, (double)a->busy_ns / 1e6 / n, (double)a->idle_ns / 1e6 / n,
+          (double)a->kernel_ns / 1e6 / n);
+  if (tl->n_steps) fprintf(f, " over %zu step%s", tl->n_steps, tl->n_steps == 1 ? "" : "s");
+  double busy_out = st->gpu_busy_us - (double)a->busy_ns / 1e3,
+         idle_out = st->gpu_idle_us - (double)a->idle_ns / 1e3;
+  if (st->overlap && (busy_out >= 5 || idle_out >= 5))
+    fprintf(f, "; outside %s, the trace window adds GPU busy %.2f ms and idle %.2f ms",
+            tl->n_steps ? "the steps" : "it", busy_out > 0 ? busy_out / 1000.0 : 0,
+            idle_out > 0 ? idle_out / 1000.0 : 0);
+  fputc('\n', f);
+}
+
 static void busy_lines(FILE *f, const an_report *r) {
   bool any = false;
   for (size_t i = 0; i < r->n_stages; i++) {
     const an_stage_report *st = &r->stages[i];
+    if (st->timeline && st->timeline->total.span_ns > 0) {
+      step_headline(f, st, !any);
+      any = true;
+      continue;
+    }
     if (!st->overlap) continue;
     unit u = unit_for(st->gpu_busy_us);
     char busy[32], idle[32];
@@ -275,11 +302,47 @@ static void roofline_limits(FILE *f, const an_report *r) {
   }
 }
 
+/* The share of a stage's kernel time its counted steps hold (100 without a time account). */
+static double step_coverage_pct(const an_stage_report *st) {
+  const an_stage_timeline *tl = st->timeline;
+  double all = tl ? (double)(tl->total.kernel_ns + tl->outside_ns) : 0;
+  return tl && all > 0 ? (double)tl->total.kernel_ns / all * 100.0 : 100.0;
+}
+
+static bool steps_limited(const an_report *r, const te_rules *rules) {
+  for (size_t i = 0; i < r->n_stages; i++)
+    if (step_coverage_pct(&r->stages[i]) < te_rules_settings(rules)->steps_min_coverage_pct)
+      return true;
+  return false;
+}
+
+/* Stages whose counted steps hold little of the kernel time (steps.min_coverage_pct). */
+static void steps_limits(FILE *f, const an_report *r, const te_rules *rules) {
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    double pct = step_coverage_pct(st);
+    if (pct >= te_rules_settings(rules)->steps_min_coverage_pct) continue;
+    const an_stage_timeline *tl = st->timeline;
+    fprintf(f, "- **Steps cover %.1f%% of the kernel time (%s).** ", pct, st->label);
+    if (tl->n_steps) {
+      fputs("The counted steps (`", f);
+      rp_md_cell_text(f, tl->steps[0].name);
+      fprintf(f, "`%s)", tl->n_steps > 1 ? ", ..." : "");
+    } else {
+      fputs("The stage's window", f);
+    }
+    fprintf(f,
+            " leave out %.2f ms of kernel time (one-time setup %.2f ms); per-step figures "
+            "describe only the counted part.\n",
+            (double)tl->outside_ns / 1e6, (double)tl->setup_ns / 1e6);
+  }
+}
+
 static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   bool ranks = l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected;
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !r->n_hints && !rp_roofline_limited(r))
+      !r->n_hints && !rp_roofline_limited(r) && !steps_limited(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);
@@ -300,6 +363,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             "capture shows steady-state behaviour (report.short_window_ms).\n",
             l->short_window_stage, l->short_window_us / 1000.0);
   roofline_limits(f, r);
+  steps_limits(f, r, rules);
   for (size_t i = 0; i < r->n_hints; i++) {
     char line[1024];
     rp_hint_text(&r->hints[i], line, sizeof line);

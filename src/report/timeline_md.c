@@ -67,6 +67,17 @@ static void summary_line(FILE *f, size_t i, const an_summary_item *it, an_worklo
 
 static void bottleneck_line(FILE *f, const an_bottleneck *b) {
   if (!b->stage_label) return;
+  if (b->launch_bound) {
+    fprintf(f,
+            "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host, mostly "
+            "launch spacing, and %.0f%% collective wait for other ranks. Fewer kernels "
+            "(graphs, fusion, fused chains) shorten the step; kernel tuning and overlap cannot "
+            "until that is fixed, so %zu such item%s %s left out here (the tables below still "
+            "list them).\n\n",
+            b->stage_label, b->idle_pct, b->wait_pct, b->dropped, b->dropped == 1 ? "" : "s",
+            b->dropped == 1 ? "is" : "are");
+    return;
+  }
   fprintf(f,
           "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host and %.0f%% "
           "collective wait for other ranks. Kernel, fusion and overlap savings cannot shorten "
@@ -115,11 +126,27 @@ static void steps_line(FILE *f, const an_stage_timeline *tl) {
       fprintf(f, ", %zu warm-up step%s left out", tl->n_warmup, tl->n_warmup == 1 ? "" : "s");
     fputc('.', f);
   }
-  if (tl->outside_ns > 0)
+  int64_t other_ns = tl->outside_ns - tl->setup_ns;
+  if (tl->setup_ns > 0) {
+    char su[32];
+    rp_fmt_ms(su, sizeof su, (double)tl->setup_ns / 1000.0);
+    fprintf(f,
+            " One-time setup (kernels launched under a warm-up annotation%s): %s ms, not "
+            "counted.",
+            tl->n_steps ? "" : " or before the last one ended", su);
+  }
+  if (other_ns > 0) {
+    rp_fmt_ms(out, sizeof out, (double)other_ns / 1000.0);
     fprintf(f,
             " Kernel time outside the counted steps (a previous step's tail, work between "
             "steps, warm-ups): %s ms, not counted.",
             out);
+  }
+  double all_ns = (double)(tl->total.kernel_ns + tl->outside_ns);
+  if (tl->outside_ns > 0 && all_ns > 0)
+    fprintf(f, " The counted %s %.1f%% of the stage's kernel time.",
+            tl->n_steps ? "steps hold" : "window holds",
+            (double)tl->total.kernel_ns / all_ns * 100.0);
   fputc('\n', f);
 }
 

@@ -189,6 +189,11 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              "GPU idle inside the step while this launch call was still submitting (%zu %s, "
              "longest %s ms)",
              it->count, gaps, g);
+  else if (it->action == AN_ACTION_HOST_STALL && !it->what && !it->location)
+    snprintf(b, cap,
+             "GPU idle inside the step while the launching thread recorded no CPU activity "
+             "(%zu %s, longest %s ms): host work outside the profiler's view",
+             it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL)
     snprintf(b, cap, "GPU idle inside the step while the host ran this (%zu %s, longest %s ms)",
              it->count, gaps, g);

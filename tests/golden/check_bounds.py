@@ -9,6 +9,9 @@ staged and ranked directories, the synthetic traces) and on every shared real tr
 ../shared exists), and checks from the JSON report alone:
 - per stage and per step: span = busy + idle exactly (to the nanosecond the report
   prints), the idle kinds and (stage) the idle causes sum to the idle time;
+- steps never overlap (per trace, by GPU window), and over a stage the steps' spans sum to
+  at most the trace window's span, their idle to at most what their busy time leaves of
+  it (no time counted twice);
 - per item: bound <= its basis time <= the step, and the basis time is at most what the
   report's own rows give for it, per step:
     idle      <= the idle of the cause it links to;
@@ -71,7 +74,32 @@ def basis_limit(item, stage, fail):
     return None
 
 
+def check_steps(where, tl, window, fail):
+    """Steps never overlap nor count time twice: per trace, each step's window ends before the
+    next one's starts; over the stage, the steps' spans sum to at most the trace window's
+    span (the overlap section's whole-window figures) and their idle to at most what their
+    busy time leaves of it."""
+    by_trace = {}
+    for s in tl["steps"]:
+        by_trace.setdefault(s["trace"], []).append(s)
+    for steps in by_trace.values():
+        steps.sort(key=lambda s: s["gpu_ts"])
+        for a, b in zip(steps, steps[1:]):
+            if a["gpu_ts"] + a["span_us"] > b["gpu_ts"] + EPS:
+                fail(f"{where}: step {a['name']} ({a['gpu_ts']} + {a['span_us']} us) overlaps {b['name']} ({b['gpu_ts']})")
+    if window is None or len(by_trace) > 1:
+        return
+    span = window["gpu_busy_us"] + window["idle_us"]
+    if ns(tl["total"]["span_us"]) > ns(span) + 1000:
+        fail(f"{where}: steps' spans sum to {tl['total']['span_us']} us > the trace window's {span} us")
+    # disjoint steps: their idle is at most the window's time their busy time leaves
+    # (the overlap section's busy may union other processes' kernels, so not its idle)
+    if ns(tl["total"]["idle_us"]) > ns(span - tl["total"]["busy_us"]) + 1000:
+        fail(f"{where}: steps' idle sums to {tl['total']['idle_us']} us > the trace window's {span} us less their busy time")
+
+
 def check_report(label, rep, fail):
+    windows = {o["stage"]: o for o in (rep.get("overlap") or {}).get("stages", [])}
     for st in rep.get("stages", []):
         tl = st.get("timeline")
         if not tl:
@@ -79,6 +107,8 @@ def check_report(label, rep, fail):
         check_account(f"{label} {st['stage']}", tl["total"], True, fail)
         for i, s in enumerate(tl["steps"]):
             check_account(f"{label} {st['stage']} step {i}", s, False, fail)
+        if rep.get("mode") != "mapping-formal":
+            check_steps(f"{label} {st['stage']}", tl, windows.get(st["stage"]), fail)
     stages = {st["stage"]: st for st in rep.get("stages", [])}
     for it in rep.get("summary", []):
         where = f"{label} {it['anchor']}"
@@ -105,6 +135,9 @@ def inputs(source, shared):
     real = os.path.join(shared, "traces", "real") if shared else None
     if real and os.path.isdir(real):
         out += sorted(os.path.join(real, f) for f in os.listdir(real) if f.endswith((".json", ".gz")))
+    multi = os.path.join(shared, "traces", "multi-rank") if shared else None
+    if multi and os.path.isdir(multi):
+        out += sorted(os.path.join(multi, f) for f in os.listdir(multi) if os.path.isdir(os.path.join(multi, f)))
     return [p for p in out if os.path.exists(p)]
 
 

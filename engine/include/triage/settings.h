@@ -140,12 +140,17 @@ typedef struct te_list_map {
   X(steps_warmup_ratio, "steps.warmup_ratio", NUMBER, 0, 1e9, 0, NULL,                             \
     "a stage's first step whose GPU window is this many times the others' median is a warm-up "    \
     "(0: never)")                                                                                  \
+  X(steps_min_coverage_pct, "steps.min_coverage_pct", NUMBER, 0, 100, 0, NULL,                     \
+    "Limits warns when the counted steps hold less than this share of a stage's kernel time")      \
   X(timeline_gap_min_us, "timeline.gap_min_us", NUMBER, 0, 1e9, 0, NULL,                           \
     "gaps between kernels shorter than this are counted as idle without a cause")                  \
   X(timeline_launch_gap_max_us, "timeline.launch_gap_max_us", NUMBER, 0, 1e9, 0, NULL,             \
     "a gap's host part up to this long is one launch's cost (launch-bound), longer host work")     \
   X(timeline_sync_tolerance_us, "timeline.sync_tolerance_us", NUMBER, 0, 1e9, 0, NULL,             \
     "a synchronising call returning this close to the GPU running dry is the one that waited")     \
+  X(timeline_lead_in_max_pct, "timeline.lead_in_max_pct", NUMBER, 0, 100, 0, NULL,                 \
+    "a stream opener that waited for outside work opens the step's window only when the kernels "  \
+    "before it are at most this share of the step's kernel time")                                  \
   X(collectives_floor_pct, "collectives.floor_pct", NUMBER, 0, 100, 0, NULL,                       \
     "a collective's floor: this percentile of its group's durations; the excess is wait")          \
   X(collectives_position_min_steps, "collectives.position_min_steps", INT, 1, 1000000, 0, NULL,    \
