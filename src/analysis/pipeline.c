@@ -645,6 +645,21 @@ static an_status build_tables(run_state *r, double min_share_pct) {
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
 
+/* A device with a blank name (ROCm often writes none) that the device pack placed by its
+ * architecture, CU count and memory: the run's GPU is that part, and says so. */
+static void name_blank_gpu(run_state *r) {
+  an_run_context *c = &r->report.run.context;
+  const an_roofline_device *d = &r->roofline.device;
+  if (c->gpu.value || !d->id || !d->gpu || *d->gpu) return;
+  char arch[32] = "", text[256];
+  if (d->arch >= 0) snprintf(arch, sizeof arch, ", arch %ld.%ld", d->arch / 10, d->arch % 10);
+  int n = snprintf(text, sizeof text, "%s (device pack: blank name%s, %ld %s)", d->label, arch,
+                   d->sms, c->platform.value == AN_PLATFORM_ROCM ? "CUs" : "SMs");
+  if (n > 0 && (size_t)n < sizeof text)
+    c->gpu =
+        (an_text_fact){an_strtab_intern(r->strings, text, (size_t)n), AN_SOURCE_TRACE_METADATA};
+}
+
 /* The rooflines of the kernel rows: the formal launches' shapes, else (graph replay) the
  * mapping traces' launches of the same kernel. */
 static an_status build_roofline(run_state *r) {
@@ -662,6 +677,7 @@ static an_status build_roofline(run_state *r) {
   an_roofline_side m = {r->mapping.views, r->two ? r->mapping.n : 0, r->mapping.kmap, NULL, 0};
   an_status rc = an_roofline_build(&f, &m, r->rules, r->strings, &r->tables, &r->roofline);
   free(texts);
+  if (rc == AN_OK) name_blank_gpu(r);
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
 }
 
