@@ -891,10 +891,8 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
 
 /* Whether the row's dependency class says it can run beside other work: only then is
  * overlap (or checking dependencies before it) advice. */
-static bool ov_independent(const an_overlap_row *row) {
-  return row->dep_class &&
-         (!strcmp(row->dep_class, "independent") || !strcmp(row->dep_class, "optimizer-only") ||
-          !strcmp(row->dep_class, "prefetchable"));
+static bool ov_independent(const te_settings *set, const an_overlap_row *row) {
+  return te_string_list_has(&set->overlap_dependency_independent_classes, row->dep_class);
 }
 
 /* Issue 31: the same mechanism gets the same advice. A row without dataflow evidence that
@@ -903,8 +901,8 @@ static bool ov_independent(const an_overlap_row *row) {
  * check its dependencies first, whatever the stage's stream count: it is a restructuring
  * (the stage lists the options: two-batch overlap, async TP, the all-reduce fused with its
  * norm). False when the row is independent, so the reference rule decides. */
-static bool ov_no_overlap_without_evidence(an_overlap_row *row) {
-  if (row->verdict != AN_OVERLAP_HEADROOM || ov_independent(row)) return false;
+static bool ov_no_overlap_without_evidence(const te_settings *set, an_overlap_row *row) {
+  if (row->verdict != AN_OVERLAP_HEADROOM || ov_independent(set, row)) return false;
   row->priority = AN_PRIORITY_P2;
   row->recommendation = AN_RECOMMEND_RESTRUCTURE;
   return true;
@@ -955,7 +953,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     row->recommendation = AN_RECOMMEND_TRY_FUSION;
     return true;
   }
-  return ov_no_overlap_without_evidence(row);
+  return ov_no_overlap_without_evidence(set, row);
 }
 
 /* O8: a kernel whose name says it is already fused (matcher already_fused_kernel) is not

@@ -12,7 +12,7 @@
  * split fusion pattern: its estimated saving (a direct match, the fused kernel already running, is
  * never one); not for training or benchmarks; overlap  a headroom row: its recoverable time, at
  * most the kernel's time in the step (a collective's at most its transfer time); overlapping needs
- * dataflow evidence that the kernel is independent (summary.overlap_dep_classes).
+ * dataflow evidence that the kernel is independent (overlap.dependency.independent_classes).
  */
 #include <math.h>
 #include <string.h>
@@ -157,12 +157,6 @@ void sm_roofline_items(sm_ctx *c) {
 
 /* ---------------------------------------------------------------- chain */
 
-static bool in_list(const te_string_list *l, const char *s) {
-  for (size_t i = 0; s && i < l->n; i++)
-    if (!strcmp(l->items[i], s)) return true;
-  return false;
-}
-
 static bool hits(const te_matcher *m, const char *s) {
   return m && s && te_matcher_match(m, s, strlen(s));
 }
@@ -170,8 +164,8 @@ static bool hits(const te_matcher *m, const char *s) {
 /* A kernel row of an eager elementwise or copy chain (summary.chain_categories, not an
  * excluded kind, not already a fused kernel, not a copy-engine transfer). */
 static bool chain_row(const sm_ctx *c, const an_kernel_row *r) {
-  return in_list(&c->s->summary_chain_categories, r->category) &&
-         !in_list(&c->s->summary_chain_exclude_kinds, r->kind) &&
+  return te_string_list_has(&c->s->summary_chain_categories, r->category) &&
+         !te_string_list_has(&c->s->summary_chain_exclude_kinds, r->kind) &&
          !hits(te_rules_matcher(c->rules, "already_fused_kernel"), r->name) &&
          !hits(te_rules_matcher(c->rules, "chain_exclude_kernel"), r->name) &&
          !is_collective(c, r->name);
@@ -265,7 +259,7 @@ void sm_overlap_items(sm_ctx *c) {
         !overlap_action(r->recommendation, &a))
       continue;
     bool overlap = a == AN_ACTION_TRY_OVERLAP || a == AN_ACTION_CHECK_DEPS;
-    if (overlap && !in_list(&c->s->summary_overlap_dep_classes, r->dep_class))
+    if (overlap && !te_string_list_has(&c->s->overlap_dependency_independent_classes, r->dep_class))
       continue; /* no dataflow evidence that anything can run beside it */
     double basis = r->recoverable_ms * 1000.0;
     const an_kernel_row *kr = sm_row_of(c, r->kernel);

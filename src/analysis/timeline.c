@@ -115,12 +115,6 @@ static size_t stage_slot(const an_timeline *tl, const char *stage_id) {
   return s;
 }
 
-static bool str_in(const te_string_list *l, const char *s) {
-  for (size_t i = 0; s && i < l->n; i++)
-    if (!strcmp(l->items[i], s)) return true;
-  return false;
-}
-
 /* ---------------------------------------------------------------- one trace */
 
 typedef struct tl_trace {
@@ -182,7 +176,7 @@ static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name) {
       if (len >= sizeof buf) len = sizeof buf - 1;
       cat = te_rules_classify(tl->rules, "kernel", buf, NULL);
     }
-    c->coll_name[name] = str_in(&tl->set->ranks_communication_categories, cat)
+    c->coll_name[name] = te_string_list_has(&tl->set->ranks_communication_categories, cat)
                              ? an_strtab_intern(tl->strings, canon, len)
                              : NOT_COLLECTIVE;
     if (!c->coll_name[name]) return NULL; /* out of memory: counted as compute */

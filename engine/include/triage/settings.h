@@ -241,6 +241,9 @@ typedef struct te_list_map {
     "overlap.dependency.serial_consumer_categories", LIST, 0, 0, 0, NULL,                          \
     "a collective whose tight next kernel on its stream has this kernel category feeds it: "       \
     "serial")                                                                                      \
+  X(overlap_dependency_independent_classes, "overlap.dependency.independent_classes", LIST, 0, 0,  \
+    0, NULL,                                                                                       \
+    "dependency classes whose kernel can run beside other work: only they are told to overlap")    \
   X(names_mask_every_hex, "names.mask_every_hex", BOOL, 0, 0, 0, NULL,                             \
     "canonical names mask every 0x run; false: only real addresses (docs/names.md)")               \
   X(names_display_max_chars, "names.display_max_chars", INT, 40, 100000, 0, NULL,                  \
@@ -265,8 +268,6 @@ typedef struct te_list_map {
     "kernel categories of eager elementwise and copy chains (one fuse-the-chain item)")            \
   X(summary_chain_exclude_kinds, "summary.chain_exclude_kinds", LIST, 0, 0, 0, NULL,               \
     "kernel kinds of those categories that are no chain link (KV writes, gathers, sorts)")         \
-  X(summary_overlap_dep_classes, "summary.overlap_dep_classes", LIST, 0, 0, 0, NULL,               \
-    "dependency classes of overlap rows whose overlap is an action (dataflow says independent)")   \
   X(summary_chain_max_graph_pct, "summary.chain_max_graph_pct", NUMBER, 0, 100, 0, NULL,           \
     "a stage is eager (chain item, CUDA-graph advice) below this share of graph-replayed time")    \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
