@@ -724,8 +724,6 @@ typedef struct an_bottleneck {
   double idle_pct;         /* host-side idle share of the step (sync, host, launch) */
   double wait_pct;         /* collective wait share of the step */
   size_t dropped;          /* GPU-side items left out */
-  bool launch_bound;       /* most of the host-side idle is launch spacing: fewer kernels
-                              (fusion, fused chains) shortens the step, so those stay */
 } an_bottleneck;
 
 /* Time of one kernel category in one stage (the per-stage time line). */

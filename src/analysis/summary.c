@@ -211,7 +211,7 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
 static void note_bottleneck(an_report *rep, const sm_stage *g) {
   if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
   rep->bottleneck = (an_bottleneck){g->st->label, g->host_idle_us / g->step_us * 100.0,
-                                    g->wait_us / g->step_us * 100.0, 0, false};
+                                    g->wait_us / g->step_us * 100.0, 0};
 }
 
 static an_status build_items(an_report *rep, const te_rules *rules, an_summary_data *out) {
