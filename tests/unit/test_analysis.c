@@ -19,15 +19,11 @@
 #include "analysis/ranks.h"
 #include "analysis/tables.h"
 #include "cli/rules_setup.h"
+#include "default_rules.h"
 
 static te_rules *rules;
 
-static void setup(void) {
-  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
-  triage_rules_setup_options so = {0};
-  rules = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(rules, "default packs must load");
-}
+static void setup(void) { rules = test_default_rules(); }
 static void teardown(void) { te_rules_destroy(rules); }
 
 static const char *canon_masked(const char *s, an_hex_mask mask) {

@@ -12,6 +12,7 @@
 
 #include "analysis/pipeline.h"
 #include "cli/rules_setup.h"
+#include "default_rules.h"
 #include "report/html_assets.h"
 #include "report/html_escape.h"
 #include "report/html_internal.h"
@@ -275,10 +276,7 @@ Test(html_page, fill_error_aborts) {
 /* The HTML page of one trace with the default packs (the caller frees); *rep_out keeps
  * the model for checks when not NULL (destroy it, then the rules). */
 static char *render(const char *trace, te_rules **rules_out, an_report **rep_out) {
-  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
-  triage_rules_setup_options so = {0};
-  te_rules *rules = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(rules);
+  te_rules *rules = test_default_rules();
   an_run_options o = {0};
   o.formal.path = trace;
   o.min_share_pct = -1;

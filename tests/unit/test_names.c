@@ -12,6 +12,7 @@
 
 #include "analysis/bundle.h"
 #include "cli/rules_setup.h"
+#include "default_rules.h"
 #include "report/names.h"
 #include "trace/trace.h"
 
@@ -19,10 +20,7 @@ static te_rules *rules;
 static rp_names *nm;
 
 static void setup(void) {
-  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
-  triage_rules_setup_options so = {0};
-  rules = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(rules, "default packs must load");
+  rules = test_default_rules();
   nm = rp_names_create(rules);
   cr_assert_not_null(nm);
 }

@@ -17,18 +17,14 @@
 #include "analysis/timeline.h"
 #include "analysis/waits.h"
 #include "cli/rules_setup.h"
+#include "default_rules.h"
 #include "report/timeline_report.h"
 #include "trace/trace.h"
 #include "triage/limits.h"
 
 static te_rules *rules;
 
-static void setup(void) {
-  setenv("TRIAGE_RULES_DIR", TRIAGE_SOURCE_DIR "/rules", 1);
-  triage_rules_setup_options so = {0};
-  rules = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(rules, "default packs must load");
-}
+static void setup(void) { rules = test_default_rules(); }
 static void teardown(void) { te_rules_destroy(rules); }
 
 /* ---------------------------------------------------------------- a trace builder */
