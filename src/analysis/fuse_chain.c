@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "util/map.h"
+#include "util/vec.h"
 
 /* ---------------------------------------------------------------- sequence */
 
@@ -154,13 +155,9 @@ static bool count_tuple(tuple_count **v, size_t *n, size_t *cap, const size_t *t
       (*v)[i].count++;
       return true;
     }
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 8;
-    tuple_count *g = realloc(*v, nc * sizeof *g);
-    if (!g) return false;
-    *v = g;
-    *cap = nc;
-  }
+  tuple_count *g = ut_grow(*v, cap, *n + 1, sizeof *g);
+  if (!g) return false;
+  *v = g;
   memset(&(*v)[*n], 0, sizeof **v);
   memcpy((*v)[*n].rows, t, k * sizeof *t);
   (*v)[(*n)++].count = 1;
