@@ -13,10 +13,6 @@
 #include "report/timeline_report.h"
 #include "triage/limits.h"
 
-static double per_step(const an_stage_timeline *tl, int64_t ns) {
-  return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
-}
-
 /* ------------------------------------------------------------------ evidence links */
 
 /* The stage whose anchor spelling is the `len` bytes at `s` (an_summary_anchor lowers
@@ -88,22 +84,22 @@ static void account_para(rp_hw *hw, const an_stage_timeline *tl) {
   const an_time_account *a = &tl->total;
   double idle_pct = a->span_ns ? (double)a->idle_ns / (double)a->span_ns * 100.0 : 0;
   rp_hw_printf(hw, "<p class=\"account\">Per step: span <b>");
-  rp_hw_ms(hw, per_step(tl, a->span_ns));
+  rp_hw_ms(hw, rp_per_step_us(tl, a->span_ns));
   rp_hw_printf(hw, " ms</b> = GPU busy ");
-  rp_hw_ms(hw, per_step(tl, a->busy_ns));
+  rp_hw_ms(hw, rp_per_step_us(tl, a->busy_ns));
   rp_hw_printf(hw, " ms + idle ");
-  rp_hw_ms(hw, per_step(tl, a->idle_ns));
+  rp_hw_ms(hw, rp_per_step_us(tl, a->idle_ns));
   rp_hw_printf(hw, " ms (%.1f%%).", idle_pct);
   if (a->kernel_ns > a->busy_ns) {
     rp_hw_printf(hw, " Kernel time (");
-    rp_hw_ms(hw, per_step(tl, a->kernel_ns));
+    rp_hw_ms(hw, rp_per_step_us(tl, a->kernel_ns));
     rp_hw_printf(hw, " ms) exceeds busy time by ");
-    rp_hw_ms(hw, per_step(tl, a->kernel_ns - a->busy_ns));
+    rp_hw_ms(hw, rp_per_step_us(tl, a->kernel_ns - a->busy_ns));
     rp_hw_printf(hw, " ms: kernels run concurrently.");
   }
   if (a->pdl_wait_ns > 0) {
     rp_hw_printf(hw, " Of the kernel time, ");
-    rp_hw_ms(hw, per_step(tl, a->pdl_wait_ns));
+    rp_hw_ms(hw, rp_per_step_us(tl, a->pdl_wait_ns));
     rp_hw_printf(hw,
                  " ms/step is a kernel waiting on its stream's predecessor (programmatic "
                  "dependent launch).");
@@ -121,7 +117,7 @@ static const char CAUSE_HEADS[] =
 
 static void cause_row(rp_hw *hw, const an_stage_timeline *tl, const an_idle_cause *c,
                       const char *id, size_t row) {
-  double us = per_step(tl, c->idle_ns), step_us = per_step(tl, tl->total.span_ns);
+  double us = rp_per_step_us(tl, c->idle_ns), step_us = rp_per_step_us(tl, tl->total.span_ns);
   rp_hw_printf(hw, "<tr id=\"%s%s\"><td>I%zu</td><td>%s</td><td>", hw->idp, id, row + 1,
                rp_idle_kind(c->kind));
   if (c->what) {
@@ -169,7 +165,7 @@ static void causes_table(rp_hw *hw, const an_stage_report *st, const char *tok) 
   rp_hw_printf(hw, "</tbody></table></div>");
   if (!hidden) return;
   rp_hw_printf(hw, "<p class=\"more\">%zu more cause%s (", hidden, hidden == 1 ? "" : "s");
-  rp_hw_ms(hw, per_step(tl, hidden_ns));
+  rp_hw_ms(hw, rp_per_step_us(tl, hidden_ns));
   rp_hw_printf(hw, " ms/step) in the JSON report.</p>");
 }
 
@@ -198,10 +194,10 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
     rp_hw_name_span(hw, c->kernel, rp_hw_shown(hw, si, c->kernel));
     rp_hw_printf(hw, "</td><td data-value=\"%.6g\">%.1f</td>", (double)c->instances / n,
                  (double)c->instances / n);
-    rp_hw_td_ms(hw, per_step(tl, c->total_ns));
-    rp_hw_td_ms(hw, per_step(tl, c->total_ns - c->wait_ns));
-    rp_hw_td_ms(hw, per_step(tl, c->wait_ns));
-    rp_hw_td_ms(hw, per_step(tl, c->first_wait_ns));
+    rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns));
+    rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns - c->wait_ns));
+    rp_hw_td_ms(hw, rp_per_step_us(tl, c->wait_ns));
+    rp_hw_td_ms(hw, rp_per_step_us(tl, c->first_wait_ns));
     rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td><td>%s</td></tr>",
                  (double)c->floor_ns / 1000.0, (double)c->floor_ns / 1000.0,
                  rp_floor_basis(c->basis));

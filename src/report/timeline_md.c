@@ -94,10 +94,6 @@ void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const voi
 
 /* ---------------------------------------------------------------- time account */
 
-static double per_step(const an_stage_timeline *tl, int64_t ns) {
-  return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
-}
-
 static void steps_line(FILE *f, const an_stage_timeline *tl) {
   char out[32];
   rp_fmt_ms(out, sizeof out, (double)tl->outside_ns / 1000.0);
@@ -142,17 +138,17 @@ static void steps_line(FILE *f, const an_stage_timeline *tl) {
 static void account_line(FILE *f, const an_stage_timeline *tl) {
   const an_time_account *a = &tl->total;
   char s[32], b[32], i[32], k[32], p[32];
-  rp_fmt_ms(s, sizeof s, per_step(tl, a->span_ns));
-  rp_fmt_ms(b, sizeof b, per_step(tl, a->busy_ns));
-  rp_fmt_ms(i, sizeof i, per_step(tl, a->idle_ns));
-  rp_fmt_ms(k, sizeof k, per_step(tl, a->kernel_ns));
-  rp_fmt_ms(p, sizeof p, per_step(tl, a->pdl_wait_ns));
+  rp_fmt_ms(s, sizeof s, rp_per_step_us(tl, a->span_ns));
+  rp_fmt_ms(b, sizeof b, rp_per_step_us(tl, a->busy_ns));
+  rp_fmt_ms(i, sizeof i, rp_per_step_us(tl, a->idle_ns));
+  rp_fmt_ms(k, sizeof k, rp_per_step_us(tl, a->kernel_ns));
+  rp_fmt_ms(p, sizeof p, rp_per_step_us(tl, a->pdl_wait_ns));
   double idle_pct = a->span_ns ? (double)a->idle_ns / (double)a->span_ns * 100.0 : 0;
   fprintf(f, "\nPer step: span **%s ms** = GPU busy %s ms + idle %s ms (%.1f%%).", s, b, i,
           idle_pct);
   if (a->kernel_ns > a->busy_ns) {
     char o[32];
-    rp_fmt_ms(o, sizeof o, per_step(tl, a->kernel_ns - a->busy_ns));
+    rp_fmt_ms(o, sizeof o, rp_per_step_us(tl, a->kernel_ns - a->busy_ns));
     fprintf(f, " Kernel time (%s ms) exceeds busy time by %s ms: kernels run concurrently.", k, o);
   }
   if (a->pdl_wait_ns > 0)
@@ -169,7 +165,7 @@ static void account_line(FILE *f, const an_stage_timeline *tl) {
 static void cause_row(FILE *f, const an_stage_timeline *tl, const an_idle_cause *c, const char *id,
                       size_t row, double step_us) {
   char t[32], g[32];
-  double us = per_step(tl, c->idle_ns);
+  double us = rp_per_step_us(tl, c->idle_ns);
   rp_fmt_ms(t, sizeof t, us);
   rp_fmt_ms(g, sizeof g, (double)c->max_gap_ns / 1000.0);
   fprintf(f, "| <a id=\"%s\"></a>I%zu | %s | ", id, row + 1, rp_idle_kind(c->kind));
@@ -192,7 +188,7 @@ static void causes_table(FILE *f, const an_report *r, const an_stage_report *st)
   const an_stage_timeline *tl = st->timeline;
   const an_time_account *a = &tl->total;
   if (!a->n_causes) return;
-  double step_us = per_step(tl, a->span_ns);
+  double step_us = rp_per_step_us(tl, a->span_ns);
   fputs(
       "\n| # | Idle cause | CPU op or call | Python location | Idle (ms/step) | Share of step | "
       "Gaps | Longest (ms) |\n| ---: | --- | --- | --- | ---: | ---: | ---: | ---: |\n",
@@ -210,7 +206,7 @@ static void causes_table(FILE *f, const an_report *r, const an_stage_report *st)
     }
   }
   char t[32];
-  rp_fmt_ms(t, sizeof t, per_step(tl, hidden_ns));
+  rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, hidden_ns));
   if (hidden)
     fprintf(f, "\n%zu more cause%s (%s ms/step) in the JSON report.\n", hidden,
             hidden == 1 ? "" : "s", t);
@@ -230,10 +226,10 @@ static void collectives_table(FILE *f, const an_stage_report *st, rp_name_fn nam
     const an_collective_time *c = &tl->collectives[i];
     char id[64], t[32], x[32], w[32], fw[32];
     an_summary_anchor(id, sizeof id, "wait", st->id, i);
-    rp_fmt_ms(t, sizeof t, per_step(tl, c->total_ns));
-    rp_fmt_ms(x, sizeof x, per_step(tl, c->total_ns - c->wait_ns));
-    rp_fmt_ms(w, sizeof w, per_step(tl, c->wait_ns));
-    rp_fmt_ms(fw, sizeof fw, per_step(tl, c->first_wait_ns));
+    rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, c->total_ns));
+    rp_fmt_ms(x, sizeof x, rp_per_step_us(tl, c->total_ns - c->wait_ns));
+    rp_fmt_ms(w, sizeof w, rp_per_step_us(tl, c->wait_ns));
+    rp_fmt_ms(fw, sizeof fw, rp_per_step_us(tl, c->first_wait_ns));
     fprintf(f, "| <a id=\"%s\"></a>W%zu | ", id, i + 1);
     rp_md_code(f, name(ctx, st->id, c->kernel));
     fprintf(f, " | %.1f | %s | %s | %s | %s | %.1f | %s |\n", (double)c->instances / n, t, x, w, fw,

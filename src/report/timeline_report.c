@@ -175,6 +175,10 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
 
 void rp_fmt_ms(char *b, size_t cap, double us) { rp_md_number(b, cap, us / 1000.0); }
 
+double rp_per_step_us(const an_stage_timeline *tl, int64_t ns) {
+  return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
+}
+
 static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
   char g[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);

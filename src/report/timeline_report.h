@@ -36,6 +36,9 @@ bool rp_summary_links_to(const an_report *r, const char *anchor);
 const char *rp_summary_action(const an_summary_item *it, an_workload w);
 /* Milliseconds with two decimals, or two significant digits under 0.005 ms. */
 void rp_fmt_ms(char *buf, size_t cap, double us);
+
+/* A stage total in ns as us per counted step (the whole stage when it has none). */
+double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
 /* The basis of the item's bound in one phrase (no trailing period), into buf. */
 void rp_summary_basis(const an_summary_item *it, char *buf, size_t cap);
 /* "at most X ms/step (S% of the Y ms step)" into buf (Markdown bold marks when bold). */
