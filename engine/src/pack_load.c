@@ -386,6 +386,14 @@ static te_matcher *parse_matcher(te_vctx *v, const ty_node *n, const char *what)
 /* ---------------------------------------------------------------- lists */
 
 /* Fills the common id/before/after fields; false when the entry is unusable. */
+void *te_entry_new(te_vctx *v, const ty_node *item, const char *what, const char *const *keys,
+                   size_t size, size_t hdr_offset) {
+  te_check_keys(v, item, keys, what);
+  char *e = te_arena_alloc(v->a, size);
+  if (!e || !te_parse_header(v, item, what, (te_entry *)(e + hdr_offset))) return NULL;
+  return e;
+}
+
 bool te_parse_header(te_vctx *v, const ty_node *item, const char *what, te_entry *e) {
   e->origin = te_origin_of(v, item);
   const ty_node *id = ty_get(item, "id");
@@ -459,9 +467,8 @@ static void parse_from(te_vctx *v, const ty_node *n, class_rule_entry *e) {
 static te_entry *parse_class_rule(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "category", "match", "unless", "from", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  class_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  class_rule_entry *e = TE_ENTRY_NEW(v, item, what, keys, class_rule_entry);
+  if (!e) return NULL;
   const ty_node *x;
   if ((x = te_require(v, item, "category", what, &e->hdr))) {
     e->category = te_get_nonempty_str(v, x, "category");
@@ -480,9 +487,8 @@ static te_entry *parse_class_rule(te_vctx *v, const ty_node *item, const char *w
 static te_entry *parse_category(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "meaning", "parent", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  category_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  category_entry *e = TE_ENTRY_NEW(v, item, what, keys, category_entry);
+  if (!e) return NULL;
   const ty_node *x;
   if ((x = te_require(v, item, "meaning", what, &e->hdr)))
     e->meaning = te_get_nonempty_str(v, x, "meaning");
@@ -496,9 +502,8 @@ static te_entry *parse_category(te_vctx *v, const ty_node *item, const char *wha
 static te_entry *parse_classifier(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "default", "categories", "rules", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  classifier_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  classifier_entry *e = TE_ENTRY_NEW(v, item, what, keys, classifier_entry);
+  if (!e) return NULL;
   const ty_node *x;
   if ((x = ty_get(item, "default"))) {
     e->default_category = te_get_nonempty_str(v, x, "default");
@@ -537,9 +542,8 @@ static te_entry *parse_ladder(te_vctx *v, const ty_node *item, const char *what,
                                      "rules",     "adjustments", NULL};
   static const char *const penalty_keys[] = {"match", "amount", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  ladder_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  ladder_entry *e = TE_ENTRY_NEW(v, item, what, keys, ladder_entry);
+  if (!e) return NULL;
   const ty_node *x;
   long num = 0;
   if ((x = ty_get(item, "default")) && te_get_int(v, x, "default", -MAX_SCORE, MAX_SCORE, &num)) {
@@ -568,9 +572,8 @@ static te_entry *parse_ladder(te_vctx *v, const ty_node *item, const char *what,
 static te_entry *parse_rewrite(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "find", "replace", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  rewrite_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  rewrite_entry *e = TE_ENTRY_NEW(v, item, what, keys, rewrite_entry);
+  if (!e) return NULL;
   const ty_node *x;
   if ((x = te_require(v, item, "find", what, &e->hdr))) e->find = te_get_nonempty_str(v, x, "find");
   if ((x = ty_get(item, "replace"))) e->replace = te_get_str(v, x, "replace");
@@ -582,9 +585,8 @@ static te_entry *parse_rewrite(te_vctx *v, const ty_node *item, const char *what
 static te_entry *parse_stage(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "label", "order", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  stage_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  stage_entry *e = TE_ENTRY_NEW(v, item, what, keys, stage_entry);
+  if (!e) return NULL;
   const ty_node *x;
   long order = 0;
   e->label = e->hdr.id;
@@ -597,9 +599,8 @@ static te_entry *parse_stage(te_vctx *v, const ty_node *item, const char *what, 
 static te_entry *parse_stage_rule(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "stage", "match", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  stage_rule_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  stage_rule_entry *e = TE_ENTRY_NEW(v, item, what, keys, stage_rule_entry);
+  if (!e) return NULL;
   const ty_node *x;
   if ((x = te_require(v, item, "stage", what, &e->hdr))) {
     e->stage = te_get_nonempty_str(v, x, "stage");
@@ -612,9 +613,8 @@ static te_entry *parse_stage_rule(te_vctx *v, const ty_node *item, const char *w
 static te_entry *parse_rank(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "regex", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  rank_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  rank_entry *e = TE_ENTRY_NEW(v, item, what, keys, rank_entry);
+  if (!e) return NULL;
   const ty_node *x = te_require(v, item, "regex", what, &e->hdr);
   if (!x) return &e->hdr;
   e->regex_src = te_get_nonempty_str(v, x, "regex");
@@ -635,9 +635,8 @@ static te_entry *parse_rank(te_vctx *v, const ty_node *item, const char *what, v
 static te_entry *parse_framework(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "label", "aliases", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  framework_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  framework_entry *e = TE_ENTRY_NEW(v, item, what, keys, framework_entry);
+  if (!e) return NULL;
   const ty_node *x;
   e->label = e->hdr.id;
   if ((x = ty_get(item, "label"))) e->label = te_get_nonempty_str(v, x, "label");
@@ -656,9 +655,8 @@ static void framework_ref(te_vctx *v, const ty_node *item, const char *what, con
 static te_entry *parse_text_hint(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "framework", "match", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  text_hint_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  text_hint_entry *e = TE_ENTRY_NEW(v, item, what, keys, text_hint_entry);
+  if (!e) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
   if ((x = te_require(v, item, "match", what, &e->hdr))) te_parse_mref(v, x, "match", &e->match);
@@ -668,9 +666,8 @@ static te_entry *parse_text_hint(te_vctx *v, const ty_node *item, const char *wh
 static te_entry *parse_keys_hint(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "framework", "keys", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  keys_hint_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  keys_hint_entry *e = TE_ENTRY_NEW(v, item, what, keys, keys_hint_entry);
+  if (!e) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
   if ((x = te_require(v, item, "keys", what, &e->hdr)))
@@ -682,9 +679,8 @@ static te_entry *parse_probe(te_vctx *v, const ty_node *item, const char *what, 
   static const char *const keys[] = {HEADER_KEYS,     "framework", "path", "body_match",
                                      "json_list_key", "timeout_s", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  probe_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  probe_entry *e = TE_ENTRY_NEW(v, item, what, keys, probe_entry);
+  if (!e) return NULL;
   framework_ref(v, item, what, &e->hdr, &e->framework, &e->framework_origin);
   const ty_node *x;
   if ((x = te_require(v, item, "path", what, &e->hdr))) {
@@ -709,9 +705,8 @@ static te_entry *parse_probe(te_vctx *v, const ty_node *item, const char *what, 
 static te_entry *parse_alias(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "trigger", "tokens", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  alias_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  alias_entry *e = TE_ENTRY_NEW(v, item, what, keys, alias_entry);
+  if (!e) return NULL;
   const ty_node *x;
   if ((x = te_require(v, item, "trigger", what, &e->hdr)))
     te_parse_mref(v, x, "trigger", &e->trigger);
@@ -870,9 +865,8 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
       "modes",           "max_tokens", "max_message_mb", "single_node",
       "chain",           NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  fusion_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
+  if (!e) return NULL;
   te_fusion_pattern *p = &e->pat;
   p->id = e->hdr.id;
   p->origin_pos = e->hdr.origin;
@@ -971,9 +965,8 @@ static void parse_display_examples(te_vctx *v, const ty_node *n, display_entry *
 static te_entry *parse_display(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "regex", "replace", "examples", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  display_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  display_entry *e = TE_ENTRY_NEW(v, item, what, keys, display_entry);
+  if (!e) return NULL;
   const ty_node *rx = te_require(v, item, "regex", what, &e->hdr);
   const ty_node *rp = te_require(v, item, "replace", what, &e->hdr);
   if (rx) e->regex_src = te_get_nonempty_str(v, rx, "regex");

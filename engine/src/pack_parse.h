@@ -53,6 +53,13 @@ bool te_parse_mref(te_vctx *v, const ty_node *n, const char *what, te_mref *out)
 #define HEADER_KEYS "id", "before", "after"
 typedef te_entry *(*te_item_parser)(te_vctx *v, const ty_node *item, const char *what, void *ctx);
 bool te_parse_header(te_vctx *v, const ty_node *item, const char *what, te_entry *e);
+/* A new arena entry of `size` bytes whose te_entry sits at `hdr_offset`, with the item's
+ * keys checked against `keys` and its header parsed; NULL when out of memory or the
+ * header is bad (the error is recorded). TE_ENTRY_NEW names the type instead. */
+void *te_entry_new(te_vctx *v, const ty_node *item, const char *what, const char *const *keys,
+                   size_t size, size_t hdr_offset);
+#define TE_ENTRY_NEW(v, item, what, keys, type) \
+  ((type *)te_entry_new((v), (item), (what), (keys), sizeof(type), offsetof(type, hdr)))
 /* item[key], or NULL with an error naming the entry. */
 const ty_node *te_require(te_vctx *v, const ty_node *item, const char *key, const char *what,
                           const te_entry *e);

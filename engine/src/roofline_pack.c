@@ -91,9 +91,8 @@ static const char *dtype_ref(te_vctx *v, const ty_node *item, const char *key, t
 te_entry *te_parse_dtype(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "bytes", "peak", "scalar_type", "names", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  dtype_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  dtype_entry *e = TE_ENTRY_NEW(v, item, what, keys, dtype_entry);
+  if (!e) return NULL;
   te_dtype *d = &e->d;
   d->id = e->hdr.id;
   d->origin = e->hdr.origin;
@@ -207,9 +206,8 @@ te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, voi
   static const char *const keys[] = {HEADER_KEYS, "label",       "match",      "sms",    "hbm_tbs",
                                      "link_gbs",  "peak_tflops", "attainable", "source", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  device_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  device_entry *e = TE_ENTRY_NEW(v, item, what, keys, device_entry);
+  if (!e) return NULL;
   te_device *d = &e->d;
   d->id = e->hdr.id;
   d->origin = e->hdr.origin;
@@ -345,9 +343,8 @@ te_entry *te_parse_op_cost(te_vctx *v, const ty_node *item, const char *what, vo
   static const char *const keys[] = {HEADER_KEYS, "ops",         "gemm", "grouped_gemm",
                                      "attention", "elementwise", NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  op_cost_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  op_cost_entry *e = TE_ENTRY_NEW(v, item, what, keys, op_cost_entry);
+  if (!e) return NULL;
   te_op_cost *c = &e->c;
   c->id = e->hdr.id;
   c->origin = e->hdr.origin;
@@ -372,9 +369,8 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
                                      "head_dim",         "vocab",        "experts", "topk",
                                      "moe_intermediate", "weight_dtype", "source",  NULL};
   (void)ctx;
-  te_check_keys(v, item, keys, what);
-  model_entry *e = te_arena_alloc(v->a, sizeof *e);
-  if (!e || !te_parse_header(v, item, what, &e->hdr)) return NULL;
+  model_entry *e = TE_ENTRY_NEW(v, item, what, keys, model_entry);
+  if (!e) return NULL;
   te_model *m = &e->m;
   m->id = e->hdr.id;
   m->origin = e->hdr.origin;
