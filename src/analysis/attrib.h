@@ -17,8 +17,8 @@
 
 #include <stddef.h>
 
-#include "analysis/bundle.h"
 #include "analysis/strtab.h"
+#include "analysis/trace_view.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/bundle.h"
 #include "analysis/model.h"
 #include "analysis/steps.h"
 #include "analysis/tables.h"
+#include "analysis/trace_view.h"
 #include "triage/rules.h"
 
 /* ---------------------------------------------------------------- execution facts */

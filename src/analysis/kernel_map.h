@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/bundle.h"
 #include "analysis/model.h"
+#include "analysis/trace_view.h"
 #include "triage/rules.h"
 
 typedef struct an_kernel_map an_kernel_map; /* opaque */

@@ -24,9 +24,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
+#include "analysis/trace_view.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
@@ -25,6 +24,7 @@
 #include "analysis/summary.h"
 #include "analysis/tables.h"
 #include "analysis/timeline.h"
+#include "analysis/trace_view.h"
 #include "analysis/workload.h"
 #include "trace/discover.h"
 #include "trace/trace.h"

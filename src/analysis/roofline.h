@@ -15,11 +15,11 @@
 
 #include <stddef.h>
 
-#include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
 #include "analysis/strtab.h"
 #include "analysis/tables.h"
+#include "analysis/trace_view.h"
 #include "triage/rules.h"
 
 /* The records and counts of one table stage (parallel to an_tables.stages). */

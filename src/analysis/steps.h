@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/bundle.h"
 #include "analysis/model.h"
+#include "analysis/trace_view.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 

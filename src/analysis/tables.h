@@ -15,11 +15,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analysis/bundle.h"
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
+#include "analysis/trace_view.h"
 #include "triage/rules.h"
 
 typedef struct an_stage_tables {

@@ -1,7 +1,7 @@
 /*
  * cli/bundle_cmd.h - `triage bundle INPUT...`: many reports (traces, profile directories
  * or JSON reports) in one Markdown document (report/bundle_report.h). Not to be confused
- * with analysis/bundle.c, the per-trace view of the analysis.
+ * with analysis/trace_view.c, the per-trace view of the analysis.
  */
 #ifndef TRIAGE_CLI_BUNDLE_CMD_H
 #define TRIAGE_CLI_BUNDLE_CMD_H

@@ -1,7 +1,7 @@
 /*
  * report/names.h - display names of kernels: demangling, shortening, uniqueness.
  *
- * Kernel names are keys everywhere else (the canonical names of analysis/bundle.h); this
+ * Kernel names are keys everywhere else (the canonical names of analysis/trace_view.h); this
  * module only makes the strings a renderer prints. It demangles Itanium C++ names
  * (libiberty, bounded by RP_MAX_DEMANGLE_BYTES / RP_MAX_DEMANGLED_BYTES), gives known
  * families a compact form from the packs' `display_names:` rules, collapses the rest

@@ -1,7 +1,7 @@
 /*
  * util/params.h - the trailing parameter list of a function signature, as demangled
  * kernel names print it ("void f<int>(float*, int)"): the canonical names
- * (analysis/bundle.c) and the display names (report/names.c) both cut it.
+ * (analysis/trace_view.c) and the display names (report/names.c) both cut it.
  *
  * Ownership: reads the caller's text; allocates nothing.
  */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "analysis/attrib.h"
-#include "analysis/bundle.h"
 #include "analysis/explain.h"
 #include "analysis/id_index.h"
 #include "analysis/kernel_map.h"
@@ -18,6 +17,7 @@
 #include "analysis/pipeline.h"
 #include "analysis/ranks.h"
 #include "analysis/tables.h"
+#include "analysis/trace_view.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 

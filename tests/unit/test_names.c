@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/bundle.h"
+#include "analysis/trace_view.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/names.h"

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/bundle.h"
 #include "analysis/pipeline.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/timeline.h"
+#include "analysis/trace_view.h"
 #include "analysis/waits.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"

@@ -1,1 +1,1 @@
-#include "analysis/bundle.h" /* upward: trace is below analysis */
+#include "analysis/trace_view.h" /* upward: trace is below analysis */

@@ -1,5 +1,5 @@
 /*
- * analysis/bundle.h - the per-trace view every table is computed from: the chosen
+ * analysis/trace_view.h - the per-trace view every table is computed from: the chosen
  * process, each kernel's stage, and the kernels of each stage in start order
  * (docs/reference.md §2.3 and §2.5).
  *
@@ -12,8 +12,8 @@
  * te_rules (stage ids and labels point into the rules, valid until te_rules_destroy).
  * The const tr_event pointers point into the trace's event arrays.
  */
-#ifndef TRIAGE_ANALYSIS_BUNDLE_H
-#define TRIAGE_ANALYSIS_BUNDLE_H
+#ifndef TRIAGE_ANALYSIS_TRACE_VIEW_H
+#define TRIAGE_ANALYSIS_TRACE_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>

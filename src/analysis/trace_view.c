@@ -1,7 +1,7 @@
 /*
- * analysis/bundle.c - canonical kernel names, process choice and stage assignment.
+ * analysis/trace_view.c - canonical kernel names, process choice and stage assignment.
  */
-#include "analysis/bundle.h"
+#include "analysis/trace_view.h"
 
 #include <ctype.h>
 #include <math.h>
