@@ -714,6 +714,9 @@ typedef struct an_summary_item {
                              launch call itself is AN_IDLE_LAUNCH) */
   size_t n_more;          /* other evidence rows merged into this item (same root cause) */
   char more[2][64];       /* their anchors */
+  const struct an_rank_group *rank_group; /* wait items of a directory run: the Ranks
+                                             section's group of the tables' rank in the
+                                             stage (who it waits for); NULL: none */
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side
@@ -739,8 +742,12 @@ typedef struct an_trace_limits {
   bool no_python_stacks;          /* no kernel resolved to a Python location: recorded without
                                      with_stack=True (or without Python frames at all) */
   bool framework_defaulted;       /* nothing detected the framework: the packs' default */
-  long ranks_analysed;            /* formal traces read */
-  long ranks_expected;            /* the TP size (server args), else 0: unknown */
+  long ranks_analysed;            /* formal traces read; with a Ranks section, the most
+                                     ranks one of its stages compares */
+  long ranks_expected;            /* the TP size (server args, trace metadata); with a Ranks
+                                     section the run's world size; else 0: unknown */
+  bool ranks_compared;            /* a Ranks section compared the ranks of a directory */
+  long world_size;                /* the largest distributedInfo.world_size read, 0: none */
   const char *short_window_stage; /* label of the first stage whose GPU span is under
                                      report.short_window_ms, NULL if none */
   double short_window_us;         /* that stage's span */

@@ -916,6 +916,16 @@ static an_status assemble_provenance(run_state *r, double kernel_min_share) {
   return AN_OK;
 }
 
+/* The largest distributedInfo.world_size of the formal traces, 0 when none states it. */
+static long world_size(const run_state *r) {
+  long w = 0;
+  for (size_t i = 0; i < r->formal.n; i++) {
+    const tr_trace_meta *m = r->formal.traces[i] ? tr_trace_meta_get(r->formal.traces[i]) : NULL;
+    if (m && m->world_size != TR_NO_ID && m->world_size > w) w = (long)m->world_size;
+  }
+  return w;
+}
+
 static an_status assemble(run_state *r, double kernel_min_share) {
   an_status rc = assemble_provenance(r, kernel_min_share);
   if (rc == AN_OK) rc = assemble_stages(r);
@@ -925,6 +935,7 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   r->report.roofline_model = r->roofline.model;
   r->report.hints = r->hints;
   r->report.n_hints = r->n_hints;
+  r->report.limits.world_size = world_size(r);
   an_summary_limits(&r->report, te_rules_settings(r->rules));
   if (an_summary_build(&r->report, r->stages, r->rules, &r->summary) != AN_OK)
     return fail(r, AN_ERR_NOMEM, NULL, "out of memory");

@@ -147,9 +147,13 @@ static bool gpu_side(const an_summary_item *it) {
          it->kind == AN_SUMMARY_FUSION;
 }
 
-/* The kept item that names one of its kernels, or NULL. */
+/* The kept item that names one of its kernels, or NULL. A wait is never merged: its
+ * root cause is the rank the others wait for, not the collective that absorbs it, so a
+ * fusion of that collective leaves the wait where it is. */
 static an_summary_item *same_root(an_summary_item *kept, size_t n, const an_summary_item *it) {
+  if (it->kind == AN_SUMMARY_WAIT) return NULL;
   for (size_t i = 0; i < n; i++) { /* any stage: one kernel is one root cause */
+    if (kept[i].kind == AN_SUMMARY_WAIT) continue;
     for (size_t a = 0; a < kept[i].n_kernels; a++)
       for (size_t b = 0; b < it->n_kernels; b++)
         if (kept[i].kernels[a] == it->kernels[b] || !strcmp(kept[i].kernels[a], it->kernels[b]))
@@ -215,7 +219,10 @@ static void note_bottleneck(an_report *rep, const sm_stage *g) {
 }
 
 static an_status build_items(an_report *rep, const te_rules *rules, an_summary_data *out) {
-  sm_ctx c = {.rules = rules, .s = te_rules_settings(rules), .workload = rep->run.workload.value};
+  sm_ctx c = {.rep = rep,
+              .rules = rules,
+              .s = te_rules_settings(rules),
+              .workload = rep->run.workload.value};
   bool *bneck = calloc(rep->n_stages + 1, sizeof *bneck);
   if (!bneck) return AN_ERR_NOMEM;
   for (size_t i = 0; i < rep->n_stages; i++) {
@@ -302,6 +309,14 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
   const an_count_fact *tp = &rep->run.context.tp_size;
   l->ranks_expected =
       tp->source != AN_SOURCE_DEFAULT && tp->source != AN_SOURCE_UNKNOWN ? tp->value : 0;
+  /* A Ranks section read the directory's ranks: the limit is the ranks the directory
+   * lacks, counted against the run's world size (the TP size misses DP replicas). */
+  for (size_t i = 0; i < rep->n_ranks; i++) {
+    l->ranks_compared = true;
+    if ((long)rep->ranks[i].n_rows > l->ranks_analysed)
+      l->ranks_analysed = (long)rep->ranks[i].n_rows;
+  }
+  if (l->ranks_compared && l->world_size > 0) l->ranks_expected = l->world_size;
   for (size_t i = 0; i < rep->n_stages; i++) {
     const an_overlap_stage *o = rep->stages[i].overlap;
     if (o && o->span_us > 0 && o->span_us < s->report_short_window_ms * 1000.0) {

@@ -29,6 +29,7 @@ typedef struct sm_stage {
 } sm_stage;
 
 typedef struct sm_ctx {
+  const an_report *rep; /* its Ranks sections name the rank a wait is for */
   const te_rules *rules;
   const te_settings *s;
   an_workload workload;

@@ -83,6 +83,21 @@ void sm_idle_items(sm_ctx *c) {
 
 /* ---------------------------------------------------------------- wait */
 
+/* The Ranks section's group of the tables' rank (the report's first input) in the stage:
+ * a directory run knows who the rank waits for. NULL for a one-rank run. */
+static const an_rank_group *tables_rank_group(const sm_ctx *c) {
+  const an_report *rep = c->rep;
+  const char *input = rep->run.n_formal_inputs ? rep->run.formal_inputs[0] : NULL;
+  for (size_t i = 0; input && i < rep->n_ranks; i++) {
+    const an_rank_report *rr = &rep->ranks[i];
+    if (strcmp(rr->stage, c->g.st->id) != 0) continue;
+    for (size_t k = 0; k < rr->n_rows; k++)
+      if (rr->rows[k].path && !strcmp(rr->rows[k].path, input) && rr->rows[k].group < rr->n_groups)
+        return &rr->groups[rr->rows[k].group];
+  }
+  return NULL;
+}
+
 /* One item per stage: the waits have one root cause, the rank the others wait for. */
 void sm_wait_items(sm_ctx *c) {
   const an_stage_timeline *tl = c->g.st->timeline;
@@ -95,6 +110,7 @@ void sm_wait_items(sm_ctx *c) {
   it->what = top->kernel;
   it->detail_us = (double)top->floor_ns / 1000.0;
   it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
+  it->rank_group = tables_rank_group(c);
   for (size_t i = 0; i < tl->n_collectives; i++) {
     if (tl->collectives[i].wait_ns <= 0) continue;
     it->count += tl->collectives[i].instances;

@@ -303,6 +303,12 @@ static void header(rp_hw *hw) {
   fact(hw, "Platform", rp_platform(p->context.platform.value), p->context.platform.source, true);
   fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : "single trace",
        AN_SOURCE_UNKNOWN, false);
+  if (hw->rep->limits.ranks_compared) {
+    char ranks[128];
+    snprintf(ranks, sizeof ranks, "%ld (tables: the lowest rank; Ranks section: every rank)",
+             hw->rep->limits.ranks_analysed);
+    fact(hw, "Ranks read", ranks, AN_SOURCE_UNKNOWN, false);
+  }
   double total = 0;
   for (size_t i = 0; i < hw->rep->n_stages; i++) total += hw->rep->stages[i].kernel_total_us;
   rp_hw_printf(hw, "<div><dt>Stages</dt><dd>%zu</dd></div><div><dt>GPU kernel time</dt><dd>",
@@ -348,7 +354,7 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
     rp_hw_text(hw, it->location);
     rp_hw_printf(hw, "</code>");
   }
-  char bound[160], basis[512];
+  char bound[160], basis[768];
   rp_summary_bound(it, false, bound, sizeof bound);
   rp_summary_basis(it, basis, sizeof basis);
   rp_hw_printf(hw, " — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
@@ -460,11 +466,10 @@ static void limit_hints(rp_hw *hw) {
              rp_workload_note(hw->rep->run.workload.value));
     hint_li(hw, "warn", line);
   }
-  if (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) {
-    snprintf(line, sizeof line,
-             "One rank of many: %ld trace(s) analysed of TP size %ld; other "
-             "ranks may differ (pass the profile directory to read them all).",
-             l->ranks_analysed, l->ranks_expected);
+  char ranks_line[400];
+  const char *ranks = rp_ranks_limit(l, ranks_line, sizeof ranks_line);
+  if (ranks) {
+    snprintf(line, sizeof line, "%s: %s", ranks, ranks_line);
     hint_li(hw, "info", line);
   }
   if (l->short_window_stage) {
@@ -479,8 +484,9 @@ static void limit_hints(rp_hw *hw) {
 
 static bool has_limits(const an_report *r) {
   const an_trace_limits *l = &r->limits;
+  char ranks_line[400];
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         (l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected) || rp_roofline_limited(r);
+         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r);
 }
 
 static void hints(rp_hw *hw) {

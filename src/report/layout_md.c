@@ -13,6 +13,7 @@
  */
 #include "report/layout_md.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,7 +174,8 @@ static void workload_row(FILE *f, const an_workload_fact *w) {
   }
 }
 
-static void provenance(FILE *f, const an_provenance *p) {
+static void provenance(FILE *f, const an_report *r) {
+  const an_provenance *p = &r->run;
   bool two = p->mode == AN_MODE_MAPPING_FORMAL;
   fputs("| Run | Value | From |\n| --- | --- | --- |\n", f);
   framework_row(f, "Framework", &p->framework);
@@ -190,6 +192,12 @@ static void provenance(FILE *f, const an_provenance *p) {
   fact_row(f, "Mode", two ? "mapping-formal" : "single-trace", "inputs");
   if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs);
   inputs_row(f, two ? "Formal traces" : "Input traces", p->formal_inputs, p->n_formal_inputs);
+  if (r->limits.ranks_compared) {
+    char ranks[128];
+    snprintf(ranks, sizeof ranks, "%ld (tables: the lowest rank; Ranks section: every rank)",
+             r->limits.ranks_analysed);
+    fact_row(f, "Ranks read", ranks, "directory");
+  }
   if (p->version) fact_row(f, "triage", p->version, "build");
 }
 
@@ -340,7 +348,8 @@ static void steps_limits(FILE *f, const an_report *r, const te_rules *rules) {
 
 static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
-  bool ranks = l->ranks_expected > 1 && l->ranks_analysed < l->ranks_expected;
+  char rank_line[512];
+  const char *ranks = rp_ranks_limit(l, rank_line, sizeof rank_line);
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
       !r->n_hints && !rp_roofline_limited(r) && !steps_limited(r, rules))
     return;
@@ -353,10 +362,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             "packs' default, %s. Pass `--framework` to name it.%s\n",
             r->run.framework.label, rp_workload_note(r->run.workload.value));
   if (ranks)
-    fprintf(f,
-            "- **One rank of many.** %ld trace(s) analysed of TP size %ld; other ranks "
-            "may differ (pass the profile directory to read them all).\n",
-            l->ranks_analysed, l->ranks_expected);
+    fprintf(f, "- **%s.** %c%s\n", ranks, toupper((unsigned char)*rank_line), rank_line + 1);
   if (l->short_window_stage)
     fprintf(f,
             "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
@@ -717,7 +723,7 @@ int rp_layout_markdown(FILE *f, const an_report *r, const te_rules *rules, bool 
     return -1;
   }
   fputs("# Triage report\n\n", f);
-  provenance(f, &r->run);
+  provenance(f, r);
   busy_lines(f, r);
   name_ctx nc = {r, all};
   rp_summary_markdown(f, r, display_name, &nc);

@@ -536,7 +536,7 @@ static bool provenance_json(cJSON *root, const an_provenance *p) {
 
 /* The item's bound, its basis and its evidence anchors (the time-account members). */
 static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload w) {
-  char basis[512];
+  char basis[768];
   rp_summary_basis(it, basis, sizeof basis);
   cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
   for (size_t k = 0; ev && k <= it->n_more; k++) {
@@ -583,6 +583,7 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          cJSON_AddBoolToObject(o, "framework_defaulted", l->framework_defaulted) &&
          cJSON_AddNumberToObject(o, "ranks_analysed", (double)l->ranks_analysed) &&
          cJSON_AddNumberToObject(o, "ranks_expected", (double)l->ranks_expected) &&
+         cJSON_AddBoolToObject(o, "ranks_compared", l->ranks_compared) &&
          add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
          cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us));
 }

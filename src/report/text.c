@@ -372,6 +372,23 @@ const char *rp_scope(const an_overlap_row *r) { return r->scope ? r->scope : "un
 
 const char *rp_launch_op(const an_overlap_row *r) { return r->launch_op ? r->launch_op : "n/a"; }
 
+const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap) {
+  if (l->ranks_expected <= 1 || l->ranks_analysed >= l->ranks_expected) return NULL;
+  if (!l->ranks_compared) {
+    snprintf(buf, cap,
+             "%ld trace(s) analysed of TP size %ld; other ranks may differ (pass the profile "
+             "directory to read them all).",
+             l->ranks_analysed, l->ranks_expected);
+    return "One rank of many";
+  }
+  snprintf(buf, cap,
+           "the directory holds %ld of the run's %ld ranks (%s); the Ranks section compares "
+           "those only, so a straggler among the others stays unseen.",
+           l->ranks_analysed, l->ranks_expected,
+           l->ranks_expected == l->world_size ? "distributedInfo.world_size" : "TP size");
+  return "Ranks missing";
+}
+
 int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
   const char *path = h->path ? h->path : "";
   switch (h->code) {

@@ -84,6 +84,10 @@ const char *rp_rank_cause_id(an_rank_cause c);
 const char *rp_rank_group_source(an_rank_group_source s);
 const char *rp_rank_group_source_id(an_rank_group_source s);
 
+/* The limit of the ranks read: its title ("One rank of many", "Ranks missing") with its
+ * sentence in buf, or NULL when every rank of the run was read (or nothing says how many). */
+const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
+
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);

@@ -160,7 +160,24 @@ bool rp_summary_links_to(const an_report *r, const char *anchor) {
   return false;
 }
 
+/* A wait item of a directory run: the action follows the Ranks section's verdict. */
+static const char *rank_wait_action(const an_rank_group *g) {
+  if (g->verdict == AN_RANK_SPREAD)
+    return "Cut the host jitter that makes a different rank late each time (every rank's "
+           "trace read)";
+  if (g->verdict != AN_RANK_STRAGGLER) return NULL;
+  if (g->cause == AN_CAUSE_HOST)
+    return "Make the straggler start its steps on time: its host is late (every rank's trace "
+           "read)";
+  if (g->cause == AN_CAUSE_GPU)
+    return "Make the straggler's GPU work keep up: its compute runs longer (every rank's trace "
+           "read)";
+  return "Find why the straggler arrives late (every rank's trace read)";
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
+  const char *ranks = it->rank_group ? rank_wait_action(it->rank_group) : NULL;
+  if (ranks) return ranks;
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
   if (it->action == AN_ACTION_FEWER_BYTES && !serving)
     return "Move fewer bytes (lower-precision tensors, more work per byte read)";
@@ -208,6 +225,63 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              it->count, gaps, g);
 }
 
+/* A signed difference in ms: "+1.20", "-0.30", "0" under half a microsecond. */
+static void signed_ms(char *b, size_t cap, double us) {
+  if (us > -0.5 && us < 0.5) {
+    snprintf(b, cap, "0");
+    return;
+  }
+  b[0] = us < 0 ? '-' : '+';
+  rp_fmt_ms(b + 1, cap - 1, fabs(us));
+}
+
+/* A group's ranks: "4-7" when consecutive, else the first few ("0, 2, 4, ..."). */
+static void group_label(const an_rank_group *g, char *b, size_t cap) {
+  size_t n = g->n_ranks;
+  if (n && g->ranks[n - 1] - g->ranks[0] == (long)n - 1) {
+    snprintf(b, cap, "%ld-%ld", g->ranks[0], g->ranks[n - 1]);
+    return;
+  }
+  size_t len = 0;
+  b[0] = '\0';
+  for (size_t i = 0; i < n && i < 6 && len < cap; i++)
+    len += (size_t)snprintf(b + len, cap - len, "%s%ld", i ? ", " : "", g->ranks[i]);
+  if (n > 6 && len < cap) snprintf(b + len, cap - len, ", ...");
+}
+
+/* Who the wait is for: the Ranks section's group of the tables' rank, or that one rank
+ * cannot tell. */
+static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
+  if (!g) {
+    snprintf(b, cap, "one rank cannot tell which rank is slow");
+    return;
+  }
+  char grp[96], lost[32];
+  group_label(g, grp, sizeof grp);
+  rp_fmt_ms(lost, sizeof lost, g->lost_per_step_us);
+  if (g->verdict == AN_RANK_STRAGGLER) {
+    char late[32], comp[32];
+    signed_ms(late, sizeof late, g->host_late_per_step_us);
+    signed_ms(comp, sizeof comp, g->extra_compute_per_step_us);
+    if (g->n_steps)
+      snprintf(b, cap,
+               "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
+               "their GPU time (cause %s: its step starts %s ms after the others' on the host, "
+               "its compute differs by %s ms)",
+               grp, g->straggler, lost, rp_rank_cause(g->cause), late, comp);
+    else
+      snprintf(b, cap, "the Ranks section: in ranks %s the others wait for rank %ld", grp,
+               g->straggler);
+  } else if (g->verdict == AN_RANK_SPREAD) {
+    snprintf(b, cap,
+             "the Ranks section: in ranks %s the last rank to arrive changes (%.0f%% of the "
+             "loss waits for rank %ld): no single straggler",
+             grp, g->last_arrival_pct, g->straggler);
+  } else {
+    snprintf(b, cap, "the Ranks section: ranks %s: %s", grp, rp_rank_verdict(g->verdict));
+  }
+}
+
 void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -215,14 +289,17 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
     case AN_BASIS_IDLE:
       idle_basis(it, b, cap);
       return;
-    case AN_BASIS_WAIT:
+    case AN_BASIS_WAIT: {
       rp_fmt_ms(y, sizeof y, it->first_us);
+      char who[400];
+      rank_wait_basis(it->rank_group, who, sizeof who);
       snprintf(b, cap,
                "collective time above a %.1f us floor (the fastest like instances) of %s "
                "ms/step in collectives; the first collective of each step waits %s ms/step "
-               "(other ranks arriving late); one rank cannot tell which rank is slow",
-               it->detail_us, x, y);
+               "(other ranks arriving late); %s",
+               it->detail_us, x, y, who);
       return;
+    }
     case AN_BASIS_ROOFLINE:
       if (it->action == AN_ACTION_FEWER_BYTES)
         snprintf(b, cap,

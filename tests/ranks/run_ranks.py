@@ -23,7 +23,10 @@ collective of the step, the manifest's worst step, with the manifest's share; wi
 an injected rank a loss under 0.5 % is below the bar. The same directory with --rank N
 gives rank N's tables and no Ranks section, and `triage merge` of the one-rank JSON
 reports of every rank gives the same Ranks section as the direct run (JSON, and Markdown
-under its own '# Triage ranks' title, tables stating their units).
+under its own '# Triage ranks' title, tables stating their units). The rest of the
+report knows the ranks were read: limits count the ranks compared (none missing; the
+2 of 128 of hta_sampled_2ranks), and a stage's wait item in "What to try first" names its
+group's straggler and the injected cause, never "one rank cannot tell".
 workers:   an 8-rank set and every rank fixture read with TRIAGE_WORKERS=1 (one reader, the
            serial path) and =2 give byte-identical Markdown and JSON; a TRIAGE_WORKERS
            outside 1..256 (AN_MAX_WORKERS) or not a number is a usage error (exit 2).
@@ -88,6 +91,7 @@ def check_stage(name, sections, st):
     for r, w in st["collective_wait_us"].items():
         check(near(rows[int(r)]["wait_us"], w, 0.10, 3.0),
               f"{label}: rank {r} waits {rows[int(r)]['wait_us']} us, manifest {w}")
+    check_wait_item(label, rep_summary(sections), stage, got, 0 in st["ranks"])
     if st["cause"] is None:
         if share < 0.5:
             check(got["verdict"] == "below-bar", f"{label}: verdict {got['verdict']} with share {share:.2f}%")
@@ -104,10 +108,43 @@ def check_stage(name, sections, st):
               f"{label}: evidence share {got['wait_kernel_share_pct']} vs {want['share']}")
 
 
+SUMMARY = {}  # id(sections) -> the report's summary items (check_stage sees the sections)
+NAMED = []    # wait items that named the straggler of a directory run
+
+
+def rep_summary(sections):
+    return SUMMARY.get(id(sections), [])
+
+
+CAUSE_WORDS = {"host": "its host is late", "gpu": "its compute runs longer"}
+
+
+def check_wait_item(label, summary, stage, group, tables_rank_in_group):
+    """A directory run's wait item in the stage speaks for the tables' rank's group: the
+    straggler by number and its cause, never "one rank cannot tell"."""
+    for it in summary:
+        if it["kind"] != "wait" or it["stage"] != stage:
+            continue
+        check("one rank cannot tell" not in it["basis_text"],
+              f"{label}: a directory run's wait item says one rank cannot tell")
+        if not tables_rank_in_group or group["verdict"] != "straggler":
+            continue
+        check(f"wait for rank {group['straggler']}" in it["basis_text"],
+              f"{label}: wait item does not name rank {group['straggler']}: {it['basis_text']}")
+        word = CAUSE_WORDS.get(group["cause"])
+        check(word is None or word in it["action_text"],
+              f"{label}: wait item action {it['action_text']!r} for cause {group['cause']}")
+        NAMED.append(label)
+
+
 def check_set(triage, name, directory, manifest):
     rep = run(triage, [directory])
     if rep is None:
         return
+    lim = rep["limits"]
+    check(lim["ranks_compared"] and lim["ranks_analysed"] == manifest["ranks"]
+          and lim["ranks_expected"] <= manifest["ranks"],
+          f"{name}: limits {lim}, want {manifest['ranks']} ranks compared and none missing")
     n = manifest["ranks"]
     # the framework of the files, detected by the packs' hints (a vllm:: kernel namespace
     # under SGLang on ROCm is no vLLM hint)
@@ -125,6 +162,7 @@ def check_set(triage, name, directory, manifest):
     check(rep["inputs"]["formal"][0] == os.path.normpath(first),
           f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
     sections = {s["stage"]: s for s in rep["ranks"]}
+    SUMMARY[id(sections)] = rep["summary"]
     trtllm = manifest["framework"] == "trtllm"  # no step markers: every kernel in "all"
     want_stages = {"all"} if trtllm else {STAGE_ID[st["stage"]] for st in manifest["stages"]}
     check(set(sections) == want_stages, f"{name}: sections {sorted(sections)}, want {sorted(want_stages)}")
@@ -229,6 +267,7 @@ def generated(triage, source):
                   f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
         check_spread(triage, gen, tmp)
         check_conflict(triage, gen, tmp)
+    check(len(NAMED) >= 2, f"no wait item of 'What to try first' named its straggler ({NAMED})")
 
 
 def check_spread(triage, gen, tmp):
@@ -279,6 +318,13 @@ def shared(triage, source):
         check(len(g) == 1 and g[0]["ranks"] == [0, 1] and g[0]["source"] == "all-ranks"
               and g[0]["matched"] == 10 and g[0]["count_mismatches"] == 0,
               f"hta: groups {g}")
+        # two of a 128-rank job: the limit says so; the wait item speaks for the section
+        lim = rep["limits"]
+        check(lim["ranks_compared"] and lim["ranks_analysed"] == 2 and lim["ranks_expected"] == 128,
+              f"hta: limits {lim}")
+        waits = [it for it in rep["summary"] if it["kind"] == "wait"]
+        check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"] for it in waits),
+              f"hta: wait items {[it['basis_text'] for it in waits]}")
         check_merge(triage, "hta", d, 2, rep)
 
 
