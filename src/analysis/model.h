@@ -717,6 +717,8 @@ typedef struct an_summary_item {
   const struct an_rank_group *rank_group; /* wait items of a directory run: the Ranks
                                              section's group of the tables' rank in the
                                              stage (who it waits for); NULL: none */
+  bool rank_group_partial;                /* that group is every rank read, but the run has more
+                                             (world size): the rank waited for may be one not read */
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

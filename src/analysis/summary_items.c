@@ -98,21 +98,42 @@ static const an_rank_group *tables_rank_group(const sm_ctx *c) {
   return NULL;
 }
 
-/* One item per stage: the waits have one root cause, the rank the others wait for. */
+/* What one rank of the group loses per step to the late arrivals (the Ranks section's
+ * cross-rank floor: the fastest rank's instance), 0 without a loss or steps. A rank's own
+ * floor (the account's) keeps as transfer a wait that recurs in every step. */
+static double rank_loss_per_step(const an_rank_group *g) {
+  if (!g || g->n_ranks < 2 || !g->n_steps ||
+      (g->verdict != AN_RANK_STRAGGLER && g->verdict != AN_RANK_SPREAD))
+    return 0;
+  return g->lost_per_step_us / (double)(g->n_ranks - 1);
+}
+
+/* One item per stage: the waits have one root cause, the rank the others wait for. On a
+ * directory the bound is at least what a rank of the group loses per step to it (fixing
+ * the straggler shortens every rank's step, its own too), at most the collective time. */
 void sm_wait_items(sm_ctx *c) {
   const an_stage_timeline *tl = c->g.st->timeline;
-  if (!tl->n_collectives || tl->total.collective_wait_ns <= 0) return;
-  double us = per_step_us(c, tl->total.collective_wait_ns);
+  if (!tl->n_collectives) return;
+  const an_rank_group *rg = tables_rank_group(c);
+  /* a group that is only the ranks read, of a run with more: its floor may be late too */
+  bool partial =
+      rg && rg->source == AN_GROUP_ALL_RANKS && c->rep->limits.world_size > (long)rg->n_ranks;
+  double coll = per_step_us(c, tl->total.collective_ns);
+  double us = tl->total.collective_wait_ns > 0 ? per_step_us(c, tl->total.collective_wait_ns) : 0;
+  double ranks = partial ? 0 : rank_loss_per_step(rg);
+  if (ranks > us) us = ranks < coll ? ranks : coll;
+  if (us <= 0) return;
   const an_collective_time *top = &tl->collectives[0]; /* wait descending */
-  an_summary_item *it = sm_add(c, AN_SUMMARY_WAIT, AN_ACTION_RANK_SKEW, 0, NULL, us, AN_BASIS_WAIT,
-                               per_step_us(c, tl->total.collective_ns));
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_WAIT, AN_ACTION_RANK_SKEW, 0, NULL, us, AN_BASIS_WAIT, coll);
   if (!it) return;
   it->what = top->kernel;
   it->detail_us = (double)top->floor_ns / 1000.0;
   it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
-  it->rank_group = tables_rank_group(c);
+  it->rank_group = rg;
+  it->rank_group_partial = partial;
   for (size_t i = 0; i < tl->n_collectives; i++) {
-    if (tl->collectives[i].wait_ns <= 0) continue;
+    if (tl->collectives[i].wait_ns <= 0 && !(ranks > 0 && i == 0)) continue;
     it->count += tl->collectives[i].instances;
     sm_item_kernel(c, tl->collectives[i].kernel);
   }

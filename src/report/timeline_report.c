@@ -163,20 +163,19 @@ bool rp_summary_links_to(const an_report *r, const char *anchor) {
 /* A wait item of a directory run: the action follows the Ranks section's verdict. */
 static const char *rank_wait_action(const an_rank_group *g) {
   if (g->verdict == AN_RANK_SPREAD)
-    return "Cut the host jitter that makes a different rank late each time (every rank's "
-           "trace read)";
+    return "Cut the host jitter that makes a different rank late each time";
   if (g->verdict != AN_RANK_STRAGGLER) return NULL;
   if (g->cause == AN_CAUSE_HOST)
-    return "Make the straggler start its steps on time: its host is late (every rank's trace "
-           "read)";
+    return "Make the straggler start its steps on time: its host is late";
   if (g->cause == AN_CAUSE_GPU)
-    return "Make the straggler's GPU work keep up: its compute runs longer (every rank's trace "
-           "read)";
-  return "Find why the straggler arrives late (every rank's trace read)";
+    return "Make the straggler's GPU work keep up: its compute runs longer";
+  return "Find why the straggler arrives late";
 }
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
-  const char *ranks = it->rank_group ? rank_wait_action(it->rank_group) : NULL;
+  /* with ranks of the run not read, reading them is still the action */
+  const char *ranks =
+      it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
   if (ranks) return ranks;
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
   if (it->action == AN_ACTION_FEWER_BYTES && !serving)
@@ -256,9 +255,10 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     snprintf(b, cap, "one rank cannot tell which rank is slow");
     return;
   }
-  char grp[96], lost[32];
+  char grp[96], lost[32], each[32];
   group_label(g, grp, sizeof grp);
   rp_fmt_ms(lost, sizeof lost, g->lost_per_step_us);
+  rp_fmt_ms(each, sizeof each, g->n_ranks > 1 ? g->lost_per_step_us / (double)(g->n_ranks - 1) : 0);
   if (g->verdict == AN_RANK_STRAGGLER) {
     char late[32], comp[32];
     signed_ms(late, sizeof late, g->host_late_per_step_us);
@@ -266,17 +266,18 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     if (g->n_steps)
       snprintf(b, cap,
                "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
-               "their GPU time (cause %s: its step starts %s ms after the others' on the host, "
-               "its compute differs by %s ms)",
-               grp, g->straggler, lost, rp_rank_cause(g->cause), late, comp);
+               "their GPU time, %s ms/step each (cause %s: its step starts %s ms after the "
+               "others' on the host, its compute differs by %s ms)",
+               grp, g->straggler, lost, each, rp_rank_cause(g->cause), late, comp);
     else
       snprintf(b, cap, "the Ranks section: in ranks %s the others wait for rank %ld", grp,
                g->straggler);
   } else if (g->verdict == AN_RANK_SPREAD) {
     snprintf(b, cap,
              "the Ranks section: in ranks %s the last rank to arrive changes (%.0f%% of the "
-             "loss waits for rank %ld): no single straggler",
-             grp, g->last_arrival_pct, g->straggler);
+             "loss waits for rank %ld): no single straggler; %s ms/step of their GPU time, %s "
+             "ms/step each",
+             grp, g->last_arrival_pct, g->straggler, lost, each);
   } else {
     snprintf(b, cap, "the Ranks section: ranks %s: %s", grp, rp_rank_verdict(g->verdict));
   }
@@ -293,6 +294,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       rp_fmt_ms(y, sizeof y, it->first_us);
       char who[400];
       rank_wait_basis(it->rank_group, who, sizeof who);
+      if (it->rank_group_partial)
+        snprintf(who + strlen(who), sizeof who - strlen(who),
+                 "; the run has ranks not read, so the rank waited for may be one of them");
       snprintf(b, cap,
                "collective time above a %.1f us floor (the fastest like instances) of %s "
                "ms/step in collectives; the first collective of each step waits %s ms/step "

@@ -131,6 +131,10 @@ def check_wait_item(label, summary, stage, group, tables_rank_in_group):
             continue
         check(f"wait for rank {group['straggler']}" in it["basis_text"],
               f"{label}: wait item does not name rank {group['straggler']}: {it['basis_text']}")
+        # fixing the straggler shortens every rank's step by what one rank loses to it
+        each = group["lost_per_step_us"] / (len(group["ranks"]) - 1)
+        check(it["bound_us_per_step"] >= min(each, it["basis_us_per_step"]) - 0.01,
+              f"{label}: wait bound {it['bound_us_per_step']} under the loss per rank {each:.3f}")
         word = CAUSE_WORDS.get(group["cause"])
         check(word is None or word in it["action_text"],
               f"{label}: wait item action {it['action_text']!r} for cause {group['cause']}")
@@ -322,9 +326,13 @@ def shared(triage, source):
         lim = rep["limits"]
         check(lim["ranks_compared"] and lim["ranks_analysed"] == 2 and lim["ranks_expected"] == 128,
               f"hta: limits {lim}")
+        # ... and, 126 ranks unread, reading them stays the action, its bound the account's
         waits = [it for it in rep["summary"] if it["kind"] == "wait"]
-        check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"] for it in waits),
-              f"hta: wait items {[it['basis_text'] for it in waits]}")
+        check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"]
+                            and "ranks not read" in it["basis_text"]
+                            and it["action_text"].startswith("Read every rank")
+                            and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
+              f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
         check_merge(triage, "hta", d, 2, rep)
 
 
