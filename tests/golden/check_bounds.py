@@ -15,7 +15,10 @@ staged and ranked directories, the synthetic traces) and on every shared real tr
 - per item: bound <= its basis time <= the step, and the basis time is at most what the
   report's own rows give for it, per step:
     idle      <= the idle of the cause it links to;
-    wait      <= the stage's collective time, and the bound <= the collectives' wait;
+    wait      <= the stage's collective time, and the bound <= the collectives' wait, or
+                 on a directory <= what one rank of the tables' rank's group loses per step
+                 to late arrivals (its Ranks section: a straggler or spread verdict, the
+                 group named or every rank of the run read);
     chain     <= the summed in-step time of its kernels;
     roofline, exposed <= the in-step time of its kernel;
     saving    <= the stage kernel time of its kernels.
@@ -51,7 +54,24 @@ def per_step_rows(stage, steps):
     return {k["name"]: k for k in stage.get("kernels", [])}, max(steps, 1)
 
 
-def basis_limit(item, stage, fail):
+def rank_loss_each(rep, stage):
+    """A directory run: what one rank of the tables' rank's group loses per step to the
+    late arrivals (the Ranks section's cross-rank floor); 0 when the section says none."""
+    formal = rep.get("inputs", {}).get("formal") or [None]
+    for sec in rep.get("ranks", []):
+        if sec["stage"] != stage:
+            continue
+        for row in sec["rows"]:
+            if row["path"] != formal[0]:
+                continue
+            g = sec["groups"][row["group"]]
+            partial = g["source"] == "all-ranks" and rep["limits"]["ranks_expected"] > len(g["ranks"])
+            if g["verdict"] in ("straggler", "spread") and not partial and len(g["ranks"]) > 1:
+                return g["lost_per_step_us"] / (len(g["ranks"]) - 1)
+    return 0
+
+
+def basis_limit(item, stage, fail, rep=None):
     """What the report's rows give for the item's basis, per step; None: not checkable."""
     tl = stage.get("timeline") or {}
     steps = max(tl.get("steps_counted", 0), 1)
@@ -64,7 +84,8 @@ def basis_limit(item, stage, fail):
         idle = tl["total"]["idle_us"] if pooled else causes[row]["idle_us"]
         return idle / steps
     if basis == "wait":
-        if item["bound_us_per_step"] > tl["total"]["collective_wait_us"] / steps + EPS:
+        wait = max(tl["total"]["collective_wait_us"] / steps, rank_loss_each(rep or {}, stage["stage"]))
+        if item["bound_us_per_step"] > wait + EPS:
             fail(f"{item['anchor']}: bound over the collectives' wait")
         return tl["total"]["collective_us"] / steps
     if basis in ("chain", "roofline", "exposed"):
@@ -117,7 +138,7 @@ def check_report(label, rep, fail):
             fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")
         if b > it["step_us"] + EPS:
             fail(f"{where}: bound {b} us > step {it['step_us']} us")
-        limit = basis_limit(it, stages[it["stage"]], fail)
+        limit = basis_limit(it, stages[it["stage"]], fail, rep)
         if limit is not None and basis > limit + EPS:
             fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
 
