@@ -17,7 +17,7 @@
 #include "cli/help.h"
 #include "cli/merge.h"
 #include "cli/options.h"
-#include "cli/rules_setup.h"
+#include "cli/rules_cmd.h"
 #include "triage/limits.h"
 
 #ifndef TRIAGE_VERSION

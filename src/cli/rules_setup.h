@@ -1,6 +1,5 @@
 /*
- * cli/rules_setup.h - finding and loading the rule packs of a run, and the
- * `triage rules check|list|explain|test` sub-commands.
+ * cli/rules_setup.h - finding and loading the rule packs of a run.
  */
 #ifndef TRIAGE_CLI_RULES_SETUP_H
 #define TRIAGE_CLI_RULES_SETUP_H
@@ -39,21 +38,8 @@ typedef struct triage_rules_setup_options {
  * the result (te_rules_destroy). */
 te_rules *triage_rules_setup(const char *argv0, const triage_rules_setup_options *o, FILE *err);
 
-/* `triage rules check|list|explain|test ...` (the arguments of the command's row): check,
- * list and test take packs as operands; explain takes packs (existing *.yaml / *.yml
- * files or directories) and names, or --pattern ID and a TRACE. check also warns about
- * dead classifier rules. Exit status: 0 ok, 1 invalid packs / failing examples, 2 usage
- * (an unknown --compat name included). */
-typedef struct rules_cli_args {
-  cli_common common;
-  const char *pattern; /* explain --pattern ID */
-} rules_cli_args;
-
-/* Its own option rows (--pattern). */
-extern const cli_options CLI_RULES_OPTIONS;
-
-/* The handler of cli/commands.c's row: args is a rules_cli_args, its first operand the rules
- * command; it loads its packs itself (rules is NULL): its operands may be packs too. */
-int cli_rules_run(const cli_invocation *inv, const te_rules *rules, void *args);
+/* Writes each diagnostic of d to err as "FILE:LINE:COL: error: MESSAGE", then how many
+ * were dropped (used by the run's setup and by `triage rules check|test`). */
+void triage_print_diags(const te_diags *d, FILE *err);
 
 #endif
