@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/html_internal.h"
 #include "report/html_page.h"
+#include "report/html_writer.h"
 #include "report/report.h"
 #include "report/text.h"
 

@@ -1,0 +1,122 @@
+/*
+ * report/html_writer.c - the write helpers of every HTML section writer (html_writer.h):
+ * markup, escaped trace text, times, number cells, names, category spans and the
+ * stacked bar. Trace text goes out only through rp_html_puts / rp_html_token.
+ */
+#include "report/html_writer.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_escape.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "triage/settings.h"
+
+void rp_hw_printf(rp_hw *hw, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vfprintf(hw->out, fmt, ap) < 0) hw->failed = true;
+  va_end(ap);
+}
+
+void rp_hw_text(rp_hw *hw, const char *s) {
+  if (rp_html_puts(hw->out, s) != 0) hw->failed = true;
+}
+
+void rp_hw_token(rp_hw *hw, const char *s) {
+  if (rp_html_token(hw->out, s) != 0) hw->failed = true;
+}
+
+void rp_hw_ms(rp_hw *hw, double us) {
+  int digits = 2;
+  double v = us / 1000.0, step = 0.005; /* half of the last printed digit */
+  while (digits < 6 && v != 0 && v < step && v > -step) {
+    digits++; /* a non-zero time never prints as 0.00 */
+    step /= 10;
+  }
+  rp_hw_printf(hw, "%.*f", digits, v);
+}
+
+/* The bar's aria-label: its text, and each part's share with list_shares. */
+static void bar_label(rp_hw *hw, const rp_hw_bar *bar) {
+  rp_hw_printf(hw, "%s%s", bar->label, bar->list_shares ? ": " : "");
+  for (size_t i = 0; bar->list_shares && i < bar->n; i++) {
+    rp_hw_bar_part p = bar->part(bar->items, i);
+    rp_hw_printf(hw, "%s", i ? ", " : "");
+    rp_hw_text(hw, p.name);
+    rp_hw_printf(hw, " %.1f%%", p.share_pct);
+  }
+}
+
+void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar) {
+  rp_hw_printf(hw,
+               "<svg class=\"stack\" viewBox=\"0 0 1000 %d\" preserveAspectRatio=\"none\" "
+               "role=\"img\" aria-label=\"",
+               bar->height);
+  bar_label(hw, bar);
+  rp_hw_printf(hw, "\">");
+  double x = 0;
+  for (size_t i = 0; i < bar->n && bar->scale > 0; i++) {
+    rp_hw_bar_part p = bar->part(bar->items, i);
+    double w = 1000.0 * p.us / bar->scale;
+    rp_hw_printf(hw, "<rect class=\"cat-");
+    rp_hw_token(hw, p.name);
+    rp_hw_printf(hw, "\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\"><title>", x, w,
+                 bar->height);
+    rp_hw_text(hw, p.name);
+    rp_hw_printf(hw, ": ");
+    rp_hw_ms(hw, p.us);
+    rp_hw_printf(hw, " ms");
+    if (bar->title_share) rp_hw_printf(hw, " (%.1f%%)", p.share_pct);
+    rp_hw_printf(hw, "</title></rect>");
+    x += w;
+  }
+  rp_hw_printf(hw, "</svg>");
+}
+
+void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown) {
+  rp_hw_printf(hw, "<span class=\"name\" title=\"");
+  rp_hw_text(hw, full);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, shown);
+  rp_hw_printf(hw, "</span>");
+}
+
+void rp_hw_cat_span(rp_hw *hw, const char *category) {
+  rp_hw_printf(hw, "<span class=\"cat cat-");
+  rp_hw_token(hw, category);
+  rp_hw_printf(hw, "\">");
+  rp_hw_text(hw, category);
+  rp_hw_printf(hw, "</span>");
+}
+
+void rp_hw_td_ms(rp_hw *hw, double us) {
+  rp_hw_printf(hw, "<td data-value=\"%.6g\">", us);
+  rp_hw_ms(hw, us);
+  rp_hw_printf(hw, "</td>");
+}
+
+void rp_hw_td_pct(rp_hw *hw, double pct) {
+  rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td>", pct, pct);
+}
+
+void rp_hw_td_count(rp_hw *hw, size_t n) {
+  rp_hw_printf(hw, "<td data-value=\"%zu\">%zu</td>", n, n);
+}
+
+size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id) {
+  size_t i = 0;
+  while (stage_id && i < hw->rep->n_stages && strcmp(hw->rep->stages[i].id, stage_id) != 0) i++;
+  return stage_id ? i : hw->rep->n_stages;
+}
+
+const char *rp_hw_shown(const rp_hw *hw, size_t stage, const char *name) {
+  const rp_hw_names *nm = stage < hw->rep->n_stages ? &hw->stage_names[stage] : NULL;
+  for (size_t i = 0; nm && nm->shown && i < nm->n; i++)
+    if (strcmp(nm->full[i], name) == 0) return nm->shown[i];
+  return name;
+}
+
+/* ------------------------------------------------------------------ display names */
