@@ -25,6 +25,7 @@
 #include "trace/args_internal.h"
 #include "trace/idmap.h"
 #include "trace/intern.h"
+#include "trace/number.h"
 #include "trace/source.h"
 #include "triage/ascii.h"
 #include "triage/hash.h"
@@ -660,24 +661,6 @@ static inline size_t digit_run(const uint8_t *p, const uint8_t *e) {
   return n;
 }
 
-/* m followed by the n decimal digits at p: 8 digits per step (SWAR: pairs, then
- * quadruples, then the eight, with three multiplies). The caller guarantees the result
- * fits (at most 19 significant digits), so no prefix overflows either. */
-static inline uint64_t digits_append(uint64_t m, const uint8_t *p, size_t n) {
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    v -= 0x3030303030303030ull;
-    v = (v * 10) + (v >> 8);
-    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-        32;
-    m = m * 100000000ull + (uint32_t)v;
-  }
-  for (; n; p++, n--) m = m * 10 + (uint64_t)(*p - '0');
-  return m;
-}
-
 /* The fast path of scan_number: one pass over the JSON number grammar inside the chunk
  * that also gathers the decimal mantissa, so converting it later needs no second pass.
  * r->num_exact says the value is exactly num_mantissa / 10^num_frac (negated with num_neg):
@@ -729,8 +712,8 @@ static inline bool scan_number_fast(rd *r, bool *is_int) {
  * for the numbers that are kept, most (Ev Idx, Python id, ...) are not. */
 static uint64_t num_mantissa(const rd *r) {
   const uint8_t *ip = (const uint8_t *)r->nump + r->num_neg;
-  uint64_t m = digits_append(0, ip, r->num_int_len);
-  return r->num_frac ? digits_append(m, ip + r->num_int_len + 1, r->num_frac) : m;
+  uint64_t m = tr_digits_append(0, ip, r->num_int_len);
+  return r->num_frac ? tr_digits_append(m, ip + r->num_int_len + 1, r->num_frac) : m;
 }
 
 /* Scans a number, leaves its text in r->nump / r->numn and checks the JSON grammar.
@@ -809,22 +792,13 @@ static const char *number_cstr(rd *r) {
   return r->num.p;
 }
 
-/* Exact powers of ten for the fast decimal path. */
-static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* Decimal text (JSON number grammar, NUL-terminated) to double. Timestamps such as
- * 2413669097444.592 have at most 16 significant digits, so mantissa / 10^k is one
- * correctly rounded IEEE operation on exact operands; anything else goes to strtod. */
+/* Decimal text (JSON number grammar, NUL-terminated) to double: a mantissa of at most 19
+ * significant digits is converted exactly (number.h), anything else by strtod. */
 static double text_to_double(rd *r, const char *s, size_t n) {
-  if (r->num_exact && s == r->nump && r->num_frac <= 22) {
-    uint64_t m = num_mantissa(r);
-    if (m <= (1ull << 53)) {
-      double d = (double)m / k_pow10[r->num_frac];
-      return r->num_neg ? -d : d;
-    }
-  }
+  double d;
+  if (r->num_exact && s == r->nump &&
+      tr_decimal_to_double(num_mantissa(r), r->num_frac, r->num_neg, &d))
+    return d;
   size_t i = 0;
   bool neg = false;
   if (i < n && s[i] == '-') neg = true, i++;
@@ -846,11 +820,7 @@ static double text_to_double(rd *r, const char *s, size_t n) {
       i++;
     }
   }
-  if (i != n || m > (1ull << 53) || frac > 22) goto slow;
-  {
-    double d = (double)m / k_pow10[frac];
-    return neg ? -d : d;
-  }
+  if (i == n && tr_decimal_to_double(m, (unsigned)frac, neg, &d)) return d;
 slow:
   return strtod(number_cstr(r), NULL);
 }

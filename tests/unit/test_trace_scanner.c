@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "trace/number.h"
 #include "trace/structural.h"
 
 /* ------------------------------------------------------------------ the reference lexer */
@@ -173,4 +174,59 @@ Test(structural, level_from_the_environment) {
         tr_simd_level_available((tr_simd_level)k))
       cr_assert_eq(l, (tr_simd_level)k, "TRIAGE_SIMD=%s but the level is %s", want,
                    tr_simd_level_name(l));
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+/* tr_decimal_to_double(m, k) against strtod on the text of m / 10^k. */
+static void check_decimal(uint64_t m, unsigned k, bool neg) {
+  char text[64], digits[32];
+  snprintf(digits, sizeof digits, "%llu", (unsigned long long)m);
+  size_t n = strlen(digits);
+  if (k >= n) { /* 0.000ddd */
+    snprintf(text, sizeof text, "%s0.%0*d%s", neg ? "-" : "", (int)(k - n), 0, digits);
+    if (k == n) snprintf(text, sizeof text, "%s0.%s", neg ? "-" : "", digits);
+  } else {
+    snprintf(text, sizeof text, "%s%.*s%s%s", neg ? "-" : "", (int)(n - k), digits, k ? "." : "",
+             digits + n - k);
+  }
+  double want = strtod(text, NULL), got = 0.0;
+  bool ok = tr_decimal_to_double(m, k, neg, &got);
+  if (!ok) {
+    cr_assert(k > 19 && m > (1ull << 53), "refused %s", text);
+    return;
+  }
+  cr_assert(memcmp(&got, &want, sizeof got) == 0, "%s: got %.17g, strtod %.17g", text, got, want);
+}
+
+Test(number, decimal_to_double_equals_strtod) {
+  /* timestamps of every width around 2^53 and 2^63, three fractional digits and more */
+  for (int i = 0; i < 200000; i++) {
+    uint64_t m = rnd();
+    unsigned width = 1 + (unsigned)(rnd() % 19);
+    uint64_t lim = 1;
+    for (unsigned w = 0; w < width; w++) lim *= 10;
+    m %= lim;
+    unsigned k = (unsigned)(rnd() % (i % 4 ? 4 : 23));
+    check_decimal(m, k, rnd() & 1);
+  }
+  /* exact ties: an odd 54-bit o over 2^k is halfway between two doubles, and its decimal
+   * text is m = o * 5^k over 10^k */
+  for (int i = 0; i < 20000; i++) {
+    uint64_t o = (1ull << 53) + 2 * (rnd() % (1ull << 52)) + 1, five = 1;
+    for (unsigned k = 1; k <= 4; k++) {
+      five *= 5;
+      check_decimal(o * five, k, false);
+    }
+  }
+  /* and around them */
+  for (int i = 0; i < 20000; i++) {
+    uint64_t m = (1ull << 53) + (rnd() % (1ull << 60));
+    for (unsigned k = 1; k <= 19; k++) check_decimal(m, k, false);
+    check_decimal(m | 1, 0, false);
+  }
+  check_decimal(0, 3, true);
+  check_decimal(10000000000000000000ull - 1, 19, false);
+  check_decimal(10000000000000000000ull - 1, 3, false);
+  check_decimal(1ull << 53, 22, false);
 }
