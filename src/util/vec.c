@@ -4,6 +4,30 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+/* Arrays from this size on ask for transparent huge pages (2 MiB). Such arrays are
+ * mmapped by malloc (cli/main.c fixes its threshold at 256 KiB), and every 4 KiB page of
+ * them costs a page fault when first written: the event and frame arrays of a big trace
+ * took half the run's faults, and a fault costs more in a VM. With huge pages, one fault
+ * maps 2 MiB. */
+#define HUGE_ARRAY_BYTES (4u << 20)
+
+/* Advises huge pages for the pages of [p, p + n): for a block malloc mmapped, its whole
+ * mapping (the block starts a few bytes into its first page), so the mapping stays one
+ * piece that realloc can still grow with mremap (advice on part of it would split it, and
+ * realloc would copy). A hint: without THP, or off Linux, nothing changes. */
+static void advise_huge(void *p, size_t n) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  uintptr_t page = 4096, a = (uintptr_t)p & ~(page - 1);
+  uintptr_t b = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+  (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+  (void)p, (void)n;
+#endif
+}
 
 void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap && items) return items;
@@ -15,6 +39,7 @@ void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
   if (elem && nc > SIZE_MAX / elem) return NULL;
   void *v = realloc(items, nc * elem);
   if (!v) return NULL;
+  if (nc * elem >= HUGE_ARRAY_BYTES) advise_huge(v, nc * elem);
   *cap = nc;
   return v;
 }
