@@ -28,22 +28,68 @@ static inline bool tr_eight_digits(const uint8_t *p) {
            (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) == 0x3333333333333333ull);
 }
 
-/* m followed by the n decimal digits at p: 8 digits per step (SWAR: pairs, then
- * quadruples, then the eight, with three multiplies). The caller guarantees the result
- * fits (at most 19 significant digits), so no prefix overflows either. */
-static inline uint64_t tr_digits_append(uint64_t m, const uint8_t *p, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TR_NUMBER_SWAR 1 /* the 8-byte tricks below read the first byte as the lowest */
+#endif
+
+/* The value of 8 ASCII digits in one word (SWAR: pairs, then quadruples, then the eight,
+ * with three multiplies). */
+static inline uint32_t tr_eight_digits_value(uint64_t v) {
+  v -= 0x3030303030303030ull;
+  v = (v * 10) + (v >> 8);
+  v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+       (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+      32;
+  return (uint32_t)v;
+}
+
+/* m followed by the n decimal digits at p: 8 digits per step. The caller guarantees the
+ * result fits (at most 19 significant digits), so no prefix overflows either. */
+static inline __attribute__((always_inline)) uint64_t tr_digits_append(uint64_t m, const uint8_t *p,
+                                                                       size_t n) {
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t v;
     memcpy(&v, p, 8);
-    v -= 0x3030303030303030ull;
-    v = (v * 10) + (v >> 8);
-    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-        32;
-    m = m * 100000000ull + (uint32_t)v;
+    m = m * 100000000ull + tr_eight_digits_value(v);
   }
   for (; n; p++, n--) m = m * 10 + (uint64_t)(*p - '0');
   return m;
+}
+
+/* tr_digits_append when 8 bytes can be read at p + (n & ~7): the last n % 8 digits are
+ * converted in one step too, as the low end of 8 digits that '0's lead. */
+static inline __attribute__((always_inline)) uint64_t tr_digits_append_wide(uint64_t m,
+                                                                            const uint8_t *p,
+                                                                            size_t n) {
+#ifdef TR_NUMBER_SWAR
+  static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+  m = tr_digits_append(m, p, n & ~(size_t)7);
+  unsigned k = (unsigned)(n & 7);
+  if (!k) return m;
+  uint64_t v;
+  memcpy(&v, p + (n & ~(size_t)7), 8);
+  unsigned sh = 8 * (8 - k);
+  v = (v << sh) | (0x3030303030303030ull >> (64 - sh));
+  return m * pow10[k] + tr_eight_digits_value(v);
+#else
+  return tr_digits_append(m, p, n);
+#endif
+}
+
+/* How many of the 8 bytes at p, from the first, are ASCII digits (0..8). */
+static inline unsigned tr_digits_in8(const uint8_t *p) {
+#ifdef TR_NUMBER_SWAR
+  uint64_t v;
+  memcpy(&v, p, 8);
+  uint64_t x = v ^ 0x3030303030303030ull;                           /* a digit becomes 0..9 */
+  uint64_t y = (x & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull; /* bit 7: 10 or more */
+  uint64_t other = (x | y) & 0x8080808080808080ull;
+  return other ? (unsigned)__builtin_ctzll(other) >> 3 : 8u;
+#else
+  unsigned n = 0;
+  while (n < 8 && (uint8_t)(p[n] - '0') < 10) n++;
+  return n;
+#endif
 }
 
 /* The double nearest to m / 10^k (ties to even), negated when neg (-0.0 for a negative

@@ -23,8 +23,10 @@
 #endif
 
 #include "trace/args_internal.h"
+#include "trace/fast_event.h"
 #include "trace/idmap.h"
 #include "trace/intern.h"
+#include "trace/keys.h"
 #include "trace/number.h"
 #include "trace/source.h"
 #include "triage/ascii.h"
@@ -32,8 +34,6 @@
 #include "util/vec.h"
 
 #define N_KINDS 7
-#define SAMPLE_EVENTS 256u
-#define SAMPLE_ARGS 8u
 #define PROGRESS_STEP (4ull << 20)
 
 /* ------------------------------------------------------------------ trace */
@@ -93,7 +93,7 @@ struct tr_trace {
   bool corr_wanted; /* after the read: the map is built (and corr_pairs freed) */
   char *sample;
   size_t sample_len, sample_cap;
-  uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced;
+  uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced, n_fast;
   /* run metadata (top-level members); meta's arrays point at devices / groups */
   tr_trace_meta meta;
   tr_device *devices;
@@ -112,8 +112,6 @@ typedef struct sbuf {
   char *p;
   size_t n, cap;
 } sbuf;
-
-enum { F_ABSENT = 0, F_OK = 1, F_BAD = 2 };
 
 /* Texts whose test answers the reader remembers (a trace has a handful of categories
  * and of runtime-call names), and their longest length. */
@@ -134,6 +132,9 @@ typedef struct text_memo {
 typedef struct rd {
   tr_source *src;
   const uint8_t *p, *end, *chunk;
+  const tr_block_masks *masks; /* of the chunk, for the fast path (NULL: none) */
+  char *scratch;               /* FE_SCRATCH_BYTES for the fast path (fe_chunk) */
+  fe_shapes *shapes;           /* the event shapes the fast path learnt */
   uint64_t chunk_off;
   bool eof;
   jmp_buf jb;
@@ -243,10 +244,12 @@ static int rd_refill(rd *r) {
   if (rc == 0) {
     r->eof = true;
     r->chunk = r->p = r->end;
+    r->masks = NULL;
     return 0;
   }
   r->chunk = r->p = d;
   r->end = d + n;
+  r->masks = tr_source_masks(r->src);
   if (r->chunk_off >= r->next_progress) {
     r->next_progress = r->chunk_off + PROGRESS_STEP;
     rd_progress(r);
@@ -1031,106 +1034,6 @@ static bool next_member_slow(rd *r, char close) {
   }
   rd_expected(r, close == '}' ? "',' or '}'" : "',' or ']'");
 }
-
-/* The member names the event and args parsers act on. */
-enum {
-  K_OTHER = 0,
-  K_PH,
-  K_NAME,
-  K_CAT,
-  K_PID,
-  K_TID,
-  K_TS,
-  K_DUR,
-  K_ARGS, /* event members */
-  K_EXTERNAL_ID,
-  K_CORRELATION,
-  K_STREAM,
-  K_CUDA_STREAM, /* args members */
-  K_ARG0         /* K_ARG0 + a tr_arg: the kept args (trace.h) */
-};
-
-/* The kept args' member names (tr_arg); K_OTHER for any other. Apart from key_code, which
- * runs for every member, so that it stays small enough to be inlined. */
-static int arg_key_code(const char *k, size_t n) {
-  switch (n) {
-    case 5:
-      if (memcmp(k, "dtype", 5) == 0) return K_ARG0 + TR_ARG_DTYPE;
-      if (memcmp(k, "bytes", 5) == 0) return K_ARG0 + TR_ARG_BYTES;
-      break;
-    case 10:
-      if (memcmp(k, "Input Dims", 10) == 0) return K_ARG0 + TR_ARG_INPUT_DIMS;
-      if (memcmp(k, "Input type", 10) == 0) return K_ARG0 + TR_ARG_INPUT_TYPE;
-      if (memcmp(k, "Group size", 10) == 0) return K_ARG0 + TR_ARG_GROUP_SIZE;
-      break;
-    case 13:
-      if (memcmp(k, "In msg nelems", 13) == 0) return K_ARG0 + TR_ARG_IN_MSG_NELEMS;
-      break;
-    case 14:
-      if (memcmp(k, "Out msg nelems", 14) == 0) return K_ARG0 + TR_ARG_OUT_MSG_NELEMS;
-      break;
-    case 15:
-      if (memcmp(k, "Concrete Inputs", 15) == 0) return K_ARG0 + TR_ARG_CONCRETE_INPUTS;
-      if (memcmp(k, "Collective name", 15) == 0) return K_ARG0 + TR_ARG_COLLECTIVE_NAME;
-      break;
-    case 18:
-      if (memcmp(k, "Process Group Name", 18) == 0) return K_ARG0 + TR_ARG_PG_NAME;
-      break;
-    case 19:
-      if (memcmp(k, "Process Group Ranks", 19) == 0) return K_ARG0 + TR_ARG_PG_RANKS;
-      break;
-    case 25:
-      if (memcmp(k, "Process Group Description", 25) == 0) return K_ARG0 + TR_ARG_PG_DESC;
-      break;
-    default:
-      break;
-  }
-  return K_OTHER;
-}
-
-static inline int key_code(const char *k, size_t n) {
-  switch (n) {
-    case 5:
-    case 10:
-    case 13:
-    case 14:
-    case 15:
-    case 18:
-    case 19:
-    case 25:
-      return arg_key_code(k, n);
-    case 2:
-      if (k[0] == 'p' && k[1] == 'h') return K_PH;
-      if (k[0] == 't' && k[1] == 's') return K_TS;
-      break;
-    case 3:
-      if (memcmp(k, "cat", 3) == 0) return K_CAT;
-      if (memcmp(k, "pid", 3) == 0) return K_PID;
-      if (memcmp(k, "tid", 3) == 0) return K_TID;
-      if (memcmp(k, "dur", 3) == 0) return K_DUR;
-      break;
-    case 4:
-      if (memcmp(k, "name", 4) == 0) return K_NAME;
-      if (memcmp(k, "args", 4) == 0) return K_ARGS;
-      break;
-    case 6:
-      if (memcmp(k, "stream", 6) == 0) return K_STREAM;
-      break;
-    case 11:
-      if (memcmp(k, "External id", 11) == 0) return K_EXTERNAL_ID;
-      if (memcmp(k, "correlation", 11) == 0) return K_CORRELATION;
-      if (memcmp(k, "cuda_stream", 11) == 0) return K_CUDA_STREAM;
-      break;
-    default:
-      break;
-  }
-  return K_OTHER;
-}
-
-/* Most bytes of a name or value kept for the sample text: anything longer is left out of
- * the sample instead of refusing the trace (4 below the limit so that the last escape or
- * UTF-8 sequence stored cannot cross it). */
-#define SAMPLE_STRING_CAP (TR_MAX_STRING_BYTES - 4u)
 
 /* Longest member name key_code (or the top level's "traceEvents") recognises: a longer
  * name needs no storing to be classified ("Process Group Description"). */
@@ -2118,9 +2021,8 @@ static void parse_top_member(rd *r) {
 
 /* ------------------------------------------------------------------ events */
 
-/* One element of traceEvents, its '{' consumed. */
-static void parse_event(rd *r, unsigned depth) {
-  check_depth(r, depth);
+/* Counts an event and resets the fields its members fill; returns its index. */
+static uint64_t event_begin(rd *r) {
   tr_trace *t = r->t;
   if (t->n_events >= TR_MAX_EVENTS)
     rd_fail_at(r, TR_ERR_LIMIT, r->ev_off, "more than %llu events (TR_MAX_EVENTS)",
@@ -2135,6 +2037,11 @@ static void parse_event(rd *r, unsigned depth) {
   r->arg_mask = r->arg_dropped = 0;
   r->ph.n = 0;
   sb_clear(r, &r->ph);
+  return index;
+}
+
+/* The members of an event, its '{' consumed, through its '}'. */
+static void event_members(rd *r, unsigned depth) {
   skip_ws(r);
   if (rd_peek(r) == '}') {
     r->p++;
@@ -2168,6 +2075,10 @@ static void parse_event(rd *r, unsigned depth) {
       }
     } while (next_member(r, '}'));
   }
+}
+
+/* What the members of the event at index said: classified, then stored or dropped. */
+static void event_end(rd *r, uint64_t index) {
   if (!r->has_name) sb_clear(r, &r->name);
   if (!r->has_cat) sb_clear(r, &r->cat);
   if (r->sampling) {
@@ -2218,6 +2129,72 @@ static void parse_event(rd *r, unsigned depth) {
   if (r->arg_mask | r->arg_dropped) store_args(r, kind);
 }
 
+/* One element of traceEvents, its '{' consumed: the byte scanner. */
+static void parse_event(rd *r, unsigned depth) {
+  check_depth(r, depth);
+  uint64_t index = event_begin(r);
+  event_members(r, depth);
+  event_end(r, index);
+}
+
+static void put_text(rd *r, sbuf *b, fe_text s) {
+  b->n = 0;
+  sb_put(r, b, s.p, s.n);
+}
+
+/* The fields of an event the fast path read, as event_members would leave them. */
+static void event_load(rd *r, const fe_event *ev) {
+  put_text(r, &r->ph, ev->ph);
+  r->has_name = ev->has_name;
+  r->name_bad = ev->name_bad;
+  if (ev->has_name) put_text(r, &r->name, ev->name);
+  r->has_cat = ev->has_cat;
+  if (ev->has_cat) put_text(r, &r->cat, ev->cat);
+  r->has_pid = ev->has_pid;
+  if (ev->has_pid) put_text(r, &r->pid, ev->pid);
+  r->has_tid = ev->has_tid;
+  if (ev->has_tid) put_text(r, &r->tid, ev->tid);
+  r->ts_state = ev->ts_state;
+  r->ts = ev->ts;
+  r->dur_state = ev->dur_state;
+  r->dur = ev->dur;
+  r->ext = ev->ext;
+  r->corr = ev->corr;
+  r->stream_prio = ev->stream_prio;
+  if (ev->stream_prio) put_text(r, &r->stream, ev->stream);
+  r->has_argname = ev->has_argname;
+  if (ev->has_argname) put_text(r, &r->argname, ev->argname);
+  r->arg_mask = ev->arg_mask;
+  r->arg_dropped = ev->arg_dropped;
+  for (uint32_t m = ev->arg_mask; m; m &= m - 1) {
+    unsigned k = (unsigned)__builtin_ctz(m);
+    put_text(r, &r->argv[k], ev->arg[k]);
+    r->arg_id[k] = 0; /* store_args interns the text */
+    r->arg_slot[k] = -1;
+  }
+}
+
+/* The event at r->p (its '{') through the fast path, when the chunk has masks. false: the
+ * fast path did not take it and nothing changed. */
+static bool event_fast(rd *r) {
+  if (!r->masks || r->t->n_events >= TR_MAX_EVENTS) return false;
+  if (!r->scratch && !(r->scratch = malloc(FE_SCRATCH_BYTES))) rd_nomem(r);
+  if (!r->shapes && !(r->shapes = fe_shapes_create())) rd_nomem(r);
+  fe_chunk c = {r->chunk, (size_t)(r->end - r->chunk), r->masks, r->scratch, FE_SCRATCH_BYTES,
+                r->shapes};
+  fe_event ev;
+  size_t end;
+  bool sampling = r->t->n_events < SAMPLE_EVENTS;
+  if (!fe_parse_event(&c, (size_t)(r->p - r->chunk), sampling, &ev, &end)) return false;
+  uint64_t index = event_begin(r);
+  for (unsigned i = 0; i < ev.n_sample; i++) sample_add(r, ev.sample[i].p, ev.sample[i].n);
+  event_load(r, &ev);
+  r->p = r->chunk + end;
+  event_end(r, index);
+  r->t->n_fast++;
+  return true;
+}
+
 /* The traceEvents array, its '[' consumed. */
 static void parse_events(rd *r, unsigned depth) {
   check_depth(r, depth);
@@ -2229,8 +2206,10 @@ static void parse_events(rd *r, unsigned depth) {
   do {
     r->ev_off = rd_off(r);
     if (rd_peek(r) == '{') {
-      r->p++;
-      parse_event(r, depth + 1);
+      if (!event_fast(r)) {
+        r->p++;
+        parse_event(r, depth + 1);
+      }
     } else {
       /* not an event object: nothing to analyse, but say so (and it still counts
        * against TR_MAX_EVENTS, or [0,0,...] would bypass the limit) */
@@ -2350,6 +2329,8 @@ static void rd_free(rd *r) {
                   &r->tid, &r->stream, &r->argname, &r->argval, &r->lc,  &r->catlc};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) sb_free(bufs[i]);
   for (size_t k = 0; k < TR_ARG_COUNT; k++) sb_free(&r->argv[k]);
+  free(r->scratch);
+  fe_shapes_destroy(r->shapes);
   memo_free(r);
   free(r);
 }
@@ -2455,16 +2436,30 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
   return t;
 }
 
-static size_t opt_chunk(const tr_read_options *opts) { return opts ? opts->chunk_size : 0; }
-static tr_inflater opt_inflater(const tr_read_options *opts) {
-  return opts ? opts->inflater : TR_INFLATE_AUTO;
+/* The source a read wants: chunks and inflater as asked, and masks for the fast path at
+ * the SIMD level of tr_scanner (none for BYTES). */
+static tr_source_opts source_opts(const tr_read_options *opts, bool threaded) {
+  static const tr_simd_level forced[] = {[TR_SCANNER_SCALAR] = TR_SIMD_SCALAR,
+                                         [TR_SCANNER_SSE2] = TR_SIMD_SSE2,
+                                         [TR_SCANNER_NEON] = TR_SIMD_NEON,
+                                         [TR_SCANNER_AVX2] = TR_SIMD_AVX2};
+  tr_scanner scanner = opts ? opts->scanner : TR_SCANNER_AUTO;
+  tr_source_opts so = {opts ? opts->chunk_size : 0, threaded,
+                       opts ? opts->inflater : TR_INFLATE_AUTO, true, tr_simd_level_get()};
+  bool level_asked = scanner >= TR_SCANNER_SCALAR && scanner <= TR_SCANNER_AVX2;
+  if (level_asked && tr_simd_level_available(forced[scanner]))
+    so.level = forced[scanner];
+  else if ((scanner != TR_SCANNER_AUTO && !level_asked) || so.level == TR_SIMD_OFF)
+    so.index = false; /* BYTES (or an unknown value), or AUTO with TRIAGE_SIMD=off */
+  return so;
 }
 
 tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err) {
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
-  tr_source *src = tr_source_open_path(path, opt_chunk(opts), true, opt_inflater(opts), err);
+  tr_source_opts so = source_opts(opts, true);
+  tr_source *src = tr_source_open_path(path, &so, err);
   if (!src) return NULL;
   return read_source(path, src, opts, err);
 }
@@ -2474,7 +2469,8 @@ tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
-  tr_source *src = tr_source_open_buffer(buf, len, opt_chunk(opts), true, opt_inflater(opts), err);
+  tr_source_opts so = source_opts(opts, true);
+  tr_source *src = tr_source_open_buffer(buf, len, &so, err);
   if (!src) return NULL;
   return read_source(name, src, opts, err);
 }
@@ -2606,6 +2602,7 @@ const tr_trace_meta *tr_trace_meta_get(const tr_trace *t) { return &t->meta; }
 uint64_t tr_trace_event_count(const tr_trace *t) { return t->n_events; }
 uint64_t tr_trace_skipped_count(const tr_trace *t) { return t->n_skipped; }
 uint64_t tr_trace_json_bytes(const tr_trace *t) { return t->json_bytes; }
+uint64_t tr_trace_fast_count(const tr_trace *t) { return t->n_fast; }
 
 int tr_trace_probe(const char *path) { return tr_trace_probe_rank(path, NULL); }
 
@@ -2614,7 +2611,8 @@ int tr_trace_probe_rank(const char *path, int64_t *rank) {
   tr_error err;
   memset(&err, 0, sizeof err);
   /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
-  tr_source *src = tr_source_open_path(path, 64u * 1024u, false, TR_INFLATE_AUTO, &err);
+  tr_source_opts so = {64u * 1024u, false, TR_INFLATE_AUTO, false, TR_SIMD_SCALAR};
+  tr_source *src = tr_source_open_path(path, &so, &err);
   if (!src) return 0;
   rd *r = calloc(1, sizeof *r);
   tr_trace *t = calloc(1, sizeof *t);

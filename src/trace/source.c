@@ -33,6 +33,7 @@ void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, con
 
 typedef struct ring_slot {
   uint8_t *buf;
+  tr_block_masks *masks; /* when indexing: the masks of buf */
   size_t len;
   uint64_t comp_end;
   int status; /* 1 data, 0 end, -1 error */
@@ -66,6 +67,14 @@ struct tr_source {
   size_t chunk;
   /* plain-file chunk buffer */
   uint8_t *plain_buf;
+  /* block masks (structural.h): the classifier's state, carried from chunk to chunk by
+   * whichever thread makes the chunks; the masks of plain chunks; those of the chunk
+   * handed out last */
+  bool index;
+  tr_simd_level level;
+  tr_struct_state sst;
+  tr_block_masks *plain_masks;
+  const tr_block_masks *masks;
   /* consumer side */
   uint64_t consumed;
   bool done;
@@ -279,6 +288,14 @@ static int gz_fill(tr_source *s, uint8_t *out, size_t cap, size_t *len, tr_error
 
 /* ------------------------------------------------------------------ thread */
 
+/* Makes the slot's next chunk (and its masks): on the inflate thread when threaded. */
+static void fill_slot(tr_source *s, ring_slot *slot) {
+  slot->status = gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
+  slot->comp_end = comp_offset(s);
+  if (slot->status == 1 && slot->masks)
+    tr_struct_index_at(s->level, &s->sst, slot->buf, slot->len, slot->masks);
+}
+
 static void *producer_main(void *arg) {
   tr_source *s = arg;
   size_t tail = 0;
@@ -290,8 +307,7 @@ static void *producer_main(void *arg) {
     if (stop) return NULL;
     ring_slot *slot = &s->slots[tail];
     /* the slot is free: the consumer never touches slots it has not been handed */
-    slot->status = gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
-    slot->comp_end = comp_offset(s);
+    fill_slot(s, slot);
     pthread_mutex_lock(&s->mu);
     s->count++;
     pthread_cond_signal(&s->not_empty);
@@ -311,13 +327,20 @@ bool tr_inflate_has_isal(void) {
 #endif
 }
 
-static tr_source *source_new(size_t chunk, tr_inflater inflater) {
+static tr_source *source_new(const tr_source_opts *o) {
   tr_source *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->use_isal = tr_inflate_has_isal() && inflater != TR_INFLATE_ZLIB;
+  s->use_isal = tr_inflate_has_isal() && o->inflater != TR_INFLATE_ZLIB;
   s->fd = -1;
-  s->chunk = chunk ? chunk : SRC_DEFAULT_CHUNK;
+  s->chunk = o->chunk ? o->chunk : SRC_DEFAULT_CHUNK;
+  s->index = o->index;
+  s->level = o->level;
   return s;
+}
+
+/* Room for the masks of one chunk. */
+static tr_block_masks *masks_new(const tr_source *s) {
+  return malloc((s->chunk + TR_BLOCK - 1) / TR_BLOCK * sizeof(tr_block_masks));
 }
 
 static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bool threaded,
@@ -328,6 +351,7 @@ static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bo
       s->plain_buf = malloc(s->chunk);
       if (!s->plain_buf) goto nomem;
     }
+    if (s->index && !(s->plain_masks = masks_new(s))) goto nomem;
     return 0;
   }
 #ifdef TRIAGE_HAVE_ISAL
@@ -347,6 +371,7 @@ static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bo
   for (size_t i = 0; i < n_slots; i++) {
     s->slots[i].buf = malloc(s->chunk);
     if (!s->slots[i].buf) goto nomem;
+    if (s->index && !(s->slots[i].masks = masks_new(s))) goto nomem;
   }
   if (threaded) {
     pthread_mutex_init(&s->mu, NULL);
@@ -366,9 +391,9 @@ nomem:
   return -1;
 }
 
-tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool threaded,
-                                 tr_inflater inflater, tr_error *err) {
-  tr_source *s = source_new(chunk, inflater);
+tr_source *tr_source_open_buffer(const void *buf, size_t len, const tr_source_opts *o,
+                                 tr_error *err) {
+  tr_source *s = source_new(o);
   if (!s) {
     tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
     return NULL;
@@ -379,16 +404,15 @@ tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool
   s->in_base = s->mem;
   s->in_next = s->mem;
   s->in_avail = 0;
-  if (source_start(s, s->mem, s->mem_len, threaded, err) != 0) {
+  if (source_start(s, s->mem, s->mem_len, o->threaded, err) != 0) {
     tr_source_close(s);
     return NULL;
   }
   return s;
 }
 
-tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_inflater inflater,
-                               tr_error *err) {
-  tr_source *s = source_new(chunk, inflater);
+tr_source *tr_source_open_path(const char *path, const tr_source_opts *o, tr_error *err) {
+  tr_source *s = source_new(o);
   if (!s) {
     tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
     return NULL;
@@ -428,7 +452,7 @@ tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr
     tr_source_close(s);
     return NULL;
   }
-  if (source_start(s, s->inbuf, s->in_avail, threaded, err) != 0) {
+  if (source_start(s, s->inbuf, s->in_avail, o->threaded, err) != 0) {
     tr_source_close(s);
     return NULL;
   }
@@ -451,8 +475,12 @@ void tr_source_close(tr_source *s) {
 #ifdef TRIAGE_HAVE_ISAL
   free(s->isal);
 #endif
-  for (size_t i = 0; i < SRC_RING; i++) free(s->slots[i].buf);
+  for (size_t i = 0; i < SRC_RING; i++) {
+    free(s->slots[i].buf);
+    free(s->slots[i].masks);
+  }
   free(s->plain_buf);
+  free(s->plain_masks);
   free(s->inbuf);
   if (s->own_fd && s->fd >= 0) close(s->fd);
   free(s);
@@ -490,17 +518,21 @@ static int plain_next(tr_source *s, const uint8_t **data, size_t *len, tr_error 
 int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *err) {
   *data = NULL;
   *len = 0;
+  s->masks = NULL;
   if (s->done) return 0;
   if (!s->gzip) {
     int rc = plain_next(s, data, len, err);
     if (rc <= 0) s->done = true;
+    if (rc == 1 && s->plain_masks) {
+      tr_struct_index_at(s->level, &s->sst, *data, *len, s->plain_masks);
+      s->masks = s->plain_masks;
+    }
     return rc;
   }
   ring_slot *slot;
   if (!s->threaded) {
     slot = &s->slots[0];
-    slot->status = gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
-    slot->comp_end = comp_offset(s);
+    fill_slot(s, slot);
   } else {
     pthread_mutex_lock(&s->mu);
     if (s->holding) {
@@ -525,8 +557,11 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
   s->consumed = slot->comp_end;
   *data = slot->buf;
   *len = slot->len;
+  s->masks = slot->masks;
   return 1;
 }
+
+const tr_block_masks *tr_source_masks(const tr_source *s) { return s->masks; }
 
 uint64_t tr_source_consumed(const tr_source *s) { return s->consumed; }
 uint64_t tr_source_total(const tr_source *s) { return s->total; }

@@ -4,7 +4,9 @@
  * Delivers the decompressed trace as a sequence of chunks so nothing ever holds the
  * whole file. gzip is recognised by its magic bytes and may hold several members.
  * gzip input is inflated on a second thread into a small ring of chunk buffers, so
- * inflating chunk N+1 overlaps scanning chunk N; plain files are read directly.
+ * inflating chunk N+1 overlaps scanning chunk N; plain files are read directly. When
+ * asked, each chunk is also classified into block masks (structural.h) where it is made:
+ * on the inflate thread for threaded gzip, so the scanner thread gets them for free.
  *
  * Ownership: a tr_source owns its buffers, thread and file descriptor (not stdin's).
  * A chunk returned by tr_source_next is borrowed until the next call or close.
@@ -16,20 +18,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/structural.h"
 #include "trace/trace.h"
 
 typedef struct tr_source tr_source; /* opaque */
 
-/* path "-" is standard input. chunk = 0 picks the default (1 MiB). threaded = false
- * inflates on the calling thread (used for small peeks). inflater picks the gzip
- * inflater (tr_read_options.inflater). */
-tr_source *tr_source_open_path(const char *path, size_t chunk, bool threaded, tr_inflater inflater,
-                               tr_error *err);
-tr_source *tr_source_open_buffer(const void *buf, size_t len, size_t chunk, bool threaded,
-                                 tr_inflater inflater, tr_error *err);
+typedef struct tr_source_opts {
+  size_t chunk;         /* decompressed bytes per chunk; 0 = the default (1 MiB) */
+  bool threaded;        /* inflate gzip on a second thread (false for small peeks) */
+  tr_inflater inflater; /* the gzip inflater (tr_read_options.inflater) */
+  bool index;           /* classify every chunk into block masks (tr_source_masks) */
+  tr_simd_level level;  /* ... at this level (tr_simd_level_available) */
+} tr_source_opts;
+
+/* path "-" is standard input. */
+tr_source *tr_source_open_path(const char *path, const tr_source_opts *o, tr_error *err);
+tr_source *tr_source_open_buffer(const void *buf, size_t len, const tr_source_opts *o,
+                                 tr_error *err);
 /* 1 with the next chunk, 0 at the end of input, -1 on error (err filled: TR_ERR_IO or
  * TR_ERR_GZIP with the compressed offset). */
 int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *err);
+/* The masks of the chunk tr_source_next returned last (structural.h), one per 64 bytes,
+ * computed on the inflate thread for threaded gzip; NULL when the source does not index.
+ * Borrowed like the chunk. */
+const tr_block_masks *tr_source_masks(const tr_source *s);
 /* Input (compressed, for gzip) bytes consumed up to the end of the current chunk. */
 uint64_t tr_source_consumed(const tr_source *s);
 /* Size of the input when known (regular files, buffers), else 0. */

@@ -259,6 +259,7 @@ static void index_neon(tr_struct_state *st, const uint8_t *buf, size_t n, tr_blo
 static const char *const k_names[] = {"scalar", "sse2", "neon", "avx2"};
 
 const char *tr_simd_level_name(tr_simd_level level) {
+  if (level == TR_SIMD_OFF) return "off";
   return (unsigned)level < sizeof k_names / sizeof k_names[0] ? k_names[level] : "?";
 }
 
@@ -296,7 +297,7 @@ static void level_init(void) {
   for (int l = TR_SIMD_SCALAR; want && l <= TR_SIMD_AVX2; l++)
     if (strcmp(want, k_names[l]) == 0 && tr_simd_level_available((tr_simd_level)l))
       best = (tr_simd_level)l;
-  g_level = best;
+  g_level = want && strcmp(want, "off") == 0 ? TR_SIMD_OFF : best;
 }
 
 tr_simd_level tr_simd_level_get(void) {

@@ -26,7 +26,8 @@
  * Levels: a portable scalar classifier (also the reference of the tests), SSE2 (the x86-64
  * baseline), AVX2 (chosen at run time when the CPU has it), NEON on aarch64. All give the
  * same masks. TRIAGE_SIMD=scalar|sse2|avx2|neon in the environment caps the level (tests
- * run every level; a machine without AVX2 is simulated with TRIAGE_SIMD=sse2).
+ * run every level; a machine without AVX2 is simulated with TRIAGE_SIMD=sse2), and
+ * TRIAGE_SIMD=off turns the fast path off (reader.c then scans every byte itself).
  */
 #ifndef TRIAGE_TRACE_STRUCTURAL_H
 #define TRIAGE_TRACE_STRUCTURAL_H
@@ -49,6 +50,7 @@ typedef struct tr_struct_state {
 } tr_struct_state;
 
 typedef enum tr_simd_level {
+  TR_SIMD_OFF = -1, /* TRIAGE_SIMD=off: no masks, the byte scanner reads everything */
   TR_SIMD_SCALAR = 0,
   TR_SIMD_SSE2 = 1,
   TR_SIMD_NEON = 2,
@@ -56,7 +58,7 @@ typedef enum tr_simd_level {
 } tr_simd_level;
 
 /* The level used by tr_struct_index: the best this CPU and build have, capped by
- * TRIAGE_SIMD (read once). */
+ * TRIAGE_SIMD (read once); TR_SIMD_OFF when TRIAGE_SIMD=off. */
 tr_simd_level tr_simd_level_get(void);
 /* The name of a level ("avx2"). */
 const char *tr_simd_level_name(tr_simd_level level);

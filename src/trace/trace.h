@@ -166,6 +166,22 @@ enum {
  * libisal, CMake option TRIAGE_USE_ISAL), else zlib; both give the same bytes. */
 typedef enum tr_inflater { TR_INFLATE_AUTO = 0, TR_INFLATE_ZLIB = 1 } tr_inflater;
 
+/* The JSON scanner. AUTO: the SIMD fast path (trace/structural.h, trace/fast_event.h)
+ * for the events it takes, the byte scanner for the rest, at the best SIMD level of the
+ * machine (TRIAGE_SIMD=scalar|sse2|avx2|neon in the environment caps it, TRIAGE_SIMD=off
+ * makes AUTO mean BYTES); BYTES: the byte scanner alone, the reference the fast path is
+ * tested against; SCALAR ... AVX2: the fast path at that level when the machine has it
+ * (else as AUTO), for the tests. All give the same trace, and the same error at the same
+ * offset. */
+typedef enum tr_scanner {
+  TR_SCANNER_AUTO = 0,
+  TR_SCANNER_BYTES = 1,
+  TR_SCANNER_SCALAR = 2,
+  TR_SCANNER_SSE2 = 3,
+  TR_SCANNER_NEON = 4,
+  TR_SCANNER_AVX2 = 5
+} tr_scanner;
+
 /* true when this build has ISA-L (so TR_INFLATE_AUTO and TR_INFLATE_ZLIB differ). */
 bool tr_inflate_has_isal(void);
 
@@ -195,6 +211,8 @@ typedef struct tr_read_options {
   size_t chunk_size;
   /* gzip inflater; 0 (TR_INFLATE_AUTO) = the fastest this build has. */
   tr_inflater inflater;
+  /* JSON scanner; 0 (TR_SCANNER_AUTO) = the fast path where it applies. */
+  tr_scanner scanner;
 } tr_read_options;
 
 /* Reads path ("-" = standard input). gzip is recognised by magic bytes (multi-member
@@ -351,5 +369,6 @@ const tr_trace_meta *tr_trace_meta_get(const tr_trace *t);
 uint64_t tr_trace_event_count(const tr_trace *t);   /* all events seen */
 uint64_t tr_trace_skipped_count(const tr_trace *t); /* unusable events skipped */
 uint64_t tr_trace_json_bytes(const tr_trace *t);    /* decompressed bytes scanned */
+uint64_t tr_trace_fast_count(const tr_trace *t);    /* events the SIMD fast path read */
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the hand-made seed inputs of tests/fuzz/corpus/ (standard library only).
 
-The seeds are small Kineto-shaped traces (plain and gzip, one multi-member), live-capture
+The seeds are small Kineto-shaped traces (plain and gzip, one multi-member; for the
+scanner harness, a few hundred events in Kineto's layouts with their corner cases), live-capture
 reply bodies, and tiny rule packs. The fuzzers also read rules/ and tests/rules/broken/
 directly (tools/fuzz.sh, tests/fuzz/replay.cmake), so those are not copied here.
 Re-running this script rewrites the same bytes (gzip mtime is fixed at 0).
@@ -110,6 +111,108 @@ def trace_seeds():
     cut = len(doc) // 2
     seeds["multi-member.json.gz"] = gz(doc[:cut]) + gz(doc[cut:])
     seeds["truncated.json.gz"] = gz(doc)[:-20]
+    return seeds
+
+
+def kineto_events(n):
+    """n events as a vLLM trace with stack has them: Python frames with long names, CPU
+    ops with shapes, runtime calls, kernels, flows and metadata, in file order."""
+    ev = [meta(851, 0, "process_name", "VLLM::Worker_TP0"), meta(851, 851, "thread_name", "main")]
+    for i in range(n):
+        ts = 6520488433565.563 + i * 1.25
+        k = i % 6
+        if k < 3:
+            ev.append(x("python_function",
+                        "<built-in method clear of list object at 0x7f32b826%04x>" % i,
+                        851, 851, round(ts, 3), 0.11 * (1 + i % 5),
+                        **{"Python parent id": 1000 + i, "Python id": 1001 + i, "Ev Idx": i}))
+        elif k == 3:
+            ev.append(x("cpu_op", "aten::copy_", 851, 851, round(ts, 3), 34.79, **{
+                "External id": 7000 + i, "Record function id": 0,
+                "Concrete Inputs": ["", "", "True"], "Input type": ["int", "int", "Scalar"],
+                "Input Strides": [[72, 1], [72, 1], []], "Input Dims": [[46, 72], [46, 72], []],
+                "Ev Idx": i}))
+        elif k == 4:
+            ev.append(x("cuda_runtime", "hipLaunchKernel", 851, 851, round(ts, 3), 3.5,
+                        correlation=9000 + i, **{"External id": 7000 + i - 1, "cid": 12}))
+            ev.append({"ph": "s", "id": 9000 + i, "pid": 851, "tid": 851, "ts": round(ts, 3),
+                       "cat": "ac2g", "name": "ac2g"})
+        else:
+            ev.append(x("kernel", "void vllm::rotary_embedding_kernel<c10::BFloat16, true>",
+                        0, 7, round(ts + 5, 3), 2.0, correlation=9000 + i - 1, stream=7,
+                        device=0, **{"External id": 7000 + i - 2, "grid": [32, 1, 1]}))
+    return ev
+
+
+def scanner_seeds():
+    """Inputs for fuzz_scanner (the SIMD fast path against the byte scanner): Kineto's
+    shapes past the 256 sampled events, compact and pretty-printed (kept containers then
+    written anew), and the corner cases of each member the fast path reads; each bad
+    input fails inside an event past the first chunk of the smaller chunk sizes."""
+    events = kineto_events(330)
+    compact = kineto(events)
+    seeds = {
+        "vllm-compact.json": compact,
+        "vllm-pretty.json": json.dumps({"traceEvents": events}, indent=2).encode(),
+        "vllm-compact.json.gz": gz(compact),
+        # Kineto's own layout: an event per block, args inline
+        "kineto-layout.json": (b'{\n  "schemaVersion": 1,\n  "traceEvents": [\n' + b",\n".join(
+            b"  {\n    " + json.dumps(e)[1:-1].encode().replace(b', "ts"', b',\n    "ts"')
+            + b"\n  }" for e in events) + b"\n  ]\n}\n"),
+    }
+    tail = events[-1]
+    odd = [
+        # numbers: epoch microseconds, exponents, integers, zero, -0, long mantissas
+        '{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":1775078550123456.789,'
+        '"dur":1e-3,"args":{"correlation":1,"stream":-0,"External id":12345678901234567890}}',
+        '{"ph":"X","cat":"kernel","name":"k","pid":-0,"tid":7.5,"ts":0,"dur":0.000000000000000000001,'
+        '"args":{"correlation":2.0,"stream":"7"}}',
+        '{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":"12.5","dur":3,'
+        '"args":{"External id":"3","Input Dims":[[1,2],[3]],"Input type":"Float"}}',
+        # escapes in names, keys and kept strings; raw tab; non-ASCII
+        '{"ph":"X","cat":"cpu_op","n\\u0061me":"a\\"b\\u00e9","pid":1,"tid":1,"ts":5,"dur":1,'
+        '"args":{"Input type":["c10::\\u0042Float16","\t"],"dtype":"Fl\\u006fat"}}',
+        '{"ph":"X","cat":"python_function","name":"f\u00e9(\u4e2d)","pid":1,"tid":1,"ts":5,"dur":1}',
+        # repeated members, the later winning; stream against cuda_stream in both orders
+        '{"ph":"X","ph":"M","ph":"X","cat":"kernel","name":5,"name":"k2","pid":1,"tid":7,"ts":9,'
+        '"dur":2,"args":{"stream":3,"cuda_stream":4,"correlation":5},"args":{"cuda_stream":6}}',
+        '{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":9,"dur":2,'
+        '"args":{"cuda_stream":4,"stream":null,"stream":[1],"correlation":6,"bytes":8,"bytes":null}}',
+        # values of every kind where none is expected
+        '{"ph":["X"],"cat":{"c":1},"name":null,"pid":true,"tid":false,"ts":null,"dur":[],'
+        '"args":[{"External id":1}],"id":{"deep":[[[[{"x":[true,false,null,1.5e+10]}]]]]}}',
+        '{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":1,"dur":1,'
+        '"args":{"Concrete Inputs":{"a":[{"b":{}}],"c":[[],[[]]]},"Input Dims":[],"Input type":{}}}',
+        # containers nested past the fast path's depth
+        '{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":1,"dur":1,"args":{"x":'
+        + "[" * 70 + "]" * 70 + ',"correlation":3}}',
+        # an M event with its name in args, and an empty one
+        '{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"worker"}}',
+        '{}',
+    ]
+    body = ",".join(json.dumps(e) for e in events[:300])
+    seeds["odd-members.json"] = ('{"traceEvents":[' + body + "," + ",".join(odd) + "]}").encode()
+    bad = {
+        "bad-missing-comma.json": '[1 2]',
+        "bad-colon.json": '{"a" 1}',
+        "bad-trailing-comma.json": '[1,]',
+        "bad-literal.json": 'tru',
+        "bad-leading-zero.json": '01',
+        "bad-fraction.json": '1.',
+        "bad-minus.json": '-',
+        "bad-escape.json": '"a\\x"',
+        "bad-unicode.json": '"\\u12g4"',
+        "bad-object-key.json": '{1:2}',
+        "bad-close.json": '[{"a":1]}',
+        "bad-control.json": '[1,\u0001]',
+    }
+    short = ",".join(json.dumps(e) for e in events[:40])
+    for name, value in bad.items():
+        ev = '{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":1,"dur":1,"args":{"v":%s}}'
+        seeds[name] = ('{"traceEvents":[' + short + "," + (ev % value) + "," +
+                       json.dumps(tail) + "]}").encode()
+    seeds["bad-truncated.json"] = compact[:len(compact) - 700]
+    seeds["bad-unterminated-name.json"] = ('{"traceEvents":[' + short + ',{"ph":"X","name":"ab').encode()
     return seeds
 
 
@@ -235,5 +338,6 @@ def write(sub, files):
 
 if __name__ == "__main__":
     write("fuzz_trace_reader", trace_seeds())
+    write("fuzz_scanner", scanner_seeds())
     write("fuzz_live_reply", live_seeds())
     write("fuzz_rule_pack", rule_pack_seeds())

@@ -5,13 +5,15 @@
 set(TRIAGE_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 set(TRIAGE_FUZZ_HARNESSES fuzz_rule_pack fuzz_live_reply fuzz_trace_reader fuzz_analysis
-    fuzz_names)
+    fuzz_names fuzz_scanner)
 
 # Extra seed directories read in place (the shipped packs and the engine's broken packs).
 set(TRIAGE_FUZZ_EXTRA_fuzz_rule_pack ${CMAKE_SOURCE_DIR}/rules ${CMAKE_SOURCE_DIR}/tests/rules/broken)
 # The analysis harness starts from the trace harness's seeds and the bad-input traces.
 set(TRIAGE_FUZZ_EXTRA_fuzz_analysis ${TRIAGE_FUZZ_DIR}/corpus/fuzz_trace_reader
   ${TRIAGE_FUZZ_DIR}/regressions/fuzz_trace_reader ${CMAKE_SOURCE_DIR}/tests/bad-input/cases)
+# The scanner harness also compares the two scanners on those.
+set(TRIAGE_FUZZ_EXTRA_fuzz_scanner ${TRIAGE_FUZZ_EXTRA_fuzz_analysis})
 
 foreach(h ${TRIAGE_FUZZ_HARNESSES})
   add_executable(replay_${h} ${TRIAGE_FUZZ_DIR}/${h}.c ${TRIAGE_FUZZ_DIR}/replay_main.c)

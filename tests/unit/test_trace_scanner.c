@@ -1,15 +1,20 @@
-/* Unit tests for the structural scanner (src/trace/structural.c): every SIMD level gives
- * the masks of a byte-at-a-time lexer, on random and real input, cut into chunks of any
- * length. */
+/* Unit tests for the SIMD scanner: the structural masks (src/trace/structural.c) of every
+ * SIMD level against a byte-at-a-time lexer, on random and real input cut into chunks of
+ * any length; the exact decimal conversion (number.c) against strtod; and the fast path
+ * (fast_event.c) against the byte scanner on every trace, fixture and corpus entry. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include "fuzz/trace_same.h"
 #include "trace/number.h"
 #include "trace/structural.h"
+#include "trace/trace.h"
 
 /* ------------------------------------------------------------------ the reference lexer */
 
@@ -229,4 +234,174 @@ Test(number, decimal_to_double_equals_strtod) {
   check_decimal(10000000000000000000ull - 1, 19, false);
   check_decimal(10000000000000000000ull - 1, 3, false);
   check_decimal(1ull << 53, 22, false);
+}
+
+/* ------------------------------------------------------------------ the two scanners */
+
+/* Every input the repository and the shared tree hold, read by the byte scanner and by
+ * the fast path at every SIMD level this machine has, at several chunk sizes (so events
+ * cross chunk boundaries and the fast path must hand over and pick up again): the same
+ * trace with the same string ids, or the same error at the same offset. */
+
+typedef struct warned {
+  uint64_t skipped, skipped_off, replaced;
+} warned;
+
+static void note_warning(void *ctx, const tr_warning *w) {
+  warned *n = ctx;
+  if (w->code == TR_WARN_SKIPPED_EVENTS) {
+    n->skipped = w->count;
+    n->skipped_off = w->offset;
+  } else {
+    n->replaced = w->count;
+  }
+}
+
+static uint8_t *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "cannot open %s", path);
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *buf = malloc(cap);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) buf = realloc(buf, cap *= 2);
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static tr_trace *read_with(const uint8_t *buf, size_t len, tr_scanner scanner, size_t chunk,
+                           tr_error *err, warned *w) {
+  tr_read_options o;
+  memset(&o, 0, sizeof o);
+  o.scanner = scanner;
+  o.chunk_size = chunk;
+  o.warn = note_warning;
+  o.warn_ctx = w;
+  memset(w, 0, sizeof *w);
+  memset(err, 0, sizeof *err);
+  return tr_trace_read_buffer("input", buf, len, &o, err);
+}
+
+/* The fast path at each SIMD level this machine has (AUTO is one of them). */
+static const tr_scanner k_levels[] = {TR_SCANNER_SCALAR, TR_SCANNER_SSE2, TR_SCANNER_NEON,
+                                      TR_SCANNER_AVX2};
+static const tr_simd_level k_level_of[] = {TR_SIMD_SCALAR, TR_SIMD_SSE2, TR_SIMD_NEON,
+                                           TR_SIMD_AVX2};
+
+/* The byte scanner's read of buf against the fast path's (scanner, chunk size). */
+static void check_one(const char *path, const uint8_t *buf, size_t len, const tr_trace *ref,
+                      const tr_error *e0, const warned *w0, tr_scanner scanner, size_t chunk) {
+  tr_error e1;
+  warned w1;
+  tr_trace *t = read_with(buf, len, scanner, chunk, &e1, &w1);
+  cr_assert_eq(ref == NULL, t == NULL, "%s (scanner %d, chunk %zu): one read failed: %s%s", path,
+               (int)scanner, chunk, e0->message, e1.message);
+  if (ref) {
+    const char *d = trace_diff(ref, t, true);
+    cr_assert_null(d, "%s (scanner %d, chunk %zu): %s", path, (int)scanner, chunk, d);
+    cr_assert(memcmp(w0, &w1, sizeof w1) == 0, "%s: warnings differ", path);
+  } else if (e0->code != TR_ERR_GZIP) {
+    cr_assert(
+        e0->code == e1.code && e0->offset == e1.offset && strcmp(e0->message, e1.message) == 0,
+        "%s (scanner %d, chunk %zu): '%s' at %llu, fast '%s' at %llu", path, (int)scanner, chunk,
+        e0->message, (unsigned long long)e0->offset, e1.message, (unsigned long long)e1.offset);
+  }
+  tr_trace_destroy(t);
+}
+
+/* path read by the byte scanner, then by the fast path at every level with each of
+ * chunks, and by the default one (AUTO) with each of small_chunks. */
+static size_t check_same(const char *path, const size_t *chunks, size_t n_chunks,
+                         const size_t *small_chunks, size_t n_small) {
+  size_t len, compared = 0;
+  uint8_t *buf = slurp(path, &len);
+  tr_error e0;
+  warned w0;
+  tr_trace *ref = read_with(buf, len, TR_SCANNER_BYTES, 0, &e0, &w0);
+  for (size_t l = 0; l < sizeof k_levels / sizeof k_levels[0]; l++) {
+    if (!tr_simd_level_available(k_level_of[l])) continue;
+    for (size_t c = 0; c < n_chunks; c++, compared++)
+      check_one(path, buf, len, ref, &e0, &w0, k_levels[l], chunks[c]);
+  }
+  for (size_t c = 0; c < n_small; c++, compared++)
+    check_one(path, buf, len, ref, &e0, &w0, TR_SCANNER_AUTO, small_chunks[c]);
+  tr_trace_destroy(ref);
+  free(buf);
+  return compared;
+}
+
+/* Every regular file under dir whose name ends in one of the suffixes. */
+static size_t check_tree(const char *dir, const size_t *chunks, size_t n_chunks,
+                         const size_t *small_chunks, size_t n_small) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  size_t n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      n += check_tree(path, chunks, n_chunks, small_chunks, n_small);
+    } else if (S_ISREG(st.st_mode) && !strstr(de->d_name, ".md") && !strstr(de->d_name, ".py") &&
+               !strstr(de->d_name, ".yaml") && !strstr(de->d_name, ".txt")) {
+      n += check_same(path, chunks, n_chunks, small_chunks, n_small);
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+Test(scanners, shared_traces) {
+  /* the real traces are large: the default chunk, and one that cuts events often */
+  size_t chunks[] = {0}, small[] = {65536 + 7};
+  size_t n = check_tree(TRIAGE_SHARED_DIR "/traces", chunks, 1, small, 1);
+  cr_assert_gt(n, 0, "no shared trace found under %s", TRIAGE_SHARED_DIR "/traces");
+}
+
+Test(scanners, fast_path_reads_nearly_every_event) {
+  /* past the sampled first 256, a Python-heavy, a CPU-op-heavy (pretty-printed) and a mixed
+   * trace are read by the fast path but for the events that cross a chunk's end */
+  static const char *const names[] = {"sglang_qwen3_8b_prefilldecode_mi300x.json.gz",
+                                      "hta_async_cpu_to_gpu_a100.json.gz",
+                                      "hf_qwen1.5_0.5b_chat_h100.json.gz"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/traces/real/%s", TRIAGE_SHARED_DIR, names[i]);
+    size_t len;
+    uint8_t *buf = slurp(path, &len);
+    tr_error err;
+    warned w;
+    tr_trace *t = read_with(buf, len, TR_SCANNER_AUTO, 0, &err, &w);
+    cr_assert_not_null(t, "%s: %s", path, err.message);
+    uint64_t n = tr_trace_event_count(t), fast = tr_trace_fast_count(t);
+    cr_assert_gt(fast * 100, (n - 256) * 99, "%s: %llu of %llu events on the fast path", path,
+                 (unsigned long long)fast, (unsigned long long)n);
+    tr_trace_destroy(t);
+    t = read_with(buf, len, TR_SCANNER_BYTES, 0, &err, &w);
+    cr_assert_eq(tr_trace_fast_count(t), 0);
+    tr_trace_destroy(t);
+    free(buf);
+  }
+}
+
+Test(scanners, fixtures_and_corpora) {
+  static const char *const dirs[] = {
+      TRIAGE_FIXTURE_DIR,
+      TRIAGE_SOURCE_DIR "/tests/fuzz/corpus/fuzz_trace_reader",
+      TRIAGE_SOURCE_DIR "/tests/fuzz/regressions/fuzz_trace_reader",
+      TRIAGE_SOURCE_DIR "/tests/fuzz/corpus/fuzz_scanner",
+      TRIAGE_SOURCE_DIR "/tests/fuzz/regressions/fuzz_scanner",
+      TRIAGE_SOURCE_DIR "/tests/bad-input/cases",
+  };
+  size_t chunks[] = {0, 777}, small[] = {4096 + 1, 64, 7};
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+    n += check_tree(dirs[i], chunks, 2, small, 3);
+  cr_assert_gt(n, 100);
 }

@@ -1,0 +1,1134 @@
+/* trace/fast_event.c - see fast_event.h.
+ *
+ * Speed comes from three things: the cursor (a block's offset and its token bits) stays
+ * in registers, because everything on the way of a common event is inlined into
+ * fe_parse_event and the out-of-line helpers get a copy of it; the common values are
+ * decided in a few instructions (a key by its length and bytes, an integer of up to 8
+ * digits by one 8-byte test, a string by the special bits of its blocks); and a value
+ * nobody keeps is only checked, never converted. */
+#include "trace/fast_event.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/keys.h"
+#include "trace/number.h"
+#include "trace/trace.h"
+
+#define HOT static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline))
+
+/* Every step that meets something the fast path does not take gives up the event. */
+#define TRY(x)              \
+  do {                      \
+    if (!(x)) return false; \
+  } while (0)
+
+enum { T_STRING, T_INT, T_FLOAT, T_TRUE, T_FALSE, T_NULL, T_CONTAINER };
+
+/* ------------------------------------------------------------------ tokens */
+
+/* Where a kept container's compact JSON is written (fe_chunk.scratch). */
+typedef struct fe_out {
+  char *p;
+  size_t n, cap;
+} fe_out;
+
+/* Where the value of a member read token by token lies: its first token (at), the token
+ * after it (after), and which member it is (key, in args or not): what a shape is made
+ * of (see shapes below). */
+typedef struct fe_hole {
+  uint32_t at, after;
+  uint8_t key, in_args;
+} fe_hole;
+
+typedef struct fe_rec {
+  fe_hole h[FE_SHAPE_HOLES];
+  unsigned n;
+  bool full; /* more values than a shape holds: none is made */
+} fe_rec;
+
+/* A cursor over the tokens of one chunk: the block at base and its tokens not consumed;
+ * where kept containers are written; where values are noted (NULL: not noted). */
+typedef struct cur {
+  const uint8_t *buf;
+  const tr_block_masks *m;
+  size_t len, base;
+  uint64_t bits;
+  fe_out *out;
+  fe_rec *rec;
+} cur;
+
+/* The next token, consumed; false at the chunk's end. */
+HOT bool next(cur *c, size_t *pos) {
+  while (__builtin_expect(!c->bits, 0)) {
+    c->base += TR_BLOCK;
+    if (c->base >= c->len) return false;
+    c->bits = c->m[c->base / TR_BLOCK].tok;
+  }
+  *pos = c->base + (size_t)__builtin_ctzll(c->bits);
+  c->bits &= c->bits - 1;
+  return true;
+}
+
+/* Puts the cursor on the tokens from offset p on. */
+HOT void seek(cur *c, size_t p) {
+  c->base = p - p % TR_BLOCK;
+  c->bits = c->m[p / TR_BLOCK].tok & (~0ull << (p % TR_BLOCK));
+}
+
+/* The next token, not consumed; the chunk's length when there is none. */
+HOT size_t peek(cur *c) {
+  while (__builtin_expect(!c->bits, 0)) {
+    if (c->base + TR_BLOCK >= c->len) return c->len;
+    c->base += TR_BLOCK;
+    c->bits = c->m[c->base / TR_BLOCK].tok;
+  }
+  return c->base + (size_t)__builtin_ctzll(c->bits);
+}
+
+/* Whether a byte of [a, b) is special (structural.h). */
+COLD bool special_in(const tr_block_masks *m, size_t a, size_t b) {
+  if (a >= b) return false;
+  size_t first = a / TR_BLOCK, last = (b - 1) / TR_BLOCK;
+  uint64_t lo = ~0ull << (a % TR_BLOCK), hi = ~0ull >> (TR_BLOCK - 1 - (b - 1) % TR_BLOCK);
+  if (first == last) return (m[first].special & lo & hi) != 0;
+  if (m[first].special & lo) return true;
+  for (size_t i = first + 1; i < last; i++)
+    if (m[i].special) return true;
+  return (m[last].special & hi) != 0;
+}
+
+/* The text between the quotes at open and close holds no special byte. Most blocks hold
+ * none at all, which decides it at once. */
+HOT bool plain(const cur *c, size_t open, size_t close) {
+  size_t a = open / TR_BLOCK, b = close / TR_BLOCK;
+  if (b - a <= 1 && !(c->m[a].special | c->m[b].special)) return true;
+  return !special_in(c->m, open + 1, close);
+}
+
+HOT bool is_ws(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+HOT bool is_digit(uint8_t c) { return (uint8_t)(c - '0') < 10; }
+
+/* ------------------------------------------------------------------ strings */
+
+/* The closing quote of the string whose opening quote is the token at open: the next
+ * token. */
+HOT bool string_end(cur *c, size_t open, size_t *close) {
+  (void)open;
+  return next(c, close) && c->buf[*close] == '"';
+}
+
+static bool is_hex(uint8_t c) { return is_digit(c) || (uint8_t)((c | 0x20) - 'a') < 6; }
+
+/* Whether each backslash of [p, e) starts an escape JSON allows: all the byte scanner
+ * checks in a string it skips (UTF-8 and control bytes are not looked at). */
+COLD bool escapes_valid(const uint8_t *p, const uint8_t *e) {
+  while ((p = memchr(p, '\\', (size_t)(e - p))) != NULL) {
+    if (++p == e) return false;
+    switch (*p) {
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't':
+        p++;
+        break;
+      case 'u':
+        TRY(e - p > 4 && is_hex(p[1]) && is_hex(p[2]) && is_hex(p[3]) && is_hex(p[4]));
+        p += 5;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+HOT bool skip_string(cur *c, size_t open) {
+  size_t close;
+  TRY(string_end(c, open, &close));
+  return plain(c, open, close) || escapes_valid(c->buf + open + 1, c->buf + close);
+}
+
+/* A string the reader stores: plain printable ASCII (escapes and UTF-8 are decoded and
+ * repaired by the byte scanner) and of a bounded length. */
+HOT bool kept_string(cur *c, size_t open, fe_text *s) {
+  size_t close;
+  TRY(string_end(c, open, &close) && plain(c, open, close));
+  s->p = (const char *)c->buf + open + 1;
+  s->n = close - open - 1;
+  return s->n <= FE_MAX_KEPT_STRING;
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+typedef struct num {
+  fe_text text;
+  const uint8_t *ip, *fp; /* the integer and fraction digits */
+  size_t ni, nf;
+  bool neg, is_int, exact; /* exact: no exponent, at most 19 significant digits */
+} num;
+
+HOT size_t digit_run(const uint8_t *p, const uint8_t *e) {
+  const uint8_t *s = p;
+  while (e - p >= 8) {
+    unsigned k = tr_digits_in8(p);
+    p += k;
+    if (k < 8) return (size_t)(p - s);
+  }
+  while (p < e && is_digit(*p)) p++;
+  return (size_t)(p - s);
+}
+
+/* tr_digits_append, a word at a time to the last digit when the chunk lets it read so far. */
+HOT uint64_t digits_value(const cur *c, uint64_t m, const uint8_t *p, size_t n) {
+  if ((size_t)(c->buf + c->len - (p + (n & ~(size_t)7))) >= 8)
+    return tr_digits_append_wide(m, p, n);
+  return tr_digits_append(m, p, n);
+}
+
+/* [a, lim) is exactly an integer of 1 to 8 digits without a leading zero: the ids and
+ * indexes most args hold. One 8-byte test (the bytes past the number read as '0'). */
+HOT bool short_int(const cur *c, size_t a, size_t lim) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  size_t n = lim - a;
+  if (n - 1 >= 8 || c->len - a < 8 || (c->buf[a] == '0' && n > 1)) return false;
+  uint64_t v, keep = n == 8 ? ~0ull : (1ull << (8 * n)) - 1;
+  memcpy(&v, c->buf + a, 8);
+  v = (v & keep) | (0x3030303030303030ull & ~keep);
+  uint8_t eight[8];
+  memcpy(eight, &v, 8);
+  return tr_eight_digits(eight);
+#else
+  (void)c, (void)a, (void)lim;
+  return false;
+#endif
+}
+
+/* The number in JSON's grammar that starts at a, read no further than lim: its text ends
+ * at the first byte that cannot continue it. */
+COLD bool number_scan(const cur *c, size_t a, size_t lim, num *out) {
+  const uint8_t *p = c->buf + a, *e = c->buf + lim;
+  bool neg = *p == '-';
+  p += neg;
+  TRY(p < e && is_digit(*p));
+  const uint8_t *ip = p, *fp = p;
+  size_t ni = *p == '0' ? 1 : digit_run(p, e), nf = 0;
+  p += ni;
+  bool is_int = true, exact = true;
+  if (p < e && *p == '.') {
+    is_int = false;
+    fp = ++p;
+    nf = digit_run(p, e);
+    TRY(nf > 0);
+    p += nf;
+  }
+  if (p < e && (*p | 0x20) == 'e') {
+    is_int = exact = false;
+    p++;
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    size_t ne = digit_run(p, e);
+    TRY(ne > 0);
+    p += ne;
+  }
+  size_t len = (size_t)(p - (c->buf + a));
+  TRY(len <= TR_MAX_NUMBER_CHARS);
+  size_t lead = 0; /* the zeros that lead 0.000123 are not significant */
+  if (*ip == '0')
+    while (lead < nf && fp[lead] == '0') lead++;
+  size_t sig = (*ip == '0' ? 0 : ni) + nf - lead;
+  *out = (num){{(const char *)c->buf + a, len},      ip, fp, ni, nf, neg, is_int,
+               exact && sig <= TR_DECIMAL_MAX_DIGITS};
+  return true;
+}
+
+/* The number that starts at the token a and ends before lim, the next token: JSON's
+ * grammar, then nothing but whitespace. */
+HOT bool number_at(const cur *c, size_t a, size_t lim, num *out) {
+  TRY(number_scan(c, a, lim, out));
+  size_t e = a + out->text.n;
+  return e == lim || is_ws(c->buf[e]);
+}
+
+/* A time as Kineto writes it: digits, then perhaps a point and digits, ending right at
+ * lim, at most 19 digits in all; its double from one pass. false: number_at decides. */
+HOT bool plain_decimal(const cur *c, size_t a, size_t lim, double *out) {
+  const uint8_t *p = c->buf + a, *e = c->buf + lim, *ip = p, *fp;
+  if (*p == '0')
+    p++;
+  else
+    p += digit_run(p, e);
+  size_t ni = (size_t)(p - ip), nf = 0;
+  fp = p;
+  if (p < e && *p == '.') {
+    fp = ++p;
+    nf = digit_run(p, e);
+    p += nf;
+    if (nf == 0) return false;
+  }
+  if (p != e || ni == 0 || ni + nf > TR_DECIMAL_MAX_DIGITS) return false;
+  return tr_decimal_to_double(digits_value(c, digits_value(c, 0, ip, ni), fp, nf), (unsigned)nf,
+                              false, out);
+}
+
+static uint64_t mantissa(const num *n) {
+  return tr_digits_append(tr_digits_append(0, n->ip, n->ni), n->fp, n->nf);
+}
+
+/* The number's double, as reader.c's text_to_double makes it. */
+static bool number_double(const num *n, double *out) {
+  if (n->exact && tr_decimal_to_double(mantissa(n), (unsigned)n->nf, n->neg, out)) return true;
+  char text[64];
+  TRY(n->text.n < sizeof text);
+  memcpy(text, n->text.p, n->text.n);
+  text[n->text.n] = '\0';
+  *out = strtod(text, NULL);
+  return true;
+}
+
+static bool literal_at(const cur *c, size_t a, size_t lim, int *type) {
+  static const char *const words[] = {"true", "false", "null"};
+  static const int types[] = {T_TRUE, T_FALSE, T_NULL};
+  const uint8_t *p = c->buf + a;
+  size_t room = lim - a;
+  for (int i = 0; i < 3; i++) {
+    size_t n = strlen(words[i]);
+    if (room < n || memcmp(p, words[i], n) != 0) continue;
+    TRY(room == n || is_ws(p[n]));
+    *type = types[i];
+    return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------------ values */
+
+typedef struct val {
+  int type;
+  fe_text s; /* T_STRING */
+  num n;     /* T_INT, T_FLOAT */
+} val;
+
+static bool skip_container(cur *c, size_t open);
+
+/* A scalar that is no string at the token t: a number or a literal. */
+COLD bool scalar_at(cur *c, size_t t, val *v) {
+  size_t lim = peek(c);
+  uint8_t ch = c->buf[t];
+  if (ch == '-' || is_digit(ch)) {
+    TRY(number_at(c, t, lim, &v->n));
+    v->type = v->n.is_int ? T_INT : T_FLOAT;
+    return true;
+  }
+  return literal_at(c, t, lim, &v->type);
+}
+
+/* The value whose first token is t, out of line; kept: a string is stored. The caller's
+ * cursor is copied in and out, so its own stays in registers. */
+COLD bool value_slow(cur *c, size_t t, bool kept, val *v) {
+  uint8_t ch = c->buf[t];
+  if (ch == '"') {
+    v->type = T_STRING;
+    return kept ? kept_string(c, t, &v->s) : skip_string(c, t);
+  }
+  if (ch == '{' || ch == '[') {
+    v->type = T_CONTAINER;
+    return skip_container(c, t);
+  }
+  return scalar_at(c, t, v);
+}
+
+HOT bool value_at(cur *c, size_t t, bool kept, val *v) {
+  cur copy = *c;
+  bool ok = value_slow(&copy, t, kept, v);
+  *c = copy;
+  return ok;
+}
+
+/* Checks and steps over a value nobody keeps: a plain string or a short integer here,
+ * anything else out of line. */
+HOT bool skip_value(cur *c, size_t t) {
+  uint8_t ch = c->buf[t];
+  if (ch == '"') {
+    size_t close;
+    TRY(string_end(c, t, &close));
+    if (plain(c, t, close)) return true;
+    return escapes_valid(c->buf + t + 1, c->buf + close);
+  }
+  if (is_digit(ch) && short_int(c, t, peek(c))) return true;
+  val v;
+  return value_at(c, t, false, &v);
+}
+
+/* After a member name's token at t: the name (plain), the colon, and *value the token
+ * that starts the value. */
+HOT bool member_key(cur *c, size_t t, int *key, size_t *value, fe_text *name) {
+  size_t close, colon;
+  TRY(c->buf[t] == '"' && string_end(c, t, &close) && plain(c, t, close));
+  *name = (fe_text){(const char *)c->buf + t + 1, close - t - 1};
+  *key = key_code(name->p, name->n);
+  TRY(next(c, &colon) && c->buf[colon] == ':');
+  return next(c, value);
+}
+
+/* After a member or an element: 1 with *t the next one's first token, 0 with *t the
+ * closing bracket close, -1 for anything else. */
+HOT int next_item(cur *c, uint8_t close, size_t *t) {
+  if (!next(c, t)) return -1;
+  if (c->buf[*t] == ',') return next(c, t) ? 1 : -1;
+  return c->buf[*t] == close ? 0 : -1;
+}
+
+/* A container is walked to skip it (WALK_SKIP), to take its text as it is in the file
+ * when that is already the compact JSON a kept arg stores (WALK_CANON), or to write that
+ * text to the cursor's fe_out (WALK_BUILD). */
+enum { WALK_SKIP, WALK_CANON, WALK_BUILD };
+
+HOT bool emit(fe_out *o, const void *s, size_t n) {
+  TRY(o->n + n <= o->cap);
+  memcpy(o->p + o->n, s, n);
+  o->n += n;
+  return true;
+}
+
+/* A bracket, comma or colon into the built text, with json.dumps's separators. */
+HOT bool emit_mark(fe_out *o, uint8_t ch) {
+  if (ch == ',') return emit(o, ", ", 2);
+  if (ch == ':') return emit(o, ": ", 2);
+  return emit(o, &ch, 1);
+}
+
+/* With WALK_CANON, whether the tokens a then b of a container leave the text as json.dumps
+ * writes it: one space after ',' and ':', no other whitespace. (a is never an opening
+ * quote: a string is stepped over whole.) */
+HOT bool canon_gap(const cur *c, size_t a, size_t b) {
+  uint8_t ch = c->buf[a];
+  if (ch == ',' || ch == ':') return b == a + 2 && c->buf[a + 1] == ' ';
+  if (ch == '"' || ch == '{' || ch == '[' || ch == '}' || ch == ']') return b == a + 1;
+  return !is_ws(c->buf[b - 1]); /* a scalar ends right at the next token */
+}
+
+/* The next token of a container walk into *t: with WALK_CANON checked against the last
+ * one, with WALK_BUILD written when it is a bracket, comma or colon (strings and scalars
+ * are written whole by their own steps). */
+HOT bool walk_next(cur *c, size_t *t, size_t *last, int mode) {
+  TRY(next(c, t) && (mode != WALK_CANON || canon_gap(c, *last, *t)));
+  *last = *t;
+  uint8_t ch = c->buf[*t];
+  if (mode == WALK_BUILD &&
+      (ch == ',' || ch == ':' || ch == '{' || ch == '}' || ch == '[' || ch == ']'))
+    return emit_mark(c->out, ch);
+  return true;
+}
+
+/* After a member or an element of a walk: 1 with *t the next one's first token, 0 with
+ * *t the closing bracket close, -1 for anything else. */
+HOT int walk_item(cur *c, uint8_t close, size_t *t, size_t *last, int mode) {
+  if (!walk_next(c, t, last, mode)) return -1;
+  if (c->buf[*t] == ',') return walk_next(c, t, last, mode) ? 1 : -1;
+  return c->buf[*t] == close ? 0 : -1;
+}
+
+/* A string in a walk, its opening quote the token t: kept whole (plain: its text is its
+ * JSON) unless skipping, where valid escapes do. */
+HOT bool walk_string(cur *c, size_t t, size_t *last, int mode) {
+  size_t close;
+  TRY(string_end(c, t, &close));
+  *last = close;
+  if (plain(c, t, close)) return mode != WALK_BUILD || emit(c->out, c->buf + t, close - t + 1);
+  return mode == WALK_SKIP && escapes_valid(c->buf + t + 1, c->buf + close);
+}
+
+/* A scalar in a walk: checked, and written as the file has it (WALK_BUILD). */
+HOT bool walk_scalar(cur *c, size_t t, int mode) {
+  val v;
+  TRY(scalar_at(c, t, &v));
+  if (mode != WALK_BUILD) return true;
+  if (v.type == T_INT || v.type == T_FLOAT) return emit(c->out, v.n.text.p, v.n.text.n);
+  if (v.type == T_TRUE) return emit(c->out, "true", 4);
+  return v.type == T_FALSE ? emit(c->out, "false", 5) : emit(c->out, "null", 4);
+}
+
+/* Walks the container whose opening bracket is the token at open, checking it as the
+ * byte scanner's skip_container does, in a mode (see WALK_SKIP); *end: its closing
+ * bracket. The open containers are bits of a word (1 = an object). */
+static bool walk_container(cur *c, size_t open, int mode, size_t *end) {
+  uint64_t objs = c->buf[open] == '{';
+  unsigned depth = 1;
+  size_t t, last = open;
+  if (mode == WALK_BUILD) TRY(emit_mark(c->out, c->buf[open]));
+  TRY(walk_next(c, &t, &last, mode));
+  bool empty = c->buf[t] == ((objs & 1) ? '}' : ']');
+  for (;;) {
+    if (!empty) {
+      if (objs & 1) {
+        TRY(c->buf[t] == '"' && walk_string(c, t, &last, mode));
+        TRY(walk_next(c, &t, &last, mode) && c->buf[t] == ':');
+        TRY(walk_next(c, &t, &last, mode));
+      }
+      uint8_t ch = c->buf[t];
+      if (ch == '{' || ch == '[') {
+        TRY(depth < FE_MAX_DEPTH);
+        objs = objs << 1 | (ch == '{');
+        depth++;
+        TRY(walk_next(c, &t, &last, mode));
+        empty = c->buf[t] == ((objs & 1) ? '}' : ']');
+        continue;
+      }
+      TRY(ch == '"' ? walk_string(c, t, &last, mode) : walk_scalar(c, t, mode));
+      int more = walk_item(c, (objs & 1) ? '}' : ']', &t, &last, mode);
+      TRY(more >= 0);
+      if (more) continue;
+    }
+    /* t closes the innermost container; close the ones it ends */
+    for (;;) {
+      objs >>= 1;
+      if (--depth == 0) {
+        *end = t;
+        return true;
+      }
+      int more = walk_item(c, (objs & 1) ? '}' : ']', &t, &last, mode);
+      TRY(more >= 0);
+      if (more) break;
+    }
+    empty = false;
+  }
+}
+
+static bool skip_container(cur *c, size_t open) {
+  size_t end;
+  return walk_container(c, open, WALK_SKIP, &end);
+}
+
+/* ------------------------------------------------------------------ event members */
+
+/* pid, tid, stream: a string as it is, a number as its text (Python prints the integer
+ * -0 as 0); *has = false for anything else. */
+HOT bool read_textual(cur *c, size_t t, fe_text *out, bool *has) {
+  *has = true;
+  if (c->buf[t] == '"') return kept_string(c, t, out);
+  size_t lim = peek(c);
+  if (short_int(c, t, lim)) {
+    *out = (fe_text){(const char *)c->buf + t, lim - t};
+    return true;
+  }
+  val v;
+  TRY(value_at(c, t, true, &v));
+  if (v.type == T_STRING)
+    *out = v.s;
+  else if (v.type == T_INT && v.n.text.n == 2 && memcmp(v.n.text.p, "-0", 2) == 0)
+    *out = (fe_text){"0", 1};
+  else if (v.type == T_INT || v.type == T_FLOAT)
+    *out = v.n.text;
+  else
+    *has = false;
+  return true;
+}
+
+/* ts, dur. A numeric string is left to the byte scanner. */
+HOT bool read_time(cur *c, size_t t, int *state, double *out) {
+  if (is_digit(c->buf[t]) && plain_decimal(c, t, peek(c), out)) {
+    *state = F_OK; /* m / 10^k: finite and not negative */
+    return true;
+  }
+  TRY(c->buf[t] != '"');
+  val v;
+  TRY(value_at(c, t, false, &v));
+  *state = F_BAD;
+  if (v.type != T_INT && v.type != T_FLOAT) return true;
+  double d;
+  TRY(number_double(&v.n, &d));
+  if (isfinite(d) && !(d < 0)) {
+    *state = F_OK;
+    *out = d;
+  }
+  return true;
+}
+
+/* External id, correlation: an integer in int64, else absent. A string or a fraction is
+ * left to the byte scanner. */
+HOT bool read_id(cur *c, size_t t, int64_t *out) {
+  TRY(c->buf[t] != '"');
+  size_t lim = peek(c);
+  if (short_int(c, t, lim)) {
+    *out = (int64_t)tr_digits_append(0, c->buf + t, lim - t);
+    return true;
+  }
+  val v;
+  TRY(value_at(c, t, false, &v));
+  TRY(v.type != T_FLOAT);
+  *out = TR_NO_ID;
+  if (v.type == T_INT && v.n.exact) {
+    uint64_t m = mantissa(&v.n);
+    if (m <= (uint64_t)INT64_MAX) *out = v.n.neg ? -(int64_t)m : (int64_t)m;
+  }
+  return true;
+}
+
+/* args.stream / args.cuda_stream: "stream" wins over "cuda_stream" whatever their order. */
+HOT bool read_stream(cur *c, int key, size_t t, fe_event *ev) {
+  int prio = key == K_STREAM ? 2 : 1;
+  if (prio <= ev->stream_prio) return skip_value(c, t);
+  fe_text s;
+  bool has;
+  TRY(read_textual(c, t, &s, &has));
+  if (has) {
+    ev->stream = s;
+    ev->stream_prio = prio;
+  }
+  return true;
+}
+
+/* A string the reader keeps, or *is = false for any other value. */
+HOT bool read_string(cur *c, size_t t, fe_text *out, bool *is) {
+  *is = c->buf[t] == '"';
+  if (*is) return kept_string(c, t, out);
+  return skip_value(c, t);
+}
+
+/* The value of kept arg k, as parse_args's capture_value reads it: 1 with *text, 0 absent
+ * (null, an empty string), -1 dropped for its length. The byte scanner decodes strings
+ * and writes containers as compact JSON; here a string must be plain and a container
+ * already compact, so the file's bytes are the text. */
+HOT bool kept_arg_value(cur *c, size_t t, fe_text *text, int *got) {
+  uint8_t ch = c->buf[t];
+  const char *p = (const char *)c->buf + t;
+  if (ch == '"') {
+    size_t close;
+    TRY(string_end(c, t, &close) && plain(c, t, close));
+    *text = (fe_text){p + 1, close - t - 1};
+    *got = text->n > TR_MAX_ARG_BYTES ? -1 : text->n > 0;
+    return true;
+  }
+  if (ch == '{' || ch == '[') {
+    cur copy = *c;
+    size_t close;
+    *got = 1;
+    if (walk_container(&copy, t, WALK_CANON, &close)) {
+      *c = copy;
+      *text = (fe_text){p, close - t + 1};
+      return close - t < TR_MAX_ARG_BYTES;
+    }
+    /* laid out otherwise (or not JSON): written anew */
+    copy = *c;
+    size_t from = c->out->n;
+    TRY(walk_container(&copy, t, WALK_BUILD, &close));
+    *c = copy;
+    *text = (fe_text){c->out->p + from, c->out->n - from};
+    return text->n <= TR_MAX_ARG_BYTES;
+  }
+  val v;
+  TRY(value_at(c, t, false, &v));
+  *got = v.type != T_NULL;
+  if (v.type == T_TRUE) *text = (fe_text){"true", 4};
+  if (v.type == T_FALSE) *text = (fe_text){"false", 5};
+  if (v.type == T_INT || v.type == T_FLOAT) *text = v.n.text;
+  return true;
+}
+
+HOT bool args_member(cur *c, int key, size_t t, fe_event *ev) {
+  if (key >= K_ARG0) {
+    fe_text text;
+    int got;
+    TRY(kept_arg_value(c, t, &text, &got));
+    uint32_t bit = 1u << (key - K_ARG0);
+    /* a member repeated in one args object: the last one wins */
+    ev->arg_mask = got > 0 ? ev->arg_mask | bit : ev->arg_mask & ~bit;
+    ev->arg_dropped = got < 0 ? ev->arg_dropped | bit : ev->arg_dropped & ~bit;
+    if (got > 0) ev->arg[key - K_ARG0] = text;
+    return true;
+  }
+  switch (key) {
+    case K_EXTERNAL_ID:
+      return read_id(c, t, &ev->ext);
+    case K_CORRELATION:
+      return read_id(c, t, &ev->corr);
+    case K_STREAM:
+    case K_CUDA_STREAM:
+      return read_stream(c, key, t, ev);
+    case K_NAME:
+      return read_string(c, t, &ev->argname, &ev->has_argname);
+    default:
+      return skip_value(c, t);
+  }
+}
+
+static void sample_piece(fe_event *ev, fe_text s) {
+  if (ev->n_sample < sizeof ev->sample / sizeof ev->sample[0]) ev->sample[ev->n_sample++] = s;
+}
+
+/* One member of args while sampling: args_member, and what parse_args adds to the sample
+ * for the first SAMPLE_ARGS members: the name, then a string value (the stream and
+ * args.name when they are taken). */
+COLD bool args_member_sampled(cur *c, int key, fe_text name, size_t t, fe_event *ev) {
+  if (ev->n_args++ >= SAMPLE_ARGS) return args_member(c, key, t, ev);
+  TRY(name.n <= SAMPLE_STRING_CAP);
+  sample_piece(ev, name);
+  if (key == K_STREAM || key == K_CUDA_STREAM || key == K_NAME) {
+    int prio = ev->stream_prio;
+    TRY(args_member(c, key, t, ev));
+    if (key != K_NAME && ev->stream_prio != prio) sample_piece(ev, ev->stream);
+    if (key == K_NAME && ev->has_argname) sample_piece(ev, ev->argname);
+    return true;
+  }
+  if (key != K_EXTERNAL_ID && key != K_CORRELATION && c->buf[t] == '"') {
+    cur copy = *c;
+    size_t close;
+    TRY(string_end(&copy, t, &close) && plain(&copy, t, close));
+    TRY(close - t - 1 <= SAMPLE_STRING_CAP);
+    sample_piece(ev, (fe_text){(const char *)c->buf + t + 1, close - t - 1});
+  }
+  return args_member(c, key, t, ev);
+}
+
+/* Notes the value of a member at the token at (rec_value) and, once read, the token after
+ * it (rec_after), when the cursor notes values. */
+HOT void rec_value(cur *c, int key, bool in_args, size_t at) {
+  fe_rec *r = c->rec;
+  if (!r || r->full) return;
+  if (r->n == FE_SHAPE_HOLES) {
+    r->full = true;
+    return;
+  }
+  r->h[r->n++] = (fe_hole){(uint32_t)at, 0, (uint8_t)key, in_args};
+}
+
+HOT void rec_after(cur *c) {
+  if (c->rec && !c->rec->full) c->rec->h[c->rec->n - 1].after = (uint32_t)peek(c);
+}
+
+/* The members of the args object whose '{' was the last token. */
+HOT bool read_args(cur *c, fe_event *ev) {
+  size_t t;
+  TRY(next(c, &t));
+  if (c->buf[t] == '}') return true;
+  for (;;) {
+    int key;
+    fe_text name;
+    TRY(member_key(c, t, &key, &t, &name));
+    rec_value(c, key, true, t);
+    if (__builtin_expect(ev->sampling, 0)) {
+      cur copy = *c;
+      bool ok = args_member_sampled(&copy, key, name, t, ev);
+      *c = copy;
+      TRY(ok);
+    } else {
+      TRY(args_member(c, key, t, ev));
+    }
+    rec_after(c);
+    int more = next_item(c, '}', &t);
+    if (more <= 0) return more == 0;
+  }
+}
+
+HOT bool event_member(cur *c, int key, size_t t, fe_event *ev) {
+  bool is;
+  switch (key) {
+    case K_PH:
+      TRY(read_string(c, t, &ev->ph, &is));
+      if (!is) ev->ph = (fe_text){"", 0};
+      return true;
+    case K_NAME:
+      TRY(read_string(c, t, &ev->name, &ev->has_name));
+      ev->name_bad = !ev->has_name;
+      return true;
+    case K_CAT:
+      return read_string(c, t, &ev->cat, &ev->has_cat);
+    case K_PID:
+      return read_textual(c, t, &ev->pid, &ev->has_pid);
+    case K_TID:
+      return read_textual(c, t, &ev->tid, &ev->has_tid);
+    case K_TS:
+      return read_time(c, t, &ev->ts_state, &ev->ts);
+    case K_DUR:
+      return read_time(c, t, &ev->dur_state, &ev->dur);
+    case K_ARGS:
+      if (c->buf[t] == '{') return read_args(c, ev);
+      return skip_value(c, t);
+    default:
+      return skip_value(c, t);
+  }
+}
+
+static void ev_reset(fe_event *ev, bool sampling) {
+  ev->ph = (fe_text){"", 0};
+  ev->has_name = ev->name_bad = ev->has_cat = ev->has_pid = ev->has_tid = ev->has_argname = false;
+  ev->ts_state = ev->dur_state = F_ABSENT;
+  ev->ext = ev->corr = TR_NO_ID;
+  ev->stream_prio = 0;
+  ev->arg_mask = ev->arg_dropped = 0;
+  ev->sampling = sampling;
+  ev->n_args = ev->n_sample = 0;
+}
+
+/* The event token by token; *end: just past its '}'. */
+static bool parse_tokens(cur *c, size_t off, bool sampling, fe_event *ev, size_t *end) {
+  size_t t;
+  seek(c, off);
+  /* the event's '{' must be a token: the masks are in step with the byte scanner */
+  TRY(next(c, &t) && t == off && c->buf[t] == '{');
+  ev_reset(ev, sampling);
+  TRY(next(c, &t));
+  if (c->buf[t] != '}') {
+    for (;;) {
+      int key;
+      fe_text name;
+      TRY(member_key(c, t, &key, &t, &name));
+      bool args = key == K_ARGS && c->buf[t] == '{'; /* its members are noted one by one */
+      if (!args) rec_value(c, key, false, t);
+      TRY(event_member(c, key, t, ev));
+      if (!args) rec_after(c);
+      int more = next_item(c, '}', &t);
+      TRY(more >= 0);
+      if (!more) break;
+    }
+  }
+  *end = t + 1;
+  return true;
+}
+
+/* ------------------------------------------------------------------ shapes */
+
+/* Kineto writes the events of one kind alike: the same members in the same order, with
+ * the same spacing; only their values differ. A shape is such an event's bytes with its
+ * values cut out: literal pieces (member names, punctuation, whitespace, and the values
+ * of ph and cat, which hardly vary and tell the shapes apart at their first bytes) and
+ * the values between them, each with how to read it. An event whose literal pieces are
+ * byte for byte a shape's, and whose values read as the shape's readers read them, is
+ * JSON a token walk would accept, with the same members, read the same way: the readers
+ * do what event_member and args_member do for the member and the kind of value (string,
+ * number) the shape was learnt with, and a value of another kind fails the match. The
+ * common ones (times, ids, names, numbers and strings nobody keeps) are read straight
+ * from the bytes; the rest (containers, kept args, streams, literals) through the member
+ * functions at a cursor. Shapes are learnt from the events read token by token, the
+ * least recently matched replaced. */
+
+enum {
+  P_LIT,       /* bytes[off, off + len) come next */
+  P_FIXED_PH,  /* ph: a string inside the last literal, at off, len bytes */
+  P_FIXED_CAT, /* cat: likewise */
+  P_SKIP_NUM,  /* a number nobody keeps */
+  P_SKIP_STR,  /* a string nobody keeps */
+  P_STR,       /* a string kept: ph, name, cat, pid, tid, args.name */
+  P_NUM_TEXT,  /* pid, tid: a number as its text */
+  P_TIME,      /* ts, dur */
+  P_ID,        /* External id, correlation */
+  P_MEMBER     /* anything else: the member functions, at a cursor */
+};
+
+typedef struct piece {
+  uint8_t kind, key, in_args;
+  uint16_t off, len;
+} piece;
+
+typedef struct shape {
+  piece p[2 * FE_SHAPE_HOLES + 2];
+  unsigned n;
+  size_t n_bytes;
+  char bytes[FE_SHAPE_BYTES + 8]; /* lit_eq reads 8 bytes past a piece */
+} shape;
+
+struct fe_shapes {
+  shape s[FE_SHAPES];
+  unsigned n;
+  uint8_t order[FE_SHAPES]; /* most recently matched first */
+};
+
+fe_shapes *fe_shapes_create(void) { return calloc(1, sizeof(fe_shapes)); }
+void fe_shapes_destroy(fe_shapes *s) { free(s); }
+
+/* Whether the n bytes at a, of which room can be read, are lit's (which can be read 8
+ * bytes past n): 8 bytes per compare, the last ones overlapping or masked. */
+HOT bool lit_eq(const uint8_t *a, size_t room, const char *lit, size_t n) {
+  uint64_t x, y;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      memcpy(&x, a + i, 8);
+      memcpy(&y, lit + i, 8);
+      if (x != y) return false;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, lit + n - 8, 8);
+    return x == y;
+  }
+#ifdef TR_NUMBER_SWAR
+  if (room >= 8) {
+    memcpy(&x, a, 8);
+    memcpy(&y, lit, 8);
+    return ((x ^ y) & ((1ull << (8 * n)) - 1)) == 0;
+  }
+#endif
+  (void)room;
+  return memcmp(a, lit, n) == 0;
+}
+
+/* The string whose opening quote is at *p: its text, plain when kept (else with valid
+ * escapes); *p moves past its closing quote, the next token. */
+HOT bool shape_string(cur *c, size_t *p, bool kept, fe_text *s) {
+  size_t close;
+  TRY(c->buf[*p] == '"');
+  seek(c, *p + 1);
+  TRY(string_end(c, *p, &close));
+  *s = (fe_text){(const char *)c->buf + *p + 1, close - *p - 1};
+  bool ok = plain(c, *p, close) ? (!kept || s->n <= FE_MAX_KEPT_STRING)
+                                : !kept && escapes_valid(c->buf + *p + 1, c->buf + close);
+  *p = close + 1;
+  return ok;
+}
+
+/* The number at *p, in JSON's grammar; *p moves past it (what follows is the next
+ * literal's to check). An integer of at most 8 digits takes one word test, a decimal
+ * without an exponent (a time) a word per 8 digits; the rest go to number_scan. */
+HOT bool shape_number(const cur *c, size_t *p, num *n) {
+  size_t a = *p;
+  const uint8_t *b = c->buf + a, *e = c->buf + c->len;
+  if (e - b > 8) {
+    unsigned k = tr_digits_in8(b);
+    uint8_t next = b[k];
+    if (k && k < 8 && (b[0] != '0' || k == 1) && next != '.' && (next | 0x20) != 'e') {
+      *n = (num){{(const char *)b, k}, b, b, k, 0, false, true, true};
+      *p = a + k;
+      return true;
+    }
+    size_t ni = digit_run(b, e), nf = 0;
+    const uint8_t *q = b + ni, *fp = q;
+    if (ni && (b[0] != '0' || ni == 1) && q < e && *q == '.') {
+      fp = ++q;
+      nf = digit_run(q, e);
+      q += nf;
+      if (nf && q < e && (*q | 0x20) != 'e') {
+        size_t lead = 0; /* the zeros that lead 0.000123 are not significant */
+        if (b[0] == '0')
+          while (lead < nf && fp[lead] == '0') lead++;
+        size_t sig = (b[0] == '0' ? 0 : ni) + nf - lead;
+        *n = (num){{(const char *)b, (size_t)(q - b)}, b, fp, ni, nf, false, false,
+                   sig <= TR_DECIMAL_MAX_DIGITS};
+        *p = (size_t)(q - c->buf);
+        return true;
+      }
+    }
+  }
+  TRY(number_scan(c, a, c->len, n));
+  *p = a + n->text.n;
+  return true;
+}
+
+/* A string value kept in a field of ev, as event_member / args_member keep it. */
+static void shape_set_string(fe_event *ev, const piece *q, fe_text s) {
+  if (q->in_args) {
+    ev->has_argname = true; /* args.name */
+    ev->argname = s;
+    return;
+  }
+  switch (q->key) {
+    case K_PH:
+      ev->ph = s;
+      break;
+    case K_NAME:
+      ev->has_name = true;
+      ev->name_bad = false;
+      ev->name = s;
+      break;
+    case K_CAT:
+      ev->has_cat = true;
+      ev->cat = s;
+      break;
+    case K_PID:
+      ev->has_pid = true;
+      ev->pid = s;
+      break;
+    default: /* K_TID */
+      ev->has_tid = true;
+      ev->tid = s;
+      break;
+  }
+}
+
+/* The value of piece q at *p, read into ev; *p moves past it. */
+HOT bool shape_value(cur *c, const piece *q, size_t *p, fe_event *ev) {
+  fe_text s;
+  num n;
+  switch (q->kind) {
+    case P_SKIP_STR:
+      return shape_string(c, p, false, &s);
+    case P_STR:
+      TRY(shape_string(c, p, true, &s));
+      shape_set_string(ev, q, s);
+      return true;
+    case P_SKIP_NUM:
+      return shape_number(c, p, &n);
+    case P_NUM_TEXT: /* pid, tid: Python prints the integer -0 as 0 */
+      TRY(shape_number(c, p, &n));
+      s = n.is_int && n.text.n == 2 && n.text.p[0] == '-' && n.text.p[1] == '0' ? (fe_text){"0", 1}
+                                                                                : n.text;
+      shape_set_string(ev, q, s);
+      return true;
+    case P_TIME: {
+      double d;
+      TRY(shape_number(c, p, &n) && !n.neg && n.exact &&
+          tr_decimal_to_double(digits_value(c, digits_value(c, 0, n.ip, n.ni), n.fp, n.nf),
+                               (unsigned)n.nf, false, &d));
+      *(q->key == K_TS ? &ev->ts_state : &ev->dur_state) = F_OK;
+      *(q->key == K_TS ? &ev->ts : &ev->dur) = d;
+      return true;
+    }
+    case P_ID: {
+      TRY(shape_number(c, p, &n) && n.is_int);
+      int64_t v = TR_NO_ID;
+      if (n.exact) {
+        uint64_t m = digits_value(c, 0, n.ip, n.ni);
+        if (m <= (uint64_t)INT64_MAX) v = n.neg ? -(int64_t)m : (int64_t)m;
+      }
+      *(q->key == K_EXTERNAL_ID ? &ev->ext : &ev->corr) = v;
+      return true;
+    }
+    default: { /* P_MEMBER */
+      size_t t;
+      seek(c, *p);
+      TRY(next(c, &t) && t == *p);
+      TRY(q->in_args ? args_member(c, q->key, t, ev) : event_member(c, q->key, t, ev));
+      size_t after = peek(c); /* the value ends where the whitespace before it starts */
+      while (after > *p && is_ws(c->buf[after - 1])) after--;
+      *p = after;
+      return true;
+    }
+  }
+}
+
+/* The event at off read by shape sh; the cursor is a copy, kept in registers. */
+static bool shape_match(const shape *sh, cur *cp, size_t off, fe_event *ev, size_t *end) {
+  cur c = *cp;
+  size_t p = off, lit_at = off;
+  TRY(sh->n > 0);
+  ev_reset(ev, false);
+  /* the event's '{' must be a token: the masks are in step with the byte scanner */
+  TRY(c.m[off / TR_BLOCK].tok >> (off % TR_BLOCK) & 1);
+  for (unsigned i = 0; i < sh->n; i++) {
+    const piece *q = &sh->p[i];
+    if (q->kind == P_LIT) {
+      TRY(c.len - p >= q->len && lit_eq(c.buf + p, c.len - p, sh->bytes + q->off, q->len));
+      lit_at = p;
+      p += q->len;
+    } else if (q->kind == P_FIXED_PH) {
+      ev->ph = (fe_text){(const char *)c.buf + lit_at + q->off, q->len};
+    } else if (q->kind == P_FIXED_CAT) {
+      ev->has_cat = true;
+      ev->cat = (fe_text){(const char *)c.buf + lit_at + q->off, q->len};
+    } else {
+      TRY(shape_value(&c, q, &p, ev));
+    }
+  }
+  *cp = c;
+  *end = p; /* the last piece is a literal ending with the event's '}' */
+  return true;
+}
+
+static bool shape_add(shape *sh, piece q) {
+  if (sh->n == sizeof sh->p / sizeof sh->p[0]) return false;
+  sh->p[sh->n++] = q;
+  return true;
+}
+
+/* A literal piece of the n bytes at bytes. */
+static bool shape_add_lit(shape *sh, const uint8_t *bytes, size_t n) {
+  if (sh->n_bytes + n > FE_SHAPE_BYTES || n > UINT16_MAX) return false;
+  memcpy(sh->bytes + sh->n_bytes, bytes, n);
+  sh->n_bytes += n;
+  return shape_add(sh, (piece){P_LIT, 0, 0, (uint16_t)(sh->n_bytes - n), (uint16_t)n});
+}
+
+/* How a shape reads the value of member key whose first byte is first. */
+static uint8_t shape_reader(int key, bool in_args, uint8_t first) {
+  bool is_str = first == '"', is_num = first == '-' || is_digit(first);
+  if (in_args) {
+    if (key == K_EXTERNAL_ID || key == K_CORRELATION) return is_num ? P_ID : P_MEMBER;
+    if (key == K_NAME) return is_str ? P_STR : P_MEMBER;
+    if (key == K_STREAM || key == K_CUDA_STREAM || key >= K_ARG0) return P_MEMBER;
+  } else {
+    if (key == K_NAME || key == K_PH || key == K_CAT) return is_str ? P_STR : P_MEMBER;
+    if (key == K_PID || key == K_TID) return is_str ? P_STR : is_num ? P_NUM_TEXT : P_MEMBER;
+    if (key == K_TS || key == K_DUR) return is_num ? P_TIME : P_MEMBER;
+    if (key == K_ARGS) return P_MEMBER;
+  }
+  return is_str ? P_SKIP_STR : is_num ? P_SKIP_NUM : P_MEMBER;
+}
+
+/* The shape of the event [off, end) read token by token, whose values rec noted. Values
+ * of ph and cat stay in the literal around them (P_FIXED_*, read after it). */
+static bool shape_learn(shape *sh, const uint8_t *buf, size_t off, size_t end, const fe_rec *rec) {
+  piece fixed[FE_SHAPE_HOLES];
+  unsigned n_fixed = 0;
+  size_t lit = off;
+  sh->n = 0;
+  sh->n_bytes = 0;
+  for (unsigned i = 0; i <= rec->n; i++) {
+    const fe_hole *h = i < rec->n ? &rec->h[i] : NULL;
+    size_t vend = h ? h->after : 0; /* the value's end: before the whitespace ahead of after */
+    while (h && vend > h->at && is_ws(buf[vend - 1])) vend--;
+    if (h && (h->key == K_PH || h->key == K_CAT) && !h->in_args && buf[h->at] == '"') {
+      if (vend - 1 - lit > UINT16_MAX) return false;
+      fixed[n_fixed++] = (piece){h->key == K_PH ? P_FIXED_PH : P_FIXED_CAT, h->key, 0,
+                                 (uint16_t)(h->at + 1 - lit), (uint16_t)(vend - h->at - 2)};
+      continue;
+    }
+    size_t stop = h ? h->at : end;
+    if (stop <= lit || !shape_add_lit(sh, buf + lit, stop - lit)) return false;
+    for (unsigned f = 0; f < n_fixed; f++)
+      if (!shape_add(sh, fixed[f])) return false;
+    n_fixed = 0;
+    if (!h) return true;
+    uint8_t kind = shape_reader(h->key, h->in_args, buf[h->at]);
+    if (!shape_add(sh, (piece){kind, h->key, h->in_args, 0, 0})) return false;
+    lit = vend;
+  }
+  return false;
+}
+
+/* The shapes tried on an event, most recently matched first; more rarely pay. */
+#define SHAPE_TRIES 4u
+
+static bool shapes_match(fe_shapes *ss, cur *c, size_t off, fe_event *ev, size_t *end) {
+  for (unsigned i = 0; i < ss->n && i < SHAPE_TRIES; i++) {
+    uint8_t k = ss->order[i];
+    if (!shape_match(&ss->s[k], c, off, ev, end)) continue;
+    memmove(ss->order + 1, ss->order, i); /* to the front */
+    ss->order[0] = k;
+    return true;
+  }
+  return false;
+}
+
+static void shapes_learn(fe_shapes *ss, const uint8_t *buf, size_t off, size_t end,
+                         const fe_rec *rec) {
+  if (rec->full) return;
+  bool room = ss->n < FE_SHAPES;
+  uint8_t k = room ? (uint8_t)ss->n : ss->order[FE_SHAPES - 1]; /* new, or the least recent */
+  if (!shape_learn(&ss->s[k], buf, off, end, rec)) {
+    ss->s[k].n = 0; /* matches nothing */
+    return;
+  }
+  if (room) ss->n++;
+  memmove(ss->order + 1, ss->order, ss->n - 1);
+  ss->order[0] = k;
+}
+
+bool fe_parse_event(const fe_chunk *ch, size_t off, bool sampling, fe_event *ev, size_t *end) {
+  TRY(off < ch->len);
+  fe_out out = {ch->scratch, 0, ch->scratch_cap};
+  cur c = {ch->buf, ch->masks, ch->len, 0, 0, &out, NULL};
+  bool shapes = ch->shapes && !sampling && ch->len <= UINT32_MAX;
+  if (shapes && shapes_match(ch->shapes, &c, off, ev, end)) return true;
+  fe_rec rec;
+  rec.n = 0;
+  rec.full = false;
+  out.n = 0;
+  c.rec = shapes ? &rec : NULL;
+  TRY(parse_tokens(&c, off, sampling, ev, end));
+  if (shapes) shapes_learn(ch->shapes, ch->buf, off, *end, &rec);
+  return true;
+}

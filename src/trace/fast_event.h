@@ -1,0 +1,96 @@
+/*
+ * trace/fast_event.h - stage 2 of the SIMD scanner: one event object parsed by jumping
+ * from token to token over the bitmasks of its chunk (private to src/trace).
+ *
+ * The fast path of reader.c. It takes the events it can read exactly as the byte
+ * scanner of reader.c would (the reference): an event wholly inside the chunk, kept
+ * strings of plain printable ASCII, numbers in the JSON grammar, any nesting up to
+ * FE_MAX_DEPTH in the skipped values. On anything else (an event crossing the chunk's
+ * end, an escape or a UTF-8 byte in a kept string, a numeric string for ts, an id with
+ * a fraction, a kept container whose text is not already compact JSON (tr_event_arg),
+ * bad JSON of any kind) it returns false having changed nothing the reader
+ * keeps, and the byte scanner reads the event, errors and repairs included. So both give
+ * the same trace by construction; tests/unit/test_trace_scanner.c and the fuzz harness
+ * fuzz_scanner check it on every input they have.
+ *
+ * What it reads is what parse_event of reader.c reads, member for member, a later
+ * member overwriting an earlier one the same way: views into the chunk, valid until the
+ * reader moves to the next chunk.
+ */
+#ifndef TRIAGE_TRACE_FAST_EVENT_H
+#define TRIAGE_TRACE_FAST_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/keys.h"
+#include "trace/structural.h"
+#include "trace/trace.h" /* tr_arg */
+
+/* Containers nested inside an event that the fast path follows (deeper: the byte
+ * scanner, which also enforces TR_MAX_JSON_DEPTH). */
+#define FE_MAX_DEPTH 64u
+/* Longest kept string the fast path copies (longer: the byte scanner, which enforces
+ * TR_MAX_STRING_BYTES). */
+#define FE_MAX_KEPT_STRING (64u * 1024u)
+/* Shapes remembered, values one shape may hold, and the bytes around them. */
+#define FE_SHAPES 16u
+#define FE_SHAPE_HOLES 40u
+#define FE_SHAPE_BYTES 1024u
+/* Room the reader gives for the kept containers of one event written anew (fe_chunk). */
+#define FE_SCRATCH_BYTES (2u * TR_MAX_ARG_BYTES)
+
+typedef struct fe_text {
+  const char *p;
+  size_t n;
+} fe_text;
+
+/* The members of one event, as reader.c's parse_event leaves them. */
+typedef struct fe_event {
+  fe_text ph; /* n = 0 unless the last "ph" was a string */
+  fe_text name, cat, pid, tid;
+  bool has_name, name_bad, has_cat, has_pid, has_tid;
+  int ts_state, dur_state; /* F_ABSENT / F_OK / F_BAD (keys.h) */
+  double ts, dur;
+  int64_t ext, corr; /* TR_NO_ID when absent */
+  int stream_prio;   /* 0 none, 1 from args.cuda_stream, 2 from args.stream */
+  fe_text stream;    /* its text when stream_prio > 0 */
+  bool has_argname;  /* args.name was a string */
+  fe_text argname;
+  /* the kept args (tr_arg), as parse_args leaves them: present (mask), dropped for their
+   * length (dropped), and each present one's text, compact JSON for a container */
+  uint32_t arg_mask, arg_dropped;
+  fe_text arg[TR_ARG_COUNT];
+  /* while sampling (tr_trace_sample_text): the texts of args the sample takes, in order */
+  bool sampling;
+  unsigned n_args, n_sample;
+  fe_text sample[2 * SAMPLE_ARGS];
+} fe_event;
+
+/* The shapes of events seen lately (opaque): the bytes around their values. An event
+ * whose bytes match a shape's is read value by value, its member names and punctuation
+ * checked by comparing bytes instead of token by token. */
+typedef struct fe_shapes fe_shapes;
+
+fe_shapes *fe_shapes_create(void);
+void fe_shapes_destroy(fe_shapes *s);
+
+/* One chunk of the JSON text and its masks (structural.h), room where the compact JSON of
+ * kept containers laid out otherwise in the file is written (an event whose texts do not
+ * fit is left to the byte scanner), and the shapes (NULL: none). */
+typedef struct fe_chunk {
+  const uint8_t *buf;
+  size_t len;
+  const tr_block_masks *masks;
+  char *scratch;
+  size_t scratch_cap;
+  fe_shapes *shapes;
+} fe_chunk;
+
+/* Parses the event object whose '{' is at offset off of the chunk, noting what the sample
+ * text takes of its args when sampling. true: *ev holds its members and *end the offset
+ * just past its '}'. false: the byte scanner must read it. */
+bool fe_parse_event(const fe_chunk *c, size_t off, bool sampling, fe_event *ev, size_t *end);
+
+#endif
