@@ -72,10 +72,11 @@ HOT bool next(cur *c, size_t *pos) {
   return true;
 }
 
-/* Puts the cursor on the tokens from offset p on. */
+/* Puts the cursor on the tokens from offset p on (none when p is the chunk's end: the
+ * masks stop at its last block, and may hold another chunk's bits past it). */
 HOT void seek(cur *c, size_t p) {
   c->base = p - p % TR_BLOCK;
-  c->bits = c->m[p / TR_BLOCK].tok & (~0ull << (p % TR_BLOCK));
+  c->bits = p < c->len ? c->m[p / TR_BLOCK].tok & (~0ull << (p % TR_BLOCK)) : 0;
 }
 
 /* The next token, not consumed; the chunk's length when there is none. */
@@ -1020,7 +1021,7 @@ static bool shape_match(const shape *sh, cur *cp, size_t off, fe_event *ev, size
       ev->has_cat = true;
       ev->cat = (fe_text){(const char *)c.buf + lit_at + q->off, q->len};
     } else {
-      TRY(shape_value(&c, q, &p, ev));
+      TRY(p < c.len && shape_value(&c, q, &p, ev)); /* a literal may end at the chunk's end */
     }
   }
   *cp = c;
