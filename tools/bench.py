@@ -7,6 +7,8 @@ For each TRACE it measures, interleaved (one of each command per round), RUNS ro
   two-trace   triage --mapping-input TRACE --formal-input TRACE > /dev/null
   reference   --reference CMD, if given ("{trace}" in CMD is replaced by TRACE,
               otherwise TRACE is appended)
+  LABEL       --other LABEL=CMD, as many as given, the same way (e.g. an earlier build of
+              triage, to compare against it in the same rounds)
 and prints, as the median of the per-round ratios with their spread (min-max):
   1. wall time of single-trace mode / wall time of gzip -dc         target <= 0.4
   2. CPU time (user+sys) of single-trace mode / CPU time of gzip -dc target <= 0.5
@@ -14,7 +16,8 @@ and prints, as the median of the per-round ratios with their spread (min-max):
   4. throughput of single-trace mode, MB of JSON per second (MB = 1e6 bytes)
   5. wall time of two-trace mode / wall time of single-trace mode    target <= 1.05
   (the targets of issue 32; issue 15's were 0.5, 0.6, 0.15 and 1.1)
-  and reference / triage when --reference is given.
+  and reference / triage when --reference is given; for each --other, its wall time, CPU
+  time and peak RSS over triage's.
 Ratios of one round are taken within that round, so a burst of load on this shared
 machine hits numerator and denominator alike; the spread shows what is left of it.
 
@@ -46,8 +49,8 @@ Ranks section (issue 12), interleaved per round:
      (a worker holds one rank's events at a time; per-rank summaries stay)
 
 Usage: tools/bench.py [TRACE ...] [--suite DIR] [--ranks DIR] [--triage build/triage] [--runs 3]
-                      [--reference CMD] [--no-two-trace] [--triage-arg ARG ...]
-                      [--json OUT]
+                      [--reference CMD] [--other LABEL=CMD ...] [--no-two-trace]
+                      [--triage-arg ARG ...] [--json OUT]
 Exit status: 0 measured (targets or not), 1 a command failed, 2 usage.
 Standard library only.
 """
@@ -162,11 +165,12 @@ def bench_trace(trace, args, out):
     if not args.no_two_trace:
         cmds.append(("two-trace", [args.triage] + args.triage_arg +
                      ["--mapping-input", trace, "--formal-input", trace]))
-    if args.reference:
-        ref = args.reference
+    others = ([("reference", args.reference)] if args.reference else []) + \
+        [tuple(o.split("=", 1)) for o in args.other]
+    for label, ref in others:
         ref = ref.replace("{trace}", shlex.quote(trace)) if "{trace}" in ref \
             else ref + " " + shlex.quote(trace)
-        cmds.append(("reference", ["/bin/sh", "-c", "exec " + ref]))
+        cmds.append((label, ["/bin/sh", "-c", "exec " + ref]))
     m = {k: [] for k, _ in cmds}
     for i in range(args.runs):
         for label, argv in cmds:  # interleaved: one of each per round
@@ -192,6 +196,11 @@ def bench_trace(trace, args, out):
         res["two_trace_ratio"] = per_round("two-trace", "single", 0)
     if "reference" in m:
         res["reference_ratio"] = per_round("reference", "single", 0)
+    res["other"] = {
+        label: {"wall_ratio": per_round(label, "single", 0),
+                "cpu_ratio": per_round(label, "single", 1),
+                "rss_ratio": res["peak_rss_bytes"][label] / res["peak_rss_bytes"]["single"]}
+        for label, _ in others if label != "reference"}
     base_name = "gzip -dc" if gz else "cat"
     med = lambda k, i: statistics.median(x[i] for x in m[k])  # noqa: E731
     print("trace: %s  (%.1f MB on disk, %.1f MB JSON, %d rounds; medians, spread min-max)"
@@ -210,6 +219,9 @@ def bench_trace(trace, args, out):
         print("5. two-trace/single  %s   %s" % (spread(tr), verdict(statistics.median(tr), TARGET_TWO)))
     if "reference_ratio" in res:
         print("   reference/triage  %s" % spread(res["reference_ratio"]))
+    for label, o in res["other"].items():
+        print("   %s/triage: wall %s, cpu %s, peak RSS %.2f"
+              % (label, spread(o["wall_ratio"]), spread(o["cpu_ratio"]), o["rss_ratio"]))
     out["traces"].append(res)
 
 
@@ -321,6 +333,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3)")
     ap.add_argument("--reference", metavar="CMD",
                     help="another command to time in the same run ({trace} = the trace)")
+    ap.add_argument("--other", action="append", default=[], metavar="LABEL=CMD",
+                    help="another command timed in the same rounds, compared with triage "
+                         "(repeatable; {trace} = the trace)")
     ap.add_argument("--no-two-trace", action="store_true", help="skip two-trace mode")
     ap.add_argument("--triage-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for triage (repeatable), e.g. --triage-arg=--quiet")
@@ -335,7 +350,14 @@ def main():
             ap.error("no such trace: %s" % t)
     if not os.access(args.triage, os.X_OK):
         ap.error("triage binary not executable: %s" % args.triage)
-    out = {"triage": args.triage, "traces": []}
+    for o in args.other:
+        label = o.split("=", 1)[0]
+        if "=" not in o or not label or label in ("baseline", "single", "two-trace", "reference"):
+            ap.error("--other wants LABEL=CMD with a new label: %s" % o)
+    # the machine is shared: the load next to the figures says what they are worth
+    out = {"triage": args.triage, "traces": [], "load_before": os.getloadavg()}
+    print("load average before: %.1f %.1f %.1f (%d CPUs)"
+          % (*out["load_before"], os.cpu_count() or 1))
     traces, many = list(args.trace), None
     if args.suite:
         suite, many = make_suite(args.suite, args.shared)
@@ -347,6 +369,8 @@ def main():
     if many:
         bench_many_names(many, args, out)
         bench_startup(args, out)
+    out["load_after"] = os.getloadavg()
+    print("load average after: %.1f %.1f %.1f" % out["load_after"])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
