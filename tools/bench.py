@@ -28,7 +28,7 @@ machine hits numerator and denominator alike; the spread shows what is left of i
   vllm100.json.gz   vllm_gptoss_prefilldecode_piecewise_amd x 100 (vLLM with stack: 88 %
                     Python frames with long names, cpu_ops with shapes, flows; 452 MB)
   hf50.json.gz      hf_qwen1.5_0.5b_chat_h100 x 50 (with stack, mixed: frames, cpu_ops with
-                    shapes, flows, instant events; indented by json.dump, 432 MB)
+                    shapes, flows, instant events; indented by json.dump, 276 MB)
   many-names.json.gz  262,145 kernels with distinct names   targets <= 1.5 s, <= 150 MB
   start-up          triage on a one-kernel trace, and rule-pack load + compile (CPU
                     of `triage rules check` less `triage --version`)  target <= 30 ms
