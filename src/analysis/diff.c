@@ -94,11 +94,15 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
 an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out) {
   memset(out, 0, sizeof *out);
   out->label = label;
-  out->files = calloc(r->run.n_formal_inputs + 1, sizeof *out->files);
+  /* a directory run read every rank: those are its files, not only the tables' rank */
+  bool dir = r->run.mode != AN_MODE_MAPPING_FORMAL && r->run.n_rank_inputs > 1;
+  size_t n_files = dir ? r->run.n_rank_inputs : r->run.n_formal_inputs;
+  const char *const *files = dir ? r->run.rank_inputs : r->run.formal_inputs;
+  out->files = calloc(n_files + 1, sizeof *out->files);
   out->stages = calloc(r->n_stages ? r->n_stages : 1, sizeof *out->stages);
   if (!out->stages || !out->files) return AN_ERR_NOMEM;
-  for (size_t i = 0; i < r->run.n_formal_inputs; i++) out->files[i] = r->run.formal_inputs[i];
-  out->n_files = r->run.n_formal_inputs;
+  for (size_t i = 0; i < n_files; i++) out->files[i] = files[i];
+  out->n_files = n_files;
   out->framework = r->run.framework.label;
   out->framework_defaulted = r->run.framework.source == AN_SOURCE_DEFAULT;
   out->model = r->run.context.model.value;

@@ -139,6 +139,9 @@ typedef struct an_provenance {
   const char *const *mapping_inputs;
   size_t n_formal_inputs;
   const char *const *formal_inputs;
+  size_t n_rank_inputs; /* a directory of ranks: every rank trace the Ranks section read (stage,
+                           then rank order); the tables read formal_inputs. 0 otherwise */
+  const char *const *rank_inputs;
   size_t n_packs; /* rule packs loaded, in load order */
   const an_pack_ref *packs;
   const char *version;          /* filled by the caller (the CLI), else NULL */

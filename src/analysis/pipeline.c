@@ -62,6 +62,7 @@ typedef struct run_state {
   an_ranks_result ranks;
   an_rank_summary **own_ranks; /* one-rank runs: a summary per formal trace */
   an_rank_data *rank_data;
+  const char **rank_paths; /* a directory run: every rank trace read (provenance) */
   an_stage_report *stages;
   an_hint *hints;
   size_t n_hints, cap_hints;
@@ -787,6 +788,12 @@ static an_status build_ranks(run_state *r) {
     return fail(r, rc, rf.path, "%s", rf.error.message[0] ? rf.error.message : "out of memory");
   r->report.ranks = r->ranks.reports;
   r->report.n_ranks = r->ranks.n_reports;
+  /* the header lists every trace the run read, not only the tables' rank */
+  r->rank_paths = calloc(n, sizeof *r->rank_paths);
+  if (!r->rank_paths) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < n; i++) r->rank_paths[i] = fm->set.rank_files[i].path;
+  r->report.run.n_rank_inputs = n;
+  r->report.run.rank_inputs = r->rank_paths;
   return AN_OK;
 }
 
@@ -952,6 +959,7 @@ void an_report_destroy(an_report *rep) {
   for (size_t i = 0; r->own_ranks && i < r->formal.n; i++) an_rank_summary_free(r->own_ranks[i]);
   free(r->own_ranks);
   free(r->rank_data);
+  free(r->rank_paths);
   an_roofline_free(&r->roofline);
   an_tables_free(&r->tables);
   side_free(&r->formal);

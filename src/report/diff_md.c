@@ -623,10 +623,12 @@ static size_t overlap_steps(const cJSON *doc, const char *id) {
   return 0;
 }
 
-/* The report's formal inputs (inputs.formal), borrowed from the document. */
+/* The traces behind a report (inputs.ranks of a directory run, else inputs.formal),
+ * borrowed from the document. */
 static bool report_files(const cJSON *doc, an_diff_side *side) {
-  const cJSON *list =
-      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "inputs"), "formal");
+  const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(doc, "inputs");
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(inputs, "ranks"); /* a directory run */
+  if (!cJSON_IsArray(list)) list = cJSON_GetObjectItemCaseSensitive(inputs, "formal");
   side->files = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof *side->files);
   if (!side->files) return false;
   const cJSON *f;

@@ -161,9 +161,12 @@ static void inputs_line(rp_hw *hw, const an_provenance *p) {
     rp_hw_printf(hw, "Mapping: ");
   else
     rp_hw_printf(hw, "Inputs: ");
-  for (size_t i = 0; i < p->n_mapping_inputs; i++) {
+  size_t n_in = p->n_mapping_inputs;
+  const char *const *in = p->mapping_inputs;
+  if (p->mode != AN_MODE_MAPPING_FORMAL) in = rp_input_traces(p, &n_in);
+  for (size_t i = 0; i < n_in; i++) {
     rp_hw_printf(hw, "%s<code>", i ? ", " : "");
-    rp_hw_text(hw, p->mapping_inputs[i]);
+    rp_hw_text(hw, in[i]);
     rp_hw_printf(hw, "</code>");
   }
   if (p->mode == AN_MODE_MAPPING_FORMAL) {
@@ -192,7 +195,7 @@ static void header(rp_hw *hw) {
   fact(hw, "TP size", tp, p->context.tp_size.source, true);
   fact(hw, "GPU", p->context.gpu.value, p->context.gpu.source, true);
   fact(hw, "Platform", rp_platform(p->context.platform.value), p->context.platform.source, true);
-  fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : "single trace",
+  fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : rp_mode(p),
        AN_SOURCE_UNKNOWN, false);
   if (hw->rep->limits.ranks_compared) {
     char ranks[128];

@@ -149,13 +149,14 @@ static void framework_row(FILE *f, const char *what, const an_framework_fact *fw
   fputs(") |\n", f);
 }
 
-static void inputs_row(FILE *f, const char *what, const char *const *v, size_t n) {
+static void inputs_row(FILE *f, const char *what, const char *const *v, size_t n,
+                       const char *from) {
   fprintf(f, "| %s | ", what);
   for (size_t i = 0; i < n; i++) {
     if (i) fputs("<br>", f);
     code_span(f, v[i]);
   }
-  fputs(" | command line |\n", f);
+  fprintf(f, " | %s |\n", from);
 }
 
 /* The workload kind and the name that decided it. */
@@ -189,9 +190,12 @@ static void provenance(FILE *f, const an_report *r) {
   fact_row(f, "GPU", c->gpu.value ? c->gpu.value : "unknown", rp_source(c->gpu.source));
   fact_row(f, "Platform", rp_platform(c->platform.value), rp_source(c->platform.source));
   workload_row(f, &p->workload);
-  fact_row(f, "Mode", two ? "mapping-formal" : "single-trace", "inputs");
-  if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs);
-  inputs_row(f, two ? "Formal traces" : "Input traces", p->formal_inputs, p->n_formal_inputs);
+  fact_row(f, "Mode", rp_mode(p), "inputs");
+  if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs, "command line");
+  size_t n_in = 0;
+  const char *const *in = rp_input_traces(p, &n_in);
+  inputs_row(f, two ? "Formal traces" : "Input traces", in, n_in,
+             in == p->rank_inputs ? "directory" : "command line");
   if (r->limits.ranks_compared) {
     char ranks[128];
     snprintf(ranks, sizeof ranks, "%ld (tables: the lowest rank; Ranks section: every rank)",

@@ -498,7 +498,7 @@ static bool context_json(cJSON *root, const an_run_context *c) {
 
 static bool run_json(cJSON *root, const an_provenance *p) {
   bool two = p->mode == AN_MODE_MAPPING_FORMAL;
-  if (!cJSON_AddStringToObject(root, "mode", two ? "mapping-formal" : "single-trace") ||
+  if (!cJSON_AddStringToObject(root, "mode", rp_mode(p)) ||
       !cJSON_AddStringToObject(root, "framework", p->framework.label) ||
       !add_str_or_null(root, "framework_id", p->framework.id) ||
       !add_str_or_null(root, "mapping_framework", two ? p->mapping_framework.label : NULL) ||
@@ -514,6 +514,9 @@ static bool run_json(cJSON *root, const an_provenance *p) {
   }
   cJSON_AddItemToObject(inputs, "mapping", a);
   cJSON_AddItemToObject(inputs, "formal", b);
+  cJSON *ranks = p->n_rank_inputs ? str_array(p->rank_inputs, p->n_rank_inputs) : NULL;
+  if (p->n_rank_inputs && !ranks) return false;
+  if (ranks) cJSON_AddItemToObject(inputs, "ranks", ranks);
   return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
 }
 

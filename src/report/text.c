@@ -493,6 +493,17 @@ const char *rp_summary_kind(an_summary_kind k) {
   return (size_t)k < AN_SUMMARY_KINDS ? w[k] : "kernel";
 }
 
+const char *rp_mode(const an_provenance *p) {
+  if (p->mode == AN_MODE_MAPPING_FORMAL) return "mapping-formal";
+  return p->n_rank_inputs > 1 ? "directory" : "single-trace";
+}
+
+const char *const *rp_input_traces(const an_provenance *p, size_t *n) {
+  bool dir = p->mode != AN_MODE_MAPPING_FORMAL && p->n_rank_inputs > 1;
+  *n = dir ? p->n_rank_inputs : p->n_formal_inputs;
+  return dir ? p->rank_inputs : p->formal_inputs;
+}
+
 const char *rp_platform(an_platform p) {
   return p == AN_PLATFORM_CUDA ? "CUDA" : p == AN_PLATFORM_ROCM ? "ROCm" : "unknown";
 }

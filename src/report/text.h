@@ -69,6 +69,11 @@ const char *rp_source(an_source s);             /* "server args", "default (...)
 const char *rp_action(an_action a);             /* "Overlap it with other streams", ... */
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
+/* How the run was given: "mapping-formal", "directory" (every rank of a profile directory
+ * read: rank_inputs), else "single-trace". */
+const char *rp_mode(const an_provenance *p);
+/* The traces the run read: a directory's every rank, else the formal inputs. */
+const char *const *rp_input_traces(const an_provenance *p, size_t *n);
 /* " A training workload gets no serving advice: ..." (leading space), or "" for a serving
  * or unknown workload: what the report leaves out for a workload that serves no model. */
 const char *rp_workload_note(an_workload w);

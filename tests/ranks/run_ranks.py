@@ -162,6 +162,10 @@ def check_set(triage, name, directory, manifest):
               f"{name}: ranks listed {[r['rank'] for r in section['rows']]}")
         check(all("async_llm" not in r["path"] for r in section["rows"]),
               f"{name}: the API-server trace is listed as a rank")
+    # a directory run says so and lists every rank it read (review-1 §15), the API server not
+    check(rep["mode"] == "directory" and len(rep["inputs"].get("ranks", [])) == n
+          and all("async_llm" not in p for p in rep["inputs"]["ranks"]),
+          f"{name}: mode {rep['mode']}, inputs.ranks {rep['inputs'].get('ranks')}")
     first = os.path.join(directory, manifest["files"]["0"])
     check(rep["inputs"]["formal"][0] == os.path.normpath(first),
           f"{name}: tables from {rep['inputs']['formal']}, want rank 0 {first}")
@@ -179,7 +183,8 @@ def check_set(triage, name, directory, manifest):
     last = n - 1
     one = run(triage, ["--rank", str(last), directory])
     if one is not None:
-        check(one["ranks"] == [], f"{name}: --rank {last} still lists ranks")
+        check(one["ranks"] == [] and one["mode"] == "single-trace" and "ranks" not in one["inputs"],
+              f"{name}: --rank {last} still lists ranks (mode {one['mode']})")
         want = os.path.normpath(os.path.join(directory, manifest["files"][str(last)]))
         check(one["inputs"]["formal"][0] == want,
               f"{name}: --rank {last} tables from {one['inputs']['formal']}, want {want}")
