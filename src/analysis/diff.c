@@ -32,16 +32,6 @@ static size_t report_ranks(const an_report *r) {
   return n;
 }
 
-/* A collective's wait as the diff reads it: its time over its instances at the fastest
- * like instance's duration (the time model's smallest floor). The time account's own
- * wait groups instances by position in the step, where a rank late in every step leaves
- * the first position's floor holding the skew; against the smallest floor that skew is
- * wait, so two ranks of one run differ in wait, not in transfer. */
-double an_diff_collective_wait(double total_us, size_t instances, double floor_us) {
-  double w = total_us - (double)instances * floor_us;
-  return w > 0 ? w : 0;
-}
-
 /* The stage's time account: its counted steps, each step's GPU time, its collectives'
  * waits. */
 static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
@@ -52,12 +42,11 @@ static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
   if (!d->step_us || !d->waits) return false;
   for (size_t i = 0; i < tl->n_steps; i++)
     d->step_us[d->n_step_us++] = an_round3((double)tl->steps[i].account.kernel_ns / 1000.0);
+  /* the account's own per-instance wait (analysis/waits.h), as the single-run report's
+   * collectives table and its JSON "wait_us" give it: one wait model, never a second */
   for (size_t i = 0; i < tl->n_collectives; i++) {
     const an_collective_time *c = &tl->collectives[i];
-    double total = an_round3((double)c->total_ns / 1000.0);
-    double floor = an_round3((double)c->floor_ns / 1000.0);
-    d->waits[d->n_waits++] =
-        (an_diff_wait){c->kernel, an_diff_collective_wait(total, c->instances, floor)};
+    d->waits[d->n_waits++] = (an_diff_wait){c->kernel, an_round3((double)c->wait_ns / 1000.0)};
   }
   return true;
 }

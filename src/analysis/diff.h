@@ -32,16 +32,13 @@ typedef struct an_diff_rank {
   bool straggler; /* the rank its group waits for, with a verdict */
 } an_diff_rank;
 
-/* The wait part of a collective kernel's time (the time model's per-instance floor). */
+/* The wait part of a collective kernel's time: the time account's per-instance wait
+ * (analysis/waits.h), the same the single-run report gives. */
 typedef struct an_diff_wait {
   const char *name; /* canonical kernel name */
   double wait_us;
 } an_diff_wait;
 
-/* A collective's wait as the diff reads it (from the time account's row: its total, its
- * instances and its smallest floor, each as the JSON report writes them): the time over
- * instances x floor. */
-double an_diff_collective_wait(double total_us, size_t instances, double floor_us);
 
 typedef struct an_diff_side_stage {
   const char *stage;

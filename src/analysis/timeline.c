@@ -605,6 +605,49 @@ static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b
          (a->basis != AN_FLOOR_POSITION || a->ordinal == b->ordinal);
 }
 
+static int cmp_f64(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A step's first collective absorbs the other ranks' late arrival (waits.h); when a rank
+ * is late in every step, the first position's own floor is that skew, not a transfer. Its
+ * transfer is what the same collective takes at the step's later positions when those do
+ * the same work (their floors agree within collectives.first_same_work_ratio): a first
+ * instance of a position-basis group then gets the floor of its collective's other
+ * instances when that is lower. wi and tl->coll are parallel, sorted by cmp_coll. */
+static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
+  double *rest = malloc(tl->n_coll * sizeof *rest);
+  if (!rest) return false;
+  for (size_t lo = 0, hi; lo < tl->n_coll; lo = hi) {
+    const tl_coll *a = &tl->coll[lo];
+    size_t m = 0;
+    double lo_floor = 0, hi_floor = 0; /* the later positions' floors */
+    for (hi = lo; hi < tl->n_coll; hi++) {
+      const tl_coll *b = &tl->coll[hi];
+      if (b->name != a->name || b->basis != a->basis ||
+          tl->win[b->window].stage != tl->win[a->window].stage)
+        break;
+      if (b->first) continue;
+      if (!m || wi[hi].floor_us < lo_floor) lo_floor = wi[hi].floor_us;
+      if (!m || wi[hi].floor_us > hi_floor) hi_floor = wi[hi].floor_us;
+      rest[m++] = wi[hi].dur_us;
+    }
+    if (a->basis != AN_FLOOR_POSITION || !m ||
+        hi_floor > lo_floor * tl->set->collectives_first_same_work_ratio)
+      continue;
+    qsort(rest, m, sizeof *rest, cmp_f64);
+    double floor = an_wait_floor(rest, m, tl->set->collectives_floor_pct);
+    for (size_t i = lo; i < hi; i++)
+      if (tl->coll[i].first && wi[i].floor_us > floor) {
+        wi[i].floor_us = floor;
+        wi[i].wait_us = wi[i].dur_us > floor ? wi[i].dur_us - floor : 0;
+      }
+  }
+  free(rest);
+  return true;
+}
+
 /* Transfer and wait of every instance (waits.h), added to its window's account. */
 static bool collective_waits(an_timeline *tl) {
   if (!tl->n_coll) return true;
@@ -623,7 +666,8 @@ static bool collective_waits(an_timeline *tl) {
     if (i > 0 && !same_group(tl, &tl->coll[i], &tl->coll[i - 1])) group++;
     wi[i] = (an_wait_instance){group, (double)tl->coll[i].dur / 1000.0, 0, 0};
   }
-  bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct) == AN_OK;
+  bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct) == AN_OK &&
+            first_position_floors(tl, wi);
   for (size_t i = 0; ok && i < tl->n_coll; i++) {
     tl_coll *x = &tl->coll[i];
     x->wait_us = wi[i].wait_us;

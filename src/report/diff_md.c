@@ -600,11 +600,9 @@ static bool timeline_of(const cJSON *stage, an_diff_side_stage *d) {
   cJSON_ArrayForEach(x, steps) d->step_us[d->n_step_us++] = json_num(x, "kernel_us", 0);
   cJSON_ArrayForEach(x, colls) {
     const char *k = json_text(x, "kernel");
-    double inst = json_num(x, "instances", 0);
-    if (!k || inst < 0 || inst > 1e15) continue;
-    d->waits[d->n_waits++] =
-        (an_diff_wait){k, an_diff_collective_wait(json_num(x, "total_us", 0), (size_t)inst,
-                                                  json_num(x, "floor_us", 0))};
+    double wait = json_num(x, "wait_us", -1);
+    if (!k || wait < 0 || wait > 1e15) continue;
+    d->waits[d->n_waits++] = (an_diff_wait){k, wait};
   }
   return true;
 }

@@ -391,6 +391,37 @@ Test(timeline, collective_with_a_late_rank, .init = setup, .fini = teardown) {
   account_free(&a);
 }
 
+/* One rank late in every step: the first of three like all-reduces waits 150-300 us in each
+ * of four steps, so its own position's floor is skew. The later positions agree (the same
+ * work), so the first takes their floor and its excess is wait, every step's. */
+Test(timeline, late_every_step_is_wait, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 4; s++) {
+    double t0 = s * 2000.0, late = 150 + 50 * s;
+    host(&b, "user_annotation", "ProfilerStep#1", t0, 1500);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 100);
+    launch(&b, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", t0 + 20, t0 + 120, 100 + late);
+    for (int k = 1; k < 3; k++) {
+      double at = t0 + 120 + late + 200 * k;
+      launch(&b, "gemm_kernel", t0 + 30 + k, at - 100, 100);
+      launch(&b, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", t0 + 40 + k, at, 100);
+    }
+  }
+  account a;
+  account_build(&b, &a, "all");
+  const an_stage_timeline *st = a.st;
+  expect_all_sums(st);
+  cr_assert_eq(st->n_collectives, 1);
+  const an_collective_time *c = &st->collectives[0];
+  cr_assert_eq(c->basis, AN_FLOOR_POSITION);
+  cr_assert_eq(c->instances, 12);
+  cr_assert_eq(c->wait_ns, (150 + 200 + 250 + 300) * 1000);
+  cr_assert_eq(c->first_wait_ns, c->wait_ns);
+  for (size_t i = 0; i < 4; i++) cr_assert_gt(st->steps[i].account.first_collective_wait_ns, 0);
+  account_free(&a);
+}
+
 /* Collectives whose args give the message: instances of one size share a floor, so a big
  * all-reduce's transfer is not read as a small one's wait (one step: no position groups). */
 Test(timeline, collectives_grouped_by_message, .init = setup, .fini = teardown) {

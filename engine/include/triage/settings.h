@@ -155,6 +155,10 @@ typedef struct te_list_map {
     "a collective's floor: this percentile of its group's durations; the excess is wait")          \
   X(collectives_position_min_steps, "collectives.position_min_steps", INT, 1, 1000000, 0, NULL,    \
     "collectives are grouped by position in the step from this many steps, else by name")          \
+  X(collectives_first_same_work_ratio, "collectives.first_same_work_ratio", NUMBER, 1, 1000, 0,    \
+    NULL,                                                                                          \
+    "a step's first collective takes the floor of its later positions when their floors agree "    \
+    "within this ratio (the same work at every position)")                                         \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
