@@ -352,6 +352,30 @@ static size_t only_appeared_or_gone(an_diff_row *rows, size_t n) {
   return m;
 }
 
+/* The kernel row named name among the compared kernels, or NULL. */
+static const an_diff_row *kernel_row(const an_diff_row *k, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(k[i].name, name) == 0) return &k[i];
+  return NULL;
+}
+
+/* An overlap row only one run lists, whose kernel runs in both: not new or removed work,
+ * only an overlap row that came or went; its times are the kernel's in each run. */
+static void mark_still_running(an_diff_row *ov, size_t n, const an_diff_row *k, size_t nk) {
+  for (size_t i = 0; i < n; i++) {
+    const an_diff_row *kr = kernel_row(k, nk, ov[i].name);
+    if (!kr || kr->change == AN_DIFF_NEW || kr->change == AN_DIFF_REMOVED) continue;
+    ov[i].still_runs = true;
+    ov[i].before_us = kr->before_us;
+    ov[i].after_us = kr->after_us;
+    ov[i].delta_us = kr->delta_us;
+    ov[i].delta_pct = kr->delta_pct;
+    ov[i].has_wait = kr->has_wait;
+    ov[i].before_wait_us = kr->before_wait_us;
+    ov[i].after_wait_us = kr->after_wait_us;
+  }
+}
+
 /* A side's stage time and its collectives' wait, scaled. */
 static void stage_sum(const an_diff_side_stage *s, const sides *sd, double scale, double *total,
                       double *wait) {
@@ -444,6 +468,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   if (!ok || !diff_ranks(o, b, a, out)) return false;
   out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
   out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
+  mark_still_running(ov, out->n_overlaps, k, out->n_kernels);
   out->overlaps = ov;
   out->kernels = k;
   out->categories = c;

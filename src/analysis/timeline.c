@@ -621,7 +621,7 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
   if (!rest) return false;
   for (size_t lo = 0, hi; lo < tl->n_coll; lo = hi) {
     const tl_coll *a = &tl->coll[lo];
-    size_t m = 0;
+    size_t m = 0, positions = 0; /* later instances, and their distinct positions */
     double lo_floor = 0, hi_floor = 0; /* the later positions' floors */
     for (hi = lo; hi < tl->n_coll; hi++) {
       const tl_coll *b = &tl->coll[hi];
@@ -629,11 +629,13 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
           tl->win[b->window].stage != tl->win[a->window].stage)
         break;
       if (b->first) continue;
+      positions += !m || b->ordinal != tl->coll[hi - 1].ordinal;
       if (!m || wi[hi].floor_us < lo_floor) lo_floor = wi[hi].floor_us;
       if (!m || wi[hi].floor_us > hi_floor) hi_floor = wi[hi].floor_us;
       rest[m++] = wi[hi].dur_us;
     }
-    if (a->basis != AN_FLOOR_POSITION || !m ||
+    /* one later position cannot show that the positions do the same work */
+    if (a->basis != AN_FLOOR_POSITION || positions < 2 ||
         hi_floor > lo_floor * tl->set->collectives_first_same_work_ratio)
       continue;
     qsort(rest, m, sizeof *rest, cmp_f64);

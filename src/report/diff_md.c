@@ -41,8 +41,13 @@ static int cols_md(FILE *f, const an_diff_row *r) {
             fputs(" | ", f) != EOF && rp_md_ms(f, r->after_us, false) == 0 &&
             fputs(" | ", f) != EOF && rp_md_ms(f, r->delta_us, true) == 0 && fputs(" | ", f) != EOF;
   if (ok)
-    ok = r->change == AN_DIFF_NEW ? fputs("-", f) != EOF : rp_md_pct(f, r->delta_pct, true) == 0;
-  ok = ok && fprintf(f, " | %s", change_word(r->change)) >= 0;
+    ok = r->change == AN_DIFF_NEW && !r->still_runs ? fputs("-", f) != EOF
+                                                     : rp_md_pct(f, r->delta_pct, true) == 0;
+  const char *word = change_word(r->change);
+  if (r->still_runs) /* an overlap row that came or went; the kernel runs in both */
+    word = r->change == AN_DIFF_NEW ? "now an overlap row (ran before too)"
+                                    : "no longer an overlap row (still runs)";
+  ok = ok && fprintf(f, " | %s", word) >= 0;
   if (ok && r->has_wait) /* the wait part of a collective: a wait change is no regression */
     ok = fputs(" (wait ", f) != EOF && rp_md_ms(f, r->before_wait_us, false) == 0 &&
          fputs(" -> ", f) != EOF && rp_md_ms(f, r->after_wait_us, false) == 0 &&
@@ -398,6 +403,7 @@ static cJSON *row_json(const an_diff_row *r) {
       !cJSON_AddNumberToObject(o, "delta_us", an_round3(r->delta_us)) ||
       !cJSON_AddNumberToObject(o, "delta_pct", an_round3(r->delta_pct)) ||
       !cJSON_AddStringToObject(o, "change", change_id(r->change)) ||
+      (r->still_runs && !cJSON_AddBoolToObject(o, "still_runs", true)) ||
       (r->has_wait &&
        (!cJSON_AddNumberToObject(o, "before_wait_us", an_round3(r->before_wait_us)) ||
         !cJSON_AddNumberToObject(o, "after_wait_us", an_round3(r->after_wait_us))))) {

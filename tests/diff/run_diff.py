@@ -166,6 +166,13 @@ def check_shared_pair(exe, source):
           "shared pair: the HTML diff lacks the inputs table, the facts sentence or the mark")
     rc, out, err = triage(exe, "diff", "--format", "json", *sides)
     if rc == 0:
+        # an overlap row whose kernel runs in both runs is not new or removed work (review-1
+        # §16: SendRecv "removed")
+        for st in json.loads(out)["stages"]:
+            both = {k["name"] for k in st["kernels"] if k["change"] not in ("new", "removed")}
+            wrong = [o["name"][:40] for o in st["overlaps"] if o["name"] in both and not o.get("still_runs")]
+            check(not wrong, f"shared pair: overlap rows called new/removed though they run in both: {wrong}")
+            check(any(o.get("still_runs") for o in st["overlaps"]), "shared pair: no still-running overlap row")
         ins = json.loads(out)["inputs"]
         check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
               f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
