@@ -36,6 +36,13 @@ static size_t report_ranks(const an_report *r) {
  * waits. */
 static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
   if (!tl) return true;
+  const an_time_account *t = &tl->total;
+  d->time = (an_diff_time){true,
+                           an_round3((double)t->span_ns / 1000.0),
+                           an_round3((double)t->busy_ns / 1000.0),
+                           an_round3((double)t->idle_ns / 1000.0),
+                           an_round3((double)t->kernel_ns / 1000.0),
+                           an_round3((double)t->graph_kernel_ns / 1000.0)};
   d->n_steps = tl->n_steps;
   d->step_us = malloc((tl->n_steps ? tl->n_steps : 1) * sizeof *d->step_us);
   d->waits = malloc((tl->n_collectives ? tl->n_collectives : 1) * sizeof *d->waits);
@@ -95,6 +102,7 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
   out->framework = r->run.framework.label;
   out->framework_defaulted = r->run.framework.source == AN_SOURCE_DEFAULT;
   out->model = r->run.context.model.value;
+  out->world_size = r->limits.world_size;
   out->gpu = r->run.context.gpu.value;
   out->n_ranks = report_ranks(r);
   for (size_t i = 0; i < r->n_stages; i++) {
@@ -447,6 +455,30 @@ static sides stage_sides(const an_diff_side_stage *b, const an_diff_side_stage *
   return sd;
 }
 
+/* Span, busy and idle per step (the time account's), when both runs know them; and the
+ * share of each run's kernel time replayed from graphs. */
+static void stage_time(const sides *sd, floor_t f, an_diff_stage *out) {
+  const an_diff_time *tb = sd->b ? &sd->b->time : NULL, *ta = sd->a ? &sd->a->time : NULL;
+  out->before_graph_pct = tb && tb->kernel_us > 0 ? tb->graph_kernel_us / tb->kernel_us * 100 : -1;
+  out->after_graph_pct = ta && ta->kernel_us > 0 ? ta->graph_kernel_us / ta->kernel_us * 100 : -1;
+  out->has_time = tb && ta && tb->known && ta->known;
+  if (!out->has_time) return;
+  out->span = (an_diff_row){.name = "span", .before_us = tb->span_us * sd->scale_b,
+                            .after_us = ta->span_us * sd->scale_a};
+  out->busy = (an_diff_row){.name = "busy", .before_us = tb->busy_us * sd->scale_b,
+                            .after_us = ta->busy_us * sd->scale_a};
+  out->idle = (an_diff_row){.name = "idle", .before_us = tb->idle_us * sd->scale_b,
+                            .after_us = ta->idle_us * sd->scale_a};
+  /* a step longer only because its collectives wait longer for other ranks is a wait
+   * change, as the collectives' own rows are */
+  out->span.has_wait = out->busy.has_wait = out->total.has_wait;
+  out->span.before_wait_us = out->busy.before_wait_us = out->total.before_wait_us;
+  out->span.after_wait_us = out->busy.after_wait_us = out->total.after_wait_us;
+  finish_row(&out->span, true, true, f);
+  finish_row(&out->busy, true, true, f);
+  finish_row(&out->idle, true, true, f);
+}
+
 static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side_stage *a,
                        const te_settings *set, an_diff_stage *out) {
   static const an_diff_kernel none[1];
@@ -458,6 +490,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   size_t nbk = b ? b->n_kernels : 0, nak = a ? a->n_kernels : 0;
   out->stage = a ? a->stage : b->stage;
   out->total = stage_total(out->stage, &sd, f);
+  stage_time(&sd, f, out);
   an_diff_row *k = compare(bk, nbk, ak, nak, false, &sd, f, &out->n_kernels);
   an_diff_row *c = compare(bk, nbk, ak, nak, true, &sd, f, &out->n_categories);
   an_diff_row *fu = compare(b ? b->fusions : none, b ? b->n_fusions : 0, a ? a->fusions : none,
@@ -482,10 +515,12 @@ static const an_diff_side_stage *find_stage(const an_diff_side *s, const char *i
   return NULL;
 }
 
-/* What a CI gate reads: regressions (stage totals and kernel rows), step-count notes. */
+/* What a CI gate reads: regressions (step spans, stage totals and kernel rows) of runs
+ * that compare, step-count notes. */
 static void tally(an_diff_report *r) {
   for (size_t i = 0; i < r->n_stages; i++) {
     const an_diff_stage *s = &r->stages[i];
+    r->n_regressions += s->has_time && s->span.change == AN_DIFF_SLOWER;
     r->n_regressions += s->total.change == AN_DIFF_SLOWER;
     for (size_t k = 0; k < s->n_kernels; k++)
       r->n_regressions += s->kernels[k].change == AN_DIFF_SLOWER;
@@ -493,16 +528,43 @@ static void tally(an_diff_report *r) {
     r->n_steps_differ += both && s->before_steps != s->after_steps;
     r->n_steps_unknown += !both && (s->before_steps || s->after_steps);
   }
+  if (r->incomparable) r->n_regressions = 0;
+}
+
+/* Other hardware or another world size: the runs do not compare kernel by kernel. */
+static unsigned incomparable(const an_diff_input *b, const an_diff_input *a) {
+  unsigned why = 0;
+  if (b->gpu && a->gpu && strcmp(b->gpu, a->gpu) != 0) why |= AN_DIFF_GPU_DIFFERS;
+  if (b->world_size > 0 && a->world_size > 0 && b->world_size != a->world_size)
+    why |= AN_DIFF_WORLD_DIFFERS;
+  return why;
+}
+
+/* A run's share of kernel time (in its counted steps) replayed from graphs; -1 unknown. */
+static double graph_pct(const an_diff_side *s) {
+  double k = 0, g = 0;
+  for (size_t i = 0; i < s->n_stages; i++)
+    if (s->stages[i].time.known) k += s->stages[i].time.kernel_us, g += s->stages[i].time.graph_kernel_us;
+  return k > 0 ? g / k * 100 : -1;
 }
 
 static void fill_inputs(an_diff_report *r, const an_diff_side *before, const an_diff_side *after) {
   const an_diff_side *side[2] = {before, after};
   for (int i = 0; i < 2; i++) {
     const an_diff_side *x = side[i];
-    r->inputs[i] = (an_diff_input){
-        x->label, x->kind ? x->kind : "trace", x->n_files, x->files, x->framework, x->model,
-        x->gpu,   x->framework_defaulted,      x->n_ranks};
+    r->inputs[i] = (an_diff_input){x->label,
+                                   x->kind ? x->kind : "trace",
+                                   x->n_files,
+                                   x->files,
+                                   x->framework,
+                                   x->model,
+                                   x->gpu,
+                                   x->framework_defaulted,
+                                   x->n_ranks,
+                                   x->world_size,
+                                   graph_pct(x)};
   }
+  r->incomparable = incomparable(&r->inputs[0], &r->inputs[1]);
 }
 
 an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,

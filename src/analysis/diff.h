@@ -40,9 +40,17 @@ typedef struct an_diff_wait {
 } an_diff_wait;
 
 
+/* A stage's time account over its counted steps (all 0 when the side has none). */
+typedef struct an_diff_time {
+  bool known;
+  double span_us, busy_us, idle_us; /* span = busy + idle */
+  double kernel_us, graph_kernel_us; /* kernel-time sum, and the part replayed from graphs */
+} an_diff_time;
+
 typedef struct an_diff_side_stage {
   const char *stage;
-  size_t n_steps;   /* counted steps; 0 unknown */
+  an_diff_time time; /* the time account's totals over the counted steps */
+  size_t n_steps;    /* counted steps; 0 unknown */
   size_t n_step_us; /* the GPU time of each counted step, when known */
   double *step_us;
   size_t n_waits; /* collectives' waits, when the side knows them */
@@ -64,6 +72,7 @@ typedef struct an_diff_side {
   const char **files; /* the formal trace files behind the side (array owned, strings not) */
   const char *framework, *model, *gpu; /* run facts (framework label); NULL when unknown */
   bool framework_defaulted;            /* nothing detected the framework: the packs' default */
+  long world_size;                     /* distributedInfo.world_size; 0 unknown */
   size_t n_ranks;                      /* ranks of its Ranks sections; 0: one rank */
   size_t n_stages;
   an_diff_side_stage *stages;

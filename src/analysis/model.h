@@ -1034,6 +1034,9 @@ typedef enum an_noise_source {
 
 typedef struct an_diff_stage {
   const char *stage;
+  bool has_time;                    /* both runs' time accounts known: span, busy, idle */
+  an_diff_row span, busy, idle;     /* per step (per_step) of the time account */
+  double before_graph_pct, after_graph_pct; /* kernel time replayed from CUDA/HIP graphs */
   size_t before_steps, after_steps; /* counted steps; 0 unknown */
   bool per_step;                    /* both known: every time of the stage is per step */
   double noise_pct, noise_us;       /* the stage's floor: a change below either is noise */
@@ -1061,7 +1064,16 @@ typedef struct an_diff_input {
   const char *framework, *model, *gpu; /* the run's facts; NULL when unknown */
   bool framework_defaulted;            /* the framework is the packs' default, not detected */
   size_t n_ranks;                      /* ranks of its Ranks sections (0: one rank) */
+  long world_size;                     /* distributedInfo.world_size; 0 unknown */
+  double graph_pct; /* share of the kernel time in the steps replayed from graphs; -1 unknown */
 } an_diff_input;
+
+/* Why two runs are not comparable: a kernel's time on other hardware, or with its work
+ * split over another number of ranks, is not the same program's time. */
+enum {
+  AN_DIFF_GPU_DIFFERS = 1u << 0,  /* both runs name their GPU, and the names differ */
+  AN_DIFF_WORLD_DIFFERS = 1u << 1 /* both state distributedInfo.world_size, and it differs */
+};
 
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */
 typedef struct an_diff_report {
@@ -1071,7 +1083,9 @@ typedef struct an_diff_report {
   an_diff_input inputs[2];                /* before, after */
   double noise_floor_pct, noise_floor_us; /* diff.noise_floor_pct / _us of the packs: the
                                              least floor of every stage */
-  size_t n_regressions;   /* stage totals and kernel rows slower beyond their floor */
+  unsigned incomparable; /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
+  size_t n_regressions;   /* step spans, stage totals and kernel rows slower beyond their floor
+                             (0 when incomparable) */
   size_t n_steps_differ;  /* stages whose runs profiled different step counts */
   size_t n_steps_unknown; /* stages where one run knows its steps and the other not */
 } an_diff_report;

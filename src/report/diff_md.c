@@ -16,10 +16,11 @@
 
 /* Kernel rows of all stages in the "Biggest changes" list at the top. */
 
-static const char *change_word(an_diff_change c) {
+/* counts: the runs compare, so a slower row is a regression (not comparable: only slower). */
+static const char *change_word(an_diff_change c, bool counts) {
   switch (c) {
     case AN_DIFF_SLOWER:
-      return "slower (regression)";
+      return counts ? "slower (regression)" : "slower";
     case AN_DIFF_FASTER:
       return "faster";
     case AN_DIFF_NEW:
@@ -36,14 +37,14 @@ static const char *change_word(an_diff_change c) {
 
 /* The shared columns of every row: before, after, delta (ms), delta (%), change. A new
  * row has no relative change ("-"). */
-static int cols_md(FILE *f, const an_diff_row *r) {
+static int cols_md(FILE *f, const an_diff_row *r, bool counts) {
   bool ok = fputs(" | ", f) != EOF && rp_md_ms(f, r->before_us, false) == 0 &&
             fputs(" | ", f) != EOF && rp_md_ms(f, r->after_us, false) == 0 &&
             fputs(" | ", f) != EOF && rp_md_ms(f, r->delta_us, true) == 0 && fputs(" | ", f) != EOF;
   if (ok)
     ok = r->change == AN_DIFF_NEW && !r->still_runs ? fputs("-", f) != EOF
                                                      : rp_md_pct(f, r->delta_pct, true) == 0;
-  const char *word = change_word(r->change);
+  const char *word = change_word(r->change, counts);
   if (r->still_runs) /* an overlap row that came or went; the kernel runs in both */
     word = r->change == AN_DIFF_NEW ? "now an overlap row (ran before too)"
                                     : "no longer an overlap row (still runs)";
@@ -75,6 +76,7 @@ static char **display_names(const rp_names *nm, const an_diff_row *r, size_t n) 
 
 /* Kernel (or overlap) rows [from, to) of r, numbered from 1 when numbered. */
 static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_t from, size_t to,
+                        bool counts,
                         const char *first_col, bool per_step) {
   char **shown = display_names(nm, r + from, to - from);
   int rc = fprintf(f, "\n| # | %s | Category |" COLS_HEAD "| ---: | --- | --- |" COLS_RULE,
@@ -87,39 +89,41 @@ static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_
                  fputs(" | ", f) == EOF ||
                  rp_md_cell_text(f, r[i].category ? r[i].category : "-") != 0
              ? -1
-             : cols_md(f, &r[i]);
+             : cols_md(f, &r[i], counts);
   }
   if (shown) rp_names_table_free(shown, to - from);
   return rc;
 }
 
-static int categories_md(FILE *f, const an_diff_stage *s) {
+static int categories_md(FILE *f, const an_diff_stage *s, bool counts) {
   if (fprintf(f, "\n### Categories: %s\n\n| Category |" COLS_HEAD "| --- |" COLS_RULE, s->label,
               COLS_ARGS(s->per_step)) < 0)
     return -1;
   for (size_t i = 0; i < s->n_categories; i++)
     if (fputs("| ", f) == EOF ||
         rp_md_cell_text(f, s->categories[i].name[0] ? s->categories[i].name : "-") != 0 ||
-        cols_md(f, &s->categories[i]) != 0)
+        cols_md(f, &s->categories[i], counts) != 0)
       return -1;
   return 0;
 }
 
 /* Kernels beyond the noise floor (they sort first), then those within it. */
-static int kernels_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
+static int kernels_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
   size_t changed = 0;
   while (changed < s->n_kernels && s->kernels[changed].change != AN_DIFF_SAME) changed++;
   if (fprintf(f, "\n### Kernels that changed: %s\n", s->label) < 0) return -1;
   if (!changed && fputs("\nNo kernel changed beyond the noise floor.\n", f) == EOF) return -1;
-  if (changed && kernel_table(f, nm, s->kernels, 0, changed, "Kernel", s->per_step) != 0) return -1;
+  if (changed && kernel_table(f, nm, s->kernels, 0, changed, counts, "Kernel", s->per_step) != 0)
+    return -1;
   if (changed == s->n_kernels) return 0;
   if (fprintf(f, "\n### Kernels within noise: %s\n", s->label) < 0) return -1;
-  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, "Kernel", s->per_step);
+  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, counts, "Kernel", s->per_step);
 }
 
 /* Fusion patterns (overlap: overlap rows, with their overlap category) that appeared or
  * went away, or one sentence saying none did. */
-static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool overlap) {
+static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool overlap,
+                       bool counts) {
   const an_diff_row *r = overlap ? s->overlaps : s->fusions;
   size_t n = overlap ? s->n_overlaps : s->n_fusions;
   if (fprintf(f, "\n### %s: %s\n", overlap ? "Overlap rows" : "Fusion patterns", s->label) < 0)
@@ -129,14 +133,15 @@ static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool
                    overlap ? "overlap row" : "fusion pattern") < 0
                ? -1
                : 0;
-  if (overlap) return kernel_table(f, nm, r, 0, n, "Overlap row (kernel)", s->per_step);
+  if (overlap) return kernel_table(f, nm, r, 0, n, counts, "Overlap row (kernel)", s->per_step);
   if (fprintf(f,
               "\nTimes are the patterns' related kernel time.\n\n| Fusion pattern |" COLS_HEAD
               "| --- |" COLS_RULE,
               COLS_ARGS(s->per_step)) < 0)
     return -1;
   for (size_t i = 0; i < n; i++)
-    if (fputs("| ", f) == EOF || rp_md_code(f, r[i].name) != 0 || cols_md(f, &r[i]) != 0) return -1;
+    if (fputs("| ", f) == EOF || rp_md_code(f, r[i].name) != 0 || cols_md(f, &r[i], counts) != 0)
+      return -1;
   return 0;
 }
 
@@ -198,7 +203,7 @@ static int steps_md(FILE *f, const an_diff_stage *s) {
              : 0;
 }
 
-static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
+static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
   const an_diff_row *t = &s->total;
   const char *unit = unit_of(s->per_step);
   if (fprintf(f, "\n## Stage: %s\n", s->label) < 0 || steps_md(f, s) ||
@@ -206,10 +211,10 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s) {
       rp_md_ms(f, t->before_us, false) || fprintf(f, " %s before, ", unit) < 0 ||
       rp_md_ms(f, t->after_us, false) || fprintf(f, " %s after: ", unit) < 0 ||
       rp_md_ms(f, t->delta_us, true) || fprintf(f, " %s (", unit) < 0 ||
-      rp_md_pct(f, t->delta_pct, true) || fprintf(f, " %%), **%s**.\n", change_word(t->change)) < 0)
+      rp_md_pct(f, t->delta_pct, true) || fprintf(f, " %%), **%s**.\n", change_word(t->change, counts)) < 0)
     return -1;
-  if (categories_md(f, s) || kernels_md(f, nm, s) || appeared_md(f, nm, s, false) ||
-      appeared_md(f, nm, s, true))
+  if (categories_md(f, s, counts) || kernels_md(f, nm, s, counts) ||
+      appeared_md(f, nm, s, false, counts) || appeared_md(f, nm, s, true, counts))
     return -1;
   return ranks_md(f, s);
 }
@@ -260,7 +265,7 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d, size
                  fputs(" | ", f) == EOF ||
                  rp_md_cell_text(f, r[i].row->category ? r[i].row->category : "-") != 0
              ? -1
-             : cols_md(f, r[i].row);
+             : cols_md(f, r[i].row, !d->incomparable);
     free(shown);
   }
   free(r);
@@ -275,21 +280,26 @@ static int fact_cell(FILE *f, const char *v) {
 /* One sentence naming the run facts that differ (a hardware or model change explains
  * every row below it), or nothing. */
 static int facts_differ_md(FILE *f, const an_diff_input *b, const an_diff_input *a) {
-  rp_fact_change ch[3];
+  rp_fact_change ch[RP_FACT_CHANGES];
   size_t n = rp_diff_fact_changes(b, a, ch);
   for (size_t k = 0; k < n; k++)
     if (fputs(k ? "; " : "\nThe runs differ in: ", f) == EOF ||
-        fprintf(f, "%s (", ch[k].what) < 0 ||
-        rp_md_cell_text(f, ch[k].before ? ch[k].before : "unknown") || fputs(" -> ", f) == EOF ||
-        rp_md_cell_text(f, ch[k].after ? ch[k].after : "unknown") || fputs(")", f) == EOF)
+        fprintf(f, "%s (", ch[k].what) < 0 || rp_md_cell_text(f, ch[k].before) ||
+        fputs(" -> ", f) == EOF || rp_md_cell_text(f, ch[k].after) || fputs(")", f) == EOF)
       return -1;
   return n == 0 || fputs(".\n", f) != EOF ? 0 : -1;
 }
 
-/* The biggest regression (stage total first, then kernels), for the verdict line. */
+/* The biggest regression (the step span first, then the stage total, then kernels), for
+ * the verdict line. */
 static const an_diff_row *worst_regression(const an_diff_report *d, const an_diff_stage **st) {
   const an_diff_row *w = NULL;
   for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    if (s->has_time && s->span.change == AN_DIFF_SLOWER && (!w || s->span.delta_pct > w->delta_pct))
+      w = &s->span, *st = s;
+  }
+  for (size_t i = 0; !w && i < d->n_stages; i++) {
     const an_diff_stage *s = &d->stages[i];
     if (s->total.change == AN_DIFF_SLOWER && (!w || s->total.delta_pct > w->delta_pct))
       w = &s->total, *st = s;
@@ -303,17 +313,33 @@ static const an_diff_row *worst_regression(const an_diff_report *d, const an_dif
   return w;
 }
 
+/* The verdict of runs that do not compare: why, and what the rows below still say. */
+static int incomparable_md(FILE *f, unsigned why) {
+  bool gpu = why & AN_DIFF_GPU_DIFFERS, world = why & AN_DIFF_WORLD_DIFFERS;
+  return fprintf(f,
+                 "\n**Verdict: not comparable: %s%s%s differ**; a kernel's time on other "
+                 "hardware or with the work split over another number of ranks is not a "
+                 "regression. The tables below describe what changed; none of their rows "
+                 "counts as a regression.\n",
+                 gpu ? "the GPU" : "", gpu && world ? " and " : "",
+                 world ? "the world size" : "") < 0
+             ? -1
+             : 0;
+}
+
 /* One line a CI job summary leads with: regression or not, and the biggest one. */
 static int verdict_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
+  if (d->incomparable) return incomparable_md(f, d->incomparable);
   const an_diff_stage *st = NULL;
   const an_diff_row *w = worst_regression(d, &st);
   if (!w) return fputs("\n**Verdict: no regression beyond noise.**\n", f) == EOF ? -1 : 0;
   if (fprintf(f, "\n**Verdict: %zu regression%s beyond noise**; the biggest: %s ", d->n_regressions,
               d->n_regressions == 1 ? "" : "s", st->label) < 0)
     return -1;
-  char *shown = nm && w != &st->total ? rp_names_display(nm, w->name) : NULL;
-  int rc = w == &st->total ? fputs("GPU time", f) == EOF ? -1 : 0
-                           : rp_md_code(f, shown ? shown : w->name);
+  bool whole = w == &st->total || w == &st->span;
+  char *shown = nm && !whole ? rp_names_display(nm, w->name) : NULL;
+  int rc = whole ? fputs(w == &st->span ? "step span" : "GPU time", f) == EOF ? -1 : 0
+                 : rp_md_code(f, shown ? shown : w->name);
   free(shown);
   if (rc || fputs(" ", f) == EOF || rp_md_pct(f, w->delta_pct, true) ||
       fprintf(f, " %%%s.\n", st->per_step ? " per step" : "") < 0)
@@ -372,14 +398,50 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
              : 0;
 }
 
+/* One before -> after (delta) cell of the step-time table. */
+static int time_cell(FILE *f, const an_diff_row *r) {
+  return fputs(" | ", f) == EOF || rp_md_ms(f, r->before_us, false) || fputs(" -> ", f) == EOF ||
+                 rp_md_ms(f, r->after_us, false) || fputs(" (", f) == EOF ||
+                 rp_md_ms(f, r->delta_us, true) || fputs(")", f) == EOF
+             ? -1
+             : 0;
+}
+
+/* The time account of each stage in both runs, before any kernel: what a step costs (span
+ * = busy + idle), so a kernel-time sum that counts concurrent streams twice is not the
+ * first figure read. */
+static int step_time_md(FILE *f, const an_diff_report *d) {
+  size_t n = 0;
+  for (size_t i = 0; i < d->n_stages; i++) n += d->stages[i].has_time;
+  if (!n) return 0;
+  if (fputs("\n## Step time\n\nFrom each run's time account: span = GPU busy + idle, per step "
+            "where both runs know their steps (else over the stage), before -> after (delta), "
+            "in ms.\n\n| Stage | Steps | Span | Busy | Idle | Span change |\n"
+            "| --- | --- | --- | --- | --- | --- |\n",
+            f) == EOF)
+    return -1;
+  for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    if (!s->has_time) continue;
+    if (fprintf(f, "| %s | %zu -> %zu%s", s->label, s->before_steps, s->after_steps,
+                s->per_step ? "" : " (times over the stage)") < 0 ||
+        time_cell(f, &s->span) || time_cell(f, &s->busy) || time_cell(f, &s->idle) ||
+        fprintf(f, " | %s |\n", change_word(s->span.change, !d->incomparable)) < 0)
+      return -1;
+  }
+  return 0;
+}
+
 int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
   rp_names *nm = o && !o->full_names ? rp_names_create(o->rules) : NULL;
   size_t rows = o && o->rules ? (size_t)te_rules_settings(o->rules)->diff_biggest_rows : SIZE_MAX;
-  int rc = inputs_md(out, d) || verdict_md(out, nm, d) || warnings_md(out, d) ||
+  int rc = inputs_md(out, d) || verdict_md(out, nm, d) || step_time_md(out, d) ||
+                   warnings_md(out, d) ||
                    biggest_md(out, nm, d, rows)
                ? -1
                : 0;
-  for (size_t i = 0; i < d->n_stages && rc == 0; i++) rc = stage_md(out, nm, &d->stages[i]);
+  for (size_t i = 0; i < d->n_stages && rc == 0; i++)
+    rc = stage_md(out, nm, &d->stages[i], !d->incomparable);
   rp_names_destroy(nm);
   return rc;
 }
@@ -417,8 +479,22 @@ static const char *noise_source_id(an_noise_source s) {
   return s == AN_NOISE_STEPS ? "steps" : s == AN_NOISE_RANKS ? "ranks" : "packs";
 }
 
+/* The time account's span, busy and idle of both runs (null when a run has none). */
+static bool stage_time_json(cJSON *head, const an_diff_stage *s) {
+  if (!s->has_time) return cJSON_AddNullToObject(head, "time") != NULL;
+  cJSON *t = cJSON_AddObjectToObject(head, "time");
+  const an_diff_row *rows[3] = {&s->span, &s->busy, &s->idle};
+  for (int i = 0; t && i < 3; i++) {
+    cJSON *x = row_json(rows[i]);
+    if (!x) return false;
+    cJSON_AddItemToObject(t, rows[i]->name, x);
+  }
+  return t != NULL;
+}
+
 /* steps (before, after, per_step) and the stage's noise floor */
 static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
+  if (!stage_time_json(head, s)) return false;
   cJSON *st = cJSON_AddObjectToObject(head, "steps");
   cJSON *nf = st ? cJSON_AddObjectToObject(head, "noise_floor") : NULL;
   return nf && cJSON_AddNumberToObject(st, "before", (double)s->before_steps) &&
@@ -502,7 +578,10 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
         !text_or_null(o, "framework", in->framework) || !text_or_null(o, "model", in->model) ||
         !text_or_null(o, "gpu", in->gpu) ||
         !cJSON_AddBoolToObject(o, "framework_defaulted", in->framework_defaulted) ||
-        !cJSON_AddNumberToObject(o, "ranks", (double)(in->n_ranks ? in->n_ranks : 1)))
+        !cJSON_AddNumberToObject(o, "ranks", (double)(in->n_ranks ? in->n_ranks : 1)) ||
+        !cJSON_AddNumberToObject(o, "world_size", (double)in->world_size) ||
+        !(in->graph_pct >= 0 ? cJSON_AddNumberToObject(o, "graph_pct", an_round3(in->graph_pct))
+                             : cJSON_AddNullToObject(o, "graph_pct")))
       return false;
     for (size_t k = 0; k < in->n_files; k++) {
       cJSON *x = cJSON_CreateString(in->files[k]);
@@ -515,13 +594,19 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
   if (!labels || !cJSON_AddNumberToObject(nf, "pct", d->noise_floor_pct) ||
       !cJSON_AddNumberToObject(nf, "us", d->noise_floor_us))
     return false;
+  cJSON *why = cJSON_AddArrayToObject(root, "not_comparable"); /* empty: the runs compare */
+  if (!why || ((d->incomparable & AN_DIFF_GPU_DIFFERS) &&
+               !cJSON_AddItemToArray(why, cJSON_CreateString("gpu"))) ||
+      ((d->incomparable & AN_DIFF_WORLD_DIFFERS) &&
+       !cJSON_AddItemToArray(why, cJSON_CreateString("world_size"))))
+    return false;
   if (!cJSON_AddNumberToObject(root, "regressions", (double)d->n_regressions) ||
       !cJSON_AddNumberToObject(root, "steps_differ", (double)d->n_steps_differ) ||
       !cJSON_AddNumberToObject(root, "steps_unknown", (double)d->n_steps_unknown))
     return false;
   for (int c = AN_DIFF_SAME; c < AN_DIFF_CHANGES; c++)
     if (!cJSON_AddStringToObject(labels, change_id((an_diff_change)c),
-                                 change_word((an_diff_change)c)))
+                                 change_word((an_diff_change)c, !d->incomparable)))
       return false;
   return true;
 }
@@ -599,6 +684,14 @@ static bool timeline_of(const cJSON *stage, an_diff_side_stage *d) {
   const cJSON *colls = cJSON_GetObjectItemCaseSensitive(tl, "collectives");
   double n = json_num(tl, "steps_counted", 0);
   d->n_steps = n >= 0 && n < 1e12 ? (size_t)n : 0;
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(tl, "total");
+  if (cJSON_IsObject(t))
+    d->time = (an_diff_time){true,
+                             json_num(t, "span_us", 0),
+                             json_num(t, "busy_us", 0),
+                             json_num(t, "idle_us", 0),
+                             json_num(t, "kernel_us", 0),
+                             json_num(t, "graph_kernel_us", 0)};
   d->step_us = malloc(((size_t)cJSON_GetArraySize(steps) + 1) * sizeof *d->step_us);
   d->waits = malloc(((size_t)cJSON_GetArraySize(colls) + 1) * sizeof *d->waits);
   if (!d->step_us || !d->waits) return false;
@@ -719,6 +812,8 @@ int rp_diff_side_from_doc(const cJSON *doc, const char *path, an_diff_side *side
                 "source");
   side->framework_defaulted = fw_src && strcmp(fw_src, "default") == 0;
   side->model = json_text(doc, "model");
+  double ws = json_num(cJSON_GetObjectItemCaseSensitive(doc, "limits"), "world_size", 0);
+  side->world_size = ws > 0 && ws < 1e9 ? (long)ws : 0;
   side->gpu = json_text(
       cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "context"), "gpu"),
       "value");

@@ -208,17 +208,25 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
     rp_hw_printf(hw, "</tr>");
   }
   rp_hw_printf(hw, "</tbody></table>");
-  rp_fact_change ch[3];
+  rp_fact_change ch[RP_FACT_CHANGES];
   size_t n = rp_diff_fact_changes(&d->inputs[0], &d->inputs[1], ch);
   for (size_t k = 0; k < n; k++) {
     rp_hw_printf(hw, k ? "; %s (" : "<p class=\"facts-differ\">The runs differ in: %s (",
                  ch[k].what);
-    rp_hw_text(hw, ch[k].before ? ch[k].before : "unknown");
+    rp_hw_text(hw, ch[k].before);
     rp_hw_printf(hw, " → ");
-    rp_hw_text(hw, ch[k].after ? ch[k].after : "unknown");
+    rp_hw_text(hw, ch[k].after);
     rp_hw_printf(hw, ")");
   }
   if (n) rp_hw_printf(hw, ".</p>");
+  if (d->incomparable)
+    rp_hw_printf(hw,
+                 "<p class=\"facts-differ\">Not comparable: %s%s%s differ; a kernel's time on "
+                 "other hardware or with the work split over another number of ranks is not a "
+                 "regression, and no row counts as one.</p>",
+                 d->incomparable & AN_DIFF_GPU_DIFFERS ? "the GPU" : "",
+                 d->incomparable == (AN_DIFF_GPU_DIFFERS | AN_DIFF_WORLD_DIFFERS) ? " and " : "",
+                 d->incomparable & AN_DIFF_WORLD_DIFFERS ? "the world size" : "");
   rp_hw_printf(hw,
                "<p class=\"note\">Noise floor: a change smaller than %g %% of the before time "
                "or %g us is within noise, never a regression.</p>",

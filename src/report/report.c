@@ -587,6 +587,7 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          cJSON_AddNumberToObject(o, "ranks_analysed", (double)l->ranks_analysed) &&
          cJSON_AddNumberToObject(o, "ranks_expected", (double)l->ranks_expected) &&
          cJSON_AddBoolToObject(o, "ranks_compared", l->ranks_compared) &&
+         cJSON_AddNumberToObject(o, "world_size", (double)l->world_size) &&
          add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
          cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us));
 }

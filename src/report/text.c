@@ -512,13 +512,45 @@ static bool same_fact(const char *a, const char *b) {
   return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a, rp_fact_change out[3]) {
-  const rp_fact_change all[3] = {{"framework", b->framework, a->framework},
-                                 {"model", b->model, a->model},
-                                 {"GPU", b->gpu, a->gpu}};
+static void fact_text(char *buf, size_t cap, const char *v) {
+  snprintf(buf, cap, "%s", v ? v : "unknown");
+}
+
+/* Graph use as the diff words it: none, or the share of the kernel time replayed. */
+static void graph_text(char *buf, size_t cap, double pct) {
+  if (pct < 0)
+    snprintf(buf, cap, "unknown");
+  else if (pct < 0.5)
+    snprintf(buf, cap, "no kernel replayed from a graph");
+  else
+    snprintf(buf, cap, "%.0f%% of the kernel time replayed from graphs", pct);
+}
+
+size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a,
+                            rp_fact_change out[RP_FACT_CHANGES]) {
+  const char *what[3] = {"framework", "model", "GPU"};
+  const char *vb[3] = {b->framework, b->model, b->gpu}, *va[3] = {a->framework, a->model, a->gpu};
   size_t n = 0;
-  for (size_t k = 0; k < 3; k++)
-    if (!same_fact(all[k].before, all[k].after)) out[n++] = all[k];
+  for (size_t k = 0; k < 3; k++) {
+    if (same_fact(vb[k], va[k])) continue;
+    out[n].what = what[k];
+    fact_text(out[n].before, sizeof out[n].before, vb[k]);
+    fact_text(out[n].after, sizeof out[n].after, va[k]);
+    n++;
+  }
+  if (b->world_size > 0 && a->world_size > 0 && b->world_size != a->world_size) {
+    out[n].what = "world size (distributedInfo)";
+    snprintf(out[n].before, sizeof out[n].before, "%ld", b->world_size);
+    snprintf(out[n].after, sizeof out[n].after, "%ld", a->world_size);
+    n++;
+  }
+  /* graphs appearing or going away: the launch path changed, and with it copies and gaps */
+  if (b->graph_pct >= 0 && a->graph_pct >= 0 && (b->graph_pct < 0.5) != (a->graph_pct < 0.5)) {
+    out[n].what = "CUDA/HIP graphs";
+    graph_text(out[n].before, sizeof out[n].before, b->graph_pct);
+    graph_text(out[n].after, sizeof out[n].after, a->graph_pct);
+    n++;
+  }
   return n;
 }
 

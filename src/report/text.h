@@ -97,14 +97,17 @@ const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);
 
-/* triage diff: a run fact that differs between the sides ("GPU", before, after; a value
- * is NULL when unknown). Fills up to 3 in header order (framework, model, GPU) and
- * returns how many; the strings are borrowed from the inputs. */
+/* The run facts that differ between a diff's inputs (framework, model, GPU, world size,
+ * CUDA/HIP graphs: a fact one run does not know counts as differing only for the first
+ * three). Fills up to RP_FACT_CHANGES in that order and returns how many; the texts are
+ * copies ("unknown" for a fact a run lacks). */
+#define RP_FACT_CHANGES 5
 typedef struct rp_fact_change {
-  const char *what, *before, *after;
+  const char *what;
+  char before[160], after[160];
 } rp_fact_change;
 size_t rp_diff_fact_changes(const an_diff_input *before, const an_diff_input *after,
-                            rp_fact_change out[3]);
+                            rp_fact_change out[RP_FACT_CHANGES]);
 /* Which run of a diff ranks row waited on it: "both runs", "before", "after", or NULL. */
 const char *rp_diff_straggler_word(const an_diff_rank_row *r);
 

@@ -158,6 +158,15 @@ def check_shared_pair(exe, source):
     head = md.split("## Biggest changes")[0]
     check("The runs differ in: GPU (NVIDIA A100" in head and "V100" in head,
           "shared pair: the GPU change is not stated before the tables")
+    # other GPU, other world size, graphs appeared: said first, the verdict is "not comparable"
+    # and counts no regression; the step time (span = busy + idle) comes before any kernel
+    # (review-1 §16, defect 7)
+    check("world size (distributedInfo) (8 -> 2)" in head and "CUDA/HIP graphs (no kernel" in head,
+          "shared pair: world size or graph change not stated")
+    check("**Verdict: not comparable: the GPU and the world size differ**" in head
+          and "(regression)" not in md, "shared pair: the verdict counts regressions across GPUs")
+    check(head.find("## Step time") > head.find("**Verdict") > 0
+          and "| all | 6 -> 6 | 76.996 -> " in head, "shared pair: no step time table before the kernels")
     # HTA traces are not LLM serving runs: the framework is the packs' default, and says so
     check("(default: not detected)" in head, "shared pair: a defaulted framework is not marked")
     rc, page, err = triage(exe, "diff", "--format", "html", *sides)
@@ -173,7 +182,10 @@ def check_shared_pair(exe, source):
             wrong = [o["name"][:40] for o in st["overlaps"] if o["name"] in both and not o.get("still_runs")]
             check(not wrong, f"shared pair: overlap rows called new/removed though they run in both: {wrong}")
             check(any(o.get("still_runs") for o in st["overlaps"]), "shared pair: no still-running overlap row")
-        ins = json.loads(out)["inputs"]
+        dj = json.loads(out)
+        check(dj["not_comparable"] == ["gpu", "world_size"] and dj["regressions"] == 0
+              and dj["stages"][0]["time"]["span"]["before_us"] > 0, "shared pair: JSON verdict or time")
+        ins = dj["inputs"]
         check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
               f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
 
