@@ -463,11 +463,14 @@ static void stage_time(const sides *sd, floor_t f, an_diff_stage *out) {
   out->after_graph_pct = ta && ta->kernel_us > 0 ? ta->graph_kernel_us / ta->kernel_us * 100 : -1;
   out->has_time = tb && ta && tb->known && ta->known;
   if (!out->has_time) return;
-  out->span = (an_diff_row){.name = "span", .before_us = tb->span_us * sd->scale_b,
+  out->span = (an_diff_row){.name = "span",
+                            .before_us = tb->span_us * sd->scale_b,
                             .after_us = ta->span_us * sd->scale_a};
-  out->busy = (an_diff_row){.name = "busy", .before_us = tb->busy_us * sd->scale_b,
+  out->busy = (an_diff_row){.name = "busy",
+                            .before_us = tb->busy_us * sd->scale_b,
                             .after_us = ta->busy_us * sd->scale_a};
-  out->idle = (an_diff_row){.name = "idle", .before_us = tb->idle_us * sd->scale_b,
+  out->idle = (an_diff_row){.name = "idle",
+                            .before_us = tb->idle_us * sd->scale_b,
                             .after_us = ta->idle_us * sd->scale_a};
   /* a step longer only because its collectives wait longer for other ranks is a wait
    * change, as the collectives' own rows are */
@@ -544,7 +547,8 @@ static unsigned incomparable(const an_diff_input *b, const an_diff_input *a) {
 static double graph_pct(const an_diff_side *s) {
   double k = 0, g = 0;
   for (size_t i = 0; i < s->n_stages; i++)
-    if (s->stages[i].time.known) k += s->stages[i].time.kernel_us, g += s->stages[i].time.graph_kernel_us;
+    if (s->stages[i].time.known)
+      k += s->stages[i].time.kernel_us, g += s->stages[i].time.graph_kernel_us;
   return k > 0 ? g / k * 100 : -1;
 }
 
@@ -552,17 +556,9 @@ static void fill_inputs(an_diff_report *r, const an_diff_side *before, const an_
   const an_diff_side *side[2] = {before, after};
   for (int i = 0; i < 2; i++) {
     const an_diff_side *x = side[i];
-    r->inputs[i] = (an_diff_input){x->label,
-                                   x->kind ? x->kind : "trace",
-                                   x->n_files,
-                                   x->files,
-                                   x->framework,
-                                   x->model,
-                                   x->gpu,
-                                   x->framework_defaulted,
-                                   x->n_ranks,
-                                   x->world_size,
-                                   graph_pct(x)};
+    r->inputs[i] = (an_diff_input){
+        x->label, x->kind ? x->kind : "trace", x->n_files, x->files,      x->framework, x->model,
+        x->gpu,   x->framework_defaulted,      x->n_ranks, x->world_size, graph_pct(x)};
   }
   r->incomparable = incomparable(&r->inputs[0], &r->inputs[1]);
 }

@@ -39,11 +39,10 @@ typedef struct an_diff_wait {
   double wait_us;
 } an_diff_wait;
 
-
 /* A stage's time account over its counted steps (all 0 when the side has none). */
 typedef struct an_diff_time {
   bool known;
-  double span_us, busy_us, idle_us; /* span = busy + idle */
+  double span_us, busy_us, idle_us;  /* span = busy + idle */
   double kernel_us, graph_kernel_us; /* kernel-time sum, and the part replayed from graphs */
 } an_diff_time;
 
@@ -51,7 +50,7 @@ typedef struct an_diff_side_stage {
   const char *stage;
   an_diff_time time; /* the time account's totals over the counted steps */
   size_t n_steps;    /* counted steps; 0 unknown */
-  size_t n_step_us; /* the GPU time of each counted step, when known */
+  size_t n_step_us;  /* the GPU time of each counted step, when known */
   double *step_us;
   size_t n_waits; /* collectives' waits, when the side knows them */
   an_diff_wait *waits;

@@ -1034,12 +1034,12 @@ typedef enum an_noise_source {
 
 typedef struct an_diff_stage {
   const char *stage;
-  bool has_time;                    /* both runs' time accounts known: span, busy, idle */
-  an_diff_row span, busy, idle;     /* per step (per_step) of the time account */
+  bool has_time;                            /* both runs' time accounts known: span, busy, idle */
+  an_diff_row span, busy, idle;             /* per step (per_step) of the time account */
   double before_graph_pct, after_graph_pct; /* kernel time replayed from CUDA/HIP graphs */
-  size_t before_steps, after_steps; /* counted steps; 0 unknown */
-  bool per_step;                    /* both known: every time of the stage is per step */
-  double noise_pct, noise_us;       /* the stage's floor: a change below either is noise */
+  size_t before_steps, after_steps;         /* counted steps; 0 unknown */
+  bool per_step;                            /* both known: every time of the stage is per step */
+  double noise_pct, noise_us;               /* the stage's floor: a change below either is noise */
   an_noise_source noise_source;
   an_diff_row total; /* the stage's GPU time */
   size_t n_categories;
@@ -1083,7 +1083,7 @@ typedef struct an_diff_report {
   an_diff_input inputs[2];                /* before, after */
   double noise_floor_pct, noise_floor_us; /* diff.noise_floor_pct / _us of the packs: the
                                              least floor of every stage */
-  unsigned incomparable; /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
+  unsigned incomparable;  /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
   size_t n_regressions;   /* step spans, stage totals and kernel rows slower beyond their floor
                              (0 when incomparable) */
   size_t n_steps_differ;  /* stages whose runs profiled different step counts */

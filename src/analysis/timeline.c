@@ -621,7 +621,7 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
   if (!rest) return false;
   for (size_t lo = 0, hi; lo < tl->n_coll; lo = hi) {
     const tl_coll *a = &tl->coll[lo];
-    size_t m = 0, positions = 0; /* later instances, and their distinct positions */
+    size_t m = 0, positions = 0;       /* later instances, and their distinct positions */
     double lo_floor = 0, hi_floor = 0; /* the later positions' floors */
     for (hi = lo; hi < tl->n_coll; hi++) {
       const tl_coll *b = &tl->coll[hi];

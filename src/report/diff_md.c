@@ -43,7 +43,7 @@ static int cols_md(FILE *f, const an_diff_row *r, bool counts) {
             fputs(" | ", f) != EOF && rp_md_ms(f, r->delta_us, true) == 0 && fputs(" | ", f) != EOF;
   if (ok)
     ok = r->change == AN_DIFF_NEW && !r->still_runs ? fputs("-", f) != EOF
-                                                     : rp_md_pct(f, r->delta_pct, true) == 0;
+                                                    : rp_md_pct(f, r->delta_pct, true) == 0;
   const char *word = change_word(r->change, counts);
   if (r->still_runs) /* an overlap row that came or went; the kernel runs in both */
     word = r->change == AN_DIFF_NEW ? "now an overlap row (ran before too)"
@@ -76,8 +76,7 @@ static char **display_names(const rp_names *nm, const an_diff_row *r, size_t n) 
 
 /* Kernel (or overlap) rows [from, to) of r, numbered from 1 when numbered. */
 static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_t from, size_t to,
-                        bool counts,
-                        const char *first_col, bool per_step) {
+                        bool counts, const char *first_col, bool per_step) {
   char **shown = display_names(nm, r + from, to - from);
   int rc = fprintf(f, "\n| # | %s | Category |" COLS_HEAD "| ---: | --- | --- |" COLS_RULE,
                    first_col, COLS_ARGS(per_step)) < 0
@@ -211,7 +210,8 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool co
       rp_md_ms(f, t->before_us, false) || fprintf(f, " %s before, ", unit) < 0 ||
       rp_md_ms(f, t->after_us, false) || fprintf(f, " %s after: ", unit) < 0 ||
       rp_md_ms(f, t->delta_us, true) || fprintf(f, " %s (", unit) < 0 ||
-      rp_md_pct(f, t->delta_pct, true) || fprintf(f, " %%), **%s**.\n", change_word(t->change, counts)) < 0)
+      rp_md_pct(f, t->delta_pct, true) ||
+      fprintf(f, " %%), **%s**.\n", change_word(t->change, counts)) < 0)
     return -1;
   if (categories_md(f, s, counts) || kernels_md(f, nm, s, counts) ||
       appeared_md(f, nm, s, false, counts) || appeared_md(f, nm, s, true, counts))
@@ -436,8 +436,7 @@ int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
   rp_names *nm = o && !o->full_names ? rp_names_create(o->rules) : NULL;
   size_t rows = o && o->rules ? (size_t)te_rules_settings(o->rules)->diff_biggest_rows : SIZE_MAX;
   int rc = inputs_md(out, d) || verdict_md(out, nm, d) || step_time_md(out, d) ||
-                   warnings_md(out, d) ||
-                   biggest_md(out, nm, d, rows)
+                   warnings_md(out, d) || biggest_md(out, nm, d, rows)
                ? -1
                : 0;
   for (size_t i = 0; i < d->n_stages && rc == 0; i++)
@@ -595,8 +594,9 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
       !cJSON_AddNumberToObject(nf, "us", d->noise_floor_us))
     return false;
   cJSON *why = cJSON_AddArrayToObject(root, "not_comparable"); /* empty: the runs compare */
-  if (!why || ((d->incomparable & AN_DIFF_GPU_DIFFERS) &&
-               !cJSON_AddItemToArray(why, cJSON_CreateString("gpu"))) ||
+  if (!why ||
+      ((d->incomparable & AN_DIFF_GPU_DIFFERS) &&
+       !cJSON_AddItemToArray(why, cJSON_CreateString("gpu"))) ||
       ((d->incomparable & AN_DIFF_WORLD_DIFFERS) &&
        !cJSON_AddItemToArray(why, cJSON_CreateString("world_size"))))
     return false;
