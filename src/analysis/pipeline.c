@@ -449,11 +449,12 @@ static an_status build_kernel_maps(run_state *r) {
 
 static bool has_key(const tr_server_args *sa, const char *key);
 
-/* TP size: server args' tp_size when they state it, else the largest
- * distributedInfo.world_size of the formal traces (each rank's trace states it), else 1.
- * world_size counts every rank: it is the TP size only for a serving framework that was
- * detected (fuse.tp_from_world_size_frameworks); on a DDP training trace, where detection
- * falls back to the default framework, it is the data-parallel size. */
+/* TP size: server args' tp_size when they state it, else the formal traces' TP groups in
+ * their process groups (an_rank_tp_size: the world size only when no smaller group of
+ * consecutive ranks holds the rank, so DP replicas are not counted as TP), else 1. Only
+ * for a serving framework that was detected (fuse.tp_from_world_size_frameworks); on a
+ * DDP training trace, where detection falls back to the default framework, the world is
+ * the data-parallel size. */
 static an_count_fact infer_tp(const run_state *r) {
   const side *fm = &r->formal, *sa = server_args_side(r);
   if (sa && has_key(&sa->sa, "tp_size"))
@@ -462,9 +463,8 @@ static an_count_fact infer_tp(const run_state *r) {
   const te_string_list *serving = &te_rules_settings(r->rules)->fuse_tp_from_world_size_frameworks;
   if (fm->fw_source == AN_SOURCE_DEFAULT || !te_string_list_has(serving, fm->fw->id)) return f;
   for (size_t i = 0; i < fm->n; i++) {
-    const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
-    if (m && m->world_size != TR_NO_ID && m->world_size > f.value)
-      f = (an_count_fact){(long)m->world_size, AN_SOURCE_TRACE_METADATA};
+    long tp = fm->traces[i] ? an_rank_tp_size(fm->traces[i]) : 0;
+    if (tp > f.value) f = (an_count_fact){tp, AN_SOURCE_TRACE_METADATA};
   }
   return f;
 }

@@ -221,6 +221,30 @@ static bool cpu_only(const char *backend) {
   return !strstr(low, "nccl") && !strstr(low, "rccl") && !strstr(low, "xccl");
 }
 
+long an_rank_tp_size(const tr_trace *t) {
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  if (m->world_size == TR_NO_ID) return 0;
+  if (m->rank == TR_NO_ID) return (long)m->world_size;
+  long best = 0;
+  for (size_t g = 0; g < m->n_groups; g++) {
+    const tr_process_group *pg = &m->groups[g];
+    size_t n = pg->n_ranks;
+    if (n < 2 || (int64_t)n >= m->world_size || cpu_only(tr_str_get(t, pg->backend))) continue;
+    bool holds = false, consecutive = true;
+    int64_t lo = pg->ranks[0];
+    for (size_t i = 0; i < n; i++) {
+      holds = holds || pg->ranks[i] == m->rank;
+      if (pg->ranks[i] < lo) lo = pg->ranks[i];
+    }
+    for (size_t i = 0; i < n && consecutive; i++) /* a permutation of lo .. lo + n - 1 */
+      consecutive = pg->ranks[i] >= lo && pg->ranks[i] < lo + (int64_t)n;
+    for (size_t i = 0; i < n && consecutive; i++)
+      for (size_t j = i + 1; j < n && consecutive; j++) consecutive = pg->ranks[i] != pg->ranks[j];
+    if (holds && consecutive && (!best || (long)n < best)) best = (long)n;
+  }
+  return best ? best : (long)m->world_size;
+}
+
 /* The NCCL/RCCL groups of pg_config with more than one rank. */
 static bool config_groups(an_rank_part *p, const tr_trace *t) {
   const tr_trace_meta *m = tr_trace_meta_get(t);

@@ -31,6 +31,14 @@
 
 typedef struct an_rank_summary an_rank_summary; /* opaque */
 
+/* The TP size of the trace's rank from its process groups (distributedInfo.pg_config):
+ * the frameworks lay ranks out with TP innermost, so the TP group is the smallest NCCL/RCCL
+ * group of consecutive ranks that holds the rank and is smaller than the world (vLLM DP 2 x
+ * TP 4: [4, 5, 6, 7], never the world's 8); with none such, the world size (TP spans every
+ * rank, or the trace states no rank); 0 when it states no world size. Gloo groups and
+ * groups of one never count. */
+long an_rank_tp_size(const tr_trace *t);
+
 typedef struct an_rank_input {
   const char *path;
   const char *stage; /* the stage its path names (borrowed from the rules), or "all" */

@@ -276,7 +276,23 @@ def generated(triage, source):
                   f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
         check_spread(triage, gen, tmp)
         check_conflict(triage, gen, tmp)
+        check_tp_from_groups(triage, gen, tmp)
     check(len(NAMED) >= 2, f"no wait item of 'What to try first' named its straggler ({NAMED})")
+
+
+def check_tp_from_groups(triage, gen, tmp):
+    """vLLM DP 2 x TP 4 on two nodes: the TP size is the TP group's 4 (pg_config), not the
+    world's 8; one TP group of 4 alone says 4 too."""
+    for name, args, want in (("dp2tp4", ["--ranks", "8", "--dp", "2", "--nodes", "2"], 4),
+                             ("tp4", ["--ranks", "4"], 4)):
+        out = os.path.join(tmp, name)
+        subprocess.run([sys.executable, gen, "--out", out, "--framework", "vllm", "--stage", "decode",
+                        "--layers", "1", "--decode-steps", "1", "--seed", "9", *args],
+                       check=True, capture_output=True)
+        rep = run(triage, ["--rank", "5" if name == "dp2tp4" else "1", out])
+        if rep is not None:
+            tp = rep["context"]["tp_size"]
+            check(tp["value"] == want and tp["source"] == "trace-metadata", f"{name}: TP size {tp}, want {want}")
 
 
 def check_spread(triage, gen, tmp):
