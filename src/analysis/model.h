@@ -722,6 +722,12 @@ typedef struct an_summary_item {
                                              stage (who it waits for); NULL: none */
   bool rank_group_partial;                /* that group is every rank read, but the run has more
                                              (world size): the rank waited for may be one not read */
+  /* wait items: of the Ranks section's imbalance rows where the straggler runs a kernel
+   * longest, the one with the most excess (NULL: none), how many such rows, and their
+   * max - min summed (over the stage) */
+  const struct an_imbalance_row *imbalance;
+  size_t n_imbalance;
+  double imbalance_excess_us;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

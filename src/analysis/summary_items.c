@@ -98,6 +98,27 @@ static const an_rank_group *tables_rank_group(const sm_ctx *c) {
   return NULL;
 }
 
+/* The straggler's compute runs longer because it is given more work: the imbalance rows
+ * of g (in the stage's Ranks section) whose longest rank is the straggler; the one with
+ * the most excess goes on the item, with their count and summed excess. */
+static void straggler_imbalance(const sm_ctx *c, const an_rank_group *g, an_summary_item *it) {
+  if (!g || g->verdict != AN_RANK_STRAGGLER || g->extra_compute_per_step_us <= 0) return;
+  for (size_t i = 0; i < c->rep->n_ranks; i++) {
+    const an_rank_report *rr = &c->rep->ranks[i];
+    if (g < rr->groups || g >= rr->groups + rr->n_groups) continue;
+    size_t gi = (size_t)(g - rr->groups);
+    for (size_t k = 0; k < rr->n_imbalance; k++) {
+      const an_imbalance_row *x = &rr->imbalance[k];
+      if (x->group != gi || x->max_rank != g->straggler) continue;
+      double excess = x->max_us - x->min_us;
+      if (!it->imbalance || excess > it->imbalance->max_us - it->imbalance->min_us)
+        it->imbalance = x;
+      it->n_imbalance++;
+      it->imbalance_excess_us += excess;
+    }
+  }
+}
+
 /* What one rank of the group loses per step to the late arrivals (the Ranks section's
  * cross-rank floor: the fastest rank's instance), 0 without a loss or steps. A rank's own
  * floor (the account's) keeps as transfer a wait that recurs in every step. */
@@ -132,6 +153,7 @@ void sm_wait_items(sm_ctx *c) {
   it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
+  straggler_imbalance(c, rg, it);
   for (size_t i = 0; i < tl->n_collectives; i++) {
     if (tl->collectives[i].wait_ns <= 0 && !(ranks > 0 && i == 0)) continue;
     it->count += tl->collectives[i].instances;

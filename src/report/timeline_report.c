@@ -173,6 +173,11 @@ static const char *rank_wait_action(const an_rank_group *g) {
 }
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
+  /* the straggler is given more work than its peers (the imbalance table): even with ranks
+   * of the run unread, what those read show is real */
+  if (it->imbalance)
+    return "Rebalance the work across the ranks (the sharding plan, expert placement or "
+           "batch split): the straggler's kernels run longer than its peers'";
   /* with ranks of the run not read, reading them is still the action */
   const char *ranks =
       it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
@@ -292,8 +297,22 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       return;
     case AN_BASIS_WAIT: {
       rp_fmt_ms(y, sizeof y, it->first_us);
-      char who[400];
+      char who[800];
       rank_wait_basis(it->rank_group, who, sizeof who);
+      if (it->imbalance) {
+        const an_imbalance_row *im = it->imbalance;
+        char mx[32], mn[32], all[32];
+        rp_fmt_ms(mx, sizeof mx, im->max_us);
+        rp_fmt_ms(mn, sizeof mn, im->min_us);
+        rp_fmt_ms(all, sizeof all, it->imbalance_excess_us);
+        size_t at = strlen(who);
+        snprintf(who + at, sizeof who - at,
+                 "; the imbalance table: on rank %ld `%.80s` takes %s ms against %s ms on rank "
+                 "%ld%s, and %zu kernel%s run%s longer on it, +%s ms in all",
+                 im->max_rank, im->kernel, mx, mn, im->min_rank, im->min_us > 0 ? "" : " (not run)",
+                 it->n_imbalance, it->n_imbalance == 1 ? "" : "s", it->n_imbalance == 1 ? "s" : "",
+                 all);
+      }
       if (it->rank_group_partial)
         snprintf(who + strlen(who), sizeof who - strlen(who),
                  "; the run has ranks not read, so the rank waited for may be one of them");

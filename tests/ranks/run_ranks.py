@@ -274,6 +274,12 @@ def generated(triage, source):
             rows = rep["ranks"][0]["imbalance"]
             check(rows and all(r["max_rank"] == 2 for r in rows),
                   f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
+            # the imbalance is the straggler's cause: the wait item's action is to rebalance,
+            # with the kernel and the ranks as evidence (review-1 defect 6)
+            waits = [it for it in rep["summary"] if it["kind"] == "wait"]
+            check(waits and waits[0]["action_text"].startswith("Rebalance the work")
+                  and "on rank 2 `fused_moe_kernel`" in waits[0]["basis_text"],
+                  f"moe: wait items {[(it['action_text'][:40], it['basis_text'][-120:]) for it in waits]}")
         check_spread(triage, gen, tmp)
         check_conflict(triage, gen, tmp)
         check_tp_from_groups(triage, gen, tmp)
@@ -351,7 +357,7 @@ def shared(triage, source):
         waits = [it for it in rep["summary"] if it["kind"] == "wait"]
         check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"]
                             and "ranks not read" in it["basis_text"]
-                            and it["action_text"].startswith("Read every rank")
+                            and it["action_text"].startswith("Rebalance the work")
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
         check_merge(triage, "hta", d, 2, rep)
