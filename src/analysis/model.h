@@ -497,6 +497,14 @@ typedef struct an_overlap_row {
    * (borrowed) and its evidence (owned, short). */
   const char *dep_class, *dep_rule;
   char *dep_evidence;
+  /* Review defect 3: "try fusion" names its partner. The shown fusion row (split, an
+   * opportunity) that holds this kernel as a piece (its pattern name, borrowed from the
+   * rules; NULL: none, and the row is not told to fuse), and what fusing can remove of
+   * the row over the stage in ms: the piece's eliminated memory round trip (its bytes
+   * over the HBM bandwidth where its roofline record has them, else its time; 0 for the
+   * chain's largest piece, whose pass the fused kernel still makes). */
+  const char *fusion_pattern;
+  double fusion_bound_ms;
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
@@ -532,6 +540,10 @@ typedef struct an_overlap_stage {
    * from the rules); empty when the stage has no restructure row. */
   size_t n_restructure_options;
   const char *const *restructure_options;
+  /* What the recoverable time was bounded by (ov_gain_rank), kept so the rows can be
+   * ranked again once the fusion rows name their partners (an_overlap_bind_fusion). */
+  double compute_us;
+  size_t lanes;
 } an_overlap_stage;
 
 /* ------------------------------------------------------------------ time account */
@@ -661,7 +673,7 @@ typedef enum an_summary_kind {
 typedef enum an_action {
   AN_ACTION_TUNE_KERNEL = 0,   /* below its attainable rate (roofline): tune or replace it */
   AN_ACTION_TRY_OVERLAP = 1,   /* run it under another stream's work */
-  AN_ACTION_TRY_FUSION = 2,    /* fold it into its neighbour */
+  AN_ACTION_TRY_FUSION = 2,    /* fold it into its named fusion partner */
   AN_ACTION_CHECK_DEPS = 3,    /* overlap looks possible; check its dependencies first */
   AN_ACTION_ENABLE_FUSION = 4, /* a fused path exists in the framework: switch it on */
   AN_ACTION_PORT_FUSION = 5,   /* a fused path exists upstream or in flight: port it */
@@ -678,14 +690,16 @@ typedef enum an_action {
 
 /* What an item's bound rests on (docs/report.md "What to try first"). */
 typedef enum an_bound_basis {
-  AN_BASIS_IDLE = 0,     /* GPU idle inside the step under the named CPU activity */
-  AN_BASIS_WAIT = 1,     /* collective time above its floor (arrival skew of other ranks) */
-  AN_BASIS_ROOFLINE = 2, /* (1 - achieved / attainable) x the kernel's time */
-  AN_BASIS_SAVING = 3,   /* the fusion pattern's estimated saving */
-  AN_BASIS_CHAIN = 4,    /* the chain's kernel time less its largest pass (the fused kernel
-                            still makes one) */
-  AN_BASIS_EXPOSED = 5   /* the overlap row's recoverable time (exposed, bounded by the
-                            work another stream could run) */
+  AN_BASIS_IDLE = 0,      /* GPU idle inside the step under the named CPU activity */
+  AN_BASIS_WAIT = 1,      /* collective time above its floor (arrival skew of other ranks) */
+  AN_BASIS_ROOFLINE = 2,  /* (1 - achieved / attainable) x the kernel's time */
+  AN_BASIS_SAVING = 3,    /* the fusion pattern's estimated saving */
+  AN_BASIS_CHAIN = 4,     /* the chain's kernel time less its largest pass (the fused kernel
+                             still makes one) */
+  AN_BASIS_EXPOSED = 5,   /* the overlap row's recoverable time (exposed, bounded by the
+                             work another stream could run) */
+  AN_BASIS_ROUND_TRIP = 6 /* the memory round trip folding the kernel into its named partner
+                             (a fusion pattern or the eager chain) removes (review-1 defect 3) */
 } an_bound_basis;
 
 /* One line of "What to try first": an action with a bound per step, the basis of the

@@ -1292,7 +1292,9 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   /* the pipeline lends the steps it built (the tables and the time account count them) */
   st->n_steps = s->in->steps ? an_steps_count(s->in->steps, fb->stage)
                              : ov_stage_steps(s->in->view, r, fb->stage);
-  ov_gain_rank(st, ov_compute_us(cats, &sw), ov_lanes(set, &sw), set);
+  st->compute_us = ov_compute_us(cats, &sw);
+  st->lanes = ov_lanes(set, &sw);
+  ov_gain_rank(st, st->compute_us, st->lanes, set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);
   for (size_t i = 0; i < st->n_rows; i++)

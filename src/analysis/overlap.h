@@ -83,6 +83,15 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
                                      an_overlap_result *out);
 void an_overlap_result_free(an_overlap_result *res);
 
+/* Review defect 3: a "try fusion" row keeps its advice only when a fusion row of the
+ * stage s (its fuse table: split, shown, an opportunity) holds its kernel as a piece; it
+ * then names that pattern and recovers at most the piece's eliminated memory round trip
+ * (hbm_tbs: the device's HBM bandwidth in TB/s, 0 unknown). Other rows lose the advice
+ * (already fused, else restructure); the rows are ranked again. Nothing changes without
+ * overlap.mechanism_actions (the reference's rows). False when out of memory. */
+bool an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
+                            double hbm_tbs);
+
 /* docs/reference.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */
 double an_overlap_tight_gap(const te_rules *rules, double dur_us);

@@ -112,8 +112,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
   double steps = 0;
   for (size_t i = 0; i < st->n_kernels; i++) steps += st->kernels[i].steps_us;
   g->in_step = st->kernel_total_us > 0 ? steps / st->kernel_total_us : 1;
-  g->eager = a->kernel_ns > 0 && (double)a->graph_kernel_ns / (double)a->kernel_ns * 100.0 <
-                                     c->s->summary_chain_max_graph_pct;
+  g->eager = an_summary_eager(c->rules, st);
   int64_t host = a->idle_by_kind_ns[AN_IDLE_SYNC] + a->idle_by_kind_ns[AN_IDLE_HOST] +
                  a->idle_by_kind_ns[AN_IDLE_LAUNCH];
   if (g->eager) host += a->idle_by_kind_ns[AN_IDLE_SHORT]; /* launch spacing, as the items' */

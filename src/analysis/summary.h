@@ -36,6 +36,13 @@ an_status an_summary_build(an_report *rep, an_stage_report *stages, const te_rul
 void an_summary_limits(an_report *rep, const te_settings *s);
 void an_summary_free(an_summary_data *d);
 
+/* Whether stage st launches its kernels one by one (its graph-replayed share of the kernel
+ * time under summary.chain_max_graph_pct): its elementwise chains are fusion candidates. */
+bool an_summary_eager(const te_rules *rules, const an_stage_report *st);
+/* Whether kernel row r of st is a piece of an eager elementwise or copy chain, which a
+ * compiler or fused kernel folds (summary.chain_categories, not an excluded kind, not an
+ * already fused kernel, not chain_exclude_kernel, not a collective). */
+bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st, const an_kernel_row *r);
 /* The id of an action in summary.weights ("sync", "tune", ...). */
 const char *an_summary_action_id(an_action a);
 /* The anchor of an evidence row, "KIND-STAGE-ROW" with the stage kept to [a-z0-9-]

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "analysis/summary_internal.h"
 
 /* ---------------------------------------------------------------- idle */
@@ -186,11 +187,15 @@ static bool row_roofline(const sm_ctx *c, const an_kernel_row *r, sm_roofline *o
   return true;
 }
 
-static bool is_collective(const sm_ctx *c, const char *name) {
-  const an_stage_timeline *tl = c->g.st->timeline;
+static bool stage_collective(const an_stage_report *st, const char *name) {
+  const an_stage_timeline *tl = st->timeline;
   for (size_t i = 0; tl && i < tl->n_collectives; i++)
     if (!strcmp(tl->collectives[i].kernel, name)) return true;
   return false;
+}
+
+static bool is_collective(const sm_ctx *c, const char *name) {
+  return stage_collective(c->g.st, name);
 }
 
 void sm_roofline_items(sm_ctx *c) {
@@ -220,14 +225,26 @@ static bool hits(const te_matcher *m, const char *s) {
   return m && s && te_matcher_match(m, s, strlen(s));
 }
 
-/* A kernel row of an eager elementwise or copy chain (summary.chain_categories, not an
- * excluded kind, not already a fused kernel, not a copy-engine transfer). */
+bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st,
+                          const an_kernel_row *r) {
+  const te_settings *s = te_rules_settings(rules);
+  return te_string_list_has(&s->summary_chain_categories, r->category) &&
+         !te_string_list_has(&s->summary_chain_exclude_kinds, r->kind) &&
+         !hits(te_rules_matcher(rules, "already_fused_kernel"), r->name) &&
+         !hits(te_rules_matcher(rules, "chain_exclude_kernel"), r->name) &&
+         !stage_collective(st, r->name);
+}
+
+bool an_summary_eager(const te_rules *rules, const an_stage_report *st) {
+  const an_time_account *a = st->timeline ? &st->timeline->total : NULL;
+  return a && a->kernel_ns > 0 &&
+         (double)a->graph_kernel_ns / (double)a->kernel_ns * 100.0 <
+             te_rules_settings(rules)->summary_chain_max_graph_pct;
+}
+
+/* A kernel row of an eager elementwise or copy chain (an_summary_chain_row). */
 static bool chain_row(const sm_ctx *c, const an_kernel_row *r) {
-  return te_string_list_has(&c->s->summary_chain_categories, r->category) &&
-         !te_string_list_has(&c->s->summary_chain_exclude_kinds, r->kind) &&
-         !hits(te_rules_matcher(c->rules, "already_fused_kernel"), r->name) &&
-         !hits(te_rules_matcher(c->rules, "chain_exclude_kernel"), r->name) &&
-         !is_collective(c, r->name);
+  return an_summary_chain_row(c->rules, c->g.st, r);
 }
 
 void sm_chain_item(sm_ctx *c) {
@@ -326,8 +343,13 @@ void sm_overlap_items(sm_ctx *c) {
     double bound = basis;
     if (is_collective(c, r->kernel) && transfer_per_step(c, r->kernel) < bound)
       bound = transfer_per_step(c, r->kernel);
-    an_summary_item *it =
-        sm_add(c, AN_SUMMARY_OVERLAP, a, i, r->scope, bound, AN_BASIS_EXPOSED, basis);
-    if (it) sm_item_kernel(c, r->kernel);
+    /* a fusion names its partner and removes the piece's round trip (overlap_partner.c) */
+    bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_pattern;
+    if (trip && kr) basis = sm_row_per_step(c, kr);
+    an_summary_item *it = sm_add(c, AN_SUMMARY_OVERLAP, a, i, r->scope, bound,
+                                 trip ? AN_BASIS_ROUND_TRIP : AN_BASIS_EXPOSED, basis);
+    if (!it) continue;
+    if (trip) it->what = r->fusion_pattern;
+    sm_item_kernel(c, r->kernel);
   }
 }

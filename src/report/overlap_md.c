@@ -135,6 +135,8 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));
   cJSON_AddItemToObject(o, "dep_rule", ov_str_or_null(r->dep_rule));
   cJSON_AddItemToObject(o, "dep_evidence", ov_str_or_null(r->dep_evidence));
+  cJSON_AddItemToObject(o, "fusion_pattern", ov_str_or_null(r->fusion_pattern));
+  cJSON_AddNumberToObject(o, "fusion_bound_ms", r->fusion_bound_ms);
   cJSON_AddNumberToObject(o, "exclusive_pct", ov_pct(r->exclusive_us, r->total_us));
   cJSON_AddNumberToObject(o, "hidden_pct", ov_pct(r->hidden_us, r->total_us));
   cJSON_AddStringToObject(o, "dep_risk", rp_dep_risk(r->dep_risk));

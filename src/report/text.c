@@ -463,7 +463,7 @@ const char *rp_action(an_action a) {
     case AN_ACTION_TRY_OVERLAP:
       return "Overlap it with other streams";
     case AN_ACTION_TRY_FUSION:
-      return "Fuse it with its neighbour";
+      return "Fold it into its fusion partner";
     case AN_ACTION_CHECK_DEPS:
       return "Check its dependencies, then overlap";
     case AN_ACTION_ENABLE_FUSION:

@@ -28,7 +28,8 @@ const char *rp_floor_basis(an_floor_basis b) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle", "wait", "roofline", "saving", "chain", "exposed"};
+  static const char *const w[] = {"idle",  "wait",    "roofline",  "saving",
+                                  "chain", "exposed", "round_trip"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -348,6 +349,13 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
                    ? " (a collective: its transfer part only)"
                    : "");
+      return;
+    case AN_BASIS_ROUND_TRIP:
+      snprintf(b, cap,
+               "the memory round trip folding it into the named partner removes, of its %s "
+               "ms/step (its bytes at the HBM bandwidth where its roofline has them; the "
+               "partner's largest pass stays)",
+               x);
       return;
   }
   snprintf(b, cap, "?");

@@ -13,7 +13,9 @@ trace of it, and checks each report:
     wait and the time hidden under compute on another stream partition the row's time);
   - a row that asks for nothing (skip, already fused, one-time setup, restructure, a wait
     for other ranks) has 0 recoverable time;
-  - a kernel has one category in every table of a stage (kernel table and overlap rows).
+  - a kernel has one category in every table of a stage (kernel table and overlap rows);
+  - "try fusion" names its partner (fusion_pattern: a fuse row of the stage or the eager
+    chain) and never coexists with an "independent" dependency (review-1 defects 3, 8).
 Exit 0 when all hold, 1 with one line per failure.
 """
 import argparse
@@ -71,6 +73,12 @@ def overlap_failures(name, rep):
             if r["recommendation"] in NO_GAIN and r["recoverable_ms"] != 0:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: "
                            f"'{r['recommendation']}' with {r['recoverable_ms']} ms recoverable")
+            if r["recommendation"] == "try fusion" and not r.get("fusion_pattern"):
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: 'try fusion' "
+                           f"with no named partner")
+            if r["recommendation"] == "try fusion" and r.get("dep_class") == "independent":
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: 'independent' "
+                           f"and 'try fusion'")
             want = cats.get((st["stage"], r["kernel"]))
             if want is not None and r.get("category") != want:
                 out.append(f"{name}: {st['stage']} {r['kernel'][:50]} is '{want}' in the kernel "

@@ -720,6 +720,15 @@ Test(overlap_mechanism, action_follows_mechanism) {
   /* steady exposed time: 4 x 100 us, nothing hides it */
   cr_assert_float_eq(add->exposed_ms, 0.4, 1e-9);
   cr_assert_float_eq(add->exposed_wait_ms, 0.0, 1e-9);
+  /* review-1 defect 3: the fusion names its partner (the eager add -> mul chain), and of
+   * the two equal pieces one keeps its pass in the fused kernel: together they recover
+   * one piece's 0.4 ms, not both kernels' time */
+  const an_overlap_row *mul =
+      find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor");
+  cr_assert(mul && mul->recommendation == AN_RECOMMEND_TRY_FUSION);
+  cr_assert(add->fusion_pattern && mul->fusion_pattern);
+  cr_assert_str_eq(add->dep_class, "serial");
+  cr_assert_float_eq(add->recoverable_ms + mul->recoverable_ms, 0.4, 1e-9);
   run_free(&x);
   free(trace);
   te_rules_destroy(r);
@@ -737,11 +746,53 @@ Test(overlap_mechanism, already_fused_kernel_is_not_told_to_fuse) {
   const an_overlap_row *add = find_row(
       x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
   cr_assert(fused && add);
-  cr_assert_eq(add->recommendation, AN_RECOMMEND_TRY_FUSION);
   cr_assert_eq(fused->recommendation, AN_RECOMMEND_ALREADY_FUSED);
   cr_assert_eq(fused->priority, AN_PRIORITY_P4);
+  /* review-1 defect 3: the add's only neighbour is fused already, so it has no partner to
+   * fold into: no fusion advice, nothing recoverable */
+  cr_assert_eq(add->recommendation, AN_RECOMMEND_RESTRUCTURE);
+  cr_assert_null(add->fusion_pattern);
+  cr_assert_float_eq(add->recoverable_ms, 0.0, 1e-12);
   run_free(&x);
   free(trace);
+  te_rules_destroy(r);
+}
+
+/* Review-1 defect 3: families that are fused by design (FBGEMM's TBE backward with its
+ * optimizer, the foreach optimizer kernels) are "already fused"; a layout transform (its
+ * fix is channels_last) and a memset are never a fusion piece. None is told "try fusion",
+ * and neither is the serial add beside it, which has no partner left. */
+Test(overlap_mechanism, fused_families_and_layout_transforms_get_no_fusion_advice) {
+  static const struct {
+    const char *name;
+    an_recommendation want;
+  } cases[] = {
+      {"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
+       "float, float, int>",
+       AN_RECOMMEND_ALREADY_FUSED},
+      {"void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float>",
+       AN_RECOMMEND_ALREADY_FUSED},
+      {"void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, "
+       "(cudnnKernelDataType_t)2>",
+       AN_RECOMMEND_RESTRUCTURE},
+      {"_combined_routing_memset", AN_RECOMMEND_RESTRUCTURE},
+  };
+  te_rules *r = load_rules();
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *trace = mechanism_trace(cases[i].name);
+    run x;
+    run_single(&x, "family.json", trace, strlen(trace), r);
+    const an_overlap_row *k = find_row(x.rep, cases[i].name);
+    const an_overlap_row *add = find_row(
+        x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
+    cr_assert(k && add, "%s", cases[i].name);
+    cr_assert_eq(k->recommendation, cases[i].want, "%s", cases[i].name);
+    cr_assert_null(k->fusion_pattern, "%s", cases[i].name);
+    cr_assert_float_eq(k->recoverable_ms, 0.0, 1e-12, "%s", cases[i].name);
+    cr_assert_neq(add->recommendation, AN_RECOMMEND_TRY_FUSION, "%s", cases[i].name);
+    run_free(&x);
+    free(trace);
+  }
   te_rules_destroy(r);
 }
 
