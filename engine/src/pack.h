@@ -149,6 +149,8 @@ typedef struct fusion_entry {
   te_origin *subsumes_origin;
   te_origin *evidence_origin; /* one per pat.evidence entry; NULL after a load error */
   te_origin *dtype_origin;    /* one per pat.dtype entry; NULL after a load error */
+  te_mref riders;             /* chain.riders */
+  bool has_riders;
 } fusion_entry;
 
 typedef struct matcher_entry {

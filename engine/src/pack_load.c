@@ -819,9 +819,12 @@ static void parse_message_caps(te_vctx *v, const ty_node *x, te_fusion_pattern *
   p->n_message_caps = k;
 }
 
-/* chain: false | {max_between: N, ordered: bool}. */
-static void parse_fusion_chain(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
-  static const char *const keys[] = {"max_between", "ordered", "breakers", NULL};
+/* chain: false | {max_between: N, ordered: bool, breakers: [...], riders: matcher,
+ * rider_role: text, roles: [text per split group]}. */
+static void parse_fusion_chain(te_vctx *v, const ty_node *x, fusion_entry *e) {
+  static const char *const keys[] = {"max_between", "ordered", "breakers", "riders",
+                                     "rider_role",  "roles",   NULL};
+  te_fusion_pattern *p = &e->pat;
   bool on = true;
   if (x->kind == TY_SCALAR) {
     if (te_get_bool(v, x, "chain", &on) && !on) p->chain = TE_CHAIN_OFF;
@@ -842,17 +845,26 @@ static void parse_fusion_chain(te_vctx *v, const ty_node *x, te_fusion_pattern *
     p->has_chain_breakers = true;
     p->chain_breakers.items = te_get_str_list(v, y, "chain.breakers", &p->chain_breakers.n);
   }
+  if ((y = ty_get(x, "riders"))) e->has_riders = te_parse_mref(v, y, "chain.riders", &e->riders);
+  if ((y = ty_get(x, "rider_role"))) p->chain_rider_role = te_get_nonempty_str(v, y, "rider_role");
+  if ((y = ty_get(x, "roles"))) {
+    p->roles = te_get_str_list(v, y, "chain.roles", &p->n_roles);
+    if (p->roles && p->n_roles != e->n_split)
+      te_verr(v, y, "chain.roles names %zu pieces, the pattern has %zu split groups", p->n_roles,
+              e->n_split);
+  }
 }
 
 /* The gates a pattern reads from the trace's execution context (issue 31). */
-static void parse_context_gates(te_vctx *v, const ty_node *item, te_fusion_pattern *p) {
+static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e) {
+  te_fusion_pattern *p = &e->pat;
   const ty_node *x;
   if ((x = ty_get(item, "modes"))) parse_fusion_modes(v, x, p);
   if ((x = ty_get(item, "max_tokens")))
     te_get_int(v, x, "max_tokens", 1, 1000000000, &p->max_tokens);
   if ((x = ty_get(item, "max_message_mb"))) parse_message_caps(v, x, p);
   if ((x = ty_get(item, "single_node"))) te_get_bool(v, x, "single_node", &p->single_node);
-  if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, p);
+  if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, e);
 }
 
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
@@ -897,7 +909,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
       if (te_parse_mref(v, x->items[i], "split group", &e->split[e->n_split])) e->n_split++;
   }
   parse_fusion_gates(v, item, e);
-  parse_context_gates(v, item, p);
+  parse_context_gates(v, item, e);
   check_enabled(v, item, e);
   /* unstated: NAN, the packs' fuse.default_* once the settings are resolved (finalize) */
   p->min_share_pct = share_pct(v, item, "min_share_pct", NAN);

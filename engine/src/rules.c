@@ -795,6 +795,7 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
     for (size_t k = 0; groups && k < e->n_split; k++) groups[k] = resolve(fc, &e->split[k], 0);
     p->split_groups = groups;
     p->n_split_groups = groups ? e->n_split : 0;
+    p->chain_riders = e->has_riders ? resolve(fc, &e->riders, 0) : NULL;
     /* a gate naming no framework could never open: an error, like any dangling name */
     if (p->framework && !framework_by_id(r, p->framework))
       fin_error(fc, e->framework_origin,

@@ -11,7 +11,10 @@
  * on along its stream: a kernel that can play the next piece takes it; a kernel of a
  * breaker category (fuse.chain_breakers: GEMM, attention, MoE experts, collectives) that
  * plays no piece ends the chain; at most max_between other kernels may sit between two
- * pieces. The tuple of rows seen most often wins.
+ * pieces. The tuple of rows seen most often wins. A pattern's riders (chain.riders: the
+ * Q/K contiguous copies before an out-of-place Q/K norm) between two pieces, or right before
+ * the first, ride along: they do not count as kernels between, and the best tuple takes
+ * the riders its chains held (review-1 defect 4: the whole chain is one fusion).
  */
 #include "analysis/fuse_internal.h"
 
@@ -106,10 +109,20 @@ static bool breaks(const an_chain_query *q, size_t r) {
   return true;
 }
 
-/* Walks from position p of a lane in direction dir, filling pieces of the tuple. */
+static void add_rider(an_chain_riders *rd, size_t r) {
+  for (size_t i = 0; i < rd->n; i++)
+    if (rd->rows[i] == r) return;
+  if (rd->n < AN_MAX_CHAIN_RIDERS) rd->rows[rd->n++] = r;
+}
+
+static bool is_rider(const an_chain_query *q, size_t r) { return q->rider && q->rider[r]; }
+
+/* Walks from position p of a lane in direction dir, filling pieces of the tuple; riders
+ * met between pieces go to rd. */
 static void walk(const an_chain_query *q, size_t lo, size_t hi, size_t p, int dir, size_t *tuple,
-                 bool *filled, size_t *n_filled) {
+                 bool *filled, size_t *n_filled, an_chain_riders *rd) {
   long between = 0;
+  an_chain_riders seen = {0}; /* kept only once a piece follows them */
   for (size_t j = p; *n_filled < q->n_pieces;) {
     if (dir > 0 ? j + 1 >= hi : j <= lo) return;
     j = dir > 0 ? j + 1 : j - 1;
@@ -120,20 +133,33 @@ static void walk(const an_chain_query *q, size_t lo, size_t hi, size_t p, int di
       filled[g] = true;
       (*n_filled)++;
       between = 0;
+      for (size_t i = 0; i < seen.n; i++) add_rider(rd, seen.rows[i]);
+      seen.n = 0;
+    } else if (is_rider(q, r)) {
+      add_rider(&seen, r);
     } else if (breaks(q, r) || ++between > q->max_between) {
       return;
     }
   }
 }
 
+/* The riders right before position p of a lane (the copy before the first piece). */
+static void riders_before(const an_chain_query *q, size_t lo, size_t p, an_chain_riders *rd) {
+  for (size_t j = p; j > lo && is_rider(q, q->seq->row[j - 1]); j--)
+    add_rider(rd, q->seq->row[j - 1]);
+}
+
 /* The whole tuple starting at position p (a first-piece launch), or false. */
-static bool chain_at(const an_chain_query *q, size_t lo, size_t hi, size_t p, size_t *tuple) {
+static bool chain_at(const an_chain_query *q, size_t lo, size_t hi, size_t p, size_t *tuple,
+                     an_chain_riders *rd) {
   bool filled[TE_MAX_CHAIN_PIECES] = {false};
   size_t n_filled = 1;
   tuple[0] = q->seq->row[p];
   filled[0] = true;
-  walk(q, lo, hi, p, +1, tuple, filled, &n_filled);
-  if (q->unordered && n_filled < q->n_pieces) walk(q, lo, hi, p, -1, tuple, filled, &n_filled);
+  rd->n = 0;
+  walk(q, lo, hi, p, +1, tuple, filled, &n_filled, rd);
+  if (q->unordered && n_filled < q->n_pieces) walk(q, lo, hi, p, -1, tuple, filled, &n_filled, rd);
+  if (n_filled == q->n_pieces && q->rider) riders_before(q, lo, p, rd);
   return n_filled == q->n_pieces;
 }
 
@@ -147,12 +173,15 @@ static bool is_first_piece(const an_chain_query *q, size_t r) {
 typedef struct tuple_count {
   size_t rows[TE_MAX_CHAIN_PIECES];
   size_t count;
+  an_chain_riders riders; /* the riders its chains held */
 } tuple_count;
 
-static bool count_tuple(tuple_count **v, size_t *n, size_t *cap, const size_t *t, size_t k) {
+static bool count_tuple(tuple_count **v, size_t *n, size_t *cap, const size_t *t, size_t k,
+                        const an_chain_riders *rd) {
   for (size_t i = 0; i < *n; i++)
     if (!memcmp((*v)[i].rows, t, k * sizeof *t)) {
       (*v)[i].count++;
+      for (size_t r = 0; r < rd->n; r++) add_rider(&(*v)[i].riders, rd->rows[r]);
       return true;
     }
   tuple_count *g = ut_grow(*v, cap, *n + 1, sizeof *g);
@@ -160,13 +189,16 @@ static bool count_tuple(tuple_count **v, size_t *n, size_t *cap, const size_t *t
   *v = g;
   memset(&(*v)[*n], 0, sizeof **v);
   memcpy((*v)[*n].rows, t, k * sizeof *t);
+  (*v)[*n].riders = *rd;
   (*v)[(*n)++].count = 1;
   return true;
 }
 
 bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, void *ctx),
-                   void *ctx, size_t *out, double *fraction) {
+                   void *ctx, size_t *out, double *fraction, an_chain_riders *riders) {
   *fraction = 0;
+  riders->n = 0;
+  an_chain_riders rd;
   if (q->n_pieces < 1 || q->n_pieces > TE_MAX_CHAIN_PIECES) return false;
   tuple_count *seen = NULL;
   size_t n_seen = 0, cap = 0;
@@ -175,8 +207,8 @@ bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, v
   for (size_t l = 0; ok && l < q->seq->n_lanes; l++) {
     size_t lo = q->seq->lane_start[l], hi = q->seq->lane_start[l + 1];
     for (size_t p = lo; ok && p < hi; p++)
-      if (is_first_piece(q, q->seq->row[p]) && chain_at(q, lo, hi, p, tuple))
-        ok = count_tuple(&seen, &n_seen, &cap, tuple, q->n_pieces);
+      if (is_first_piece(q, q->seq->row[p]) && chain_at(q, lo, hi, p, tuple, &rd))
+        ok = count_tuple(&seen, &n_seen, &cap, tuple, q->n_pieces, &rd);
   }
   const tuple_count *best = NULL;
   for (size_t i = 0; ok && i < n_seen; i++) {
@@ -185,6 +217,7 @@ bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, v
   }
   if (best) {
     memcpy(out, best->rows, q->n_pieces * sizeof *out);
+    *riders = best->riders;
     /* of the rarest piece's launches: a norm kernel that also serves the layer's other
      * norm starts a chain only half the time, while every pad it feeds is one */
     size_t launches = SIZE_MAX;

@@ -88,12 +88,22 @@ typedef struct an_chain_query {
   const te_string_list *breakers; /* categories that end a chain */
   const char *const *labels;      /* the pieces' categories or kinds: never breakers */
   size_t n_labels;
+  /* per kernel-table row: a rider of the chain (pattern chain.riders), or NULL: none. A
+   * rider between two pieces, or right before the first, rides along instead of counting
+   * as a kernel between */
+  const bool *rider;
 } an_chain_query;
+
+/* The riders the best chain took along (distinct rows, in first-seen order). */
+typedef struct an_chain_riders {
+  size_t n;
+  size_t rows[AN_MAX_CHAIN_RIDERS];
+} an_chain_riders;
 
 /* The rows that most often form a whole chain (out[0..n_pieces)), and how many chains
  * there are for each launch of the tuple's rarest piece (*fraction, at most 1). False when no chain
  * was seen, or out of memory. accept (may be NULL) refuses a tuple (the dtype gate). */
 bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, void *ctx),
-                   void *ctx, size_t *out, double *fraction);
+                   void *ctx, size_t *out, double *fraction, an_chain_riders *riders);
 
 #endif

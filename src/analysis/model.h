@@ -386,6 +386,11 @@ typedef struct an_fuse_row {
   double message_bytes, cap_message_bytes; /* the split's largest collective message and the
                                               fused path's cap at the run's TP size (0 =
                                               unknown / no cap) */
+  /* The split's pieces by role in chain order (the pattern's roles, its riders' first when
+   * the chain took riders along: "Q/K contiguous copy", "Q/K RMSNorm (per head)", ...);
+   * owned array of strings borrowed from the rules; 0 without roles. */
+  size_t n_roles;
+  const char **roles;
 } an_fuse_row;
 
 /* ------------------------------------------------------------------ overlap */
@@ -742,6 +747,10 @@ typedef struct an_summary_item {
   const struct an_imbalance_row *imbalance;
   size_t n_imbalance;
   double imbalance_excess_us;
+  /* A fusion of a chain: its pieces by role (the fuse row's roles, borrowed); a renderer
+   * names the pieces by role, the kernels stay the item's identity. 0: none. */
+  size_t n_roles;
+  const char *const *roles;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -291,6 +291,8 @@ void sm_fusion_items(sm_ctx *c) {
                r->saving_us * scale, AN_BASIS_SAVING, r->related_us * scale);
     if (!it) continue;
     it->what = r->pattern_name;
+    it->n_roles = r->n_roles;
+    it->roles = r->roles;
     for (size_t k = 0; k < r->n_related; k++) sm_item_kernel(c, r->related[k]);
   }
 }

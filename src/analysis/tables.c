@@ -162,6 +162,7 @@ static an_fusion_origin fusion_origin(te_origin_kind o) {
 }
 
 static void fuse_row_free(an_fuse_row *r) {
+  free(r->roles);
   free(r->related);
   free(r->evidence);
   free(r->locations);
@@ -408,6 +409,10 @@ static bool chain_search(const te_fusion_pattern *p, const an_stage_tables *st,
                          size_t *rel, size_t *nrel, double *chained) {
   const char *labels[TE_MAX_CHAIN_PIECES];
   for (size_t g = 0; g < p->n_split_groups; g++) labels[g] = component_label(p, g);
+  bool *rider = p->chain_riders ? calloc(st->n_rows ? st->n_rows : 1, sizeof *rider) : NULL;
+  if (p->chain_riders && !rider) return false;
+  for (size_t i = 0; rider && i < st->n_rows; i++)
+    rider[i] = !mark[i] && name_matches(p->chain_riders, &st->rows[i]);
   an_chain_query q = {
       .st = st,
       .seq = st->seq,
@@ -420,16 +425,25 @@ static bool chain_search(const te_fusion_pattern *p, const an_stage_tables *st,
       .breakers = p->has_chain_breakers ? &p->chain_breakers : &set->fuse_chain_breakers,
       .labels = labels,
       .n_labels = p->n_split_groups,
+      .rider = rider,
   };
   size_t rows[TE_MAX_CHAIN_PIECES];
+  an_chain_riders rd;
   dtype_ctx dc = {p, st};
-  if (!an_chain_best(&q, chain_format, &dc, rows, chained) ||
-      *chained < set->fuse_chain_min_fraction)
-    return false;
+  bool found = an_chain_best(&q, chain_format, &dc, rows, chained, &rd) &&
+               *chained >= set->fuse_chain_min_fraction;
+  free(rider);
+  if (!found) return false;
   for (size_t g = 0; g < p->n_split_groups; g++) {
     mark[rows[g]] = true;
     rel[(*nrel)++] = rows[g];
   }
+  /* the riders after the pieces: the fused kernel removes them too (review-1 defect 4) */
+  for (size_t k = 0; k < rd.n; k++)
+    if (!mark[rd.rows[k]]) {
+      mark[rd.rows[k]] = true;
+      rel[(*nrel)++] = rd.rows[k];
+    }
   return true;
 }
 
@@ -545,6 +559,21 @@ static bool fill_locations(an_fuse_row *r, const an_stage_tables *st, const size
   return r->locations != NULL;
 }
 
+/* The pieces of a split by role, for the reader (review-1 defect 4): the riders' role when
+ * the chain took riders along, then each split group's (the pattern's roles). None
+ * without roles or for a fused path in use. False when out of memory. */
+static bool fill_roles(an_fuse_row *r, const te_fusion_pattern *p, const fmatch *m) {
+  if (!p->n_roles || r->match != AN_FUSION_SPLIT) return true;
+  bool riders = false;
+  for (size_t k = 0; m->roles && k < m->n_rows; k++) riders |= !strcmp(m->roles[k], "rider");
+  riders = riders && p->chain_rider_role;
+  r->roles = malloc((p->n_roles + riders) * sizeof *r->roles);
+  if (!r->roles) return false;
+  if (riders) r->roles[r->n_roles++] = p->chain_rider_role;
+  for (size_t g = 0; g < p->n_roles; g++) r->roles[r->n_roles++] = p->roles[g];
+  return true;
+}
+
 /* The fuse row of a matched pattern: share of the related rows, confidence, evidence. */
 static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tables *st,
                        bool active, bool comp, const te_settings *set) {
@@ -566,6 +595,7 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
   r->candidate_paths = p->candidate_paths;
   r->n_candidate_paths = p->n_candidate_paths;
   r->rationale_hint = p->rationale_hint;
+  if (!fill_roles(r, p, m)) return false;
   r->n_related = m->n_rows;
   r->related = malloc((m->n_rows ? m->n_rows : 1) * sizeof *r->related);
   if (!r->related || !fill_evidence(r, comp, st, m->rows, m->n_rows, set) ||
@@ -582,7 +612,9 @@ static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active)
   m->roles = malloc((m->n_rows ? m->n_rows : 1) * sizeof *m->roles);
   if (!m->roles) return false;
   for (size_t k = 0; k < m->n_rows; k++)
-    m->roles[k] = k < n_active ? "active" : component_label(p, k - n_active);
+    m->roles[k] = k < n_active                       ? "active"
+                  : k - n_active < p->n_split_groups ? component_label(p, k - n_active)
+                                                     : "rider";
   m->gates = (p->n_model_include > 0) + (p->n_dtype > 0) + (p->platform != NULL) + p->require_tp;
   return true;
 }

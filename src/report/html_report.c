@@ -242,6 +242,10 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
     rp_hw_text(hw, it->what);
     rp_hw_printf(hw, "</code> ");
   }
+  for (size_t k = 0; k < it->n_roles; k++) { /* a chain's pieces by role, then its kernels */
+    rp_hw_text(hw, it->roles[k]);
+    rp_hw_printf(hw, "%s", k + 1 < it->n_roles ? ", " : ": ");
+  }
   summary_kernels(hw, it, stage);
   if (it->location) {
     rp_hw_printf(hw, " at <code class=\"loc\">");

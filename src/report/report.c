@@ -569,6 +569,9 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
   cJSON *ks = str_array(it->kernels, it->n_kernels);
   if (!ks) return false;
   cJSON_AddItemToObject(o, "kernels", ks);
+  cJSON *roles = str_array(it->roles, it->n_roles);
+  if (!roles) return false;
+  cJSON_AddItemToObject(o, "roles", roles);
   return cJSON_AddStringToObject(o, "kind", rp_summary_kind(it->kind)) &&
          cJSON_AddStringToObject(o, "action", rp_action(it->action)) &&
          cJSON_AddStringToObject(o, "stage", it->stage_id) &&

@@ -31,7 +31,11 @@ static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, co
     rp_md_code(f, it->what);
     any = true;
   }
-  if (it->n_kernels) {
+  if (it->n_roles) { /* a chain's pieces by role; its fusion row lists the kernels */
+    fputs(any ? ": " : " ", f);
+    for (size_t k = 0; k < it->n_roles; k++) fprintf(f, "%s%s", k ? ", " : "", it->roles[k]);
+    fprintf(f, " (%zu kernels)", it->n_kernels);
+  } else if (it->n_kernels) {
     fputs(any ? ": " : " ", f);
     item_names(f, it, name, ctx);
   }

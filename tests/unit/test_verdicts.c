@@ -224,6 +224,70 @@ Test(fuse, chain_gate_pairs_neighbours_only, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
+/* Review-1 defects 4 and 3: a graph-replayed Qwen3 layer (no Python frames) on one stream,
+ * in launch order: input add+RMSNorm -> QKV GEMM -> q copy -> q RMSNorm -> k copy -> k
+ * RMSNorm -> RoPE -> KV write -> attention. The QK-norm -> RoPE -> KV-write chain is one
+ * fusion row whose norm piece is the per-head norm between the QKV GEMM and RoPE (the
+ * layer's input add+RMSNorm sits before the GEMM), with the contiguous copies riding
+ * along; the summary names the pieces by role, and the copy is no "fuse with neighbour"
+ * item of its own. */
+#define QNORM                                                                                 \
+  "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_" \
+  "S4_diiiiiiib"
+#define INNORM                                                                                  \
+  "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi16ELb1ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_" \
+  "S4_diiiiiiib"
+#define QKCOPY                                                                  \
+  "void at::native::elementwise_kernel_manual_unroll<128, 8, "                  \
+  "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::" \
+  "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}>"
+#define PAGED "void paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16, 1>"
+#define QWEN_LAYER(t, c)                                                                         \
+  K(INNORM, t##00, 6, c##0)                                                                      \
+  "," K(GEMM, t##10, 25, c##1) "," K(QKCOPY, t##40, 6, c##2) "," K(QNORM, t##50, 5, c##3) "," K( \
+      QKCOPY, t##60, 6, c##4) "," K(QNORM, t##70, 5,                                             \
+                                    c##5) "," K(SROPE, t##80, 7,                                 \
+                                                c##6) "," K(SKVW, t##88, 6,                      \
+                                                            c##7) "," K(PAGED, t##95, 4, c##8)
+static const char QWEN_DECODE[] =
+    "{" ROCM "\"traceEvents\":[" STEP("execute_32_context_0_generation_32", 0, 1000) "," QWEN_LAYER(
+        1, 1) "," QWEN_LAYER(2, 2) "," QWEN_LAYER(3, 3) "," QWEN_LAYER(4, 4) "]}";
+
+Test(fuse, the_layer_chain_is_one_fusion_by_launch_order, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", QWEN_DECODE);
+  const an_fuse_row *r = fuse_any(rep, "fused-qk-norm-rope-kv-cache");
+  cr_assert_not_null(r, "the chain is found without Python frames");
+  bool copy = false, qnorm = false;
+  for (size_t k = 0; k < r->n_related; k++) {
+    cr_assert(!strstr(r->related[k], "Li256ELi16ELb1"), "the input add+RMSNorm is no piece");
+    copy |= strstr(r->related[k], "direct_copy") != NULL;
+    qnorm |= strstr(r->related[k], "Li64ELi8ELb0") != NULL;
+  }
+  cr_assert(copy && qnorm, "the per-head norm is the piece, the copies ride along");
+  cr_assert_eq(r->n_roles, 4);
+  cr_assert_str_eq(r->roles[0], "Q/K contiguous copy");
+  /* saving: copies 4 x 12 + norms 4 x 10 + RoPE 4 x 7 + KV write 4 x 6 less the largest
+   * piece's pass (the copies, 48 us) */
+  cr_assert_float_eq(r->saving_us, 40.0 + 28.0 + 24.0, 1e-6);
+  const an_stage_report *st = &rep->stages[0];
+  size_t chain_items = 0;
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    for (size_t k = 0; k < it->n_kernels; k++)
+      if (strstr(it->kernels[k], "direct_copy")) {
+        cr_assert_eq(it->kind, AN_SUMMARY_FUSION, "the copy is part of the chain's item");
+        cr_assert_eq(it->n_roles, 4);
+        chain_items++;
+      }
+  }
+  cr_assert_eq(chain_items, 1, "one item for the chain");
+  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) {
+    const an_overlap_row *o = &st->overlap->rows[i];
+    if (o->recommendation == AN_RECOMMEND_TRY_FUSION) cr_assert_not_null(o->fusion_pattern);
+  }
+  an_report_destroy(rep);
+}
+
 /* The message-size gate reads the collectives' args: vLLM's FlashInfer all-reduce fusion
  * takes at most 4 MiB at TP 8 (largest cap across Hopper / Blackwell); an NCCL
  * all-reduce of 8192 x 4096 BFloat16 elements (64 MiB) in a compiled prefill is over it;

@@ -87,6 +87,9 @@
  * piece's category its matcher hits, largest first). Real stages have a handful; the
  * cap bounds the pairs weighed when a broad matcher hits thousands of names. */
 #define AN_MAX_CHAIN_CANDIDATES 16u
+/* Distinct rider kernels (a pattern's chain.riders: the Q/K contiguous copies) one chain
+ * tuple takes along; a layer's chain has one or two. */
+#define AN_MAX_CHAIN_RIDERS 4u
 
 /* Inputs of one CPU op read by an op cost model (Input Dims entries): an op with more is
  * not modelled (its launches count as bad shapes). Real ops take under 40. */

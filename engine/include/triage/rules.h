@@ -395,6 +395,16 @@ typedef struct te_fusion_pattern {
   bool chain_unordered;
   bool has_chain_breakers; /* chain.breakers given: these categories, not the setting's */
   te_string_list chain_breakers;
+  /* Riders (review-1 defect 4): kernels the matcher names (on the kernel name) that sit
+   * in a chain between its pieces, or just before its first piece, are part of it too
+   * (the Q/K contiguous copies an out-of-place Q/K norm needs): the fused kernel removes
+   * them, so they count in the row's kernels and its saving. NULL: none. */
+  const te_matcher *chain_riders;
+  const char *chain_rider_role; /* what a rider is, for the reader ("Q/K contiguous copy") */
+  /* What each split group's piece is, for the reader (chain.roles: roles[g] for group g;
+   * n_roles is 0 or n_split_groups): a chain's summary item names its pieces by role. */
+  size_t n_roles;
+  const char *const *roles;
 } te_fusion_pattern;
 
 size_t te_rules_fusion_count(const te_rules *r);
