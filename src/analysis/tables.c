@@ -1181,7 +1181,8 @@ static void explain_from_row(const an_stage_report *st, const te_fusion_pattern 
   for (size_t i = 0; i < st->n_fuse && !out->row; i++)
     if (!strcmp(st->fuse[i].pattern_id, p->id)) out->row = &st->fuse[i];
   const an_fuse_row *r = out->row;
-  if (!r || r->match != AN_FUSION_SPLIT || r->n_related != out->n_components) return;
+  /* the pieces first, then the chain's riders (the CLI lists them from the row) */
+  if (!r || r->match != AN_FUSION_SPLIT || r->n_related < out->n_components) return;
   for (size_t g = 0; g < out->n_components; g++)
     for (size_t k = 0; k < st->n_kernels; k++)
       if (!strcmp(st->kernels[k].name, r->related[g])) {

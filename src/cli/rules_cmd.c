@@ -196,6 +196,11 @@ static void explain_pattern_stage(const an_stage_report *st, const an_fuse_expla
     else
       fprintf(out, "none - %s\n", WHY_WORDS[c->why]);
   }
+  /* a chain's riders (chain.riders: the Q/K contiguous copies) follow its pieces */
+  for (size_t k = x->n_components; x->row && k < x->row->n_related; k++)
+    for (size_t i = 0; i < st->n_kernels; i++)
+      if (!strcmp(st->kernels[i].name, x->row->related[k]))
+        fprintf(out, "  rider: %s (%.1f us)\n", st->kernels[i].name, st->kernels[i].total_us);
   double pct = x->stage_total_us > 0 ? 100.0 / x->stage_total_us : 0;
   fprintf(out, "  related %.1f us (%.2f%%); saving %.1f us (%.2f%%)\n", x->related_us,
           x->related_us * pct, x->saving_us, x->saving_us * pct);

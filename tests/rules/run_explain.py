@@ -2,7 +2,8 @@
 """`triage rules explain --pattern NAME TRACE` agrees with the report it explains.
 
 For every split fuse row of the JSON report of each trace given, the explanation of that
-stage must fill every component with one of the row's related kernels (each once), and
+stage must fill every component with one of the row's related kernels (each once; a
+chain's riders are listed after them), and
 state the row's related time and estimated saving. A pattern whose framework gate cannot
 pass must say so and fill nothing; an unknown pattern is a usage error (exit 2).
 Exit 77 when no trace exists (the shared tree is absent).
@@ -48,8 +49,11 @@ def check_row(triage, trace, stage, row):
     filled = []
     for l in lines:
         m = re.match(r"  component \d+ \(([^)]*)\): (.*) \([0-9.]+ us\)$", l)
+        r = re.match(r"  rider: (.*) \([0-9.]+ us\)$", l)  # a chain's riders (chain.riders)
         if m:
             filled.append(m.group(2))
+        elif r:
+            filled.append(r.group(1))
         elif l.startswith("  component "):
             problems.append(f"component not filled: {l.strip()}")
     if sorted(filled) != sorted(row["related_kernels"]):
