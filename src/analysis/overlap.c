@@ -923,6 +923,9 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     row->recommendation = AN_RECOMMEND_ELIMINATE;
     return true;
   }
+  /* review-1 defect 8: the priority follows the verdict. A transfer whose exposed part
+   * clears the share bar is headroom (that part is what a side stream hides), whatever of
+   * it is hidden already; never P1 beside "low-roi-hidden" */
   if (ov_is_copy_engine(c, a)) {
     double exposed_pct =
         sw->busy_us > 0 ? (a->exposed_steady_us + a->exposed_wait_us) / sw->busy_us * 100.0 : 0;
@@ -930,6 +933,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
       row->priority = AN_PRIORITY_P4;
       row->recommendation = AN_RECOMMEND_ONE_TIME;
     } else if (row->verdict == AN_OVERLAP_HEADROOM || exposed_pct >= set->overlap_min_share_pct) {
+      row->verdict = AN_OVERLAP_HEADROOM;
       row->priority = AN_PRIORITY_P1;
       row->recommendation = AN_RECOMMEND_TRY_OVERLAP;
     } else {

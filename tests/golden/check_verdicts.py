@@ -15,7 +15,9 @@ trace of it, and checks each report:
     for other ranks) has 0 recoverable time;
   - a kernel has one category in every table of a stage (kernel table and overlap rows);
   - "try fusion" names its partner (fusion_pattern: a fuse row of the stage or the eager
-    chain) and never coexists with an "independent" dependency (review-1 defects 3, 8).
+    chain) and never coexists with an "independent" dependency (review-1 defects 3, 8);
+  - a P4 row recovers 0, and no P1 row is "low-roi-hidden" (the priority follows the
+    verdict, review-1 defect 8).
 Exit 0 when all hold, 1 with one line per failure.
 """
 import argparse
@@ -79,6 +81,12 @@ def overlap_failures(name, rep):
             if r["recommendation"] == "try fusion" and r.get("dep_class") == "independent":
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: 'independent' "
                            f"and 'try fusion'")
+            if r.get("priority") == "P4" and r["recoverable_ms"] != 0:
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P4 with "
+                           f"{r['recoverable_ms']} ms recoverable")
+            if r.get("priority") == "P1" and r.get("verdict") == "low-roi-hidden":
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P1 and "
+                           f"low-roi-hidden")
             want = cats.get((st["stage"], r["kernel"]))
             if want is not None and r.get("category") != want:
                 out.append(f"{name}: {st['stage']} {r['kernel'][:50]} is '{want}' in the kernel "
