@@ -621,6 +621,7 @@ typedef struct an_time_account {
 typedef struct an_step_account {
   const char *name;        /* the step annotation */
   double cpu_ts, gpu_ts;   /* us, as in the trace */
+  double cpu_end;          /* the marker's end (us): cpu_end - cpu_ts is its length */
   const char *trace;       /* the trace file it is from */
   an_time_account account; /* the step's GPU window */
 } an_step_account;
@@ -629,10 +630,19 @@ typedef struct an_step_account {
  * step left out), and their sum; without steps, the stage window (first kernel start to
  * last kernel end) as one. */
 typedef struct an_stage_timeline {
-  size_t n_steps;               /* counted steps; 0: no step markers (stage window) */
-  size_t n_warmup;              /* warm-up steps left out */
-  int64_t outside_ns;           /* kernel time of the stage outside every counted step */
-  int64_t setup_ns;             /* of it, one-time setup (kernels under a warm-up annotation) */
+  size_t n_steps;     /* counted steps; 0: no step markers (stage window) */
+  size_t n_warmup;    /* warm-up steps left out */
+  int64_t outside_ns; /* kernel time of the stage outside every counted step */
+  int64_t setup_ns;   /* of it, one-time setup (kernels under a warm-up annotation) */
+  /* How the steps were found and checked (analysis/steps.h; the first trace's): the marker
+   * kind ("step_annotation", "step_cpu_op", "gpu_annotation", "measure_annotation",
+   * "iteration", "stage_annotation"; NULL without steps), how many kinds the trace had, the
+   * counted steps' markers' summed length (their CPU windows), and kernels without a launch
+   * record placed in a step by their GPU time. */
+  const char *marker;
+  size_t marker_kinds;
+  int64_t marker_ns;
+  size_t placed_by_gpu_time;
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;

@@ -7,6 +7,7 @@
  */
 #include "analysis/steps.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,34 +111,68 @@ static bool stage_spans(const tr_trace *t, const te_rules *rules, an_step_source
   return true;
 }
 
-/* The step windows and where they came from: the first source that has any. */
-static bool find_spans(const tr_trace *t, const te_rules *rules, an_step_source *src,
-                       span_list *out) {
-  const te_matcher *m = te_rules_matcher(rules, "step_annotation");
-  static const struct {
-    tr_kind kind;
-    an_step_source src;
-  } order[] = {{TR_KIND_USER_ANNOTATION, AN_STEPS_CPU_ANNOTATION},
-               {TR_KIND_CPU_OP, AN_STEPS_CPU_OP},
-               {TR_KIND_GPU_ANNOTATION, AN_STEPS_GPU_ANNOTATION}};
+/* A candidate marker: the spans of one marker kind and the kernel time they hold. */
+typedef struct candidate {
+  span_list l;
+  an_step_source src;
+  double covered_us;
+} candidate;
+
+/* The step_annotation and measure_annotation kinds, in the order that wins ties. */
+static const struct {
+  const char *matcher;
+  tr_kind kind;
+  an_step_source src;
+} marker_order[] = {{"step_annotation", TR_KIND_USER_ANNOTATION, AN_STEPS_CPU_ANNOTATION},
+                    {"step_annotation", TR_KIND_CPU_OP, AN_STEPS_CPU_OP},
+                    {"step_annotation", TR_KIND_GPU_ANNOTATION, AN_STEPS_GPU_ANNOTATION},
+                    {"measure_annotation", TR_KIND_USER_ANNOTATION, AN_STEPS_MEASURE_ANNOTATION}};
+
+/* Those, then the repeated annotation and the stage annotations. */
+#define MAX_CANDIDATES (sizeof marker_order / sizeof marker_order[0] + 2)
+
+static void free_candidates(candidate *c, size_t n) {
+  for (size_t k = 0; k < n; k++) free(c[k].l.v);
+}
+
+/* Every marker kind with spans, in the order that wins ties: the step_annotation matcher's
+ * user annotations, CPU ops and GPU annotations, the measure_annotation matcher's user
+ * annotations (a benchmark's measured regions), one repeated top-level annotation, the
+ * annotations a stage rule places. false: out of memory. */
+static bool find_candidates(const tr_trace *t, const te_rules *rules, candidate *c, size_t *n) {
   size_t n_str = tr_trace_string_count(t);
   uint8_t *memo = calloc(n_str ? n_str : 1, 1);
   bool ok = memo != NULL;
-  memset(out, 0, sizeof *out);
-  for (size_t k = 0; ok && m && k < sizeof order / sizeof order[0]; k++) {
-    free(out->v);
-    ok = matched_spans(t, order[k].kind, m, memo, out);
-    *src = order[k].src;
-    if (out->n) break;
+  *n = 0;
+  for (size_t k = 0; ok && k < sizeof marker_order / sizeof marker_order[0]; k++) {
+    const te_matcher *m = te_rules_matcher(rules, marker_order[k].matcher);
+    if (!m) continue;
+    if (k && strcmp(marker_order[k].matcher, marker_order[k - 1].matcher))
+      memset(memo, 0, n_str ? n_str : 1); /* the memo answers one matcher */
+    c[*n] = (candidate){{0}, marker_order[k].src, 0};
+    ok = matched_spans(t, marker_order[k].kind, m, memo, &c[*n].l);
+    if (ok && c[*n].l.n)
+      ++*n;
+    else
+      free(c[*n].l.v);
   }
   free(memo);
-  if (ok && !out->n) {
-    free(out->v);
-    ok = iteration_spans(t, te_rules_settings(rules)->steps_iteration_min_repeats, out);
-    *src = AN_STEPS_ITERATION;
+  if (ok) {
+    c[*n] = (candidate){{0}, AN_STEPS_ITERATION, 0};
+    ok = iteration_spans(t, te_rules_settings(rules)->steps_iteration_min_repeats, &c[*n].l);
+    if (ok && c[*n].l.n)
+      ++*n;
+    else
+      free(c[*n].l.v);
   }
-  if (ok && !out->n) ok = stage_spans(t, rules, src, out);
-  if (ok && !out->n) *src = AN_STEPS_NONE;
+  if (ok) {
+    c[*n] = (candidate){{0}, AN_STEPS_NONE, 0};
+    ok = stage_spans(t, rules, &c[*n].src, &c[*n].l);
+    if (ok && c[*n].l.n)
+      ++*n;
+    else
+      free(c[*n].l.v);
+  }
   return ok;
 }
 
@@ -201,40 +236,92 @@ static int32_t span_at(const span_list *l, double t) {
   return lo > 0 && t <= l->v[lo - 1].end ? (int32_t)(lo - 1) : -1;
 }
 
-/* Each kernel of the view's process: its launch call and its step. A CPU window holds the
- * kernels launched inside it. When the trace records launches, a kernel without one was
- * launched before the capture began (a previous step's tail) and belongs to no step; a
- * trace without launch records places kernels where they start, as GPU windows do. */
-static bool assign_kernels(const an_trace_view *v, const span_list *l, an_step_source src,
-                           an_steps *out) {
+/* The launch call of each kernel of the view's process (out->launch, out->n_kernel_events,
+ * out->kernel_step allocated); *found: how many have one. */
+static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) {
   const tr_trace *t = v->trace;
-  size_t nk = 0, nl = 0, found = 0;
+  size_t nk = 0, nl = 0;
   const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
   launch_ref *li = launch_index(t, &nl);
   out->n_kernel_events = nk;
   out->kernel_step = malloc((nk ? nk : 1) * sizeof *out->kernel_step);
   out->launch = calloc(nk ? nk : 1, sizeof *out->launch);
   bool ok = li && out->kernel_step && out->launch;
+  *found = 0;
   for (size_t i = 0; ok && i < nk && i < v->n_kernel_events; i++)
     if (v->kernel_stage[i] &&
         (out->launch[i] = launch_of(li, nl, tr_event_correlation(t, &kev[i]))))
-      found++;
-  bool by_launch = src != AN_STEPS_GPU_ANNOTATION && found > 0;
-  for (size_t i = 0; ok && i < nk; i++) {
-    out->kernel_step[i] = -1;
-    if (i >= v->n_kernel_events || !v->kernel_stage[i] || (by_launch && !out->launch[i])) continue;
-    out->kernel_step[i] = span_at(l, by_launch ? out->launch[i]->ts : kev[i].ts);
-  }
+      ++*found;
   free(li);
   return ok;
+}
+
+/* Whether CPU-window steps take kernels by their launch call: the trace records launches
+ * (GPU windows place a kernel where it starts). */
+static bool by_launch(an_step_source src, size_t found) {
+  return src != AN_STEPS_GPU_ANNOTATION && found > 0;
+}
+
+/* The time that places kernel i among step spans: its launch call's start by launch, else
+ * its own start. */
+static double placed_at(const an_steps *s, const tr_event *kev, size_t i, bool launch) {
+  return launch && s->launch[i] ? s->launch[i]->ts : kev[i].ts;
+}
+
+/* Kernel time (us) of the view's process that a candidate's spans hold, and the whole. A
+ * kernel without a launch record counts where it starts (the GPU-time placement below). */
+static double covered_us(const an_trace_view *v, const an_steps *s, const candidate *c,
+                         size_t found, double *total) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  bool launch = by_launch(c->src, found);
+  double in = 0;
+  *total = 0;
+  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
+    if (!v->kernel_stage[i]) continue;
+    double dur = tr_event_dur(v->trace, &kev[i]);
+    *total += dur > 0 ? dur : 0;
+    if (span_at(&c->l, placed_at(s, kev, i, launch)) >= 0) in += dur > 0 ? dur : 0;
+  }
+  return in;
+}
+
+/* The marker kind whose spans hold the most kernel time; a kind earlier in the order keeps
+ * the choice unless a later one holds steps.marker_margin_pct more of the whole. Returns
+ * its index (0 when none); *pct: its coverage. */
+static size_t choose_marker(const an_trace_view *v, const te_rules *rules, const an_steps *s,
+                            candidate *c, size_t n, size_t found, double *pct) {
+  double margin = te_rules_settings(rules)->steps_marker_margin_pct, total = 0;
+  size_t best = 0;
+  for (size_t k = 0; k < n; k++) {
+    c[k].covered_us = covered_us(v, s, &c[k], found, &total);
+    if (k && c[k].covered_us > c[best].covered_us + margin / 100.0 * total) best = k;
+  }
+  *pct = n && total > 0 ? c[best].covered_us / total * 100.0 : 0;
+  return best;
+}
+
+/* Each kernel of the view's process: its step. A CPU window holds the kernels launched
+ * inside it. When the trace records launches, a kernel without one was launched before the
+ * capture began (a previous step's tail) or lost its link: placed by GPU time afterwards
+ * (place_unlinked); a trace without launch records places kernels where they start, as
+ * GPU windows do. */
+static void assign_kernels(const an_trace_view *v, const span_list *l, bool launch, an_steps *out) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  for (size_t i = 0; i < nk; i++) {
+    out->kernel_step[i] = -1;
+    if (i >= v->n_kernel_events || !v->kernel_stage[i] || (launch && !out->launch[i])) continue;
+    out->kernel_step[i] = span_at(l, placed_at(out, kev, i, launch));
+  }
 }
 
 /* Kernels launched (without launch records: started) under a warm-up annotation (matcher
  * warmup_annotation) are one-time setup: in no step, counted apart. In a trace without
  * step markers the warm-up marks where the measured part begins: whatever was launched
  * before the last warm-up ended (input copies, allocator growth, the warm-up calls) is
- * setup too. */
-static bool mark_setup(const an_trace_view *v, const te_rules *rules, bool has_steps,
+ * setup too; with steps, what was launched so before the first step. */
+static bool mark_setup(const an_trace_view *v, const te_rules *rules, double first_step_ts,
                        an_steps *out) {
   const te_matcher *m = te_rules_matcher(rules, "warmup_annotation");
   if (!m) return true;
@@ -246,7 +333,7 @@ static bool mark_setup(const an_trace_view *v, const te_rules *rules, bool has_s
   for (size_t i = 0; ok && l.n && i < nk && i < out->n_kernel_events; i++) {
     if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
     double at = out->launch[i] ? out->launch[i]->ts : kev[i].ts;
-    if (span_at(&l, at) >= 0 || (!has_steps && at <= l.v[l.n - 1].end))
+    if (span_at(&l, at) >= 0 || (at <= l.v[l.n - 1].end && at < first_step_ts))
       out->kernel_step[i] = AN_STEP_SETUP;
   }
   free(memo);
@@ -290,6 +377,54 @@ static void step_windows(const an_trace_view *v, an_steps *s) {
     if (!st->n_kernels || end > st->gpu_end) st->gpu_end = end;
     st->n_kernels++;
     st->kernel_us += dur;
+  }
+}
+
+/* Steps by GPU window start (for place_unlinked). */
+static int cmp_gpu_start(const void *pa, const void *pb, void *ctx) {
+  const an_steps *s = ctx;
+  const an_step *a = &s->steps[*(const int32_t *)pa], *b = &s->steps[*(const int32_t *)pb];
+  if (a->gpu_ts != b->gpu_ts) return a->gpu_ts < b->gpu_ts ? -1 : 1;
+  return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+}
+
+/* A kernel of a CPU-window step trace whose launch record is missing (the flow link lost,
+ * a stream lagging behind its launches) belongs to the step whose GPU window it starts in,
+ * by its GPU time: without this a step keeps only its linked kernels and per-step figures
+ * leave the rest out. Returns how many were placed; windows then need recounting. */
+static size_t place_unlinked(const an_trace_view *v, an_steps *s) {
+  size_t nk = 0, m = 0, placed = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  int32_t *by = malloc((s->n ? s->n : 1) * sizeof *by);
+  if (!by) return 0; /* out of memory: unlinked kernels stay outside */
+  for (size_t j = 0; j < s->n; j++)
+    if (s->steps[j].n_kernels) by[m++] = (int32_t)j;
+  ut_sort(by, m, sizeof *by, cmp_gpu_start, s);
+  for (size_t i = 0; m && i < nk && i < s->n_kernel_events; i++) {
+    if (s->kernel_step[i] != -1 || s->launch[i] || i >= v->n_kernel_events || !v->kernel_stage[i])
+      continue;
+    size_t a = 0, b = m; /* the last window starting at or before the kernel */
+    while (a < b) {
+      size_t mid = a + (b - a) / 2;
+      if (s->steps[by[mid]].gpu_ts <= kev[i].ts)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    if (a && kev[i].ts < s->steps[by[a - 1]].gpu_end) {
+      s->kernel_step[i] = by[a - 1];
+      placed++;
+    }
+  }
+  free(by);
+  return placed;
+}
+
+/* Resets the windows' kernel counts before step_windows counts them again. */
+static void reset_counts(an_steps *s) {
+  for (size_t j = 0; j < s->n; j++) {
+    s->steps[j].n_kernels = 0;
+    s->steps[j].kernel_us = 0;
   }
 }
 
@@ -345,10 +480,7 @@ static bool disjoint_windows(const an_trace_view *v, an_steps *s) {
       s->kernel_step[i] = i < v->n_kernel_events && v->kernel_stage[i]
                               ? gpu_window_at(lo, hi, step, m, kev[i].ts)
                               : -1;
-  for (size_t j = 0; ok && j < s->n; j++) {
-    s->steps[j].n_kernels = 0;
-    s->steps[j].kernel_us = 0;
-  }
+  if (ok) reset_counts(s);
   free(lo);
   free(hi);
   free(step);
@@ -397,20 +529,35 @@ static void mark_warmups(an_steps *s, double ratio) {
 
 an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps *out) {
   memset(out, 0, sizeof *out);
-  span_list l = {0};
-  if (!find_spans(v->trace, rules, &out->source, &l)) return AN_ERR_NOMEM;
+  candidate c[MAX_CANDIDATES];
+  size_t n_c = 0, found = 0;
+  if (!find_candidates(v->trace, rules, c, &n_c)) {
+    free_candidates(c, n_c);
+    return AN_ERR_NOMEM;
+  }
+  bool ok = find_launches(v, out, &found);
+  size_t best = ok ? choose_marker(v, rules, out, c, n_c, found, &out->coverage_pct) : 0;
+  span_list l = n_c ? c[best].l : (span_list){0};
+  out->source = n_c ? c[best].src : AN_STEPS_NONE;
+  out->n_markers = n_c;
   out->steps = calloc(l.n ? l.n : 1, sizeof *out->steps);
-  bool ok =
-      out->steps && assign_kernels(v, &l, out->source, out) && mark_setup(v, rules, l.n > 0, out);
+  bool launch = by_launch(out->source, found);
+  ok = ok && out->steps;
+  if (ok) assign_kernels(v, &l, launch, out);
+  ok = ok && mark_setup(v, rules, l.n ? l.v[0].ts : INFINITY, out);
   out->n = ok ? l.n : 0;
   for (size_t j = 0; j < out->n; j++) {
     out->steps[j].name = tr_str_get(v->trace, l.v[j].name);
     out->steps[j].cpu_ts = l.v[j].ts;
     out->steps[j].cpu_end = l.v[j].end;
   }
-  free(l.v);
+  free_candidates(c, n_c);
   if (ok) {
     step_windows(v, out);
+    if (launch && (out->placed_by_gpu_time = place_unlinked(v, out))) {
+      reset_counts(out);
+      step_windows(v, out);
+    }
     if ((out->cut_windows = disjoint_windows(v, out))) step_windows(v, out);
     ok = step_stages(v, rules, out);
   }
@@ -443,4 +590,11 @@ bool an_steps_kernel_counted(const an_steps *s, size_t i) {
   if (!s->n) return !an_steps_kernel_setup(s, i);
   if (i >= s->n_kernel_events || s->kernel_step[i] < 0) return false;
   return !s->steps[s->kernel_step[i]].warmup;
+}
+
+const char *an_step_source_id(an_step_source src) {
+  static const char *const id[] = {
+      "none",      "step_annotation",  "step_cpu_op",       "gpu_annotation",
+      "iteration", "stage_annotation", "measure_annotation"};
+  return (size_t)src < sizeof id / sizeof id[0] ? id[src] : "none";
 }

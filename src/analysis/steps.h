@@ -3,13 +3,16 @@
  * step ran, so every per-step figure (time account, ranks, summary bounds) divides by the
  * same steps and leaves out the same tails.
  *
- * A step is an annotation the packs' step_annotation matcher names (SGLang step[...],
- * vLLM execute_..._context_.._generation_.., ProfilerStep#N, ...): user annotations first,
- * then CPU ops of that name (older profilers), then GPU annotations. An annotation inside
- * a counted one is the same step. A trace with none of these but one top-level user
- * annotation repeated (a micro-benchmark's call, setting steps.iteration_min_repeats)
- * takes its repeats as steps; one with neither takes its annotations that name a stage
- * (stage_rules.annotation: "prefill", "decode" around each step).
+ * A step is a marker of one of these kinds, tried in this order: an annotation the packs'
+ * step_annotation matcher names (SGLang step[...], vLLM execute_..._context_.._generation_..,
+ * ProfilerStep#N, ...) as a user annotation, a CPU op (older profilers) or a GPU
+ * annotation; a benchmark's measured region (matcher measure_annotation: PARAM's
+ * [param|...|measure|forward]); one top-level user annotation repeated (a micro-benchmark's
+ * call, setting steps.iteration_min_repeats); an annotation that names a stage
+ * (stage_rules.annotation: "prefill", "decode" around each step). The kind whose windows
+ * hold the most kernel time is chosen; an earlier one keeps the choice unless a later one
+ * holds steps.marker_margin_pct more of it, so a marker that covers a corner of the run
+ * never wins silently. An annotation inside a counted one is the same step.
  *
  * Each step has its CPU window (the annotation), its GPU window (first start to last end
  * of the kernels launched inside the CPU window, found by correlation -> launch call; in
@@ -41,12 +44,14 @@
 
 /* Where the steps came from. */
 typedef enum an_step_source {
-  AN_STEPS_NONE = 0,            /* no step windows: per-step figures use the stage window */
-  AN_STEPS_CPU_ANNOTATION = 1,  /* user annotations the step_annotation matcher names */
-  AN_STEPS_CPU_OP = 2,          /* CPU ops of such a name (ProfilerStep#N of older profilers) */
-  AN_STEPS_GPU_ANNOTATION = 3,  /* GPU annotations of such a name */
-  AN_STEPS_ITERATION = 4,       /* one repeated top-level user annotation */
-  AN_STEPS_STAGE_ANNOTATION = 5 /* user annotations a stage rule places ("decode" per step) */
+  AN_STEPS_NONE = 0,              /* no step windows: per-step figures use the stage window */
+  AN_STEPS_CPU_ANNOTATION = 1,    /* user annotations the step_annotation matcher names */
+  AN_STEPS_CPU_OP = 2,            /* CPU ops of such a name (ProfilerStep#N of older profilers) */
+  AN_STEPS_GPU_ANNOTATION = 3,    /* GPU annotations of such a name */
+  AN_STEPS_ITERATION = 4,         /* one repeated top-level user annotation */
+  AN_STEPS_STAGE_ANNOTATION = 5,  /* user annotations a stage rule places ("decode" per step) */
+  AN_STEPS_MEASURE_ANNOTATION = 6 /* a benchmark's measured regions (matcher measure_annotation:
+                                     PARAM's [param|...|measure|forward]) */
 } an_step_source;
 
 typedef struct an_step {
@@ -61,6 +66,13 @@ typedef struct an_step {
 
 typedef struct an_steps {
   an_step_source source;
+  /* Marker kinds the trace has (each a candidate) and the share of the view's kernel time
+   * the chosen one's windows hold (by launch call, else start), before warm-ups and cuts. */
+  size_t n_markers;
+  double coverage_pct;
+  /* Kernels without a launch record placed by their GPU time in the step whose GPU window
+   * they start in (a trace whose flow links are partly missing). */
+  size_t placed_by_gpu_time;
   /* The steps' GPU windows overlapped (kernels launched in one step ran after the next
    * step's first kernel): each window was cut where the next begins, and kernels belong to
    * the window they start in. */
@@ -88,6 +100,9 @@ void an_steps_free(an_steps *s);
 
 /* Whether kernel event i is one-time setup (AN_STEP_SETUP). */
 bool an_steps_kernel_setup(const an_steps *s, size_t i);
+
+/* The marker kind's id in reports ("step_annotation", ...; "none"). */
+const char *an_step_source_id(an_step_source src);
 
 /* Counted steps (warm-ups left out) of a stage; every stage when stage_id is NULL. */
 size_t an_steps_count(const an_steps *s, const char *stage_id);

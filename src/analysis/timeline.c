@@ -206,6 +206,18 @@ static bool make_windows(an_timeline *tl, tl_trace *c) {
       continue;
     }
     if ((c->step_window[j] = add_window(tl, slot, &s->steps[j], c->in->path)) < -1) return false;
+    an_stage_timeline *st = &tl->stages[slot];
+    if (!st->marker) { /* the first trace's steps describe the stage's */
+      st->marker = an_step_source_id(s->source);
+      st->marker_kinds = s->n_markers;
+    }
+    if (s->source != AN_STEPS_GPU_ANNOTATION)
+      st->marker_ns += tl_ns(s->steps[j].cpu_end) - tl_ns(s->steps[j].cpu_ts);
+  }
+  for (size_t j = 0; j < s->n; j++) { /* kernels placed by GPU time, once per stage */
+    size_t slot = stage_slot(tl, s->steps[j].stage_id);
+    if (slot < tl->n_st && s->placed_by_gpu_time && !tl->stages[slot].placed_by_gpu_time)
+      tl->stages[slot].placed_by_gpu_time = s->placed_by_gpu_time;
   }
   for (size_t k = 0; !s->n && k < v->n_stages; k++) {
     size_t slot = stage_slot(tl, v->stages[k].stage->id);
@@ -764,8 +776,8 @@ static bool assemble(an_timeline *tl) {
       if (!win->step) continue;
       const char *name = an_strtab_cstr(tl->strings, win->step->name); /* outlives the trace */
       if (!name) return false;
-      tl->steps[at++] =
-          (an_step_account){name, win->step->cpu_ts, win->step->gpu_ts, win->path, win->acc};
+      tl->steps[at++] = (an_step_account){
+          name, win->step->cpu_ts, win->step->gpu_ts, win->step->cpu_end, win->path, win->acc};
       st->n_steps++;
     }
     st->total.median_gap_ns = median(tl->work[s].gaps.v, tl->work[s].gaps.n);

@@ -131,11 +131,17 @@ static void steps_line(FILE *f, const an_stage_timeline *tl) {
             "steps, warm-ups): %s ms, not counted.",
             out);
   }
-  double all_ns = (double)(tl->total.kernel_ns + tl->outside_ns);
-  if (tl->outside_ns > 0 && all_ns > 0)
-    fprintf(f, " The counted %s %.1f%% of the stage's kernel time.",
-            tl->n_steps ? "steps hold" : "window holds",
-            (double)tl->total.kernel_ns / all_ns * 100.0);
+  if (tl->placed_by_gpu_time)
+    fprintf(f,
+            " %zu kernel%s without a launch record %s placed by GPU time, in the step whose GPU "
+            "window %s start%s in.",
+            tl->placed_by_gpu_time, tl->placed_by_gpu_time == 1 ? "" : "s",
+            tl->placed_by_gpu_time == 1 ? "is" : "are", tl->placed_by_gpu_time == 1 ? "it" : "they",
+            tl->placed_by_gpu_time == 1 ? "s" : "");
+  if (other_ns > 0)
+    fprintf(f, " The counted %s %.1f%% of the stage's kernel time%s.",
+            tl->n_steps ? "steps hold" : "window holds", rp_step_coverage_pct(tl),
+            tl->setup_ns > 0 ? " outside the setup" : "");
   fputc('\n', f);
 }
 

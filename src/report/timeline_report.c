@@ -94,6 +94,7 @@ static cJSON *step_json(const an_step_account *s) {
   cJSON *o = cJSON_CreateObject();
   bool ok = o && cJSON_AddStringToObject(o, "name", s->name) && add_str0(o, "trace", s->trace) &&
             cJSON_AddNumberToObject(o, "cpu_ts", an_round3(s->cpu_ts)) &&
+            cJSON_AddNumberToObject(o, "marker_us", an_round3(s->cpu_end - s->cpu_ts)) &&
             cJSON_AddNumberToObject(o, "gpu_ts", an_round3(s->gpu_ts)) &&
             account_json(o, &s->account, RP_TIMELINE_STEP_CAUSES);
   if (ok) return o;
@@ -138,7 +139,13 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
   cJSON *total = o ? cJSON_CreateObject() : NULL;
   bool ok = total && cJSON_AddNumberToObject(o, "steps_counted", (double)tl->n_steps) &&
             cJSON_AddNumberToObject(o, "warmup_steps", (double)tl->n_warmup) &&
-            add_us(o, "outside_us", tl->outside_ns) && account_json(total, &tl->total, (size_t)-1);
+            add_us(o, "outside_us", tl->outside_ns) && add_us(o, "setup_us", tl->setup_ns) &&
+            cJSON_AddNumberToObject(o, "coverage_pct", an_round3(rp_step_coverage_pct(tl))) &&
+            add_str0(o, "marker", tl->marker) &&
+            cJSON_AddNumberToObject(o, "marker_kinds", (double)tl->marker_kinds) &&
+            add_us(o, "marker_us", tl->marker_ns) &&
+            cJSON_AddNumberToObject(o, "placed_by_gpu_time", (double)tl->placed_by_gpu_time) &&
+            account_json(total, &tl->total, (size_t)-1);
   if (ok)
     cJSON_AddItemToObject(o, "total", total);
   else
@@ -196,6 +203,16 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
 }
 
 void rp_fmt_ms(char *b, size_t cap, double us) { rp_md_number(b, cap, us / 1000.0); }
+
+double rp_step_coverage_pct(const an_stage_timeline *tl) {
+  double all = (double)(tl->total.kernel_ns + tl->outside_ns - tl->setup_ns);
+  return all > 0 ? (double)tl->total.kernel_ns / all * 100.0 : 100.0;
+}
+
+double rp_span_marker_ratio(const an_stage_timeline *tl) {
+  if (!tl->n_steps || tl->marker_ns <= 0 || tl->total.span_ns <= 0) return 1.0;
+  return (double)tl->total.span_ns / (double)tl->marker_ns;
+}
 
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns) {
   return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);

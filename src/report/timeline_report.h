@@ -37,6 +37,12 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w);
 /* Milliseconds with two decimals, or two significant digits under 0.005 ms. */
 void rp_fmt_ms(char *buf, size_t cap, double us);
 
+/* The share of the stage's kernel time, one-time setup left aside, its counted steps (or
+ * its window) hold: 100 when nothing is outside. */
+double rp_step_coverage_pct(const an_stage_timeline *tl);
+/* The counted steps' GPU span over their markers' length (1 when either is unknown). */
+double rp_span_marker_ratio(const an_stage_timeline *tl);
+
 /* A stage total in ns as us per counted step (the whole stage when it has none). */
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
 /* The basis of the item's bound in one phrase (no trailing period), into buf. */

@@ -244,6 +244,107 @@ Test(steps, gpu_annotations, .init = setup, .fini = teardown) {
   unbuild(&x);
 }
 
+/* A kernel on a stream with no launch record (its flow link lost). */
+static void kernel_only(tb *b, const char *kernel, double kts, double kdur, int stream) {
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
+         "\"dur\":%.3f,\"args\":{\"stream\":%d}},",
+         kernel, stream, kts, kdur, stream);
+}
+
+/* PARAM: no ProfilerStep, a warm-up call then two measured calls. The measured regions are
+ * the steps; the warm-up call's kernels and the input upload before it are one-time setup. */
+Test(steps, param_measured_regions_are_steps, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  launch(&b, "upload", 0, 5, 50);
+  host(&b, "user_annotation", "[param|pytorch.model.alex_net|0|0|0|warmup|forward]", 100, 5000);
+  launch(&b, "conv_warm", 200, 4000, 100);
+  for (int c = 0; c < 2; c++) {
+    double at = 6000 + 1000.0 * c;
+    host(&b, "user_annotation", "[param|pytorch.model.alex_net|0|0|0|measure|forward]", at, 900);
+    launch(&b, "conv", at + 10, at + 20, 100);
+    launch(&b, "fc", at + 20, at + 300, 50);
+  }
+  built x;
+  build(&b, &x);
+  cr_assert_eq(x.s.source, AN_STEPS_MEASURE_ANNOTATION);
+  cr_assert_str_eq(an_step_source_id(x.s.source), "measure_annotation");
+  cr_assert_eq(x.s.n, 2);
+  cr_assert_eq(x.s.steps[1].n_kernels, 2);
+  cr_assert_eq(step_of(&x, "conv_warm"), AN_STEP_SETUP);
+  cr_assert_eq(step_of(&x, "upload"), AN_STEP_SETUP);
+  cr_assert_eq(step_of(&x, "fc"), 0);
+  unbuild(&x);
+}
+
+/* An older profiler: ProfilerStep#N as CPU ops around each step, and a phase annotation
+ * repeated at the top level (user annotations do not nest under CPU ops) that holds a
+ * corner of each step. The marker holding the kernel time wins; the repeated phase, which
+ * the fallback order alone would never reach, does not. */
+Test(steps, the_marker_holding_the_kernel_time_wins, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int c = 0; c < 3; c++) {
+    double at = 10000.0 * c;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", 4 + c);
+    host(&b, "cpu_op", name, at, 9000);
+    host(&b, "user_annotation", "## sparse_data_dist ##", at + 10, 100);
+    launch(&b, "dist_copy", at + 20, at + 30, 20);
+    launch(&b, "gemm", at + 200, at + 210, 2000);
+    launch(&b, "gemm_bwd", at + 300, at + 2300, 3000);
+  }
+  built x;
+  build(&b, &x);
+  cr_assert_eq(x.s.source, AN_STEPS_CPU_OP);
+  cr_assert_eq(x.s.n_markers, 2); /* the CPU ops and the repeated annotation */
+  cr_assert_eq(x.s.n, 3);
+  cr_assert_float_eq(x.s.coverage_pct, 100.0, 1e-9);
+  cr_assert_eq(step_of(&x, "gemm_bwd"), 0);
+  unbuild(&x);
+}
+
+/* Flow links partly missing: the step's linked kernels open its GPU window; a kernel with
+ * no launch record that runs inside that window belongs to the step by its GPU time, one
+ * outside every window to none. */
+Test(steps, unlinked_kernels_by_gpu_time, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#2", 0, 1000);
+  launch(&b, "first", 10, 100, 50);
+  kernel_only(&b, "unlinked_in", 300, 100, 9);
+  launch(&b, "last", 20, 600, 50);
+  kernel_only(&b, "unlinked_out", 5000, 10, 9);
+  built x;
+  build(&b, &x);
+  cr_assert_eq(x.s.placed_by_gpu_time, 1);
+  cr_assert_eq(step_of(&x, "unlinked_in"), 0);
+  cr_assert_eq(step_of(&x, "unlinked_out"), -1);
+  cr_assert_eq(x.s.steps[0].n_kernels, 3);
+  cr_assert_float_eq(x.s.steps[0].kernel_us, 200, 1e-9);
+  unbuild(&x);
+}
+
+/* A pipelined trainer: step 1's side-stream kernels still run after step 2's first kernel.
+ * The windows are cut where the next begins, each kernel in the window it starts in, so no
+ * GPU time is in two steps. */
+Test(steps, overlapping_windows_are_cut, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  launch(&b, "s1_main", 10, 20, 100);
+  launch_on(&b, "s1_side", 20, 1500, 300, 9); /* queued behind other work */
+  host(&b, "user_annotation", "ProfilerStep#2", 1000, 1000);
+  launch(&b, "s2_main", 1010, 1100, 800);
+  built x;
+  build(&b, &x);
+  cr_assert(x.s.cut_windows);
+  cr_assert_eq(step_of(&x, "s1_side"), 1);
+  cr_assert_leq(x.s.steps[0].gpu_end, x.s.steps[1].gpu_ts);
+  unbuild(&x);
+}
+
 /* ---------------------------------------------------------------- time account */
 
 typedef struct account {

@@ -142,6 +142,12 @@ typedef struct te_list_map {
     "(0: never)")                                                                                  \
   X(steps_min_coverage_pct, "steps.min_coverage_pct", NUMBER, 0, 100, 0, NULL,                     \
     "Limits warns when the counted steps hold less than this share of a stage's kernel time")      \
+  X(steps_marker_margin_pct, "steps.marker_margin_pct", NUMBER, 0, 100, 0, NULL,                   \
+    "a later step-marker kind replaces an earlier one when its windows hold this much more "       \
+    "of the kernel time (percentage points)")                                                      \
+  X(steps_span_marker_max_ratio, "steps.span_marker_max_ratio", NUMBER, 1, 1e9, 0, NULL,           \
+    "Limits warns when the steps' GPU span is under their markers' length divided by this "        \
+    "(two steps or more)")                                                                         \
   X(timeline_gap_min_us, "timeline.gap_min_us", NUMBER, 0, 1e9, 0, NULL,                           \
     "gaps between kernels shorter than this are counted as idle without a cause")                  \
   X(timeline_launch_gap_max_us, "timeline.launch_gap_max_us", NUMBER, 0, 1e9, 0, NULL,             \
