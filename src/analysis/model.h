@@ -565,9 +565,13 @@ typedef enum an_idle_kind {
   AN_IDLE_DEPENDENCY = 3, /* the next kernel was issued before the gap: it waited on another
                              stream, an event or the device queue */
   AN_IDLE_SHORT = 4,      /* gaps under timeline.gap_min_us */
-  AN_IDLE_UNKNOWN = 5     /* the trace holds no launch call for the next kernel */
+  AN_IDLE_UNKNOWN = 5,    /* the trace holds no launch call for the next kernel */
+  AN_IDLE_SETUP = 6       /* one-time setup: the host was mostly in allocation or
+                             initialisation calls (matcher setup_call: cudaMalloc, cudaFree,
+                             hipMalloc, ...) or in a launch call long enough to load a module
+                             (timeline.module_load_min_us); no per-step action */
 } an_idle_kind;
-#define AN_IDLE_KINDS 6
+#define AN_IDLE_KINDS 7
 
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */
 typedef struct an_idle_cause {

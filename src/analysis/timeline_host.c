@@ -4,11 +4,13 @@
  * A gap [g0, g1) ends with a kernel whose launch call ran on some thread at [Lts, Lend).
  * The gap splits into three portions:
  *   host  [g0, Lts)  the thread had not called the launch yet: it was waiting for the GPU
- *                    (a synchronising call that returned when the GPU ran dry: sync), or
- *                    issuing work back to back (at most timeline.launch_gap_max_us:
- *                    launch), or busy with something else (host), named by the innermost
- *                    CPU op or runtime call spanning the portion and the best Python frame;
- *   call  [Lts, Lend) the launch call itself (a graph launch still submitting: launch);
+ *                    (a synchronising call that returned when the GPU ran dry: sync), in
+ *                    allocation or initialisation calls for most of it (setup), issuing
+ *                    work back to back (at most timeline.launch_gap_max_us: launch), or
+ *                    busy with something else (host), named by the innermost CPU op or
+ *                    runtime call spanning the portion and the best Python frame;
+ *   call  [Lts, Lend) the launch call itself (a graph launch still submitting: launch; one
+ *                    of timeline.module_load_min_us loading its module: setup);
  *   queue [Lend, g1)  the call had returned: the launch's latency (launch) when the call
  *                    came after the GPU ran dry and this part is short, else the kernel
  *                    waited on another stream or event (dependency).
@@ -41,14 +43,16 @@ typedef struct item {
 typedef struct thread_items {
   item *v;
   size_t n, cap;
+  item *setup; /* the thread's setup calls (matcher setup_call), by start; they do not nest */
+  size_t n_setup, cap_setup;
 } thread_items;
 
 struct tl_host {
   const tr_trace *t;
   const te_rules *rules;
   an_strtab *strings;
-  const te_matcher *sync, *step;
-  double launch_gap_max_us, sync_tol_us;
+  const te_matcher *sync, *step, *setup;
+  double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
   thread_items *th;
   size_t n_th, cap_th;
@@ -142,6 +146,35 @@ static bool collect_frames(tl_host *h) {
   return true;
 }
 
+/* The runtime calls of the indexed threads the setup_call matcher names, whatever their
+ * time (a cudaMalloc inside a gap spans no probe), asked once per name. */
+static bool collect_setup(tl_host *h) {
+  if (!h->setup) return true;
+  size_t n = 0, n_str = tr_trace_string_count(h->t);
+  const tr_event *ev = tr_trace_events(h->t, TR_KIND_RUNTIME, &n);
+  uint8_t *memo = calloc(n_str ? n_str : 1, 1); /* 0 unasked, 1 no, 2 yes */
+  bool ok = memo != NULL;
+  for (size_t i = 0; ok && i < n; i++) {
+    long th = thread_of(h, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
+    if (th < 0) continue;
+    uint8_t *x = &memo[ev[i].name];
+    if (!*x) {
+      const char *name = tr_str_get(h->t, ev[i].name);
+      *x = te_matcher_match(h->setup, name, strlen(name)) ? 2 : 1;
+    }
+    if (*x != 2) continue;
+    thread_items *ti = &h->th[th];
+    item *v = ut_grow(ti->setup, &ti->cap_setup, ti->n_setup + 1, sizeof *v);
+    if (!(ok = v != NULL)) break;
+    ti->setup = v;
+    double dur = tr_event_dur(h->t, &ev[i]);
+    ti->setup[ti->n_setup++] =
+        (item){ev[i].ts, ev[i].ts + (dur > 0 ? dur : 0), (uint32_t)i, ITEM_RUNTIME, -1};
+  }
+  free(memo);
+  return ok;
+}
+
 /* (start, -end, kind, ref): a frame encloses the op it calls at equal times. */
 static int cmp_item(const void *pa, const void *pb, void *unused) {
   (void)unused;
@@ -193,15 +226,22 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .strings = strings,
                  .sync = te_rules_matcher(rules, "host_sync"),
                  .step = te_rules_matcher(rules, "step_annotation"),
+                 .setup = te_rules_matcher(rules, "setup_call"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
-                 .sync_tol_us = s->timeline_sync_tolerance_us};
+                 .sync_tol_us = s->timeline_sync_tolerance_us,
+                 .setup_min_pct = s->timeline_setup_min_pct,
+                 .module_load_min_us = s->timeline_module_load_min_us};
   bool ok = make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
        collect_events(h, TR_KIND_RUNTIME, ITEM_RUNTIME) &&
        collect_events(h, TR_KIND_USER_ANNOTATION, ITEM_ANNOTATION) && collect_frames(h);
-  for (size_t i = 0; ok && i < h->n_th; i++) ok = link_items(&h->th[i]);
+  ok = ok && collect_setup(h);
+  for (size_t i = 0; ok && i < h->n_th; i++) {
+    ok = link_items(&h->th[i]);
+    ut_sort(h->th[i].setup, h->th[i].n_setup, sizeof *h->th[i].setup, cmp_item, NULL);
+  }
   if (ok) return h;
   tl_host_destroy(h);
   return NULL;
@@ -209,7 +249,10 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
 
 void tl_host_destroy(tl_host *h) {
   if (!h) return;
-  for (size_t i = 0; i < h->n_th; i++) free(h->th[i].v);
+  for (size_t i = 0; i < h->n_th; i++) {
+    free(h->th[i].v);
+    free(h->th[i].setup);
+  }
   free(h->th);
   free(h->probes);
   ut_u64map_free(&h->threads);
@@ -305,7 +348,34 @@ static long sync_item(tl_host *h, const thread_items *ti, double g0, double lts)
   return -1;
 }
 
-/* The host portion [g0, lts): sync, launch (back-to-back issue) or host. */
+/* The time setup calls of the thread take inside [a, b) (us), and the longest of them
+ * (*longest, -1 when none). Calls of one thread do not overlap, so their ends ascend too. */
+static double setup_time(const thread_items *ti, double a, double b, long *longest) {
+  size_t lo = 0, hi = ti->n_setup;
+  while (lo < hi) { /* first call starting at or after b */
+    size_t mid = lo + (hi - lo) / 2;
+    if (ti->setup[mid].ts < b)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  double in = 0, best = 0;
+  *longest = -1;
+  for (size_t i = lo; i-- > 0 && ti->setup[i].end > a;) {
+    double s = ti->setup[i].ts > a ? ti->setup[i].ts : a;
+    double e = ti->setup[i].end < b ? ti->setup[i].end : b;
+    if (e <= s) continue;
+    in += e - s;
+    if (e - s > best) {
+      best = e - s;
+      *longest = (long)i;
+    }
+  }
+  return in;
+}
+
+/* The host portion [g0, lts): sync, setup (mostly allocation or initialisation calls),
+ * launch (back-to-back issue) or host. */
 static void host_portion(tl_host *h, const thread_items *ti, double g0, double lts, tl_portion *p) {
   long s = sync_item(h, ti, g0, lts);
   if (s >= 0) {
@@ -313,6 +383,15 @@ static void host_portion(tl_host *h, const thread_items *ti, double g0, double l
     p->kind = AN_IDLE_SYNC;
     p->what = op_name(h, ti, s, x->ts, x->end, true);
     p->location = best_frame(h, ti, s, x->ts, x->end);
+    return;
+  }
+  long su = -1;
+  if (lts > g0 && setup_time(ti, g0, lts, &su) * 100.0 >= h->setup_min_pct * (lts - g0) &&
+      su >= 0) {
+    p->kind = AN_IDLE_SETUP; /* allocator growth, a lazy init: once, not per step */
+    p->what =
+        an_strtab_cstr(h->strings, tr_str_get(h->t, h->ev[ITEM_RUNTIME][ti->setup[su].ref].name));
+    p->location = best_frame(h, ti, innermost(ti, g0, lts), g0, lts);
     return;
   }
   if (lts - g0 <= h->launch_gap_max_us) {
@@ -330,6 +409,8 @@ static void call_portion(tl_host *h, const thread_items *ti, const tr_event *lau
                          tl_portion *p) {
   p->kind = AN_IDLE_LAUNCH;
   if ((double)p->ns / 1000.0 <= h->launch_gap_max_us) return;
+  if ((double)p->ns / 1000.0 >= h->module_load_min_us)
+    p->kind = AN_IDLE_SETUP; /* a first launch loading its module, a first graph upload */
   p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, launch->name));
   p->location = best_frame(h, ti, innermost(ti, launch->ts, launch->ts), launch->ts, launch->ts);
 }

@@ -12,8 +12,8 @@
 #include "triage/limits.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
-  static const char *const w[AN_IDLE_KINDS] = {"sync",       "host",  "launch",
-                                               "dependency", "short", "unknown"};
+  static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",
+                                               "short", "unknown", "setup"};
   return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
 }
 

@@ -421,6 +421,45 @@ Test(timeline, gap_under_a_sync, .init = setup, .fini = teardown) {
   account_free(&a);
 }
 
+/* Allocator growth: the host part of a gap inside aten::mm is mostly a cudaMalloc (the
+ * caching allocator reserving memory), and a first launch call that loads its module takes
+ * 80 ms: both one-time setup, named by the call, not host work of the step. */
+Test(timeline, allocation_and_module_load_are_setup, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 100000);
+  host(&b, "python_function", "model.py(7): forward", 1, 99000);
+  launch(&b, "kernel_a", 10, 20, 100);
+  host(&b, "cpu_op", "aten::mm", 130, 500);
+  tb_add(&b, /* runtime calls carry a correlation id */
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMalloc\",\"pid\":1,"
+         "\"tid\":1,\"ts\":140,\"dur\":400,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  launch(&b, "sgemm", 600, 610, 100);
+  int c = b.corr++; /* a launch call of 80 ms: the module loads */
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+         "\"tid\":1,\"ts\":720,\"dur\":80000,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"first_kernel\",\"pid\":0,\"tid\":7,"
+         "\"ts\":80730,\"dur\":10,\"args\":{\"stream\":7,\"correlation\":%d}},",
+         c, c);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  cr_assert_eq(cause_of(t, AN_IDLE_HOST), NULL);
+  int64_t setup = t->idle_by_kind_ns[AN_IDLE_SETUP];
+  cr_assert_geq(setup, 480000 + 80000000 - 20000, "setup %lld", (long long)setup);
+  const an_idle_cause *x = cause_of(t, AN_IDLE_SETUP);
+  cr_assert_not_null(x);
+  bool malloc_named = false;
+  for (size_t i = 0; i < t->n_causes; i++)
+    malloc_named |= t->causes[i].kind == AN_IDLE_SETUP && t->causes[i].what &&
+                    !strcmp(t->causes[i].what, "cudaMalloc");
+  cr_assert(malloc_named);
+  account_free(&a);
+}
+
 /* An eager loop: 30 short kernels, each launched after its predecessor ended; the gaps are
  * the host's launch cost (no CPU op spans them): launch, and the whole idle is explained. */
 Test(timeline, eager_launch_gaps, .init = setup, .fini = teardown) {
