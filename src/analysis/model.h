@@ -582,6 +582,10 @@ typedef struct an_idle_cause {
   int64_t idle_ns;
   size_t gaps;
   int64_t max_gap_ns;
+  /* Of it, the portions of at least timeline.long_gap_us: never launch spacing, so a
+   * launch-bound pool leaves them to an item of their own. */
+  int64_t long_ns;
+  size_t long_gaps;
 } an_idle_cause;
 
 /* How a collective's floor was found. */
@@ -704,7 +708,9 @@ typedef enum an_action {
                                   step is already a graph, or a training step) */
   AN_ACTION_RANK_SKEW = 10,    /* collective time above its floor: waiting for other ranks */
   AN_ACTION_FUSE_CHAIN = 11,   /* eager elementwise and copy chains: torch.compile / fused */
-  AN_ACTION_FEWER_BYTES = 12   /* at the bandwidth bound: move fewer bytes */
+  AN_ACTION_FEWER_BYTES = 12,  /* at the bandwidth bound: move fewer bytes */
+  AN_ACTION_DEPENDENCY = 13    /* work issued before a long gap sat queued on an event, another
+                                  stream or a graph's dependency: find what it waits on */
 } an_action;
 
 /* What an item's bound rests on (docs/report.md "What to try first"). */
@@ -775,6 +781,8 @@ typedef struct an_bottleneck {
   double idle_pct;         /* host-side idle share of the step (sync, host, launch) */
   double wait_pct;         /* collective wait share of the step */
   size_t dropped;          /* GPU-side items left out */
+  bool launch_bound;       /* most host-side idle is launch spacing: items that launch fewer
+                              kernels (fusion rows, fused chains) are kept */
 } an_bottleneck;
 
 /* Time of one kernel category in one stage (the per-stage time line). */

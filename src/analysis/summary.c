@@ -22,8 +22,8 @@ static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fus
 
 const char *an_summary_action_id(an_action a) {
   static const char *const ids[] = {
-      "tune", "overlap", "fusion_neighbour", "check_deps", "fusion", "port",       "eliminate",
-      "sync", "stall",   "launch_bound",     "rank_skew",  "chain",  "fewer_bytes"};
+      "tune", "overlap", "fusion_neighbour", "check_deps", "fusion", "port",        "eliminate",
+      "sync", "stall",   "launch_bound",     "rank_skew",  "chain",  "fewer_bytes", "dependency"};
   return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 
@@ -117,6 +117,9 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
                  a->idle_by_kind_ns[AN_IDLE_LAUNCH];
   if (g->eager) host += a->idle_by_kind_ns[AN_IDLE_SHORT]; /* launch spacing, as the items' */
   g->host_idle_us = (double)host / 1000.0 * g->per;
+  int64_t launch =
+      a->idle_by_kind_ns[AN_IDLE_LAUNCH] + (g->eager ? a->idle_by_kind_ns[AN_IDLE_SHORT] : 0);
+  g->launch_bound = host > 0 && 2 * launch >= host;
   g->wait_us = (double)a->collective_wait_ns / 1000.0 * g->per;
   g->bottleneck = g->step_us > 0 && (g->host_idle_us + g->wait_us) / g->step_us * 100.0 >=
                                         c->s->summary_bottleneck_idle_pct;
@@ -144,6 +147,12 @@ static int by_score(const void *pa, const void *pb) {
 static bool gpu_side(const an_summary_item *it) {
   return it->kind == AN_SUMMARY_KERNEL || it->kind == AN_SUMMARY_OVERLAP ||
          it->kind == AN_SUMMARY_FUSION;
+}
+
+/* Items that launch fewer kernels (a fusion pattern, a fused chain): on a launch-bound step
+ * they shorten the step as a graph does, so the bottleneck gate keeps them. */
+static bool fewer_kernels(const an_summary_item *it) {
+  return it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_FUSE_CHAIN;
 }
 
 /* The kept item that names one of its kernels, or NULL. A wait is never merged: its
@@ -190,13 +199,14 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
 /* Sorts, merges same-root items, drops GPU-side items of bottlenecked stages (counting
  * them in rep->bottleneck), caps the list. */
 static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const bool *stage_bneck,
-                         long max_items) {
+                         const bool *stage_launch, long max_items) {
   if (n > 1) qsort(v, n, sizeof *v, by_score);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     size_t si = 0;
     while (si < rep->n_stages && strcmp(rep->stages[si].id, v[i].stage_id) != 0) si++;
-    if (si < rep->n_stages && stage_bneck[si] && gpu_side(&v[i])) {
+    if (si < rep->n_stages && stage_bneck[si] && gpu_side(&v[i]) &&
+        !(stage_launch[si] && fewer_kernels(&v[i]))) {
       if (rep->bottleneck.stage_label) rep->bottleneck.dropped++;
       continue;
     }
@@ -214,7 +224,7 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
 static void note_bottleneck(an_report *rep, const sm_stage *g) {
   if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
   rep->bottleneck = (an_bottleneck){g->st->label, g->host_idle_us / g->step_us * 100.0,
-                                    g->wait_us / g->step_us * 100.0, 0};
+                                    g->wait_us / g->step_us * 100.0, 0, g->launch_bound};
 }
 
 static an_status build_items(an_report *rep, const te_rules *rules, an_summary_data *out) {
@@ -222,16 +232,18 @@ static an_status build_items(an_report *rep, const te_rules *rules, an_summary_d
               .rules = rules,
               .s = te_rules_settings(rules),
               .workload = rep->run.workload.value};
-  bool *bneck = calloc(rep->n_stages + 1, sizeof *bneck);
+  bool *bneck = calloc(2 * (rep->n_stages + 1), sizeof *bneck);
   if (!bneck) return AN_ERR_NOMEM;
+  bool *launch = bneck + rep->n_stages + 1;
   for (size_t i = 0; i < rep->n_stages; i++) {
     if (!stage_facts(&c, &rep->stages[i], &c.g)) continue;
     bneck[i] = c.g.bottleneck;
+    launch[i] = c.g.launch_bound;
     note_bottleneck(rep, &c.g);
     stage_items(&c);
   }
   for (size_t i = 0; i < c.n; i++) c.v[i].kernels = c.kpool + c.koff[i];
-  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, c.s->summary_max_items);
+  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, c.s->summary_max_items);
   free(bneck);
   free(c.koff);
   out->items = c.v;

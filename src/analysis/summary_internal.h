@@ -19,12 +19,13 @@
 /* What the items of one stage divide by and may say. */
 typedef struct sm_stage {
   const an_stage_report *st;
-  size_t n_steps;  /* counted steps; 0: the stage window is the step */
-  double per;      /* 1 / steps (1 for a window) */
-  double step_us;  /* the mean step (the window when it has no steps) */
-  double in_step;  /* share of the stage's kernel time inside counted steps */
-  bool eager;      /* kernels launched one by one (summary.chain_max_graph_pct) */
-  bool bottleneck; /* host-side idle + collective wait >= summary.bottleneck_idle_pct */
+  size_t n_steps;    /* counted steps; 0: the stage window is the step */
+  double per;        /* 1 / steps (1 for a window) */
+  double step_us;    /* the mean step (the window when it has no steps) */
+  double in_step;    /* share of the stage's kernel time inside counted steps */
+  bool eager;        /* kernels launched one by one (summary.chain_max_graph_pct) */
+  bool bottleneck;   /* host-side idle + collective wait >= summary.bottleneck_idle_pct */
+  bool launch_bound; /* most host-side idle is launch spacing (launch gaps, eager short gaps) */
   double host_idle_us, wait_us; /* per step */
 } sm_stage;
 

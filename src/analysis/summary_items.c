@@ -3,9 +3,10 @@
  * action with a bound per step and the basis of that bound (summary_internal.h):
  *
  *   idle     a sync, a host stall (a named CPU activity: a few gaps per step, of
- *            summary.stall_min_gap_us on average), or the launch-bound rest of the host-side idle
- * (when it reaches summary.launch_bound_min_pct of the step): the GPU idle each explains; wait the
- * collectives' time above their floors: waiting for other ranks; roofline a kernel below its
+ *            summary.stall_min_gap_us on average, or a cause's gaps of timeline.long_gap_us),
+ *            queued work waiting long on a dependency, or the launch-bound rest of the host-side
+ * idle (when it reaches summary.launch_bound_min_pct of the step): the GPU idle each explains; wait
+ * the collectives' time above their floors: waiting for other ranks; roofline a kernel below its
  * attainable rate: (1 - achieved / attainable) x its time; at the bandwidth bound: fewer bytes
  * (issue 29's record on the kernel row); chain    eager elementwise and copy kernels
  * (summary.chain_*): their time less the largest pass, which a fused kernel still makes; fusion   a
@@ -24,13 +25,15 @@
 
 static double per_step_us(const sm_ctx *c, int64_t ns) { return (double)ns / 1000.0 * c->g.per; }
 
-static void named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action action) {
-  double us = per_step_us(c, x->idle_ns);
+/* An item of a cause's idle: ns of it in gaps gaps (the whole cause, or its long part). */
+static void named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action action, int64_t ns,
+                       size_t gaps) {
+  double us = per_step_us(c, ns);
   an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, action, i, x->location, us, AN_BASIS_IDLE, us);
   if (!it) return;
   it->what = x->what;
   it->idle_kind = x->kind;
-  it->count = x->gaps;
+  it->count = gaps;
   it->detail_us = (double)x->max_gap_ns / 1000.0;
 }
 
@@ -42,13 +45,28 @@ typedef struct pool {
   int64_t row_ns;
 } pool;
 
-static void pool_add(pool *p, const an_idle_cause *x, size_t i) {
-  p->ns += x->idle_ns;
-  p->gaps += x->gaps;
-  if (p->row < 0 || x->idle_ns > p->row_ns) {
+static void pool_add(pool *p, int64_t ns, size_t gaps, size_t i) {
+  p->ns += ns;
+  p->gaps += gaps;
+  if (p->row < 0 || ns > p->row_ns) {
     p->row = (long)i;
-    p->row_ns = x->idle_ns;
+    p->row_ns = ns;
   }
+}
+
+/* A host or launch cause: a few long stalls are an item of their own (even with no CPU
+ * activity recorded: the host was outside the profiler's view, and graphs cannot remove
+ * that); else its long gaps (timeline.long_gap_us, never launch spacing) are a stall item
+ * and the rest is pooled as launch cost. */
+static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p) {
+  double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
+  bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
+  if (few && mean_gap >= c->s->summary_stall_min_gap_us) {
+    named_idle(c, x, i, AN_ACTION_HOST_STALL, x->idle_ns, x->gaps);
+    return;
+  }
+  if (x->long_gaps) named_idle(c, x, i, AN_ACTION_HOST_STALL, x->long_ns, x->long_gaps);
+  pool_add(p, x->idle_ns - x->long_ns, x->gaps - x->long_gaps, i);
 }
 
 void sm_idle_items(sm_ctx *c) {
@@ -56,21 +74,14 @@ void sm_idle_items(sm_ctx *c) {
   pool p = {0, 0, -1, 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
-    if (x->kind == AN_IDLE_SYNC) {
-      named_idle(c, x, i, AN_ACTION_REMOVE_SYNC);
-      continue;
-    }
-    /* eager: the launch spacing under the gap bar is launch cost too (a graph removes it) */
-    if (x->kind == AN_IDLE_SHORT && c->g.eager) pool_add(&p, x, i);
-    if (x->kind != AN_IDLE_HOST && x->kind != AN_IDLE_LAUNCH) continue;
-    double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
-    bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
-    /* long gaps are a stall of their own even with no CPU activity recorded (the host was
-     * outside the profiler's view): graphs cannot remove them, so they are not launch cost */
-    if (few && mean_gap >= c->s->summary_stall_min_gap_us)
-      named_idle(c, x, i, AN_ACTION_HOST_STALL);
-    else
-      pool_add(&p, x, i);
+    if (x->kind == AN_IDLE_SYNC)
+      named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, x->idle_ns, x->gaps);
+    else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps) /* queued work waiting long */
+      named_idle(c, x, i, AN_ACTION_DEPENDENCY, x->long_ns, x->long_gaps);
+    else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
+      pool_add(&p, x->idle_ns, x->gaps, i);
+    else if (x->kind == AN_IDLE_HOST || x->kind == AN_IDLE_LAUNCH)
+      host_cause(c, x, i, &p);
   }
   double us = per_step_us(c, p.ns);
   if (p.row < 0 || us < c->s->summary_launch_bound_min_pct / 100.0 * c->g.step_us) return;
@@ -249,7 +260,7 @@ static bool chain_row(const sm_ctx *c, const an_kernel_row *r) {
 
 void sm_chain_item(sm_ctx *c) {
   if (!c->g.eager) return;
-  double sum = 0, max = 0;
+  double sum = 0, max = 0, top_t = 0;
   size_t top = SIZE_MAX, n = 0;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
@@ -257,12 +268,13 @@ void sm_chain_item(sm_ctx *c) {
     double t = sm_row_per_step(c, r);
     sum += t;
     n++;
-    if (top == SIZE_MAX || t > max) {
-      max = t;
+    if (t > max) max = t;
+    if (r->shown && (top == SIZE_MAX || t > top_t)) { /* the evidence: a row the table shows */
+      top_t = t;
       top = i;
     }
   }
-  if (n < 2) return; /* one kernel is no chain */
+  if (n < 2 || top == SIZE_MAX) return; /* one kernel is no chain; no row to show for it */
   const an_kernel_row *tr = &c->g.st->kernels[top];
   const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
   an_summary_item *it =

@@ -519,14 +519,18 @@ static an_idle_cause *new_cause(an_timeline *tl, an_idle_kind kind, const char *
   an_idle_cause *v = ut_grow(tl->causes, &tl->cap_causes, tl->n_causes + 1, sizeof *v);
   if (!v) return NULL;
   tl->causes = v;
-  tl->causes[tl->n_causes] = (an_idle_cause){kind, what, loc, 0, 0, 0};
+  tl->causes[tl->n_causes] = (an_idle_cause){kind, what, loc, 0, 0, 0, 0, 0};
   return &tl->causes[tl->n_causes++];
 }
 
-static void count_into(an_idle_cause *c, int64_t ns) {
+static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
   c->idle_ns += ns;
   c->gaps++;
   if (ns > c->max_gap_ns) c->max_gap_ns = ns;
+  if (ns >= long_min_ns) {
+    c->long_ns += ns;
+    c->long_gaps++;
+  }
 }
 
 /* Each window's causes from its portions (plus its short gaps), sorted. */
@@ -540,7 +544,7 @@ static bool window_causes(an_timeline *tl) {
       const tl_portion *x = &tl->por[p];
       if (!c || c->kind != x->kind || c->what != x->what || c->location != x->location)
         if (!(c = new_cause(tl, x->kind, x->what, x->location))) return false;
-      count_into(c, x->ns);
+      count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
     int64_t short_ns = win->acc.idle_by_kind_ns[AN_IDLE_SHORT];
@@ -585,6 +589,8 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     }
     c->idle_ns += tmp[i].idle_ns;
     c->gaps += tmp[i].gaps;
+    c->long_ns += tmp[i].long_ns;
+    c->long_gaps += tmp[i].long_gaps;
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }
   free(tmp);

@@ -443,7 +443,10 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     bool latency = cut2 > g->g0 && (double)ns / 1000.0 <= h->launch_gap_max_us;
     out[n] = base;
     out[n].ns = ns;
-    out[n++].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
+    out[n].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
+    if (!latency) /* the queued work by its call: a graph launch waits apart from a kernel */
+      out[n].what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
+    n++;
   }
   return n;
 }

@@ -484,6 +484,8 @@ const char *rp_action(an_action a) {
       return "Fuse the eager elementwise and copy chains (torch.compile, or fused kernels)";
     case AN_ACTION_FEWER_BYTES:
       return "Move fewer bytes (FP8/FP4 weights or KV cache, larger batch)";
+    case AN_ACTION_DEPENDENCY:
+      return "Find what the queued work waits on (an event, another stream, a graph's input)";
   }
   return "?";
 }

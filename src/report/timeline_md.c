@@ -27,7 +27,10 @@ static void item_names(FILE *f, const an_summary_item *it, rp_name_fn name, cons
 static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
   bool any = false;
   if (it->what && it->kind != AN_SUMMARY_WAIT) {
-    fputs(it->action == AN_ACTION_HOST_STALL ? " under " : " ", f);
+    fputs(it->action == AN_ACTION_HOST_STALL   ? " under "
+          : it->action == AN_ACTION_DEPENDENCY ? " issued by "
+                                               : " ",
+          f);
     rp_md_code(f, it->what);
     any = true;
   }
@@ -71,6 +74,17 @@ static void summary_line(FILE *f, size_t i, const an_summary_item *it, an_worklo
 
 static void bottleneck_line(FILE *f, const an_bottleneck *b) {
   if (!b->stage_label) return;
+  if (b->launch_bound) {
+    fprintf(f,
+            "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host, mostly "
+            "launch spacing, and %.0f%% collective wait for other ranks. Fewer kernels "
+            "(graphs, fusion, fused chains) shorten the step; kernel tuning and overlap cannot "
+            "until that is fixed, so %zu such item%s %s left out here (the tables below still "
+            "list them).\n\n",
+            b->stage_label, b->idle_pct, b->wait_pct, b->dropped, b->dropped == 1 ? "" : "s",
+            b->dropped == 1 ? "is" : "are");
+    return;
+  }
   fprintf(f,
           "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host and %.0f%% "
           "collective wait for other ranks. Kernel, fusion and overlap savings cannot shorten "

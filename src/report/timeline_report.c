@@ -227,6 +227,11 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              "GPU idle inside the step after the host waited on this sync and before it issued "
              "the next kernel (%zu %s, longest %s ms)",
              it->count, gaps, g);
+  else if (it->action == AN_ACTION_DEPENDENCY)
+    snprintf(b, cap,
+             "GPU idle inside the step while work issued before the gap sat queued (%zu %s of at "
+             "least timeline.long_gap_us, longest %s ms): nothing else ran on any stream",
+             it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     snprintf(b, cap,
              "GPU idle inside the step while this launch call was still submitting (%zu %s, "

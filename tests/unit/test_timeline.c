@@ -692,6 +692,64 @@ Test(summary, launch_bound_benchmark, .init = setup, .fini = teardown) {
   cr_assert_eq(it->n_steps, 3);
   cr_assert_float_eq(it->at_stake_us, 11 * 34.0, 1e-6); /* 11 gaps of 34 us per call */
   cr_assert_not_null(r->bottleneck.stage_label);
+  /* launch-bound: fewer kernels is the fix, so the fused-chain item is kept, and its
+   * evidence is a row the kernel table shows */
+  cr_assert(r->bottleneck.launch_bound);
+  const an_summary_item *chain = item_of(r, AN_ACTION_FUSE_CHAIN);
+  cr_assert_not_null(chain);
+  cr_assert(r->stages[0].kernels[chain->row].shown);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* A training loop's host: 40 kernels issued 80 us apart under one Python line, and twice a
+ * 5 ms stall under the same line. The short gaps are pooled as the host's per-op cost; the
+ * two long ones (timeline.long_gap_us) are a stall item of their own, not "short gaps". */
+Test(summary, long_gaps_leave_the_pool, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#3", 0, 20000);
+  host(&b, "python_function", "train.py(10): loop", 1, 19990);
+  double t = 10;
+  for (int i = 0; i < 40; i++) {
+    if (i == 10 || i == 30) t += 5000; /* the host is elsewhere: a 5 ms stall */
+    launch(&b, "gemm_step", t, t + 5, 10);
+    t += 95; /* the next launch call 80 us after this kernel ends */
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *stall = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(stall);
+  cr_assert_eq(stall->count, 2);
+  cr_assert_float_eq(stall->at_stake_us, 2 * 5080.0, 1e-6); /* kernel end to the launch call */
+  const an_summary_item *pool = item_of(r, AN_ACTION_LAUNCH_BOUND);
+  cr_assert_not_null(pool);
+  cr_assert_lt(pool->at_stake_us, 4000); /* the short gaps only */
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* A graph launch issued at once whose first node runs 5 ms later, nothing else running:
+ * the work sat queued on a dependency. Its own item, named by the call, bounded by the
+ * gap; no CUDA-graph or host item claims it. */
+Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#8", 0, 7000);
+  launch(&b, "embedding_fwd", 10, 20, 200);
+  int c = b.corr++;
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
+         "\"tid\":1,\"ts\":100,\"dur\":20,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_node_gemm\",\"pid\":0,"
+         "\"tid\":7,\"ts\":5220,\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},",
+         c, c);
+  an_report *r = run_buffer(&b);
+  const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
+  cr_assert_not_null(dep);
+  cr_assert_str_eq(dep->what, "cudaGraphLaunch");
+  cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
+  cr_assert_null(item_of(r, AN_ACTION_LAUNCH_BOUND));
+  cr_assert_null(item_of(r, AN_ACTION_HOST_STALL));
   expect_bounds(r);
   an_report_destroy(r);
 }

@@ -152,6 +152,8 @@ typedef struct te_list_map {
     "gaps between kernels shorter than this are counted as idle without a cause")                  \
   X(timeline_launch_gap_max_us, "timeline.launch_gap_max_us", NUMBER, 0, 1e9, 0, NULL,             \
     "a gap's host part up to this long is one launch's cost (launch-bound), longer host work")     \
+  X(timeline_long_gap_us, "timeline.long_gap_us", NUMBER, 0, 1e12, 0, NULL,                        \
+    "an idle portion this long is never launch spacing: counted apart in its cause")               \
   X(timeline_setup_min_pct, "timeline.setup_min_pct", NUMBER, 0, 100, 0, NULL,                     \
     "a gap's host part spent at least this share in setup calls is one-time setup")                \
   X(timeline_module_load_min_us, "timeline.module_load_min_us", NUMBER, 0, 1e12, 0, NULL,          \
