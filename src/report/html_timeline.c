@@ -70,13 +70,25 @@ static void steps_para(rp_hw *hw, const an_stage_timeline *tl) {
       rp_hw_printf(hw, ", %zu warm-up step%s left out", tl->n_warmup, tl->n_warmup == 1 ? "" : "s");
     rp_hw_printf(hw, ".");
   }
-  if (tl->outside_ns > 0) {
+  if (tl->marker)
+    rp_hw_printf(hw, " Step marker: <code>%s</code> (of %zu kind%s in the trace).", tl->marker,
+                 tl->marker_kinds, tl->marker_kinds == 1 ? "" : "s");
+  if (tl->setup_ns > 0) {
+    rp_hw_printf(hw, " One-time setup (kernels launched under a warm-up annotation): ");
+    rp_hw_ms(hw, (double)tl->setup_ns / 1000.0);
+    rp_hw_printf(hw, " ms, not counted.");
+  }
+  if (tl->outside_ns > tl->setup_ns) {
     rp_hw_printf(hw,
                  " Kernel time outside the counted steps (a previous step's tail, work between "
                  "steps, warm-ups): ");
-    rp_hw_ms(hw, (double)tl->outside_ns / 1000.0);
-    rp_hw_printf(hw, " ms, not counted.");
+    rp_hw_ms(hw, (double)(tl->outside_ns - tl->setup_ns) / 1000.0);
+    rp_hw_printf(hw, " ms, not counted; the counted steps hold %.1f%% of the rest.",
+                 rp_step_coverage_pct(tl));
   }
+  if (tl->placed_by_gpu_time)
+    rp_hw_printf(hw, " %zu kernel(s) without a launch record placed by GPU time.",
+                 tl->placed_by_gpu_time);
   rp_hw_printf(hw, "</p>");
 }
 
