@@ -11,6 +11,10 @@ simulated with different noise seeds. The "after" run carries three injected cha
   new      in its place runs --new-kernel, --new-dur-us long (default: an inductor
            Triton kernel, as if RoPE had been compiled into a fused kernel).
 
+--rename-kernel REGEX (with --rename-to, --rename-factor) renames the after run's
+matching kernels by re.sub and scales their time, as another GPU or BLAS library picks
+other kernels for the same ops; the manifest lists them as renamed_from / renamed_to.
+
 --no-changes leaves all three out (the same program run twice: nothing but noise), and
 --after-steps N profiles N steps in the after run (default --steps): a run against itself
 with twice the steps must be within noise once times are per step. --slow-kernel and
@@ -55,6 +59,10 @@ def parse_args(argv):
     p.add_argument("--removed-kernel", default=r"^void rotary_embedding_kernel<")
     p.add_argument("--new-kernel", default=NEW_KERNEL)
     p.add_argument("--new-dur-us", type=float, default=4.5)
+    p.add_argument("--rename-kernel", default=None,
+                   help="regex: the after run's kernels matching it are renamed (another GPU's picks)")
+    p.add_argument("--rename-to", default="", help="re.sub replacement of --rename-kernel's match")
+    p.add_argument("--rename-factor", type=float, default=1.0, help="duration factor of renamed kernels")
     p.add_argument("--noise", type=float, default=0.01)
     p.add_argument("--floor-pct", type=float, default=3.0)
     p.add_argument("--profile-id", default="1700000100.000")
@@ -86,6 +94,9 @@ def after_program(program, args):
             continue
         if slow.search(op["name"]):
             op = dict(op, dur=op["dur"] * args.slow_factor)
+        if args.rename_kernel and re.search(args.rename_kernel, op["name"]):
+            op = dict(op, name=re.sub(args.rename_kernel, args.rename_to, op["name"]),
+                      dur=op["dur"] * args.rename_factor)
         out["ops"].append(op)
     return out
 
@@ -141,6 +152,11 @@ def main(argv=None):
         injected = [change("slower", n, fb, fa) for n in slow_names]
         injected += [change("removed", n, fb, fa) for n in removed_names]
         injected.append(change("new", args.new_kernel, fb, fa))
+        if args.rename_kernel:
+            gone = sorted(n for n in fb if n not in fa)
+            came = sorted(n for n in fa if n not in fb and n != args.new_kernel)
+            injected += [change("renamed_from", n, fb, fa) for n in gone if n not in removed_names]
+            injected += [change("renamed_to", n, fb, fa) for n in came]
     touched = {c["canonical_name"] for c in injected}
     others = [change("noise", n, fb, fa) for n in sorted(set(fb) | set(fa)) if n not in touched]
     worst = max(others, key=lambda c: abs(c["delta_pct"] or 0.0))
