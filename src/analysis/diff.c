@@ -58,6 +58,14 @@ static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
   return true;
 }
 
+/* The launching CPU op of a kernel row: its first site's that has one (sites are ranked;
+ * the JSON report's "sites" list them in this order). */
+static const char *row_cpu_op(const an_kernel_row *kr) {
+  for (size_t i = 0; kr->entry && i < kr->entry->n_sites; i++)
+    if (kr->entry->sites[i].top_cpu_op) return kr->entry->sites[i].top_cpu_op;
+  return NULL;
+}
+
 static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_side_stage *d) {
   d->stage = st->id;
   d->n_steps = st->overlap ? st->overlap->n_steps : 0;
@@ -70,19 +78,19 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
   /* times as the JSON report writes them, so a side read back from it compares the same */
   for (size_t k = 0; k < st->n_kernels; k++) {
     const an_kernel_row *kr = &st->kernels[k];
-    d->kernels[d->n_kernels++] =
-        (an_diff_kernel){kr->name, kr->category, an_round3(kr->total_us), an_round3(kr->steps_us)};
+    d->kernels[d->n_kernels++] = (an_diff_kernel){kr->name, kr->category, an_round3(kr->total_us),
+                                                  an_round3(kr->steps_us), row_cpu_op(kr)};
   }
   for (size_t k = 0; k < st->n_fuse; k++)
     if (st->fuse[k].shown)
       d->fusions[d->n_fusions++] =
           (an_diff_kernel){st->fuse[k].pattern_id, NULL, an_round3(st->fuse[k].related_us),
-                           an_round3(st->fuse[k].related_us)};
+                           an_round3(st->fuse[k].related_us), NULL};
   for (size_t k = 0; k < n_ov; k++) {
     const an_overlap_row *o = &st->overlap->rows[k];
     if (o->below_floor) continue; /* not printed in the report, so not compared */
     d->overlaps[d->n_overlaps++] =
-        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us};
+        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us, NULL};
   }
   return true;
 }
@@ -186,6 +194,8 @@ typedef struct owned {
   size_t n_arrays;
   an_diff_rank_row **rank_arrays;
   size_t n_rank_arrays;
+  void **blobs; /* other blocks the rows point into (renamed groups, their names) */
+  size_t n_blobs;
 } owned;
 
 static bool beyond(double before, double d, floor_t f) {
@@ -339,6 +349,18 @@ static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_ke
   return rows;
 }
 
+/* Keeps p (any owned block) until the result is freed; false (p freed) when out of memory. */
+static bool keep_blob(owned *o, void *p) {
+  void **v = p ? realloc(o->blobs, (o->n_blobs + 1) * sizeof *v) : NULL;
+  if (!v) {
+    free(p);
+    return false;
+  }
+  o->blobs = v;
+  o->blobs[o->n_blobs++] = p;
+  return true;
+}
+
 static bool keep(owned *o, an_diff_row *rows) {
   an_diff_row **v = realloc(o->arrays, (o->n_arrays + 1) * sizeof *v);
   if (!v || !rows) {
@@ -382,6 +404,120 @@ static void mark_still_running(an_diff_row *ov, size_t n, const an_diff_row *k, 
     ov[i].before_wait_us = kr->before_wait_us;
     ov[i].after_wait_us = kr->after_wait_us;
   }
+}
+
+/* ------------------------------------------------------------------ renamed kernels */
+
+/* The launching CPU op of side s's kernel name; NULL when none is linked or the launch is a
+ * runtime call (cudaLaunchKernel, cudaGraphLaunch, hipLaunchKernel...): that names no op. */
+static const char *op_of(const an_diff_side_stage *s, const char *name) {
+  for (size_t i = 0; s && i < s->n_kernels; i++) {
+    if (strcmp(s->kernels[i].name, name) != 0) continue;
+    const char *op = s->kernels[i].cpu_op;
+    bool runtime = op && (strncmp(op, "cuda", 4) == 0 || strncmp(op, "hip", 3) == 0);
+    return runtime ? NULL : op;
+  }
+  return NULL;
+}
+
+typedef struct renames {
+  an_diff_row *k; /* the stage's kernel rows */
+  size_t n;
+  const char **ops; /* per row: its launching op, or NULL */
+  int *group;       /* per row: its group, -1 none */
+  size_t n_groups;
+} renames;
+
+static bool rename_candidate(const renames *c, size_t i) {
+  an_diff_change ch = c->k[i].change;
+  return c->group[i] < 0 && c->k[i].category && (ch == AN_DIFF_NEW || ch == AN_DIFF_REMOVED);
+}
+
+/* Row i has row j's category and, unless any_op, its known op. */
+static bool same_key(const renames *c, size_t i, size_t j, bool any_op) {
+  if (strcmp(c->k[i].category, c->k[j].category) != 0) return false;
+  const char *a = c->ops[i], *b = c->ops[j];
+  return any_op || (a && b && strcmp(a, b) == 0);
+}
+
+/* Groups the candidates keyed as row j when both runs have some. any_op (the second pass):
+ * the category's leftovers, when the ops they know are one op at most (kernels under
+ * aten::mm before and graph-replayed after pair; aten::mm and aten::bmm never do). */
+static void try_group(renames *c, size_t j, bool any_op) {
+  size_t nb = 0, na = 0;
+  const char *op = NULL;
+  for (size_t i = 0; i < c->n; i++) {
+    if (!rename_candidate(c, i) || !same_key(c, i, j, any_op)) continue;
+    if (op && c->ops[i] && strcmp(op, c->ops[i]) != 0) return;
+    if (c->ops[i]) op = c->ops[i];
+    *(c->k[i].change == AN_DIFF_NEW ? &na : &nb) += 1;
+  }
+  if (!nb || !na) return;
+  for (size_t i = 0; i < c->n; i++)
+    if (rename_candidate(c, i) && same_key(c, i, j, any_op)) c->group[i] = (int)c->n_groups;
+  c->n_groups++;
+}
+
+static int cmp_renamed(const void *pa, const void *pb) {
+  const an_diff_renamed *a = pa, *b = pb;
+  if (fabs(a->row.delta_us) != fabs(b->row.delta_us))
+    return fabs(a->row.delta_us) > fabs(b->row.delta_us) ? -1 : 1;
+  return strcmp(a->category, b->category);
+}
+
+/* Group g's row: the summed times of its kernels, their names time descending (the rows
+ * are |delta| descending, and a new or removed row's delta is its time). */
+static void fill_group(const renames *c, int g, const char **names, an_diff_renamed *out,
+                       floor_t f) {
+  size_t m = 0;
+  *out = (an_diff_renamed){0};
+  for (int side = 0; side < 2; side++) {
+    const char **first = names + m;
+    for (size_t i = 0; i < c->n; i++) {
+      if (c->group[i] != g || (c->k[i].change == AN_DIFF_NEW) != (side == 1)) continue;
+      names[m++] = c->k[i].name;
+      out->category = c->k[i].category;
+      if (c->ops[i]) out->cpu_op = c->ops[i];
+      if (side)
+        out->row.after_us += c->k[i].after_us, out->n_after++;
+      else
+        out->row.before_us += c->k[i].before_us, out->n_before++;
+    }
+    *(side ? &out->after_names : &out->before_names) = first;
+  }
+  out->row.name = out->after_names[0];
+  out->row.category = out->category;
+  finish_row(&out->row, true, true, f);
+}
+
+/* Kernels only one run has, paired by category and launching op into renamed groups; the
+ * grouped rows leave the kernel rows. */
+static bool pair_renamed(owned *o, const sides *sd, floor_t f, an_diff_stage *out, an_diff_row *k) {
+  renames c = {k, out->n_kernels, calloc(out->n_kernels + 1, sizeof(char *)),
+               malloc((out->n_kernels + 1) * sizeof(int)), 0};
+  const char **names = calloc(out->n_kernels + 1, sizeof *names);
+  an_diff_renamed *g = calloc(out->n_kernels + 1, sizeof *g);
+  bool ok = keep_blob(o, names) & keep_blob(o, g);
+  ok = ok && c.ops && c.group;
+  for (size_t i = 0; ok && i < c.n; i++) {
+    c.group[i] = -1;
+    c.ops[i] = op_of(k[i].change == AN_DIFF_NEW ? sd->a : sd->b, k[i].name);
+  }
+  for (int pass = 0; ok && pass < 2; pass++)
+    for (size_t j = 0; j < c.n; j++)
+      if (rename_candidate(&c, j) && (pass || c.ops[j])) try_group(&c, j, pass == 1);
+  size_t used = 0, m = 0;
+  for (int i = 0; ok && i < (int)c.n_groups; i++) {
+    fill_group(&c, i, names + used, &g[i], f);
+    used += g[i].n_before + g[i].n_after;
+  }
+  for (size_t i = 0; ok && i < c.n; i++)
+    if (c.group[i] < 0) k[m++] = k[i];
+  if (ok) out->n_kernels = m, out->n_renamed = c.n_groups, out->renamed = g;
+  if (ok && c.n_groups) qsort(g, c.n_groups, sizeof *g, cmp_renamed);
+  free(c.ops);
+  free(c.group);
+  return ok;
 }
 
 /* A side's stage time and its collectives' wait, scaled. */
@@ -505,6 +641,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
   out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
   mark_still_running(ov, out->n_overlaps, k, out->n_kernels);
+  if (!pair_renamed(o, &sd, f, out, k)) return false;
   out->overlaps = ov;
   out->kernels = k;
   out->categories = c;
@@ -527,6 +664,8 @@ static void tally(an_diff_report *r) {
     r->n_regressions += s->total.change == AN_DIFF_SLOWER;
     for (size_t k = 0; k < s->n_kernels; k++)
       r->n_regressions += s->kernels[k].change == AN_DIFF_SLOWER;
+    for (size_t k = 0; k < s->n_renamed; k++)
+      r->n_regressions += s->renamed[k].row.change == AN_DIFF_SLOWER;
     bool both = s->before_steps && s->after_steps;
     r->n_steps_differ += both && s->before_steps != s->after_steps;
     r->n_steps_unknown += !both && (s->before_steps || s->after_steps);
@@ -600,6 +739,8 @@ void an_diff_result_free(an_diff_result *r) {
     free(o->arrays);
     for (size_t i = 0; i < o->n_rank_arrays; i++) free(o->rank_arrays[i]);
     free(o->rank_arrays);
+    for (size_t i = 0; i < o->n_blobs; i++) free(o->blobs[i]);
+    free(o->blobs);
     free(o->stages);
     free(o);
   }

@@ -22,7 +22,8 @@
 typedef struct an_diff_kernel {
   const char *name, *category;
   double total_us;
-  double steps_us; /* inside the counted steps (kernel rows), else total_us */
+  double steps_us;    /* inside the counted steps (kernel rows), else total_us */
+  const char *cpu_op; /* kernels: the launching CPU op of its first shown site; NULL none */
 } an_diff_kernel;
 
 /* One rank row of a side's Ranks section. */

@@ -1074,6 +1074,18 @@ typedef struct an_diff_rank_row {
   bool before_straggler, after_straggler; /* the rank its group waits for, with a verdict */
 } an_diff_rank_row;
 
+/* Kernels renamed across the runs (another GPU picks other GEMM kernels): the kernels of one
+ * category and one launching CPU op that only before runs, paired as one group with those
+ * only after runs. A kernel with a same-name partner is never in a group. */
+typedef struct an_diff_renamed {
+  const char *category;
+  const char *cpu_op; /* the launching CPU op; NULL: neither run links one (graph replay, ...) */
+  an_diff_row row;    /* the group's summed times and change (name: the largest kernel after) */
+  size_t n_before, n_after;
+  const char *const *before_names; /* each side's kernels, time descending */
+  const char *const *after_names;
+} an_diff_renamed;
+
 /* Where a stage's noise floor comes from: the packs' floor, or the spread the data show
  * (twice the relative standard deviation, diff.noise_sigma, of the per-step GPU time
  * across the steps, or of the GPU time across the ranks, of either run). */
@@ -1101,6 +1113,8 @@ typedef struct an_diff_stage {
   const an_diff_row *fusions; /* shown fusion patterns that appeared or went away */
   size_t n_overlaps;
   const an_diff_row *overlaps;   /* overlap table rows (by kernel) that appeared or went away */
+  size_t n_renamed;
+  const struct an_diff_renamed *renamed; /* kernels renamed across the runs, |delta| descending */
   const char *label;             /* the stage's label in the packs ("extend/prefill"), or id */
   size_t n_ranks;                /* 0 unless both runs have several ranks in this stage */
   const an_diff_rank_row *ranks; /* rank order */

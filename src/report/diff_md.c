@@ -202,6 +202,38 @@ static int steps_md(FILE *f, const an_diff_stage *s) {
              : 0;
 }
 
+/* A group's kernels of one side: the largest (its display name), and how many more. */
+static int renamed_names_md(FILE *f, const rp_names *nm, const char *const *names, size_t n) {
+  char **shown = nm ? rp_names_display_table(nm, names, 1) : NULL;
+  int rc = rp_md_code(f, shown ? shown[0] : names[0]);
+  if (shown) rp_names_table_free(shown, 1);
+  if (rc != 0) return -1;
+  return n > 1 && fprintf(f, " and %zu more", n - 1) < 0 ? -1 : 0;
+}
+
+/* Kernels only one run has, paired by category and launching CPU op: one row per group. */
+static int renamed_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
+  if (!s->n_renamed) return 0;
+  if (fprintf(f,
+              "\n### Kernels renamed: %s\n\nKernels only one run has, paired by category and "
+              "launching CPU op (another GPU or library picks other kernels for the same op); "
+              "each group's times are summed, and its kernels are not listed as new or "
+              "removed.\n\n| # | Category | CPU op | Before kernels | After kernels |" COLS_HEAD
+              "| ---: | --- | --- | --- | --- |" COLS_RULE,
+              s->label, COLS_ARGS(s->per_step)) < 0)
+    return -1;
+  for (size_t i = 0; i < s->n_renamed; i++) {
+    const an_diff_renamed *g = &s->renamed[i];
+    if (fprintf(f, "| %zu | ", i + 1) < 0 || rp_md_cell_text(f, g->category) != 0 ||
+        fputs(" | ", f) == EOF || rp_md_cell_text(f, g->cpu_op ? g->cpu_op : "not linked") ||
+        fputs(" | ", f) == EOF || renamed_names_md(f, nm, g->before_names, g->n_before) ||
+        fputs(" | ", f) == EOF || renamed_names_md(f, nm, g->after_names, g->n_after) ||
+        cols_md(f, &g->row, counts) != 0)
+      return -1;
+  }
+  return 0;
+}
+
 static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
   const an_diff_row *t = &s->total;
   const char *unit = unit_of(s->per_step);
@@ -213,7 +245,7 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool co
       rp_md_pct(f, t->delta_pct, true) ||
       fprintf(f, " %%), **%s**.\n", change_word(t->change, counts)) < 0)
     return -1;
-  if (categories_md(f, s, counts) || kernels_md(f, nm, s, counts) ||
+  if (categories_md(f, s, counts) || kernels_md(f, nm, s, counts) || renamed_md(f, nm, s, counts) ||
       appeared_md(f, nm, s, false, counts) || appeared_md(f, nm, s, true, counts))
     return -1;
   return ranks_md(f, s);
@@ -508,6 +540,35 @@ static cJSON *row_item(const void *rows, size_t i) {
   return row_json((const an_diff_row *)rows + i);
 }
 
+static bool text_or_null(cJSON *o, const char *k, const char *v) {
+  return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+static cJSON *names_json(const char *const *names, size_t n) {
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; a && i < n; i++) {
+    cJSON *x = cJSON_CreateString(names[i]);
+    if (!x) return cJSON_Delete(a), NULL;
+    cJSON_AddItemToArray(a, x);
+  }
+  return a;
+}
+
+/* A renamed group: its row (name: the largest kernel after), its op and both sides' kernels. */
+static cJSON *renamed_item(const void *groups, size_t i) {
+  const an_diff_renamed *g = (const an_diff_renamed *)groups + i;
+  cJSON *o = row_json(&g->row);
+  cJSON *b = o ? names_json(g->before_names, g->n_before) : NULL;
+  cJSON *a = b ? names_json(g->after_names, g->n_after) : NULL;
+  if (!a || !text_or_null(o, "cpu_op", g->cpu_op)) {
+    cJSON_Delete(o), cJSON_Delete(b), cJSON_Delete(a);
+    return NULL;
+  }
+  cJSON_AddItemToObject(o, "before_kernels", b);
+  cJSON_AddItemToObject(o, "after_kernels", a);
+  return o;
+}
+
 static cJSON *rank_json(const an_diff_rank_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
@@ -551,6 +612,7 @@ static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
   /* the row lists one row at a time (a stage may have hundreds of thousands) */
   ok = ok && rp_jstream_list(w, "categories", s->n_categories, row_item, s->categories) &&
        rp_jstream_list(w, "kernels", s->n_kernels, row_item, s->kernels) &&
+       rp_jstream_list(w, "renamed", s->n_renamed, renamed_item, s->renamed) &&
        rp_jstream_list(w, "fusions", s->n_fusions, row_item, s->fusions) &&
        rp_jstream_list(w, "overlaps", s->n_overlaps, row_item, s->overlaps);
   rp_jstream_members(w, ok ? tail : NULL);
@@ -558,10 +620,6 @@ static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
   cJSON_Delete(head);
   cJSON_Delete(tail);
   return ok;
-}
-
-static bool text_or_null(cJSON *o, const char *k, const char *v) {
-  return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
 }
 
 /* inputs (each side: path, kind, trace files, run facts), noise_floor and the change
@@ -629,6 +687,16 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
 
 /* ------------------------------------------------------------------ JSON report sides */
 
+/* A kernel row's launching CPU op: its first site's that names one (as the model's). */
+static const char *site_cpu_op(const cJSON *kernel) {
+  const cJSON *site;
+  cJSON_ArrayForEach(site, cJSON_GetObjectItemCaseSensitive(kernel, "sites")) {
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(site, "top_cpu_op");
+    if (cJSON_IsString(op)) return op->valuestring;
+  }
+  return NULL;
+}
+
 static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
                        an_diff_kernel **out, size_t *n) {
   *out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof **out);
@@ -646,7 +714,7 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "below_floor"))) continue;
     (*out)[(*n)++] = (an_diff_kernel){
         nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble,
-        cJSON_IsNumber(in_steps) ? in_steps->valuedouble : us->valuedouble};
+        cJSON_IsNumber(in_steps) ? in_steps->valuedouble : us->valuedouble, site_cpu_op(k)};
   }
   return true;
 }

@@ -144,6 +144,43 @@ static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
+/* One side's kernels of a renamed group: the largest (full name on hover) and how many more. */
+static void renamed_names_td(rp_hw *hw, const char *const *names, size_t n) {
+  char **shown = rp_names_display_table(hw->names, names, 1);
+  rp_hw_printf(hw, "<td>");
+  rp_hw_name_span(hw, names[0], hw->full_names || !shown ? names[0] : shown[0]);
+  if (n > 1) rp_hw_printf(hw, " and %zu more", n - 1);
+  rp_hw_printf(hw, "</td>");
+  if (shown) rp_names_table_free(shown, 1);
+}
+
+/* Kernels only one run has, paired by category and launching CPU op (analysis/diff.c). */
+static void renamed_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+  if (s->n_renamed == 0) return;
+  rp_hw_printf(hw,
+               "<h3 id=\"renamed-%s\">Kernels renamed (paired by category and CPU op)</h3>"
+               "<div class=\"table-wrap\"><table class=\"data sortable diff\" id=\"dr-%s\">"
+               "<thead><tr><th>Category</th><th>CPU op</th><th>Before kernels</th>"
+               "<th>After kernels</th><th class=\"num\">Before (ms)</th><th class=\"num\">"
+               "After (ms)</th><th class=\"num\">Δ (ms)</th><th>Status</th></tr></thead><tbody>",
+               tok, tok);
+  for (size_t i = 0; i < s->n_renamed; i++) {
+    const an_diff_renamed *g = &s->renamed[i];
+    const char *st = status_word(g->row.change);
+    rp_hw_printf(hw, "<tr id=\"dr-%s-%zu\"><td>", tok, i);
+    rp_hw_cat_span(hw, g->category);
+    rp_hw_printf(hw, "</td><td>");
+    rp_hw_text(hw, g->cpu_op ? g->cpu_op : "not linked");
+    rp_hw_printf(hw, "</td>");
+    renamed_names_td(hw, g->before_names, g->n_before);
+    renamed_names_td(hw, g->after_names, g->n_after);
+    side_tds(hw, &g->row);
+    delta_td(hw, &g->row);
+    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st, st);
+  }
+  rp_hw_printf(hw, "</tbody></table></div>");
+}
+
 /* Overlap rows (by kernel) that appeared or went away, names shortened as in the kernel
  * table, full name on hover. */
 static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
@@ -281,6 +318,7 @@ static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   side_bar(hw, s, true, scale);
   rp_hw_printf(hw, "</figure>");
   kernel_table(hw, s, tok);
+  renamed_table(hw, s, tok);
   fusion_table(hw, s, tok);
   overlap_table(hw, s, tok);
   ranks_table(hw, s, tok);

@@ -177,6 +177,7 @@ def check_shared_pair(exe, source):
     check(rc == 0 and 'id="inputs"' in page and 'class="facts-differ"' in page and
           "(default: not detected)" in page,
           "shared pair: the HTML diff lacks the inputs table, the facts sentence or the mark")
+    check('id="renamed-' in page and "volta_sgemm_128x32_nt" in page, "shared pair: HTML lacks the renamed table")
     rc, out, err = triage(exe, "diff", "--format", "json", *sides)
     if rc == 0:
         # an overlap row whose kernel runs in both runs is not new or removed work (review-1
@@ -187,11 +188,65 @@ def check_shared_pair(exe, source):
             check(not wrong, f"shared pair: overlap rows called new/removed though they run in both: {wrong}")
             check(any(o.get("still_runs") for o in st["overlaps"]), "shared pair: no still-running overlap row")
         dj = json.loads(out)
+        # A100 -> V100: the cutlass_80/ampere GEMMs and the volta_sgemm ones are one renamed
+        # group, not ~100 new and removed rows (review-1 §16)
+        st = dj["stages"][0]
+        gemm = [g for g in st["renamed"] if g["category"] == "gemm"]
+        check(len(gemm) == 1 and any("cutlass_80" in n for n in gemm[0]["before_kernels"])
+              and gemm[0]["after_kernels"][0].startswith("volta_sgemm")
+              and not any("ampere" in n or "cutlass_80" in n for n in gemm[0]["after_kernels"]),
+              "shared pair: the GEMMs renamed across GPUs are not one group")
+        odd = [k["name"][:40] for k in st["kernels"] if k["change"] in ("new", "removed")
+               and k["category"] == "gemm"]
+        check(not odd and sum(k["change"] in ("new", "removed") for k in st["kernels"]) < 10,
+              f"shared pair: new/removed rows left {odd}")
         check(dj["not_comparable"] == ["gpu", "world_size"] and dj["regressions"] == 0
               and dj["stages"][0]["time"]["span"]["before_us"] > 0, "shared pair: JSON verdict or time")
         ins = dj["inputs"]
         check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
               f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
+
+
+def check_renamed(exe, source, tmp):
+    """Three GEMMs renamed in the after run (another GPU's kernel picks, 1.6x slower): one
+    renamed group (gemm) holding exactly those kernels on each side, none of them a new or
+    removed kernel row; the RoPE kernel removed and the Triton kernel new (other categories)
+    stay new/removed. The same from two JSON reports."""
+    b, a, m = gen_pair(source, tmp, "renamed", "--rename-kernel",
+                       r"^Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT(\d+)x32x(256|512)_",
+                       "--rename-to", r"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT\1x64x\2_SW_",
+                       "--rename-factor", "1.6", "--seed", "24")
+    gone = {c["canonical_name"] for c in m["injected"] if c["change"] == "renamed_from"}
+    came = {c["canonical_name"] for c in m["injected"] if c["change"] == "renamed_to"}
+    check(len(gone) == 3 and len(came) == 3, f"renamed: generator renamed {len(gone)} -> {len(came)}")
+    reports = []
+    for side, path in (("b", b), ("a", a)):
+        rep = os.path.join(tmp, f"renamed-{side}.json")
+        rc, out, err = triage(exe, "--format", "json", "-o", rep, path)
+        check(rc == 0, f"renamed: report {err}")
+        reports.append(rep)
+    for what, sides in (("traces", (b, a)), ("reports", tuple(reports))):
+        rc, out, err = triage(exe, "diff", "--format", "json", *sides)
+        check(rc == 0, f"renamed {what}: exit {rc} {err}")
+        if rc != 0:
+            continue
+        st = json.loads(out)["stages"][0]
+        groups = st.get("renamed", [])
+        check(len(groups) == 1, f"renamed {what}: {len(groups)} groups")
+        if groups:
+            g = groups[0]
+            want = sum(c["after_us"] for c in m["injected"] if c["change"] == "renamed_to")
+            check(g["category"] == "gemm" and set(g["before_kernels"]) == gone
+                  and set(g["after_kernels"]) == came and g["change"] == "slower"
+                  and abs(g["after_us"] - want) <= 0.02 * want and abs(g["delta_pct"] - 60) < 5,
+                  f"renamed {what}: group {g['category']} {g['change']} {g['delta_pct']}")
+        rows = {k["name"]: k["change"] for k in st["kernels"]}
+        check(not (gone | came) & set(rows), f"renamed {what}: renamed kernels still kernel rows")
+        check(rows.get("triton_poi_fused_add_cat_mul_neg_slice_0") == "new"
+              and "removed" in rows.values(), f"renamed {what}: the other new/removed rows were paired")
+    rc, md, _ = triage(exe, "diff", b, a)
+    check("### Kernels renamed: decode" in md and "| gemm | not linked | `Cijk_Alik_Bljk_BBS MT" in md
+          and "and 2 more" in md, "renamed: Markdown lacks the renamed table")
 
 
 def gen_pair(source, tmp, name, *args):
@@ -277,6 +332,7 @@ def main():
         check_twice_the_steps(exe, source, tmp)
         check_attention_slowdown(exe, source, tmp)
         check_same_run_two_ranks(exe, source, tmp)
+        check_renamed(exe, source, tmp)
     check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
     with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:

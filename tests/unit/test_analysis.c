@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/attrib.h"
+#include "analysis/diff.h"
 #include "analysis/explain.h"
 #include "analysis/id_index.h"
 #include "analysis/kernel_map.h"
@@ -1123,4 +1124,71 @@ Test(id_index, near_search_finds_the_plain_range_from_any_hint) {
   an_id_index_free(&x);
   tr_trace_destroy(t);
   free(json);
+}
+
+/* ---- diff: kernels renamed across the runs (issue 30, review-1 §16) */
+
+/* A one-stage side of kernels (name, category, us, op). */
+static an_diff_side_stage renamed_stage(an_diff_kernel *k, size_t n) {
+  return (an_diff_side_stage){.stage = "decode", .n_kernels = n, .kernels = k};
+}
+
+Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
+  te_rules *r = test_default_rules();
+  an_diff_kernel b[] = {{"cutlass_80_gemm_a", "gemm", 100, 100, "aten::mm"},
+                        {"cutlass_80_gemm_b", "gemm", 50, 50, "aten::mm"},
+                        {"ampere_bmm", "gemm", 40, 40, "aten::bmm"},
+                        {"rope_old", "rope", 10, 10, "cudaLaunchKernel"},
+                        {"same_kernel", "norm", 20, 20, "aten::rms_norm"}};
+  an_diff_kernel a[] = {{"volta_sgemm_x", "gemm", 300, 300, "aten::mm"},
+                        {"volta_bmm", "gemm", 60, 60, NULL}, /* graph replay: no op */
+                        {"triton_new", "elementwise", 9, 9, NULL},
+                        {"same_kernel", "norm", 20, 20, "aten::rms_norm"}};
+  an_diff_side_stage sb = renamed_stage(b, 5), sa = renamed_stage(a, 4);
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
+  an_diff_result res;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  const an_diff_stage *s = &res.report.stages[0];
+  /* aten::mm pairs with aten::mm; the bmm kernel pairs with the graph-replayed leftover */
+  cr_assert_eq(s->n_renamed, 2);
+  const an_diff_renamed *mm = &s->renamed[0], *bmm = &s->renamed[1];
+  cr_assert_str_eq(mm->cpu_op, "aten::mm");
+  cr_assert_eq(mm->n_before, 2);
+  cr_assert_eq(mm->n_after, 1);
+  cr_assert_str_eq(mm->before_names[0], "cutlass_80_gemm_a");
+  cr_assert_float_eq(mm->row.before_us, 150, 1e-9);
+  cr_assert_float_eq(mm->row.after_us, 300, 1e-9);
+  cr_assert_eq(mm->row.change, AN_DIFF_SLOWER);
+  cr_assert_str_eq(bmm->cpu_op, "aten::bmm");
+  cr_assert_str_eq(bmm->after_names[0], "volta_bmm");
+  /* other categories stay new / removed; a same-name kernel is a kernel row */
+  cr_assert_eq(s->n_kernels, 3);
+  for (size_t i = 0; i < s->n_kernels; i++) {
+    const char *n = s->kernels[i].name;
+    an_diff_change c = s->kernels[i].change;
+    if (strcmp(n, "rope_old") == 0)
+      cr_assert_eq(c, AN_DIFF_REMOVED);
+    else if (strcmp(n, "triton_new") == 0)
+      cr_assert_eq(c, AN_DIFF_NEW);
+    else
+      cr_assert_str_eq(n, "same_kernel");
+  }
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
+}
+
+Test(analysis, diff_never_pairs_two_known_ops) {
+  te_rules *r = test_default_rules();
+  an_diff_kernel b[] = {{"k_mm", "gemm", 100, 100, "aten::mm"}};
+  an_diff_kernel a[] = {{"k_bmm", "gemm", 100, 100, "aten::bmm"}};
+  an_diff_side_stage sb = renamed_stage(b, 1), sa = renamed_stage(a, 1);
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
+  an_diff_result res;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  cr_assert_eq(res.report.stages[0].n_renamed, 0);
+  cr_assert_eq(res.report.stages[0].n_kernels, 2);
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
 }
