@@ -1112,7 +1112,7 @@ typedef struct an_diff_stage {
   size_t n_fusions;
   const an_diff_row *fusions; /* shown fusion patterns that appeared or went away */
   size_t n_overlaps;
-  const an_diff_row *overlaps;   /* overlap table rows (by kernel) that appeared or went away */
+  const an_diff_row *overlaps; /* overlap table rows (by kernel) that appeared or went away */
   size_t n_renamed;
   const struct an_diff_renamed *renamed; /* kernels renamed across the runs, |delta| descending */
   const char *label;             /* the stage's label in the packs ("extend/prefill"), or id */
