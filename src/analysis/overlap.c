@@ -1301,11 +1301,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_gain_rank(st, st->compute_us, st->lanes, set);
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);
-  for (size_t i = 0; i < st->n_rows; i++)
-    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE) {
-      st->n_restructure_options = set->overlap_restructure_options.n;
-      st->restructure_options = set->overlap_restructure_options.items;
-    }
+  ov_restructure_options(st, set);
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);

@@ -71,6 +71,21 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   }
 }
 
+void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
+  st->n_restructure_options = 0;
+  st->restructure_options = NULL;
+  /* the options (two-batch overlap, async TP, a fused all-reduce, another parallel layout)
+   * move communication: under a compute kernel's restructure row, or on a run with no
+   * collective in the table, they advise something the run does not do (review 2) */
+  for (size_t i = 0; i < st->n_rows; i++)
+    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE && st->rows[i].category &&
+        !strcmp(st->rows[i].category, "communication")) {
+      st->n_restructure_options = set->overlap_restructure_options.n;
+      st->restructure_options = set->overlap_restructure_options.items;
+      return;
+    }
+}
+
 /* Whether CPU op o spans call's start on call's thread (cc) and m matches its name, which
  * then goes to hit. Time first: few ops span the call, so the context is rarely read. */
 static bool ov_op_around(const tr_trace *t, const tr_event *o, const tr_event *call,

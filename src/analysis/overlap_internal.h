@@ -99,6 +99,9 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
 size_t ov_lanes(const te_settings *set, const ov_sweep *sw);
 /* Marks the rows under overlap.recoverable.floor_ms (one-time rows never) and counts them. */
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
+/* Lists overlap.restructure_options under the stage when a restructure row is a
+ * collective (overlap category communication); none otherwise. */
+void ov_restructure_options(an_overlap_stage *st, const te_settings *set);
 
 /* ---------------------------------------------------------------- launch context */
 

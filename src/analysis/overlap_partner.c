@@ -156,10 +156,6 @@ bool an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const
   if (!changed) return true;
   ov_gain_rank(o, o->compute_us, o->lanes, set);
   ov_gain_floor(o, set);
-  for (size_t i = 0; i < o->n_rows; i++)
-    if (o->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE) {
-      o->n_restructure_options = set->overlap_restructure_options.n;
-      o->restructure_options = set->overlap_restructure_options.items;
-    }
+  ov_restructure_options(o, set);
   return true;
 }

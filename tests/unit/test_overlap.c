@@ -753,6 +753,10 @@ Test(overlap_mechanism, already_fused_kernel_is_not_told_to_fuse) {
   cr_assert_eq(add->recommendation, AN_RECOMMEND_RESTRUCTURE);
   cr_assert_null(add->fusion_pattern);
   cr_assert_float_eq(add->recoverable_ms, 0.0, 1e-12);
+  /* review 2: the add's restructure row moves no communication, so the stage lists none
+   * of the communication restructurings (two-batch overlap, async TP, ...) */
+  for (size_t i = 0; i < x.rep->n_stages; i++)
+    if (x.rep->stages[i].overlap) cr_assert_eq(x.rep->stages[i].overlap->n_restructure_options, 0);
   run_free(&x);
   free(trace);
   te_rules_destroy(r);
@@ -1291,5 +1295,24 @@ Test(launch_context, index_answers_as_the_scan_does) {
   ov_launch_index_free(&x);
   tr_trace_destroy(t);
   free(json);
+  te_rules_destroy(r);
+}
+
+/* Review 2: the restructure options move communication; they are listed under a stage
+ * only when one of its restructure rows is a collective. */
+Test(overlap_mechanism, restructure_options_only_under_a_collective) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  cr_assert_gt(set->overlap_restructure_options.n, 0);
+  an_overlap_row rows[2] = {{.category = "elementwise", .recommendation = AN_RECOMMEND_RESTRUCTURE},
+                            {.category = "communication", .recommendation = AN_RECOMMEND_SKIP}};
+  an_overlap_stage st = {.rows = rows, .n_rows = 2};
+  ov_restructure_options(&st, set);
+  cr_assert_eq(st.n_restructure_options, 0);
+  cr_assert_null(st.restructure_options);
+  rows[1].recommendation = AN_RECOMMEND_RESTRUCTURE;
+  ov_restructure_options(&st, set);
+  cr_assert_eq(st.n_restructure_options, set->overlap_restructure_options.n);
+  cr_assert_eq(st.restructure_options, set->overlap_restructure_options.items);
   te_rules_destroy(r);
 }
