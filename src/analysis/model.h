@@ -621,6 +621,8 @@ typedef struct an_time_account {
   int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
   int64_t idle_by_kind_ns[AN_IDLE_KINDS]; /* sums to idle_ns */
   size_t n_kernels, n_gaps;               /* n_gaps: gaps of at least timeline.gap_min_us */
+  size_t n_short_gaps;                    /* the gaps under it (idle kind short) */
+  int64_t short_max_ns;                   /* the longest of those */
   int64_t median_gap_ns, median_kernel_ns;
   size_t n_causes;
   const an_idle_cause *causes; /* idle_ns descending; with AN_IDLE_SHORT they sum to idle_ns */

@@ -310,6 +310,8 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   int64_t gap = next->start - g0;
   if (gap < tl_ns(tl->set->timeline_gap_min_us)) {
     o->acc->idle_by_kind_ns[AN_IDLE_SHORT] += gap;
+    o->acc->n_short_gaps++;
+    if (gap > o->acc->short_max_ns) o->acc->short_max_ns = gap;
     return true;
   }
   o->acc->n_gaps++;
@@ -550,7 +552,11 @@ static bool window_causes(an_timeline *tl) {
     int64_t short_ns = win->acc.idle_by_kind_ns[AN_IDLE_SHORT];
     an_idle_cause *c = short_ns ? new_cause(tl, AN_IDLE_SHORT, NULL, NULL) : NULL;
     if (short_ns && !c) return false;
-    if (c) c->idle_ns = short_ns;
+    if (c) {
+      c->idle_ns = short_ns;
+      c->gaps = win->acc.n_short_gaps;
+      c->max_gap_ns = win->acc.short_max_ns;
+    }
     win->cause_hi = tl->n_causes;
     if (win->cause_hi - win->cause_lo > 1) /* none: tl->causes may not exist yet */
       qsort(tl->causes + win->cause_lo, win->cause_hi - win->cause_lo, sizeof *tl->causes,
@@ -747,6 +753,8 @@ static void add_account(an_time_account *t, const an_time_account *a) {
   for (int k = 0; k < AN_IDLE_KINDS; k++) t->idle_by_kind_ns[k] += a->idle_by_kind_ns[k];
   t->n_kernels += a->n_kernels;
   t->n_gaps += a->n_gaps;
+  t->n_short_gaps += a->n_short_gaps;
+  if (a->short_max_ns > t->short_max_ns) t->short_max_ns = a->short_max_ns;
 }
 
 /* The stages' merged causes; then every account's pointer into tl->causes, which no

@@ -145,10 +145,7 @@ static void cause_row(rp_hw *hw, const an_stage_timeline *tl, const an_idle_caus
   rp_hw_td_ms(hw, us);
   rp_hw_td_pct(hw, step_us > 0 ? us / step_us * 100.0 : 0);
   rp_hw_td_count(hw, c->gaps);
-  if (c->kind == AN_IDLE_SHORT)
-    rp_hw_printf(hw, "<td>-</td>");
-  else
-    rp_hw_td_ms(hw, (double)c->max_gap_ns / 1000.0);
+  rp_hw_td_ms(hw, (double)c->max_gap_ns / 1000.0);
   rp_hw_printf(hw, "</tr>");
 }
 

@@ -205,7 +205,7 @@ static void cause_row(FILE *f, const an_stage_timeline *tl, const an_idle_cause 
     fputs("<0.1%", f);
   else
     fprintf(f, "%.1f%%", pct);
-  fprintf(f, " | %zu | %s |\n", c->gaps, c->kind == AN_IDLE_SHORT ? "-" : g);
+  fprintf(f, " | %zu | %s |\n", c->gaps, g);
 }
 
 static void causes_table(FILE *f, const an_report *r, const an_stage_report *st) {

@@ -479,6 +479,33 @@ Test(timeline, eager_launch_gaps, .init = setup, .fini = teardown) {
   account_free(&a);
 }
 
+/* Gaps under timeline.gap_min_us (5 us in the packs) are one `short` row that still counts
+ * them and names the longest (review 2: "1.75 ms from 0 gaps"). */
+Test(timeline, short_gaps_are_counted, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  /* kernels of 10 us at 12 us spacing (2 us gaps), the last gap 3 us */
+  for (int i = 0; i < 10; i++)
+    launch(&b, "small_kernel", 5 + i * 12.0, 20 + i * 12.0 + (i == 9), 10);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  cr_assert_eq(t->n_gaps, 0);
+  cr_assert_eq(t->n_short_gaps, 9);
+  cr_assert_eq(t->short_max_ns, 3000);
+  const an_idle_cause *c = NULL;
+  for (size_t i = 0; i < t->n_causes; i++)
+    if (t->causes[i].kind == AN_IDLE_SHORT) c = &t->causes[i];
+  cr_assert(c);
+  cr_assert_eq(c->gaps, 9);
+  cr_assert_eq(c->max_gap_ns, 3000);
+  cr_assert_eq(c->idle_ns, t->idle_by_kind_ns[AN_IDLE_SHORT]);
+  cr_assert_eq(c->idle_ns, 8 * 2000 + 3000);
+  account_free(&a);
+}
+
 /* Programmatic dependent launch: B starts 4 us before A ends on the same stream; those 4 us
  * are B waiting, counted apart; busy is still the union. Another stream's overlap is not. */
 Test(timeline, same_stream_overlap_is_wait, .init = setup, .fini = teardown) {
