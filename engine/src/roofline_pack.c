@@ -17,6 +17,8 @@
 #include "rules_internal.h"
 
 #define MAX_INPUT_INDEX 255 /* an op with more inputs than this is not modelled */
+#define MIN_WEIGHT_BITS 1.0 /* expert weights: bits a weight, scales included */
+#define MAX_WEIGHT_BITS 64.0
 #define MAX_TFLOPS 1e6      /* 1 EFLOP/s: past any single device */
 #define MAX_TBS 1000.0
 #define MAX_LINK_GBS 1e5
@@ -367,7 +369,8 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
   static const char *const keys[] = {HEADER_KEYS,        "label",        "match",   "hidden",
                                      "intermediate",     "layers",       "heads",   "kv_heads",
                                      "head_dim",         "vocab",        "experts", "topk",
-                                     "moe_intermediate", "weight_dtype", "source",  NULL};
+                                     "moe_intermediate", "weight_dtype", "source",  "expert_weight_bits",
+                                     NULL};
   (void)ctx;
   model_entry *e = TE_ENTRY_NEW(v, item, what, keys, model_entry);
   if (!e) return NULL;
@@ -382,6 +385,14 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
   }
   if ((m->experts > 0) != (m->topk > 0) || (m->experts > 0) != (m->moe_intermediate > 0))
     te_verr(v, item, "%s '%s': experts, topk and moe_intermediate go together", what, m->id);
+  if (m->experts > 0 && m->topk > m->experts)
+    te_verr(v, item, "%s '%s': topk %ld exceeds its %ld experts", what, m->id, m->topk, m->experts);
+  const ty_node *bits = ty_get(item, "expert_weight_bits");
+  if (bits && !m->experts)
+    te_verr(v, bits, "%s '%s': expert_weight_bits needs experts", what, m->id);
+  else if (bits)
+    te_get_num(v, bits, "expert_weight_bits", MIN_WEIGHT_BITS, MAX_WEIGHT_BITS,
+               &m->expert_weight_bits);
   const ty_node *x;
   if ((x = te_require(v, item, "label", what, &e->hdr)))
     m->label = te_get_nonempty_str(v, x, "label");

@@ -17,6 +17,7 @@
 #include "analysis/kmap_internal.h"
 #include "analysis/op_cost.h"
 #include "analysis/roofline_model.h"
+#include "analysis/roofline_moe.h"
 #include "triage/hash.h"
 #include "util/buf.h"
 #include "util/map.h"
@@ -386,12 +387,16 @@ typedef struct stage_work {
   row_acc *acc;
 } stage_work;
 
-/* The model plan of the (view, stage block) being costed: identified once, checked per
- * block; next: the block's next replayed GEMM launch. */
+/* The model plans of the (view, stage block) being costed. Dense: identified once,
+ * checked per block; MoE: found per block from its content. next: the block's next
+ * replayed GEMM launch of each. */
 typedef struct model_state {
   an_model_plan plan;
   bool usable;
   size_t next;
+  an_moe_plan moe;
+  bool moe_usable;
+  size_t moe_next;
 } model_state;
 
 typedef struct run {
@@ -422,15 +427,23 @@ static bool model_gemm(const run *r, size_t s, const char *name) {
   return te_string_list_has(cats, r->tables->stages[s].rows[row].category);
 }
 
-/* A launch with no op: the mapping's cost of its kernel, else the model plan's. */
-static reason borrowed_cost(run *r, size_t s, const char *name, launch *l, an_shape_source *src) {
+/* A launch with no op: the mapping's cost of its kernel, else a model plan's (raw: the
+ * kernel's full name). */
+static reason borrowed_cost(run *r, size_t s, const char *name, const char *raw, launch *l,
+                            an_shape_source *src) {
   if (name && mapped_cost(&r->mc, &r->key, r->tables->stages[s].stage->id, name, l)) {
     *src = AN_SHAPES_MAPPING;
     return R_OK;
   }
-  if (!r->ms.usable || !model_gemm(r, s, name)) return R_NO_OP;
-  an_model_gemm_cost(&r->ms.plan, r->ms.next++, &l->cost);
-  l->kind = TE_COST_GEMM;
+  if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
+    an_moe_gemm_cost(&r->ms.moe, r->ms.moe_next++, &l->cost);
+    l->kind = TE_COST_GROUPED_GEMM;
+  } else if (r->ms.usable && model_gemm(r, s, name)) {
+    an_model_gemm_cost(&r->ms.plan, r->ms.next++, &l->cost);
+    l->kind = TE_COST_GEMM;
+  } else {
+    return R_NO_OP;
+  }
   l->op = l->dims = 0;
   *src = AN_SHAPES_MODEL;
   return R_OK;
@@ -443,7 +456,7 @@ static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, si
   reason why = launch_cost(&r->c, m, mk, v, k, &l);
   const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, k->name);
   an_shape_source src = AN_SHAPES_OP;
-  if (why == R_NO_OP) why = borrowed_cost(r, s, name, &l, &src);
+  if (why == R_NO_OP) why = borrowed_cost(r, s, name, tr_str_get(v->trace, k->name), &l, &src);
   double mem_us = 0, comp_us = 0;
   if (why == R_OK) why = launch_bound(r->c.dev, &l, &mem_us, &comp_us);
   count(&r->out->stages[s].counts, why, src);
@@ -454,39 +467,61 @@ static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, si
   if (!shape_add(&r->work[s].acc[row], vi, &l, tr_event_dur(v->trace, k))) r->c.nomem = true;
 }
 
-/* The launches of a stage block the model plan would cost: no op, no mapping cost, a
- * GEMM category. */
-static size_t replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *sk) {
+/* The launches of a stage block the model plans would cost: no op, no mapping cost; a
+ * GEMM category (dense, *n) or a grouped expert GEMM kernel (*moe). */
+static void replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *sk, size_t *n,
+                           size_t *moe) {
   const an_trace_view *v = &r->fm->views[vi];
-  size_t n = 0;
   launch l;
+  *n = *moe = 0;
   for (size_t k = 0; k < sk->n; k++) {
     const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
     if (launching_op(v->trace, v->ids, sk->kernels[k])) continue;
     if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
-    n += model_gemm(r, s, name);
+    if (an_moe_gemm_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name)))
+      (*moe)++;
+    else
+      *n += model_gemm(r, s, name);
   }
-  return n;
+}
+
+/* The report's model line from a plan's check: the first block checked, or the first
+ * that passes. */
+static void model_line(run *r, const te_model *m, const char *from, bool used, long tokens,
+                       const char *why) {
+  an_roofline_model *out = &r->out->model;
+  if (out->check && (out->used || !used)) return;
+  *out = (an_roofline_model){m ? m->id : NULL, m ? m->label : NULL, from, m ? m->source : NULL,
+                             used, tokens, an_strtab_cstr(r->strings, why)};
+  if (!out->check) r->c.nomem = true;
+}
+
+/* Whether an MoE model's facts cost this stage block's grouped expert GEMMs (found from
+ * the trace's content: roofline_moe.h). */
+static void moe_block(run *r, size_t vi, size_t s, size_t launches) {
+  const an_exec_facts *x = &r->tables->stages[s].exec;
+  long tokens = x->tokens_min == x->tokens_max ? x->tokens_max : 0;
+  size_t steps = r->fm->n ? x->steps_with_tokens / r->fm->n : 0;
+  char why[512];
+  r->ms.moe_usable = an_moe_plan_find(r->c.rules, r->fm->views[vi].trace, tokens, steps,
+                                      launches, &r->ms.moe, why, sizeof why);
+  model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why);
 }
 
 /* Whether the model plan costs this stage block's replayed GEMMs: a model was identified,
  * the stage is one of roofline.model_stages and the trace passes the checks. The first
  * block checked (or the first that passes) gives the report its model line. */
 static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk) {
-  an_roofline_model *out = &r->out->model;
-  r->ms.usable = false;
-  r->ms.next = 0;
+  r->ms.usable = r->ms.moe_usable = false;
+  r->ms.next = r->ms.moe_next = 0;
+  size_t n, moe;
+  replayed_gemms(r, vi, s, sk, &n, &moe);
+  if (moe) moe_block(r, vi, s, moe);
   const te_string_list *stages = &te_rules_settings(r->c.rules)->roofline_model_stages;
-  if (!r->ms.plan.model || !te_string_list_has(stages, sk->stage->id)) return;
-  size_t n = replayed_gemms(r, vi, s, sk);
-  if (!n) return;
+  if (!r->ms.plan.model || !te_string_list_has(stages, sk->stage->id) || !n) return;
   char why[512];
   r->ms.usable = an_model_plan_check(&r->ms.plan, r->fm->views[vi].trace, n, why, sizeof why);
-  if (out->check && (out->used || !r->ms.usable)) return;
-  out->used = r->ms.usable;
-  out->tokens = r->ms.plan.tokens;
-  out->check = an_strtab_cstr(r->strings, why);
-  if (!out->check) r->c.nomem = true;
+  model_line(r, r->ms.plan.model, r->ms.plan.from, r->ms.usable, r->ms.plan.tokens, why);
 }
 
 static void cost_formal(run *r) {
@@ -673,12 +708,11 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
   if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc);
   an_model_plan_identify(r->c.rules, r->fm->model_texts, r->fm->n_model_texts, &r->ms.plan);
   const te_model *mdl = r->ms.plan.model;
-  if (mdl) {
-    an_roofline_model *o = &r->out->model;
-    *o = (an_roofline_model){mdl->id,     mdl->label, an_strtab_cstr(r->strings, r->ms.plan.from),
-                             mdl->source, false,      0,
-                             NULL};
-  }
+  if (mdl && !(r->ms.plan.from = an_strtab_cstr(r->strings, r->ms.plan.from))) r->c.nomem = true;
+  if (mdl)
+    r->out->model = (an_roofline_model){mdl->id,     mdl->label, r->ms.plan.from,
+                                        mdl->source, false,      0,
+                                        NULL};
   cost_formal(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)

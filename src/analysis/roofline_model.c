@@ -15,8 +15,14 @@ void an_model_plan_identify(const te_rules *rules, const char *const *texts, siz
   memset(plan, 0, sizeof *plan);
   for (size_t i = 0; i < n && !plan->model; i++) {
     if (!texts[i] || !*texts[i]) continue;
-    plan->model = te_rules_model(rules, texts[i]);
-    plan->from = texts[i];
+    for (size_t m = 0; m < te_rules_model_count(rules) && !plan->model; m++) {
+      const te_model *e = te_rules_model_at(rules, m);
+      /* a mixture-of-experts model is found from the trace's content (roofline_moe.h) */
+      if (e->experts > 0 || !e->match || !te_matcher_match(e->match, texts[i], strlen(texts[i])))
+        continue;
+      plan->model = e;
+      plan->from = texts[i];
+    }
   }
   if (!plan->model) plan->from = NULL;
 }
@@ -46,12 +52,6 @@ bool an_model_plan_check(an_model_plan *plan, const tr_trace *t, size_t gemm_lau
                          size_t cap) {
   const te_model *m = plan->model;
   plan->cycle = (size_t)(PROJECTIONS * m->layers + 1);
-  if (m->experts > 0) {
-    snprintf(why, cap,
-             "a mixture-of-experts model: its expert GEMMs run as grouped kernels the "
-             "decode plan does not cover");
-    return false;
-  }
   if (!m->weight_dtype) {
     snprintf(why, cap, "no weight format");
     return false;

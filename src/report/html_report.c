@@ -335,7 +335,7 @@ static void roofline_hints(rp_hw *hw) {
   if (m->id && m->check) {
     snprintf(line, sizeof line, "Model dimensions: %s (%s, named by %s): %s%s.", m->label,
              m->source, m->from ? m->from : "?",
-             m->used ? "the replayed decode GEMMs take its shapes; checked: "
+             m->used ? "the replayed GEMMs take its shapes; checked: "
                      : "not used for the replayed GEMMs: ",
              m->check);
     hint_li(hw, "info", line);

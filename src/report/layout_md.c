@@ -300,7 +300,7 @@ static void roofline_limits(FILE *f, const an_report *r) {
   if (m->id && m->check) {
     fprintf(f, "- **Model dimensions.** %s (%s, named by `", m->label, m->source);
     rp_md_cell_text(f, m->from ? m->from : "?");
-    fputs(m->used ? "`): the replayed decode GEMMs take its shapes; checked: "
+    fputs(m->used ? "`): the replayed GEMMs take its shapes; checked: "
                   : "`): not used for the replayed GEMMs: ",
           f);
     rp_md_cell_text(f, m->check);

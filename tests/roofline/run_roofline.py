@@ -16,10 +16,19 @@ renderers  the same run (the mapping case) in JSON, Markdown and HTML: every ker
            "% of bound" cell (Markdown text, HTML text and data-value) says the JSON
            record's achieved_pct and limiter, a row without one is "-" / an empty cell,
            and the launches without shapes are in both Limits (the anonymous replay).
-usage: run_roofline.py tracelens|mapping|renderers --triage BIN --source DIR [--shared DIR]
+moe        the real vLLM gpt-oss traces (full-graph decode, piecewise 8192-token step: no
+           shapes for the grouped expert GEMMs): the model is found from the trace's content
+           (gpt-oss-20b: lm_head [201088, 2880], 48 matmul_ogs launches = 2 x 24 layers), and
+           each matmul_ogs launch gets the gate/up or down projection's FLOPs and the active
+           experts' MXFP4 bytes, memory-bound at 32 tokens and compute-bound at 8192; the
+           first "What to try first" item is a grouped GEMM. With the lm_head's vocabulary
+           changed in the trace no model fits and no grouped GEMM gets a roofline. Needs the
+           traces from ../shared (exit 77 without them).
+usage: run_roofline.py tracelens|mapping|renderers|moe --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
+import gzip
 import html.parser
 import re
 import json
@@ -272,16 +281,88 @@ def renderers(args):
     return 1 if failures else 0
 
 
+def moe_expect(tokens):
+    """Per-launch FLOPs and bytes of gpt-oss-20b's two expert projections (config.json:
+    hidden 2880, expert intermediate 2880, 32 experts, top-4; MXFP4 4.25 bits a weight;
+    BF16 activations), keyed by the kernel's swiglu suffix (gate/up) or its absence."""
+    hidden, inter, experts, topk = 2880, 2880, 32, 4
+    active = experts * (1 - (1 - topk / experts) ** tokens)
+    out = {}
+    for up, (n, k) in ((True, (2 * inter, hidden)), (False, (hidden, inter))):
+        flops = 2 * tokens * topk * n * k
+        nbytes = active * n * k * 4.25 / 8 + tokens * topk * (n + k) * 2
+        out[up] = (flops, nbytes)
+    return out
+
+
+def moe_rows(report):
+    return [k for st in report["stages"] for k in st["kernels"] if "matmul_ogs" in k["name"]]
+
+
+def moe_trace(args, name, tokens, limiter, failures):
+    trace = os.path.join(args.shared, "traces/real", name)
+    rep = run_json(args.triage, trace)
+    m = rep["roofline_model"]
+    if m["id"] != "gpt-oss-20b" or not m["used"] or m["tokens"] != tokens:
+        failures.append("%s: roofline_model %r" % (name, m))
+    want = moe_expect(tokens)
+    rows = moe_rows(rep)
+    if len(rows) != 2:
+        failures.append("%s: %d matmul_ogs rows, want 2" % (name, len(rows)))
+    for k in rows:
+        r = k["roofline"]
+        if not r or r["shapes_source"] != "model" or r["launches_with_shapes"] != k["launches"]:
+            failures.append("%s: %s: roofline %r" % (name, k["name"], r and r["shapes_source"]))
+            continue
+        flops, nbytes = want[k["name"].endswith("_swiglu")]
+        n = r["launches_with_shapes"]
+        if not close(r["flops"] / n, flops, 1e-9) or not close(r["bytes"] / n, nbytes, 1e-6):
+            failures.append("%s: %s: %g FLOPs, %g bytes a launch, want %g, %g" % (
+                name, k["name"], r["flops"] / n, r["bytes"] / n, flops, nbytes))
+        if r["limiter"] != limiter or r["family"] != "grouped_gemm":
+            failures.append("%s: %s: %s %s" % (name, k["name"], r["family"], r["limiter"]))
+    first = rep["summary"][0]["kernels"] if rep["summary"] else []
+    if not any("matmul_ogs" in x for x in first):
+        failures.append("%s: the first item is %r, not a grouped expert GEMM" % (name, first))
+    return trace
+
+
+def moe(args):
+    failures = []
+    decode = os.path.join(args.shared, "traces/real/vllm_gptoss_decode_fullgraph_amd.json.gz")
+    if not os.path.exists(decode):
+        print("skip: %s is absent" % decode)
+        return 77
+    moe_trace(args, "vllm_gptoss_decode_fullgraph_amd.json.gz", 32, "memory", failures)
+    moe_trace(args, "vllm_gptoss_prefilldecode_piecewise_amd.json.gz", 8192, "compute",
+              failures)
+    # another vocabulary in the lm_head's shapes: no entry fits, nothing is claimed
+    with tempfile.TemporaryDirectory() as tmp:
+        other = os.path.join(tmp, "decode.json")
+        with gzip.open(decode, "rt", encoding="utf-8") as f, open(other, "w") as g:
+            g.write(f.read().replace("201088", "201090"))
+        rep = run_json(args.triage, other)
+    if any(k["roofline"] for k in moe_rows(rep)) or rep["roofline_model"]["used"]:
+        failures.append("a trace no model fits got grouped GEMM rooflines")
+    if "no CPU op shows its lm_head" not in (rep["roofline_model"]["check"] or ""):
+        failures.append("no model: check %r" % rep["roofline_model"]["check"])
+    for f in failures:
+        print("FAIL " + f)
+    print("grouped expert GEMMs from gpt-oss-20b's facts, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["tracelens", "mapping", "renderers"])
+    p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
     args = p.parse_args()
     if not args.shared:
         args.shared = os.path.join(args.source, "..", "shared")
-    return {"tracelens": tracelens, "mapping": mapping, "renderers": renderers}[args.mode](args)
+    modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe}
+    return modes[args.mode](args)
 
 
 if __name__ == "__main__":

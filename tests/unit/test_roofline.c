@@ -8,6 +8,7 @@
 
 #include "analysis/op_cost.h"
 #include "analysis/roofline_model.h"
+#include "analysis/roofline_moe.h"
 #include "triage/limits.h"
 #include "triage/rules.h"
 
@@ -365,10 +366,78 @@ Test(roofline_model, unnamed_quantized_or_moe_models_give_nothing) {
   cr_expect_null(p.model, "a quantized checkpoint has other weight bytes");
   const char *moe[] = {"openai/gpt-oss-20b"};
   an_model_plan_identify(g_rules, moe, 1, &p);
-  cr_assert_not_null(p.model);
-  tr_trace *t = logits_trace(201088);
+  cr_expect_null(p.model, "a mixture-of-experts model is found from the trace's content");
+}
+
+/* ------------------------------------------------------------------ MoE from model facts */
+
+TestSuite(roofline_moe, .init = setup, .fini = teardown);
+
+/* A trace whose one CPU op shows a weight [rows, cols]. */
+static tr_trace *weight_trace(long rows, long cols) {
+  char doc[512];
+  snprintf(doc, sizeof doc,
+           "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"ts\":1,\"dur\":1,"
+           "\"args\":{\"Input Dims\":[[32, %ld], [%ld, %ld], []],\"Input type\":[" BF16 ", " BF16
+           ", \"\"]}}]",
+           cols, rows, cols);
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  return t;
+}
+
+Test(roofline_moe, expected_active_experts) {
+  /* one token: exactly top-k experts; many tokens: all of them */
+  cr_expect_float_eq(an_moe_active_experts(32, 4, 1), 4.0, 1e-12);
+  cr_expect_float_eq(an_moe_active_experts(32, 4, 8192), 32.0, 1e-9);
+  /* 32 tokens to top-4 of 32: each misses an expert with p 7/8 */
+  cr_expect_float_eq(an_moe_active_experts(32, 4, 32), 32.0 * (1 - pow(0.875, 32)), 1e-9);
+  cr_expect_eq(an_moe_active_experts(0, 4, 32), 0);
+  cr_expect_eq(an_moe_active_experts(32, 4, 0), 0);
+}
+
+Test(roofline_moe, found_from_content_then_costed) {
+  tr_trace *t = weight_trace(201088, 2880); /* gpt-oss lm_head */
+  an_moe_plan p;
   char why[512];
-  cr_expect_not(an_model_plan_check(&p, t, 73, why, sizeof why));
-  cr_expect(strstr(why, "mixture-of-experts"), "%s", why);
+  /* 24 layers x 2 a step: gpt-oss-20b, not the 36-layer 120b */
+  cr_assert(an_moe_plan_find(g_rules, t, 32, 1, 48, &p, why, sizeof why), "%s", why);
+  cr_expect_str_eq(p.model->id, "gpt-oss-20b");
+  cr_expect_eq(p.cycle, 48);
+  cr_expect(an_moe_plan_find(g_rules, t, 32, 2, 144, &p, why, sizeof why), "%s", why);
+  cr_expect_str_eq(p.model->id, "gpt-oss-120b");
+  cr_expect(strstr(why, "128 experts"), "%s", why);
+  an_op_cost c;
+  cr_assert(an_moe_plan_find(g_rules, t, 32, 1, 48, &p, why, sizeof why), "%s", why);
+  double active = 32.0 * (1 - pow(0.875, 32)), mxfp4 = 4.25 / 8;
+  an_moe_gemm_cost(&p, 0, &c); /* layer 0 gate/up: N = 2 x 2880, K = 2880 */
+  cr_expect_eq(c.flops, 2.0 * 32 * 4 * 5760 * 2880);
+  cr_expect_float_eq(c.bytes, active * 5760 * 2880 * mxfp4 + 32 * 4 * (5760 + 2880) * 2.0, 1);
+  cr_expect_str_eq(c.dtype->id, "bf16");
+  an_moe_gemm_cost(&p, 47, &c); /* layer 23 down: N = 2880, K = 2880 */
+  cr_expect_eq(c.flops, 2.0 * 32 * 4 * 2880 * 2880);
+  cr_expect_float_eq(c.bytes, active * 2880 * 2880 * mxfp4 + 32 * 4 * 5760 * 2.0, 1);
+  /* the weight bytes of one gate/up launch: about 278 MB of MXFP4 at 31.6 experts */
+  an_moe_gemm_cost(&p, 0, &c);
+  cr_expect(c.bytes > 275e6 && c.bytes < 285e6, "%g", c.bytes);
   tr_trace_destroy(t);
+}
+
+Test(roofline_moe, nothing_claimed_without_evidence) {
+  tr_trace *t = weight_trace(201088, 2880);
+  an_moe_plan p;
+  char why[512];
+  cr_expect_not(an_moe_plan_find(g_rules, t, 32, 1, 50, &p, why, sizeof why), "50 launches");
+  cr_expect(strstr(why, "not 2 a layer"), "%s", why);
+  cr_expect_null(p.model);
+  cr_expect_not(an_moe_plan_find(g_rules, t, 0, 1, 48, &p, why, sizeof why), "no tokens");
+  cr_expect(strstr(why, "token count"), "%s", why);
+  tr_trace_destroy(t);
+  t = weight_trace(151936, 4096); /* a Qwen3-8B lm_head: no MoE entry has it */
+  cr_expect_not(an_moe_plan_find(g_rules, t, 32, 1, 48, &p, why, sizeof why));
+  cr_expect(strstr(why, "lm_head"), "%s", why);
+  tr_trace_destroy(t);
+  cr_expect(an_moe_gemm_kernel(g_rules, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"));
+  cr_expect_not(an_moe_gemm_kernel(g_rules, "_finalize_matmul_scatter_bf16"));
 }

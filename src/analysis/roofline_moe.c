@@ -1,0 +1,106 @@
+/*
+ * analysis/roofline_moe.c - grouped expert GEMM costs from a mixture-of-experts model's
+ * facts (roofline_moe.h, docs/roofline.md "Mixture-of-experts GEMMs").
+ */
+#include "analysis/roofline_moe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PROJECTIONS 2 /* per layer: gate/up, then down */
+#define MAX_INPUTS 8  /* inputs of one op searched for the lm_head weight */
+#define BITS_PER_BYTE 8.0
+
+bool an_moe_gemm_kernel(const te_rules *rules, const char *name) {
+  const te_matcher *m = te_rules_matcher(rules, AN_MOE_GEMM_MATCHER);
+  return m && name && te_matcher_match(m, name, strlen(name));
+}
+
+double an_moe_active_experts(long experts, long topk, long tokens) {
+  if (experts <= 0 || topk <= 0 || tokens <= 0) return 0;
+  double miss = 1.0 - (double)topk / (double)experts; /* one token misses a given expert */
+  return (double)experts * (1.0 - pow(miss > 0 ? miss : 0, (double)tokens));
+}
+
+/* Whether some CPU op of t has an input [vocab, hidden] or [hidden, vocab]: the lm_head
+ * weight (or its transpose) of a model with these dimensions. */
+static bool has_lm_head(const tr_trace *t, long hidden, long vocab) {
+  char needle[32];
+  snprintf(needle, sizeof needle, "%ld", vocab);
+  size_t n;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  for (size_t i = 0; i < n; i++) {
+    const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, &ops[i], TR_ARG_INPUT_DIMS));
+    if (!strstr(dims, needle)) continue;
+    for (size_t k = 0; k < MAX_INPUTS; k++) {
+      int64_t d[2];
+      size_t rank;
+      if (!an_op_input_dims(dims, k, d, 2, &rank) || rank != 2) continue;
+      if ((d[0] == vocab && d[1] == hidden) || (d[0] == hidden && d[1] == vocab)) return true;
+    }
+  }
+  return false;
+}
+
+/* Why entry m does not fit (NULL when it does). */
+static const char *misfit(const te_model *m, const tr_trace *t, size_t steps, size_t launches) {
+  if (!m->weight_dtype) return "no weight format";
+  if (!has_lm_head(t, m->hidden, m->vocab)) return "no CPU op shows its lm_head weight";
+  if (launches != steps * (size_t)(PROJECTIONS * m->layers))
+    return "the grouped GEMM launches are not 2 a layer in each step";
+  return NULL;
+}
+
+bool an_moe_plan_find(const te_rules *rules, const tr_trace *t, long tokens, size_t steps,
+                      size_t gemm_launches, an_moe_plan *plan, char *why, size_t cap) {
+  memset(plan, 0, sizeof *plan);
+  if (tokens <= 0 || !steps) {
+    snprintf(why, cap, "the step annotations state no one token count for the stage's steps");
+    return false;
+  }
+  const te_model *fit = NULL, *other = NULL;
+  const char *first_why = NULL;
+  for (size_t i = 0; i < te_rules_model_count(rules); i++) {
+    const te_model *m = te_rules_model_at(rules, i);
+    if (m->experts <= 0) continue;
+    const char *w = misfit(m, t, steps, gemm_launches);
+    if (!w && !fit) fit = m;
+    else if (!w) other = m;
+    else if (!first_why) first_why = w;
+  }
+  if (!fit) {
+    snprintf(why, cap, "no mixture-of-experts entry fits %zu grouped GEMM launches in %zu step(s)%s%s",
+             gemm_launches, steps, first_why ? ": " : "", first_why ? first_why : "");
+    return false;
+  }
+  if (other) {
+    snprintf(why, cap, "both %s and %s fit the trace", fit->label, other->label);
+    return false;
+  }
+  plan->model = fit;
+  plan->tokens = tokens;
+  plan->cycle = (size_t)(PROJECTIONS * fit->layers);
+  plan->active = an_moe_active_experts(fit->experts, fit->topk, tokens);
+  snprintf(why, cap,
+           "lm_head [%ld, %ld] in a CPU op's shapes; %zu grouped GEMM launches = %zu step(s) x "
+           "(gate/up + down) x %ld layers; %ld tokens a step (step annotation) to top-%ld of %ld "
+           "experts: %.1f experts active",
+           fit->vocab, fit->hidden, gemm_launches, steps, fit->layers, tokens, fit->topk,
+           fit->experts, plan->active);
+  return true;
+}
+
+void an_moe_gemm_cost(const an_moe_plan *plan, size_t i, an_op_cost *out) {
+  const te_model *m = plan->model;
+  const double h = (double)m->hidden, inter = (double)m->moe_intermediate;
+  const bool up = i % PROJECTIONS == 0; /* gate/up: N = 2 I, K = H; down: N = H, K = I */
+  const double n = up ? 2.0 * inter : h, k = up ? h : inter;
+  const double act = (double)m->weight_dtype->bytes; /* checked by misfit */
+  const double bits = m->expert_weight_bits > 0 ? m->expert_weight_bits : act * BITS_PER_BYTE;
+  const double routed = (double)plan->tokens * (double)m->topk; /* (token, expert) rows */
+  out->flops = 2.0 * routed * n * k;
+  /* the active experts' weights, and each routed row's activations in and out */
+  out->bytes = plan->active * n * k * bits / BITS_PER_BYTE + routed * (n + k) * act;
+  out->dtype = m->weight_dtype; /* the activations' format: the weights are dequantized to it */
+}
