@@ -242,6 +242,14 @@ typedef struct an_roofline {
                                            could reach */
   an_attainable_basis attainable_basis;
   const char *attainable_kernel; /* canonical name of the basis row (trace basis), else NULL */
+  double peak;                   /* the device's peak in the same unit (HBM bandwidth, or the
+                                    dense peak of the format): attainable / peak is the
+                                    fraction the bound assumes */
+  const char *sibling_kernel;    /* the fastest other row of the same family and limiter
+                                    (canonical name) when faster than this one, else NULL */
+  const char *sibling_stage;     /* its stage's label (from the rules) */
+  size_t sibling_row;            /* its index in that stage's kernel rows */
+  double sibling_rate;           /* its rate, in the unit of attainable */
   double of_attainable_pct;      /* the achieved rate of the limiter / attainable * 100 */
   double headroom_us;            /* time_us * (1 - of_attainable), 0 at or above it: what
                                     tuning the kernel could win over its launches with shapes */
@@ -773,6 +781,8 @@ typedef struct an_summary_item {
    * names the pieces by role, the kernels stay the item's identity. 0: none. */
   size_t n_roles;
   const char *const *roles;
+  const an_roofline *roofline; /* roofline items: the evidence row's record (borrowed from
+                                  the stage's rooflines), else NULL */
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -623,18 +623,24 @@ static bool comparable(const an_roofline *a, const an_roofline *b) {
          (a->dtype && b->dtype && !strcmp(a->dtype, b->dtype));
 }
 
-/* The device's attainable rate for a record. */
-static double device_attainable(const te_device *dev, const an_roofline *rec) {
-  if (rec->limiter == AN_LIMIT_MEMORY) return dev->hbm_tbs * dev->attainable_bandwidth;
+/* The device's peak for a record's limiter (its format's dense peak when compute-bound). */
+static double device_peak(const te_device *dev, const an_roofline *rec) {
+  if (rec->limiter == AN_LIMIT_MEMORY) return dev->hbm_tbs;
   for (int p = 0; p < TE_PEAK_COUNT; p++)
-    if (rec->dtype && !strcmp(rec->dtype, te_peak_name((te_peak)p)))
-      return dev->peak_tflops[p] * dev->attainable_compute;
+    if (rec->dtype && !strcmp(rec->dtype, te_peak_name((te_peak)p))) return dev->peak_tflops[p];
   return 0;
 }
 
-/* The best comparable row of the run that counts as evidence of a rate, or NULL. */
-static const an_roofline *best_comparable(const run *r, const an_roofline *rec, size_t *stage,
-                                          size_t *row) {
+/* The device's attainable rate for a record: the pack's fraction of its peak. */
+static double device_attainable(const te_device *dev, const an_roofline *rec) {
+  return device_peak(dev, rec) *
+         (rec->limiter == AN_LIMIT_MEMORY ? dev->attainable_bandwidth : dev->attainable_compute);
+}
+
+/* The best comparable row of the run that counts as evidence of a rate, or NULL; not rec
+ * itself when other is set. */
+static const an_roofline *best_comparable(const run *r, const an_roofline *rec, bool other,
+                                          size_t *stage, size_t *row) {
   const te_settings *set = te_rules_settings(r->c.rules);
   const an_roofline *best = NULL;
   for (size_t s = 0; s < r->tables->n_stages; s++)
@@ -642,7 +648,8 @@ static const an_roofline *best_comparable(const run *r, const an_roofline *rec, 
       const an_kernel_row *kr = &r->tables->stages[s].rows[i];
       if (!kr->roofline) continue;
       const an_roofline *o = &r->out->stages[s].records[kr->roofline - 1];
-      if (!comparable(o, rec) || o->time_us < set->roofline_comparable_min_us ||
+      if ((other && o == rec) || !comparable(o, rec) ||
+          o->time_us < set->roofline_comparable_min_us ||
           o->launches_with_shapes < (size_t)set->roofline_comparable_min_launches)
         continue;
       if (!best || rate_of(o) > rate_of(best)) best = o, *stage = s, *row = i;
@@ -652,8 +659,16 @@ static const an_roofline *best_comparable(const run *r, const an_roofline *rec, 
 
 static void set_attainable(run *r, an_roofline *rec) {
   size_t s = 0, i = 0;
-  const an_roofline *best = best_comparable(r, rec, &s, &i);
+  const an_roofline *peer = best_comparable(r, rec, true, &s, &i);
+  if (peer && rate_of(peer) > rate_of(rec)) {
+    rec->sibling_kernel = r->tables->stages[s].rows[i].name;
+    rec->sibling_stage = r->tables->stages[s].stage->label;
+    rec->sibling_row = i;
+    rec->sibling_rate = rate_of(peer);
+  }
+  const an_roofline *best = best_comparable(r, rec, false, &s, &i);
   double dev = device_attainable(r->c.dev, rec);
+  rec->peak = device_peak(r->c.dev, rec);
   rec->attainable = dev;
   rec->attainable_basis = AN_ATTAINABLE_DEVICE;
   if (best && rate_of(best) > dev) {

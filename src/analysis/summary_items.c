@@ -226,6 +226,7 @@ void sm_roofline_items(sm_ctx *c) {
       it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, i, loc, t / 2, AN_BASIS_ROOFLINE, t);
     if (!it) continue;
     it->basis_pct = rl.achieved_pct;
+    it->roofline = an_row_roofline(c->g.st, r);
     sm_item_kernel(c, r->name);
   }
 }

@@ -311,6 +311,55 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
   }
 }
 
+/* The attainable rate a roofline bound assumes, and where it comes from: the fastest
+ * comparable kernel of the trace, or the device pack's fraction of the peak. */
+static void attainable_text(const an_roofline *f, char *b, size_t cap) {
+  const bool mem = f->limiter == AN_LIMIT_MEMORY;
+  const char *unit = mem ? "TB/s" : "TFLOP/s";
+  char sib[160] = "";
+  if (f->sibling_kernel)
+    snprintf(sib, sizeof sib, "K%zu in %s, of the same family,", f->sibling_row + 1,
+             f->sibling_stage ? f->sibling_stage : "?");
+  if (f->attainable_basis == AN_ATTAINABLE_TRACE)
+    snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace)", f->attainable, unit,
+             *sib ? sib : "a comparable kernel");
+  else if (f->peak > 0 && *sib)
+    snprintf(b, cap,
+             "an attainable %.2f %s (%.0f%% of the device's %.2f %s %s peak, the device pack's "
+             "estimate; %s reaches %.2f %s here)",
+             f->attainable, unit, f->attainable / f->peak * 100.0, f->peak, unit,
+             mem ? "HBM" : f->dtype, sib, f->sibling_rate, unit);
+  else if (f->peak > 0)
+    snprintf(b, cap,
+             "an attainable %.2f %s (%.0f%% of the device's %.2f %s %s peak, the device pack's "
+             "estimate)",
+             f->attainable, unit, f->attainable / f->peak * 100.0, f->peak, unit,
+             mem ? "HBM" : f->dtype);
+  else
+    snprintf(b, cap, "an attainable %.2f %s (the device pack's estimate)", f->attainable, unit);
+}
+
+/* A roofline item's basis: where the kernel runs against its bound, the attainable rate
+ * the bound assumes and its source, and the share of its time that rate would win. */
+static void roofline_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_roofline *f = it->roofline;
+  char att[384] = "";
+  if (f) attainable_text(f, att, sizeof att);
+  if (it->action == AN_ACTION_FEWER_BYTES)
+    snprintf(b, cap,
+             "at %.0f%% of its bandwidth bound%s%s%s tuning wins little; half the bytes halve "
+             "its %s ms/step at most",
+             it->basis_pct, f ? ", against " : "", att, f ? ":" : ";", x);
+  else if (f)
+    snprintf(b, cap,
+             "at %.0f%% of its roofline, %.0f%% of %s: reaching that rate wins at most %.0f%% "
+             "of its %s ms/step",
+             it->basis_pct, f->of_attainable_pct, att, 100.0 - f->of_attainable_pct, x);
+  else
+    snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step",
+             it->basis_pct, x);
+}
+
 void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -347,14 +396,7 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       return;
     }
     case AN_BASIS_ROOFLINE:
-      if (it->action == AN_ACTION_FEWER_BYTES)
-        snprintf(b, cap,
-                 "at %.0f%% of its bandwidth bound tuning wins little; half the bytes halve "
-                 "its %s ms/step at most",
-                 it->basis_pct, x);
-      else
-        snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step",
-                 it->basis_pct, x);
+      roofline_basis(it, x, b, cap);
       return;
     case AN_BASIS_SAVING:
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);

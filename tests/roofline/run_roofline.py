@@ -321,9 +321,24 @@ def moe_trace(args, name, tokens, limiter, failures):
                 name, k["name"], r["flops"] / n, r["bytes"] / n, flops, nbytes))
         if r["limiter"] != limiter or r["family"] != "grouped_gemm":
             failures.append("%s: %s: %s %s" % (name, k["name"], r["family"], r["limiter"]))
-    first = rep["summary"][0]["kernels"] if rep["summary"] else []
-    if not any("matmul_ogs" in x for x in first):
-        failures.append("%s: the first item is %r, not a grouped expert GEMM" % (name, first))
+    first = rep["summary"][0] if rep["summary"] else {"kernels": []}
+    if not any("matmul_ogs" in x for x in first["kernels"]):
+        failures.append("%s: the first item is %r, not a grouped expert GEMM" % (
+            name, first["kernels"]))
+    else:
+        # the basis says the fraction the bound applies and where the rate comes from
+        text = first["basis_text"]
+        m2 = re.search(r"of an attainable ([\d.]+) (TB/s|TFLOP/s) \((\d+)% of the device's "
+                       r"([\d.]+) .*the device pack's estimate.*wins at most (\d+)% of its", text)
+        if not m2:
+            failures.append("%s: basis %r states no attainable rate and source" % (name, text))
+        elif abs(int(m2.group(5)) / 100 * first["basis_us_per_step"] -
+                 first["bound_us_per_step"]) > 0.01 * first["basis_us_per_step"]:
+            failures.append("%s: basis %r disagrees with the bound %.1f us" % (
+                name, text, first["bound_us_per_step"]))
+        # decode: the down projection leads, at less than half its gate/up sibling's rate
+        if limiter == "memory" and "of the same family, reaches" not in text:
+            failures.append("%s: basis %r names no faster sibling" % (name, text))
     return trace
 
 
