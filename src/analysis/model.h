@@ -265,6 +265,8 @@ typedef struct an_roofline_counts {
   size_t from_mapping; /*   of which shapes came from the mapping trace's same kernel */
   size_t from_model;   /*   of which shapes came from the model's dimensions */
   size_t no_op;        /* no launching CPU op (graph replay without a mapping trace) */
+  size_t no_op_graph;  /*   of which launched by a graph launch (matcher graph_replay_launch) */
+  size_t no_launch;    /*   of which without a launch call in the trace (outside the capture) */
   size_t no_shapes;    /* the op recorded no Input Dims (record_shapes off) */
   size_t no_model;     /* no op cost model covers the op */
   size_t bad_shapes;   /* shapes that do not parse, wrong ranks, absurd sizes, unknown format */

@@ -16,6 +16,7 @@
 
 #include "analysis/kmap_internal.h"
 #include "analysis/op_cost.h"
+#include "analysis/op_nest.h"
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
 #include "triage/hash.h"
@@ -59,11 +60,14 @@ typedef struct memo {
   size_t n, cap;
 } memo;
 
-/* What the run knows while costing. */
+/* What the run knows while costing; nest: the time-nesting index of one trace (built
+ * when a kernel of it first needs it, op_nest.h). */
 typedef struct ctx {
   const te_rules *rules;
   const te_device *dev;
   bool nomem;
+  an_op_nest nest;
+  const tr_trace *nest_trace;
 } ctx;
 
 /* ------------------------------------------------------------------ device */
@@ -95,9 +99,38 @@ static const te_device *find_device(const an_roofline_side *fm, const te_rules *
 
 /* ------------------------------------------------------------------ one launch */
 
-/* The CPU op that launched kernel k: of the ops with its External id, the last to start
- * before it (NULL when none). */
-static const tr_event *launching_op(const tr_trace *t, const an_trace_ids *ids, const tr_event *k) {
+/* The launch call of kernel k (its correlation), or NULL when the trace has none. */
+static const tr_event *launch_call(const tr_trace *t, const an_trace_ids *ids, const tr_event *k) {
+  int64_t corr = tr_event_correlation(t, k);
+  size_t lo, hi;
+  if (corr == TR_NO_ID || !ids) return NULL;
+  an_id_index_range(&ids->launches_by_corr, corr, &lo, &hi);
+  return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
+}
+
+/* Older Kineto: the kernel's and its launch call's External id is their correlation id,
+ * not a CPU op's. The op around the launch call on the launching thread launched it
+ * (op_nest.h). NULL for other traces. */
+static const tr_event *nested_op(ctx *c, const tr_trace *t, const an_trace_ids *ids,
+                                 const tr_event *k) {
+  int64_t corr = tr_event_correlation(t, k);
+  if (corr == TR_NO_ID || tr_event_external_id(t, k) != corr) return NULL;
+  const tr_event *call = launch_call(t, ids, k);
+  if (!call || tr_event_external_id(t, call) != corr) return NULL;
+  if (c->nest_trace != t) {
+    an_op_nest_free(&c->nest);
+    c->nest_trace = t;
+    if (an_op_nest_build(&c->nest, t) != 0) c->nomem = true;
+  }
+  return an_op_nest_around(&c->nest, call);
+}
+
+/* The CPU op that launched kernel k: in older traces the op around its launch call, else
+ * of the ops with its External id the last to start before it (NULL when none). */
+static const tr_event *launching_op(ctx *c, const tr_trace *t, const an_trace_ids *ids,
+                                    const tr_event *k) {
+  const tr_event *nested = nested_op(c, t, ids, k);
+  if (nested) return nested;
   int64_t ext = tr_event_external_id(t, k);
   if (ext == TR_NO_ID) ext = tr_trace_external_for_correlation(t, tr_event_correlation(t, k));
   if (ext == TR_NO_ID || !ids) return NULL;
@@ -170,7 +203,7 @@ typedef struct main_kernels {
 static void main_kernels_build(ctx *c, const an_trace_view *v, main_kernels *mk) {
   for (size_t s = 0; s < v->n_stages; s++)
     for (size_t i = 0; i < v->stages[s].n; i++) {
-      const tr_event *k = v->stages[s].kernels[i], *op = launching_op(v->trace, v->ids, k);
+      const tr_event *k = v->stages[s].kernels[i], *op = launching_op(c, v->trace, v->ids, k);
       uint64_t best;
       if (!op) continue;
       bool have = ut_u64map_get(&mk->of_op, (uint64_t)(uintptr_t)op, &best);
@@ -185,7 +218,7 @@ static void main_kernels_build(ctx *c, const an_trace_view *v, main_kernels *mk)
 /* The launch's cost from its own CPU op. */
 static reason launch_cost(ctx *c, memo *m, const main_kernels *mk, const an_trace_view *v,
                           const tr_event *k, launch *l) {
-  const tr_event *op = launching_op(v->trace, v->ids, k);
+  const tr_event *op = launching_op(c, v->trace, v->ids, k);
   uint64_t main;
   if (!op) return R_NO_OP;
   if (ut_u64map_get(&mk->of_op, (uint64_t)(uintptr_t)op, &main) && main != (uint64_t)(uintptr_t)k)
@@ -449,6 +482,20 @@ static reason borrowed_cost(run *r, size_t s, const char *name, const char *raw,
   return R_OK;
 }
 
+/* Why a launch has no op, from the evidence: no launch call recorded (launched before the
+ * capture, or runtime events not kept), a graph launch (replay), else a launch call that
+ * no CPU op links to (counted as the rest of no_op). */
+static void no_op_cause(const run *r, const an_trace_view *v, const tr_event *k,
+                        an_roofline_counts *n) {
+  const tr_event *call = launch_call(v->trace, v->ids, k);
+  const te_matcher *graph = te_rules_matcher(r->c.rules, "graph_replay_launch");
+  const char *name = call ? tr_str_get(v->trace, call->name) : NULL;
+  if (!call)
+    n->no_launch++;
+  else if (graph && te_matcher_match(graph, name, strlen(name)))
+    n->no_op_graph++;
+}
+
 static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, size_t s,
                           const tr_event *k) {
   const an_trace_view *v = &r->fm->views[vi];
@@ -460,6 +507,7 @@ static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, si
   double mem_us = 0, comp_us = 0;
   if (why == R_OK) why = launch_bound(r->c.dev, &l, &mem_us, &comp_us);
   count(&r->out->stages[s].counts, why, src);
+  if (why == R_NO_OP) no_op_cause(r, v, k, &r->out->stages[s].counts);
   uint64_t row;
   if (why != R_OK || !name || !ut_u64map_get(&r->work[s].row_of, (uint64_t)(uintptr_t)name, &row))
     return;
@@ -476,7 +524,7 @@ static void replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *
   *n = *moe = 0;
   for (size_t k = 0; k < sk->n; k++) {
     const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
-    if (launching_op(v->trace, v->ids, sk->kernels[k])) continue;
+    if (launching_op(&r->c, v->trace, v->ids, sk->kernels[k])) continue;
     if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
     if (an_moe_gemm_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name)))
       (*moe)++;
@@ -763,6 +811,7 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
     count_unknown_device(&r);
   }
   work_free(&r);
+  an_op_nest_free(&r.c.nest);
   if (rc != AN_OK) an_roofline_free(out);
   return rc;
 }

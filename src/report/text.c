@@ -259,9 +259,14 @@ bool rp_roofline_limited(const an_report *r) {
 char *rp_roofline_stage_limit(const an_stage_report *st) {
   const an_roofline_counts *n = &st->roofline_counts;
   if (!st->has_kernels || !roofline_missing(n)) return NULL;
-  const size_t v[] = {n->no_op, n->no_shapes, n->no_model, n->bad_shapes, n->no_peak};
+  const size_t v[] = {n->no_op_graph, n->no_launch, n->no_op - n->no_op_graph - n->no_launch,
+                      n->no_shapes,   n->no_model,  n->bad_shapes,
+                      n->no_peak};
   static const char *const what[] = {
       "no launching CPU op (graph replay: pass an eager mapping trace)",
+      "no launch call in the trace (launched before the capture, or runtime events not "
+      "kept)",
+      "a launch call no CPU op links to or encloses",
       "an op recorded without Input Dims (record_shapes=True)",
       "an op no cost model covers (op_costs:)", "shapes that cannot be costed",
       "a format the device states no peak for"};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/op_cost.h"
+#include "analysis/op_nest.h"
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
 #include "triage/limits.h"
@@ -440,4 +441,40 @@ Test(roofline_moe, nothing_claimed_without_evidence) {
   tr_trace_destroy(t);
   cr_expect(an_moe_gemm_kernel(g_rules, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"));
   cr_expect_not(an_moe_gemm_kernel(g_rules, "_finalize_matmul_scatter_bf16"));
+}
+
+/* ------------------------------------------------------------------ time nesting */
+
+TestSuite(roofline_nest);
+
+#define OP(name, tid, ts, dur) \
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid \
+  ",\"ts\":" #ts ",\"dur\":" #dur "}"
+#define CALL(tid, ts) \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":" #tid \
+  ",\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #ts ",\"External id\":" #ts "}}"
+
+Test(roofline_nest, innermost_op_of_the_launching_thread) {
+  /* thread 7: linear > addmm > (mm, then later add_); thread 8: one op over everything */
+  const char *doc = "[" OP("aten::linear", 7, 10, 100) "," OP("aten::addmm", 7, 20, 50) ","
+      OP("aten::mm", 7, 25, 10) "," OP("aten::add_", 7, 80, 5) "," OP("aten::other", 8, 0, 500) ","
+      CALL(7, 30) "," CALL(7, 60) "," CALL(7, 82) "," CALL(7, 200) "," CALL(8, 60) "]";
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_op_nest x;
+  cr_assert_eq(an_op_nest_build(&x, t), 0);
+  size_t n;
+  const tr_event *calls = tr_trace_events(t, TR_KIND_LAUNCH, &n);
+  cr_assert_eq(n, 5);
+  const char *want[] = {"aten::mm", "aten::addmm", "aten::add_", NULL, "aten::other"};
+  for (size_t i = 0; i < n; i++) {
+    const tr_event *op = an_op_nest_around(&x, &calls[i]);
+    if (!want[i])
+      cr_expect_null(op, "call %zu", i);
+    else
+      cr_expect_str_eq(op ? tr_str_get(t, op->name) : "(none)", want[i], "call %zu", i);
+  }
+  an_op_nest_free(&x);
+  tr_trace_destroy(t);
 }

@@ -1,0 +1,38 @@
+/*
+ * analysis/op_nest.h - the CPU op that launched a kernel by time nesting, for traces whose
+ * ids do not link them: older Kineto gives a kernel and its launch call an External id
+ * equal to their correlation id, in another numbering than the CPU ops' External ids
+ * (PARAM DLRM, HTA AlexNet). There the launching op is the innermost CPU op of the launch
+ * call's thread whose span holds the launch call's start (ops of one thread nest). Each
+ * op keeps its enclosing op: the one asked for is an ancestor of the last op starting at
+ * or before the time, so a binary search and a walk up the nesting find it.
+ *
+ * Ownership: an index borrows the trace (which must outlive it) and owns its positions
+ * (an_op_nest_free). The struct belongs to the caller.
+ */
+#ifndef TRIAGE_ANALYSIS_OP_NEST_H
+#define TRIAGE_ANALYSIS_OP_NEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+typedef struct an_op_nest {
+  const tr_trace *t;
+  const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP) */
+  uint32_t *pos;       /* positions in ops, sorted by (pid, tid, start, -end) */
+  int32_t *parent;     /* per sorted entry: the sorted entry of its enclosing op, -1 none */
+  size_t n;
+} an_op_nest;
+
+/* Builds the index of t's CPU ops. 0, or -1 out of memory (x is then empty). */
+int an_op_nest_build(an_op_nest *x, const tr_trace *t);
+void an_op_nest_free(an_op_nest *x);
+
+/* The innermost CPU op on the thread of `at` (any event) whose span holds at's start, or
+ * NULL. */
+const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at);
+
+#endif
