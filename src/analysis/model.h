@@ -721,23 +721,35 @@ typedef enum an_action {
   AN_ACTION_RANK_SKEW = 10,    /* collective time above its floor: waiting for other ranks */
   AN_ACTION_FUSE_CHAIN = 11,   /* eager elementwise and copy chains: torch.compile / fused */
   AN_ACTION_FEWER_BYTES = 12,  /* at the bandwidth bound: move fewer bytes */
-  AN_ACTION_DEPENDENCY = 13    /* work issued before a long gap sat queued on an event, another
+  AN_ACTION_DEPENDENCY = 13,   /* work issued before a long gap sat queued on an event, another
                                   stream or a graph's dependency: find what it waits on */
+  AN_ACTION_INVESTIGATE = 14   /* a large category nothing bounds: find what limits it */
 } an_action;
 
 /* What an item's bound rests on (docs/report.md "What to try first"). */
 typedef enum an_bound_basis {
-  AN_BASIS_IDLE = 0,      /* GPU idle inside the step under the named CPU activity */
-  AN_BASIS_WAIT = 1,      /* collective time above its floor (arrival skew of other ranks) */
-  AN_BASIS_ROOFLINE = 2,  /* (1 - achieved / attainable) x the kernel's time */
-  AN_BASIS_SAVING = 3,    /* the fusion pattern's estimated saving */
-  AN_BASIS_CHAIN = 4,     /* the chain's kernel time less its largest pass (the fused kernel
-                             still makes one) */
-  AN_BASIS_EXPOSED = 5,   /* the overlap row's recoverable time (exposed, bounded by the
-                             work another stream could run) */
-  AN_BASIS_ROUND_TRIP = 6 /* the memory round trip folding the kernel into its named partner
+  AN_BASIS_IDLE = 0,       /* GPU idle inside the step under the named CPU activity */
+  AN_BASIS_WAIT = 1,       /* collective time above its floor (arrival skew of other ranks) */
+  AN_BASIS_ROOFLINE = 2,   /* (1 - achieved / attainable) x the kernel's time */
+  AN_BASIS_SAVING = 3,     /* the fusion pattern's estimated saving */
+  AN_BASIS_CHAIN = 4,      /* the chain's kernel time less its largest pass (the fused kernel
+                              still makes one) */
+  AN_BASIS_EXPOSED = 5,    /* the overlap row's recoverable time (exposed, bounded by the
+                              work another stream could run) */
+  AN_BASIS_ROUND_TRIP = 6, /* the memory round trip folding the kernel into its named partner
                              (a fusion pattern or the eager chain) removes (review-1 defect 3) */
+  AN_BASIS_UNBOUNDED = 7   /* no model bounds it: the category's whole time (what is unknown
+                              is said; summary.investigate_min_pct) */
 } an_bound_basis;
+
+/* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
+typedef enum an_unknown {
+  AN_UNKNOWN_REPLAY = 0,    /* no shapes: graph-replayed launches without a mapping trace */
+  AN_UNKNOWN_NO_LAUNCH = 1, /* no shapes: no launch call in the trace */
+  AN_UNKNOWN_NO_OP = 2,     /* no shapes: no CPU op links to their launch */
+  AN_UNKNOWN_NO_MODEL = 3,  /* their op has no cost model, or recorded no Input Dims */
+  AN_UNKNOWN_DEVICE = 4     /* the GPU is not in the device pack */
+} an_unknown;
 
 /* One line of "What to try first": an action with a bound per step, the basis of the
  * bound and the evidence rows. Ranked by score = summary.weights[action] * bound. */
@@ -785,6 +797,7 @@ typedef struct an_summary_item {
   const char *const *roles;
   const an_roofline *roofline; /* roofline items: the evidence row's record (borrowed from
                                   the stage's rooflines), else NULL */
+  an_unknown unknown;          /* investigate items: what keeps them unbounded */
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -21,9 +21,10 @@ static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fus
                                                        "wait"};
 
 const char *an_summary_action_id(an_action a) {
-  static const char *const ids[] = {
-      "tune", "overlap", "fusion_neighbour", "check_deps", "fusion", "port",        "eliminate",
-      "sync", "stall",   "launch_bound",     "rank_skew",  "chain",  "fewer_bytes", "dependency"};
+  static const char *const ids[] = {"tune",        "overlap",      "fusion_neighbour", "check_deps",
+                                    "fusion",      "port",         "eliminate",        "sync",
+                                    "stall",       "launch_bound", "rank_skew",        "chain",
+                                    "fewer_bytes", "dependency",   "investigate"};
   return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 
@@ -49,8 +50,12 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
                         const char *location, double bound_us, an_bound_basis basis,
                         double basis_us) {
   const sm_stage *g = &c->g;
-  double share = g->step_us > 0 ? bound_us / g->step_us * 100.0 : 0;
-  if (bound_us <= 0 || share < c->s->summary_min_share_pct) return NULL;
+  /* an unbounded item has no bound: its basis time (the category's) is its share and,
+   * weighted, its rank */
+  const bool unbounded = basis == AN_BASIS_UNBOUNDED;
+  const double figure = unbounded ? basis_us : bound_us;
+  double share = g->step_us > 0 ? figure / g->step_us * 100.0 : 0;
+  if (figure <= 0 || share < c->s->summary_min_share_pct) return NULL;
   an_summary_item *v = ut_grow(c->v, &c->cap, c->n + 1, sizeof *v);
   if (v) c->v = v;
   size_t *o = v ? ut_grow(c->koff, &c->cap_off, c->n + 1, sizeof *o) : NULL;
@@ -67,13 +72,13 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
                           .stage_label = g->st->label,
                           .row = row,
                           .location = resolved(location),
-                          .at_stake_us = bound_us,
+                          .at_stake_us = unbounded ? 0 : bound_us,
                           .share_pct = share,
                           .basis = basis,
                           .basis_us = basis_us,
                           .step_us = g->step_us,
                           .n_steps = g->n_steps};
-  it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(action)) * bound_us;
+  it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(action)) * figure;
   an_summary_anchor(it->anchor, sizeof it->anchor, KIND_IDS[kind], g->st->id, row);
   return it;
 }
@@ -133,12 +138,16 @@ static void stage_items(sm_ctx *c) {
   sm_chain_item(c);
   sm_fusion_items(c);
   sm_overlap_items(c);
+  sm_investigate_items(c); /* last: it looks for the categories the others left unbounded */
 }
 
 /* ---------------------------------------------------------------- ranking */
 
+/* Bounded items first (a figure without a bound is not advice), then by score. */
 static int by_score(const void *pa, const void *pb) {
   const an_summary_item *a = pa, *b = pb;
+  bool ua = a->basis == AN_BASIS_UNBOUNDED, ub = b->basis == AN_BASIS_UNBOUNDED;
+  if (ua != ub) return ua ? 1 : -1;
   if (a->score != b->score) return a->score > b->score ? -1 : 1;
   if (a->kind != b->kind) return a->kind > b->kind ? -1 : 1; /* time account first */
   return strcmp(a->anchor, b->anchor);
@@ -218,7 +227,16 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
     v[m++] = v[i];
   }
   if (m > 1) qsort(v, m, sizeof *v, by_score); /* an adopted action brings its own bound */
-  return m < (size_t)max_items ? m : (size_t)max_items;
+  /* the cap counts bounded items; the unbounded ones (at most one per large category)
+   * follow them, so a dominant cost nothing bounds is never cut */
+  size_t kept = 0, bounded = 0;
+  for (size_t i = 0; i < m; i++) {
+    bool unbounded = v[i].basis == AN_BASIS_UNBOUNDED;
+    if (!unbounded && bounded >= (size_t)max_items) continue;
+    bounded += !unbounded;
+    v[kept++] = v[i];
+  }
+  return kept;
 }
 
 static void note_bottleneck(an_report *rep, const sm_stage *g) {

@@ -58,6 +58,7 @@ void sm_fusion_items(sm_ctx *c);
 void sm_overlap_items(sm_ctx *c);
 void sm_chain_item(sm_ctx *c);
 void sm_roofline_items(sm_ctx *c);
+void sm_investigate_items(sm_ctx *c);
 
 /* A kernel row's per-step time (its time inside counted steps over the step count). */
 double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r);

@@ -368,3 +368,69 @@ void sm_overlap_items(sm_ctx *c) {
     sm_item_kernel(c, r->kernel);
   }
 }
+
+/* ---------------------------------------------------------------- investigate */
+
+/* Whether an item of the current stage already names kernel row r. */
+static bool named(const sm_ctx *c, const an_kernel_row *r) {
+  for (size_t i = 0; i < c->n; i++) {
+    const an_summary_item *it = &c->v[i];
+    if (strcmp(it->stage_id, c->g.st->id) != 0) continue;
+    for (size_t k = 0; k < it->n_kernels; k++)
+      if (!strcmp(c->kpool[c->koff[i] + k], r->name)) return true;
+  }
+  return false;
+}
+
+/* What keeps the stage's kernels without a roofline, the largest cause of its counts. */
+static an_unknown unknown_of(const an_roofline_counts *n) {
+  size_t other = n->no_op - n->no_op_graph - n->no_launch;
+  const size_t v[] = {n->no_op_graph, n->no_launch, other, n->no_model + n->no_shapes};
+  size_t best = 0;
+  for (size_t i = 1; i < sizeof v / sizeof *v; i++)
+    if (v[i] > v[best]) best = i;
+  if (!v[best]) return AN_UNKNOWN_DEVICE; /* launches counted, no cause: no device entry */
+  return (an_unknown)best;
+}
+
+/* A category of the stage with summary.investigate_min_pct of the step (and
+ * summary.investigate_min_us) whose kernels have no roofline and that no item names a
+ * kernel of (no fusion, overlap or wait bounds it): one unbounded item whose figure is the
+ * category's whole time per step, so the dominant cost is never silent. */
+static void investigate(sm_ctx *c, const char *category) {
+  const an_stage_report *st = c->g.st;
+  double t = 0;
+  size_t n = 0, first = SIZE_MAX;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
+    if (strcmp(r->category, category) != 0) continue;
+    if (named(c, r) || an_row_roofline(st, r)) return; /* bounded: an item, or its roofline */
+    t += sm_row_per_step(c, r);
+    n++;
+    if (first == SIZE_MAX) first = i;
+  }
+  if (!n || c->g.step_us <= 0 || t < c->s->summary_investigate_min_us ||
+      t / c->g.step_us * 100.0 < c->s->summary_investigate_min_pct)
+    return;
+  const an_kernel_row *top = &st->kernels[first];
+  const char *loc = top->n_shown_sites ? top->shown_sites[0]->location : NULL;
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_INVESTIGATE, first, loc, 0, AN_BASIS_UNBOUNDED, t);
+  if (!it) return;
+  it->what = category;
+  it->count = n;
+  it->unknown = unknown_of(&st->roofline_counts);
+  for (size_t i = 0; i < st->n_kernels; i++)
+    if (!strcmp(st->kernels[i].category, category) && st->kernels[i].shown)
+      sm_item_kernel(c, st->kernels[i].name);
+}
+
+void sm_investigate_items(sm_ctx *c) {
+  const an_stage_report *st = c->g.st;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const char *cat = st->kernels[i].category;
+    size_t j = 0;
+    while (j < i && strcmp(st->kernels[j].category, cat) != 0) j++;
+    if (j == i) investigate(c, cat); /* each category once, at its first row */
+  }
+}

@@ -268,7 +268,8 @@ char *rp_roofline_stage_limit(const an_stage_report *st) {
       "kept)",
       "a launch call no CPU op links to or encloses",
       "an op recorded without Input Dims (record_shapes=True)",
-      "an op no cost model covers (op_costs:)", "shapes that cannot be costed",
+      "an op no cost model covers (op_costs:)",
+      "shapes that cannot be costed",
       "a format the device states no peak for"};
   ut_buf b = {0};
   ut_buf_addf(&b, "%zu of %zu launches have shapes", n->with_shapes, n->launches);
@@ -491,6 +492,8 @@ const char *rp_action(an_action a) {
       return "Move fewer bytes (FP8/FP4 weights or KV cache, larger batch)";
     case AN_ACTION_DEPENDENCY:
       return "Find what the queued work waits on (an event, another stream, a graph's input)";
+    case AN_ACTION_INVESTIGATE:
+      return "Investigate: no model bounds these kernels yet";
   }
   return "?";
 }

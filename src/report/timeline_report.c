@@ -28,8 +28,8 @@ const char *rp_floor_basis(an_floor_basis b) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle",  "wait",    "roofline",  "saving",
-                                  "chain", "exposed", "round_trip"};
+  static const char *const w[] = {"idle",  "wait",    "roofline",   "saving",
+                                  "chain", "exposed", "round_trip", "unbounded"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -360,6 +360,22 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              it->basis_pct, x);
 }
 
+/* An investigate item: its share, what is unknown, what to read. */
+static void unbounded_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  static const char *const unknown[] = {
+      "their launches have no shapes under graph replay; read them from an eager run of "
+      "the same server (--mapping-input) or from the model's dimensions (rules models:)",
+      "the trace holds no launch call for them; capture the whole step",
+      "no CPU op links to their launch calls; record with record_shapes=True",
+      "no op cost model covers their op, or it recorded no Input Dims (rules op_costs:)",
+      "the GPU is not in the device pack (rules devices:)"};
+  (void)x;
+  snprintf(b, cap, "nothing in this report bounds %s %zu kernel%s: %s; read %s kernel rows and the Limits",
+           it->count == 1 ? "its" : "these", it->count, it->count == 1 ? "" : "s",
+           (size_t)it->unknown < sizeof unknown / sizeof *unknown ? unknown[it->unknown] : "?",
+           it->count == 1 ? "its" : "their");
+}
+
 void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -405,6 +421,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       snprintf(b, cap, "%zu kernels take %s ms/step; a fused kernel still makes the largest pass",
                it->count, x);
       return;
+    case AN_BASIS_UNBOUNDED:
+      unbounded_basis(it, x, b, cap);
+      return;
     case AN_BASIS_EXPOSED:
       snprintf(b, cap,
                "its recoverable time: exposed, bounded by the work another stream could run and "
@@ -427,6 +446,14 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
 
 void rp_summary_bound(const an_summary_item *it, bool bold, char *b, size_t cap) {
   char t[32], s[32];
+  if (it->basis == AN_BASIS_UNBOUNDED) { /* no stake: what it takes, and that no bound exists */
+    rp_fmt_ms(t, sizeof t, it->basis_us);
+    rp_fmt_ms(s, sizeof s, it->step_us);
+    snprintf(b, cap, "no bound yet; its kernels take %s%s ms/step%s (%.1f%% of the %s ms %s)",
+             bold ? "**" : "", t, bold ? "**" : "", it->share_pct, s,
+             it->n_steps ? "step" : "stage window: no steps");
+    return;
+  }
   rp_fmt_ms(t, sizeof t, it->at_stake_us);
   rp_fmt_ms(s, sizeof s, it->step_us);
   snprintf(b, cap, "at most %s%s ms/step%s (%.1f%% of the %s ms %s)", bold ? "**" : "", t,

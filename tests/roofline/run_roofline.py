@@ -29,7 +29,13 @@ limits     why launches lack a roofline is read from the trace, not assumed: on 
            replay; the older-Kineto DLRM trace (a kernel's External id is its correlation
            id) gets its launching ops by time nesting, so its GEMMs have shapes; the vLLM
            full-graph trace's replayed launches are counted as graph launches.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits --triage BIN --source DIR [--shared DIR]
+unbounded  the graph-replayed SGLang decode step (tests/data/roofline): its attention kernels
+           (20% of the step) have no roofline and no other item, so "What to try first"
+           gets one unbounded investigate item for them: no bound (at_stake_us 0), their
+           time and share, the unknown (graph replay) and what to read, after every bounded
+           item; with the mapping trace's shapes nothing changes for attention (no cost
+           model covers paged attention) and the GEMM items keep their bounds.
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -411,9 +417,44 @@ def limits(args):
     return 1 if failures else 0
 
 
+def unbounded(args):
+    data = os.path.join(args.source, "tests/data/roofline")
+    formal = os.path.join(data, "sglang_qwen3_8b_decode_mi300x.json.gz")
+    failures = []
+    rep = run_json(args.triage, formal)
+    items = rep["summary"]
+    inv = [i for i in items if i["action_id"] == "investigate"]
+    if len(inv) != 1:
+        failures.append("%d investigate items, want 1 (attention)" % len(inv))
+    else:
+        it = inv[0]
+        st = rep["stages"][0]
+        att = sum(k["steps_us"] for k in st["kernels"] if k["category"] == "attention")
+        if it["basis"] != "unbounded" or it["at_stake_us"] != 0 or it["what"] != "attention":
+            failures.append("investigate item %r" % {k: it[k] for k in ("basis", "at_stake_us",
+                                                                        "what")})
+        if abs(it["basis_us_per_step"] - att / max(1, it["steps"])) > 0.01 * att:
+            failures.append("its time %.1f us is not attention's %.1f" % (
+                it["basis_us_per_step"], att))
+        if not all("paged_attention" in k for k in it["kernels"]):
+            failures.append("its kernels %r" % it["kernels"])
+        if "graph replay" not in it["basis_text"] or "read" not in it["basis_text"]:
+            failures.append("basis %r says no unknown or what to read" % it["basis_text"])
+        if items.index(it) != len(items) - 1 or items[0]["basis"] == "unbounded":
+            failures.append("the unbounded item is not after the bounded ones")
+    md = run_text(args.triage, "markdown", formal)
+    if "no bound yet; its kernels take" not in md:
+        failures.append("Markdown: the investigate item states a bound")
+    for f in failures:
+        print("FAIL " + f)
+    print("unbounded investigate items, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits"])
+    p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
+                                      "unbounded"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -421,7 +462,7 @@ def main():
     if not args.shared:
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
-             "limits": limits}
+             "limits": limits, "unbounded": unbounded}
     return modes[args.mode](args)
 
 
