@@ -19,7 +19,7 @@
 #define MAX_INPUT_INDEX 255 /* an op with more inputs than this is not modelled */
 #define MIN_WEIGHT_BITS 1.0 /* expert weights: bits a weight, scales included */
 #define MAX_WEIGHT_BITS 64.0
-#define MAX_TFLOPS 1e6      /* 1 EFLOP/s: past any single device */
+#define MAX_TFLOPS 1e6 /* 1 EFLOP/s: past any single device */
 #define MAX_TBS 1000.0
 #define MAX_LINK_GBS 1e5
 #define MAX_UNITS 100000
@@ -366,10 +366,22 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
   static const char *const dims[] = {"hidden",   "intermediate",    "layers", "heads",
                                      "kv_heads", "head_dim",        "vocab",  "experts",
                                      "topk",     "moe_intermediate"};
-  static const char *const keys[] = {HEADER_KEYS,        "label",        "match",   "hidden",
-                                     "intermediate",     "layers",       "heads",   "kv_heads",
-                                     "head_dim",         "vocab",        "experts", "topk",
-                                     "moe_intermediate", "weight_dtype", "source",  "expert_weight_bits",
+  static const char *const keys[] = {HEADER_KEYS,
+                                     "label",
+                                     "match",
+                                     "hidden",
+                                     "intermediate",
+                                     "layers",
+                                     "heads",
+                                     "kv_heads",
+                                     "head_dim",
+                                     "vocab",
+                                     "experts",
+                                     "topk",
+                                     "moe_intermediate",
+                                     "weight_dtype",
+                                     "source",
+                                     "expert_weight_bits",
                                      NULL};
   (void)ctx;
   model_entry *e = TE_ENTRY_NEW(v, item, what, keys, model_entry);

@@ -539,8 +539,13 @@ static void model_line(run *r, const te_model *m, const char *from, bool used, l
                        const char *why) {
   an_roofline_model *out = &r->out->model;
   if (out->check && (out->used || !used)) return;
-  *out = (an_roofline_model){m ? m->id : NULL, m ? m->label : NULL, from, m ? m->source : NULL,
-                             used, tokens, an_strtab_cstr(r->strings, why)};
+  *out = (an_roofline_model){m ? m->id : NULL,
+                             m ? m->label : NULL,
+                             from,
+                             m ? m->source : NULL,
+                             used,
+                             tokens,
+                             an_strtab_cstr(r->strings, why)};
   if (!out->check) r->c.nomem = true;
 }
 
@@ -551,8 +556,8 @@ static void moe_block(run *r, size_t vi, size_t s, size_t launches) {
   long tokens = x->tokens_min == x->tokens_max ? x->tokens_max : 0;
   size_t steps = r->fm->n ? x->steps_with_tokens / r->fm->n : 0;
   char why[512];
-  r->ms.moe_usable = an_moe_plan_find(r->c.rules, r->fm->views[vi].trace, tokens, steps,
-                                      launches, &r->ms.moe, why, sizeof why);
+  r->ms.moe_usable = an_moe_plan_find(r->c.rules, r->fm->views[vi].trace, tokens, steps, launches,
+                                      &r->ms.moe, why, sizeof why);
   model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why);
 }
 
@@ -773,9 +778,8 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
   const te_model *mdl = r->ms.plan.model;
   if (mdl && !(r->ms.plan.from = an_strtab_cstr(r->strings, r->ms.plan.from))) r->c.nomem = true;
   if (mdl)
-    r->out->model = (an_roofline_model){mdl->id,     mdl->label, r->ms.plan.from,
-                                        mdl->source, false,      0,
-                                        NULL};
+    r->out->model =
+        (an_roofline_model){mdl->id, mdl->label, r->ms.plan.from, mdl->source, false, 0, NULL};
   cost_formal(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)

@@ -65,12 +65,16 @@ bool an_moe_plan_find(const te_rules *rules, const tr_trace *t, long tokens, siz
     const te_model *m = te_rules_model_at(rules, i);
     if (m->experts <= 0) continue;
     const char *w = misfit(m, t, steps, gemm_launches);
-    if (!w && !fit) fit = m;
-    else if (!w) other = m;
-    else if (!first_why) first_why = w;
+    if (!w && !fit)
+      fit = m;
+    else if (!w)
+      other = m;
+    else if (!first_why)
+      first_why = w;
   }
   if (!fit) {
-    snprintf(why, cap, "no mixture-of-experts entry fits %zu grouped GEMM launches in %zu step(s)%s%s",
+    snprintf(why, cap,
+             "no mixture-of-experts entry fits %zu grouped GEMM launches in %zu step(s)%s%s",
              gemm_launches, steps, first_why ? ": " : "", first_why ? first_why : "");
     return false;
   }

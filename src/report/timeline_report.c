@@ -356,8 +356,8 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "of its %s ms/step",
              it->basis_pct, f->of_attainable_pct, att, 100.0 - f->of_attainable_pct, x);
   else
-    snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step",
-             it->basis_pct, x);
+    snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
+             x);
 }
 
 /* An investigate item: its share, what is unknown, what to read. */
@@ -370,7 +370,8 @@ static void unbounded_basis(const an_summary_item *it, const char *x, char *b, s
       "no op cost model covers their op, or it recorded no Input Dims (rules op_costs:)",
       "the GPU is not in the device pack (rules devices:)"};
   (void)x;
-  snprintf(b, cap, "nothing in this report bounds %s %zu kernel%s: %s; read %s kernel rows and the Limits",
+  snprintf(b, cap,
+           "nothing in this report bounds %s %zu kernel%s: %s; read %s kernel rows and the Limits",
            it->count == 1 ? "its" : "these", it->count, it->count == 1 ? "" : "s",
            (size_t)it->unknown < sizeof unknown / sizeof *unknown ? unknown[it->unknown] : "?",
            it->count == 1 ? "its" : "their");

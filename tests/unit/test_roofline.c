@@ -447,10 +447,10 @@ Test(roofline_moe, nothing_claimed_without_evidence) {
 
 TestSuite(roofline_nest);
 
-#define OP(name, tid, ts, dur) \
-  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid \
-  ",\"ts\":" #ts ",\"dur\":" #dur "}"
-#define CALL(tid, ts) \
+#define OP(name, tid, ts, dur)                                                                    \
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts \
+  ",\"dur\":" #dur "}"
+#define CALL(tid, ts)                                                                            \
   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":" #tid \
   ",\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #ts ",\"External id\":" #ts "}}"
 

@@ -273,9 +273,9 @@ typedef struct te_list_map {
   X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "summary items whose bound is under this share of their stage's step are left out")            \
   X(summary_investigate_min_pct, "summary.investigate_min_pct", NUMBER, 0, 100, 0, NULL,           \
-    "a kernel category of this share of the step that no item bounds gets an investigate item")   \
+    "a kernel category of this share of the step that no item bounds gets an investigate item")    \
   X(summary_investigate_min_us, "summary.investigate_min_us", NUMBER, 0, 1e12, 0, NULL,            \
-    "... and of at least this much GPU time per step (a few microseconds are nothing to find)")  \
+    "... and of at least this much GPU time per step (a few microseconds are nothing to find)")    \
   X(summary_bottleneck_idle_pct, "summary.bottleneck_idle_pct", NUMBER, 0, 1000, 0, NULL,          \
     "host-side idle plus collective wait from this share of a step: no GPU-side items there")      \
   X(summary_stall_min_gap_us, "summary.stall_min_gap_us", NUMBER, 0, 1e12, 0, NULL,                \
