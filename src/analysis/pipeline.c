@@ -737,7 +737,8 @@ static an_status keep_rank_data(run_state *r) {
     long rank = fm->set.files ? fm->set.files[i].rank : -1;
     const char *stage = fm->set.files ? fm->set.files[i].stage_id : "all";
     an_rank_input in = {fm->paths[i], stage, rank >= 0 ? rank : 0};
-    r->own_ranks[i] = an_rank_summarize(&in, &fm->views[i], r->rules, fm->kmap);
+    r->own_ranks[i] =
+        an_rank_summarize(&in, &fm->views[i], r->steps ? &r->steps[i] : NULL, r->rules, fm->kmap);
     if (!r->own_ranks[i]) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
     parts += an_rank_summary_parts(r->own_ranks[i]);
   }
@@ -765,7 +766,8 @@ static an_status build_ranks(run_state *r) {
     in[i] = (an_rank_input){f->path, f->stage_id, f->rank};
     for (size_t k = 0; k < fm->n && !pre[i]; k++)
       if (strcmp(fm->paths[k], f->path) == 0) {
-        pre[i] = an_rank_summarize(&in[i], &fm->views[k], r->rules, fm->kmap);
+        pre[i] = an_rank_summarize(&in[i], &fm->views[k], r->steps ? &r->steps[k] : NULL, r->rules,
+                                   fm->kmap);
         if (!pre[i]) rc = AN_ERR_NOMEM;
       }
   }

@@ -446,23 +446,25 @@ static long rank_of(const an_rank_input *in, const tr_trace *t) {
 }
 
 static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *v,
-                                  const te_rules *rules, const an_kernel_map *kmap,
-                                  pthread_mutex_t *lock, ut_strmap *shared) {
+                                  const an_steps *lent, const te_rules *rules,
+                                  const an_kernel_map *kmap, pthread_mutex_t *lock,
+                                  ut_strmap *shared) {
   an_rank_summary *s = calloc(1, sizeof *s);
-  an_steps st = {0};
+  an_steps own = {0};
   namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock, shared};
   bool ok = s && (s->path = strdup(in->path)) != NULL;
-  if (ok) {
+  if (ok && !lent) {
     lock_rules(&nm);
-    ok = an_steps_build(v, rules, &st) == AN_OK;
+    ok = an_steps_build(v, rules, &own) == AN_OK;
     unlock_rules(&nm);
   }
+  const an_steps *st = lent ? lent : &own;
   long rank = rank_of(in, v->trace);
   for (size_t i = 0; ok && i < v->n_stages; i++) {
     an_rank_part *p = add_part(s, rank, v->stages[i].stage->id);
-    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, &st);
+    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, st);
   }
-  an_steps_free(&st);
+  an_steps_free(&own);
   if (!ok) {
     summary_free(s);
     return NULL;
@@ -471,8 +473,9 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
 }
 
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
-                                   const te_rules *rules, const an_kernel_map *kmap) {
-  return summarize(in, v, rules, kmap, NULL, NULL);
+                                   const an_steps *steps, const te_rules *rules,
+                                   const an_kernel_map *kmap) {
+  return summarize(in, v, steps, rules, kmap, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------ plain data */
@@ -600,7 +603,7 @@ static an_status read_one(pool *p, size_t i, tr_error *te) {
   an_status rc = an_trace_view_build(t, p->in[i].stage, p->rules, NULL, &v);
   pthread_mutex_unlock(&p->lock);
   if (rc == AN_OK) {
-    p->out[i] = summarize(&p->in[i], &v, p->rules, NULL, &p->lock, &p->names);
+    p->out[i] = summarize(&p->in[i], &v, NULL, p->rules, NULL, &p->lock, &p->names);
     if (!p->out[i]) rc = AN_ERR_NOMEM;
     an_trace_view_free(&v);
   }

@@ -25,6 +25,7 @@
 
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
+#include "analysis/steps.h"
 #include "analysis/trace_view.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -46,11 +47,14 @@ typedef struct an_rank_input {
 } an_rank_input;
 
 /* Summarises one rank from a trace already read and its view (the pipeline's own rank).
+ * steps, when not NULL, are the view's step windows already built (an_steps_build of v
+ * with the same rules; borrowed for the call), so they are not built a second time.
  * kmap, when not NULL, is a kernel map built from v among its views: the categories its
  * name table decided are taken instead of classifying each name again, and the names it
  * holds are its copies, so it must outlive the summary. NULL when out of memory. */
 an_rank_summary *an_rank_summarize(const an_rank_input *in, const an_trace_view *v,
-                                   const te_rules *rules, const an_kernel_map *kmap);
+                                   const an_steps *steps, const te_rules *rules,
+                                   const an_kernel_map *kmap);
 
 /* The stages a summary holds (one part each, in the view's stage order). */
 size_t an_rank_summary_parts(const an_rank_summary *s);

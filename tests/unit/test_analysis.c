@@ -421,8 +421,8 @@ Test(kernel_map, name_table_decides_each_name_once, .init = setup, .fini = teard
   cr_assert_eq(an_kernel_map_name_id(m, 0, o, 1), AN_KMAP_NO_NAME, "another trace misses");
 
   an_rank_input in = {"t.json", "all", 0};
-  an_rank_summary *with = an_rank_summarize(&in, &v, rules, m);
-  an_rank_summary *without = an_rank_summarize(&in, &v, rules, NULL);
+  an_rank_summary *with = an_rank_summarize(&in, &v, NULL, rules, m);
+  an_rank_summary *without = an_rank_summarize(&in, &v, NULL, rules, NULL);
   cr_assert(with && without);
   cr_assert_eq(an_rank_summary_parts(with), v.n_stages, "one part per stage");
   bool *seen_id = calloc(an_kernel_map_name_count(m) + 1, sizeof *seen_id);
