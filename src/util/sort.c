@@ -259,3 +259,85 @@ void ut_sort(void *base, size_t n, size_t size, ut_sort_cmp cmp, void *ctx) {
   for (size_t m = n; m > 1; m >>= 1) depth += 2;
   intro_sort(&s, base, n, depth, pivot);
 }
+
+/* ---------------------------------------------------------------- 64-bit keys */
+
+static int cmp_u64(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp) {
+  if (n < 2) return;
+  if (!tmp) {
+    ut_sort(v, n, sizeof *v, cmp_u64, NULL);
+    return;
+  }
+  size_t count[8][256];
+  memset(count, 0, sizeof count);
+  for (size_t i = 0; i < n; i++)
+    for (unsigned b = 0; b < 8; b++) count[b][(v[i] >> (8 * b)) & 0xff]++;
+  uint64_t *src = v, *dst = tmp;
+  for (unsigned b = 0; b < 8; b++) {
+    size_t *c = count[b];
+    if (c[(src[0] >> (8 * b)) & 0xff] == n) continue; /* one byte value: the order stands */
+    size_t sum = 0;
+    for (unsigned d = 0; d < 256; d++) {
+      size_t k = c[d];
+      c[d] = sum;
+      sum += k;
+    }
+    for (size_t i = 0; i < n; i++) dst[c[(src[i] >> (8 * b)) & 0xff]++] = src[i];
+    uint64_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
+/* ---------------------------------------------------------------- selection */
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+static int64_t median3_i64(int64_t a, int64_t b, int64_t c) {
+  if (a > b) {
+    int64_t t = a;
+    a = b;
+    b = t;
+  }
+  return c <= a ? a : c >= b ? b : c;
+}
+
+int64_t ut_select_i64(int64_t *v, size_t n, size_t k) {
+  size_t lo = 0, hi = n; /* v[k] lies in [lo, hi) */
+  unsigned budget = 2;
+  for (size_t m = n; m > 1; m >>= 1) budget += 2;
+  while (hi - lo > 16 && budget--) {
+    int64_t p = median3_i64(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
+    size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+    while (i < gt) {
+      int64_t x = v[i];
+      if (x < p) {
+        v[i++] = v[lt];
+        v[lt++] = x;
+      } else if (x > p) {
+        v[i] = v[--gt];
+        v[gt] = x;
+      } else {
+        i++;
+      }
+    }
+    if (k < lt)
+      hi = lt;
+    else if (k >= gt)
+      lo = gt;
+    else
+      return p;
+  }
+  qsort(v + lo, hi - lo, sizeof *v, cmp_i64); /* a short rest, or rounds spent */
+  return v[k];
+}

@@ -19,9 +19,21 @@
 #define TRIAGE_UTIL_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int (*ut_sort_cmp)(const void *a, const void *b, void *ctx);
 
 void ut_sort(void *base, size_t n, size_t size, ut_sort_cmp cmp, void *ctx);
+
+/* Sorts v[0..n) ascending in O(n): a radix sort, a byte a pass (passes where every key
+ * has the same byte are skipped), through tmp (n keys; NULL when none could be had: then
+ * ut_sort, the same result in O(n log n)). */
+void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
+
+/* The value v[k] would hold were v[0..n) sorted ascending (k < n), found in O(n) time on
+ * average (a quickselect with three-way partitions, so runs of equal values cost one
+ * pass; past 2 log n rounds the rest is sorted, so no input takes quadratic time). v is
+ * reordered. A median needs no full sort of what it is taken from. */
+int64_t ut_select_i64(int64_t *v, size_t n, size_t k);
 
 #endif

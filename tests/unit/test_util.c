@@ -349,6 +349,83 @@ Test(util, sort_agrees_with_qsort_on_total_orders) {
       for (int shape = 0; shape < 11; shape++) check_sort(counts[c], sizes[s], shape, &seed);
 }
 
+static int cmp_i64_plain(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* ut_select_i64 returns what a sort would put at k: random values with many repeats,
+ * sorted, reversed, all equal and an organ pipe (a bad case for a first-last-middle
+ * pivot), every k of the short arrays and the ends and median of the long ones; the
+ * values are the same multiset afterwards. */
+Test(util, select_agrees_with_a_sort) {
+  static const size_t counts[] = {1, 2, 3, 16, 17, 33, 1000, 20001};
+  uint64_t seed = 88172645463325252ull;
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+    for (int shape = 0; shape < 5; shape++) {
+      size_t n = counts[c];
+      int64_t *v = malloc(n * sizeof *v), *sorted = malloc(n * sizeof *v),
+              *work = malloc(n * sizeof *v);
+      cr_assert(v && sorted && work);
+      for (size_t i = 0; i < n; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        v[i] = shape == 0   ? (int64_t)(seed % 7) - 3
+               : shape == 1 ? (int64_t)i
+               : shape == 2 ? -(int64_t)i
+               : shape == 3 ? 42
+                            : (int64_t)(i < n / 2 ? i : n - i);
+      }
+      memcpy(sorted, v, n * sizeof *v);
+      qsort(sorted, n, sizeof *v, cmp_i64_plain);
+      for (size_t k = 0; k < n; k += n <= 40 ? 1 : (n - 1) / 2) {
+        memcpy(work, v, n * sizeof *v);
+        cr_assert_eq(ut_select_i64(work, n, k), sorted[k], "n %zu shape %d k %zu", n, shape, k);
+        qsort(work, n, sizeof *v, cmp_i64_plain);
+        cr_assert(memcmp(work, sorted, n * sizeof *v) == 0, "a permutation: n %zu", n);
+      }
+      memcpy(work, v, n * sizeof *v);
+      cr_assert_eq(ut_select_i64(work, n, n - 1), sorted[n - 1]);
+      free(v);
+      free(sorted);
+      free(work);
+    }
+}
+
+static int cmp_u64_plain(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* ut_sort_u64 equals qsort: random keys over all 64 bits, keys that differ in one byte
+ * only (the other passes skipped), nearly sorted runs, equal keys; and without a buffer. */
+Test(util, sort_u64_agrees_with_qsort) {
+  static const size_t counts[] = {0, 1, 2, 255, 256, 257, 5000};
+  uint64_t seed = 88172645463325252ull;
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+    for (int shape = 0; shape < 4; shape++)
+      for (int buffered = 0; buffered < 2; buffered++) {
+        size_t n = counts[c];
+        uint64_t *v = malloc((n + 1) * sizeof *v), *want = malloc((n + 1) * sizeof *v),
+                 *tmp = malloc((n + 1) * sizeof *v);
+        cr_assert(v && want && tmp);
+        for (size_t i = 0; i < n; i++) {
+          seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+          v[i] = shape == 0   ? seed
+                 : shape == 1 ? (seed & 0xff) << 40 | 7
+                 : shape == 2 ? ((uint64_t)(i % 300) << 32 | i) /* ascending runs */
+                              : 42;
+        }
+        memcpy(want, v, n * sizeof *v);
+        qsort(want, n, sizeof *v, cmp_u64_plain);
+        ut_sort_u64(v, n, buffered ? tmp : NULL);
+        cr_assert(n == 0 || memcmp(v, want, n * sizeof *v) == 0, "n %zu shape %d buffered %d", n,
+                  shape, buffered);
+        free(v);
+        free(want);
+        free(tmp);
+      }
+}
+
 /* The items ut_grow_zeroed adds are zero, the ones there stay, and an array that already
  * holds the index is returned as it is. */
 Test(util_vec, grow_zeroed_zeroes_only_the_new_items) {
