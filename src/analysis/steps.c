@@ -3,7 +3,10 @@
  *
  * One pass over the annotations of each kind (the matcher's answer kept per string id, so
  * each distinct name is matched once), one sort of the matches, one index of launch calls
- * by correlation and one binary search per kernel: O(n log n) in the events.
+ * by correlation (a radix sort of packed keys when the correlations span less than 2^32,
+ * as a profiler's counter does; else a comparison sort) and one binary search per kernel: O(n log
+ * n) in the events. The pipeline builds a trace's steps once and lends them to the time account,
+ * the overlap table, the fusion gates and the rank summary.
  */
 #include "analysis/steps.h"
 
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/search.h"
 #include "util/sort.h"
 
 typedef struct span {
@@ -190,35 +194,98 @@ static int cmp_launch(const void *pa, const void *pb, void *unused) {
   return a->e->index < b->e->index ? -1 : (a->e->index > b->e->index);
 }
 
-/* Launch and runtime calls by correlation (memcpys are issued by runtime calls). */
-static launch_ref *launch_index(const tr_trace *t, size_t *n_out) {
-  static const tr_kind kinds[] = {TR_KIND_LAUNCH, TR_KIND_RUNTIME};
-  size_t n[2], m = 0;
-  const tr_event *ev[2];
-  for (size_t j = 0; j < 2; j++) ev[j] = tr_trace_events(t, kinds[j], &n[j]);
-  launch_ref *v = malloc((n[0] + n[1] + 1) * sizeof *v);
-  if (!v) return NULL;
-  for (size_t j = 0; j < 2; j++)
-    for (size_t i = 0; i < n[j]; i++) {
-      int64_t corr = tr_event_correlation(t, &ev[j][i]);
-      if (corr != TR_NO_ID) v[m++] = (launch_ref){corr, &ev[j][i]};
-    }
-  ut_sort(v, m, sizeof *v, cmp_launch, NULL);
-  *n_out = m;
-  return v;
+/* Launch and runtime calls by correlation (memcpys are issued by runtime calls): for each
+ * correlation the call first in file order. A profiler's correlations are a counter, so
+ * they span far less than 2^32: each call is then one 8-byte key, its correlation less
+ * the least one above its entry number, sorted by a radix sort in a few passes (the
+ * comparison sort of 16-byte records this replaces was most of the steps' cost on a
+ * launch-heavy trace). Wider correlations take the records and the comparison sort.
+ * Either way a correlation's calls sit side by side and the first in file order is
+ * chosen, so the answer is the same call. */
+typedef struct launch_index {
+  const tr_event *ev[2]; /* launches, runtime calls */
+  size_t n0;             /* entry e < n0 is launch e, else runtime call e - n0 */
+  int64_t lo;            /* least correlation (keys) */
+  uint64_t *key;         /* (correlation - lo) << 32 | entry, sorted; NULL: records */
+  launch_ref *v;         /* (correlation, call), sorted by cmp_launch */
+  size_t n;
+} launch_index;
+
+static const tr_event *entry_event(const launch_index *x, uint32_t entry) {
+  return entry < x->n0 ? &x->ev[0][entry] : &x->ev[1][entry - x->n0];
 }
 
-static const tr_event *launch_of(const launch_ref *v, size_t n, int64_t corr) {
-  if (corr == TR_NO_ID) return NULL;
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid].corr < corr)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* The packed keys when correlations and entries fit in 32 bits each. 1: built, 0: too
+ * wide (use the records), -1: out of memory. */
+static int launch_keys(const tr_trace *t, launch_index *x, const size_t n[2]) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t j = 0; j < 2; j++)
+    for (size_t i = 0; i < n[j]; i++) {
+      int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
+      if (corr == TR_NO_ID) continue;
+      if (corr < lo) lo = corr;
+      if (corr > hi) hi = corr;
+    }
+  if (hi >= lo && ((uint64_t)hi - (uint64_t)lo > UINT32_MAX || n[0] + n[1] > UINT32_MAX)) return 0;
+  uint64_t *tmp = malloc((n[0] + n[1] + 1) * sizeof *tmp);
+  x->key = malloc((n[0] + n[1] + 1) * sizeof *x->key);
+  if (!x->key) {
+    free(tmp);
+    return -1;
   }
-  return lo < n && v[lo].corr == corr ? v[lo].e : NULL;
+  x->lo = lo;
+  for (size_t j = 0; j < 2; j++)
+    for (size_t i = 0; i < n[j]; i++) {
+      int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
+      if (corr != TR_NO_ID)
+        x->key[x->n++] = ((uint64_t)corr - (uint64_t)lo) << 32 | (uint64_t)(j ? n[0] + i : i);
+    }
+  ut_sort_u64(x->key, x->n, tmp); /* without tmp: a comparison sort, same result */
+  free(tmp);
+  return 1;
+}
+
+/* false: out of memory. */
+static bool launch_index_build(const tr_trace *t, launch_index *x) {
+  static const tr_kind kinds[] = {TR_KIND_LAUNCH, TR_KIND_RUNTIME};
+  size_t n[2];
+  memset(x, 0, sizeof *x);
+  for (size_t j = 0; j < 2; j++) x->ev[j] = tr_trace_events(t, kinds[j], &n[j]);
+  x->n0 = n[0];
+  int keys = launch_keys(t, x, n);
+  if (keys) return keys > 0;
+  x->v = malloc((n[0] + n[1] + 1) * sizeof *x->v);
+  if (!x->v) return false;
+  for (size_t j = 0; j < 2; j++)
+    for (size_t i = 0; i < n[j]; i++) {
+      int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
+      if (corr != TR_NO_ID) x->v[x->n++] = (launch_ref){corr, &x->ev[j][i]};
+    }
+  ut_sort(x->v, x->n, sizeof *x->v, cmp_launch, NULL);
+  return true;
+}
+
+static void launch_index_free(launch_index *x) {
+  free(x->key);
+  free(x->v);
+}
+
+static const tr_event *launch_of(const launch_index *x, int64_t corr) {
+  if (corr == TR_NO_ID) return NULL;
+  size_t at;
+  if (x->key) {
+    if (corr < x->lo || (uint64_t)corr - (uint64_t)x->lo > UINT32_MAX) return NULL;
+    uint64_t c = (uint64_t)corr - (uint64_t)x->lo;
+    UT_PARTITION_POINT(at, 0, x->n, i, x->key[i] >> 32 < c);
+    const tr_event *first = NULL; /* the entries of c: launches first, so by file position */
+    for (; at < x->n && x->key[at] >> 32 == c; at++) {
+      const tr_event *e = entry_event(x, (uint32_t)x->key[at]);
+      if (!first || e->index < first->index) first = e;
+    }
+    return first;
+  }
+  UT_PARTITION_POINT(at, 0, x->n, i, x->v[i].corr < corr);
+  return at < x->n && x->v[at].corr == corr ? x->v[at].e : NULL;
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -240,19 +307,19 @@ static int32_t span_at(const span_list *l, double t) {
  * out->kernel_step allocated); *found: how many have one. */
 static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) {
   const tr_trace *t = v->trace;
-  size_t nk = 0, nl = 0;
+  size_t nk = 0;
   const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
-  launch_ref *li = launch_index(t, &nl);
+  launch_index li;
+  bool ok = launch_index_build(t, &li);
   out->n_kernel_events = nk;
   out->kernel_step = malloc((nk ? nk : 1) * sizeof *out->kernel_step);
   out->launch = calloc(nk ? nk : 1, sizeof *out->launch);
-  bool ok = li && out->kernel_step && out->launch;
+  ok = ok && out->kernel_step && out->launch;
   *found = 0;
   for (size_t i = 0; ok && i < nk && i < v->n_kernel_events; i++)
-    if (v->kernel_stage[i] &&
-        (out->launch[i] = launch_of(li, nl, tr_event_correlation(t, &kev[i]))))
+    if (v->kernel_stage[i] && (out->launch[i] = launch_of(&li, tr_event_correlation(t, &kev[i]))))
       ++*found;
-  free(li);
+  launch_index_free(&li);
   return ok;
 }
 

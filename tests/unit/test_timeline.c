@@ -159,6 +159,64 @@ Test(steps, profiler_step_leaves_out_the_previous_tail, .init = setup, .fini = t
   unbuild(&x);
 }
 
+/* A kernel's launch call is found by correlation through packed keys when the
+ * correlations span less than 2^32 (a profiler's counter) and through sorted records
+ * when they do not: both give the same calls and steps, and a correlation held by two
+ * calls (a runtime call written before the launch that takes the same id) names the one
+ * first in the file either way. */
+static void call_and_kernel(tb *b, const char *call, const char *kernel, double ts,
+                            long long corr) {
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%lld}},",
+         call, ts, corr);
+  if (kernel)
+    tb_add(b,
+           "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+           "\"ts\":%.3f,\"dur\":10,\"args\":{\"stream\":7,\"correlation\":%lld}},",
+           kernel, ts + 10, corr);
+}
+
+static void launch_lookup_trace(tb *b, long long step) {
+  tb_begin(b);
+  const long long c0 = 1000;
+  host(b, "user_annotation", "ProfilerStep#1", 0, 400);
+  call_and_kernel(b, "cudaLaunchKernel", "k_a", 10, c0);
+  call_and_kernel(b, "cudaMemcpyAsync", NULL, 500, c0 + step); /* outside the steps */
+  call_and_kernel(b, "cudaLaunchKernel", "k_b", 30, c0 + step);
+  host(b, "user_annotation", "ProfilerStep#2", 600, 400);
+  call_and_kernel(b, "cudaLaunchKernel", "k_c", 610, c0 + 2 * step);
+  call_and_kernel(b, "cudaLaunchKernel", "k_d", 630, c0 + 3 * step);
+}
+
+Test(steps, launch_lookup_narrow_or_wide_correlations, .init = setup, .fini = teardown) {
+  built x[2];
+  static const long long steps[2] = {1, 3000000000ll}; /* spans under and over 2^32 */
+  for (int k = 0; k < 2; k++) {
+    tb b;
+    launch_lookup_trace(&b, steps[k]);
+    build(&b, &x[k]);
+  }
+  size_t n = 0;
+  const tr_event *kev = tr_trace_events(x[0].t, TR_KIND_KERNEL, &n);
+  cr_assert_eq(n, 4);
+  cr_assert_str_eq(tr_str_get(x[0].t, kev[1].name), "k_b");
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(x[k].s.n, 2);
+    cr_assert_eq(step_of(&x[k], "k_a"), 0);
+    cr_assert_eq(step_of(&x[k], "k_b"), -1, "launched by the call at ts 500, outside the steps");
+    cr_assert_eq(step_of(&x[k], "k_c"), 1);
+    for (size_t i = 0; i < n; i++) {
+      cr_assert_not_null(x[k].s.launch[i]);
+      cr_assert_str_eq(tr_str_get(x[k].t, x[k].s.launch[i]->name),
+                       i == 1 ? "cudaMemcpyAsync" : "cudaLaunchKernel", "kernel %zu", i);
+      cr_assert_float_eq(x[k].s.launch[i]->ts, x[1 - k].s.launch[i]->ts, 1e-9);
+    }
+  }
+  unbuild(&x[0]);
+  unbuild(&x[1]);
+}
+
 /* SGLang: execute_..._generation_.. around step[DECODE ...] is one step (the outer one),
  * staged decode by its kernels; an empty step between two (no kernel launched in it) is
  * dropped. */
