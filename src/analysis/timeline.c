@@ -97,17 +97,8 @@ static bool i64_push(i64_vec *x, int64_t v) {
   return true;
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return a < b ? -1 : (a > b);
-}
-
-/* The lower median of v[lo..hi) (sorted in place), 0 when empty. */
-static int64_t median(int64_t *v, size_t n) {
-  if (!n) return 0;
-  if (n > 1) qsort(v, n, sizeof *v, cmp_i64);
-  return v[(n - 1) / 2];
-}
+/* The lower median of v[0..n) (reordered in place), 0 when empty. */
+static int64_t median(int64_t *v, size_t n) { return n ? ut_select_i64(v, n, (n - 1) / 2) : 0; }
 
 static size_t stage_slot(const an_timeline *tl, const char *stage_id) {
   size_t s = 0;
@@ -122,8 +113,9 @@ typedef struct tl_trace {
   const tr_trace *t;
   const char **coll_name; /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
   uint8_t *graph_call;    /* by string id: 0 unasked, 1 no, 2 a graph launch call */
-  long *step_window;      /* by step: window index or -1 */
-  long *stage_window;     /* by stage slot (trace without steps): window index or -1 */
+  const te_matcher *graph_matcher; /* graph_replay_launch, looked up once */
+  long *step_window;               /* by step: window index or -1 */
+  long *stage_window;              /* by stage slot (trace without steps): window index or -1 */
   size_t first_window;
   tl_gap *gaps;
   size_t n_gaps, cap_gaps;
@@ -144,8 +136,8 @@ static const char *message_key(an_timeline *tl, const tr_trace *t, const tr_even
 }
 
 /* Whether a launch call replays a graph (matcher graph_replay_launch). */
-static bool graph_launch(const an_timeline *tl, tl_trace *c, const tr_event *launch) {
-  const te_matcher *m = te_rules_matcher(tl->rules, "graph_replay_launch");
+static bool graph_launch(tl_trace *c, const tr_event *launch) {
+  const te_matcher *m = c->graph_matcher;
   if (!launch || !m) return false;
   uint8_t *x = &c->graph_call[launch->name];
   if (!*x) {
@@ -427,7 +419,7 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
                      launch,
                      tr_event_stream(c->t, &kev[i]),
                      kev[i].index,
-                     graph_launch(tl, c, launch),
+                     graph_launch(c, launch),
                      coll,
                      coll ? message_key(tl, c->t, &kev[i]) : NULL};
   }
@@ -463,7 +455,10 @@ static bool split_gaps(an_timeline *tl, tl_trace *c) {
 }
 
 static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
-  tl_trace c = {.in = in, .t = in->view->trace, .first_window = tl->n_win};
+  tl_trace c = {.in = in,
+                .t = in->view->trace,
+                .graph_matcher = te_rules_matcher(tl->rules, "graph_replay_launch"),
+                .first_window = tl->n_win};
   size_t n_str = tr_trace_string_count(c.t), n_steps = in->steps->n;
   c.coll_name = calloc(n_str ? n_str : 1, sizeof *c.coll_name);
   c.graph_call = calloc(n_str ? n_str : 1, 1);

@@ -25,6 +25,7 @@
 
 #include "analysis/timeline_internal.h"
 #include "util/map.h"
+#include "util/search.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -94,22 +95,36 @@ static bool add_thread(tl_host *h, const tr_event *launch) {
   return ut_u64map_put(&h->threads, thread_key(pid, tid), ++h->n_th);
 }
 
-/* Whether [ts, end] holds a probe time. */
-static bool spans_probe(const tl_host *h, double ts, double end) {
-  size_t lo = 0, hi = h->n_probes;
-  while (lo < hi) { /* first probe at or after ts */
-    size_t mid = lo + (hi - lo) / 2;
-    if (h->probes[mid] < ts)
-      lo = mid + 1;
-    else
-      hi = mid;
+/* Whether [ts, end] holds a probe time. The first probe at or after ts is searched from
+ * *hint (the last answer) in steps that double, then narrowed by a binary search: events
+ * come in file order, mostly in time order, so the answer is usually a few probes away
+ * (a plain binary search over every gap's probes per event was most of this index's
+ * cost on a launch-heavy trace). The answer, and so *hint, is the same either way. */
+static bool spans_probe(const tl_host *h, size_t *hint, double ts, double end) {
+  const double *p = h->probes;
+  size_t n = h->n_probes, at = *hint < n ? *hint : n, lo, hi, step = 1;
+  if (at < n && p[at] < ts) { /* the answer lies after at */
+    lo = at + 1;
+    while (lo + step - 1 < n && p[lo + step - 1] < ts) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step - 1 < n ? lo + step - 1 : n;
+  } else { /* at or before at */
+    hi = at;
+    while (hi >= step && p[hi - step] >= ts) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step + 1 : 0;
   }
-  return lo < h->n_probes && h->probes[lo] <= end;
+  UT_PARTITION_POINT(*hint, lo, hi, i, p[i] < ts);
+  return *hint < n && p[*hint] <= end;
 }
 
-static bool push(const tl_host *h, thread_items *ti, double ts, double dur, uint32_t ref,
-                 uint8_t kind) {
-  if (!spans_probe(h, ts, ts + (dur > 0 ? dur : 0))) return true;
+static bool push(const tl_host *h, thread_items *ti, size_t *hint, double ts, double dur,
+                 uint32_t ref, uint8_t kind) {
+  if (!spans_probe(h, hint, ts, ts + (dur > 0 ? dur : 0))) return true;
   item *v = ut_grow(ti->v, &ti->cap, ti->n + 1, sizeof *v);
   if (!v) return false;
   ti->v = v;
@@ -122,10 +137,11 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(h->t, kind, &n);
   h->ev[item_kind] = ev;
+  size_t hint = 0;
   for (size_t i = 0; i < n; i++) {
     long th = thread_of(h, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
     if (th >= 0 &&
-        !push(h, &h->th[th], ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
+        !push(h, &h->th[th], &hint, ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
       return false;
   }
   return true;
@@ -135,11 +151,12 @@ static bool collect_frames(tl_host *h) {
   size_t n = 0, nruns = 0;
   h->py = tr_trace_pyframes(h->t, &n);
   const tr_pyframe_run *runs = tr_trace_pyframe_runs(h->t, &nruns);
+  size_t hint = 0;
   for (size_t j = 0; j < nruns; j++) {
     long th = thread_of(h, runs[j].pid, runs[j].tid);
     size_t end = j + 1 < nruns ? runs[j + 1].first : n;
     for (size_t i = runs[j].first; th >= 0 && i < end; i++)
-      if (!push(h, &h->th[th], h->py[i].ts, tr_pyframe_dur(h->t, &h->py[i]), (uint32_t)i,
+      if (!push(h, &h->th[th], &hint, h->py[i].ts, tr_pyframe_dur(h->t, &h->py[i]), (uint32_t)i,
                 ITEM_FRAME))
         return false;
   }
