@@ -2,6 +2,7 @@
  * analysis/op_nest.c - the innermost CPU op around an event of its thread (op_nest.h).
  */
 #include "analysis/op_nest.h"
+#include "util/search.h"
 
 #include <stdlib.h>
 
@@ -77,14 +78,8 @@ static bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_
 
 const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
-  size_t lo = 0, hi = x->n; /* first op sorting after (pid, tid, at->ts) */
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (at_or_before(x, &x->ops[x->pos[mid]], pid, tid, at->ts))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* first op sorting after (pid, tid, at->ts) */
+  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, at->ts));
   /* an op spanning it starts at or before it, so it encloses the last op that does: walk
    * up from that one to the first that still spans it */
   for (int32_t i = (int32_t)lo - 1; i >= 0; i = x->parent[i]) {

@@ -288,14 +288,8 @@ static bool spans(const item *it, double a, double b) { return it->ts <= a && it
 
 /* The innermost item of ti spanning [a, b] (a <= b), or -1. */
 static long innermost(const thread_items *ti, double a, double b) {
-  size_t lo = 0, hi = ti->n;
-  while (lo < hi) { /* first item starting after a */
-    size_t mid = lo + (hi - lo) / 2;
-    if (ti->v[mid].ts <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* first item starting after a */
+  UT_PARTITION_POINT(lo, 0, ti->n, mid, ti->v[mid].ts <= a);
   long i = (long)lo - 1;
   for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
     if (spans(&ti->v[i], a, b)) return i;
@@ -368,14 +362,8 @@ static long sync_item(tl_host *h, const thread_items *ti, double g0, double lts)
 /* The time setup calls of the thread take inside [a, b) (us), and the longest of them
  * (*longest, -1 when none). Calls of one thread do not overlap, so their ends ascend too. */
 static double setup_time(const thread_items *ti, double a, double b, long *longest) {
-  size_t lo = 0, hi = ti->n_setup;
-  while (lo < hi) { /* first call starting at or after b */
-    size_t mid = lo + (hi - lo) / 2;
-    if (ti->setup[mid].ts < b)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* first call starting at or after b */
+  UT_PARTITION_POINT(lo, 0, ti->n_setup, mid, ti->setup[mid].ts < b);
   double in = 0, best = 0;
   *longest = -1;
   for (size_t i = lo; i-- > 0 && ti->setup[i].end > a;) {
