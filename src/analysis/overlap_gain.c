@@ -57,6 +57,21 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
   }
 }
 
+/* The rows above the floor first, each group in its order: a row's index is its printed
+ * number (O1, O2, ...), so a row folded into the line under the table must not leave a
+ * gap in the numbers the reader sees. Stable, in place: a handful of rows. */
+static void shown_rows_first(an_overlap_stage *st) {
+  for (size_t i = 1; i < st->n_rows; i++) {
+    an_overlap_row tmp = st->rows[i];
+    size_t j = i;
+    while (j > 0 && st->rows[j - 1].below_floor && !tmp.below_floor) {
+      st->rows[j] = st->rows[j - 1];
+      j--;
+    }
+    st->rows[j] = tmp;
+  }
+}
+
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->recoverable_floor_ms = set->overlap_recoverable_floor_ms;
   st->n_below_floor = 0;
@@ -69,6 +84,7 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
                      r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
   }
+  shown_rows_first(st);
 }
 
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {

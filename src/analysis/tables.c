@@ -690,6 +690,21 @@ static bool adds_nothing(const fmatch *m, const fmatch *ms, const size_t *accept
   return true;
 }
 
+/* The shown rows first, each group in its order: a row's index is its printed number
+ * (F1, F2, ...), so a row kept only in the JSON report (over its size cap, under the
+ * render floor) must not leave a gap in the numbers the reader sees. */
+static void shown_rows_first(an_stage_tables *st) {
+  size_t n = st->n_fuse, k = 0;
+  an_fuse_row *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  if (!tmp) return; /* the order only affects numbering; the rows stay right */
+  for (size_t i = 0; i < n; i++)
+    if (st->fuse[i].shown) tmp[k++] = st->fuse[i];
+  for (size_t i = 0; i < n; i++)
+    if (!st->fuse[i].shown) tmp[k++] = st->fuse[i];
+  memcpy(st->fuse, tmp, n * sizeof *tmp);
+  free(tmp);
+}
+
 static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st, double render_min,
                            bool new_pieces) {
   qsort(ms, nm, sizeof *ms, cmp_fmatch);
@@ -720,6 +735,7 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
   }
   free(accepted);
   free(blocked);
+  if (ok) shown_rows_first(st);
   return ok;
 }
 

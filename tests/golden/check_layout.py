@@ -108,6 +108,12 @@ def check(text, label, max_chars):
     stage = None
     shares = {}
     for heading, head, rows in tables(text.splitlines()):
+        # a table's row numbers (K1, O1, F1, ...) run 1..n with no gap: a row kept only
+        # in the JSON report must not leave a hole in what the reader sees
+        nums = [re.search(r"([A-Z])(\d+)\s*$", r[0]) for r in rows if r and "</a>" in r[0]]
+        got = [int(m.group(2)) for m in nums if m]
+        if got and got != list(range(1, len(got) + 1)):
+            errs.append(f"{label}: {heading}: row numbers {got[:8]} are not 1..{len(got)}")
         m = re.match(r"^#+ (?:Stage|Kernels|Overlap opportunities|Fusion opportunities): (.*?)"
                      r"(?: \(shares of [^)]*\))?$", heading)
         if m:
