@@ -559,6 +559,15 @@ typedef struct an_overlap_stage {
    * ranked again once the fusion rows name their partners (an_overlap_bind_fusion). */
   double compute_us;
   size_t lanes;
+  /* Per kernel of summary.chain_categories: its time and the part of it that ran with
+   * nothing else on the GPU (exclusive). The eager-chain bound counts only that part:
+   * fusing away time that other streams' work covers does not shorten the step (review 2:
+   * a chain bound of 16 ms/step over 18 ms/step of concurrent streams). */
+  size_t n_alone;
+  struct an_overlap_alone {
+    char *kernel; /* canonical name (owned) */
+    double total_us, exclusive_us;
+  } * alone;
 } an_overlap_stage;
 
 /* ------------------------------------------------------------------ time account */
@@ -773,7 +782,8 @@ typedef struct an_summary_item {
   double step_us;         /* the stage's mean step (its window when it has no steps) */
   size_t n_steps;         /* counted steps of the stage (0: the window counts as one) */
   size_t count;           /* gaps, instances or launches behind the bound */
-  double detail_us;       /* idle: longest gap; wait: the floor; launch: median gap */
+  double detail_us;       /* idle: longest gap; wait: the floor; launch: median gap; chain:
+                             the part of its time that ran with nothing else on the GPU */
   double first_us;        /* wait: of it, the first collective of each step (arrival skew) */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the

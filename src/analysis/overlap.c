@@ -644,6 +644,8 @@ void an_overlap_result_free(an_overlap_result *res) {
     free(st->rows);
     for (size_t j = 0; j < st->n_by_category; j++) free(st->by_category[j].category);
     free(st->by_category);
+    for (size_t j = 0; j < st->n_alone; j++) free(st->alone[j].kernel);
+    free(st->alone);
     free(st->stage);
     free(st->label);
     free(st->formal_path);
@@ -1260,6 +1262,40 @@ static double ov_compute_us(const ov_cats *cats, const ov_sweep *sw) {
   return us;
 }
 
+/* A kernel's category: the kernel map's class of the name (decided once for the run),
+ * else the classifier's. */
+static const char *ov_kernel_category(const ov_stage_ctx *c, const char *name) {
+  const an_kernel_map *km = c->formal->side->in->kmap;
+  uint32_t id = km ? an_kernel_map_find_name(km, name, strlen(name)) : AN_KMAP_NO_NAME;
+  const char *cat = id != AN_KMAP_NO_NAME ? an_kernel_map_name_category(km, id, NULL) : NULL;
+  return cat ? cat : te_rules_classify(c->r, "kernel", name, NULL);
+}
+
+/* The exclusive share of each kernel the summary may count in an eager chain (by its
+ * kernel category; the summary applies its other filters to the rows it finds here). */
+static bool ov_alone_times(const ov_stage_ctx *c, const ov_sweep *sw, an_overlap_stage *st) {
+  const te_string_list *chain = &te_rules_settings(c->r)->summary_chain_categories;
+  size_t n = 0;
+  for (int pass = 0; pass < 2; pass++) { /* count, then fill: no array of every name */
+    for (size_t i = 0; i < sw->n_aggs; i++) {
+      const ov_agg *a = &sw->aggs[i];
+      const char *name = c->formal->side->names.keys[a->name];
+      if (!te_string_list_has(chain, ov_kernel_category(c, name))) continue;
+      if (pass == 0) {
+        n++;
+        continue;
+      }
+      struct an_overlap_alone *e = &st->alone[st->n_alone];
+      if (!(e->kernel = ov_strdup(name))) return false;
+      e->total_us = a->total_us;
+      e->exclusive_us = a->exclusive_us;
+      st->n_alone++;
+    }
+    if (pass == 0 && !(st->alone = calloc(n ? n : 1, sizeof *st->alone))) return false;
+  }
+  return true;
+}
+
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
                                           ov_bundle *mb, const an_overlap_options *opt,
                                           an_overlap_stage *st) {
@@ -1281,7 +1317,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   st->multi_stream_us = sw.multi_us;
   st->max_streams = sw.max_streams;
   st->n_kernels = c.n;
-  if (!ov_account_stage(&c, &sw, st)) goto done;
+  if (!ov_account_stage(&c, &sw, st) || !ov_alone_times(&c, &sw, st)) goto done;
   const te_settings *set = te_rules_settings(r);
   cands = malloc((sw.n_aggs ? sw.n_aggs : 1) * sizeof *cands);
   st->rows = calloc((size_t)(set->overlap_headroom_top_n + set->overlap_low_roi_hidden_top_n +

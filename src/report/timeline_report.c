@@ -361,6 +361,23 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
 }
 
 /* An investigate item: its share, what is unknown, what to read. */
+/* The eager chain: its kernels' time less the largest pass; when other streams cover part
+ * of it, the bound is the part that ran alone, and the basis says so. */
+static void chain_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  char y[32];
+  rp_fmt_ms(y, sizeof y, it->detail_us);
+  if (it->detail_us <= it->at_stake_us &&
+      it->detail_us < it->basis_us) { /* the alone part bounds */
+    snprintf(b, cap,
+             "%zu kernels take %s ms/step, of which %s ms/step ran with nothing else on the GPU "
+             "(the rest is under other streams' work: fusing it does not shorten the step)",
+             it->count, x, y);
+    return;
+  }
+  snprintf(b, cap, "%zu kernels take %s ms/step; a fused kernel still makes the largest pass",
+           it->count, x);
+}
+
 static void unbounded_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   static const char *const unknown[] = {
       "their launches have no shapes under graph replay; read them from an eager run of "
@@ -419,8 +436,7 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);
       return;
     case AN_BASIS_CHAIN:
-      snprintf(b, cap, "%zu kernels take %s ms/step; a fused kernel still makes the largest pass",
-               it->count, x);
+      chain_basis(it, x, b, cap);
       return;
     case AN_BASIS_UNBOUNDED:
       unbounded_basis(it, x, b, cap);

@@ -787,6 +787,34 @@ Test(summary, launch_bound_benchmark, .init = setup, .fini = teardown) {
   an_report_destroy(r);
 }
 
+/* An eager chain half under another stream's GEMM: fusing the covered half does not shorten
+ * the step, so the chain's bound is the time its kernels ran alone on the GPU (review 2:
+ * a 16 ms/step chain bound over 18 ms/step of concurrent streams), below its kernel time
+ * less the largest pass. */
+Test(summary, chain_bound_counts_time_alone, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int c = 0; c < 3; c++) {
+    double t0 = c * 1000.0;
+    host(&b, "user_annotation", "bench_call", t0, 800);
+    /* a GEMM on stream 8 over the first eight of the call's twelve elementwise kernels */
+    launch_on(&b, "ampere_sgemm_128x64_nn", t0 + 5, t0 + 10, 320, 8);
+    for (int i = 0; i < 12; i++)
+      launch(&b, i % 2 ? "vectorized_elementwise_kernel_mul" : "vectorized_elementwise_kernel_add",
+             t0 + 10 + i * 40.0, t0 + 20 + i * 40.0, 6);
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *chain = item_of(r, AN_ACTION_FUSE_CHAIN);
+  cr_assert_not_null(chain);
+  /* 12 kernels of 6 us per call, 8 of them under the GEMM (its 10..330 us covers those at
+   * 20..26 .. 300..306): 24 us alone, below 72 - 36 (the largest pass, one name's 36 us) */
+  cr_assert_float_eq(chain->basis_us, 72.0, 1e-6);
+  cr_assert_float_eq(chain->detail_us, 24.0, 1e-6);
+  cr_assert_float_eq(chain->at_stake_us, 24.0, 1e-6);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* A training loop's host: 40 kernels issued 80 us apart under one Python line, and twice a
  * 5 ms stall under the same line. The short gaps are pooled as the host's per-op cost; the
  * two long ones (timeline.long_gap_us) are a stall item of their own, not "short gaps". */
