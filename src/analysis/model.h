@@ -784,6 +784,7 @@ typedef struct an_summary_item {
   size_t count;           /* gaps, instances or launches behind the bound */
   double detail_us;       /* idle: longest gap; wait: the floor; launch: median gap; chain:
                              the part of its time that ran with nothing else on the GPU */
+  double least_gap_us;    /* dependency items: the shortest gap counted (timeline.long_gap_us) */
   double first_us;        /* wait: of it, the first collective of each step (arrival skew) */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the

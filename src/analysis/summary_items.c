@@ -35,6 +35,7 @@ static void named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action ac
   it->idle_kind = x->kind;
   it->count = gaps;
   it->detail_us = (double)x->max_gap_ns / 1000.0;
+  if (action == AN_ACTION_DEPENDENCY) it->least_gap_us = c->s->timeline_long_gap_us;
 }
 
 /* Host-side idle pooled as launch-bound: its per-step time, gaps and largest cause. */

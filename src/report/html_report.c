@@ -351,6 +351,21 @@ static void roofline_hints(rp_hw *hw) {
   }
 }
 
+/* The steps' failed cross-checks (coverage, span against the markers), as the Markdown
+ * Limits word them. */
+static void steps_hints(rp_hw *hw) {
+  for (size_t i = 0; i < hw->rep->n_stages; i++)
+    for (int c = RP_STEPS_COVERAGE; c <= RP_STEPS_SPAN; c++) {
+      char title[160], line[1024];
+      char *text = rp_steps_limit(&hw->rep->stages[i], hw->rules, (rp_steps_check)c, false, title,
+                                  sizeof title);
+      if (!text) continue;
+      snprintf(line, sizeof line, "%s: %s", title, text);
+      hint_li(hw, "warn", line);
+      free(text);
+    }
+}
+
 static void limit_hints(rp_hw *hw) {
   const an_trace_limits *l = &hw->rep->limits;
   char line[512];
@@ -378,17 +393,22 @@ static void limit_hints(rp_hw *hw) {
     hint_li(hw, "info", line);
   }
   roofline_hints(hw);
+  steps_hints(hw);
 }
 
-static bool has_limits(const an_report *r) {
+static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
+  bool steps = false;
+  for (size_t i = 0; i < r->n_stages && !steps; i++)
+    steps = rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_COVERAGE) ||
+            rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_SPAN);
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r);
+         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) || steps;
 }
 
 static void hints(rp_hw *hw) {
-  if (hw->rep->n_hints == 0 && !has_limits(hw->rep)) return;
+  if (hw->rep->n_hints == 0 && !has_limits(hw->rep, hw->rules)) return;
   rp_hw_printf(hw, "<section id=\"%shints\" class=\"hints\"><h%d>Notes on this trace</h%d><ul>",
                hw->idp, 2 + hw->hd, 2 + hw->hd);
   limit_hints(hw);

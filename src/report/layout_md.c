@@ -314,72 +314,24 @@ static void roofline_limits(FILE *f, const an_report *r) {
   }
 }
 
-/* Whether a stage's steps fail a cross-check (steps.h): they hold under
- * steps.min_coverage_pct of the kernel time outside the setup, or their GPU span and their
- * markers' length differ by more than steps.span_marker_max_ratio. */
-static bool steps_coverage_low(const an_stage_report *st, const te_rules *rules) {
-  return st->timeline &&
-         rp_step_coverage_pct(st->timeline) < te_rules_settings(rules)->steps_min_coverage_pct;
-}
-
-/* A GPU span longer than the marker is the GPU running behind an asynchronous host, which
- * is normal; one much shorter over several steps leaves the rest of each step uncounted
- * (one step alone may hold the profiler's start). */
-static bool steps_span_off(const an_stage_report *st, const te_rules *rules) {
-  const an_stage_timeline *tl = st->timeline;
-  return tl && tl->n_steps >= 2 &&
-         rp_span_marker_ratio(tl) * te_rules_settings(rules)->steps_span_marker_max_ratio < 1.0;
-}
-
 static bool steps_limited(const an_report *r, const te_rules *rules) {
   for (size_t i = 0; i < r->n_stages; i++)
-    if (steps_coverage_low(&r->stages[i], rules) || steps_span_off(&r->stages[i], rules))
+    if (rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_COVERAGE) ||
+        rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_SPAN))
       return true;
   return false;
 }
 
-static void steps_name(FILE *f, const an_stage_timeline *tl) {
-  if (tl->n_steps) {
-    fputs("The counted steps (`", f);
-    rp_md_cell_text(f, tl->steps[0].name);
-    fprintf(f, "`%s)", tl->n_steps > 1 ? ", ..." : "");
-  } else {
-    fputs("The stage's window", f);
-  }
-}
-
-/* Stages whose steps fail a cross-check, with the figures. */
+/* Stages whose steps fail a cross-check, with the figures (the same words as HTML's). */
 static void steps_limits(FILE *f, const an_report *r, const te_rules *rules) {
-  for (size_t i = 0; i < r->n_stages; i++) {
-    const an_stage_report *st = &r->stages[i];
-    const an_stage_timeline *tl = st->timeline;
-    if (steps_coverage_low(st, rules)) {
-      fprintf(f, "- **Steps cover %.1f%% of the kernel time (%s).** ", rp_step_coverage_pct(tl),
-              st->label);
-      steps_name(f, tl);
-      fprintf(f,
-              " leave out %.2f ms of kernel time (besides %.2f ms of one-time setup); per-step "
-              "figures describe only the counted part.",
-              (double)(tl->outside_ns - tl->setup_ns) / 1e6, (double)tl->setup_ns / 1e6);
-      if (tl->marker_kinds > 1)
-        fprintf(f, " %zu step marker kinds were compared; `%s` held the most.", tl->marker_kinds,
-                tl->marker);
-      fputc('\n', f);
+  for (size_t i = 0; i < r->n_stages; i++)
+    for (int c = RP_STEPS_COVERAGE; c <= RP_STEPS_SPAN; c++) {
+      char title[160];
+      char *text =
+          rp_steps_limit(&r->stages[i], rules, (rp_steps_check)c, true, title, sizeof title);
+      if (text) fprintf(f, "- **%s.** %s\n", title, text);
+      free(text);
     }
-    if (steps_span_off(st, rules)) {
-      char span[32], mark[32];
-      rp_fmt_ms(span, sizeof span, rp_per_step_us(tl, tl->total.span_ns));
-      rp_fmt_ms(mark, sizeof mark, rp_per_step_us(tl, tl->marker_ns));
-      fprintf(f,
-              "- **The steps' GPU span is %.0f%% of their markers (%s).** Per step the GPU span "
-              "(first kernel start to last kernel end) is %s ms, the step markers (`%s`) %s ms: "
-              "the rest is host time before the first or after the last kernel of each step, "
-              "or kernels the steps do not hold (%zu placed by GPU time), which per-step idle "
-              "does not count.\n",
-              rp_span_marker_ratio(tl) * 100.0, st->label, span, tl->marker, mark,
-              tl->placed_by_gpu_time);
-    }
-  }
 }
 
 static void hints(FILE *f, const an_report *r, const te_rules *rules) {

@@ -10,6 +10,7 @@
 #include "report/md.h"
 #include "report/text.h"
 #include "triage/limits.h"
+#include "util/buf.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
   static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",
@@ -214,6 +215,78 @@ double rp_span_marker_ratio(const an_stage_timeline *tl) {
   return (double)tl->total.span_ns / (double)tl->marker_ns;
 }
 
+/* A GPU span longer than the marker is the GPU running behind an asynchronous host, which
+ * is normal; one much shorter over several steps leaves the rest of each step uncounted
+ * (one step alone may hold the profiler's start). */
+bool rp_steps_check_failed(const an_stage_report *st, const te_rules *rules, rp_steps_check c) {
+  const an_stage_timeline *tl = st->timeline;
+  if (!tl || !rules) return false;
+  const te_settings *s = te_rules_settings(rules);
+  if (c == RP_STEPS_COVERAGE) return rp_step_coverage_pct(tl) < s->steps_min_coverage_pct;
+  return tl->n_steps >= 2 && rp_span_marker_ratio(tl) * s->steps_span_marker_max_ratio < 1.0;
+}
+
+/* A name from the trace: a cell-escaped code span in Markdown, as is for HTML. */
+static void name_text(ut_buf *b, const char *name, bool md) {
+  char *esc = md ? rp_md_escape(name) : NULL;
+  ut_buf_addf(b, md ? "`%s`" : "%s", esc ? esc : name ? name : "");
+  free(esc);
+}
+
+static void coverage_text(ut_buf *b, const an_stage_timeline *tl, bool md) {
+  if (tl->n_steps) {
+    ut_buf_add(b, "The counted steps (");
+    name_text(b, tl->steps[0].name, md);
+    ut_buf_addf(b, "%s)", tl->n_steps > 1 ? ", ..." : "");
+  } else {
+    ut_buf_add(b, "The stage's window");
+  }
+  ut_buf_addf(b,
+              " leave out %.2f ms of kernel time (besides %.2f ms of one-time setup); per-step "
+              "figures describe only the counted part.",
+              (double)(tl->outside_ns - tl->setup_ns) / 1e6, (double)tl->setup_ns / 1e6);
+  if (tl->marker_kinds > 1) {
+    ut_buf_addf(b, " %zu step marker kinds were compared; ", tl->marker_kinds);
+    name_text(b, tl->marker, md);
+    ut_buf_add(b, " held the most.");
+  }
+}
+
+static void span_text(ut_buf *b, const an_stage_timeline *tl, bool md) {
+  char span[32], mark[32];
+  rp_fmt_ms(span, sizeof span, rp_per_step_us(tl, tl->total.span_ns));
+  rp_fmt_ms(mark, sizeof mark, rp_per_step_us(tl, tl->marker_ns));
+  ut_buf_addf(b,
+              "Per step the GPU span (first kernel start to last kernel end) is %s ms, the step "
+              "markers (",
+              span);
+  name_text(b, tl->marker, md);
+  ut_buf_addf(b,
+              ") %s ms: the rest is host time before the first or after the last kernel of each "
+              "step, or kernels the steps do not hold (%zu placed by GPU time), which per-step "
+              "idle does not count.",
+              mark, tl->placed_by_gpu_time);
+}
+
+char *rp_steps_limit(const an_stage_report *st, const te_rules *rules, rp_steps_check c, bool md,
+                     char *title, size_t cap) {
+  if (!rp_steps_check_failed(st, rules, c)) return NULL;
+  const an_stage_timeline *tl = st->timeline;
+  ut_buf b = {0};
+  if (c == RP_STEPS_COVERAGE) {
+    snprintf(title, cap, "Steps cover %.1f%% of the kernel time (%s)", rp_step_coverage_pct(tl),
+             st->label);
+    coverage_text(&b, tl, md);
+  } else {
+    snprintf(title, cap, "The steps' GPU span is %.0f%% of their markers (%s)",
+             rp_span_marker_ratio(tl) * 100.0, st->label);
+    span_text(&b, tl, md);
+  }
+  if (ut_buf_str(&b)) return b.p; /* the buffer's text, handed over */
+  ut_buf_free(&b);
+  return NULL;
+}
+
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns) {
   return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
 }
@@ -227,12 +300,14 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              "GPU idle inside the step after the host waited on this sync and before it issued "
              "the next kernel (%zu %s, longest %s ms)",
              it->count, gaps, g);
-  else if (it->action == AN_ACTION_DEPENDENCY)
+  else if (it->action == AN_ACTION_DEPENDENCY) {
+    char least[32];
+    rp_fmt_ms(least, sizeof least, it->least_gap_us);
     snprintf(b, cap,
              "GPU idle inside the step while work issued before the gap sat queued (%zu %s of at "
-             "least timeline.long_gap_us, longest %s ms): nothing else ran on any stream",
-             it->count, gaps, g);
-  else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
+             "least %s ms, longest %s ms): nothing else ran on any stream",
+             it->count, gaps, least, g);
+  } else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     snprintf(b, cap,
              "GPU idle inside the step while this launch call was still submitting (%zu %s, "
              "longest %s ms)",

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/model.h"
+#include "triage/rules.h"
 
 const char *rp_idle_kind(an_idle_kind k);     /* "sync", "host", "launch", ... (JSON keys) */
 const char *rp_workload(an_workload w);       /* "serving", "training", ... */
@@ -42,6 +43,17 @@ void rp_fmt_ms(char *buf, size_t cap, double us);
 double rp_step_coverage_pct(const an_stage_timeline *tl);
 /* The counted steps' GPU span over their markers' length (1 when either is unknown). */
 double rp_span_marker_ratio(const an_stage_timeline *tl);
+
+/* The cross-checks of a stage's steps (steps.h) the Limits report when they fail: the steps
+ * hold under steps.min_coverage_pct of the kernel time outside the setup, or their GPU
+ * span and their markers' length differ by more than steps.span_marker_max_ratio. */
+typedef enum rp_steps_check { RP_STEPS_COVERAGE = 0, RP_STEPS_SPAN = 1 } rp_steps_check;
+bool rp_steps_check_failed(const an_stage_report *st, const te_rules *rules, rp_steps_check c);
+/* The Limits line of a failed check: its title into title and its sentence, malloc'd (the
+ * caller frees it); NULL when the check holds or out of memory. md: names as Markdown
+ * code spans (cell-escaped), else plain text for a renderer that escapes it. */
+char *rp_steps_limit(const an_stage_report *st, const te_rules *rules, rp_steps_check c, bool md,
+                     char *title, size_t cap);
 
 /* A stage total in ns as us per counted step (the whole stage when it has none). */
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);

@@ -18,6 +18,7 @@
 #include "analysis/waits.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"
+#include "report/report.h"
 #include "report/timeline_report.h"
 #include "trace/trace.h"
 #include "triage/limits.h"
@@ -939,4 +940,39 @@ Test(report, causes_past_the_limits, .init = setup, .fini = teardown) {
                a.st->total.n_causes);
   cJSON_Delete(j);
   account_free(&a);
+}
+
+/* Writes the report to a string by fn (rp_markdown or rp_html). */
+static char *render(int (*fn)(FILE *, const an_report *, const rp_options *), const an_report *r) {
+  char *s = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&s, &len);
+  rp_options o = {RP_LAYOUT_DEFAULT, rules, false};
+  cr_assert_eq(fn(f, r, &o), 0);
+  fclose(f);
+  return s;
+}
+
+/* Three steps whose host keeps working 9 ms after their last kernel: the GPU span is a
+ * tenth of the markers' length, and both the Markdown and the HTML Limits say so, with
+ * the same figures. */
+Test(report, step_checks_in_both_formats, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 10000.0;
+    host(&b, "user_annotation", "ProfilerStep#2", t0, 9990);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+    launch(&b, "gemm_kernel", t0 + 20, t0 + 520, 480);
+  }
+  an_report *r = run_buffer(&b);
+  char *md = render(rp_markdown, r), *html = render(rp_html, r);
+  cr_assert_not_null(strstr(md, "The steps' GPU span is 10% of their markers (all)"), "%s", md);
+  cr_assert_not_null(
+      strstr(html, "The steps&#39; GPU span is 10% of their markers (all): Per step"), "%s", html);
+  cr_assert_not_null(strstr(md, "is 0.98 ms, the step markers (`step_annotation`) 9.99 ms"));
+  cr_assert_not_null(strstr(html, "is 0.98 ms, the step markers (step_annotation) 9.99 ms"));
+  free(md);
+  free(html);
+  an_report_destroy(r);
 }
