@@ -585,12 +585,15 @@ typedef enum an_idle_kind {
                              stream, an event or the device queue */
   AN_IDLE_SHORT = 4,      /* gaps under timeline.gap_min_us */
   AN_IDLE_UNKNOWN = 5,    /* the trace holds no launch call for the next kernel */
-  AN_IDLE_SETUP = 6       /* one-time setup: the host was mostly in allocation or
+  AN_IDLE_SETUP = 6,      /* one-time setup: the host was mostly in allocation or
                              initialisation calls (matcher setup_call: cudaMalloc, cudaFree,
                              hipMalloc, ...) or in a launch call long enough to load a module
                              (timeline.module_load_min_us); no per-step action */
+  AN_IDLE_ALLOC = 7       /* the same setup calls stalling the GPU in most steps
+                             (timeline.setup_recurring_min_pct): the allocator asked again
+                             every step, a per-step loss */
 } an_idle_kind;
-#define AN_IDLE_KINDS 7
+#define AN_IDLE_KINDS 8
 
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */
 typedef struct an_idle_cause {

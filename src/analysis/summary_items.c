@@ -77,6 +77,8 @@ void sm_idle_items(sm_ctx *c) {
     const an_idle_cause *x = &a->causes[i];
     if (x->kind == AN_IDLE_SYNC)
       named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, x->idle_ns, x->gaps);
+    else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
+      named_idle(c, x, i, AN_ACTION_HOST_STALL, x->idle_ns, x->gaps);
     else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps) /* queued work waiting long */
       named_idle(c, x, i, AN_ACTION_DEPENDENCY, x->long_ns, x->long_gaps);
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */

@@ -560,6 +560,72 @@ static bool window_causes(an_timeline *tl) {
   return true;
 }
 
+/* A setup cause of a step window: its stage, what it names and where it is. */
+typedef struct setup_use {
+  size_t stage;
+  const char *what;
+  size_t window, cause;
+} setup_use;
+
+static int cmp_setup_use(const void *pa, const void *pb) {
+  const setup_use *a = pa, *b = pb;
+  if (a->stage != b->stage) return a->stage < b->stage ? -1 : 1;
+  int c = cmp_ptr(a->what, b->what);
+  if (c) return c;
+  return a->window < b->window ? -1 : (a->window > b->window);
+}
+
+/* Whether uses u[lo, hi) (one stage and call) stall the GPU in enough of the stage's
+ * steps (timeline.setup_recurring_min_pct, at least two) to be a per-step loss. */
+static bool recurs(const an_timeline *tl, const setup_use *u, size_t lo, size_t hi) {
+  size_t windows = 0;
+  for (size_t i = lo; i < hi; i++) windows += i == lo || u[i].window != u[i - 1].window;
+  double steps = (double)tl->work[u[lo].stage].n_steps;
+  return windows >= 2 &&
+         (double)windows * 100.0 >= tl->set->timeline_setup_recurring_min_pct * steps;
+}
+
+/* Re-kinds a recurring setup cause: a setup call (matcher setup_call) asked every step is
+ * the allocator's per-step stall (alloc); a launch call long enough to load a module in
+ * every step is a graph still submitting (launch). */
+static void rekind(an_timeline *tl, const te_matcher *setup_call, const setup_use *x) {
+  tl_window *win = &tl->win[x->window];
+  an_idle_cause *c = &tl->causes[x->cause];
+  bool alloc = !setup_call || !c->what || te_matcher_match(setup_call, c->what, strlen(c->what));
+  c->kind = alloc ? AN_IDLE_ALLOC : AN_IDLE_LAUNCH;
+  win->acc.idle_by_kind_ns[AN_IDLE_SETUP] -= c->idle_ns;
+  win->acc.idle_by_kind_ns[c->kind] += c->idle_ns;
+}
+
+/* Setup that recurs across a stage's steps is no one-time setup (one-off setup before the
+ * first step lies outside every step): its causes are re-kinded (rekind), each window's
+ * causes sorted again. */
+static bool recurring_setup(an_timeline *tl) {
+  size_t n = 0;
+  for (size_t i = 0; i < tl->n_causes; i++) n += tl->causes[i].kind == AN_IDLE_SETUP;
+  if (!n) return true;
+  setup_use *u = malloc(n * sizeof *u);
+  if (!u) return false;
+  n = 0;
+  for (size_t w = 0; w < tl->n_win; w++)
+    for (size_t i = tl->win[w].cause_lo; tl->win[w].step && i < tl->win[w].cause_hi; i++)
+      if (tl->causes[i].kind == AN_IDLE_SETUP)
+        u[n++] = (setup_use){tl->win[w].stage, tl->causes[i].what, w, i};
+  qsort(u, n, sizeof *u, cmp_setup_use);
+  const te_matcher *setup_call = te_rules_matcher(tl->rules, "setup_call");
+  for (size_t lo = 0, hi; lo < n; lo = hi) {
+    for (hi = lo + 1; hi < n && u[hi].stage == u[lo].stage && u[hi].what == u[lo].what;) hi++;
+    bool per_step = recurs(tl, u, lo, hi);
+    for (size_t i = lo; i < hi && per_step; i++) rekind(tl, setup_call, &u[i]);
+  }
+  free(u);
+  for (size_t w = 0; w < tl->n_win; w++) {
+    size_t lo = tl->win[w].cause_lo, hi = tl->win[w].cause_hi;
+    if (hi - lo > 1) qsort(tl->causes + lo, hi - lo, sizeof *tl->causes, cmp_cause);
+  }
+  return true;
+}
+
 /* Same cause, by content (interned strings: pointers). */
 static int cmp_cause_key(const void *pa, const void *pb) {
   const an_idle_cause *a = pa, *b = pb;
@@ -835,7 +901,8 @@ an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rule
   tl->work = calloc(tl->n_st + 1, sizeof *tl->work);
   bool ok = tl->stages && tl->ran && tl->work;
   for (size_t i = 0; ok && i < n; i++) ok = account_trace(tl, &in[i]);
-  ok = ok && window_causes(tl) && collective_waits(tl) && assemble(tl) && collective_rows(tl);
+  ok = ok && window_causes(tl) && recurring_setup(tl) && collective_waits(tl) && assemble(tl) &&
+       collective_rows(tl);
   if (ok) link_collectives(tl);
   work_free(tl);
   if (!ok) {

@@ -14,7 +14,7 @@
 
 const char *rp_idle_kind(an_idle_kind k) {
   static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",
-                                               "short", "unknown", "setup"};
+                                               "short", "unknown", "setup",  "alloc"};
   return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
 }
 
@@ -194,6 +194,9 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
   if (it->action == AN_ACTION_FEWER_BYTES && !serving)
     return "Move fewer bytes (lower-precision tensors, more work per byte read)";
+  if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
+    return "Stop allocating in every step: let the caching allocator keep its blocks, "
+           "pre-allocate and reuse the buffers, or capture the step in a CUDA graph";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
   if (w == AN_WORKLOAD_TRAINING)
     return "Host-bound step: cut the host's per-op overhead (CPU contention, data loading), then "
@@ -311,6 +314,11 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
     snprintf(b, cap,
              "GPU idle inside the step while this launch call was still submitting (%zu %s, "
              "longest %s ms)",
+             it->count, gaps, g);
+  else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
+    snprintf(b, cap,
+             "GPU idle inside the step while the host sat in this allocation or initialisation "
+             "call, recurring across the steps (%zu %s, longest %s ms)",
              it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL && !it->what && !it->location)
     snprintf(b, cap,

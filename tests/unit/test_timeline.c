@@ -519,6 +519,56 @@ Test(timeline, allocation_and_module_load_are_setup, .init = setup, .fini = tear
   account_free(&a);
 }
 
+/* Steps whose gap before the second kernel is a 400 us cudaMalloc inside aten::empty:
+ * in_steps of them allocate, the others launch at once. */
+static void allocating_steps(tb *b, int steps, int in_steps) {
+  tb_begin(b);
+  for (int s = 0; s < steps; s++) {
+    double t0 = s * 2000.0;
+    host(b, "user_annotation", "ProfilerStep#4", t0, 1500);
+    host(b, "python_function", "model.py(7): forward", t0 + 1, 1400);
+    launch(b, "kernel_a", t0 + 10, t0 + 20, 100);
+    double at = t0 + 130;
+    if (s < in_steps) {
+      host(b, "cpu_op", "aten::empty", t0 + 125, 420);
+      tb_add(b,
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMalloc\",\"pid\":1,"
+             "\"tid\":1,\"ts\":%.3f,\"dur\":400,\"args\":{\"correlation\":%d}},",
+             t0 + 130, b->corr++);
+      at = t0 + 550;
+    }
+    launch(b, "sgemm", at, at + 10, 100);
+  }
+}
+
+/* A cudaMalloc in every step is no one-time setup: the allocator is asked again each step,
+ * a per-step loss (alloc) with an item of its own; the same call in one step of four stays
+ * one-time setup, with no item. */
+Test(timeline, allocation_in_every_step_is_a_loss, .init = setup, .fini = teardown) {
+  tb b;
+  allocating_steps(&b, 4, 4);
+  account a;
+  account_build(&b, &a, "all");
+  expect_all_sums(a.st);
+  const an_time_account *t = &a.st->total;
+  cr_assert_eq(a.st->n_steps, 4);
+  cr_assert_eq(t->idle_by_kind_ns[AN_IDLE_SETUP], 0);
+  const an_idle_cause *c = cause_of(t, AN_IDLE_ALLOC);
+  cr_assert_not_null(c);
+  cr_assert_str_eq(c->what, "cudaMalloc");
+  cr_assert_eq(c->gaps, 4);
+  for (size_t i = 0; i < a.st->n_steps; i++)
+    cr_assert_not_null(cause_of(&a.st->steps[i].account, AN_IDLE_ALLOC));
+  account_free(&a);
+
+  allocating_steps(&b, 4, 1);
+  account_build(&b, &a, "all");
+  expect_all_sums(a.st);
+  cr_assert_null(cause_of(&a.st->total, AN_IDLE_ALLOC));
+  cr_assert_not_null(cause_of(&a.st->total, AN_IDLE_SETUP));
+  account_free(&a);
+}
+
 /* An eager loop: 30 short kernels, each launched after its predecessor ended; the gaps are
  * the host's launch cost (no CPU op spans them): launch, and the whole idle is explained. */
 Test(timeline, eager_launch_gaps, .init = setup, .fini = teardown) {
@@ -864,6 +914,23 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
   cr_assert_null(item_of(r, AN_ACTION_LAUNCH_BOUND));
   cr_assert_null(item_of(r, AN_ACTION_HOST_STALL));
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* The allocator stalling every step: an item named by the call, bounded by its idle per
+ * step, with the allocator's action. */
+Test(summary, allocation_every_step_is_an_item, .init = setup, .fini = teardown) {
+  tb b;
+  allocating_steps(&b, 4, 4);
+  an_report *r = run_buffer(&b);
+  const an_summary_item *it = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(it);
+  cr_assert_eq(it->idle_kind, AN_IDLE_ALLOC);
+  cr_assert_str_eq(it->what, "cudaMalloc");
+  cr_assert_eq(it->count, 4);
+  cr_assert_float_eq(it->at_stake_us, 430.0, 1e-6); /* kernel_a ends at 120, sgemm called at 550 */
+  cr_assert_not_null(strstr(rp_summary_action(it, r->run.workload.value), "allocat"));
   expect_bounds(r);
   an_report_destroy(r);
 }

@@ -158,6 +158,9 @@ typedef struct te_list_map {
     "a gap's host part spent at least this share in setup calls is one-time setup")                \
   X(timeline_module_load_min_us, "timeline.module_load_min_us", NUMBER, 0, 1e12, 0, NULL,          \
     "a launch call this long is loading its module: one-time setup")                               \
+  X(timeline_setup_recurring_min_pct, "timeline.setup_recurring_min_pct", NUMBER, 0, 100, 0, NULL, \
+    "a setup cause in at least this share of a stage's steps (two or more) recurs: a per-step "    \
+    "loss, not one-time setup")                                                                    \
   X(timeline_sync_tolerance_us, "timeline.sync_tolerance_us", NUMBER, 0, 1e9, 0, NULL,             \
     "a synchronising call returning this close to the GPU running dry is the one that waited")     \
   X(timeline_lead_in_max_pct, "timeline.lead_in_max_pct", NUMBER, 0, 100, 0, NULL,                 \
