@@ -883,6 +883,12 @@ typedef struct an_stage_report {
   size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;
   const an_stage_timeline *timeline; /* the stage's time account; NULL when none */
+  /* Host stalls the summary makes no item of because the launching thread recorded no CPU
+   * activity in their gaps (no lever can be named; the Limits say what to capture): per
+   * step, their gaps and the longest. */
+  double unseen_host_us;
+  size_t unseen_host_gaps;
+  double unseen_host_max_us;
   /* roofline records of the kernel rows that have one (an_kernel_row.roofline), and the
    * stage's launches counted by whether they have shapes (docs/roofline.md) */
   size_t n_rooflines;

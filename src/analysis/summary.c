@@ -245,7 +245,8 @@ static void note_bottleneck(an_report *rep, const sm_stage *g) {
                                     g->wait_us / g->step_us * 100.0, 0, g->launch_bound};
 }
 
-static an_status build_items(an_report *rep, const te_rules *rules, an_summary_data *out) {
+static an_status build_items(an_report *rep, an_stage_report *stages, const te_rules *rules,
+                             an_summary_data *out) {
   sm_ctx c = {.rep = rep,
               .rules = rules,
               .s = te_rules_settings(rules),
@@ -258,6 +259,7 @@ static an_status build_items(an_report *rep, const te_rules *rules, an_summary_d
     bneck[i] = c.g.bottleneck;
     launch[i] = c.g.launch_bound;
     note_bottleneck(rep, &c.g);
+    c.to = &stages[i]; /* rep->stages, writable */
     stage_items(&c);
   }
   for (size_t i = 0; i < c.n; i++) c.v[i].kernels = c.kpool + c.koff[i];
@@ -315,7 +317,7 @@ an_status an_summary_build(an_report *rep, an_stage_report *stages, const te_rul
                            an_summary_data *out) {
   memset(out, 0, sizeof *out);
   an_status rc = build_categories(stages, rep->n_stages, out);
-  if (rc == AN_OK) rc = build_items(rep, rules, out);
+  if (rc == AN_OK) rc = build_items(rep, stages, rules, out);
   return rc;
 }
 

@@ -34,7 +34,8 @@ typedef struct sm_ctx {
   const te_rules *rules;
   const te_settings *s;
   an_workload workload;
-  sm_stage g; /* the stage whose candidates are being made */
+  sm_stage g;          /* the stage whose candidates are being made */
+  an_stage_report *to; /* the same stage, for what the items leave to the Limits */
   an_summary_item *v;
   size_t n, cap;
   size_t *koff; /* per item: its first kernel in kpool (pointers are fixed at the end) */

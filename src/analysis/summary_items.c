@@ -55,18 +55,35 @@ static void pool_add(pool *p, int64_t ns, size_t gaps, size_t i) {
   }
 }
 
-/* A host or launch cause: a few long stalls are an item of their own (even with no CPU
- * activity recorded: the host was outside the profiler's view, and graphs cannot remove
- * that); else its long gaps (timeline.long_gap_us, never launch spacing) are a stall item
- * and the rest is pooled as launch cost. */
+/* A host stall of ns in gaps gaps: an item, or, when the thread recorded nothing in them,
+ * the stage's unseen host time for the Limits. */
+static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, int64_t ns,
+                  size_t gaps) {
+  if (!unseen) {
+    named_idle(c, x, i, AN_ACTION_HOST_STALL, ns, gaps);
+    return;
+  }
+  c->to->unseen_host_us += per_step_us(c, ns);
+  c->to->unseen_host_gaps += gaps;
+  if ((double)x->max_gap_ns / 1000.0 > c->to->unseen_host_max_us)
+    c->to->unseen_host_max_us = (double)x->max_gap_ns / 1000.0;
+}
+
+/* A host or launch cause: a few long stalls are an item of their own; else its long gaps
+ * (timeline.long_gap_us, never launch spacing) are a stall item and the rest is pooled as
+ * launch cost. With no CPU activity recorded the host was outside the profiler's view:
+ * its stalls make no item (graphs cannot remove them, nothing names a lever). */
 static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p) {
   double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
   bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
+  /* the thread recorded nothing in these gaps: no lever can be named, the Limits say what
+   * to capture instead (report/timeline_report.h, RP_CHECK_UNSEEN_HOST) */
+  bool unseen = x->kind == AN_IDLE_HOST && !x->what && !x->location;
   if (few && mean_gap >= c->s->summary_stall_min_gap_us) {
-    named_idle(c, x, i, AN_ACTION_HOST_STALL, x->idle_ns, x->gaps);
+    stall(c, x, i, unseen, x->idle_ns, x->gaps);
     return;
   }
-  if (x->long_gaps) named_idle(c, x, i, AN_ACTION_HOST_STALL, x->long_ns, x->long_gaps);
+  if (x->long_gaps) stall(c, x, i, unseen, x->long_ns, x->long_gaps);
   pool_add(p, x->idle_ns - x->long_ns, x->gaps - x->long_gaps, i);
 }
 

@@ -351,13 +351,13 @@ static void roofline_hints(rp_hw *hw) {
   }
 }
 
-/* The steps' failed cross-checks (coverage, span against the markers), as the Markdown
- * Limits word them. */
+/* What the stages' time accounts cannot tell (timeline_report.h), as the Markdown Limits
+ * word it. */
 static void steps_hints(rp_hw *hw) {
   for (size_t i = 0; i < hw->rep->n_stages; i++)
-    for (int c = RP_STEPS_COVERAGE; c <= RP_STEPS_SPAN; c++) {
+    for (int c = 0; c < RP_CHECKS; c++) {
       char title[160], line[1024];
-      char *text = rp_steps_limit(&hw->rep->stages[i], hw->rules, (rp_steps_check)c, false, title,
+      char *text = rp_stage_limit(&hw->rep->stages[i], hw->rules, (rp_stage_check)c, false, title,
                                   sizeof title);
       if (!text) continue;
       snprintf(line, sizeof line, "%s: %s", title, text);
@@ -399,12 +399,9 @@ static void limit_hints(rp_hw *hw) {
 static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
-  bool steps = false;
-  for (size_t i = 0; i < r->n_stages && !steps; i++)
-    steps = rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_COVERAGE) ||
-            rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_SPAN);
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) || steps;
+         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) ||
+         rp_stage_checks_failed(r, rules);
 }
 
 static void hints(rp_hw *hw) {

@@ -314,21 +314,13 @@ static void roofline_limits(FILE *f, const an_report *r) {
   }
 }
 
-static bool steps_limited(const an_report *r, const te_rules *rules) {
-  for (size_t i = 0; i < r->n_stages; i++)
-    if (rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_COVERAGE) ||
-        rp_steps_check_failed(&r->stages[i], rules, RP_STEPS_SPAN))
-      return true;
-  return false;
-}
-
-/* Stages whose steps fail a cross-check, with the figures (the same words as HTML's). */
+/* What the stages' time accounts cannot tell, with the figures (the same words as HTML's). */
 static void steps_limits(FILE *f, const an_report *r, const te_rules *rules) {
   for (size_t i = 0; i < r->n_stages; i++)
-    for (int c = RP_STEPS_COVERAGE; c <= RP_STEPS_SPAN; c++) {
+    for (int c = 0; c < RP_CHECKS; c++) {
       char title[160];
       char *text =
-          rp_steps_limit(&r->stages[i], rules, (rp_steps_check)c, true, title, sizeof title);
+          rp_stage_limit(&r->stages[i], rules, (rp_stage_check)c, true, title, sizeof title);
       if (text) fprintf(f, "- **%s.** %s\n", title, text);
       free(text);
     }
@@ -339,7 +331,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   char rank_line[512];
   const char *ranks = rp_ranks_limit(l, rank_line, sizeof rank_line);
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !r->n_hints && !rp_roofline_limited(r) && !steps_limited(r, rules))
+      !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);

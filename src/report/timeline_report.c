@@ -221,12 +221,28 @@ double rp_span_marker_ratio(const an_stage_timeline *tl) {
 /* A GPU span longer than the marker is the GPU running behind an asynchronous host, which
  * is normal; one much shorter over several steps leaves the rest of each step uncounted
  * (one step alone may hold the profiler's start). */
-bool rp_steps_check_failed(const an_stage_report *st, const te_rules *rules, rp_steps_check c) {
+/* The host stalls the summary left to the Limits (an_stage_report.unseen_host_us), as a
+ * share of the step. */
+static double unseen_pct(const an_stage_report *st) {
+  double step = rp_per_step_us(st->timeline, st->timeline->total.span_ns);
+  return step > 0 ? st->unseen_host_us * 100.0 / step : 0;
+}
+
+bool rp_stage_check_failed(const an_stage_report *st, const te_rules *rules, rp_stage_check c) {
   const an_stage_timeline *tl = st->timeline;
   if (!tl || !rules) return false;
   const te_settings *s = te_rules_settings(rules);
-  if (c == RP_STEPS_COVERAGE) return rp_step_coverage_pct(tl) < s->steps_min_coverage_pct;
+  if (c == RP_CHECK_COVERAGE) return rp_step_coverage_pct(tl) < s->steps_min_coverage_pct;
+  if (c == RP_CHECK_UNSEEN_HOST)
+    return st->unseen_host_us > 0 && unseen_pct(st) >= s->summary_min_share_pct;
   return tl->n_steps >= 2 && rp_span_marker_ratio(tl) * s->steps_span_marker_max_ratio < 1.0;
+}
+
+bool rp_stage_checks_failed(const an_report *r, const te_rules *rules) {
+  for (size_t i = 0; i < r->n_stages; i++)
+    for (int c = 0; c < RP_CHECKS; c++)
+      if (rp_stage_check_failed(&r->stages[i], rules, (rp_stage_check)c)) return true;
+  return false;
 }
 
 /* A name from the trace: a cell-escaped code span in Markdown, as is for HTML. */
@@ -271,15 +287,34 @@ static void span_text(ut_buf *b, const an_stage_timeline *tl, bool md) {
               mark, tl->placed_by_gpu_time);
 }
 
-char *rp_steps_limit(const an_stage_report *st, const te_rules *rules, rp_steps_check c, bool md,
+static void unseen_text(ut_buf *b, const an_stage_report *st) {
+  char per[32], longest[32];
+  rp_fmt_ms(per, sizeof per, st->unseen_host_us);
+  rp_fmt_ms(longest, sizeof longest, st->unseen_host_max_us);
+  ut_buf_addf(b,
+              "%s ms/step (%.1f%% of the step) in %zu %s of host stalls, longest %s ms, while "
+              "the thread that launched the next kernel recorded no CPU op, runtime call, "
+              "annotation or Python frame: the host was busy outside the profiler's view "
+              "(untraced code, another thread, the GIL), so no item names a lever. To name it, "
+              "capture the same window with Python stacks and every host thread's CPU events "
+              "(with_stack=True; a filtered or sampled trace drops them by construction), or "
+              "sample the host process (py-spy, perf) during the capture.",
+              per, unseen_pct(st), st->unseen_host_gaps, st->unseen_host_gaps == 1 ? "gap" : "gaps",
+              longest);
+}
+
+char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_check c, bool md,
                      char *title, size_t cap) {
-  if (!rp_steps_check_failed(st, rules, c)) return NULL;
+  if (!rp_stage_check_failed(st, rules, c)) return NULL;
   const an_stage_timeline *tl = st->timeline;
   ut_buf b = {0};
-  if (c == RP_STEPS_COVERAGE) {
+  if (c == RP_CHECK_COVERAGE) {
     snprintf(title, cap, "Steps cover %.1f%% of the kernel time (%s)", rp_step_coverage_pct(tl),
              st->label);
     coverage_text(&b, tl, md);
+  } else if (c == RP_CHECK_UNSEEN_HOST) {
+    snprintf(title, cap, "GPU idle the profiler cannot explain (%s)", st->label);
+    unseen_text(&b, st);
   } else {
     snprintf(title, cap, "The steps' GPU span is %.0f%% of their markers (%s)",
              rp_span_marker_ratio(tl) * 100.0, st->label);
@@ -319,11 +354,6 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
     snprintf(b, cap,
              "GPU idle inside the step while the host sat in this allocation or initialisation "
              "call, recurring across the steps (%zu %s, longest %s ms)",
-             it->count, gaps, g);
-  else if (it->action == AN_ACTION_HOST_STALL && !it->what && !it->location)
-    snprintf(b, cap,
-             "GPU idle inside the step while the launching thread recorded no CPU activity "
-             "(%zu %s, longest %s ms): host work outside the profiler's view",
              it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL)
     snprintf(b, cap, "GPU idle inside the step while the host ran this (%zu %s, longest %s ms)",

@@ -44,15 +44,24 @@ double rp_step_coverage_pct(const an_stage_timeline *tl);
 /* The counted steps' GPU span over their markers' length (1 when either is unknown). */
 double rp_span_marker_ratio(const an_stage_timeline *tl);
 
-/* The cross-checks of a stage's steps (steps.h) the Limits report when they fail: the steps
- * hold under steps.min_coverage_pct of the kernel time outside the setup, or their GPU
- * span and their markers' length differ by more than steps.span_marker_max_ratio. */
-typedef enum rp_steps_check { RP_STEPS_COVERAGE = 0, RP_STEPS_SPAN = 1 } rp_steps_check;
-bool rp_steps_check_failed(const an_stage_report *st, const te_rules *rules, rp_steps_check c);
-/* The Limits line of a failed check: its title into title and its sentence, malloc'd (the
- * caller frees it); NULL when the check holds or out of memory. md: names as Markdown
+/* What the Limits say of a stage's time account when it holds (steps.h, timeline.h): the
+ * steps hold under steps.min_coverage_pct of the kernel time outside the setup; their GPU
+ * span and their markers' length differ by more than steps.span_marker_max_ratio; GPU idle
+ * of at least summary.min_share_pct of the step falls in gaps while the launching thread
+ * recorded no CPU activity (the profiler did not see the host: no item can name a lever). */
+typedef enum rp_stage_check {
+  RP_CHECK_COVERAGE = 0,
+  RP_CHECK_SPAN = 1,
+  RP_CHECK_UNSEEN_HOST = 2
+} rp_stage_check;
+#define RP_CHECKS 3
+bool rp_stage_check_failed(const an_stage_report *st, const te_rules *rules, rp_stage_check c);
+/* Whether any stage of r has a check to report. */
+bool rp_stage_checks_failed(const an_report *r, const te_rules *rules);
+/* The Limits line of a check: its title into title and its sentence, malloc'd (the caller
+ * frees it); NULL when the check does not apply or out of memory. md: names as Markdown
  * code spans (cell-escaped), else plain text for a renderer that escapes it. */
-char *rp_steps_limit(const an_stage_report *st, const te_rules *rules, rp_steps_check c, bool md,
+char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_check c, bool md,
                      char *title, size_t cap);
 
 /* A stage total in ns as us per counted step (the whole stage when it has none). */

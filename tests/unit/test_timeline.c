@@ -1043,3 +1043,29 @@ Test(report, step_checks_in_both_formats, .init = setup, .fini = teardown) {
   free(html);
   an_report_destroy(r);
 }
+
+/* A 5 ms gap in every step while the launching thread recorded nothing (no op, call or
+ * frame spans it): no item can name a lever, so none is made; the Limits give the time and
+ * what to capture, in both formats. */
+Test(report, unseen_host_stalls_go_to_the_limits, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 8000.0;
+    host(&b, "user_annotation", "ProfilerStep#5", t0, 7000);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+    launch(&b, "gemm_kernel", t0 + 5520, t0 + 5530, 500);
+  }
+  an_report *r = run_buffer(&b);
+  cr_assert_null(item_of(r, AN_ACTION_HOST_STALL));
+  cr_assert_float_eq(r->stages[0].unseen_host_us, 5000.0, 1e-6); /* 520 to the call at 5520 */
+  cr_assert_eq(r->stages[0].unseen_host_gaps, 3);
+  char *md = render(rp_markdown, r), *html = render(rp_html, r);
+  cr_assert_not_null(strstr(md, "- **GPU idle the profiler cannot explain (all).** 5.00 ms/step"),
+                     "%s", md);
+  cr_assert_not_null(strstr(html, "GPU idle the profiler cannot explain (all): 5.00 ms/step"));
+  cr_assert_not_null(strstr(md, "with_stack=True"));
+  free(md);
+  free(html);
+  an_report_destroy(r);
+}
