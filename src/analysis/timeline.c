@@ -483,20 +483,6 @@ static int cmp_ptr(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-/* Portions by (window, kind, what, location): equal causes of a window side by side. */
-static int cmp_portion(const void *pa, const void *pb, void *unused) {
-  (void)unused;
-  const tl_portion *a = pa, *b = pb;
-  if (a->window != b->window) return a->window < b->window ? -1 : 1;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-  int c = cmp_ptr(a->what, b->what);
-  if (c) return c;
-  c = cmp_ptr(a->location, b->location);
-  if (c) return c;
-  if (a->ns != b->ns) return a->ns < b->ns ? -1 : 1;
-  return a->gap_ns < b->gap_ns ? -1 : (a->gap_ns > b->gap_ns);
-}
-
 static int cmp_str0(const char *a, const char *b) {
   if (!a || !b) return a ? 1 : b ? -1 : 0;
   return strcmp(a, b);
@@ -530,34 +516,86 @@ static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
   }
 }
 
-/* Each window's causes from its portions (plus its short gaps), sorted. */
+/* A window's causes by (kind, what, location), open addressing: slot[i] is an index into
+ * tl->causes or SIZE_MAX. */
+typedef struct cause_table {
+  size_t *slot;
+  size_t cap; /* a power of two */
+} cause_table;
+
+static size_t cause_hash(an_idle_kind kind, const char *what, const char *location) {
+  uint64_t h = (uint64_t)(uintptr_t)what * 0x9E3779B97F4A7C15u ^
+               (uint64_t)(uintptr_t)location * 0xC2B2AE3D27D4EB4Fu ^ (uint64_t)kind;
+  return (size_t)(h ^ h >> 29);
+}
+
+/* The window's cause of portion x, added when new (NULL: out of memory). The strings are
+ * interned, so equal causes have equal pointers. */
+static an_idle_cause *cause_for(an_timeline *tl, cause_table *t, const tl_portion *x) {
+  size_t i = cause_hash(x->kind, x->what, x->location) & (t->cap - 1);
+  for (; t->slot[i] != SIZE_MAX; i = (i + 1) & (t->cap - 1)) {
+    an_idle_cause *c = &tl->causes[t->slot[i]];
+    if (c->kind == x->kind && c->what == x->what && c->location == x->location) return c;
+  }
+  an_idle_cause *c = new_cause(tl, x->kind, x->what, x->location);
+  if (c) t->slot[i] = (size_t)(c - tl->causes);
+  return c;
+}
+
+/* A table of at least twice n slots, emptied; false when out of memory. */
+static bool cause_table_reset(cause_table *t, size_t n) {
+  size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  if (cap > t->cap) {
+    size_t *v = realloc(t->slot, cap * sizeof *v);
+    if (!v) return false;
+    t->slot = v;
+    t->cap = cap;
+  }
+  memset(t->slot, 0xff, t->cap * sizeof *t->slot); /* SIZE_MAX: empty */
+  return true;
+}
+
+/* The short gaps of a window as one cause (they name none). */
+static bool short_cause(an_timeline *tl, const tl_window *win) {
+  int64_t short_ns = win->acc.idle_by_kind_ns[AN_IDLE_SHORT];
+  if (!short_ns) return true;
+  an_idle_cause *c = new_cause(tl, AN_IDLE_SHORT, NULL, NULL);
+  if (!c) return false;
+  c->idle_ns = short_ns;
+  c->gaps = win->acc.n_short_gaps;
+  c->max_gap_ns = win->acc.short_max_ns;
+  return true;
+}
+
+/* Each window's causes from its portions (plus its short gaps), sorted. The portions come
+ * window by window (each trace's gaps are found window after window, then split), so a
+ * window's equal causes gather in one pass through a table, not a sort of every portion. */
 static bool window_causes(an_timeline *tl) {
-  ut_sort(tl->por, tl->n_por, sizeof *tl->por, cmp_portion, NULL);
+  cause_table t = {NULL, 0};
   size_t p = 0;
-  for (size_t w = 0; w < tl->n_win; w++) {
+  bool ok = true;
+  for (size_t w = 0; ok && w < tl->n_win; w++) {
     tl_window *win = &tl->win[w];
     win->cause_lo = tl->n_causes;
-    for (an_idle_cause *c = NULL; p < tl->n_por && tl->por[p].window == w; p++) {
+    size_t end = p;
+    while (end < tl->n_por && tl->por[end].window == w) end++;
+    ok = cause_table_reset(&t, end - p);
+    for (; ok && p < end; p++) {
       const tl_portion *x = &tl->por[p];
-      if (!c || c->kind != x->kind || c->what != x->what || c->location != x->location)
-        if (!(c = new_cause(tl, x->kind, x->what, x->location))) return false;
+      an_idle_cause *c = cause_for(tl, &t, x);
+      if (!(ok = c != NULL)) break;
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
-    int64_t short_ns = win->acc.idle_by_kind_ns[AN_IDLE_SHORT];
-    an_idle_cause *c = short_ns ? new_cause(tl, AN_IDLE_SHORT, NULL, NULL) : NULL;
-    if (short_ns && !c) return false;
-    if (c) {
-      c->idle_ns = short_ns;
-      c->gaps = win->acc.n_short_gaps;
-      c->max_gap_ns = win->acc.short_max_ns;
-    }
+    ok = ok && short_cause(tl, win);
     win->cause_hi = tl->n_causes;
-    if (win->cause_hi - win->cause_lo > 1) /* none: tl->causes may not exist yet */
+    if (ok && win->cause_hi - win->cause_lo > 1) /* none: tl->causes may not exist yet */
       qsort(tl->causes + win->cause_lo, win->cause_hi - win->cause_lo, sizeof *tl->causes,
             cmp_cause);
   }
-  return true;
+  free(t.slot);
+  return ok;
 }
 
 /* A setup cause of a step window: its stage, what it names and where it is. */

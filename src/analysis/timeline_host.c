@@ -85,6 +85,22 @@ static long thread_of(const tl_host *h, tr_str pid, tr_str tid) {
   return ut_u64map_get(&h->threads, thread_key(pid, tid), &v) ? (long)v - 1 : -1;
 }
 
+/* The last thread looked up: events come in runs of one thread, so most lookups of a
+ * file-order walk repeat the previous one (a map lookup per event was a third of the
+ * host index's cost on a launch-heavy trace). */
+typedef struct thread_memo {
+  uint64_t key;
+  long th;
+} thread_memo;
+#define THREAD_MEMO_INIT \
+  { UINT64_MAX, -1 }
+
+static long thread_memo_of(const tl_host *h, thread_memo *m, tr_str pid, tr_str tid) {
+  uint64_t key = thread_key(pid, tid);
+  if (key != m->key) *m = (thread_memo){key, thread_of(h, pid, tid)};
+  return m->th;
+}
+
 static bool add_thread(tl_host *h, const tr_event *launch) {
   tr_str pid = tr_event_pid(h->t, launch), tid = tr_event_tid(h->t, launch);
   if (thread_of(h, pid, tid) >= 0) return true;
@@ -138,8 +154,9 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   const tr_event *ev = tr_trace_events(h->t, kind, &n);
   h->ev[item_kind] = ev;
   size_t hint = 0;
+  thread_memo m = THREAD_MEMO_INIT;
   for (size_t i = 0; i < n; i++) {
-    long th = thread_of(h, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
+    long th = thread_memo_of(h, &m, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
     if (th >= 0 &&
         !push(h, &h->th[th], &hint, ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
       return false;
@@ -171,8 +188,9 @@ static bool collect_setup(tl_host *h) {
   const tr_event *ev = tr_trace_events(h->t, TR_KIND_RUNTIME, &n);
   uint8_t *memo = calloc(n_str ? n_str : 1, 1); /* 0 unasked, 1 no, 2 yes */
   bool ok = memo != NULL;
+  thread_memo m = THREAD_MEMO_INIT;
   for (size_t i = 0; ok && i < n; i++) {
-    long th = thread_of(h, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
+    long th = thread_memo_of(h, &m, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
     if (th < 0) continue;
     uint8_t *x = &memo[ev[i].name];
     if (!*x) {
