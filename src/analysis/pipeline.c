@@ -861,6 +861,25 @@ static void attach_overlap(an_stage_report *s, const an_overlap_stage *o) {
   s->gpu_idle_us = o->span_us > o->busy_us ? o->span_us - o->busy_us : 0;
 }
 
+/* A stage whose counted steps all mix prefill and decode requests (matcher mixed_step on
+ * their annotations) takes the label of the packs' `mixed` stage: its steps are placed in
+ * extend, yet "extend/prefill" would misname them (docs/deviations.md S4). */
+static void label_mixed(run_state *r, an_stage_report *s) {
+  const an_stage_timeline *tl = s->timeline;
+  const te_matcher *m = te_rules_matcher(r->rules, "mixed_step");
+  const te_stage *mixed = te_rules_stage_by_id(r->rules, "mixed");
+  if (!tl || !tl->n_steps || !m || !mixed) return;
+  for (size_t i = 0; i < tl->n_steps; i++) {
+    const char *name = tl->steps[i].name;
+    if (!name || !te_matcher_match(m, name, strlen(name))) return;
+  }
+  for (size_t j = 0; j < r->roofline.n_stages; j++) /* rooflines name a sibling's stage */
+    for (size_t k = 0; k < r->roofline.stages[j].n; k++)
+      if (r->roofline.stages[j].records[k].sibling_stage == s->label)
+        r->roofline.stages[j].records[k].sibling_stage = mixed->label;
+  s->label = mixed->label;
+}
+
 /* One list of stages: the kernel-table stages (in stage order) with the overlap block of
  * the same stage attached, plus overlap-only stages, sorted by stage order (stable). */
 static an_status assemble_stages(run_state *r) {
@@ -879,8 +898,10 @@ static an_status assemble_stages(run_state *r) {
     }
     attach_overlap(&r->stages[k], o);
   }
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     r->stages[i].timeline = an_timeline_stage(r->timeline, r->stages[i].id);
+    label_mixed(r, &r->stages[i]);
+  }
   /* "try fusion" only with a partner the fuse table or the eager chain names (review-1
    * defect 3): after the tables, the rooflines and the time account are attached */
   for (size_t i = 0; i < r->overlap.n_stages; i++) {

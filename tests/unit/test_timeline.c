@@ -1069,3 +1069,26 @@ Test(report, unseen_host_stalls_go_to_the_limits, .init = setup, .fini = teardow
   free(html);
   an_report_destroy(r);
 }
+
+/* vLLM steps with prefill and decode requests: the extend stage, labelled as mixed; steps
+ * with prefill requests only keep the extend label. */
+Test(report, mixed_steps_are_labelled_so, .init = setup, .fini = teardown) {
+  const char *names[2] = {"execute_context_2(300)_generation_5(5)",
+                          "execute_context_2(300)_generation_0(0)"};
+  const char *labels[2] = {"mixed prefill+decode", "extend/prefill"};
+  for (int k = 0; k < 2; k++) {
+    tb b;
+    tb_begin(&b);
+    for (int s = 0; s < 2; s++) {
+      double t0 = s * 3000.0;
+      host(&b, "user_annotation", names[k], t0, 2000);
+      launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+      launch(&b, "gemm_kernel", t0 + 20, t0 + 520, 480);
+    }
+    an_report *r = run_buffer(&b);
+    cr_assert_eq(r->n_stages, 1);
+    cr_assert_str_eq(r->stages[0].id, "extend");
+    cr_assert_str_eq(r->stages[0].label, labels[k]);
+    an_report_destroy(r);
+  }
+}
