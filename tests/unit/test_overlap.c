@@ -804,7 +804,7 @@ Test(overlap_mechanism, fused_families_and_layout_transforms_get_no_fusion_advic
 Test(overlap_stages, unknown_step_marker_is_a_warning) {
   static const char trace[] =
       "{\"traceEvents\":["
-      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[MIXED bs=3]\",\"pid\":1,\"tid\":1,"
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[IDLE bs=3]\",\"pid\":1,\"tid\":1,"
       "\"ts\":0,\"dur\":50},"
       "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step[DECODE "
       "bs=3]\",\"pid\":1,\"tid\":1,"
@@ -821,7 +821,7 @@ Test(overlap_stages, unknown_step_marker_is_a_warning) {
     const an_hint *h = &x.rep->hints[i];
     if (h->code != AN_HINT_UNKNOWN_STAGE_MARKER) continue;
     found++;
-    cr_assert_str_eq(h->detail, "step[MIXED bs=3]");
+    cr_assert_str_eq(h->detail, "step[IDLE bs=3]");
     cr_assert_eq(h->count, 1);
   }
   cr_assert_eq(found, 1);
