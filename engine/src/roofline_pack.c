@@ -363,9 +363,9 @@ te_entry *te_parse_op_cost(te_vctx *v, const ty_node *item, const char *what, vo
 /* ---------------------------------------------------------------- models */
 
 te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const dims[] = {"hidden",   "intermediate",    "layers", "heads",
-                                     "kv_heads", "head_dim",        "vocab",  "experts",
-                                     "topk",     "moe_intermediate"};
+  static const char *const dims[] = {"hidden",   "intermediate",     "layers",        "heads",
+                                     "kv_heads", "head_dim",         "vocab",         "experts",
+                                     "topk",     "moe_intermediate", "sliding_window"};
   static const char *const keys[] = {HEADER_KEYS,
                                      "label",
                                      "match",
@@ -382,6 +382,7 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
                                      "weight_dtype",
                                      "source",
                                      "expert_weight_bits",
+                                     "sliding_window",
                                      NULL};
   (void)ctx;
   model_entry *e = TE_ENTRY_NEW(v, item, what, keys, model_entry);
@@ -389,8 +390,9 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
   te_model *m = &e->m;
   m->id = e->hdr.id;
   m->origin = e->hdr.origin;
-  long *dst[] = {&m->hidden,   &m->intermediate, &m->layers,  &m->heads, &m->kv_heads,
-                 &m->head_dim, &m->vocab,        &m->experts, &m->topk,  &m->moe_intermediate};
+  long *dst[] = {&m->hidden,   &m->intermediate,     &m->layers,        &m->heads,
+                 &m->kv_heads, &m->head_dim,         &m->vocab,         &m->experts,
+                 &m->topk,     &m->moe_intermediate, &m->sliding_window};
   for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
     const ty_node *x = i < 7 ? te_require(v, item, dims[i], what, &e->hdr) : ty_get(item, dims[i]);
     if (x) te_get_int(v, x, dims[i], i < 7 ? 1 : 0, MAX_MODEL_DIM, dst[i]);

@@ -71,13 +71,62 @@ static long annotation_tokens(const char *name, const te_string_list *keys) {
   return 0;
 }
 
+/* The attention sums of one phase's "(sqAskBsqsqCsqskD)" at *p (past the phase key and
+ * its sequence count), added to q, kv and pairs; false when a sum is missing, malformed
+ * or inconsistent (sq^2 sums below sq). */
+#define ATTN_SUM_MAX 1e15 /* past any real step: a bigger figure is not a count */
+enum { SUM_SQ, SUM_SK, SUM_SQSQ, SUM_SQSK, N_SUMS };
+static bool phase_sums(const char *p, double *q, double *kv, double *pairs) {
+  static const char *const names[N_SUMS] = {"sq", "sk", "sqsq", "sqsk"};
+  double v[N_SUMS] = {-1, -1, -1, -1};
+  while (*p >= '0' && *p <= '9') p++;
+  if (*p++ != '(') return false;
+  while (*p && *p != ')') {
+    const char *w = p;
+    while (*p >= 'a' && *p <= 'z') p++;
+    size_t wn = (size_t)(p - w);
+    double n = 0;
+    if (!wn || *p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9' && n < ATTN_SUM_MAX) n = n * 10 + (*p++ - '0');
+    for (size_t i = 0; i < N_SUMS; i++)
+      if (strlen(names[i]) == wn && !strncmp(names[i], w, wn)) v[i] = n;
+  }
+  if (*p != ')' || v[SUM_SQ] < 0 || v[SUM_SK] < 0 || v[SUM_SQSQ] < v[SUM_SQ] || v[SUM_SQSK] < 0)
+    return false;
+  /* causal: row i of a sequence sees sk - sq + i keys */
+  double pr = v[SUM_SQSK] - (v[SUM_SQSQ] - v[SUM_SQ]) / 2;
+  if (pr < 0 || v[SUM_SQ] >= ATTN_SUM_MAX || v[SUM_SK] >= ATTN_SUM_MAX ||
+      v[SUM_SQSK] >= ATTN_SUM_MAX)
+    return false;
+  *q += v[SUM_SQ], *kv += v[SUM_SK], *pairs += pr;
+  return true;
+}
+
+/* Adds a step annotation's attention sums over the phases of keys to x; a step that names
+ * no phase, or one whose sums do not parse, adds nothing. */
+static void annotation_attention(const char *name, const te_string_list *keys, an_exec_facts *x) {
+  double q = 0, kv = 0, pairs = 0;
+  size_t phases = 0;
+  for (size_t k = 0; k < keys->n; k++) {
+    const char *at = strstr(name, keys->items[k]);
+    if (!at) continue;
+    if (!phase_sums(at + strlen(keys->items[k]), &q, &kv, &pairs)) return;
+    phases++;
+  }
+  if (!phases) return;
+  x->attn_q_tokens += q, x->attn_kv_tokens += kv, x->attn_pairs += pairs;
+  x->steps_with_attn++;
+}
+
 /* Folds the token counts of one view's steps of the stage (analysis/steps.h) into x. */
 static void view_tokens(const an_steps *steps, const char *stage, const te_rules *r,
                         an_exec_facts *x) {
   const te_string_list *keys = &te_rules_settings(r)->fuse_token_count_keys;
+  const te_string_list *phases = &te_rules_settings(r)->roofline_attention_phase_keys;
   for (size_t j = 0; j < steps->n; j++) {
     const an_step *s = &steps->steps[j];
     if (!s->stage_id || strcmp(s->stage_id, stage) != 0) continue;
+    annotation_attention(s->name, phases, x);
     long t = annotation_tokens(s->name, keys);
     if (t <= 0) continue;
     if (!x->tokens_min || t < x->tokens_min) x->tokens_min = t;

@@ -289,11 +289,15 @@ typedef struct an_roofline_device {
  * checked (docs/roofline.md "Model dimensions"). */
 typedef struct an_roofline_model {
   const char *id, *label; /* the models: pack entry (from the rules); NULL: none identified */
-  const char *from;       /* the text it was identified from (a path, a model path) */
+  const char *from;       /* how it was identified: the trace's content, a hint picking
+                             among entries the content fits, or why none was */
   const char *source;     /* where its dimensions come from (config.json) */
   bool used;              /* the checks held: the decode GEMMs have model shapes */
   long tokens;            /* rows per decode step (the logits op's first dimension) */
   const char *check;      /* what was checked, or why nothing is claimed (owned by the report) */
+  const char *attention;  /* attention from the step's sums: the basis, or the fact missing;
+                             NULL: no attention launch (docs/roofline.md) */
+  bool attention_used;    /* the attention launches have a roofline from it */
 } an_roofline_model;
 
 /* One row of the kernel table (reference-triage.md §5). */
@@ -860,6 +864,12 @@ typedef struct an_exec_facts {
   unsigned modes;
   long tokens_min, tokens_max;
   size_t steps_with_tokens;
+  /* attention work the step annotations state (roofline.attention_phase_keys: vLLM's
+   * execute_..._context_N(sq..sk..sqsq..sqsk..)_generation_N(...)), summed over the
+   * stage's steps that state every sum: query tokens, KV tokens read, and causal
+   * (query, key) score pairs sum over sequences of sq*sk - sq*(sq-1)/2 */
+  double attn_q_tokens, attn_kv_tokens, attn_pairs;
+  size_t steps_with_attn;
 } an_exec_facts;
 
 /* ------------------------------------------------------------------ the report */

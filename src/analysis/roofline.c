@@ -17,6 +17,7 @@
 #include "analysis/kmap_internal.h"
 #include "analysis/op_cost.h"
 #include "analysis/op_nest.h"
+#include "analysis/roofline_attn.h"
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
 #include "triage/hash.h"
@@ -424,12 +425,15 @@ typedef struct stage_work {
  * checked per block; MoE: found per block from its content. next: the block's next
  * replayed GEMM launch of each. */
 typedef struct model_state {
+  an_model_scan scan; /* of the view being costed */
   an_model_plan plan;
   bool usable;
   size_t next;
   an_moe_plan moe;
   bool moe_usable;
   size_t moe_next;
+  an_attn_plan attn;
+  bool attn_usable;
 } model_state;
 
 typedef struct run {
@@ -468,7 +472,10 @@ static reason borrowed_cost(run *r, size_t s, const char *name, const char *raw,
     *src = AN_SHAPES_MAPPING;
     return R_OK;
   }
-  if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
+  if (r->ms.attn_usable && an_attn_kernel(r->c.rules, raw)) {
+    l->cost = r->ms.attn.cost;
+    l->kind = TE_COST_ATTENTION;
+  } else if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
     an_moe_gemm_cost(&r->ms.moe, r->ms.moe_next++, &l->cost);
     l->kind = TE_COST_GROUPED_GEMM;
   } else if (r->ms.usable && model_gemm(r, s, name)) {
@@ -503,7 +510,15 @@ static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, si
   reason why = launch_cost(&r->c, m, mk, v, k, &l);
   const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, k->name);
   an_shape_source src = AN_SHAPES_OP;
-  if (why == R_NO_OP) why = borrowed_cost(r, s, name, tr_str_get(v->trace, k->name), &l, &src);
+  const char *raw = tr_str_get(v->trace, k->name);
+  if (why == R_NO_OP) why = borrowed_cost(r, s, name, raw, &l, &src);
+  /* an eager attention op without a model (or shapes: a paged KV pool shows no lengths) */
+  if ((why == R_NO_MODEL || why == R_NO_SHAPES) && r->ms.attn_usable &&
+      an_attn_kernel(r->c.rules, raw)) {
+    l = (launch){r->ms.attn.cost, TE_COST_ATTENTION, 0, 0};
+    src = AN_SHAPES_MODEL;
+    why = R_OK;
+  }
   double mem_us = 0, comp_us = 0;
   if (why == R_OK) why = launch_bound(r->c.dev, &l, &mem_us, &comp_us);
   count(&r->out->stages[s].counts, why, src);
@@ -524,6 +539,7 @@ static void replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *
   *n = *moe = 0;
   for (size_t k = 0; k < sk->n; k++) {
     const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
+    if (an_attn_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name))) continue;
     if (launching_op(&r->c, v->trace, v->ids, sk->kernels[k])) continue;
     if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
     if (an_moe_gemm_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name)))
@@ -539,42 +555,97 @@ static void model_line(run *r, const te_model *m, const char *from, bool used, l
                        const char *why) {
   an_roofline_model *out = &r->out->model;
   if (out->check && (out->used || !used)) return;
+  const char *a = out->attention;
+  bool a_used = out->attention_used;
   *out = (an_roofline_model){m ? m->id : NULL,
                              m ? m->label : NULL,
-                             from,
+                             an_strtab_cstr(r->strings, from),
                              m ? m->source : NULL,
                              used,
                              tokens,
-                             an_strtab_cstr(r->strings, why)};
-  if (!out->check) r->c.nomem = true;
+                             an_strtab_cstr(r->strings, why),
+                             a,
+                             a_used};
+  if (!out->check || !out->from) r->c.nomem = true;
+}
+
+/* The report's attention line: the first block with attention launches, or the first
+ * whose plan holds. */
+static void attention_line(run *r, bool used, const char *why) {
+  an_roofline_model *out = &r->out->model;
+  if (out->attention && (out->attention_used || !used)) return;
+  out->attention = an_strtab_cstr(r->strings, why);
+  out->attention_used = used;
+  if (!out->attention) r->c.nomem = true;
 }
 
 /* Whether an MoE model's facts cost this stage block's grouped expert GEMMs (found from
  * the trace's content: roofline_moe.h). */
-static void moe_block(run *r, size_t vi, size_t s, size_t launches) {
+static void moe_block(run *r, size_t s, size_t launches) {
   const an_exec_facts *x = &r->tables->stages[s].exec;
   long tokens = x->tokens_min == x->tokens_max ? x->tokens_max : 0;
   size_t steps = r->fm->n ? x->steps_with_tokens / r->fm->n : 0;
   char why[512];
-  r->ms.moe_usable = an_moe_plan_find(r->c.rules, r->fm->views[vi].trace, tokens, steps, launches,
-                                      &r->ms.moe, why, sizeof why);
+  r->ms.moe_usable = an_moe_plan_find(r->c.rules, &r->ms.scan, tokens, steps, launches, &r->ms.moe,
+                                      why, sizeof why);
   model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why);
 }
 
-/* Whether the model plan costs this stage block's replayed GEMMs: a model was identified,
- * the stage is one of roofline.model_stages and the trace passes the checks. The first
- * block checked (or the first that passes) gives the report its model line. */
+/* The attention launches of a stage block (matcher attention_kv_read) and how many read
+ * an FP8 KV cache. */
+static size_t attention_launches(const run *r, const an_trace_view *v, const an_stage_kernels *sk,
+                                 size_t *fp8) {
+  const te_matcher *f8 = te_rules_matcher(r->c.rules, AN_ATTN_FP8_MATCHER);
+  size_t n = 0;
+  *fp8 = 0;
+  for (size_t k = 0; k < sk->n; k++) {
+    const char *raw = tr_str_get(v->trace, sk->kernels[k]->name);
+    if (!an_attn_kernel(r->c.rules, raw)) continue;
+    n++;
+    *fp8 += f8 && te_matcher_match(f8, raw, strlen(raw));
+  }
+  return n;
+}
+
+/* Whether the step sums cost this block's attention launches, with the identified model's
+ * heads (or the MoE plan's model). */
+static void attention_block(run *r, size_t s, size_t launches, size_t fp8, const char *basis) {
+  const an_exec_facts *x = &r->tables->stages[s].exec;
+  size_t steps = r->fm->n ? x->steps_with_attn / r->fm->n : 0;
+  const te_model *m = r->ms.plan.model   ? r->ms.plan.model
+                      : r->ms.moe_usable ? r->ms.moe.model
+                                         : NULL;
+  char why[512], line[1100];
+  r->ms.attn_usable = an_attn_plan_make(m, x, steps, launches, fp8, &r->ms.attn, why, sizeof why);
+  snprintf(line, sizeof line, "%s%s%s", why, m ? "" : ": ", m ? "" : basis);
+  attention_line(r, r->ms.attn_usable, line);
+}
+
+/* The model plans of a stage block: the model identified from the trace's content (a hint
+ * picking among several that fit), the dense GEMM plan in roofline.model_stages, the MoE
+ * plan, and the attention plan. The first block checked (or the first that passes) gives
+ * the report its model lines. */
 static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk) {
-  r->ms.usable = r->ms.moe_usable = false;
+  r->ms.usable = r->ms.moe_usable = r->ms.attn_usable = false;
   r->ms.next = r->ms.moe_next = 0;
-  size_t n, moe;
+  size_t n, moe, fp8;
   replayed_gemms(r, vi, s, sk, &n, &moe);
-  if (moe) moe_block(r, vi, s, moe);
+  size_t attn = attention_launches(r, &r->fm->views[vi], sk, &fp8);
+  if (moe) moe_block(r, s, moe);
+  const an_exec_facts *x = &r->tables->stages[s].exec;
+  an_model_layers layers = {n, attn, r->fm->n ? x->steps_with_attn / r->fm->n : 0};
+  char basis[512], why[512];
+  an_model_identify(r->c.rules, &r->ms.scan, &layers, r->fm->model_texts, r->fm->n_model_texts,
+                    &r->ms.plan, basis, sizeof basis);
+  if (attn) attention_block(r, s, attn, fp8, basis);
   const te_string_list *stages = &te_rules_settings(r->c.rules)->roofline_model_stages;
-  if (!r->ms.plan.model || !te_string_list_has(stages, sk->stage->id) || !n) return;
-  char why[512];
-  r->ms.usable = an_model_plan_check(&r->ms.plan, r->fm->views[vi].trace, n, why, sizeof why);
-  model_line(r, r->ms.plan.model, r->ms.plan.from, r->ms.usable, r->ms.plan.tokens, why);
+  if (!te_string_list_has(stages, sk->stage->id) || !n) return;
+  if (!r->ms.plan.model) {
+    model_line(r, NULL, basis, false, 0, basis);
+    return;
+  }
+  r->ms.usable = an_model_plan_check(&r->ms.plan, &r->ms.scan, n, why, sizeof why);
+  model_line(r, r->ms.plan.model, basis, r->ms.usable, r->ms.plan.tokens, why);
 }
 
 static void cost_formal(run *r) {
@@ -583,12 +654,14 @@ static void cost_formal(run *r) {
   for (size_t vi = 0; vi < r->fm->n; vi++, memo_free(&m), ut_u64map_free(&mk.of_op)) {
     const an_trace_view *v = &r->fm->views[vi];
     main_kernels_build(&r->c, v, &mk);
+    if (!an_model_scan_build(r->c.rules, v->trace, &r->ms.scan)) r->c.nomem = true;
     for (size_t b = 0; b < v->n_stages; b++) {
       long s = table_stage(r->tables, v->stages[b].stage->id);
       if (s >= 0) model_block(r, vi, (size_t)s, &v->stages[b]);
       for (size_t k = 0; s >= 0 && k < v->stages[b].n; k++)
         formal_launch(r, &m, &mk, vi, (size_t)s, v->stages[b].kernels[k]);
     }
+    an_model_scan_free(&r->ms.scan);
   }
   memo_free(&m);
 }
@@ -774,12 +847,6 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = prepare_stage(r, s);
   if (rc != AN_OK) return rc;
   if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc);
-  an_model_plan_identify(r->c.rules, r->fm->model_texts, r->fm->n_model_texts, &r->ms.plan);
-  const te_model *mdl = r->ms.plan.model;
-  if (mdl && !(r->ms.plan.from = an_strtab_cstr(r->strings, r->ms.plan.from))) r->c.nomem = true;
-  if (mdl)
-    r->out->model =
-        (an_roofline_model){mdl->id, mdl->label, r->ms.plan.from, mdl->source, false, 0, NULL};
   cost_formal(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)

@@ -1,63 +1,157 @@
 /*
- * analysis/roofline_model.c - decode GEMM shapes from a known model's dimensions
- * (roofline_model.h, docs/roofline.md "Model dimensions").
+ * analysis/roofline_model.c - a known model identified from the trace's content, and its
+ * decode GEMM shapes (roofline_model.h, docs/roofline.md "Model dimensions").
  */
 #include "analysis/roofline_model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/map.h"
 
 #define PROJECTIONS 4 /* per layer: QKV, o_proj, gate_up, down */
 #define MAX_TOKENS 1000000
+#define MAX_INPUTS 8 /* inputs of one op searched for the lm_head weight */
+#define MAX_FITS 4   /* entries named in a basis */
 
-void an_model_plan_identify(const te_rules *rules, const char *const *texts, size_t n,
-                            an_model_plan *plan) {
-  memset(plan, 0, sizeof *plan);
-  for (size_t i = 0; i < n && !plan->model; i++) {
-    if (!texts[i] || !*texts[i]) continue;
-    for (size_t m = 0; m < te_rules_model_count(rules) && !plan->model; m++) {
-      const te_model *e = te_rules_model_at(rules, m);
-      /* a mixture-of-experts model is found from the trace's content (roofline_moe.h) */
-      if (e->experts > 0 || !e->match || !te_matcher_match(e->match, texts[i], strlen(texts[i])))
-        continue;
-      plan->model = e;
-      plan->from = texts[i];
-    }
-  }
-  if (!plan->model) plan->from = NULL;
-}
+/* ------------------------------------------------------------------ content scan */
 
-/* The logits of the decode step: a CPU op whose first input is [tokens, vocab] with the
- * model's vocabulary (the sampler's argmax / softmax / top-k, or the lm_head's output).
- * Returns the op's name and sets *tokens, or NULL when no op shows it. */
-static const char *logits_rows(const tr_trace *t, long vocab, long *tokens) {
+/* What one op's Input Dims show of entry m: the logits [tokens, vocab] as its first input,
+ * the lm_head weight [vocab, hidden] (or transposed) as any input. */
+static void scan_dims(const char *dims, const te_model *m, long *tokens, bool *lm_head) {
   char needle[32];
-  snprintf(needle, sizeof needle, ", %ld]", vocab);
-  size_t n;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
-  for (size_t i = 0; i < n; i++) {
-    const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, &ops[i], TR_ARG_INPUT_DIMS));
+  snprintf(needle, sizeof needle, "%ld", m->vocab);
+  if (!strstr(dims, needle)) return;
+  for (size_t k = 0; k < MAX_INPUTS; k++) {
     int64_t d[2];
     size_t rank;
-    if (!strstr(dims, needle) || !an_op_input_dims(dims, 0, d, 2, &rank) || rank != 2 ||
-        d[1] != vocab || d[0] < 1 || d[0] > MAX_TOKENS)
-      continue;
-    *tokens = (long)d[0];
-    return tr_str_get(t, ops[i].name);
+    if (!an_op_input_dims(dims, k, d, 2, &rank) || rank != 2) continue;
+    if (k == 0 && !*tokens && d[1] == m->vocab && d[0] >= 1 && d[0] <= MAX_TOKENS)
+      *tokens = (long)d[0];
+    if ((d[0] == m->vocab && d[1] == m->hidden) || (d[0] == m->hidden && d[1] == m->vocab))
+      *lm_head = true;
   }
-  return NULL;
 }
 
-bool an_model_plan_check(an_model_plan *plan, const tr_trace *t, size_t gemm_launches, char *why,
-                         size_t cap) {
+bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan *s) {
+  memset(s, 0, sizeof *s);
+  s->trace = t;
+  s->n = te_rules_model_count(rules);
+  s->logits_tokens = calloc(s->n + 1, sizeof *s->logits_tokens);
+  s->logits_op = calloc(s->n + 1, sizeof *s->logits_op);
+  s->lm_head = calloc(s->n + 1, sizeof *s->lm_head);
+  if (!s->logits_tokens || !s->logits_op || !s->lm_head) return false;
+  ut_u64map seen = {0}; /* Input Dims string ids already read: ops repeat their shapes */
+  size_t n;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  bool ok = true;
+  for (size_t i = 0; i < n && s->n; i++) {
+    tr_str id = tr_event_arg(t, TR_KIND_CPU_OP, &ops[i], TR_ARG_INPUT_DIMS);
+    uint64_t one;
+    if (!id || ut_u64map_get(&seen, id, &one)) continue;
+    if (!ut_u64map_put(&seen, id, 1)) ok = false; /* out of memory: read again, same answer */
+    const char *dims = tr_str_get(t, id);
+    for (size_t m = 0; m < s->n; m++) {
+      bool had = s->logits_tokens[m] != 0;
+      scan_dims(dims, te_rules_model_at(rules, m), &s->logits_tokens[m], &s->lm_head[m]);
+      if (!had && s->logits_tokens[m]) s->logits_op[m] = tr_str_get(t, ops[i].name);
+    }
+  }
+  ut_u64map_free(&seen);
+  return ok;
+}
+
+void an_model_scan_free(an_model_scan *s) {
+  free(s->logits_tokens);
+  free((void *)s->logits_op);
+  free(s->lm_head);
+  memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------ identification */
+
+/* Whether dense entry i fits the content: its vocabulary shown, its layers counted. */
+static bool fits(const an_model_scan *s, size_t i, const te_model *m, const an_model_layers *l) {
+  if (m->experts > 0 || !(s->logits_tokens[i] || s->lm_head[i])) return false;
+  size_t cycle = (size_t)(PROJECTIONS * m->layers + 1);
+  bool gemms = l->gemm_launches && l->gemm_launches % cycle == 0;
+  bool attn = l->attn_launches && l->steps && l->attn_launches == l->steps * (size_t)m->layers;
+  return gemms || attn;
+}
+
+/* What the content showed of entry i. */
+static void evidence(const an_model_scan *s, size_t i, const te_model *m, const an_model_layers *l,
+                     char *out, size_t cap) {
+  size_t cycle = (size_t)(PROJECTIONS * m->layers + 1);
+  bool gemms = l->gemm_launches && l->gemm_launches % cycle == 0;
+  snprintf(out, cap, "%s %ld in a CPU op's shapes, %ld layers from %zu %s launches",
+           s->lm_head[i] ? "the lm_head weight of vocabulary" : "logits of vocabulary", m->vocab,
+           m->layers, gemms ? l->gemm_launches : l->attn_launches,
+           gemms ? "replayed GEMM" : "attention");
+}
+
+/* The first fitting entry (of fit[0..n)) a hint text names, or -1. */
+static long hinted(const te_rules *rules, const size_t *fit, size_t n, const char *const *hints,
+                   size_t n_hints, const char **by) {
+  for (size_t h = 0; h < n_hints; h++)
+    for (size_t j = 0; hints[h] && *hints[h] && j < n; j++) {
+      const te_model *m = te_rules_model_at(rules, fit[j]);
+      if (m->match && te_matcher_match(m->match, hints[h], strlen(hints[h]))) {
+        *by = hints[h];
+        return (long)fit[j];
+      }
+    }
+  return -1;
+}
+
+void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_model_layers *layers,
+                       const char *const *hints, size_t n_hints, an_model_plan *plan, char *basis,
+                       size_t cap) {
+  memset(plan, 0, sizeof *plan);
+  size_t fit[MAX_FITS], n = 0;
+  for (size_t i = 0; i < s->n; i++)
+    if (fits(s, i, te_rules_model_at(rules, i), layers) && n < MAX_FITS) fit[n++] = i;
+  if (!n) {
+    snprintf(basis, cap,
+             "no models: entry fits the trace's content (a vocabulary in a CPU "
+             "op's shapes and its layers in the per-layer launches)");
+    return;
+  }
+  char ev[192];
+  const char *by = NULL;
+  long pick = n == 1 ? (long)fit[0] : hinted(rules, fit, n, hints, n_hints, &by);
+  if (pick < 0) {
+    snprintf(basis, cap,
+             "the trace's content fits %zu models: entries (%s, %s%s) and nothing "
+             "in it tells them apart",
+             n, te_rules_model_at(rules, fit[0])->label, te_rules_model_at(rules, fit[1])->label,
+             n > 2 ? ", ..." : "");
+    return;
+  }
+  plan->model = te_rules_model_at(rules, (size_t)pick);
+  plan->index = (size_t)pick;
+  plan->from_hint = by != NULL;
+  evidence(s, (size_t)pick, plan->model, layers, ev, sizeof ev);
+  if (!by) {
+    snprintf(basis, cap, "the trace's content: %s", ev);
+    return;
+  }
+  const te_model *other = te_rules_model_at(rules, fit[fit[0] == (size_t)pick ? 1 : 0]);
+  snprintf(basis, cap, "the hint `%s` among the entries the trace's content fits (%s: %s and %s%s)",
+           by, ev, plan->model->label, other->label, n > 2 ? " and others" : "");
+}
+
+bool an_model_plan_check(an_model_plan *plan, const an_model_scan *s, size_t gemm_launches,
+                         char *why, size_t cap) {
   const te_model *m = plan->model;
   plan->cycle = (size_t)(PROJECTIONS * m->layers + 1);
+  plan->tokens = s->logits_tokens[plan->index];
   if (!m->weight_dtype) {
     snprintf(why, cap, "no weight format");
     return false;
   }
-  const char *op = logits_rows(t, m->vocab, &plan->tokens);
-  if (!op) {
+  if (!plan->tokens) {
     snprintf(why, cap, "no CPU op shows the logits [tokens, %ld] of its vocabulary", m->vocab);
     return false;
   }
@@ -71,7 +165,8 @@ bool an_model_plan_check(an_model_plan *plan, const tr_trace *t, size_t gemm_lau
   snprintf(why, cap,
            "vocabulary %ld and %ld tokens a step from %s's input; %zu GEMM launches = "
            "%zu step(s) x (4 per layer x %ld layers + lm_head)",
-           m->vocab, plan->tokens, op, gemm_launches, gemm_launches / plan->cycle, m->layers);
+           m->vocab, plan->tokens, s->logits_op[plan->index], gemm_launches,
+           gemm_launches / plan->cycle, m->layers);
   return true;
 }
 

@@ -1,17 +1,20 @@
 /*
- * analysis/roofline_model.h - decode GEMM shapes from a known model's dimensions, for a
- * graph-replayed stage with no launching CPU ops and no mapping trace (docs/roofline.md
- * "Model dimensions"). Private to the roofline.
+ * analysis/roofline_model.h - a known model (rules `models:`) identified from the trace's
+ * content, and the decode GEMM shapes of a dense one, for a graph-replayed stage with no
+ * launching CPU ops and no mapping trace (docs/roofline.md "Model dimensions"). Private to
+ * the roofline.
  *
- * The model is identified from text the run holds (rules `models:`), then checked against
- * the trace before anything is claimed: a CPU op of the trace must show the logits
- * [tokens, vocab] with the model's vocabulary (its first dimension is every decode GEMM's
- * M: one token a sequence), and the stage's replayed GEMM launches must be whole steps of
- * the dense decoder's sequence: per layer QKV, o_proj, gate_up, down, then lm_head
- * (4 x layers + 1 each). A check that fails leaves every launch without shapes and says
- * why (an_roofline_model.check).
+ * Identification reads the trace, never a path first: an entry fits when a CPU op shows
+ * its vocabulary (the logits [tokens, vocab], or the lm_head weight [vocab, hidden]) and
+ * the stage's per-layer launches count its layers (replayed dense GEMMs whole steps of
+ * 4 x layers + 1, or attention launches one a layer a step). When exactly one entry fits
+ * it is identified from the content; when several fit (same vocabulary and depth: Qwen3-4B
+ * and 8B), a hint text (server args' model path, input paths, the Python frames' model)
+ * may pick one of them, and the basis says so; a hint naming an entry the content does not
+ * fit is never used. The dense GEMM plan then needs the logits' rows (every decode GEMM's
+ * M) and whole steps of replayed GEMMs (an_model_plan_check).
  *
- * Ownership: the plan borrows the rules' model; check text is copied into the strtab.
+ * Ownership: the scan owns its arrays (an_model_scan_free); plans borrow the rules' models.
  */
 #ifndef TRIAGE_ANALYSIS_ROOFLINE_MODEL_H
 #define TRIAGE_ANALYSIS_ROOFLINE_MODEL_H
@@ -21,25 +24,47 @@
 
 #include "analysis/model.h"
 #include "analysis/op_cost.h"
-#include "analysis/strtab.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
+/* What one trace's CPU ops show of each models: entry (parallel to te_rules_model_at). */
+typedef struct an_model_scan {
+  const tr_trace *trace;
+  size_t n;
+  long *logits_tokens;    /* rows of an op's [tokens, vocab] input; 0: none */
+  const char **logits_op; /* that op's name (borrowed from the trace) */
+  bool *lm_head;          /* an op's input is [vocab, hidden] or [hidden, vocab] */
+} an_model_scan;
+
+/* Scans trace t once for every entry; false when out of memory. */
+bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan *s);
+void an_model_scan_free(an_model_scan *s);
+
+/* The per-layer launches of a stage block, the content that counts a model's layers. */
+typedef struct an_model_layers {
+  size_t gemm_launches; /* replayed dense GEMMs without shapes */
+  size_t attn_launches; /* attention launches (roofline_attn.h) */
+  size_t steps;         /* steps of the block with attention sums */
+} an_model_layers;
+
 typedef struct an_model_plan {
-  const te_model *model; /* NULL: no model identified */
-  const char *from;      /* the text that named it */
+  const te_model *model; /* NULL: none identified */
+  size_t index;          /* its position in the rules (and the scan) */
+  bool from_hint;        /* several entries fit the content; a hint text picked this one */
   long tokens;           /* rows of the logits op (0: not found) */
   size_t cycle;          /* GEMM launches a step: 4 x layers + 1 */
 } an_model_plan;
 
-/* The first text (in order) a models: entry matches; plan->model NULL when none. */
-void an_model_plan_identify(const te_rules *rules, const char *const *texts, size_t n,
-                            an_model_plan *plan);
+/* Identifies the dense entry the content of s fits (layers: the block's counts), a hint
+ * text picking among several. basis gets how, or why none was. */
+void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_model_layers *layers,
+                       const char *const *hints, size_t n_hints, an_model_plan *plan, char *basis,
+                       size_t cap);
 
-/* Checks the plan against trace t and the count of replayed GEMM launches of the stage;
- * true when every check holds. why gets what was checked or what failed. */
-bool an_model_plan_check(an_model_plan *plan, const tr_trace *t, size_t gemm_launches, char *why,
-                         size_t cap);
+/* Whether the identified plan costs the block's replayed GEMMs: the logits' rows and
+ * whole steps of them. why gets what was checked or what failed. */
+bool an_model_plan_check(an_model_plan *plan, const an_model_scan *s, size_t gemm_launches,
+                         char *why, size_t cap);
 
 /* The cost of the i-th replayed GEMM launch of the stage (0-based, in start order). */
 void an_model_gemm_cost(const an_model_plan *plan, size_t i, an_op_cost *out);

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #define PROJECTIONS 2 /* per layer: gate/up, then down */
-#define MAX_INPUTS 8  /* inputs of one op searched for the lm_head weight */
 #define BITS_PER_BYTE 8.0
 
 bool an_moe_gemm_kernel(const te_rules *rules, const char *name) {
@@ -23,36 +22,16 @@ double an_moe_active_experts(long experts, long topk, long tokens) {
   return (double)experts * (1.0 - pow(miss > 0 ? miss : 0, (double)tokens));
 }
 
-/* Whether some CPU op of t has an input [vocab, hidden] or [hidden, vocab]: the lm_head
- * weight (or its transpose) of a model with these dimensions. */
-static bool has_lm_head(const tr_trace *t, long hidden, long vocab) {
-  char needle[32];
-  snprintf(needle, sizeof needle, "%ld", vocab);
-  size_t n;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
-  for (size_t i = 0; i < n; i++) {
-    const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, &ops[i], TR_ARG_INPUT_DIMS));
-    if (!strstr(dims, needle)) continue;
-    for (size_t k = 0; k < MAX_INPUTS; k++) {
-      int64_t d[2];
-      size_t rank;
-      if (!an_op_input_dims(dims, k, d, 2, &rank) || rank != 2) continue;
-      if ((d[0] == vocab && d[1] == hidden) || (d[0] == hidden && d[1] == vocab)) return true;
-    }
-  }
-  return false;
-}
-
 /* Why entry m does not fit (NULL when it does). */
-static const char *misfit(const te_model *m, const tr_trace *t, size_t steps, size_t launches) {
+static const char *misfit(const te_model *m, bool lm_head, size_t steps, size_t launches) {
   if (!m->weight_dtype) return "no weight format";
-  if (!has_lm_head(t, m->hidden, m->vocab)) return "no CPU op shows its lm_head weight";
+  if (!lm_head) return "no CPU op shows its lm_head weight";
   if (launches != steps * (size_t)(PROJECTIONS * m->layers))
     return "the grouped GEMM launches are not 2 a layer in each step";
   return NULL;
 }
 
-bool an_moe_plan_find(const te_rules *rules, const tr_trace *t, long tokens, size_t steps,
+bool an_moe_plan_find(const te_rules *rules, const an_model_scan *scan, long tokens, size_t steps,
                       size_t gemm_launches, an_moe_plan *plan, char *why, size_t cap) {
   memset(plan, 0, sizeof *plan);
   if (tokens <= 0 || !steps) {
@@ -64,7 +43,7 @@ bool an_moe_plan_find(const te_rules *rules, const tr_trace *t, long tokens, siz
   for (size_t i = 0; i < te_rules_model_count(rules); i++) {
     const te_model *m = te_rules_model_at(rules, i);
     if (m->experts <= 0) continue;
-    const char *w = misfit(m, t, steps, gemm_launches);
+    const char *w = misfit(m, scan->lm_head[i], steps, gemm_launches);
     if (!w && !fit)
       fit = m;
     else if (!w)

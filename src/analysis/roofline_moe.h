@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "analysis/op_cost.h"
+#include "analysis/roofline_model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
@@ -39,10 +40,10 @@ typedef struct an_moe_plan {
 /* Whether a kernel (its full name) is a grouped expert GEMM of the matcher. */
 bool an_moe_gemm_kernel(const te_rules *rules, const char *name);
 
-/* Finds the one models: entry with experts that fits trace t: tokens a step (0: unknown),
+/* Finds the one models: entry with experts that fits the trace scanned: tokens a step (0: unknown),
  * steps counted in the stage, and the stage's grouped GEMM launches without shapes. True
  * when one fits; why gets what was checked, or why nothing is claimed. */
-bool an_moe_plan_find(const te_rules *rules, const tr_trace *t, long tokens, size_t steps,
+bool an_moe_plan_find(const te_rules *rules, const an_model_scan *scan, long tokens, size_t steps,
                       size_t gemm_launches, an_moe_plan *plan, char *why, size_t cap);
 
 /* The expected experts holding a token: tokens routed to topk of experts uniformly. */

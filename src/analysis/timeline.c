@@ -10,12 +10,16 @@
 #include "analysis/timeline.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kmap_internal.h"
+#include "analysis/op_cost.h"
+#include "analysis/op_nest.h"
 #include "analysis/timeline_internal.h"
 #include "analysis/waits.h"
+#include "triage/limits.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -119,13 +123,50 @@ typedef struct tl_trace {
   size_t first_window;
   tl_gap *gaps;
   size_t n_gaps, cap_gaps;
+  const te_matcher *comms_op; /* collective_message_op, looked up once */
+  an_op_nest nest;            /* CPU ops by time nesting, built when a message needs it */
+  bool nest_built;
 } tl_trace;
 
-/* A collective kernel's message from its args ("In msg nelems", "Group size", "dtype"), as
- * one interned key; NULL when the trace does not record it. */
-static const char *message_key(an_timeline *tl, const tr_trace *t, const tr_event *k) {
+/* The message of a collective whose kernel states none, from the CPU op around its launch
+ * call (matcher collective_message_op: Kineto's record_param_comms, whose first input is
+ * the message tensor): "dims/type" of that input, or NULL when the op is not there or its
+ * first input has no shape (a tensor list). */
+static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *launch) {
+  if (!launch || !c->comms_op) return NULL;
+  if (!c->nest_built) {
+    c->nest_built = true;
+    if (an_op_nest_build(&c->nest, c->t) != 0) return NULL; /* out of memory: no sizes */
+  }
+  const tr_event *op = an_op_nest_around(&c->nest, launch);
+  const char *name = op ? tr_str_get(c->t, op->name) : NULL;
+  if (!name || !te_matcher_match(c->comms_op, name, strlen(name))) return NULL;
+  const char *dims = tr_str_get(c->t, tr_event_arg(c->t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
+  const char *types = tr_str_get(c->t, tr_event_arg(c->t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
+  int64_t d[AN_MAX_SHAPE_RANK];
+  size_t rank = 0;
+  if (!an_op_input_dims(dims, 0, d, AN_MAX_SHAPE_RANK, &rank) || !rank) return NULL;
+  const char *q = strchr(types, '"'); /* the first input's format: ["float", ...] */
+  const char *qe = q ? strchr(q + 1, '"') : NULL;
+  if (!q || !qe || qe == q + 1) return NULL; /* an input with no format: not a message */
+  char buf[256];
+  int len = snprintf(buf, sizeof buf, "op:");
+  for (size_t i = 0; i < rank && len > 0 && (size_t)len < sizeof buf; i++)
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "x" : "", (long long)d[i]);
+  if (len > 0 && (size_t)len < sizeof buf)
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "/%.*s", (int)(qe - q - 1), q + 1);
+  if (len < 0 || (size_t)len >= sizeof buf) return NULL;
+  return an_strtab_intern(tl->strings, buf, (size_t)len);
+}
+
+/* A collective kernel's message from its args ("In msg nelems", "Group size", "dtype"), else
+ * from the CPU op that recorded its parameters (op_message_key), as one interned key; NULL
+ * when the trace records neither. */
+static const char *message_key(an_timeline *tl, tl_trace *c, const tr_event *k,
+                               const tr_event *launch) {
+  const tr_trace *t = c->t;
   tr_str n = tr_event_arg(t, TR_KIND_KERNEL, k, TR_ARG_IN_MSG_NELEMS);
-  if (!n) return NULL;
+  if (!n) return op_message_key(tl, c, launch);
   char buf[256];
   int len = snprintf(buf, sizeof buf, "%s/%s/%s", tr_str_get(t, n),
                      tr_str_get(t, tr_event_arg(t, TR_KIND_KERNEL, k, TR_ARG_GROUP_SIZE)),
@@ -421,7 +462,7 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
                      kev[i].index,
                      graph_launch(c, launch),
                      coll,
-                     coll ? message_key(tl, c->t, &kev[i]) : NULL};
+                     coll ? message_key(tl, c, &kev[i], launch) : NULL};
   }
   for (size_t w = tl->n_win - w0; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
   if (ok) off[0] = 0;
@@ -458,6 +499,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   tl_trace c = {.in = in,
                 .t = in->view->trace,
                 .graph_matcher = te_rules_matcher(tl->rules, "graph_replay_launch"),
+                .comms_op = te_rules_matcher(tl->rules, "collective_message_op"),
                 .first_window = tl->n_win};
   size_t n_str = tr_trace_string_count(c.t), n_steps = in->steps->n;
   c.coll_name = calloc(n_str ? n_str : 1, sizeof *c.coll_name);
@@ -473,6 +515,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   free(c.step_window);
   free(c.stage_window);
   free(c.gaps);
+  an_op_nest_free(&c.nest);
   return ok;
 }
 

@@ -333,11 +333,20 @@ static void roofline_hints(rp_hw *hw) {
   }
   const an_roofline_model *m = &r->roofline_model;
   if (m->id && m->check) {
-    snprintf(line, sizeof line, "Model dimensions: %s (%s, named by %s): %s%s.", m->label,
+    snprintf(line, sizeof line, "Model dimensions: %s (%s), identified by %s: %s%s.", m->label,
              m->source, m->from ? m->from : "?",
              m->used ? "the replayed GEMMs take its shapes; checked: "
                      : "not used for the replayed GEMMs: ",
              m->check);
+    hint_li(hw, "info", line);
+  } else if (m->check) {
+    snprintf(line, sizeof line, "Model dimensions: none used for the replayed GEMMs: %s.",
+             m->check);
+    hint_li(hw, "info", line);
+  }
+  if (m->attention) {
+    snprintf(line, sizeof line, "Attention from the step's sums: %s%s.",
+             m->attention_used ? "" : "no roofline: ", m->attention);
     hint_li(hw, "info", line);
   }
   for (size_t i = 0; d->id && i < r->n_stages; i++) {

@@ -298,12 +298,23 @@ static void roofline_limits(FILE *f, const an_report *r) {
   }
   const an_roofline_model *m = &r->roofline_model;
   if (m->id && m->check) {
-    fprintf(f, "- **Model dimensions.** %s (%s, named by `", m->label, m->source);
+    fprintf(f, "- **Model dimensions.** %s (%s), identified by ", m->label, m->source);
     rp_md_cell_text(f, m->from ? m->from : "?");
-    fputs(m->used ? "`): the replayed GEMMs take its shapes; checked: "
-                  : "`): not used for the replayed GEMMs: ",
+    fputs(m->used ? ": the replayed GEMMs take its shapes; checked: "
+                  : ": not used for the replayed GEMMs: ",
           f);
     rp_md_cell_text(f, m->check);
+    fputs(".\n", f);
+  } else if (m->check) {
+    fputs("- **Model dimensions.** None used for the replayed GEMMs: ", f);
+    rp_md_cell_text(f, m->check);
+    fputs(".\n", f);
+  }
+  if (m->attention) {
+    fputs(m->attention_used ? "- **Attention from the step's sums.** "
+                            : "- **Attention from the step's sums.** No roofline: ",
+          f);
+    rp_md_cell_text(f, m->attention);
     fputs(".\n", f);
   }
   for (size_t i = 0; d->id && i < r->n_stages; i++) {

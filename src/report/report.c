@@ -412,7 +412,8 @@ static bool roofline_model_json(cJSON *root, const an_roofline_model *m) {
          add_str_or_null(o, "from", m->from) && add_str_or_null(o, "source", m->source) &&
          cJSON_AddBoolToObject(o, "used", m->used) &&
          cJSON_AddNumberToObject(o, "tokens", (double)m->tokens) &&
-         add_str_or_null(o, "check", m->check);
+         add_str_or_null(o, "check", m->check) && add_str_or_null(o, "attention", m->attention) &&
+         cJSON_AddBoolToObject(o, "attention_used", m->attention_used);
 }
 
 /* A stage's members after its kernel rows: the fuse rows and the time by category. */

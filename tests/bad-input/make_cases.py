@@ -682,7 +682,7 @@ add("limit-dir-depth", ["<G>/deep-dirs"], 1,
 
 # ---- live capture limits (a stand-in server run by run_bad_input.py)
 LIVE = ["--url", "<URL>", "--output-dir", "<T>/capture", "--quiet"]
-add("limit-reply-bytes", LIVE, 1,
+add("limit-reply-bytes", LIVE + ["--framework", "sglang"], 1,
     r"^triage: (?i).*(too (large|big)|larger than|more than|exceeds).*$",
     server={"code": 200, "size": LIMITS["LV_MAX_REPLY_BYTES"] + 1}, limit="LV_MAX_REPLY_BYTES",
     timeout=30)

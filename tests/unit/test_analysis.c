@@ -490,13 +490,14 @@ Test(tables, no_kernel_classifier_is_a_rules_error) {
  * (framework.frame_sample 0) keeps the packs' default and TP 1, as the reference. */
 static char frames_trace[64 * 1024];
 
-static size_t build_frames_trace(void) {
-  static const char *const frames[] = {
-      "vllm/model_executor/layers/activation.py(80): forward",
-      "python/sglang/srt/layers/linear.py(450): forward",
-      "python/sglang/srt/layers/linear.py(450): forward",
-      "python/sglang/srt/models/llama.py(300): forward",
-  };
+static const char *const sglang_frames[] = {
+    "vllm/model_executor/layers/activation.py(80): forward",
+    "python/sglang/srt/layers/linear.py(450): forward",
+    "python/sglang/srt/layers/linear.py(450): forward",
+    "python/sglang/srt/models/llama.py(300): forward",
+};
+
+static size_t build_frames_trace(const char *const *frames) {
   size_t n = (size_t)snprintf(frames_trace, sizeof frames_trace,
                               "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,"
                               "\"world_size\":4},\"traceEvents\":[");
@@ -517,9 +518,10 @@ static size_t build_frames_trace(void) {
   return n;
 }
 
-static void run_frames_trace(te_rules *r, const char *want_fw, an_source want_src, long want_tp) {
+static void run_named_frames_trace(te_rules *r, const char *name, const char *const *frames,
+                                   const char *want_fw, an_source want_src, long want_tp) {
   an_run_options o = {0};
-  o.formal = (an_input){.name = "t.json", .data = frames_trace, .len = build_frames_trace()};
+  o.formal = (an_input){.name = name, .data = frames_trace, .len = build_frames_trace(frames)};
   o.min_share_pct = -1;
   an_report *rep = NULL;
   an_error err;
@@ -530,12 +532,41 @@ static void run_frames_trace(te_rules *r, const char *want_fw, an_source want_sr
   an_report_destroy(rep);
 }
 
+static void run_frames_trace(te_rules *r, const char *want_fw, an_source want_src, long want_tp) {
+  run_named_frames_trace(r, "t.json", sglang_frames, want_fw, want_src, want_tp);
+}
+
 Test(pipeline, framework_from_python_frames, .init = setup, .fini = teardown) {
   run_frames_trace(rules, "sglang", AN_SOURCE_PYTHON_FRAMES, 4);
   triage_rules_setup_options so = {.compat = "reference"};
   te_rules *compat = triage_rules_setup("triage", &so, stderr);
   cr_assert_not_null(compat);
   run_frames_trace(compat, "sglang", AN_SOURCE_DEFAULT, 1);
+  te_rules_destroy(compat);
+}
+
+/* Deviation D9: HF Transformers frames name HF Transformers; a path still comes first; what
+ * nothing names is generic, never SGLang. The compat pack knows no HF Transformers and
+ * defaults to SGLang. */
+Test(pipeline, framework_hf_transformers_and_generic, .init = setup, .fini = teardown) {
+  static const char *const hf[] = {
+      "transformers/models/qwen2/modeling_qwen2.py(285): forward",
+      "transformers/models/qwen2/modeling_qwen2.py(300): forward",
+      "transformers/generation/utils.py(2300): _sample",
+      "torch/nn/modules/module.py(1520): _call_impl",
+  };
+  static const char *const plain[] = {
+      "torch/nn/modules/module.py(1520): _call_impl", "train.py(10): main",
+      "torch/nn/modules/linear.py(114): forward", "torch/optim/sgd.py(70): step"};
+  run_named_frames_trace(rules, "runs/bench.json", hf, "transformers", AN_SOURCE_PYTHON_FRAMES, 1);
+  run_named_frames_trace(rules, "runs/vllm_bench.json", hf, "vllm", AN_SOURCE_DETECTION_RULE, 4);
+  run_named_frames_trace(rules, "t.json", plain, "generic", AN_SOURCE_DEFAULT, 1);
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *compat = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(compat);
+  run_named_frames_trace(compat, "runs/vllm_bench.json", hf, "vllm", AN_SOURCE_DETECTION_RULE, 1);
+  run_named_frames_trace(compat, "t.json", hf, "sglang", AN_SOURCE_DEFAULT, 1);
+  run_named_frames_trace(compat, "t.json", plain, "sglang", AN_SOURCE_DEFAULT, 1);
   te_rules_destroy(compat);
 }
 

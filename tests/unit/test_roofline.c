@@ -8,6 +8,7 @@
 
 #include "analysis/op_cost.h"
 #include "analysis/op_nest.h"
+#include "analysis/roofline_attn.h"
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
 #include "triage/limits.h"
@@ -331,16 +332,29 @@ static tr_trace *logits_trace(long vocab) {
   return t;
 }
 
-Test(roofline_model, identified_then_checked) {
+/* The scan of a trace (freed by the caller). */
+static an_model_scan scan_of(const tr_trace *t) {
+  an_model_scan s;
+  cr_assert(an_model_scan_build(g_rules, t, &s));
+  return s;
+}
+
+Test(roofline_model, identified_from_content_a_hint_picking_among_fits) {
+  tr_trace *t = logits_trace(151936); /* Qwen3 vocabulary: 4B, 8B, 14B, 32B */
+  an_model_scan s = scan_of(t);
+  an_model_layers layers = {2 * 145, 0, 0}; /* 36 layers: 4B and 8B */
   const char *texts[] = {NULL, "", "/runs/sglang_qwen3_8b_decode/trace.json.gz", "qwen3"};
   an_model_plan p;
-  an_model_plan_identify(g_rules, texts, 4, &p);
+  char basis[512], why[512];
+  an_model_identify(g_rules, &s, &layers, texts, 0, &p, basis, sizeof basis);
+  cr_expect_null(p.model, "two entries fit and nothing tells them apart");
+  cr_expect(strstr(basis, "Qwen3-4B") && strstr(basis, "Qwen3-8B"), "%s", basis);
+  an_model_identify(g_rules, &s, &layers, texts, 4, &p, basis, sizeof basis);
   cr_assert_not_null(p.model);
   cr_expect_str_eq(p.model->id, "qwen3-8b");
-  cr_expect_str_eq(p.from, texts[2]);
-  tr_trace *t = logits_trace(151936);
-  char why[512];
-  cr_expect(an_model_plan_check(&p, t, 2 * 145, why, sizeof why), "%s", why);
+  cr_expect(p.from_hint);
+  cr_expect(strstr(basis, "hint") && strstr(basis, texts[2]), "%s", basis);
+  cr_expect(an_model_plan_check(&p, &s, 2 * 145, why, sizeof why), "%s", why);
   cr_expect_eq(p.tokens, 4);
   an_op_cost c;
   an_model_gemm_cost(&p, 2, &c); /* gate_up of layer 0 */
@@ -348,26 +362,66 @@ Test(roofline_model, identified_then_checked) {
   an_model_gemm_cost(&p, 144, &c); /* lm_head */
   cr_expect_eq(c.flops, 2.0 * 4 * 151936 * 4096);
   cr_expect_eq(c.bytes, (151936.0 * 4096 + 4 * (151936.0 + 4096)) * 2);
-  cr_expect_not(an_model_plan_check(&p, t, 146, why, sizeof why), "146 is no whole step");
+  cr_expect_not(an_model_plan_check(&p, &s, 146, why, sizeof why), "146 is no whole step");
   cr_expect(strstr(why, "not whole steps"), "%s", why);
-  tr_trace_destroy(t);
-  t = logits_trace(128256); /* a Llama vocabulary: not this model */
-  cr_expect_not(an_model_plan_check(&p, t, 145, why, sizeof why));
-  cr_expect(strstr(why, "no CPU op shows the logits"), "%s", why);
+  /* 40 layers (161 a step): only Qwen3-14B fits, no hint needed */
+  layers.gemm_launches = 161;
+  an_model_identify(g_rules, &s, &layers, NULL, 0, &p, basis, sizeof basis);
+  cr_assert_not_null(p.model);
+  cr_expect_str_eq(p.model->id, "qwen3-14b");
+  cr_expect_not(p.from_hint);
+  cr_expect(strstr(basis, "trace's content"), "%s", basis);
+  an_model_scan_free(&s);
   tr_trace_destroy(t);
 }
 
-Test(roofline_model, unnamed_quantized_or_moe_models_give_nothing) {
+Test(roofline_model, a_hint_the_content_does_not_fit_is_never_used) {
+  tr_trace *t = logits_trace(128256); /* a Llama vocabulary */
+  an_model_scan s = scan_of(t);
+  an_model_layers layers = {145, 0, 0}; /* 36 layers: no Llama entry has them */
+  const char *texts[] = {"/runs/qwen3-8b/trace.json.gz"};
   an_model_plan p;
-  const char *plain[] = {"/runs/decode/trace.json.gz"};
-  an_model_plan_identify(g_rules, plain, 1, &p);
+  char basis[512];
+  an_model_identify(g_rules, &s, &layers, texts, 1, &p, basis, sizeof basis);
   cr_expect_null(p.model);
-  const char *fp8[] = {"Qwen/Qwen3-8B-FP8"};
-  an_model_plan_identify(g_rules, fp8, 1, &p);
-  cr_expect_null(p.model, "a quantized checkpoint has other weight bytes");
-  const char *moe[] = {"openai/gpt-oss-20b"};
-  an_model_plan_identify(g_rules, moe, 1, &p);
-  cr_expect_null(p.model, "a mixture-of-experts model is found from the trace's content");
+  cr_expect(strstr(basis, "no models: entry fits"), "%s", basis);
+  layers.gemm_launches = 129; /* 32 layers: Llama-3.1-8B */
+  an_model_identify(g_rules, &s, &layers, texts, 1, &p, basis, sizeof basis);
+  cr_assert_not_null(p.model);
+  cr_expect_str_eq(p.model->id, "llama-3.1-8b", "the content wins over the path");
+  an_model_scan_free(&s);
+  tr_trace_destroy(t);
+}
+
+/* ------------------------------------------------------------------ attention from sums */
+
+Test(roofline_model, attention_from_step_sums) {
+  const te_model *m = NULL;
+  for (size_t i = 0; i < te_rules_model_count(g_rules); i++)
+    if (!strcmp(te_rules_model_at(g_rules, i)->id, "qwen3-8b")) m = te_rules_model_at(g_rules, i);
+  cr_assert_not_null(m);
+  /* one decode step of 32 sequences, 32785 KV tokens; sq = 1 each */
+  an_exec_facts x = {0};
+  x.attn_q_tokens = 32, x.attn_kv_tokens = 32785, x.attn_pairs = 32785, x.steps_with_attn = 1;
+  an_attn_plan p;
+  char why[512];
+  cr_assert(an_attn_plan_make(m, &x, 1, 36, 0, &p, why, sizeof why), "%s", why);
+  cr_expect_float_eq(p.cost.bytes, 32785.0 * 2 * 8 * 128 * 2 + 32.0 * 2 * 32 * 128 * 2, 1);
+  cr_expect_float_eq(p.cost.flops, 4.0 * 32 * 128 * 32785, 1);
+  cr_expect(an_attn_plan_make(m, &x, 1, 36, 36, &p, why, sizeof why), "%s", why);
+  cr_expect_float_eq(p.cost.bytes, 32785.0 * 2 * 8 * 128 + 32.0 * 2 * 32 * 128 * 2, 1, "fp8 KV");
+  /* each missing fact is named */
+  cr_expect_not(an_attn_plan_make(m, &x, 1, 72, 0, &p, why, sizeof why));
+  cr_expect(strstr(why, "not one a layer"), "%s", why);
+  cr_expect_not(an_attn_plan_make(NULL, &x, 1, 36, 0, &p, why, sizeof why));
+  cr_expect(strstr(why, "no model identified"), "%s", why);
+  an_exec_facts none = {0};
+  cr_expect_not(an_attn_plan_make(m, &none, 0, 36, 0, &p, why, sizeof why));
+  cr_expect(strstr(why, "sequence lengths"), "%s", why);
+  cr_expect_not(an_attn_plan_make(m, &x, 1, 36, 5, &p, why, sizeof why));
+  cr_expect(strstr(why, "KV cache's format"), "%s", why);
+  cr_expect(an_attn_kernel(g_rules, "void paged_attention_ll4mi_QKV_mfma16_kernel<0>"));
+  cr_expect_not(an_attn_kernel(g_rules, "void paged_attention_ll4mi_reduce_kernel<>"));
 }
 
 /* ------------------------------------------------------------------ MoE from model facts */
@@ -400,17 +454,18 @@ Test(roofline_moe, expected_active_experts) {
 
 Test(roofline_moe, found_from_content_then_costed) {
   tr_trace *t = weight_trace(201088, 2880); /* gpt-oss lm_head */
+  an_model_scan sc = scan_of(t), *s = &sc;
   an_moe_plan p;
   char why[512];
   /* 24 layers x 2 a step: gpt-oss-20b, not the 36-layer 120b */
-  cr_assert(an_moe_plan_find(g_rules, t, 32, 1, 48, &p, why, sizeof why), "%s", why);
+  cr_assert(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, why, sizeof why), "%s", why);
   cr_expect_str_eq(p.model->id, "gpt-oss-20b");
   cr_expect_eq(p.cycle, 48);
-  cr_expect(an_moe_plan_find(g_rules, t, 32, 2, 144, &p, why, sizeof why), "%s", why);
+  cr_expect(an_moe_plan_find(g_rules, s, 32, 2, 144, &p, why, sizeof why), "%s", why);
   cr_expect_str_eq(p.model->id, "gpt-oss-120b");
   cr_expect(strstr(why, "128 experts"), "%s", why);
   an_op_cost c;
-  cr_assert(an_moe_plan_find(g_rules, t, 32, 1, 48, &p, why, sizeof why), "%s", why);
+  cr_assert(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, why, sizeof why), "%s", why);
   double active = 32.0 * (1 - pow(0.875, 32)), mxfp4 = 4.25 / 8;
   an_moe_gemm_cost(&p, 0, &c); /* layer 0 gate/up: N = 2 x 2880, K = 2880 */
   cr_expect_eq(c.flops, 2.0 * 32 * 4 * 5760 * 2880);
@@ -422,22 +477,27 @@ Test(roofline_moe, found_from_content_then_costed) {
   /* the weight bytes of one gate/up launch: about 278 MB of MXFP4 at 31.6 experts */
   an_moe_gemm_cost(&p, 0, &c);
   cr_expect(c.bytes > 275e6 && c.bytes < 285e6, "%g", c.bytes);
+  an_model_scan_free(s);
   tr_trace_destroy(t);
 }
 
 Test(roofline_moe, nothing_claimed_without_evidence) {
   tr_trace *t = weight_trace(201088, 2880);
+  an_model_scan sc = scan_of(t), *s = &sc;
   an_moe_plan p;
   char why[512];
-  cr_expect_not(an_moe_plan_find(g_rules, t, 32, 1, 50, &p, why, sizeof why), "50 launches");
+  cr_expect_not(an_moe_plan_find(g_rules, s, 32, 1, 50, &p, why, sizeof why), "50 launches");
   cr_expect(strstr(why, "not 2 a layer"), "%s", why);
   cr_expect_null(p.model);
-  cr_expect_not(an_moe_plan_find(g_rules, t, 0, 1, 48, &p, why, sizeof why), "no tokens");
+  cr_expect_not(an_moe_plan_find(g_rules, s, 0, 1, 48, &p, why, sizeof why), "no tokens");
   cr_expect(strstr(why, "token count"), "%s", why);
+  an_model_scan_free(s);
   tr_trace_destroy(t);
   t = weight_trace(151936, 4096); /* a Qwen3-8B lm_head: no MoE entry has it */
-  cr_expect_not(an_moe_plan_find(g_rules, t, 32, 1, 48, &p, why, sizeof why));
+  sc = scan_of(t);
+  cr_expect_not(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, why, sizeof why));
   cr_expect(strstr(why, "lm_head"), "%s", why);
+  an_model_scan_free(s);
   tr_trace_destroy(t);
   cr_expect(an_moe_gemm_kernel(g_rules, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"));
   cr_expect_not(an_moe_gemm_kernel(g_rules, "_finalize_matmul_scatter_bf16"));

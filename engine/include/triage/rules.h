@@ -572,6 +572,7 @@ typedef struct te_model {
   const te_matcher *match; /* on the run's model text (server args model path, family) */
   long hidden, intermediate, layers, heads, kv_heads, head_dim, vocab;
   long experts, topk, moe_intermediate; /* 0 for a dense model */
+  long sliding_window;                  /* tokens a sliding-window layer attends to; 0: none */
   double expert_weight_bits; /* bits an expert weight takes, block scales included (MXFP4:
                                 4 + 8 / 32 = 4.25); 0: as weight_dtype */
   const te_dtype *weight_dtype;

@@ -363,7 +363,10 @@ typedef struct te_list_map {
     "stage ids whose graph-replayed GEMMs may take shapes from a known model's dimensions "        \
     "(one token a sequence: decode)")                                                              \
   X(roofline_model_gemm_categories, "roofline.model_gemm_categories", LIST, 0, 0, 0, NULL,         \
-    "kernel categories of the launches a model's decode plan costs as its dense GEMMs")
+    "kernel categories of the launches a model's decode plan costs as its dense GEMMs")            \
+  X(roofline_attention_phase_keys, "roofline.attention_phase_keys", LIST, 0, 0, 0, NULL,           \
+    "step-annotation keys of the phases whose (sq, sk, sqsq, sqsk) sums give an attention "        \
+    "launch's KV reads and score count (docs/roofline.md \"Attention\")")
 
 #define TE_SETTING_CTYPE_NUMBER double
 #define TE_SETTING_CTYPE_INT long

@@ -1,0 +1,50 @@
+/*
+ * analysis/roofline_attn.h - the cost of a paged / flash attention launch (decode and
+ * extend) from the attention sums the step annotation states and the model's heads,
+ * KV heads and head_dim (docs/roofline.md "Attention from the step's sums"). Private to
+ * the roofline.
+ *
+ * Under graph replay an attention launch has no shapes, and even an eager paged-attention
+ * op's Input Dims show the whole KV pool, not the sequence lengths. vLLM's step annotation
+ * (execute_<T>_context_<n>(sq..sk..sqsq..sqsk..)_generation_<n>(...), kept by SGLang on
+ * ROCm too) states per phase the sums over sequences of the query tokens sq, the KV tokens
+ * sk, sq^2 and sq*sk: one attention launch (one layer) reads sum(sk) KV tokens of
+ * 2 x kv_heads x head_dim values, reads the queries and writes the outputs of sum(sq)
+ * tokens of heads x head_dim values, and scores sum(sq*sk) - sum(sq*(sq-1))/2 causal
+ * (query, key) pairs, 4 x heads x head_dim FLOPs each (QK^T and PV). The launches costed
+ * are the kernels of the matcher attention_kv_read (one a layer a step: the one that reads
+ * the KV cache; a split-KV reduce kernel beside it is not); their count must be layers x
+ * steps. Any missing fact leaves them without a roofline and names the fact.
+ *
+ * Ownership: the plan borrows the rules' model.
+ */
+#ifndef TRIAGE_ANALYSIS_ROOFLINE_ATTN_H
+#define TRIAGE_ANALYSIS_ROOFLINE_ATTN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/model.h"
+#include "analysis/op_cost.h"
+#include "triage/rules.h"
+
+/* The matchers naming the kernels that read the KV cache once a layer, and those that
+ * read an FP8 KV cache (one byte a value instead of the model's format). */
+#define AN_ATTN_KERNEL_MATCHER "attention_kv_read"
+#define AN_ATTN_FP8_MATCHER "attention_kv_fp8"
+
+typedef struct an_attn_plan {
+  const te_model *model;
+  an_op_cost cost; /* of one launch: one layer of the stage's mean step */
+} an_attn_plan;
+
+/* Whether a kernel (its full name) is an attention launch the plan costs. */
+bool an_attn_kernel(const te_rules *rules, const char *name);
+
+/* The plan of a stage block: model m (NULL: none identified), the stage's facts x with
+ * steps of this block's trace, its attention launches (fp8: how many read an FP8 KV
+ * cache). True when every fact is there; why gets the basis, or the fact missing. */
+bool an_attn_plan_make(const te_model *m, const an_exec_facts *x, size_t steps, size_t launches,
+                       size_t fp8, an_attn_plan *plan, char *why, size_t cap);
+
+#endif
