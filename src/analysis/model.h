@@ -264,6 +264,8 @@ typedef struct an_roofline_counts {
   size_t with_shapes;  /* launches with FLOPs and bytes */
   size_t from_mapping; /*   of which shapes came from the mapping trace's same kernel */
   size_t from_model;   /*   of which shapes came from the model's dimensions */
+  size_t model_tokens; /* the tokens a step the stage's model GEMM plans used (each stage its
+                          own: prefill and decode steps differ); 0 none */
   size_t no_op;        /* no launching CPU op (graph replay without a mapping trace) */
   size_t no_op_graph;  /*   of which launched by a graph launch (matcher graph_replay_launch) */
   size_t no_launch;    /*   of which without a launch call in the trace (outside the capture) */

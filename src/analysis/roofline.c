@@ -588,6 +588,7 @@ static void moe_block(run *r, size_t s, size_t launches) {
   char why[512];
   r->ms.moe_usable = an_moe_plan_find(r->c.rules, &r->ms.scan, tokens, steps, launches, &r->ms.moe,
                                       why, sizeof why);
+  if (r->ms.moe_usable) r->out->stages[s].counts.model_tokens = (size_t)tokens;
   model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why);
 }
 
@@ -645,6 +646,7 @@ static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk)
     return;
   }
   r->ms.usable = an_model_plan_check(&r->ms.plan, &r->ms.scan, n, why, sizeof why);
+  if (r->ms.usable) r->out->stages[s].counts.model_tokens = (size_t)r->ms.plan.tokens;
   model_line(r, r->ms.plan.model, basis, r->ms.usable, r->ms.plan.tokens, why);
 }
 

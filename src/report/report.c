@@ -383,12 +383,14 @@ static cJSON *stage_head_json(const an_stage_report *st) {
 /* Why a stage's launches have a roofline or not (an_roofline_counts). */
 static bool roofline_counts_json(cJSON *s, const an_roofline_counts *n) {
   cJSON *o = cJSON_AddObjectToObject(s, "roofline_counts");
-  const size_t v[] = {n->launches, n->with_shapes, n->from_mapping, n->from_model,
-                      n->no_op,    n->no_op_graph, n->no_launch,    n->no_shapes,
-                      n->no_model, n->bad_shapes,  n->no_peak,      n->secondary};
-  static const char *const k[] = {"launches", "with_shapes", "from_mapping", "from_model",
-                                  "no_op",    "no_op_graph", "no_launch",    "no_shapes",
-                                  "no_model", "bad_shapes",  "no_peak",      "secondary"};
+  const size_t v[] = {n->launches,     n->with_shapes, n->from_mapping, n->from_model,
+                      n->model_tokens, n->no_op,       n->no_op_graph,  n->no_launch,
+                      n->no_shapes,    n->no_model,    n->bad_shapes,   n->no_peak,
+                      n->secondary};
+  static const char *const k[] = {"launches",     "with_shapes", "from_mapping", "from_model",
+                                  "model_tokens", "no_op",       "no_op_graph",  "no_launch",
+                                  "no_shapes",    "no_model",    "bad_shapes",   "no_peak",
+                                  "secondary"};
   for (size_t i = 0; o && i < sizeof v / sizeof v[0]; i++)
     if (!cJSON_AddNumberToObject(o, k[i], (double)v[i])) return false;
   return o != NULL;

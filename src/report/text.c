@@ -274,7 +274,11 @@ char *rp_roofline_stage_limit(const an_stage_report *st) {
   ut_buf b = {0};
   ut_buf_addf(&b, "%zu of %zu launches have shapes", n->with_shapes, n->launches);
   if (n->from_mapping) ut_buf_addf(&b, " (%zu from the mapping trace)", n->from_mapping);
-  if (n->from_model) ut_buf_addf(&b, " (%zu from the model's dimensions)", n->from_model);
+  if (n->from_model && n->model_tokens)
+    ut_buf_addf(&b, " (%zu from the model's dimensions, %zu tokens a step)", n->from_model,
+                n->model_tokens);
+  else if (n->from_model)
+    ut_buf_addf(&b, " (%zu from the model's dimensions)", n->from_model);
   ut_buf_add(&b, ". Without:");
   for (size_t k = 0, first = 1; k < sizeof v / sizeof v[0]; k++)
     if (v[k]) ut_buf_addf(&b, "%s %zu with %s", first ? "" : ";", v[k], what[k]), first = 0;

@@ -331,6 +331,11 @@ def moe_trace(args, name, tokens, limiter, failures):
     trace = os.path.join(args.shared, "traces/real", name)
     rep = run_json(args.triage, trace)
     m = rep["roofline_model"]
+    # each stage states the token count its MoE plan used (the stage's own steps)
+    used = [st["roofline_counts"]["model_tokens"] for st in rep["stages"]
+            if st["roofline_counts"]["from_model"]]
+    if used != [tokens]:
+        failures.append("%s: stages' model tokens %r, want [%d]" % (name, used, tokens))
     if m["id"] != "gpt-oss-20b" or not m["used"] or m["tokens"] != tokens:
         failures.append("%s: roofline_model %r" % (name, m))
     want = moe_expect(tokens)
