@@ -295,6 +295,8 @@ typedef struct an_roofline_model {
                              among entries the content fits, or why none was */
   const char *source;     /* where its dimensions come from (config.json) */
   bool used;              /* the checks held: the decode GEMMs have model shapes */
+  bool from_hint;         /* several entries fit the content; a hint text (an input path)
+                             picked this one */
   long tokens;            /* rows per decode step (the logits op's first dimension) */
   const char *check;      /* what was checked, or why nothing is claimed (owned by the report) */
   const char *attention;  /* attention from the step's sums: the basis, or the fact missing;

@@ -661,6 +661,17 @@ static void name_blank_gpu(run_state *r) {
         (an_text_fact){an_strtab_intern(r->strings, text, (size_t)n), AN_SOURCE_TRACE_METADATA};
 }
 
+/* A run whose context names no model takes the one the roofline identified and used: from
+ * the trace's content, or from an input path picking among the entries the content fits
+ * (roofline_model.h). */
+static void name_model_from_roofline(run_state *r) {
+  an_run_context *c = &r->report.run.context;
+  const an_roofline_model *m = &r->roofline.model;
+  if (c->model.value || !m->label || !(m->used || m->attention_used)) return;
+  c->model =
+      (an_text_fact){m->label, m->from_hint ? AN_SOURCE_DETECTION_RULE : AN_SOURCE_TRACE_METADATA};
+}
+
 /* The rooflines of the kernel rows: the formal launches' shapes, else (graph replay) the
  * mapping traces' launches of the same kernel. */
 static an_status build_roofline(run_state *r) {
@@ -679,6 +690,7 @@ static an_status build_roofline(run_state *r) {
   an_status rc = an_roofline_build(&f, &m, r->rules, r->strings, &r->tables, &r->roofline);
   free(texts);
   if (rc == AN_OK) name_blank_gpu(r);
+  if (rc == AN_OK) name_model_from_roofline(r);
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
 }
 

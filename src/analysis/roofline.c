@@ -552,7 +552,7 @@ static void replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *
 /* The report's model line from a plan's check: the first block checked, or the first
  * that passes. */
 static void model_line(run *r, const te_model *m, const char *from, bool used, long tokens,
-                       const char *why) {
+                       const char *why, bool hint) {
   an_roofline_model *out = &r->out->model;
   if (out->check && (out->used || !used)) return;
   const char *a = out->attention;
@@ -562,6 +562,7 @@ static void model_line(run *r, const te_model *m, const char *from, bool used, l
                              an_strtab_cstr(r->strings, from),
                              m ? m->source : NULL,
                              used,
+                             hint,
                              tokens,
                              an_strtab_cstr(r->strings, why),
                              a,
@@ -589,7 +590,7 @@ static void moe_block(run *r, size_t s, size_t launches) {
   r->ms.moe_usable = an_moe_plan_find(r->c.rules, &r->ms.scan, tokens, steps, launches, &r->ms.moe,
                                       why, sizeof why);
   if (r->ms.moe_usable) r->out->stages[s].counts.model_tokens = (size_t)tokens;
-  model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why);
+  model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why, false);
 }
 
 /* The attention launches of a stage block (matcher attention_kv_read) and how many read
@@ -618,8 +619,18 @@ static void attention_block(run *r, size_t s, size_t launches, size_t fp8, const
                                          : NULL;
   char why[512], line[1100];
   r->ms.attn_usable = an_attn_plan_make(m, x, steps, launches, fp8, &r->ms.attn, why, sizeof why);
-  snprintf(line, sizeof line, "%s%s%s", why, m ? "" : ": ", m ? "" : basis);
+  bool dense = m && m == r->ms.plan.model;
+  snprintf(line, sizeof line, "%s%s%s", why,
+           !m      ? ": "
+           : dense ? "; the model: "
+                   : "",
+           !m || dense ? basis : "");
   attention_line(r, r->ms.attn_usable, line);
+  an_roofline_model *out = &r->out->model;
+  if (r->ms.attn_usable && !out->label) { /* the header's model when no GEMM plan named it */
+    out->id = m->id, out->label = m->label, out->source = m->source;
+    out->from_hint = dense && r->ms.plan.from_hint;
+  }
 }
 
 /* The model plans of a stage block: the model identified from the trace's content (a hint
@@ -642,12 +653,13 @@ static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk)
   const te_string_list *stages = &te_rules_settings(r->c.rules)->roofline_model_stages;
   if (!te_string_list_has(stages, sk->stage->id) || !n) return;
   if (!r->ms.plan.model) {
-    model_line(r, NULL, basis, false, 0, basis);
+    model_line(r, NULL, basis, false, 0, basis, false);
     return;
   }
   r->ms.usable = an_model_plan_check(&r->ms.plan, &r->ms.scan, n, why, sizeof why);
   if (r->ms.usable) r->out->stages[s].counts.model_tokens = (size_t)r->ms.plan.tokens;
-  model_line(r, r->ms.plan.model, basis, r->ms.usable, r->ms.plan.tokens, why);
+  model_line(r, r->ms.plan.model, basis, r->ms.usable, r->ms.plan.tokens, why,
+             r->ms.plan.from_hint);
 }
 
 static void cost_formal(run *r) {

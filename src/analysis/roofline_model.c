@@ -110,8 +110,13 @@ void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_m
                        size_t cap) {
   memset(plan, 0, sizeof *plan);
   size_t fit[MAX_FITS], n = 0;
-  for (size_t i = 0; i < s->n; i++)
-    if (fits(s, i, te_rules_model_at(rules, i), layers) && n < MAX_FITS) fit[n++] = i;
+  /* the lm_head weight also shows the hidden size: entries it fits outrank those only the
+   * logits' vocabulary fits (Qwen3-8B's [151936, 4096] is not Qwen3-4B's) */
+  for (int tier = 1; tier >= 0 && !n; tier--)
+    for (size_t i = 0; i < s->n; i++)
+      if (s->lm_head[i] == (tier == 1) && fits(s, i, te_rules_model_at(rules, i), layers) &&
+          n < MAX_FITS)
+        fit[n++] = i;
   if (!n) {
     snprintf(basis, cap,
              "no models: entry fits the trace's content (a vocabulary in a CPU "

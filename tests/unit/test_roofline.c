@@ -393,6 +393,28 @@ Test(roofline_model, a_hint_the_content_does_not_fit_is_never_used) {
   tr_trace_destroy(t);
 }
 
+Test(roofline_model, the_lm_head_weight_outranks_the_logits_alone) {
+  /* the logits fit every Qwen3 entry; the lm_head weight [151936, 4096] only Qwen3-8B */
+  static const char doc[] =
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::argmax\",\"ts\":1,\"dur\":1,"
+      "\"args\":{\"Input Dims\":[[4, 151936], [], []]}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"ts\":3,\"dur\":1,"
+      "\"args\":{\"Input Dims\":[[4, 4096], [151936, 4096], []]}}]";
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_model_scan s = scan_of(t);
+  an_model_layers layers = {0, 36, 1}; /* 36 attention launches in one step */
+  an_model_plan p;
+  char basis[512];
+  an_model_identify(g_rules, &s, &layers, NULL, 0, &p, basis, sizeof basis);
+  cr_assert_not_null(p.model, "%s", basis);
+  cr_expect_str_eq(p.model->id, "qwen3-8b");
+  cr_expect(strstr(basis, "lm_head") && strstr(basis, "36 attention launches"), "%s", basis);
+  an_model_scan_free(&s);
+  tr_trace_destroy(t);
+}
+
 /* ------------------------------------------------------------------ attention from sums */
 
 Test(roofline_model, attention_from_step_sums) {
