@@ -13,6 +13,9 @@ only what the framework would write) stating what was generated and the ground t
 test can check.
 
 Model (details in tools/tracesynth.py)
+  * DP replicas are not in lockstep (unless --lockstep-replicas): each serves its own
+    batches, so its steps start apart (--replica-gap-jitter-us), and every replica after
+    the first starts later, runs more steps and computes faster or slower (replica_of).
   * Ranks form TP groups of --ranks/--dp ranks. Every rank runs the same kernels (the
     source step's prologue, its first --layers decoder layers, its tail); GEMM and
     attention kernels are divided by the TP size.
@@ -167,6 +170,10 @@ def parse_args(argv):
     p.add_argument("--split-stages", action="store_true",
                    help="one file per stage (SGLang/TokenSpeed profile_by_stage)")
     p.add_argument("--nodes", type=int, default=1)
+    p.add_argument("--lockstep-replicas", action="store_true",
+                   help="DP replicas run the same steps at the same times (no real run does)")
+    p.add_argument("--replica-gap-jitter-us", type=float, default=300.0,
+                   help="with --dp > 1: each step of a replica starts 0..this later")
     p.add_argument("--profile-id", default=None, help="SGLang/TokenSpeed profile id")
     p.add_argument("--no-api-server-trace", action="store_true", help="vLLM: skip the async_llm trace")
     p.add_argument("--decode-source", default=None,
@@ -467,6 +474,27 @@ def node_offsets(args, rng):
     return out
 
 
+def replica_of(args, programs, gi):
+    """DP replica gi's steps, knobs and host start. Real replicas serve batches of their
+    own under schedulers of their own: unless --lockstep-replicas, with --dp > 1 every
+    replica's steps start 0..--replica-gap-jitter-us apart, and each replica after the
+    first starts 0.1-0.9 ms later, runs gi more steps of its last stage and computes
+    5-15 % faster or slower (its batch). The first replica is the set without --dp."""
+    knobs, start = knobs_of(args), 2_000_000_000.0
+    if args.dp == 1 or args.lockstep_replicas:
+        return programs, knobs, start, None
+    rng = random.Random(args.seed * 7919 + gi)
+    knobs["step_gap_jitter_us"] = args.replica_gap_jitter_us
+    if gi:
+        knobs["batch_scale"] = round(1.0 + rng.choice([-1.0, 1.0]) * rng.uniform(0.05, 0.15), 4)
+        start += round(rng.uniform(100.0, 900.0), 3)
+        last = next(p for p in reversed(programs) if p["stage"] != "empty")
+        programs = programs + [last] * gi
+    replica = {"steps": [p["stage"] for p in programs], "batch_scale": knobs.get("batch_scale", 1.0),
+               "start_us": round(start - 2_000_000_000.0, 3), "step_gap_jitter_us": args.replica_gap_jitter_us}
+    return programs, knobs, start, replica
+
+
 def main(argv=None):
     args = parse_args(argv if argv is not None else sys.argv[1:])
     if args.write_step_model:
@@ -492,18 +520,22 @@ def main(argv=None):
                 "first_collective_wait_us": args.first_collective_wait,
                 "moe": {"imbalance": args.moe_imbalance, "hot_rank": args.moe_hot_rank} if args.moe_imbalance else None,
                 "clock_offsets_us": {str(r): offsets[r] for r in offsets},
+                "end_jitter_us": args.end_jitter_us,
                 "hosts": {str(r): host_name(rank_coords(args, r)["node"]) for r in range(args.ranks)},
                 "files": {}, "groups": [], "stages": [], "truth": []}
     for gi, group in enumerate(groups):
-        records, truth = ts.simulate_group(programs, group, knobs_of(args), seed=args.seed * 1009 + gi)
+        rep_programs, knobs, start, replica = replica_of(args, programs, gi)
+        records, truth = ts.simulate_group(rep_programs, group, knobs, seed=args.seed * 1009 + gi,
+                                           host_start=start)
         manifest["groups"].append(group_expectation(group, records, truth))
-        manifest["groups"][-1]["steps_of_first_rank"] = step_summary(records[group[0]], programs,
+        manifest["groups"][-1]["replica"] = replica
+        manifest["groups"][-1]["steps_of_first_rank"] = step_summary(records[group[0]], rep_programs,
                                                                      offsets[group[0]], STYLES.get(args.framework, "none"))
         for stage in stages_of(args):
             manifest["stages"].append(stage_expectation(args, group, records, truth, stage))
         manifest["truth"].append(truth)
         for rank in group:
-            write_rank(args, rank, records[rank], programs, group, pgs, offsets[rank], device, manifest)
+            write_rank(args, rank, records[rank], rep_programs, group, pgs, offsets[rank], device, manifest)
     if args.framework == "vllm" and not args.no_api_server_trace:
         name = f"{host_name(0)}_3999.async_llm.{BASE_TIME_NS + 12345}.pt.trace.json.gz"
         path = os.path.join(node_dir(args, 0), name)

@@ -576,7 +576,7 @@ def _rank_factor(op, rank, stage, knobs):
     if op["kind"] != "compute" or op["cat"] != "kernel":
         return 1.0
     slowed = rank == knobs["slow_rank"] and stage in knobs.get("slow_stages", (stage,))
-    factor = 1.0 + (knobs["slowdown"] if slowed else 0.0)
+    factor = (1.0 + (knobs["slowdown"] if slowed else 0.0)) * knobs.get("batch_scale", 1.0)
     if op.get("expert") and rank == knobs["moe_hot_rank"]:
         factor *= 1.0 + knobs["moe_imbalance"]
     return factor
@@ -631,7 +631,9 @@ def simulate_group(programs, group, knobs, seed, host_start=2_000_000_000.0):
     """Run the steps (a list of programs) on one TP group.
 
     knobs: slow_rank, slowdown, slow_stages, moe_hot_rank, moe_imbalance, noise,
-    first_wait_us, first_wait_stages, late_rank, late_us, late_stages, end_jitter_us.
+    first_wait_us, first_wait_stages, late_rank, late_us, late_stages, end_jitter_us,
+    batch_scale (every compute kernel of the group: a DP replica's own batch),
+    step_gap_jitter_us (each step's host start 0..this later: a replica's own scheduler).
     Returns ({rank: [step record]}, [per-step collective truth])."""
     rng = random.Random(seed)
     per_rank = {r: [] for r in group}
@@ -647,6 +649,8 @@ def simulate_group(programs, group, knobs, seed, host_start=2_000_000_000.0):
         truth.append({"step": step, "stage": program["stage"], "delays_us": delays, "collectives": coll})
         host_end = host_start + max(delays.values()) + len(_launch_order(program)) * HOST_LAUNCH_SPACING_US
         host_start = max(max(gpu_free.values()), host_end + EMPTY_STEP_US) + STEP_HOST_GAP_US
+        if knobs.get("step_gap_jitter_us"):
+            host_start += rng.uniform(0.0, knobs["step_gap_jitter_us"])
     return per_rank, truth
 
 

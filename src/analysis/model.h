@@ -943,9 +943,11 @@ typedef enum an_rank_group_source {
   AN_GROUP_PG_ARGS = 0,   /* the collectives' own Process Group Ranks args */
   AN_GROUP_SIZE_ARG = 1,  /* the largest NCCL group of pg_config of the collectives' Group
                              size arg */
-  AN_GROUP_CO_MOVING = 2, /* the largest NCCL group of pg_config whose ranks end each
+  AN_GROUP_TP = 2,        /* no args: the TP group of pg_config (the smallest run of
+                             ranks below the world), its ranks ending each instance together */
+  AN_GROUP_CO_MOVING = 3, /* the largest NCCL group of pg_config whose ranks end each
                              instance together (ranks.same_group_spread_us) */
-  AN_GROUP_ALL_RANKS = 3  /* nothing names a group: every rank of the stage */
+  AN_GROUP_ALL_RANKS = 4  /* nothing names a group: every rank of the stage */
 } an_rank_group_source;
 
 typedef enum an_rank_verdict {

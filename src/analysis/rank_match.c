@@ -178,7 +178,11 @@ static int co_moving(stage_ctx *c, uint32_t k, const long *ranks, size_t n) {
     len += snprintf(key + len, sizeof key - (size_t)len, ",%ld", ranks[i]);
   long id = ut_strmap_find(&c->memo, key, (size_t)len);
   if (id >= 0) return c->memo_val[id];
-  size_t p0 = part_of(c, ranks[0]), cnt = c->count[p0 * c->kinds.n + k];
+  size_t p0 = part_of(c, ranks[0]), cnt = 0; /* end_together reads all of each member's */
+  for (size_t i = 0; i < n; i++) {
+    size_t x = c->count[part_of(c, ranks[i]) * c->kinds.n + k];
+    cnt = x > cnt ? x : cnt;
+  }
   double *a = malloc((cnt + 1) * sizeof *a), *b = malloc((cnt + 1) * sizeof *b);
   bool together = a && b;
   for (size_t i = 1; i < n && together; i++)
@@ -215,8 +219,44 @@ static long config_group(stage_ctx *c, size_t p, uint32_t k, size_t size, long *
   return best ? (long)present(c, best, out) : 0;
 }
 
+static int cmp_long(const void *a, const void *b) {
+  long x = *(const long *)a, y = *(const long *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Whether sorted ranks hold r and are consecutive (TP is the innermost parallel
+ * dimension of every framework: its groups are runs of ranks; DP and PP groups stride). */
+static bool holds_run(const an_rank_pg *g, long r) {
+  return g->n_ranks && g->ranks[g->n_ranks - 1] - g->ranks[0] == (long)g->n_ranks - 1 &&
+         r >= g->ranks[0] && r <= g->ranks[g->n_ranks - 1];
+}
+
+/* Part p's TP group in pg_config: the smallest run of ranks holding it that is smaller
+ * than the largest group holding it (the world; an_rank_tp_size's rule). Writes its
+ * present ranks when they end kind k's instances together; their count (0: none). -1
+ * when out of memory. */
+static long tp_group(stage_ctx *c, size_t p, uint32_t k, long *out) {
+  const an_rank_part *pt = c->parts[p];
+  const an_rank_pg *tp = NULL;
+  size_t world = 0;
+  for (size_t i = 0; i < pt->n_pgs; i++) {
+    const an_rank_pg *g = &pt->pgs[i];
+    if (g->from_args || !bsearch(&pt->rank, g->ranks, g->n_ranks, sizeof *g->ranks, cmp_long))
+      continue;
+    if (g->n_ranks > world) world = g->n_ranks;
+    if (holds_run(g, pt->rank) && (!tp || g->n_ranks < tp->n_ranks)) tp = g;
+  }
+  if (!tp || tp->n_ranks >= world) return 0;
+  size_t m = present(c, tp, out);
+  int cm = m >= 2 ? co_moving(c, k, out, m) : 0;
+  return cm < 0 ? -1 : cm ? (long)m : 0;
+}
+
 /* The group of kind k on part p: ranks (present, ascending) into out, the count (< 2:
- * none to match) and the source. -1 when out of memory. */
+ * none to match) and the source. Without group args the TP group comes before larger
+ * groups: DP replicas can end together for a while (lockstep schedulers, one step), a
+ * collective without args is a TP one far more often (custom all-reduce, graph-replayed
+ * NCCL). -1 when out of memory. */
 static long resolve(stage_ctx *c, size_t p, uint32_t k, long *out, an_rank_group_source *src) {
   const an_rank_part *pt = c->parts[p];
   size_t size = 0;
@@ -231,6 +271,7 @@ static long resolve(stage_ctx *c, size_t p, uint32_t k, long *out, an_rank_group
   }
   long m = size ? config_group(c, p, k, size, out) : 0;
   *src = AN_GROUP_SIZE_ARG;
+  if (m == 0) m = tp_group(c, p, k, out), *src = AN_GROUP_TP;
   if (m == 0) m = config_group(c, p, k, 0, out), *src = AN_GROUP_CO_MOVING;
   if (m != 0) return m;
   bool none = true;
@@ -273,11 +314,6 @@ static bool add_unit(groups *gs, uint32_t k, size_t g) {
   gs->units = v;
   v[gs->n_units++] = (unit){k, g};
   return true;
-}
-
-static int cmp_long(const void *a, const void *b) {
-  long x = *(const long *)a, y = *(const long *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* Every (kind, group) a part of the stage resolves. */

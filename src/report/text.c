@@ -620,6 +620,8 @@ const char *rp_rank_group_source(an_rank_group_source s) {
       return "the collectives' process group";
     case AN_GROUP_SIZE_ARG:
       return "pg_config, by group size";
+    case AN_GROUP_TP:
+      return "pg_config TP group, ranks that end together";
     case AN_GROUP_CO_MOVING:
       return "pg_config, ranks that end together";
     case AN_GROUP_ALL_RANKS:
@@ -634,6 +636,8 @@ const char *rp_rank_group_source_id(an_rank_group_source s) {
       return "pg-args";
     case AN_GROUP_SIZE_ARG:
       return "group-size";
+    case AN_GROUP_TP:
+      return "tp-group";
     case AN_GROUP_CO_MOVING:
       return "co-moving";
     case AN_GROUP_ALL_RANKS:

@@ -81,7 +81,7 @@ const char *rp_workload_note(an_workload w);
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler
  * ("host", "GPU", "unknown"; JSON ids lower-case), how a group was found (words, and
- * JSON ids "pg-args", "group-size", "co-moving", "all-ranks"). */
+ * JSON ids "pg-args", "group-size", "tp-group", "co-moving", "all-ranks"). */
 const char *rp_rank_verdict(an_rank_verdict v);
 const char *rp_rank_verdict_id(an_rank_verdict v);
 const char *rp_rank_cause(an_rank_cause c);
