@@ -15,6 +15,11 @@ simulated with different noise seeds. The "after" run carries three injected cha
 matching kernels by re.sub and scales their time, as another GPU or BLAS library picks
 other kernels for the same ops; the manifest lists them as renamed_from / renamed_to.
 
+--gemm-types BEFORE AFTER (bf16, fp16 or fp8; an eager --source such as the prefill step
+model) makes every GEMM launch record its shapes and number format as the profiler does
+with record_shapes (aten::mm, or aten::_scaled_mm for fp8), with Qwen3-8B's dimensions:
+a run that moved its GEMMs to another format.
+
 --no-changes leaves all three out (the same program run twice: nothing but noise), and
 --after-steps N profiles N steps in the after run (default --steps): a run against itself
 with twice the steps must be within noise once times are per step. --slow-kernel and
@@ -63,6 +68,8 @@ def parse_args(argv):
                    help="regex: the after run's kernels matching it are renamed (another GPU's picks)")
     p.add_argument("--rename-to", default="", help="re.sub replacement of --rename-kernel's match")
     p.add_argument("--rename-factor", type=float, default=1.0, help="duration factor of renamed kernels")
+    p.add_argument("--gemm-types", nargs=2, metavar=("BEFORE", "AFTER"), choices=["bf16", "fp16", "fp8"],
+                   help="eager sources: the GEMM launches record shapes and this number format")
     p.add_argument("--noise", type=float, default=0.01)
     p.add_argument("--floor-pct", type=float, default=3.0)
     p.add_argument("--profile-id", default="1700000100.000")
@@ -98,6 +105,49 @@ def after_program(program, args):
             op = dict(op, name=re.sub(args.rename_kernel, args.rename_to, op["name"]),
                       dur=op["dur"] * args.rename_factor)
         out["ops"].append(op)
+    return out
+
+
+# Qwen3-8B (the sources' model, TP 1): each decoder layer's GEMMs in launch order as
+# (N, K) of A (M x K) times B (K x N): QKV, attention output, MLP gate_up, down; then the
+# LM head over the last token of each sequence (M = batch).
+QWEN3_8B_LAYER_GEMMS = [(6144, 4096), (4096, 4096), (24576, 4096), (4096, 12288)]
+QWEN3_8B_LM_HEAD = (151936, 4096)
+GEMM_RE = re.compile(r"^Cijk_|gemm", re.IGNORECASE)
+
+
+def gemm_args(kind, m, n, k):
+    """The launching CPU op of a GEMM of this number format and its args, as the profiler
+    records them (record_shapes): bf16/fp16 through aten::mm, fp8 through
+    aten::_scaled_mm(a, b, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum)
+    with MI300's fnuz e4m3 and a bf16 output (ScalarType 15)."""
+    if kind == "fp8":
+        fp8 = "c10::Float8_e4m3fnuz"
+        return "aten::_scaled_mm", {"Input Dims": [[m, k], [k, n], [], [], [], [], [], []],
+                                    "Input type": [fp8, fp8, "float", "float", "", "", "Scalar", "Scalar"],
+                                    "Concrete Inputs": ["", "", "", "", "", "", "15", "False"]}
+    name = {"bf16": "c10::BFloat16", "fp16": "c10::Half"}[kind]
+    return "aten::mm", {"Input Dims": [[m, k], [k, n]], "Input type": [name, name],
+                        "Concrete Inputs": ["", ""]}
+
+
+def with_gemm_types(program, kind):
+    """Copy of an eager program whose GEMM launches record their shapes and number format
+    (the step models keep no op args): the innermost CPU op of each GEMM launch becomes
+    gemm_args(kind, ...) for its place in the layer (QWEN3_8B_LAYER_GEMMS; the last GEMM
+    is the LM head)."""
+    out = dict(program, launches=[dict(l, stack=[list(f) for f in l["stack"]]) for l in program["launches"]])
+    gemms = [op for op in out["ops"] if GEMM_RE.search(op["name"]) and op["launch"] is not None]
+    for i, op in enumerate(gemms):
+        last = i == len(gemms) - 1 and len(gemms) % 4 == 1
+        n, k = QWEN3_8B_LM_HEAD if last else QWEN3_8B_LAYER_GEMMS[i % 4]
+        m = program["batch"] if last else program["tokens"]
+        stack = out["launches"][op["launch"]]["stack"]
+        inner = max((j for j, f in enumerate(stack) if f[0] == "cpu_op"), default=None)
+        if inner is None:
+            continue
+        name, op_args = gemm_args(kind, m, n, k)
+        stack[inner] = ["cpu_op", name, op_args]
     return out
 
 
@@ -141,6 +191,8 @@ def main(argv=None):
     base = ts.build_program(model, args.layers, 1, "sglang")
     after_steps = args.after_steps if args.after_steps is not None else args.steps
     changed = base if args.no_changes else after_program(base, args)
+    if args.gemm_types:
+        base, changed = with_gemm_types(base, args.gemm_types[0]), with_gemm_types(changed, args.gemm_types[1])
     before_path, before = run(args, [base] * args.steps, args.seed * 2 + 1, "before")
     after_path, after = run(args, [changed] * after_steps, args.seed * 2 + 2, "after")
     fb = per_step(family_times(before), args.steps)
@@ -166,6 +218,7 @@ def main(argv=None):
                 "total_gpu_us": {"before": round(total_b, 3), "after": round(total_a, 3),
                                  "delta_us": round(total_a - total_b, 3)},
                 "steps": {"before": args.steps, "after": after_steps}, "times": "per step",
+                "gemm_types": {"before": args.gemm_types[0], "after": args.gemm_types[1]} if args.gemm_types else None,
                 "injected": injected, "first_change": injected[0]["canonical_name"] if injected else None,
                 "noise": {"per_kernel_pct": 100.0 * args.noise, "floor_pct": args.floor_pct,
                           "largest_uninjected": worst},

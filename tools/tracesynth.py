@@ -694,6 +694,12 @@ def _close_frames(open_frames, keep, last_h):
         event["dur"] = end - event["ts"]
 
 
+def _frame_key(frame):
+    """What makes two launches' frames one event: category, name and the op's args (two
+    GEMMs of other shapes are two aten::mm calls)."""
+    return (frame[0], frame[1], json.dumps(frame[2], sort_keys=True) if len(frame) > 2 else None)
+
+
 def emit_host_step(out, launches, launch_ts, pid, ids, comm_args):
     """Emit the python_function / cpu_op frames and the runtime launch of every launch of
     one step, nesting consecutive launches under their common frames. comm_args: {launch
@@ -706,18 +712,18 @@ def emit_host_step(out, launches, launch_ts, pid, ids, comm_args):
         stack = launches[launch]["stack"][-MAX_FRAME_DEPTH + 1:]
         keep = 0
         while (keep < len(open_frames) and keep < len(stack)
-               and open_frames[keep][1] == tuple(stack[keep][:2])):
+               and open_frames[keep][1] == _frame_key(stack[keep])):
             keep += 1
         if last_h is not None:
             _close_frames(open_frames, keep, last_h)
         for depth in range(keep, len(stack)):
-            frame = list(stack[depth][:2])
+            frame = list(stack[depth][:3])  # a CPU op's own args (shapes), when it has them
             if frame[1] == "record_param_comms" and launch in comm_args:
                 frame.append(comm_args[launch])
             parent = open_frames[-1][2] if open_frames else 0
             event, py_id = _frame_event(frame, h - FRAME_EPS_US * (MAX_FRAME_DEPTH - depth), pid, ids, parent)
             out.append(event)
-            open_frames.append((event, tuple(stack[depth][:2]), py_id))
+            open_frames.append((event, _frame_key(stack[depth]), py_id))
         ext = next((f[0]["args"]["External id"] for f in reversed(open_frames)
                     if f[0]["cat"] == "cpu_op"), None)
         corr = ids.next("corr")

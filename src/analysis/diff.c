@@ -66,6 +66,10 @@ static const char *row_cpu_op(const an_kernel_row *kr) {
   return NULL;
 }
 
+bool an_diff_matrix_family(const char *family) {
+  return family && (!strcmp(family, "gemm") || !strcmp(family, "grouped_gemm"));
+}
+
 static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_side_stage *d) {
   d->stage = st->id;
   d->n_steps = st->overlap ? st->overlap->n_steps : 0;
@@ -78,19 +82,30 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
   /* times as the JSON report writes them, so a side read back from it compares the same */
   for (size_t k = 0; k < st->n_kernels; k++) {
     const an_kernel_row *kr = &st->kernels[k];
-    d->kernels[d->n_kernels++] = (an_diff_kernel){kr->name, kr->category, an_round3(kr->total_us),
-                                                  an_round3(kr->steps_us), row_cpu_op(kr)};
+    const an_roofline *f = an_row_roofline(st, kr);
+    bool gemm = f && f->dtype && an_diff_matrix_family(f->family);
+    d->kernels[d->n_kernels++] = (an_diff_kernel){kr->name,
+                                                  kr->category,
+                                                  an_round3(kr->total_us),
+                                                  an_round3(kr->steps_us),
+                                                  row_cpu_op(kr),
+                                                  gemm ? f->dtype : NULL,
+                                                  gemm ? an_round3(f->time_us) : 0};
   }
   for (size_t k = 0; k < st->n_fuse; k++)
     if (st->fuse[k].shown)
-      d->fusions[d->n_fusions++] =
-          (an_diff_kernel){st->fuse[k].pattern_id, NULL, an_round3(st->fuse[k].related_us),
-                           an_round3(st->fuse[k].related_us), NULL};
+      d->fusions[d->n_fusions++] = (an_diff_kernel){st->fuse[k].pattern_id,
+                                                    NULL,
+                                                    an_round3(st->fuse[k].related_us),
+                                                    an_round3(st->fuse[k].related_us),
+                                                    NULL,
+                                                    NULL,
+                                                    0};
   for (size_t k = 0; k < n_ov; k++) {
     const an_overlap_row *o = &st->overlap->rows[k];
     if (o->below_floor) continue; /* not printed in the report, so not compared */
     d->overlaps[d->n_overlaps++] =
-        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us, NULL};
+        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us, NULL, NULL, 0};
   }
   return true;
 }
@@ -691,13 +706,48 @@ static double graph_pct(const an_diff_side *s) {
   return k > 0 ? g / k * 100 : -1;
 }
 
+/* A run's number format: the one of most roofline time among its matrix-product kernel
+ * rows (every stage), with its share of their time; NULL when none has one. */
+static const char *gemm_dtype(const an_diff_side *s, double *share_pct) {
+  const char *best = NULL;
+  double best_us = 0, all_us = 0;
+  for (size_t i = 0; i < s->n_stages; i++)
+    for (size_t k = 0; k < s->stages[i].n_kernels; k++) {
+      const an_diff_kernel *x = &s->stages[i].kernels[k];
+      if (!x->dtype) continue;
+      all_us += x->gemm_us;
+      if (best && !strcmp(best, x->dtype)) continue;
+      double us = 0; /* this format's time: few formats, few rows */
+      for (size_t j = 0; j < s->n_stages; j++)
+        for (size_t m = 0; m < s->stages[j].n_kernels; m++) {
+          const an_diff_kernel *y = &s->stages[j].kernels[m];
+          if (y->dtype && !strcmp(y->dtype, x->dtype)) us += y->gemm_us;
+        }
+      if (!best || us > best_us) best = x->dtype, best_us = us;
+    }
+  *share_pct = all_us > 0 ? best_us / all_us * 100 : 0;
+  return best;
+}
+
 static void fill_inputs(an_diff_report *r, const an_diff_side *before, const an_diff_side *after) {
   const an_diff_side *side[2] = {before, after};
   for (int i = 0; i < 2; i++) {
     const an_diff_side *x = side[i];
-    r->inputs[i] = (an_diff_input){
-        x->label, x->kind ? x->kind : "trace", x->n_files, x->files,      x->framework, x->model,
-        x->gpu,   x->framework_defaulted,      x->n_ranks, x->world_size, graph_pct(x)};
+    double dtype_pct = 0;
+    const char *dtype = gemm_dtype(x, &dtype_pct);
+    r->inputs[i] = (an_diff_input){.path = x->label,
+                                   .kind = x->kind ? x->kind : "trace",
+                                   .n_files = x->n_files,
+                                   .files = x->files,
+                                   .framework = x->framework,
+                                   .model = x->model,
+                                   .gpu = x->gpu,
+                                   .framework_defaulted = x->framework_defaulted,
+                                   .n_ranks = x->n_ranks,
+                                   .world_size = x->world_size,
+                                   .graph_pct = graph_pct(x),
+                                   .gemm_dtype = dtype,
+                                   .gemm_dtype_pct = dtype_pct};
   }
   r->incomparable = incomparable(&r->inputs[0], &r->inputs[1]);
 }

@@ -24,6 +24,9 @@ typedef struct an_diff_kernel {
   double total_us;
   double steps_us;    /* inside the counted steps (kernel rows), else total_us */
   const char *cpu_op; /* kernels: the launching CPU op of its first shown site; NULL none */
+  const char *dtype;  /* kernels of a matrix-product roofline family: its number format
+                         ("bf16"), with gemm_us its roofline time; NULL otherwise */
+  double gemm_us;
 } an_diff_kernel;
 
 /* One rank row of a side's Ranks section. */
@@ -77,6 +80,10 @@ typedef struct an_diff_side {
   size_t n_stages;
   an_diff_side_stage *stages;
 } an_diff_side;
+
+/* Whether a roofline family ("gemm", "grouped_gemm") is a matrix product: a run's number
+ * format is its matrix products'. */
+bool an_diff_matrix_family(const char *family);
 
 /* Every kernel row, shown fuse row, overlap row and Ranks row of each stage with kernels,
  * and the report's formal inputs. AN_ERR_NOMEM. */

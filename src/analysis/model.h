@@ -1194,6 +1194,9 @@ typedef struct an_diff_input {
   size_t n_ranks;                      /* ranks of its Ranks sections (0: one rank) */
   long world_size;                     /* distributedInfo.world_size; 0 unknown */
   double graph_pct; /* share of the kernel time in the steps replayed from graphs; -1 unknown */
+  const char *gemm_dtype; /* the number format of most of its matrix products' roofline time
+                             ("bf16"); NULL when no GEMM row has one */
+  double gemm_dtype_pct;  /* that format's share of their roofline time */
 } an_diff_input;
 
 /* Why two runs are not comparable: a kernel's time on other hardware, or with its work

@@ -638,7 +638,9 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
         !cJSON_AddNumberToObject(o, "ranks", (double)(in->n_ranks ? in->n_ranks : 1)) ||
         !cJSON_AddNumberToObject(o, "world_size", (double)in->world_size) ||
         !(in->graph_pct >= 0 ? cJSON_AddNumberToObject(o, "graph_pct", an_round3(in->graph_pct))
-                             : cJSON_AddNullToObject(o, "graph_pct")))
+                             : cJSON_AddNullToObject(o, "graph_pct")) ||
+        !text_or_null(o, "gemm_dtype", in->gemm_dtype) ||
+        !cJSON_AddNumberToObject(o, "gemm_dtype_pct", an_round3(in->gemm_dtype_pct)))
       return false;
     for (size_t k = 0; k < in->n_files; k++) {
       cJSON *x = cJSON_CreateString(in->files[k]);
@@ -687,6 +689,18 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
 
 /* ------------------------------------------------------------------ JSON report sides */
 
+/* String member k of o, or NULL. */
+static const char *json_text(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+/* Number member k of o, or fallback. */
+static double json_num(const cJSON *o, const char *k, double fallback) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(x) ? x->valuedouble : fallback;
+}
+
 /* A kernel row's launching CPU op: its first site's that names one (as the model's). */
 static const char *site_cpu_op(const cJSON *kernel) {
   const cJSON *site;
@@ -712,9 +726,17 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
     if (only_shown && !cJSON_IsTrue(shown)) continue;
     /* an overlap row under the recoverable floor is not printed, so not compared */
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "below_floor"))) continue;
-    (*out)[(*n)++] = (an_diff_kernel){
-        nm->valuestring, cJSON_IsString(cat) ? cat->valuestring : NULL, us->valuedouble,
-        cJSON_IsNumber(in_steps) ? in_steps->valuedouble : us->valuedouble, site_cpu_op(k)};
+    const cJSON *roof = cJSON_GetObjectItemCaseSensitive(k, "roofline");
+    const char *dtype = json_text(roof, "dtype");
+    bool gemm = dtype && an_diff_matrix_family(json_text(roof, "family"));
+    (*out)[(*n)++] =
+        (an_diff_kernel){nm->valuestring,
+                         cJSON_IsString(cat) ? cat->valuestring : NULL,
+                         us->valuedouble,
+                         cJSON_IsNumber(in_steps) ? in_steps->valuedouble : us->valuedouble,
+                         site_cpu_op(k),
+                         gemm ? dtype : NULL,
+                         gemm ? json_num(roof, "time_us", 0) : 0};
   }
   return true;
 }
@@ -729,18 +751,6 @@ static const cJSON *overlap_rows(const cJSON *doc, const char *id) {
       return cJSON_GetObjectItemCaseSensitive(s, "rows");
   }
   return NULL;
-}
-
-/* String member k of o, or NULL. */
-static const char *json_text(const cJSON *o, const char *k) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
-/* Number member k of o, or fallback. */
-static double json_num(const cJSON *o, const char *k, double fallback) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsNumber(x) ? x->valuedouble : fallback;
 }
 
 /* A stage's time account (its "timeline"): steps, each step's GPU time, the collectives'

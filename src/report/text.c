@@ -558,6 +558,16 @@ size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a,
     snprintf(out[n].after, sizeof out[n].after, "%ld", a->world_size);
     n++;
   }
+  /* the matrix products' number format: another format is another program (fp8 GEMMs run
+   * at twice bf16's peak), whatever the kernels' names say */
+  if (b->gemm_dtype && a->gemm_dtype && strcmp(b->gemm_dtype, a->gemm_dtype) != 0) {
+    out[n].what = "GEMM number format";
+    snprintf(out[n].before, sizeof out[n].before, "%s, %.0f %% of the GEMMs' roofline time",
+             b->gemm_dtype, b->gemm_dtype_pct);
+    snprintf(out[n].after, sizeof out[n].after, "%s, %.0f %% of the GEMMs' roofline time",
+             a->gemm_dtype, a->gemm_dtype_pct);
+    n++;
+  }
   /* graphs appearing or going away: the launch path changed, and with it copies and gaps */
   if (b->graph_pct >= 0 && a->graph_pct >= 0 && (b->graph_pct < 0.5) != (a->graph_pct < 0.5)) {
     out[n].what = "CUDA/HIP graphs";

@@ -98,10 +98,10 @@ const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);
 
 /* The run facts that differ between a diff's inputs (framework, model, GPU, world size,
- * CUDA/HIP graphs: a fact one run does not know counts as differing only for the first
- * three). Fills up to RP_FACT_CHANGES in that order and returns how many; the texts are
- * copies ("unknown" for a fact a run lacks). */
-#define RP_FACT_CHANGES 5
+ * GEMM number format, CUDA/HIP graphs: a fact one run does not know counts as differing
+ * only for the first three). Fills up to RP_FACT_CHANGES in that order and returns how
+ * many; the texts are copies ("unknown" for a fact a run lacks). */
+#define RP_FACT_CHANGES 6
 typedef struct rp_fact_change {
   const char *what;
   char before[160], after[160];

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """run_diff.py TRIAGE SOURCE - triage diff on tests/data/diff/generated against its manifest.
 
+Generated pairs besides: twice the steps (within noise), attention 1.5x (first row, exit
+3), two ranks of one run (no regression), renamed GEMMs (one group), GEMMs moved from bf16
+to fp8 (the runs differ in the GEMM number format).
+
 The first kernel row of the stage is the manifest's first_change, marked slower; every
 injected change (slower, new, removed) is reported with its kind and a delta within 2 %;
 the stage total delta matches the manifest; kernels the generator did not touch are
@@ -300,6 +304,35 @@ def check_attention_slowdown(exe, source, tmp):
     check(rc == 2 and "--fail-on" in err, f"--fail-on maybe: exit {rc} {err!r}")
 
 
+def check_dtype(exe, source, tmp):
+    """The same eager prefill program with its GEMMs in bf16, then fp8 (aten::_scaled_mm):
+    "The runs differ in" names the GEMM number format with both formats, from traces and
+    from JSON reports; the same program in bf16 twice says nothing of it."""
+    prefill = os.path.join(source, "tests", "data", "sources", "sglang-qwen3-8b-prefill.step.json.gz")
+    b, a, m = gen_pair(source, tmp, "dtype", "--source", prefill, "--no-changes", "--steps", "2",
+                       "--gemm-types", "bf16", "fp8", "--seed", "25")
+    reports = []
+    for side, path in (("b", b), ("a", a)):
+        rep = os.path.join(tmp, f"dtype-{side}.json")
+        rc, _, err = triage(exe, "--quiet", "--format", "json", "-o", rep, path)
+        check(rc == 0, f"dtype: report {err}")
+        reports.append(rep)
+    for what, sides in (("traces", (b, a)), ("reports", tuple(reports))):
+        rc, md, err = triage(exe, "diff", *sides)
+        head = md.split("## Biggest changes")[0]
+        check(rc == 0 and "The runs differ in: GEMM number format (bf16, 100 % of the GEMMs' roofline time "
+              "-> fp8, 100 % of the GEMMs' roofline time)" in head,
+              f"dtype {what}: the format change is not stated: {head[:600]!r}")
+        rc, js, err = triage(exe, "diff", "--format", "json", *sides)
+        ins = json.loads(js)["inputs"] if rc == 0 else {}
+        check(ins and (ins["before"]["gemm_dtype"], ins["after"]["gemm_dtype"]) == ("bf16", "fp8"),
+              f"dtype {what}: JSON inputs {[(k, v.get('gemm_dtype')) for k, v in ins.items()]}")
+    b2, a2, _ = gen_pair(source, tmp, "dtype-same", "--source", prefill, "--no-changes", "--steps", "2",
+                         "--gemm-types", "bf16", "bf16", "--seed", "25")
+    rc, md, err = triage(exe, "diff", b2, a2)
+    check(rc == 0 and "GEMM number format" not in md, f"dtype: bf16 twice states a format change ({rc} {err})")
+
+
 def check_same_run_two_ranks(exe, source, tmp):
     """Two ranks of one run (a host-late rank makes the others wait): no regression row; the
     collectives' extra time is wait (a wait change or within noise)."""
@@ -333,6 +366,7 @@ def main():
         check_attention_slowdown(exe, source, tmp)
         check_same_run_two_ranks(exe, source, tmp)
         check_renamed(exe, source, tmp)
+        check_dtype(exe, source, tmp)
     check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
     with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:

@@ -1166,15 +1166,15 @@ static an_diff_side_stage renamed_stage(an_diff_kernel *k, size_t n) {
 
 Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
   te_rules *r = test_default_rules();
-  an_diff_kernel b[] = {{"cutlass_80_gemm_a", "gemm", 100, 100, "aten::mm"},
-                        {"cutlass_80_gemm_b", "gemm", 50, 50, "aten::mm"},
-                        {"ampere_bmm", "gemm", 40, 40, "aten::bmm"},
-                        {"rope_old", "rope", 10, 10, "cudaLaunchKernel"},
-                        {"same_kernel", "norm", 20, 20, "aten::rms_norm"}};
-  an_diff_kernel a[] = {{"volta_sgemm_x", "gemm", 300, 300, "aten::mm"},
-                        {"volta_bmm", "gemm", 60, 60, NULL}, /* graph replay: no op */
-                        {"triton_new", "elementwise", 9, 9, NULL},
-                        {"same_kernel", "norm", 20, 20, "aten::rms_norm"}};
+  an_diff_kernel b[] = {{"cutlass_80_gemm_a", "gemm", 100, 100, "aten::mm", NULL, 0},
+                        {"cutlass_80_gemm_b", "gemm", 50, 50, "aten::mm", NULL, 0},
+                        {"ampere_bmm", "gemm", 40, 40, "aten::bmm", NULL, 0},
+                        {"rope_old", "rope", 10, 10, "cudaLaunchKernel", NULL, 0},
+                        {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0}};
+  an_diff_kernel a[] = {{"volta_sgemm_x", "gemm", 300, 300, "aten::mm", NULL, 0},
+                        {"volta_bmm", "gemm", 60, 60, NULL, NULL, 0}, /* graph replay: no op */
+                        {"triton_new", "elementwise", 9, 9, NULL, NULL, 0},
+                        {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0}};
   an_diff_side_stage sb = renamed_stage(b, 5), sa = renamed_stage(a, 4);
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
@@ -1209,10 +1209,37 @@ Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
   te_rules_destroy(r);
 }
 
+/* A run's number format is its matrix products' by roofline time (rows of other families
+ * or without a format do not count), so a run that moved most GEMM time to fp8 states fp8. */
+Test(analysis, diff_run_dtype_is_the_gemm_time_weighted_format) {
+  te_rules *r = test_default_rules();
+  an_diff_kernel b[] = {{"gemm_a", "gemm", 100, 100, "aten::mm", "bf16", 90},
+                        {"gemm_b", "gemm", 50, 50, "aten::mm", "bf16", 40},
+                        {"attn", "attention", 400, 400, NULL, NULL, 0}};
+  an_diff_kernel a[] = {{"gemm_a8", "gemm", 60, 60, "aten::_scaled_mm", "fp8", 60},
+                        {"gemm_b8", "gemm", 30, 30, "aten::_scaled_mm", "fp8", 30},
+                        {"gemm_c", "gemm", 70, 70, "aten::mm", "bf16", 70}};
+  an_diff_side_stage sb = renamed_stage(b, 3), sa = renamed_stage(a, 3);
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
+  an_diff_result res;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  cr_assert_str_eq(res.report.inputs[0].gemm_dtype, "bf16");
+  cr_assert_float_eq(res.report.inputs[0].gemm_dtype_pct, 100, 1e-9);
+  cr_assert_str_eq(res.report.inputs[1].gemm_dtype, "fp8");
+  cr_assert_float_eq(res.report.inputs[1].gemm_dtype_pct, 90.0 / 160.0 * 100, 1e-9);
+  an_diff_result_free(&res);
+  sa = renamed_stage(b + 2, 1); /* no GEMM with a format: unknown, never "differs" */
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  cr_assert_null(res.report.inputs[1].gemm_dtype);
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
+}
+
 Test(analysis, diff_never_pairs_two_known_ops) {
   te_rules *r = test_default_rules();
-  an_diff_kernel b[] = {{"k_mm", "gemm", 100, 100, "aten::mm"}};
-  an_diff_kernel a[] = {{"k_bmm", "gemm", 100, 100, "aten::bmm"}};
+  an_diff_kernel b[] = {{"k_mm", "gemm", 100, 100, "aten::mm", NULL, 0}};
+  an_diff_kernel a[] = {{"k_bmm", "gemm", 100, 100, "aten::bmm", NULL, 0}};
   an_diff_side_stage sb = renamed_stage(b, 1), sa = renamed_stage(a, 1);
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
