@@ -70,7 +70,9 @@ static const cli_command COMMANDS[] = {
     COMMAND("diff", FORMS("BEFORE AFTER"),
             "what changed between two runs (traces, directories or JSON reports)", CLI_FORMATS_ALL,
             2, 2, diff_args, cli_diff_run, .options = &CLI_DIFF_OPTIONS, .loads_rules = true,
-            .exit_more = "3 a regression beyond noise with --fail-on regression",
+            .exit_more = "3 a regression beyond noise with --fail-on regression;\n"
+                         "             4 runs not comparable (other GPU or world size) with\n"
+                         "             --fail-on regression",
             .description =
                 "Per stage: GPU time, categories, kernels, fusion and overlap rows, ranks,\n"
                 "per step where both runs know their steps; changes below the noise floor\n"

@@ -9,6 +9,7 @@
 #include "cli/exit.h"
 #include "report/diff_report.h"
 #include "report/report.h"
+#include "report/text.h"
 #include "triage/limits.h"
 
 #ifndef TRIAGE_VERSION
@@ -22,7 +23,8 @@ static const cli_option DIFF_ROWS[] = {
      .choices = "none|regression",
      .expect = "none or regression",
      .metavar = "WHAT",
-     .help = "exit 3 when the diff holds a regression\nbeyond the noise floor (a CI gate)"},
+     .help = "exit 3 when the diff holds a regression\nbeyond the noise floor, 4 when the "
+             "runs\nare not comparable (a CI gate)"},
 };
 const cli_options CLI_DIFF_OPTIONS = CLI_OPTIONS(DIFF_ROWS);
 
@@ -64,6 +66,20 @@ static int render(const cli_invocation *inv, const cli_common *a, const an_diff_
   return cli_output_close(out, a, rc);
 }
 
+/* --fail-on regression, after the report is written: runs that do not compare cannot pass a
+ * gate silently (no row of theirs counts as a regression, so exit 0 would read "no
+ * regression"): their own status and one line saying why. */
+static int gate(const an_diff_report *d) {
+  if (d->incomparable) {
+    fprintf(stderr,
+            "triage: diff: not comparable (%s): --fail-on regression cannot judge these runs "
+            "(exit %d)\n",
+            rp_diff_incomparable_why(d->incomparable), TRIAGE_EXIT_NOT_COMPARABLE);
+    return TRIAGE_EXIT_NOT_COMPARABLE;
+  }
+  return d->n_regressions ? TRIAGE_EXIT_REGRESSION : TRIAGE_EXIT_OK;
+}
+
 int cli_diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   const diff_args *a = args;
   int rc = TRIAGE_EXIT_OK;
@@ -77,7 +93,7 @@ int cli_diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
     rc = TRIAGE_EXIT_BAD_INPUT;
   }
   if (rc == 0) rc = render(inv, &a->common, &res.report, rules);
-  if (rc == 0 && a->fail_on && res.report.n_regressions) rc = TRIAGE_EXIT_REGRESSION;
+  if (rc == 0 && a->fail_on) rc = gate(&res.report);
   an_diff_result_free(&res);
   for (int i = 0; i < 2; i++) {
     an_diff_side_free(&d[i]);

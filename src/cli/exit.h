@@ -8,13 +8,15 @@
 #include "live/live.h"
 
 typedef enum triage_exit {
-  TRIAGE_EXIT_OK = 0,           /* report printed (or the sub-command succeeded) */
-  TRIAGE_EXIT_BAD_INPUT = 1,    /* unreadable trace, broken rules, nothing to analyse,
-                                   failed capture */
-  TRIAGE_EXIT_USAGE = 2,        /* the command line cannot work */
-  TRIAGE_EXIT_REGRESSION = 3,   /* triage diff --fail-on regression: the diff holds a
-                                   regression beyond the noise floor (its report is written) */
-  TRIAGE_EXIT_INTERRUPTED = 130 /* Ctrl-C during live capture (128 + SIGINT) */
+  TRIAGE_EXIT_OK = 0,             /* report printed (or the sub-command succeeded) */
+  TRIAGE_EXIT_BAD_INPUT = 1,      /* unreadable trace, broken rules, nothing to analyse,
+                                     failed capture */
+  TRIAGE_EXIT_USAGE = 2,          /* the command line cannot work */
+  TRIAGE_EXIT_REGRESSION = 3,     /* triage diff --fail-on regression: the diff holds a
+                                     regression beyond the noise floor (its report is written) */
+  TRIAGE_EXIT_NOT_COMPARABLE = 4, /* triage diff --fail-on regression: the runs do not compare
+                                     (other GPU or world size), so the gate cannot pass them */
+  TRIAGE_EXIT_INTERRUPTED = 130   /* Ctrl-C during live capture (128 + SIGINT) */
 } triage_exit;
 
 /* Exit status for a live-capture result. */

@@ -347,14 +347,12 @@ static const an_diff_row *worst_regression(const an_diff_report *d, const an_dif
 
 /* The verdict of runs that do not compare: why, and what the rows below still say. */
 static int incomparable_md(FILE *f, unsigned why) {
-  bool gpu = why & AN_DIFF_GPU_DIFFERS, world = why & AN_DIFF_WORLD_DIFFERS;
   return fprintf(f,
-                 "\n**Verdict: not comparable: %s%s%s differ**; a kernel's time on other "
+                 "\n**Verdict: not comparable: %s**; a kernel's time on other "
                  "hardware or with the work split over another number of ranks is not a "
                  "regression. The tables below describe what changed; none of their rows "
                  "counts as a regression.\n",
-                 gpu ? "the GPU" : "", gpu && world ? " and " : "",
-                 world ? "the world size" : "") < 0
+                 rp_diff_incomparable_why(why)) < 0
              ? -1
              : 0;
 }

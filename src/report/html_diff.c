@@ -258,12 +258,10 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
   if (n) rp_hw_printf(hw, ".</p>");
   if (d->incomparable)
     rp_hw_printf(hw,
-                 "<p class=\"facts-differ\">Not comparable: %s%s%s differ; a kernel's time on "
+                 "<p class=\"facts-differ\">Not comparable: %s; a kernel's time on "
                  "other hardware or with the work split over another number of ranks is not a "
                  "regression, and no row counts as one.</p>",
-                 d->incomparable & AN_DIFF_GPU_DIFFERS ? "the GPU" : "",
-                 d->incomparable == (AN_DIFF_GPU_DIFFERS | AN_DIFF_WORLD_DIFFERS) ? " and " : "",
-                 d->incomparable & AN_DIFF_WORLD_DIFFERS ? "the world size" : "");
+                 rp_diff_incomparable_why(d->incomparable));
   rp_hw_printf(hw,
                "<p class=\"note\">Noise floor: a change smaller than %g %% of the before time "
                "or %g us is within noise, never a regression.</p>",

@@ -578,6 +578,14 @@ size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a,
   return n;
 }
 
+const char *rp_diff_incomparable_why(unsigned why) {
+  bool gpu = why & AN_DIFF_GPU_DIFFERS, world = why & AN_DIFF_WORLD_DIFFERS;
+  return gpu && world ? "the GPU and the world size differ"
+         : gpu        ? "the GPU differs"
+         : world      ? "the world size differs"
+                      : "";
+}
+
 const char *rp_diff_straggler_word(const an_diff_rank_row *r) {
   if (r->before_straggler && r->after_straggler) return "both runs";
   if (r->before_straggler) return "before";

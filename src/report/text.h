@@ -108,6 +108,9 @@ typedef struct rp_fact_change {
 } rp_fact_change;
 size_t rp_diff_fact_changes(const an_diff_input *before, const an_diff_input *after,
                             rp_fact_change out[RP_FACT_CHANGES]);
+/* Why a diff's runs do not compare (an_diff_report.incomparable bits): "the GPU differs",
+ * "the world size differs", "the GPU and the world size differ"; "" for none. */
+const char *rp_diff_incomparable_why(unsigned why);
 /* Which run of a diff ranks row waited on it: "both runs", "before", "after", or NULL. */
 const char *rp_diff_straggler_word(const an_diff_rank_row *r);
 

@@ -3,7 +3,8 @@
 
 Generated pairs besides: twice the steps (within noise), attention 1.5x (first row, exit
 3), two ranks of one run (no regression), renamed GEMMs (one group), GEMMs moved from bf16
-to fp8 (the runs differ in the GEMM number format).
+to fp8 (the runs differ in the GEMM number format), two world sizes (not comparable: exit
+4 under --fail-on regression).
 
 The first kernel row of the stage is the manifest's first_change, marked slower; every
 injected change (slower, new, removed) is reported with its kind and a delta within 2 %;
@@ -173,6 +174,9 @@ def check_shared_pair(exe, source):
           "shared pair: world size or graph change not stated")
     check("**Verdict: not comparable: the GPU and the world size differ**" in head
           and "(regression)" not in md, "shared pair: the verdict counts regressions across GPUs")
+    rc, _, err = triage(exe, "diff", "--fail-on", "regression", *sides)
+    check(rc == 4 and "not comparable (the GPU and the world size differ)" in err,
+          f"shared pair: --fail-on regression exit {rc} (want 4: not comparable) {err!r}")
     check(head.find("## Step time") > head.find("**Verdict") > 0
           and "| all | 6 -> 6 | 76.996 -> " in head, "shared pair: no step time table before the kernels")
     # HTA traces are not LLM serving runs: the framework is the packs' default, and says so
@@ -333,6 +337,30 @@ def check_dtype(exe, source, tmp):
     check(rc == 0 and "GEMM number format" not in md, f"dtype: bf16 twice states a format change ({rc} {err})")
 
 
+def check_not_comparable(exe, source, tmp):
+    """Rank 0 of a TP 2 run against rank 0 of a TP 4 run (world size 2 -> 4): not
+    comparable. --fail-on regression writes the report, then exits 4 with one line saying
+    why (a gate must not pass such runs as "no regression"); without --fail-on, exit 0."""
+    files = {}
+    for n in (2, 4):
+        out = os.path.join(tmp, f"world{n}")
+        subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
+                        "--framework", "sglang", "--ranks", str(n), "--layers", "2", "--decode-steps", "3",
+                        "--seed", "26"], check=True, capture_output=True)
+        with open(out + ".manifest.json", encoding="utf-8") as f:
+            files[n] = os.path.join(out, json.load(f)["files"]["0"])
+    rc, md, err = triage(exe, "diff", "--fail-on", "regression", files[2], files[4])
+    check(rc == 4 and "**Verdict: not comparable: the world size differs**" in md
+          and err == "triage: diff: not comparable (the world size differs): --fail-on regression "
+                     "cannot judge these runs (exit 4)\n",
+          f"not comparable: --fail-on regression exit {rc} (want 4), stderr {err!r}")
+    rc, js, err = triage(exe, "diff", "--fail-on", "regression", "--format", "json", files[2], files[4])
+    check(rc == 4 and json.loads(js)["not_comparable"] == ["world_size"],
+          f"not comparable: JSON with --fail-on exit {rc}")
+    rc, _, err = triage(exe, "diff", files[2], files[4])
+    check(rc == 0 and not err, f"not comparable without --fail-on: exit {rc} {err!r}")
+
+
 def check_same_run_two_ranks(exe, source, tmp):
     """Two ranks of one run (a host-late rank makes the others wait): no regression row; the
     collectives' extra time is wait (a wait change or within noise)."""
@@ -367,6 +395,7 @@ def main():
         check_same_run_two_ranks(exe, source, tmp)
         check_renamed(exe, source, tmp)
         check_dtype(exe, source, tmp)
+        check_not_comparable(exe, source, tmp)
     check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
     with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:
