@@ -14,7 +14,7 @@
 #include "triage/limits.h"
 #include "util/file.h"
 
-/* Kernel rows of all stages in the "Biggest changes" list at the top. */
+/* Kernel rows and renamed groups of all stages in the "Biggest changes" list at the top. */
 
 /* counts: the runs compare, so a slower row is a regression (not comparable: only slower). */
 static const char *change_word(an_diff_change c, bool counts) {
@@ -254,6 +254,7 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool co
 typedef struct ranked {
   const an_diff_stage *stage;
   const an_diff_row *row;
+  const an_diff_renamed *group; /* a renamed group's row; NULL: a kernel row */
 } ranked;
 
 static int cmp_ranked(const void *pa, const void *pb) {
@@ -264,22 +265,50 @@ static int cmp_ranked(const void *pa, const void *pb) {
   return c ? c : strcmp(a->row->name, b->row->name);
 }
 
-/* The kernels that changed most, over every stage: the first thing to read; at most rows
- * of them (diff.biggest_rows). */
+/* The changed kernel rows and renamed groups of every stage into r (NULL: only counted);
+ * how many. */
+static size_t changed_rows(const an_diff_report *d, ranked *r) {
+  size_t m = 0;
+  for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    for (size_t k = 0; k < s->n_kernels; k++)
+      if (s->kernels[k].change != AN_DIFF_SAME && r)
+        r[m++] = (ranked){s, &s->kernels[k], NULL};
+      else
+        m += s->kernels[k].change != AN_DIFF_SAME;
+    for (size_t k = 0; k < s->n_renamed; k++)
+      if (s->renamed[k].row.change != AN_DIFF_SAME && r)
+        r[m++] = (ranked){s, &s->renamed[k].row, &s->renamed[k]};
+      else
+        m += s->renamed[k].row.change != AN_DIFF_SAME;
+  }
+  return m;
+}
+
+/* A Biggest changes row's kernel cell: the kernel, or a renamed group's kernels on both
+ * sides. */
+static int ranked_kernel_md(FILE *f, const rp_names *nm, const ranked *r) {
+  const an_diff_renamed *g = r->group;
+  if (g)
+    return fputs("renamed: ", f) == EOF || renamed_names_md(f, nm, g->before_names, g->n_before) ||
+                   fputs(" -> ", f) == EOF || renamed_names_md(f, nm, g->after_names, g->n_after)
+               ? -1
+               : 0;
+  char *shown = nm ? rp_names_display(nm, r->row->name) : NULL;
+  int rc = rp_md_code(f, shown ? shown : r->row->name);
+  free(shown);
+  return rc;
+}
+
+/* The kernels and renamed groups that changed most, over every stage: the first thing to
+ * read; at most rows of them (diff.biggest_rows). */
 static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d, size_t rows) {
-  size_t n = 0;
-  for (size_t i = 0; i < d->n_stages; i++)
-    for (size_t k = 0; k < d->stages[i].n_kernels; k++)
-      n += d->stages[i].kernels[k].change != AN_DIFF_SAME;
+  size_t n = changed_rows(d, NULL);
   if (fputs("\n## Biggest changes\n", f) == EOF) return -1;
   if (!n) return fputs("\nNo kernel changed beyond the noise floor.\n", f) == EOF ? -1 : 0;
   ranked *r = malloc(n * sizeof *r);
   if (!r) return -1;
-  size_t m = 0;
-  for (size_t i = 0; i < d->n_stages; i++)
-    for (size_t k = 0; k < d->stages[i].n_kernels; k++)
-      if (d->stages[i].kernels[k].change != AN_DIFF_SAME)
-        r[m++] = (ranked){&d->stages[i], &d->stages[i].kernels[k]};
+  size_t m = changed_rows(d, r);
   qsort(r, m, sizeof *r, cmp_ranked);
   if (m > rows) m = rows;
   bool all_steps = true;
@@ -291,14 +320,12 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d, size
                ? -1
                : 0;
   for (size_t i = 0; i < m && rc == 0; i++) {
-    char *shown = nm ? rp_names_display(nm, r[i].row->name) : NULL;
+    const char *cat = r[i].group ? r[i].group->category : r[i].row->category;
     rc = fprintf(f, "| %zu | ", i + 1) < 0 || rp_md_cell_text(f, r[i].stage->label) != 0 ||
-                 fputs(" | ", f) == EOF || rp_md_code(f, shown ? shown : r[i].row->name) != 0 ||
-                 fputs(" | ", f) == EOF ||
-                 rp_md_cell_text(f, r[i].row->category ? r[i].row->category : "-") != 0
+                 fputs(" | ", f) == EOF || ranked_kernel_md(f, nm, &r[i]) != 0 ||
+                 fputs(" | ", f) == EOF || rp_md_cell_text(f, cat ? cat : "-") != 0
              ? -1
              : cols_md(f, r[i].row, !d->incomparable);
-    free(shown);
   }
   free(r);
   return rc;
@@ -336,13 +363,15 @@ static const an_diff_row *worst_regression(const an_diff_report *d, const an_dif
     if (s->total.change == AN_DIFF_SLOWER && (!w || s->total.delta_pct > w->delta_pct))
       w = &s->total, *st = s;
   }
-  for (size_t i = 0; !w && i < d->n_stages; i++)
-    for (size_t k = 0; k < d->stages[i].n_kernels; k++) {
-      const an_diff_row *r = &d->stages[i].kernels[k];
-      if (r->change == AN_DIFF_SLOWER && (!w || r->delta_us > w->delta_us))
-        w = r, *st = &d->stages[i];
+  const an_diff_row *k = NULL; /* kernels and renamed groups (named by their largest after) */
+  for (size_t i = 0; !w && i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    for (size_t j = 0; j < s->n_kernels + s->n_renamed; j++) {
+      const an_diff_row *r = j < s->n_kernels ? &s->kernels[j] : &s->renamed[j - s->n_kernels].row;
+      if (r->change == AN_DIFF_SLOWER && (!k || r->delta_us > k->delta_us)) k = r, *st = s;
     }
-  return w;
+  }
+  return w ? w : k;
 }
 
 /* The verdict of runs that do not compare: why, and what the rows below still say. */
