@@ -15,7 +15,8 @@ test can check.
 Model (details in tools/tracesynth.py)
   * DP replicas are not in lockstep (unless --lockstep-replicas): each serves its own
     batches, so its steps start apart (--replica-gap-jitter-us), and every replica after
-    the first starts later, runs more steps and computes faster or slower (replica_of).
+    the first starts later and computes faster or slower, every second one runs one more
+    step (replica_of).
   * Ranks form TP groups of --ranks/--dp ranks. Every rank runs the same kernels (the
     source step's prologue, its first --layers decoder layers, its tail); GEMM and
     attention kernels are divided by the TP size.
@@ -478,8 +479,9 @@ def replica_of(args, programs, gi):
     """DP replica gi's steps, knobs and host start. Real replicas serve batches of their
     own under schedulers of their own: unless --lockstep-replicas, with --dp > 1 every
     replica's steps start 0..--replica-gap-jitter-us apart, and each replica after the
-    first starts 0.1-0.9 ms later, runs gi more steps of its last stage and computes
-    5-15 % faster or slower (its batch). The first replica is the set without --dp."""
+    first starts 0.1-0.9 ms later, computes 5-15 % faster or slower (its batch), and every
+    second one runs one more step of its last stage (so the step counts differ, and a set
+    of many replicas stays the size of one). The first replica is the set without --dp."""
     knobs, start = knobs_of(args), 2_000_000_000.0
     if args.dp == 1 or args.lockstep_replicas:
         return programs, knobs, start, None
@@ -489,7 +491,7 @@ def replica_of(args, programs, gi):
         knobs["batch_scale"] = round(1.0 + rng.choice([-1.0, 1.0]) * rng.uniform(0.05, 0.15), 4)
         start += round(rng.uniform(100.0, 900.0), 3)
         last = next(p for p in reversed(programs) if p["stage"] != "empty")
-        programs = programs + [last] * gi
+        programs = programs + [last] * (gi % 2)
     replica = {"steps": [p["stage"] for p in programs], "batch_scale": knobs.get("batch_scale", 1.0),
                "start_us": round(start - 2_000_000_000.0, 3), "step_gap_jitter_us": args.replica_gap_jitter_us}
     return programs, knobs, start, replica
