@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "triage/limits.h"
+#include "util/limits.h"
 
 #define TYPE_NAME_MAX 64u   /* longest Input type spelling compared with the dtypes */
 #define CONCRETE_MAX 64u    /* longest Concrete Inputs entry read (a bool, a ScalarType code) */

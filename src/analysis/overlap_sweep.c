@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 #include "util/sort.h"
 #include "util/vec.h"
 

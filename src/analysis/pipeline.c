@@ -28,7 +28,7 @@
 #include "analysis/workload.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 #include "util/map.h"
 #include "util/vec.h"
 

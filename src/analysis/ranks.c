@@ -13,7 +13,7 @@
 #include "analysis/strtab.h"
 #include "analysis/workers.h"
 #include "triage/ascii.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "triage/limits.h"
+#include "util/limits.h"
 
 size_t an_workers_count(unsigned requested, size_t n_jobs) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -6,7 +6,7 @@
 
 #include "cli/exit.h"
 #include "report/bundle_report.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 /* The HTML page renders report models only: a JSON report read back has none. */
 static int write_html(FILE *out, const cli_common *a, const rp_bundle_entry *e,

@@ -18,7 +18,7 @@
 #include "cli/merge.h"
 #include "cli/options.h"
 #include "cli/rules_cmd.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 #ifndef TRIAGE_VERSION
 #define TRIAGE_VERSION "0.1.0"

@@ -15,7 +15,7 @@
 #include "cli/rules_setup.h"
 #include "report/diff_report.h"
 #include "report/text.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 #define OFF(m) offsetof(cli_common, m)
 

@@ -10,7 +10,7 @@
 #include "report/diff_report.h"
 #include "report/report.h"
 #include "report/text.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 #ifndef TRIAGE_VERSION
 #define TRIAGE_VERSION "0.1.0"

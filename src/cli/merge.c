@@ -10,7 +10,7 @@
 #include "cli/exit.h"
 #include "report/names.h"
 #include "report/ranks_report.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 #include "util/vec.h"
 
 /* The inputs and every rank's data they hold (pointing into them). */

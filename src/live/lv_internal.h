@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "triage/limits.h"
+#include "util/limits.h"
 
 /* ---------------------------------------------------------------- frameworks */
 

@@ -11,7 +11,6 @@
 #include "report/md.h"
 #include "report/names.h"
 #include "report/text.h"
-#include "triage/limits.h"
 #include "util/file.h"
 
 /* Kernel rows and renamed groups of all stages in the "Biggest changes" list at the top. */

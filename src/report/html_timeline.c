@@ -11,7 +11,7 @@
 #include "analysis/summary.h"
 #include "report/html_internal.h"
 #include "report/timeline_report.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 /* ------------------------------------------------------------------ evidence links */
 

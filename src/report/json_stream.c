@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "triage/limits.h"
+#include "util/limits.h"
 
 _Static_assert(RP_JSON_STREAM_DEPTH < 64, "one bit per depth in has_items and arrays");
 

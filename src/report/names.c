@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "triage/limits.h"
 #include "util/buf.h"
+#include "util/limits.h"
 #include "util/params.h"
 #include "util/search.h"
 

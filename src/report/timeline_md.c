@@ -10,7 +10,7 @@
 #include "report/md.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 /* ---------------------------------------------------------------- summary */
 

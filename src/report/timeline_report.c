@@ -9,8 +9,8 @@
 
 #include "report/md.h"
 #include "report/text.h"
-#include "triage/limits.h"
 #include "util/buf.h"
+#include "util/limits.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
   static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",

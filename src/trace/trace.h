@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h> /* the reader and source use stdio through this header */
 
-#include "triage/limits.h"
+#include "util/limits.h"
 
 /* Interned string handle; 0 is the empty / absent string. */
 typedef uint32_t tr_str;

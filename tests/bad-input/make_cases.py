@@ -5,9 +5,9 @@ Standard library only. Two kinds of input:
 
 * small cases are committed under tests/bad-input/cases/ (this script wrote them:
   `python3 tests/bad-input/make_cases.py --write`; `--check` verifies they are current);
-* big cases (every limit of engine/include/triage/limits.h just over, deep nesting, many
-  files) are written at test time into a scratch directory by `--big DIR`, so nothing
-  huge is committed and the bytes are still reproducible.
+* big cases (every limit of engine/include/triage/limits.h and src/util/limits.h just
+  over, deep nesting, many files) are written at test time into a scratch directory by
+  `--big DIR`, so nothing huge is committed and the bytes are still reproducible.
 
 run_bad_input.py imports CASES from here. A case's outcome is either an error (exit code
 plus a regex the one-line stderr message must match) or "report" (odd but valid input:
@@ -29,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES_DIR = os.path.join(HERE, "cases")
 
 MiB = 1024 * 1024
-# Mirrors of engine/include/triage/limits.h (run_bad_input.py checks they still agree).
+# Mirrors of engine/include/triage/limits.h and src/util/limits.h (run_bad_input.py checks
+# they still agree).
 LIMITS = {
     "TE_MAX_YAML_DEPTH": 64, "TE_MAX_YAML_ALIASES": 64, "TE_MAX_YAML_NODES": 200000,
     "TE_MAX_PACK_BYTES": 8 * MiB, "TE_MAX_PATTERN_LEN": 4096, "TE_MAX_PACKS": 256,

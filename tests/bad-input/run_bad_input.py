@@ -12,7 +12,8 @@ is a failure) and must:
   * for an error: print exactly one stderr line (rule packs: one diagnostic per line)
     matching the case's regex;
   * for "report": exit 0 with a non-empty stdout and only warning lines on stderr.
-Also checks that every limit of engine/include/triage/limits.h has a just-over case.
+Also checks that every limit of engine/include/triage/limits.h (the engine's) and
+src/util/limits.h (the rest) has a just-over case.
 The last line is "N passed, M failed"; the exit status is 1 if anything failed.
 --skip-slow leaves out cases whose timeout exceeds 60 s (TR_MAX_EVENTS); --timeout-scale
 multiplies every timeout (the sanitizer build runs 3-10x slower).
@@ -76,19 +77,19 @@ class Server:
 
 
 def read_limits():
-    """#define NAME VALUE pairs of limits.h, values evaluated."""
-    path = os.path.join(ROOT, "engine", "include", "triage", "limits.h")
+    """#define NAME VALUE pairs of both limits headers, values evaluated."""
     out = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"#define\s+(\w+)\s+(.+?)\s*(/\*.*)?$", line)
-            if not m or m.group(1) == "TRIAGE_LIMITS_H":
-                continue
-            expr = re.sub(r"(?<=\d)(ull|ul|u|ll|l|L|UL|ULL|U)\b", "", m.group(2))
-            try:
-                out[m.group(1)] = eval(expr, {"__builtins__": {}})  # digits, * and ()
-            except Exception:
-                out[m.group(1)] = None
+    for rel in (("engine", "include", "triage", "limits.h"), ("src", "util", "limits.h")):
+        with open(os.path.join(ROOT, *rel), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"#define\s+(\w+)\s+(.+?)\s*(/\*.*)?$", line)
+                if not m or m.group(1) in ("TRIAGE_LIMITS_H", "TRIAGE_UTIL_LIMITS_H"):
+                    continue
+                expr = re.sub(r"(?<=\d)(ull|ul|u|ll|l|L|UL|ULL|U)\b", "", m.group(2))
+                try:
+                    out[m.group(1)] = eval(expr, {"__builtins__": {}})  # digits, * and ()
+                except Exception:
+                    out[m.group(1)] = None
     return out
 
 

@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "live/lv_internal.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

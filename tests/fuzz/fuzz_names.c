@@ -16,6 +16,7 @@
 
 #include "report/names.h"
 #include "triage/rules.h"
+#include "util/limits.h"
 
 #ifndef TRIAGE_SOURCE_DIR
 #define TRIAGE_SOURCE_DIR "."

@@ -9,7 +9,7 @@
 #include "analysis/overlap_internal.h"
 #include "analysis/pipeline.h"
 #include "report/overlap_report.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 /* The default packs, then (when given) one inline pack loaded after them, as --rules
  * does. */

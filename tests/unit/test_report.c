@@ -11,6 +11,7 @@
 #include "report/md.h"
 #include "report/report.h"
 #include "report/text.h"
+#include "util/limits.h"
 
 Test(report, escape) {
   char *e = rp_md_escape("a|b\nc");

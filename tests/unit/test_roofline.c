@@ -11,8 +11,8 @@
 #include "analysis/roofline_attn.h"
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
-#include "triage/limits.h"
 #include "triage/rules.h"
+#include "util/limits.h"
 
 static te_rules *g_rules;
 

@@ -21,7 +21,7 @@
 #include "report/report.h"
 #include "report/timeline_report.h"
 #include "trace/trace.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 
 static te_rules *rules;
 
