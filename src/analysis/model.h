@@ -452,6 +452,27 @@ typedef enum an_dep_risk {
   AN_DEP_RISK_UNCLEAR = 2
 } an_dep_risk;
 
+/* What decided a row's dependency class (issue 33: the model holds the evidence as data;
+ * report/text.c rp_dep_evidence words it for every format). */
+typedef enum an_dep_evidence_kind {
+  AN_DEP_EV_NONE = 0,               /* no class decided (the reference's rows) */
+  AN_DEP_EV_KERNEL_NAME = 1,        /* a context rule matched the kernel's name */
+  AN_DEP_EV_CPU_OP = 2,             /* a context rule matched the CPU op around its launch */
+  AN_DEP_EV_NEXT_CONSUMER = 3,      /* a collective whose next kernel on its stream consumes it */
+  AN_DEP_EV_TIGHT_NEIGHBOUR = 4,    /* a tight producer/consumer neighbour on its stream */
+  AN_DEP_EV_TIGHT_NO_SCOPE = 5,     /* a tight neighbour, and no scope to judge it by */
+  AN_DEP_EV_NO_TIGHT_NEIGHBOUR = 6, /* no tight dependent neighbour */
+  AN_DEP_EV_FUSION_PIECE = 7,       /* a piece of the fusion the row names (fusion_pattern) */
+  AN_DEP_EV_CHAIN_PIECE = 8         /* a piece of the stage's eager elementwise chain */
+} an_dep_evidence_kind;
+
+typedef struct an_dep_evidence {
+  an_dep_evidence_kind kind;
+  char *cpu_op;              /* AN_DEP_EV_CPU_OP: the op around the launch (owned) */
+  char *next_kernel;         /* AN_DEP_EV_NEXT_CONSUMER: the consumer's full name (owned) */
+  const char *next_category; /* AN_DEP_EV_NEXT_CONSUMER: its category (borrowed: rules) */
+} an_dep_evidence;
+
 /* Which same-stream neighbour looks dependent (reference-triage.md §6.6). */
 typedef enum an_dep_signal {
   AN_DEP_SIGNAL_LOW = 0,    /* serial risk low */
@@ -517,9 +538,9 @@ typedef struct an_overlap_row {
   /* Dependency class from dataflow and stream evidence (overlap.dependency.*), never from a
    * shared launch API or replay scope: dep_class ("serial", "optimizer-only", "independent",
    * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided
-   * (borrowed) and its evidence (owned, short). */
+   * (borrowed) and its evidence (typed; its strings owned by the row). */
   const char *dep_class, *dep_rule;
-  char *dep_evidence;
+  an_dep_evidence dep_evidence;
   /* Review defect 3: "try fusion" names its partner. The shown fusion row (split, an
    * opportunity) that holds this kernel as a piece (its pattern name, borrowed from the
    * rules; NULL: none, and the row is not told to fuse), and what fusing can remove of

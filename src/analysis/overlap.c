@@ -625,6 +625,12 @@ static int ov_cand_cmp(const void *a, const void *b) {
   return x->order < y->order ? -1 : (x->order > y->order); /* stable */
 }
 
+void ov_dep_evidence_clear(an_dep_evidence *ev) {
+  free(ev->cpu_op);
+  free(ev->next_kernel);
+  *ev = (an_dep_evidence){0};
+}
+
 static void ov_row_free(an_overlap_row *row) {
   free(row->kernel);
   free(row->category);
@@ -633,7 +639,7 @@ static void ov_row_free(an_overlap_row *row) {
   free(row->top_partner);
   free(row->prev_kernel);
   free(row->next_kernel);
-  free(row->dep_evidence);
+  ov_dep_evidence_clear(&row->dep_evidence);
 }
 
 void an_overlap_result_free(an_overlap_result *res) {
@@ -829,22 +835,19 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
 }
 
-/* Short display of a kernel name for an evidence cell: its first `chars` characters
- * (overlap.evidence_name_chars). */
-static void ov_short_name(const char *name, size_t chars, char *out, size_t cap) {
-  snprintf(out, cap, "%.*s%s", (int)chars, name, strlen(name) > chars ? "..." : "");
-}
-
 /* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
  * the packs' context rules (the kernel name or a CPU op around its launch), then a
  * collective feeding a serial consumer (overlap.dependency.serial_consumer_categories) as
  * its next kernel on its stream, then the same-stream adjacency of the dependency
  * signal. Never the launch API or replay scope: under a graph replay every kernel shares
- * them. False when out of memory. */
+ * them. The evidence is data (an_dep_evidence); the report words it. False when out of
+ * memory. */
 static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
   const te_string_list *rules = &set->overlap_dependency_context_rules;
-  char ev[512], mname[128];
+  an_dep_evidence *ev = &row->dep_evidence;
+  /* the op's name as evidence is cut where the 512-byte "CPU op <name>" cell cut it */
+  char op[505], mname[128];
   for (size_t i = 0; i < rules->n; i++) {
     snprintf(mname, sizeof mname, "dep_%s", rules->items[i]);
     const te_matcher *m = te_rules_matcher(c->r, mname);
@@ -854,13 +857,12 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
     if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
     bool by_name = te_matcher_match(m, row->kernel, strlen(row->kernel));
     if (!by_name && !ov_side_launch_context(c->formal->side, ov_stage_event(c, (size_t)a->rep), m,
-                                            ev + 7, sizeof ev - 7))
+                                            op, sizeof op))
       continue;
-    if (by_name) snprintf(ev, sizeof ev, "kernel name");
-    if (!by_name) memcpy(ev, "CPU op ", 7);
     row->dep_class = cls->items[0];
     row->dep_rule = rules->items[i];
-    return (row->dep_evidence = ov_strdup(ev)) != NULL;
+    ev->kind = by_name ? AN_DEP_EV_KERNEL_NAME : AN_DEP_EV_CPU_OP;
+    return by_name || (ev->cpu_op = ov_strdup(op)) != NULL;
   }
   const ov_kernel *k = &c->ks[a->rep];
   size_t p = c->pos_of[a->rep];
@@ -872,11 +874,11 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
      * between the all-reduce and the norm that reads its output changes nothing */
     if (nb->stream == k->stream && kc &&
         te_string_list_has(&set->overlap_dependency_serial_consumer_categories, kc)) {
-      ov_short_name(nb_name, (size_t)set->overlap_evidence_name_chars, mname, sizeof mname);
-      snprintf(ev, sizeof ev, "next on its stream: %s %s", kc, mname);
       row->dep_class = "serial";
       row->dep_rule = "feeds-next-consumer";
-      return (row->dep_evidence = ov_strdup(ev)) != NULL;
+      ev->kind = AN_DEP_EV_NEXT_CONSUMER;
+      ev->next_category = kc;
+      return (ev->next_kernel = ov_strdup(nb_name)) != NULL;
     }
   }
   bool risky = row->dep_risk == AN_DEP_RISK_HIGH;
@@ -884,11 +886,10 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
                    : row->dep_risk == AN_DEP_RISK_UNCLEAR ? "unknown"
                                                           : "independent";
   row->dep_rule = "same-stream-adjacency";
-  snprintf(ev, sizeof ev, "%s",
-           risky                                  ? "tight producer/consumer neighbour"
-           : row->dep_risk == AN_DEP_RISK_UNCLEAR ? "tight neighbour, no scope"
-                                                  : "no tight dependent neighbour");
-  return (row->dep_evidence = ov_strdup(ev)) != NULL;
+  ev->kind = risky                                  ? AN_DEP_EV_TIGHT_NEIGHBOUR
+             : row->dep_risk == AN_DEP_RISK_UNCLEAR ? AN_DEP_EV_TIGHT_NO_SCOPE
+                                                    : AN_DEP_EV_NO_TIGHT_NEIGHBOUR;
+  return true;
 }
 
 /* Whether the row's dependency class says it can run beside other work: only then is

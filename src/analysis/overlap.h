@@ -88,8 +88,8 @@ void an_overlap_result_free(an_overlap_result *res);
  * then names that pattern and recovers at most the piece's eliminated memory round trip
  * (hbm_tbs: the device's HBM bandwidth in TB/s, 0 unknown). Other rows lose the advice
  * (already fused, else restructure); the rows are ranked again. Nothing changes without
- * overlap.mechanism_actions (the reference's rows). False when out of memory. */
-bool an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
+ * overlap.mechanism_actions (the reference's rows). */
+void an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
                             double hbm_tbs);
 
 /* docs/reference.md §6.7 pieces, exposed for tests. */

@@ -102,6 +102,8 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
 /* Lists overlap.restructure_options under the stage when a restructure row is a
  * collective (overlap category communication); none otherwise. */
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set);
+/* Frees the evidence's strings and resets it to AN_DEP_EV_NONE (overlap.c). */
+void ov_dep_evidence_clear(an_dep_evidence *ev);
 
 /* ---------------------------------------------------------------- launch context */
 

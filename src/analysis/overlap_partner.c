@@ -120,28 +120,22 @@ static void no_partner(const te_rules *rules, an_overlap_row *row) {
   row->recommendation = AN_RECOMMEND_RESTRUCTURE;
 }
 
-/* The row names its partner; its dependency is the chain's. False: out of memory. */
-static bool bind(const te_rules *rules, const an_stage_report *s, const partner *p,
+/* The row names its partner; its dependency is the chain's. */
+static void bind(const te_rules *rules, const an_stage_report *s, const partner *p,
                  const an_kernel_row *k, double hbm_tbs, an_overlap_row *row) {
-  char ev[200];
-  snprintf(ev, sizeof ev, "a piece of %s%s", p->fuse ? "fusion " : "the ", p->name);
-  char *dup = malloc(strlen(ev) + 1);
-  if (!dup) return false;
-  memcpy(dup, ev, strlen(ev) + 1);
-  free(row->dep_evidence);
-  row->dep_evidence = dup;
+  ov_dep_evidence_clear(&row->dep_evidence);
+  row->dep_evidence.kind = p->fuse ? AN_DEP_EV_FUSION_PIECE : AN_DEP_EV_CHAIN_PIECE;
   row->dep_class = "serial";
   row->dep_rule = "fusion-piece";
   row->fusion_pattern = p->name;
   row->fusion_bound_ms = eliminated_ms(rules, s, p, k, hbm_tbs);
   row->priority = AN_PRIORITY_P1;
-  return true;
 }
 
-bool an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
+void an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
                             double hbm_tbs) {
   const te_settings *set = te_rules_settings(rules);
-  if (!set->overlap_mechanism_actions) return true; /* the reference's rows (--compat) */
+  if (!set->overlap_mechanism_actions) return; /* the reference's rows (--compat) */
   bool changed = false;
   for (size_t i = 0; i < o->n_rows; i++) {
     an_overlap_row *row = &o->rows[i];
@@ -149,13 +143,12 @@ bool an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const
     const an_kernel_row *k = kernel_row(s, row->kernel);
     partner p;
     bool found = k && find_partner(rules, s, k, &p);
-    if (found && !bind(rules, s, &p, k, hbm_tbs, row)) return false;
+    if (found) bind(rules, s, &p, k, hbm_tbs, row);
     if (!found) no_partner(rules, row);
     changed = true;
   }
-  if (!changed) return true;
+  if (!changed) return;
   ov_gain_rank(o, o->compute_us, o->lanes, set);
   ov_gain_floor(o, set);
   ov_restructure_options(o, set);
-  return true;
 }

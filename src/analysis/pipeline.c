@@ -919,9 +919,9 @@ static an_status assemble_stages(run_state *r) {
   for (size_t i = 0; i < r->overlap.n_stages; i++) {
     size_t k = 0;
     while (k < n && strcmp(r->stages[k].id, r->overlap.stages[i].stage) != 0) k++;
-    if (k < n && !an_overlap_bind_fusion(&r->overlap.stages[i], &r->stages[k], r->rules,
-                                         r->roofline.device.hbm_tbs))
-      return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+    if (k < n)
+      an_overlap_bind_fusion(&r->overlap.stages[i], &r->stages[k], r->rules,
+                             r->roofline.device.hbm_tbs);
   }
   for (size_t i = 1; i < n; i++) { /* insertion sort: stable, a handful of stages */
     an_stage_report cur = r->stages[i];

@@ -172,8 +172,10 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_td_ms(hw, r->hidden_us);
   rp_hw_td_ms(hw, r->recoverable_ms * 1000.0);
   rp_hw_td_pct(hw, r->share_pct);
+  char ev[RP_DEP_EVIDENCE_BYTES];
+  const char *said = rp_dep_evidence(r, hw->rules, ev, sizeof ev);
   rp_hw_printf(hw, "<td>%s</td><td title=\"", rp_dep_risk(r->dep_risk));
-  rp_hw_text(hw, r->dep_evidence ? r->dep_evidence : "");
+  rp_hw_text(hw, said ? said : "");
   rp_hw_printf(hw, "\">");
   rp_hw_text(hw, r->dep_class ? r->dep_class : "-");
   rp_hw_printf(hw, "</td><td>%s</td></tr>", rp_recommendation(r->recommendation));

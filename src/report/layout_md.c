@@ -466,7 +466,7 @@ static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
 }
 
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
-                          const stage_names *nm) {
+                          const stage_names *nm, const te_rules *rules) {
   table_heading(f, "Overlap opportunities", st);
   const an_overlap_stage *o = st->overlap;
   if (!o) {
@@ -508,7 +508,9 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     if (r->dep_class) {
       rp_md_cell_text(f, r->dep_class);
       fputs(" (", f);
-      rp_md_cell_text(f, r->dep_evidence ? r->dep_evidence : "?");
+      char ev[RP_DEP_EVIDENCE_BYTES];
+      const char *said = rp_dep_evidence(r, rules, ev, sizeof ev);
+      rp_md_cell_text(f, said ? said : "?");
       fputc(')', f);
     } else {
       fputc('-', f);
@@ -592,7 +594,8 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
   }
 }
 
-static void stage(FILE *f, const an_report *rep, size_t si, const stage_names *all) {
+static void stage(FILE *f, const an_report *rep, size_t si, const stage_names *all,
+                  const te_rules *rules) {
   const an_stage_report *st = &rep->stages[si];
   const stage_names *names = &all[si];
   fprintf(f, "\n## Stage: %s\n\n", st->label);
@@ -610,7 +613,7 @@ static void stage(FILE *f, const an_report *rep, size_t si, const stage_names *a
         "\n> Intel XPU: rows are `urEnqueueKernelLaunch` runtime events; GPU time is host "
         "launch-dispatch time, not device execution.\n",
         f);
-  overlap_table(f, rep, st, names);
+  overlap_table(f, rep, st, names, rules);
   if (st->has_kernels) fuse_table(f, st, names);
 }
 
@@ -724,7 +727,7 @@ int rp_layout_markdown(FILE *f, const an_report *r, const te_rules *rules, bool 
   name_ctx nc = {r, all};
   rp_summary_markdown(f, r, display_name, &nc);
   hints(f, r, rules);
-  for (size_t i = 0; i < r->n_stages; i++) stage(f, r, i, all);
+  for (size_t i = 0; i < r->n_stages; i++) stage(f, r, i, all, rules);
   int rc = rp_ranks_markdown(f, r, nm);
   fputs(LEGEND, f);
   all_names_free(all, r->n_stages);

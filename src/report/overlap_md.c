@@ -106,7 +106,7 @@ static cJSON *ov_str_or_null(const char *s) {
   return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-static cJSON *ov_row_json(const an_overlap_row *r) {
+static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
   cJSON_AddStringToObject(o, "priority", rp_priority(r->priority));
@@ -134,7 +134,9 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
   cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));
   cJSON_AddItemToObject(o, "dep_rule", ov_str_or_null(r->dep_rule));
-  cJSON_AddItemToObject(o, "dep_evidence", ov_str_or_null(r->dep_evidence));
+  char ev[RP_DEP_EVIDENCE_BYTES];
+  cJSON_AddItemToObject(o, "dep_evidence",
+                        ov_str_or_null(rp_dep_evidence(r, rules, ev, sizeof ev)));
   cJSON_AddItemToObject(o, "fusion_pattern", ov_str_or_null(r->fusion_pattern));
   cJSON_AddNumberToObject(o, "fusion_bound_ms", r->fusion_bound_ms);
   cJSON_AddNumberToObject(o, "exclusive_pct", ov_pct(r->exclusive_us, r->total_us));
@@ -157,7 +159,7 @@ static cJSON *ov_row_json(const an_overlap_row *r) {
   return o;
 }
 
-static cJSON *ov_stage_json(const an_overlap_stage *st) {
+static cJSON *ov_stage_json(const an_overlap_stage *st, const te_rules *rules) {
   cJSON *s = cJSON_CreateObject();
   if (!s) return NULL;
   cJSON_AddStringToObject(s, "stage", st->stage);
@@ -183,7 +185,7 @@ static cJSON *ov_stage_json(const an_overlap_stage *st) {
     cJSON_AddNumberToObject(cats, st->by_category[j].category, st->by_category[j].kernel_us);
   cJSON *rows = cJSON_AddArrayToObject(s, "rows");
   for (size_t j = 0; rows && j < st->n_rows; j++) {
-    cJSON *row = ov_row_json(&st->rows[j]);
+    cJSON *row = ov_row_json(&st->rows[j], rules);
     if (!row) break;
     cJSON_AddItemToArray(rows, row);
   }
@@ -194,7 +196,7 @@ static cJSON *ov_stage_json(const an_overlap_stage *st) {
   return s;
 }
 
-int rp_overlap_json(cJSON *report, const an_report *r) {
+int rp_overlap_json(cJSON *report, const an_report *r, const te_rules *rules) {
   cJSON *ov = cJSON_CreateObject();
   if (!ov) return -1;
   cJSON_AddStringToObject(ov, "mode",
@@ -206,7 +208,7 @@ int rp_overlap_json(cJSON *report, const an_report *r) {
   if (!stages) goto fail;
   for (size_t i = 0; i < r->n_stages; i++) {
     if (!r->stages[i].overlap) continue;
-    cJSON *s = ov_stage_json(r->stages[i].overlap);
+    cJSON *s = ov_stage_json(r->stages[i].overlap, rules);
     if (!s) goto fail;
     cJSON_AddItemToArray(stages, s);
   }

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "analysis/model.h"
+#include "triage/rules.h"
 
 /* Prints the whole section: the "Overlap Opportunity Table" heading, the mode line (none
  * when r->run.overlap_off), then
@@ -21,8 +22,9 @@
 int rp_overlap_markdown(FILE *out, const an_report *r);
 
 /* Adds member "overlap" to report (an object); a run without overlap analysis
- * (r->run.overlap_off) gives mode "off" and no stages. Returns 0, or -1 when out of
+ * (r->run.overlap_off) gives mode "off" and no stages. rules: the packs whose settings
+ * word the evidence (rp_dep_evidence; NULL: names not cut). Returns 0, or -1 when out of
  * memory. */
-int rp_overlap_json(cJSON *report, const an_report *r);
+int rp_overlap_json(cJSON *report, const an_report *r, const te_rules *rules);
 
 #endif

@@ -611,7 +611,6 @@ static bool summary_json(cJSON *root, const an_report *r) {
 /* The JSON document (schemas/report.schema.json), streamed: the run's facts, each stage
  * with its rows, then the overlap, the summary and the ranks. */
 int rp_json(FILE *out, const an_report *r, const rp_options *o) {
-  (void)o;
   rp_jstream w;
   rp_jstream_begin(&w, out);
   cJSON *head = cJSON_CreateObject();
@@ -624,8 +623,8 @@ int rp_json(FILE *out, const an_report *r, const rp_options *o) {
     if (r->stages[i].has_kernels) ok = stage_stream(&w, &r->stages[i]);
   rp_jstream_array_close(&w);
   cJSON *tail = ok ? cJSON_CreateObject() : NULL;
-  ok =
-      tail && rp_overlap_json(tail, r) == 0 && summary_json(tail, r) && rp_ranks_json(tail, r) == 0;
+  ok = tail && rp_overlap_json(tail, r, o ? o->rules : NULL) == 0 && summary_json(tail, r) &&
+       rp_ranks_json(tail, r) == 0;
   rp_jstream_members(&w, ok ? tail : NULL);
   cJSON_Delete(tail);
   ok = ok && rp_rank_data_stream(&w, r);

@@ -382,6 +382,49 @@ const char *rp_scope(const an_overlap_row *r) { return r->scope ? r->scope : "un
 
 const char *rp_launch_op(const an_overlap_row *r) { return r->launch_op ? r->launch_op : "n/a"; }
 
+/* A kernel name for an evidence cell: its first `chars` characters, "..." when cut. */
+static void short_name(const char *name, size_t chars, char *out, size_t cap) {
+  snprintf(out, cap, "%.*s%s", (int)chars, name, strlen(name) > chars ? "..." : "");
+}
+
+const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap) {
+  const an_dep_evidence *ev = &r->dep_evidence;
+  char name[128];
+  switch (ev->kind) {
+    case AN_DEP_EV_NONE:
+      return NULL;
+    case AN_DEP_EV_KERNEL_NAME:
+      snprintf(buf, cap, "kernel name");
+      break;
+    case AN_DEP_EV_CPU_OP:
+      snprintf(buf, cap, "CPU op %s", ev->cpu_op);
+      break;
+    case AN_DEP_EV_NEXT_CONSUMER:
+      short_name(ev->next_kernel,
+                 rules ? (size_t)te_rules_settings(rules)->overlap_evidence_name_chars
+                       : strlen(ev->next_kernel),
+                 name, sizeof name);
+      snprintf(buf, cap, "next on its stream: %s %s", ev->next_category, name);
+      break;
+    case AN_DEP_EV_TIGHT_NEIGHBOUR:
+      snprintf(buf, cap, "tight producer/consumer neighbour");
+      break;
+    case AN_DEP_EV_TIGHT_NO_SCOPE:
+      snprintf(buf, cap, "tight neighbour, no scope");
+      break;
+    case AN_DEP_EV_NO_TIGHT_NEIGHBOUR:
+      snprintf(buf, cap, "no tight dependent neighbour");
+      break;
+    case AN_DEP_EV_FUSION_PIECE:
+      snprintf(buf, cap, "a piece of fusion %s", r->fusion_pattern);
+      break;
+    case AN_DEP_EV_CHAIN_PIECE:
+      snprintf(buf, cap, "a piece of the %s", r->fusion_pattern);
+      break;
+  }
+  return buf;
+}
+
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap) {
   if (l->ranks_expected <= 1 || l->ranks_analysed >= l->ranks_expected) return NULL;
   if (!l->ranks_compared) {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "analysis/model.h"
+#include "triage/rules.h"
 
 /* Kernel table: the shown sites joined by "<br>" (with " (site share N%)" when several
  * candidates), the entry's best location without sites, "unresolved" without an entry. */
@@ -63,6 +64,11 @@ const char *rp_scope(const an_overlap_row *r);      /* the scope, or "unmapped" 
 /* The row's category as the stage's kernel table shows it (the overlap class without it). */
 const char *rp_overlap_category(const an_overlap_row *r);
 const char *rp_launch_op(const an_overlap_row *r); /* the op, or "n/a" */
+/* The evidence of the row's dependency class in words ("kernel name", "CPU op <op>",
+ * "next on its stream: <category> <name cut to overlap.evidence_name_chars>", ...), in
+ * buf; NULL when the row has none. rules NULL: names are not cut. */
+#define RP_DEP_EVIDENCE_BYTES 512
+const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap);
 
 /* Provenance and summary words. */
 const char *rp_source(an_source s);             /* "server args", "default (...)", ... */

@@ -9,6 +9,7 @@
 #include "analysis/overlap_internal.h"
 #include "analysis/pipeline.h"
 #include "report/overlap_report.h"
+#include "report/text.h"
 #include "util/limits.h"
 
 /* The default packs, then (when given) one inline pack loaded after them, as --rules
@@ -1096,7 +1097,8 @@ static void dep_of(const char *trace_text, const char *kernel, const char **cls,
           : strcmp(*rule, "pp_recv") == 0               ? "pp_recv"
           : strcmp(*rule, "input_copy") == 0            ? "input_copy"
                                                         : "other";
-  snprintf(evidence, cap, "%s", row->dep_evidence ? row->dep_evidence : "");
+  const char *said = rp_dep_evidence(row, r, evidence, cap);
+  if (!said) snprintf(evidence, cap, "%s", "");
   run_free(&x);
   te_rules_destroy(r);
 }
@@ -1184,6 +1186,42 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   cr_assert_str_eq(input->dep_rule, "input_copy");
   run_free(&x);
   free(m);
+  te_rules_destroy(r);
+}
+
+/* Issue 33: the model holds the evidence as data (the consumer's full name, its category,
+ * the CPU op), and only the report words it, cutting names to overlap.evidence_name_chars. */
+Test(overlap_dependency, evidence_is_data_the_report_words_it) {
+  te_rules *r = load_rules();
+  char *t = collective_trace(ALLREDUCE, "c10d::allreduce_", RMSNORM, 1);
+  run x;
+  run_single(&x, "dep.json", t, strlen(t), r);
+  const an_overlap_row *row = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(row);
+  cr_assert_eq(row->dep_evidence.kind, AN_DEP_EV_NEXT_CONSUMER);
+  cr_assert_str_eq(row->dep_evidence.next_kernel, RMSNORM, "the model keeps the whole name");
+  cr_assert_str_eq(row->dep_evidence.next_category, "norm");
+  char ev[RP_DEP_EVIDENCE_BYTES], want[RP_DEP_EVIDENCE_BYTES];
+  int chars = (int)te_rules_settings(r)->overlap_evidence_name_chars;
+  cr_assert_lt(chars, (int)strlen(RMSNORM), "the fixture's name is longer than the cut");
+  snprintf(want, sizeof want, "next on its stream: norm %.*s...", chars, RMSNORM);
+  cr_assert_str_eq(rp_dep_evidence(row, r, ev, sizeof ev), want);
+  cr_assert_str_eq(rp_dep_evidence(row, NULL, ev, sizeof ev), "next on its stream: norm " RMSNORM,
+                   "no packs: no cut");
+  run_free(&x);
+  free(t);
+  t = collective_trace(ALLREDUCE,
+                       "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                       RMSNORM, 500);
+  run_single(&x, "dep.json", t, strlen(t), r);
+  row = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(row);
+  cr_assert_eq(row->dep_evidence.kind, AN_DEP_EV_CPU_OP);
+  cr_assert(strstr(row->dep_evidence.cpu_op, "AccumulateGrad"), "%s", row->dep_evidence.cpu_op);
+  snprintf(want, sizeof want, "CPU op %s", row->dep_evidence.cpu_op);
+  cr_assert_str_eq(rp_dep_evidence(row, r, ev, sizeof ev), want);
+  run_free(&x);
+  free(t);
   te_rules_destroy(r);
 }
 
