@@ -1,0 +1,446 @@
+/*
+ * report/report_json.c - the JSON document (schemas/report.schema.json): the run's facts,
+ * each stage with its rows, then the overlap, the summary and the ranks (report.h rp_json).
+ */
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/summary.h"
+#include "report/json_stream.h"
+#include "report/kmap_json.h"
+#include "report/overlap_report.h"
+#include "report/ranks_report.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/timeline_report.h"
+
+static cJSON *str_array(const char *const *v, size_t n) {
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; a && i < n; i++) {
+    cJSON *s = cJSON_CreateString(v[i]);
+    if (!s) {
+      cJSON_Delete(a);
+      return NULL;
+    }
+    cJSON_AddItemToArray(a, s);
+  }
+  return a;
+}
+
+static bool add_str_or_null(cJSON *o, const char *k, const char *v) {
+  return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+/* Adds a rendered text member and frees it; false when it is NULL or cannot be added. */
+static bool add_owned(cJSON *o, const char *k, char *v) {
+  bool ok = v && cJSON_AddStringToObject(o, k, v) != NULL;
+  free(v);
+  return ok;
+}
+
+/* One kernel row, or NULL when out of memory. */
+static bool roofline_shapes_json(cJSON *o, const an_roofline *f) {
+  cJSON *a = cJSON_AddArrayToObject(o, "shapes");
+  for (size_t i = 0; a && i < f->n_shapes; i++) {
+    const an_roofline_shape *sh = &f->shapes[i];
+    cJSON *e = cJSON_CreateObject();
+    if (!e) return false;
+    cJSON_AddItemToArray(a, e);
+    if (!cJSON_AddStringToObject(e, "op", sh->op) ||
+        !cJSON_AddStringToObject(e, "dims", sh->dims) ||
+        !cJSON_AddNumberToObject(e, "launches", (double)sh->launches) ||
+        !cJSON_AddNumberToObject(e, "flops", sh->flops) ||
+        !cJSON_AddNumberToObject(e, "bytes", sh->bytes) ||
+        !cJSON_AddNumberToObject(e, "time_us", an_round3(sh->time_us)))
+      return false;
+  }
+  return a != NULL;
+}
+
+/* A row's roofline object (docs/roofline.md), or JSON null when it has none. */
+static cJSON *roofline_json(const an_roofline *f) {
+  if (!f) return cJSON_CreateNull();
+  bool memory = f->limiter == AN_LIMIT_MEMORY;
+  cJSON *o = cJSON_CreateObject();
+  if (o && cJSON_AddNumberToObject(o, "flops", f->flops) &&
+      cJSON_AddNumberToObject(o, "bytes", f->bytes) &&
+      cJSON_AddNumberToObject(o, "launches_with_shapes", (double)f->launches_with_shapes) &&
+      cJSON_AddStringToObject(o, "shapes_source", rp_shape_source(f->source)) &&
+      cJSON_AddNumberToObject(o, "time_us", an_round3(f->time_us)) &&
+      cJSON_AddNumberToObject(o, "bound_us", an_round3(f->bound_us)) &&
+      cJSON_AddNumberToObject(o, "achieved_pct", an_round3(f->achieved_pct)) &&
+      cJSON_AddStringToObject(o, "limiter", rp_limiter(f->limiter)) &&
+      add_str_or_null(o, "dtype", f->dtype) && cJSON_AddStringToObject(o, "family", f->family) &&
+      cJSON_AddNumberToObject(o, "achieved_tbs", an_round3(f->achieved_tbs)) &&
+      cJSON_AddNumberToObject(o, "achieved_tflops", an_round3(f->achieved_tflops)) &&
+      cJSON_AddNumberToObject(o, "attainable", an_round3(f->attainable)) &&
+      cJSON_AddStringToObject(o, "attainable_unit", memory ? "TB/s" : "TFLOP/s") &&
+      cJSON_AddStringToObject(o, "attainable_basis", rp_attainable_basis(f->attainable_basis)) &&
+      add_str_or_null(o, "attainable_kernel", f->attainable_kernel) &&
+      cJSON_AddNumberToObject(o, "of_attainable_pct", an_round3(f->of_attainable_pct)) &&
+      cJSON_AddNumberToObject(o, "headroom_us", an_round3(f->headroom_us)) &&
+      roofline_shapes_json(o, f))
+    return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
+static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o || !cJSON_AddStringToObject(o, "name", r->name) ||
+      !cJSON_AddStringToObject(o, "category", r->category) ||
+      !cJSON_AddStringToObject(o, "kind", r->kind) ||
+      !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
+      !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
+      !cJSON_AddNumberToObject(o, "steps_us", an_round3(r->steps_us)) ||
+      !cJSON_AddNumberToObject(o, "launches", (double)r->launches) ||
+      !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
+      !cJSON_AddBoolToObject(o, "shown", r->shown) ||
+      !add_owned(o, "location", rp_kernel_location_cell(r)) ||
+      !add_owned(o, "cpu_op", rp_kernel_cpu_op_cell(r)))
+    goto fail;
+  cJSON *sites = r->entry ? rp_kmap_sites_json(r->entry) : cJSON_CreateArray();
+  if (!sites) goto fail;
+  cJSON_AddItemToObject(o, "sites", sites);
+  if (!add_str_or_null(o, "best_location", r->entry ? r->entry->best_location : NULL)) goto fail;
+  cJSON *roof = roofline_json(an_row_roofline(st, r));
+  if (!roof) goto fail;
+  cJSON_AddItemToObject(o, "roofline", roof);
+  return o;
+fail:
+  cJSON_Delete(o);
+  return NULL;
+}
+
+/* Issue 31: whether the row is something to do (state), the fused path in use, the gate
+ * facts the trace left unknown and the share of chained launches. */
+static bool fuse_state_json(cJSON *o, const an_fuse_row *r) {
+  cJSON *unk = cJSON_AddArrayToObject(o, "unknown_gates");
+  for (unsigned b = 1; unk && b && b <= r->unknown_gates; b <<= 1)
+    if ((r->unknown_gates & b) && rp_gate_fact(b))
+      cJSON_AddItemToArray(unk, cJSON_CreateString(rp_gate_fact(b)));
+  return unk && cJSON_AddStringToObject(o, "state", rp_fuse_state(r->state)) &&
+         cJSON_AddBoolToObject(o, "fused_in_use", r->fused_in_use) &&
+         cJSON_AddNumberToObject(o, "chained_pct", an_round3(r->chained_pct));
+}
+
+static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(fs, o);
+  cJSON *paths = str_array(r->candidate_paths, r->n_candidate_paths);
+  cJSON *rel = str_array(r->related, r->n_related);
+  if (!paths || !rel) {
+    cJSON_Delete(paths);
+    cJSON_Delete(rel);
+    return false;
+  }
+  cJSON_AddItemToObject(o, "candidate_paths", paths);
+  cJSON_AddItemToObject(o, "related_kernels", rel);
+  return cJSON_AddStringToObject(o, "id", r->pattern_id) &&
+         cJSON_AddStringToObject(o, "pattern", r->pattern_name) &&
+         cJSON_AddStringToObject(o, "origin", rp_fusion_origin(r->origin)) &&
+         cJSON_AddStringToObject(o, "confidence", rp_fuse_confidence(r->confidence)) &&
+         add_owned(o, "status", rp_fuse_status(r)) &&
+         cJSON_AddBoolToObject(o, "active_match", r->match == AN_FUSION_DIRECT) &&
+         cJSON_AddNumberToObject(o, "related_us", an_round3(r->related_us)) &&
+         cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) &&
+         cJSON_AddNumberToObject(o, "estimated_saving_us", an_round3(r->saving_us)) &&
+         cJSON_AddBoolToObject(o, "shown", r->shown) &&
+         add_owned(o, "evidence", rp_fuse_evidence_cell(r)) &&
+         add_owned(o, "current_locations", rp_fuse_locations_cell(r)) &&
+         add_owned(o, "rationale", rp_fuse_rationale(r)) && fuse_state_json(o, r);
+}
+
+static bool category_json(cJSON *cs, const an_category_time *c) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(cs, o);
+  return cJSON_AddStringToObject(o, "category", c->category) &&
+         cJSON_AddNumberToObject(o, "total_us", an_round3(c->total_us)) &&
+         cJSON_AddNumberToObject(o, "share_pct", an_round3(c->share_pct)) &&
+         cJSON_AddNumberToObject(o, "kernels", (double)c->kernels);
+}
+
+/* How the stage ran (issue 31, fusion gates): the execution modes seen and the tokens
+ * of its steps; null when the trace does not say. */
+static bool execution_json(cJSON *s, const an_exec_facts *x) {
+  static const char *const MODES[] = {"eager", "graph", "compile"};
+  cJSON *e = cJSON_AddObjectToObject(s, "execution");
+  cJSON *m = e ? cJSON_AddArrayToObject(e, "modes") : NULL;
+  for (size_t i = 0; m && i < 3; i++)
+    if (x->modes & (1u << i)) cJSON_AddItemToArray(m, cJSON_CreateString(MODES[i]));
+  return m &&
+         cJSON_AddItemToObject(
+             e, "tokens_min",
+             x->tokens_min ? cJSON_CreateNumber((double)x->tokens_min) : cJSON_CreateNull()) &&
+         cJSON_AddItemToObject(
+             e, "tokens_max",
+             x->tokens_max ? cJSON_CreateNumber((double)x->tokens_max) : cJSON_CreateNull());
+}
+
+/* A stage's members before its kernel rows. */
+static cJSON *stage_head_json(const an_stage_report *st) {
+  cJSON *s = cJSON_CreateObject();
+  if (s && cJSON_AddStringToObject(s, "stage", st->id) &&
+      cJSON_AddStringToObject(s, "label", st->label) &&
+      cJSON_AddNumberToObject(s, "kernel_total_us", an_round3(st->kernel_total_us)) &&
+      cJSON_AddBoolToObject(s, "xpu_launch_rows", st->xpu_launch_rows) &&
+      execution_json(s, &st->exec))
+    return s;
+  cJSON_Delete(s);
+  return NULL;
+}
+
+/* Why a stage's launches have a roofline or not (an_roofline_counts). */
+static bool roofline_counts_json(cJSON *s, const an_roofline_counts *n) {
+  cJSON *o = cJSON_AddObjectToObject(s, "roofline_counts");
+  const size_t v[] = {n->launches,     n->with_shapes, n->from_mapping, n->from_model,
+                      n->model_tokens, n->no_op,       n->no_op_graph,  n->no_launch,
+                      n->no_shapes,    n->no_model,    n->bad_shapes,   n->no_peak,
+                      n->secondary};
+  static const char *const k[] = {"launches",     "with_shapes", "from_mapping", "from_model",
+                                  "model_tokens", "no_op",       "no_op_graph",  "no_launch",
+                                  "no_shapes",    "no_model",    "bad_shapes",   "no_peak",
+                                  "secondary"};
+  for (size_t i = 0; o && i < sizeof v / sizeof v[0]; i++)
+    if (!cJSON_AddNumberToObject(o, k[i], (double)v[i])) return false;
+  return o != NULL;
+}
+
+/* The device the rooflines use (null members when the GPU is not in the device pack). */
+static bool roofline_device_json(cJSON *root, const an_roofline_device *d) {
+  cJSON *o = cJSON_AddObjectToObject(root, "roofline_device");
+  return o && add_str_or_null(o, "id", d->id) && add_str_or_null(o, "label", d->label) &&
+         add_str_or_null(o, "gpu", d->gpu) && cJSON_AddNumberToObject(o, "arch", (double)d->arch) &&
+         cJSON_AddNumberToObject(o, "sms", (double)d->sms) &&
+         cJSON_AddNumberToObject(o, "hbm_tbs", d->hbm_tbs) &&
+         cJSON_AddNumberToObject(o, "attainable_tbs", an_round3(d->attainable_tbs)) &&
+         add_str_or_null(o, "source", d->source);
+}
+
+/* The known model a decode step's GEMMs were costed from (null members when none). */
+static bool roofline_model_json(cJSON *root, const an_roofline_model *m) {
+  cJSON *o = cJSON_AddObjectToObject(root, "roofline_model");
+  return o && add_str_or_null(o, "id", m->id) && add_str_or_null(o, "label", m->label) &&
+         add_str_or_null(o, "from", m->from) && add_str_or_null(o, "source", m->source) &&
+         cJSON_AddBoolToObject(o, "used", m->used) &&
+         cJSON_AddNumberToObject(o, "tokens", (double)m->tokens) &&
+         add_str_or_null(o, "check", m->check) && add_str_or_null(o, "attention", m->attention) &&
+         cJSON_AddBoolToObject(o, "attention_used", m->attention_used);
+}
+
+/* A stage's members after its kernel rows: the fuse rows and the time by category. */
+static cJSON *stage_tail_json(const an_stage_report *st) {
+  cJSON *s = cJSON_CreateObject();
+  cJSON *fs = s ? cJSON_AddArrayToObject(s, "fuse") : NULL;
+  for (size_t i = 0; fs && i < st->n_fuse; i++)
+    if (!fuse_json(fs, &st->fuse[i])) fs = NULL;
+  cJSON *cs = fs ? cJSON_AddArrayToObject(s, "categories") : NULL;
+  for (size_t i = 0; cs && i < st->n_categories; i++)
+    if (!category_json(cs, &st->categories[i])) cs = NULL;
+  cJSON *tl = cs && st->timeline ? rp_timeline_json(st->timeline) : NULL;
+  if (tl) cJSON_AddItemToObject(s, "timeline", tl);
+  if (cs && (tl || !st->timeline) && roofline_counts_json(s, &st->roofline_counts)) return s;
+  cJSON_Delete(s);
+  return NULL;
+}
+
+static cJSON *kernel_item(const void *stage, size_t i) {
+  const an_stage_report *st = stage;
+  return kernel_json(st, &st->kernels[i]);
+}
+
+/* Writes a stage: its kernel rows one at a time (a stage may have hundreds of thousands). */
+static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
+  cJSON *head = stage_head_json(st);
+  bool ok = head != NULL;
+  rp_jstream_object_open(w);
+  rp_jstream_members(w, head);
+  ok = ok && rp_jstream_list(w, "kernels", st->n_kernels, kernel_item, st);
+  cJSON *tail = ok ? stage_tail_json(st) : NULL;
+  rp_jstream_members(w, tail);
+  rp_jstream_object_close(w);
+  cJSON_Delete(head);
+  cJSON_Delete(tail);
+  return ok && tail;
+}
+
+static const char *source_name(an_source s) {
+  static const char *const names[] = {"unknown",        "default",       "command-line",
+                                      "live-capture",   "server-args",   "trace-metadata",
+                                      "detection-rule", "python-frames", "kernel-family"};
+  return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+static const char *platform_name(an_platform p) {
+  return p == AN_PLATFORM_CUDA ? "cuda" : p == AN_PLATFORM_ROCM ? "rocm" : NULL;
+}
+
+static bool fact_json(cJSON *ctx, const char *key, cJSON *value, an_source src) {
+  cJSON *o = cJSON_AddObjectToObject(ctx, key);
+  if (!o || !value) {
+    cJSON_Delete(value);
+    return false;
+  }
+  cJSON_AddItemToObject(o, "value", value);
+  return cJSON_AddStringToObject(o, "source", source_name(src)) != NULL;
+}
+
+static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
+
+static const char *topology_name(an_topology t) {
+  return t == AN_TOPOLOGY_SINGLE_NODE  ? "single-node"
+         : t == AN_TOPOLOGY_MULTI_NODE ? "multi-node"
+                                       : NULL;
+}
+
+/* "context": each run fact as {value, source}. */
+static bool context_json(cJSON *root, const an_run_context *c) {
+  cJSON *ctx = cJSON_AddObjectToObject(root, "context");
+  return ctx && fact_json(ctx, "model", str_or_null(c->model.value), c->model.source) &&
+         fact_json(ctx, "tp_size", cJSON_CreateNumber((double)c->tp_size.value),
+                   c->tp_size.source) &&
+         fact_json(ctx, "gpu", str_or_null(c->gpu.value), c->gpu.source) &&
+         fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
+                   c->platform.source) &&
+         fact_json(ctx, "compute_capability",
+                   c->arch.value > 0 ? cJSON_CreateNumber((double)c->arch.value / 10.0)
+                                     : cJSON_CreateNull(),
+                   c->arch.source) &&
+         fact_json(ctx, "topology", str_or_null(topology_name(c->topology.value)),
+                   c->topology.source);
+}
+
+static bool run_json(cJSON *root, const an_provenance *p) {
+  bool two = p->mode == AN_MODE_MAPPING_FORMAL;
+  if (!cJSON_AddStringToObject(root, "mode", rp_mode(p)) ||
+      !cJSON_AddStringToObject(root, "framework", p->framework.label) ||
+      !add_str_or_null(root, "framework_id", p->framework.id) ||
+      !add_str_or_null(root, "mapping_framework", two ? p->mapping_framework.label : NULL) ||
+      !add_str_or_null(root, "model", p->context.model.value) || !context_json(root, &p->context))
+    return false;
+  cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
+  cJSON *a = str_array(p->mapping_inputs, p->n_mapping_inputs);
+  cJSON *b = str_array(p->formal_inputs, p->n_formal_inputs);
+  if (!inputs || !a || !b) {
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return false;
+  }
+  cJSON_AddItemToObject(inputs, "mapping", a);
+  cJSON_AddItemToObject(inputs, "formal", b);
+  cJSON *ranks = p->n_rank_inputs ? str_array(p->rank_inputs, p->n_rank_inputs) : NULL;
+  if (p->n_rank_inputs && !ranks) return false;
+  if (ranks) cJSON_AddItemToObject(inputs, "ranks", ranks);
+  return cJSON_AddNumberToObject(root, "kernel_min_share_pct", p->kernel_min_share_pct) != NULL;
+}
+
+/* The workload kind, its evidence and source. */
+static bool workload_json(cJSON *o, const an_workload_fact *w) {
+  cJSON *x = cJSON_AddObjectToObject(o, "workload");
+  return x && cJSON_AddStringToObject(x, "value", rp_workload(w->value)) &&
+         add_str_or_null(x, "evidence", w->evidence) &&
+         cJSON_AddStringToObject(x, "source", source_name(w->source));
+}
+
+/* The framework facts with their sources (the run context's are in "context"). */
+static bool provenance_json(cJSON *root, const an_provenance *p) {
+  cJSON *o = cJSON_AddObjectToObject(root, "provenance");
+  return o && fact_json(o, "framework", str_or_null(p->framework.label), p->framework.source) &&
+         fact_json(o, "mapping_framework", str_or_null(p->mapping_framework.label),
+                   p->mapping_framework.source) &&
+         workload_json(o, &p->workload) && add_str_or_null(o, "version", p->version);
+}
+
+/* The item's bound, its basis and its evidence anchors (the time-account members). */
+static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload w) {
+  char basis[768];
+  rp_summary_basis(it, basis, sizeof basis);
+  cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
+  for (size_t k = 0; ev && k <= it->n_more; k++) {
+    cJSON *x = cJSON_CreateString(k ? it->more[k - 1] : it->anchor);
+    if (!x) return false;
+    cJSON_AddItemToArray(ev, x);
+  }
+  return ev && cJSON_AddStringToObject(o, "action_text", rp_summary_action(it, w)) &&
+         cJSON_AddStringToObject(o, "action_id", an_summary_action_id(it->action)) &&
+         cJSON_AddNumberToObject(o, "bound_us_per_step", an_round3(it->at_stake_us)) &&
+         cJSON_AddNumberToObject(o, "step_us", an_round3(it->step_us)) &&
+         cJSON_AddNumberToObject(o, "steps", (double)it->n_steps) &&
+         cJSON_AddStringToObject(o, "basis", rp_bound_basis(it->basis)) &&
+         cJSON_AddStringToObject(o, "basis_text", basis) &&
+         cJSON_AddNumberToObject(o, "basis_us_per_step", an_round3(it->basis_us)) &&
+         cJSON_AddNumberToObject(o, "basis_pct", an_round3(it->basis_pct)) &&
+         add_str_or_null(o, "what", it->what) &&
+         cJSON_AddNumberToObject(o, "count", (double)it->count) &&
+         cJSON_AddNumberToObject(o, "detail_us", an_round3(it->detail_us)) &&
+         cJSON_AddNumberToObject(o, "first_us", an_round3(it->first_us));
+}
+
+static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return false;
+  cJSON_AddItemToArray(a, o);
+  cJSON *ks = str_array(it->kernels, it->n_kernels);
+  if (!ks) return false;
+  cJSON_AddItemToObject(o, "kernels", ks);
+  cJSON *roles = str_array(it->roles, it->n_roles);
+  if (!roles) return false;
+  cJSON_AddItemToObject(o, "roles", roles);
+  return cJSON_AddStringToObject(o, "kind", rp_summary_kind(it->kind)) &&
+         cJSON_AddStringToObject(o, "action", rp_action(it->action)) &&
+         cJSON_AddStringToObject(o, "stage", it->stage_id) &&
+         cJSON_AddNumberToObject(o, "row", (double)it->row) &&
+         add_str_or_null(o, "location", it->location) &&
+         cJSON_AddNumberToObject(o, "at_stake_us", an_round3(it->at_stake_us)) &&
+         cJSON_AddNumberToObject(o, "share_pct", an_round3(it->share_pct)) &&
+         cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
+         cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w);
+}
+
+static bool limits_json(cJSON *root, const an_trace_limits *l) {
+  cJSON *o = cJSON_AddObjectToObject(root, "limits");
+  return o && cJSON_AddBoolToObject(o, "no_python_stacks", l->no_python_stacks) &&
+         cJSON_AddBoolToObject(o, "framework_defaulted", l->framework_defaulted) &&
+         cJSON_AddNumberToObject(o, "ranks_analysed", (double)l->ranks_analysed) &&
+         cJSON_AddNumberToObject(o, "ranks_expected", (double)l->ranks_expected) &&
+         cJSON_AddBoolToObject(o, "ranks_compared", l->ranks_compared) &&
+         cJSON_AddNumberToObject(o, "world_size", (double)l->world_size) &&
+         add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
+         cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us));
+}
+
+static bool summary_json(cJSON *root, const an_report *r) {
+  cJSON *a = cJSON_AddArrayToObject(root, "summary");
+  for (size_t i = 0; a && i < r->n_summary; i++)
+    if (!summary_item_json(a, &r->summary[i], r->run.workload.value)) return false;
+  return a && provenance_json(root, &r->run) && limits_json(root, &r->limits) &&
+         roofline_device_json(root, &r->roofline_device) &&
+         roofline_model_json(root, &r->roofline_model);
+}
+
+/* The JSON document (schemas/report.schema.json), streamed: the run's facts, each stage
+ * with its rows, then the overlap, the summary and the ranks. */
+int rp_json(FILE *out, const an_report *r, const rp_options *o) {
+  rp_jstream w;
+  rp_jstream_begin(&w, out);
+  cJSON *head = cJSON_CreateObject();
+  bool ok = head && run_json(head, &r->run);
+  rp_jstream_members(&w, ok ? head : NULL);
+  cJSON_Delete(head);
+  rp_jstream_key(&w, "stages");
+  rp_jstream_array_open(&w);
+  for (size_t i = 0; ok && i < r->n_stages; i++)
+    if (r->stages[i].has_kernels) ok = stage_stream(&w, &r->stages[i]);
+  rp_jstream_array_close(&w);
+  cJSON *tail = ok ? cJSON_CreateObject() : NULL;
+  ok = tail && rp_overlap_json(tail, r, o ? o->rules : NULL) == 0 && summary_json(tail, r) &&
+       rp_ranks_json(tail, r) == 0;
+  rp_jstream_members(&w, ok ? tail : NULL);
+  cJSON_Delete(tail);
+  ok = ok && rp_rank_data_stream(&w, r);
+  return rp_jstream_end(&w, ok);
+}
