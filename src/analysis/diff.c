@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/map.h"
+#include "util/vec.h"
 
 /* The Ranks rows of stage id in r (none for a one-rank run). */
 static bool side_ranks(const an_report *r, const char *id, an_diff_side_stage *d) {
@@ -206,11 +207,11 @@ typedef struct owned {
   an_diff_stage *stages;
   size_t n_stages;
   an_diff_row **arrays; /* every row array, freed with the result */
-  size_t n_arrays;
+  size_t n_arrays, cap_arrays;
   an_diff_rank_row **rank_arrays;
-  size_t n_rank_arrays;
+  size_t n_rank_arrays, cap_rank_arrays;
   void **blobs; /* other blocks the rows point into (renamed groups, their names) */
-  size_t n_blobs;
+  size_t n_blobs, cap_blobs;
 } owned;
 
 static bool beyond(double before, double d, floor_t f) {
@@ -366,7 +367,7 @@ static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_ke
 
 /* Keeps p (any owned block) until the result is freed; false (p freed) when out of memory. */
 static bool keep_blob(owned *o, void *p) {
-  void **v = p ? realloc(o->blobs, (o->n_blobs + 1) * sizeof *v) : NULL;
+  void **v = p ? ut_grow(o->blobs, &o->cap_blobs, o->n_blobs + 1, sizeof *v) : NULL;
   if (!v) {
     free(p);
     return false;
@@ -377,7 +378,7 @@ static bool keep_blob(owned *o, void *p) {
 }
 
 static bool keep(owned *o, an_diff_row *rows) {
-  an_diff_row **v = realloc(o->arrays, (o->n_arrays + 1) * sizeof *v);
+  an_diff_row **v = ut_grow(o->arrays, &o->cap_arrays, o->n_arrays + 1, sizeof *v);
   if (!v || !rows) {
     if (v) o->arrays = v;
     free(rows);
@@ -566,7 +567,8 @@ static bool diff_ranks(owned *o, const an_diff_side_stage *b, const an_diff_side
                        an_diff_stage *out) {
   if (!b || !a || b->n_ranks < 2 || a->n_ranks < 2) return true;
   an_diff_rank_row *rows = calloc(b->n_ranks + a->n_ranks, sizeof *rows);
-  an_diff_rank_row **v = rows ? realloc(o->rank_arrays, (o->n_rank_arrays + 1) * sizeof *v) : NULL;
+  an_diff_rank_row **v =
+      rows ? ut_grow(o->rank_arrays, &o->cap_rank_arrays, o->n_rank_arrays + 1, sizeof *v) : NULL;
   if (!v) {
     free(rows);
     return false;

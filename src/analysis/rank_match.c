@@ -19,6 +19,7 @@
 
 #include "analysis/ranks_internal.h"
 #include "util/map.h"
+#include "util/search.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -126,14 +127,8 @@ static void instances(const stage_ctx *c, size_t p, uint32_t k, double *dur, dou
 
 /* Index of the stage's part of rank r, or SIZE_MAX. Parts are by rank. */
 static size_t part_of(const stage_ctx *c, long r) {
-  size_t lo = 0, hi = c->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->parts[mid]->rank < r)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  UT_PARTITION_POINT(lo, 0, c->n, i, c->parts[i]->rank < r);
   return lo < c->n && c->parts[lo]->rank == r ? lo : SIZE_MAX;
 }
 

@@ -24,7 +24,7 @@ enum { N_CLASSES = AN_RANK_MEMORY + 1 };
 struct an_rank_summary {
   char *path;
   an_rank_part **parts;
-  size_t n_parts;
+  size_t n_parts, cap_parts;
 };
 
 void an_rank_part_free(an_rank_part *p) {
@@ -49,7 +49,7 @@ static void summary_free(an_rank_summary *s) {
 }
 
 static an_rank_part *add_part(an_rank_summary *s, long rank, const char *stage) {
-  an_rank_part **v = realloc(s->parts, (s->n_parts + 1) * sizeof *v);
+  an_rank_part **v = ut_grow(s->parts, &s->cap_parts, s->n_parts + 1, sizeof *v);
   if (!v) return NULL;
   s->parts = v;
   an_rank_part *p = calloc(1, sizeof *p);

@@ -292,14 +292,8 @@ static const tr_event *launch_of(const launch_index *x, int64_t corr) {
 
 /* The span holding t (spans disjoint, by start), or -1. */
 static int32_t span_at(const span_list *l, double t) {
-  size_t lo = 0, hi = l->n;
-  while (lo < hi) { /* first span starting after t */
-    size_t mid = lo + (hi - lo) / 2;
-    if (l->v[mid].ts <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo; /* the first span starting after t */
+  UT_PARTITION_POINT(lo, 0, l->n, i, l->v[i].ts <= t);
   return lo > 0 && t <= l->v[lo - 1].end ? (int32_t)(lo - 1) : -1;
 }
 
@@ -470,14 +464,8 @@ static size_t place_unlinked(const an_trace_view *v, an_steps *s) {
   for (size_t i = 0; m && i < nk && i < s->n_kernel_events; i++) {
     if (s->kernel_step[i] != -1 || s->launch[i] || i >= v->n_kernel_events || !v->kernel_stage[i])
       continue;
-    size_t a = 0, b = m; /* the last window starting at or before the kernel */
-    while (a < b) {
-      size_t mid = a + (b - a) / 2;
-      if (s->steps[by[mid]].gpu_ts <= kev[i].ts)
-        a = mid + 1;
-      else
-        b = mid;
-    }
+    size_t a; /* past the last window starting at or before the kernel */
+    UT_PARTITION_POINT(a, 0, m, k, s->steps[by[k]].gpu_ts <= kev[i].ts);
     if (a && kev[i].ts < s->steps[by[a - 1]].gpu_end) {
       s->kernel_step[i] = by[a - 1];
       placed++;
@@ -499,14 +487,8 @@ static void reset_counts(an_steps *s) {
  * closed), or -1. */
 static int32_t gpu_window_at(const double *lo, const double *hi, const int32_t *step, size_t n,
                              double t) {
-  size_t a = 0, b = n;
-  while (a < b) { /* first window starting after t */
-    size_t mid = a + (b - a) / 2;
-    if (lo[mid] <= t)
-      a = mid + 1;
-    else
-      b = mid;
-  }
+  size_t a; /* the first window starting after t */
+  UT_PARTITION_POINT(a, 0, n, i, lo[i] <= t);
   if (!a) return -1;
   size_t j = a - 1;
   return t < hi[j] || (j + 1 == n && t <= hi[j]) ? step[j] : -1;

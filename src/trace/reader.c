@@ -31,6 +31,7 @@
 #include "trace/source.h"
 #include "triage/ascii.h"
 #include "triage/hash.h"
+#include "util/search.h"
 #include "util/vec.h"
 
 #define N_KINDS 7
@@ -98,6 +99,8 @@ struct tr_trace {
   tr_trace_meta meta;
   tr_device *devices;
   tr_process_group *groups;
+  size_t cap_devices, cap_groups;
+  size_t cap_ranks; /* of the ranks of the group being read (the last one) */
   tr_process_name *procs;
   size_t n_procs, cap_procs;
   /* the kept args (tr_event_arg): distinct sets, and which set each event has */
@@ -325,12 +328,9 @@ static void sb_grow(rd *r, sbuf *b, size_t extra) {
   if (b->n + extra > TR_MAX_STRING_BYTES)
     rd_fail_at(r, TR_ERR_LIMIT, rd_off(r), "string longer than %u bytes (TR_MAX_STRING_BYTES)",
                (unsigned)TR_MAX_STRING_BYTES);
-  size_t cap = b->cap ? b->cap : 64;
-  while (cap < b->n + extra + 1) cap *= 2;
-  char *p = realloc(b->p, cap);
+  char *p = ut_grow(b->p, &b->cap, b->n + extra + 1, 1);
   if (!p) rd_nomem(r);
   b->p = p;
-  b->cap = cap;
 }
 
 /* Room for extra more bytes plus the NUL; the common case stays inline. */
@@ -1072,12 +1072,9 @@ static void sample_add(rd *r, const char *s, size_t n) {
   tr_trace *t = r->t;
   if (n == 0 || t->sample_len + n + 2 > TR_MAX_SAMPLE_BYTES) return;
   if (t->sample_len + n + 2 > t->sample_cap) {
-    size_t cap = t->sample_cap ? t->sample_cap : 4096;
-    while (cap < t->sample_len + n + 2) cap *= 2;
-    char *p = realloc(t->sample, cap);
+    char *p = ut_grow(t->sample, &t->sample_cap, t->sample_len + n + 2, 1);
     if (!p) rd_nomem(r);
     t->sample = p;
-    t->sample_cap = cap;
   }
   if (t->sample_len) t->sample[t->sample_len++] = ' ';
   memcpy(t->sample + t->sample_len, s, n);
@@ -1358,10 +1355,9 @@ static void memo_store(rd *r, unsigned k, uint64_t h, const uint8_t *raw, size_t
   struct arg_memo *m = memo_entry(r, h);
   const sbuf *text = &r->argv[k];
   if (n + text->n > m->cap) {
-    char *p = realloc(m->raw, n + text->n);
+    char *p = ut_grow(m->raw, &m->cap, n + text->n, 1);
     if (!p) rd_nomem(r);
     m->raw = p;
-    m->cap = n + text->n;
   }
   memcpy(m->raw, raw, n);
   m->text = m->raw + n;
@@ -1752,13 +1748,9 @@ static void check_pyframe_order(const tr_trace *t, py_vec *v, double ts, double 
 
 static void note_pyframe_name(rd *r, py_vec *v, tr_str name) {
   if (name / 64 >= v->seen_words) {
-    size_t nw = v->seen_words ? v->seen_words : 64;
-    while (name / 64 >= nw) nw *= 2;
-    uint64_t *p = realloc(v->seen, nw * sizeof *p);
+    uint64_t *p = ut_grow_zeroed(v->seen, &v->seen_words, name / 64 + 1, sizeof *p);
     if (!p) rd_nomem(r);
-    memset(p + v->seen_words, 0, (nw - v->seen_words) * sizeof *p);
     v->seen = p;
-    v->seen_words = nw;
   }
   if (v->seen[name / 64] >> (name % 64) & 1) return;
   v->seen[name / 64] |= 1ull << (name % 64);
@@ -1924,7 +1916,7 @@ static void device_element(rd *r, size_t i, unsigned depth, void *ctx) {
     read_value(r, depth, NULL);
     return;
   }
-  tr_device *p = realloc(t->devices, (t->meta.n_devices + 1) * sizeof *p);
+  tr_device *p = ut_grow(t->devices, &t->cap_devices, t->meta.n_devices + 1, sizeof *p);
   if (!p) rd_nomem(r);
   t->devices = p;
   tr_device *d = &p[t->meta.n_devices++];
@@ -1941,7 +1933,7 @@ static void rank_element(rd *r, size_t i, unsigned depth, void *ctx) {
   tr_process_group *g = ctx;
   int64_t v = read_id(r, depth);
   if (i >= TR_MAX_META_ITEMS || v == TR_NO_ID) return;
-  int64_t *p = realloc(g->ranks, (g->n_ranks + 1) * sizeof *p);
+  int64_t *p = ut_grow(g->ranks, &r->t->cap_ranks, g->n_ranks + 1, sizeof *p);
   if (!p) rd_nomem(r);
   p[g->n_ranks++] = v;
   g->ranks = p;
@@ -1970,11 +1962,12 @@ static void group_element(rd *r, size_t i, unsigned depth, void *ctx) {
     read_value(r, depth, NULL);
     return;
   }
-  tr_process_group *p = realloc(t->groups, (t->meta.n_groups + 1) * sizeof *p);
+  tr_process_group *p = ut_grow(t->groups, &t->cap_groups, t->meta.n_groups + 1, sizeof *p);
   if (!p) rd_nomem(r);
   t->groups = p;
   tr_process_group *g = &p[t->meta.n_groups++];
   *g = (tr_process_group){.size = TR_NO_ID};
+  t->cap_ranks = 0; /* the new group's ranks start empty */
   meta_object(r, depth, group_member, g);
 }
 
@@ -2512,15 +2505,9 @@ const tr_pyframe_run *tr_trace_pyframe_runs(const tr_trace *t, size_t *n) {
 }
 
 const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i) {
-  size_t lo = 0, hi = t->py.n_runs; /* the last run with first <= i */
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->py.runs[mid].first <= i)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return &t->py.runs[lo];
+  size_t past; /* past the last run with first <= i (run 0 starts the trace) */
+  UT_PARTITION_POINT(past, 1, t->py.n_runs, k, t->py.runs[k].first <= i);
+  return &t->py.runs[past - 1];
 }
 
 double tr_pyframe_dur_wide(const tr_trace *t, const tr_pyframe *f) {

@@ -1,5 +1,6 @@
 /* util/file.c - capped whole-file read (file.h). */
 #include "util/file.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -23,21 +24,20 @@ ut_file_status ut_read_file(const char *path, size_t max_bytes, char **data, siz
     fclose(f); /* a regular file's size says it without reading a byte */
     return UT_FILE_TOO_BIG;
   }
-  size_t cap = 4096, n = 0;
-  char *text = malloc(cap + 1);
+  size_t room = 0, n = 0; /* room: bytes held, one past the text for its NUL */
+  char *text = ut_grow(NULL, &room, 4096 + 1, 1);
   bool nomem = text == NULL;
   /* Read until EOF or past the cap: a pipe or a growing file is refused too. */
   while (!nomem && n <= max_bytes) {
-    if (n == cap) {
-      char *bigger = realloc(text, cap * 2 + 1);
+    if (n + 1 == room) {
+      char *bigger = ut_grow(text, &room, room + 1, 1);
       if (!bigger) {
         nomem = true;
         break;
       }
       text = bigger;
-      cap *= 2;
     }
-    size_t got = fread(text + n, 1, cap - n, f);
+    size_t got = fread(text + n, 1, room - 1 - n, f);
     n += got;
     if (got == 0) break;
   }
