@@ -159,7 +159,7 @@ typedef struct an_provenance {
 /* One launch site of one kernel: every launch resolved to the same location. */
 typedef struct an_site {
   const char *location;         /* normalised "path:line func", or "unresolved" */
-  const char *display_location; /* what the tables show (reference-triage.md §4.2 display rule) */
+  const char *display_location; /* what the tables show (docs/reference.md §4.2 display rule) */
   const char *path;             /* display_location split; NULL when it is not */
   long line;                    /*   "path:line func" (then line is 0, func NULL) */
   const char *func;
@@ -170,7 +170,7 @@ typedef struct an_site {
   const char *stack;      /* most common " -> "-joined stack, NULL if none */
 } an_site;
 
-/* One kernel of the kernel map (reference-triage.md §4.3). */
+/* One kernel of the kernel map (docs/reference.md §4.3). */
 typedef struct an_kmap_entry {
   const char *name;     /* canonical kernel name */
   const char *category; /* kernel classifier category */
@@ -304,7 +304,7 @@ typedef struct an_roofline_model {
   bool attention_used;    /* the attention launches have a roofline from it */
 } an_roofline_model;
 
-/* One row of the kernel table (reference-triage.md §5). */
+/* One row of the kernel table (docs/reference.md §5). */
 typedef struct an_kernel_row {
   const char *name;     /* canonical kernel name */
   const char *raw_name; /* the first full name aggregated under it */
@@ -370,7 +370,7 @@ typedef struct an_fuse_evidence {
   double share_pct;
 } an_fuse_evidence;
 
-/* One row of the fuse table (reference-triage.md §7.2). */
+/* One row of the fuse table (docs/reference.md §7.2). */
 typedef struct an_fuse_row {
   const char *pattern_id, *pattern_name; /* from the rules */
   an_fusion_origin origin;
@@ -473,7 +473,7 @@ typedef struct an_dep_evidence {
   const char *next_category; /* AN_DEP_EV_NEXT_CONSUMER: its category (borrowed: rules) */
 } an_dep_evidence;
 
-/* Which same-stream neighbour looks dependent (reference-triage.md §6.6). */
+/* Which same-stream neighbour looks dependent (docs/reference.md §6.6). */
 typedef enum an_dep_signal {
   AN_DEP_SIGNAL_LOW = 0,    /* serial risk low */
   AN_DEP_SIGNAL_PREV = 1,   /* prev-side serial risk */
@@ -482,7 +482,7 @@ typedef enum an_dep_signal {
   AN_DEP_SIGNAL_UNCLEAR = 4 /* adjacency unclear (a side has no scope) */
 } an_dep_signal;
 
-/* How an overlap row's Python scope was found (reference-triage.md §6.5 order). */
+/* How an overlap row's Python scope was found (docs/reference.md §6.5 order). */
 typedef enum an_scope_source {
   AN_SCOPE_NONE = 0,        /* unmapped */
   AN_SCOPE_MAPPING = 1,     /* the CPU op of a mapping kernel (External id) */

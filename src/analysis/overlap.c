@@ -1,7 +1,7 @@
 /*
  * overlap.c - the Overlap Opportunity Table: event extraction and stage pairing
- * (reference-triage.md §6.1), row selection (reference-triage.md §6.4), dependency signal and
- * priority (reference-triage.md §6.6). The sweep is in overlap_sweep.c, the Python scopes in
+ * (docs/reference.md §6.1), row selection (docs/reference.md §6.4), dependency signal and
+ * priority (docs/reference.md §6.6). The sweep is in overlap_sweep.c, the Python scopes in
  * overlap_source.c.
  *
  * A trace given on both sides (single-trace mode, or the same file as mapping and formal input) is
@@ -58,7 +58,7 @@ static const char *ov_stage_label(const te_rules *r, const char *stage) {
 
 /* ---------------------------------------------------------------- sides */
 
-/* The overlap kernels of one trace (reference-triage.md §6.1): detector, chosen PID, stream and
+/* The overlap kernels of one trace (docs/reference.md §6.1): detector, chosen PID, stream and
  * stage. */
 typedef struct ov_side {
   tr_trace *t;
@@ -113,7 +113,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   bool *keep = calloc(n_all ? n_all : 1, sizeof *keep);
   if (!keep) return false;
   ut_u64map name_of_raw = {0}; /* raw name -> canonical name id + 1 */
-  /* Detector (reference-triage.md §2.5): the reader's kernel detector, and events it accepted only
+  /* Detector (docs/reference.md §2.5): the reader's kernel detector, and events it accepted only
    * for carrying a stream must also look like a kernel by name. */
   bool ok = false;
   for (size_t i = 0; i < n_all; i++) {
@@ -162,7 +162,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
       nm1 = (uint64_t)nm + 1;
     }
     s->name[k] = (uint32_t)(nm1 - 1);
-    /* Stream (reference-triage.md §6.1): args.stream, args.cuda_stream, the thread's name,
+    /* Stream (docs/reference.md §6.1): args.stream, args.cuda_stream, the thread's name,
      * "tid=<tid>". */
     const tr_event_ctx *ec = tr_trace_ctx(s->t, e);
     const char *stream = tr_str_get(s->t, ec->stream);
@@ -251,7 +251,7 @@ static void ov_bundle_free(ov_bundle *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Bundles of one side list (reference-triage.md §6.1): traces in order, first trace per stage wins,
+/* Bundles of one side list (docs/reference.md §6.1): traces in order, first trace per stage wins,
  * "all" dropped when a real stage exists, then sorted by stage order. */
 static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r, ov_bundle **out,
                              size_t *n_out) {
@@ -352,7 +352,7 @@ static char *ov_scope_display(const char *chain) {
   return out;
 }
 
-/* Python scope of a kernel name in a mapping bundle (reference-triage.md §6.5): sampled events,
+/* Python scope of a kernel name in a mapping bundle (docs/reference.md §6.5): sampled events,
  * each giving its best context (or, without one, the mapping kernel map's votes), plus the formal
  * payload's votes; the most common scope wins. With no vote at all, the mapping then the formal
  * kernel map's best location. */
@@ -361,9 +361,9 @@ typedef struct ov_scope_result {
   an_scope_source how;
 } ov_scope_result;
 
-/* The formal stage payload (exact stage, else "all", else the only one: reference-triage.md
+/* The formal stage payload (exact stage, else "all", else the only one: docs/reference.md
  * §6.5 pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
-/* Formal sites vote with their launch counts (reference-triage.md §6.5), except sites launched by a
+/* Formal sites vote with their launch counts (docs/reference.md §6.5), except sites launched by a
  * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
  * all sit under the replay call and would out-vote the mapping trace's real evidence. */
 static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel, const te_rules *r,
@@ -405,8 +405,8 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
 }
 
 /* The location the reference's kernel-map payload stores as a site's "display_location"
- * (reference-triage.md §4.3): the highest-priority frame (ties -> deepest) of the site's most
- * common stack, else the raw location. Unlike the reference-triage.md §4.2 display rule
+ * (docs/reference.md §4.3): the highest-priority frame (ties -> deepest) of the site's most
+ * common stack, else the raw location. Unlike the docs/reference.md §4.2 display rule
  * (an_site.display_location, what the kernel table shows) the stack wins even over a preferred raw
  * location, so a graph-replayed site yields the replay frame. Writes "" when neither is usable. */
 static void ov_site_stack_location(const te_rules *r, const an_site *st, char *out, size_t cap) {
@@ -434,7 +434,7 @@ static void ov_site_stack_location(const te_rules *r, const an_site *st, char *o
     snprintf(out, cap, "%s", st->location);
 }
 
-/* reference-triage.md §6.5 kernel-map fallback for one sampled mapping event with no scope chain:
+/* docs/reference.md §6.5 kernel-map fallback for one sampled mapping event with no scope chain:
  * the mapping kernel map's entry votes its best location once and each site its stack
  * location (ov_site_stack_location) with the site's launch count. Returns whether it
  * voted. */
@@ -451,7 +451,7 @@ static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const
   return true;
 }
 
-/* The votes of the sampled mapping events of name nm (reference-triage.md §6.5): each event's scope
+/* The votes of the sampled mapping events of name nm (docs/reference.md §6.5): each event's scope
  * (and its CPU op), or, without one, the mapping kernel map's votes. *best_how: the best way any
  * event found its scope (OV_SCOPE_NONE when none did); *kmap_voted: the kernel map voted. */
 static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_counter *scopes,
@@ -470,7 +470,7 @@ static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_count
     op[0] = '\0';
     ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
     if (how == OV_SCOPE_NONE) {
-      /* A CPU op without Python frames still names the launch op (reference-triage.md §6.6 "same
+      /* A CPU op without Python frames still names the launch op (docs/reference.md §6.6 "same
        * best launch op"). */
       if (op[0]) ut_counter_add(ops, op, 1);
       if (map->side->in->kmap && ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, scopes))
@@ -527,7 +527,7 @@ static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const
     if (!map->side->source)
       map->side->source = ov_source_create(map->side->t, map->side->in->view->ids, r);
     long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
-    /* reference-triage.md §4.3 relaxed lookup among mapping kernels */
+    /* docs/reference.md §4.3 relaxed lookup among mapping kernels */
     if (nm < 0 && map->side->in->kmap) {
       const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
       if (en && en->name) nm = ut_strmap_find(&map->side->names, en->name, strlen(en->name));
@@ -603,7 +603,7 @@ bool an_overlap_same_scope_family(const char *a, const char *b) {
   return !strcmp(pa, pb) || !strcmp(fa, fb);
 }
 
-/* Producer/consumer-looking pair (reference-triage.md §6.6), decided by the row kernel's own
+/* Producer/consumer-looking pair (docs/reference.md §6.6), decided by the row kernel's own
  * category through the packs' overlap.producer_consumer.<category> lists. */
 static bool ov_producer_consumer(const te_rules *r, const char *cat, const char *nb) {
   return te_string_list_has(te_list_map_get(&te_rules_settings(r)->overlap_producer_consumer, cat),
@@ -984,7 +984,7 @@ size_t ov_lanes(const te_settings *set, const ov_sweep *sw) {
   return real ? sw->max_streams : 1;
 }
 
-/* reference-triage.md §6.6 priority and recommendation, after the mechanism rules (O8). */
+/* docs/reference.md §6.6 priority and recommendation, after the mechanism rules (O8). */
 static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                              an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
@@ -1077,7 +1077,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   return true;
 }
 
-/* Appends a's row to st, unless its priority is P5 (reference-triage.md section 6.4: P5
+/* Appends a's row to st, unless its priority is P5 (docs/reference.md section 6.4: P5
  * headroom rows are dropped). false: out of memory. */
 static bool ov_append_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                           an_overlap_verdict verdict, an_overlap_stage *st) {
@@ -1116,7 +1116,7 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
   return true;
 }
 
-/* reference-triage.md §6.4 headroom rows: kernels with enough exclusive time, non-compute first,
+/* docs/reference.md §6.4 headroom rows: kernels with enough exclusive time, non-compute first,
  * each group by exclusive time x category weight; the first headroom.top_n, P5 rows dropped. Marks
  * their names in is_headroom and appends to st->rows. */
 static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands, bool *is_headroom,
@@ -1144,7 +1144,7 @@ static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands
   return true;
 }
 
-/* reference-triage.md §6.4 low-roi-hidden rows: kernels of the low-roi categories that are mostly
+/* docs/reference.md §6.4 low-roi-hidden rows: kernels of the low-roi categories that are mostly
  * hidden, by hidden time (more when compute hides them); the first low_roi_hidden.top_n that are
  * not headroom rows, appended to st->rows. */
 static bool ov_low_roi_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands,
@@ -1394,7 +1394,7 @@ an_overlap_status an_overlap_analyze(const an_overlap_trace *mapping, size_t n_m
   out->stages = calloc(n_fb ? n_fb : 1, sizeof *out->stages);
   if (!out->stages) goto done;
   for (size_t i = 0; i < n_fb; i++) {
-    /* reference-triage.md §6.1 pairing: same stage, else the mapping "all" bundle, else the only
+    /* docs/reference.md §6.1 pairing: same stage, else the mapping "all" bundle, else the only
      * one. */
     ov_bundle *m = NULL;
     for (size_t j = 0; j < n_mb && !m; j++)

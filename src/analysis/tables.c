@@ -1,5 +1,5 @@
 /*
- * analysis/tables.c - kernel table (reference-triage.md §5) and fuse table (reference-triage.md
+ * analysis/tables.c - kernel table (docs/reference.md §5) and fuse table (docs/reference.md
  * §7.2).
  */
 #include "analysis/tables.h"
@@ -774,7 +774,7 @@ static void apply_state(fmatch *m, const gate_info *g, const an_stage_tables *st
   if (r->state != AN_FUSE_OPPORTUNITY && r->state != AN_FUSE_GATES_UNKNOWN) r->saving_us = 0;
 }
 
-/* The fuse table of one stage (reference-triage.md §7.2): every pattern matched, then
+/* The fuse table of one stage (docs/reference.md §7.2): every pattern matched, then
  * de-duplicated. Row identity: (name, location, cpu op) are interned in one table, so
  * the row index identifies it within a stage. */
 static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, const char *model_lc,
