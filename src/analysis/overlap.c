@@ -786,27 +786,27 @@ static double ov_before_first_compute(const ov_stage_ctx *c, const ov_agg *a) {
   return c->before_us[a->name] / a->total_us;
 }
 
-/* Whether kernel k's neighbour on its stream, just before or just after it, has overlap
- * category cat, whatever the gap between them: in eager mode the launch gaps around a
- * staging copy are far wider than any tight-gap threshold. */
-static bool ov_adjacent_is(const ov_stage_ctx *c, size_t k, long cat) {
+/* Whether kernel k's neighbour on its stream, just before or just after it, is a
+ * collective (overlap.collective_categories), whatever the gap between them: in eager mode the
+ * launch gaps around a staging copy are far wider than any tight-gap threshold. */
+static bool ov_adjacent_collective(const ov_stage_ctx *c, size_t k) {
   size_t p = c->pos_of[k];
   for (int side = 0; side < 2; side++) {
     if (side == 0 ? p == 0 : p + 1 >= c->n) continue;
     const ov_kernel *nb = &c->ks[c->order[side == 0 ? p - 1 : p + 1]];
-    if (nb->stream == c->ks[k].stream && (long)nb->cat == cat) return true;
+    if (nb->stream == c->ks[k].stream && nb->cat < c->cats->names.n && c->cats->collective[nb->cat])
+      return true;
   }
   return false;
 }
 
 /* Share of the aggregate's instances whose same-stream neighbour is a collective. */
 static double ov_adjacent_collective_share(const ov_stage_ctx *c, const ov_agg *a) {
-  long comm = ut_strmap_find(&c->cats->names, "communication", strlen("communication"));
   size_t n = 0, hits = 0;
-  for (size_t i = 0; comm >= 0 && i < c->n; i++) {
+  for (size_t i = 0; i < c->n; i++) {
     if (c->ks[i].name != a->name) continue;
     n++;
-    hits += ov_adjacent_is(c, i, comm);
+    hits += ov_adjacent_collective(c, i);
   }
   return n ? (double)hits / (double)n : 0;
 }
@@ -866,7 +866,7 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
   }
   const ov_kernel *k = &c->ks[a->rep];
   size_t p = c->pos_of[a->rep];
-  if (!strcmp(row->category, "communication") && p + 1 < c->n) {
+  if (te_string_list_has(&set->overlap_collective_categories, row->category) && p + 1 < c->n) {
     const ov_kernel *nb = &c->ks[c->order[p + 1]];
     const char *nb_name = c->formal->side->names.keys[nb->name];
     const char *kc = te_rules_classify(c->r, "kernel", nb_name, NULL);

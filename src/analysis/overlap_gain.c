@@ -95,7 +95,7 @@ void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
    * collective in the table, they advise something the run does not do (review 2) */
   for (size_t i = 0; i < st->n_rows; i++)
     if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE && st->rows[i].category &&
-        !strcmp(st->rows[i].category, "communication")) {
+        te_string_list_has(&set->overlap_collective_categories, st->rows[i].category)) {
       st->n_restructure_options = set->overlap_restructure_options.n;
       st->restructure_options = set->overlap_restructure_options.items;
       return;

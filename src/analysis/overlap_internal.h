@@ -30,6 +30,7 @@ typedef struct ov_cats {
   double *priority; /* overlap.category_priority.<cat> */
   double *weight;   /* overlap.weight.<cat> */
   bool *low_roi;    /* member of overlap.low_roi_hidden.categories */
+  bool *collective; /* member of overlap.collective_categories */
   size_t cap;
   long compute; /* index of "compute", -1 if never seen */
 } ov_cats;

@@ -26,6 +26,7 @@ void ov_cats_free(ov_cats *c) {
   free(c->priority);
   free(c->weight);
   free(c->low_roi);
+  free(c->collective);
   memset(c, 0, sizeof *c);
   c->compute = -1;
 }
@@ -36,8 +37,8 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
   if (idx >= 0) return idx;
   idx = ut_strmap_put(&c->names, label, len);
   if (idx < 0) return -1;
-  if ((size_t)idx >= c->cap) { /* three parallel arrays: each grows to the same capacity */
-    size_t cp = c->cap, cw = c->cap, cl = c->cap;
+  if ((size_t)idx >= c->cap) { /* four parallel arrays: each grows to the same capacity */
+    size_t cp = c->cap, cw = c->cap, cl = c->cap, cc = c->cap;
     double *p = ut_grow(c->priority, &cp, (size_t)idx + 1, sizeof *p);
     if (!p) return -1;
     c->priority = p;
@@ -47,6 +48,9 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
     bool *l = ut_grow(c->low_roi, &cl, (size_t)idx + 1, sizeof *l);
     if (!l) return -1;
     c->low_roi = l;
+    bool *co = ut_grow(c->collective, &cc, (size_t)idx + 1, sizeof *co);
+    if (!co) return -1;
+    c->collective = co;
     c->cap = cp;
   }
   /* A category no pack mentions reads the table's absent values (lowest priority,
@@ -55,6 +59,7 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
   c->priority[idx] = te_number_map_get(&set->overlap_category_priority, label);
   c->weight[idx] = te_number_map_get(&set->overlap_weight, label);
   c->low_roi[idx] = te_string_list_has(&set->overlap_low_roi_hidden_categories, label);
+  c->collective[idx] = te_string_list_has(&set->overlap_collective_categories, label);
   /* "compute" is a role of the overlap model (docs/reference.md §6.3: time hidden by compute),
    * not a name test: the overlap classifier must use that category id for it. */
   if (!strcmp(label, "compute")) c->compute = idx;

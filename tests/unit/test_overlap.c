@@ -1189,6 +1189,26 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   te_rules_destroy(r);
 }
 
+/* Issue 33: which categories are collectives is the packs' word
+ * (overlap.collective_categories), not a literal: with the list emptied, an all-reduce
+ * feeding its norm is no longer judged as a collective feeding its consumer. */
+Test(overlap_dependency, collectives_are_the_packs_categories) {
+  char *t = collective_trace(ALLREDUCE, "c10d::allreduce_", RMSNORM, 1);
+  te_rules *r = load_rules_with(
+      "pack: no-collectives\nversion: 1\n"
+      "settings:\n  overlap: {collective_categories: []}\n");
+  cr_assert_eq(te_rules_settings(r)->overlap_collective_categories.n, 0);
+  run x;
+  run_single(&x, "dep.json", t, strlen(t), r);
+  const an_overlap_row *row = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(row && row->dep_rule);
+  cr_assert_str_neq(row->dep_rule, "feeds-next-consumer");
+  cr_assert_neq(row->dep_evidence.kind, AN_DEP_EV_NEXT_CONSUMER);
+  run_free(&x);
+  te_rules_destroy(r);
+  free(t);
+}
+
 /* Issue 33: the model holds the evidence as data (the consumer's full name, its category,
  * the CPU op), and only the report words it, cutting names to overlap.evidence_name_chars. */
 Test(overlap_dependency, evidence_is_data_the_report_words_it) {

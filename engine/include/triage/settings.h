@@ -210,6 +210,9 @@ typedef struct te_list_map {
     "per row category, neighbour categories that look like its producer or consumer")              \
   X(overlap_try_overlap_categories, "overlap.try_overlap_categories", LIST, 0, 0, 0, NULL,         \
     "P1 rows of these categories say 'try overlap', the others 'try fusion'")                      \
+  X(overlap_collective_categories, "overlap.collective_categories", LIST, 0, 0, 0, NULL,           \
+    "overlap categories of collectives: a staging copy's neighbour, a consumer's producer, the "   \
+    "rows that bring the restructure options")                                                     \
   X(overlap_mechanism_actions, "overlap.mechanism_actions", BOOL, 0, 0, 0, NULL,                   \
     "the action follows the mechanism (deviation O8); false: by category and dep risk")            \
   X(overlap_multi_stream_min_pct, "overlap.multi_stream_min_pct", NUMBER, 0, 100, 0, NULL,         \
