@@ -2,7 +2,7 @@
  * overlap.c - the Overlap Opportunity Table: event extraction and stage pairing
  * (docs/reference.md §6.1), row selection (docs/reference.md §6.4), dependency signal and
  * priority (docs/reference.md §6.6). The sweep is in overlap_sweep.c, the Python scopes in
- * overlap_source.c.
+ * overlap_scope.c.
  *
  * A trace given on both sides (single-trace mode, or the same file as mapping and formal input) is
  * extracted and indexed once: sides are cached by tr_trace pointer.
@@ -22,20 +22,9 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
-#define OV_SCOPE_CAP 1024
-#define OV_UNMAPPED "unmapped"
-#define OV_NO_OP "n/a"
-/* The kernel map's location for a kernel nothing attributed (kernel_map.h). */
-#define OV_KMAP_UNRESOLVED "unresolved"
-
-static bool ov_kmap_has_location(const an_kmap_entry *en) {
-  return en && en->best_location && *en->best_location &&
-         strcmp(en->best_location, OV_KMAP_UNRESOLVED) != 0;
-}
-
 /* ---------------------------------------------------------------- small helpers */
 
-static char *ov_strdup(const char *s) {
+char *ov_strdup(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s);
   char *d = malloc(n + 1);
@@ -57,24 +46,6 @@ static const char *ov_stage_label(const te_rules *r, const char *stage) {
 }
 
 /* ---------------------------------------------------------------- sides */
-
-/* The overlap kernels of one trace (docs/reference.md §6.1): detector, chosen PID, stream and
- * stage. */
-typedef struct ov_side {
-  tr_trace *t;
-  const an_overlap_trace *in;
-  const tr_event *all; /* the trace's kernel events (ov_side_stage) */
-  const tr_event **ev; /* kept kernels, file order */
-  uint32_t *name;      /* canonical-name id per kept kernel (names below) */
-  uint32_t *stream;    /* stream id per kept kernel (streams below) */
-  size_t n;
-  ut_strmap names, streams;
-  uint32_t *cat; /* overlap category + 1 per name id, 0 = not yet classified */
-  size_t cat_cap;
-  ov_source *source;      /* built on first use as a mapping trace */
-  ov_launch_index launch; /* built on the first launch-context question */
-  bool launch_built;
-} ov_side;
 
 static void ov_side_free(ov_side *s) {
   free(s->ev);
@@ -220,20 +191,6 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
 
 /* ---------------------------------------------------------------- stage bundles */
 
-typedef struct ov_bundle {
-  ov_side *side;
-  const char *stage;
-  uint32_t *idx; /* kept-kernel indices of the side, file order */
-  size_t n;
-  /* name id -> kernels of that name (CSR), built on first use as a mapping bundle */
-  size_t *by_name_off;
-  uint32_t *by_name;
-  /* source-map entries per name id, computed on demand */
-  char **scope, **op;
-  an_scope_source *how;
-  bool *done;
-} ov_bundle;
-
 static void ov_bundle_free(ov_bundle *b) {
   size_t nn = b->side ? b->side->names.n : 0;
   if (b->done)
@@ -308,253 +265,6 @@ fail:
   return false;
 }
 
-/* ---------------------------------------------------------------- source map */
-
-static bool ov_bundle_index_names(ov_bundle *b) {
-  if (b->by_name_off) return true;
-  size_t nn = b->side->names.n;
-  b->by_name_off = calloc(nn + 1, sizeof *b->by_name_off);
-  b->by_name = malloc((b->n ? b->n : 1) * sizeof *b->by_name);
-  b->scope = calloc(nn ? nn : 1, sizeof *b->scope);
-  b->op = calloc(nn ? nn : 1, sizeof *b->op);
-  b->how = calloc(nn ? nn : 1, sizeof *b->how);
-  b->done = calloc(nn ? nn : 1, sizeof *b->done);
-  size_t *fill = calloc(nn ? nn : 1, sizeof *fill);
-  if (!b->by_name_off || !b->by_name || !b->scope || !b->op || !b->how || !b->done || !fill) {
-    free(fill);
-    return false;
-  }
-  for (size_t i = 0; i < b->n; i++) b->by_name_off[b->side->name[b->idx[i]] + 1]++;
-  for (size_t i = 0; i < nn; i++) b->by_name_off[i + 1] += b->by_name_off[i];
-  for (size_t i = 0; i < b->n; i++) {
-    uint32_t nm = b->side->name[b->idx[i]];
-    b->by_name[b->by_name_off[nm] + fill[nm]++] = b->idx[i];
-  }
-  free(fill);
-  return true;
-}
-
-/* Deviation: the reference shows mapping-chain scopes as "path(line): func" and kernel-map
- * scopes as "path:line func" in the same column. Every scope is shown in the kernel
- * table's "path:line func" form so the two tables read alike. */
-static char *ov_scope_display(const char *chain) {
-  const char *close = strstr(chain, "): ");
-  const char *open = close;
-  while (open && open > chain && *open != '(') open--;
-  if (!close || !open || *open != '(' || open == chain) return ov_strdup(chain);
-  for (const char *d = open + 1; d < close; d++)
-    if (*d < '0' || *d > '9') return ov_strdup(chain);
-  size_t n = strlen(chain) + 1;
-  char *out = malloc(n);
-  if (!out) return NULL;
-  snprintf(out, n, "%.*s:%.*s %s", (int)(open - chain), chain, (int)(close - open - 1), open + 1,
-           close + 3);
-  return out;
-}
-
-/* Python scope of a kernel name in a mapping bundle (docs/reference.md §6.5): sampled events,
- * each giving its best context (or, without one, the mapping kernel map's votes), plus the formal
- * payload's votes; the most common scope wins. With no vote at all, the mapping then the formal
- * kernel map's best location. */
-typedef struct ov_scope_result {
-  const char *scope, *op; /* OV_UNMAPPED / OV_NO_OP when none */
-  an_scope_source how;
-} ov_scope_result;
-
-/* The formal stage payload (exact stage, else "all", else the only one: docs/reference.md
- * §6.5 pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
-/* Formal sites vote with their launch counts (docs/reference.md §6.5), except sites launched by a
- * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
- * all sit under the replay call and would out-vote the mapping trace's real evidence. */
-static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel, const te_rules *r,
-                                    ut_counter *scopes, ut_counter *ops) {
-  const te_matcher *replay = te_rules_matcher(r, "graph_replay_launch");
-  const an_kernel_map *km = formal->side->in->kmap;
-  const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
-  if (!en && an_kernel_map_stage_count(km) > 0) {
-    bool have_stage = false, have_all = false;
-    for (size_t i = 0; i < an_kernel_map_stage_count(km); i++) {
-      const char *id = an_kernel_map_stage_id(km, i);
-      if (strcmp(id, formal->stage) == 0) have_stage = true;
-      if (strcmp(id, "all") == 0) have_all = true;
-    }
-    if (!have_stage && have_all)
-      en = an_kernel_map_find(km, "all", kernel);
-    else if (!have_stage && an_kernel_map_stage_count(km) == 1)
-      en = an_kernel_map_find(km, an_kernel_map_stage_id(km, 0), kernel);
-  }
-  if (!en) return;
-  bool best_ok =
-      en->best_location && en->best_location[0] && strcmp(en->best_location, "unresolved") != 0;
-  if (en->n_sites == 0) {
-    if (best_ok) ut_counter_add(scopes, en->best_location, 1);
-    return;
-  }
-  for (size_t i = 0; i < en->n_sites; i++) {
-    const an_site *st = &en->sites[i];
-    if (replay && st->top_cpu_op &&
-        te_matcher_match(replay, st->top_cpu_op, strlen(st->top_cpu_op)))
-      continue;
-    const char *loc = st->location && st->location[0] ? st->location
-                      : best_ok                       ? en->best_location
-                                                      : "";
-    size_t n = st->launches ? st->launches : 1;
-    if (loc[0] && strcmp(loc, "unresolved") != 0) ut_counter_add(scopes, loc, n);
-    if (st->top_cpu_op && st->top_cpu_op[0]) ut_counter_add(ops, st->top_cpu_op, n);
-  }
-}
-
-/* The location the reference's kernel-map payload stores as a site's "display_location"
- * (docs/reference.md §4.3): the highest-priority frame (ties -> deepest) of the site's most
- * common stack, else the raw location. Unlike the docs/reference.md §4.2 display rule
- * (an_site.display_location, what the kernel table shows) the stack wins even over a preferred raw
- * location, so a graph-replayed site yields the replay frame. Writes "" when neither is usable. */
-static void ov_site_stack_location(const te_rules *r, const an_site *st, char *out, size_t cap) {
-  out[0] = '\0';
-  int bp = 0;
-  for (const char *p = st->stack; p && *p;) {
-    const char *q = strstr(p, "->");
-    size_t len = q ? (size_t)(q - p) : strlen(p);
-    while (len && (*p == ' ' || *p == '\t')) p++, len--;
-    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
-    char tmp[OV_SCOPE_CAP];
-    if (len < sizeof tmp) {
-      memcpy(tmp, p, len);
-      tmp[len] = '\0';
-      int pr = an_location_priority(r, tmp);
-      if (pr > 0 && (!out[0] || pr >= bp)) {
-        snprintf(out, cap, "%s", tmp);
-        bp = pr;
-      }
-    }
-    if (!q) break;
-    p = q + 2;
-  }
-  if (!out[0] && st->location && strcmp(st->location, OV_KMAP_UNRESOLVED) != 0)
-    snprintf(out, cap, "%s", st->location);
-}
-
-/* docs/reference.md §6.5 kernel-map fallback for one sampled mapping event with no scope chain:
- * the mapping kernel map's entry votes its best location once and each site its stack
- * location (ov_site_stack_location) with the site's launch count. Returns whether it
- * voted. */
-static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const te_rules *r,
-                                   ut_counter *scopes) {
-  const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, name);
-  if (!ov_kmap_has_location(en)) return false;
-  ut_counter_add(scopes, en->best_location, 1);
-  char loc[OV_SCOPE_CAP];
-  for (size_t i = 0; i < en->n_sites; i++) {
-    ov_site_stack_location(r, &en->sites[i], loc, sizeof loc);
-    if (loc[0] && en->sites[i].launches > 0) ut_counter_add(scopes, loc, en->sites[i].launches);
-  }
-  return true;
-}
-
-/* The votes of the sampled mapping events of name nm (docs/reference.md §6.5): each event's scope
- * (and its CPU op), or, without one, the mapping kernel map's votes. *best_how: the best way any
- * event found its scope (OV_SCOPE_NONE when none did); *kmap_voted: the kernel map voted. */
-static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_counter *scopes,
-                            ut_counter *ops, int *best_how, bool *kmap_voted) {
-  size_t lo = map->by_name_off[nm], n = map->by_name_off[nm + 1] - lo;
-  size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
-  char scope[OV_SCOPE_CAP], op[512];
-  size_t last = (size_t)-1;
-  for (size_t i = 0; i < (n < per ? n : per); i++) {
-    size_t j = i;
-    if (n > per)
-      j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
-    if (j == last) continue;
-    last = j;
-    const tr_event *e = map->side->ev[map->by_name[lo + j]];
-    op[0] = '\0';
-    ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
-    if (how == OV_SCOPE_NONE) {
-      /* A CPU op without Python frames still names the launch op (docs/reference.md §6.6 "same
-       * best launch op"). */
-      if (op[0]) ut_counter_add(ops, op, 1);
-      if (map->side->in->kmap && ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, scopes))
-        *kmap_voted = true;
-      continue;
-    }
-    if (*best_how == OV_SCOPE_NONE || (int)how < *best_how) *best_how = (int)how;
-    ut_counter_add(scopes, scope, 1);
-    ut_counter_add(ops, op, 1);
-  }
-}
-
-/* Decides the scope, op and source of name nm of a mapping bundle once: the most common
- * vote (mapping events, kernel map, formal payload), else the mapping kernel map's best
- * location. */
-static void ov_decide_scope(ov_bundle *map, long nm, const char *kernel, const te_rules *r,
-                            const ov_bundle *formal) {
-  ut_counter scopes = {0}, ops = {0};
-  int best_how = OV_SCOPE_NONE;
-  bool kmap_voted = false;
-  ov_sample_votes(map, nm, r, &scopes, &ops, &best_how, &kmap_voted);
-  /* overlap.formal_payload_votes: the formal stage payload's sites vote next to the
-   * mapping votes, graph-replay sites excepted (O3); false = mapping evidence only. */
-  if (te_rules_settings(r)->overlap_formal_payload_votes && formal && formal->side->in->kmap)
-    ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
-  const char *top = ut_counter_top(&scopes);
-  const char *top_op = ut_counter_top(&ops);
-  if (top_op) map->op[nm] = ov_strdup(top_op);
-  if (top) {
-    /* overlap.uniform_scope_spelling false (compat reference, O4): the winning vote's own
-     * spelling, as the reference shows it */
-    map->scope[nm] = te_rules_settings(r)->overlap_uniform_scope_spelling ? ov_scope_display(top)
-                                                                          : ov_strdup(top);
-    map->how[nm] = best_how == OV_SCOPE_CPU_OP   ? AN_SCOPE_MAPPING
-                   : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
-                   : best_how == OV_SCOPE_NONE
-                       ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
-                       : AN_SCOPE_TIME_WINDOW;
-  } else if (map->side->in->kmap) {
-    const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-    if (ov_kmap_has_location(en)) {
-      map->scope[nm] = ov_strdup(en->best_location);
-      map->how[nm] = AN_SCOPE_KERNEL_MAP;
-    }
-  }
-  ut_counter_free(&scopes);
-  ut_counter_free(&ops);
-}
-
-static ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
-                                       const ov_bundle *formal) {
-  ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
-  if (map) {
-    if (!map->side->source)
-      map->side->source = ov_source_create(map->side->t, map->side->in->view->ids, r);
-    long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
-    /* docs/reference.md §4.3 relaxed lookup among mapping kernels */
-    if (nm < 0 && map->side->in->kmap) {
-      const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
-      if (en && en->name) nm = ut_strmap_find(&map->side->names, en->name, strlen(en->name));
-    }
-    if (nm >= 0 && map->side->source && ov_bundle_index_names(map)) {
-      if (!map->done[nm]) {
-        map->done[nm] = true;
-        ov_decide_scope(map, nm, kernel, r, formal);
-      }
-      if (map->op[nm]) res.op = map->op[nm];
-      if (map->scope[nm]) {
-        res.scope = map->scope[nm];
-        res.how = map->how[nm];
-        return res;
-      }
-    }
-  }
-  if (formal && formal->side->in->kmap) {
-    const an_kmap_entry *en = an_kernel_map_lookup(formal->side->in->kmap, formal->stage, kernel);
-    if (ov_kmap_has_location(en)) {
-      res.scope = en->best_location; /* owned by the formal kernel map, which outlives the rows */
-      res.how = AN_SCOPE_FORMAL;
-    }
-  }
-  return res;
-}
-
 /* ---------------------------------------------------------------- dependency signal */
 
 double an_overlap_tight_gap(const te_rules *r, double dur) {
@@ -566,41 +276,6 @@ double an_overlap_tight_gap(const te_rules *r, double dur) {
   if (v > hi) v = hi;
   if (v < lo) v = lo;
   return v;
-}
-
-/* Splits "path(N): func" (mapping chain form) or "path:N func" (kernel-map form) into
- * path and function; false when the text has neither shape. */
-static bool ov_scope_parts(const char *s, char *path, size_t pcap, char *func, size_t fcap) {
-  const char *paren = strstr(s, "): ");
-  if (paren) {
-    const char *open = paren;
-    while (open > s && *open != '(') open--;
-    if (*open == '(' && open > s) {
-      snprintf(path, pcap, "%.*s", (int)(open - s), s);
-      snprintf(func, fcap, "%s", paren + 3);
-      return true;
-    }
-  }
-  const char *sp = strrchr(s, ' ');
-  if (sp) {
-    const char *colon = sp;
-    while (colon > s && *colon != ':') colon--;
-    if (*colon == ':' && colon > s) {
-      snprintf(path, pcap, "%.*s", (int)(colon - s), s);
-      snprintf(func, fcap, "%s", sp + 1);
-      return true;
-    }
-  }
-  return false;
-}
-
-bool an_overlap_same_scope_family(const char *a, const char *b) {
-  if (!a || !b || !strcmp(a, OV_UNMAPPED) || !strcmp(b, OV_UNMAPPED)) return false;
-  char pa[OV_SCOPE_CAP], fa[OV_SCOPE_CAP], pb[OV_SCOPE_CAP], fb[OV_SCOPE_CAP];
-  bool ka = ov_scope_parts(a, pa, sizeof pa, fa, sizeof fa);
-  bool kb = ov_scope_parts(b, pb, sizeof pb, fb, sizeof fb);
-  if (!ka || !kb) return !strcmp(a, b);
-  return !strcmp(pa, pb) || !strcmp(fa, fb);
 }
 
 /* Producer/consumer-looking pair (docs/reference.md §6.6), decided by the row kernel's own

@@ -158,4 +158,60 @@ typedef enum ov_scope_how {
 ov_scope_how ov_source_scope(ov_source *s, const tr_event *kernel, char *scope, size_t scope_cap,
                              char *op, size_t op_cap);
 
+/* ---------------------------------------------------------------- sides and stage sets */
+
+/* What an overlap row shows when it has no scope / no launching op. */
+#define OV_UNMAPPED "unmapped"
+#define OV_NO_OP "n/a"
+
+/* A malloc'd copy of s (NULL for NULL or out of memory). */
+char *ov_strdup(const char *s);
+
+/* The overlap kernels of one trace (docs/reference.md §6.1): detector, chosen PID, stream and
+ * stage. */
+typedef struct ov_side {
+  tr_trace *t;
+  const an_overlap_trace *in;
+  const tr_event *all; /* the trace's kernel events (ov_side_stage) */
+  const tr_event **ev; /* kept kernels, file order */
+  uint32_t *name;      /* canonical-name id per kept kernel (names below) */
+  uint32_t *stream;    /* stream id per kept kernel (streams below) */
+  size_t n;
+  ut_strmap names, streams;
+  uint32_t *cat; /* overlap category + 1 per name id, 0 = not yet classified */
+  size_t cat_cap;
+  ov_source *source;      /* built on first use as a mapping trace */
+  ov_launch_index launch; /* built on the first launch-context question */
+  bool launch_built;
+} ov_side;
+
+typedef struct ov_bundle {
+  ov_side *side;
+  const char *stage;
+  uint32_t *idx; /* kept-kernel indices of the side, file order */
+  size_t n;
+  /* name id -> kernels of that name (CSR), built on first use as a mapping bundle */
+  size_t *by_name_off;
+  uint32_t *by_name;
+  /* source-map entries per name id, computed on demand */
+  char **scope, **op;
+  an_scope_source *how;
+  bool *done;
+} ov_bundle;
+
+/* Python scope of a kernel name in a mapping bundle (docs/reference.md §6.5): sampled events,
+ * each giving its best context (or, without one, the mapping kernel map's votes), plus the formal
+ * payload's votes; the most common scope wins. With no vote at all, the mapping then the formal
+ * kernel map's best location. */
+
+typedef struct ov_scope_result {
+  const char *scope, *op; /* OV_UNMAPPED / OV_NO_OP when none */
+  an_scope_source how;
+} ov_scope_result;
+
+/* The scope of kernel name `kernel` of the mapping bundle map (NULL: none), with the
+ * formal bundle's votes (overlap_scope.c); cached per name in map. */
+ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
+                                const ov_bundle *formal);
+
 #endif

@@ -1,5 +1,8 @@
 /*
- * overlap_source.c - Python scope of a mapping-trace kernel (docs/reference.md §6.5).
+ * overlap_scope.c - the Python scope of an overlap row (docs/reference.md §6.5), in one file:
+ * the mapping trace's frame index (a kernel event's best scope), the votes of sampled
+ * events, of the kernel maps and of the formal payload that decide a kernel name's scope
+ * (ov_scope_lookup), and the scope text (display, parts, families).
  *
  * A scope is the best frame of the chain of *meaningful* Python frames active when the
  * kernel was issued: at the start of its CPU op (External id), else at its launch
@@ -14,12 +17,23 @@
 #include <string.h>
 
 #include "analysis/id_index.h"
+#include "analysis/kmap_internal.h"
+#include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
+#include "util/map.h"
 #include "util/search.h"
 #include "util/vec.h"
 
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
 #define OV_MAX_CHAIN 256
+#define OV_SCOPE_CAP 1024
+/* The kernel map's location for a kernel nothing attributed (kernel_map.h). */
+#define OV_KMAP_UNRESOLVED "unresolved"
+
+static bool ov_kmap_has_location(const an_kmap_entry *en) {
+  return en && en->best_location && *en->best_location &&
+         strcmp(en->best_location, OV_KMAP_UNRESOLVED) != 0;
+}
 
 /* ---------------------------------------------------------------- indexes */
 
@@ -338,4 +352,279 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
    * carries the same names), so "same launch op" still links repeated kernels. */
   if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
   return OV_SCOPE_NONE;
+}
+
+/* ---------------------------------------------------------------- a kernel name's scope */
+
+static bool ov_bundle_index_names(ov_bundle *b) {
+  if (b->by_name_off) return true;
+  size_t nn = b->side->names.n;
+  b->by_name_off = calloc(nn + 1, sizeof *b->by_name_off);
+  b->by_name = malloc((b->n ? b->n : 1) * sizeof *b->by_name);
+  b->scope = calloc(nn ? nn : 1, sizeof *b->scope);
+  b->op = calloc(nn ? nn : 1, sizeof *b->op);
+  b->how = calloc(nn ? nn : 1, sizeof *b->how);
+  b->done = calloc(nn ? nn : 1, sizeof *b->done);
+  size_t *fill = calloc(nn ? nn : 1, sizeof *fill);
+  if (!b->by_name_off || !b->by_name || !b->scope || !b->op || !b->how || !b->done || !fill) {
+    free(fill);
+    return false;
+  }
+  for (size_t i = 0; i < b->n; i++) b->by_name_off[b->side->name[b->idx[i]] + 1]++;
+  for (size_t i = 0; i < nn; i++) b->by_name_off[i + 1] += b->by_name_off[i];
+  for (size_t i = 0; i < b->n; i++) {
+    uint32_t nm = b->side->name[b->idx[i]];
+    b->by_name[b->by_name_off[nm] + fill[nm]++] = b->idx[i];
+  }
+  free(fill);
+  return true;
+}
+
+/* Deviation: the reference shows mapping-chain scopes as "path(line): func" and kernel-map
+ * scopes as "path:line func" in the same column. Every scope is shown in the kernel
+ * table's "path:line func" form so the two tables read alike. */
+static char *ov_scope_display(const char *chain) {
+  const char *close = strstr(chain, "): ");
+  const char *open = close;
+  while (open && open > chain && *open != '(') open--;
+  if (!close || !open || *open != '(' || open == chain) return ov_strdup(chain);
+  for (const char *d = open + 1; d < close; d++)
+    if (*d < '0' || *d > '9') return ov_strdup(chain);
+  size_t n = strlen(chain) + 1;
+  char *out = malloc(n);
+  if (!out) return NULL;
+  snprintf(out, n, "%.*s:%.*s %s", (int)(open - chain), chain, (int)(close - open - 1), open + 1,
+           close + 3);
+  return out;
+}
+
+/* The formal stage payload (exact stage, else "all", else the only one: docs/reference.md
+ * §6.5 pick_stage_value) entry of `kernel`, its sites voting with their launch counts. */
+/* Formal sites vote with their launch counts (docs/reference.md §6.5), except sites launched by a
+ * graph replay (matcher graph_replay_launch on the site's CPU op, deviation O3): those
+ * all sit under the replay call and would out-vote the mapping trace's real evidence. */
+static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel, const te_rules *r,
+                                    ut_counter *scopes, ut_counter *ops) {
+  const te_matcher *replay = te_rules_matcher(r, "graph_replay_launch");
+  const an_kernel_map *km = formal->side->in->kmap;
+  const an_kmap_entry *en = an_kernel_map_find(km, formal->stage, kernel);
+  if (!en && an_kernel_map_stage_count(km) > 0) {
+    bool have_stage = false, have_all = false;
+    for (size_t i = 0; i < an_kernel_map_stage_count(km); i++) {
+      const char *id = an_kernel_map_stage_id(km, i);
+      if (strcmp(id, formal->stage) == 0) have_stage = true;
+      if (strcmp(id, "all") == 0) have_all = true;
+    }
+    if (!have_stage && have_all)
+      en = an_kernel_map_find(km, "all", kernel);
+    else if (!have_stage && an_kernel_map_stage_count(km) == 1)
+      en = an_kernel_map_find(km, an_kernel_map_stage_id(km, 0), kernel);
+  }
+  if (!en) return;
+  bool best_ok =
+      en->best_location && en->best_location[0] && strcmp(en->best_location, "unresolved") != 0;
+  if (en->n_sites == 0) {
+    if (best_ok) ut_counter_add(scopes, en->best_location, 1);
+    return;
+  }
+  for (size_t i = 0; i < en->n_sites; i++) {
+    const an_site *st = &en->sites[i];
+    if (replay && st->top_cpu_op &&
+        te_matcher_match(replay, st->top_cpu_op, strlen(st->top_cpu_op)))
+      continue;
+    const char *loc = st->location && st->location[0] ? st->location
+                      : best_ok                       ? en->best_location
+                                                      : "";
+    size_t n = st->launches ? st->launches : 1;
+    if (loc[0] && strcmp(loc, "unresolved") != 0) ut_counter_add(scopes, loc, n);
+    if (st->top_cpu_op && st->top_cpu_op[0]) ut_counter_add(ops, st->top_cpu_op, n);
+  }
+}
+
+/* The location the reference's kernel-map payload stores as a site's "display_location"
+ * (docs/reference.md §4.3): the highest-priority frame (ties -> deepest) of the site's most
+ * common stack, else the raw location. Unlike the docs/reference.md §4.2 display rule
+ * (an_site.display_location, what the kernel table shows) the stack wins even over a preferred raw
+ * location, so a graph-replayed site yields the replay frame. Writes "" when neither is usable. */
+static void ov_site_stack_location(const te_rules *r, const an_site *st, char *out, size_t cap) {
+  out[0] = '\0';
+  int bp = 0;
+  for (const char *p = st->stack; p && *p;) {
+    const char *q = strstr(p, "->");
+    size_t len = q ? (size_t)(q - p) : strlen(p);
+    while (len && (*p == ' ' || *p == '\t')) p++, len--;
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+    char tmp[OV_SCOPE_CAP];
+    if (len < sizeof tmp) {
+      memcpy(tmp, p, len);
+      tmp[len] = '\0';
+      int pr = an_location_priority(r, tmp);
+      if (pr > 0 && (!out[0] || pr >= bp)) {
+        snprintf(out, cap, "%s", tmp);
+        bp = pr;
+      }
+    }
+    if (!q) break;
+    p = q + 2;
+  }
+  if (!out[0] && st->location && strcmp(st->location, OV_KMAP_UNRESOLVED) != 0)
+    snprintf(out, cap, "%s", st->location);
+}
+
+/* docs/reference.md §6.5 kernel-map fallback for one sampled mapping event with no scope chain:
+ * the mapping kernel map's entry votes its best location once and each site its stack
+ * location (ov_site_stack_location) with the site's launch count. Returns whether it
+ * voted. */
+static bool ov_kmap_fallback_votes(const ov_bundle *map, const char *name, const te_rules *r,
+                                   ut_counter *scopes) {
+  const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, name);
+  if (!ov_kmap_has_location(en)) return false;
+  ut_counter_add(scopes, en->best_location, 1);
+  char loc[OV_SCOPE_CAP];
+  for (size_t i = 0; i < en->n_sites; i++) {
+    ov_site_stack_location(r, &en->sites[i], loc, sizeof loc);
+    if (loc[0] && en->sites[i].launches > 0) ut_counter_add(scopes, loc, en->sites[i].launches);
+  }
+  return true;
+}
+
+/* The votes of the sampled mapping events of name nm (docs/reference.md §6.5): each event's scope
+ * (and its CPU op), or, without one, the mapping kernel map's votes. *best_how: the best way any
+ * event found its scope (OV_SCOPE_NONE when none did); *kmap_voted: the kernel map voted. */
+static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_counter *scopes,
+                            ut_counter *ops, int *best_how, bool *kmap_voted) {
+  size_t lo = map->by_name_off[nm], n = map->by_name_off[nm + 1] - lo;
+  size_t per = (size_t)te_rules_settings(r)->overlap_sample_per_kernel;
+  char scope[OV_SCOPE_CAP], op[512];
+  size_t last = (size_t)-1;
+  for (size_t i = 0; i < (n < per ? n : per); i++) {
+    size_t j = i;
+    if (n > per)
+      j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
+    if (j == last) continue;
+    last = j;
+    const tr_event *e = map->side->ev[map->by_name[lo + j]];
+    op[0] = '\0';
+    ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
+    if (how == OV_SCOPE_NONE) {
+      /* A CPU op without Python frames still names the launch op (docs/reference.md §6.6 "same
+       * best launch op"). */
+      if (op[0]) ut_counter_add(ops, op, 1);
+      if (map->side->in->kmap && ov_kmap_fallback_votes(map, map->side->names.keys[nm], r, scopes))
+        *kmap_voted = true;
+      continue;
+    }
+    if (*best_how == OV_SCOPE_NONE || (int)how < *best_how) *best_how = (int)how;
+    ut_counter_add(scopes, scope, 1);
+    ut_counter_add(ops, op, 1);
+  }
+}
+
+/* Decides the scope, op and source of name nm of a mapping bundle once: the most common
+ * vote (mapping events, kernel map, formal payload), else the mapping kernel map's best
+ * location. */
+static void ov_decide_scope(ov_bundle *map, long nm, const char *kernel, const te_rules *r,
+                            const ov_bundle *formal) {
+  ut_counter scopes = {0}, ops = {0};
+  int best_how = OV_SCOPE_NONE;
+  bool kmap_voted = false;
+  ov_sample_votes(map, nm, r, &scopes, &ops, &best_how, &kmap_voted);
+  /* overlap.formal_payload_votes: the formal stage payload's sites vote next to the
+   * mapping votes, graph-replay sites excepted (O3); false = mapping evidence only. */
+  if (te_rules_settings(r)->overlap_formal_payload_votes && formal && formal->side->in->kmap)
+    ov_formal_payload_votes(formal, kernel, r, &scopes, &ops);
+  const char *top = ut_counter_top(&scopes);
+  const char *top_op = ut_counter_top(&ops);
+  if (top_op) map->op[nm] = ov_strdup(top_op);
+  if (top) {
+    /* overlap.uniform_scope_spelling false (compat reference, O4): the winning vote's own
+     * spelling, as the reference shows it */
+    map->scope[nm] = te_rules_settings(r)->overlap_uniform_scope_spelling ? ov_scope_display(top)
+                                                                          : ov_strdup(top);
+    map->how[nm] = best_how == OV_SCOPE_CPU_OP   ? AN_SCOPE_MAPPING
+                   : best_how == OV_SCOPE_LAUNCH ? AN_SCOPE_LAUNCH
+                   : best_how == OV_SCOPE_NONE
+                       ? (kmap_voted ? AN_SCOPE_KERNEL_MAP : AN_SCOPE_FORMAL)
+                       : AN_SCOPE_TIME_WINDOW;
+  } else if (map->side->in->kmap) {
+    const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
+    if (ov_kmap_has_location(en)) {
+      map->scope[nm] = ov_strdup(en->best_location);
+      map->how[nm] = AN_SCOPE_KERNEL_MAP;
+    }
+  }
+  ut_counter_free(&scopes);
+  ut_counter_free(&ops);
+}
+
+ov_scope_result ov_scope_lookup(ov_bundle *map, const char *kernel, const te_rules *r,
+                                const ov_bundle *formal) {
+  ov_scope_result res = {OV_UNMAPPED, OV_NO_OP, AN_SCOPE_NONE};
+  if (map) {
+    if (!map->side->source)
+      map->side->source = ov_source_create(map->side->t, map->side->in->view->ids, r);
+    long nm = ut_strmap_find(&map->side->names, kernel, strlen(kernel));
+    /* docs/reference.md §4.3 relaxed lookup among mapping kernels */
+    if (nm < 0 && map->side->in->kmap) {
+      const an_kmap_entry *en = an_kernel_map_lookup(map->side->in->kmap, map->stage, kernel);
+      if (en && en->name) nm = ut_strmap_find(&map->side->names, en->name, strlen(en->name));
+    }
+    if (nm >= 0 && map->side->source && ov_bundle_index_names(map)) {
+      if (!map->done[nm]) {
+        map->done[nm] = true;
+        ov_decide_scope(map, nm, kernel, r, formal);
+      }
+      if (map->op[nm]) res.op = map->op[nm];
+      if (map->scope[nm]) {
+        res.scope = map->scope[nm];
+        res.how = map->how[nm];
+        return res;
+      }
+    }
+  }
+  if (formal && formal->side->in->kmap) {
+    const an_kmap_entry *en = an_kernel_map_lookup(formal->side->in->kmap, formal->stage, kernel);
+    if (ov_kmap_has_location(en)) {
+      res.scope = en->best_location; /* owned by the formal kernel map, which outlives the rows */
+      res.how = AN_SCOPE_FORMAL;
+    }
+  }
+  return res;
+}
+
+/* ---------------------------------------------------------------- scope text */
+
+/* Splits "path(N): func" (mapping chain form) or "path:N func" (kernel-map form) into
+ * path and function; false when the text has neither shape. */
+static bool ov_scope_parts(const char *s, char *path, size_t pcap, char *func, size_t fcap) {
+  const char *paren = strstr(s, "): ");
+  if (paren) {
+    const char *open = paren;
+    while (open > s && *open != '(') open--;
+    if (*open == '(' && open > s) {
+      snprintf(path, pcap, "%.*s", (int)(open - s), s);
+      snprintf(func, fcap, "%s", paren + 3);
+      return true;
+    }
+  }
+  const char *sp = strrchr(s, ' ');
+  if (sp) {
+    const char *colon = sp;
+    while (colon > s && *colon != ':') colon--;
+    if (*colon == ':' && colon > s) {
+      snprintf(path, pcap, "%.*s", (int)(colon - s), s);
+      snprintf(func, fcap, "%s", sp + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool an_overlap_same_scope_family(const char *a, const char *b) {
+  if (!a || !b || !strcmp(a, OV_UNMAPPED) || !strcmp(b, OV_UNMAPPED)) return false;
+  char pa[OV_SCOPE_CAP], fa[OV_SCOPE_CAP], pb[OV_SCOPE_CAP], fb[OV_SCOPE_CAP];
+  bool ka = ov_scope_parts(a, pa, sizeof pa, fa, sizeof fa);
+  bool kb = ov_scope_parts(b, pb, sizeof pb, fb, sizeof fb);
+  if (!ka || !kb) return !strcmp(a, b);
+  return !strcmp(pa, pb) || !strcmp(fa, fb);
 }
