@@ -13,8 +13,6 @@
 #include "report/text.h"
 #include "util/file.h"
 
-/* Kernel rows and renamed groups of all stages in the "Biggest changes" list at the top. */
-
 /* counts: the runs compare, so a slower row is a regression (not comparable: only slower). */
 static const char *change_word(an_diff_change c, bool counts) {
   switch (c) {
