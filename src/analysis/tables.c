@@ -54,7 +54,7 @@ static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
 
 /* The text fusion matchers are written against: "<name> <location cell> <cpu op cell>",
  * the row as the reference's kernel table shows it. A near-copy of the Markdown cells
- * (report/report.c) on purpose: the packs' patterns match this text, so it must not move
+ * (report/reference_md.c) on purpose: the packs' patterns match this text, so it must not move
  * when a report layout does. */
 static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
   ut_buf b = {0};
