@@ -19,7 +19,7 @@
 #include "analysis/op_nest.h"
 #include "analysis/timeline_internal.h"
 #include "analysis/waits.h"
-#include "triage/limits.h"
+#include "util/limits.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"

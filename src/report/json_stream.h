@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "triage/limits.h" /* RP_JSON_STREAM_DEPTH */
+#include "util/limits.h" /* RP_JSON_STREAM_DEPTH */
 
 typedef struct rp_jstream {
   FILE *out;

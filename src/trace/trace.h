@@ -158,7 +158,7 @@ enum {
   TR_ERR_GZIP = 2,  /* corrupt or truncated gzip */
   TR_ERR_JSON = 3,  /* malformed JSON */
   TR_ERR_SHAPE = 4, /* valid JSON, not a trace (no traceEvents list, ...) */
-  TR_ERR_LIMIT = 5, /* a limit of triage/limits.h exceeded */
+  TR_ERR_LIMIT = 5, /* a limit of util/limits.h exceeded */
   TR_ERR_NOMEM = 6
 };
 
