@@ -4,7 +4,7 @@
  * model from the rule packs (te_op_cost, docs/roofline.md "Op cost models").
  *
  * The args are untrusted text: anything that does not parse, a tensor of the wrong rank,
- * a negative or absurd size (triage/limits.h AN_MAX_*), dimensions that do not agree
+ * a negative or absurd size (util/limits.h AN_MAX_*), dimensions that do not agree
  * (A's K against B's K), a format no dtype names: the op gets no cost (AN_COST_BAD), never
  * a figure built on a guess.
  *

@@ -12,7 +12,7 @@
  * finds them.
  *
  * The only network traffic is to the URLs the user gave; every request has a timeout
- * and every wait is bounded (limits in triage/limits.h).
+ * and every wait is bounded (limits in util/limits.h).
  *
  * Ownership: lv_result owns every string in it (heap, NUL-terminated); lv_result_free
  * releases them and zeroes the struct. opt and rules are borrowed for the call only.
