@@ -838,6 +838,8 @@ struct fe_shapes {
   shape s[FE_SHAPES];
   unsigned n;
   uint8_t order[FE_SHAPES]; /* most recently matched first */
+  /* prefix[a][b]: how many first pieces shapes a and b have alike (piece_eq) */
+  uint8_t prefix[FE_SHAPES][FE_SHAPES];
 };
 
 fe_shapes *fe_shapes_create(void) { return calloc(1, sizeof(fe_shapes)); }
@@ -1001,18 +1003,32 @@ HOT bool shape_value(cur *c, const piece *q, size_t *p, fe_event *ev) {
   }
 }
 
-/* The event at off read by shape sh; the cursor is a copy, kept in registers. */
-static bool shape_match(const shape *sh, cur *cp, size_t off, fe_event *ev, size_t *end) {
-  cur c = *cp;
-  size_t p = off, lit_at = off;
-  TRY(sh->n > 0);
-  ev_reset(ev, false);
-  /* the event's '{' must be a token: the masks are in step with the byte scanner */
-  TRY(c.m[off / TR_BLOCK].tok >> (off % TR_BLOCK) & 1);
-  for (unsigned i = 0; i < sh->n; i++) {
+/* Where a match stands: the cursor, the next byte to read (p), where the last literal
+ * began (lit_at) and the next piece (i). */
+typedef struct mstate {
+  cur c;
+  size_t p, lit_at;
+  unsigned i;
+} mstate;
+
+enum { M_MATCHED, M_LITERAL, M_VALUE };
+
+/* Reads the event by shape sh from piece st->i on. M_MATCHED: all of it; M_LITERAL: the
+ * bytes differ from piece st->i, a literal, and *st is as it was before it, so another
+ * shape whose first st->i pieces are sh's can go on from there (it would have read them
+ * the same way); M_VALUE: a value did not read (*st is spoilt). */
+static int shape_run(const shape *sh, mstate *st, fe_event *ev) {
+  cur c = st->c; /* a copy, kept in registers */
+  size_t p = st->p, lit_at = st->lit_at;
+  int res = M_MATCHED;
+  unsigned i = st->i;
+  for (; i < sh->n; i++) {
     const piece *q = &sh->p[i];
     if (q->kind == P_LIT) {
-      TRY(c.len - p >= q->len && lit_eq(c.buf + p, c.len - p, sh->bytes + q->off, q->len));
+      if (c.len - p < q->len || !lit_eq(c.buf + p, c.len - p, sh->bytes + q->off, q->len)) {
+        res = M_LITERAL;
+        break;
+      }
       lit_at = p;
       p += q->len;
     } else if (q->kind == P_FIXED_PH) {
@@ -1020,13 +1036,27 @@ static bool shape_match(const shape *sh, cur *cp, size_t off, fe_event *ev, size
     } else if (q->kind == P_FIXED_CAT) {
       ev->has_cat = true;
       ev->cat = (fe_text){(const char *)c.buf + lit_at + q->off, q->len};
-    } else {
-      TRY(p < c.len && shape_value(&c, q, &p, ev)); /* a literal may end at the chunk's end */
+    } else if (p >= c.len ||
+               !shape_value(&c, q, &p, ev)) { /* a literal may end at the chunk's end */
+      return M_VALUE;
     }
   }
-  *cp = c;
-  *end = p; /* the last piece is a literal ending with the event's '}' */
-  return true;
+  *st = (mstate){c, p, lit_at, i};
+  return res;
+}
+
+/* Whether piece a of shape x and piece b of shape y read alike. */
+static bool piece_eq(const shape *x, const piece *a, const shape *y, const piece *b) {
+  if (a->kind != b->kind || a->key != b->key || a->in_args != b->in_args || a->len != b->len)
+    return false;
+  if (a->kind == P_LIT) return memcmp(x->bytes + a->off, y->bytes + b->off, a->len) == 0;
+  return a->off == b->off;
+}
+
+static uint8_t common_prefix(const shape *x, const shape *y) {
+  unsigned n = 0;
+  while (n < x->n && n < y->n && n < UINT8_MAX && piece_eq(x, &x->p[n], y, &y->p[n])) n++;
+  return (uint8_t)n;
 }
 
 static bool shape_add(shape *sh, piece q) {
@@ -1090,15 +1120,32 @@ static bool shape_learn(shape *sh, const uint8_t *buf, size_t off, size_t end, c
   return false;
 }
 
-/* The shapes tried on an event, most recently matched first; more rarely pay. */
-#define SHAPE_TRIES 4u
-
-static bool shapes_match(fe_shapes *ss, cur *c, size_t off, fe_event *ev, size_t *end) {
-  for (unsigned i = 0; i < ss->n && i < SHAPE_TRIES; i++) {
+/* The event at off read by a shape, most recently matched first. A shape whose literal
+ * differs hands over to the next one that begins with the same pieces, at that literal:
+ * the pieces before it are read once, however many shapes are tried (cpu_ops whose args
+ * differ share everything up to them). The cursor is a copy, kept in registers. */
+static bool shapes_match(fe_shapes *ss, cur *cp, size_t off, fe_event *ev, size_t *end) {
+  /* the event's '{' must be a token: the masks are in step with the byte scanner */
+  TRY(ss->n && (cp->m[off / TR_BLOCK].tok >> (off % TR_BLOCK) & 1));
+  ev_reset(ev, false);
+  mstate st = {*cp, off, off, 0};
+  unsigned from = FE_SHAPES; /* the shape st was read by (none yet) */
+  for (unsigned i = 0; i < ss->n; i++) {
     uint8_t k = ss->order[i];
-    if (!shape_match(&ss->s[k], c, off, ev, end)) continue;
-    memmove(ss->order + 1, ss->order, i); /* to the front */
-    ss->order[0] = k;
+    /* a shape passed over here begins unlike every later st: no need to come back */
+    if (!ss->s[k].n || (from < FE_SHAPES && ss->prefix[from][k] < st.i)) continue;
+    int res = shape_run(&ss->s[k], &st, ev);
+    if (res == M_VALUE) return false; /* the token walk reads it, or the byte scanner */
+    if (res == M_LITERAL) {
+      from = k;
+      continue;
+    }
+    *cp = st.c;
+    *end = st.p; /* the last piece is a literal ending with the event's '}' */
+    if (i) {     /* to the front */
+      memmove(ss->order + 1, ss->order, i);
+      ss->order[0] = k;
+    }
     return true;
   }
   return false;
@@ -1109,11 +1156,13 @@ static void shapes_learn(fe_shapes *ss, const uint8_t *buf, size_t off, size_t e
   if (rec->full) return;
   bool room = ss->n < FE_SHAPES;
   uint8_t k = room ? (uint8_t)ss->n : ss->order[FE_SHAPES - 1]; /* new, or the least recent */
-  if (!shape_learn(&ss->s[k], buf, off, end, rec)) {
+  if (!shape_learn(&ss->s[k], buf, off, end, rec))
     ss->s[k].n = 0; /* matches nothing */
-    return;
-  }
-  if (room) ss->n++;
+  else if (room)
+    ss->n++;
+  for (unsigned j = 0; j < ss->n; j++)
+    ss->prefix[k][j] = ss->prefix[j][k] = common_prefix(&ss->s[k], &ss->s[j]);
+  if (!ss->s[k].n) return;
   memmove(ss->order + 1, ss->order, ss->n - 1);
   ss->order[0] = k;
 }
