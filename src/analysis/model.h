@@ -810,6 +810,9 @@ typedef struct an_summary_item {
   an_bound_basis basis;
   double basis_us;        /* per step, the time the basis names (at_stake_us <= basis_us) */
   double basis_pct;       /* roofline: achieved % of attainable; chain: kernels merged */
+  double basis_pct_lo;    /* a roofline item of several kernels (count of them): the lowest
+                             achieved % (basis_pct the highest); the item's what is their
+                             op family */
   const char *what;       /* the CPU activity, collective or pattern named; NULL when none */
   double step_us;         /* the stage's mean step (its window when it has no steps) */
   size_t n_steps;         /* counted steps of the stage (0: the window counts as one) */

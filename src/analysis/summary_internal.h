@@ -63,6 +63,8 @@ void sm_investigate_items(sm_ctx *c);
 
 /* A kernel row's per-step time (its time inside counted steps over the step count). */
 double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r);
+/* Whether kernel name is one of the stage's collectives (its time account's). */
+bool sm_is_collective(const sm_ctx *c, const char *name);
 /* The stage's kernel row of a canonical name, or NULL. */
 const an_kernel_row *sm_row_of(const sm_ctx *c, const char *name);
 

@@ -193,30 +193,7 @@ void sm_wait_items(sm_ctx *c) {
   }
 }
 
-/* ---------------------------------------------------------------- roofline */
-
-/* A kernel row's roofline as the summary reads it (docs/roofline.md): its roofline time
- * over its time (achieved), what the attainable rate is in the same terms (attainable, both
- * % of the roofline), the limiter, and how much of the row's time the record covers (its
- * launches with shapes). A row without a record (no shapes, unknown device) gets no tuning
- * or bytes item: without evidence a kernel stays in the kernel table. */
-typedef struct sm_roofline {
-  double achieved_pct, attainable_pct;
-  double coverage; /* the record's time over the row's: a bound covers only its launches */
-  bool memory_bound;
-  bool tune; /* under roofline.tune_below_pct of its attainable rate: it can be faster */
-} sm_roofline;
-
-static bool row_roofline(const sm_ctx *c, const an_kernel_row *r, sm_roofline *out) {
-  const an_roofline *f = an_row_roofline(c->g.st, r);
-  if (!f || f->of_attainable_pct <= 0 || r->total_us <= 0) return false;
-  out->achieved_pct = f->achieved_pct;
-  out->attainable_pct = f->achieved_pct * 100.0 / f->of_attainable_pct; /* frac = of_attainable */
-  out->coverage = f->time_us < r->total_us ? f->time_us / r->total_us : 1.0;
-  out->memory_bound = f->limiter == AN_LIMIT_MEMORY;
-  out->tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
-  return true;
-}
+/* ---------------------------------------------------------------- collectives */
 
 static bool stage_collective(const an_stage_report *st, const char *name) {
   const an_stage_timeline *tl = st->timeline;
@@ -225,31 +202,7 @@ static bool stage_collective(const an_stage_report *st, const char *name) {
   return false;
 }
 
-static bool is_collective(const sm_ctx *c, const char *name) {
-  return stage_collective(c->g.st, name);
-}
-
-void sm_roofline_items(sm_ctx *c) {
-  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
-    const an_kernel_row *r = &c->g.st->kernels[i];
-    sm_roofline rl;
-    if (!r->shown || is_collective(c, r->name) || !row_roofline(c, r, &rl) ||
-        rl.attainable_pct <= 0)
-      continue;
-    double t = sm_row_per_step(c, r) * rl.coverage, frac = rl.achieved_pct / rl.attainable_pct;
-    const char *loc = r->n_shown_sites ? r->shown_sites[0]->location : NULL;
-    an_summary_item *it = NULL;
-    if (rl.tune && frac < 1)
-      it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_TUNE_KERNEL, i, loc, t * (1 - frac),
-                  AN_BASIS_ROOFLINE, t);
-    else if (rl.memory_bound) /* at the bound: half the bytes halve it at most */
-      it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, i, loc, t / 2, AN_BASIS_ROOFLINE, t);
-    if (!it) continue;
-    it->basis_pct = rl.achieved_pct;
-    it->roofline = an_row_roofline(c->g.st, r);
-    sm_item_kernel(c, r->name);
-  }
-}
+bool sm_is_collective(const sm_ctx *c, const char *name) { return stage_collective(c->g.st, name); }
 
 /* ---------------------------------------------------------------- chain */
 
@@ -390,7 +343,7 @@ void sm_overlap_items(sm_ctx *c) {
     const an_kernel_row *kr = sm_row_of(c, r->kernel);
     if (kr && sm_row_per_step(c, kr) < basis) basis = sm_row_per_step(c, kr);
     double bound = basis;
-    if (is_collective(c, r->kernel) && transfer_per_step(c, r->kernel) < bound)
+    if (sm_is_collective(c, r->kernel) && transfer_per_step(c, r->kernel) < bound)
       bound = transfer_per_step(c, r->kernel);
     /* a fusion names its partner and removes the piece's round trip (overlap_partner.c) */
     bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_pattern;

@@ -197,6 +197,9 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
     return "Stop allocating in every step: let the caching allocator keep its blocks, "
            "pre-allocate and reuse the buffers, or capture the step in a CUDA graph";
+  if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
+    return "Tune or replace the backend of these kernels (one tuning pass or library covers "
+           "the family)";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
   if (w == AN_WORKLOAD_TRAINING)
     return "Host-bound step: cut the host's per-op overhead (CPU contention, data loading), then "
@@ -452,12 +455,35 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
     snprintf(b, cap, "an attainable %.2f %s (the device pack's estimate)", f->attainable, unit);
 }
 
+/* A roofline item of several kernels of one family: their range against their bounds,
+ * the attainable rate of the largest, and the share of their time the action wins. */
+static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
+                                 size_t cap) {
+  double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
+  const char *fam = it->what ? it->what : "one family's";
+  if (it->action == AN_ACTION_FEWER_BYTES)
+    snprintf(b, cap,
+             "%zu %s kernels at %.0f-%.0f%% of their bandwidth bound, the largest against %s: "
+             "tuning wins little; half the bytes halve their %s ms/step at most",
+             it->count, fam, it->basis_pct_lo, it->basis_pct, att, x);
+  else
+    snprintf(b, cap,
+             "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
+             "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
+             "their headrooms)",
+             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x);
+}
+
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate
  * the bound assumes and its source, and the share of its time that rate would win. */
 static void roofline_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   const an_roofline *f = it->roofline;
   char att[384] = "";
   if (f) attainable_text(f, att, sizeof att);
+  if (it->count > 1) {
+    roofline_group_basis(it, att, x, b, cap);
+    return;
+  }
   if (it->action == AN_ACTION_FEWER_BYTES)
     snprintf(b, cap,
              "at %.0f%% of its bandwidth bound%s%s%s tuning wins little; half the bytes halve "

@@ -35,7 +35,14 @@ unbounded  the graph-replayed SGLang decode step (tests/data/roofline): its atte
            time and share, the unknown (graph replay) and what to read, after every bounded
            item; with the mapping trace's shapes nothing changes for attention (no cost
            model covers paged attention) and the GEMM items keep their bounds.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded --triage BIN --source DIR [--shared DIR]
+grouped    one action per mechanism (review-2 defect 5): on the graph-replayed SGLang decode
+           step (tests/data/roofline) the GEMM kernels to tune are one "tune" item whose
+           kernels are every GEMM row under roofline.tune_below_pct of its attainable rate
+           (and the compute-bound ones with headroom) and whose bound is the sum of their
+           headrooms; with summary.tune_group_families emptied by a pack, each GEMM is an
+           item again. On the shared prefill trace (skipped without ../shared) the norm and
+           activation kernels, separate implementations, stay one item each.
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -361,8 +368,9 @@ def moe_trace(args, name, tokens, limiter, failures):
     else:
         # the basis says the fraction the bound applies and where the rate comes from
         text = first["basis_text"]
-        m2 = re.search(r"of an attainable ([\d.]+) (TB/s|TFLOP/s) \((\d+)% of the device's "
-                       r"([\d.]+) .*the device pack's estimate.*wins at most (\d+)% of its", text)
+        m2 = re.search(r"an attainable ([\d.]+) (TB/s|TFLOP/s) \((\d+)% of the device's "
+                       r"([\d.]+) .*the device pack's estimate.*wins at most (\d+)% of "
+                       r"(?:its|their)", text)
         if not m2:
             failures.append("%s: basis %r states no attainable rate and source" % (name, text))
         elif abs(int(m2.group(5)) / 100 * first["basis_us_per_step"] -
@@ -514,10 +522,109 @@ def unbounded(args):
     return 1 if failures else 0
 
 
+def setting_list(source, pack, key):
+    """A flow list setting of a default pack ("key: [a, b]")."""
+    with open(os.path.join(source, "rules", pack), encoding="utf-8") as f:
+        m = re.search(r"^\s+%s:\s*\[([^\]]*)\]" % re.escape(key), f.read(), re.M)
+    return [x.strip() for x in m.group(1).split(",") if x.strip()] if m else []
+
+
+def setting_number(source, pack, key):
+    with open(os.path.join(source, "rules", pack), encoding="utf-8") as f:
+        return float(re.search(r"^\s+%s:\s*([0-9.]+)" % re.escape(key), f.read(), re.M).group(1))
+
+
+def tune_members(stage, family, bar):
+    """Rows of a family the tuning covers: under the bar, or compute-bound with headroom
+    when one is under it; with each one's headroom per step."""
+    rows = [k for k in stage["kernels"] if k["shown"] and k["roofline"]
+            and k["roofline"]["family"] == family and k["roofline"]["of_attainable_pct"] > 0]
+    under = [k for k in rows if k["roofline"]["of_attainable_pct"] < bar]
+    if not under:
+        return {}
+    join = [k for k in rows if k not in under and k["roofline"]["limiter"] == "compute"
+            and k["roofline"]["of_attainable_pct"] < 100]
+    out = {}
+    for k in under + join:
+        f = k["roofline"]
+        cover = min(1.0, f["time_us"] / k["total_us"])
+        out[k["name"]] = k["steps_us"] * cover * (1 - f["of_attainable_pct"] / 100)
+    return out
+
+
+def check_groups(rep, families, bar, failures, label):
+    for st in rep["stages"]:
+        tune = [i for i in rep["summary"] if i["stage"] == st["stage"] and i["action_id"] == "tune"]
+        for fam in families:
+            want = tune_members(st, fam, bar)
+            if not want:
+                continue
+            have = [i for i in tune if set(i["kernels"]) & set(want)]
+            if len(have) != 1:
+                failures.append("%s %s: %d tune items name its kernels, want 1" % (
+                    label, fam, len(have)))
+                continue
+            it, steps = have[0], max(1, have[0]["steps"])
+            if set(it["kernels"]) != set(want) or it["count"] != len(want) or it["what"] != fam:
+                failures.append("%s %s: item kernels %d (count %d, what %r), want %d" % (
+                    label, fam, len(it["kernels"]), it["count"], it["what"], len(want)))
+            bound = sum(want.values()) / steps
+            if abs(it["at_stake_us"] - bound) > 0.005 * bound + 0.01:
+                failures.append("%s %s: bound %.1f us, the summed headroom is %.1f us" % (
+                    label, fam, it["at_stake_us"], bound))
+            if len(want) > 1 and len(it["evidence"]) < 3:
+                failures.append("%s %s: evidence %r names one row" % (label, fam, it["evidence"]))
+
+
+def grouped(args):
+    data = os.path.join(args.source, "tests/data/roofline")
+    formal = os.path.join(data, "sglang_qwen3_8b_decode_mi300x.json.gz")
+    families = setting_list(args.source, "80-report.yaml", "tune_group_families")
+    bar = setting_number(args.source, "75-roofline.yaml", "tune_below_pct")
+    failures = []
+    if "gemm" not in families:
+        failures.append("summary.tune_group_families %r has no gemm" % families)
+    rep = run_json(args.triage, formal)
+    check_groups(rep, families, bar, failures, "decode")
+    gemm = [k["name"] for k in rep["stages"][0]["kernels"] if k["roofline"]
+            and k["roofline"]["family"] == "gemm" and k["roofline"]["of_attainable_pct"] < bar]
+    if len(gemm) < 2:
+        failures.append("the decode fixture has %d GEMMs to tune: nothing to group" % len(gemm))
+    md = run_text(args.triage, "markdown", formal)
+    if len(re.findall(r"^\d+\. \*\*Tune or replace the backend", md, re.M)) != 1:
+        failures.append("Markdown: not one backend-tuning line")
+    with tempfile.TemporaryDirectory() as tmp:  # the grouping is the pack's, not the code's
+        pack = os.path.join(tmp, "ungrouped.yaml")
+        with open(pack, "w", encoding="utf-8") as f:
+            f.write("pack: ungrouped\nversion: 1\nsettings:\n  summary:\n"
+                    "    tune_group_families: []\n")
+        alone = run_json(args.triage, "--rules", pack, formal)
+        per = [i for i in alone["summary"] if i["action_id"] == "tune"
+               and set(i["kernels"]) & set(gemm)]
+        if len(per) < 2 or any(len(i["kernels"]) != 1 for i in per):
+            failures.append("ungrouped pack: %d GEMM tune items %r" % (
+                len(per), [len(i["kernels"]) for i in per]))
+    prefill = os.path.join(args.shared, "traces/real/sglang_qwen3_8b_prefilldecode_mi300x.json.gz")
+    if os.path.exists(prefill):
+        rep = run_json(args.triage, prefill)
+        check_groups(rep, families, bar, failures, "prefill")
+        elem = [i for i in rep["summary"] if i["action_id"] == "tune" and i["kernels"]
+                and any(k["name"] == i["kernels"][0] and k["roofline"]
+                        and k["roofline"]["family"] not in families
+                        for st in rep["stages"] for k in st["kernels"])]
+        if not elem or any(len(i["kernels"]) != 1 for i in elem):
+            failures.append("prefill: tune items outside the grouped families %r" % [
+                len(i["kernels"]) for i in elem])
+    for f in failures:
+        print("FAIL " + f)
+    print("grouped roofline items, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
-                                      "unbounded"])
+                                      "unbounded", "grouped"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -525,7 +632,7 @@ def main():
     if not args.shared:
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
-             "limits": limits, "unbounded": unbounded}
+             "limits": limits, "unbounded": unbounded, "grouped": grouped}
     return modes[args.mode](args)
 
 

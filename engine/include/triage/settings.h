@@ -296,6 +296,9 @@ typedef struct te_list_map {
     "kernel kinds of those categories that are no chain link (KV writes, gathers, sorts)")         \
   X(summary_chain_max_graph_pct, "summary.chain_max_graph_pct", NUMBER, 0, 100, 0, NULL,           \
     "a stage is eager (chain item, CUDA-graph advice) below this share of graph-replayed time")    \
+  X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
+    "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
+    "item")                                                                                        \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
     "a stage whose GPU span is shorter than this gets a short-capture-window hint")                \
   X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                             \

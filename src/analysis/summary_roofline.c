@@ -1,0 +1,135 @@
+/*
+ * analysis/summary_roofline.c - the roofline candidates of "What to try first"
+ * (summary_internal.h, docs/roofline.md).
+ *
+ * A kernel below its attainable rate (under roofline.tune_below_pct of it) can be tuned or
+ * replaced: (1 - achieved / attainable) x its time; one at its bandwidth bound moves fewer
+ * bytes: half its time at most. The action is one per mechanism, not per kernel: a backend
+ * is tuned (or replaced) for all its GEMMs at once, and the bytes of several bandwidth-bound
+ * kernels fall by one choice of format. So the kernels of one op family, limiter and action
+ * are one item whose bound is the sum of theirs, the family's kernels named as evidence
+ * (tuning: only in the families of summary.tune_group_families, one backend each).
+ * Once a family has a kernel to tune, its other kernels below their attainable rate join
+ * that item with their headroom: the tuning pass covers them too. A row without a record
+ * (no shapes, unknown device) gets no item: without evidence a kernel stays in its table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/summary.h"
+#include "analysis/summary_internal.h"
+
+/* A kernel row's roofline as the summary reads it: its action, what that wins per step,
+ * the time it covers per step (its launches with shapes) and its record. */
+typedef struct rl_cand {
+  const an_roofline *f; /* NULL: no record, or the row is not a candidate */
+  an_action action;
+  bool acts;     /* it has an action (its own, or its family's tuning) */
+  bool headroom; /* below its attainable rate, though not under the tuning bar */
+  double t, win; /* per step */
+  double frac;   /* achieved / attainable */
+  bool done;     /* already in an item */
+} rl_cand;
+
+static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
+  const an_roofline *f = an_row_roofline(c->g.st, r);
+  rl_cand v = {0};
+  if (!r->shown || !f || f->of_attainable_pct <= 0 || f->achieved_pct <= 0 || r->total_us <= 0 ||
+      sm_is_collective(c, r->name))
+    return v;
+  v.f = f;
+  v.frac = f->of_attainable_pct / 100.0;
+  double coverage = f->time_us < r->total_us ? f->time_us / r->total_us : 1.0;
+  v.t = sm_row_per_step(c, r) * coverage;
+  bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
+  if (tune && v.frac < 1) {
+    v.action = AN_ACTION_TUNE_KERNEL;
+    v.win = v.t * (1 - v.frac);
+    v.acts = true;
+  } else if (f->limiter == AN_LIMIT_MEMORY) { /* at the bound: half the bytes halve it */
+    v.action = AN_ACTION_FEWER_BYTES;
+    v.win = v.t / 2;
+    v.acts = true;
+  } else {
+    v.headroom = v.frac < 1;
+  }
+  return v;
+}
+
+/* One mechanism: the same action on kernels of one op family and limiter; tuning only in
+ * a family one backend serves (summary.tune_group_families). */
+static bool same_group(const sm_ctx *c, const rl_cand *a, const rl_cand *b) {
+  if (a == b) return true;
+  if (a->action != b->action || a->f->limiter != b->f->limiter || !a->f->family || !b->f->family ||
+      strcmp(a->f->family, b->f->family) != 0)
+    return false;
+  return a->action != AN_ACTION_TUNE_KERNEL ||
+         te_string_list_has(&c->s->summary_tune_group_families, a->f->family);
+}
+
+/* A compute-bound kernel with headroom joins its family's tuning when the family has a
+ * kernel to tune: the same backend choice covers it. */
+static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!v[i].f || !v[i].headroom) continue;
+    rl_cand probe = v[i];
+    probe.action = AN_ACTION_TUNE_KERNEL;
+    for (size_t j = 0; j < n; j++) {
+      if (!v[j].acts || v[j].action != AN_ACTION_TUNE_KERNEL || !same_group(c, &v[j], &probe))
+        continue;
+      v[i] = probe;
+      v[i].acts = true;
+      v[i].win = v[i].t * (1 - v[i].frac);
+      break;
+    }
+  }
+}
+
+/* The item of the group whose largest kernel is row i (rows are time-descending). */
+static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
+  double win = 0, t = 0, lo = v[i].f->achieved_pct, hi = lo;
+  size_t members = 0;
+  for (size_t j = i; j < n; j++) {
+    if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
+    win += v[j].win;
+    t += v[j].t;
+    members++;
+    if (v[j].f->achieved_pct < lo) lo = v[j].f->achieved_pct;
+    if (v[j].f->achieved_pct > hi) hi = v[j].f->achieved_pct;
+  }
+  const an_kernel_row *r = &c->g.st->kernels[i];
+  const char *loc = r->n_shown_sites ? r->shown_sites[0]->location : NULL;
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_KERNEL, v[i].action, i, loc, win, AN_BASIS_ROOFLINE, t);
+  for (size_t j = i; j < n; j++) {
+    if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
+    v[j].done = true;
+    if (!it) continue;
+    sm_item_kernel(c, c->g.st->kernels[j].name);
+    if (j != i && it->n_more < 2)
+      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", c->g.st->id, j);
+  }
+  if (!it) return;
+  it->basis_pct = hi;
+  it->roofline = v[i].f;
+  if (members > 1) {
+    it->what = v[i].f->family;
+    it->count = members;
+    it->basis_pct_lo = lo;
+  }
+}
+
+void sm_roofline_items(sm_ctx *c) {
+  size_t n = c->g.st->n_kernels;
+  if (!n) return;
+  rl_cand *v = calloc(n, sizeof *v);
+  if (!v) {
+    c->nomem = true;
+    return;
+  }
+  for (size_t i = 0; i < n; i++) v[i] = candidate(c, &c->g.st->kernels[i]);
+  join_tuning(c, v, n);
+  for (size_t i = 0; i < n; i++)
+    if (v[i].acts && !v[i].done) group_item(c, v, n, i);
+  free(v);
+}
