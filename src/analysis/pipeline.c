@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/collective_names.h"
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
@@ -177,7 +178,8 @@ static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, con
   j->trace = NULL; /* the side owns it now */
   s->paths[i] = j->path;
   s->n = i + 1;
-  an_status rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
+  an_status rc = an_collective_names_split(s->traces[i], r->rules, NULL);
+  if (rc == AN_OK) rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
   if (rc == AN_OK) rc = an_trace_view_index_ids(&s->views[i]);
   if (rc == AN_ERR_NOMEM) return fail(r, rc, j->path, "out of memory");
   if (rc == AN_OK) warn_unknown_stage_markers(r, s->traces[i], j->path);

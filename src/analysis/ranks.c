@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/collective_names.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/ranks_internal.h"
 #include "analysis/steps.h"
@@ -599,8 +600,9 @@ static an_status read_one(pool *p, size_t i, tr_error *te) {
   tr_trace *t = tr_trace_read(p->in[i].path, &ro, te);
   if (!t) return AN_ERR_INPUT;
   an_trace_view v;
-  pthread_mutex_lock(&p->lock);
-  an_status rc = an_trace_view_build(t, p->in[i].stage, p->rules, NULL, &v);
+  pthread_mutex_lock(&p->lock); /* the rules' match caches */
+  an_status rc = an_collective_names_split(t, p->rules, NULL);
+  if (rc == AN_OK) rc = an_trace_view_build(t, p->in[i].stage, p->rules, NULL, &v);
   pthread_mutex_unlock(&p->lock);
   if (rc == AN_OK) {
     p->out[i] = summarize(&p->in[i], &v, NULL, p->rules, NULL, &p->lock, &p->names);

@@ -2478,6 +2478,10 @@ tr_str tr_str_intern(tr_trace *t, const char *s, size_t len) {
   return id == UINT32_MAX ? 0 : id;
 }
 
+void tr_trace_rename_event(tr_trace *t, tr_kind kind, size_t i, tr_str name) {
+  if ((unsigned)kind < N_KINDS && i < t->ev[kind].n) t->ev[kind].v[i].name = name;
+}
+
 const tr_event *tr_trace_events(const tr_trace *t, tr_kind kind, size_t *n) {
   if ((unsigned)kind >= N_KINDS) {
     if (n) *n = 0;

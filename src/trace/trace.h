@@ -236,6 +236,10 @@ const char *tr_trace_path(const tr_trace *t);
 const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */
 /* Interns s in the trace's string table (used by analysis for derived names). */
 tr_str tr_str_intern(tr_trace *t, const char *s, size_t len);
+/* Renames event i of tr_trace_events(t, kind) to name (a string of t): analysis keys a
+ * kernel by what it runs where the file's name does not say it (analysis/collective_names.h);
+ * done before any view of the trace is built. */
+void tr_trace_rename_event(tr_trace *t, tr_kind kind, size_t i, tr_str name);
 /* Strings interned so far: every tr_str of the trace is below this. */
 size_t tr_trace_string_count(const tr_trace *t);
 

@@ -69,6 +69,9 @@
 /* Elements of one tensor (2^44, 35 TB of bf16): a shape past it is absurd, not a tensor
  * any GPU holds, and its launch counts as bad shapes instead of feeding a roofline. */
 #define AN_MAX_TENSOR_ELEMENTS (1ull << 44)
+/* Characters of a collective's name kept in a generic NCCL kernel's row name
+ * (analysis/collective_names.h); real ones are under 40 ("allgather_into_tensor_coalesced"). */
+#define AN_MAX_COLLECTIVE_WORD 48u
 
 /* ---- display names (src/report/names.c) ---- */
 

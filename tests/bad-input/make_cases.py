@@ -68,6 +68,8 @@ LIMITS_ELSEWHERE = {
                               "shapes_past_the_limits",
     "AN_MAX_CHAIN_CANDIDATES": "candidates past the cap are not weighed, not refused: "
                                "tests/unit/test_analysis.c fuse chain_candidates_are_capped",
+    "AN_MAX_COLLECTIVE_WORD": "a longer collective name is cut, not refused: tests/unit/test_verdicts.c "
+                              "names generic_collectives_split_by_their_collective",
     "AN_MAX_CHAIN_RIDERS": "distinct rider rows past the cap ride along uncounted, not refused (a "
                            "layer's chain has one or two): tests/unit/test_verdicts.c fuse "
                            "the_layer_chain_is_one_fusion_by_launch_order",

@@ -417,3 +417,95 @@ Test(overlap, wait_from_the_per_instance_model, .init = setup, .fini = teardown)
   cr_assert_float_eq(ar->recoverable_ms, 0.0, 1e-12);
   an_report_destroy(rep);
 }
+
+/* Issue 31: NCCL 2.19+ and RCCL run every collective through one generic kernel, so its
+ * rows are split by the collective the kernel's args name. A TP-4 rank of a SGLang run on
+ * MI300X (real-multirank.md): an eager all-reduce and the logits all-gather carry the args
+ * Kineto writes for eager NCCL kernels; a reduce-scatter kernel without them takes the
+ * member from its record_param_comms op (same External id, older Kineto); the two
+ * all-reduces inside a graph carry only graph id and graph node id and keep the name. */
+#define GENERIC "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)"
+#define COMM(coll, in, out)                                                                \
+  "\"Collective name\":\"" coll "\",\"In msg nelems\":" #in ",\"Out msg nelems\":" #out    \
+  ",\"Group size\":4,\"dtype\":\"BFloat16\",\"Process Group Name\":\"3\",\"Process Group " \
+  "Description\":\"undefined\",\"Process Group Ranks\":\"[0, 1, 2, 3]\","
+#define KA(ts, dur, c, args)                                                                    \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" GENERIC "\",\"pid\":0,\"tid\":7,\"ts\":" #ts   \
+  ",\"dur\":" #dur ",\"args\":{" args "\"stream\":7,\"External id\":" #c ",\"correlation\":" #c \
+  "}},"                                                                                         \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipExtLaunchKernel\",\"pid\":0,"           \
+  "\"tid\":1,\"ts\":" #ts ",\"dur\":1,\"args\":{\"External id\":" #c ",\"correlation\":" #c "}}"
+#define OP(name, ts, dur, c, args)                                                         \
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":0,\"tid\":1,\"ts\":" #ts \
+  ",\"dur\":" #dur ",\"args\":{" args "\"External id\":" #c "}}"
+#define GRAPH_NODE(ts, dur, c, node)                                                          \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" GENERIC "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
+  ",\"dur\":" #dur ",\"args\":{\"graph id\":1,\"graph node id\":" #node                       \
+  ",\"stream\":7,\"correlation\":" #c "}}"
+#define MI300X_TP4                                                          \
+  "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":4}," \
+  "\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct MI300X\"}],"
+/* A name past AN_MAX_COLLECTIVE_WORD with characters no row key takes: cut, never refused. */
+#define LONG_COLLECTIVE "all_to_all-v.0123456789012345678901234567890123456789012345678901234567"
+#define LONG_KEY GENERIC " [all_to_allv0123456789012345678901234567890123456]"
+static const char GENERIC_COLLECTIVES[] =
+    "{" MI300X_TP4 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 0, 2000) "," KA(
+        10, 40, 1, COMM("allreduce", 131072, 131072)) "," K(GEMM, 60, 200, 2) "," KA(270, 40, 3,
+        COMM("allreduce", 131072, 131072)) "," OP("record_param_comms", 300, 5, 4,
+        COMM("_reduce_scatter_base", 131072, 32768)) "," KA(320, 30, 4, "") "," KA(360, 90, 5,
+        COMM("_allgather_base", 37984, 151936)) "," GRAPH_NODE(500, 40, 6, 12) "," GRAPH_NODE(600,
+        40, 6, 14) "," "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipGraphLaunch\",\"pid\":0,"
+    "\"tid\":1,\"ts\":480,\"dur\":5,\"args\":{\"correlation\":6}}," KA(700, 20, 7,
+    COMM(LONG_COLLECTIVE, 1024, 1024)) "]}";
+
+static size_t generic_rows(const an_stage_report *st, const char **names, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < st->n_kernels; i++)
+    if (strstr(st->kernels[i].name, "ncclDevKernel_Generic_1") && n < cap)
+      names[n++] = st->kernels[i].name;
+  return n;
+}
+
+static bool has_name(const char **names, size_t n, const char *want) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(names[i], want)) return true;
+  return false;
+}
+
+Test(names, generic_collectives_split_by_their_collective, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", GENERIC_COLLECTIVES);
+  const an_stage_report *st = stage_of(rep, "decode");
+  cr_assert_not_null(st);
+  const char *names[8];
+  size_t n = generic_rows(st, names, 8);
+  cr_assert_eq(n, 5, "all-reduce, all-gather, reduce-scatter, all-to-all, the graph's: %zu", n);
+  cr_assert(has_name(names, n, LONG_KEY), "letters, digits and _ of the name, at most 48");
+  cr_assert(has_name(names, n, GENERIC " [allreduce]"));
+  cr_assert(has_name(names, n, GENERIC " [_allgather_base]"));
+  cr_assert(has_name(names, n, GENERIC " [_reduce_scatter_base]"), "from its CPU op");
+  cr_assert(has_name(names, n, GENERIC), "graph nodes carry no collective");
+  const an_stage_timeline *tl = st->timeline;
+  size_t colls = 0;
+  for (size_t i = 0; tl && i < tl->n_collectives; i++)
+    colls += strstr(tl->collectives[i].kernel, "ncclDevKernel_Generic_1") != NULL;
+  cr_assert_eq(colls, 5, "the time model holds each collective to its own floor");
+  an_report_destroy(rep);
+}
+
+/* The reference's compatibility pack keeps one row for them (deviation C13). */
+Test(names, generic_collectives_one_row_in_compat, .init = setup, .fini = teardown) {
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  te_rules *mine = rules;
+  rules = ref;
+  an_report *rep = run_framework("sglang", GENERIC_COLLECTIVES);
+  rules = mine;
+  const char *names[8];
+  size_t n = 0;
+  for (size_t s = 0; s < rep->n_stages; s++) n += generic_rows(&rep->stages[s], names + n, 8 - n);
+  cr_assert_eq(n, 1, "one generic row: %zu", n);
+  cr_assert_str_eq(names[0], GENERIC);
+  an_report_destroy(rep);
+  te_rules_destroy(ref);
+}
