@@ -1020,18 +1020,26 @@ static char *render(int (*fn)(FILE *, const an_report *, const rp_options *), co
   return s;
 }
 
+/* n steps of two GEMMs, period us apart, each marked name for mark_us: the first launched
+ * at 10 us and run at 20 us for 500 us, the second launched at call2 and run at k2 for
+ * 480 us (offsets in the step). */
+static void gemm_steps(tb *b, const char *name, int n, double period, double mark_us, double call2,
+                       double k2) {
+  tb_begin(b);
+  for (int s = 0; s < n; s++) {
+    double t0 = s * period;
+    host(b, "user_annotation", name, t0, mark_us);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+    launch(b, "gemm_kernel", t0 + call2, t0 + k2, 480);
+  }
+}
+
 /* Three steps whose host keeps working 9 ms after their last kernel: the GPU span is a
  * tenth of the markers' length, and both the Markdown and the HTML Limits say so, with
  * the same figures. */
 Test(report, step_checks_in_both_formats, .init = setup, .fini = teardown) {
   tb b;
-  tb_begin(&b);
-  for (int s = 0; s < 3; s++) {
-    double t0 = s * 10000.0;
-    host(&b, "user_annotation", "ProfilerStep#2", t0, 9990);
-    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
-    launch(&b, "gemm_kernel", t0 + 20, t0 + 520, 480);
-  }
+  gemm_steps(&b, "ProfilerStep#2", 3, 10000, 9990, 20, 520);
   an_report *r = run_buffer(&b);
   char *md = render(rp_markdown, r), *html = render(rp_html, r);
   cr_assert_not_null(strstr(md, "The steps' GPU span is 10% of their markers (all)"), "%s", md);
@@ -1049,13 +1057,7 @@ Test(report, step_checks_in_both_formats, .init = setup, .fini = teardown) {
  * what to capture, in both formats. */
 Test(report, unseen_host_stalls_go_to_the_limits, .init = setup, .fini = teardown) {
   tb b;
-  tb_begin(&b);
-  for (int s = 0; s < 3; s++) {
-    double t0 = s * 8000.0;
-    host(&b, "user_annotation", "ProfilerStep#5", t0, 7000);
-    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
-    launch(&b, "gemm_kernel", t0 + 5520, t0 + 5530, 500);
-  }
+  gemm_steps(&b, "ProfilerStep#5", 3, 8000, 7000, 5520, 5530);
   an_report *r = run_buffer(&b);
   cr_assert_null(item_of(r, AN_ACTION_HOST_STALL));
   cr_assert_float_eq(r->stages[0].unseen_host_us, 5000.0, 1e-6); /* 520 to the call at 5520 */
@@ -1078,13 +1080,7 @@ Test(report, mixed_steps_are_labelled_so, .init = setup, .fini = teardown) {
   const char *labels[2] = {"mixed prefill+decode", "extend/prefill"};
   for (int k = 0; k < 2; k++) {
     tb b;
-    tb_begin(&b);
-    for (int s = 0; s < 2; s++) {
-      double t0 = s * 3000.0;
-      host(&b, "user_annotation", names[k], t0, 2000);
-      launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
-      launch(&b, "gemm_kernel", t0 + 20, t0 + 520, 480);
-    }
+    gemm_steps(&b, names[k], 2, 3000, 2000, 20, 520);
     an_report *r = run_buffer(&b);
     cr_assert_eq(r->n_stages, 1);
     cr_assert_str_eq(r->stages[0].id, "extend");
