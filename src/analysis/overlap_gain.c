@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/overlap_internal.h"
+#include "util/sort.h"
 
 /* Whether the row's recommendation asks for a change that wins time (issue 31: a skip,
  * an already fused kernel, one-time setup, a restructuring and a wait for other ranks
@@ -57,20 +58,9 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
   }
 }
 
-/* The rows above the floor first, each group in its order: a row's index is its printed
- * number (O1, O2, ...), so a row folded into the line under the table must not leave a
- * gap in the numbers the reader sees. Stable, in place: a handful of rows. */
-static void shown_rows_first(an_overlap_stage *st) {
-  for (size_t i = 1; i < st->n_rows; i++) {
-    an_overlap_row tmp = st->rows[i];
-    size_t j = i;
-    while (j > 0 && st->rows[j - 1].below_floor && !tmp.below_floor) {
-      st->rows[j] = st->rows[j - 1];
-      j--;
-    }
-    st->rows[j] = tmp;
-  }
-}
+/* Rows above the floor go first (ut_stable_partition): a row's index is its printed number
+ * (O1, O2, ...), so a row folded into the line under the table leaves no gap. */
+static bool above_floor(const void *row) { return !((const an_overlap_row *)row)->below_floor; }
 
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->recoverable_floor_ms = set->overlap_recoverable_floor_ms;
@@ -84,7 +74,7 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
                      r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
   }
-  shown_rows_first(st);
+  ut_stable_partition(st->rows, st->n_rows, sizeof *st->rows, above_floor);
 }
 
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {

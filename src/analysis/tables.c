@@ -15,6 +15,7 @@
 #include "triage/ascii.h"
 #include "util/buf.h"
 #include "util/map.h"
+#include "util/sort.h"
 
 /* ------------------------------------------------------------------ kernel rows */
 
@@ -690,20 +691,10 @@ static bool adds_nothing(const fmatch *m, const fmatch *ms, const size_t *accept
   return true;
 }
 
-/* The shown rows first, each group in its order: a row's index is its printed number
- * (F1, F2, ...), so a row kept only in the JSON report (over its size cap, under the
- * render floor) must not leave a gap in the numbers the reader sees. */
-static void shown_rows_first(an_stage_tables *st) {
-  size_t n = st->n_fuse, k = 0;
-  an_fuse_row *tmp = malloc((n ? n : 1) * sizeof *tmp);
-  if (!tmp) return; /* the order only affects numbering; the rows stay right */
-  for (size_t i = 0; i < n; i++)
-    if (st->fuse[i].shown) tmp[k++] = st->fuse[i];
-  for (size_t i = 0; i < n; i++)
-    if (!st->fuse[i].shown) tmp[k++] = st->fuse[i];
-  memcpy(st->fuse, tmp, n * sizeof *tmp);
-  free(tmp);
-}
+/* Shown rows go first (ut_stable_partition): a row's index is its printed number (F1, F2,
+ * ...), so a row kept only in the JSON report (over its size cap, under the render floor)
+ * leaves no gap in the numbers the reader sees. */
+static bool fuse_shown(const void *row) { return ((const an_fuse_row *)row)->shown; }
 
 static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st, double render_min,
                            bool new_pieces) {
@@ -735,7 +726,7 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
   }
   free(accepted);
   free(blocked);
-  if (ok) shown_rows_first(st);
+  if (ok) ut_stable_partition(st->fuse, st->n_fuse, sizeof *st->fuse, fuse_shown);
   return ok;
 }
 

@@ -341,3 +341,28 @@ int64_t ut_select_i64(int64_t *v, size_t n, size_t k) {
   qsort(v + lo, hi - lo, sizeof *v, cmp_i64); /* a short rest, or rounds spent */
   return v[k];
 }
+
+/* Reverses the items [lo, hi) of base, byte by byte (no buffer of an item's size). */
+static void reverse_items(unsigned char *base, size_t lo, size_t hi, size_t size) {
+  for (; hi > lo + 1; lo++, hi--) {
+    unsigned char *a = base + lo * size, *b = base + (hi - 1) * size;
+    for (size_t k = 0; k < size; k++) {
+      unsigned char t = a[k];
+      a[k] = b[k];
+      b[k] = t;
+    }
+  }
+}
+
+void ut_stable_partition(void *base, size_t n, size_t size, bool (*first)(const void *item)) {
+  unsigned char *b = base;
+  size_t k = 0; /* items placed ahead so far */
+  for (size_t i = 0; i < n; i++) {
+    if (!first(b + i * size)) continue;
+    if (i > k) { /* rotate [k, i] right by one: item i to k, the others one up, in order */
+      reverse_items(b, k, i + 1, size);
+      reverse_items(b, k + 1, i + 1, size);
+    }
+    k++;
+  }
+}

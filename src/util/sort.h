@@ -18,6 +18,7 @@
 #ifndef TRIAGE_UTIL_SORT_H
 #define TRIAGE_UTIL_SORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,10 @@ void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
  * pass; past 2 log n rounds the rest is sorted, so no input takes quadratic time). v is
  * reordered. A median needs no full sort of what it is taken from. */
 int64_t ut_select_i64(int64_t *v, size_t n, size_t k);
+
+/* Moves the items first() holds for ahead of the others, each group keeping its order
+ * (ut_sort is not stable). In place, no allocation; O(n * moved) item moves, meant for
+ * the short lists of table rows (a row's index is its printed number). */
+void ut_stable_partition(void *base, size_t n, size_t size, bool (*first)(const void *item));
 
 #endif

@@ -486,3 +486,14 @@ Test(util_params, start_of_the_trailing_list) {
   cr_assert_eq(ut_params_start("", 0), 0);
   cr_assert_eq(ut_params_start("(a)", 3), 0);
 }
+
+static bool is_odd(const void *x) { return *(const int *)x % 2 != 0; }
+
+/* The odd items go ahead of the even ones, each group in its first order. */
+Test(util, stable_partition_keeps_each_group_in_order) {
+  int v[] = {4, 1, 6, 3, 8, 5, 7, 2};
+  ut_stable_partition(v, 8, sizeof *v, is_odd);
+  int want[] = {1, 3, 5, 7, 4, 6, 8, 2};
+  for (int i = 0; i < 8; i++) cr_assert_eq(v[i], want[i], "item %d: %d", i, v[i]);
+  ut_stable_partition(v, 0, sizeof *v, is_odd); /* empty: nothing to touch */
+}
