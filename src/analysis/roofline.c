@@ -195,36 +195,89 @@ static void memo_free(memo *m) {
   memset(m, 0, sizeof *m);
 }
 
-/* The kernels one op launched share its cost: it goes to the longest (a GEMM's, not the
- * workspace memset's; the first among equals), each op's found once per view. */
-typedef struct main_kernels {
-  ut_u64map of_op; /* op pointer -> its longest kernel pointer */
-} main_kernels;
+/* The launching op of each kernel of one view, found once per view (on older traces each
+ * finding is a launch lookup, a nesting search and a walk, and three passes ask for it):
+ * per kernel, stage after stage, its op's position among the trace's CPU ops, OP_NONE, or
+ * OP_SECONDARY when another kernel of its op carries the op's cost. The kernels one op
+ * launched share its cost: it goes to the longest (a GEMM's, not the workspace memset's;
+ * the first among equals). */
+#define OP_NONE UINT32_MAX
+#define OP_SECONDARY (UINT32_MAX - 1) /* positions stay below it: TR_MAX_EVENTS */
 
-static void main_kernels_build(ctx *c, const an_trace_view *v, main_kernels *mk) {
-  for (size_t s = 0; s < v->n_stages; s++)
-    for (size_t i = 0; i < v->stages[s].n; i++) {
-      const tr_event *k = v->stages[s].kernels[i], *op = launching_op(c, v->trace, v->ids, k);
-      uint64_t best;
-      if (!op) continue;
-      bool have = ut_u64map_get(&mk->of_op, (uint64_t)(uintptr_t)op, &best);
-      if (have &&
-          tr_event_dur(v->trace, (const tr_event *)(uintptr_t)best) >= tr_event_dur(v->trace, k))
-        continue;
-      if (!ut_u64map_put(&mk->of_op, (uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)k))
-        c->nomem = true;
-    }
+typedef struct view_ops {
+  const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP) */
+  uint32_t *pos;       /* per kernel of the view; NULL when out of memory */
+  size_t *first;       /* per stage of the view: the entry of its first kernel */
+} view_ops;
+
+/* The entry of kernel i of stage s. */
+static uint32_t view_op_at(const view_ops *vo, size_t s, size_t i) {
+  return vo->pos ? vo->pos[vo->first[s] + i] : OP_NONE;
 }
 
-/* The launch's cost from its own CPU op. */
-static reason launch_cost(ctx *c, memo *m, const main_kernels *mk, const an_trace_view *v,
-                          const tr_event *k, launch *l) {
-  const tr_event *op = launching_op(c, v->trace, v->ids, k);
-  uint64_t main;
-  if (!op) return R_NO_OP;
-  if (ut_u64map_get(&mk->of_op, (uint64_t)(uintptr_t)op, &main) && main != (uint64_t)(uintptr_t)k)
-    return R_SECONDARY;
-  return op_cost(c, m, v->trace, op, l);
+/* The key of kernel i of stage s in view_ops_mark_secondary's map. */
+static uint64_t kernel_key(size_t s, size_t i) { return (uint64_t)s << 32 | i; }
+
+/* Marks OP_SECONDARY every kernel whose op launched a longer one (or an equal one first).
+ * False when out of memory. */
+static bool view_ops_mark_secondary(const an_trace_view *v, view_ops *vo) {
+  ut_u64map main = {0}; /* op position -> kernel_key of its longest kernel */
+  bool ok = true;
+  for (size_t s = 0; ok && s < v->n_stages; s++)
+    for (size_t i = 0; ok && i < v->stages[s].n; i++) {
+      uint32_t at = view_op_at(vo, s, i);
+      uint64_t best;
+      if (at == OP_NONE) continue;
+      if (ut_u64map_get(&main, at, &best) &&
+          tr_event_dur(v->trace, v->stages[s].kernels[i]) <=
+              tr_event_dur(v->trace, v->stages[best >> 32].kernels[best & UINT32_MAX]))
+        continue;
+      ok = ut_u64map_put(&main, at, kernel_key(s, i));
+    }
+  for (size_t s = 0; ok && s < v->n_stages; s++)
+    for (size_t i = 0; i < v->stages[s].n; i++) {
+      uint32_t *at = &vo->pos[vo->first[s] + i];
+      uint64_t best;
+      if (*at != OP_NONE && ut_u64map_get(&main, *at, &best) && best != kernel_key(s, i))
+        *at = OP_SECONDARY;
+    }
+  ut_u64map_free(&main);
+  return ok;
+}
+
+static void view_ops_build(ctx *c, const an_trace_view *v, view_ops *vo) {
+  size_t n = 0, n_ops;
+  vo->ops = tr_trace_events(v->trace, TR_KIND_CPU_OP, &n_ops);
+  vo->first = malloc((v->n_stages ? v->n_stages : 1) * sizeof *vo->first);
+  for (size_t s = 0; vo->first && s < v->n_stages; s++) vo->first[s] = n, n += v->stages[s].n;
+  vo->pos = vo->first ? malloc((n ? n : 1) * sizeof *vo->pos) : NULL;
+  if (!vo->pos) {
+    c->nomem = true;
+    return;
+  }
+  for (size_t s = 0, e = 0; s < v->n_stages; s++)
+    for (size_t i = 0; i < v->stages[s].n; i++, e++) {
+      const tr_event *op = launching_op(c, v->trace, v->ids, v->stages[s].kernels[i]);
+      vo->pos[e] = op ? (uint32_t)(op - vo->ops) : OP_NONE;
+    }
+  if (!view_ops_mark_secondary(v, vo)) c->nomem = true;
+  an_op_nest_free(&c->nest); /* asked no more for this trace */
+  c->nest_trace = NULL;
+}
+
+static void view_ops_free(view_ops *vo) {
+  free(vo->pos);
+  free(vo->first);
+  memset(vo, 0, sizeof *vo);
+}
+
+/* The launch's cost from its own CPU op (kernel i of the view's stage s). */
+static reason launch_cost(ctx *c, memo *m, const view_ops *vo, const an_trace_view *v, size_t s,
+                          size_t i, launch *l) {
+  uint32_t at = view_op_at(vo, s, i);
+  if (at == OP_NONE) return R_NO_OP;
+  if (at == OP_SECONDARY) return R_SECONDARY;
+  return op_cost(c, m, v->trace, &vo->ops[at], l);
 }
 
 /* ------------------------------------------------------------------ mapping costs */
@@ -274,18 +327,18 @@ static void mapped_add(ctx *c, mapping_costs *mc, ut_buf *b, const char *stage, 
 static void mapping_build(ctx *c, const an_roofline_side *mp, mapping_costs *mc) {
   ut_buf b = {0};
   memo m = {0};
-  main_kernels mk = {0};
+  view_ops vo = {0};
   mc->one_stage = true;
-  for (size_t i = 0; i < mp->n; i++, memo_free(&m), ut_u64map_free(&mk.of_op)) {
+  for (size_t i = 0; i < mp->n; i++, memo_free(&m), view_ops_free(&vo)) {
     const an_trace_view *v = &mp->views[i];
-    main_kernels_build(c, v, &mk);
+    view_ops_build(c, v, &vo);
     for (size_t s = 0; s < v->n_stages; s++) {
       const an_stage_kernels *sk = &v->stages[s];
       if (mc->stage && strcmp(mc->stage, sk->stage->id)) mc->one_stage = false;
       mc->stage = sk->stage->id;
       for (size_t k = 0; k < sk->n; k++) {
         launch l;
-        if (launch_cost(c, &m, &mk, v, sk->kernels[k], &l) != R_OK) continue;
+        if (launch_cost(c, &m, &vo, v, s, k, &l) != R_OK) continue;
         const char *name = an_kernel_map_canonical(mp->kmap, i, v->trace, sk->kernels[k]->name);
         if (name) mapped_add(c, mc, &b, sk->stage->id, name, &l);
       }
@@ -454,7 +507,6 @@ static long table_stage(const an_tables *t, const char *id) {
   return -1;
 }
 
-/* One formal launch: its cost (own op, else the mapping's), counted and added to its row. */
 /* Whether a launch without an op is one the model plan costs: its row's category is one
  * of roofline.model_gemm_categories. */
 static bool model_gemm(const run *r, size_t s, const char *name) {
@@ -503,11 +555,14 @@ static void no_op_cause(const run *r, const an_trace_view *v, const tr_event *k,
     n->no_op_graph++;
 }
 
-static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, size_t s,
-                          const tr_event *k) {
+/* One formal launch (kernel i of the view's stage b, the tables' stage s): its cost (own op,
+ * else the mapping's), counted and added to its row. */
+static void formal_launch(run *r, memo *m, const view_ops *vo, size_t vi, size_t s, size_t b,
+                          size_t i) {
   const an_trace_view *v = &r->fm->views[vi];
+  const tr_event *k = v->stages[b].kernels[i];
   launch l;
-  reason why = launch_cost(&r->c, m, mk, v, k, &l);
+  reason why = launch_cost(&r->c, m, vo, v, b, i, &l);
   const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, k->name);
   an_shape_source src = AN_SHAPES_OP;
   const char *raw = tr_str_get(v->trace, k->name);
@@ -532,15 +587,16 @@ static void formal_launch(run *r, memo *m, const main_kernels *mk, size_t vi, si
 
 /* The launches of a stage block the model plans would cost: no op, no mapping cost; a
  * GEMM category (dense, *n) or a grouped expert GEMM kernel (*moe). */
-static void replayed_gemms(run *r, size_t vi, size_t s, const an_stage_kernels *sk, size_t *n,
+static void replayed_gemms(run *r, const view_ops *vo, size_t vi, size_t s, size_t b, size_t *n,
                            size_t *moe) {
   const an_trace_view *v = &r->fm->views[vi];
+  const an_stage_kernels *sk = &v->stages[b];
   launch l;
   *n = *moe = 0;
   for (size_t k = 0; k < sk->n; k++) {
     const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
     if (an_attn_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name))) continue;
-    if (launching_op(&r->c, v->trace, v->ids, sk->kernels[k])) continue;
+    if (view_op_at(vo, b, k) != OP_NONE) continue;
     if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
     if (an_moe_gemm_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name)))
       (*moe)++;
@@ -637,11 +693,12 @@ static void attention_block(run *r, size_t s, size_t launches, size_t fp8, const
  * picking among several that fit), the dense GEMM plan in roofline.model_stages, the MoE
  * plan, and the attention plan. The first block checked (or the first that passes) gives
  * the report its model lines. */
-static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk) {
+static void model_block(run *r, const view_ops *vo, size_t vi, size_t s, size_t b) {
+  const an_stage_kernels *sk = &r->fm->views[vi].stages[b];
   r->ms.usable = r->ms.moe_usable = r->ms.attn_usable = false;
   r->ms.next = r->ms.moe_next = 0;
   size_t n, moe, fp8;
-  replayed_gemms(r, vi, s, sk, &n, &moe);
+  replayed_gemms(r, vo, vi, s, b, &n, &moe);
   size_t attn = attention_launches(r, &r->fm->views[vi], sk, &fp8);
   if (moe) moe_block(r, s, moe);
   const an_exec_facts *x = &r->tables->stages[s].exec;
@@ -664,16 +721,16 @@ static void model_block(run *r, size_t vi, size_t s, const an_stage_kernels *sk)
 
 static void cost_formal(run *r) {
   memo m = {0};
-  main_kernels mk = {0};
-  for (size_t vi = 0; vi < r->fm->n; vi++, memo_free(&m), ut_u64map_free(&mk.of_op)) {
+  view_ops vo = {0};
+  for (size_t vi = 0; vi < r->fm->n; vi++, memo_free(&m), view_ops_free(&vo)) {
     const an_trace_view *v = &r->fm->views[vi];
-    main_kernels_build(&r->c, v, &mk);
+    view_ops_build(&r->c, v, &vo);
     if (!an_model_scan_build(r->c.rules, v->trace, &r->ms.scan)) r->c.nomem = true;
     for (size_t b = 0; b < v->n_stages; b++) {
       long s = table_stage(r->tables, v->stages[b].stage->id);
-      if (s >= 0) model_block(r, vi, (size_t)s, &v->stages[b]);
+      if (s >= 0) model_block(r, &vo, vi, (size_t)s, b);
       for (size_t k = 0; s >= 0 && k < v->stages[b].n; k++)
-        formal_launch(r, &m, &mk, vi, (size_t)s, v->stages[b].kernels[k]);
+        formal_launch(r, &m, &vo, vi, (size_t)s, b, k);
     }
     an_model_scan_free(&r->ms.scan);
   }
