@@ -208,6 +208,7 @@ typedef struct view_ops {
   const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP) */
   uint32_t *pos;       /* per kernel of the view; NULL when out of memory */
   size_t *first;       /* per stage of the view: the entry of its first kernel */
+  ut_u64map attn;      /* kernel name id -> whether an attention kernel, once asked */
 } view_ops;
 
 /* The entry of kernel i of stage s. */
@@ -268,7 +269,18 @@ static void view_ops_build(ctx *c, const an_trace_view *v, view_ops *vo) {
 static void view_ops_free(view_ops *vo) {
   free(vo->pos);
   free(vo->first);
+  ut_u64map_free(&vo->attn);
   memset(vo, 0, sizeof *vo);
+}
+
+/* Whether kernel k of the view is an attention kernel (an_attn_kernel: a pattern match),
+ * asked once per name: several passes ask it of every kernel. */
+static bool view_attn(ctx *c, view_ops *vo, const tr_trace *t, const tr_event *k) {
+  uint64_t yes;
+  if (ut_u64map_get(&vo->attn, k->name, &yes)) return yes;
+  yes = an_attn_kernel(c->rules, tr_str_get(t, k->name));
+  if (!ut_u64map_put(&vo->attn, k->name, yes)) c->nomem = true;
+  return yes;
 }
 
 /* The launch's cost from its own CPU op (kernel i of the view's stage s). */
@@ -518,13 +530,14 @@ static bool model_gemm(const run *r, size_t s, const char *name) {
 
 /* A launch with no op: the mapping's cost of its kernel, else a model plan's (raw: the
  * kernel's full name). */
-static reason borrowed_cost(run *r, size_t s, const char *name, const char *raw, launch *l,
-                            an_shape_source *src) {
+static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_event *k,
+                            const char *name, launch *l, an_shape_source *src) {
+  const char *raw = tr_str_get(r->fm->views[vi].trace, k->name);
   if (name && mapped_cost(&r->mc, &r->key, r->tables->stages[s].stage->id, name, l)) {
     *src = AN_SHAPES_MAPPING;
     return R_OK;
   }
-  if (r->ms.attn_usable && an_attn_kernel(r->c.rules, raw)) {
+  if (r->ms.attn_usable && view_attn(&r->c, vo, r->fm->views[vi].trace, k)) {
     l->cost = r->ms.attn.cost;
     l->kind = TE_COST_ATTENTION;
   } else if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
@@ -557,19 +570,17 @@ static void no_op_cause(const run *r, const an_trace_view *v, const tr_event *k,
 
 /* One formal launch (kernel i of the view's stage b, the tables' stage s): its cost (own op,
  * else the mapping's), counted and added to its row. */
-static void formal_launch(run *r, memo *m, const view_ops *vo, size_t vi, size_t s, size_t b,
-                          size_t i) {
+static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, size_t b, size_t i) {
   const an_trace_view *v = &r->fm->views[vi];
   const tr_event *k = v->stages[b].kernels[i];
   launch l;
   reason why = launch_cost(&r->c, m, vo, v, b, i, &l);
   const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, k->name);
   an_shape_source src = AN_SHAPES_OP;
-  const char *raw = tr_str_get(v->trace, k->name);
-  if (why == R_NO_OP) why = borrowed_cost(r, s, name, raw, &l, &src);
+  if (why == R_NO_OP) why = borrowed_cost(r, vo, vi, s, k, name, &l, &src);
   /* an eager attention op without a model (or shapes: a paged KV pool shows no lengths) */
   if ((why == R_NO_MODEL || why == R_NO_SHAPES) && r->ms.attn_usable &&
-      an_attn_kernel(r->c.rules, raw)) {
+      view_attn(&r->c, vo, v->trace, k)) {
     l = (launch){r->ms.attn.cost, TE_COST_ATTENTION, 0, 0};
     src = AN_SHAPES_MODEL;
     why = R_OK;
@@ -587,7 +598,7 @@ static void formal_launch(run *r, memo *m, const view_ops *vo, size_t vi, size_t
 
 /* The launches of a stage block the model plans would cost: no op, no mapping cost; a
  * GEMM category (dense, *n) or a grouped expert GEMM kernel (*moe). */
-static void replayed_gemms(run *r, const view_ops *vo, size_t vi, size_t s, size_t b, size_t *n,
+static void replayed_gemms(run *r, view_ops *vo, size_t vi, size_t s, size_t b, size_t *n,
                            size_t *moe) {
   const an_trace_view *v = &r->fm->views[vi];
   const an_stage_kernels *sk = &v->stages[b];
@@ -595,7 +606,7 @@ static void replayed_gemms(run *r, const view_ops *vo, size_t vi, size_t s, size
   *n = *moe = 0;
   for (size_t k = 0; k < sk->n; k++) {
     const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
-    if (an_attn_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name))) continue;
+    if (view_attn(&r->c, vo, v->trace, sk->kernels[k])) continue;
     if (view_op_at(vo, b, k) != OP_NONE) continue;
     if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
     if (an_moe_gemm_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name)))
@@ -651,14 +662,14 @@ static void moe_block(run *r, size_t s, size_t launches) {
 
 /* The attention launches of a stage block (matcher attention_kv_read) and how many read
  * an FP8 KV cache. */
-static size_t attention_launches(const run *r, const an_trace_view *v, const an_stage_kernels *sk,
-                                 size_t *fp8) {
+static size_t attention_launches(run *r, view_ops *vo, const an_trace_view *v,
+                                 const an_stage_kernels *sk, size_t *fp8) {
   const te_matcher *f8 = te_rules_matcher(r->c.rules, AN_ATTN_FP8_MATCHER);
   size_t n = 0;
   *fp8 = 0;
   for (size_t k = 0; k < sk->n; k++) {
+    if (!view_attn(&r->c, vo, v->trace, sk->kernels[k])) continue;
     const char *raw = tr_str_get(v->trace, sk->kernels[k]->name);
-    if (!an_attn_kernel(r->c.rules, raw)) continue;
     n++;
     *fp8 += f8 && te_matcher_match(f8, raw, strlen(raw));
   }
@@ -693,13 +704,13 @@ static void attention_block(run *r, size_t s, size_t launches, size_t fp8, const
  * picking among several that fit), the dense GEMM plan in roofline.model_stages, the MoE
  * plan, and the attention plan. The first block checked (or the first that passes) gives
  * the report its model lines. */
-static void model_block(run *r, const view_ops *vo, size_t vi, size_t s, size_t b) {
+static void model_block(run *r, view_ops *vo, size_t vi, size_t s, size_t b) {
   const an_stage_kernels *sk = &r->fm->views[vi].stages[b];
   r->ms.usable = r->ms.moe_usable = r->ms.attn_usable = false;
   r->ms.next = r->ms.moe_next = 0;
   size_t n, moe, fp8;
   replayed_gemms(r, vo, vi, s, b, &n, &moe);
-  size_t attn = attention_launches(r, &r->fm->views[vi], sk, &fp8);
+  size_t attn = attention_launches(r, vo, &r->fm->views[vi], sk, &fp8);
   if (moe) moe_block(r, s, moe);
   const an_exec_facts *x = &r->tables->stages[s].exec;
   an_model_layers layers = {n, attn, r->fm->n ? x->steps_with_attn / r->fm->n : 0};
