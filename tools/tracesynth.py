@@ -487,7 +487,41 @@ def build_program(model, layers, tp, framework, gbps=100.0,
             program["ops"].append(_collective_op(
                 "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allgather", "ring",
                 ag_bytes, out_nelems // tp, out_nelems, transfer, k, launch, graph, c10d, stream))
+    program["launches"] = retarget_launches(program["launches"], framework)
     return program
+
+
+# Where each framework's Python tree puts what the SGLang step models' frames name (facts
+# from the frameworks' source trees: TRT-LLM's PyTorch backend under tensorrt_llm/_torch/,
+# TokenSpeed's runtime under python/tokenspeed/runtime/). A TRT-LLM or TokenSpeed rank set
+# built from an SGLang step model would otherwise carry SGLang's frames, a structure no
+# real trace of those frameworks has (and the trace's content would name SGLang).
+_TREE_SUBDIRS = {
+    "trtllm": [("srt/layers/", "_torch/modules/"), ("srt/models/", "_torch/models/modeling_"),
+               ("srt/managers/", "_torch/pyexecutor/"), ("srt/model_executor/", "_torch/pyexecutor/"),
+               ("srt/distributed/", "_torch/distributed/"), ("srt/", "_torch/"),
+               ("jit_kernel/", "_torch/custom_ops/"), ("", "")],
+    "tokenspeed": [("srt/", "runtime/"), ("", "")],
+}
+_TREE_ROOTS = {"trtllm": "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/",
+               "tokenspeed": "/opt/tokenspeed/python/tokenspeed/"}
+_SGLANG_ROOT_RE = re.compile(r"^(?:.*/)?(?:python/)?sglang/")
+
+
+def _retarget_frame(frame, framework):
+    """One python_function frame of an SGLang step model moved into framework's tree."""
+    m = _SGLANG_ROOT_RE.match(frame[1]) if frame[0] == "python_function" else None
+    if not m or framework not in _TREE_ROOTS:
+        return list(frame)
+    rest = frame[1][m.end():]
+    old, new = next((o, n) for o, n in _TREE_SUBDIRS[framework] if rest.startswith(o))
+    return [frame[0], _TREE_ROOTS[framework] + new + rest[len(old):]] + list(frame[2:])
+
+
+def retarget_launches(launches, framework):
+    """The launches' host stacks with SGLang's frames moved into framework's tree (TRT-LLM,
+    TokenSpeed); SGLang and vLLM programs keep their own."""
+    return [dict(l, stack=[_retarget_frame(f, framework) for f in l["stack"]]) for l in launches]
 
 
 def empty_program(framework):
