@@ -376,10 +376,32 @@ static const te_framework *framework_from_frames(const te_rules *rules, const si
   return f;
 }
 
-/* Framework detection (docs/reference.md §2.4): server args, then path hints, then trace content,
- * then the Python frames' votes (D8), then the rules' default. Server-args keys of a
- * non-default framework outrank its text hints (the reference checks TokenSpeed keys
- * before the JSON text). */
+/* The framework an input path or the side's label names, or NULL. */
+static const te_framework *framework_from_paths(const te_rules *rules, const side *s) {
+  const te_framework *f = te_rules_framework_from_text(rules, s->label);
+  for (size_t i = 0; !f && i < s->n; i++) f = te_rules_framework_from_text(rules, s->paths[i]);
+  return f;
+}
+
+/* The framework the traces' own content names (their first events, then the Python
+ * frames' votes, D8), or NULL; *source says which. */
+static const te_framework *framework_from_content(const te_rules *rules, const side *s,
+                                                  an_source *source) {
+  const te_framework *f = NULL;
+  size_t sampled = (size_t)te_rules_settings(rules)->framework_sample_traces;
+  *source = AN_SOURCE_TRACE_METADATA;
+  for (size_t i = 0; !f && i < s->n && i < sampled; i++)
+    f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i]));
+  if (f) return f;
+  *source = AN_SOURCE_PYTHON_FRAMES;
+  return framework_from_frames(rules, s);
+}
+
+/* Framework detection (docs/reference.md §2.4): server args, then trace content, then path
+ * hints (deviation D10: a file name is a weaker witness than what the file holds; the
+ * compat pack's framework.content_before_path false restores paths first), then the rules'
+ * default. Server-args keys of a non-default framework outrank its text hints (the
+ * reference checks TokenSpeed keys before the JSON text). */
 static const te_framework *detect_framework(const te_rules *rules, const side *s,
                                             an_source *source) {
   const te_framework *dflt = te_rules_framework_default(rules);
@@ -393,17 +415,13 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
     if (t) return t;
     if (k) return k;
   }
-  *source = AN_SOURCE_DETECTION_RULE;
-  const te_framework *f = te_rules_framework_from_text(rules, s->label);
+  bool content_first = te_rules_settings(rules)->framework_content_before_path;
+  const te_framework *f = content_first ? framework_from_content(rules, s, source) : NULL;
   if (f) return f;
-  for (size_t i = 0; i < s->n; i++)
-    if ((f = te_rules_framework_from_text(rules, s->paths[i]))) return f;
-  *source = AN_SOURCE_TRACE_METADATA;
-  size_t sampled = (size_t)te_rules_settings(rules)->framework_sample_traces;
-  for (size_t i = 0; i < s->n && i < sampled; i++)
-    if ((f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i])))) return f;
-  *source = AN_SOURCE_PYTHON_FRAMES;
-  if ((f = framework_from_frames(rules, s))) return f;
+  *source = AN_SOURCE_DETECTION_RULE;
+  if ((f = framework_from_paths(rules, s))) return f;
+  f = content_first ? NULL : framework_from_content(rules, s, source);
+  if (f) return f;
   *source = AN_SOURCE_DEFAULT;
   return dflt;
 }

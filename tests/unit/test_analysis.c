@@ -545,9 +545,9 @@ Test(pipeline, framework_from_python_frames, .init = setup, .fini = teardown) {
   te_rules_destroy(compat);
 }
 
-/* Deviation D9: HF Transformers frames name HF Transformers; a path still comes first; what
- * nothing names is generic, never SGLang. The compat pack knows no HF Transformers and
- * defaults to SGLang. */
+/* Deviation D9: HF Transformers frames name HF Transformers; what nothing names is generic,
+ * never SGLang. D10: the frames outrank a path that names another framework. The compat
+ * pack knows no HF Transformers, takes the path first and defaults to SGLang. */
 Test(pipeline, framework_hf_transformers_and_generic, .init = setup, .fini = teardown) {
   static const char *const hf[] = {
       "transformers/models/qwen2/modeling_qwen2.py(285): forward",
@@ -559,7 +559,9 @@ Test(pipeline, framework_hf_transformers_and_generic, .init = setup, .fini = tea
       "torch/nn/modules/module.py(1520): _call_impl", "train.py(10): main",
       "torch/nn/modules/linear.py(114): forward", "torch/optim/sgd.py(70): step"};
   run_named_frames_trace(rules, "runs/bench.json", hf, "transformers", AN_SOURCE_PYTHON_FRAMES, 1);
-  run_named_frames_trace(rules, "runs/vllm_bench.json", hf, "vllm", AN_SOURCE_DETECTION_RULE, 4);
+  run_named_frames_trace(rules, "runs/vllm_bench.json", hf, "transformers", AN_SOURCE_PYTHON_FRAMES,
+                         1);
+  run_named_frames_trace(rules, "runs/vllm_bench.json", plain, "vllm", AN_SOURCE_DETECTION_RULE, 4);
   run_named_frames_trace(rules, "t.json", plain, "generic", AN_SOURCE_DEFAULT, 1);
   triage_rules_setup_options so = {.compat = "reference"};
   te_rules *compat = triage_rules_setup("triage", &so, stderr);
