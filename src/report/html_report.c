@@ -267,15 +267,12 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
 static void bottleneck(rp_hw *hw) {
   const an_bottleneck *b = &hw->rep->bottleneck;
   if (!b->stage_label) return;
+  char tail[RP_BOTTLENECK_BYTES];
   rp_hw_printf(hw, "<p class=\"bottleneck\"><b>The GPU waits in ");
   rp_hw_text(hw, b->stage_label);
-  rp_hw_printf(hw,
-               "</b>: %.0f%% of each step is GPU idle for the host and %.0f%% collective wait "
-               "for other ranks. Kernel, fusion and overlap savings cannot shorten the step until "
-               "that is fixed, so %zu such item%s %s left out here (the tables below still list "
-               "them).</p>",
-               b->idle_pct, b->wait_pct, b->dropped, b->dropped == 1 ? "" : "s",
-               b->dropped == 1 ? "is" : "are");
+  rp_hw_printf(hw, "</b>");
+  rp_hw_text(hw, rp_bottleneck_tail(b, tail, sizeof tail));
+  rp_hw_printf(hw, "</p>");
 }
 
 static void summary(rp_hw *hw) {

@@ -706,3 +706,27 @@ const char *rp_rank_group_source_id(an_rank_group_source s) {
   }
   return "all-ranks";
 }
+
+const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
+  /* launch-bound: fewer kernels is the fix, so fusion items stay (an_bottleneck) */
+  int n = b->launch_bound
+              ? snprintf(buf, cap,
+                         ": %.0f%% of each step is GPU idle for the host, mostly launch spacing, "
+                         "and %.0f%% collective wait for other ranks. Fewer kernels (graphs, "
+                         "fusion, fused chains) shorten the step; kernel tuning and overlap "
+                         "cannot until that is fixed",
+                         b->idle_pct, b->wait_pct)
+              : snprintf(buf, cap,
+                         ": %.0f%% of each step is GPU idle for the host and %.0f%% collective "
+                         "wait for other ranks. Kernel, fusion and overlap savings cannot shorten "
+                         "the step until that is fixed",
+                         b->idle_pct, b->wait_pct);
+  size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+  if (b->dropped)
+    snprintf(buf + used, cap - used,
+             ", so %zu such item%s %s left out here (the tables below still list them).",
+             b->dropped, b->dropped == 1 ? "" : "s", b->dropped == 1 ? "is" : "are");
+  else
+    snprintf(buf + used, cap - used, ".");
+  return buf;
+}

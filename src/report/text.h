@@ -84,6 +84,12 @@ const char *const *rp_input_traces(const an_provenance *p, size_t *n);
  * or unknown workload: what the report leaves out for a workload that serves no model. */
 const char *rp_workload_note(an_workload w);
 
+/* The bottleneck banner after its stage label: ": 97% of each step is GPU idle ... so 3 such
+ * items are left out here (...)." (no left-out clause when none was left out) into buf;
+ * returns buf. Markdown and HTML word it alike. */
+#define RP_BOTTLENECK_BYTES 512
+const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap);
+
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler
  * ("host", "GPU", "unknown"; JSON ids lower-case), how a group was found (words, and

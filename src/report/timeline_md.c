@@ -74,22 +74,9 @@ static void summary_line(FILE *f, size_t i, const an_summary_item *it, an_worklo
 
 static void bottleneck_line(FILE *f, const an_bottleneck *b) {
   if (!b->stage_label) return;
-  /* launch-bound: fewer kernels is the fix, so fusion items stay (an_bottleneck) */
-  if (b->launch_bound)
-    fprintf(f,
-            "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host, mostly "
-            "launch spacing, and %.0f%% collective wait for other ranks. Fewer kernels "
-            "(graphs, fusion, fused chains) shorten the step; kernel tuning and overlap cannot "
-            "until that is fixed,",
-            b->stage_label, b->idle_pct, b->wait_pct);
-  else
-    fprintf(f,
-            "**The GPU waits in %s**: %.0f%% of each step is GPU idle for the host and %.0f%% "
-            "collective wait for other ranks. Kernel, fusion and overlap savings cannot shorten "
-            "the step until that is fixed,",
-            b->stage_label, b->idle_pct, b->wait_pct);
-  fprintf(f, " so %zu such item%s %s left out here (the tables below still list them).\n\n",
-          b->dropped, b->dropped == 1 ? "" : "s", b->dropped == 1 ? "is" : "are");
+  char tail[RP_BOTTLENECK_BYTES];
+  fprintf(f, "**The GPU waits in %s**%s\n\n", b->stage_label,
+          rp_bottleneck_tail(b, tail, sizeof tail));
 }
 
 void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
