@@ -355,7 +355,7 @@ typedef struct te_list_map {
   X(framework_frame_sample, "framework.frame_sample", INT, 0, 10000000, 0, NULL,                   \
     "distinct Python frame names per trace that vote for the framework when no path, server "      \
     "args or trace sample names it; 0: frames are not read (the reference)")                       \
-  X(framework_content_before_path, "framework.content_before_path", BOOL, 0, 0, 0, NULL,          \
+  X(framework_content_before_path, "framework.content_before_path", BOOL, 0, 0, 0, NULL,           \
     "true: what the traces hold (first events, Python frames) names the framework before an "      \
     "input path does; false: the path first (the reference)")                                      \
   X(roofline_tune_below_pct, "roofline.tune_below_pct", NUMBER, 0, 100, 0, NULL,                   \
