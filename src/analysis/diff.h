@@ -73,7 +73,8 @@ typedef struct an_diff_side {
   const char *kind; /* "trace", "directory" or "report" (set by whoever builds the side) */
   size_t n_files;
   const char **files; /* the formal trace files behind the side (array owned, strings not) */
-  const char *framework, *model, *gpu; /* run facts (framework label); NULL when unknown */
+  const char *framework, *model, *gpu; /* run facts (framework label); NULL when unknown (a
+                                          blank-name GPU: the report names it, rp_gpu) */
   bool framework_defaulted;            /* nothing detected the framework: the packs' default */
   long world_size;                     /* distributedInfo.world_size; 0 unknown */
   size_t n_ranks;                      /* ranks of its Ranks sections; 0: one rank */

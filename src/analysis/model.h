@@ -99,6 +99,14 @@ typedef struct an_run_context {
   an_text_fact model;    /* model path or family; NULL when unknown */
   an_count_fact tp_size; /* >= 1 */
   an_text_fact gpu;      /* device name ("NVIDIA H100 80GB HBM3") */
+  /* A device with a blank name (ROCm often writes none) that the device pack placed by
+   * its architecture, CU count and memory: gpu.value stays NULL, gpu.source says where
+   * the facts came from, and the report names the part from this record. label NULL:
+   * none placed. */
+  struct an_gpu_placed {
+    const char *label; /* the device pack entry's label (from the rules) */
+    long arch, units;  /* as matched: arch -1 unknown; SMs, or CUs on ROCm */
+  } gpu_placed;
   an_platform_fact platform;
   an_count_fact arch;        /* compute capability x 10 (90 = 9.0; ROCm gfx942 = 94); 0 unknown */
   an_topology_fact topology; /* whether the TP group spans nodes (fusion gates) */
@@ -492,6 +500,13 @@ typedef enum an_scope_source {
   AN_SCOPE_FORMAL = 5       /* the formal kernel map */
 } an_scope_source;
 
+/* What an overlap row told "try fusion" folds into (overlap_partner.c). */
+typedef enum an_fusion_partner {
+  AN_PARTNER_NONE = 0,
+  AN_PARTNER_FUSE_ROW = 1,   /* a shown fusion row holding the kernel (fusion_pattern) */
+  AN_PARTNER_EAGER_CHAIN = 2 /* the stage's eager chain (summary.chain_categories) */
+} an_fusion_partner;
+
 typedef struct an_overlap_row {
   an_overlap_verdict verdict;
   char *kernel;                /* canonical kernel name */
@@ -501,6 +516,8 @@ typedef struct an_overlap_row {
                                   every table); borrowed from the rules */
   char *scope;                 /* Python scope "path:line func"; NULL = unmapped */
   char *launch_op;             /* most common CPU op / launch of the scope evidence; NULL = none */
+  bool launch_op_time_window;  /* most of the evidence found its scope by the time window, no
+                                  op named (launch_op NULL; the report says so) */
   an_scope_source scope_source;
   an_dep_signal dep_signal;
   an_dep_risk dep_risk;
@@ -541,13 +558,15 @@ typedef struct an_overlap_row {
    * (borrowed) and its evidence (typed; its strings owned by the row). */
   const char *dep_class, *dep_rule;
   an_dep_evidence dep_evidence;
-  /* Review defect 3: "try fusion" names its partner. The shown fusion row (split, an
-   * opportunity) that holds this kernel as a piece (its pattern name, borrowed from the
-   * rules; NULL: none, and the row is not told to fuse), and what fusing can remove of
-   * the row over the stage in ms: the piece's eliminated memory round trip (its bytes
-   * over the HBM bandwidth where its roofline record has them, else its time; 0 for the
-   * chain's largest piece, whose pass the fused kernel still makes). */
-  const char *fusion_pattern;
+  /* Review defect 3: "try fusion" names its partner: the shown fusion row (split, an
+   * opportunity) that holds this kernel as a piece (fusion_pattern: its pattern name,
+   * borrowed from the rules), or the stage's eager elementwise chain (no pattern; the
+   * report names it); AN_PARTNER_NONE: the row is not told to fuse. fusion_bound_ms: what
+   * fusing can remove of the row over the stage: the piece's eliminated memory round trip
+   * (its bytes over the HBM bandwidth where its roofline record has them, else its time;
+   * 0 for the chain's largest piece, whose pass the fused kernel still makes). */
+  an_fusion_partner fusion_partner;
+  const char *fusion_pattern; /* AN_PARTNER_FUSE_ROW only, else NULL */
   double fusion_bound_ms;
 } an_overlap_row;
 
@@ -844,6 +863,8 @@ typedef struct an_summary_item {
   const an_roofline *roofline; /* roofline items: the evidence row's record (borrowed from
                                   the stage's rooflines), else NULL */
   an_unknown unknown;          /* investigate items: what keeps them unbounded */
+  an_fusion_partner partner;   /* fusion items of an overlap row: what it folds into (the
+                                  eager chain has no what: the report names it) */
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -740,10 +740,12 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   }
   ov_scope_result sr = ov_scope_lookup(c->map, name, c->r, c->formal);
   row->scope = strcmp(sr.scope, OV_UNMAPPED) ? ov_strdup(sr.scope) : NULL;
-  row->launch_op = strcmp(sr.op, OV_NO_OP) ? ov_strdup(sr.op) : NULL;
+  row->launch_op_time_window = !strcmp(sr.op, OV_TIME_WINDOW_OP);
+  bool named_op = strcmp(sr.op, OV_NO_OP) && !row->launch_op_time_window;
+  row->launch_op = named_op ? ov_strdup(sr.op) : NULL;
   row->scope_source = sr.how;
   if (!row->kernel || !row->category || (!row->scope && strcmp(sr.scope, OV_UNMAPPED)) ||
-      (!row->launch_op && strcmp(sr.op, OV_NO_OP)))
+      (!row->launch_op && named_op))
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
   if (!ov_dep_class(c, a, row)) return false;

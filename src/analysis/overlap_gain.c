@@ -37,7 +37,8 @@ double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_
     if (avail < rec) rec = avail;
   }
   /* fusion removes the piece's memory round trip, not its work (overlap_partner.c) */
-  if (r->recommendation == AN_RECOMMEND_TRY_FUSION && r->fusion_pattern && r->fusion_bound_ms < rec)
+  if (r->recommendation == AN_RECOMMEND_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE &&
+      r->fusion_bound_ms < rec)
     rec = r->fusion_bound_ms;
   return n_steps ? rec / (double)n_steps : rec;
 }

@@ -163,6 +163,9 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *kernel, char *scope, 
 /* What an overlap row shows when it has no scope / no launching op. */
 #define OV_UNMAPPED "unmapped"
 #define OV_NO_OP "n/a"
+/* The op vote of a kernel whose scope came from the time window (no op named it): a key
+ * no trace's op name holds (a control character), so such kernels still share an op. */
+#define OV_TIME_WINDOW_OP "\x01"
 
 /* A malloc'd copy of s (NULL for NULL or out of memory). */
 char *ov_strdup(const char *s);

@@ -57,10 +57,7 @@ static const an_kernel_row *kernel_row(const an_stage_report *s, const char *nam
 /* A fusion partner: a fuse row, or the stage's eager elementwise chain. */
 typedef struct partner {
   const an_fuse_row *fuse; /* NULL: the eager chain */
-  const char *name;
 } partner;
-
-#define EAGER_CHAIN "eager elementwise chain (summary.chain_categories)"
 
 /* Whether a kernel row is a piece of the partner. */
 static bool piece_of(const te_rules *rules, const an_stage_report *s, const partner *p,
@@ -97,14 +94,14 @@ static bool find_partner(const te_rules *rules, const an_stage_report *s, const 
                          partner *p) {
   const an_fuse_row *f = partner_of(s, k->name);
   if (f) {
-    *p = (partner){f, f->pattern_name};
+    *p = (partner){f};
     return true;
   }
   if (!an_summary_eager(rules, s) || !an_summary_chain_row(rules, s, k)) return false;
   size_t n = 0;
   for (size_t i = 0; i < s->n_kernels && n < 2; i++)
     n += an_summary_chain_row(rules, s, &s->kernels[i]);
-  *p = (partner){NULL, EAGER_CHAIN};
+  *p = (partner){NULL};
   return n >= 2;
 }
 
@@ -127,7 +124,8 @@ static void bind(const te_rules *rules, const an_stage_report *s, const partner 
   row->dep_evidence.kind = p->fuse ? AN_DEP_EV_FUSION_PIECE : AN_DEP_EV_CHAIN_PIECE;
   row->dep_class = "serial";
   row->dep_rule = "fusion-piece";
-  row->fusion_pattern = p->name;
+  row->fusion_partner = p->fuse ? AN_PARTNER_FUSE_ROW : AN_PARTNER_EAGER_CHAIN;
+  row->fusion_pattern = p->fuse ? p->fuse->pattern_name : NULL;
   row->fusion_bound_ms = eliminated_ms(rules, s, p, k, hbm_tbs);
   row->priority = AN_PRIORITY_P1;
 }

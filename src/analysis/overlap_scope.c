@@ -382,7 +382,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
     }
   }
   if (ov_best_scope(s, n, false, scope, scope_cap)) {
-    snprintf(op, op_cap, "%s", "time-window fallback");
+    snprintf(op, op_cap, "%s", OV_TIME_WINDOW_OP);
     return OV_SCOPE_TIME_WINDOW;
   }
   /* No scope: name the CPU op, else the launch (the kernel map's "unresolved" site

@@ -672,13 +672,8 @@ static void name_blank_gpu(run_state *r) {
   an_run_context *c = &r->report.run.context;
   const an_roofline_device *d = &r->roofline.device;
   if (c->gpu.value || !d->id || !d->gpu || *d->gpu) return;
-  char arch[32] = "", text[256];
-  if (d->arch >= 0) snprintf(arch, sizeof arch, ", arch %ld.%ld", d->arch / 10, d->arch % 10);
-  int n = snprintf(text, sizeof text, "%s (device pack: blank name%s, %ld %s)", d->label, arch,
-                   d->sms, c->platform.value == AN_PLATFORM_ROCM ? "CUs" : "SMs");
-  if (n > 0 && (size_t)n < sizeof text)
-    c->gpu =
-        (an_text_fact){an_strtab_intern(r->strings, text, (size_t)n), AN_SOURCE_TRACE_METADATA};
+  c->gpu_placed = (struct an_gpu_placed){d->label, d->arch, d->sms};
+  c->gpu.source = AN_SOURCE_TRACE_METADATA;
 }
 
 /* A run whose context names no model takes the one the roofline identified and used: from

@@ -346,12 +346,13 @@ void sm_overlap_items(sm_ctx *c) {
     if (sm_is_collective(c, r->kernel) && transfer_per_step(c, r->kernel) < bound)
       bound = transfer_per_step(c, r->kernel);
     /* a fusion names its partner and removes the piece's round trip (overlap_partner.c) */
-    bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_pattern;
+    bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE;
     if (trip && kr) basis = sm_row_per_step(c, kr);
     an_summary_item *it = sm_add(c, AN_SUMMARY_OVERLAP, a, i, r->scope, bound,
                                  trip ? AN_BASIS_ROUND_TRIP : AN_BASIS_EXPOSED, basis);
     if (!it) continue;
     if (trip) it->what = r->fusion_pattern;
+    if (trip) it->partner = r->fusion_partner;
     sm_item_kernel(c, r->kernel);
   }
 }

@@ -28,9 +28,10 @@ static const cli_option DIFF_ROWS[] = {
 };
 const cli_options CLI_DIFF_OPTIONS = CLI_OPTIONS(DIFF_ROWS);
 
-/* One side: a JSON report read back, else the analysis of a trace or directory. */
+/* One side: a JSON report read back, else the analysis of a trace or directory (its GPU
+ * named as the report names it, in gpu: a JSON report holds that text). */
 static int side_load(const cli_common *a, const te_rules *rules, const char *path, cli_input *in,
-                     an_diff_side *d) {
+                     an_diff_side *d, char (*gpu)[RP_GPU_BYTES]) {
   int rc = cli_input_load(a, rules, path, CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), in);
   if (rc) return rc;
   char msg[256] = "";
@@ -40,6 +41,7 @@ static int side_load(const cli_common *a, const te_rules *rules, const char *pat
     return TRIAGE_EXIT_BAD_INPUT;
   }
   if (!in->doc) d->kind = in->kind == CLI_INPUT_DIRECTORY ? "directory" : "trace";
+  if (!in->doc) d->gpu = rp_gpu(&in->report->run.context, *gpu, sizeof *gpu);
   return TRIAGE_EXIT_OK;
 }
 
@@ -85,8 +87,9 @@ int cli_diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   int rc = TRIAGE_EXIT_OK;
   cli_input in[2] = {0};
   an_diff_side d[2] = {0};
+  char gpu[2][RP_GPU_BYTES];
   for (int i = 0; rc == 0 && i < 2; i++)
-    rc = side_load(&a->common, rules, a->common.operands.items[i], &in[i], &d[i]);
+    rc = side_load(&a->common, rules, a->common.operands.items[i], &in[i], &d[i], &gpu[i]);
   an_diff_result res = {0};
   if (rc == 0 && an_diff_build(&d[0], &d[1], rules, &res) != AN_OK) {
     fprintf(stderr, "triage: out of memory\n");

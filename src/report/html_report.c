@@ -193,7 +193,8 @@ static void header(rp_hw *hw) {
   char tp[32];
   snprintf(tp, sizeof tp, "%ld", p->context.tp_size.value);
   fact(hw, "TP size", tp, p->context.tp_size.source, true);
-  fact(hw, "GPU", p->context.gpu.value, p->context.gpu.source, true);
+  char gpu[RP_GPU_BYTES];
+  fact(hw, "GPU", rp_gpu(&p->context, gpu, sizeof gpu), p->context.gpu.source, true);
   fact(hw, "Platform", rp_platform(p->context.platform.value), p->context.platform.source, true);
   fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : rp_mode(p),
        AN_SOURCE_UNKNOWN, false);
@@ -237,9 +238,10 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
                kind_word, kind_word);
   rp_hw_text(hw, rp_summary_action(it, hw->rep->run.workload.value));
   rp_hw_printf(hw, "</span>: ");
-  if (it->what) {
+  const char *what = rp_item_what(it);
+  if (what) {
     rp_hw_printf(hw, "<code>");
-    rp_hw_text(hw, it->what);
+    rp_hw_text(hw, what);
     rp_hw_printf(hw, "</code> ");
   }
   for (size_t k = 0; k < it->n_roles; k++) { /* a chain's pieces by role, then its kernels */

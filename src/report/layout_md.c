@@ -187,7 +187,9 @@ static void provenance(FILE *f, const an_report *r) {
   char tp[32];
   snprintf(tp, sizeof tp, "%ld", c->tp_size.value);
   fact_row(f, "TP size", tp, rp_source(c->tp_size.source));
-  fact_row(f, "GPU", c->gpu.value ? c->gpu.value : "unknown", rp_source(c->gpu.source));
+  char gpu_buf[RP_GPU_BYTES];
+  const char *gpu = rp_gpu(c, gpu_buf, sizeof gpu_buf);
+  fact_row(f, "GPU", gpu ? gpu : "unknown", rp_source(c->gpu.source));
   fact_row(f, "Platform", rp_platform(c->platform.value), rp_source(c->platform.source));
   workload_row(f, &p->workload);
   fact_row(f, "Mode", rp_mode(p), "inputs");

@@ -137,7 +137,7 @@ static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   char ev[RP_DEP_EVIDENCE_BYTES];
   cJSON_AddItemToObject(o, "dep_evidence",
                         ov_str_or_null(rp_dep_evidence(r, rules, ev, sizeof ev)));
-  cJSON_AddItemToObject(o, "fusion_pattern", ov_str_or_null(r->fusion_pattern));
+  cJSON_AddItemToObject(o, "fusion_pattern", ov_str_or_null(rp_fusion_partner(r)));
   cJSON_AddNumberToObject(o, "fusion_bound_ms", r->fusion_bound_ms);
   cJSON_AddNumberToObject(o, "exclusive_pct", ov_pct(r->exclusive_us, r->total_us));
   cJSON_AddNumberToObject(o, "hidden_pct", ov_pct(r->hidden_us, r->total_us));

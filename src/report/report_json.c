@@ -300,10 +300,11 @@ static const char *topology_name(an_topology t) {
 /* "context": each run fact as {value, source}. */
 static bool context_json(cJSON *root, const an_run_context *c) {
   cJSON *ctx = cJSON_AddObjectToObject(root, "context");
+  char gpu[RP_GPU_BYTES];
   return ctx && fact_json(ctx, "model", str_or_null(c->model.value), c->model.source) &&
          fact_json(ctx, "tp_size", cJSON_CreateNumber((double)c->tp_size.value),
                    c->tp_size.source) &&
-         fact_json(ctx, "gpu", str_or_null(c->gpu.value), c->gpu.source) &&
+         fact_json(ctx, "gpu", str_or_null(rp_gpu(c, gpu, sizeof gpu)), c->gpu.source) &&
          fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
                    c->platform.source) &&
          fact_json(ctx, "compute_capability",
@@ -374,7 +375,7 @@ static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload 
          cJSON_AddStringToObject(o, "basis_text", basis) &&
          cJSON_AddNumberToObject(o, "basis_us_per_step", an_round3(it->basis_us)) &&
          cJSON_AddNumberToObject(o, "basis_pct", an_round3(it->basis_pct)) &&
-         add_str_or_null(o, "what", it->what) &&
+         add_str_or_null(o, "what", rp_item_what(it)) &&
          cJSON_AddNumberToObject(o, "count", (double)it->count) &&
          cJSON_AddNumberToObject(o, "detail_us", an_round3(it->detail_us)) &&
          cJSON_AddNumberToObject(o, "first_us", an_round3(it->first_us));

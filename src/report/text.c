@@ -380,7 +380,25 @@ const char *rp_overlap_category(const an_overlap_row *r) {
 
 const char *rp_scope(const an_overlap_row *r) { return r->scope ? r->scope : "unmapped"; }
 
-const char *rp_launch_op(const an_overlap_row *r) { return r->launch_op ? r->launch_op : "n/a"; }
+const char *rp_launch_op(const an_overlap_row *r) {
+  return r->launch_op ? r->launch_op : r->launch_op_time_window ? "time-window fallback" : "n/a";
+}
+
+/* The eager chain as a fusion partner: the chain the summary builds from the categories
+ * the setting names. */
+static const char *const EAGER_CHAIN = "eager elementwise chain (summary.chain_categories)";
+
+static const char *partner_name(an_fusion_partner p, const char *pattern) {
+  return p == AN_PARTNER_EAGER_CHAIN ? EAGER_CHAIN : p == AN_PARTNER_FUSE_ROW ? pattern : NULL;
+}
+
+const char *rp_fusion_partner(const an_overlap_row *r) {
+  return partner_name(r->fusion_partner, r->fusion_pattern);
+}
+
+const char *rp_item_what(const an_summary_item *it) {
+  return it->partner == AN_PARTNER_EAGER_CHAIN ? EAGER_CHAIN : it->what;
+}
 
 /* A kernel name for an evidence cell: its first `chars` characters, "..." when cut. */
 static void short_name(const char *name, size_t chars, char *out, size_t cap) {
@@ -416,10 +434,10 @@ const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char
       snprintf(buf, cap, "no tight dependent neighbour");
       break;
     case AN_DEP_EV_FUSION_PIECE:
-      snprintf(buf, cap, "a piece of fusion %s", r->fusion_pattern);
+      snprintf(buf, cap, "a piece of fusion %s", rp_fusion_partner(r));
       break;
     case AN_DEP_EV_CHAIN_PIECE:
-      snprintf(buf, cap, "a piece of the %s", r->fusion_pattern);
+      snprintf(buf, cap, "a piece of the %s", rp_fusion_partner(r));
       break;
   }
   return buf;
@@ -563,6 +581,16 @@ const char *const *rp_input_traces(const an_provenance *p, size_t *n) {
 
 const char *rp_platform(an_platform p) {
   return p == AN_PLATFORM_CUDA ? "CUDA" : p == AN_PLATFORM_ROCM ? "ROCm" : "unknown";
+}
+
+const char *rp_gpu(const an_run_context *c, char *buf, size_t cap) {
+  const struct an_gpu_placed *d = &c->gpu_placed;
+  if (c->gpu.value || !d->label) return c->gpu.value;
+  char arch[32] = "";
+  if (d->arch >= 0) snprintf(arch, sizeof arch, ", arch %ld.%ld", d->arch / 10, d->arch % 10);
+  int n = snprintf(buf, cap, "%s (device pack: blank name%s, %ld %s)", d->label, arch, d->units,
+                   c->platform.value == AN_PLATFORM_ROCM ? "CUs" : "SMs");
+  return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
 static bool same_fact(const char *a, const char *b) {

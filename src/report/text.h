@@ -63,7 +63,10 @@ const char *rp_scope_source(an_scope_source s);     /* "mapping", "launch", ... 
 const char *rp_scope(const an_overlap_row *r);      /* the scope, or "unmapped" */
 /* The row's category as the stage's kernel table shows it (the overlap class without it). */
 const char *rp_overlap_category(const an_overlap_row *r);
-const char *rp_launch_op(const an_overlap_row *r); /* the op, or "n/a" */
+const char *rp_launch_op(const an_overlap_row *r); /* the op, "time-window fallback" or "n/a" */
+/* What a "try fusion" row folds into: its fusion row's pattern name, or the eager chain
+ * in words; NULL when it names none. */
+const char *rp_fusion_partner(const an_overlap_row *r);
 /* The evidence of the row's dependency class in words ("kernel name", "CPU op <op>",
  * "next on its stream: <category> <name cut to overlap.evidence_name_chars>", ...), in
  * buf; NULL when the row has none. rules NULL: names are not cut. */
@@ -71,10 +74,17 @@ const char *rp_launch_op(const an_overlap_row *r); /* the op, or "n/a" */
 const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap);
 
 /* Provenance and summary words. */
-const char *rp_source(an_source s);             /* "server args", "default (...)", ... */
-const char *rp_action(an_action a);             /* "Overlap it with other streams", ... */
+const char *rp_source(an_source s); /* "server args", "default (...)", ... */
+const char *rp_action(an_action a); /* "Overlap it with other streams", ... */
+/* What a summary item names (its what, or the eager chain it fuses into); NULL: none. */
+const char *rp_item_what(const an_summary_item *it);
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
+/* The run's GPU: its name, or a blank-name device the device pack placed in words
+ * ("AMD Instinct MI300X (device pack: blank name, arch 9.4, 304 CUs)", in buf); NULL:
+ * unknown. */
+#define RP_GPU_BYTES 256
+const char *rp_gpu(const an_run_context *c, char *buf, size_t cap);
 /* How the run was given: "mapping-formal", "directory" (every rank of a profile directory
  * read: rank_inputs), else "single-trace". */
 const char *rp_mode(const an_provenance *p);

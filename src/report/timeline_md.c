@@ -26,12 +26,13 @@ static void item_names(FILE *f, const an_summary_item *it, rp_name_fn name, cons
 /* What the item names: the CPU activity, the pattern, the kernels; then the location. */
 static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
   bool any = false;
-  if (it->what && it->kind != AN_SUMMARY_WAIT) {
+  const char *what = rp_item_what(it);
+  if (what && it->kind != AN_SUMMARY_WAIT) {
     fputs(it->action == AN_ACTION_HOST_STALL   ? " under "
           : it->action == AN_ACTION_DEPENDENCY ? " issued by "
                                                : " ",
           f);
-    rp_md_code(f, it->what);
+    rp_md_code(f, what);
     any = true;
   }
   if (it->n_roles) { /* a chain's pieces by role; its fusion row lists the kernels */

@@ -727,7 +727,9 @@ Test(overlap_mechanism, action_follows_mechanism) {
   const an_overlap_row *mul =
       find_row(x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor");
   cr_assert(mul && mul->recommendation == AN_RECOMMEND_TRY_FUSION);
-  cr_assert(add->fusion_pattern && mul->fusion_pattern);
+  cr_assert_eq(add->fusion_partner, AN_PARTNER_EAGER_CHAIN);
+  cr_assert_eq(mul->fusion_partner, AN_PARTNER_EAGER_CHAIN);
+  cr_assert_null(add->fusion_pattern, "the chain is no fusion row: the report names it");
   cr_assert_str_eq(add->dep_class, "serial");
   cr_assert_float_eq(add->recoverable_ms + mul->recoverable_ms, 0.4, 1e-9);
   run_free(&x);
@@ -752,6 +754,7 @@ Test(overlap_mechanism, already_fused_kernel_is_not_told_to_fuse) {
   /* review-1 defect 3: the add's only neighbour is fused already, so it has no partner to
    * fold into: no fusion advice, nothing recoverable */
   cr_assert_eq(add->recommendation, AN_RECOMMEND_RESTRUCTURE);
+  cr_assert_eq(add->fusion_partner, AN_PARTNER_NONE);
   cr_assert_null(add->fusion_pattern);
   cr_assert_float_eq(add->recoverable_ms, 0.0, 1e-12);
   /* review 2: the add's restructure row moves no communication, so the stage lists none
@@ -792,7 +795,7 @@ Test(overlap_mechanism, fused_families_and_layout_transforms_get_no_fusion_advic
         x.rep, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add");
     cr_assert(k && add, "%s", cases[i].name);
     cr_assert_eq(k->recommendation, cases[i].want, "%s", cases[i].name);
-    cr_assert_null(k->fusion_pattern, "%s", cases[i].name);
+    cr_assert_eq(k->fusion_partner, AN_PARTNER_NONE, "%s", cases[i].name);
     cr_assert_float_eq(k->recoverable_ms, 0.0, 1e-12, "%s", cases[i].name);
     cr_assert_neq(add->recommendation, AN_RECOMMEND_TRY_FUSION, "%s", cases[i].name);
     run_free(&x);

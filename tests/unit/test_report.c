@@ -48,6 +48,44 @@ Test(report, hint_lines) {
   cr_assert_str_eq(line, "d/server_args.json: warning: malformed JSON (server args ignored)");
 }
 
+/* Issue 33: the model names facts, the report words them. A fusion partner (a fuse row's
+ * pattern or the eager chain), the time-window launch op and a blank-name GPU the device
+ * pack placed are typed in the model; these are their words in every format. */
+Test(report, typed_facts_worded) {
+  an_overlap_row row = {.fusion_partner = AN_PARTNER_EAGER_CHAIN};
+  cr_assert_str_eq(rp_fusion_partner(&row), "eager elementwise chain (summary.chain_categories)");
+  row = (an_overlap_row){.fusion_partner = AN_PARTNER_FUSE_ROW, .fusion_pattern = "qk-norm-rope"};
+  cr_assert_str_eq(rp_fusion_partner(&row), "qk-norm-rope");
+  row = (an_overlap_row){.fusion_pattern = "stale"};
+  cr_assert_null(rp_fusion_partner(&row), "no partner: the row is not told to fuse");
+  an_summary_item it = {.what = NULL, .partner = AN_PARTNER_EAGER_CHAIN};
+  cr_assert_str_eq(rp_item_what(&it), "eager elementwise chain (summary.chain_categories)");
+  it = (an_summary_item){.what = "aten::item"};
+  cr_assert_str_eq(rp_item_what(&it), "aten::item");
+
+  row = (an_overlap_row){.launch_op_time_window = true};
+  cr_assert_str_eq(rp_launch_op(&row), "time-window fallback");
+  row = (an_overlap_row){.launch_op = "aten::mm"};
+  cr_assert_str_eq(rp_launch_op(&row), "aten::mm");
+  row = (an_overlap_row){0};
+  cr_assert_str_eq(rp_launch_op(&row), "n/a");
+
+  char gpu[RP_GPU_BYTES];
+  an_run_context c = {.platform = {AN_PLATFORM_ROCM, AN_SOURCE_TRACE_METADATA},
+                      .gpu_placed = {"AMD Instinct MI300X", 94, 304}};
+  cr_assert_str_eq(rp_gpu(&c, gpu, sizeof gpu),
+                   "AMD Instinct MI300X (device pack: blank name, arch 9.4, 304 CUs)");
+  c.gpu_placed.arch = -1;
+  c.platform.value = AN_PLATFORM_CUDA;
+  cr_assert_str_eq(rp_gpu(&c, gpu, sizeof gpu),
+                   "AMD Instinct MI300X (device pack: blank name, 304 SMs)");
+  cr_assert_null(rp_gpu(&c, gpu, 8), "a cut name is no name");
+  c.gpu.value = "NVIDIA H100 80GB HBM3";
+  cr_assert_str_eq(rp_gpu(&c, gpu, sizeof gpu), "NVIDIA H100 80GB HBM3");
+  c = (an_run_context){0};
+  cr_assert_null(rp_gpu(&c, gpu, sizeof gpu));
+}
+
 /* The kernel table's cells from a row: shown sites with site shares, CPU ops, and the
  * "unresolved" / "-" of a row without a map entry. */
 Test(report, kernel_cells) {
