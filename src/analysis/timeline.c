@@ -27,14 +27,13 @@
 /* Longest canonical name classified (longer names match on their first part). */
 #define TL_NAME_MAX 1024
 
+/* A kernel of a window while it is accounted; its launch call, collective name and message
+ * are looked up from its position when needed (kernel_launch, sweep): 24 bytes, not 56, for
+ * the widest window. */
 typedef struct tl_kernel {
   int64_t start, end;
-  const tr_event *launch;
   tr_str stream;
-  uint32_t index;   /* file position: a total order */
-  bool graph;       /* replayed from a graph */
-  const char *coll; /* canonical name of a collective, else NULL */
-  const char *msg;  /* a collective's message ("nelems/group size/dtype", interned), or NULL */
+  uint32_t pos; /* among the trace's kernel events, which are in file order: a total order */
 } tl_kernel;
 
 typedef struct tl_window {
@@ -93,6 +92,14 @@ static const char NOT_COLLECTIVE[] = "";
 
 /* ---------------------------------------------------------------- small helpers */
 
+/* Room for `more` values, exactly: the count is known. */
+static bool i64_reserve(i64_vec *x, size_t more) {
+  int64_t *p = ut_reserve(x->v, &x->cap, x->n + more, sizeof *p);
+  if (!p) return false;
+  x->v = p;
+  return true;
+}
+
 static bool i64_push(i64_vec *x, int64_t v) {
   int64_t *p = ut_grow(x->v, &x->cap, x->n + 1, sizeof *p);
   if (!p) return false;
@@ -118,6 +125,7 @@ typedef struct tl_trace {
   const char **coll_name; /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
   uint8_t *graph_call;    /* by string id: 0 unasked, 1 no, 2 a graph launch call */
   const te_matcher *graph_matcher; /* graph_replay_launch, looked up once */
+  const tr_event *kev;             /* the trace's kernel events */
   long *step_window;               /* by step: window index or -1 */
   long *stage_window;              /* by stage slot (trace without steps): window index or -1 */
   size_t first_window;
@@ -274,7 +282,13 @@ static int cmp_kernel(const void *pa, const void *pb, void *unused) {
   const tl_kernel *a = pa, *b = pb;
   if (a->start != b->start) return a->start < b->start ? -1 : 1;
   if (a->end != b->end) return a->end > b->end ? -1 : 1;
-  return a->index < b->index ? -1 : (a->index > b->index);
+  return a->pos < b->pos ? -1 : (a->pos > b->pos);
+}
+
+/* The launch call of a kernel (NULL when the trace has none). */
+static const tr_event *kernel_launch(const tl_trace *c, const tl_kernel *k) {
+  const an_steps *s = c->in->steps;
+  return k->pos < s->n_kernel_events ? s->launch[k->pos] : NULL;
 }
 
 /* ---------------------------------------------------------------- one window */
@@ -304,17 +318,19 @@ static lane *lane_of(lanes *l, tr_str stream) {
 /* Whether kernel k, opening a gap that started at g0, is its stream's first kernel of the
  * window and waited through the gap for work outside it: launched before the gap's second
  * half, so most of the gap it sat queued. */
-static bool waited_outside(const tl_kernel *k, int64_t g0, bool first_of_stream, int64_t gap_min) {
-  if (!first_of_stream || !k->launch || k->start - g0 < gap_min) return false;
-  int64_t queued_from = tl_ns(k->launch->ts); /* the call's start: issued then */
+static bool waited_outside(const tl_trace *c, const tl_kernel *k, int64_t g0, bool first_of_stream,
+                           int64_t gap_min) {
+  const tr_event *launch = first_of_stream ? kernel_launch(c, k) : NULL;
+  if (!launch || k->start - g0 < gap_min) return false;
+  int64_t queued_from = tl_ns(launch->ts); /* the call's start: issued then */
   return queued_from <= g0 + (k->start - g0) / 2;
 }
 
 /* The first kernel the window keeps: the last stream opener that waited for outside work
  * (timeline.h) when the kernels before it are at most lead_in_pct of the window's kernel
  * time (else the opener is a side stream waiting on its own step's event), else 0. */
-static size_t window_start(const tl_kernel *k, size_t n, int64_t gap_min, double lead_in_pct,
-                           lanes *l) {
+static size_t window_start(const tl_trace *c, const tl_kernel *k, size_t n, int64_t gap_min,
+                           double lead_in_pct, lanes *l) {
   size_t cut = 0;
   int64_t uend = n ? k[0].end : 0, total = 0, lead_in = 0;
   l->n = 0;
@@ -322,7 +338,7 @@ static size_t window_start(const tl_kernel *k, size_t n, int64_t gap_min, double
     size_t before = l->n;
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return 0;
-    if (i > 0 && k[i].start > uend && waited_outside(&k[i], uend, l->n > before, gap_min)) {
+    if (i > 0 && k[i].start > uend && waited_outside(c, &k[i], uend, l->n > before, gap_min)) {
       cut = i;
       lead_in = total;
     }
@@ -351,19 +367,22 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   tl_gap *v = ut_grow(o->c->gaps, &o->c->cap_gaps, o->c->n_gaps + 1, sizeof *v);
   if (!v) return false;
   o->c->gaps = v;
-  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window, g0, next->start, next->launch};
+  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window, g0, next->start, kernel_launch(o->c, next)};
   return i64_push(&o->work->gaps, gap);
 }
 
-static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, bool first) {
+/* A collective kernel k of canonical name `name`. */
+static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, const char *name,
+                           bool first) {
   uint32_t ordinal = 0;
   for (size_t i = tl->n_coll; i-- > 0 && tl->coll[i].window == o->window;)
-    ordinal += tl->coll[i].name == k->coll;
+    ordinal += tl->coll[i].name == name;
+  const char *msg = message_key(tl, o->c, &o->c->kev[k->pos], kernel_launch(o->c, k));
   tl_coll *v = ut_grow(tl->coll, &tl->cap_coll, tl->n_coll + 1, sizeof *v);
   if (!v) return false;
   tl->coll = v;
   tl->coll[tl->n_coll++] =
-      (tl_coll){o->window, k->coll, ordinal, first, k->msg, k->end - k->start, 0, 0, AN_FLOOR_NAME};
+      (tl_coll){o->window, name, ordinal, first, msg, k->end - k->start, 0, 0, AN_FLOOR_NAME};
   o->acc->collective_ns += k->end - k->start;
   return true;
 }
@@ -387,11 +406,12 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
       a->pdl_wait_ns += (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
     if (k[i].end > ln->end) ln->end = k[i].end;
     a->kernel_ns += k[i].end - k[i].start;
-    if (k[i].graph) a->graph_kernel_ns += k[i].end - k[i].start;
+    if (graph_launch(o->c, kernel_launch(o->c, &k[i]))) a->graph_kernel_ns += k[i].end - k[i].start;
     a->n_kernels++;
     ok = ok && i64_push(&o->work->kernels, k[i].end - k[i].start);
-    if (ok && k[i].coll) {
-      ok = add_collective(tl, o, &k[i], first_coll);
+    const char *coll = ok ? collective_name(tl, o->c, o->c->kev[k[i].pos].name) : NULL;
+    if (coll) {
+      ok = add_collective(tl, o, &k[i], coll, first_coll);
       first_coll = false;
     }
   }
@@ -407,17 +427,17 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   if (!n) return true;
   tl_window *win = &tl->win[w];
   ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
-  size_t cut =
-      window_start(k, n, tl_ns(tl->set->timeline_gap_min_us), tl->set->timeline_lead_in_max_pct, l);
+  size_t cut = window_start(c, k, n, tl_ns(tl->set->timeline_gap_min_us),
+                            tl->set->timeline_lead_in_max_pct, l);
   for (size_t i = 0; i < cut; i++) tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
   size_t gaps_before = tl->work[win->stage].gaps.n, kernels_before = tl->work[win->stage].kernels.n;
   sweep_out o = {&win->acc, c, w, &tl->work[win->stage]};
   if (!sweep(tl, &o, k + cut, n - cut, l)) return false;
   i64_vec *g = &tl->work[win->stage].gaps, *kv = &tl->work[win->stage].kernels;
   /* medians of the window from copies: the stage's medians need the values unsorted */
-  int64_t *tmp = malloc(((n > g->n ? n : g->n) + 1) * sizeof *tmp);
-  if (!tmp) return false;
   size_t ng = g->n - gaps_before, nk = kv->n - kernels_before;
+  int64_t *tmp = malloc(((ng > nk ? ng : nk) + 1) * sizeof *tmp);
+  if (!tmp) return false;
   if (ng) memcpy(tmp, g->v + gaps_before, ng * sizeof *tmp); /* no gaps: no array yet */
   win->acc.median_gap_ns = median(tmp, ng);
   if (nk) memcpy(tmp, kv->v + kernels_before, nk * sizeof *tmp);
@@ -426,51 +446,61 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   return true;
 }
 
-/* Buckets the trace's kernels by window (counting sort), then accounts each window. */
-static bool account_kernels(an_timeline *tl, tl_trace *c) {
+/* The window of kernel event i counted from the trace's first, or -1. count: kernel time
+ * outside every window is added to its stage (once per kernel: the first pass). */
+static long kernel_window(an_timeline *tl, tl_trace *c, size_t i, bool count) {
   const an_trace_view *v = c->in->view;
-  size_t nk = 0, w0 = c->first_window; /* the trace's windows: [w0, n_win) */
-  const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
-  size_t *off = calloc(tl->n_win - w0 + 2, sizeof *off);
-  long *wk = malloc((nk ? nk : 1) * sizeof *wk);
-  tl_kernel *k = malloc((nk ? nk : 1) * sizeof *k);
+  if (i >= v->n_kernel_events || !v->kernel_stage[i]) return -1;
+  size_t slot = stage_slot(tl, v->kernel_stage[i]);
+  long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
+  if (count && w < 0 && slot < tl->n_st) {
+    int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i]));
+    tl->stages[slot].outside_ns += dur;
+    if (an_steps_kernel_setup(c->in->steps, i)) tl->stages[slot].setup_ns += dur;
+  }
+  return w < 0 ? -1 : w - (long)c->first_window;
+}
+
+/* Buckets the trace's kernels by window (a counting sort of their positions), then
+ * accounts each window from its own copy of its kernels: the copies of one window at a
+ * time, not of the whole trace. The stages' kernel lengths get their exact room first. */
+static bool account_kernels(an_timeline *tl, tl_trace *c) {
+  size_t nk = 0, w0 = c->first_window, nw = tl->n_win - w0; /* the trace's windows */
+  c->kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
+  size_t *off = calloc(nw + 2, sizeof *off), widest = 0;
+  if (!off) return false;
+  for (size_t i = 0; i < nk; i++) {
+    long w = kernel_window(tl, c, i, true);
+    if (w >= 0) off[w + 1]++;
+  }
+  bool ok = true;
+  for (size_t w = 0; ok && w < nw; w++) {
+    widest = off[w + 1] > widest ? off[w + 1] : widest;
+    ok = i64_reserve(&tl->work[tl->win[w0 + w].stage].kernels, off[w + 1]);
+  }
+  for (size_t w = 1; w <= nw; w++) off[w] += off[w - 1];
+  uint32_t *order = malloc((off[nw] ? off[nw] : 1) * sizeof *order);
+  tl_kernel *k = malloc((widest ? widest : 1) * sizeof *k);
   lanes l = {0};
-  bool ok = off && wk && k;
+  ok = ok && order && k;
   for (size_t i = 0; ok && i < nk; i++) {
-    wk[i] = -1;
-    if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
-    size_t slot = stage_slot(tl, v->kernel_stage[i]);
-    long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
-    if (w < 0 && slot < tl->n_st) tl->stages[slot].outside_ns += tl_ns(tr_event_dur(c->t, &kev[i]));
-    if (w < 0 && slot < tl->n_st && an_steps_kernel_setup(c->in->steps, i))
-      tl->stages[slot].setup_ns += tl_ns(tr_event_dur(c->t, &kev[i]));
-    if (w < 0) continue;
-    wk[i] = w - (long)w0;
-    off[wk[i] + 1]++;
+    long w = kernel_window(tl, c, i, false);
+    if (w >= 0) order[off[w]++] = (uint32_t)i;
   }
-  for (size_t w = 1; ok && w <= tl->n_win - w0; w++) off[w] += off[w - 1];
-  for (size_t i = 0; ok && i < nk; i++) {
-    if (wk[i] < 0) continue;
-    tl_kernel *x = &k[off[wk[i]]++];
-    int64_t s = tl_ns(kev[i].ts), d = tl_ns(tr_event_dur(c->t, &kev[i]));
-    const tr_event *launch = i < c->in->steps->n_kernel_events ? c->in->steps->launch[i] : NULL;
-    const char *coll = collective_name(tl, c, kev[i].name);
-    *x = (tl_kernel){s,
-                     s + (d > 0 ? d : 0),
-                     launch,
-                     tr_event_stream(c->t, &kev[i]),
-                     kev[i].index,
-                     graph_launch(c, launch),
-                     coll,
-                     coll ? message_key(tl, c, &kev[i], launch) : NULL};
+  for (size_t w = nw; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
+  off[0] = 0;
+  for (size_t w = 0; ok && w < nw; w++) {
+    size_t n = off[w + 1] - off[w];
+    for (size_t j = 0; j < n; j++) {
+      uint32_t i = order[off[w] + j];
+      int64_t s = tl_ns(c->kev[i].ts), d = tl_ns(tr_event_dur(c->t, &c->kev[i]));
+      k[j] = (tl_kernel){s, s + (d > 0 ? d : 0), tr_event_stream(c->t, &c->kev[i]), i};
+    }
+    ok = account_window(tl, c, w0 + w, k, n, &l);
   }
-  for (size_t w = tl->n_win - w0; ok && w > 0; w--) off[w] = off[w - 1]; /* back to starts */
-  if (ok) off[0] = 0;
-  for (size_t w = 0; ok && w < tl->n_win - w0; w++)
-    ok = account_window(tl, c, w0 + w, k + off[w], off[w + 1] - off[w], &l);
   free(l.v);
   free(off);
-  free(wk);
+  free(order);
   free(k);
   return ok;
 }
@@ -480,7 +510,11 @@ static bool split_gaps(an_timeline *tl, tl_trace *c) {
   if (!c->n_gaps) return true;
   tl_host *h = tl_host_create(c->t, tl->rules, tl->strings, c->gaps, c->n_gaps);
   if (!h) return false;
-  bool ok = true;
+  /* at most TL_MAX_PORTIONS a gap: room for them at once, not by doubling */
+  tl_portion *room =
+      ut_reserve(tl->por, &tl->cap_por, tl->n_por + TL_MAX_PORTIONS * c->n_gaps, sizeof *room);
+  bool ok = room != NULL;
+  if (ok) tl->por = room;
   for (size_t i = 0; ok && i < c->n_gaps; i++) {
     tl_portion p[TL_MAX_PORTIONS];
     size_t n = tl_host_split(h, &c->gaps[i], p);
@@ -509,7 +543,9 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   bool ok = c.coll_name && c.graph_call && c.step_window && c.stage_window;
   for (size_t j = 0; ok && j < n_steps; j++) c.step_window[j] = -1;
   for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
-  ok = ok && make_windows(tl, &c) && account_kernels(tl, &c) && split_gaps(tl, &c);
+  ok = ok && make_windows(tl, &c) && account_kernels(tl, &c);
+  an_op_nest_free(&c.nest); /* only the collectives' messages asked it */
+  ok = ok && split_gaps(tl, &c);
   free(c.coll_name);
   free(c.graph_call);
   free(c.step_window);

@@ -220,8 +220,10 @@ static int cmp_item(const void *pa, const void *pb, void *unused) {
   return a->ref < b->ref ? -1 : (a->ref > b->ref);
 }
 
-/* Sorts a thread's items and links each to the innermost item still open at its start. */
+/* Sorts a thread's items and links each to the innermost item still open at its start.
+ * The items' room is trimmed first: the gaps' portions are allocated next. */
 static bool link_items(thread_items *ti) {
+  ti->v = ut_shrink(ti->v, &ti->cap, ti->n, sizeof *ti->v);
   ut_sort(ti->v, ti->n, sizeof *ti->v, cmp_item, NULL);
   int32_t stack[TL_MAX_DEPTH];
   size_t depth = 0;

@@ -44,6 +44,16 @@ void *ut_grow(void *items, size_t *cap, size_t need, size_t elem) {
   return v;
 }
 
+void *ut_reserve(void *items, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap && items) return items;
+  if (elem && need > SIZE_MAX / elem) return NULL;
+  void *v = realloc(items, (need ? need : 1) * elem);
+  if (!v) return NULL;
+  if (need * elem >= HUGE_ARRAY_BYTES) advise_huge(v, need * elem);
+  *cap = need;
+  return v;
+}
+
 void *ut_grow_zeroed(void *items, size_t *cap, size_t need, size_t elem) {
   size_t old = items ? *cap : 0;
   void *v = ut_grow(items, cap, need, elem);

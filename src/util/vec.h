@@ -19,6 +19,12 @@
  * of memory or when the size would overflow (items stays valid, *cap unchanged). */
 void *ut_grow(void *items, size_t *cap, size_t need, size_t elem);
 
+/* The array reallocated to hold exactly need items when it holds fewer (*cap = need): for
+ * a count known before filling, where doubling would leave up to half of it unused.
+ * Returns the array to use, or NULL when out of memory or on overflow (items stays valid,
+ * *cap unchanged). */
+void *ut_reserve(void *items, size_t *cap, size_t need, size_t elem);
+
 /* ut_grow for an array indexed by id: the items it adds are zeroed (0 = "none yet"). */
 void *ut_grow_zeroed(void *items, size_t *cap, size_t need, size_t elem);
 

@@ -32,6 +32,27 @@ Test(util_vec, grows_by_doubling_and_refuses_overflow) {
   free(a);
 }
 
+/* ut_reserve grows to the count asked, not to a power of two, keeps the items, and leaves
+ * an array with room enough alone. */
+Test(util_vec, reserves_exactly_and_keeps_the_items) {
+  int *a = NULL;
+  size_t cap = 0;
+  a = ut_reserve(a, &cap, 5, sizeof *a);
+  cr_assert_not_null(a);
+  cr_assert_eq(cap, 5);
+  for (int i = 0; i < 5; i++) a[i] = i * 7;
+  int *b = ut_reserve(a, &cap, 1001, sizeof *a);
+  cr_assert_not_null(b);
+  cr_assert_eq(cap, 1001, "exactly the count, not 1024");
+  for (int i = 0; i < 5; i++) cr_assert_eq(b[i], i * 7);
+  a = ut_reserve(b, &cap, 300, sizeof *a);
+  cr_assert_eq(a, b, "room enough: the same array");
+  cr_assert_eq(cap, 1001);
+  cr_assert_null(ut_reserve(a, &cap, SIZE_MAX / 2, sizeof *a), "size overflow");
+  cr_assert_eq(cap, 1001, "a failed reserve leaves the capacity");
+  free(a);
+}
+
 static int shout(FILE *f, const char *s) {
   for (; s && *s; s++)
     if (fputc(*s >= 'a' && *s <= 'z' ? *s - 32 : *s, f) == EOF) return -1;
