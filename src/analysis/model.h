@@ -1137,6 +1137,8 @@ typedef struct an_rank_data {
 /* The Ranks section of one stage: rows in rank order. */
 typedef struct an_rank_report {
   const char *stage; /* stage id of the files */
+  size_t n_steps;    /* the most counted steps of a rank of the stage (0: unknown): the rows'
+                        times are totals over them, not per step */
   size_t n_rows;
   const an_rank_row *rows;
   size_t n_groups;

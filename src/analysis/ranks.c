@@ -753,6 +753,8 @@ static bool stage_report(an_rank_owner *o, an_rank_part *const *parts, size_t n,
   rep->stage = st && st->id ? st->id : an_strtab_cstr(o->strings, parts[0]->stage);
   rep->rows = rows;
   rep->n_rows = n;
+  for (size_t i = 0; i < n; i++)
+    if (parts[i]->n_steps > rep->n_steps) rep->n_steps = parts[i]->n_steps;
   bool ok = rep->stage != NULL;
   for (size_t i = 0; i < n && ok; i++) ok = fill_row(parts[i], o->strings, &rows[i]);
   an_rank_group *groups = NULL;

@@ -8,6 +8,7 @@
 
 #include "report/md.h"
 #include "report/names.h"
+#include "report/text.h"
 
 static const char *json_str(const cJSON *o, const char *k, const char *dflt) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -165,7 +166,12 @@ static int json_fuse(FILE *f, const cJSON *st, const char *label) {
 static int json_ranks(FILE *f, const cJSON *doc) {
   const cJSON *sec;
   cJSON_ArrayForEach(sec, json_get(doc, "ranks")) {
+    /* a report without "steps" (written before it existed) reads as steps unknown */
+    double steps = json_num(sec, "steps"); /* untrusted: kept only when a sane count */
+    const an_rank_report span = {.n_steps = steps >= 1 && steps < 1e9 ? (size_t)steps : 0};
+    char over[RP_RANK_SPAN_BYTES];
     if (fputs("\n##### Ranks: ", f) == EOF || rp_md_cell_text(f, json_str(sec, "stage", "?")) ||
+        fprintf(f, "\n\nThe %s.", rp_rank_span(&span, over, sizeof over)) < 0 ||
         fputs("\n\n| Rank | Busy (ms) | Compute (ms) | Exposed comm (ms) | Memory (ms) | "
               "Idle (ms) | Wait (ms) | Straggler |\n"
               "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",

@@ -41,6 +41,7 @@ typedef struct rp_rank_view {
   bool has_wait; /* a collective-wait column */
   size_t n_imbalance;
   const an_imbalance_row *imbalance; /* drawn below the ranks table; the model's rows */
+  const char *span; /* what the times cover (rp_rank_span), after the verdict; NULL: nothing */
 } rp_rank_view;
 
 /* <section id="ranks">: verdict, legend, the ranks table with one bar scale (and the

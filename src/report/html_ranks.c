@@ -145,6 +145,11 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   rp_hw_printf(hw, "</h%d><p class=\"verdict\">", 2 + hw->hd);
   rp_hw_text(hw, v->verdict);
   rp_hw_printf(hw, "</p>");
+  if (v->span) {
+    rp_hw_printf(hw, "<p class=\"muted\">");
+    rp_hw_text(hw, v->span);
+    rp_hw_printf(hw, ".</p>");
+  }
   ranks_head(hw, &v->rows[0], v->has_wait);
   for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest, v->has_wait);
   rp_hw_printf(hw, "</tbody></table></div>");
@@ -228,8 +233,9 @@ void rp_html_rank_reports(rp_hw *hw) {
       char suffix[32] = "";
       if (k) snprintf(suffix, sizeof suffix, "-%zu", k);
       hw->id_suffix = suffix;
+      char span[RP_RANK_SPAN_BYTES];
       rp_html_ranks(hw, &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance,
-                                        rr->imbalance});
+                                        rr->imbalance, rp_rank_span(rr, span, sizeof span)});
       hw->id_suffix = "";
     }
     free(rows);

@@ -159,10 +159,11 @@ static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
 }
 
 static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep) {
+  char over[RP_RANK_SPAN_BYTES];
   if (fprintf(f,
-              "\n## Ranks: %s\n\n%zu ranks. Collective wait: per matched collective, the "
+              "\n## Ranks: %s\n\n%zu ranks; %s. Collective wait: per matched collective, the "
               "rank's time minus the fastest rank's.\n\n",
-              rep->stage, rep->n_rows) < 0 ||
+              rep->stage, rep->n_rows, rp_rank_span(rep, over, sizeof over)) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
@@ -287,7 +288,9 @@ static bool stage_json(cJSON *a, const an_rank_report *rep) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
   cJSON_AddItemToArray(a, o);
-  if (!cJSON_AddStringToObject(o, "stage", rep->stage)) return false;
+  if (!cJSON_AddStringToObject(o, "stage", rep->stage) ||
+      !cJSON_AddNumberToObject(o, "steps", (double)rep->n_steps))
+    return false;
   cJSON *rows = cJSON_AddArrayToObject(o, "rows");
   cJSON *groups = cJSON_AddArrayToObject(o, "groups");
   cJSON *imb = cJSON_AddArrayToObject(o, "imbalance");

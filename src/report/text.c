@@ -758,3 +758,13 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
     snprintf(buf + used, cap - used, ".");
   return buf;
 }
+
+const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap) {
+  if (rep->n_steps == 1)
+    snprintf(buf, cap, "times are one step's");
+  else if (rep->n_steps > 1)
+    snprintf(buf, cap, "times are totals over the capture's %zu steps", rep->n_steps);
+  else
+    snprintf(buf, cap, "times are totals over the capture");
+  return buf;
+}

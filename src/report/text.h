@@ -111,6 +111,12 @@ const char *rp_rank_cause_id(an_rank_cause c);
 const char *rp_rank_group_source(an_rank_group_source s);
 const char *rp_rank_group_source_id(an_rank_group_source s);
 
+/* What the Ranks table's times cover: "times are totals over the capture's 2 steps", or
+ * "times are totals over the capture" when the steps are unknown, or "times are one
+ * step's" for one step; returns buf. */
+#define RP_RANK_SPAN_BYTES 160
+const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap);
+
 /* The limit of the ranks read: its title ("One rank of many", "Ranks missing") with its
  * sentence in buf, or NULL when every rank of the run was read (or nothing says how many). */
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);

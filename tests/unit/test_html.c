@@ -370,7 +370,8 @@ Test(html_ranks, one_scale_straggler_marked) {
       {"rank 0", 0, 3, a, true, "gemm<x>", NULL, 40.0, 0, 0},
       {"rank <1>", 1, 3, b, false, NULL, NULL, 0, 0, 0},
   };
-  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows, false, 0, NULL};
+  rp_rank_view v = {NULL, "rank 0 holds the others back",   2, rows, false, 0,
+                    NULL, "times are totals over <2> steps"};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -390,8 +391,10 @@ Test(html_ranks, one_scale_straggler_marked) {
                      "rank 1 on the same scale ends at 500");
   cr_assert_not_null(strstr(buf, "title=\"gemm&lt;x&gt;\""));
   cr_assert_eq(count(buf, "<th class=\"num\""), 4, "the span and one column per part");
+  cr_assert_not_null(strstr(buf, "<p class=\"muted\">times are totals over &lt;2&gt; steps.</p>"),
+                     "what the times cover, escaped, after the verdict");
   free(buf);
-  rp_rank_view none = {NULL, "x", 0, NULL, false, 0, NULL};
+  rp_rank_view none = {NULL, "x", 0, NULL, false, 0, NULL, NULL};
   f = open_memstream(&buf, &len);
   hw.out = f;
   rp_html_ranks(&hw, &none);
@@ -410,7 +413,7 @@ Test(html_ranks, wait_column_and_imbalance_rows) {
       {"rank 1", 1, 2, b, false, NULL, NULL, 0, 1234.5, 12.5},
   };
   an_imbalance_row imb[] = {{"moe<expert>", "compute", 0, 100, 180, 80, 1, 0}};
-  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows, true, 1, imb};
+  rp_rank_view v = {NULL, "rank 0 holds the others back", 2, rows, true, 1, imb, NULL};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);

@@ -249,3 +249,34 @@ Test(json_stream, list_and_document_equal_cjson_and_fail_on_null) {
   cr_assert_eq(rp_jstream_end(&m.w, true), -1);
   mem_close(&m);
 }
+
+/* The Ranks table's times are totals over the capture's steps: the line above the table
+ * says over how many (review 3 found 2-step totals read as per-step figures). */
+Test(report, rank_span_says_what_the_times_cover) {
+  char buf[RP_RANK_SPAN_BYTES];
+  an_rank_report r = {.n_steps = 2};
+  cr_assert_str_eq(rp_rank_span(&r, buf, sizeof buf),
+                   "times are totals over the capture's 2 steps");
+  r.n_steps = 1;
+  cr_assert_str_eq(rp_rank_span(&r, buf, sizeof buf), "times are one step's");
+  r.n_steps = 0;
+  cr_assert_str_eq(rp_rank_span(&r, buf, sizeof buf), "times are totals over the capture");
+}
+
+/* The bottleneck banner says how many items it left out, and nothing of the kind when it
+ * left none out (review 3: "so 0 such items are left out"). */
+Test(report, bottleneck_tail_without_items_left_out) {
+  char buf[RP_BOTTLENECK_BYTES];
+  an_bottleneck b = {.stage_label = "decode", .idle_pct = 97, .wait_pct = 0, .dropped = 0};
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_null(strstr(buf, "left out"), "%s", buf);
+  cr_assert(buf[strlen(buf) - 1] == '.', "%s", buf);
+  b.dropped = 3;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf, "so 3 such items are left out here"), "%s", buf);
+  b.launch_bound = true;
+  b.dropped = 1;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf, "mostly launch spacing"), "%s", buf);
+  cr_assert_not_null(strstr(buf, "so 1 such item is left out here"), "%s", buf);
+}
