@@ -424,6 +424,26 @@ static void mark_still_running(an_diff_row *ov, size_t n, const an_diff_row *k, 
 
 /* ------------------------------------------------------------------ renamed kernels */
 
+static bool among(const char *const *names, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
+/* An overlap row only one run lists whose kernel a renamed group pairs with the other
+ * run's kernels (another GPU picked another kernel for the same op): the row is the
+ * renamed work's, not new or removed work, so it points at the group (review 3: the
+ * diff paired TBE backward kernels as renamed and still called their forward "new"). */
+static void mark_renamed(an_diff_row *ov, size_t n, const an_diff_renamed *g, size_t ng) {
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < ng && !ov[i].still_runs && !ov[i].renamed_group; k++) {
+      bool after = ov[i].change == AN_DIFF_NEW;
+      if (among(after ? g[k].after_names : g[k].before_names, after ? g[k].n_after : g[k].n_before,
+                ov[i].name))
+        ov[i].renamed_group = k + 1;
+    }
+}
+
 /* The launching CPU op of side s's kernel name; NULL when none is linked or the launch is a
  * runtime call (cudaLaunchKernel, cudaGraphLaunch, hipLaunchKernel...): that names no op. */
 static const char *op_of(const an_diff_side_stage *s, const char *name) {
@@ -659,6 +679,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
   mark_still_running(ov, out->n_overlaps, k, out->n_kernels);
   if (!pair_renamed(o, &sd, f, out, k)) return false;
+  mark_renamed(ov, out->n_overlaps, out->renamed, out->n_renamed);
   out->overlaps = ov;
   out->kernels = k;
   out->categories = c;

@@ -1171,8 +1171,10 @@ typedef struct an_diff_row {
   an_diff_change change;
   bool has_wait;                        /* a collective with its wait known on both sides */
   double before_wait_us, after_wait_us; /* the wait part of before_us / after_us */
-  bool still_runs; /* an overlap row new or removed whose kernel runs in both runs: only
-                      its overlap row came or went (its times are the kernel's) */
+  size_t renamed_group; /* an overlap row new or removed whose kernel is one of a renamed
+                           group's (Kernels renamed): 1 + the group's index; 0: none */
+  bool still_runs;      /* an overlap row new or removed whose kernel runs in both runs: only
+                           its overlap row came or went (its times are the kernel's) */
 } an_diff_row;
 
 /* One rank of a stage in both runs (only when both runs have several ranks there). */

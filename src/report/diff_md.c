@@ -41,10 +41,8 @@ static int cols_md(FILE *f, const an_diff_row *r, bool counts) {
   if (ok)
     ok = r->change == AN_DIFF_NEW && !r->still_runs ? fputs("-", f) != EOF
                                                     : rp_md_pct(f, r->delta_pct, true) == 0;
-  const char *word = change_word(r->change, counts);
-  if (r->still_runs) /* an overlap row that came or went; the kernel runs in both */
-    word = r->change == AN_DIFF_NEW ? "now an overlap row (ran before too)"
-                                    : "no longer an overlap row (still runs)";
+  char buf[RP_DIFF_WORD_BYTES];
+  const char *word = rp_diff_overlap_word(r, change_word(r->change, counts), buf, sizeof buf);
   ok = ok && fprintf(f, " | %s", word) >= 0;
   if (ok && r->has_wait) /* the wait part of a collective: a wait change is no regression */
     ok = fputs(" (wait ", f) != EOF && rp_md_ms(f, r->before_wait_us, false) == 0 &&
@@ -521,6 +519,8 @@ static cJSON *row_json(const an_diff_row *r) {
       !cJSON_AddNumberToObject(o, "delta_pct", an_round3(r->delta_pct)) ||
       !cJSON_AddStringToObject(o, "change", change_id(r->change)) ||
       (r->still_runs && !cJSON_AddBoolToObject(o, "still_runs", true)) ||
+      (r->renamed_group &&
+       !cJSON_AddNumberToObject(o, "renamed_group", (double)r->renamed_group)) ||
       (r->has_wait &&
        (!cJSON_AddNumberToObject(o, "before_wait_us", an_round3(r->before_wait_us)) ||
         !cJSON_AddNumberToObject(o, "after_wait_us", an_round3(r->after_wait_us))))) {

@@ -211,10 +211,9 @@ static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
     rp_hw_printf(hw, "</td>");
     side_tds(hw, r);
     delta_td(hw, r);
-    const char *word = !r->still_runs             ? st
-                       : r->change == AN_DIFF_NEW ? "now an overlap row (ran before too)"
-                                                  : "no longer an overlap row (still runs)";
-    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st, word);
+    char buf[RP_DIFF_WORD_BYTES];
+    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st,
+                 rp_diff_overlap_word(r, st, buf, sizeof buf));
   }
   rp_hw_printf(hw, "</tbody></table></div>");
   rp_names_table_free(shown, s->n_overlaps);

@@ -768,3 +768,14 @@ const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap) {
     snprintf(buf, cap, "times are totals over the capture");
   return buf;
 }
+
+const char *rp_diff_overlap_word(const an_diff_row *r, const char *plain, char *buf, size_t cap) {
+  if (r->still_runs)
+    return r->change == AN_DIFF_NEW ? "now an overlap row (ran before too)"
+                                    : "no longer an overlap row (still runs)";
+  if (!r->renamed_group) return plain;
+  snprintf(buf, cap, "%s under a new kernel name (Kernels renamed #%zu)",
+           r->change == AN_DIFF_NEW ? "an overlap row" : "no longer an overlap row",
+           r->renamed_group);
+  return buf;
+}

@@ -111,6 +111,12 @@ const char *rp_rank_cause_id(an_rank_cause c);
 const char *rp_rank_group_source(an_rank_group_source s);
 const char *rp_rank_group_source_id(an_rank_group_source s);
 
+/* The change words of a diff's overlap row that came or went though its work did not: its
+ * kernel runs in both runs ("now an overlap row (ran before too)"), or a renamed group
+ * pairs it ("the renamed kernels' overlap row (Kernels renamed #2)"); else plain. */
+#define RP_DIFF_WORD_BYTES 96
+const char *rp_diff_overlap_word(const an_diff_row *r, const char *plain, char *buf, size_t cap);
+
 /* What the Ranks table's times cover: "times are totals over the capture's 2 steps", or
  * "times are totals over the capture" when the steps are unknown, or "times are one
  * step's" for one step; returns buf. */

@@ -1178,6 +1178,11 @@ Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
                         {"triton_new", "elementwise", 9, 9, NULL, NULL, 0},
                         {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0}};
   an_diff_side_stage sb = renamed_stage(b, 5), sa = renamed_stage(a, 4);
+  /* overlap rows: the renamed GEMM's row only after, the rope row only before */
+  an_diff_kernel ob[] = {{"rope_old", "memory", 10, 10, NULL, NULL, 0}};
+  an_diff_kernel oa[] = {{"volta_sgemm_x", "compute", 300, 300, NULL, NULL, 0}};
+  sb.n_overlaps = 1, sb.overlaps = ob;
+  sa.n_overlaps = 1, sa.overlaps = oa;
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
   an_diff_result res;
@@ -1207,6 +1212,14 @@ Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
     else
       cr_assert_str_eq(n, "same_kernel");
   }
+  /* an overlap row whose kernel a renamed group pairs points at the group; a removed
+   * kernel's row stays removed */
+  cr_assert_eq(s->n_overlaps, 2);
+  for (size_t i = 0; i < s->n_overlaps; i++)
+    if (strcmp(s->overlaps[i].name, "volta_sgemm_x") == 0)
+      cr_assert_eq(s->overlaps[i].renamed_group, 1, "group #1 (aten::mm)");
+    else
+      cr_assert_eq(s->overlaps[i].renamed_group, 0);
   an_diff_result_free(&res);
   te_rules_destroy(r);
 }
