@@ -766,25 +766,39 @@ typedef enum an_summary_kind {
 
 /* What the item asks the reader to do. */
 typedef enum an_action {
-  AN_ACTION_TUNE_KERNEL = 0,   /* below its attainable rate (roofline): tune or replace it */
-  AN_ACTION_TRY_OVERLAP = 1,   /* run it under another stream's work */
-  AN_ACTION_TRY_FUSION = 2,    /* fold it into its named fusion partner */
-  AN_ACTION_CHECK_DEPS = 3,    /* overlap looks possible; check its dependencies first */
-  AN_ACTION_ENABLE_FUSION = 4, /* a fused path exists in the framework: switch it on */
-  AN_ACTION_PORT_FUSION = 5,   /* a fused path exists upstream or in flight: port it */
-  AN_ACTION_ELIMINATE = 6,     /* a staging copy into a communication buffer: remove it */
-  AN_ACTION_REMOVE_SYNC = 7,   /* the host waits for the GPU, then issues the next work */
-  AN_ACTION_HOST_STALL = 8,    /* a named CPU activity keeps the GPU idle inside the step */
-  AN_ACTION_LAUNCH_BOUND = 9,  /* kernels launched one by one faster than the host issues
-                                  them: CUDA graphs / torch.compile (host-bound when the
-                                  step is already a graph, or a training step) */
-  AN_ACTION_RANK_SKEW = 10,    /* collective time above its floor: waiting for other ranks */
-  AN_ACTION_FUSE_CHAIN = 11,   /* eager elementwise and copy chains: torch.compile / fused */
-  AN_ACTION_FEWER_BYTES = 12,  /* at the bandwidth bound: move fewer bytes */
-  AN_ACTION_DEPENDENCY = 13,   /* work issued before a long gap sat queued on an event, another
-                                  stream or a graph's dependency: find what it waits on */
-  AN_ACTION_INVESTIGATE = 14   /* a large category nothing bounds: find what limits it */
+  AN_ACTION_TUNE_KERNEL = 0,     /* below its attainable rate (roofline): tune or replace it */
+  AN_ACTION_TRY_OVERLAP = 1,     /* run it under another stream's work */
+  AN_ACTION_TRY_FUSION = 2,      /* fold it into its named fusion partner */
+  AN_ACTION_CHECK_DEPS = 3,      /* overlap looks possible; check its dependencies first */
+  AN_ACTION_ENABLE_FUSION = 4,   /* a fused path exists in the framework: switch it on */
+  AN_ACTION_PORT_FUSION = 5,     /* a fused path exists upstream or in flight: port it */
+  AN_ACTION_ELIMINATE = 6,       /* a staging copy into a communication buffer: remove it */
+  AN_ACTION_REMOVE_SYNC = 7,     /* the host waits for the GPU, then issues the next work */
+  AN_ACTION_HOST_STALL = 8,      /* a named CPU activity keeps the GPU idle inside the step */
+  AN_ACTION_LAUNCH_BOUND = 9,    /* kernels launched one by one faster than the host issues
+                                    them: CUDA graphs / torch.compile (host-bound when the
+                                    step is already a graph, or a training step) */
+  AN_ACTION_RANK_SKEW = 10,      /* collective time above its floor: waiting for other ranks */
+  AN_ACTION_FUSE_CHAIN = 11,     /* eager elementwise and copy chains: torch.compile / fused */
+  AN_ACTION_FEWER_BYTES = 12,    /* at the bandwidth bound: move fewer bytes */
+  AN_ACTION_DEPENDENCY = 13,     /* work issued before a long gap sat queued on an event, another
+                                    stream or a graph's dependency: find what it waits on */
+  AN_ACTION_INVESTIGATE = 14,    /* a large category nothing bounds: find what limits it */
+  AN_ACTION_SLOW_COLLECTIVE = 15 /* collective time above its floor inside the step, not at
+                                    its first collective (no late arrival): the collectives
+                                    run slower mid-step (contention, ranks drifting apart) */
 } an_action;
+
+/* Which part of a time-account row an item's figures take: an idle cause's gaps of at
+ * least timeline.long_gap_us, or the others. */
+typedef enum an_row_part { AN_PART_ALL = 0, AN_PART_LONG = 1, AN_PART_SHORT = 2 } an_row_part;
+
+/* A row of the item's stage's time account whose figures the item sums: an idle cause
+ * (idle items) or a collective (wait items), whole or in part. */
+typedef struct an_item_row {
+  size_t row; /* index in the account's causes or the timeline's collectives */
+  an_row_part part;
+} an_item_row;
 
 /* What an item's bound rests on (docs/report.md "What to try first"). */
 typedef enum an_bound_basis {
@@ -865,6 +879,13 @@ typedef struct an_summary_item {
   an_unknown unknown;          /* investigate items: what keeps them unbounded */
   an_fusion_partner partner;   /* fusion items of an overlap row: what it folds into (the
                                   eager chain has no what: the report names it) */
+  /* Idle and wait items: the time-account rows their count and figures are the sum of
+   * (the basis; a wait item's bound is at most their wait). No two items of a stage
+   * take the same part of a row. 0: the item's kernels are its rows. */
+  size_t n_rows;
+  const an_item_row *rows;
+  const struct an_stage_timeline *timeline; /* idle and wait items: the account the rows
+                                               index (borrowed) */
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -21,10 +21,11 @@ static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fus
                                                        "wait"};
 
 const char *an_summary_action_id(an_action a) {
-  static const char *const ids[] = {"tune",        "overlap",      "fusion_neighbour", "check_deps",
-                                    "fusion",      "port",         "eliminate",        "sync",
-                                    "stall",       "launch_bound", "rank_skew",        "chain",
-                                    "fewer_bytes", "dependency",   "investigate"};
+  static const char *const ids[] = {
+      "tune",        "overlap",      "fusion_neighbour", "check_deps",
+      "fusion",      "port",         "eliminate",        "sync",
+      "stall",       "launch_bound", "rank_skew",        "chain",
+      "fewer_bytes", "dependency",   "investigate",      "slow_collective"};
   return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 
@@ -60,11 +61,14 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
   if (v) c->v = v;
   size_t *o = v ? ut_grow(c->koff, &c->cap_off, c->n + 1, sizeof *o) : NULL;
   if (o) c->koff = o;
-  if (!v || !o) {
+  size_t *ro = o ? ut_grow(c->roff, &c->cap_roff, c->n + 1, sizeof *ro) : NULL;
+  if (ro) c->roff = ro;
+  if (!v || !o || !ro) {
     c->nomem = true;
     return NULL;
   }
   c->koff[c->n] = c->nk;
+  c->roff[c->n] = c->nr;
   an_summary_item *it = &c->v[c->n++];
   *it = (an_summary_item){.kind = kind,
                           .action = action,
@@ -92,6 +96,17 @@ void sm_item_kernel(sm_ctx *c, const char *kernel) {
   c->kpool = p;
   c->kpool[c->nk++] = kernel;
   c->v[c->n - 1].n_kernels++;
+}
+
+void sm_item_row(sm_ctx *c, size_t row, an_row_part part) {
+  an_item_row *p = ut_grow(c->rpool, &c->capr, c->nr + 1, sizeof *p);
+  if (!p) {
+    c->nomem = true;
+    return;
+  }
+  c->rpool = p;
+  c->rpool[c->nr++] = (an_item_row){row, part};
+  c->v[c->n - 1].n_rows++;
 }
 
 double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r) { return r->steps_us * c->g.per; }
@@ -262,13 +277,18 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
     c.to = &stages[i]; /* rep->stages, writable */
     stage_items(&c);
   }
-  for (size_t i = 0; i < c.n; i++) c.v[i].kernels = c.kpool + c.koff[i];
+  for (size_t i = 0; i < c.n; i++) {
+    c.v[i].kernels = c.kpool + c.koff[i];
+    c.v[i].rows = c.rpool + c.roff[i];
+  }
   size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, c.s->summary_max_items);
   free(bneck);
   free(c.koff);
+  free(c.roff);
   out->items = c.v;
   out->n_items = n;
   out->kernels = c.kpool;
+  out->rows = c.rpool;
   rep->summary = c.v;
   rep->n_summary = n;
   return c.nomem ? AN_ERR_NOMEM : AN_OK;
@@ -361,6 +381,7 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
 void an_summary_free(an_summary_data *d) {
   free(d->items);
   free(d->kernels);
+  free(d->rows);
   free(d->categories);
   memset(d, 0, sizeof *d);
 }

@@ -24,6 +24,7 @@ typedef struct an_summary_data {
   an_summary_item *items;
   size_t n_items;
   const char **kernels;         /* the items' kernel lists */
+  an_item_row *rows;            /* the items' time-account rows */
   an_category_time *categories; /* all stages' categories, stage after stage */
   size_t n_categories;
 } an_summary_data;

@@ -42,6 +42,10 @@ typedef struct sm_ctx {
   size_t cap_off;
   const char **kpool;
   size_t nk, capk;
+  size_t *roff; /* per item: its first time-account row in rpool */
+  size_t cap_roff;
+  an_item_row *rpool;
+  size_t nr, capr;
   bool nomem;
 } sm_ctx;
 
@@ -51,6 +55,8 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
                         const char *location, double bound_us, an_bound_basis basis,
                         double basis_us);
 void sm_item_kernel(sm_ctx *c, const char *kernel);
+/* Adds a time-account row (part) whose figures the last added item sums. */
+void sm_item_row(sm_ctx *c, size_t row, an_row_part part);
 
 /* The candidates of the current stage. */
 void sm_idle_items(sm_ctx *c);

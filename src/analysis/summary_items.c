@@ -16,6 +16,7 @@
  * dataflow evidence that the kernel is independent (overlap.dependency.independent_classes).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/summary.h"
@@ -25,46 +26,83 @@
 
 static double per_step_us(const sm_ctx *c, int64_t ns) { return (double)ns / 1000.0 * c->g.per; }
 
-/* An item of a cause's idle: ns of it in gaps gaps (the whole cause, or its long part). */
-static void named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action action, int64_t ns,
-                       size_t gaps) {
-  double us = per_step_us(c, ns);
-  an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, action, i, x->location, us, AN_BASIS_IDLE, us);
-  if (!it) return;
-  it->what = x->what;
-  it->idle_kind = x->kind;
-  it->count = gaps;
-  it->detail_us = (double)x->max_gap_ns / 1000.0;
-  if (action == AN_ACTION_DEPENDENCY) it->least_gap_us = c->s->timeline_long_gap_us;
+/* A part of a cause: its idle and gaps (the long part: gaps of timeline.long_gap_us). */
+static int64_t part_ns(const an_idle_cause *x, an_row_part part) {
+  return part == AN_PART_ALL    ? x->idle_ns
+         : part == AN_PART_LONG ? x->long_ns
+                                : x->idle_ns - x->long_ns;
 }
 
-/* Host-side idle pooled as launch-bound: its per-step time, gaps and largest cause. */
+static size_t part_gaps(const an_idle_cause *x, an_row_part part) {
+  return part == AN_PART_ALL    ? x->gaps
+         : part == AN_PART_LONG ? x->long_gaps
+                                : x->gaps - x->long_gaps;
+}
+
+/* An item of a part of cause i: its figures are that part's. */
+static an_summary_item *named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, an_action action,
+                                   an_row_part part) {
+  double us = per_step_us(c, part_ns(x, part));
+  an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, action, i, x->location, us, AN_BASIS_IDLE, us);
+  if (!it) return NULL;
+  it->what = x->what;
+  it->idle_kind = x->kind;
+  it->count = part_gaps(x, part);
+  it->detail_us = (double)x->max_gap_ns / 1000.0;
+  it->least_gap_us = c->s->timeline_long_gap_us;
+  it->timeline = c->g.st->timeline;
+  sm_item_row(c, i, part);
+  return it;
+}
+
+/* Causes (parts) whose idle one item sums: a launch-bound pool, or the queued-work stalls
+ * of a stage. Its evidence row is the largest member. */
 typedef struct pool {
   int64_t ns;
   size_t gaps;
   long row;
   int64_t row_ns;
+  an_item_row *m; /* members, at most one per cause */
+  size_t n;
 } pool;
 
-static void pool_add(pool *p, int64_t ns, size_t gaps, size_t i) {
+static void pool_add(pool *p, const an_idle_cause *x, size_t i, an_row_part part) {
+  int64_t ns = part_ns(x, part);
   p->ns += ns;
-  p->gaps += gaps;
+  p->gaps += part_gaps(x, part);
+  if (p->m) p->m[p->n++] = (an_item_row){i, part};
   if (p->row < 0 || ns > p->row_ns) {
     p->row = (long)i;
     p->row_ns = ns;
   }
 }
 
-/* A host stall of ns in gaps gaps: an item, or, when the thread recorded nothing in them,
- * the stage's unseen host time for the Limits. */
-static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, int64_t ns,
-                  size_t gaps) {
+/* The pool's item: its figures are its members' sums, every member linked. */
+static an_summary_item *pool_item(sm_ctx *c, const pool *p, an_action action,
+                                  const char *location) {
+  double us = per_step_us(c, p->ns);
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_IDLE, action, (size_t)p->row, location, us, AN_BASIS_IDLE, us);
+  if (!it) return NULL;
+  it->count = p->gaps;
+  it->timeline = c->g.st->timeline;
+  it->least_gap_us = c->s->timeline_long_gap_us;
+  for (size_t k = 0; k < p->n; k++) /* the evidence row first */
+    if (p->m[k].row == (size_t)p->row) sm_item_row(c, p->m[k].row, p->m[k].part);
+  for (size_t k = 0; k < p->n; k++)
+    if (p->m[k].row != (size_t)p->row) sm_item_row(c, p->m[k].row, p->m[k].part);
+  return it;
+}
+
+/* A host stall of a part of cause i: an item, or, when the thread recorded nothing in
+ * it, the stage's unseen host time for the Limits. */
+static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_row_part part) {
   if (!unseen) {
-    named_idle(c, x, i, AN_ACTION_HOST_STALL, ns, gaps);
+    named_idle(c, x, i, AN_ACTION_HOST_STALL, part);
     return;
   }
-  c->to->unseen_host_us += per_step_us(c, ns);
-  c->to->unseen_host_gaps += gaps;
+  c->to->unseen_host_us += per_step_us(c, part_ns(x, part));
+  c->to->unseen_host_gaps += part_gaps(x, part);
   if ((double)x->max_gap_ns / 1000.0 > c->to->unseen_host_max_us)
     c->to->unseen_host_max_us = (double)x->max_gap_ns / 1000.0;
 }
@@ -80,37 +118,53 @@ static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p) {
    * to capture instead (report/timeline_report.h, RP_CHECK_UNSEEN_HOST) */
   bool unseen = x->kind == AN_IDLE_HOST && !x->what && !x->location;
   if (few && mean_gap >= c->s->summary_stall_min_gap_us) {
-    stall(c, x, i, unseen, x->idle_ns, x->gaps);
+    stall(c, x, i, unseen, AN_PART_ALL);
     return;
   }
-  if (x->long_gaps) stall(c, x, i, unseen, x->long_ns, x->long_gaps);
-  pool_add(p, x->idle_ns - x->long_ns, x->gaps - x->long_gaps, i);
+  if (x->long_gaps) stall(c, x, i, unseen, AN_PART_LONG);
+  if (x->gaps > x->long_gaps) pool_add(p, x, i, x->long_gaps ? AN_PART_SHORT : AN_PART_ALL);
 }
 
 void sm_idle_items(sm_ctx *c) {
   const an_time_account *a = &c->g.st->timeline->total;
-  pool p = {0, 0, -1, 0};
+  an_item_row *m = calloc(2 * (a->n_causes + 1), sizeof *m);
+  if (!m) {
+    c->nomem = true;
+    return;
+  }
+  pool p = {0, 0, -1, 0, m, 0}, queued = {0, 0, -1, 0, m + a->n_causes + 1, 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
     if (x->kind == AN_IDLE_SYNC)
-      named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, x->idle_ns, x->gaps);
+      named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL);
     else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
-      named_idle(c, x, i, AN_ACTION_HOST_STALL, x->idle_ns, x->gaps);
+      named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
     else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps) /* queued work waiting long */
-      named_idle(c, x, i, AN_ACTION_DEPENDENCY, x->long_ns, x->long_gaps);
+      pool_add(&queued, x, i, x->long_gaps < x->gaps ? AN_PART_LONG : AN_PART_ALL);
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
-      pool_add(&p, x->idle_ns, x->gaps, i);
+      pool_add(&p, x, i, AN_PART_ALL);
     else if (x->kind == AN_IDLE_HOST || x->kind == AN_IDLE_LAUNCH)
       host_cause(c, x, i, &p);
   }
+  /* queued work is one action whatever call issued it (a graph launch, a kernel launch):
+   * find what it waits on */
+  const an_idle_cause *top = queued.row >= 0 ? &a->causes[queued.row] : NULL;
+  an_summary_item *it = top ? pool_item(c, &queued, AN_ACTION_DEPENDENCY, top->location) : NULL;
+  if (it) {
+    it->what = top->what;
+    it->idle_kind = top->kind;
+    for (size_t k = 0; k < queued.n; k++) {
+      double g = (double)a->causes[queued.m[k].row].max_gap_ns / 1000.0;
+      if (g > it->detail_us) it->detail_us = g;
+    }
+  }
   double us = per_step_us(c, p.ns);
-  if (p.row < 0 || us < c->s->summary_launch_bound_min_pct / 100.0 * c->g.step_us) return;
-  an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, AN_ACTION_LAUNCH_BOUND, (size_t)p.row, NULL, us,
-                               AN_BASIS_IDLE, us);
-  if (!it) return;
-  it->count = p.gaps;
-  it->detail_us = (double)a->median_gap_ns / 1000.0;
-  it->eager = c->g.eager;
+  if (p.row >= 0 && us >= c->s->summary_launch_bound_min_pct / 100.0 * c->g.step_us &&
+      (it = pool_item(c, &p, AN_ACTION_LAUNCH_BOUND, NULL))) {
+    it->detail_us = (double)a->median_gap_ns / 1000.0;
+    it->eager = c->g.eager;
+  }
+  free(m);
 }
 
 /* ---------------------------------------------------------------- wait */
@@ -161,9 +215,20 @@ static double rank_loss_per_step(const an_rank_group *g) {
   return g->lost_per_step_us / (double)(g->n_ranks - 1);
 }
 
-/* One item per stage: the waits have one root cause, the rank the others wait for. On a
- * directory the bound is at least what a rank of the group loses per step to it (fixing
- * the straggler shortens every rank's step, its own too), at most the collective time. */
+/* Whether the wait sits where a late rank puts it: at the first collective of the step
+ * (summary.straggler_first_min_pct of it), or the Ranks section measured whom it waits for.
+ * Wait spread over the step's later collectives is those collectives running slow. */
+static bool late_arrival(const sm_ctx *c, const an_summary_item *it, bool measured) {
+  return measured || (it->rank_group && !it->rank_group_partial) ||
+         it->first_us * 100.0 >= c->s->summary_straggler_first_min_pct * it->at_stake_us;
+}
+
+/* One item per stage: the waits have one root cause, the rank the others wait for. Its
+ * rows are the collectives that wait (all of them when the Ranks section measured the
+ * loss). The bound is their wait above their floors; where the Ranks section measured what
+ * a rank of the group loses to the straggler it names (its group read whole, or the
+ * imbalance its ranks show), that loss instead: fixing it wins no more (nor less: its own
+ * floor keeps as transfer a wait that recurs every step). At most the rows' time. */
 void sm_wait_items(sm_ctx *c) {
   const an_stage_timeline *tl = c->g.st->timeline;
   if (!tl->n_collectives) return;
@@ -171,10 +236,19 @@ void sm_wait_items(sm_ctx *c) {
   /* a group that is only the ranks read, of a run with more: its floor may be late too */
   bool partial =
       rg && rg->source == AN_GROUP_ALL_RANKS && c->rep->limits.world_size > (long)rg->n_ranks;
-  double coll = per_step_us(c, tl->total.collective_ns);
-  double us = tl->total.collective_wait_ns > 0 ? per_step_us(c, tl->total.collective_wait_ns) : 0;
-  double ranks = partial ? 0 : rank_loss_per_step(rg);
-  if (ranks > us) us = ranks < coll ? ranks : coll;
+  an_summary_item probe = {0};
+  straggler_imbalance(c, rg, &probe);
+  double loss = rank_loss_per_step(rg);
+  bool measured = loss > 0 && (!partial || probe.imbalance);
+  int64_t total = 0, wait = 0;
+  for (size_t i = 0; i < tl->n_collectives; i++)
+    if (measured || tl->collectives[i].wait_ns > 0) {
+      total += tl->collectives[i].total_ns;
+      wait += tl->collectives[i].wait_ns;
+    }
+  double coll = per_step_us(c, total);
+  double us = measured ? loss : per_step_us(c, wait);
+  if (us > coll) us = coll;
   if (us <= 0) return;
   const an_collective_time *top = &tl->collectives[0]; /* wait descending */
   an_summary_item *it =
@@ -185,11 +259,15 @@ void sm_wait_items(sm_ctx *c) {
   it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
+  it->timeline = tl;
   straggler_imbalance(c, rg, it);
+  if (!late_arrival(c, it, measured)) it->action = AN_ACTION_SLOW_COLLECTIVE;
+  it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(it->action)) * us;
   for (size_t i = 0; i < tl->n_collectives; i++) {
-    if (tl->collectives[i].wait_ns <= 0 && !(ranks > 0 && i == 0)) continue;
+    if (!measured && tl->collectives[i].wait_ns <= 0) continue;
     it->count += tl->collectives[i].instances;
     sm_item_kernel(c, tl->collectives[i].kernel);
+    sm_item_row(c, i, AN_PART_ALL);
   }
 }
 

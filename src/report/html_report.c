@@ -16,6 +16,7 @@
 #include "report/text.h"
 #include "report/timeline_report.h"
 #include "triage/settings.h"
+#include "util/limits.h"
 
 static void names_add(rp_hw_names *s, const char *name) {
   for (size_t i = 0; i < s->n; i++)
@@ -227,7 +228,12 @@ static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) 
 
 /* The evidence rows, under the anchors the Markdown uses (rp_html_evidence). */
 static void summary_evidence(rp_hw *hw, const an_summary_item *it) {
-  rp_html_evidence(hw, it->anchor);
+  if (!it->n_rows) rp_html_evidence(hw, it->anchor);
+  for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
+    char id[64];
+    rp_item_row_anchor(it, k, id, sizeof id);
+    rp_html_evidence(hw, id);
+  }
   for (size_t k = 0; k < it->n_more; k++) rp_html_evidence(hw, it->more[k]);
 }
 

@@ -381,6 +381,22 @@ static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload 
          cJSON_AddNumberToObject(o, "first_us", an_round3(it->first_us));
 }
 
+/* The time-account rows the item's figures sum, with the part of each. */
+static bool item_rows_json(cJSON *o, const an_summary_item *it) {
+  cJSON *v = cJSON_AddArrayToObject(o, "rows");
+  for (size_t k = 0; v && k < it->n_rows; k++) {
+    char id[64];
+    rp_item_row_anchor(it, k, id, sizeof id);
+    cJSON *x = cJSON_CreateObject();
+    if (!x) return false;
+    cJSON_AddItemToArray(v, x);
+    if (!cJSON_AddStringToObject(x, "row", id) ||
+        !cJSON_AddStringToObject(x, "part", rp_row_part(it->rows[k].part)))
+      return false;
+  }
+  return v != NULL;
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -399,7 +415,8 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddNumberToObject(o, "at_stake_us", an_round3(it->at_stake_us)) &&
          cJSON_AddNumberToObject(o, "share_pct", an_round3(it->share_pct)) &&
          cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
-         cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w);
+         cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w) &&
+         item_rows_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

@@ -557,6 +557,9 @@ const char *rp_action(an_action a) {
       return "Move fewer bytes (FP8/FP4 weights or KV cache, larger batch)";
     case AN_ACTION_DEPENDENCY:
       return "Find what the queued work waits on (an event, another stream, a graph's input)";
+    case AN_ACTION_SLOW_COLLECTIVE:
+      return "Find why collectives run above their floor mid-step (not a late rank): compute "
+             "kernels sharing the GPU with them, the link, ranks drifting apart";
     case AN_ACTION_INVESTIGATE:
       return "Investigate: no model bounds these kernels yet";
   }

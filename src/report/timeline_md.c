@@ -49,10 +49,31 @@ static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, co
   }
 }
 
+/* The time-account rows the item sums, the part of each it takes, and how many more the
+ * JSON report lists. */
+static void item_rows(FILE *f, const an_summary_item *it) {
+  char label[160], id[64], g[32];
+  rp_fmt_ms(g, sizeof g, it->least_gap_us);
+  for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
+    rp_item_row_anchor(it, k, id, sizeof id);
+    rp_evidence_label(id, k ? NULL : it->stage_label, label, sizeof label);
+    fprintf(f, "%s[%s](#%s)", k ? ", " : " Evidence: ", label, id);
+    if (it->rows[k].part != AN_PART_ALL)
+      fprintf(f, " (its gaps %s %s ms)", it->rows[k].part == AN_PART_LONG ? "of at least" : "under",
+              g);
+  }
+  if (it->n_rows > RP_ITEM_ROWS_SHOWN)
+    fprintf(f, " and %zu more rows (the JSON report's item rows)", it->n_rows - RP_ITEM_ROWS_SHOWN);
+}
+
 static void item_evidence(FILE *f, const an_summary_item *it) {
   char label[160];
-  rp_evidence_label(it->anchor, it->stage_label, label, sizeof label);
-  fprintf(f, " Evidence: [%s](#%s)", label, it->anchor);
+  if (it->n_rows) {
+    item_rows(f, it);
+  } else {
+    rp_evidence_label(it->anchor, it->stage_label, label, sizeof label);
+    fprintf(f, " Evidence: [%s](#%s)", label, it->anchor);
+  }
   for (size_t k = 0; k < it->n_more; k++) {
     rp_evidence_label(it->more[k], NULL, label, sizeof label);
     fprintf(f, ", [%s](#%s)", label, it->more[k]);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/md.h"
 #include "report/text.h"
 #include "util/buf.h"
@@ -50,7 +51,8 @@ static cJSON *cause_json(const an_idle_cause *c) {
             add_str0(o, "what", c->what) && add_str0(o, "location", c->location) &&
             add_us(o, "idle_us", c->idle_ns) &&
             cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
-            add_us(o, "max_gap_us", c->max_gap_ns);
+            add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
+            cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -160,11 +162,27 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
 
 /* ---------------------------------------------------------------- summary words */
 
+const char *rp_row_part(an_row_part p) {
+  static const char *const w[] = {"all", "long", "short"};
+  return (size_t)p < sizeof w / sizeof *w ? w[p] : "all";
+}
+
+void rp_item_row_anchor(const an_summary_item *it, size_t k, char *out, size_t cap) {
+  an_summary_anchor(out, cap, it->kind == AN_SUMMARY_WAIT ? "wait" : "idle", it->stage_id,
+                    it->rows[k].row);
+}
+
 bool rp_summary_links_to(const an_report *r, const char *anchor) {
   for (size_t i = 0; i < r->n_summary; i++) {
-    if (!strcmp(r->summary[i].anchor, anchor)) return true;
-    for (size_t k = 0; k < r->summary[i].n_more; k++)
-      if (!strcmp(r->summary[i].more[k], anchor)) return true;
+    const an_summary_item *it = &r->summary[i];
+    if (!strcmp(it->anchor, anchor)) return true;
+    for (size_t k = 0; k < it->n_more; k++)
+      if (!strcmp(it->more[k], anchor)) return true;
+    for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
+      char id[64];
+      rp_item_row_anchor(it, k, id, sizeof id);
+      if (!strcmp(id, anchor)) return true;
+    }
   }
   return false;
 }
@@ -561,9 +579,18 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       if (it->rank_group_partial)
         snprintf(who + strlen(who), sizeof who - strlen(who),
                  "; the run has ranks not read, so the rank waited for may be one of them");
+      if (it->action == AN_ACTION_SLOW_COLLECTIVE) {
+        snprintf(b, cap,
+                 "collective time above a %.1f us floor (the fastest like instances) of %s "
+                 "ms/step in these collectives; only %s ms/step of it at the first collective "
+                 "of each step, where late ranks would show: the rest is collectives running "
+                 "slow inside the step",
+                 it->detail_us, x, y);
+        return;
+      }
       snprintf(b, cap,
                "collective time above a %.1f us floor (the fastest like instances) of %s "
-               "ms/step in collectives; the first collective of each step waits %s ms/step "
+               "ms/step in these collectives; the first collective of each step waits %s ms/step "
                "(other ranks arriving late); %s",
                it->detail_us, x, y, who);
       return;

@@ -32,6 +32,10 @@ double rp_ns_us(int64_t ns);
 /* Whether a summary item names this anchor as its evidence (an idle cause past
  * RP_TIMELINE_CAUSES_SHOWN is still shown when an item links to it). */
 bool rp_summary_links_to(const an_report *r, const char *anchor);
+/* "all", "long", "short": the part of a time-account row an item sums (JSON). */
+const char *rp_row_part(an_row_part p);
+/* The anchor of the k-th time-account row item it sums ("idle-decode-3"). */
+void rp_item_row_anchor(const an_summary_item *it, size_t k, char *out, size_t cap);
 /* The item's action as the reader acts on it (the launch-bound action reads differently
  * for a graph-replayed stage and a training step). */
 const char *rp_summary_action(const an_summary_item *it, an_workload w);

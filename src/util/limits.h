@@ -99,6 +99,9 @@
 /* Idle causes listed in a stage's Markdown time account (those a summary item links to
  * always are); the rest are counted in one line and listed in the JSON report. */
 #define RP_TIMELINE_CAUSES_SHOWN 10u
+/* Time-account rows an item's evidence names in Markdown and HTML (their table shows them
+ * too); the rest are counted, and all are in the JSON report's item "rows". */
+#define RP_ITEM_ROWS_SHOWN 4u
 
 /* ---- the command line (src/cli) ---- */
 

@@ -21,7 +21,14 @@ staged and ranked directories, the synthetic traces) and on every shared real tr
                  group named or every rank of the run read);
     chain     <= the summed in-step time of its kernels;
     roofline, exposed <= the in-step time of its kernel;
-    saving    <= the stage kernel time of its kernels.
+    saving    <= the stage kernel time of its kernels;
+- per item, its figures are the sum of exactly the rows it links (issue 28, review 3 defect
+  5): an idle item's bound, basis and gap count equal the summed parts ("all", "long":
+  gaps of timeline.long_gap_us, "short": the rest) of the idle causes in its "rows"; a
+  wait item's basis and instance count equal its collectives' sums, its bound at most
+  their wait or the rank loss the Ranks section measured, and never more than a loss it
+  quotes; a chain's basis and count are its kernels' sums; no two items of a stage take
+  the same part of a row.
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
@@ -78,11 +85,10 @@ def basis_limit(item, stage, fail, rep=None):
     rows = {k["name"]: k for k in stage.get("kernels", [])}
     basis = item["basis"]
     if basis == "idle":
-        row = int(item["anchor"].rsplit("-", 1)[1])
         causes = tl["total"]["causes"]
-        pooled = item["action_id"] == "launch_bound"
-        idle = tl["total"]["idle_us"] if pooled else causes[row]["idle_us"]
-        return idle / steps
+        rows = {int(r["row"].rsplit("-", 1)[1]) for r in item.get("rows", [])}
+        rows = rows or {int(item["anchor"].rsplit("-", 1)[1])}
+        return sum(causes[i]["idle_us"] for i in rows) / steps
     if basis == "wait":
         wait = max(tl["total"]["collective_wait_us"] / steps, rank_loss_each(rep or {}, stage["stage"]))
         if item["bound_us_per_step"] > wait + EPS:
@@ -93,6 +99,81 @@ def basis_limit(item, stage, fail, rep=None):
     if basis == "saving":
         return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)
     return None
+
+
+def row_part(cause, part):
+    """(idle us, gaps) of a part of an idle cause."""
+    if part == "all":
+        return cause["idle_us"], cause["gaps"]
+    if part == "long":
+        return cause["long_us"], cause["long_gaps"]
+    return cause["idle_us"] - cause["long_us"], cause["gaps"] - cause["long_gaps"]
+
+
+def quoted_loss(rep, stage):
+    """The per-rank loss the Ranks section measured for the tables' rank's group (what a
+    wait item quotes), 0 when none."""
+    formal = rep.get("inputs", {}).get("formal") or [None]
+    for sec in rep.get("ranks", []):
+        if sec["stage"] != stage:
+            continue
+        for row in sec["rows"]:
+            if row["path"] == formal[0]:
+                g = sec["groups"][row["group"]]
+                if g["verdict"] in ("straggler", "spread") and len(g["ranks"]) > 1:
+                    return g["lost_per_step_us"] / (len(g["ranks"]) - 1)
+    return 0
+
+
+def check_rows(where, item, stage, rep, fail, claimed):
+    """The item's figures are the sums of the rows it links; no part of a row twice."""
+    tl = stage.get("timeline") or {}
+    steps = max(tl.get("steps_counted", 0), 1)
+    rows = item.get("rows", [])
+    kind = item["kind"]
+    if kind in ("idle", "wait") and not rows:
+        fail(f"{where}: a {kind} item links no time-account row")
+        return
+    for r in rows:
+        key = r["row"]
+        parts = claimed.setdefault(key, set())
+        clash = r["part"] in parts or "all" in parts or (r["part"] == "all" and parts)
+        if clash:
+            fail(f"{where}: {key} ({r['part']}) is already counted by another item")
+        parts.add(r["part"])
+    if kind == "idle":
+        causes = tl["total"]["causes"]
+        us = gaps = 0
+        for r in rows:
+            u, g = row_part(causes[int(r["row"].rsplit("-", 1)[1])], r["part"])
+            us, gaps = us + u / steps, gaps + g
+        for name in ("bound_us_per_step", "basis_us_per_step"):
+            if abs(item[name] - us) > EPS * max(1, len(rows)):
+                fail(f"{where}: {name} {item[name]} != {us:.3f} us its rows sum to")
+        if item["count"] != gaps:
+            fail(f"{where}: count {item['count']} != {gaps} gaps its rows sum to")
+    elif kind == "wait":
+        colls = tl["collectives"]
+        total = wait = inst = 0
+        for r in rows:
+            c = colls[int(r["row"].rsplit("-", 1)[1])]
+            total, wait, inst = total + c["total_us"] / steps, wait + c["wait_us"] / steps, inst + c["instances"]
+        if abs(item["basis_us_per_step"] - total) > EPS * len(rows):
+            fail(f"{where}: basis {item['basis_us_per_step']} != {total:.3f} us its collectives sum to")
+        if item["count"] != inst:
+            fail(f"{where}: count {item['count']} != {inst} instances its collectives sum to")
+        loss = quoted_loss(rep, stage["stage"])
+        if item["bound_us_per_step"] > max(wait, loss) + EPS:
+            fail(f"{where}: bound {item['bound_us_per_step']} over its collectives' wait {wait:.3f} and the rank loss")
+        if loss > 0 and item["bound_us_per_step"] > loss + EPS:
+            fail(f"{where}: bound {item['bound_us_per_step']} over the rank loss {loss:.3f} it quotes")
+    elif item["basis"] == "chain":
+        ks = {k["name"]: k for k in stage.get("kernels", [])}
+        t = sum(ks[k]["steps_us"] for k in item["kernels"]) / steps
+        if abs(item["basis_us_per_step"] - t) > EPS * len(item["kernels"]):
+            fail(f"{where}: chain basis {item['basis_us_per_step']} != {t:.3f} us its kernels sum to")
+        if item["count"] != len(item["kernels"]):
+            fail(f"{where}: chain count {item['count']} != its {len(item['kernels'])} kernels")
 
 
 def check_steps(where, tl, window, fail):
@@ -131,8 +212,10 @@ def check_report(label, rep, fail):
         if rep.get("mode") != "mapping-formal":
             check_steps(f"{label} {st['stage']}", tl, windows.get(st["stage"]), fail)
     stages = {st["stage"]: st for st in rep.get("stages", [])}
+    claimed = {}
     for it in rep.get("summary", []):
         where = f"{label} {it['anchor']}"
+        check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
         b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
         if b > basis + EPS:
             fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")

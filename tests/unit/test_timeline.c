@@ -797,13 +797,51 @@ static const an_summary_item *item_of(const an_report *r, an_action a) {
   return NULL;
 }
 
-/* Every item's bound is at most the time its basis names. */
+/* Writes the report to a string by fn (rp_markdown or rp_html). */
+static char *render(int (*fn)(FILE *, const an_report *, const rp_options *), const an_report *r) {
+  char *s = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&s, &len);
+  rp_options o = {RP_LAYOUT_DEFAULT, rules, false};
+  cr_assert_eq(fn(f, r, &o), 0);
+  fclose(f);
+  return s;
+}
+
+/* An idle item's figures are its rows' summed parts; no part of a row counts twice. */
+static void expect_rows(const an_report *r, const an_summary_item *it, unsigned char *claimed) {
+  if (it->kind != AN_SUMMARY_IDLE) return;
+  const an_time_account *a = &it->timeline->total;
+  double per = 1.0 / (double)(it->n_steps ? it->n_steps : 1), us = 0;
+  size_t gaps = 0;
+  cr_assert_gt(it->n_rows, 0);
+  for (size_t k = 0; k < it->n_rows; k++) {
+    const an_idle_cause *x = &a->causes[it->rows[k].row];
+    an_row_part p = it->rows[k].part;
+    unsigned char bit = p == AN_PART_ALL ? 3 : p == AN_PART_LONG ? 1 : 2;
+    cr_assert_eq(claimed[it->rows[k].row] & bit, 0, "cause %zu counted twice", it->rows[k].row);
+    claimed[it->rows[k].row] |= bit;
+    int64_t ns = p == AN_PART_ALL    ? x->idle_ns
+                 : p == AN_PART_LONG ? x->long_ns
+                                     : x->idle_ns - x->long_ns;
+    us += (double)ns / 1000.0 * per;
+    gaps += p == AN_PART_ALL ? x->gaps : p == AN_PART_LONG ? x->long_gaps : x->gaps - x->long_gaps;
+  }
+  cr_assert_float_eq(it->at_stake_us, us, 1e-6);
+  cr_assert_eq(it->count, gaps);
+  (void)r;
+}
+
+/* Every item's bound is at most the time its basis names, and an idle item's figures are
+ * the sum of the rows it links. */
 static void expect_bounds(const an_report *r) {
+  unsigned char claimed[256] = {0};
   for (size_t i = 0; i < r->n_summary; i++) {
     const an_summary_item *it = &r->summary[i];
     cr_assert_leq(it->at_stake_us, it->basis_us * (1 + 1e-9), "item %zu: %g > basis %g", i,
                   it->at_stake_us, it->basis_us);
     cr_assert_leq(it->at_stake_us, it->step_us * (1 + 1e-9));
+    expect_rows(r, it, claimed);
   }
 }
 
@@ -960,6 +998,86 @@ Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown
   an_report_destroy(r);
 }
 
+/* A host issuing kernels 95 us apart under a different CPU op every 12 gaps (a training
+ * loop's forward, op after op): the pooled item links every cause it pools, and its bound
+ * and gap count are exactly their sums (review 3: a pooled "514 gaps" item linked one row
+ * of 460); the Markdown names the first RP_ITEM_ROWS_SHOWN and counts the rest. */
+Test(summary, pooled_item_links_every_row, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  enum { OPS = RP_ITEM_ROWS_SHOWN + 3, GAPS = 12 };
+  host(&b, "user_annotation", "ProfilerStep#4", 0, 100.0 * OPS * GAPS + 50);
+  for (int j = 0; j < OPS * GAPS; j++) {
+    char op[32];
+    snprintf(op, sizeof op, "aten::op_%d", j / GAPS);
+    double t0 = 100.0 * j;
+    launch(&b, "kernel_step", t0 + 10, t0 + 12, 5);
+    host(&b, "cpu_op", op, t0 + 16, 95); /* spans the gap up to the next launch call */
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *pool = item_of(r, AN_ACTION_LAUNCH_BOUND);
+  cr_assert_not_null(pool);
+  cr_assert_geq(pool->n_rows, OPS, "%zu rows, %zu causes", pool->n_rows,
+                pool->timeline->total.n_causes);
+  cr_assert_geq(pool->count, (size_t)(OPS * GAPS - 1)); /* every gap (host and call parts) */
+  expect_bounds(r);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md, "more rows (the JSON report's item rows)"), "%s", md);
+  free(md);
+  an_report_destroy(r);
+}
+
+/* Queued work behind a graph launch and behind a kernel launch: one action (find what it
+ * waits on), one item whose bound is both stalls, linking both causes. */
+Test(summary, queued_work_is_one_item_whatever_the_call, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#8", 0, 14000);
+  launch(&b, "embedding_fwd", 10, 20, 200);
+  int c = b.corr++;
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
+         "\"tid\":1,\"ts\":100,\"dur\":20,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_node_gemm\",\"pid\":0,"
+         "\"tid\":7,\"ts\":5220,\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},",
+         c, c);
+  launch(&b, "late_gemm", 5600, 9520, 300); /* issued at once, run 4 ms after the graph */
+  an_report *r = run_buffer(&b);
+  const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
+  cr_assert_not_null(dep);
+  cr_assert_eq(dep->n_rows, 2);
+  cr_assert_float_eq(dep->at_stake_us, 5000 + 3918, 1e-6);
+  for (size_t i = 0; i < r->n_summary; i++)
+    cr_assert(&r->summary[i] == dep || r->summary[i].action != AN_ACTION_DEPENDENCY);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* All-reduces whose first instance of each step runs at its floor while a later one is
+ * slow in one step: no late rank at the step's start, so the item is about collectives
+ * running slow mid-step, not "find the straggler"; its bound is still the wait. */
+Test(summary, wait_mid_step_is_no_straggler, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 6000.0;
+    host(&b, "user_annotation", "ProfilerStep#1", t0, 5000);
+    host(&b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    collective(&b, t0 + 20, t0 + 1020, 500, 4096);
+    launch(&b, "gemm_kernel", t0 + 30, t0 + 1520, 1000);
+    collective(&b, t0 + 40, t0 + 2520, s == 1 ? 2000 : 500, 1 << 20);
+  }
+  an_report *r = run_buffer(&b);
+  cr_assert_null(item_of(r, AN_ACTION_RANK_SKEW));
+  const an_summary_item *it = item_of(r, AN_ACTION_SLOW_COLLECTIVE);
+  cr_assert_not_null(it);
+  cr_assert_float_eq(it->at_stake_us, 1500.0 / 3, 1e-6);
+  cr_assert_float_eq(it->first_us, 0, 1e-6);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* ---------------------------------------------------------------- report limits */
 
 static const char *full_name(const void *ctx, const char *stage, const char *name) {
@@ -1007,17 +1125,6 @@ Test(report, causes_past_the_limits, .init = setup, .fini = teardown) {
                a.st->total.n_causes);
   cJSON_Delete(j);
   account_free(&a);
-}
-
-/* Writes the report to a string by fn (rp_markdown or rp_html). */
-static char *render(int (*fn)(FILE *, const an_report *, const rp_options *), const an_report *r) {
-  char *s = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&s, &len);
-  rp_options o = {RP_LAYOUT_DEFAULT, rules, false};
-  cr_assert_eq(fn(f, r, &o), 0);
-  fclose(f);
-  return s;
 }
 
 /* n steps of two GEMMs, period us apart, each marked name for mark_us: the first launched

@@ -296,6 +296,8 @@ typedef struct te_list_map {
     "kernel kinds of those categories that are no chain link (KV writes, gathers, sorts)")         \
   X(summary_chain_max_graph_pct, "summary.chain_max_graph_pct", NUMBER, 0, 100, 0, NULL,           \
     "a stage is eager (chain item, CUDA-graph advice) below this share of graph-replayed time")    \
+  X(summary_straggler_first_min_pct, "summary.straggler_first_min_pct", NUMBER, 0, 100, 0, NULL,   \
+    "collective wait is a late rank when this share of it is at the step's first collective")      \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
