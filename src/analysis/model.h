@@ -656,6 +656,11 @@ typedef struct an_idle_cause {
    * launch-bound pool leaves them to an item of their own. */
   int64_t long_ns;
   size_t long_gaps;
+  /* Of its longest long gap (NULL when it has none, or they say nothing more): the
+   * outermost annotation around it other than the step ("## optimizer ##") and the
+   * longest operation inside it under the named activity ("aten::unflatten_dense_tensors"
+   * under DistributedDataParallel.forward): the region a stall belongs to, and its lever. */
+  const char *region, *child;
 } an_idle_cause;
 
 /* How a collective's floor was found. */
@@ -886,6 +891,9 @@ typedef struct an_summary_item {
   const an_item_row *rows;
   const struct an_stage_timeline *timeline; /* idle and wait items: the account the rows
                                                index (borrowed) */
+  /* Idle items: the lever the packs name (summary.levers) for the operation lever_op (the
+   * longest operation inside a stall, or the activity named), borrowed; NULL: none. */
+  const char *lever, *lever_op;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

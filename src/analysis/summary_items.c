@@ -16,6 +16,7 @@
  * dataflow evidence that the kernel is independent (overlap.dependency.independent_classes).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,10 @@
 #include "analysis/summary_internal.h"
 
 /* ---------------------------------------------------------------- idle */
+
+static bool hits(const te_matcher *m, const char *s) {
+  return m && s && te_matcher_match(m, s, strlen(s));
+}
 
 static double per_step_us(const sm_ctx *c, int64_t ns) { return (double)ns / 1000.0 * c->g.per; }
 
@@ -96,9 +101,13 @@ static an_summary_item *pool_item(sm_ctx *c, const pool *p, an_action action,
 
 /* A host stall of a part of cause i: an item, or, when the thread recorded nothing in
  * it, the stage's unseen host time for the Limits. */
-static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_row_part part) {
+static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_row_part part,
+                  pool *stalls) {
   if (!unseen) {
-    named_idle(c, x, i, AN_ACTION_HOST_STALL, part);
+    if (x->kind == AN_IDLE_HOST) /* grouped by region below */
+      stalls->m[stalls->n++] = (an_item_row){i, part};
+    else
+      named_idle(c, x, i, AN_ACTION_HOST_STALL, part);
     return;
   }
   c->to->unseen_host_us += per_step_us(c, part_ns(x, part));
@@ -111,32 +120,90 @@ static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_r
  * (timeline.long_gap_us, never launch spacing) are a stall item and the rest is pooled as
  * launch cost. With no CPU activity recorded the host was outside the profiler's view:
  * its stalls make no item (graphs cannot remove them, nothing names a lever). */
-static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p) {
+static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p, pool *stalls) {
   double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
   bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
   /* the thread recorded nothing in these gaps: no lever can be named, the Limits say what
    * to capture instead (report/timeline_report.h, RP_CHECK_UNSEEN_HOST) */
   bool unseen = x->kind == AN_IDLE_HOST && !x->what && !x->location;
   if (few && mean_gap >= c->s->summary_stall_min_gap_us) {
-    stall(c, x, i, unseen, AN_PART_ALL);
+    stall(c, x, i, unseen, AN_PART_ALL, stalls);
     return;
   }
-  if (x->long_gaps) stall(c, x, i, unseen, AN_PART_LONG);
+  if (x->long_gaps) stall(c, x, i, unseen, AN_PART_LONG, stalls);
   if (x->gaps > x->long_gaps) pool_add(p, x, i, x->long_gaps ? AN_PART_SHORT : AN_PART_ALL);
+}
+
+/* The lever the packs name for an operation (summary.levers: matcher lever_ID), or NULL. */
+static const char *lever_of(const sm_ctx *c, const char *op) {
+  const te_list_map *l = &c->s->summary_levers;
+  for (size_t k = 0; op && k < l->n; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "lever_%s", l->keys[k]);
+    if (l->values[k].n && hits(te_rules_matcher(c->rules, name), op)) return l->values[k].items[0];
+  }
+  return NULL;
+}
+
+/* The stall's lever: the longest operation inside its members' longest gaps first (what
+ * the host spent the time on), then the activities named. */
+static void stall_lever(const sm_ctx *c, an_summary_item *it) {
+  if (!it) return;
+  const an_idle_cause *v = it->timeline->total.causes;
+  for (int pass = 0; pass < 2 && !it->lever; pass++)
+    for (size_t k = 0; k < it->n_rows && !it->lever; k++) {
+      const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
+      const char *op = pass ? x->what : x->child;
+      if ((it->lever = lever_of(c, op))) it->lever_op = op;
+    }
+}
+
+/* The region a stall belongs to: its outermost annotation, else its activity. */
+static const char *region_of(const an_idle_cause *x) { return x->region ? x->region : x->what; }
+
+/* Host stalls of one region (one optimizer step, one forward) are one action: one item
+ * per region, the sum of its members, the largest its evidence row. g is scratch for
+ * the members (stalls->n of them at most). */
+static void stall_items(sm_ctx *c, const an_time_account *a, const pool *stalls, an_item_row *g_m) {
+  for (size_t k = 0; k < stalls->n; k++) {
+    if (stalls->m[k].row == SIZE_MAX) continue; /* in an earlier region's item */
+    const char *key = region_of(&a->causes[stalls->m[k].row]);
+    pool g = {0, 0, -1, 0, g_m, 0};
+    for (size_t j = k; j < stalls->n; j++) {
+      an_item_row *r = &stalls->m[j];
+      if (r->row == SIZE_MAX || region_of(&a->causes[r->row]) != key) continue;
+      pool_add(&g, &a->causes[r->row], r->row, r->part);
+      if (j > k) r->row = SIZE_MAX;
+    }
+    const an_idle_cause *top = &a->causes[g.row];
+    an_summary_item *it = g.n == 1
+                              ? named_idle(c, top, g.m[0].row, AN_ACTION_HOST_STALL, g.m[0].part)
+                              : pool_item(c, &g, AN_ACTION_HOST_STALL, top->location);
+    if (!it) continue;
+    it->idle_kind = AN_IDLE_HOST;
+    if (g.n > 1) {
+      it->what = key;
+      for (size_t j = 0; j < g.n; j++)
+        if ((double)a->causes[g.m[j].row].max_gap_ns / 1000.0 > it->detail_us)
+          it->detail_us = (double)a->causes[g.m[j].row].max_gap_ns / 1000.0;
+    }
+    stall_lever(c, it);
+  }
 }
 
 void sm_idle_items(sm_ctx *c) {
   const an_time_account *a = &c->g.st->timeline->total;
-  an_item_row *m = calloc(2 * (a->n_causes + 1), sizeof *m);
+  an_item_row *m = calloc(4 * (a->n_causes + 1), sizeof *m);
   if (!m) {
     c->nomem = true;
     return;
   }
   pool p = {0, 0, -1, 0, m, 0}, queued = {0, 0, -1, 0, m + a->n_causes + 1, 0};
+  pool stalls = {0, 0, -1, 0, m + 2 * (a->n_causes + 1), 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
     if (x->kind == AN_IDLE_SYNC)
-      named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL);
+      stall_lever(c, named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL));
     else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
       named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
     else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps) /* queued work waiting long */
@@ -144,8 +211,9 @@ void sm_idle_items(sm_ctx *c) {
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
       pool_add(&p, x, i, AN_PART_ALL);
     else if (x->kind == AN_IDLE_HOST || x->kind == AN_IDLE_LAUNCH)
-      host_cause(c, x, i, &p);
+      host_cause(c, x, i, &p, &stalls);
   }
+  stall_items(c, a, &stalls, m + 3 * (a->n_causes + 1));
   /* queued work is one action whatever call issued it (a graph launch, a kernel launch):
    * find what it waits on */
   const an_idle_cause *top = queued.row >= 0 ? &a->causes[queued.row] : NULL;
@@ -283,10 +351,6 @@ static bool stage_collective(const an_stage_report *st, const char *name) {
 bool sm_is_collective(const sm_ctx *c, const char *name) { return stage_collective(c->g.st, name); }
 
 /* ---------------------------------------------------------------- chain */
-
-static bool hits(const te_matcher *m, const char *s) {
-  return m && s && te_matcher_match(m, s, strlen(s));
-}
 
 bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st,
                           const an_kernel_row *r) {

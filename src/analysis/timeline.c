@@ -80,6 +80,8 @@ struct an_timeline {
   size_t n_coll, cap_coll;
   tl_portion *por;
   size_t n_por, cap_por;
+  tl_extra *extras; /* the long host portions' (tl_portion.extra - 1) */
+  size_t n_extras, cap_extras;
   an_idle_cause *causes;
   size_t n_causes, cap_causes;
   an_step_account *steps;
@@ -522,11 +524,22 @@ static bool split_gaps(an_timeline *tl, tl_trace *c) {
     ok = v != NULL;
     if (!ok) break;
     tl->por = v;
+    for (size_t k = 0; k < n; k++) /* this trace's extras follow the previous traces' */
+      if (p[k].extra) p[k].extra += (uint32_t)tl->n_extras;
     memcpy(tl->por + tl->n_por, p, n * sizeof *p);
     tl->n_por += n;
   }
+  size_t nx = 0;
+  const tl_extra *x = tl_host_extras(h, &nx);
+  tl_extra *v =
+      ok && nx ? ut_grow(tl->extras, &tl->cap_extras, tl->n_extras + nx, sizeof *v) : NULL;
+  if (v) {
+    tl->extras = v;
+    memcpy(tl->extras + tl->n_extras, x, nx * sizeof *x);
+    tl->n_extras += nx;
+  }
   tl_host_destroy(h);
-  return ok;
+  return ok && (!nx || v);
 }
 
 static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
@@ -581,7 +594,7 @@ static an_idle_cause *new_cause(an_timeline *tl, an_idle_kind kind, const char *
   an_idle_cause *v = ut_grow(tl->causes, &tl->cap_causes, tl->n_causes + 1, sizeof *v);
   if (!v) return NULL;
   tl->causes = v;
-  tl->causes[tl->n_causes] = (an_idle_cause){kind, what, loc, 0, 0, 0, 0, 0};
+  tl->causes[tl->n_causes] = (an_idle_cause){.kind = kind, .what = what, .location = loc};
   return &tl->causes[tl->n_causes++];
 }
 
@@ -664,6 +677,10 @@ static bool window_causes(an_timeline *tl) {
       const tl_portion *x = &tl->por[p];
       an_idle_cause *c = cause_for(tl, &t, x);
       if (!(ok = c != NULL)) break;
+      if (x->extra && x->ns > c->max_gap_ns) { /* the longest long gap's region and child */
+        c->region = tl->extras[x->extra - 1].region;
+        c->child = tl->extras[x->extra - 1].child;
+      }
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
@@ -775,6 +792,10 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     c->gaps += tmp[i].gaps;
     c->long_ns += tmp[i].long_ns;
     c->long_gaps += tmp[i].long_gaps;
+    if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
+      c->region = tmp[i].region;
+      c->child = tmp[i].child;
+    }
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }
   free(tmp);
@@ -1002,6 +1023,8 @@ static void work_free(an_timeline *tl) {
   tl->coll = NULL;
   free(tl->por);
   tl->por = NULL;
+  free(tl->extras);
+  tl->extras = NULL;
 }
 
 an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rules *rules,

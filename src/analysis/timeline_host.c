@@ -64,6 +64,9 @@ struct tl_host {
    * item's enclosing items span it too, so the chains asked about are whole. */
   double *probes;
   size_t n_probes;
+  double long_gap_us;
+  tl_extra *extras; /* of the long host portions split so far */
+  size_t n_extras, cap_extras;
 };
 
 /* Clamped to +-(INT64_MAX / 2) ns (year 2116 as epoch time), so the difference of any
@@ -241,13 +244,17 @@ static int cmp_probe(const void *pa, const void *pb) {
 }
 
 static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
-  h->probes = malloc((3 * n + 1) * sizeof *h->probes);
+  h->probes = malloc((4 * n + 1) * sizeof *h->probes);
   if (!h->probes) return false;
   for (size_t i = 0; i < n; i++) {
     double g0 = (double)gaps[i].g0 / 1000.0;
     h->probes[h->n_probes++] = g0;
     h->probes[h->n_probes++] = g0 - h->sync_tol_us;
-    if (gaps[i].launch) h->probes[h->n_probes++] = gaps[i].launch->ts;
+    if (!gaps[i].launch) continue;
+    double lts = gaps[i].launch->ts;
+    h->probes[h->n_probes++] = lts;
+    /* a long host portion's middle: the longest operation inside it spans it */
+    if (lts - g0 >= h->long_gap_us) h->probes[h->n_probes++] = g0 + (lts - g0) / 2;
   }
   qsort(h->probes, h->n_probes, sizeof *h->probes, cmp_probe);
   return true;
@@ -267,7 +274,8 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
-                 .module_load_min_us = s->timeline_module_load_min_us};
+                 .module_load_min_us = s->timeline_module_load_min_us,
+                 .long_gap_us = s->timeline_long_gap_us};
   bool ok = make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
@@ -292,6 +300,7 @@ void tl_host_destroy(tl_host *h) {
   }
   free(h->th);
   free(h->probes);
+  free(h->extras);
   ut_u64map_free(&h->threads);
   free(h);
 }
@@ -399,6 +408,49 @@ static double setup_time(const thread_items *ti, double a, double b, long *longe
   return in;
 }
 
+static const char *interned(tl_host *h, const thread_items *ti, long i) {
+  return an_strtab_cstr(h->strings, tr_str_get(h->t, item_name(h, &ti->v[i])));
+}
+
+/* The outermost user annotation spanning [a, b] among i and its ancestors, other than a
+ * step marker, or -1. */
+static long outer_region(const tl_host *h, const thread_items *ti, long i, double a, double b) {
+  long best = -1;
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
+    if (ti->v[i].kind == ITEM_ANNOTATION && spans(&ti->v[i], a, b) && !names_step(h, &ti->v[i]))
+      best = i;
+  return best;
+}
+
+/* The outermost CPU op, runtime call or annotation under i spanning time m, or -1. */
+static long child_at(const thread_items *ti, long i, double m) {
+  long best = -1, j = innermost(ti, m, m);
+  for (size_t k = 0; j >= 0 && j != i && k < TL_MAX_DEPTH; k++, j = ti->v[j].parent)
+    if (ti->v[j].kind != ITEM_FRAME) best = j;
+  return j == i ? best : -1; /* not under i: the middle lies outside it */
+}
+
+/* A long host portion [g0, lts) under item i: its region and longest operation
+ * (tl_extra), recorded when it has either. */
+static void long_host(tl_host *h, const thread_items *ti, long i, double g0, double lts,
+                      tl_portion *p) {
+  if (i < 0) return;
+  long r = outer_region(h, ti, i, g0, lts), c = child_at(ti, i, g0 + (lts - g0) / 2);
+  tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL, c >= 0 ? interned(h, ti, c) : NULL};
+  if (x.region == p->what) x.region = NULL;
+  if (!x.region && !x.child) return;
+  tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
+  if (!v) return; /* the portion keeps its cause, without the extra */
+  h->extras = v;
+  h->extras[h->n_extras++] = x;
+  p->extra = (uint32_t)h->n_extras;
+}
+
+const tl_extra *tl_host_extras(const tl_host *h, size_t *n) {
+  *n = h->n_extras;
+  return h->extras;
+}
+
 /* The host portion [g0, lts): sync, setup (mostly allocation or initialisation calls),
  * launch (back-to-back issue) or host. */
 static void host_portion(tl_host *h, const thread_items *ti, double g0, double lts, tl_portion *p) {
@@ -427,6 +479,7 @@ static void host_portion(tl_host *h, const thread_items *ti, double g0, double l
   p->kind = AN_IDLE_HOST;
   p->what = op_name(h, ti, i, g0, lts, false);
   p->location = best_frame(h, ti, i, g0, lts);
+  if (lts - g0 >= h->long_gap_us) long_host(h, ti, i, g0, lts, p);
 }
 
 /* The launch-call portion: a long call (a graph launch still submitting) is named. */
@@ -443,7 +496,7 @@ static void call_portion(tl_host *h, const thread_items *ti, const tr_event *lau
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]) {
   const tr_event *L = g->launch;
   long th = L ? thread_of(h, tr_event_pid(h->t, L), tr_event_tid(h->t, L)) : -1;
-  tl_portion base = {g->window, AN_IDLE_UNKNOWN, NULL, NULL, g->g1 - g->g0, g->g1 - g->g0};
+  tl_portion base = {g->window, AN_IDLE_UNKNOWN, 0, NULL, NULL, g->g1 - g->g0, g->g1 - g->g0};
   if (th < 0) {
     out[0] = base;
     return 1;

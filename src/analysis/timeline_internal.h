@@ -32,11 +32,21 @@ typedef struct tl_gap {
 typedef struct tl_portion {
   size_t window;
   an_idle_kind kind;
+  uint32_t extra;              /* a long host portion's tl_extra: index + 1 (0: none) */
   const char *what, *location; /* interned; NULL when none */
   int64_t ns;
   int64_t gap_ns; /* the whole gap it is part of */
 } tl_portion;
 #define TL_MAX_PORTIONS 3
+
+/* What a long host portion (timeline.long_gap_us) says besides its innermost activity:
+ * the outermost region around it (a user annotation other than the step's, NULL when
+ * none or the activity itself) and the longest operation inside it (the outermost CPU op,
+ * runtime call or annotation under the activity at the portion's middle; NULL when the
+ * activity ran nothing there). Interned. */
+typedef struct tl_extra {
+  const char *region, *child;
+} tl_extra;
 
 typedef struct tl_host tl_host;
 
@@ -47,6 +57,8 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
 void tl_host_destroy(tl_host *h);
 /* Splits a gap into its portions (out[0..return)); their ns sum to the gap. */
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]);
+/* The extras the portions of h's splits index (their extra - 1), n of them; h owns them. */
+const tl_extra *tl_host_extras(const tl_host *h, size_t *n);
 
 /* Nanoseconds of a trace time in microseconds (traces carry at most nanosecond digits). */
 int64_t tl_ns(double us);

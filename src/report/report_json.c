@@ -416,7 +416,8 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddNumberToObject(o, "share_pct", an_round3(it->share_pct)) &&
          cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
          cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w) &&
-         item_rows_json(o, it);
+         item_rows_json(o, it) && add_str_or_null(o, "lever", it->lever) &&
+         add_str_or_null(o, "lever_op", it->lever_op);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

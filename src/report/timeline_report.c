@@ -52,7 +52,8 @@ static cJSON *cause_json(const an_idle_cause *c) {
             add_us(o, "idle_us", c->idle_ns) &&
             cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
             add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
-            cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps);
+            cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
+            add_str0(o, "region", c->region) && add_str0(o, "child", c->child);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -350,7 +351,36 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns) {
   return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
 }
 
-static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
+/* A region's stalls: the activities inside it the item sums (its rows' names). */
+static void stall_group_basis(const an_summary_item *it, const char *longest, char *b, size_t cap) {
+  const an_idle_cause *v = it->timeline->total.causes;
+  size_t len =
+      (size_t)snprintf(b, cap, "GPU idle inside the step while the host ran this region (");
+  size_t named = 0;
+  for (size_t k = 0; k < it->n_rows && len < cap; k++) {
+    const char *w = v[it->rows[k].row].what;
+    if (!w || w == it->what) continue;
+    if (named++ == 3) {
+      len += (size_t)snprintf(b + len, cap - len, " ...");
+      break;
+    }
+    len += (size_t)snprintf(b + len, cap - len, "%s`%.80s`", named > 1 ? ", " : "under ", w);
+  }
+  if (len < cap)
+    snprintf(b + len, cap - len, "%s%zu gaps, longest %s ms)", named ? "; " : "", it->count,
+             longest);
+}
+
+/* "; lever for `op`: what to change" after an idle basis (summary.levers). */
+static void lever_text(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (it->lever && len < cap)
+    snprintf(b + len, cap - len, "; lever (`%.80s`%s): %s", it->lever_op,
+             it->lever_op == it->what ? "" : ", the longest operation in the longest gap",
+             it->lever);
+}
+
+static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
   const char *gaps = it->count == 1 ? "gap" : "gaps";
@@ -376,6 +406,8 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              "GPU idle inside the step while the host sat in this allocation or initialisation "
              "call, recurring across the steps (%zu %s, longest %s ms)",
              it->count, gaps, g);
+  else if (it->action == AN_ACTION_HOST_STALL && it->n_rows > 1)
+    stall_group_basis(it, g, b, cap);
   else if (it->action == AN_ACTION_HOST_STALL)
     snprintf(b, cap, "GPU idle inside the step while the host ran this (%zu %s, longest %s ms)",
              it->count, gaps, g);
@@ -384,6 +416,11 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              "GPU idle inside the step in %zu short %s (median %s ms) while the host issued "
              "work one kernel at a time",
              it->count, gaps, g);
+}
+
+static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
+  idle_basis_text(it, b, cap);
+  lever_text(it, b, cap);
 }
 
 /* A signed difference in ms: "+1.20", "-0.30", "0" under half a microsecond. */

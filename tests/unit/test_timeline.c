@@ -1078,6 +1078,50 @@ Test(summary, wait_mid_step_is_no_straggler, .init = setup, .fini = teardown) {
   an_report_destroy(r);
 }
 
+/* A training step's optimizer (a user annotation, as record_function writes it) stalls the
+ * GPU twice: once under Optimizer.step, in a foreach op, and once between its ops. One
+ * region, one item summing both causes; its lever comes from the packs for the longest
+ * operation inside the longest gap (a foreach op: a hidden sync). A DDP forward whose gap
+ * is a buffer broadcast gets that lever, by the op inside it. */
+Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 20000.0;
+    host(&b, "user_annotation", "ProfilerStep#7", t0, 19000);
+    host(&b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
+    host(&b, "user_annotation", "DistributedDataParallel.forward", t0 + 1, 4000);
+    launch(&b, "fwd_gemm", t0 + 10, t0 + 20, 100);
+    host(&b, "cpu_op", "aten::unflatten_dense_tensors", t0 + 200, 3000); /* 3 ms in the gap */
+    launch(&b, "fwd_gemm", t0 + 3500, t0 + 3510, 100);
+    host(&b, "user_annotation", "## optimizer ##", t0 + 5000, 9000);
+    host(&b, "user_annotation", "Optimizer.step#Shampoo.step", t0 + 5001, 4000);
+    launch(&b, "adam_kernel", t0 + 5010, t0 + 5020, 100);
+    host(&b, "cpu_op", "aten::_foreach_add_", t0 + 5200, 3000); /* a 3 ms hidden sync */
+    launch(&b, "adam_kernel", t0 + 8500, t0 + 8510, 100);
+    launch(&b, "adam_kernel", t0 + 11000, t0 + 11010, 100); /* 2.4 ms between ops */
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *opt = NULL, *fwd = NULL;
+  for (size_t i = 0; i < r->n_summary; i++) {
+    const an_summary_item *it = &r->summary[i];
+    if (it->action != AN_ACTION_HOST_STALL) continue;
+    if (!strcmp(it->what, "## optimizer ##")) opt = it;
+    if (!strcmp(it->what, "DistributedDataParallel.forward")) fwd = it;
+    cr_assert(strcmp(it->what, "Optimizer.step#Shampoo.step") != 0, "a second optimizer item");
+  }
+  cr_assert_not_null(opt);
+  cr_assert_eq(opt->n_rows, 2);
+  cr_assert_not_null(opt->lever_op);
+  cr_assert_str_eq(opt->lever_op, "aten::_foreach_add_");
+  cr_assert_not_null(strstr(opt->lever, "hidden host sync"));
+  cr_assert_not_null(fwd);
+  cr_assert_str_eq(fwd->lever_op, "aten::unflatten_dense_tensors");
+  cr_assert_not_null(strstr(fwd->lever, "broadcast_buffers=False"));
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* ---------------------------------------------------------------- report limits */
 
 static const char *full_name(const void *ctx, const char *stage, const char *name) {

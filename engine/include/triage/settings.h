@@ -298,6 +298,9 @@ typedef struct te_list_map {
     "a stage is eager (chain item, CUDA-graph advice) below this share of graph-replayed time")    \
   X(summary_straggler_first_min_pct, "summary.straggler_first_min_pct", NUMBER, 0, 100, 0, NULL,   \
     "collective wait is a late rank when this share of it is at the step's first collective")      \
+  X(summary_levers, "summary.levers", LIST_MAP, 0, 0, 0, NULL,                                     \
+    "lever id -> [what to change]: a host stall whose longest operation (or activity) the "        \
+    "matcher lever_ID names gets it")                                                              \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
