@@ -771,27 +771,30 @@ typedef enum an_summary_kind {
 
 /* What the item asks the reader to do. */
 typedef enum an_action {
-  AN_ACTION_TUNE_KERNEL = 0,     /* below its attainable rate (roofline): tune or replace it */
-  AN_ACTION_TRY_OVERLAP = 1,     /* run it under another stream's work */
-  AN_ACTION_TRY_FUSION = 2,      /* fold it into its named fusion partner */
-  AN_ACTION_CHECK_DEPS = 3,      /* overlap looks possible; check its dependencies first */
-  AN_ACTION_ENABLE_FUSION = 4,   /* a fused path exists in the framework: switch it on */
-  AN_ACTION_PORT_FUSION = 5,     /* a fused path exists upstream or in flight: port it */
-  AN_ACTION_ELIMINATE = 6,       /* a staging copy into a communication buffer: remove it */
-  AN_ACTION_REMOVE_SYNC = 7,     /* the host waits for the GPU, then issues the next work */
-  AN_ACTION_HOST_STALL = 8,      /* a named CPU activity keeps the GPU idle inside the step */
-  AN_ACTION_LAUNCH_BOUND = 9,    /* kernels launched one by one faster than the host issues
-                                    them: CUDA graphs / torch.compile (host-bound when the
-                                    step is already a graph, or a training step) */
-  AN_ACTION_RANK_SKEW = 10,      /* collective time above its floor: waiting for other ranks */
-  AN_ACTION_FUSE_CHAIN = 11,     /* eager elementwise and copy chains: torch.compile / fused */
-  AN_ACTION_FEWER_BYTES = 12,    /* at the bandwidth bound: move fewer bytes */
-  AN_ACTION_DEPENDENCY = 13,     /* work issued before a long gap sat queued on an event, another
-                                    stream or a graph's dependency: find what it waits on */
-  AN_ACTION_INVESTIGATE = 14,    /* a large category nothing bounds: find what limits it */
-  AN_ACTION_SLOW_COLLECTIVE = 15 /* collective time above its floor inside the step, not at
-                                    its first collective (no late arrival): the collectives
-                                    run slower mid-step (contention, ranks drifting apart) */
+  AN_ACTION_TUNE_KERNEL = 0,      /* below its attainable rate (roofline): tune or replace it */
+  AN_ACTION_TRY_OVERLAP = 1,      /* run it under another stream's work */
+  AN_ACTION_TRY_FUSION = 2,       /* fold it into its named fusion partner */
+  AN_ACTION_CHECK_DEPS = 3,       /* overlap looks possible; check its dependencies first */
+  AN_ACTION_ENABLE_FUSION = 4,    /* a fused path exists in the framework: switch it on */
+  AN_ACTION_PORT_FUSION = 5,      /* a fused path exists upstream or in flight: port it */
+  AN_ACTION_ELIMINATE = 6,        /* a staging copy into a communication buffer: remove it */
+  AN_ACTION_REMOVE_SYNC = 7,      /* the host waits for the GPU, then issues the next work */
+  AN_ACTION_HOST_STALL = 8,       /* a named CPU activity keeps the GPU idle inside the step */
+  AN_ACTION_LAUNCH_BOUND = 9,     /* kernels launched one by one faster than the host issues
+                                     them: CUDA graphs / torch.compile (host-bound when the
+                                     step is already a graph, or a training step) */
+  AN_ACTION_RANK_SKEW = 10,       /* collective time above its floor: waiting for other ranks */
+  AN_ACTION_FUSE_CHAIN = 11,      /* eager elementwise and copy chains: torch.compile / fused */
+  AN_ACTION_FEWER_BYTES = 12,     /* at the bandwidth bound: move fewer bytes */
+  AN_ACTION_DEPENDENCY = 13,      /* work issued before a long gap sat queued on an event, another
+                                     stream or a graph's dependency: find what it waits on */
+  AN_ACTION_INVESTIGATE = 14,     /* a large category nothing bounds: find what limits it */
+  AN_ACTION_SLOW_COLLECTIVE = 15, /* collective time above its floor inside the step, not at
+                                     its first collective (no late arrival): the collectives
+                                     run slower mid-step (contention, ranks drifting apart) */
+  AN_ACTION_KERNEL_LEVER = 16     /* kernels of a family a named change removes (summary.levers,
+                                     summary.kernel_levers): channels_last for layout
+                                     conversions */
 } an_action;
 
 /* Which part of a time-account row an item's figures take: an idle cause's gaps of at
@@ -817,8 +820,11 @@ typedef enum an_bound_basis {
                               work another stream could run) */
   AN_BASIS_ROUND_TRIP = 6, /* the memory round trip folding the kernel into its named partner
                              (a fusion pattern or the eager chain) removes (review-1 defect 3) */
-  AN_BASIS_UNBOUNDED = 7   /* no model bounds it: the category's whole time (what is unknown
+  AN_BASIS_UNBOUNDED = 7,  /* no model bounds it: the category's whole time (what is unknown
                               is said; summary.investigate_min_pct) */
+  AN_BASIS_REMOVED = 8     /* kernels a lever removes (layout conversions channels_last makes
+                              unneeded): their time in the step that ran with nothing else
+                              on the GPU */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -892,7 +898,8 @@ typedef struct an_summary_item {
   const struct an_stage_timeline *timeline; /* idle and wait items: the account the rows
                                                index (borrowed) */
   /* Idle items: the lever the packs name (summary.levers) for the operation lever_op (the
-   * longest operation inside a stall, or the activity named), borrowed; NULL: none. */
+   * longest operation inside a stall, or the activity named); kernel-lever items: the
+   * lever of their family (lever_op its id). Borrowed; NULL: none. */
   const char *lever, *lever_op;
 } an_summary_item;
 

@@ -25,7 +25,8 @@ const char *an_summary_action_id(an_action a) {
       "tune",        "overlap",      "fusion_neighbour", "check_deps",
       "fusion",      "port",         "eliminate",        "sync",
       "stall",       "launch_bound", "rank_skew",        "chain",
-      "fewer_bytes", "dependency",   "investigate",      "slow_collective"};
+      "fewer_bytes", "dependency",   "investigate",      "slow_collective",
+      "kernel_lever"};
   return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 
@@ -151,6 +152,7 @@ static void stage_items(sm_ctx *c) {
   sm_wait_items(c);
   sm_roofline_items(c);
   sm_chain_item(c);
+  sm_kernel_lever_items(c);
   sm_fusion_items(c);
   sm_overlap_items(c);
   sm_investigate_items(c); /* last: it looks for the categories the others left unbounded */
@@ -176,7 +178,8 @@ static bool gpu_side(const an_summary_item *it) {
 /* Items that launch fewer kernels (a fusion pattern, a fused chain): on a launch-bound step
  * they shorten the step as a graph does, so the bottleneck gate keeps them. */
 static bool fewer_kernels(const an_summary_item *it) {
-  return it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_FUSE_CHAIN;
+  return it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_FUSE_CHAIN ||
+         it->action == AN_ACTION_KERNEL_LEVER;
 }
 
 /* The kept item that names one of its kernels, or NULL. A wait is never merged: its

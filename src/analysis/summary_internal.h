@@ -64,6 +64,7 @@ void sm_wait_items(sm_ctx *c);
 void sm_fusion_items(sm_ctx *c);
 void sm_overlap_items(sm_ctx *c);
 void sm_chain_item(sm_ctx *c);
+void sm_kernel_lever_items(sm_ctx *c);
 void sm_roofline_items(sm_ctx *c);
 void sm_investigate_items(sm_ctx *c);
 

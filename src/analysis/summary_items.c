@@ -415,6 +415,49 @@ void sm_chain_item(sm_ctx *c) {
     if (chain_row(c, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
 
+/* ---------------------------------------------------------------- kernel levers */
+
+/* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
+ * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded):
+ * one item per family, bounded by their in-step time that ran with nothing else on the
+ * GPU, its evidence their largest row the kernel table shows. */
+static void kernel_lever(sm_ctx *c, const char *id) {
+  char name[96];
+  snprintf(name, sizeof name, "lever_%s", id);
+  const te_matcher *m = te_rules_matcher(c->rules, name);
+  const te_string_list *text = te_list_map_get(&c->s->summary_levers, id);
+  if (!m || !text || !text->n) return;
+  double sum = 0, alone = 0;
+  size_t n = 0, top = SIZE_MAX;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    if (!hits(m, r->name) || sm_is_collective(c, r->name)) continue;
+    double t = sm_row_per_step(c, r);
+    sum += t;
+    alone += alone_per_step(c, r, t);
+    n++;
+    if (r->shown && top == SIZE_MAX) top = i; /* rows are time-descending */
+  }
+  if (!n || top == SIZE_MAX) return;
+  const an_kernel_row *tr = &c->g.st->kernels[top];
+  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
+  an_summary_item *it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_KERNEL_LEVER, top, loc,
+                               alone < sum ? alone : sum, AN_BASIS_REMOVED, sum);
+  if (!it) return;
+  it->count = n;
+  it->detail_us = alone;
+  it->lever = text->items[0];
+  it->lever_op = id;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++)
+    if (hits(m, c->g.st->kernels[i].name) && !sm_is_collective(c, c->g.st->kernels[i].name))
+      sm_item_kernel(c, c->g.st->kernels[i].name);
+}
+
+void sm_kernel_lever_items(sm_ctx *c) {
+  for (size_t k = 0; k < c->s->summary_kernel_levers.n; k++)
+    kernel_lever(c, c->s->summary_kernel_levers.items[k]);
+}
+
 /* ---------------------------------------------------------------- fusion */
 
 void sm_fusion_items(sm_ctx *c) {

@@ -560,6 +560,8 @@ const char *rp_action(an_action a) {
     case AN_ACTION_SLOW_COLLECTIVE:
       return "Find why collectives run above their floor mid-step (not a late rank): compute "
              "kernels sharing the GPU with them, the link, ranks drifting apart";
+    case AN_ACTION_KERNEL_LEVER:
+      return "Remove these kernels with the change their family names";
     case AN_ACTION_INVESTIGATE:
       return "Investigate: no model bounds these kernels yet";
   }

@@ -30,8 +30,8 @@ const char *rp_floor_basis(an_floor_basis b) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle",  "wait",    "roofline",   "saving",
-                                  "chain", "exposed", "round_trip", "unbounded"};
+  static const char *const w[] = {"idle",    "wait",       "roofline",  "saving", "chain",
+                                  "exposed", "round_trip", "unbounded", "removed"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -643,6 +643,13 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       return;
     case AN_BASIS_UNBOUNDED:
       unbounded_basis(it, x, b, cap);
+      return;
+    case AN_BASIS_REMOVED:
+      rp_fmt_ms(y, sizeof y, it->detail_us);
+      snprintf(b, cap,
+               "%zu kernel%s take %s ms/step, %s ms/step of it with nothing else on the GPU; "
+               "lever (%s): %s",
+               it->count, it->count == 1 ? "" : "s", x, y, it->lever_op, it->lever);
       return;
     case AN_BASIS_EXPOSED:
       snprintf(b, cap,

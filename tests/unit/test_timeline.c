@@ -1122,6 +1122,34 @@ Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .
   an_report_destroy(r);
 }
 
+/* A GPU-bound step of convolutions in NCHW: cuDNN converts to NHWC and back around each.
+ * The conversions are one item whose lever comes from the packs (channels_last), bounded
+ * by their time in the step. */
+Test(summary, layout_conversions_name_channels_last, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 2000.0;
+    host(&b, "user_annotation", "ProfilerStep#2", t0, 1900);
+    launch(&b, "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, 2>", t0 + 1,
+           t0 + 10, 150);
+    launch(&b, "sm80_xmma_fprop_implicit_gemm_tf32f32_nhwckrsc_nhwc", t0 + 2, t0 + 160, 1400);
+    launch(&b, "void cudnn::ops::nhwcToNchwKernel<float, float, float, true, false, 0>", t0 + 3,
+           t0 + 1560, 150);
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *it = item_of(r, AN_ACTION_KERNEL_LEVER);
+  cr_assert_not_null(it);
+  cr_assert_eq(it->n_kernels, 2);
+  cr_assert_str_eq(it->lever_op, "channels_last");
+  cr_assert_float_eq(it->at_stake_us, 300.0, 1e-6);
+  expect_bounds(r);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md, "torch.channels_last"), "%s", md);
+  free(md);
+  an_report_destroy(r);
+}
+
 /* ---------------------------------------------------------------- report limits */
 
 static const char *full_name(const void *ctx, const char *stage, const char *name) {

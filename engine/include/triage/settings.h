@@ -301,6 +301,9 @@ typedef struct te_list_map {
   X(summary_levers, "summary.levers", LIST_MAP, 0, 0, 0, NULL,                                     \
     "lever id -> [what to change]: a host stall whose longest operation (or activity) the "        \
     "matcher lever_ID names gets it")                                                              \
+  X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
+    "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
+    "bounded by their time alone on the GPU")                                                      \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
