@@ -191,15 +191,20 @@ static void stall_items(sm_ctx *c, const an_time_account *a, const pool *stalls,
   }
 }
 
+/* The member lists sm_idle_items fills, each of at most one row per cause. */
+enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LISTS };
+
 void sm_idle_items(sm_ctx *c) {
   const an_time_account *a = &c->g.st->timeline->total;
-  an_item_row *m = calloc(4 * (a->n_causes + 1), sizeof *m);
+  const size_t room = a->n_causes + 1;
+  an_item_row *m = calloc(LISTS * room, sizeof *m);
   if (!m) {
     c->nomem = true;
     return;
   }
-  pool p = {0, 0, -1, 0, m, 0}, queued = {0, 0, -1, 0, m + a->n_causes + 1, 0};
-  pool stalls = {0, 0, -1, 0, m + 2 * (a->n_causes + 1), 0};
+  pool p = {0, 0, -1, 0, m + LIST_LAUNCH * room, 0};
+  pool queued = {0, 0, -1, 0, m + LIST_QUEUED * room, 0};
+  pool stalls = {0, 0, -1, 0, m + LIST_STALLS * room, 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
     if (x->kind == AN_IDLE_SYNC)
@@ -213,7 +218,7 @@ void sm_idle_items(sm_ctx *c) {
     else if (x->kind == AN_IDLE_HOST || x->kind == AN_IDLE_LAUNCH)
       host_cause(c, x, i, &p, &stalls);
   }
-  stall_items(c, a, &stalls, m + 3 * (a->n_causes + 1));
+  stall_items(c, a, &stalls, m + LIST_REGION * room);
   /* queued work is one action whatever call issued it (a graph launch, a kernel launch):
    * find what it waits on */
   const an_idle_cause *top = queued.row >= 0 ? &a->causes[queued.row] : NULL;
