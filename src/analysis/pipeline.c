@@ -678,11 +678,14 @@ static void name_blank_gpu(run_state *r) {
 
 /* A run whose context names no model takes the one the roofline identified and used: from
  * the trace's content, or from an input path picking among the entries the content fits
- * (roofline_model.h). */
+ * (roofline_model.h). A model file named in the Python frames (`models/qwen3.py`: a family,
+ * "qwen3") gives way to a model the content itself identifies (Qwen3-8B from its vocabulary
+ * and layer count), so the header and the roofline's Limits line name the same model. */
 static void name_model_from_roofline(run_state *r) {
   an_run_context *c = &r->report.run.context;
   const an_roofline_model *m = &r->roofline.model;
-  if (c->model.value || !m->label || !(m->used || m->attention_used)) return;
+  bool family_only = c->model.source == AN_SOURCE_PYTHON_FRAMES && !m->from_hint;
+  if ((c->model.value && !family_only) || !m->label || !(m->used || m->attention_used)) return;
   c->model =
       (an_text_fact){m->label, m->from_hint ? AN_SOURCE_DETECTION_RULE : AN_SOURCE_TRACE_METADATA};
 }

@@ -17,7 +17,10 @@ trace of it, and checks each report:
   - "try fusion" names its partner (fusion_pattern: a fuse row of the stage or the eager
     chain) and never coexists with an "independent" dependency (review-1 defects 3, 8);
   - a P4 row recovers 0, and no P1 row is "low-roi-hidden" (the priority follows the
-    verdict, review-1 defect 8).
+    verdict, review-1 defect 8);
+  - when the roofline costed kernels with a model it identified, the header names that
+    model (review 3: the header said "qwen3" from a model file while the Limits costed
+    Qwen3-8B).
 Exit 0 when all hold, 1 with one line per failure.
 """
 import argparse
@@ -94,6 +97,16 @@ def overlap_failures(name, rep):
     return out
 
 
+def identity_failures(name, rep):
+    m = rep.get("roofline_model") or {}
+    if not (m.get("used") or m.get("attention_used")) or not m.get("label"):
+        return []
+    if rep.get("model") != m["label"]:
+        return [f"{name}: the header names model {rep.get('model')!r}, the roofline costed "
+                f"{m['label']!r}"]
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--triage", required=True)
@@ -110,7 +123,7 @@ def main():
             failures.append(f"{name}: exit {p.returncode}: {p.stderr.strip()[:120]}")
             continue
         rep = json.loads(p.stdout)
-        failures += fuse_failures(name, rep) + overlap_failures(name, rep)
+        failures += fuse_failures(name, rep) + overlap_failures(name, rep) + identity_failures(name, rep)
         n += 1
     for f in failures:
         print("FAIL " + f)
