@@ -295,21 +295,108 @@ typedef struct an_roofline_device {
   const char *source;     /* the entry's datasheet citation */
 } an_roofline_device;
 
+/* How the roofline's model was identified from the trace's content, or why none was
+ * (roofline_model.c, roofline_moe.c; issue 33: data, report/text.c rp_model_ident words
+ * it). */
+typedef enum an_model_ident_kind {
+  AN_IDENT_NONE = 0,       /* nothing tried */
+  AN_IDENT_NO_FIT = 1,     /* no models: entry fits the content */
+  AN_IDENT_AMBIGUOUS = 2,  /* n_fits entries fit (first, other) and nothing tells them apart */
+  AN_IDENT_CONTENT = 3,    /* one dense entry fits (the evidence) */
+  AN_IDENT_HINT = 4,       /* several fit; the hint text picked first (the evidence; other) */
+  AN_IDENT_MOE_CONTENT = 5 /* the mixture-of-experts checks of the content (the check's) */
+} an_model_ident_kind;
+
+typedef struct an_model_ident {
+  an_model_ident_kind kind;
+  size_t n_fits;             /* AMBIGUOUS, HINT: entries the content fits */
+  const char *first, *other; /* AMBIGUOUS: the first two fits; HINT: the pick and another
+                                (entry labels, from the rules) */
+  const char *hint;          /* HINT: the text that picked (an input path, the server args'
+                                model; owned by the report's strings) */
+  /* CONTENT, HINT: what the content showed of the entry */
+  bool lm_head;  /* its lm_head weight in a CPU op's shapes (else the logits) */
+  bool by_gemms; /* its layers counted from replayed GEMM launches (else attention) */
+  long vocab, layers;
+  size_t launches; /* the launches that counted the layers */
+} an_model_ident;
+
+/* What the model checks found (docs/roofline.md "Model dimensions"): dense models
+ * (roofline_model.c), then mixture-of-experts ones (roofline_moe.c). */
+typedef enum an_model_check_kind {
+  AN_CHECK_NONE = 0,             /* nothing checked */
+  AN_CHECK_IDENT = 1,            /* no model identified: the identification says why */
+  AN_CHECK_NO_WEIGHT_FORMAT = 2, /* the entry names no weight format */
+  AN_CHECK_NO_LOGITS = 3,        /* no CPU op shows the logits [tokens, vocab] */
+  AN_CHECK_NOT_WHOLE_STEPS = 4,  /* the replayed GEMM launches are not whole steps (cycle) */
+  AN_CHECK_DENSE_HELD = 5,       /* every dense check held */
+  AN_CHECK_MOE_NO_TOKENS = 6,    /* the step annotations state no one token count */
+  AN_CHECK_MOE_NO_FIT = 7,       /* no mixture-of-experts entry fits (misfit: the first why) */
+  AN_CHECK_MOE_AMBIGUOUS = 8,    /* two entries fit (fit, other) */
+  AN_CHECK_MOE_HELD = 9          /* one entry fits */
+} an_model_check_kind;
+
+/* Why the first mixture-of-experts entry checked did not fit. */
+typedef enum an_moe_misfit {
+  AN_MOE_MISFIT_NONE = 0,             /* no entry was checked */
+  AN_MOE_MISFIT_NO_WEIGHT_FORMAT = 1, /* it names no weight format */
+  AN_MOE_MISFIT_NO_LM_HEAD = 2,       /* no CPU op shows its lm_head weight */
+  AN_MOE_MISFIT_LAUNCHES = 3          /* the grouped GEMM launches are not 2 a layer a step */
+} an_moe_misfit;
+
+/* The check and the figures it quotes (each kind uses some; the rest are 0 / NULL). */
+typedef struct an_model_check {
+  an_model_check_kind kind;
+  an_moe_misfit misfit;       /* MOE_NO_FIT */
+  size_t launches, steps;     /* replayed (grouped) GEMM launches; whole steps of them */
+  size_t cycle;               /* dense GEMM launches a step (4 x layers + 1) */
+  long vocab, hidden, layers; /* the entry's dimensions */
+  long tokens, topk, experts; /* tokens a step; MoE: top-k of that many experts */
+  double active;              /* MOE_HELD: experts expected active a step */
+  const char *op;             /* DENSE_HELD: the CPU op showing the logits (report's strings) */
+  const char *fit, *other;    /* MOE_AMBIGUOUS: the two entries' labels (rules) */
+} an_model_check;
+
+/* Attention from the step's sums (roofline_attn.c): the basis, or the fact missing. */
+typedef enum an_attn_check_kind {
+  AN_ATTN_NONE = 0,             /* no attention launch */
+  AN_ATTN_NO_MODEL = 1,         /* no model identified (ident says why) */
+  AN_ATTN_NO_WEIGHT_FORMAT = 2, /* the entry states no weight format */
+  AN_ATTN_SLIDING_WINDOW = 3,   /* the model has sliding-window layers (window tokens) */
+  AN_ATTN_NO_SUMS = 4,          /* the step annotations state no attention sums */
+  AN_ATTN_KV_FORMATS = 5,       /* the attention kernels disagree on the KV cache's format */
+  AN_ATTN_LAUNCHES = 6,         /* launches are not one a layer in each step */
+  AN_ATTN_HELD = 7              /* every fact is there */
+} an_attn_check_kind;
+
+typedef struct an_attn_check {
+  an_attn_check_kind kind;
+  const char *model;    /* the entry's label (rules) */
+  const char *kv_dtype; /* HELD: the KV cache's format: the weights' (rules), unless kv_fp8 */
+  bool kv_fp8;
+  long window, heads, kv_heads, head_dim, layers;
+  size_t launches, steps;
+  double q_tokens, kv_tokens, pairs; /* HELD: a step's means of the annotation sums */
+  /* how the dense model was identified, or why none was (NO_MODEL); AN_IDENT_NONE when the
+   * model is the mixture-of-experts plan's */
+  an_model_ident ident;
+} an_attn_check;
+
 /* The known model a graph-replayed decode step's GEMMs were costed from, and what was
- * checked (docs/roofline.md "Model dimensions"). */
+ * checked (docs/roofline.md "Model dimensions"). Data: the report words each record. */
 typedef struct an_roofline_model {
-  const char *id, *label; /* the models: pack entry (from the rules); NULL: none identified */
-  const char *from;       /* how it was identified: the trace's content, a hint picking
-                             among entries the content fits, or why none was */
-  const char *source;     /* where its dimensions come from (config.json) */
-  bool used;              /* the checks held: the decode GEMMs have model shapes */
-  bool from_hint;         /* several entries fit the content; a hint text (an input path)
-                             picked this one */
-  long tokens;            /* rows per decode step (the logits op's first dimension) */
-  const char *check;      /* what was checked, or why nothing is claimed (owned by the report) */
-  const char *attention;  /* attention from the step's sums: the basis, or the fact missing;
-                             NULL: no attention launch (docs/roofline.md) */
-  bool attention_used;    /* the attention launches have a roofline from it */
+  const char *id, *label;  /* the models: pack entry (from the rules); NULL: none identified */
+  an_model_ident from;     /* how it was identified: the trace's content, a hint picking
+                              among entries the content fits, or why none was */
+  const char *source;      /* where its dimensions come from (config.json) */
+  bool used;               /* the checks held: the decode GEMMs have model shapes */
+  bool from_hint;          /* several entries fit the content; a hint text (an input path)
+                              picked this one */
+  long tokens;             /* rows per decode step (the logits op's first dimension) */
+  an_model_check check;    /* what was checked, or why nothing is claimed */
+  an_attn_check attention; /* attention from the step's sums: the basis, or the fact
+                              missing; AN_ATTN_NONE: no attention launch */
+  bool attention_used;     /* the attention launches have a roofline from it */
 } an_roofline_model;
 
 /* One row of the kernel table (docs/reference.md §5). */

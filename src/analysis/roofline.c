@@ -616,35 +616,44 @@ static void replayed_gemms(run *r, view_ops *vo, size_t vi, size_t s, size_t b, 
   }
 }
 
+/* A model identification the report keeps: its hint text interned (the inputs' texts
+ * do not outlive the run). */
+static an_model_ident kept_ident(run *r, const an_model_ident *how) {
+  an_model_ident k = *how;
+  if (k.hint && !(k.hint = an_strtab_cstr(r->strings, k.hint))) r->c.nomem = true;
+  return k;
+}
+
 /* The report's model line from a plan's check: the first block checked, or the first
  * that passes. */
-static void model_line(run *r, const te_model *m, const char *from, bool used, long tokens,
-                       const char *why, bool hint) {
+static void model_line(run *r, const te_model *m, const an_model_ident *from, bool used,
+                       long tokens, const an_model_check *why, bool hint) {
   an_roofline_model *out = &r->out->model;
-  if (out->check && (out->used || !used)) return;
-  const char *a = out->attention;
+  if (out->check.kind && (out->used || !used)) return;
+  an_attn_check a = out->attention;
   bool a_used = out->attention_used;
   *out = (an_roofline_model){m ? m->id : NULL,
                              m ? m->label : NULL,
-                             an_strtab_cstr(r->strings, from),
+                             kept_ident(r, from),
                              m ? m->source : NULL,
                              used,
                              hint,
                              tokens,
-                             an_strtab_cstr(r->strings, why),
+                             *why,
                              a,
                              a_used};
-  if (!out->check || !out->from) r->c.nomem = true;
+  /* the logits op's name is the trace's: the report outlives it */
+  if (why->op && !(out->check.op = an_strtab_cstr(r->strings, why->op))) r->c.nomem = true;
 }
 
 /* The report's attention line: the first block with attention launches, or the first
  * whose plan holds. */
-static void attention_line(run *r, bool used, const char *why) {
+static void attention_line(run *r, bool used, const an_attn_check *why) {
   an_roofline_model *out = &r->out->model;
-  if (out->attention && (out->attention_used || !used)) return;
-  out->attention = an_strtab_cstr(r->strings, why);
+  if (out->attention.kind && (out->attention_used || !used)) return;
+  out->attention = *why;
+  out->attention.ident = kept_ident(r, &why->ident);
   out->attention_used = used;
-  if (!out->attention) r->c.nomem = true;
 }
 
 /* Whether an MoE model's facts cost this stage block's grouped expert GEMMs (found from
@@ -653,11 +662,12 @@ static void moe_block(run *r, size_t s, size_t launches) {
   const an_exec_facts *x = &r->tables->stages[s].exec;
   long tokens = x->tokens_min == x->tokens_max ? x->tokens_max : 0;
   size_t steps = r->fm->n ? x->steps_with_tokens / r->fm->n : 0;
-  char why[512];
-  r->ms.moe_usable = an_moe_plan_find(r->c.rules, &r->ms.scan, tokens, steps, launches, &r->ms.moe,
-                                      why, sizeof why);
+  an_model_check why;
+  r->ms.moe_usable =
+      an_moe_plan_find(r->c.rules, &r->ms.scan, tokens, steps, launches, &r->ms.moe, &why);
   if (r->ms.moe_usable) r->out->stages[s].counts.model_tokens = (size_t)tokens;
-  model_line(r, r->ms.moe.model, "the trace's content", r->ms.moe_usable, tokens, why, false);
+  an_model_ident from = {.kind = AN_IDENT_MOE_CONTENT};
+  model_line(r, r->ms.moe.model, &from, r->ms.moe_usable, tokens, &why, false);
 }
 
 /* The attention launches of a stage block (matcher attention_kv_read) and how many read
@@ -677,22 +687,19 @@ static size_t attention_launches(run *r, view_ops *vo, const an_trace_view *v,
 }
 
 /* Whether the step sums cost this block's attention launches, with the identified model's
- * heads (or the MoE plan's model). */
-static void attention_block(run *r, size_t s, size_t launches, size_t fp8, const char *basis) {
+ * heads (or the MoE plan's model); how: how the dense model was identified. */
+static void attention_block(run *r, size_t s, size_t launches, size_t fp8,
+                            const an_model_ident *how) {
   const an_exec_facts *x = &r->tables->stages[s].exec;
   size_t steps = r->fm->n ? x->steps_with_attn / r->fm->n : 0;
   const te_model *m = r->ms.plan.model   ? r->ms.plan.model
                       : r->ms.moe_usable ? r->ms.moe.model
                                          : NULL;
-  char why[512], line[1100];
-  r->ms.attn_usable = an_attn_plan_make(m, x, steps, launches, fp8, &r->ms.attn, why, sizeof why);
+  an_attn_check why;
+  r->ms.attn_usable = an_attn_plan_make(m, x, steps, launches, fp8, &r->ms.attn, &why);
   bool dense = m && m == r->ms.plan.model;
-  snprintf(line, sizeof line, "%s%s%s", why,
-           !m      ? ": "
-           : dense ? "; the model: "
-                   : "",
-           !m || dense ? basis : "");
-  attention_line(r, r->ms.attn_usable, line);
+  if (!m || dense) why.ident = *how; /* the line says how the model was (not) identified */
+  attention_line(r, r->ms.attn_usable, &why);
   an_roofline_model *out = &r->out->model;
   if (r->ms.attn_usable && !out->label) { /* the header's model when no GEMM plan named it */
     out->id = m->id, out->label = m->label, out->source = m->source;
@@ -714,19 +721,21 @@ static void model_block(run *r, view_ops *vo, size_t vi, size_t s, size_t b) {
   if (moe) moe_block(r, s, moe);
   const an_exec_facts *x = &r->tables->stages[s].exec;
   an_model_layers layers = {n, attn, r->fm->n ? x->steps_with_attn / r->fm->n : 0};
-  char basis[512], why[512];
+  an_model_ident how;
   an_model_identify(r->c.rules, &r->ms.scan, &layers, r->fm->model_texts, r->fm->n_model_texts,
-                    &r->ms.plan, basis, sizeof basis);
-  if (attn) attention_block(r, s, attn, fp8, basis);
+                    &r->ms.plan, &how);
+  if (attn) attention_block(r, s, attn, fp8, &how);
   const te_string_list *stages = &te_rules_settings(r->c.rules)->roofline_model_stages;
   if (!te_string_list_has(stages, sk->stage->id) || !n) return;
   if (!r->ms.plan.model) {
-    model_line(r, NULL, basis, false, 0, basis, false);
+    an_model_check why = {.kind = AN_CHECK_IDENT};
+    model_line(r, NULL, &how, false, 0, &why, false);
     return;
   }
-  r->ms.usable = an_model_plan_check(&r->ms.plan, &r->ms.scan, n, why, sizeof why);
+  an_model_check why;
+  r->ms.usable = an_model_plan_check(&r->ms.plan, &r->ms.scan, n, &why);
   if (r->ms.usable) r->out->stages[s].counts.model_tokens = (size_t)r->ms.plan.tokens;
-  model_line(r, r->ms.plan.model, basis, r->ms.usable, r->ms.plan.tokens, why,
+  model_line(r, r->ms.plan.model, &how, r->ms.usable, r->ms.plan.tokens, &why,
              r->ms.plan.from_hint);
 }
 

@@ -43,8 +43,9 @@ bool an_attn_kernel(const te_rules *rules, const char *name);
 
 /* The plan of a stage block: model m (NULL: none identified), the stage's facts x with
  * steps of this block's trace, its attention launches (fp8: how many read an FP8 KV
- * cache). True when every fact is there; why gets the basis, or the fact missing. */
+ * cache). True when every fact is there; why gets the basis, or the fact missing (its
+ * ident left empty: the caller knows how m was identified). */
 bool an_attn_plan_make(const te_model *m, const an_exec_facts *x, size_t steps, size_t launches,
-                       size_t fp8, an_attn_plan *plan, char *why, size_t cap);
+                       size_t fp8, an_attn_plan *plan, an_attn_check *why);
 
 #endif

@@ -13,7 +13,7 @@
 #define PROJECTIONS 4 /* per layer: QKV, o_proj, gate_up, down */
 #define MAX_TOKENS 1000000
 #define MAX_INPUTS 8 /* inputs of one op searched for the lm_head weight */
-#define MAX_FITS 4   /* entries named in a basis */
+#define MAX_FITS 4   /* fitting entries counted */
 
 /* ------------------------------------------------------------------ content scan */
 
@@ -82,13 +82,14 @@ static bool fits(const an_model_scan *s, size_t i, const te_model *m, const an_m
 
 /* What the content showed of entry i. */
 static void evidence(const an_model_scan *s, size_t i, const te_model *m, const an_model_layers *l,
-                     char *out, size_t cap) {
+                     an_model_ident *out) {
   size_t cycle = (size_t)(PROJECTIONS * m->layers + 1);
   bool gemms = l->gemm_launches && l->gemm_launches % cycle == 0;
-  snprintf(out, cap, "%s %ld in a CPU op's shapes, %ld layers from %zu %s launches",
-           s->lm_head[i] ? "the lm_head weight of vocabulary" : "logits of vocabulary", m->vocab,
-           m->layers, gemms ? l->gemm_launches : l->attn_launches,
-           gemms ? "replayed GEMM" : "attention");
+  out->lm_head = s->lm_head[i];
+  out->by_gemms = gemms;
+  out->vocab = m->vocab;
+  out->layers = m->layers;
+  out->launches = gemms ? l->gemm_launches : l->attn_launches;
 }
 
 /* The first fitting entry (of fit[0..n)) a hint text names, or -1. */
@@ -106,9 +107,10 @@ static long hinted(const te_rules *rules, const size_t *fit, size_t n, const cha
 }
 
 void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_model_layers *layers,
-                       const char *const *hints, size_t n_hints, an_model_plan *plan, char *basis,
-                       size_t cap) {
+                       const char *const *hints, size_t n_hints, an_model_plan *plan,
+                       an_model_ident *how) {
   memset(plan, 0, sizeof *plan);
+  *how = (an_model_ident){.kind = AN_IDENT_NO_FIT};
   size_t fit[MAX_FITS], n = 0;
   /* the lm_head weight also shows the hidden size: entries it fits outrank those only the
    * logits' vocabulary fits (Qwen3-8B's [151936, 4096] is not Qwen3-4B's) */
@@ -117,61 +119,53 @@ void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_m
       if (s->lm_head[i] == (tier == 1) && fits(s, i, te_rules_model_at(rules, i), layers) &&
           n < MAX_FITS)
         fit[n++] = i;
-  if (!n) {
-    snprintf(basis, cap,
-             "no models: entry fits the trace's content (a vocabulary in a CPU "
-             "op's shapes and its layers in the per-layer launches)");
-    return;
-  }
-  char ev[192];
+  if (!n) return;
   const char *by = NULL;
   long pick = n == 1 ? (long)fit[0] : hinted(rules, fit, n, hints, n_hints, &by);
+  how->n_fits = n;
   if (pick < 0) {
-    snprintf(basis, cap,
-             "the trace's content fits %zu models: entries (%s, %s%s) and nothing "
-             "in it tells them apart",
-             n, te_rules_model_at(rules, fit[0])->label, te_rules_model_at(rules, fit[1])->label,
-             n > 2 ? ", ..." : "");
+    how->kind = AN_IDENT_AMBIGUOUS;
+    how->first = te_rules_model_at(rules, fit[0])->label;
+    how->other = te_rules_model_at(rules, fit[1])->label;
     return;
   }
   plan->model = te_rules_model_at(rules, (size_t)pick);
   plan->index = (size_t)pick;
   plan->from_hint = by != NULL;
-  evidence(s, (size_t)pick, plan->model, layers, ev, sizeof ev);
-  if (!by) {
-    snprintf(basis, cap, "the trace's content: %s", ev);
-    return;
-  }
-  const te_model *other = te_rules_model_at(rules, fit[fit[0] == (size_t)pick ? 1 : 0]);
-  snprintf(basis, cap, "the hint `%s` among the entries the trace's content fits (%s: %s and %s%s)",
-           by, ev, plan->model->label, other->label, n > 2 ? " and others" : "");
+  evidence(s, (size_t)pick, plan->model, layers, how);
+  how->kind = by ? AN_IDENT_HINT : AN_IDENT_CONTENT;
+  if (!by) return;
+  how->hint = by;
+  how->first = plan->model->label;
+  how->other = te_rules_model_at(rules, fit[fit[0] == (size_t)pick ? 1 : 0])->label;
 }
 
 bool an_model_plan_check(an_model_plan *plan, const an_model_scan *s, size_t gemm_launches,
-                         char *why, size_t cap) {
+                         an_model_check *why) {
   const te_model *m = plan->model;
   plan->cycle = (size_t)(PROJECTIONS * m->layers + 1);
   plan->tokens = s->logits_tokens[plan->index];
+  *why = (an_model_check){.launches = gemm_launches,
+                          .cycle = plan->cycle,
+                          .vocab = m->vocab,
+                          .hidden = m->hidden,
+                          .layers = m->layers,
+                          .tokens = plan->tokens};
   if (!m->weight_dtype) {
-    snprintf(why, cap, "no weight format");
+    why->kind = AN_CHECK_NO_WEIGHT_FORMAT;
     return false;
   }
   if (!plan->tokens) {
-    snprintf(why, cap, "no CPU op shows the logits [tokens, %ld] of its vocabulary", m->vocab);
+    why->kind = AN_CHECK_NO_LOGITS;
     return false;
   }
   if (!gemm_launches || gemm_launches % plan->cycle) {
-    snprintf(why, cap,
-             "%zu replayed GEMM launches are not whole steps of %zu (4 per layer x %ld "
-             "layers + lm_head)",
-             gemm_launches, plan->cycle, m->layers);
+    why->kind = AN_CHECK_NOT_WHOLE_STEPS;
     return false;
   }
-  snprintf(why, cap,
-           "vocabulary %ld and %ld tokens a step from %s's input; %zu GEMM launches = "
-           "%zu step(s) x (4 per layer x %ld layers + lm_head)",
-           m->vocab, plan->tokens, s->logits_op[plan->index], gemm_launches,
-           gemm_launches / plan->cycle, m->layers);
+  why->kind = AN_CHECK_DENSE_HELD;
+  why->steps = gemm_launches / plan->cycle;
+  why->op = s->logits_op[plan->index];
   return true;
 }
 

@@ -56,15 +56,17 @@ typedef struct an_model_plan {
 } an_model_plan;
 
 /* Identifies the dense entry the content of s fits (layers: the block's counts), a hint
- * text picking among several. basis gets how, or why none was. */
+ * text picking among several. how gets how, or why none was (its hint borrows hints'
+ * text). */
 void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_model_layers *layers,
-                       const char *const *hints, size_t n_hints, an_model_plan *plan, char *basis,
-                       size_t cap);
+                       const char *const *hints, size_t n_hints, an_model_plan *plan,
+                       an_model_ident *how);
 
 /* Whether the identified plan costs the block's replayed GEMMs: the logits' rows and
- * whole steps of them. why gets what was checked or what failed. */
+ * whole steps of them. why gets what was checked or what failed (its op borrows the
+ * scanned trace's name). */
 bool an_model_plan_check(an_model_plan *plan, const an_model_scan *s, size_t gemm_launches,
-                         char *why, size_t cap);
+                         an_model_check *why);
 
 /* The cost of the i-th replayed GEMM launch of the stage (0-based, in start order). */
 void an_model_gemm_cost(const an_model_plan *plan, size_t i, an_op_cost *out);

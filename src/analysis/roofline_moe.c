@@ -5,7 +5,6 @@
 #include "analysis/roofline_moe.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #define PROJECTIONS 2 /* per layer: gate/up, then down */
@@ -22,55 +21,55 @@ double an_moe_active_experts(long experts, long topk, long tokens) {
   return (double)experts * (1.0 - pow(miss > 0 ? miss : 0, (double)tokens));
 }
 
-/* Why entry m does not fit (NULL when it does). */
-static const char *misfit(const te_model *m, bool lm_head, size_t steps, size_t launches) {
-  if (!m->weight_dtype) return "no weight format";
-  if (!lm_head) return "no CPU op shows its lm_head weight";
-  if (launches != steps * (size_t)(PROJECTIONS * m->layers))
-    return "the grouped GEMM launches are not 2 a layer in each step";
-  return NULL;
+/* Why entry m does not fit (AN_MOE_MISFIT_NONE when it does). */
+static an_moe_misfit misfit(const te_model *m, bool lm_head, size_t steps, size_t launches) {
+  if (!m->weight_dtype) return AN_MOE_MISFIT_NO_WEIGHT_FORMAT;
+  if (!lm_head) return AN_MOE_MISFIT_NO_LM_HEAD;
+  if (launches != steps * (size_t)(PROJECTIONS * m->layers)) return AN_MOE_MISFIT_LAUNCHES;
+  return AN_MOE_MISFIT_NONE;
 }
 
 bool an_moe_plan_find(const te_rules *rules, const an_model_scan *scan, long tokens, size_t steps,
-                      size_t gemm_launches, an_moe_plan *plan, char *why, size_t cap) {
+                      size_t gemm_launches, an_moe_plan *plan, an_model_check *why) {
   memset(plan, 0, sizeof *plan);
+  *why = (an_model_check){.launches = gemm_launches, .steps = steps, .tokens = tokens};
   if (tokens <= 0 || !steps) {
-    snprintf(why, cap, "the step annotations state no one token count for the stage's steps");
+    why->kind = AN_CHECK_MOE_NO_TOKENS;
     return false;
   }
   const te_model *fit = NULL, *other = NULL;
-  const char *first_why = NULL;
   for (size_t i = 0; i < te_rules_model_count(rules); i++) {
     const te_model *m = te_rules_model_at(rules, i);
     if (m->experts <= 0) continue;
-    const char *w = misfit(m, scan->lm_head[i], steps, gemm_launches);
+    an_moe_misfit w = misfit(m, scan->lm_head[i], steps, gemm_launches);
     if (!w && !fit)
       fit = m;
     else if (!w)
       other = m;
-    else if (!first_why)
-      first_why = w;
+    else if (!why->misfit)
+      why->misfit = w;
   }
   if (!fit) {
-    snprintf(why, cap,
-             "no mixture-of-experts entry fits %zu grouped GEMM launches in %zu step(s)%s%s",
-             gemm_launches, steps, first_why ? ": " : "", first_why ? first_why : "");
+    why->kind = AN_CHECK_MOE_NO_FIT;
     return false;
   }
   if (other) {
-    snprintf(why, cap, "both %s and %s fit the trace", fit->label, other->label);
+    why->kind = AN_CHECK_MOE_AMBIGUOUS;
+    why->fit = fit->label;
+    why->other = other->label;
     return false;
   }
   plan->model = fit;
   plan->tokens = tokens;
   plan->cycle = (size_t)(PROJECTIONS * fit->layers);
   plan->active = an_moe_active_experts(fit->experts, fit->topk, tokens);
-  snprintf(why, cap,
-           "lm_head [%ld, %ld] in a CPU op's shapes; %zu grouped GEMM launches = %zu step(s) x "
-           "(gate/up + down) x %ld layers; %ld tokens a step (step annotation) to top-%ld of %ld "
-           "experts: %.1f experts active",
-           fit->vocab, fit->hidden, gemm_launches, steps, fit->layers, tokens, fit->topk,
-           fit->experts, plan->active);
+  why->kind = AN_CHECK_MOE_HELD;
+  why->vocab = fit->vocab;
+  why->hidden = fit->hidden;
+  why->layers = fit->layers;
+  why->topk = fit->topk;
+  why->experts = fit->experts;
+  why->active = plan->active;
   return true;
 }
 

@@ -44,7 +44,7 @@ bool an_moe_gemm_kernel(const te_rules *rules, const char *name);
  * steps counted in the stage, and the stage's grouped GEMM launches without shapes. True
  * when one fits; why gets what was checked, or why nothing is claimed. */
 bool an_moe_plan_find(const te_rules *rules, const an_model_scan *scan, long tokens, size_t steps,
-                      size_t gemm_launches, an_moe_plan *plan, char *why, size_t cap);
+                      size_t gemm_launches, an_moe_plan *plan, an_model_check *why);
 
 /* The expected experts holding a token: tokens routed to topk of experts uniformly. */
 double an_moe_active_experts(long experts, long topk, long tokens);

@@ -337,21 +337,24 @@ static void roofline_hints(rp_hw *hw) {
     return;
   }
   const an_roofline_model *m = &r->roofline_model;
-  if (m->id && m->check) {
+  char from[RP_MODEL_TEXT_BYTES], check[RP_MODEL_TEXT_BYTES], attn[RP_ATTENTION_TEXT_BYTES];
+  const char *checked = rp_model_check(m, check, sizeof check);
+  const char *how = rp_model_ident(&m->from, from, sizeof from);
+  const char *attention = rp_attention_check(&m->attention, attn, sizeof attn);
+  if (m->id && checked) {
     snprintf(line, sizeof line, "Model dimensions: %s (%s), identified by %s: %s%s.", m->label,
-             m->source, m->from ? m->from : "?",
+             m->source, how ? how : "?",
              m->used ? "the replayed GEMMs take its shapes; checked: "
                      : "not used for the replayed GEMMs: ",
-             m->check);
+             checked);
     hint_li(hw, "info", line);
-  } else if (m->check) {
-    snprintf(line, sizeof line, "Model dimensions: none used for the replayed GEMMs: %s.",
-             m->check);
+  } else if (checked) {
+    snprintf(line, sizeof line, "Model dimensions: none used for the replayed GEMMs: %s.", checked);
     hint_li(hw, "info", line);
   }
-  if (m->attention) {
+  if (attention) {
     snprintf(line, sizeof line, "Attention from the step's sums: %s%s.",
-             m->attention_used ? "" : "no roofline: ", m->attention);
+             m->attention_used ? "" : "no roofline: ", attention);
     hint_li(hw, "info", line);
   }
   for (size_t i = 0; d->id && i < r->n_stages; i++) {

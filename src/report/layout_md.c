@@ -299,24 +299,28 @@ static void roofline_limits(FILE *f, const an_report *r) {
     return;
   }
   const an_roofline_model *m = &r->roofline_model;
-  if (m->id && m->check) {
+  char from[RP_MODEL_TEXT_BYTES], check[RP_MODEL_TEXT_BYTES], attn[RP_ATTENTION_TEXT_BYTES];
+  const char *checked = rp_model_check(m, check, sizeof check);
+  const char *how = rp_model_ident(&m->from, from, sizeof from);
+  const char *attention = rp_attention_check(&m->attention, attn, sizeof attn);
+  if (m->id && checked) {
     fprintf(f, "- **Model dimensions.** %s (%s), identified by ", m->label, m->source);
-    rp_md_cell_text(f, m->from ? m->from : "?");
+    rp_md_cell_text(f, how ? how : "?");
     fputs(m->used ? ": the replayed GEMMs take its shapes; checked: "
                   : ": not used for the replayed GEMMs: ",
           f);
-    rp_md_cell_text(f, m->check);
+    rp_md_cell_text(f, checked);
     fputs(".\n", f);
-  } else if (m->check) {
+  } else if (checked) {
     fputs("- **Model dimensions.** None used for the replayed GEMMs: ", f);
-    rp_md_cell_text(f, m->check);
+    rp_md_cell_text(f, checked);
     fputs(".\n", f);
   }
-  if (m->attention) {
+  if (attention) {
     fputs(m->attention_used ? "- **Attention from the step's sums.** "
                             : "- **Attention from the step's sums.** No roofline: ",
           f);
-    rp_md_cell_text(f, m->attention);
+    rp_md_cell_text(f, attention);
     fputs(".\n", f);
   }
   for (size_t i = 0; d->id && i < r->n_stages; i++) {

@@ -223,12 +223,14 @@ static bool roofline_device_json(cJSON *root, const an_roofline_device *d) {
 
 /* The known model a decode step's GEMMs were costed from (null members when none). */
 static bool roofline_model_json(cJSON *root, const an_roofline_model *m) {
+  char from[RP_MODEL_TEXT_BYTES], check[RP_MODEL_TEXT_BYTES], attn[RP_ATTENTION_TEXT_BYTES];
   cJSON *o = cJSON_AddObjectToObject(root, "roofline_model");
   return o && add_str_or_null(o, "id", m->id) && add_str_or_null(o, "label", m->label) &&
-         add_str_or_null(o, "from", m->from) && add_str_or_null(o, "source", m->source) &&
-         cJSON_AddBoolToObject(o, "used", m->used) &&
+         add_str_or_null(o, "from", rp_model_ident(&m->from, from, sizeof from)) &&
+         add_str_or_null(o, "source", m->source) && cJSON_AddBoolToObject(o, "used", m->used) &&
          cJSON_AddNumberToObject(o, "tokens", (double)m->tokens) &&
-         add_str_or_null(o, "check", m->check) && add_str_or_null(o, "attention", m->attention) &&
+         add_str_or_null(o, "check", rp_model_check(m, check, sizeof check)) &&
+         add_str_or_null(o, "attention", rp_attention_check(&m->attention, attn, sizeof attn)) &&
          cJSON_AddBoolToObject(o, "attention_used", m->attention_used);
 }
 

@@ -248,7 +248,7 @@ static size_t roofline_missing(const an_roofline_counts *n) {
 
 bool rp_roofline_limited(const an_report *r) {
   if (r->roofline_device.gpu && !r->roofline_device.id) return true;
-  if (r->roofline_model.check || r->roofline_model.attention) return true;
+  if (r->roofline_model.check.kind || r->roofline_model.attention.kind) return true;
   for (size_t i = 0; i < r->n_stages; i++)
     if (r->stages[i].has_kernels && r->roofline_device.id &&
         roofline_missing(&r->stages[i].roofline_counts))

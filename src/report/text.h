@@ -39,6 +39,15 @@ char *rp_location_func_at(const char *loc);
 const char *rp_limiter(an_limiter l);                   /* "memory", "compute" */
 const char *rp_shape_source(an_shape_source s);         /* "op", "mapping", "model" */
 const char *rp_attainable_basis(an_attainable_basis b); /* "trace", "device" */
+/* The roofline's model records in words (report/roofline_text.c), in buf; NULL when there
+ * is nothing to say: how the model was identified or why none was; what its checks
+ * found (a model that was not identified: why); attention from the step's sums (its
+ * basis or the fact missing, then how the model was identified). */
+#define RP_MODEL_TEXT_BYTES 512
+#define RP_ATTENTION_TEXT_BYTES 1100
+const char *rp_model_ident(const an_model_ident *m, char *buf, size_t cap);
+const char *rp_model_check(const an_roofline_model *m, char *buf, size_t cap);
+const char *rp_attention_check(const an_attn_check *a, char *buf, size_t cap);
 /* The kernel table's roofline cell: "64% mem" (the bound's share of the time and the
  * limiter), or "-" without a roofline. Writes at most cap bytes. */
 void rp_roofline_cell(const an_roofline *f, char *out, size_t cap);

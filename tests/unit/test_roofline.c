@@ -11,6 +11,7 @@
 #include "analysis/roofline_attn.h"
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
+#include "report/text.h"
 #include "triage/rules.h"
 #include "util/limits.h"
 
@@ -345,16 +346,34 @@ Test(roofline_model, identified_from_content_a_hint_picking_among_fits) {
   an_model_layers layers = {2 * 145, 0, 0}; /* 36 layers: 4B and 8B */
   const char *texts[] = {NULL, "", "/runs/sglang_qwen3_8b_decode/trace.json.gz", "qwen3"};
   an_model_plan p;
-  char basis[512], why[512];
-  an_model_identify(g_rules, &s, &layers, texts, 0, &p, basis, sizeof basis);
+  an_model_ident how;
+  an_model_check why;
+  char words[RP_MODEL_TEXT_BYTES];
+  an_model_identify(g_rules, &s, &layers, texts, 0, &p, &how);
   cr_expect_null(p.model, "two entries fit and nothing tells them apart");
-  cr_expect(strstr(basis, "Qwen3-4B") && strstr(basis, "Qwen3-8B"), "%s", basis);
-  an_model_identify(g_rules, &s, &layers, texts, 4, &p, basis, sizeof basis);
+  cr_expect_eq(how.kind, AN_IDENT_AMBIGUOUS);
+  cr_expect_eq(how.n_fits, 2);
+  cr_expect_str_eq(rp_model_ident(&how, words, sizeof words),
+                   "the trace's content fits 2 models: entries (Qwen3-4B, Qwen3-8B) and nothing "
+                   "in it tells them apart");
+  an_model_identify(g_rules, &s, &layers, texts, 4, &p, &how);
   cr_assert_not_null(p.model);
   cr_expect_str_eq(p.model->id, "qwen3-8b");
   cr_expect(p.from_hint);
-  cr_expect(strstr(basis, "hint") && strstr(basis, texts[2]), "%s", basis);
-  cr_expect(an_model_plan_check(&p, &s, 2 * 145, why, sizeof why), "%s", why);
+  cr_expect_eq(how.kind, AN_IDENT_HINT);
+  cr_expect_eq(how.hint, texts[2], "the hint the caller gave, kept as data");
+  cr_expect_str_eq(rp_model_ident(&how, words, sizeof words),
+                   "the hint `/runs/sglang_qwen3_8b_decode/trace.json.gz` among the entries the "
+                   "trace's content fits (logits of vocabulary 151936 in a CPU op's shapes, 36 "
+                   "layers from 290 replayed GEMM launches: Qwen3-8B and Qwen3-4B)");
+  cr_expect(an_model_plan_check(&p, &s, 2 * 145, &why));
+  cr_expect_eq(why.kind, AN_CHECK_DENSE_HELD);
+  cr_expect_eq(why.steps, 2);
+  cr_expect_str_eq(why.op, "aten::argmax");
+  an_roofline_model line = {.check = why};
+  cr_expect_str_eq(rp_model_check(&line, words, sizeof words),
+                   "vocabulary 151936 and 4 tokens a step from aten::argmax's input; 290 GEMM "
+                   "launches = 2 step(s) x (4 per layer x 36 layers + lm_head)");
   cr_expect_eq(p.tokens, 4);
   an_op_cost c;
   an_model_gemm_cost(&p, 2, &c); /* gate_up of layer 0 */
@@ -362,15 +381,23 @@ Test(roofline_model, identified_from_content_a_hint_picking_among_fits) {
   an_model_gemm_cost(&p, 144, &c); /* lm_head */
   cr_expect_eq(c.flops, 2.0 * 4 * 151936 * 4096);
   cr_expect_eq(c.bytes, (151936.0 * 4096 + 4 * (151936.0 + 4096)) * 2);
-  cr_expect_not(an_model_plan_check(&p, &s, 146, why, sizeof why), "146 is no whole step");
-  cr_expect(strstr(why, "not whole steps"), "%s", why);
+  cr_expect_not(an_model_plan_check(&p, &s, 146, &why), "146 is no whole step");
+  cr_expect_eq(why.kind, AN_CHECK_NOT_WHOLE_STEPS);
+  line.check = why;
+  cr_expect_str_eq(rp_model_check(&line, words, sizeof words),
+                   "146 replayed GEMM launches are not whole steps of 145 (4 per layer x 36 "
+                   "layers + lm_head)");
   /* 40 layers (161 a step): only Qwen3-14B fits, no hint needed */
   layers.gemm_launches = 161;
-  an_model_identify(g_rules, &s, &layers, NULL, 0, &p, basis, sizeof basis);
+  an_model_identify(g_rules, &s, &layers, NULL, 0, &p, &how);
   cr_assert_not_null(p.model);
   cr_expect_str_eq(p.model->id, "qwen3-14b");
   cr_expect_not(p.from_hint);
-  cr_expect(strstr(basis, "trace's content"), "%s", basis);
+  cr_expect_eq(how.kind, AN_IDENT_CONTENT);
+  cr_expect_null(how.hint);
+  cr_expect_str_eq(rp_model_ident(&how, words, sizeof words),
+                   "the trace's content: logits of vocabulary 151936 in a CPU op's shapes, 40 "
+                   "layers from 161 replayed GEMM launches");
   an_model_scan_free(&s);
   tr_trace_destroy(t);
 }
@@ -381,12 +408,18 @@ Test(roofline_model, a_hint_the_content_does_not_fit_is_never_used) {
   an_model_layers layers = {145, 0, 0}; /* 36 layers: no Llama entry has them */
   const char *texts[] = {"/runs/qwen3-8b/trace.json.gz"};
   an_model_plan p;
-  char basis[512];
-  an_model_identify(g_rules, &s, &layers, texts, 1, &p, basis, sizeof basis);
+  an_model_ident how;
+  an_model_identify(g_rules, &s, &layers, texts, 1, &p, &how);
   cr_expect_null(p.model);
-  cr_expect(strstr(basis, "no models: entry fits"), "%s", basis);
+  cr_expect_eq(how.kind, AN_IDENT_NO_FIT);
+  /* a model that was not identified: the check line says why */
+  an_roofline_model line = {.from = how, .check = {.kind = AN_CHECK_IDENT}};
+  char words[RP_MODEL_TEXT_BYTES];
+  cr_expect_str_eq(rp_model_check(&line, words, sizeof words),
+                   "no models: entry fits the trace's content (a vocabulary in a CPU op's shapes "
+                   "and its layers in the per-layer launches)");
   layers.gemm_launches = 129; /* 32 layers: Llama-3.1-8B */
-  an_model_identify(g_rules, &s, &layers, texts, 1, &p, basis, sizeof basis);
+  an_model_identify(g_rules, &s, &layers, texts, 1, &p, &how);
   cr_assert_not_null(p.model);
   cr_expect_str_eq(p.model->id, "llama-3.1-8b", "the content wins over the path");
   an_model_scan_free(&s);
@@ -406,11 +439,15 @@ Test(roofline_model, the_lm_head_weight_outranks_the_logits_alone) {
   an_model_scan s = scan_of(t);
   an_model_layers layers = {0, 36, 1}; /* 36 attention launches in one step */
   an_model_plan p;
-  char basis[512];
-  an_model_identify(g_rules, &s, &layers, NULL, 0, &p, basis, sizeof basis);
-  cr_assert_not_null(p.model, "%s", basis);
+  an_model_ident how;
+  an_model_identify(g_rules, &s, &layers, NULL, 0, &p, &how);
+  cr_assert_not_null(p.model, "kind %d", how.kind);
   cr_expect_str_eq(p.model->id, "qwen3-8b");
-  cr_expect(strstr(basis, "lm_head") && strstr(basis, "36 attention launches"), "%s", basis);
+  cr_expect(how.lm_head && !how.by_gemms && how.launches == 36);
+  char words[RP_MODEL_TEXT_BYTES];
+  cr_expect_str_eq(rp_model_ident(&how, words, sizeof words),
+                   "the trace's content: the lm_head weight of vocabulary 151936 in a CPU op's "
+                   "shapes, 36 layers from 36 attention launches");
   an_model_scan_free(&s);
   tr_trace_destroy(t);
 }
@@ -426,22 +463,48 @@ Test(roofline_model, attention_from_step_sums) {
   an_exec_facts x = {0};
   x.attn_q_tokens = 32, x.attn_kv_tokens = 32785, x.attn_pairs = 32785, x.steps_with_attn = 1;
   an_attn_plan p;
-  char why[512];
-  cr_assert(an_attn_plan_make(m, &x, 1, 36, 0, &p, why, sizeof why), "%s", why);
+  an_attn_check why;
+  char words[RP_ATTENTION_TEXT_BYTES];
+  cr_assert(an_attn_plan_make(m, &x, 1, 36, 0, &p, &why), "kind %d", why.kind);
   cr_expect_float_eq(p.cost.bytes, 32785.0 * 2 * 8 * 128 * 2 + 32.0 * 2 * 32 * 128 * 2, 1);
   cr_expect_float_eq(p.cost.flops, 4.0 * 32 * 128 * 32785, 1);
-  cr_expect(an_attn_plan_make(m, &x, 1, 36, 36, &p, why, sizeof why), "%s", why);
+  cr_expect_eq(why.kind, AN_ATTN_HELD);
+  cr_expect_float_eq(why.kv_tokens, 32785.0, 1e-9);
+  /* the dense model's identification follows the basis */
+  why.ident = (an_model_ident){
+      .kind = AN_IDENT_CONTENT, .vocab = 151936, .layers = 36, .launches = 36, .lm_head = true};
+  cr_expect_str_eq(rp_attention_check(&why, words, sizeof words),
+                   "32 query and 32785 KV tokens, 32785 causal score pairs a step (step "
+                   "annotation sums); Qwen3-8B: 32 heads, 8 KV heads, head_dim 128, KV cache in "
+                   "bf16; 36 launches = 1 step(s) x 36 layers; the model: the trace's content: "
+                   "the lm_head weight of vocabulary 151936 in a CPU op's shapes, 36 layers from "
+                   "36 attention launches");
+  cr_expect(an_attn_plan_make(m, &x, 1, 36, 36, &p, &why));
   cr_expect_float_eq(p.cost.bytes, 32785.0 * 2 * 8 * 128 + 32.0 * 2 * 32 * 128 * 2, 1, "fp8 KV");
+  cr_expect(why.kv_fp8);
+  cr_expect(strstr(rp_attention_check(&why, words, sizeof words), "KV cache in fp8;"), "%s", words);
   /* each missing fact is named */
-  cr_expect_not(an_attn_plan_make(m, &x, 1, 72, 0, &p, why, sizeof why));
-  cr_expect(strstr(why, "not one a layer"), "%s", why);
-  cr_expect_not(an_attn_plan_make(NULL, &x, 1, 36, 0, &p, why, sizeof why));
-  cr_expect(strstr(why, "no model identified"), "%s", why);
+  cr_expect_not(an_attn_plan_make(m, &x, 1, 72, 0, &p, &why));
+  cr_expect_eq(why.kind, AN_ATTN_LAUNCHES);
+  cr_expect_str_eq(rp_attention_check(&why, words, sizeof words),
+                   "72 attention launches are not one a layer (36) in each of 1 step(s)");
+  cr_expect_not(an_attn_plan_make(NULL, &x, 1, 36, 0, &p, &why));
+  cr_expect_eq(why.kind, AN_ATTN_NO_MODEL);
+  why.ident = (an_model_ident){.kind = AN_IDENT_NO_FIT};
+  cr_expect_str_eq(rp_attention_check(&why, words, sizeof words),
+                   "no model identified from the trace (its heads, KV heads and head_dim): no "
+                   "models: entry fits the trace's content (a vocabulary in a CPU op's shapes "
+                   "and its layers in the per-layer launches)");
   an_exec_facts none = {0};
-  cr_expect_not(an_attn_plan_make(m, &none, 0, 36, 0, &p, why, sizeof why));
-  cr_expect(strstr(why, "sequence lengths"), "%s", why);
-  cr_expect_not(an_attn_plan_make(m, &x, 1, 36, 5, &p, why, sizeof why));
-  cr_expect(strstr(why, "KV cache's format"), "%s", why);
+  cr_expect_not(an_attn_plan_make(m, &none, 0, 36, 0, &p, &why));
+  cr_expect_eq(why.kind, AN_ATTN_NO_SUMS);
+  cr_expect(strstr(rp_attention_check(&why, words, sizeof words), "sequence lengths"), "%s", words);
+  cr_expect_not(an_attn_plan_make(m, &x, 1, 36, 5, &p, &why));
+  cr_expect_eq(why.kind, AN_ATTN_KV_FORMATS);
+  cr_expect_str_eq(rp_attention_check(&why, words, sizeof words),
+                   "the attention kernels disagree on the KV cache's format");
+  an_attn_check none_seen = {0};
+  cr_expect_null(rp_attention_check(&none_seen, words, sizeof words), "no attention launch");
   cr_expect(an_attn_kernel(g_rules, "void paged_attention_ll4mi_QKV_mfma16_kernel<0>"));
   cr_expect_not(an_attn_kernel(g_rules, "void paged_attention_ll4mi_reduce_kernel<>"));
 }
@@ -478,16 +541,23 @@ Test(roofline_moe, found_from_content_then_costed) {
   tr_trace *t = weight_trace(201088, 2880); /* gpt-oss lm_head */
   an_model_scan sc = scan_of(t), *s = &sc;
   an_moe_plan p;
-  char why[512];
+  an_model_check why;
   /* 24 layers x 2 a step: gpt-oss-20b, not the 36-layer 120b */
-  cr_assert(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, why, sizeof why), "%s", why);
+  cr_assert(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, &why), "kind %d", why.kind);
   cr_expect_str_eq(p.model->id, "gpt-oss-20b");
   cr_expect_eq(p.cycle, 48);
-  cr_expect(an_moe_plan_find(g_rules, s, 32, 2, 144, &p, why, sizeof why), "%s", why);
+  cr_expect(an_moe_plan_find(g_rules, s, 32, 2, 144, &p, &why));
   cr_expect_str_eq(p.model->id, "gpt-oss-120b");
-  cr_expect(strstr(why, "128 experts"), "%s", why);
+  cr_expect_eq(why.kind, AN_CHECK_MOE_HELD);
+  cr_expect_eq(why.experts, 128);
+  an_roofline_model line = {.check = why};
+  char words[RP_MODEL_TEXT_BYTES];
+  cr_expect_str_eq(rp_model_check(&line, words, sizeof words),
+                   "lm_head [201088, 2880] in a CPU op's shapes; 144 grouped GEMM launches = 2 "
+                   "step(s) x (gate/up + down) x 36 layers; 32 tokens a step (step annotation) to "
+                   "top-4 of 128 experts: 81.7 experts active");
   an_op_cost c;
-  cr_assert(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, why, sizeof why), "%s", why);
+  cr_assert(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, &why));
   double active = 32.0 * (1 - pow(0.875, 32)), mxfp4 = 4.25 / 8;
   an_moe_gemm_cost(&p, 0, &c); /* layer 0 gate/up: N = 2 x 2880, K = 2880 */
   cr_expect_eq(c.flops, 2.0 * 32 * 4 * 5760 * 2880);
@@ -507,18 +577,30 @@ Test(roofline_moe, nothing_claimed_without_evidence) {
   tr_trace *t = weight_trace(201088, 2880);
   an_model_scan sc = scan_of(t), *s = &sc;
   an_moe_plan p;
-  char why[512];
-  cr_expect_not(an_moe_plan_find(g_rules, s, 32, 1, 50, &p, why, sizeof why), "50 launches");
-  cr_expect(strstr(why, "not 2 a layer"), "%s", why);
+  an_model_check why;
+  an_roofline_model line = {0};
+  char words[RP_MODEL_TEXT_BYTES];
+  cr_expect_not(an_moe_plan_find(g_rules, s, 32, 1, 50, &p, &why), "50 launches");
+  cr_expect_eq(why.kind, AN_CHECK_MOE_NO_FIT);
+  cr_expect_eq(why.misfit, AN_MOE_MISFIT_LAUNCHES);
+  line.check = why;
+  cr_expect_str_eq(rp_model_check(&line, words, sizeof words),
+                   "no mixture-of-experts entry fits 50 grouped GEMM launches in 1 step(s): the "
+                   "grouped GEMM launches are not 2 a layer in each step");
   cr_expect_null(p.model);
-  cr_expect_not(an_moe_plan_find(g_rules, s, 0, 1, 48, &p, why, sizeof why), "no tokens");
-  cr_expect(strstr(why, "token count"), "%s", why);
+  cr_expect_not(an_moe_plan_find(g_rules, s, 0, 1, 48, &p, &why), "no tokens");
+  cr_expect_eq(why.kind, AN_CHECK_MOE_NO_TOKENS);
+  line.check = why;
+  cr_expect_str_eq(rp_model_check(&line, words, sizeof words),
+                   "the step annotations state no one token count for the stage's steps");
   an_model_scan_free(s);
   tr_trace_destroy(t);
   t = weight_trace(151936, 4096); /* a Qwen3-8B lm_head: no MoE entry has it */
   sc = scan_of(t);
-  cr_expect_not(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, why, sizeof why));
-  cr_expect(strstr(why, "lm_head"), "%s", why);
+  cr_expect_not(an_moe_plan_find(g_rules, s, 32, 1, 48, &p, &why));
+  cr_expect_eq(why.misfit, AN_MOE_MISFIT_NO_LM_HEAD);
+  line.check = why;
+  cr_expect(strstr(rp_model_check(&line, words, sizeof words), "lm_head"), "%s", words);
   an_model_scan_free(s);
   tr_trace_destroy(t);
   cr_expect(an_moe_gemm_kernel(g_rules, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"));
