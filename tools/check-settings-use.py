@@ -3,6 +3,7 @@
 judgement as a bare number (stdlib only).
 
 usage: check-settings-use.py SETTINGS_H DIR... [--literals DIR --allow FILE]
+                             [--prose DIR --prose-allow FILE]
 
 Reads the keys of the settings table (the TE_SETTINGS rows of SETTINGS_H) and scans every
 .c/.h file under the DIRs (SETTINGS_H itself excepted): a string literal naming a setting
@@ -21,6 +22,16 @@ analysis) is a judgement unless it is
     a unit, a fact of the number format).
 Any other threshold, tolerance or count belongs in the settings table. An allow-list
 entry that matches nothing is reported too, so the list stays exact.
+
+With --prose, no string literal in the code of the .c/.h files under DIR (the analysis)
+holds prose: two words of letters joined by blanks ("replayed GEMM launches", "out of
+memory"). The analysis builds data (kinds, ids, figures) and report/ words it (issue 33),
+so a sentence written or formatted there is a finding, unless
+  - it is a diagnostic: its statement hands it to the error record (a fail(...) call, an
+    error's message, a _Static_assert), which the library returns instead of printing;
+  - it is listed in the prose allow FILE (same four columns as above: file name, the
+    literal as written between the quotes, a piece of its line, why it is no report text:
+    a key, a matcher's subject, ...).
 
 Exit 0 when clean, 1 with one line per finding.
 """
@@ -143,18 +154,56 @@ def judgement_literals(root, allow):
     return bad
 
 
+PROSE = re.compile(r"[A-Za-z][A-Za-z']+[ \t]+\(?[A-Za-z][A-Za-z']+")
+DIAGNOSTIC = re.compile(r"\bfail\s*\(|\bmessage\b|_Static_assert\s*\(")
+
+
+def statement_before(code, pos):
+    """The code of the statement that holds position pos, up to pos."""
+    start = max(code.rfind(c, 0, pos) for c in ";{}")
+    return code[start + 1:pos]
+
+
+def prose_literals(root, allow):
+    bad = 0
+    for path in c_files(root):
+        name = os.path.relpath(path, root)
+        code = code_of(path)
+        raw_lines = code.split("\n")
+        for m in STRING.finditer(code):
+            text = m.group(1)
+            if not PROSE.search(text) or DIAGNOSTIC.search(statement_before(code, m.start())):
+                continue
+            no = code.count("\n", 0, m.start()) + 1
+            if allowed(allow, name, text, raw_lines[no - 1]):
+                continue
+            print(f'{path}:{no}: "{text}" is prose in the analysis: keep the facts in the model '
+                  f"(a kind, ids, figures) and word them in src/report, or list it in the prose "
+                  f"allow file with why it is no report text")
+            bad += 1
+    for (name, lit), entries in sorted(allow.items()):
+        for piece, why, used in entries:
+            if not used:
+                print(f"prose allow-list: {name} \"{lit}\" in '{piece}' ({why}) matches nothing; "
+                      f"drop it")
+                bad += 1
+    return bad
+
+
+def option(args, flag):
+    if flag not in args:
+        return None
+    i = args.index(flag)
+    value = args[i + 1] if i + 1 < len(args) else None
+    del args[i:i + 2]
+    return value
+
+
 def main():
     args = sys.argv[1:]
-    literals = allow_file = None
-    if "--literals" in args:
-        i = args.index("--literals")
-        literals = args[i + 1]
-        del args[i:i + 2]
-    if "--allow" in args:
-        i = args.index("--allow")
-        allow_file = args[i + 1]
-        del args[i:i + 2]
-    if len(args) < 2 or bool(literals) != bool(allow_file):
+    literals, allow_file = option(args, "--literals"), option(args, "--allow")
+    prose, prose_allow = option(args, "--prose"), option(args, "--prose-allow")
+    if len(args) < 2 or bool(literals) != bool(allow_file) or bool(prose) != bool(prose_allow):
         print(__doc__)
         return 2
     table = os.path.abspath(args[0])
@@ -164,11 +213,15 @@ def main():
     keys, groups = found
     if literals:
         bad += judgement_literals(literals, load_allow(allow_file))
+    if prose:
+        bad += prose_literals(prose, load_allow(prose_allow))
     if bad:
-        print(f"{bad} finding(s): settings named in C, or judgements written as numbers")
+        print(f"{bad} finding(s): settings named in C, judgements written as numbers, or prose "
+              f"in the analysis")
         return 1
     print(f"settings read through te_settings only ({len(keys)} keys, groups {' '.join(groups)})"
-          + (f"; no judgement literal under {literals}" if literals else ""))
+          + (f"; no judgement literal under {literals}" if literals else "")
+          + (f"; no prose under {prose}" if prose else ""))
     return 0
 
 
