@@ -19,8 +19,7 @@ typedef struct loaded {
   size_t n_inputs;
   an_rank_data *data;
   size_t n, cap;
-  void **owned;
-  size_t n_owned;
+  rp_owned owned;
 } loaded;
 
 /* A trace's own rank data (a one-rank run keeps it), appended. */
@@ -43,10 +42,8 @@ static int load_one(const cli_common *a, const te_rules *rules, const char *path
   l->n_inputs++;
   char msg[256] = "out of memory";
   if (in->doc) {
-    if (rp_rank_data_read(in->doc, &l->data, &l->n, &l->owned, &l->n_owned, msg, sizeof msg) == 0) {
-      l->cap = l->n; /* rp_rank_data_read grows the array to fit */
+    if (rp_rank_data_read(in->doc, &l->data, &l->n, &l->cap, &l->owned, msg, sizeof msg) == 0)
       return TRIAGE_EXIT_OK;
-    }
   } else if (!in->report->n_rank_data) {
     snprintf(msg, sizeof msg, "several ranks: give one rank (triage --rank N --format json)");
   } else if (append_report_data(l, in->report)) {
@@ -60,7 +57,7 @@ static void loaded_free(loaded *l) {
   for (size_t i = 0; i < l->n_inputs; i++) cli_input_free(&l->inputs[i]);
   free(l->inputs);
   free(l->data);
-  rp_rank_data_free(l->owned, l->n_owned);
+  rp_rank_data_free(&l->owned);
 }
 
 static const te_rules *g_rules; /* qsort has no context: the stage order's rules */

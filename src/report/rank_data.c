@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/ranks_report.h"
+#include "util/vec.h"
 
 /* ------------------------------------------------------------------ rank data */
 
@@ -115,14 +116,14 @@ bool rp_rank_data_stream(rp_jstream *w, const an_report *r) {
   return ok;
 }
 
-static bool keep_alloc(void ***owned, size_t *n, void *p) {
-  void **v = p ? realloc(*owned, (*n + 1) * sizeof *v) : NULL;
+static bool keep_alloc(rp_owned *owned, void *p) {
+  void **v = p ? ut_grow(owned->p, &owned->cap, owned->n + 1, sizeof *v) : NULL;
   if (!v) {
     free(p);
     return false;
   }
-  *owned = v;
-  v[(*n)++] = p;
+  owned->p = v;
+  v[owned->n++] = p;
   return true;
 }
 
@@ -186,15 +187,14 @@ static bool read_collectives(const cJSON *cs, an_rank_data *d, an_rank_collectiv
   return true;
 }
 
-static bool read_pgs(const cJSON *ps, an_rank_data *d, an_rank_pg *g, void ***owned,
-                     size_t *n_owned) {
+static bool read_pgs(const cJSON *ps, an_rank_data *d, an_rank_pg *g, rp_owned *owned) {
   const cJSON *x;
   cJSON_ArrayForEach(x, ps) {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(x, "ranks");
     const cJSON *fa = cJSON_GetObjectItemCaseSensitive(x, "from_args");
     if (!cJSON_IsArray(r) || !cJSON_IsBool(fa)) return false;
     long *ranks = malloc(((size_t)cJSON_GetArraySize(r) + 1) * sizeof *ranks);
-    if (!keep_alloc(owned, n_owned, ranks)) return false;
+    if (!keep_alloc(owned, ranks)) return false;
     size_t n = 0;
     for (int i = 0; i < cJSON_GetArraySize(r); i++) {
       double v;
@@ -219,7 +219,7 @@ static bool read_steps(const cJSON *ss, an_rank_data *d, an_rank_step *st) {
   return n == d->n_steps;
 }
 
-static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *n_owned) {
+static bool read_arrays(const cJSON *e, an_rank_data *d, rp_owned *owned) {
   const cJSON *ps = cJSON_GetObjectItemCaseSensitive(e, "pgs");
   const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "step_times");
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kernels");
@@ -229,32 +229,32 @@ static bool read_arrays(const cJSON *e, an_rank_data *d, void ***owned, size_t *
       !cJSON_IsArray(kk))
     return false;
   an_rank_coll_kind *kind = malloc(((size_t)cJSON_GetArraySize(kk) + 1) * sizeof *kind);
-  if (!keep_alloc(owned, n_owned, kind) || !read_kinds(kk, d, kind)) return false;
+  if (!keep_alloc(owned, kind) || !read_kinds(kk, d, kind)) return false;
   an_rank_pg *g = malloc(((size_t)cJSON_GetArraySize(ps) + 1) * sizeof *g);
   an_rank_step *st = malloc(((size_t)cJSON_GetArraySize(ss) + 1) * sizeof *st);
   an_rank_kernel *k = malloc(((size_t)cJSON_GetArraySize(ks) + 1) * sizeof *k);
   an_rank_collective *c = malloc(((size_t)cJSON_GetArraySize(cs) + 1) * sizeof *c);
-  if (!keep_alloc(owned, n_owned, g) | !keep_alloc(owned, n_owned, st) |
-      !keep_alloc(owned, n_owned, k) | !keep_alloc(owned, n_owned, c))
+  if (!keep_alloc(owned, g) | !keep_alloc(owned, st) | !keep_alloc(owned, k) |
+      !keep_alloc(owned, c))
     return false;
-  return read_pgs(ps, d, g, owned, n_owned) && read_steps(ss, d, st) && read_kernels(ks, d, k) &&
+  return read_pgs(ps, d, g, owned) && read_steps(ss, d, st) && read_kernels(ks, d, k) &&
          read_collectives(cs, d, c);
 }
 
-int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
-                      size_t *n_owned, char *msg, size_t cap) {
+int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, size_t *n_cap,
+                      rp_owned *owned, char *msg, size_t cap) {
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "rank_data");
   if (!cJSON_IsArray(list)) {
     snprintf(msg, cap,
              "no \"rank_data\": not a one-rank JSON report (triage --rank N --format json)");
     return -1;
   }
+  an_rank_data *v = ut_grow(*data, n_cap, *n + (size_t)cJSON_GetArraySize(list), sizeof *v);
+  if (!v) return snprintf(msg, cap, "out of memory"), -1;
+  *data = v;
   const cJSON *e;
   size_t i = 0;
   cJSON_ArrayForEach(e, list) {
-    an_rank_data *v = realloc(*data, (*n + 1) * sizeof *v);
-    if (!v) return snprintf(msg, cap, "out of memory"), -1;
-    *data = v;
     an_rank_data *d = &v[(*n)++];
     memset(d, 0, sizeof *d);
     bool ok = true;
@@ -272,7 +272,7 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***
     d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
     ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;
     if (ok) d->path = path->valuestring, d->stage = stage->valuestring;
-    if (!ok || !read_arrays(e, d, owned, n_owned)) {
+    if (!ok || !read_arrays(e, d, owned)) {
       snprintf(msg, cap, "rank_data[%zu] is malformed", i);
       return -1;
     }
@@ -281,7 +281,8 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***
   return 0;
 }
 
-void rp_rank_data_free(void **owned, size_t n_owned) {
-  for (size_t i = 0; i < n_owned; i++) free(owned[i]);
-  free(owned);
+void rp_rank_data_free(rp_owned *owned) {
+  for (size_t i = 0; i < owned->n; i++) free(owned->p[i]);
+  free(owned->p);
+  *owned = (rp_owned){0};
 }

@@ -32,12 +32,18 @@ bool rp_rank_data_stream(rp_jstream *w, const an_report *r);
 /* A document holding only "ranks" (triage merge --format json). */
 int rp_ranks_json_document(FILE *out, const an_report *r);
 
+/* The allocations rank data read from JSON points into (the caller's; n of cap used). */
+typedef struct rp_owned {
+  void **p;
+  size_t n, cap;
+} rp_owned;
+
 /* Reads the "rank_data" entries of a JSON report (--format json of a one-rank run) into
- * data[*n..] (grown with realloc); strings and arrays point into doc or are malloc'd
- * into *owned (free with rp_rank_data_free). 0, or -1 with msg (not such a report, a
- * malformed entry, out of memory). */
-int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, void ***owned,
-                      size_t *n_owned, char *msg, size_t cap);
-void rp_rank_data_free(void **owned, size_t n_owned);
+ * data[*n..] (*n_cap of room, grown with ut_grow); strings and arrays point into doc or
+ * are malloc'd into owned (free with rp_rank_data_free). 0, or -1 with msg (not such a
+ * report, a malformed entry, out of memory). */
+int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, size_t *n_cap,
+                      rp_owned *owned, char *msg, size_t cap);
+void rp_rank_data_free(rp_owned *owned);
 
 #endif
