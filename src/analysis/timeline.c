@@ -638,11 +638,10 @@ static an_idle_cause *cause_for(an_timeline *tl, cause_table *t, const tl_portio
 static bool cause_table_reset(cause_table *t, size_t n) {
   size_t cap = 16;
   while (cap < 2 * n) cap *= 2;
-  if (cap > t->cap) {
-    size_t *v = realloc(t->slot, cap * sizeof *v);
+  if (cap > t->cap) { /* both powers of two: doubling reaches cap exactly */
+    size_t *v = ut_grow(t->slot, &t->cap, cap, sizeof *v);
     if (!v) return false;
     t->slot = v;
-    t->cap = cap;
   }
   memset(t->slot, 0xff, t->cap * sizeof *t->slot); /* SIZE_MAX: empty */
   return true;
