@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "util/sort.h"
+#include "util/vec.h"
 
 static int cmp_op(const void *a, const void *b, void *ctx) {
   const an_op_nest *x = ctx;
@@ -21,26 +22,40 @@ static int cmp_op(const void *a, const void *b, void *ctx) {
   return p->index < q->index ? -1 : p->index > q->index;
 }
 
-static bool same_thread(const an_op_nest *x, const tr_event *a, const tr_event *b) {
-  return tr_event_pid(x->t, a) == tr_event_pid(x->t, b) &&
-         tr_event_tid(x->t, a) == tr_event_tid(x->t, b);
-}
-
 static double end_of(const an_op_nest *x, const tr_event *e) {
   return e->ts + tr_event_dur(x->t, e);
 }
 
-/* Parent links in one pass: the chain of open ops of the current thread, walked from the
- * previous op up to the first that still spans the next op's start. */
-static void link_parents(an_op_nest *x) {
+/* Parent links in one pass over each thread's ops (sorted: a thread's ops are one run):
+ * the ops still open at an op's start form a stack, each above the one enclosing it; those
+ * ending before the op ends are closed, and the top encloses it. Each op's end is read
+ * once, when it is pushed. False when out of memory. */
+static bool link_parents(an_op_nest *x) {
+  typedef struct open_op {
+    int32_t at;
+    double end;
+  } open_op;
+  open_op *stack = NULL;
+  size_t depth = 0, cap = 0;
+  tr_str pid = 0, tid = 0;
   for (size_t i = 0; i < x->n; i++) {
     const tr_event *op = &x->ops[x->pos[i]];
-    int32_t p = i ? (int32_t)(i - 1) : -1;
-    while (p >= 0 && (!same_thread(x, &x->ops[x->pos[p]], op) ||
-                      end_of(x, &x->ops[x->pos[p]]) < end_of(x, op)))
-      p = same_thread(x, &x->ops[x->pos[p]], op) ? x->parent[p] : -1;
-    x->parent[i] = p;
+    double end = end_of(x, op);
+    tr_str p = tr_event_pid(x->t, op), t = tr_event_tid(x->t, op);
+    if (!i || p != pid || t != tid) depth = 0; /* another thread */
+    pid = p, tid = t;
+    while (depth && stack[depth - 1].end < end) depth--;
+    x->parent[i] = depth ? stack[depth - 1].at : -1;
+    open_op *v = depth < cap ? stack : ut_grow(stack, &cap, depth + 1, sizeof *v);
+    if (!v) {
+      free(stack);
+      return false;
+    }
+    stack = v;
+    stack[depth++] = (open_op){(int32_t)i, end};
   }
+  free(stack);
+  return true;
 }
 
 int an_op_nest_build(an_op_nest *x, const tr_trace *t) {
@@ -55,8 +70,9 @@ int an_op_nest_build(an_op_nest *x, const tr_trace *t) {
   }
   for (size_t i = 0; i < x->n; i++) x->pos[i] = (uint32_t)i;
   ut_sort(x->pos, x->n, sizeof *x->pos, cmp_op, x);
-  link_parents(x);
-  return 0;
+  if (link_parents(x)) return 0;
+  an_op_nest_free(x);
+  return -1;
 }
 
 void an_op_nest_free(an_op_nest *x) {

@@ -17,12 +17,17 @@
 
 /* ------------------------------------------------------------------ content scan */
 
-/* What one op's Input Dims show of entry m: the logits [tokens, vocab] as its first input,
- * the lm_head weight [vocab, hidden] (or transposed) as any input. */
-static void scan_dims(const char *dims, const te_model *m, long *tokens, bool *lm_head) {
-  char needle[32];
-  snprintf(needle, sizeof needle, "%ld", m->vocab);
-  if (!strstr(dims, needle)) return;
+/* An entry's vocabulary as text, searched for in every distinct Input Dims. */
+typedef struct vocab_text {
+  char s[32];
+} vocab_text;
+
+/* What one op's Input Dims show of entry m (vocab: its vocabulary as text): the logits
+ * [tokens, vocab] as its first input, the lm_head weight [vocab, hidden] (or transposed)
+ * as any input. */
+static void scan_dims(const char *dims, const te_model *m, const char *vocab, long *tokens,
+                      bool *lm_head) {
+  if (!strstr(dims, vocab)) return;
   for (size_t k = 0; k < MAX_INPUTS; k++) {
     int64_t d[2];
     size_t rank;
@@ -41,7 +46,13 @@ bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan
   s->logits_tokens = calloc(s->n + 1, sizeof *s->logits_tokens);
   s->logits_op = calloc(s->n + 1, sizeof *s->logits_op);
   s->lm_head = calloc(s->n + 1, sizeof *s->lm_head);
-  if (!s->logits_tokens || !s->logits_op || !s->lm_head) return false;
+  vocab_text *vocab = malloc((s->n + 1) * sizeof *vocab); /* printed once, not per dims */
+  if (!s->logits_tokens || !s->logits_op || !s->lm_head || !vocab) {
+    free(vocab);
+    return false;
+  }
+  for (size_t m = 0; m < s->n; m++)
+    snprintf(vocab[m].s, sizeof vocab[m].s, "%ld", te_rules_model_at(rules, m)->vocab);
   ut_u64map seen = {0}; /* Input Dims string ids already read: ops repeat their shapes */
   size_t n;
   const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
@@ -54,11 +65,13 @@ bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan
     const char *dims = tr_str_get(t, id);
     for (size_t m = 0; m < s->n; m++) {
       bool had = s->logits_tokens[m] != 0;
-      scan_dims(dims, te_rules_model_at(rules, m), &s->logits_tokens[m], &s->lm_head[m]);
+      scan_dims(dims, te_rules_model_at(rules, m), vocab[m].s, &s->logits_tokens[m],
+                &s->lm_head[m]);
       if (!had && s->logits_tokens[m]) s->logits_op[m] = tr_str_get(t, ops[i].name);
     }
   }
   ut_u64map_free(&seen);
+  free(vocab);
   return ok;
 }
 
