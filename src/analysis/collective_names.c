@@ -34,6 +34,7 @@ static size_t collective_word(const char *v, char *out, size_t cap) {
 typedef struct split_ctx {
   tr_trace *t;
   const te_matcher *generic;
+  te_subject *subj;  /* the name asked, uncached: decided remembers the answer */
   ut_u64map decided; /* name -> 1 + generic */
   ut_u64map renamed; /* name << 32 | collective -> new name */
   an_id_index ops;   /* CPU ops by External id, built on first need */
@@ -44,7 +45,8 @@ static bool is_generic(split_ctx *c, tr_str name, bool *nomem) {
   uint64_t v;
   if (ut_u64map_get(&c->decided, name, &v)) return v == 2;
   const char *s = tr_str_get(c->t, name);
-  bool g = te_matcher_match(c->generic, s, strlen(s));
+  te_subject_set(c->subj, s, strlen(s));
+  bool g = te_matcher_match_subject(c->generic, c->subj);
   if (!ut_u64map_put(&c->decided, name, g ? 2 : 1)) *nomem = true;
   return g;
 }
@@ -96,6 +98,7 @@ an_status an_collective_names_split(tr_trace *t, const te_rules *rules, size_t *
   if (renamed) *renamed = 0;
   split_ctx c = {.t = t, .generic = te_rules_matcher(rules, "generic_collective_kernel")};
   if (!c.generic) return AN_OK;
+  if (!(c.subj = te_subject_create())) return AN_ERR_NOMEM;
   size_t n = 0;
   const tr_event *k = tr_trace_events(t, TR_KIND_KERNEL, &n);
   bool nomem = false;
@@ -108,6 +111,7 @@ an_status an_collective_names_split(tr_trace *t, const te_rules *rules, size_t *
     tr_trace_rename_event(t, TR_KIND_KERNEL, i, name);
     if (renamed) (*renamed)++;
   }
+  te_subject_destroy(c.subj);
   ut_u64map_free(&c.decided);
   ut_u64map_free(&c.renamed);
   if (c.ops_state > 0) an_id_index_free(&c.ops);
