@@ -161,17 +161,25 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
 /* The region a stall belongs to: its outermost annotation, else its activity. */
 static const char *region_of(const an_idle_cause *x) { return x->region ? x->region : x->what; }
 
+/* Whether causes a and b stall in one region: one lies inside an annotation the other is
+ * or lies in too. Causes outside any region stay apart (one activity at two Python
+ * locations is two places to change). */
+static bool same_region(const an_idle_cause *a, const an_idle_cause *b) {
+  return a == b || ((a->region || b->region) && region_of(a) == region_of(b));
+}
+
 /* Host stalls of one region (one optimizer step, one forward) are one action: one item
  * per region, the sum of its members, the largest its evidence row. g is scratch for
  * the members (stalls->n of them at most). */
 static void stall_items(sm_ctx *c, const an_time_account *a, const pool *stalls, an_item_row *g_m) {
   for (size_t k = 0; k < stalls->n; k++) {
     if (stalls->m[k].row == SIZE_MAX) continue; /* in an earlier region's item */
-    const char *key = region_of(&a->causes[stalls->m[k].row]);
+    const an_idle_cause *first = &a->causes[stalls->m[k].row];
+    const char *key = region_of(first);
     pool g = {0, 0, -1, 0, g_m, 0};
     for (size_t j = k; j < stalls->n; j++) {
       an_item_row *r = &stalls->m[j];
-      if (r->row == SIZE_MAX || region_of(&a->causes[r->row]) != key) continue;
+      if (r->row == SIZE_MAX || !same_region(&a->causes[r->row], first)) continue;
       pool_add(&g, &a->causes[r->row], r->row, r->part);
       if (j > k) r->row = SIZE_MAX;
     }

@@ -1122,6 +1122,34 @@ Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .
   an_report_destroy(r);
 }
 
+/* Two host stalls in every step under no CPU op, at two Python locations and in no
+ * annotated region: two places to change, two items (a region groups only what lies in
+ * one annotation). */
+Test(summary, stalls_outside_a_region_stay_apart, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 20000.0;
+    host(&b, "user_annotation", "ProfilerStep#3", t0, 19000);
+    launch(&b, "gemm_a", t0 + 10, t0 + 20, 100);
+    host(&b, "python_function", "model.py(10): load_batch", t0 + 100, 4205);
+    launch(&b, "gemm_a", t0 + 4300, t0 + 4310, 100);
+    host(&b, "python_function", "model.py(40): log_metrics", t0 + 4400, 4205);
+    launch(&b, "gemm_a", t0 + 8600, t0 + 8610, 100);
+  }
+  an_report *r = run_buffer(&b);
+  size_t stalls = 0;
+  for (size_t i = 0; i < r->n_summary; i++)
+    if (r->summary[i].action == AN_ACTION_HOST_STALL) {
+      stalls++;
+      cr_assert_eq(r->summary[i].n_rows, 1);
+    }
+  cr_assert_eq(stalls, 2, "%zu stalls of %zu items; causes %zu", stalls, r->n_summary,
+               r->stages[0].timeline->total.n_causes);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* A GPU-bound step of convolutions in NCHW: cuDNN converts to NHWC and back around each.
  * The conversions are one item whose lever comes from the packs (channels_last), bounded
  * by their time in the step. */
