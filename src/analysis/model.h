@@ -44,10 +44,14 @@ typedef enum an_source {
   AN_SOURCE_COMMAND_LINE = 2,   /* a flag (--framework) */
   AN_SOURCE_LIVE_CAPTURE = 3,   /* what live capture detected or used */
   AN_SOURCE_SERVER_ARGS = 4,    /* server_args.json */
-  AN_SOURCE_TRACE_METADATA = 5, /* the trace's own content */
+  AN_SOURCE_TRACE_METADATA = 5, /* the trace's metadata (distributedInfo, deviceProperties,
+                                   runtime versions) or a marker event that names it */
   AN_SOURCE_DETECTION_RULE = 6, /* a detection rule matched the input's path */
   AN_SOURCE_PYTHON_FRAMES = 7,  /* a model file in the launch sites' Python frames */
-  AN_SOURCE_KERNEL_FAMILY = 8   /* kernel names of a family only that model runs */
+  AN_SOURCE_KERNEL_FAMILY = 8,  /* kernel names of a family only that model runs */
+  AN_SOURCE_TRACE_CONTENT = 9   /* what the trace's events hold: names in its first events,
+                                   the model's dimensions in CPU-op shapes and per-layer
+                                   launches (not a metadata field) */
 } an_source;
 
 typedef struct an_framework_fact {

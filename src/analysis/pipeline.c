@@ -389,7 +389,7 @@ static const te_framework *framework_from_content(const te_rules *rules, const s
                                                   an_source *source) {
   const te_framework *f = NULL;
   size_t sampled = (size_t)te_rules_settings(rules)->framework_sample_traces;
-  *source = AN_SOURCE_TRACE_METADATA;
+  *source = AN_SOURCE_TRACE_CONTENT;
   for (size_t i = 0; !f && i < s->n && i < sampled; i++)
     f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i]));
   if (f) return f;
@@ -687,7 +687,7 @@ static void name_model_from_roofline(run_state *r) {
   bool family_only = c->model.source == AN_SOURCE_PYTHON_FRAMES && !m->from_hint;
   if ((c->model.value && !family_only) || !m->label || !(m->used || m->attention_used)) return;
   c->model =
-      (an_text_fact){m->label, m->from_hint ? AN_SOURCE_DETECTION_RULE : AN_SOURCE_TRACE_METADATA};
+      (an_text_fact){m->label, m->from_hint ? AN_SOURCE_DETECTION_RULE : AN_SOURCE_TRACE_CONTENT};
 }
 
 /* The rooflines of the kernel rows: the formal launches' shapes, else (graph replay) the

@@ -127,6 +127,8 @@ static const char *prov_class(an_source s) {
       return "python-frames";
     case AN_SOURCE_KERNEL_FAMILY:
       return "kernel-family";
+    case AN_SOURCE_TRACE_CONTENT:
+      return "trace-content";
     case AN_SOURCE_UNKNOWN:
       break;
   }

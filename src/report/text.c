@@ -511,6 +511,8 @@ const char *rp_source(an_source s) {
       return "file paths in the Python frames";
     case AN_SOURCE_KERNEL_FAMILY:
       return "kernel names (a family only this model runs)";
+    case AN_SOURCE_TRACE_CONTENT:
+      return "the trace's content (names in its events, shapes of its CPU ops)";
     case AN_SOURCE_UNKNOWN:
       break;
   }

@@ -572,6 +572,27 @@ Test(pipeline, framework_hf_transformers_and_generic, .init = setup, .fini = tea
   te_rules_destroy(compat);
 }
 
+/* D10 and review 4: a framework its first events name comes from the trace's content, and
+ * the header says so ("the trace's content"), not "trace metadata" (the trace has no
+ * metadata field naming it); a file name naming another framework does not win. */
+Test(pipeline, framework_from_first_events_is_trace_content, .init = setup, .fini = teardown) {
+  static const char doc[] =
+      "{\"traceEvents\":["
+      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"vllm/v1/worker/"
+      "gpu_model_runner.py(3380): execute_model\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":50},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"Cijk_Alik_Bljk_BBS_BH\",\"pid\":0,"
+      "\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"stream\":7}}]}";
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "runs/sglang_run.json", .data = doc, .len = sizeof doc - 1};
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  cr_assert_str_eq(rep->run.framework.id, "vllm");
+  cr_assert_eq(rep->run.framework.source, AN_SOURCE_TRACE_CONTENT);
+  an_report_destroy(rep);
+}
+
 /* The pipeline on the same trace: the kernel table rows of the report model. */
 /* The run context from the trace's own metadata when there are no server args:
  * distributedInfo.world_size is the TP size, deviceProperties the GPU, the runtime
