@@ -643,6 +643,8 @@ typedef struct an_overlap_row {
   bool below_floor;
   bool copy_engine; /* a copy-engine transfer (overlap.copy_engine_event_categories): it can
                        move to a side stream even on a single-stream stage */
+  bool own_lane;    /* a collective with dataflow evidence that it is independent: a side
+                       stream of its own is the action, also on a single-stream stage */
   /* Dependency class from dataflow and stream evidence (overlap.dependency.*), never from a
    * shared launch API or replay scope: dep_class ("serial", "optimizer-only", "independent",
    * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided

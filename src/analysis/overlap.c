@@ -573,22 +573,33 @@ static bool ov_independent(const te_settings *set, const an_overlap_row *row) {
   return te_string_list_has(&set->overlap_dependency_independent_classes, row->dep_class);
 }
 
+/* A row that no lane beside it can help as it is (review 3: the action follows from the
+ * dependency class, then the recoverable time). A collective is restructured: two-batch
+ * overlap or async TP give it the lane, the stage lists the options and the row recovers
+ * at most the compute beside it. Any other kernel has nothing the overlap table can act
+ * on (its fusion, tuning or layout is another table's row): skip, recovering 0. */
+void ov_no_lane(const te_settings *set, an_overlap_row *row) {
+  bool collective =
+      row->category && te_string_list_has(&set->overlap_collective_categories, row->category);
+  row->priority = collective ? AN_PRIORITY_P2 : AN_PRIORITY_P4;
+  row->recommendation = collective ? AN_RECOMMEND_RESTRUCTURE : AN_RECOMMEND_SKIP;
+}
+
 /* Issue 31: the same mechanism gets the same advice. A row without dataflow evidence that
  * it is independent (a serial TP all-reduce feeding its norm, a kernel tightly coupled to
  * its neighbours, one whose dependency is unknown or hard) is not told to overlap or to
- * check its dependencies first, whatever the stage's stream count: it is a restructuring
- * (the stage lists the options: two-batch overlap, async TP, the all-reduce fused with its
- * norm). False when the row is independent, so the reference rule decides. */
+ * check its dependencies first, whatever the stage's stream count (ov_no_lane). False
+ * when the row is independent, so the reference rule decides. */
 static bool ov_no_overlap_without_evidence(const te_settings *set, an_overlap_row *row) {
   if (row->verdict != AN_OVERLAP_HEADROOM || ov_independent(set, row)) return false;
-  row->priority = AN_PRIORITY_P2;
-  row->recommendation = AN_RECOMMEND_RESTRUCTURE;
+  ov_no_lane(set, row);
   return true;
 }
 
-/* Deviation O8: the action follows the mechanism. A copy-engine transfer is independent
- * of the compute stream (input copies can be prefetched): overlap it on a side stream,
- * unless it is one-time work before the first compute; a serial chain of small kernels
+/* Deviation O8: the action follows the mechanism. A copy-engine transfer with dataflow
+ * evidence that it is independent (input copies can be prefetched) is overlapped on a
+ * side stream, unless it is one-time work before the first compute; one coupled to its
+ * neighbours is not (review 3: never "serial" and "try overlap"); a serial chain of small kernels
  * (tight producer/consumer neighbours) is what fusion removes; a collective whose exposed
  * time is mostly wait above its steady cost is rank skew. False when no mechanism
  * rule decides, so the reference rule does. */
@@ -610,6 +621,8 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     if (ov_before_first_compute(c, a) >= set->overlap_one_time_min_fraction) {
       row->priority = AN_PRIORITY_P4;
       row->recommendation = AN_RECOMMEND_ONE_TIME;
+    } else if (!ov_independent(set, row)) {
+      ov_no_lane(set, row);
     } else if (row->verdict == AN_OVERLAP_HEADROOM || exposed_pct >= set->overlap_min_share_pct) {
       row->verdict = AN_OVERLAP_HEADROOM;
       row->priority = AN_PRIORITY_P1;
@@ -682,14 +695,24 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
   }
   if (set->overlap_mechanism_actions) ov_already_fused(c, row);
   /* A single-stream stage has no lane to overlap on: only a restructuring (the stage's
-   * overlap.restructure_options) recovers what overlap would. */
+   * overlap.restructure_options) recovers what overlap would, for a collective. A
+   * collective a context rule shows independent (dataflow evidence) needs none: a side
+   * stream of its own is the lane. On one stream, stream order serialises everything, so
+   * the lack of a tight neighbour says nothing of dataflow: that class is unknown there
+   * (review 3: never "independent" and "restructure"). */
   row->copy_engine = ov_is_copy_engine(c, a);
-  if (set->overlap_mechanism_actions && ov_lanes(set, sw) <= 1 && !row->copy_engine &&
-      (row->recommendation == AN_RECOMMEND_TRY_OVERLAP ||
-       row->recommendation == AN_RECOMMEND_CHECK_DEPS)) {
-    row->priority = AN_PRIORITY_P2;
-    row->recommendation = AN_RECOMMEND_RESTRUCTURE;
-  }
+  if (!set->overlap_mechanism_actions || ov_lanes(set, sw) > 1 || row->copy_engine ||
+      (row->recommendation != AN_RECOMMEND_TRY_OVERLAP &&
+       row->recommendation != AN_RECOMMEND_CHECK_DEPS))
+    return;
+  bool context =
+      row->dep_evidence.kind == AN_DEP_EV_KERNEL_NAME || row->dep_evidence.kind == AN_DEP_EV_CPU_OP;
+  row->own_lane = row->recommendation == AN_RECOMMEND_TRY_OVERLAP && context &&
+                  ov_independent(set, row) &&
+                  te_string_list_has(&set->overlap_collective_categories, row->category);
+  if (row->own_lane) return;
+  if (row->dep_evidence.kind == AN_DEP_EV_NO_TIGHT_NEIGHBOUR) row->dep_class = "unknown";
+  ov_no_lane(set, row);
 }
 
 /* Issue 31, wait is wait: a collective's exposed time splits into its transfer and the wait

@@ -6,7 +6,8 @@
  * work that runs meanwhile on another stream: the stage's compute not already hiding the
  * row. A single-stream stage has no such lane until it is restructured (two-batch
  * overlap, async TP), so its overlap rows recover 0. Fusion removes the row's own pass and
- * needs no concurrency: its bound is the exposed time alone. Wait (rank skew) is never
+ * needs no concurrency: its bound is the exposed time alone. A restructuring makes the lane
+ * a collective lacks, so it hides at most the stage's compute. Wait (rank skew) is never
  * counted: only the steady exposed time is. Also the launch context the mechanism and
  * dependency rules read (ov_launch_context).
  */
@@ -18,11 +19,12 @@
 #include "util/sort.h"
 
 /* Whether the row's recommendation asks for a change that wins time (issue 31: a skip,
- * an already fused kernel, one-time setup, a restructuring and a wait for other ranks
- * recover nothing by themselves). */
+ * an already fused kernel, one-time setup and a wait for other ranks recover nothing by
+ * themselves). */
 static bool ov_gains(an_recommendation r) {
   return r == AN_RECOMMEND_TRY_OVERLAP || r == AN_RECOMMEND_TRY_FUSION ||
-         r == AN_RECOMMEND_CHECK_DEPS || r == AN_RECOMMEND_ELIMINATE;
+         r == AN_RECOMMEND_CHECK_DEPS || r == AN_RECOMMEND_ELIMINATE ||
+         r == AN_RECOMMEND_RESTRUCTURE;
 }
 
 double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
@@ -32,8 +34,12 @@ double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_
   /* fusion and elimination remove the row's own pass: no concurrency needed */
   if (r->recommendation != AN_RECOMMEND_TRY_FUSION && r->recommendation != AN_RECOMMEND_ELIMINATE) {
     double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
-    /* a copy-engine transfer can move to a side stream even on a single-stream stage */
-    if ((max_streams <= 1 && !r->copy_engine) || avail < 0) avail = 0;
+    /* a copy-engine transfer can move to a side stream even on a single-stream stage; a
+     * restructuring (two-batch overlap, async TP) is what makes the lane, so it hides at
+     * most the compute the stage has beside the collective */
+    bool lane = max_streams > 1 || r->copy_engine || r->own_lane ||
+                r->recommendation == AN_RECOMMEND_RESTRUCTURE;
+    if (!lane || avail < 0) avail = 0;
     if (avail < rec) rec = avail;
   }
   /* fusion removes the piece's memory round trip, not its work (overlap_partner.c) */
@@ -68,10 +74,15 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->n_below_floor = 0;
   for (size_t i = 0; i < st->n_rows; i++) {
     an_overlap_row *r = &st->rows[i];
-    /* one-time setup is set apart, a restructure row recovers 0 by definition and a wait row
-     * reports rank skew / a bubble, not headroom: none is folded away with the noise */
+    /* review 3: "act" needs something to win. A row whose action recovers nothing here
+     * (the largest piece of a fusion, overlap on a stage with no compute beside it) is
+     * not put forward as P1: nothing to win there (P4) */
+    if (set->overlap_mechanism_actions && r->priority == AN_PRIORITY_P1 && r->recoverable_ms <= 0)
+      r->priority = AN_PRIORITY_P4;
+    /* one-time setup is set apart and a wait row reports rank skew / a bubble, not
+     * headroom: neither is folded away with the noise; every other row under the floor
+     * is, a restructuring with nothing to hide included (review 3) */
     r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
-                     r->recommendation != AN_RECOMMEND_RESTRUCTURE &&
                      r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
   }
@@ -83,9 +94,11 @@ void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
   st->restructure_options = NULL;
   /* the options (two-batch overlap, async TP, a fused all-reduce, another parallel layout)
    * move communication: under a compute kernel's restructure row, or on a run with no
-   * collective in the table, they advise something the run does not do (review 2) */
+   * collective in the table, they advise something the run does not do (review 2); under
+   * a folded row they would be a list no printed row asks for (review 3) */
   for (size_t i = 0; i < st->n_rows; i++)
-    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE && st->rows[i].category &&
+    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE && !st->rows[i].below_floor &&
+        st->rows[i].category &&
         te_string_list_has(&set->overlap_collective_categories, st->rows[i].category)) {
       st->n_restructure_options = set->overlap_restructure_options.n;
       st->restructure_options = set->overlap_restructure_options.items;

@@ -87,9 +87,9 @@ void ov_sweep_free(ov_sweep *s);
 
 /* Recoverable time of one row in ms (per step when n_steps > 0): its steady exposed time,
  * for an action other than fusion or elimination at most the stage's compute time not
- * already hiding it and 0 on a single-stream stage (copy-engine rows excepted); 0 for a
- * row that asks for nothing (skip, already fused, one-time setup, restructure, a wait)
- * (overlap_gain.c). */
+ * already hiding it and 0 on a single-stream stage (copy-engine and restructure rows
+ * excepted: they bring their lane); 0 for a row that asks for nothing (skip, already
+ * fused, one-time setup, a wait) (overlap_gain.c). */
 double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
                    size_t n_steps);
 /* Fills every row's recoverable_ms and, with overlap.recoverable.rank, orders the rows by
@@ -98,11 +98,15 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
                   const te_settings *set);
 /* The streams a stage really runs side by side (overlap.multi_stream_min_pct). */
 size_t ov_lanes(const te_settings *set, const ov_sweep *sw);
-/* Marks the rows under overlap.recoverable.floor_ms (one-time rows never) and counts them. */
+/* Marks the rows under overlap.recoverable.floor_ms (one-time and wait rows never) and
+ * counts them; a P1 row that recovers nothing becomes P4 (with overlap.mechanism_actions). */
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
-/* Lists overlap.restructure_options under the stage when a restructure row is a
- * collective (overlap category communication); none otherwise. */
+/* Lists overlap.restructure_options under the stage when a restructure row above the floor
+ * is a collective (overlap category communication); none otherwise. */
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set);
+/* The action of a row no lane beside it can help as it is: restructure (P2) for a
+ * collective (overlap.collective_categories), skip (P4) for any other kernel (overlap.c). */
+void ov_no_lane(const te_settings *set, an_overlap_row *row);
 /* Frees the evidence's strings and resets it to AN_DEP_EV_NONE (overlap.c). */
 void ov_dep_evidence_clear(an_dep_evidence *ev);
 

@@ -12,8 +12,8 @@
  * memory round trip (its bytes over the HBM bandwidth where its roofline record has
  * them, else its time; nothing for the chain's largest piece, whose pass the fused
  * kernel still makes). A row with no partner has no fusion advice: a kernel the packs
- * know as already fused is "already fused" (P4); any other is a restructuring (P2, 0
- * recoverable), as a serial kernel without dataflow evidence is elsewhere.
+ * know as already fused is "already fused" (P4); any other gets what a serial kernel
+ * without dataflow evidence gets elsewhere (ov_no_lane: skip, 0 recoverable).
  *
  * Runs after the kernel, fuse and roofline tables exist (the pipeline's assembly); the
  * overlap table is built before them to keep the peaks of the two apart.
@@ -105,7 +105,8 @@ static bool find_partner(const te_rules *rules, const an_stage_report *s, const 
   return n >= 2;
 }
 
-/* A row with no partner: already fused by name, else a restructuring. */
+/* A row with no partner: already fused by name, else what a serial row with no lane gets
+ * (ov_no_lane: nothing to act on, a collective's restructuring apart). */
 static void no_partner(const te_rules *rules, an_overlap_row *row) {
   const te_matcher *fused = te_rules_matcher(rules, "already_fused_kernel");
   if (fused && te_matcher_match(fused, row->kernel, strlen(row->kernel))) {
@@ -113,8 +114,7 @@ static void no_partner(const te_rules *rules, an_overlap_row *row) {
     row->recommendation = AN_RECOMMEND_ALREADY_FUSED;
     return;
   }
-  row->priority = AN_PRIORITY_P2;
-  row->recommendation = AN_RECOMMEND_RESTRUCTURE;
+  ov_no_lane(te_rules_settings(rules), row);
 }
 
 /* The row names its partner; its dependency is the chain's. */

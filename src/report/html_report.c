@@ -441,8 +441,13 @@ static void hints(rp_hw *hw) {
 static const char *const LEGEND[][2] = {
     {"GPU time", "sum of the kernel's durations in the stage, in ms"},
     {"Share", "of the stage's kernel time (one denominator for every table of a stage)"},
-    {"Exclusive / Hidden", "time with no other stream busy / time overlapped by other streams"},
-    {"Priority", "P1 act, P2 check dependencies first, P4 already hidden, P5 under the bar"},
+    {"Exposed / Hidden",
+     "steady time with no compute on another stream (the wait above it in the cell's title) / "
+     "time under compute on another stream; Exposed + wait + Hidden = GPU time"},
+    {"Priority",
+     "P1 act (the action recovers time), P2 check first (check deps, restructure, wait rows), "
+     "P4 nothing to win there, P5 under the bar; rows under the recoverable floor are folded "
+     "(show more rows)"},
     {"% of bound",
      "the roofline time of the row's launches with shapes (max of bytes / HBM "
      "bandwidth and FLOPs / dense peak of the format) over their GPU time; mem or "

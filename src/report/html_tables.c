@@ -45,12 +45,17 @@ static void category_bar(rp_hw *hw, const an_stage_report *st, const char *tok) 
   rp_hw_printf(hw, "</ul></figcaption></figure>");
 }
 
+/* minor_note: what the table's minor rows (hidden until "show N more rows") are under,
+ * NULL for none. */
 static void table_open(rp_hw *hw, const char *cls, const char *id_prefix, const char *tok,
-                       const char *heads) {
+                       const char *heads, const char *minor_note) {
   rp_hw_printf(hw, "<div class=\"table-wrap\"><table class=\"data sortable %s\" id=\"%s%s%s\"", cls,
                hw->idp, id_prefix, tok);
-  if (strcmp(cls, "kernels") == 0)
-    rp_hw_printf(hw, " data-minor-note=\"under %.1f%% share\"", hw->rep->run.kernel_min_share_pct);
+  if (minor_note) {
+    rp_hw_printf(hw, " data-minor-note=\"");
+    rp_hw_text(hw, minor_note);
+    rp_hw_printf(hw, "\"");
+  }
   rp_hw_printf(hw, "><thead><tr>%s</tr></thead><tbody>", heads);
 }
 
@@ -134,7 +139,9 @@ static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row
 static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
   const an_stage_report *st = &hw->rep->stages[si];
   const rp_hw_names *nm = &hw->stage_names[si]; /* kernel rows come first, in row order */
-  table_open(hw, "kernels", "kt-", tok, KERNEL_HEADS);
+  char note[64];
+  snprintf(note, sizeof note, "under %.1f%% share", hw->rep->run.kernel_min_share_pct);
+  table_open(hw, "kernels", "kt-", tok, KERNEL_HEADS, note);
   for (size_t i = 0; i < st->n_kernels; i++)
     kernel_row(hw, tok, i, &st->kernels[i], an_row_roofline(st, &st->kernels[i]),
                nm->shown ? nm->shown[i] : st->kernels[i].name);
@@ -143,12 +150,15 @@ static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
 
 /* ------------------------------------------------------------------ overlap */
 
+/* The Markdown table's columns under the same names (review 3: one table in every
+ * format), with the HTML's Category and Launches beside them. */
 static const char OVERLAP_HEADS[] =
-    "<th class=\"num\">Priority</th><th>Verdict</th><th>Kernel</th><th>Category</th>"
-    "<th>Python scope</th><th class=\"num\">Launches</th>"
+    "<th class=\"num\">#</th><th class=\"num\">Priority</th><th>Verdict</th><th>Kernel</th>"
+    "<th>Category</th><th>Python scope</th><th class=\"num\">Launches</th>"
     "<th class=\"num\" aria-sort=\"descending\">GPU time (ms)</th>"
-    "<th class=\"num\" title=\"time no other stream was busy\">Exclusive (ms)</th>"
-    "<th class=\"num\" title=\"time overlapped by other streams\">Hidden (ms)</th>"
+    "<th class=\"num\" title=\"steady time with no compute on another stream (median instance x "
+    "count); hover a cell for the wait above it\">Exposed (ms)</th>"
+    "<th class=\"num\" title=\"time under compute on another stream\">Hidden (ms)</th>"
     "<th class=\"num\" title=\"what the action could win per step (over the stage without step "
     "markers)\">Recoverable (ms)</th>"
     "<th class=\"num\">Share (%)</th><th>Dep risk</th>"
@@ -156,10 +166,12 @@ static const char OVERLAP_HEADS[] =
     "evidence\">Dependency</th><th>Recommendation</th>";
 
 static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an_overlap_row *r) {
-  rp_hw_printf(hw, "<tr id=\"%so-%s-%zu\" data-cat=\"", hw->idp, tok, i);
+  rp_hw_printf(hw, "<tr id=\"%so-%s-%zu\"%s data-cat=\"", hw->idp, tok, i,
+               r->below_floor ? " class=\"minor\"" : "");
   rp_hw_text(hw, rp_overlap_category(r));
-  rp_hw_printf(hw, "\"><td data-value=\"%d\">%s</td><td>%s</td><td>", (int)r->priority,
-               rp_priority(r->priority), rp_verdict(r->verdict));
+  rp_hw_printf(hw,
+               "\"><td data-value=\"%zu\">O%zu</td><td data-value=\"%d\">%s</td><td>%s</td><td>", i,
+               i + 1, (int)r->priority, rp_priority(r->priority), rp_verdict(r->verdict));
   rp_hw_name_span(hw, r->kernel, rp_hw_shown(hw, si, r->kernel));
   rp_hw_printf(hw, "</td><td>");
   rp_hw_cat_span(hw, rp_overlap_category(r));
@@ -168,8 +180,12 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_printf(hw, "</td>");
   rp_hw_td_count(hw, r->count);
   rp_hw_td_ms(hw, r->total_us);
-  rp_hw_td_ms(hw, r->exclusive_us);
-  rp_hw_td_ms(hw, r->hidden_us);
+  rp_hw_printf(hw, "<td class=\"num\" data-value=\"%.6g\" title=\"+ ", r->exposed_ms * 1000.0);
+  rp_hw_ms(hw, r->exposed_wait_ms * 1000.0);
+  rp_hw_printf(hw, " ms wait\">");
+  rp_hw_ms(hw, r->exposed_ms * 1000.0);
+  rp_hw_printf(hw, "</td>");
+  rp_hw_td_ms(hw, r->hidden_by_compute_us);
   rp_hw_td_ms(hw, r->recoverable_ms * 1000.0);
   rp_hw_td_pct(hw, r->share_pct);
   char ev[RP_DEP_EVIDENCE_BYTES];
@@ -181,15 +197,45 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_printf(hw, "</td><td>%s</td></tr>", rp_recommendation(r->recommendation));
 }
 
+/* What the Markdown prints under its table: the restructure options, the wait rows'
+ * meaning and the rows folded under the floor. */
+static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
+  for (size_t k = 0; k < o->n_restructure_options; k++) {
+    rp_hw_printf(
+        hw, "%s",
+        k ? "; " : "<p class=\"note\">Nothing runs beside the restructure rows. Options: ");
+    rp_hw_text(hw, o->restructure_options[k]);
+    if (k + 1 == o->n_restructure_options) rp_hw_printf(hw, ".</p>");
+  }
+  bool wait = false;
+  for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
+  if (wait)
+    rp_hw_printf(hw,
+                 "<p class=\"note\">Wait rows are time lost to other ranks (rank skew, "
+                 "pipeline bubble), not headroom.</p>");
+  if (o->n_below_floor)
+    rp_hw_printf(hw,
+                 "<p class=\"note\">%zu row%s below %.2f ms%s recoverable (shown with \"show "
+                 "more rows\").</p>",
+                 o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
+                 o->n_steps ? "/step" : " (stage total)");
+}
+
 static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
   const an_stage_report *st = &hw->rep->stages[si];
-  table_open(hw, "overlap", "ot-", tok, OVERLAP_HEADS);
-  size_t n = st->overlap ? st->overlap->n_rows : 0;
-  for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &st->overlap->rows[i]);
-  table_close(hw, n, 14,
+  const an_overlap_stage *o = st->overlap;
+  char note[64] = "";
+  if (o && o->n_below_floor)
+    snprintf(note, sizeof note, "below %.2f ms%s recoverable", o->recoverable_floor_ms,
+             o->n_steps ? "/step" : "");
+  table_open(hw, "overlap", "ot-", tok, OVERLAP_HEADS, *note ? note : NULL);
+  size_t n = o ? o->n_rows : 0;
+  for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &o->rows[i]);
+  table_close(hw, n, 15,
               hw->rep->run.overlap_off
                   ? "no overlap analysis for a single trace (overlap.single_trace)"
                   : "no overlap rows above the bar");
+  if (o) overlap_notes(hw, o);
 }
 
 /* ------------------------------------------------------------------ fusion */
@@ -273,7 +319,7 @@ static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an
 
 static void fusion_table(rp_hw *hw, size_t si, const char *tok) {
   const an_stage_report *st = &hw->rep->stages[si];
-  table_open(hw, "fusion", "ft-", tok, FUSION_HEADS);
+  table_open(hw, "fusion", "ft-", tok, FUSION_HEADS, NULL);
   for (size_t i = 0; i < st->n_fuse; i++) fusion_row(hw, si, tok, i, &st->fuse[i]);
   table_close(hw, st->n_fuse, 7, "no fusion pattern matched");
 }

@@ -471,6 +471,16 @@ static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
   if (shown) fputs(".\n", f);
 }
 
+/* The rows folded under the recoverable floor, counted in one line (after lead, when the
+ * stage has no other row). */
+static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *lead,
+                               const char *before) {
+  fprintf(f, "%s%s%s%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n", before,
+          lead, *lead ? " to put forward: " : "", o->n_below_floor,
+          o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
+          o->n_steps ? "/step" : " (stage total)");
+}
+
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
                           const stage_names *nm, const te_rules *rules) {
   table_heading(f, "Overlap opportunities", st);
@@ -484,6 +494,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   }
   if (!o->n_rows) {
     fprintf(f, "No row cleared the %.1f%% reporting bar.\n", rep->run.overlap_min_share_pct);
+    return;
+  }
+  if (o->n_below_floor == o->n_rows) { /* nothing to put forward: no empty table */
+    overlap_floor_line(f, o, "No row recovers", "");
     return;
   }
   unit u = unit_for(overlap_max_us(o));
@@ -540,10 +554,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
         "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not headroom: "
         "read every rank's trace for the Ranks section.\n",
         f);
-  if (o->n_below_floor)
-    fprintf(f, "\n%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n",
-            o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
-            o->n_steps ? "/step" : " (stage total)");
+  if (o->n_below_floor) overlap_floor_line(f, o, "", "\n");
 }
 
 static void fuse_evidence(FILE *f, const an_fuse_row *r, const stage_names *nm) {
@@ -674,12 +685,14 @@ static const char LEGEND[] =
     "a pipeline stage, not work.\n"
     "- **Priority**: P1 act: the recommendation follows from the mechanism (a staging copy to "
     "eliminate, a serial chain to fuse, a copy-engine transfer or an independent kernel to "
-    "overlap), whatever the Dep risk; P2 check first (`check deps`, `restructure`, wait rows); "
-    "P4 nothing to win there (`low-roi-hidden`, one-time setup, already fused); P5 under the "
-    "bar. Rows are ordered by recoverable time (docs/overlap.md).\n"
+    "overlap) and recovers time; P2 check first (`check deps`, `restructure`, wait rows); "
+    "P4 nothing to win there (`low-roi-hidden`, one-time setup, already fused, `skip`, an "
+    "action that recovers 0); P5 under the bar. Rows are ordered by recoverable time "
+    "(docs/overlap.md).\n"
     "- **Recoverable**: what the action could win per step: the steady exposed time, for "
     "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
-    "stage; rows under the floor are counted in one line.\n"
+    "stage (a restructured collective: at most the stage's compute beside it); rows under the "
+    "floor are not put forward: they are counted in one line under the table.\n"
     "- **Dep risk**: whether a same-stream neighbour looks like its producer or consumer "
     "(`low`, `high`, `unclear`).\n"
     "- **Dependency (evidence)**: `serial`, `optimizer-only`, `independent`, `hard`, "
@@ -691,9 +704,11 @@ static const char LEGEND[] =
     "(work before the stage's first compute, e.g. weight upload: not steady-state), `rank "
     "skew (wait)` (exposed time is mostly waiting for other ranks), `already fused` (the kernel "
     "is a fused one already: overlap it with other work, or fuse its neighbours into it), "
-    "`eliminate` (a staging copy into a communication buffer), `restructure` (single-stream "
-    "stage: the options are listed under the table), `pipeline bubble (wait)` (a pipeline "
-    "transfer waiting for the neighbouring stage), `skip`.\n"
+    "`eliminate` (a staging copy into a communication buffer), `restructure` (a serial "
+    "collective with nothing beside it: two-batch overlap, async TP, listed under the table), "
+    "`pipeline bubble (wait)` (a pipeline transfer waiting for the neighbouring stage), `skip` "
+    "(nothing for this table to act on: coupled to its neighbours with no fusion partner, or "
+    "no stream beside it).\n"
     "- **Confidence**: `Confirmed` = the whole unfused chain ran and every gate holds; "
     "`Candidate` = a partial match; `unknown` = the trace does not state a fact the fused "
     "path needs (tokens per step, execution mode, topology: the rationale names it); `in use` "

@@ -11,8 +11,11 @@ trace of it, and checks each report:
   - no fuse row with a gate fact unknown says Confirmed;
   - every overlap row keeps Exposed + Hidden <= GPU time (the steady exposed time, its
     wait and the time hidden under compute on another stream partition the row's time);
-  - a row that asks for nothing (skip, already fused, one-time setup, restructure, a wait
-    for other ranks) has 0 recoverable time;
+  - a row that asks for nothing (skip, already fused, one-time setup, a wait for other
+    ranks) has 0 recoverable time; a P1 row, and any row put forward (not folded under
+    the floor) other than one-time setup and wait rows, has some (review 3);
+  - no contradictory pair: "try overlap" / "check deps" only with a dependency class that
+    has evidence of independence, "restructure" never with one (review 3);
   - a kernel has one category in every table of a stage (kernel table and overlap rows);
   - "try fusion" names its partner (fusion_pattern: a fuse row of the stage or the eager
     chain) and never coexists with an "independent" dependency (review-1 defects 3, 8);
@@ -29,8 +32,12 @@ import os
 import subprocess
 import sys
 
-NO_GAIN = {"skip", "already fused", "one-time setup", "restructure", "rank skew (wait)",
+NO_GAIN = {"skip", "already fused", "one-time setup", "rank skew (wait)",
            "pipeline bubble (wait)"}
+# review 3: dependency classes with dataflow evidence that the kernel is independent; any
+# other class next to "try overlap" / "check deps", or these next to "restructure", is a
+# contradictory pair
+INDEPENDENT = {"independent", "prefetchable", "optimizer-only"}
 EPS = 1e-6
 
 
@@ -84,6 +91,20 @@ def overlap_failures(name, rep):
             if r["recommendation"] == "try fusion" and r.get("dep_class") == "independent":
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: 'independent' "
                            f"and 'try fusion'")
+            if r.get("priority") == "P1" and not r["recoverable_ms"] > 0:
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P1 with "
+                           f"nothing recoverable")
+            if not r.get("below_floor") and r["recommendation"] != "one-time setup" and \
+                    r.get("verdict") != "wait" and not r["recoverable_ms"] > 0:
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: put forward "
+                           f"with nothing recoverable ({r['recommendation']})")
+            dep = r.get("dep_class")
+            if dep and r["recommendation"] in ("try overlap", "check deps") and dep not in INDEPENDENT:
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: '{dep}' and "
+                           f"'{r['recommendation']}'")
+            if dep in INDEPENDENT and r["recommendation"] == "restructure":
+                out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: '{dep}' and "
+                           f"'restructure'")
             if r.get("priority") == "P4" and r["recoverable_ms"] != 0:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P4 with "
                            f"{r['recoverable_ms']} ms recoverable")

@@ -17,6 +17,7 @@
 #include "report/html_escape.h"
 #include "report/html_internal.h"
 #include "report/html_page.h"
+#include "report/layout_md.h"
 #include "report/report.h"
 
 #define FFFD "\xEF\xBF\xBD"
@@ -359,6 +360,54 @@ Test(html_report, rows_and_links) {
   an_report_destroy(rep);
   te_rules_destroy(rules);
   free(out);
+}
+
+/* Review 3 defect 7: the HTML overlap table is the Markdown's: the rows the Markdown folds
+ * under the recoverable floor are the HTML's minor rows (hidden until "show more rows"),
+ * the rows it prints are shown, the count line is under both, and the columns carry the
+ * same names (Exposed, not Exclusive). */
+static void overlap_agrees(const char *trace) {
+  te_rules *rules;
+  an_report *rep;
+  char *html = render(trace, &rules, &rep);
+  char *md = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&md, &len);
+  cr_assert_eq(rp_layout_markdown(f, rep, rules, false), 0);
+  fclose(f);
+  cr_assert_null(strstr(html, ">Exclusive"));
+  cr_assert_not_null(strstr(html, ">Exposed (ms)</th>"));
+  char id[256];
+  size_t folded = 0, shown = 0;
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_overlap_stage *o = rep->stages[s].overlap;
+    for (size_t i = 0; o && i < o->n_rows; i++) {
+      bool fold = o->rows[i].below_floor;
+      folded += fold;
+      shown += !fold;
+      snprintf(id, sizeof id, "<tr id=\"o-%s-%zu\"%s", rep->stages[s].id, i,
+               fold ? " class=\"minor\"" : " data-cat");
+      cr_assert_not_null(strstr(html, id), "%s", id);
+      snprintf(id, sizeof id, "id=\"overlap-%s-%zu\"", rep->stages[s].id, i);
+      cr_assert_eq(strstr(md, id) != NULL, !fold, "%s printed in Markdown iff shown in HTML", id);
+    }
+    if (o && o->n_below_floor) {
+      snprintf(id, sizeof id, "%zu row%s below", o->n_below_floor,
+               o->n_below_floor == 1 ? "" : "s");
+      cr_assert_not_null(strstr(md, id));
+      cr_assert_not_null(strstr(html, id));
+    }
+  }
+  cr_assert_gt(shown, 0, "%s has printed rows", trace);
+  cr_assert_gt(folded, 0, "%s has folded rows", trace);
+  an_report_destroy(rep);
+  te_rules_destroy(rules);
+  free(html);
+  free(md);
+}
+
+Test(html_report, overlap_table_matches_markdown) {
+  overlap_agrees(TRIAGE_FIXTURE_DIR "/llama_tp2");
 }
 
 /* The Ranks section draws every rank on one scale (the widest is 1000), marks the

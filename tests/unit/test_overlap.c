@@ -752,8 +752,11 @@ Test(overlap_mechanism, already_fused_kernel_is_not_told_to_fuse) {
   cr_assert_eq(fused->recommendation, AN_RECOMMEND_ALREADY_FUSED);
   cr_assert_eq(fused->priority, AN_PRIORITY_P4);
   /* review-1 defect 3: the add's only neighbour is fused already, so it has no partner to
-   * fold into: no fusion advice, nothing recoverable */
-  cr_assert_eq(add->recommendation, AN_RECOMMEND_RESTRUCTURE);
+   * fold into: no fusion advice, nothing recoverable; review 3: nothing for the overlap
+   * table to act on either (skip, P4), not a restructuring without options */
+  cr_assert_eq(add->recommendation, AN_RECOMMEND_SKIP);
+  cr_assert_eq(add->priority, AN_PRIORITY_P4);
+  cr_assert(add->below_floor);
   cr_assert_eq(add->fusion_partner, AN_PARTNER_NONE);
   cr_assert_null(add->fusion_pattern);
   cr_assert_float_eq(add->recoverable_ms, 0.0, 1e-12);
@@ -782,8 +785,8 @@ Test(overlap_mechanism, fused_families_and_layout_transforms_get_no_fusion_advic
        AN_RECOMMEND_ALREADY_FUSED},
       {"void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, "
        "(cudnnKernelDataType_t)2>",
-       AN_RECOMMEND_RESTRUCTURE},
-      {"_combined_routing_memset", AN_RECOMMEND_RESTRUCTURE},
+       AN_RECOMMEND_SKIP},
+      {"_combined_routing_memset", AN_RECOMMEND_SKIP},
   };
   te_rules *r = load_rules();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -942,10 +945,18 @@ Test(overlap_gain, recoverable_is_bounded_by_concurrent_work) {
   cr_assert_float_eq(ov_gain_row(&r, 0, 1, 0), 2.0, 1e-9, "fusion needs no concurrency");
   r.recommendation = AN_RECOMMEND_ONE_TIME;
   cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 0.0, 1e-9, "one-time setup");
+  /* review 3: a restructuring gives a collective its lane: at most the compute beside it,
+   * also on a single stream; an independent collective's own side stream likewise */
+  r.recommendation = AN_RECOMMEND_RESTRUCTURE;
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 1, 0), 2.0, 1e-9, "restructure: exposed bound");
+  cr_assert_float_eq(ov_gain_row(&r, 1500, 1, 0), 1.0, 1e-9, "restructure: compute beside it");
+  r.recommendation = AN_RECOMMEND_TRY_OVERLAP;
+  r.own_lane = true;
+  cr_assert_float_eq(ov_gain_row(&r, 1500, 1, 0), 1.0, 1e-9, "a side stream of its own");
+  r.own_lane = false;
   /* issue 31: a row that asks for nothing recovers nothing */
   static const an_recommendation none[] = {AN_RECOMMEND_SKIP, AN_RECOMMEND_ALREADY_FUSED,
-                                           AN_RECOMMEND_RESTRUCTURE, AN_RECOMMEND_RANK_SKEW,
-                                           AN_RECOMMEND_PIPELINE_BUBBLE};
+                                           AN_RECOMMEND_RANK_SKEW, AN_RECOMMEND_PIPELINE_BUBBLE};
   for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
     r.recommendation = none[i];
     cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 0.0, 1e-9, "recommendation %d", none[i]);
@@ -976,6 +987,38 @@ Test(overlap_gain, rows_ranked_and_floor_collapses_all_but_one_time) {
   cr_assert(!st.rows[0].below_floor && !st.rows[1].below_floor && st.rows[2].below_floor);
   cr_assert_eq(st.rows[1].recommendation, AN_RECOMMEND_ONE_TIME);
   cr_assert_float_eq(st.rows[2].recoverable_ms, fl / 2, 1e-12);
+  te_rules_destroy(r);
+}
+
+/* Review 3: "act" needs something to win. A P1 row whose action recovers nothing (the
+ * largest piece of a fusion) is P4 and folded; a restructuring with nothing to hide is
+ * folded like any other row. */
+Test(overlap_gain, a_row_with_nothing_to_win_is_not_put_forward) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  an_overlap_row rows[3] = {
+      {.exposed_ms = 1.0, .priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_TRY_FUSION},
+      {.exposed_ms = 1.0,
+       .priority = AN_PRIORITY_P1,
+       .recommendation = AN_RECOMMEND_TRY_FUSION,
+       .fusion_pattern = "a fusion",
+       .fusion_bound_ms = 0},
+      {.exposed_ms = 1.0,
+       .priority = AN_PRIORITY_P2,
+       .recommendation = AN_RECOMMEND_RESTRUCTURE,
+       .hidden_by_compute_us = 0},
+  };
+  an_overlap_stage st = {.max_streams = 1, .n_rows = 3, .rows = rows};
+  ov_gain_rank(&st, 0, 1, set); /* no compute: the restructuring hides nothing */
+  ov_gain_floor(&st, set);
+  cr_assert_eq(st.rows[0].priority, AN_PRIORITY_P1, "fusion recovers its exposed time");
+  cr_assert(!st.rows[0].below_floor);
+  cr_assert_eq(st.n_below_floor, 2);
+  for (size_t i = 1; i < 3; i++) {
+    cr_assert(st.rows[i].below_floor);
+    cr_assert_neq(st.rows[i].priority, AN_PRIORITY_P1);
+    cr_assert_float_eq(st.rows[i].recoverable_ms, 0.0, 1e-12);
+  }
   te_rules_destroy(r);
 }
 
@@ -1053,8 +1096,17 @@ Test(overlap_mechanism, staging_copy_is_eliminated) {
   cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 500, true), AN_RECOMMEND_TRY_OVERLAP);
 }
 
-/* Mechanism "single-stream stage": overlap work there recovers nothing until the stage is
- * restructured; the row says so and the stage carries the packs' options. */
+/* Review 3: a copy coupled to its neighbours (a tight producer/consumer on its stream) is
+ * not told to overlap: "serial" and "try overlap" never go together. Nothing for the
+ * overlap table to act on (skip); the same copy with no tight neighbour overlaps. */
+Test(overlap_mechanism, serial_copy_is_not_overlapped) {
+  cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 1, true), AN_RECOMMEND_SKIP);
+  cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 500, true), AN_RECOMMEND_TRY_OVERLAP);
+}
+
+/* Mechanism "single-stream stage": a serial collective there is restructured (two-batch
+ * overlap, async TP give it a lane): the row says so, recovers at most its exposed time
+ * under the GEMMs beside it, is put forward, and the stage carries the packs' options. */
 Test(overlap_mechanism, single_stream_stage_names_restructuring) {
   te_rules *r = load_rules();
   char *trace = staging_trace("aten::copy_", ALLREDUCE, 500, false);
@@ -1063,8 +1115,9 @@ Test(overlap_mechanism, single_stream_stage_names_restructuring) {
   const an_overlap_row *ar = find_row(x.rep, "ncclKernel_AllReduce");
   cr_assert(ar);
   cr_assert_eq(ar->recommendation, AN_RECOMMEND_RESTRUCTURE);
-  cr_assert_float_eq(ar->recoverable_ms, 0.0, 1e-12);
-  cr_assert(!ar->below_floor, "a restructure row is never folded away");
+  cr_assert_gt(ar->recoverable_ms, 0.0);
+  cr_assert_leq(ar->recoverable_ms, ar->exposed_ms + 1e-12);
+  cr_assert(!ar->below_floor, "a restructure row with time to win is put forward");
   const an_overlap_stage *st = NULL;
   for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
   cr_assert(st && st->n_restructure_options >= 4);
@@ -1378,5 +1431,9 @@ Test(overlap_mechanism, restructure_options_only_under_a_collective) {
   ov_restructure_options(&st, set);
   cr_assert_eq(st.n_restructure_options, set->overlap_restructure_options.n);
   cr_assert_eq(st.restructure_options, set->overlap_restructure_options.items);
+  /* review 3: under a folded row the options would be a list no printed row asks for */
+  rows[1].below_floor = true;
+  ov_restructure_options(&st, set);
+  cr_assert_eq(st.n_restructure_options, 0);
   te_rules_destroy(r);
 }
