@@ -1001,6 +1001,7 @@ Test(overlap_gain, a_row_with_nothing_to_win_is_not_put_forward) {
       {.exposed_ms = 1.0,
        .priority = AN_PRIORITY_P1,
        .recommendation = AN_RECOMMEND_TRY_FUSION,
+       .fusion_partner = AN_PARTNER_FUSE_ROW,
        .fusion_pattern = "a fusion",
        .fusion_bound_ms = 0},
       {.exposed_ms = 1.0,
