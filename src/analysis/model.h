@@ -567,7 +567,10 @@ typedef enum an_dep_evidence_kind {
 
 typedef struct an_dep_evidence {
   an_dep_evidence_kind kind;
-  char *cpu_op;              /* AN_DEP_EV_CPU_OP: the op around the launch (owned) */
+  char *cpu_op;       /* AN_DEP_EV_CPU_OP: the op around the launch (owned) */
+  size_t op_launches; /* AN_DEP_EV_CPU_OP on a collective: sampled launches under
+                         that collective op, of op_sampled (0: not sampled) */
+  size_t op_sampled;
   char *next_kernel;         /* AN_DEP_EV_NEXT_CONSUMER: the consumer's full name (owned) */
   const char *next_category; /* AN_DEP_EV_NEXT_CONSUMER: its category (borrowed: rules) */
 } an_dep_evidence;
@@ -696,6 +699,10 @@ typedef struct an_overlap_stage {
    * from the rules); empty when the stage has no restructure row. */
   size_t n_restructure_options;
   const char *const *restructure_options;
+  /* The summary's bottleneck is this stage (an_bottleneck): the GPU waits for the host, so
+   * GPU-side savings do not shorten its step until that is fixed; launch_bound: most of
+   * that wait is launch spacing, which fusion (fewer kernels) does shorten. */
+  bool gpu_waits, launch_bound;
   /* What the recoverable time was bounded by (ov_gain_rank), kept so the rows can be
    * ranked again once the fusion rows name their partners (an_overlap_bind_fusion). */
   double compute_us;

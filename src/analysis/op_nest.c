@@ -92,6 +92,18 @@ static bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_
   return p->ts <= ts;
 }
 
+const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op) {
+  tr_str pid = tr_event_pid(x->t, op), tid = tr_event_tid(x->t, op);
+  size_t lo; /* first op sorting after (pid, tid, op->ts): op is among those before it */
+  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, op->ts));
+  for (size_t i = lo; i-- > 0;) {
+    const tr_event *e = &x->ops[x->pos[i]];
+    if (tr_event_pid(x->t, e) != pid || tr_event_tid(x->t, e) != tid || e->ts != op->ts) break;
+    if (e == op) return x->parent[i] >= 0 ? &x->ops[x->pos[x->parent[i]]] : NULL;
+  }
+  return NULL;
+}
+
 const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
   size_t lo; /* first op sorting after (pid, tid, at->ts) */

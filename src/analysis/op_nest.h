@@ -35,4 +35,8 @@ void an_op_nest_free(an_op_nest *x);
  * NULL. */
 const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at);
 
+/* The CPU op that encloses CPU op `op` of the index's trace, or NULL (none, or op is not
+ * one of its CPU ops). */
+const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op);
+
 #endif

@@ -510,35 +510,110 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
 }
 
+/* The collective op that launched a collective row's instances (review 3 defect 3): one
+ * kernel name (ncclKernel_SendRecv) serves all-to-all, reduce-scatter, all-reduce and
+ * all-gather, so the row is classified by the op that carries most of its sampled time,
+ * not by the region around its longest instance. */
+typedef struct ov_coll_op {
+  char name[256];       /* the op's name (matcher collective_launch_op), "" when none */
+  const tr_event *rep;  /* the longest sampled instance it launched */
+  size_t hits, sampled; /* sampled launches under it, of all sampled */
+} ov_coll_op;
+
+#define OV_MAX_COLL_OPS 8 /* distinct collective ops told apart per row */
+
+static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op *out) {
+  *out = (ov_coll_op){0};
+  const te_matcher *m = te_rules_matcher(c->r, "collective_launch_op");
+  if (!m) return;
+  struct {
+    char name[256];
+    double us, longest;
+    const tr_event *rep;
+    size_t hits;
+  } ops[OV_MAX_COLL_OPS];
+  size_t n_ops = 0;
+  size_t per = (size_t)te_rules_settings(c->r)->overlap_sample_per_kernel;
+  size_t step = a->count / (per ? per : 1) + 1, seen = 0;
+  char hit[256];
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->ks[i].name != a->name || seen++ % step) continue;
+    out->sampled++;
+    const tr_event *ev = ov_stage_event(c, i);
+    if (!ov_side_launch_context(c->formal->side, ev, m, hit, sizeof hit)) continue;
+    size_t k = 0;
+    while (k < n_ops && strcmp(ops[k].name, hit)) k++;
+    if (k == n_ops) {
+      if (n_ops == OV_MAX_COLL_OPS) continue;
+      snprintf(ops[k].name, sizeof ops[k].name, "%s", hit);
+      ops[k].us = ops[k].longest = 0;
+      ops[k].rep = NULL;
+      ops[k].hits = 0;
+      n_ops++;
+    }
+    double us = c->ks[i].end - c->ks[i].ts;
+    ops[k].us += us;
+    ops[k].hits++;
+    if (!ops[k].rep || us > ops[k].longest) {
+      ops[k].rep = ev;
+      ops[k].longest = us;
+    }
+  }
+  size_t best = 0;
+  for (size_t k = 1; k < n_ops; k++)
+    if (ops[k].us > ops[best].us) best = k;
+  if (!n_ops) return;
+  snprintf(out->name, sizeof out->name, "%s", ops[best].name);
+  out->rep = ops[best].rep;
+  out->hits = ops[best].hits;
+}
+
 /* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
  * the packs' context rules (the kernel name or a CPU op around its launch), then a
  * collective feeding a serial consumer (overlap.dependency.serial_consumer_categories) as
  * its next kernel on its stream, then the same-stream adjacency of the dependency
  * signal. Never the launch API or replay scope: under a graph replay every kernel shares
- * them. The evidence is data (an_dep_evidence); the report words it. False when out of
- * memory. */
+ * them. A collective is read through the collective op that launched most of its time
+ * (ov_collective_op, review 3 defect 3): the rules first on that op's own name (an
+ * all-to-all is classified as one, whatever optimizer or AccumulateGrad region encloses
+ * it), then on the context around an instance that op launched. The evidence is data
+ * (an_dep_evidence); the report words it. False when out of memory. */
 static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
   const te_string_list *rules = &set->overlap_dependency_context_rules;
   an_dep_evidence *ev = &row->dep_evidence;
+  ov_coll_op coll = {0};
+  if (te_string_list_has(&set->overlap_collective_categories, row->category))
+    ov_collective_op(c, a, &coll);
+  const tr_event *rep = coll.rep ? coll.rep : ov_stage_event(c, (size_t)a->rep);
   /* the op's name as evidence is cut where the 512-byte "CPU op <name>" cell cut it */
   char op[505], mname[128];
-  for (size_t i = 0; i < rules->n; i++) {
-    snprintf(mname, sizeof mname, "dep_%s", rules->items[i]);
-    const te_matcher *m = te_rules_matcher(c->r, mname);
-    const te_string_list *cls = te_list_map_get(&set->overlap_dependency_classes, rules->items[i]);
-    const te_string_list *cats =
-        te_list_map_get(&set->overlap_dependency_rule_categories, rules->items[i]);
-    if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
-    bool by_name = te_matcher_match(m, row->kernel, strlen(row->kernel));
-    if (!by_name && !ov_side_launch_context(c->formal->side, ov_stage_event(c, (size_t)a->rep), m,
-                                            op, sizeof op))
-      continue;
-    row->dep_class = cls->items[0];
-    row->dep_rule = rules->items[i];
-    ev->kind = by_name ? AN_DEP_EV_KERNEL_NAME : AN_DEP_EV_CPU_OP;
-    return by_name || (ev->cpu_op = ov_strdup(op)) != NULL;
-  }
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < rules->n; i++) {
+      snprintf(mname, sizeof mname, "dep_%s", rules->items[i]);
+      const te_matcher *m = te_rules_matcher(c->r, mname);
+      const te_string_list *cls =
+          te_list_map_get(&set->overlap_dependency_classes, rules->items[i]);
+      const te_string_list *cats =
+          te_list_map_get(&set->overlap_dependency_rule_categories, rules->items[i]);
+      if (!m || !cls || !cls->n || (cats && !te_string_list_has(cats, row->category))) continue;
+      bool by_name = pass == 0 && te_matcher_match(m, row->kernel, strlen(row->kernel));
+      bool by_op =
+          pass == 0 && !by_name && *coll.name && te_matcher_match(m, coll.name, strlen(coll.name));
+      if (by_op) snprintf(op, sizeof op, "%s", coll.name);
+      if (!by_name && !by_op &&
+          (pass == 0 || !ov_side_launch_context(c->formal->side, rep, m, op, sizeof op)))
+        continue;
+      row->dep_class = cls->items[0];
+      row->dep_rule = rules->items[i];
+      ev->kind = by_name ? AN_DEP_EV_KERNEL_NAME : AN_DEP_EV_CPU_OP;
+      if (by_name) return true;
+      if (*coll.name) {
+        ev->op_launches = by_op ? coll.hits : 0;
+        ev->op_sampled = by_op ? coll.sampled : 0;
+      }
+      return (ev->cpu_op = ov_strdup(op)) != NULL;
+    }
   const ov_kernel *k = &c->ks[a->rep];
   size_t p = c->pos_of[a->rep];
   if (te_string_list_has(&set->overlap_collective_categories, row->category) && p + 1 < c->n) {

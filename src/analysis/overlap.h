@@ -92,6 +92,14 @@ void an_overlap_result_free(an_overlap_result *res);
 void an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
                             double hbm_tbs);
 
+/* Review 3: when the summary found the GPU waiting for the host in stage o (b, from
+ * an_summary_build), a P1 row whose saving cannot shorten that step (any GPU-side saving;
+ * on a launch-bound step, any but a fusion, which launches fewer kernels) is P2: check the
+ * host first. Marks the stage so the report says why. Nothing changes without
+ * overlap.mechanism_actions. */
+void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
+                                  const te_rules *rules);
+
 /* docs/reference.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */
 double an_overlap_tight_gap(const te_rules *rules, double dur_us);

@@ -89,6 +89,21 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   ut_stable_partition(st->rows, st->n_rows, sizeof *st->rows, above_floor);
 }
 
+void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
+                                  const te_rules *rules) {
+  if (!te_rules_settings(rules)->overlap_mechanism_actions || !b->stage_label || !o->label ||
+      strcmp(b->stage_label, o->label) != 0)
+    return;
+  o->gpu_waits = true;
+  o->launch_bound = b->launch_bound;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    an_overlap_row *r = &o->rows[i];
+    bool fewer_kernels = r->recommendation == AN_RECOMMEND_TRY_FUSION;
+    if (r->priority == AN_PRIORITY_P1 && !(b->launch_bound && fewer_kernels))
+      r->priority = AN_PRIORITY_P2;
+  }
+}
+
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
   st->n_restructure_options = 0;
   st->restructure_options = NULL;

@@ -1008,6 +1008,9 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   an_summary_limits(&r->report, te_rules_settings(r->rules));
   if (an_summary_build(&r->report, r->stages, r->rules, &r->summary) != AN_OK)
     return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  /* the overlap rows' priorities agree with the summary's banner (review 3) */
+  for (size_t i = 0; i < r->overlap.n_stages; i++)
+    an_overlap_follow_bottleneck(&r->overlap.stages[i], &r->report.bottleneck, r->rules);
   return AN_OK;
 }
 

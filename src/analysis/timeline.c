@@ -140,8 +140,10 @@ typedef struct tl_trace {
 
 /* The message of a collective whose kernel states none, from the CPU op around its launch
  * call (matcher collective_message_op: Kineto's record_param_comms, whose first input is
- * the message tensor): "dims/type" of that input, or NULL when the op is not there or its
- * first input has no shape (a tensor list). */
+ * the message tensor): "collective:dims/type" of that input, the collective being the op
+ * that recorded it (c10d::alltoall_base_, c10d::allreduce_: one kernel name such as
+ * ncclKernel_SendRecv serves several, and their instances are not like ones, review 3), or
+ * NULL when the op is not there or its first input has no shape (a tensor list). */
 static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *launch) {
   if (!launch || !c->comms_op) return NULL;
   if (!c->nest_built) {
@@ -159,8 +161,9 @@ static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *
   const char *q = strchr(types, '"'); /* the first input's format: ["float", ...] */
   const char *qe = q ? strchr(q + 1, '"') : NULL;
   if (!q || !qe || qe == q + 1) return NULL; /* an input with no format: not a message */
+  const tr_event *coll = an_op_nest_enclosing(&c->nest, op);
   char buf[256];
-  int len = snprintf(buf, sizeof buf, "op:");
+  int len = snprintf(buf, sizeof buf, "%.120s:", coll ? tr_str_get(c->t, coll->name) : "op");
   for (size_t i = 0; i < rank && len > 0 && (size_t)len < sizeof buf; i++)
     len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "x" : "", (long long)d[i]);
   if (len > 0 && (size_t)len < sizeof buf)

@@ -213,6 +213,11 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
     rp_hw_printf(hw,
                  "<p class=\"note\">Wait rows are time lost to other ranks (rank skew, "
                  "pipeline bubble), not headroom.</p>");
+  if (rp_overlap_gpu_waits(o)) {
+    rp_hw_printf(hw, "<p class=\"note\">");
+    rp_hw_text(hw, rp_overlap_gpu_waits(o));
+    rp_hw_printf(hw, "</p>");
+  }
   if (o->n_below_floor)
     rp_hw_printf(hw,
                  "<p class=\"note\">%zu row%s below %.2f ms%s recoverable (shown with \"show "

@@ -554,6 +554,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
         "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not headroom: "
         "read every rank's trace for the Ranks section.\n",
         f);
+  if (rp_overlap_gpu_waits(o)) fprintf(f, "\n%s\n", rp_overlap_gpu_waits(o));
   if (o->n_below_floor) overlap_floor_line(f, o, "", "\n");
 }
 

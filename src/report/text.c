@@ -415,7 +415,12 @@ const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char
       snprintf(buf, cap, "kernel name");
       break;
     case AN_DEP_EV_CPU_OP:
-      snprintf(buf, cap, "CPU op %s", ev->cpu_op);
+      /* a collective's launching op: how many of the sampled launches it covers */
+      if (ev->op_sampled && ev->op_launches < ev->op_sampled)
+        snprintf(buf, cap, "CPU op %s on %zu of %zu sampled launches", ev->cpu_op, ev->op_launches,
+                 ev->op_sampled);
+      else
+        snprintf(buf, cap, "CPU op %s", ev->cpu_op);
       break;
     case AN_DEP_EV_NEXT_CONSUMER:
       short_name(ev->next_kernel,
@@ -740,6 +745,17 @@ const char *rp_rank_group_source_id(an_rank_group_source s) {
       break;
   }
   return "all-ranks";
+}
+
+const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
+  if (!o->gpu_waits) return NULL;
+  return o->launch_bound
+             ? "The GPU waits for the host in this stage, mostly launch spacing (What to try "
+               "first): overlap and elimination save GPU time, not step time, until that is "
+               "fixed, so those rows are P2; fusion rows launch fewer kernels and keep their "
+               "priority."
+             : "The GPU waits for the host in this stage (What to try first): these rows save "
+               "GPU time, not step time, until that is fixed, so none is P1.";
 }
 
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {

@@ -108,6 +108,9 @@ const char *rp_workload_note(an_workload w);
  * returns buf. Markdown and HTML word it alike. */
 #define RP_BOTTLENECK_BYTES 512
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap);
+/* The line under an overlap table of the stage the GPU waits in (an_overlap_stage
+ * gpu_waits), NULL for any other: why its rows are not P1. */
+const char *rp_overlap_gpu_waits(const an_overlap_stage *o);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler

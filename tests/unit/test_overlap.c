@@ -1153,6 +1153,7 @@ static void dep_of(const char *trace_text, const char *kernel, const char **cls,
           : strcmp(*rule, "pp_send") == 0               ? "pp_send"
           : strcmp(*rule, "pp_recv") == 0               ? "pp_recv"
           : strcmp(*rule, "input_copy") == 0            ? "input_copy"
+          : strcmp(*rule, "all_to_all_input") == 0      ? "all_to_all_input"
                                                         : "other";
   const char *said = rp_dep_evidence(row, r, evidence, cap);
   if (!said) snprintf(evidence, cap, "%s", "");
@@ -1226,8 +1227,15 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   cr_assert_str_eq(cls, "hard");
   cr_assert_str_eq(rule, "pp_recv");
   free(t);
-  /* a shared launch API says nothing: cudaLaunchKernel under a plain op, far neighbours */
+  /* an all-to-all is input of its consumers, fetched a batch ahead (its c10d op) */
   t = collective_trace(SENDRECV, "c10d::alltoall_base_", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "prefetchable");
+  cr_assert_str_eq(rule, "all_to_all_input");
+  cr_assert_str_eq(ev, "CPU op c10d::alltoall_base_");
+  free(t);
+  /* a shared launch API says nothing: cudaLaunchKernel under a plain op, far neighbours */
+  t = collective_trace(SENDRECV, "c10d::broadcast_", ELEMENTWISE, 500);
   dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
   cr_assert_str_eq(cls, "independent");
   cr_assert_str_eq(rule, "same-stream-adjacency");
@@ -1244,6 +1252,66 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   run_free(&x);
   free(m);
   te_rules_destroy(r);
+}
+
+/* One kernel name, several collectives: ncclKernel_SendRecv launched four times, each
+ * under the backward pass's gradient-accumulation region (AccumulateGrad, the region that
+ * once named the row "optimizer-only") and inside it under a c10d op: `ops[i]` with a
+ * transfer of durs[i] us. */
+static char *nested_collective_trace(const char *const ops[4], const int durs[4]) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 4; i++) {
+    double t = 5000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
+        "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"autograd::engine::evaluate_function: "
+        "torch::autograd::AccumulateGrad\",\"pid\":1,\"tid\":1,\"ts\":%.1f,\"dur\":200},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+        "\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+        "\"tid\":1,\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" SENDRECV
+        "\",\"pid\":0,\"tid\":7,"
+        "\"ts\":%.1f,\"dur\":%d,\"args\":{\"stream\":7,\"correlation\":%d}}",
+        i ? "," : "", t, t + 100, t + 5, ops[i], t + 10, t + 20, 300 + i, t + 1200, durs[i],
+        300 + i);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+/* Review 3 defect 3: a collective is classified by the c10d op that launched most of its
+ * time, not by the region around its longest instance: three all-to-alls and one long
+ * all-reduce under AccumulateGrad are input (prefetchable), with the share of the sampled
+ * launches the op covers; when the all-reduces carry most of the time, the gradient
+ * all-reduce rule reads the region around one of them (optimizer-only). */
+Test(overlap_dependency, collective_classified_by_its_launching_op) {
+  const char *cls, *rule;
+  char ev[512];
+  const char *const a2a_first[4] = {"c10d::alltoall_base_", "c10d::alltoall_base_",
+                                    "c10d::alltoall_base_", "c10d::allreduce_"};
+  const int a2a_heavy[4] = {300, 300, 300, 500};
+  char *t = nested_collective_trace(a2a_first, a2a_heavy);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "prefetchable", "%s", ev);
+  cr_assert_str_eq(rule, "all_to_all_input");
+  cr_assert_str_eq(ev, "CPU op c10d::alltoall_base_ on 3 of 4 sampled launches");
+  free(t);
+  const int ar_heavy[4] = {100, 100, 100, 900};
+  t = nested_collective_trace(a2a_first, ar_heavy);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "optimizer-only", "%s", ev);
+  cr_assert_str_eq(rule, "ddp_grad_allreduce");
+  cr_assert(strstr(ev, "AccumulateGrad"), "%s", ev);
+  free(t);
 }
 
 /* Issue 33: which categories are collectives is the packs' word
@@ -1436,5 +1504,33 @@ Test(overlap_mechanism, restructure_options_only_under_a_collective) {
   rows[1].below_floor = true;
   ov_restructure_options(&st, set);
   cr_assert_eq(st.n_restructure_options, 0);
+  te_rules_destroy(r);
+}
+
+/* Review 3: no P1 "act" row under a banner that says its saving cannot shorten the step.
+ * The stage the summary found the GPU waiting in demotes its P1 rows to P2 (check the
+ * host first); on a launch-bound step a fusion launches fewer kernels and stays P1; any
+ * other stage keeps its rows. */
+Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
+  te_rules *r = load_rules();
+  for (int launch = 0; launch < 2; launch++) {
+    an_overlap_row rows[3] = {
+        {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_TRY_FUSION},
+        {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_TRY_OVERLAP},
+        {.priority = AN_PRIORITY_P4, .recommendation = AN_RECOMMEND_SKIP},
+    };
+    an_overlap_stage st = {.label = "all", .rows = rows, .n_rows = 3};
+    an_bottleneck other = {.stage_label = "decode", .launch_bound = launch};
+    an_overlap_follow_bottleneck(&st, &other, r);
+    cr_assert(!st.gpu_waits);
+    cr_assert_eq(rows[0].priority, AN_PRIORITY_P1);
+    an_bottleneck here = {.stage_label = "all", .launch_bound = launch};
+    an_overlap_follow_bottleneck(&st, &here, r);
+    cr_assert(st.gpu_waits);
+    cr_assert_eq(st.launch_bound, (bool)launch);
+    cr_assert_eq(rows[0].priority, launch ? AN_PRIORITY_P1 : AN_PRIORITY_P2, "fusion");
+    cr_assert_eq(rows[1].priority, AN_PRIORITY_P2, "overlap");
+    cr_assert_eq(rows[2].priority, AN_PRIORITY_P4);
+  }
   te_rules_destroy(r);
 }
