@@ -18,6 +18,7 @@
 #include "analysis/overlap_internal.h"
 #include "analysis/steps.h"
 #include "analysis/timeline.h"
+#include "util/limits.h"
 #include "util/map.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -520,8 +521,6 @@ typedef struct ov_coll_op {
   size_t hits, sampled; /* sampled launches under it, of all sampled */
 } ov_coll_op;
 
-#define OV_MAX_COLL_OPS 8 /* distinct collective ops told apart per row */
-
 static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op *out) {
   *out = (ov_coll_op){0};
   const te_matcher *m = te_rules_matcher(c->r, "collective_launch_op");
@@ -531,7 +530,7 @@ static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op 
     double us, longest;
     const tr_event *rep;
     size_t hits;
-  } ops[OV_MAX_COLL_OPS];
+  } ops[AN_MAX_COLLECTIVE_OPS];
   size_t n_ops = 0;
   size_t per = (size_t)te_rules_settings(c->r)->overlap_sample_per_kernel;
   size_t step = a->count / (per ? per : 1) + 1, seen = 0;
@@ -544,7 +543,7 @@ static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op 
     size_t k = 0;
     while (k < n_ops && strcmp(ops[k].name, hit)) k++;
     if (k == n_ops) {
-      if (n_ops == OV_MAX_COLL_OPS) continue;
+      if (n_ops == AN_MAX_COLLECTIVE_OPS) continue;
       snprintf(ops[k].name, sizeof ops[k].name, "%s", hit);
       ops[k].us = ops[k].longest = 0;
       ops[k].rep = NULL;

@@ -72,6 +72,10 @@
 /* Characters of a collective's name kept in a generic NCCL kernel's row name
  * (analysis/collective_names.h); real ones are under 40 ("allgather_into_tensor_coalesced"). */
 #define AN_MAX_COLLECTIVE_WORD 48u
+/* Distinct collective ops told apart among one overlap row's sampled launches
+ * (analysis/overlap.c ov_collective_op); a kernel name serves at most a handful (NCCL's
+ * SendRecv: all-to-all, reduce-scatter, all-reduce, all-gather, send/recv). */
+#define AN_MAX_COLLECTIVE_OPS 8u
 
 /* ---- display names (src/report/names.c) ---- */
 
