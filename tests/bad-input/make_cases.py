@@ -72,6 +72,10 @@ LIMITS_ELSEWHERE = {
                                "tests/unit/test_analysis.c fuse chain_candidates_are_capped",
     "AN_MAX_COLLECTIVE_WORD": "a longer collective name is cut, not refused: tests/unit/test_verdicts.c "
                               "names generic_collectives_split_by_their_collective",
+    "AN_MAX_COLLECTIVE_OPS": "collective ops past the cap among a row's sampled launches are not "
+                             "weighed, not refused (one kernel name serves a handful): "
+                             "tests/unit/test_overlap.c overlap_dependency "
+                             "collective_classified_by_its_launching_op",
     "AN_MAX_CHAIN_RIDERS": "distinct rider rows past the cap ride along uncounted, not refused (a "
                            "layer's chain has one or two): tests/unit/test_verdicts.c fuse "
                            "the_layer_chain_is_one_fusion_by_launch_order",
