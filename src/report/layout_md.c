@@ -476,9 +476,8 @@ static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
 static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *lead,
                                const char *before) {
   fprintf(f, "%s%s%s%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n", before,
-          lead, *lead ? " to put forward: " : "", o->n_below_floor,
-          o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
-          o->n_steps ? "/step" : " (stage total)");
+          lead, *lead ? ": " : "", o->n_below_floor, o->n_below_floor == 1 ? "" : "s",
+          o->recoverable_floor_ms, o->n_steps ? "/step" : " (stage total)");
 }
 
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
@@ -497,7 +496,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     return;
   }
   if (o->n_below_floor == o->n_rows) { /* nothing to put forward: no empty table */
-    overlap_floor_line(f, o, "No row recovers", "");
+    overlap_floor_line(f, o, "No row to put forward", "");
     return;
   }
   unit u = unit_for(overlap_max_us(o));
