@@ -930,6 +930,18 @@ Test(summary, long_gaps_leave_the_pool, .init = setup, .fini = teardown) {
   an_report_destroy(r);
 }
 
+/* A cudaGraphLaunch at 100 us whose first node starts at 5220 us: work queued behind a
+ * dependency for 5 ms. */
+static void queued_graph_launch(tb *b) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
+         "\"tid\":1,\"ts\":100,\"dur\":20,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_node_gemm\",\"pid\":0,"
+         "\"tid\":7,\"ts\":5220,\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},",
+         c, c);
+}
+
 /* A graph launch issued at once whose first node runs 5 ms later, nothing else running:
  * the work sat queued on a dependency. Its own item, named by the call, bounded by the
  * gap; no CUDA-graph or host item claims it. */
@@ -938,13 +950,7 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   tb_begin(&b);
   host(&b, "user_annotation", "ProfilerStep#8", 0, 7000);
   launch(&b, "embedding_fwd", 10, 20, 200);
-  int c = b.corr++;
-  tb_add(&b,
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
-         "\"tid\":1,\"ts\":100,\"dur\":20,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_node_gemm\",\"pid\":0,"
-         "\"tid\":7,\"ts\":5220,\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},",
-         c, c);
+  queued_graph_launch(&b);
   an_report *r = run_buffer(&b);
   const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
   cr_assert_not_null(dep);
@@ -1034,13 +1040,7 @@ Test(summary, queued_work_is_one_item_whatever_the_call, .init = setup, .fini = 
   tb_begin(&b);
   host(&b, "user_annotation", "ProfilerStep#8", 0, 14000);
   launch(&b, "embedding_fwd", 10, 20, 200);
-  int c = b.corr++;
-  tb_add(&b,
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
-         "\"tid\":1,\"ts\":100,\"dur\":20,\"args\":{\"correlation\":%d}},"
-         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_node_gemm\",\"pid\":0,"
-         "\"tid\":7,\"ts\":5220,\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},",
-         c, c);
+  queued_graph_launch(&b);
   launch(&b, "late_gemm", 5600, 9520, 300); /* issued at once, run 4 ms after the graph */
   an_report *r = run_buffer(&b);
   const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
