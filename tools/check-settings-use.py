@@ -128,6 +128,19 @@ def allowed(allow, name, lit, raw_line):
     return False
 
 
+def unused_entries(allow, label, quote):
+    """Prints each allow-list entry no place used (quote: how its literal is shown) and
+    returns how many: a stale entry would hide the next real finding."""
+    bad = 0
+    for (name, lit), entries in sorted(allow.items()):
+        for piece, why, used in entries:
+            if not used:
+                print(f"{label}: {name} {quote.format(lit)} in '{piece}' ({why}) matches nothing; "
+                      f"drop it")
+                bad += 1
+    return bad
+
+
 def judgement_literals(root, allow):
     bad = 0
     for path in c_files(root):
@@ -146,12 +159,7 @@ def judgement_literals(root, allow):
                 print(f"{path}:{no}: {lit} is a judgement in C: make it a setting (settings.h), "
                       f"or list it in the allow file with why it is a true constant")
                 bad += 1
-    for (name, lit), entries in sorted(allow.items()):
-        for piece, why, used in entries:
-            if not used:
-                print(f"allow-list: {name} {lit} in '{piece}' ({why}) matches nothing; drop it")
-                bad += 1
-    return bad
+    return bad + unused_entries(allow, "allow-list", "{}")
 
 
 PROSE = re.compile(r"[A-Za-z][A-Za-z']+[ \t]+\(?[A-Za-z][A-Za-z']+")
@@ -181,13 +189,7 @@ def prose_literals(root, allow):
                   f"(a kind, ids, figures) and word them in src/report, or list it in the prose "
                   f"allow file with why it is no report text")
             bad += 1
-    for (name, lit), entries in sorted(allow.items()):
-        for piece, why, used in entries:
-            if not used:
-                print(f"prose allow-list: {name} \"{lit}\" in '{piece}' ({why}) matches nothing; "
-                      f"drop it")
-                bad += 1
-    return bad
+    return bad + unused_entries(allow, "prose allow-list", '"{}"')
 
 
 def option(args, flag):
