@@ -561,19 +561,13 @@ const te_device *te_rules_device_at(const te_rules *r, size_t i) {
   return ready(r) && i < r->n_devices ? r->devices[i] : NULL;
 }
 
+/* libc's bsearch with build_op_names's comparator (see named_matcher in rules.c). */
 const te_op_cost *te_rules_op_cost(const te_rules *r, const char *op_name) {
   if (!ready(r) || !op_name) return NULL;
-  size_t lo = 0, hi = r->n_op_names;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(r->op_names[mid].name, op_name);
-    if (!c) return r->op_names[mid].cost;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return NULL;
+  const struct te_op_name key = {op_name, NULL};
+  const struct te_op_name *hit =
+      bsearch(&key, r->op_names, r->n_op_names, sizeof *r->op_names, cmp_op_name);
+  return hit ? hit->cost : NULL;
 }
 
 size_t te_rules_op_cost_count(const te_rules *r) { return ready(r) ? r->n_op_costs : 0; }

@@ -418,19 +418,14 @@ static bool sort_named(te_rules *r) {
 
 /* A named matcher by binary search over the names sorted at the start of finalize
  * (kernel-map sites look two up each; a scan of the merged list was 3 % of a many-names
- * run). */
+ * run). libc's bsearch with sort_named's comparator: the engine stands alone, without
+ * util/search.h, and needs no hand-written search for an exact key. */
 static te_matcher *named_matcher(const te_rules *r, const char *name) {
-  size_t lo = 0, hi = r->n_named;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(name, r->named_sorted[mid]->hdr.id);
-    if (!c) return r->named_sorted[mid]->m;
-    if (c < 0)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return NULL;
+  matcher_entry key = {.hdr.id = name};
+  const matcher_entry *want = &key;
+  const matcher_entry *const *hit =
+      bsearch(&want, r->named_sorted, r->n_named, sizeof *r->named_sorted, cmp_named);
+  return hit ? (*hit)->m : NULL;
 }
 
 static void resolve_matcher(fin_ctx *fc, te_matcher *m, unsigned depth);
