@@ -166,22 +166,31 @@ static int64_t *ov_corr_blocks(const tr_trace *t, tr_kind kind) {
   return b;
 }
 
+/* Per block of the kind's events in file order: the earliest start and the latest end.
+ * NULL when out of memory. */
+static double *ov_span_blocks(const tr_trace *t, tr_kind kind) {
+  size_t n = 0;
+  const tr_event *ev = tr_trace_events(t, kind, &n);
+  double *b = malloc((ov_blocks(n) ? ov_blocks(n) : 1) * 2 * sizeof *b);
+  if (!b) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    double *span = &b[2 * (i / OV_LAUNCH_BLOCK)];
+    double end = ev[i].ts + tr_event_dur(t, &ev[i]); /* the sum the question compares */
+    if (i % OV_LAUNCH_BLOCK == 0 || ev[i].ts < span[0]) span[0] = ev[i].ts;
+    if (i % OV_LAUNCH_BLOCK == 0 || end > span[1]) span[1] = end;
+  }
+  return b;
+}
+
 bool ov_launch_index_build(ov_launch_index *x, const tr_trace *t) {
   *x = (ov_launch_index){.t = t};
-  size_t n = 0;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   x->runtime_corr = ov_corr_blocks(t, TR_KIND_RUNTIME);
   x->launch_corr = ov_corr_blocks(t, TR_KIND_LAUNCH);
-  x->op_span = malloc((ov_blocks(n) ? ov_blocks(n) : 1) * 2 * sizeof *x->op_span);
-  if (!x->runtime_corr || !x->launch_corr || !x->op_span) {
+  x->op_span = ov_span_blocks(t, TR_KIND_CPU_OP);
+  x->region_span = ov_span_blocks(t, TR_KIND_USER_ANNOTATION);
+  if (!x->runtime_corr || !x->launch_corr || !x->op_span || !x->region_span) {
     ov_launch_index_free(x);
     return false;
-  }
-  for (size_t i = 0; i < n; i++) {
-    double *span = &x->op_span[2 * (i / OV_LAUNCH_BLOCK)];
-    double end = ops[i].ts + tr_event_dur(t, &ops[i]); /* the sum the question compares */
-    if (i % OV_LAUNCH_BLOCK == 0 || ops[i].ts < span[0]) span[0] = ops[i].ts;
-    if (i % OV_LAUNCH_BLOCK == 0 || end > span[1]) span[1] = end;
   }
   return true;
 }
@@ -191,6 +200,7 @@ void ov_launch_index_free(ov_launch_index *x) {
   free(x->runtime_corr);
   free(x->launch_corr);
   free(x->op_span);
+  free(x->region_span);
   *x = (ov_launch_index){.t = x->t};
 }
 
@@ -208,9 +218,26 @@ static const tr_event *ov_first_with(const tr_trace *t, tr_kind kind, const int6
   return NULL;
 }
 
-/* The host call first (runtime calls, then launches), then the CPU ops, each in file
- * order, reading only the blocks that can answer: events are mostly in time and id
- * order, so a few blocks hold the candidates. */
+/* Whether an event of the kind (CPU ops or record_function regions) encloses call and
+ * m matches it, reading only the blocks whose span holds call's start (every block
+ * without summaries). */
+static bool ov_kind_around(const tr_trace *t, tr_kind kind, const double *spans,
+                           const tr_event *call, const te_matcher *m, char *hit, size_t cap) {
+  size_t n = 0;
+  const tr_event *ops = tr_trace_events(t, kind, &n);
+  const tr_event_ctx *cc = tr_trace_ctx(t, call);
+  for (size_t k = 0; k < ov_blocks(n); k++) {
+    const double *span = spans ? &spans[2 * k] : NULL;
+    if (span && (span[0] > call->ts || span[1] < call->ts)) continue;
+    for (size_t i = k * OV_LAUNCH_BLOCK; i < ov_block_end(k, n); i++)
+      if (ov_op_around(t, &ops[i], call, cc, m, hit, cap)) return true;
+  }
+  return false;
+}
+
+/* The host call first (runtime calls, then launches), then the CPU ops, then the
+ * record_function regions, each in file order, reading only the blocks that can answer:
+ * events are mostly in time and id order, so a few blocks hold the candidates. */
 bool ov_launch_context(const ov_launch_index *x, const tr_event *e, const te_matcher *m, char *hit,
                        size_t cap) {
   const tr_trace *t = x->t;
@@ -219,14 +246,6 @@ bool ov_launch_context(const ov_launch_index *x, const tr_event *e, const te_mat
   const tr_event *call = ov_first_with(t, TR_KIND_RUNTIME, x->runtime_corr, corr);
   if (!call) call = ov_first_with(t, TR_KIND_LAUNCH, x->launch_corr, corr);
   if (!call) return false;
-  size_t n = 0;
-  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
-  const tr_event_ctx *cc = tr_trace_ctx(t, call);
-  for (size_t k = 0; k < ov_blocks(n); k++) {
-    const double *span = x->op_span ? &x->op_span[2 * k] : NULL;
-    if (span && (span[0] > call->ts || span[1] < call->ts)) continue;
-    for (size_t i = k * OV_LAUNCH_BLOCK; i < ov_block_end(k, n); i++)
-      if (ov_op_around(t, &ops[i], call, cc, m, hit, cap)) return true;
-  }
-  return false;
+  return ov_kind_around(t, TR_KIND_CPU_OP, x->op_span, call, m, hit, cap) ||
+         ov_kind_around(t, TR_KIND_USER_ANNOTATION, x->region_span, call, m, hit, cap);
 }

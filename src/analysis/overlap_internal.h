@@ -121,7 +121,8 @@ void ov_dep_evidence_clear(an_dep_evidence *ev);
 typedef struct ov_launch_index {
   const tr_trace *t;
   int64_t *runtime_corr, *launch_corr; /* per block: least, greatest correlation */
-  double *op_span;                     /* per block: earliest start, latest end */
+  double *op_span;                     /* CPU ops per block: earliest start, latest end */
+  double *region_span;                 /* record_function regions, the same */
 } ov_launch_index;
 
 /* The summaries of t's events; false when out of memory (x then has none, and still
@@ -130,10 +131,12 @@ bool ov_launch_index_build(ov_launch_index *x, const tr_trace *t);
 void ov_launch_index_free(ov_launch_index *x);
 
 /* True when a CPU op enclosing the host call that launched kernel event e (its runtime or
- * launch event by correlation, same thread) matches m; the first such op in file order
- * puts its name in hit (cap bytes) when hit is not NULL. The launch's context is what the
- * kernel's own External id misses when a C++ hook launched it (the DDP reducer, an
- * autograd hook). */
+ * launch event by correlation, same thread) matches m, else a record_function region
+ * (user annotation) enclosing it does; the first such op in file order puts its name in
+ * hit (cap bytes) when hit is not NULL. The launch's context is what the kernel's own
+ * External id misses when a C++ hook launched it (the DDP reducer, an autograd hook).
+ * Regions count because older PyTorch records the collective itself as one
+ * ("nccl:all_to_all" around record_param_comms, no c10d:: op; issue 31). */
 bool ov_launch_context(const ov_launch_index *x, const tr_event *e, const te_matcher *m, char *hit,
                        size_t cap);
 

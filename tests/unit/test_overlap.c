@@ -1161,9 +1161,11 @@ static void dep_of(const char *trace_text, const char *kernel, const char **cls,
   te_rules_destroy(r);
 }
 
-/* A collective on stream 7 launched (cudaLaunchKernel, correlation) under CPU op `ctx`, then
- * `after` gap_us later on the same stream; a GEMM on stream 9 beside the first GEMM. */
-static char *collective_trace(const char *coll, const char *ctx, const char *after, double gap_us) {
+/* A collective on stream 7 launched (cudaLaunchKernel, correlation) under host event `ctx`
+ * of category ctx_cat (cpu_op, or user_annotation: a record_function region), then `after`
+ * gap_us later on the same stream; a GEMM on stream 9 beside the first GEMM. */
+static char *collective_trace_in(const char *coll, const char *ctx, const char *ctx_cat,
+                                 const char *after, double gap_us) {
   size_t cap = 16384, len = 0;
   char *buf = malloc(cap);
   cr_assert(buf);
@@ -1176,7 +1178,7 @@ static char *collective_trace(const char *coll, const char *ctx, const char *aft
         "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
         "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+        "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
         "\"dur\":50},"
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
         "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
@@ -1184,12 +1186,16 @@ static char *collective_trace(const char *coll, const char *ctx, const char *aft
         "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
         "\"dur\":80,\"args\":{\"stream\":7}}",
-        i ? "," : "", t, t + 100, ctx, t + 10, t + 20, 200 + i, coll, t + 1200, 200 + i, after,
-        t + 1500 + gap_us);
+        i ? "," : "", t, t + 100, ctx_cat, ctx, t + 10, t + 20, 200 + i, coll, t + 1200, 200 + i,
+        after, t + 1500 + gap_us);
   }
   len += (size_t)snprintf(buf + len, cap - len, "]}");
   cr_assert_lt(len, cap);
   return buf;
+}
+
+static char *collective_trace(const char *coll, const char *ctx, const char *after, double gap_us) {
+  return collective_trace_in(coll, ctx, "cpu_op", after, gap_us);
 }
 
 #define RMSNORM "void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>"
@@ -1233,6 +1239,14 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   cr_assert_str_eq(cls, "prefetchable");
   cr_assert_str_eq(rule, "all_to_all_input");
   cr_assert_str_eq(ev, "CPU op c10d::alltoall_base_");
+  free(t);
+  /* older PyTorch (hta_async): no c10d op, the collective is the record_function region
+   * nccl:all_to_all around the launch; the same all-to-all, the same class (issue 31) */
+  t = collective_trace_in(SENDRECV, "nccl:all_to_all", "user_annotation", ELEMENTWISE, 500);
+  dep_of(t, "ncclKernel_SendRecv", &cls, &rule, ev, sizeof ev);
+  cr_assert_str_eq(cls, "prefetchable", "%s", ev);
+  cr_assert_str_eq(rule, "all_to_all_input");
+  cr_assert(strstr(ev, "nccl:all_to_all"), "%s", ev);
   free(t);
   /* a shared launch API says nothing: cudaLaunchKernel under a plain op, far neighbours */
   t = collective_trace(SENDRECV, "c10d::broadcast_", ELEMENTWISE, 500);
