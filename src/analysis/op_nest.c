@@ -58,21 +58,34 @@ static bool link_parents(an_op_nest *x) {
   return true;
 }
 
-int an_op_nest_build(an_op_nest *x, const tr_trace *t) {
+/* The index over every CPU op (all), or over those spanning one of at[0..n_at). */
+static int build(an_op_nest *x, const tr_trace *t, bool all, const double *at, size_t n_at) {
+  size_t n = 0;
   x->t = t;
-  x->ops = tr_trace_events(t, TR_KIND_CPU_OP, &x->n);
-  if (x->n > INT32_MAX) x->n = 0; /* positions are 32-bit: no fallback past them */
-  x->pos = malloc((x->n ? x->n : 1) * sizeof *x->pos);
+  x->ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  if (n > INT32_MAX) n = 0; /* positions are 32-bit: no fallback past them */
+  x->n = 0;
+  x->pos = malloc((n ? n : 1) * sizeof *x->pos);
+  if (!x->pos) return -1;
+  size_t hint = 0; /* ops come in file order, mostly in time order */
+  for (size_t i = 0; i < n; i++)
+    if (all || ut_holds_near_f64(at, n_at, &hint, x->ops[i].ts, end_of(x, &x->ops[i])))
+      x->pos[x->n++] = (uint32_t)i;
   x->parent = malloc((x->n ? x->n : 1) * sizeof *x->parent);
-  if (!x->pos || !x->parent) {
+  if (!x->parent) {
     an_op_nest_free(x);
     return -1;
   }
-  for (size_t i = 0; i < x->n; i++) x->pos[i] = (uint32_t)i;
   ut_sort(x->pos, x->n, sizeof *x->pos, cmp_op, x);
   if (link_parents(x)) return 0;
   an_op_nest_free(x);
   return -1;
+}
+
+int an_op_nest_build(an_op_nest *x, const tr_trace *t) { return build(x, t, true, NULL, 0); }
+
+int an_op_nest_build_at(an_op_nest *x, const tr_trace *t, const double *at, size_t n_at) {
+  return build(x, t, false, at, n_at);
 }
 
 void an_op_nest_free(an_op_nest *x) {

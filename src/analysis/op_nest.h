@@ -29,6 +29,12 @@ typedef struct an_op_nest {
 
 /* Builds the index of t's CPU ops. 0, or -1 out of memory (x is then empty). */
 int an_op_nest_build(an_op_nest *x, const tr_trace *t);
+/* The index over only the ops whose span holds one of the times at[0..n_at) (sorted
+ * ascending): one pass over the ops and a sort of the few kept, where the whole index sorts
+ * every op. For an event starting at one of those times it answers as the whole index
+ * does: the ops around such a time, and the ops enclosing them, all span it (ops of a
+ * thread nest), so they are all kept. 0, or -1 out of memory (x is then empty). */
+int an_op_nest_build_at(an_op_nest *x, const tr_trace *t, const double *at, size_t n_at);
 void an_op_nest_free(an_op_nest *x);
 
 /* The innermost CPU op on the thread of `at` (any event) whose span holds at's start, or

@@ -195,13 +195,15 @@ static int cmp_launch(const void *pa, const void *pb, void *unused) {
 }
 
 /* Launch and runtime calls by correlation (memcpys are issued by runtime calls): for each
- * correlation the call first in file order. A profiler's correlations are a counter, so
- * they span far less than 2^32: each call is then one 8-byte key, its correlation less
- * the least one above its entry number, sorted by a radix sort in a few passes (the
- * comparison sort of 16-byte records this replaces was most of the steps' cost on a
- * launch-heavy trace). Wider correlations take the records and the comparison sort.
- * Either way a correlation's calls sit side by side and the first in file order is
- * chosen, so the answer is the same call. */
+ * correlation the call first in file order. Only calls whose correlation is that of a
+ * kernel looked up are kept (corr_filter): a launch-heavy trace has twice as many other
+ * runtime calls (event queries, attribute calls), each with a correlation no kernel has.
+ * A profiler's correlations are a counter, so they span far less than 2^32: each call is
+ * then one 8-byte key, its correlation less the least kernel correlation above its entry
+ * number, sorted by a radix sort in a few passes (the comparison sort of 16-byte records
+ * this replaces was most of the steps' cost on a launch-heavy trace). Wider correlations
+ * take the records and the comparison sort. Either way a correlation's calls sit side by
+ * side and the first in file order is chosen, so the answer is the same call. */
 typedef struct launch_index {
   const tr_event *ev[2]; /* launches, runtime calls */
   size_t n0;             /* entry e < n0 is launch e, else runtime call e - n0 */
@@ -211,56 +213,89 @@ typedef struct launch_index {
   size_t n;
 } launch_index;
 
+/* The correlations of the kernels looked up: their range, and a bit per correlation in it
+ * when that bitmap is no larger than the keys of every call it may spare. */
+typedef struct corr_filter {
+  int64_t lo, hi; /* lo > hi: no kernel has one */
+  uint64_t *bits;
+} corr_filter;
+
+static bool corr_filter_build(const an_trace_view *v, size_t n_calls, corr_filter *f) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  *f = (corr_filter){INT64_MAX, INT64_MIN, NULL};
+  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
+    int64_t corr = v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
+    if (corr == TR_NO_ID) continue;
+    if (corr < f->lo) f->lo = corr;
+    if (corr > f->hi) f->hi = corr;
+  }
+  if (f->lo > f->hi || (uint64_t)f->hi - (uint64_t)f->lo >= (uint64_t)n_calls * 64) return true;
+  size_t words = (size_t)(((uint64_t)f->hi - (uint64_t)f->lo) / 64 + 1);
+  if (!(f->bits = calloc(words, sizeof *f->bits))) return false;
+  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
+    int64_t corr = v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
+    uint64_t d = (uint64_t)corr - (uint64_t)f->lo;
+    if (corr != TR_NO_ID) f->bits[d / 64] |= 1ull << (d % 64);
+  }
+  return true;
+}
+
+static bool corr_wanted(const corr_filter *f, int64_t corr) {
+  if (corr == TR_NO_ID || corr < f->lo || corr > f->hi) return false;
+  uint64_t d = (uint64_t)corr - (uint64_t)f->lo;
+  return !f->bits || (f->bits[d / 64] >> (d % 64) & 1);
+}
+
 static const tr_event *entry_event(const launch_index *x, uint32_t entry) {
   return entry < x->n0 ? &x->ev[0][entry] : &x->ev[1][entry - x->n0];
 }
 
-/* The packed keys when correlations and entries fit in 32 bits each. 1: built, 0: too
- * wide (use the records), -1: out of memory. */
-static int launch_keys(const tr_trace *t, launch_index *x, const size_t n[2]) {
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (size_t j = 0; j < 2; j++)
-    for (size_t i = 0; i < n[j]; i++) {
-      int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
-      if (corr == TR_NO_ID) continue;
-      if (corr < lo) lo = corr;
-      if (corr > hi) hi = corr;
-    }
-  if (hi >= lo && ((uint64_t)hi - (uint64_t)lo > UINT32_MAX || n[0] + n[1] > UINT32_MAX)) return 0;
-  uint64_t *tmp = malloc((n[0] + n[1] + 1) * sizeof *tmp);
+/* The packed keys when the kernels' correlations and the entries fit in 32 bits each. 1:
+ * built, 0: too wide (use the records), -1: out of memory. */
+static int launch_keys(const tr_trace *t, launch_index *x, const size_t n[2],
+                       const corr_filter *f) {
+  if (f->lo <= f->hi &&
+      ((uint64_t)f->hi - (uint64_t)f->lo > UINT32_MAX || n[0] + n[1] > UINT32_MAX))
+    return 0;
   x->key = malloc((n[0] + n[1] + 1) * sizeof *x->key);
-  if (!x->key) {
-    free(tmp);
-    return -1;
-  }
-  x->lo = lo;
+  if (!x->key) return -1;
+  x->lo = f->lo;
   for (size_t j = 0; j < 2; j++)
     for (size_t i = 0; i < n[j]; i++) {
       int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
-      if (corr != TR_NO_ID)
-        x->key[x->n++] = ((uint64_t)corr - (uint64_t)lo) << 32 | (uint64_t)(j ? n[0] + i : i);
+      if (corr_wanted(f, corr))
+        x->key[x->n++] = ((uint64_t)corr - (uint64_t)f->lo) << 32 | (uint64_t)(j ? n[0] + i : i);
     }
+  uint64_t *tmp = malloc((x->n + 1) * sizeof *tmp);
   ut_sort_u64(x->key, x->n, tmp); /* without tmp: a comparison sort, same result */
   free(tmp);
   return 1;
 }
 
 /* false: out of memory. */
-static bool launch_index_build(const tr_trace *t, launch_index *x) {
+static bool launch_index_build(const an_trace_view *v, launch_index *x) {
   static const tr_kind kinds[] = {TR_KIND_LAUNCH, TR_KIND_RUNTIME};
+  const tr_trace *t = v->trace;
   size_t n[2];
   memset(x, 0, sizeof *x);
   for (size_t j = 0; j < 2; j++) x->ev[j] = tr_trace_events(t, kinds[j], &n[j]);
   x->n0 = n[0];
-  int keys = launch_keys(t, x, n);
-  if (keys) return keys > 0;
+  corr_filter f;
+  if (!corr_filter_build(v, n[0] + n[1], &f)) return false;
+  int keys = launch_keys(t, x, n, &f);
+  if (keys) {
+    free(f.bits);
+    return keys > 0;
+  }
   x->v = malloc((n[0] + n[1] + 1) * sizeof *x->v);
-  if (!x->v) return false;
-  for (size_t j = 0; j < 2; j++)
+  for (size_t j = 0; x->v && j < 2; j++)
     for (size_t i = 0; i < n[j]; i++) {
       int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
-      if (corr != TR_NO_ID) x->v[x->n++] = (launch_ref){corr, &x->ev[j][i]};
+      if (corr_wanted(&f, corr)) x->v[x->n++] = (launch_ref){corr, &x->ev[j][i]};
     }
+  free(f.bits);
+  if (!x->v) return false;
   ut_sort(x->v, x->n, sizeof *x->v, cmp_launch, NULL);
   return true;
 }
@@ -304,7 +339,7 @@ static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) 
   size_t nk = 0;
   const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
   launch_index li;
-  bool ok = launch_index_build(t, &li);
+  bool ok = launch_index_build(v, &li);
   out->n_kernel_events = nk;
   out->kernel_step = malloc((nk ? nk : 1) * sizeof *out->kernel_step);
   out->launch = calloc(nk ? nk : 1, sizeof *out->launch);

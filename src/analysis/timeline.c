@@ -138,6 +138,33 @@ typedef struct tl_trace {
   bool nest_built;
 } tl_trace;
 
+static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
+
+static int cmp_f64(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The nesting index of the CPU ops around the launch calls of the collective kernels that
+ * state no message, the only times op_message_key asks about: a pass over the ops and a
+ * sort of those few, where an index of every op sorted them all (most of the time
+ * account's cost on a cpu_op-heavy trace with a few collectives). false: out of memory. */
+static bool message_nest(an_timeline *tl, tl_trace *c) {
+  size_t nk = 0, n = 0;
+  const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
+  const an_steps *s = c->in->steps;
+  double *at = malloc((nk ? nk : 1) * sizeof *at);
+  if (!at) return false;
+  for (size_t i = 0; i < nk && i < s->n_kernel_events; i++)
+    if (s->launch[i] && collective_name(tl, c, kev[i].name) &&
+        !tr_event_arg(c->t, TR_KIND_KERNEL, &kev[i], TR_ARG_IN_MSG_NELEMS))
+      at[n++] = s->launch[i]->ts;
+  qsort(at, n, sizeof *at, cmp_f64);
+  bool ok = an_op_nest_build_at(&c->nest, c->t, at, n) == 0;
+  free(at);
+  return ok;
+}
+
 /* The message of a collective whose kernel states none, from the CPU op around its launch
  * call (matcher collective_message_op: Kineto's record_param_comms, whose first input is
  * the message tensor): "collective:dims/type" of that input, the collective being the op
@@ -148,7 +175,7 @@ static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *
   if (!launch || !c->comms_op) return NULL;
   if (!c->nest_built) {
     c->nest_built = true;
-    if (an_op_nest_build(&c->nest, c->t) != 0) return NULL; /* out of memory: no sizes */
+    if (!message_nest(tl, c)) return NULL; /* out of memory: no sizes */
   }
   const tr_event *op = an_op_nest_around(&c->nest, launch);
   const char *name = op ? tr_str_get(c->t, op->name) : NULL;
@@ -828,11 +855,6 @@ static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b
   return tl->win[a->window].stage == tl->win[b->window].stage && a->name == b->name &&
          a->basis == b->basis && (a->basis != AN_FLOOR_MESSAGE || a->msg == b->msg) &&
          (a->basis != AN_FLOOR_POSITION || a->ordinal == b->ordinal);
-}
-
-static int cmp_f64(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* A step's first collective absorbs the other ranks' late arrival (waits.h); when a rank

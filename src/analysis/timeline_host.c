@@ -120,35 +120,20 @@ static bool add_thread(tl_host *h, const tr_event *launch) {
  * (a plain binary search over every gap's probes per event was most of this index's
  * cost on a launch-heavy trace). The answer, and so *hint, is the same either way. */
 static bool spans_probe(const tl_host *h, size_t *hint, double ts, double end) {
-  const double *p = h->probes;
-  size_t n = h->n_probes, at = *hint < n ? *hint : n, lo, hi, step = 1;
-  if (at < n && p[at] < ts) { /* the answer lies after at */
-    lo = at + 1;
-    while (lo + step - 1 < n && p[lo + step - 1] < ts) {
-      lo += step;
-      step *= 2;
-    }
-    hi = lo + step - 1 < n ? lo + step - 1 : n;
-  } else { /* at or before at */
-    hi = at;
-    while (hi >= step && p[hi - step] >= ts) {
-      hi -= step;
-      step *= 2;
-    }
-    lo = hi >= step ? hi - step + 1 : 0;
-  }
-  UT_PARTITION_POINT(*hint, lo, hi, i, p[i] < ts);
-  return *hint < n && p[*hint] <= end;
+  return ut_holds_near_f64(h->probes, h->n_probes, hint, ts, end);
 }
 
-static bool push(const tl_host *h, thread_items *ti, size_t *hint, double ts, double dur,
-                 uint32_t ref, uint8_t kind) {
-  if (!spans_probe(h, hint, ts, ts + (dur > 0 ? dur : 0))) return true;
+static bool append(thread_items *ti, double ts, double dur, uint32_t ref, uint8_t kind) {
   item *v = ut_grow(ti->v, &ti->cap, ti->n + 1, sizeof *v);
   if (!v) return false;
   ti->v = v;
   ti->v[ti->n++] = (item){ts, ts + (dur > 0 ? dur : 0), ref, kind, -1};
   return true;
+}
+
+static bool push(const tl_host *h, thread_items *ti, size_t *hint, double ts, double dur,
+                 uint32_t ref, uint8_t kind) {
+  return !spans_probe(h, hint, ts, ts + (dur > 0 ? dur : 0)) || append(ti, ts, dur, ref, kind);
 }
 
 /* The events of one kind on the indexed threads. */
@@ -158,11 +143,11 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   h->ev[item_kind] = ev;
   size_t hint = 0;
   thread_memo m = THREAD_MEMO_INIT;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) { /* the time first: most events span no probe */
+    double dur = tr_event_dur(h->t, &ev[i]);
+    if (!spans_probe(h, &hint, ev[i].ts, ev[i].ts + (dur > 0 ? dur : 0))) continue;
     long th = thread_memo_of(h, &m, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
-    if (th >= 0 &&
-        !push(h, &h->th[th], &hint, ev[i].ts, tr_event_dur(h->t, &ev[i]), (uint32_t)i, item_kind))
-      return false;
+    if (th >= 0 && !append(&h->th[th], ev[i].ts, dur, (uint32_t)i, item_kind)) return false;
   }
   return true;
 }

@@ -19,6 +19,7 @@
 #ifndef TRIAGE_UTIL_SEARCH_H
 #define TRIAGE_UTIL_SEARCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define UT_PARTITION_POINT(out, lo, hi, i, holds)         \
@@ -33,5 +34,39 @@
     }                                                     \
     (out) = ut_pp_lo_;                                    \
   } while (0)
+
+/* The first index i in [0, n) with v[i] >= x (v ascending; n when none), searched from
+ * `hint` in steps that double, then narrowed by the partition point: a caller asking about
+ * times in about ascending order (events in file order against sorted probe times) finds
+ * the answer a few entries from its last one in log d compares, d entries away, where a
+ * binary search over all of v took log n. The answer is the same either way. */
+static inline size_t ut_lower_bound_near_f64(const double *v, size_t n, size_t hint, double x) {
+  size_t at = hint < n ? hint : n, lo, hi, step = 1;
+  if (at < n && v[at] < x) { /* the answer lies after at */
+    lo = at + 1;
+    while (lo + step - 1 < n && v[lo + step - 1] < x) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step - 1 < n ? lo + step - 1 : n;
+  } else { /* at or before at */
+    hi = at;
+    while (hi >= step && v[hi - step] >= x) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
+  size_t out;
+  UT_PARTITION_POINT(out, lo, hi, i, v[i] < x);
+  return out;
+}
+
+/* Whether [a, b] holds one of v[0..n) (ascending), *hint being the first index at or
+ * after a asked before (0 at first) and becoming this one's. */
+static inline bool ut_holds_near_f64(const double *v, size_t n, size_t *hint, double a, double b) {
+  *hint = ut_lower_bound_near_f64(v, n, *hint, a);
+  return *hint < n && v[*hint] <= b;
+}
 
 #endif

@@ -611,6 +611,11 @@ Test(roofline_moe, nothing_claimed_without_evidence) {
 
 TestSuite(roofline_nest);
 
+static int cmp_f64(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
 #define OP(name, tid, ts, dur)                                                                    \
   "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts \
   ",\"dur\":" #dur "}"
@@ -619,9 +624,12 @@ TestSuite(roofline_nest);
   ",\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #ts ",\"External id\":" #ts "}}"
 
 Test(roofline_nest, innermost_op_of_the_launching_thread) {
-  /* thread 7: linear > addmm > (mm, then later add_); thread 8: one op over everything */
+  /* thread 7: linear > addmm > (mm, zero_, then later add_); thread 8: one op over
+   * everything. zero_ spans no launch call, yet the last op starting before the call at 60
+   * is zero_: the whole index walks up from it. */
   const char *doc = "[" OP("aten::linear", 7, 10, 100) "," OP("aten::addmm", 7, 20, 50) ","
-      OP("aten::mm", 7, 25, 10) "," OP("aten::add_", 7, 80, 5) "," OP("aten::other", 8, 0, 500) ","
+      OP("aten::mm", 7, 25, 10) "," OP("aten::zero_", 7, 40, 5) "," OP("aten::add_", 7, 80, 5) ","
+      OP("aten::other", 8, 0, 500) ","
       CALL(7, 30) "," CALL(7, 60) "," CALL(7, 82) "," CALL(7, 200) "," CALL(8, 60) "]";
   tr_error err;
   tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
@@ -639,6 +647,22 @@ Test(roofline_nest, innermost_op_of_the_launching_thread) {
     else
       cr_expect_str_eq(op ? tr_str_get(t, op->name) : "(none)", want[i], "call %zu", i);
   }
+  /* the index over the ops spanning the calls' starts answers the same at those starts,
+   * enclosing ops included, and leaves out zero_ */
+  double at[5];
+  for (size_t i = 0; i < n; i++) at[i] = calls[i].ts;
+  qsort(at, n, sizeof *at, cmp_f64);
+  an_op_nest y;
+  cr_assert_eq(an_op_nest_build_at(&y, t, at, n), 0);
+  cr_expect_eq(y.n, x.n - 1, "kept %zu of %zu ops", y.n, x.n);
+  for (size_t i = 0; i < n; i++) {
+    const tr_event *whole = an_op_nest_around(&x, &calls[i]),
+                   *few = an_op_nest_around(&y, &calls[i]);
+    cr_expect_eq(few, whole, "call %zu", i);
+    if (whole)
+      cr_expect_eq(an_op_nest_enclosing(&y, few), an_op_nest_enclosing(&x, whole), "call %zu", i);
+  }
+  an_op_nest_free(&y);
   an_op_nest_free(&x);
   tr_trace_destroy(t);
 }

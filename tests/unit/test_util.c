@@ -496,6 +496,23 @@ Test(util_search, partition_point_agrees_with_a_scan) {
     }
 }
 
+/* ut_lower_bound_near_f64 against a scan, from every hint (equal values included), and
+ * ut_holds_near_f64 on the ranges either side of each value. */
+Test(util_search, lower_bound_near_agrees_with_a_scan) {
+  const double v[] = {1, 2, 2, 2, 5, 8, 8, 13, 21, 34, 55, 55};
+  const size_t n = sizeof v / sizeof *v;
+  for (double x = 0; x <= 56; x += 0.5)
+    for (size_t hint = 0; hint <= n + 1; hint++) {
+      size_t want = 0;
+      while (want < n && v[want] < x) want++;
+      cr_assert_eq(ut_lower_bound_near_f64(v, n, hint, x), want, "x %g hint %zu", x, hint);
+      size_t h = hint;
+      cr_assert_eq(ut_holds_near_f64(v, n, &h, x, x + 0.25), want < n && v[want] <= x + 0.25);
+      cr_assert_eq(h, want);
+    }
+  cr_assert_eq(ut_lower_bound_near_f64(v, 0, 3, 1.0), 0);
+}
+
 /* The trailing parameter list: balanced, nested, absent, unbalanced. */
 Test(util_params, start_of_the_trailing_list) {
   const char *s = "void f<int>(float*, g(int))";
