@@ -10,6 +10,7 @@
  */
 #include "analysis/steps.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,8 @@ typedef struct corr_filter {
   uint64_t *bits;
 } corr_filter;
 
+#define CORR_WORD_BITS (CHAR_BIT * sizeof(uint64_t)) /* correlations a bitmap word holds */
+
 static bool corr_filter_build(const an_trace_view *v, size_t n_calls, corr_filter *f) {
   size_t nk = 0;
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
@@ -230,13 +233,14 @@ static bool corr_filter_build(const an_trace_view *v, size_t n_calls, corr_filte
     if (corr < f->lo) f->lo = corr;
     if (corr > f->hi) f->hi = corr;
   }
-  if (f->lo > f->hi || (uint64_t)f->hi - (uint64_t)f->lo >= (uint64_t)n_calls * 64) return true;
-  size_t words = (size_t)(((uint64_t)f->hi - (uint64_t)f->lo) / 64 + 1);
+  if (f->lo > f->hi || (uint64_t)f->hi - (uint64_t)f->lo >= (uint64_t)n_calls * CORR_WORD_BITS)
+    return true; /* a bit per correlation would outweigh a key per call */
+  size_t words = (size_t)(((uint64_t)f->hi - (uint64_t)f->lo) / CORR_WORD_BITS + 1);
   if (!(f->bits = calloc(words, sizeof *f->bits))) return false;
   for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
     int64_t corr = v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
     uint64_t d = (uint64_t)corr - (uint64_t)f->lo;
-    if (corr != TR_NO_ID) f->bits[d / 64] |= 1ull << (d % 64);
+    if (corr != TR_NO_ID) f->bits[d / CORR_WORD_BITS] |= 1ull << (d % CORR_WORD_BITS);
   }
   return true;
 }
@@ -244,7 +248,7 @@ static bool corr_filter_build(const an_trace_view *v, size_t n_calls, corr_filte
 static bool corr_wanted(const corr_filter *f, int64_t corr) {
   if (corr == TR_NO_ID || corr < f->lo || corr > f->hi) return false;
   uint64_t d = (uint64_t)corr - (uint64_t)f->lo;
-  return !f->bits || (f->bits[d / 64] >> (d % 64) & 1);
+  return !f->bits || (f->bits[d / CORR_WORD_BITS] >> (d % CORR_WORD_BITS) & 1);
 }
 
 static const tr_event *entry_event(const launch_index *x, uint32_t entry) {
