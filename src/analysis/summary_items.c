@@ -99,6 +99,8 @@ static an_summary_item *pool_item(sm_ctx *c, const pool *p, an_action action,
   return it;
 }
 
+static void stall_lever(const sm_ctx *c, an_summary_item *it);
+
 /* A host stall of a part of cause i: an item, or, when the thread recorded nothing in
  * it, the stage's unseen host time for the Limits. */
 static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_row_part part,
@@ -106,8 +108,8 @@ static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_r
   if (!unseen) {
     if (x->kind == AN_IDLE_HOST) /* grouped by region below */
       stalls->m[stalls->n++] = (an_item_row){i, part};
-    else
-      named_idle(c, x, i, AN_ACTION_HOST_STALL, part);
+    else /* inside a launch call: the call's own cost may name a lever (a graph launch) */
+      stall_lever(c, named_idle(c, x, i, AN_ACTION_HOST_STALL, part));
     return;
   }
   c->to->unseen_host_us += per_step_us(c, part_ns(x, part));

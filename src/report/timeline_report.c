@@ -216,6 +216,10 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
     return "Stop allocating in every step: let the caching allocator keep its blocks, "
            "pre-allocate and reuse the buffers, or capture the step in a CUDA graph";
+  /* the GPU ran dry while the launch call itself was still submitting: the call's own
+   * cost (a graph's nodes, the driver) is the lever, not the host's other work */
+  if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
+    return "Shorten the launch call the GPU waits in";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
     return "Tune or replace the backend of these kernels (one tuning pass or library covers "
            "the family)";

@@ -962,6 +962,40 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   an_report_destroy(r);
 }
 
+/* A hipGraphLaunch that takes 1.5 ms on the host and whose first node starts only near
+ * its end, in two steps: the GPU ran dry inside the launch call itself. The item is about
+ * the call (not "the host work"), bounded by the gaps, with the packs' graph-launch lever
+ * (a launch's host cost per node). */
+Test(summary, stall_inside_a_graph_launch_names_the_call_and_its_lever, .init = setup,
+     .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 4000.0;
+    host(&b, "user_annotation", "ProfilerStep#3", t0, 3500);
+    launch(&b, "embedding_fwd", t0 + 10, t0 + 20, 100);
+    int c = b.corr++;
+    tb_add(&b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipGraphLaunch\",\"pid\":1,"
+           "\"tid\":1,\"ts\":%.0f,\"dur\":1500,\"args\":{\"correlation\":%d}},"
+           "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_node_gemm\",\"pid\":0,"
+           "\"tid\":7,\"ts\":%.0f,\"dur\":1000,\"args\":{\"stream\":7,\"correlation\":%d}},",
+           t0 + 100, c, t0 + 1520, c);
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *it = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(it);
+  cr_assert_eq(it->idle_kind, AN_IDLE_LAUNCH);
+  cr_assert_str_eq(it->what, "hipGraphLaunch");
+  cr_assert_float_eq(it->at_stake_us, 1400, 1e-6); /* 120 us to 1520 us, each step */
+  cr_assert_not_null(it->lever);
+  cr_assert_str_eq(it->lever_op, "hipGraphLaunch");
+  cr_assert_not_null(strstr(it->lever, "per node"));
+  cr_assert_null(item_of(r, AN_ACTION_DEPENDENCY));
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* The allocator stalling every step: an item named by the call, bounded by its idle per
  * step, with the allocator's action. */
 Test(summary, allocation_every_step_is_an_item, .init = setup, .fini = teardown) {
