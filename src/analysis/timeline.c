@@ -424,6 +424,7 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
   an_time_account *a = o->acc;
   int64_t seg = k[0].start, uend = k[0].end;
   bool ok = true, first_coll = true;
+  const int64_t pdl_min = tl_ns(tl->set->timeline_same_stream_overlap_min_us);
   l->n = 0;
   for (size_t i = 0; ok && i < n; i++) {
     if (i > 0 && k[i].start > uend) {
@@ -434,8 +435,8 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
     if (k[i].end > uend) uend = k[i].end;
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return false;
-    if (ln->end > k[i].start)
-      a->pdl_wait_ns += (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
+    int64_t early = (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
+    if (early > 0 && early >= pdl_min) a->pdl_wait_ns += early; /* under it: clock rounding */
     if (k[i].end > ln->end) ln->end = k[i].end;
     a->kernel_ns += k[i].end - k[i].start;
     if (graph_launch(o->c, kernel_launch(o->c, &k[i]))) a->graph_kernel_ns += k[i].end - k[i].start;

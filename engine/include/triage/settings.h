@@ -150,6 +150,10 @@ typedef struct te_list_map {
     "(two steps or more)")                                                                         \
   X(timeline_gap_min_us, "timeline.gap_min_us", NUMBER, 0, 1e9, 0, NULL,                           \
     "gaps between kernels shorter than this are counted as idle without a cause")                  \
+  X(timeline_same_stream_overlap_min_us, "timeline.same_stream_overlap_min_us", NUMBER, 0, 1e9, 0, \
+    NULL,                                                                                          \
+    "a kernel starting this much or more before its stream's predecessor ended waits for it; "     \
+    "less is the clocks' rounding")                                                                \
   X(timeline_launch_gap_max_us, "timeline.launch_gap_max_us", NUMBER, 0, 1e9, 0, NULL,             \
     "a gap's host part up to this long is one launch's cost (launch-bound), longer host work")     \
   X(timeline_long_gap_us, "timeline.long_gap_us", NUMBER, 0, 1e12, 0, NULL,                        \
