@@ -329,6 +329,7 @@ static const tr_event *kernel_launch(const tl_trace *c, const tl_kernel *k) {
 typedef struct lane {
   tr_str stream;
   int64_t end;
+  uint32_t pos; /* the event that ends last on the stream so far */
 } lane;
 
 typedef struct lanes {
@@ -343,7 +344,7 @@ static lane *lane_of(lanes *l, tr_str stream) {
   lane *v = ut_grow(l->v, &l->cap, l->n + 1, sizeof *v);
   if (!v) return NULL;
   l->v = v;
-  l->v[l->n] = (lane){stream, -1};
+  l->v[l->n] = (lane){stream, -1, 0};
   return &l->v[l->n++];
 }
 
@@ -419,6 +420,16 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
   return true;
 }
 
+/* Whether the trace's GPU events a and b are both kernels: only a kernel launches early
+ * on its predecessor (programmatic dependent launch); a copy or memset overlapping its
+ * stream's neighbour is the two clocks' skew (a DtoH copy 2 us into the reduction it
+ * reads, on an sm80 GPU that has no such launch). Called for the rare overlaps only. */
+static bool both_kernels(const tl_trace *c, uint32_t a, uint32_t b) {
+  const char *ca = tr_str_get(c->t, tr_event_cat(c->t, &c->kev[a]));
+  const char *cb = tr_str_get(c->t, tr_event_cat(c->t, &c->kev[b]));
+  return ca && cb && !strcmp(ca, "kernel") && !strcmp(cb, "kernel");
+}
+
 /* Busy, idle and gaps, same-stream overlap and collectives of sorted kernels k[0..n). */
 static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, lanes *l) {
   an_time_account *a = o->acc;
@@ -436,8 +447,12 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return false;
     int64_t early = (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
-    if (early > 0 && early >= pdl_min) a->pdl_wait_ns += early; /* under it: clock rounding */
-    if (k[i].end > ln->end) ln->end = k[i].end;
+    if (early > 0 && early >= pdl_min && both_kernels(o->c, ln->pos, k[i].pos))
+      a->pdl_wait_ns += early; /* under pdl_min: clock rounding */
+    if (k[i].end > ln->end) {
+      ln->end = k[i].end;
+      ln->pos = k[i].pos;
+    }
     a->kernel_ns += k[i].end - k[i].start;
     if (graph_launch(o->c, kernel_launch(o->c, &k[i]))) a->graph_kernel_ns += k[i].end - k[i].start;
     a->n_kernels++;
