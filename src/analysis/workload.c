@@ -42,11 +42,11 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
   const te_matcher *serve = te_rules_matcher(rules, "workload_serving");
   for (size_t i = 0; i < in->n; i++) {
     const char *e = first_named(in->traces[i], train, ops, 3);
-    if (e) return fact(AN_WORKLOAD_TRAINING, e, AN_SOURCE_TRACE_METADATA, strings);
+    if (e) return fact(AN_WORKLOAD_TRAINING, e, AN_SOURCE_TRACE_CONTENT, strings);
   }
   for (size_t i = 0; i < in->n; i++) {
     const char *e = first_named(in->traces[i], serve, annotations, 2);
-    if (e) return fact(AN_WORKLOAD_SERVING, e, AN_SOURCE_TRACE_METADATA, strings);
+    if (e) return fact(AN_WORKLOAD_SERVING, e, AN_SOURCE_TRACE_CONTENT, strings);
   }
   an_source fs = in->framework_source;
   if (fs != AN_SOURCE_DEFAULT && fs != AN_SOURCE_UNKNOWN && in->framework_label)
@@ -55,7 +55,7 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
   for (size_t i = 0; i < in->n; i++)
     iterations = iterations && in->steps[i].source == AN_STEPS_ITERATION;
   if (iterations && in->steps[0].n)
-    return fact(AN_WORKLOAD_MICROBENCHMARK, in->steps[0].steps[0].name, AN_SOURCE_TRACE_METADATA,
+    return fact(AN_WORKLOAD_MICROBENCHMARK, in->steps[0].steps[0].name, AN_SOURCE_TRACE_CONTENT,
                 strings);
   return (an_workload_fact){AN_WORKLOAD_UNKNOWN, NULL, AN_SOURCE_UNKNOWN};
 }

@@ -150,9 +150,10 @@ static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
 
 /* ------------------------------------------------------------------ overlap */
 
-/* The Markdown table's columns under the same names (review 3: one table in every
- * format), with the HTML's Category and Launches beside them. */
-static const char OVERLAP_HEADS[] =
+/* The Markdown table's columns under the same names and units (reviews 3 and 5: one table
+ * in every format), with the HTML's Category and Launches beside them; %s: "/step" when
+ * the stage has steps. */
+static const char OVERLAP_HEADS_FMT[] =
     "<th class=\"num\">#</th><th class=\"num\">Priority</th><th>Verdict</th><th>Kernel</th>"
     "<th>Category</th><th>Python scope</th><th class=\"num\">Launches</th>"
     "<th class=\"num\" aria-sort=\"descending\">GPU time (ms)</th>"
@@ -160,8 +161,8 @@ static const char OVERLAP_HEADS[] =
     "count); hover a cell for the wait above it\">Exposed (ms)</th>"
     "<th class=\"num\" title=\"time under compute on another stream\">Hidden (ms)</th>"
     "<th class=\"num\" title=\"what the action could win per step (over the stage without step "
-    "markers)\">Recoverable (ms)</th>"
-    "<th class=\"num\">Share (%)</th><th>Dep risk</th>"
+    "markers)\">Recoverable (ms%s)</th>"
+    "<th class=\"num\">Share (%%)</th><th>Dep risk</th>"
     "<th title=\"dependency class from dataflow and stream evidence; hover a cell for the "
     "evidence\">Dependency</th><th>Recommendation</th>";
 
@@ -233,7 +234,9 @@ static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
   if (o && o->n_below_floor)
     snprintf(note, sizeof note, "below %.2f ms%s recoverable", o->recoverable_floor_ms,
              o->n_steps ? "/step" : "");
-  table_open(hw, "overlap", "ot-", tok, OVERLAP_HEADS, *note ? note : NULL);
+  char heads[sizeof OVERLAP_HEADS_FMT + 8];
+  snprintf(heads, sizeof heads, OVERLAP_HEADS_FMT, o && o->n_steps ? "/step" : "");
+  table_open(hw, "overlap", "ot-", tok, heads, *note ? note : NULL);
   size_t n = o ? o->n_rows : 0;
   for (size_t i = 0; i < n; i++) overlap_row(hw, si, tok, i, &o->rows[i]);
   table_close(hw, n, 15,

@@ -162,7 +162,7 @@ static void inputs_row(FILE *f, const char *what, const char *const *v, size_t n
 /* The workload kind and the name that decided it. */
 static void workload_row(FILE *f, const an_workload_fact *w) {
   fprintf(f, "| Workload | %s | ", rp_workload(w->value));
-  if (w->evidence && w->source == AN_SOURCE_TRACE_METADATA) {
+  if (w->evidence && w->source == AN_SOURCE_TRACE_CONTENT) {
     fputs("trace (", f);
     code_span(f, w->evidence);
     fputs(") |\n", f);

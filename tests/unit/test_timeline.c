@@ -1035,6 +1035,8 @@ Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown
   }
   an_report *r = run_buffer(&b);
   cr_assert_eq(r->run.workload.value, AN_WORKLOAD_TRAINING);
+  /* decided by an op's name: the trace's content, not its metadata (review 5) */
+  cr_assert_eq(r->run.workload.source, AN_SOURCE_TRACE_CONTENT);
   const an_summary_item *it = item_of(r, AN_ACTION_RANK_SKEW);
   cr_assert_not_null(it);
   cr_assert_float_eq(it->at_stake_us, 1500.0 / 3, 1e-6);
