@@ -281,7 +281,7 @@ static uint64_t mantissa(const num *n) {
   return tr_digits_append(tr_digits_append(0, n->ip, n->ni), n->fp, n->nf);
 }
 
-/* The number's double, as reader.c's text_to_double makes it. */
+/* The number's double, as lexer.c's lx_text_to_double makes it. */
 static bool number_double(const num *n, double *out) {
   if (n->exact && tr_decimal_to_double(mantissa(n), (unsigned)n->nf, n->neg, out)) return true;
   char text[64];

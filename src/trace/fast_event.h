@@ -2,8 +2,8 @@
  * trace/fast_event.h - stage 2 of the SIMD scanner: one event object parsed by jumping
  * from token to token over the bitmasks of its chunk (private to src/trace).
  *
- * The fast path of reader.c. It takes the events it can read exactly as the byte
- * scanner of reader.c would (the reference): an event wholly inside the chunk, kept
+ * The fast path of kineto.c. It takes the events it can read exactly as the byte
+ * scanner of kineto.c would (the reference): an event wholly inside the chunk, kept
  * strings of plain printable ASCII, numbers in the JSON grammar, any nesting up to
  * FE_MAX_DEPTH in the skipped values. On anything else (an event crossing the chunk's
  * end, an escape or a UTF-8 byte in a kept string, a numeric string for ts, an id with
@@ -13,7 +13,7 @@
  * the same trace by construction; tests/unit/test_trace_scanner.c and the fuzz harness
  * fuzz_scanner check it on every input they have.
  *
- * What it reads is what parse_event of reader.c reads, member for member, a later
+ * What it reads is what parse_event of kineto.c reads, member for member, a later
  * member overwriting an earlier one the same way: views into the chunk, valid until the
  * reader moves to the next chunk.
  */
@@ -46,7 +46,7 @@ typedef struct fe_text {
   size_t n;
 } fe_text;
 
-/* The members of one event, as reader.c's parse_event leaves them. */
+/* The members of one event, as kineto.c's parse_event leaves them. */
 typedef struct fe_event {
   fe_text ph; /* n = 0 unless the last "ph" was a string */
   fe_text name, cat, pid, tid;

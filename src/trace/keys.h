@@ -1,7 +1,7 @@
 /*
  * trace/keys.h - the member names of an event the readers act on, classified in place,
  * and the states of the fields read from them
- * (private to src/trace: the scanner of reader.c and the fast path of fast_event.c share
+ * (private to src/trace: the byte scanner of kineto.c and the fast path of fast_event.c share
  * it, so both read the same members).
  */
 #ifndef TRIAGE_TRACE_KEYS_H

@@ -3,7 +3,7 @@
  * (private to src/trace).
  *
  * The simdjson idea: one pass over the decompressed bytes turns every 64-byte block into
- * bitmasks, so the event parser (reader.c, stage 2) jumps from token to token with a
+ * bitmasks, so the event parser (fast_event.c, stage 2) jumps from token to token with a
  * count of trailing zeros instead of testing bytes one by one. It runs on the inflate
  * thread right after each chunk is inflated (source.c), so on gzip input it costs the
  * scanner thread nothing.
@@ -27,7 +27,7 @@
  * baseline), AVX2 (chosen at run time when the CPU has it), NEON on aarch64. All give the
  * same masks. TRIAGE_SIMD=scalar|sse2|avx2|neon in the environment caps the level (tests
  * run every level; a machine without AVX2 is simulated with TRIAGE_SIMD=sse2), and
- * TRIAGE_SIMD=off turns the fast path off (reader.c then scans every byte itself).
+ * TRIAGE_SIMD=off turns the fast path off (kineto.c then reads every byte through lexer.h).
  */
 #ifndef TRIAGE_TRACE_STRUCTURAL_H
 #define TRIAGE_TRACE_STRUCTURAL_H

@@ -31,7 +31,7 @@ typedef uint32_t tr_str;
  * Read durations with tr_event_dur / tr_pyframe_dur, never from the fields. */
 #define TR_DUR_WIDE UINT32_MAX
 
-/* What an event is to the analysis. Decided while reading (rules in trace/reader.c,
+/* What an event is to the analysis. Decided while reading (rules in trace/kineto.c,
  * following docs/reference.md §2.5). */
 typedef enum tr_kind {
   TR_KIND_KERNEL = 0,          /* GPU kernel, gpu_memcpy, gpu_memset, XPU launch */

@@ -1,4 +1,5 @@
-/* Unit tests for the streaming trace reader (src/trace/reader.c, source.c, intern.c). */
+/* Unit tests for the streaming trace reader (src/trace/kineto.c, lexer.c, trace.c, source.c,
+ * intern.c). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>

@@ -1,0 +1,1529 @@
+/*
+ * trace/kineto.c - the Kineto mapping: what the JSON of a Chrome-trace means to triage.
+ *
+ * The lexer (lexer.h) reads the JSON text; this file gives it meaning. The top level is
+ * an event list or an object with "traceEvents" (its run metadata read: distributedInfo,
+ * deviceProperties, the runtime versions); each event's members fill the fields of the
+ * current event (the fast path of fast_event.c fills the same fields from the chunk's
+ * masks), which are classified (kernel, CPU op, launch, Python frame, annotations) and
+ * stored in the tr_trace (trace_internal.h) or dropped; the kept args (tr_event_arg) are
+ * captured as compact JSON, remembered by their bytes.
+ *
+ * Why hand-written instead of a JSON library: the traces are multi-GB, and a DOM (or
+ * even a per-event DOM) costs an allocation per value and a second pass. The reader
+ * touches every decompressed byte once, copies only the strings an event keeps, skips
+ * everything else (deep args, deviceProperties) without materialising it, and nests
+ * through an explicit stack so hostile nesting cannot overflow the C stack.
+ *
+ * Errors of the lexer and of the mapping leave through longjmp to run_parse, the only
+ * setjmp: everything the reader allocates hangs off its heap-allocated state, so the jump
+ * leaks nothing.
+ */
+#include "trace/trace.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "trace/args_internal.h"
+#include "trace/fast_event.h"
+#include "trace/idmap.h"
+#include "trace/intern.h"
+#include "trace/keys.h"
+#include "trace/lexer.h"
+#include "trace/source.h"
+#include "trace/trace_internal.h"
+#include "triage/ascii.h"
+#include "triage/hash.h"
+#include "util/vec.h"
+
+/* ------------------------------------------------------------------ reader state */
+
+/* Texts whose test answers the reader remembers (a trace has a handful of categories
+ * and of runtime-call names), and their longest length. */
+#define MEMO_SLOTS 16u
+#define MEMO_TEXT 64u
+
+/* The answers of one test on short texts, for the last MEMO_SLOTS texts asked. A text
+ * holding a NUL (an escaped \u0000) is never kept: the C-string tests stop there. */
+typedef struct text_memo {
+  struct {
+    char s[MEMO_TEXT];
+    size_t n;
+    unsigned value;
+  } slot[MEMO_SLOTS];
+  unsigned n, next;
+} text_memo;
+
+typedef struct rd {
+  lx_lexer lx;       /* the JSON text (lexer.h) */
+  char *scratch;     /* FE_SCRATCH_BYTES for the fast path (fe_chunk) */
+  fe_shapes *shapes; /* the event shapes the fast path learnt */
+  tr_trace *t;
+  /* scratch */
+  lx_buf key, ph, name, cat, pid, tid, stream, argname, argval, lc, catlc;
+  /* last interned cat / pid / tid / stream: consecutive events nearly always repeat them */
+  struct icache {
+    char s[32];
+    size_t n;
+    tr_str id; /* 0 = empty */
+  } ic_cat, ic_pid, ic_tid, ic_stream;
+  /* what classify needs from an event's category (CAT_* bits), and whether a runtime
+   * call's name says launch: every event asked the same substring tests of its own copy */
+  text_memo cat_memo, launch_memo;
+  /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
+   * runtime calls interleave in the file, but each kind mostly repeats its own */
+  uint32_t last_ctx[N_KINDS];
+  /* the current event's kept args (tr_arg): their text, which are present, and which were
+   * dropped for their length */
+  lx_buf argv[TR_ARG_COUNT];
+  uint32_t arg_mask, arg_dropped;
+  /* per kept arg: its interned text when the memo knew it (0: intern argv), and the memo
+   * entry (slot, generation) that wants the id once interned (slot -1: none) */
+  tr_str arg_id[TR_ARG_COUNT];
+  int arg_slot[TR_ARG_COUNT];
+  uint32_t arg_gen[TR_ARG_COUNT];
+  struct arg_memo *memo; /* ARG_MEMO_SLOTS entries, made on first use */
+  uint32_t memo_gen;
+  /* current event */
+  uint64_t ev_off;
+  bool has_name, has_cat, has_pid, has_tid, has_argname;
+  bool name_bad;   /* "name" present but not a string */
+  int stream_prio; /* 0 none, 1 from cuda_stream, 2 from stream */
+  int ts_state, dur_state;
+  double ts, dur;
+  int64_t ext, corr;
+  bool sampling;
+  bool key_cut; /* scan_key kept only the start of the name (lx_lexer.str_cut) */
+  /* probe mode: stop at the first sign of a trace (tr_trace_probe) */
+  bool probe;
+  int probe_result;
+} rd;
+/* Numeric string (Kineto sometimes quotes ts/dur) to double; false if not a number. */
+static bool string_to_double(const char *s, double *out) {
+  char *end;
+  while (*s == ' ' || *s == '\t') s++;
+  if (!*s) return false;
+  double d = strtod(s, &end);
+  if (end == s) return false;
+  while (*end == ' ' || *end == '\t') end++;
+  if (*end) return false;
+  *out = d;
+  return true;
+}
+
+/* Integer ids (External id, correlation). Out of int64 range, fractional or sentinel-
+ * valued ids count as absent: a wrong id would silently join unrelated events. */
+static bool text_to_id(const char *s, bool is_int, int64_t *out) {
+  if (is_int) {
+    const char *p = s;
+    bool neg = *p == '-';
+    if (neg) p++;
+    uint64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      uint64_t d = (uint64_t)(*p - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
+    if (*p) return false;
+    if (!neg && v > (uint64_t)INT64_MAX) return false;
+    if (neg && v > (uint64_t)INT64_MAX) return false; /* INT64_MIN is TR_NO_ID */
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return true;
+  }
+  double d;
+  if (!string_to_double(s, &d) || !isfinite(d) || d != floor(d) || fabs(d) >= 9.2e18) return false;
+  *out = (int64_t)d;
+  return true;
+}
+/* Longest member name key_code (or the top level's "traceEvents") recognises: a longer
+ * name needs no storing to be classified ("Process Group Description"). */
+#define KEY_MAX_CLASSIFIED 25u
+
+/* Reads a member name whose opening quote is consumed and returns its key_code. A name
+ * of plain bytes that ends inside the chunk (nearly all of them) is classified in place;
+ * otherwise it is scanned into r->key (escapes, chunk boundaries and errors all go
+ * through lx_scan_string), keeping at most KEY_MAX_CLASSIFIED + 1 bytes, or up to
+ * SAMPLE_STRING_CAP when keep (the sample text wants the name; r->key_cut says it was
+ * longer). Names are never refused for their length: they are not stored. */
+static int scan_key(rd *r, bool keep) {
+  lx_lexer *x = &r->lx;
+  if (!keep) {
+    const uint8_t *s = lx_plain_end(x->p, x->end);
+    if (s < x->end && *s == '"') {
+      int code = key_code((const char *)x->p, (size_t)(s - x->p));
+      x->p = s + 1;
+      return code;
+    }
+  }
+  x->str_cap = keep ? SAMPLE_STRING_CAP : KEY_MAX_CLASSIFIED + 1u;
+  lx_scan_string(x, &r->key);
+  x->str_cap = 0;
+  r->key_cut = x->str_cut;
+  return r->key_cut ? K_OTHER : key_code(r->key.p, r->key.n);
+}
+
+static bool key_is(const lx_buf *k, const char *lit, size_t n) {
+  return k->n == n && memcmp(k->p, lit, n) == 0;
+}
+#define KEY_IS(k, lit) key_is((k), lit, sizeof(lit) - 1)
+
+/* ------------------------------------------------------------------ event fields */
+
+static void sample_add(rd *r, const char *s, size_t n) {
+  tr_trace *t = r->t;
+  if (n == 0 || t->sample_len + n + 2 > TR_MAX_SAMPLE_BYTES) return;
+  if (t->sample_len + n + 2 > t->sample_cap) {
+    char *p = ut_grow(t->sample, &t->sample_cap, t->sample_len + n + 2, 1);
+    if (!p) lx_nomem(&r->lx);
+    t->sample = p;
+  }
+  if (t->sample_len) t->sample[t->sample_len++] = ' ';
+  memcpy(t->sample + t->sample_len, s, n);
+  t->sample_len += n;
+  t->sample[t->sample_len] = '\0';
+}
+
+/* Numbers as text the way Python prints what json.load made of them: integers as given
+ * (except "-0", which is int 0), floats as given. */
+static void number_text(rd *r, int type, lx_buf *out) {
+  lx_lexer *x = &r->lx;
+  lx_buf_clear(x, out);
+  if (type == LX_NUMBER_INT && x->numn == 2 && memcmp(x->nump, "-0", 2) == 0)
+    lx_buf_put(x, out, "0", 1);
+  else
+    lx_buf_put(x, out, x->nump, x->numn);
+}
+
+/* pid / tid / stream: strings kept, numbers as text; anything else is absent. */
+static bool read_textual(rd *r, unsigned depth, lx_buf *out) {
+  int type = lx_read_value(&r->lx, depth, out);
+  if (type == LX_STRING) return true;
+  if (type == LX_NUMBER_INT || type == LX_NUMBER_FLOAT) {
+    number_text(r, type, out);
+    return true;
+  }
+  return false;
+}
+
+static int read_time(rd *r, unsigned depth, double *out) {
+  lx_lexer *x = &r->lx;
+  int type = lx_read_value(x, depth, &r->argval);
+  double d;
+  if (type == LX_NUMBER_INT || type == LX_NUMBER_FLOAT)
+    d = lx_text_to_double(x, x->nump, x->numn);
+  else if (type == LX_STRING) {
+    if (!string_to_double(r->argval.p, &d)) return F_BAD;
+  } else if (type == LX_NULL) {
+    return F_BAD;
+  } else {
+    return F_BAD;
+  }
+  if (!isfinite(d) || d < 0) return F_BAD;
+  *out = d;
+  return F_OK;
+}
+
+static int64_t read_id(rd *r, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  int type = lx_read_value(x, depth, &r->argval);
+  int64_t v;
+  if (type == LX_NUMBER_INT && x->num_exact) { /* the common case */
+    uint64_t m = lx_num_mantissa(x);
+    if (m <= (uint64_t)INT64_MAX) return x->num_neg ? -(int64_t)m : (int64_t)m;
+  }
+  if (type == LX_NUMBER_INT || type == LX_NUMBER_FLOAT) {
+    if (text_to_id(lx_number_cstr(x), type == LX_NUMBER_INT, &v)) return v;
+  } else if (type == LX_STRING) {
+    if (text_to_id(r->argval.p, false, &v)) return v;
+  }
+  return TR_NO_ID;
+}
+
+/* ------------------------------------------------------------------ kept args */
+
+_Static_assert(TR_MAX_ARG_BYTES * 8u <= TR_MAX_STRING_BYTES,
+               "a kept arg's text and one escaped string past it fit a scratch buffer");
+
+/* Appends n bytes to a kept arg's text, or gives up on it (NULL) when that would pass
+ * TR_MAX_ARG_BYTES; NULL stays NULL, so the value is scanned to its end storing nothing. */
+static lx_buf *arg_put(rd *r, lx_buf *o, const void *s, size_t n) {
+  if (!o || o->n + n > TR_MAX_ARG_BYTES) return NULL;
+  lx_buf_put(&r->lx, o, s, n);
+  return o;
+}
+
+/* A decoded string as JSON text, escaped as json.dumps(ensure_ascii=False) does. */
+static lx_buf *put_json_string(rd *r, lx_buf *o, const char *s, size_t n) {
+  o = arg_put(r, o, "\"", 1);
+  for (size_t i = 0; i < n && o;) {
+    size_t j = i;
+    while (j < n && (uint8_t)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\') j++;
+    o = arg_put(r, o, s + i, j - i);
+    if (j == n) break;
+    uint8_t c = (uint8_t)s[j];
+    char esc[8];
+    const char *short_esc = c == '"'    ? "\\\""
+                            : c == '\\' ? "\\\\"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                            : c == '\b' ? "\\b"
+                            : c == '\f' ? "\\f"
+                                        : NULL;
+    if (!short_esc) snprintf(esc, sizeof esc, "\\u%04x", c);
+    o = arg_put(r, o, short_esc ? short_esc : esc, strlen(short_esc ? short_esc : esc));
+    i = j + 1;
+  }
+  return arg_put(r, o, "\"", 1);
+}
+
+/* A string inside a kept container, its opening quote consumed. Plain bytes that end in
+ * the chunk are their own JSON text; anything else is decoded, then escaped again. */
+static lx_buf *capture_string(rd *r, lx_buf *o) {
+  lx_lexer *x = &r->lx;
+  if (!o) {
+    lx_scan_string(x, NULL);
+    return NULL;
+  }
+  const uint8_t *s = lx_plain_end(x->p, x->end);
+  if (s < x->end && *s == '"') {
+    o = arg_put(r, o, x->p - 1, (size_t)(s - x->p) + 2); /* both quotes */
+    x->p = s + 1;
+    return o;
+  }
+  x->str_cap = TR_MAX_ARG_BYTES;
+  lx_scan_string(x, &r->argval);
+  x->str_cap = 0;
+  return x->str_cut ? NULL : put_json_string(r, o, r->argval.p, r->argval.n);
+}
+
+static lx_buf *capture_scalar(rd *r, lx_buf *o, int c) {
+  lx_lexer *x = &r->lx;
+  if (c == '"') {
+    x->p++;
+    return capture_string(r, o);
+  }
+  int type = lx_scan_scalar(x, c, NULL);
+  if (type == LX_TRUE) return arg_put(r, o, "true", 4);
+  if (type == LX_FALSE) return arg_put(r, o, "false", 5);
+  if (type == LX_NULL) return arg_put(r, o, "null", 4);
+  return arg_put(r, o, x->nump, x->numn);
+}
+
+/* Writes the container whose opening bracket was just consumed to o as compact JSON
+ * (tr_event_arg); NULL when its text passed TR_MAX_ARG_BYTES. The walk and its errors are
+ * lx_skip_container's. */
+static lx_buf *capture_container(rd *r, lx_buf *o, uint8_t open, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  uint8_t stack[TR_MAX_JSON_DEPTH + 1];
+  size_t sp = 0;
+  lx_check_depth(x, depth);
+  stack[sp++] = open;
+  o = arg_put(r, o, &open, 1);
+  bool first = true;
+  for (;;) {
+    lx_skip_ws(x);
+    int c = lx_peek(x);
+    uint8_t top = stack[sp - 1], close = top == '{' ? '}' : ']';
+    if (first && c == close) {
+      x->p++;
+      o = arg_put(r, o, &close, 1);
+      goto closed;
+    }
+    if (top == '{') {
+      if (c != '"') lx_expected(x, first ? "a member name or '}'" : "a member name");
+      x->p++;
+      o = capture_string(r, o);
+      lx_skip_ws(x);
+      if (lx_peek(x) != ':') lx_expected(x, "':' after member name");
+      x->p++;
+      lx_skip_ws(x);
+      o = arg_put(r, o, ": ", 2);
+      c = lx_peek(x);
+    }
+    if (c == '{' || c == '[') {
+      x->p++;
+      lx_check_depth(x, depth + sp);
+      stack[sp++] = (uint8_t)c;
+      o = arg_put(r, o, &(char){(char)c}, 1);
+      first = true;
+      continue;
+    }
+    o = capture_scalar(r, o, c);
+    for (;;) { /* after a value */
+      lx_skip_ws(x);
+      c = lx_peek(x);
+      top = stack[sp - 1];
+      close = top == '{' ? '}' : ']';
+      if (c == ',') {
+        x->p++;
+        o = arg_put(r, o, ", ", 2);
+        first = false;
+        break;
+      }
+      if (c != close) lx_expected(x, top == '{' ? "',' or '}'" : "',' or ']'");
+      x->p++;
+      o = arg_put(r, o, &close, 1);
+    closed:
+      if (--sp == 0) return o;
+    }
+  }
+}
+
+/* The memo of kept containers. A model's ops repeat a few shapes: the same bytes of
+ * "Input Dims" and "Input type" come back on nearly every CPU op, so the compact text of
+ * a container, and its interned id, are remembered by the exact bytes of the file. Only
+ * a container that lies whole in the chunk, in printable ASCII with strings free of
+ * escapes, is remembered: the same bytes then parse the same way, with the same errors
+ * (none: only a container that was read is remembered) and no UTF-8 repair to count. */
+#define ARG_MEMO_SLOTS 4096u
+#define ARG_MEMO_RAW 1024u /* longest file text remembered */
+#define ARG_MEMO_DEPTH 16u
+
+struct arg_memo {
+  uint64_t hash;
+  uint32_t gen; /* 0: empty */
+  tr_str id;    /* 0 until interned for a stored event */
+  unsigned key;
+  char *raw, *text; /* raw: the file's bytes; text: the compact JSON (one allocation) */
+  size_t raw_n, text_n, cap;
+};
+
+/* First byte in [s, e) that is a bracket, a quote, a backslash or past ASCII, or e. */
+static inline const uint8_t *next_structural(const uint8_t *s, const uint8_t *e) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  const __m128i lower = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+  while (e - s >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i vl = _mm_or_si128(v, lower); /* '[' ']' -> '{' '}' */
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(vl, open), _mm_cmpeq_epi8(vl, close)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+    unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(hit, v));
+    if (bits) return s + __builtin_ctz(bits);
+    s += 16;
+  }
+#endif
+  for (; s < e; s++) {
+    uint8_t c = *s;
+    if (c == '[' || c == ']' || c == '{' || c == '}' || c == '"' || c == '\\' || c >= 0x80)
+      return s;
+  }
+  return e;
+}
+
+/* End of the container whose bracket is at s, when all of it is in [s, e) and can be
+ * remembered (see above); NULL otherwise. Not a validator: a text that is not JSON is
+ * never in the memo, so its extent only has to be found for JSON. */
+static const uint8_t *plain_container_end(const uint8_t *s, const uint8_t *e) {
+  unsigned depth = 0;
+  for (const uint8_t *p = s; (p = next_structural(p, e)) < e; p++) {
+    if (*p == '"') {
+      p = lx_plain_end(p + 1, e);
+      if (p == e || *p != '"') return NULL;
+    } else if (*p == '[' || *p == '{') {
+      if (++depth > ARG_MEMO_DEPTH) return NULL;
+    } else if (*p == ']' || *p == '}') {
+      if (--depth == 0) return p + 1;
+    } else {
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+static uint64_t memo_hash(unsigned k, const uint8_t *raw, size_t n) {
+  return te_hash_text((const char *)raw, n) ^ ((uint64_t)k * 0x9e3779b97f4a7c15ull);
+}
+
+static struct arg_memo *memo_entry(rd *r, uint64_t h) {
+  if (!r->memo && !(r->memo = calloc(ARG_MEMO_SLOTS, sizeof *r->memo))) lx_nomem(&r->lx);
+  return &r->memo[h % ARG_MEMO_SLOTS];
+}
+
+/* Whether kept arg k's container of n bytes at raw was seen; if so, its text or id is
+ * taken (store_args interns the text when the id is not known yet). */
+static bool memo_lookup(rd *r, unsigned k, uint64_t h, const uint8_t *raw, size_t n) {
+  struct arg_memo *m = memo_entry(r, h);
+  if (!m->gen || m->hash != h || m->key != k || m->raw_n != n || memcmp(m->raw, raw, n) != 0)
+    return false;
+  r->arg_slot[k] = (int)(m - r->memo);
+  r->arg_gen[k] = m->gen;
+  r->arg_id[k] = m->id;
+  if (!m->id) {
+    lx_buf_clear(&r->lx, &r->argv[k]);
+    lx_buf_put(&r->lx, &r->argv[k], m->text, m->text_n);
+  }
+  return true;
+}
+
+/* Remembers kept arg k's container (raw, n bytes) and its compact text. */
+static void memo_store(rd *r, unsigned k, uint64_t h, const uint8_t *raw, size_t n) {
+  struct arg_memo *m = memo_entry(r, h);
+  const lx_buf *text = &r->argv[k];
+  if (n + text->n > m->cap) {
+    char *p = ut_grow(m->raw, &m->cap, n + text->n, 1);
+    if (!p) lx_nomem(&r->lx);
+    m->raw = p;
+  }
+  memcpy(m->raw, raw, n);
+  m->text = m->raw + n;
+  memcpy(m->text, text->p, text->n);
+  m->raw_n = n;
+  m->text_n = text->n;
+  m->hash = h;
+  m->key = k;
+  m->id = 0;
+  m->gen = ++r->memo_gen ? r->memo_gen : ++r->memo_gen; /* 0 marks an empty entry */
+  r->arg_slot[k] = (int)(m - r->memo);
+  r->arg_gen[k] = m->gen;
+}
+
+/* The id kept arg k was interned as, for its memo entry if that is still the same. */
+static void memo_note_id(rd *r, unsigned k, tr_str id) {
+  if (r->arg_slot[k] < 0) return;
+  struct arg_memo *m = &r->memo[r->arg_slot[k]];
+  if (m->gen == r->arg_gen[k]) m->id = id;
+}
+
+static void memo_free(rd *r) {
+  if (!r->memo) return;
+  for (size_t i = 0; i < ARG_MEMO_SLOTS; i++) free(r->memo[i].raw);
+  free(r->memo);
+  r->memo = NULL;
+}
+
+/* A kept container, its bracket next in the chunk: from the memo, else read (and
+ * remembered when it can be). NULL when its text passed TR_MAX_ARG_BYTES. */
+static lx_buf *capture_kept_container(rd *r, unsigned k, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  const uint8_t *start = x->p;
+  uint64_t start_off = lx_off(x);
+  const uint8_t *end = plain_container_end(start, x->end);
+  size_t n = end ? (size_t)(end - start) : 0;
+  uint64_t h = 0;
+  if (end && n <= ARG_MEMO_RAW) {
+    h = memo_hash(k, start, n);
+    if (memo_lookup(r, k, h, start, n)) {
+      x->p = end;
+      return &r->argv[k];
+    }
+  }
+  uint8_t open = *x->p++;
+  lx_buf *o = capture_container(r, &r->argv[k], open, depth);
+  /* read to exactly the end found: the chunk did not change, start is still valid */
+  if (o && end && n <= ARG_MEMO_RAW && lx_off(x) == start_off + n) memo_store(r, k, h, start, n);
+  return o;
+}
+
+/* The value of kept arg k (tr_event_arg) into r->argv[k]: 1 stored, 0 absent (null, an
+ * empty string, a value of another kind), -1 dropped for its length. While sampling, a
+ * string value goes to the sample text as any other arg's does. */
+static int capture_value(rd *r, unsigned k, unsigned depth, bool sample) {
+  lx_lexer *x = &r->lx;
+  lx_buf *out = &r->argv[k];
+  lx_buf_clear(x, out);
+  r->arg_id[k] = 0;
+  r->arg_slot[k] = -1;
+  int c = lx_peek(x);
+  if (c == '"') {
+    x->p++;
+    x->str_cap = sample ? SAMPLE_STRING_CAP : TR_MAX_ARG_BYTES;
+    lx_scan_string(x, out);
+    x->str_cap = 0;
+    if (sample && !x->str_cut) sample_add(r, out->p, out->n);
+    if (x->str_cut || out->n > TR_MAX_ARG_BYTES) return -1;
+    return out->n > 0;
+  }
+  if (c == '{' || c == '[') return capture_kept_container(r, k, depth) ? 1 : -1;
+  int type = lx_scan_scalar(x, c, NULL);
+  if (type == LX_NULL) return 0;
+  const char *word = type == LX_TRUE ? "true" : type == LX_FALSE ? "false" : NULL;
+  lx_buf_put(x, out, word ? word : x->nump, word ? strlen(word) : x->numn);
+  return 1;
+}
+
+static void capture_arg(rd *r, unsigned k, unsigned depth, bool sample) {
+  int got = capture_value(r, k, depth, sample);
+  uint32_t bit = 1u << k;
+  /* a member repeated in one args object: the last one wins */
+  r->arg_mask = got > 0 ? r->arg_mask | bit : r->arg_mask & ~bit;
+  r->arg_dropped = got < 0 ? r->arg_dropped | bit : r->arg_dropped & ~bit;
+}
+
+static void parse_args(rd *r, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  lx_check_depth(x, depth);
+  lx_skip_ws(x);
+  if (lx_peek(x) == '}') {
+    x->p++;
+    return;
+  }
+  unsigned n_args = 0;
+  do {
+    if (lx_peek(x) != '"') lx_expected(x, "a member name");
+    x->p++;
+    bool sample = r->sampling && n_args < SAMPLE_ARGS;
+    int key = scan_key(r, sample); /* sampling needs the name's text in r->key */
+    lx_expect_colon(x);
+    n_args++;
+    if (sample && !r->key_cut) sample_add(r, r->key.p, r->key.n);
+    if (key == K_EXTERNAL_ID) {
+      r->ext = read_id(r, depth + 1);
+    } else if (key == K_CORRELATION) {
+      r->corr = read_id(r, depth + 1);
+    } else if (key == K_STREAM || key == K_CUDA_STREAM) {
+      /* "stream" wins over "cuda_stream" whatever their order */
+      int prio = key == K_STREAM ? 2 : 1;
+      if (prio > r->stream_prio && read_textual(r, depth + 1, &r->stream)) {
+        r->stream_prio = prio;
+        if (sample) sample_add(r, r->stream.p, r->stream.n);
+      } else if (prio <= r->stream_prio) {
+        lx_read_value(x, depth + 1, NULL);
+      }
+    } else if (key == K_NAME) {
+      int type = lx_read_value(x, depth + 1, &r->argname);
+      r->has_argname = type == LX_STRING;
+      if (sample && r->has_argname) sample_add(r, r->argname.p, r->argname.n);
+    } else if (key >= K_ARG0) {
+      capture_arg(r, (unsigned)(key - K_ARG0), depth + 1, sample);
+    } else if (sample) {
+      /* an over-long value is left out of the sample, not refused */
+      x->str_cap = SAMPLE_STRING_CAP;
+      int type = lx_read_value(x, depth + 1, &r->argval);
+      x->str_cap = 0;
+      if (type == LX_STRING && !x->str_cut) sample_add(r, r->argval.p, r->argval.n);
+    } else {
+      lx_read_value(x, depth + 1, NULL);
+    }
+  } while (lx_next_member(x, '}'));
+}
+
+/* ------------------------------------------------------------------ classification */
+
+static bool contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+static bool starts_with(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Lower-cased copy (ASCII) of b into out; returns its text. */
+static const char *lower_into(rd *r, lx_buf *out, const lx_buf *b) {
+  lx_buf_clear(&r->lx, out);
+  lx_buf_reserve(&r->lx, out, b->n);
+  te_ascii_lower(out->p, b->p, b->n);
+  out->n = b->n;
+  out->p[b->n] = '\0';
+  return out->p;
+}
+
+/* Lower-cased copy (ASCII) of b into r->lc. */
+static const char *lower(rd *r, const lx_buf *b) { return lower_into(r, &r->lc, b); }
+
+static bool is_metadata_name(const char *name) {
+  return strcmp(name, "process_name") == 0 || strcmp(name, "thread_name") == 0 ||
+         strcmp(name, "process_sort_index") == 0 || strcmp(name, "thread_sort_index") == 0;
+}
+
+/* What classify asks of a category. The substring tests are on the lower-cased category
+ * (so legacy "Kernel" counts), the exact ones on the category as written. */
+enum {
+  CAT_NOT_KERNEL = 1 << 0,     /* holds python_function, cpu_op or trace */
+  CAT_ANNOTATION = 1 << 1,     /* holds annotation */
+  CAT_KERNEL = 1 << 2,         /* holds kernel, or starts with gpu_ */
+  CAT_XPU_RUNTIME_LC = 1 << 3, /* lower-cased, is xpu_runtime */
+  CAT_CPU_OP = 1 << 4,         /* is cpu_op */
+  CAT_CUDA_RT = 1 << 5,        /* is cuda_runtime or cuda_driver */
+  CAT_XPU_RUNTIME = 1 << 6,    /* is xpu_runtime */
+  CAT_PYTHON = 1 << 7,         /* is python_function */
+  CAT_USER_ANN = 1 << 8,       /* is user_annotation */
+  CAT_GPU_USER_ANN = 1 << 9    /* is gpu_user_annotation */
+};
+
+static unsigned cat_bits(rd *r) {
+  const char *cat = r->cat.p;
+  /* lower-cased in its own buffer: lower() reuses r->lc for names */
+  const char *lc = lower_into(r, &r->catlc, &r->cat);
+  unsigned bits = 0;
+  if (contains(lc, "python_function") || contains(lc, "cpu_op") || contains(lc, "trace"))
+    bits |= CAT_NOT_KERNEL;
+  if (contains(lc, "annotation")) bits |= CAT_ANNOTATION;
+  if (contains(lc, "kernel") || starts_with(lc, "gpu_")) bits |= CAT_KERNEL;
+  if (strcmp(lc, "xpu_runtime") == 0) bits |= CAT_XPU_RUNTIME_LC;
+  if (strcmp(cat, "cpu_op") == 0) bits |= CAT_CPU_OP;
+  if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) bits |= CAT_CUDA_RT;
+  if (strcmp(cat, "xpu_runtime") == 0) bits |= CAT_XPU_RUNTIME;
+  if (strcmp(cat, "python_function") == 0) bits |= CAT_PYTHON;
+  if (strcmp(cat, "user_annotation") == 0) bits |= CAT_USER_ANN;
+  if (strcmp(cat, "gpu_user_annotation") == 0) bits |= CAT_GPU_USER_ANN;
+  return bits;
+}
+
+static bool memo_get(const text_memo *m, const lx_buf *b, unsigned *value) {
+  for (unsigned i = 0; i < m->n; i++)
+    if (m->slot[i].n == b->n && memcmp(m->slot[i].s, b->p, b->n) == 0) {
+      *value = m->slot[i].value;
+      return true;
+    }
+  return false;
+}
+
+static void memo_put(text_memo *m, const lx_buf *b, unsigned value) {
+  if (b->n >= MEMO_TEXT || memchr(b->p, '\0', b->n)) return;
+  unsigned i = m->next;
+  m->next = (m->next + 1) % MEMO_SLOTS;
+  if (m->n < MEMO_SLOTS) m->n++;
+  memcpy(m->slot[i].s, b->p, b->n);
+  m->slot[i].n = b->n;
+  m->slot[i].value = value;
+}
+
+/* cat_bits of the event's category, remembered. */
+static unsigned cat_profile_of(rd *r) {
+  unsigned bits;
+  if (memo_get(&r->cat_memo, &r->cat, &bits)) return bits;
+  bits = cat_bits(r);
+  memo_put(&r->cat_memo, &r->cat, bits);
+  return bits;
+}
+
+/* Whether a runtime call's name holds "launch" in any case, remembered per name. */
+static bool names_a_launch(rd *r) {
+  unsigned yes;
+  if (memo_get(&r->launch_memo, &r->name, &yes)) return yes;
+  yes = contains(lower(r, &r->name), "launch");
+  memo_put(&r->launch_memo, &r->name, yes);
+  return yes;
+}
+
+/* The reference's kernel-table detector (docs/reference.md 2.5). A dur that is present
+ * but unusable is treated as positive here so the event is counted as skipped rather
+ * than silently dropped. */
+static bool is_gpu_kernel(rd *r, unsigned cat) {
+  bool dur_pos = r->dur_state == F_BAD || (r->dur_state == F_OK && r->dur > 0);
+  if (!dur_pos || r->ts_state == F_ABSENT) return false;
+  const char *name = r->name.p;
+  if (is_metadata_name(name)) return false;
+  if (cat & CAT_NOT_KERNEL) return false;
+  if ((cat & CAT_ANNOTATION) || starts_with(name, "## call ")) return false;
+  if (cat & CAT_KERNEL) return true;
+  if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, &r->name), "enqueuekernellaunch"))
+    return true;
+  const char *name_lc = lower(r, &r->name);
+  if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") ||
+      starts_with(name_lc, "nn.module:"))
+    return false;
+  return r->stream_prio > 0;
+}
+
+/* Category of a kept "X" event, or -1 to drop it. */
+static int classify(rd *r) {
+  const char *cat = r->cat.p;
+  /* The two commonest categories, decided without the general tests below (which give
+   * the same answer: is_gpu_kernel is false for both, then the exact matches pick them). */
+  if (r->cat.n == 15 && memcmp(cat, "python_function", 15) == 0) return TR_KIND_PYFRAME;
+  if (r->cat.n == 6 && memcmp(cat, "cpu_op", 6) == 0) return TR_KIND_CPU_OP;
+  unsigned bits = cat_profile_of(r);
+  if (is_gpu_kernel(r, bits)) return TR_KIND_KERNEL;
+  if (bits & CAT_CPU_OP) return TR_KIND_CPU_OP;
+  bool cuda_rt = (bits & CAT_CUDA_RT) != 0;
+  if (cuda_rt && r->corr != TR_NO_ID && names_a_launch(r)) return TR_KIND_LAUNCH;
+  if (bits & CAT_PYTHON) return TR_KIND_PYFRAME;
+  if (bits & CAT_USER_ANN) return TR_KIND_USER_ANNOTATION;
+  if (bits & CAT_GPU_USER_ANN) return TR_KIND_GPU_ANNOTATION;
+  if ((cuda_rt || (bits & CAT_XPU_RUNTIME)) && r->corr != TR_NO_ID) return TR_KIND_RUNTIME;
+  return -1;
+}
+
+/* ------------------------------------------------------------------ storing */
+
+static tr_str intern(rd *r, const lx_buf *b, bool present) {
+  if (!present || b->n == 0) return 0;
+  uint32_t id = tr_intern_put(r->t->in, b->p, b->n);
+  if (id == UINT32_MAX) lx_nomem(&r->lx);
+  return id;
+}
+
+/* intern() through a one-entry cache of the field's last value (same ids, fewer hashes). */
+static tr_str intern_cached(rd *r, const lx_buf *b, bool present, struct icache *c) {
+  if (!present || b->n == 0) return 0;
+  if (c->id && c->n == b->n && memcmp(c->s, b->p, b->n) == 0) return c->id;
+  tr_str id = intern(r, b, true);
+  c->id = 0;
+  if (b->n <= sizeof c->s) {
+    memcpy(c->s, b->p, b->n);
+    c->n = b->n;
+    c->id = id;
+  }
+  return id;
+}
+
+static void corr_put(rd *r, int64_t corr, int64_t ext) {
+  tr_trace *t = r->t;
+  uint32_t ck = tr_id_encode(&t->corr_base, corr), ek = tr_id_encode(&t->ext_base, ext);
+  /* later events win, as a dict assignment would: a later pair overwrites the marker */
+  if (ck != TR_OFF_WIDE) {
+    if (t->n_corr_pairs == t->cap_corr_pairs) {
+      size_t cap = t->cap_corr_pairs;
+      struct corr_pair *p = ut_grow(t->corr_pairs, &cap, t->n_corr_pairs + 1, sizeof *p);
+      if (!p) lx_nomem(&r->lx);
+      t->corr_pairs = p;
+      t->cap_corr_pairs = cap;
+    }
+    t->corr_pairs[t->n_corr_pairs++] = (struct corr_pair){ck, ek};
+  }
+  if ((ck == TR_OFF_WIDE || ek == TR_OFF_WIDE) && tr_map64_put(&t->corr_map_wide, corr, ext) != 0)
+    lx_nomem(&r->lx);
+}
+
+/* 32-bit offset of an event's id; an id outside the window is kept in wide by index. */
+static uint32_t store_id(rd *r, tr_idbase *b, tr_map64 *wide, int64_t id, uint32_t index) {
+  uint32_t off = tr_id_encode(b, id);
+  if (off == TR_OFF_WIDE && tr_map64_put(wide, index, id) != 0) lx_nomem(&r->lx);
+  return off;
+}
+
+/* dur as whole nanoseconds; one that is not exactly that is kept in wide under key (an
+ * event's index, a frame's position). */
+static uint32_t store_dur(rd *r, tr_map64 *wide, double dur, int64_t key) {
+  uint32_t ns = tr_dur_encode(dur);
+  if (ns != TR_DUR_WIDE) return ns;
+  int64_t bits;
+  memcpy(&bits, &dur, sizeof bits);
+  if (tr_map64_put(wide, key, bits) != 0) lx_nomem(&r->lx);
+  return ns;
+}
+
+/* Position of c in the context table, trying the last context of the same kind first. */
+static uint32_t event_ctx(rd *r, int kind, const tr_event_ctx *c) {
+  uint32_t pos = tr_ctxtab_put(&r->t->ctx, c, &r->last_ctx[kind]);
+  if (pos == UINT32_MAX) lx_nomem(&r->lx);
+  return pos;
+}
+
+static void push_event(rd *r, int kind, const tr_event *e) {
+  ev_vec *v = &r->t->ev[kind];
+  if (v->n == v->cap) {
+    tr_event *p = ut_grow(v->v, &v->cap, v->n + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    v->v = p;
+  }
+  v->v[v->n++] = *e;
+}
+
+static int64_t frame_thread_key(tr_str pid, tr_str tid) {
+  return (int64_t)(((uint64_t)pid << 32) | tid);
+}
+
+/* A frame on another thread than the previous frame starts a run; v->prev becomes the
+ * thread's previous frame. */
+static void note_pyframe_thread(rd *r, py_vec *v, tr_str pid, tr_str tid) {
+  if (v->n_runs) {
+    const tr_pyframe_run *last = &v->runs[v->n_runs - 1];
+    if (last->pid == pid && last->tid == tid) {
+      v->prev = v->n - 1;
+      return;
+    }
+    if (tr_map64_put(&v->thread_last, frame_thread_key(last->pid, last->tid), (int64_t)v->n - 1))
+      lx_nomem(&r->lx);
+  }
+  int64_t prev;
+  v->prev =
+      tr_map64_get(&v->thread_last, frame_thread_key(pid, tid), &prev) ? (size_t)prev : SIZE_MAX;
+  if (v->n_runs == v->cap_runs) {
+    tr_pyframe_run *p = ut_grow(v->runs, &v->cap_runs, v->n_runs + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    v->runs = p;
+  }
+  v->runs[v->n_runs++] = (tr_pyframe_run){(uint32_t)v->n, pid, tid};
+}
+
+/* A frame (ts, dur) after its thread's previous one keeps the thread in (ts, -end) order
+ * when it starts later, or at the same time and ends no later (file order breaks ties). */
+static void check_pyframe_order(const tr_trace *t, py_vec *v, double ts, double dur) {
+  if (v->unsorted || v->prev == SIZE_MAX) return;
+  const tr_pyframe *a = &v->v[v->prev];
+  if (a->ts < ts) return;
+  if (a->ts == ts && a->ts + tr_pyframe_dur(t, a) >= ts + dur) return;
+  v->unsorted = true;
+}
+
+static void note_pyframe_name(rd *r, py_vec *v, tr_str name) {
+  if (name / 64 >= v->seen_words) {
+    uint64_t *p = ut_grow_zeroed(v->seen, &v->seen_words, name / 64 + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    v->seen = p;
+  }
+  if (v->seen[name / 64] >> (name % 64) & 1) return;
+  v->seen[name / 64] |= 1ull << (name % 64);
+  if (v->n_names == v->cap_names) {
+    tr_str *p = ut_grow(v->names, &v->cap_names, v->n_names + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    v->names = p;
+  }
+  v->names[v->n_names++] = name;
+}
+
+static void push_pyframe(rd *r, double ts, double dur, tr_str name, tr_str pid, tr_str tid) {
+  py_vec *v = &r->t->py;
+  if (v->n == v->cap) {
+    tr_pyframe *p = ut_grow(v->v, &v->cap, v->n + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    v->v = p;
+  }
+  note_pyframe_thread(r, v, pid, tid);
+  check_pyframe_order(r->t, v, ts, dur);
+  note_pyframe_name(r, v, name);
+  uint32_t code = store_dur(r, &v->dur_wide, dur, (int64_t)v->n);
+  v->v[v->n++] = (tr_pyframe){ts, name, code};
+}
+
+static void push_thread_name(rd *r) {
+  tr_trace *t = r->t;
+  if (t->n_tn == t->cap_tn) {
+    tr_thread_name *p = ut_grow(t->tn, &t->cap_tn, t->n_tn + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    t->tn = p;
+  }
+  tr_thread_name *tn = &t->tn[t->n_tn++];
+  tn->pid = intern(r, &r->pid, r->has_pid);
+  tn->tid = intern(r, &r->tid, r->has_tid);
+  tn->name = intern(r, &r->argname, r->has_argname);
+}
+
+/* ph "M" process_name: the first TR_MAX_META_ITEMS are kept (tr_trace_meta). */
+static void push_process_name(rd *r) {
+  tr_trace *t = r->t;
+  if (t->n_procs >= TR_MAX_META_ITEMS) return;
+  if (t->n_procs == t->cap_procs) {
+    tr_process_name *p = ut_grow(t->procs, &t->cap_procs, t->n_procs + 1, sizeof *p);
+    if (!p) lx_nomem(&r->lx);
+    t->procs = p;
+  }
+  t->procs[t->n_procs++] =
+      (tr_process_name){intern(r, &r->pid, r->has_pid), intern(r, &r->argname, true)};
+}
+
+/* The kept args of the event just pushed (the last of its kind), as one arg set. */
+static void store_args(rd *r, int kind) {
+  tr_trace *t = r->t;
+  if (r->arg_dropped) t->args_dropped += (uint64_t)__builtin_popcount(r->arg_dropped);
+  if (!r->arg_mask) return;
+  tr_str vals[TR_ARG_COUNT] = {0};
+  for (unsigned k = 0; k < TR_ARG_COUNT; k++) {
+    if (!(r->arg_mask >> k & 1u)) continue;
+    vals[k] = r->arg_id[k];
+    if (!vals[k]) memo_note_id(r, k, vals[k] = intern(r, &r->argv[k], true));
+  }
+  uint32_t id = tr_argtab_put(&t->args, r->arg_mask, vals);
+  if (id == UINT32_MAX) lx_nomem(&r->lx);
+  if (tr_argidx_add(&t->argidx[kind], (uint32_t)(t->ev[kind].n - 1), id) != 0) lx_nomem(&r->lx);
+}
+
+static void count_skipped(rd *r) {
+  if (r->t->n_skipped++ == 0) r->t->first_skip_off = r->ev_off;
+}
+
+/* ------------------------------------------------------------------ run metadata */
+
+/* Longest member name the metadata parser compares (top-level names included:
+ * "hip_runtime_version" is 19). A longer name is none of them and is not stored. */
+#define META_KEY_CAP 32u
+
+/* A member name of a metadata object, its opening quote consumed, then the colon:
+ * returns the name, or "" when it is longer than any name compared. */
+static const char *meta_key(rd *r) {
+  lx_lexer *x = &r->lx;
+  x->str_cap = META_KEY_CAP;
+  lx_scan_string(x, &r->key);
+  x->str_cap = 0;
+  lx_expect_colon(x);
+  return x->str_cut ? "" : r->key.p;
+}
+
+/* A string value interned, 0 for any other value (skipped). */
+static tr_str meta_string(rd *r, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  x->str_cap = SAMPLE_STRING_CAP;
+  int type = lx_read_value(x, depth, &r->argval);
+  bool cut = x->str_cut;
+  x->str_cap = 0;
+  return type == LX_STRING && !cut ? intern(r, &r->argval, true) : 0;
+}
+
+/* Iterates a JSON object whose '{' is the next byte: calls member(r, key, depth + 1, ctx)
+ * for each member, which must consume the value. Any other value is skipped. */
+static void meta_object(rd *r, unsigned depth, void (*member)(rd *, const char *, unsigned, void *),
+                        void *ctx) {
+  if (lx_peek(&r->lx) != '{') {
+    lx_read_value(&r->lx, depth, NULL);
+    return;
+  }
+  r->lx.p++;
+  lx_check_depth(&r->lx, depth);
+  lx_skip_ws(&r->lx);
+  if (lx_peek(&r->lx) == '}') {
+    r->lx.p++;
+    return;
+  }
+  do {
+    if (lx_peek(&r->lx) != '"') lx_expected(&r->lx, "a member name");
+    r->lx.p++;
+    member(r, meta_key(r), depth + 1, ctx);
+  } while (lx_next_member(&r->lx, '}'));
+}
+
+/* Iterates a JSON list whose '[' is the next byte: calls element(r, i, depth + 1, ctx)
+ * for each element, which must consume it. Any other value is skipped. */
+static void meta_list(rd *r, unsigned depth, void (*element)(rd *, size_t, unsigned, void *),
+                      void *ctx) {
+  if (lx_peek(&r->lx) != '[') {
+    lx_read_value(&r->lx, depth, NULL);
+    return;
+  }
+  r->lx.p++;
+  lx_check_depth(&r->lx, depth);
+  lx_skip_ws(&r->lx);
+  if (lx_peek(&r->lx) == ']') {
+    r->lx.p++;
+    return;
+  }
+  size_t i = 0;
+  do element(r, i++, depth + 1, ctx);
+  while (lx_next_member(&r->lx, ']'));
+}
+
+static void device_member(rd *r, const char *key, unsigned depth, void *ctx) {
+  tr_device *d = ctx;
+  if (strcmp(key, "id") == 0)
+    d->id = read_id(r, depth);
+  else if (strcmp(key, "name") == 0)
+    d->name = meta_string(r, depth);
+  else if (strcmp(key, "computeMajor") == 0)
+    d->compute_major = read_id(r, depth);
+  else if (strcmp(key, "computeMinor") == 0)
+    d->compute_minor = read_id(r, depth);
+  else if (strcmp(key, "warpSize") == 0)
+    d->warp_size = read_id(r, depth);
+  else if (strcmp(key, "numSms") == 0)
+    d->num_sms = read_id(r, depth);
+  else if (strcmp(key, "totalGlobalMem") == 0)
+    d->total_mem = read_id(r, depth);
+  else
+    lx_read_value(&r->lx, depth, NULL);
+}
+
+static void device_element(rd *r, size_t i, unsigned depth, void *ctx) {
+  (void)ctx;
+  tr_trace *t = r->t;
+  if (i >= TR_MAX_META_ITEMS || lx_peek(&r->lx) != '{') {
+    lx_read_value(&r->lx, depth, NULL);
+    return;
+  }
+  tr_device *p = ut_grow(t->devices, &t->cap_devices, t->meta.n_devices + 1, sizeof *p);
+  if (!p) lx_nomem(&r->lx);
+  t->devices = p;
+  tr_device *d = &p[t->meta.n_devices++];
+  *d = (tr_device){.id = TR_NO_ID,
+                   .compute_major = TR_NO_ID,
+                   .compute_minor = TR_NO_ID,
+                   .warp_size = TR_NO_ID,
+                   .num_sms = TR_NO_ID,
+                   .total_mem = TR_NO_ID};
+  meta_object(r, depth, device_member, d);
+}
+
+static void rank_element(rd *r, size_t i, unsigned depth, void *ctx) {
+  tr_process_group *g = ctx;
+  int64_t v = read_id(r, depth);
+  if (i >= TR_MAX_META_ITEMS || v == TR_NO_ID) return;
+  int64_t *p = ut_grow(g->ranks, &r->t->cap_ranks, g->n_ranks + 1, sizeof *p);
+  if (!p) lx_nomem(&r->lx);
+  p[g->n_ranks++] = v;
+  g->ranks = p;
+}
+
+static void group_member(rd *r, const char *key, unsigned depth, void *ctx) {
+  tr_process_group *g = ctx;
+  if (strcmp(key, "pg_name") == 0)
+    g->name = meta_string(r, depth);
+  else if (strcmp(key, "pg_desc") == 0)
+    g->desc = meta_string(r, depth);
+  else if (strcmp(key, "backend_config") == 0)
+    g->backend = meta_string(r, depth);
+  else if (strcmp(key, "pg_size") == 0)
+    g->size = read_id(r, depth);
+  else if (strcmp(key, "ranks") == 0 && !g->n_ranks)
+    meta_list(r, depth, rank_element, g);
+  else
+    lx_read_value(&r->lx, depth, NULL);
+}
+
+static void group_element(rd *r, size_t i, unsigned depth, void *ctx) {
+  (void)ctx;
+  tr_trace *t = r->t;
+  if (i >= TR_MAX_META_ITEMS || lx_peek(&r->lx) != '{') {
+    lx_read_value(&r->lx, depth, NULL);
+    return;
+  }
+  tr_process_group *p = ut_grow(t->groups, &t->cap_groups, t->meta.n_groups + 1, sizeof *p);
+  if (!p) lx_nomem(&r->lx);
+  t->groups = p;
+  tr_process_group *g = &p[t->meta.n_groups++];
+  *g = (tr_process_group){.size = TR_NO_ID};
+  t->cap_ranks = 0; /* the new group's ranks start empty */
+  meta_object(r, depth, group_member, g);
+}
+
+static void distributed_member(rd *r, const char *key, unsigned depth, void *ctx) {
+  tr_trace_meta *m = ctx;
+  if (strcmp(key, "rank") == 0)
+    m->rank = read_id(r, depth);
+  else if (strcmp(key, "world_size") == 0)
+    m->world_size = read_id(r, depth);
+  else if (strcmp(key, "backend") == 0)
+    m->backend = meta_string(r, depth);
+  else if (strcmp(key, "pg_config") == 0 && !m->n_groups)
+    meta_list(r, depth, group_element, NULL);
+  else
+    lx_read_value(&r->lx, depth, NULL);
+}
+
+/* A top-level member other than traceEvents (its name in r->key, colon consumed): the
+ * run metadata is read, everything else skipped. The runtime version members name the
+ * platform; a trace naming both keeps the first seen. */
+static void parse_top_member(rd *r) {
+  static const char *const rocm[] = {"hip_runtime_version", "roctracer_version",
+                                     "hip_driver_version"};
+  static const char *const cuda[] = {"cuda_runtime_version", "cupti_version",
+                                     "cuda_driver_version"};
+  tr_trace_meta *m = &r->t->meta;
+  const char *key = r->lx.str_cut ? "" : r->key.p;
+  if (strcmp(key, "distributedInfo") == 0) {
+    meta_object(r, 2, distributed_member, m);
+  } else if (strcmp(key, "deviceProperties") == 0 && !m->n_devices) {
+    meta_list(r, 2, device_element, NULL);
+  } else if (strcmp(key, "host_name") == 0) {
+    m->host_name = meta_string(r, 2);
+  } else {
+    for (size_t i = 0; i < 3 && m->platform == TR_PLATFORM_UNKNOWN; i++) {
+      if (strcmp(key, rocm[i]) == 0) m->platform = TR_PLATFORM_ROCM;
+      if (strcmp(key, cuda[i]) == 0) m->platform = TR_PLATFORM_CUDA;
+    }
+    lx_read_value(&r->lx, 2, NULL);
+  }
+  m->devices = r->t->devices;
+  m->groups = r->t->groups;
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* Counts an event and resets the fields its members fill; returns its index. */
+static uint64_t event_begin(rd *r) {
+  tr_trace *t = r->t;
+  if (t->n_events >= TR_MAX_EVENTS)
+    lx_fail_at(&r->lx, TR_ERR_LIMIT, r->ev_off, "more than %llu events (TR_MAX_EVENTS)",
+               (unsigned long long)TR_MAX_EVENTS);
+  uint64_t index = t->n_events++;
+  r->sampling = index < SAMPLE_EVENTS;
+  r->has_name = r->has_cat = r->has_pid = r->has_tid = r->has_argname = false;
+  r->name_bad = false;
+  r->stream_prio = 0;
+  r->ts_state = r->dur_state = F_ABSENT;
+  r->ext = r->corr = TR_NO_ID;
+  r->arg_mask = r->arg_dropped = 0;
+  r->ph.n = 0;
+  lx_buf_clear(&r->lx, &r->ph);
+  return index;
+}
+
+/* The members of an event, its '{' consumed, through its '}'. */
+static void event_members(rd *r, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  lx_skip_ws(x);
+  if (lx_peek(x) == '}') {
+    x->p++;
+  } else {
+    do {
+      if (lx_peek(x) != '"') lx_expected(x, "a member name");
+      x->p++;
+      int key = scan_key(r, false);
+      lx_expect_colon(x);
+      unsigned d = depth + 1;
+      if (key == K_PH) {
+        if (lx_read_value(x, d, &r->ph) != LX_STRING) lx_buf_clear(x, &r->ph);
+      } else if (key == K_NAME) {
+        r->has_name = lx_read_value(x, d, &r->name) == LX_STRING;
+        r->name_bad = !r->has_name;
+      } else if (key == K_CAT) {
+        r->has_cat = lx_read_value(x, d, &r->cat) == LX_STRING;
+      } else if (key == K_PID) {
+        r->has_pid = read_textual(r, d, &r->pid);
+      } else if (key == K_TID) {
+        r->has_tid = read_textual(r, d, &r->tid);
+      } else if (key == K_TS) {
+        r->ts_state = read_time(r, d, &r->ts);
+      } else if (key == K_DUR) {
+        r->dur_state = read_time(r, d, &r->dur);
+      } else if (key == K_ARGS && lx_peek(x) == '{') {
+        x->p++;
+        parse_args(r, d);
+      } else {
+        lx_read_value(x, d, NULL);
+      }
+    } while (lx_next_member(x, '}'));
+  }
+}
+
+/* What the members of the event at index said: classified, then stored or dropped. */
+static void event_end(rd *r, uint64_t index) {
+  if (!r->has_name) lx_buf_clear(&r->lx, &r->name);
+  if (!r->has_cat) lx_buf_clear(&r->lx, &r->cat);
+  if (r->sampling) {
+    sample_add(r, r->name.p, r->name.n);
+    sample_add(r, r->cat.p, r->cat.n);
+    if (r->has_pid) sample_add(r, r->pid.p, r->pid.n);
+  }
+  if (r->ext != TR_NO_ID && r->corr != TR_NO_ID) corr_put(r, r->corr, r->ext);
+  if (r->ph.n != 1) return;
+  if (r->ph.p[0] == 'M') {
+    if (strcmp(r->name.p, "thread_name") == 0 && r->has_argname) push_thread_name(r);
+    if (strcmp(r->name.p, "process_name") == 0 && r->has_argname) push_process_name(r);
+    return;
+  }
+  if (r->ph.p[0] != 'X') return;
+  int kind = classify(r);
+  if (kind < 0 && !r->name_bad) return;
+  /* a name that is not a string (a number, an object) is a wrong type, not an empty name */
+  if (r->name_bad || r->ts_state != F_OK || r->dur_state == F_BAD) {
+    count_skipped(r);
+    return;
+  }
+  if (kind == TR_KIND_PYFRAME) {
+    tr_str name = intern(r, &r->name, true);
+    /* cat is always "python_function": intern it with the first frame only, so string
+     * ids come out as they would if every frame carried it */
+    if (r->t->py.n == 0) (void)intern(r, &r->cat, true);
+    tr_str pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+    tr_str tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
+    push_pyframe(r, r->ts, r->dur_state == F_OK ? r->dur : 0.0, name, pid, tid);
+    return;
+  }
+  tr_event e;
+  e.ts = r->ts;
+  e.index = (uint32_t)index;
+  e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
+  e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
+  e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
+  e.name = intern(r, &r->name, true);
+  if (r->ext == TR_NO_ID && r->corr != TR_NO_ID) r->t->corr_wanted = true;
+  tr_event_ctx c;
+  c.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
+  c.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
+  c.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
+  c.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
+  e.ctx = event_ctx(r, kind, &c);
+  push_event(r, kind, &e);
+  if (r->arg_mask | r->arg_dropped) store_args(r, kind);
+}
+
+/* One element of traceEvents, its '{' consumed: the byte scanner. */
+static void parse_event(rd *r, unsigned depth) {
+  lx_check_depth(&r->lx, depth);
+  uint64_t index = event_begin(r);
+  event_members(r, depth);
+  event_end(r, index);
+}
+
+static void put_text(rd *r, lx_buf *b, fe_text s) {
+  b->n = 0;
+  lx_buf_put(&r->lx, b, s.p, s.n);
+}
+
+/* The fields of an event the fast path read, as event_members would leave them. */
+static void event_load(rd *r, const fe_event *ev) {
+  put_text(r, &r->ph, ev->ph);
+  r->has_name = ev->has_name;
+  r->name_bad = ev->name_bad;
+  if (ev->has_name) put_text(r, &r->name, ev->name);
+  r->has_cat = ev->has_cat;
+  if (ev->has_cat) put_text(r, &r->cat, ev->cat);
+  r->has_pid = ev->has_pid;
+  if (ev->has_pid) put_text(r, &r->pid, ev->pid);
+  r->has_tid = ev->has_tid;
+  if (ev->has_tid) put_text(r, &r->tid, ev->tid);
+  r->ts_state = ev->ts_state;
+  r->ts = ev->ts;
+  r->dur_state = ev->dur_state;
+  r->dur = ev->dur;
+  r->ext = ev->ext;
+  r->corr = ev->corr;
+  r->stream_prio = ev->stream_prio;
+  if (ev->stream_prio) put_text(r, &r->stream, ev->stream);
+  r->has_argname = ev->has_argname;
+  if (ev->has_argname) put_text(r, &r->argname, ev->argname);
+  r->arg_mask = ev->arg_mask;
+  r->arg_dropped = ev->arg_dropped;
+  for (uint32_t m = ev->arg_mask; m; m &= m - 1) {
+    unsigned k = (unsigned)__builtin_ctz(m);
+    put_text(r, &r->argv[k], ev->arg[k]);
+    r->arg_id[k] = 0; /* store_args interns the text */
+    r->arg_slot[k] = -1;
+  }
+}
+
+/* The event at r->lx.p (its '{') through the fast path, when the chunk has masks. false: the
+ * fast path did not take it and nothing changed. */
+static bool event_fast(rd *r) {
+  lx_lexer *x = &r->lx;
+  if (!x->masks || r->t->n_events >= TR_MAX_EVENTS) return false;
+  if (!r->scratch && !(r->scratch = malloc(FE_SCRATCH_BYTES))) lx_nomem(x);
+  if (!r->shapes && !(r->shapes = fe_shapes_create())) lx_nomem(x);
+  fe_chunk c = {x->chunk, (size_t)(x->end - x->chunk), x->masks, r->scratch, FE_SCRATCH_BYTES,
+                r->shapes};
+  fe_event ev;
+  size_t end;
+  bool sampling = r->t->n_events < SAMPLE_EVENTS;
+  if (!fe_parse_event(&c, (size_t)(x->p - x->chunk), sampling, &ev, &end)) return false;
+  uint64_t index = event_begin(r);
+  for (unsigned i = 0; i < ev.n_sample; i++) sample_add(r, ev.sample[i].p, ev.sample[i].n);
+  event_load(r, &ev);
+  x->p = x->chunk + end;
+  event_end(r, index);
+  r->t->n_fast++;
+  return true;
+}
+
+/* The traceEvents array, its '[' consumed. */
+static void parse_events(rd *r, unsigned depth) {
+  lx_lexer *x = &r->lx;
+  lx_check_depth(x, depth);
+  lx_skip_ws(x);
+  if (lx_peek(x) == ']') {
+    x->p++;
+    return;
+  }
+  do {
+    r->ev_off = lx_off(x);
+    if (lx_peek(x) == '{') {
+      if (!event_fast(r)) {
+        x->p++;
+        parse_event(r, depth + 1);
+      }
+    } else {
+      /* not an event object: nothing to analyse, but say so (and it still counts
+       * against TR_MAX_EVENTS, or [0,0,...] would bypass the limit) */
+      if (r->t->n_events >= TR_MAX_EVENTS)
+        lx_fail_at(x, TR_ERR_LIMIT, r->ev_off, "more than %llu events (TR_MAX_EVENTS)",
+                   (unsigned long long)TR_MAX_EVENTS);
+      lx_read_value(x, depth + 1, NULL);
+      r->t->n_events++;
+      count_skipped(r);
+    }
+  } while (lx_next_member(x, ']'));
+}
+
+static void parse_document(rd *r) {
+  lx_lexer *x = &r->lx;
+  lx_skip_ws(x);
+  /* a UTF-8 byte-order mark is harmless; skip it */
+  if (lx_peek(x) == 0xEF) {
+    x->p++;
+    if (lx_peek(x) != 0xBB) lx_expected(x, "'{' or '['");
+    x->p++;
+    if (lx_peek(x) != 0xBF) lx_expected(x, "'{' or '['");
+    x->p++;
+    lx_skip_ws(x);
+  }
+  int c = lx_peek(x);
+  if (c < 0) lx_fail_at(x, TR_ERR_JSON, 0, "empty input");
+  if (c == '[') {
+    x->p++;
+    if (r->probe) {
+      lx_skip_ws(x);
+      r->probe_result = lx_peek(x) == '{';
+      longjmp(x->jb, 1);
+    }
+    parse_events(r, 1);
+  } else if (c == '{') {
+    x->p++;
+    bool found = false;
+    lx_skip_ws(x);
+    if (lx_peek(x) == '}') {
+      x->p++;
+    } else {
+      do {
+        if (lx_peek(x) != '"') lx_expected(x, "a member name");
+        x->p++;
+        x->str_cap = META_KEY_CAP;
+        lx_scan_string(x, &r->key);
+        x->str_cap = 0;
+        lx_expect_colon(x);
+        if (!x->str_cut && KEY_IS(&r->key, "traceEvents")) {
+          if (found)
+            lx_fail_at(x, TR_ERR_SHAPE, lx_off(x),
+                       "\"traceEvents\" appears twice in the top-level object");
+          if (lx_peek(x) != '[')
+            lx_fail_at(x, TR_ERR_SHAPE, lx_off(x), "\"traceEvents\" is not a list");
+          x->p++;
+          if (r->probe) {
+            r->probe_result = 1;
+            longjmp(x->jb, 1);
+          }
+          parse_events(r, 2);
+          found = true;
+        } else {
+          parse_top_member(r);
+        }
+      } while (lx_next_member(x, '}'));
+    }
+    if (!found)
+      lx_fail_at(x, TR_ERR_SHAPE, 0,
+                 "not a trace: the top-level object has no \"traceEvents\" list");
+  } else if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+    lx_fail_at(x, TR_ERR_SHAPE, lx_off(x),
+               "not a trace: the top level is a single value, not an object or an event list");
+  } else {
+    lx_expected(x, "'{' or '[' at the start of a trace");
+  }
+  lx_skip_ws(x);
+  if (lx_peek(x) >= 0) lx_expected(x, "end of input after the top-level value");
+}
+static void rd_free(rd *r) {
+  lx_buf *bufs[] = {&r->key, &r->lx.num, &r->ph,      &r->name,   &r->cat, &r->pid,
+                    &r->tid, &r->stream, &r->argname, &r->argval, &r->lc,  &r->catlc};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) lx_buf_free(bufs[i]);
+  for (size_t k = 0; k < TR_ARG_COUNT; k++) lx_buf_free(&r->argv[k]);
+  free(r->scratch);
+  fe_shapes_destroy(r->shapes);
+  memo_free(r);
+  free(r);
+}
+
+/* The only setjmp: scanner errors land here with r->lx.err filled. */
+static int run_parse(rd *r) {
+  if (setjmp(r->lx.jb) != 0) return -1;
+  parse_document(r);
+  return 0;
+}
+
+/* Reads from an open source; takes ownership of src. */
+static tr_trace *read_source(const char *name, tr_source *src, const tr_read_options *opts,
+                             tr_error *err) {
+  tr_trace *t = tr_trace_new(name);
+  rd *r = calloc(1, sizeof *r);
+  if (!t || !r) {
+    tr_trace_destroy(t);
+    free(r);
+    tr_source_close(src);
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return NULL;
+  }
+  r->lx.src = src;
+  r->t = t;
+  r->lx.err = err;
+  r->lx.opts = opts;
+  r->lx.next_progress = LX_PROGRESS_STEP;
+  if (run_parse(r) != 0) {
+    tr_source_close(r->lx.src);
+    rd_free(r);
+    tr_trace_destroy(t);
+    return NULL;
+  }
+  t->json_bytes = lx_off(&r->lx);
+  t->utf8_replaced = r->lx.utf8_replaced;
+  lx_progress(&r->lx);
+  tr_source_close(r->lx.src);
+  rd_free(r);
+  if (tr_trace_seal(t) != 0) {
+    tr_trace_destroy(t);
+    tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return NULL;
+  }
+  if (opts && opts->warn) {
+    if (t->n_skipped) {
+      tr_warning w = {TR_WARN_SKIPPED_EVENTS, t->path, t->n_skipped, t->first_skip_off};
+      opts->warn(opts->warn_ctx, &w);
+    }
+    if (t->utf8_replaced) {
+      tr_warning w = {TR_WARN_REPLACED_UTF8, t->path, t->utf8_replaced, 0};
+      opts->warn(opts->warn_ctx, &w);
+    }
+  }
+  return t;
+}
+
+/* The source a read wants: chunks and inflater as asked, and masks for the fast path at
+ * the SIMD level of tr_scanner (none for BYTES). */
+static tr_source_opts source_opts(const tr_read_options *opts, bool threaded) {
+  static const tr_simd_level forced[] = {[TR_SCANNER_SCALAR] = TR_SIMD_SCALAR,
+                                         [TR_SCANNER_SSE2] = TR_SIMD_SSE2,
+                                         [TR_SCANNER_NEON] = TR_SIMD_NEON,
+                                         [TR_SCANNER_AVX2] = TR_SIMD_AVX2};
+  tr_scanner scanner = opts ? opts->scanner : TR_SCANNER_AUTO;
+  tr_source_opts so = {opts ? opts->chunk_size : 0, threaded,
+                       opts ? opts->inflater : TR_INFLATE_AUTO, true, tr_simd_level_get()};
+  bool level_asked = scanner >= TR_SCANNER_SCALAR && scanner <= TR_SCANNER_AVX2;
+  if (level_asked && tr_simd_level_available(forced[scanner]))
+    so.level = forced[scanner];
+  else if ((scanner != TR_SCANNER_AUTO && !level_asked) || so.level == TR_SIMD_OFF)
+    so.index = false; /* BYTES (or an unknown value), or AUTO with TRIAGE_SIMD=off */
+  return so;
+}
+
+tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err) {
+  tr_error dummy;
+  if (!err) err = &dummy;
+  memset(err, 0, sizeof *err);
+  tr_source_opts so = source_opts(opts, true);
+  tr_source *src = tr_source_open_path(path, &so, err);
+  if (!src) return NULL;
+  return read_source(path, src, opts, err);
+}
+
+tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
+                               const tr_read_options *opts, tr_error *err) {
+  tr_error dummy;
+  if (!err) err = &dummy;
+  memset(err, 0, sizeof *err);
+  tr_source_opts so = source_opts(opts, true);
+  tr_source *src = tr_source_open_buffer(buf, len, &so, err);
+  if (!src) return NULL;
+  return read_source(name, src, opts, err);
+}
+int tr_trace_probe(const char *path) { return tr_trace_probe_rank(path, NULL); }
+
+int tr_trace_probe_rank(const char *path, int64_t *rank) {
+  if (rank) *rank = TR_NO_ID;
+  tr_error err;
+  memset(&err, 0, sizeof err);
+  /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
+  tr_source_opts so = {64u * 1024u, false, TR_INFLATE_AUTO, false, TR_SIMD_SCALAR};
+  tr_source *src = tr_source_open_path(path, &so, &err);
+  if (!src) return 0;
+  rd *r = calloc(1, sizeof *r);
+  tr_trace *t = tr_trace_new(path);
+  int result = 0;
+  if (r && t) {
+    r->lx.src = src;
+    r->t = t;
+    r->lx.err = &err;
+    r->probe = true;
+    r->lx.next_progress = UINT64_MAX;
+    if (run_parse(r) != 0) result = r->probe_result;
+    /* the members before traceEvents were read whole: Kineto writes distributedInfo there */
+    if (rank && result == 1) *rank = t->meta.rank;
+    rd_free(r);
+  } else {
+    free(r);
+  }
+  tr_source_close(src);
+  tr_trace_destroy(t);
+  return result;
+}
