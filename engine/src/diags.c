@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* A stored diagnostic: the public record plus the strings it owns (te_diag's members
  * are const for readers). */
 typedef struct diag_item {
@@ -93,13 +95,9 @@ void te_diags_vadd(te_diags *d, te_severity sev, const char *file, unsigned line
     if (sev == TE_SEV_ERROR) d->n_dropped_errors++;
     return;
   }
-  if (d->n == d->cap) {
-    size_t cap = d->cap ? d->cap * 2 : 16;
-    diag_item *items = realloc(d->items, cap * sizeof *items);
-    if (!items) return;
-    d->items = items;
-    d->cap = cap;
-  }
+  diag_item *items = te_grow(d->items, &d->cap, d->n + 1, sizeof *items, 16);
+  if (!items) return;
+  d->items = items;
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
   /* Messages quote pack text; a control byte from a binary file must not reach a

@@ -4,26 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 bool te_registry_add_matcher(te_registry *g, te_matcher *m) {
-  if (g->n_matchers == g->cap_matchers) {
-    size_t cap = g->cap_matchers ? g->cap_matchers * 2 : 64;
-    te_matcher **v = realloc(g->matchers, cap * sizeof *v);
-    if (!v) return false;
-    g->matchers = v;
-    g->cap_matchers = cap;
-  }
+  te_matcher **v = te_grow(g->matchers, &g->cap_matchers, g->n_matchers + 1, sizeof *v, 64);
+  if (!v) return false;
+  g->matchers = v;
   g->matchers[g->n_matchers++] = m;
   return true;
 }
 
 bool te_registry_add_code(te_registry *g, pcre2_code *code) {
-  if (g->n_codes == g->cap_codes) {
-    size_t cap = g->cap_codes ? g->cap_codes * 2 : 16;
-    pcre2_code **v = realloc(g->codes, cap * sizeof *v);
-    if (!v) return false;
-    g->codes = v;
-    g->cap_codes = cap;
-  }
+  pcre2_code **v = te_grow(g->codes, &g->cap_codes, g->n_codes + 1, sizeof *v, 16);
+  if (!v) return false;
+  g->codes = v;
   g->codes[g->n_codes++] = code;
   return true;
 }

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "diags.h"
+#include "grow.h"
 #include "rules_internal.h"
 #include "triage/ascii.h"
 
@@ -221,7 +222,7 @@ static te_status merge_pack(te_rules *r, te_pack *p, te_diags *diags) {
     next.default_framework_origin = in->default_framework_origin;
   }
   if (mc.errors) return TE_ERR_INVALID;
-  te_pack **packs = realloc(r->packs, (r->n_packs + 1) * sizeof *packs);
+  te_pack **packs = te_grow(r->packs, &r->cap_packs, r->n_packs + 1, sizeof *packs, 8);
   if (!packs) return TE_ERR_NOMEM;
   r->packs = packs;
   r->packs[r->n_packs++] = p;
@@ -283,14 +284,13 @@ static te_status load_file(te_rules *r, const char *path, te_diags *diags) {
   while (buf) {
     if (len == cap) {
       if (cap > TE_MAX_PACK_BYTES) break;
-      char *bigger = realloc(buf, cap * 2);
+      char *bigger = te_grow(buf, &cap, len + 1, 1, cap);
       if (!bigger) {
         free(buf);
         buf = NULL;
         break;
       }
       buf = bigger;
-      cap *= 2;
     }
     size_t got = fread(buf + len, 1, cap - len, f);
     len += got;
@@ -350,15 +350,12 @@ te_status te_rules_load_path(te_rules *r, const char *path, te_diags *diags) {
       status = TE_ERR_LIMIT;
       break;
     }
-    if (n == cap) {
-      cap = cap ? cap * 2 : 16;
-      char **v = realloc(names, cap * sizeof *v);
-      if (!v) {
-        status = TE_ERR_NOMEM;
-        break;
-      }
-      names = v;
+    char **v = te_grow(names, &cap, n + 1, sizeof *v, 16);
+    if (!v) {
+      status = TE_ERR_NOMEM;
+      break;
     }
+    names = v;
     size_t need = strlen(path) + strlen(de->d_name) + 2;
     names[n] = malloc(need);
     if (!names[n]) {

@@ -19,7 +19,7 @@ struct te_rules {
   te_arena *arena;
   te_sections merged;
   te_pack **packs;
-  size_t n_packs;
+  size_t n_packs, cap_packs;
   te_pack_info *infos; /* copies for te_rules_pack */
   /* every matcher and rank regex any pack created, to release and to compile */
   te_registry reg;

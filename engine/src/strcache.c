@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "triage/hash.h"
 #include "triage/limits.h"
 
@@ -58,14 +59,9 @@ static bool grow(te_strcache *c) {
 static uint32_t store_entry(te_strcache *c, const char *s, size_t len, int value) {
   size_t need = (ENTRY_HEAD + len + 1 + 3u) & ~(size_t)3u;
   if (c->keys_used + need >= UINT32_MAX) return 0;
-  if (c->keys_cap - c->keys_used < need) {
-    size_t cap = c->keys_cap ? c->keys_cap * 2 : KEYS_MIN;
-    while (cap - c->keys_used < need) cap *= 2;
-    char *keys = realloc(c->keys, cap);
-    if (!keys) return 0;
-    c->keys = keys;
-    c->keys_cap = cap;
-  }
+  char *keys = te_grow(c->keys, &c->keys_cap, c->keys_used + need, 1, KEYS_MIN);
+  if (!keys) return 0;
+  c->keys = keys;
   char *p = c->keys + c->keys_used;
   uint32_t len32 = (uint32_t)len;
   int32_t v = value;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "grow.h"
 #include "triage/limits.h"
 
 typedef struct open_node {
@@ -49,13 +50,9 @@ static void fail_at(builder *b, size_t line0, size_t col0, const char *fmt, ...)
 }
 
 static int push_kid(builder *b, open_node *o, ty_node *kid) {
-  if (o->n == o->cap) {
-    size_t cap = o->cap ? o->cap * 2 : 8;
-    ty_node **kids = realloc(o->kids, cap * sizeof *kids);
-    if (!kids) return -1;
-    o->kids = kids;
-    o->cap = cap;
-  }
+  ty_node **kids = te_grow(o->kids, &o->cap, o->n + 1, sizeof *kids, 8);
+  if (!kids) return -1;
+  o->kids = kids;
   o->kids[o->n++] = kid;
   (void)b;
   return 0;
