@@ -270,7 +270,7 @@ static inline int lx_skip_scalar(lx_lexer *x, int c) {
   return lx_scan_scalar(x, c, NULL);
 }
 
-/* Reads one value at depth; strings go to sout (NULL = skip), numbers to x->num,
+/* Reads one value at depth; strings go to sout (NULL = skip), numbers to x->nump / x->numn,
  * containers are skipped. Leading whitespace must already be skipped. */
 static inline int lx_read_value(lx_lexer *x, unsigned depth, lx_buf *sout) {
   int c = lx_peek(x);
