@@ -359,6 +359,9 @@ typedef struct an_model_check {
   double active;              /* MOE_HELD: experts expected active a step */
   const char *op;             /* DENSE_HELD: the CPU op showing the logits (report's strings) */
   const char *fit, *other;    /* MOE_AMBIGUOUS: the two entries' labels (rules) */
+  /* MOE_HELD: the stage's replayed dense GEMM launches, and the projections a layer they
+   * hold (2: QKV, o_proj; 3: and the router; 0: not whole layers of either, no roofline) */
+  size_t dense_launches, dense_per_layer;
 } an_model_check;
 
 /* Attention from the step's sums (roofline_attn.c): the basis, or the fact missing. */

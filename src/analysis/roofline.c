@@ -497,6 +497,8 @@ typedef struct model_state {
   an_moe_plan moe;
   bool moe_usable;
   size_t moe_next;
+  bool moe_dense;        /* the MoE plan also costs the replayed dense projections */
+  size_t moe_dense_next; /* the next replayed dense GEMM launch of the stage */
   an_attn_plan attn;
   bool attn_usable;
 } model_state;
@@ -545,6 +547,9 @@ static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_
     l->kind = TE_COST_GROUPED_GEMM;
   } else if (r->ms.usable && model_gemm(r, s, name)) {
     an_model_gemm_cost(&r->ms.plan, r->ms.next++, &l->cost);
+    l->kind = TE_COST_GEMM;
+  } else if (r->ms.moe_dense && model_gemm(r, s, name)) {
+    an_moe_dense_cost(&r->ms.moe, r->ms.moe_dense_next++, &l->cost);
     l->kind = TE_COST_GEMM;
   } else {
     return R_NO_OP;
@@ -657,8 +662,9 @@ static void attention_line(run *r, bool used, const an_attn_check *why) {
 }
 
 /* Whether an MoE model's facts cost this stage block's grouped expert GEMMs (found from
- * the trace's content: roofline_moe.h). */
-static void moe_block(run *r, size_t s, size_t launches) {
+ * the trace's content: roofline_moe.h), and its replayed dense projections (dense: their
+ * launches). */
+static void moe_block(run *r, size_t s, size_t launches, size_t dense) {
   const an_exec_facts *x = &r->tables->stages[s].exec;
   long tokens = x->tokens_min == x->tokens_max ? x->tokens_max : 0;
   size_t steps = r->fm->n ? x->steps_with_tokens / r->fm->n : 0;
@@ -666,6 +672,11 @@ static void moe_block(run *r, size_t s, size_t launches) {
   r->ms.moe_usable =
       an_moe_plan_find(r->c.rules, &r->ms.scan, tokens, steps, launches, &r->ms.moe, &why);
   if (r->ms.moe_usable) r->out->stages[s].counts.model_tokens = (size_t)tokens;
+  if (r->ms.moe_usable && dense) {
+    r->ms.moe_dense = an_moe_dense_fit(&r->ms.moe, dense);
+    why.dense_launches = dense;
+    why.dense_per_layer = r->ms.moe.dense_per_layer;
+  }
   an_model_ident from = {.kind = AN_IDENT_MOE_CONTENT};
   model_line(r, r->ms.moe.model, &from, r->ms.moe_usable, tokens, &why, false);
 }
@@ -713,12 +724,12 @@ static void attention_block(run *r, size_t s, size_t launches, size_t fp8,
  * the report its model lines. */
 static void model_block(run *r, view_ops *vo, size_t vi, size_t s, size_t b) {
   const an_stage_kernels *sk = &r->fm->views[vi].stages[b];
-  r->ms.usable = r->ms.moe_usable = r->ms.attn_usable = false;
-  r->ms.next = r->ms.moe_next = 0;
+  r->ms.usable = r->ms.moe_usable = r->ms.attn_usable = r->ms.moe_dense = false;
+  r->ms.next = r->ms.moe_next = r->ms.moe_dense_next = 0;
   size_t n, moe, fp8;
   replayed_gemms(r, vo, vi, s, b, &n, &moe);
   size_t attn = attention_launches(r, vo, &r->fm->views[vi], sk, &fp8);
-  if (moe) moe_block(r, s, moe);
+  if (moe) moe_block(r, s, moe, n);
   const an_exec_facts *x = &r->tables->stages[s].exec;
   an_model_layers layers = {n, attn, r->fm->n ? x->steps_with_attn / r->fm->n : 0};
   an_model_ident how;

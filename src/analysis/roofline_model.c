@@ -188,18 +188,27 @@ void an_model_gemm_cost(const an_model_plan *plan, size_t i, an_op_cost *out) {
   double n, k;
   if (p == plan->cycle - 1) {
     n = (double)m->vocab, k = (double)m->hidden; /* lm_head */
+  } else if (p % PROJECTIONS < AN_MODEL_ATTN_PROJECTIONS) {
+    an_model_attn_projection(m, p % PROJECTIONS, &n, &k);
   } else {
-    const double q = (double)(m->heads * m->head_dim);
-    const double nk[PROJECTIONS][2] = {
-        {q + 2.0 * (double)(m->kv_heads * m->head_dim), (double)m->hidden},
-        {(double)m->hidden, q},
-        {2.0 * (double)m->intermediate, (double)m->hidden},
-        {(double)m->hidden, (double)m->intermediate}};
-    n = nk[p % PROJECTIONS][0], k = nk[p % PROJECTIONS][1];
+    const bool up = p % PROJECTIONS == AN_MODEL_ATTN_PROJECTIONS; /* gate_up, then down */
+    n = up ? 2.0 * (double)m->intermediate : (double)m->hidden;
+    k = up ? (double)m->hidden : (double)m->intermediate;
   }
+  an_model_projection_cost(m, (double)plan->tokens, n, k, out);
+}
+
+void an_model_attn_projection(const te_model *m, size_t p, double *n, double *k) {
+  const double q = (double)(m->heads * m->head_dim), h = (double)m->hidden;
+  *n = p == 0 ? q + 2.0 * (double)(m->kv_heads * m->head_dim) : h;
+  *k = p == 0 ? h : q;
+}
+
+void an_model_projection_cost(const te_model *m, double tokens, double n, double k,
+                              an_op_cost *out) {
   /* activations in and out in the weights' format (the models listed are BF16 checkpoints) */
-  double b = m->weight_dtype->bytes, tok = (double)plan->tokens;
-  out->flops = 2.0 * tok * n * k;
-  out->bytes = n * k * b + tok * (n + k) * b;
+  double b = m->weight_dtype->bytes;
+  out->flops = 2.0 * tokens * n * k;
+  out->bytes = n * k * b + tokens * (n + k) * b;
   out->dtype = m->weight_dtype;
 }

@@ -71,4 +71,14 @@ bool an_model_plan_check(an_model_plan *plan, const an_model_scan *s, size_t gem
 /* The cost of the i-th replayed GEMM launch of the stage (0-based, in start order). */
 void an_model_gemm_cost(const an_model_plan *plan, size_t i, an_op_cost *out);
 
+/* The attention's projections of a layer, in launch order: QKV (p 0: N = (heads + 2
+ * kv_heads) head_dim, K = hidden), then o_proj (p 1: N = hidden, K = heads head_dim). */
+#define AN_MODEL_ATTN_PROJECTIONS 2
+void an_model_attn_projection(const te_model *m, size_t p, double *n, double *k);
+
+/* One projection of model m (weights N x K in its weight format) over tokens rows: the
+ * weights read once, the activations in and out in the same format. */
+void an_model_projection_cost(const te_model *m, double tokens, double n, double k,
+                              an_op_cost *out);
+
 #endif

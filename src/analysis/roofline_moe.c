@@ -61,6 +61,7 @@ bool an_moe_plan_find(const te_rules *rules, const an_model_scan *scan, long tok
   }
   plan->model = fit;
   plan->tokens = tokens;
+  plan->steps = steps;
   plan->cycle = (size_t)(PROJECTIONS * fit->layers);
   plan->active = an_moe_active_experts(fit->experts, fit->topk, tokens);
   why->kind = AN_CHECK_MOE_HELD;
@@ -85,4 +86,25 @@ void an_moe_gemm_cost(const an_moe_plan *plan, size_t i, an_op_cost *out) {
   /* the active experts' weights, and each routed row's activations in and out */
   out->bytes = plan->active * n * k * bits / BITS_PER_BYTE + routed * (n + k) * act;
   out->dtype = m->weight_dtype; /* the activations' format: the weights are dequantized to it */
+}
+
+/* Per layer: the attention's projections, then the router (when replayed as a GEMM). */
+#define DENSE_WITH_ROUTER (AN_MODEL_ATTN_PROJECTIONS + 1)
+
+bool an_moe_dense_fit(an_moe_plan *plan, size_t launches) {
+  const size_t layers = plan->steps * (size_t)plan->model->layers;
+  plan->dense_per_layer = 0;
+  if (launches && launches == layers * DENSE_WITH_ROUTER)
+    plan->dense_per_layer = DENSE_WITH_ROUTER;
+  else if (launches && launches == layers * AN_MODEL_ATTN_PROJECTIONS)
+    plan->dense_per_layer = AN_MODEL_ATTN_PROJECTIONS;
+  return plan->dense_per_layer != 0;
+}
+
+void an_moe_dense_cost(const an_moe_plan *plan, size_t i, an_op_cost *out) {
+  const te_model *m = plan->model;
+  size_t p = plan->dense_per_layer ? i % plan->dense_per_layer : 0;
+  double n = (double)m->experts, k = (double)m->hidden; /* the router */
+  if (p < AN_MODEL_ATTN_PROJECTIONS) an_model_attn_projection(m, p, &n, &k);
+  an_model_projection_cost(m, (double)plan->tokens, n, k, out);
 }

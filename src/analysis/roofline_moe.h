@@ -14,6 +14,10 @@
  * (uniform routing touches the most experts: skew lowers the bytes, so the bound stays an
  * upper one); FLOPs are 2 x T x k x N x K per projection.
  *
+ * The same model's dense projections replayed beside them (the attention's QKV and o_proj,
+ * then the router, in launch order) take its dimensions at the same T tokens when the
+ * stage's replayed dense GEMM launches are whole layers of them in every step.
+ *
  * Ownership: the plan borrows the rules' model.
  */
 #ifndef TRIAGE_ANALYSIS_ROOFLINE_MOE_H
@@ -31,10 +35,12 @@
 #define AN_MOE_GEMM_MATCHER "moe_grouped_gemm"
 
 typedef struct an_moe_plan {
-  const te_model *model; /* NULL: no entry fits */
-  long tokens;           /* tokens of one step */
-  size_t cycle;          /* grouped GEMM launches a step: 2 x layers */
-  double active;         /* expected experts holding at least one token */
+  const te_model *model;  /* NULL: no entry fits */
+  long tokens;            /* tokens of one step */
+  size_t cycle;           /* grouped GEMM launches a step: 2 x layers */
+  double active;          /* expected experts holding at least one token */
+  size_t steps;           /* steps counted in the stage */
+  size_t dense_per_layer; /* replayed dense projections a layer (an_moe_dense_fit); 0: none */
 } an_moe_plan;
 
 /* Whether a kernel (its full name) is a grouped expert GEMM of the matcher. */
@@ -51,5 +57,15 @@ double an_moe_active_experts(long experts, long topk, long tokens);
 
 /* The cost of the i-th grouped GEMM launch of the stage (0-based, in start order). */
 void an_moe_gemm_cost(const an_moe_plan *plan, size_t i, an_op_cost *out);
+
+/* Whether the stage's replayed dense GEMM launches (launches) are the found model's dense
+ * projections: QKV and o_proj a layer (2), and the router (3), in every step counted. Sets
+ * plan->dense_per_layer (0 when neither fits) and returns whether one fits. */
+bool an_moe_dense_fit(an_moe_plan *plan, size_t launches);
+
+/* The cost of the i-th replayed dense GEMM launch of the stage (0-based, in start order):
+ * per layer QKV (N = (heads + 2 kv_heads) head_dim, K = hidden), o_proj (N = hidden, K =
+ * heads head_dim), the router (N = experts, K = hidden), at the step's tokens. */
+void an_moe_dense_cost(const an_moe_plan *plan, size_t i, an_op_cost *out);
 
 #endif

@@ -63,6 +63,20 @@ static const char *moe_misfit(an_moe_misfit m) {
   return "";
 }
 
+/* What the MoE plan found of the replayed dense GEMMs beside the grouped ones. */
+static void moe_dense_check(const an_model_check *c, char *out, size_t cap) {
+  if (!c->dense_launches)
+    out[0] = '\0';
+  else if (c->dense_per_layer)
+    snprintf(out, cap, "; %zu dense GEMM launches = %zu step(s) x (QKV, o_proj%s) x %ld layers",
+             c->dense_launches, c->steps, c->dense_per_layer > 2 ? ", router" : "", c->layers);
+  else
+    snprintf(out, cap,
+             "; %zu dense GEMM launches are not 2 (QKV, o_proj) or 3 (and the router) a layer "
+             "in each step: no roofline for them",
+             c->dense_launches);
+}
+
 const char *rp_model_check(const an_roofline_model *m, char *buf, size_t cap) {
   const an_model_check *c = &m->check;
   switch (c->kind) {
@@ -99,14 +113,16 @@ const char *rp_model_check(const an_roofline_model *m, char *buf, size_t cap) {
     case AN_CHECK_MOE_AMBIGUOUS:
       snprintf(buf, cap, "both %s and %s fit the trace", c->fit, c->other);
       break;
-    case AN_CHECK_MOE_HELD:
-      snprintf(buf, cap,
-               "lm_head [%ld, %ld] in a CPU op's shapes; %zu grouped GEMM launches = %zu step(s) "
-               "x (gate/up + down) x %ld layers; %ld tokens a step (step annotation) to top-%ld "
-               "of %ld experts: %.1f experts active",
-               c->vocab, c->hidden, c->launches, c->steps, c->layers, c->tokens, c->topk,
-               c->experts, c->active);
+    case AN_CHECK_MOE_HELD: {
+      int n = snprintf(buf, cap,
+                       "lm_head [%ld, %ld] in a CPU op's shapes; %zu grouped GEMM launches = %zu "
+                       "step(s) x (gate/up + down) x %ld layers; %ld tokens a step (step "
+                       "annotation) to top-%ld of %ld experts: %.1f experts active",
+                       c->vocab, c->hidden, c->launches, c->steps, c->layers, c->tokens, c->topk,
+                       c->experts, c->active);
+      if (n > 0 && (size_t)n < cap) moe_dense_check(c, buf + n, cap - (size_t)n);
       break;
+    }
   }
   return buf;
 }

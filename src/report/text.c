@@ -211,6 +211,9 @@ const char *rp_attainable_basis(an_attainable_basis b) {
   return b == AN_ATTAINABLE_TRACE ? "trace" : "device";
 }
 
+/* 100.5: the lowest achieved % the table prints above 100 */
+#define ABOVE_BOUND_PCT 100.5
+
 void rp_roofline_cell(const an_roofline *f, char *out, size_t cap) {
   if (!f) {
     snprintf(out, cap, "-");
@@ -246,19 +249,68 @@ static size_t roofline_missing(const an_roofline_counts *n) {
   return n->launches - n->with_shapes - n->secondary;
 }
 
+/* Whether a record reads above 100% of its bound as the table prints it ("%.0f"). */
+static bool above_bound(const an_roofline *f) { return f && f->achieved_pct >= ABOVE_BOUND_PCT; }
+
+/* The first shown row of a stage whose roofline reads above its bound, or NULL. */
+static const an_kernel_row *first_above_bound(const an_stage_report *st) {
+  for (size_t i = 0; i < st->n_kernels; i++)
+    if (st->kernels[i].shown && above_bound(an_row_roofline(st, &st->kernels[i])))
+      return &st->kernels[i];
+  return NULL;
+}
+
 bool rp_roofline_limited(const an_report *r) {
   if (r->roofline_device.gpu && !r->roofline_device.id) return true;
   if (r->roofline_model.check.kind || r->roofline_model.attention.kind) return true;
   for (size_t i = 0; i < r->n_stages; i++)
     if (r->stages[i].has_kernels && r->roofline_device.id &&
-        roofline_missing(&r->stages[i].roofline_counts))
+        (roofline_missing(&r->stages[i].roofline_counts) || first_above_bound(&r->stages[i])))
       return true;
   return false;
 }
 
+/* Rows above 100% of their bound: no kernel beats the device, so the model's traffic or
+ * work is not what the kernel did (docs/roofline.md "Limits of the method"). */
+static void above_bound_text(const an_stage_report *st, ut_buf *b) {
+  size_t n = 0;
+  bool mem = false, comp = false;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_roofline *f = an_row_roofline(st, &st->kernels[i]);
+    if (!st->kernels[i].shown || !above_bound(f)) continue;
+    bool c = f->limiter == AN_LIMIT_COMPUTE;
+    comp |= c, mem |= !c;
+    ut_buf_addf(b, "%s%sK%zu %.0f%% %s",
+                n      ? ", "
+                : b->n ? " "
+                       : "",
+                n ? "" : "Above 100% of the bound: ", i + 1, f->achieved_pct, c ? "comp" : "mem");
+    n++;
+  }
+  if (!n) return;
+  ut_buf_add(b, ". No kernel runs faster than the device:");
+  if (mem)
+    ut_buf_add(b,
+               " the model counts each tensor read once from HBM, so a memory-bound row's "
+               "operands sat partly in L2 (small tensors, data a kernel just wrote) or the "
+               "model over-counts its bytes;");
+  if (comp)
+    ut_buf_add(b,
+               " a compute-bound row did fewer FLOPs than its op's shapes say (sparsity, "
+               "masked work) or ran above the datasheet clock;");
+  ut_buf_add(b, " read it as at its bound, not beyond it.");
+}
+
 char *rp_roofline_stage_limit(const an_stage_report *st) {
   const an_roofline_counts *n = &st->roofline_counts;
-  if (!st->has_kernels || !roofline_missing(n)) return NULL;
+  if (!st->has_kernels) return NULL;
+  if (!roofline_missing(n)) {
+    ut_buf a = {0};
+    above_bound_text(st, &a);
+    if (ut_buf_str(&a)) return a.p; /* the buffer's text, handed over */
+    ut_buf_free(&a);
+    return NULL;
+  }
   const size_t v[] = {n->no_op_graph, n->no_launch, n->no_op - n->no_op_graph - n->no_launch,
                       n->no_shapes,   n->no_model,  n->bad_shapes,
                       n->no_peak};
@@ -283,6 +335,7 @@ char *rp_roofline_stage_limit(const an_stage_report *st) {
   for (size_t k = 0, first = 1; k < sizeof v / sizeof v[0]; k++)
     if (v[k]) ut_buf_addf(&b, "%s %zu with %s", first ? "" : ";", v[k], what[k]), first = 0;
   ut_buf_add(&b, ".");
+  above_bound_text(st, &b);
   if (!ut_buf_str(&b)) {
     ut_buf_free(&b);
     return NULL;

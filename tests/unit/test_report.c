@@ -280,3 +280,37 @@ Test(report, bottleneck_tail_without_items_left_out) {
   cr_assert_not_null(strstr(buf, "mostly launch spacing"), "%s", buf);
   cr_assert_not_null(strstr(buf, "so 1 such item is left out here"), "%s", buf);
 }
+
+/* A row above 100% of its bound is named in the stage's roofline Limits line with what it
+ * means (L2 residency, a model that over-counts), even when every launch has shapes; a
+ * row at or under 100% (as printed) is not. */
+Test(report, roofline_above_the_bound_is_explained) {
+  an_roofline f[2] = {{.achieved_pct = 112.4, .limiter = AN_LIMIT_MEMORY},
+                      {.achieved_pct = 100.4, .limiter = AN_LIMIT_COMPUTE}};
+  an_kernel_row rows[3] = {{.name = "a", .shown = true, .roofline = 2},
+                           {.name = "b", .shown = true},
+                           {.name = "c", .shown = true, .roofline = 1}};
+  an_stage_report st = {.has_kernels = true,
+                        .n_kernels = 3,
+                        .kernels = rows,
+                        .n_rooflines = 2,
+                        .rooflines = f,
+                        .roofline_counts = {.launches = 4, .with_shapes = 4}};
+  char *line = rp_roofline_stage_limit(&st);
+  cr_assert_not_null(line);
+  cr_expect(!strncmp(line, "Above 100% of the bound: K3 112% mem. ", 38), "%s", line);
+  cr_expect(strstr(line, "L2"), "%s", line);
+  cr_expect_null(strstr(line, "K1"), "100.4%% prints as 100: %s", line);
+  cr_expect_null(strstr(line, "compute-bound"), "%s", line);
+  free(line);
+  f[0].achieved_pct = 99.0;
+  cr_expect_null(rp_roofline_stage_limit(&st), "nothing to say");
+  f[1].achieved_pct = 130;
+  st.roofline_counts.with_shapes = 3, st.roofline_counts.no_model = 1;
+  line = rp_roofline_stage_limit(&st);
+  cr_assert_not_null(line);
+  cr_expect(strstr(line, "3 of 4 launches have shapes"), "%s", line);
+  cr_expect(strstr(line, ". Above 100% of the bound: K1 130% comp. "), "%s", line);
+  cr_expect(strstr(line, "compute-bound row"), "%s", line);
+  free(line);
+}

@@ -573,6 +573,48 @@ Test(roofline_moe, found_from_content_then_costed) {
   tr_trace_destroy(t);
 }
 
+/* The dense projections replayed beside the grouped GEMMs (vLLM gpt-oss: QKV, o_proj and
+ * the router per layer) take the found model's dimensions at the step's tokens, only when
+ * they are whole layers of 2 or 3 in every step. */
+Test(roofline_moe, dense_projections_beside_the_experts) {
+  tr_trace *t = weight_trace(201088, 2880);
+  an_model_scan sc = scan_of(t), *s = &sc;
+  an_moe_plan p;
+  an_model_check why;
+  cr_assert(an_moe_plan_find(g_rules, s, 8192, 1, 48, &p, &why)); /* gpt-oss-20b, prefill */
+  cr_expect_not(an_moe_dense_fit(&p, 50), "50 launches are not whole layers");
+  cr_expect_eq(p.dense_per_layer, 0);
+  cr_expect_not(an_moe_dense_fit(&p, 0));
+  cr_assert(an_moe_dense_fit(&p, 72));
+  cr_expect_eq(p.dense_per_layer, 3);
+  an_op_cost c;
+  double t8 = 8192;
+  an_moe_dense_cost(&p, 0, &c); /* QKV: N = (64 + 2 x 8) x 64 = 5120, K = 2880 */
+  cr_expect_eq(c.flops, 2.0 * t8 * 5120 * 2880);
+  cr_expect_float_eq(c.bytes, 5120.0 * 2880 * 2 + t8 * (5120 + 2880) * 2, 1);
+  cr_expect_str_eq(c.dtype->id, "bf16");
+  an_moe_dense_cost(&p, 70, &c); /* layer 23 o_proj: N = 2880, K = 64 x 64 */
+  cr_expect_eq(c.flops, 2.0 * t8 * 2880 * 4096);
+  an_moe_dense_cost(&p, 71, &c); /* layer 23 router: N = 32 experts, K = 2880 */
+  cr_expect_eq(c.flops, 2.0 * t8 * 32 * 2880);
+  cr_assert(an_moe_dense_fit(&p, 48)); /* no router GEMM among them */
+  cr_expect_eq(p.dense_per_layer, 2);
+  an_moe_dense_cost(&p, 47, &c);
+  cr_expect_eq(c.flops, 2.0 * t8 * 2880 * 4096);
+  why.dense_launches = 72, why.dense_per_layer = 3;
+  an_roofline_model line = {.check = why};
+  char words[RP_MODEL_TEXT_BYTES];
+  cr_expect(strstr(rp_model_check(&line, words, sizeof words),
+                   "; 72 dense GEMM launches = 1 step(s) x (QKV, o_proj, router) x 24 layers"),
+            "%s", words);
+  line.check.dense_launches = 50, line.check.dense_per_layer = 0;
+  cr_expect(strstr(rp_model_check(&line, words, sizeof words),
+                   "50 dense GEMM launches are not 2 (QKV, o_proj) or 3"),
+            "%s", words);
+  an_model_scan_free(s);
+  tr_trace_destroy(t);
+}
+
 Test(roofline_moe, nothing_claimed_without_evidence) {
   tr_trace *t = weight_trace(201088, 2880);
   an_model_scan sc = scan_of(t), *s = &sc;
