@@ -318,13 +318,31 @@ static void parse_elementwise(te_vctx *v, const ty_node *n, op_cost_entry *e) {
     te_get_num(v, x, "flops_per_element", 0, 1e6, &c->flops_per_element);
 }
 
+static void parse_gather(te_vctx *v, const ty_node *n, op_cost_entry *e) {
+  static const char *const keys[] = {"source",     "index",     "dim", "dim_arg",
+                                     "shape_from", "shape_arg", NULL};
+  te_op_cost *c = &e->c;
+  te_check_keys(v, n, keys, "gather");
+  req_index(v, n, "source", "gather", &e->hdr, &c->source);
+  opt_index(v, n, "index", &c->index);
+  opt_index(v, n, "dim", &c->dim);
+  opt_index(v, n, "dim_arg", &c->dim_arg);
+  opt_index(v, n, "shape_arg", &c->shape_arg);
+  const ty_node *x = ty_get(n, "shape_from");
+  if (x) c->shape_from = te_get_nonempty_str(v, x, "shape_from");
+  if (x && c->shape_arg < 0) te_verr(v, x, "shape_from needs shape_arg (the child's size list)");
+  if (!x && c->index < 0)
+    te_verr(v, n, "gather needs index (the index tensor) or shape_from (the output's shape)");
+  if (c->dim < 0) c->dim = 0;
+}
+
 /* Exactly one of the kinds, with its parameters. */
 static void parse_cost_kind(te_vctx *v, const ty_node *item, op_cost_entry *e) {
-  static const char *const kinds[] = {"gemm", "grouped_gemm", "attention", "elementwise"};
+  static const char *const kinds[] = {"gemm", "grouped_gemm", "attention", "elementwise", "gather"};
   static void (*const parsers[])(te_vctx *, const ty_node *, op_cost_entry *) = {
-      parse_gemm, parse_grouped, parse_attention, parse_elementwise};
+      parse_gemm, parse_grouped, parse_attention, parse_elementwise, parse_gather};
   int found = -1;
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++) {
     const ty_node *n = ty_get(item, kinds[k]);
     if (!n) continue;
     if (found >= 0) {
@@ -337,13 +355,14 @@ static void parse_cost_kind(te_vctx *v, const ty_node *item, op_cost_entry *e) {
     if (te_expect_map(v, n, kinds[k])) parsers[k](v, n, e);
   }
   if (found < 0)
-    te_verr(v, item, "op cost model '%s' needs one of gemm, grouped_gemm, attention, elementwise",
+    te_verr(v, item,
+            "op cost model '%s' needs one of gemm, grouped_gemm, attention, elementwise, gather",
             e->hdr.id);
 }
 
 te_entry *te_parse_op_cost(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "ops",         "gemm", "grouped_gemm",
-                                     "attention", "elementwise", NULL};
+  static const char *const keys[] = {HEADER_KEYS, "ops",         "gemm",   "grouped_gemm",
+                                     "attention", "elementwise", "gather", NULL};
   (void)ctx;
   op_cost_entry *e = TE_ENTRY_NEW(v, item, what, keys, op_cost_entry);
   if (!e) return NULL;
@@ -351,6 +370,7 @@ te_entry *te_parse_op_cost(te_vctx *v, const ty_node *item, const char *what, vo
   c->id = e->hdr.id;
   c->origin = e->hdr.origin;
   c->bias = c->out = c->out_dtype_arg = c->causal_arg = -1;
+  c->index = c->dim = c->dim_arg = c->shape_arg = -1;
   const ty_node *x;
   if ((x = te_require(v, item, "ops", what, &e->hdr))) {
     c->ops = te_get_str_list(v, x, "ops", &c->n_ops);

@@ -1016,6 +1016,11 @@ typedef struct an_bottleneck {
   size_t dropped;          /* GPU-side items left out */
   bool launch_bound;       /* most host-side idle is launch spacing: items that launch fewer
                               kernels (fusion rows, fused chains) are kept */
+  /* the largest kernel-lever item left out (a named change that removes kernels: the
+   * banner still names it, review 5 defect 4): its lever id and text (rules), its GPU time
+   * per step and the part with nothing else on the GPU; lever_id NULL: none */
+  const char *lever_id, *lever;
+  double lever_us, lever_alone_us;
 } an_bottleneck;
 
 /* Time of one kernel category in one stage (the per-stage time line). */

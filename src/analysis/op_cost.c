@@ -368,8 +368,72 @@ static bool cost_elementwise(const te_op_cost *m, const op_inputs *in, an_op_cos
   return true;
 }
 
+/* String i of a JSON list of strings into out (cap bytes); false when absent or unparsed. */
+typedef struct pick_ctx {
+  size_t want;
+  char *out;
+  size_t cap;
+  bool found;
+} pick_ctx;
+
+static void emit_pick(void *ctx, size_t i, const char *s) {
+  pick_ctx *c = ctx;
+  if (i != c->want) return;
+  snprintf(c->out, c->cap, "%s", s);
+  c->found = true;
+}
+
+static bool string_at(const char *list, int i, char *out, size_t cap) {
+  pick_ctx c = {(size_t)i, out, cap, false};
+  return i >= 0 && parse_strings(list, emit_pick, &c) && c.found;
+}
+
+/* The output elements of a gather: the shape a child op states, else the source with one
+ * dimension replaced by the index tensor's elements. */
+static bool gather_out_elems(const te_op_cost *m, const op_inputs *in, const tensor *src,
+                             const char *shape, double *elems) {
+  if (m->shape_from) {
+    char size[CONCRETE_MAX];
+    tensor t;
+    if (!string_at(shape, m->shape_arg, size, sizeof size) || size[0] != '[' ||
+        !parse_entry(size, &t) || !t.usable)
+      return false;
+    *elems = t.elems;
+    return true;
+  }
+  const tensor *idx = input(in, m->index, 0);
+  long dim = m->dim;
+  const char *d = concrete_at(in, m->dim_arg);
+  if (d) {
+    char *end;
+    dim = strtol(d, &end, 10);
+    if (*end) return false;
+    if (dim < 0) dim += src->rank;
+  }
+  if (!idx || dim < 0 || dim >= src->rank || src->dims[dim] == 0) return false;
+  *elems = src->elems / (double)src->dims[dim] * idx->elems;
+  return true;
+}
+
+/* A gather copies its output's elements out of the source: each read once and written
+ * once, plus the index tensor when the op names it. No FLOPs. */
+static bool cost_gather(const te_op_cost *m, const op_inputs *in, const char *shape,
+                        an_op_cost *out) {
+  const tensor *src = input(in, m->source, 1);
+  double elems;
+  if (!src || !gather_out_elems(m, in, src, shape, &elems) ||
+      elems > (double)AN_MAX_TENSOR_ELEMENTS)
+    return false;
+  const tensor *idx = input(in, m->index, 0);
+  out->flops = 0;
+  out->bytes = 2.0 * elems * src->dtype->bytes + (idx ? tensor_bytes(idx) : 0);
+  out->dtype = NULL;
+  return true;
+}
+
 an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, const char *dims,
-                               const char *types, const char *concrete, an_op_cost *out) {
+                               const char *types, const char *concrete, const char *shape,
+                               an_op_cost *out) {
   memset(out, 0, sizeof *out);
   if (!dims || !*dims) return AN_COST_NO_SHAPES;
   op_inputs *in = malloc(sizeof *in);
@@ -385,6 +449,9 @@ an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, c
         break;
       case TE_COST_GROUPED_GEMM:
         ok = cost_grouped(model, in, out);
+        break;
+      case TE_COST_GATHER:
+        ok = cost_gather(model, in, shape, out);
         break;
       default:
         ok = cost_elementwise(model, in, out);

@@ -32,9 +32,11 @@ typedef struct an_op_cost {
 
 /* The cost of one op by model from its args (NULL or "" when absent): dims is Input
  * Dims, types Input type, concrete Concrete Inputs, each the compact JSON tr_event_arg
- * gives. */
+ * gives; shape the Concrete Inputs of the op's child a gather model names (shape_from;
+ * NULL for other models). */
 an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, const char *dims,
-                               const char *types, const char *concrete, an_op_cost *out);
+                               const char *types, const char *concrete, const char *shape,
+                               an_op_cost *out);
 
 /* The dimensions of input i of an Input Dims text into dims (at most cap); *rank gets
  * their count. False when the text does not parse or input i is not a flat list of sane

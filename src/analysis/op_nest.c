@@ -5,6 +5,7 @@
 #include "util/search.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/sort.h"
 #include "util/vec.h"
@@ -105,14 +106,31 @@ static bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_
   return p->ts <= ts;
 }
 
-const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op) {
+/* The sorted entry of CPU op `op`, or -1 when it is not one of the index's ops. */
+static long entry_of(const an_op_nest *x, const tr_event *op) {
   tr_str pid = tr_event_pid(x->t, op), tid = tr_event_tid(x->t, op);
   size_t lo; /* first op sorting after (pid, tid, op->ts): op is among those before it */
   UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, op->ts));
   for (size_t i = lo; i-- > 0;) {
     const tr_event *e = &x->ops[x->pos[i]];
     if (tr_event_pid(x->t, e) != pid || tr_event_tid(x->t, e) != tid || e->ts != op->ts) break;
-    if (e == op) return x->parent[i] >= 0 ? &x->ops[x->pos[x->parent[i]]] : NULL;
+    if (e == op) return (long)i;
+  }
+  return -1;
+}
+
+const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op) {
+  long i = entry_of(x, op);
+  return i >= 0 && x->parent[i] >= 0 ? &x->ops[x->pos[x->parent[i]]] : NULL;
+}
+
+const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const char *name) {
+  long i = entry_of(x, op);
+  if (i < 0) return NULL;
+  /* its descendants follow it in the sorted order, up to the first op it does not hold */
+  for (size_t k = (size_t)i + 1; k < x->n && x->parent[k] >= i; k++) {
+    const tr_event *e = &x->ops[x->pos[k]];
+    if (x->parent[k] == i && !strcmp(tr_str_get(x->t, e->name), name)) return e;
   }
   return NULL;
 }

@@ -45,4 +45,8 @@ const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at);
  * one of its CPU ops). */
 const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op);
 
+/* The first CPU op named `name` that CPU op `op` of the index's trace directly encloses, or
+ * NULL. */
+const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const char *name);
+
 #endif

@@ -26,9 +26,10 @@
 #include "util/vec.h"
 
 #define US_PER_S 1e6
-#define N_KINDS 4
+#define N_KINDS 5
 
-static const char *const k_families[N_KINDS] = {"gemm", "grouped_gemm", "attention", "elementwise"};
+static const char *const k_families[N_KINDS] = {"gemm", "grouped_gemm", "attention", "elementwise",
+                                                "gather"};
 
 /* Why a launch has no cost (an_roofline_counts). */
 typedef enum reason {
@@ -109,6 +110,16 @@ static const tr_event *launch_call(const tr_trace *t, const an_trace_ids *ids, c
   return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
 }
 
+/* The time-nesting index of trace t, built on first use (NULL out of memory). */
+static const an_op_nest *nest_of(ctx *c, const tr_trace *t) {
+  if (c->nest_trace != t) {
+    an_op_nest_free(&c->nest);
+    c->nest_trace = t;
+    if (an_op_nest_build(&c->nest, t) != 0) c->nomem = true;
+  }
+  return c->nest.pos ? &c->nest : NULL;
+}
+
 /* Older Kineto: the kernel's and its launch call's External id is their correlation id,
  * not a CPU op's. The op around the launch call on the launching thread launched it
  * (op_nest.h). NULL for other traces. */
@@ -118,12 +129,8 @@ static const tr_event *nested_op(ctx *c, const tr_trace *t, const an_trace_ids *
   if (corr == TR_NO_ID || tr_event_external_id(t, k) != corr) return NULL;
   const tr_event *call = launch_call(t, ids, k);
   if (!call || tr_event_external_id(t, call) != corr) return NULL;
-  if (c->nest_trace != t) {
-    an_op_nest_free(&c->nest);
-    c->nest_trace = t;
-    if (an_op_nest_build(&c->nest, t) != 0) c->nomem = true;
-  }
-  return an_op_nest_around(&c->nest, call);
+  const an_op_nest *nest = nest_of(c, t);
+  return nest ? an_op_nest_around(nest, call) : NULL;
 }
 
 /* The CPU op that launched kernel k: in older traces the op around its launch call, else
@@ -150,21 +157,35 @@ static uint64_t memo_key(tr_str a, tr_str b, tr_str c, tr_str d) {
   return te_hash_mix(h ^ (((uint64_t)c << 32 | d) * 0xc2b2ae3d27d4eb4full));
 }
 
-static reason cost_of_op(const ctx *c, const tr_trace *t, const tr_event *op, launch *l) {
+/* The Concrete Inputs of op's child that a gather model reads its output's shape from
+ * (model shape_from), or NULL. */
+static const char *shape_child(ctx *c, const tr_trace *t, const te_op_cost *model,
+                               const tr_event *op) {
+  const an_op_nest *nest = model->shape_from ? nest_of(c, t) : NULL;
+  const tr_event *child = nest ? an_op_nest_child(nest, op, model->shape_from) : NULL;
+  return child ? tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, child, TR_ARG_CONCRETE_INPUTS))
+               : NULL;
+}
+
+static reason cost_of_op(ctx *c, const tr_trace *t, const tr_event *op, const te_op_cost *model,
+                         launch *l) {
   l->op = op->name;
   l->dims = tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS);
-  const te_op_cost *model = te_rules_op_cost(c->rules, tr_str_get(t, op->name));
   if (!model) return R_NO_MODEL;
   const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
   const char *types = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
   const char *conc = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_CONCRETE_INPUTS));
   l->kind = model->kind;
-  an_cost_status st = an_op_cost_eval(c->rules, model, dims, types, conc, &l->cost);
+  const char *shape = shape_child(c, t, model, op);
+  an_cost_status st = an_op_cost_eval(c->rules, model, dims, types, conc, shape, &l->cost);
   return st == AN_COST_OK ? R_OK : st == AN_COST_NO_SHAPES ? R_NO_SHAPES : R_BAD;
 }
 
-/* cost_of_op through the trace's memo. */
+/* cost_of_op through the trace's memo (not for a model whose output's shape is a child
+ * op's: the op's own args do not key it). */
 static reason op_cost(ctx *c, memo *m, const tr_trace *t, const tr_event *op, launch *l) {
+  const te_op_cost *model = te_rules_op_cost(c->rules, tr_str_get(t, op->name));
+  if (model && model->shape_from) return cost_of_op(c, t, op, model, l);
   tr_str k[4] = {op->name, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS),
                  tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE),
                  tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_CONCRETE_INPUTS)};
@@ -175,9 +196,9 @@ static reason op_cost(ctx *c, memo *m, const tr_trace *t, const tr_event *op, la
       *l = e->l;
       return e->why;
     }
-    return cost_of_op(c, t, op, l); /* a hash collision: not remembered */
+    return cost_of_op(c, t, op, model, l); /* a hash collision: not remembered */
   }
-  reason why = cost_of_op(c, t, op, l);
+  reason why = cost_of_op(c, t, op, model, l);
   memo_entry *v = ut_grow(m->v, &m->cap, m->n + 1, sizeof *v);
   if (!v || !ut_u64map_put(&m->slot, key, m->n)) {
     if (v) m->v = v;

@@ -223,6 +223,16 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
   for (size_t i = 0; i < it->n_more; i++) add_more(into, it->more[i]);
 }
 
+/* A kernel-lever item the bottleneck gate drops is still named by the banner (the first:
+ * items arrive by score): the change removes kernels outright, a hint worth keeping. */
+static void note_dropped_lever(an_bottleneck *b, const an_summary_item *it) {
+  if (!b->stage_label || b->lever_id || it->action != AN_ACTION_KERNEL_LEVER) return;
+  b->lever_id = it->lever_op;
+  b->lever = it->lever;
+  b->lever_us = it->basis_us;
+  b->lever_alone_us = it->detail_us;
+}
+
 /* Sorts, merges same-root items, drops GPU-side items of bottlenecked stages (counting
  * them in rep->bottleneck), caps the list. */
 static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const bool *stage_bneck,
@@ -235,6 +245,7 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
     if (si < rep->n_stages && stage_bneck[si] && gpu_side(&v[i]) &&
         !(stage_launch[si] && fewer_kernels(&v[i]))) {
       if (rep->bottleneck.stage_label) rep->bottleneck.dropped++;
+      note_dropped_lever(&rep->bottleneck, &v[i]);
       continue;
     }
     an_summary_item *root = same_root(v, m, &v[i]);
@@ -259,8 +270,10 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
 
 static void note_bottleneck(an_report *rep, const sm_stage *g) {
   if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
-  rep->bottleneck = (an_bottleneck){g->st->label, g->host_idle_us / g->step_us * 100.0,
-                                    g->wait_us / g->step_us * 100.0, 0, g->launch_bound};
+  rep->bottleneck = (an_bottleneck){.stage_label = g->st->label,
+                                    .idle_pct = g->host_idle_us / g->step_us * 100.0,
+                                    .wait_pct = g->wait_us / g->step_us * 100.0,
+                                    .launch_bound = g->launch_bound};
 }
 
 static an_status build_items(an_report *rep, an_stage_report *stages, const te_rules *rules,

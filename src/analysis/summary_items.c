@@ -25,6 +25,9 @@
 
 /* ---------------------------------------------------------------- idle */
 
+/* "OP DIMS" text a lever's op matcher reads (longer Input Dims are cut: no match) */
+#define LEVER_OP_TEXT 512
+
 static bool hits(const te_matcher *m, const char *s) {
   return m && s && te_matcher_match(m, s, strlen(s));
 }
@@ -432,21 +435,64 @@ void sm_chain_item(sm_ctx *c) {
 
 /* ---------------------------------------------------------------- kernel levers */
 
-/* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
- * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded):
- * one item per family, bounded by their in-step time that ran with nothing else on the
- * GPU, its evidence their largest row the kernel table shows. */
-static void kernel_lever(sm_ctx *c, const char *id) {
+/* Whether one of row r's launching ops with its Input Dims ("OP DIMS", its roofline
+ * shapes) matches m. */
+static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher *m) {
+  const an_roofline *f = an_row_roofline(c->g.st, r);
+  char text[LEVER_OP_TEXT];
+  for (size_t i = 0; f && i < f->n_shapes; i++) {
+    snprintf(text, sizeof text, "%s %s", f->shapes[i].op ? f->shapes[i].op : "",
+             f->shapes[i].dims ? f->shapes[i].dims : "");
+    if (hits(m, text)) return true;
+  }
+  return false;
+}
+
+/* A kernel lever's matchers: lever_ID names the kernels; the optional lever_ID_op gates on
+ * their launching op and its shapes, lever_ID_with on another row of the stage (the work
+ * the change folds them into). */
+typedef struct lever_gate {
+  const te_matcher *name, *op, *with;
+} lever_gate;
+
+static lever_gate lever_gate_of(const sm_ctx *c, const char *id) {
   char name[96];
+  lever_gate g;
   snprintf(name, sizeof name, "lever_%s", id);
-  const te_matcher *m = te_rules_matcher(c->rules, name);
+  g.name = te_rules_matcher(c->rules, name);
+  snprintf(name, sizeof name, "lever_%s_op", id);
+  g.op = te_rules_matcher(c->rules, name);
+  snprintf(name, sizeof name, "lever_%s_with", id);
+  g.with = te_rules_matcher(c->rules, name);
+  return g;
+}
+
+static bool lever_row(const sm_ctx *c, const lever_gate *g, const an_kernel_row *r) {
+  return hits(g->name, r->name) && !sm_is_collective(c, r->name) &&
+         (!g->op || shapes_hit(c, r, g->op));
+}
+
+/* Whether the stage runs the work a lever's kernels fold into (no lever_ID_with: yes). */
+static bool lever_partner(const sm_ctx *c, const lever_gate *g) {
+  for (size_t i = 0; g->with && i < c->g.st->n_kernels; i++)
+    if (shapes_hit(c, &c->g.st->kernels[i], g->with)) return true;
+  return !g->with;
+}
+
+/* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
+ * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded,
+ * expert-weight gathers a grouped MoE GEMM makes unneeded): one item per family, bounded
+ * by their in-step time that ran with nothing else on the GPU, its evidence their largest
+ * row the kernel table shows. */
+static void kernel_lever(sm_ctx *c, const char *id) {
+  lever_gate g = lever_gate_of(c, id);
   const te_string_list *text = te_list_map_get(&c->s->summary_levers, id);
-  if (!m || !text || !text->n) return;
+  if (!g.name || !text || !text->n || !lever_partner(c, &g)) return;
   double sum = 0, alone = 0;
   size_t n = 0, top = SIZE_MAX;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
-    if (!hits(m, r->name) || sm_is_collective(c, r->name)) continue;
+    if (!lever_row(c, &g, r)) continue;
     double t = sm_row_per_step(c, r);
     sum += t;
     alone += alone_per_step(c, r, t);
@@ -464,8 +510,7 @@ static void kernel_lever(sm_ctx *c, const char *id) {
   it->lever = text->items[0];
   it->lever_op = id;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)
-    if (hits(m, c->g.st->kernels[i].name) && !sm_is_collective(c, c->g.st->kernels[i].name))
-      sm_item_kernel(c, c->g.st->kernels[i].name);
+    if (lever_row(c, &g, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
 
 void sm_kernel_lever_items(sm_ctx *c) {

@@ -827,11 +827,17 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
                          b->idle_pct, b->wait_pct);
   size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
   if (b->dropped)
-    snprintf(buf + used, cap - used,
-             ", so %zu such item%s %s left out here (the tables below still list them).",
-             b->dropped, b->dropped == 1 ? "" : "s", b->dropped == 1 ? "is" : "are");
+    n = snprintf(buf + used, cap - used,
+                 ", so %zu such item%s %s left out here (the tables below still list them).",
+                 b->dropped, b->dropped == 1 ? "" : "s", b->dropped == 1 ? "is" : "are");
   else
-    snprintf(buf + used, cap - used, ".");
+    n = snprintf(buf + used, cap - used, ".");
+  used += n < 0 ? 0 : (size_t)n < cap - used ? (size_t)n : cap - used - 1;
+  if (b->lever_id)
+    snprintf(buf + used, cap - used,
+             " Among them, kernels a named change removes (%s, %.2f ms/step of GPU time, "
+             "%.2f ms/step with nothing else on the GPU): %s.",
+             b->lever_id, b->lever_us / 1000.0, b->lever_alone_us / 1000.0, b->lever);
   return buf;
 }
 

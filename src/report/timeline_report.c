@@ -651,9 +651,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
     case AN_BASIS_REMOVED:
       rp_fmt_ms(y, sizeof y, it->detail_us);
       snprintf(b, cap,
-               "%zu kernel%s take %s ms/step, %s ms/step of it with nothing else on the GPU; "
+               "%zu kernel%s %s ms/step, %s ms/step of it with nothing else on the GPU; "
                "lever (%s): %s",
-               it->count, it->count == 1 ? "" : "s", x, y, it->lever_op, it->lever);
+               it->count, it->count == 1 ? " takes" : "s take", x, y, it->lever_op, it->lever);
       return;
     case AN_BASIS_EXPOSED:
       snprintf(b, cap,

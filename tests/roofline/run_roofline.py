@@ -42,7 +42,16 @@ grouped    one action per mechanism (review-2 defect 5): on the graph-replayed S
            headrooms; with summary.tune_group_families emptied by a pack, each GEMM is an
            item again. On the shared prefill trace (skipped without ../shared) the norm and
            activation kernels, separate implementations, stay one item each.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped --triage BIN --source DIR [--shared DIR]
+levers     review 5 defect 4 on the shared traces (exit 77 without them): the MoE
+           micro-benchmark's expert-weight gather (aten::index of [64, 512, 1024] by 32
+           routed ids, then bmm) gets a gather roofline (the output read and written: 64 MiB
+           a launch) and the grouped MoE GEMM lever item, kept under the launch-bound banner;
+           with the bmm renamed (nothing for a grouped GEMM to fold it into) the lever is
+           gone but the roofline stays. The DDP trace's host-bound banner names the
+           channels_last change it leaves out; multistream5's K8 above 100% of its bound is
+           named in the Limits with L2. The vLLM piecewise step's dense projections (QKV,
+           o_proj) take gpt-oss-20b's dimensions at 8192 tokens.
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -621,10 +630,77 @@ def grouped(args):
     return 1 if failures else 0
 
 
+def gather_rows(report):
+    return [k for st in report["stages"] for k in st["kernels"] if "gather_kernel" in k["name"]]
+
+
+def lever_items(report, lever):
+    return [it for it in report["summary"] if it.get("lever_op") == lever]
+
+
+def moe_gather(args, failures):
+    trace = os.path.join(args.shared, "traces/real/moe_microbench_b300.json.gz")
+    rep = run_json(args.triage, trace)
+    rows = gather_rows(rep)
+    r = rows[0]["roofline"] if rows else None
+    if not r or r["family"] != "gather" or r["launches_with_shapes"] != rows[0]["launches"]:
+        failures.append("moe: gather roofline %r" % r)
+    elif not close(r["bytes"] / r["launches_with_shapes"], 2 * 32 * 512 * 1024 * 2, 1e-12):
+        failures.append("moe: gather bytes a launch %g" % (r["bytes"] / r["launches_with_shapes"]))
+    items = lever_items(rep, "moe_grouped_gemm")
+    if len(items) != 1 or not items[0]["kernels"] or "gather" not in items[0]["kernels"][0]:
+        failures.append("moe: grouped MoE GEMM lever items %r" % items)
+    with tempfile.TemporaryDirectory() as tmp:
+        other = os.path.join(tmp, "moe.json")
+        with gzip.open(trace, "rt", encoding="utf-8") as f, open(other, "w") as g:
+            g.write(f.read().replace('"aten::bmm"', '"custom::bmm"'))
+        rep = run_json(args.triage, other)
+    if lever_items(rep, "moe_grouped_gemm"):
+        failures.append("moe without bmm: a grouped MoE GEMM lever with nothing to fold into")
+    if not any(k["roofline"] for k in gather_rows(rep)):
+        failures.append("moe without bmm: the gather lost its roofline")
+
+
+def levers(args):
+    failures = []
+    if not os.path.exists(os.path.join(args.shared, "traces/real/moe_microbench_b300.json.gz")):
+        print("skip: the shared traces are absent")
+        return 77
+    moe_gather(args, failures)
+    md = run_text(args.triage, "markdown",
+                  os.path.join(args.shared, "traces/real/hta_ddp_nccl_a100.json.gz"))
+    banner = next((l for l in md.splitlines() if l.startswith("**The GPU waits")), "")
+    if "left out here" not in banner or "(channels_last," not in banner or \
+            "torch.channels_last" not in banner:
+        failures.append("ddp: the banner names no channels_last change: %r" % banner)
+    md = run_text(args.triage, "markdown",
+                  os.path.join(args.shared, "traces/real/hta_multistream5_a100.json.gz"))
+    above = [l for l in md.splitlines() if "Above 100% of the bound" in l]
+    if len(above) != 1 or not re.search(r"K\d+ 1\d\d% mem", above[0]) or "L2" not in above[0]:
+        failures.append("multistream5: Limits above the bound %r" % above)
+    rep = run_json(args.triage, os.path.join(
+        args.shared, "traces/real/vllm_gptoss_prefilldecode_piecewise_amd.json.gz"))
+    t, h, q = 8192, 2880, 64 * 64
+    want = {2 * t * (q + 2 * 8 * 64) * h, 2 * t * h * q}
+    got = set()
+    for st in rep["stages"]:
+        for k in st["kernels"]:
+            r = k["roofline"]
+            if k["category"] == "gemm" and r and r["shapes_source"] == "model":
+                got.add(round(r["flops"] / r["launches_with_shapes"]))
+    if not want <= got:
+        failures.append("piecewise: dense projection FLOPs a launch %r, want %r among them" % (
+            sorted(got), sorted(want)))
+    for f in failures:
+        print("FAIL " + f)
+    print("gathers, kernel levers, rooflines above the bound, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
-                                      "unbounded", "grouped"])
+                                      "unbounded", "grouped", "levers"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -632,7 +708,7 @@ def main():
     if not args.shared:
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
-             "limits": limits, "unbounded": unbounded, "grouped": grouped}
+             "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers}
     return modes[args.mode](args)
 
 

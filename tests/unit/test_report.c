@@ -279,6 +279,17 @@ Test(report, bottleneck_tail_without_items_left_out) {
   rp_bottleneck_tail(&b, buf, sizeof buf);
   cr_assert_not_null(strstr(buf, "mostly launch spacing"), "%s", buf);
   cr_assert_not_null(strstr(buf, "so 1 such item is left out here"), "%s", buf);
+  cr_assert_null(strstr(buf, "Among them"), "%s", buf);
+  /* a kernel lever left out is still named, with its GPU time (review 5: channels_last) */
+  b.lever_id = "channels_last", b.lever = "keep the model channels_last";
+  b.lever_us = 5040, b.lever_alone_us = 4480;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf,
+                            "left out here (the tables below still list them). Among them, "
+                            "kernels a named change removes (channels_last, 5.04 ms/step of "
+                            "GPU time, 4.48 ms/step with nothing else on the GPU): keep the "
+                            "model channels_last."),
+                     "%s", buf);
 }
 
 /* A row above 100% of its bound is named in the stage's roofline Limits line with what it

@@ -35,7 +35,16 @@ static an_cost_status cost(const char *op, const char *dims, const char *types, 
                            an_op_cost *out) {
   const te_op_cost *m = te_rules_op_cost(g_rules, op);
   cr_assert_not_null(m, "no model for %s", op);
-  return an_op_cost_eval(g_rules, m, dims, types, conc, out);
+  return an_op_cost_eval(g_rules, m, dims, types, conc, NULL, out);
+}
+
+/* The cost of a gather op whose output's shape is its child's (shape: the child's
+ * Concrete Inputs). */
+static an_cost_status gather_cost(const char *op, const char *dims, const char *types,
+                                  const char *shape, an_op_cost *out) {
+  const te_op_cost *m = te_rules_op_cost(g_rules, op);
+  cr_assert_not_null(m, "no model for %s", op);
+  return an_op_cost_eval(g_rules, m, dims, types, NULL, shape, out);
 }
 
 #define BF16 "\"c10::BFloat16\""
@@ -172,6 +181,34 @@ Test(roofline_cost, grouped_gemm) {
 }
 
 /* Untrusted shapes: never a cost built on a guess, never a crash. */
+/* Gathers (moe_microbench_b300: aten::index of expert weights [64, 512, 1024] by 32 routed
+ * ids, its as_strided child restriding them to the output [32, 512, 1024]): the output read
+ * from the source and written, no FLOPs; index_select from the index tensor's length. */
+Test(roofline_cost, gathers_move_their_output_twice) {
+  an_op_cost c;
+  const char *src = "[[64, 512, 1024], []]", *types = "[" BF16 ", \"\"]";
+  cr_assert_eq(gather_cost("aten::index", src, types,
+                           "[\"\", \"[32, 512, 1024]\", \"[0, 1024, 1]\", \"\"]", &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, 2.0 * 32 * 512 * 1024 * 2);
+  cr_expect_eq(c.flops, 0);
+  cr_expect_null(c.dtype);
+  cr_expect_eq(gather_cost("aten::index", src, types, NULL, &c), AN_COST_BAD, "no child");
+  cr_expect_eq(gather_cost("aten::index", src, types, "[\"\", \"\"]", &c), AN_COST_BAD);
+  cr_expect_eq(gather_cost("aten::index", src, types, "[\"\", \"[32, x]\"]", &c), AN_COST_BAD);
+  cr_assert_eq(cost("aten::index_select", "[[151936, 896], [], [7]]",
+                    "[" BF16 ", \"Scalar\", \"long int\"]", "[\"\", \"0\", \"\"]", &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, 2.0 * 7 * 896 * 2 + 7 * 8);
+  cr_assert_eq(cost("aten::index_select", "[[4, 6, 8], [], [3]]",
+                    "[\"float\", \"Scalar\", \"long int\"]", "[\"\", \"-1\", \"\"]", &c),
+               AN_COST_OK);
+  cr_expect_eq(c.bytes, 2.0 * 4 * 6 * 3 * 4 + 3 * 8);
+  cr_expect_eq(cost("aten::index_select", "[[4, 6, 8], [], [3]]",
+                    "[\"float\", \"Scalar\", \"long int\"]", "[\"\", \"3\", \"\"]", &c),
+               AN_COST_BAD, "dim past the rank");
+}
+
 Test(roofline_cost, bad_shapes_get_no_cost) {
   an_op_cost c;
   const char *t2 = "[" BF16 ", " BF16 "]";

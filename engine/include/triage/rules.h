@@ -517,7 +517,8 @@ typedef enum te_cost_kind {
   TE_COST_GEMM = 0,         /* A (..., M, K) x B (K, N) or (N, K); batched when both are 3-D */
   TE_COST_GROUPED_GEMM = 1, /* MoE: tokens x top-k rows through expert weights (E, N, K) */
   TE_COST_ATTENTION = 2,    /* SDPA / flash forward: 4 B H Sq Skv D, halved when causal */
-  TE_COST_ELEMENTWISE = 3   /* bytes read + bytes written; flops_per_element per output */
+  TE_COST_ELEMENTWISE = 3,  /* bytes read + bytes written; flops_per_element per output */
+  TE_COST_GATHER = 4        /* rows of a source copied out by index: the output read and written */
 } te_cost_kind;
 
 typedef enum te_cost_writes {
@@ -557,6 +558,12 @@ typedef struct te_op_cost {
   size_t n_writes;
   const int *write_inputs;
   double flops_per_element;
+  /* gather: the source tensor; the output's shape is the size list at Concrete
+   * Inputs[shape_arg] of the op's first child op named shape_from (aten::index restrides
+   * its source to the output's shape), else the source with dimension dim (or Concrete
+   * Inputs[dim_arg]; -1 none) replaced by the index tensor's elements (index: -1 none) */
+  int source, index, dim, dim_arg, shape_arg;
+  const char *shape_from;
   te_origin origin;
 } te_op_cost;
 
