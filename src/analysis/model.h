@@ -646,6 +646,10 @@ typedef struct an_overlap_row {
    * rows are ranked by it (overlap.recoverable.rank); below_floor: under
    * overlap.recoverable.floor_ms, collapsed into one line by the default layout. */
   double recoverable_ms;
+  /* GPU time of the row's kernels inside the counted steps (analysis/steps.h; = total_us
+   * when the stage has none): recoverable time, per step, is taken from this share of the
+   * row (issue 28: no whole-window figure under a per-step heading). */
+  double steps_us;
   bool below_floor;
   bool copy_engine; /* a copy-engine transfer (overlap.copy_engine_event_categories): it can
                        move to a side stream even on a single-stream stage */

@@ -350,6 +350,7 @@ typedef struct ov_stage_ctx {
    * time of its kernels that end by then, summed in kernel order (ov_one_time_prepare) */
   double first_compute;
   double *before_us;
+  double *steps_us; /* per canonical name: its kernels' time inside the counted steps */
 } ov_stage_ctx;
 
 /* The trace event of the stage's kernel i (ks[i] is the formal bundle's i-th kernel). */
@@ -823,6 +824,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   row->kernel_category = te_rules_classify(c->r, "kernel", name, NULL);
   row->count = a->count;
   row->total_us = a->total_us;
+  row->steps_us = c->steps_us ? c->steps_us[a->name] : a->total_us;
   row->hidden_us = a->hidden_us;
   row->exclusive_us = a->exclusive_us;
   row->hidden_by_compute_us = a->hidden_by_compute_us;
@@ -1028,6 +1030,23 @@ static size_t ov_stage_steps(const an_trace_view *v, const te_rules *r, const ch
   return n;
 }
 
+/* Per canonical name, the time of the stage's kernels inside the trace's counted steps
+ * (an_steps_kernel_counted: every kernel counts in a trace without steps), as the kernel
+ * table's steps_us counts it. NULL without lent steps (c->steps_us then stays NULL: every
+ * kernel counts); false when out of memory. */
+static bool ov_steps_times(ov_stage_ctx *c, const an_steps *steps) {
+  if (!steps) return true;
+  const ov_side *s = c->formal->side;
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(s->t, TR_KIND_KERNEL, &nk);
+  c->steps_us = calloc(s->names.n ? s->names.n : 1, sizeof *c->steps_us);
+  if (!c->steps_us) return false;
+  for (size_t i = 0; i < c->n; i++)
+    if (an_steps_kernel_counted(steps, (size_t)(ov_stage_event(c, i) - kev)))
+      c->steps_us[c->ks[i].name] += c->ks[i].end - c->ks[i].ts;
+  return true;
+}
+
 /* Compute kernel time of the stage: the work other streams' rows could hide under. */
 static double ov_compute_us(const ov_cats *cats, const ov_sweep *sw) {
   double us = 0;
@@ -1081,7 +1100,9 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
   bool *is_headroom = NULL;
-  if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, s->names.n)) goto done;
+  if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, s->names.n) ||
+      !ov_steps_times(&c, s->in->steps))
+    goto done;
   an_overlap_status sweep_rc = ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw);
   if (sweep_rc != AN_OVERLAP_OK) {
     rc = sweep_rc;
@@ -1122,6 +1143,7 @@ done:
   free(c.order);
   free(c.pos_of);
   free(c.before_us);
+  free(c.steps_us);
   return rc;
 }
 

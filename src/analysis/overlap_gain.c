@@ -46,6 +46,10 @@ double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_
   if (r->recommendation == AN_RECOMMEND_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE &&
       r->fusion_bound_ms < rec)
     rec = r->fusion_bound_ms;
+  /* per step: the row's share inside the counted steps, over their number (a warm-up
+   * or a previous step's tail outside them is no part of a step) */
+  if (n_steps && r->total_us > 0 && r->steps_us < r->total_us)
+    rec *= (r->steps_us > 0 ? r->steps_us : 0) / r->total_us;
   return n_steps ? rec / (double)n_steps : rec;
 }
 

@@ -85,7 +85,8 @@ void ov_sweep_free(ov_sweep *s);
 
 /* ---------------------------------------------------------------- recoverable time */
 
-/* Recoverable time of one row in ms (per step when n_steps > 0): its steady exposed time,
+/* Recoverable time of one row in ms (per step when n_steps > 0: the row's share inside the
+ * counted steps, steps_us of total_us, over n_steps): its steady exposed time,
  * for an action other than fusion or elimination at most the stage's compute time not
  * already hiding it and 0 on a single-stream stage (copy-engine and restructure rows
  * excepted: they bring their lane); 0 for a row that asks for nothing (skip, already

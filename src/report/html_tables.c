@@ -160,8 +160,8 @@ static const char OVERLAP_HEADS_FMT[] =
     "<th class=\"num\" title=\"steady time with no compute on another stream (median instance x "
     "count); hover a cell for the wait above it\">Exposed (ms)</th>"
     "<th class=\"num\" title=\"time under compute on another stream\">Hidden (ms)</th>"
-    "<th class=\"num\" title=\"what the action could win per step (over the stage without step "
-    "markers)\">Recoverable (ms%s)</th>"
+    "<th class=\"num\" title=\"what the action could win per step, from the row's share inside "
+    "the counted steps (over the stage without step markers)\">Recoverable (ms%s)</th>"
     "<th class=\"num\">Share (%%)</th><th>Dep risk</th>"
     "<th title=\"dependency class from dataflow and stream evidence; hover a cell for the "
     "evidence\">Dependency</th><th>Recommendation</th>";

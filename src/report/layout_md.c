@@ -448,16 +448,19 @@ static double overlap_max_us(const an_overlap_stage *o) {
 
 /* The lines docs/overlap.md promises under each overlap table: how much of the busy time
  * ran on several streams and how many at most, and the exposed time of each row printed
- * (its steady cost plus its wait), in the table's unit. */
+ * (its steady cost plus its wait), in the table's unit. They are totals over the stage
+ * window, like the table's time columns; a stage with steps says so, since its Recoverable
+ * column and its time account are per step (review 4: a 2-step total under a per-step
+ * account read as one step). */
 static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
   char b[32], m[32];
   fmt_time(b, sizeof b, o->busy_us, u);
   fmt_time(m, sizeof m, o->multi_stream_us, u);
-  fprintf(
-      f,
-      "\nGPU busy %s %s; on several streams at once %s %s (%.1f%%); max concurrent streams %zu.\n",
-      b, u.name, m, u.name, o->busy_us > 0 ? o->multi_stream_us / o->busy_us * 100.0 : 0.0,
-      o->max_streams);
+  fprintf(f,
+          "\n%sGPU busy %s %s; on several streams at once %s %s (%.1f%%); max concurrent streams "
+          "%zu.\n",
+          o->n_steps ? "Over the stage window, not per step: " : "", b, u.name, m, u.name,
+          o->busy_us > 0 ? o->multi_stream_us / o->busy_us * 100.0 : 0.0, o->max_streams);
   size_t shown = 0;
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
@@ -692,7 +695,9 @@ static const char LEGEND[] =
     "(docs/overlap.md).\n"
     "- **Recoverable**: what the action could win per step: the steady exposed time, for "
     "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
-    "stage (a restructured collective: at most the stage's compute beside it); rows under the "
+    "stage (a restructured collective: at most the stage's compute beside it), taken from "
+    "the row's share inside the counted steps (GPU time, Exposed and Hidden are totals over "
+    "the stage window, warm-ups included); rows under the "
     "floor are not put forward: they are counted in one line under the table.\n"
     "- **Dep risk**: whether a same-stream neighbour looks like its producer or consumer "
     "(`low`, `high`, `unclear`).\n"

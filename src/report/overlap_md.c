@@ -121,6 +121,7 @@ static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   cJSON_AddStringToObject(o, "launch_op", rp_launch_op(r));
   cJSON_AddNumberToObject(o, "launches", (double)r->count);
   cJSON_AddNumberToObject(o, "total_us", r->total_us);
+  cJSON_AddNumberToObject(o, "steps_us", r->steps_us);
   cJSON_AddNumberToObject(o, "exclusive_us", r->exclusive_us);
   cJSON_AddNumberToObject(o, "hidden_us", r->hidden_us);
   cJSON_AddNumberToObject(o, "hidden_by_compute_us", r->hidden_by_compute_us);

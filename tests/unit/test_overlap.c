@@ -941,6 +941,11 @@ Test(overlap_gain, recoverable_is_bounded_by_concurrent_work) {
   cr_assert_float_eq(ov_gain_row(&r, 1500, 2, 0), 1.0, 1e-9, "compute not already hiding it");
   cr_assert_float_eq(ov_gain_row(&r, 10000, 1, 0), 0.0, 1e-9, "single stream: restructure first");
   cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 4), 0.5, 1e-9, "per step");
+  r.total_us = 4000;
+  r.steps_us = 3000; /* a quarter of the row ran outside the counted steps */
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 3), 0.5, 1e-9, "the steps' share, per step");
+  cr_assert_float_eq(ov_gain_row(&r, 10000, 2, 0), 2.0, 1e-9, "no steps: the window");
+  r.total_us = r.steps_us = 0;
   r.recommendation = AN_RECOMMEND_TRY_FUSION;
   cr_assert_float_eq(ov_gain_row(&r, 0, 1, 0), 2.0, 1e-9, "fusion needs no concurrency");
   r.recommendation = AN_RECOMMEND_ONE_TIME;

@@ -1338,3 +1338,59 @@ Test(report, mixed_steps_are_labelled_so, .init = setup, .fini = teardown) {
     an_report_destroy(r);
   }
 }
+
+/* ---------------------------------------------------------------- per step (review 4) */
+
+/* An eager step, as hf's ProfilerStep#6: per layer a GEMM, then an elementwise chain on the
+ * one stream; before the step, a warm-up pass of the same kernels launched outside any
+ * step (n_warm of them). */
+static void eager_step_with_warmup(tb *b, int n_warm, int layers) {
+  tb_begin(b);
+  double t = 100;
+  for (int i = 0; i < n_warm; i++, t += 60) {
+    launch(b, "gemm_kernel", t, t + 5, 20);
+    launch(b, "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>>", t + 10,
+           t + 30, 10);
+    launch(b, "at::native::vectorized_elementwise_kernel<4, MulFunctor<float>>", t + 12, t + 42,
+           10);
+  }
+  double s0 = t + 1000;
+  host(b, "user_annotation", "ProfilerStep#6", s0, layers * 60.0 + 100);
+  for (int i = 0; i < layers; i++) {
+    double u = s0 + 10 + i * 60.0;
+    launch(b, "gemm_kernel", u, u + 5, 20);
+    launch(b, "at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>>", u + 10,
+           u + 30, 10);
+    launch(b, "at::native::vectorized_elementwise_kernel<4, MulFunctor<float>>", u + 12, u + 42,
+           10);
+  }
+}
+
+/* Review 4 defect 5: a per-step figure is the counted steps' part over their number. The
+ * warm-up's 10 passes run outside the one step: the overlap row's GPU time and exposed time
+ * stay window totals (400 us, 40 launches), its Recoverable (us/step) is the step's 300 us,
+ * the kernel table's per-step time of the same kernel; the lines under the table say they
+ * are window totals. */
+Test(report, overlap_recoverable_is_the_steps_share, .init = setup, .fini = teardown) {
+  tb b;
+  eager_step_with_warmup(&b, 10, 30);
+  an_report *r = run_buffer(&b);
+  cr_assert_eq(r->n_stages, 1);
+  const an_overlap_stage *o = r->stages[0].overlap;
+  cr_assert_not_null(o);
+  cr_assert_eq(o->n_steps, 1);
+  const an_overlap_row *row = NULL;
+  for (size_t i = 0; i < o->n_rows; i++)
+    if (strstr(o->rows[i].kernel, "MulFunctor")) row = &o->rows[i];
+  cr_assert_not_null(row);
+  cr_assert_eq(row->count, 40);
+  cr_assert_float_eq(row->total_us, 400, 1e-6);
+  cr_assert_float_eq(row->steps_us, 300, 1e-6);
+  cr_assert_float_eq(row->exposed_ms, 0.4, 1e-9, "the window's exposed time");
+  cr_assert_float_eq(row->recoverable_ms, 0.3, 1e-9, "the step's share, not the window's");
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md, "Over the stage window, not per step: GPU busy 1600.00 us"), "%s",
+                     md);
+  free(md);
+  an_report_destroy(r);
+}
