@@ -885,8 +885,10 @@ HOT bool shape_string(cur *c, size_t *p, bool kept, fe_text *s) {
 }
 
 /* The number at *p, in JSON's grammar; *p moves past it (what follows is the next
- * literal's to check). An integer of at most 8 digits takes one word test, a decimal
- * without an exponent (a time) a word per 8 digits; the rest go to number_scan. */
+ * literal's to check). An integer of at most 8 digits takes one word test; an integer or
+ * a decimal without an exponent (ids past 8 digits, times in microseconds) a word per 8
+ * digits; the rest (a sign, an exponent, a leading zero, a text past
+ * TR_MAX_NUMBER_CHARS) go to number_scan. */
 HOT bool shape_number(const cur *c, size_t *p, num *n) {
   size_t a = *p;
   const uint8_t *b = c->buf + a, *e = c->buf + c->len;
@@ -898,18 +900,22 @@ HOT bool shape_number(const cur *c, size_t *p, num *n) {
       *p = a + k;
       return true;
     }
-    size_t ni = digit_run(b, e), nf = 0;
-    const uint8_t *q = b + ni, *fp = q;
-    if (ni && (b[0] != '0' || ni == 1) && q < e && *q == '.') {
-      fp = ++q;
-      nf = digit_run(q, e);
-      q += nf;
-      if (nf && q < e && (*q | 0x20) != 'e') {
+    size_t ni = k < 8 ? k : 8 + digit_run(b + 8, e), nf = 0;
+    const uint8_t *q = b + ni, *fp = b;
+    if (ni && (b[0] != '0' || ni == 1) && q < e) {
+      bool is_int = *q != '.';
+      if (!is_int) {
+        fp = ++q;
+        nf = digit_run(q, e);
+        q += nf;
+      }
+      if ((is_int || nf) && q < e && (*q | 0x20) != 'e' &&
+          (size_t)(q - b) <= TR_MAX_NUMBER_CHARS) {
         size_t lead = 0; /* the zeros that lead 0.000123 are not significant */
         if (b[0] == '0')
           while (lead < nf && fp[lead] == '0') lead++;
         size_t sig = (b[0] == '0' ? 0 : ni) + nf - lead;
-        *n = (num){{(const char *)b, (size_t)(q - b)}, b, fp, ni, nf, false, false,
+        *n = (num){{(const char *)b, (size_t)(q - b)}, b, fp, ni, nf, false, is_int,
                    sig <= TR_DECIMAL_MAX_DIGITS};
         *p = (size_t)(q - c->buf);
         return true;

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,5 +497,61 @@ Test(scanners, shapes_that_part_in_their_args) {
                "%llu of %llu on the fast path", (unsigned long long)tr_trace_fast_count(t),
                (unsigned long long)tr_trace_event_count(t));
   tr_trace_destroy(t);
+  free(buf);
+}
+
+/* Python frames alike but for their numbers, which a shape reads straight from the bytes:
+ * integers and decimals of 1 to 22 digits (ids past 8 digits, integer times in
+ * microseconds, mantissas past 19 digits), a leading zero, a sign, an exponent; every event
+ * read as the byte scanner reads it. Then one number past TR_MAX_NUMBER_CHARS in a value
+ * nobody keeps, an integer and a decimal: the same error at the same offset from both. */
+static size_t frame_events(char *buf, size_t cap, unsigned n_events, size_t long_at, bool frac) {
+  size_t n = (size_t)snprintf(buf, cap, "{\"traceEvents\": [\n");
+  for (unsigned i = 0; i < n_events; i++) {
+    char id[40], x[64];
+    unsigned digits = 1 + (unsigned)(rnd() % 22);
+    id[0] = (char)('1' + rnd() % 9);
+    for (unsigned d = 1; d < digits; d++) id[d] = (char)('0' + rnd() % 10);
+    id[digits] = '\0';
+    static const char *const odd[] = {"0", "0.000125", "-17", "1e3", "2.5E-2", "0.5", "-0.0"};
+    if (rnd() % 4 == 0)
+      snprintf(x, sizeof x, "%s", odd[rnd() % 7]);
+    else
+      snprintf(x, sizeof x, "%s.%03u", id, (unsigned)(rnd() % 1000));
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "%s{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f%u\", "
+                          "\"pid\": 7, \"tid\": 7, \"ts\": %s, \"dur\": %u.5, \"args\": "
+                          "{\"Python id\": %s, \"x\": %s}}",
+                          i ? ",\n" : "", i % 3, rnd() % 2 ? id : x, i % 50, id, x);
+    if (i == long_at) {
+      n += (size_t)snprintf(buf + n, cap - n,
+                            ",\n{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f0\", "
+                            "\"pid\": 7, \"tid\": 7, \"ts\": 5.5, \"dur\": 1.5, \"args\": "
+                            "{\"Python id\": 9, \"x\": 1");
+      for (unsigned d = 0; d < TR_MAX_NUMBER_CHARS + 10; d++) buf[n++] = (char)('0' + d % 10);
+      if (frac) n += (size_t)snprintf(buf + n, cap - n, ".25");
+      n += (size_t)snprintf(buf + n, cap - n, "}}");
+    }
+    cr_assert_lt(n, cap - 2 * TR_MAX_NUMBER_CHARS);
+  }
+  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
+  return n;
+}
+
+Test(scanners, numbers_of_every_length_in_shaped_events) {
+  size_t cap = 1u << 21;
+  char *buf = malloc(cap);
+  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
+  size_t n = frame_events(buf, cap, 3000, SIZE_MAX, false);
+  check_buffer("numbers_of_every_length", (const uint8_t *)buf, n, chunks, 2, small, 1);
+  for (int frac = 0; frac < 2; frac++) {
+    n = frame_events(buf, cap, 600, 400, frac);
+    check_buffer("a number past TR_MAX_NUMBER_CHARS", (const uint8_t *)buf, n, chunks, 2, small, 1);
+    tr_error err;
+    warned w;
+    tr_trace *t = read_with((const uint8_t *)buf, n, TR_SCANNER_AUTO, 0, &err, &w);
+    cr_assert_null(t, "a number past TR_MAX_NUMBER_CHARS is refused");
+    cr_assert_eq(err.code, TR_ERR_LIMIT, "%s", err.message);
+  }
   free(buf);
 }
