@@ -58,6 +58,13 @@ if [ -d "$syn" ]; then
       --mapping-input "$syn/mapping/eager.trace.json" --formal-input "$syn/formal/graph.trace.json"
   done
 fi
+# one file as both mapping and formal input (read once, the mapping side borrows it)
+for t in "$shared"/traces/real/*.json*; do
+  for fmt in markdown json; do
+    run "$(basename "$t") same file twice $fmt" --quiet --format "$fmt" --mapping-input "$t" \
+      --formal-input "$t"
+  done
+done
 pair=$shared/traces/diff/hta_control_vs_test
 if [ -d "$pair" ]; then
   for fmt in markdown json html; do

@@ -46,8 +46,17 @@ typedef struct side {
   const te_framework *fw;
   an_source fw_source;
   an_kernel_map *kmap;
-  bool shared; /* traces and views borrowed from the formal side */
+  bool shared;        /* traces and views borrowed from the formal side */
+  bool kmap_borrowed; /* kmap is the mapping side's (the same files, built alike) */
 } side;
+
+/* What the formal traces' content says of their framework (framework_from_content), kept
+ * for a mapping side that reads the same traces. */
+typedef struct content_memo {
+  bool known;
+  const te_framework *fw;
+  an_source source;
+} content_memo;
 
 /* Everything a run owns; the report is the first member, so an_report_destroy finds it. */
 typedef struct run_state {
@@ -57,6 +66,7 @@ typedef struct run_state {
   an_error *err;
   bool two;
   side formal, mapping;
+  content_memo fw_content;
   an_tables tables;
   an_roofline_result roofline; /* parallel to tables.stages */
   an_overlap_result overlap;
@@ -162,7 +172,7 @@ static void side_release_traces(side *s) {
 
 static void side_free(side *s) {
   side_release_traces(s);
-  an_kernel_map_destroy(s->kmap);
+  if (!s->kmap_borrowed) an_kernel_map_destroy(s->kmap);
   free(s->paths);
   if (s->has_sa) tr_server_args_free(&s->sa);
   tr_input_set_free(&s->set);
@@ -385,8 +395,7 @@ static const te_framework *framework_from_paths(const te_rules *rules, const sid
 
 /* The framework the traces' own content names (their first events, then the Python
  * frames' votes, D8), or NULL; *source says which. */
-static const te_framework *framework_from_content(const te_rules *rules, const side *s,
-                                                  an_source *source) {
+static const te_framework *content_of(const te_rules *rules, const side *s, an_source *source) {
   const te_framework *f = NULL;
   size_t sampled = (size_t)te_rules_settings(rules)->framework_sample_traces;
   *source = AN_SOURCE_TRACE_CONTENT;
@@ -397,13 +406,25 @@ static const te_framework *framework_from_content(const te_rules *rules, const s
   return framework_from_frames(rules, s);
 }
 
+/* content_of, asked once per traces: memo (when given) keeps the answer. */
+static const te_framework *framework_from_content(const te_rules *rules, const side *s,
+                                                  an_source *source, content_memo *memo) {
+  if (memo && memo->known) {
+    *source = memo->source;
+    return memo->fw;
+  }
+  const te_framework *f = content_of(rules, s, source);
+  if (memo) *memo = (content_memo){true, f, *source};
+  return f;
+}
+
 /* Framework detection (docs/reference.md §2.4): server args, then trace content, then path
  * hints (deviation D10: a file name is a weaker witness than what the file holds; the
  * compat pack's framework.content_before_path false restores paths first), then the rules'
  * default. Server-args keys of a non-default framework outrank its text hints (the
  * reference checks TokenSpeed keys before the JSON text). */
 static const te_framework *detect_framework(const te_rules *rules, const side *s,
-                                            an_source *source) {
+                                            an_source *source, content_memo *memo) {
   const te_framework *dflt = te_rules_framework_default(rules);
   *source = AN_SOURCE_SERVER_ARGS;
   if (s->has_sa) {
@@ -416,11 +437,11 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
     if (k) return k;
   }
   bool content_first = te_rules_settings(rules)->framework_content_before_path;
-  const te_framework *f = content_first ? framework_from_content(rules, s, source) : NULL;
+  const te_framework *f = content_first ? framework_from_content(rules, s, source, memo) : NULL;
   if (f) return f;
   *source = AN_SOURCE_DETECTION_RULE;
   if ((f = framework_from_paths(rules, s))) return f;
-  f = content_first ? NULL : framework_from_content(rules, s, source);
+  f = content_first ? NULL : framework_from_content(rules, s, source, memo);
   if (f) return f;
   *source = AN_SOURCE_DEFAULT;
   return dflt;
@@ -431,7 +452,9 @@ static void decide_framework(run_state *r, side *s) {
     s->fw = r->opt->framework;
     s->fw_source = r->opt->framework_source;
   } else {
-    s->fw = detect_framework(r->rules, s, &s->fw_source);
+    /* the formal side first: a mapping side of the same traces finds its answer kept */
+    content_memo *memo = s == &r->formal || s->shared ? &r->fw_content : NULL;
+    s->fw = detect_framework(r->rules, s, &s->fw_source, memo);
   }
 }
 
@@ -462,8 +485,14 @@ static an_status build_kernel_maps(run_state *r) {
   const side *ms = mapping_side(r);
   an_status rc = an_kernel_map_build(ms->views, ms->n, r->rules, sampled(r->rules, ms->fw),
                                      r->two ? &mp->kmap : &fm->kmap);
-  if (rc == AN_OK && r->two)
+  /* the same files on both sides, sampled alike: the same map (one build, half the memory) */
+  bool alike = mp->shared && sampled(r->rules, mp->fw) == sampled(r->rules, fm->fw);
+  if (rc == AN_OK && r->two && alike) {
+    fm->kmap = mp->kmap;
+    fm->kmap_borrowed = true;
+  } else if (rc == AN_OK && r->two) {
     rc = an_kernel_map_build(fm->views, fm->n, r->rules, sampled(r->rules, fm->fw), &fm->kmap);
+  }
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
 
