@@ -423,8 +423,8 @@ static const te_framework *framework_from_content(const te_rules *rules, const s
  * compat pack's framework.content_before_path false restores paths first), then the rules'
  * default. Server-args keys of a non-default framework outrank its text hints (the
  * reference checks TokenSpeed keys before the JSON text). */
-static const te_framework *detect_framework(const te_rules *rules, const side *s,
-                                            an_source *source, content_memo *memo) {
+static const te_framework *detect_framework(const te_rules *rules, const side *s, an_source *source,
+                                            content_memo *memo) {
   const te_framework *dflt = te_rules_framework_default(rules);
   *source = AN_SOURCE_SERVER_ARGS;
   if (s->has_sa) {

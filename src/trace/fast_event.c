@@ -909,8 +909,7 @@ HOT bool shape_number(const cur *c, size_t *p, num *n) {
         nf = digit_run(q, e);
         q += nf;
       }
-      if ((is_int || nf) && q < e && (*q | 0x20) != 'e' &&
-          (size_t)(q - b) <= TR_MAX_NUMBER_CHARS) {
+      if ((is_int || nf) && q < e && (*q | 0x20) != 'e' && (size_t)(q - b) <= TR_MAX_NUMBER_CHARS) {
         size_t lead = 0; /* the zeros that lead 0.000123 are not significant */
         if (b[0] == '0')
           while (lead < nf && fp[lead] == '0') lead++;
