@@ -21,7 +21,6 @@
 #include "analysis/roofline_model.h"
 #include "analysis/roofline_moe.h"
 #include "triage/hash.h"
-#include "util/buf.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -324,32 +323,44 @@ typedef struct mapped {
 } mapped;
 
 typedef struct mapping_costs {
-  ut_strmap keys; /* "STAGE\x1fNAME" -> index */
+  const an_kernel_map *kmap; /* the mapping's: its canonical name ids key the costs */
+  ut_strmap stages;          /* stage id -> stage index */
+  ut_u64map at;              /* stage index << 32 | name id -> index in v */
   mapped *v;
-  size_t cap;
+  size_t n, cap;
   bool one_stage; /* the mapping traces hold one stage: its costs serve every formal stage */
   const char *stage;
 } mapping_costs;
 
-/* "STAGE\x1fNAME" in b; false when out of memory. */
-static bool mapped_key(ut_buf *b, const char *stage, const char *name) {
-  ut_buf_clear(b);
-  ut_buf_add(b, stage);
-  ut_buf_add(b, "\x1f");
-  ut_buf_add(b, name);
-  return ut_buf_str(b) != NULL;
+/* The key of (stage, name id), the stage's index added when add; false when the stage is
+ * unknown (not add) or out of memory. Ids, not the names' text: a text key was hashed a byte
+ * at a time per launch, and kernel names run to hundreds of bytes. */
+static bool mapped_key(mapping_costs *mc, const char *stage, uint32_t name, bool add,
+                       uint64_t *key) {
+  long si = add ? ut_strmap_put(&mc->stages, stage, strlen(stage))
+                : ut_strmap_find(&mc->stages, stage, strlen(stage));
+  *key = (uint64_t)si << 32 | name;
+  return si >= 0 && name != AN_KMAP_NO_NAME;
 }
 
-static void mapped_add(ctx *c, mapping_costs *mc, ut_buf *b, const char *stage, const char *name,
+static void mapped_add(ctx *c, mapping_costs *mc, const char *stage, uint32_t name,
                        const launch *l) {
-  long at = mapped_key(b, stage, name) ? ut_strmap_put(&mc->keys, b->p, b->n) : -1;
-  mapped *v = at < 0 ? NULL : ut_grow_zeroed(mc->v, &mc->cap, (size_t)at + 1, sizeof *v);
-  if (!v) {
+  uint64_t key, at;
+  if (!mapped_key(mc, stage, name, true, &key)) {
     c->nomem = true;
     return;
   }
-  mc->v = v;
-  mapped *e = &v[at];
+  if (!ut_u64map_get(&mc->at, key, &at)) {
+    mapped *v = ut_grow_zeroed(mc->v, &mc->cap, mc->n + 1, sizeof *v);
+    if (!v || !ut_u64map_put(&mc->at, key, mc->n)) {
+      if (v) mc->v = v;
+      c->nomem = true;
+      return;
+    }
+    mc->v = v;
+    at = mc->n++;
+  }
+  mapped *e = &mc->v[at];
   if (!e->n) e->dtype = l->cost.dtype, e->kind = l->kind;
   if (e->dtype != l->cost.dtype) return; /* launches of another format: not mixed in */
   e->flops += l->cost.flops;
@@ -357,12 +368,14 @@ static void mapped_add(ctx *c, mapping_costs *mc, ut_buf *b, const char *stage, 
   e->n++;
 }
 
-static void mapping_build(ctx *c, const an_roofline_side *mp, mapping_costs *mc) {
-  ut_buf b = {0};
+/* The mapping's mean costs. keep: the mapping's view ops are kept there (the formal side
+ * reads the same views), else freed view by view. */
+static void mapping_build(ctx *c, const an_roofline_side *mp, mapping_costs *mc, view_ops *keep) {
   memo m = {0};
   view_ops vo = {0};
+  mc->kmap = mp->kmap;
   mc->one_stage = true;
-  for (size_t i = 0; i < mp->n; i++, memo_free(&m), view_ops_free(&vo)) {
+  for (size_t i = 0; i < mp->n; i++, memo_free(&m)) {
     const an_trace_view *v = &mp->views[i];
     view_ops_build(c, v, &vo);
     for (size_t s = 0; s < v->n_stages; s++) {
@@ -372,22 +385,30 @@ static void mapping_build(ctx *c, const an_roofline_side *mp, mapping_costs *mc)
       for (size_t k = 0; k < sk->n; k++) {
         launch l;
         if (launch_cost(c, &m, &vo, v, s, k, &l) != R_OK) continue;
-        const char *name = an_kernel_map_canonical(mp->kmap, i, v->trace, sk->kernels[k]->name);
-        if (name) mapped_add(c, mc, &b, sk->stage->id, name, &l);
+        uint32_t name = an_kernel_map_name_id(mp->kmap, i, v->trace, sk->kernels[k]->name);
+        if (name != AN_KMAP_NO_NAME) mapped_add(c, mc, sk->stage->id, name, &l);
       }
     }
+    if (keep)
+      keep[i] = vo, memset(&vo, 0, sizeof vo);
+    else
+      view_ops_free(&vo);
   }
-  memo_free(&m);
-  ut_buf_free(&b);
+}
+
+/* The entry of (stage, name id) among the mapping's costs, or -1. */
+static long mapped_at(mapping_costs *mc, const char *stage, uint32_t name) {
+  uint64_t key, at;
+  return mapped_key(mc, stage, name, false, &key) && ut_u64map_get(&mc->at, key, &at) ? (long)at
+                                                                                      : -1;
 }
 
 /* The mapping's mean cost for a formal kernel of stage `stage`, or false. */
-static bool mapped_cost(const mapping_costs *mc, ut_buf *b, const char *stage, const char *name,
-                        launch *l) {
+static bool mapped_cost(mapping_costs *mc, const char *stage, const char *name, launch *l) {
   if (!mc->v) return false;
-  long at = mapped_key(b, stage, name) ? ut_strmap_find(&mc->keys, b->p, b->n) : -1;
-  if (at < 0 && mc->one_stage && mc->stage && mapped_key(b, mc->stage, name))
-    at = ut_strmap_find(&mc->keys, b->p, b->n);
+  uint32_t id = an_kernel_map_find_name(mc->kmap, name, strlen(name));
+  long at = mapped_at(mc, stage, id);
+  if (at < 0 && mc->one_stage && mc->stage) at = mapped_at(mc, mc->stage, id);
   if (at < 0 || !mc->v[at].n) return false;
   const mapped *e = &mc->v[at];
   l->cost = (an_op_cost){e->flops / (double)e->n, e->bytes / (double)e->n, e->dtype};
@@ -397,7 +418,8 @@ static bool mapped_cost(const mapping_costs *mc, ut_buf *b, const char *stage, c
 }
 
 static void mapping_free(mapping_costs *mc) {
-  ut_strmap_free(&mc->keys);
+  ut_strmap_free(&mc->stages);
+  ut_u64map_free(&mc->at);
   free(mc->v);
   memset(mc, 0, sizeof *mc);
 }
@@ -533,7 +555,7 @@ typedef struct run {
   stage_work *work;
   an_roofline_result *out;
   mapping_costs mc;
-  ut_buf key;
+  view_ops *kept; /* the mapping's view ops, when it reads the formal side's views */
 } run;
 
 static long table_stage(const an_tables *t, const char *id) {
@@ -556,7 +578,7 @@ static bool model_gemm(const run *r, size_t s, const char *name) {
 static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_event *k,
                             const char *name, launch *l, an_shape_source *src) {
   const char *raw = tr_str_get(r->fm->views[vi].trace, k->name);
-  if (name && mapped_cost(&r->mc, &r->key, r->tables->stages[s].stage->id, name, l)) {
+  if (name && mapped_cost(&r->mc, r->tables->stages[s].stage->id, name, l)) {
     *src = AN_SHAPES_MAPPING;
     return R_OK;
   }
@@ -634,7 +656,7 @@ static void replayed_gemms(run *r, view_ops *vo, size_t vi, size_t s, size_t b, 
     const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, sk->kernels[k]->name);
     if (view_attn(&r->c, vo, v->trace, sk->kernels[k])) continue;
     if (view_op_at(vo, b, k) != OP_NONE) continue;
-    if (name && mapped_cost(&r->mc, &r->key, sk->stage->id, name, &l)) continue;
+    if (name && mapped_cost(&r->mc, sk->stage->id, name, &l)) continue;
     if (an_moe_gemm_kernel(r->c.rules, tr_str_get(v->trace, sk->kernels[k]->name)))
       (*moe)++;
     else
@@ -776,7 +798,10 @@ static void cost_formal(run *r) {
   view_ops vo = {0};
   for (size_t vi = 0; vi < r->fm->n; vi++, memo_free(&m), view_ops_free(&vo)) {
     const an_trace_view *v = &r->fm->views[vi];
-    view_ops_build(&r->c, v, &vo);
+    if (r->kept)
+      vo = r->kept[vi], memset(&r->kept[vi], 0, sizeof vo);
+    else
+      view_ops_build(&r->c, v, &vo);
     if (!an_model_scan_build(r->c.rules, v->trace, &r->ms.scan)) r->c.nomem = true;
     for (size_t b = 0; b < v->n_stages; b++) {
       long s = table_stage(r->tables, v->stages[b].stage->id);
@@ -950,8 +975,9 @@ static void work_free(run *r) {
     free(r->work[s].acc);
   }
   free(r->work);
+  for (size_t i = 0; r->kept && i < r->fm->n; i++) view_ops_free(&r->kept[i]);
+  free(r->kept);
   mapping_free(&r->mc);
-  ut_buf_free(&r->key);
 }
 
 /* Every launch counted as having no device (the GPU is unknown): no record. */
@@ -969,7 +995,11 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
   an_status rc = AN_OK;
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = prepare_stage(r, s);
   if (rc != AN_OK) return rc;
-  if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc);
+  /* the same views on both sides (one file as mapping and formal input): their ops once */
+  bool same_views =
+      mapping && mapping->n && mapping->n == r->fm->n && mapping->views == r->fm->views;
+  if (same_views && !(r->kept = calloc(mapping->n, sizeof *r->kept))) return AN_ERR_NOMEM;
+  if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc, r->kept);
   cost_formal(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)
