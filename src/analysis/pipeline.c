@@ -486,8 +486,8 @@ static an_status build_kernel_maps(run_state *r) {
   an_status rc = an_kernel_map_build(ms->views, ms->n, r->rules, sampled(r->rules, ms->fw),
                                      r->two ? &mp->kmap : &fm->kmap);
   /* the same files on both sides, sampled alike: the same map (one build, half the memory) */
-  bool alike = mp->shared && sampled(r->rules, mp->fw) == sampled(r->rules, fm->fw);
-  if (rc == AN_OK && r->two && alike) {
+  bool alike = r->two && mp->shared && sampled(r->rules, mp->fw) == sampled(r->rules, fm->fw);
+  if (rc == AN_OK && alike) {
     fm->kmap = mp->kmap;
     fm->kmap_borrowed = true;
   } else if (rc == AN_OK && r->two) {
