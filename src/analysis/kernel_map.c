@@ -308,6 +308,14 @@ static char *compact_dup(const char *s) {
   return o;
 }
 
+/* Whether a site's launches mostly came from a graph replay (matcher graph_replay_launch
+ * on its most common CPU op / launch): its location is where the graph was replayed. */
+static bool replayed_site(const te_rules *rules, const char *top_op) {
+  const te_matcher *m = te_rules_matcher(rules, "graph_replay_launch");
+  return top_op && m && te_rules_settings(rules)->kernel_table_graph_replay_locations &&
+         te_matcher_match(m, top_op, strlen(top_op));
+}
+
 /* Entry i of p from its builder: name, category, sites in table order (written to sites,
  * using ss as the sort buffer) and totals. */
 static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss, an_site *sites) {
@@ -326,6 +334,7 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
     t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
     t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
+    t->kind = replayed_site(m->rules, t->top_cpu_op) ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
     t->display_location = display_location(m, s->location, t->stack);
     if (!t->display_location || !split_location(m->st, t)) return false;
     t->launches = s->launches;

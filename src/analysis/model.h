@@ -168,6 +168,16 @@ typedef struct an_provenance {
 
 /* ------------------------------------------------------------------ kernels */
 
+/* What a site's location is (issue 31). A kernel captured in a CUDA or HIP graph has
+ * no frame of the layer that launched it: its location is where the graph was replayed
+ * (a model runner, a compiled piece's caller), and the report says so ("inside a
+ * CUDA-graph replay of X") instead of pointing at that frame as the kernel's line. */
+typedef enum an_location_kind {
+  AN_LOCATION_LAUNCH = 0,      /* the launching line, or the nearest model-level frame */
+  AN_LOCATION_GRAPH_REPLAY = 1 /* where a graph holding the kernel was replayed
+                                  (kernel_table.graph_replay_locations) */
+} an_location_kind;
+
 /* One launch site of one kernel: every launch resolved to the same location. */
 typedef struct an_site {
   const char *location;         /* normalised "path:line func", or "unresolved" */
@@ -180,6 +190,7 @@ typedef struct an_site {
   double share_pct_within_kernel;
   const char *top_cpu_op; /* most common CPU op / launch name, NULL if none */
   const char *stack;      /* most common " -> "-joined stack, NULL if none */
+  an_location_kind kind;  /* a graph replay's when top_cpu_op replays one */
 } an_site;
 
 /* One kernel of the kernel map (docs/reference.md §4.3). */
@@ -953,6 +964,8 @@ typedef struct an_summary_item {
   size_t n_kernels;                   /* canonical kernel names (keys, not display names) */
   const char *const *kernels;
   const char *location; /* Python location "path:line func", NULL: unresolved or none */
+  an_location_kind location_kind; /* a graph replay's when every shown kernel site with
+                                     that location is one (kernel, fusion, overlap items) */
   double at_stake_us;   /* the bound: at most this much GPU time per step */
   double share_pct;     /* at_stake_us / step_us * 100 */
   double score;         /* the ranking key */

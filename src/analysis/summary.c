@@ -48,6 +48,21 @@ static const char *resolved(const char *loc) {
   return loc && strcmp(loc, "unresolved") != 0 ? loc : NULL;
 }
 
+/* How the stage's kernel table shows a location (issue 31): a graph replay's when every
+ * shown site with it (its raw or display location) is one, so an item pointing at a
+ * model runner under a full-graph replay says it is inside that replay. */
+static an_location_kind location_kind(const an_stage_report *st, const char *loc) {
+  bool replay = false;
+  for (size_t i = 0; loc && i < st->n_kernels; i++)
+    for (size_t k = 0; k < st->kernels[i].n_shown_sites; k++) {
+      const an_site *s = st->kernels[i].shown_sites[k];
+      if (strcmp(loc, s->location) != 0 && strcmp(loc, s->display_location) != 0) continue;
+      if (s->kind != AN_LOCATION_GRAPH_REPLAY) return AN_LOCATION_LAUNCH;
+      replay = true;
+    }
+  return replay ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
+}
+
 an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_t row,
                         const char *location, double bound_us, an_bound_basis basis,
                         double basis_us) {
@@ -83,6 +98,9 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
                           .basis_us = basis_us,
                           .step_us = g->step_us,
                           .n_steps = g->n_steps};
+  /* an idle or wait item's location is the host's, never a kernel site's */
+  if (kind == AN_SUMMARY_KERNEL || kind == AN_SUMMARY_FUSION || kind == AN_SUMMARY_OVERLAP)
+    it->location_kind = location_kind(g->st, it->location);
   it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(action)) * figure;
   an_summary_anchor(it->anchor, sizeof it->anchor, KIND_IDS[kind], g->st->id, row);
   return it;

@@ -258,7 +258,7 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
   }
   summary_kernels(hw, it, stage);
   if (it->location) {
-    rp_hw_printf(hw, " at <code class=\"loc\">");
+    rp_hw_printf(hw, " %s <code class=\"loc\">", rp_item_location_lead(it->location_kind));
     rp_hw_text(hw, it->location);
     rp_hw_printf(hw, "</code>");
   }

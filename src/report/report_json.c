@@ -99,6 +99,9 @@ static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
       !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
       !cJSON_AddBoolToObject(o, "shown", r->shown) ||
       !add_owned(o, "location", rp_kernel_location_cell(r)) ||
+      !cJSON_AddStringToObject(
+          o, "location_kind",
+          rp_location_kind_id(r->n_shown_sites ? r->shown_sites[0]->kind : AN_LOCATION_LAUNCH)) ||
       !add_owned(o, "cpu_op", rp_kernel_cpu_op_cell(r)))
     goto fail;
   cJSON *sites = r->entry ? rp_kmap_sites_json(r->entry) : cJSON_CreateArray();
@@ -414,6 +417,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddStringToObject(o, "stage", it->stage_id) &&
          cJSON_AddNumberToObject(o, "row", (double)it->row) &&
          add_str_or_null(o, "location", it->location) &&
+         cJSON_AddStringToObject(o, "location_kind", rp_location_kind_id(it->location_kind)) &&
          cJSON_AddNumberToObject(o, "at_stake_us", an_round3(it->at_stake_us)) &&
          cJSON_AddNumberToObject(o, "share_pct", an_round3(it->share_pct)) &&
          cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&

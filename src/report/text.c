@@ -20,6 +20,18 @@ static char *text_done(ut_buf *t) {
   return s;
 }
 
+const char *rp_location_lead(an_location_kind kind) {
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a CUDA-graph replay of " : "";
+}
+
+const char *rp_item_location_lead(an_location_kind kind) {
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a CUDA-graph replay of" : "at";
+}
+
+const char *rp_location_kind_id(an_location_kind kind) {
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "graph-replay" : "launch";
+}
+
 char *rp_kernel_location_cell(const an_kernel_row *r) {
   ut_buf t = {0};
   if (!r->entry)
@@ -28,6 +40,7 @@ char *rp_kernel_location_cell(const an_kernel_row *r) {
     ut_buf_add(&t, r->entry->best_location);
   for (size_t i = 0; i < r->n_shown_sites; i++) {
     if (i) ut_buf_add(&t, "<br>");
+    ut_buf_add(&t, rp_location_lead(r->shown_sites[i]->kind));
     ut_buf_add(&t, r->shown_sites[i]->display_location);
     if (r->site_share_shown)
       ut_buf_addf(&t, " (site share %.0f%%)", r->shown_sites[i]->share_pct_within_kernel);

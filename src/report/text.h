@@ -17,6 +17,13 @@
 /* Kernel table: the shown sites joined by "<br>" (with " (site share N%)" when several
  * candidates), the entry's best location without sites, "unresolved" without an entry. */
 char *rp_kernel_location_cell(const an_kernel_row *r);
+/* The words before a location of this kind: "" for a launch site, "inside a CUDA-graph
+ * replay of " for a graph replay's (issue 31); static text. */
+const char *rp_location_lead(an_location_kind kind);
+/* The same before a summary item's location: "at", or "inside a CUDA-graph replay of". */
+const char *rp_item_location_lead(an_location_kind kind);
+/* The JSON id of the kind: "launch" or "graph-replay". */
+const char *rp_location_kind_id(an_location_kind kind);
 /* The shown sites' CPU ops joined by "<br>", or "-". */
 char *rp_kernel_cpu_op_cell(const an_kernel_row *r);
 

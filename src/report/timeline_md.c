@@ -44,7 +44,7 @@ static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, co
     item_names(f, it, name, ctx);
   }
   if (it->location) {
-    fputs(" at ", f);
+    fprintf(f, " %s ", rp_item_location_lead(it->location_kind));
     rp_md_code(f, it->location);
   }
 }

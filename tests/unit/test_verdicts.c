@@ -11,6 +11,7 @@
 #include "analysis/pipeline.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"
+#include "report/text.h"
 
 static te_rules *rules;
 
@@ -512,6 +513,83 @@ Test(names, generic_collectives_one_row_in_compat, .init = setup, .fini = teardo
   for (size_t s = 0; s < rep->n_stages; s++) n += generic_rows(&rep->stages[s], names + n, 8 - n);
   cr_assert_eq(n, 1, "one generic row: %zu", n);
   cr_assert_str_eq(names[0], GENERIC);
+  an_report_destroy(rep);
+  te_rules_destroy(ref);
+}
+
+/* ------------------------------------------------------------------ locations */
+
+/* A vLLM full-graph decode step (the vllm_gptoss_decode_fullgraph shape): the model
+ * runner's _model_forward replays a graph (cuda_graph.py __call__ -> graphs.py replay ->
+ * cudaGraphLaunch) whose two GEMMs have no frame of their layer; then an eager GEMM
+ * launched from a vLLM layer (cudaLaunchKernel under layers/utils.py). */
+#define PYF(name, ts, dur)                                                              \
+  "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/venv/site-packages/" name "\"," \
+  "\"pid\":0,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
+#define GRAPH_LAUNCH(ts, c)                                                                     \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":0,\"tid\":1," \
+  "\"ts\":" #ts ",\"dur\":5,\"args\":{\"correlation\":" #c "}}"
+#define GK(name, ts, dur, c)                                                               \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
+  ",\"dur\":" #dur ",\"args\":{\"stream\":7,\"correlation\":" #c "}}"
+#define REPLAYED "nvjet_tst_128x64_64x4_1x2_h_bz_coopB_TNT"
+#define EAGER_GEMM "nvjet_tst_64x8_64x16_2x1_v_bz_TNT"
+static const char FULL_GRAPH_DECODE[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2000) ","
+    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 200) ","
+    PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) ","
+    PYF("torch/cuda/graphs.py(139): replay", 120, 80) ","
+    GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53) ","
+    PYF("vllm/model_executor/layers/utils.py(122): rocm_unquantized_gemm_impl", 400, 50) ","
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,"
+    "\"ts\":410,\"dur\":5,\"args\":{\"correlation\":54}},"
+    GK(REPLAYED, 1000, 300, 51) "," GK(REPLAYED, 1400, 300, 52) "," GK(REPLAYED, 1800, 300, 53) ","
+    GK(EAGER_GEMM, 2300, 100, 54) "]}";
+
+static const an_kernel_row *kernel_row(const an_report *rep, const char *name) {
+  for (size_t s = 0; s < rep->n_stages; s++)
+    for (size_t i = 0; i < rep->stages[s].n_kernels; i++)
+      if (!strcmp(rep->stages[s].kernels[i].name, name)) return &rep->stages[s].kernels[i];
+  return NULL;
+}
+
+/* Issue 31 (deviation A10): where only the replay's caller exists, the location says it
+ * is inside a graph replay of it; an eager launch keeps its plain location; the
+ * reference's pack shows both plain. */
+Test(locations, graph_replay_location_is_worded, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", FULL_GRAPH_DECODE);
+  const an_kernel_row *g = kernel_row(rep, REPLAYED), *e = kernel_row(rep, EAGER_GEMM);
+  cr_assert(g && e && g->n_shown_sites == 1 && e->n_shown_sites == 1);
+  cr_assert_eq(g->shown_sites[0]->kind, AN_LOCATION_GRAPH_REPLAY);
+  cr_assert_eq(e->shown_sites[0]->kind, AN_LOCATION_LAUNCH);
+  char *cell = rp_kernel_location_cell(g);
+  cr_assert_str_eq(cell,
+                   "inside a CUDA-graph replay of vllm/v1/worker/gpu_model_runner.py:3102 "
+                   "_model_forward");
+  free(cell);
+  cell = rp_kernel_location_cell(e);
+  cr_assert_str_eq(cell, "vllm/model_executor/layers/utils.py:122 rocm_unquantized_gemm_impl");
+  free(cell);
+  for (size_t i = 0; i < rep->n_summary; i++) { /* items at the runner are the replay's */
+    const an_summary_item *it = &rep->summary[i];
+    if (it->location && strstr(it->location, "gpu_model_runner.py"))
+      cr_assert_eq(it->location_kind, AN_LOCATION_GRAPH_REPLAY, "%s", it->location);
+  }
+  an_report_destroy(rep);
+
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  te_rules *mine = rules;
+  rules = ref;
+  rep = run_framework("vllm", FULL_GRAPH_DECODE);
+  rules = mine;
+  g = kernel_row(rep, REPLAYED);
+  cr_assert(g && g->n_shown_sites == 1);
+  cr_assert_eq(g->shown_sites[0]->kind, AN_LOCATION_LAUNCH);
+  cell = rp_kernel_location_cell(g);
+  cr_assert_str_eq(cell, "vllm/v1/worker/gpu_model_runner.py:3102 _model_forward");
+  free(cell);
   an_report_destroy(rep);
   te_rules_destroy(ref);
 }

@@ -65,6 +65,8 @@ typedef struct te_list_map {
     "launch sites shown per kernel row")                                                           \
   X(kernel_table_stack_depth, "kernel_table.stack_depth", INT, 1, 256, 0, NULL,                    \
     "innermost positive-priority frames kept in a site's stack")                                   \
+  X(kernel_table_graph_replay_locations, "kernel_table.graph_replay_locations", BOOL, 0, 0, 0,     \
+    NULL, "a site launched by a graph replay is worded as the replay's location")                 \
   X(kernel_map_sample_per_kernel, "kernel_map.sample_per_kernel", INT, 1, 1000000, 0, NULL,        \
     "kernels attributed per name and stage when the mapping pass is sampled")                      \
   X(kernel_map_long_name_min, "kernel_map.long_name_min", INT, 0, 1000000, 0, NULL,                \
