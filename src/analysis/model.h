@@ -429,6 +429,10 @@ typedef struct an_kernel_row {
   double share_pct;                  /* of the stage's kernel-time sum */
   bool shown;                        /* passes --kernel-table-limit and the share bar */
   bool site_share_shown;             /* several candidate sites: each with its site share */
+  bool partial_site;                 /* the shown sites cover under kernel_table.
+                                        site_min_coverage of the map's launches of the
+                                        kernel (an_row_site_coverage): the row says how
+                                        many (issue 31) */
   uint32_t roofline;                 /* index + 1 into the stage's rooflines; 0: none
                                         (an_row_roofline; in the padding after the flags) */
   const an_kmap_entry *entry;        /* mapping (or formal) map entry; NULL: unresolved */
@@ -1062,6 +1066,9 @@ typedef struct an_trace_limits {
   const char *short_window_stage; /* label of the first stage whose GPU span is under
                                      report.short_window_ms, NULL if none */
   double short_window_us;         /* that stage's span */
+  size_t partial_site_rows;       /* shown kernel rows whose location covers under
+                                     site_min_coverage of their launches (issue 31) */
+  double site_min_coverage;       /* kernel_table.site_min_coverage */
 } an_trace_limits;
 
 /* ------------------------------------------------------------------ execution facts */
@@ -1117,6 +1124,15 @@ typedef struct an_stage_report {
 } an_stage_report;
 
 /* The roofline record of row r of stage s, or NULL when it has none. */
+/* The launches of a row's kernel-map entry its shown sites cover (*covered) of all the
+ * entry's (*of: the map's launches of the kernel, a sample when the mapping pass was
+ * sampled, the mapping trace's in a two-trace run). 0 of 0 without an entry. */
+static inline void an_row_site_coverage(const an_kernel_row *r, size_t *covered, size_t *of) {
+  *covered = 0;
+  *of = r->entry ? r->entry->launches : 0;
+  for (size_t i = 0; i < r->n_shown_sites; i++) *covered += r->shown_sites[i]->launches;
+}
+
 static inline const an_roofline *an_row_roofline(const an_stage_report *s, const an_kernel_row *r) {
   return r->roofline && r->roofline <= s->n_rooflines ? &s->rooflines[r->roofline - 1] : NULL;
 }

@@ -51,6 +51,12 @@ static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
   }
   row->n_shown_sites = k;
   row->site_share_shown = (n_pref ? n_pref : e->n_sites) > 1;
+  /* issue 31: a preferred site that 16 of 3040 launches resolved to is no location of
+   * the kernel; the row says how many it covers */
+  size_t covered, of;
+  an_row_site_coverage(row, &covered, &of);
+  double min = te_rules_settings(rules)->kernel_table_site_min_coverage;
+  row->partial_site = k && of && (double)covered < min * (double)of;
 }
 
 /* The text fusion matchers are written against: "<name> <location cell> <cpu op cell>",

@@ -411,6 +411,11 @@ static void limit_hints(rp_hw *hw) {
              l->short_window_stage, l->short_window_us / 1000.0);
     hint_li(hw, "info", line);
   }
+  char sites[256];
+  if (rp_partial_sites_limit(l, sites, sizeof sites)) {
+    snprintf(line, sizeof line, "Partial locations: %s", sites);
+    hint_li(hw, "info", line);
+  }
   roofline_hints(hw);
   steps_hints(hw);
 }
@@ -419,6 +424,7 @@ static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
+         l->partial_site_rows ||
          rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) ||
          rp_stage_checks_failed(r, rules);
 }

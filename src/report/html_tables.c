@@ -89,6 +89,8 @@ static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
     rp_hw_text(hw, s->display_location ? s->display_location : s->location);
     if (k->site_share_shown) rp_hw_printf(hw, " (site share %.1f%%)", s->share_pct_within_kernel);
   }
+  char cov[96];
+  if (rp_site_coverage(k, cov, sizeof cov)) rp_hw_text(hw, cov);
   rp_hw_printf(hw, "</td><td>");
   size_t ops = 0;
   for (size_t i = 0; i < k->n_shown_sites; i++) {

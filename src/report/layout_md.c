@@ -347,7 +347,10 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char rank_line[512];
   const char *ranks = rp_ranks_limit(l, rank_line, sizeof rank_line);
+  char site_line[256];
+  const char *sites = rp_partial_sites_limit(l, site_line, sizeof site_line);
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
+      !sites &&
       !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
@@ -365,6 +368,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
             "capture shows steady-state behaviour (report.short_window_ms).\n",
             l->short_window_stage, l->short_window_us / 1000.0);
+  if (sites) fprintf(f, "- **Partial locations.** %s\n", sites);
   roofline_limits(f, r);
   steps_limits(f, r, rules);
   for (size_t i = 0; i < r->n_hints; i++) {

@@ -99,6 +99,7 @@ static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
       !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
       !cJSON_AddBoolToObject(o, "shown", r->shown) ||
       !add_owned(o, "location", rp_kernel_location_cell(r)) ||
+      !cJSON_AddBoolToObject(o, "partial_site", r->partial_site) ||
       !cJSON_AddStringToObject(
           o, "location_kind",
           rp_location_kind_id(r->n_shown_sites ? r->shown_sites[0]->kind : AN_LOCATION_LAUNCH)) ||
@@ -435,7 +436,8 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          cJSON_AddBoolToObject(o, "ranks_compared", l->ranks_compared) &&
          cJSON_AddNumberToObject(o, "world_size", (double)l->world_size) &&
          add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
-         cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us));
+         cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us)) &&
+         cJSON_AddNumberToObject(o, "partial_site_rows", (double)l->partial_site_rows);
 }
 
 static bool summary_json(cJSON *root, const an_report *r) {

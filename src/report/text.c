@@ -32,6 +32,15 @@ const char *rp_location_kind_id(an_location_kind kind) {
   return kind == AN_LOCATION_GRAPH_REPLAY ? "graph-replay" : "launch";
 }
 
+const char *rp_site_coverage(const an_kernel_row *r, char *buf, size_t cap) {
+  if (!r->partial_site || !cap) return NULL;
+  size_t covered, of;
+  an_row_site_coverage(r, &covered, &of);
+  snprintf(buf, cap, " (%zu of %zu launches%s)", covered, of,
+           of == r->launches ? "" : " in the kernel map");
+  return buf;
+}
+
 char *rp_kernel_location_cell(const an_kernel_row *r) {
   ut_buf t = {0};
   if (!r->entry)
@@ -45,6 +54,8 @@ char *rp_kernel_location_cell(const an_kernel_row *r) {
     if (r->site_share_shown)
       ut_buf_addf(&t, " (site share %.0f%%)", r->shown_sites[i]->share_pct_within_kernel);
   }
+  char cov[96];
+  if (rp_site_coverage(r, cov, sizeof cov)) ut_buf_add(&t, cov);
   return text_done(&t);
 }
 
@@ -511,6 +522,17 @@ const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char
       snprintf(buf, cap, "a piece of the %s", rp_fusion_partner(r));
       break;
   }
+  return buf;
+}
+
+const char *rp_partial_sites_limit(const an_trace_limits *l, char *buf, size_t cap) {
+  if (!l->partial_site_rows || !cap) return NULL;
+  snprintf(buf, cap,
+           "%zu kernel row%s show%s a location that covers under %.0f%% of the kernel's "
+           "launches; the row says how many (kernel_table.site_min_coverage): the rest ran "
+           "from other or unresolved sites.",
+           l->partial_site_rows, l->partial_site_rows == 1 ? "" : "s",
+           l->partial_site_rows == 1 ? "s" : "", l->site_min_coverage * 100.0);
   return buf;
 }
 

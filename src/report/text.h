@@ -22,6 +22,12 @@ char *rp_kernel_location_cell(const an_kernel_row *r);
 const char *rp_location_lead(an_location_kind kind);
 /* The same before a summary item's location: "at", or "inside a CUDA-graph replay of". */
 const char *rp_item_location_lead(an_location_kind kind);
+/* " (N of M launches)" (" ... in the kernel map" when M is not the row's own count)
+ * into buf when the row's shown sites cover under kernel_table.site_min_coverage of its
+ * mapped launches; NULL otherwise. */
+const char *rp_site_coverage(const an_kernel_row *r, char *buf, size_t cap);
+/* The Limits line on rows with such partial sites, into buf; NULL when none. */
+const char *rp_partial_sites_limit(const an_trace_limits *l, char *buf, size_t cap);
 /* The JSON id of the kind: "launch" or "graph-replay". */
 const char *rp_location_kind_id(an_location_kind kind);
 /* The shown sites' CPU ops joined by "<br>", or "-". */

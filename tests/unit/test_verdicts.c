@@ -593,3 +593,73 @@ Test(locations, graph_replay_location_is_worded, .init = setup, .fini = teardown
   an_report_destroy(rep);
   te_rules_destroy(ref);
 }
+
+/* An SGLang trace whose GEMM ran `n` times: the first `framed` launches under a model
+ * layer's Python frame, the rest with no Python frame around their launch (resolved
+ * nowhere, the shape of launches from a C++ path or an unprofiled thread). */
+static char *partial_site_trace(int n, int framed) {
+  size_t cap = 512 + (size_t)n * 320, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len,
+                          "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":"
+                          "\"/sgl-workspace/sglang/python/sglang/srt/layers/linear.py(450): "
+                          "forward\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":%d}",
+                          framed * 100);
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
+        "\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" GEMM "\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+        "\"dur\":50,\"args\":{\"stream\":7,\"correlation\":%d}}",
+        i * 100 + 10, i + 1, i * 100 + 20, i + 1);
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+/* Issue 31 (deviation A11): a location that 2 of 20 launches resolved to is shown with
+ * its coverage and counted in Limits; one that most launches resolved to is shown plain;
+ * the reference's pack never says. */
+Test(locations, partial_site_shows_its_coverage, .init = setup, .fini = teardown) {
+  char *t = partial_site_trace(20, 2);
+  an_report *rep = run_framework("sglang", t);
+  const an_kernel_row *r = kernel_row(rep, GEMM);
+  cr_assert(r && r->n_shown_sites == 1 && r->partial_site);
+  char *cell = rp_kernel_location_cell(r);
+  cr_assert_str_eq(cell, "python/sglang/srt/layers/linear.py:450 forward (2 of 20 launches)");
+  free(cell);
+  cr_assert_eq(rep->limits.partial_site_rows, 1);
+  char line[256];
+  cr_assert(rp_partial_sites_limit(&rep->limits, line, sizeof line));
+  cr_assert(strstr(line, "1 kernel row shows a location that covers under 50%"), "%s", line);
+  an_report_destroy(rep);
+  free(t);
+
+  t = partial_site_trace(20, 15);
+  rep = run_framework("sglang", t);
+  r = kernel_row(rep, GEMM);
+  cr_assert(r && !r->partial_site);
+  cr_assert_eq(rep->limits.partial_site_rows, 0);
+  cr_assert_null(rp_partial_sites_limit(&rep->limits, line, sizeof line));
+  an_report_destroy(rep);
+  free(t);
+
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  te_rules *mine = rules;
+  rules = ref;
+  t = partial_site_trace(20, 2);
+  rep = run_framework("sglang", t);
+  rules = mine;
+  r = kernel_row(rep, GEMM);
+  cr_assert(r && !r->partial_site);
+  cell = rp_kernel_location_cell(r);
+  cr_assert_str_eq(cell, "python/sglang/srt/layers/linear.py:450 forward");
+  free(cell);
+  an_report_destroy(rep);
+  free(t);
+  te_rules_destroy(ref);
+}

@@ -65,6 +65,8 @@ typedef struct te_list_map {
     "launch sites shown per kernel row")                                                           \
   X(kernel_table_stack_depth, "kernel_table.stack_depth", INT, 1, 256, 0, NULL,                    \
     "innermost positive-priority frames kept in a site's stack")                                   \
+  X(kernel_table_site_min_coverage, "kernel_table.site_min_coverage", NUMBER, 0, 1, 0, NULL,       \
+    "a row whose shown sites cover less of its mapped launches says how many (0: never)")          \
   X(kernel_table_graph_replay_locations, "kernel_table.graph_replay_locations", BOOL, 0, 0, 0,     \
     NULL, "a site launched by a graph replay is worded as the replay's location")                 \
   X(kernel_map_sample_per_kernel, "kernel_map.sample_per_kernel", INT, 1, 1000000, 0, NULL,        \
