@@ -10,7 +10,9 @@
  * record_param_comms). The kernels of the matcher generic_collective_kernel are renamed
  * "NAME [collective]" once, right after the read, so every table, the time model and the
  * Ranks section key them apart. A kernel inside a CUDA graph carries no args and its
- * graph launch no collective: it keeps its name. The reference's compatibility pack
+ * graph launch (matcher graph_replay_launch) no collective: it is keyed
+ * "NAME [unsplit: graph replay]" (issue 31), apart from the eager ones and saying what
+ * is not known, instead of passing for one collective. The reference's compatibility pack
  * empties the matcher (deviation C10): one row for every collective, as the reference.
  *
  * Ownership: the trace is modified in place (its kernels' names; new names are interned
@@ -24,6 +26,9 @@
 #include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
+
+/* The bracketed word of a generic kernel inside a graph replay. */
+#define AN_UNSPLIT_REPLAY "unsplit: graph replay"
 
 /* Renames the generic collective kernels of t; *renamed (may be NULL) counts them.
  * AN_OK, or AN_ERR_NOMEM (t then keeps the names renamed so far: each is whole). */
