@@ -171,7 +171,7 @@ typedef struct an_provenance {
 /* What a site's location is (issue 31). A kernel captured in a CUDA or HIP graph has
  * no frame of the layer that launched it: its location is where the graph was replayed
  * (a model runner, a compiled piece's caller), and the report says so ("inside a
- * CUDA-graph replay of X") instead of pointing at that frame as the kernel's line. */
+ * graph replay of X") instead of pointing at that frame as the kernel's line. */
 typedef enum an_location_kind {
   AN_LOCATION_LAUNCH = 0,      /* the launching line, or the nearest model-level frame */
   AN_LOCATION_GRAPH_REPLAY = 1 /* where a graph holding the kernel was replayed

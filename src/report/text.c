@@ -21,11 +21,11 @@ static char *text_done(ut_buf *t) {
 }
 
 const char *rp_location_lead(an_location_kind kind) {
-  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a CUDA-graph replay of " : "";
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a graph replay of " : "";
 }
 
 const char *rp_item_location_lead(an_location_kind kind) {
-  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a CUDA-graph replay of" : "at";
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a graph replay of" : "at";
 }
 
 const char *rp_location_kind_id(an_location_kind kind) {

@@ -20,7 +20,7 @@ char *rp_kernel_location_cell(const an_kernel_row *r);
 /* The words before a location of this kind: "" for a launch site, "inside a CUDA-graph
  * replay of " for a graph replay's (issue 31); static text. */
 const char *rp_location_lead(an_location_kind kind);
-/* The same before a summary item's location: "at", or "inside a CUDA-graph replay of". */
+/* The same before a summary item's location: "at", or "inside a graph replay of". */
 const char *rp_item_location_lead(an_location_kind kind);
 /* " (N of M launches)" (" ... in the kernel map" when M is not the row's own count)
  * into buf when the row's shown sites cover under kernel_table.site_min_coverage of its

@@ -566,7 +566,7 @@ Test(locations, graph_replay_location_is_worded, .init = setup, .fini = teardown
   cr_assert_eq(e->shown_sites[0]->kind, AN_LOCATION_LAUNCH);
   char *cell = rp_kernel_location_cell(g);
   cr_assert_str_eq(cell,
-                   "inside a CUDA-graph replay of vllm/v1/worker/gpu_model_runner.py:3102 "
+                   "inside a graph replay of vllm/v1/worker/gpu_model_runner.py:3102 "
                    "_model_forward");
   free(cell);
   cell = rp_kernel_location_cell(e);
