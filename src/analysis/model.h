@@ -631,6 +631,8 @@ typedef struct an_overlap_row {
   bool launch_op_time_window;  /* most of the evidence found its scope by the time window, no
                                   op named (launch_op NULL; the report says so) */
   an_scope_source scope_source;
+  an_location_kind scope_kind; /* a graph replay's when launch_op replays one (the scope is
+                                  where the graph was replayed; deviation A10) */
   an_dep_signal dep_signal;
   an_dep_risk dep_risk;
   an_priority priority;

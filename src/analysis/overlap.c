@@ -843,6 +843,11 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   bool named_op = strcmp(sr.op, OV_NO_OP) && !row->launch_op_time_window;
   row->launch_op = named_op ? ov_strdup(sr.op) : NULL;
   row->scope_source = sr.how;
+  const te_matcher *replay = te_rules_matcher(c->r, "graph_replay_launch");
+  if (row->scope && row->launch_op && replay &&
+      te_rules_settings(c->r)->kernel_table_graph_replay_locations &&
+      te_matcher_match(replay, row->launch_op, strlen(row->launch_op)))
+    row->scope_kind = AN_LOCATION_GRAPH_REPLAY;
   if (!row->kernel || !row->category || (!row->scope && strcmp(sr.scope, OV_UNMAPPED)) ||
       (!row->launch_op && named_op))
     return false;

@@ -178,7 +178,7 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_name_span(hw, r->kernel, rp_hw_shown(hw, si, r->kernel));
   rp_hw_printf(hw, "</td><td>");
   rp_hw_cat_span(hw, rp_overlap_category(r));
-  rp_hw_printf(hw, "</td><td class=\"loc\">");
+  rp_hw_printf(hw, "</td><td class=\"loc\">%s", rp_location_lead(r->scope_kind));
   rp_hw_text(hw, rp_scope(r));
   rp_hw_printf(hw, "</td>");
   rp_hw_td_count(hw, r->count);
