@@ -35,11 +35,11 @@ static size_t collective_word(const char *v, char *out, size_t cap) {
 typedef struct split_ctx {
   tr_trace *t;
   const te_matcher *generic;
-  te_subject *subj;  /* the name asked, uncached: decided remembers the answer */
-  ut_u64map decided; /* name -> 1 + generic */
-  ut_u64map renamed; /* name << 32 | collective -> new name */
-  an_id_index ops;   /* CPU ops by External id, built on first need */
-  int ops_state;     /* 0 not built, 1 built, -1 out of memory */
+  te_subject *subj;         /* the name asked, uncached: decided remembers the answer */
+  ut_u64map decided;        /* name -> 1 + generic */
+  ut_u64map renamed;        /* name << 32 | collective -> new name */
+  an_id_index ops;          /* CPU ops by External id, built on first need */
+  int ops_state;            /* 0 not built, 1 built, -1 out of memory */
   const te_matcher *replay; /* graph_replay_launch */
   an_id_index launches;     /* launches by correlation, built on first need */
   int launches_state;       /* as ops_state */

@@ -334,7 +334,8 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
     t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
     t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
-    t->kind = replayed_site(m->rules, t->top_cpu_op) ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
+    t->kind =
+        replayed_site(m->rules, t->top_cpu_op) ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
     t->display_location = display_location(m, s->location, t->stack);
     if (!t->display_location || !split_location(m->st, t)) return false;
     t->launches = s->launches;

@@ -969,14 +969,14 @@ typedef struct an_summary_item {
   size_t row;                         /* index of the evidence row in its table's rows */
   size_t n_kernels;                   /* canonical kernel names (keys, not display names) */
   const char *const *kernels;
-  const char *location; /* Python location "path:line func", NULL: unresolved or none */
+  const char *location;           /* Python location "path:line func", NULL: unresolved or none */
   an_location_kind location_kind; /* a graph replay's when every shown kernel site with
                                      that location is one (kernel, fusion, overlap items) */
-  double at_stake_us;   /* the bound: at most this much GPU time per step */
-  double share_pct;     /* at_stake_us / step_us * 100 */
-  double score;         /* the ranking key */
-  char anchor[64];      /* id of the evidence row ("kernel-decode-3", "idle-decode-0"): the
-                           same in Markdown and HTML; stable for a given report */
+  double at_stake_us;             /* the bound: at most this much GPU time per step */
+  double share_pct;               /* at_stake_us / step_us * 100 */
+  double score;                   /* the ranking key */
+  char anchor[64]; /* id of the evidence row ("kernel-decode-3", "idle-decode-0"): the
+                      same in Markdown and HTML; stable for a given report */
   an_bound_basis basis;
   double basis_us;        /* per step, the time the basis names (at_stake_us <= basis_us) */
   double basis_pct;       /* roofline: achieved % of attainable; chain: kernels merged */

@@ -392,7 +392,8 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
   l->site_min_coverage = s->kernel_table_site_min_coverage;
   for (size_t i = 0; i < rep->n_stages; i++)
     for (size_t k = 0; k < rep->stages[i].n_kernels; k++)
-      l->partial_site_rows += rep->stages[i].kernels[k].shown && rep->stages[i].kernels[k].partial_site;
+      l->partial_site_rows +=
+          rep->stages[i].kernels[k].shown && rep->stages[i].kernels[k].partial_site;
   l->ranks_analysed = (long)rep->run.n_formal_inputs;
   /* the TP size counts ranks only when something stated it (server args, trace metadata) */
   const an_count_fact *tp = &rep->run.context.tp_size;

@@ -424,9 +424,8 @@ static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         l->partial_site_rows ||
-         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) ||
-         rp_stage_checks_failed(r, rules);
+         l->partial_site_rows || rp_ranks_limit(l, ranks_line, sizeof ranks_line) ||
+         rp_roofline_limited(r) || rp_stage_checks_failed(r, rules);
 }
 
 static void hints(rp_hw *hw) {

@@ -350,8 +350,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   char site_line[256];
   const char *sites = rp_partial_sites_limit(l, site_line, sizeof site_line);
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !sites &&
-      !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
+      !sites && !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);

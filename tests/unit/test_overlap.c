@@ -439,9 +439,10 @@ static void check_graph_replay_scope(te_rules *r, const char *scope, an_scope_so
     cr_assert_null(row->launch_op);
   /* deviation A10: a scope found through a graph replay's launch is where the graph was
    * replayed, and the row says so */
-  cr_assert_eq(row->scope_kind, launch_op && te_rules_settings(r)->kernel_table_graph_replay_locations
-                                    ? AN_LOCATION_GRAPH_REPLAY
-                                    : AN_LOCATION_LAUNCH);
+  cr_assert_eq(row->scope_kind,
+               launch_op && te_rules_settings(r)->kernel_table_graph_replay_locations
+                   ? AN_LOCATION_GRAPH_REPLAY
+                   : AN_LOCATION_LAUNCH);
   run_free(&x);
 }
 

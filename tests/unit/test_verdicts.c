@@ -525,10 +525,11 @@ Test(names, generic_collectives_one_row_in_compat, .init = setup, .fini = teardo
  * runner's _model_forward replays a graph (cuda_graph.py __call__ -> graphs.py replay ->
  * cudaGraphLaunch) whose two GEMMs have no frame of their layer; then an eager GEMM
  * launched from a vLLM layer (cudaLaunchKernel under layers/utils.py). */
-#define PYF(name, ts, dur)                                                              \
-  "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/venv/site-packages/" name "\"," \
+#define PYF(name, ts, dur)                                                         \
+  "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/venv/site-packages/" name \
+  "\","                                                                            \
   "\"pid\":0,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
-#define GRAPH_LAUNCH(ts, c)                                                                     \
+#define GRAPH_LAUNCH(ts, c)                                                                  \
   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":0,\"tid\":1," \
   "\"ts\":" #ts ",\"dur\":5,\"args\":{\"correlation\":" #c "}}"
 #define GK(name, ts, dur, c)                                                               \
@@ -613,7 +614,8 @@ static char *partial_site_trace(int n, int framed) {
         buf + len, cap - len,
         ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
         "\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" GEMM "\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" GEMM
+        "\",\"pid\":0,\"tid\":7,\"ts\":%d,"
         "\"dur\":50,\"args\":{\"stream\":7,\"correlation\":%d}}",
         i * 100 + 10, i + 1, i * 100 + 20, i + 1);
   len += (size_t)snprintf(buf + len, cap - len, "]}");
