@@ -49,6 +49,17 @@ static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, co
   }
 }
 
+/* The item's stage label for an anchor of the item's own stage ("PREFIX<stage id>-ROW"),
+ * so every link of an item names the stage alike (review 5: "K1 in extend/prefill" beside
+ * "K2 in extend"); NULL, the anchor's own stage id, for another stage's anchor. */
+static const char *own_stage_label(const an_summary_item *it, const char *anchor) {
+  const char *dash = strchr(anchor, '-'), *last = strrchr(anchor, '-');
+  size_t n = strlen(it->stage_id);
+  bool own = dash && last > dash && (size_t)(last - dash - 1) == n &&
+             strncmp(dash + 1, it->stage_id, n) == 0;
+  return own ? it->stage_label : NULL;
+}
+
 /* The time-account rows the item sums, the part of each it takes, and how many more the
  * JSON report lists. */
 static void item_rows(FILE *f, const an_summary_item *it) {
@@ -56,7 +67,7 @@ static void item_rows(FILE *f, const an_summary_item *it) {
   rp_fmt_ms(g, sizeof g, it->least_gap_us);
   for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
     rp_item_row_anchor(it, k, id, sizeof id);
-    rp_evidence_label(id, k ? NULL : it->stage_label, label, sizeof label);
+    rp_evidence_label(id, own_stage_label(it, id), label, sizeof label);
     fprintf(f, "%s[%s](#%s)", k ? ", " : " Evidence: ", label, id);
     if (it->rows[k].part != AN_PART_ALL)
       fprintf(f, " (its gaps %s %s ms)", it->rows[k].part == AN_PART_LONG ? "of at least" : "under",
@@ -75,7 +86,7 @@ static void item_evidence(FILE *f, const an_summary_item *it) {
     fprintf(f, " Evidence: [%s](#%s)", label, it->anchor);
   }
   for (size_t k = 0; k < it->n_more; k++) {
-    rp_evidence_label(it->more[k], NULL, label, sizeof label);
+    rp_evidence_label(it->more[k], own_stage_label(it, it->more[k]), label, sizeof label);
     fprintf(f, ", [%s](#%s)", label, it->more[k]);
   }
   fputc('\n', f);

@@ -94,6 +94,11 @@ def run_facts(text, label):
     return errs
 
 
+# "[K2 in extend/prefill, kernel table](#kernel-extend-1)": the label's stage, the anchor's
+EVIDENCE = re.compile(r"\[[KOFIW]\d+ in ([^,\]]+), [a-z ]+\]\(#(?:kernel|overlap|fusion|idle|wait)-"
+                      r"([^)]+)-\d+\)")
+
+
 def check(text, label, max_chars):
     errs = run_facts(text, label)
     for h in ("# Triage report", "## What to try first", "## Legend"):
@@ -105,6 +110,13 @@ def check(text, label, max_chars):
     for a in LINK.findall(text):
         if a not in anchors:
             errs.append(f"{label}: summary links to missing anchor #{a}")
+    # every evidence link into one stage names that stage alike (review 5: "K1 in
+    # extend/prefill" beside "K2 in extend")
+    named = {}
+    for lab, stage_id in EVIDENCE.findall(text):
+        if named.setdefault(stage_id, lab) != lab:
+            errs.append(f"{label}: links into stage {stage_id} name it "
+                        f"'{named[stage_id]}' and '{lab}'")
     stage = None
     shares = {}
     for heading, head, rows in tables(text.splitlines()):
