@@ -7,6 +7,13 @@ cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null 2>&1 || { echo "check-format: clang-format not found: SKIPPED" >&2; exit 77; }
 mapfile -t files < <(git ls-files 'engine/*.[ch]' 'src/*.[ch]' 'tests/*.[ch]' 'tools/*.[ch]' 2>/dev/null ||
                      find engine src tests tools -name '*.[ch]')
+# One clang-format process for the whole tree (a second each under load, not one per
+# file: 250 processes took four minutes of the CI's test time); only when it fails, one
+# per file to name the files.
+if clang-format --dry-run --Werror "${files[@]}" >/dev/null 2>&1; then
+  echo "check-format: ${#files[@]} files clean"
+  exit 0
+fi
 bad=0
 for f in "${files[@]}"; do
   if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
