@@ -18,48 +18,16 @@
 #include "triage/settings.h"
 #include "util/limits.h"
 
-static void names_add(rp_hw_names *s, const char *name) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->full[i], name) == 0) return;
-  s->full[s->n++] = name;
-}
-
-/* Kernel rows first (distinct by construction: rows aggregate by canonical name), then
- * what the overlap and fusion rows and the summary items name. */
-static int stage_names_build(rp_hw *hw, size_t si, rp_hw_names *s) {
-  const an_stage_report *st = &hw->rep->stages[si];
-  size_t cap = st->n_kernels + (st->overlap ? st->overlap->n_rows : 0);
-  for (size_t i = 0; i < st->n_fuse; i++) cap += st->fuse[i].n_related;
-  for (size_t i = 0; i < hw->rep->n_summary; i++) cap += hw->rep->summary[i].n_kernels;
-  s->full = calloc(cap + 1, sizeof *s->full);
-  if (!s->full) return -1;
-  for (size_t i = 0; i < st->n_kernels; i++) s->full[s->n++] = st->kernels[i].name;
-  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++)
-    names_add(s, st->overlap->rows[i].kernel);
-  for (size_t i = 0; i < st->n_fuse; i++)
-    for (size_t k = 0; k < st->fuse[i].n_related; k++) names_add(s, st->fuse[i].related[k]);
-  for (size_t i = 0; i < hw->rep->n_summary; i++) {
-    const an_summary_item *it = &hw->rep->summary[i];
-    if (rp_hw_stage_index(hw, it->stage_id) != si) continue;
-    for (size_t k = 0; k < it->n_kernels; k++) names_add(s, it->kernels[k]);
-  }
-  if (hw->full_names) return 0; /* shown stays NULL: every name is shown in full */
-  s->shown = rp_names_display_table(hw->names, s->full, s->n);
-  return s->shown ? 0 : -1;
-}
-
 static void stage_names_free(rp_hw_names *all, size_t n) {
-  for (size_t i = 0; all && i < n; i++) {
-    if (all[i].shown) rp_names_table_free(all[i].shown, all[i].n);
-    free(all[i].full);
-  }
+  for (size_t i = 0; all && i < n; i++) rp_stage_names_free(&all[i]);
   free(all);
 }
 
+/* One set per stage, the Markdown layout's (report/stage_names.h). */
 static rp_hw_names *stage_names(rp_hw *hw) {
   rp_hw_names *all = calloc(hw->rep->n_stages ? hw->rep->n_stages : 1, sizeof *all);
   for (size_t i = 0; all && i < hw->rep->n_stages; i++) {
-    if (stage_names_build(hw, i, &all[i]) != 0) {
+    if (rp_stage_names_build(&all[i], hw->rep, i, hw->full_names ? NULL : hw->names) != 0) {
       stage_names_free(all, hw->rep->n_stages);
       return NULL;
     }

@@ -17,15 +17,10 @@
 
 #include "analysis/model.h"
 #include "report/names.h"
+#include "report/stage_names.h"
 
-/* The display names of one stage: every kernel name its tables and summary items show
- * (kernel rows first, in row order), so one kernel reads the same everywhere on the
- * page and two kernels never read alike within a stage (as in the Markdown layout). */
-typedef struct rp_hw_names {
-  const char **full; /* canonical names, borrowed from the model */
-  char **shown;
-  size_t n;
-} rp_hw_names;
+/* The display names of one stage, the Markdown layout's (report/stage_names.h). */
+typedef rp_stage_names rp_hw_names;
 
 typedef struct rp_hw {
   FILE *out;

@@ -22,6 +22,7 @@
 #include "report/md.h"
 #include "report/names.h"
 #include "report/ranks_report.h"
+#include "report/stage_names.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
 
@@ -59,62 +60,12 @@ static double share_of(const an_stage_report *st, double us) {
 
 /* ---------------------------------------------------------------- names */
 
-/* Display names of every kernel a stage's tables show, unique within the stage. */
-typedef struct stage_names {
-  const char **full;
-  char **shown;
-  size_t n;
-} stage_names;
+/* Display names of every kernel a stage's tables show (report/stage_names.h: the HTML
+ * reads the same set). */
+typedef rp_stage_names stage_names;
 
-static void names_add(stage_names *s, const char *name) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->full[i], name) == 0) return;
-  s->full[s->n++] = name;
-}
-
-static size_t stage_name_cap(const an_report *r, const an_stage_report *st) {
-  size_t n = st->n_kernels + (st->overlap ? st->overlap->n_rows : 0);
-  for (size_t i = 0; i < st->n_fuse; i++) n += st->fuse[i].n_evidence + st->fuse[i].n_related;
-  if (st->timeline) n += st->timeline->n_collectives;
-  for (size_t i = 0; i < r->n_summary; i++) n += r->summary[i].n_kernels;
-  return n;
-}
-
-static int names_build(stage_names *s, const an_report *r, const an_stage_report *st,
-                       const rp_names *nm) {
-  s->n = 0;
-  s->shown = NULL;
-  s->full = calloc(stage_name_cap(r, st) + 1, sizeof *s->full);
-  if (!s->full) return -1;
-  for (size_t i = 0; i < st->n_kernels; i++)
-    if (st->kernels[i].shown) names_add(s, st->kernels[i].name);
-  for (size_t i = 0; i < r->n_summary; i++) /* the summary's kernels, chains included */
-    for (size_t k = 0; !strcmp(r->summary[i].stage_id, st->id) && k < r->summary[i].n_kernels; k++)
-      names_add(s, r->summary[i].kernels[k]);
-  for (size_t i = 0; st->timeline && i < st->timeline->n_collectives; i++)
-    names_add(s, st->timeline->collectives[i].kernel);
-  for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++)
-    names_add(s, st->overlap->rows[i].kernel);
-  for (size_t i = 0; i < st->n_fuse; i++)
-    for (size_t k = 0; st->fuse[i].shown && k < st->fuse[i].n_evidence; k++)
-      names_add(s, st->fuse[i].evidence[k].kernel);
-  for (size_t i = 0; i < st->n_fuse; i++) /* the summary names a fusion by its kernels */
-    for (size_t k = 0; st->fuse[i].shown && k < st->fuse[i].n_related; k++)
-      names_add(s, st->fuse[i].related[k]);
-  if (nm) s->shown = rp_names_display_table(nm, s->full, s->n);
-  return !nm || s->shown ? 0 : -1;
-}
-
-/* The name to print (the full one in --full-names mode). */
 static const char *names_get(const stage_names *s, const char *full) {
-  for (size_t i = 0; s->shown && i < s->n; i++)
-    if (strcmp(s->full[i], full) == 0) return s->shown[i];
-  return full;
-}
-
-static void names_free(stage_names *s) {
-  if (s->shown) rp_names_table_free(s->shown, s->n);
-  free(s->full);
+  return rp_stage_names_get(s, full);
 }
 
 /* A code span, with a longer fence when the text holds a backtick; '|' escaped. */
@@ -729,7 +680,7 @@ static const char LEGEND[] =
 /* ---------------------------------------------------------------- entry */
 
 static void all_names_free(stage_names *all, size_t n) {
-  for (size_t i = 0; all && i < n; i++) names_free(&all[i]);
+  for (size_t i = 0; all && i < n; i++) rp_stage_names_free(&all[i]);
   free(all);
 }
 
@@ -737,8 +688,8 @@ static void all_names_free(stage_names *all, size_t n) {
 static stage_names *all_names(const an_report *r, const rp_names *nm) {
   stage_names *all = calloc(r->n_stages + 1, sizeof *all);
   for (size_t i = 0; all && i < r->n_stages; i++) {
-    if (names_build(&all[i], r, &r->stages[i], nm) != 0) {
-      all_names_free(all, i + 1);
+    if (rp_stage_names_build(&all[i], r, i, nm) != 0) {
+      all_names_free(all, i);
       return NULL;
     }
   }
