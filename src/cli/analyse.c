@@ -19,12 +19,9 @@
 #endif
 
 static int write_kernel_map(const char *path, const an_report *rep) {
-  FILE *f = fopen(path, "w");
-  int rc = 0;
-  if (!f || rp_kernel_map_write(f, &rep->kernel_map) != 0) rc = 1;
-  if (f && fclose(f) != 0) rc = 1;
-  if (rc) fprintf(stderr, "triage: %s: cannot write kernel map\n", path);
-  return rc;
+  FILE *f = cli_file_open(path);
+  if (!f) return TRIAGE_EXIT_BAD_INPUT;
+  return cli_file_close(f, path, rp_kernel_map_write(f, &rep->kernel_map));
 }
 
 static int render(FILE *out, const triage_options *opt, const an_report *rep,

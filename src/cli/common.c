@@ -187,17 +187,23 @@ void cli_input_free(cli_input *in) {
 
 /* ------------------------------------------------------------------ output */
 
-FILE *cli_output_open(const cli_common *c) {
-  if (!c->output) return stdout;
-  FILE *f = fopen(c->output, "w");
-  if (!f) fprintf(stderr, "triage: %s: cannot open for writing: %s\n", c->output, strerror(errno));
+FILE *cli_file_open(const char *path) {
+  if (!path) return stdout;
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "triage: %s: cannot open for writing: %s\n", path, strerror(errno));
   return f;
 }
 
-int cli_output_close(FILE *out, const cli_common *c, int write_rc) {
+int cli_file_close(FILE *out, const char *path, int write_rc) {
   if (fflush(out) != 0) write_rc = -1;
   if (out != stdout && fclose(out) != 0) write_rc = -1;
   if (write_rc == 0) return TRIAGE_EXIT_OK;
-  fprintf(stderr, "triage: %s: write error\n", c->output ? c->output : "stdout");
+  fprintf(stderr, "triage: %s: write error\n", path ? path : "stdout");
   return TRIAGE_EXIT_BAD_INPUT;
+}
+
+FILE *cli_output_open(const cli_common *c) { return cli_file_open(c->output); }
+
+int cli_output_close(FILE *out, const cli_common *c, int write_rc) {
+  return cli_file_close(out, c->output, write_rc);
 }

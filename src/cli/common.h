@@ -103,6 +103,13 @@ int cli_input_load(const cli_common *c, const te_rules *rules, const char *path,
 #define CLI_REPORT_LIMIT(limit) (limit), #limit
 void cli_input_free(cli_input *in);
 
+/* The file at path for writing (stdout when path is NULL), or NULL after one line saying
+ * why; cli_file_close flushes and closes it (not stdout): write_rc is the writer's result
+ * (0 = written); returns the exit status, after one line on a write error. Every file
+ * triage writes (the report, the kernel map) opens and closes through these. */
+FILE *cli_file_open(const char *path);
+int cli_file_close(FILE *out, const char *path, int write_rc);
+
 /* The output of c (stdout without -o), or NULL after one line saying why. */
 FILE *cli_output_open(const cli_common *c);
 /* Flushes and closes out (not stdout); write_rc is the renderer's result (0 = written).

@@ -337,6 +337,16 @@ add("stdin-empty", ["-"], 1,
 add("stdin-garbage", ["-"], 1,
     r"^triage: (-|<stdin>|\(stdin\)|standard input): offset \d+: .+$", stdin=b"{]")
 
+# ---- outputs that cannot be written (exit 1, one line naming the file): the report and
+# the kernel map open and close through one opener (cli_file_open / cli_file_close)
+add("output-no-directory", ["-o", "<C>/no-such-dir/report.md", "<GOOD>"], 1,
+    plain_error("<C>/no-such-dir/report\\.md", r"(?i)cannot open for writing: .+"))
+add("output-device-full", ["-o", "/dev/full", "<GOOD>"], 1, plain_error("/dev/full", "write error"))
+add("kernel-map-no-directory", ["--kernel-map", "<C>/no-such-dir/kmap.json", "<GOOD>"], 1,
+    plain_error("<C>/no-such-dir/kmap\\.json", r"(?i)cannot open for writing: .+"))
+add("kernel-map-device-full", ["--kernel-map", "/dev/full", "<GOOD>"], 1,
+    plain_error("/dev/full", "write error"))
+
 # ---- command line (exit 2, one line)
 USAGE = r"^triage: .+$"
 add("usage-no-arguments", [], 2, USAGE)
