@@ -420,14 +420,16 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
   return true;
 }
 
-/* Whether the trace's GPU events a and b are both kernels: only a kernel launches early
- * on its predecessor (programmatic dependent launch); a copy or memset overlapping its
- * stream's neighbour is the two clocks' skew (a DtoH copy 2 us into the reduction it
- * reads, on an sm80 GPU that has no such launch). Called for the rare overlaps only. */
-static bool both_kernels(const tl_trace *c, uint32_t a, uint32_t b) {
+/* Whether neither of the trace's GPU events a and b is a copy-engine transfer (the packs'
+ * overlap.copy_engine_event_categories): only a kernel launches early on its predecessor
+ * (programmatic dependent launch); a copy or memset overlapping its stream's neighbour is
+ * the two clocks' skew (a DtoH copy 2 us into the reduction it reads, on an sm80 GPU that
+ * has no such launch). Called for the rare overlaps only. */
+static bool both_kernels(const an_timeline *tl, const tl_trace *c, uint32_t a, uint32_t b) {
+  const te_string_list *copies = &tl->set->overlap_copy_engine_event_categories;
   const char *ca = tr_str_get(c->t, tr_event_cat(c->t, &c->kev[a]));
   const char *cb = tr_str_get(c->t, tr_event_cat(c->t, &c->kev[b]));
-  return ca && cb && !strcmp(ca, "kernel") && !strcmp(cb, "kernel");
+  return ca && cb && !te_string_list_has(copies, ca) && !te_string_list_has(copies, cb);
 }
 
 /* Busy, idle and gaps, same-stream overlap and collectives of sorted kernels k[0..n). */
@@ -447,7 +449,7 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return false;
     int64_t early = (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
-    if (early > 0 && early >= pdl_min && both_kernels(o->c, ln->pos, k[i].pos))
+    if (early > 0 && early >= pdl_min && both_kernels(tl, o->c, ln->pos, k[i].pos))
       a->pdl_wait_ns += early; /* under pdl_min: clock rounding */
     if (k[i].end > ln->end) {
       ln->end = k[i].end;
