@@ -334,8 +334,10 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
     t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
     t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
-    t->kind =
-        replayed_site(m->rules, t->top_cpu_op) ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
+    /* a replay with no Python frame at all says "unresolved", not "a replay of" it */
+    t->kind = replayed_site(m->rules, t->top_cpu_op) && an_location_resolved(s->location)
+                  ? AN_LOCATION_GRAPH_REPLAY
+                  : AN_LOCATION_LAUNCH;
     t->display_location = display_location(m, s->location, t->stack);
     if (!t->display_location || !split_location(m->st, t)) return false;
     t->launches = s->launches;
@@ -350,7 +352,7 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
   for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
   o->sites = sites;
   o->n_sites = e->n_sites;
-  o->best_location = e->n_sites ? sites[0].display_location : "unresolved";
+  o->best_location = e->n_sites ? sites[0].display_location : AN_LOCATION_UNRESOLVED;
   return true;
 }
 

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Status of the analysis functions. */
 typedef enum an_status {
@@ -190,8 +191,17 @@ typedef struct an_site {
   double share_pct_within_kernel;
   const char *top_cpu_op; /* most common CPU op / launch name, NULL if none */
   const char *stack;      /* most common " -> "-joined stack, NULL if none */
-  an_location_kind kind;  /* a graph replay's when top_cpu_op replays one */
+  an_location_kind kind;  /* a graph replay's when top_cpu_op replays one and the
+                             location is resolved (no "graph replay of unresolved") */
 } an_site;
+
+/* The location attribution gives a launch with no Python frame. */
+#define AN_LOCATION_UNRESOLVED "unresolved"
+
+/* Whether loc names a Python frame (not NULL, not AN_LOCATION_UNRESOLVED). */
+static inline bool an_location_resolved(const char *loc) {
+  return loc && strcmp(loc, AN_LOCATION_UNRESOLVED) != 0;
+}
 
 /* One kernel of the kernel map (docs/reference.md §4.3). */
 typedef struct an_kmap_entry {

@@ -44,23 +44,48 @@ void an_summary_anchor(char *out, size_t cap, const char *kind, const char *stag
   snprintf(out, cap, "%s-%s-%zu", kind, st, row);
 }
 
-static const char *resolved(const char *loc) {
-  return loc && strcmp(loc, "unresolved") != 0 ? loc : NULL;
+static const char *resolved(const char *loc) { return an_location_resolved(loc) ? loc : NULL; }
+
+/* How the kernel table shows location loc for kernel row r: kind when one of its shown
+ * sites has it (found), else untouched. */
+static bool row_site_kind(const an_kernel_row *r, const char *loc, an_location_kind *kind) {
+  for (size_t k = 0; r && k < r->n_shown_sites; k++) {
+    const an_site *s = r->shown_sites[k];
+    if (strcmp(loc, s->location) != 0 && strcmp(loc, s->display_location) != 0) continue;
+    *kind = s->kind;
+    return true;
+  }
+  return false;
 }
 
-/* How the stage's kernel table shows a location (issue 31): a graph replay's when every
- * shown site with it (its raw or display location) is one, so an item pointing at a
- * model runner under a full-graph replay says it is inside that replay. */
-static an_location_kind location_kind(const an_stage_report *st, const char *loc) {
+/* How the kernel table shows an item's location (issue 31): a graph replay's when every
+ * site with it among the item's own kernels is one, so an item on a model runner under a
+ * full-graph replay says it is inside that replay even where an eager kernel elsewhere
+ * in the stage launches from the same line. With no kernel of its own listed, the
+ * item takes every kernel of the stage. */
+static an_location_kind location_kind(const sm_ctx *c, size_t item) {
+  const an_summary_item *it = &c->v[item];
+  if (!it->location) return AN_LOCATION_LAUNCH;
+  size_t from = c->koff[item], to = item + 1 < c->n ? c->koff[item + 1] : c->nk;
   bool replay = false;
-  for (size_t i = 0; loc && i < st->n_kernels; i++)
-    for (size_t k = 0; k < st->kernels[i].n_shown_sites; k++) {
-      const an_site *s = st->kernels[i].shown_sites[k];
-      if (strcmp(loc, s->location) != 0 && strcmp(loc, s->display_location) != 0) continue;
-      if (s->kind != AN_LOCATION_GRAPH_REPLAY) return AN_LOCATION_LAUNCH;
-      replay = true;
-    }
+  for (size_t i = 0; i < (from < to ? to - from : c->g.st->n_kernels); i++) {
+    const an_kernel_row *r = from < to ? sm_row_of(c, c->kpool[from + i]) : &c->g.st->kernels[i];
+    an_location_kind kind;
+    if (!row_site_kind(r, it->location, &kind)) continue;
+    if (kind != AN_LOCATION_GRAPH_REPLAY) return AN_LOCATION_LAUNCH;
+    replay = true;
+  }
   return replay ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
+}
+
+/* The location kinds of the stage's items c->v[from..], once their kernels are listed. */
+static void stage_location_kinds(sm_ctx *c, size_t from) {
+  for (size_t i = from; i < c->n; i++) {
+    an_summary_kind k = c->v[i].kind;
+    /* an idle or wait item's location is the host's, never a kernel site's */
+    if (k == AN_SUMMARY_KERNEL || k == AN_SUMMARY_FUSION || k == AN_SUMMARY_OVERLAP)
+      c->v[i].location_kind = location_kind(c, i);
+  }
 }
 
 an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_t row,
@@ -98,9 +123,6 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
                           .basis_us = basis_us,
                           .step_us = g->step_us,
                           .n_steps = g->n_steps};
-  /* an idle or wait item's location is the host's, never a kernel site's */
-  if (kind == AN_SUMMARY_KERNEL || kind == AN_SUMMARY_FUSION || kind == AN_SUMMARY_OVERLAP)
-    it->location_kind = location_kind(g->st, it->location);
   it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(action)) * figure;
   an_summary_anchor(it->anchor, sizeof it->anchor, KIND_IDS[kind], g->st->id, row);
   return it;
@@ -309,7 +331,9 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
     launch[i] = c.g.launch_bound;
     note_bottleneck(rep, &c.g);
     c.to = &stages[i]; /* rep->stages, writable */
+    size_t first = c.n;
     stage_items(&c);
+    if (!c.nomem) stage_location_kinds(&c, first);
   }
   for (size_t i = 0; i < c.n; i++) {
     c.v[i].kernels = c.kpool + c.koff[i];

@@ -597,6 +597,49 @@ Test(locations, graph_replay_location_is_worded, .init = setup, .fini = teardown
   te_rules_destroy(ref);
 }
 
+/* The sglang decode shape (review 6 defect 6): the runner's frame both replays the graph
+ * and launches an eager copy itself, outside the replay; then a replay with no Python
+ * frame at all. */
+#define EAGER_COPY "void at::native::elementwise_kernel<128, 4>"
+#define BARE_REPLAYED "nvjet_tst_64x64_64x4_1x2_h_bz_TNT"
+static const char RUNNER_MIXED_DECODE[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 3000) ","
+    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 400) ","
+    PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) ","
+    PYF("torch/cuda/graphs.py(139): replay", 120, 80) ","
+    GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53) ","
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,"
+    "\"ts\":410,\"dur\":5,\"args\":{\"correlation\":54}}," GRAPH_LAUNCH(600, 55) ","
+    GK(REPLAYED, 1000, 300, 51) "," GK(REPLAYED, 1400, 300, 52) "," GK(REPLAYED, 1800, 300, 53) ","
+    GK(EAGER_COPY, 2300, 20, 54) "," GK(BARE_REPLAYED, 2400, 200, 55) "]}";
+
+/* An item's location kind comes from its own kernels' sites: the GEMM's item is inside
+ * the replay although an eager copy launches from the same runner line; a replay with no
+ * Python frame reads "unresolved", not "a graph replay of unresolved". */
+Test(locations, item_location_kind_from_its_own_kernels, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", RUNNER_MIXED_DECODE);
+  const an_kernel_row *g = kernel_row(rep, REPLAYED), *e = kernel_row(rep, EAGER_COPY);
+  const an_kernel_row *b = kernel_row(rep, BARE_REPLAYED);
+  cr_assert(g && e && b && g->n_shown_sites == 1 && e->n_shown_sites == 1);
+  cr_assert_eq(e->shown_sites[0]->kind, AN_LOCATION_LAUNCH, "the eager copy is not replayed");
+  cr_assert_str_eq(e->shown_sites[0]->location, g->shown_sites[0]->location, "one runner line");
+  cr_assert(b->n_shown_sites == 0 || b->shown_sites[0]->kind == AN_LOCATION_LAUNCH);
+  char *cell = rp_kernel_location_cell(b);
+  cr_assert_null(strstr(cell, "graph replay of"), "%s", cell);
+  free(cell);
+  size_t gemm_items = 0;
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    for (size_t k = 0; k < it->n_kernels; k++) {
+      if (strcmp(it->kernels[k], REPLAYED) != 0) continue;
+      gemm_items++;
+      cr_assert_eq(it->location_kind, AN_LOCATION_GRAPH_REPLAY, "%s", it->location);
+    }
+  }
+  cr_assert_geq(gemm_items, 1, "the replayed GEMM has an item");
+  an_report_destroy(rep);
+}
+
 /* An SGLang trace whose GEMM ran `n` times: the first `framed` launches under a model
  * layer's Python frame, the rest with no Python frame around their launch (resolved
  * nowhere, the shape of launches from a C++ path or an unprofiled thread). */
