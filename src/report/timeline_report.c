@@ -458,10 +458,14 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     snprintf(b, cap, "one rank cannot tell which rank is slow");
     return;
   }
-  char grp[96], lost[32], each[32];
+  char grp[96], lost[32], each[48] = "";
   group_label(g, grp, sizeof grp);
   rp_fmt_ms(lost, sizeof lost, g->lost_per_step_us);
-  rp_fmt_ms(each, sizeof each, g->n_ranks > 1 ? g->lost_per_step_us / (double)(g->n_ranks - 1) : 0);
+  if (g->n_ranks > 2) { /* with one other rank "each" repeats the total */
+    char per[32];
+    rp_fmt_ms(per, sizeof per, g->lost_per_step_us / (double)(g->n_ranks - 1));
+    snprintf(each, sizeof each, ", %s ms/step each", per);
+  }
   if (g->verdict == AN_RANK_STRAGGLER) {
     char late[32], comp[32];
     signed_ms(late, sizeof late, g->host_late_per_step_us);
@@ -469,8 +473,8 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     if (g->n_steps)
       snprintf(b, cap,
                "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
-               "their GPU time, %s ms/step each (cause %s: its step starts %s ms after the "
-               "others' on the host, its compute differs by %s ms)",
+               "their GPU time%s (cause %s: its step starts %s ms after the others' on the "
+               "host, its compute differs by %s ms)",
                grp, g->straggler, lost, each, rp_rank_cause(g->cause), late, comp);
     else
       snprintf(b, cap, "the Ranks section: in ranks %s the others wait for rank %ld", grp,
@@ -478,8 +482,7 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
   } else if (g->verdict == AN_RANK_SPREAD) {
     snprintf(b, cap,
              "the Ranks section: in ranks %s the last rank to arrive changes (%.0f%% of the "
-             "loss waits for rank %ld): no single straggler; %s ms/step of their GPU time, %s "
-             "ms/step each",
+             "loss waits for rank %ld): no single straggler; %s ms/step of their GPU time%s",
              grp, g->last_arrival_pct, g->straggler, lost, each);
   } else {
     snprintf(b, cap, "the Ranks section: ranks %s: %s", grp, rp_rank_verdict(g->verdict));

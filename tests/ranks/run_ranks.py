@@ -144,6 +144,9 @@ def check_wait_item(label, summary, stage, group, tables_rank_in_group):
         each = group["lost_per_step_us"] / (len(group["ranks"]) - 1)
         check(it["bound_us_per_step"] >= min(each, it["basis_us_per_step"]) - 0.01,
               f"{label}: wait bound {it['bound_us_per_step']} under the loss per rank {each:.3f}")
+        # "N ms/step each" only where there is more than one other rank to share it
+        check(("ms/step each" in it["basis_text"]) == (len(group["ranks"]) > 2),
+              f"{label}: per-rank share with {len(group['ranks'])} ranks: {it['basis_text']}")
         word = CAUSE_WORDS.get(group["cause"])
         check(word is None or word in it["action_text"],
               f"{label}: wait item action {it['action_text']!r} for cause {group['cause']}")
@@ -373,6 +376,7 @@ def shared(triage, source):
         waits = [it for it in rep["summary"] if it["kind"] == "wait"]
         check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"]
                             and "ranks not read" in it["basis_text"]
+                            and "ms/step each" not in it["basis_text"]  # one other rank
                             and it["action_text"].startswith("Rebalance the work")
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
