@@ -1387,6 +1387,18 @@ typedef struct an_diff_renamed {
   const char *const *after_names;
 } an_diff_renamed;
 
+/* A kernel re-instantiated across the runs: one kernel name only before and one only after
+ * in one stage, the same name but for some template arguments, each a plain value or type
+ * (analysis/kernel_template.h: a table width 2ul -> 5ul, float -> at::Half), and no other
+ * kernel of that stage shares the stem. The pair stays in the kernel and renamed tables as
+ * before; this says what changed in it. */
+typedef struct an_diff_retemplate {
+  const char *before_name, *after_name; /* canonical names (the sides' strings) */
+  size_t stem_len;                      /* the shared name before its '<' */
+  const char *before_args, *after_args; /* the arguments that differ, ", "-joined */
+  an_diff_row row;                      /* the pair's times, as the kernel rows give them */
+} an_diff_retemplate;
+
 /* Where a stage's noise floor comes from: the packs' floor, or the spread the data show
  * (twice the relative standard deviation, diff.noise_sigma, of the per-step GPU time
  * across the steps, or of the GPU time across the ranks, of either run). */
@@ -1416,6 +1428,9 @@ typedef struct an_diff_stage {
   const an_diff_row *overlaps; /* overlap table rows (by kernel) that appeared or went away */
   size_t n_renamed;
   const struct an_diff_renamed *renamed; /* kernels renamed across the runs, |delta| descending */
+  size_t n_retemplated;
+  const an_diff_retemplate *retemplated; /* kernels whose template arguments changed, |delta|
+                                            descending */
   const char *label;             /* the stage's label in the packs ("extend/prefill"), or id */
   size_t n_ranks;                /* 0 unless both runs have several ranks in this stage */
   const an_diff_rank_row *ranks; /* rank order */

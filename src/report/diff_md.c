@@ -333,9 +333,9 @@ static int fact_cell(FILE *f, const char *v) {
 
 /* One sentence naming the run facts that differ (a hardware or model change explains
  * every row below it), or nothing. */
-static int facts_differ_md(FILE *f, const an_diff_input *b, const an_diff_input *a) {
+static int facts_differ_md(FILE *f, const an_diff_report *d) {
   rp_fact_change ch[RP_FACT_CHANGES];
-  size_t n = rp_diff_fact_changes(b, a, ch);
+  size_t n = rp_diff_fact_changes(d, ch);
   for (size_t k = 0; k < n; k++)
     if (fputs(k ? "; " : "\nThe runs differ in: ", f) == EOF ||
         fprintf(f, "%s (", ch[k].what) < 0 || rp_md_cell_text(f, ch[k].before) ||
@@ -438,7 +438,7 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
         fact_cell(f, in->model) || fact_cell(f, in->gpu) || fputs(" |\n", f) == EOF)
       return -1;
   }
-  if (facts_differ_md(f, &d->inputs[0], &d->inputs[1]) != 0) return -1;
+  if (facts_differ_md(f, d) != 0) return -1;
   return fprintf(f,
                  "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
                  "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
@@ -593,6 +593,19 @@ static cJSON *renamed_item(const void *groups, size_t i) {
   return o;
 }
 
+/* A kernel whose template arguments changed: its row (name: the kernel after), the kernel
+ * before and the arguments that differ. */
+static cJSON *retemplated_item(const void *pairs, size_t i) {
+  const an_diff_retemplate *x = (const an_diff_retemplate *)pairs + i;
+  cJSON *o = row_json(&x->row);
+  if (o && cJSON_AddStringToObject(o, "before_kernel", x->before_name) &&
+      cJSON_AddStringToObject(o, "before_args", x->before_args) &&
+      cJSON_AddStringToObject(o, "after_args", x->after_args))
+    return o;
+  cJSON_Delete(o);
+  return NULL;
+}
+
 static cJSON *rank_json(const an_diff_rank_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
@@ -637,6 +650,7 @@ static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
   ok = ok && rp_jstream_list(w, "categories", s->n_categories, row_item, s->categories) &&
        rp_jstream_list(w, "kernels", s->n_kernels, row_item, s->kernels) &&
        rp_jstream_list(w, "renamed", s->n_renamed, renamed_item, s->renamed) &&
+       rp_jstream_list(w, "retemplated", s->n_retemplated, retemplated_item, s->retemplated) &&
        rp_jstream_list(w, "fusions", s->n_fusions, row_item, s->fusions) &&
        rp_jstream_list(w, "overlaps", s->n_overlaps, row_item, s->overlaps);
   rp_jstream_members(w, ok ? tail : NULL);

@@ -245,7 +245,7 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
   }
   rp_hw_printf(hw, "</tbody></table>");
   rp_fact_change ch[RP_FACT_CHANGES];
-  size_t n = rp_diff_fact_changes(&d->inputs[0], &d->inputs[1], ch);
+  size_t n = rp_diff_fact_changes(d, ch);
   for (size_t k = 0; k < n; k++) {
     rp_hw_printf(hw, k ? "; %s (" : "<p class=\"facts-differ\">The runs differ in: %s (",
                  ch[k].what);

@@ -1,6 +1,7 @@
 /* report/text.c - words and cells of the report (text.h). */
 #include "report/text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -711,8 +712,71 @@ static void graph_text(char *buf, size_t cap, double pct) {
     snprintf(buf, cap, "%.0f%% of the kernel time replayed from graphs", pct);
 }
 
-size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a,
-                            rp_fact_change out[RP_FACT_CHANGES]) {
+/* One template change: the pairs (every stage) whose differing arguments read as x's. */
+typedef struct template_fact {
+  const an_diff_retemplate *top; /* the pair of largest |delta| */
+  size_t n;
+  double delta_us;
+  bool per_step;
+} template_fact;
+
+static bool same_change(const an_diff_retemplate *x, const an_diff_retemplate *y) {
+  return !strcmp(x->before_args, y->before_args) && !strcmp(x->after_args, y->after_args);
+}
+
+/* The pairs of every stage grouped by their change, into g (at most cap); how many. */
+static size_t template_facts(const an_diff_report *d, template_fact *g, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < d->n_stages; i++)
+    for (size_t k = 0; k < d->stages[i].n_retemplated; k++) {
+      const an_diff_retemplate *x = &d->stages[i].retemplated[k];
+      size_t j = 0;
+      while (j < n && !same_change(g[j].top, x)) j++;
+      if (j == n && n == cap) continue;
+      if (j == n) g[n++] = (template_fact){x, 0, 0, true};
+      if (fabs(x->row.delta_us) > fabs(g[j].top->row.delta_us)) g[j].top = x;
+      g[j].n++;
+      g[j].delta_us += x->row.delta_us;
+      g[j].per_step = g[j].per_step && d->stages[i].per_step;
+    }
+  return n;
+}
+
+static int cmp_template_facts(const void *pa, const void *pb) {
+  const template_fact *a = pa, *b = pb;
+  return fabs(a->delta_us) != fabs(b->delta_us) ? (fabs(a->delta_us) > fabs(b->delta_us) ? -1 : 1)
+                                                : strcmp(a->top->after_name, b->top->after_name);
+}
+
+/* "2ul -> 5ul in tbe_fwd and 2 more kernels, +8.308 ms/step": the kernel named without the
+ * "void " its canonical name keeps. */
+static void template_fact_text(const template_fact *g, rp_fact_change *out) {
+  const char *stem = g->top->after_name;
+  size_t len = g->top->stem_len;
+  if (len > 5 && !strncmp(stem, "void ", 5)) stem += 5, len -= 5;
+  out->what = "kernel template arguments";
+  snprintf(out->before, sizeof out->before, "%s", g->top->before_args);
+  int w = snprintf(out->after, sizeof out->after, "%s in %.*s", g->top->after_args, (int)len, stem);
+  size_t at = w > 0 && (size_t)w < sizeof out->after ? (size_t)w : sizeof out->after - 1;
+  if (g->n > 1)
+    at += (size_t)snprintf(out->after + at, sizeof out->after - at, " and %zu more kernel%s",
+                           g->n - 1, g->n == 2 ? "" : "s");
+  if (at < sizeof out->after)
+    snprintf(out->after + at, sizeof out->after - at, ", %+.3f ms%s", g->delta_us / 1000,
+             g->per_step ? "/step" : "");
+}
+
+static size_t template_changes(const an_diff_report *d, rp_fact_change *out, size_t room) {
+  template_fact g[RP_FACT_CHANGES * 4];
+  size_t n = template_facts(d, g, sizeof g / sizeof g[0]);
+  if (n) qsort(g, n, sizeof g[0], cmp_template_facts);
+  if (n > room) n = room;
+  for (size_t i = 0; i < n; i++) template_fact_text(&g[i], &out[i]);
+  return n;
+}
+
+size_t rp_diff_fact_changes(const an_diff_report *d, rp_fact_change out[RP_FACT_CHANGES]) {
+  const an_diff_input *b = &d->inputs[0], *a = &d->inputs[1];
   const char *what[3] = {"framework", "model", "GPU"};
   const char *vb[3] = {b->framework, b->model, b->gpu}, *va[3] = {a->framework, a->model, a->gpu};
   size_t n = 0;
@@ -746,7 +810,7 @@ size_t rp_diff_fact_changes(const an_diff_input *b, const an_diff_input *a,
     graph_text(out[n].after, sizeof out[n].after, a->graph_pct);
     n++;
   }
-  return n;
+  return n + template_changes(d, out + n, RP_TEMPLATE_FACTS);
 }
 
 const char *rp_diff_incomparable_why(unsigned why) {

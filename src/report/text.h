@@ -158,15 +158,17 @@ int rp_hint_text(const an_hint *h, char *buf, size_t cap);
 
 /* The run facts that differ between a diff's inputs (framework, model, GPU, world size,
  * GEMM number format, CUDA/HIP graphs: a fact one run does not know counts as differing
- * only for the first three). Fills up to RP_FACT_CHANGES in that order and returns how
- * many; the texts are copies ("unknown" for a fact a run lacks). */
-#define RP_FACT_CHANGES 6
+ * only for the first three), then the kernels' template arguments that changed (one fact
+ * per change, at most RP_TEMPLATE_FACTS, the largest first). Fills up to RP_FACT_CHANGES
+ * in that order and returns how many; the texts are copies ("unknown" for a fact a run
+ * lacks). */
+#define RP_TEMPLATE_FACTS 2
+#define RP_FACT_CHANGES (6 + RP_TEMPLATE_FACTS)
 typedef struct rp_fact_change {
   const char *what;
-  char before[160], after[160];
+  char before[160], after[320];
 } rp_fact_change;
-size_t rp_diff_fact_changes(const an_diff_input *before, const an_diff_input *after,
-                            rp_fact_change out[RP_FACT_CHANGES]);
+size_t rp_diff_fact_changes(const an_diff_report *d, rp_fact_change out[RP_FACT_CHANGES]);
 /* Why a diff's runs do not compare (an_diff_report.incomparable bits): "the GPU differs",
  * "the world size differs", "the GPU and the world size differ"; "" for none. */
 const char *rp_diff_incomparable_why(unsigned why);

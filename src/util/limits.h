@@ -77,6 +77,11 @@
  * SendRecv: all-to-all, reduce-scatter, all-reduce, all-gather, send/recv). */
 #define AN_MAX_COLLECTIVE_OPS 8u
 
+/* Template arguments of one kernel name the diff compares argument by argument
+ * (analysis/kernel_template.h). Real names carry up to ~12 (CUTLASS); a name with more is
+ * not split, so its kernel is never paired by its arguments (not an error). */
+#define AN_TEMPLATE_ARGS_MAX 32u
+
 /* ---- display names (src/report/names.c) ---- */
 
 /* Bytes of the longest mangled name handed to the demangler. The GNU demangler keeps

@@ -14,6 +14,7 @@
 #include "analysis/explain.h"
 #include "analysis/id_index.h"
 #include "analysis/kernel_map.h"
+#include "analysis/kernel_template.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/pipeline.h"
 #include "analysis/ranks.h"
@@ -21,6 +22,7 @@
 #include "analysis/trace_view.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"
+#include "report/text.h"
 
 static te_rules *rules;
 
@@ -1283,6 +1285,93 @@ Test(analysis, diff_never_pairs_two_known_ops) {
   cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
   cr_assert_eq(res.report.stages[0].n_renamed, 0);
   cr_assert_eq(res.report.stages[0].n_kernels, 2);
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
+}
+
+Test(analysis, template_split_reads_top_level_arguments) {
+  an_template t;
+  const char *n =
+      "void split_embedding_codegen_forward_unweighted_kernel<float, float, float, "
+      "long, 2ul>";
+  cr_assert(an_template_split(n, &t));
+  cr_assert_eq(t.stem_len, strlen("void split_embedding_codegen_forward_unweighted_kernel"));
+  cr_assert_eq(t.n_args, 5);
+  cr_assert_eq(t.args[4].len, 3);
+  cr_assert_eq(strncmp(t.args[4].text, "2ul", 3), 0);
+  cr_assert_str_eq(t.tail, "");
+  /* nested lists and a lambda's parentheses stay inside one argument */
+  const char *e =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<"
+      "float>, at::detail::Array<char*, 3> >";
+  cr_assert(an_template_split(e, &t));
+  cr_assert_eq(t.n_args, 3);
+  cr_assert_not(an_template_split("ampere_sgemm_128x64_nn", &t));
+  cr_assert_not(an_template_split("void k<float, 2ul", &t)); /* unbalanced */
+  char many[4 * (AN_TEMPLATE_ARGS_MAX + 1) + 8] = "k<";
+  for (unsigned i = 0; i <= AN_TEMPLATE_ARGS_MAX; i++) strcat(many, i ? ", 1" : "1");
+  strcat(many, ">");
+  cr_assert_not(an_template_split(many, &t)); /* one past AN_TEMPLATE_ARGS_MAX: not split */
+  size_t len = strlen(many);                  /* drop the last ", 1": at the limit, split */
+  many[len - 4] = '>', many[len - 3] = '\0';
+  cr_assert(an_template_split(many, &t));
+  cr_assert_eq(t.n_args, AN_TEMPLATE_ARGS_MAX);
+  cr_assert_eq(t.args[AN_TEMPLATE_ARGS_MAX - 1].len, 1);
+}
+
+/* The embedding (TBE) kernels of HTA's control/test pair: their table width went 2ul ->
+ * 5ul while the GPU changed; lambda kernels and shared stems never pair. */
+Test(analysis, diff_names_kernels_whose_template_arguments_changed) {
+  te_rules *r = test_default_rules();
+  an_diff_kernel b[] = {
+      {"void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 2ul>",
+       "memory", 15226, 15226, "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
+       NULL, 0},
+      {"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
+       "float, float, float, 2ul>",
+       "memory", 36180, 36180, NULL, NULL, 0},
+      {"void at::native::index_elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<"
+       "at::native::OpaqueType<8> >(at::TensorIterator&, long, long, long)::{lambda(int)#1}>",
+       "memory", 40, 40, NULL, NULL, 0},
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_nn_align1>", "gemm", 500, 500,
+       "aten::mm", NULL, 0},
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nt_align1>", "gemm", 400,
+       400, "aten::mm", NULL, 0}};
+  an_diff_kernel a[] = {
+      {"void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 5ul>",
+       "memory", 27012, 27012, "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
+       NULL, 0},
+      {"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
+       "float, float, float, 5ul>",
+       "memory", 60134, 60134, NULL, NULL, 0},
+      {"void at::native::index_elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<"
+       "at::native::OpaqueType<4> >(at::TensorIterator&, long, long, long)::{lambda(int)#1}>",
+       "memory", 30, 30, NULL, NULL, 0},
+      {"void cutlass::Kernel<cutlass_70_tensorop_s884gemm_64x64_32x2_nn_align1>", "gemm", 900, 900,
+       "aten::mm", NULL, 0}};
+  an_diff_side_stage sb = renamed_stage(b, 5), sa = renamed_stage(a, 4);
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
+  an_diff_result res;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  const an_diff_stage *s = &res.report.stages[0];
+  /* the two TBE kernels only: the lambda pair differs in a functor, the cutlass stem is
+   * shared by two kernels before */
+  cr_assert_eq(s->n_retemplated, 2);
+  cr_assert_str_eq(s->retemplated[0].before_args, "2ul"); /* backward: the larger delta */
+  cr_assert_str_eq(s->retemplated[0].after_args, "5ul");
+  cr_assert(strstr(s->retemplated[0].after_name, "cta_per_row_1<") != NULL);
+  cr_assert_float_eq(s->retemplated[0].row.delta_us, 60134 - 36180, 1e-6);
+  cr_assert(strstr(s->retemplated[1].before_name, "forward_unweighted_kernel<") != NULL);
+  rp_fact_change ch[RP_FACT_CHANGES];
+  size_t n = rp_diff_fact_changes(&res.report, ch);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(ch[0].what, "kernel template arguments");
+  cr_assert_str_eq(ch[0].before, "2ul");
+  cr_assert(strstr(ch[0].after,
+                   "5ul in split_embedding_backward_codegen_rowwise_adagrad_"
+                   "unweighted_kernel_cta_per_row_1 and 1 more kernel, +") == ch[0].after,
+            "%s", ch[0].after);
   an_diff_result_free(&res);
   te_rules_destroy(r);
 }
