@@ -687,6 +687,12 @@ typedef struct an_overlap_row {
    * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided
    * (borrowed) and its evidence (typed; its strings owned by the row). */
   const char *dep_class, *dep_rule;
+  const char *launch_context; /* the launch-context family the row's instances share when a
+                                collective's row is split by it ("input dist", "gradient
+                                reduce (DDP hook)"; launch_context.h), NULL otherwise;
+                                borrowed from the rules */
+  bool context_rest;          /* the launches of a split collective that fall under no
+                                labelled family (launch_context NULL) */
   an_dep_evidence dep_evidence;
   /* Review defect 3: "try fusion" names its partner: the shown fusion row (split, an
    * opportunity) that holds this kernel as a piece (fusion_pattern: its pattern name,

@@ -56,17 +56,15 @@ static void ov_side_free(ov_side *s) {
   ut_strmap_free(&s->names);
   ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
-  ov_launch_index_free(&s->launch);
+  an_launch_context_destroy(s->launch);
   memset(s, 0, sizeof *s);
 }
 
-/* ov_launch_context through the side's index, built on its first question (without
- * memory for it, every question reads the whole trace, with the same answer). */
-static bool ov_side_launch_context(ov_side *s, const tr_event *e, const te_matcher *m, char *hit,
-                                   size_t cap) {
-  if (!s->launch_built) (void)ov_launch_index_build(&s->launch, s->t);
-  s->launch_built = true;
-  return ov_launch_context(&s->launch, e, m, hit, cap);
+/* The side's launch context, created on its first question (NULL without memory: then no
+ * context matches). */
+static an_launch_context *ov_side_launches(ov_side *s, const te_rules *r) {
+  if (!s->launch) s->launch = an_launch_context_create(s->t, r);
+  return s->launch;
 }
 
 static bool ov_starts_gpu_or_kernel(const char *cat) {
@@ -351,7 +349,34 @@ typedef struct ov_stage_ctx {
   double first_compute;
   double *before_us;
   double *steps_us; /* per canonical name: its kernels' time inside the counted steps */
+  /* Review 5 defect 2: a collective's instances split by launch context. Row keys past the
+   * side's names are (name, context family) pairs of this stage: key names.n + j is
+   * split[j]. The side's names are not grown: its bundles' caches are sized by them. */
+  struct ov_split {
+    uint32_t base; /* the canonical name id */
+    long family;   /* an_launch_context_of index; -1: the rest of a split name */
+    bool whole;    /* every instance of the name in the stage is in this family */
+    char hit[256]; /* the op or region that named it, on the first instance */
+  } * split;
+  size_t n_split, n_keys; /* n_keys = the side's names + n_split */
 } ov_stage_ctx;
+
+/* The canonical name id of row key id (a split key's name, else the id itself). */
+static uint32_t ov_key_base(const ov_stage_ctx *c, uint32_t id) {
+  size_t nn = c->formal->side->names.n;
+  return id < nn ? id : c->split[id - nn].base;
+}
+
+/* The canonical kernel name of row key id (borrowed). */
+static const char *ov_key_name(const ov_stage_ctx *c, uint32_t id) {
+  return c->formal->side->names.keys[ov_key_base(c, id)];
+}
+
+/* The split entry of row key id, NULL for a plain name. */
+static const struct ov_split *ov_key_split(const ov_stage_ctx *c, uint32_t id) {
+  size_t nn = c->formal->side->names.n;
+  return id < nn ? NULL : &c->split[id - nn];
+}
 
 /* The trace event of the stage's kernel i (ks[i] is the formal bundle's i-th kernel). */
 static const tr_event *ov_stage_event(const ov_stage_ctx *c, size_t i) {
@@ -399,7 +424,7 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
     if (nb->stream != k->stream) continue;
     double gap = side == 0 ? k->ts - nb->end : nb->ts - k->end;
     if (gap < 0) gap = 0;
-    const char *nb_name = c->formal->side->names.keys[nb->name];
+    const char *nb_name = ov_key_name(c, nb->name);
     char **slot = side == 0 ? &row->prev_kernel : &row->next_kernel;
     *slot = ov_strdup(nb_name);
     if (!*slot) return false;
@@ -496,7 +521,7 @@ static double ov_adjacent_collective_share(const ov_stage_ctx *c, const ov_agg *
  * the copy into and out of a custom all-reduce or symmetric-memory buffer. Such a copy is
  * removed (bucket views, in-place buffers), not overlapped. */
 static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
-  const char *name = c->formal->side->names.keys[a->name];
+  const char *name = ov_key_name(c, a->name);
   const te_matcher *km = te_rules_matcher(c->r, "staging_copy_kernel");
   if (!km || !te_matcher_match(km, name, strlen(name))) return false;
   const te_settings *set = te_rules_settings(c->r);
@@ -507,7 +532,8 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a) {
   for (size_t i = 0; i < c->n && om; i++) {
     if (c->ks[i].name != a->name || seen++ % step) continue;
     sampled++;
-    hits += ov_side_launch_context(c->formal->side, ov_stage_event(c, i), om, NULL, 0);
+    hits += an_launch_context_match(ov_side_launches(c->formal->side, c->r), ov_stage_event(c, i),
+                                    om, NULL, 0);
   }
   return sampled && (double)hits >= set->overlap_staging_copy_min_fraction * (double)sampled;
 }
@@ -540,7 +566,8 @@ static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op 
     if (c->ks[i].name != a->name || seen++ % step) continue;
     out->sampled++;
     const tr_event *ev = ov_stage_event(c, i);
-    if (!ov_side_launch_context(c->formal->side, ev, m, hit, sizeof hit)) continue;
+    if (!an_launch_context_match(ov_side_launches(c->formal->side, c->r), ev, m, hit, sizeof hit))
+      continue;
     size_t k = 0;
     while (k < n_ops && strcmp(ops[k].name, hit)) k++;
     if (k == n_ops) {
@@ -568,6 +595,21 @@ static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op 
   out->hits = ops[best].hits;
 }
 
+/* A row split by launch context (ov_split_contexts) takes its family's class, with the op
+ * or region that named the family as evidence. False when out of memory. */
+static bool ov_dep_class_of_family(const ov_stage_ctx *c, const struct ov_split *sp,
+                                   an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  const char *id = set->overlap_dependency_context_rules.items[sp->family];
+  const te_string_list *cls = te_list_map_get(&set->overlap_dependency_classes, id);
+  const te_string_list *label = te_list_map_get(&set->overlap_dependency_context_labels, id);
+  row->dep_class = cls && cls->n ? cls->items[0] : "unknown";
+  row->dep_rule = id;
+  row->launch_context = label && label->n ? label->items[0] : NULL;
+  row->dep_evidence.kind = AN_DEP_EV_CPU_OP;
+  return (row->dep_evidence.cpu_op = ov_strdup(sp->hit)) != NULL;
+}
+
 /* Sets the row's dependency class, the rule that decided and its evidence (issue 16):
  * the packs' context rules (the kernel name or a CPU op around its launch), then a
  * collective feeding a serial consumer (overlap.dependency.serial_consumer_categories) as
@@ -582,6 +624,9 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
   const te_settings *set = te_rules_settings(c->r);
   const te_string_list *rules = &set->overlap_dependency_context_rules;
   an_dep_evidence *ev = &row->dep_evidence;
+  const struct ov_split *sp = ov_key_split(c, a->name);
+  if (sp && sp->family >= 0) return ov_dep_class_of_family(c, sp, row);
+  row->context_rest = sp != NULL; /* read below as one unsplit row is */
   ov_coll_op coll = {0};
   if (te_string_list_has(&set->overlap_collective_categories, row->category))
     ov_collective_op(c, a, &coll);
@@ -602,7 +647,8 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
           pass == 0 && !by_name && *coll.name && te_matcher_match(m, coll.name, strlen(coll.name));
       if (by_op) snprintf(op, sizeof op, "%s", coll.name);
       if (!by_name && !by_op &&
-          (pass == 0 || !ov_side_launch_context(c->formal->side, rep, m, op, sizeof op)))
+          (pass == 0 || !an_launch_context_match(ov_side_launches(c->formal->side, c->r), rep, m,
+                                                 op, sizeof op)))
         continue;
       row->dep_class = cls->items[0];
       row->dep_rule = rules->items[i];
@@ -618,7 +664,7 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
   size_t p = c->pos_of[a->rep];
   if (te_string_list_has(&set->overlap_collective_categories, row->category) && p + 1 < c->n) {
     const ov_kernel *nb = &c->ks[c->order[p + 1]];
-    const char *nb_name = c->formal->side->names.keys[nb->name];
+    const char *nb_name = ov_key_name(c, nb->name);
     const char *kc = te_rules_classify(c->r, "kernel", nb_name, NULL);
     /* the next kernel on its stream, whatever the gap (issue 31): an eager launch gap
      * between the all-reduce and the norm that reads its output changes nothing */
@@ -717,6 +763,14 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     row->recommendation = bubble ? AN_RECOMMEND_PIPELINE_BUBBLE : AN_RECOMMEND_RANK_SKEW;
     return true;
   }
+  /* a launch-context family whose class says the collective can run beside other work (an
+   * input dist fetched a batch ahead, a gradient reduce only the optimizer reads) is
+   * dataflow evidence: its neighbours on the stream do not make it check dependencies */
+  if (row->verdict == AN_OVERLAP_HEADROOM && row->launch_context && ov_independent(set, row)) {
+    row->priority = AN_PRIORITY_P1;
+    row->recommendation = AN_RECOMMEND_TRY_OVERLAP;
+    return true;
+  }
   if (row->verdict == AN_OVERLAP_HEADROOM && row->dep_risk != AN_DEP_RISK_LOW &&
       te_string_list_has(&set->overlap_serial_chain_fuse_categories, row->category)) {
     row->priority = AN_PRIORITY_P1;
@@ -798,9 +852,12 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
  * args). A floor over every instance of the name takes the smallest message's time as
  * the transfer of the largest, and one over the same position in every step holds the
  * skew when every step's first collective waits; there the median split stays. */
-static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
+static void ov_model_wait(const ov_stage_ctx *c, uint32_t key, an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
-  if (!set->overlap_mechanism_actions || !c->tl ||
+  /* the time model's floors are per kernel name: the wait of a row holding part of the
+   * name's instances is not known, so its steady/wait split stays the sweep's */
+  const struct ov_split *sp = ov_key_split(c, key);
+  if (!set->overlap_mechanism_actions || !c->tl || (sp && !sp->whole) ||
       !te_string_list_has(&set->overlap_wait_categories, row->category))
     return;
   for (size_t i = 0; i < c->tl->n_collectives; i++) {
@@ -817,7 +874,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                         an_overlap_verdict verdict, an_overlap_row *row) {
   memset(row, 0, sizeof *row);
   row->prev_gap_us = row->next_gap_us = -1;
-  const char *name = c->formal->side->names.keys[a->name];
+  const char *name = ov_key_name(c, a->name);
   row->verdict = verdict;
   row->kernel = ov_strdup(name);
   row->category = ov_strdup(ov_cats_label(c->cats, (long)a->cat));
@@ -834,7 +891,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   row->exposed_first_us = a->exposed_first_us;
   row->share_pct = sw->busy_us > 0 ? a->total_us / sw->busy_us * 100.0 : 0;
   if (a->top_partner_name >= 0) {
-    row->top_partner = ov_strdup(c->formal->side->names.keys[a->top_partner_name]);
+    row->top_partner = ov_strdup(ov_key_name(c, (uint32_t)a->top_partner_name));
     row->top_partner_us = a->top_partner_us;
   }
   ov_scope_result sr = ov_scope_lookup(c->map, name, c->r, c->formal);
@@ -853,7 +910,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
   if (!ov_dep_class(c, a, row)) return false;
-  ov_model_wait(c, row);
+  ov_model_wait(c, a->name, row);
   ov_decide_action(c, sw, a, row);
   return true;
 }
@@ -872,6 +929,78 @@ static bool ov_append_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   else
     st->n_rows++;
   return true;
+}
+
+/* The labelled launch-context family of the stage's kernel i (-1: none or unlabelled);
+ * hit (cap bytes) receives the op or region that named it. */
+static long ov_labelled_family(ov_stage_ctx *c, size_t i, char *hit, size_t cap) {
+  an_launch_context *lx = ov_side_launches(c->formal->side, c->r);
+  const char *cat = ov_cats_label(c->cats, (long)c->ks[i].cat);
+  long f = an_launch_context_of(lx, ov_stage_event(c, i), cat, hit, cap);
+  return f >= 0 && an_launch_context_label(lx, f) ? f : -1;
+}
+
+/* The row key of (name, family): an existing split entry or a new one. False when out of
+ * memory. */
+static bool ov_split_key(ov_stage_ctx *c, uint32_t name, long family, bool whole, const char *hit,
+                         uint32_t *key) {
+  size_t nn = c->formal->side->names.n, j = 0;
+  while (j < c->n_split && (c->split[j].base != name || c->split[j].family != family)) j++;
+  if (j == c->n_split) {
+    struct ov_split *g = realloc(c->split, (c->n_split + 1) * sizeof *g);
+    if (!g) return false;
+    c->split = g;
+    g[j].base = name;
+    g[j].family = family;
+    g[j].whole = whole;
+    snprintf(g[j].hit, sizeof g[j].hit, "%s", hit);
+    c->n_split++;
+    c->n_keys = nn + c->n_split;
+  }
+  *key = (uint32_t)(nn + j);
+  return true;
+}
+
+/* Review 5 defect 2: one collective kernel name (ncclKernel_SendRecv) carries a sharded
+ * model's input dist, its pooled-embedding exchange, the DDP gradient reduce and the
+ * optimizer's all-gather; one dependency class for the name, from whichever op carried
+ * most of a sample, was wrong for most launches. Each collective instance is keyed by its
+ * labelled launch-context family (overlap.dependency.context_labels, launch_context.h)
+ * before the sweep, so each family is a row of its own with its own time, class and
+ * recoverable. The name's sampled instances (overlap.sample_per_kernel) decide first: when
+ * they agree, every instance takes their family; when they differ, each instance is read.
+ * Off with the reference's actions (its one row per name). False when out of memory. */
+static bool ov_split_contexts(ov_stage_ctx *c) {
+  const te_settings *set = te_rules_settings(c->r);
+  if (!set->overlap_mechanism_actions || !set->overlap_dependency_context_labels.n) return true;
+  size_t nn = c->formal->side->names.n, per = (size_t)set->overlap_sample_per_kernel;
+  uint32_t *count = calloc(nn ? nn : 1, sizeof *count);
+  if (!count) return false;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->cats->collective[c->ks[i].cat]) count[c->ks[i].name]++;
+  bool ok = true;
+  char hit[256], first_hit[256] = "";
+  for (uint32_t nm = 0; nm < nn && ok; nm++) {
+    if (!count[nm]) continue;
+    size_t step = count[nm] / (per ? per : 1) + 1, seen = 0;
+    long first = -2;
+    bool mixed = false;
+    for (size_t i = 0; i < c->n && !mixed; i++) {
+      if (c->ks[i].name != nm || seen++ % step) continue;
+      long f = ov_labelled_family(c, i, first == -2 ? first_hit : hit, sizeof hit);
+      mixed = first != -2 && f != first;
+      if (first == -2) first = f;
+    }
+    if (!mixed && first < 0) continue; /* no labelled family: the name's one row */
+    for (size_t i = 0; i < c->n && ok; i++) {
+      if (c->ks[i].name != nm) continue;
+      /* a split name's launches under no labelled family are its rest, a row of its own */
+      long f = mixed ? ov_labelled_family(c, i, hit, sizeof hit) : first;
+      ok = ov_split_key(c, nm, f, !mixed, f >= 0 ? (mixed ? hit : first_hit) : "", &c->ks[i].name);
+    }
+  }
+  free(count);
+  return ok;
 }
 
 /* The kernels of the formal bundle as the sweep sees them, with their same-stream order
@@ -894,7 +1023,8 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
   }
   ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);
   for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = (uint32_t)i;
-  return true;
+  c->n_keys = s->names.n;
+  return ov_split_contexts(c);
 }
 
 /* docs/reference.md §6.4 headroom rows: kernels with enough exclusive time, non-compute first,
@@ -1044,7 +1174,7 @@ static bool ov_steps_times(ov_stage_ctx *c, const an_steps *steps) {
   const ov_side *s = c->formal->side;
   size_t nk = 0;
   const tr_event *kev = tr_trace_events(s->t, TR_KIND_KERNEL, &nk);
-  c->steps_us = calloc(s->names.n ? s->names.n : 1, sizeof *c->steps_us);
+  c->steps_us = calloc(c->n_keys ? c->n_keys : 1, sizeof *c->steps_us);
   if (!c->steps_us) return false;
   for (size_t i = 0; i < c->n; i++)
     if (an_steps_kernel_counted(steps, (size_t)(ov_stage_event(c, i) - kev)))
@@ -1078,7 +1208,7 @@ static bool ov_alone_times(const ov_stage_ctx *c, const ov_sweep *sw, an_overlap
   for (int pass = 0; pass < 2; pass++) { /* count, then fill: no array of every name */
     for (size_t i = 0; i < sw->n_aggs; i++) {
       const ov_agg *a = &sw->aggs[i];
-      const char *name = c->formal->side->names.keys[a->name];
+      const char *name = ov_key_name(c, a->name);
       if (!te_string_list_has(chain, ov_kernel_category(c, name))) continue;
       if (pass == 0) {
         n++;
@@ -1105,10 +1235,10 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
   bool *is_headroom = NULL;
-  if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, s->names.n) ||
+  if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, c.n_keys) ||
       !ov_steps_times(&c, s->in->steps))
     goto done;
-  an_overlap_status sweep_rc = ov_sweep_run(c.ks, c.n, s->names.n, s->streams.n, cats, &sw);
+  an_overlap_status sweep_rc = ov_sweep_run(c.ks, c.n, c.n_keys, s->streams.n, cats, &sw);
   if (sweep_rc != AN_OVERLAP_OK) {
     rc = sweep_rc;
     goto done;
@@ -1125,7 +1255,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
                              set->overlap_copy_lane_top_n) +
                         1,
                     sizeof *st->rows);
-  is_headroom = calloc(s->names.n ? s->names.n : 1, sizeof *is_headroom);
+  is_headroom = calloc(c.n_keys ? c.n_keys : 1, sizeof *is_headroom);
   if (!cands || !st->rows || !is_headroom) goto done;
   if (!ov_headroom_rows(&c, &sw, cands, is_headroom, st)) goto done;
   if (!ov_copy_lane_rows(&c, &sw, cands, is_headroom, st)) goto done;
@@ -1149,6 +1279,7 @@ done:
   free(c.pos_of);
   free(c.before_us);
   free(c.steps_us);
+  free(c.split);
   return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "analysis/id_index.h"
+#include "analysis/launch_context.h"
 #include "analysis/model.h"
 #include "analysis/overlap.h"
 #include "trace/trace.h"
@@ -111,36 +112,6 @@ void ov_no_lane(const te_settings *set, an_overlap_row *row);
 /* Frees the evidence's strings and resets it to AN_DEP_EV_NONE (overlap.c). */
 void ov_dep_evidence_clear(an_dep_evidence *ev);
 
-/* ---------------------------------------------------------------- launch context */
-
-/* What lets a launch-context question skip most of the trace: per block of runtime calls,
- * launches and CPU ops in file order, the interval of correlations, or of times from the
- * earliest start to the latest end. Built on a side's first question (a few per overlap
- * row, each a pass over every CPU op and host call otherwise: 2 % of a 468 MB
- * cpu_op-heavy run). Without the summaries (out of memory, or {.t = t}) every block is
- * read: the plain scan, with the same answers. */
-typedef struct ov_launch_index {
-  const tr_trace *t;
-  int64_t *runtime_corr, *launch_corr; /* per block: least, greatest correlation */
-  double *op_span;                     /* CPU ops per block: earliest start, latest end */
-  double *region_span;                 /* record_function regions, the same */
-} ov_launch_index;
-
-/* The summaries of t's events; false when out of memory (x then has none, and still
- * answers, by reading every block). */
-bool ov_launch_index_build(ov_launch_index *x, const tr_trace *t);
-void ov_launch_index_free(ov_launch_index *x);
-
-/* True when a CPU op enclosing the host call that launched kernel event e (its runtime or
- * launch event by correlation, same thread) matches m, else a record_function region
- * (user annotation) enclosing it does; the first such op in file order puts its name in
- * hit (cap bytes) when hit is not NULL. The launch's context is what the kernel's own
- * External id misses when a C++ hook launched it (the DDP reducer, an autograd hook).
- * Regions count because older PyTorch records the collective itself as one
- * ("nccl:all_to_all" around record_param_comms, no c10d:: op; issue 31). */
-bool ov_launch_context(const ov_launch_index *x, const tr_event *e, const te_matcher *m, char *hit,
-                       size_t cap);
-
 /* ---------------------------------------------------------------- source map */
 
 /* Python-side indexes of one mapping trace: frames per thread with parent links, CPU
@@ -191,9 +162,8 @@ typedef struct ov_side {
   ut_strmap names, streams;
   uint32_t *cat; /* overlap category + 1 per name id, 0 = not yet classified */
   size_t cat_cap;
-  ov_source *source;      /* built on first use as a mapping trace */
-  ov_launch_index launch; /* built on the first launch-context question */
-  bool launch_built;
+  ov_source *source;         /* built on first use as a mapping trace */
+  an_launch_context *launch; /* created on the first launch-context question */
 } ov_side;
 
 typedef struct ov_bundle {

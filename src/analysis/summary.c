@@ -222,13 +222,20 @@ static bool fewer_kernels(const an_summary_item *it) {
          it->action == AN_ACTION_KERNEL_LEVER;
 }
 
+/* Two overlap items of one collective's rows split by launch context (an input dist and a
+ * gradient reduce of ncclKernel_SendRecv): unlike work, each its own root cause. */
+static bool split_apart(const an_summary_item *a, const an_summary_item *b) {
+  return a->kind == AN_SUMMARY_OVERLAP && b->kind == AN_SUMMARY_OVERLAP && a->what && b->what &&
+         a->partner == AN_PARTNER_NONE && b->partner == AN_PARTNER_NONE && strcmp(a->what, b->what);
+}
+
 /* The kept item that names one of its kernels, or NULL. A wait is never merged: its
  * root cause is the rank the others wait for, not the collective that absorbs it, so a
  * fusion of that collective leaves the wait where it is. */
 static an_summary_item *same_root(an_summary_item *kept, size_t n, const an_summary_item *it) {
   if (it->kind == AN_SUMMARY_WAIT) return NULL;
   for (size_t i = 0; i < n; i++) { /* any stage: one kernel is one root cause */
-    if (kept[i].kind == AN_SUMMARY_WAIT) continue;
+    if (kept[i].kind == AN_SUMMARY_WAIT || split_apart(&kept[i], it)) continue;
     for (size_t a = 0; a < kept[i].n_kernels; a++)
       for (size_t b = 0; b < it->n_kernels; b++)
         if (kept[i].kernels[a] == it->kernels[b] || !strcmp(kept[i].kernels[a], it->kernels[b]))

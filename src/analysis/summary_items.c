@@ -598,6 +598,8 @@ void sm_overlap_items(sm_ctx *c) {
     if (!it) continue;
     if (trip) it->what = r->fusion_pattern;
     if (trip) it->partner = r->fusion_partner;
+    /* one of a collective's rows split by launch context: the item says which */
+    if (!trip && r->launch_context) it->what = r->launch_context;
     sm_item_kernel(c, r->kernel);
   }
 }

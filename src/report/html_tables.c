@@ -176,6 +176,10 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
                "\"><td data-value=\"%zu\">O%zu</td><td data-value=\"%d\">%s</td><td>%s</td><td>", i,
                i + 1, (int)r->priority, rp_priority(r->priority), rp_verdict(r->verdict));
   rp_hw_name_span(hw, r->kernel, rp_hw_shown(hw, si, r->kernel));
+  if (rp_launch_context(r)) { /* one of the rows a collective's launch contexts split */
+    rp_hw_printf(hw, " &mdash; ");
+    rp_hw_text(hw, rp_launch_context(r));
+  }
   rp_hw_printf(hw, "</td><td>");
   rp_hw_cat_span(hw, rp_overlap_category(r));
   rp_hw_printf(hw, "</td><td class=\"loc\">%s", rp_location_lead(r->scope_kind));

@@ -478,6 +478,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     anchor_cell(f, "overlap", st->id, i, 'O');
     fprintf(f, "%s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
     code_span(f, names_get(nm, r->kernel));
+    if (rp_launch_context(r)) { /* one of the rows a collective's launch contexts split */
+      fputs(" — ", f);
+      rp_md_cell_text(f, rp_launch_context(r));
+    }
     fprintf(f, " | %s", rp_location_lead(r->scope_kind));
     rp_md_cell_text(f, rp_scope(r));
     fprintf(f, " | %s | %s | %s | %s | %s | %s | ", t, x, h, g, s, rp_dep_risk(r->dep_risk));

@@ -135,6 +135,7 @@ static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
   cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));
   cJSON_AddItemToObject(o, "dep_rule", ov_str_or_null(r->dep_rule));
+  cJSON_AddItemToObject(o, "launch_context", ov_str_or_null(rp_launch_context(r)));
   char ev[RP_DEP_EVIDENCE_BYTES];
   cJSON_AddItemToObject(o, "dep_evidence",
                         ov_str_or_null(rp_dep_evidence(r, rules, ev, sizeof ev)));

@@ -483,6 +483,10 @@ static void short_name(const char *name, size_t chars, char *out, size_t cap) {
   snprintf(out, cap, "%.*s%s", (int)chars, name, strlen(name) > chars ? "..." : "");
 }
 
+const char *rp_launch_context(const an_overlap_row *r) {
+  return r->launch_context ? r->launch_context : r->context_rest ? "other launches" : NULL;
+}
+
 const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap) {
   const an_dep_evidence *ev = &r->dep_evidence;
   char name[128];

@@ -94,6 +94,9 @@ const char *rp_fusion_partner(const an_overlap_row *r);
  * buf; NULL when the row has none. rules NULL: names are not cut. */
 #define RP_DEP_EVIDENCE_BYTES 512
 const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap);
+/* The launch-context family an overlap row of a split collective names ("input dist",
+ * "other launches" for its rest), NULL for a row holding the whole kernel name. */
+const char *rp_launch_context(const an_overlap_row *r);
 
 /* Provenance and summary words. */
 const char *rp_source(an_source s); /* "server args", "default (...)", ... */

@@ -267,6 +267,10 @@ typedef struct te_list_map {
     "per dependency rule id, its class (first item)")                                              \
   X(overlap_dependency_rule_categories, "overlap.dependency.rule_categories", LIST_MAP, 0, 0, 0,   \
     NULL, "per dependency rule id, the overlap categories it applies to (absent: every category)") \
+  X(overlap_dependency_context_labels, "overlap.dependency.context_labels", LIST_MAP, 0, 0, 0,     \
+    NULL,                                                                                          \
+    "per dependency rule id, the launch context it names (first item); a collective's overlap "    \
+    "row is split by the labelled rules its launches fall under (absent: not split)")              \
   X(overlap_dependency_serial_consumer_categories,                                                 \
     "overlap.dependency.serial_consumer_categories", LIST, 0, 0, 0, NULL,                          \
     "a collective whose tight next kernel on its stream has this kernel category feeds it: "       \
