@@ -338,6 +338,86 @@ Test(analysis, sync_records_are_not_kernels_unless_compat, .init = setup, .fini 
   tr_trace_destroy(t);
 }
 
+/* An eager HF model's GEMM: launched by the MLP (modeling_qwen2.py:56) and by the
+ * attention projections (modeling_qwen2.py:150), each through nn.Linear's forward
+ * (torch/nn/modules/linear.py:125), the frame every caller shares. mlp[i] says which model
+ * line launched launch i; the MLP's launches are longer, as real ones are. */
+static char *hf_gemm_trace(const bool mlp[6]) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 6; i++) {
+    double t = 1000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"transformers/models/qwen2/"
+        "modeling_qwen2.py(%d): forward\",\"pid\":1,\"tid\":1,\"ts\":%.1f,\"dur\":60},"
+        "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"torch/nn/modules/"
+        "module.py(1743): _call_impl\",\"pid\":1,\"tid\":1,\"ts\":%.1f,\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"torch/nn/modules/"
+        "linear.py(124): forward\",\"pid\":1,\"tid\":1,\"ts\":%.1f,\"dur\":40},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":%."
+        "1f,"
+        "\"dur\":20,\"args\":{\"External id\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+        "\"tid\":1,\"ts\":%.1f,\"dur\":5,\"args\":{\"correlation\":%d,\"External id\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n\","
+        "\"pid\":0,\"tid\":7,\"ts\":%.1f,\"dur\":%d,\"args\":{\"stream\":7,\"correlation\":%d,"
+        "\"External id\":%d}}",
+        i ? "," : "", mlp[i] ? 56 : 150, t, t + 2, t + 4, t + 8, 40 + i, t + 10, 500 + i, 40 + i,
+        t + 100, mlp[i] ? 80 : 30, 500 + i, 40 + i);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+static const an_kmap_entry *gemm_entry(te_rules *r, tr_trace *t, an_trace_view *v,
+                                       an_kernel_map **m) {
+  cr_assert_eq(an_trace_view_build(t, NULL, r, NULL, v), AN_OK);
+  cr_assert_eq(an_kernel_map_build(v, 1, r, false, m), AN_OK);
+  const an_kmap_entry *e =
+      an_kernel_map_lookup(*m, v->stages[0].stage->id, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
+  cr_assert_not_null(e);
+  return e;
+}
+
+/* Review 5/6 defect 3 (deviation A12): the launches are grouped by their own model line,
+ * not by the nn.Linear frame they share: the MLP's line carries its 3 x 80 us, the
+ * attention's its 3 x 30 us. The reference groups them by the shared frame, one site. */
+Test(kernel_map, sites_by_each_launchs_model_line, .init = setup, .fini = teardown) {
+  const bool mlp[6] = {false, true, false, true, true, false};
+  char *json = hf_gemm_trace(mlp);
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("hf.json", json, strlen(json), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_view v;
+  an_kernel_map *m = NULL;
+  const an_kmap_entry *e = gemm_entry(rules, t, &v, &m);
+  cr_assert_eq(e->n_sites, 2);
+  cr_assert_str_eq(e->sites[0].display_location,
+                   "transformers/models/qwen2/modeling_qwen2.py:56 forward");
+  cr_assert_eq(e->sites[0].launches, 3);
+  cr_assert_float_eq(e->sites[0].total_us, 240.0, 1e-9);
+  cr_assert_str_eq(e->sites[1].display_location,
+                   "transformers/models/qwen2/modeling_qwen2.py:150 forward");
+  cr_assert_float_eq(e->sites[1].total_us, 90.0, 1e-9);
+  an_kernel_map_destroy(m);
+  an_trace_view_free(&v);
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  e = gemm_entry(ref, t, &v, &m);
+  cr_assert_eq(e->n_sites, 1, "the reference: one site, the frame the launches share");
+  cr_assert_eq(e->sites[0].launches, 6);
+  an_kernel_map_destroy(m);
+  an_trace_view_free(&v);
+  te_rules_destroy(ref);
+  tr_trace_destroy(t);
+  free(json);
+}
+
 Test(tables, rows_carry_category_and_kind, .init = setup, .fini = teardown) {
   tr_error err = {0};
   tr_trace *t = tr_trace_read_buffer("sync.json", SYNC_TRACE, sizeof SYNC_TRACE - 1, NULL, &err);
