@@ -495,6 +495,9 @@ typedef enum an_gate_fact {
 typedef struct an_fuse_evidence {
   const char *kernel;
   double share_pct;
+  const char *counted_in; /* review 5 defect 7: the pattern id of the stage's row that holds
+                             this kernel when another row counts it too (one kernel, one
+                             row: this row leaves its time out); NULL when this row holds it */
 } an_fuse_evidence;
 
 /* One row of the fuse table (docs/reference.md §7.2). */
@@ -504,6 +507,8 @@ typedef struct an_fuse_row {
   an_fusion_match match;
   an_confidence confidence;
   double related_us, share_pct;
+  double shared_us; /* related kernels' time another row of the stage holds (left out of
+                       related_us and share_pct; with fuse.context_gates) */
   double saving_us; /* estimated GPU time the fusion would save, by the
                        pattern's saving formula (0 for an active fused path) */
   bool shown;       /* share >= fuse.render_min_share_pct */
@@ -702,6 +707,9 @@ typedef struct an_overlap_row {
    * (its bytes over the HBM bandwidth where its roofline record has them, else its time;
    * 0 for the chain's largest piece, whose pass the fused kernel still makes). */
   an_fusion_partner fusion_partner;
+  bool cites_fusion;          /* review 5: a piece of a shown fusion row is that row's advice,
+                                not a second row: folded out of the table (below_floor set,
+                                not counted in n_below_floor) and cited under it */
   const char *fusion_pattern; /* AN_PARTNER_FUSE_ROW only, else NULL */
   double fusion_bound_ms;
 } an_overlap_row;
@@ -735,6 +743,7 @@ typedef struct an_overlap_stage {
   size_t n_steps;
   double recoverable_floor_ms;
   size_t n_below_floor;
+  size_t n_cites_fusion; /* rows folded as pieces of a fusion row (cites_fusion) */
   /* Restructuring options of a single-stream stage (overlap.restructure_options, borrowed
    * from the rules); empty when the stage has no restructure row. */
   size_t n_restructure_options;

@@ -74,7 +74,7 @@ static bool above_floor(const void *row) { return !((const an_overlap_row *)row)
 
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->recoverable_floor_ms = set->overlap_recoverable_floor_ms;
-  st->n_below_floor = 0;
+  st->n_below_floor = st->n_cites_fusion = 0;
   for (size_t i = 0; i < st->n_rows; i++) {
     an_overlap_row *r = &st->rows[i];
     /* review 3: "act" needs something to win. A row whose action recovers nothing here
@@ -88,6 +88,9 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
     r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
                      r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
+    /* a piece of a fusion row is folded too, cited under the table, not counted as noise */
+    if (r->cites_fusion && !r->below_floor) st->n_cites_fusion++;
+    r->below_floor = r->below_floor || r->cites_fusion;
   }
   ut_stable_partition(st->rows, st->n_rows, sizeof *st->rows, above_floor);
 }

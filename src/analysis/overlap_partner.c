@@ -126,6 +126,7 @@ static void bind(const te_rules *rules, const an_stage_report *s, const partner 
   row->dep_rule = "fusion-piece";
   row->fusion_partner = p->fuse ? AN_PARTNER_FUSE_ROW : AN_PARTNER_EAGER_CHAIN;
   row->fusion_pattern = p->fuse ? p->fuse->pattern_name : NULL;
+  row->cites_fusion = p->fuse != NULL; /* that row is the advice and its bound */
   row->fusion_bound_ms = eliminated_ms(rules, s, p, k, hbm_tbs);
   row->priority = AN_PRIORITY_P1;
 }

@@ -543,7 +543,7 @@ static bool fill_evidence(an_fuse_row *r, bool comp, const an_stage_tables *st, 
   for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
     const an_kernel_row *row = &st->rows[rel[k]];
     if (!comp && row->share_pct < set->fuse_evidence_min_share_pct) continue;
-    r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct};
+    r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct, NULL};
   }
   return r->evidence != NULL;
 }
@@ -702,6 +702,45 @@ static bool adds_nothing(const fmatch *m, const fmatch *ms, const size_t *accept
  * leaves no gap in the numbers the reader sees. */
 static bool fuse_shown(const void *row) { return ((const an_fuse_row *)row)->shown; }
 
+/* The accepted match (index into accepted) that holds kernel row `row`: the one that
+ * holds it as its fused kernel in use (role "active": the row that explains it best),
+ * else the first in acceptance order (priority, width, specificity). */
+static size_t kernel_owner(const fmatch *ms, const size_t *accepted, size_t na, size_t row) {
+  size_t first = na;
+  for (size_t a = 0; a < na; a++) {
+    const fmatch *m = &ms[accepted[a]];
+    for (size_t q = 0; q < m->n_rows; q++) {
+      if (m->rows[q] != row) continue;
+      if (m->roles && !strcmp(m->roles[q], "active")) return a;
+      if (first == na) first = a;
+    }
+  }
+  return first;
+}
+
+/* Review 5 defect 7: one kernel, one row. Role-aware de-duplication keeps two true rows
+ * that share a kernel (vLLM's fuse_act_padding and the fused add + RMSNorm in use both
+ * count ck_tile Rmsnorm2dFwd), and each counted its time. The kernel belongs to the row
+ * kernel_owner names; every other row leaves its time out of related_us and share_pct
+ * (shared_us holds it) and its evidence says which row counts it. */
+static void share_kernels(const fmatch *ms, const size_t *accepted, size_t na,
+                          an_stage_tables *st) {
+  for (size_t a = 0; a < na; a++) {
+    const fmatch *m = &ms[accepted[a]];
+    an_fuse_row *r = &st->fuse[a];
+    for (size_t k = 0; k < m->n_rows; k++) {
+      size_t owner = kernel_owner(ms, accepted, na, m->rows[k]);
+      if (owner == a || owner == na) continue;
+      const an_kernel_row *kr = &st->rows[m->rows[k]];
+      r->related_us -= kr->total_us;
+      r->shared_us += kr->total_us;
+      for (size_t e = 0; e < r->n_evidence; e++)
+        if (r->evidence[e].kernel == kr->name) r->evidence[e].counted_in = st->fuse[owner].pattern_id;
+    }
+    r->share_pct = st->total_us > 0 ? r->related_us / st->total_us * 100.0 : 0;
+  }
+}
+
 static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st, double render_min,
                            bool new_pieces) {
   qsort(ms, nm, sizeof *ms, cmp_fmatch);
@@ -730,6 +769,8 @@ static bool dedupe_matches(fmatch *ms, size_t nm, size_t np, an_stage_tables *st
     st->fuse[st->n_fuse++] = m->row;
     memset(&m->row, 0, sizeof m->row); /* moved */
   }
+  /* shown or not is the pattern's own claim, decided above on its whole related time */
+  if (ok && new_pieces) share_kernels(ms, accepted, na, st);
   free(accepted);
   free(blocked);
   if (ok) ut_stable_partition(st->fuse, st->n_fuse, sizeof *st->fuse, fuse_shown);

@@ -231,6 +231,11 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
                  "more rows\").</p>",
                  o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
                  o->n_steps ? "/step" : " (stage total)");
+  if (o->n_cites_fusion)
+    rp_hw_printf(hw,
+                 "<p class=\"note\">%zu row%s a piece of a fusion row, whose advice and bound "
+                 "it is (shown with \"show more rows\").</p>",
+                 o->n_cites_fusion, o->n_cites_fusion == 1 ? " is" : "s are each");
 }
 
 static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
@@ -240,6 +245,8 @@ static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
   if (o && o->n_below_floor)
     snprintf(note, sizeof note, "below %.2f ms%s recoverable", o->recoverable_floor_ms,
              o->n_steps ? "/step" : "");
+  else if (o && o->n_cites_fusion)
+    snprintf(note, sizeof note, "pieces of a fusion row");
   char heads[sizeof OVERLAP_HEADS_FMT + 8];
   snprintf(heads, sizeof heads, OVERLAP_HEADS_FMT, o && o->n_steps ? "/step" : "");
   table_open(hw, "overlap", "ot-", tok, heads, *note ? note : NULL);

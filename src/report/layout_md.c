@@ -437,6 +437,25 @@ static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *l
           o->recoverable_floor_ms, o->n_steps ? "/step" : " (stage total)");
 }
 
+/* The rows folded as pieces of a fusion row: that row is their advice and bound. */
+static void overlap_cited_line(FILE *f, const an_stage_report *st, const stage_names *nm) {
+  const an_overlap_stage *o = st->overlap;
+  size_t k = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (!r->cites_fusion || !r->fusion_pattern) continue;
+    size_t n = 0;
+    for (size_t j = 0; j < st->n_fuse && !n; j++)
+      if (!strcmp(st->fuse[j].pattern_name, r->fusion_pattern)) n = j + 1;
+    fputs(k++ ? "; " : "\nPieces of a fusion row, whose advice and bound they are (not repeated "
+                       "here): ",
+          f);
+    code_span(f, names_get(nm, r->kernel));
+    if (n) fprintf(f, " ([F%zu](#fusion-%s-%zu))", n, st->id, n - 1);
+  }
+  if (k) fputs(".\n", f);
+}
+
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
                           const stage_names *nm, const te_rules *rules) {
   table_heading(f, "Overlap opportunities", st);
@@ -452,8 +471,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     fprintf(f, "No row cleared the %.1f%% reporting bar.\n", rep->run.overlap_min_share_pct);
     return;
   }
-  if (o->n_below_floor == o->n_rows) { /* nothing to put forward: no empty table */
-    overlap_floor_line(f, o, "No row to put forward", "");
+  if (o->n_below_floor + o->n_cites_fusion == o->n_rows) { /* nothing to put forward */
+    if (o->n_below_floor) overlap_floor_line(f, o, "No row to put forward", "");
+    if (!o->n_below_floor) fputs("No row to put forward.\n", f);
+    overlap_cited_line(f, st, nm);
     return;
   }
   unit u = unit_for(overlap_max_us(o));
@@ -516,15 +537,22 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
         f);
   if (rp_overlap_gpu_waits(o)) fprintf(f, "\n%s\n", rp_overlap_gpu_waits(o));
   if (o->n_below_floor) overlap_floor_line(f, o, "", "\n");
+  overlap_cited_line(f, st, nm);
 }
 
-static void fuse_evidence(FILE *f, const an_fuse_row *r, const stage_names *nm) {
+static void fuse_evidence(FILE *f, const an_stage_report *st, const an_fuse_row *r,
+                          const stage_names *nm) {
   for (size_t k = 0; k < r->n_evidence; k++) {
     char s[32];
     fmt_share(s, sizeof s, r->evidence[k].share_pct);
     if (k) fputs("<br>", f);
     code_span(f, names_get(nm, r->evidence[k].kernel));
-    fprintf(f, " (%s)", s);
+    /* one kernel, one row: another row counts this one's time */
+    size_t by = rp_fuse_row_number(st->fuse, st->n_fuse, r->evidence[k].counted_in);
+    if (by)
+      fprintf(f, " (%s, counted in F%zu)", s, by);
+    else
+      fprintf(f, " (%s)", s);
   }
   if (!r->n_evidence) fputc('-', f);
 }
@@ -567,7 +595,7 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     anchor_cell(f, "fusion", st->id, i, 'F');
     rp_md_cell_text(f, r->pattern_name);
     fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_verdict(r), rp_fusion_origin(r->origin), t, s);
-    fuse_evidence(f, r, nm);
+    fuse_evidence(f, st, r, nm);
     fuse_cells(f, r);
   }
 }

@@ -132,6 +132,7 @@ static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   cJSON_AddNumberToObject(o, "exposed_first_us", r->exposed_first_us);
   cJSON_AddNumberToObject(o, "recoverable_ms", r->recoverable_ms);
   cJSON_AddBoolToObject(o, "below_floor", r->below_floor);
+  cJSON_AddBoolToObject(o, "cites_fusion", r->cites_fusion);
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
   cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));
   cJSON_AddItemToObject(o, "dep_rule", ov_str_or_null(r->dep_rule));
@@ -179,6 +180,7 @@ static cJSON *ov_stage_json(const an_overlap_stage *st, const te_rules *rules) {
   cJSON_AddNumberToObject(s, "steps", (double)st->n_steps);
   cJSON_AddNumberToObject(s, "recoverable_floor_ms", st->recoverable_floor_ms);
   cJSON_AddNumberToObject(s, "rows_below_floor", (double)st->n_below_floor);
+  cJSON_AddNumberToObject(s, "rows_citing_fusion", (double)st->n_cites_fusion);
   cJSON *opts = cJSON_AddArrayToObject(s, "restructure_options");
   for (size_t j = 0; opts && j < st->n_restructure_options; j++)
     cJSON_AddItemToArray(opts, cJSON_CreateString(st->restructure_options[j]));

@@ -150,6 +150,7 @@ static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
          add_owned(o, "status", rp_fuse_status(r)) &&
          cJSON_AddBoolToObject(o, "active_match", r->match == AN_FUSION_DIRECT) &&
          cJSON_AddNumberToObject(o, "related_us", an_round3(r->related_us)) &&
+         cJSON_AddNumberToObject(o, "shared_us", an_round3(r->shared_us)) &&
          cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) &&
          cJSON_AddNumberToObject(o, "estimated_saving_us", an_round3(r->saving_us)) &&
          cJSON_AddBoolToObject(o, "shown", r->shown) &&

@@ -80,11 +80,21 @@ char *rp_location_func_at(const char *loc) {
   return text_done(&t);
 }
 
+size_t rp_fuse_row_number(const an_fuse_row *rows, size_t n, const char *pattern_id) {
+  for (size_t i = 0; pattern_id && i < n; i++)
+    if (rows[i].pattern_id == pattern_id || !strcmp(rows[i].pattern_id, pattern_id)) return i + 1;
+  return 0;
+}
+
 char *rp_fuse_evidence_cell(const an_fuse_row *r) {
   ut_buf t = {0};
-  for (size_t i = 0; i < r->n_evidence; i++)
-    ut_buf_addf(&t, "%s%s (%.1f%%)", i ? "<br>" : "", r->evidence[i].kernel,
+  for (size_t i = 0; i < r->n_evidence; i++) {
+    ut_buf_addf(&t, "%s%s (%.1f%%", i ? "<br>" : "", r->evidence[i].kernel,
                 r->evidence[i].share_pct);
+    /* one kernel, one row: the row that counts it (JSON: by pattern id) */
+    if (r->evidence[i].counted_in) ut_buf_addf(&t, ", counted in %s", r->evidence[i].counted_in);
+    ut_buf_add(&t, ")");
+  }
   if (!r->n_evidence) ut_buf_add(&t, "-");
   return text_done(&t);
 }

@@ -97,6 +97,9 @@ const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char
 /* The launch-context family an overlap row of a split collective names ("input dist",
  * "other launches" for its rest), NULL for a row holding the whole kernel name. */
 const char *rp_launch_context(const an_overlap_row *r);
+/* The printed number (F1 = 1) of the stage's fuse row of pattern_id among rows[0..n), 0
+ * when none. */
+size_t rp_fuse_row_number(const an_fuse_row *rows, size_t n, const char *pattern_id);
 
 /* Provenance and summary words. */
 const char *rp_source(an_source s); /* "server args", "default (...)", ... */

@@ -1101,6 +1101,17 @@ Test(fuse, dedupe_is_role_aware, .init = setup, .fini = teardown) {
   cr_assert_not_null(fa, "the fused add+RMSNorm kernel is not hidden by the split row");
   cr_assert_eq(fa->match, AN_FUSION_DIRECT);
   cr_assert_float_eq(fa->saving_us, 0.0, 1e-9, "an active fused path saves nothing more");
+  /* review 5 defect 7: one kernel, one row. The in-use row holds its fused kernel; the
+   * split row counts only the all-reduce and says which row counts the norm */
+  cr_assert_float_eq(fa->related_us, 20.0, 1e-9);
+  cr_assert_float_eq(ar->related_us, 50.0, 1e-9, "the norm's 20 us are the in-use row's");
+  cr_assert_float_eq(ar->shared_us, 20.0, 1e-9);
+  bool cited = false;
+  for (size_t k = 0; k < ar->n_evidence; k++)
+    if (strstr(ar->evidence[k].kernel, "FusedAddRMSNorm"))
+      cited =
+          ar->evidence[k].counted_in && !strcmp(ar->evidence[k].counted_in, "fused-add-rmsnorm");
+  cr_assert(cited, "the split row's evidence names the row that counts the norm");
   an_report_destroy(rep);
 }
 

@@ -282,11 +282,21 @@ Test(fuse, the_layer_chain_is_one_fusion_by_launch_order, .init = setup, .fini =
       }
   }
   cr_assert_eq(chain_items, 1, "one item for the chain");
+  size_t cited = 0;
   for (size_t i = 0; st->overlap && i < st->overlap->n_rows; i++) {
     const an_overlap_row *o = &st->overlap->rows[i];
     if (o->recommendation == AN_RECOMMEND_TRY_FUSION)
       cr_assert_neq(o->fusion_partner, AN_PARTNER_NONE);
+    /* review 5: a piece of the fusion row is that row's advice, folded and cited, never a
+     * second row of the table */
+    if (o->fusion_partner == AN_PARTNER_FUSE_ROW) {
+      cr_assert(o->cites_fusion && o->below_floor, "%s", o->kernel);
+      cited++;
+    }
   }
+  cr_assert_gt(cited, 0, "the chain's pieces are overlap rows to fold");
+  cr_assert_leq(st->overlap->n_cites_fusion, cited,
+                "counted once: those not already under the floor");
   an_report_destroy(rep);
 }
 
