@@ -735,7 +735,8 @@ static void share_kernels(const fmatch *ms, const size_t *accepted, size_t na,
       r->related_us -= kr->total_us;
       r->shared_us += kr->total_us;
       for (size_t e = 0; e < r->n_evidence; e++)
-        if (r->evidence[e].kernel == kr->name) r->evidence[e].counted_in = st->fuse[owner].pattern_id;
+        if (r->evidence[e].kernel == kr->name)
+          r->evidence[e].counted_in = st->fuse[owner].pattern_id;
     }
     r->share_pct = st->total_us > 0 ? r->related_us / st->total_us * 100.0 : 0;
   }

@@ -447,8 +447,9 @@ static void overlap_cited_line(FILE *f, const an_stage_report *st, const stage_n
     size_t n = 0;
     for (size_t j = 0; j < st->n_fuse && !n; j++)
       if (!strcmp(st->fuse[j].pattern_name, r->fusion_pattern)) n = j + 1;
-    fputs(k++ ? "; " : "\nPieces of a fusion row, whose advice and bound they are (not repeated "
-                       "here): ",
+    fputs(k++ ? "; "
+              : "\nPieces of a fusion row, whose advice and bound they are (not repeated "
+                "here): ",
           f);
     code_span(f, names_get(nm, r->kernel));
     if (n) fprintf(f, " ([F%zu](#fusion-%s-%zu))", n, st->id, n - 1);
