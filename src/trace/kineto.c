@@ -743,22 +743,33 @@ static int classify(rd *r) {
 
 /* ------------------------------------------------------------------ storing */
 
-static tr_str intern(rd *r, const lx_buf *b, bool present) {
-  if (!present || b->n == 0) return 0;
-  uint32_t id = tr_intern_put(r->t->in, b->p, b->n);
+/* The text's id, 0 for an empty text (an absent field reads as empty). */
+static tr_str intern_text(rd *r, fe_text s) {
+  if (s.n == 0) return 0;
+  uint32_t id = tr_intern_put(r->t->in, s.p, s.n);
   if (id == UINT32_MAX) lx_nomem(&r->lx);
   return id;
 }
 
-/* intern() through a one-entry cache of the field's last value (same ids, fewer hashes). */
-static tr_str intern_cached(rd *r, const lx_buf *b, bool present, struct icache *c) {
-  if (!present || b->n == 0) return 0;
-  if (c->id && c->n == b->n && memcmp(c->s, b->p, b->n) == 0) return c->id;
-  tr_str id = intern(r, b, true);
+/* A buffer's text as a view; empty when the field is not present. */
+static fe_text buf_text(const lx_buf *b, bool present) {
+  return present ? (fe_text){b->p, b->n} : (fe_text){NULL, 0};
+}
+
+static tr_str intern(rd *r, const lx_buf *b, bool present) {
+  return intern_text(r, buf_text(b, present));
+}
+
+/* intern_text through a one-entry cache of the field's last value (same ids, fewer
+ * hashes). */
+static tr_str intern_cached(rd *r, fe_text s, struct icache *c) {
+  if (s.n == 0) return 0;
+  if (c->id && c->n == s.n && memcmp(c->s, s.p, s.n) == 0) return c->id;
+  tr_str id = intern_text(r, s);
   c->id = 0;
-  if (b->n <= sizeof c->s) {
-    memcpy(c->s, b->p, b->n);
-    c->n = b->n;
+  if (s.n <= sizeof c->s) {
+    memcpy(c->s, s.p, s.n);
+    c->n = s.n;
     c->id = id;
   }
   return id;
@@ -910,18 +921,28 @@ static void push_process_name(rd *r) {
       (tr_process_name){intern(r, &r->pid, r->has_pid), intern(r, &r->argname, true)};
 }
 
-/* The kept args of the event just pushed (the last of its kind), as one arg set. */
-static void store_args(rd *r, int kind) {
+/* Kept arg k of the byte scanner's event: the id its memo entry knew, else its text
+ * interned (and told to the entry). */
+static tr_str scanned_arg_id(rd *r, unsigned k) {
+  if (r->arg_id[k]) return r->arg_id[k];
+  tr_str id = intern(r, &r->argv[k], true);
+  memo_note_id(r, k, id);
+  return id;
+}
+
+/* The kept args of the event just pushed (the last of its kind), as one arg set: those of
+ * mask, dropped those that were cut for their length; their texts (text, the fast path's
+ * views) or, with text NULL, the byte scanner's (scanned_arg_id). */
+static void store_args(rd *r, int kind, uint32_t mask, uint32_t dropped, const fe_text *text) {
   tr_trace *t = r->t;
-  if (r->arg_dropped) t->args_dropped += (uint64_t)__builtin_popcount(r->arg_dropped);
-  if (!r->arg_mask) return;
+  if (dropped) t->args_dropped += (uint64_t)__builtin_popcount(dropped);
+  if (!mask) return;
   tr_str vals[TR_ARG_COUNT] = {0};
   for (unsigned k = 0; k < TR_ARG_COUNT; k++) {
-    if (!(r->arg_mask >> k & 1u)) continue;
-    vals[k] = r->arg_id[k];
-    if (!vals[k]) memo_note_id(r, k, vals[k] = intern(r, &r->argv[k], true));
+    if (!(mask >> k & 1u)) continue;
+    vals[k] = text ? intern_text(r, text[k]) : scanned_arg_id(r, k);
   }
-  uint32_t id = tr_argtab_put(&t->args, r->arg_mask, vals);
+  uint32_t id = tr_argtab_put(&t->args, mask, vals);
   if (id == UINT32_MAX) lx_nomem(&r->lx);
   if (tr_argidx_add(&t->argidx[kind], (uint32_t)(t->ev[kind].n - 1), id) != 0) lx_nomem(&r->lx);
 }
@@ -1181,6 +1202,46 @@ static void event_members(rd *r, unsigned depth) {
   }
 }
 
+/* The texts a kept event stores, as views: of the byte scanner's buffers, or of the
+ * chunk's bytes when the fast path read the event (event_fast_store). An empty text is an
+ * absent field. */
+typedef struct kept_texts {
+  fe_text name, cat, pid, tid, stream;
+  uint32_t arg_mask, arg_dropped;
+  const fe_text *argv; /* the kept args' texts; NULL: the byte scanner's (store_args) */
+} kept_texts;
+
+/* Stores an event of a kept kind whose fields checked out: a Python frame, or a tr_event
+ * with its context and kept args. */
+static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
+  if (kind == TR_KIND_PYFRAME) {
+    tr_str name = intern_text(r, k->name);
+    /* cat is always "python_function": intern it with the first frame only, so string
+     * ids come out as they would if every frame carried it */
+    if (r->t->py.n == 0) (void)intern_text(r, k->cat);
+    tr_str pid = intern_cached(r, k->pid, &r->ic_pid);
+    tr_str tid = intern_cached(r, k->tid, &r->ic_tid);
+    push_pyframe(r, r->ts, r->dur_state == F_OK ? r->dur : 0.0, name, pid, tid);
+    return;
+  }
+  tr_event e;
+  e.ts = r->ts;
+  e.index = (uint32_t)index;
+  e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
+  e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
+  e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
+  e.name = intern_text(r, k->name);
+  if (r->ext == TR_NO_ID && r->corr != TR_NO_ID) r->t->corr_wanted = true;
+  tr_event_ctx c;
+  c.cat = intern_cached(r, k->cat, &r->ic_cat);
+  c.pid = intern_cached(r, k->pid, &r->ic_pid);
+  c.tid = intern_cached(r, k->tid, &r->ic_tid);
+  c.stream = intern_cached(r, k->stream, &r->ic_stream);
+  e.ctx = event_ctx(r, kind, &c);
+  push_event(r, kind, &e);
+  if (k->arg_mask | k->arg_dropped) store_args(r, kind, k->arg_mask, k->arg_dropped, k->argv);
+}
+
 /* What the members of the event at index said: classified, then stored or dropped. */
 static void event_end(rd *r, uint64_t index) {
   if (!r->has_name) lx_buf_clear(&r->lx, &r->name);
@@ -1205,32 +1266,15 @@ static void event_end(rd *r, uint64_t index) {
     count_skipped(r);
     return;
   }
-  if (kind == TR_KIND_PYFRAME) {
-    tr_str name = intern(r, &r->name, true);
-    /* cat is always "python_function": intern it with the first frame only, so string
-     * ids come out as they would if every frame carried it */
-    if (r->t->py.n == 0) (void)intern(r, &r->cat, true);
-    tr_str pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
-    tr_str tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
-    push_pyframe(r, r->ts, r->dur_state == F_OK ? r->dur : 0.0, name, pid, tid);
-    return;
-  }
-  tr_event e;
-  e.ts = r->ts;
-  e.index = (uint32_t)index;
-  e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
-  e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
-  e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
-  e.name = intern(r, &r->name, true);
-  if (r->ext == TR_NO_ID && r->corr != TR_NO_ID) r->t->corr_wanted = true;
-  tr_event_ctx c;
-  c.cat = intern_cached(r, &r->cat, true, &r->ic_cat);
-  c.pid = intern_cached(r, &r->pid, r->has_pid, &r->ic_pid);
-  c.tid = intern_cached(r, &r->tid, r->has_tid, &r->ic_tid);
-  c.stream = intern_cached(r, &r->stream, r->stream_prio > 0, &r->ic_stream);
-  e.ctx = event_ctx(r, kind, &c);
-  push_event(r, kind, &e);
-  if (r->arg_mask | r->arg_dropped) store_args(r, kind);
+  kept_texts k = {buf_text(&r->name, true),
+                  buf_text(&r->cat, true),
+                  buf_text(&r->pid, r->has_pid),
+                  buf_text(&r->tid, r->has_tid),
+                  buf_text(&r->stream, r->stream_prio > 0),
+                  r->arg_mask,
+                  r->arg_dropped,
+                  NULL};
+  store_event(r, kind, index, &k);
 }
 
 /* One element of traceEvents, its '{' consumed: the byte scanner. */
@@ -1278,6 +1322,37 @@ static void event_load(rd *r, const fe_event *ev) {
   }
 }
 
+/* The kind of an event the fast path read when it is a Python frame or a CPU op that
+ * event_end would store, decided as classify decides those two (by the category alone,
+ * before any test of the name); -1 for every other event, which takes event_end. */
+static int fast_kind(const fe_event *ev) {
+  if (ev->ph.n != 1 || ev->ph.p[0] != 'X' || !ev->has_cat || !ev->has_name) return -1;
+  if (ev->ts_state != F_OK || ev->dur_state == F_BAD) return -1;
+  if (ev->cat.n == 15 && memcmp(ev->cat.p, "python_function", 15) == 0) return TR_KIND_PYFRAME;
+  if (ev->cat.n == 6 && memcmp(ev->cat.p, "cpu_op", 6) == 0) return TR_KIND_CPU_OP;
+  return -1;
+}
+
+/* event_end for a fast_kind event, stored from the chunk's bytes: the commonest events are
+ * not copied into the reader's buffers first (their texts are interned where they lie). */
+static void event_fast_store(rd *r, int kind, uint64_t index, const fe_event *ev) {
+  r->ts = ev->ts;
+  r->dur_state = ev->dur_state;
+  r->dur = ev->dur;
+  r->ext = ev->ext;
+  r->corr = ev->corr;
+  if (r->ext != TR_NO_ID && r->corr != TR_NO_ID) corr_put(r, r->corr, r->ext);
+  kept_texts k = {ev->name,
+                  ev->cat,
+                  ev->has_pid ? ev->pid : (fe_text){NULL, 0},
+                  ev->has_tid ? ev->tid : (fe_text){NULL, 0},
+                  ev->stream_prio ? ev->stream : (fe_text){NULL, 0},
+                  ev->arg_mask,
+                  ev->arg_dropped,
+                  ev->arg};
+  store_event(r, kind, index, &k);
+}
+
 /* The event at r->lx.p (its '{') through the fast path, when the chunk has masks. false: the
  * fast path did not take it and nothing changed. */
 static bool event_fast(rd *r) {
@@ -1292,11 +1367,16 @@ static bool event_fast(rd *r) {
   bool sampling = r->t->n_events < SAMPLE_EVENTS;
   if (!fe_parse_event(&c, (size_t)(x->p - x->chunk), sampling, &ev, &end)) return false;
   uint64_t index = event_begin(r);
+  x->p = x->chunk + end;
+  r->t->n_fast++;
+  int kind = sampling ? -1 : fast_kind(&ev);
+  if (kind >= 0) {
+    event_fast_store(r, kind, index, &ev);
+    return true;
+  }
   for (unsigned i = 0; i < ev.n_sample; i++) sample_add(r, ev.sample[i].p, ev.sample[i].n);
   event_load(r, &ev);
-  x->p = x->chunk + end;
   event_end(r, index);
-  r->t->n_fast++;
   return true;
 }
 
