@@ -49,8 +49,7 @@
 #define MEMO_SLOTS 16u
 #define MEMO_TEXT 64u
 
-/* The answers of one test on short texts, for the last MEMO_SLOTS texts asked. A text
- * holding a NUL (an escaped \u0000) is never kept: the C-string tests stop there. */
+/* The answers of one test on short texts, for the last MEMO_SLOTS texts asked. */
 typedef struct text_memo {
   struct {
     char s[MEMO_TEXT];
@@ -609,26 +608,39 @@ static void parse_args(rd *r, unsigned depth) {
 
 static bool contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
+/* The tests below take a text by its length: no text holds a NUL (the lexer decodes an
+ * escaped one to U+FFFD; the fast path keeps plain ASCII only), so they answer as the
+ * C-string tests they replaced. */
+static bool text_is(fe_text s, const char *lit) {
+  size_t n = strlen(lit);
+  return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+static bool text_starts(fe_text s, const char *prefix) {
+  size_t n = strlen(prefix);
+  return s.n >= n && memcmp(s.p, prefix, n) == 0;
+}
+
 static bool starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Lower-cased copy (ASCII) of b into out; returns its text. */
-static const char *lower_into(rd *r, lx_buf *out, const lx_buf *b) {
+/* Lower-cased copy (ASCII) of s into out; returns its text. */
+static const char *lower_into(rd *r, lx_buf *out, fe_text s) {
   lx_buf_clear(&r->lx, out);
-  lx_buf_reserve(&r->lx, out, b->n);
-  te_ascii_lower(out->p, b->p, b->n);
-  out->n = b->n;
-  out->p[b->n] = '\0';
+  lx_buf_reserve(&r->lx, out, s.n);
+  te_ascii_lower(out->p, s.p, s.n);
+  out->n = s.n;
+  out->p[s.n] = '\0';
   return out->p;
 }
 
-/* Lower-cased copy (ASCII) of b into r->lc. */
-static const char *lower(rd *r, const lx_buf *b) { return lower_into(r, &r->lc, b); }
+/* Lower-cased copy (ASCII) of s into r->lc. */
+static const char *lower(rd *r, fe_text s) { return lower_into(r, &r->lc, s); }
 
-static bool is_metadata_name(const char *name) {
-  return strcmp(name, "process_name") == 0 || strcmp(name, "thread_name") == 0 ||
-         strcmp(name, "process_sort_index") == 0 || strcmp(name, "thread_sort_index") == 0;
+static bool is_metadata_name(fe_text name) {
+  return text_is(name, "process_name") || text_is(name, "thread_name") ||
+         text_is(name, "process_sort_index") || text_is(name, "thread_sort_index");
 }
 
 /* What classify asks of a category. The substring tests are on the lower-cased category
@@ -646,94 +658,91 @@ enum {
   CAT_GPU_USER_ANN = 1 << 9    /* is gpu_user_annotation */
 };
 
-static unsigned cat_bits(rd *r) {
-  const char *cat = r->cat.p;
+static unsigned cat_bits(rd *r, fe_text cat) {
   /* lower-cased in its own buffer: lower() reuses r->lc for names */
-  const char *lc = lower_into(r, &r->catlc, &r->cat);
+  const char *lc = lower_into(r, &r->catlc, cat);
   unsigned bits = 0;
   if (contains(lc, "python_function") || contains(lc, "cpu_op") || contains(lc, "trace"))
     bits |= CAT_NOT_KERNEL;
   if (contains(lc, "annotation")) bits |= CAT_ANNOTATION;
   if (contains(lc, "kernel") || starts_with(lc, "gpu_")) bits |= CAT_KERNEL;
   if (strcmp(lc, "xpu_runtime") == 0) bits |= CAT_XPU_RUNTIME_LC;
-  if (strcmp(cat, "cpu_op") == 0) bits |= CAT_CPU_OP;
-  if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) bits |= CAT_CUDA_RT;
-  if (strcmp(cat, "xpu_runtime") == 0) bits |= CAT_XPU_RUNTIME;
-  if (strcmp(cat, "python_function") == 0) bits |= CAT_PYTHON;
-  if (strcmp(cat, "user_annotation") == 0) bits |= CAT_USER_ANN;
-  if (strcmp(cat, "gpu_user_annotation") == 0) bits |= CAT_GPU_USER_ANN;
+  if (text_is(cat, "cpu_op")) bits |= CAT_CPU_OP;
+  if (text_is(cat, "cuda_runtime") || text_is(cat, "cuda_driver")) bits |= CAT_CUDA_RT;
+  if (text_is(cat, "xpu_runtime")) bits |= CAT_XPU_RUNTIME;
+  if (text_is(cat, "python_function")) bits |= CAT_PYTHON;
+  if (text_is(cat, "user_annotation")) bits |= CAT_USER_ANN;
+  if (text_is(cat, "gpu_user_annotation")) bits |= CAT_GPU_USER_ANN;
   return bits;
 }
 
-static bool memo_get(const text_memo *m, const lx_buf *b, unsigned *value) {
+static bool memo_get(const text_memo *m, fe_text s, unsigned *value) {
   for (unsigned i = 0; i < m->n; i++)
-    if (m->slot[i].n == b->n && memcmp(m->slot[i].s, b->p, b->n) == 0) {
+    if (m->slot[i].n == s.n && memcmp(m->slot[i].s, s.p, s.n) == 0) {
       *value = m->slot[i].value;
       return true;
     }
   return false;
 }
 
-static void memo_put(text_memo *m, const lx_buf *b, unsigned value) {
-  if (b->n >= MEMO_TEXT || memchr(b->p, '\0', b->n)) return;
+static void memo_put(text_memo *m, fe_text s, unsigned value) {
+  if (s.n >= MEMO_TEXT) return;
   unsigned i = m->next;
   m->next = (m->next + 1) % MEMO_SLOTS;
   if (m->n < MEMO_SLOTS) m->n++;
-  memcpy(m->slot[i].s, b->p, b->n);
-  m->slot[i].n = b->n;
+  memcpy(m->slot[i].s, s.p, s.n);
+  m->slot[i].n = s.n;
   m->slot[i].value = value;
 }
 
 /* cat_bits of the event's category, remembered. */
-static unsigned cat_profile_of(rd *r) {
+static unsigned cat_profile_of(rd *r, fe_text cat) {
   unsigned bits;
-  if (memo_get(&r->cat_memo, &r->cat, &bits)) return bits;
-  bits = cat_bits(r);
-  memo_put(&r->cat_memo, &r->cat, bits);
+  if (memo_get(&r->cat_memo, cat, &bits)) return bits;
+  bits = cat_bits(r, cat);
+  memo_put(&r->cat_memo, cat, bits);
   return bits;
 }
 
 /* Whether a runtime call's name holds "launch" in any case, remembered per name. */
-static bool names_a_launch(rd *r) {
+static bool names_a_launch(rd *r, fe_text name) {
   unsigned yes;
-  if (memo_get(&r->launch_memo, &r->name, &yes)) return yes;
-  yes = contains(lower(r, &r->name), "launch");
-  memo_put(&r->launch_memo, &r->name, yes);
+  if (memo_get(&r->launch_memo, name, &yes)) return yes;
+  yes = contains(lower(r, name), "launch");
+  memo_put(&r->launch_memo, name, yes);
   return yes;
 }
 
 /* The reference's kernel-table detector (docs/reference.md 2.5). A dur that is present
  * but unusable is treated as positive here so the event is counted as skipped rather
  * than silently dropped. */
-static bool is_gpu_kernel(rd *r, unsigned cat) {
+static bool is_gpu_kernel(rd *r, unsigned cat, fe_text name) {
   bool dur_pos = r->dur_state == F_BAD || (r->dur_state == F_OK && r->dur > 0);
   if (!dur_pos || r->ts_state == F_ABSENT) return false;
-  const char *name = r->name.p;
   if (is_metadata_name(name)) return false;
   if (cat & CAT_NOT_KERNEL) return false;
-  if ((cat & CAT_ANNOTATION) || starts_with(name, "## call ")) return false;
+  if ((cat & CAT_ANNOTATION) || text_starts(name, "## call ")) return false;
   if (cat & CAT_KERNEL) return true;
-  if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, &r->name), "enqueuekernellaunch"))
+  if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, name), "enqueuekernellaunch"))
     return true;
-  const char *name_lc = lower(r, &r->name);
+  const char *name_lc = lower(r, name);
   if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") ||
       starts_with(name_lc, "nn.module:"))
     return false;
   return r->stream_prio > 0;
 }
 
-/* Category of a kept "X" event, or -1 to drop it. */
-static int classify(rd *r) {
-  const char *cat = r->cat.p;
+/* Category of a kept "X" event of category cat and name name, or -1 to drop it. */
+static int classify(rd *r, fe_text cat, fe_text name) {
   /* The two commonest categories, decided without the general tests below (which give
    * the same answer: is_gpu_kernel is false for both, then the exact matches pick them). */
-  if (r->cat.n == 15 && memcmp(cat, "python_function", 15) == 0) return TR_KIND_PYFRAME;
-  if (r->cat.n == 6 && memcmp(cat, "cpu_op", 6) == 0) return TR_KIND_CPU_OP;
-  unsigned bits = cat_profile_of(r);
-  if (is_gpu_kernel(r, bits)) return TR_KIND_KERNEL;
+  if (text_is(cat, "python_function")) return TR_KIND_PYFRAME;
+  if (text_is(cat, "cpu_op")) return TR_KIND_CPU_OP;
+  unsigned bits = cat_profile_of(r, cat);
+  if (is_gpu_kernel(r, bits, name)) return TR_KIND_KERNEL;
   if (bits & CAT_CPU_OP) return TR_KIND_CPU_OP;
   bool cuda_rt = (bits & CAT_CUDA_RT) != 0;
-  if (cuda_rt && r->corr != TR_NO_ID && names_a_launch(r)) return TR_KIND_LAUNCH;
+  if (cuda_rt && r->corr != TR_NO_ID && names_a_launch(r, name)) return TR_KIND_LAUNCH;
   if (bits & CAT_PYTHON) return TR_KIND_PYFRAME;
   if (bits & CAT_USER_ANN) return TR_KIND_USER_ANNOTATION;
   if (bits & CAT_GPU_USER_ANN) return TR_KIND_GPU_ANNOTATION;
@@ -1242,6 +1251,19 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
   if (k->arg_mask | k->arg_dropped) store_args(r, kind, k->arg_mask, k->arg_dropped, k->argv);
 }
 
+/* A kept-phase ("X") event whose fields are in r (ts, dur, ids, stream) and whose texts
+ * are k's: classified, then stored, counted as skipped, or dropped. */
+static void event_keep(rd *r, uint64_t index, const kept_texts *k, bool name_bad) {
+  int kind = classify(r, k->cat, k->name);
+  if (kind < 0 && !name_bad) return;
+  /* a name that is not a string (a number, an object) is a wrong type, not an empty name */
+  if (name_bad || r->ts_state != F_OK || r->dur_state == F_BAD) {
+    count_skipped(r);
+    return;
+  }
+  store_event(r, kind, index, k);
+}
+
 /* What the members of the event at index said: classified, then stored or dropped. */
 static void event_end(rd *r, uint64_t index) {
   if (!r->has_name) lx_buf_clear(&r->lx, &r->name);
@@ -1259,13 +1281,6 @@ static void event_end(rd *r, uint64_t index) {
     return;
   }
   if (r->ph.p[0] != 'X') return;
-  int kind = classify(r);
-  if (kind < 0 && !r->name_bad) return;
-  /* a name that is not a string (a number, an object) is a wrong type, not an empty name */
-  if (r->name_bad || r->ts_state != F_OK || r->dur_state == F_BAD) {
-    count_skipped(r);
-    return;
-  }
   kept_texts k = {buf_text(&r->name, true),
                   buf_text(&r->cat, true),
                   buf_text(&r->pid, r->has_pid),
@@ -1274,7 +1289,7 @@ static void event_end(rd *r, uint64_t index) {
                   r->arg_mask,
                   r->arg_dropped,
                   NULL};
-  store_event(r, kind, index, &k);
+  event_keep(r, index, &k, r->name_bad);
 }
 
 /* One element of traceEvents, its '{' consumed: the byte scanner. */
@@ -1322,35 +1337,29 @@ static void event_load(rd *r, const fe_event *ev) {
   }
 }
 
-/* The kind of an event the fast path read when it is a Python frame or a CPU op that
- * event_end would store, decided as classify decides those two (by the category alone,
- * before any test of the name); -1 for every other event, which takes event_end. */
-static int fast_kind(const fe_event *ev) {
-  if (ev->ph.n != 1 || ev->ph.p[0] != 'X' || !ev->has_cat || !ev->has_name) return -1;
-  if (ev->ts_state != F_OK || ev->dur_state == F_BAD) return -1;
-  if (ev->cat.n == 15 && memcmp(ev->cat.p, "python_function", 15) == 0) return TR_KIND_PYFRAME;
-  if (ev->cat.n == 6 && memcmp(ev->cat.p, "cpu_op", 6) == 0) return TR_KIND_CPU_OP;
-  return -1;
-}
-
-/* event_end for a fast_kind event, stored from the chunk's bytes: the commonest events are
- * not copied into the reader's buffers first (their texts are interned where they lie). */
-static void event_fast_store(rd *r, int kind, uint64_t index, const fe_event *ev) {
+/* event_end for an event the fast path read, not sampled, and not of phase "M" (rare:
+ * event_end reads those): its texts are interned where they lie in the chunk, not copied
+ * into the reader's buffers first. */
+static void event_fast_end(rd *r, uint64_t index, const fe_event *ev) {
+  if (ev->ext != TR_NO_ID && ev->corr != TR_NO_ID) corr_put(r, ev->corr, ev->ext);
+  if (ev->ph.n != 1 || ev->ph.p[0] != 'X') return;
+  r->ts_state = ev->ts_state;
   r->ts = ev->ts;
   r->dur_state = ev->dur_state;
   r->dur = ev->dur;
   r->ext = ev->ext;
   r->corr = ev->corr;
-  if (r->ext != TR_NO_ID && r->corr != TR_NO_ID) corr_put(r, r->corr, r->ext);
-  kept_texts k = {ev->name,
-                  ev->cat,
-                  ev->has_pid ? ev->pid : (fe_text){NULL, 0},
-                  ev->has_tid ? ev->tid : (fe_text){NULL, 0},
-                  ev->stream_prio ? ev->stream : (fe_text){NULL, 0},
+  r->stream_prio = ev->stream_prio;
+  fe_text none = {"", 0};
+  kept_texts k = {ev->has_name ? ev->name : none,
+                  ev->has_cat ? ev->cat : none,
+                  ev->has_pid ? ev->pid : none,
+                  ev->has_tid ? ev->tid : none,
+                  ev->stream_prio ? ev->stream : none,
                   ev->arg_mask,
                   ev->arg_dropped,
                   ev->arg};
-  store_event(r, kind, index, &k);
+  event_keep(r, index, &k, ev->name_bad);
 }
 
 /* The event at r->lx.p (its '{') through the fast path, when the chunk has masks. false: the
@@ -1369,9 +1378,8 @@ static bool event_fast(rd *r) {
   uint64_t index = event_begin(r);
   x->p = x->chunk + end;
   r->t->n_fast++;
-  int kind = sampling ? -1 : fast_kind(&ev);
-  if (kind >= 0) {
-    event_fast_store(r, kind, index, &ev);
+  if (!sampling && !(ev.ph.n == 1 && ev.ph.p[0] == 'M')) {
+    event_fast_end(r, index, &ev);
     return true;
   }
   for (unsigned i = 0; i < ev.n_sample; i++) sample_add(r, ev.sample[i].p, ev.sample[i].n);
