@@ -87,6 +87,9 @@ static size_t chars_prefix(const char *s, size_t k) {
 static char *fit(char *s, size_t max, const char *suffix) {
   if (!s) return NULL;
   size_t room = max - n_chars(suffix);
+  /* most names fit as they are: kept, not copied (a copy per name of a stage of many
+   * distinct kernels is megabytes at the run's peak) */
+  if (!*suffix && n_chars(s) <= room) return s;
   ut_buf b = {0};
   if (n_chars(s) <= room) {
     ut_buf_add(&b, s);
