@@ -66,12 +66,13 @@ typedef struct rd {
   tr_trace *t;
   /* scratch */
   lx_buf key, ph, name, cat, pid, tid, stream, argname, argval, lc, catlc;
-  /* last interned cat / pid / tid / stream: consecutive events nearly always repeat them */
+  /* last interned cat / pid / tid / stream per kind: consecutive events of a kind nearly
+   * always repeat them (kernels, CPU ops and runtime calls interleave) */
   struct icache {
     char s[32];
     size_t n;
     tr_str id; /* 0 = empty */
-  } ic_cat, ic_pid, ic_tid, ic_stream;
+  } ic_cat[N_KINDS], ic_pid[N_KINDS], ic_tid[N_KINDS], ic_stream[N_KINDS];
   /* what classify needs from an event's category (CAT_* bits), and whether a runtime
    * call's name says launch: every event asked the same substring tests of its own copy */
   text_memo cat_memo, launch_memo;
@@ -725,11 +726,14 @@ static bool is_gpu_kernel(rd *r, unsigned cat, fe_text name) {
   if (cat & CAT_KERNEL) return true;
   if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, name), "enqueuekernellaunch"))
     return true;
+  /* the name tests below can only say no: without a stream the answer is no already (a
+   * runtime call, which has none, is not lower-cased here) */
+  if (r->stream_prio <= 0) return false;
   const char *name_lc = lower(r, name);
   if (contains(name_lc, ".py(") || starts_with(name_lc, "python/") ||
       starts_with(name_lc, "nn.module:"))
     return false;
-  return r->stream_prio > 0;
+  return true;
 }
 
 /* Category of a kept "X" event of category cat and name name, or -1 to drop it. */
@@ -1228,8 +1232,8 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
     /* cat is always "python_function": intern it with the first frame only, so string
      * ids come out as they would if every frame carried it */
     if (r->t->py.n == 0) (void)intern_text(r, k->cat);
-    tr_str pid = intern_cached(r, k->pid, &r->ic_pid);
-    tr_str tid = intern_cached(r, k->tid, &r->ic_tid);
+    tr_str pid = intern_cached(r, k->pid, &r->ic_pid[kind]);
+    tr_str tid = intern_cached(r, k->tid, &r->ic_tid[kind]);
     push_pyframe(r, r->ts, r->dur_state == F_OK ? r->dur : 0.0, name, pid, tid);
     return;
   }
@@ -1242,10 +1246,10 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
   e.name = intern_text(r, k->name);
   if (r->ext == TR_NO_ID && r->corr != TR_NO_ID) r->t->corr_wanted = true;
   tr_event_ctx c;
-  c.cat = intern_cached(r, k->cat, &r->ic_cat);
-  c.pid = intern_cached(r, k->pid, &r->ic_pid);
-  c.tid = intern_cached(r, k->tid, &r->ic_tid);
-  c.stream = intern_cached(r, k->stream, &r->ic_stream);
+  c.cat = intern_cached(r, k->cat, &r->ic_cat[kind]);
+  c.pid = intern_cached(r, k->pid, &r->ic_pid[kind]);
+  c.tid = intern_cached(r, k->tid, &r->ic_tid[kind]);
+  c.stream = intern_cached(r, k->stream, &r->ic_stream[kind]);
   e.ctx = event_ctx(r, kind, &c);
   push_event(r, kind, &e);
   if (k->arg_mask | k->arg_dropped) store_args(r, kind, k->arg_mask, k->arg_dropped, k->argv);
