@@ -724,8 +724,7 @@ static bool is_gpu_kernel(rd *r, unsigned cat, fe_text name) {
   if (cat & CAT_NOT_KERNEL) return false;
   if ((cat & CAT_ANNOTATION) || text_starts(name, "## call ")) return false;
   if (cat & CAT_KERNEL) return true;
-  if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, name), "enqueuekernellaunch"))
-    return true;
+  if ((cat & CAT_XPU_RUNTIME_LC) && contains(lower(r, name), "enqueuekernellaunch")) return true;
   /* the name tests below can only say no: without a stream the answer is no already (a
    * runtime call, which has none, is not lower-cased here) */
   if (r->stream_prio <= 0) return false;
