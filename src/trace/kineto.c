@@ -1308,6 +1308,18 @@ static void put_text(rd *r, lx_buf *b, fe_text s) {
   lx_buf_put(&r->lx, b, s.p, s.n);
 }
 
+/* The times, ids and stream choice of an event the fast path read, into the reader's
+ * fields (what classify and store_event read besides the texts). */
+static void event_load_numbers(rd *r, const fe_event *ev) {
+  r->ts_state = ev->ts_state;
+  r->ts = ev->ts;
+  r->dur_state = ev->dur_state;
+  r->dur = ev->dur;
+  r->ext = ev->ext;
+  r->corr = ev->corr;
+  r->stream_prio = ev->stream_prio;
+}
+
 /* The fields of an event the fast path read, as event_members would leave them. */
 static void event_load(rd *r, const fe_event *ev) {
   put_text(r, &r->ph, ev->ph);
@@ -1320,13 +1332,7 @@ static void event_load(rd *r, const fe_event *ev) {
   if (ev->has_pid) put_text(r, &r->pid, ev->pid);
   r->has_tid = ev->has_tid;
   if (ev->has_tid) put_text(r, &r->tid, ev->tid);
-  r->ts_state = ev->ts_state;
-  r->ts = ev->ts;
-  r->dur_state = ev->dur_state;
-  r->dur = ev->dur;
-  r->ext = ev->ext;
-  r->corr = ev->corr;
-  r->stream_prio = ev->stream_prio;
+  event_load_numbers(r, ev);
   if (ev->stream_prio) put_text(r, &r->stream, ev->stream);
   r->has_argname = ev->has_argname;
   if (ev->has_argname) put_text(r, &r->argname, ev->argname);
@@ -1346,13 +1352,7 @@ static void event_load(rd *r, const fe_event *ev) {
 static void event_fast_end(rd *r, uint64_t index, const fe_event *ev) {
   if (ev->ext != TR_NO_ID && ev->corr != TR_NO_ID) corr_put(r, ev->corr, ev->ext);
   if (ev->ph.n != 1 || ev->ph.p[0] != 'X') return;
-  r->ts_state = ev->ts_state;
-  r->ts = ev->ts;
-  r->dur_state = ev->dur_state;
-  r->dur = ev->dur;
-  r->ext = ev->ext;
-  r->corr = ev->corr;
-  r->stream_prio = ev->stream_prio;
+  event_load_numbers(r, ev);
   fe_text none = {"", 0};
   kept_texts k = {ev->has_name ? ev->name : none,
                   ev->has_cat ? ev->cat : none,
