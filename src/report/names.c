@@ -298,6 +298,23 @@ static char *rule_form(const rp_names *nm, const char *demangled, bool *oom) {
   return out;
 }
 
+/* A form equal to the one before it shares its text (the four generic forms of a name
+ * without template arguments are one text): one copy per distinct form, which matters at
+ * a table of hundreds of thousands of names. Shared forms stand side by side. */
+static void forms_share(char *forms[N_FORMS], size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    if (forms[i] == forms[i - 1] || strcmp(forms[i], forms[i - 1]) != 0) continue;
+    free(forms[i]);
+    forms[i] = forms[i - 1];
+  }
+}
+
+/* Frees each text of forms once (forms_share), except keep's. */
+static void forms_free(char *forms[N_FORMS], size_t n, const char *keep) {
+  for (size_t i = 0; i < n; i++)
+    if (forms[i] != keep && (i == 0 || forms[i] != forms[i - 1])) free(forms[i]);
+}
+
 /* Fills forms (each within the cap, most detailed first) and *chosen, the form shown
  * by default: a display rule's form when one matches, else the first generic form of at
  * most collapse_chars characters (else the most compact). Returns the number of forms,
@@ -338,6 +355,7 @@ static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FOR
     free(d);
     return 0;
   }
+  forms_share(forms, n);
   *demangled_out = d;
   return n;
 }
@@ -346,8 +364,7 @@ char *rp_names_display(const rp_names *nm, const char *full) {
   char *forms[N_FORMS] = {0}, *d = NULL;
   size_t chosen = 0, n = name_forms(nm, full, forms, &chosen, &d);
   if (!n) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (i != chosen) free(forms[i]);
+  forms_free(forms, n, forms[chosen]);
   free(d);
   return forms[chosen];
 }
@@ -527,7 +544,7 @@ static bool resolve(const rp_names *nm, tname **by, size_t total) {
 
 static void tnames_free(tname *u, size_t n) {
   for (size_t i = 0; u && i < n; i++) {
-    for (size_t k = 0; k < u[i].n_forms; k++) free(u[i].forms[k]);
+    forms_free(u[i].forms, u[i].n_forms, NULL);
     free(u[i].demangled);
     free(u[i].display);
   }
