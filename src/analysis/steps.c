@@ -3,10 +3,10 @@
  *
  * One pass over the annotations of each kind (the matcher's answer kept per string id, so
  * each distinct name is matched once), one sort of the matches, one index of launch calls
- * by correlation (a radix sort of packed keys when the correlations span less than 2^32,
- * as a profiler's counter does; else a comparison sort) and one binary search per kernel: O(n log
- * n) in the events. The pipeline builds a trace's steps once and lends them to the time account,
- * the overlap table, the fusion gates and the rank summary.
+ * by correlation (a ranked bitmap of the kernels' correlations when they span a few ids per
+ * call, as a profiler's counter does; else sorted records) and one lookup per kernel: O(n
+ * log n) in the events. The pipeline builds a trace's steps once and lends them
+ * to the time account, the overlap table, the fusion gates and the rank summary.
  */
 #include "analysis/steps.h"
 
@@ -196,133 +196,186 @@ static int cmp_launch(const void *pa, const void *pb, void *unused) {
 }
 
 /* Launch and runtime calls by correlation (memcpys are issued by runtime calls): for each
- * correlation the call first in file order. Only calls whose correlation is that of a
- * kernel looked up are kept (corr_filter): a launch-heavy trace has twice as many other
- * runtime calls (event queries, attribute calls), each with a correlation no kernel has.
- * A profiler's correlations are a counter, so they span far less than 2^32: each call is
- * then one 8-byte key, its correlation less the least kernel correlation above its entry
- * number, sorted by a radix sort in a few passes (the comparison sort of 16-byte records
- * this replaces was most of the steps' cost on a launch-heavy trace). Wider correlations
- * take the records and the comparison sort. Either way a correlation's calls sit side by
- * side and the first in file order is chosen, so the answer is the same call. */
+ * correlation a kernel has, the call first in file order. A profiler's correlations are a
+ * counter (the traces seen span 4 to 16 ids per call kept), so a bitmap marks the kernels'
+ * correlations and a count of the marks before each word ranks them: one pass over the
+ * calls, with no sort, fills a table holding per kernel correlation its first call, and a
+ * kernel's lookup is a bit test and a rank. The bitmap is kept in blocks of
+ * CORR_BLOCK_BITS correlations, only those holding a kernel's, so captures far apart in
+ * one file (merged or repeated) cost 4 bytes per empty block. (Sorted keys of every call
+ * were most of the steps' cost on a launch-heavy trace, in stores and a radix sort, then a
+ * binary search per kernel.) A launch-heavy trace has twice as many other runtime calls
+ * (event queries, attribute calls), each with a correlation no kernel has: the bitmap turns
+ * them away. Correlations too spread for the blocks take sorted records of the calls in the
+ * kernels' range. Either way the answer is the same call. */
 typedef struct launch_index {
   const tr_event *ev[2]; /* launches, runtime calls */
   size_t n0;             /* entry e < n0 is launch e, else runtime call e - n0 */
-  int64_t lo;            /* least correlation (keys) */
-  uint64_t *key;         /* (correlation - lo) << 32 | entry, sorted; NULL: records */
-  launch_ref *v;         /* (correlation, call), sorted by cmp_launch */
+  int64_t lo, hi;        /* the kernels' correlations: least, greatest (lo > hi: none) */
+  uint32_t *block; /* per CORR_BLOCK_BITS from lo: 1 + its block of bits, 0 none; NULL: records */
+  uint64_t *bits;  /* CORR_BLOCK_WORDS words a block; bit: a kernel has the correlation */
+  uint32_t *rank;  /* per word of bits: the marks in the words before */
+  uint32_t *first; /* per kernel correlation by rank: entry + 1 of its first call, 0 none */
+  launch_ref *v;   /* (correlation, call), sorted by cmp_launch */
   size_t n;
 } launch_index;
 
-/* The correlations of the kernels looked up: their range, and a bit per correlation in it
- * when that bitmap is no larger than the keys of every call it may spare. */
-typedef struct corr_filter {
-  int64_t lo, hi; /* lo > hi: no kernel has one */
-  uint64_t *bits;
-} corr_filter;
-
 #define CORR_WORD_BITS (CHAR_BIT * sizeof(uint64_t)) /* correlations a bitmap word holds */
+#define CORR_BLOCK_WORDS 64u                         /* words of a block of the bitmap */
+#define CORR_BLOCK_BITS (CORR_BLOCK_WORDS * CORR_WORD_BITS)
 
-static bool corr_filter_build(const an_trace_view *v, size_t n_calls, corr_filter *f) {
-  size_t nk = 0;
-  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
-  *f = (corr_filter){INT64_MAX, INT64_MIN, NULL};
-  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
-    int64_t corr = v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
-    if (corr == TR_NO_ID) continue;
-    if (corr < f->lo) f->lo = corr;
-    if (corr > f->hi) f->hi = corr;
-  }
-  if (f->lo > f->hi || (uint64_t)f->hi - (uint64_t)f->lo >= (uint64_t)n_calls * CORR_WORD_BITS)
-    return true; /* a bit per correlation would outweigh a key per call */
-  size_t words = (size_t)(((uint64_t)f->hi - (uint64_t)f->lo) / CORR_WORD_BITS + 1);
-  if (!(f->bits = calloc(words, sizeof *f->bits))) return false;
-  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
-    int64_t corr = v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
-    uint64_t d = (uint64_t)corr - (uint64_t)f->lo;
-    if (corr != TR_NO_ID) f->bits[d / CORR_WORD_BITS] |= 1ull << (d % CORR_WORD_BITS);
-  }
-  return true;
+/* The correlation of kernel i when the view looks it up, else TR_NO_ID. */
+static int64_t kernel_corr(const an_trace_view *v, const tr_event *kev, size_t i) {
+  return v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
 }
 
-static bool corr_wanted(const corr_filter *f, int64_t corr) {
-  if (corr == TR_NO_ID || corr < f->lo || corr > f->hi) return false;
-  uint64_t d = (uint64_t)corr - (uint64_t)f->lo;
-  return !f->bits || (f->bits[d / CORR_WORD_BITS] >> (d % CORR_WORD_BITS) & 1);
+static void corr_range(const an_trace_view *v, launch_index *x) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  x->lo = INT64_MAX;
+  x->hi = INT64_MIN;
+  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
+    int64_t corr = kernel_corr(v, kev, i);
+    if (corr == TR_NO_ID) continue;
+    if (corr < x->lo) x->lo = corr;
+    if (corr > x->hi) x->hi = corr;
+  }
+}
+
+/* Bits set in w (SWAR: the build targets no popcount instruction; a libgcc call per call
+ * looked up would cost more than the lookup). */
+static inline uint64_t bits_set(uint64_t w) {
+  w -= (w >> 1) & 0x5555555555555555ull;
+  w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+  return (((w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full) * 0x0101010101010101ull) >> 56;
+}
+
+/* The word of the bitmap holding correlation offset d (SIZE_MAX: its block has no mark). */
+static size_t corr_word(const launch_index *x, uint64_t d) {
+  uint32_t b = x->block[d / CORR_BLOCK_BITS];
+  return b ? (size_t)(b - 1) * CORR_BLOCK_WORDS + (size_t)(d % CORR_BLOCK_BITS / CORR_WORD_BITS)
+           : SIZE_MAX;
+}
+
+/* The rank of correlation corr among the kernels' (bitmap), or -1 when no kernel has it. */
+static int64_t corr_rank(const launch_index *x, int64_t corr) {
+  if (corr == TR_NO_ID || corr < x->lo || corr > x->hi) return -1;
+  uint64_t d = (uint64_t)corr - (uint64_t)x->lo;
+  size_t w = corr_word(x, d);
+  if (w == SIZE_MAX || !(x->bits[w] >> (d % CORR_WORD_BITS) & 1)) return -1;
+  return x->rank[w] + (int64_t)bits_set(x->bits[w] & ((1ull << (d % CORR_WORD_BITS)) - 1));
 }
 
 static const tr_event *entry_event(const launch_index *x, uint32_t entry) {
   return entry < x->n0 ? &x->ev[0][entry] : &x->ev[1][entry - x->n0];
 }
 
-/* The packed keys when the kernels' correlations and the entries fit in 32 bits each. 1:
- * built, 0: too wide (use the records), -1: out of memory. */
-static int launch_keys(const tr_trace *t, launch_index *x, const size_t n[2],
-                       const corr_filter *f) {
-  if (f->lo <= f->hi &&
-      ((uint64_t)f->hi - (uint64_t)f->lo > UINT32_MAX || n[0] + n[1] > UINT32_MAX))
+/* Numbers the blocks holding a kernel's correlation (x->block from 1 to its count, which
+ * it returns). */
+static size_t mark_blocks(const an_trace_view *v, launch_index *x) {
+  size_t nk = 0, nb = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
+    int64_t corr = kernel_corr(v, kev, i);
+    if (corr != TR_NO_ID) x->block[((uint64_t)corr - (uint64_t)x->lo) / CORR_BLOCK_BITS] = 1;
+  }
+  for (size_t b = 0; b <= ((uint64_t)x->hi - (uint64_t)x->lo) / CORR_BLOCK_BITS; b++)
+    if (x->block[b]) x->block[b] = (uint32_t)++nb;
+  return nb;
+}
+
+/* The bitmap of the kernels' correlations and its ranks, when its blocks' index and words
+ * take no more than the records of every call would (one block always may). 1: built, 0:
+ * too spread (use the records), -1: out of memory. */
+static int corr_bitmap(const an_trace_view *v, launch_index *x, uint64_t calls) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
+  const uint64_t block_bytes = CORR_BLOCK_WORDS * (sizeof *x->bits + sizeof *x->rank);
+  uint64_t room = calls * sizeof(launch_ref) + block_bytes;
+  if (x->lo > x->hi || calls >= UINT32_MAX || nk >= UINT32_MAX ||
+      ((uint64_t)x->hi - (uint64_t)x->lo) / CORR_BLOCK_BITS >= room / sizeof *x->block)
     return 0;
-  x->key = malloc((n[0] + n[1] + 1) * sizeof *x->key);
-  if (!x->key) return -1;
-  x->lo = f->lo;
+  size_t n_top = (size_t)(((uint64_t)x->hi - (uint64_t)x->lo) / CORR_BLOCK_BITS + 1);
+  if (!(x->block = calloc(n_top, sizeof *x->block))) return -1;
+  size_t nb = mark_blocks(v, x);
+  if (n_top * sizeof *x->block + nb * block_bytes > room) {
+    free(x->block);
+    x->block = NULL;
+    return 0;
+  }
+  x->bits = calloc(nb * CORR_BLOCK_WORDS, sizeof *x->bits);
+  x->rank = malloc(nb * CORR_BLOCK_WORDS * sizeof *x->rank);
+  if (!x->bits || !x->rank) return -1;
+  for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
+    int64_t corr = kernel_corr(v, kev, i);
+    uint64_t d = (uint64_t)corr - (uint64_t)x->lo;
+    if (corr != TR_NO_ID) x->bits[corr_word(x, d)] |= 1ull << (d % CORR_WORD_BITS);
+  }
+  uint32_t marks = 0;
+  for (size_t w = 0; w < nb * CORR_BLOCK_WORDS; w++) {
+    x->rank[w] = marks;
+    marks += (uint32_t)bits_set(x->bits[w]);
+  }
+  return (x->first = calloc(marks ? marks : 1, sizeof *x->first)) ? 1 : -1;
+}
+
+/* Each kernel correlation's first call, in one pass over the calls. Launches come before
+ * runtime calls in the pass, so a later call replaces an earlier one of the same
+ * correlation only when it is earlier in the file. */
+static void first_calls(const tr_trace *t, launch_index *x, const size_t n[2]) {
+  for (size_t j = 0; j < 2; j++)
+    for (size_t i = 0; i < n[j]; i++) {
+      const tr_event *e = &x->ev[j][i];
+      int64_t r = corr_rank(x, tr_event_correlation(t, e));
+      if (r < 0) continue;
+      uint32_t *slot = &x->first[r];
+      if (!*slot || entry_event(x, *slot - 1)->index > e->index)
+        *slot = (uint32_t)(j ? n[0] + i : i) + 1;
+    }
+}
+
+/* The calls in the kernels' correlation range as records, sorted. false: out of memory. */
+static bool launch_records(const tr_trace *t, launch_index *x, const size_t n[2]) {
+  x->v = malloc((n[0] + n[1] + 1) * sizeof *x->v);
+  if (!x->v) return false;
   for (size_t j = 0; j < 2; j++)
     for (size_t i = 0; i < n[j]; i++) {
       int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
-      if (corr_wanted(f, corr))
-        x->key[x->n++] = ((uint64_t)corr - (uint64_t)f->lo) << 32 | (uint64_t)(j ? n[0] + i : i);
+      if (corr != TR_NO_ID && corr >= x->lo && corr <= x->hi)
+        x->v[x->n++] = (launch_ref){corr, &x->ev[j][i]};
     }
-  uint64_t *tmp = malloc((x->n + 1) * sizeof *tmp);
-  ut_sort_u64(x->key, x->n, tmp); /* without tmp: a comparison sort, same result */
-  free(tmp);
-  return 1;
+  ut_sort(x->v, x->n, sizeof *x->v, cmp_launch, NULL);
+  return true;
 }
 
 /* false: out of memory. */
 static bool launch_index_build(const an_trace_view *v, launch_index *x) {
   static const tr_kind kinds[] = {TR_KIND_LAUNCH, TR_KIND_RUNTIME};
-  const tr_trace *t = v->trace;
   size_t n[2];
   memset(x, 0, sizeof *x);
-  for (size_t j = 0; j < 2; j++) x->ev[j] = tr_trace_events(t, kinds[j], &n[j]);
+  for (size_t j = 0; j < 2; j++) x->ev[j] = tr_trace_events(v->trace, kinds[j], &n[j]);
   x->n0 = n[0];
-  corr_filter f;
-  if (!corr_filter_build(v, n[0] + n[1], &f)) return false;
-  int keys = launch_keys(t, x, n, &f);
-  if (keys) {
-    free(f.bits);
-    return keys > 0;
-  }
-  x->v = malloc((n[0] + n[1] + 1) * sizeof *x->v);
-  for (size_t j = 0; x->v && j < 2; j++)
-    for (size_t i = 0; i < n[j]; i++) {
-      int64_t corr = tr_event_correlation(t, &x->ev[j][i]);
-      if (corr_wanted(&f, corr)) x->v[x->n++] = (launch_ref){corr, &x->ev[j][i]};
-    }
-  free(f.bits);
-  if (!x->v) return false;
-  ut_sort(x->v, x->n, sizeof *x->v, cmp_launch, NULL);
-  return true;
+  corr_range(v, x);
+  int bitmap = corr_bitmap(v, x, (uint64_t)n[0] + n[1]);
+  if (bitmap > 0) first_calls(v->trace, x, n);
+  return bitmap ? bitmap > 0 : launch_records(v->trace, x, n);
 }
 
 static void launch_index_free(launch_index *x) {
-  free(x->key);
+  free(x->block);
+  free(x->bits);
+  free(x->rank);
+  free(x->first);
   free(x->v);
 }
 
 static const tr_event *launch_of(const launch_index *x, int64_t corr) {
-  if (corr == TR_NO_ID) return NULL;
-  size_t at;
-  if (x->key) {
-    if (corr < x->lo || (uint64_t)corr - (uint64_t)x->lo > UINT32_MAX) return NULL;
-    uint64_t c = (uint64_t)corr - (uint64_t)x->lo;
-    UT_PARTITION_POINT(at, 0, x->n, i, x->key[i] >> 32 < c);
-    const tr_event *first = NULL; /* the entries of c: launches first, so by file position */
-    for (; at < x->n && x->key[at] >> 32 == c; at++) {
-      const tr_event *e = entry_event(x, (uint32_t)x->key[at]);
-      if (!first || e->index < first->index) first = e;
-    }
-    return first;
+  if (x->block) {
+    int64_t r = corr_rank(x, corr);
+    return r >= 0 && x->first[r] ? entry_event(x, x->first[r] - 1) : NULL;
   }
+  size_t at;
+  if (corr == TR_NO_ID) return NULL;
   UT_PARTITION_POINT(at, 0, x->n, i, x->v[i].corr < corr);
   return at < x->n && x->v[at].corr == corr ? x->v[at].e : NULL;
 }

@@ -160,11 +160,12 @@ Test(steps, profiler_step_leaves_out_the_previous_tail, .init = setup, .fini = t
   unbuild(&x);
 }
 
-/* A kernel's launch call is found by correlation through packed keys when the
- * correlations span less than 2^32 (a profiler's counter) and through sorted records
- * when they do not: both give the same calls and steps, and a correlation held by two
- * calls (a runtime call written before the launch that takes the same id) names the one
- * first in the file either way. */
+/* A kernel's launch call is found by correlation through a bitmap of the kernels'
+ * correlations when they are close (a profiler's counter: one block of it), in blocks
+ * apart (captures repeated in one file: a block each, the event queries between them
+ * turned away), and through sorted records when too spread for blocks: all three give the
+ * same calls and steps, and a correlation held by two calls (a runtime call written before
+ * the launch that takes the same id) names the one first in the file either way. */
 static void call_and_kernel(tb *b, const char *call, const char *kernel, double ts,
                             long long corr) {
   tb_add(b,
@@ -188,12 +189,17 @@ static void launch_lookup_trace(tb *b, long long step) {
   host(b, "user_annotation", "ProfilerStep#2", 600, 400);
   call_and_kernel(b, "cudaLaunchKernel", "k_c", 610, c0 + 2 * step);
   call_and_kernel(b, "cudaLaunchKernel", "k_d", 630, c0 + 3 * step);
+  for (int i = 0; i < 300; i++) /* event queries: ids no kernel has, room for blocks */
+    call_and_kernel(b, "cudaEventQuery", NULL, 700 + i, c0 + 3 * step + 1 + i);
 }
 
 Test(steps, launch_lookup_narrow_or_wide_correlations, .init = setup, .fini = teardown) {
-  built x[2];
-  static const long long steps[2] = {1, 3000000000ll}; /* spans under and over 2^32 */
-  for (int k = 0; k < 2; k++) {
+  enum { N_SPREADS = 3 };
+  built x[N_SPREADS];
+  /* one bitmap block; a block per kernel, each at the same bit of its block; spans over
+   * 2^32 (records) */
+  static const long long steps[N_SPREADS] = {1, 3 * 4096, 3000000000ll};
+  for (int k = 0; k < N_SPREADS; k++) {
     tb b;
     launch_lookup_trace(&b, steps[k]);
     build(&b, &x[k]);
@@ -202,7 +208,7 @@ Test(steps, launch_lookup_narrow_or_wide_correlations, .init = setup, .fini = te
   const tr_event *kev = tr_trace_events(x[0].t, TR_KIND_KERNEL, &n);
   cr_assert_eq(n, 4);
   cr_assert_str_eq(tr_str_get(x[0].t, kev[1].name), "k_b");
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < N_SPREADS; k++) {
     cr_assert_eq(x[k].s.n, 2);
     cr_assert_eq(step_of(&x[k], "k_a"), 0);
     cr_assert_eq(step_of(&x[k], "k_b"), -1, "launched by the call at ts 500, outside the steps");
@@ -211,11 +217,10 @@ Test(steps, launch_lookup_narrow_or_wide_correlations, .init = setup, .fini = te
       cr_assert_not_null(x[k].s.launch[i]);
       cr_assert_str_eq(tr_str_get(x[k].t, x[k].s.launch[i]->name),
                        i == 1 ? "cudaMemcpyAsync" : "cudaLaunchKernel", "kernel %zu", i);
-      cr_assert_float_eq(x[k].s.launch[i]->ts, x[1 - k].s.launch[i]->ts, 1e-9);
+      cr_assert_float_eq(x[k].s.launch[i]->ts, x[(k + 1) % N_SPREADS].s.launch[i]->ts, 1e-9);
     }
   }
-  unbuild(&x[0]);
-  unbuild(&x[1]);
+  for (int k = 0; k < N_SPREADS; k++) unbuild(&x[k]);
 }
 
 /* SGLang: execute_..._generation_.. around step[DECODE ...] is one step (the outer one),
