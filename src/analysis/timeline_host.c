@@ -223,11 +223,6 @@ static bool link_items(thread_items *ti) {
   return true;
 }
 
-static int cmp_probe(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return a < b ? -1 : (a > b);
-}
-
 static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
   h->probes = malloc((4 * n + 1) * sizeof *h->probes);
   if (!h->probes) return false;
@@ -241,7 +236,7 @@ static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
     /* a long host portion's middle: the longest operation inside it spans it */
     if (lts - g0 >= h->long_gap_us) h->probes[h->n_probes++] = g0 + (lts - g0) / 2;
   }
-  qsort(h->probes, h->n_probes, sizeof *h->probes, cmp_probe);
+  ut_sort_f64(h->probes, h->n_probes); /* qsort's calls were most of this function */
   return true;
 }
 

@@ -296,6 +296,41 @@ void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp) {
   if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+/* A key of d that orders as the doubles do: positives above negatives, a negative's
+ * magnitude reversed. */
+static uint64_t f64_key(double d) {
+  uint64_t b;
+  memcpy(&b, &d, sizeof b);
+  return b >> 63 ? ~b : b | 1ull << 63;
+}
+
+static double f64_of_key(uint64_t k) {
+  uint64_t b = k >> 63 ? k & ~(1ull << 63) : ~k;
+  double d;
+  memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+static int cmp_f64(const void *pa, const void *pb, void *unused) {
+  (void)unused;
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+void ut_sort_f64(double *v, size_t n) {
+  if (n < 2) return;
+  /* the keys, then the radix sort's buffer */
+  uint64_t *key = n <= SIZE_MAX / (2 * sizeof *key) ? malloc(2 * n * sizeof *key) : NULL;
+  if (!key) {
+    ut_sort(v, n, sizeof *v, cmp_f64, NULL);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) key[i] = f64_key(v[i]);
+  ut_sort_u64(key, n, key + n);
+  for (size_t i = 0; i < n; i++) v[i] = f64_of_key(key[i]);
+  free(key);
+}
+
 /* ---------------------------------------------------------------- selection */
 
 static int cmp_i64(const void *pa, const void *pb) {

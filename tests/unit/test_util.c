@@ -1,6 +1,7 @@
 /* Unit tests of src/util: growing arrays, string buffer, maps, counter, capped file read. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,39 @@ Test(util, sort_u64_agrees_with_qsort) {
         free(want);
         free(tmp);
       }
+}
+
+static int cmp_f64_plain(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* ut_sort_f64 equals qsort: times of a trace (large positive, nearly sorted), values of both
+ * signs with zeros and infinities, and many equal values. */
+Test(util, sort_f64_agrees_with_qsort) {
+  static const size_t counts[] = {0, 1, 2, 3, 257, 5000};
+  uint64_t seed = 88172645463325252ull;
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+    for (int shape = 0; shape < 3; shape++) {
+      size_t n = counts[c];
+      double *v = malloc((n + 1) * sizeof *v), *want = malloc((n + 1) * sizeof *v);
+      cr_assert(v && want);
+      for (size_t i = 0; i < n; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        double r = (double)(seed >> 11) / 9007199254740992.0; /* [0, 1) */
+        static const double odd[] = {0.0, -0.0, INFINITY, -INFINITY, -1e-300, 1e300};
+        v[i] = shape == 0   ? 1.7e15 + (double)i * 3.5 - r * 40.0
+               : shape == 1 ? (i % 7 == 0 ? odd[i / 7 % 6] : (r - 0.5) * 1e6)
+                            : (double)(seed % 5) - 2.0;
+      }
+      memcpy(want, v, n * sizeof *v);
+      qsort(want, n, sizeof *v, cmp_f64_plain);
+      ut_sort_f64(v, n);
+      for (size_t i = 0; i < n; i++)
+        cr_assert(v[i] == want[i], "n %zu shape %d at %zu: %g, not %g", n, shape, i, v[i], want[i]);
+      free(v);
+      free(want);
+    }
 }
 
 /* The items ut_grow_zeroed adds are zero, the ones there stay, and an array that already
