@@ -60,6 +60,13 @@ typedef struct i64_vec {
   size_t n, cap;
 } i64_vec;
 
+/* A window's causes by (kind, what, location), open addressing: slot[i] is an index into
+ * tl->causes or SIZE_MAX. */
+typedef struct cause_table {
+  size_t *slot;
+  size_t cap; /* a power of two */
+} cause_table;
+
 typedef struct tl_stage_work {
   i64_vec gaps, kernels; /* lengths, for the medians */
   size_t n_steps;
@@ -78,10 +85,10 @@ struct an_timeline {
   size_t n_win, cap_win;
   tl_coll *coll;
   size_t n_coll, cap_coll;
-  tl_portion *por;
+  tl_portion *por; /* the portions of the windows split but not yet gathered (gather_causes) */
   size_t n_por, cap_por;
-  tl_extra *extras; /* the long host portions' (tl_portion.extra - 1) */
-  size_t n_extras, cap_extras;
+  size_t gathered;         /* the windows before it have their causes */
+  cause_table cause_slots; /* gather_causes' table, kept for the next window */
   an_idle_cause *causes;
   size_t n_causes, cap_causes;
   an_step_account *steps;
@@ -555,39 +562,37 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
   return ok;
 }
 
-/* What the host did in each gap of the trace: portions appended to tl->por. */
+static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras);
+
+/* The portions of gap g: what the host did in it, appended to tl->por. */
+static bool split_gap(an_timeline *tl, tl_host *h, const tl_gap *g) {
+  tl_portion p[TL_MAX_PORTIONS];
+  size_t n = tl_host_split(h, g, p);
+  tl_portion *v = ut_grow(tl->por, &tl->cap_por, tl->n_por + n, sizeof *v);
+  if (!v) return false;
+  tl->por = v;
+  memcpy(tl->por + tl->n_por, p, n * sizeof *p);
+  tl->n_por += n;
+  return true;
+}
+
+/* What the host did in each gap of the trace, gathered into its windows' causes window by
+ * window (the gaps come in window order): the portions of one window are held at a time,
+ * where holding the whole trace's cost more in fresh pages than the split itself. */
 static bool split_gaps(an_timeline *tl, tl_trace *c) {
   if (!c->n_gaps) return true;
   tl_host *h = tl_host_create(c->t, tl->rules, tl->strings, c->gaps, c->n_gaps);
   if (!h) return false;
-  /* at most TL_MAX_PORTIONS a gap: room for them at once, not by doubling */
-  tl_portion *room =
-      ut_reserve(tl->por, &tl->cap_por, tl->n_por + TL_MAX_PORTIONS * c->n_gaps, sizeof *room);
-  bool ok = room != NULL;
-  if (ok) tl->por = room;
-  for (size_t i = 0; ok && i < c->n_gaps; i++) {
-    tl_portion p[TL_MAX_PORTIONS];
-    size_t n = tl_host_split(h, &c->gaps[i], p);
-    tl_portion *v = ut_grow(tl->por, &tl->cap_por, tl->n_por + n, sizeof *v);
-    ok = v != NULL;
-    if (!ok) break;
-    tl->por = v;
-    for (size_t k = 0; k < n; k++) /* this trace's extras follow the previous traces' */
-      if (p[k].extra) p[k].extra += (uint32_t)tl->n_extras;
-    memcpy(tl->por + tl->n_por, p, n * sizeof *p);
-    tl->n_por += n;
-  }
+  bool ok = true;
   size_t nx = 0;
-  const tl_extra *x = tl_host_extras(h, &nx);
-  tl_extra *v =
-      ok && nx ? ut_grow(tl->extras, &tl->cap_extras, tl->n_extras + nx, sizeof *v) : NULL;
-  if (v) {
-    tl->extras = v;
-    memcpy(tl->extras + tl->n_extras, x, nx * sizeof *x);
-    tl->n_extras += nx;
+  for (size_t i = 0; ok && i < c->n_gaps; i++) {
+    if (i && c->gaps[i].window != c->gaps[i - 1].window)
+      ok = gather_causes(tl, c->gaps[i].window, tl_host_extras(h, &nx));
+    ok = ok && split_gap(tl, h, &c->gaps[i]);
   }
+  ok = ok && gather_causes(tl, c->gaps[c->n_gaps - 1].window + 1, tl_host_extras(h, &nx));
   tl_host_destroy(h);
-  return ok && (!nx || v);
+  return ok;
 }
 
 static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
@@ -606,7 +611,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
   ok = ok && make_windows(tl, &c) && account_kernels(tl, &c);
   an_op_nest_free(&c.nest); /* only the collectives' messages asked it */
-  ok = ok && split_gaps(tl, &c);
+  ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
   free(c.coll_name);
   free(c.graph_call);
   free(c.step_window);
@@ -656,13 +661,6 @@ static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
   }
 }
 
-/* A window's causes by (kind, what, location), open addressing: slot[i] is an index into
- * tl->causes or SIZE_MAX. */
-typedef struct cause_table {
-  size_t *slot;
-  size_t cap; /* a power of two */
-} cause_table;
-
 static size_t cause_hash(an_idle_kind kind, const char *what, const char *location) {
   uint64_t h = (uint64_t)(uintptr_t)what * 0x9E3779B97F4A7C15u ^
                (uint64_t)(uintptr_t)location * 0xC2B2AE3D27D4EB4Fu ^ (uint64_t)kind;
@@ -707,26 +705,27 @@ static bool short_cause(an_timeline *tl, const tl_window *win) {
   return true;
 }
 
-/* Each window's causes from its portions (plus its short gaps), sorted. The portions come
- * window by window (each trace's gaps are found window after window, then split), so a
- * window's equal causes gather in one pass through a table, not a sort of every portion. */
-static bool window_causes(an_timeline *tl) {
-  cause_table t = {NULL, 0};
+/* The causes of windows [tl->gathered, w_end) from their portions, all of tl->por (plus
+ * their short gaps), sorted; the portions are then dropped. extras: the host index's, which
+ * a portion's extra indexes (NULL when no portion is held). A window's equal causes gather
+ * in one pass through a table, not a sort of its portions. */
+static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras) {
+  cause_table *t = &tl->cause_slots;
   size_t p = 0;
   bool ok = true;
-  for (size_t w = 0; ok && w < tl->n_win; w++) {
+  for (size_t w = tl->gathered; ok && w < w_end; w++) {
     tl_window *win = &tl->win[w];
     win->cause_lo = tl->n_causes;
     size_t end = p;
     while (end < tl->n_por && tl->por[end].window == w) end++;
-    ok = cause_table_reset(&t, end - p);
+    ok = cause_table_reset(t, end - p);
     for (; ok && p < end; p++) {
       const tl_portion *x = &tl->por[p];
-      an_idle_cause *c = cause_for(tl, &t, x);
+      an_idle_cause *c = cause_for(tl, t, x);
       if (!(ok = c != NULL)) break;
       if (x->extra && x->ns > c->max_gap_ns) { /* the longest long gap's region and child */
-        c->region = tl->extras[x->extra - 1].region;
-        c->child = tl->extras[x->extra - 1].child;
+        c->region = extras[x->extra - 1].region;
+        c->child = extras[x->extra - 1].child;
       }
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
@@ -737,7 +736,8 @@ static bool window_causes(an_timeline *tl) {
       qsort(tl->causes + win->cause_lo, win->cause_hi - win->cause_lo, sizeof *tl->causes,
             cmp_cause);
   }
-  free(t.slot);
+  tl->gathered = w_end;
+  tl->n_por = 0;
   return ok;
 }
 
@@ -1065,8 +1065,8 @@ static void work_free(an_timeline *tl) {
   tl->coll = NULL;
   free(tl->por);
   tl->por = NULL;
-  free(tl->extras);
-  tl->extras = NULL;
+  free(tl->cause_slots.slot);
+  tl->cause_slots = (cause_table){NULL, 0};
 }
 
 an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rules *rules,
@@ -1083,8 +1083,7 @@ an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rule
   tl->work = calloc(tl->n_st + 1, sizeof *tl->work);
   bool ok = tl->stages && tl->ran && tl->work;
   for (size_t i = 0; ok && i < n; i++) ok = account_trace(tl, &in[i]);
-  ok = ok && window_causes(tl) && recurring_setup(tl) && collective_waits(tl) && assemble(tl) &&
-       collective_rows(tl);
+  ok = ok && recurring_setup(tl) && collective_waits(tl) && assemble(tl) && collective_rows(tl);
   if (ok) link_collectives(tl);
   work_free(tl);
   if (!ok) {
