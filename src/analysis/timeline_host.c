@@ -53,6 +53,10 @@ struct tl_host {
   const te_rules *rules;
   an_strtab *strings;
   const te_matcher *sync, *step, *setup;
+  /* by string id, the answers of sync and step so far: 0 unasked, 1 no, 2 yes (a gap walks
+   * up a nesting chain, each name matched again cost more than the rest of the split) */
+  uint8_t *is_sync, *is_step;
+  size_t n_str; /* their length: the trace's strings when the index was made */
   double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
   thread_items *th;
@@ -256,7 +260,10 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .setup_min_pct = s->timeline_setup_min_pct,
                  .module_load_min_us = s->timeline_module_load_min_us,
                  .long_gap_us = s->timeline_long_gap_us};
-  bool ok = make_probes(h, gaps, n);
+  h->n_str = tr_trace_string_count(t);
+  h->is_sync = calloc(h->n_str ? h->n_str : 1, 1);
+  h->is_step = calloc(h->n_str ? h->n_str : 1, 1);
+  bool ok = h->is_sync && h->is_step && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
@@ -281,6 +288,8 @@ void tl_host_destroy(tl_host *h) {
   free(h->th);
   free(h->probes);
   free(h->extras);
+  free(h->is_sync);
+  free(h->is_step);
   ut_u64map_free(&h->threads);
   free(h);
 }
@@ -324,11 +333,21 @@ static const char *best_frame(tl_host *h, const thread_items *ti, long i, double
   return best;
 }
 
+/* Whether matcher m names item it, asked once per name (memo, by string id). */
+static bool item_matches(const tl_host *h, const te_matcher *m, uint8_t *memo, const item *it) {
+  tr_str s = item_name(h, it);
+  if (!m) return false;
+  if (s < h->n_str && memo[s]) return memo[s] == 2;
+  const char *name = tr_str_get(h->t, s);
+  bool hit = te_matcher_match(m, name, strlen(name));
+  if (s < h->n_str) memo[s] = hit ? 2 : 1;
+  return hit;
+}
+
 /* Whether an annotation item is a step marker (matcher step_annotation): the step itself
  * names no cause. */
 static bool names_step(const tl_host *h, const item *it) {
-  const char *name = tr_str_get(h->t, item_name(h, it));
-  return h->step && te_matcher_match(h->step, name, strlen(name));
+  return item_matches(h, h->step, h->is_step, it);
 }
 
 /* The innermost CPU op or runtime call among i and its ancestors, else the innermost user
@@ -361,8 +380,7 @@ static long sync_item(tl_host *h, const thread_items *ti, double g0, double lts)
     for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
       const item *it = &ti->v[i];
       if (it->kind == ITEM_FRAME || it->kind == ITEM_ANNOTATION || it->end > lts) continue;
-      const char *name = tr_str_get(h->t, item_name(h, it));
-      if (te_matcher_match(h->sync, name, strlen(name))) return i;
+      if (item_matches(h, h->sync, h->is_sync, it)) return i;
     }
   }
   return -1;
