@@ -135,11 +135,6 @@ static bool append(thread_items *ti, double ts, double dur, uint32_t ref, uint8_
   return true;
 }
 
-static bool push(const tl_host *h, thread_items *ti, size_t *hint, double ts, double dur,
-                 uint32_t ref, uint8_t kind) {
-  return !spans_probe(h, hint, ts, ts + (dur > 0 ? dur : 0)) || append(ti, ts, dur, ref, kind);
-}
-
 /* The events of one kind on the indexed threads. */
 static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   size_t n = 0;
@@ -156,18 +151,43 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   return true;
 }
 
+/* The first frame after frame i of a thread's frames [.., end) that starts at or after e,
+ * galloping from i + 1 (most frames hold few others). */
+static size_t past_nested(const tr_pyframe *py, size_t i, size_t end, double e) {
+  size_t lo = i + 1, step = 1, out;
+  while (lo + step - 1 < end && py[lo + step - 1].ts < e) {
+    lo += step;
+    step *= 2;
+  }
+  size_t hi = lo + step - 1 < end ? lo + step - 1 : end;
+  UT_PARTITION_POINT(out, lo, hi, k, py[k].ts < e);
+  return out;
+}
+
+/* The frames of the indexed threads that span a probe. A thread's frames are its Python
+ * call stack over time: when they come by start (tr_trace_pyframes_sorted), those starting
+ * inside a frame are called from it and end inside it, so a frame spanning no probe holds
+ * none that does, and they are skipped by a search (the walk over every frame of a
+ * Python-heavy trace was most of the time account's cost on vLLM). */
 static bool collect_frames(tl_host *h) {
   size_t n = 0, nruns = 0;
   h->py = tr_trace_pyframes(h->t, &n);
   const tr_pyframe_run *runs = tr_trace_pyframe_runs(h->t, &nruns);
+  bool nested = tr_trace_pyframes_sorted(h->t);
   size_t hint = 0;
   for (size_t j = 0; j < nruns; j++) {
     long th = thread_of(h, runs[j].pid, runs[j].tid);
     size_t end = j + 1 < nruns ? runs[j + 1].first : n;
-    for (size_t i = runs[j].first; th >= 0 && i < end; i++)
-      if (!push(h, &h->th[th], &hint, h->py[i].ts, tr_pyframe_dur(h->t, &h->py[i]), (uint32_t)i,
-                ITEM_FRAME))
-        return false;
+    for (size_t i = runs[j].first; th >= 0 && i < end;) {
+      double ts = h->py[i].ts, dur = tr_pyframe_dur(h->t, &h->py[i]);
+      double e = ts + (dur > 0 ? dur : 0);
+      if (spans_probe(h, &hint, ts, e)) {
+        if (!append(&h->th[th], ts, dur, (uint32_t)i, ITEM_FRAME)) return false;
+        i++;
+      } else {
+        i = nested ? past_nested(h->py, i, end, e) : i + 1;
+      }
+    }
   }
   return true;
 }
