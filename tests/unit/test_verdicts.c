@@ -650,6 +650,56 @@ Test(locations, item_location_kind_from_its_own_kernels, .init = setup, .fini = 
   an_report_destroy(rep);
 }
 
+/* Plumbing between the step and the model (issue 31, deviation A9): a compiled piece's
+ * kernel launched through torch.compile's trampoline and an Inductor cache module, and a
+ * kernel launched by a breakable CUDA-graph wrapper through Inductor's cudagraph_utils.
+ * Both under the model's forward, which is the location. */
+#define LAUNCH_AT(ts, c)                                                                      \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1," \
+  "\"ts\":" #ts ",\"dur\":5,\"args\":{\"correlation\":" #c "}}"
+#define COMPILED_K "triton_poi_fused_add_mul_0"
+#define WRAPPED_K "triton_red_fused_rms_norm_1"
+static const char PLUMBING_FRAMES[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2000) ","
+    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 700) ","
+    PYF("vllm/model_executor/models/llama.py(374): forward", 110, 300) ","
+    PYF("vllm/compilation/compile.py(212): trampoline", 120, 200) ","
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/root/.cache/vllm/torch_compile_cache/"
+    "inductor_cache/ab/cabcd.py(412): call\",\"pid\":0,\"tid\":1,\"ts\":130,\"dur\":150},"
+    LAUNCH_AT(140, 51) "," LAUNCH_AT(150, 52) ","
+    PYF("vllm/model_executor/models/llama.py(390): forward", 450, 300) ","
+    PYF("vllm/compilation/breakable_cudagraph.py(88): replay", 460, 200) ","
+    PYF("torch/_inductor/cudagraph_utils.py(101): run", 470, 150) ","
+    LAUNCH_AT(480, 53) ","
+    GK(COMPILED_K, 1000, 300, 51) "," GK(COMPILED_K, 1400, 300, 52) ","
+    GK(WRAPPED_K, 1800, 300, 53) "]}";
+
+static const char *first_site(const an_report *rep, const char *kernel) {
+  const an_kernel_row *r = kernel_row(rep, kernel);
+  cr_assert(r && r->n_shown_sites >= 1, "%s has a site", kernel);
+  return r->shown_sites[0]->display_location;
+}
+
+Test(locations, plumbing_frames_point_at_the_model, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", PLUMBING_FRAMES);
+  cr_assert_str_eq(first_site(rep, COMPILED_K), "vllm/model_executor/models/llama.py:374 forward");
+  cr_assert_str_eq(first_site(rep, WRAPPED_K), "vllm/model_executor/models/llama.py:390 forward");
+  an_report_destroy(rep);
+
+  /* the reference's list has none of them: the innermost plumbing frame wins there */
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  te_rules *mine = rules;
+  rules = ref;
+  rep = run_framework("vllm", PLUMBING_FRAMES);
+  rules = mine;
+  cr_assert_not_null(strstr(first_site(rep, COMPILED_K), "inductor_cache"), "%s",
+                     first_site(rep, COMPILED_K));
+  an_report_destroy(rep);
+  te_rules_destroy(ref);
+}
+
 /* An SGLang trace whose GEMM ran `n` times: the first `framed` launches under a model
  * layer's Python frame, the rest with no Python frame around their launch (resolved
  * nowhere, the shape of launches from a C++ path or an unprofiled thread). */
