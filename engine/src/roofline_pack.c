@@ -22,6 +22,7 @@
 #define MAX_TFLOPS 1e6 /* 1 EFLOP/s: past any single device */
 #define MAX_TBS 1000.0
 #define MAX_LINK_GBS 1e5
+#define MAX_LATENCY_FLOOR_US 1000.0 /* a floor past a millisecond is no launch floor */
 #define MAX_UNITS 100000
 #define MAX_MODEL_DIM 100000000L
 
@@ -204,9 +205,24 @@ static void parse_attainable(te_vctx *v, const ty_node *n, te_device *d) {
   }
 }
 
+/* Optional: a pack of one's own need not state a floor (then no launch is floored). */
+static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
+  static const char *const keys[] = {"us", "basis", NULL};
+  if (!te_expect_map(v, n, "latency_floor")) return;
+  te_check_keys(v, n, keys, "latency_floor");
+  const ty_node *us = ty_get(n, "us"), *basis = ty_get(n, "basis");
+  if (!us || !basis) {
+    te_verr(v, n, "latency_floor needs '%s'", us ? "basis" : "us");
+    return;
+  }
+  te_get_num(v, us, "latency_floor.us", 0.01, MAX_LATENCY_FLOOR_US, &d->latency_floor_us);
+  d->latency_floor_basis = te_get_nonempty_str(v, basis, "latency_floor.basis");
+}
+
 te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const keys[] = {HEADER_KEYS, "label",       "match",      "sms",    "hbm_tbs",
-                                     "link_gbs",  "peak_tflops", "attainable", "source", NULL};
+                                     "link_gbs",  "peak_tflops", "attainable", "latency_floor",
+                                     "source",    NULL};
   (void)ctx;
   device_entry *e = TE_ENTRY_NEW(v, item, what, keys, device_entry);
   if (!e) return NULL;
@@ -225,6 +241,7 @@ te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, voi
     te_get_num(v, x, "link_gbs", 0, MAX_LINK_GBS, &d->link_gbs);
   if ((x = te_require(v, item, "peak_tflops", what, &e->hdr))) parse_peaks(v, x, d);
   if ((x = te_require(v, item, "attainable", what, &e->hdr))) parse_attainable(v, x, d);
+  if ((x = ty_get(item, "latency_floor"))) parse_latency_floor(v, x, d);
   if ((x = te_require(v, item, "source", what, &e->hdr)))
     d->source = te_get_nonempty_str(v, x, "source");
   return &e->hdr;

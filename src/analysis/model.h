@@ -284,8 +284,13 @@ typedef struct an_roofline {
   size_t sibling_row;            /* its index in that stage's kernel rows */
   double sibling_rate;           /* its rate, in the unit of attainable */
   double of_attainable_pct;      /* the achieved rate of the limiter / attainable * 100 */
-  double headroom_us;            /* time_us * (1 - of_attainable), 0 at or above it: what
+  double headroom_us;            /* time_us - the sum over launches of max(its time at the
+                                    attainable rate, latency_floor_us), 0 at or below it: what
                                     tuning the kernel could win over its launches with shapes */
+  double latency_floor_us;       /* the per-launch floor applied (an_roofline_device); 0 none */
+  size_t floored_launches;       /* launches whose time at the attainable rate is below it */
+  bool latency_bound;            /* the floor holds most of the row's attainable time: the
+                                    row is latency-bound, not held by bytes or FLOPs */
   size_t n_shapes;               /* the row's shapes by GPU time, at most
                                     roofline.shapes_per_row (owned by the report) */
   const an_roofline_shape *shapes;
@@ -317,6 +322,10 @@ typedef struct an_roofline_device {
   long arch, sms;         /* as matched (-1 unknown) */
   double hbm_tbs;         /* the entry's figures (0 without an entry) */
   double attainable_tbs;  /* hbm_tbs * its attainable bandwidth fraction */
+  double latency_floor_us;   /* per-launch floor applied: the entry's, capped by shortest_us */
+  double pack_floor_us;      /* the entry's latency_floor (0: none stated) */
+  const char *floor_basis;   /* the entry's latency_floor basis (from the rules) */
+  double shortest_us;        /* the run's shortest kernel launch (0: none) */
   const char *source;     /* the entry's datasheet citation */
 } an_roofline_device;
 
@@ -1052,6 +1061,9 @@ typedef struct an_summary_item {
    * longest operation inside a stall, or the activity named); kernel-lever items: the
    * lever of their family (lever_op its id). Borrowed; NULL: none. */
   const char *lever, *lever_op;
+  /* Roofline tuning items: the launches of their kernels below the device's latency floor
+   * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
+  size_t floored_launches;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -434,12 +434,22 @@ typedef struct shape_acc {
   double flops, bytes, time;
 } shape_acc;
 
+/* The launches of a row that did the same work (equal bytes and FLOPs): the latency floor
+ * is weighed per launch, and launches of one work share their time at the attainable rate. */
+typedef struct cost_acc {
+  double flops, bytes;
+  size_t launches;
+} cost_acc;
+
 /* What a row's launches with shapes add up to. */
 typedef struct row_acc {
   double flops, bytes, time, bound, mem_us, comp_us;
   size_t launches, mapped, modelled;
   shape_acc *shapes;
   size_t n_shapes, cap_shapes;
+  cost_acc *costs;
+  size_t n_costs, cap_costs;
+  ut_u64map cost_of; /* hash of (bytes, FLOPs), probed linearly -> index in costs */
   double kind_time[N_KINDS];
   double peak_flops[TE_PEAK_COUNT]; /* FLOPs per peak class: the row's format is the largest */
 } row_acc;
@@ -506,6 +516,26 @@ static bool shape_add(row_acc *a, size_t view, const launch *l, double dur) {
   return true;
 }
 
+static uint64_t cost_key(double bytes, double flops) {
+  double both[2] = {bytes, flops};
+  return ut_hash_bytes(both, sizeof both);
+}
+
+/* The launch under its work (bytes, FLOPs) in the row; false when out of memory. */
+static bool cost_add(row_acc *a, const launch *l) {
+  uint64_t key = cost_key(l->cost.bytes, l->cost.flops), i;
+  for (; ut_u64map_get(&a->cost_of, key, &i); key++)
+    if (a->costs[i].bytes == l->cost.bytes && a->costs[i].flops == l->cost.flops) {
+      a->costs[i].launches++;
+      return true;
+    }
+  cost_acc *v = ut_grow(a->costs, &a->cap_costs, a->n_costs + 1, sizeof *v);
+  if (!v) return false;
+  a->costs = v;
+  a->costs[a->n_costs] = (cost_acc){l->cost.flops, l->cost.bytes, 1};
+  return ut_u64map_put(&a->cost_of, key, a->n_costs++);
+}
+
 static void row_add(row_acc *a, const launch *l, double dur, double mem_us, double comp_us,
                     an_shape_source src) {
   a->flops += l->cost.flops;
@@ -555,7 +585,8 @@ typedef struct run {
   stage_work *work;
   an_roofline_result *out;
   mapping_costs mc;
-  view_ops *kept; /* the mapping's view ops, when it reads the formal side's views */
+  view_ops *kept;     /* the mapping's view ops, when it reads the formal side's views */
+  double shortest_us; /* the run's shortest kernel launch: proof of what a launch can take */
 } run;
 
 static long table_stage(const an_tables *t, const char *id) {
@@ -637,11 +668,14 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
   if (why == R_OK) why = launch_bound(r->c.dev, &l, &mem_us, &comp_us);
   count(&r->out->stages[s].counts, why, src);
   if (why == R_NO_OP) no_op_cause(r, v, k, &r->out->stages[s].counts);
+  double dur = tr_event_dur(v->trace, k);
+  if (dur > 0 && (r->shortest_us <= 0 || dur < r->shortest_us)) r->shortest_us = dur;
   uint64_t row;
   if (why != R_OK || !name || !ut_u64map_get(&r->work[s].row_of, (uint64_t)(uintptr_t)name, &row))
     return;
-  row_add(&r->work[s].acc[row], &l, tr_event_dur(v->trace, k), mem_us, comp_us, src);
-  if (!shape_add(&r->work[s].acc[row], vi, &l, tr_event_dur(v->trace, k))) r->c.nomem = true;
+  row_acc *a = &r->work[s].acc[row];
+  row_add(a, &l, dur, mem_us, comp_us, src);
+  if (!shape_add(a, vi, &l, dur) || !cost_add(a, &l)) r->c.nomem = true;
 }
 
 /* The launches of a stage block the model plans would cost: no op, no mapping cost; a
@@ -931,6 +965,30 @@ static const an_roofline *best_comparable(const run *r, const an_roofline *rec, 
   return best;
 }
 
+/* What tuning can win over the row's launches: their time less, per launch, the larger of
+ * its time at the attainable rate and the device's latency floor (no launch runs faster
+ * than the floor, however little it moves). The row is latency-bound when the floor holds
+ * most of that time. */
+static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
+  double floor = r->out->device.latency_floor_us, rate = rec->attainable * US_PER_S, at = 0,
+         floored = 0;
+  bool compute = rec->limiter == AN_LIMIT_COMPUTE;
+  rec->latency_floor_us = floor;
+  for (size_t i = 0; rate > 0 && i < a->n_costs; i++) {
+    const cost_acc *c = &a->costs[i];
+    double t = (compute ? c->flops : c->bytes) / rate;
+    if (t < floor) {
+      floored += floor * (double)c->launches;
+      rec->floored_launches += c->launches;
+      t = floor;
+    }
+    at += t * (double)c->launches;
+  }
+  if (rate <= 0) at = rec->time_us;
+  rec->headroom_us = rec->time_us > at ? rec->time_us - at : 0;
+  rec->latency_bound = floored > at / 2;
+}
+
 static void set_attainable(run *r, an_roofline *rec) {
   size_t s = 0, i = 0;
   const an_roofline *peer = best_comparable(r, rec, true, &s, &i);
@@ -952,7 +1010,6 @@ static void set_attainable(run *r, an_roofline *rec) {
   }
   double frac = rec->attainable > 0 ? rate_of(rec) / rec->attainable : 1;
   rec->of_attainable_pct = frac * 100.0;
-  rec->headroom_us = frac < 1 ? rec->time_us * (1 - frac) : 0;
 }
 
 /* ------------------------------------------------------------------ entry */
@@ -970,8 +1027,11 @@ static an_status prepare_stage(run *r, size_t s) {
 static void work_free(run *r) {
   for (size_t s = 0; r->work && s < r->tables->n_stages; s++) {
     ut_u64map_free(&r->work[s].row_of);
-    for (size_t i = 0; r->work[s].acc && i < r->tables->stages[s].n_rows; i++)
+    for (size_t i = 0; r->work[s].acc && i < r->tables->stages[s].n_rows; i++) {
       free(r->work[s].acc[i].shapes);
+      free(r->work[s].acc[i].costs);
+      ut_u64map_free(&r->work[s].acc[i].cost_of);
+    }
     free(r->work[s].acc);
   }
   free(r->work);
@@ -991,6 +1051,18 @@ static void count_unknown_device(run *r) {
   }
 }
 
+/* The run's per-launch floor: the device pack's, capped by the run's shortest launch (a
+ * kernel the trace shows finishing sooner is proof the part allows it). */
+static void set_floor(run *r) {
+  an_roofline_device *d = &r->out->device;
+  d->pack_floor_us = r->c.dev->latency_floor_us;
+  d->floor_basis = r->c.dev->latency_floor_basis;
+  d->shortest_us = r->shortest_us;
+  d->latency_floor_us = d->pack_floor_us;
+  if (r->shortest_us > 0 && r->shortest_us < d->latency_floor_us)
+    d->latency_floor_us = r->shortest_us;
+}
+
 static an_status run_all(run *r, const an_roofline_side *mapping) {
   an_status rc = AN_OK;
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = prepare_stage(r, s);
@@ -1001,10 +1073,16 @@ static an_status run_all(run *r, const an_roofline_side *mapping) {
   if (same_views && !(r->kept = calloc(mapping->n, sizeof *r->kept))) return AN_ERR_NOMEM;
   if (mapping && mapping->n) mapping_build(&r->c, mapping, &r->mc, r->kept);
   cost_formal(r);
+  set_floor(r);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++) rc = build_records(r, s);
   for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)
     for (size_t i = 0; i < r->out->stages[s].n; i++)
       set_attainable(r, &r->out->stages[s].records[i]);
+  for (size_t s = 0; rc == AN_OK && s < r->tables->n_stages; s++)
+    for (size_t i = 0; i < r->tables->stages[s].n_rows; i++) {
+      uint32_t k = r->tables->stages[s].rows[i].roofline;
+      if (k) set_headroom(r, &r->work[s].acc[i], &r->out->stages[s].records[k - 1]);
+    }
   return rc == AN_OK && r->c.nomem ? AN_ERR_NOMEM : rc;
 }
 

@@ -3,7 +3,9 @@
  * (summary_internal.h, docs/roofline.md).
  *
  * A kernel below its attainable rate (under roofline.tune_below_pct of it) can be tuned or
- * replaced: (1 - achieved / attainable) x its time; one at its bandwidth bound moves fewer
+ * replaced: its headroom, the time above max(attainable time, latency floor) per launch
+ * (a launch cannot beat the device's floor, however little it moves); one at its bandwidth
+ * bound moves fewer
  * bytes: half its time at most. The action is one per mechanism, not per kernel: a backend
  * is tuned (or replaced) for all its GEMMs at once, and the bytes of several bandwidth-bound
  * kernels fall by one choice of format. So the kernels of one op family, limiter and action
@@ -28,6 +30,7 @@ typedef struct rl_cand {
   bool headroom; /* below its attainable rate, though not under the tuning bar */
   double t, win; /* per step */
   double frac;   /* achieved / attainable */
+  double gain;   /* the share of its time tuning wins: its headroom (latency floor included) */
   bool done;     /* already in an item */
 } rl_cand;
 
@@ -39,12 +42,13 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
     return v;
   v.f = f;
   v.frac = f->of_attainable_pct / 100.0;
+  v.gain = f->time_us > 0 ? f->headroom_us / f->time_us : 0;
   double coverage = f->time_us < r->total_us ? f->time_us / r->total_us : 1.0;
   v.t = sm_row_per_step(c, r) * coverage;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
   if (tune && v.frac < 1) {
     v.action = AN_ACTION_TUNE_KERNEL;
-    v.win = v.t * (1 - v.frac);
+    v.win = v.t * v.gain;
     v.acts = true;
   } else if (f->limiter == AN_LIMIT_MEMORY) { /* at the bound: half the bytes halve it */
     v.action = AN_ACTION_FEWER_BYTES;
@@ -79,7 +83,7 @@ static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
         continue;
       v[i] = probe;
       v[i].acts = true;
-      v[i].win = v[i].t * (1 - v[i].frac);
+      v[i].win = v[i].t * v[i].gain;
       break;
     }
   }
@@ -105,6 +109,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
     if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
     v[j].done = true;
     if (!it) continue;
+    if (v[j].action == AN_ACTION_TUNE_KERNEL) it->floored_launches += v[j].f->floored_launches;
     sm_item_kernel(c, c->g.st->kernels[j].name);
     if (j != i && it->n_more < 2)
       an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", c->g.st->id, j);

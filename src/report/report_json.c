@@ -81,6 +81,9 @@ static cJSON *roofline_json(const an_roofline *f) {
       add_str_or_null(o, "attainable_kernel", f->attainable_kernel) &&
       cJSON_AddNumberToObject(o, "of_attainable_pct", an_round3(f->of_attainable_pct)) &&
       cJSON_AddNumberToObject(o, "headroom_us", an_round3(f->headroom_us)) &&
+      cJSON_AddNumberToObject(o, "latency_floor_us", an_round3(f->latency_floor_us)) &&
+      cJSON_AddNumberToObject(o, "floored_launches", (double)f->floored_launches) &&
+      cJSON_AddBoolToObject(o, "latency_bound", f->latency_bound) &&
       roofline_shapes_json(o, f))
     return o;
   cJSON_Delete(o);
@@ -223,6 +226,10 @@ static bool roofline_device_json(cJSON *root, const an_roofline_device *d) {
          cJSON_AddNumberToObject(o, "sms", (double)d->sms) &&
          cJSON_AddNumberToObject(o, "hbm_tbs", d->hbm_tbs) &&
          cJSON_AddNumberToObject(o, "attainable_tbs", an_round3(d->attainable_tbs)) &&
+         cJSON_AddNumberToObject(o, "latency_floor_us", an_round3(d->latency_floor_us)) &&
+         cJSON_AddNumberToObject(o, "pack_floor_us", an_round3(d->pack_floor_us)) &&
+         add_str_or_null(o, "floor_basis", d->floor_basis) &&
+         cJSON_AddNumberToObject(o, "shortest_us", an_round3(d->shortest_us)) &&
          add_str_or_null(o, "source", d->source);
 }
 

@@ -254,7 +254,8 @@ void rp_roofline_cell(const an_roofline *f, char *out, size_t cap) {
     snprintf(out, cap, "-");
     return;
   }
-  snprintf(out, cap, "%.0f%% %s", f->achieved_pct, f->limiter == AN_LIMIT_COMPUTE ? "comp" : "mem");
+  snprintf(out, cap, "%.0f%% %s%s", f->achieved_pct, f->limiter == AN_LIMIT_COMPUTE ? "comp" : "mem",
+           f->latency_bound ? " (latency)" : "");
 }
 
 void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t cap) {
@@ -276,6 +277,12 @@ void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t
            f->source == AN_SHAPES_MAPPING ? "the mapping trace"
            : f->source == AN_SHAPES_MODEL ? "the model's dimensions"
                                           : "the launching op");
+  size_t n = strlen(out);
+  if (f->latency_bound && n < cap)
+    snprintf(out + n, cap - n,
+             "; latency-bound: %zu launches would take less than the device's %.2f us "
+             "per-launch floor at the attainable rate, so tuning wins only their time above it",
+             f->floored_launches, f->latency_floor_us);
 }
 
 /* Launches without a roofline, other than the kernels whose op's cost another kernel of

@@ -517,11 +517,24 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
     snprintf(b, cap, "an attainable %.2f %s (the device pack's estimate)", f->attainable, unit);
 }
 
+/* The launches a tuning bound floors at the device's latency floor, as a clause ("" none). */
+static void floor_text(const an_summary_item *it, char *b, size_t cap) {
+  *b = 0;
+  if (it->action == AN_ACTION_TUNE_KERNEL && it->floored_launches && it->roofline)
+    snprintf(b, cap,
+             "; %zu launch%s below the device's %.2f us per-launch latency floor count only "
+             "their time above it",
+             it->floored_launches, it->floored_launches == 1 ? "" : "es",
+             it->roofline->latency_floor_us);
+}
+
 /* A roofline item of several kernels of one family: their range against their bounds,
  * the attainable rate of the largest, and the share of their time the action wins. */
 static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
                                  size_t cap) {
   double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
+  char fl[160];
+  floor_text(it, fl, sizeof fl);
   const char *fam = it->what ? it->what : "one family's";
   if (it->action == AN_ACTION_FEWER_BYTES)
     snprintf(b, cap,
@@ -532,8 +545,8 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
     snprintf(b, cap,
              "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
              "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
-             "their headrooms)",
-             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x);
+             "their headrooms%s)",
+             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, fl);
 }
 
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate
@@ -551,11 +564,15 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "at %.0f%% of its bandwidth bound%s%s%s tuning wins little; half the bytes halve "
              "its %s ms/step at most",
              it->basis_pct, f ? ", against " : "", att, f ? ":" : ";", x);
-  else if (f)
+  else if (f) {
+    char fl[160];
+    floor_text(it, fl, sizeof fl);
     snprintf(b, cap,
              "at %.0f%% of its roofline, %.0f%% of %s: reaching that rate wins at most %.0f%% "
-             "of its %s ms/step",
-             it->basis_pct, f->of_attainable_pct, att, 100.0 - f->of_attainable_pct, x);
+             "of its %s ms/step%s",
+             it->basis_pct, f->of_attainable_pct, att,
+             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl);
+  }
   else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
              x);

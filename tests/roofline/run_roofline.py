@@ -14,7 +14,7 @@ mapping    the real graph-replayed SGLang decode step (no launching CPU ops) get
            dimensions: the FLOPs of each launch's Qwen3-8B projection.
 renderers  the same run (the mapping case) in JSON, Markdown and HTML: every kernel row's
            "% of bound" cell (Markdown text, HTML text and data-value) says the JSON
-           record's achieved_pct and limiter, a row without one is "-" / an empty cell,
+           record's achieved_pct, limiter and latency_bound, a row without one is "-" / an empty cell,
            and the launches without shapes are in both Limits (the anonymous replay).
 moe        the real vLLM gpt-oss traces (full-graph decode, piecewise 8192-token step: no
            shapes for the grouped expert GEMMs): the model is found from the trace's content
@@ -51,7 +51,15 @@ levers     review 5 defect 4 on the shared traces (exit 77 without them): the Mo
            channels_last change it leaves out; multistream5's K8 above 100% of its bound is
            named in the Limits with L2. The vLLM piecewise step's dense projections (QKV,
            o_proj) take gpt-oss-20b's dimensions at 8192 tokens.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers --triage BIN --source DIR [--shared DIR]
+floor      the per-launch latency floor (review 5, kernel items): on the vLLM gpt-oss full-graph
+           decode step (../shared; exit 77 without it) the run's floor is the MI300X
+           entry's capped by the run's shortest launch; every row's headroom is its time
+           less, per launch, max(its time at the attainable rate, the floor), so the router
+           GEMM (32 experts x 2880, a few hundred KB a launch) is latency-bound and its
+           Markdown cell says "(latency)"; with a pack whose MI300X entry states no floor
+           the same row's headroom is time x (1 - of_attainable) again and the family's
+           tuning bound grows.
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -290,7 +298,8 @@ def renderers(args):
                 for i, k in enumerate(st["kernels"]):
                     r = k["roofline"]
                     short = {"memory": "mem", "compute": "comp"}
-                    want = "%.0f%% %s" % (r["achieved_pct"], short[r["limiter"]]) if r else "-"
+                    want = "%.0f%% %s%s" % (r["achieved_pct"], short[r["limiter"]],
+                                            " (latency)" if r["latency_bound"] else "") if r else "-"
                     cells = [c for rid, c in page.cells.items() if rid.endswith("-%d" % i)
                              and rid.startswith("k-" + sid)]
                     if len(cells) != 1:
@@ -697,10 +706,88 @@ def levers(args):
     return 1 if failures else 0
 
 
+def device_without_floor(source, device):
+    """The default pack's entry for device, as a pack of its own with its anchors written
+    out and no latency_floor (merged by id, it replaces the default one)."""
+    text = open(os.path.join(source, "rules", "75-roofline.yaml"), encoding="utf-8").read()
+    anchors = dict(re.findall(r"&(\w+) (\{[^}\n]*\})", text))
+    block = re.search(r"\n(  - id: %s\n(?:    .*\n|      .*\n)+)" % re.escape(device), text).group(1)
+    lines = [l for l in block.splitlines() if "latency_floor" not in l and not l.strip().startswith("#")]
+    body = "\n".join(re.sub(r"\*(\w+)", lambda m: anchors[m.group(1)], l) for l in lines)
+    body = re.sub(r"&\w+ ", "", body)
+    return "pack: no-floor\nversion: 1\ndescription: the device without a latency floor\n" \
+           "devices:\n" + body + "\n"
+
+
+def near(a, b):
+    """Equal to the JSON's rounding (3 decimals) or 0.1%."""
+    return abs(a - b) <= max(0.002, 1e-3 * abs(b))
+
+
+def floor(args):
+    failures = []
+    trace = os.path.join(args.shared, "traces/real/vllm_gptoss_decode_fullgraph_amd.json.gz")
+    if not os.path.exists(trace):
+        print("skip: %s is absent" % trace)
+        return 77
+    rep = run_json(args.triage, trace)
+    dev = rep["roofline_device"]
+    want = min(dev["pack_floor_us"], dev["shortest_us"]) if dev["shortest_us"] > 0 \
+        else dev["pack_floor_us"]
+    if dev["pack_floor_us"] <= 0 or not dev["floor_basis"] or not close(dev["latency_floor_us"], want, 1e-3):
+        failures.append("device floor %r" % {k: dev[k] for k in ("latency_floor_us", "pack_floor_us", "shortest_us", "floor_basis")})
+    fl = dev["latency_floor_us"]
+    latency = []
+    for st in rep["stages"]:
+        for i, k in enumerate(st["kernels"]):
+            f = k["roofline"]
+            if not f:
+                continue
+            n = f["launches_with_shapes"]
+            work = f["bytes"] if f["limiter"] == "memory" else f["flops"]
+            per = work / n / (f["attainable"] * 1e6) if f["attainable"] > 0 else 0
+            if not close(f["latency_floor_us"], fl, 1e-3):
+                failures.append("K%d floor %r" % (i + 1, f["latency_floor_us"]))
+            # every launch under the floor: each counts the floor, whatever its work
+            if n and per < fl and f["floored_launches"] == n:
+                want_h = max(0.0, f["time_us"] - n * fl)
+                if not near(f["headroom_us"], want_h) or not f["latency_bound"]:
+                    failures.append("K%d headroom %r, want %r (floored)" % (i + 1, f["headroom_us"], want_h))
+                latency.append((st["stage"], i))
+            if f["headroom_us"] > f["time_us"] * (1 - min(f["of_attainable_pct"], 100) / 100) + 0.01:
+                failures.append("K%d headroom %r above time x (1 - of_attainable)" % (i + 1, f["headroom_us"]))
+    by_id = {x["stage"]: x for x in rep["stages"]}
+    router = [(s, i) for s, i in latency if by_id[s]["kernels"][i]["category"] == "gemm"]
+    if not router:
+        failures.append("no latency-bound GEMM row (the router GEMM)")
+    md = run_text(args.triage, "markdown", trace)
+    for s, i in router:
+        row = [l for l in md.splitlines() if 'id="kernel-%s-%d"' % (s, i) in l]
+        if not row or "(latency)" not in row[0]:
+            failures.append("K%d in %s: no (latency) in %r" % (i + 1, s, row[:1]))
+    with tempfile.TemporaryDirectory() as tmp:
+        pack = os.path.join(tmp, "no-floor.yaml")
+        with open(pack, "w") as g:
+            g.write(device_without_floor(args.source, "mi300x"))
+        bare = run_json(args.triage, "--rules", pack, trace)
+    if bare["roofline_device"]["latency_floor_us"] != 0:
+        failures.append("a device with no floor got %r" % bare["roofline_device"]["latency_floor_us"])
+    for s, i in router:
+        a = by_id[s]["kernels"][i]["roofline"]
+        b = [x for x in bare["stages"] if x["stage"] == s][0]["kernels"][i]["roofline"]
+        plain = b["time_us"] * (1 - b["of_attainable_pct"] / 100)
+        if b["latency_bound"] or not near(b["headroom_us"], plain) or b["headroom_us"] <= a["headroom_us"]:
+            failures.append("without a floor K%d headroom %r (with %r), want %r" % (i + 1, b["headroom_us"], a["headroom_us"], plain))
+    for f in failures:
+        print("FAIL " + f)
+    print("latency floor %.2f us, %d latency-bound rows, %d failures" % (fl, len(latency), len(failures)))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
-                                      "unbounded", "grouped", "levers"])
+                                      "unbounded", "grouped", "levers", "floor"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -708,7 +795,8 @@ def main():
     if not args.shared:
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
-             "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers}
+             "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
+             "floor": floor}
     return modes[args.mode](args)
 
 

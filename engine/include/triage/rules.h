@@ -498,6 +498,9 @@ typedef struct te_device {
   double attainable_bandwidth;       /* fraction of hbm_tbs a well-tuned kernel reaches */
   double attainable_compute;         /* fraction of a peak a well-tuned GEMM reaches */
   const char *attainable_basis;      /* where those fractions come from */
+  double latency_floor_us;           /* the shortest time a kernel launch takes on the part
+                                        (launch, one HBM round trip, drain); 0: none stated */
+  const char *latency_floor_basis;   /* where that figure comes from */
   const char *source;                /* the datasheet(s) the figures are from */
   te_origin origin;
 } te_device;
