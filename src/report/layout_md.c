@@ -406,7 +406,17 @@ static double overlap_max_us(const an_overlap_stage *o) {
  * window, like the table's time columns; a stage with steps says so, since its Recoverable
  * column and its time account are per step (review 4: a 2-step total under a per-step
  * account read as one step). */
-static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
+/* What a row's exposed time above its steady cost is: a collective's or kernel's wait, a
+ * copy's longer instances (a pageable one's staging through host memory). */
+static const char *excess_word(const an_overlap_row *r, const te_rules *rules) {
+  const te_matcher *m = rules ? te_rules_matcher(rules, "pageable_copy") : NULL;
+  if (!r->copy_engine) return "";
+  if (m && te_matcher_match(m, r->kernel, strlen(r->kernel)))
+    return " above its median copy (pageable: staged through host memory, not a wait)";
+  return " above its median copy (larger copies, not a wait)";
+}
+
+static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u, const te_rules *rules) {
   char b[32], m[32];
   fmt_time(b, sizeof b, o->busy_us, u);
   fmt_time(m, sizeof m, o->multi_stream_us, u);
@@ -423,7 +433,8 @@ static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u) {
     fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
     fmt_time(w, sizeof w, r->exposed_wait_ms * 1000.0, u);
     if (!shown++) fprintf(f, "Exposed by row, steady + wait (%s):", u.name);
-    fprintf(f, "%s O%zu %s + %s", shown > 1 ? ";" : "", i + 1, x, w);
+    fprintf(f, "%s O%zu %s + %s%s", shown > 1 ? ";" : "", i + 1, x, w,
+            r->exposed_wait_ms > 0 ? excess_word(r, rules) : "");
   }
   if (shown) fputs(".\n", f);
 }
@@ -519,7 +530,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     }
     fprintf(f, " | %s |\n", rp_recommendation(r->recommendation));
   }
-  overlap_lines(f, o, u);
+  overlap_lines(f, o, u, rules);
   for (size_t k = 0; k < o->n_restructure_options; k++)
     fprintf(f, "%s%s%s", k ? "; " : "\nNothing runs beside the restructure rows. Options: ",
             o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");
