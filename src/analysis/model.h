@@ -265,6 +265,8 @@ typedef struct an_roofline {
   size_t launches_with_shapes; /* of the row's launches */
   an_shape_source source;      /* mapping: at least one launch took its shapes there */
   double time_us;              /* GPU time of the launches with shapes */
+  double steps_time_us;        /* of it, the launches inside the counted steps (the kernel
+                                  row's steps_us is on the same basis) */
   double bound_us;             /* sum over them of max(bytes / BW, flops / peak[format]) */
   double achieved_pct;         /* bound_us / time_us * 100 (can pass 100: clock boost, L2) */
   an_limiter limiter;          /* the larger term of the row's totals */
@@ -1022,7 +1024,8 @@ typedef struct an_summary_item {
   size_t n_steps;         /* counted steps of the stage (0: the window counts as one) */
   size_t count;           /* gaps, instances or launches behind the bound */
   double detail_us;       /* idle: longest gap; wait: the floor; launch: median gap; chain:
-                             the part of its time that ran with nothing else on the GPU */
+                             the part of its time that ran with nothing else on the GPU;
+                             overlap (exposed basis): the kernel's own time per step */
   double least_gap_us;    /* dependency items: the shortest gap counted (timeline.long_gap_us) */
   double first_us;        /* wait: of it, the first collective of each step (arrival skew) */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
@@ -1072,6 +1075,8 @@ typedef struct an_summary_item {
 typedef struct an_bottleneck {
   const char *stage_label; /* NULL: no bottleneck */
   double idle_pct;         /* host-side idle share of the step (sync, host, launch) */
+  double all_idle_pct;     /* the time account's whole idle share of the step (setup,
+                              dependency and short gaps too): the banner states both */
   double wait_pct;         /* collective wait share of the step */
   size_t dropped;          /* GPU-side items left out */
   bool launch_bound;       /* most host-side idle is launch spacing: items that launch fewer

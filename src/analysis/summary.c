@@ -178,6 +178,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
                  a->idle_by_kind_ns[AN_IDLE_LAUNCH] + a->idle_by_kind_ns[AN_IDLE_ALLOC];
   if (g->eager) host += a->idle_by_kind_ns[AN_IDLE_SHORT]; /* launch spacing, as the items' */
   g->host_idle_us = (double)host / 1000.0 * g->per;
+  g->all_idle_us = (double)a->idle_ns / 1000.0 * g->per;
   int64_t launch =
       a->idle_by_kind_ns[AN_IDLE_LAUNCH] + (g->eager ? a->idle_by_kind_ns[AN_IDLE_SHORT] : 0);
   g->launch_bound = host > 0 && 2 * launch >= host;
@@ -319,6 +320,7 @@ static void note_bottleneck(an_report *rep, const sm_stage *g) {
   if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
   rep->bottleneck = (an_bottleneck){.stage_label = g->st->label,
                                     .idle_pct = g->host_idle_us / g->step_us * 100.0,
+                                    .all_idle_pct = g->all_idle_us / g->step_us * 100.0,
                                     .wait_pct = g->wait_us / g->step_us * 100.0,
                                     .launch_bound = g->launch_bound};
 }

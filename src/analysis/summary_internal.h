@@ -27,6 +27,7 @@ typedef struct sm_stage {
   bool bottleneck;   /* host-side idle + collective wait >= summary.bottleneck_idle_pct */
   bool launch_bound; /* most host-side idle is launch spacing (launch gaps, eager short gaps) */
   double host_idle_us, wait_us; /* per step */
+  double all_idle_us;           /* per step, every idle cause (the time account's idle) */
 } sm_stage;
 
 typedef struct sm_ctx {

@@ -931,20 +931,35 @@ const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
                "GPU time, not step time, until that is fixed, so none is P1.";
 }
 
+/* The host's part of the idle, on the time account's basis (one decimal, as it prints),
+ * and the whole idle when the rest (setup, dependency, short gaps) shows at that precision. */
+static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
+  char host[16], all[16];
+  snprintf(host, sizeof host, "%.1f", b->idle_pct);
+  snprintf(all, sizeof all, "%.1f", b->all_idle_pct);
+  if (b->all_idle_pct > b->idle_pct && strcmp(host, all) != 0)
+    snprintf(buf, cap,
+             "%s%% of each step is GPU idle for the host (of the time account's %s%% idle: the "
+             "rest is one-time setup, cross-stream dependencies and gaps too short to name)",
+             host, all);
+  else
+    snprintf(buf, cap, "%s%% of each step is GPU idle for the host", host);
+}
+
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
+  char idle[256];
+  banner_idle(b, idle, sizeof idle);
   /* launch-bound: fewer kernels is the fix, so fusion items stay (an_bottleneck) */
   int n = b->launch_bound
               ? snprintf(buf, cap,
-                         ": %.0f%% of each step is GPU idle for the host, mostly launch spacing, "
-                         "and %.0f%% collective wait for other ranks. Fewer kernels (graphs, "
-                         "fusion, fused chains) shorten the step; kernel tuning and overlap "
-                         "cannot until that is fixed",
-                         b->idle_pct, b->wait_pct)
+                         ": %s, mostly launch spacing, and %.1f%% collective wait for other "
+                         "ranks. Fewer kernels (graphs, fusion, fused chains) shorten the step; "
+                         "kernel tuning and overlap cannot until that is fixed",
+                         idle, b->wait_pct)
               : snprintf(buf, cap,
-                         ": %.0f%% of each step is GPU idle for the host and %.0f%% collective "
-                         "wait for other ranks. Kernel, fusion and overlap savings cannot shorten "
-                         "the step until that is fixed",
-                         b->idle_pct, b->wait_pct);
+                         ": %s and %.1f%% collective wait for other ranks. Kernel, fusion and "
+                         "overlap savings cannot shorten the step until that is fixed",
+                         idle, b->wait_pct);
   size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
   if (b->dropped)
     n = snprintf(buf + used, cap - used,

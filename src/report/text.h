@@ -125,7 +125,7 @@ const char *rp_workload_note(an_workload w);
 /* The bottleneck banner after its stage label: ": 97% of each step is GPU idle ... so 3 such
  * items are left out here (...)." (no left-out clause when none was left out) into buf;
  * returns buf. Markdown and HTML word it alike. */
-#define RP_BOTTLENECK_BYTES 1024
+#define RP_BOTTLENECK_BYTES 1536
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap);
 /* The line under an overlap table of the stage the GPU waits in (an_overlap_stage
  * gpu_waits), NULL for any other: why its rows are not P1. */
