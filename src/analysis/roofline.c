@@ -444,6 +444,7 @@ typedef struct cost_acc {
 /* What a row's launches with shapes add up to. */
 typedef struct row_acc {
   double flops, bytes, time, bound, mem_us, comp_us;
+  double steps_time; /* of time, inside the counted steps */
   size_t launches, mapped, modelled;
   shape_acc *shapes;
   size_t n_shapes, cap_shapes;
@@ -647,6 +648,12 @@ static void no_op_cause(const run *r, const an_trace_view *v, const tr_event *k,
     n->no_op_graph++;
 }
 
+/* Kernel event k's index among its trace's kernel events (an_steps_kernel_counted). */
+static size_t kernel_index(const an_trace_view *v, const tr_event *k) {
+  size_t n = 0;
+  return (size_t)(k - tr_trace_events(v->trace, TR_KIND_KERNEL, &n));
+}
+
 /* One formal launch (kernel i of the view's stage b, the tables' stage s): its cost (own op,
  * else the mapping's), counted and added to its row. */
 static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, size_t b, size_t i) {
@@ -675,6 +682,8 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
     return;
   row_acc *a = &r->work[s].acc[row];
   row_add(a, &l, dur, mem_us, comp_us, src);
+  if (!r->fm->steps || an_steps_kernel_counted(&r->fm->steps[vi], kernel_index(v, k)))
+    a->steps_time += dur;
   if (!shape_add(a, vi, &l, dur) || !cost_add(a, &l)) r->c.nomem = true;
 }
 
@@ -856,6 +865,7 @@ static an_roofline record_of(const row_acc *a) {
   rec.launches_with_shapes = a->launches;
   rec.source = a->modelled ? AN_SHAPES_MODEL : a->mapped ? AN_SHAPES_MAPPING : AN_SHAPES_OP;
   rec.time_us = a->time;
+  rec.steps_time_us = a->steps_time;
   rec.bound_us = a->bound;
   rec.achieved_pct = a->time > 0 ? a->bound / a->time * 100.0 : 0;
   rec.limiter = a->comp_us > a->mem_us ? AN_LIMIT_COMPUTE : AN_LIMIT_MEMORY;

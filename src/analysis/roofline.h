@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "analysis/kernel_map.h"
+#include "analysis/steps.h"
 #include "analysis/model.h"
 #include "analysis/strtab.h"
 #include "analysis/tables.h"
@@ -45,6 +46,7 @@ typedef struct an_roofline_side {
   const an_kernel_map *kmap;
   const char *const *model_texts;
   size_t n_model_texts;
+  const an_steps *steps; /* parallel to views: their step windows (NULL: no steps) */
 } an_roofline_side;
 
 /* formal: the tables' traces; mapping: the mapping traces (n 0 in single-trace mode: no

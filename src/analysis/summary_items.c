@@ -596,6 +596,8 @@ void sm_overlap_items(sm_ctx *c) {
     an_summary_item *it = sm_add(c, AN_SUMMARY_OVERLAP, a, i, r->scope, bound,
                                  trip ? AN_BASIS_ROUND_TRIP : AN_BASIS_EXPOSED, basis);
     if (!it) continue;
+    /* the kernel's own time in the step, which the recoverable part is of (review 6) */
+    if (!trip && kr) it->detail_us = sm_row_per_step(c, kr);
     if (trip) it->what = r->fusion_pattern;
     if (trip) it->partner = r->fusion_partner;
     /* one of a collective's rows split by launch context: the item says which */

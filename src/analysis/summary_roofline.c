@@ -34,6 +34,15 @@ typedef struct rl_cand {
   bool done;     /* already in an item */
 } rl_cand;
 
+/* The share of the row's per-step time its launches with shapes cover, on the per-step
+ * basis: those inside the counted steps over the row's time there (launches outside them,
+ * warm-up ones with no launch record, say nothing of the step). */
+static double roofline_coverage(const an_roofline *f, const an_kernel_row *r) {
+  double have = r->steps_us > 0 ? f->steps_time_us : f->time_us;
+  double all = r->steps_us > 0 ? r->steps_us : r->total_us;
+  return all > 0 && have < all ? have / all : 1.0;
+}
+
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
@@ -43,7 +52,7 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   v.f = f;
   v.frac = f->of_attainable_pct / 100.0;
   v.gain = f->time_us > 0 ? f->headroom_us / f->time_us : 0;
-  double coverage = f->time_us < r->total_us ? f->time_us / r->total_us : 1.0;
+  double coverage = roofline_coverage(f, r);
   v.t = sm_row_per_step(c, r) * coverage;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
   if (tune && v.frac < 1) {

@@ -69,6 +69,7 @@ static cJSON *roofline_json(const an_roofline *f) {
       cJSON_AddNumberToObject(o, "launches_with_shapes", (double)f->launches_with_shapes) &&
       cJSON_AddStringToObject(o, "shapes_source", rp_shape_source(f->source)) &&
       cJSON_AddNumberToObject(o, "time_us", an_round3(f->time_us)) &&
+      cJSON_AddNumberToObject(o, "steps_time_us", an_round3(f->steps_time_us)) &&
       cJSON_AddNumberToObject(o, "bound_us", an_round3(f->bound_us)) &&
       cJSON_AddNumberToObject(o, "achieved_pct", an_round3(f->achieved_pct)) &&
       cJSON_AddStringToObject(o, "limiter", rp_limiter(f->limiter)) &&

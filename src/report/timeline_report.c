@@ -675,15 +675,24 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                "lever (%s): %s",
                it->count, it->count == 1 ? " takes" : "s take", x, y, it->lever_op, it->lever);
       return;
-    case AN_BASIS_EXPOSED:
-      snprintf(b, cap,
-               "its recoverable time: exposed, bounded by the work another stream could run and "
-               "by its own %s ms in the step%s",
-               x,
-               it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
-                   ? " (a collective: its transfer part only)"
-                   : "");
+    case AN_BASIS_EXPOSED: {
+      const char *part = it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
+                             ? " (a collective: its transfer part only)"
+                             : "";
+      rp_fmt_ms(y, sizeof y, it->detail_us);
+      /* the recoverable is part of the kernel's time: say both, as printed */
+      if (it->detail_us > it->basis_us && strcmp(x, y) != 0)
+        snprintf(b, cap,
+                 "its recoverable time, %s ms/step: the exposed part of the kernel's own %s "
+                 "ms/step in the step, bounded by the work another stream could run%s",
+                 x, y, part);
+      else
+        snprintf(b, cap,
+                 "its recoverable time: exposed, bounded by the work another stream could run "
+                 "and by its own %s ms in the step%s",
+                 x, part);
       return;
+    }
     case AN_BASIS_ROUND_TRIP:
       snprintf(b, cap,
                "the memory round trip folding it into the named partner removes, of its %s "
