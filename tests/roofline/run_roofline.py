@@ -59,7 +59,15 @@ floor      the per-launch latency floor (review 5, kernel items): on the vLLM gp
            Markdown cell says "(latency)"; with a pack whose MI300X entry states no floor
            the same row's headroom is time x (1 - of_attainable) again and the family's
            tuning bound grows.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor --triage BIN --source DIR [--shared DIR]
+bases      per-step bases of the kernel items (review 6 defects 2, 5, 9; ../shared, exit 77
+           without it): the HF Qwen trace's roofline item covers the launches with shapes
+           inside the counted step over the row's in-step time (flash_fwd: its whole 2.72
+           ms/step, the warm-up launches outside the step having no shapes), not the
+           window's coverage applied to the step; multistream5's overlap item names the
+           kernel's own per-step time beside its recoverable part; the event_sync banner
+           states the time account's idle; alexnet's footer calls a pageable copy's excess
+           host staging, not a wait; the MoE micro-benchmark's chain holds no top-k kernel.
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -784,10 +792,65 @@ def floor(args):
     return 1 if failures else 0
 
 
+def bases(args):
+    failures = []
+    real = os.path.join(args.shared, "traces/real")
+    if not os.path.isdir(real):
+        print("skip: %s is absent" % real)
+        return 77
+    rep = run_json(args.triage, os.path.join(real, "hf_qwen1.5_0.5b_chat_h100.json.gz"))
+    kernels = {k["name"]: k for st in rep["stages"] for k in st["kernels"]}
+    tuned = [it for it in rep["summary"] if it["basis"] == "roofline" and len(it["kernels"]) == 1]
+    if not tuned:
+        failures.append("hf: no single-kernel roofline item")
+    for it in tuned:
+        k = kernels[it["kernels"][0]]
+        f = k["roofline"]
+        per = 1.0 / max(it["steps"], 1)
+        want = (f["steps_time_us"] if k["steps_us"] > 0 else f["time_us"]) * per
+        if not near(it["basis_us_per_step"], want):
+            failures.append("hf %s: basis %r ms/step, want the in-step launches with shapes %r"
+                            % (k["name"][:40], it["basis_us_per_step"], want))
+        if f["steps_time_us"] > f["time_us"] + 1e-6 or f["steps_time_us"] > k["steps_us"] + 1e-3:
+            failures.append("hf %s: steps_time_us %r" % (k["name"][:40], f["steps_time_us"]))
+    flash = [it for it in tuned if "flash_fwd" in it["kernels"][0]]
+    if flash and flash[0]["basis_us_per_step"] < 0.99 * kernels[flash[0]["kernels"][0]]["steps_us"]:
+        failures.append("hf flash_fwd: basis %r of its %r in the step" %
+                        (flash[0]["basis_us_per_step"], kernels[flash[0]["kernels"][0]]["steps_us"]))
+    ms5 = run_json(args.triage, os.path.join(real, "hta_multistream5_a100.json.gz"))
+    k5 = {k["name"]: k for st in ms5["stages"] for k in st["kernels"]}
+    exposed = [it for it in ms5["summary"] if it["basis"] == "exposed"]
+    for it in exposed:
+        own = k5[it["kernels"][0]]["steps_us"] / max(it["steps"], 1)
+        if not near(it["detail_us"], own):
+            failures.append("multistream5: detail %r, want the kernel's %r a step" % (it["detail_us"], own))
+        if own > it["basis_us_per_step"] * 1.01 and "%.2f" % (own / 1000) not in it["basis_text"]:
+            failures.append("multistream5: basis %r does not name the kernel's own time" % it["basis_text"])
+    if not exposed:
+        failures.append("multistream5: no overlap item")
+    md = run_text(args.triage, "markdown", os.path.join(real, "hta_event_sync_multistream_a100.json.gz"))
+    banner = [l for l in md.splitlines() if l.startswith("**The GPU waits")]
+    account = re.search(r"idle [0-9.]+ ms \(([0-9.]+)%\)", md)
+    if not banner or not account or "%s%%" % account.group(1) not in banner[0]:
+        failures.append("event_sync: banner %r, account %r" % (banner[:1], account and account.group(1)))
+    md = run_text(args.triage, "markdown", os.path.join(real, "hta_alexnet_a100.json.gz"))
+    line = [l for l in md.splitlines() if l.startswith("Exposed by row")]
+    if not line or "pageable" not in line[0]:
+        failures.append("alexnet: footer %r" % line[:1])
+    moe = run_json(args.triage, os.path.join(real, "moe_microbench_b300.json.gz"))
+    chains = [it for it in moe["summary"] if it["basis"] == "chain"]
+    if not chains or any("TopK" in k or "Sort" in k for it in chains for k in it["kernels"]):
+        failures.append("moe: chain %r" % [it["kernels"] for it in chains])
+    for f in failures:
+        print("FAIL " + f)
+    print("per-step bases, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
-                                      "unbounded", "grouped", "levers", "floor"])
+                                      "unbounded", "grouped", "levers", "floor", "bases"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -796,7 +859,7 @@ def main():
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
-             "floor": floor}
+             "floor": floor, "bases": bases}
     return modes[args.mode](args)
 
 
