@@ -220,9 +220,9 @@ static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
 }
 
 te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS, "label",       "match",      "sms",    "hbm_tbs",
-                                     "link_gbs",  "peak_tflops", "attainable", "latency_floor",
-                                     "source",    NULL};
+  static const char *const keys[] = {HEADER_KEYS,     "label",    "match",       "sms",
+                                     "hbm_tbs",       "link_gbs", "peak_tflops", "attainable",
+                                     "latency_floor", "source",   NULL};
   (void)ctx;
   device_entry *e = TE_ENTRY_NEW(v, item, what, keys, device_entry);
   if (!e) return NULL;

@@ -319,16 +319,16 @@ typedef struct an_roofline_counts {
 
 /* The run's device for the roofline. */
 typedef struct an_roofline_device {
-  const char *id, *label; /* the device pack entry (from the rules); NULL: no roofline */
-  const char *gpu;        /* deviceProperties name ("" blank); NULL when the trace has none */
-  long arch, sms;         /* as matched (-1 unknown) */
-  double hbm_tbs;         /* the entry's figures (0 without an entry) */
-  double attainable_tbs;  /* hbm_tbs * its attainable bandwidth fraction */
-  double latency_floor_us;   /* per-launch floor applied: the entry's, capped by shortest_us */
-  double pack_floor_us;      /* the entry's latency_floor (0: none stated) */
-  const char *floor_basis;   /* the entry's latency_floor basis (from the rules) */
-  double shortest_us;        /* the run's shortest kernel launch (0: none) */
-  const char *source;     /* the entry's datasheet citation */
+  const char *id, *label;  /* the device pack entry (from the rules); NULL: no roofline */
+  const char *gpu;         /* deviceProperties name ("" blank); NULL when the trace has none */
+  long arch, sms;          /* as matched (-1 unknown) */
+  double hbm_tbs;          /* the entry's figures (0 without an entry) */
+  double attainable_tbs;   /* hbm_tbs * its attainable bandwidth fraction */
+  double latency_floor_us; /* per-launch floor applied: the entry's, capped by shortest_us */
+  double pack_floor_us;    /* the entry's latency_floor (0: none stated) */
+  const char *floor_basis; /* the entry's latency_floor basis (from the rules) */
+  double shortest_us;      /* the run's shortest kernel launch (0: none) */
+  const char *source;      /* the entry's datasheet citation */
 } an_roofline_device;
 
 /* How the roofline's model was identified from the trace's content, or why none was

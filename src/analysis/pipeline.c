@@ -733,8 +733,8 @@ static an_status build_roofline(run_state *r) {
   for (size_t i = 0; i < fm->n; i++) texts[n++] = fm->paths[i];
   if (r->report.run.context.model.value) texts[n++] = r->report.run.context.model.value;
   an_roofline_side f = {fm->views, fm->n, fm->kmap, texts, n, r->steps};
-  an_roofline_side m = {r->mapping.views, r->two ? r->mapping.n : 0, r->mapping.kmap, NULL, 0,
-                        NULL};
+  an_roofline_side m = {
+      r->mapping.views, r->two ? r->mapping.n : 0, r->mapping.kmap, NULL, 0, NULL};
   an_status rc = an_roofline_build(&f, &m, r->rules, r->strings, &r->tables, &r->roofline);
   free(texts);
   if (rc == AN_OK) name_blank_gpu(r);

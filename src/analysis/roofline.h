@@ -16,8 +16,8 @@
 #include <stddef.h>
 
 #include "analysis/kernel_map.h"
-#include "analysis/steps.h"
 #include "analysis/model.h"
+#include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/tables.h"
 #include "analysis/trace_view.h"

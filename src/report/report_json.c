@@ -84,8 +84,7 @@ static cJSON *roofline_json(const an_roofline *f) {
       cJSON_AddNumberToObject(o, "headroom_us", an_round3(f->headroom_us)) &&
       cJSON_AddNumberToObject(o, "latency_floor_us", an_round3(f->latency_floor_us)) &&
       cJSON_AddNumberToObject(o, "floored_launches", (double)f->floored_launches) &&
-      cJSON_AddBoolToObject(o, "latency_bound", f->latency_bound) &&
-      roofline_shapes_json(o, f))
+      cJSON_AddBoolToObject(o, "latency_bound", f->latency_bound) && roofline_shapes_json(o, f))
     return o;
   cJSON_Delete(o);
   return NULL;

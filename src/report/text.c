@@ -254,8 +254,8 @@ void rp_roofline_cell(const an_roofline *f, char *out, size_t cap) {
     snprintf(out, cap, "-");
     return;
   }
-  snprintf(out, cap, "%.0f%% %s%s", f->achieved_pct, f->limiter == AN_LIMIT_COMPUTE ? "comp" : "mem",
-           f->latency_bound ? " (latency)" : "");
+  snprintf(out, cap, "%.0f%% %s%s", f->achieved_pct,
+           f->limiter == AN_LIMIT_COMPUTE ? "comp" : "mem", f->latency_bound ? " (latency)" : "");
 }
 
 void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t cap) {

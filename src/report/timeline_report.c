@@ -572,8 +572,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "of its %s ms/step%s",
              it->basis_pct, f->of_attainable_pct, att,
              it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl);
-  }
-  else
+  } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
              x);
 }
