@@ -59,11 +59,12 @@ static bool link_parents(an_op_nest *x) {
   return true;
 }
 
-/* The index over every CPU op (all), or over those spanning one of at[0..n_at). */
-static int build(an_op_nest *x, const tr_trace *t, bool all, const double *at, size_t n_at) {
+/* The index over every event of the kind (all), or over those spanning one of at[0..n_at). */
+static int build(an_op_nest *x, const tr_trace *t, tr_kind kind, bool all, const double *at,
+                 size_t n_at) {
   size_t n = 0;
   x->t = t;
-  x->ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  x->ops = tr_trace_events(t, kind, &n);
   if (n > INT32_MAX) n = 0; /* positions are 32-bit: no fallback past them */
   x->n = 0;
   x->pos = malloc((n ? n : 1) * sizeof *x->pos);
@@ -83,10 +84,16 @@ static int build(an_op_nest *x, const tr_trace *t, bool all, const double *at, s
   return -1;
 }
 
-int an_op_nest_build(an_op_nest *x, const tr_trace *t) { return build(x, t, true, NULL, 0); }
+int an_op_nest_build(an_op_nest *x, const tr_trace *t) {
+  return build(x, t, TR_KIND_CPU_OP, true, NULL, 0);
+}
 
 int an_op_nest_build_at(an_op_nest *x, const tr_trace *t, const double *at, size_t n_at) {
-  return build(x, t, false, at, n_at);
+  return build(x, t, TR_KIND_CPU_OP, false, at, n_at);
+}
+
+int an_op_nest_build_regions_at(an_op_nest *x, const tr_trace *t, const double *at, size_t n_at) {
+  return build(x, t, TR_KIND_USER_ANNOTATION, false, at, n_at);
 }
 
 void an_op_nest_free(an_op_nest *x) {

@@ -21,7 +21,7 @@
 
 typedef struct an_op_nest {
   const tr_trace *t;
-  const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP) */
+  const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP), or of the regions */
   uint32_t *pos;       /* positions in ops, sorted by (pid, tid, start, -end) */
   int32_t *parent;     /* per sorted entry: the sorted entry of its enclosing op, -1 none */
   size_t n;
@@ -35,6 +35,10 @@ int an_op_nest_build(an_op_nest *x, const tr_trace *t);
  * does: the ops around such a time, and the ops enclosing them, all span it (ops of a
  * thread nest), so they are all kept. 0, or -1 out of memory (x is then empty). */
 int an_op_nest_build_at(an_op_nest *x, const tr_trace *t, const double *at, size_t n_at);
+/* The same over the record_function regions (user annotations, TR_KIND_USER_ANNOTATION)
+ * instead of the CPU ops: the queries below then answer with regions (older PyTorch records
+ * a collective's message as the region "nccl:all_reduce" around its launch, not as an op). */
+int an_op_nest_build_regions_at(an_op_nest *x, const tr_trace *t, const double *at, size_t n_at);
 void an_op_nest_free(an_op_nest *x);
 
 /* The innermost CPU op on the thread of `at` (any event) whose span holds at's start, or

@@ -729,6 +729,50 @@ Test(timeline, collectives_grouped_by_message, .init = setup, .fini = teardown) 
   account_free(&a);
 }
 
+/* An all-reduce as older PyTorch records it (DDP's gradient buckets, PARAM DLRM): the kernel
+ * states no message, its record_param_comms op holds a tensor list, and the message tensor
+ * is the first input of the region "nccl:all_reduce" around the launch. */
+static void bucket_allreduce(tb *b, double ts, double kts, double kdur, long nelems) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%.3f,\"dur\":9,\"args\":{\"Input Dims\":[[], [], [], []]}},"
+         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%.3f,\"dur\":8,\"args\":{\"Input Dims\":[[], [], []],"
+         "\"Input type\":[\"TensorList\", \"Scalar\", \"\"]}},"
+         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":6,\"args\":{\"Input Dims\":[[%ld]],"
+         "\"Input type\":[\"float\"]}},",
+         ts, ts + 0.5, ts + 1, nelems);
+  tb_add(
+      b,
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+      "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\","
+      "\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
+      ts + 2, c, kts, kdur, c);
+}
+
+/* Buckets of different sizes are no like instances: their messages come from the regions,
+ * so only the second bucket of the first size waits (by name, every bucket above the
+ * smallest would: 250 us; review 6, dlrm W2). */
+Test(timeline, collectives_grouped_by_the_region_message, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 2000);
+  bucket_allreduce(&b, 10, 100, 100, 394241);
+  bucket_allreduce(&b, 30, 300, 300, 112);
+  bucket_allreduce(&b, 50, 700, 150, 394241);
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert_eq(a.st->n_collectives, 1);
+  const an_collective_time *c = &a.st->collectives[0];
+  cr_assert_eq(c->instances, 3);
+  cr_assert_eq(c->basis, AN_FLOOR_MESSAGE);
+  cr_assert_eq(c->wait_ns, 50000);
+  account_free(&a);
+}
+
 /* A step's first kernel on its stream queued long before the GPU ran it, while nothing of
  * the step ran: it waited for work outside the step (the previous batch), which is no idle
  * of the step. The kernel before that wait is outside. */
