@@ -53,9 +53,12 @@ static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
     d->step_us[d->n_step_us++] = an_round3((double)tl->steps[i].account.kernel_ns / 1000.0);
   /* the account's own per-instance wait (analysis/waits.h), as the single-run report's
    * collectives table and its JSON "wait_us" give it: one wait model, never a second */
-  for (size_t i = 0; i < tl->n_collectives; i++) {
+  for (size_t i = 0; i < tl->n_collectives; i++) { /* a kernel's launch-context rows: one */
     const an_collective_time *c = &tl->collectives[i];
-    d->waits[d->n_waits++] = (an_diff_wait){c->kernel, an_round3((double)c->wait_ns / 1000.0)};
+    size_t j = 0;
+    while (j < d->n_waits && strcmp(d->waits[j].name, c->kernel)) j++;
+    if (j == d->n_waits) d->waits[d->n_waits++] = (an_diff_wait){c->kernel, 0};
+    d->waits[j].wait_us = an_round3(d->waits[j].wait_us + (double)c->wait_ns / 1000.0);
   }
   return true;
 }

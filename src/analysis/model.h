@@ -841,6 +841,13 @@ typedef struct an_collective_time {
   int64_t total_ns, wait_ns, first_wait_ns; /* transfer = total - wait */
   int64_t floor_ns;                         /* the smallest floor of its groups */
   int64_t max_wait_ns;                      /* the largest wait of one instance */
+  /* The labelled launch-context family its instances share ("gradient reduce (DDP hook)",
+   * "input dist": what launched them, analysis/launch_context.h; borrowed from the rules),
+   * else NULL; context_rest: the launches under no labelled family of a collective that has
+   * such rows too. A collective's rows are split by it as the overlap table's are, and
+   * floors compare instances of one family only. */
+  const char *launch_context;
+  bool context_rest;
 } an_collective_time;
 
 /* The GPU time of a window (one step, or a stage): span = busy + idle exactly (integer

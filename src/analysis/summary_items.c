@@ -309,6 +309,14 @@ static bool late_arrival(const sm_ctx *c, const an_summary_item *it, bool measur
          it->first_us * 100.0 >= c->s->summary_straggler_first_min_pct * it->at_stake_us;
 }
 
+/* Adds kernel to the last item unless the item names it already (the rows a collective's
+ * launch contexts split it into share its name). */
+static void item_kernel_once(sm_ctx *c, const char *kernel) {
+  for (size_t k = c->nk - c->v[c->n - 1].n_kernels; k < c->nk; k++)
+    if (!strcmp(c->kpool[k], kernel)) return;
+  sm_item_kernel(c, kernel);
+}
+
 /* One item per stage: the waits have one root cause, the rank the others wait for. Its
  * rows are the collectives that wait (all of them when the Ranks section measured the
  * loss). The bound is their wait above their floors; where the Ranks section measured what
@@ -352,7 +360,7 @@ void sm_wait_items(sm_ctx *c) {
   for (size_t i = 0; i < tl->n_collectives; i++) {
     if (!measured && tl->collectives[i].wait_ns <= 0) continue;
     it->count += tl->collectives[i].instances;
-    sm_item_kernel(c, tl->collectives[i].kernel);
+    item_kernel_once(c, tl->collectives[i].kernel);
     sm_item_row(c, i, AN_PART_ALL);
   }
 }
@@ -563,14 +571,18 @@ static bool overlap_action(an_recommendation rec, an_action *a) {
   }
 }
 
-/* A collective's transfer time per step (its time less its wait): what overlapping it can
- * hide at most. */
+/* A collective's transfer time per step (its time less its wait, over the rows its launch
+ * contexts split it into): what overlapping it can hide at most. */
 static double transfer_per_step(const sm_ctx *c, const char *name) {
   const an_stage_timeline *tl = c->g.st->timeline;
+  int64_t ns = 0;
+  bool found = false;
   for (size_t i = 0; i < tl->n_collectives; i++)
-    if (!strcmp(tl->collectives[i].kernel, name))
-      return per_step_us(c, tl->collectives[i].total_ns - tl->collectives[i].wait_ns);
-  return INFINITY;
+    if (!strcmp(tl->collectives[i].kernel, name)) {
+      ns += tl->collectives[i].total_ns - tl->collectives[i].wait_ns;
+      found = true;
+    }
+  return found ? per_step_us(c, ns) : INFINITY;
 }
 
 void sm_overlap_items(sm_ctx *c) {

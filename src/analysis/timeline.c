@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/kmap_internal.h"
+#include "analysis/launch_context.h"
 #include "analysis/op_cost.h"
 #include "analysis/op_nest.h"
 #include "analysis/timeline_internal.h"
@@ -47,9 +48,10 @@ typedef struct tl_window {
 typedef struct tl_coll {
   size_t window;
   const char *name;
-  uint32_t ordinal; /* among the window's instances of the same name */
-  bool first;       /* the window's first collective */
-  const char *msg;  /* its message, NULL when the trace has no such args */
+  uint32_t ordinal;    /* among the window's instances of the same name */
+  bool first;          /* the window's first collective */
+  const char *msg;     /* its message, NULL when the trace has no such args */
+  const char *context; /* its labelled launch-context family (launch_context.h), or NULL */
   int64_t dur, floor;
   double wait_us;
   an_floor_basis basis;
@@ -131,8 +133,10 @@ static size_t stage_slot(const an_timeline *tl, const char *stage_id) {
 typedef struct tl_trace {
   const an_timeline_input *in;
   const tr_trace *t;
-  const char **coll_name; /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
-  uint8_t *graph_call;    /* by string id: 0 unasked, 1 no, 2 a graph launch call */
+  const char **coll_name;      /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
+  const char **coll_cat;       /* by string id: a collective's category, once coll_name is set */
+  an_launch_context *launches; /* the collectives' launch contexts, made at the first */
+  uint8_t *graph_call;         /* by string id: 0 unasked, 1 no, 2 a graph launch call */
   const te_matcher *graph_matcher; /* graph_replay_launch, looked up once */
   const tr_event *kev;             /* the trace's kernel events */
   long *step_window;               /* by step: window index or -1 */
@@ -291,6 +295,7 @@ static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name) {
       if (len >= sizeof buf) len = sizeof buf - 1;
       cat = te_rules_classify(tl->rules, "kernel", buf, NULL);
     }
+    c->coll_cat[name] = cat;
     c->coll_name[name] = te_string_list_has(&tl->set->ranks_communication_categories, cat)
                              ? an_strtab_intern(tl->strings, canon, len)
                              : NOT_COLLECTIVE;
@@ -446,18 +451,35 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   return i64_push(&o->work->gaps, gap);
 }
 
+/* The labelled launch-context family of collective kernel event e (launch_context.h: the
+ * input dist, the gradient reduce of a DDP hook, ...), as the overlap table splits the
+ * collective's rows; NULL when none or unlabelled, or out of memory. */
+static const char *launch_family(an_timeline *tl, tl_trace *c, const tr_event *e) {
+  if (!c->launches && !(c->launches = an_launch_context_create(c->t, tl->rules))) return NULL;
+  long f = an_launch_context_of(c->launches, e, c->coll_cat[e->name], NULL, 0);
+  return f >= 0 ? an_launch_context_label(c->launches, f) : NULL;
+}
+
 /* A collective kernel k of canonical name `name`. */
 static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, const char *name,
                            bool first) {
+  const tr_event *e = &o->c->kev[k->pos];
+  const char *context = launch_family(tl, o->c, e);
   uint32_t ordinal = 0;
   for (size_t i = tl->n_coll; i-- > 0 && tl->coll[i].window == o->window;)
-    ordinal += tl->coll[i].name == name;
-  const char *msg = message_key(tl, o->c, &o->c->kev[k->pos], kernel_launch(o->c, k));
+    ordinal += tl->coll[i].name == name && tl->coll[i].context == context;
+  const char *msg = message_key(tl, o->c, e, kernel_launch(o->c, k));
   tl_coll *v = ut_grow(tl->coll, &tl->cap_coll, tl->n_coll + 1, sizeof *v);
   if (!v) return false;
   tl->coll = v;
-  tl->coll[tl->n_coll++] =
-      (tl_coll){o->window, name, ordinal, first, msg, k->end - k->start, 0, 0, AN_FLOOR_NAME};
+  tl->coll[tl->n_coll++] = (tl_coll){.window = o->window,
+                                     .name = name,
+                                     .ordinal = ordinal,
+                                     .first = first,
+                                     .msg = msg,
+                                     .context = context,
+                                     .dur = k->end - k->start,
+                                     .basis = AN_FLOOR_NAME};
   o->acc->collective_ns += k->end - k->start;
   return true;
 }
@@ -639,10 +661,11 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
                 .first_window = tl->n_win};
   size_t n_str = tr_trace_string_count(c.t), n_steps = in->steps->n;
   c.coll_name = calloc(n_str ? n_str : 1, sizeof *c.coll_name);
+  c.coll_cat = calloc(n_str ? n_str : 1, sizeof *c.coll_cat);
   c.graph_call = calloc(n_str ? n_str : 1, 1);
   c.step_window = malloc((n_steps ? n_steps : 1) * sizeof *c.step_window);
   c.stage_window = malloc((tl->n_st + 1) * sizeof *c.stage_window);
-  bool ok = c.coll_name && c.graph_call && c.step_window && c.stage_window;
+  bool ok = c.coll_name && c.coll_cat && c.graph_call && c.step_window && c.stage_window;
   for (size_t j = 0; ok && j < n_steps; j++) c.step_window[j] = -1;
   for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
   ok = ok && make_windows(tl, &c) && account_kernels(tl, &c);
@@ -650,6 +673,8 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   an_op_nest_free(&c.regions);
   ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
   free(c.coll_name);
+  free(c.coll_cat);
+  an_launch_context_destroy(c.launches);
   free(c.graph_call);
   free(c.step_window);
   free(c.stage_window);
@@ -899,7 +924,7 @@ static int cmp_coll(const void *pa, const void *pb, void *ctx) {
   size_t sa = tl->win[a->window].stage, sb = tl->win[b->window].stage;
   if (sa != sb) return sa < sb ? -1 : 1;
   int c = strcmp(a->name, b->name);
-  if (c) return c;
+  if (c || (c = cmp_str0(a->context, b->context))) return c;
   if (a->basis != b->basis) return a->basis < b->basis ? -1 : 1;
   if (a->basis == AN_FLOOR_MESSAGE && (c = strcmp(a->msg, b->msg))) return c;
   if (a->basis == AN_FLOOR_POSITION && a->ordinal != b->ordinal)
@@ -909,7 +934,8 @@ static int cmp_coll(const void *pa, const void *pb, void *ctx) {
 
 static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b) {
   return tl->win[a->window].stage == tl->win[b->window].stage && a->name == b->name &&
-         a->basis == b->basis && (a->basis != AN_FLOOR_MESSAGE || a->msg == b->msg) &&
+         a->context == b->context && a->basis == b->basis &&
+         (a->basis != AN_FLOOR_MESSAGE || a->msg == b->msg) &&
          (a->basis != AN_FLOOR_POSITION || a->ordinal == b->ordinal);
 }
 
@@ -928,7 +954,7 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
     double lo_floor = 0, hi_floor = 0; /* the later positions' floors */
     for (hi = lo; hi < tl->n_coll; hi++) {
       const tl_coll *b = &tl->coll[hi];
-      if (b->name != a->name || b->basis != a->basis ||
+      if (b->name != a->name || b->context != a->context || b->basis != a->basis ||
           tl->win[b->window].stage != tl->win[a->window].stage)
         break;
       if (b->first) continue;
@@ -988,11 +1014,14 @@ static bool collective_waits(an_timeline *tl) {
 static int cmp_coll_row(const void *pa, const void *pb) {
   const an_collective_time *a = pa, *b = pb;
   if (a->wait_ns != b->wait_ns) return a->wait_ns > b->wait_ns ? -1 : 1;
-  return strcmp(a->kernel, b->kernel);
+  int c = strcmp(a->kernel, b->kernel);
+  return c ? c : cmp_str0(a->launch_context, b->launch_context);
 }
 
-/* One row per (stage, collective) into tl->colls; the instances are sorted by stage and
- * name (collective_waits). */
+/* One row per (stage, collective, launch-context family) into tl->colls; the instances are
+ * sorted by stage, name and family (collective_waits). A collective whose launches are split
+ * by family keeps the rest, those of no labelled family, as a row of its own
+ * (context_rest), as the overlap table does. */
 static bool collective_rows(an_timeline *tl) {
   tl->colls = calloc(tl->n_coll ? tl->n_coll : 1, sizeof *tl->colls);
   tl->coll_stage = calloc(tl->n_coll ? tl->n_coll : 1, sizeof *tl->coll_stage);
@@ -1001,10 +1030,15 @@ static bool collective_rows(an_timeline *tl) {
   for (size_t i = 0; i < tl->n_coll; i++) {
     const tl_coll *x = &tl->coll[i];
     const tl_coll *prev = i ? &tl->coll[i - 1] : NULL;
-    if (!prev || prev->name != x->name || tl->win[prev->window].stage != tl->win[x->window].stage) {
+    if (!prev || prev->name != x->name || prev->context != x->context ||
+        tl->win[prev->window].stage != tl->win[x->window].stage) {
       tl->coll_stage[tl->n_colls] = tl->win[x->window].stage;
       r = &tl->colls[tl->n_colls++];
-      *r = (an_collective_time){x->name, x->basis, 0, 0, 0, 0, x->floor, 0};
+      *r = (an_collective_time){x->name, x->basis, 0, 0, 0, 0, x->floor, 0, x->context, false};
+      /* the rest (no family) sorts first: a family row after it splits the name */
+      if (x->context && tl->n_colls > 1 && r[-1].kernel == x->name && !r[-1].launch_context &&
+          tl->coll_stage[tl->n_colls - 2] == tl->coll_stage[tl->n_colls - 1])
+        r[-1].context_rest = true;
     }
     int64_t wait = tl_ns(x->wait_us);
     r->instances++;

@@ -201,6 +201,10 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
     an_summary_anchor(id, sizeof id, "wait", st->id, i);
     rp_hw_printf(hw, "<tr id=\"%s%s\"><td>W%zu</td><td>", hw->idp, id, i + 1);
     rp_hw_name_span(hw, c->kernel, rp_hw_shown(hw, si, c->kernel));
+    if (rp_collective_context(c)) { /* one of the rows a collective's launch contexts split */
+      rp_hw_printf(hw, " &mdash; ");
+      rp_hw_text(hw, rp_collective_context(c));
+    }
     rp_hw_printf(hw, "</td><td data-value=\"%.6g\">%.1f</td>", (double)c->instances / n,
                  (double)c->instances / n);
     rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns));

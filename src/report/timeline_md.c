@@ -274,6 +274,10 @@ static void collectives_table(FILE *f, const an_stage_report *st, rp_name_fn nam
     rp_fmt_ms(fw, sizeof fw, rp_per_step_us(tl, c->first_wait_ns));
     fprintf(f, "| <a id=\"%s\"></a>W%zu | ", id, i + 1);
     rp_md_code(f, name(ctx, st->id, c->kernel));
+    if (rp_collective_context(c)) { /* one of the rows a collective's launch contexts split */
+      fputs(" — ", f);
+      rp_md_cell_text(f, rp_collective_context(c));
+    }
     fprintf(f, " | %.1f | %s | %s | %s | %s | %.1f | %s |\n", (double)c->instances / n, t, x, w, fw,
             (double)c->floor_ns / 1000.0, rp_floor_basis(c->basis));
   }

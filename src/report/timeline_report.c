@@ -35,6 +35,10 @@ const char *rp_bound_basis(an_bound_basis b) {
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
+const char *rp_collective_context(const an_collective_time *c) {
+  return c->launch_context ? c->launch_context : c->context_rest ? "other launches" : NULL;
+}
+
 double rp_ns_us(int64_t ns) { return an_round3((double)ns / 1000.0); }
 
 static bool add_us(cJSON *o, const char *key, int64_t ns) {
@@ -108,7 +112,10 @@ static cJSON *step_json(const an_step_account *s) {
 
 static cJSON *collective_json(const an_collective_time *c) {
   cJSON *o = cJSON_CreateObject();
+  const char *context = rp_collective_context(c);
   bool ok = o && cJSON_AddStringToObject(o, "kernel", c->kernel) &&
+            cJSON_AddItemToObject(o, "launch_context",
+                                  context ? cJSON_CreateString(context) : cJSON_CreateNull()) &&
             cJSON_AddStringToObject(o, "floor_basis", rp_floor_basis(c->basis)) &&
             cJSON_AddNumberToObject(o, "instances", (double)c->instances) &&
             add_us(o, "total_us", c->total_ns) &&

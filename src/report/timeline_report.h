@@ -19,6 +19,9 @@ const char *rp_idle_kind(an_idle_kind k);     /* "sync", "host", "launch", ... (
 const char *rp_workload(an_workload w);       /* "serving", "training", ... */
 const char *rp_floor_basis(an_floor_basis b); /* "message size", "position in step", "name" */
 const char *rp_bound_basis(an_bound_basis b); /* "idle", "wait", "roofline", ... (JSON) */
+/* The launch-context family a collective's row stands for when its launches are split ("input
+ * dist", or "other launches" for the rest), NULL when the row holds the whole collective. */
+const char *rp_collective_context(const an_collective_time *c);
 
 /* The stage's "timeline" object: counts, the total account, the collectives and each
  * step's account (its causes cut to RP_TIMELINE_STEP_CAUSES); NULL when out of memory. */

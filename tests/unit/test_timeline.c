@@ -773,6 +773,31 @@ Test(timeline, collectives_grouped_by_the_region_message, .init = setup, .fini =
   account_free(&a);
 }
 
+/* One kernel name doing unlike work, told by what launched it (the packs' launch-context
+ * families, as the overlap table splits its rows): an optimizer's all-reduce and a DDP
+ * hook's of the same size are rows of their own with floors of their own, so the slower
+ * one's transfer is not read as wait (review 6 defect 1b: W rows keyed by kernel name). */
+Test(timeline, collectives_split_by_launch_context, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  host(&b, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 5, 20);
+  collective(&b, 10, 100, 100, 1048576);
+  host(&b, "user_annotation", "## optimizer ##", 30, 20);
+  collective(&b, 35, 300, 250, 1048576); /* the same size, slower: another link's work */
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert_eq(a.st->n_collectives, 2);
+  for (size_t i = 0; i < 2; i++) {
+    const an_collective_time *c = &a.st->collectives[i];
+    cr_assert_not_null(c->launch_context);
+    cr_assert_eq(c->instances, 1);
+    cr_assert_eq(c->wait_ns, 0, "%s", c->launch_context);
+  }
+  cr_assert_str_neq(a.st->collectives[0].launch_context, a.st->collectives[1].launch_context);
+  account_free(&a);
+}
+
 /* A step's first kernel on its stream queued long before the GPU ran it, while nothing of
  * the step ran: it waited for work outside the step (the previous batch), which is no idle
  * of the step. The kernel before that wait is outside. */
