@@ -63,7 +63,9 @@ def per_step_rows(stage, steps):
 
 def rank_loss_each(rep, stage):
     """A directory run: what one rank of the tables' rank's group loses per step to the
-    late arrivals (the Ranks section's cross-rank floor); 0 when the section says none."""
+    late arrivals (the Ranks section's cross-rank floor); 0 when the section says none. A
+    group of only the ranks read, of a run with more, counts when its imbalance table shows
+    kernels the straggler runs longest (its own compute is the cause; docs/report.md)."""
     formal = rep.get("inputs", {}).get("formal") or [None]
     for sec in rep.get("ranks", []):
         if sec["stage"] != stage:
@@ -73,7 +75,10 @@ def rank_loss_each(rep, stage):
                 continue
             g = sec["groups"][row["group"]]
             partial = g["source"] == "all-ranks" and rep["limits"]["ranks_expected"] > len(g["ranks"])
-            if g["verdict"] in ("straggler", "spread") and not partial and len(g["ranks"]) > 1:
+            imbalance = g["verdict"] == "straggler" and g.get("extra_compute_per_step_us", 0) > 0 and any(
+                x["group"] == row["group"] and x["max_rank"] == g["straggler"]
+                for x in sec.get("imbalance", []))
+            if g["verdict"] in ("straggler", "spread") and (not partial or imbalance) and len(g["ranks"]) > 1:
                 return g["lost_per_step_us"] / (len(g["ranks"]) - 1)
     return 0
 
