@@ -527,9 +527,10 @@ typedef struct an_fuse_row {
   const char **related;
   size_t n_evidence; /* related rows at or above fuse.evidence_min_share_pct */
   an_fuse_evidence *evidence;
-  size_t n_locations;       /* distinct current locations ("path:line func" or */
-  const char **locations;   /*   "unresolved"), at most fuse.locations */
-  size_t n_candidate_paths; /* from the rules */
+  size_t n_locations;               /* distinct current locations ("path:line func" or */
+  const char **locations;           /*   "unresolved"), at most fuse.locations */
+  an_location_kind *location_kinds; /* per location: a graph replay's when its sites are */
+  size_t n_candidate_paths;         /* from the rules */
   const char *const *candidate_paths;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
   /* Issue 31: whether the pattern's fused kernel already runs (in this stage, or in

@@ -173,6 +173,7 @@ static void fuse_row_free(an_fuse_row *r) {
   free(r->related);
   free(r->evidence);
   free(r->locations);
+  free(r->location_kinds);
 }
 
 /* Minimum architecture: the trace's compute capability is at least the pattern's minimum
@@ -548,22 +549,30 @@ static bool fill_evidence(an_fuse_row *r, bool comp, const an_stage_tables *st, 
   return r->evidence != NULL;
 }
 
-/* Current locations: distinct site locations of the related rows. */
+/* Current locations: distinct site locations of the related rows, each with how the
+ * kernel table shows it (a location some site launches eagerly is a launch location). */
 static bool fill_locations(an_fuse_row *r, const an_stage_tables *st, const size_t *rel,
                            size_t nrel, size_t n_locs) {
   r->locations = calloc(n_locs ? n_locs : 1, sizeof *r->locations);
-  for (size_t k = 0; r->locations && k < nrel && r->n_locations < n_locs; k++) {
+  r->location_kinds = calloc(n_locs ? n_locs : 1, sizeof *r->location_kinds);
+  if (!r->locations || !r->location_kinds) return false;
+  for (size_t k = 0; k < nrel && r->n_locations < n_locs; k++) {
     const an_kernel_row *row = &st->rows[rel[k]];
     size_t ns = row->entry ? row->entry->n_sites : 0;
     for (size_t s = 0; s < (ns ? ns : 1) && r->n_locations < n_locs; s++) {
       const char *loc = row_location(row, s);
-      bool dup = false;
-      for (size_t q = 0; q < r->n_locations; q++)
-        if (strcmp(r->locations[q], loc) == 0) dup = true;
-      if (!dup) r->locations[r->n_locations++] = loc;
+      an_location_kind kind = ns ? row->entry->sites[s].kind : AN_LOCATION_LAUNCH;
+      size_t q = 0;
+      while (q < r->n_locations && strcmp(r->locations[q], loc) != 0) q++;
+      if (q < r->n_locations) {
+        if (kind == AN_LOCATION_LAUNCH) r->location_kinds[q] = AN_LOCATION_LAUNCH;
+        continue;
+      }
+      r->locations[r->n_locations] = loc;
+      r->location_kinds[r->n_locations++] = kind;
     }
   }
-  return r->locations != NULL;
+  return true;
 }
 
 /* The pieces of a split by role, for the reader (review-1 defect 4): the riders' role when

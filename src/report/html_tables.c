@@ -289,10 +289,13 @@ static void component_row(rp_hw *hw, size_t si, const char *kernel) {
   rp_hw_printf(hw, "</tr>");
 }
 
-static void loc_list(rp_hw *hw, const char *title, const char *const *items, size_t n) {
+/* A list of locations or paths; kinds (NULL: none) says which location is a graph
+ * replay's, worded as the kernel table does. */
+static void loc_list(rp_hw *hw, const char *title, const char *const *items,
+                     const an_location_kind *kinds, size_t n) {
   rp_hw_printf(hw, "<p>%s</p><ul class=\"loc\">", title);
   for (size_t i = 0; i < n; i++) {
-    rp_hw_printf(hw, "<li>");
+    rp_hw_printf(hw, "<li>%s", kinds ? rp_location_lead(kinds[i]) : "");
     rp_hw_text(hw, items[i]);
     rp_hw_printf(hw, "</li>");
   }
@@ -309,8 +312,9 @@ static void fusion_evidence(rp_hw *hw, size_t si, const an_fuse_row *f) {
                f->n_related, f->n_related == 1 ? "" : "s");
   for (size_t i = 0; i < f->n_related; i++) component_row(hw, si, f->related[i]);
   rp_hw_printf(hw, "</tbody></table>");
-  loc_list(hw, "Launched today from:", (const char *const *)f->locations, f->n_locations);
-  loc_list(hw, "Fused path:", f->candidate_paths, f->n_candidate_paths);
+  loc_list(hw, "Launched today from:", (const char *const *)f->locations, f->location_kinds,
+           f->n_locations);
+  loc_list(hw, "Fused path:", f->candidate_paths, NULL, f->n_candidate_paths);
   rp_hw_printf(hw, "</details></td>");
 }
 

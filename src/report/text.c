@@ -107,7 +107,9 @@ char *rp_fuse_locations_cell(const an_fuse_row *r) {
       ut_buf_free(&t);
       return NULL;
     }
-    ut_buf_addf(&t, "%s%s", i ? "<br>" : "", loc);
+    ut_buf_addf(&t, "%s%s%s", i ? "<br>" : "",
+                rp_location_lead(r->location_kinds ? r->location_kinds[i] : AN_LOCATION_LAUNCH),
+                loc);
     free(loc);
   }
   if (!r->n_locations) ut_buf_add(&t, "-");

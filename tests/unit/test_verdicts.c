@@ -700,6 +700,37 @@ Test(locations, plumbing_frames_point_at_the_model, .init = setup, .fini = teard
   te_rules_destroy(ref);
 }
 
+/* The vLLM full-graph shape with a fused add+RMSNorm among the replayed kernels. */
+#define REPLAYED_NORM "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>"
+static const char FULL_GRAPH_NORM[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2400) ","
+    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 200) ","
+    PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) ","
+    PYF("torch/cuda/graphs.py(139): replay", 120, 80) ","
+    GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53) ","
+    GRAPH_LAUNCH(160, 54) ","
+    GK(REPLAYED, 1000, 300, 51) "," GK(REPLAYED_NORM, 1400, 300, 52) ","
+    GK(REPLAYED, 1800, 300, 53) "," GK(REPLAYED_NORM, 2200, 300, 54) "]}";
+
+/* A fusion row's current location is worded as the kernel table words it (review 6
+ * defect 6): inside a graph replay of the runner, in Markdown, JSON and HTML alike. */
+Test(locations, fusion_location_says_graph_replay, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", FULL_GRAPH_NORM);
+  const an_fuse_row *f = NULL;
+  for (size_t s = 0; s < rep->n_stages && !f; s++)
+    for (size_t i = 0; i < rep->stages[s].n_fuse && !f; i++)
+      for (size_t k = 0; k < rep->stages[s].fuse[i].n_related; k++)
+        if (!strcmp(rep->stages[s].fuse[i].related[k], REPLAYED_NORM)) f = &rep->stages[s].fuse[i];
+  cr_assert(f && f->n_locations == 1, "a fusion row on the replayed norm");
+  cr_assert_eq(f->location_kinds[0], AN_LOCATION_GRAPH_REPLAY);
+  char *cell = rp_fuse_locations_cell(f);
+  cr_assert_str_eq(cell,
+                   "inside a graph replay of _model_forward @ "
+                   "vllm/v1/worker/gpu_model_runner.py:3102");
+  free(cell);
+  an_report_destroy(rep);
+}
+
 /* An SGLang trace whose GEMM ran `n` times: the first `framed` launches under a model
  * layer's Python frame, the rest with no Python frame around their launch (resolved
  * nowhere, the shape of launches from a C++ path or an unprofiled thread). */
