@@ -122,6 +122,28 @@ Test(fuse, fused_path_in_use_is_never_an_action, .init = setup, .fini = teardown
   an_report_destroy(rep);
 }
 
+/* Issue 31 (deviation F12): the fused MoE router family whatever launched it. An SGLang
+ * MoE decode on MI300X routed by AITER's fused biased grouped top-k: the router row is the
+ * fused path in use, never a summary action. */
+#define AITER_GATE "_ZN5aiter26biased_grouped_topk_kernelIfLb1ELb1EEEvPT_S2_PfPiS3_iiiif"
+static const char AITER_ROUTED[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 0, 2000) "," K(
+        AITER_GATE, 10, 60, 1) "," K(GEMM, 80, 900, 2) "," K(AITER_GATE, 990, 60, 3) "]}";
+
+Test(fuse, fused_router_family_is_in_use, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", AITER_ROUTED);
+  const an_fuse_row *r = fuse_any(rep, "fused-moe-grouped-topk-gate");
+  cr_assert_not_null(r, "the grouped top-k gate row");
+  cr_assert(r->fused_in_use, "AITER's fused gate is the fused path");
+  cr_assert_eq(r->state, AN_FUSE_IN_USE);
+  for (size_t s = 0; s < rep->n_stages; s++)
+    for (size_t i = 0; i < rep->stages[s].n_fuse; i++)
+      if (rep->stages[s].fuse[i].fused_in_use)
+        cr_assert_not(summary_names(rep, &rep->stages[s], &rep->stages[s].fuse[i]),
+                      "an in-use row (%s) is no action", rep->stages[s].fuse[i].pattern_id);
+  an_report_destroy(rep);
+}
+
 /* The same prefill with no fused kernel anywhere: every step runs 15360 tokens, over the
  * cap, so the split is by design (over cap: kept in the JSON, not printed, no action). */
 Test(fuse, size_cap_keeps_the_split, .init = setup, .fini = teardown) {
