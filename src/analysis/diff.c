@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/graph_staging.h"
 #include "analysis/kernel_template.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -89,13 +90,15 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
     const an_kernel_row *kr = &st->kernels[k];
     const an_roofline *f = an_row_roofline(st, kr);
     bool gemm = f && f->dtype && an_diff_matrix_family(f->family);
-    d->kernels[d->n_kernels++] = (an_diff_kernel){kr->name,
-                                                  kr->category,
-                                                  an_round3(kr->total_us),
-                                                  an_round3(kr->steps_us),
-                                                  row_cpu_op(kr),
-                                                  gemm ? f->dtype : NULL,
-                                                  gemm ? an_round3(f->time_us) : 0};
+    d->kernels[d->n_kernels++] =
+        (an_diff_kernel){kr->name,
+                         kr->category,
+                         an_round3(kr->total_us),
+                         an_round3(kr->steps_us),
+                         row_cpu_op(kr),
+                         gemm ? f->dtype : NULL,
+                         gemm ? an_round3(f->time_us) : 0,
+                         an_round3(an_graph_staging_us(st->graph_staging, st->id, kr->name))};
   }
   for (size_t k = 0; k < st->n_fuse; k++)
     if (st->fuse[k].shown)
@@ -105,12 +108,13 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
                                                     an_round3(st->fuse[k].related_us),
                                                     NULL,
                                                     NULL,
+                                                    0,
                                                     0};
   for (size_t k = 0; k < n_ov; k++) {
     const an_overlap_row *o = &st->overlap->rows[k];
     if (o->below_floor) continue; /* not printed in the report, so not compared */
     d->overlaps[d->n_overlaps++] =
-        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us, NULL, NULL, 0};
+        (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us, NULL, NULL, 0, 0};
   }
   return true;
 }
@@ -296,6 +300,7 @@ static void add_waits(an_diff_row *r, const sides *sd, bool by_category) {
 typedef struct keyed {
   ut_strmap keys;
   double *bu, *au;
+  double *bs, *as; /* the staged part (graph_staging.h) */
   bool *inb, *ina;
   const char **cat;
 } keyed;
@@ -312,7 +317,12 @@ static bool sum_by_key(keyed *x, const an_diff_kernel *v, size_t n, bool after, 
     const char *key = key_of(&v[i], by_category);
     long k = ut_strmap_put(&x->keys, key, strlen(key));
     if (k < 0) return false;
-    (after ? x->au : x->bu)[k] += (sd->per_step ? v[i].steps_us : v[i].total_us) * scale;
+    double us = (sd->per_step ? v[i].steps_us : v[i].total_us) * scale;
+    (after ? x->au : x->bu)[k] += us;
+    /* the staged share of the row's time, on the compared basis */
+    if (v[i].staged_us > 0 && v[i].total_us > 0)
+      (after ? x->as : x->bs)[k] +=
+          us * (v[i].staged_us < v[i].total_us ? v[i].staged_us / v[i].total_us : 1);
     (after ? x->ina : x->inb)[k] = true;
     if (!x->cat[k]) x->cat[k] = v[i].category;
   }
@@ -333,6 +343,8 @@ static void keyed_free(keyed *x) {
   ut_strmap_free(&x->keys);
   free(x->bu);
   free(x->au);
+  free(x->bs);
+  free(x->as);
   free(x->inb);
   free(x->ina);
   free(x->cat);
@@ -346,11 +358,13 @@ static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_ke
   keyed x = {{0},
              calloc(cap, sizeof(double)),
              calloc(cap, sizeof(double)),
+             calloc(cap, sizeof(double)),
+             calloc(cap, sizeof(double)),
              calloc(cap, 1),
              calloc(cap, 1),
              calloc(cap, sizeof(char *))};
   an_diff_row *rows = NULL;
-  bool ok = x.bu && x.au && x.inb && x.ina && x.cat &&
+  bool ok = x.bu && x.au && x.bs && x.as && x.inb && x.ina && x.cat &&
             sum_by_key(&x, a, na, true, by_category, sd) &&
             sum_by_key(&x, b, nb, false, by_category, sd);
   if (ok) rows = calloc(x.keys.n + 1, sizeof *rows);
@@ -358,7 +372,9 @@ static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_ke
     rows[k] = (an_diff_row){.name = x.keys.keys[k],
                             .category = by_category ? NULL : x.cat[k],
                             .before_us = x.bu[k],
-                            .after_us = x.au[k]};
+                            .after_us = x.au[k],
+                            .before_staged_us = x.bs[k],
+                            .after_staged_us = x.as[k]};
     add_waits(&rows[k], sd, by_category);
     finish_row(&rows[k], x.inb[k], x.ina[k], f);
   }

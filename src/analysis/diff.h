@@ -27,6 +27,8 @@ typedef struct an_diff_kernel {
   const char *dtype;  /* kernels of a matrix-product roofline family: its number format
                          ("bf16"), with gemm_us its roofline time; NULL otherwise */
   double gemm_us;
+  double staged_us; /* kernels: of total_us, launched inside graph-launching ops (their
+                       copies, analysis/graph_staging.h) */
 } an_diff_kernel;
 
 /* One rank row of a side's Ranks section. */

@@ -1121,6 +1121,11 @@ typedef struct an_trace_limits {
   size_t partial_site_rows;       /* shown kernel rows whose location covers under
                                      site_min_coverage of their launches (issue 31) */
   double site_min_coverage;       /* kernel_table.site_min_coverage */
+  /* The formal traces were filtered to GPU work (analysis/trace_filter.h): every one of
+   * their filtered_calls runtime calls launched GPU work and nearly all their
+   * filtered_ops CPU ops hold one; host work that launched nothing was dropped. */
+  bool filtered;
+  size_t filtered_calls, filtered_ops, filtered_holding_ops; /* the last: ops that hold one */
 } an_trace_limits;
 
 /* ------------------------------------------------------------------ execution facts */
@@ -1168,6 +1173,12 @@ typedef struct an_stage_report {
   double unseen_host_us;
   size_t unseen_host_gaps;
   double unseen_host_max_us;
+  /* GPU time of kernels launched inside the CPU op that launches a graph (its input and
+   * output copies: analysis/graph_staging.h), per kernel name: an_graph_staging_us; NULL
+   * when the run launched no graph */
+  const struct an_graph_staging *graph_staging;
+  bool host_filtered; /* the trace is filtered to GPU work (an_trace_limits.filtered): that
+                         unseen host time is host work the filter dropped */
   /* roofline records of the kernel rows that have one (an_kernel_row.roofline), and the
    * stage's launches counted by whether they have shapes (docs/roofline.md) */
   size_t n_rooflines;
@@ -1404,6 +1415,8 @@ typedef struct an_diff_row {
                            group's (Kernels renamed): 1 + the group's index; 0: none */
   bool still_runs;      /* an overlap row new or removed whose kernel runs in both runs: only
                            its overlap row came or went (its times are the kernel's) */
+  double before_staged_us, after_staged_us; /* kernels: the part launched inside the ops that
+                                               launch graphs (their copies), same basis */
 } an_diff_row;
 
 /* One rank of a stage in both runs (only when both runs have several ranks there). */

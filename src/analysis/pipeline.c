@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "analysis/collective_names.h"
+#include "analysis/graph_staging.h"
 #include "analysis/kernel_map.h"
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
@@ -25,6 +26,7 @@
 #include "analysis/summary.h"
 #include "analysis/tables.h"
 #include "analysis/timeline.h"
+#include "analysis/trace_filter.h"
 #include "analysis/trace_view.h"
 #include "analysis/workload.h"
 #include "trace/discover.h"
@@ -78,10 +80,11 @@ typedef struct run_state {
   an_hint *hints;
   size_t n_hints, cap_hints;
   an_pack_ref *packs;
-  an_strtab *strings;      /* copies that outlive the traces (hint paths, names) */
-  an_summary_data summary; /* summary items, per-stage category times */
-  an_steps *steps;         /* the formal traces' step windows, while the traces live */
-  an_timeline *timeline;   /* the time account of the formal traces */
+  an_strtab *strings;       /* copies that outlive the traces (hint paths, names) */
+  an_summary_data summary;  /* summary items, per-stage category times */
+  an_steps *steps;          /* the formal traces' step windows, while the traces live */
+  an_timeline *timeline;    /* the time account of the formal traces */
+  an_graph_staging staging; /* kernels launched inside graph-launching ops (formal traces) */
 } run_state;
 
 static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...)
@@ -1025,6 +1028,27 @@ static long world_size(const run_state *r) {
   return w;
 }
 
+/* Whether the formal traces were filtered to GPU work (analysis/trace_filter.h): the
+ * Limits then say the host time nothing recorded was dropped by the filter. */
+static an_status trace_filter_limits(run_state *r) {
+  an_trace_filter f = {0};
+  for (size_t i = 0; i < r->formal.n; i++)
+    if (r->formal.traces[i] && an_trace_filter_add(&f, r->formal.traces[i]) != 0)
+      return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  an_trace_limits *l = &r->report.limits;
+  l->filtered =
+      an_trace_filter_says(&f, te_rules_settings(r->rules)->report_filtered_min_runtime_calls,
+                           te_rules_settings(r->rules)->report_filtered_min_op_pct);
+  l->filtered_calls = l->filtered ? f.runtime_calls : 0;
+  l->filtered_ops = l->filtered ? f.cpu_ops : 0;
+  l->filtered_holding_ops = l->filtered ? f.launching_ops : 0;
+  for (size_t i = 0; i < r->report.n_stages; i++) {
+    r->stages[i].host_filtered = l->filtered;
+    r->stages[i].graph_staging = r->staging.keys.n ? &r->staging : NULL;
+  }
+  return AN_OK;
+}
+
 static an_status assemble(run_state *r, double kernel_min_share) {
   an_status rc = assemble_provenance(r, kernel_min_share);
   if (rc == AN_OK) rc = assemble_stages(r);
@@ -1035,6 +1059,7 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   r->report.hints = r->hints;
   r->report.n_hints = r->n_hints;
   r->report.limits.world_size = world_size(r);
+  if (trace_filter_limits(r) != AN_OK) return AN_ERR_NOMEM;
   an_summary_limits(&r->report, te_rules_settings(r->rules));
   if (an_summary_build(&r->report, r->stages, r->rules, &r->summary) != AN_OK)
     return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
@@ -1064,6 +1089,7 @@ void an_report_destroy(an_report *rep) {
   free(r->packs);
   an_summary_free(&r->summary);
   an_timeline_destroy(r->timeline);
+  an_graph_staging_free(&r->staging);
   an_strtab_destroy(r->strings);
   free(r);
 }
@@ -1089,6 +1115,8 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK) rc = build_roofline(r);
   if (rc == AN_OK) rc = build_ranks(r);
+  for (size_t i = 0; rc == AN_OK && i < r->formal.n; i++)
+    if (r->formal.traces[i]) rc = an_graph_staging_add(&r->staging, &r->formal.views[i], r->rules);
   return rc;
 }
 

@@ -774,7 +774,8 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
                          cJSON_IsNumber(in_steps) ? in_steps->valuedouble : us->valuedouble,
                          site_cpu_op(k),
                          gemm ? dtype : NULL,
-                         gemm ? json_num(roof, "time_us", 0) : 0};
+                         gemm ? json_num(roof, "time_us", 0) : 0,
+                         json_num(k, "graph_staging_us", 0)};
   }
   return true;
 }

@@ -384,6 +384,12 @@ static void limit_hints(rp_hw *hw) {
     snprintf(line, sizeof line, "Partial locations: %s", sites);
     hint_li(hw, "info", line);
   }
+  char filtered[640], filtered_line[700];
+  const char *title = rp_filtered_limit(l, filtered, sizeof filtered);
+  if (title) {
+    snprintf(filtered_line, sizeof filtered_line, "%s: %s", title, filtered);
+    hint_li(hw, "warn", filtered_line);
+  }
   roofline_hints(hw);
   steps_hints(hw);
 }
@@ -392,7 +398,7 @@ static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         l->partial_site_rows || rp_ranks_limit(l, ranks_line, sizeof ranks_line) ||
+         l->partial_site_rows || l->filtered || rp_ranks_limit(l, ranks_line, sizeof ranks_line) ||
          rp_roofline_limited(r) || rp_stage_checks_failed(r, rules);
 }
 

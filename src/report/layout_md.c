@@ -300,8 +300,11 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const char *ranks = rp_ranks_limit(l, rank_line, sizeof rank_line);
   char site_line[256];
   const char *sites = rp_partial_sites_limit(l, site_line, sizeof site_line);
+  char filter_line[640];
+  const char *filtered = rp_filtered_limit(l, filter_line, sizeof filter_line);
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
-      !sites && !r->n_hints && !rp_roofline_limited(r) && !rp_stage_checks_failed(r, rules))
+      !sites && !filtered && !r->n_hints && !rp_roofline_limited(r) &&
+      !rp_stage_checks_failed(r, rules))
     return;
   fputs("\n## Limits of this trace\n\n", f);
   if (l->no_python_stacks) stack_hint(f, r, rules);
@@ -319,6 +322,8 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             "capture shows steady-state behaviour (report.short_window_ms).\n",
             l->short_window_stage, l->short_window_us / 1000.0);
   if (sites) fprintf(f, "- **Partial locations.** %s\n", sites);
+  if (filtered)
+    fprintf(f, "- **%s.** %c%s\n", filtered, toupper((unsigned char)*filter_line), filter_line + 1);
   roofline_limits(f, r);
   steps_limits(f, r, rules);
   for (size_t i = 0; i < r->n_hints; i++) {

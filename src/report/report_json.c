@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/graph_staging.h"
 #include "analysis/summary.h"
 #include "report/json_stream.h"
 #include "report/kmap_json.h"
@@ -98,6 +99,9 @@ static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
       !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
       !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
       !cJSON_AddNumberToObject(o, "steps_us", an_round3(r->steps_us)) ||
+      !cJSON_AddNumberToObject(
+          o, "graph_staging_us",
+          an_round3(an_graph_staging_us(st->graph_staging, st->id, r->name))) ||
       !cJSON_AddNumberToObject(o, "launches", (double)r->launches) ||
       !cJSON_AddNumberToObject(o, "share_pct", an_round3(r->share_pct)) ||
       !cJSON_AddBoolToObject(o, "shown", r->shown) ||
@@ -445,7 +449,10 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          cJSON_AddNumberToObject(o, "world_size", (double)l->world_size) &&
          add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
          cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us)) &&
-         cJSON_AddNumberToObject(o, "partial_site_rows", (double)l->partial_site_rows);
+         cJSON_AddNumberToObject(o, "partial_site_rows", (double)l->partial_site_rows) &&
+         cJSON_AddBoolToObject(o, "filtered", l->filtered) &&
+         cJSON_AddNumberToObject(o, "filtered_runtime_calls", (double)l->filtered_calls) &&
+         cJSON_AddNumberToObject(o, "filtered_cpu_ops", (double)l->filtered_ops);
 }
 
 static bool summary_json(cJSON *root, const an_report *r) {

@@ -158,6 +158,10 @@ const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap);
  * sentence in buf, or NULL when every rank of the run was read (or nothing says how many). */
 const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
 
+/* The limit of a trace filtered to GPU work (an_trace_limits.filtered): its title
+ * ("Filtered trace") with its sentence in buf, or NULL when the trace is not. */
+const char *rp_filtered_limit(const an_trace_limits *l, char *buf, size_t cap);
+
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);

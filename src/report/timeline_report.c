@@ -320,10 +320,29 @@ static void span_text(ut_buf *b, const an_stage_timeline *tl, bool md) {
               mark, tl->placed_by_gpu_time);
 }
 
+/* A trace filtered to GPU work (see Filtered trace): the thread recorded nothing because
+ * the filter dropped what it did, not because the profiler missed it. */
+static void unseen_filtered_text(ut_buf *b, const an_stage_report *st, const char *per,
+                                 const char *longest) {
+  ut_buf_addf(b,
+              "%s ms/step (%.1f%% of the step) in %zu %s of host stalls, longest %s ms, while "
+              "the thread that launched the next kernel kept no CPU op, runtime call, "
+              "annotation or Python frame: this trace was filtered or sampled down to GPU work "
+              "(see Filtered trace), so that host work was recorded and then dropped, and no "
+              "item names a lever. To name it, profile the same window unfiltered (with "
+              "with_stack=True).",
+              per, unseen_pct(st), st->unseen_host_gaps, st->unseen_host_gaps == 1 ? "gap" : "gaps",
+              longest);
+}
+
 static void unseen_text(ut_buf *b, const an_stage_report *st) {
   char per[32], longest[32];
   rp_fmt_ms(per, sizeof per, st->unseen_host_us);
   rp_fmt_ms(longest, sizeof longest, st->unseen_host_max_us);
+  if (st->host_filtered) {
+    unseen_filtered_text(b, st, per, longest);
+    return;
+  }
   ut_buf_addf(b,
               "%s ms/step (%.1f%% of the step) in %zu %s of host stalls, longest %s ms, while "
               "the thread that launched the next kernel recorded no CPU op, runtime call, "
@@ -346,7 +365,10 @@ char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_
              st->label);
     coverage_text(&b, tl, md);
   } else if (c == RP_CHECK_UNSEEN_HOST) {
-    snprintf(title, cap, "GPU idle the profiler cannot explain (%s)", st->label);
+    snprintf(title, cap, "%s (%s)",
+             st->host_filtered ? "GPU idle in host work the trace's filter dropped"
+                               : "GPU idle the profiler cannot explain",
+             st->label);
     unseen_text(&b, st);
   } else {
     snprintf(title, cap, "The steps' GPU span is %.0f%% of their markers (%s)",

@@ -1282,19 +1282,19 @@ static an_diff_side_stage renamed_stage(an_diff_kernel *k, size_t n) {
 
 Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
   te_rules *r = test_default_rules();
-  an_diff_kernel b[] = {{"cutlass_80_gemm_a", "gemm", 100, 100, "aten::mm", NULL, 0},
-                        {"cutlass_80_gemm_b", "gemm", 50, 50, "aten::mm", NULL, 0},
-                        {"ampere_bmm", "gemm", 40, 40, "aten::bmm", NULL, 0},
-                        {"rope_old", "rope", 10, 10, "cudaLaunchKernel", NULL, 0},
-                        {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0}};
-  an_diff_kernel a[] = {{"volta_sgemm_x", "gemm", 300, 300, "aten::mm", NULL, 0},
-                        {"volta_bmm", "gemm", 60, 60, NULL, NULL, 0}, /* graph replay: no op */
-                        {"triton_new", "elementwise", 9, 9, NULL, NULL, 0},
-                        {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0}};
+  an_diff_kernel b[] = {{"cutlass_80_gemm_a", "gemm", 100, 100, "aten::mm", NULL, 0, 0},
+                        {"cutlass_80_gemm_b", "gemm", 50, 50, "aten::mm", NULL, 0, 0},
+                        {"ampere_bmm", "gemm", 40, 40, "aten::bmm", NULL, 0, 0},
+                        {"rope_old", "rope", 10, 10, "cudaLaunchKernel", NULL, 0, 0},
+                        {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0, 0}};
+  an_diff_kernel a[] = {{"volta_sgemm_x", "gemm", 300, 300, "aten::mm", NULL, 0, 0},
+                        {"volta_bmm", "gemm", 60, 60, NULL, NULL, 0, 0}, /* graph replay: no op */
+                        {"triton_new", "elementwise", 9, 9, NULL, NULL, 0, 0},
+                        {"same_kernel", "norm", 20, 20, "aten::rms_norm", NULL, 0, 0}};
   an_diff_side_stage sb = renamed_stage(b, 5), sa = renamed_stage(a, 4);
   /* overlap rows: the renamed GEMM's row only after, the rope row only before */
-  an_diff_kernel ob[] = {{"rope_old", "memory", 10, 10, NULL, NULL, 0}};
-  an_diff_kernel oa[] = {{"volta_sgemm_x", "compute", 300, 300, NULL, NULL, 0}};
+  an_diff_kernel ob[] = {{"rope_old", "memory", 10, 10, NULL, NULL, 0, 0}};
+  an_diff_kernel oa[] = {{"volta_sgemm_x", "compute", 300, 300, NULL, NULL, 0, 0}};
   sb.n_overlaps = 1, sb.overlaps = ob;
   sa.n_overlaps = 1, sa.overlaps = oa;
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
@@ -1342,12 +1342,12 @@ Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
  * or without a format do not count), so a run that moved most GEMM time to fp8 states fp8. */
 Test(analysis, diff_run_dtype_is_the_gemm_time_weighted_format) {
   te_rules *r = test_default_rules();
-  an_diff_kernel b[] = {{"gemm_a", "gemm", 100, 100, "aten::mm", "bf16", 90},
-                        {"gemm_b", "gemm", 50, 50, "aten::mm", "bf16", 40},
-                        {"attn", "attention", 400, 400, NULL, NULL, 0}};
-  an_diff_kernel a[] = {{"gemm_a8", "gemm", 60, 60, "aten::_scaled_mm", "fp8", 60},
-                        {"gemm_b8", "gemm", 30, 30, "aten::_scaled_mm", "fp8", 30},
-                        {"gemm_c", "gemm", 70, 70, "aten::mm", "bf16", 70}};
+  an_diff_kernel b[] = {{"gemm_a", "gemm", 100, 100, "aten::mm", "bf16", 90, 0},
+                        {"gemm_b", "gemm", 50, 50, "aten::mm", "bf16", 40, 0},
+                        {"attn", "attention", 400, 400, NULL, NULL, 0, 0}};
+  an_diff_kernel a[] = {{"gemm_a8", "gemm", 60, 60, "aten::_scaled_mm", "fp8", 60, 0},
+                        {"gemm_b8", "gemm", 30, 30, "aten::_scaled_mm", "fp8", 30, 0},
+                        {"gemm_c", "gemm", 70, 70, "aten::mm", "bf16", 70, 0}};
   an_diff_side_stage sb = renamed_stage(b, 3), sa = renamed_stage(a, 3);
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
@@ -1367,8 +1367,8 @@ Test(analysis, diff_run_dtype_is_the_gemm_time_weighted_format) {
 
 Test(analysis, diff_never_pairs_two_known_ops) {
   te_rules *r = test_default_rules();
-  an_diff_kernel b[] = {{"k_mm", "gemm", 100, 100, "aten::mm", NULL, 0}};
-  an_diff_kernel a[] = {{"k_bmm", "gemm", 100, 100, "aten::bmm", NULL, 0}};
+  an_diff_kernel b[] = {{"k_mm", "gemm", 100, 100, "aten::mm", NULL, 0, 0}};
+  an_diff_kernel a[] = {{"k_bmm", "gemm", 100, 100, "aten::bmm", NULL, 0, 0}};
   an_diff_side_stage sb = renamed_stage(b, 1), sa = renamed_stage(a, 1);
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
@@ -1417,29 +1417,29 @@ Test(analysis, diff_names_kernels_whose_template_arguments_changed) {
   an_diff_kernel b[] = {
       {"void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 2ul>",
        "memory", 15226, 15226, "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
-       NULL, 0},
+       NULL, 0, 0},
       {"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
        "float, float, float, 2ul>",
-       "memory", 36180, 36180, NULL, NULL, 0},
+       "memory", 36180, 36180, NULL, NULL, 0, 0},
       {"void at::native::index_elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<"
        "at::native::OpaqueType<8> >(at::TensorIterator&, long, long, long)::{lambda(int)#1}>",
-       "memory", 40, 40, NULL, NULL, 0},
+       "memory", 40, 40, NULL, NULL, 0, 0},
       {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_nn_align1>", "gemm", 500, 500,
-       "aten::mm", NULL, 0},
+       "aten::mm", NULL, 0, 0},
       {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nt_align1>", "gemm", 400,
-       400, "aten::mm", NULL, 0}};
+       400, "aten::mm", NULL, 0, 0}};
   an_diff_kernel a[] = {
       {"void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 5ul>",
        "memory", 27012, 27012, "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
-       NULL, 0},
+       NULL, 0, 0},
       {"void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
        "float, float, float, 5ul>",
-       "memory", 60134, 60134, NULL, NULL, 0},
+       "memory", 60134, 60134, NULL, NULL, 0, 0},
       {"void at::native::index_elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<"
        "at::native::OpaqueType<4> >(at::TensorIterator&, long, long, long)::{lambda(int)#1}>",
-       "memory", 30, 30, NULL, NULL, 0},
+       "memory", 30, 30, NULL, NULL, 0, 0},
       {"void cutlass::Kernel<cutlass_70_tensorop_s884gemm_64x64_32x2_nn_align1>", "gemm", 900, 900,
-       "aten::mm", NULL, 0}};
+       "aten::mm", NULL, 0, 0}};
   an_diff_side_stage sb = renamed_stage(b, 5), sa = renamed_stage(a, 4);
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
@@ -1463,6 +1463,50 @@ Test(analysis, diff_names_kernels_whose_template_arguments_changed) {
                    "5ul in split_embedding_backward_codegen_rowwise_adagrad_"
                    "unweighted_kernel_cta_per_row_1 and 1 more kernel, +") == ch[0].after,
             "%s", ch[0].after);
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
+}
+
+/* HTA's control/test pair: the test run replays graphs (torch.compile's CUDA-graph trees)
+ * and copies each graph's inputs in and outputs out under the op that launches it; those
+ * DtoD copies are tied to the graph change, the unrelated GEMM delta is not. */
+Test(analysis, diff_ties_graph_copies_to_the_graph_change) {
+  te_rules *r = test_default_rules();
+  an_diff_kernel b[] = {{"Memcpy DtoD (Device -> Device)", "memory", 2735, 2735, NULL, NULL, 0, 0},
+                        {"volta_sgemm_128x32_nt", "gemm", 5000, 5000, "aten::mm", NULL, 0, 0}};
+  an_diff_kernel a[] = {
+      {"Memcpy DtoD (Device -> Device)", "memory", 92932, 92932, NULL, NULL, 0, 89500},
+      {"volta_sgemm_128x32_nt", "gemm", 9000, 9000, "aten::mm", NULL, 0, 0}};
+  an_diff_side_stage sb = renamed_stage(b, 2), sa = renamed_stage(a, 2);
+  sb.time = (an_diff_time){true, 200000, 100000, 100000, 100000, 0};
+  sa.time = (an_diff_time){true, 200000, 100000, 100000, 100000, 28000};
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
+  an_diff_result res;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  const an_diff_stage *s = &res.report.stages[0];
+  const an_diff_row *dtod = NULL;
+  for (size_t i = 0; i < s->n_kernels; i++)
+    if (!strcmp(s->kernels[i].name, "Memcpy DtoD (Device -> Device)")) dtod = &s->kernels[i];
+  cr_assert_not_null(dtod);
+  cr_assert_float_eq(dtod->after_staged_us, 89500, 1e-6);
+  cr_assert_float_eq(dtod->before_staged_us, 0, 1e-9);
+  rp_fact_change ch[RP_FACT_CHANGES];
+  size_t n = rp_diff_fact_changes(&res.report, ch);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(ch[0].what, "CUDA/HIP graphs");
+  cr_assert(strstr(ch[0].after,
+                   "with them +89.500 ms of kernels launched inside the ops that "
+                   "replay the graphs") != NULL,
+            "%s", ch[0].after);
+  cr_assert(strstr(ch[0].after, "mostly Memcpy DtoD") != NULL);
+  an_diff_result_free(&res);
+  /* no staged copy: the graph change stands alone */
+  a[0].staged_us = 0;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  n = rp_diff_fact_changes(&res.report, ch);
+  cr_assert_eq(n, 1);
+  cr_assert_null(strstr(ch[0].after, "with them"));
   an_diff_result_free(&res);
   te_rules_destroy(r);
 }

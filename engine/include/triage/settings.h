@@ -324,6 +324,12 @@ typedef struct te_list_map {
     "item")                                                                                        \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
     "a stage whose GPU span is shorter than this gets a short-capture-window hint")                \
+  X(report_filtered_min_runtime_calls, "report.filtered_min_runtime_calls", INT, 1, 1e9, 0, NULL,  \
+    "a trace is read as filtered to GPU work when it has at least this many runtime calls, "       \
+    "each launched GPU work and each CPU op holds one (analysis/trace_filter.h)")                  \
+  X(report_filtered_min_op_pct, "report.filtered_min_op_pct", NUMBER, 0, 100, 0, NULL,             \
+    "with report.filtered_min_runtime_calls: the least share of CPU ops holding a runtime "        \
+    "call that says filtered")                                                                     \
   X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                             \
     "per framework id (or 'other'), how to record a trace with Python stacks")                     \
   X(ranks_communication_categories, "ranks.communication_categories", LIST, 0, 0, 0, NULL,         \
