@@ -12,6 +12,7 @@
 #include "analysis/attrib.h"
 #include "analysis/diff.h"
 #include "analysis/explain.h"
+#include "analysis/graph_staging.h"
 #include "analysis/id_index.h"
 #include "analysis/kernel_map.h"
 #include "analysis/kernel_template.h"
@@ -19,6 +20,7 @@
 #include "analysis/pipeline.h"
 #include "analysis/ranks.h"
 #include "analysis/tables.h"
+#include "analysis/trace_filter.h"
 #include "analysis/trace_view.h"
 #include "cli/rules_setup.h"
 #include "default_rules.h"
@@ -1509,4 +1511,105 @@ Test(analysis, diff_ties_graph_copies_to_the_graph_change) {
   cr_assert_null(strstr(ch[0].after, "with them"));
   an_diff_result_free(&res);
   te_rules_destroy(r);
+}
+
+/* A rank of HTA's sampled directory: every runtime call launched a kernel or copy and every
+ * CPU op holds one (n steps of aten::mm > cudaLaunchKernel > kernel); idle_every: every so
+ * many steps an unfiltered trace's cudaEventQuery and an aten::view that launch nothing. */
+static char *launch_trace(int n, int idle_every) {
+  size_t cap = (size_t)n * 700 + 256, len = 0;
+  char *s = malloc(cap);
+  len += (size_t)snprintf(s + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < n; i++) {
+    double ts = i * 100.0;
+    len += (size_t)snprintf(
+        s + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%g,"
+        "\"dur\":20},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+        "\"pid\":1,\"tid\":1,\"ts\":%g,\"dur\":5,\"args\":{\"correlation\":%d}},{\"ph\":\"X\","
+        "\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,\"tid\":7,\"ts\":%g,"
+        "\"dur\":30,\"args\":{\"stream\":7,\"correlation\":%d}}",
+        i ? "," : "", ts, ts + 2, 1000 + i, ts + 10, 1000 + i);
+    if (idle_every && i % idle_every == 0)
+      len += (size_t)snprintf(
+          s + len, cap - len,
+          ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::view\",\"pid\":1,\"tid\":1,\"ts\":"
+          "%g,\"dur\":3},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventQuery\","
+          "\"pid\":1,\"tid\":1,\"ts\":%g,\"dur\":1,\"args\":{\"correlation\":%d}}",
+          ts + 40, ts + 60, 900000 + i);
+  }
+  snprintf(s + len, cap - len, "]}");
+  return s;
+}
+
+static an_trace_filter filter_of(const char *json) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("f.json", json, strlen(json), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_filter f = {0};
+  cr_assert_eq(an_trace_filter_add(&f, t), 0);
+  tr_trace_destroy(t);
+  return f;
+}
+
+Test(analysis, trace_filter_tells_a_trace_filtered_to_gpu_work) {
+  char *filtered = launch_trace(600, 0), *whole = launch_trace(600, 50),
+       *tiny = launch_trace(50, 0);
+  an_trace_filter f = filter_of(filtered);
+  cr_assert_eq(f.runtime_calls, 600);
+  cr_assert_eq(f.gpu_calls, 600);
+  cr_assert_eq(f.launching_ops, 600);
+  cr_assert(an_trace_filter_says(&f, 500, 95));
+  f = filter_of(whole); /* one event query every 50 steps: not filtered */
+  cr_assert(f.idle_call);
+  cr_assert_not(an_trace_filter_says(&f, 500, 95));
+  f = filter_of(tiny); /* too few calls to tell */
+  cr_assert_not(an_trace_filter_says(&f, 500, 95));
+  f.runtime_calls = f.gpu_calls = 600, f.cpu_ops = 100, f.launching_ops = 90;
+  cr_assert_not(an_trace_filter_says(&f, 500, 95)); /* 10 % of the ops launch nothing */
+  free(filtered), free(whole), free(tiny);
+}
+
+/* torch.compile's CUDA-graph trees (HTA's test run): under CompiledFunction, the inputs are
+ * copied into the graph's static buffers (aten::copy_ > cudaMemcpyAsync, a DtoD copy), then
+ * cudaGraphLaunch replays the graph; a copy outside it is not staged. */
+static const char STAGING_TRACE[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"CompiledFunction\",\"pid\":1,\"tid\":1,\"ts\":0,"
+    "\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":1,\"tid\":1,\"ts\":5,"
+    "\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,"
+    "\"ts\":8,\"dur\":5,\"args\":{\"correlation\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+    "\"ts\":40,\"dur\":30,\"args\":{\"correlation\":12}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\",\"pid\":0,"
+    "\"tid\":7,\"ts\":20,\"dur\":50,\"args\":{\"stream\":7,\"correlation\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused_add_0\",\"pid\":0,\"tid\":7,"
+    "\"ts\":80,\"dur\":10,\"args\":{\"stream\":7,\"correlation\":12}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":1,\"tid\":1,\"ts\":200,"
+    "\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,"
+    "\"ts\":205,\"dur\":5,\"args\":{\"correlation\":13}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\",\"pid\":0,"
+    "\"tid\":7,\"ts\":215,\"dur\":7,\"args\":{\"stream\":7,\"correlation\":13}}"
+    "]}";
+
+Test(analysis, graph_staging_counts_copies_inside_the_graph_launching_op, .init = setup,
+     .fini = teardown) {
+  tr_error err = {0};
+  tr_trace *t = tr_trace_read_buffer("g.json", STAGING_TRACE, sizeof STAGING_TRACE - 1, NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_view v;
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, &v), AN_OK);
+  cr_assert_eq(an_trace_view_index_ids(&v), AN_OK);
+  an_graph_staging g = {0};
+  cr_assert_eq(an_graph_staging_add(&g, &v, rules), AN_OK);
+  const char *stage = v.stages[0].stage->id;
+  /* the first copy only (50 us): the second runs outside CompiledFunction */
+  cr_assert_float_eq(an_graph_staging_us(&g, stage, "Memcpy DtoD (Device -> Device)"), 50, 1e-9);
+  cr_assert_float_eq(an_graph_staging_us(&g, stage, "triton_poi_fused_add_0"), 0, 1e-9);
+  an_graph_staging_free(&g);
+  an_trace_view_free(&v);
+  tr_trace_destroy(t);
 }
