@@ -655,6 +655,9 @@ typedef struct an_overlap_row {
                                   every table); borrowed from the rules */
   char *scope;                 /* Python scope "path:line func"; NULL = unmapped */
   char *launch_op;             /* most common CPU op / launch of the scope evidence; NULL = none */
+  char *staging_op;            /* eliminate rows: the communication-buffer CPU op (matcher
+                                  comm_buffer_copy_op) a sampled launch ran under
+                                  (DDP's reducer::copy_bucket_to_grad); NULL = none */
   bool launch_op_time_window;  /* most of the evidence found its scope by the time window, no
                                   op named (launch_op NULL; the report says so) */
   an_scope_source scope_source;

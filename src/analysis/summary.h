@@ -40,6 +40,10 @@ void an_summary_free(an_summary_data *d);
 /* Whether stage st launches its kernels one by one (its graph-replayed share of the kernel
  * time under summary.chain_max_graph_pct): its elementwise chains are fusion candidates. */
 bool an_summary_eager(const te_rules *rules, const an_stage_report *st);
+
+/* The lever the packs name for an operation (summary.levers: matcher lever_ID names it),
+ * or NULL (op NULL too). Borrowed from the rules. */
+const char *an_summary_lever(const te_rules *rules, const char *op);
 /* Whether kernel row r of st is a piece of an eager elementwise or copy chain, which a
  * compiler or fused kernel folds (summary.chain_categories, not an excluded kind, not an
  * already fused kernel, not chain_exclude_kernel, not a collective). */

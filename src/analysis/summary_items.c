@@ -139,13 +139,12 @@ static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p, poo
   if (x->gaps > x->long_gaps) pool_add(p, x, i, x->long_gaps ? AN_PART_SHORT : AN_PART_ALL);
 }
 
-/* The lever the packs name for an operation (summary.levers: matcher lever_ID), or NULL. */
-static const char *lever_of(const sm_ctx *c, const char *op) {
-  const te_list_map *l = &c->s->summary_levers;
+const char *an_summary_lever(const te_rules *rules, const char *op) {
+  const te_list_map *l = &te_rules_settings(rules)->summary_levers;
   for (size_t k = 0; op && k < l->n; k++) {
     char name[96];
     snprintf(name, sizeof name, "lever_%s", l->keys[k]);
-    if (l->values[k].n && hits(te_rules_matcher(c->rules, name), op)) return l->values[k].items[0];
+    if (l->values[k].n && hits(te_rules_matcher(rules, name), op)) return l->values[k].items[0];
   }
   return NULL;
 }
@@ -159,7 +158,7 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
     for (size_t k = 0; k < it->n_rows && !it->lever; k++) {
       const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
       const char *op = pass ? x->what : x->child;
-      if ((it->lever = lever_of(c, op))) it->lever_op = op;
+      if ((it->lever = an_summary_lever(c->rules, op))) it->lever_op = op;
     }
 }
 
@@ -610,6 +609,9 @@ void sm_overlap_items(sm_ctx *c) {
     if (!it) continue;
     /* the kernel's own time in the step, which the recoverable part is of (review 6) */
     if (!trip && kr) it->detail_us = sm_row_per_step(c, kr);
+    /* a staging copy under a named buffer op: the packs' lever for it (DDP bucket views) */
+    if (a == AN_ACTION_ELIMINATE && (it->lever = an_summary_lever(c->rules, r->staging_op)))
+      it->lever_op = r->staging_op;
     if (trip) it->what = r->fusion_pattern;
     if (trip) it->partner = r->fusion_partner;
     /* one of a collective's rows split by launch context: the item says which */

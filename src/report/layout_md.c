@@ -421,6 +421,19 @@ static const char *excess_word(const an_overlap_row *r, const te_rules *rules) {
   return " above its median copy (larger copies, not a wait)";
 }
 
+/* Eliminate rows whose copies ran under a buffer op the packs name a lever for (DDP's
+ * reducer copies: gradient_as_bucket_view=True), one line each. */
+static void staging_lines(FILE *f, const an_overlap_stage *o, const te_rules *rules) {
+  for (size_t i = 0; rules && i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    const char *lever = r->below_floor ? NULL : an_summary_lever(rules, r->staging_op);
+    if (!lever) continue;
+    fprintf(f, "\nO%zu %s: its copies run under ", i + 1, rp_recommendation(r->recommendation));
+    code_span(f, r->staging_op);
+    fprintf(f, ": %s.\n", lever);
+  }
+}
+
 static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u, const te_rules *rules) {
   char b[32], m[32];
   fmt_time(b, sizeof b, o->busy_us, u);
@@ -536,6 +549,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     fprintf(f, " | %s |\n", rp_recommendation(r->recommendation));
   }
   overlap_lines(f, o, u, rules);
+  staging_lines(f, o, rules);
   for (size_t k = 0; k < o->n_restructure_options; k++)
     fprintf(f, "%s%s%s", k ? "; " : "\nNothing runs beside the restructure rows. Options: ",
             o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");

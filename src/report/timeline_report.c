@@ -719,6 +719,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                  "its recoverable time: exposed, bounded by the work another stream could run "
                  "and by its own %s ms in the step%s",
                  x, part);
+      size_t len = strlen(b);
+      if (it->lever && len < cap) /* an eliminate item's buffer op names its lever */
+        snprintf(b + len, cap - len, "; its copies run under `%.80s`: %s", it->lever_op, it->lever);
       return;
     }
     case AN_BASIS_ROUND_TRIP:

@@ -72,6 +72,9 @@
 /* Characters of a collective's name kept in a generic NCCL kernel's row name
  * (analysis/collective_names.h); real ones are under 40 ("allgather_into_tensor_coalesced"). */
 #define AN_MAX_COLLECTIVE_WORD 48u
+/* a staging copy's communication-buffer CPU op name kept on its overlap row (longer names
+ * are cut: the lever matcher reads the prefix, DDP's are under 60 bytes) */
+#define AN_MAX_STAGING_OP_BYTES 256u
 /* Distinct collective ops told apart among one overlap row's sampled launches
  * (analysis/overlap.c ov_collective_op); a kernel name serves at most a handful (NCCL's
  * SendRecv: all-to-all, reduce-scatter, all-reduce, all-gather, send/recv). */

@@ -66,7 +66,9 @@ bases      per-step bases of the kernel items (review 6 defects 2, 5, 9; ../shar
            window's coverage applied to the step; multistream5's overlap item names the
            kernel's own per-step time beside its recoverable part; the event_sync banner
            states the time account's idle; alexnet's footer calls a pageable copy's excess
-           host staging, not a wait; the MoE micro-benchmark's chain holds no top-k kernel.
+           host staging, not a wait; the MoE micro-benchmark's chain holds no top-k kernel;
+           the DDP trace's eliminate row (copies under reducer::copy_bucket_to_grad) names
+           gradient_as_bucket_view=True, and no trace without DDP gets that line.
 usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases --triage BIN --source DIR [--shared DIR]
 """
 import argparse
@@ -838,6 +840,14 @@ def bases(args):
     line = [l for l in md.splitlines() if l.startswith("Exposed by row")]
     if not line or "pageable" not in line[0]:
         failures.append("alexnet: footer %r" % line[:1])
+    # DDP's reducer copies: the eliminate row names the bucket-view lever, from the trace
+    md = run_text(args.triage, "markdown", os.path.join(real, "hta_ddp_nccl_a100.json.gz"))
+    line = [l for l in md.splitlines() if "eliminate: its copies run under" in l]
+    if not line or "copy_bucket_to_grad" not in line[0] or "gradient_as_bucket_view=True" not in line[0]:
+        failures.append("ddp: eliminate line %r" % line[:1])
+    if "its copies run under" in run_text(args.triage, "markdown",
+                                          os.path.join(real, "hf_qwen1.5_0.5b_chat_h100.json.gz")):
+        failures.append("hf: a bucket-view line without DDP")
     moe = run_json(args.triage, os.path.join(real, "moe_microbench_b300.json.gz"))
     chains = [it for it in moe["summary"] if it["basis"] == "chain"]
     if not chains or any("TopK" in k or "Sort" in k for it in chains for k in it["kernels"]):
