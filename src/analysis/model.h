@@ -50,9 +50,11 @@ typedef enum an_source {
   AN_SOURCE_DETECTION_RULE = 6, /* a detection rule matched the input's path */
   AN_SOURCE_PYTHON_FRAMES = 7,  /* a model file in the launch sites' Python frames */
   AN_SOURCE_KERNEL_FAMILY = 8,  /* kernel names of a family only that model runs */
-  AN_SOURCE_TRACE_CONTENT = 9   /* what the trace's events hold: names in its first events,
+  AN_SOURCE_TRACE_CONTENT = 9,  /* what the trace's events hold: names in its first events,
                                    the model's dimensions in CPU-op shapes and per-layer
                                    launches (not a metadata field) */
+  AN_SOURCE_RANK_HOSTS = 10     /* the host_name of every rank of the TP group (its process
+                                   group in distributedInfo.pg_config), one file per rank */
 } an_source;
 
 typedef struct an_framework_fact {

@@ -642,15 +642,43 @@ static an_text_fact infer_model_from_kernels(run_state *r) {
                         AN_SOURCE_KERNEL_FAMILY};
 }
 
+/* The node topology from host names (issue 31): the host_name discovery read at the head
+ * of every rank's file, for the ranks of the formal trace's TP group (its process group).
+ * Two hosts say multi-node, however many ranks are missing; one host says single-node only
+ * when every rank of the group was found with a host name; else unknown. Discovery's
+ * probe reads these top-level members once per rank file, so the gate needs none of the
+ * rank files' events and holds before the ranks module reads them. */
+static an_topology_fact topology_from_hosts(const run_state *r, long tp) {
+  const an_topology_fact unknown = {AN_TOPOLOGY_UNKNOWN, AN_SOURCE_UNKNOWN};
+  const side *fm = &r->formal;
+  const tr_trace *t = fm->n ? fm->traces[0] : NULL;
+  if (!t || tp < 2 || fm->set.n_rank_files < 2) return unknown;
+  const char *first = NULL;
+  long found = 0; /* ranks of the group with a host name */
+  for (size_t i = 0; i < fm->set.n_rank_files; i++) {
+    const tr_input_file *f = &fm->set.rank_files[i];
+    bool seen = false; /* a rank listed once per stage counts once */
+    for (size_t j = 0; j < i && !seen; j++) seen = fm->set.rank_files[j].rank == f->rank;
+    if (seen || !an_rank_in_tp_group(t, f->rank) || !f->host_name) continue;
+    if (first && strcmp(first, f->host_name) != 0)
+      return (an_topology_fact){AN_TOPOLOGY_MULTI_NODE, AN_SOURCE_RANK_HOSTS};
+    first = f->host_name;
+    found++;
+  }
+  return found == tp ? (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_RANK_HOSTS} : unknown;
+}
+
 /* Whether the TP group spans nodes (issue 31): one rank (TP 1 from a source that said
- * so) or a collective kernel that only runs inside one node (matcher
- * single_node_collective: custom all-reduce, quick reduce) says one node; else unknown
- * (the host names of every rank of the group would tell; one rank's trace holds its own
- * only). */
+ * so); else the host names of the group's ranks in a directory run; else a collective
+ * kernel that only runs inside one node (matcher single_node_collective: custom
+ * all-reduce, quick reduce) says one node; else unknown (one rank's trace holds its own
+ * host name only). */
 static an_topology_fact infer_topology(run_state *r, const an_run_context *c) {
   bool stated = c->tp_size.source != AN_SOURCE_DEFAULT && c->tp_size.source != AN_SOURCE_UNKNOWN;
   if (stated && c->tp_size.value <= 1)
     return (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, c->tp_size.source};
+  an_topology_fact hosts = topology_from_hosts(r, c->tp_size.value);
+  if (hosts.value != AN_TOPOLOGY_UNKNOWN) return hosts;
   const te_matcher *m = te_rules_matcher(r->rules, "single_node_collective");
   an_kmap_view v;
   an_kernel_map_view(r->formal.kmap, &v);

@@ -222,11 +222,11 @@ static bool cpu_only(const char *backend) {
   return !strstr(low, "nccl") && !strstr(low, "rccl") && !strstr(low, "xccl");
 }
 
-long an_rank_tp_size(const tr_trace *t) {
+/* The TP group an_rank_tp_size describes: the smallest NCCL/RCCL group of consecutive
+ * ranks, smaller than the world, that holds the trace's rank; NULL when none. */
+static const tr_process_group *tp_group(const tr_trace *t) {
   const tr_trace_meta *m = tr_trace_meta_get(t);
-  if (m->world_size == TR_NO_ID) return 0;
-  if (m->rank == TR_NO_ID) return (long)m->world_size;
-  long best = 0;
+  const tr_process_group *best = NULL;
   for (size_t g = 0; g < m->n_groups; g++) {
     const tr_process_group *pg = &m->groups[g];
     size_t n = pg->n_ranks;
@@ -241,9 +241,27 @@ long an_rank_tp_size(const tr_trace *t) {
       consecutive = pg->ranks[i] >= lo && pg->ranks[i] < lo + (int64_t)n;
     for (size_t i = 0; i < n && consecutive; i++)
       for (size_t j = i + 1; j < n && consecutive; j++) consecutive = pg->ranks[i] != pg->ranks[j];
-    if (holds && consecutive && (!best || (long)n < best)) best = (long)n;
+    if (holds && consecutive && (!best || n < best->n_ranks)) best = pg;
   }
-  return best ? best : (long)m->world_size;
+  return best;
+}
+
+long an_rank_tp_size(const tr_trace *t) {
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  if (m->world_size == TR_NO_ID) return 0;
+  if (m->rank == TR_NO_ID) return (long)m->world_size;
+  const tr_process_group *pg = tp_group(t);
+  return pg ? (long)pg->n_ranks : (long)m->world_size;
+}
+
+bool an_rank_in_tp_group(const tr_trace *t, long rank) {
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  if (m->world_size == TR_NO_ID || m->rank == TR_NO_ID || rank < 0) return false;
+  const tr_process_group *pg = tp_group(t);
+  if (!pg) return rank < m->world_size; /* TP spans the world */
+  for (size_t i = 0; i < pg->n_ranks; i++)
+    if (pg->ranks[i] == rank) return true;
+  return false;
 }
 
 /* The NCCL/RCCL groups of pg_config with more than one rank. */

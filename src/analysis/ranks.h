@@ -39,6 +39,9 @@ typedef struct an_rank_summary an_rank_summary; /* opaque */
  * rank, or the trace states no rank); 0 when it states no world size. Gloo groups and
  * groups of one never count. */
 long an_rank_tp_size(const tr_trace *t);
+/* Whether rank is in the trace's own rank's TP group (an_rank_tp_size's group; the whole
+ * world when that is the group); false when the trace states no rank or world size. */
+bool an_rank_in_tp_group(const tr_trace *t, long rank);
 
 typedef struct an_rank_input {
   const char *path;

@@ -97,6 +97,8 @@ static const char *prov_class(an_source s) {
       return "kernel-family";
     case AN_SOURCE_TRACE_CONTENT:
       return "trace-content";
+    case AN_SOURCE_RANK_HOSTS:
+      return "rank-hosts";
     case AN_SOURCE_UNKNOWN:
       break;
   }

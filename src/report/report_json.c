@@ -287,9 +287,10 @@ static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
 }
 
 static const char *source_name(an_source s) {
-  static const char *const names[] = {
-      "unknown",        "default",        "command-line",  "live-capture",  "server-args",
-      "trace-metadata", "detection-rule", "python-frames", "kernel-family", "trace-content"};
+  static const char *const names[] = {"unknown",        "default",       "command-line",
+                                      "live-capture",   "server-args",   "trace-metadata",
+                                      "detection-rule", "python-frames", "kernel-family",
+                                      "trace-content",  "rank-hosts"};
   return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
 

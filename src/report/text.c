@@ -630,6 +630,8 @@ const char *rp_source(an_source s) {
       return "kernel names (a family only this model runs)";
     case AN_SOURCE_TRACE_CONTENT:
       return "the trace's content (names in its events, shapes of its CPU ops)";
+    case AN_SOURCE_RANK_HOSTS:
+      return "host names of the TP group's ranks (process groups)";
     case AN_SOURCE_UNKNOWN:
       break;
   }

@@ -114,6 +114,7 @@ typedef struct cand {
   struct timespec mtime;
   const char *stage;
   long rank;
+  char *host; /* host_name stated at the file's head; NULL when none or not probed */
   int order;
   bool keep;
   bool in_run; /* in the chosen run (steps 1-3), whatever its rank */
@@ -143,6 +144,7 @@ static void cvec_free(cvec *c) {
   for (size_t i = 0; i < c->n; i++) {
     free(c->v[i].path);
     free(c->v[i].dir);
+    free(c->v[i].host);
   }
   free(c->v);
   c->v = NULL;
@@ -291,11 +293,14 @@ static int set_single(tr_input_set *out, const te_rules *rules, const char *path
   return 0;
 }
 
-/* The rank distributedInfo states at the head of a file (tr_trace_probe_rank), or -1. */
-static long trace_rank(const char *path) {
+/* The rank distributedInfo states at the head of a candidate's file, or -1; its host_name
+ * on the way (the same probe, so the node topology costs no second read). */
+static long trace_rank(cand *c) {
   int64_t rank = TR_NO_ID;
-  if (tr_trace_probe_rank(path, &rank) != 1 || rank == TR_NO_ID || rank < 0 || rank > LONG_MAX)
-    return -1;
+  char host[TR_MAX_HOST_NAME];
+  if (tr_trace_probe_head(c->path, &rank, host, sizeof host) != 1) return -1;
+  if (*host && !(c->host = strdup(host))) return -1; /* out of memory: no host, no rank */
+  if (rank == TR_NO_ID || rank < 0 || rank > LONG_MAX) return -1;
   return (long)rank;
 }
 
@@ -322,7 +327,7 @@ static int assign_ranks(const te_rules *rules, cvec *all, tr_input_set *out) {
     long from_name = -1;
     if (!rules || !te_rules_rank_from_filename(rules, base_name(c->path), &from_name))
       from_name = -1;
-    c->rank = rules && all->n > 1 ? trace_rank(c->path) : -1;
+    c->rank = rules && all->n > 1 ? trace_rank(c) : -1;
     if (c->rank >= 0 && from_name >= 0 && from_name != c->rank &&
         add_conflict(out, c->path, from_name, c->rank) != 0)
       return -1;
@@ -417,6 +422,7 @@ static int collect_ranks(const cvec *all, tr_input_set *out) {
         rc = -1;
       else
         out->n_rank_files = i + 1;
+      if (rc == 0 && pick[i].host && !(f->host_name = strdup(pick[i].host))) rc = -1;
     }
   }
   free(pick);
@@ -550,7 +556,10 @@ void tr_input_set_free(tr_input_set *s) {
   if (!s) return;
   for (size_t i = 0; i < s->n; i++) free(s->files[i].path);
   free(s->files);
-  for (size_t i = 0; i < s->n_rank_files; i++) free(s->rank_files[i].path);
+  for (size_t i = 0; i < s->n_rank_files; i++) {
+    free(s->rank_files[i].path);
+    free(s->rank_files[i].host_name);
+  }
   free(s->rank_files);
   for (size_t i = 0; i < s->n_rank_conflicts; i++) free(s->rank_conflicts[i].path);
   free(s->rank_conflicts);

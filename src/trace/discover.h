@@ -31,6 +31,9 @@ typedef struct tr_input_file {
   char *path;
   const char *stage_id; /* from the te_rules stage, "all" if none */
   long rank;            /* -1 if none */
+  /* rank_files only: the host_name the file states before its events (the node; read
+   * with the rank by the same probe of its head), NULL when none. Owned. */
+  char *host_name;
 } tr_input_file;
 
 /* A file whose name states another rank than its distributedInfo.rank (which wins). */

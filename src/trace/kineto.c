@@ -1588,10 +1588,25 @@ tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
   if (!src) return NULL;
   return read_source(name, src, opts, err);
 }
+
+/* A host name as the file states it; one that does not fit is dropped (""), since a cut
+ * name could make two hosts look like one. */
+static void copy_host(char *host, size_t cap, const char *name) {
+  size_t n = strlen(name);
+  if (n >= cap) n = 0;
+  memcpy(host, name, n);
+  host[n] = '\0';
+}
+
 int tr_trace_probe(const char *path) { return tr_trace_probe_rank(path, NULL); }
 
 int tr_trace_probe_rank(const char *path, int64_t *rank) {
+  return tr_trace_probe_head(path, rank, NULL, 0);
+}
+
+int tr_trace_probe_head(const char *path, int64_t *rank, char *host, size_t host_cap) {
   if (rank) *rank = TR_NO_ID;
+  if (host && host_cap) *host = '\0';
   tr_error err;
   memset(&err, 0, sizeof err);
   /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
@@ -1610,6 +1625,8 @@ int tr_trace_probe_rank(const char *path, int64_t *rank) {
     if (run_parse(r) != 0) result = r->probe_result;
     /* the members before traceEvents were read whole: Kineto writes distributedInfo there */
     if (rank && result == 1) *rank = t->meta.rank;
+    if (host && host_cap && result == 1)
+      copy_host(host, host_cap, tr_str_get(t, t->meta.host_name));
     rd_free(r);
   } else {
     free(r);

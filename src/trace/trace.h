@@ -231,6 +231,10 @@ int tr_trace_probe(const char *path);
 /* tr_trace_probe that also gives distributedInfo.rank when the file states it before its
  * traceEvents list (Kineto does), else TR_NO_ID; rank may be NULL. */
 int tr_trace_probe_rank(const char *path, int64_t *rank);
+/* tr_trace_probe_rank that also copies the top-level host_name into host (host_cap bytes,
+ * NUL-terminated; "" when the file states none before its traceEvents list, as Kineto
+ * writes it beside distributedInfo, or when it does not fit). host may be NULL. */
+int tr_trace_probe_head(const char *path, int64_t *rank, char *host, size_t host_cap);
 
 const char *tr_trace_path(const tr_trace *t);
 const char *tr_str_get(const tr_trace *t, tr_str s); /* "" for 0 */

@@ -34,6 +34,9 @@
  * distributedInfo.pg_config and each group's ranks); the rest is skipped, since real jobs
  * list at most a few thousand ranks and the analysis needs the first few. */
 #define TR_MAX_META_ITEMS 4096u
+/* Bytes of a rank file's host_name kept by directory discovery (DNS names have at most
+ * 253); a longer one is dropped, never cut. */
+#define TR_MAX_HOST_NAME 256u
 /* Trace files considered in one profile directory. */
 #define TR_MAX_DIR_FILES 100000
 /* Sub-directory depth searched below a profile directory (runs nest 2-3 deep). */

@@ -58,14 +58,15 @@ static bool summary_names(const an_report *rep, const an_stage_report *st, const
   return false;
 }
 
-/* A kernel on stream 7 with its launch (correlation c), a launch call on the host
- * thread, a GPU step annotation. */
-#define K(name, ts, dur, c)                                                                   \
-  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts    \
-  ",\"dur\":" #dur ",\"args\":{\"stream\":7,\"correlation\":" #c                              \
-  "}},"                                                                                       \
-  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1," \
+/* A kernel on stream st with its launch (correlation c), a launch call on the host
+ * thread; K on stream 7; a GPU step annotation. */
+#define KS(name, ts, dur, c, st)                                                                 \
+  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #st ",\"ts\":" #ts \
+  ",\"dur\":" #dur ",\"args\":{\"stream\":" #st ",\"correlation\":" #c                           \
+  "}},"                                                                                          \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,"    \
   "\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #c "}}"
+#define K(name, ts, dur, c) KS(name, ts, dur, c, 7)
 #define STEP(name, ts, dur)                                        \
   "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"" name \
   "\",\"pid\":0,\"tid\":7,"                                        \
@@ -319,6 +320,76 @@ Test(fuse, the_layer_chain_is_one_fusion_by_launch_order, .init = setup, .fini =
   cr_assert_gt(cited, 0, "the chain's pieces are overlap rows to fold");
   cr_assert_leq(st->overlap->n_cites_fusion, cited,
                 "counted once: those not already under the floor");
+  an_report_destroy(rep);
+}
+
+/* ------------------------------------------------------------------ topology */
+
+/* The default packs and the test pack tests/data/rules/one-node-fusion.yaml (a vLLM
+ * all-reduce + RMSNorm fusion with `single_node: true`); the caller destroys them after
+ * the reports, which borrow the patterns' ids. */
+static te_rules *with_one_node_pack(void) {
+  const char *extra[] = {TRIAGE_FIXTURE_DIR "/rules/one-node-fusion.yaml"};
+  triage_rules_setup_options so = {.extra = extra, .n_extra = 1};
+  te_rules *with = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(with, "the test pack loads");
+  return with;
+}
+
+/* A rank-set directory (tests/data/ranks, one file per rank, each stating its host_name). */
+static an_report *run_ranks_dir(const te_rules *with, const char *dir) {
+  an_run_options o = {0};
+  o.formal = (an_input){.path = dir};
+  o.min_share_pct = -1;
+  o.rank_workers = 1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, with, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+/* Issue 31, the topology gate: TP 8 over two nodes (ranks 0-3 name gpu-node-00, 4-7
+ * gpu-node-01) is multi-node from the group's host names and a one-node fusion is not
+ * offered; DP 2 x TP 4 on two nodes keeps each TP group on one node (ranks 0-3 on
+ * gpu-node-00), so the same fusion is offered there. */
+Test(fuse, topology_from_the_ranks_host_names, .init = setup, .fini = teardown) {
+  te_rules *with = with_one_node_pack();
+  an_report *rep = run_ranks_dir(with, TRIAGE_FIXTURE_DIR "/ranks/vllm-v1-tp8-2nodes");
+  cr_assert_eq(rep->run.context.topology.value, AN_TOPOLOGY_MULTI_NODE);
+  cr_assert_eq(rep->run.context.topology.source, AN_SOURCE_RANK_HOSTS);
+  cr_assert_null(fuse_any(rep, "test-one-node-allreduce-rmsnorm"), "the TP group spans nodes");
+  cr_assert_not_null(fuse_any(rep, "vllm-allreduce-rmsnorm"), "the split itself is there");
+  an_report_destroy(rep);
+  rep = run_ranks_dir(with, TRIAGE_FIXTURE_DIR "/ranks/vllm-v1-dp2-tp4");
+  cr_assert_eq(rep->run.context.topology.value, AN_TOPOLOGY_SINGLE_NODE);
+  cr_assert_eq(rep->run.context.topology.source, AN_SOURCE_RANK_HOSTS);
+  const an_fuse_row *r = fuse_any(rep, "test-one-node-allreduce-rmsnorm");
+  cr_assert_not_null(r, "one node: the fusion is offered");
+  cr_assert_not(r->unknown_gates & AN_GATE_TOPOLOGY);
+  an_report_destroy(rep);
+  te_rules_destroy(with);
+}
+
+/* One rank's trace names its own host only: with no collective that only runs inside one
+ * node (an RCCL ring all-reduce, not the custom one) the topology is unknown, and aiter's
+ * all-reduce fusion, built on its one-node custom all-reduce, is a row of confidence
+ * unknown, never Confirmed. */
+#define RCCL_AR "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+static const char ROCM_TP2_RCCL[] =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":2},\"host_name\":"
+    "\"gpu-node-00\"," ROCM
+    "\"traceEvents\":[" STEP("step[DECODE bs=32]", 0, 3000) "," K(RCCL_AR, 10, 300, 1) "," K(
+        INNORM, 320, 100, 2) "," K(GEMM, 430, 1500, 3) "," K(RCCL_AR, 1940, 300,
+                                                             4) "," K(INNORM, 2250, 100, 5) "]}";
+
+Test(fuse, one_rank_topology_is_unknown, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", ROCM_TP2_RCCL);
+  cr_assert_eq(rep->run.context.topology.value, AN_TOPOLOGY_UNKNOWN);
+  const an_fuse_row *r = fuse_any(rep, "aiter-allreduce-fusion");
+  cr_assert_not_null(r);
+  cr_assert(r->unknown_gates & AN_GATE_TOPOLOGY);
+  cr_assert_eq(r->confidence, AN_CONFIDENCE_UNKNOWN);
+  cr_assert_eq(r->state, AN_FUSE_GATES_UNKNOWN);
   an_report_destroy(rep);
 }
 
