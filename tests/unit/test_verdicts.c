@@ -248,6 +248,56 @@ Test(fuse, chain_gate_pairs_neighbours_only, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
+/* Audit gap 5: the same pair on two streams (a RoPE on the main stream, the cache write
+ * on a side stream right after it in time) is no chain: pieces of one layer run on one
+ * stream in launch order. */
+static const char ROPE_KV_TWO_STREAMS[] = "{" ROCM "\"traceEvents\":[" K(SROPE, 0, 20, 1) "," KS(
+    SKVW, 25, 20, 2, 9) "," K(GEMM, 50, 300, 3) "]}";
+
+Test(fuse, chain_gate_keeps_to_one_stream, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("sglang", ROPE_KV_TWO_STREAMS);
+  cr_assert_null(fuse_any(rep, "fused-qk-rope-reshape-kv-cache"), "pieces on two streams");
+  an_report_destroy(rep);
+}
+
+/* RoPE, `between` elementwise kernels (no breaker, no piece), then the cache write, on one
+ * stream; the caller frees the trace. */
+#define FILLER                                                                        \
+  "void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>, " \
+  "at::detail::Array<char*, 2> >"
+static char *rope_fillers_kv(long between) {
+  size_t cap = 4096 + 512 * (size_t)between, at = 0;
+  char *t = malloc(cap);
+  cr_assert_not_null(t);
+  at += (size_t)snprintf(t, cap, "{" ROCM "\"traceEvents\":[" K(SROPE, 0, 20, 1));
+  long ts = 25;
+  for (long i = 0; i < between; i++, ts += 10)
+    at += (size_t)snprintf(t + at, cap - at, "," KS(FILLER, % ld, 5, % ld, 7), ts, 100 + i, ts,
+                           100 + i);
+  snprintf(t + at, cap - at, "," KS(SKVW, % ld, 20, 2, 7) "," KS(GEMM, % ld, 300, 3, 7) "]}", ts,
+           ts, ts + 25, ts + 25);
+  return t;
+}
+
+/* The distance half of the chain gate: fuse.chain_max_between kernels between two pieces
+ * keep them one chain, one more splits them (the fixture follows the pack's setting). */
+Test(fuse, chain_gate_max_between_is_the_distance, .init = setup, .fini = teardown) {
+  long most = te_rules_settings(rules)->fuse_chain_max_between;
+  cr_assert_gt(most, 0);
+  char *near = rope_fillers_kv(most), *far = rope_fillers_kv(most + 1);
+  an_report *rep = run_framework("sglang", near);
+  const an_fuse_row *r = fuse_any(rep, "fused-qk-rope-reshape-kv-cache");
+  cr_assert_not_null(r, "%ld kernels between: one chain", most);
+  cr_assert_float_eq(r->chained_pct, 100.0, 1e-9);
+  an_report_destroy(rep);
+  rep = run_framework("sglang", far);
+  cr_assert_null(fuse_any(rep, "fused-qk-rope-reshape-kv-cache"), "%ld kernels between: too far",
+                 most + 1);
+  an_report_destroy(rep);
+  free(near);
+  free(far);
+}
+
 /* Review-1 defects 4 and 3: a graph-replayed Qwen3 layer (no Python frames) on one stream,
  * in launch order: input add+RMSNorm -> QKV GEMM -> q copy -> q RMSNorm -> k copy -> k
  * RMSNorm -> RoPE -> KV write -> attention. The QK-norm -> RoPE -> KV-write chain is one
