@@ -65,6 +65,9 @@ LIMITS_ELSEWHERE = {
     "AN_TEMPLATE_ARGS_MAX": "a name past it is not split (its kernel is never paired by its "
                             "arguments), not an error: tests/unit/test_analysis.c "
                             "template_split_reads_top_level_arguments",
+    "TR_MAX_HOST_NAME": "a rank file's host_name past it is cut when the directory is "
+                        "probed (two hosts equal over that prefix read as one node), not an "
+                        "error: tests/unit/test_verdicts.c topology tests",
     "AN_MAX_STAGING_OP_BYTES": "a staging copy's buffer-op name past it is cut on its overlap row "
                                "(the lever matcher reads the prefix), not an error: "
                                "tests/roofline/run_roofline.py bases (DDP's reducer op)",
