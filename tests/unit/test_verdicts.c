@@ -30,6 +30,24 @@ static an_report *run_framework(const char *fw, const char *data) {
   return rep;
 }
 
+/* The reference's compatibility rules (--compat reference); the caller destroys them
+ * after the reports made with them. */
+static te_rules *reference_rules(void) {
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  return ref;
+}
+
+/* run_framework under other rules (the compatibility pack's) than the suite's. */
+static an_report *run_framework_with(te_rules *with, const char *fw, const char *data) {
+  te_rules *mine = rules;
+  rules = with;
+  an_report *rep = run_framework(fw, data);
+  rules = mine;
+  return rep;
+}
+
 static const an_stage_report *stage_of(const an_report *rep, const char *id) {
   for (size_t s = 0; s < rep->n_stages; s++)
     if (!strcmp(rep->stages[s].id, id)) return &rep->stages[s];
@@ -656,13 +674,8 @@ Test(names, generic_collectives_split_by_their_collective, .init = setup, .fini 
 
 /* The reference's compatibility pack keeps one row for them (deviation C13). */
 Test(names, generic_collectives_one_row_in_compat, .init = setup, .fini = teardown) {
-  triage_rules_setup_options so = {.compat = "reference"};
-  te_rules *ref = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(ref);
-  te_rules *mine = rules;
-  rules = ref;
-  an_report *rep = run_framework("sglang", GENERIC_COLLECTIVES);
-  rules = mine;
+  te_rules *ref = reference_rules();
+  an_report *rep = run_framework_with(ref, "sglang", GENERIC_COLLECTIVES);
   const char *names[8];
   size_t n = 0;
   for (size_t s = 0; s < rep->n_stages; s++) n += generic_rows(&rep->stages[s], names + n, 8 - n);
@@ -733,13 +746,8 @@ Test(locations, graph_replay_location_is_worded, .init = setup, .fini = teardown
   }
   an_report_destroy(rep);
 
-  triage_rules_setup_options so = {.compat = "reference"};
-  te_rules *ref = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(ref);
-  te_rules *mine = rules;
-  rules = ref;
-  rep = run_framework("vllm", FULL_GRAPH_DECODE);
-  rules = mine;
+  te_rules *ref = reference_rules();
+  rep = run_framework_with(ref, "vllm", FULL_GRAPH_DECODE);
   g = kernel_row(rep, REPLAYED);
   cr_assert(g && g->n_shown_sites == 1);
   cr_assert_eq(g->shown_sites[0]->kind, AN_LOCATION_LAUNCH);
@@ -830,13 +838,8 @@ Test(locations, plumbing_frames_point_at_the_model, .init = setup, .fini = teard
   an_report_destroy(rep);
 
   /* the reference's list has none of them: the innermost plumbing frame wins there */
-  triage_rules_setup_options so = {.compat = "reference"};
-  te_rules *ref = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(ref);
-  te_rules *mine = rules;
-  rules = ref;
-  rep = run_framework("vllm", PLUMBING_FRAMES);
-  rules = mine;
+  te_rules *ref = reference_rules();
+  rep = run_framework_with(ref, "vllm", PLUMBING_FRAMES);
   cr_assert_not_null(strstr(first_site(rep, COMPILED_K), "inductor_cache"), "%s",
                      first_site(rep, COMPILED_K));
   an_report_destroy(rep);
@@ -927,14 +930,9 @@ Test(locations, partial_site_shows_its_coverage, .init = setup, .fini = teardown
   an_report_destroy(rep);
   free(t);
 
-  triage_rules_setup_options so = {.compat = "reference"};
-  te_rules *ref = triage_rules_setup("triage", &so, stderr);
-  cr_assert_not_null(ref);
-  te_rules *mine = rules;
-  rules = ref;
+  te_rules *ref = reference_rules();
   t = partial_site_trace(20, 2);
-  rep = run_framework("sglang", t);
-  rules = mine;
+  rep = run_framework_with(ref, "sglang", t);
   r = kernel_row(rep, GEMM);
   cr_assert(r && !r->partial_site);
   cell = rp_kernel_location_cell(r);
