@@ -701,14 +701,18 @@ Test(names, generic_collectives_one_row_in_compat, .init = setup, .fini = teardo
 #define GK(name, ts, dur, c)                                                               \
   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
   ",\"dur\":" #dur ",\"args\":{\"stream\":7,\"correlation\":" #c "}}"
+/* vLLM's model runner replaying a graph three times (correlations 51-53): the frames
+ * of the runner (open for runner_dur us), cuda_graph.py __call__ and graphs.py replay. */
+#define RUNNER_REPLAYS_THREE(runner_dur)                                           \
+  PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, runner_dur) \
+  "," PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) "," PYF(      \
+      "torch/cuda/graphs.py(139): replay", 120,                                    \
+      80) "," GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53)
 #define REPLAYED "nvjet_tst_128x64_64x4_1x2_h_bz_coopB_TNT"
 #define EAGER_GEMM "nvjet_tst_64x8_64x16_2x1_v_bz_TNT"
 static const char FULL_GRAPH_DECODE[] =
     "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2000) ","
-    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 200) ","
-    PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) ","
-    PYF("torch/cuda/graphs.py(139): replay", 120, 80) ","
-    GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53) ","
+    RUNNER_REPLAYS_THREE(200) ","
     PYF("vllm/model_executor/layers/utils.py(122): rocm_unquantized_gemm_impl", 400, 50) ","
     "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,"
     "\"ts\":410,\"dur\":5,\"args\":{\"correlation\":54}},"
@@ -765,10 +769,7 @@ Test(locations, graph_replay_location_is_worded, .init = setup, .fini = teardown
 #define BARE_REPLAYED "nvjet_tst_64x64_64x4_1x2_h_bz_TNT"
 static const char RUNNER_MIXED_DECODE[] =
     "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 3000) ","
-    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 400) ","
-    PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) ","
-    PYF("torch/cuda/graphs.py(139): replay", 120, 80) ","
-    GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53) ","
+    RUNNER_REPLAYS_THREE(400) ","
     "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,"
     "\"ts\":410,\"dur\":5,\"args\":{\"correlation\":54}}," GRAPH_LAUNCH(600, 55) ","
     GK(REPLAYED, 1000, 300, 51) "," GK(REPLAYED, 1400, 300, 52) "," GK(REPLAYED, 1800, 300, 53) ","
@@ -849,14 +850,12 @@ Test(locations, plumbing_frames_point_at_the_model, .init = setup, .fini = teard
 /* The vLLM full-graph shape with a fused add+RMSNorm among the replayed kernels. */
 #define REPLAYED_NORM "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>"
 static const char FULL_GRAPH_NORM[] =
-    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2400) ","
-    PYF("vllm/v1/worker/gpu_model_runner.py(3102): _model_forward", 100, 200) ","
-    PYF("vllm/compilation/cuda_graph.py(208): __call__", 110, 100) ","
-    PYF("torch/cuda/graphs.py(139): replay", 120, 80) ","
-    GRAPH_LAUNCH(130, 51) "," GRAPH_LAUNCH(140, 52) "," GRAPH_LAUNCH(150, 53) ","
-    GRAPH_LAUNCH(160, 54) ","
-    GK(REPLAYED, 1000, 300, 51) "," GK(REPLAYED_NORM, 1400, 300, 52) ","
-    GK(REPLAYED, 1800, 300, 53) "," GK(REPLAYED_NORM, 2200, 300, 54) "]}";
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2400) "," RUNNER_REPLAYS_THREE(
+        200) "," GRAPH_LAUNCH(160, 54) "," GK(REPLAYED, 1000, 300,
+                                              51) "," GK(REPLAYED_NORM, 1400, 300,
+                                                         52) "," GK(REPLAYED, 1800, 300,
+                                                                    53) "," GK(REPLAYED_NORM, 2200,
+                                                                               300, 54) "]}";
 
 /* A fusion row's current location is worded as the kernel table words it (review 6
  * defect 6): inside a graph replay of the runner, in Markdown, JSON and HTML alike. */
