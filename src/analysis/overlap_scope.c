@@ -28,12 +28,8 @@
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
 #define OV_MAX_CHAIN 256
 #define OV_SCOPE_CAP 1024
-/* The kernel map's location for a kernel nothing attributed (kernel_map.h). */
-#define OV_KMAP_UNRESOLVED "unresolved"
-
 static bool ov_kmap_has_location(const an_kmap_entry *en) {
-  return en && en->best_location && *en->best_location &&
-         strcmp(en->best_location, OV_KMAP_UNRESOLVED) != 0;
+  return en && en->best_location && *en->best_location && an_location_resolved(en->best_location);
 }
 
 /* ---------------------------------------------------------------- indexes */
@@ -458,8 +454,7 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
       en = an_kernel_map_find(km, an_kernel_map_stage_id(km, 0), kernel);
   }
   if (!en) return;
-  bool best_ok =
-      en->best_location && en->best_location[0] && strcmp(en->best_location, "unresolved") != 0;
+  bool best_ok = ov_kmap_has_location(en);
   if (en->n_sites == 0) {
     if (best_ok) ut_counter_add(scopes, en->best_location, 1);
     return;
@@ -473,7 +468,7 @@ static void ov_formal_payload_votes(const ov_bundle *formal, const char *kernel,
                       : best_ok                       ? en->best_location
                                                       : "";
     size_t n = st->launches ? st->launches : 1;
-    if (loc[0] && strcmp(loc, "unresolved") != 0) ut_counter_add(scopes, loc, n);
+    if (loc[0] && an_location_resolved(loc)) ut_counter_add(scopes, loc, n);
     if (st->top_cpu_op && st->top_cpu_op[0]) ut_counter_add(ops, st->top_cpu_op, n);
   }
 }
@@ -504,8 +499,7 @@ static void ov_site_stack_location(const te_rules *r, const an_site *st, char *o
     if (!q) break;
     p = q + 2;
   }
-  if (!out[0] && st->location && strcmp(st->location, OV_KMAP_UNRESOLVED) != 0)
-    snprintf(out, cap, "%s", st->location);
+  if (!out[0] && an_location_resolved(st->location)) snprintf(out, cap, "%s", st->location);
 }
 
 /* docs/reference.md §6.5 kernel-map fallback for one sampled mapping event with no scope chain:

@@ -68,7 +68,7 @@ static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
   ut_buf_add(&b, row->name);
   ut_buf_add(&b, " ");
   if (!row->entry)
-    ut_buf_add(&b, "unresolved");
+    ut_buf_add(&b, AN_LOCATION_UNRESOLVED);
   else if (!row->entry->n_sites)
     ut_buf_add(&b, row->entry->best_location);
   for (size_t i = 0; i < row->n_shown_sites; i++) {
@@ -92,7 +92,7 @@ static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
 
 /* The location a fuse row lists for a row's site (or for the row without sites). */
 static const char *row_location(const an_kernel_row *row, size_t site) {
-  if (!row->entry) return "unresolved";
+  if (!row->entry) return AN_LOCATION_UNRESOLVED;
   if (!row->entry->n_sites) return row->entry->best_location;
   return row->entry->sites[site].display_location;
 }
