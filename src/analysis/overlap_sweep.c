@@ -417,11 +417,6 @@ static void ov_pick_top_partners(ov_sweep_state *st) {
   }
 }
 
-static int ov_double_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : (x > y);
-}
-
 /* An aggregate's exposed time and its split, from its instances' exposed times v[0..c)
  * in ascending order. */
 static void ov_set_exposed(ov_agg *a, const double *v, size_t c) {
@@ -474,7 +469,7 @@ static bool ov_split_exposed(ov_sweep_state *st) {
     ov_agg *a = &st->aggs[i];
     double one = ov_exposed(st, (size_t)a->first);
     double *v = a->count > 1 ? vals + start[i] : &one;
-    qsort(v, a->count, sizeof *v, ov_double_cmp);
+    ut_sort_f64(v, a->count);
     ov_set_exposed(a, v, a->count);
     a->exposed_first_us = ov_exposed(st, (size_t)a->first);
   }

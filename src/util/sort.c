@@ -12,6 +12,8 @@
 #define SWAP_CHUNK 64u
 /* Quicksort keeps a copy of its pivot on the stack; larger items are heap-sorted. */
 #define PIVOT_MAX 256u
+/* ut_sort_f64 sorts up to this many doubles by insertion, with no buffer. */
+#define SHORT_F64 32u
 
 typedef struct sorter {
   size_t size;
@@ -317,8 +319,25 @@ static int cmp_f64(const void *pa, const void *pb, void *unused) {
   return a < b ? -1 : (a > b);
 }
 
+/* Insertion sort on the keys' order: below a few dozen values the radix sort's 16 KiB of
+ * counts and its buffer cost more than the moves (the overlap sweep sorts one short list
+ * per kernel name). */
+static void sort_f64_short(double *v, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    double x = v[i];
+    uint64_t k = f64_key(x);
+    size_t j = i;
+    for (; j > 0 && f64_key(v[j - 1]) > k; j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 void ut_sort_f64(double *v, size_t n) {
   if (n < 2) return;
+  if (n <= SHORT_F64) {
+    sort_f64_short(v, n);
+    return;
+  }
   /* the keys, then the radix sort's buffer */
   uint64_t *key = n <= SIZE_MAX / (2 * sizeof *key) ? malloc(2 * n * sizeof *key) : NULL;
   if (!key) {

@@ -33,8 +33,9 @@ void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
 
 /* Sorts doubles v[0..n) ascending in O(n): ut_sort_u64 of keys that order as the values do
  * (the sign bit flipped, all bits of a negative one), through a buffer it allocates (none to
- * be had: ut_sort). For the long arrays of times the analysis probes (a comparison sort's
- * calls were most of a sort of gap times). v holds no NaN; -0.0 sorts before 0.0. */
+ * be had: ut_sort); a short list by insertion, with no buffer. For the long arrays of times
+ * the analysis probes (a comparison sort's calls were most of a sort of gap times) and the
+ * many short ones. v holds no NaN; -0.0 sorts before 0.0. */
 void ut_sort_f64(double *v, size_t n);
 
 /* The value v[k] would hold were v[0..n) sorted ascending (k < n), found in O(n) time on

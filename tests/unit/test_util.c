@@ -454,9 +454,10 @@ static int cmp_f64_plain(const void *a, const void *b) {
 }
 
 /* ut_sort_f64 equals qsort: times of a trace (large positive, nearly sorted), values of both
- * signs with zeros and infinities, and many equal values. */
+ * signs with zeros and infinities, and many equal values; lists on both sides of the bound
+ * below which it sorts by insertion (32). */
 Test(util, sort_f64_agrees_with_qsort) {
-  static const size_t counts[] = {0, 1, 2, 3, 257, 5000};
+  static const size_t counts[] = {0, 1, 2, 3, 31, 32, 33, 257, 5000};
   uint64_t seed = 88172645463325252ull;
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
     for (int shape = 0; shape < 3; shape++) {
