@@ -803,11 +803,15 @@ typedef enum an_idle_kind {
                              initialisation calls (matcher setup_call: cudaMalloc, cudaFree,
                              hipMalloc, ...) or in a launch call long enough to load a module
                              (timeline.module_load_min_us); no per-step action */
-  AN_IDLE_ALLOC = 7       /* the same setup calls stalling the GPU in most steps
+  AN_IDLE_ALLOC = 7,      /* the same setup calls stalling the GPU in most steps
                              (timeline.setup_recurring_min_pct): the allocator asked again
                              every step, a per-step loss */
+  AN_IDLE_AWAIT = 8       /* the host waited on a collective's result (matcher
+                             host_collective_wait: a TorchRec awaitable's wait(), a comm op's
+                             Wait or its backward): it follows the communication schedule and
+                             the other ranks, not host work a faster host or graphs remove */
 } an_idle_kind;
-#define AN_IDLE_KINDS 8
+#define AN_IDLE_KINDS 9
 
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */
 typedef struct an_idle_cause {

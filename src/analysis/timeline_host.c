@@ -5,6 +5,8 @@
  * The gap splits into three portions:
  *   host  [g0, Lts)  the thread had not called the launch yet: it was waiting for the GPU
  *                    (a synchronising call that returned when the GPU ran dry: sync), in
+ *                    a wait on a collective's result (an awaitable's wait(), a comm op's
+ *                    Wait: await, however it spent the time), in
  *                    allocation or initialisation calls for most of it (setup), issuing
  *                    work back to back (at most timeline.launch_gap_max_us: launch), or
  *                    busy with something else (host), named by the innermost CPU op or
@@ -52,10 +54,10 @@ struct tl_host {
   const tr_trace *t;
   const te_rules *rules;
   an_strtab *strings;
-  const te_matcher *sync, *step, *setup;
-  /* by string id, the answers of sync and step so far: 0 unasked, 1 no, 2 yes (a gap walks
-   * up a nesting chain, each name matched again cost more than the rest of the split) */
-  uint8_t *is_sync, *is_step;
+  const te_matcher *sync, *step, *setup, *await;
+  /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
+   * walks up a nesting chain, each name matched again cost more than the rest of the split) */
+  uint8_t *is_sync, *is_step, *is_await;
   size_t n_str; /* their length: the trace's strings when the index was made */
   double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
@@ -275,6 +277,7 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .sync = te_rules_matcher(rules, "host_sync"),
                  .step = te_rules_matcher(rules, "step_annotation"),
                  .setup = te_rules_matcher(rules, "setup_call"),
+                 .await = te_rules_matcher(rules, "host_collective_wait"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
@@ -283,7 +286,8 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
   h->n_str = tr_trace_string_count(t);
   h->is_sync = calloc(h->n_str ? h->n_str : 1, 1);
   h->is_step = calloc(h->n_str ? h->n_str : 1, 1);
-  bool ok = h->is_sync && h->is_step && make_probes(h, gaps, n);
+  h->is_await = calloc(h->n_str ? h->n_str : 1, 1);
+  bool ok = h->is_sync && h->is_step && h->is_await && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
@@ -310,6 +314,7 @@ void tl_host_destroy(tl_host *h) {
   free(h->extras);
   free(h->is_sync);
   free(h->is_step);
+  free(h->is_await);
   ut_u64map_free(&h->threads);
   free(h);
 }
@@ -406,6 +411,15 @@ static long sync_item(tl_host *h, const thread_items *ti, double g0, double lts)
   return -1;
 }
 
+/* The innermost item among i and its ancestors spanning [a, b] that waits on a collective's
+ * result (matcher host_collective_wait), or -1. */
+static long await_item(tl_host *h, const thread_items *ti, long i, double a, double b) {
+  if (!h->await) return -1;
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
+    if (spans(&ti->v[i], a, b) && item_matches(h, h->await, h->is_await, &ti->v[i])) return i;
+  return -1;
+}
+
 /* The time setup calls of the thread take inside [a, b) (us), and the longest of them
  * (*longest, -1 when none). Calls of one thread do not overlap, so their ends ascend too. */
 static double setup_time(const thread_items *ti, double a, double b, long *longest) {
@@ -469,10 +483,28 @@ const tl_extra *tl_host_extras(const tl_host *h, size_t *n) {
   return h->extras;
 }
 
-/* The host portion [g0, lts): sync, setup (mostly allocation or initialisation calls),
- * launch (back-to-back issue) or host. */
+/* The host portion [g0, lts) as await: under a wait on a collective's result (around
+ * the sync item s that ended the GPU's work, else around the whole portion), named by that
+ * wait; false when none. TorchRec's awaitables sync on the splits, unpack and permute what
+ * arrived, launch the backward all-to-all: neither per-op overhead nor a sync to remove, the
+ * time follows the collectives (review 6: counted as host work, they inflated the host-bound
+ * item's bound). */
+static bool await_portion(tl_host *h, const thread_items *ti, long s, double g0, double lts,
+                          tl_portion *p) {
+  long w = s >= 0 ? await_item(h, ti, s, ti->v[s].ts, ti->v[s].end)
+                  : await_item(h, ti, innermost(ti, g0, lts), g0, lts);
+  if (w < 0) return false;
+  p->kind = AN_IDLE_AWAIT;
+  p->what = interned(h, ti, w);
+  p->location = best_frame(h, ti, w, ti->v[w].ts, ti->v[w].end);
+  return true;
+}
+
+/* The host portion [g0, lts): await (under a wait on a collective), sync, setup (mostly
+ * allocation or initialisation calls), launch (back-to-back issue) or host. */
 static void host_portion(tl_host *h, const thread_items *ti, double g0, double lts, tl_portion *p) {
   long s = sync_item(h, ti, g0, lts);
+  if (await_portion(h, ti, s, g0, lts, p)) return;
   if (s >= 0) {
     const item *x = &ti->v[s];
     p->kind = AN_IDLE_SYNC;

@@ -990,7 +990,8 @@ const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
 }
 
 /* The host's part of the idle, on the time account's basis (one decimal, as it prints),
- * and the whole idle when the rest (setup, dependency, short gaps) shows at that precision. */
+ * and the whole idle when the rest (setup, await, dependency, short gaps) shows at that
+ * precision. */
 static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
   char host[16], all[16];
   snprintf(host, sizeof host, "%.1f", b->idle_pct);
@@ -998,7 +999,8 @@ static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
   if (b->all_idle_pct > b->idle_pct && strcmp(host, all) != 0)
     snprintf(buf, cap,
              "%s%% of each step is GPU idle for the host (of the time account's %s%% idle: the "
-             "rest is one-time setup, cross-stream dependencies and gaps too short to name)",
+             "rest is one-time setup, waits on collectives' results, cross-stream dependencies and "
+             "gaps too short to name)",
              host, all);
   else
     snprintf(buf, cap, "%s%% of each step is GPU idle for the host", host);

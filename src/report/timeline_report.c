@@ -14,8 +14,8 @@
 #include "util/limits.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
-  static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",
-                                               "short", "unknown", "setup",  "alloc"};
+  static const char *const w[AN_IDLE_KINDS] = {"sync",    "host",  "launch", "dependency", "short",
+                                               "unknown", "setup", "alloc",  "await"};
   return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
 }
 

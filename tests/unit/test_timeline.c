@@ -485,6 +485,51 @@ Test(timeline, gap_under_a_sync, .init = setup, .fini = teardown) {
   account_free(&a);
 }
 
+/* TorchRec's awaitables (review 6 defect 9, PARAM DLRM): the host reads the all-to-all's
+ * splits back inside "## KJTAllToAllSplitsAwaitable wait() ##" (a sync that returns as kernel
+ * A ends), then All2All_Pooled_WaitBackward prepares and launches the backward all-to-all.
+ * Both gaps wait on a collective's result: idle of kind await, named by the wait, not a sync
+ * or host work; a gap under a plain op stays host. */
+Test(timeline, waits_on_a_collective_are_await, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 3000);
+  host(&b, "python_function", "train_pipeline.py(300): progress", 1, 2990);
+  launch(&b, "kernel_a", 10, 20, 500);
+  host(&b, "user_annotation", "## KJTAllToAllSplitsAwaitable wait() ##", 30, 670);
+  host(&b, "cpu_op", "aten::to", 40, 485);
+  tb_add(&b, /* returns at 521, as A ends; runtime calls carry a correlation id */
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpy\",\"pid\":1,"
+         "\"tid\":1,\"ts\":45,\"dur\":476,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  launch(&b, "kernel_b", 720, 730, 100);
+  host(&b, "cpu_op", "All2All_Pooled_WaitBackward", 820, 530);
+  launch(&b, "kernel_c", 1300, 1310, 90);
+  host(&b, "cpu_op", "aten::index_put_", 1400, 500);
+  launch(&b, "kernel_d", 1880, 1890, 100);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  cr_assert_eq(t->idle_by_kind_ns[AN_IDLE_AWAIT], 200000 + 470000, "await %lld",
+               (long long)t->idle_by_kind_ns[AN_IDLE_AWAIT]);
+  cr_assert_eq(t->idle_by_kind_ns[AN_IDLE_SYNC], 0);
+  bool splits = false, backward = false;
+  for (size_t i = 0; i < t->n_causes; i++) {
+    const an_idle_cause *c = &t->causes[i];
+    if (c->kind != AN_IDLE_AWAIT) continue;
+    splits |= !strcmp(c->what, "## KJTAllToAllSplitsAwaitable wait() ##") && c->idle_ns == 200000;
+    backward |= !strcmp(c->what, "All2All_Pooled_WaitBackward") && c->idle_ns == 470000;
+    cr_assert_str_eq(c->location, "train_pipeline.py:300 progress");
+  }
+  cr_assert(splits && backward);
+  const an_idle_cause *h = cause_of(t, AN_IDLE_HOST);
+  cr_assert_not_null(h);
+  cr_assert_str_eq(h->what, "aten::index_put_");
+  cr_assert_eq(h->idle_ns, 480000);
+  account_free(&a);
+}
+
 /* Allocator growth: the host part of a gap inside aten::mm is mostly a cudaMalloc (the
  * caching allocator reserving memory), and a first launch call that loads its module takes
  * 80 ms: both one-time setup, named by the call, not host work of the step. */
@@ -1147,6 +1192,37 @@ Test(summary, pooled_item_links_every_row, .init = setup, .fini = teardown) {
   char *md = render(rp_markdown, r);
   cr_assert_not_null(strstr(md, "more rows (the JSON report's item rows)"), "%s", md);
   free(md);
+  an_report_destroy(r);
+}
+
+/* Host gaps of a TorchRec step, half under a plain op, half under an awaitable's Wait: the
+ * host-bound pool sums the plain op's gaps only; the waits follow the collectives, which a
+ * faster host or graphs do not shorten (review 6 defect 9: they inflated its bound). */
+Test(summary, waits_on_a_collective_leave_the_host_bound_pool, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  enum { GAPS = 24 };
+  host(&b, "user_annotation", "ProfilerStep#4", 0, 100.0 * 2 * GAPS + 50);
+  for (int j = 0; j < 2 * GAPS; j++) {
+    double t0 = 100.0 * j;
+    launch(&b, "kernel_step", t0 + 10, t0 + 12, 5);
+    host(&b, "cpu_op", j % 2 ? "All2All_Pooled_Wait" : "aten::mul", t0 + 16, 95);
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *pool = item_of(r, AN_ACTION_LAUNCH_BOUND);
+  cr_assert_not_null(pool);
+  const an_time_account *a = &pool->timeline->total;
+  cr_assert_gt(a->idle_by_kind_ns[AN_IDLE_AWAIT], 0);
+  for (size_t k = 0; k < pool->n_rows; k++)
+    cr_assert_neq(a->causes[pool->rows[k].row].kind, AN_IDLE_AWAIT, "row %zu is a wait", k);
+  /* the plain op's gaps and the launch calls' parts, not the waits' */
+  double host_us =
+      (double)(a->idle_by_kind_ns[AN_IDLE_HOST] + a->idle_by_kind_ns[AN_IDLE_LAUNCH]) / 1000.0;
+  cr_assert_float_eq(pool->at_stake_us, host_us, 1e-6);
+  for (size_t i = 0; i < r->n_summary; i++)
+    for (size_t k = 0; r->summary[i].kind == AN_SUMMARY_IDLE && k < r->summary[i].n_rows; k++)
+      cr_assert_neq(a->causes[r->summary[i].rows[k].row].kind, AN_IDLE_AWAIT);
+  expect_bounds(r);
   an_report_destroy(r);
 }
 
