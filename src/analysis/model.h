@@ -1263,6 +1263,14 @@ typedef enum an_rank_cause {
   AN_CAUSE_GPU = 2
 } an_rank_cause;
 
+/* The part of the others' wait for the straggler spent in the collectives of one
+ * launch-context family (read from the group's first rank's launches). */
+typedef struct an_rank_wait_context {
+  const char *context;     /* its label; NULL: collectives launched in no labelled family */
+  double lost_us;          /* the others' wait in its instances */
+  double lost_per_step_us; /* of it in counted steps, per step; 0 when steps are unknown */
+} an_rank_wait_context;
+
 /* Ranks that run collectives together (the group of a collective: its Process Group
  * args, else pg_config by its Group size, else the pg_config group whose ranks end each
  * instance together, else every rank; gloo groups and groups of one never). Collective
@@ -1294,6 +1302,10 @@ typedef struct an_rank_group {
   double wait_kernel_share_pct; /* its share of lost_us */
   size_t worst_step;            /* 1-based among the stage's counted steps; 0 unknown */
   double worst_step_lost_us;
+  /* the loss by launch-context family of the instances it is spent in, most first; empty
+   * when no collective of the group has a labelled family (nothing to tell apart) */
+  size_t n_wait_contexts;
+  const an_rank_wait_context *wait_contexts;
   /* cause, per step: how late the straggler arrives (lost per step over the others),
    * how much longer its compute is and how much later its step starts on the host than
    * the others' medians */
@@ -1332,11 +1344,14 @@ typedef struct an_rank_kernel {
 /* What every instance of one collective of a rank shares: its kernel, message and group
  * args. Instances of one kernel with another message size or group are another kind. */
 typedef struct an_rank_coll_kind {
-  size_t kernel;     /* index into an_rank_data.kernels */
-  double nelems;     /* In msg nelems, 0 unknown */
-  long pg;           /* index into an_rank_data.pgs of its Process Group Ranks arg, or
-                        AN_RANK_NO_PG */
-  size_t group_size; /* its Group size arg, 0 unknown */
+  size_t kernel;       /* index into an_rank_data.kernels */
+  double nelems;       /* In msg nelems, 0 unknown */
+  long pg;             /* index into an_rank_data.pgs of its Process Group Ranks arg, or
+                          AN_RANK_NO_PG */
+  size_t group_size;   /* its Group size arg, 0 unknown */
+  const char *context; /* the labelled launch-context family of its launches (launch_context.h:
+                          "input dist", "gradient reduce (DDP hook)"), NULL none: instances
+                          launched in another family are another kind */
 } an_rank_coll_kind;
 
 /* One collective instance: 16 bytes, a rank has one per collective launch (ranks read in

@@ -405,10 +405,31 @@ typedef struct evidence {
   double *by_step; /* [step] of the first member */
   size_t n_steps;
   double lost, lost_in_steps, last_arrival;
+  an_rank_wait_context *by_context; /* per launch-context label of first's kinds */
+  size_t n_contexts, cap_contexts;
+  bool labelled; /* some instance has a labelled family */
 } evidence;
 
-/* Instance i of unit u, first's collective ci. */
-static void add_instance(const group *g, const unit *u, double **d, size_t i, size_t s, size_t ci,
+/* Adds the loss of an instance of first's kind `kind` to its launch-context family. */
+static bool add_context(evidence *ev, uint32_t kind, double lost, bool in_step) {
+  const char *ctx = ev->first->kinds[kind].context;
+  size_t i = 0;
+  while (i < ev->n_contexts && ev->by_context[i].context != ctx) i++; /* first's copies */
+  if (i == ev->n_contexts) {
+    an_rank_wait_context *v =
+        ut_grow(ev->by_context, &ev->cap_contexts, ev->n_contexts + 1, sizeof *v);
+    if (!v) return false;
+    ev->by_context = v;
+    v[ev->n_contexts++] = (an_rank_wait_context){ctx, 0, 0};
+  }
+  ev->labelled = ev->labelled || ctx;
+  ev->by_context[i].lost_us += lost;
+  if (in_step) ev->by_context[i].lost_per_step_us += lost; /* a sum until publish divides */
+  return true;
+}
+
+/* Instance i of unit u, first's collective ci. false when out of memory. */
+static bool add_instance(const group *g, const unit *u, double **d, size_t i, size_t s, size_t ci,
                          evidence *ev) {
   double floor = d[fastest(d, g->n_ranks, i)][i], lost = 0;
   for (size_t r = 0; r < g->n_ranks; r++)
@@ -417,10 +438,12 @@ static void add_instance(const group *g, const unit *u, double **d, size_t i, si
   if (fastest(d, g->n_ranks, i) == s) ev->last_arrival += lost;
   ev->by_slot[u->kind * (ev->max_pos + 1) + ev->pos[ci]] += lost;
   int32_t step = ev->first->colls[ci].step;
-  if (step >= 0 && (size_t)step < ev->n_steps) {
+  bool in_step = step >= 0 && (size_t)step < ev->n_steps;
+  if (in_step) {
     ev->by_step[step] += lost;
     ev->lost_in_steps += lost;
   }
+  return add_context(ev, ev->first->colls[ci].kind, lost, in_step);
 }
 
 /* The indices of the first member's collectives of kind k, in order (cnt of them). */
@@ -443,8 +466,11 @@ static bool collect(const stage_ctx *c, const groups *gs, size_t gi, size_t s, e
     double **d = unit_durations(c, g, &gs->units[u], &cnt, &scratch, &nomem);
     size_t *fc = d ? first_colls(c, g->members[0], gs->units[u].kind, cnt) : NULL;
     if (nomem || (d && !fc)) return free_durations(d, g->n_ranks), false;
-    for (size_t i = 0; d && i < cnt; i++) add_instance(g, &gs->units[u], d, i, s, fc[i], ev);
+    bool ok = true;
+    for (size_t i = 0; d && i < cnt && ok; i++)
+      ok = add_instance(g, &gs->units[u], d, i, s, fc[i], ev);
     free(fc);
+    if (!ok) return free_durations(d, g->n_ranks), false;
     free_durations(d, g->n_ranks);
   }
   return true;
@@ -472,6 +498,31 @@ static void evidence_free(evidence *ev) {
   free(ev->pos);
   free(ev->by_slot);
   free(ev->by_step);
+  free(ev->by_context);
+}
+
+static int cmp_context(const void *pa, const void *pb) {
+  const an_rank_wait_context *a = pa, *b = pb;
+  if (a->lost_us != b->lost_us) return a->lost_us > b->lost_us ? -1 : 1;
+  return !a->context ? 1 : !b->context ? -1 : strcmp(a->context, b->context);
+}
+
+/* The loss by launch-context family, most first, per step over the counted steps; kept
+ * by the owner (labels in its strings). Nothing when no family is labelled: one "other"
+ * row would only repeat the total. */
+static bool evidence_contexts(an_rank_owner *o, evidence *ev, an_rank_group *out) {
+  if (!ev->labelled || !ev->n_contexts) return true;
+  for (size_t i = 0; i < ev->n_contexts; i++) {
+    an_rank_wait_context *x = &ev->by_context[i];
+    x->lost_per_step_us = ev->n_steps ? x->lost_per_step_us / (double)ev->n_steps : 0;
+    if (x->context && !(x->context = an_strtab_cstr(o->strings, x->context))) return false;
+  }
+  qsort(ev->by_context, ev->n_contexts, sizeof *ev->by_context, cmp_context);
+  if (!an_rank_own(o, ev->by_context)) return ev->by_context = NULL, false;
+  out->wait_contexts = ev->by_context;
+  out->n_wait_contexts = ev->n_contexts;
+  ev->by_context = NULL; /* the owner's now */
+  return true;
 }
 
 /* The slot and step that absorb the most; into out. */
@@ -564,7 +615,8 @@ static an_rank_verdict verdict_of(const stage_ctx *c, const an_rank_group *out) 
 }
 
 /* The straggler, its loss, evidence, cause and verdict of group gi. */
-static bool judge(const stage_ctx *c, const groups *gs, size_t gi, an_rank_group *out) {
+static bool judge(an_rank_owner *o, const stage_ctx *c, const groups *gs, size_t gi,
+                  an_rank_group *out) {
   const group *g = &gs->v[gi];
   size_t s = 0;
   for (size_t r = 1; r < g->n_ranks; r++)
@@ -582,7 +634,7 @@ static bool judge(const stage_ctx *c, const groups *gs, size_t gi, an_rank_group
     double per_step_gpu = out->n_steps ? gpu / (double)out->n_steps : 0;
     out->lost_step_share_pct = per_step_gpu > 0 ? out->lost_per_step_us / per_step_gpu * 100 : 0;
     evidence_top(c, &ev, out);
-    ok = cause_of(c, g, s, out);
+    ok = cause_of(c, g, s, out) && evidence_contexts(o, &ev, out);
   }
   evidence_free(&ev);
   out->verdict = verdict_of(c, out);
@@ -632,7 +684,7 @@ static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_ro
     out[g] = (an_rank_group){
         .n_ranks = gs->v[g].n_ranks, .ranks = gs->v[g].ranks, .source = gs->v[g].source};
   if (ok) ok = match_waits(c, gs, out);
-  for (size_t g = 0; g < gs->n && ok; g++) ok = judge(c, gs, g, &out[g]);
+  for (size_t g = 0; g < gs->n && ok; g++) ok = judge(o, c, gs, g, &out[g]);
   for (size_t g = 0; g < gs->n && ok; g++) { /* the names outlive the stage's maps */
     if (out[g].wait_kernel)
       ok = (out[g].wait_kernel = an_strtab_cstr(o->strings, out[g].wait_kernel));

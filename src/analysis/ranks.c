@@ -9,6 +9,7 @@
 
 #include "analysis/collective_names.h"
 #include "analysis/kmap_internal.h"
+#include "analysis/launch_context.h"
 #include "analysis/ranks_internal.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
@@ -31,6 +32,7 @@ struct an_rank_summary {
 void an_rank_part_free(an_rank_part *p) {
   if (!p) return;
   ut_strmap_free(&p->names);
+  ut_strmap_free(&p->contexts);
   free(p->kern);
   free(p->colls);
   free(p->kinds);
@@ -369,16 +371,41 @@ static long kernel_step(const an_steps *st, const int32_t *ord, const tr_event *
 typedef struct part_input {
   const tr_trace *t;
   const an_steps *steps;
-  const int32_t *ord;   /* step_ordinals */
-  const double *cpu_ts; /* CPU start per counted step */
-  const tr_event *base; /* the trace's kernel array */
-  size_t *per_step;     /* collectives seen so far per counted step */
+  const int32_t *ord;          /* step_ordinals */
+  const double *cpu_ts;        /* CPU start per counted step */
+  const tr_event *base;        /* the trace's kernel array */
+  size_t *per_step;            /* collectives seen so far per counted step */
+  an_launch_context *launches; /* the trace's launch contexts; NULL: none read */
+  const namer *nm;
 } part_input;
+
+/* The part's copy of a label (NULL stays NULL); false when out of memory. */
+static bool context_copy(an_rank_part *s, const char *label, const char **out) {
+  long id = label ? ut_strmap_put(&s->contexts, label, strlen(label)) : -1;
+  *out = id >= 0 ? s->contexts.keys[id] : NULL;
+  return !label || id >= 0;
+}
+
+/* The labelled launch-context family of collective e (the one the overlap table and the
+ * time account split its rows by), so the straggler's cost can be told by what the
+ * collective does: an input dist, an embedding exchange, a gradient reduce. */
+static bool collective_context(an_rank_part *s, const part_input *pi, const tr_event *e,
+                               const char *category, const char **out) {
+  *out = NULL;
+  if (!pi->launches) return true;
+  lock_rules(pi->nm); /* the pack's matchers */
+  long f = an_launch_context_of(pi->launches, e, category, NULL, 0);
+  const char *label = f >= 0 ? an_launch_context_label(pi->launches, f) : NULL;
+  unlock_rules(pi->nm);
+  return context_copy(s, label, out);
+}
 
 static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event *e, uint32_t idx,
                            double dur) {
   an_rank_coll_kind k = {.kernel = idx};
-  if (!collective_args(s, pi->t, e, &k)) return false;
+  if (!collective_args(s, pi->t, e, &k) ||
+      !collective_context(s, pi, e, s->kern[idx].category, &k.context))
+    return false;
   long kind = kind_index(s, &k);
   an_rank_collective *v =
       kind >= 0 ? ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *v) : NULL;
@@ -436,7 +463,7 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
 
 /* One stage of the view: its kernels in start order, their classes, steps and groups. */
 static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const namer *nm,
-                            const tr_trace *t, const an_steps *st) {
+                            const tr_trace *t, const an_steps *st, an_launch_context *lx) {
   size_t n = sk->n, nk = 0;
   const tr_event **k = malloc((n ? n : 1) * sizeof *k);
   uint8_t *cls = malloc(n ? n : 1);
@@ -447,7 +474,7 @@ static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const n
   if (ok) {
     memcpy(k, sk->kernels, n * sizeof *k);
     ut_sort(k, n, sizeof *k, cmp_event_ptr, NULL); /* in order already: one run */
-    part_input pi = {t, st, ord, cpu_ts, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step};
+    part_input pi = {t, st, ord, cpu_ts, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step, lx, nm};
     ok = add_kernels(p, &pi, k, cls, n, nm) && sweep(p, t, k, cls, n);
   }
   free(cpu_ts);
@@ -479,10 +506,13 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
   }
   const an_steps *st = lent ? lent : &own;
   long rank = rank_of(in, v->trace);
+  an_launch_context *lx = ok ? an_launch_context_create(v->trace, rules) : NULL;
+  ok = ok && lx;
   for (size_t i = 0; ok && i < v->n_stages; i++) {
     an_rank_part *p = add_part(s, rank, v->stages[i].stage->id);
-    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, st);
+    ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, st, lx);
   }
+  an_launch_context_destroy(lx);
   an_steps_free(&own);
   if (!ok) {
     summary_free(s);
@@ -527,10 +557,11 @@ bool an_rank_summary_data(const an_rank_summary *s, size_t i, an_rank_data *out)
 
 static bool kinds_from_data(an_rank_part *p, const an_rank_data *d) {
   for (size_t i = 0; i < d->n_kinds; i++) {
-    const an_rank_coll_kind *k = &d->kinds[i];
-    bool ok = k->kernel < d->n_kernels &&
-              (k->pg == AN_RANK_NO_PG || (k->pg >= 0 && (size_t)k->pg < d->n_pgs));
-    if (!ok || kind_index(p, k) != (long)i) return false; /* a repeated kind: not triage's */
+    an_rank_coll_kind k = d->kinds[i];
+    bool ok = k.kernel < d->n_kernels &&
+              (k.pg == AN_RANK_NO_PG || (k.pg >= 0 && (size_t)k.pg < d->n_pgs)) &&
+              context_copy(p, k.context, &k.context);
+    if (!ok || kind_index(p, &k) != (long)i) return false; /* a repeated kind: not triage's */
   }
   return true;
 }

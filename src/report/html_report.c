@@ -232,7 +232,7 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
     rp_hw_text(hw, it->location);
     rp_hw_printf(hw, "</code>");
   }
-  char bound[160], basis[768];
+  char bound[160], basis[RP_BASIS_BYTES];
   rp_summary_bound(it, false, bound, sizeof bound);
   rp_summary_basis(it, basis, sizeof basis);
   rp_hw_printf(hw, " — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);

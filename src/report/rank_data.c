@@ -27,10 +27,18 @@ static cJSON *collective_json(const an_rank_collective *c) {
   return cJSON_CreateDoubleArray(v, 4);
 }
 
-/* [kernel index, nelems, pg (-1 none), group size] */
+/* [kernel index, nelems, pg (-1 none), group size], then its launch-context label when it
+ * has one */
 static cJSON *kind_json(const an_rank_coll_kind *k) {
   const double v[4] = {(double)k->kernel, k->nelems, (double)k->pg, (double)k->group_size};
-  return cJSON_CreateDoubleArray(v, 4);
+  cJSON *a = cJSON_CreateDoubleArray(v, 4);
+  cJSON *ctx = a && k->context ? cJSON_CreateString(k->context) : NULL;
+  if (a && k->context && (!ctx || !cJSON_AddItemToArray(a, ctx))) {
+    cJSON_Delete(ctx);
+    cJSON_Delete(a);
+    return NULL;
+  }
+  return a;
 }
 
 /* {"ranks": [...], "from_args": bool} */
@@ -162,11 +170,14 @@ static bool read_kinds(const cJSON *ks, an_rank_data *d, an_rank_coll_kind *k) {
   const cJSON *x;
   cJSON_ArrayForEach(x, ks) {
     double v[4];
-    const cJSON *ne = cJSON_GetArrayItem(x, 1);
-    if (cJSON_GetArraySize(x) != 4 || !cJSON_IsNumber(ne) || !whole_at(x, 0, 0, 1e15, &v[0]) ||
-        !whole_at(x, 2, -1, 1e9, &v[2]) || !whole_at(x, 3, 0, 1e9, &v[3]))
+    const cJSON *ne = cJSON_GetArrayItem(x, 1), *ctx = cJSON_GetArrayItem(x, 4);
+    int size = cJSON_GetArraySize(x);
+    if ((size != 4 && (size != 5 || !cJSON_IsString(ctx))) || !cJSON_IsNumber(ne) ||
+        !whole_at(x, 0, 0, 1e15, &v[0]) || !whole_at(x, 2, -1, 1e9, &v[2]) ||
+        !whole_at(x, 3, 0, 1e9, &v[3]))
       return false;
-    k[d->n_kinds++] = (an_rank_coll_kind){(size_t)v[0], ne->valuedouble, (long)v[2], (size_t)v[3]};
+    k[d->n_kinds++] = (an_rank_coll_kind){(size_t)v[0], ne->valuedouble, (long)v[2], (size_t)v[3],
+                                          size == 5 ? ctx->valuestring : NULL};
   }
   d->kinds = k;
   return true;

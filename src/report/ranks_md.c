@@ -129,6 +129,11 @@ static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
                                g->lost_step_share_pct) < 0))
       return -1;
     if (wait_where(f, nm, g) != 0) return -1;
+    char ctx[RP_RANK_CONTEXTS_BYTES];
+    if (*rp_rank_wait_contexts(g, ctx, sizeof ctx) &&
+        fprintf(f, "; by what the collectives were launched for (rank %ld's launches): %s",
+                g->ranks[0], ctx) < 0)
+      return -1;
     if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, g) != 0) return -1;
     if (fputs(".\n", f) == EOF) return -1;
   }
@@ -225,9 +230,26 @@ static bool nullable_string(cJSON *o, const char *k, const char *v) {
   return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
 }
 
+/* The loss by launch-context family. */
+static bool wait_contexts_json(cJSON *o, const an_rank_group *g) {
+  cJSON *a = cJSON_AddArrayToObject(o, "wait_contexts");
+  for (size_t i = 0; a && i < g->n_wait_contexts; i++) {
+    const an_rank_wait_context *x = &g->wait_contexts[i];
+    cJSON *e = cJSON_CreateObject();
+    if (!e) return false;
+    cJSON_AddItemToArray(a, e);
+    if (!nullable_string(e, "context", x->context) ||
+        !cJSON_AddNumberToObject(e, "lost_us", r3(x->lost_us)) ||
+        !cJSON_AddNumberToObject(e, "lost_per_step_us", r3(x->lost_per_step_us)))
+      return false;
+  }
+  return a != NULL;
+}
+
 /* The straggler's evidence and cause. */
 static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
   return cJSON_AddNumberToObject(o, "last_arrival_pct", r3(g->last_arrival_pct)) &&
+         wait_contexts_json(o, g) &&
          cJSON_AddNumberToObject(o, "lost_step_share_pct", r3(g->lost_step_share_pct)) &&
          nullable_string(o, "wait_kernel", g->wait_kernel) &&
          cJSON_AddNumberToObject(o, "wait_position", (double)g->wait_position) &&

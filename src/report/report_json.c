@@ -377,7 +377,7 @@ static bool provenance_json(cJSON *root, const an_provenance *p) {
 
 /* The item's bound, its basis and its evidence anchors (the time-account members). */
 static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload w) {
-  char basis[768];
+  char basis[RP_BASIS_BYTES];
   rp_summary_basis(it, basis, sizeof basis);
   cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
   for (size_t k = 0; ev && k <= it->n_more; k++) {

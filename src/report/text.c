@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/md.h"
 #include "util/buf.h"
 
 /* The text of a cell: the buffer's string handed over (NULL after an allocation
@@ -1043,6 +1044,24 @@ const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap) {
     snprintf(buf, cap, "times are totals over the capture's %zu steps", rep->n_steps);
   else
     snprintf(buf, cap, "times are totals over the capture");
+  return buf;
+}
+
+const char *rp_rank_wait_contexts(const an_rank_group *g, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < g->n_wait_contexts && used < cap; i++) {
+    const an_rank_wait_context *x = &g->wait_contexts[i];
+    double us = g->n_steps ? x->lost_per_step_us : x->lost_us;
+    if (x->lost_us <= 0 || us <= 0) continue;
+    char ms[32];
+    rp_md_number(ms, sizeof ms, us / 1000.0);
+    int n = snprintf(buf + used, cap - used, "%s%s %s ms%s (%.0f%%)", used ? ", " : "",
+                     x->context ? x->context : "other launches", ms, g->n_steps ? "/step" : "",
+                     g->lost_us > 0 ? x->lost_us / g->lost_us * 100 : 0);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
   return buf;
 }
 

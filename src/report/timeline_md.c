@@ -94,7 +94,7 @@ static void item_evidence(FILE *f, const an_summary_item *it) {
 
 static void summary_line(FILE *f, size_t i, const an_summary_item *it, an_workload w,
                          rp_name_fn name, const void *ctx) {
-  char bound[160], basis[768];
+  char bound[160], basis[RP_BASIS_BYTES];
   rp_summary_bound(it, true, bound, sizeof bound);
   rp_summary_basis(it, basis, sizeof basis);
   fprintf(f, "%zu. **%s**", i + 1, rp_summary_action(it, w));

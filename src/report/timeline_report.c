@@ -508,6 +508,12 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     else
       snprintf(b, cap, "the Ranks section: in ranks %s the others wait for rank %ld", grp,
                g->straggler);
+    char ctx[RP_RANK_CONTEXTS_BYTES];
+    if (*rp_rank_wait_contexts(g, ctx, sizeof ctx))
+      snprintf(b + strlen(b), cap - strlen(b),
+               "; the others' wait by what its collectives were launched for (the launch "
+               "context of each matched collective on rank %ld): %s",
+               g->ranks[0], ctx);
   } else if (g->verdict == AN_RANK_SPREAD) {
     snprintf(b, cap,
              "the Ranks section: in ranks %s the last rank to arrive changes (%.0f%% of the "
@@ -649,7 +655,7 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       return;
     case AN_BASIS_WAIT: {
       rp_fmt_ms(y, sizeof y, it->first_us);
-      char who[800];
+      char who[RP_BASIS_BYTES];
       rank_wait_basis(it->rank_group, who, sizeof who);
       if (it->imbalance) {
         const an_imbalance_row *im = it->imbalance;

@@ -73,7 +73,10 @@ char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_
 
 /* A stage total in ns as us per counted step (the whole stage when it has none). */
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
-/* The basis of the item's bound in one phrase (no trailing period), into buf. */
+/* The basis of the item's bound in one phrase (no trailing period), into buf (a wait
+ * item of a directory run names the straggler, its imbalance and its launch contexts:
+ * RP_BASIS_BYTES holds them). */
+#define RP_BASIS_BYTES 1536
 void rp_summary_basis(const an_summary_item *it, char *buf, size_t cap);
 /* "at most X ms/step (S% of the Y ms step)" into buf (Markdown bold marks when bold). */
 void rp_summary_bound(const an_summary_item *it, bool bold, char *buf, size_t cap);

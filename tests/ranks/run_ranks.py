@@ -28,7 +28,9 @@ reports of every rank gives the same Ranks section as the direct run (JSON, and 
 under its own '# Triage ranks' title, tables stating their units). The rest of the
 report knows the ranks were read: limits count the ranks compared (none missing; the
 2 of 128 of hta_sampled_2ranks), and a stage's wait item in "What to try first" names its
-group's straggler and the injected cause, never "one rank cannot tell".
+group's straggler and the injected cause, never "one rank cannot tell"; hta_sampled_2ranks's
+loss is split by the launch-context families of its SendRecv instances (input dist, pooled
+embedding exchange, DDP gradient reduce), summing to the loss per step.
 workers:   an 8-rank set and every rank fixture read with TRIAGE_WORKERS=1 (one reader, the
            serial path) and =2 give byte-identical Markdown and JSON; a TRIAGE_WORKERS
            outside 1..256 (AN_MAX_WORKERS) or not a number is a usage error (exit 2).
@@ -380,6 +382,14 @@ def shared(triage, source):
                             and it["action_text"].startswith("Rebalance the work")
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
+        # a TorchRec + DDP job: the loss is told by what its SendRecv instances do, the
+        # families the overlap table splits them by, and they add up to the loss per step
+        ctx = g[0]["wait_contexts"]
+        names = {c["context"] for c in ctx}
+        check({"gradient reduce (DDP hook)", "input dist", "pooled embedding exchange"} <= names
+              and near(sum(c["lost_per_step_us"] for c in ctx), g[0]["lost_per_step_us"], 0.001, 0.01)
+              and all("launched for" in it["basis_text"] for it in waits),
+              f"hta: wait contexts {ctx}")
         check_merge(triage, "hta", d, 2, rep)
 
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/pipeline.h"
+#include "analysis/ranks.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/timeline.h"
@@ -19,6 +20,7 @@
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/report.h"
+#include "report/text.h"
 #include "report/timeline_report.h"
 #include "trace/trace.h"
 #include "util/limits.h"
@@ -1543,4 +1545,93 @@ Test(report, overlap_recoverable_is_the_steps_share, .init = setup, .fini = tear
                      md);
   free(md);
   an_report_destroy(r);
+}
+
+/* ---------------------------------------------------------------- ranks */
+
+/* A rank of a sharded training job: per ProfilerStep an input-dist all-to-all (launched
+ * under TorchRec's sparse_data_dist region), the DDP gradient all-reduce (launched from the
+ * AccumulateGrad hook) and an all-reduce launched under nothing named; each takes the
+ * given time (us) on this rank. */
+static tr_trace *training_rank(tb *b, double dist, double grad, double other) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 10000.0;
+    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    host(b, "user_annotation", "## sparse_data_dist ##", t0 + 30, 50);
+    collective(b, t0 + 40, t0 + 1100, dist, 4096);
+    host(b, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+         t0 + 100, 50);
+    collective(b, t0 + 110, t0 + 3000, grad, 1 << 20);
+    collective(b, t0 + 200, t0 + 5000, other, 1 << 16);
+  }
+  return tb_read(b);
+}
+
+static an_rank_summary *training_summary(tb *b, long rank, double dist, double grad, double other,
+                                         tr_trace **t, an_trace_view *v) {
+  *t = training_rank(b, dist, grad, other);
+  cr_assert_eq(an_trace_view_build(*t, NULL, rules, NULL, v), AN_OK);
+  an_rank_input in = {rank ? "rank1.json" : "rank0.json", "all", rank};
+  an_rank_summary *s = an_rank_summarize(&in, v, NULL, rules, NULL);
+  cr_assert_not_null(s);
+  return s;
+}
+
+/* Issue 30 (closing-7 Left): the straggler's cost is told by what its collectives do.
+ * Rank 1 runs every collective at its floor; rank 0 waits in each: 300 us per step in the
+ * input dist, 700 in the gradient reduce, 100 in the unnamed one. The group's loss splits
+ * into those families per step, most first, from the launch context of each instance (the
+ * same family the overlap table splits collective rows by); a summary rebuilt from its
+ * plain data (a one-rank report read back by merge) keeps each kind's family. */
+Test(ranks, straggler_loss_by_launch_context, .init = setup, .fini = teardown) {
+  tb b;
+  tr_trace *t0, *t1;
+  an_trace_view v0, v1;
+  an_rank_summary *pre[2] = {training_summary(&b, 0, 400, 800, 200, &t0, &v0),
+                             training_summary(&b, 1, 100, 100, 100, &t1, &v1)};
+  an_rank_data d;
+  cr_assert(an_rank_summary_data(pre[0], 0, &d));
+  size_t labelled = 0;
+  for (size_t k = 0; k < d.n_kinds; k++) labelled += d.kinds[k].context != NULL;
+  cr_assert_eq(d.n_kinds, 3);
+  cr_assert_eq(labelled, 2, "the unnamed all-reduce has no family");
+  an_rank_summary *back = an_rank_summary_from_data(&d);
+  an_rank_data e;
+  cr_assert(back && an_rank_summary_data(back, 0, &e));
+  for (size_t k = 0; k < d.n_kinds; k++)
+    cr_assert((!d.kinds[k].context && !e.kinds[k].context) ||
+                  !strcmp(d.kinds[k].context, e.kinds[k].context),
+              "kind %zu", k);
+  an_rank_summary_free(back);
+
+  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
+  an_ranks_options opt = {.workers = 1};
+  an_ranks_result res;
+  an_ranks_failure fail = {0};
+  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
+  cr_assert_eq(res.n_reports, 1);
+  const an_rank_group *g = &res.reports[0].groups[0];
+  cr_assert_eq(g->straggler, 1);
+  cr_assert_eq(g->n_steps, 2);
+  cr_assert_eq(g->n_wait_contexts, 3);
+  const char *want[3] = {"gradient reduce (DDP hook)", "input dist", NULL};
+  const double per_step[3] = {700, 300, 100};
+  for (size_t i = 0; i < 3; i++) {
+    const an_rank_wait_context *x = &g->wait_contexts[i];
+    cr_assert(want[i] ? x->context && !strcmp(x->context, want[i]) : !x->context, "%zu: %s", i,
+              x->context ? x->context : "(none)");
+    cr_assert_float_eq(x->lost_per_step_us, per_step[i], 1e-3, "%zu", i);
+    cr_assert_float_eq(x->lost_us, 2 * per_step[i], 1e-3, "%zu", i);
+  }
+  char text[RP_RANK_CONTEXTS_BYTES];
+  cr_assert_str_eq(rp_rank_wait_contexts(g, text, sizeof text),
+                   "gradient reduce (DDP hook) 0.70 ms/step (64%), input dist 0.30 ms/step "
+                   "(27%), other launches 0.10 ms/step (9%)");
+  an_ranks_result_free(&res);
+  an_trace_view_free(&v0);
+  an_trace_view_free(&v1);
+  tr_trace_destroy(t0);
+  tr_trace_destroy(t1);
 }
