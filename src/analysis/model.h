@@ -1297,6 +1297,7 @@ typedef struct an_rank_group {
   double lost_step_share_pct; /* lost_per_step_us over the members' GPU time per step */
   /* evidence: the collective and step that absorb the most of the others' wait */
   const char *wait_kernel;      /* canonical name; NULL when nothing was lost */
+  const char *wait_context;     /* its launch-context family; NULL when it has none */
   size_t wait_position;         /* its ordinal among the step's collectives (1 = the first);
                                    0 outside steps */
   double wait_kernel_share_pct; /* its share of lost_us */

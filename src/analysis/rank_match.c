@@ -2,7 +2,7 @@
  * of one stage (ranks_internal.h; docs/scale-out.md "How the Ranks section decides").
  *
  * A collective kind is a canonical kernel name with its message size (In msg nelems,
- * 0 when unknown). Each rank resolves the group of each kind it ran: the Process Group
+ * 0 when unknown) and the launch-context family of its launches. Each rank resolves the group of each kind it ran: the Process Group
  * Ranks its kernels name, else the largest NCCL group of its pg_config of the kinds'
  * Group size, else the largest such group whose ranks end every instance together (the
  * difference of their ends stays within ranks.same_group_spread_us: one clock offset,
@@ -28,9 +28,10 @@ typedef struct stage_ctx {
   an_rank_part *const *parts;
   size_t n;
   const te_settings *set;
-  ut_strmap kinds;    /* "name\x1fnelems" */
+  ut_strmap kinds;    /* kind_key */
   const char **kname; /* per kind: its canonical name (a part's string) */
-  size_t cap_kname;
+  const char **kctx;  /* per kind: its launch-context label (a part's string), NULL none */
+  size_t cap_kname, cap_kctx;
   uint32_t **kmap; /* per part, per kind of the part: the stage's kind */
   uint32_t *count; /* [part * n_kinds + kind]: instances */
   ut_strmap memo;  /* co-movement answers: "kind:ranks" -> 0/1 in memo_val */
@@ -62,11 +63,15 @@ typedef struct groups {
 
 static const char *kind_name(const stage_ctx *c, uint32_t k) { return c->kname[k]; }
 
-/* The stage's key of a part's kind: kernel name, message size, group args (its ranks as
- * listed by the args, or its size). Length written into key. */
+/* The stage's key of a part's kind: kernel name, message size, group size, launch-context
+ * family, group args (its ranks as listed by the args). One kernel name does unlike work
+ * (review 7 defect 2: an all-to-all of the pooled exchange against one of the input dist
+ * by position): instances are matched within their family, and a family whose counts
+ * differ across the ranks is refused, not paired with another's. Length written into
+ * key. */
 static size_t kind_key(const an_rank_part *pt, const an_rank_coll_kind *k, char *key, size_t cap) {
-  int len = snprintf(key, cap, "%s%c%.0f%c%zu%c", pt->kern[k->kernel].name, '\x1f', k->nelems,
-                     '\x1f', k->group_size, '\x1f');
+  int len = snprintf(key, cap, "%s%c%.0f%c%zu%c%s%c", pt->kern[k->kernel].name, '\x1f', k->nelems,
+                     '\x1f', k->group_size, '\x1f', k->context ? k->context : "", '\x1f');
   const an_rank_pg *g = k->pg != AN_RANK_NO_PG ? &pt->pgs[k->pg] : NULL;
   for (size_t i = 0; g && i < g->n_ranks && len > 0 && (size_t)len < cap; i++)
     len += snprintf(key + len, cap - (size_t)len, "%ld,", g->ranks[i]);
@@ -84,9 +89,12 @@ static bool part_kinds(stage_ctx *c, size_t p) {
     if (id < 0) return false;
     if (c->kinds.n > before) {
       const char **v = ut_grow(c->kname, &c->cap_kname, c->kinds.n, sizeof *v);
-      if (!v) return false;
-      c->kname = v;
+      if (v) c->kname = v;
+      const char **x = v ? ut_grow(c->kctx, &c->cap_kctx, c->kinds.n, sizeof *x) : NULL;
+      if (!x) return false;
+      c->kctx = x;
       v[id] = pt->kern[pt->kinds[i].kernel].name;
+      x[id] = pt->kinds[i].context;
     }
     c->kmap[p][i] = (uint32_t)id;
   }
@@ -532,6 +540,7 @@ static void evidence_top(const stage_ctx *c, const evidence *ev, an_rank_group *
     if (ev->by_slot[i] > 0 && (best == SIZE_MAX || ev->by_slot[i] > ev->by_slot[best])) best = i;
   if (best != SIZE_MAX) {
     out->wait_kernel = kind_name(c, (uint32_t)(best / (ev->max_pos + 1)));
+    out->wait_context = c->kctx[best / (ev->max_pos + 1)];
     out->wait_position = best % (ev->max_pos + 1);
     out->wait_kernel_share_pct = ev->lost > 0 ? ev->by_slot[best] / ev->lost * 100 : 0;
   }
@@ -688,6 +697,8 @@ static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_ro
   for (size_t g = 0; g < gs->n && ok; g++) { /* the names outlive the stage's maps */
     if (out[g].wait_kernel)
       ok = (out[g].wait_kernel = an_strtab_cstr(o->strings, out[g].wait_kernel));
+    if (ok && out[g].wait_context)
+      ok = (out[g].wait_context = an_strtab_cstr(o->strings, out[g].wait_context));
     if (ok && out[g].mismatch_kernel)
       ok = (out[g].mismatch_kernel = an_strtab_cstr(o->strings, out[g].mismatch_kernel));
   }
@@ -708,6 +719,7 @@ static void ctx_free(stage_ctx *c, groups *gs) {
   free(c->count);
   ut_strmap_free(&c->kinds);
   free(c->kname);
+  free(c->kctx);
   ut_strmap_free(&c->memo);
   free(c->memo_val);
   for (size_t g = 0; g < gs->n; g++) {

@@ -89,6 +89,7 @@ static int wait_where(FILE *f, const rp_names *nm, const an_rank_group *g) {
   if (g->wait_position && fprintf(f, "collective %zu of the step, ", g->wait_position) < 0)
     return -1;
   if (kernel_cell(f, nm, g->wait_kernel) != 0) return -1;
+  if (g->wait_context && fprintf(f, " (%s)", g->wait_context) < 0) return -1;
   if (!g->worst_step) return 0;
   return fprintf(f, "; the most in step %zu of %zu", g->worst_step, g->n_steps) < 0 ||
                  paren_ms(f, g->worst_step_lost_us)
@@ -252,6 +253,7 @@ static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
          wait_contexts_json(o, g) &&
          cJSON_AddNumberToObject(o, "lost_step_share_pct", r3(g->lost_step_share_pct)) &&
          nullable_string(o, "wait_kernel", g->wait_kernel) &&
+         nullable_string(o, "wait_context", g->wait_context) &&
          cJSON_AddNumberToObject(o, "wait_position", (double)g->wait_position) &&
          cJSON_AddNumberToObject(o, "wait_kernel_share_pct", r3(g->wait_kernel_share_pct)) &&
          cJSON_AddNumberToObject(o, "worst_step", (double)g->worst_step) &&

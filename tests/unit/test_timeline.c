@@ -1635,3 +1635,71 @@ Test(ranks, straggler_loss_by_launch_context, .init = setup, .fini = teardown) {
   tr_trace_destroy(t0);
   tr_trace_destroy(t1);
 }
+
+/* An all-to-all launched under the region `region` (NULL: none) at ts, run at kts on
+ * stream 7, stating no message size (older PyTorch: the size sits in a region). */
+static void sendrecv(tb *b, const char *region, double ts, double kts, double kdur) {
+  if (region) host(b, "user_annotation", region, ts - 5, 20);
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},",
+         ts, c);
+  tb_add(
+      b,
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t\","
+      "\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
+      kts, kdur, c);
+}
+
+/* A rank whose step runs the input dist and the pooled exchange, in that order or the
+ * other, each taking the given time. */
+static an_rank_summary *exchange_rank(tb *b, long rank, bool dist_first, double dist, double pooled,
+                                      tr_trace **t, an_trace_view *v) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 10000.0;
+    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    sendrecv(b, dist_first ? "## sparse_data_dist ##" : "All2All_Pooled_Req", t0 + 100, t0 + 1100,
+             dist_first ? dist : pooled);
+    sendrecv(b, dist_first ? "All2All_Pooled_Req" : "## sparse_data_dist ##", t0 + 200, t0 + 3000,
+             dist_first ? pooled : dist);
+  }
+  *t = tb_read(b);
+  cr_assert_eq(an_trace_view_build(*t, NULL, rules, NULL, v), AN_OK);
+  an_rank_input in = {rank ? "rank1.json" : "rank0.json", "all", rank};
+  an_rank_summary *s = an_rank_summarize(&in, v, NULL, rules, NULL);
+  cr_assert_not_null(s);
+  return s;
+}
+
+/* Review 7 defect 2: one kernel name (ncclKernel_SendRecv, no message args) runs the input
+ * dist and the pooled-embedding exchange, in another order on each rank. Matched by
+ * position, rank 0's input dist (400 us) would meet rank 1's pooled exchange (700 us);
+ * matched within each family, rank 0 waits 300 us per step in the input dist and 100 in
+ * the exchange, and rank 1 is the rank it waits for. */
+Test(ranks, instances_match_within_their_launch_context, .init = setup, .fini = teardown) {
+  tb b;
+  tr_trace *t0, *t1;
+  an_trace_view v0, v1;
+  an_rank_summary *pre[2] = {exchange_rank(&b, 0, true, 400, 800, &t0, &v0),
+                             exchange_rank(&b, 1, false, 100, 700, &t1, &v1)};
+  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
+  an_ranks_options opt = {.workers = 1};
+  an_ranks_result res;
+  an_ranks_failure fail = {0};
+  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
+  const an_rank_group *g = &res.reports[0].groups[0];
+  cr_assert_eq(g->n_matched, 4);
+  cr_assert_eq(g->straggler, 1);
+  cr_assert_float_eq(g->lost_per_step_us, 400, 1e-3);
+  cr_assert_str_eq(g->wait_context, "input dist");
+  cr_assert_float_eq(res.reports[0].rows[0].wait_us, 800, 1e-3);
+  cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
+  an_ranks_result_free(&res);
+  an_trace_view_free(&v0);
+  an_trace_view_free(&v1);
+  tr_trace_destroy(t0);
+  tr_trace_destroy(t1);
+}
