@@ -2,10 +2,10 @@
  * of one stage (ranks_internal.h; docs/scale-out.md "How the Ranks section decides").
  *
  * A collective kind is a canonical kernel name with its message size (In msg nelems,
- * 0 when unknown) and the launch-context family of its launches. Each rank resolves the group of each kind it ran: the Process Group
- * Ranks its kernels name, else the largest NCCL group of its pg_config of the kinds'
- * Group size, else the largest such group whose ranks end every instance together (the
- * difference of their ends stays within ranks.same_group_spread_us: one clock offset,
+ * 0 when unknown) and the launch-context family of its launches. Each rank resolves the group of
+ * each kind it ran: the Process Group Ranks its kernels name, else the largest NCCL group of its
+ * pg_config of the kinds' Group size, else the largest such group whose ranks end every instance
+ * together (the difference of their ends stays within ranks.same_group_spread_us: one clock offset,
  * whatever it is), else every rank of the stage. A kind is matched over a group by
  * occurrence: the k-th instance on every member; a member's wait in it is its duration
  * minus the fastest member's (the floor). Kinds whose instance counts differ across the
