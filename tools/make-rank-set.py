@@ -26,7 +26,8 @@ Model (details in tools/tracesynth.py)
     launched from sglang/srt/layers/linear.py(1514): forward, RowParallelLinear).
     Payload tokens x hidden x 2 bytes; <= 512 KiB uses the framework's custom one-stage
     all-reduce (sglang::/vllm::cross_device_reduce_1stage) inside the step's graph or
-    launch, larger ones NCCL ring (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, with the
+    launch when the TP group sits on one node (the custom all-reduce is one node's P2P
+    buffers: across nodes the frameworks use NCCL for every size), larger ones NCCL ring (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, with the
     c10d args Collective name / Process Group Ranks ...). They run on the compute stream
     (as SGLang's custom all-reduce and pynccl do) unless --comm-stream is given.
   * Collectives carry what real ones carry: an eager NCCL kernel launched through
@@ -222,12 +223,16 @@ def build_programs(args):
     """Programs in step order: prefill steps, then decode steps; --empty-steps steps that
     schedule nothing after the first."""
     tp = args.ranks // args.dp
+    # TP is the innermost dimension: its groups stay on one node when a node's ranks hold
+    # whole groups (DP 2 x TP 4 on two 4-GPU nodes); TP 8 on two such nodes spans both
+    single_node = (args.ranks // args.nodes) % tp == 0
     steps = []
     for stage in stages_of(args):
         model = ts.load_step_model(getattr(args, f"{stage}_source"))
         program = ts.build_program(model, args.layers, tp, args.framework,
                                    gbps=args.ar_gbps, moe=args.moe_imbalance > 0,
-                                   comm_stream=args.comm_stream, vocab=args.vocab)
+                                   comm_stream=args.comm_stream, vocab=args.vocab,
+                                   single_node=single_node)
         count = args.prefill_steps if stage == "prefill" else args.decode_steps
         steps += [program] * count
     empty = [ts.empty_program(args.framework)] * args.empty_steps

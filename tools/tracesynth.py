@@ -319,9 +319,12 @@ def vendor_bf16(model):
     return "__hip_bfloat16" if hip else "__nv_bfloat16"
 
 
-def allreduce_kernel(framework, nbytes, tp, model, custom_limit):
-    """(kernel name, algorithm) of one TP all-reduce of nbytes."""
-    if nbytes <= custom_limit and framework in ("sglang", "vllm"):
+def allreduce_kernel(framework, nbytes, tp, model, custom_limit, single_node=True):
+    """(kernel name, algorithm) of one TP all-reduce of nbytes. The custom one-stage
+    all-reduce peers the GPUs of one node over P2P/IPC buffers: SGLang and vLLM disable it
+    when the TP group spans nodes (vLLM's CustomAllreduce is created only when the group
+    is fully connected on one host), so across nodes every all-reduce is NCCL."""
+    if single_node and nbytes <= custom_limit and framework in ("sglang", "vllm"):
         ns = framework
         dt = vendor_bf16(model)
         return (f"void {ns}::cross_device_reduce_1stage<{dt}, {tp}>({ns}::RankData*, "
@@ -431,7 +434,8 @@ def _logits_anchor(kernels, tail):
 
 
 def build_program(model, layers, tp, framework, gbps=100.0,
-                  custom_limit=512 * 1024, moe=False, comm_stream=None, vocab=151936):
+                  custom_limit=512 * 1024, moe=False, comm_stream=None, vocab=151936,
+                  single_node=True):
     """Program of one step: ops in order (compute kernels and collectives) plus launches.
 
     layers: how many decoder layers to keep (from the first); tp: TP size (sharded
@@ -440,7 +444,8 @@ def build_program(model, layers, tp, framework, gbps=100.0,
     collectives (default: the compute stream, as SGLang's custom all-reduce and pynccl).
     Collectives: the two TP all-reduces of every layer, and the logits all-gather after
     the LM head when the LM head is launched eagerly (prefill in SGLang, every step in
-    vLLM V1, whose compute_logits runs outside the CUDA graph); vocab sets its size."""
+    vLLM V1, whose compute_logits runs outside the CUDA graph); vocab sets its size.
+    single_node: the TP group's ranks share a host (else no custom all-reduce)."""
     kernels = model["kernels"]
     prologue, all_layers, tail, norms = layer_layout(kernels)
     if not 1 <= layers <= len(all_layers):
@@ -458,7 +463,7 @@ def build_program(model, layers, tp, framework, gbps=100.0,
             experts |= {i for i in range(norms[2 * k] + 1, norms[2 * k + 1])
                         if SHARDED_RE.search(kernels[i]["name"])}
     nbytes = model["tokens"] * model["hidden"] * 2
-    ar_name, algo = allreduce_kernel(framework, nbytes, tp, model, custom_limit)
+    ar_name, algo = allreduce_kernel(framework, nbytes, tp, model, custom_limit, single_node)
     launch_name = "hipLaunchKernel" if vendor_bf16(model) == "__hip_bfloat16" else "cudaLaunchKernel"
     use = _launch_use(model)
     c10d = _uses_c10d(framework)

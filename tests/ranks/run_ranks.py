@@ -155,7 +155,29 @@ def check_wait_item(label, summary, stage, group, tables_rank_in_group):
         NAMED.append(label)
 
 
+# the one-node custom all-reduces (real-multirank.md): P2P buffers of one host's GPUs
+CUSTOM_ALLREDUCE = (b"cross_device_reduce", b"all_reduce_one_shot", b"all_reduce_two_shot")
+
+
+def check_custom_allreduce(name, directory, manifest):
+    """A TP group over several hosts runs NCCL, never a custom all-reduce (SGLang and vLLM
+    create theirs only when the group is on one node): a fixture that did would teach the
+    topology gate a structure no real trace has."""
+    import gzip
+    for group in manifest.get("groups", []):
+        hosts = {manifest["hosts"][str(r)] for r in group["ranks"]} if "hosts" in manifest else set()
+        if len(hosts) < 2:
+            continue
+        for r in group["ranks"]:
+            path = os.path.join(directory, manifest["files"][str(r)])
+            with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
+                text = f.read()
+            check(not any(k in text for k in CUSTOM_ALLREDUCE),
+                  f"{name}: rank {r} of a TP group over hosts {sorted(hosts)} runs a custom all-reduce")
+
+
 def check_set(triage, name, directory, manifest):
+    check_custom_allreduce(name, directory, manifest)
     rep = run(triage, [directory])
     if rep is None:
         return
