@@ -1219,6 +1219,8 @@ static inline const an_roofline *an_row_roofline(const an_stage_report *s, const
 typedef struct an_rank_row {
   long rank;
   const char *path;
+  const char *host;        /* its trace's host_name (the node), NULL when none; not in the JSON
+                              (the topology gate reads it; merge has no trace to read it from) */
   double busy_us, idle_us; /* idle: first kernel start to last end, minus busy */
   double compute_us, communication_us, memory_us;
   double collective_us;   /* every collective kernel's duration, hidden or not */

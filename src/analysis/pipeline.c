@@ -642,12 +642,22 @@ static an_text_fact infer_model_from_kernels(run_state *r) {
                         AN_SOURCE_KERNEL_FAMILY};
 }
 
-/* The node topology from host names (issue 31): the host_name discovery read at the head
- * of every rank's file, for the ranks of the formal trace's TP group (its process group).
- * Two hosts say multi-node, however many ranks are missing; one host says single-node only
- * when every rank of the group was found with a host name; else unknown. Discovery's
- * probe reads these top-level members once per rank file, so the gate needs none of the
- * rank files' events and holds before the ranks module reads them. */
+/* The host_name of rank file f: discovery's probe reads it when the file states it before
+ * its events (Kineto's head); else the Ranks section's reading of the whole file found it
+ * wherever the top-level member sits (after traceEvents: the probe stops at the list). */
+static const char *rank_host(const run_state *r, const tr_input_file *f) {
+  if (f->host_name) return f->host_name;
+  for (size_t s = 0; s < r->ranks.n_reports; s++)
+    for (size_t i = 0; i < r->ranks.reports[s].n_rows; i++)
+      if (r->ranks.reports[s].rows[i].rank == f->rank && r->ranks.reports[s].rows[i].host)
+        return r->ranks.reports[s].rows[i].host;
+  return NULL;
+}
+
+/* The node topology from host names (issue 31): the host_name of every rank's file
+ * (rank_host), for the ranks of the formal trace's TP group (its process group). Two
+ * hosts say multi-node, however many ranks are missing; one host says single-node only
+ * when every rank of the group was found with a host name; else unknown. */
 static an_topology_fact topology_from_hosts(const run_state *r, long tp) {
   const an_topology_fact unknown = {AN_TOPOLOGY_UNKNOWN, AN_SOURCE_UNKNOWN};
   const side *fm = &r->formal;
@@ -659,10 +669,11 @@ static an_topology_fact topology_from_hosts(const run_state *r, long tp) {
     const tr_input_file *f = &fm->set.rank_files[i];
     bool seen = false; /* a rank listed once per stage counts once */
     for (size_t j = 0; j < i && !seen; j++) seen = fm->set.rank_files[j].rank == f->rank;
-    if (seen || !an_rank_in_tp_group(t, f->rank) || !f->host_name) continue;
-    if (first && strcmp(first, f->host_name) != 0)
+    const char *host = seen || !an_rank_in_tp_group(t, f->rank) ? NULL : rank_host(r, f);
+    if (!host) continue;
+    if (first && strcmp(first, host) != 0)
       return (an_topology_fact){AN_TOPOLOGY_MULTI_NODE, AN_SOURCE_RANK_HOSTS};
-    first = f->host_name;
+    first = host;
     found++;
   }
   return found == tp ? (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_RANK_HOSTS} : unknown;
@@ -1132,6 +1143,9 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (r->two) decide_framework(r, &r->mapping);
   rc = build_kernel_maps(r);
   if (rc == AN_OK) rc = build_steps(r);
+  /* the ranks before the run context: the topology gate reads the host names the rank
+   * files state after their events, which only reading them finds */
+  if (rc == AN_OK) rc = build_ranks(r);
   if (rc == AN_OK) infer_context(r);
   /* The overlap before the tables: neither reads the other, and the overlap sweep's
    * per-kernel and per-name state (its peak) is freed before the kernel table's rows are
@@ -1142,7 +1156,6 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   if (rc == AN_OK) rc = build_roofline(r);
-  if (rc == AN_OK) rc = build_ranks(r);
   for (size_t i = 0; rc == AN_OK && i < r->formal.n; i++)
     if (r->formal.traces[i]) rc = an_graph_staging_add(&r->staging, &r->formal.views[i], r->rules);
   return rc;

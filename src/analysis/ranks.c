@@ -25,6 +25,7 @@ enum { N_CLASSES = AN_RANK_MEMORY + 1 };
 /* A rank's trace: one part per stage it ran. */
 struct an_rank_summary {
   char *path;
+  char *host; /* NULL when the trace names none */
   an_rank_part **parts;
   size_t n_parts, cap_parts;
 };
@@ -48,6 +49,7 @@ static void summary_free(an_rank_summary *s) {
   for (size_t i = 0; i < s->n_parts; i++) an_rank_part_free(s->parts[i]);
   free(s->parts);
   free(s->path);
+  free(s->host);
   free(s);
 }
 
@@ -57,7 +59,7 @@ static an_rank_part *add_part(an_rank_summary *s, long rank, const char *stage) 
   s->parts = v;
   an_rank_part *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  *p = (an_rank_part){.rank = rank, .path = s->path, .stage = stage};
+  *p = (an_rank_part){.rank = rank, .path = s->path, .host = s->host, .stage = stage};
   v[s->n_parts++] = p;
   return p;
 }
@@ -499,6 +501,10 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
   an_steps own = {0};
   namer nm = {rules, an_hex_mask_from_rules(rules), kmap, lock, shared};
   bool ok = s && (s->path = strdup(in->path)) != NULL;
+  /* the reader keeps the top-level host_name wherever it sits, also after traceEvents,
+   * where discovery's probe of the file's head does not look */
+  const char *host = ok ? tr_str_get(v->trace, tr_trace_meta_get(v->trace)->host_name) : "";
+  if (ok && *host) ok = (s->host = strdup(host)) != NULL;
   if (ok && !lent) {
     lock_rules(&nm);
     ok = an_steps_build(v, rules, &own) == AN_OK;
@@ -774,6 +780,7 @@ static bool imbalance(an_rank_owner *o, an_rank_part *const *parts, const an_ran
 static bool fill_row(const an_rank_part *s, an_strtab *st, an_rank_row *row) {
   *row = (an_rank_row){.rank = s->rank, .busy_us = s->busy_us, .idle_us = s->idle_us};
   row->path = an_strtab_cstr(st, s->path);
+  if (s->host && !(row->host = an_strtab_cstr(st, s->host))) return false;
   row->compute_us = s->class_us[AN_RANK_COMPUTE];
   row->communication_us = row->exposed_comm_us = s->class_us[AN_RANK_COMM];
   row->memory_us = s->class_us[AN_RANK_MEMORY];

@@ -23,6 +23,8 @@
 typedef struct an_rank_part {
   long rank;
   const char *path;  /* borrowed from its summary */
+  const char *host;  /* the trace's host_name wherever the file states it, borrowed from its
+                        summary; NULL when none (or rebuilt from rank data) */
   const char *stage; /* stage id, borrowed from the rules (or the rank data) */
   double busy_us, idle_us, class_us[AN_RANK_MEMORY + 1], collective_us;
   ut_strmap names;      /* canonical kernel names */

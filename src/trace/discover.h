@@ -32,7 +32,8 @@ typedef struct tr_input_file {
   const char *stage_id; /* from the te_rules stage, "all" if none */
   long rank;            /* -1 if none */
   /* rank_files only: the host_name the file states before its events (the node; read
-   * with the rank by the same probe of its head), NULL when none. Owned. */
+   * with the rank by the same probe of its head), NULL when none (one stated after the
+   * events is found when the whole file is read: an_rank_row.host). Owned. */
   char *host_name;
 } tr_input_file;
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/pipeline.h"
 #include "cli/rules_setup.h"
@@ -459,6 +460,64 @@ Test(fuse, one_rank_topology_is_unknown, .init = setup, .fini = teardown) {
   cr_assert_eq(r->confidence, AN_CONFIDENCE_UNKNOWN);
   cr_assert_eq(r->state, AN_FUSE_GATES_UNKNOWN);
   an_report_destroy(rep);
+}
+
+/* Two SGLang ranks of TP 2 on ROCm (an RCCL ring all-reduce, no custom one) in a
+ * directory, rank r's file naming host hosts[r] before its traceEvents list (where Kineto
+ * writes distributedInfo) or after it (top-level members may follow the list); the
+ * topology of the run. */
+static an_topology_fact two_rank_topology(const char *const hosts[2], bool host_after) {
+  char dir[] = "/tmp/triage-hosts-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char path[2][128];
+  for (int r = 0; r < 2; r++) {
+    char host[96];
+    snprintf(host, sizeof host, "\"host_name\":\"%s\"", hosts[r]);
+    snprintf(path[r], sizeof path[r], "%s/run-TP-%d.trace.json", dir, r);
+    FILE *f = fopen(path[r], "w");
+    cr_assert_not_null(f);
+    fprintf(
+        f,
+        "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,\"world_size\":2},%s%s"
+        "\"traceEvents\":[" STEP("step[DECODE bs=32]", 0, 3000) "," K(RCCL_AR, 10, 300, 1) "," K(
+            INNORM, 320, 100, 2) "," K(GEMM, 430, 1500, 3) "," K(RCCL_AR, 1940, 300,
+                                                                 4) "," K(INNORM, 2250, 100,
+                                                                          5) "]%s%s}",
+        r, host_after ? "" : host, host_after ? "" : ",", host_after ? "," : "",
+        host_after ? host : "");
+    fclose(f);
+  }
+  an_run_options o = {0};
+  o.formal = (an_input){.path = dir};
+  o.min_share_pct = -1;
+  o.rank_workers = 1;
+  o.framework = te_rules_framework_lookup(rules, "sglang");
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  an_topology_fact got = rep->run.context.topology;
+  an_report_destroy(rep);
+  for (int r = 0; r < 2; r++) remove(path[r]);
+  rmdir(dir);
+  return got;
+}
+
+/* Issue 31 (closing-7 Left): the ranks' host names decide the topology wherever each file
+ * states its top-level host_name: before its events (discovery's probe reads it) or after
+ * them (the Ranks section's reading of the whole file finds it). */
+Test(fuse, host_names_before_or_after_the_events, .init = setup, .fini = teardown) {
+  const char *two[2] = {"gpu-node-00", "gpu-node-01"}, *one[2] = {"gpu-node-00", "gpu-node-00"};
+  for (int after = 0; after < 2; after++) {
+    an_topology_fact t = two_rank_topology(two, after);
+    cr_assert_eq(t.value, AN_TOPOLOGY_MULTI_NODE, "host_name %s the events",
+                 after ? "after" : "before");
+    cr_assert_eq(t.source, AN_SOURCE_RANK_HOSTS);
+    t = two_rank_topology(one, after);
+    cr_assert_eq(t.value, AN_TOPOLOGY_SINGLE_NODE, "host_name %s the events",
+                 after ? "after" : "before");
+    cr_assert_eq(t.source, AN_SOURCE_RANK_HOSTS);
+  }
 }
 
 /* The message-size gate reads the collectives' args: vLLM's FlashInfer all-reduce fusion
