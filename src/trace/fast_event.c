@@ -11,6 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "trace/keys.h"
 #include "trace/number.h"
@@ -445,8 +448,13 @@ HOT bool walk_string(cur *c, size_t t, size_t *last, int mode) {
   return mode == WALK_SKIP && escapes_valid(c->buf + t + 1, c->buf + close);
 }
 
-/* A scalar in a walk: checked, and written as the file has it (WALK_BUILD). */
+/* A scalar in a walk: checked, and written as the file has it (WALK_BUILD). A short
+ * integer right before the next token (the sizes of Input Dims) takes one word test. */
 HOT bool walk_scalar(cur *c, size_t t, int mode) {
+  if (is_digit(c->buf[t])) {
+    size_t lim = peek(c);
+    if (short_int(c, t, lim)) return mode != WALK_BUILD || emit(c->out, c->buf + t, lim - t);
+  }
   val v;
   TRY(scalar_at(c, t, &v));
   if (mode != WALK_BUILD) return true;
@@ -810,25 +818,37 @@ static bool parse_tokens(cur *c, size_t off, bool sampling, fe_event *ev, size_t
  * least recently matched replaced. */
 
 enum {
-  P_LIT,       /* bytes[off, off + len) come next */
-  P_FIXED_PH,  /* ph: a string inside the last literal, at off, len bytes */
-  P_FIXED_CAT, /* cat: likewise */
-  P_SKIP_NUM,  /* a number nobody keeps */
-  P_SKIP_STR,  /* a string nobody keeps */
-  P_STR,       /* a string kept: ph, name, cat, pid, tid, args.name */
-  P_NUM_TEXT,  /* pid, tid: a number as its text */
-  P_TIME,      /* ts, dur */
-  P_ID,        /* External id, correlation */
-  P_MEMBER     /* anything else: the member functions, at a cursor */
+  P_END,      /* no value: the literal ends the event */
+  P_SKIP_NUM, /* a number nobody keeps */
+  P_SKIP_STR, /* a string nobody keeps */
+  P_STR,      /* a string kept: ph, name, cat, pid, tid, args.name */
+  P_NUM_TEXT, /* pid, tid: a number as its text */
+  P_TIME,     /* ts, dur */
+  P_ID,       /* External id, correlation */
+  P_MEMBER    /* anything else: the member functions, at a cursor */
 };
 
-typedef struct piece {
-  uint8_t kind, key, in_args;
+/* ph or cat: a string inside a piece's literal, off bytes from its start, len bytes. */
+typedef struct fixed {
+  uint8_t key;
   uint16_t off, len;
+} fixed;
+
+/* Up to this many ph and cat values lie in one literal (more: no shape is made). */
+#define FIXED_PER_PIECE 2u
+
+/* One step of a shape: a literal (bytes[off, off + len)), the ph and cat values inside it,
+ * then a value read by kind (P_END: none, the last piece). One piece per member, not one
+ * per literal and one per value: the loop over pieces and its dispatch were a third of a
+ * match. */
+typedef struct piece {
+  uint8_t kind, key, in_args, n_fixed;
+  uint16_t off, len;
+  fixed f[FIXED_PER_PIECE];
 } piece;
 
 typedef struct shape {
-  piece p[2 * FE_SHAPE_HOLES + 2];
+  piece p[FE_SHAPE_HOLES + 1];
   unsigned n;
   size_t n_bytes;
   char bytes[FE_SHAPE_BYTES + 8]; /* lit_eq reads 8 bytes past a piece */
@@ -845,20 +865,41 @@ struct fe_shapes {
 fe_shapes *fe_shapes_create(void) { return calloc(1, sizeof(fe_shapes)); }
 void fe_shapes_destroy(fe_shapes *s) { free(s); }
 
-/* Whether the n bytes at a, of which room can be read, are lit's (which can be read 8
- * bytes past n): 8 bytes per compare, the last ones overlapping or masked. */
-HOT bool lit_eq(const uint8_t *a, size_t room, const char *lit, size_t n) {
+#ifdef __SSE2__
+/* Whether the 16 bytes at a and b are the same. */
+HOT bool same16(const uint8_t *a, const char *b) {
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
+  __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) == 0xFFFF;
+}
+#endif
+
+/* Whether the 8 bytes at a and b differ. */
+HOT uint64_t diff8(const uint8_t *a, const char *b) {
   uint64_t x, y;
+  memcpy(&x, a, 8);
+  memcpy(&y, b, 8);
+  return x ^ y;
+}
+
+/* Whether the n bytes at a, of which room can be read, are lit's (which can be read 8
+ * bytes past n): 8 bytes per compare (16 with SSE2), the last ones overlapping or masked;
+ * up to 16 bytes (most member names with their punctuation) in two compares without a
+ * loop, up to 32 (", \"args\": {\"Python parent id\": ") likewise with SSE2. */
+HOT bool lit_eq(const uint8_t *a, size_t room, const char *lit, size_t n) {
   if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      memcpy(&x, a + i, 8);
-      memcpy(&y, lit + i, 8);
-      if (x != y) return false;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, lit + n - 8, 8);
-    return x == y;
+    if (n <= 16) return !(diff8(a, lit) | diff8(a + n - 8, lit + n - 8));
+#ifdef __SSE2__
+    if (n <= 32) return same16(a, lit) & same16(a + n - 16, lit + n - 16);
+    for (size_t i = 0; i + 16 < n; i += 16)
+      if (!same16(a + i, lit + i)) return false;
+    return same16(a + n - 16, lit + n - 16);
+#endif
+    for (size_t i = 0; i + 8 < n; i += 8)
+      if (diff8(a + i, lit + i)) return false;
+    return !diff8(a + n - 8, lit + n - 8);
   }
+  uint64_t x, y;
 #ifdef TR_NUMBER_SWAR
   if (room >= 8) {
     memcpy(&x, a, 8);
@@ -1008,54 +1049,60 @@ HOT bool shape_value(cur *c, const piece *q, size_t *p, fe_event *ev) {
   }
 }
 
-/* Where a match stands: the cursor, the next byte to read (p), where the last literal
- * began (lit_at) and the next piece (i). */
+/* Where a match stands: the cursor, the next byte to read (p) and the next piece (i). */
 typedef struct mstate {
   cur c;
-  size_t p, lit_at;
+  size_t p;
   unsigned i;
 } mstate;
 
 enum { M_MATCHED, M_LITERAL, M_VALUE };
 
+/* The ph and cat values inside the literal of piece q, which begins at lit. */
+static void shape_fixed(const piece *q, const uint8_t *lit, fe_event *ev) {
+  for (unsigned f = 0; f < q->n_fixed; f++) {
+    fe_text s = {(const char *)lit + q->f[f].off, q->f[f].len};
+    if (q->f[f].key == K_PH) {
+      ev->ph = s;
+    } else {
+      ev->has_cat = true;
+      ev->cat = s;
+    }
+  }
+}
+
 /* Reads the event by shape sh from piece st->i on. M_MATCHED: all of it; M_LITERAL: the
- * bytes differ from piece st->i, a literal, and *st is as it was before it, so another
- * shape whose first st->i pieces are sh's can go on from there (it would have read them
- * the same way); M_VALUE: a value did not read (*st is spoilt). */
+ * bytes differ from the literal of piece st->i, and *st is as it was before it, so
+ * another shape whose first st->i pieces are sh's can go on from there (it would have
+ * read them the same way); M_VALUE: a value did not read (*st is spoilt). */
 static int shape_run(const shape *sh, mstate *st, fe_event *ev) {
   cur c = st->c; /* a copy, kept in registers */
-  size_t p = st->p, lit_at = st->lit_at;
-  int res = M_MATCHED;
+  size_t p = st->p;
   unsigned i = st->i;
   for (; i < sh->n; i++) {
     const piece *q = &sh->p[i];
-    if (q->kind == P_LIT) {
-      if (c.len - p < q->len || !lit_eq(c.buf + p, c.len - p, sh->bytes + q->off, q->len)) {
-        res = M_LITERAL;
-        break;
-      }
-      lit_at = p;
-      p += q->len;
-    } else if (q->kind == P_FIXED_PH) {
-      ev->ph = (fe_text){(const char *)c.buf + lit_at + q->off, q->len};
-    } else if (q->kind == P_FIXED_CAT) {
-      ev->has_cat = true;
-      ev->cat = (fe_text){(const char *)c.buf + lit_at + q->off, q->len};
-    } else if (p >= c.len ||
-               !shape_value(&c, q, &p, ev)) { /* a literal may end at the chunk's end */
-      return M_VALUE;
+    if (c.len - p < q->len || !lit_eq(c.buf + p, c.len - p, sh->bytes + q->off, q->len)) {
+      *st = (mstate){c, p, i};
+      return M_LITERAL;
     }
+    if (q->n_fixed) shape_fixed(q, c.buf + p, ev);
+    p += q->len;
+    /* a literal may end at the chunk's end */
+    if (q->kind != P_END && (p >= c.len || !shape_value(&c, q, &p, ev))) return M_VALUE;
   }
-  *st = (mstate){c, p, lit_at, i};
-  return res;
+  *st = (mstate){c, p, i};
+  return M_MATCHED;
 }
 
 /* Whether piece a of shape x and piece b of shape y read alike. */
 static bool piece_eq(const shape *x, const piece *a, const shape *y, const piece *b) {
-  if (a->kind != b->kind || a->key != b->key || a->in_args != b->in_args || a->len != b->len)
+  if (a->kind != b->kind || a->key != b->key || a->in_args != b->in_args || a->len != b->len ||
+      a->n_fixed != b->n_fixed || memcmp(x->bytes + a->off, y->bytes + b->off, a->len) != 0)
     return false;
-  if (a->kind == P_LIT) return memcmp(x->bytes + a->off, y->bytes + b->off, a->len) == 0;
-  return a->off == b->off;
+  for (unsigned f = 0; f < a->n_fixed; f++)
+    if (a->f[f].key != b->f[f].key || a->f[f].off != b->f[f].off || a->f[f].len != b->f[f].len)
+      return false;
+  return true;
 }
 
 static uint8_t common_prefix(const shape *x, const shape *y) {
@@ -1064,18 +1111,20 @@ static uint8_t common_prefix(const shape *x, const shape *y) {
   return (uint8_t)n;
 }
 
-static bool shape_add(shape *sh, piece q) {
+/* A piece: the literal of the n bytes at bytes with the ph and cat values inside it, then
+ * the value q (q.kind, q.key, q.in_args) reads. */
+static bool shape_add(shape *sh, const uint8_t *bytes, size_t n, piece q, const fixed *f,
+                      unsigned n_fixed) {
   if (sh->n == sizeof sh->p / sizeof sh->p[0]) return false;
-  sh->p[sh->n++] = q;
-  return true;
-}
-
-/* A literal piece of the n bytes at bytes. */
-static bool shape_add_lit(shape *sh, const uint8_t *bytes, size_t n) {
   if (sh->n_bytes + n > FE_SHAPE_BYTES || n > UINT16_MAX) return false;
   memcpy(sh->bytes + sh->n_bytes, bytes, n);
+  q.off = (uint16_t)sh->n_bytes;
+  q.len = (uint16_t)n;
   sh->n_bytes += n;
-  return shape_add(sh, (piece){P_LIT, 0, 0, (uint16_t)(sh->n_bytes - n), (uint16_t)n});
+  q.n_fixed = (uint8_t)n_fixed;
+  memcpy(q.f, f, n_fixed * sizeof *f);
+  sh->p[sh->n++] = q;
+  return true;
 }
 
 /* How a shape reads the value of member key whose first byte is first. */
@@ -1095,9 +1144,9 @@ static uint8_t shape_reader(int key, bool in_args, uint8_t first) {
 }
 
 /* The shape of the event [off, end) read token by token, whose values rec noted. Values
- * of ph and cat stay in the literal around them (P_FIXED_*, read after it). */
+ * of ph and cat stay in the literal around them (fixed, read after it). */
 static bool shape_learn(shape *sh, const uint8_t *buf, size_t off, size_t end, const fe_rec *rec) {
-  piece fixed[FE_SHAPE_HOLES];
+  fixed fx[FIXED_PER_PIECE];
   unsigned n_fixed = 0;
   size_t lit = off;
   sh->n = 0;
@@ -1107,19 +1156,20 @@ static bool shape_learn(shape *sh, const uint8_t *buf, size_t off, size_t end, c
     size_t vend = h ? h->after : 0; /* the value's end: before the whitespace ahead of after */
     while (h && vend > h->at && is_ws(buf[vend - 1])) vend--;
     if (h && (h->key == K_PH || h->key == K_CAT) && !h->in_args && buf[h->at] == '"') {
-      if (vend - 1 - lit > UINT16_MAX) return false;
-      fixed[n_fixed++] = (piece){h->key == K_PH ? P_FIXED_PH : P_FIXED_CAT, h->key, 0,
-                                 (uint16_t)(h->at + 1 - lit), (uint16_t)(vend - h->at - 2)};
+      if (n_fixed == FIXED_PER_PIECE || vend - 1 - lit > UINT16_MAX) return false;
+      fx[n_fixed++] =
+          (fixed){(uint8_t)h->key, (uint16_t)(h->at + 1 - lit), (uint16_t)(vend - h->at - 2)};
       continue;
     }
     size_t stop = h ? h->at : end;
-    if (stop <= lit || !shape_add_lit(sh, buf + lit, stop - lit)) return false;
-    for (unsigned f = 0; f < n_fixed; f++)
-      if (!shape_add(sh, fixed[f])) return false;
+    piece q = {0};
+    if (h)
+      q = (piece){.kind = shape_reader(h->key, h->in_args, buf[h->at]),
+                  .key = (uint8_t)h->key,
+                  .in_args = h->in_args};
+    if (stop <= lit || !shape_add(sh, buf + lit, stop - lit, q, fx, n_fixed)) return false;
     n_fixed = 0;
     if (!h) return true;
-    uint8_t kind = shape_reader(h->key, h->in_args, buf[h->at]);
-    if (!shape_add(sh, (piece){kind, h->key, h->in_args, 0, 0})) return false;
     lit = vend;
   }
   return false;
@@ -1133,7 +1183,7 @@ static bool shapes_match(fe_shapes *ss, cur *cp, size_t off, fe_event *ev, size_
   /* the event's '{' must be a token: the masks are in step with the byte scanner */
   TRY(ss->n && (cp->m[off / TR_BLOCK].tok >> (off % TR_BLOCK) & 1));
   ev_reset(ev, false);
-  mstate st = {*cp, off, off, 0};
+  mstate st = {*cp, off, 0};
   unsigned from = FE_SHAPES; /* the shape st was read by (none yet) */
   for (unsigned i = 0; i < ss->n; i++) {
     uint8_t k = ss->order[i];
