@@ -216,9 +216,10 @@ static void summary_item(rp_hw *hw, const an_summary_item *it) {
                kind_word, kind_word);
   rp_hw_text(hw, rp_summary_action(it, hw->rep->run.workload.value));
   rp_hw_printf(hw, "</span>: ");
-  const char *what = rp_item_what(it);
+  const char *lead = "";
+  const char *what = rp_item_subject(it, &lead);
   if (what) {
-    rp_hw_printf(hw, "<code>");
+    rp_hw_printf(hw, "%s<code>", lead);
     rp_hw_text(hw, what);
     rp_hw_printf(hw, "</code> ");
   }

@@ -194,7 +194,7 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_printf(hw, "</td>");
   rp_hw_td_ms(hw, r->hidden_by_compute_us);
   rp_hw_td_ms(hw, r->recoverable_ms * 1000.0);
-  rp_hw_td_pct(hw, r->share_pct);
+  rp_hw_td_pct(hw, rp_stage_share_pct(&hw->rep->stages[si], r->total_us));
   char ev[RP_DEP_EVIDENCE_BYTES];
   const char *said = rp_dep_evidence(r, hw->rules, ev, sizeof ev);
   rp_hw_printf(hw, "<td>%s</td><td title=\"", rp_dep_risk(r->dep_risk));

@@ -48,16 +48,6 @@ static void fmt_share(char *b, size_t cap, double pct) {
     snprintf(b, cap, "%.1f%%", pct);
 }
 
-/* The one share denominator of a stage. */
-static double stage_total(const an_stage_report *st) {
-  return st->has_kernels ? st->kernel_total_us : st->gpu_busy_us;
-}
-
-static double share_of(const an_stage_report *st, double us) {
-  double t = stage_total(st);
-  return t > 0 ? us / t * 100.0 : 0;
-}
-
 /* ---------------------------------------------------------------- names */
 
 /* Display names of every kernel a stage's tables show (report/stage_names.h: the HTML
@@ -360,8 +350,8 @@ static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t 
 /* "### WHAT: STAGE (shares of 1.36 ms kernel time)": the denominator in every heading. */
 static void table_heading(FILE *f, const char *what, const an_stage_report *st) {
   char t[32];
-  unit u = unit_for(stage_total(st));
-  fmt_time(t, sizeof t, stage_total(st), u);
+  unit u = unit_for(rp_stage_share_base_us(st));
+  fmt_time(t, sizeof t, rp_stage_share_base_us(st), u);
   fprintf(f, "\n### %s: %s (shares of %s %s %s)\n\n", what, st->label, t, u.name,
           st->has_kernels ? "kernel time" : "GPU busy time");
 }
@@ -382,7 +372,7 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
     if (!r->shown) continue;
     char t[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
-    fmt_share(s, sizeof s, share_of(st, r->total_us));
+    fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "kernel", st->id, i, 'K');
     code_span(f, names_get(nm, r->name));
     char roof[48];
@@ -525,7 +515,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
      * it) it partitions the row's time, so Exposed + Hidden never exceeds GPU time */
     fmt_time(h, sizeof h, r->hidden_by_compute_us, u);
     fmt_time(g, sizeof g, r->recoverable_ms * 1000.0, u);
-    fmt_share(s, sizeof s, share_of(st, r->total_us));
+    fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
     fprintf(f, "%s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
     code_span(f, names_get(nm, r->kernel));
@@ -622,7 +612,7 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     if (!r->shown) continue;
     char t[32], s[32];
     fmt_time(t, sizeof t, r->related_us, u);
-    fmt_share(s, sizeof s, share_of(st, r->related_us));
+    fmt_share(s, sizeof s, rp_stage_share_pct(st, r->related_us));
     anchor_cell(f, "fusion", st->id, i, 'F');
     rp_md_cell_text(f, r->pattern_name);
     fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_verdict(r), rp_fusion_origin(r->origin), t, s);
@@ -637,8 +627,8 @@ static void stage(FILE *f, const an_report *rep, size_t si, const stage_names *a
   const stage_names *names = &all[si];
   fprintf(f, "\n## Stage: %s\n\n", st->label);
   char t[32];
-  unit u = unit_for(stage_total(st));
-  fmt_time(t, sizeof t, stage_total(st), u);
+  unit u = unit_for(rp_stage_share_base_us(st));
+  fmt_time(t, sizeof t, rp_stage_share_base_us(st), u);
   fprintf(f, "Every share in this stage is of its %s: **%s %s**.\n",
           st->has_kernels ? "kernel-time sum" : "GPU busy time", t, u.name);
   categories(f, st);

@@ -106,7 +106,11 @@ static cJSON *ov_str_or_null(const char *s) {
   return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
+/* share_pct: of the stage's kernel-time sum, the Markdown's and the HTML's Share (one
+ * denominator for every table of a stage); busy_share_pct: of the GPU's busy union, the
+ * reference's row share that the row bar (overlap.min_share_pct) reads. */
+static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
+                          const te_rules *rules) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
   cJSON_AddStringToObject(o, "priority", rp_priority(r->priority));
@@ -125,7 +129,8 @@ static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   cJSON_AddNumberToObject(o, "exclusive_us", r->exclusive_us);
   cJSON_AddNumberToObject(o, "hidden_us", r->hidden_us);
   cJSON_AddNumberToObject(o, "hidden_by_compute_us", r->hidden_by_compute_us);
-  cJSON_AddNumberToObject(o, "share_pct", r->share_pct);
+  cJSON_AddNumberToObject(o, "share_pct", rp_stage_share_pct(st, r->total_us));
+  cJSON_AddNumberToObject(o, "busy_share_pct", r->share_pct);
   cJSON_AddNumberToObject(o, "exposed_ms", r->exposed_ms);
   cJSON_AddNumberToObject(o, "exposed_wait_ms", r->exposed_wait_ms);
   cJSON_AddNumberToObject(o, "exposed_median_us", r->exposed_median_us);
@@ -162,7 +167,8 @@ static cJSON *ov_row_json(const an_overlap_row *r, const te_rules *rules) {
   return o;
 }
 
-static cJSON *ov_stage_json(const an_overlap_stage *st, const te_rules *rules) {
+static cJSON *ov_stage_json(const an_stage_report *rs, const te_rules *rules) {
+  const an_overlap_stage *st = rs->overlap;
   cJSON *s = cJSON_CreateObject();
   if (!s) return NULL;
   cJSON_AddStringToObject(s, "stage", st->stage);
@@ -189,7 +195,7 @@ static cJSON *ov_stage_json(const an_overlap_stage *st, const te_rules *rules) {
     cJSON_AddNumberToObject(cats, st->by_category[j].category, st->by_category[j].kernel_us);
   cJSON *rows = cJSON_AddArrayToObject(s, "rows");
   for (size_t j = 0; rows && j < st->n_rows; j++) {
-    cJSON *row = ov_row_json(&st->rows[j], rules);
+    cJSON *row = ov_row_json(rs, &st->rows[j], rules);
     if (!row) break;
     cJSON_AddItemToArray(rows, row);
   }
@@ -212,7 +218,7 @@ int rp_overlap_json(cJSON *report, const an_report *r, const te_rules *rules) {
   if (!stages) goto fail;
   for (size_t i = 0; i < r->n_stages; i++) {
     if (!r->stages[i].overlap) continue;
-    cJSON *s = ov_stage_json(r->stages[i].overlap, rules);
+    cJSON *s = ov_stage_json(&r->stages[i], rules);
     if (!s) goto fail;
     cJSON_AddItemToArray(stages, s);
   }

@@ -498,6 +498,16 @@ const char *rp_item_what(const an_summary_item *it) {
   return it->partner == AN_PARTNER_EAGER_CHAIN ? EAGER_CHAIN : it->what;
 }
 
+const char *rp_item_subject(const an_summary_item *it, const char **lead) {
+  const char *what = rp_item_what(it);
+  /* a wait item's subject is its collective, which its kernel names already */
+  if (!what || it->kind == AN_SUMMARY_WAIT) return NULL;
+  *lead = it->action == AN_ACTION_HOST_STALL   ? "under "
+          : it->action == AN_ACTION_DEPENDENCY ? "issued by "
+                                               : "";
+  return what;
+}
+
 /* A kernel name for an evidence cell: its first `chars` characters, "..." when cut. */
 static void short_name(const char *name, size_t chars, char *out, size_t cap) {
   snprintf(out, cap, "%.*s%s", (int)chars, name, strlen(name) > chars ? "..." : "");
@@ -1074,4 +1084,13 @@ const char *rp_diff_overlap_word(const an_diff_row *r, const char *plain, char *
            r->change == AN_DIFF_NEW ? "an overlap row" : "no longer an overlap row",
            r->renamed_group);
   return buf;
+}
+
+double rp_stage_share_base_us(const an_stage_report *st) {
+  return st->has_kernels ? st->kernel_total_us : st->gpu_busy_us;
+}
+
+double rp_stage_share_pct(const an_stage_report *st, double us) {
+  double t = rp_stage_share_base_us(st);
+  return t > 0 ? us / t * 100.0 : 0;
 }

@@ -33,6 +33,12 @@ const char *rp_location_kind_id(an_location_kind kind);
 /* The shown sites' CPU ops joined by "<br>", or "-". */
 char *rp_kernel_cpu_op_cell(const an_kernel_row *r);
 
+/* The one denominator of every Share a stage's tables show, in every format: the stage's
+ * kernel-time sum (its GPU busy time when it has no kernels). */
+double rp_stage_share_base_us(const an_stage_report *st);
+/* us as a share of it, in percent (0 when the stage has no time). */
+double rp_stage_share_pct(const an_stage_report *st, double us);
+
 /* Fuse table cells. */
 char *rp_fuse_evidence_cell(const an_fuse_row *r);   /* "name (x.y%)<br>..." or "-" */
 char *rp_fuse_locations_cell(const an_fuse_row *r);  /* "func @ path:line<br>..." or "-" */
@@ -106,6 +112,10 @@ const char *rp_source(an_source s); /* "server args", "default (...)", ... */
 const char *rp_action(an_action a); /* "Overlap it with other streams", ... */
 /* What a summary item names (its what, or the eager chain it fuses into); NULL: none. */
 const char *rp_item_what(const an_summary_item *it);
+/* The subject an item's line leads with, in every format: its what, with the word before
+ * it in *lead ("under " a host stall's op, "issued by " a dependency's, else ""); NULL
+ * for none and for a wait item (its kernels name the collective). */
+const char *rp_item_subject(const an_summary_item *it, const char **lead);
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
 /* The run's GPU: its name, or a blank-name device the device pack placed in words

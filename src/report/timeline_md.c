@@ -26,12 +26,10 @@ static void item_names(FILE *f, const an_summary_item *it, rp_name_fn name, cons
 /* What the item names: the CPU activity, the pattern, the kernels; then the location. */
 static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
   bool any = false;
-  const char *what = rp_item_what(it);
-  if (what && it->kind != AN_SUMMARY_WAIT) {
-    fputs(it->action == AN_ACTION_HOST_STALL   ? " under "
-          : it->action == AN_ACTION_DEPENDENCY ? " issued by "
-                                               : " ",
-          f);
+  const char *lead = "";
+  const char *what = rp_item_subject(it, &lead);
+  if (what) {
+    fprintf(f, " %s", lead);
     rp_md_code(f, what);
     any = true;
   }

@@ -387,9 +387,17 @@ static void overlap_agrees(const char *trace) {
       shown += !fold;
       snprintf(id, sizeof id, "<tr id=\"o-%s-%zu\"%s", rep->stages[s].id, i,
                fold ? " class=\"minor\"" : " data-cat");
-      cr_assert_not_null(strstr(html, id), "%s", id);
+      const char *row = strstr(html, id);
+      cr_assert_not_null(row, "%s", id);
       snprintf(id, sizeof id, "id=\"overlap-%s-%zu\"", rep->stages[s].id, i);
       cr_assert_eq(strstr(md, id) != NULL, !fold, "%s printed in Markdown iff shown in HTML", id);
+      /* one Share denominator in both formats: the stage's kernel-time sum (review 7 #9) */
+      double share = o->rows[i].total_us / rep->stages[s].kernel_total_us * 100.0;
+      snprintf(id, sizeof id, "<td data-value=\"%.6g\">%.1f</td>", share, share);
+      const char *cell = strstr(row, id), *end = strstr(row, "</tr>");
+      cr_assert(cell && end && cell < end, "HTML share %s in the row", id);
+      snprintf(id, sizeof id, "| %.1f%% |", share);
+      cr_assert(fold || strstr(md, id), "Markdown share %s", id);
     }
     if (o && o->n_below_floor) {
       snprintf(id, sizeof id, "%zu row%s below", o->n_below_floor,
@@ -408,6 +416,8 @@ static void overlap_agrees(const char *trace) {
 
 Test(html_report, overlap_table_matches_markdown) {
   overlap_agrees(TRIAGE_FIXTURE_DIR "/llama_tp2");
+  /* two streams: kernel-time sum above GPU busy, so one denominator shows */
+  overlap_agrees(TRIAGE_FIXTURE_DIR "/traces/synthetic/mapping/eager.trace.json");
 }
 
 /* The Ranks section draws every rank on one scale (the widest is 1000), marks the
