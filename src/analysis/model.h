@@ -133,9 +133,10 @@ typedef struct an_pack_ref {
  * serving advice to a training trace or a benchmark. */
 typedef enum an_workload {
   AN_WORKLOAD_UNKNOWN = 0,
-  AN_WORKLOAD_SERVING = 1,       /* serving step markers, a serving framework's frames or args */
-  AN_WORKLOAD_TRAINING = 2,      /* backward kernels, autograd ops, optimizer steps */
-  AN_WORKLOAD_MICROBENCHMARK = 3 /* one repeated top-level call, no framework */
+  AN_WORKLOAD_SERVING = 1,        /* serving step markers, a serving framework's frames or args */
+  AN_WORKLOAD_TRAINING = 2,       /* backward kernels, autograd ops, optimizer steps */
+  AN_WORKLOAD_MICROBENCHMARK = 3, /* one repeated top-level call, no framework */
+  AN_WORKLOAD_INFERENCE = 4 /* model generation outside a server (an offline generate script) */
 } an_workload;
 
 typedef struct an_workload_fact {

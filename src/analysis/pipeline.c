@@ -930,7 +930,7 @@ static an_status build_timeline(run_state *r) {
     in[i] = (an_timeline_input){&fm->views[i], &r->steps[i], fm->paths[i], fm->kmap, i};
   if (rc == AN_OK) rc = an_timeline_build(in, fm->n, r->rules, r->strings, &r->timeline);
   free(in);
-  an_workload_input wi = {fm->traces, r->steps, fm->n, fm->fw->label, fm->fw_source};
+  an_workload_input wi = {fm->traces, r->steps, fm->n, fm->fw->id, fm->fw->label, fm->fw_source};
   if (rc == AN_OK) r->report.run.workload = an_workload_detect(&wi, r->rules, r->strings);
   return rc == AN_OK ? AN_OK : fail(r, rc, NULL, "out of memory");
 }

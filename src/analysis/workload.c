@@ -40,6 +40,7 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
   static const tr_kind annotations[] = {TR_KIND_USER_ANNOTATION, TR_KIND_GPU_ANNOTATION};
   const te_matcher *train = te_rules_matcher(rules, "workload_training");
   const te_matcher *serve = te_rules_matcher(rules, "workload_serving");
+  const te_matcher *offline = te_rules_matcher(rules, "workload_offline_framework");
   for (size_t i = 0; i < in->n; i++) {
     const char *e = first_named(in->traces[i], train, ops, 3);
     if (e) return fact(AN_WORKLOAD_TRAINING, e, AN_SOURCE_TRACE_CONTENT, strings);
@@ -49,8 +50,12 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
     if (e) return fact(AN_WORKLOAD_SERVING, e, AN_SOURCE_TRACE_CONTENT, strings);
   }
   an_source fs = in->framework_source;
-  if (fs != AN_SOURCE_DEFAULT && fs != AN_SOURCE_UNKNOWN && in->framework_label)
-    return fact(AN_WORKLOAD_SERVING, in->framework_label, fs, strings);
+  if (fs != AN_SOURCE_DEFAULT && fs != AN_SOURCE_UNKNOWN && in->framework_label) {
+    const char *id = in->framework_id ? in->framework_id : "";
+    bool script = offline && te_matcher_match(offline, id, strlen(id));
+    return fact(script ? AN_WORKLOAD_INFERENCE : AN_WORKLOAD_SERVING, in->framework_label, fs,
+                strings);
+  }
   bool iterations = in->n > 0;
   for (size_t i = 0; i < in->n; i++)
     iterations = iterations && in->steps[i].source == AN_STEPS_ITERATION;

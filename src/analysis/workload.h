@@ -6,7 +6,9 @@
  * In order: a CPU op or annotation the packs' workload_training matcher names (backward
  * ops, autograd engine calls, optimizer steps) makes it training; a step annotation the
  * workload_serving matcher names (SGLang step[...], vLLM execute_...), server args, or a
- * serving framework named by the inputs (not the packs' default) make it serving; steps
+ * serving framework named by the inputs (not the packs' default) make it serving, a
+ * framework the workload_offline_framework matcher names (HF Transformers: a generate
+ * script, no server) inference; steps
  * that are one repeated top-level call (analysis/steps.h) make it a micro-benchmark;
  * else unknown.
  *
@@ -28,8 +30,9 @@ typedef struct an_workload_input {
   tr_trace *const *traces; /* the formal traces */
   const an_steps *steps;   /* parallel to traces */
   size_t n;
-  const char *framework_label; /* the framework the run detected */
-  an_source framework_source;  /* where from (AN_SOURCE_DEFAULT: nothing named it) */
+  const char *framework_id; /* the framework the run detected */
+  const char *framework_label;
+  an_source framework_source; /* where from (AN_SOURCE_DEFAULT: nothing named it) */
 } an_workload_input;
 
 /* The workload of a run; evidence NULL when unknown or on out of memory. */

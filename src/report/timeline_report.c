@@ -20,7 +20,8 @@ const char *rp_idle_kind(an_idle_kind k) {
 }
 
 const char *rp_workload(an_workload w) {
-  static const char *const words[] = {"unknown", "serving", "training", "microbenchmark"};
+  static const char *const words[] = {"unknown", "serving", "training", "microbenchmark",
+                                      "inference"};
   return (size_t)w < sizeof words / sizeof *words ? words[w] : "unknown";
 }
 

@@ -1141,6 +1141,37 @@ Test(summary, allocation_every_step_is_an_item, .init = setup, .fini = teardown)
   an_report_destroy(r);
 }
 
+/* A generate loop whose frames name a framework: HF Transformers' runs are a script, not
+ * a server (the pack's workload_offline_framework), so the workload is inference; the
+ * same loop in SGLang's tree is serving. Either way the framework is the evidence. */
+static an_workload generate_loop(const char *frame, char *evidence, size_t cap) {
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 2000.0;
+    host(&b, "python_function", frame, t0 + 1, 1500);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 900);
+  }
+  an_report *r = run_buffer(&b);
+  an_workload w = r->run.workload.value;
+  snprintf(evidence, cap, "%s", r->run.workload.evidence ? r->run.workload.evidence : "");
+  an_report_destroy(r);
+  return w;
+}
+
+Test(summary, a_generate_script_is_inference, .init = setup, .fini = teardown) {
+  char ev[64];
+  cr_assert_eq(
+      generate_loop("transformers/models/qwen2/modeling_qwen2.py(285): forward", ev, sizeof ev),
+      AN_WORKLOAD_INFERENCE);
+  cr_assert_str_eq(ev, "HF Transformers");
+  cr_assert_eq(
+      generate_loop("/sgl-workspace/sglang/python/sglang/srt/models/qwen3.py(120): forward", ev,
+                    sizeof ev),
+      AN_WORKLOAD_SERVING);
+  cr_assert_str_eq(ev, "SGLang");
+}
+
 /* A training step: backward ops make it training; its all-reduce with one late instance is
  * a rank-skew item bounded by the wait, never "overlap" or "tune". */
 Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown) {
