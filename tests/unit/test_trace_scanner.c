@@ -500,6 +500,59 @@ Test(scanners, shapes_that_part_in_their_args) {
   free(buf);
 }
 
+/* Kernels alike but for one letter of a member name (its case flipped), in literals of a
+ * shape of every length class (", \"ts\": " 8 bytes, ", \"Group size\": " up to 16,
+ * ", \"args\": {\"External id\": " up to 32, the first one past 32), members the reader
+ * keeps, with letters in each compare word: a shape's literal compare must see a
+ * difference in any byte, or it would read "duR" as dur. Now and then an event whose first literal
+ * holds four ph and cat values (more than a shape piece takes: the token walk reads it). Every
+ * event read as the byte scanner reads it, and most of them on the fast path. */
+Test(scanners, literals_that_differ_in_one_letter) {
+  size_t cap = 1u << 21, n = 0;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  n += (size_t)snprintf(buf + n, cap - n, "{\"traceEvents\": [\n");
+  for (unsigned i = 0; i < 4000; i++) {
+    char ev[512];
+    int len = snprintf(ev, sizeof ev, "%s", i ? ",\n" : "");
+    bool four = rnd() % 40 == 0; /* ph, cat, ph, cat in the first literal */
+    if (four)
+      len += snprintf(ev + len, sizeof ev - (size_t)len, "{\"ph\": \"X\", \"cat\": \"cpu_op\", ");
+    len +=
+        snprintf(ev + len, sizeof ev - (size_t)len,
+                 "%s\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"f\", \"pid\": 7, \"tid\": 7, "
+                 "\"ts\": %u.5, \"dur\": 1.25, \"args\": {\"External id\": %u, \"Group size\": 2, "
+                 "\"Python id\": %u, \"Process Group Description\": \"pg\", "
+                 "\"correlation\": %u}}",
+                 four ? "" : "{", 100 + i, i / 7, i, i);
+    if (rnd() % 3 == 0) { /* flip the case of one letter of a member name */
+      size_t at = (size_t)(rnd() % (size_t)len);
+      for (size_t k = 0; k < (size_t)len; k++, at = (at + 1) % (size_t)len) {
+        const char *quote = strchr(ev + at, '"'); /* a key's closing quote comes before ':' */
+        if (ev[at] >= 'a' && ev[at] <= 'z' && quote && quote[1] == ':') {
+          ev[at] = (char)(ev[at] - 'a' + 'A');
+          break;
+        }
+      }
+    }
+    cr_assert_lt(n + (size_t)len, cap - 64);
+    memcpy(buf + n, ev, (size_t)len);
+    n += (size_t)len;
+  }
+  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
+  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
+  check_buffer("literals_that_differ_in_one_letter", (const uint8_t *)buf, n, chunks, 2, small, 1);
+  tr_error err;
+  warned w;
+  tr_trace *t = read_with((const uint8_t *)buf, n, TR_SCANNER_AUTO, 0, &err, &w);
+  cr_assert_not_null(t, "%s", err.message);
+  cr_assert_gt(tr_trace_fast_count(t) * 10, tr_trace_event_count(t) * 5,
+               "%llu of %llu on the fast path", (unsigned long long)tr_trace_fast_count(t),
+               (unsigned long long)tr_trace_event_count(t));
+  tr_trace_destroy(t);
+  free(buf);
+}
+
 /* Python frames alike but for their numbers, which a shape reads straight from the bytes:
  * integers and decimals of 1 to 22 digits (ids past 8 digits, integer times in
  * microseconds, mantissas past 19 digits), a leading zero, a sign, an exponent; every event
