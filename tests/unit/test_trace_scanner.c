@@ -439,6 +439,18 @@ Test(scanners, fixtures_and_corpora) {
   cr_assert_gt(n, 100);
 }
 
+/* More than tenths / 10 of the events of buf[0, n) went through the fast path. */
+static void assert_fast_share(const uint8_t *buf, size_t n, tr_scanner scanner, unsigned tenths) {
+  tr_error err;
+  warned w;
+  tr_trace *t = read_with(buf, n, scanner, 0, &err, &w);
+  cr_assert_not_null(t, "%s", err.message);
+  cr_assert_gt(tr_trace_fast_count(t) * 10, tr_trace_event_count(t) * tenths,
+               "%llu of %llu on the fast path", (unsigned long long)tr_trace_fast_count(t),
+               (unsigned long long)tr_trace_event_count(t));
+  tr_trace_destroy(t);
+}
+
 /* The args of cpu_op i in one of five member sets. */
 static void op_args(char *a, size_t cap, unsigned shape, unsigned i) {
   unsigned id = 1000 + i, dim = i % 7;
@@ -489,14 +501,7 @@ Test(scanners, shapes_that_part_in_their_args) {
   size_t chunks[] = {0, 4096 + 3}, small[] = {777};
   check_buffer("shapes_that_part_in_their_args", (const uint8_t *)buf, n, chunks, 2, small, 1);
   /* and the fast path took nearly all of them */
-  tr_error err;
-  warned w;
-  tr_trace *t = read_with((const uint8_t *)buf, n, TR_SCANNER_SCALAR, 0, &err, &w);
-  cr_assert_not_null(t, "%s", err.message);
-  cr_assert_gt(tr_trace_fast_count(t) * 10, tr_trace_event_count(t) * 8,
-               "%llu of %llu on the fast path", (unsigned long long)tr_trace_fast_count(t),
-               (unsigned long long)tr_trace_event_count(t));
-  tr_trace_destroy(t);
+  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_SCALAR, 8);
   free(buf);
 }
 
@@ -542,14 +547,7 @@ Test(scanners, literals_that_differ_in_one_letter) {
   n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
   size_t chunks[] = {0, 4096 + 3}, small[] = {777};
   check_buffer("literals_that_differ_in_one_letter", (const uint8_t *)buf, n, chunks, 2, small, 1);
-  tr_error err;
-  warned w;
-  tr_trace *t = read_with((const uint8_t *)buf, n, TR_SCANNER_AUTO, 0, &err, &w);
-  cr_assert_not_null(t, "%s", err.message);
-  cr_assert_gt(tr_trace_fast_count(t) * 10, tr_trace_event_count(t) * 5,
-               "%llu of %llu on the fast path", (unsigned long long)tr_trace_fast_count(t),
-               (unsigned long long)tr_trace_event_count(t));
-  tr_trace_destroy(t);
+  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_AUTO, 5);
   free(buf);
 }
 
