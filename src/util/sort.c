@@ -270,32 +270,49 @@ static int cmp_u64(const void *pa, const void *pb, void *unused) {
   return a < b ? -1 : (a > b);
 }
 
+static uint64_t word_at(const unsigned char *p, size_t i) {
+  uint64_t w;
+  memcpy(&w, p + 8 * i, 8);
+  return w;
+}
+
+/* Sorts the n 8-byte words at a (read as uint64_t, through memcpy: a may hold doubles)
+ * with b as the other buffer of the passes; returns a or b, whichever holds them sorted. */
+static unsigned char *radix_words(unsigned char *a, unsigned char *b, size_t n) {
+  size_t count[8][256];
+  memset(count, 0, sizeof count);
+  for (size_t i = 0; i < n; i++)
+    for (unsigned k = 0; k < 8; k++) count[k][(word_at(a, i) >> (8 * k)) & 0xff]++;
+  unsigned char *src = a, *dst = b;
+  for (unsigned k = 0; k < 8; k++) {
+    size_t *c = count[k];
+    if (c[(word_at(src, 0) >> (8 * k)) & 0xff] == n)
+      continue; /* one byte value: the order stands */
+    size_t sum = 0;
+    for (unsigned d = 0; d < 256; d++) {
+      size_t m = c[d];
+      c[d] = sum;
+      sum += m;
+    }
+    for (size_t i = 0; i < n; i++) {
+      uint64_t w = word_at(src, i);
+      memcpy(dst + 8 * c[(w >> (8 * k)) & 0xff]++, &w, 8);
+    }
+    unsigned char *t = src;
+    src = dst;
+    dst = t;
+  }
+  return src;
+}
+
 void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp) {
   if (n < 2) return;
   if (!tmp) {
     ut_sort(v, n, sizeof *v, cmp_u64, NULL);
     return;
   }
-  size_t count[8][256];
-  memset(count, 0, sizeof count);
-  for (size_t i = 0; i < n; i++)
-    for (unsigned b = 0; b < 8; b++) count[b][(v[i] >> (8 * b)) & 0xff]++;
-  uint64_t *src = v, *dst = tmp;
-  for (unsigned b = 0; b < 8; b++) {
-    size_t *c = count[b];
-    if (c[(src[0] >> (8 * b)) & 0xff] == n) continue; /* one byte value: the order stands */
-    size_t sum = 0;
-    for (unsigned d = 0; d < 256; d++) {
-      size_t k = c[d];
-      c[d] = sum;
-      sum += k;
-    }
-    for (size_t i = 0; i < n; i++) dst[c[(src[i] >> (8 * b)) & 0xff]++] = src[i];
-    uint64_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
+  if (radix_words((unsigned char *)v, (unsigned char *)tmp, n) != (unsigned char *)v)
+    memcpy(v, tmp, n * sizeof *v);
 }
 
 /* A key of d that orders as the doubles do: positives above negatives, a negative's
@@ -338,15 +355,15 @@ void ut_sort_f64(double *v, size_t n) {
     sort_f64_short(v, n);
     return;
   }
-  /* the keys, then the radix sort's buffer */
-  uint64_t *key = n <= SIZE_MAX / (2 * sizeof *key) ? malloc(2 * n * sizeof *key) : NULL;
+  /* the keys; v itself is the radix sort's other buffer (n words more, not 2n) */
+  uint64_t *key = n <= SIZE_MAX / sizeof *key ? malloc(n * sizeof *key) : NULL;
   if (!key) {
     ut_sort(v, n, sizeof *v, cmp_f64, NULL);
     return;
   }
   for (size_t i = 0; i < n; i++) key[i] = f64_key(v[i]);
-  ut_sort_u64(key, n, key + n);
-  for (size_t i = 0; i < n; i++) v[i] = f64_of_key(key[i]);
+  const unsigned char *sorted = radix_words((unsigned char *)key, (unsigned char *)v, n);
+  for (size_t i = 0; i < n; i++) v[i] = f64_of_key(word_at(sorted, i));
   free(key);
 }
 

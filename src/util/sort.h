@@ -32,8 +32,9 @@ void ut_sort(void *base, size_t n, size_t size, ut_sort_cmp cmp, void *ctx);
 void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
 
 /* Sorts doubles v[0..n) ascending in O(n): ut_sort_u64 of keys that order as the values do
- * (the sign bit flipped, all bits of a negative one), through a buffer it allocates (none to
- * be had: ut_sort); a short list by insertion, with no buffer. For the long arrays of times
+ * (the sign bit flipped, all bits of a negative one) in a buffer of n it allocates, v being
+ * the sort's other buffer (none to be had: ut_sort); a short list by insertion, with no
+ * buffer. For the long arrays of times
  * the analysis probes (a comparison sort's calls were most of a sort of gap times) and the
  * many short ones. v holds no NaN; -0.0 sorts before 0.0. */
 void ut_sort_f64(double *v, size_t n);
