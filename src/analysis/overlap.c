@@ -853,30 +853,43 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
   ov_no_lane(set, row);
 }
 
-/* Issue 31, wait is wait: a collective's exposed time splits into its transfer and the wait
- * the time account's per-instance model measured (analysis/waits.h: each instance's
- * duration above the floor of the instances doing the same work), not the excess over
- * its median instance, which hides the wait when half of the launches wait. Only where
- * the floor compares like with like: instances of the same message size (the trace's
- * args). A floor over every instance of the name takes the smallest message's time as
- * the transfer of the largest, and one over the same position in every step holds the
- * skew when every step's first collective waits; there the median split stays. */
-static void ov_model_wait(const ov_stage_ctx *c, uint32_t key, an_overlap_row *row) {
+/* Whether the time account's collective row ct holds the instances of overlap row r: the
+ * same kernel and the same launch-context family (a split row's rest reads the time
+ * account's rest; a row the overlap left unsplit takes every family of its kernel). */
+static bool ov_same_collective(const an_collective_time *ct, const an_overlap_row *r) {
+  if (strcmp(ct->kernel, r->kernel) != 0) return false;
+  if (r->launch_context)
+    return ct->launch_context && strcmp(ct->launch_context, r->launch_context) == 0;
+  return !r->context_rest || !ct->launch_context;
+}
+
+/* Issue 31, wait is wait (review 7 defect 1: the W and O tables gave two waits for one
+ * row): a collective row's exposed time splits into transfer and the wait of the time
+ * account's per-instance model (analysis/waits.h: each instance's duration above the floor
+ * of the instances like it, same launch-context family and message size where the trace
+ * has it), the one computation the W rows and the straggler read too, not the excess over
+ * the row's median instance, which hides the wait when half of the launches wait. Every
+ * row, a family of a split kernel too. The time account counts the instances inside the
+ * counted steps; the row covers the stage window, so it takes the same share of its time
+ * as wait. Wait is taken as exposed first: a waiting instance holds its stream. A row the
+ * time account has no instance of keeps the sweep's split. */
+static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
-  /* the time model's floors are per kernel name: the wait of a row holding part of the
-   * name's instances is not known, so its steady/wait split stays the sweep's */
-  const struct ov_split *sp = ov_key_split(c, key);
-  if (!set->overlap_mechanism_actions || !c->tl || (sp && !sp->whole) ||
+  if (!set->overlap_mechanism_actions || !c->tl ||
       !te_string_list_has(&set->overlap_wait_categories, row->category))
     return;
+  int64_t total_ns = 0, wait_ns = 0;
   for (size_t i = 0; i < c->tl->n_collectives; i++) {
     const an_collective_time *ct = &c->tl->collectives[i];
-    if (ct->basis != AN_FLOOR_MESSAGE || strcmp(ct->kernel, row->kernel) != 0) continue;
-    double exposed = row->exposed_ms + row->exposed_wait_ms, wait = (double)ct->wait_ns / 1e6;
-    row->exposed_wait_ms = wait < exposed ? wait : exposed;
-    row->exposed_ms = exposed - row->exposed_wait_ms;
-    return;
+    if (!ov_same_collective(ct, row)) continue;
+    total_ns += ct->total_ns;
+    wait_ns += ct->wait_ns;
   }
+  if (total_ns <= 0) return;
+  double exposed = row->exposed_ms + row->exposed_wait_ms;
+  double wait = (double)wait_ns / (double)total_ns * row->total_us / 1000.0;
+  row->exposed_wait_ms = wait < exposed ? wait : exposed;
+  row->exposed_ms = exposed - row->exposed_wait_ms;
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -919,7 +932,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
     return false;
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
   if (!ov_dep_class(c, a, row)) return false;
-  ov_model_wait(c, a->name, row);
+  ov_model_wait(c, row);
   ov_decide_action(c, sw, a, row);
   return true;
 }
