@@ -727,7 +727,9 @@ typedef struct an_overlap_row {
   an_fusion_partner fusion_partner;
   bool cites_fusion;          /* review 5: a piece of a shown fusion row is that row's advice,
                                 not a second row: folded out of the table (below_floor set,
-                                not counted in n_below_floor) and cited under it */
+                                not counted in n_below_floor) and cited under it; review 7
+                                defect 6: a piece of the eager chain too (the chain item is
+                                its advice and bound) */
   const char *fusion_pattern; /* AN_PARTNER_FUSE_ROW only, else NULL */
   double fusion_bound_ms;
 } an_overlap_row;
@@ -761,7 +763,11 @@ typedef struct an_overlap_stage {
   size_t n_steps;
   double recoverable_floor_ms;
   size_t n_below_floor;
-  size_t n_cites_fusion; /* rows folded as pieces of a fusion row (cites_fusion) */
+  size_t n_cites_fusion; /* rows folded as pieces of a fusion row or the chain (cites_fusion) */
+  /* The stage's eager elementwise chain (an_summary_chain_row): its kernels' time inside the
+   * counted steps per step (over the stage window without steps), 0 without a chain; a
+   * folded chain piece states its part of it (review 7 defect 7). */
+  double chain_ms;
   /* Restructuring options of a single-stream stage (overlap.restructure_options, borrowed
    * from the rules); empty when the stage has no restructure row. */
   size_t n_restructure_options;

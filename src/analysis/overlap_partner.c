@@ -126,15 +126,28 @@ static void bind(const te_rules *rules, const an_stage_report *s, const partner 
   row->dep_rule = "fusion-piece";
   row->fusion_partner = p->fuse ? AN_PARTNER_FUSE_ROW : AN_PARTNER_EAGER_CHAIN;
   row->fusion_pattern = p->fuse ? p->fuse->pattern_name : NULL;
-  row->cites_fusion = p->fuse != NULL; /* that row is the advice and its bound */
+  /* that row, or the summary's chain item, is the advice and its bound (review 7 defect
+   * 6: a chain piece put forward as a row of its own repeated the chain item) */
+  row->cites_fusion = true;
   row->fusion_bound_ms = eliminated_ms(rules, s, p, k, hbm_tbs);
   row->priority = AN_PRIORITY_P1;
+}
+
+/* The eager chain's kernel time of stage s per step (over the stage window without steps),
+ * in ms: what a folded chain piece states its part of. */
+static double chain_ms(const te_rules *rules, const an_stage_report *s, size_t n_steps) {
+  double us = 0;
+  for (size_t i = 0; i < s->n_kernels; i++)
+    if (an_summary_chain_row(rules, s, &s->kernels[i]))
+      us += n_steps ? s->kernels[i].steps_us : s->kernels[i].total_us;
+  return us / 1000.0 / (double)(n_steps ? n_steps : 1);
 }
 
 void an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const te_rules *rules,
                             double hbm_tbs) {
   const te_settings *set = te_rules_settings(rules);
   if (!set->overlap_mechanism_actions) return; /* the reference's rows (--compat) */
+  o->chain_ms = an_summary_eager(rules, s) ? chain_ms(rules, s, o->n_steps) : 0;
   bool changed = false;
   for (size_t i = 0; i < o->n_rows; i++) {
     an_overlap_row *row = &o->rows[i];

@@ -233,8 +233,8 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
                  o->n_steps ? "/step" : " (stage total)");
   if (o->n_cites_fusion)
     rp_hw_printf(hw,
-                 "<p class=\"note\">%zu row%s a piece of a fusion row, whose advice and bound "
-                 "it is (shown with \"show more rows\").</p>",
+                 "<p class=\"note\">%zu row%s a piece of a fusion row or of the eager chain, "
+                 "whose advice and bound it is (shown with \"show more rows\").</p>",
                  o->n_cites_fusion, o->n_cites_fusion == 1 ? " is" : "s are each");
 }
 

@@ -457,8 +457,33 @@ static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *l
 }
 
 /* The rows folded as pieces of a fusion row: that row is their advice and bound. */
+/* The rows folded as pieces of the eager chain: the chain item is their advice and bound;
+ * each states its time, of the chain's (review 7 defects 6, 7). */
+static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_names *nm) {
+  size_t k = 0;
+  double per = 1.0 / (double)(o->n_steps ? o->n_steps : 1);
+  char x[32], c[32];
+  rp_fmt_ms(c, sizeof c, o->chain_ms * 1000.0);
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    /* a piece under the recoverable floor is counted with the floor's rows */
+    if (!r->cites_fusion || r->fusion_partner != AN_PARTNER_EAGER_CHAIN ||
+        r->recoverable_ms < o->recoverable_floor_ms)
+      continue;
+    fputs(k++ ? "; "
+              : "\nPieces of the eager elementwise chain, whose advice (fuse the chain: "
+                "torch.compile, or fused kernels) and bound are the chain's (not repeated here): ",
+          f);
+    code_span(f, names_get(nm, r->kernel));
+    rp_fmt_ms(x, sizeof x, r->steps_us * per);
+    fprintf(f, " (%s of the chain's %s ms%s)", x, c, o->n_steps ? "/step" : " (stage total)");
+  }
+  if (k) fputs(".\n", f);
+}
+
 static void overlap_cited_line(FILE *f, const an_stage_report *st, const stage_names *nm) {
   const an_overlap_stage *o = st->overlap;
+  overlap_chain_line(f, o, nm);
   size_t k = 0;
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];

@@ -187,6 +187,7 @@ static cJSON *ov_stage_json(const an_stage_report *rs, const te_rules *rules) {
   cJSON_AddNumberToObject(s, "recoverable_floor_ms", st->recoverable_floor_ms);
   cJSON_AddNumberToObject(s, "rows_below_floor", (double)st->n_below_floor);
   cJSON_AddNumberToObject(s, "rows_citing_fusion", (double)st->n_cites_fusion);
+  cJSON_AddNumberToObject(s, "chain_ms", st->chain_ms);
   cJSON *opts = cJSON_AddArrayToObject(s, "restructure_options");
   for (size_t j = 0; opts && j < st->n_restructure_options; j++)
     cJSON_AddItemToArray(opts, cJSON_CreateString(st->restructure_options[j]));

@@ -738,6 +738,11 @@ Test(overlap_mechanism, action_follows_mechanism) {
   cr_assert_null(add->fusion_pattern, "the chain is no fusion row: the report names it");
   cr_assert_str_eq(add->dep_class, "serial");
   cr_assert_float_eq(add->recoverable_ms + mul->recoverable_ms, 0.4, 1e-9);
+  /* review 7 defect 6: the chain item is the pieces' advice and bound; they are folded
+   * under the table with their part of the chain's time, not put forward as rows */
+  cr_assert(add->cites_fusion && add->below_floor && mul->cites_fusion && mul->below_floor);
+  const an_overlap_stage *st = x.rep->stages[0].overlap;
+  cr_assert_float_eq(st->chain_ms, 0.8, 1e-9, "add and mul, 4 x 100 us each: %g", st->chain_ms);
   run_free(&x);
   free(trace);
   te_rules_destroy(r);
