@@ -112,7 +112,9 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
                                                     0};
   for (size_t k = 0; k < n_ov; k++) {
     const an_overlap_row *o = &st->overlap->rows[k];
-    if (o->below_floor) continue; /* not printed in the report, so not compared */
+    /* not printed in the report, so not compared; a piece of a fusion row or of the chain
+     * is named under the table */
+    if (o->below_floor && !o->cites_fusion) continue;
     d->overlaps[d->n_overlaps++] =
         (an_diff_kernel){o->kernel, o->category, o->total_us, o->total_us, NULL, NULL, 0, 0};
   }

@@ -762,8 +762,11 @@ static bool kernels_of(const cJSON *list, const char *name_key, bool only_shown,
     const cJSON *shown = cJSON_GetObjectItemCaseSensitive(k, "shown");
     if (!cJSON_IsString(nm) || !cJSON_IsNumber(us)) return false;
     if (only_shown && !cJSON_IsTrue(shown)) continue;
-    /* an overlap row under the recoverable floor is not printed, so not compared */
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "below_floor"))) continue;
+    /* an overlap row under the recoverable floor is not printed, so not compared; a piece
+     * of a fusion row or of the chain is named under the table */
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "below_floor")) &&
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "cites_fusion")))
+      continue;
     const cJSON *roof = cJSON_GetObjectItemCaseSensitive(k, "roofline");
     const char *dtype = json_text(roof, "dtype");
     bool gemm = dtype && an_diff_matrix_family(json_text(roof, "family"));
