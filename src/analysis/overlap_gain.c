@@ -116,13 +116,21 @@ void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
   /* the options (two-batch overlap, async TP, a fused all-reduce, another parallel layout)
    * move communication: under a compute kernel's restructure row, or on a run with no
    * collective in the table, they advise something the run does not do (review 2); under
-   * a folded row they would be a list no printed row asks for (review 3) */
-  for (size_t i = 0; i < st->n_rows; i++)
-    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE && !st->rows[i].below_floor &&
-        st->rows[i].category &&
-        te_string_list_has(&set->overlap_collective_categories, st->rows[i].category)) {
-      st->n_restructure_options = set->overlap_restructure_options.n;
-      st->restructure_options = set->overlap_restructure_options.items;
-      return;
-    }
+   * a folded row they would be a list no printed row asks for (review 3). A row whose
+   * dependency rule names options of its own (a recommender's pooled embedding exchange,
+   * an optimizer's all-gather) takes those: the LLM serving list is not its lever (review
+   * 7 defect 5) */
+  for (size_t i = 0; i < st->n_rows; i++) {
+    const an_overlap_row *r = &st->rows[i];
+    if (r->recommendation != AN_RECOMMEND_RESTRUCTURE || r->below_floor || !r->category ||
+        !te_string_list_has(&set->overlap_collective_categories, r->category))
+      continue;
+    const te_string_list *own =
+        r->dep_rule ? te_list_map_get(&set->overlap_restructure_options_by_rule, r->dep_rule)
+                    : NULL;
+    const te_string_list *opts = own && own->n ? own : &set->overlap_restructure_options;
+    st->n_restructure_options = opts->n;
+    st->restructure_options = opts->items;
+    return;
+  }
 }

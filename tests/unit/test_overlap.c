@@ -1452,6 +1452,19 @@ Test(overlap_dependency, torchrec_collectives_take_their_family) {
     cr_assert_eq(row->recommendation, want[k].rec, "%s: %d", want[k].context,
                  (int)row->recommendation);
   }
+  /* review 7 defect 5: the restructure options are the first restructure row's own (its
+   * dependency rule's), not the LLM serving list */
+  const an_overlap_stage *st = x.rep->stages[0].overlap;
+  const an_overlap_row *first = NULL;
+  for (size_t i = 0; i < st->n_rows && !first; i++)
+    if (st->rows[i].recommendation == AN_RECOMMEND_RESTRUCTURE && !st->rows[i].below_floor)
+      first = &st->rows[i];
+  cr_assert(first && first->dep_rule);
+  const te_string_list *own =
+      te_list_map_get(&te_rules_settings(r)->overlap_restructure_options_by_rule, first->dep_rule);
+  cr_assert(own && own->n, "pack options for %s", first->dep_rule);
+  cr_assert_eq(st->n_restructure_options, own->n);
+  for (size_t i = 0; i < own->n; i++) cr_assert_str_eq(st->restructure_options[i], own->items[i]);
   run_free(&x);
   te_rules *ref = load_rules_with(
       "pack: no-mechanism\nversion: 1\nsettings:\n  overlap:\n"

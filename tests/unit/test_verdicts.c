@@ -559,6 +559,32 @@ Test(fuse, message_cap_from_collective_args, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
+/* Issue 31 gate: vLLM's all-reduce + RMSNorm pass takes FlashInfer's kernels and caps on
+ * CUDA; on ROCm it is another pass (AITER's fused kernel on its custom all-reduce). The
+ * same compiled TP-8 split on an MI300X (hip_runtime_version) is never offered as the
+ * FlashInfer pattern, and the ROCm pattern is; on the H100 the ROCm pattern is not. */
+#define MI300X_TP8                                                               \
+  "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":8}," ROCM \
+  "\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct MI300X\"}],"
+static const char AR_ROCM[] =
+    "{" MI300X_TP8
+    "\"traceEvents\":[" K(CAST, 0, 5, 9) "," NCCL_AR(10, 131072, 1) "," K(VNORM, 320, 100, 2) "," K(
+        GEMM, 430, 1500, 3) "," NCCL_AR(1940, 131072, 4) "," K(VNORM, 2250, 100, 5) "]}";
+
+Test(fuse, flashinfer_fusion_is_not_offered_on_rocm, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", AR_ROCM);
+  cr_assert_eq(rep->run.context.platform.value, AN_PLATFORM_ROCM);
+  cr_assert_null(fuse_any(rep, "vllm-allreduce-rmsnorm"), "FlashInfer's pass is CUDA's");
+  const an_fuse_row *r = fuse_any(rep, "vllm-aiter-allreduce-rmsnorm");
+  cr_assert_not_null(r, "the ROCm pass folds the same split");
+  cr_assert_not(r->unknown_gates & AN_GATE_PLATFORM);
+  an_report_destroy(rep);
+  rep = run_framework("vllm", AR_SMALL);
+  cr_assert_not_null(fuse_any(rep, "vllm-allreduce-rmsnorm"));
+  cr_assert_null(fuse_any(rep, "vllm-aiter-allreduce-rmsnorm"), "AITER's pass is ROCm's");
+  an_report_destroy(rep);
+}
+
 /* ------------------------------------------------------------------ overlap */
 
 static const an_overlap_row *overlap_row(const an_report *rep, const char *kernel_part) {

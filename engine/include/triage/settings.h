@@ -263,6 +263,11 @@ typedef struct te_list_map {
     "sampled instances of a staging_copy_kernel whose CPU op is comm_buffer_copy_op: eliminate")   \
   X(overlap_restructure_options, "overlap.restructure_options", LIST, 0, 0, 0, NULL,               \
     "what to try on a single-stream stage, whose overlap rows recover nothing as it is")           \
+  X(overlap_restructure_options_by_rule, "overlap.restructure_options_by_rule", LIST_MAP, 0, 0, 0, \
+    NULL,                                                                                          \
+    "per dependency rule id, what to try instead of restructure_options when the stage's first "   \
+    "restructure collective row was classified by that rule (a recommender's embedding "           \
+    "exchange is not an LLM's TP all-reduce)")                                                     \
   X(overlap_dependency_context_rules, "overlap.dependency.context_rules", LIST, 0, 0, 0, NULL,     \
     "dependency rules in order: matcher dep_<id> on the kernel name or a CPU op around its "       \
     "launch")                                                                                      \
