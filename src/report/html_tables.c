@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/html_internal.h"
 #include "report/text.h"
 
@@ -206,7 +207,46 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
 
 /* What the Markdown prints under its table: the restructure options, the wait rows'
  * meaning and the rows folded under the floor. */
+/* The lines docs/overlap.md promises under the table, as the Markdown prints them: the
+ * stage's stream use, each shown row's exposed time (steady + wait), the staging levers. */
+static void overlap_stream_notes(rp_hw *hw, const an_overlap_stage *o) {
+  size_t rows = 0;
+  for (size_t i = 0; i < o->n_rows; i++) rows += !o->rows[i].below_floor;
+  if (!rows) return; /* as the Markdown: no shown row, no lines under it */
+  rp_hw_printf(hw, "<p class=\"note\">%sGPU busy ",
+               o->n_steps ? "Over the stage window, not per step: " : "");
+  rp_hw_ms(hw, o->busy_us);
+  rp_hw_printf(hw, " ms; on several streams at once ");
+  rp_hw_ms(hw, o->multi_stream_us);
+  rp_hw_printf(hw, " ms (%.1f%%); max concurrent streams %zu.",
+               o->busy_us > 0 ? o->multi_stream_us / o->busy_us * 100.0 : 0.0, o->max_streams);
+  size_t shown = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (r->below_floor) continue;
+    rp_hw_printf(hw, "%s O%zu ", shown++ ? ";" : " Exposed by row, steady + wait (ms):", i + 1);
+    rp_hw_ms(hw, r->exposed_ms * 1000.0);
+    rp_hw_printf(hw, " + ");
+    rp_hw_ms(hw, r->exposed_wait_ms * 1000.0);
+    if (r->exposed_wait_ms > 0) rp_hw_text(hw, rp_overlap_excess_word(r, hw->rules));
+  }
+  rp_hw_printf(hw, "%s</p>", shown ? "." : "");
+  for (size_t i = 0; hw->rules && i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    const char *lever = r->below_floor ? NULL : an_summary_lever(hw->rules, r->staging_op);
+    if (!lever) continue;
+    rp_hw_printf(hw, "<p class=\"note\">O%zu ", i + 1);
+    rp_hw_text(hw, rp_recommendation(r->recommendation));
+    rp_hw_printf(hw, ": its copies run under <code>");
+    rp_hw_text(hw, r->staging_op);
+    rp_hw_printf(hw, "</code>: ");
+    rp_hw_text(hw, lever);
+    rp_hw_printf(hw, ".</p>");
+  }
+}
+
 static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
+  overlap_stream_notes(hw, o);
   for (size_t k = 0; k < o->n_restructure_options; k++) {
     rp_hw_printf(
         hw, "%s",

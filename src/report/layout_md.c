@@ -401,16 +401,6 @@ static double overlap_max_us(const an_overlap_stage *o) {
  * window, like the table's time columns; a stage with steps says so, since its Recoverable
  * column and its time account are per step (review 4: a 2-step total under a per-step
  * account read as one step). */
-/* What a row's exposed time above its steady cost is: a collective's or kernel's wait, a
- * copy's longer instances (a pageable one's staging through host memory). */
-static const char *excess_word(const an_overlap_row *r, const te_rules *rules) {
-  const te_matcher *m = rules ? te_rules_matcher(rules, "pageable_copy") : NULL;
-  if (!r->copy_engine) return "";
-  if (m && te_matcher_match(m, r->kernel, strlen(r->kernel)))
-    return " above its median copy (pageable: staged through host memory, not a wait)";
-  return " above its median copy (larger copies, not a wait)";
-}
-
 /* Eliminate rows whose copies ran under a buffer op the packs name a lever for (DDP's
  * reducer copies: gradient_as_bucket_view=True), one line each. */
 static void staging_lines(FILE *f, const an_overlap_stage *o, const te_rules *rules) {
@@ -442,7 +432,7 @@ static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u, const te_r
     fmt_time(w, sizeof w, r->exposed_wait_ms * 1000.0, u);
     if (!shown++) fprintf(f, "Exposed by row, steady + wait (%s):", u.name);
     fprintf(f, "%s O%zu %s + %s%s", shown > 1 ? ";" : "", i + 1, x, w,
-            r->exposed_wait_ms > 0 ? excess_word(r, rules) : "");
+            r->exposed_wait_ms > 0 ? rp_overlap_excess_word(r, rules) : "");
   }
   if (shown) fputs(".\n", f);
 }

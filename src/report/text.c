@@ -513,6 +513,14 @@ static void short_name(const char *name, size_t chars, char *out, size_t cap) {
   snprintf(out, cap, "%.*s%s", (int)chars, name, strlen(name) > chars ? "..." : "");
 }
 
+const char *rp_overlap_excess_word(const an_overlap_row *r, const te_rules *rules) {
+  const te_matcher *m = rules ? te_rules_matcher(rules, "pageable_copy") : NULL;
+  if (!r->copy_engine) return "";
+  if (m && te_matcher_match(m, r->kernel, strlen(r->kernel)))
+    return " above its median copy (pageable: staged through host memory, not a wait)";
+  return " above its median copy (larger copies, not a wait)";
+}
+
 const char *rp_launch_context(const an_overlap_row *r) {
   return r->launch_context ? r->launch_context : r->context_rest ? "other launches" : NULL;
 }

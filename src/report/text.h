@@ -100,6 +100,10 @@ const char *rp_fusion_partner(const an_overlap_row *r);
  * buf; NULL when the row has none. rules NULL: names are not cut. */
 #define RP_DEP_EVIDENCE_BYTES 512
 const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap);
+/* What an overlap row's exposed time above its steady cost is, after the figure: "" for a
+ * kernel or collective (its wait), " above its median copy (...)" for a copy (a pageable
+ * one's staging through host memory, larger copies): static text. */
+const char *rp_overlap_excess_word(const an_overlap_row *r, const te_rules *rules);
 /* The launch-context family an overlap row of a split collective names ("input dist",
  * "other launches" for its rest), NULL for a row holding the whole kernel name. */
 const char *rp_launch_context(const an_overlap_row *r);

@@ -407,6 +407,10 @@ static void overlap_agrees(const char *trace) {
     }
   }
   cr_assert_gt(shown, 0, "%s has printed rows", trace);
+  /* the lines under the table (docs/overlap.md) in both formats */
+  cr_assert_eq(count(html, "Exposed by row, steady + wait (ms):"),
+               count(md, "Exposed by row, steady + wait ("), "%s", trace);
+  cr_assert_eq(count(html, "max concurrent streams"), count(md, "max concurrent streams"));
   cr_assert_gt(folded, 0, "%s has folded rows", trace);
   an_report_destroy(rep);
   te_rules_destroy(rules);
