@@ -207,7 +207,7 @@ static void parse_attainable(te_vctx *v, const ty_node *n, te_device *d) {
 
 /* Optional: a pack of one's own need not state a floor (then no launch is floored). */
 static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
-  static const char *const keys[] = {"us", "basis", NULL};
+  static const char *const keys[] = {"us", "matrix_us", "basis", NULL};
   if (!te_expect_map(v, n, "latency_floor")) return;
   te_check_keys(v, n, keys, "latency_floor");
   const ty_node *us = ty_get(n, "us"), *basis = ty_get(n, "basis");
@@ -216,6 +216,10 @@ static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
     return;
   }
   te_get_num(v, us, "latency_floor.us", 0.01, MAX_LATENCY_FLOOR_US, &d->latency_floor_us);
+  const ty_node *matrix = ty_get(n, "matrix_us");
+  if (matrix)
+    te_get_num(v, matrix, "latency_floor.matrix_us", d->latency_floor_us, MAX_LATENCY_FLOOR_US,
+               &d->latency_floor_matrix_us);
   d->latency_floor_basis = te_get_nonempty_str(v, basis, "latency_floor.basis");
 }
 

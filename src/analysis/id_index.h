@@ -54,6 +54,11 @@ typedef struct an_trace_ids {
   an_id_index ops_by_ext, launches_by_corr;
 } an_trace_ids;
 
+/* The launch call of kernel k of trace t (by its correlation), or NULL when the trace has
+ * none (launched before the capture, runtime events not kept) or ids is NULL. */
+const tr_event *an_trace_ids_launch_of(const an_trace_ids *ids, const tr_trace *t,
+                                       const tr_event *k);
+
 /* 0, or -1 out of memory (ids is then empty and may be freed). */
 int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t);
 void an_trace_ids_free(an_trace_ids *ids);

@@ -331,7 +331,12 @@ typedef struct an_roofline_device {
   double pack_floor_us;    /* the entry's latency_floor (0: none stated) */
   const char *floor_basis; /* the entry's latency_floor basis (from the rules) */
   double shortest_us;      /* the run's shortest kernel launch (0: none) */
-  const char *source;      /* the entry's datasheet citation */
+  /* The floor of a matrix-unit launch (a GEMM, grouped GEMM or attention row): the entry's
+   * latency_floor.matrix_us, capped by the run's shortest such launch with shapes
+   * (shortest_matrix_us, 0: none), never under latency_floor_us; = latency_floor_us when the
+   * entry states none. */
+  double matrix_floor_us, pack_matrix_floor_us, shortest_matrix_us;
+  const char *source; /* the entry's datasheet citation */
 } an_roofline_device;
 
 /* How the roofline's model was identified from the trace's content, or why none was
@@ -449,6 +454,8 @@ typedef struct an_kernel_row {
   const char *kind;     /* its finer kind (== category unless the rule gives one) */
   double total_us, max_us;
   double steps_us; /* inside the counted steps (analysis/steps.h); = total_us without steps */
+  double opaque_steps_us; /* of steps_us, launches under an op a compiler cannot fuse through
+                             (analysis/opaque_ops.h; rows of a chain category only) */
   size_t launches;
   double share_pct;                  /* of the stage's kernel-time sum */
   bool shown;                        /* passes --kernel-table-limit and the share bar */
@@ -462,7 +469,7 @@ typedef struct an_kernel_row {
   const an_kmap_entry *entry;        /* mapping (or formal) map entry; NULL: unresolved */
   size_t n_shown_sites;              /* the sites the row shows (preferred ones first-ranked, */
   const an_site *const *shown_sites; /*   at most kernel_table.sites_shown) */
-} an_kernel_row; /* flags and roofline index side by side: 104 bytes, not 112 (one row per
+} an_kernel_row; /* flags and roofline index side by side: 112 bytes, not 120 (one row per
                     kernel name) */
 
 /* ------------------------------------------------------------------ fusion */
@@ -1051,7 +1058,9 @@ typedef struct an_summary_item {
                              the part of its time that ran with nothing else on the GPU;
                              overlap (exposed basis): the kernel's own time per step */
   double least_gap_us;    /* dependency items: the shortest gap counted (timeline.long_gap_us) */
-  double first_us;        /* wait: of it, the first collective of each step (arrival skew) */
+  double first_us;        /* wait: of it, the first collective of each step (arrival skew);
+                             chain: its kernels' time launched under ops a compiler cannot
+                             fuse through (opaque_ops.h), left out of basis_us */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */

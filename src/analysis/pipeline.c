@@ -17,6 +17,7 @@
 #include "analysis/collective_names.h"
 #include "analysis/graph_staging.h"
 #include "analysis/kernel_map.h"
+#include "analysis/opaque_ops.h"
 #include "analysis/overlap.h"
 #include "analysis/ranks.h"
 #include "analysis/read_jobs.h"
@@ -737,6 +738,14 @@ static an_status build_tables(run_state *r, double min_share_pct) {
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
 
+/* The rows' in-step time launched under ops a compiler cannot fuse through (opaque_ops.h):
+ * the eager-chain item leaves it out. */
+static an_status build_opaque(run_state *r) {
+  const side *fm = &r->formal;
+  an_status rc = an_opaque_steps(fm->views, fm->n, r->steps, fm->kmap, r->rules, &r->tables);
+  return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
+}
+
 /* A device with a blank name (ROCm often writes none) that the device pack placed by its
  * architecture, CU count and memory: the run's GPU is that part, and says so. */
 static void name_blank_gpu(run_state *r) {
@@ -1155,6 +1164,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc == AN_OK) rc = build_timeline(r);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
+  if (rc == AN_OK) rc = build_opaque(r);
   if (rc == AN_OK) rc = build_roofline(r);
   for (size_t i = 0; rc == AN_OK && i < r->formal.n; i++)
     if (r->formal.traces[i]) rc = an_graph_staging_add(&r->staging, &r->formal.views[i], r->rules);

@@ -100,15 +100,6 @@ static const te_device *find_device(const an_roofline_side *fm, const te_rules *
 
 /* ------------------------------------------------------------------ one launch */
 
-/* The launch call of kernel k (its correlation), or NULL when the trace has none. */
-static const tr_event *launch_call(const tr_trace *t, const an_trace_ids *ids, const tr_event *k) {
-  int64_t corr = tr_event_correlation(t, k);
-  size_t lo, hi;
-  if (corr == TR_NO_ID || !ids) return NULL;
-  an_id_index_range(&ids->launches_by_corr, corr, &lo, &hi);
-  return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
-}
-
 /* The time-nesting index of trace t, built on first use (NULL out of memory). */
 static const an_op_nest *nest_of(ctx *c, const tr_trace *t) {
   if (c->nest_trace != t) {
@@ -126,7 +117,7 @@ static const tr_event *nested_op(ctx *c, const tr_trace *t, const an_trace_ids *
                                  const tr_event *k) {
   int64_t corr = tr_event_correlation(t, k);
   if (corr == TR_NO_ID || tr_event_external_id(t, k) != corr) return NULL;
-  const tr_event *call = launch_call(t, ids, k);
+  const tr_event *call = an_trace_ids_launch_of(ids, t, k);
   if (!call || tr_event_external_id(t, call) != corr) return NULL;
   const an_op_nest *nest = nest_of(c, t);
   return nest ? an_op_nest_around(nest, call) : NULL;
@@ -586,8 +577,9 @@ typedef struct run {
   stage_work *work;
   an_roofline_result *out;
   mapping_costs mc;
-  view_ops *kept;     /* the mapping's view ops, when it reads the formal side's views */
-  double shortest_us; /* the run's shortest kernel launch: proof of what a launch can take */
+  view_ops *kept;            /* the mapping's view ops, when it reads the formal side's views */
+  double shortest_us;        /* the run's shortest kernel launch: proof of what a launch can take */
+  double shortest_matrix_us; /* the same of the launches costed as matrix work */
 } run;
 
 static long table_stage(const an_tables *t, const char *id) {
@@ -639,7 +631,7 @@ static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_
  * no CPU op links to (counted as the rest of no_op). */
 static void no_op_cause(const run *r, const an_trace_view *v, const tr_event *k,
                         an_roofline_counts *n) {
-  const tr_event *call = launch_call(v->trace, v->ids, k);
+  const tr_event *call = an_trace_ids_launch_of(v->ids, v->trace, k);
   const te_matcher *graph = te_rules_matcher(r->c.rules, "graph_replay_launch");
   const char *name = call ? tr_str_get(v->trace, call->name) : NULL;
   if (!call)
@@ -652,6 +644,12 @@ static void no_op_cause(const run *r, const an_trace_view *v, const tr_event *k,
 static size_t kernel_index(const an_trace_view *v, const tr_event *k) {
   size_t n = 0;
   return (size_t)(k - tr_trace_events(v->trace, TR_KIND_KERNEL, &n));
+}
+
+/* Work of the matrix units (a GEMM, grouped GEMM or attention): a launch streams its tiles
+ * through a pipeline that fills and drains, so its floor is the device's matrix floor. */
+static bool matrix_kind(te_cost_kind k) {
+  return k == TE_COST_GEMM || k == TE_COST_GROUPED_GEMM || k == TE_COST_ATTENTION;
 }
 
 /* One formal launch (kernel i of the view's stage b, the tables' stage s): its cost (own op,
@@ -677,6 +675,9 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
   if (why == R_NO_OP) no_op_cause(r, v, k, &r->out->stages[s].counts);
   double dur = tr_event_dur(v->trace, k);
   if (dur > 0 && (r->shortest_us <= 0 || dur < r->shortest_us)) r->shortest_us = dur;
+  if (why == R_OK && matrix_kind(l.kind) && dur > 0 &&
+      (r->shortest_matrix_us <= 0 || dur < r->shortest_matrix_us))
+    r->shortest_matrix_us = dur;
   uint64_t row;
   if (why != R_OK || !name || !ut_u64map_get(&r->work[s].row_of, (uint64_t)(uintptr_t)name, &row))
     return;
@@ -857,6 +858,14 @@ static void cost_formal(run *r) {
   memo_free(&m);
 }
 
+/* The cost kind holding most of the row's time (its family). */
+static te_cost_kind row_kind(const row_acc *a) {
+  int kind = 0;
+  for (int i = 1; i < N_KINDS; i++)
+    if (a->kind_time[i] > a->kind_time[kind]) kind = i;
+  return (te_cost_kind)kind;
+}
+
 /* The row's record from its totals (attainable set later). */
 static an_roofline record_of(const row_acc *a) {
   an_roofline rec = {0};
@@ -869,13 +878,11 @@ static an_roofline record_of(const row_acc *a) {
   rec.bound_us = a->bound;
   rec.achieved_pct = a->time > 0 ? a->bound / a->time * 100.0 : 0;
   rec.limiter = a->comp_us > a->mem_us ? AN_LIMIT_COMPUTE : AN_LIMIT_MEMORY;
-  int p = -1, kind = 0;
+  int p = -1;
   for (int i = 0; i < TE_PEAK_COUNT; i++)
     if (a->peak_flops[i] > 0 && (p < 0 || a->peak_flops[i] > a->peak_flops[p])) p = i;
-  for (int i = 1; i < N_KINDS; i++)
-    if (a->kind_time[i] > a->kind_time[kind]) kind = i;
   rec.dtype = p >= 0 ? te_peak_name((te_peak)p) : NULL;
-  rec.family = k_families[kind];
+  rec.family = k_families[row_kind(a)];
   rec.achieved_tbs = a->time > 0 ? a->bytes / (a->time * US_PER_S) : 0;
   rec.achieved_tflops = a->time > 0 ? a->flops / (a->time * US_PER_S) : 0;
   return rec;
@@ -980,8 +987,9 @@ static const an_roofline *best_comparable(const run *r, const an_roofline *rec, 
  * than the floor, however little it moves). The row is latency-bound when the floor holds
  * most of that time. */
 static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
-  double floor = r->out->device.latency_floor_us, rate = rec->attainable * US_PER_S, at = 0,
-         floored = 0;
+  const an_roofline_device *d = &r->out->device;
+  double floor = matrix_kind(row_kind(a)) ? d->matrix_floor_us : d->latency_floor_us;
+  double rate = rec->attainable * US_PER_S, at = 0, floored = 0;
   bool compute = rec->limiter == AN_LIMIT_COMPUTE;
   rec->latency_floor_us = floor;
   for (size_t i = 0; rate > 0 && i < a->n_costs; i++) {
@@ -1061,8 +1069,10 @@ static void count_unknown_device(run *r) {
   }
 }
 
-/* The run's per-launch floor: the device pack's, capped by the run's shortest launch (a
- * kernel the trace shows finishing sooner is proof the part allows it). */
+/* The run's per-launch floors: the device pack's, each capped by the run's shortest launch
+ * of its class (a kernel the trace shows finishing sooner is proof the part allows it); the
+ * matrix floor never under the other (review 7: a 2 us floor on an 8.7 us GEMM launch left
+ * half its time as tuning headroom no GEMM can give back). */
 static void set_floor(run *r) {
   an_roofline_device *d = &r->out->device;
   d->pack_floor_us = r->c.dev->latency_floor_us;
@@ -1071,6 +1081,12 @@ static void set_floor(run *r) {
   d->latency_floor_us = d->pack_floor_us;
   if (r->shortest_us > 0 && r->shortest_us < d->latency_floor_us)
     d->latency_floor_us = r->shortest_us;
+  d->pack_matrix_floor_us = r->c.dev->latency_floor_matrix_us;
+  d->shortest_matrix_us = r->shortest_matrix_us;
+  d->matrix_floor_us = d->pack_matrix_floor_us;
+  if (r->shortest_matrix_us > 0 && r->shortest_matrix_us < d->matrix_floor_us)
+    d->matrix_floor_us = r->shortest_matrix_us;
+  if (d->matrix_floor_us < d->latency_floor_us) d->matrix_floor_us = d->latency_floor_us;
 }
 
 static an_status run_all(run *r, const an_roofline_side *mapping) {

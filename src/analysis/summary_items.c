@@ -377,14 +377,26 @@ bool sm_is_collective(const sm_ctx *c, const char *name) { return stage_collecti
 
 /* ---------------------------------------------------------------- chain */
 
-bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st,
-                          const an_kernel_row *r) {
+/* A row of the kind a chain holds, whatever op launched it. */
+static bool chain_kind_row(const te_rules *rules, const an_stage_report *st,
+                           const an_kernel_row *r) {
   const te_settings *s = te_rules_settings(rules);
   return te_string_list_has(&s->summary_chain_categories, r->category) &&
          !te_string_list_has(&s->summary_chain_exclude_kinds, r->kind) &&
          !hits(te_rules_matcher(rules, "already_fused_kernel"), r->name) &&
          !hits(te_rules_matcher(rules, "chain_exclude_kernel"), r->name) &&
          !stage_collective(st, r->name);
+}
+
+/* Whether every counted launch of the row ran under an op a compiler cannot fuse through
+ * (opaque_ops.h): the row stays on its own. */
+static bool all_opaque(const an_kernel_row *r) {
+  return r->opaque_steps_us > 0 && r->opaque_steps_us >= r->steps_us;
+}
+
+bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st,
+                          const an_kernel_row *r) {
+  return chain_kind_row(rules, st, r) && !all_opaque(r);
 }
 
 bool an_summary_eager(const te_rules *rules, const an_stage_report *st) {
@@ -409,14 +421,23 @@ static double alone_per_step(const sm_ctx *c, const an_kernel_row *r, double t) 
   return t;
 }
 
+/* A chain row's per-step time a fused chain can take: its launches under an op a compiler
+ * cannot fuse through (a TorchRec comm op's copies, opaque_ops.h) stay in their own row. */
+static double chain_per_step(const sm_ctx *c, const an_kernel_row *r) {
+  double t = (r->steps_us - r->opaque_steps_us) * c->g.per;
+  return t > 0 ? t : 0;
+}
+
 void sm_chain_item(sm_ctx *c) {
   if (!c->g.eager) return;
-  double sum = 0, max = 0, top_t = 0, alone = 0;
+  double sum = 0, max = 0, top_t = 0, alone = 0, opaque = 0;
   size_t top = SIZE_MAX, n = 0;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
-    if (!chain_row(c, r)) continue;
-    double t = sm_row_per_step(c, r);
+    if (!chain_kind_row(c->rules, c->g.st, r)) continue;
+    double t = chain_per_step(c, r);
+    opaque += sm_row_per_step(c, r) - t;
+    if (all_opaque(r)) continue;
     sum += t;
     alone += alone_per_step(c, r, t);
     n++;
@@ -436,6 +457,7 @@ void sm_chain_item(sm_ctx *c) {
   if (!it) return;
   it->count = n;
   it->detail_us = alone;
+  it->first_us = opaque;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) /* time descending, as the rows are */
     if (chain_row(c, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
@@ -570,18 +592,35 @@ static bool overlap_action(an_recommendation rec, an_action *a) {
   }
 }
 
-/* A collective's transfer time per step (its time less its wait, over the rows its launch
- * contexts split it into): what overlapping it can hide at most. */
-static double transfer_per_step(const sm_ctx *c, const char *name) {
+/* Whether time-account row x is one overlap row r stands for: the same collective and, for
+ * a row split by launch context, the same context (one unsplit row stands for them all). */
+static bool same_collective(const an_collective_time *x, const an_overlap_row *r) {
+  if (strcmp(x->kernel, r->kernel) != 0) return false;
+  if (r->context_rest) return x->context_rest;
+  if (!r->launch_context) return true;
+  return x->launch_context && !strcmp(x->launch_context, r->launch_context);
+}
+
+/* The time and the transfer time (its time less its wait) per step of the collective rows
+ * overlap row r stands for: its own time in the step, and what overlapping it can hide at
+ * most. False when r's kernel is no collective of the stage. Of a collective split by launch
+ * context, the row's context only (review 7: a gradient reduce's item quoted the time of
+ * every SendRecv). */
+static bool collective_per_step(const sm_ctx *c, const an_overlap_row *r, double *total,
+                                double *transfer) {
   const an_stage_timeline *tl = c->g.st->timeline;
-  int64_t ns = 0;
+  int64_t ns = 0, wait = 0;
   bool found = false;
-  for (size_t i = 0; i < tl->n_collectives; i++)
-    if (!strcmp(tl->collectives[i].kernel, name)) {
-      ns += tl->collectives[i].total_ns - tl->collectives[i].wait_ns;
+  for (size_t i = 0; tl && i < tl->n_collectives; i++)
+    if (same_collective(&tl->collectives[i], r)) {
+      ns += tl->collectives[i].total_ns;
+      wait += tl->collectives[i].wait_ns;
       found = true;
     }
-  return found ? per_step_us(c, ns) : INFINITY;
+  if (!found) return false;
+  *total = per_step_us(c, ns);
+  *transfer = per_step_us(c, ns - wait);
+  return true;
 }
 
 void sm_overlap_items(sm_ctx *c) {
@@ -597,18 +636,18 @@ void sm_overlap_items(sm_ctx *c) {
       continue; /* no dataflow evidence that anything can run beside it */
     double basis = r->recoverable_ms * 1000.0;
     const an_kernel_row *kr = sm_row_of(c, r->kernel);
-    if (kr && sm_row_per_step(c, kr) < basis) basis = sm_row_per_step(c, kr);
-    double bound = basis;
-    if (sm_is_collective(c, r->kernel) && transfer_per_step(c, r->kernel) < bound)
-      bound = transfer_per_step(c, r->kernel);
+    double own = kr ? sm_row_per_step(c, kr) : INFINITY, transfer = INFINITY;
+    collective_per_step(c, r, &own, &transfer);
+    if (own < basis) basis = own;
+    double bound = basis < transfer ? basis : transfer;
     /* a fusion names its partner and removes the piece's round trip (overlap_partner.c) */
     bool trip = a == AN_ACTION_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE;
     if (trip && kr) basis = sm_row_per_step(c, kr);
     an_summary_item *it = sm_add(c, AN_SUMMARY_OVERLAP, a, i, r->scope, bound,
                                  trip ? AN_BASIS_ROUND_TRIP : AN_BASIS_EXPOSED, basis);
     if (!it) continue;
-    /* the kernel's own time in the step, which the recoverable part is of (review 6) */
-    if (!trip && kr) it->detail_us = sm_row_per_step(c, kr);
+    /* the row's own time in the step, which the recoverable part is of (review 6) */
+    if (!trip && isfinite(own)) it->detail_us = own;
     /* a staging copy under a named buffer op: the packs' lever for it (DDP bucket views) */
     if (a == AN_ACTION_ELIMINATE && (it->lever = an_summary_lever(c->rules, r->staging_op)))
       it->lever_op = r->staging_op;

@@ -99,6 +99,7 @@ static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
       !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
       !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
       !cJSON_AddNumberToObject(o, "steps_us", an_round3(r->steps_us)) ||
+      !cJSON_AddNumberToObject(o, "opaque_steps_us", an_round3(r->opaque_steps_us)) ||
       !cJSON_AddNumberToObject(
           o, "graph_staging_us",
           an_round3(an_graph_staging_us(st->graph_staging, st->id, r->name))) ||
@@ -234,6 +235,9 @@ static bool roofline_device_json(cJSON *root, const an_roofline_device *d) {
          cJSON_AddNumberToObject(o, "pack_floor_us", an_round3(d->pack_floor_us)) &&
          add_str_or_null(o, "floor_basis", d->floor_basis) &&
          cJSON_AddNumberToObject(o, "shortest_us", an_round3(d->shortest_us)) &&
+         cJSON_AddNumberToObject(o, "matrix_floor_us", an_round3(d->matrix_floor_us)) &&
+         cJSON_AddNumberToObject(o, "pack_matrix_floor_us", an_round3(d->pack_matrix_floor_us)) &&
+         cJSON_AddNumberToObject(o, "shortest_matrix_us", an_round3(d->shortest_matrix_us)) &&
          add_str_or_null(o, "source", d->source);
 }
 

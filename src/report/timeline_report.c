@@ -615,20 +615,27 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
 
 /* An investigate item: its share, what is unknown, what to read. */
 /* The eager chain: its kernels' time less the largest pass; when other streams cover part
- * of it, the bound is the part that ran alone, and the basis says so. */
+ * of it, the bound is the part that ran alone, and the basis says so. Their launches under
+ * custom ops (first_us) are left out, and the basis says that too. */
 static void chain_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
-  char y[32];
+  char y[32], z[32], opaque[160] = "";
   rp_fmt_ms(y, sizeof y, it->detail_us);
+  rp_fmt_ms(z, sizeof z, it->first_us);
+  if (strcmp(z, "0") != 0)
+    snprintf(opaque, sizeof opaque,
+             " (%s ms/step more ran under custom ops a compiler cannot fuse through, such as "
+             "TorchRec's comm ops: left out)",
+             z);
   if (it->detail_us <= it->at_stake_us &&
       it->detail_us < it->basis_us) { /* the alone part bounds */
     snprintf(b, cap,
-             "%zu kernels take %s ms/step, of which %s ms/step ran with nothing else on the GPU "
+             "%zu kernels take %s ms/step%s, of which %s ms/step ran with nothing else on the GPU "
              "(the rest is under other streams' work: fusing it does not shorten the step)",
-             it->count, x, y);
+             it->count, x, opaque, y);
     return;
   }
-  snprintf(b, cap, "%zu kernels take %s ms/step; a fused kernel still makes the largest pass",
-           it->count, x);
+  snprintf(b, cap, "%zu kernels take %s ms/step%s; a fused kernel still makes the largest pass",
+           it->count, x, opaque);
 }
 
 static void unbounded_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
@@ -656,6 +663,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       return;
     case AN_BASIS_WAIT: {
       rp_fmt_ms(y, sizeof y, it->first_us);
+      /* rows of several collectives (or launch contexts) have a floor each: none is theirs */
+      char floor[64] = "their floors";
+      if (it->n_rows <= 1) snprintf(floor, sizeof floor, "a %.1f us floor", it->detail_us);
       char who[RP_BASIS_BYTES];
       rank_wait_basis(it->rank_group, who, sizeof who);
       if (it->imbalance) {
@@ -677,18 +687,18 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                  "; the run has ranks not read, so the rank waited for may be one of them");
       if (it->action == AN_ACTION_SLOW_COLLECTIVE) {
         snprintf(b, cap,
-                 "collective time above a %.1f us floor (the fastest like instances) of %s "
-                 "ms/step in these collectives; only %s ms/step of it at the first collective "
-                 "of each step, where late ranks would show: the rest is collectives running "
-                 "slow inside the step",
-                 it->detail_us, x, y);
+                 "collective time above %s (the fastest like instances) of %s ms/step in "
+                 "these collectives; only %s ms/step of it at the first collective of each "
+                 "step, where late ranks would show: the rest is collectives running slow "
+                 "inside the step",
+                 floor, x, y);
         return;
       }
       snprintf(b, cap,
-               "collective time above a %.1f us floor (the fastest like instances) of %s "
-               "ms/step in these collectives; the first collective of each step waits %s ms/step "
-               "(other ranks arriving late); %s",
-               it->detail_us, x, y, who);
+               "collective time above %s (the fastest like instances) of %s ms/step in these "
+               "collectives; the first collective of each step waits %s ms/step (other ranks "
+               "arriving late); %s",
+               floor, x, y, who);
       return;
     }
     case AN_BASIS_ROOFLINE:
@@ -718,8 +728,8 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       /* the recoverable is part of the kernel's time: say both, as printed */
       if (it->detail_us > it->basis_us && strcmp(x, y) != 0)
         snprintf(b, cap,
-                 "its recoverable time, %s ms/step: the exposed part of the kernel's own %s "
-                 "ms/step in the step, bounded by the work another stream could run%s",
+                 "its recoverable time, %s ms/step: the exposed part of its own %s ms/step in "
+                 "the step, bounded by the work another stream could run%s",
                  x, y, part);
       else
         snprintf(b, cap,

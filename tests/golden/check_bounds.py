@@ -20,7 +20,9 @@ staged and ranked directories, the synthetic traces) and on every shared real tr
                  to late arrivals (its Ranks section: a straggler or spread verdict, the
                  group named or every rank of the run read);
     chain     <= the summed in-step time of its kernels;
-    roofline, exposed <= the in-step time of its kernel;
+    roofline, exposed <= the in-step time of its kernel; an overlap item on a collective's
+                 row split by launch context quotes that context's time per step and
+                 bounds at most its transfer;
     saving    <= the stage kernel time of its kernels;
 - per item, its figures are the sum of exactly the rows it links (issue 28, review 3 defect
   5): an idle item's bound, basis and gap count equal the summed parts ("all", "long":
@@ -174,7 +176,9 @@ def check_rows(where, item, stage, rep, fail, claimed):
             fail(f"{where}: bound {item['bound_us_per_step']} over the rank loss {loss:.3f} it quotes")
     elif item["basis"] in ("chain", "removed"):
         ks = {k["name"]: k for k in stage.get("kernels", [])}
-        t = sum(ks[k]["steps_us"] for k in item["kernels"]) / steps
+        # a chain leaves out its kernels' launches under custom ops (opaque_steps_us)
+        t = sum(ks[k]["steps_us"] - (ks[k].get("opaque_steps_us", 0) if item["basis"] == "chain" else 0)
+                for k in item["kernels"]) / steps
         if abs(item["basis_us_per_step"] - t) > EPS * len(item["kernels"]):
             fail(f"{where}: chain basis {item['basis_us_per_step']} != {t:.3f} us its kernels sum to")
         if item["count"] != len(item["kernels"]):
@@ -205,6 +209,25 @@ def check_steps(where, tl, window, fail):
         fail(f"{where}: steps' idle sums to {tl['total']['idle_us']} us > the trace window's {span} us less their busy time")
 
 
+def check_context_row(where, item, stage, fail):
+    """An overlap item on a collective's row split by launch context quotes that row's own
+    time per step (detail_us) and hides at most its transfer, not the whole collective's
+    (review 7 defect 4: a gradient reduce's item quoted the time of every SendRecv)."""
+    tl = stage.get("timeline") or {}
+    steps = max(tl.get("steps_counted", 0), 1)
+    rows = [c for c in tl.get("collectives", [])
+            if item["kind"] == "overlap" and c.get("launch_context") is not None
+            and c["launch_context"] == item.get("what") and c["kernel"] in item["kernels"]]
+    if not rows:
+        return
+    total = sum(c["total_us"] for c in rows) / steps
+    transfer = sum(c["transfer_us"] for c in rows) / steps
+    if item["detail_us"] > 0 and abs(item["detail_us"] - total) > EPS * (len(rows) + 1):
+        fail(f"{where}: quotes {item['detail_us']} us/step as its own time, its context's rows give {total:.3f}")
+    if item["bound_us_per_step"] > transfer + EPS * (len(rows) + 1):
+        fail(f"{where}: bound {item['bound_us_per_step']} us > its context's transfer {transfer:.3f} us/step")
+
+
 def check_report(label, rep, fail):
     windows = {o["stage"]: o for o in (rep.get("overlap") or {}).get("stages", [])}
     for st in rep.get("stages", []):
@@ -221,6 +244,7 @@ def check_report(label, rep, fail):
     for it in rep.get("summary", []):
         where = f"{label} {it['anchor']}"
         check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
+        check_context_row(where, it, stages[it["stage"]], fail)
         b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
         if b > basis + EPS:
             fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")

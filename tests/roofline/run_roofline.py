@@ -747,18 +747,26 @@ def floor(args):
         else dev["pack_floor_us"]
     if dev["pack_floor_us"] <= 0 or not dev["floor_basis"] or not close(dev["latency_floor_us"], want, 1e-3):
         failures.append("device floor %r" % {k: dev[k] for k in ("latency_floor_us", "pack_floor_us", "shortest_us", "floor_basis")})
-    fl = dev["latency_floor_us"]
+    # a matrix-unit launch (GEMM, attention) has the matrix floor: the pack's, capped by the
+    # run's shortest such launch, never under the plain floor (review 7 defect 8)
+    pm, sm = dev["pack_matrix_floor_us"], dev["shortest_matrix_us"]
+    want_m = max(dev["latency_floor_us"], min(pm, sm) if sm > 0 else pm)
+    if pm <= dev["pack_floor_us"] or not close(dev["matrix_floor_us"], want_m, 1e-3):
+        failures.append("device matrix floor %r, want %r" % (
+            {k: dev[k] for k in ("matrix_floor_us", "pack_matrix_floor_us", "shortest_matrix_us")}, want_m))
     latency = []
     for st in rep["stages"]:
         for i, k in enumerate(st["kernels"]):
             f = k["roofline"]
             if not f:
                 continue
+            fl = dev["matrix_floor_us"] if f["family"] in ("gemm", "grouped_gemm", "attention") \
+                else dev["latency_floor_us"]
             n = f["launches_with_shapes"]
             work = f["bytes"] if f["limiter"] == "memory" else f["flops"]
             per = work / n / (f["attainable"] * 1e6) if f["attainable"] > 0 else 0
             if not close(f["latency_floor_us"], fl, 1e-3):
-                failures.append("K%d floor %r" % (i + 1, f["latency_floor_us"]))
+                failures.append("K%d floor %r, want %r (%s)" % (i + 1, f["latency_floor_us"], fl, f["family"]))
             # every launch under the floor: each counts the floor, whatever its work
             if n and per < fl and f["floored_launches"] == n:
                 want_h = max(0.0, f["time_us"] - n * fl)
@@ -791,7 +799,8 @@ def floor(args):
             failures.append("without a floor K%d headroom %r (with %r), want %r" % (i + 1, b["headroom_us"], a["headroom_us"], plain))
     for f in failures:
         print("FAIL " + f)
-    print("latency floor %.2f us, %d latency-bound rows, %d failures" % (fl, len(latency), len(failures)))
+    print("latency floor %.2f us (matrix %.2f us), %d latency-bound rows, %d failures" % (
+        dev["latency_floor_us"], dev["matrix_floor_us"], len(latency), len(failures)))
     return 1 if failures else 0
 
 
@@ -823,12 +832,19 @@ def bases(args):
     ms5 = run_json(args.triage, os.path.join(real, "hta_multistream5_a100.json.gz"))
     k5 = {k["name"]: k for st in ms5["stages"] for k in st["kernels"]}
     exposed = [it for it in ms5["summary"] if it["basis"] == "exposed"]
+    colls = [c for st in ms5["stages"] for c in (st.get("timeline") or {}).get("collectives", [])]
     for it in exposed:
-        own = k5[it["kernels"][0]]["steps_us"] / max(it["steps"], 1)
+        # the row's own time: of a collective split by launch context, its context's (review 7
+        # defect 4: the gradient reduce's item quoted every SendRecv's 38.07 ms/step)
+        ctx = [c for c in colls if c["kernel"] == it["kernels"][0] and c.get("launch_context")
+               and c["launch_context"] == it["what"]]
+        own = (sum(c["total_us"] for c in ctx) if ctx else k5[it["kernels"][0]]["steps_us"]) / max(it["steps"], 1)
+        if not ctx:
+            failures.append("multistream5: item %r is on no launch-context row" % it["what"])
         if not near(it["detail_us"], own):
-            failures.append("multistream5: detail %r, want the kernel's %r a step" % (it["detail_us"], own))
+            failures.append("multistream5: detail %r, want the row's %r a step" % (it["detail_us"], own))
         if own > it["basis_us_per_step"] * 1.01 and "%.2f" % (own / 1000) not in it["basis_text"]:
-            failures.append("multistream5: basis %r does not name the kernel's own time" % it["basis_text"])
+            failures.append("multistream5: basis %r does not name the row's own time" % it["basis_text"])
     if not exposed:
         failures.append("multistream5: no overlap item")
     md = run_text(args.triage, "markdown", os.path.join(real, "hta_event_sync_multistream_a100.json.gz"))

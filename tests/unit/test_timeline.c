@@ -1032,6 +1032,62 @@ Test(summary, chain_bound_counts_time_alone, .init = setup, .fini = teardown) {
   an_report_destroy(r);
 }
 
+/* TorchRec's copies in an eager chain (review 6 defect 5): the same CatArrayBatchedCopy runs
+ * under the model's aten::cat (a link a compiler fuses) and under All2All_Pooled_Wait's
+ * aten::cat (the pooled embeddings the all-to-all delivered: out of a compiler's reach), and
+ * a copy runs only under an FBGEMM op. The chain item counts the model's launches only, per
+ * launch by the ops around it; the copy row launched by the FBGEMM op alone is no link. */
+Test(summary, chain_leaves_out_launches_under_custom_ops, .init = setup, .fini = teardown) {
+  static const char cat[] =
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, "
+      "1>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned "
+      "int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, "
+      "unsigned int)";
+  tb b;
+  tb_begin(&b);
+  for (int c = 0; c < 3; c++) {
+    double t0 = c * 1000.0;
+    char step[32];
+    snprintf(step, sizeof step, "ProfilerStep#%d", c + 1);
+    host(&b, "user_annotation", step, t0, 900);
+    host(&b, "cpu_op", "aten::mul", t0 + 10, 5);
+    launch(&b, "vectorized_elementwise_kernel_mul", t0 + 11, t0 + 20, 6);
+    host(&b, "cpu_op", "aten::add", t0 + 50, 5);
+    launch(&b, "vectorized_elementwise_kernel_add", t0 + 51, t0 + 60, 6);
+    host(&b, "cpu_op", "aten::cat", t0 + 90, 5);
+    launch(&b, cat, t0 + 91, t0 + 100, 10);
+    host(&b, "cpu_op", "All2All_Pooled_Wait", t0 + 130, 30);
+    host(&b, "cpu_op", "aten::cat", t0 + 135, 10);
+    launch(&b, cat, t0 + 136, t0 + 145, 8);
+    host(&b, "cpu_op", "fbgemm::permute_2D_sparse_data", t0 + 170, 10);
+    host(&b, "cpu_op", "aten::copy_", t0 + 172, 5);
+    launch(&b, "vectorized_elementwise_kernel_copy", t0 + 173, t0 + 180, 7);
+  }
+  an_report *r = run_buffer(&b);
+  const an_summary_item *chain = item_of(r, AN_ACTION_FUSE_CHAIN);
+  cr_assert_not_null(chain);
+  /* per step mul 6 + add 6 + the model's cat 10 = 22, less the largest pass (10); the
+   * custom ops' cat 8 and copy 7 left out (with them: 37 - 10 = 27) */
+  cr_assert_eq(chain->count, 3);
+  cr_assert_float_eq(chain->basis_us, 22.0, 1e-6);
+  cr_assert_float_eq(chain->at_stake_us, 12.0, 1e-6);
+  cr_assert_float_eq(chain->first_us, 15.0, 1e-6);
+  for (size_t k = 0; k < chain->n_kernels; k++)
+    cr_assert_null(strstr(chain->kernels[k], "kernel_copy"), "%s", chain->kernels[k]);
+  const an_kernel_row *row = NULL;
+  for (size_t i = 0; i < r->stages[0].n_kernels; i++)
+    if (strstr(r->stages[0].kernels[i].name, "CatArrayBatchedCopy")) row = &r->stages[0].kernels[i];
+  cr_assert_not_null(row);
+  cr_assert_float_eq(row->steps_us, 54.0, 1e-6);
+  cr_assert_float_eq(row->opaque_steps_us, 24.0, 1e-6);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md, "ms/step more ran under custom ops a compiler cannot fuse"), "%s",
+                     md);
+  free(md);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* A training loop's host: 40 kernels issued 80 us apart under one Python line, and twice a
  * 5 ms stall under the same line. The short gaps are pooled as the host's per-op cost; the
  * two long ones (timeline.long_gap_us) are a stall item of their own, not "short gaps". */

@@ -500,6 +500,9 @@ typedef struct te_device {
   const char *attainable_basis;      /* where those fractions come from */
   double latency_floor_us;           /* the shortest time a kernel launch takes on the part
                                         (launch, one HBM round trip, drain); 0: none stated */
+  double latency_floor_matrix_us;    /* the same for a matrix-unit launch (GEMM, attention:
+                                        tile prologue, pipeline fill, epilogue); 0: none
+                                        stated (latency_floor_us applies) */
   const char *latency_floor_basis;   /* where that figure comes from */
   const char *source;                /* the datasheet(s) the figures are from */
   te_origin origin;

@@ -1,0 +1,134 @@
+/*
+ * analysis/opaque_ops.c - the kernels launched under an op a compiler cannot fuse through
+ * (opaque_ops.h).
+ *
+ * Per view: the counted launches of the chain-category rows, each with its launch call; an
+ * op-nesting index over only the ops around those calls (op_nest.h: one pass over the CPU
+ * ops and a sort of the few kept); then each call's enclosing ops, innermost first, asked
+ * of the matcher once per name.
+ */
+#include "analysis/opaque_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/id_index.h"
+#include "analysis/kmap_internal.h"
+#include "analysis/op_nest.h"
+#include "util/map.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+/* A counted launch of a chain-category row: its launch call, time and row. */
+typedef struct cand {
+  const tr_event *call;
+  double dur;
+  an_kernel_row *row;
+} cand;
+
+typedef struct view_work {
+  const an_trace_view *v;
+  const an_kernel_map *kmap;
+  size_t vi;
+  const te_matcher *opaque;
+  cand *c;
+  size_t n, cap;
+  uint8_t *memo; /* by string id: 0 unasked, 1 no, 2 yes */
+  size_t n_str;
+} view_work;
+
+static an_stage_tables *table_stage(an_tables *t, const char *id) {
+  for (size_t s = 0; s < t->n_stages; s++)
+    if (!strcmp(t->stages[s].stage->id, id)) return &t->stages[s];
+  return NULL;
+}
+
+/* Row of canonical name (by pointer: the rows hold the map's copies) -> index + 1, for
+ * the stage's rows of a chain category only. */
+static bool chain_rows(const an_stage_tables *st, const te_rules *rules, ut_u64map *rows) {
+  const te_string_list *cats = &te_rules_settings(rules)->summary_chain_categories;
+  for (size_t i = 0; i < st->n_rows; i++)
+    if (te_string_list_has(cats, st->rows[i].category) &&
+        !ut_u64map_put(rows, (uint64_t)(uintptr_t)st->rows[i].name, i + 1))
+      return false;
+  return true;
+}
+
+/* The counted launches of one stage block of the view whose rows are in `rows`. */
+static bool collect_block(view_work *w, const an_steps *steps, const an_stage_kernels *sk,
+                          an_stage_tables *st, const ut_u64map *rows) {
+  size_t n_all = 0;
+  const tr_event *all = tr_trace_events(w->v->trace, TR_KIND_KERNEL, &n_all);
+  for (size_t i = 0; i < sk->n; i++) {
+    const tr_event *k = sk->kernels[i];
+    if (steps && !an_steps_kernel_counted(steps, (size_t)(k - all))) continue;
+    const char *name = an_kernel_map_canonical(w->kmap, w->vi, w->v->trace, k->name);
+    uint64_t row;
+    if (!name || !ut_u64map_get(rows, (uint64_t)(uintptr_t)name, &row)) continue;
+    const tr_event *call = an_trace_ids_launch_of(w->v->ids, w->v->trace, k);
+    if (!call) continue;
+    cand *c = ut_grow(w->c, &w->cap, w->n + 1, sizeof *c);
+    if (!c) return false;
+    w->c = c;
+    w->c[w->n++] = (cand){call, tr_event_dur(w->v->trace, k), &st->rows[row - 1]};
+  }
+  return true;
+}
+
+/* Whether op (a CPU op of the view's trace) is one the matcher names, asked once per name. */
+static bool opaque_op(view_work *w, const tr_event *op) {
+  tr_str s = op->name;
+  if (s < w->n_str && w->memo[s]) return w->memo[s] == 2;
+  const char *name = tr_str_get(w->v->trace, s);
+  bool hit = te_matcher_match(w->opaque, name, strlen(name));
+  if (s < w->n_str) w->memo[s] = hit ? 2 : 1;
+  return hit;
+}
+
+/* Adds each candidate launched under an opaque op to its row's opaque_steps_us. */
+static bool split_launches(view_work *w) {
+  double *at = malloc((w->n ? w->n : 1) * sizeof *at);
+  w->n_str = tr_trace_string_count(w->v->trace);
+  w->memo = calloc(w->n_str ? w->n_str : 1, 1);
+  an_op_nest nest = {0};
+  bool ok = at && w->memo;
+  for (size_t i = 0; ok && i < w->n; i++) at[i] = w->c[i].call->ts;
+  if (ok) ut_sort_f64(at, w->n);
+  ok = ok && an_op_nest_build_at(&nest, w->v->trace, at, w->n) == 0;
+  for (size_t i = 0; ok && i < w->n; i++) {
+    const tr_event *op = an_op_nest_around(&nest, w->c[i].call);
+    for (; op && !opaque_op(w, op);) op = an_op_nest_enclosing(&nest, op);
+    if (op) w->c[i].row->opaque_steps_us += w->c[i].dur;
+  }
+  an_op_nest_free(&nest);
+  free(at);
+  free(w->memo);
+  w->memo = NULL;
+  return ok;
+}
+
+static bool split_view(view_work *w, const an_steps *steps, const te_rules *rules,
+                       an_tables *tables) {
+  bool ok = true;
+  for (size_t b = 0; ok && b < w->v->n_stages; b++) {
+    an_stage_tables *st = table_stage(tables, w->v->stages[b].stage->id);
+    ut_u64map rows = {0};
+    ok = !st ||
+         (chain_rows(st, rules, &rows) && collect_block(w, steps, &w->v->stages[b], st, &rows));
+    ut_u64map_free(&rows);
+  }
+  return ok && (!w->n || split_launches(w));
+}
+
+an_status an_opaque_steps(const an_trace_view *views, size_t n_views, const an_steps *steps,
+                          const an_kernel_map *kmap, const te_rules *rules, an_tables *tables) {
+  const te_matcher *opaque = te_rules_matcher(rules, "chain_exclude_op");
+  bool ok = true;
+  for (size_t vi = 0; ok && opaque && vi < n_views; vi++) {
+    if (!views[vi].trace || !views[vi].ids) continue; /* no launch calls to follow */
+    view_work w = {.v = &views[vi], .kmap = kmap, .vi = vi, .opaque = opaque};
+    ok = split_view(&w, steps ? &steps[vi] : NULL, rules, tables);
+    free(w.c);
+  }
+  return ok ? AN_OK : AN_ERR_NOMEM;
+}
