@@ -14,6 +14,7 @@
  */
 #include "analysis/launch_context.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@
 #include "triage/settings.h"
 
 #define LC_BLOCK 64u
-#define LC_MAX_LEVELS 64 /* a tree of 2^64 leaves: more than any address space holds */
+/* levels of a tree of 2^(bits of size_t) leaves: more blocks than memory holds */
+#define LC_MAX_LEVELS (CHAR_BIT * sizeof(size_t))
 
 /* Intervals [lo, hi] of keys: per block of events in file order (level 0), then per two
  * nodes of the level below, up to one node. An empty interval is lo > hi. iv NULL: no
