@@ -849,7 +849,8 @@ typedef struct an_idle_cause {
 
 /* How a collective's floor was found. */
 typedef enum an_floor_basis {
-  AN_FLOOR_MESSAGE = 0,  /* instances of the same collective and message size (args) */
+  AN_FLOOR_MESSAGE = 0,  /* instances of the same collective stating their message (args):
+                            per byte, else by equal sizes (analysis/waits.h) */
   AN_FLOOR_POSITION = 1, /* the same collective at the same position in every step */
   AN_FLOOR_NAME = 2      /* every instance of the same collective (one step, no sizes) */
 } an_floor_basis;
@@ -872,6 +873,14 @@ typedef struct an_collective_time {
    * floors compare instances of one family only. */
   const char *launch_context;
   bool context_rest;
+  /* Of its instances floored per byte (analysis/waits.h; basis AN_FLOOR_MESSAGE): that
+   * floor's rate in GB/s and its least value (collectives.latency_us capped by the fastest
+   * instance); both 0 when none is floored per byte. */
+  double floor_gbps, floor_latency_us;
+  /* Instances with no like instance to compare with (a group of one): their time is
+   * neither transfer nor wait but unknown, so transfer = total - wait - unknown. */
+  size_t alone;
+  int64_t unknown_ns;
 } an_collective_time;
 
 /* The GPU time of a window (one step, or a stage): span = busy + idle exactly (integer

@@ -51,9 +51,12 @@ typedef struct tl_coll {
   uint32_t ordinal;    /* among the window's instances of the same name */
   bool first;          /* the window's first collective */
   const char *msg;     /* its message, NULL when the trace has no such args */
+  double bytes;        /* its message in bytes, 0 when no size or format says it */
   const char *context; /* its labelled launch-context family (launch_context.h), or NULL */
   int64_t dur, floor;
   double wait_us;
+  double per_byte_us, latency_us; /* its group's per-byte floor (waits.h), 0 none */
+  bool alone;                     /* no like instance: its wait is unknown */
   an_floor_basis basis;
 } tl_coll;
 
@@ -100,6 +103,8 @@ struct an_timeline {
 };
 
 static const char NOT_COLLECTIVE[] = "";
+/* 1 byte per us is 1e6 B/s, 1e-3 GB/s */
+#define US_PER_BYTE_TO_GBPS 1e-3
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -179,27 +184,36 @@ static bool message_nest(an_timeline *tl, tl_trace *c) {
   return ok;
 }
 
+/* count elements of the format spelled `type` (the packs' dtypes) in bytes; 0 when the
+ * format is not one of them or the count is not a positive number. */
+static double message_bytes(const an_timeline *tl, double count, const char *type) {
+  const te_dtype *d = type && *type ? te_rules_dtype(tl->rules, type) : NULL;
+  return d && count > 0 && count == count ? count * d->bytes : 0;
+}
+
 /* A message key from event e's args "In msg nelems", "Group size" and "dtype" (a
  * collective kernel's, or the record_param_comms op's of newer PyTorch), after "what:" when
  * what is not NULL; NULL when e states no message size. */
 static const char *args_message_key(an_timeline *tl, const tr_trace *t, tr_kind kind,
-                                    const tr_event *e, const char *what) {
+                                    const tr_event *e, const char *what, double *bytes) {
   tr_str n = tr_event_arg(t, kind, e, TR_ARG_IN_MSG_NELEMS);
   if (!n) return NULL;
+  const char *dtype = tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_DTYPE));
   char buf[256];
-  int len = snprintf(buf, sizeof buf, "%.120s%s%s/%s/%s", what ? what : "", what ? ":" : "",
-                     tr_str_get(t, n), tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_GROUP_SIZE)),
-                     tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_DTYPE)));
+  int len =
+      snprintf(buf, sizeof buf, "%.120s%s%s/%s/%s", what ? what : "", what ? ":" : "",
+               tr_str_get(t, n), tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_GROUP_SIZE)), dtype);
   if (len < 0) return NULL;
+  *bytes = message_bytes(tl, strtod(tr_str_get(t, n), NULL), dtype);
   return an_strtab_intern(tl->strings, buf,
                           (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
 }
 
 /* A message key "what:dims/type" from event e's first input ("Input Dims", "Input type":
  * the message tensor of a record_param_comms op or of a collective's region), or NULL when
- * that input has no shape (a tensor list) or no format. */
+ * that input has no shape (a tensor list) or no format; *bytes its size. */
 static const char *input_message_key(an_timeline *tl, const tr_trace *t, tr_kind kind,
-                                     const tr_event *e, const char *what) {
+                                     const tr_event *e, const char *what, double *bytes) {
   const char *dims = tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_INPUT_DIMS));
   const char *types = tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_INPUT_TYPE));
   int64_t d[AN_MAX_SHAPE_RANK];
@@ -215,6 +229,11 @@ static const char *input_message_key(an_timeline *tl, const tr_trace *t, tr_kind
   if (len > 0 && (size_t)len < sizeof buf)
     len += snprintf(buf + len, sizeof buf - (size_t)len, "/%.*s", (int)(qe - q - 1), q + 1);
   if (len < 0 || (size_t)len >= sizeof buf) return NULL;
+  char type[64];
+  double count = 1;
+  snprintf(type, sizeof type, "%.*s", (int)(qe - q - 1), q + 1); /* a longer one: no dtype */
+  for (size_t i = 0; i < rank; i++) count *= (double)d[i];
+  *bytes = message_bytes(tl, count, type);
   return an_strtab_intern(tl->strings, buf, (size_t)len);
 }
 
@@ -232,7 +251,8 @@ static bool named_by(const tl_trace *c, const te_matcher *m, const tr_event *e) 
  * else the record_function region of matcher collective_message_region ("nccl:all_reduce"
  * in older PyTorch, whose record_param_comms holds a tensor list) by its first input. NULL
  * when none states a message (review 6: unlike buckets of one AllReduce compared by name). */
-static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *launch) {
+static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *launch,
+                                  double *bytes) {
   if (!launch || !c->comms_op) return NULL;
   if (!c->nest_built) {
     c->nest_built = true;
@@ -243,23 +263,25 @@ static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *
   if (named_by(c, c->comms_op, op)) {
     const tr_event *coll = an_op_nest_enclosing(&c->nest, op);
     const char *what = coll ? tr_str_get(c->t, coll->name) : "op";
-    key = args_message_key(tl, c->t, TR_KIND_CPU_OP, op, what);
-    if (!key) key = input_message_key(tl, c->t, TR_KIND_CPU_OP, op, what);
+    key = args_message_key(tl, c->t, TR_KIND_CPU_OP, op, what, bytes);
+    if (!key) key = input_message_key(tl, c->t, TR_KIND_CPU_OP, op, what, bytes);
   }
   const tr_event *region = key || !c->comms_region ? NULL : an_op_nest_around(&c->regions, launch);
   if (named_by(c, c->comms_region, region))
     key = input_message_key(tl, c->t, TR_KIND_USER_ANNOTATION, region,
-                            tr_str_get(c->t, region->name));
+                            tr_str_get(c->t, region->name), bytes);
   return key;
 }
 
 /* A collective kernel's message from its args ("In msg nelems", "Group size", "dtype"), else
  * from what recorded its parameters on the host (op_message_key), as one interned key; NULL
- * when the trace records neither. */
+ * when the trace records neither. *bytes: its size in bytes, 0 when no size and format say
+ * it. */
 static const char *message_key(an_timeline *tl, tl_trace *c, const tr_event *k,
-                               const tr_event *launch) {
-  const char *key = args_message_key(tl, c->t, TR_KIND_KERNEL, k, NULL);
-  return key ? key : op_message_key(tl, c, launch);
+                               const tr_event *launch, double *bytes) {
+  *bytes = 0;
+  const char *key = args_message_key(tl, c->t, TR_KIND_KERNEL, k, NULL, bytes);
+  return key ? key : op_message_key(tl, c, launch, bytes);
 }
 
 /* Whether a launch call replays a graph (matcher graph_replay_launch). */
@@ -468,7 +490,8 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
   uint32_t ordinal = 0;
   for (size_t i = tl->n_coll; i-- > 0 && tl->coll[i].window == o->window;)
     ordinal += tl->coll[i].name == name && tl->coll[i].context == context;
-  const char *msg = message_key(tl, o->c, e, kernel_launch(o->c, k));
+  double bytes = 0;
+  const char *msg = message_key(tl, o->c, e, kernel_launch(o->c, k), &bytes);
   tl_coll *v = ut_grow(tl->coll, &tl->cap_coll, tl->n_coll + 1, sizeof *v);
   if (!v) return false;
   tl->coll = v;
@@ -477,6 +500,7 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
                                      .ordinal = ordinal,
                                      .first = first,
                                      .msg = msg,
+                                     .bytes = msg ? bytes : 0,
                                      .context = context,
                                      .dur = k->end - k->start,
                                      .basis = AN_FLOOR_NAME};
@@ -916,6 +940,11 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
 
 /* ---------------------------------------------------------------- collectives */
 
+/* The message an instance's group is keyed by: none for one floored per byte (every
+ * instance of its collective and context stating bytes shares a group), else its message
+ * (equal sizes). */
+static const char *group_msg(const tl_coll *x) { return x->bytes > 0 ? "" : x->msg; }
+
 /* Instances by (stage, name, basis, then message or position): a group's instances side by
  * side. */
 static int cmp_coll(const void *pa, const void *pb, void *ctx) {
@@ -926,7 +955,7 @@ static int cmp_coll(const void *pa, const void *pb, void *ctx) {
   int c = strcmp(a->name, b->name);
   if (c || (c = cmp_str0(a->context, b->context))) return c;
   if (a->basis != b->basis) return a->basis < b->basis ? -1 : 1;
-  if (a->basis == AN_FLOOR_MESSAGE && (c = strcmp(a->msg, b->msg))) return c;
+  if (a->basis == AN_FLOOR_MESSAGE && (c = strcmp(group_msg(a), group_msg(b)))) return c;
   if (a->basis == AN_FLOOR_POSITION && a->ordinal != b->ordinal)
     return a->ordinal < b->ordinal ? -1 : 1;
   return a->window < b->window ? -1 : (a->window > b->window);
@@ -935,7 +964,8 @@ static int cmp_coll(const void *pa, const void *pb, void *ctx) {
 static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b) {
   return tl->win[a->window].stage == tl->win[b->window].stage && a->name == b->name &&
          a->context == b->context && a->basis == b->basis &&
-         (a->basis != AN_FLOOR_MESSAGE || a->msg == b->msg) &&
+         (a->basis != AN_FLOOR_MESSAGE || (a->bytes > 0) == (b->bytes > 0)) &&
+         (a->basis != AN_FLOOR_MESSAGE || a->bytes > 0 || a->msg == b->msg) &&
          (a->basis != AN_FLOOR_POSITION || a->ordinal == b->ordinal);
 }
 
@@ -970,9 +1000,10 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
     qsort(rest, m, sizeof *rest, cmp_f64);
     double floor = an_wait_floor(rest, m, tl->set->collectives_floor_pct);
     for (size_t i = lo; i < hi; i++)
-      if (tl->coll[i].first && wi[i].floor_us > floor) {
-        wi[i].floor_us = floor;
-        wi[i].wait_us = wi[i].dur_us > floor ? wi[i].dur_us - floor : 0;
+      if (tl->coll[i].first && (wi[i].floor_us > floor || wi[i].alone)) {
+        wi[i].floor_us = floor < wi[i].floor_us ? floor : wi[i].floor_us;
+        wi[i].wait_us = wi[i].dur_us - wi[i].floor_us;
+        wi[i].alone = false; /* compared with the later positions */
       }
   }
   free(rest);
@@ -995,14 +1026,19 @@ static bool collective_waits(an_timeline *tl) {
   uint64_t group = 0;
   for (size_t i = 0; i < tl->n_coll; i++) {
     if (i > 0 && !same_group(tl, &tl->coll[i], &tl->coll[i - 1])) group++;
-    wi[i] = (an_wait_instance){group, (double)tl->coll[i].dur / 1000.0, 0, 0};
+    wi[i] = (an_wait_instance){
+        .group = group, .dur_us = (double)tl->coll[i].dur / 1000.0, .bytes = tl->coll[i].bytes};
   }
-  bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct) == AN_OK &&
+  bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct,
+                          tl->set->collectives_latency_us) == AN_OK &&
             first_position_floors(tl, wi);
   for (size_t i = 0; ok && i < tl->n_coll; i++) {
     tl_coll *x = &tl->coll[i];
     x->wait_us = wi[i].wait_us;
     x->floor = tl_ns(wi[i].floor_us);
+    x->per_byte_us = wi[i].per_byte_us;
+    x->latency_us = wi[i].latency_us;
+    x->alone = wi[i].alone;
     an_time_account *a = &tl->win[x->window].acc;
     a->collective_wait_ns += tl_ns(x->wait_us);
     if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
@@ -1034,7 +1070,8 @@ static bool collective_rows(an_timeline *tl) {
         tl->win[prev->window].stage != tl->win[x->window].stage) {
       tl->coll_stage[tl->n_colls] = tl->win[x->window].stage;
       r = &tl->colls[tl->n_colls++];
-      *r = (an_collective_time){x->name, x->basis, 0, 0, 0, 0, x->floor, 0, x->context, false};
+      *r = (an_collective_time){
+          .kernel = x->name, .basis = x->basis, .floor_ns = x->floor, .launch_context = x->context};
       /* the rest (no family) sorts first: a family row after it splits the name */
       if (x->context && tl->n_colls > 1 && r[-1].kernel == x->name && !r[-1].launch_context &&
           tl->coll_stage[tl->n_colls - 2] == tl->coll_stage[tl->n_colls - 1])
@@ -1047,6 +1084,12 @@ static bool collective_rows(an_timeline *tl) {
     if (x->first) r->first_wait_ns += wait;
     if (x->floor < r->floor_ns) r->floor_ns = x->floor;
     if (wait > r->max_wait_ns) r->max_wait_ns = wait;
+    if (x->alone) r->alone++, r->unknown_ns += x->dur;
+    if (x->basis == AN_FLOOR_MESSAGE && x->bytes > 0 && !x->alone) {
+      /* floored per byte: one such group a row (its collective and context) */
+      r->floor_latency_us = x->latency_us;
+      r->floor_gbps = x->per_byte_us > 0 ? US_PER_BYTE_TO_GBPS / x->per_byte_us : 0;
+    }
   }
   return true;
 }

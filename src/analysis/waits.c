@@ -1,9 +1,10 @@
 /*
  * analysis/waits.c - the per-instance wait model (waits.h): one sort of the instances by
- * (group, duration), one floor per group.
+ * (group, duration), one floor per group, by duration or per byte.
  */
 #include "analysis/waits.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "util/sort.h"
@@ -22,8 +23,40 @@ static int by_group_dur(const void *pa, const void *pb, void *ctx) {
   return a < b ? -1 : (a > b);
 }
 
-an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct) {
-  if ((!v && n) || !(floor_pct >= 0 && floor_pct <= 100) || n > UINT32_MAX) return AN_ERR_ARGS;
+/* The per-byte floors of group g = v[ix[0..m)], sorted by duration, every instance stating
+ * its bytes; d is room for m doubles. */
+static void floor_per_byte(an_wait_instance *v, const uint32_t *ix, size_t m, double *d,
+                           double floor_pct, double latency_us) {
+  double latency = v[ix[0]].dur_us < latency_us ? v[ix[0]].dur_us : latency_us;
+  for (size_t k = 0; k < m; k++) d[k] = v[ix[k]].dur_us / v[ix[k]].bytes;
+  ut_sort_f64(d, m);
+  double per_byte = an_wait_floor(d, m, floor_pct);
+  for (size_t k = 0; k < m; k++) {
+    an_wait_instance *w = &v[ix[k]];
+    double floor = w->bytes * per_byte > latency ? w->bytes * per_byte : latency;
+    w->floor_us = floor < w->dur_us ? floor : w->dur_us;
+    w->wait_us = w->dur_us - w->floor_us;
+    w->per_byte_us = per_byte;
+    w->latency_us = latency;
+  }
+}
+
+/* The floor of group v[ix[0..m)] by its durations (sorted), d room for m doubles. */
+static void floor_by_duration(an_wait_instance *v, const uint32_t *ix, size_t m, double *d,
+                              double floor_pct) {
+  for (size_t k = 0; k < m; k++) d[k] = v[ix[k]].dur_us;
+  double floor = an_wait_floor(d, m, floor_pct);
+  for (size_t k = 0; k < m; k++) {
+    an_wait_instance *w = &v[ix[k]];
+    w->floor_us = floor;
+    w->wait_us = w->dur_us > floor ? w->dur_us - floor : 0;
+    w->per_byte_us = w->latency_us = 0;
+  }
+}
+
+an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double latency_us) {
+  if ((!v && n) || !(floor_pct >= 0 && floor_pct <= 100) || !(latency_us >= 0) || n > UINT32_MAX)
+    return AN_ERR_ARGS;
   uint32_t *ix = malloc((n ? n : 1) * sizeof *ix);
   double *d = malloc((n ? n : 1) * sizeof *d);
   if (!ix || !d) {
@@ -34,13 +67,14 @@ an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct) {
   for (size_t i = 0; i < n; i++) ix[i] = (uint32_t)i;
   ut_sort(ix, n, sizeof *ix, by_group_dur, v);
   for (size_t lo = 0, hi; lo < n; lo = hi) {
-    for (hi = lo; hi < n && v[ix[hi]].group == v[ix[lo]].group; hi++) d[hi - lo] = v[ix[hi]].dur_us;
-    double floor = an_wait_floor(d, hi - lo, floor_pct);
-    for (size_t k = lo; k < hi; k++) {
-      an_wait_instance *w = &v[ix[k]];
-      w->floor_us = floor;
-      w->wait_us = w->dur_us > floor ? w->dur_us - floor : 0;
-    }
+    bool sized = true;
+    for (hi = lo; hi < n && v[ix[hi]].group == v[ix[lo]].group; hi++)
+      sized = sized && v[ix[hi]].bytes > 0;
+    if (sized && hi - lo > 1)
+      floor_per_byte(v, ix + lo, hi - lo, d, floor_pct, latency_us);
+    else
+      floor_by_duration(v, ix + lo, hi - lo, d, floor_pct);
+    for (size_t k = lo; k < hi; k++) v[ix[k]].alone = hi - lo == 1;
   }
   free(ix);
   free(d);

@@ -197,8 +197,9 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
   double n = (double)(tl->n_steps ? tl->n_steps : 1);
   for (size_t i = 0; i < tl->n_collectives; i++) {
     const an_collective_time *c = &tl->collectives[i];
-    char id[64];
+    char id[64], from[160];
     an_summary_anchor(id, sizeof id, "wait", st->id, i);
+    rp_floor_from(from, sizeof from, c);
     rp_hw_printf(hw, "<tr id=\"%s%s\"><td>W%zu</td><td>", hw->idp, id, i + 1);
     rp_hw_name_span(hw, c->kernel, rp_hw_shown(hw, si, c->kernel));
     if (rp_collective_context(c)) { /* one of the rows a collective's launch contexts split */
@@ -208,12 +209,13 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
     rp_hw_printf(hw, "</td><td data-value=\"%.6g\">%.1f</td>", (double)c->instances / n,
                  (double)c->instances / n);
     rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns));
-    rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns - c->wait_ns));
+    rp_hw_td_ms(hw, rp_per_step_us(tl, rp_collective_transfer_ns(c)));
     rp_hw_td_ms(hw, rp_per_step_us(tl, c->wait_ns));
     rp_hw_td_ms(hw, rp_per_step_us(tl, c->first_wait_ns));
-    rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td><td>%s</td></tr>",
-                 (double)c->floor_ns / 1000.0, (double)c->floor_ns / 1000.0,
-                 rp_floor_basis(c->basis));
+    rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td><td>", (double)c->floor_ns / 1000.0,
+                 (double)c->floor_ns / 1000.0);
+    rp_hw_text(hw, from);
+    rp_hw_printf(hw, "</td></tr>");
   }
   rp_hw_printf(hw, "</tbody></table></div>");
 }

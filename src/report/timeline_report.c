@@ -30,6 +30,19 @@ const char *rp_floor_basis(an_floor_basis b) {
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "name";
 }
 
+void rp_floor_from(char *buf, size_t cap, const an_collective_time *c) {
+  int len = snprintf(buf, cap, "%s", rp_floor_basis(c->basis));
+  if (len >= 0 && (size_t)len < cap && c->floor_gbps > 0)
+    len += snprintf(buf + len, cap - (size_t)len, " (per byte: %.3g GB/s, at least %.1f us)",
+                    c->floor_gbps, c->floor_latency_us);
+  if (len >= 0 && (size_t)len < cap && c->alone)
+    snprintf(buf + len, cap - (size_t)len, "; %zu alone: wait unknown", c->alone);
+}
+
+int64_t rp_collective_transfer_ns(const an_collective_time *c) {
+  return c->total_ns - c->wait_ns - c->unknown_ns;
+}
+
 const char *rp_bound_basis(an_bound_basis b) {
   static const char *const w[] = {"idle",    "wait",       "roofline",  "saving", "chain",
                                   "exposed", "round_trip", "unbounded", "removed"};
@@ -120,9 +133,13 @@ static cJSON *collective_json(const an_collective_time *c) {
             cJSON_AddStringToObject(o, "floor_basis", rp_floor_basis(c->basis)) &&
             cJSON_AddNumberToObject(o, "instances", (double)c->instances) &&
             add_us(o, "total_us", c->total_ns) &&
-            add_us(o, "transfer_us", c->total_ns - c->wait_ns) &&
+            add_us(o, "transfer_us", rp_collective_transfer_ns(c)) &&
             add_us(o, "wait_us", c->wait_ns) && add_us(o, "first_wait_us", c->first_wait_ns) &&
-            add_us(o, "floor_us", c->floor_ns) && add_us(o, "max_wait_us", c->max_wait_ns);
+            add_us(o, "floor_us", c->floor_ns) && add_us(o, "max_wait_us", c->max_wait_ns) &&
+            cJSON_AddNumberToObject(o, "floor_gbps", an_round3(c->floor_gbps)) &&
+            cJSON_AddNumberToObject(o, "floor_latency_us", an_round3(c->floor_latency_us)) &&
+            cJSON_AddNumberToObject(o, "alone", (double)c->alone) &&
+            add_us(o, "unknown_us", c->unknown_ns);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;

@@ -22,6 +22,12 @@ const char *rp_bound_basis(an_bound_basis b); /* "idle", "wait", "roofline", ...
 /* The launch-context family a collective's row stands for when its launches are split ("input
  * dist", or "other launches" for the rest), NULL when the row holds the whole collective. */
 const char *rp_collective_context(const an_collective_time *c);
+/* The "Floor from" words of a collective's row into buf (cap bytes): its basis, the terms of
+ * a per-byte floor ("message size (per byte: 85.3 GB/s, at least 20.0 us)") and its instances
+ * with no like one ("; 1 alone: wait unknown"). */
+void rp_floor_from(char *buf, size_t cap, const an_collective_time *c);
+/* Its transfer: total - wait - the time of instances alone (neither known). */
+int64_t rp_collective_transfer_ns(const an_collective_time *c);
 
 /* The stage's "timeline" object: counts, the total account, the collectives and each
  * step's account (its causes cut to RP_TIMELINE_STEP_CAUSES); NULL when out of memory. */

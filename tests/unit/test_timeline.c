@@ -800,9 +800,11 @@ static void bucket_allreduce(tb *b, double ts, double kts, double kdur, long nel
       ts + 2, c, kts, kdur, c);
 }
 
-/* Buckets of different sizes are no like instances: their messages come from the regions,
- * so only the second bucket of the first size waits (by name, every bucket above the
- * smallest would: 250 us; review 6, dlrm W2). */
+/* Buckets of different sizes, their messages from the regions, are floored per byte: the
+ * fastest rate (the first bucket's) sets each floor, a bucket too small for the rate to
+ * matter takes the fixed cost (collectives.latency_us, 20 us). The 112-float bucket waits
+ * 280 us (review 7 defect 1: by equal sizes it was its own floor) and the second big one
+ * 50 us; by name every bucket above the smallest would wait: 250 us (review 6, dlrm W2). */
 Test(timeline, collectives_grouped_by_the_region_message, .init = setup, .fini = teardown) {
   tb b;
   tb_begin(&b);
@@ -816,7 +818,10 @@ Test(timeline, collectives_grouped_by_the_region_message, .init = setup, .fini =
   const an_collective_time *c = &a.st->collectives[0];
   cr_assert_eq(c->instances, 3);
   cr_assert_eq(c->basis, AN_FLOOR_MESSAGE);
-  cr_assert_eq(c->wait_ns, 50000);
+  cr_assert_eq(c->wait_ns, 280000 + 50000);
+  cr_assert_eq(c->floor_ns, 20000);
+  cr_assert_float_eq(c->floor_gbps, 394241 * 4 / 100.0 / 1e3, 1e-9);
+  cr_assert_eq(c->alone, 0);
   account_free(&a);
 }
 
@@ -840,6 +845,8 @@ Test(timeline, collectives_split_by_launch_context, .init = setup, .fini = teard
     cr_assert_not_null(c->launch_context);
     cr_assert_eq(c->instances, 1);
     cr_assert_eq(c->wait_ns, 0, "%s", c->launch_context);
+    cr_assert_eq(c->alone, 1, "nothing like it in its family: its wait is unknown");
+    cr_assert_eq(c->unknown_ns, c->total_ns);
   }
   cr_assert_str_neq(a.st->collectives[0].launch_context, a.st->collectives[1].launch_context);
   account_free(&a);
@@ -892,18 +899,67 @@ Test(timeline, sums_are_exact_on_random_timelines, .init = setup, .fini = teardo
 /* ---------------------------------------------------------------- wait model */
 
 Test(waits, floor_per_group_and_wait_per_instance) {
-  an_wait_instance v[] = {{1, 100, 0, 0}, {1, 120, 0, 0}, {1, 500, 0, 0},
-                          {1, 110, 0, 0}, {2, 40, 0, 0},  {2, 60, 0, 0}};
-  cr_assert_eq(an_wait_model(v, 6, 0), AN_OK);
+  an_wait_instance v[] = {{.group = 1, .dur_us = 100}, {.group = 1, .dur_us = 120},
+                          {.group = 1, .dur_us = 500}, {.group = 1, .dur_us = 110},
+                          {.group = 2, .dur_us = 40},  {.group = 2, .dur_us = 60}};
+  cr_assert_eq(an_wait_model(v, 6, 0, 20), AN_OK);
   cr_assert_float_eq(v[0].floor_us, 100, 1e-12);
   cr_assert_float_eq(v[2].wait_us, 400, 1e-12);
   cr_assert_float_eq(v[0].wait_us, 0, 1e-12);
   cr_assert_float_eq(v[5].wait_us, 20, 1e-12);
-  cr_assert_eq(an_wait_model(v, 6, 50), AN_OK); /* lower median: 110 of 100,110,120,500 */
+  cr_assert_eq(an_wait_model(v, 6, 50, 20), AN_OK); /* lower median: 110 of 100,110,120,500 */
   cr_assert_float_eq(v[2].floor_us, 110, 1e-12);
   cr_assert_float_eq(v[0].wait_us, 0, 1e-12);
-  cr_assert_eq(an_wait_model(v, 6, 101), AN_ERR_ARGS);
-  cr_assert_eq(an_wait_model(NULL, 0, 10), AN_OK);
+  for (size_t i = 0; i < 6; i++) cr_assert(!v[i].alone && v[i].per_byte_us == 0);
+  cr_assert_eq(an_wait_model(v, 6, 101, 20), AN_ERR_ARGS);
+  cr_assert_eq(an_wait_model(v, 6, 10, -1), AN_ERR_ARGS);
+  cr_assert_eq(an_wait_model(NULL, 0, 10, 20), AN_OK);
+}
+
+/* Review 7 defect 1: buckets of unlike sizes (the all-reduces of a DDP hook, bytes as the
+ * trace's In msg nelems x 4) compared per byte, not by equal sizes: a bucket of a size no
+ * other has still gets a floor, and one far slower per byte than the fastest waits. */
+Test(waits, per_byte_floor_for_unlike_sizes) {
+  const double mb = 1e6;
+  an_wait_instance v[] = {
+      {.group = 7, .dur_us = 11700, .bytes = 78.4 * mb},  /* 19.6M floats at 0.60 ms/M */
+      {.group = 7, .dur_us = 47700, .bytes = 108 * mb},   /* 27.0M at 1.77 ms/M: waits */
+      {.group = 7, .dur_us = 12100, .bytes = 105.2 * mb}, /* 26.3M at 0.46 ms/M: fastest */
+      {.group = 7, .dur_us = 36200, .bytes = 22.8 * mb},  /* 5.7M: unique size, waits */
+      {.group = 8, .dur_us = 601, .bytes = 448},          /* alone in its group */
+      {.group = 9, .dur_us = 246, .bytes = 1577e3},       /* 394K floats */
+      {.group = 9, .dur_us = 601, .bytes = 448},          /* 112 floats: the fixed cost */
+      {.group = 9, .dur_us = 952, .bytes = 908e3}};       /* 227K floats */
+  cr_assert_eq(an_wait_model(v, 8, 0, 20), AN_OK);
+  double per_byte = 12100 / (105.2 * mb);
+  cr_assert_float_eq(v[2].wait_us, 0, 1e-9);
+  cr_assert_float_eq(v[2].per_byte_us, per_byte, 1e-15);
+  for (size_t i = 0; i < 4; i++) {
+    double floor = v[i].bytes * per_byte;
+    cr_assert_float_eq(v[i].floor_us, floor < v[i].dur_us ? floor : v[i].dur_us, 1e-6);
+    cr_assert_float_eq(v[i].wait_us, v[i].dur_us - v[i].floor_us, 1e-6);
+    cr_assert(!v[i].alone);
+  }
+  cr_assert_gt(v[1].wait_us, 30000);
+  cr_assert_gt(v[3].wait_us, 30000, "a unique size is not its own floor");
+  cr_assert(v[4].alone, "a group of one has nothing like it");
+  cr_assert_float_eq(v[4].wait_us, 0, 1e-12);
+  /* a message too small for the rate to matter takes the fixed cost */
+  cr_assert_float_eq(v[6].floor_us, 20, 1e-12);
+  cr_assert_float_eq(v[6].wait_us, 581, 1e-9);
+  cr_assert_float_eq(v[7].floor_us, 908e3 * 246 / 1577e3, 1e-6);
+  cr_assert_float_eq(v[5].wait_us, 0, 1e-12);
+  /* the fixed cost is capped by the group's fastest instance */
+  v[5].dur_us = 12;
+  cr_assert_eq(an_wait_model(v, 8, 0, 20), AN_OK);
+  cr_assert_float_eq(v[6].latency_us, 12, 1e-12);
+  cr_assert_float_eq(v[6].floor_us, 12, 1e-12);
+  /* a group with one instance of unknown size is floored by its durations */
+  v[1].bytes = 0;
+  cr_assert_eq(an_wait_model(v, 8, 0, 20), AN_OK);
+  cr_assert_float_eq(v[1].floor_us, 11700, 1e-9);
+  cr_assert_float_eq(v[3].wait_us, 36200 - 11700, 1e-9);
+  cr_assert_eq(v[3].per_byte_us, 0);
 }
 
 /* ---------------------------------------------------------------- summary */
@@ -1346,7 +1402,9 @@ Test(summary, wait_mid_step_is_no_straggler, .init = setup, .fini = teardown) {
     host(&b, "user_annotation", "ProfilerStep#1", t0, 5000);
     host(&b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
     launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
-    collective(&b, t0 + 20, t0 + 1020, 500, 4096);
+    /* the same message, so the same floor per byte (a 16 KB one taking as long as a
+     * 4 MB one would itself wait above the fixed cost) */
+    collective(&b, t0 + 20, t0 + 1020, 500, 1 << 20);
     launch(&b, "gemm_kernel", t0 + 30, t0 + 1520, 1000);
     collective(&b, t0 + 40, t0 + 2520, s == 1 ? 2000 : 500, 1 << 20);
   }

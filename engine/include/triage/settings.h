@@ -179,6 +179,9 @@ typedef struct te_list_map {
     "before it are at most this share of the step's kernel time")                                  \
   X(collectives_floor_pct, "collectives.floor_pct", NUMBER, 0, 100, 0, NULL,                       \
     "a collective's floor: this percentile of its group's durations; the excess is wait")          \
+  X(collectives_latency_us, "collectives.latency_us", NUMBER, 0, 1000000, 0, NULL,                 \
+    "a collective's fixed cost whatever its message (launch, handshake): a per-byte floor is the " \
+    "message at the group's fastest rate, at least this")                                          \
   X(collectives_position_min_steps, "collectives.position_min_steps", INT, 1, 1000000, 0, NULL,    \
     "collectives are grouped by position in the step from this many steps, else by name")          \
   X(collectives_first_same_work_ratio, "collectives.first_same_work_ratio", NUMBER, 1, 1000, 0,    \
