@@ -458,21 +458,48 @@ def sendrecv_by_message(path):
     return out
 
 
+ELEMENT_BYTES = {"float": 4, "int": 4, "long int": 8, "long": 8, "c10::Half": 2,
+                 "c10::BFloat16": 2, "double": 8, "unsigned char": 1, "signed char": 1}
+
+
 def message_floor(path, rep):
-    """The SendRecv wait is measured against instances of the same message size (review 2:
-    the two 6144-float all_to_alls of 2146 and 514 us), not against every SendRecv. Its rows
-    (one per launch-context family: the pooled exchange, the input dist) sum to it."""
+    """The SendRecv wait is measured against like instances by their message (review 2: the
+    two 6144-float all_to_alls of 2146 and 514 us), per byte (review 7 defect 1: the 24-long
+    KJT all_to_all of 1032 us, a size no other instance shares, is not its own floor). Each
+    launch-context family's row (this trace: the pooled exchange moves the float messages,
+    the input dist the int/long KJT ones) waits what the per-byte model gives from the
+    trace: each instance above max(the row's fixed cost, its bytes at the family's fastest
+    time per byte)."""
     groups = sendrecv_by_message(path)
-    want = sum(max(d) - min(d) for d in groups.values())  # floor: the fastest like instance
-    coll = [c for st in rep["stages"] for c in st["timeline"]["collectives"]
-            if "SendRecv" in c["kernel"]]
-    if not coll or any(c["floor_basis"] != "message size" for c in coll):
+    coll = {c["launch_context"]: c for st in rep["stages"] for c in st["timeline"]["collectives"]
+            if "SendRecv" in c["kernel"]}
+    if not coll or any(c["floor_basis"] != "message size" for c in coll.values()):
         return ["DLRM SendRecv floor not by message size: %r" % coll]
+    families = {}
+    for (dims, t), ds in groups.items():
+        fam = "pooled embedding exchange" if t == "float" else "input dist"
+        families.setdefault(fam, []).extend((d, eval_dims(dims) * ELEMENT_BYTES[t]) for d in ds)
     steps = max(1, rep["stages"][0]["timeline"]["steps_counted"])
-    wait = sum(c["wait_us"] for c in coll)
-    if not groups or abs(wait * steps - want) > 1:
-        return ["DLRM SendRecv wait %.0f us/step, the size-matched wait is %.0f us" % (wait, want)]
-    return []
+    out = []
+    for fam, sized in sorted(families.items()):
+        row = coll.get(fam)
+        if not row:
+            out.append("DLRM SendRecv: no %s row" % fam)
+            continue
+        per_byte = min(d / b for d, b in sized)
+        want = sum(d - min(d, max(row["floor_latency_us"], b * per_byte)) for d, b in sized)
+        if row["floor_latency_us"] <= 0 or abs(row["wait_us"] * steps - want) > 1:
+            out.append("DLRM SendRecv %s wait %.0f us/step, the per-byte model gives %.0f us"
+                       % (fam, row["wait_us"], want))
+    return out
+
+
+def eval_dims(dims):
+    """The element count of an Input Dims entry written as text ("[6144]")."""
+    n = 1
+    for x in json.loads(dims):
+        n *= x
+    return n
 
 
 def limits(args):
