@@ -1160,6 +1160,9 @@ typedef struct an_trace_limits {
    * filtered_ops CPU ops hold one; host work that launched nothing was dropped. */
   bool filtered;
   size_t filtered_calls, filtered_ops, filtered_holding_ops; /* the last: ops that hold one */
+  /* A directory run checks every rank it read, not only the tables' (an_rank_row.filtered):
+   * of its ranks_read distinct ranks, filtered_ranks are filtered. */
+  size_t ranks_read, filtered_ranks;
 } an_trace_limits;
 
 /* ------------------------------------------------------------------ execution facts */
@@ -1246,6 +1249,8 @@ typedef struct an_rank_row {
   const char *path;
   const char *host;        /* its trace's host_name (the node), NULL when none; not in the JSON
                               (the topology gate reads it; merge has no trace to read it from) */
+  bool filtered;           /* its trace was filtered or sampled down to GPU work
+                              (analysis/trace_filter.h); false when rebuilt from rank data */
   double busy_us, idle_us; /* idle: first kernel start to last end, minus busy */
   double compute_us, communication_us, memory_us;
   double collective_us;   /* every collective kernel's duration, hidden or not */
@@ -1412,6 +1417,7 @@ typedef struct an_rank_step {
 typedef struct an_rank_data {
   long rank;
   const char *path, *stage;
+  bool filtered; /* its trace was filtered to GPU work (analysis/trace_filter.h) */
   double busy_us, idle_us, class_us[3], collective_us;
   size_t n_steps; /* counted steps of the stage; 0 = unknown */
   const an_rank_step *steps;

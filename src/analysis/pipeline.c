@@ -1090,6 +1090,18 @@ static an_status trace_filter_limits(run_state *r) {
   l->filtered_calls = l->filtered ? f.runtime_calls : 0;
   l->filtered_ops = l->filtered ? f.cpu_ops : 0;
   l->filtered_holding_ops = l->filtered ? f.launching_ops : 0;
+  /* every rank of a directory run, each counted once (a rank has a row per stage) */
+  for (size_t s = 0; s < r->ranks.n_reports; s++)
+    for (size_t i = 0; i < r->ranks.reports[s].n_rows; i++) {
+      const an_rank_row *w = &r->ranks.reports[s].rows[i];
+      bool seen = false;
+      for (size_t t = 0; t < s && !seen; t++)
+        for (size_t k = 0; k < r->ranks.reports[t].n_rows && !seen; k++)
+          seen = r->ranks.reports[t].rows[k].rank == w->rank;
+      if (seen) continue;
+      l->ranks_read++;
+      l->filtered_ranks += w->filtered;
+    }
   for (size_t i = 0; i < r->report.n_stages; i++) {
     r->stages[i].host_filtered = l->filtered;
     r->stages[i].graph_staging = r->staging.keys.n ? &r->staging : NULL;

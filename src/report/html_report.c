@@ -387,8 +387,8 @@ static void limit_hints(rp_hw *hw) {
     snprintf(line, sizeof line, "Partial locations: %s", sites);
     hint_li(hw, "info", line);
   }
-  char filtered[640], filtered_line[700];
-  const char *title = rp_filtered_limit(l, filtered, sizeof filtered);
+  char filtered[RP_FILTERED_BYTES], filtered_line[RP_FILTERED_BYTES + 64];
+  const char *title = rp_filtered_limit(hw->rep, filtered, sizeof filtered);
   if (title) {
     snprintf(filtered_line, sizeof filtered_line, "%s: %s", title, filtered);
     hint_li(hw, "warn", filtered_line);
@@ -401,8 +401,9 @@ static bool has_limits(const an_report *r, const te_rules *rules) {
   const an_trace_limits *l = &r->limits;
   char ranks_line[400];
   return l->no_python_stacks || l->framework_defaulted || l->short_window_stage ||
-         l->partial_site_rows || l->filtered || rp_ranks_limit(l, ranks_line, sizeof ranks_line) ||
-         rp_roofline_limited(r) || rp_stage_checks_failed(r, rules);
+         l->partial_site_rows || l->filtered || l->filtered_ranks ||
+         rp_ranks_limit(l, ranks_line, sizeof ranks_line) || rp_roofline_limited(r) ||
+         rp_stage_checks_failed(r, rules);
 }
 
 static void hints(rp_hw *hw) {

@@ -290,8 +290,8 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
   const char *ranks = rp_ranks_limit(l, rank_line, sizeof rank_line);
   char site_line[256];
   const char *sites = rp_partial_sites_limit(l, site_line, sizeof site_line);
-  char filter_line[640];
-  const char *filtered = rp_filtered_limit(l, filter_line, sizeof filter_line);
+  char filter_line[RP_FILTERED_BYTES];
+  const char *filtered = rp_filtered_limit(r, filter_line, sizeof filter_line);
   if (!l->no_python_stacks && !l->framework_defaulted && !ranks && !l->short_window_stage &&
       !sites && !filtered && !r->n_hints && !rp_roofline_limited(r) &&
       !rp_stage_checks_failed(r, rules))

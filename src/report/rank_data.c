@@ -74,6 +74,7 @@ static cJSON *data_tail_json(const an_rank_data *d) {
       cJSON_AddNumberToObject(o, "memory_us", d->class_us[AN_RANK_MEMORY]) &&
       cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
       cJSON_AddNumberToObject(o, "base_us", d->base_us) &&
+      (!d->filtered || cJSON_AddBoolToObject(o, "filtered", true)) &&
       cJSON_AddNumberToObject(o, "steps", (double)d->n_steps))
     return o;
   cJSON_Delete(o);
@@ -279,6 +280,7 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, size_t *
     d->class_us[AN_RANK_MEMORY] = num(e, "memory_us", &ok);
     d->collective_us = num(e, "collective_us", &ok);
     d->base_us = num(e, "base_us", &ok);
+    d->filtered = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "filtered"));
     double steps = num(e, "steps", &ok);
     d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
     ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;

@@ -457,7 +457,8 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          cJSON_AddNumberToObject(o, "partial_site_rows", (double)l->partial_site_rows) &&
          cJSON_AddBoolToObject(o, "filtered", l->filtered) &&
          cJSON_AddNumberToObject(o, "filtered_runtime_calls", (double)l->filtered_calls) &&
-         cJSON_AddNumberToObject(o, "filtered_cpu_ops", (double)l->filtered_ops);
+         cJSON_AddNumberToObject(o, "filtered_cpu_ops", (double)l->filtered_ops) &&
+         cJSON_AddNumberToObject(o, "filtered_ranks", (double)l->filtered_ranks);
 }
 
 static bool summary_json(cJSON *root, const an_report *r) {

@@ -858,17 +858,57 @@ static size_t template_changes(const an_diff_report *d, rp_fact_change *out, siz
   return n;
 }
 
-const char *rp_filtered_limit(const an_trace_limits *l, char *buf, size_t cap) {
-  if (!l->filtered) return NULL;
-  snprintf(buf, cap,
-           "every one of the trace's %zu runtime calls launched GPU work and %zu of its %zu "
-           "CPU ops hold one, where an unfiltered PyTorch trace also records calls and ops "
-           "that launch nothing (event queries, attribute reads, views): the trace was filtered "
-           "or sampled down to GPU work (HTA's trace filters do this), so host work that "
-           "launched nothing is missing from it, and host time, host-bound bounds and the "
-           "idle the host explains are lower bounds. Profile the same window unfiltered to "
-           "see that work.",
-           l->filtered_calls, l->filtered_holding_ops, l->filtered_ops);
+/* "1, 3 and 5": the ranks of the Ranks section whose trace is filtered, each once. */
+static void filtered_rank_list(const an_report *r, char *buf, size_t cap) {
+  size_t used = 0, listed = 0, total = r->limits.filtered_ranks;
+  buf[0] = '\0';
+  for (size_t s = 0; s < r->n_ranks; s++)
+    for (size_t i = 0; i < r->ranks[s].n_rows && used < cap; i++) {
+      const an_rank_row *w = &r->ranks[s].rows[i];
+      bool seen = false;
+      for (size_t t = 0; t < s && !seen; t++)
+        for (size_t k = 0; k < r->ranks[t].n_rows && !seen; k++)
+          seen = r->ranks[t].rows[k].rank == w->rank;
+      if (seen || !w->filtered) continue;
+      listed++;
+      const char *sep = listed == 1 ? "" : listed == total ? " and " : ", ";
+      int n = snprintf(buf + used, cap - used, "%s%ld", sep, w->rank);
+      if (n < 0) return;
+      used += (size_t)n;
+    }
+}
+
+const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
+  const an_trace_limits *l = &r->limits;
+  if (!l->filtered && !l->filtered_ranks) return NULL;
+  char ranks[256];
+  filtered_rank_list(r, ranks, sizeof ranks);
+  if (!l->filtered) {
+    snprintf(buf, cap,
+             "%zu of the %zu ranks read (rank%s %s) were filtered or sampled down to GPU work "
+             "(every runtime call launched some), though the tables' rank was not: a sampled "
+             "trace drops kernels as well as host work, so the Ranks section compares what "
+             "those traces kept (their kernel totals and waits are lower bounds, and a kernel "
+             "one of them lacks makes no imbalance row). Profile those ranks unfiltered.",
+             l->filtered_ranks, l->ranks_read, l->filtered_ranks == 1 ? "" : "s", ranks);
+    return "Filtered ranks";
+  }
+  int n = snprintf(buf, cap,
+                   "every one of the trace's %zu runtime calls launched GPU work and %zu of its "
+                   "%zu CPU ops hold one, where an unfiltered PyTorch trace also records calls "
+                   "and ops that launch nothing (event queries, attribute reads, views): the "
+                   "trace was filtered or sampled down to GPU work (HTA's trace filters do "
+                   "this), so host work that launched nothing is missing from it, and host "
+                   "time, host-bound bounds and the idle the host explains are lower bounds; a "
+                   "sampled trace drops kernels too, so GPU idle may be kernels it dropped.",
+                   l->filtered_calls, l->filtered_holding_ops, l->filtered_ops);
+  if (n > 0 && (size_t)n < cap && l->ranks_read > 1)
+    n += snprintf(buf + n, cap - (size_t)n,
+                  " Of the %zu ranks read, %zu %s filtered so (rank%s %s).", l->ranks_read,
+                  l->filtered_ranks, l->filtered_ranks == 1 ? "is" : "are",
+                  l->filtered_ranks == 1 ? "" : "s", ranks);
+  if (n > 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, " Profile the same window unfiltered to see that work.");
   return "Filtered trace";
 }
 

@@ -182,6 +182,7 @@ def check_set(triage, name, directory, manifest):
     if rep is None:
         return
     lim = rep["limits"]
+    check(not lim["filtered"] and lim["filtered_ranks"] == 0, f"{name}: filtered {lim}")
     check(lim["ranks_compared"] and lim["ranks_analysed"] == manifest["ranks"]
           and lim["ranks_expected"] <= manifest["ranks"],
           f"{name}: limits {lim}, want {manifest['ranks']} ranks compared and none missing")
@@ -412,6 +413,12 @@ def shared(triage, source):
               and near(sum(c["lost_per_step_us"] for c in ctx), g[0]["lost_per_step_us"], 0.001, 0.01)
               and all("launched for" in it["basis_text"] for it in waits),
               f"hta: wait contexts {ctx}")
+        # every rank read is checked for HTA's filtering, not only the tables' one, and a
+        # kernel a sampled rank lacks makes no imbalance row ("min 0.000", review 7)
+        check(lim["filtered"] and lim["filtered_ranks"] == 2, f"hta: filtered ranks {lim}")
+        imb = rep["ranks"][0]["imbalance"]
+        check(imb and all(x["min_us"] > 0 for x in imb),
+              f"hta: imbalance rows of kernels a sampled rank lacks: {[x for x in imb if x['min_us'] <= 0]}")
         check_merge(triage, "hta", d, 2, rep)
 
 
