@@ -167,6 +167,8 @@ typedef struct an_provenance {
   bool overlap_off;             /* no overlap analysis ran: a single-trace run with
                                    overlap.single_trace false (the reference's
                                    placeholder row); stages then have no block */
+  bool overlap_plain_lines;     /* the reference layout's lines beside its overlap tables
+                                   (overlap.plain_lines) */
   an_workload_fact workload;    /* serving, training, micro-benchmark (time account) */
 } an_provenance;
 

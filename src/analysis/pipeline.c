@@ -1048,6 +1048,7 @@ static an_status assemble_provenance(run_state *r, double kernel_min_share) {
   const side *fm = &r->formal, *ms = mapping_side(r);
   p->mode = r->two ? AN_MODE_MAPPING_FORMAL : AN_MODE_SINGLE;
   p->overlap_off = !overlap_wanted(r);
+  p->overlap_plain_lines = te_rules_settings(r->rules)->overlap_plain_lines;
   p->framework = framework_fact(fm);
   p->mapping_framework = framework_fact(ms);
   p->n_formal_inputs = fm->n;

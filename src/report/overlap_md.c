@@ -62,8 +62,10 @@ static size_t ov_rows(const an_stage_report *st) { return st->overlap ? st->over
 
 int rp_overlap_markdown(FILE *out, const an_report *r) {
   fputs("Overlap Opportunity Table\n", out);
-  /* no analysis ran (overlap.single_trace false): the reference's placeholder, no mode */
-  if (!r->run.overlap_off)
+  /* no analysis ran (overlap.single_trace false): the reference's placeholder, no mode;
+   * overlap.plain_lines false: the reference's bytes, no line of ours */
+  bool plain = r->run.overlap_plain_lines;
+  if (plain && !r->run.overlap_off)
     fprintf(out, "Overlap mode: %s\n",
             r->run.mode == AN_MODE_SINGLE ? "single-trace (the trace is its own mapping)"
                                           : "mapping-formal");
@@ -91,6 +93,7 @@ int rp_overlap_markdown(FILE *out, const an_report *r) {
     if (!only_all) fprintf(out, "##### %s\n", st->label);
     fputs(OV_HEADER, out);
     for (size_t j = 0; j < st->n_rows; j++) ov_row_md(out, &st->rows[j]);
+    if (!plain) continue;
     fprintf(out, "GPU busy %.2f ms; multi-stream %.2f ms (%.1f%%); max concurrent streams %zu\n",
             st->busy_us / 1000.0, st->multi_stream_us / 1000.0,
             ov_pct(st->multi_stream_us, st->busy_us), st->max_streams);

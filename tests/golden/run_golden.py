@@ -19,7 +19,8 @@ compat: `triage --compat reference` on every real trace (single and mapping = fo
         with ../shared/expected/{single,pair} cell for cell in every section (Kernel,
         Overlap, Fuse) of compare_reports.py, 100%, except the cells listed in
         tests/golden/compat-exceptions.tsv (deviations the compat pack cannot express,
-        each documented in docs/deviations.md). Exit 77 when the shared tree is absent.
+        each documented in docs/deviations.md); a case with no differing cell at all must
+        equal its expected report byte for byte. Exit 77 when the shared tree is absent.
 schema: the --format json report of the sample validates against
         schemas/report.schema.json, and `triage diff --format json` of
         tests/data/diff/generated against schemas/diff.schema.json, with
@@ -188,6 +189,21 @@ def differing_cells(expected, actual):
     return diffs, cells
 
 
+def first_differing_line(path, got):
+    """"line N: expected ... got ..." where the report's bytes first leave the file's; None."""
+    with open(path, "rb") as fh:
+        want = fh.read()
+    if want == got:
+        return None
+    w, g = want.split(b"\n"), got.split(b"\n")
+    for i in range(max(len(w), len(g))):
+        a = w[i] if i < len(w) else b"<end>"
+        b = g[i] if i < len(g) else b"<end>"
+        if a != b:
+            return f"line {i + 1}: expected {a[:80]!r} got {b[:80]!r}"
+    return "the end of the file"
+
+
 def compat(args):
     root = args.shared or os.path.join(os.path.dirname(os.path.abspath(args.source)), "shared")
     if not os.path.isdir(os.path.join(root, "expected", "single")):
@@ -222,6 +238,11 @@ def compat(args):
                 failures += 1
                 print(f"FAIL {mode}/{name}: {len(bad)} cells differ from the reference")
                 print("\n".join(bad[:20]))
+            elif not diffs:  # no cell differs, not even a documented one: the bytes agree too
+                line = first_differing_line(expected["path"], out.stdout)
+                if line:
+                    failures += 1
+                    print(f"FAIL {mode}/{name}: the cells agree but the bytes differ at {line}")
         for ident in sorted(allowed - used):
             print(f"FAIL stale exception (the cell now agrees; remove it): {ident}")
             failures += 1

@@ -504,6 +504,7 @@ Test(overlap_render, placeholder_and_mode_line) {
   an_report rep = {0};
   rep.run.mode = AN_MODE_SINGLE;
   rep.run.overlap_min_share_pct = 1.0;
+  rep.run.overlap_plain_lines = true;
   char *md = render(&rep);
   cr_assert_str_eq(
       md,
@@ -537,6 +538,7 @@ Test(overlap_render, escapes_cells_and_prints_busy_line) {
   an_stage_report stage = {.id = "all", .label = "all", .overlap = &st};
   an_report rep = {0};
   rep.run.mode = AN_MODE_MAPPING_FORMAL;
+  rep.run.overlap_plain_lines = true;
   rep.n_stages = 1;
   rep.stages = &stage;
   char *md = render(&rep);
@@ -547,6 +549,13 @@ Test(overlap_render, escapes_cells_and_prints_busy_line) {
   cr_assert(
       strstr(md, "\nGPU busy 1.30 ms; multi-stream 0.06 ms (4.6%); max concurrent streams 2\n"));
   cr_assert_null(strstr(md, "#####"));
+  free(md);
+  /* overlap.plain_lines false (the compat pack): the reference's table alone */
+  rep.run.overlap_plain_lines = false;
+  md = render(&rep);
+  cr_assert(strstr(md, "Overlap Opportunity Table\n| Priority"));
+  cr_assert(strstr(md, "| low | try overlap |\n") && !strstr(md, "GPU busy") &&
+            !strstr(md, "Exposed ms by row") && !strstr(md, "Stage time"));
   free(md);
 }
 

@@ -255,6 +255,9 @@ typedef struct te_list_map {
     "every scope reads 'path:line func'; false: the winning vote's own spelling")                  \
   X(overlap_single_trace, "overlap.single_trace", BOOL, 0, 0, 0, NULL,                             \
     "a single-trace run fills the overlap table; false: the reference's placeholder row")          \
+  X(overlap_plain_lines, "overlap.plain_lines", BOOL, 0, 0, 0, NULL,                               \
+    "the reference layout prints plain lines under each overlap table (mode, busy, exposed, "      \
+    "stage time); false: the reference's tables alone")                                            \
   X(overlap_copy_lane_top_n, "overlap.copy_lane.top_n", INT, 0, 100000, 0, NULL,                   \
     "copy-engine rows per stage, picked apart from the kernel rows by exposed time; 0: none")      \
   X(overlap_recoverable_rank, "overlap.recoverable.rank", BOOL, 0, 0, 0, NULL,                     \
