@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/sort.h"
 
@@ -23,22 +24,41 @@ static int by_group_dur(const void *pa, const void *pb, void *ctx) {
   return a < b ? -1 : (a > b);
 }
 
-/* The per-byte floors of group g = v[ix[0..m)], sorted by duration, every instance stating
- * its bytes; d is room for m doubles. */
-static void floor_per_byte(an_wait_instance *v, const uint32_t *ix, size_t m, double *d,
-                           double floor_pct, double latency_us) {
+static int by_bytes(const void *pa, const void *pb, void *ctx) {
+  const an_wait_instance *v = ctx;
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  if (v[a].bytes != v[b].bytes) return v[a].bytes < v[b].bytes ? -1 : 1;
+  return a < b ? -1 : (a > b);
+}
+
+/* The floors of group v[ix[0..m)], every instance stating its bytes (waits.h: the envelope
+ * of like messages). by: room for m indices, sorted here by bytes; d: room for m doubles,
+ * the suffix minima of the durations in that order. */
+static void floor_by_envelope(an_wait_instance *v, const uint32_t *ix, size_t m, uint32_t *by,
+                              double *d, double latency_us) {
+  memcpy(by, ix, m * sizeof *by);
+  ut_sort(by, m, sizeof *by, by_bytes, v);
+  for (size_t k = m; k-- > 0;)
+    d[k] = k + 1 < m && d[k + 1] < v[by[k]].dur_us ? d[k + 1] : v[by[k]].dur_us;
   double latency = v[ix[0]].dur_us < latency_us ? v[ix[0]].dur_us : latency_us;
-  for (size_t k = 0; k < m; k++) d[k] = v[ix[k]].dur_us / v[ix[k]].bytes;
-  ut_sort_f64(d, m);
-  double per_byte = an_wait_floor(d, m, floor_pct);
-  for (size_t k = 0; k < m; k++) {
-    an_wait_instance *w = &v[ix[k]];
-    double floor = w->bytes * per_byte > latency ? w->bytes * per_byte : latency;
-    w->floor_us = floor < w->dur_us ? floor : w->dur_us;
-    w->wait_us = w->dur_us - w->floor_us;
-    w->per_byte_us = per_byte;
-    w->latency_us = latency;
+  double rate = -1; /* the least time per byte of the smaller messages; -1: none yet */
+  for (size_t lo = 0, hi; lo < m; lo = hi) {
+    double bytes = v[by[lo]].bytes;
+    for (hi = lo; hi < m && v[by[hi]].bytes == bytes; hi++) {
+    }
+    double env = d[lo]; /* no message at least this large took less */
+    if (rate >= 0 && bytes * rate < env) env = bytes * rate; /* nor, per byte, a smaller one */
+    for (size_t k = lo; k < hi; k++) {
+      an_wait_instance *w = &v[by[k]];
+      double floor = env > latency ? env : latency;
+      w->floor_us = floor < w->dur_us ? floor : w->dur_us;
+      w->wait_us = w->dur_us - w->floor_us;
+      w->latency_us = latency;
+      double r = w->dur_us / bytes;
+      if (rate < 0 || r < rate) rate = r;
+    }
   }
+  for (size_t k = 0; k < m; k++) v[ix[k]].per_byte_us = rate; /* the fastest, shown */
 }
 
 /* The floor of group v[ix[0..m)] by its durations (sorted), d room for m doubles. */
@@ -57,10 +77,11 @@ static void floor_by_duration(an_wait_instance *v, const uint32_t *ix, size_t m,
 an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double latency_us) {
   if ((!v && n) || !(floor_pct >= 0 && floor_pct <= 100) || !(latency_us >= 0) || n > UINT32_MAX)
     return AN_ERR_ARGS;
-  uint32_t *ix = malloc((n ? n : 1) * sizeof *ix);
+  uint32_t *ix = malloc((n ? n : 1) * sizeof *ix), *by = malloc((n ? n : 1) * sizeof *by);
   double *d = malloc((n ? n : 1) * sizeof *d);
-  if (!ix || !d) {
+  if (!ix || !by || !d) {
     free(ix);
+    free(by);
     free(d);
     return AN_ERR_NOMEM;
   }
@@ -71,12 +92,13 @@ an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double 
     for (hi = lo; hi < n && v[ix[hi]].group == v[ix[lo]].group; hi++)
       sized = sized && v[ix[hi]].bytes > 0;
     if (sized && hi - lo > 1)
-      floor_per_byte(v, ix + lo, hi - lo, d, floor_pct, latency_us);
+      floor_by_envelope(v, ix + lo, hi - lo, by, d, latency_us);
     else
       floor_by_duration(v, ix + lo, hi - lo, d, floor_pct);
     for (size_t k = lo; k < hi; k++) v[ix[k]].alone = hi - lo == 1;
   }
   free(ix);
+  free(by);
   free(d);
   return AN_OK;
 }

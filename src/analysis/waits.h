@@ -7,18 +7,23 @@
  *     floor(group) = the floor_pct percentile of the durations of the group's instances
  *     wait         = duration - floor   (never negative)
  *
- * When every instance of a group states its message in bytes, the floor is per byte
- * instead (review 7 defect 1: floors by equal sizes made a message of a size no other
- * instance had its own floor, so a 112-float all-reduce taking 601 us waited 0):
+ * When every instance of a group states its message in bytes, the floor is the envelope
+ * of like messages instead (review 7 defect 1: floors by equal sizes made a message of a
+ * size no other instance had its own floor, so a 112-float all-reduce taking 601 us waited
+ * 0):
  *
- *     per_byte     = the floor_pct percentile of duration / bytes (the fastest rate)
- *     latency      = min(latency_us, the group's fastest instance)
- *     floor        = min(duration, max(latency, bytes x per_byte))
+ *     envelope(b) = min over the group's instances j of duration_j x max(1, b / bytes_j)
+ *     latency     = min(latency_us, the group's fastest instance)
+ *     floor       = min(duration, max(latency, envelope(bytes)))
  *
- * The rate comes from the instances whose bytes dominate their time (a small message's
- * time per byte is its fixed cost over few bytes: slow); a message no faster link could
- * move in less than the fixed cost takes that cost. Both are lower bounds of its time, so
- * its wait is what the slowest link or the latest rank added.
+ * A transfer's time never falls as its message grows, and its time per byte never rises
+ * (a fixed cost plus a rate): so no instance needs longer than a like message at least as
+ * large took, nor than a smaller one took scaled up by size. The floor is an upper bound
+ * of the transfer time and the wait a lower bound of what the slowest link or the latest
+ * rank added. A rate taken from the large messages alone would hold a small message to a
+ * speed its fixed cost never lets it reach, and call that cost wait (review 8: ddp's
+ * bucket all-reduce read as rank skew). floor_pct applies to the groups floored by their
+ * durations; the envelope takes the least (one sort by bytes, O(m log m)).
  *
  * A group of one instance has nothing like it to compare with: its floor is its own
  * duration, and it is marked alone (its split into transfer and wait is unknown).
@@ -50,15 +55,15 @@ typedef struct an_wait_instance {
   double floor_us; /* out: its floor */
   double wait_us;  /* out: dur_us - floor_us, at least 0 */
   double bytes;    /* its message in bytes, 0 unknown: a group all of whose instances state
-                      one is floored per byte */
-  double per_byte_us, latency_us; /* out: the group's per-byte floor terms (us per byte,
-                                     us); 0 when it is floored by durations */
+                      one is floored by the envelope */
+  double per_byte_us, latency_us; /* out: the group's fastest time per byte (shown) and its
+                                     fixed cost (us); 0 when it is floored by durations */
   bool alone;                     /* out: the group has no other instance (wait unknown) */
 } an_wait_instance;
 
-/* Fills the out members of v[0..n). floor_pct in [0, 100]: 0 is the fastest instance (or
- * per-byte time) of the group, 50 its median (lower); latency_us >= 0, the fixed cost of a
- * per-byte floor. O(n log n). AN_ERR_NOMEM, AN_ERR_ARGS. */
+/* Fills the out members of v[0..n). floor_pct in [0, 100]: 0 is the fastest instance of a
+ * group floored by its durations, 50 its median (lower); latency_us >= 0, the fixed cost
+ * of an envelope floor. O(n log n). AN_ERR_NOMEM, AN_ERR_ARGS. */
 an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double latency_us);
 
 /* The floor of a sorted list of m durations: the value at index floor(pct / 100 * (m - 1)). */

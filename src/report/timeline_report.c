@@ -33,8 +33,8 @@ const char *rp_floor_basis(an_floor_basis b) {
 void rp_floor_from(char *buf, size_t cap, const an_collective_time *c) {
   int len = snprintf(buf, cap, "%s", rp_floor_basis(c->basis));
   if (len >= 0 && (size_t)len < cap && c->floor_gbps > 0)
-    len += snprintf(buf + len, cap - (size_t)len, " (per byte: %.3g GB/s, at least %.1f us)",
-                    c->floor_gbps, c->floor_latency_us);
+    len += snprintf(buf + len, cap - (size_t)len,
+                    " (no like message as large took less; fastest %.3g GB/s)", c->floor_gbps);
   if (len >= 0 && (size_t)len < cap && c->alone)
     snprintf(buf + len, cap - (size_t)len, "; %zu alone: wait unknown", c->alone);
 }

@@ -467,9 +467,9 @@ def message_floor(path, rep):
     two 6144-float all_to_alls of 2146 and 514 us), per byte (review 7 defect 1: the 24-long
     KJT all_to_all of 1032 us, a size no other instance shares, is not its own floor). Each
     launch-context family's row (this trace: the pooled exchange moves the float messages,
-    the input dist the int/long KJT ones) waits what the per-byte model gives from the
-    trace: each instance above max(the row's fixed cost, its bytes at the family's fastest
-    time per byte)."""
+    the input dist the int/long KJT ones) waits what the envelope model gives from the
+    trace: each instance above the least time of a like message at least as large, or of
+    a smaller one scaled up by size."""
     groups = sendrecv_by_message(path)
     coll = {c["launch_context"]: c for st in rep["stages"] for c in st["timeline"]["collectives"]
             if "SendRecv" in c["kernel"]}
@@ -486,10 +486,13 @@ def message_floor(path, rep):
         if not row:
             out.append("DLRM SendRecv: no %s row" % fam)
             continue
-        per_byte = min(d / b for d, b in sized)
-        want = sum(d - min(d, max(row["floor_latency_us"], b * per_byte)) for d, b in sized)
+        # the envelope (analysis/waits.h): no like message at least as large took less,
+        # nor a smaller one scaled up by size
+        def floor(b):
+            return min(dj * max(1.0, b / bj) for dj, bj in sized)
+        want = sum(d - min(d, max(row["floor_latency_us"], floor(b))) for d, b in sized)
         if row["floor_latency_us"] <= 0 or abs(row["wait_us"] * steps - want) > 1:
-            out.append("DLRM SendRecv %s wait %.0f us/step, the per-byte model gives %.0f us"
+            out.append("DLRM SendRecv %s wait %.0f us/step, the envelope model gives %.0f us"
                        % (fam, row["wait_us"], want))
     return out
 
