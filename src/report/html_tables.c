@@ -270,7 +270,7 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
                  "<p class=\"note\">%zu row%s below %.2f ms%s recoverable (shown with \"show "
                  "more rows\").</p>",
                  o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
-                 o->n_steps ? "/step" : " (stage total)");
+                 o->n_steps ? "/step" : "/step (stage window: no steps)");
   if (o->n_cites_fusion)
     rp_hw_printf(hw,
                  "<p class=\"note\">%zu row%s a piece of a fusion row or of the eager chain, "

@@ -443,7 +443,7 @@ static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *l
                                const char *before) {
   fprintf(f, "%s%s%s%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n", before,
           lead, *lead ? ": " : "", o->n_below_floor, o->n_below_floor == 1 ? "" : "s",
-          o->recoverable_floor_ms, o->n_steps ? "/step" : " (stage total)");
+          o->recoverable_floor_ms, o->n_steps ? "/step" : "/step (stage window: no steps)");
 }
 
 /* The rows folded as pieces of a fusion row: that row is their advice and bound. */
@@ -466,7 +466,8 @@ static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_n
           f);
     code_span(f, names_get(nm, r->kernel));
     rp_fmt_ms(x, sizeof x, r->steps_us * per);
-    fprintf(f, " (%s of the chain's %s ms%s)", x, c, o->n_steps ? "/step" : " (stage total)");
+    fprintf(f, " (%s of the chain's %s ms%s)", x, c,
+            o->n_steps ? "/step" : "/step (stage window: no steps)");
   }
   if (k) fputs(".\n", f);
 }
