@@ -63,15 +63,18 @@ static bool names_step(const tr_trace *t, const te_matcher *m, uint8_t *memo, tr
   return hit;
 }
 
-/* The events of a kind the matcher names, outermost kept. false: out of memory. */
+/* The events of a kind the matcher names, outermost kept. Counted before the list is
+ * made (the memo makes the second pass cheap): a span per CPU op of the kind, most of them
+ * no step, was the run's peak of memory on cpu_op-heavy traces. false: out of memory. */
 static bool matched_spans(const tr_trace *t, tr_kind kind, const te_matcher *m, uint8_t *memo,
                           span_list *out) {
-  size_t n = 0;
+  size_t n = 0, hits = 0;
   const tr_event *ev = tr_trace_events(t, kind, &n);
+  for (size_t i = 0; i < n; i++) hits += names_step(t, m, memo, ev[i].name);
   out->n = 0;
-  out->v = malloc((n ? n : 1) * sizeof *out->v);
+  out->v = malloc((hits ? hits : 1) * sizeof *out->v);
   if (!out->v) return false;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n && out->n < hits; i++)
     if (names_step(t, m, memo, ev[i].name)) out->v[out->n++] = span_of(t, &ev[i]);
   keep_outermost(out);
   return true;
