@@ -1719,14 +1719,19 @@ static tr_trace *training_rank(tb *b, double dist, double grad, double other) {
   return tb_read(b);
 }
 
-static an_rank_summary *training_summary(tb *b, long rank, double dist, double grad, double other,
-                                         tr_trace **t, an_trace_view *v) {
-  *t = training_rank(b, dist, grad, other);
-  cr_assert_eq(an_trace_view_build(*t, NULL, rules, NULL, v), AN_OK);
+/* Rank `rank`'s summary of trace t (read): its view into v. */
+static an_rank_summary *rank_summary(tr_trace *t, long rank, an_trace_view *v) {
+  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, v), AN_OK);
   an_rank_input in = {rank ? "rank1.json" : "rank0.json", "all", rank};
   an_rank_summary *s = an_rank_summarize(&in, v, NULL, rules, NULL);
   cr_assert_not_null(s);
   return s;
+}
+
+static an_rank_summary *training_summary(tb *b, long rank, double dist, double grad, double other,
+                                         tr_trace **t, an_trace_view *v) {
+  *t = training_rank(b, dist, grad, other);
+  return rank_summary(*t, rank, v);
 }
 
 /* Issue 30 (closing-7 Left): the straggler's cost is told by what its collectives do.
@@ -1817,11 +1822,7 @@ static an_rank_summary *exchange_rank(tb *b, long rank, bool dist_first, double 
              dist_first ? pooled : dist);
   }
   *t = tb_read(b);
-  cr_assert_eq(an_trace_view_build(*t, NULL, rules, NULL, v), AN_OK);
-  an_rank_input in = {rank ? "rank1.json" : "rank0.json", "all", rank};
-  an_rank_summary *s = an_rank_summarize(&in, v, NULL, rules, NULL);
-  cr_assert_not_null(s);
-  return s;
+  return rank_summary(*t, rank, v);
 }
 
 /* Review 7 defect 2: one kernel name (ncclKernel_SendRecv, no message args) runs the input
