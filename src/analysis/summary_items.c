@@ -223,7 +223,9 @@ void sm_idle_items(sm_ctx *c) {
       stall_lever(c, named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL));
     else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
       named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
-    else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps) /* queued work waiting long */
+    /* queued work waiting long; not on a trace filtered or sampled to GPU work, which drops
+     * kernels too: its gap may be a dropped kernel (review 8; the Limits say so) */
+    else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps && !c->g.st->host_filtered)
       pool_add(&queued, x, i, x->long_gaps < x->gaps ? AN_PART_LONG : AN_PART_ALL);
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
       pool_add(&p, x, i, AN_PART_ALL);

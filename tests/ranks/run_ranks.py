@@ -419,6 +419,10 @@ def shared(triage, source):
         imb = rep["ranks"][0]["imbalance"]
         check(imb and all(x["min_us"] > 0 for x in imb),
               f"hta: imbalance rows of kernels a sampled rank lacks: {[x for x in imb if x['min_us'] <= 0]}")
+        # a sampled trace drops kernels too: a gap where queued work waited may be a dropped
+        # kernel, so it makes no "find what the queued work waits on" item (review 8 #1)
+        queued = [i for i in rep["summary"] if i["action_id"] == "dependency"]
+        check(not queued, f"hta: a queued-work item on a sampled trace: {queued[:1]}")
         check_merge(triage, "hta", d, 2, rep)
 
 
