@@ -59,11 +59,11 @@ static bool holds_graph(const staging_ctx *c, const tr_event *op) {
 /* The call that put kernel k (a kernel, copy or set) on the GPU: a launch, else another
  * runtime call (cudaMemcpyAsync), by correlation; NULL when none. */
 static const tr_event *call_of(const staging_ctx *c, const an_trace_ids *ids, const tr_event *k) {
+  const tr_event *launch = an_trace_ids_launch_of(ids, c->t, k);
+  if (launch) return launch;
   int64_t corr = tr_event_correlation(c->t, k);
   size_t lo = 0, hi = 0;
   if (corr == TR_NO_ID) return NULL;
-  an_id_index_range(&ids->launches_by_corr, corr, &lo, &hi);
-  if (lo < hi) return an_id_index_event(&ids->launches_by_corr, lo);
   an_id_index_range(&c->calls, corr, &lo, &hi);
   return lo < hi ? an_id_index_event(&c->calls, lo) : NULL;
 }
