@@ -930,6 +930,11 @@ typedef struct an_stage_timeline {
   size_t marker_kinds;
   int64_t marker_ns;
   size_t placed_by_gpu_time;
+  /* Steps whose GPU windows overlapped the next one's (steps.h: cut_windows): how many ran
+   * kernels past the next step's first start, and that time (the union of those kernels'
+   * parts past it), counted once: as busy time of the next step, not of theirs. */
+  size_t n_cut;
+  int64_t cut_ns;
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;

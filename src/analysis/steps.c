@@ -625,6 +625,7 @@ static bool disjoint_windows(const an_trace_view *v, an_steps *s) {
                               ? gpu_window_at(lo, hi, step, m, kev[i].ts)
                               : -1;
   if (ok) reset_counts(s);
+  for (size_t q = 0; ok && q + 1 < m; q++) s->steps[step[q]].window_end = lo[q + 1];
   free(lo);
   free(hi);
   free(step);
@@ -694,6 +695,7 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
     out->steps[j].name = tr_str_get(v->trace, l.v[j].name);
     out->steps[j].cpu_ts = l.v[j].ts;
     out->steps[j].cpu_end = l.v[j].end;
+    out->steps[j].window_end = INFINITY;
   }
   free_candidates(c, n_c);
   if (ok) {

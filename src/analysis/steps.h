@@ -58,7 +58,11 @@ typedef struct an_step {
   const char *name;       /* the annotation's name (borrowed from the trace) */
   double cpu_ts, cpu_end; /* the annotation's window (us); GPU steps: the GPU window */
   double gpu_ts, gpu_end; /* first start and last end of its kernels (us) */
-  const char *stage_id;   /* stage of most of its kernel time (borrowed from the rules) */
+  /* Where its GPU window ends when the windows were cut (cut_windows: the next step's
+   * first start); a kernel of it running past that runs on in the next step's window, so
+   * the time account clips it there. INFINITY when not cut (or the last). */
+  double window_end;
+  const char *stage_id; /* stage of most of its kernel time (borrowed from the rules) */
   size_t n_kernels;
   double kernel_us; /* summed kernel durations */
   bool warmup;      /* a warm-up call: not counted in per-step figures */
@@ -74,8 +78,8 @@ typedef struct an_steps {
    * they start in (a trace whose flow links are partly missing). */
   size_t placed_by_gpu_time;
   /* The steps' GPU windows overlapped (kernels launched in one step ran after the next
-   * step's first kernel): each window was cut where the next begins, and kernels belong to
-   * the window they start in. */
+   * step's first kernel): each window was cut where the next begins (window_end), and
+   * kernels belong to the window they start in. */
   bool cut_windows;
   size_t n;
   an_step *steps; /* by CPU start */

@@ -9,6 +9,7 @@
  */
 #include "analysis/timeline.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,19 @@
 typedef struct tl_kernel {
   int64_t start, end;
   tr_str stream;
-  uint32_t pos; /* among the trace's kernel events, which are in file order: a total order */
+  uint32_t pos; /* among the trace's kernel events, which are in file order: a total order;
+                   TL_TAIL: the previous step's kernels running on (tl_tail) */
 } tl_kernel;
+
+#define TL_TAIL UINT32_MAX
+
+/* Where steps' windows were cut (steps.h: window_end), the kernels of a step that run past
+ * its window's end: the union of their parts after it, [start, end), busy time of the
+ * next step's window (`to`), so the steps partition the time: nothing in two steps. */
+typedef struct tl_tail {
+  const an_step *to;
+  int64_t start, end;
+} tl_tail;
 
 typedef struct tl_window {
   size_t stage; /* rules stage slot */
@@ -437,6 +449,10 @@ static size_t window_start(const tl_trace *c, const tl_kernel *k, size_t n, int6
   int64_t uend = n ? k[0].end : 0, total = 0, lead_in = 0;
   l->n = 0;
   for (size_t i = 0; i < n; i++) {
+    if (k[i].pos == TL_TAIL) { /* busy, not a kernel of the window */
+      if (k[i].end > uend) uend = k[i].end;
+      continue;
+    }
     size_t before = l->n;
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return 0;
@@ -492,6 +508,8 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
     ordinal += tl->coll[i].name == name && tl->coll[i].context == context;
   double bytes = 0;
   const char *msg = message_key(tl, o->c, e, kernel_launch(o->c, k), &bytes);
+  int64_t dur = tl_ns(tr_event_dur(o->c->t, e)); /* whole, where a cut window clips k */
+  dur = dur > 0 ? dur : 0;
   tl_coll *v = ut_grow(tl->coll, &tl->cap_coll, tl->n_coll + 1, sizeof *v);
   if (!v) return false;
   tl->coll = v;
@@ -502,9 +520,9 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
                                      .msg = msg,
                                      .bytes = msg ? bytes : 0,
                                      .context = context,
-                                     .dur = k->end - k->start,
+                                     .dur = dur,
                                      .basis = AN_FLOOR_NAME};
-  o->acc->collective_ns += k->end - k->start;
+  o->acc->collective_ns += dur;
   return true;
 }
 
@@ -534,6 +552,8 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
       seg = k[i].start;
     }
     if (k[i].end > uend) uend = k[i].end;
+    a->kernel_ns += k[i].end - k[i].start;
+    if (k[i].pos == TL_TAIL) continue; /* the previous step's kernels: busy, no kernel here */
     lane *ln = lane_of(l, k[i].stream);
     if (!ln) return false;
     int64_t early = (ln->end < k[i].end ? ln->end : k[i].end) - k[i].start;
@@ -543,7 +563,6 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
       ln->end = k[i].end;
       ln->pos = k[i].pos;
     }
-    a->kernel_ns += k[i].end - k[i].start;
     if (graph_launch(o->c, kernel_launch(o->c, &k[i]))) a->graph_kernel_ns += k[i].end - k[i].start;
     a->n_kernels++;
     ok = ok && i64_push(&o->work->kernels, k[i].end - k[i].start);
@@ -559,15 +578,43 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
   return ok;
 }
 
-/* Accounts one window's kernels (sorted in place); what precedes its start is outside. */
-static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n,
-                           lanes *l) {
-  if (!n) return true;
+/* Window w's kernels k[0..*n) take the previous step's tail when it runs on into this
+ * step (k has room for one more), from this step's first start to its own window's end;
+ * then the part of its own kernels past that end (cut windows) becomes the next step's
+ * tail, clipped off here. */
+static void pass_tails(an_timeline *tl, const tl_trace *c, const tl_window *win, tl_kernel *k,
+                       size_t *n, tl_tail *tail) {
+  const an_steps *s = c->in->steps;
+  const an_step *st = win->step;
+  if (!st) return;
+  int64_t clip = st->window_end < INFINITY ? tl_ns(st->window_end) : INT64_MAX;
+  int64_t from = tl_ns(st->gpu_ts), to = tail->end < clip ? tail->end : clip;
+  if (tail->to == st && from < to) k[(*n)++] = (tl_kernel){from, to, 0, TL_TAIL};
+  *tail = (tl_tail){NULL, 0, 0};
+  if (clip == INT64_MAX || st + 1 >= s->steps + s->n) return;
+  for (size_t i = 0; i < *n; i++)
+    if (k[i].end > clip) {
+      *tail = (tl_tail){st + 1, clip, k[i].end > tail->end ? k[i].end : tail->end};
+      k[i].end = k[i].start < clip ? clip : k[i].start;
+    }
+  if (tail->to) {
+    tl->stages[win->stage].n_cut++;
+    tl->stages[win->stage].cut_ns += tail->end - tail->start;
+  }
+}
+
+/* Accounts one window's kernels (sorted in place; k has room for one more: the previous
+ * step's tail); what precedes its start is outside. */
+static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n, lanes *l,
+                           tl_tail *tail) {
   tl_window *win = &tl->win[w];
+  pass_tails(tl, c, win, k, &n, tail);
+  if (!n) return true;
   ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
   size_t cut = window_start(c, k, n, tl_ns(tl->set->timeline_gap_min_us),
                             tl->set->timeline_lead_in_max_pct, l);
-  for (size_t i = 0; i < cut; i++) tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
+  for (size_t i = 0; i < cut; i++)
+    if (k[i].pos != TL_TAIL) tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
   size_t gaps_before = tl->work[win->stage].gaps.n, kernels_before = tl->work[win->stage].kernels.n;
   sweep_out o = {&win->acc, c, w, &tl->work[win->stage]};
   if (!sweep(tl, &o, k + cut, n - cut, l)) return false;
@@ -618,8 +665,9 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
   }
   for (size_t w = 1; w <= nw; w++) off[w] += off[w - 1];
   uint32_t *order = malloc((off[nw] ? off[nw] : 1) * sizeof *order);
-  tl_kernel *k = malloc((widest ? widest : 1) * sizeof *k);
+  tl_kernel *k = malloc((widest + 1) * sizeof *k); /* and a tail */
   lanes l = {0};
+  tl_tail tail = {NULL, 0, 0};
   ok = ok && order && k;
   for (size_t i = 0; ok && i < nk; i++) {
     long w = kernel_window(tl, c, i, false);
@@ -634,7 +682,7 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
       int64_t s = tl_ns(c->kev[i].ts), d = tl_ns(tr_event_dur(c->t, &c->kev[i]));
       k[j] = (tl_kernel){s, s + (d > 0 ? d : 0), tr_event_stream(c->t, &c->kev[i]), i};
     }
-    ok = account_window(tl, c, w0 + w, k, n, &l);
+    ok = account_window(tl, c, w0 + w, k, n, &l, &tail);
   }
   free(l.v);
   free(off);

@@ -174,7 +174,8 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
             cJSON_AddNumberToObject(o, "marker_kinds", (double)tl->marker_kinds) &&
             add_us(o, "marker_us", tl->marker_ns) &&
             cJSON_AddNumberToObject(o, "placed_by_gpu_time", (double)tl->placed_by_gpu_time) &&
-            account_json(total, &tl->total, (size_t)-1);
+            cJSON_AddNumberToObject(o, "cut_steps", (double)tl->n_cut) &&
+            add_us(o, "cut_us", tl->cut_ns) && account_json(total, &tl->total, (size_t)-1);
   if (ok)
     cJSON_AddItemToObject(o, "total", total);
   else
@@ -286,6 +287,7 @@ bool rp_stage_check_failed(const an_stage_report *st, const te_rules *rules, rp_
   if (c == RP_CHECK_COVERAGE) return rp_step_coverage_pct(tl) < s->steps_min_coverage_pct;
   if (c == RP_CHECK_UNSEEN_HOST)
     return st->unseen_host_us > 0 && unseen_pct(st) >= s->summary_min_share_pct;
+  if (c == RP_CHECK_CUT) return tl->n_cut > 0;
   return tl->n_steps >= 2 && rp_span_marker_ratio(tl) * s->steps_span_marker_max_ratio < 1.0;
 }
 
@@ -338,6 +340,18 @@ static void span_text(ut_buf *b, const an_stage_timeline *tl, bool md) {
               mark, tl->placed_by_gpu_time);
 }
 
+static void cut_text(ut_buf *b, const an_stage_timeline *tl) {
+  char cut[32];
+  rp_fmt_ms(cut, sizeof cut, (double)tl->cut_ns / 1000.0);
+  ut_buf_addf(b,
+              "In %zu of %zu steps, kernels launched in one step ran on after the next step's "
+              "first kernel started (%s ms in all). Each step's GPU window ends where the "
+              "next one begins: a kernel belongs to the step it starts in, and its part past "
+              "that point is busy time of the next step only, so the steps partition the time "
+              "and nothing is counted twice.",
+              tl->n_cut, tl->n_steps, cut);
+}
+
 /* A trace filtered to GPU work (see Filtered trace): the thread recorded nothing because
  * the filter dropped what it did, not because the profiler missed it. */
 static void unseen_filtered_text(ut_buf *b, const an_stage_report *st, const char *per,
@@ -388,6 +402,9 @@ char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_
                                : "GPU idle the profiler cannot explain",
              st->label);
     unseen_text(&b, st);
+  } else if (c == RP_CHECK_CUT) {
+    snprintf(title, cap, "Steps overlap on the GPU (%s)", st->label);
+    cut_text(&b, tl);
   } else {
     snprintf(title, cap, "The steps' GPU span is %.0f%% of their markers (%s)",
              rp_span_marker_ratio(tl) * 100.0, st->label);

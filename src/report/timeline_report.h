@@ -61,13 +61,15 @@ double rp_span_marker_ratio(const an_stage_timeline *tl);
  * steps hold under steps.min_coverage_pct of the kernel time outside the setup; their GPU
  * span and their markers' length differ by more than steps.span_marker_max_ratio; GPU idle
  * of at least summary.min_share_pct of the step falls in gaps while the launching thread
- * recorded no CPU activity (the profiler did not see the host: no item can name a lever). */
+ * recorded no CPU activity (the profiler did not see the host: no item can name a lever);
+ * steps' GPU windows overlapped and were clipped (an_stage_timeline.n_cut). */
 typedef enum rp_stage_check {
   RP_CHECK_COVERAGE = 0,
   RP_CHECK_SPAN = 1,
-  RP_CHECK_UNSEEN_HOST = 2
+  RP_CHECK_UNSEEN_HOST = 2,
+  RP_CHECK_CUT = 3 /* steps' GPU windows overlapped: each clipped where the next begins */
 } rp_stage_check;
-#define RP_CHECKS 3
+#define RP_CHECKS 4
 bool rp_stage_check_failed(const an_stage_report *st, const te_rules *rules, rp_stage_check c);
 /* Whether any stage of r has a check to report. */
 bool rp_stage_checks_failed(const an_report *r, const te_rules *rules);

@@ -458,6 +458,35 @@ static const an_idle_cause *cause_of(const an_time_account *t, an_idle_kind kind
   return NULL;
 }
 
+/* Cut windows partition the time: step 1's kernel runs 20 us past step 2's first kernel.
+ * Step 1 ends where step 2 begins; the 20 us are busy time of step 2 alone, where they
+ * cover the 5 us between its own kernels (no idle there: the GPU was busy), and the
+ * steps' spans sum to the trace's GPU span, not 20 us more. */
+Test(timeline, cut_windows_count_the_overlap_once, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  launch_on(&b, "s1_main", 10, 20, 1100, 9);
+  host(&b, "user_annotation", "ProfilerStep#2", 1000, 1000);
+  launch(&b, "s2_a", 1010, 1100, 5);
+  launch(&b, "s2_b", 1020, 1110, 790);
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert(a.x.s.cut_windows);
+  cr_assert_eq(a.st->n_steps, 2);
+  expect_all_sums(a.st);
+  const an_time_account *s1 = &a.st->steps[0].account, *s2 = &a.st->steps[1].account;
+  cr_assert_eq(s1->span_ns, 1080000, "step 1 ends where step 2 begins: %lld",
+               (long long)s1->span_ns);
+  cr_assert_eq(s2->span_ns, 800000);
+  cr_assert_eq(s2->idle_ns, 0, "the tail covers step 2's 5 us gap");
+  cr_assert_eq(a.st->total.span_ns, 1880000, "the trace's GPU span, counted once");
+  cr_assert_eq(a.st->total.kernel_ns, 1895000, "every kernel's time, once");
+  cr_assert_eq(a.st->n_cut, 1);
+  cr_assert_eq(a.st->cut_ns, 20000);
+  account_free(&a);
+}
+
 /* A gap under a sync: the host reads a value back (.item(): aten::item around a stream
  * sync that returns when kernel A ends), works 200 us in Python, then launches B. The gap
  * is the sync's, named by the outermost op around it and the Python line that called it. */
