@@ -4,9 +4,12 @@ and every time account sums exactly (issue 28).
 
 usage: check_bounds.py --triage BIN --source DIR [--shared DIR]
 
-Runs `triage --format json --quiet` on the fixtures under tests/data (the sample, the
-staged and ranked directories, the synthetic traces) and on every shared real trace (when
-../shared exists), and checks from the JSON report alone:
+Runs `triage --format json --quiet` on every fixture under tests/data (the sample, the
+staged and ranked directories, the synthetic traces, the roofline traces, the generated
+diff pair, the escaping trace) and, when ../shared exists, on its real, multi-rank, diff
+(hta_control_vs_test) and synthetic traces; an input that is missing, that triage does
+not read (non-zero exit) or whose report does not parse is a failure, never a silent skip.
+It checks from the JSON report alone:
 - per stage and per step: span = busy + idle exactly (to the nanosecond the report
   prints), the idle kinds and (stage) the idle causes sum to the idle time;
 - steps never overlap (per trace, by GPU window), and over a stage the steps' spans sum to
@@ -36,6 +39,7 @@ Standard library only.
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -185,6 +189,13 @@ def check_rows(where, item, stage, rep, fail, claimed):
             fail(f"{where}: chain count {item['count']} != its {len(item['kernels'])} kernels")
 
 
+def clock_eps(ts):
+    """What a step's end may differ from the next step's start in the report: the account
+    counts integer nanoseconds of the trace's microsecond doubles, which at an epoch
+    timestamp (1.66e15 us) hold a nanosecond only to 256 ns (one ulp each side)."""
+    return max(EPS, 2 * math.ulp(ts * 1000) / 1000)
+
+
 def check_steps(where, tl, window, fail):
     """Steps never overlap nor count time twice: per trace, each step's window ends before the
     next one's starts; over the stage, the steps' spans sum to at most the trace window's
@@ -196,7 +207,7 @@ def check_steps(where, tl, window, fail):
     for steps in by_trace.values():
         steps.sort(key=lambda s: s["gpu_ts"])
         for a, b in zip(steps, steps[1:]):
-            if a["gpu_ts"] + a["span_us"] > b["gpu_ts"] + EPS:
+            if a["gpu_ts"] + a["span_us"] > b["gpu_ts"] + clock_eps(b["gpu_ts"]):
                 fail(f"{where}: step {a['name']} ({a['gpu_ts']} + {a['span_us']} us) overlaps {b['name']} ({b['gpu_ts']})")
     if window is None or len(by_trace) > 1:
         return
@@ -255,23 +266,38 @@ def check_report(label, rep, fail):
             fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
 
 
+def listed(d, keep):
+    """The entries of directory d that keep() accepts, sorted; [] when d is absent."""
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if keep(os.path.join(d, f))) if os.path.isdir(d) else []
+
+
+def is_trace(p):
+    return os.path.isfile(p) and p.endswith((".json", ".gz"))
+
+
 def inputs(source, shared):
+    """(path, where) of every input: the fixtures under tests/data (each must be there: a
+    clean clone has them) and, when the shared tree exists, its traces (each must be there
+    too). A directory entry is a run directory; a file a trace."""
     data = os.path.join(source, "tests", "data")
-    out = [os.path.join(data, "llama_tp2"), os.path.join(data, "stages", "sglang-step-annotations-tp4")]
-    for sub in ("traces/real", "traces/synthetic/formal", "traces/synthetic/mapping", "traces/synthetic/staged"):
-        d = os.path.join(data, sub)
-        if os.path.isdir(d):
-            out += sorted(os.path.join(d, f) for f in os.listdir(d))
-    ranks = os.path.join(data, "ranks")
-    if os.path.isdir(ranks):
-        out += sorted(os.path.join(ranks, f) for f in os.listdir(ranks) if os.path.isdir(os.path.join(ranks, f)))
-    real = os.path.join(shared, "traces", "real") if shared else None
-    if real and os.path.isdir(real):
-        out += sorted(os.path.join(real, f) for f in os.listdir(real) if f.endswith((".json", ".gz")))
-    multi = os.path.join(shared, "traces", "multi-rank") if shared else None
-    if multi and os.path.isdir(multi):
-        out += sorted(os.path.join(multi, f) for f in os.listdir(multi) if os.path.isdir(os.path.join(multi, f)))
-    return [p for p in out if os.path.exists(p)]
+    fixed = [os.path.join(data, "llama_tp2"), os.path.join(data, "stages", "sglang-step-annotations-tp4"),
+             os.path.join(data, "escape", "hostile.trace.json"),
+             os.path.join(data, "diff", "generated", "before"), os.path.join(data, "diff", "generated", "after")]
+    fixed += listed(os.path.join(data, "roofline"), lambda p: p.endswith(".json.gz"))
+    fixed += listed(os.path.join(data, "traces", "real"), is_trace)
+    for sub in ("formal", "mapping", "staged"):  # the run directory, and each trace in it alone
+        d = os.path.join(data, "traces", "synthetic", sub)
+        fixed += [d] + listed(d, lambda p: os.path.basename(p) != "server_args.json")
+    fixed += listed(os.path.join(data, "ranks"), os.path.isdir)
+    out = [(p, "fixture") for p in fixed]
+    if shared and os.path.isdir(shared):
+        t = os.path.join(shared, "traces")
+        more = listed(os.path.join(t, "real"), is_trace)
+        more += listed(os.path.join(t, "multi-rank"), os.path.isdir)
+        more += [os.path.join(t, "diff", "hta_control_vs_test", f) for f in ("control.json.gz", "test.json.gz")]
+        more += [os.path.join(t, "synthetic", d) for d in ("single", "xpu", "formal", "mapping", "staged")]
+        out += [(p, "shared") for p in more]
+    return out
 
 
 def main():
@@ -283,12 +309,22 @@ def main():
     shared = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
     failures = []
     checked = 0
-    for path in inputs(a.source, shared):
+    for path, where in inputs(a.source, shared):
+        label = os.path.relpath(path, a.source)
+        if not os.path.exists(path):
+            failures.append(f"{label}: the {where} input is missing")
+            continue
         p = subprocess.run([a.triage, "--format", "json", "--quiet", path], capture_output=True, text=True)
         if p.returncode != 0:
-            continue  # inputs that are no run (a bad-input fixture) say so elsewhere
+            failures.append(f"{label}: triage exited {p.returncode}: {p.stderr.strip()[:200]}")
+            continue
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError as e:
+            failures.append(f"{label}: the JSON report does not parse ({e})")
+            continue
         checked += 1
-        check_report(os.path.relpath(path, a.source), json.loads(p.stdout), failures.append)
+        check_report(label, rep, failures.append)
     for f in failures:
         print("FAIL", f)
     if not checked:
