@@ -52,8 +52,22 @@ typedef struct fe_rec {
   bool full; /* more values than a shape holds: none is made */
 } fe_rec;
 
+/* A kept container found to be compact JSON (memo_find): its text, n bytes (0: none). A
+ * text's bytes decide what a walk over it finds (its tokens are those of its bytes, the
+ * index having been outside any string at its first), so a container whose bytes are
+ * these is that text. */
+typedef struct memo_slot {
+  uint8_t n;
+  char text[FE_MEMO_TEXT + 1]; /* lit_eq reads 8 bytes of a text shorter than 8 */
+} memo_slot;
+
+#define MEMO_BITS 8
+_Static_assert(FE_MEMO_SLOTS == 1u << MEMO_BITS, "a slot per value of the hash's top bits");
+_Static_assert(FE_MEMO_TEXT <= UINT8_MAX && FE_MEMO_TEXT + 1 >= 8, "memo_slot.n, lit_eq");
+
 /* A cursor over the tokens of one chunk: the block at base and its tokens not consumed;
- * where kept containers are written; where values are noted (NULL: not noted). */
+ * where kept containers are written; where values are noted (NULL: not noted); the kept
+ * containers remembered (NULL: none). */
 typedef struct cur {
   const uint8_t *buf;
   const tr_block_masks *m;
@@ -61,6 +75,7 @@ typedef struct cur {
   uint64_t bits;
   fe_out *out;
   fe_rec *rec;
+  memo_slot *memo;
 } cur;
 
 /* The next token, consumed; false at the chunk's end. */
@@ -114,6 +129,83 @@ HOT bool plain(const cur *c, size_t open, size_t close) {
 
 HOT bool is_ws(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 HOT bool is_digit(uint8_t c) { return (uint8_t)(c - '0') < 10; }
+
+#ifdef __SSE2__
+/* Whether the 16 bytes at a and b are the same. */
+HOT bool same16(const uint8_t *a, const char *b) {
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
+  __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) == 0xFFFF;
+}
+#endif
+
+/* Whether the 8 bytes at a and b differ. */
+HOT uint64_t diff8(const uint8_t *a, const char *b) {
+  uint64_t x, y;
+  memcpy(&x, a, 8);
+  memcpy(&y, b, 8);
+  return x ^ y;
+}
+
+/* Whether the n bytes at a, of which room can be read, are lit's (which can be read 8
+ * bytes past n): 8 bytes per compare (16 with SSE2), the last ones overlapping or masked;
+ * up to 16 bytes (most member names with their punctuation) in two compares without a
+ * loop, up to 32 (", \"args\": {\"Python parent id\": ") likewise with SSE2. */
+HOT bool lit_eq(const uint8_t *a, size_t room, const char *lit, size_t n) {
+  if (n >= 8) {
+    if (n <= 16) return !(diff8(a, lit) | diff8(a + n - 8, lit + n - 8));
+#ifdef __SSE2__
+    if (n <= 32) return same16(a, lit) & same16(a + n - 16, lit + n - 16);
+    for (size_t i = 0; i + 16 < n; i += 16)
+      if (!same16(a + i, lit + i)) return false;
+    return same16(a + n - 16, lit + n - 16);
+#endif
+    for (size_t i = 0; i + 8 < n; i += 8)
+      if (diff8(a + i, lit + i)) return false;
+    return !diff8(a + n - 8, lit + n - 8);
+  }
+  uint64_t x, y;
+#ifdef TR_NUMBER_SWAR
+  if (room >= 8) {
+    memcpy(&x, a, 8);
+    memcpy(&y, lit, 8);
+    return ((x ^ y) & ((1ull << (8 * n)) - 1)) == 0;
+  }
+#endif
+  (void)room;
+  return memcmp(a, lit, n) == 0;
+}
+
+/* The slot of the container whose first byte is at t: a hash of the FE_MEMO_WINDOW bytes
+ * from there, which may go past its end (the same text followed otherwise takes another
+ * slot, no more); NULL near the chunk's end. */
+HOT memo_slot *memo_at(const cur *c, size_t t) {
+  if (!c->memo || c->len - t < FE_MEMO_WINDOW) return NULL;
+  uint64_t w[FE_MEMO_WINDOW / 8];
+  memcpy(w, c->buf + t, sizeof w);
+  uint64_t h = w[0] * 0x9E3779B97F4A7C15ull;
+  for (unsigned i = 1; i < FE_MEMO_WINDOW / 8; i++) h = (h ^ w[i]) * 0xFF51AFD7ED558CCDull;
+  return &c->memo[h >> (64 - MEMO_BITS)];
+}
+
+/* The container at the token t when its bytes are the remembered text of its slot: *text
+ * its bytes, the cursor past it, as walk_container in WALK_CANON would leave them. */
+HOT bool memo_find(cur *c, size_t t, fe_text *text) {
+  const memo_slot *m = memo_at(c, t);
+  if (!m || !m->n || c->len - t < m->n || !lit_eq(c->buf + t, c->len - t, m->text, m->n))
+    return false;
+  *text = (fe_text){(const char *)c->buf + t, m->n};
+  seek(c, t + m->n);
+  return true;
+}
+
+/* Remembers the container of n bytes at t, just found to be compact JSON. */
+HOT void memo_put(const cur *c, size_t t, size_t n) {
+  memo_slot *m = n <= FE_MEMO_TEXT ? memo_at(c, t) : NULL;
+  if (!m) return;
+  m->n = (uint8_t)n;
+  memcpy(m->text, c->buf + t, n);
+}
 
 /* ------------------------------------------------------------------ strings */
 
@@ -509,8 +601,18 @@ static bool walk_container(cur *c, size_t open, int mode, size_t *end) {
   }
 }
 
+/* A container nobody keeps (a kernel's grid and block): remembered as a kept one is when
+ * it is compact JSON, which a skip accepts too; walked to skip it otherwise. */
 static bool skip_container(cur *c, size_t open) {
   size_t end;
+  fe_text text;
+  if (memo_find(c, open, &text)) return true;
+  cur copy = *c;
+  if (walk_container(&copy, open, WALK_CANON, &end)) {
+    *c = copy;
+    memo_put(c, open, end - open + 1);
+    return true;
+  }
   return walk_container(c, open, WALK_SKIP, &end);
 }
 
@@ -615,12 +717,14 @@ HOT bool kept_arg_value(cur *c, size_t t, fe_text *text, int *got) {
     return true;
   }
   if (ch == '{' || ch == '[') {
+    *got = 1;
+    if (memo_find(c, t, text)) return true;
     cur copy = *c;
     size_t close;
-    *got = 1;
     if (walk_container(&copy, t, WALK_CANON, &close)) {
       *c = copy;
       *text = (fe_text){p, close - t + 1};
+      memo_put(c, t, text->n);
       return close - t < TR_MAX_ARG_BYTES;
     }
     /* laid out otherwise (or not JSON): written anew */
@@ -855,6 +959,7 @@ typedef struct shape {
 } shape;
 
 struct fe_shapes {
+  memo_slot memo[FE_MEMO_SLOTS]; /* the kept containers remembered */
   shape s[FE_SHAPES];
   unsigned n;
   uint8_t order[FE_SHAPES]; /* most recently matched first */
@@ -864,52 +969,6 @@ struct fe_shapes {
 
 fe_shapes *fe_shapes_create(void) { return calloc(1, sizeof(fe_shapes)); }
 void fe_shapes_destroy(fe_shapes *s) { free(s); }
-
-#ifdef __SSE2__
-/* Whether the 16 bytes at a and b are the same. */
-HOT bool same16(const uint8_t *a, const char *b) {
-  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
-  __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
-  return _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) == 0xFFFF;
-}
-#endif
-
-/* Whether the 8 bytes at a and b differ. */
-HOT uint64_t diff8(const uint8_t *a, const char *b) {
-  uint64_t x, y;
-  memcpy(&x, a, 8);
-  memcpy(&y, b, 8);
-  return x ^ y;
-}
-
-/* Whether the n bytes at a, of which room can be read, are lit's (which can be read 8
- * bytes past n): 8 bytes per compare (16 with SSE2), the last ones overlapping or masked;
- * up to 16 bytes (most member names with their punctuation) in two compares without a
- * loop, up to 32 (", \"args\": {\"Python parent id\": ") likewise with SSE2. */
-HOT bool lit_eq(const uint8_t *a, size_t room, const char *lit, size_t n) {
-  if (n >= 8) {
-    if (n <= 16) return !(diff8(a, lit) | diff8(a + n - 8, lit + n - 8));
-#ifdef __SSE2__
-    if (n <= 32) return same16(a, lit) & same16(a + n - 16, lit + n - 16);
-    for (size_t i = 0; i + 16 < n; i += 16)
-      if (!same16(a + i, lit + i)) return false;
-    return same16(a + n - 16, lit + n - 16);
-#endif
-    for (size_t i = 0; i + 8 < n; i += 8)
-      if (diff8(a + i, lit + i)) return false;
-    return !diff8(a + n - 8, lit + n - 8);
-  }
-  uint64_t x, y;
-#ifdef TR_NUMBER_SWAR
-  if (room >= 8) {
-    memcpy(&x, a, 8);
-    memcpy(&y, lit, 8);
-    return ((x ^ y) & ((1ull << (8 * n)) - 1)) == 0;
-  }
-#endif
-  (void)room;
-  return memcmp(a, lit, n) == 0;
-}
 
 /* The string whose opening quote is at *p: its text, plain when kept (else with valid
  * escapes); *p moves past its closing quote, the next token. */
@@ -1225,7 +1284,7 @@ static void shapes_learn(fe_shapes *ss, const uint8_t *buf, size_t off, size_t e
 bool fe_parse_event(const fe_chunk *ch, size_t off, bool sampling, fe_event *ev, size_t *end) {
   TRY(off < ch->len);
   fe_out out = {ch->scratch, 0, ch->scratch_cap};
-  cur c = {ch->buf, ch->masks, ch->len, 0, 0, &out, NULL};
+  cur c = {ch->buf, ch->masks, ch->len, 0, 0, &out, NULL, ch->shapes ? ch->shapes->memo : NULL};
   bool shapes = ch->shapes && !sampling && ch->len <= UINT32_MAX;
   if (shapes && shapes_match(ch->shapes, &c, off, ev, end)) return true;
   fe_rec rec;

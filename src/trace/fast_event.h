@@ -38,6 +38,12 @@
 #define FE_SHAPES 16u
 #define FE_SHAPE_HOLES 40u
 #define FE_SHAPE_BYTES 1024u
+/* Kept containers remembered (Input Dims, Input type, ...: a few hundred texts recur on
+ * most CPU ops), the longest one remembered, and the bytes from a container's first that
+ * choose its slot. */
+#define FE_MEMO_SLOTS 256u
+#define FE_MEMO_TEXT 126u
+#define FE_MEMO_WINDOW 32u
 /* Room the reader gives for the kept containers of one event written anew (fe_chunk). */
 #define FE_SCRATCH_BYTES (2u * TR_MAX_ARG_BYTES)
 
@@ -68,9 +74,11 @@ typedef struct fe_event {
   fe_text sample[2 * SAMPLE_ARGS];
 } fe_event;
 
-/* The shapes of events seen lately (opaque): the bytes around their values. An event
- * whose bytes match a shape's is read value by value, its member names and punctuation
- * checked by comparing bytes instead of token by token. */
+/* What the fast path remembers from the events it read (opaque): the shapes of events
+ * seen lately, the bytes around their values (an event whose bytes match a shape's is read
+ * value by value, its member names and punctuation checked by comparing bytes instead of
+ * token by token), and kept containers already checked to be compact JSON (one whose bytes
+ * are such a text's is that text, without a walk over its tokens). */
 typedef struct fe_shapes fe_shapes;
 
 fe_shapes *fe_shapes_create(void);
@@ -78,7 +86,7 @@ void fe_shapes_destroy(fe_shapes *s);
 
 /* One chunk of the JSON text and its masks (structural.h), room where the compact JSON of
  * kept containers laid out otherwise in the file is written (an event whose texts do not
- * fit is left to the byte scanner), and the shapes (NULL: none). */
+ * fit is left to the byte scanner), and what the fast path remembers (NULL: nothing). */
 typedef struct fe_chunk {
   const uint8_t *buf;
   size_t len;

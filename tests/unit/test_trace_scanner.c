@@ -606,3 +606,79 @@ Test(scanners, numbers_of_every_length_in_shaped_events) {
   }
   free(buf);
 }
+
+/* CPU ops and kernels whose containers (kept Input Dims, Input type and Concrete Inputs,
+ * unkept grid) come from a small pool, so the fast path meets each text again and takes it
+ * as the one it remembers: texts that begin alike and part before, at and past the bytes
+ * that choose their slot, compact ones and ones laid out otherwise (written anew, or walked
+ * to skip them), one with an escape (the byte scanner's), one longer than a remembered
+ * text. Every event read as the byte scanner reads it; then a container that begins as a
+ * remembered one but does not close: the same error at the same offset from both. */
+static const char *const k_dims[] = {
+    "[[1, 8], [8]]",
+    "[[1, 8], [8], []]",
+    "[[1, 8],[8]]",
+    "[ [1, 8], [8]]",
+    "[[1024, 512], [], [512], [512], [], [7]]",
+    "[[1024, 512], [], [512], [512], [], [8]]",
+    "[[1024, 512], [], [512], [512], [], [7], [1024, 512], [], [512], [512], [], [7], [1024, "
+    "512], [], [512], [512], [], [7], [1024, 512], [], [512], [512], [], [7]]",
+    "{\"a\": [1, 2], \"b\": {\"c\": null}}",
+    "{\"a\": [1, 2], \"b\": {\"c\": true}}",
+    "{\"a\": [1, 2], \"b\" : {\"c\": null}}",
+};
+static const char *const k_types[] = {"[\"float\", \"\"]", "[\"float\", \"Scalar\"]",
+                                      "[\"fl\\u006fat\"]", "[\"float\",  \"\"]", "[]"};
+static const char *const k_grids[] = {"[108, 1, 1]", "[108,1,1]", "[108, 1, 2]", "[\n1, 1, 1]"};
+
+static size_t container_events(char *buf, size_t cap, unsigned n_events, const char *bad) {
+  size_t n = (size_t)snprintf(buf, cap, "{\"traceEvents\": [\n");
+  for (unsigned i = 0; i < n_events; i++) {
+    const char *sep = i ? ",\n" : "";
+    if (rnd() % 4 == 0)
+      n += (size_t)snprintf(buf + n, cap - n,
+                            "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+                            "\"tid\": 7, \"ts\": %u.5, \"dur\": 1.5, \"args\": {\"correlation\": "
+                            "%u, \"grid\": %s, \"block\": %s, \"stream\": 7}}",
+                            sep, 100 + i, i, k_grids[rnd() % 4], k_grids[rnd() % 4]);
+    else
+      n += (size_t)snprintf(
+          buf + n, cap - n,
+          "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 7, \"tid\": "
+          "7, \"ts\": %u.5, \"dur\": 2.5, \"args\": {\"External id\": %u, \"Input Dims\": %s, "
+          "\"Input type\": %s, \"Concrete Inputs\": %s}}",
+          sep, 100 + i, i, k_dims[rnd() % 10], k_types[rnd() % 5], k_dims[rnd() % 10]);
+    if (bad && i == n_events / 2)
+      n += (size_t)snprintf(buf + n, cap - n,
+                            ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+                            "\"pid\": 7, \"tid\": 7, \"ts\": 5.5, \"dur\": 2.5, \"args\": "
+                            "{\"External id\": 5, \"Input Dims\": %s}}",
+                            bad);
+    cr_assert_lt(n, cap - 1024);
+  }
+  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
+  return n;
+}
+
+Test(scanners, containers_seen_before) {
+  size_t cap = 1u << 21;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
+  size_t n = container_events(buf, cap, 4000, NULL);
+  check_buffer("containers_seen_before", (const uint8_t *)buf, n, chunks, 2, small, 1);
+  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_AUTO, 5);
+  static const char *const bad[] = {"[[1, 8], [8]}", "[[1, 8], [8]",
+                                    "[[1024, 512], [], [512], [512], [], [7]]]",
+                                    "[[1024, 512], [], [512], [512], [], [7}]"};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    n = container_events(buf, cap, 600, bad[b]);
+    check_buffer(bad[b], (const uint8_t *)buf, n, chunks, 2, small, 1);
+    tr_error err;
+    warned w;
+    tr_trace *t = read_with((const uint8_t *)buf, n, TR_SCANNER_AUTO, 0, &err, &w);
+    cr_assert_null(t, "%s: not JSON", bad[b]);
+    cr_assert_eq(err.code, TR_ERR_JSON, "%s", err.message);
+  }
+  free(buf);
+}
