@@ -128,3 +128,8 @@ const char *tr_intern_get(const tr_intern *in, uint32_t id) {
   if (!in || id >= in->n) return "";
   return in->recs[id].s;
 }
+
+size_t tr_intern_len(const tr_intern *in, uint32_t id) {
+  if (!in || id >= in->n) return 0;
+  return in->recs[id].len;
+}

@@ -28,6 +28,8 @@ uint32_t tr_intern_find(const tr_intern *in, const char *s, size_t len);
 size_t tr_intern_count(const tr_intern *in);
 /* Stored string of id ("" for 0 or an unknown id). */
 const char *tr_intern_get(const tr_intern *in, uint32_t id);
+/* Its length in bytes (0 for 0 or an unknown id). */
+size_t tr_intern_len(const tr_intern *in, uint32_t id);
 
 /* Raw arena allocation with the intern table's lifetime (8-byte aligned). */
 void *tr_intern_alloc(tr_intern *in, size_t n);

@@ -49,6 +49,11 @@
 #define MEMO_SLOTS 16u
 #define MEMO_TEXT 64u
 
+/* Event names interned lately (name_id): 2^NAME_CACHE_BITS slots, and the shortest name
+ * that takes one (a shorter one is hashed by the table at once). */
+#define NAME_CACHE_BITS 12
+#define NAME_CACHE_MIN 16u
+
 /* The answers of one test on short texts, for the last MEMO_SLOTS texts asked. */
 typedef struct text_memo {
   struct {
@@ -76,6 +81,9 @@ typedef struct rd {
   /* what classify needs from an event's category (CAT_* bits), and whether a runtime
    * call's name says launch: every event asked the same substring tests of its own copy */
   text_memo cat_memo, launch_memo;
+  /* the id of a name interned lately per slot (name_id; 0 = none): a trace repeats a few
+   * thousand frame and kernel names, each long */
+  tr_str name_cache[1u << NAME_CACHE_BITS];
   /* context + 1 of the last event of each kind (0 = none yet): kernels, CPU ops and
    * runtime calls interleave in the file, but each kind mostly repeats its own */
   uint32_t last_ctx[N_KINDS];
@@ -763,6 +771,26 @@ static tr_str intern_text(rd *r, fe_text s) {
   return id;
 }
 
+/* intern_text of an event's name through name_cache, whose slot a hash of the name's
+ * length and three of its words picks (its first, middle and last 8 bytes: frame names
+ * share their starts, addresses and line numbers sit at their ends): a name met lately is
+ * one compare with its stored text, not a hash of all its bytes and a probe of the
+ * table. Names that share the slot take turns in it; the ids are the table's either way. */
+static tr_str name_id(rd *r, fe_text s) {
+  if (s.n < NAME_CACHE_MIN) return intern_text(r, s);
+  uint64_t a, b, c;
+  memcpy(&a, s.p, 8);
+  memcpy(&b, s.p + s.n / 2 - 4, 8);
+  memcpy(&c, s.p + s.n - 8, 8);
+  uint64_t h = ((a * 0x9E3779B97F4A7C15ull) ^ b) * 0xFF51AFD7ED558CCDull;
+  h = (h ^ c ^ s.n) * 0xC4CEB9FE1A85EC53ull;
+  tr_str *slot = &r->name_cache[h >> (64 - NAME_CACHE_BITS)];
+  const tr_intern *in = r->t->in;
+  if (*slot && tr_intern_len(in, *slot) == s.n && memcmp(tr_intern_get(in, *slot), s.p, s.n) == 0)
+    return *slot;
+  return *slot = intern_text(r, s);
+}
+
 /* A buffer's text as a view; empty when the field is not present. */
 static fe_text buf_text(const lx_buf *b, bool present) {
   return present ? (fe_text){b->p, b->n} : (fe_text){NULL, 0};
@@ -1227,7 +1255,7 @@ typedef struct kept_texts {
  * with its context and kept args. */
 static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
   if (kind == TR_KIND_PYFRAME) {
-    tr_str name = intern_text(r, k->name);
+    tr_str name = name_id(r, k->name);
     /* cat is always "python_function": intern it with the first frame only, so string
      * ids come out as they would if every frame carried it */
     if (r->t->py.n == 0) (void)intern_text(r, k->cat);
@@ -1242,7 +1270,7 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
   e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
-  e.name = intern_text(r, k->name);
+  e.name = name_id(r, k->name);
   if (r->ext == TR_NO_ID && r->corr != TR_NO_ID) r->t->corr_wanted = true;
   tr_event_ctx c;
   c.cat = intern_cached(r, k->cat, &r->ic_cat[kind]);

@@ -1522,3 +1522,51 @@ Test(trace_reader, kept_args_report_bad_json_like_skipped_ones) {
     tr_trace_destroy(t2);
   }
 }
+
+/* The reader finds a name met lately by its length and its first, middle and last 8 bytes
+ * before it hashes the whole name: names alike in those (they share the reader's slot) but
+ * for one byte elsewhere, names of 15, 16 and 17 bytes, frames and kernels in a scrambled
+ * order. Every event keeps its own name, and equal names get one id. */
+Test(trace_reader, names_alike_but_for_one_byte) {
+  enum { N_NAMES = 19, N_EVENTS = 3000 };
+  char names[N_NAMES][48];
+  for (unsigned i = 0; i < 16; i++) /* 39 bytes: the words at 0, 15 and 31 alike */
+    snprintf(names[i], sizeof names[i], "frame://%cx%c____MIDDLE__xxxx%cxx%c__END__0",
+             'a' + (int)(i % 2), 'a' + (int)(i / 2 % 2), 'a' + (int)(i / 4 % 2),
+             'a' + (int)(i / 8 % 2));
+  snprintf(names[16], sizeof names[16], "%s", "fifteen_bytes_x");
+  snprintf(names[17], sizeof names[17], "%s", "sixteen_bytes_xx");
+  snprintf(names[18], sizeof names[18], "%s", "seventeen_bytes_x");
+  size_t cap = (size_t)N_EVENTS * 200, len = 0;
+  char *json = malloc(cap);
+  cr_assert_not_null(json);
+  unsigned pick[N_EVENTS], kernel[N_EVENTS];
+  uint32_t seed = 12345;
+  len += (size_t)snprintf(json + len, cap - len, "[");
+  for (unsigned i = 0; i < N_EVENTS; i++) {
+    seed = seed * 1103515245u + 12345u;
+    pick[i] = (seed >> 8) % N_NAMES;
+    kernel[i] = (seed >> 20) % 3 == 0;
+    len += (size_t)snprintf(json + len, cap - len,
+                            "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 1, "
+                            "\"tid\": 1, \"ts\": %u.5, \"dur\": 1%s}",
+                            i ? ", " : "", kernel[i] ? "kernel" : "python_function", names[pick[i]],
+                            i, kernel[i] ? ", \"args\": {\"stream\": 7}" : "");
+  }
+  snprintf(json + len, cap - len, "]");
+  tr_trace *t = read_ok(json);
+  size_t n_frames, n_kernels, f = 0, k = 0;
+  const tr_pyframe *frames = tr_trace_pyframes(t, &n_frames);
+  const tr_event *kernels = tr_trace_events(t, TR_KIND_KERNEL, &n_kernels);
+  tr_str id_of[N_NAMES] = {0};
+  for (unsigned i = 0; i < N_EVENTS; i++) {
+    tr_str id = kernel[i] ? kernels[k++].name : frames[f++].name;
+    cr_assert_str_eq(tr_str_get(t, id), names[pick[i]], "event %u", i);
+    if (!id_of[pick[i]]) id_of[pick[i]] = id;
+    cr_assert_eq(id, id_of[pick[i]], "event %u: one name, one id", i);
+  }
+  cr_assert_eq(f, n_frames);
+  cr_assert_eq(k, n_kernels);
+  tr_trace_destroy(t);
+  free(json);
+}
