@@ -72,9 +72,8 @@ static const tr_event *call_of(const staging_ctx *c, const an_trace_ids *ids, co
 static bool staged(const staging_ctx *c, const an_trace_ids *ids, const tr_event *k) {
   const tr_event *call = call_of(c, ids, k);
   if (!call || is_graph_launch(c, call)) return false;
-  for (const tr_event *op = an_op_nest_around(&c->nest, call); op;
-       op = an_op_nest_enclosing(&c->nest, op))
-    if (holds_graph(c, op)) return true;
+  for (long e = an_op_nest_around_entry(&c->nest, call); e >= 0; e = an_op_nest_parent(&c->nest, e))
+    if (holds_graph(c, an_op_nest_op(&c->nest, e))) return true;
   return false;
 }
 

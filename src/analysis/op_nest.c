@@ -142,7 +142,7 @@ const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const 
   return NULL;
 }
 
-const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {
+long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
   size_t lo; /* first op sorting after (pid, tid, at->ts) */
   UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, at->ts));
@@ -150,8 +150,13 @@ const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {
    * up from that one to the first that still spans it */
   for (int32_t i = (int32_t)lo - 1; i >= 0; i = x->parent[i]) {
     const tr_event *op = &x->ops[x->pos[i]];
-    if (tr_event_pid(x->t, op) != pid || tr_event_tid(x->t, op) != tid) return NULL;
-    if (end_of(x, op) >= at->ts) return op;
+    if (tr_event_pid(x->t, op) != pid || tr_event_tid(x->t, op) != tid) return -1;
+    if (end_of(x, op) >= at->ts) return i;
   }
-  return NULL;
+  return -1;
+}
+
+const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {
+  long i = an_op_nest_around_entry(x, at);
+  return i >= 0 ? an_op_nest_op(x, i) : NULL;
 }

@@ -45,6 +45,17 @@ void an_op_nest_free(an_op_nest *x);
  * NULL. */
 const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at);
 
+/* The walk up from the innermost op around `at` without a search per step, for a caller
+ * that visits every enclosing op (an_op_nest_enclosing finds its op's entry by a binary
+ * search each time): the entry of the innermost op (as an_op_nest_around), -1 when none;
+ * then an_op_nest_parent of an entry, -1 at the outermost; an_op_nest_op of an entry is
+ * its op. */
+long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at);
+static inline long an_op_nest_parent(const an_op_nest *x, long entry) { return x->parent[entry]; }
+static inline const tr_event *an_op_nest_op(const an_op_nest *x, long entry) {
+  return &x->ops[x->pos[entry]];
+}
+
 /* The CPU op that encloses CPU op `op` of the index's trace, or NULL (none, or op is not
  * one of its CPU ops). */
 const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op);

@@ -96,9 +96,9 @@ static bool split_launches(view_work *w) {
   if (ok) ut_sort_f64(at, w->n);
   ok = ok && an_op_nest_build_at(&nest, w->v->trace, at, w->n) == 0;
   for (size_t i = 0; ok && i < w->n; i++) {
-    const tr_event *op = an_op_nest_around(&nest, w->c[i].call);
-    for (; op && !opaque_op(w, op);) op = an_op_nest_enclosing(&nest, op);
-    if (op) w->c[i].row->opaque_steps_us += w->c[i].dur;
+    long e = an_op_nest_around_entry(&nest, w->c[i].call);
+    for (; e >= 0 && !opaque_op(w, an_op_nest_op(&nest, e));) e = an_op_nest_parent(&nest, e);
+    if (e >= 0) w->c[i].row->opaque_steps_us += w->c[i].dur;
   }
   an_op_nest_free(&nest);
   free(at);

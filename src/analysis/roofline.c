@@ -273,8 +273,7 @@ static void view_ops_build(ctx *c, const an_trace_view *v, view_ops *vo) {
       vo->pos[e] = op ? (uint32_t)(op - vo->ops) : OP_NONE;
     }
   if (!view_ops_mark_secondary(v, vo)) c->nomem = true;
-  an_op_nest_free(&c->nest); /* asked no more for this trace */
-  c->nest_trace = NULL;
+  /* the nest stays: a gather model's output shape (shape_child) asks it again */
 }
 
 static void view_ops_free(view_ops *vo) {

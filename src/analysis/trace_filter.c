@@ -28,9 +28,9 @@ static void mark_ops(const an_op_nest *nest, const tr_trace *t, tr_kind k, const
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, k, &n);
   for (size_t i = 0; i < n; i++)
-    for (const tr_event *op = an_op_nest_around(nest, &ev[i]); op && !held[op - ops];
-         op = an_op_nest_enclosing(nest, op))
-      held[op - ops] = true;
+    for (long e = an_op_nest_around_entry(nest, &ev[i]);
+         e >= 0 && !held[an_op_nest_op(nest, e) - ops]; e = an_op_nest_parent(nest, e))
+      held[an_op_nest_op(nest, e) - ops] = true;
 }
 
 static int count_ops(an_trace_filter *f, const tr_trace *t) {
