@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "triage/settings.h"
+#include "util/map.h"
+#include "util/vec.h"
 
 #define LC_BLOCK 64u
 /* levels of a tree of 2^(bits of size_t) leaves: more blocks than memory holds */
@@ -35,12 +37,29 @@ typedef struct lc_tree {
   size_t off[LC_MAX_LEVELS], len[LC_MAX_LEVELS]; /* per level: first node, node count */
 } lc_tree;
 
+/* One answer of an_launch_context_of: the family, and the event whose name matched (the
+ * kernel, or the op or region around its launch), NULL with family -1. */
+typedef struct lc_answer {
+  long family;
+  const tr_event *hit;
+} lc_answer;
+
 struct an_launch_context {
   const tr_trace *t;
   const te_rules *r;
   bool built;                        /* summaries tried (they may still be absent) */
   lc_tree runtime_corr, launch_corr; /* correlations of runtime calls, of launches */
   lc_tree op_span, region_span;      /* starts and ends of CPU ops, of regions */
+  /* an_launch_context_of's answers (the time account, the overlap table and the Ranks
+   * summary ask about the same collectives): key (event index << 32 | category index + 1,
+   * 0 for none) -> index in answers */
+  ut_u64map memo;
+  lc_answer *answers;
+  size_t n_answers, cap_answers;
+  ut_strmap cats; /* the categories asked with */
+  /* scratch: the CPU ops, then the regions, around one launch call, in file order */
+  const tr_event **around;
+  size_t n_around, cap_around;
 };
 
 /* Whether CPU op o spans call's start on call's thread (cc) and m matches its name. Time
@@ -189,16 +208,14 @@ static const tr_event *lc_first_with(const tr_trace *t, tr_kind kind, const lc_t
   return lc_blocks_holding(tr, q.n, corr, lc_block_with_corr, &q) ? q.found : NULL;
 }
 
-/* Whether an event of the kind (CPU ops or record_function regions) encloses call and
- * m matches it, reading only the blocks whose span holds call's start; the first such in
- * file order puts its name in hit (cap bytes) when hit is not NULL. */
-static bool lc_kind_around(const tr_trace *t, tr_kind kind, const lc_tree *tr, const tr_event *call,
-                           const te_matcher *m, char *hit, size_t cap) {
+/* The first event of the kind (CPU ops or record_function regions) in file order that
+ * encloses call and m matches, reading only the blocks whose span holds call's start; NULL
+ * when none. */
+static const tr_event *lc_kind_around(const tr_trace *t, tr_kind kind, const lc_tree *tr,
+                                      const tr_event *call, const te_matcher *m) {
   lc_question q = {.t = t, .call = call, .cc = tr_trace_ctx(t, call), .m = m};
   q.ev = tr_trace_events(t, kind, &q.n);
-  if (!lc_blocks_holding(tr, q.n, lc_time_key(call->ts), lc_block_around, &q)) return false;
-  if (hit && cap) snprintf(hit, cap, "%s", tr_str_get(t, q.found->name));
-  return true;
+  return lc_blocks_holding(tr, q.n, lc_time_key(call->ts), lc_block_around, &q) ? q.found : NULL;
 }
 
 an_launch_context *an_launch_context_create(const tr_trace *t, const te_rules *r) {
@@ -218,6 +235,10 @@ static void lc_summaries_free(an_launch_context *x) {
 void an_launch_context_destroy(an_launch_context *x) {
   if (!x) return;
   lc_summaries_free(x);
+  ut_u64map_free(&x->memo);
+  free(x->answers);
+  ut_strmap_free(&x->cats);
+  free(x->around);
   free(x);
 }
 
@@ -242,28 +263,80 @@ static const tr_event *lc_call(an_launch_context *x, const tr_event *e) {
   return call ? call : lc_first_with(x->t, TR_KIND_LAUNCH, &x->launch_corr, corr);
 }
 
-/* The CPU ops, then the record_function regions around call, each in file order. */
-static bool lc_around(const an_launch_context *x, const tr_event *call, const te_matcher *m,
-                      char *hit, size_t cap) {
-  return lc_kind_around(x->t, TR_KIND_CPU_OP, &x->op_span, call, m, hit, cap) ||
-         lc_kind_around(x->t, TR_KIND_USER_ANNOTATION, &x->region_span, call, m, hit, cap);
+/* The first of the CPU ops, then of the record_function regions around call, each in file
+ * order, that m matches; NULL when none. */
+static const tr_event *lc_around(const an_launch_context *x, const tr_event *call,
+                                 const te_matcher *m) {
+  const tr_event *op = lc_kind_around(x->t, TR_KIND_CPU_OP, &x->op_span, call, m);
+  return op ? op : lc_kind_around(x->t, TR_KIND_USER_ANNOTATION, &x->region_span, call, m);
 }
 
 bool an_launch_context_match(an_launch_context *x, const tr_event *e, const te_matcher *m,
                              char *hit, size_t cap) {
   if (!x || !m) return false;
   const tr_event *call = lc_call(x, e);
-  return call && lc_around(x, call, m, hit, cap);
+  const tr_event *found = call ? lc_around(x, call, m) : NULL;
+  if (found && hit && cap) snprintf(hit, cap, "%s", tr_str_get(x->t, found->name));
+  return found != NULL;
 }
 
-long an_launch_context_of(an_launch_context *x, const tr_event *e, const char *category, char *hit,
-                          size_t cap) {
-  if (!x) return -1;
+/* A question gathering every event of a kind around a call (lc_gather). */
+typedef struct lc_gathering {
+  lc_question q;
+  an_launch_context *x;
+  bool nomem;
+} lc_gathering;
+
+static bool lc_block_gather(size_t k, void *q) {
+  lc_gathering *g = q;
+  lc_question *x = &g->q;
+  for (size_t i = k * LC_BLOCK; i < lc_block_end(k, x->n); i++) {
+    const tr_event *o = &x->ev[i];
+    if (o->ts > x->call->ts || o->ts + tr_event_dur(x->t, o) < x->call->ts) continue;
+    const tr_event_ctx *oc = tr_trace_ctx(x->t, o);
+    if (oc->pid != x->cc->pid || oc->tid != x->cc->tid) continue;
+    an_launch_context *c = g->x;
+    const tr_event **v = ut_grow(c->around, &c->cap_around, c->n_around + 1, sizeof *v);
+    if (!v) return g->nomem = true; /* stops the descent */
+    c->around = v;
+    c->around[c->n_around++] = o;
+  }
+  return false; /* every block holding the call's start */
+}
+
+/* x->around: the CPU ops, then the regions, around call on its thread, each in file order
+ * (the order lc_around tries them in). False when out of memory. */
+static bool lc_gather(an_launch_context *x, const tr_event *call) {
+  static const tr_kind kinds[] = {TR_KIND_CPU_OP, TR_KIND_USER_ANNOTATION};
+  const lc_tree *trees[] = {&x->op_span, &x->region_span};
+  x->n_around = 0;
+  for (size_t k = 0; k < 2; k++) {
+    lc_gathering g = {.q = {.t = x->t, .call = call, .cc = tr_trace_ctx(x->t, call)}, .x = x};
+    g.q.ev = tr_trace_events(x->t, kinds[k], &g.q.n);
+    lc_blocks_holding(trees[k], g.q.n, lc_time_key(call->ts), lc_block_gather, &g);
+    if (g.nomem) return false;
+  }
+  return true;
+}
+
+/* The first of x->around that m names, or NULL. */
+static const tr_event *lc_around_named(const an_launch_context *x, const te_matcher *m) {
+  for (size_t i = 0; i < x->n_around; i++) {
+    const char *nm = tr_str_get(x->t, x->around[i]->name);
+    if (te_matcher_match(m, nm, strlen(nm))) return x->around[i];
+  }
+  return NULL;
+}
+
+/* an_launch_context_of without the memo. The ops and regions around the launch are gathered
+ * once for every rule (each rule read the blocks again); out of memory, each rule asks
+ * lc_around as before. */
+static lc_answer lc_family(an_launch_context *x, const tr_event *e, const char *category) {
   const te_settings *set = te_rules_settings(x->r);
   const te_string_list *rules = &set->overlap_dependency_context_rules;
   const char *name = tr_str_get(x->t, e->name);
   const tr_event *call = NULL;
-  bool looked = false;
+  bool looked = false, gathered = false;
   char mname[128];
   for (size_t i = 0; i < rules->n; i++) {
     const te_string_list *cats =
@@ -272,14 +345,50 @@ long an_launch_context_of(an_launch_context *x, const tr_event *e, const char *c
     snprintf(mname, sizeof mname, "dep_%s", rules->items[i]);
     const te_matcher *m = te_rules_matcher(x->r, mname);
     if (!m) continue;
-    if (te_matcher_match(m, name, strlen(name))) {
-      if (hit && cap) snprintf(hit, cap, "%s", name);
-      return (long)i;
+    if (te_matcher_match(m, name, strlen(name))) return (lc_answer){(long)i, e};
+    if (!looked) { /* one lookup for every rule */
+      call = lc_call(x, e), looked = true;
+      gathered = call && lc_gather(x, call);
     }
-    if (!looked) call = lc_call(x, e), looked = true; /* one lookup for every rule */
-    if (call && lc_around(x, call, m, hit, cap)) return (long)i;
+    if (!call) continue;
+    const tr_event *found = gathered ? lc_around_named(x, m) : lc_around(x, call, m);
+    if (found) return (lc_answer){(long)i, found};
   }
-  return -1;
+  return (lc_answer){-1, NULL};
+}
+/* The memo key of (e, category); false when out of memory (the answer is then not
+ * remembered). */
+static bool lc_memo_key(an_launch_context *x, const tr_event *e, const char *category,
+                        uint64_t *key) {
+  long cat = category ? ut_strmap_put(&x->cats, category, strlen(category)) : -1;
+  if (category && cat < 0) return false;
+  *key = (uint64_t)e->index << 32 | (uint64_t)(cat + 1);
+  return true;
+}
+
+/* Remembers answer a under key (not remembered when out of memory: asked again). */
+static void lc_remember(an_launch_context *x, uint64_t key, lc_answer a) {
+  lc_answer *v = ut_grow(x->answers, &x->cap_answers, x->n_answers + 1, sizeof *v);
+  if (!v) return;
+  x->answers = v;
+  if (!ut_u64map_put(&x->memo, key, x->n_answers)) return;
+  x->answers[x->n_answers++] = a;
+}
+
+long an_launch_context_of(an_launch_context *x, const tr_event *e, const char *category, char *hit,
+                          size_t cap) {
+  if (!x) return -1;
+  uint64_t key = 0, at;
+  bool keyed = lc_memo_key(x, e, category, &key);
+  lc_answer a;
+  if (keyed && ut_u64map_get(&x->memo, key, &at)) {
+    a = x->answers[at];
+  } else {
+    a = lc_family(x, e, category);
+    if (keyed) lc_remember(x, key, a);
+  }
+  if (a.hit && hit && cap) snprintf(hit, cap, "%s", tr_str_get(x->t, a.hit->name));
+  return a.family;
 }
 
 const char *an_launch_context_rule(const an_launch_context *x, long idx) {

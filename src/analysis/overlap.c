@@ -56,15 +56,13 @@ static void ov_side_free(ov_side *s) {
   ut_strmap_free(&s->names);
   ut_strmap_free(&s->streams);
   ov_source_destroy(s->source);
-  an_launch_context_destroy(s->launch);
   memset(s, 0, sizeof *s);
 }
 
-/* The side's launch context, created on its first question (NULL without memory: then no
- * context matches). */
-static an_launch_context *ov_side_launches(ov_side *s, const te_rules *r) {
-  if (!s->launch) s->launch = an_launch_context_create(s->t, r);
-  return s->launch;
+/* The side's launch context: its view's, shared with the time account and the Ranks
+ * summary (NULL without memory: then no context matches). */
+static an_launch_context *ov_side_launches(const ov_side *s) {
+  return an_trace_view_launches(s->in->view);
 }
 
 static bool ov_starts_gpu_or_kernel(const char *cat) {
@@ -536,8 +534,8 @@ static bool ov_staging_copy(const ov_stage_ctx *c, const ov_agg *a, char *op, si
   for (size_t i = 0; i < c->n && om; i++) {
     if (c->ks[i].name != a->name || seen++ % step) continue;
     sampled++;
-    bool in = an_launch_context_match(ov_side_launches(c->formal->side, c->r), ov_stage_event(c, i),
-                                      om, hit, sizeof hit);
+    bool in = an_launch_context_match(ov_side_launches(c->formal->side), ov_stage_event(c, i), om,
+                                      hit, sizeof hit);
     hits += in;
     if (in && !*op) snprintf(op, cap, "%s", hit);
   }
@@ -573,7 +571,7 @@ static void ov_collective_op(const ov_stage_ctx *c, const ov_agg *a, ov_coll_op 
     if (c->ks[i].name != a->name || seen++ % step) continue;
     out->sampled++;
     const tr_event *ev = ov_stage_event(c, i);
-    if (!an_launch_context_match(ov_side_launches(c->formal->side, c->r), ev, m, hit, sizeof hit))
+    if (!an_launch_context_match(ov_side_launches(c->formal->side), ev, m, hit, sizeof hit))
       continue;
     size_t k = 0;
     while (k < n_ops && strcmp(ops[k].name, hit)) k++;
@@ -654,8 +652,8 @@ static bool ov_dep_class(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row 
           pass == 0 && !by_name && *coll.name && te_matcher_match(m, coll.name, strlen(coll.name));
       if (by_op) snprintf(op, sizeof op, "%s", coll.name);
       if (!by_name && !by_op &&
-          (pass == 0 || !an_launch_context_match(ov_side_launches(c->formal->side, c->r), rep, m,
-                                                 op, sizeof op)))
+          (pass == 0 ||
+           !an_launch_context_match(ov_side_launches(c->formal->side), rep, m, op, sizeof op)))
         continue;
       row->dep_class = cls->items[0];
       row->dep_rule = rules->items[i];
@@ -956,7 +954,7 @@ static bool ov_append_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
 /* The labelled launch-context family of the stage's kernel i (-1: none or unlabelled);
  * hit (cap bytes) receives the op or region that named it. */
 static long ov_labelled_family(ov_stage_ctx *c, size_t i, char *hit, size_t cap) {
-  an_launch_context *lx = ov_side_launches(c->formal->side, c->r);
+  an_launch_context *lx = ov_side_launches(c->formal->side);
   const char *cat = ov_cats_label(c->cats, (long)c->ks[i].cat);
   long f = an_launch_context_of(lx, ov_stage_event(c, i), cat, hit, cap);
   return f >= 0 && an_launch_context_label(lx, f) ? f : -1;

@@ -162,8 +162,7 @@ typedef struct ov_side {
   ut_strmap names, streams;
   uint32_t *cat; /* overlap category + 1 per name id, 0 = not yet classified */
   size_t cat_cap;
-  ov_source *source;         /* built on first use as a mapping trace */
-  an_launch_context *launch; /* created on the first launch-context question */
+  ov_source *source; /* built on first use as a mapping trace */
 } ov_side;
 
 typedef struct ov_bundle {

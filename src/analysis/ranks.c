@@ -527,13 +527,13 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
   }
   const an_steps *st = lent ? lent : &own;
   long rank = rank_of(in, v->trace);
-  an_launch_context *lx = ok ? an_launch_context_create(v->trace, rules) : NULL;
+  /* the view's, shared with the time account and the overlap table */
+  an_launch_context *lx = ok ? an_trace_view_launches(v) : NULL;
   ok = ok && lx;
   for (size_t i = 0; ok && i < v->n_stages; i++) {
     an_rank_part *p = add_part(s, rank, v->stages[i].stage->id);
     ok = p && summarize_stage(p, &v->stages[i], &nm, v->trace, st, lx);
   }
-  an_launch_context_destroy(lx);
   an_steps_free(&own);
   if (!ok) {
     summary_free(s);

@@ -150,10 +150,9 @@ static size_t stage_slot(const an_timeline *tl, const char *stage_id) {
 typedef struct tl_trace {
   const an_timeline_input *in;
   const tr_trace *t;
-  const char **coll_name;      /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
-  const char **coll_cat;       /* by string id: a collective's category, once coll_name is set */
-  an_launch_context *launches; /* the collectives' launch contexts, made at the first */
-  uint8_t *graph_call;         /* by string id: 0 unasked, 1 no, 2 a graph launch call */
+  const char **coll_name; /* by string id: canonical name, NOT_COLLECTIVE, or NULL: unasked */
+  const char **coll_cat;  /* by string id: a collective's category, once coll_name is set */
+  uint8_t *graph_call;    /* by string id: 0 unasked, 1 no, 2 a graph launch call */
   const te_matcher *graph_matcher; /* graph_replay_launch, looked up once */
   const tr_event *kev;             /* the trace's kernel events */
   long *step_window;               /* by step: window index or -1 */
@@ -492,17 +491,17 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
 /* The labelled launch-context family of collective kernel event e (launch_context.h: the
  * input dist, the gradient reduce of a DDP hook, ...), as the overlap table splits the
  * collective's rows; NULL when none or unlabelled, or out of memory. */
-static const char *launch_family(an_timeline *tl, tl_trace *c, const tr_event *e) {
-  if (!c->launches && !(c->launches = an_launch_context_create(c->t, tl->rules))) return NULL;
-  long f = an_launch_context_of(c->launches, e, c->coll_cat[e->name], NULL, 0);
-  return f >= 0 ? an_launch_context_label(c->launches, f) : NULL;
+static const char *launch_family(tl_trace *c, const tr_event *e) {
+  an_launch_context *lx = an_trace_view_launches(c->in->view); /* the view's, shared */
+  long f = an_launch_context_of(lx, e, c->coll_cat[e->name], NULL, 0);
+  return f >= 0 ? an_launch_context_label(lx, f) : NULL;
 }
 
 /* A collective kernel k of canonical name `name`. */
 static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, const char *name,
                            bool first) {
   const tr_event *e = &o->c->kev[k->pos];
-  const char *context = launch_family(tl, o->c, e);
+  const char *context = launch_family(o->c, e);
   uint32_t ordinal = 0;
   for (size_t i = tl->n_coll; i-- > 0 && tl->coll[i].window == o->window;)
     ordinal += tl->coll[i].name == name && tl->coll[i].context == context;
@@ -746,7 +745,6 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
   free(c.coll_name);
   free(c.coll_cat);
-  an_launch_context_destroy(c.launches);
   free(c.graph_call);
   free(c.step_window);
   free(c.stage_window);

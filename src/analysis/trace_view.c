@@ -278,6 +278,12 @@ static int cmp_kernel_ptr(const void *a, const void *b, void *unused) {
   return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 
+/* What the passes reading a view share (an_trace_view.shared), each made on first use. */
+struct an_view_shared {
+  const te_rules *rules;
+  an_launch_context *launches;
+};
+
 void an_trace_view_free(an_trace_view *v) {
   if (!v) return;
   for (size_t i = 0; i < v->n_stages; i++) free(v->stages[i].kernels);
@@ -285,7 +291,15 @@ void an_trace_view_free(an_trace_view *v) {
   free(v->kernel_stage);
   if (v->ids) an_trace_ids_free(v->ids);
   free(v->ids);
+  if (v->shared) an_launch_context_destroy(v->shared->launches);
+  free(v->shared);
   memset(v, 0, sizeof *v);
+}
+
+an_launch_context *an_trace_view_launches(const an_trace_view *v) {
+  struct an_view_shared *s = v->shared;
+  if (s && !s->launches) s->launches = an_launch_context_create(v->trace, s->rules);
+  return s ? s->launches : NULL;
 }
 
 an_status an_trace_view_index_ids(an_trace_view *v) {
@@ -565,7 +579,12 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   tr_trace_events(t, TR_KIND_KERNEL, &nk);
   out->n_kernel_events = nk;
   out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
-  if (!out->kernel_stage) return AN_ERR_NOMEM;
+  out->shared = calloc(1, sizeof *out->shared);
+  if (!out->kernel_stage || !out->shared) {
+    an_trace_view_free(out);
+    return AN_ERR_NOMEM;
+  }
+  out->shared->rules = rules;
   bool *is_kernel = NULL;
   an_status rc = kernel_events(t, te_rules_matcher(rules, "not_a_kernel"), &is_kernel);
   bool found = false;

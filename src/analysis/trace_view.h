@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "analysis/id_index.h"
+#include "analysis/launch_context.h"
 #include "analysis/model.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -72,10 +73,20 @@ typedef struct an_trace_view {
   /* The trace's id indexes once an_trace_view_index_ids built them (owned), else NULL:
    * attribution and the overlap scope borrow them instead of each sorting its own. */
   an_trace_ids *ids;
+  /* What the passes reading the view share, each made by the first that asks (owned;
+   * an_trace_view_launches). NULL on a view that failed to build. */
+  struct an_view_shared *shared;
 } an_trace_view;
 
 /* Builds v->ids (a no-op when built). AN_ERR_NOMEM when out of memory. */
 an_status an_trace_view_index_ids(an_trace_view *v);
+
+/* The launch context of the view's trace (launch_context.h, with the rules the view was
+ * built with), made on the first call and kept with the view: the Ranks summary, the time
+ * account and the overlap table ask about the same collectives, so its block summaries are
+ * built and its answers found once. NULL when out of memory. A view is read by one thread
+ * at a time: the context is not locked. */
+an_launch_context *an_trace_view_launches(const an_trace_view *v);
 
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as
