@@ -1081,9 +1081,13 @@ static long world_size(const run_state *r) {
  * Limits then say the host time nothing recorded was dropped by the filter. */
 static an_status trace_filter_limits(run_state *r) {
   an_trace_filter f = {0};
-  for (size_t i = 0; i < r->formal.n; i++)
-    if (r->formal.traces[i] && an_trace_filter_add(&f, r->formal.traces[i]) != 0)
-      return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < r->formal.n; i++) {
+    if (!r->formal.traces[i]) continue;
+    /* the view's counts: the Ranks summary counted them already */
+    const an_trace_filter *g = an_trace_view_filter(&r->formal.views[i]);
+    if (!g) return fail(r, AN_ERR_NOMEM, NULL, "out of memory");
+    an_trace_filter_merge(&f, g);
+  }
   an_trace_limits *l = &r->report.limits;
   l->filtered =
       an_trace_filter_says(&f, te_rules_settings(r->rules)->report_filtered_min_runtime_calls,

@@ -498,11 +498,11 @@ static long rank_of(const an_rank_input *in, const tr_trace *t) {
 
 /* Whether t was filtered down to GPU work (a directory run checks every rank it reads, not
  * only the tables' one: review 7 defect 3's sampled ranks). false when out of memory. */
-static bool filtered(const tr_trace *t, const te_rules *rules, bool *out) {
-  an_trace_filter f = {0};
-  if (an_trace_filter_add(&f, t) != 0) return false;
+static bool filtered(const an_trace_view *v, const te_rules *rules, bool *out) {
+  const an_trace_filter *f = an_trace_view_filter(v); /* the view's, shared with the Limits */
+  if (!f) return false;
   const te_settings *set = te_rules_settings(rules);
-  *out = an_trace_filter_says(&f, set->report_filtered_min_runtime_calls,
+  *out = an_trace_filter_says(f, set->report_filtered_min_runtime_calls,
                               set->report_filtered_min_op_pct);
   return true;
 }
@@ -519,7 +519,7 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
    * where discovery's probe of the file's head does not look */
   const char *host = ok ? tr_str_get(v->trace, tr_trace_meta_get(v->trace)->host_name) : "";
   if (ok && *host) ok = (s->host = strdup(host)) != NULL;
-  if (ok) ok = filtered(v->trace, rules, &s->filtered);
+  if (ok) ok = filtered(v, rules, &s->filtered);
   if (ok && !lent) {
     lock_rules(&nm);
     ok = an_steps_build(v, rules, &own) == AN_OK;

@@ -62,6 +62,15 @@ int an_trace_filter_add(an_trace_filter *f, const tr_trace *t) {
   return all ? count_ops(f, t) : 0;
 }
 
+void an_trace_filter_merge(an_trace_filter *f, const an_trace_filter *g) {
+  f->traces += g->traces;
+  f->runtime_calls += g->runtime_calls;
+  f->gpu_calls += g->gpu_calls;
+  f->cpu_ops += g->cpu_ops;
+  f->launching_ops += g->launching_ops;
+  f->idle_call = f->idle_call || g->idle_call;
+}
+
 bool an_trace_filter_says(const an_trace_filter *f, long min_calls, double min_op_pct) {
   return f->traces && !f->idle_call &&
          f->runtime_calls >= (size_t)(min_calls > 0 ? min_calls : 1) &&

@@ -33,6 +33,9 @@ typedef struct an_trace_filter {
  * trace is not filtered, and its ops need no look. 0, or -1 out of memory. */
 int an_trace_filter_add(an_trace_filter *f, const tr_trace *t);
 
+/* Adds the counts of g (other traces) to f, as an_trace_filter_add of its traces would. */
+void an_trace_filter_merge(an_trace_filter *f, const an_trace_filter *g);
+
 /* Whether the counts say filtered: at least min_calls runtime calls, every one of them put
  * work on the GPU, and at least min_op_pct % of the CPU ops hold one (a filter keeps the
  * odd trivial op nested in a kept one: HTA's sampled ranks keep 4 aten::result_type of

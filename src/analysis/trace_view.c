@@ -282,6 +282,8 @@ static int cmp_kernel_ptr(const void *a, const void *b, void *unused) {
 struct an_view_shared {
   const te_rules *rules;
   an_launch_context *launches;
+  an_trace_filter filter;
+  bool filter_counted;
 };
 
 void an_trace_view_free(an_trace_view *v) {
@@ -300,6 +302,16 @@ an_launch_context *an_trace_view_launches(const an_trace_view *v) {
   struct an_view_shared *s = v->shared;
   if (s && !s->launches) s->launches = an_launch_context_create(v->trace, s->rules);
   return s ? s->launches : NULL;
+}
+
+const an_trace_filter *an_trace_view_filter(const an_trace_view *v) {
+  struct an_view_shared *s = v->shared;
+  if (s && !s->filter_counted) {
+    memset(&s->filter, 0, sizeof s->filter);
+    if (an_trace_filter_add(&s->filter, v->trace) != 0) return NULL;
+    s->filter_counted = true;
+  }
+  return s ? &s->filter : NULL;
 }
 
 an_status an_trace_view_index_ids(an_trace_view *v) {

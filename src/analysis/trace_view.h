@@ -21,6 +21,7 @@
 #include "analysis/id_index.h"
 #include "analysis/launch_context.h"
 #include "analysis/model.h"
+#include "analysis/trace_filter.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
@@ -87,6 +88,11 @@ an_status an_trace_view_index_ids(an_trace_view *v);
  * built and its answers found once. NULL when out of memory. A view is read by one thread
  * at a time: the context is not locked. */
 an_launch_context *an_trace_view_launches(const an_trace_view *v);
+
+/* The filter counts of the view's trace alone (trace_filter.h), counted on the first call
+ * and kept with the view: the Limits and the Ranks summary both ask. NULL when out of
+ * memory. */
+const an_trace_filter *an_trace_view_filter(const an_trace_view *v);
 
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as
