@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/coll_message.h"
 #include "analysis/collective_names.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/launch_context.h"
@@ -303,20 +304,26 @@ static size_t parse_ranks(const char *s, long *ranks, size_t cap) {
   }
 }
 
-static double arg_number(const tr_trace *t, const tr_event *e, tr_arg key) {
-  tr_str v = tr_event_arg(t, TR_KIND_KERNEL, e, key);
+static double arg_number(const tr_trace *t, tr_kind kind, const tr_event *e, tr_arg key) {
+  tr_str v = tr_event_arg(t, kind, e, key);
   double x = v ? strtod(tr_str_get(t, v), NULL) : 0;
   return x > 0 && x < 1e18 ? x : 0;
 }
 
-/* What a collective kernel's c10d args say: its process group, group size and message. */
+/* What a collective's c10d args say: its process group, group size and message. The kernel's
+ * own args first; a kernel that states no message takes what recorded its parameters on the
+ * host around its launch (msg: record_param_comms' args or first input, the "nccl:*"
+ * region's input, coll_message.h), so like instances match across ranks where only the host
+ * recorded the message (older PyTorch, a DDP bucket, a TorchRec all-to-all). */
 static bool collective_args(an_rank_part *p, const tr_trace *t, const tr_event *e,
-                            an_rank_coll_kind *k) {
+                            const an_coll_message *msg, an_rank_coll_kind *k) {
   k->pg = AN_RANK_NO_PG;
-  k->nelems = arg_number(t, e, TR_ARG_IN_MSG_NELEMS);
-  double size = arg_number(t, e, TR_ARG_GROUP_SIZE);
+  k->nelems = msg->nelems;
+  double size = arg_number(t, TR_KIND_KERNEL, e, TR_ARG_GROUP_SIZE);
+  if (!size) size = msg->group_size;
   k->group_size = size >= 2 && size <= TR_MAX_META_ITEMS ? (size_t)size : 0;
   tr_str pr = tr_event_arg(t, TR_KIND_KERNEL, e, TR_ARG_PG_RANKS);
+  if (!pr && msg->from) pr = tr_event_arg(t, msg->from_kind, msg->from, TR_ARG_PG_RANKS);
   long ranks[TR_MAX_META_ITEMS];
   size_t n = pr ? parse_ranks(tr_str_get(t, pr), ranks, TR_MAX_META_ITEMS) : 0;
   if (n < 2) return true;
@@ -406,9 +413,10 @@ static bool collective_context(an_rank_part *s, const part_input *pi, const tr_e
 }
 
 static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event *e, uint32_t idx,
-                           double dur) {
+                           const an_coll_message *msg) {
   an_rank_coll_kind k = {.kernel = idx};
-  if (!collective_args(s, pi->t, e, &k) ||
+  double dur = tr_event_dur(pi->t, e);
+  if (!collective_args(s, pi->t, e, msg, &k) ||
       !collective_context(s, pi, e, s->kern[idx].category, &k.context))
     return false;
   long kind = kind_index(s, &k);
@@ -425,6 +433,61 @@ static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event
   s->colls[s->n_colls++] = c;
   s->collective_us += dur;
   return true;
+}
+
+/* The launch call of kernel e (a pointer into the trace's kernel array), NULL if none. */
+static const tr_event *kernel_launch(const part_input *pi, const tr_event *e) {
+  size_t i = (size_t)(e - pi->base);
+  return pi->steps->launch && i < pi->steps->n_kernel_events ? pi->steps->launch[i] : NULL;
+}
+
+/* The messages of the collectives among k[0..n) (cls communication), in order into msg:
+ * their own args, else the host's record around the launch (indexed around those launches
+ * only). false when out of memory. */
+static bool stage_messages(const part_input *pi, const tr_event **k, const uint8_t *cls, size_t n,
+                           an_coll_message *msg) {
+  const te_rules *rules = pi->nm->rules;
+  an_strtab *keys = an_strtab_create(); /* the keys are not kept: the sizes are */
+  double *at = malloc((n ? n : 1) * sizeof *at);
+  bool ok = keys && at;
+  size_t n_at = 0, m = 0;
+  lock_rules(pi->nm); /* the packs' dtypes and matchers */
+  for (size_t i = 0; ok && i < n; i++) {
+    if (cls[i] != AN_RANK_COMM) continue;
+    const tr_event *launch = kernel_launch(pi, k[i]);
+    if (!an_coll_message_args(pi->t, rules, keys, k[i], &msg[m++]) && launch)
+      at[n_at++] = launch->ts;
+  }
+  ut_sort_f64(at, n_at);
+  an_coll_messages *host =
+      ok && n_at ? an_coll_messages_create(pi->t, rules, keys, at, n_at) : NULL;
+  ok = ok && (!n_at || host);
+  for (size_t i = 0, j = 0; ok && i < n; i++) {
+    if (cls[i] != AN_RANK_COMM) continue;
+    if (!msg[j].key) an_coll_message_host(host, kernel_launch(pi, k[i]), &msg[j]);
+    j++;
+  }
+  an_coll_messages_destroy(host);
+  unlock_rules(pi->nm);
+  an_strtab_destroy(keys);
+  free(at);
+  return ok;
+}
+
+/* The collectives among k[0..n), with their messages (stage_messages); index_of as in
+ * add_kernels. */
+static bool add_collectives(an_rank_part *s, const part_input *pi, const tr_event **k,
+                            const uint8_t *cls, size_t n, const uint32_t *index_of) {
+  size_t n_coll = 0;
+  for (size_t i = 0; i < n; i++) n_coll += cls[i] == AN_RANK_COMM;
+  if (!n_coll) return true;
+  an_coll_message *msg = malloc(n_coll * sizeof *msg);
+  bool ok = msg && stage_messages(pi, k, cls, n, msg);
+  for (size_t i = 0, j = 0; ok && i < n; i++)
+    if (cls[i] == AN_RANK_COMM)
+      ok = add_collective(s, pi, k[i], index_of[k[i]->name] - 1, &msg[j++]);
+  free(msg);
+  return ok;
 }
 
 static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **k, uint8_t *cls,
@@ -457,8 +520,8 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
     cls[i] = (uint8_t)s->kern[idx].cls;
     long step = kernel_step(pi->steps, pi->ord, pi->base, k[i]);
     if (cls[i] != AN_RANK_COMM && step >= 0) s->steps[step].compute_us += dur;
-    if (cls[i] == AN_RANK_COMM) ok = add_collective(s, pi, k[i], idx, dur);
   }
+  ok = ok && add_collectives(s, pi, k, cls, n, index_of);
   free(index_of);
   s->kern = ut_shrink(s->kern, &s->cap_kern, s->names.n, sizeof *s->kern);
   /* a rank's summary lives until every rank is read: no doubling slack kept */

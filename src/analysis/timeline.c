@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/coll_message.h"
 #include "analysis/kmap_internal.h"
 #include "analysis/launch_context.h"
-#include "analysis/op_cost.h"
-#include "analysis/op_nest.h"
 #include "analysis/timeline_internal.h"
 #include "analysis/waits.h"
 #include "util/limits.h"
@@ -160,10 +159,8 @@ typedef struct tl_trace {
   size_t first_window;
   tl_gap *gaps;
   size_t n_gaps, cap_gaps;
-  const te_matcher *comms_op;     /* collective_message_op, looked up once */
-  const te_matcher *comms_region; /* collective_message_region, looked up once */
-  an_op_nest nest, regions; /* CPU ops, regions by time nesting, built when a message needs it */
-  bool nest_built;
+  an_coll_messages *messages; /* the host's messages, made when a kernel states none */
+  bool messages_asked;
 } tl_trace;
 
 static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
@@ -173,126 +170,43 @@ static int cmp_f64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The nesting indexes of the CPU ops and the regions around the launch calls of the
- * collective kernels that state no message, the only times op_message_key asks about: a pass
- * over the ops (regions) and a sort of those few, where an index of every op sorted them all
- * (most of the time account's cost on a cpu_op-heavy trace with a few collectives). false:
- * out of memory. */
-static bool message_nest(an_timeline *tl, tl_trace *c) {
+/* The lookup of the messages recorded on the host (coll_message.h) around the launch calls
+ * of the collective kernels that state no message, the only times message_key asks about:
+ * a pass over the ops (regions) and a sort of those few, where an index of every op sorted
+ * them all (most of the time account's cost on a cpu_op-heavy trace with a few
+ * collectives). NULL: out of memory. */
+static an_coll_messages *host_messages(an_timeline *tl, tl_trace *c) {
   size_t nk = 0, n = 0;
   const tr_event *kev = tr_trace_events(c->t, TR_KIND_KERNEL, &nk);
   const an_steps *s = c->in->steps;
   double *at = malloc((nk ? nk : 1) * sizeof *at);
-  if (!at) return false;
+  if (!at) return NULL;
   for (size_t i = 0; i < nk && i < s->n_kernel_events; i++)
     if (s->launch[i] && collective_name(tl, c, kev[i].name) &&
         !tr_event_arg(c->t, TR_KIND_KERNEL, &kev[i], TR_ARG_IN_MSG_NELEMS))
       at[n++] = s->launch[i]->ts;
   ut_sort_f64(at, n);
-  bool ok = an_op_nest_build_at(&c->nest, c->t, at, n) == 0 &&
-            (!c->comms_region || an_op_nest_build_regions_at(&c->regions, c->t, at, n) == 0);
+  an_coll_messages *m = an_coll_messages_create(c->t, tl->rules, tl->strings, at, n);
   free(at);
-  return ok;
-}
-
-/* count elements of the format spelled `type` (the packs' dtypes) in bytes; 0 when the
- * format is not one of them or the count is not a positive number. */
-static double message_bytes(const an_timeline *tl, double count, const char *type) {
-  const te_dtype *d = type && *type ? te_rules_dtype(tl->rules, type) : NULL;
-  return d && count > 0 && count == count ? count * d->bytes : 0;
-}
-
-/* A message key from event e's args "In msg nelems", "Group size" and "dtype" (a
- * collective kernel's, or the record_param_comms op's of newer PyTorch), after "what:" when
- * what is not NULL; NULL when e states no message size. */
-static const char *args_message_key(an_timeline *tl, const tr_trace *t, tr_kind kind,
-                                    const tr_event *e, const char *what, double *bytes) {
-  tr_str n = tr_event_arg(t, kind, e, TR_ARG_IN_MSG_NELEMS);
-  if (!n) return NULL;
-  const char *dtype = tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_DTYPE));
-  char buf[256];
-  int len =
-      snprintf(buf, sizeof buf, "%.120s%s%s/%s/%s", what ? what : "", what ? ":" : "",
-               tr_str_get(t, n), tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_GROUP_SIZE)), dtype);
-  if (len < 0) return NULL;
-  *bytes = message_bytes(tl, strtod(tr_str_get(t, n), NULL), dtype);
-  return an_strtab_intern(tl->strings, buf,
-                          (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
-}
-
-/* A message key "what:dims/type" from event e's first input ("Input Dims", "Input type":
- * the message tensor of a record_param_comms op or of a collective's region), or NULL when
- * that input has no shape (a tensor list) or no format; *bytes its size. */
-static const char *input_message_key(an_timeline *tl, const tr_trace *t, tr_kind kind,
-                                     const tr_event *e, const char *what, double *bytes) {
-  const char *dims = tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_INPUT_DIMS));
-  const char *types = tr_str_get(t, tr_event_arg(t, kind, e, TR_ARG_INPUT_TYPE));
-  int64_t d[AN_MAX_SHAPE_RANK];
-  size_t rank = 0;
-  if (!an_op_input_dims(dims, 0, d, AN_MAX_SHAPE_RANK, &rank) || !rank) return NULL;
-  const char *q = strchr(types, '"'); /* the first input's format: ["float", ...] */
-  const char *qe = q ? strchr(q + 1, '"') : NULL;
-  if (!q || !qe || qe == q + 1) return NULL; /* an input with no format: not a message */
-  char buf[256];
-  int len = snprintf(buf, sizeof buf, "%.120s:", what);
-  for (size_t i = 0; i < rank && len > 0 && (size_t)len < sizeof buf; i++)
-    len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "x" : "", (long long)d[i]);
-  if (len > 0 && (size_t)len < sizeof buf)
-    len += snprintf(buf + len, sizeof buf - (size_t)len, "/%.*s", (int)(qe - q - 1), q + 1);
-  if (len < 0 || (size_t)len >= sizeof buf) return NULL;
-  char type[64];
-  double count = 1;
-  snprintf(type, sizeof type, "%.*s", (int)(qe - q - 1), q + 1); /* a longer one: no dtype */
-  for (size_t i = 0; i < rank; i++) count *= (double)d[i];
-  *bytes = message_bytes(tl, count, type);
-  return an_strtab_intern(tl->strings, buf, (size_t)len);
-}
-
-/* Whether event e (of c's trace) is one matcher m names. */
-static bool named_by(const tl_trace *c, const te_matcher *m, const tr_event *e) {
-  const char *name = e && m ? tr_str_get(c->t, e->name) : NULL;
-  return name && te_matcher_match(m, name, strlen(name));
-}
-
-/* The message of a collective whose kernel states none, from what recorded its parameters
- * around its launch call: the CPU op of matcher collective_message_op (Kineto's
- * record_param_comms) by its own message args, else by its first input, keyed by the op
- * that recorded it (c10d::alltoall_base_, c10d::allreduce_: one kernel name such as
- * ncclKernel_SendRecv serves several, and their instances are not like ones, review 3);
- * else the record_function region of matcher collective_message_region ("nccl:all_reduce"
- * in older PyTorch, whose record_param_comms holds a tensor list) by its first input. NULL
- * when none states a message (review 6: unlike buckets of one AllReduce compared by name). */
-static const char *op_message_key(an_timeline *tl, tl_trace *c, const tr_event *launch,
-                                  double *bytes) {
-  if (!launch || !c->comms_op) return NULL;
-  if (!c->nest_built) {
-    c->nest_built = true;
-    if (!message_nest(tl, c)) return NULL; /* out of memory: no sizes */
-  }
-  const char *key = NULL;
-  const tr_event *op = an_op_nest_around(&c->nest, launch);
-  if (named_by(c, c->comms_op, op)) {
-    const tr_event *coll = an_op_nest_enclosing(&c->nest, op);
-    const char *what = coll ? tr_str_get(c->t, coll->name) : "op";
-    key = args_message_key(tl, c->t, TR_KIND_CPU_OP, op, what, bytes);
-    if (!key) key = input_message_key(tl, c->t, TR_KIND_CPU_OP, op, what, bytes);
-  }
-  const tr_event *region = key || !c->comms_region ? NULL : an_op_nest_around(&c->regions, launch);
-  if (named_by(c, c->comms_region, region))
-    key = input_message_key(tl, c->t, TR_KIND_USER_ANNOTATION, region,
-                            tr_str_get(c->t, region->name), bytes);
-  return key;
+  return m;
 }
 
 /* A collective kernel's message from its args ("In msg nelems", "Group size", "dtype"), else
- * from what recorded its parameters on the host (op_message_key), as one interned key; NULL
+ * from what recorded its parameters on the host (coll_message.h), as one interned key; NULL
  * when the trace records neither. *bytes: its size in bytes, 0 when no size and format say
  * it. */
 static const char *message_key(an_timeline *tl, tl_trace *c, const tr_event *k,
                                const tr_event *launch, double *bytes) {
-  *bytes = 0;
-  const char *key = args_message_key(tl, c->t, TR_KIND_KERNEL, k, NULL, bytes);
-  return key ? key : op_message_key(tl, c, launch, bytes);
+  an_coll_message m;
+  if (!an_coll_message_args(c->t, tl->rules, tl->strings, k, &m) && launch) {
+    if (!c->messages_asked) {
+      c->messages_asked = true;
+      c->messages = host_messages(tl, c); /* out of memory: no sizes */
+    }
+    an_coll_message_host(c->messages, launch, &m);
+  }
+  *bytes = m.key ? m.bytes : 0;
+  return m.key;
 }
 
 /* Whether a launch call replays a graph (matcher graph_replay_launch). */
@@ -727,8 +641,6 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   tl_trace c = {.in = in,
                 .t = in->view->trace,
                 .graph_matcher = te_rules_matcher(tl->rules, "graph_replay_launch"),
-                .comms_op = te_rules_matcher(tl->rules, "collective_message_op"),
-                .comms_region = te_rules_matcher(tl->rules, "collective_message_region"),
                 .first_window = tl->n_win};
   size_t n_str = tr_trace_string_count(c.t), n_steps = in->steps->n;
   c.coll_name = calloc(n_str ? n_str : 1, sizeof *c.coll_name);
@@ -740,8 +652,8 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   for (size_t j = 0; ok && j < n_steps; j++) c.step_window[j] = -1;
   for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
   ok = ok && make_windows(tl, &c) && account_kernels(tl, &c);
-  an_op_nest_free(&c.nest); /* only the collectives' messages asked them */
-  an_op_nest_free(&c.regions);
+  an_coll_messages_destroy(c.messages); /* only the collectives' messages asked it */
+  c.messages = NULL;
   ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
   free(c.coll_name);
   free(c.coll_cat);
@@ -749,8 +661,6 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   free(c.step_window);
   free(c.stage_window);
   free(c.gaps);
-  an_op_nest_free(&c.nest);
-  an_op_nest_free(&c.regions);
   return ok;
 }
 

@@ -1883,3 +1883,85 @@ Test(ranks, instances_match_within_their_launch_context, .init = setup, .fini = 
   tr_trace_destroy(t0);
   tr_trace_destroy(t1);
 }
+
+/* An all-reduce as newer PyTorch records it on the host when the kernel states nothing (a
+ * custom or graph-free launch path): record_param_comms carries the message args, its group
+ * size and Process Group Ranks. */
+static void comms_allreduce(tb *b, double ts, double kts, double kdur, long nelems) {
+  int c = b->corr++;
+  tb_add(
+      b,
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,\"tid\":1,"
+      "\"ts\":%.3f,\"dur\":9},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,\"tid\":1,"
+      "\"ts\":%.3f,\"dur\":8,\"args\":{\"In msg nelems\":%ld,\"Out msg nelems\":%ld,"
+      "\"Group size\":2,\"dtype\":\"Float\",\"Process Group Ranks\":\"[0, 1]\"}},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+      "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\","
+      "\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
+      ts, ts + 0.5, nelems, nelems, ts + 2, c, kts, kdur, c);
+}
+
+/* A rank of DDP training: per step the gradient buckets of 394241 and 112 floats and a
+ * second 394241 one, their messages only in the "nccl:all_reduce" regions (older PyTorch),
+ * then a 2048-float all-reduce whose record_param_comms states it; `lost_small` leaves the
+ * 112-float bucket out of the trace (a sampler dropped it). */
+static an_rank_summary *bucket_rank(tb *b, long rank, bool lost_small, double big, tr_trace **t,
+                                    an_trace_view *v) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 10000.0;
+    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
+    bucket_allreduce(b, t0 + 10, t0 + 100, big, 394241);
+    if (!lost_small) bucket_allreduce(b, t0 + 30, t0 + 1000, 40, 112);
+    bucket_allreduce(b, t0 + 50, t0 + 2000, big, 394241);
+    comms_allreduce(b, t0 + 70, t0 + 3000, 60, 2048);
+  }
+  *t = tb_read(b);
+  return rank_summary(*t, rank, v);
+}
+
+/* Gap 1 of session 9: a collective whose kernel states no message takes it from what
+ * recorded its parameters on the host (the region's first input, record_param_comms' args
+ * with its group), as the time account does, so like instances match across ranks. Rank
+ * 1's trace lost the small bucket: by kernel name alone its three all-reduces per step
+ * against rank 0's four differ in count and nothing matched; by message the two big buckets
+ * and the 2048-float all-reduce of each step match (rank 0 waits 200 us in each big one),
+ * and only the small bucket's kind is reported as differing. */
+Test(ranks, messages_recorded_on_the_host_match_like_instances, .init = setup, .fini = teardown) {
+  tb b;
+  tr_trace *t0, *t1;
+  an_trace_view v0, v1;
+  an_rank_summary *pre[2] = {bucket_rank(&b, 0, false, 500, &t0, &v0),
+                             bucket_rank(&b, 1, true, 300, &t1, &v1)};
+  an_rank_data d;
+  cr_assert(an_rank_summary_data(pre[0], 0, &d));
+  cr_assert_eq(d.n_kinds, 3);
+  double sizes[3] = {394241, 112, 2048};
+  for (size_t k = 0; k < 3; k++) cr_assert_float_eq(d.kinds[k].nelems, sizes[k], 1e-9, "%zu", k);
+  cr_assert_eq(d.kinds[0].pg, AN_RANK_NO_PG, "a region states no group");
+  cr_assert_eq(d.kinds[2].group_size, 2);
+  cr_assert_neq(d.kinds[2].pg, AN_RANK_NO_PG, "record_param_comms names its group");
+  cr_assert_eq(d.pgs[d.kinds[2].pg].n_ranks, 2);
+
+  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
+  an_ranks_options opt = {.workers = 1};
+  an_ranks_result res;
+  an_ranks_failure fail = {0};
+  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
+  size_t matched = 0, mismatched = 0;
+  for (size_t g = 0; g < res.reports[0].n_groups; g++) {
+    matched += res.reports[0].groups[g].n_matched;
+    mismatched += res.reports[0].groups[g].n_count_mismatch;
+  }
+  cr_assert_eq(matched, 6, "two big buckets and the stated all-reduce, twice");
+  cr_assert_eq(mismatched, 1, "the small bucket only");
+  cr_assert_float_eq(res.reports[0].rows[0].wait_us, 4 * 200, 1e-3);
+  cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
+  an_ranks_result_free(&res);
+  an_trace_view_free(&v0);
+  an_trace_view_free(&v1);
+  tr_trace_destroy(t0);
+  tr_trace_destroy(t1);
+}
