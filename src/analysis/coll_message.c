@@ -140,3 +140,12 @@ bool an_coll_message_host(an_coll_messages *m, const tr_event *launch, an_coll_m
   return named_by(m, m->region, region) &&
          input_message(m, TR_KIND_USER_ANNOTATION, region, tr_str_get(m->t, region->name), out);
 }
+
+bool an_coll_messages_under(const an_coll_messages *m, const tr_event *launch,
+                            const te_matcher *x) {
+  if (!m || !launch || !x || !m->op) return false; /* no op index without the op matcher */
+  for (const tr_event *op = an_op_nest_around(&m->nest, launch); op;
+       op = an_op_nest_enclosing(&m->nest, op))
+    if (named_by(m, x, op)) return true;
+  return false;
+}

@@ -61,4 +61,9 @@ bool an_coll_message_args(const tr_trace *t, const te_rules *rules, an_strtab *s
  * none states one (out is then empty) or out of memory. */
 bool an_coll_message_host(an_coll_messages *m, const tr_event *launch, an_coll_message *out);
 
+/* Whether a CPU op named by matcher x (NULL: none) encloses launch call `launch` on its
+ * thread (the launch among those the lookup was made for): e.g. the autograd engine's
+ * evaluate_function around a backward all-to-all. */
+bool an_coll_messages_under(const an_coll_messages *m, const tr_event *launch, const te_matcher *x);
+
 #endif

@@ -1325,6 +1325,18 @@ typedef struct an_rank_group {
   size_t n_count_mismatch;           /* such collectives (name + message size); not matched */
   const char *mismatch_kernel;       /* the first of them (canonical name), NULL if none */
   size_t mismatch_min, mismatch_max; /* its fewest and most instances on a rank */
+  /* Instances a member's trace lacks where its peers ran them in the same step (counted
+   * where the members' steps line up): a sampled trace dropped them, or the capture lost
+   * them. They are not matched, so the gap is no one's wait. The longest: its kernel,
+   * family, direction, step (1-based; 0 outside the steps), the rank lacking it, the rank
+   * that ran it and its time there. */
+  size_t n_dropped;
+  const char *dropped_kernel, *dropped_context;
+  bool dropped_backward;
+  size_t dropped_step;
+  long dropped_rank, dropped_peer;
+  double dropped_us;
+  bool dropped_sampled; /* some rank lacking instances has a filtered (sampled) trace */
   an_rank_verdict verdict;
   bool has_straggler;         /* verdict == AN_RANK_STRAGGLER */
   long straggler;             /* least-waiting rank (set even without a verdict) */
@@ -1392,6 +1404,9 @@ typedef struct an_rank_coll_kind {
   const char *context; /* the labelled launch-context family of its launches (launch_context.h:
                           "input dist", "gradient reduce (DDP hook)"), NULL none: instances
                           launched in another family are another kind */
+  bool backward;       /* launched in the backward pass (an op of matcher
+                          collective_backward_op around its launch): a family's forward and
+                          backward instances are other kinds */
 } an_rank_coll_kind;
 
 /* One collective instance: 16 bytes, a rank has one per collective launch (ranks read in

@@ -31,7 +31,10 @@ typedef struct stage_ctx {
   ut_strmap kinds;    /* kind_key */
   const char **kname; /* per kind: its canonical name (a part's string) */
   const char **kctx;  /* per kind: its launch-context label (a part's string), NULL none */
-  size_t cap_kname, cap_kctx;
+  uint32_t *kfam;     /* per kind: its family (the key without the message size) */
+  ut_strmap families;
+  uint8_t *kback; /* per kind: launched in the backward pass */
+  size_t cap_kname, cap_kctx, cap_kfam, cap_kback;
   uint32_t **kmap; /* per part, per kind of the part: the stage's kind */
   uint32_t *count; /* [part * n_kinds + kind]: instances */
   ut_strmap memo;  /* co-movement answers: "kind:ranks" -> 0/1 in memo_val */
@@ -63,15 +66,17 @@ typedef struct groups {
 
 static const char *kind_name(const stage_ctx *c, uint32_t k) { return c->kname[k]; }
 
-/* The stage's key of a part's kind: kernel name, message size, group size, launch-context
- * family, group args (its ranks as listed by the args). One kernel name does unlike work
- * (review 7 defect 2: an all-to-all of the pooled exchange against one of the input dist
- * by position): instances are matched within their family, and a family whose counts
- * differ across the ranks is refused, not paired with another's. Length written into
- * key. */
-static size_t kind_key(const an_rank_part *pt, const an_rank_coll_kind *k, char *key, size_t cap) {
-  int len = snprintf(key, cap, "%s%c%.0f%c%zu%c%s%c", pt->kern[k->kernel].name, '\x1f', k->nelems,
-                     '\x1f', k->group_size, '\x1f', k->context ? k->context : "", '\x1f');
+/* The stage's key of a part's kind: kernel name, message size (when `sized`), group size,
+ * launch-context family, direction, group args (its ranks as listed by the args). One kernel
+ * name does unlike work (review 7 defect 2: an all-to-all of the pooled exchange against one
+ * of the input dist by position): instances are matched within their family, and a family
+ * whose counts differ across the ranks is refused, not paired with another's. Length
+ * written into key. */
+static size_t kind_key(const an_rank_part *pt, const an_rank_coll_kind *k, bool sized, char *key,
+                       size_t cap) {
+  int len = snprintf(key, cap, "%s%c%.0f%c%zu%c%s%c%c", pt->kern[k->kernel].name, '\x1f',
+                     sized ? k->nelems : 0, '\x1f', k->group_size, '\x1f',
+                     k->context ? k->context : "", '\x1f', k->backward ? 'b' : 'f');
   const an_rank_pg *g = k->pg != AN_RANK_NO_PG ? &pt->pgs[k->pg] : NULL;
   for (size_t i = 0; g && i < g->n_ranks && len > 0 && (size_t)len < cap; i++)
     len += snprintf(key + len, cap - (size_t)len, "%ld,", g->ranks[i]);
@@ -84,21 +89,78 @@ static bool part_kinds(stage_ctx *c, size_t p) {
   c->kmap[p] = malloc((pt->n_kinds ? pt->n_kinds : 1) * sizeof **c->kmap);
   if (!c->kmap[p]) return false;
   for (size_t i = 0; i < pt->n_kinds; i++) {
-    size_t before = c->kinds.n, len = kind_key(pt, &pt->kinds[i], key, sizeof key);
+    size_t before = c->kinds.n, len = kind_key(pt, &pt->kinds[i], true, key, sizeof key);
     long id = ut_strmap_put(&c->kinds, key, len);
     if (id < 0) return false;
     if (c->kinds.n > before) {
       const char **v = ut_grow(c->kname, &c->cap_kname, c->kinds.n, sizeof *v);
       if (v) c->kname = v;
       const char **x = v ? ut_grow(c->kctx, &c->cap_kctx, c->kinds.n, sizeof *x) : NULL;
-      if (!x) return false;
-      c->kctx = x;
+      if (x) c->kctx = x;
+      uint32_t *f = x ? ut_grow(c->kfam, &c->cap_kfam, c->kinds.n, sizeof *f) : NULL;
+      if (f) c->kfam = f;
+      uint8_t *b = f ? ut_grow(c->kback, &c->cap_kback, c->kinds.n, 1) : NULL;
+      if (!b) return false;
+      c->kback = b;
+      len = kind_key(pt, &pt->kinds[i], false, key, sizeof key);
+      long fam = ut_strmap_put(&c->families, key, len);
+      if (fam < 0) return false;
       v[id] = pt->kern[pt->kinds[i].kernel].name;
       x[id] = pt->kinds[i].context;
+      f[id] = (uint32_t)fam;
+      b[id] = pt->kinds[i].backward;
     }
     c->kmap[p][i] = (uint32_t)id;
   }
   return true;
+}
+
+static void count_kinds(stage_ctx *c) {
+  memset(c->count, 0, (c->n * c->kinds.n + 1) * sizeof *c->count);
+  for (size_t p = 0; p < c->n; p++)
+    for (size_t i = 0; i < c->parts[p]->n_colls; i++)
+      c->count[p * c->kinds.n + c->kmap[p][c->parts[p]->colls[i].kind]]++;
+}
+
+/* Families whose message sizes are the rank's own: run on two ranks or more, but no size of
+ * theirs on two ranks (an all-to-all of uneven splits: each rank sends what its batch holds,
+ * 419430400 bytes on one and 339738624 on the other). Their kinds are one kind, matched
+ * without the size, where keyed by it they would never meet; a family one of whose sizes
+ * two ranks share keeps its sizes (DDP buckets: each is another instance). */
+static bool merge_rank_sizes(stage_ctx *c) {
+  size_t nk = c->kinds.n, nf = c->families.n;
+  uint32_t *first = malloc((nf + 1) * sizeof *first); /* per family: its first kind */
+  uint8_t *shared = calloc(nf + 1, 1), *ranks_seen = calloc(nf + 1, 1); /* 1: one, 2: more */
+  size_t *on = malloc((nf + 1) * sizeof *on);                           /* the one part */
+  bool ok = first && shared && ranks_seen && on;
+  for (size_t f = 0; ok && f < nf; f++) first[f] = UINT32_MAX;
+  for (uint32_t k = 0; ok && k < nk; k++) {
+    uint32_t f = c->kfam[k];
+    size_t parts = 0;
+    if (first[f] == UINT32_MAX) first[f] = k;
+    for (size_t p = 0; p < c->n; p++) {
+      if (!c->count[p * nk + k]) continue;
+      parts++;
+      if (!ranks_seen[f])
+        ranks_seen[f] = 1, on[f] = p;
+      else if (on[f] != p)
+        ranks_seen[f] = 2;
+    }
+    if (parts >= 2) shared[f] = 1;
+  }
+  bool merged = false;
+  for (size_t p = 0; ok && p < c->n; p++)
+    for (size_t i = 0; i < c->parts[p]->n_kinds; i++) {
+      uint32_t f = c->kfam[c->kmap[p][i]];
+      if (ranks_seen[f] == 2 && !shared[f] && c->kmap[p][i] != first[f])
+        c->kmap[p][i] = first[f], merged = true;
+    }
+  if (ok && merged) count_kinds(c);
+  free(first);
+  free(shared);
+  free(ranks_seen);
+  free(on);
+  return ok;
 }
 
 static bool kind_ids(stage_ctx *c) {
@@ -108,10 +170,8 @@ static bool kind_ids(stage_ctx *c) {
     if (!part_kinds(c, p)) return false;
   c->count = calloc(c->n * c->kinds.n + 1, sizeof *c->count);
   if (!c->count) return false;
-  for (size_t p = 0; p < c->n; p++)
-    for (size_t i = 0; i < c->parts[p]->n_colls; i++)
-      c->count[p * c->kinds.n + c->kmap[p][c->parts[p]->colls[i].kind]]++;
-  return true;
+  count_kinds(c);
+  return merge_rank_sizes(c);
 }
 
 /* The stage kind of collective i of part p. */
@@ -340,46 +400,160 @@ static bool resolve_all(stage_ctx *c, groups *gs) {
 
 /* ------------------------------------------------------------------ matching */
 
-/* Per member of u's group, its durations of u's kind (count each); NULL when the counts
- * differ (mismatch noted in out) or memory runs out (*nomem). */
-static double **unit_durations(const stage_ctx *c, const group *g, const unit *u, size_t *count,
-                               an_rank_group *out, bool *nomem) {
+/* The matched instances of a unit: per member, the index of its collective in each (the
+ * same instance on every member), cnt of them. */
+typedef struct match {
+  size_t cnt;
+  size_t **idx; /* [member][instance] */
+  size_t n_members;
+} match;
+
+static void match_free(match *m) {
+  for (size_t i = 0; m->idx && i < m->n_members; i++) free(m->idx[i]);
+  free(m->idx);
+  *m = (match){0};
+}
+
+static double dur_of(const stage_ctx *c, const group *g, const match *m, size_t r, size_t i) {
+  return c->parts[g->members[r]]->colls[m->idx[r][i]].dur_us;
+}
+
+/* Whether every member counts the same steps (one marker per step on every rank): then the
+ * s-th step of one is the s-th of the others, and instances are matched within their step. */
+static bool steps_line_up(const stage_ctx *c, const group *g) {
+  size_t n0 = c->parts[g->members[0]]->n_steps;
+  for (size_t r = 1; r < g->n_ranks; r++)
+    if (c->parts[g->members[r]]->n_steps != n0) return false;
+  return n0 > 0;
+}
+
+/* The bucket of collective i of part p: its step, or n_steps outside the counted steps. */
+static size_t bucket_of(const an_rank_part *p, size_t i) {
+  int32_t st = p->colls[i].step;
+  return st >= 0 && (size_t)st < p->n_steps ? (size_t)st : p->n_steps;
+}
+
+/* Member r's instances of kind k ordered by bucket (start order within one): into sorted,
+ * with start[b]..start[b + 1] those of bucket b (start holds nb + 3 entries). */
+static void by_bucket(const stage_ctx *c, size_t pi, uint32_t k, size_t nb, size_t *start,
+                      size_t *sorted) {
+  const an_rank_part *p = c->parts[pi];
+  memset(start, 0, (nb + 3) * sizeof *start);
+  for (size_t i = 0; i < p->n_colls; i++)
+    if (kind_at(c, pi, i) == k) start[bucket_of(p, i) + 2]++;
+  for (size_t b = 3; b < nb + 3; b++) start[b] += start[b - 1];
+  for (size_t i = 0; i < p->n_colls; i++)
+    if (kind_at(c, pi, i) == k) sorted[start[bucket_of(p, i) + 1]++] = i;
+}
+
+/* An instance member r lacks in bucket b where member q ran the longest of its own there
+ * (dur). */
+static void note_dropped(const stage_ctx *c, const group *g, const unit *u, size_t r, size_t q,
+                         size_t b, size_t lacking, double dur, an_rank_group *out) {
+  const an_rank_part *p = c->parts[g->members[r]];
+  out->n_dropped += lacking;
+  out->dropped_sampled = out->dropped_sampled || p->filtered;
+  if (out->dropped_kernel && dur <= out->dropped_us) return;
+  out->dropped_kernel = kind_name(c, u->kind);
+  out->dropped_context = c->kctx[u->kind];
+  out->dropped_backward = c->kback[u->kind];
+  out->dropped_step = b < p->n_steps ? b + 1 : 0;
+  out->dropped_rank = g->ranks[r];
+  out->dropped_peer = g->ranks[q];
+  out->dropped_us = dur;
+}
+
+/* Bucket b of unit u: matched by occurrence when every member has as many instances in it
+ * (appended to m), else its instances are unmatched and each member with fewer lacks the
+ * difference (noted in out). */
+static void match_bucket(const stage_ctx *c, const group *g, const unit *u, size_t b, size_t nb,
+                         size_t *const *start, size_t *const *sorted, match *m,
+                         an_rank_group *out) {
+  size_t lo = SIZE_MAX, hi = 0, most = 0;
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    size_t x = start[r][b + 1] - start[r][b];
+    lo = x < lo ? x : lo;
+    if (x > hi) hi = x, most = r;
+  }
+  if (lo == hi) {
+    for (size_t r = 0; r < g->n_ranks; r++)
+      memcpy(&m->idx[r][m->cnt], &sorted[r][start[r][b]], lo * sizeof **m->idx);
+    m->cnt += lo;
+    return;
+  }
+  out->n_unmatched += hi;
+  const an_rank_part *q = c->parts[g->members[most]];
+  double longest = 0;
+  for (size_t j = start[most][b]; j < start[most][b + 1]; j++)
+    if (q->colls[sorted[most][j]].dur_us > longest) longest = q->colls[sorted[most][j]].dur_us;
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    size_t x = start[r][b + 1] - start[r][b];
+    if (x < hi && b < nb) note_dropped(c, g, u, r, most, b, hi - x, longest, out);
+  }
+  if (b == nb && !out->n_count_mismatch++) /* outside the steps: a capture edge, not a drop */
+    out->mismatch_kernel = kind_name(c, u->kind), out->mismatch_min = lo, out->mismatch_max = hi;
+}
+
+/* The instances of unit u matched across its group's members. Where the members' steps
+ * line up, an instance is matched within its step (the k-th of the step on every member),
+ * so one a member's trace lacks (a sampled trace dropped it) is no one's partner, and the
+ * instances of steps whose counts differ are noted; else by occurrence over the stage, the
+ * kind refused when its counts differ (mismatch noted in out). false when out of memory. */
+static bool unit_match(const stage_ctx *c, const group *g, const unit *u, match *m,
+                       an_rank_group *out) {
   size_t lo = SIZE_MAX, hi = 0;
   for (size_t i = 0; i < g->n_ranks; i++) {
     size_t x = c->count[g->members[i] * c->kinds.n + u->kind];
     lo = x < lo ? x : lo;
     hi = x > hi ? x : hi;
   }
-  if (lo != hi) {
-    if (!out->n_count_mismatch++)
-      out->mismatch_kernel = kind_name(c, u->kind), out->mismatch_min = lo, out->mismatch_max = hi;
-    out->n_unmatched += hi;
-    return NULL;
-  }
-  double **d = calloc(g->n_ranks, sizeof *d);
-  for (size_t i = 0; d && i < g->n_ranks; i++) {
-    if (!(d[i] = malloc((lo + 1) * sizeof **d))) {
-      for (size_t j = 0; j < i; j++) free(d[j]);
-      free(d), d = NULL;
-      break;
+  bool by_step = steps_line_up(c, g);
+  *m = (match){.n_members = g->n_ranks, .idx = calloc(g->n_ranks, sizeof *m->idx)};
+  bool ok = m->idx != NULL;
+  for (size_t r = 0; ok && r < g->n_ranks; r++)
+    ok = (m->idx[r] = malloc((hi + 1) * sizeof **m->idx));
+  if (!ok) return match_free(m), false;
+  if (!by_step) {
+    if (lo != hi) {
+      if (!out->n_count_mismatch++)
+        out->mismatch_kernel = kind_name(c, u->kind), out->mismatch_min = lo,
+        out->mismatch_max = hi;
+      out->n_unmatched += hi;
+      return true;
     }
-    instances(c, g->members[i], u->kind, d[i], NULL);
+    for (size_t r = 0; r < g->n_ranks; r++) {
+      size_t n = 0, pi = g->members[r];
+      for (size_t i = 0; i < c->parts[pi]->n_colls; i++)
+        if (kind_at(c, pi, i) == u->kind) m->idx[r][n++] = i;
+    }
+    m->cnt = lo;
+    return true;
   }
-  *nomem = !d;
-  *count = lo;
-  return d;
-}
-
-static void free_durations(double **d, size_t m) {
-  for (size_t i = 0; d && i < m; i++) free(d[i]);
-  free(d);
+  size_t nb = c->parts[g->members[0]]->n_steps; /* + 1: outside the steps */
+  size_t **start = calloc(g->n_ranks, sizeof *start), **sorted = calloc(g->n_ranks, sizeof *sorted);
+  ok = start && sorted;
+  for (size_t r = 0; ok && r < g->n_ranks; r++) {
+    start[r] = malloc((nb + 3) * sizeof **start);
+    sorted[r] = malloc((hi + 1) * sizeof **sorted);
+    ok = start[r] && sorted[r];
+    if (ok) by_bucket(c, g->members[r], u->kind, nb, start[r], sorted[r]);
+  }
+  for (size_t b = 0; ok && b <= nb; b++) match_bucket(c, g, u, b, nb, start, sorted, m, out);
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    if (start) free(start[r]);
+    if (sorted) free(sorted[r]);
+  }
+  free(start);
+  free(sorted);
+  if (!ok) match_free(m);
+  return ok;
 }
 
 /* The fastest member of instance i (ties: the lowest rank). */
-static size_t fastest(double **d, size_t m, size_t i) {
+static size_t fastest(const stage_ctx *c, const group *g, const match *m, size_t i) {
   size_t f = 0;
-  for (size_t r = 1; r < m; r++)
-    if (d[r][i] < d[f][i]) f = r;
+  for (size_t r = 1; r < g->n_ranks; r++)
+    if (dur_of(c, g, m, r, i) < dur_of(c, g, m, f, i)) f = r;
   return f;
 }
 
@@ -387,16 +561,14 @@ static size_t fastest(double **d, size_t m, size_t i) {
 static bool match_waits(const stage_ctx *c, groups *gs, an_rank_group *out) {
   for (size_t u = 0; u < gs->n_units; u++) {
     group *g = &gs->v[gs->units[u].group];
-    size_t cnt = 0;
-    bool nomem = false;
-    double **d = unit_durations(c, g, &gs->units[u], &cnt, &out[gs->units[u].group], &nomem);
-    if (nomem) return false;
-    for (size_t i = 0; d && i < cnt; i++) {
-      double floor = d[fastest(d, g->n_ranks, i)][i];
-      for (size_t r = 0; r < g->n_ranks; r++) g->wait[r] += d[r][i] - floor;
+    match m;
+    if (!unit_match(c, g, &gs->units[u], &m, &out[gs->units[u].group])) return false;
+    for (size_t i = 0; i < m.cnt; i++) {
+      double floor = dur_of(c, g, &m, fastest(c, g, &m, i), i);
+      for (size_t r = 0; r < g->n_ranks; r++) g->wait[r] += dur_of(c, g, &m, r, i) - floor;
     }
-    if (d) out[gs->units[u].group].n_matched += cnt;
-    free_durations(d, g->n_ranks);
+    out[gs->units[u].group].n_matched += m.cnt;
+    match_free(&m);
   }
   return true;
 }
@@ -436,14 +608,15 @@ static bool add_context(evidence *ev, uint32_t kind, double lost, bool in_step) 
   return true;
 }
 
-/* Instance i of unit u, first's collective ci. false when out of memory. */
-static bool add_instance(const group *g, const unit *u, double **d, size_t i, size_t s, size_t ci,
-                         evidence *ev) {
-  double floor = d[fastest(d, g->n_ranks, i)][i], lost = 0;
+/* Matched instance i of unit u (m), first's collective ci. false when out of memory. */
+static bool add_instance(const stage_ctx *c, const group *g, const unit *u, const match *m,
+                         size_t i, size_t s, evidence *ev) {
+  size_t f = fastest(c, g, m, i), ci = m->idx[0][i];
+  double floor = dur_of(c, g, m, f, i), lost = 0;
   for (size_t r = 0; r < g->n_ranks; r++)
-    if (r != s) lost += d[r][i] - floor;
+    if (r != s) lost += dur_of(c, g, m, r, i) - floor;
   ev->lost += lost;
-  if (fastest(d, g->n_ranks, i) == s) ev->last_arrival += lost;
+  if (f == s) ev->last_arrival += lost;
   ev->by_slot[u->kind * (ev->max_pos + 1) + ev->pos[ci]] += lost;
   int32_t step = ev->first->colls[ci].step;
   bool in_step = step >= 0 && (size_t)step < ev->n_steps;
@@ -454,32 +627,18 @@ static bool add_instance(const group *g, const unit *u, double **d, size_t i, si
   return add_context(ev, ev->first->colls[ci].kind, lost, in_step);
 }
 
-/* The indices of the first member's collectives of kind k, in order (cnt of them). */
-static size_t *first_colls(const stage_ctx *c, size_t p, uint32_t k, size_t cnt) {
-  size_t *v = malloc((cnt + 1) * sizeof *v);
-  size_t m = 0;
-  for (size_t i = 0; v && i < c->parts[p]->n_colls && m < cnt; i++)
-    if (kind_at(c, p, i) == k) v[m++] = i;
-  return v;
-}
-
 /* Pass 2 over the units of group gi, with its straggler s (member index). */
 static bool collect(const stage_ctx *c, const groups *gs, size_t gi, size_t s, evidence *ev) {
   const group *g = &gs->v[gi];
   an_rank_group scratch = {0};
   for (size_t u = 0; u < gs->n_units; u++) {
     if (gs->units[u].group != gi) continue;
-    size_t cnt = 0;
-    bool nomem = false;
-    double **d = unit_durations(c, g, &gs->units[u], &cnt, &scratch, &nomem);
-    size_t *fc = d ? first_colls(c, g->members[0], gs->units[u].kind, cnt) : NULL;
-    if (nomem || (d && !fc)) return free_durations(d, g->n_ranks), false;
+    match m;
+    if (!unit_match(c, g, &gs->units[u], &m, &scratch)) return false;
     bool ok = true;
-    for (size_t i = 0; d && i < cnt && ok; i++)
-      ok = add_instance(g, &gs->units[u], d, i, s, fc[i], ev);
-    free(fc);
-    if (!ok) return free_durations(d, g->n_ranks), false;
-    free_durations(d, g->n_ranks);
+    for (size_t i = 0; i < m.cnt && ok; i++) ok = add_instance(c, g, &gs->units[u], &m, i, s, ev);
+    match_free(&m);
+    if (!ok) return false;
   }
   return true;
 }
@@ -594,6 +753,10 @@ static bool cause_of(const stage_ctx *c, const group *g, size_t s, an_rank_group
     if (c->parts[g->members[r]]->n_steps < n_steps) n_steps = c->parts[g->members[r]]->n_steps;
   out->delay_per_step_us = g->n_ranks > 1 ? out->lost_per_step_us / (double)(g->n_ranks - 1) : 0;
   if (!n_steps || n_steps == SIZE_MAX) return true;
+  /* a sampled trace that dropped collectives its peers ran dropped other kernels as well:
+   * its compute and the start of its first collective are not what its GPU did, so they are
+   * not compared and name no cause (the gap a dropped instance leaves is no one's delay) */
+  if (out->n_dropped && out->dropped_sampled) return true;
   double *scratch = malloc(g->n_ranks * sizeof *scratch);
   if (!scratch) return false;
   out->extra_compute_per_step_us = extra_compute(c, g, s, n_steps, scratch);
@@ -701,6 +864,10 @@ static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_ro
       ok = (out[g].wait_context = an_strtab_cstr(o->strings, out[g].wait_context));
     if (ok && out[g].mismatch_kernel)
       ok = (out[g].mismatch_kernel = an_strtab_cstr(o->strings, out[g].mismatch_kernel));
+    if (ok && out[g].dropped_kernel)
+      ok = (out[g].dropped_kernel = an_strtab_cstr(o->strings, out[g].dropped_kernel));
+    if (ok && out[g].dropped_context)
+      ok = (out[g].dropped_context = an_strtab_cstr(o->strings, out[g].dropped_context));
   }
   for (size_t g = 0; g < gs->n && ok; g++) { /* the ranks arrays go to the owner */
     ok = an_rank_own(o, gs->v[g].ranks);
@@ -720,6 +887,9 @@ static void ctx_free(stage_ctx *c, groups *gs) {
   ut_strmap_free(&c->kinds);
   free(c->kname);
   free(c->kctx);
+  free(c->kfam);
+  free(c->kback);
+  ut_strmap_free(&c->families);
   ut_strmap_free(&c->memo);
   free(c->memo_val);
   for (size_t g = 0; g < gs->n; g++) {

@@ -335,8 +335,12 @@ static bool collective_args(an_rank_part *p, const tr_trace *t, const tr_event *
 /* Index of the part's kind k (added when new); -1 when out of memory. Kinds are few: a
  * model's collectives repeat a handful of sizes. */
 static long kind_index(an_rank_part *p, const an_rank_coll_kind *k) {
-  for (size_t i = p->n_kinds; i-- > 0;)
-    if (!memcmp(&p->kinds[i], k, sizeof *k)) return (long)i;
+  for (size_t i = p->n_kinds; i-- > 0;) {
+    const an_rank_coll_kind *x = &p->kinds[i];
+    if (x->kernel == k->kernel && x->nelems == k->nelems && x->pg == k->pg &&
+        x->group_size == k->group_size && x->context == k->context && x->backward == k->backward)
+      return (long)i;
+  }
   an_rank_coll_kind *v = ut_grow(p->kinds, &p->cap_kinds, p->n_kinds + 1, sizeof *v);
   if (!v) return -1;
   p->kinds = v;
@@ -412,11 +416,18 @@ static bool collective_context(an_rank_part *s, const part_input *pi, const tr_e
   return context_copy(s, label, out);
 }
 
+/* What the host says of a collective: its message (coll_message.h) and whether it was
+ * launched in the backward pass. */
+typedef struct host_record {
+  an_coll_message msg;
+  bool backward;
+} host_record;
+
 static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event *e, uint32_t idx,
-                           const an_coll_message *msg) {
-  an_rank_coll_kind k = {.kernel = idx};
+                           const host_record *rec) {
+  an_rank_coll_kind k = {.kernel = idx, .backward = rec->backward};
   double dur = tr_event_dur(pi->t, e);
-  if (!collective_args(s, pi->t, e, msg, &k) ||
+  if (!collective_args(s, pi->t, e, &rec->msg, &k) ||
       !collective_context(s, pi, e, s->kern[idx].category, &k.context))
     return false;
   long kind = kind_index(s, &k);
@@ -441,22 +452,21 @@ static const tr_event *kernel_launch(const part_input *pi, const tr_event *e) {
   return pi->steps->launch && i < pi->steps->n_kernel_events ? pi->steps->launch[i] : NULL;
 }
 
-/* The messages of the collectives among k[0..n) (cls communication), in order into msg:
- * their own args, else the host's record around the launch (indexed around those launches
- * only). false when out of memory. */
+/* The host records of the collectives among k[0..n) (cls communication), in order into rec:
+ * their own args, else the host's record around the launch; the ops are indexed around
+ * those launches only. false when out of memory. */
 static bool stage_messages(const part_input *pi, const tr_event **k, const uint8_t *cls, size_t n,
-                           an_coll_message *msg) {
+                           host_record *rec) {
   const te_rules *rules = pi->nm->rules;
   an_strtab *keys = an_strtab_create(); /* the keys are not kept: the sizes are */
   double *at = malloc((n ? n : 1) * sizeof *at);
   bool ok = keys && at;
-  size_t n_at = 0, m = 0;
+  size_t n_at = 0;
   lock_rules(pi->nm); /* the packs' dtypes and matchers */
+  const te_matcher *backward = te_rules_matcher(rules, "collective_backward_op");
   for (size_t i = 0; ok && i < n; i++) {
-    if (cls[i] != AN_RANK_COMM) continue;
-    const tr_event *launch = kernel_launch(pi, k[i]);
-    if (!an_coll_message_args(pi->t, rules, keys, k[i], &msg[m++]) && launch)
-      at[n_at++] = launch->ts;
+    const tr_event *launch = cls[i] == AN_RANK_COMM ? kernel_launch(pi, k[i]) : NULL;
+    if (launch) at[n_at++] = launch->ts;
   }
   ut_sort_f64(at, n_at);
   an_coll_messages *host =
@@ -464,8 +474,11 @@ static bool stage_messages(const part_input *pi, const tr_event **k, const uint8
   ok = ok && (!n_at || host);
   for (size_t i = 0, j = 0; ok && i < n; i++) {
     if (cls[i] != AN_RANK_COMM) continue;
-    if (!msg[j].key) an_coll_message_host(host, kernel_launch(pi, k[i]), &msg[j]);
-    j++;
+    const tr_event *launch = kernel_launch(pi, k[i]);
+    host_record *r = &rec[j++];
+    if (!an_coll_message_args(pi->t, rules, keys, k[i], &r->msg))
+      an_coll_message_host(host, launch, &r->msg);
+    r->backward = an_coll_messages_under(host, launch, backward);
   }
   an_coll_messages_destroy(host);
   unlock_rules(pi->nm);
@@ -481,12 +494,12 @@ static bool add_collectives(an_rank_part *s, const part_input *pi, const tr_even
   size_t n_coll = 0;
   for (size_t i = 0; i < n; i++) n_coll += cls[i] == AN_RANK_COMM;
   if (!n_coll) return true;
-  an_coll_message *msg = malloc(n_coll * sizeof *msg);
-  bool ok = msg && stage_messages(pi, k, cls, n, msg);
+  host_record *rec = malloc(n_coll * sizeof *rec);
+  bool ok = rec && stage_messages(pi, k, cls, n, rec);
   for (size_t i = 0, j = 0; ok && i < n; i++)
     if (cls[i] == AN_RANK_COMM)
-      ok = add_collective(s, pi, k[i], index_of[k[i]->name] - 1, &msg[j++]);
-  free(msg);
+      ok = add_collective(s, pi, k[i], index_of[k[i]->name] - 1, &rec[j++]);
+  free(rec);
   return ok;
 }
 

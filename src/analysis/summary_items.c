@@ -303,10 +303,11 @@ static double rank_loss_per_step(const an_rank_group *g) {
 }
 
 /* Whether the wait sits where a late rank puts it: at the first collective of the step
- * (summary.straggler_first_min_pct of it), or the Ranks section measured whom it waits for.
+ * (summary.straggler_first_min_pct of it), or the Ranks section measured whom it waits for,
+ * or it read only some ranks of the run (an unread rank may be late at any collective).
  * Wait spread over the step's later collectives is those collectives running slow. */
 static bool late_arrival(const sm_ctx *c, const an_summary_item *it, bool measured) {
-  return measured || (it->rank_group && !it->rank_group_partial) ||
+  return measured || it->rank_group ||
          it->first_us * 100.0 >= c->s->summary_straggler_first_min_pct * it->at_stake_us;
 }
 

@@ -28,13 +28,21 @@ static cJSON *collective_json(const an_rank_collective *c) {
 }
 
 /* [kernel index, nelems, pg (-1 none), group size], then its launch-context label when it
- * has one */
+ * has one, then 1 when it was launched in the backward pass (the label then null when it
+ * has none) */
 static cJSON *kind_json(const an_rank_coll_kind *k) {
   const double v[4] = {(double)k->kernel, k->nelems, (double)k->pg, (double)k->group_size};
   cJSON *a = cJSON_CreateDoubleArray(v, 4);
-  cJSON *ctx = a && k->context ? cJSON_CreateString(k->context) : NULL;
-  if (a && k->context && (!ctx || !cJSON_AddItemToArray(a, ctx))) {
+  if (!a || (!k->context && !k->backward)) return a;
+  cJSON *ctx = k->context ? cJSON_CreateString(k->context) : cJSON_CreateNull();
+  if (!ctx || !cJSON_AddItemToArray(a, ctx)) {
     cJSON_Delete(ctx);
+    cJSON_Delete(a);
+    return NULL;
+  }
+  cJSON *bw = k->backward ? cJSON_CreateNumber(1) : NULL;
+  if (k->backward && (!bw || !cJSON_AddItemToArray(a, bw))) {
+    cJSON_Delete(bw);
     cJSON_Delete(a);
     return NULL;
   }
@@ -170,15 +178,18 @@ static bool whole_at(const cJSON *x, int i, double lo, double hi, double *out) {
 static bool read_kinds(const cJSON *ks, an_rank_data *d, an_rank_coll_kind *k) {
   const cJSON *x;
   cJSON_ArrayForEach(x, ks) {
-    double v[4];
+    double v[5] = {0};
     const cJSON *ne = cJSON_GetArrayItem(x, 1), *ctx = cJSON_GetArrayItem(x, 4);
     int size = cJSON_GetArraySize(x);
-    if ((size != 4 && (size != 5 || !cJSON_IsString(ctx))) || !cJSON_IsNumber(ne) ||
+    bool label = size >= 5 && cJSON_IsString(ctx);
+    if (size < 4 || size > 6 || (size == 5 && !label) ||
+        (size == 6 && !label && !cJSON_IsNull(ctx)) || !cJSON_IsNumber(ne) ||
         !whole_at(x, 0, 0, 1e15, &v[0]) || !whole_at(x, 2, -1, 1e9, &v[2]) ||
-        !whole_at(x, 3, 0, 1e9, &v[3]))
+        !whole_at(x, 3, 0, 1e9, &v[3]) || (size == 6 && !whole_at(x, 5, 0, 1, &v[4])))
       return false;
-    k[d->n_kinds++] = (an_rank_coll_kind){(size_t)v[0], ne->valuedouble, (long)v[2], (size_t)v[3],
-                                          size == 5 ? ctx->valuestring : NULL};
+    k[d->n_kinds++] = (an_rank_coll_kind){
+        (size_t)v[0], ne->valuedouble, (long)v[2], (size_t)v[3], label ? ctx->valuestring : NULL,
+        v[4] > 0};
   }
   d->kinds = k;
   return true;

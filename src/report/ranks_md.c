@@ -104,6 +104,13 @@ static double tidy(double us) { return us > -0.5 && us < 0.5 ? 0 : us; }
 static int cause_text(FILE *f, const an_rank_group *g) {
   if (fputs(". Cause: ", f) == EOF || fputs(rp_rank_cause(g->cause), f) == EOF) return -1;
   if (!g->n_steps) return fputs(" (no steps to compare)", f) == EOF ? -1 : 0;
+  if (g->n_dropped && g->dropped_sampled)
+    return fputs(
+               " (a sampled trace of the group dropped collectives its peers ran, and so "
+               "other kernels: compute and host times are not compared)",
+               f) == EOF
+               ? -1
+               : 0;
   if (fputs(": it arrives ", f) == EOF || rp_md_ms(f, g->delay_per_step_us, false) ||
       fputs(" ms late per step; its step starts on the host ", f) == EOF ||
       rp_md_ms(f, tidy(g->host_late_per_step_us), true) ||
@@ -113,7 +120,34 @@ static int cause_text(FILE *f, const an_rank_group *g) {
   return 0;
 }
 
-/* The evidence line of a group that lost time, and its mismatch line. */
+/* The line of the instances a member's trace lacks where its peers ran them in the same
+ * step, with the longest. */
+static int dropped_note(FILE *f, const rp_names *nm, const an_rank_group *g) {
+  if (!g->n_dropped) return 0;
+  char step[48] = "outside the steps";
+  if (g->dropped_step) snprintf(step, sizeof step, "in step %zu", g->dropped_step);
+  if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
+      fprintf(f,
+              ": %zu collective instance%s a rank's trace lacks where another rank ran %s in the "
+              "same step %s not matched (%s: the gap each leaves is no rank's wait); the longest, ",
+              g->n_dropped, g->n_dropped == 1 ? "" : "s", g->n_dropped == 1 ? "it" : "them",
+              g->n_dropped == 1 ? "is" : "are",
+              g->dropped_sampled ? "a sampled trace dropped them" : "the capture lost them") < 0 ||
+      kernel_cell(f, nm, g->dropped_kernel) != 0)
+    return -1;
+  if ((g->dropped_context || g->dropped_backward) &&
+      fprintf(f, " (%s%s%s)", g->dropped_context ? g->dropped_context : "",
+              g->dropped_context && g->dropped_backward ? ", " : "",
+              g->dropped_backward ? "backward" : "") < 0)
+    return -1;
+  if (fprintf(f, " %s: rank %ld lacks it, rank %ld ran it for ", step, g->dropped_rank,
+              g->dropped_peer) < 0 ||
+      rp_md_ms(f, g->dropped_us, false) || fputs(" ms.\n", f) == EOF)
+    return -1;
+  return 0;
+}
+
+/* The evidence line of a group that lost time, its mismatch line and its dropped line. */
 static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
   bool lost = g->n_matched && g->n_ranks >= 2 &&
               (g->verdict == AN_RANK_STRAGGLER || g->verdict == AN_RANK_SPREAD);
@@ -138,7 +172,7 @@ static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
     if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, g) != 0) return -1;
     if (fputs(".\n", f) == EOF) return -1;
   }
-  if (!g->n_count_mismatch) return 0;
+  if (!g->n_count_mismatch) return dropped_note(f, nm, g);
   if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
       fprintf(f,
               ": %zu collective%s ran a different number of times on different ranks and %s not "
@@ -147,7 +181,8 @@ static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
               g->n_count_mismatch == 1 ? "is" : "are") < 0 ||
       kernel_cell(f, nm, g->mismatch_kernel) != 0)
     return -1;
-  return fprintf(f, " (%zu to %zu instances).\n", g->mismatch_min, g->mismatch_max) < 0 ? -1 : 0;
+  if (fprintf(f, " (%zu to %zu instances).\n", g->mismatch_min, g->mismatch_max) < 0) return -1;
+  return dropped_note(f, nm, g);
 }
 
 static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
@@ -181,7 +216,8 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
   bool notes = false;
   for (size_t g = 0; g < rep->n_groups && !notes; g++)
     notes = rep->groups[g].verdict == AN_RANK_STRAGGLER ||
-            rep->groups[g].verdict == AN_RANK_SPREAD || rep->groups[g].n_count_mismatch;
+            rep->groups[g].verdict == AN_RANK_SPREAD || rep->groups[g].n_count_mismatch ||
+            rep->groups[g].n_dropped;
   if (notes && fputc('\n', f) == EOF) return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
     if (group_notes(f, nm, &rep->groups[g]) != 0) return -1;
@@ -247,6 +283,22 @@ static bool wait_contexts_json(cJSON *o, const an_rank_group *g) {
   return a != NULL;
 }
 
+/* "dropped": the instances a member lacks where its peers ran them in the same step, with
+ * the longest; null when none. */
+static bool dropped_json(cJSON *o, const an_rank_group *g) {
+  if (!g->n_dropped) return cJSON_AddNullToObject(o, "dropped") != NULL;
+  cJSON *d = cJSON_AddObjectToObject(o, "dropped");
+  return d && cJSON_AddNumberToObject(d, "instances", (double)g->n_dropped) &&
+         cJSON_AddBoolToObject(d, "sampled", g->dropped_sampled) &&
+         nullable_string(d, "kernel", g->dropped_kernel) &&
+         nullable_string(d, "context", g->dropped_context) &&
+         cJSON_AddBoolToObject(d, "backward", g->dropped_backward) &&
+         cJSON_AddNumberToObject(d, "step", (double)g->dropped_step) &&
+         cJSON_AddNumberToObject(d, "rank", (double)g->dropped_rank) &&
+         cJSON_AddNumberToObject(d, "ran_on", (double)g->dropped_peer) &&
+         cJSON_AddNumberToObject(d, "us", r3(g->dropped_us));
+}
+
 /* The straggler's evidence and cause. */
 static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
   return cJSON_AddNumberToObject(o, "last_arrival_pct", r3(g->last_arrival_pct)) &&
@@ -266,7 +318,7 @@ static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
          cJSON_AddNumberToObject(o, "count_mismatches", (double)g->n_count_mismatch) &&
          nullable_string(o, "mismatch_kernel", g->mismatch_kernel) &&
          cJSON_AddNumberToObject(o, "mismatch_min", (double)g->mismatch_min) &&
-         cJSON_AddNumberToObject(o, "mismatch_max", (double)g->mismatch_max);
+         cJSON_AddNumberToObject(o, "mismatch_max", (double)g->mismatch_max) && dropped_json(o, g);
 }
 
 static bool group_json(cJSON *a, const an_rank_group *g) {

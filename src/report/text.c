@@ -880,6 +880,41 @@ static void filtered_rank_list(const an_report *r, char *buf, size_t cap) {
     }
 }
 
+/* The Ranks section's instances that a rank's trace lacks where another rank ran them in
+ * the same step, over every stage and group, and the longest (NULL when none). */
+static const an_rank_group *dropped_total(const an_report *r, size_t *n) {
+  const an_rank_group *top = NULL;
+  *n = 0;
+  for (size_t s = 0; s < r->n_ranks; s++)
+    for (size_t g = 0; g < r->ranks[s].n_groups; g++) {
+      const an_rank_group *x = &r->ranks[s].groups[g];
+      *n += x->n_dropped;
+      if (x->n_dropped && (!top || x->dropped_us > top->dropped_us)) top = x;
+    }
+  return top;
+}
+
+/* " The Ranks section finds ..." after a filtered limit's sentence: what the sampler dropped
+ * of the collectives, so the gap on the rank that lacks one is not read as its idle. */
+static void dropped_sentence(const an_report *r, char *buf, size_t cap) {
+  size_t n = 0;
+  const an_rank_group *g = dropped_total(r, &n);
+  if (!g || !cap) return;
+  char what[160] = "", step[32] = "outside the steps";
+  if (g->dropped_context || g->dropped_backward)
+    snprintf(what, sizeof what, " (%s%s%s)", g->dropped_context ? g->dropped_context : "",
+             g->dropped_context && g->dropped_backward ? ", " : "",
+             g->dropped_backward ? "backward" : "");
+  if (g->dropped_step) snprintf(step, sizeof step, "in step %zu", g->dropped_step);
+  snprintf(buf, cap,
+           " The Ranks section finds %zu collective instance%s that a rank's trace lacks where "
+           "another rank ran %s in the same step; the longest, a collective%s %s, ran %.3f ms "
+           "on rank %ld and is missing from rank %ld's trace: GPU idle there on rank %ld is that "
+           "collective, not idle to remove, and no rank's wait or straggler evidence.",
+           n, n == 1 ? "" : "s", n == 1 ? "it" : "them", what, step, g->dropped_us / 1000.0,
+           g->dropped_peer, g->dropped_rank, g->dropped_rank);
+}
+
 const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
   const an_trace_limits *l = &r->limits;
   if (!l->filtered && !l->filtered_ranks) return NULL;
@@ -893,6 +928,8 @@ const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
              "those traces kept (their kernel totals and waits are lower bounds, and a kernel "
              "one of them lacks makes no imbalance row). Profile those ranks unfiltered.",
              l->filtered_ranks, l->ranks_read, l->filtered_ranks == 1 ? "" : "s", ranks);
+    size_t used = strlen(buf);
+    dropped_sentence(r, buf + used, cap - used);
     return "Filtered ranks";
   }
   int n = snprintf(buf, cap,
@@ -909,8 +946,12 @@ const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
                   " Of the %zu ranks read, %zu %s filtered so (rank%s %s).", l->ranks_read,
                   l->filtered_ranks, l->filtered_ranks == 1 ? "is" : "are",
                   l->filtered_ranks == 1 ? "" : "s", ranks);
-  if (n > 0 && (size_t)n < cap)
-    snprintf(buf + n, cap - (size_t)n, " Profile the same window unfiltered to see that work.");
+  if (n > 0 && (size_t)n < cap) {
+    size_t used = (size_t)n;
+    dropped_sentence(r, buf + used, cap - used);
+    used += strlen(buf + used);
+    snprintf(buf + used, cap - used, " Profile the same window unfiltered to see that work.");
+  }
   return "Filtered trace";
 }
 

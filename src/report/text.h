@@ -183,8 +183,9 @@ const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
 /* The limit of a trace filtered to GPU work (an_trace_limits.filtered): its title
  * ("Filtered trace") with its sentence in buf; in a directory run, how many of the ranks
  * read are filtered, naming them, and "Filtered ranks" when the tables' rank is not but
- * others are; NULL when none is. */
-#define RP_FILTERED_BYTES 1280
+ * others are; then the collectives the Ranks section finds a rank's trace lacks (the
+ * longest named: the gap it leaves is neither idle to remove nor a wait); NULL when none is. */
+#define RP_FILTERED_BYTES 2048
 const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap);
 
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns

@@ -534,7 +534,13 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     char late[32], comp[32];
     signed_ms(late, sizeof late, g->host_late_per_step_us);
     signed_ms(comp, sizeof comp, g->extra_compute_per_step_us);
-    if (g->n_steps)
+    if (g->n_steps && g->n_dropped && g->dropped_sampled)
+      snprintf(b, cap,
+               "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
+               "their GPU time%s in the collectives every rank's trace kept (cause unknown: a "
+               "sampled trace dropped collectives its peers ran, and so other kernels)",
+               grp, g->straggler, lost, each);
+    else if (g->n_steps)
       snprintf(b, cap,
                "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
                "their GPU time%s (cause %s: its step starts %s ms after the others' on the "

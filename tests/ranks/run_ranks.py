@@ -29,8 +29,11 @@ under its own '# Triage ranks' title, tables stating their units). The rest of t
 report knows the ranks were read: limits count the ranks compared (none missing; the
 2 of 128 of hta_sampled_2ranks), and a stage's wait item in "What to try first" names its
 group's straggler and the injected cause, never "one rank cannot tell"; hta_sampled_2ranks's
-loss is split by the launch-context families of its SendRecv instances (input dist, pooled
-embedding exchange, DDP gradient reduce), summing to the loss per step.
+loss is split by the launch-context families of its SendRecv instances (pooled embedding
+exchange, DDP gradient reduce), summing to the loss per step; the instances one of its
+sampled ranks lacks where the other ran them in the same step are named (rank 0 lacks the
+90.8 ms pooled all-to-all backward), in the section and the Filtered trace limit, and are
+no one's wait.
 workers:   an 8-rank set and every rank fixture read with TRIAGE_WORKERS=1 (one reader, the
            serial path) and =2 give byte-identical Markdown and JSON; a TRIAGE_WORKERS
            outside 1..256 (AN_MAX_WORKERS) or not a number is a usage error (exit 2).
@@ -377,8 +380,9 @@ def check_conflict(triage, gen, tmp):
 
 def shared(triage, source):
     """../shared/traces/multi-rank/hta_sampled_2ranks (when present): two ranks of a
-    128-rank job, no pg_config, no args: every rank of the stage is the group; its ten
-    SendRecv instances are matched and the section is the same through merge."""
+    128-rank job, no pg_config, no args: every rank of the stage is the group; its SendRecv
+    instances are matched like for like (message from the nccl:* regions, step by step), the
+    ones a sampled rank lacks are named, and the section is the same through merge."""
     d = os.path.join(source, "..", "shared", "traces", "multi-rank", "hta_sampled_2ranks")
     if not os.path.isdir(d):
         print("skip hta_sampled_2ranks (no ../shared next to the source tree)")
@@ -391,8 +395,22 @@ def shared(triage, source):
     if rep["ranks"]:
         g = rep["ranks"][0]["groups"]
         check(len(g) == 1 and g[0]["ranks"] == [0, 1] and g[0]["source"] == "all-ranks"
-              and g[0]["matched"] == 10 and g[0]["count_mismatches"] == 0,
+              and g[0]["matched"] > 0 and g[0]["count_mismatches"] == 0,
               f"hta: groups {g}")
+        # the sampler dropped instances on each rank (session 9 gap 2): rank 0 lacks the
+        # 90.8 ms pooled all-to-all backward rank 1 runs in step 2; it is named, matched with
+        # nothing (no one's wait), and compute and host times of sampled ranks name no cause
+        dr = g[0]["dropped"] if g else None
+        check(dr and dr["sampled"] and dr["rank"] == 0 and dr["ran_on"] == 1 and dr["step"] == 2
+              and dr["backward"] and dr["context"] == "pooled embedding exchange"
+              and near(dr["us"], 90771, 0.001, 1) and g[0]["cause"] == "unknown",
+              f"hta: dropped {dr}, cause {g[0]['cause'] if g else None}")
+        check(all(r["wait_us"] < 90771 for r in rep["ranks"][0]["rows"]),
+              f"hta: a dropped instance read as wait {[r['wait_us'] for r in rep['ranks'][0]['rows']]}")
+        md = subprocess.run([triage, "--quiet", d], capture_output=True, text=True, check=False).stdout
+        check("rank 0 lacks it, rank 1 ran it for 90.771 ms" in md
+              and "is missing from rank 0's trace: GPU idle there on rank 0 is that collective" in md,
+              "hta: the Ranks section or the Filtered trace limit does not name the dropped all-to-all")
         # two of a 128-rank job: the limit says so; the wait item speaks for the section
         lim = rep["limits"]
         check(lim["ranks_compared"] and lim["ranks_analysed"] == 2 and lim["ranks_expected"] == 128,
@@ -402,14 +420,15 @@ def shared(triage, source):
         check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"]
                             and "ranks not read" in it["basis_text"]
                             and "ms/step each" not in it["basis_text"]  # one other rank
-                            and it["action_text"].startswith("Rebalance the work")
+                            and "dropped collectives" in it["basis_text"]
+                            and it["action_id"] == "rank_skew"
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
         # a TorchRec + DDP job: the loss is told by what its SendRecv instances do, the
         # families the overlap table splits them by, and they add up to the loss per step
         ctx = g[0]["wait_contexts"]
         names = {c["context"] for c in ctx}
-        check({"gradient reduce (DDP hook)", "input dist", "pooled embedding exchange"} <= names
+        check({"gradient reduce (DDP hook)", "pooled embedding exchange"} <= names
               and near(sum(c["lost_per_step_us"] for c in ctx), g[0]["lost_per_step_us"], 0.001, 0.01)
               and all("launched for" in it["basis_text"] for it in waits),
               f"hta: wait contexts {ctx}")

@@ -1928,7 +1928,7 @@ static an_rank_summary *bucket_rank(tb *b, long rank, bool lost_small, double bi
  * 1's trace lost the small bucket: by kernel name alone its three all-reduces per step
  * against rank 0's four differ in count and nothing matched; by message the two big buckets
  * and the 2048-float all-reduce of each step match (rank 0 waits 200 us in each big one),
- * and only the small bucket's kind is reported as differing. */
+ * and the small bucket is an instance rank 1 lacks in each step (no one's wait). */
 Test(ranks, messages_recorded_on_the_host_match_like_instances, .init = setup, .fini = teardown) {
   tb b;
   tr_trace *t0, *t1;
@@ -1955,9 +1955,101 @@ Test(ranks, messages_recorded_on_the_host_match_like_instances, .init = setup, .
     matched += res.reports[0].groups[g].n_matched;
     mismatched += res.reports[0].groups[g].n_count_mismatch;
   }
+  const an_rank_group *g = &res.reports[0].groups[0];
+  cr_assert_eq(res.reports[0].n_groups, 1);
   cr_assert_eq(matched, 6, "two big buckets and the stated all-reduce, twice");
-  cr_assert_eq(mismatched, 1, "the small bucket only");
+  cr_assert_eq(mismatched, 0, "the steps line up: the small bucket is matched within its step");
+  cr_assert_eq(g->n_dropped, 2, "rank 1 lacks the small bucket in each step");
+  cr_assert_eq(g->dropped_rank, 1);
+  cr_assert_eq(g->dropped_peer, 0);
+  cr_assert_float_eq(g->dropped_us, 40, 1e-3);
   cr_assert_float_eq(res.reports[0].rows[0].wait_us, 4 * 200, 1e-3);
+  cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
+  an_ranks_result_free(&res);
+  an_trace_view_free(&v0);
+  an_trace_view_free(&v1);
+  tr_trace_destroy(t0);
+  tr_trace_destroy(t1);
+}
+
+/* A TorchRec pooled all-to-all of uneven splits: forward (under All2All_Pooled_Req) or
+ * backward (under the autograd engine's evaluate_function and alltoall_bwd_single), its
+ * message (bytes, the rank's own) in the "nccl:all_to_all" region around the launch. */
+static void pooled_a2a(tb *b, bool backward, double ts, double kts, double kdur, long bytes) {
+  if (backward)
+    host(b, "cpu_op", "autograd::engine::evaluate_function: All2All_Pooled_WaitBackward", ts - 10,
+         40);
+  host(b, "user_annotation", backward ? "## alltoall_bwd_single ##" : "All2All_Pooled_Req", ts - 5,
+       20);
+  int c = b->corr++;
+  tb_add(
+      b,
+      "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_to_all\",\"pid\":1,"
+      "\"tid\":1,\"ts\":%.3f,\"dur\":6,\"args\":{\"Input Dims\":[[%ld]],"
+      "\"Input type\":[\"unsigned char\"]}},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+      "\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t\","
+      "\"pid\":0,\"tid\":7,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
+      ts - 1, bytes, ts, c, kts, kdur, c);
+}
+
+/* Two steps of a sharded model's pooled exchange on one rank: the forward all-to-all of
+ * `bytes` (this rank's split) taking fwd us in each step, and the backward one in step 2
+ * unless the trace lost it. */
+static an_rank_summary *pooled_rank(tb *b, long rank, long bytes, double fwd, bool has_backward,
+                                    tr_trace **t, an_trace_view *v) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 10000.0;
+    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    pooled_a2a(b, false, t0 + 100, t0 + 1100, fwd, bytes);
+    if (s == 1 && has_backward) pooled_a2a(b, true, t0 + 300, t0 + 3000, 900, bytes + 1000);
+  }
+  *t = tb_read(b);
+  return rank_summary(*t, rank, v);
+}
+
+/* Gap 2 of session 9 (hta_sampled_2ranks: rank 0 lacks the 90.8 ms all-to-all backward rank
+ * 1 runs): the forward all-to-alls, whose messages differ by rank (uneven splits), are one
+ * kind and match step by step (rank 0 waits 100 us in each); the backward one, another kind
+ * (launched in the backward pass), is an instance rank 0's trace lacks in step 2: named with
+ * its time on rank 1, matched with nothing, so its 900 us are no one's wait. Keyed by size
+ * the forward instances never met; without the direction the backward one met rank 0's
+ * forward one in step 2. */
+Test(ranks, an_instance_one_rank_lacks_is_named_not_matched, .init = setup, .fini = teardown) {
+  tb b;
+  tr_trace *t0, *t1;
+  an_trace_view v0, v1;
+  an_rank_summary *pre[2] = {pooled_rank(&b, 0, 4000, 600, false, &t0, &v0),
+                             pooled_rank(&b, 1, 3000, 500, true, &t1, &v1)};
+  an_rank_data d;
+  cr_assert(an_rank_summary_data(pre[1], 0, &d));
+  cr_assert_eq(d.n_kinds, 2);
+  cr_assert(!d.kinds[0].backward && d.kinds[1].backward, "the backward launch is marked");
+  an_rank_summary *back = an_rank_summary_from_data(&d);
+  an_rank_data e;
+  cr_assert(back && an_rank_summary_data(back, 0, &e) && e.kinds[1].backward);
+  an_rank_summary_free(back);
+
+  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
+  an_ranks_options opt = {.workers = 1};
+  an_ranks_result res;
+  an_ranks_failure fail = {0};
+  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
+  cr_assert_eq(res.reports[0].n_groups, 1);
+  const an_rank_group *g = &res.reports[0].groups[0];
+  cr_assert_eq(g->n_matched, 2, "the forward all-to-all of each step");
+  cr_assert_eq(g->n_count_mismatch, 0);
+  cr_assert_eq(g->n_dropped, 1);
+  cr_assert_eq(g->dropped_rank, 0);
+  cr_assert_eq(g->dropped_peer, 1);
+  cr_assert_eq(g->dropped_step, 2);
+  cr_assert(g->dropped_backward);
+  cr_assert_str_eq(g->dropped_context, "pooled embedding exchange");
+  cr_assert_float_eq(g->dropped_us, 900, 1e-3);
+  cr_assert_float_eq(res.reports[0].rows[0].wait_us, 200, 1e-3);
   cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
   an_ranks_result_free(&res);
   an_trace_view_free(&v0);
