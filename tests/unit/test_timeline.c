@@ -1728,39 +1728,67 @@ Test(report, overlap_recoverable_is_the_steps_share, .init = setup, .fini = tear
 
 /* ---------------------------------------------------------------- ranks */
 
-/* A rank of a sharded training job: per ProfilerStep an input-dist all-to-all (launched
- * under TorchRec's sparse_data_dist region), the DDP gradient all-reduce (launched from the
- * AccumulateGrad hook) and an all-reduce launched under nothing named; each takes the
- * given time (us) on this rank. */
-static tr_trace *training_rank(tb *b, double dist, double grad, double other) {
+/* What a rank runs in step s (0 or 1) after its GEMM, from time t0 on. */
+typedef void (*step_fill)(tb *b, int s, double t0, const void *arg);
+
+/* Rank `rank`'s summary of a trace of two ProfilerSteps, each a GEMM and then what fill
+ * adds: the trace into *t, its view into v. */
+static an_rank_summary *stepped_rank(tb *b, long rank, step_fill fill, const void *arg,
+                                     tr_trace **t, an_trace_view *v) {
   tb_begin(b);
   for (int s = 0; s < 2; s++) {
     double t0 = s * 10000.0;
     host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
     launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
-    host(b, "user_annotation", "## sparse_data_dist ##", t0 + 30, 50);
-    collective(b, t0 + 40, t0 + 1100, dist, 4096);
-    host(b, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
-         t0 + 100, 50);
-    collective(b, t0 + 110, t0 + 3000, grad, 1 << 20);
-    collective(b, t0 + 200, t0 + 5000, other, 1 << 16);
+    fill(b, s, t0, arg);
   }
-  return tb_read(b);
-}
-
-/* Rank `rank`'s summary of trace t (read): its view into v. */
-static an_rank_summary *rank_summary(tr_trace *t, long rank, an_trace_view *v) {
-  cr_assert_eq(an_trace_view_build(t, NULL, rules, NULL, v), AN_OK);
+  *t = tb_read(b);
+  cr_assert_eq(an_trace_view_build(*t, NULL, rules, NULL, v), AN_OK);
   an_rank_input in = {rank ? "rank1.json" : "rank0.json", "all", rank};
-  an_rank_summary *s = an_rank_summarize(&in, v, NULL, rules, NULL);
-  cr_assert_not_null(s);
-  return s;
+  an_rank_summary *sum = an_rank_summarize(&in, v, NULL, rules, NULL);
+  cr_assert_not_null(sum);
+  return sum;
 }
 
-static an_rank_summary *training_summary(tb *b, long rank, double dist, double grad, double other,
-                                         tr_trace **t, an_trace_view *v) {
-  *t = training_rank(b, dist, grad, other);
-  return rank_summary(*t, rank, v);
+/* Two ranks' traces, views and summaries, and the Ranks section built from them. */
+typedef struct two_ranks {
+  tr_trace *t[2];
+  an_trace_view v[2];
+  an_rank_summary *pre[2];
+  an_ranks_result res;
+} two_ranks;
+
+/* The one stage's section of x->pre (taken over), built with one worker. */
+static const an_rank_report *two_ranks_build(two_ranks *x) {
+  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
+  an_ranks_options opt = {.workers = 1};
+  an_ranks_failure fail = {0};
+  cr_assert_eq(an_ranks_build(in, 2, x->pre, rules, &opt, &x->res, &fail), AN_OK);
+  cr_assert_eq(x->res.n_reports, 1);
+  return &x->res.reports[0];
+}
+
+static void two_ranks_free(two_ranks *x) {
+  an_ranks_result_free(&x->res);
+  for (int i = 0; i < 2; i++) {
+    an_trace_view_free(&x->v[i]);
+    tr_trace_destroy(x->t[i]);
+  }
+}
+
+/* A rank of a sharded training job: per ProfilerStep an input-dist all-to-all (launched
+ * under TorchRec's sparse_data_dist region), the DDP gradient all-reduce (launched from the
+ * AccumulateGrad hook) and an all-reduce launched under nothing named; each takes the
+ * given time (us, arg: three of them) on this rank. */
+static void training_step(tb *b, int s, double t0, const void *arg) {
+  (void)s;
+  const double *us = arg;
+  host(b, "user_annotation", "## sparse_data_dist ##", t0 + 30, 50);
+  collective(b, t0 + 40, t0 + 1100, us[0], 4096);
+  host(b, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+       t0 + 100, 50);
+  collective(b, t0 + 110, t0 + 3000, us[1], 1 << 20);
+  collective(b, t0 + 200, t0 + 5000, us[2], 1 << 16);
 }
 
 /* Issue 30 (closing-7 Left): the straggler's cost is told by what its collectives do.
@@ -1771,12 +1799,12 @@ static an_rank_summary *training_summary(tb *b, long rank, double dist, double g
  * plain data (a one-rank report read back by merge) keeps each kind's family. */
 Test(ranks, straggler_loss_by_launch_context, .init = setup, .fini = teardown) {
   tb b;
-  tr_trace *t0, *t1;
-  an_trace_view v0, v1;
-  an_rank_summary *pre[2] = {training_summary(&b, 0, 400, 800, 200, &t0, &v0),
-                             training_summary(&b, 1, 100, 100, 100, &t1, &v1)};
+  two_ranks x = {0};
+  const double us0[3] = {400, 800, 200}, us1[3] = {100, 100, 100};
+  x.pre[0] = stepped_rank(&b, 0, training_step, us0, &x.t[0], &x.v[0]);
+  x.pre[1] = stepped_rank(&b, 1, training_step, us1, &x.t[1], &x.v[1]);
   an_rank_data d;
-  cr_assert(an_rank_summary_data(pre[0], 0, &d));
+  cr_assert(an_rank_summary_data(x.pre[0], 0, &d));
   size_t labelled = 0;
   for (size_t k = 0; k < d.n_kinds; k++) labelled += d.kinds[k].context != NULL;
   cr_assert_eq(d.n_kinds, 3);
@@ -1790,34 +1818,24 @@ Test(ranks, straggler_loss_by_launch_context, .init = setup, .fini = teardown) {
               "kind %zu", k);
   an_rank_summary_free(back);
 
-  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
-  an_ranks_options opt = {.workers = 1};
-  an_ranks_result res;
-  an_ranks_failure fail = {0};
-  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
-  cr_assert_eq(res.n_reports, 1);
-  const an_rank_group *g = &res.reports[0].groups[0];
+  const an_rank_group *g = &two_ranks_build(&x)->groups[0];
   cr_assert_eq(g->straggler, 1);
   cr_assert_eq(g->n_steps, 2);
   cr_assert_eq(g->n_wait_contexts, 3);
   const char *want[3] = {"gradient reduce (DDP hook)", "input dist", NULL};
   const double per_step[3] = {700, 300, 100};
   for (size_t i = 0; i < 3; i++) {
-    const an_rank_wait_context *x = &g->wait_contexts[i];
-    cr_assert(want[i] ? x->context && !strcmp(x->context, want[i]) : !x->context, "%zu: %s", i,
-              x->context ? x->context : "(none)");
-    cr_assert_float_eq(x->lost_per_step_us, per_step[i], 1e-3, "%zu", i);
-    cr_assert_float_eq(x->lost_us, 2 * per_step[i], 1e-3, "%zu", i);
+    const an_rank_wait_context *w = &g->wait_contexts[i];
+    cr_assert(want[i] ? w->context && !strcmp(w->context, want[i]) : !w->context, "%zu: %s", i,
+              w->context ? w->context : "(none)");
+    cr_assert_float_eq(w->lost_per_step_us, per_step[i], 1e-3, "%zu", i);
+    cr_assert_float_eq(w->lost_us, 2 * per_step[i], 1e-3, "%zu", i);
   }
   char text[RP_RANK_CONTEXTS_BYTES];
   cr_assert_str_eq(rp_rank_wait_contexts(g, text, sizeof text),
                    "gradient reduce (DDP hook) 0.70 ms/step (64%), input dist 0.30 ms/step "
                    "(27%), other launches 0.10 ms/step (9%)");
-  an_ranks_result_free(&res);
-  an_trace_view_free(&v0);
-  an_trace_view_free(&v1);
-  tr_trace_destroy(t0);
-  tr_trace_destroy(t1);
+  two_ranks_free(&x);
 }
 
 /* An all-to-all launched under the region `region` (NULL: none) at ts, run at kts on
@@ -1837,21 +1855,19 @@ static void sendrecv(tb *b, const char *region, double ts, double kts, double kd
 }
 
 /* A rank whose step runs the input dist and the pooled exchange, in that order or the
- * other, each taking the given time. */
-static an_rank_summary *exchange_rank(tb *b, long rank, bool dist_first, double dist, double pooled,
-                                      tr_trace **t, an_trace_view *v) {
-  tb_begin(b);
-  for (int s = 0; s < 2; s++) {
-    double t0 = s * 10000.0;
-    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
-    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
-    sendrecv(b, dist_first ? "## sparse_data_dist ##" : "All2All_Pooled_Req", t0 + 100, t0 + 1100,
-             dist_first ? dist : pooled);
-    sendrecv(b, dist_first ? "All2All_Pooled_Req" : "## sparse_data_dist ##", t0 + 200, t0 + 3000,
-             dist_first ? pooled : dist);
-  }
-  *t = tb_read(b);
-  return rank_summary(*t, rank, v);
+ * other (arg: dist first?, the input dist's time, the exchange's time). */
+typedef struct exchange_arg {
+  bool dist_first;
+  double dist, pooled;
+} exchange_arg;
+
+static void exchange_step(tb *b, int s, double t0, const void *arg) {
+  (void)s;
+  const exchange_arg *e = arg;
+  sendrecv(b, e->dist_first ? "## sparse_data_dist ##" : "All2All_Pooled_Req", t0 + 100, t0 + 1100,
+           e->dist_first ? e->dist : e->pooled);
+  sendrecv(b, e->dist_first ? "All2All_Pooled_Req" : "## sparse_data_dist ##", t0 + 200, t0 + 3000,
+           e->dist_first ? e->pooled : e->dist);
 }
 
 /* Review 7 defect 2: one kernel name (ncclKernel_SendRecv, no message args) runs the input
@@ -1861,27 +1877,19 @@ static an_rank_summary *exchange_rank(tb *b, long rank, bool dist_first, double 
  * the exchange, and rank 1 is the rank it waits for. */
 Test(ranks, instances_match_within_their_launch_context, .init = setup, .fini = teardown) {
   tb b;
-  tr_trace *t0, *t1;
-  an_trace_view v0, v1;
-  an_rank_summary *pre[2] = {exchange_rank(&b, 0, true, 400, 800, &t0, &v0),
-                             exchange_rank(&b, 1, false, 100, 700, &t1, &v1)};
-  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
-  an_ranks_options opt = {.workers = 1};
-  an_ranks_result res;
-  an_ranks_failure fail = {0};
-  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
-  const an_rank_group *g = &res.reports[0].groups[0];
+  two_ranks x = {0};
+  const exchange_arg a0 = {true, 400, 800}, a1 = {false, 100, 700};
+  x.pre[0] = stepped_rank(&b, 0, exchange_step, &a0, &x.t[0], &x.v[0]);
+  x.pre[1] = stepped_rank(&b, 1, exchange_step, &a1, &x.t[1], &x.v[1]);
+  const an_rank_report *rep = two_ranks_build(&x);
+  const an_rank_group *g = &rep->groups[0];
   cr_assert_eq(g->n_matched, 4);
   cr_assert_eq(g->straggler, 1);
   cr_assert_float_eq(g->lost_per_step_us, 400, 1e-3);
   cr_assert_str_eq(g->wait_context, "input dist");
-  cr_assert_float_eq(res.reports[0].rows[0].wait_us, 800, 1e-3);
-  cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
-  an_ranks_result_free(&res);
-  an_trace_view_free(&v0);
-  an_trace_view_free(&v1);
-  tr_trace_destroy(t0);
-  tr_trace_destroy(t1);
+  cr_assert_float_eq(rep->rows[0].wait_us, 800, 1e-3);
+  cr_assert_float_eq(rep->rows[1].wait_us, 0, 1e-3);
+  two_ranks_free(&x);
 }
 
 /* An all-reduce as newer PyTorch records it on the host when the kernel states nothing (a
@@ -1905,21 +1913,20 @@ static void comms_allreduce(tb *b, double ts, double kts, double kdur, long nele
 
 /* A rank of DDP training: per step the gradient buckets of 394241 and 112 floats and a
  * second 394241 one, their messages only in the "nccl:all_reduce" regions (older PyTorch),
- * then a 2048-float all-reduce whose record_param_comms states it; `lost_small` leaves the
- * 112-float bucket out of the trace (a sampler dropped it). */
-static an_rank_summary *bucket_rank(tb *b, long rank, bool lost_small, double big, tr_trace **t,
-                                    an_trace_view *v) {
-  tb_begin(b);
-  for (int s = 0; s < 2; s++) {
-    double t0 = s * 10000.0;
-    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
-    bucket_allreduce(b, t0 + 10, t0 + 100, big, 394241);
-    if (!lost_small) bucket_allreduce(b, t0 + 30, t0 + 1000, 40, 112);
-    bucket_allreduce(b, t0 + 50, t0 + 2000, big, 394241);
-    comms_allreduce(b, t0 + 70, t0 + 3000, 60, 2048);
-  }
-  *t = tb_read(b);
-  return rank_summary(*t, rank, v);
+ * then a 2048-float all-reduce whose record_param_comms states it. arg: the big buckets'
+ * time, and whether the trace lost the 112-float bucket (a sampler dropped it). */
+typedef struct bucket_arg {
+  double big;
+  bool lost_small;
+} bucket_arg;
+
+static void bucket_step(tb *b, int s, double t0, const void *arg) {
+  (void)s;
+  const bucket_arg *x = arg;
+  bucket_allreduce(b, t0 + 30, t0 + 1100, x->big, 394241);
+  if (!x->lost_small) bucket_allreduce(b, t0 + 50, t0 + 2000, 40, 112);
+  bucket_allreduce(b, t0 + 70, t0 + 3000, x->big, 394241);
+  comms_allreduce(b, t0 + 90, t0 + 4000, 60, 2048);
 }
 
 /* Gap 1 of session 9: a collective whose kernel states no message takes it from what
@@ -1931,12 +1938,12 @@ static an_rank_summary *bucket_rank(tb *b, long rank, bool lost_small, double bi
  * and the small bucket is an instance rank 1 lacks in each step (no one's wait). */
 Test(ranks, messages_recorded_on_the_host_match_like_instances, .init = setup, .fini = teardown) {
   tb b;
-  tr_trace *t0, *t1;
-  an_trace_view v0, v1;
-  an_rank_summary *pre[2] = {bucket_rank(&b, 0, false, 500, &t0, &v0),
-                             bucket_rank(&b, 1, true, 300, &t1, &v1)};
+  two_ranks x = {0};
+  const bucket_arg a0 = {500, false}, a1 = {300, true};
+  x.pre[0] = stepped_rank(&b, 0, bucket_step, &a0, &x.t[0], &x.v[0]);
+  x.pre[1] = stepped_rank(&b, 1, bucket_step, &a1, &x.t[1], &x.v[1]);
   an_rank_data d;
-  cr_assert(an_rank_summary_data(pre[0], 0, &d));
+  cr_assert(an_rank_summary_data(x.pre[0], 0, &d));
   cr_assert_eq(d.n_kinds, 3);
   double sizes[3] = {394241, 112, 2048};
   for (size_t k = 0; k < 3; k++) cr_assert_float_eq(d.kinds[k].nelems, sizes[k], 1e-9, "%zu", k);
@@ -1945,31 +1952,19 @@ Test(ranks, messages_recorded_on_the_host_match_like_instances, .init = setup, .
   cr_assert_neq(d.kinds[2].pg, AN_RANK_NO_PG, "record_param_comms names its group");
   cr_assert_eq(d.pgs[d.kinds[2].pg].n_ranks, 2);
 
-  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
-  an_ranks_options opt = {.workers = 1};
-  an_ranks_result res;
-  an_ranks_failure fail = {0};
-  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
-  size_t matched = 0, mismatched = 0;
-  for (size_t g = 0; g < res.reports[0].n_groups; g++) {
-    matched += res.reports[0].groups[g].n_matched;
-    mismatched += res.reports[0].groups[g].n_count_mismatch;
-  }
-  const an_rank_group *g = &res.reports[0].groups[0];
-  cr_assert_eq(res.reports[0].n_groups, 1);
+  const an_rank_report *rep = two_ranks_build(&x);
+  cr_assert_eq(rep->n_groups, 1);
+  const an_rank_group *g = &rep->groups[0];
+  size_t matched = g->n_matched, mismatched = g->n_count_mismatch;
   cr_assert_eq(matched, 6, "two big buckets and the stated all-reduce, twice");
   cr_assert_eq(mismatched, 0, "the steps line up: the small bucket is matched within its step");
   cr_assert_eq(g->n_dropped, 2, "rank 1 lacks the small bucket in each step");
   cr_assert_eq(g->dropped_rank, 1);
   cr_assert_eq(g->dropped_peer, 0);
   cr_assert_float_eq(g->dropped_us, 40, 1e-3);
-  cr_assert_float_eq(res.reports[0].rows[0].wait_us, 4 * 200, 1e-3);
-  cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
-  an_ranks_result_free(&res);
-  an_trace_view_free(&v0);
-  an_trace_view_free(&v1);
-  tr_trace_destroy(t0);
-  tr_trace_destroy(t1);
+  cr_assert_float_eq(rep->rows[0].wait_us, 4 * 200, 1e-3);
+  cr_assert_float_eq(rep->rows[1].wait_us, 0, 1e-3);
+  two_ranks_free(&x);
 }
 
 /* A TorchRec pooled all-to-all of uneven splits: forward (under All2All_Pooled_Req) or
@@ -1994,21 +1989,19 @@ static void pooled_a2a(tb *b, bool backward, double ts, double kts, double kdur,
       ts - 1, bytes, ts, c, kts, kdur, c);
 }
 
-/* Two steps of a sharded model's pooled exchange on one rank: the forward all-to-all of
- * `bytes` (this rank's split) taking fwd us in each step, and the backward one in step 2
- * unless the trace lost it. */
-static an_rank_summary *pooled_rank(tb *b, long rank, long bytes, double fwd, bool has_backward,
-                                    tr_trace **t, an_trace_view *v) {
-  tb_begin(b);
-  for (int s = 0; s < 2; s++) {
-    double t0 = s * 10000.0;
-    host(b, "user_annotation", s ? "ProfilerStep#2" : "ProfilerStep#1", t0, 9000);
-    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
-    pooled_a2a(b, false, t0 + 100, t0 + 1100, fwd, bytes);
-    if (s == 1 && has_backward) pooled_a2a(b, true, t0 + 300, t0 + 3000, 900, bytes + 1000);
-  }
-  *t = tb_read(b);
-  return rank_summary(*t, rank, v);
+/* A sharded model's pooled exchange on one rank: in each step the forward all-to-all of
+ * `bytes` (this rank's split) taking fwd us, and the backward one in step 2 unless the
+ * trace lost it. */
+typedef struct pooled_arg {
+  long bytes;
+  double fwd;
+  bool has_backward;
+} pooled_arg;
+
+static void pooled_step(tb *b, int s, double t0, const void *arg) {
+  const pooled_arg *x = arg;
+  pooled_a2a(b, false, t0 + 100, t0 + 1100, x->fwd, x->bytes);
+  if (s == 1 && x->has_backward) pooled_a2a(b, true, t0 + 300, t0 + 3000, 900, x->bytes + 1000);
 }
 
 /* Gap 2 of session 9 (hta_sampled_2ranks: rank 0 lacks the 90.8 ms all-to-all backward rank
@@ -2020,12 +2013,12 @@ static an_rank_summary *pooled_rank(tb *b, long rank, long bytes, double fwd, bo
  * forward one in step 2. */
 Test(ranks, an_instance_one_rank_lacks_is_named_not_matched, .init = setup, .fini = teardown) {
   tb b;
-  tr_trace *t0, *t1;
-  an_trace_view v0, v1;
-  an_rank_summary *pre[2] = {pooled_rank(&b, 0, 4000, 600, false, &t0, &v0),
-                             pooled_rank(&b, 1, 3000, 500, true, &t1, &v1)};
+  two_ranks x = {0};
+  const pooled_arg a0 = {4000, 600, false}, a1 = {3000, 500, true};
+  x.pre[0] = stepped_rank(&b, 0, pooled_step, &a0, &x.t[0], &x.v[0]);
+  x.pre[1] = stepped_rank(&b, 1, pooled_step, &a1, &x.t[1], &x.v[1]);
   an_rank_data d;
-  cr_assert(an_rank_summary_data(pre[1], 0, &d));
+  cr_assert(an_rank_summary_data(x.pre[1], 0, &d));
   cr_assert_eq(d.n_kinds, 2);
   cr_assert(!d.kinds[0].backward && d.kinds[1].backward, "the backward launch is marked");
   an_rank_summary *back = an_rank_summary_from_data(&d);
@@ -2033,13 +2026,9 @@ Test(ranks, an_instance_one_rank_lacks_is_named_not_matched, .init = setup, .fin
   cr_assert(back && an_rank_summary_data(back, 0, &e) && e.kinds[1].backward);
   an_rank_summary_free(back);
 
-  an_rank_input in[2] = {{"rank0.json", "all", 0}, {"rank1.json", "all", 1}};
-  an_ranks_options opt = {.workers = 1};
-  an_ranks_result res;
-  an_ranks_failure fail = {0};
-  cr_assert_eq(an_ranks_build(in, 2, pre, rules, &opt, &res, &fail), AN_OK);
-  cr_assert_eq(res.reports[0].n_groups, 1);
-  const an_rank_group *g = &res.reports[0].groups[0];
+  const an_rank_report *rep = two_ranks_build(&x);
+  cr_assert_eq(rep->n_groups, 1);
+  const an_rank_group *g = &rep->groups[0];
   cr_assert_eq(g->n_matched, 2, "the forward all-to-all of each step");
   cr_assert_eq(g->n_count_mismatch, 0);
   cr_assert_eq(g->n_dropped, 1);
@@ -2049,11 +2038,7 @@ Test(ranks, an_instance_one_rank_lacks_is_named_not_matched, .init = setup, .fin
   cr_assert(g->dropped_backward);
   cr_assert_str_eq(g->dropped_context, "pooled embedding exchange");
   cr_assert_float_eq(g->dropped_us, 900, 1e-3);
-  cr_assert_float_eq(res.reports[0].rows[0].wait_us, 200, 1e-3);
-  cr_assert_float_eq(res.reports[0].rows[1].wait_us, 0, 1e-3);
-  an_ranks_result_free(&res);
-  an_trace_view_free(&v0);
-  an_trace_view_free(&v1);
-  tr_trace_destroy(t0);
-  tr_trace_destroy(t1);
+  cr_assert_float_eq(rep->rows[0].wait_us, 200, 1e-3);
+  cr_assert_float_eq(rep->rows[1].wait_us, 0, 1e-3);
+  two_ranks_free(&x);
 }
