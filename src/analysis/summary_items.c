@@ -344,6 +344,9 @@ void sm_wait_items(sm_ctx *c) {
     }
   double coll = per_step_us(c, total);
   double us = measured ? loss : per_step_us(c, wait);
+  /* the basis quotes what the ranks read lose to one another (rank_wait_basis): the item
+   * claims no more than that evidence, even where unread ranks may add to it */
+  if (loss > 0 && us > loss) us = loss;
   if (us > coll) us = coll;
   if (us <= 0) return;
   const an_collective_time *top = &tl->collectives[0]; /* wait descending */
