@@ -562,22 +562,36 @@ static void infer_device(run_state *r, an_run_context *c) {
   if (!c->platform.value && c->gpu.value) c->platform = platform_from_gpu_name(r, c->gpu.value);
 }
 
+/* The model package of a stem "DIR/FILE" whose file is named after its directory, as a
+ * library keeping one package per model does ("qwen2/modeling_qwen2" -> "qwen2":
+ * HF transformers' models/qwen2/modeling_qwen2.py); NULL for any other path under the
+ * marker (a helper package's "common/utils"). *len gets its length. */
+static const char *model_package(const char *stem, const char *dot, size_t *len) {
+  const char *slash = memchr(stem, '/', (size_t)(dot - stem));
+  if (!slash || slash == stem || memchr(slash + 1, '/', (size_t)(dot - slash - 1))) return NULL;
+  size_t dir = (size_t)(slash - stem), file = (size_t)(dot - slash - 1);
+  if (file < dir || strncmp(dot - dir, stem, dir) != 0) return NULL;
+  *len = dir;
+  return stem;
+}
+
 /* The model file stem after a marker in text (NULL when none): "srt/models/qwen3.py" ->
- * "qwen3" unless the packs call it a helper; *len gets its length. */
+ * "qwen3" (or its package, model_package) unless the packs call it a helper; *len gets its
+ * length. */
 static const char *model_stem(const te_settings *set, const char *text, const char *mark,
                               size_t *len) {
   for (const char *at = strstr(text, mark); at; at = strstr(at + 1, mark)) {
     const char *stem = at + strlen(mark), *dot = strstr(stem, ".py");
-    if (!dot || dot == stem || memchr(stem, '/', (size_t)(dot - stem)) ||
-        memchr(stem, ' ', (size_t)(dot - stem)))
-      continue;
+    if (!dot || dot == stem || memchr(stem, ' ', (size_t)(dot - stem))) continue;
+    size_t n = (size_t)(dot - stem);
+    if (memchr(stem, '/', n) && !model_package(stem, dot, &n)) continue;
     bool helper = false;
     for (size_t k = 0; k < set->fuse_model_frame_ignore.n && !helper; k++) {
       const char *h = set->fuse_model_frame_ignore.items[k];
-      helper = strlen(h) == (size_t)(dot - stem) && strncmp(stem, h, (size_t)(dot - stem)) == 0;
+      helper = strlen(h) == n && strncmp(stem, h, n) == 0;
     }
     if (helper) continue;
-    *len = (size_t)(dot - stem);
+    *len = n;
     return stem;
   }
   return NULL;

@@ -1021,11 +1021,10 @@ Test(fuse, dtype_matchers_read_tokens_and_off_enums, .init = setup, .fini = tear
   }
 }
 
-/* Model family from the model file in the launch stacks (the Python frames), when server
- * args do not name the model; a helper file under models/ is not a model. */
-Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
+/* The run context's model of TRACE with its launch site's file replaced by `to`. */
+static void expect_model_from_frame(const char *to, const char *want) {
   char buf[sizeof TRACE + 64];
-  const char *from = "sglang/srt/layers/linear.py", *to = "sglang/srt/models/qwen3_moe.py";
+  const char *from = "sglang/srt/layers/linear.py";
   const char *at = strstr(TRACE, from);
   cr_assert_not_null(at);
   int n = snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - TRACE), TRACE, to, at + strlen(from));
@@ -1038,9 +1037,27 @@ Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
   an_report *rep = NULL;
   an_error err;
   cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
-  cr_assert_str_eq(rep->run.context.model.value, "qwen3_moe");
-  cr_assert_eq(rep->run.context.model.source, AN_SOURCE_PYTHON_FRAMES);
+  if (!want) {
+    cr_assert_null(rep->run.context.model.value, "%s", to);
+  } else {
+    cr_assert_str_eq(rep->run.context.model.value, want, "%s", to);
+    cr_assert_eq(rep->run.context.model.source, AN_SOURCE_PYTHON_FRAMES);
+  }
   an_report_destroy(rep);
+}
+
+/* Model family from the model file in the launch stacks (the Python frames), when server
+ * args do not name the model; a helper file under models/ is not a model. A library that
+ * keeps a package per model names it by the package whose file carries its name (review 9:
+ * hf_qwen1.5_0.5b_chat_h100's transformers/models/qwen2/modeling_qwen2.py said "unknown");
+ * a helper package's file does not. */
+Test(pipeline, run_context_model_from_frames, .init = setup, .fini = teardown) {
+  expect_model_from_frame("sglang/srt/models/qwen3_moe.py", "qwen3_moe");
+  expect_model_from_frame("transformers/models/qwen2/modeling_qwen2.py", "qwen2");
+  expect_model_from_frame("transformers/models/qwen2_moe/modeling_qwen2_moe.py", "qwen2_moe");
+  expect_model_from_frame("sglang/srt/models/utils.py", NULL);
+  expect_model_from_frame("sglang/srt/models/deepseek_common/utils.py", NULL);
+  expect_model_from_frame("transformers/models/auto/modeling_auto.py", NULL);
 }
 
 /* Model family from kernel families when neither server args nor frames name it, and the
