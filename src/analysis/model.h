@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/limits.h"
+
 /* Status of the analysis functions. */
 typedef enum an_status {
   AN_OK = 0,
@@ -1080,8 +1082,9 @@ typedef struct an_summary_item {
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */
-  size_t n_more;          /* other evidence rows merged into this item (same root cause) */
-  char more[2][64];       /* their anchors */
+  size_t n_more;          /* other evidence rows: merged into this item (same root cause), or the
+                             time-account rows an overlap item quotes its own time from */
+  char more[AN_ITEM_MORE][64];            /* their anchors */
   const struct an_rank_group *rank_group; /* wait items of a directory run: the Ranks
                                              section's group of the tables' rank in the
                                              stage (who it waits for); NULL: none */
@@ -1116,6 +1119,12 @@ typedef struct an_summary_item {
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;
+  /* Overlap items of a collective split by launch context: the row holds the launches under
+   * no labelled family ("other launches"), a root cause apart from each family's row. */
+  bool context_rest;
+  /* Wait items: the bound is the loss the Ranks section measured for one rank of the
+   * group (not the wait above this rank's floors), so the basis leads with it. */
+  bool rank_measured;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

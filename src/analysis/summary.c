@@ -226,8 +226,12 @@ static bool fewer_kernels(const an_summary_item *it) {
 /* Two overlap items of one collective's rows split by launch context (an input dist and a
  * gradient reduce of ncclKernel_SendRecv): unlike work, each its own root cause. */
 static bool split_apart(const an_summary_item *a, const an_summary_item *b) {
-  return a->kind == AN_SUMMARY_OVERLAP && b->kind == AN_SUMMARY_OVERLAP && a->what && b->what &&
-         a->partner == AN_PARTNER_NONE && b->partner == AN_PARTNER_NONE && strcmp(a->what, b->what);
+  /* the rest of the launches (no labelled family) is a context of its own (review 9: the
+   * gradient reduce's item linked the rest row it quotes nothing of) */
+  bool ca = a->what || a->context_rest, cb = b->what || b->context_rest;
+  return a->kind == AN_SUMMARY_OVERLAP && b->kind == AN_SUMMARY_OVERLAP && ca && cb &&
+         a->partner == AN_PARTNER_NONE && b->partner == AN_PARTNER_NONE &&
+         (a->context_rest != b->context_rest || (a->what && b->what && strcmp(a->what, b->what)));
 }
 
 /* The kept item that names one of its kernels, or NULL. A wait is never merged: its
@@ -248,7 +252,7 @@ static an_summary_item *same_root(an_summary_item *kept, size_t n, const an_summ
 static void add_more(an_summary_item *into, const char *anchor) {
   for (size_t i = 0; i < into->n_more; i++)
     if (!strcmp(into->more[i], anchor)) return;
-  if (!strcmp(into->anchor, anchor) || into->n_more >= 2) return;
+  if (!strcmp(into->anchor, anchor) || into->n_more >= AN_ITEM_MORE) return;
   snprintf(into->more[into->n_more++], sizeof into->more[0], "%s", anchor);
 }
 

@@ -358,6 +358,7 @@ void sm_wait_items(sm_ctx *c) {
   it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
+  it->rank_measured = measured;
   it->timeline = tl;
   straggler_imbalance(c, rg, it);
   if (!late_arrival(c, it, measured)) it->action = AN_ACTION_SLOW_COLLECTIVE;
@@ -607,26 +608,37 @@ static bool same_collective(const an_collective_time *x, const an_overlap_row *r
   return x->launch_context && !strcmp(x->launch_context, r->launch_context);
 }
 
-/* The time and the transfer time (its time less its wait) per step of the collective rows
- * overlap row r stands for: its own time in the step, and what overlapping it can hide at
- * most. False when r's kernel is no collective of the stage. Of a collective split by launch
- * context, the row's context only (review 7: a gradient reduce's item quoted the time of
+/* The time and the transfer time (its time less its wait and its unknown part) per step of the
+ * collective rows overlap row r stands for: its own time in the step, and what overlapping it can
+ * hide at most. False when r's kernel is no collective of the stage. Of a collective split by
+ * launch context, the row's context only (review 7: a gradient reduce's item quoted the time of
  * every SendRecv). */
 static bool collective_per_step(const sm_ctx *c, const an_overlap_row *r, double *total,
                                 double *transfer) {
   const an_stage_timeline *tl = c->g.st->timeline;
-  int64_t ns = 0, wait = 0;
+  int64_t ns = 0, not_transfer = 0;
   bool found = false;
   for (size_t i = 0; tl && i < tl->n_collectives; i++)
     if (same_collective(&tl->collectives[i], r)) {
       ns += tl->collectives[i].total_ns;
-      wait += tl->collectives[i].wait_ns;
+      /* instances with no like one are neither transfer nor wait: their time may be a
+       * wait, so it hides nothing the row can promise (the time account's Transfer) */
+      not_transfer += tl->collectives[i].wait_ns + tl->collectives[i].unknown_ns;
       found = true;
     }
   if (!found) return false;
   *total = per_step_us(c, ns);
-  *transfer = per_step_us(c, ns - wait);
+  *transfer = per_step_us(c, ns - not_transfer);
   return true;
+}
+
+/* Links the time-account rows whose time an overlap item on a collective quotes as its own
+ * (collective_per_step): every figure of a basis is in a row it links (review 9). */
+static void link_collective_rows(const sm_ctx *c, an_summary_item *it, const an_overlap_row *r) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  for (size_t i = 0; tl && i < tl->n_collectives; i++)
+    if (same_collective(&tl->collectives[i], r) && it->n_more < AN_ITEM_MORE)
+      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "wait", c->g.st->id, i);
 }
 
 void sm_overlap_items(sm_ctx *c) {
@@ -661,6 +673,8 @@ void sm_overlap_items(sm_ctx *c) {
     if (trip) it->partner = r->fusion_partner;
     /* one of a collective's rows split by launch context: the item says which */
     if (!trip && r->launch_context) it->what = r->launch_context;
+    it->context_rest = !trip && r->context_rest;
+    if (!trip && isfinite(own)) link_collective_rows(c, it, r);
     sm_item_kernel(c, r->kernel);
   }
 }

@@ -494,8 +494,12 @@ const char *rp_fusion_partner(const an_overlap_row *r) {
   return partner_name(r->fusion_partner, r->fusion_pattern);
 }
 
+/* A collective's launches under no labelled launch-context family (its rest row). */
+static const char *const OTHER_LAUNCHES = "other launches";
+
 const char *rp_item_what(const an_summary_item *it) {
-  return it->partner == AN_PARTNER_EAGER_CHAIN ? EAGER_CHAIN : it->what;
+  if (it->partner == AN_PARTNER_EAGER_CHAIN) return EAGER_CHAIN;
+  return it->what ? it->what : it->context_rest ? OTHER_LAUNCHES : NULL;
 }
 
 const char *rp_item_subject(const an_summary_item *it, const char **lead) {
@@ -522,7 +526,7 @@ const char *rp_overlap_excess_word(const an_overlap_row *r, const te_rules *rule
 }
 
 const char *rp_launch_context(const an_overlap_row *r) {
-  return r->launch_context ? r->launch_context : r->context_rest ? "other launches" : NULL;
+  return r->launch_context ? r->launch_context : r->context_rest ? OTHER_LAUNCHES : NULL;
 }
 
 const char *rp_dep_evidence(const an_overlap_row *r, const te_rules *rules, char *buf, size_t cap) {

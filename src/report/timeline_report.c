@@ -694,6 +694,89 @@ static void unbounded_basis(const an_summary_item *it, const char *x, char *b, s
            it->count == 1 ? "its" : "their");
 }
 
+/* The wait item's rows with their own figures, as the time account prints them (review 9:
+ * every figure of a basis is in a row it links): "W1 waits 3.71 of its 4.23 ms/step, W2
+ * ...", or with first, the rows' wait at the first collective of a step ("W3 0.43 ms/step");
+ * the rows past RP_ITEM_ROWS_SHOWN counted. False when no row has a figure to give. */
+static bool wait_rows_text(const an_summary_item *it, bool first, char *b, size_t cap) {
+  const an_stage_timeline *tl = it->timeline;
+  size_t len = 0, listed = 0, more = 0;
+  *b = 0;
+  for (size_t k = 0; tl && k < it->n_rows && len < cap; k++) {
+    const an_collective_time *c = &tl->collectives[it->rows[k].row];
+    if (first && c->first_wait_ns <= 0) continue;
+    if (k >= RP_ITEM_ROWS_SHOWN) {
+      more++;
+      continue;
+    }
+    char w[32], t[32];
+    rp_fmt_ms(w, sizeof w, rp_per_step_us(tl, first ? c->first_wait_ns : c->wait_ns));
+    rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, c->total_ns));
+    len += (size_t)snprintf(b + len, cap - len,
+                            first ? "%sW%zu %s ms/step" : "%sW%zu waits %s of its %s ms/step",
+                            listed++ ? ", " : "", it->rows[k].row + 1, w, t);
+  }
+  if (more && len < cap)
+    snprintf(b + len, cap - len, " and %zu more row%s (the JSON report's item rows)", more,
+             more == 1 ? "" : "s");
+  return listed || more;
+}
+
+/* Who the wait is for, with the imbalance the straggler shows and whether ranks are unread. */
+static void wait_who(const an_summary_item *it, char *who, size_t cap) {
+  rank_wait_basis(it->rank_group, who, cap);
+  if (it->imbalance) {
+    const an_imbalance_row *im = it->imbalance;
+    char mx[32], mn[32], all[32];
+    rp_fmt_ms(mx, sizeof mx, im->max_us);
+    rp_fmt_ms(mn, sizeof mn, im->min_us);
+    rp_fmt_ms(all, sizeof all, it->imbalance_excess_us);
+    size_t at = strlen(who);
+    snprintf(who + at, cap - at,
+             "; the imbalance table: on rank %ld `%.80s` takes %s ms against %s ms on rank "
+             "%ld%s, and %zu kernel%s run%s longer on it, +%s ms in all",
+             im->max_rank, im->kernel, mx, mn, im->min_rank, im->min_us > 0 ? "" : " (not run)",
+             it->n_imbalance, it->n_imbalance == 1 ? "" : "s", it->n_imbalance == 1 ? "s" : "",
+             all);
+  }
+  if (it->rank_group_partial)
+    snprintf(who + strlen(who), cap - strlen(who),
+             "; the run has ranks not read, so the rank waited for may be one of them");
+}
+
+/* A wait item: the collectives' time above their floors, row by row, and who it waits for;
+ * when the Ranks section measured the loss (the bound), that leads. */
+static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
+  char rows[512], first[384], who[RP_BASIS_BYTES];
+  wait_rows_text(it, false, rows, sizeof rows);
+  bool at_first = wait_rows_text(it, true, first, sizeof first);
+  /* rows of several collectives (or launch contexts) have a floor each */
+  char floor[64] = "their floors";
+  if (it->n_rows <= 1) snprintf(floor, sizeof floor, "a %.1f us floor", it->detail_us);
+  if (it->action == AN_ACTION_SLOW_COLLECTIVE) {
+    snprintf(b, cap,
+             "collective time above %s (the fastest like instances): %s; %s%s at "
+             "the first collective of each step, where late ranks would show: the rest is "
+             "collectives running slow inside the step",
+             floor, rows, at_first ? "only " : "none of it", at_first ? first : "");
+    return;
+  }
+  wait_who(it, who, sizeof who);
+  char late[512];
+  if (at_first)
+    snprintf(late, sizeof late,
+             "the first collective of each step waits (other ranks arriving late): %s", first);
+  else
+    snprintf(late, sizeof late, "the first collective of a step does not wait");
+  if (it->rank_measured)
+    snprintf(b, cap,
+             "%s; this rank's collective time above %s (the fastest like instances): %s; %s", who,
+             floor, rows, late);
+  else
+    snprintf(b, cap, "collective time above %s (the fastest like instances): %s; %s; %s", floor,
+             rows, late, who);
+}
+
 void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -701,46 +784,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
     case AN_BASIS_IDLE:
       idle_basis(it, b, cap);
       return;
-    case AN_BASIS_WAIT: {
-      rp_fmt_ms(y, sizeof y, it->first_us);
-      /* rows of several collectives (or launch contexts) have a floor each: none is theirs */
-      char floor[64] = "their floors";
-      if (it->n_rows <= 1) snprintf(floor, sizeof floor, "a %.1f us floor", it->detail_us);
-      char who[RP_BASIS_BYTES];
-      rank_wait_basis(it->rank_group, who, sizeof who);
-      if (it->imbalance) {
-        const an_imbalance_row *im = it->imbalance;
-        char mx[32], mn[32], all[32];
-        rp_fmt_ms(mx, sizeof mx, im->max_us);
-        rp_fmt_ms(mn, sizeof mn, im->min_us);
-        rp_fmt_ms(all, sizeof all, it->imbalance_excess_us);
-        size_t at = strlen(who);
-        snprintf(who + at, sizeof who - at,
-                 "; the imbalance table: on rank %ld `%.80s` takes %s ms against %s ms on rank "
-                 "%ld%s, and %zu kernel%s run%s longer on it, +%s ms in all",
-                 im->max_rank, im->kernel, mx, mn, im->min_rank, im->min_us > 0 ? "" : " (not run)",
-                 it->n_imbalance, it->n_imbalance == 1 ? "" : "s", it->n_imbalance == 1 ? "s" : "",
-                 all);
-      }
-      if (it->rank_group_partial)
-        snprintf(who + strlen(who), sizeof who - strlen(who),
-                 "; the run has ranks not read, so the rank waited for may be one of them");
-      if (it->action == AN_ACTION_SLOW_COLLECTIVE) {
-        snprintf(b, cap,
-                 "collective time above %s (the fastest like instances) of %s ms/step in "
-                 "these collectives; only %s ms/step of it at the first collective of each "
-                 "step, where late ranks would show: the rest is collectives running slow "
-                 "inside the step",
-                 floor, x, y);
-        return;
-      }
-      snprintf(b, cap,
-               "collective time above %s (the fastest like instances) of %s ms/step in these "
-               "collectives; the first collective of each step waits %s ms/step (other ranks "
-               "arriving late); %s",
-               floor, x, y, who);
+    case AN_BASIS_WAIT:
+      wait_basis(it, b, cap);
       return;
-    }
     case AN_BASIS_ROOFLINE:
       roofline_basis(it, x, b, cap);
       return;

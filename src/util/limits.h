@@ -87,6 +87,10 @@
  * (analysis/kernel_template.h). Real names carry up to ~12 (CUTLASS); a name with more is
  * not split, so its kernel is never paired by its arguments (not an error). */
 #define AN_TEMPLATE_ARGS_MAX 32u
+/* Evidence rows a summary item links besides its own (analysis/model.h an_summary_item.more):
+ * rows of the same root cause merged into it, the time-account rows of a collective whose
+ * time an overlap item quotes. Past it a merged row is still merged, only not linked. */
+#define AN_ITEM_MORE 3u
 
 /* ---- display names (src/report/names.c) ---- */
 

@@ -62,6 +62,9 @@ LIMITS_ELSEWHERE = {
                                 "report causes_past_the_limits",
     "RP_ITEM_ROWS_SHOWN": "rows a report lists, not an input limit: tests/unit/test_timeline.c "
                           "summary pooled_item_links_every_row",
+    "AN_ITEM_MORE": "evidence rows an item links, not an input limit: a merged row past it "
+                    "is merged unlinked; tests/golden/check_bounds.py check_context_row "
+                    "(hta_multistream5_a100: the gradient reduce's item links its W row)",
     "AN_TEMPLATE_ARGS_MAX": "a name past it is not split (its kernel is never paired by its "
                             "arguments), not an error: tests/unit/test_analysis.c "
                             "template_split_reads_top_level_arguments",

@@ -24,8 +24,8 @@ It checks from the JSON report alone:
                  group named or every rank of the run read);
     chain     <= the summed in-step time of its kernels;
     roofline, exposed <= the in-step time of its kernel; an overlap item on a collective's
-                 row split by launch context quotes that context's time per step and
-                 bounds at most its transfer;
+                 row split by launch context quotes that context's time per step, links
+                 the time-account rows it takes it from, and bounds at most its transfer;
     saving    <= the stage kernel time of its kernels;
 - per item, its figures are the sum of exactly the rows it links (issue 28, review 3 defect
   5): an idle item's bound, basis and gap count equal the summed parts ("all", "long":
@@ -226,11 +226,18 @@ def check_context_row(where, item, stage, fail):
     (review 7 defect 4: a gradient reduce's item quoted the time of every SendRecv)."""
     tl = stage.get("timeline") or {}
     steps = max(tl.get("steps_counted", 0), 1)
-    rows = [c for c in tl.get("collectives", [])
+    rows = [(i, c) for i, c in enumerate(tl.get("collectives", []))
             if item["kind"] == "overlap" and c.get("launch_context") is not None
             and c["launch_context"] == item.get("what") and c["kernel"] in item["kernels"]]
     if not rows:
         return
+    # every figure of a basis is in a row the item links (review 9: the gradient reduce's
+    # item quoted its time-account row's time and linked another overlap row instead)
+    stage_part = item["anchor"].split("-", 1)[1].rsplit("-", 1)[0]
+    for i, _ in rows:
+        if item["detail_us"] > 0 and f"wait-{stage_part}-{i}" not in item["evidence"]:
+            fail(f"{where}: quotes W{i + 1}'s time but does not link it ({item['evidence']})")
+    rows = [c for _, c in rows]
     total = sum(c["total_us"] for c in rows) / steps
     transfer = sum(c["transfer_us"] for c in rows) / steps
     if item["detail_us"] > 0 and abs(item["detail_us"] - total) > EPS * (len(rows) + 1):
