@@ -428,9 +428,17 @@ static const char *const LEGEND[][2] = {
      "steady time with no compute on another stream (the wait above it in the cell's title) / "
      "time under compute on another stream; Exposed + wait + Hidden = GPU time"},
     {"Priority",
-     "P1 act (the action recovers time), P2 check first (check deps, restructure, wait rows), "
-     "P4 nothing to win there, P5 under the bar; rows under the recoverable floor are folded "
-     "(show more rows)"},
+     "P1 act (the action recovers time), P2 check first: check deps (a neighbour may be its "
+     "producer or consumer), restructure (nothing runs beside it), wait rows (the exposed time "
+     "is waiting: 0 recoverable until the late rank or stage is fixed), and rows that would be "
+     "P1 put back to P2 because the GPU waits for the host or other ranks in that stage (the "
+     "banner above What to try first); P4 nothing to win there, P5 under the bar; rows under "
+     "the recoverable floor are folded (show more rows)"},
+    {"Dep risk",
+     "whether a same-stream neighbour looks like its producer or consumer (low, high, "
+     "unclear); it decides between P1 and check deps only: low on a P2 row (a wait row, a "
+     "restructure, a row put back for the stage's bottleneck) says the dependencies are not "
+     "what holds it back"},
     {"% of bound",
      "the roofline time of the row's launches with shapes (max of bytes / HBM "
      "bandwidth and FLOPs / dense peak of the format) over their GPU time; mem or "
