@@ -52,13 +52,15 @@ typedef struct fe_rec {
   bool full; /* more values than a shape holds: none is made */
 } fe_rec;
 
-/* A kept container found to be compact JSON (memo_find): its text, n bytes (0: none). A
- * text's bytes decide what a walk over it finds (its tokens are those of its bytes, the
- * index having been outside any string at its first), so a container whose bytes are
- * these is that text. */
+/* A kept container found to be compact JSON (memo_find): its text, n bytes (0: none), the
+ * id the reader gave that text (fe_memo_id; 0: none yet), and how many texts the slot has
+ * taken (gen). A text's bytes decide what a walk over it finds (its tokens are those of its
+ * bytes, the index having been outside any string at its first), so a container whose
+ * bytes are these is that text. */
 typedef struct memo_slot {
   uint8_t n;
   char text[FE_MEMO_TEXT + 1]; /* lit_eq reads 8 bytes of a text shorter than 8 */
+  uint32_t id, gen;
 } memo_slot;
 
 #define MEMO_BITS 8
@@ -188,23 +190,34 @@ HOT memo_slot *memo_at(const cur *c, size_t t) {
   return &c->memo[h >> (64 - MEMO_BITS)];
 }
 
+/* The slot and the text it holds now, as fe_event.arg_memo notes them. */
+HOT fe_memo memo_ref(const cur *c, const memo_slot *m) {
+  return (fe_memo){(uint16_t)(m - c->memo + 1), m->gen};
+}
+
 /* The container at the token t when its bytes are the remembered text of its slot: *text
- * its bytes, the cursor past it, as walk_container in WALK_CANON would leave them. */
-HOT bool memo_find(cur *c, size_t t, fe_text *text) {
+ * its bytes, the cursor past it, as walk_container in WALK_CANON would leave them, and *ref
+ * the slot (ref->slot 0: not remembered). */
+HOT bool memo_find(cur *c, size_t t, fe_text *text, fe_memo *ref) {
   const memo_slot *m = memo_at(c, t);
   if (!m || !m->n || c->len - t < m->n || !lit_eq(c->buf + t, c->len - t, m->text, m->n))
     return false;
   *text = (fe_text){(const char *)c->buf + t, m->n};
   seek(c, t + m->n);
+  *ref = memo_ref(c, m);
   return true;
 }
 
-/* Remembers the container of n bytes at t, just found to be compact JSON. */
-HOT void memo_put(const cur *c, size_t t, size_t n) {
+/* Remembers the container of n bytes at t, just found to be compact JSON, in the slot
+ * *ref then notes (ref->slot 0: not remembered). */
+HOT void memo_put(const cur *c, size_t t, size_t n, fe_memo *ref) {
   memo_slot *m = n <= FE_MEMO_TEXT ? memo_at(c, t) : NULL;
   if (!m) return;
   m->n = (uint8_t)n;
   memcpy(m->text, c->buf + t, n);
+  m->id = 0;
+  m->gen++;
+  *ref = memo_ref(c, m);
 }
 
 /* ------------------------------------------------------------------ strings */
@@ -606,11 +619,12 @@ static bool walk_container(cur *c, size_t open, int mode, size_t *end) {
 static bool skip_container(cur *c, size_t open) {
   size_t end;
   fe_text text;
-  if (memo_find(c, open, &text)) return true;
+  fe_memo ref;
+  if (memo_find(c, open, &text, &ref)) return true;
   cur copy = *c;
   if (walk_container(&copy, open, WALK_CANON, &end)) {
     *c = copy;
-    memo_put(c, open, end - open + 1);
+    memo_put(c, open, end - open + 1, &ref);
     return true;
   }
   return walk_container(c, open, WALK_SKIP, &end);
@@ -703,11 +717,13 @@ HOT bool read_string(cur *c, size_t t, fe_text *out, bool *is) {
 }
 
 /* The value of kept arg k, as parse_args's capture_value reads it: 1 with *text, 0 absent
- * (null, an empty string), -1 dropped for its length. The byte scanner decodes strings
+ * (null, an empty string), -1 dropped for its length; *memo the slot of a remembered
+ * container (slot 0: none). The byte scanner decodes strings
  * and writes containers as compact JSON; here a string must be plain and a container
  * already compact, so the file's bytes are the text. */
-HOT bool kept_arg_value(cur *c, size_t t, fe_text *text, int *got) {
+HOT bool kept_arg_value(cur *c, size_t t, fe_text *text, int *got, fe_memo *memo) {
   uint8_t ch = c->buf[t];
+  memo->slot = 0;
   const char *p = (const char *)c->buf + t;
   if (ch == '"') {
     size_t close;
@@ -718,13 +734,13 @@ HOT bool kept_arg_value(cur *c, size_t t, fe_text *text, int *got) {
   }
   if (ch == '{' || ch == '[') {
     *got = 1;
-    if (memo_find(c, t, text)) return true;
+    if (memo_find(c, t, text, memo)) return true;
     cur copy = *c;
     size_t close;
     if (walk_container(&copy, t, WALK_CANON, &close)) {
       *c = copy;
       *text = (fe_text){p, close - t + 1};
-      memo_put(c, t, text->n);
+      memo_put(c, t, text->n, memo);
       return close - t < TR_MAX_ARG_BYTES;
     }
     /* laid out otherwise (or not JSON): written anew */
@@ -748,12 +764,16 @@ HOT bool args_member(cur *c, int key, size_t t, fe_event *ev) {
   if (key >= K_ARG0) {
     fe_text text;
     int got;
-    TRY(kept_arg_value(c, t, &text, &got));
+    fe_memo memo;
+    TRY(kept_arg_value(c, t, &text, &got, &memo));
     uint32_t bit = 1u << (key - K_ARG0);
     /* a member repeated in one args object: the last one wins */
     ev->arg_mask = got > 0 ? ev->arg_mask | bit : ev->arg_mask & ~bit;
     ev->arg_dropped = got < 0 ? ev->arg_dropped | bit : ev->arg_dropped & ~bit;
-    if (got > 0) ev->arg[key - K_ARG0] = text;
+    if (got > 0) {
+      ev->arg[key - K_ARG0] = text;
+      ev->arg_memo[key - K_ARG0] = memo;
+    }
     return true;
   }
   switch (key) {
@@ -969,6 +989,24 @@ struct fe_shapes {
 
 fe_shapes *fe_shapes_create(void) { return calloc(1, sizeof(fe_shapes)); }
 void fe_shapes_destroy(fe_shapes *s) { free(s); }
+
+/* The slot of ref while it holds the text it held then (it may have taken another one
+ * since, even within the event: two containers whose bytes choose one slot). */
+static memo_slot *memo_holding(fe_shapes *s, fe_memo ref) {
+  if (!s || ref.slot == 0 || ref.slot > FE_MEMO_SLOTS) return NULL;
+  memo_slot *m = &s->memo[ref.slot - 1];
+  return m->gen == ref.gen ? m : NULL;
+}
+
+uint32_t fe_memo_id(fe_shapes *s, fe_memo ref) {
+  const memo_slot *m = memo_holding(s, ref);
+  return m ? m->id : 0;
+}
+
+void fe_memo_set_id(fe_shapes *s, fe_memo ref, uint32_t id) {
+  memo_slot *m = memo_holding(s, ref);
+  if (m) m->id = id;
+}
 
 /* The string whose opening quote is at *p: its text, plain when kept (else with valid
  * escapes); *p moves past its closing quote, the next token. */

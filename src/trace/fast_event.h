@@ -42,7 +42,7 @@
  * most CPU ops), the longest one remembered, and the bytes from a container's first that
  * choose its slot. */
 #define FE_MEMO_SLOTS 256u
-#define FE_MEMO_TEXT 126u
+#define FE_MEMO_TEXT 122u
 #define FE_MEMO_WINDOW 32u
 /* Room the reader gives for the kept containers of one event written anew (fe_chunk). */
 #define FE_SCRATCH_BYTES (2u * TR_MAX_ARG_BYTES)
@@ -51,6 +51,12 @@ typedef struct fe_text {
   const char *p;
   size_t n;
 } fe_text;
+
+/* A remembered container's slot (slot - 1; 0: none) and the text it held then (gen). */
+typedef struct fe_memo {
+  uint16_t slot;
+  uint32_t gen;
+} fe_memo;
 
 /* The members of one event, as kineto.c's parse_event leaves them. */
 typedef struct fe_event {
@@ -68,6 +74,8 @@ typedef struct fe_event {
    * length (dropped), and each present one's text, compact JSON for a container */
   uint32_t arg_mask, arg_dropped;
   fe_text arg[TR_ARG_COUNT];
+  /* per present kept arg: the remembered container that holds its text (slot 0: none) */
+  fe_memo arg_memo[TR_ARG_COUNT];
   /* while sampling (tr_trace_sample_text): the texts of args the sample takes, in order */
   bool sampling;
   unsigned n_args, n_sample;
@@ -83,6 +91,13 @@ typedef struct fe_shapes fe_shapes;
 
 fe_shapes *fe_shapes_create(void);
 void fe_shapes_destroy(fe_shapes *s);
+
+/* The id the reader gave the text of a kept container (fe_event.arg_memo) by
+ * fe_memo_set_id, as long as its slot still holds that text: 0 when it holds another text
+ * by now, or no id was set (slot 0: none). A container's text is interned once while its
+ * slot keeps it, not once per event. */
+uint32_t fe_memo_id(fe_shapes *s, fe_memo ref);
+void fe_memo_set_id(fe_shapes *s, fe_memo ref, uint32_t id);
 
 /* One chunk of the JSON text and its masks (structural.h), room where the compact JSON of
  * kept containers laid out otherwise in the file is written (an event whose texts do not

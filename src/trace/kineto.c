@@ -970,17 +970,29 @@ static tr_str scanned_arg_id(rd *r, unsigned k) {
   return id;
 }
 
+/* Kept arg text of an event the fast path read: the id its remembered container (memo,
+ * slot 0: none) knew, else the text interned (and told to the container's slot). */
+static tr_str fast_arg_id(rd *r, fe_text text, fe_memo memo) {
+  if (!memo.slot) return intern_text(r, text);
+  tr_str id = fe_memo_id(r->shapes, memo);
+  if (id) return id;
+  id = intern_text(r, text);
+  fe_memo_set_id(r->shapes, memo, id);
+  return id;
+}
+
 /* The kept args of the event just pushed (the last of its kind), as one arg set: those of
  * mask, dropped those that were cut for their length; their texts (text, the fast path's
- * views) or, with text NULL, the byte scanner's (scanned_arg_id). */
-static void store_args(rd *r, int kind, uint32_t mask, uint32_t dropped, const fe_text *text) {
+ * views, with their memo slots) or, with text NULL, the byte scanner's (scanned_arg_id). */
+static void store_args(rd *r, int kind, uint32_t mask, uint32_t dropped, const fe_text *text,
+                       const fe_memo *memo) {
   tr_trace *t = r->t;
   if (dropped) t->args_dropped += (uint64_t)__builtin_popcount(dropped);
   if (!mask) return;
   tr_str vals[TR_ARG_COUNT] = {0};
   for (unsigned k = 0; k < TR_ARG_COUNT; k++) {
     if (!(mask >> k & 1u)) continue;
-    vals[k] = text ? intern_text(r, text[k]) : scanned_arg_id(r, k);
+    vals[k] = text ? fast_arg_id(r, text[k], memo[k]) : scanned_arg_id(r, k);
   }
   uint32_t id = tr_argtab_put(&t->args, mask, vals);
   if (id == UINT32_MAX) lx_nomem(&r->lx);
@@ -1248,7 +1260,8 @@ static void event_members(rd *r, unsigned depth) {
 typedef struct kept_texts {
   fe_text name, cat, pid, tid, stream;
   uint32_t arg_mask, arg_dropped;
-  const fe_text *argv; /* the kept args' texts; NULL: the byte scanner's (store_args) */
+  const fe_text *argv;     /* the kept args' texts; NULL: the byte scanner's (store_args) */
+  const fe_memo *arg_memo; /* with argv: their remembered containers (fe_event.arg_memo) */
 } kept_texts;
 
 /* Stores an event of a kept kind whose fields checked out: a Python frame, or a tr_event
@@ -1279,7 +1292,8 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
   c.stream = intern_cached(r, k->stream, &r->ic_stream[kind]);
   e.ctx = event_ctx(r, kind, &c);
   push_event(r, kind, &e);
-  if (k->arg_mask | k->arg_dropped) store_args(r, kind, k->arg_mask, k->arg_dropped, k->argv);
+  if (k->arg_mask | k->arg_dropped)
+    store_args(r, kind, k->arg_mask, k->arg_dropped, k->argv, k->arg_memo);
 }
 
 /* A kept-phase ("X") event whose fields are in r (ts, dur, ids, stream) and whose texts
@@ -1319,6 +1333,7 @@ static void event_end(rd *r, uint64_t index) {
                   buf_text(&r->stream, r->stream_prio > 0),
                   r->arg_mask,
                   r->arg_dropped,
+                  NULL,
                   NULL};
   event_keep(r, index, &k, r->name_bad);
 }
@@ -1389,7 +1404,8 @@ static void event_fast_end(rd *r, uint64_t index, const fe_event *ev) {
                   ev->stream_prio ? ev->stream : none,
                   ev->arg_mask,
                   ev->arg_dropped,
-                  ev->arg};
+                  ev->arg,
+                  ev->arg_memo};
   event_keep(r, index, &k, ev->name_bad);
 }
 

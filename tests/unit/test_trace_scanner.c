@@ -682,3 +682,32 @@ Test(scanners, containers_seen_before) {
   }
   free(buf);
 }
+
+/* Two kept containers of one event whose first 32 bytes choose the same slot (found by
+ * search: the slot is the top byte of memo_at's hash): the second takes the slot from the
+ * first before the reader interns either, so the first's text must not be given the id
+ * the slot knows by then. Each order, again and again; every arg as the byte scanner
+ * reads it. */
+Test(scanners, containers_that_share_a_slot_in_one_event) {
+  static const char *const a = "[[1024, 512], [], [512], [1], [512]]",
+                           *const b = "[[1024, 512], [], [512], [19], [512]]";
+  size_t cap = 1u << 20, n = 0;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  n += (size_t)snprintf(buf + n, cap - n, "{\"traceEvents\": [\n");
+  for (unsigned i = 0; i < 1000; i++) {
+    bool swap = rnd() % 2;
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": "
+                          "7, \"tid\": 7, \"ts\": %u.5, \"dur\": 2.5, \"args\": {\"External id\": "
+                          "%u, \"Input Dims\": %s, \"Concrete Inputs\": %s}}",
+                          i ? ",\n" : "", 100 + i, i, swap ? b : a, swap ? a : b);
+    cr_assert_lt(n, cap - 1024);
+  }
+  n += (size_t)snprintf(buf + n, cap - n, "\n]}\n");
+  size_t chunks[] = {0, 4096 + 3}, small[] = {777};
+  check_buffer("containers_that_share_a_slot_in_one_event", (const uint8_t *)buf, n, chunks, 2,
+               small, 1);
+  assert_fast_share((const uint8_t *)buf, n, TR_SCANNER_AUTO, 8);
+  free(buf);
+}
