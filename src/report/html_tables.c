@@ -10,6 +10,7 @@
 #include "analysis/summary.h"
 #include "report/html_internal.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 
 #define BAR_HEIGHT 24
 
@@ -72,6 +73,8 @@ static const char KERNEL_HEADS[] =
     "<th>Kernel</th><th>Category</th>"
     "<th class=\"num\" aria-sort=\"descending\" title=\"sum of the kernel's durations\">GPU time "
     "(ms)</th>"
+    "<th class=\"num\" title=\"its time inside the counted steps over their number (its GPU time "
+    "without steps): what a summary item quotes for it\">Per step (ms)</th>"
     "<th class=\"num\" title=\"of the stage's kernel time\">Share (%)</th>"
     "<th class=\"num\">Launches</th><th class=\"num\">Max (ms)</th>"
     "<th class=\"num\" title=\"roofline time of the launches with shapes over their GPU time; "
@@ -120,8 +123,9 @@ static void kernel_roofline(rp_hw *hw, const an_roofline *f, size_t launches) {
   rp_hw_printf(hw, "</td>");
 }
 
-static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row *k,
-                       const an_roofline *roofline, const char *shown_name) {
+static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_stage_report *st,
+                       const an_kernel_row *k, const char *shown_name) {
+  const an_roofline *roofline = an_row_roofline(st, k);
   rp_hw_printf(hw, "<tr id=\"%sk-%s-%zu\"%s data-cat=\"", hw->idp, tok, i,
                k->shown ? "" : " class=\"minor\"");
   rp_hw_text(hw, k->category);
@@ -131,6 +135,7 @@ static void kernel_row(rp_hw *hw, const char *tok, size_t i, const an_kernel_row
   rp_hw_cat_span(hw, k->category);
   rp_hw_printf(hw, "</td>");
   rp_hw_td_ms(hw, k->total_us);
+  rp_hw_td_ms(hw, rp_kernel_per_step_us(st, k));
   rp_hw_td_pct(hw, k->share_pct);
   rp_hw_td_count(hw, k->launches);
   rp_hw_td_ms(hw, k->max_us);
@@ -146,9 +151,8 @@ static void kernel_table(rp_hw *hw, size_t si, const char *tok) {
   snprintf(note, sizeof note, "under %.1f%% share", hw->rep->run.kernel_min_share_pct);
   table_open(hw, "kernels", "kt-", tok, KERNEL_HEADS, note);
   for (size_t i = 0; i < st->n_kernels; i++)
-    kernel_row(hw, tok, i, &st->kernels[i], an_row_roofline(st, &st->kernels[i]),
-               nm->shown ? nm->shown[i] : st->kernels[i].name);
-  table_close(hw, st->n_kernels, 9, "no kernels in this stage");
+    kernel_row(hw, tok, i, st, &st->kernels[i], nm->shown ? nm->shown[i] : st->kernels[i].name);
+  table_close(hw, st->n_kernels, 10, "no kernels in this stage");
 }
 
 /* ------------------------------------------------------------------ overlap */

@@ -364,20 +364,22 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
   }
   unit u = unit_for(st->kernels[0].total_us);
   fprintf(f,
-          "| # | Kernel | Category | GPU time (%s) | Share | Launches | %% of bound | Python "
-          "location | CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+          "| # | Kernel | Category | GPU time (%s) | Per step (ms) | Share | Launches | %% of "
+          "bound | Python location | CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | ---: | "
+          "---: | --- | --- |\n",
           u.name);
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
     if (!r->shown) continue;
-    char t[32], s[32];
+    char t[32], p[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
+    rp_fmt_ms(p, sizeof p, rp_kernel_per_step_us(st, r)); /* the summary's unit, ms/step */
     fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "kernel", st->id, i, 'K');
     code_span(f, names_get(nm, r->name));
     char roof[48];
     rp_roofline_cell(an_row_roofline(st, r), roof, sizeof roof);
-    fprintf(f, " | %s | %s | %s | %zu | %s | ", r->category, t, s, r->launches, roof);
+    fprintf(f, " | %s | %s | %s | %s | %zu | %s | ", r->category, t, p, s, r->launches, roof);
     char *loc = rp_kernel_location_cell(r), *op = rp_kernel_cpu_op_cell(r);
     rp_md_cell_text(f, loc ? loc : "?");
     fputs(" | ", f);
@@ -694,6 +696,9 @@ static const char LEGEND[] =
     "- **Share**: part of the stage's kernel-time sum (stated under the stage heading); the "
     "same kernel has the same share in every table of a stage.\n"
     "- **GPU time**: summed device time of the row's launches, in the unit of the column head.\n"
+    "- **Per step**: the kernel's time inside the counted steps over their number (its GPU "
+    "time when the stage has no steps), in ms like What to try first: the figure an item "
+    "quotes for the row it links.\n"
     "- **Kernel**: a display name (demangled, long template arguments shown as `<…>`); "
     "`--full-names` and the JSON output give the full name.\n"
     "- **Python location / scope**: `path:line function` that launched the kernel; "

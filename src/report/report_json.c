@@ -99,6 +99,7 @@ static cJSON *kernel_json(const an_stage_report *st, const an_kernel_row *r) {
       !cJSON_AddNumberToObject(o, "total_us", an_round3(r->total_us)) ||
       !cJSON_AddNumberToObject(o, "max_us", an_round3(r->max_us)) ||
       !cJSON_AddNumberToObject(o, "steps_us", an_round3(r->steps_us)) ||
+      !cJSON_AddNumberToObject(o, "per_step_us", an_round3(rp_kernel_per_step_us(st, r))) ||
       !cJSON_AddNumberToObject(o, "opaque_steps_us", an_round3(r->opaque_steps_us)) ||
       !cJSON_AddNumberToObject(
           o, "graph_staging_us",

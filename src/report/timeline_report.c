@@ -415,6 +415,11 @@ char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_
   return NULL;
 }
 
+double rp_kernel_per_step_us(const an_stage_report *st, const an_kernel_row *r) {
+  size_t n = st->timeline ? st->timeline->n_steps : 0;
+  return r->steps_us / (double)(n ? n : 1);
+}
+
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns) {
   return (double)ns / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
 }

@@ -79,6 +79,11 @@ bool rp_stage_checks_failed(const an_report *r, const te_rules *rules);
 char *rp_stage_limit(const an_stage_report *st, const te_rules *rules, rp_stage_check c, bool md,
                      char *title, size_t cap);
 
+/* A kernel row's time per counted step (its steps_us over the stage's counted steps; its
+ * whole time without steps): the figure a summary item quotes for it, in every layout
+ * but the reference one. */
+double rp_kernel_per_step_us(const an_stage_report *st, const an_kernel_row *r);
+
 /* A stage total in ns as us per counted step (the whole stage when it has none). */
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
 /* The basis of the item's bound in one phrase (no trailing period), into buf (a wait

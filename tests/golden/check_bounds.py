@@ -23,9 +23,11 @@ It checks from the JSON report alone:
                  to late arrivals (its Ranks section: a straggler or spread verdict, the
                  group named or every rank of the run read);
     chain     <= the summed in-step time of its kernels;
-    roofline, exposed <= the in-step time of its kernel; an overlap item on a collective's
-                 row split by launch context quotes that context's time per step, links
-                 the time-account rows it takes it from, and bounds at most its transfer;
+    roofline, exposed <= the in-step time of its kernel (its rows' per_step_us, the Per
+                 step column, which must be steps_us over the counted steps); an overlap
+                 item on a collective's row split by launch context quotes that context's
+                 time per step, links the time-account rows it takes it from, and bounds
+                 at most its transfer;
     saving    <= the stage kernel time of its kernels;
 - per item, its figures are the sum of exactly the rows it links (issue 28, review 3 defect
   5): an idle item's bound, basis and gap count equal the summed parts ("all", "long":
@@ -105,8 +107,8 @@ def basis_limit(item, stage, fail, rep=None):
         if item["bound_us_per_step"] > wait + EPS:
             fail(f"{item['anchor']}: bound over the collectives' wait")
         return tl["total"]["collective_us"] / steps
-    if basis in ("chain", "roofline", "exposed", "removed"):
-        return sum(rows[k]["steps_us"] for k in item["kernels"] if k in rows) / steps
+    if basis in ("chain", "roofline", "exposed", "removed"):  # the rows' Per step cells
+        return sum(rows[k]["per_step_us"] for k in item["kernels"] if k in rows)
     if basis == "saving":
         return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)
     return None
@@ -246,9 +248,19 @@ def check_context_row(where, item, stage, fail):
         fail(f"{where}: bound {item['bound_us_per_step']} us > its context's transfer {transfer:.3f} us/step")
 
 
+def check_per_step(where, st, fail):
+    """A kernel row's per_step_us (the Per step column) is its in-step time over the counted
+    steps: the figure an item quotes for it."""
+    steps = max((st.get("timeline") or {}).get("steps_counted", 0), 1)
+    for k in st.get("kernels", []):
+        if abs(k["per_step_us"] - k["steps_us"] / steps) > EPS:
+            fail(f"{where}: {k['name'][:60]} per_step_us {k['per_step_us']} != steps_us {k['steps_us']} / {steps}")
+
+
 def check_report(label, rep, fail):
     windows = {o["stage"]: o for o in (rep.get("overlap") or {}).get("stages", [])}
     for st in rep.get("stages", []):
+        check_per_step(f"{label} {st['stage']}", st, fail)
         tl = st.get("timeline")
         if not tl:
             continue

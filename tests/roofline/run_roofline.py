@@ -301,7 +301,7 @@ def renderers(args):
             page.feed(run_text(args.triage, "html", *inputs))
             md_cells = {}
             for m in re.finditer(r'<a id="kernel-([^"]+)-(\d+)"></a>K\d+ \|(.*)', md):
-                md_cells[(m.group(1), int(m.group(2)))] = m.group(3).split(" | ")[5].strip()
+                md_cells[(m.group(1), int(m.group(2)))] = m.group(3).split(" | ")[6].strip()
             seen = 0
             for st in rep["stages"]:
                 sid = st["stage"].split("/")[0]  # the stage token of the row ids
