@@ -454,7 +454,9 @@ static const tr_event *kernel_launch(const part_input *pi, const tr_event *e) {
 
 /* The host records of the collectives among k[0..n) (cls communication), in order into rec:
  * their own args, else the host's record around the launch; the ops are indexed around
- * those launches only. false when out of memory. */
+ * those launches only, outside the rules lock (a pass over the trace's ops: the other
+ * workers keep reading), and only the matchers' questions take it. false when out of
+ * memory. */
 static bool stage_messages(const part_input *pi, const tr_event **k, const uint8_t *cls, size_t n,
                            host_record *rec) {
   const te_rules *rules = pi->nm->rules;
@@ -462,26 +464,28 @@ static bool stage_messages(const part_input *pi, const tr_event **k, const uint8
   double *at = malloc((n ? n : 1) * sizeof *at);
   bool ok = keys && at;
   size_t n_at = 0;
-  lock_rules(pi->nm); /* the packs' dtypes and matchers */
-  const te_matcher *backward = te_rules_matcher(rules, "collective_backward_op");
-  for (size_t i = 0; ok && i < n; i++) {
-    const tr_event *launch = cls[i] == AN_RANK_COMM ? kernel_launch(pi, k[i]) : NULL;
+  for (size_t i = 0, j = 0; ok && i < n; i++) {
+    if (cls[i] != AN_RANK_COMM) continue;
+    const tr_event *launch = kernel_launch(pi, k[i]);
     if (launch) at[n_at++] = launch->ts;
+    /* the packs' dtypes are read-only: no lock */
+    an_coll_message_args(pi->t, rules, keys, k[i], &rec[j++].msg);
   }
   ut_sort_f64(at, n_at);
   an_coll_messages *host =
       ok && n_at ? an_coll_messages_create(pi->t, rules, keys, at, n_at) : NULL;
   ok = ok && (!n_at || host);
+  const te_matcher *backward = te_rules_matcher(rules, "collective_backward_op");
+  lock_rules(pi->nm); /* the matchers' caches */
   for (size_t i = 0, j = 0; ok && i < n; i++) {
     if (cls[i] != AN_RANK_COMM) continue;
     const tr_event *launch = kernel_launch(pi, k[i]);
     host_record *r = &rec[j++];
-    if (!an_coll_message_args(pi->t, rules, keys, k[i], &r->msg))
-      an_coll_message_host(host, launch, &r->msg);
+    if (!r->msg.key) an_coll_message_host(host, launch, &r->msg);
     r->backward = an_coll_messages_under(host, launch, backward);
   }
-  an_coll_messages_destroy(host);
   unlock_rules(pi->nm);
+  an_coll_messages_destroy(host);
   an_strtab_destroy(keys);
   free(at);
   return ok;
