@@ -1273,6 +1273,8 @@ typedef struct an_rank_row {
   double exposed_comm_us; /* = communication_us */
   double wait_us;         /* collective wait over the matched instances */
   double wait_share_pct;  /* wait_us / busy_us * 100 */
+  size_t lacks;           /* collective instances its trace lacks where a peer of its group ran
+                             them in the same step (an_rank_group.n_dropped, by rank) */
   const char *top_kernel; /* canonical name; NULL when the rank has no kernels */
   double top_kernel_us, top_kernel_share_pct;
   size_t group;   /* index into an_rank_report.groups: the rank's group with the most

@@ -48,6 +48,7 @@ typedef struct group {
   an_rank_group_source source;
   size_t *members; /* part indices, parallel to ranks */
   double *wait;    /* per member */
+  size_t *lacks;   /* per member: instances its trace lacks where a peer ran them in the step */
 } group;
 
 typedef struct unit {
@@ -358,10 +359,14 @@ static size_t group_index(const stage_ctx *c, groups *gs, const long *ranks, siz
   if (!v) return SIZE_MAX;
   gs->v = v;
   group *g = &v[gs->n];
-  *g = (group){malloc(m * sizeof *g->ranks), m, src, malloc(m * sizeof *g->members),
-               calloc(m, sizeof *g->wait)};
-  if (!g->ranks || !g->members || !g->wait) {
-    free(g->ranks), free(g->members), free(g->wait);
+  *g = (group){malloc(m * sizeof *g->ranks),
+               m,
+               src,
+               malloc(m * sizeof *g->members),
+               calloc(m, sizeof *g->wait),
+               calloc(m, sizeof *g->lacks)};
+  if (!g->ranks || !g->members || !g->wait || !g->lacks) {
+    free(g->ranks), free(g->members), free(g->wait), free(g->lacks);
     return SIZE_MAX;
   }
   memcpy(g->ranks, ranks, m * sizeof *ranks);
@@ -449,9 +454,10 @@ static void by_bucket(const stage_ctx *c, size_t pi, uint32_t k, size_t nb, size
 /* An instance member r lacks in bucket b where member q ran the longest of its own there
  * (dur). */
 static void note_dropped(const stage_ctx *c, const group *g, const unit *u, size_t r, size_t q,
-                         size_t b, size_t lacking, double dur, an_rank_group *out) {
+                         size_t b, size_t lacking, double dur, an_rank_group *out, size_t *lacks) {
   const an_rank_part *p = c->parts[g->members[r]];
   out->n_dropped += lacking;
+  if (lacks) lacks[r] += lacking;
   out->dropped_sampled = out->dropped_sampled || p->filtered;
   if (out->dropped_kernel && dur <= out->dropped_us) return;
   out->dropped_kernel = kind_name(c, u->kind);
@@ -467,8 +473,8 @@ static void note_dropped(const stage_ctx *c, const group *g, const unit *u, size
  * (appended to m), else its instances are unmatched and each member with fewer lacks the
  * difference (noted in out). */
 static void match_bucket(const stage_ctx *c, const group *g, const unit *u, size_t b, size_t nb,
-                         size_t *const *start, size_t *const *sorted, match *m,
-                         an_rank_group *out) {
+                         size_t *const *start, size_t *const *sorted, match *m, an_rank_group *out,
+                         size_t *lacks) {
   size_t lo = SIZE_MAX, hi = 0, most = 0;
   for (size_t r = 0; r < g->n_ranks; r++) {
     size_t x = start[r][b + 1] - start[r][b];
@@ -488,7 +494,7 @@ static void match_bucket(const stage_ctx *c, const group *g, const unit *u, size
     if (q->colls[sorted[most][j]].dur_us > longest) longest = q->colls[sorted[most][j]].dur_us;
   for (size_t r = 0; r < g->n_ranks; r++) {
     size_t x = start[r][b + 1] - start[r][b];
-    if (x < hi && b < nb) note_dropped(c, g, u, r, most, b, hi - x, longest, out);
+    if (x < hi && b < nb) note_dropped(c, g, u, r, most, b, hi - x, longest, out, lacks);
   }
   if (b == nb && !out->n_count_mismatch++) /* outside the steps: a capture edge, not a drop */
     out->mismatch_kernel = kind_name(c, u->kind), out->mismatch_min = lo, out->mismatch_max = hi;
@@ -497,10 +503,11 @@ static void match_bucket(const stage_ctx *c, const group *g, const unit *u, size
 /* The instances of unit u matched across its group's members. Where the members' steps
  * line up, an instance is matched within its step (the k-th of the step on every member),
  * so one a member's trace lacks (a sampled trace dropped it) is no one's partner, and the
- * instances of steps whose counts differ are noted; else by occurrence over the stage, the
- * kind refused when its counts differ (mismatch noted in out). false when out of memory. */
+ * instances of steps whose counts differ are noted (in out, and per member in lacks unless
+ * NULL); else by occurrence over the stage, the kind refused when its counts differ
+ * (mismatch noted in out). false when out of memory. */
 static bool unit_match(const stage_ctx *c, const group *g, const unit *u, match *m,
-                       an_rank_group *out) {
+                       an_rank_group *out, size_t *lacks) {
   size_t lo = SIZE_MAX, hi = 0;
   for (size_t i = 0; i < g->n_ranks; i++) {
     size_t x = c->count[g->members[i] * c->kinds.n + u->kind];
@@ -538,7 +545,7 @@ static bool unit_match(const stage_ctx *c, const group *g, const unit *u, match 
     ok = start[r] && sorted[r];
     if (ok) by_bucket(c, g->members[r], u->kind, nb, start[r], sorted[r]);
   }
-  for (size_t b = 0; ok && b <= nb; b++) match_bucket(c, g, u, b, nb, start, sorted, m, out);
+  for (size_t b = 0; ok && b <= nb; b++) match_bucket(c, g, u, b, nb, start, sorted, m, out, lacks);
   for (size_t r = 0; r < g->n_ranks; r++) {
     if (start) free(start[r]);
     if (sorted) free(sorted[r]);
@@ -562,7 +569,7 @@ static bool match_waits(const stage_ctx *c, groups *gs, an_rank_group *out) {
   for (size_t u = 0; u < gs->n_units; u++) {
     group *g = &gs->v[gs->units[u].group];
     match m;
-    if (!unit_match(c, g, &gs->units[u], &m, &out[gs->units[u].group])) return false;
+    if (!unit_match(c, g, &gs->units[u], &m, &out[gs->units[u].group], g->lacks)) return false;
     for (size_t i = 0; i < m.cnt; i++) {
       double floor = dur_of(c, g, &m, fastest(c, g, &m, i), i);
       for (size_t r = 0; r < g->n_ranks; r++) g->wait[r] += dur_of(c, g, &m, r, i) - floor;
@@ -634,7 +641,7 @@ static bool collect(const stage_ctx *c, const groups *gs, size_t gi, size_t s, e
   for (size_t u = 0; u < gs->n_units; u++) {
     if (gs->units[u].group != gi) continue;
     match m;
-    if (!unit_match(c, g, &gs->units[u], &m, &scratch)) return false;
+    if (!unit_match(c, g, &gs->units[u], &m, &scratch, NULL)) return false;
     bool ok = true;
     for (size_t i = 0; i < m.cnt && ok; i++) ok = add_instance(c, g, &gs->units[u], &m, i, s, ev);
     match_free(&m);
@@ -839,6 +846,7 @@ static void fill_rows(const stage_ctx *c, const groups *gs, const an_rank_group 
     for (size_t r = 0; r < gs->v[g].n_ranks; r++) {
       an_rank_row *row = &rows[gs->v[g].members[r]];
       row->wait_us += gs->v[g].wait[r];
+      row->lacks += gs->v[g].lacks[r];
       bool better = row->group == SIZE_MAX || out[g].n_matched > out[row->group].n_matched;
       if (better) row->group = g;
       if (out[g].has_straggler && out[g].straggler == row->rank) row->straggler = true;
@@ -896,6 +904,7 @@ static void ctx_free(stage_ctx *c, groups *gs) {
     free(gs->v[g].ranks);
     free(gs->v[g].members);
     free(gs->v[g].wait);
+    free(gs->v[g].lacks);
   }
   free(gs->v);
   free(gs->units);

@@ -181,14 +181,16 @@ static size_t group_sentence(const an_rank_group *gr, char *buf, size_t cap, boo
                  gr->lost_share_pct);
   if (n < 0 || (size_t)n >= cap || !gr->n_dropped) return n > 0 ? (size_t)n : 0;
   /* what a sampled rank lacks is matched with nothing: said, so its gap is not read */
+  char step[32] = "outside the steps";
+  if (gr->dropped_step) snprintf(step, sizeof step, "in step %zu", gr->dropped_step);
   int m = snprintf(buf + n, cap - (size_t)n,
                    "%s%zu collective instance%s a rank's trace lacks where another rank ran %s "
-                   "in the same step %s not matched (%s); the longest, in step %zu, ran %.3f ms "
-                   "on rank %ld and is missing from rank %ld's trace.",
+                   "in the same step %s not matched (%s); the longest, %s, ran %.3f ms on rank "
+                   "%ld and is missing from rank %ld's trace.",
                    n || !first ? " " : "", gr->n_dropped, gr->n_dropped == 1 ? "" : "s",
                    gr->n_dropped == 1 ? "it" : "them", gr->n_dropped == 1 ? "is" : "are",
                    gr->dropped_sampled ? "a sampled trace dropped them" : "the capture lost them",
-                   gr->dropped_step, gr->dropped_us / 1000.0, gr->dropped_peer, gr->dropped_rank);
+                   step, gr->dropped_us / 1000.0, gr->dropped_peer, gr->dropped_rank);
   return m > 0 ? (size_t)n + (size_t)m : (size_t)n;
 }
 

@@ -122,15 +122,32 @@ static int cause_text(FILE *f, const an_rank_group *g) {
 
 /* The line of the instances a member's trace lacks where its peers ran them in the same
  * step, with the longest. */
-static int dropped_note(FILE *f, const rp_names *nm, const an_rank_group *g) {
+/* " (rank 0 lacks 5, rank 1 lacks 5)": the group's members whose traces lack instances. */
+static int lacking_ranks(FILE *f, const an_rank_report *rep, const an_rank_group *g) {
+  const char *sep = " (";
+  for (size_t i = 0; i < rep->n_rows; i++) {
+    const an_rank_row *w = &rep->rows[i];
+    bool member = false;
+    for (size_t k = 0; k < g->n_ranks && !member; k++) member = g->ranks[k] == w->rank;
+    if (!member || !w->lacks) continue;
+    if (fprintf(f, "%srank %ld lacks %zu", sep, w->rank, w->lacks) < 0) return -1;
+    sep = ", ";
+  }
+  return *sep == ',' && fputc(')', f) == EOF ? -1 : 0;
+}
+
+static int dropped_note(FILE *f, const rp_names *nm, const an_rank_report *rep,
+                        const an_rank_group *g) {
   if (!g->n_dropped) return 0;
   char step[48] = "outside the steps";
   if (g->dropped_step) snprintf(step, sizeof step, "in step %zu", g->dropped_step);
   if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
       fprintf(f,
               ": %zu collective instance%s a rank's trace lacks where another rank ran %s in the "
-              "same step %s not matched (%s: the gap each leaves is no rank's wait); the longest, ",
-              g->n_dropped, g->n_dropped == 1 ? "" : "s", g->n_dropped == 1 ? "it" : "them",
+              "same step",
+              g->n_dropped, g->n_dropped == 1 ? "" : "s", g->n_dropped == 1 ? "it" : "them") < 0 ||
+      lacking_ranks(f, rep, g) != 0 ||
+      fprintf(f, " %s not matched (%s: the gap each leaves is no rank's wait); the longest, ",
               g->n_dropped == 1 ? "is" : "are",
               g->dropped_sampled ? "a sampled trace dropped them" : "the capture lost them") < 0 ||
       kernel_cell(f, nm, g->dropped_kernel) != 0)
@@ -148,7 +165,8 @@ static int dropped_note(FILE *f, const rp_names *nm, const an_rank_group *g) {
 }
 
 /* The evidence line of a group that lost time, its mismatch line and its dropped line. */
-static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
+static int group_notes(FILE *f, const rp_names *nm, const an_rank_report *rep,
+                       const an_rank_group *g) {
   bool lost = g->n_matched && g->n_ranks >= 2 &&
               (g->verdict == AN_RANK_STRAGGLER || g->verdict == AN_RANK_SPREAD);
   if (lost) {
@@ -172,7 +190,7 @@ static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
     if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, g) != 0) return -1;
     if (fputs(".\n", f) == EOF) return -1;
   }
-  if (!g->n_count_mismatch) return dropped_note(f, nm, g);
+  if (!g->n_count_mismatch) return dropped_note(f, nm, rep, g);
   if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
       fprintf(f,
               ": %zu collective%s ran a different number of times on different ranks and %s not "
@@ -182,7 +200,7 @@ static int group_notes(FILE *f, const rp_names *nm, const an_rank_group *g) {
       kernel_cell(f, nm, g->mismatch_kernel) != 0)
     return -1;
   if (fprintf(f, " (%zu to %zu instances).\n", g->mismatch_min, g->mismatch_max) < 0) return -1;
-  return dropped_note(f, nm, g);
+  return dropped_note(f, nm, rep, g);
 }
 
 static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
@@ -220,7 +238,7 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
             rep->groups[g].n_dropped;
   if (notes && fputc('\n', f) == EOF) return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
-    if (group_notes(f, nm, &rep->groups[g]) != 0) return -1;
+    if (group_notes(f, nm, rep, &rep->groups[g]) != 0) return -1;
   if (fprintf(f, "\n### Imbalance: %s\n\n", rep->stage) < 0) return -1;
   if (!rep->n_imbalance)
     return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
@@ -255,6 +273,7 @@ static bool row_json(cJSON *a, const an_rank_row *w) {
          cJSON_AddNumberToObject(o, "exposed_comm_us", r3(w->exposed_comm_us)) &&
          cJSON_AddNumberToObject(o, "wait_us", r3(w->wait_us)) &&
          cJSON_AddNumberToObject(o, "wait_share_pct", r3(w->wait_share_pct)) &&
+         cJSON_AddNumberToObject(o, "lacks", (double)w->lacks) &&
          (w->top_kernel ? cJSON_AddStringToObject(o, "top_kernel", w->top_kernel)
                         : cJSON_AddNullToObject(o, "top_kernel")) &&
          cJSON_AddNumberToObject(o, "top_kernel_us", r3(w->top_kernel_us)) &&

@@ -405,6 +405,9 @@ def shared(triage, source):
               and dr["backward"] and dr["context"] == "pooled embedding exchange"
               and near(dr["us"], 90771, 0.001, 1) and g[0]["cause"] == "unknown",
               f"hta: dropped {dr}, cause {g[0]['cause'] if g else None}")
+        check(dr and sum(r["lacks"] for r in rep["ranks"][0]["rows"]) == dr["instances"]
+              and rep["ranks"][0]["rows"][0]["lacks"] > 0,
+              f"hta: lacks by rank {[r['lacks'] for r in rep['ranks'][0]['rows']]} against {dr}")
         check(all(r["wait_us"] < 90771 for r in rep["ranks"][0]["rows"]),
               f"hta: a dropped instance read as wait {[r['wait_us'] for r in rep['ranks'][0]['rows']]}")
         md = subprocess.run([triage, "--quiet", d], capture_output=True, text=True, check=False).stdout

@@ -1962,6 +1962,8 @@ Test(ranks, messages_recorded_on_the_host_match_like_instances, .init = setup, .
   cr_assert_eq(g->dropped_rank, 1);
   cr_assert_eq(g->dropped_peer, 0);
   cr_assert_float_eq(g->dropped_us, 40, 1e-3);
+  cr_assert_eq(rep->rows[0].lacks, 0);
+  cr_assert_eq(rep->rows[1].lacks, 2, "the rank lacking them counts them");
   cr_assert_float_eq(rep->rows[0].wait_us, 4 * 200, 1e-3);
   cr_assert_float_eq(rep->rows[1].wait_us, 0, 1e-3);
   two_ranks_free(&x);
@@ -2038,6 +2040,8 @@ Test(ranks, an_instance_one_rank_lacks_is_named_not_matched, .init = setup, .fin
   cr_assert(g->dropped_backward);
   cr_assert_str_eq(g->dropped_context, "pooled embedding exchange");
   cr_assert_float_eq(g->dropped_us, 900, 1e-3);
+  cr_assert_eq(rep->rows[0].lacks, 1);
+  cr_assert_eq(rep->rows[1].lacks, 0);
   cr_assert_float_eq(rep->rows[0].wait_us, 200, 1e-3);
   cr_assert_float_eq(rep->rows[1].wait_us, 0, 1e-3);
   two_ranks_free(&x);
