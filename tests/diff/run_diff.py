@@ -221,6 +221,11 @@ def check_shared_pair(exe, source):
               f"shared pair: new/removed rows left {odd}")
         check(dj["not_comparable"] == ["gpu", "world_size"] and dj["regressions"] == 0
               and dj["stages"][0]["time"]["span"]["before_us"] > 0, "shared pair: JSON verdict or time")
+        # a wait that fell does not hide a transfer that rose past the noise (session 9):
+        # SendRecv's transfer 7.75 -> 20.89 ms/step while its wait fell 14.02 -> 5.66
+        sr = [k for k in st["kernels"] if k["name"].startswith("ncclKernel_SendRecv")]
+        check(sr and sr[0]["change"] == "slower" and sr[0]["after_wait_us"] < sr[0]["before_wait_us"],
+              f"shared pair: SendRecv's slower transfer hidden by its falling wait: {sr[:1]}")
         ins = dj["inputs"]
         check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
               f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")

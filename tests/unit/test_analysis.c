@@ -1357,6 +1357,49 @@ Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
   te_rules_destroy(r);
 }
 
+/* Session 9 ranks gap 4 (the hta pair's SendRecv: transfer 7.75 -> 20.89 ms/step while its
+ * wait fell 14.02 -> 5.66, total +21.9 % under the noise floor, read "within noise"): a
+ * collective's transfer is judged on its own, so a wait that fell does not hide a transfer
+ * that rose past the noise; a wait move with a steady transfer stays a wait change, and a
+ * move under the noise in both stays within noise. */
+Test(analysis, diff_a_falling_wait_does_not_hide_a_slower_transfer) {
+  te_rules *r = test_default_rules();
+  /* us: total 20000 with 14000 wait (transfer 6000) -> 20500 with 6000 (transfer 14500) */
+  an_diff_kernel b[] = {{"ncclKernel_SendRecv", "communication", 20000, 20000, NULL, NULL, 0, 0},
+                        {"ncclKernel_AllReduce", "communication", 10000, 10000, NULL, NULL, 0, 0},
+                        {"ncclKernel_AllGather", "communication", 5000, 5000, NULL, NULL, 0, 0}};
+  an_diff_kernel a[] = {{"ncclKernel_SendRecv", "communication", 20500, 20500, NULL, NULL, 0, 0},
+                        {"ncclKernel_AllReduce", "communication", 14000, 14000, NULL, NULL, 0, 0},
+                        {"ncclKernel_AllGather", "communication", 5050, 5050, NULL, NULL, 0, 0}};
+  an_diff_wait wb[] = {{"ncclKernel_SendRecv", 14000},
+                       {"ncclKernel_AllReduce", 2000},
+                       {"ncclKernel_AllGather", 1000}};
+  an_diff_wait wa[] = {{"ncclKernel_SendRecv", 6000},
+                       {"ncclKernel_AllReduce", 6000},
+                       {"ncclKernel_AllGather", 1040}};
+  an_diff_side_stage sb = renamed_stage(b, 3), sa = renamed_stage(a, 3);
+  sb.n_waits = sa.n_waits = 3;
+  sb.waits = wb, sa.waits = wa;
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
+  an_diff_result res;
+  cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  const an_diff_stage *s = &res.report.stages[0];
+  cr_assert_eq(s->n_kernels, 3);
+  for (size_t i = 0; i < s->n_kernels; i++) {
+    const an_diff_row *k = &s->kernels[i];
+    cr_assert(k->has_wait, "%s", k->name);
+    if (!strcmp(k->name, "ncclKernel_SendRecv"))
+      cr_assert_eq(k->change, AN_DIFF_SLOWER, "its transfer 6 -> 14.5 ms, the total +2.5 %%");
+    else if (!strcmp(k->name, "ncclKernel_AllReduce"))
+      cr_assert_eq(k->change, AN_DIFF_WAIT, "the wait moved, the transfer stayed");
+    else
+      cr_assert_eq(k->change, AN_DIFF_SAME);
+  }
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
+}
+
 /* A run's number format is its matrix products' by roofline time (rows of other families
  * or without a format do not count), so a run that moved most GEMM time to fp8 states fp8. */
 Test(analysis, diff_run_dtype_is_the_gemm_time_weighted_format) {
