@@ -165,17 +165,36 @@ static size_t tidy_expansion(const pcre2_code *code, const char *tmpl, const cha
 
 /* ---------------------------------------------------------------- build and query */
 
+/* The plan of a display regex (compiled case-sensitive, without UTF: te_display_plan);
+ * jit_rc: what pcre2_jit_compile returned for it. */
+static te_display_plan display_plan_of(const pcre2_code *code, int jit_rc) {
+  te_display_plan plan = {.jitted = jit_rc == 0, .first = -1};
+  uint32_t options = 0, first_type = 0, first = 0;
+  if (pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &options) == 0 &&
+      (options & PCRE2_ANCHORED) && !(options & PCRE2_CASELESS) &&
+      pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODETYPE, &first_type) == 0 && first_type == 1 &&
+      pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODEUNIT, &first) == 0 && first < 256)
+    plan.first = (int)first;
+  return plan;
+}
+
 bool te_display_build(te_rules *r) {
   const te_list *l = &r->merged.display_names;
   size_t n = l->n ? l->n : 1;
   r->display_rules = te_arena_alloc(r->arena, n * sizeof *r->display_rules);
   r->display_entries = te_arena_alloc(r->arena, n * sizeof *r->display_entries);
+  r->display_md = calloc(n, sizeof *r->display_md);
+  r->display_plan = calloc(n, sizeof *r->display_plan);
+  r->n_display_md = r->display_md ? l->n : 0;
   r->display_ctx = te_regex_context();
-  if (!r->display_rules || !r->display_entries || !r->display_ctx) return false;
+  if (!r->display_rules || !r->display_entries || !r->display_md || !r->display_plan ||
+      !r->display_ctx)
+    return false;
   for (size_t i = 0; i < l->n; i++) {
     const display_entry *e = (const display_entry *)l->items[i];
     /* JIT is an optimisation; the interpreter runs under the same limits. */
-    (void)pcre2_jit_compile(e->code, PCRE2_JIT_COMPLETE);
+    r->display_plan[i] = display_plan_of(e->code, pcre2_jit_compile(e->code, PCRE2_JIT_COMPLETE));
+    if (!(r->display_md[i] = pcre2_match_data_create_from_pattern(e->code, NULL))) return false;
     te_display_rule *out = &r->display_rules[i];
     out->id = e->hdr.id;
     out->regex = e->regex_src;
@@ -188,6 +207,12 @@ bool te_display_build(te_rules *r) {
 }
 
 void te_display_release(te_rules *r) {
+  for (size_t i = 0; i < r->n_display_md; i++) pcre2_match_data_free(r->display_md[i]);
+  free(r->display_md);
+  free(r->display_plan);
+  r->display_md = NULL;
+  r->display_plan = NULL;
+  r->n_display_md = 0;
   pcre2_match_context_free(r->display_ctx);
   r->display_ctx = NULL;
 }
@@ -208,14 +233,14 @@ bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char
                            size_t *full_len, const te_display_rule **rule) {
   for (size_t i = 0; i < te_rules_display_rule_count(r); i++) {
     const display_entry *e = r->display_entries[i];
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(e->code, NULL);
-    if (!md) return false;
-    if (pcre2_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx) < 0) {
-      pcre2_match_data_free(md);
-      continue;
-    }
+    const te_display_plan *plan = &r->display_plan[i];
+    if (plan->first >= 0 && (!len || (unsigned char)name[0] != plan->first)) continue;
+    pcre2_match_data *md = r->display_md[i];
+    int rc = plan->jitted
+                 ? pcre2_jit_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx)
+                 : pcre2_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx);
+    if (rc < 0) continue;
     size_t n = tidy_expansion(e->code, e->replace, name, md, out, cap);
-    pcre2_match_data_free(md);
     if (n == (size_t)-1) return false;
     if (full_len) *full_len = n;
     if (rule) *rule = &r->display_rules[i];

@@ -15,6 +15,14 @@
 #include "registry.h"
 #include "triage/rules.h"
 
+/* How a display rule's regex is run (display_names.c): with pcre2_jit_match when the JIT
+ * compiled it (pcre2_match only checks and calls it), and, for an anchored pattern with a
+ * fixed first byte, not at all on a name starting otherwise. */
+typedef struct te_display_plan {
+  bool jitted;
+  int first; /* the byte an anchored match starts with, -1 when not fixed */
+} te_display_plan;
+
 struct te_rules {
   te_arena *arena;
   te_sections merged;
@@ -47,6 +55,12 @@ struct te_rules {
   const display_entry **display_entries;
   size_t n_display_rules;
   pcre2_match_context *display_ctx;
+  /* per display rule, made once: its match data (one per query was most of a query's cost
+   * on a table of many names; queries of one rule set are thread-compatible) and its plan
+   * (the JIT's own entry when compiled, the first byte of an anchored pattern) */
+  pcre2_match_data **display_md;
+  te_display_plan *display_plan;
+  size_t n_display_md;
   /* roofline data (roofline_pack.c), built at finalize: dtypes, devices and models in
    * list order, op cost models sorted by op name (one per name: the later entry) */
   const te_dtype **dtypes;
