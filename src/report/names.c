@@ -242,15 +242,16 @@ static char *collapse(const char *s, int keep_depth, bool strip_ns) {
 
 /* The forms of a name without a display rule, most detailed first: as is (no "void ",
  * no parameters), nested template arguments collapsed, qualifiers inside template
- * arguments dropped too, all template arguments collapsed. */
+ * arguments dropped too, all template arguments collapsed. A name without template
+ * arguments has four equal forms: one text, shared (forms_share). */
 static size_t generic_forms(const char *demangled, char *forms[N_FORMS]) {
   char *plain = strip_void_and_params(demangled);
   if (!plain) return 0;
   forms[0] = plain;
   bool templ = strchr(plain, '<') && brackets_balanced(plain);
-  forms[1] = templ ? collapse(plain, 1, false) : strdup(plain);
-  forms[2] = templ ? collapse(plain, 1, true) : strdup(plain);
-  forms[3] = templ ? collapse(plain, 0, false) : strdup(plain);
+  forms[1] = templ ? collapse(plain, 1, false) : plain;
+  forms[2] = templ ? collapse(plain, 1, true) : plain;
+  forms[3] = templ ? collapse(plain, 0, false) : plain;
   return N_FORMS;
 }
 
@@ -300,12 +301,14 @@ static char *rule_form(const rp_names *nm, const char *demangled, bool *oom) {
 
 /* A form equal to the one before it shares its text (the four generic forms of a name
  * without template arguments are one text): one copy per distinct form, which matters at
- * a table of hundreds of thousands of names. Shared forms stand side by side. */
+ * a table of hundreds of thousands of names. Shared forms stand side by side, and a run of
+ * them (already shared) moves as one. */
 static void forms_share(char *forms[N_FORMS], size_t n) {
   for (size_t i = 1; i < n; i++) {
-    if (forms[i] == forms[i - 1] || strcmp(forms[i], forms[i - 1]) != 0) continue;
-    free(forms[i]);
-    forms[i] = forms[i - 1];
+    char *f = forms[i];
+    if (f == forms[i - 1] || strcmp(f, forms[i - 1]) != 0) continue;
+    free(f);
+    for (size_t j = i; j < n && forms[j] == f; j++) forms[j] = forms[i - 1];
   }
 }
 
@@ -346,12 +349,24 @@ static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FOR
         break;
       }
   }
-  for (size_t i = 0; i < n; i++) {
+  bool missing = false; /* a generic form ran out of memory */
+  for (size_t i = 0; i < n; i++) missing = missing || !forms[i];
+  /* equal texts fit alike: each text is fitted once, a shared one takes the fitted text of
+   * the slot before (also NULL, when that fit ran out of memory) */
+  if (!missing) forms_share(forms, n);
+  const char *unfit = NULL; /* forms[i - 1] before its fit */
+  for (size_t i = 0; !missing && i < n; i++) {
+    if (i && forms[i] == unfit) {
+      forms[i] = forms[i - 1];
+      continue;
+    }
+    unfit = forms[i];
     forms[i] = fit(forms[i], nm->max_chars, "");
     if (!forms[i]) oom = true;
   }
+  oom = oom || missing;
   if (oom || !n) {
-    for (size_t i = 0; i < n; i++) free(forms[i]);
+    forms_free(forms, n, NULL);
     free(d);
     return 0;
   }
@@ -374,11 +389,24 @@ char *rp_names_display(const rp_names *nm, const char *full) {
 /* One distinct full name of a table. */
 typedef struct tname {
   const char *full;
-  char *demangled;
+  char *demangled; /* NULL when it is full itself (tname_demangled) */
   char *forms[N_FORMS];
   size_t n_forms, chosen;
-  char *display; /* owned; forms[chosen] or a copy with a suffix */
+  /* one of forms (borrowed), or a copy with a suffix (owned): a table of many names
+   * holds one text per name, not a copy of its form besides */
+  char *display;
+  bool own_display;
+  char *given; /* the display handed to the table's result (its first row of the name) */
 } tname;
+
+static const char *tname_demangled(const tname *x) { return x->demangled ? x->demangled : x->full; }
+
+/* Shows s: a form of x's (borrowed) or a new text (owned). */
+static void tname_show(tname *x, char *s, bool own) {
+  if (x->own_display) free(x->display);
+  x->display = s;
+  x->own_display = own;
+}
 
 static int cmp_full(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -397,7 +425,7 @@ static bool shown_elsewhere(tname **by, size_t total, size_t g, size_t n, const 
   return false;
 }
 
-static const char *form_at(const tname *x, size_t lvl) {
+static char *form_at(const tname *x, size_t lvl) {
   return x->forms[lvl < x->n_forms ? lvl : x->n_forms - 1];
 }
 
@@ -413,20 +441,14 @@ static int try_expand(tname **by, size_t total, size_t g, size_t n) {
   for (size_t lvl = top; left > 1 && lvl-- > 0;) {
     for (size_t a = 0; a < n; a++) {
       if (done[a]) continue;
-      const char *fx = form_at(by[g + a], lvl);
+      char *fx = form_at(by[g + a], lvl);
       bool unique = !shown_elsewhere(by, total, g, n, fx);
       for (size_t b = 0; unique && b < n; b++)
         if (b != a &&
             (done[b] ? !strcmp(fx, by[g + b]->display) : !strcmp(fx, form_at(by[g + b], lvl))))
           unique = false;
       if (!unique) continue;
-      char *s = strdup(fx);
-      if (!s) {
-        free(done);
-        return -1;
-      }
-      free(by[g + a]->display);
-      by[g + a]->display = s;
+      tname_show(by[g + a], fx, false); /* one of its own forms */
       done[a] = true;
       left--;
     }
@@ -453,7 +475,7 @@ static bool unique_word(tname **by, size_t g, size_t n, const tname *x, const ch
                         bool skip, char *tok, size_t cap) {
   bool unique = !skip && len && len <= MAX_TOKEN_CHARS && len < cap;
   for (size_t k = 0; unique && k < n; k++)
-    if (by[g + k] != x && has_token(by[g + k]->demangled, p, len)) unique = false;
+    if (by[g + k] != x && has_token(tname_demangled(by[g + k]), p, len)) unique = false;
   if (unique) {
     memcpy(tok, p, len);
     tok[len] = '\0';
@@ -465,7 +487,7 @@ static bool unique_word(tname **by, size_t g, size_t n, const tname *x, const ch
  * with a letter when there is one (a bare number says little on its own). */
 static bool unique_token(tname **by, size_t g, size_t n, const tname *x, char *tok, size_t cap) {
   for (int pass = 0; pass < 2; pass++)
-    for (const char *p = x->demangled; *p;) {
+    for (const char *p = tname_demangled(x); *p;) {
       while (*p && !is_alnum((unsigned char)*p)) p++;
       const char *q = p;
       bool letter = false;
@@ -502,8 +524,7 @@ static bool add_suffixes(const rp_names *nm, tname **by, size_t g, size_t n, int
     char *base = strdup(x->display);
     char *s = fit(base, nm->max_chars, suffix);
     if (!s) return false;
-    free(x->display);
-    x->display = s;
+    tname_show(x, s, true);
   }
   return true;
 }
@@ -544,9 +565,9 @@ static bool resolve(const rp_names *nm, tname **by, size_t total) {
 
 static void tnames_free(tname *u, size_t n) {
   for (size_t i = 0; u && i < n; i++) {
-    forms_free(u[i].forms, u[i].n_forms, NULL);
+    forms_free(u[i].forms, u[i].n_forms, u[i].given);
     free(u[i].demangled);
-    free(u[i].display);
+    if (u[i].own_display && u[i].display != u[i].given) free(u[i].display);
   }
   free(u);
 }
@@ -564,8 +585,12 @@ static tname *distinct_names(const rp_names *nm, const char *const *full, size_t
     tname *x = &u[(*nu)++];
     x->full = sorted[i];
     x->n_forms = name_forms(nm, x->full, x->forms, &x->chosen, &x->demangled);
-    x->display = x->n_forms ? strdup(x->forms[x->chosen]) : NULL;
+    x->display = x->n_forms ? x->forms[x->chosen] : NULL;
     ok = x->display != NULL;
+    if (ok && !strcmp(x->demangled, x->full)) { /* kept once, as the full name */
+      free(x->demangled);
+      x->demangled = NULL;
+    }
   }
   free(sorted);
   if (!ok) {
@@ -575,7 +600,7 @@ static tname *distinct_names(const rp_names *nm, const char *const *full, size_t
   return u;
 }
 
-static const tname *find_name(const tname *u, size_t nu, const char *full) {
+static tname *find_name(tname *u, size_t nu, const char *full) {
   size_t lo;
   UT_PARTITION_POINT(lo, 0, nu, m, strcmp(u[m].full, full) < 0);
   return lo < nu && !strcmp(u[lo].full, full) ? &u[lo] : NULL;
@@ -589,9 +614,11 @@ char **rp_names_display_table(const rp_names *nm, const char *const *full, size_
   bool ok = out != NULL;
   for (size_t i = 0; ok && i < nu; i++) by[i] = &u[i];
   if (ok) ok = resolve(nm, by, nu);
+  /* the first row of a name takes its display (tnames_free then keeps it), the others a
+   * copy */
   for (size_t i = 0; ok && i < n; i++) {
-    const tname *x = find_name(u, nu, full[i]);
-    ok = x && (out[i] = strdup(x->display)) != NULL;
+    tname *x = find_name(u, nu, full[i]);
+    ok = x && (out[i] = x->given ? strdup(x->given) : (x->given = x->display)) != NULL;
   }
   free(by);
   tnames_free(u, nu);
