@@ -882,7 +882,7 @@ static an_status build_ranks(run_state *r) {
   const side *fm = &r->formal;
   size_t n = fm->set.n_rank_files;
   if (r->two) return AN_OK;
-  if (r->opt->one_rank || n < 2) return keep_rank_data(r);
+  if (r->opt->one_rank || n < 2) return r->opt->no_rank_data ? AN_OK : keep_rank_data(r);
   an_rank_input *in = calloc(n, sizeof *in);
   an_rank_summary **pre = calloc(n, sizeof *pre);
   an_status rc = in && pre ? AN_OK : AN_ERR_NOMEM;

@@ -62,6 +62,10 @@ typedef struct an_run_options {
   bool one_rank;
   long rank;
   unsigned rank_workers;
+  /* The report will not be read for its rank data (JSON "rank_data", which triage merge
+   * reads): a one-rank run then does not summarize its rank for it (an_report.rank_data
+   * stays empty; Markdown and HTML show none of it). */
+  bool no_rank_data;
   an_read_hooks progress;
   /* Each hint as it happens (also kept in the report); may be NULL. */
   void (*hint)(void *ctx, const an_hint *h);

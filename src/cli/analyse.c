@@ -62,6 +62,8 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   ro.one_rank = opt->rank >= 0;
   ro.rank = opt->rank;
   ro.overlap_table_limit = opt->overlap_table_limit;
+  /* only the JSON report carries the one-rank data (rank_data.c) */
+  ro.no_rank_data = opt->common.format != TRIAGE_FORMAT_JSON;
   an_report *rep = NULL;
   an_error err;
   if (an_run(&ro, rules, &rep, &err) != AN_OK) {
