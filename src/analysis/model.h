@@ -590,18 +590,21 @@ typedef enum an_recommendation {
   AN_RECOMMEND_TRY_FUSION = 1,
   AN_RECOMMEND_CHECK_DEPS = 2,
   AN_RECOMMEND_SKIP = 3,
-  AN_RECOMMEND_ONE_TIME = 4,       /* one-time work before the stage's first compute (a weight
-                                      upload): set apart, not a per-step cost (deviation O8) */
-  AN_RECOMMEND_RANK_SKEW = 5,      /* exposed time is mostly wait for other ranks (first
-                                      collective of a step): compare ranks, not overlap (O8) */
-  AN_RECOMMEND_ALREADY_FUSED = 6,  /* the kernel is already a fused one (matcher
-                                     already_fused_kernel): nothing left to fold into it (O8) */
-  AN_RECOMMEND_ELIMINATE = 7,      /* a staging copy into a communication buffer: remove it
-                                      (bucket views, in-place buffers), do not overlap it */
-  AN_RECOMMEND_RESTRUCTURE = 8,    /* overlap work on a single-stream stage: nothing runs beside
-                                      it until the stage is restructured (the stage's options) */
-  AN_RECOMMEND_PIPELINE_BUBBLE = 9 /* a pipeline-parallel transfer's exposed time is mostly wait
+  AN_RECOMMEND_ONE_TIME = 4,        /* one-time work before the stage's first compute (a weight
+                                       upload): set apart, not a per-step cost (deviation O8) */
+  AN_RECOMMEND_RANK_SKEW = 5,       /* exposed time is mostly wait for other ranks (first
+                                       collective of a step): compare ranks, not overlap (O8) */
+  AN_RECOMMEND_ALREADY_FUSED = 6,   /* the kernel is already a fused one (matcher
+                                      already_fused_kernel): nothing left to fold into it (O8) */
+  AN_RECOMMEND_ELIMINATE = 7,       /* a staging copy into a communication buffer: remove it
+                                       (bucket views, in-place buffers), do not overlap it */
+  AN_RECOMMEND_RESTRUCTURE = 8,     /* overlap work on a single-stream stage: nothing runs beside
+                                       it until the stage is restructured (the stage's options) */
+  AN_RECOMMEND_PIPELINE_BUBBLE = 9, /* a pipeline-parallel transfer's exposed time is mostly wait
                                       for the neighbouring stage (overlap.wait.bubble_rules) */
+  AN_RECOMMEND_WAIT_UNKNOWN = 10    /* a collective of a multi-step stage whose instances have no
+                                      like instance (waits.h "alone"): its split into transfer
+                                      and wait is unknown, so no overlap bound (issue 31) */
 } an_recommendation;
 
 typedef enum an_dep_risk {
@@ -707,6 +710,12 @@ typedef struct an_overlap_row {
    * rows are ranked by it (overlap.recoverable.rank); below_floor: under
    * overlap.recoverable.floor_ms, collapsed into one line by the default layout. */
   double recoverable_ms;
+  /* Rows whose action hides them behind the stage's compute share it (brief 9 defect 2):
+   * compute_order is the turn in which the row took its share (1 first; 0: the row is not
+   * behind compute), own_recoverable_ms its bound had it the compute to itself (per step,
+   * as recoverable_ms, which is at most it). */
+  int compute_order;
+  double own_recoverable_ms;
   /* GPU time of the row's kernels inside the counted steps (analysis/steps.h; = total_us
    * when the stage has none): recoverable time, per step, is taken from this share of the
    * row (issue 28: no whole-window figure under a per-step heading). */
@@ -716,6 +725,11 @@ typedef struct an_overlap_row {
                        move to a side stream even on a single-stream stage */
   bool own_lane;    /* a collective with dataflow evidence that it is independent: a side
                        stream of its own is the action, also on a single-stream stage */
+  /* Of the time account's instances of the row (ov_model_wait): how many have no like
+   * instance (alone, their wait unknown) and their share of the row's time there; 0
+   * without a time account. */
+  size_t alone_instances;
+  double unknown_fraction;
   /* Dependency class from dataflow and stream evidence (overlap.dependency.*), never from a
    * shared launch API or replay scope: dep_class ("serial", "optimizer-only", "independent",
    * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided
@@ -743,6 +757,11 @@ typedef struct an_overlap_row {
                                 its advice and bound) */
   const char *fusion_pattern; /* AN_PARTNER_FUSE_ROW only, else NULL */
   double fusion_bound_ms;
+  /* A printed restructure collective row: what to try, by its own dependency rule
+   * (overlap.restructure_options_by_rule, else overlap.restructure_options; borrowed from
+   * the rules); 0 otherwise (brief 9 defect 3: every row its own options). */
+  size_t n_restructure_options;
+  const char *const *restructure_options;
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
@@ -779,8 +798,14 @@ typedef struct an_overlap_stage {
    * counted steps per step (over the stage window without steps), 0 without a chain; a
    * folded chain piece states its part of it (review 7 defect 7). */
   double chain_ms;
+  /* The compute the rows behind compute share (per step; the stage window without steps):
+   * the stage's compute time less what already hides any of them, and how many rows share
+   * it (an_overlap_row.compute_order). */
+  double shared_compute_ms;
+  size_t n_sharing_compute;
   /* Restructuring options of a single-stream stage (overlap.restructure_options, borrowed
-   * from the rules); empty when the stage has no restructure row. */
+   * from the rules): the first printed restructure row's; each such row has its own
+   * (an_overlap_row.restructure_options); empty when the stage has no restructure row. */
   size_t n_restructure_options;
   const char *const *restructure_options;
   /* The summary's bottleneck is this stage (an_bottleneck): the GPU waits for the host, so

@@ -722,6 +722,20 @@ static bool ov_no_overlap_without_evidence(const te_settings *set, an_overlap_ro
   return true;
 }
 
+/* Issue 31 (brief 9 defect 1: hta_multistream5's SendRecv "other launches", one instance
+ * a step at a different position in each, was P1 "try overlap" at its whole 4.99
+ * ms/step): a collective whose time is mostly in instances with no like instance (alone,
+ * waits.h) has no floor, so its split into transfer and wait is unknown, and the wait of
+ * a late rank is no overlap headroom. Over several counted steps the trace had the chance
+ * to compare and did not: no bound is put forward. A one-step capture (a prefill
+ * all-gather met once) could not compare at all, and keeps its row as transfer. */
+static bool ov_wait_unknown(const ov_stage_ctx *c, const an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  return row->alone_instances > 0 && c->tl &&
+         (long)c->tl->n_steps >= set->overlap_wait_unknown_min_steps &&
+         row->unknown_fraction >= set->overlap_wait_unknown_min_ratio;
+}
+
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer with dataflow
  * evidence that it is independent (input copies can be prefetched) is overlapped on a
  * side stream, unless it is one-time work before the first compute; one coupled to its
@@ -768,6 +782,11 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     bool bubble =
         row->dep_rule && te_string_list_has(&set->overlap_wait_bubble_rules, row->dep_rule);
     row->recommendation = bubble ? AN_RECOMMEND_PIPELINE_BUBBLE : AN_RECOMMEND_RANK_SKEW;
+    return true;
+  }
+  if (ov_wait_unknown(c, row)) {
+    row->priority = AN_PRIORITY_P2;
+    row->recommendation = AN_RECOMMEND_WAIT_UNKNOWN;
     return true;
   }
   /* a launch-context family whose class says the collective can run beside other work (an
@@ -876,14 +895,17 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
   if (!set->overlap_mechanism_actions || !c->tl ||
       !te_string_list_has(&set->overlap_wait_categories, row->category))
     return;
-  int64_t total_ns = 0, wait_ns = 0;
+  int64_t total_ns = 0, wait_ns = 0, unknown_ns = 0;
   for (size_t i = 0; i < c->tl->n_collectives; i++) {
     const an_collective_time *ct = &c->tl->collectives[i];
     if (!ov_same_collective(ct, row)) continue;
     total_ns += ct->total_ns;
     wait_ns += ct->wait_ns;
+    unknown_ns += ct->unknown_ns;
+    row->alone_instances += ct->alone;
   }
   if (total_ns <= 0) return;
+  row->unknown_fraction = (double)unknown_ns / (double)total_ns;
   double exposed = row->exposed_ms + row->exposed_wait_ms;
   double wait = (double)wait_ns / (double)total_ns * row->total_us / 1000.0;
   row->exposed_wait_ms = wait < exposed ? wait : exposed;

@@ -26,36 +26,96 @@ static bool ov_gains(an_recommendation r) {
          r == AN_RECOMMEND_RESTRUCTURE;
 }
 
-double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
-                   size_t n_steps) {
+/* Whether the row's action hides it behind compute another stream runs (an overlap, a
+ * prefetch, a restructuring), so that compute bounds it: fusion and elimination remove
+ * the row's own pass and need none; a single-stream stage has no lane unless the row
+ * brings one (a copy engine, a side stream of its own, a restructuring). */
+static bool ov_behind_compute(const an_overlap_row *r, size_t max_streams) {
+  if (!ov_gains(r->recommendation) || r->recommendation == AN_RECOMMEND_TRY_FUSION ||
+      r->recommendation == AN_RECOMMEND_ELIMINATE)
+    return false;
+  return max_streams > 1 || r->copy_engine || r->own_lane ||
+         r->recommendation == AN_RECOMMEND_RESTRUCTURE;
+}
+
+/* What the row's action wins over the stage window (ms) with avail_ms of compute left to
+ * hide it behind. */
+static double ov_gain_window(const an_overlap_row *r, double avail_ms, size_t max_streams) {
   double rec = r->exposed_ms;
   if (!ov_gains(r->recommendation)) return 0;
-  /* fusion and elimination remove the row's own pass: no concurrency needed */
   if (r->recommendation != AN_RECOMMEND_TRY_FUSION && r->recommendation != AN_RECOMMEND_ELIMINATE) {
-    double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
-    /* a copy-engine transfer can move to a side stream even on a single-stream stage; a
-     * restructuring (two-batch overlap, async TP) is what makes the lane, so it hides at
-     * most the compute the stage has beside the collective */
-    bool lane = max_streams > 1 || r->copy_engine || r->own_lane ||
-                r->recommendation == AN_RECOMMEND_RESTRUCTURE;
-    if (!lane || avail < 0) avail = 0;
+    double avail = ov_behind_compute(r, max_streams) && avail_ms > 0 ? avail_ms : 0;
     if (avail < rec) rec = avail;
   }
   /* fusion removes the piece's memory round trip, not its work (overlap_partner.c) */
   if (r->recommendation == AN_RECOMMEND_TRY_FUSION && r->fusion_partner != AN_PARTNER_NONE &&
       r->fusion_bound_ms < rec)
     rec = r->fusion_bound_ms;
-  /* per step: the row's share inside the counted steps, over their number (a warm-up
-   * or a previous step's tail outside them is no part of a step) */
+  return rec;
+}
+
+/* Per step: the row's share inside the counted steps, over their number (a warm-up or a
+ * previous step's tail outside them is no part of a step). */
+static double ov_per_step(const an_overlap_row *r, double rec, size_t n_steps) {
   if (n_steps && r->total_us > 0 && r->steps_us < r->total_us)
     rec *= (r->steps_us > 0 ? r->steps_us : 0) / r->total_us;
   return n_steps ? rec / (double)n_steps : rec;
+}
+
+double ov_gain_row(const an_overlap_row *r, double stage_compute_us, size_t max_streams,
+                   size_t n_steps) {
+  double avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
+  return ov_per_step(r, ov_gain_window(r, avail, max_streams), n_steps);
+}
+
+/* The next row to take its share of the compute: the unserved row behind compute of the
+ * best priority (evidence first: a P1 overlap before a P2 restructuring), then the larger
+ * bound of its own, then table order; NULL when every such row is served. */
+static an_overlap_row *ov_next_sharer(an_overlap_stage *st, size_t lanes) {
+  an_overlap_row *best = NULL;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    an_overlap_row *r = &st->rows[i];
+    if (r->compute_order || !ov_behind_compute(r, lanes)) continue;
+    if (!best || r->priority < best->priority ||
+        (r->priority == best->priority && r->own_recoverable_ms > best->own_recoverable_ms))
+      best = r;
+  }
+  return best;
+}
+
+/* Brief 9 defect 2 (hta_sampled_2ranks: two restructure rows each bounded by all of the
+ * stage's 33.78 ms/step of compute): the rows that hide behind compute share it. The
+ * budget is the stage's compute less what already hides any of them; each row in turn
+ * (ov_next_sharer) takes at most its own bound of what is left, so their recoverable
+ * times sum to at most the budget. */
+static void ov_share_compute(an_overlap_stage *st, double stage_compute_us, size_t lanes) {
+  double budget = stage_compute_us / 1000.0;
+  size_t n = 0;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    an_overlap_row *r = &st->rows[i];
+    r->own_recoverable_ms = r->recoverable_ms;
+    r->compute_order = 0;
+    if (ov_behind_compute(r, lanes)) budget -= r->hidden_by_compute_us / 1000.0, n++;
+  }
+  if (budget < 0) budget = 0;
+  st->shared_compute_ms = budget / (double)(st->n_steps ? st->n_steps : 1);
+  st->n_sharing_compute = n;
+  an_overlap_row *r;
+  for (int k = 1; (r = ov_next_sharer(st, lanes)) != NULL; k++) {
+    r->compute_order = k;
+    double give = ov_gain_window(r, budget, lanes);
+    double own = ov_gain_window(r, (stage_compute_us - r->hidden_by_compute_us) / 1000.0, lanes);
+    if (give > own) give = own;
+    budget -= give;
+    r->recoverable_ms = ov_per_step(r, give, st->n_steps);
+  }
 }
 
 void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
                   const te_settings *set) {
   for (size_t i = 0; i < st->n_rows; i++)
     st->rows[i].recoverable_ms = ov_gain_row(&st->rows[i], stage_compute_us, lanes, st->n_steps);
+  if (set->overlap_mechanism_actions) ov_share_compute(st, stage_compute_us, lanes);
   if (!set->overlap_recoverable_rank) return;
   for (size_t i = 1; i < st->n_rows; i++) { /* insertion sort: stable, a handful of rows */
     an_overlap_row tmp = st->rows[i];
@@ -82,11 +142,13 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
      * not put forward as P1: nothing to win there (P4) */
     if (set->overlap_mechanism_actions && r->priority == AN_PRIORITY_P1 && r->recoverable_ms <= 0)
       r->priority = AN_PRIORITY_P4;
-    /* one-time setup is set apart and a wait row reports rank skew / a bubble, not
-     * headroom: neither is folded away with the noise; every other row under the floor
-     * is, a restructuring with nothing to hide included (review 3) */
+    /* one-time setup is set apart and a wait row reports rank skew / a bubble (or a wait
+     * it cannot size), not headroom: neither is folded away with the noise; every other row under
+     * the floor is, a restructuring with nothing to hide included (review 3) */
     r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
-                     r->verdict != AN_OVERLAP_WAIT && r->recoverable_ms < st->recoverable_floor_ms;
+                     r->verdict != AN_OVERLAP_WAIT &&
+                     r->recommendation != AN_RECOMMEND_WAIT_UNKNOWN &&
+                     r->recoverable_ms < st->recoverable_floor_ms;
     st->n_below_floor += r->below_floor;
     /* a piece of a fusion row is folded too, cited under the table, not counted as noise */
     if (r->cites_fusion && !r->below_floor) st->n_cites_fusion++;
@@ -119,9 +181,12 @@ void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
    * a folded row they would be a list no printed row asks for (review 3). A row whose
    * dependency rule names options of its own (a recommender's pooled embedding exchange,
    * an optimizer's all-gather) takes those: the LLM serving list is not its lever (review
-   * 7 defect 5) */
+   * 7 defect 5), and every such row its own (brief 9 defect 3: the 2-rank set's pooled
+   * exchange lacked TorchRec's levers when the optimizer's all-gather came first) */
   for (size_t i = 0; i < st->n_rows; i++) {
-    const an_overlap_row *r = &st->rows[i];
+    an_overlap_row *r = &st->rows[i];
+    r->n_restructure_options = 0;
+    r->restructure_options = NULL;
     if (r->recommendation != AN_RECOMMEND_RESTRUCTURE || r->below_floor || !r->category ||
         !te_string_list_has(&set->overlap_collective_categories, r->category))
       continue;
@@ -129,8 +194,10 @@ void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
         r->dep_rule ? te_list_map_get(&set->overlap_restructure_options_by_rule, r->dep_rule)
                     : NULL;
     const te_string_list *opts = own && own->n ? own : &set->overlap_restructure_options;
+    r->n_restructure_options = opts->n;
+    r->restructure_options = opts->items;
+    if (st->restructure_options) continue;
     st->n_restructure_options = opts->n;
     st->restructure_options = opts->items;
-    return;
   }
 }

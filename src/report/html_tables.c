@@ -249,15 +249,20 @@ static void overlap_stream_notes(rp_hw *hw, const an_overlap_stage *o) {
   }
 }
 
+/* A note of report/text.c's words (owned: freed), as the Markdown prints it. */
+static void note_line(rp_hw *hw, char *line) {
+  if (!line) return;
+  rp_hw_printf(hw, "<p class=\"note\">");
+  rp_hw_text(hw, line);
+  rp_hw_printf(hw, "</p>");
+  free(line);
+}
+
 static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
   overlap_stream_notes(hw, o);
-  for (size_t k = 0; k < o->n_restructure_options; k++) {
-    rp_hw_printf(
-        hw, "%s",
-        k ? "; " : "<p class=\"note\">Nothing runs beside the restructure rows. Options: ");
-    rp_hw_text(hw, o->restructure_options[k]);
-    if (k + 1 == o->n_restructure_options) rp_hw_printf(hw, ".</p>");
-  }
+  note_line(hw, rp_overlap_restructure_text(o));
+  note_line(hw, rp_overlap_shared_compute_text(o));
+  note_line(hw, rp_overlap_wait_unknown_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
   if (wait)

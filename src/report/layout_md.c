@@ -494,6 +494,12 @@ static void overlap_cited_line(FILE *f, const an_stage_report *st, const stage_n
   if (k) fputs(".\n", f);
 }
 
+/* A line of report/text.c's words under a table, after a blank line (owned: freed). */
+static void text_line(FILE *f, char *line) {
+  if (line) fprintf(f, "\n%s\n", line);
+  free(line);
+}
+
 static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *st,
                           const stage_names *nm, const te_rules *rules) {
   table_heading(f, "Overlap opportunities", st);
@@ -558,9 +564,9 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   }
   overlap_lines(f, o, u, rules);
   staging_lines(f, o, rules);
-  for (size_t k = 0; k < o->n_restructure_options; k++)
-    fprintf(f, "%s%s%s", k ? "; " : "\nNothing runs beside the restructure rows. Options: ",
-            o->restructure_options[k], k + 1 == o->n_restructure_options ? ".\n" : "");
+  text_line(f, rp_overlap_restructure_text(o));
+  text_line(f, rp_overlap_shared_compute_text(o));
+  text_line(f, rp_overlap_wait_unknown_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
   /* wait is time lost to other ranks: the Ranks section measures it per rank */
@@ -737,7 +743,8 @@ static const char LEGEND[] =
     "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
     "stage (a restructured collective: at most the stage's compute beside it), taken from "
     "the row's share inside the counted steps (GPU time, Exposed and Hidden are totals over "
-    "the stage window, warm-ups included); rows under the "
+    "the stage window, warm-ups included); the rows that hide behind compute share it (P1 "
+    "first, a line under the table says how); rows under the "
     "floor are not put forward: they are counted in one line under the table.\n"
     "- **Dep risk**: whether a same-stream neighbour looks like its producer or consumer "
     "(`low`, `high`, `unclear`); it decides between P1 and `check deps` only: a `low` risk "
@@ -754,7 +761,9 @@ static const char LEGEND[] =
     "is a fused one already: overlap it with other work, or fuse its neighbours into it), "
     "`eliminate` (a staging copy into a communication buffer), `restructure` (a serial "
     "collective with nothing beside it: two-batch overlap, async TP, listed under the table), "
-    "`pipeline bubble (wait)` (a pipeline transfer waiting for the neighbouring stage), `skip` "
+    "`pipeline bubble (wait)` (a pipeline transfer waiting for the neighbouring stage), `wait "
+    "unknown` (a collective of several steps with no like instance to take a floor from: its "
+    "split into transfer and wait is unknown, so no bound), `skip` "
     "(nothing for this table to act on: coupled to its neighbours with no fusion partner, or "
     "no stream beside it).\n"
     "- **Confidence**: `Confirmed` = the whole unfused chain ran and every gate holds; "

@@ -139,6 +139,13 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON_AddNumberToObject(o, "exposed_median_us", r->exposed_median_us);
   cJSON_AddNumberToObject(o, "exposed_first_us", r->exposed_first_us);
   cJSON_AddNumberToObject(o, "recoverable_ms", r->recoverable_ms);
+  cJSON_AddNumberToObject(o, "own_recoverable_ms", r->own_recoverable_ms);
+  cJSON_AddNumberToObject(o, "compute_order", r->compute_order);
+  cJSON_AddNumberToObject(o, "alone_instances", (double)r->alone_instances);
+  cJSON_AddNumberToObject(o, "unknown_fraction", r->unknown_fraction);
+  cJSON *ro = cJSON_AddArrayToObject(o, "restructure_options");
+  for (size_t j = 0; ro && j < r->n_restructure_options; j++)
+    cJSON_AddItemToArray(ro, cJSON_CreateString(r->restructure_options[j]));
   cJSON_AddBoolToObject(o, "below_floor", r->below_floor);
   cJSON_AddBoolToObject(o, "cites_fusion", r->cites_fusion);
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
@@ -191,6 +198,8 @@ static cJSON *ov_stage_json(const an_stage_report *rs, const te_rules *rules) {
   cJSON_AddNumberToObject(s, "rows_below_floor", (double)st->n_below_floor);
   cJSON_AddNumberToObject(s, "rows_citing_fusion", (double)st->n_cites_fusion);
   cJSON_AddNumberToObject(s, "chain_ms", st->chain_ms);
+  cJSON_AddNumberToObject(s, "shared_compute_ms", st->shared_compute_ms);
+  cJSON_AddNumberToObject(s, "rows_sharing_compute", (double)st->n_sharing_compute);
   cJSON *opts = cJSON_AddArrayToObject(s, "restructure_options");
   for (size_t j = 0; opts && j < st->n_restructure_options; j++)
     cJSON_AddItemToArray(opts, cJSON_CreateString(st->restructure_options[j]));

@@ -448,6 +448,8 @@ const char *rp_recommendation(an_recommendation r) {
       return "restructure";
     case AN_RECOMMEND_PIPELINE_BUBBLE:
       return "pipeline bubble (wait)";
+    case AN_RECOMMEND_WAIT_UNKNOWN:
+      return "wait unknown";
     case AN_RECOMMEND_SKIP:
       break;
   }
@@ -1082,6 +1084,105 @@ const char *rp_rank_group_source_id(an_rank_group_source s) {
       break;
   }
   return "all-ranks";
+}
+
+/* Whether printed restructure rows i and j list the same options. */
+static bool same_options(const an_overlap_row *a, const an_overlap_row *b) {
+  return a->restructure_options == b->restructure_options &&
+         a->n_restructure_options == b->n_restructure_options;
+}
+
+static void add_options(ut_buf *t, const an_overlap_row *r) {
+  for (size_t k = 0; k < r->n_restructure_options; k++)
+    ut_buf_addf(t, "%s%s", k ? "; " : "", r->restructure_options[k]);
+  ut_buf_add(t, ".");
+}
+
+char *rp_overlap_restructure_text(const an_overlap_stage *o) {
+  size_t first = o->n_rows, groups = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    if (!o->rows[i].n_restructure_options) continue;
+    if (first == o->n_rows) first = i;
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = o->rows[j].n_restructure_options && same_options(&o->rows[j], &o->rows[i]);
+    groups += !seen;
+  }
+  if (first == o->n_rows) return NULL;
+  ut_buf t = {0};
+  ut_buf_add(&t, "Nothing runs beside the restructure rows. Options");
+  if (groups == 1) { /* one list for every row: the stage's */
+    ut_buf_add(&t, ": ");
+    add_options(&t, &o->rows[first]);
+    return text_done(&t);
+  }
+  /* each row by its own dependency rule, rows with one list named together */
+  for (size_t i = first; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    bool seen = false;
+    for (size_t j = first; j < i && !seen; j++)
+      seen = o->rows[j].n_restructure_options && same_options(&o->rows[j], r);
+    if (!r->n_restructure_options || seen) continue;
+    ut_buf_add(&t, i == first ? " for " : " For ");
+    size_t n = 0;
+    for (size_t j = i; j < o->n_rows; j++)
+      if (o->rows[j].n_restructure_options && same_options(&o->rows[j], r))
+        ut_buf_addf(&t, "%sO%zu", n++ ? ", " : "", j + 1);
+    ut_buf_add(&t, ": ");
+    add_options(&t, r);
+  }
+  return text_done(&t);
+}
+
+char *rp_overlap_wait_unknown_text(const an_overlap_stage *o) {
+  ut_buf t = {0};
+  size_t n = 0, alone = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (r->recommendation != AN_RECOMMEND_WAIT_UNKNOWN || r->below_floor) continue;
+    ut_buf_addf(&t, "%sO%zu", n++ ? ", " : "Wait unknown: ", i + 1);
+    alone += r->alone_instances;
+  }
+  if (!n) return NULL;
+  ut_buf_addf(&t,
+              " (%zu instance%s over the %zu counted steps) %s no like instance to take a floor "
+              "from (a different message or position in each step), so %s split into "
+              "transfer and wait is unknown and no overlap bound is put forward: read every "
+              "rank's trace (the ranks' like instances give a floor), or capture more steps.",
+              alone, alone == 1 ? "" : "s", o->n_steps, n == 1 ? "has" : "have",
+              n == 1 ? "its" : "their");
+  return text_done(&t);
+}
+
+char *rp_overlap_shared_compute_text(const an_overlap_stage *o) {
+  size_t cut = 0, given = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    cut += r->compute_order && r->recoverable_ms < r->own_recoverable_ms - 1e-9;
+  }
+  if (o->n_sharing_compute < 2 || !cut) return NULL;
+  ut_buf t = {0};
+  ut_buf_addf(&t,
+              "The rows that hide behind compute on another stream share the stage's %.2f "
+              "ms%s of it not already hiding them, taken in turn (P1 first, then the larger "
+              "bound): ",
+              o->shared_compute_ms, o->n_steps ? "/step" : " (stage window)");
+  for (int k = 1; k <= (int)o->n_rows; k++)
+    for (size_t i = 0; i < o->n_rows; i++) {
+      const an_overlap_row *r = &o->rows[i];
+      if (r->compute_order != k) continue;
+      ut_buf_addf(&t, "%s", given++ ? "; " : "");
+      if (r->below_floor && rp_launch_context(r))
+        ut_buf_addf(&t, "the %s row (folded) %.2f", rp_launch_context(r), r->recoverable_ms);
+      else if (r->below_floor)
+        ut_buf_addf(&t, "a folded row %.2f", r->recoverable_ms);
+      else
+        ut_buf_addf(&t, "O%zu %.2f", i + 1, r->recoverable_ms);
+      if (r->recoverable_ms < r->own_recoverable_ms - 1e-9)
+        ut_buf_addf(&t, " of its own %.2f", r->own_recoverable_ms);
+    }
+  ut_buf_add(&t, ".");
+  return text_done(&t);
 }
 
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {

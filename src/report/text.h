@@ -144,6 +144,15 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap);
 /* The line under an overlap table of the stage the GPU waits in (an_overlap_stage
  * gpu_waits), NULL for any other: why its rows are not P1. */
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o);
+/* Lines under an overlap table, worded alike in every format (plain text, caller frees;
+ * NULL when the stage has none): the restructure options, the stage's when every printed
+ * restructure row has that list, else each row's own ("Options for O1: ...; For O2:
+ * ..."); the rows whose wait is unknown (an alone collective, recommendation "wait
+ * unknown"); how the rows behind compute shared it, when some row got less than its own
+ * bound (NULL also then, and out of memory). */
+char *rp_overlap_restructure_text(const an_overlap_stage *o);
+char *rp_overlap_wait_unknown_text(const an_overlap_stage *o);
+char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler

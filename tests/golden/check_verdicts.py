@@ -12,8 +12,11 @@ trace of it, and checks each report:
   - every overlap row keeps Exposed + Hidden <= GPU time (the steady exposed time, its
     wait and the time hidden under compute on another stream partition the row's time);
   - a row that asks for nothing (skip, already fused, one-time setup, a wait for other
-    ranks) has 0 recoverable time; a P1 row, and any row put forward (not folded under
-    the floor) other than one-time setup and wait rows, has some (review 3);
+    ranks, a wait it cannot size) has 0 recoverable time; a P1 row, and any row put
+    forward (not folded under the floor) other than one-time setup and wait rows, has
+    some (review 3);
+  - the rows that hide behind compute on another stream share it: their recoverable
+    times sum to at most the stage's shared compute (brief 9 defect 2);
   - no contradictory pair: "try overlap" / "check deps" only with a dependency class that
     has evidence of independence, "restructure" never with one (review 3);
   - a kernel has one category in every table of a stage (kernel table and overlap rows);
@@ -33,7 +36,7 @@ import subprocess
 import sys
 
 NO_GAIN = {"skip", "already fused", "one-time setup", "rank skew (wait)",
-           "pipeline bubble (wait)"}
+           "pipeline bubble (wait)", "wait unknown"}
 # review 3: dependency classes with dataflow evidence that the kernel is independent; any
 # other class next to "try overlap" / "check deps", or these next to "restructure", is a
 # contradictory pair
@@ -76,6 +79,7 @@ def overlap_failures(name, rep):
     cats = {(st["stage"], k["name"]): k["category"] for st in rep.get("stages", [])
             for k in st.get("kernels", [])}
     for st in (rep.get("overlap") or {}).get("stages", []):
+        sharing = 0.0
         for r in st.get("rows", []):
             exposed = (r["exposed_ms"] + r["exposed_wait_ms"]) * 1000.0
             hidden = r["hidden_by_compute_us"]
@@ -94,7 +98,8 @@ def overlap_failures(name, rep):
             if r.get("priority") == "P1" and not r["recoverable_ms"] > 0:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P1 with "
                            f"nothing recoverable")
-            if not r.get("below_floor") and r["recommendation"] != "one-time setup" and \
+            if not r.get("below_floor") and \
+                    r["recommendation"] not in ("one-time setup", "wait unknown") and \
                     r.get("verdict") != "wait" and not r["recoverable_ms"] > 0:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: put forward "
                            f"with nothing recoverable ({r['recommendation']})")
@@ -111,10 +116,15 @@ def overlap_failures(name, rep):
             if r.get("priority") == "P1" and r.get("verdict") == "low-roi-hidden":
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P1 and "
                            f"low-roi-hidden")
+            if r.get("compute_order"):
+                sharing += r["recoverable_ms"]
             want = cats.get((st["stage"], r["kernel"]))
             if want is not None and r.get("category") != want:
                 out.append(f"{name}: {st['stage']} {r['kernel'][:50]} is '{want}' in the kernel "
                            f"table, '{r.get('category')}' in the overlap table")
+        if sharing > st.get("shared_compute_ms", 0.0) * (1 + EPS) + EPS:
+            out.append(f"{name}: {st['stage']} rows behind compute recover {sharing:.3f} ms, "
+                       f"more than the {st.get('shared_compute_ms', 0.0):.3f} ms they share")
     return out
 
 

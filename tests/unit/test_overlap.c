@@ -1780,3 +1780,178 @@ Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
   }
   te_rules_destroy(r);
 }
+
+/* Brief 9 defect 3: every restructure row takes the options of its own dependency rule
+ * (the 2-rank set's pooled embedding exchange lacked TorchRec's levers when the optimizer's
+ * all-gather came first); the line under the table names each row's list, and one list
+ * for every row reads as before. */
+Test(overlap_mechanism, every_restructure_row_has_its_own_options) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  const te_string_list *opt =
+      te_list_map_get(&set->overlap_restructure_options_by_rule, "optimizer_step");
+  const te_string_list *pool =
+      te_list_map_get(&set->overlap_restructure_options_by_rule, "pooled_exchange");
+  cr_assert(opt && opt->n && pool && pool->n);
+  an_overlap_row rows[3] = {{.category = "communication",
+                             .recommendation = AN_RECOMMEND_RESTRUCTURE,
+                             .dep_rule = "optimizer_step"},
+                            {.category = "communication",
+                             .recommendation = AN_RECOMMEND_RESTRUCTURE,
+                             .dep_rule = "pooled_exchange"},
+                            {.category = "communication",
+                             .recommendation = AN_RECOMMEND_RESTRUCTURE,
+                             .dep_rule = "optimizer_step"}};
+  an_overlap_stage st = {.rows = rows, .n_rows = 3};
+  ov_restructure_options(&st, set);
+  cr_assert_eq(rows[0].restructure_options, opt->items);
+  cr_assert_eq(rows[1].restructure_options, pool->items, "the second row's own rule");
+  cr_assert_eq(rows[1].n_restructure_options, pool->n);
+  cr_assert_eq(st.restructure_options, opt->items, "the stage keeps the first row's");
+  char *line = rp_overlap_restructure_text(&st);
+  cr_assert(line);
+  cr_assert(strstr(line, "Options for O1, O3: "), "%s", line);
+  cr_assert(strstr(line, "For O2: "), "%s", line);
+  cr_assert(strstr(line, pool->items[0]), "%s", line);
+  free(line);
+  rows[1].dep_rule = "optimizer_step"; /* one list: the line reads as before */
+  ov_restructure_options(&st, set);
+  line = rp_overlap_restructure_text(&st);
+  cr_assert(line && !strncmp(line, "Nothing runs beside the restructure rows. Options: ", 51), "%s",
+            line);
+  cr_assert_null(strstr(line, "O1"));
+  free(line);
+  te_rules_destroy(r);
+}
+
+/* Brief 9 defect 2: the rows that hide behind compute share it (hta_sampled_2ranks: two
+ * restructure rows each bounded by all 33.78 ms/step). Evidence first (P1), then the
+ * larger bound: the sum of their recoverable times stays within the compute not already
+ * hiding them; a fusion, which needs no compute beside it, takes none. */
+Test(overlap_gain, rows_behind_compute_share_it) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  an_overlap_row rows[4] = {
+      {.recommendation = AN_RECOMMEND_RESTRUCTURE, .priority = AN_PRIORITY_P2, .exposed_ms = 3.0},
+      {.recommendation = AN_RECOMMEND_RESTRUCTURE, .priority = AN_PRIORITY_P2, .exposed_ms = 2.5},
+      {.recommendation = AN_RECOMMEND_TRY_OVERLAP,
+       .priority = AN_PRIORITY_P1,
+       .exposed_ms = 2.0,
+       .own_lane = true,
+       .hidden_by_compute_us = 500},
+      {.recommendation = AN_RECOMMEND_TRY_FUSION, .priority = AN_PRIORITY_P1, .exposed_ms = 1.0}};
+  an_overlap_stage st = {.rows = rows, .n_rows = 4};
+  ov_gain_rank(&st, 4500, 1, set); /* 4.5 ms of compute, 0.5 of it hiding the overlap row */
+  cr_assert_float_eq(st.shared_compute_ms, 4.0, 1e-9);
+  cr_assert_eq(st.n_sharing_compute, 3);
+  double sum = 0;
+  for (size_t i = 0; i < st.n_rows; i++) {
+    const an_overlap_row *x = &st.rows[i];
+    if (x->recommendation == AN_RECOMMEND_TRY_FUSION) {
+      cr_assert_eq(x->compute_order, 0);
+      cr_assert_float_eq(x->recoverable_ms, 1.0, 1e-9, "fusion needs no compute beside it");
+      continue;
+    }
+    sum += x->recoverable_ms;
+    if (x->priority == AN_PRIORITY_P1) {
+      cr_assert_eq(x->compute_order, 1, "evidence first");
+      cr_assert_float_eq(x->recoverable_ms, 2.0, 1e-9);
+    } else if (x->exposed_ms == 3.0) {
+      cr_assert_eq(x->compute_order, 2);
+      cr_assert_float_eq(x->recoverable_ms, 2.0, 1e-9, "what the overlap row left");
+      cr_assert_float_eq(x->own_recoverable_ms, 3.0, 1e-9, "alone it had 3.0");
+    } else {
+      cr_assert_eq(x->compute_order, 3);
+      cr_assert_float_eq(x->recoverable_ms, 0.0, 1e-9, "nothing left");
+    }
+  }
+  cr_assert_leq(sum, st.shared_compute_ms + 1e-9, "%.3f > %.3f", sum, st.shared_compute_ms);
+  char *line = rp_overlap_shared_compute_text(&st);
+  cr_assert(
+      line && strstr(line, "4.00 ms (stage window) of it") && strstr(line, "2.00 of its own 3.00"),
+      "%s", line ? line : "(none)");
+  free(line);
+  te_rules_destroy(r);
+}
+
+/* One SendRecv a step at t + 1200 us (600 us, on stream 7, launched under
+ * c10d::allreduce_), each of a message size no other step has (In msg nelems, no dtype),
+ * beside GEMMs on streams 7 and 9: in every step the collective is alone (waits.h), its
+ * wait unknown. */
+static char *alone_collective_trace(int steps) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  fputs("{\"traceEvents\":[", f);
+  for (int k = 0; k < steps; k++) {
+    double t = 10000.0 * k;
+    fprintf(f,
+            "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#%d\",\"pid\":1,"
+            "\"tid\":1,\"ts\":%.1f,\"dur\":9000}",
+            k ? "," : "", k + 1, t);
+    for (int s = 0; s < 2; s++) /* a GEMM on each stream, the compute beside it */
+      fprintf(f,
+              ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_%s_nn\",\"pid\":0,"
+              "\"tid\":%d,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":%d}}",
+              s ? "64x64" : "128x64", 7 + 2 * s, t + 100 * s, 7 + 2 * s);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,"
+            "\"tid\":1,\"ts\":%.1f,\"dur\":50}",
+            t + 10);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+            "\"tid\":1,\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}}",
+            t + 20, 300 + k);
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" SENDRECV
+            "\",\"pid\":0,"
+            "\"tid\":7,\"ts\":%.1f,\"dur\":600,\"args\":{\"stream\":7,\"correlation\":%d,"
+            "\"In msg nelems\":%d,\"Group size\":2}}",
+            t + 1200, 300 + k, 1000 * (k + 1));
+  }
+  fputs("]}", f);
+  cr_assert_eq(fclose(f), 0);
+  return buf;
+}
+
+/* Brief 9 defect 1: hta_multistream5's SendRecv "other launches" (one instance a step,
+ * each alone) was P1 "try overlap" at its whole time. Over several steps a collective
+ * whose time is mostly alone says "wait unknown": P2, nothing recoverable, never folded,
+ * named under the table. A one-step capture (a prefill all-gather met once) keeps its
+ * row: it could not compare. */
+Test(overlap_mechanism, alone_collective_over_steps_is_wait_unknown) {
+  te_rules *r = load_rules();
+  char *t = alone_collective_trace(4);
+  run x;
+  run_single(&x, "alone.json", t, strlen(t), r);
+  const an_overlap_row *row = find_row(x.rep, "ncclKernel_SendRecv");
+  cr_assert(row);
+  cr_assert_eq(row->alone_instances, 4);
+  cr_assert_float_eq(row->unknown_fraction, 1.0, 1e-9);
+  cr_assert_eq(row->recommendation, AN_RECOMMEND_WAIT_UNKNOWN, "%s",
+               rp_recommendation(row->recommendation));
+  cr_assert_eq(row->priority, AN_PRIORITY_P2);
+  cr_assert_float_eq(row->recoverable_ms, 0.0, 1e-12);
+  cr_assert(!row->below_floor, "named, not folded");
+  const an_overlap_stage *st = NULL;
+  for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
+  char *line = rp_overlap_wait_unknown_text(st);
+  cr_assert(line && strstr(line, "Wait unknown: O") &&
+                strstr(line, "4 instances over the 4 counted steps"),
+            "%s", line ? line : "(none)");
+  free(line);
+  run_free(&x);
+  free(t);
+  t = alone_collective_trace(1);
+  run_single(&x, "alone-one-step.json", t, strlen(t), r);
+  row = find_row(x.rep, "ncclKernel_SendRecv");
+  cr_assert(row);
+  cr_assert_eq(row->alone_instances, 1);
+  cr_assert_eq(row->recommendation, AN_RECOMMEND_TRY_OVERLAP, "one step keeps its row: %s",
+               rp_recommendation(row->recommendation));
+  cr_assert_gt(row->recoverable_ms, 0);
+  run_free(&x);
+  free(t);
+  te_rules_destroy(r);
+}

@@ -245,6 +245,12 @@ typedef struct te_list_map {
     "wait at least this many times the steady exposed cost makes the row rank skew (O8)")          \
   X(overlap_wait_bubble_rules, "overlap.wait.bubble_rules", LIST, 0, 0, 0, NULL,                   \
     "dependency rules (dep_rule) whose wait is a pipeline bubble rather than rank skew")           \
+  X(overlap_wait_unknown_min_ratio, "overlap.wait.unknown_min_ratio", NUMBER, 0, 1, 0, NULL,       \
+    "a collective row with this share of its time in instances no like one compares with "         \
+    "(alone) on a stage of unknown_min_steps steps or more says 'wait unknown'")                   \
+  X(overlap_wait_unknown_min_steps, "overlap.wait.unknown_min_steps", INT, 0, 1000000, 0, NULL,    \
+    "counted steps from which an alone collective's unknown wait withholds its overlap bound "     \
+    "(a one-step capture keeps it)")                                                               \
   X(overlap_shared_launch_is_dependency, "overlap.shared_launch_is_dependency", BOOL, 0, 0, 0,     \
     NULL, "a tight neighbour with the same launch op or scope family is a dependency")             \
   X(overlap_formal_payload_votes, "overlap.formal_payload_votes", BOOL, 0, 0, 0, NULL,             \
