@@ -206,7 +206,10 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_text(hw, said ? said : "");
   rp_hw_printf(hw, "\">");
   rp_hw_text(hw, r->dep_class ? r->dep_class : "-");
-  rp_hw_printf(hw, "</td><td>%s</td></tr>", rp_recommendation(r->recommendation));
+  rp_hw_printf(hw, "</td><td>%s", rp_recommendation(r->recommendation));
+  size_t item = rp_overlap_row_item(hw->rep, hw->rep->stages[si].id, i);
+  if (item) rp_hw_printf(hw, " (item %zu)", item); /* the item is its advice and bound */
+  rp_hw_printf(hw, "</td></tr>");
 }
 
 /* What the Markdown prints under its table: the restructure options, the wait rows'

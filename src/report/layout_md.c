@@ -560,7 +560,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     } else {
       fputc('-', f);
     }
-    fprintf(f, " | %s |\n", rp_recommendation(r->recommendation));
+    fprintf(f, " | %s", rp_recommendation(r->recommendation));
+    size_t item = rp_overlap_row_item(rep, st->id, i);
+    if (item) fprintf(f, " (item %zu)", item); /* the item is its advice and bound */
+    fputs(" |\n", f);
   }
   overlap_lines(f, o, u, rules);
   staging_lines(f, o, rules);
@@ -765,7 +768,8 @@ static const char LEGEND[] =
     "unknown` (a collective of several steps with no like instance to take a floor from: its "
     "split into transfer and wait is unknown, so no bound), `skip` "
     "(nothing for this table to act on: coupled to its neighbours with no fusion partner, or "
-    "no stream beside it).\n"
+    "no stream beside it); `(item N)`: the row is item N of What to try first, whose advice "
+    "and bound it is (not repeated).\n"
     "- **Confidence**: `Confirmed` = the whole unfused chain ran and every gate holds; "
     "`Candidate` = a partial match; `unknown` = the trace does not state a fact the fused "
     "path needs (tokens per step, execution mode, topology: the rationale names it); `in use` "

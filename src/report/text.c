@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/md.h"
 #include "util/buf.h"
 
@@ -1084,6 +1085,18 @@ const char *rp_rank_group_source_id(an_rank_group_source s) {
       break;
   }
   return "all-ranks";
+}
+
+size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row) {
+  char id[64];
+  an_summary_anchor(id, sizeof id, "overlap", stage_id, row);
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    if (!strcmp(it->anchor, id)) return i + 1;
+    for (size_t k = 0; k < it->n_more; k++)
+      if (!strcmp(it->more[k], id)) return i + 1;
+  }
+  return 0;
 }
 
 /* Whether printed restructure rows i and j list the same options. */

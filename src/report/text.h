@@ -151,6 +151,10 @@ const char *rp_overlap_gpu_waits(const an_overlap_stage *o);
  * unknown"); how the rows behind compute shared it, when some row got less than its own
  * bound (NULL also then, and out of memory). */
 char *rp_overlap_restructure_text(const an_overlap_stage *o);
+/* The "What to try first" item (1-based) whose evidence is overlap row `row` of stage
+ * stage_id (its own anchor or one of its merged rows'), 0 when none: a row put forward
+ * there says "item N" rather than repeating the item (brief 9 defect 4). */
+size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row);
 char *rp_overlap_wait_unknown_text(const an_overlap_stage *o);
 char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
 

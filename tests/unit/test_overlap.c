@@ -8,6 +8,7 @@
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
 #include "analysis/pipeline.h"
+#include "report/layout_md.h"
 #include "report/overlap_report.h"
 #include "report/text.h"
 #include "util/limits.h"
@@ -1951,6 +1952,40 @@ Test(overlap_mechanism, alone_collective_over_steps_is_wait_unknown) {
   cr_assert_eq(row->recommendation, AN_RECOMMEND_TRY_OVERLAP, "one step keeps its row: %s",
                rp_recommendation(row->recommendation));
   cr_assert_gt(row->recoverable_ms, 0);
+  run_free(&x);
+  free(t);
+  te_rules_destroy(r);
+}
+
+/* Brief 9 defect 4 (multistream5 O1, the 2-rank set's input dist): a row that is an item of
+ * "What to try first" (its evidence row, or one merged into it) says "item N" instead of
+ * standing as a second piece of advice; other rows say nothing more. */
+Test(overlap_render, a_row_put_forward_names_its_item) {
+  an_summary_item items[2] = {{.anchor = "idle-all-0"}, {.anchor = "overlap-all-3", .n_more = 1}};
+  snprintf(items[1].more[0], sizeof items[1].more[0], "overlap-all-1");
+  an_report rep = {.n_summary = 2, .summary = items};
+  cr_assert_eq(rp_overlap_row_item(&rep, "all", 3), 2);
+  cr_assert_eq(rp_overlap_row_item(&rep, "all", 1), 2, "a row merged into the item");
+  cr_assert_eq(rp_overlap_row_item(&rep, "all", 0), 0);
+  cr_assert_eq(rp_overlap_row_item(&rep, "decode", 3), 0, "another stage's row");
+  te_rules *r = load_rules();
+  char *t = alone_collective_trace(1);
+  run x;
+  run_single(&x, "item.json", t, strlen(t), r);
+  size_t item = 0;
+  for (size_t i = 0; i < x.rep->n_summary && !item; i++)
+    if (x.rep->summary[i].kind == AN_SUMMARY_OVERLAP) item = i + 1;
+  cr_assert(item, "the one-step SendRecv is an overlap item");
+  char *md = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&md, &len);
+  cr_assert(f);
+  cr_assert_eq(rp_layout_markdown(f, x.rep, r, false), 0);
+  fclose(f);
+  char want[64];
+  snprintf(want, sizeof want, "| try overlap (item %zu) |", item);
+  cr_assert(strstr(md, want), "%s", md);
+  free(md);
   run_free(&x);
   free(t);
   te_rules_destroy(r);
