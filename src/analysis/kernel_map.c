@@ -26,6 +26,7 @@
 typedef struct site_b {
   const char *location;
   size_t launches;
+  uint32_t outside, warmup; /* launches outside the counted steps; of them, before the first */
   double total_us;
   /* CPU ops and stacks seen at the site, NULL until the first: a trace without host
    * context (or a site with one launch) keeps no counter */
@@ -129,7 +130,11 @@ static entry_b *payload_entry(payload *p, uint32_t name) {
   return e;
 }
 
-static bool payload_add(payload *p, uint32_t name, const an_site_ctx *ctx, double dur) {
+/* Where a launch ran against the counted steps. */
+typedef enum km_where { KM_COUNTED = 0, KM_OUTSIDE = 1, KM_WARMUP = 2 } km_where;
+
+static bool payload_add(payload *p, uint32_t name, const an_site_ctx *ctx, double dur,
+                        km_where where) {
   entry_b *e = payload_entry(p, name);
   if (!e) return false;
   site_b *s = NULL;
@@ -156,6 +161,8 @@ static bool payload_add(payload *p, uint32_t name, const an_site_ctx *ctx, doubl
     e->n_sites++;
   }
   s->launches++;
+  s->outside += where != KM_COUNTED;
+  s->warmup += where == KM_WARMUP;
   s->total_us += dur;
   if (ctx->cpu_op && *ctx->cpu_op && !counter_add(&s->ops, ctx->cpu_op)) return false;
   if (ctx->stack && !counter_add(&s->stacks, ctx->stack)) return false;
@@ -341,6 +348,8 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     t->display_location = display_location(m, s->location, t->stack);
     if (!t->display_location || !split_location(m->st, t)) return false;
     t->launches = s->launches;
+    t->outside_launches = s->outside;
+    t->warmup_launches = s->warmup;
     t->total_us = an_round3(s->total_us);
     t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
     ss[k].prio = an_location_priority(m->rules, t->display_location);
@@ -586,8 +595,32 @@ static bool one_stage_id(const an_trace_view *views, size_t n_views) {
   return id != NULL;
 }
 
+/* The first counted step's GPU start of s (INFINITY: none). */
+static double first_counted(const an_steps *s) {
+  double first = INFINITY;
+  for (size_t j = 0; s && j < s->n; j++)
+    if (!s->steps[j].warmup && s->steps[j].gpu_ts < first) first = s->steps[j].gpu_ts;
+  return first;
+}
+
+/* Where kernel event e of view vw ran against its steps s (NULL or none: counted). */
+static km_where where_of(const an_trace_view *vw, const an_steps *s, double first,
+                         const tr_event *e) {
+  if (!s || !s->n) return KM_COUNTED;
+  size_t n = 0;
+  size_t i = (size_t)(e - tr_trace_events(vw->trace, TR_KIND_KERNEL, &n));
+  if (an_steps_kernel_counted(s, i)) return KM_COUNTED;
+  return e->ts < first ? KM_WARMUP : KM_OUTSIDE;
+}
+
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const te_rules *rules,
                               bool sample, an_kernel_map **out) {
+  return an_kernel_map_build_steps(views, n_views, rules, sample, NULL, out);
+}
+
+an_status an_kernel_map_build_steps(const an_trace_view *views, size_t n_views,
+                                    const te_rules *rules, bool sample, const an_steps *steps,
+                                    an_kernel_map **out) {
   *out = NULL;
   /* categories come from the packs only (an_kmap_entry.category is never NULL) */
   const te_classifier *kernel = te_rules_classifier(rules, "kernel");
@@ -611,6 +644,8 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
   m->global_is_stage = one_stage_id(views, n_views);
   for (size_t v = 0; v < n_views && rc == AN_OK; v++) {
     const an_trace_view *vw = &views[v];
+    const an_steps *vs = steps ? &steps[v] : NULL;
+    double first = first_counted(vs);
     an_resolver *res = an_resolver_create(vw->trace, vw->ids, rules, m->st);
     struct canon_view *cv = &m->canon[v];
     cv->trace = vw->trace;
@@ -646,8 +681,9 @@ an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const 
       if (rc == AN_OK && !site_by_display(m, ctx, ns)) rc = AN_ERR_NOMEM;
       for (size_t i = 0; rc == AN_OK && i < ns; i++) {
         double dur = tr_event_dur(vw->trace, sel[i]);
-        if (!payload_add(sp, selnames[i], &ctx[i], dur) ||
-            (!m->global_is_stage && !payload_add(&m->global, selnames[i], &ctx[i], dur)))
+        km_where where = where_of(vw, vs, first, sel[i]);
+        if (!payload_add(sp, selnames[i], &ctx[i], dur, where) ||
+            (!m->global_is_stage && !payload_add(&m->global, selnames[i], &ctx[i], dur, where)))
           rc = AN_ERR_NOMEM;
       }
       free(ids);

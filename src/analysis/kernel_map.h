@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "analysis/model.h"
+#include "analysis/steps.h"
 #include "analysis/trace_view.h"
 #include "triage/rules.h"
 
@@ -30,6 +31,12 @@ typedef struct an_kernel_map an_kernel_map; /* opaque */
  * define no `kernel` classifier. */
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const te_rules *rules,
                               bool sample, an_kernel_map **out);
+/* As an_kernel_map_build, with the step windows of each view (steps parallel to views, or
+ * NULL): each site also counts its launches outside every counted step and, of those, the
+ * ones before the first (an_site.outside_launches, warmup_launches). */
+an_status an_kernel_map_build_steps(const an_trace_view *views, size_t n_views,
+                                    const te_rules *rules, bool sample, const an_steps *steps,
+                                    an_kernel_map **out);
 void an_kernel_map_destroy(an_kernel_map *m);
 
 /* Stage payloads, in first-seen order (which is stage order for discovered inputs). */

@@ -198,8 +198,13 @@ typedef struct an_site {
   double share_pct_within_kernel;
   const char *top_cpu_op; /* most common CPU op / launch name, NULL if none */
   const char *stack;      /* most common " -> "-joined stack, NULL if none */
-  an_location_kind kind;  /* a graph replay's when top_cpu_op replays one and the
-                             location is resolved (no "graph replay of unresolved") */
+  /* Of its launches, those outside every counted step of the formal trace (a warm-up,
+   * work between steps; analysis/steps.h), and of those the ones before the first counted
+   * step; 0 when the map had no steps (brief 9 defect 6: hf's warm-up launches, with no
+   * Python frame, read as an "unresolved" site of 31-34%). */
+  size_t outside_launches, warmup_launches;
+  an_location_kind kind; /* a graph replay's when top_cpu_op replays one and the
+                            location is resolved (no "graph replay of unresolved") */
 } an_site;
 
 /* The location attribution gives a launch with no Python frame. */
@@ -464,6 +469,9 @@ typedef struct an_kernel_row {
   double share_pct;                  /* of the stage's kernel-time sum */
   bool shown;                        /* passes --kernel-table-limit and the share bar */
   bool site_share_shown;             /* several candidate sites: each with its site share */
+  bool outside_sites;                /* kernel_table.outside_steps_sites: a shown site that
+                                        is unresolved and wholly outside the counted steps
+                                        is worded so (rp_site_location) */
   bool partial_site;                 /* the shown sites cover under kernel_table.
                                         site_min_coverage of the map's launches of the
                                         kernel (an_row_site_coverage): the row says how

@@ -487,15 +487,18 @@ static const char *build_failure(an_status rc) {
 static an_status build_kernel_maps(run_state *r) {
   side *fm = &r->formal, *mp = &r->mapping;
   const side *ms = mapping_side(r);
-  an_status rc = an_kernel_map_build(ms->views, ms->n, r->rules, sampled(r->rules, ms->fw),
-                                     r->two ? &mp->kmap : &fm->kmap);
+  /* the formal traces' steps let a site say its launches ran outside them (a warm-up) */
+  an_status rc =
+      an_kernel_map_build_steps(ms->views, ms->n, r->rules, sampled(r->rules, ms->fw),
+                                r->two ? NULL : r->steps, r->two ? &mp->kmap : &fm->kmap);
   /* the same files on both sides, sampled alike: the same map (one build, half the memory) */
   bool alike = r->two && mp->shared && sampled(r->rules, mp->fw) == sampled(r->rules, fm->fw);
   if (rc == AN_OK && alike) {
     fm->kmap = mp->kmap;
     fm->kmap_borrowed = true;
   } else if (rc == AN_OK && r->two) {
-    rc = an_kernel_map_build(fm->views, fm->n, r->rules, sampled(r->rules, fm->fw), &fm->kmap);
+    rc = an_kernel_map_build_steps(fm->views, fm->n, r->rules, sampled(r->rules, fm->fw), r->steps,
+                                   &fm->kmap);
   }
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "%s", build_failure(rc));
 }
@@ -1181,8 +1184,8 @@ static an_status analyse(run_state *r, double kernel_min_share) {
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
   decide_framework(r, &r->formal);
   if (r->two) decide_framework(r, &r->mapping);
-  rc = build_kernel_maps(r);
-  if (rc == AN_OK) rc = build_steps(r);
+  rc = build_steps(r);
+  if (rc == AN_OK) rc = build_kernel_maps(r);
   /* the ranks before the run context: the topology gate reads the host names the rank
    * files state after their events, which only reading them finds */
   if (rc == AN_OK) rc = build_ranks(r);

@@ -40,6 +40,7 @@ static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
                          const an_site **pool) {
   const an_kmap_entry *e = row->entry;
   row->shown_sites = pool;
+  row->outside_sites = te_rules_settings(rules)->kernel_table_outside_steps_sites;
   if (!e) return;
   size_t n_pref = 0;
   for (size_t i = 0; i < e->n_sites; i++)

@@ -90,7 +90,7 @@ static void kernel_sites(rp_hw *hw, const an_kernel_row *k) {
   for (size_t i = 0; i < k->n_shown_sites; i++) {
     const an_site *s = k->shown_sites[i];
     rp_hw_printf(hw, "%s%s", i ? "<br>" : "", rp_location_lead(s->kind));
-    rp_hw_text(hw, s->display_location ? s->display_location : s->location);
+    rp_hw_text(hw, rp_site_location(k, s));
     if (k->site_share_shown) rp_hw_printf(hw, " (site share %.1f%%)", s->share_pct_within_kernel);
   }
   char cov[96];

@@ -44,6 +44,14 @@ const char *rp_site_coverage(const an_kernel_row *r, char *buf, size_t cap) {
   return buf;
 }
 
+const char *rp_site_location(const an_kernel_row *r, const an_site *s) {
+  if (!r->outside_sites || an_location_resolved(s->location) || !s->launches ||
+      s->outside_launches < s->launches)
+    return s->display_location ? s->display_location : s->location;
+  return s->warmup_launches == s->launches ? "outside the counted steps (warm-up or setup)"
+                                           : "outside the counted steps";
+}
+
 char *rp_kernel_location_cell(const an_kernel_row *r) {
   ut_buf t = {0};
   if (!r->entry)
@@ -53,7 +61,7 @@ char *rp_kernel_location_cell(const an_kernel_row *r) {
   for (size_t i = 0; i < r->n_shown_sites; i++) {
     if (i) ut_buf_add(&t, "<br>");
     ut_buf_add(&t, rp_location_lead(r->shown_sites[i]->kind));
-    ut_buf_add(&t, r->shown_sites[i]->display_location);
+    ut_buf_add(&t, rp_site_location(r, r->shown_sites[i]));
     if (r->site_share_shown)
       ut_buf_addf(&t, " (site share %.0f%%)", r->shown_sites[i]->share_pct_within_kernel);
   }

@@ -17,6 +17,10 @@
 /* Kernel table: the shown sites joined by "<br>" (with " (site share N%)" when several
  * candidates), the entry's best location without sites, "unresolved" without an entry. */
 char *rp_kernel_location_cell(const an_kernel_row *r);
+/* How a row shows site s: its display location, or (kernel_table.outside_steps_sites) for
+ * an unresolved site all of whose launches ran outside the counted steps, "outside the
+ * counted steps (warm-up or setup)" (before the first) or "outside the counted steps". */
+const char *rp_site_location(const an_kernel_row *r, const an_site *s);
 /* The words before a location of this kind: "" for a launch site, "inside a CUDA-graph
  * replay of " for a graph replay's (issue 31); static text. */
 const char *rp_location_lead(an_location_kind kind);

@@ -1026,3 +1026,65 @@ Test(locations, partial_site_shows_its_coverage, .init = setup, .fini = teardown
   free(t);
   te_rules_destroy(ref);
 }
+
+/* A generate script's trace (hf_qwen1.5's shape) whose GEMM ran `n` times, the first
+ * `warm` before the one profiled step (ProfilerStep#1) with no Python frame around their
+ * launch (a warm-up the profiler recorded no stack for), the rest inside the step under
+ * the model's frame. */
+static char *warmup_site_trace(int n, int warm) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  fprintf(f,
+          "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+          "\"pid\":0,\"tid\":1,\"ts\":%d,\"dur\":%d},"
+          "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/usr/lib/python3/site-packages/"
+          "transformers/models/qwen2/modeling_qwen2.py(56): forward\",\"pid\":0,\"tid\":1,"
+          "\"ts\":%d,\"dur\":%d}",
+          warm * 100, (n - warm) * 100, warm * 100 + 1, (n - warm) * 100 - 2);
+  for (int i = 0; i < n; i++)
+    fprintf(f,
+            ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
+            "\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},"
+            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" GEMM
+            "\",\"pid\":0,\"tid\":7,"
+            "\"ts\":%d,\"dur\":50,\"args\":{\"stream\":7,\"correlation\":%d}}",
+            i * 100 + 10, i + 1, i * 100 + 20, i + 1);
+  fputs("]}", f);
+  cr_assert_eq(fclose(f), 0);
+  return buf;
+}
+
+/* Brief 9 defect 6 (deviation A13): hf_qwen1.5's warm-up launches, outside the counted
+ * steps and with no Python frame, read "unresolved (site share 31%)" beside the model
+ * line of every kernel. Such a site says where its launches ran; the reference's pack
+ * keeps "unresolved". */
+Test(locations, warmup_site_says_outside_the_steps, .init = setup, .fini = teardown) {
+  char *t = warmup_site_trace(12, 4);
+  an_report *rep = run_framework("sglang", t);
+  const an_kernel_row *r = kernel_row(rep, GEMM);
+  cr_assert(r && r->n_shown_sites == 2, "%zu sites", r ? r->n_shown_sites : 0);
+  const an_site *out = NULL;
+  for (size_t i = 0; i < r->n_shown_sites; i++)
+    if (!an_location_resolved(r->shown_sites[i]->location)) out = r->shown_sites[i];
+  cr_assert(out && out->launches == 4, "the four warm-up launches are one site");
+  cr_assert_eq(out->outside_launches, 4);
+  cr_assert_eq(out->warmup_launches, 4);
+  char *cell = rp_kernel_location_cell(r);
+  cr_assert(strstr(cell, "outside the counted steps (warm-up or setup) (site share 33%)"), "%s",
+            cell);
+  cr_assert(strstr(cell, "modeling_qwen2.py:56 forward (site share 67%)"), "%s", cell);
+  cr_assert_null(strstr(cell, "unresolved"), "%s", cell);
+  free(cell);
+  an_report_destroy(rep);
+  te_rules *ref = reference_rules();
+  rep = run_framework_with(ref, "sglang", t);
+  r = kernel_row(rep, GEMM);
+  cell = rp_kernel_location_cell(r);
+  cr_assert(strstr(cell, "unresolved (site share 33%)"), "the reference's words: %s", cell);
+  free(cell);
+  an_report_destroy(rep);
+  te_rules_destroy(ref);
+  free(t);
+}

@@ -69,6 +69,9 @@ typedef struct te_list_map {
     "a row whose shown sites cover less of its mapped launches says how many (0: never)")          \
   X(kernel_table_graph_replay_locations, "kernel_table.graph_replay_locations", BOOL, 0, 0, 0,     \
     NULL, "a site launched by a graph replay is worded as the replay's location")                  \
+  X(kernel_table_outside_steps_sites, "kernel_table.outside_steps_sites", BOOL, 0, 0, 0, NULL,     \
+    "an unresolved site whose launches all ran outside the counted steps says so (warm-up) "       \
+    "rather than 'unresolved'")                                                                    \
   X(kernel_map_site_by_display, "kernel_map.site_by_display", BOOL, 0, 0, 0, NULL,                 \
     "a kernel's launches are grouped into sites by each launch's own display location (its "       \
     "model frame), not by the frame the resolver chose; false: the reference")                     \
