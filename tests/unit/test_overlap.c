@@ -1876,10 +1876,10 @@ Test(overlap_gain, rows_behind_compute_share_it) {
 }
 
 /* One SendRecv a step at t + 1200 us (600 us, on stream 7, launched under
- * c10d::allreduce_), each of a message size no other step has (In msg nelems, no dtype),
- * beside GEMMs on streams 7 and 9: in every step the collective is alone (waits.h), its
- * wait unknown. */
-static char *alone_collective_trace(int steps) {
+ * c10d::allreduce_) beside GEMMs on streams 7 and 9; alone: each of a message size no
+ * other step has (In msg nelems, no dtype), so in every step the collective has no like
+ * instance (waits.h) and its wait is unknown; else one size in every step. */
+static char *collective_steps_trace(int steps, bool alone) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -1909,7 +1909,7 @@ static char *alone_collective_trace(int steps) {
             "\",\"pid\":0,"
             "\"tid\":7,\"ts\":%.1f,\"dur\":600,\"args\":{\"stream\":7,\"correlation\":%d,"
             "\"In msg nelems\":%d,\"Group size\":2}}",
-            t + 1200, 300 + k, 1000 * (k + 1));
+            t + 1200, 300 + k, alone ? 1000 * (k + 1) : 1000);
   }
   fputs("]}", f);
   cr_assert_eq(fclose(f), 0);
@@ -1923,7 +1923,7 @@ static char *alone_collective_trace(int steps) {
  * row: it could not compare. */
 Test(overlap_mechanism, alone_collective_over_steps_is_wait_unknown) {
   te_rules *r = load_rules();
-  char *t = alone_collective_trace(4);
+  char *t = collective_steps_trace(4, true);
   run x;
   run_single(&x, "alone.json", t, strlen(t), r);
   const an_overlap_row *row = find_row(x.rep, "ncclKernel_SendRecv");
@@ -1944,7 +1944,7 @@ Test(overlap_mechanism, alone_collective_over_steps_is_wait_unknown) {
   free(line);
   run_free(&x);
   free(t);
-  t = alone_collective_trace(1);
+  t = collective_steps_trace(1, true);
   run_single(&x, "alone-one-step.json", t, strlen(t), r);
   row = find_row(x.rep, "ncclKernel_SendRecv");
   cr_assert(row);
@@ -1969,13 +1969,13 @@ Test(overlap_render, a_row_put_forward_names_its_item) {
   cr_assert_eq(rp_overlap_row_item(&rep, "all", 0), 0);
   cr_assert_eq(rp_overlap_row_item(&rep, "decode", 3), 0, "another stage's row");
   te_rules *r = load_rules();
-  char *t = alone_collective_trace(1);
+  char *t = collective_steps_trace(4, false);
   run x;
   run_single(&x, "item.json", t, strlen(t), r);
   size_t item = 0;
   for (size_t i = 0; i < x.rep->n_summary && !item; i++)
     if (x.rep->summary[i].kind == AN_SUMMARY_OVERLAP) item = i + 1;
-  cr_assert(item, "the one-step SendRecv is an overlap item");
+  cr_assert(item, "the SendRecv of one size in every step is an overlap item");
   char *md = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&md, &len);

@@ -1032,10 +1032,11 @@ Test(locations, partial_site_shows_its_coverage, .init = setup, .fini = teardown
  * launch (a warm-up the profiler recorded no stack for), the rest inside the step under
  * the model's frame. */
 static char *warmup_site_trace(int n, int warm) {
-  char *buf = NULL;
   size_t len = 0;
+  char *buf = NULL;
   FILE *f = open_memstream(&buf, &len);
-  cr_assert(f);
+  cr_assert_not_null(f, "a trace in memory");
+  /* the step covers the launches after the warm-up, and the model's frame those */
   fprintf(f,
           "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
           "\"pid\":0,\"tid\":1,\"ts\":%d,\"dur\":%d},"
