@@ -50,11 +50,12 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v);
 /* One Ranks section per rank table of the model (hw->rep->ranks). */
 void rp_html_rank_reports(rp_hw *hw);
 
-/* " <a class="ev" href="#ID">LABEL</a>": a summary item's evidence row by its anchor
- * (an_summary_item.anchor, "kernel-decode-3"): kernel, overlap and fusion rows are
- * k-SID-N, o-SID-N, f-SID-N on the page; time-account rows carry the anchor itself.
- * Nothing when the anchor names no stage of the report. */
-void rp_html_evidence(rp_hw *hw, const char *anchor);
+/* "<a class="ev" href="#ID">LABEL</a>": a summary item's evidence row by its anchor
+ * (an_summary_item.anchor, "kernel-decode-3") under the label its line gives it
+ * (report/item_text.h): kernel, overlap and fusion rows are k-SID-N, o-SID-N, f-SID-N on
+ * the page; time-account rows carry the anchor itself. The label alone when the anchor
+ * names no stage of the report. */
+void rp_html_evidence(rp_hw *hw, const char *anchor, const char *label);
 /* A stage's time account (html_timeline.c): steps, span = busy + idle, the idle causes
  * (rows idle-STAGE-N) and the collectives (rows wait-STAGE-N); nothing without one. */
 void rp_html_timeline(rp_hw *hw, size_t stage_index);

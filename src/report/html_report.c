@@ -12,6 +12,7 @@
 #include "report/html_escape.h"
 #include "report/html_internal.h"
 #include "report/html_page.h"
+#include "report/item_text.h"
 #include "report/report.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
@@ -187,60 +188,55 @@ static void header(rp_hw *hw) {
 
 /* ------------------------------------------------------------------ summary */
 
-/* The item's kernels; past SUMMARY_NAMES_SHOWN a count (the evidence row has them all). */
-#define SUMMARY_NAMES_SHOWN 3
-static void summary_kernels(rp_hw *hw, const an_summary_item *it, size_t stage) {
-  for (size_t i = 0; i < it->n_kernels && i < SUMMARY_NAMES_SHOWN; i++) {
-    rp_hw_printf(hw, "%s", i ? ", " : "");
-    rp_hw_name_span(hw, it->kernels[i], rp_hw_shown(hw, stage, it->kernels[i]));
-  }
-  if (it->n_kernels > SUMMARY_NAMES_SHOWN)
-    rp_hw_printf(hw, " and %zu more", it->n_kernels - SUMMARY_NAMES_SHOWN);
-}
+/* An item's parts as HTML (report/item_text.h): the same words as the Markdown. */
+typedef struct html_item {
+  rp_hw *hw;
+  size_t stage;
+  const an_summary_item *it;
+} html_item;
 
-/* The evidence rows, under the anchors the Markdown uses (rp_html_evidence). */
-static void summary_evidence(rp_hw *hw, const an_summary_item *it) {
-  if (!it->n_rows) rp_html_evidence(hw, it->anchor);
-  for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
-    char id[64];
-    rp_item_row_anchor(it, k, id, sizeof id);
-    rp_html_evidence(hw, id);
+static void html_part(void *ctx, rp_part part, const char *s, const char *ref) {
+  html_item *h = ctx;
+  rp_hw *hw = h->hw;
+  switch (part) {
+    case RP_PART_ACTION:
+      rp_hw_printf(hw, "<span class=\"action\">");
+      rp_hw_text(hw, s);
+      rp_hw_printf(hw, "</span>");
+      return;
+    case RP_PART_NAME:
+      rp_hw_printf(hw, "<code>");
+      rp_hw_text(hw, s);
+      rp_hw_printf(hw, "</code>");
+      return;
+    case RP_PART_LOCATION:
+      rp_hw_printf(hw, "<code class=\"loc\">");
+      rp_hw_text(hw, s);
+      rp_hw_printf(hw, "</code>");
+      return;
+    case RP_PART_KERNEL:
+      rp_hw_name_span(hw, s, rp_hw_shown(hw, h->stage, s));
+      return;
+    case RP_PART_BOUND:
+      rp_hw_printf(hw, "<span class=\"stake\" data-value=\"%.6g\">", h->it->at_stake_us);
+      rp_hw_text(hw, s);
+      rp_hw_printf(hw, "</span>");
+      return;
+    case RP_PART_LINK:
+      rp_html_evidence(hw, ref, s);
+      return;
+    case RP_PART_TEXT:
+    case RP_PART_BASIS:
+      rp_hw_text(hw, s);
+      return;
   }
-  for (size_t k = 0; k < it->n_more; k++) rp_html_evidence(hw, it->more[k]);
 }
 
 static void summary_item(rp_hw *hw, const an_summary_item *it) {
-  size_t stage = rp_hw_stage_index(hw, it->stage_id);
   const char *kind_word = rp_summary_kind(it->kind);
-  rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span><span class=\"action\">",
-               kind_word, kind_word);
-  rp_hw_text(hw, rp_summary_action(it, hw->rep->run.workload.value));
-  rp_hw_printf(hw, "</span>: ");
-  const char *lead = "";
-  const char *what = rp_item_subject(it, &lead);
-  if (what) {
-    rp_hw_printf(hw, "%s<code>", lead);
-    rp_hw_text(hw, what);
-    rp_hw_printf(hw, "</code> ");
-  }
-  for (size_t k = 0; k < it->n_roles; k++) { /* a chain's pieces by role, then its kernels */
-    rp_hw_text(hw, it->roles[k]);
-    rp_hw_printf(hw, "%s", k + 1 < it->n_roles ? ", " : ": ");
-  }
-  summary_kernels(hw, it, stage);
-  if (it->location) {
-    rp_hw_printf(hw, " %s <code class=\"loc\">", rp_item_location_lead(it->location_kind));
-    rp_hw_text(hw, it->location);
-    rp_hw_printf(hw, "</code>");
-  }
-  char bound[160], basis[RP_BASIS_BYTES];
-  rp_summary_bound(it, false, bound, sizeof bound);
-  rp_summary_basis(it, basis, sizeof basis);
-  rp_hw_printf(hw, " — <span class=\"stake\" data-value=\"%.6g\">", it->at_stake_us);
-  rp_hw_text(hw, bound);
-  rp_hw_printf(hw, "</span>; basis: ");
-  rp_hw_text(hw, basis);
-  summary_evidence(hw, it);
+  rp_hw_printf(hw, "<li data-kind=\"%s\"><span class=\"kind\">%s</span>", kind_word, kind_word);
+  html_item h = {hw, rp_hw_stage_index(hw, it->stage_id), it};
+  rp_item_parts(it, hw->rep->run.workload.value, html_part, &h);
   rp_hw_printf(hw, "</li>");
 }
 

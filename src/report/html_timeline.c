@@ -27,28 +27,31 @@ static size_t anchor_stage(const rp_hw *hw, const char *s, size_t len) {
   return hw->rep->n_stages;
 }
 
-void rp_html_evidence(rp_hw *hw, const char *anchor) {
+void rp_html_evidence(rp_hw *hw, const char *anchor, const char *label) {
   static const struct {
     const char *kind, *row_prefix; /* NULL: the row's id is the anchor itself */
   } kinds[] = {{"kernel", "k"}, {"overlap", "o"}, {"fusion", "f"}, {"idle", NULL}, {"wait", NULL}};
   const char *dash = strchr(anchor, '-'), *last = strrchr(anchor, '-');
-  if (!dash || last <= dash) return;
+  if (!dash || last <= dash) {
+    rp_hw_text(hw, label);
+    return;
+  }
   size_t k = 0, kl = (size_t)(dash - anchor);
   while (k < sizeof kinds / sizeof *kinds &&
          (strlen(kinds[k].kind) != kl || strncmp(anchor, kinds[k].kind, kl) != 0))
     k++;
   size_t si = anchor_stage(hw, dash + 1, (size_t)(last - dash - 1));
-  if (k == sizeof kinds / sizeof *kinds || si == hw->rep->n_stages) return;
-  const an_stage_report *st = &hw->rep->stages[si];
-  rp_hw_printf(hw, " <a class=\"ev\" href=\"#%s", hw->idp);
+  if (k == sizeof kinds / sizeof *kinds || si == hw->rep->n_stages) {
+    rp_hw_text(hw, label);
+    return;
+  }
+  rp_hw_printf(hw, "<a class=\"ev\" href=\"#%s", hw->idp);
   if (kinds[k].row_prefix) {
     rp_hw_printf(hw, "%s-%s", kinds[k].row_prefix, hw->stage_tok[si]);
     rp_hw_text(hw, last); /* "-ROW" */
   } else {
     rp_hw_text(hw, anchor);
   }
-  char label[192];
-  rp_evidence_label(anchor, st->label ? st->label : st->id, label, sizeof label);
   rp_hw_printf(hw, "\">");
   rp_hw_text(hw, label);
   rp_hw_printf(hw, "</a>");

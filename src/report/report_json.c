@@ -9,6 +9,7 @@
 
 #include "analysis/graph_staging.h"
 #include "analysis/summary.h"
+#include "report/item_text.h"
 #include "report/json_stream.h"
 #include "report/kmap_json.h"
 #include "report/overlap_report.h"
@@ -380,17 +381,34 @@ static bool provenance_json(cJSON *root, const an_provenance *p) {
          workload_json(o, &p->workload) && add_str_or_null(o, "version", p->version);
 }
 
-/* The item's bound, its basis and its evidence anchors (the time-account members). */
+/* The anchors an item's line links (report/item_text.h), into a JSON array. */
+typedef struct json_links {
+  cJSON *v;
+  bool ok;
+} json_links;
+
+static void json_link(void *ctx, rp_part part, const char *s, const char *ref) {
+  json_links *l = ctx;
+  (void)s;
+  if (part != RP_PART_LINK) return;
+  cJSON *x = l->ok ? cJSON_CreateString(ref) : NULL;
+  if (x && cJSON_AddItemToArray(l->v, x)) return;
+  cJSON_Delete(x);
+  l->ok = false;
+}
+
+/* The item's line (the words the Markdown and HTML print), its bound, its basis and the
+ * evidence rows the line links. */
 static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload w) {
   char basis[RP_BASIS_BYTES];
   rp_summary_basis(it, basis, sizeof basis);
-  cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
-  for (size_t k = 0; ev && k <= it->n_more; k++) {
-    cJSON *x = cJSON_CreateString(k ? it->more[k - 1] : it->anchor);
-    if (!x) return false;
-    cJSON_AddItemToArray(ev, x);
-  }
-  return ev && cJSON_AddStringToObject(o, "action_text", rp_summary_action(it, w)) &&
+  json_links ev = {cJSON_AddArrayToObject(o, "evidence"), true};
+  if (ev.v) rp_item_parts(it, w, json_link, &ev);
+  char *text = rp_item_text(it, w);
+  bool ok = text && cJSON_AddStringToObject(o, "text", text);
+  free(text);
+  return ok && ev.v && ev.ok &&
+         cJSON_AddStringToObject(o, "action_text", rp_summary_action(it, w)) &&
          cJSON_AddStringToObject(o, "action_id", an_summary_action_id(it->action)) &&
          cJSON_AddNumberToObject(o, "bound_us_per_step", an_round3(it->at_stake_us)) &&
          cJSON_AddNumberToObject(o, "step_us", an_round3(it->step_us)) &&

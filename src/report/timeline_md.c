@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/summary.h"
+#include "report/item_text.h"
 #include "report/md.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
@@ -14,93 +15,43 @@
 
 /* ---------------------------------------------------------------- summary */
 
-static void item_names(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
-  size_t shown = it->n_kernels < 3 ? it->n_kernels : 3;
-  for (size_t k = 0; k < shown; k++) {
-    if (k) fputs(", ", f);
-    rp_md_code(f, name(ctx, it->stage_id, it->kernels[k]));
-  }
-  if (it->n_kernels > shown) fprintf(f, " and %zu more", it->n_kernels - shown);
-}
+/* An item's parts as Markdown (report/item_text.h): the same words as the HTML. */
+typedef struct md_item {
+  FILE *f;
+  rp_name_fn name;
+  const void *ctx;
+} md_item;
 
-/* What the item names: the CPU activity, the pattern, the kernels; then the location. */
-static void item_subject(FILE *f, const an_summary_item *it, rp_name_fn name, const void *ctx) {
-  bool any = false;
-  const char *lead = "";
-  const char *what = rp_item_subject(it, &lead);
-  if (what) {
-    fprintf(f, " %s", lead);
-    rp_md_code(f, what);
-    any = true;
+static void md_part(void *ctx, rp_part part, const char *s, const char *ref) {
+  const md_item *m = ctx;
+  switch (part) {
+    case RP_PART_ACTION:
+    case RP_PART_BOUND:
+      fprintf(m->f, "**%s**", s);
+      return;
+    case RP_PART_NAME:
+    case RP_PART_LOCATION:
+      rp_md_code(m->f, s);
+      return;
+    case RP_PART_KERNEL: /* ref: the item's stage */
+      rp_md_code(m->f, m->name(m->ctx, ref, s));
+      return;
+    case RP_PART_LINK:
+      fprintf(m->f, "[%s](#%s)", s, ref);
+      return;
+    case RP_PART_TEXT:
+    case RP_PART_BASIS:
+      rp_md_cell_text(m->f, s);
+      return;
   }
-  if (it->n_roles) { /* a chain's pieces by role; its fusion row lists the kernels */
-    fputs(any ? ": " : " ", f);
-    for (size_t k = 0; k < it->n_roles; k++) fprintf(f, "%s%s", k ? ", " : "", it->roles[k]);
-    fprintf(f, " (%zu kernels)", it->n_kernels);
-  } else if (it->n_kernels) {
-    fputs(any ? ": " : " ", f);
-    item_names(f, it, name, ctx);
-  }
-  if (it->location) {
-    fprintf(f, " %s ", rp_item_location_lead(it->location_kind));
-    rp_md_code(f, it->location);
-  }
-}
-
-/* The item's stage label for an anchor of the item's own stage ("PREFIX<stage id>-ROW"),
- * so every link of an item names the stage alike (review 5: "K1 in extend/prefill" beside
- * "K2 in extend"); NULL, the anchor's own stage id, for another stage's anchor. */
-static const char *own_stage_label(const an_summary_item *it, const char *anchor) {
-  const char *dash = strchr(anchor, '-'), *last = strrchr(anchor, '-');
-  size_t n = strlen(it->stage_id);
-  bool own = dash && last > dash && (size_t)(last - dash - 1) == n &&
-             strncmp(dash + 1, it->stage_id, n) == 0;
-  return own ? it->stage_label : NULL;
-}
-
-/* The time-account rows the item sums, the part of each it takes, and how many more the
- * JSON report lists. */
-static void item_rows(FILE *f, const an_summary_item *it) {
-  char label[160], id[64], g[32];
-  rp_fmt_ms(g, sizeof g, it->least_gap_us);
-  for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
-    rp_item_row_anchor(it, k, id, sizeof id);
-    rp_evidence_label(id, own_stage_label(it, id), label, sizeof label);
-    fprintf(f, "%s[%s](#%s)", k ? ", " : " Evidence: ", label, id);
-    if (it->rows[k].part != AN_PART_ALL)
-      fprintf(f, " (its gaps %s %s ms)", it->rows[k].part == AN_PART_LONG ? "of at least" : "under",
-              g);
-  }
-  if (it->n_rows > RP_ITEM_ROWS_SHOWN)
-    fprintf(f, " and %zu more rows (the JSON report's item rows)", it->n_rows - RP_ITEM_ROWS_SHOWN);
-}
-
-static void item_evidence(FILE *f, const an_summary_item *it) {
-  char label[160];
-  if (it->n_rows) {
-    item_rows(f, it);
-  } else {
-    rp_evidence_label(it->anchor, it->stage_label, label, sizeof label);
-    fprintf(f, " Evidence: [%s](#%s)", label, it->anchor);
-  }
-  for (size_t k = 0; k < it->n_more; k++) {
-    rp_evidence_label(it->more[k], own_stage_label(it, it->more[k]), label, sizeof label);
-    fprintf(f, ", [%s](#%s)", label, it->more[k]);
-  }
-  fputc('\n', f);
 }
 
 static void summary_line(FILE *f, size_t i, const an_summary_item *it, an_workload w,
                          rp_name_fn name, const void *ctx) {
-  char bound[160], basis[RP_BASIS_BYTES];
-  rp_summary_bound(it, true, bound, sizeof bound);
-  rp_summary_basis(it, basis, sizeof basis);
-  fprintf(f, "%zu. **%s**", i + 1, rp_summary_action(it, w));
-  item_subject(f, it, name, ctx);
-  fprintf(f, ": %s; basis: ", bound);
-  rp_md_cell_text(f, basis);
-  fputc('.', f);
-  item_evidence(f, it);
+  md_item m = {f, name, ctx};
+  fprintf(f, "%zu. ", i + 1);
+  rp_item_parts(it, w, md_part, &m);
+  fputc('\n', f);
 }
 
 static void bottleneck_line(FILE *f, const an_bottleneck *b) {

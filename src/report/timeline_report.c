@@ -843,22 +843,6 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   snprintf(b, cap, "?");
 }
 
-void rp_summary_bound(const an_summary_item *it, bool bold, char *b, size_t cap) {
-  char t[32], s[32];
-  if (it->basis == AN_BASIS_UNBOUNDED) { /* no stake: what it takes, and that no bound exists */
-    rp_fmt_ms(t, sizeof t, it->basis_us);
-    rp_fmt_ms(s, sizeof s, it->step_us);
-    snprintf(b, cap, "no bound yet; its kernels take %s%s ms/step%s (%.1f%% of the %s ms %s)",
-             bold ? "**" : "", t, bold ? "**" : "", it->share_pct, s,
-             it->n_steps ? "step" : "stage window: no steps");
-    return;
-  }
-  rp_fmt_ms(t, sizeof t, it->at_stake_us);
-  rp_fmt_ms(s, sizeof s, it->step_us);
-  snprintf(b, cap, "at most %s%s ms/step%s (%.1f%% of the %s ms %s)", bold ? "**" : "", t,
-           bold ? "**" : "", it->share_pct, s, it->n_steps ? "step" : "stage window: no steps");
-}
-
 void rp_evidence_label(const char *anchor, const char *stage_label, char *b, size_t cap) {
   static const struct {
     const char *prefix, *table;

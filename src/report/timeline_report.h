@@ -91,8 +91,6 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
  * RP_BASIS_BYTES holds them). */
 #define RP_BASIS_BYTES 1536
 void rp_summary_basis(const an_summary_item *it, char *buf, size_t cap);
-/* "at most X ms/step (S% of the Y ms step)" into buf (Markdown bold marks when bold). */
-void rp_summary_bound(const an_summary_item *it, bool bold, char *buf, size_t cap);
 /* The evidence label of an anchor: "I3 in decode, time account" into buf; stage_label
  * NULL: the stage as the anchor spells it. */
 void rp_evidence_label(const char *anchor, const char *stage_label, char *buf, size_t cap);

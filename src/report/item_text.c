@@ -1,0 +1,143 @@
+/*
+ * report/item_text.c - one "What to try first" item's line as parts (item_text.h): the
+ * action, what it names (an activity or pattern, the kernels, the location), the bound and
+ * its basis, and the evidence rows. Every format renders these parts, so the Markdown, the
+ * HTML and the JSON report say the same words.
+ */
+#include "report/item_text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/md.h"
+#include "report/text.h"
+#include "report/timeline_report.h"
+#include "util/buf.h"
+#include "util/limits.h"
+
+/* Kernels an item's line names; past them a count (the evidence row has them all). */
+#define ITEM_KERNELS_NAMED 3u
+
+static void text(rp_part_fn fn, void *ctx, const char *s) { fn(ctx, RP_PART_TEXT, s, NULL); }
+
+/* What the item names: the CPU activity or pattern, a chain's roles or the kernels, then
+ * the location. */
+static void subject(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  char b[64];
+  const char *lead = "";
+  const char *what = rp_item_subject(it, &lead);
+  if (what) {
+    snprintf(b, sizeof b, " %s", lead);
+    text(fn, ctx, b);
+    fn(ctx, RP_PART_NAME, what, NULL);
+  }
+  if (it->n_roles) { /* a chain's pieces by role; its fusion row lists the kernels */
+    text(fn, ctx, what ? ": " : " ");
+    for (size_t k = 0; k < it->n_roles; k++) {
+      if (k) text(fn, ctx, ", ");
+      text(fn, ctx, it->roles[k]);
+    }
+    snprintf(b, sizeof b, " (%zu kernels)", it->n_kernels);
+    text(fn, ctx, b);
+  } else if (it->n_kernels) {
+    text(fn, ctx, what ? ": " : " ");
+    for (size_t k = 0; k < it->n_kernels && k < ITEM_KERNELS_NAMED; k++) {
+      if (k) text(fn, ctx, ", ");
+      fn(ctx, RP_PART_KERNEL, it->kernels[k], it->stage_id);
+    }
+    if (it->n_kernels > ITEM_KERNELS_NAMED) {
+      snprintf(b, sizeof b, " and %zu more", it->n_kernels - ITEM_KERNELS_NAMED);
+      text(fn, ctx, b);
+    }
+  }
+  if (it->location) {
+    snprintf(b, sizeof b, " %s ", rp_item_location_lead(it->location_kind));
+    text(fn, ctx, b);
+    fn(ctx, RP_PART_LOCATION, it->location, NULL);
+  }
+}
+
+/* ": at most X ms/step (S% of the Y ms step)", or what an unbounded item's kernels take. */
+static void bound(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  char t[48], s[32], tail[96];
+  bool unbounded = it->basis == AN_BASIS_UNBOUNDED; /* no stake: no bound exists */
+  rp_fmt_ms(t, sizeof t, unbounded ? it->basis_us : it->at_stake_us);
+  strcat(t, " ms/step");
+  rp_fmt_ms(s, sizeof s, it->step_us);
+  text(fn, ctx, unbounded ? ": no bound yet; its kernels take " : ": at most ");
+  fn(ctx, RP_PART_BOUND, t, NULL);
+  snprintf(tail, sizeof tail, " (%.1f%% of the %s ms %s)", it->share_pct, s,
+           it->n_steps ? "step" : "stage window: no steps");
+  text(fn, ctx, tail);
+}
+
+/* The item's stage label for an anchor of the item's own stage ("PREFIX<stage id>-ROW"),
+ * so every link of an item names the stage alike (review 5: "K1 in extend/prefill" beside
+ * "K2 in extend"); NULL, the anchor's own stage id, for another stage's anchor. */
+static const char *own_stage_label(const an_summary_item *it, const char *anchor) {
+  const char *dash = strchr(anchor, '-'), *last = strrchr(anchor, '-');
+  size_t n = strlen(it->stage_id);
+  bool own = dash && last > dash && (size_t)(last - dash - 1) == n &&
+             strncmp(dash + 1, it->stage_id, n) == 0;
+  return own ? it->stage_label : NULL;
+}
+
+static void link(const an_summary_item *it, const char *anchor, rp_part_fn fn, void *ctx) {
+  char label[160];
+  rp_evidence_label(anchor, own_stage_label(it, anchor), label, sizeof label);
+  fn(ctx, RP_PART_LINK, label, anchor);
+}
+
+/* The evidence: the time-account rows the item sums (the first RP_ITEM_ROWS_SHOWN, with
+ * the part of each it takes, the rest counted), else its own row; then the rows merged in. */
+static void evidence(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  char id[64], g[32], b[96];
+  text(fn, ctx, " Evidence: ");
+  rp_fmt_ms(g, sizeof g, it->least_gap_us);
+  for (size_t k = 0; k < it->n_rows && k < RP_ITEM_ROWS_SHOWN; k++) {
+    if (k) text(fn, ctx, ", ");
+    rp_item_row_anchor(it, k, id, sizeof id);
+    link(it, id, fn, ctx);
+    if (it->rows[k].part == AN_PART_ALL) continue;
+    snprintf(b, sizeof b, " (its gaps %s %s ms)",
+             it->rows[k].part == AN_PART_LONG ? "of at least" : "under", g);
+    text(fn, ctx, b);
+  }
+  if (it->n_rows > RP_ITEM_ROWS_SHOWN) {
+    snprintf(b, sizeof b, " and %zu more rows (the JSON report's item rows)",
+             it->n_rows - RP_ITEM_ROWS_SHOWN);
+    text(fn, ctx, b);
+  }
+  if (!it->n_rows) link(it, it->anchor, fn, ctx);
+  for (size_t k = 0; k < it->n_more; k++) {
+    text(fn, ctx, ", ");
+    link(it, it->more[k], fn, ctx);
+  }
+}
+
+void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
+  char basis[RP_BASIS_BYTES];
+  fn(ctx, RP_PART_ACTION, rp_summary_action(it, w), NULL);
+  subject(it, fn, ctx);
+  bound(it, fn, ctx);
+  rp_summary_basis(it, basis, sizeof basis);
+  text(fn, ctx, "; basis: ");
+  fn(ctx, RP_PART_BASIS, basis, NULL);
+  text(fn, ctx, ".");
+  evidence(it, fn, ctx);
+}
+
+static void plain(void *ctx, rp_part part, const char *s, const char *ref) {
+  (void)part;
+  (void)ref;
+  ut_buf_add(ctx, s);
+}
+
+char *rp_item_text(const an_summary_item *it, an_workload w) {
+  ut_buf b = {0};
+  rp_item_parts(it, w, plain, &b);
+  if (ut_buf_str(&b)) return b.p; /* the buffer's text, handed over */
+  ut_buf_free(&b);
+  return NULL;
+}

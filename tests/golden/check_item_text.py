@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""check_item_text.py - one wording per "What to try first" item in every format (review 9
+defect 2: an item's JSON wording differed from its Markdown and HTML one).
+
+usage: check_item_text.py --triage BIN --source DIR [--shared DIR]
+
+On the sample (tests/data/llama_tp2), every shared real trace and the shared multi-rank
+directories (when ../shared exists), runs triage with --full-names in Markdown, HTML and
+JSON, and checks, item by item:
+- the Markdown line, the HTML list item and the JSON item's "text" say the same words
+  (formatting aside: bold, code spans, links by their label, tags, escapes);
+- the JSON item's "evidence" is the anchors the Markdown line links, in order;
+- the three formats list the same number of items.
+Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
+Standard library only.
+"""
+import argparse
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+
+LINK = re.compile(r"\[([^\]]*)\]\(#([a-z0-9-]+)\)")
+
+
+def words(s):
+    """The words of a line, formatting aside."""
+    s = s.replace("`` ", "").replace(" ``", "").replace("`", "").replace("**", "")
+    s = s.replace("\\|", "|")
+    return " ".join(s.split())
+
+
+def md_items(text):
+    m = re.search(r"^## What to try first\n(.*?)(?=^## )", text, re.S | re.M)
+    out = []
+    for line in re.findall(r"^\d+\.\s+(.*)$", m.group(1), re.M) if m else []:
+        anchors = [a for _, a in LINK.findall(line)]
+        out.append((words(LINK.sub(lambda x: x.group(1), line)), anchors))
+    return out
+
+
+def html_items(text):
+    m = re.search(r'<section id="[a-z0-9-]*summary" class="summary">(.*?)</section>', text, re.S)
+    out = []
+    for li in re.findall(r"<li data-kind=[^>]*>(.*?)</li>", m.group(1), re.S) if m else []:
+        li = re.sub(r'<span class="kind">[^<]*</span>', "", li)
+        out.append(words(html.unescape(re.sub(r"<[^>]+>", "", li))))
+    return out
+
+
+def run(tri, path, fmt):
+    p = subprocess.run([tri, "--quiet", "--full-names", "--format", fmt, path], capture_output=True,
+                       text=True)
+    return p.stdout if p.returncode == 0 else None
+
+
+def check(tri, path, label, fail):
+    md, page, js = (run(tri, path, f) for f in ("markdown", "html", "json"))
+    if md is None or page is None or js is None:
+        return False
+    m, h, j = md_items(md), html_items(page), json.loads(js).get("summary", [])
+    if not (len(m) == len(h) == len(j)):
+        fail(f"{label}: {len(m)} Markdown items, {len(h)} HTML, {len(j)} JSON")
+        return True
+    for i, ((mw, anchors), hw, it) in enumerate(zip(m, h, j), 1):
+        jw = words(it.get("text", ""))
+        if mw != hw:
+            fail(f"{label} item {i}: Markdown and HTML differ\n  md:   {mw}\n  html: {hw}")
+        if mw != jw:
+            fail(f"{label} item {i}: Markdown and JSON differ\n  md:   {mw}\n  json: {jw}")
+        if anchors != it.get("evidence"):
+            fail(f"{label} item {i}: Markdown links {anchors}, JSON evidence {it.get('evidence')}")
+    return True
+
+
+def inputs(source, shared):
+    out = [os.path.join(source, "tests", "data", "llama_tp2")]
+    real = os.path.join(shared, "traces", "real") if shared else None
+    if real and os.path.isdir(real):
+        out += sorted(os.path.join(real, f) for f in os.listdir(real) if f.endswith((".json", ".gz")))
+    multi = os.path.join(shared, "traces", "multi-rank") if shared else None
+    if multi and os.path.isdir(multi):
+        out += sorted(os.path.join(multi, f) for f in os.listdir(multi)
+                      if os.path.isdir(os.path.join(multi, f)))
+    return [p for p in out if os.path.exists(p)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--triage", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--shared")
+    a = ap.parse_args()
+    shared = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
+    failures = []
+    checked = sum(check(a.triage, p, os.path.basename(p), failures.append) for p in inputs(a.source, shared))
+    for f in failures:
+        print("FAIL", f)
+    if not checked:
+        print("SKIP: no input")
+        return 77
+    print(f"{checked} reports, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
