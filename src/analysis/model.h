@@ -1064,9 +1064,12 @@ typedef enum an_bound_basis {
                              (a fusion pattern or the eager chain) removes (review-1 defect 3) */
   AN_BASIS_UNBOUNDED = 7,  /* no model bounds it: the category's whole time (what is unknown
                               is said; summary.investigate_min_pct) */
-  AN_BASIS_REMOVED = 8     /* kernels a lever removes (layout conversions channels_last makes
+  AN_BASIS_REMOVED = 8,    /* kernels a lever removes (layout conversions channels_last makes
                               unneeded): their time in the step that ran with nothing else
                               on the GPU */
+  AN_BASIS_FOLDED = 9      /* kernels a lever folds into one fused kernel (a MoE layer's
+                              routing pieces): their time less the largest piece, which the
+                              fused kernel still spends (at most their time alone) */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1111,7 +1114,8 @@ typedef struct an_summary_item {
   double least_gap_us;    /* dependency items: the shortest gap counted (timeline.long_gap_us) */
   double first_us;        /* wait: of it, the first collective of each step (arrival skew);
                              chain: its kernels' time launched under ops a compiler cannot
-                             fuse through (opaque_ops.h), left out of basis_us */
+                             fuse through (opaque_ops.h), left out of basis_us; a folding
+                             lever: its largest piece's time per step */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */

@@ -278,7 +278,9 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
 /* A kernel-lever item the bottleneck gate drops is still named by the banner (the first:
  * items arrive by score): the change removes kernels outright, a hint worth keeping. */
 static void note_dropped_lever(an_bottleneck *b, const an_summary_item *it) {
-  if (!b->stage_label || b->lever_id || it->action != AN_ACTION_KERNEL_LEVER) return;
+  if (!b->stage_label || b->lever_id || it->action != AN_ACTION_KERNEL_LEVER ||
+      it->basis != AN_BASIS_REMOVED) /* a fold keeps one kernel: nothing removed outright */
+    return;
   b->lever_id = it->lever_op;
   b->lever = it->lever;
   b->lever_us = it->basis_us;

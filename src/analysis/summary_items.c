@@ -358,7 +358,7 @@ void sm_wait_items(sm_ctx *c) {
   it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
-  it->rank_measured = measured;
+  it->rank_measured = loss > 0 && us >= loss; /* the bound is the loss the Ranks section gives */
   it->timeline = tl;
   straggler_imbalance(c, rg, it);
   if (!late_arrival(c, it, measured)) it->action = AN_ACTION_SLOW_COLLECTIVE;
@@ -485,22 +485,24 @@ static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher
 }
 
 /* A kernel lever's matchers: lever_ID names the kernels; the optional lever_ID_op gates on
- * their launching op and its shapes, lever_ID_with on another row of the stage (the work
- * the change folds them into). */
+ * their launching op and its shapes, lever_ID_with on another row's op and shapes and
+ * lever_ID_with_kernel on another row's name (the work the change folds them into);
+ * lever_ID_fused names the one kernel that does their work: such a lever folds its kernels
+ * into it (bound: their time less the largest piece), and makes no item where it runs. */
 typedef struct lever_gate {
-  const te_matcher *name, *op, *with;
+  const te_matcher *name, *op, *with, *with_kernel, *fused;
 } lever_gate;
 
-static lever_gate lever_gate_of(const sm_ctx *c, const char *id) {
+static const te_matcher *lever_matcher(const sm_ctx *c, const char *id, const char *suffix) {
   char name[96];
-  lever_gate g;
-  snprintf(name, sizeof name, "lever_%s", id);
-  g.name = te_rules_matcher(c->rules, name);
-  snprintf(name, sizeof name, "lever_%s_op", id);
-  g.op = te_rules_matcher(c->rules, name);
-  snprintf(name, sizeof name, "lever_%s_with", id);
-  g.with = te_rules_matcher(c->rules, name);
-  return g;
+  snprintf(name, sizeof name, "lever_%s%s", id, suffix);
+  return te_rules_matcher(c->rules, name);
+}
+
+static lever_gate lever_gate_of(const sm_ctx *c, const char *id) {
+  return (lever_gate){lever_matcher(c, id, ""), lever_matcher(c, id, "_op"),
+                      lever_matcher(c, id, "_with"), lever_matcher(c, id, "_with_kernel"),
+                      lever_matcher(c, id, "_fused")};
 }
 
 static bool lever_row(const sm_ctx *c, const lever_gate *g, const an_kernel_row *r) {
@@ -508,23 +510,33 @@ static bool lever_row(const sm_ctx *c, const lever_gate *g, const an_kernel_row 
          (!g->op || shapes_hit(c, r, g->op));
 }
 
-/* Whether the stage runs the work a lever's kernels fold into (no lever_ID_with: yes). */
+/* Whether a kernel row of the stage has a name m matches. */
+static bool stage_runs(const sm_ctx *c, const te_matcher *m) {
+  for (size_t i = 0; m && i < c->g.st->n_kernels; i++)
+    if (hits(m, c->g.st->kernels[i].name)) return true;
+  return false;
+}
+
+/* Whether the stage runs the work a lever's kernels fold into (no partner gate: yes) and
+ * not the fused kernel that already does theirs. */
 static bool lever_partner(const sm_ctx *c, const lever_gate *g) {
-  for (size_t i = 0; g->with && i < c->g.st->n_kernels; i++)
-    if (shapes_hit(c, &c->g.st->kernels[i], g->with)) return true;
-  return !g->with;
+  bool with = !g->with;
+  for (size_t i = 0; !with && i < c->g.st->n_kernels; i++)
+    with = shapes_hit(c, &c->g.st->kernels[i], g->with);
+  return with && (!g->with_kernel || stage_runs(c, g->with_kernel)) && !stage_runs(c, g->fused);
 }
 
 /* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
  * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded,
- * expert-weight gathers a grouped MoE GEMM makes unneeded): one item per family, bounded
- * by their in-step time that ran with nothing else on the GPU, its evidence their largest
- * row the kernel table shows. */
+ * expert-weight gathers a grouped MoE GEMM makes unneeded) or folds into one fused kernel
+ * (a MoE layer's routing pieces): one item per family, bounded by their in-step time that
+ * ran with nothing else on the GPU (a fold: less the largest piece, which the fused kernel
+ * still spends), its evidence their largest row the kernel table shows. */
 static void kernel_lever(sm_ctx *c, const char *id) {
   lever_gate g = lever_gate_of(c, id);
   const te_string_list *text = te_list_map_get(&c->s->summary_levers, id);
   if (!g.name || !text || !text->n || !lever_partner(c, &g)) return;
-  double sum = 0, alone = 0;
+  double sum = 0, alone = 0, max = 0;
   size_t n = 0, top = SIZE_MAX;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
@@ -532,17 +544,22 @@ static void kernel_lever(sm_ctx *c, const char *id) {
     double t = sm_row_per_step(c, r);
     sum += t;
     alone += alone_per_step(c, r, t);
+    if (t > max) max = t;
     n++;
     if (r->shown && top == SIZE_MAX) top = i; /* rows are time-descending */
   }
-  if (!n || top == SIZE_MAX) return;
+  bool fold = g.fused != NULL;
+  if (!n || top == SIZE_MAX || (fold && n < 2)) return; /* one piece folds into nothing */
   const an_kernel_row *tr = &c->g.st->kernels[top];
   const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
-  an_summary_item *it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_KERNEL_LEVER, top, loc,
-                               alone < sum ? alone : sum, AN_BASIS_REMOVED, sum);
+  double bound = fold ? sum - max : sum;
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_KERNEL_LEVER, top, loc, alone < bound ? alone : bound,
+             fold ? AN_BASIS_FOLDED : AN_BASIS_REMOVED, sum);
   if (!it) return;
   it->count = n;
   it->detail_us = alone;
+  it->first_us = fold ? max : 0;
   it->lever = text->items[0];
   it->lever_op = id;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)

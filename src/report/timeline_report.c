@@ -44,8 +44,8 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle",    "wait",       "roofline",  "saving", "chain",
-                                  "exposed", "round_trip", "unbounded", "removed"};
+  static const char *const w[] = {"idle",    "wait",       "roofline",  "saving",  "chain",
+                                  "exposed", "round_trip", "unbounded", "removed", "folded"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -246,6 +246,8 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
    * cost (a graph's nodes, the driver) is the lever, not the host's other work */
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     return "Shorten the launch call the GPU waits in";
+  if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
+    return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
     return "Tune or replace the backend of these kernels (one tuning pass or library covers "
            "the family)";
@@ -811,6 +813,18 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                "lever (%s): %s",
                it->count, it->count == 1 ? " takes" : "s take", x, y, it->lever_op, it->lever);
       return;
+    case AN_BASIS_FOLDED: { /* the part alone on the GPU only where other streams cover some */
+      char big[32], alone[80] = "";
+      rp_fmt_ms(y, sizeof y, it->detail_us);
+      rp_fmt_ms(big, sizeof big, it->first_us);
+      if (strcmp(x, y) != 0)
+        snprintf(alone, sizeof alone, ", %s ms/step of it with nothing else on the GPU", y);
+      snprintf(b, cap,
+               "%zu kernels take %s ms/step%s; one kernel doing their work still spends about "
+               "the largest one's %s ms/step; lever (%s): %s",
+               it->count, x, alone, big, it->lever_op, it->lever);
+      return;
+    }
     case AN_BASIS_EXPOSED: {
       const char *part = it->kind == AN_SUMMARY_OVERLAP && it->at_stake_us < it->basis_us
                              ? " (a collective: its transfer part only)"

@@ -23,6 +23,8 @@ It checks from the JSON report alone:
                  to late arrivals (its Ranks section: a straggler or spread verdict, the
                  group named or every rank of the run read);
     chain     <= the summed in-step time of its kernels;
+    folded    == the summed in-step time of its kernels (two at least), and the bound at
+                 most that less the largest one (which the fused kernel still spends);
     roofline, exposed <= the in-step time of its kernel (its rows' per_step_us, the Per
                  step column, which must be steps_us over the counted steps); an overlap
                  item on a collective's row split by launch context quotes that context's
@@ -107,7 +109,7 @@ def basis_limit(item, stage, fail, rep=None):
         if item["bound_us_per_step"] > wait + EPS:
             fail(f"{item['anchor']}: bound over the collectives' wait")
         return tl["total"]["collective_us"] / steps
-    if basis in ("chain", "roofline", "exposed", "removed"):  # the rows' Per step cells
+    if basis in ("chain", "roofline", "exposed", "removed", "folded"):  # the rows' Per step cells
         return sum(rows[k]["per_step_us"] for k in item["kernels"] if k in rows)
     if basis == "saving":
         return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)
@@ -180,6 +182,14 @@ def check_rows(where, item, stage, rep, fail, claimed):
             fail(f"{where}: bound {item['bound_us_per_step']} over its collectives' wait {wait:.3f} and the rank loss")
         if loss > 0 and item["bound_us_per_step"] > loss + EPS:
             fail(f"{where}: bound {item['bound_us_per_step']} over the rank loss {loss:.3f} it quotes")
+    elif item["basis"] == "folded":
+        # a lever folding its kernels into one fused kernel: their sum, less the largest
+        # piece, which that kernel still spends (review 9 defect 3)
+        ts = [k["steps_us"] / steps for k in stage.get("kernels", []) if k["name"] in item["kernels"]]
+        if len(ts) < 2 or abs(item["basis_us_per_step"] - sum(ts)) > EPS * len(ts):
+            fail(f"{where}: fold basis {item['basis_us_per_step']} != {sum(ts):.3f} us its {len(ts)} kernels sum to")
+        elif item["bound_us_per_step"] > sum(ts) - max(ts) + EPS * len(ts):
+            fail(f"{where}: fold bound {item['bound_us_per_step']} > its kernels less the largest")
     elif item["basis"] in ("chain", "removed"):
         ks = {k["name"]: k for k in stage.get("kernels", [])}
         # a chain leaves out its kernels' launches under custom ops (opaque_steps_us)

@@ -1548,6 +1548,53 @@ Test(summary, layout_conversions_name_channels_last, .init = setup, .fini = tear
   an_report_destroy(r);
 }
 
+/* A MoE layer's routing pieces around its grouped GEMM (vLLM gpt-oss: top-k, expert
+ * histogram, counter memset, routing compute; review 9 defect 3): one fold item, bounded by
+ * their time less the largest piece (what one fused routing kernel still spends). None
+ * where the fused routing kernel runs, and none without the grouped MoE GEMM (a sampler's
+ * top-k is no routing). */
+static an_report *routing_trace(const char *extra, const char *gemm) {
+  static const char *const piece[] = {"_topk_forward", "_sum_bitmatrix_rows",
+                                      "_combined_routing_memset", "_combined_routing_compute"};
+  static const double dur[] = {40, 30, 20, 50};
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 2000.0, at = t0 + 10;
+    host(&b, "user_annotation", "ProfilerStep#2", t0, 1900);
+    for (int k = 0; k < 4; k++, at += dur[k - 1] + 2) launch(&b, piece[k], t0 + 1 + k, at, dur[k]);
+    if (extra) launch(&b, extra, t0 + 5, at, 30);
+    launch(&b, gemm, t0 + 6, at + 40, 1500);
+  }
+  return run_buffer(&b);
+}
+
+static const an_summary_item *routing_item(const an_report *r) {
+  for (size_t i = 0; i < r->n_summary; i++)
+    if (r->summary[i].basis == AN_BASIS_FOLDED) return &r->summary[i];
+  return NULL;
+}
+
+Test(summary, moe_routing_pieces_fold_into_one, .init = setup, .fini = teardown) {
+  an_report *r = routing_trace(NULL, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1");
+  const an_summary_item *it = routing_item(r);
+  cr_assert_not_null(it);
+  cr_assert_str_eq(it->lever_op, "moe_routing");
+  cr_assert_eq(it->n_kernels, 4);
+  cr_assert_float_eq(it->basis_us, 140.0, 1e-6);
+  cr_assert_float_eq(it->first_us, 50.0, 1e-6);
+  cr_assert_float_eq(it->at_stake_us, 90.0, 1e-6);
+  expect_bounds(r);
+  an_report_destroy(r);
+  r = routing_trace("void moe_fused_gate_kernel<float, 8, 256>(void*, void*, float*, int*, long)",
+                    "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1");
+  cr_assert_null(routing_item(r), "the fused routing kernel runs: nothing to fold");
+  an_report_destroy(r);
+  r = routing_trace(NULL, "nvjet_tst_256x8_64x8_4x1_v_bz_NNT");
+  cr_assert_null(routing_item(r), "no grouped MoE GEMM: no MoE routing");
+  an_report_destroy(r);
+}
+
 /* ---------------------------------------------------------------- report limits */
 
 static const char *full_name(const void *ctx, const char *stage, const char *name) {
