@@ -291,7 +291,9 @@ def check_report(label, rep, fail):
         if b > it["step_us"] + EPS:
             fail(f"{where}: bound {b} us > step {it['step_us']} us")
         limit = basis_limit(it, stages[it["stage"]], fail, rep)
-        if limit is not None and basis > limit + EPS:
+        # the rows' per-step cells are each rounded to the nanosecond: a sum of n of them
+        # may fall short of the item's own rounded sum by up to n half-nanoseconds
+        if limit is not None and basis > limit + EPS * max(1, len(it.get("kernels", []))):
             fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
 
 
