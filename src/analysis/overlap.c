@@ -358,6 +358,12 @@ typedef struct ov_stage_ctx {
     char hit[256]; /* the op or region that named it, on the first instance */
   } * split;
   size_t n_split, n_keys; /* n_keys = the side's names + n_split */
+  /* ov_is_copy_engine's last answer, by event category: a stage's kernels share a few
+   * categories, and it is asked several times per row */
+  struct ov_copy_memo {
+    tr_str cat;
+    bool known, copy;
+  } * copy_memo;
 } ov_stage_ctx;
 
 /* The canonical name id of row key id (a split key's name, else the id itself). */
@@ -459,8 +465,13 @@ static bool ov_is_copy_engine(const ov_stage_ctx *c, const ov_agg *a) {
   const tr_event *ev = ov_stage_event(c, (size_t)a->rep);
   if (!ev) return false;
   const tr_trace *t = c->formal->side->t;
-  const char *cat = tr_str_get(t, tr_event_cat(t, ev));
-  return te_string_list_has(&te_rules_settings(c->r)->overlap_copy_engine_event_categories, cat);
+  struct ov_copy_memo *m = c->copy_memo;
+  tr_str cat = tr_event_cat(t, ev);
+  if (m && m->known && m->cat == cat) return m->copy;
+  bool copy = te_string_list_has(&te_rules_settings(c->r)->overlap_copy_engine_event_categories,
+                                 tr_str_get(t, cat));
+  if (m) *m = (struct ov_copy_memo){cat, true, copy};
+  return copy;
 }
 
 /* The stage's first compute start and each name's time before it, in one pass each: asked
@@ -1247,24 +1258,27 @@ static const char *ov_kernel_category(const ov_stage_ctx *c, const char *name) {
 static bool ov_alone_times(const ov_stage_ctx *c, const ov_sweep *sw, an_overlap_stage *st) {
   const te_string_list *chain = &te_rules_settings(c->r)->summary_chain_categories;
   size_t n = 0;
-  for (int pass = 0; pass < 2; pass++) { /* count, then fill: no array of every name */
-    for (size_t i = 0; i < sw->n_aggs; i++) {
-      const ov_agg *a = &sw->aggs[i];
-      const char *name = ov_key_name(c, a->name);
-      if (!te_string_list_has(chain, ov_kernel_category(c, name))) continue;
-      if (pass == 0) {
-        n++;
-        continue;
-      }
-      struct an_overlap_alone *e = &st->alone[st->n_alone];
-      if (!(e->kernel = ov_strdup(name))) return false;
-      e->total_us = a->total_us;
-      e->exclusive_us = a->exclusive_us;
-      st->n_alone++;
-    }
-    if (pass == 0 && !(st->alone = calloc(n ? n : 1, sizeof *st->alone))) return false;
+  /* which rows are of a chain category, decided once (a byte a row, not a copy of each
+   * name): the count, then the fill */
+  bool *in_chain = malloc(sw->n_aggs ? sw->n_aggs : 1);
+  if (!in_chain) return false;
+  for (size_t i = 0; i < sw->n_aggs; i++) {
+    const char *name = ov_key_name(c, sw->aggs[i].name);
+    n += in_chain[i] = te_string_list_has(chain, ov_kernel_category(c, name));
   }
-  return true;
+  st->alone = calloc(n ? n : 1, sizeof *st->alone);
+  bool ok = st->alone != NULL;
+  for (size_t i = 0; ok && i < sw->n_aggs; i++) {
+    if (!in_chain[i]) continue;
+    const ov_agg *a = &sw->aggs[i];
+    struct an_overlap_alone *e = &st->alone[st->n_alone];
+    ok = (e->kernel = ov_strdup(ov_key_name(c, a->name))) != NULL;
+    e->total_us = a->total_us;
+    e->exclusive_us = a->exclusive_us;
+    st->n_alone += ok;
+  }
+  free(in_chain);
+  return ok;
 }
 
 static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_bundle *fb,
@@ -1272,7 +1286,14 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
                                           an_overlap_stage *st) {
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   ov_side *s = fb->side;
-  ov_stage_ctx c = {.r = r, .cats = cats, .formal = fb, .map = mb, .n = fb->n, .first_compute = -1};
+  struct ov_copy_memo copy_memo = {0};
+  ov_stage_ctx c = {.r = r,
+                    .cats = cats,
+                    .formal = fb,
+                    .map = mb,
+                    .n = fb->n,
+                    .first_compute = -1,
+                    .copy_memo = &copy_memo};
   c.tl = opt && opt->timeline ? an_timeline_stage(opt->timeline, fb->stage) : NULL;
   ov_sweep sw = {0};
   ov_cand *cands = NULL;
