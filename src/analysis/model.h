@@ -918,6 +918,20 @@ typedef struct an_collective_time {
    * neither transfer nor wait but unknown, so transfer = total - wait - unknown. */
   size_t alone;
   int64_t unknown_ns;
+  /* Of the alone ones, those whose group held under collectives.floor_min_instances like
+   * instances (two samples of one context can both be mostly wait: a floor needs more),
+   * and those with neither a message size nor a position in a step to find like ones by
+   * (floored by name: unlike messages may share a name); the rest had no like one at all. */
+  size_t few, unsized;
+  /* Where floor_ns came from (0 when every instance is alone: unknown): the instance whose
+   * time set it, by its step (name, 1-based number among the stage's counted steps; NULL
+   * and 0 without steps) and trace (NULL when the run has one), and how many like instances
+   * its group held; floor_fixed: the fixed cost collectives.latency_us set it. */
+  const char *floor_step;
+  size_t floor_step_no;
+  const char *floor_trace;
+  size_t floor_like;
+  bool floor_fixed;
 } an_collective_time;
 
 /* The GPU time of a window (one step, or a stage): span = busy + idle exactly (integer

@@ -69,7 +69,13 @@ typedef struct tl_coll {
   double per_byte_us, latency_us; /* its group's per-byte floor (waits.h), 0 none */
   bool alone;                     /* no like instance: its wait is unknown */
   an_floor_basis basis;
+  uint8_t unknown;     /* why alone: TL_FEW, TL_UNSIZED, else 0 */
+  uint32_t floor_from; /* the instance (tl->coll, sorted) whose time set the floor, or
+                          AN_WAIT_LATENCY */
+  uint32_t like;       /* instances in its group */
 } tl_coll;
+
+enum { TL_FEW = 1, TL_UNSIZED = 2 };
 
 typedef struct i64_vec {
   int64_t *v;
@@ -111,6 +117,7 @@ struct an_timeline {
   an_collective_time *colls;
   size_t *coll_stage; /* the stage slot of each row */
   size_t n_colls;
+  size_t n_traces; /* inputs accounted */
 };
 
 static const char NOT_COLLECTIVE[] = "";
@@ -164,11 +171,6 @@ typedef struct tl_trace {
 } tl_trace;
 
 static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
-
-static int cmp_f64(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* The lookup of the messages recorded on the host (coll_message.h) around the launch calls
  * of the collective kernels that state no message, the only times message_key asks about:
@@ -931,9 +933,22 @@ static bool same_group(const an_timeline *tl, const tl_coll *a, const tl_coll *b
  * the same work (their floors agree within collectives.first_same_work_ratio): a first
  * instance of a position-basis group then gets the floor of its collective's other
  * instances when that is lower. wi and tl->coll are parallel, sorted by cmp_coll. */
+static int cmp_wi_dur(const void *pa, const void *pb, void *ctx) {
+  const an_wait_instance *wi = ctx;
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  if (wi[a].dur_us != wi[b].dur_us) return wi[a].dur_us < wi[b].dur_us ? -1 : 1;
+  return a < b ? -1 : (a > b);
+}
+
 static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
-  double *rest = malloc(tl->n_coll * sizeof *rest);
-  if (!rest) return false;
+  uint32_t *rest = malloc(tl->n_coll * sizeof *rest);
+  double *d = malloc(tl->n_coll * sizeof *d);
+  if (!rest || !d) {
+    free(rest);
+    free(d);
+    return false;
+  }
+  size_t min_like = (size_t)tl->set->collectives_floor_min_instances;
   for (size_t lo = 0, hi; lo < tl->n_coll; lo = hi) {
     const tl_coll *a = &tl->coll[lo];
     size_t m = 0, positions = 0;       /* later instances, and their distinct positions */
@@ -947,23 +962,57 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
       positions += !m || b->ordinal != tl->coll[hi - 1].ordinal;
       if (!m || wi[hi].floor_us < lo_floor) lo_floor = wi[hi].floor_us;
       if (!m || wi[hi].floor_us > hi_floor) hi_floor = wi[hi].floor_us;
-      rest[m++] = wi[hi].dur_us;
+      rest[m++] = (uint32_t)hi;
     }
-    /* one later position cannot show that the positions do the same work */
-    if (a->basis != AN_FLOOR_POSITION || positions < 2 ||
+    /* one later position cannot show that the positions do the same work, nor fewer like
+     * instances than a floor needs */
+    if (a->basis != AN_FLOOR_POSITION || positions < 2 || m < min_like ||
         hi_floor > lo_floor * tl->set->collectives_first_same_work_ratio)
       continue;
-    qsort(rest, m, sizeof *rest, cmp_f64);
-    double floor = an_wait_floor(rest, m, tl->set->collectives_floor_pct);
+    ut_sort(rest, m, sizeof *rest, cmp_wi_dur, wi);
+    for (size_t k = 0; k < m; k++) d[k] = wi[rest[k]].dur_us;
+    double floor = an_wait_floor(d, m, tl->set->collectives_floor_pct);
+    size_t at = (size_t)(tl->set->collectives_floor_pct / 100.0 * (double)(m - 1)); /* its */
     for (size_t i = lo; i < hi; i++)
       if (tl->coll[i].first && (wi[i].floor_us > floor || wi[i].alone)) {
-        wi[i].floor_us = floor < wi[i].floor_us ? floor : wi[i].floor_us;
+        if (floor < wi[i].floor_us) {
+          wi[i].floor_us = floor;
+          wi[i].floor_from = rest[at < m ? at : m - 1];
+        }
         wi[i].wait_us = wi[i].dur_us - wi[i].floor_us;
         wi[i].alone = false; /* compared with the later positions */
+        tl->coll[i].unknown = 0;
       }
   }
   free(rest);
+  free(d);
   return true;
+}
+
+/* A group of fewer than collectives.floor_min_instances like instances cannot tell transfer
+ * from wait (two samples of one context can both be mostly wait: hta_sampled_2ranks' input
+ * dist all-to-all of 384 elements took 21.1 and 30.7 ms in its two steps), nor can a group
+ * floored by name alone (no message size, no position in a step: unlike messages share a
+ * name): their time is unknown, as a group of one's. wi and tl->coll are parallel, sorted
+ * by cmp_coll (groups side by side). */
+static void unknown_groups(an_timeline *tl, an_wait_instance *wi) {
+  size_t min_like = (size_t)tl->set->collectives_floor_min_instances;
+  for (size_t lo = 0, hi; lo < tl->n_coll; lo = hi) {
+    for (hi = lo; hi < tl->n_coll && wi[hi].group == wi[lo].group; hi++) {
+    }
+    uint8_t why = tl->coll[lo].basis == AN_FLOOR_NAME ? TL_UNSIZED
+                  : hi - lo < min_like || hi - lo < 2 ? TL_FEW
+                                                      : 0;
+    for (size_t i = lo; i < hi; i++) {
+      tl->coll[i].like = (uint32_t)(hi - lo);
+      tl->coll[i].unknown = why;
+      if (!why) continue;
+      wi[i].floor_us = wi[i].dur_us;
+      wi[i].wait_us = 0;
+      wi[i].alone = true;
+      wi[i].floor_from = (uint32_t)i;
+    }
+  }
 }
 
 /* Transfer and wait of every instance (waits.h), added to its window's account. */
@@ -986,8 +1035,9 @@ static bool collective_waits(an_timeline *tl) {
         .group = group, .dur_us = (double)tl->coll[i].dur / 1000.0, .bytes = tl->coll[i].bytes};
   }
   bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct,
-                          tl->set->collectives_latency_us) == AN_OK &&
-            first_position_floors(tl, wi);
+                          tl->set->collectives_latency_us) == AN_OK;
+  if (ok) unknown_groups(tl, wi);
+  ok = ok && first_position_floors(tl, wi);
   for (size_t i = 0; ok && i < tl->n_coll; i++) {
     tl_coll *x = &tl->coll[i];
     x->wait_us = wi[i].wait_us;
@@ -995,6 +1045,7 @@ static bool collective_waits(an_timeline *tl) {
     x->per_byte_us = wi[i].per_byte_us;
     x->latency_us = wi[i].latency_us;
     x->alone = wi[i].alone;
+    x->floor_from = wi[i].floor_from;
     an_time_account *a = &tl->win[x->window].acc;
     a->collective_wait_ns += tl_ns(x->wait_us);
     if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
@@ -1010,6 +1061,34 @@ static int cmp_coll_row(const void *pa, const void *pb) {
   return c ? c : cmp_str0(a->launch_context, b->launch_context);
 }
 
+/* Where row r's floor comes from: instance x's, the least of the row's known ones so far
+ * (step_no: each window's number among its stage's counted steps, 0 none). */
+static bool row_floor(an_timeline *tl, an_collective_time *r, const tl_coll *x,
+                      const size_t *step_no) {
+  if (x->alone || x->floor >= r->floor_ns) return true;
+  r->floor_ns = x->floor;
+  r->floor_like = x->like;
+  r->floor_fixed = x->floor_from == AN_WAIT_LATENCY;
+  r->floor_step = r->floor_trace = NULL;
+  r->floor_step_no = 0;
+  if (r->floor_fixed) return true;
+  const tl_window *w = &tl->win[tl->coll[x->floor_from].window];
+  if (w->step && !(r->floor_step = an_strtab_cstr(tl->strings, w->step->name))) return false;
+  r->floor_step_no = step_no[tl->coll[x->floor_from].window];
+  r->floor_trace = tl->n_traces > 1 ? w->path : NULL;
+  return true;
+}
+
+/* Each window's number among its stage's counted steps (1-based; 0: not a step). NULL: out
+ * of memory. */
+static size_t *window_step_numbers(const an_timeline *tl) {
+  size_t *no = calloc(tl->n_win + 1, sizeof *no), *count = calloc(tl->n_st + 1, sizeof *count);
+  for (size_t w = 0; no && count && w < tl->n_win; w++)
+    if (tl->win[w].step) no[w] = ++count[tl->win[w].stage];
+  free(count);
+  return no;
+}
+
 /* One row per (stage, collective, launch-context family) into tl->colls; the instances are
  * sorted by stage, name and family (collective_waits). A collective whose launches are split
  * by family keeps the rest, those of no labelled family, as a row of its own
@@ -1017,17 +1096,20 @@ static int cmp_coll_row(const void *pa, const void *pb) {
 static bool collective_rows(an_timeline *tl) {
   tl->colls = calloc(tl->n_coll ? tl->n_coll : 1, sizeof *tl->colls);
   tl->coll_stage = calloc(tl->n_coll ? tl->n_coll : 1, sizeof *tl->coll_stage);
-  if (!tl->colls || !tl->coll_stage) return false;
+  size_t *step_no = window_step_numbers(tl);
+  bool ok = tl->colls && tl->coll_stage && step_no;
   an_collective_time *r = NULL;
-  for (size_t i = 0; i < tl->n_coll; i++) {
+  for (size_t i = 0; ok && i < tl->n_coll; i++) {
     const tl_coll *x = &tl->coll[i];
     const tl_coll *prev = i ? &tl->coll[i - 1] : NULL;
     if (!prev || prev->name != x->name || prev->context != x->context ||
         tl->win[prev->window].stage != tl->win[x->window].stage) {
       tl->coll_stage[tl->n_colls] = tl->win[x->window].stage;
       r = &tl->colls[tl->n_colls++];
-      *r = (an_collective_time){
-          .kernel = x->name, .basis = x->basis, .floor_ns = x->floor, .launch_context = x->context};
+      *r = (an_collective_time){.kernel = x->name,
+                                .basis = x->basis,
+                                .floor_ns = INT64_MAX,
+                                .launch_context = x->context};
       /* the rest (no family) sorts first: a family row after it splits the name */
       if (x->context && tl->n_colls > 1 && r[-1].kernel == x->name && !r[-1].launch_context &&
           tl->coll_stage[tl->n_colls - 2] == tl->coll_stage[tl->n_colls - 1])
@@ -1038,16 +1120,24 @@ static bool collective_rows(an_timeline *tl) {
     r->total_ns += x->dur;
     r->wait_ns += wait;
     if (x->first) r->first_wait_ns += wait;
-    if (x->floor < r->floor_ns) r->floor_ns = x->floor;
+    ok = row_floor(tl, r, x, step_no);
     if (wait > r->max_wait_ns) r->max_wait_ns = wait;
-    if (x->alone) r->alone++, r->unknown_ns += x->dur;
+    if (x->alone) {
+      r->alone++;
+      r->unknown_ns += x->dur;
+      r->few += x->unknown == TL_FEW;
+      r->unsized += x->unknown == TL_UNSIZED;
+    }
     if (x->basis == AN_FLOOR_MESSAGE && x->bytes > 0 && !x->alone) {
       /* floored per byte: one such group a row (its collective and context) */
       r->floor_latency_us = x->latency_us;
       r->floor_gbps = x->per_byte_us > 0 ? US_PER_BYTE_TO_GBPS / x->per_byte_us : 0;
     }
   }
-  return true;
+  for (size_t i = 0; i < tl->n_colls; i++)
+    if (tl->colls[i].floor_ns == INT64_MAX) tl->colls[i].floor_ns = 0; /* every one alone */
+  free(step_no);
+  return ok;
 }
 
 /* ---------------------------------------------------------------- stages */
@@ -1153,6 +1243,7 @@ an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rule
   tl->ran = calloc(tl->n_st + 1, sizeof *tl->ran);
   tl->work = calloc(tl->n_st + 1, sizeof *tl->work);
   bool ok = tl->stages && tl->ran && tl->work;
+  tl->n_traces = n;
   for (size_t i = 0; ok && i < n; i++) ok = account_trace(tl, &in[i]);
   ok = ok && recurring_setup(tl) && collective_waits(tl) && assemble(tl) && collective_rows(tl);
   if (ok) link_collectives(tl);

@@ -33,29 +33,43 @@ static int by_bytes(const void *pa, const void *pb, void *ctx) {
 
 /* The floors of group v[ix[0..m)], every instance stating its bytes (waits.h: the envelope
  * of like messages). by: room for m indices, sorted here by bytes; d: room for m doubles,
- * the suffix minima of the durations in that order. */
+ * the suffix minima of the durations in that order, and at: room for m indices, the
+ * instance each minimum is. */
 static void floor_by_envelope(an_wait_instance *v, const uint32_t *ix, size_t m, uint32_t *by,
-                              double *d, double latency_us) {
+                              double *d, uint32_t *at, double latency_us) {
   memcpy(by, ix, m * sizeof *by);
   ut_sort(by, m, sizeof *by, by_bytes, v);
-  for (size_t k = m; k-- > 0;)
-    d[k] = k + 1 < m && d[k + 1] < v[by[k]].dur_us ? d[k + 1] : v[by[k]].dur_us;
+  for (size_t k = m; k-- > 0;) {
+    bool later = k + 1 < m && d[k + 1] < v[by[k]].dur_us;
+    d[k] = later ? d[k + 1] : v[by[k]].dur_us;
+    at[k] = later ? at[k + 1] : by[k];
+  }
   double latency = v[ix[0]].dur_us < latency_us ? v[ix[0]].dur_us : latency_us;
   double rate = -1; /* the least time per byte of the smaller messages; -1: none yet */
+  uint32_t rate_from = AN_WAIT_LATENCY;
   for (size_t lo = 0, hi; lo < m; lo = hi) {
     double bytes = v[by[lo]].bytes;
     for (hi = lo; hi < m && v[by[hi]].bytes == bytes; hi++) {
     }
     double env = d[lo]; /* no message at least this large took less */
-    if (rate >= 0 && bytes * rate < env) env = bytes * rate; /* nor, per byte, a smaller one */
+    uint32_t from = at[lo];
+    if (rate >= 0 && bytes * rate < env) { /* nor, per byte, a smaller one */
+      env = bytes * rate;
+      from = rate_from;
+    }
+    if (latency > env) from = AN_WAIT_LATENCY;
     for (size_t k = lo; k < hi; k++) {
       an_wait_instance *w = &v[by[k]];
       double floor = env > latency ? env : latency;
       w->floor_us = floor < w->dur_us ? floor : w->dur_us;
+      w->floor_from = floor < w->dur_us ? from : by[k];
       w->wait_us = w->dur_us - w->floor_us;
       w->latency_us = latency;
       double r = w->dur_us / bytes;
-      if (rate < 0 || r < rate) rate = r;
+      if (rate < 0 || r < rate) {
+        rate = r;
+        rate_from = by[k];
+      }
     }
   }
   for (size_t k = 0; k < m; k++) v[ix[k]].per_byte_us = rate; /* the fastest, shown */
@@ -66,9 +80,11 @@ static void floor_by_duration(an_wait_instance *v, const uint32_t *ix, size_t m,
                               double floor_pct) {
   for (size_t k = 0; k < m; k++) d[k] = v[ix[k]].dur_us;
   double floor = an_wait_floor(d, m, floor_pct);
+  size_t at = m ? (size_t)(floor_pct / 100.0 * (double)(m - 1)) : 0; /* as an_wait_floor */
   for (size_t k = 0; k < m; k++) {
     an_wait_instance *w = &v[ix[k]];
     w->floor_us = floor;
+    w->floor_from = ix[at < m ? at : m - 1];
     w->wait_us = w->dur_us > floor ? w->dur_us - floor : 0;
     w->per_byte_us = w->latency_us = 0;
   }
@@ -78,10 +94,12 @@ an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double 
   if ((!v && n) || !(floor_pct >= 0 && floor_pct <= 100) || !(latency_us >= 0) || n > UINT32_MAX)
     return AN_ERR_ARGS;
   uint32_t *ix = malloc((n ? n : 1) * sizeof *ix), *by = malloc((n ? n : 1) * sizeof *by);
+  uint32_t *at = malloc((n ? n : 1) * sizeof *at);
   double *d = malloc((n ? n : 1) * sizeof *d);
-  if (!ix || !by || !d) {
+  if (!ix || !by || !at || !d) {
     free(ix);
     free(by);
+    free(at);
     free(d);
     return AN_ERR_NOMEM;
   }
@@ -92,13 +110,14 @@ an_status an_wait_model(an_wait_instance *v, size_t n, double floor_pct, double 
     for (hi = lo; hi < n && v[ix[hi]].group == v[ix[lo]].group; hi++)
       sized = sized && v[ix[hi]].bytes > 0;
     if (sized && hi - lo > 1)
-      floor_by_envelope(v, ix + lo, hi - lo, by, d, latency_us);
+      floor_by_envelope(v, ix + lo, hi - lo, by, d, at, latency_us);
     else
       floor_by_duration(v, ix + lo, hi - lo, d, floor_pct);
     for (size_t k = lo; k < hi; k++) v[ix[k]].alone = hi - lo == 1;
   }
   free(ix);
   free(by);
+  free(at);
   free(d);
   return AN_OK;
 }

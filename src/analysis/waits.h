@@ -59,7 +59,13 @@ typedef struct an_wait_instance {
   double per_byte_us, latency_us; /* out: the group's fastest time per byte (shown) and its
                                      fixed cost (us); 0 when it is floored by durations */
   bool alone;                     /* out: the group has no other instance (wait unknown) */
+  /* out: the instance whose time sets the floor (an index into v: the percentile instance,
+   * the like message's, itself when its own time is under the envelope), AN_WAIT_LATENCY
+   * when the fixed cost latency_us sets it. Shown as where the floor came from. */
+  uint32_t floor_from;
 } an_wait_instance;
+
+#define AN_WAIT_LATENCY UINT32_MAX
 
 /* Fills the out members of v[0..n). floor_pct in [0, 100]: 0 is the fastest instance of a
  * group floored by its durations, 50 its median (lower); latency_us >= 0, the fixed cost

@@ -200,7 +200,7 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
   double n = (double)(tl->n_steps ? tl->n_steps : 1);
   for (size_t i = 0; i < tl->n_collectives; i++) {
     const an_collective_time *c = &tl->collectives[i];
-    char id[64], from[160];
+    char id[64], from[RP_FLOOR_FROM_BYTES];
     an_summary_anchor(id, sizeof id, "wait", st->id, i);
     rp_floor_from(from, sizeof from, c);
     rp_hw_printf(hw, "<tr id=\"%s%s\"><td>W%zu</td><td>", hw->idp, id, i + 1);
@@ -212,11 +212,15 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
     rp_hw_printf(hw, "</td><td data-value=\"%.6g\">%.1f</td>", (double)c->instances / n,
                  (double)c->instances / n);
     rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns));
-    rp_hw_td_ms(hw, rp_per_step_us(tl, rp_collective_transfer_ns(c)));
-    rp_hw_td_ms(hw, rp_per_step_us(tl, c->wait_ns));
-    rp_hw_td_ms(hw, rp_per_step_us(tl, c->first_wait_ns));
-    rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td><td>", (double)c->floor_ns / 1000.0,
-                 (double)c->floor_ns / 1000.0);
+    if (rp_collective_unknown(c)) { /* no floor: transfer, wait and floor unknown */
+      rp_hw_printf(hw, "<td>unknown</td><td>unknown</td><td>unknown</td><td>unknown</td><td>");
+    } else {
+      rp_hw_td_ms(hw, rp_per_step_us(tl, rp_collective_transfer_ns(c)));
+      rp_hw_td_ms(hw, rp_per_step_us(tl, c->wait_ns));
+      rp_hw_td_ms(hw, rp_per_step_us(tl, c->first_wait_ns));
+      rp_hw_printf(hw, "<td data-value=\"%.6g\">%.1f</td><td>", (double)c->floor_ns / 1000.0,
+                   (double)c->floor_ns / 1000.0);
+    }
     rp_hw_text(hw, from);
     rp_hw_printf(hw, "</td></tr>");
   }

@@ -215,21 +215,26 @@ static void collectives_table(FILE *f, const an_stage_report *st, rp_name_fn nam
   double n = (double)(tl->n_steps ? tl->n_steps : 1);
   for (size_t i = 0; i < tl->n_collectives; i++) {
     const an_collective_time *c = &tl->collectives[i];
-    char id[64], t[32], x[32], w[32], fw[32], from[160];
+    char id[64], t[32], x[32], w[32], fw[32], fl[32], from[RP_FLOOR_FROM_BYTES];
     an_summary_anchor(id, sizeof id, "wait", st->id, i);
     rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, c->total_ns));
-    rp_fmt_ms(x, sizeof x, rp_per_step_us(tl, rp_collective_transfer_ns(c)));
+    rp_collective_ms(x, sizeof x, tl, c, rp_collective_transfer_ns(c));
     rp_floor_from(from, sizeof from, c);
-    rp_fmt_ms(w, sizeof w, rp_per_step_us(tl, c->wait_ns));
-    rp_fmt_ms(fw, sizeof fw, rp_per_step_us(tl, c->first_wait_ns));
+    rp_collective_ms(w, sizeof w, tl, c, c->wait_ns);
+    rp_collective_ms(fw, sizeof fw, tl, c, c->first_wait_ns);
+    if (rp_collective_unknown(c))
+      snprintf(fl, sizeof fl, "unknown");
+    else
+      snprintf(fl, sizeof fl, "%.1f", (double)c->floor_ns / 1000.0);
     fprintf(f, "| <a id=\"%s\"></a>W%zu | ", id, i + 1);
     rp_md_code(f, name(ctx, st->id, c->kernel));
     if (rp_collective_context(c)) { /* one of the rows a collective's launch contexts split */
       fputs(" — ", f);
       rp_md_cell_text(f, rp_collective_context(c));
     }
-    fprintf(f, " | %.1f | %s | %s | %s | %s | %.1f | %s |\n", (double)c->instances / n, t, x, w, fw,
-            (double)c->floor_ns / 1000.0, from);
+    fprintf(f, " | %.1f | %s | %s | %s | %s | %s | ", (double)c->instances / n, t, x, w, fw, fl);
+    rp_md_cell_text(f, from);
+    fputs(" |\n", f);
   }
 }
 

@@ -4,6 +4,8 @@
 #include "report/timeline_report.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,13 +32,61 @@ const char *rp_floor_basis(an_floor_basis b) {
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "name";
 }
 
+bool rp_collective_unknown(const an_collective_time *c) { return c->alone >= c->instances; }
+
+/* Appends to buf[*len..cap) (snprintf's rules; *len past cap stops it). */
+static void add_text(char *buf, size_t cap, int *len, const char *fmt, ...) {
+  if (*len < 0 || (size_t)*len >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + *len, cap - (size_t)*len, fmt, ap);
+  va_end(ap);
+  *len = n < 0 ? -1 : *len + n;
+}
+
+/* Whose instance the floor is: "least of 4 like instances: step 2 (`ProfilerStep#1010`) of
+ * rank1.json"; the fixed cost; nothing without a known floor. */
+static void floor_source(char *buf, size_t cap, int *len, const an_collective_time *c) {
+  if (rp_collective_unknown(c)) return;
+  if (c->floor_fixed) {
+    add_text(buf, cap, len, "; the fixed cost collectives.latency_us");
+    return;
+  }
+  add_text(buf, cap, len, "; from %zu like instances", c->floor_like);
+  if (c->floor_step_no)
+    add_text(buf, cap, len, ", step %zu (%.60s)", c->floor_step_no,
+             c->floor_step ? c->floor_step : "?");
+  if (c->floor_trace) {
+    const char *base = strrchr(c->floor_trace, '/');
+    add_text(buf, cap, len, " of %.60s", base ? base + 1 : c->floor_trace);
+  }
+}
+
 void rp_floor_from(char *buf, size_t cap, const an_collective_time *c) {
-  int len = snprintf(buf, cap, "%s", rp_floor_basis(c->basis));
-  if (len >= 0 && (size_t)len < cap && c->floor_gbps > 0)
-    len += snprintf(buf + len, cap - (size_t)len,
-                    " (no like message as large took less; fastest %.3g GB/s)", c->floor_gbps);
-  if (len >= 0 && (size_t)len < cap && c->alone)
-    snprintf(buf + len, cap - (size_t)len, "; %zu alone: wait unknown", c->alone);
+  int len = 0;
+  buf[0] = '\0';
+  add_text(buf, cap, &len, "%s", rp_floor_basis(c->basis));
+  if (c->floor_gbps > 0)
+    add_text(buf, cap, &len, " (no like message as large took less; fastest %.3g GB/s)",
+             c->floor_gbps);
+  floor_source(buf, cap, &len, c);
+  size_t lone = c->alone - c->few - c->unsized;
+  if (c->few)
+    add_text(buf, cap, &len, "; %zu with too few like instances (collectives.floor_min_instances)",
+             c->few);
+  if (c->unsized)
+    add_text(buf, cap, &len, "; %zu with no message size nor step position to compare by",
+             c->unsized);
+  if (lone) add_text(buf, cap, &len, "; %zu alone", lone);
+  if (c->alone) add_text(buf, cap, &len, ": wait unknown");
+}
+
+void rp_collective_ms(char *buf, size_t cap, const an_stage_timeline *tl,
+                      const an_collective_time *c, int64_t ns) {
+  if (rp_collective_unknown(c))
+    snprintf(buf, cap, "unknown");
+  else
+    rp_fmt_ms(buf, cap, rp_per_step_us(tl, ns));
 }
 
 int64_t rp_collective_transfer_ns(const an_collective_time *c) {
@@ -124,6 +174,17 @@ static cJSON *step_json(const an_step_account *s) {
   return NULL;
 }
 
+/* The instance the floor came from (null: every instance alone, floor unknown). */
+static bool floor_from_json(cJSON *o, const an_collective_time *c) {
+  if (rp_collective_unknown(c)) return cJSON_AddNullToObject(o, "floor_from") != NULL;
+  cJSON *f = cJSON_AddObjectToObject(o, "floor_from");
+  return f && cJSON_AddBoolToObject(f, "fixed_cost", c->floor_fixed) &&
+         cJSON_AddNumberToObject(f, "like_instances", (double)c->floor_like) &&
+         add_str0(f, "step", c->floor_step) &&
+         cJSON_AddNumberToObject(f, "step_no", (double)c->floor_step_no) &&
+         add_str0(f, "trace", c->floor_trace);
+}
+
 static cJSON *collective_json(const an_collective_time *c) {
   cJSON *o = cJSON_CreateObject();
   const char *context = rp_collective_context(c);
@@ -139,7 +200,9 @@ static cJSON *collective_json(const an_collective_time *c) {
             cJSON_AddNumberToObject(o, "floor_gbps", an_round3(c->floor_gbps)) &&
             cJSON_AddNumberToObject(o, "floor_latency_us", an_round3(c->floor_latency_us)) &&
             cJSON_AddNumberToObject(o, "alone", (double)c->alone) &&
-            add_us(o, "unknown_us", c->unknown_ns);
+            cJSON_AddNumberToObject(o, "few", (double)c->few) &&
+            cJSON_AddNumberToObject(o, "unsized", (double)c->unsized) &&
+            add_us(o, "unknown_us", c->unknown_ns) && floor_from_json(o, c);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -774,7 +837,8 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
     snprintf(late, sizeof late,
              "the first collective of each step waits (other ranks arriving late): %s", first);
   else
-    snprintf(late, sizeof late, "the first collective of a step does not wait");
+    snprintf(late, sizeof late, /* a first instance's floor may be unknown (too few like) */
+             "no wait is measured at the first collective of a step");
   if (it->rank_measured)
     snprintf(b, cap,
              "%s; this rank's collective time above %s (the fastest like instances): %s; %s", who,

@@ -22,10 +22,19 @@ const char *rp_bound_basis(an_bound_basis b); /* "idle", "wait", "roofline", ...
 /* The launch-context family a collective's row stands for when its launches are split ("input
  * dist", or "other launches" for the rest), NULL when the row holds the whole collective. */
 const char *rp_collective_context(const an_collective_time *c);
-/* The "Floor from" words of a collective's row into buf (cap bytes): its basis, the terms of
- * a per-byte floor ("message size (per byte: 85.3 GB/s, at least 20.0 us)") and its instances
- * with no like one ("; 1 alone: wait unknown"). */
+/* The "Floor from" words of a collective's row into buf (cap bytes, RP_FLOOR_FROM_BYTES
+ * holds them): its basis, the terms of a per-byte floor ("message size (no like message as
+ * large took less; fastest 8.67 GB/s)"), whose instance set the floor ("; from 4 like
+ * instances, step 2 (ProfilerStep#1010)", the trace's name when the run has several; "the
+ * fixed cost") and its instances whose wait is unknown, by why ("; 2 with too few like
+ * instances ...: wait unknown"). */
+#define RP_FLOOR_FROM_BYTES 512
 void rp_floor_from(char *buf, size_t cap, const an_collective_time *c);
+/* Whether every instance of the row is alone: no floor, its transfer and wait unknown. */
+bool rp_collective_unknown(const an_collective_time *c);
+/* A row's time in ms/step into buf, or "unknown" when rp_collective_unknown. */
+void rp_collective_ms(char *buf, size_t cap, const an_stage_timeline *tl,
+                      const an_collective_time *c, int64_t ns);
 /* Its transfer: total - wait - the time of instances alone (neither known). */
 int64_t rp_collective_transfer_ns(const an_collective_time *c);
 

@@ -486,6 +486,11 @@ def message_floor(path, rep):
         if not row:
             out.append("DLRM SendRecv: no %s row" % fam)
             continue
+        if len(sized) < FLOOR_MIN_INSTANCES:  # too few like instances: the split is unknown
+            if row["few"] != len(sized) or row["wait_us"] != 0 or row["floor_from"] is not None:
+                out.append("DLRM SendRecv %s: %d instances, under collectives.floor_min_instances,"
+                           " yet wait %.0f us/step, %d unknown" % (fam, len(sized), row["wait_us"], row["few"]))
+            continue
         # the envelope (analysis/waits.h): no like message at least as large took less,
         # nor a smaller one scaled up by size
         def floor(b):
@@ -495,6 +500,16 @@ def message_floor(path, rep):
             out.append("DLRM SendRecv %s wait %.0f us/step, the envelope model gives %.0f us"
                        % (fam, row["wait_us"], want))
     return out
+
+
+def floor_min_instances():
+    """collectives.floor_min_instances of the default packs (rules/45-timeline.yaml)."""
+    text = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules",
+                             "45-timeline.yaml")).read()
+    return int(re.search(r"^\s*floor_min_instances:\s*(\d+)", text, re.M).group(1))
+
+
+FLOOR_MIN_INSTANCES = floor_min_instances()
 
 
 def eval_dims(dims):

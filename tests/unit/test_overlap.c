@@ -1226,7 +1226,8 @@ static char *collective_trace_in(const char *coll, const char *ctx, const char *
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
         "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d}},"
+        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d,\"In msg nelems\":4096,"
+        "\"Group size\":2,\"dtype\":\"Float\"}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
         "\"dur\":80,\"args\":{\"stream\":7}}",
         i ? "," : "", t, t + 100, ctx_cat, ctx, t + 10, t + 20, 200 + i, coll, t + 1200, 200 + i,
@@ -1337,7 +1338,8 @@ static char *nested_collectives(int n, const char *const *outers, const char *co
         "\"tid\":1,\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" SENDRECV
         "\",\"pid\":0,\"tid\":7,"
-        "\"ts\":%.1f,\"dur\":%d,\"args\":{\"stream\":7,\"correlation\":%d}}",
+        "\"ts\":%.1f,\"dur\":%d,\"args\":{\"stream\":7,\"correlation\":%d,\"In msg nelems\":"
+        "4096,\"Group size\":2,\"dtype\":\"Float\"}}",
         i ? "," : "", t, t + 100, outer_cat, outers[i], t + 5, ops[i], t + 10, t + 20, 300 + i,
         t + 1200, durs[i], 300 + i);
   }

@@ -805,6 +805,46 @@ Test(timeline, collectives_grouped_by_message, .init = setup, .fini = teardown) 
   account_free(&a);
 }
 
+/* A floor needs collectives.floor_min_instances (3) like instances: two all-reduces of one
+ * size taking 100 and 300 us may both be mostly wait (a late rank in each step), so their
+ * split is unknown, not 200 us of wait over a 100 us "transfer". With a third like instance
+ * the floor is the 100 us one, and the row says where it came from: step 1 of 3 like. */
+Test(timeline, a_floor_needs_enough_like_instances, .init = setup, .fini = teardown) {
+  for (int n = 2; n <= 3; n++) {
+    tb b;
+    tb_begin(&b);
+    char name[3][32];
+    for (int s = 0; s < n; s++) {
+      double t0 = s * 2000.0;
+      snprintf(name[s], sizeof name[s], "ProfilerStep#%d", s + 1);
+      host(&b, "user_annotation", name[s], t0, 1500);
+      collective(&b, t0 + 1, t0 + 10, s ? 300 : 100, 1024);
+    }
+    account a;
+    account_build(&b, &a, "all");
+    expect_all_sums(a.st);
+    cr_assert_eq(a.st->n_collectives, 1);
+    const an_collective_time *c = &a.st->collectives[0];
+    cr_assert_eq(c->basis, AN_FLOOR_MESSAGE);
+    if (n == 2) {
+      cr_assert_eq(c->alone, 2, "too few like instances: unknown");
+      cr_assert_eq(c->few, 2);
+      cr_assert_eq(c->wait_ns, 0);
+      cr_assert_eq(c->unknown_ns, c->total_ns);
+      cr_assert_eq(c->floor_ns, 0, "no floor");
+    } else {
+      cr_assert_eq(c->alone, 0);
+      cr_assert_eq(c->wait_ns, 400000, "two 300 us instances above the 100 us one");
+      cr_assert_eq(c->floor_ns, 100000);
+      cr_assert_eq(c->floor_like, 3);
+      cr_assert_eq(c->floor_step_no, 1, "the floor is step 1's instance");
+      cr_assert_str_eq(c->floor_step, "ProfilerStep#1");
+      cr_assert_null(c->floor_trace, "one trace: not named");
+    }
+    account_free(&a);
+  }
+}
+
 /* An all-reduce as older PyTorch records it (DDP's gradient buckets, PARAM DLRM): the kernel
  * states no message, its record_param_comms op holds a tensor list, and the message tensor
  * is the first input of the region "nccl:all_reduce" around the launch. */

@@ -191,6 +191,9 @@ typedef struct te_list_map {
     NULL,                                                                                          \
     "a step's first collective takes the floor of its later positions when their floors agree "    \
     "within this ratio (the same work at every position)")                                         \
+  X(collectives_floor_min_instances, "collectives.floor_min_instances", INT, 2, 1000000, 0, NULL,  \
+    "a floor needs this many like instances in its group; with fewer, an instance's split into "   \
+    "transfer and wait is unknown")                                                                \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
