@@ -13,6 +13,7 @@
 #include "analysis/fuse_internal.h"
 #include "analysis/kmap_internal.h"
 #include "triage/ascii.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/map.h"
 #include "util/sort.h"
@@ -63,8 +64,9 @@ static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
 /* The text fusion matchers are written against: "<name> <location cell> <cpu op cell>",
  * the row as the reference's kernel table shows it. A near-copy of the Markdown cells
  * (report/reference_md.c) on purpose: the packs' patterns match this text, so it must not move
- * when a report layout does. */
-static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
+ * when a report layout does. The text is copied into a (a row's text is its own: it starts
+ * with the row's distinct name, so an interning table would only add its slots). */
+static const char *match_subject(ut_arena *a, const an_kernel_row *row) {
   ut_buf b = {0};
   ut_buf_add(&b, row->name);
   ut_buf_add(&b, " ");
@@ -86,7 +88,8 @@ static const char *match_subject(an_strtab *st, const an_kernel_row *row) {
     ut_buf_add(&b, row->shown_sites[i]->top_cpu_op);
   }
   if (!n_ops) ut_buf_add(&b, "-");
-  const char *r = ut_buf_str(&b) ? an_strtab_intern(st, b.p, b.n) : NULL;
+  char *r = ut_buf_str(&b) ? ut_arena_alloc(a, b.n + 1) : NULL;
+  if (r) memcpy(r, b.p, b.n + 1);
   ut_buf_free(&b);
   return r;
 }
@@ -837,14 +840,14 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
   gate_info *gi = calloc(np ? np : 1, sizeof *gi);
   row_hits rh = {0};
   /* the row texts are only read here: kept apart from the tables' strings and freed */
-  an_strtab *text_tab = an_strtab_create();
+  ut_arena text_tab = {0};
   const te_settings *set = te_rules_settings(rules);
   bool context = set->fuse_context_gates && opt->component_evidence;
   if (context) st->pattern_active = calloc(np ? np : 1, sizeof *st->pattern_active);
-  bool ok = texts && ms && mark && gated && gi && text_tab && (!context || st->pattern_active);
+  bool ok = texts && ms && mark && gated && gi && (!context || st->pattern_active);
   size_t nm = 0;
   for (size_t i = 0; ok && i < nr; i++) {
-    texts[i] = match_subject(text_tab, &st->rows[i]);
+    texts[i] = match_subject(&text_tab, &st->rows[i]);
     if (!texts[i]) ok = false;
   }
   for (size_t pi = 0; ok && pi < np; pi++)
@@ -875,7 +878,7 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
   free(gated);
   free(gi);
   free(texts);
-  an_strtab_destroy(text_tab);
+  ut_arena_free(&text_tab);
   row_hits_free(&rh);
   return ok;
 }
@@ -1268,12 +1271,12 @@ bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an
   bool dtype_on = opt.component_evidence && p->n_dtype;
   out->stage_total_us = st->kernel_total_us;
   size_t nr = st->n_kernels, ng = p->n_split_groups;
-  an_strtab *strings = an_strtab_create();
+  ut_arena strings = {0};
   const char **texts = calloc(nr ? nr : 1, sizeof *texts);
   bool *mark = calloc(nr ? nr : 1, sizeof *mark);
   out->components = calloc(ng ? ng : 1, sizeof *out->components);
-  ok = ok && strings && texts && mark && out->components;
-  for (size_t i = 0; ok && i < nr; i++) ok = (texts[i] = match_subject(strings, &st->kernels[i]));
+  ok = ok && texts && mark && out->components;
+  for (size_t i = 0; ok && i < nr; i++) ok = (texts[i] = match_subject(&strings, &st->kernels[i]));
   bool gates = out->framework_ok && out->platform_ok && out->tp_ok && out->model_ok && out->arch_ok;
   bool by_name = (p->n_evidence && opt.component_evidence) || dtype_on;
   for (size_t i = 0; ok && gates && p->active && !out->active && i < nr; i++)
@@ -1309,7 +1312,7 @@ bool an_fuse_explain_stage(const te_rules *rules, const an_report *rep, const an
   explain_from_row(st, p, out);
   free(mark);
   free(texts);
-  an_strtab_destroy(strings);
+  ut_arena_free(&strings);
   return ok;
 }
 
