@@ -41,12 +41,11 @@ It checks from the JSON report alone:
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
-import argparse
-import json
 import math
 import os
-import subprocess
 import sys
+
+import golden_cli
 
 EPS = 1e-3  # us: the report rounds to the nanosecond
 
@@ -332,37 +331,20 @@ def inputs(source, shared):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--triage", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--shared")
-    a = ap.parse_args()
-    shared = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
+    a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures = []
     checked = 0
-    for path, where in inputs(a.source, shared):
+    for path, where in inputs(a.source, a.shared):
         label = os.path.relpath(path, a.source)
         if not os.path.exists(path):
             failures.append(f"{label}: the {where} input is missing")
             continue
-        p = subprocess.run([a.triage, "--format", "json", "--quiet", path], capture_output=True, text=True)
-        if p.returncode != 0:
-            failures.append(f"{label}: triage exited {p.returncode}: {p.stderr.strip()[:200]}")
-            continue
-        try:
-            rep = json.loads(p.stdout)
-        except ValueError as e:
-            failures.append(f"{label}: the JSON report does not parse ({e})")
+        rep = golden_cli.json_report(a.triage, path, label, failures.append)
+        if rep is None:
             continue
         checked += 1
         check_report(label, rep, failures.append)
-    for f in failures:
-        print("FAIL", f)
-    if not checked:
-        print("SKIP: no input")
-        return 77
-    print(f"{checked} reports, {len(failures)} failures")
-    return 1 if failures else 0
+    return golden_cli.finish(checked, failures)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""check_item_text.py - one wording per "What to try first" item in every format (review 9
-defect 2: an item's JSON wording differed from its Markdown and HTML one).
+"""check_item_text.py - one wording per "What to try first" item in every format (review 8
+defect 7: an item's JSON wording differed from its Markdown and HTML one).
 
 usage: check_item_text.py --triage BIN --source DIR [--shared DIR]
 
@@ -14,13 +14,13 @@ JSON, and checks, item by item:
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
-import argparse
 import html
 import json
 import os
 import re
-import subprocess
 import sys
+
+import golden_cli
 
 LINK = re.compile(r"\[([^\]]*)\]\(#([a-z0-9-]+)\)")
 
@@ -50,14 +50,9 @@ def html_items(text):
     return out
 
 
-def run(tri, path, fmt):
-    p = subprocess.run([tri, "--quiet", "--full-names", "--format", fmt, path], capture_output=True,
-                       text=True)
-    return p.stdout if p.returncode == 0 else None
-
-
 def check(tri, path, label, fail):
-    md, page, js = (run(tri, path, f) for f in ("markdown", "html", "json"))
+    md, page, js = (golden_cli.run_report(tri, path, label, fail, "--full-names", "--format", f)
+                    for f in ("markdown", "html", "json"))
     if md is None or page is None or js is None:
         return False
     m, h, j = md_items(md), html_items(page), json.loads(js).get("summary", [])
@@ -88,21 +83,10 @@ def inputs(source, shared):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--triage", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--shared")
-    a = ap.parse_args()
-    shared = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
+    a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures = []
-    checked = sum(check(a.triage, p, os.path.basename(p), failures.append) for p in inputs(a.source, shared))
-    for f in failures:
-        print("FAIL", f)
-    if not checked:
-        print("SKIP: no input")
-        return 77
-    print(f"{checked} reports, {len(failures)} failures")
-    return 1 if failures else 0
+    checked = sum(check(a.triage, p, os.path.basename(p), failures.append) for p in inputs(a.source, a.shared))
+    return golden_cli.finish(checked, failures)
 
 
 if __name__ == "__main__":

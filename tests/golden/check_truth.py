@@ -11,13 +11,13 @@ the first three items on every trace, no must-not item. Exit 77 (skip) when the 
 tree is absent: a clean clone has none. The truth itself is not read here: this only
 turns the tool's verdict into a pass or a failure, so a regression cannot land unseen.
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
 
-SKIP = 77
+import golden_cli
+from golden_cli import SKIP
 
 
 def gate(line: str) -> list[str]:
@@ -43,13 +43,8 @@ def gate(line: str) -> list[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--triage", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--shared")
-    a = ap.parse_args()
-    root = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
-    tool = os.path.join(root, "tools", "truth_check.py")
+    a = golden_cli.parse_args(__doc__.split("\n\n")[0])
+    tool = os.path.join(a.shared, "tools", "truth_check.py")
     if not os.path.exists(tool):
         print(f"check_truth: no {tool} (a clean clone has no shared tree): skipped")
         return SKIP

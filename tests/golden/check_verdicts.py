@@ -27,13 +27,12 @@ trace of it, and checks each report:
   - when the roofline costed kernels with a model it identified, the header names that
     model (review 3: the header said "qwen3" from a model file while the Limits costed
     Qwen3-8B).
-Exit 0 when all hold, 1 with one line per failure.
+Exit 0 when all hold, 1 with one line per failure, 77 when no input.
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
+
+import golden_cli
 
 NO_GAIN = {"skip", "already fused", "one-time setup", "rank skew (wait)",
            "pipeline bubble (wait)", "wait unknown"}
@@ -139,27 +138,16 @@ def identity_failures(name, rep):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--triage", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--shared")
-    a = ap.parse_args()
-    shared = a.shared or os.path.join(a.source, "..", "shared")
+    a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures, n = [], 0
-    for path in inputs(a.source, shared):
-        p = subprocess.run([a.triage, "--format", "json", "--quiet", path],
-                           capture_output=True, text=True, timeout=600)
+    for path in inputs(a.source, a.shared):
         name = os.path.basename(path.rstrip("/"))
-        if p.returncode != 0:
-            failures.append(f"{name}: exit {p.returncode}: {p.stderr.strip()[:120]}")
+        rep = golden_cli.json_report(a.triage, path, name, failures.append)
+        if rep is None:
             continue
-        rep = json.loads(p.stdout)
         failures += fuse_failures(name, rep) + overlap_failures(name, rep) + identity_failures(name, rep)
         n += 1
-    for f in failures:
-        print("FAIL " + f)
-    print(f"{n} reports checked, {len(failures)} failures")
-    return 1 if failures else 0
+    return golden_cli.finish(n, failures)
 
 
 if __name__ == "__main__":
