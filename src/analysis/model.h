@@ -1113,23 +1113,26 @@ typedef struct an_summary_item {
   char anchor[64]; /* id of the evidence row ("kernel-decode-3", "idle-decode-0"): the
                       same in Markdown and HTML; stable for a given report */
   an_bound_basis basis;
-  double basis_us;        /* per step, the time the basis names (at_stake_us <= basis_us) */
-  double basis_pct;       /* roofline: achieved % of attainable; chain: kernels merged */
-  double basis_pct_lo;    /* a roofline item of several kernels (count of them): the lowest
-                             achieved % (basis_pct the highest); the item's what is their
-                             op family */
-  const char *what;       /* the CPU activity, collective or pattern named; NULL when none */
-  double step_us;         /* the stage's mean step (its window when it has no steps) */
-  size_t n_steps;         /* counted steps of the stage (0: the window counts as one) */
-  size_t count;           /* gaps, instances or launches behind the bound */
-  double detail_us;       /* idle: longest gap; wait: the floor; launch: median gap; chain:
-                             the part of its time that ran with nothing else on the GPU;
-                             overlap (exposed basis): the kernel's own time per step */
-  double least_gap_us;    /* dependency items: the shortest gap counted (timeline.long_gap_us) */
-  double first_us;        /* wait: of it, the first collective of each step (arrival skew);
-                             chain: its kernels' time launched under ops a compiler cannot
-                             fuse through (opaque_ops.h), left out of basis_us; a folding
-                             lever: its largest piece's time per step */
+  double basis_us;     /* per step, the time the basis names (at_stake_us <= basis_us) */
+  double basis_pct;    /* roofline: achieved % of attainable; chain: kernels merged */
+  double basis_pct_lo; /* a roofline item of several kernels (count of them): the lowest
+                          achieved % (basis_pct the highest); the item's what is their
+                          op family */
+  const char *what;    /* the CPU activity, collective or pattern named; NULL when none */
+  double step_us;      /* the stage's mean step (its window when it has no steps) */
+  size_t n_steps;      /* counted steps of the stage (0: the window counts as one) */
+  size_t count;        /* gaps, instances or launches behind the bound */
+  double detail_us;    /* idle: longest gap; wait: the floor; launch: median gap; chain:
+                          the part of its time that ran with nothing else on the GPU;
+                          overlap (exposed basis): the kernel's own time per step */
+  double least_gap_us; /* dependency items: the shortest gap counted (timeline.long_gap_us) */
+  /* Parts of the bound's time per step, each of one kind of item (0 on the others; the
+   * JSON report's first_us is the one of the item's basis, an_summary_item_part_us): */
+  double first_wait_us;   /* wait: of it, the first collective of each step (arrival skew) */
+  double opaque_us;       /* chain: its kernels' time launched under ops a compiler cannot fuse
+                             through (opaque_ops.h), left out of basis_us */
+  double largest_us;      /* folding lever (basis folded): its largest piece's time, which
+                             one fused kernel still spends */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */

@@ -30,6 +30,19 @@ const char *an_summary_action_id(an_action a) {
   return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 
+double an_summary_item_part_us(const an_summary_item *it) {
+  switch (it->basis) {
+    case AN_BASIS_WAIT:
+      return it->first_wait_us;
+    case AN_BASIS_CHAIN:
+      return it->opaque_us;
+    case AN_BASIS_FOLDED:
+      return it->largest_us;
+    default:
+      return 0;
+  }
+}
+
 /* ---------------------------------------------------------------- items */
 
 void an_summary_anchor(char *out, size_t cap, const char *kind, const char *stage, size_t row) {

@@ -50,6 +50,10 @@ const char *an_summary_lever(const te_rules *rules, const char *op);
 bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st, const an_kernel_row *r);
 /* The id of an action in summary.weights ("sync", "tune", ...). */
 const char *an_summary_action_id(an_action a);
+/* The part of an item's time its basis names a part of (the JSON report's first_us): a
+ * wait's first collective of each step, a chain's time under opaque ops, a fold's largest
+ * piece; 0 for the other bases. */
+double an_summary_item_part_us(const an_summary_item *it);
 /* The anchor of an evidence row, "KIND-STAGE-ROW" with the stage kept to [a-z0-9-]
  * ("kernel-decode-3"): the summary's items, the Markdown and the HTML rows agree on it. */
 void an_summary_anchor(char *out, size_t cap, const char *kind, const char *stage, size_t row);

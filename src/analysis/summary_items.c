@@ -308,7 +308,7 @@ static double rank_loss_per_step(const an_rank_group *g) {
  * Wait spread over the step's later collectives is those collectives running slow. */
 static bool late_arrival(const sm_ctx *c, const an_summary_item *it, bool measured) {
   return measured || it->rank_group ||
-         it->first_us * 100.0 >= c->s->summary_straggler_first_min_pct * it->at_stake_us;
+         it->first_wait_us * 100.0 >= c->s->summary_straggler_first_min_pct * it->at_stake_us;
 }
 
 /* Adds kernel to the last item unless the item names it already (the rows a collective's
@@ -355,7 +355,7 @@ void sm_wait_items(sm_ctx *c) {
   if (!it) return;
   it->what = top->kernel;
   it->detail_us = (double)top->floor_ns / 1000.0;
-  it->first_us = per_step_us(c, tl->total.first_collective_wait_ns);
+  it->first_wait_us = per_step_us(c, tl->total.first_collective_wait_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
   it->rank_measured = loss > 0 && us >= loss; /* the bound is the loss the Ranks section gives */
@@ -464,7 +464,7 @@ void sm_chain_item(sm_ctx *c) {
   if (!it) return;
   it->count = n;
   it->detail_us = alone;
-  it->first_us = opaque;
+  it->opaque_us = opaque;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) /* time descending, as the rows are */
     if (chain_row(c, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
@@ -559,7 +559,7 @@ static void kernel_lever(sm_ctx *c, const char *id) {
   if (!it) return;
   it->count = n;
   it->detail_us = alone;
-  it->first_us = fold ? max : 0;
+  if (fold) it->largest_us = max;
   it->lever = text->items[0];
   it->lever_op = id;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)

@@ -420,7 +420,7 @@ static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload 
          add_str_or_null(o, "what", rp_item_what(it)) &&
          cJSON_AddNumberToObject(o, "count", (double)it->count) &&
          cJSON_AddNumberToObject(o, "detail_us", an_round3(it->detail_us)) &&
-         cJSON_AddNumberToObject(o, "first_us", an_round3(it->first_us));
+         cJSON_AddNumberToObject(o, "first_us", an_round3(an_summary_item_part_us(it)));
 }
 
 /* The time-account rows the item's figures sum, with the part of each. */

@@ -726,11 +726,11 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
 /* An investigate item: its share, what is unknown, what to read. */
 /* The eager chain: its kernels' time less the largest pass; when other streams cover part
  * of it, the bound is the part that ran alone, and the basis says so. Their launches under
- * custom ops (first_us) are left out, and the basis says that too. */
+ * custom ops (opaque_us) are left out, and the basis says that too. */
 static void chain_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   char y[32], z[32], opaque[160] = "";
   rp_fmt_ms(y, sizeof y, it->detail_us);
-  rp_fmt_ms(z, sizeof z, it->first_us);
+  rp_fmt_ms(z, sizeof z, it->opaque_us);
   if (strcmp(z, "0") != 0)
     snprintf(opaque, sizeof opaque,
              " (%s ms/step more ran under custom ops a compiler cannot fuse through, such as "
@@ -880,7 +880,7 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
     case AN_BASIS_FOLDED: { /* the part alone on the GPU only where other streams cover some */
       char big[32], alone[80] = "";
       rp_fmt_ms(y, sizeof y, it->detail_us);
-      rp_fmt_ms(big, sizeof big, it->first_us);
+      rp_fmt_ms(big, sizeof big, it->largest_us);
       if (strcmp(x, y) != 0)
         snprintf(alone, sizeof alone, ", %s ms/step of it with nothing else on the GPU", y);
       snprintf(b, cap,

@@ -1197,7 +1197,7 @@ Test(summary, chain_leaves_out_launches_under_custom_ops, .init = setup, .fini =
   cr_assert_eq(chain->count, 3);
   cr_assert_float_eq(chain->basis_us, 22.0, 1e-6);
   cr_assert_float_eq(chain->at_stake_us, 12.0, 1e-6);
-  cr_assert_float_eq(chain->first_us, 15.0, 1e-6);
+  cr_assert_float_eq(chain->opaque_us, 15.0, 1e-6);
   for (size_t k = 0; k < chain->n_kernels; k++)
     cr_assert_null(strstr(chain->kernels[k], "kernel_copy"), "%s", chain->kernels[k]);
   const an_kernel_row *row = NULL;
@@ -1483,7 +1483,7 @@ Test(summary, wait_mid_step_is_no_straggler, .init = setup, .fini = teardown) {
   const an_summary_item *it = item_of(r, AN_ACTION_SLOW_COLLECTIVE);
   cr_assert_not_null(it);
   cr_assert_float_eq(it->at_stake_us, 1500.0 / 3, 1e-6);
-  cr_assert_float_eq(it->first_us, 0, 1e-6);
+  cr_assert_float_eq(it->first_wait_us, 0, 1e-6);
   expect_bounds(r);
   an_report_destroy(r);
 }
@@ -1622,7 +1622,7 @@ Test(summary, moe_routing_pieces_fold_into_one, .init = setup, .fini = teardown)
   cr_assert_str_eq(it->lever_op, "moe_routing");
   cr_assert_eq(it->n_kernels, 4);
   cr_assert_float_eq(it->basis_us, 140.0, 1e-6);
-  cr_assert_float_eq(it->first_us, 50.0, 1e-6);
+  cr_assert_float_eq(it->largest_us, 50.0, 1e-6);
   cr_assert_float_eq(it->at_stake_us, 90.0, 1e-6);
   expect_bounds(r);
   an_report_destroy(r);
