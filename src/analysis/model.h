@@ -857,12 +857,16 @@ typedef enum an_idle_kind {
   AN_IDLE_ALLOC = 7,      /* the same setup calls stalling the GPU in most steps
                              (timeline.setup_recurring_min_pct): the allocator asked again
                              every step, a per-step loss */
-  AN_IDLE_AWAIT = 8       /* the host waited on a collective's result (matcher
+  AN_IDLE_AWAIT = 8,      /* the host waited on a collective's result (matcher
                              host_collective_wait: a TorchRec awaitable's wait(), a comm op's
                              Wait or its backward): it follows the communication schedule and
                              the other ranks, not host work a faster host or graphs remove */
+  AN_IDLE_BLOCKED = 9     /* work sat queued (or had no launch record) while a thread that
+                             issues GPU work was blocked across the whole part in a
+                             synchronising call or a copy to or from pageable memory: the
+                             step waits on that call, not on another stream */
 } an_idle_kind;
-#define AN_IDLE_KINDS 9
+#define AN_IDLE_KINDS 10
 
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */
 typedef struct an_idle_cause {

@@ -188,7 +188,8 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
   g->in_step = st->kernel_total_us > 0 ? steps / st->kernel_total_us : 1;
   g->eager = an_summary_eager(c->rules, st);
   int64_t host = a->idle_by_kind_ns[AN_IDLE_SYNC] + a->idle_by_kind_ns[AN_IDLE_HOST] +
-                 a->idle_by_kind_ns[AN_IDLE_LAUNCH] + a->idle_by_kind_ns[AN_IDLE_ALLOC];
+                 a->idle_by_kind_ns[AN_IDLE_LAUNCH] + a->idle_by_kind_ns[AN_IDLE_ALLOC] +
+                 a->idle_by_kind_ns[AN_IDLE_BLOCKED];
   if (g->eager) host += a->idle_by_kind_ns[AN_IDLE_SHORT]; /* launch spacing, as the items' */
   g->host_idle_us = (double)host / 1000.0 * g->per;
   g->all_idle_us = (double)a->idle_ns / 1000.0 * g->per;

@@ -219,7 +219,7 @@ void sm_idle_items(sm_ctx *c) {
   pool stalls = {0, 0, -1, 0, m + LIST_STALLS * room, 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
-    if (x->kind == AN_IDLE_SYNC)
+    if (x->kind == AN_IDLE_SYNC || x->kind == AN_IDLE_BLOCKED) /* blocked: in another thread */
       stall_lever(c, named_idle(c, x, i, AN_ACTION_REMOVE_SYNC, AN_PART_ALL));
     else if (x->kind == AN_IDLE_ALLOC) /* the allocator stalls every step */
       named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);

@@ -54,16 +54,20 @@ struct tl_host {
   const tr_trace *t;
   const te_rules *rules;
   an_strtab *strings;
-  const te_matcher *sync, *step, *setup, *await;
+  const te_matcher *sync, *step, *setup, *await, *pageable;
   /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
   uint8_t *is_sync, *is_step, *is_await;
   size_t n_str; /* their length: the trace's strings when the index was made */
   double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
+  /* correlation -> index + 1 among the GPU events of the copies to or from pageable host
+   * memory (matcher pageable_copy): their runtime calls block the thread that issued them */
+  ut_u64map pageable_corr;
   thread_items *th;
   size_t n_th, cap_th;
   const tr_event *ev[5]; /* by item kind (frames apart) */
+  const tr_event *kev;   /* the GPU events (pageable_corr indexes them) */
   const tr_pyframe *py;
   /* The times the queries ask about (each gap's start, that start less the sync tolerance,
    * its launch call's start), sorted: only items spanning one of them are kept, and an
@@ -110,8 +114,8 @@ static long thread_memo_of(const tl_host *h, thread_memo *m, tr_str pid, tr_str 
   return m->th;
 }
 
-static bool add_thread(tl_host *h, const tr_event *launch) {
-  tr_str pid = tr_event_pid(h->t, launch), tid = tr_event_tid(h->t, launch);
+static bool add_thread(tl_host *h, const tr_event *e) {
+  tr_str pid = tr_event_pid(h->t, e), tid = tr_event_tid(h->t, e);
   if (thread_of(h, pid, tid) >= 0) return true;
   thread_items *v = ut_grow(h->th, &h->cap_th, h->n_th + 1, sizeof *v);
   if (!v) return false;
@@ -224,6 +228,36 @@ static bool collect_setup(tl_host *h) {
   return ok;
 }
 
+/* The copies to or from pageable host memory (matcher pageable_copy on the GPU event), by
+ * correlation, and the threads that issued them: a thread blocked in one while the GPU
+ * idles stalls the step whichever thread launched the next kernel (blocked_portion). */
+static bool collect_pageable(tl_host *h) {
+  if (!h->pageable) return true;
+  size_t n = 0, nr = 0, n_str = tr_trace_string_count(h->t);
+  const tr_event *ev = h->kev = tr_trace_events(h->t, TR_KIND_KERNEL, &n);
+  uint8_t *memo = calloc(n_str ? n_str : 1, 1); /* 0 unasked, 1 no, 2 yes */
+  bool ok = memo != NULL;
+  for (size_t i = 0; ok && i < n; i++) {
+    uint8_t *x = &memo[ev[i].name];
+    if (!*x) {
+      const char *name = tr_str_get(h->t, ev[i].name);
+      *x = te_matcher_match(h->pageable, name, strlen(name)) ? 2 : 1;
+    }
+    int64_t corr = *x == 2 ? tr_event_correlation(h->t, &ev[i]) : TR_NO_ID;
+    if (corr != TR_NO_ID) ok = ut_u64map_put(&h->pageable_corr, (uint64_t)corr, i + 1);
+  }
+  free(memo);
+  const tr_event *rt =
+      ok && h->pageable_corr.n ? tr_trace_events(h->t, TR_KIND_RUNTIME, &nr) : NULL;
+  uint64_t v;
+  for (size_t i = 0; ok && i < nr; i++) {
+    int64_t corr = tr_event_correlation(h->t, &rt[i]);
+    if (corr != TR_NO_ID && ut_u64map_get(&h->pageable_corr, (uint64_t)corr, &v))
+      ok = add_thread(h, &rt[i]);
+  }
+  return ok;
+}
+
 /* (start, -end, kind, ref): a frame encloses the op it calls at equal times. */
 static int cmp_item(const void *pa, const void *pb, void *unused) {
   (void)unused;
@@ -250,15 +284,17 @@ static bool link_items(thread_items *ti) {
 }
 
 static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
-  h->probes = malloc((4 * n + 1) * sizeof *h->probes);
+  h->probes = malloc((5 * n + 1) * sizeof *h->probes);
   if (!h->probes) return false;
   for (size_t i = 0; i < n; i++) {
     double g0 = (double)gaps[i].g0 / 1000.0;
     h->probes[h->n_probes++] = g0;
     h->probes[h->n_probes++] = g0 - h->sync_tol_us;
     if (!gaps[i].launch) continue;
-    double lts = gaps[i].launch->ts;
+    double lts = gaps[i].launch->ts, lend = lts + tr_event_dur(h->t, gaps[i].launch);
     h->probes[h->n_probes++] = lts;
+    /* the queue portion's start, when inside the gap (blocked_portion) */
+    if (lend > g0 && lend < (double)gaps[i].g1 / 1000.0) h->probes[h->n_probes++] = lend;
     /* a long host portion's middle: the longest operation inside it spans it */
     if (lts - g0 >= h->long_gap_us) h->probes[h->n_probes++] = g0 + (lts - g0) / 2;
   }
@@ -278,6 +314,7 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .step = te_rules_matcher(rules, "step_annotation"),
                  .setup = te_rules_matcher(rules, "setup_call"),
                  .await = te_rules_matcher(rules, "host_collective_wait"),
+                 .pageable = te_rules_matcher(rules, "pageable_copy"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
@@ -289,6 +326,7 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
   h->is_await = calloc(h->n_str ? h->n_str : 1, 1);
   bool ok = h->is_sync && h->is_step && h->is_await && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
+  ok = ok && collect_pageable(h);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
        collect_events(h, TR_KIND_RUNTIME, ITEM_RUNTIME) &&
@@ -316,6 +354,7 @@ void tl_host_destroy(tl_host *h) {
   free(h->is_step);
   free(h->is_await);
   ut_u64map_free(&h->threads);
+  ut_u64map_free(&h->pageable_corr);
   free(h);
 }
 
@@ -543,12 +582,58 @@ static void call_portion(tl_host *h, const thread_items *ti, const tr_event *lau
   p->location = best_frame(h, ti, innermost(ti, launch->ts, launch->ts), launch->ts, launch->ts);
 }
 
+/* The GPU copy of a runtime call to or from pageable memory (its GPU event index + 1), 0
+ * when it is none. */
+static uint64_t pageable_copy_of(const tl_host *h, const item *it) {
+  uint64_t v = 0;
+  if (it->kind != ITEM_RUNTIME || !h->pageable_corr.n) return 0;
+  int64_t corr = tr_event_correlation(h->t, &h->ev[ITEM_RUNTIME][it->ref]);
+  return corr != TR_NO_ID && ut_u64map_get(&h->pageable_corr, (uint64_t)corr, &v) ? v : 0;
+}
+
+/* The portion [a, b) as blocked: a thread that issues GPU work sat in a blocking call (a
+ * synchronising call, matcher host_sync, or a copy to or from pageable memory, matcher
+ * pageable_copy) across all of it, so it issued nothing meanwhile; named by the outermost
+ * CPU op around the call (`aten::to`), its region (the outermost annotation) and the GPU
+ * copy (tl_extra). False when every thread was free: the work waited on something else.
+ * Issue 28 review 10: TorchRec's `aten::to` under `## sparse_data_dist ##` blocked the main
+ * thread ~140 ms in a pageable device-to-host copy across each 64 ms gap, which read as the
+ * backward thread's graph launch waiting on a dependency. */
+static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
+  for (size_t t = 0; t < h->n_th; t++) {
+    const thread_items *ti = &h->th[t];
+    long i = innermost(ti, a, b);
+    for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
+      const item *it = &ti->v[i];
+      if (it->kind == ITEM_FRAME || it->kind == ITEM_ANNOTATION || !spans(it, a, b)) continue;
+      uint64_t copy = pageable_copy_of(h, it);
+      if (!copy && !item_matches(h, h->sync, h->is_sync, it)) continue;
+      p->kind = AN_IDLE_BLOCKED;
+      p->what = op_name(h, ti, i, it->ts, it->end, true);
+      p->location = best_frame(h, ti, i, it->ts, it->end);
+      long r = outer_region(h, ti, i, it->ts, it->end);
+      tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL,
+                    copy ? an_strtab_cstr(h->strings, tr_str_get(h->t, h->kev[copy - 1].name))
+                         : interned(h, ti, i)};
+      tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
+      if (v) { /* else the portion keeps its cause, without the extra */
+        h->extras = v;
+        h->extras[h->n_extras++] = x;
+        p->extra = (uint32_t)h->n_extras;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]) {
   const tr_event *L = g->launch;
   long th = L ? thread_of(h, tr_event_pid(h->t, L), tr_event_tid(h->t, L)) : -1;
   tl_portion base = {g->window, AN_IDLE_UNKNOWN, 0, NULL, NULL, g->g1 - g->g0, g->g1 - g->g0};
   if (th < 0) {
     out[0] = base;
+    blocked_portion(h, (double)g->g0 / 1000.0, (double)g->g1 / 1000.0, &out[0]);
     return 1;
   }
   const thread_items *ti = &h->th[th];
@@ -572,7 +657,8 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     out[n] = base;
     out[n].ns = ns;
     out[n].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
-    if (!latency) /* the queued work by its call: a graph launch waits apart from a kernel */
+    if (!latency && !blocked_portion(h, (double)cut2 / 1000.0, (double)g->g1 / 1000.0, &out[n]))
+      /* the queued work by its call: a graph launch waits apart from a kernel */
       out[n].what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
     n++;
   }

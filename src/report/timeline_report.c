@@ -16,8 +16,9 @@
 #include "util/limits.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
-  static const char *const w[AN_IDLE_KINDS] = {"sync",    "host",  "launch", "dependency", "short",
-                                               "unknown", "setup", "alloc",  "await"};
+  static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",
+                                               "short", "unknown", "setup",  "alloc",
+                                               "await", "blocked"};
   return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
 }
 
@@ -302,6 +303,8 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
   if (it->action == AN_ACTION_FEWER_BYTES && !serving)
     return "Move fewer bytes (lower-precision tensors, more work per byte read)";
+  if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
+    return "Take the blocking call off the step's critical path";
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
     return "Stop allocating in every step: let the caching allocator keep its blocks, "
            "pre-allocate and reuse the buffers, or capture the step in a CUDA graph";
@@ -518,11 +521,32 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
              it->lever);
 }
 
+/* A blocked item: the step waits on a blocking call in a thread that issues GPU work, named
+ * by its region and its GPU copy where the evidence row has them. */
+static void blocked_basis(const an_summary_item *it, const char *gaps, const char *longest, char *b,
+                          size_t cap) {
+  const an_idle_cause *x = it->n_rows ? &it->timeline->total.causes[it->rows[0].row] : NULL;
+  const char *region = x ? x->region : NULL, *call = x ? x->child : NULL;
+  size_t len = (size_t)snprintf(b, cap,
+                                "GPU idle inside the step while a thread that issues GPU "
+                                "work sat blocked in this");
+  if (call && call != it->what && len < cap)
+    len += (size_t)snprintf(b + len, cap - len, " (waiting on its `%.80s`)", call);
+  if (region && len < cap) len += (size_t)snprintf(b + len, cap - len, " under `%.80s`", region);
+  if (len < cap)
+    snprintf(b + len, cap - len,
+             " across the whole gap (%zu %s, longest %s ms): the step waits on it, not on "
+             "another stream",
+             it->count, gaps, longest);
+}
+
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
   const char *gaps = it->count == 1 ? "gap" : "gaps";
-  if (it->action == AN_ACTION_REMOVE_SYNC)
+  if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
+    blocked_basis(it, gaps, g, b, cap);
+  else if (it->action == AN_ACTION_REMOVE_SYNC)
     snprintf(b, cap,
              "GPU idle inside the step after the host waited on this sync and before it issued "
              "the next kernel (%zu %s, longest %s ms)",

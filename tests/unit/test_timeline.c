@@ -561,6 +561,62 @@ Test(timeline, waits_on_a_collective_are_await, .init = setup, .fini = teardown)
   account_free(&a);
 }
 
+/* A launch call on thread 2 of process 1 at ts, its kernel at kts on stream 7: work one
+ * thread queues while another runs the step's host side (a backward thread's graph). */
+static void launch_t2(tb *b, const char *kernel, double ts, double kts, double kdur) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+         "\"tid\":2,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},",
+         ts, c);
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
+         "\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
+         kernel, kts, kdur, c);
+}
+
+/* Issue 28 review 10 (hta_multistream5): thread 2 queued kernels B and C long before the
+ * GPU ran dry. Across the first gap the main thread sat in a device-to-host copy into
+ * pageable memory (aten::to under "## sparse_data_dist ##", its cudaMemcpyAsync returning
+ * as the copy ran): that part is blocked, named by the op, its region and its GPU copy, and
+ * the item says what to change. Across the second gap every thread was free: the queued work
+ * waited on something else, and the part stays dependency. */
+Test(timeline, a_blocking_copy_on_another_thread_is_blocked, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 2500);
+  launch(&b, "kernel_a", 10, 20, 500);
+  launch_t2(&b, "kernel_b", 30, 1520, 100);
+  launch_t2(&b, "kernel_c", 40, 2000, 100);
+  host(&b, "user_annotation", "## sparse_data_dist ##", 480, 1200);
+  host(&b, "cpu_op", "aten::to", 490, 1100);
+  int c = b.corr++;
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+         "\"tid\":1,\"ts\":500,\"dur\":1085,\"args\":{\"correlation\":%d}},",
+         c);
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
+         "\"pid\":0,\"tid\":9,\"ts\":1580,\"dur\":2,\"args\":{\"stream\":9,\"correlation\":%d}},",
+         c);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  const an_idle_cause *x = cause_of(t, AN_IDLE_BLOCKED);
+  cr_assert_not_null(x);
+  cr_assert_str_eq(x->what, "aten::to");
+  cr_assert_str_eq(x->region, "## sparse_data_dist ##");
+  cr_assert_str_eq(x->child, "Memcpy DtoH (Device -> Pageable)");
+  cr_assert_eq(x->idle_ns, 1000000, "A's end to B's start: %lld", (long long)x->idle_ns);
+  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
+  cr_assert_not_null(d);
+  cr_assert_str_eq(d->what, "cudaLaunchKernel");
+  cr_assert_eq(d->idle_ns, 380000, "B's end to C's start, the host free: %lld",
+               (long long)d->idle_ns);
+  account_free(&a);
+}
+
 /* Allocator growth: the host part of a gap inside aten::mm is mostly a cudaMalloc (the
  * caching allocator reserving memory), and a first launch call that loads its module takes
  * 80 ms: both one-time setup, named by the call, not host work of the step. */
