@@ -15,7 +15,8 @@ struct an_coll_messages {
   an_strtab *strings;
   const te_matcher *op;     /* collective_message_op */
   const te_matcher *region; /* collective_message_region */
-  an_op_nest nest, regions; /* CPU ops, regions around the launch times asked */
+  an_op_nest own, regions;  /* CPU ops, regions around the launch times asked */
+  const an_op_nest *nest;   /* the CPU ops': own, or the caller's of every op */
 };
 
 /* count elements of the format spelled `type` (the packs' dtypes) in bytes; 0 when the
@@ -95,7 +96,8 @@ static bool named_by(const an_coll_messages *m, const te_matcher *x, const tr_ev
 }
 
 an_coll_messages *an_coll_messages_create(const tr_trace *t, const te_rules *rules,
-                                          an_strtab *strings, const double *at, size_t n_at) {
+                                          an_strtab *strings, const an_op_nest *ops,
+                                          const double *at, size_t n_at) {
   an_coll_messages *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   *m = (an_coll_messages){.t = t,
@@ -103,7 +105,8 @@ an_coll_messages *an_coll_messages_create(const tr_trace *t, const te_rules *rul
                           .strings = strings,
                           .op = te_rules_matcher(rules, "collective_message_op"),
                           .region = te_rules_matcher(rules, "collective_message_region")};
-  bool ok = !m->op || an_op_nest_build_at(&m->nest, t, at, n_at) == 0;
+  m->nest = ops ? ops : &m->own;
+  bool ok = !m->op || ops || an_op_nest_build_at(&m->own, t, at, n_at) == 0;
   if (ok && m->op && m->region) ok = an_op_nest_build_regions_at(&m->regions, t, at, n_at) == 0;
   if (!ok) {
     an_coll_messages_destroy(m);
@@ -114,7 +117,7 @@ an_coll_messages *an_coll_messages_create(const tr_trace *t, const te_rules *rul
 
 void an_coll_messages_destroy(an_coll_messages *m) {
   if (!m) return;
-  an_op_nest_free(&m->nest);
+  an_op_nest_free(&m->own);
   an_op_nest_free(&m->regions);
   free(m);
 }
@@ -128,9 +131,9 @@ bool an_coll_message_args(const tr_trace *t, const te_rules *rules, an_strtab *s
 bool an_coll_message_host(an_coll_messages *m, const tr_event *launch, an_coll_message *out) {
   *out = (an_coll_message){0};
   if (!launch || !m || !m->op) return false;
-  const tr_event *op = an_op_nest_around(&m->nest, launch);
+  const tr_event *op = an_op_nest_around(m->nest, launch);
   if (named_by(m, m->op, op)) {
-    const tr_event *coll = an_op_nest_enclosing(&m->nest, op);
+    const tr_event *coll = an_op_nest_enclosing(m->nest, op);
     const char *what = coll ? tr_str_get(m->t, coll->name) : "op";
     if (args_message(m->t, m->rules, m->strings, TR_KIND_CPU_OP, op, what, out) ||
         input_message(m, TR_KIND_CPU_OP, op, what, out))
@@ -144,8 +147,8 @@ bool an_coll_message_host(an_coll_messages *m, const tr_event *launch, an_coll_m
 bool an_coll_messages_under(const an_coll_messages *m, const tr_event *launch,
                             const te_matcher *x) {
   if (!m || !launch || !x || !m->op) return false; /* no op index without the op matcher */
-  for (const tr_event *op = an_op_nest_around(&m->nest, launch); op;
-       op = an_op_nest_enclosing(&m->nest, op))
+  for (const tr_event *op = an_op_nest_around(m->nest, launch); op;
+       op = an_op_nest_enclosing(m->nest, op))
     if (named_by(m, x, op)) return true;
   return false;
 }

@@ -18,7 +18,8 @@
  * one message per instance.
  *
  * Cost: the ops and regions are indexed only around the launch times the caller names (the
- * collectives whose kernels state no message), one pass over them and a sort of those few.
+ * collectives whose kernels state no message), one pass over them and a sort of those few;
+ * a caller that holds the trace's nest of every op (its view's) lends it instead.
  *
  * Ownership: a lookup borrows the trace, the rules and the string table (all must outlive
  * it) and owns its indexes (an_coll_messages_destroy). Keys are interned in the string
@@ -30,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/op_nest.h"
 #include "analysis/strtab.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -47,9 +49,11 @@ typedef struct an_coll_messages an_coll_messages; /* opaque */
 
 /* A lookup for trace t whose host side answers for launch calls starting at at[0..n_at)
  * (sorted ascending; the launches of the collectives whose kernels state no message).
- * NULL when out of memory. */
+ * ops: t's CPU-op nest of every op (borrowed; must outlive the lookup), or NULL to index
+ * the ops around at[] only. NULL when out of memory. */
 an_coll_messages *an_coll_messages_create(const tr_trace *t, const te_rules *rules,
-                                          an_strtab *strings, const double *at, size_t n_at);
+                                          an_strtab *strings, const an_op_nest *ops,
+                                          const double *at, size_t n_at);
 void an_coll_messages_destroy(an_coll_messages *m);
 
 /* The message kernel k (an event of the trace's kernel array) states in its own args; false

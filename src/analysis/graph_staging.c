@@ -12,7 +12,8 @@
 typedef struct staging_ctx {
   const tr_trace *t;
   const te_matcher *graph; /* graph_replay_launch */
-  an_op_nest nest;
+  const an_trace_view *v;
+  const an_op_nest *nest;   /* the view's (an_trace_view_ops), asked at the first graph launch */
   const tr_event **holders; /* the CPU ops that hold a graph launch, sorted by address */
   size_t n_holders;
   an_id_index calls; /* runtime calls that are not launches (cudaMemcpyAsync) by correlation */
@@ -40,8 +41,8 @@ static bool find_holders(staging_ctx *c) {
       last_no = ev[i].name;
       continue;
     }
-    if (!c->nest.pos && an_op_nest_build(&c->nest, c->t) != 0) return false;
-    const tr_event *op = an_op_nest_around(&c->nest, &ev[i]);
+    if (!c->nest && !(c->nest = an_trace_view_ops(c->v))) return false;
+    const tr_event *op = an_op_nest_around(c->nest, &ev[i]);
     if (!op) continue;
     const tr_event **v = ut_grow(c->holders, &cap, c->n_holders + 1, sizeof *v);
     if (!v) return false;
@@ -72,8 +73,8 @@ static const tr_event *call_of(const staging_ctx *c, const an_trace_ids *ids, co
 static bool staged(const staging_ctx *c, const an_trace_ids *ids, const tr_event *k) {
   const tr_event *call = call_of(c, ids, k);
   if (!call || is_graph_launch(c, call)) return false;
-  for (long e = an_op_nest_around_entry(&c->nest, call); e >= 0; e = an_op_nest_parent(&c->nest, e))
-    if (holds_graph(c, an_op_nest_op(&c->nest, e))) return true;
+  for (long e = an_op_nest_around_entry(c->nest, call); e >= 0; e = an_op_nest_parent(c->nest, e))
+    if (holds_graph(c, an_op_nest_op(c->nest, e))) return true;
   return false;
 }
 
@@ -103,7 +104,7 @@ static bool add_stage(an_graph_staging *g, const staging_ctx *c, const an_trace_
 }
 
 an_status an_graph_staging_add(an_graph_staging *g, const an_trace_view *v, const te_rules *rules) {
-  staging_ctx c = {.t = v->trace, .graph = te_rules_matcher(rules, "graph_replay_launch")};
+  staging_ctx c = {.t = v->trace, .graph = te_rules_matcher(rules, "graph_replay_launch"), .v = v};
   bool ok = c.graph && v->trace && v->ids ? find_holders(&c) : true;
   an_hex_mask mask = an_hex_mask_from_rules(rules);
   if (ok && c.n_holders)
@@ -111,7 +112,6 @@ an_status an_graph_staging_add(an_graph_staging *g, const an_trace_view *v, cons
   for (size_t s = 0; ok && c.n_holders && s < v->n_stages; s++)
     ok = add_stage(g, &c, v, &v->stages[s], mask);
   an_id_index_free(&c.calls);
-  an_op_nest_free(&c.nest);
   free(c.holders);
   return ok ? AN_OK : AN_ERR_NOMEM;
 }

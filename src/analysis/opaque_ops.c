@@ -2,10 +2,9 @@
  * analysis/opaque_ops.c - the kernels launched under an op a compiler cannot fuse through
  * (opaque_ops.h).
  *
- * Per view: the counted launches of the chain-category rows, each with its launch call; an
- * op-nesting index over only the ops around those calls (op_nest.h: one pass over the CPU
- * ops and a sort of the few kept); then each call's enclosing ops, innermost first, asked
- * of the matcher once per name.
+ * Per view: the counted launches of the chain-category rows, each with its launch call;
+ * then each call's enclosing ops, innermost first, by the view's op nest (op_nest.h,
+ * an_trace_view_ops), asked of the matcher once per name.
  */
 #include "analysis/opaque_ops.h"
 
@@ -87,21 +86,15 @@ static bool opaque_op(view_work *w, const tr_event *op) {
 
 /* Adds each candidate launched under an opaque op to its row's opaque_steps_us. */
 static bool split_launches(view_work *w) {
-  double *at = malloc((w->n ? w->n : 1) * sizeof *at);
   w->n_str = tr_trace_string_count(w->v->trace);
   w->memo = calloc(w->n_str ? w->n_str : 1, 1);
-  an_op_nest nest = {0};
-  bool ok = at && w->memo;
-  for (size_t i = 0; ok && i < w->n; i++) at[i] = w->c[i].call->ts;
-  if (ok) ut_sort_f64(at, w->n);
-  ok = ok && an_op_nest_build_at(&nest, w->v->trace, at, w->n) == 0;
+  const an_op_nest *nest = an_trace_view_ops(w->v);
+  bool ok = nest && w->memo;
   for (size_t i = 0; ok && i < w->n; i++) {
-    long e = an_op_nest_around_entry(&nest, w->c[i].call);
-    for (; e >= 0 && !opaque_op(w, an_op_nest_op(&nest, e));) e = an_op_nest_parent(&nest, e);
+    long e = an_op_nest_around_entry(nest, w->c[i].call);
+    for (; e >= 0 && !opaque_op(w, an_op_nest_op(nest, e));) e = an_op_nest_parent(nest, e);
     if (e >= 0) w->c[i].row->opaque_steps_us += w->c[i].dur;
   }
-  an_op_nest_free(&nest);
-  free(at);
   free(w->memo);
   w->memo = NULL;
   return ok;

@@ -473,7 +473,7 @@ static bool stage_messages(const part_input *pi, const tr_event **k, const uint8
   }
   ut_sort_f64(at, n_at);
   an_coll_messages *host =
-      ok && n_at ? an_coll_messages_create(pi->t, rules, keys, at, n_at) : NULL;
+      ok && n_at ? an_coll_messages_create(pi->t, rules, keys, NULL, at, n_at) : NULL;
   ok = ok && (!n_at || host);
   const te_matcher *backward = te_rules_matcher(rules, "collective_backward_op");
   lock_rules(pi->nm); /* the matchers' caches */

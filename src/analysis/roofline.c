@@ -61,13 +61,14 @@ typedef struct memo {
   size_t n, cap;
 } memo;
 
-/* What the run knows while costing; nest: the time-nesting index of one trace (built
- * when a kernel of it first needs it, op_nest.h). */
+/* What the run knows while costing; nest: the time-nesting index of one trace (its
+ * view's, asked when a kernel of it first needs it, op_nest.h); sides: the views. */
 typedef struct ctx {
   const te_rules *rules;
   const te_device *dev;
   bool nomem;
-  an_op_nest nest;
+  const an_roofline_side *sides[2];
+  const an_op_nest *nest;
   const tr_trace *nest_trace;
 } ctx;
 
@@ -100,14 +101,18 @@ static const te_device *find_device(const an_roofline_side *fm, const te_rules *
 
 /* ------------------------------------------------------------------ one launch */
 
-/* The time-nesting index of trace t, built on first use (NULL out of memory). */
+/* The time-nesting index of trace t, its view's (NULL out of memory). */
 static const an_op_nest *nest_of(ctx *c, const tr_trace *t) {
   if (c->nest_trace != t) {
-    an_op_nest_free(&c->nest);
     c->nest_trace = t;
-    if (an_op_nest_build(&c->nest, t) != 0) c->nomem = true;
+    c->nest = NULL;
+    for (size_t s = 0; s < 2 && !c->nest; s++)
+      for (size_t i = 0; c->sides[s] && i < c->sides[s]->n && !c->nest; i++)
+        if (c->sides[s]->views[i].trace == t &&
+            !(c->nest = an_trace_view_ops(&c->sides[s]->views[i])))
+          c->nomem = true;
   }
-  return c->nest.pos ? &c->nest : NULL;
+  return c->nest;
 }
 
 /* Older Kineto: the kernel's and its launch call's External id is their correlation id,
@@ -1115,8 +1120,11 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
                             const te_rules *rules, an_strtab *strings, an_tables *tables,
                             an_roofline_result *out) {
   memset(out, 0, sizeof *out);
-  run r = {
-      .c = {rules, NULL, false}, .strings = strings, .fm = formal, .tables = tables, .out = out};
+  run r = {.c = {rules, NULL, false, {formal, mapping}, NULL, NULL},
+           .strings = strings,
+           .fm = formal,
+           .tables = tables,
+           .out = out};
   out->stages = calloc(tables->n_stages ? tables->n_stages : 1, sizeof *out->stages);
   r.work = calloc(tables->n_stages ? tables->n_stages : 1, sizeof *r.work);
   if (!out->stages || !r.work) {
@@ -1138,7 +1146,6 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
     count_unknown_device(&r);
   }
   work_free(&r);
-  an_op_nest_free(&r.c.nest);
   if (rc != AN_OK) an_roofline_free(out);
   return rc;
 }

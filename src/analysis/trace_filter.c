@@ -33,33 +33,38 @@ static void mark_ops(const an_op_nest *nest, const tr_trace *t, tr_kind k, const
       held[an_op_nest_op(nest, e) - ops] = true;
 }
 
-static int count_ops(an_trace_filter *f, const tr_trace *t) {
+int an_trace_filter_ops(an_trace_filter *f, const tr_trace *t, const an_op_nest *nest) {
   size_t n = 0;
   const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &n);
   f->cpu_ops += n;
   if (!n) return 0;
-  an_op_nest nest;
   bool *held = calloc(n, sizeof *held);
-  if (!held || an_op_nest_build(&nest, t) != 0) {
-    free(held);
-    return -1;
-  }
-  mark_ops(&nest, t, TR_KIND_LAUNCH, ops, held);
-  mark_ops(&nest, t, TR_KIND_RUNTIME, ops, held);
+  if (!held) return -1;
+  mark_ops(nest, t, TR_KIND_LAUNCH, ops, held);
+  mark_ops(nest, t, TR_KIND_RUNTIME, ops, held);
   for (size_t i = 0; i < n; i++) f->launching_ops += held[i];
-  an_op_nest_free(&nest);
   free(held);
   return 0;
 }
 
-int an_trace_filter_add(an_trace_filter *f, const tr_trace *t) {
+int an_trace_filter_calls(an_trace_filter *f, const tr_trace *t) {
   an_id_index gpu;
   if (an_id_index_build(&gpu, t, TR_KIND_KERNEL, AN_ID_CORRELATION) != 0) return -1;
   f->traces++;
   bool all = calls_launch(f, t, &gpu, TR_KIND_LAUNCH) && calls_launch(f, t, &gpu, TR_KIND_RUNTIME);
   an_id_index_free(&gpu);
   if (!all) f->idle_call = true;
-  return all ? count_ops(f, t) : 0;
+  return all;
+}
+
+int an_trace_filter_add(an_trace_filter *f, const tr_trace *t) {
+  int all = an_trace_filter_calls(f, t);
+  if (all <= 0) return all;
+  an_op_nest nest;
+  if (an_op_nest_build(&nest, t) != 0) return -1;
+  int rc = an_trace_filter_ops(f, t, &nest);
+  an_op_nest_free(&nest);
+  return rc;
 }
 
 void an_trace_filter_merge(an_trace_filter *f, const an_trace_filter *g) {

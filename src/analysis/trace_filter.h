@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/op_nest.h"
 #include "trace/trace.h"
 
 typedef struct an_trace_filter {
@@ -32,6 +33,13 @@ typedef struct an_trace_filter {
 /* Adds t's counts to f. A runtime call that launched nothing ends the count early: the
  * trace is not filtered, and its ops need no look. 0, or -1 out of memory. */
 int an_trace_filter_add(an_trace_filter *f, const tr_trace *t);
+
+/* an_trace_filter_add in two halves, for a caller that holds t's CPU-op nest (the trace
+ * view lends its own): the runtime calls, 1 when every one put work on the GPU (then the
+ * ops are to be counted), 0 when one did not, -1 out of memory; then the CPU ops, by
+ * nest (t's, of every op: an_op_nest_build), 0 or -1 out of memory. */
+int an_trace_filter_calls(an_trace_filter *f, const tr_trace *t);
+int an_trace_filter_ops(an_trace_filter *f, const tr_trace *t, const an_op_nest *nest);
 
 /* Adds the counts of g (other traces) to f, as an_trace_filter_add of its traces would. */
 void an_trace_filter_merge(an_trace_filter *f, const an_trace_filter *g);

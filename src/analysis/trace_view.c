@@ -284,6 +284,8 @@ struct an_view_shared {
   an_launch_context *launches;
   an_trace_filter filter;
   bool filter_counted;
+  an_op_nest ops;
+  bool ops_built;
 };
 
 void an_trace_view_free(an_trace_view *v) {
@@ -293,7 +295,10 @@ void an_trace_view_free(an_trace_view *v) {
   free(v->kernel_stage);
   if (v->ids) an_trace_ids_free(v->ids);
   free(v->ids);
-  if (v->shared) an_launch_context_destroy(v->shared->launches);
+  if (v->shared) {
+    an_launch_context_destroy(v->shared->launches);
+    an_op_nest_free(&v->shared->ops);
+  }
   free(v->shared);
   memset(v, 0, sizeof *v);
 }
@@ -304,11 +309,23 @@ an_launch_context *an_trace_view_launches(const an_trace_view *v) {
   return s ? s->launches : NULL;
 }
 
+const an_op_nest *an_trace_view_ops(const an_trace_view *v) {
+  struct an_view_shared *s = v->shared;
+  if (s && !s->ops_built) {
+    if (an_op_nest_build(&s->ops, v->trace) != 0) return NULL;
+    s->ops_built = true;
+  }
+  return s ? &s->ops : NULL;
+}
+
 const an_trace_filter *an_trace_view_filter(const an_trace_view *v) {
   struct an_view_shared *s = v->shared;
   if (s && !s->filter_counted) {
     memset(&s->filter, 0, sizeof s->filter);
-    if (an_trace_filter_add(&s->filter, v->trace) != 0) return NULL;
+    int all = an_trace_filter_calls(&s->filter, v->trace);
+    const an_op_nest *ops = all > 0 ? an_trace_view_ops(v) : NULL;
+    if (all < 0 || (all > 0 && (!ops || an_trace_filter_ops(&s->filter, v->trace, ops) != 0)))
+      return NULL;
     s->filter_counted = true;
   }
   return s ? &s->filter : NULL;

@@ -21,6 +21,7 @@
 #include "analysis/id_index.h"
 #include "analysis/launch_context.h"
 #include "analysis/model.h"
+#include "analysis/op_nest.h"
 #include "analysis/trace_filter.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
@@ -93,6 +94,12 @@ an_launch_context *an_trace_view_launches(const an_trace_view *v);
  * and kept with the view: the Limits and the Ranks summary both ask. NULL when out of
  * memory. */
 const an_trace_filter *an_trace_view_filter(const an_trace_view *v);
+
+/* The CPU-op nest of the view's trace (op_nest.h, every op), built on the first call and
+ * kept with the view: the host side of the collectives' messages, the opaque-op split,
+ * the roofline's launching ops, graph staging and the filter counts walk the same nest,
+ * where each sorted the ops for itself. NULL when out of memory. */
+const an_op_nest *an_trace_view_ops(const an_trace_view *v);
 
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as
