@@ -610,10 +610,26 @@ typedef enum an_recommendation {
                                        it until the stage is restructured (the stage's options) */
   AN_RECOMMEND_PIPELINE_BUBBLE = 9, /* a pipeline-parallel transfer's exposed time is mostly wait
                                       for the neighbouring stage (overlap.wait.bubble_rules) */
-  AN_RECOMMEND_WAIT_UNKNOWN = 10    /* a collective of a multi-step stage whose instances have no
+  AN_RECOMMEND_WAIT_UNKNOWN = 10,   /* a collective of a multi-step stage whose instances have no
                                       like instance (waits.h "alone"): its split into transfer
                                       and wait is unknown, so no overlap bound (issue 31) */
+  AN_RECOMMEND_SLOW_MID_STEP = 11   /* a wait row of a stage whose collectives' wait sits at the
+                                      step's later collectives, not at the first where a late
+                                      rank shows (an_wait_story): the summary's "find why
+                                      collectives run above their floor mid-step" (O22) */
 } an_recommendation;
+
+/* Where a stage's collective wait sits, decided once (the summary's wait item,
+ * summary_items.c) and told by the wait item and the overlap table's wait rows alike
+ * (deviation O22). */
+typedef enum an_wait_story {
+  AN_WAIT_STORY_NONE = 0,      /* no wait above the floors, or no collective */
+  AN_WAIT_STORY_LATE_RANK = 1, /* a late rank: the wait sits at the steps' first collectives,
+                                  the Ranks section measured it, ranks of the run are unread,
+                                  or the first collectives' wait is unknown (not ruled out) */
+  AN_WAIT_STORY_MID_STEP = 2   /* the first collectives ran at their floors: the later ones
+                                  run slow (contention, the link, ranks drifting apart) */
+} an_wait_story;
 
 typedef enum an_dep_risk {
   AN_DEP_RISK_LOW = 0,
@@ -738,6 +754,10 @@ typedef struct an_overlap_row {
    * without a time account. */
   size_t alone_instances;
   double unknown_fraction;
+  /* Of those, the ones a latency-bound floor that waited left unknown (deviation O21: the
+   * trace compared them and the floor holds wait), and their share of the row's time. */
+  size_t latency_instances;
+  double latency_fraction;
   /* Dependency class from dataflow and stream evidence (overlap.dependency.*), never from a
    * shared launch API or replay scope: dep_class ("serial", "optimizer-only", "independent",
    * "hard", "prefetchable", "unknown"; borrowed from the rules), the rule that decided
@@ -927,6 +947,11 @@ typedef struct an_collective_time {
    * and those with neither a message size nor a position in a step to find like ones by
    * (floored by name: unlike messages may share a name); the rest had no like one at all. */
   size_t few, unsized;
+  /* Of the alone ones, those whose floor a latency-bound message set (under
+   * collectives.latency_bound_bytes) that itself took over collectives.latency_floor_max_ratio
+   * x the fixed cost: a floor that waited measures no transfer (deviation O21). */
+  size_t latency_bound;
+  int64_t latency_unknown_ns; /* their time (part of unknown_ns) */
   /* Where floor_ns came from (0 when every instance is alone: unknown): the instance whose
    * time set it, by its step (name, 1-based number among the stage's counted steps; NULL
    * and 0 without steps) and trace (NULL when the run has one), and how many like instances
@@ -949,6 +974,9 @@ typedef struct an_time_account {
   int64_t graph_kernel_ns; /* kernel time replayed from a CUDA/HIP graph (matcher
                               graph_replay_launch on the launch call) */
   int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
+  /* the steps' first collectives: their time, and the part of it whose wait is unknown
+   * (alone): where a late rank's arrival lands, unmeasured */
+  int64_t first_collective_ns, first_collective_unknown_ns;
   int64_t idle_by_kind_ns[AN_IDLE_KINDS]; /* sums to idle_ns */
   size_t n_kernels, n_gaps;               /* n_gaps: gaps of at least timeline.gap_min_us */
   size_t n_short_gaps;                    /* the gaps under it (idle kind short) */
@@ -1183,6 +1211,9 @@ typedef struct an_summary_item {
   /* Wait items: the bound is the loss the Ranks section measured for one rank of the
    * group (not the wait above this rank's floors), so the basis leads with it. */
   bool rank_measured;
+  /* wait items: the steps' first collectives whose wait is unknown, per step (where a late
+   * rank's arrival lands, unmeasured: an_wait_story) */
+  double first_unknown_us;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side
@@ -1274,6 +1305,7 @@ typedef struct an_stage_report {
   /* overlap table block; NULL when the overlap analysis has none for this stage */
   const an_overlap_stage *overlap;
   double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
+  an_wait_story wait_story;        /* where its collective wait sits (set by the summary) */
   an_exec_facts exec;              /* execution mode and tokens per step (fusion gates) */
   size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;

@@ -742,9 +742,12 @@ static bool ov_no_overlap_without_evidence(const te_settings *set, an_overlap_ro
  * all-gather met once) could not compare at all, and keeps its row as transfer. */
 static bool ov_wait_unknown(const ov_stage_ctx *c, const an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
-  return row->alone_instances > 0 && c->tl &&
-         (long)c->tl->n_steps >= set->overlap_wait_unknown_min_steps &&
-         row->unknown_fraction >= set->overlap_wait_unknown_min_ratio;
+  if (row->alone_instances == 0 || !c->tl) return false;
+  /* deviation O21: instances a latency-bound floor that waited left unknown were compared
+   * (their floor holds wait), one step or many (param_dlrm_rank0_v100's input dist) */
+  bool steps = (long)c->tl->n_steps >= set->overlap_wait_unknown_min_steps;
+  double unknown = steps ? row->unknown_fraction : row->latency_fraction;
+  return unknown >= set->overlap_wait_unknown_min_ratio;
 }
 
 /* Deviation O8: the action follows the mechanism. A copy-engine transfer with dataflow
@@ -906,17 +909,20 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
   if (!set->overlap_mechanism_actions || !c->tl ||
       !te_string_list_has(&set->overlap_wait_categories, row->category))
     return;
-  int64_t total_ns = 0, wait_ns = 0, unknown_ns = 0;
+  int64_t total_ns = 0, wait_ns = 0, unknown_ns = 0, latency_ns = 0;
   for (size_t i = 0; i < c->tl->n_collectives; i++) {
     const an_collective_time *ct = &c->tl->collectives[i];
     if (!ov_same_collective(ct, row)) continue;
     total_ns += ct->total_ns;
     wait_ns += ct->wait_ns;
     unknown_ns += ct->unknown_ns;
+    latency_ns += ct->latency_unknown_ns;
     row->alone_instances += ct->alone;
+    row->latency_instances += ct->latency_bound;
   }
   if (total_ns <= 0) return;
   row->unknown_fraction = (double)unknown_ns / (double)total_ns;
+  row->latency_fraction = (double)latency_ns / (double)total_ns;
   double exposed = row->exposed_ms + row->exposed_wait_ms;
   double wait = (double)wait_ns / (double)total_ns * row->total_us / 1000.0;
   row->exposed_wait_ms = wait < exposed ? wait : exposed;

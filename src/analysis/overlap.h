@@ -100,6 +100,11 @@ void an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const
 void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
                                   const te_rules *rules);
 
+/* Deviation O22: the wait rows of stage o tell the story the summary's wait item tells
+ * (one classification, an_wait_story): on a stage whose wait sits mid-step, a rank-skew
+ * row says "slow mid-step (wait)". Nothing changes without overlap.mechanism_actions. */
+void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_rules *rules);
+
 /* docs/reference.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */
 double an_overlap_tight_gap(const te_rules *rules, double dur_us);

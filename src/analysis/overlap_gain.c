@@ -172,6 +172,14 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
   }
 }
 
+void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_rules *rules) {
+  if (!te_rules_settings(rules)->overlap_mechanism_actions || story != AN_WAIT_STORY_MID_STEP)
+    return;
+  for (size_t i = 0; i < o->n_rows; i++)
+    if (o->rows[i].recommendation == AN_RECOMMEND_RANK_SKEW)
+      o->rows[i].recommendation = AN_RECOMMEND_SLOW_MID_STEP;
+}
+
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
   st->n_restructure_options = 0;
   st->restructure_options = NULL;

@@ -302,13 +302,23 @@ static double rank_loss_per_step(const an_rank_group *g) {
   return g->lost_per_step_us / (double)(g->n_ranks - 1);
 }
 
-/* Whether the wait sits where a late rank puts it: at the first collective of the step
+/* Where the stage's wait sits (an_wait_story, deviation O22; the overlap table's wait rows
+ * tell the same): a late rank when it sits at the first collective of the step
  * (summary.straggler_first_min_pct of it), or the Ranks section measured whom it waits for,
- * or it read only some ranks of the run (an unread rank may be late at any collective).
- * Wait spread over the step's later collectives is those collectives running slow. */
-static bool late_arrival(const sm_ctx *c, const an_summary_item *it, bool measured) {
-  return measured || it->rank_group ||
-         it->first_wait_us * 100.0 >= c->s->summary_straggler_first_min_pct * it->at_stake_us;
+ * or it read only some ranks of the run (an unread rank may be late at any collective), or
+ * the first collectives' own wait is mostly unknown (no floor where a late rank's arrival
+ * lands: param_dlrm_rank0_v100's first all-to-all, one rank of eight, cannot rule it out).
+ * Wait spread over the step's later collectives, after first ones that ran at their
+ * floors, is those collectives running slow. */
+static an_wait_story wait_story(const sm_ctx *c, const an_rank_group *rg, bool measured,
+                                double first_us, double wait_us) {
+  const an_time_account *a = &c->g.st->timeline->total;
+  bool first_unknown = a->first_collective_unknown_ns * 2 > a->first_collective_ns;
+  bool late = measured || rg || first_unknown ||
+              first_us * 100.0 >= c->s->summary_straggler_first_min_pct * wait_us;
+  return wait_us <= 0 ? AN_WAIT_STORY_NONE
+         : late       ? AN_WAIT_STORY_LATE_RANK
+                      : AN_WAIT_STORY_MID_STEP;
 }
 
 /* Adds kernel to the last item unless the item names it already (the rows a collective's
@@ -348,6 +358,9 @@ void sm_wait_items(sm_ctx *c) {
    * claims no more than that evidence, even where unread ranks may add to it */
   if (loss > 0 && us > loss) us = loss;
   if (us > coll) us = coll;
+  double first_us = per_step_us(c, tl->total.first_collective_wait_ns);
+  /* decided whether or not the item clears the share bar: the rows tell it too */
+  c->to->wait_story = wait_story(c, rg, measured, first_us, us);
   if (us <= 0) return;
   const an_collective_time *top = &tl->collectives[0]; /* wait descending */
   an_summary_item *it =
@@ -355,13 +368,14 @@ void sm_wait_items(sm_ctx *c) {
   if (!it) return;
   it->what = top->kernel;
   it->detail_us = (double)top->floor_ns / 1000.0;
-  it->first_wait_us = per_step_us(c, tl->total.first_collective_wait_ns);
+  it->first_wait_us = first_us;
+  it->first_unknown_us = per_step_us(c, tl->total.first_collective_unknown_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
   it->rank_measured = loss > 0 && us >= loss; /* the bound is the loss the Ranks section gives */
   it->timeline = tl;
   straggler_imbalance(c, rg, it);
-  if (!late_arrival(c, it, measured)) it->action = AN_ACTION_SLOW_COLLECTIVE;
+  if (c->to->wait_story == AN_WAIT_STORY_MID_STEP) it->action = AN_ACTION_SLOW_COLLECTIVE;
   it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(it->action)) * us;
   for (size_t i = 0; i < tl->n_collectives; i++) {
     if (!measured && tl->collectives[i].wait_ns <= 0) continue;

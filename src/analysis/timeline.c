@@ -69,13 +69,13 @@ typedef struct tl_coll {
   double per_byte_us, latency_us; /* its group's per-byte floor (waits.h), 0 none */
   bool alone;                     /* no like instance: its wait is unknown */
   an_floor_basis basis;
-  uint8_t unknown;     /* why alone: TL_FEW, TL_UNSIZED, else 0 */
+  uint8_t unknown;     /* why alone: TL_FEW, TL_UNSIZED, TL_LATENCY, else 0 */
   uint32_t floor_from; /* the instance (tl->coll, sorted) whose time set the floor, or
                           AN_WAIT_LATENCY */
   uint32_t like;       /* instances in its group */
 } tl_coll;
 
-enum { TL_FEW = 1, TL_UNSIZED = 2 };
+enum { TL_FEW = 1, TL_UNSIZED = 2, TL_LATENCY = 3 };
 
 typedef struct i64_vec {
   int64_t *v;
@@ -991,6 +991,15 @@ static bool first_position_floors(an_timeline *tl, an_wait_instance *wi) {
   return true;
 }
 
+/* An instance is unknown when it is alone, for any reason. */
+static void mark_unknown(an_timeline *tl, an_wait_instance *wi, size_t i, uint8_t why) {
+  tl->coll[i].unknown = why;
+  wi[i].floor_us = wi[i].dur_us;
+  wi[i].wait_us = 0;
+  wi[i].alone = true;
+  wi[i].floor_from = (uint32_t)i;
+}
+
 /* A group of fewer than collectives.floor_min_instances like instances cannot tell transfer
  * from wait (two samples of one context can both be mostly wait: hta_sampled_2ranks' input
  * dist all-to-all of 384 elements took 21.1 and 30.7 ms in its two steps), nor can a group
@@ -1007,13 +1016,29 @@ static void unknown_groups(an_timeline *tl, an_wait_instance *wi) {
                                                       : 0;
     for (size_t i = lo; i < hi; i++) {
       tl->coll[i].like = (uint32_t)(hi - lo);
-      tl->coll[i].unknown = why;
-      if (!why) continue;
-      wi[i].floor_us = wi[i].dur_us;
-      wi[i].wait_us = 0;
-      wi[i].alone = true;
-      wi[i].floor_from = (uint32_t)i;
+      tl->coll[i].unknown = 0;
+      if (why) mark_unknown(tl, wi, i, why);
     }
+  }
+}
+
+/* A floor set by a latency-bound message (under collectives.latency_bound_bytes: its time
+ * is the fixed cost, not a transfer of its bytes) that itself took more than
+ * collectives.latency_floor_max_ratio x the fixed cost waited too: it measures no
+ * transfer, so the instances it floors have an unknown split (param_dlrm_rank0_v100's
+ * input dist: a 13.5 KB all-to-all of 131 us floored a 1032 us one). A floor near the
+ * fixed cost measures it, and the wait above it stays wait. After unknown_groups: the
+ * instances it left known, wi and tl->coll parallel. */
+static void latency_bound_floors(an_timeline *tl, an_wait_instance *wi) {
+  double max_us = tl->set->collectives_latency_floor_max_ratio * tl->set->collectives_latency_us;
+  for (size_t i = 0; i < tl->n_coll; i++) {
+    uint32_t j = wi[i].floor_from;
+    if (tl->coll[i].unknown || wi[i].alone || j == AN_WAIT_LATENCY || j >= tl->n_coll) continue;
+    const tl_coll *f = &tl->coll[j];
+    if (f->basis != AN_FLOOR_MESSAGE || f->bytes <= 0 ||
+        f->bytes >= tl->set->collectives_latency_bound_bytes || wi[j].dur_us <= max_us)
+      continue;
+    mark_unknown(tl, wi, i, TL_LATENCY);
   }
 }
 
@@ -1039,6 +1064,7 @@ static bool collective_waits(an_timeline *tl) {
   bool ok = an_wait_model(wi, tl->n_coll, tl->set->collectives_floor_pct,
                           tl->set->collectives_latency_us) == AN_OK;
   if (ok) unknown_groups(tl, wi);
+  if (ok) latency_bound_floors(tl, wi);
   ok = ok && first_position_floors(tl, wi);
   for (size_t i = 0; ok && i < tl->n_coll; i++) {
     tl_coll *x = &tl->coll[i];
@@ -1051,6 +1077,8 @@ static bool collective_waits(an_timeline *tl) {
     an_time_account *a = &tl->win[x->window].acc;
     a->collective_wait_ns += tl_ns(x->wait_us);
     if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
+    if (x->first && x->alone) a->first_collective_unknown_ns += x->dur;
+    if (x->first) a->first_collective_ns += x->dur;
   }
   free(wi);
   return ok;
@@ -1129,6 +1157,8 @@ static bool collective_rows(an_timeline *tl) {
       r->unknown_ns += x->dur;
       r->few += x->unknown == TL_FEW;
       r->unsized += x->unknown == TL_UNSIZED;
+      r->latency_bound += x->unknown == TL_LATENCY;
+      if (x->unknown == TL_LATENCY) r->latency_unknown_ns += x->dur;
     }
     if (x->basis == AN_FLOOR_MESSAGE && x->bytes > 0 && !x->alone) {
       /* floored per byte: one such group a row (its collective and context) */
@@ -1154,6 +1184,8 @@ static void add_account(an_time_account *t, const an_time_account *a) {
   t->collective_ns += a->collective_ns;
   t->collective_wait_ns += a->collective_wait_ns;
   t->first_collective_wait_ns += a->first_collective_wait_ns;
+  t->first_collective_ns += a->first_collective_ns;
+  t->first_collective_unknown_ns += a->first_collective_unknown_ns;
   for (int k = 0; k < AN_IDLE_KINDS; k++) t->idle_by_kind_ns[k] += a->idle_by_kind_ns[k];
   t->n_kernels += a->n_kernels;
   t->n_gaps += a->n_gaps;

@@ -426,7 +426,8 @@ static const char *const LEGEND[][2] = {
     {"Priority",
      "P1 act (the action recovers time), P2 check first: check deps (a neighbour may be its "
      "producer or consumer), restructure (nothing runs beside it), wait rows (the exposed time "
-     "is waiting: 0 recoverable until the late rank or stage is fixed), and rows that would be "
+     "is above its floor: 0 recoverable until the late rank, stage or slowdown is found), and rows "
+     "that would be "
      "P1 put back to P2 because the GPU waits for the host or other ranks in that stage (the "
      "banner above What to try first); P4 nothing to win there, P5 under the bar; rows under "
      "the recoverable floor are folded (show more rows)"},

@@ -268,7 +268,11 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
   note_line(hw, rp_overlap_wait_unknown_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
-  if (wait)
+  if (rp_overlap_slow_mid_step_text(o)) {
+    rp_hw_printf(hw, "<p class=\"note\">");
+    rp_hw_text(hw, rp_overlap_slow_mid_step_text(o));
+    rp_hw_printf(hw, "</p>");
+  } else if (wait)
     rp_hw_printf(hw,
                  "<p class=\"note\">Wait rows are time lost to other ranks (rank skew, "
                  "pipeline bubble), not headroom.</p>");

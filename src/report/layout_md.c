@@ -572,8 +572,11 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   text_line(f, rp_overlap_wait_unknown_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
-  /* wait is time lost to other ranks: the Ranks section measures it per rank */
-  if (wait && rep->n_ranks)
+  /* wait is time lost to other ranks: the Ranks section measures it per rank; slow
+   * mid-step rows alone are not (O22) */
+  if (rp_overlap_slow_mid_step_text(o))
+    fprintf(f, "\n%s\n", rp_overlap_slow_mid_step_text(o));
+  else if (wait && rep->n_ranks)
     fprintf(f,
             "\nWait rows are time lost to other ranks (rank skew, pipeline bubble), not "
             "headroom: see [Ranks: %s](#ranks-%s).\n",
@@ -705,7 +708,9 @@ static const char LEGEND[] =
     "large, or of a smaller one scaled up by size; else position in the step, "
     "else name), wait = the rest; an instance with no like one is `alone`: its wait is "
     "unknown, and so is one of a group of fewer than collectives.floor_min_instances like "
-    "instances or one with neither a message size nor a step position (floored by name): the "
+    "instances or one with neither a message size nor a step position (floored by name), or "
+    "one floored by a latency-bound message (under collectives.latency_bound_bytes) that "
+    "itself took several times the fixed cost (that floor holds wait): the "
     "row then reads `unknown`; Floor from names the instance the floor came from (its step, "
     "its group's size); the first collective of a step absorbs the other ranks' late "
     "arrival.\n"
@@ -735,14 +740,15 @@ static const char LEGEND[] =
     "it is listed under the table; **Hidden**: the time under compute on another stream "
     "(Exposed + wait + Hidden = GPU time).\n"
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
-    "hidden, little to gain; `wait` = its exposed time is mostly waiting for other ranks or "
-    "a pipeline stage, not work.\n"
+    "hidden, little to gain; `wait` = its exposed time is mostly above its floor: waiting "
+    "for other ranks or a pipeline stage, or running slow mid-step, not work.\n"
     "- **Priority**: P1 act: the recommendation follows from the mechanism (a staging copy to "
     "eliminate, a serial chain to fuse, a copy-engine transfer or an independent kernel to "
     "overlap) and recovers time; P2 check first: `check deps` (a neighbour may be its "
     "producer or consumer), `restructure` (nothing runs beside it: at most the compute beside "
-    "it), wait rows (`rank skew (wait)`, `pipeline bubble (wait)`: the exposed time is "
-    "waiting, the row recovers 0 until the late rank or stage is fixed), and rows that would "
+    "it), wait rows (`rank skew (wait)`, `pipeline bubble (wait)`, `slow mid-step (wait)`: "
+    "the exposed time is above the floor, the row recovers 0 until the late rank, stage or "
+    "slowdown is found), `wait unknown`, and rows that would "
     "be P1 put back to P2 because the GPU waits for the host or other ranks in that stage "
     "(the banner above What to try first: fix that first); a P2 row's Dep risk can be `low`: "
     "its P2 is then the wait or the bottleneck, not a dependency; "
@@ -767,12 +773,17 @@ static const char LEGEND[] =
     "into the partner its evidence names: a fusion row or the eager chain), `check deps` (verify "
     "the data dependency first), `one-time setup` "
     "(work before the stage's first compute, e.g. weight upload: not steady-state), `rank "
-    "skew (wait)` (exposed time is mostly waiting for other ranks), `already fused` (the kernel "
+    "skew (wait)` (exposed time is mostly waiting for other ranks: the stage's wait sits where "
+    "a late rank's arrival lands, or that cannot be ruled out), `slow mid-step (wait)` (its "
+    "time above the floor sits at the step's later collectives while the first ran at "
+    "theirs: the same story as What to try first's \"find why collectives run above their "
+    "floor mid-step\"), `already fused` (the kernel "
     "is a fused one already: overlap it with other work, or fuse its neighbours into it), "
     "`eliminate` (a staging copy into a communication buffer), `restructure` (a serial "
     "collective with nothing beside it: two-batch overlap, async TP, listed under the table), "
     "`pipeline bubble (wait)` (a pipeline transfer waiting for the neighbouring stage), `wait "
-    "unknown` (a collective of several steps with no like instance to take a floor from: its "
+    "unknown` (a collective of several steps with no like instance to take a floor from, or "
+    "one whose floor is a latency-bound message that waited itself: its "
     "split into transfer and wait is unknown, so no bound), `skip` "
     "(nothing for this table to act on: coupled to its neighbours with no fusion partner, or "
     "no stream beside it); `(item N)`: the row is item N of What to try first, whose advice "

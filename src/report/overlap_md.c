@@ -143,6 +143,8 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON_AddNumberToObject(o, "compute_order", r->compute_order);
   cJSON_AddNumberToObject(o, "alone_instances", (double)r->alone_instances);
   cJSON_AddNumberToObject(o, "unknown_fraction", r->unknown_fraction);
+  cJSON_AddNumberToObject(o, "latency_instances", (double)r->latency_instances);
+  cJSON_AddNumberToObject(o, "latency_fraction", r->latency_fraction);
   cJSON *ro = cJSON_AddArrayToObject(o, "restructure_options");
   for (size_t j = 0; ro && j < r->n_restructure_options; j++)
     cJSON_AddItemToArray(ro, cJSON_CreateString(r->restructure_options[j]));

@@ -459,6 +459,8 @@ const char *rp_recommendation(an_recommendation r) {
       return "pipeline bubble (wait)";
     case AN_RECOMMEND_WAIT_UNKNOWN:
       return "wait unknown";
+    case AN_RECOMMEND_SLOW_MID_STEP:
+      return "slow mid-step (wait)";
     case AN_RECOMMEND_SKIP:
       break;
   }
@@ -1155,24 +1157,68 @@ char *rp_overlap_restructure_text(const an_overlap_stage *o) {
   return text_done(&t);
 }
 
-char *rp_overlap_wait_unknown_text(const an_overlap_stage *o) {
-  ut_buf t = {0};
-  size_t n = 0, alone = 0;
+/* The rows whose wait is unknown for want of a like instance, or for a latency-bound floor
+ * that waited (deviation O21), each kind in its own words. */
+static size_t wait_unknown_rows(ut_buf *t, const an_overlap_stage *o, bool latency, size_t *n) {
+  size_t k = 0, listed = 0;
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
     if (r->recommendation != AN_RECOMMEND_WAIT_UNKNOWN || r->below_floor) continue;
-    ut_buf_addf(&t, "%sO%zu", n++ ? ", " : "Wait unknown: ", i + 1);
-    alone += r->alone_instances;
+    bool by_latency = r->latency_instances * 2 > r->alone_instances;
+    if (by_latency != latency) continue;
+    ut_buf_addf(t, "%sO%zu", listed++ ? ", " : *n ? " Wait unknown: " : "Wait unknown: ", i + 1);
+    k += latency ? r->latency_instances : r->alone_instances;
   }
-  if (!n) return NULL;
-  ut_buf_addf(&t,
-              " (%zu instance%s over the %zu counted steps) %s no like instance to take a floor "
-              "from (a different message or position in each step), so %s split into "
-              "transfer and wait is unknown and no overlap bound is put forward: read every "
-              "rank's trace (the ranks' like instances give a floor), or capture more steps.",
-              alone, alone == 1 ? "" : "s", o->n_steps, n == 1 ? "has" : "have",
-              n == 1 ? "its" : "their");
+  *n += listed;
+  return listed ? k : SIZE_MAX;
+}
+
+/* One kind's rows and why their split is unknown; *n counts the rows listed so far. */
+static void wait_unknown_kind(ut_buf *t, const an_overlap_stage *o, bool latency, size_t *n) {
+  size_t before = *n, k = wait_unknown_rows(t, o, latency, n);
+  if (k == SIZE_MAX) return;
+  bool one = *n - before == 1;
+  char steps[64] = "";
+  if (!latency) snprintf(steps, sizeof steps, " over the %zu counted steps", o->n_steps);
+  ut_buf_addf(t,
+              " (%zu instance%s%s) %s %s, so %s split into transfer and wait is unknown and no "
+              "overlap bound is put forward: read every rank's trace (%s)%s.",
+              k, k == 1 ? "" : "s", steps, latency ? (one ? "is" : "are") : (one ? "has" : "have"),
+              latency ? "floored by a latency-bound message (its time is the fixed cost, not a "
+                        "transfer: under the size collectives.latency_bound_bytes) that itself "
+                        "took several times that cost (the floor holds wait)"
+                      : "no like instance to take a floor from (a different message or "
+                        "position in each step)",
+              one ? "its" : "their",
+              latency ? "the fastest rank's instance gives a floor"
+                      : "the ranks' like instances give a floor",
+              latency ? "" : ", or capture more steps");
+}
+
+char *rp_overlap_wait_unknown_text(const an_overlap_stage *o) {
+  ut_buf t = {0};
+  size_t n = 0;
+  wait_unknown_kind(&t, o, false, &n);
+  wait_unknown_kind(&t, o, true, &n);
+  if (!n) {
+    ut_buf_free(&t);
+    return NULL;
+  }
   return text_done(&t);
+}
+
+const char *rp_overlap_slow_mid_step_text(const an_overlap_stage *o) {
+  bool slow = false, other = false;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    slow |= o->rows[i].recommendation == AN_RECOMMEND_SLOW_MID_STEP;
+    other |= o->rows[i].verdict == AN_OVERLAP_WAIT &&
+             o->rows[i].recommendation != AN_RECOMMEND_SLOW_MID_STEP;
+  }
+  if (!slow || other) return NULL;
+  return "Slow mid-step rows run above their floor at the step's later collectives while its "
+         "first collectives, where a late rank's arrival lands, ran at theirs (What to try "
+         "first: find why, e.g. compute kernels sharing the GPU with them, the link, ranks "
+         "drifting apart): not headroom, and no late rank to find.";
 }
 
 char *rp_overlap_shared_compute_text(const an_overlap_stage *o) {

@@ -160,6 +160,10 @@ char *rp_overlap_restructure_text(const an_overlap_stage *o);
  * there says "item N" rather than repeating the item (brief 9 defect 4). */
 size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row);
 char *rp_overlap_wait_unknown_text(const an_overlap_stage *o);
+
+/* The note under a stage's table when its only wait rows say "slow mid-step (wait)"
+ * (deviation O22), else NULL: those rows are no late rank's wait. Static text. */
+const char *rp_overlap_slow_mid_step_text(const an_overlap_stage *o);
 char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),

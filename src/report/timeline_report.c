@@ -71,13 +71,18 @@ void rp_floor_from(char *buf, size_t cap, const an_collective_time *c) {
     add_text(buf, cap, &len, " (no like message as large took less; fastest %.3g GB/s)",
              c->floor_gbps);
   floor_source(buf, cap, &len, c);
-  size_t lone = c->alone - c->few - c->unsized;
+  size_t lone = c->alone - c->few - c->unsized - c->latency_bound;
   if (c->few)
     add_text(buf, cap, &len, "; %zu with too few like instances (collectives.floor_min_instances)",
              c->few);
   if (c->unsized)
     add_text(buf, cap, &len, "; %zu with no message size nor step position to compare by",
              c->unsized);
+  if (c->latency_bound)
+    add_text(buf, cap, &len,
+             "; %zu floored by a latency-bound message that took over the "
+             "ratio collectives.latency_floor_max_ratio x the fixed cost (it waited too)",
+             c->latency_bound);
   if (lone) add_text(buf, cap, &len, "; %zu alone", lone);
   if (c->alone) add_text(buf, cap, &len, ": wait unknown");
 }
@@ -156,6 +161,8 @@ static bool account_json(cJSON *o, const an_time_account *a, size_t causes_cap) 
          add_us(o, "collective_us", a->collective_ns) &&
          add_us(o, "collective_wait_us", a->collective_wait_ns) &&
          add_us(o, "first_collective_wait_us", a->first_collective_wait_ns) &&
+         add_us(o, "first_collective_us", a->first_collective_ns) &&
+         add_us(o, "first_collective_unknown_us", a->first_collective_unknown_ns) &&
          cJSON_AddNumberToObject(o, "kernels", (double)a->n_kernels) &&
          cJSON_AddNumberToObject(o, "gaps", (double)a->n_gaps) &&
          add_us(o, "median_gap_us", a->median_gap_ns) &&
@@ -203,6 +210,7 @@ static cJSON *collective_json(const an_collective_time *c) {
             cJSON_AddNumberToObject(o, "alone", (double)c->alone) &&
             cJSON_AddNumberToObject(o, "few", (double)c->few) &&
             cJSON_AddNumberToObject(o, "unsized", (double)c->unsized) &&
+            cJSON_AddNumberToObject(o, "latency_bound", (double)c->latency_bound) &&
             add_us(o, "unknown_us", c->unknown_ns) && floor_from_json(o, c);
   if (ok) return o;
   cJSON_Delete(o);
@@ -860,7 +868,15 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
   if (at_first)
     snprintf(late, sizeof late,
              "the first collective of each step waits (other ranks arriving late): %s", first);
-  else
+  else if (it->first_unknown_us > 0) { /* O22: where a late rank lands, unmeasured */
+    char u[32];
+    rp_fmt_ms(u, sizeof u, it->first_unknown_us);
+    snprintf(late, sizeof late,
+             "the first collective of each step, where other ranks' late arrival lands, has "
+             "no floor (%s ms/step whose split into transfer and wait is unknown), so a late "
+             "rank is not ruled out",
+             u);
+  } else
     snprintf(late, sizeof late, /* a first instance's floor may be unknown (too few like) */
              "no wait is measured at the first collective of a step");
   if (it->rank_measured)

@@ -1226,7 +1226,7 @@ static char *collective_trace_in(const char *coll, const char *ctx, const char *
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
         "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d,\"In msg nelems\":4096,"
+        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d,\"In msg nelems\":1048576,"
         "\"Group size\":2,\"dtype\":\"Float\"}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
         "\"dur\":80,\"args\":{\"stream\":7}}",
@@ -1339,7 +1339,7 @@ static char *nested_collectives(int n, const char *const *outers, const char *co
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" SENDRECV
         "\",\"pid\":0,\"tid\":7,"
         "\"ts\":%.1f,\"dur\":%d,\"args\":{\"stream\":7,\"correlation\":%d,\"In msg nelems\":"
-        "4096,\"Group size\":2,\"dtype\":\"Float\"}}",
+        "1048576,\"Group size\":2,\"dtype\":\"Float\"}}",
         i ? "," : "", t, t + 100, outer_cat, outers[i], t + 5, ops[i], t + 10, t + 20, 300 + i,
         t + 1200, durs[i], 300 + i);
   }

@@ -194,6 +194,13 @@ typedef struct te_list_map {
   X(collectives_floor_min_instances, "collectives.floor_min_instances", INT, 2, 1000000, 0, NULL,  \
     "a floor needs this many like instances in its group; with fewer, an instance's split into "   \
     "transfer and wait is unknown")                                                                \
+  X(collectives_latency_bound_bytes, "collectives.latency_bound_bytes", NUMBER, 0, 1e15, 0, NULL,  \
+    "a message under this many bytes is latency-bound: its time is the fixed cost, not a "         \
+    "transfer of its bytes")                                                                       \
+  X(collectives_latency_floor_max_ratio, "collectives.latency_floor_max_ratio", NUMBER, 1, 1e6, 0, \
+    NULL,                                                                                          \
+    "a floor set by a latency-bound instance that took more than this times collectives."          \
+    "latency_us waited itself: the wait of the instances it floors is unknown")                    \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
