@@ -1396,12 +1396,27 @@ typedef enum an_rank_verdict {
 
 /* Where the straggler's delay comes from, by comparing it with the group's other ranks
  * step by step (no clocks compared): a longer compute (GPU), or a step annotation that
- * starts late against the collective every rank ends together (host). */
+ * starts late against the collective every rank ends together (host); or, from the
+ * imbalance table, more work than its peers in a few kernel families while the rest of its
+ * kernels keep pace (imbalance: the sharding plan or the input split gives it more). */
 typedef enum an_rank_cause {
   AN_CAUSE_UNKNOWN = 0, /* steps unknown, or neither explains ranks.cause_min_share_pct */
   AN_CAUSE_HOST = 1,
-  AN_CAUSE_GPU = 2
+  AN_CAUSE_GPU = 2,
+  AN_CAUSE_IMBALANCE = 3
 } an_rank_cause;
+
+/* A kernel family the straggler runs longer than its peers (rank_excess.c): the kernels
+ * of one finer kind (embedding, sort, ...), or one kernel when its kind is only its
+ * category (a copy direction, a GEMM). Times are the family's kernel time over the stage
+ * on the straggler and the median of the others'. */
+typedef struct an_rank_excess {
+  const char *family; /* the kind, or the kernel's canonical name when is_kernel */
+  bool is_kernel;
+  const char *category; /* its kernel category */
+  double straggler_us, peers_us;
+  double per_step_us; /* (straggler_us - peers_us) per counted step; the total without steps */
+} an_rank_excess;
 
 /* The part of the others' wait for the straggler spent in the collectives of one
  * launch-context family (read from the group's first rank's launches). */
@@ -1464,6 +1479,12 @@ typedef struct an_rank_group {
    * the others' medians */
   an_rank_cause cause;
   double delay_per_step_us, extra_compute_per_step_us, host_late_per_step_us;
+  /* the kernel families of the imbalance table the straggler runs longer (most first) and
+   * their summed excess per step: the work it carries beyond its peers; empty unless it is
+   * the straggler of the group */
+  size_t n_excess;
+  const an_rank_excess *excess;
+  double excess_per_step_us;
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than

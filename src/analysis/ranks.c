@@ -919,6 +919,8 @@ static bool stage_report(an_rank_owner *o, an_rank_part *const *parts, size_t n,
   rep->groups = groups;
   rep->n_groups = ng;
   if (ok) ok = imbalance(o, parts, rows, n, ng, rules, rep);
+  if (ok)
+    ok = an_rank_excess_cause(o, parts, n, rules, groups, ng, rep->imbalance, rep->n_imbalance);
   return ok;
 }
 

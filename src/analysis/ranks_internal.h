@@ -64,4 +64,13 @@ bool an_rank_match_stage(an_rank_owner *o, an_rank_part *const *parts, size_t n,
                          const te_rules *rules, an_rank_row *rows, an_rank_group **groups,
                          size_t *n_groups);
 
+/* The families of the imbalance rows imb[0..n_imb) each straggler of groups[0..n_groups)
+ * runs longer, their excess over its peers, and the cause they make (rank_excess.c):
+ * work imbalance when that excess explains ranks.cause_min_share_pct of its delay and its
+ * other kernels keep pace. parts[0..n) as for an_rank_match_stage. false when out of
+ * memory. */
+bool an_rank_excess_cause(an_rank_owner *o, an_rank_part *const *parts, size_t n,
+                          const te_rules *rules, an_rank_group *groups, size_t n_groups,
+                          const an_imbalance_row *imb, size_t n_imb);
+
 #endif

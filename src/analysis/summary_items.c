@@ -275,7 +275,9 @@ static const an_rank_group *tables_rank_group(const sm_ctx *c) {
  * of g (in the stage's Ranks section) whose longest rank is the straggler; the one with
  * the most excess goes on the item, with their count and summed excess. */
 static void straggler_imbalance(const sm_ctx *c, const an_rank_group *g, an_summary_item *it) {
-  if (!g || g->verdict != AN_RANK_STRAGGLER || g->extra_compute_per_step_us <= 0) return;
+  if (!g || g->verdict != AN_RANK_STRAGGLER ||
+      (g->extra_compute_per_step_us <= 0 && g->cause != AN_CAUSE_IMBALANCE))
+    return;
   for (size_t i = 0; i < c->rep->n_ranks; i++) {
     const an_rank_report *rr = &c->rep->ranks[i];
     if (g < rr->groups || g >= rr->groups + rr->n_groups) continue;
@@ -357,6 +359,13 @@ void sm_wait_items(sm_ctx *c) {
   /* the basis quotes what the ranks read lose to one another (rank_wait_basis): the item
    * claims no more than that evidence, even where unread ranks may add to it */
   if (loss > 0 && us > loss) us = loss;
+  /* where a sampled trace dropped collectives its peers ran, the matched ones understate
+   * the wait (the rest fell in the dropped instances); the work the straggler carries
+   * beyond its peers (the Ranks section's excess families, its cause) bounds what
+   * rebalancing it wins */
+  if (measured && rg->cause == AN_CAUSE_IMBALANCE && rg->n_dropped && rg->dropped_sampled &&
+      rg->excess_per_step_us > us)
+    us = rg->excess_per_step_us;
   if (us > coll) us = coll;
   double first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   /* decided whether or not the item clears the share bar: the rows tell it too */

@@ -104,6 +104,23 @@ static double tidy(double us) { return us > -0.5 && us < 0.5 ? 0 : us; }
 static int cause_text(FILE *f, const an_rank_group *g) {
   if (fputs(". Cause: ", f) == EOF || fputs(rp_rank_cause(g->cause), f) == EOF) return -1;
   if (!g->n_steps) return fputs(" (no steps to compare)", f) == EOF ? -1 : 0;
+  char ex[RP_RANK_EXCESS_BYTES];
+  if (g->cause == AN_CAUSE_IMBALANCE &&
+      (fputs(": it runs more work than the others in the imbalance table's kernel families, ", f) ==
+           EOF ||
+       rp_md_ms(f, g->excess_per_step_us, false) ||
+       fprintf(f,
+               " ms per step in all: %s (rank %ld against the others' median); the lever is "
+               "the split of work across the ranks (sharding plan, input sizes)",
+               rp_rank_excess(g, 3, ex, sizeof ex), g->straggler) < 0))
+    return -1;
+  if (g->cause == AN_CAUSE_IMBALANCE && g->n_dropped && g->dropped_sampled)
+    return fputs(
+               "; a sampled trace of the group dropped collectives its peers ran, so its "
+               "compute and host times per step are not compared",
+               f) == EOF
+               ? -1
+               : 0;
   if (g->n_dropped && g->dropped_sampled)
     return fputs(
                " (a sampled trace of the group dropped collectives its peers ran, and so "
@@ -111,7 +128,8 @@ static int cause_text(FILE *f, const an_rank_group *g) {
                f) == EOF
                ? -1
                : 0;
-  if (fputs(": it arrives ", f) == EOF || rp_md_ms(f, g->delay_per_step_us, false) ||
+  if (fputs(g->cause == AN_CAUSE_IMBALANCE ? "; it arrives " : ": it arrives ", f) == EOF ||
+      rp_md_ms(f, g->delay_per_step_us, false) ||
       fputs(" ms late per step; its step starts on the host ", f) == EOF ||
       rp_md_ms(f, tidy(g->host_late_per_step_us), true) ||
       fputs(" ms after the others' and its compute differs from theirs by ", f) == EOF ||
@@ -318,6 +336,25 @@ static bool dropped_json(cJSON *o, const an_rank_group *g) {
          cJSON_AddNumberToObject(d, "us", r3(g->dropped_us));
 }
 
+/* The families the straggler runs longer than its peers, and their summed excess. */
+static bool excess_json(cJSON *o, const an_rank_group *g) {
+  cJSON *a = cJSON_AddArrayToObject(o, "excess");
+  for (size_t i = 0; a && i < g->n_excess; i++) {
+    const an_rank_excess *x = &g->excess[i];
+    cJSON *e = cJSON_CreateObject();
+    if (!e) return false;
+    cJSON_AddItemToArray(a, e);
+    if (!cJSON_AddStringToObject(e, "family", x->family) ||
+        !cJSON_AddBoolToObject(e, "is_kernel", x->is_kernel) ||
+        !nullable_string(e, "category", x->category) ||
+        !cJSON_AddNumberToObject(e, "straggler_us", r3(x->straggler_us)) ||
+        !cJSON_AddNumberToObject(e, "peers_us", r3(x->peers_us)) ||
+        !cJSON_AddNumberToObject(e, "per_step_us", r3(x->per_step_us)))
+      return false;
+  }
+  return a && cJSON_AddNumberToObject(o, "excess_per_step_us", r3(g->excess_per_step_us));
+}
+
 /* The straggler's evidence and cause. */
 static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
   return cJSON_AddNumberToObject(o, "last_arrival_pct", r3(g->last_arrival_pct)) &&
@@ -334,6 +371,7 @@ static bool group_evidence_json(cJSON *o, const an_rank_group *g) {
          cJSON_AddNumberToObject(o, "extra_compute_per_step_us",
                                  r3(g->extra_compute_per_step_us)) &&
          cJSON_AddNumberToObject(o, "host_late_per_step_us", r3(g->host_late_per_step_us)) &&
+         excess_json(o, g) &&
          cJSON_AddNumberToObject(o, "count_mismatches", (double)g->n_count_mismatch) &&
          nullable_string(o, "mismatch_kernel", g->mismatch_kernel) &&
          cJSON_AddNumberToObject(o, "mismatch_min", (double)g->mismatch_min) &&

@@ -168,7 +168,8 @@ char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler
- * ("host", "GPU", "unknown"; JSON ids lower-case), how a group was found (words, and
+ * ("host", "GPU", "work imbalance", "unknown"; JSON ids "host", "gpu", "imbalance",
+ * "unknown"), how a group was found (words, and
  * JSON ids "pg-args", "group-size", "tp-group", "co-moving", "all-ranks"). */
 const char *rp_rank_verdict(an_rank_verdict v);
 const char *rp_rank_verdict_id(an_rank_verdict v);
@@ -176,6 +177,10 @@ const char *rp_rank_cause(an_rank_cause c);
 const char *rp_rank_cause_id(an_rank_cause c);
 const char *rp_rank_group_source(an_rank_group_source s);
 const char *rp_rank_group_source_id(an_rank_group_source s);
+/* The straggler's first `max` families of excess work (an_rank_excess) in words, into b;
+ * returns b ("" when it has none). */
+#define RP_RANK_EXCESS_BYTES 640
+const char *rp_rank_excess(const an_rank_group *g, size_t max, char *b, size_t cap);
 
 /* The change words of a diff's overlap row that came or went though its work did not: its
  * kernel runs in both runs ("now an overlap row (ran before too)"), or a renamed group

@@ -295,6 +295,9 @@ static const char *rank_wait_action(const an_rank_group *g) {
     return "Make the straggler start its steps on time: its host is late";
   if (g->cause == AN_CAUSE_GPU)
     return "Make the straggler's GPU work keep up: its compute runs longer";
+  if (g->cause == AN_CAUSE_IMBALANCE)
+    return "Rebalance the work across the ranks (the sharding plan, expert placement or "
+           "batch split): the straggler's kernels run longer than its peers'";
   return "Find why the straggler arrives late";
 }
 
@@ -636,7 +639,18 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
     char late[32], comp[32];
     signed_ms(late, sizeof late, g->host_late_per_step_us);
     signed_ms(comp, sizeof comp, g->extra_compute_per_step_us);
-    if (g->n_steps && g->n_dropped && g->dropped_sampled)
+    char ex[RP_RANK_EXCESS_BYTES], all[32];
+    rp_fmt_ms(all, sizeof all, g->excess_per_step_us);
+    if (g->n_steps && g->cause == AN_CAUSE_IMBALANCE)
+      snprintf(
+          b, cap,
+          "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
+          "their GPU time%s%s (cause work imbalance: it runs %s ms/step more than the "
+          "others' median in the imbalance table's kernel families: %s)",
+          grp, g->straggler, lost, each,
+          g->n_dropped && g->dropped_sampled ? " in the collectives every rank's trace kept" : "",
+          all, rp_rank_excess(g, 3, ex, sizeof ex));
+    else if (g->n_steps && g->n_dropped && g->dropped_sampled)
       snprintf(b, cap,
                "the Ranks section: in ranks %s the others wait for rank %ld, %s ms/step of "
                "their GPU time%s in the collectives every rank's trace kept (cause unknown: a "
@@ -827,7 +841,8 @@ static bool wait_rows_text(const an_summary_item *it, bool first, char *b, size_
 /* Who the wait is for, with the imbalance the straggler shows and whether ranks are unread. */
 static void wait_who(const an_summary_item *it, char *who, size_t cap) {
   rank_wait_basis(it->rank_group, who, cap);
-  if (it->imbalance) {
+  /* a work-imbalance cause names its families already */
+  if (it->imbalance && it->rank_group->cause != AN_CAUSE_IMBALANCE) {
     const an_imbalance_row *im = it->imbalance;
     char mx[32], mn[32], all[32];
     rp_fmt_ms(mx, sizeof mx, im->max_us);

@@ -21,7 +21,10 @@ It checks from the JSON report alone:
     wait      <= the stage's collective time, and the bound <= the collectives' wait, or
                  on a directory <= what one rank of the tables' rank's group loses per step
                  to late arrivals (its Ranks section: a straggler or spread verdict, the
-                 group named or every rank of the run read);
+                 group named or every rank of the run read), or, where a sampled trace of
+                 a group whose cause is work imbalance dropped collectives, <= the work the
+                 straggler carries beyond its peers (the group's excess families, each
+                 its straggler's time less its peers' over the steps);
     chain     <= the summed in-step time of its kernels;
     folded    == the summed in-step time of its kernels (two at least), and the bound at
                  most that less the largest one (which the fused kernel still spends);
@@ -84,12 +87,28 @@ def rank_loss_each(rep, stage):
                 continue
             g = sec["groups"][row["group"]]
             partial = g["source"] == "all-ranks" and rep["limits"]["ranks_expected"] > len(g["ranks"])
-            imbalance = g["verdict"] == "straggler" and g.get("extra_compute_per_step_us", 0) > 0 and any(
+            imbalance = g["verdict"] == "straggler" and (
+                g.get("extra_compute_per_step_us", 0) > 0 or g.get("cause") == "imbalance") and any(
                 x["group"] == row["group"] and x["max_rank"] == g["straggler"]
                 for x in sec.get("imbalance", []))
             if g["verdict"] in ("straggler", "spread") and (not partial or imbalance) and len(g["ranks"]) > 1:
-                return g["lost_per_step_us"] / (len(g["ranks"]) - 1)
+                return max(g["lost_per_step_us"] / (len(g["ranks"]) - 1), sampled_excess(g))
     return 0
+
+
+def sampled_excess(g):
+    """The work a straggler carries beyond its peers per step (its excess families, each
+    checked against its own figures), where that bounds a wait item: the cause is work
+    imbalance and a sampled trace dropped collectives the matched ones then miss; else 0."""
+    dropped = g.get("dropped") or {}
+    if g.get("cause") != "imbalance" or not dropped.get("sampled"):
+        return 0
+    steps = max(g.get("steps", 0), 1)
+    for x in g["excess"]:
+        if abs(x["per_step_us"] - (x["straggler_us"] - x["peers_us"]) / steps) > 2 * EPS:
+            return 0
+    total = sum(x["per_step_us"] for x in g["excess"])
+    return total if abs(total - g["excess_per_step_us"]) <= EPS * max(1, len(g["excess"])) else 0
 
 
 def basis_limit(item, stage, fail, rep=None):
@@ -135,7 +154,7 @@ def quoted_loss(rep, stage):
             if row["path"] == formal[0]:
                 g = sec["groups"][row["group"]]
                 if g["verdict"] in ("straggler", "spread") and len(g["ranks"]) > 1:
-                    return g["lost_per_step_us"] / (len(g["ranks"]) - 1)
+                    return max(g["lost_per_step_us"] / (len(g["ranks"]) - 1), sampled_excess(g))
     return 0
 
 

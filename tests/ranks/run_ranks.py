@@ -321,11 +321,19 @@ def generated(triage, source):
             rows = rep["ranks"][0]["imbalance"]
             check(rows and all(r["max_rank"] == 2 for r in rows),
                   f"moe: imbalance rows {[(r['kernel'], r['max_rank']) for r in rows]}, want hot rank 2")
-            # the imbalance is the straggler's cause: the wait item's action is to rebalance,
-            # with the kernel and the ranks as evidence (review-1 defect 6)
+            # the imbalance is the straggler's cause (work imbalance: the MoE kernel runs
+            # longer on it, its other kernels keep pace): the wait item's action is to
+            # rebalance, with the kernel family and its figures as evidence (review-1 defect 6)
+            g = rep["ranks"][0]["groups"][0]
+            ex = g["excess"]
+            check(g["cause"] == "imbalance" and ex and ex[0]["family"] == "fused_moe_kernel"
+                  and ex[0]["straggler_us"] > ex[0]["peers_us"] > 0
+                  and near(g["excess_per_step_us"], sum(x["per_step_us"] for x in ex), 0.001, 0.01),
+                  f"moe: cause {g['cause']}, excess {ex}")
             waits = [it for it in rep["summary"] if it["kind"] == "wait"]
             check(waits and waits[0]["action_text"].startswith("Rebalance the work")
-                  and "on rank 2 `fused_moe_kernel`" in waits[0]["basis_text"],
+                  and "cause work imbalance" in waits[0]["basis_text"]
+                  and "`fused_moe_kernel`" in waits[0]["basis_text"],
                   f"moe: wait items {[(it['action_text'][:40], it['basis_text'][-120:]) for it in waits]}")
         check_spread(triage, gen, tmp)
         check_conflict(triage, gen, tmp)
@@ -399,12 +407,23 @@ def shared(triage, source):
               f"hta: groups {g}")
         # the sampler dropped instances on each rank (session 9 gap 2): rank 0 lacks the
         # 90.8 ms pooled all-to-all backward rank 1 runs in step 2; it is named, matched with
-        # nothing (no one's wait), and compute and host times of sampled ranks name no cause
+        # nothing (no one's wait), and compute and host times of sampled ranks are not
+        # compared
         dr = g[0]["dropped"] if g else None
         check(dr and dr["sampled"] and dr["rank"] == 0 and dr["ran_on"] == 1 and dr["step"] == 2
               and dr["backward"] and dr["context"] == "pooled embedding exchange"
-              and near(dr["us"], 90771, 0.001, 1) and g[0]["cause"] == "unknown",
-              f"hta: dropped {dr}, cause {g[0]['cause'] if g else None}")
+              and near(dr["us"], 90771, 0.001, 1) and g[0]["extra_compute_per_step_us"] == 0,
+              f"hta: dropped {dr}, extra compute {g[0]['extra_compute_per_step_us'] if g else None}")
+        # ... but the imbalance table names the cause by mechanism (brief 10 defect 1): rank 1
+        # runs the embedding (TBE) family 1.7x rank 0's time (its forward lookup 2.5x) and
+        # 15x the pinned HtoD copies: work imbalance, the sharding plan's split
+        ex = {x["family"]: x for x in g[0]["excess"]} if g else {}
+        emb, htod = ex.get("embedding"), ex.get("Memcpy HtoD (Pinned -> Device)")
+        check(g and g[0]["cause"] == "imbalance" and emb and not emb["is_kernel"]
+              and g[0]["excess"][0]["family"] == "embedding"
+              and near(emb["straggler_us"], 125330, 0.001, 1) and near(emb["peers_us"], 72278, 0.001, 1)
+              and htod and htod["is_kernel"] and htod["straggler_us"] > 14 * htod["peers_us"],
+              f"hta: cause {g[0]['cause'] if g else None}, excess {g[0]['excess'] if g else None}")
         check(dr and sum(r["lacks"] for r in rep["ranks"][0]["rows"]) == dr["instances"]
               and rep["ranks"][0]["rows"][0]["lacks"] > 0,
               f"hta: lacks by rank {[r['lacks'] for r in rep['ranks'][0]['rows']]} against {dr}")
@@ -423,10 +442,20 @@ def shared(triage, source):
         check(waits and all(f"wait for rank {g[0]['straggler']}" in it["basis_text"]
                             and "ranks not read" in it["basis_text"]
                             and "ms/step each" not in it["basis_text"]  # one other rank
-                            and "dropped collectives" in it["basis_text"]
+                            and "every rank's trace kept" in it["basis_text"]
+                            and "cause work imbalance" in it["basis_text"]
+                            and it["action_text"].startswith("Rebalance the work")
                             and it["action_id"] == "rank_skew"
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
+        # the matched collectives miss what the sampler dropped: the bound is the work rank 1
+        # carries beyond rank 0 (the excess families), above the matched wait, and the item
+        # ranks by it, ahead of the host items (brief 10 defect 1)
+        check(waits and near(waits[0]["bound_us_per_step"], g[0]["excess_per_step_us"], 0.001, 0.01)
+              and waits[0]["bound_us_per_step"] > g[0]["lost_per_step_us"]
+              and rep["summary"][0] is waits[0],
+              f"hta: wait bound {waits[0]['bound_us_per_step'] if waits else None}, first item "
+              f"{rep['summary'][0]['action_id'] if rep['summary'] else None}")
         # a TorchRec + DDP job: the loss is told by what its SendRecv instances do, the
         # families the overlap table splits them by, and they add up to the loss per step
         ctx = g[0]["wait_contexts"]

@@ -1,0 +1,185 @@
+/* analysis/rank_excess.c - the work a straggler carries beyond its peers, read from the
+ * imbalance table by mechanism (ranks_internal.h; docs/scale-out.md "How the Ranks section
+ * decides").
+ *
+ * The imbalance rows whose longest rank is a group's straggler name the kernels it runs
+ * longer. Their families (the kernel kind: every embedding kernel together, every sort;
+ * a kernel whose kind is only its category stands alone, e.g. one copy direction) are
+ * compared whole across the group, each member's family time against the straggler's: a
+ * sharding plan that gives one rank bigger tables moves work between kernel variants
+ * (weighted and unweighted lookups), so a family nets out what one kernel alone would
+ * overstate. The straggler's excess over the others' median is the work it carries.
+ *
+ * Work imbalance is the cause when that excess explains ranks.cause_min_share_pct of how
+ * late the straggler arrives and the straggler's other kernels keep pace with its peers'
+ * (within ranks.imbalance_pct): a GPU that is slow at everything is a GPU cause, not an
+ * imbalance. It is read from kernel totals, so it holds where per-step compute cannot be
+ * compared (a sampled trace that dropped collectives its peers ran).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ranks_internal.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+/* A kernel family: a finer kind, or one kernel. */
+typedef struct family {
+  const char *key; /* the kind (the rules' string) or the canonical name (a part's) */
+  bool is_kernel;
+  const char *category;
+} family;
+
+static family family_of(const te_rules *rules, const an_rank_kernel *k) {
+  const char *kind = te_rules_kind(rules, "kernel", k->name);
+  bool finer = kind && k->category && *k->category && strcmp(kind, k->category) != 0;
+  return (family){finer ? kind : k->name, !finer, k->category};
+}
+
+static bool same_family(const family *a, const family *b) {
+  return a->is_kernel == b->is_kernel && strcmp(a->key, b->key) == 0;
+}
+
+/* The family's kernel time on p (communication left out: waits, not work). */
+static double family_us(const te_rules *rules, const an_rank_part *p, const family *f) {
+  double t = 0;
+  for (size_t k = 0; k < p->names.n; k++) {
+    if (p->kern[k].cls == AN_RANK_COMM) continue;
+    family x = family_of(rules, &p->kern[k]);
+    if (same_family(&x, f)) t += p->kern[k].total_us;
+  }
+  return t;
+}
+
+static double median_of(double *v, size_t n) {
+  ut_sort_f64(v, n);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The stage's parts of group g's ranks (parts are by rank), into members; false when one
+ * is missing. */
+static bool members_of(an_rank_part *const *parts, size_t n, const an_rank_group *g,
+                       size_t *members) {
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    size_t i = 0;
+    while (i < n && parts[i]->rank != g->ranks[r]) i++;
+    if (i == n) return false;
+    members[r] = i;
+  }
+  return true;
+}
+
+/* What the families of g's imbalance rows weigh: per family, the straggler's time against
+ * its peers' median; the straggler's other work and its peers' median of theirs. */
+typedef struct weigh {
+  an_rank_excess *v;
+  size_t n, cap;
+  double rest_s, rest_peers; /* the work outside every family kept */
+} weigh;
+
+/* Adds family f of g (member s the straggler) unless counted already; false when out of
+ * memory. */
+static bool add_family(an_rank_owner *o, an_rank_part *const *parts, const size_t *mem,
+                       const an_rank_group *g, size_t s, const family *f, const te_rules *rules,
+                       double *scratch, weigh *w) {
+  for (size_t i = 0; i < w->n; i++)
+    if (same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, f)) return true;
+  double mine = 0;
+  size_t m = 0;
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    double in = family_us(rules, parts[mem[r]], f);
+    if (r == s)
+      mine = in;
+    else
+      scratch[m++] = in;
+  }
+  double peers = median_of(scratch, m);
+  if (mine <= peers) return true;
+  an_rank_excess *v = ut_grow(w->v, &w->cap, w->n + 1, sizeof *v);
+  if (!v) return false;
+  w->v = v;
+  const char *key = an_strtab_cstr(o->strings, f->key);
+  const char *cat = f->category ? an_strtab_cstr(o->strings, f->category) : NULL;
+  if (!key || (f->category && !cat)) return false;
+  size_t steps = g->n_steps ? g->n_steps : 1;
+  v[w->n++] = (an_rank_excess){key, f->is_kernel, cat, mine, peers, (mine - peers) / (double)steps};
+  return true;
+}
+
+/* The straggler's and its peers' (median) work outside the families kept. */
+static void rest_of(an_rank_part *const *parts, const size_t *mem, const an_rank_group *g, size_t s,
+                    const te_rules *rules, double *scratch, weigh *w) {
+  size_t m = 0;
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    const an_rank_part *p = parts[mem[r]];
+    double rest = 0;
+    for (size_t k = 0; k < p->names.n; k++) {
+      if (p->kern[k].cls == AN_RANK_COMM) continue;
+      family x = family_of(rules, &p->kern[k]);
+      bool kept = false;
+      for (size_t i = 0; i < w->n && !kept; i++)
+        kept = same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, &x);
+      if (!kept) rest += p->kern[k].total_us;
+    }
+    if (r == s)
+      w->rest_s = rest;
+    else
+      scratch[m++] = rest;
+  }
+  w->rest_peers = median_of(scratch, m);
+}
+
+static int cmp_excess(const void *pa, const void *pb) {
+  const an_rank_excess *a = pa, *b = pb;
+  if (a->per_step_us != b->per_step_us) return a->per_step_us > b->per_step_us ? -1 : 1;
+  return strcmp(a->family, b->family);
+}
+
+/* The excess and cause of group gi (of groups). false when out of memory. */
+static bool group_excess(an_rank_owner *o, an_rank_part *const *parts, size_t n,
+                         const te_rules *rules, an_rank_group *groups, size_t gi,
+                         const an_imbalance_row *imb, size_t n_imb) {
+  an_rank_group *g = &groups[gi];
+  if (g->verdict != AN_RANK_STRAGGLER || g->n_ranks < 2) return true;
+  size_t *mem = malloc(g->n_ranks * sizeof *mem);
+  double *scratch = malloc(g->n_ranks * sizeof *scratch);
+  weigh w = {0};
+  size_t s = 0;
+  bool ok = mem && scratch && members_of(parts, n, g, mem);
+  while (ok && g->ranks[s] != g->straggler) s++;
+  for (size_t i = 0; ok && i < n_imb; i++) {
+    const an_imbalance_row *x = &imb[i];
+    if (x->group != gi || x->max_rank != g->straggler) continue;
+    long k = ut_strmap_find(&parts[mem[s]]->names, x->kernel, strlen(x->kernel));
+    if (k < 0) continue;
+    family f = family_of(rules, &parts[mem[s]]->kern[k]);
+    ok = add_family(o, parts, mem, g, s, &f, rules, scratch, &w);
+  }
+  if (ok && w.n) {
+    rest_of(parts, mem, g, s, rules, scratch, &w);
+    qsort(w.v, w.n, sizeof *w.v, cmp_excess);
+    for (size_t i = 0; i < w.n; i++) g->excess_per_step_us += w.v[i].per_step_us;
+    ok = an_rank_own(o, w.v);
+    g->excess = w.v;
+    g->n_excess = w.n;
+    w.v = NULL;
+    const te_settings *set = te_rules_settings(rules);
+    /* the rest of its work keeps pace: not a GPU slow at everything */
+    bool pace = w.rest_s <= w.rest_peers * (1 + set->ranks_imbalance_pct / 100);
+    double bar = g->delay_per_step_us * set->ranks_cause_min_share_pct / 100;
+    if (ok && pace && g->n_steps && g->cause != AN_CAUSE_HOST && g->excess_per_step_us >= bar)
+      g->cause = AN_CAUSE_IMBALANCE;
+  }
+  free(w.v);
+  free(mem);
+  free(scratch);
+  return ok;
+}
+
+bool an_rank_excess_cause(an_rank_owner *o, an_rank_part *const *parts, size_t n,
+                          const te_rules *rules, an_rank_group *groups, size_t n_groups,
+                          const an_imbalance_row *imb, size_t n_imb) {
+  for (size_t g = 0; g < n_groups; g++)
+    if (!group_excess(o, parts, n, rules, groups, g, imb, n_imb)) return false;
+  return true;
+}
