@@ -1334,3 +1334,160 @@ bool fe_parse_event(const fe_chunk *ch, size_t off, bool sampling, fe_event *ev,
   if (shapes) shapes_learn(ch->shapes, ch->buf, off, *end, &rec);
   return true;
 }
+
+/* ------------------------------------------------------------------ reading ahead */
+
+enum { AF_NAME = 1, AF_NAME_BAD = 2, AF_CAT = 4, AF_PID = 8, AF_TID = 16, AF_ARGNAME = 32 };
+
+/* s as a span of the chunk; false when it lies elsewhere (a container written anew into
+ * the scratch, a constant such as the "0" of a pid written -0). */
+static bool span_of(const fe_chunk *c, fe_text s, fe_span *out) {
+  if (!s.n) {
+    *out = (fe_span){0, 0};
+    return true;
+  }
+  uintptr_t a = (uintptr_t)c->buf, p = (uintptr_t)s.p;
+  if (p < a || p - a > c->len || s.n > c->len - (p - a)) return false;
+  *out = (fe_span){(uint32_t)(p - a), (uint32_t)s.n};
+  return true;
+}
+
+static bool ahead_room(fe_ahead_list *l, unsigned n_args) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 256;
+    fe_ahead_rec *v = realloc(l->v, cap * sizeof *v);
+    if (!v) return false;
+    l->v = v;
+    l->cap = cap;
+  }
+  if (l->cap_args - l->n_args < n_args) {
+    size_t cap = l->cap_args ? 2 * l->cap_args : 256;
+    fe_span *v = realloc(l->args, cap * sizeof *v);
+    if (!v) return false;
+    l->args = v;
+    l->cap_args = cap;
+  }
+  return true;
+}
+
+/* Appends the record of ev, read at [off, end). -1: out of memory; 0: not recordable
+ * (a text outside the chunk), nothing appended; 1: appended. */
+static int ahead_put(const fe_chunk *c, size_t off, size_t end, const fe_event *ev,
+                     fe_ahead_list *l) {
+  unsigned n_args = (unsigned)__builtin_popcount(ev->arg_mask);
+  if (!ahead_room(l, n_args)) return -1;
+  fe_ahead_rec *r = &l->v[l->n];
+  fe_span none = {0, 0};
+  r->name = r->cat = r->pid = r->tid = r->stream = r->argname = none;
+  bool ok = span_of(c, ev->ph, &r->ph);
+  if (ev->has_name) ok &= span_of(c, ev->name, &r->name);
+  if (ev->has_cat) ok &= span_of(c, ev->cat, &r->cat);
+  if (ev->has_pid) ok &= span_of(c, ev->pid, &r->pid);
+  if (ev->has_tid) ok &= span_of(c, ev->tid, &r->tid);
+  if (ev->stream_prio) ok &= span_of(c, ev->stream, &r->stream);
+  if (ev->has_argname) ok &= span_of(c, ev->argname, &r->argname);
+  fe_span *a = l->args + l->n_args;
+  for (uint32_t m = ev->arg_mask; m; m &= m - 1) ok &= span_of(c, ev->arg[__builtin_ctz(m)], a++);
+  if (!ok) return 0;
+  r->off = (uint32_t)off;
+  r->end = (uint32_t)end;
+  r->ts = ev->ts_state == F_OK ? ev->ts : 0.0; /* unset otherwise */
+  r->dur = ev->dur_state == F_OK ? ev->dur : 0.0;
+  r->ext = ev->ext;
+  r->corr = ev->corr;
+  r->arg_mask = ev->arg_mask;
+  r->arg_dropped = ev->arg_dropped;
+  r->args = (uint32_t)l->n_args;
+  r->ts_state = (uint8_t)ev->ts_state;
+  r->dur_state = (uint8_t)ev->dur_state;
+  r->stream_prio = (uint8_t)ev->stream_prio;
+  r->flags = (uint8_t)((ev->has_name ? AF_NAME : 0) | (ev->name_bad ? AF_NAME_BAD : 0) |
+                       (ev->has_cat ? AF_CAT : 0) | (ev->has_pid ? AF_PID : 0) |
+                       (ev->has_tid ? AF_TID : 0) | (ev->has_argname ? AF_ARGNAME : 0));
+  l->n++;
+  l->n_args += n_args;
+  return 1;
+}
+
+/* The '{' of the first object at or after from whose tokens before it are '}' and ','
+ * (c->len: none). */
+static size_t next_after_brace_comma(cur *c, size_t from) {
+  uint8_t b1 = 0, b2 = 0; /* the last two tokens' bytes */
+  size_t t;
+  seek(c, from);
+  while (next(c, &t)) {
+    uint8_t b = c->buf[t];
+    if (b == '{' && b1 == ',' && b2 == '}') return t;
+    b2 = b1;
+    b1 = b;
+  }
+  return c->len;
+}
+
+void fe_ahead_read(const fe_chunk *ch, size_t from, fe_ahead_list *out) {
+  out->n = out->n_args = 0;
+  if (ch->len > UINT32_MAX) return;
+  cur c = {ch->buf, ch->masks, ch->len, 0, 0, NULL, NULL, NULL};
+  size_t off = next_after_brace_comma(&c, from), end, t;
+  fe_event ev;
+  while (off < ch->len && fe_parse_event(ch, off, false, &ev, &end)) {
+    if (ahead_put(ch, off, end, &ev, out) < 0) return;
+    seek(&c, end);
+    if (!next(&c, &t) || c.buf[t] != ',' || !next(&c, &t) || c.buf[t] != '{') return;
+    off = t;
+  }
+}
+
+const fe_ahead_rec *fe_ahead_find(const fe_ahead_list *l, size_t *cursor, size_t off) {
+  size_t i = *cursor;
+  while (i < l->n && l->v[i].off < off) i++;
+  if (i == l->n || l->v[i].off != off) {
+    *cursor = i;
+    return NULL;
+  }
+  *cursor = i + 1;
+  return &l->v[i];
+}
+
+void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *r, const uint8_t *buf,
+                    fe_event *ev) {
+#define SPAN_TEXT(s) ((fe_text){(const char *)buf + (s).off, (s).n})
+  ev->ph = SPAN_TEXT(r->ph);
+  ev->name = SPAN_TEXT(r->name);
+  ev->cat = SPAN_TEXT(r->cat);
+  ev->pid = SPAN_TEXT(r->pid);
+  ev->tid = SPAN_TEXT(r->tid);
+  ev->stream = SPAN_TEXT(r->stream);
+  ev->argname = SPAN_TEXT(r->argname);
+  ev->has_name = r->flags & AF_NAME;
+  ev->name_bad = r->flags & AF_NAME_BAD;
+  ev->has_cat = r->flags & AF_CAT;
+  ev->has_pid = r->flags & AF_PID;
+  ev->has_tid = r->flags & AF_TID;
+  ev->has_argname = r->flags & AF_ARGNAME;
+  ev->ts_state = r->ts_state;
+  ev->dur_state = r->dur_state;
+  ev->ts = r->ts;
+  ev->dur = r->dur;
+  ev->ext = r->ext;
+  ev->corr = r->corr;
+  ev->stream_prio = r->stream_prio;
+  ev->arg_mask = r->arg_mask;
+  ev->arg_dropped = r->arg_dropped;
+  const fe_span *a = l->args + r->args;
+  for (uint32_t m = r->arg_mask; m; m &= m - 1) {
+    unsigned k = (unsigned)__builtin_ctz(m);
+    ev->arg[k] = SPAN_TEXT(*a);
+    ev->arg_memo[k] = (fe_memo){0, 0};
+    a++;
+  }
+#undef SPAN_TEXT
+  ev->sampling = false;
+  ev->n_args = ev->n_sample = 0;
+}
+
+void fe_ahead_list_free(fe_ahead_list *l) {
+  free(l->v);
+  free(l->args);
+  *l = (fe_ahead_list){0};
+}

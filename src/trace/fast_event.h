@@ -116,4 +116,54 @@ typedef struct fe_chunk {
  * just past its '}'. false: the byte scanner must read it. */
 bool fe_parse_event(const fe_chunk *c, size_t off, bool sampling, fe_event *ev, size_t *end);
 
+/* ------------------------------------------------------------------ reading ahead
+ *
+ * The inflate thread reads events ahead (source.h, tr_source_ahead_fn): it parses the
+ * events of a chunk's tail with its own shapes before handing the chunk over, as compact
+ * records the reader's thread takes instead of parsing those events itself. A record is
+ * what fe_parse_event gave for the '{' at its offset (not sampling), so an event taken
+ * from a record is read exactly as if parsed there; the reader only takes a record at the
+ * offset where it expects its next event, so a record of an object that is not an event
+ * (a guessed start, below) is never taken. */
+
+/* A text of the chunk: its offset and length. */
+typedef struct fe_span {
+  uint32_t off, n;
+} fe_span;
+
+/* One event read ahead: fe_event's fields the reader uses, its texts as spans of the
+ * chunk (an event with a text outside the chunk, such as a container written anew, is not
+ * recorded), the kept args' spans in fe_ahead_list.args from args on, in tr_arg order. */
+typedef struct fe_ahead_rec {
+  uint32_t off, end; /* the event's '{' and just past its '}' */
+  double ts, dur;
+  int64_t ext, corr;
+  uint32_t arg_mask, arg_dropped, args;
+  uint8_t ts_state, dur_state, stream_prio, flags;
+  fe_span ph, name, cat, pid, tid, stream, argname;
+} fe_ahead_rec;
+
+/* The records of one chunk, by offset. Owned by the caller; fe_ahead_list_free frees the
+ * arrays. */
+typedef struct fe_ahead_list {
+  fe_ahead_rec *v;
+  size_t n, cap;
+  fe_span *args;
+  size_t n_args, cap_args;
+} fe_ahead_list;
+
+/* Empties out, then records the events of the chunk from the first object at or after
+ * offset from that follows "}," (the likely next event; a guess, see above), each followed
+ * by ',' and the next '{', until one does not read or the chunk ends. Out of memory: stops
+ * (records are optional). */
+void fe_ahead_read(const fe_chunk *c, size_t from, fe_ahead_list *out);
+/* The record of the event at offset off, from *cursor on (records before off are passed
+ * over and *cursor moved past the one returned); NULL when none. */
+const fe_ahead_rec *fe_ahead_find(const fe_ahead_list *l, size_t *cursor, size_t off);
+/* *ev as fe_parse_event left it for rec's event in the chunk at buf (not sampling; no
+ * remembered containers). */
+void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *rec, const uint8_t *buf,
+                    fe_event *ev);
+void fe_ahead_list_free(fe_ahead_list *l);
+
 #endif

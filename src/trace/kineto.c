@@ -22,6 +22,7 @@
 #include "trace/trace.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,12 @@ typedef struct rd {
   lx_lexer lx;       /* the JSON text (lexer.h) */
   char *scratch;     /* FE_SCRATCH_BYTES for the fast path (fe_chunk) */
   fe_shapes *shapes; /* the event shapes the fast path learnt */
+  /* events read ahead on the inflate thread (NULL: none), and those of the chunk at
+   * ah_chunk - 1 (its offset; 0: none yet): the list (NULL: none) and the next record */
+  struct ahead *ahead;
+  uint64_t ah_chunk;
+  const fe_ahead_list *ah_list;
+  size_t ah_cursor;
   tr_trace *t;
   /* scratch */
   lx_buf key, ph, name, cat, pid, tid, stream, argname, argval, lc, catlc;
@@ -1409,6 +1416,55 @@ static void event_fast_end(rd *r, uint64_t index, const fe_event *ev) {
   event_keep(r, index, &k, ev->name_bad);
 }
 
+/* Reading ahead (source.h tr_source_ahead_fn, fast_event.h fe_ahead_read): the inflate
+ * thread's own shapes and scratch, and the events it read of each ring slot's chunk. It
+ * writes a slot's records before the reader gets the slot, and the reader reads them while
+ * it holds the slot, so the ring's hand-over (under its mutex) orders the two. */
+typedef struct ahead {
+  fe_shapes *shapes;
+  char *scratch;
+  fe_ahead_list slot[TR_SOURCE_RING];
+} ahead;
+
+/* tr_source_ahead_fn, on the inflate thread: the events of the last share of the chunk. */
+static void ahead_read(void *ctx, unsigned slot, const uint8_t *buf, size_t len,
+                       const tr_block_masks *masks, unsigned share) {
+  ahead *a = ctx;
+  fe_ahead_list *l = &a->slot[slot];
+  l->n = l->n_args = 0;
+  if (!share) return;
+  if (!a->shapes && !(a->shapes = fe_shapes_create())) return;
+  if (!a->scratch && !(a->scratch = malloc(FE_SCRATCH_BYTES))) return;
+  fe_chunk c = {buf, len, masks, a->scratch, FE_SCRATCH_BYTES, a->shapes};
+  fe_ahead_read(&c, len - (size_t)((uint64_t)len * share / TR_SOURCE_SHARE), l);
+}
+
+static void ahead_free(ahead *a) {
+  if (!a) return;
+  fe_shapes_destroy(a->shapes);
+  free(a->scratch);
+  for (unsigned i = 0; i < TR_SOURCE_RING; i++) fe_ahead_list_free(&a->slot[i]);
+  free(a);
+}
+
+/* The event at offset off of the lexer's chunk as the inflate thread read it ahead: *ev
+ * and *end as fe_parse_event would give them (not sampling). false: not read ahead. */
+static bool ahead_take(rd *r, size_t off, fe_event *ev, size_t *end) {
+  lx_lexer *x = &r->lx;
+  if (r->ah_chunk != x->chunk_off + 1) { /* a new chunk */
+    int slot = tr_source_slot(x->src);
+    r->ah_chunk = x->chunk_off + 1;
+    r->ah_list = slot >= 0 ? &r->ahead->slot[slot] : NULL;
+    r->ah_cursor = 0;
+  }
+  if (!r->ah_list) return false;
+  const fe_ahead_rec *rec = fe_ahead_find(r->ah_list, &r->ah_cursor, off);
+  if (!rec) return false;
+  fe_ahead_event(r->ah_list, rec, x->chunk, ev);
+  *end = rec->end;
+  return true;
+}
+
 /* The event at r->lx.p (its '{') through the fast path, when the chunk has masks. false: the
  * fast path did not take it and nothing changed. */
 static bool event_fast(rd *r) {
@@ -1421,10 +1477,13 @@ static bool event_fast(rd *r) {
   fe_event ev;
   size_t end;
   bool sampling = r->t->n_events < SAMPLE_EVENTS;
-  if (!fe_parse_event(&c, (size_t)(x->p - x->chunk), sampling, &ev, &end)) return false;
+  size_t off = (size_t)(x->p - x->chunk);
+  bool taken = !sampling && r->ahead && ahead_take(r, off, &ev, &end);
+  if (!taken && !fe_parse_event(&c, off, sampling, &ev, &end)) return false;
   uint64_t index = event_begin(r);
   x->p = x->chunk + end;
   r->t->n_fast++;
+  r->t->n_ahead += taken;
   if (!sampling && !(ev.ph.n == 1 && ev.ph.p[0] == 'M')) {
     event_fast_end(r, index, &ev);
     return true;
@@ -1549,24 +1608,27 @@ static int run_parse(rd *r) {
 }
 
 /* Reads from an open source; takes ownership of src. */
-static tr_trace *read_source(const char *name, tr_source *src, const tr_read_options *opts,
-                             tr_error *err) {
+static tr_trace *read_source(const char *name, tr_source *src, ahead *a,
+                             const tr_read_options *opts, tr_error *err) {
   tr_trace *t = tr_trace_new(name);
   rd *r = calloc(1, sizeof *r);
   if (!t || !r) {
     tr_trace_destroy(t);
     free(r);
     tr_source_close(src);
+    ahead_free(a);
     tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
     return NULL;
   }
   r->lx.src = src;
+  r->ahead = a;
   r->t = t;
   r->lx.err = err;
   r->lx.opts = opts;
   r->lx.next_progress = LX_PROGRESS_STEP;
   if (run_parse(r) != 0) {
     tr_source_close(r->lx.src);
+    ahead_free(a);
     rd_free(r);
     tr_trace_destroy(t);
     return NULL;
@@ -1575,6 +1637,7 @@ static tr_trace *read_source(const char *name, tr_source *src, const tr_read_opt
   t->utf8_replaced = r->lx.utf8_replaced;
   lx_progress(&r->lx);
   tr_source_close(r->lx.src);
+  ahead_free(a);
   rd_free(r);
   if (tr_trace_seal(t) != 0) {
     tr_trace_destroy(t);
@@ -1602,8 +1665,14 @@ static tr_source_opts source_opts(const tr_read_options *opts, bool threaded) {
                                          [TR_SCANNER_NEON] = TR_SIMD_NEON,
                                          [TR_SCANNER_AVX2] = TR_SIMD_AVX2};
   tr_scanner scanner = opts ? opts->scanner : TR_SCANNER_AUTO;
-  tr_source_opts so = {opts ? opts->chunk_size : 0, threaded,
-                       opts ? opts->inflater : TR_INFLATE_AUTO, true, tr_simd_level_get()};
+  tr_source_opts so = {opts ? opts->chunk_size : 0,
+                       threaded,
+                       opts ? opts->inflater : TR_INFLATE_AUTO,
+                       true,
+                       tr_simd_level_get(),
+                       NULL,
+                       NULL,
+                       0};
   bool level_asked = scanner >= TR_SCANNER_SCALAR && scanner <= TR_SCANNER_AVX2;
   if (level_asked && tr_simd_level_available(forced[scanner]))
     so.level = forced[scanner];
@@ -1612,14 +1681,52 @@ static tr_source_opts source_opts(const tr_read_options *opts, bool threaded) {
   return so;
 }
 
+/* TRIAGE_AHEAD in the environment, read once: "off" (TR_AHEAD_OFF), a share of 1 to
+ * TR_AHEAD_ALL (fixed), anything else 0 (chosen as the threads run). For A/B runs. */
+static unsigned g_ahead_env;
+static pthread_once_t g_ahead_once = PTHREAD_ONCE_INIT;
+static void ahead_env_read(void) {
+  const char *v = getenv("TRIAGE_AHEAD");
+  if (!v) return;
+  if (strcmp(v, "off") == 0) {
+    g_ahead_env = TR_AHEAD_OFF;
+    return;
+  }
+  char *e;
+  unsigned long n = strtoul(v, &e, 10);
+  if (*v && !*e && n >= 1 && n <= TR_AHEAD_ALL) g_ahead_env = (unsigned)n;
+}
+static unsigned ahead_env(void) {
+  pthread_once(&g_ahead_once, ahead_env_read);
+  return g_ahead_env;
+}
+
+/* The reading ahead a read with the source options so wants (NULL: none: the fast path
+ * is off, or opts say so, or out of memory), set in so. */
+static ahead *ahead_new(const tr_read_options *opts, tr_source_opts *so) {
+  unsigned share = opts ? opts->ahead : 0;
+  if (!share) share = ahead_env();
+  if (!so->index || share >= TR_AHEAD_OFF) return NULL;
+  ahead *a = calloc(1, sizeof *a);
+  if (!a) return NULL;
+  so->ahead = ahead_read;
+  so->ahead_ctx = a;
+  so->ahead_share = share;
+  return a;
+}
+
 tr_trace *tr_trace_read(const char *path, const tr_read_options *opts, tr_error *err) {
   tr_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
   tr_source_opts so = source_opts(opts, true);
+  ahead *a = ahead_new(opts, &so);
   tr_source *src = tr_source_open_path(path, &so, err);
-  if (!src) return NULL;
-  return read_source(path, src, opts, err);
+  if (!src) {
+    ahead_free(a);
+    return NULL;
+  }
+  return read_source(path, src, a, opts, err);
 }
 
 tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
@@ -1628,9 +1735,13 @@ tr_trace *tr_trace_read_buffer(const char *name, const void *buf, size_t len,
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
   tr_source_opts so = source_opts(opts, true);
+  ahead *a = ahead_new(opts, &so);
   tr_source *src = tr_source_open_buffer(buf, len, &so, err);
-  if (!src) return NULL;
-  return read_source(name, src, opts, err);
+  if (!src) {
+    ahead_free(a);
+    return NULL;
+  }
+  return read_source(name, src, a, opts, err);
 }
 
 /* A host name as the file states it; one that does not fit is dropped (""), since a cut
@@ -1654,7 +1765,7 @@ int tr_trace_probe_head(const char *path, int64_t *rank, char *host, size_t host
   tr_error err;
   memset(&err, 0, sizeof err);
   /* small chunks, no thread: a probe usually stops within the first few hundred bytes */
-  tr_source_opts so = {64u * 1024u, false, TR_INFLATE_AUTO, false, TR_SIMD_SCALAR};
+  tr_source_opts so = {64u * 1024u, false, TR_INFLATE_AUTO, false, TR_SIMD_SCALAR, NULL, NULL, 0};
   tr_source *src = tr_source_open_path(path, &so, &err);
   if (!src) return 0;
   rd *r = calloc(1, sizeof *r);

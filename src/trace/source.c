@@ -18,7 +18,13 @@
 #define SRC_INPUT_BUF (256u * 1024u)
 /* Four slots: one being scanned, up to three inflated ahead. More would only add memory:
  * the two stages run at similar speeds. */
-#define SRC_RING 4
+#define SRC_RING TR_SOURCE_RING
+/* The reading-ahead share a source starts with, and its steps (of TR_SOURCE_SHARE): up
+ * slowly while the inflate thread finds the ring full, down fast when the reader waited,
+ * since a reader that waits costs wall time and an inflate thread that waits does not. */
+#define SRC_SHARE_START 8u
+#define SRC_SHARE_UP 2u
+#define SRC_SHARE_DOWN 8u
 
 void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt, ...) {
   if (!err) return;
@@ -87,6 +93,12 @@ struct tr_source {
   size_t head, count;
   bool holding;
   bool stop;
+  /* reading ahead (tr_source_ahead_fn): the hook, its share, and whether the reader found
+   * the ring empty since the inflate thread last looked (under mu) */
+  tr_source_ahead_fn ahead;
+  void *ahead_ctx;
+  unsigned share;
+  bool fixed_share, starved;
   /* unthreaded gzip uses slots[0] only */
 };
 
@@ -296,18 +308,38 @@ static void fill_slot(tr_source *s, ring_slot *slot) {
     tr_struct_index_at(s->level, &s->sst, slot->buf, slot->len, slot->masks);
 }
 
+/* The share of the next chunk's parsing the inflate thread takes, from whether it found
+ * the ring full (ahead) and whether the reader found it empty (starved). */
+static void share_adjust(tr_source *s, bool ahead, bool starved) {
+  if (s->fixed_share) return;
+  if (starved)
+    s->share = s->share > SRC_SHARE_DOWN ? s->share - SRC_SHARE_DOWN : 0;
+  else if (ahead)
+    s->share =
+        s->share + SRC_SHARE_UP < TR_SOURCE_SHARE ? s->share + SRC_SHARE_UP : TR_SOURCE_SHARE;
+}
+
 static void *producer_main(void *arg) {
   tr_source *s = arg;
   size_t tail = 0;
   for (;;) {
     pthread_mutex_lock(&s->mu);
-    while (s->count == SRC_RING && !s->stop) pthread_cond_wait(&s->not_full, &s->mu);
-    bool stop = s->stop;
+    bool full = false;
+    while (s->count == SRC_RING && !s->stop) {
+      full = true;
+      pthread_cond_wait(&s->not_full, &s->mu);
+    }
+    bool stop = s->stop, starved = s->starved;
+    s->starved = false;
     pthread_mutex_unlock(&s->mu);
     if (stop) return NULL;
     ring_slot *slot = &s->slots[tail];
     /* the slot is free: the consumer never touches slots it has not been handed */
     fill_slot(s, slot);
+    if (s->ahead && slot->status == 1 && slot->masks) {
+      share_adjust(s, full, starved);
+      s->ahead(s->ahead_ctx, (unsigned)tail, slot->buf, slot->len, slot->masks, s->share);
+    }
     pthread_mutex_lock(&s->mu);
     s->count++;
     pthread_cond_signal(&s->not_empty);
@@ -335,6 +367,11 @@ static tr_source *source_new(const tr_source_opts *o) {
   s->chunk = o->chunk ? o->chunk : SRC_DEFAULT_CHUNK;
   s->index = o->index;
   s->level = o->level;
+  s->ahead = o->ahead;
+  s->ahead_ctx = o->ahead_ctx;
+  s->fixed_share = o->ahead_share != 0;
+  s->share = o->ahead_share ? o->ahead_share : SRC_SHARE_START;
+  if (s->share > TR_SOURCE_SHARE) s->share = TR_SOURCE_SHARE;
   return s;
 }
 
@@ -541,6 +578,7 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
       s->count--;
       pthread_cond_signal(&s->not_full);
     }
+    if (s->count == 0) s->starved = true;
     while (s->count == 0) pthread_cond_wait(&s->not_empty, &s->mu);
     slot = &s->slots[s->head];
     s->holding = true;
@@ -562,6 +600,10 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
 }
 
 const tr_block_masks *tr_source_masks(const tr_source *s) { return s->masks; }
+
+int tr_source_slot(const tr_source *s) {
+  return s->gzip && s->threaded && s->holding ? (int)s->head : -1;
+}
 
 uint64_t tr_source_consumed(const tr_source *s) { return s->consumed; }
 uint64_t tr_source_total(const tr_source *s) { return s->total; }

@@ -23,12 +23,29 @@
 
 typedef struct tr_source tr_source; /* opaque */
 
+/* Chunks inflated ahead: the ring's slots (tr_source_slot). */
+#define TR_SOURCE_RING 4u
+/* The whole of a chunk, in the units of tr_source_ahead_fn's share. */
+#define TR_SOURCE_SHARE 64u
+
+/* Work the inflate thread takes off the reader's thread: called on it for each chunk of
+ * threaded gzip with masks, right after the chunk is made and indexed and before the
+ * reader gets it (so what it leaves for slot is the reader's to read once it holds the
+ * chunk, untouched until the reader has moved on). share (0 ... TR_SOURCE_SHARE) is how
+ * much of the chunk's parsing to take: raised while the inflate thread finds the ring full
+ * (it is ahead), lowered when the reader has found it empty (it waited). */
+typedef void (*tr_source_ahead_fn)(void *ctx, unsigned slot, const uint8_t *buf, size_t len,
+                                   const tr_block_masks *masks, unsigned share);
+
 typedef struct tr_source_opts {
-  size_t chunk;         /* decompressed bytes per chunk; 0 = the default (1 MiB) */
-  bool threaded;        /* inflate gzip on a second thread (false for small peeks) */
-  tr_inflater inflater; /* the gzip inflater (tr_read_options.inflater) */
-  bool index;           /* classify every chunk into block masks (tr_source_masks) */
-  tr_simd_level level;  /* ... at this level (tr_simd_level_available) */
+  size_t chunk;             /* decompressed bytes per chunk; 0 = the default (1 MiB) */
+  bool threaded;            /* inflate gzip on a second thread (false for small peeks) */
+  tr_inflater inflater;     /* the gzip inflater (tr_read_options.inflater) */
+  bool index;               /* classify every chunk into block masks (tr_source_masks) */
+  tr_simd_level level;      /* ... at this level (tr_simd_level_available) */
+  tr_source_ahead_fn ahead; /* NULL: none */
+  void *ahead_ctx;          /* borrowed: must outlive the source */
+  unsigned ahead_share;     /* 0: chosen as the threads wait; else always this (tests) */
 } tr_source_opts;
 
 /* path "-" is standard input. */
@@ -42,6 +59,9 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
  * computed on the inflate thread for threaded gzip; NULL when the source does not index.
  * Borrowed like the chunk. */
 const tr_block_masks *tr_source_masks(const tr_source *s);
+/* The ring slot of the chunk tr_source_next returned last, or -1 when it is not from the
+ * ring (plain input, unthreaded gzip): what tr_source_ahead_fn left for it. */
+int tr_source_slot(const tr_source *s);
 /* Input (compressed, for gzip) bytes consumed up to the end of the current chunk. */
 uint64_t tr_source_consumed(const tr_source *s);
 /* Size of the input when known (regular files, buffers), else 0. */

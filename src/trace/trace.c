@@ -242,3 +242,4 @@ uint64_t tr_trace_event_count(const tr_trace *t) { return t->n_events; }
 uint64_t tr_trace_skipped_count(const tr_trace *t) { return t->n_skipped; }
 uint64_t tr_trace_json_bytes(const tr_trace *t) { return t->json_bytes; }
 uint64_t tr_trace_fast_count(const tr_trace *t) { return t->n_fast; }
+uint64_t tr_trace_ahead_count(const tr_trace *t) { return t->n_ahead; }

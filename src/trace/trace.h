@@ -213,7 +213,14 @@ typedef struct tr_read_options {
   tr_inflater inflater;
   /* JSON scanner; 0 (TR_SCANNER_AUTO) = the fast path where it applies. */
   tr_scanner scanner;
+  /* Parsing ahead on the inflate thread (gzip input, fast path): 0 = the share of each
+   * chunk that keeps both threads busy, chosen as they run (TRIAGE_AHEAD=off|1...64 in the
+   * environment overrides 0, for A/B runs); TR_AHEAD_OFF = none; 1 ... TR_AHEAD_ALL =
+   * always that many 64ths of each chunk's end (tests). The trace is the same. */
+  unsigned ahead;
 } tr_read_options;
+#define TR_AHEAD_ALL 64u
+#define TR_AHEAD_OFF 65u
 
 /* Reads path ("-" = standard input). gzip is recognised by magic bytes (multi-member
  * supported). The top level is an object with "traceEvents" or a bare event array.
@@ -378,5 +385,6 @@ uint64_t tr_trace_event_count(const tr_trace *t);   /* all events seen */
 uint64_t tr_trace_skipped_count(const tr_trace *t); /* unusable events skipped */
 uint64_t tr_trace_json_bytes(const tr_trace *t);    /* decompressed bytes scanned */
 uint64_t tr_trace_fast_count(const tr_trace *t);    /* events the SIMD fast path read */
+uint64_t tr_trace_ahead_count(const tr_trace *t);   /* ... of them, parsed ahead (ahead) */
 
 #endif

@@ -78,7 +78,7 @@ struct tr_trace {
   bool corr_wanted; /* after the read: the map is built (and corr_pairs freed) */
   char *sample;
   size_t sample_len, sample_cap;
-  uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced, n_fast;
+  uint64_t n_events, n_skipped, json_bytes, first_skip_off, utf8_replaced, n_fast, n_ahead;
   /* run metadata (top-level members); meta's arrays point at devices / groups */
   tr_trace_meta meta;
   tr_device *devices;

@@ -8,28 +8,12 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gzip_member.h"
 #include "trace/idmap.h"
 #include "trace/intern.h"
 #include "trace/trace.h"
 
 /* ------------------------------------------------------------------ helpers */
-
-/* gzip-compresses len bytes as one member; caller frees. */
-static unsigned char *gzip_member(const void *data, size_t len, size_t *out_len) {
-  z_stream zs;
-  memset(&zs, 0, sizeof zs);
-  cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  size_t cap = deflateBound(&zs, (uLong)len) + 64;
-  unsigned char *out = malloc(cap);
-  zs.next_in = (Bytef *)(uintptr_t)data;
-  zs.avail_in = (uInt)len;
-  zs.next_out = out;
-  zs.avail_out = (uInt)cap;
-  cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  *out_len = cap - zs.avail_out;
-  deflateEnd(&zs);
-  return out;
-}
 
 /* gzip with one member per piece of the text (split at the given byte positions). */
 static unsigned char *gzip_multi(const char *text, const size_t *cuts, size_t n_cuts,

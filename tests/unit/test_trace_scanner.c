@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "fuzz/trace_same.h"
+#include "gzip_member.h"
 #include "trace/number.h"
 #include "trace/structural.h"
 #include "trace/trace.h"
@@ -286,17 +287,24 @@ static uint8_t *slurp(const char *path, size_t *len) {
   return buf;
 }
 
-static tr_trace *read_with(const uint8_t *buf, size_t len, tr_scanner scanner, size_t chunk,
-                           tr_error *err, warned *w) {
+/* ahead: tr_read_options.ahead (TR_AHEAD_OFF: the reader's thread parses every event). */
+static tr_trace *read_ahead(const uint8_t *buf, size_t len, tr_scanner scanner, size_t chunk,
+                            unsigned ahead, tr_error *err, warned *w) {
   tr_read_options o;
   memset(&o, 0, sizeof o);
   o.scanner = scanner;
   o.chunk_size = chunk;
+  o.ahead = ahead;
   o.warn = note_warning;
   o.warn_ctx = w;
   memset(w, 0, sizeof *w);
   memset(err, 0, sizeof *err);
   return tr_trace_read_buffer("input", buf, len, &o, err);
+}
+
+static tr_trace *read_with(const uint8_t *buf, size_t len, tr_scanner scanner, size_t chunk,
+                           tr_error *err, warned *w) {
+  return read_ahead(buf, len, scanner, chunk, TR_AHEAD_OFF, err, w);
 }
 
 /* The fast path at each SIMD level this machine has (AUTO is one of them). */
@@ -307,10 +315,11 @@ static const tr_simd_level k_level_of[] = {TR_SIMD_SCALAR, TR_SIMD_SSE2, TR_SIMD
 
 /* The byte scanner's read of buf against the fast path's (scanner, chunk size). */
 static void check_one(const char *path, const uint8_t *buf, size_t len, const tr_trace *ref,
-                      const tr_error *e0, const warned *w0, tr_scanner scanner, size_t chunk) {
+                      const tr_error *e0, const warned *w0, tr_scanner scanner, size_t chunk,
+                      unsigned ahead) {
   tr_error e1;
   warned w1;
-  tr_trace *t = read_with(buf, len, scanner, chunk, &e1, &w1);
+  tr_trace *t = read_ahead(buf, len, scanner, chunk, ahead, &e1, &w1);
   cr_assert_eq(ref == NULL, t == NULL, "%s (scanner %d, chunk %zu): one read failed: %s%s", path,
                (int)scanner, chunk, e0->message, e1.message);
   if (ref) {
@@ -326,8 +335,35 @@ static void check_one(const char *path, const uint8_t *buf, size_t len, const tr
   tr_trace_destroy(t);
 }
 
+/* Shares of each chunk parsed ahead on the inflate thread (tr_read_options.ahead). */
+static const unsigned k_ahead[] = {TR_AHEAD_ALL, 24};
+
+/* Reading ahead (gzip input only: a plain buf is gzipped first) against the byte scanner,
+ * at each of k_ahead with the default chunk and small_chunk (0: none; the smallest chunks
+ * would only time the thread hand-over of each). */
+static size_t check_ahead(const char *path, const uint8_t *buf, size_t len, size_t small_chunk) {
+  size_t gz_len = len, compared = 0;
+  uint8_t *gz =
+      len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b ? NULL : gzip_member(buf, len, &gz_len);
+  const uint8_t *in = gz ? gz : buf;
+  tr_error e0;
+  warned w0;
+  tr_trace *ref = read_with(in, gz_len, TR_SCANNER_BYTES, 0, &e0, &w0);
+  for (size_t a = 0; a < sizeof k_ahead / sizeof k_ahead[0]; a++) {
+    check_one(path, in, gz_len, ref, &e0, &w0, TR_SCANNER_AUTO, 0, k_ahead[a]);
+    compared++;
+    if (small_chunk) {
+      check_one(path, in, gz_len, ref, &e0, &w0, TR_SCANNER_AUTO, small_chunk, k_ahead[a]);
+      compared++;
+    }
+  }
+  tr_trace_destroy(ref);
+  free(gz);
+  return compared;
+}
+
 /* path read by the byte scanner, then by the fast path at every level with each of
- * chunks, and by the default one (AUTO) with each of small_chunks. */
+ * chunks, by the default one (AUTO) with each of small_chunks, and with reading ahead. */
 static size_t check_buffer(const char *path, const uint8_t *buf, size_t len, const size_t *chunks,
                            size_t n_chunks, const size_t *small_chunks, size_t n_small) {
   size_t compared = 0;
@@ -337,12 +373,12 @@ static size_t check_buffer(const char *path, const uint8_t *buf, size_t len, con
   for (size_t l = 0; l < sizeof k_levels / sizeof k_levels[0]; l++) {
     if (!tr_simd_level_available(k_level_of[l])) continue;
     for (size_t c = 0; c < n_chunks; c++, compared++)
-      check_one(path, buf, len, ref, &e0, &w0, k_levels[l], chunks[c]);
+      check_one(path, buf, len, ref, &e0, &w0, k_levels[l], chunks[c], TR_AHEAD_OFF);
   }
   for (size_t c = 0; c < n_small; c++, compared++)
-    check_one(path, buf, len, ref, &e0, &w0, TR_SCANNER_AUTO, small_chunks[c]);
+    check_one(path, buf, len, ref, &e0, &w0, TR_SCANNER_AUTO, small_chunks[c], TR_AHEAD_OFF);
   tr_trace_destroy(ref);
-  return compared;
+  return compared + check_ahead(path, buf, len, n_small ? small_chunks[0] : 0);
 }
 
 static size_t check_same(const char *path, const size_t *chunks, size_t n_chunks,
@@ -421,6 +457,31 @@ Test(scanners, fast_path_reads_nearly_every_event) {
     tr_trace_destroy(t);
     free(buf);
   }
+}
+
+Test(scanners, reading_ahead_takes_its_share) {
+  need_shared();
+  /* the events of each chunk's end the inflate thread parsed are read from its records (not
+   * the sampled first 256, nor the event after each chunk's start it cannot find); none
+   * when it is off, and the same trace either way (shared_traces) */
+  const char *path = TRIAGE_SHARED_DIR "/traces/real/sglang_qwen3_8b_prefilldecode_mi300x.json.gz";
+  size_t len;
+  uint8_t *buf = slurp(path, &len);
+  static const unsigned shares[] = {TR_AHEAD_OFF, 16, TR_AHEAD_ALL};
+  static const unsigned lo[] = {0, 15, 90}, hi[] = {0, 35, 100}; /* percent of the events */
+  for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+    tr_error err;
+    warned w;
+    tr_trace *t = read_ahead(buf, len, TR_SCANNER_AUTO, 0, shares[i], &err, &w);
+    cr_assert_not_null(t, "%s: %s", path, err.message);
+    uint64_t n = tr_trace_event_count(t), a = tr_trace_ahead_count(t);
+    bool fast = tr_simd_level_get() != TR_SIMD_OFF;
+    cr_assert(a * 100 >= (fast ? lo[i] : 0) * n && a * 100 <= (fast ? hi[i] : 0) * n,
+              "share %u: %llu of %llu events read ahead", shares[i], (unsigned long long)a,
+              (unsigned long long)n);
+    tr_trace_destroy(t);
+  }
+  free(buf);
 }
 
 Test(scanners, fixtures_and_corpora) {
