@@ -140,11 +140,52 @@ static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p, poo
 }
 
 const char *an_summary_lever(const te_rules *rules, const char *op) {
-  const te_list_map *l = &te_rules_settings(rules)->summary_levers;
+  const te_settings *s = te_rules_settings(rules);
+  const te_list_map *l = &s->summary_levers;
   for (size_t k = 0; op && k < l->n; k++) {
-    char name[96];
+    char name[96], within[104];
     snprintf(name, sizeof name, "lever_%s", l->keys[k]);
+    snprintf(within, sizeof within, "%s_within", name);
+    /* with no stall around the op, neither a sync nor the activity a lever needs is known */
+    if (te_string_list_has(&s->summary_sync_levers, l->keys[k]) || te_rules_matcher(rules, within))
+      continue;
     if (l->values[k].n && hits(te_rules_matcher(rules, name), op)) return l->values[k].items[0];
+  }
+  return NULL;
+}
+
+/* Matcher lever_ID + suffix of the packs, or NULL. */
+static const te_matcher *lever_matcher(const sm_ctx *c, const char *id, const char *suffix) {
+  char name[96];
+  snprintf(name, sizeof name, "lever_%s%s", id, suffix);
+  return te_rules_matcher(c->rules, name);
+}
+
+/* Whether the stall item's activities (its own, its members' and their regions) hold one
+ * lever_ID_within names (no such matcher: yes): "Optimizer.step#SGD.step" for a lever only
+ * some optimizer classes have. */
+static bool lever_within(const sm_ctx *c, const an_summary_item *it, const char *id) {
+  const te_matcher *m = lever_matcher(c, id, "_within");
+  if (!m || hits(m, it->what)) return true;
+  const an_idle_cause *v = it->timeline->total.causes;
+  for (size_t k = 0; k < it->n_rows; k++) {
+    const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
+    if (hits(m, x->what) || hits(m, x->region)) return true;
+  }
+  return false;
+}
+
+/* The first lever (summary.levers, in pack order) whose matcher names op and whose gates
+ * hold for the stall item: a lever that names a sync (summary.sync_levers) only on an item
+ * with a synchronising call in evidence (review 10: three foreach ops dispatching with no
+ * sync call in their gap were told "a hidden host sync"). */
+static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, const char *op) {
+  const te_list_map *l = &c->s->summary_levers;
+  bool sync = it->action == AN_ACTION_REMOVE_SYNC;
+  for (size_t k = 0; op && k < l->n; k++) {
+    if (!l->values[k].n || !hits(lever_matcher(c, l->keys[k], ""), op)) continue;
+    if (te_string_list_has(&c->s->summary_sync_levers, l->keys[k]) && !sync) continue;
+    if (lever_within(c, it, l->keys[k])) return l->values[k].items[0];
   }
   return NULL;
 }
@@ -158,7 +199,7 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
     for (size_t k = 0; k < it->n_rows && !it->lever; k++) {
       const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
       const char *op = pass ? x->what : x->child;
-      if ((it->lever = an_summary_lever(c->rules, op))) it->lever_op = op;
+      if ((it->lever = stall_lever_of(c, it, op))) it->lever_op = op;
     }
 }
 
@@ -515,12 +556,6 @@ static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher
 typedef struct lever_gate {
   const te_matcher *name, *op, *with, *with_kernel, *fused;
 } lever_gate;
-
-static const te_matcher *lever_matcher(const sm_ctx *c, const char *id, const char *suffix) {
-  char name[96];
-  snprintf(name, sizeof name, "lever_%s%s", id, suffix);
-  return te_rules_matcher(c->rules, name);
-}
 
 static lever_gate lever_gate_of(const sm_ctx *c, const char *id) {
   return (lever_gate){lever_matcher(c, id, ""), lever_matcher(c, id, "_op"),

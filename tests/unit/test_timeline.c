@@ -1649,8 +1649,9 @@ Test(summary, unknown_first_collective_keeps_the_late_rank, .init = setup, .fini
 /* A training step's optimizer (a user annotation, as record_function writes it) stalls the
  * GPU twice: once under Optimizer.step, in a foreach op, and once between its ops. One
  * region, one item summing both causes; its lever comes from the packs for the longest
- * operation inside the longest gap (a foreach op: a hidden sync). A DDP forward whose gap
- * is a buffer broadcast gets that lever, by the op inside it. */
+ * operation inside the longest gap (a foreach op with no sync call: its dispatch, and
+ * Shampoo has no fused=True: the generic lever). A DDP forward whose gap is a buffer
+ * broadcast gets that lever, by the op inside it. */
 Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .fini = teardown) {
   tb b;
   tb_begin(&b);
@@ -1665,7 +1666,7 @@ Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .
     host(&b, "user_annotation", "## optimizer ##", t0 + 5000, 9000);
     host(&b, "user_annotation", "Optimizer.step#Shampoo.step", t0 + 5001, 4000);
     launch(&b, "adam_kernel", t0 + 5010, t0 + 5020, 100);
-    host(&b, "cpu_op", "aten::_foreach_add_", t0 + 5200, 3000); /* a 3 ms hidden sync */
+    host(&b, "cpu_op", "aten::_foreach_add_", t0 + 5200, 3000); /* 3 ms, no sync call */
     launch(&b, "adam_kernel", t0 + 8500, t0 + 8510, 100);
     launch(&b, "adam_kernel", t0 + 11000, t0 + 11010, 100); /* 2.4 ms between ops */
   }
@@ -1682,12 +1683,60 @@ Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .
   cr_assert_eq(opt->n_rows, 2);
   cr_assert_not_null(opt->lever_op);
   cr_assert_str_eq(opt->lever_op, "aten::_foreach_add_");
-  cr_assert_not_null(strstr(opt->lever, "hidden host sync"));
+  cr_assert_not_null(strstr(opt->lever, "CUDA graph"));
+  cr_assert_null(strstr(opt->lever, "fused=True"), "Shampoo has no fused=True");
+  cr_assert_null(strstr(opt->lever, "capturable"));
   cr_assert_not_null(fwd);
   cr_assert_str_eq(fwd->lever_op, "aten::unflatten_dense_tensors");
   cr_assert_not_null(strstr(fwd->lever, "broadcast_buffers=False"));
   expect_bounds(r);
   an_report_destroy(r);
+}
+
+/* The optimizer's foreach op in the GPU's gap, stepping a torch.optim class that has
+ * fused=True: with no sync call in the gap the lever is fused=True (its dispatch); where a
+ * stream sync inside the foreach op ended the GPU's work, the item removes a sync and its
+ * lever is the value read back, never fused=True (review 10 defect 1). */
+static an_report *foreach_step(tb *b, bool sync) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 20000.0;
+    host(b, "user_annotation", "ProfilerStep#7", t0, 19000);
+    host(b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
+    host(b, "user_annotation", "Optimizer.step#SGD.step", t0 + 5001, 9000);
+    launch(b, "sgd_kernel", t0 + 5010, t0 + 5020, 1000);
+    host(b, "cpu_op", "aten::_foreach_add_", t0 + 5200, 3000);
+    if (sync) /* the GPU runs dry at 6020, the call returns at 6030 */
+      tb_add(b,
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\","
+             "\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":820,\"args\":{\"correlation\":%d}},",
+             t0 + 5210, b->corr++);
+    launch(b, "sgd_kernel", t0 + 8500, t0 + 8510, 100);
+  }
+  return run_buffer(b);
+}
+
+/* The foreach step's item: the action, its lever's op, a phrase the lever holds and one
+ * it must not. */
+static void expect_foreach_lever(bool sync, an_action action, const char *has, const char * not ) {
+  tb b;
+  an_report *r = foreach_step(&b, sync);
+  const an_summary_item *it = item_of(r, action);
+  cr_assert_not_null(it);
+  cr_assert_null(item_of(r, sync ? AN_ACTION_HOST_STALL : AN_ACTION_REMOVE_SYNC));
+  cr_assert_str_eq(it->lever_op, "aten::_foreach_add_");
+  cr_assert_not_null(strstr(it->lever, has), "%s", it->lever);
+  cr_assert_null(strstr(it->lever, not ), "%s", it->lever);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+Test(summary, foreach_dispatch_is_no_sync, .init = setup, .fini = teardown) {
+  expect_foreach_lever(false, AN_ACTION_HOST_STALL, "fused=True", "reads a value back");
+}
+
+Test(summary, foreach_sync_needs_a_sync_call, .init = setup, .fini = teardown) {
+  expect_foreach_lever(true, AN_ACTION_REMOVE_SYNC, "reads a value back", "fused=True");
 }
 
 /* Two host stalls in every step under no CPU op, at two Python locations and in no

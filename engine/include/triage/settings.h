@@ -346,6 +346,9 @@ typedef struct te_list_map {
   X(summary_levers, "summary.levers", LIST_MAP, 0, 0, 0, NULL,                                     \
     "lever id -> [what to change]: a host stall whose longest operation (or activity) the "        \
     "matcher lever_ID names gets it")                                                              \
+  X(summary_sync_levers, "summary.sync_levers", LIST, 0, 0, 0, NULL,                               \
+    "lever ids (summary.levers) that name a sync: only an item with a synchronising call in "      \
+    "evidence (a sync item) gets them")                                                            \
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
