@@ -1113,9 +1113,11 @@ typedef enum an_bound_basis {
   AN_BASIS_REMOVED = 8,    /* kernels a lever removes (layout conversions channels_last makes
                               unneeded): their time in the step that ran with nothing else
                               on the GPU */
-  AN_BASIS_FOLDED = 9      /* kernels a lever folds into one fused kernel (a MoE layer's
+  AN_BASIS_FOLDED = 9,     /* kernels a lever folds into one fused kernel (a MoE layer's
                               routing pieces): their time less the largest piece, which the
                               fused kernel still spends (at most their time alone) */
+  AN_BASIS_PRECISION = 10  /* 16-bit GEMM and attention rows of a serving run: half their
+                              time, what half the bytes or twice the peak (FP8) wins at most */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */

@@ -206,6 +206,7 @@ static void stage_items(sm_ctx *c) {
   sm_idle_items(c);
   sm_wait_items(c);
   sm_roofline_items(c);
+  sm_precision_item(c);
   sm_chain_item(c);
   sm_kernel_lever_items(c);
   sm_fusion_items(c);
@@ -248,13 +249,18 @@ static bool split_apart(const an_summary_item *a, const an_summary_item *b) {
          (a->context_rest != b->context_rest || (a->what && b->what && strcmp(a->what, b->what)));
 }
 
-/* The kept item that names one of its kernels, or NULL. A wait is never merged: its
- * root cause is the rank the others wait for, not the collective that absorbs it, so a
- * fusion of that collective leaves the wait where it is. */
+/* Items whose root cause is not their kernels: a wait (the rank the others wait for, not
+ * the collective that absorbs it, so a fusion of that collective leaves the wait where it
+ * is) and a precision item (the format: tuning those kernels leaves it where it is). */
+static bool own_root(const an_summary_item *it) {
+  return it->kind == AN_SUMMARY_WAIT || it->basis == AN_BASIS_PRECISION;
+}
+
+/* The kept item that names one of its kernels, or NULL (never for an own_root item). */
 static an_summary_item *same_root(an_summary_item *kept, size_t n, const an_summary_item *it) {
-  if (it->kind == AN_SUMMARY_WAIT) return NULL;
+  if (own_root(it)) return NULL;
   for (size_t i = 0; i < n; i++) { /* any stage: one kernel is one root cause */
-    if (kept[i].kind == AN_SUMMARY_WAIT || split_apart(&kept[i], it)) continue;
+    if (own_root(&kept[i]) || split_apart(&kept[i], it)) continue;
     for (size_t a = 0; a < kept[i].n_kernels; a++)
       for (size_t b = 0; b < it->n_kernels; b++)
         if (kept[i].kernels[a] == it->kernels[b] || !strcmp(kept[i].kernels[a], it->kernels[b]))

@@ -67,6 +67,7 @@ void sm_overlap_items(sm_ctx *c);
 void sm_chain_item(sm_ctx *c);
 void sm_kernel_lever_items(sm_ctx *c);
 void sm_roofline_items(sm_ctx *c);
+void sm_precision_item(sm_ctx *c);
 void sm_investigate_items(sm_ctx *c);
 
 /* A kernel row's per-step time (its time inside counted steps over the step count). */

@@ -14,6 +14,15 @@
  * Once a family has a kernel to tune, its other kernels below their attainable rate join
  * that item with their headroom: the tuning pass covers them too. A row without a record
  * (no shapes, unknown device) gets no item: without evidence a kernel stays in its table.
+ *
+ * Precision (review 10 defect 2): in a serving run, the GEMM and attention rows whose
+ * format is a 16-bit float (summary.precision_families, summary.precision_dtypes; not a
+ * kernel already in a lower format, matcher precision_done_kernel) are one item, "FP8
+ * weights or KV cache": halving the bytes a memory-bound row moves, or doubling the peak a
+ * compute-bound row runs at (where the device has an FP8 peak), wins at most half its time
+ * at its present efficiency. The format is its own root cause: the item names kernels a
+ * tuning item names too. It needs summary.precision_min_pct of the step in such rows, so a
+ * small row is no item; their per-row "fewer bytes" items give way to it in a serving run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +52,20 @@ static double roofline_coverage(const an_roofline *f, const an_kernel_row *r) {
   return all > 0 && have < all ? have / all : 1.0;
 }
 
+static const te_matcher *done_matcher(const sm_ctx *c) {
+  return te_rules_matcher(c->rules, "precision_done_kernel");
+}
+
+/* Whether row r (record f) is one the precision item covers: a serving run, a family and a
+ * 16-bit format of the packs, not already in a lower format by its name. */
+static bool precision_row(const sm_ctx *c, const an_kernel_row *r, const an_roofline *f) {
+  const te_matcher *done = done_matcher(c);
+  return c->workload == AN_WORKLOAD_SERVING && f && f->family && f->dtype &&
+         te_string_list_has(&c->s->summary_precision_families, f->family) &&
+         te_string_list_has(&c->s->summary_precision_dtypes, f->dtype) &&
+         !(done && te_matcher_match(done, r->name, strlen(r->name)));
+}
+
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
@@ -59,7 +82,9 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
     v.action = AN_ACTION_TUNE_KERNEL;
     v.win = v.t * v.gain;
     v.acts = true;
-  } else if (f->limiter == AN_LIMIT_MEMORY) { /* at the bound: half the bytes halve it */
+  } else if (f->limiter == AN_LIMIT_MEMORY && !precision_row(c, r, f)) {
+    /* at the bound: half the bytes halve it (a 16-bit GEMM or attention row of a serving
+     * run: the precision item's, with its family) */
     v.action = AN_ACTION_FEWER_BYTES;
     v.win = v.t / 2;
     v.acts = true;
@@ -146,4 +171,61 @@ void sm_roofline_items(sm_ctx *c) {
   for (size_t i = 0; i < n; i++)
     if (v[i].acts && !v[i].done) group_item(c, v, n, i);
   free(v);
+}
+
+/* ---------------------------------------------------------------- precision */
+
+/* The device's FP8 dense peak (TFLOP/s), 0 when the pack states none or no device. */
+static double fp8_peak(const sm_ctx *c) {
+  const char *id = c->rep->roofline_device.id;
+  for (size_t i = 0; id && i < te_rules_device_count(c->rules); i++) {
+    const te_device *d = te_rules_device_at(c->rules, i);
+    if (d->id && !strcmp(d->id, id)) return d->peak_tflops[TE_PEAK_FP8];
+  }
+  return 0;
+}
+
+/* The record of kernel row r when it is a member of the precision item, else NULL: a
+ * shown precision row that can win (a memory-bound one moves half the bytes; a
+ * compute-bound one runs at the FP8 peak only where the device has one). */
+static const an_roofline *precision_member(const sm_ctx *c, const an_kernel_row *r, bool fp8) {
+  const an_roofline *f = an_row_roofline(c->g.st, r);
+  bool wins = f && (f->limiter == AN_LIMIT_MEMORY || fp8);
+  return r->shown && wins && precision_row(c, r, f) && !sm_is_collective(c, r->name) ? f : NULL;
+}
+
+void sm_precision_item(sm_ctx *c) {
+  const an_stage_report *st = c->g.st;
+  bool fp8 = fp8_peak(c) > 0;
+  double t = 0, mem = 0;
+  size_t n = 0, top = SIZE_MAX;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
+    const an_roofline *f = precision_member(c, r, fp8);
+    if (!f) continue;
+    double x = sm_row_per_step(c, r);
+    t += x;
+    if (f->limiter == AN_LIMIT_MEMORY) mem += x;
+    n++;
+    if (top == SIZE_MAX) top = i; /* rows are time-descending */
+  }
+  if (!n || c->g.step_us <= 0 || t / c->g.step_us * 100.0 < c->s->summary_precision_min_pct) return;
+  const an_kernel_row *tr = &st->kernels[top];
+  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
+  /* half the bytes or twice the peak: at most half the time at the same efficiency */
+  an_summary_item *it =
+      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, top, loc, t / 2, AN_BASIS_PRECISION, t);
+  if (!it) return;
+  it->count = n;
+  it->detail_us = mem;
+  it->roofline = an_row_roofline(st, tr);
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_kernel_row *r = &st->kernels[i];
+    if (!precision_member(c, r, fp8)) continue;
+    sm_item_kernel(c, r->name);
+    const char *fam = an_row_roofline(st, r)->family; /* one family: the item names it */
+    it->what = i == top ? fam : it->what && !strcmp(it->what, fam) ? it->what : NULL;
+    if (i != top && it->n_more < 2)
+      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", st->id, i);
+  }
 }

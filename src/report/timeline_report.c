@@ -100,8 +100,9 @@ int64_t rp_collective_transfer_ns(const an_collective_time *c) {
 }
 
 const char *rp_bound_basis(an_bound_basis b) {
-  static const char *const w[] = {"idle",    "wait",       "roofline",  "saving",  "chain",
-                                  "exposed", "round_trip", "unbounded", "removed", "folded"};
+  static const char *const w[] = {"idle",    "wait",    "roofline",   "saving",
+                                  "chain",   "exposed", "round_trip", "unbounded",
+                                  "removed", "folded",  "precision"};
   return (size_t)b < sizeof w / sizeof *w ? w[b] : "?";
 }
 
@@ -312,6 +313,9 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
       it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
   if (ranks) return ranks;
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
+  if (it->basis == AN_BASIS_PRECISION)
+    return "Move fewer bytes with a lower precision: FP8 weights, an FP8 KV cache (a numerics "
+           "change: check the accuracy)";
   if (it->action == AN_ACTION_FEWER_BYTES && !serving)
     return "Move fewer bytes (lower-precision tensors, more work per byte read)";
   if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
@@ -730,9 +734,10 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
   const char *fam = it->what ? it->what : "one family's";
   if (it->action == AN_ACTION_FEWER_BYTES)
     snprintf(b, cap,
-             "%zu %s kernels at %.0f-%.0f%% of their bandwidth bound, the largest against %s: "
-             "tuning wins little; half the bytes halve their %s ms/step at most",
-             it->count, fam, it->basis_pct_lo, it->basis_pct, att, x);
+             "%zu %s kernels at %.0f-%.0f%% of their bandwidth bound, the largest at %.0f%% of "
+             "%s: tuning wins little; half the bytes halve their %s ms/step at most",
+             it->count, fam, it->basis_pct_lo, it->basis_pct,
+             it->roofline ? it->roofline->of_attainable_pct : 0, att, x);
   else
     snprintf(b, cap,
              "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
@@ -751,11 +756,18 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
     roofline_group_basis(it, att, x, b, cap);
     return;
   }
-  if (it->action == AN_ACTION_FEWER_BYTES)
+  /* the bound is of the device's peak, the attainable rate a share of it: both, as shares
+   * of what they are (review 10: "80% of its bound, against an attainable 75% of peak") */
+  if (it->action == AN_ACTION_FEWER_BYTES && f)
     snprintf(b, cap,
-             "at %.0f%% of its bandwidth bound%s%s%s tuning wins little; half the bytes halve "
-             "its %s ms/step at most",
-             it->basis_pct, f ? ", against " : "", att, f ? ":" : ";", x);
+             "at %.0f%% of its bandwidth bound, %.2f TB/s: %.0f%% of %s, so tuning wins little; "
+             "half the bytes halve its %s ms/step at most",
+             it->basis_pct, f->achieved_tbs, f->of_attainable_pct, att, x);
+  else if (it->action == AN_ACTION_FEWER_BYTES)
+    snprintf(b, cap,
+             "at %.0f%% of its bandwidth bound: tuning wins little; half the bytes halve its %s "
+             "ms/step at most",
+             it->basis_pct, x);
   else if (f) {
     char fl[160];
     floor_text(it, fl, sizeof fl);
@@ -767,6 +779,33 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
              x);
+}
+
+/* The precision item: its rows' time, their limiter, and why half of it bounds what FP8
+ * wins (half the bytes a memory-bound row moves, twice the peak a compute-bound one runs
+ * at). */
+static void precision_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_roofline *f = it->roofline;
+  char mem[32], split[96], how[160];
+  rp_fmt_ms(mem, sizeof mem, it->detail_us);
+  double pct = it->step_us > 0 ? it->basis_us / it->step_us * 100.0 : 0;
+  bool all_mem = !strcmp(mem, x), no_mem = it->detail_us <= 0;
+  if (all_mem || no_mem)
+    snprintf(split, sizeof split, "all %s-bound", all_mem ? "memory" : "compute");
+  else
+    snprintf(split, sizeof split, "%s ms/step of it memory-bound, the rest compute-bound", mem);
+  snprintf(how, sizeof how, "%s%s%s", no_mem ? "" : "halves the bytes a memory-bound kernel moves",
+           all_mem || no_mem ? "" : " and ",
+           all_mem ? "" : "doubles the peak a compute-bound one runs at");
+  snprintf(b, cap,
+           "%zu %s %s kernel%s %s ms/step (%.0f%% of the step), %s; none runs in FP8 or FP4 "
+           "yet: FP8 (%s) %s: at most half their time at their present efficiency",
+           it->count, f && f->dtype ? f->dtype : "16-bit",
+           it->what ? it->what : "GEMM and attention", it->count == 1 ? " takes" : "s take", x, pct,
+           split,
+           no_mem ? "weights and activations, attention in FP8"
+                  : "weights for a GEMM, the KV cache for attention",
+           how);
 }
 
 /* An investigate item: its share, what is unknown, what to read. */
@@ -931,6 +970,9 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                "%zu kernel%s %s ms/step, %s ms/step of it with nothing else on the GPU; "
                "lever (%s): %s",
                it->count, it->count == 1 ? " takes" : "s take", x, y, it->lever_op, it->lever);
+      return;
+    case AN_BASIS_PRECISION:
+      precision_basis(it, x, b, cap);
       return;
     case AN_BASIS_FOLDED: { /* the part alone on the GPU only where other streams cover some */
       char big[32], alone[80] = "";

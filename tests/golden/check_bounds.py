@@ -127,7 +127,7 @@ def basis_limit(item, stage, fail, rep=None):
         if item["bound_us_per_step"] > wait + EPS:
             fail(f"{item['anchor']}: bound over the collectives' wait")
         return tl["total"]["collective_us"] / steps
-    if basis in ("chain", "roofline", "exposed", "removed", "folded"):  # the rows' Per step cells
+    if basis in ("chain", "roofline", "exposed", "removed", "folded", "precision"):  # the rows' Per step cells
         return sum(rows[k]["per_step_us"] for k in item["kernels"] if k in rows)
     if basis == "saving":
         return sum(rows[k]["total_us"] for k in item["kernels"] if k in rows)

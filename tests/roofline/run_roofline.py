@@ -942,10 +942,99 @@ def bases(args):
     return 1 if failures else 0
 
 
+def precision_members(rep, families, dtypes, fp8=True):
+    """Per stage, the rows a precision item covers: shown 16-bit rows of the families with
+    a record, not named as already low-precision, that can win (memory-bound, or
+    compute-bound on a device with an FP8 peak)."""
+    done = re.compile(r"fp8(?!kvcachedatatype\)0)|fp4|e4m3|e5m2|int8|w8a8|w4a16|w4a8|i8i8", re.I)
+    out = {}
+    for st in rep["stages"]:
+        out[st["stage"]] = {
+            k["name"]: k["per_step_us"] for k in st["kernels"]
+            if k["shown"] and k["roofline"] and k["roofline"]["family"] in families
+            and k["roofline"]["dtype"] in dtypes and not done.search(k["name"])
+            and (k["roofline"]["limiter"] == "memory" or fp8)}
+    return out
+
+
+def check_precision(rep, families, dtypes, min_pct, failures, label):
+    """One precision item where the rows take min_pct of the step, its kernels those rows,
+    its bound half their time; none elsewhere. It merges with no tuning item."""
+    members = precision_members(rep, families, dtypes)
+    items = [i for i in rep["summary"] if i["basis"] == "precision"]
+    for st in rep["stages"]:
+        want = members[st["stage"]]
+        have = [i for i in items if i["stage"] == st["stage"]]
+        t = sum(want.values())
+        step = have[0]["step_us"] if have else None
+        if not have:
+            continue
+        if len(have) != 1:
+            failures.append("%s %s: %d precision items" % (label, st["stage"], len(have)))
+            continue
+        it = have[0]
+        if set(it["kernels"]) != set(want) or it["count"] != len(want):
+            failures.append("%s: precision kernels %r, want %r" % (label, it["kernels"], sorted(want)))
+        if not near(it["basis_us_per_step"], t) or not near(it["bound_us_per_step"], t / 2):
+            failures.append("%s: precision basis %r bound %r, want %r and half" % (
+                label, it["basis_us_per_step"], it["bound_us_per_step"], t))
+        if t / step * 100 < min_pct:
+            failures.append("%s: precision item under summary.precision_min_pct" % label)
+        if it["action_id"] != "fewer_bytes":
+            failures.append("%s: precision action %r" % (label, it["action_id"]))
+    return items
+
+
+def precision(args):
+    """Review 10 defect 2: a serving decode step mostly in bf16 GEMM and attention at their
+    bandwidth bound gets one FP8 item (half their time), beside the GEMM tuning item; a
+    pack that raises the share bar or names no 16-bit format takes it away; vLLM's GPT-OSS,
+    whose experts run MXFP4, leaves too little in bf16 for one."""
+    failures = []
+    families = setting_list(args.source, "80-report.yaml", "precision_families")
+    dtypes = setting_list(args.source, "80-report.yaml", "precision_dtypes")
+    min_pct = setting_number(args.source, "80-report.yaml", "precision_min_pct")
+    formal = os.path.join(args.source, "tests/data/roofline/sglang_qwen3_8b_decode_mi300x.json.gz")
+    rep = run_json(args.triage, formal)
+    items = check_precision(rep, families, dtypes, min_pct, failures, "decode")
+    if len(items) != 1:
+        failures.append("decode: %d precision items, want 1" % len(items))
+    tune = [i for i in rep["summary"] if i["action_id"] == "tune" and len(i["kernels"]) > 1]
+    if not tune:
+        failures.append("decode: the GEMM tuning item merged away")
+    with tempfile.TemporaryDirectory() as tmp:  # the bar and the formats are the pack's
+        for name, body in (("bar", "    precision_min_pct: 100.0\n"),
+                           ("formats", "    precision_dtypes: []\n")):
+            pack = os.path.join(tmp, name + ".yaml")
+            with open(pack, "w", encoding="utf-8") as f:
+                f.write("pack: %s\nversion: 1\nsettings:\n  summary:\n%s" % (name, body))
+            off = run_json(args.triage, "--rules", pack, formal)
+            if any(i["basis"] == "precision" for i in off["summary"]):
+                failures.append("pack %s: a precision item" % name)
+    real = os.path.join(args.shared, "traces/real")
+    for name, want in (("vllm_gptoss_decode_fullgraph_amd", 0),
+                       ("sglang_qwen3_8b_prefilldecode_mi300x", 1),
+                       ("hf_qwen1.5_0.5b_chat_h100", 0)):
+        path = os.path.join(real, name + ".json.gz")
+        if not os.path.exists(path):
+            continue
+        rep = run_json(args.triage, path)
+        got = check_precision(rep, families, dtypes, min_pct, failures, name)
+        if len(got) != want:
+            failures.append("%s: %d precision items, want %d" % (name, len(got), want))
+        if any("mxfp4" in k for i in got for k in i["kernels"]):
+            failures.append("%s: a precision item names an MXFP4 kernel" % name)
+    for f in failures:
+        print("FAIL " + f)
+    print("precision items, %d failures" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
-                                      "unbounded", "grouped", "levers", "floor", "bases"])
+                                      "unbounded", "grouped", "levers", "floor", "bases",
+                                      "precision"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -954,7 +1043,7 @@ def main():
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
-             "floor": floor, "bases": bases}
+             "floor": floor, "bases": bases, "precision": precision}
     return modes[args.mode](args)
 
 

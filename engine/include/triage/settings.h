@@ -352,6 +352,13 @@ typedef struct te_list_map {
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
+  X(summary_precision_families, "summary.precision_families", LIST, 0, 0, 0, NULL,                 \
+    "roofline op families (GEMM, attention) whose 16-bit rows make one FP8 precision item in a "   \
+    "serving run")                                                                                 \
+  X(summary_precision_dtypes, "summary.precision_dtypes", LIST, 0, 0, 0, NULL,                     \
+    "roofline formats of those rows that a lower precision halves (bf16, fp16)")                   \
+  X(summary_precision_min_pct, "summary.precision_min_pct", NUMBER, 0, 100, 0, NULL,               \
+    "the precision item needs its rows to take this share of the step")                            \
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
