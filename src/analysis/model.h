@@ -872,11 +872,12 @@ typedef enum an_idle_kind {
   AN_IDLE_UNKNOWN = 5,    /* the trace holds no launch call for the next kernel */
   AN_IDLE_SETUP = 6,      /* one-time setup: the host was mostly in allocation or
                              initialisation calls (matcher setup_call: cudaMalloc, cudaFree,
-                             hipMalloc, ...) or in a launch call long enough to load a module
+                             hipMalloc, ...) outside the counted steps (a stage without
+                             steps), or in a launch call long enough to load a module
                              (timeline.module_load_min_us); no per-step action */
-  AN_IDLE_ALLOC = 7,      /* the same setup calls stalling the GPU in most steps
-                             (timeline.setup_recurring_min_pct): the allocator asked again
-                             every step, a per-step loss */
+  AN_IDLE_ALLOC = 7,      /* the same setup calls stalling the GPU inside counted steps: the
+                             allocator growing or asked again inside what the capture
+                             measures, a per-step loss */
   AN_IDLE_AWAIT = 8,      /* the host waited on a collective's result (matcher
                              host_collective_wait: a TorchRec awaitable's wait(), a comm op's
                              Wait or its backward): it follows the communication schedule and
@@ -1230,6 +1231,8 @@ typedef struct an_bottleneck {
   size_t dropped;          /* GPU-side items left out */
   bool launch_bound;       /* most host-side idle is launch spacing: items that launch fewer
                               kernels (fusion rows, fused chains) are kept */
+  bool alloc_bound;        /* most host-side idle is the allocator inside the counted steps
+                              (alloc): the step times allocation, not its kernels */
   /* the largest kernel-lever item left out (a named change that removes kernels: the
    * banner still names it, review 5 defect 4): its lever id and text (rules), its GPU time
    * per step and the part with nothing else on the GPU; lever_id NULL: none */

@@ -196,6 +196,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
   int64_t launch =
       a->idle_by_kind_ns[AN_IDLE_LAUNCH] + (g->eager ? a->idle_by_kind_ns[AN_IDLE_SHORT] : 0);
   g->launch_bound = host > 0 && 2 * launch >= host;
+  g->alloc_bound = host > 0 && 2 * a->idle_by_kind_ns[AN_IDLE_ALLOC] > host;
   g->wait_us = (double)a->collective_wait_ns / 1000.0 * g->per;
   g->bottleneck = g->step_us > 0 && (g->host_idle_us + g->wait_us) / g->step_us * 100.0 >=
                                         c->s->summary_bottleneck_idle_pct;
@@ -348,7 +349,8 @@ static void note_bottleneck(an_report *rep, const sm_stage *g) {
                                     .idle_pct = g->host_idle_us / g->step_us * 100.0,
                                     .all_idle_pct = g->all_idle_us / g->step_us * 100.0,
                                     .wait_pct = g->wait_us / g->step_us * 100.0,
-                                    .launch_bound = g->launch_bound};
+                                    .launch_bound = g->launch_bound,
+                                    .alloc_bound = g->alloc_bound};
 }
 
 static an_status build_items(an_report *rep, an_stage_report *stages, const te_rules *rules,

@@ -26,6 +26,7 @@ typedef struct sm_stage {
   bool eager;        /* kernels launched one by one (summary.chain_max_graph_pct) */
   bool bottleneck;   /* host-side idle + collective wait >= summary.bottleneck_idle_pct */
   bool launch_bound; /* most host-side idle is launch spacing (launch gaps, eager short gaps) */
+  bool alloc_bound;  /* most host-side idle is the allocator inside the counted steps */
   double host_idle_us, wait_us; /* per step */
   double all_idle_us;           /* per step, every idle cause (the time account's idle) */
 } sm_stage;

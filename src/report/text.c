@@ -1299,18 +1299,23 @@ static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
   char host[16], all[16];
   snprintf(host, sizeof host, "%.1f", b->idle_pct);
   snprintf(all, sizeof all, "%.1f", b->all_idle_pct);
+  /* a benchmark step spent mostly in the allocator measures allocation, not its kernels */
+  const char *alloc = b->alloc_bound ? ", mostly the caching allocator growing inside the "
+                                       "counted step (the step times allocation, not its "
+                                       "kernels)"
+                                     : "";
   if (b->all_idle_pct > b->idle_pct && strcmp(host, all) != 0)
     snprintf(buf, cap,
-             "%s%% of each step is GPU idle for the host (of the time account's %s%% idle: the "
+             "%s%% of each step is GPU idle for the host%s (of the time account's %s%% idle: the "
              "rest is one-time setup, waits on collectives' results, cross-stream dependencies and "
              "gaps too short to name)",
-             host, all);
+             host, alloc, all);
   else
-    snprintf(buf, cap, "%s%% of each step is GPU idle for the host", host);
+    snprintf(buf, cap, "%s%% of each step is GPU idle for the host%s", host, alloc);
 }
 
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
-  char idle[256];
+  char idle[384];
   banner_idle(b, idle, sizeof idle);
   /* launch-bound: fewer kernels is the fix, so fusion items stay (an_bottleneck) */
   int n = b->launch_bound

@@ -321,8 +321,10 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     return "Take the blocking call off the step's critical path";
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
-    return "Stop allocating in every step: let the caching allocator keep its blocks, "
-           "pre-allocate and reuse the buffers, or capture the step in a CUDA graph";
+    return "Stop allocating inside the measured step: warm up before measuring, let the "
+           "caching allocator keep its blocks (no torch.cuda.empty_cache(); "
+           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), pre-allocate and reuse the "
+           "buffers, or capture the step in a CUDA graph";
   /* the GPU ran dry while the launch call itself was still submitting: the call's own
    * cost (a graph's nodes, the driver) is the lever, not the host's other work */
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
@@ -580,8 +582,8 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
              it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
     snprintf(b, cap,
-             "GPU idle inside the step while the host sat in this allocation or initialisation "
-             "call, recurring across the steps (%zu %s, longest %s ms)",
+             "GPU idle inside the counted steps while the host sat in this allocation or "
+             "initialisation call (%zu %s, longest %s ms)",
              it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL && it->n_rows > 1)
     stall_group_basis(it, g, b, cap);

@@ -624,41 +624,55 @@ Test(timeline, a_blocking_copy_on_another_thread_is_blocked, .init = setup, .fin
 
 /* Allocator growth: the host part of a gap inside aten::mm is mostly a cudaMalloc (the
  * caching allocator reserving memory), and a first launch call that loads its module takes
- * 80 ms: both one-time setup, named by the call, not host work of the step. */
-Test(timeline, allocation_and_module_load_are_setup, .init = setup, .fini = teardown) {
-  tb b;
-  tb_begin(&b);
-  host(&b, "user_annotation", "ProfilerStep#1", 0, 100000);
-  host(&b, "python_function", "model.py(7): forward", 1, 99000);
-  launch(&b, "kernel_a", 10, 20, 100);
-  host(&b, "cpu_op", "aten::mm", 130, 500);
-  tb_add(&b, /* runtime calls carry a correlation id */
+ * 80 ms. Both are named by the call, not host work. Inside a counted step the allocation
+ * is a loss of what the capture measures (alloc: review 10 defect 2, hta_alexnet's one
+ * measured forward); without step markers it is one-time setup; the module load of one
+ * step stays setup either way. */
+static void allocating_module_load(tb *b, bool step) {
+  tb_begin(b);
+  if (step) host(b, "user_annotation", "ProfilerStep#1", 0, 100000);
+  host(b, "python_function", "model.py(7): forward", 1, 99000);
+  launch(b, "kernel_a", 10, 20, 100);
+  host(b, "cpu_op", "aten::mm", 130, 500);
+  tb_add(b, /* runtime calls carry a correlation id */
          "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMalloc\",\"pid\":1,"
          "\"tid\":1,\"ts\":140,\"dur\":400,\"args\":{\"correlation\":%d}},",
-         b.corr++);
-  launch(&b, "sgemm", 600, 610, 100);
-  int c = b.corr++; /* a launch call of 80 ms: the module loads */
-  tb_add(&b,
+         b->corr++);
+  launch(b, "sgemm", 600, 610, 100);
+  int c = b->corr++; /* a launch call of 80 ms: the module loads */
+  tb_add(b,
          "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
          "\"tid\":1,\"ts\":720,\"dur\":80000,\"args\":{\"correlation\":%d}},"
          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"first_kernel\",\"pid\":0,\"tid\":7,"
          "\"ts\":80730,\"dur\":10,\"args\":{\"stream\":7,\"correlation\":%d}},",
          c, c);
-  account a;
-  account_build(&b, &a, "all");
-  const an_time_account *t = &a.st->total;
-  expect_all_sums(a.st);
-  cr_assert_eq(cause_of(t, AN_IDLE_HOST), NULL);
-  int64_t setup = t->idle_by_kind_ns[AN_IDLE_SETUP];
-  cr_assert_geq(setup, 480000 + 80000000 - 20000, "setup %lld", (long long)setup);
-  const an_idle_cause *x = cause_of(t, AN_IDLE_SETUP);
-  cr_assert_not_null(x);
-  bool malloc_named = false;
+}
+
+/* Whether account t has a cause of kind k named what. */
+static bool has_cause(const an_time_account *t, an_idle_kind k, const char *what) {
   for (size_t i = 0; i < t->n_causes; i++)
-    malloc_named |= t->causes[i].kind == AN_IDLE_SETUP && t->causes[i].what &&
-                    !strcmp(t->causes[i].what, "cudaMalloc");
-  cr_assert(malloc_named);
-  account_free(&a);
+    if (t->causes[i].kind == k && t->causes[i].what && !strcmp(t->causes[i].what, what))
+      return true;
+  return false;
+}
+
+Test(timeline, allocation_in_a_step_is_alloc, .init = setup, .fini = teardown) {
+  for (int step = 0; step < 2; step++) {
+    tb b;
+    allocating_module_load(&b, step);
+    account a;
+    account_build(&b, &a, "all");
+    const an_time_account *t = &a.st->total;
+    expect_all_sums(a.st);
+    cr_assert_eq(a.st->n_steps, (size_t)step);
+    cr_assert_eq(cause_of(t, AN_IDLE_HOST), NULL);
+    int64_t setup = t->idle_by_kind_ns[AN_IDLE_SETUP], alloc = t->idle_by_kind_ns[AN_IDLE_ALLOC];
+    cr_assert_geq(setup, (step ? 0 : 480000) + 80000000 - 20000, "setup %lld", (long long)setup);
+    cr_assert_eq(alloc, step ? 480000 : 0, "alloc %lld", (long long)alloc);
+    cr_assert(has_cause(t, step ? AN_IDLE_ALLOC : AN_IDLE_SETUP, "cudaMalloc"));
+    cr_assert(has_cause(t, AN_IDLE_SETUP, "cudaLaunchKernel"), "the module load");
+    account_free(&a);
+  }
 }
 
 /* Steps whose gap before the second kernel is a 400 us cudaMalloc inside aten::empty:
@@ -684,8 +698,8 @@ static void allocating_steps(tb *b, int steps, int in_steps) {
 }
 
 /* A cudaMalloc in every step is no one-time setup: the allocator is asked again each step,
- * a per-step loss (alloc) with an item of its own; the same call in one step of four stays
- * one-time setup, with no item. */
+ * a per-step loss (alloc) with an item of its own; so is the same call in one step of four,
+ * inside what the capture measures. */
 Test(timeline, allocation_in_every_step_is_a_loss, .init = setup, .fini = teardown) {
   tb b;
   allocating_steps(&b, 4, 4);
@@ -706,8 +720,8 @@ Test(timeline, allocation_in_every_step_is_a_loss, .init = setup, .fini = teardo
   allocating_steps(&b, 4, 1);
   account_build(&b, &a, "all");
   expect_all_sums(a.st);
-  cr_assert_null(cause_of(&a.st->total, AN_IDLE_ALLOC));
-  cr_assert_not_null(cause_of(&a.st->total, AN_IDLE_SETUP));
+  cr_assert_eq(cause_of(&a.st->total, AN_IDLE_ALLOC)->gaps, 1);
+  cr_assert_null(cause_of(&a.st->total, AN_IDLE_SETUP));
   account_free(&a);
 }
 
