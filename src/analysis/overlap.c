@@ -409,24 +409,50 @@ static double ov_span(const ov_kernel *ks, size_t n) {
   return hi - lo;
 }
 
-/* Fills the dependency fields of row from the representative kernel rep. */
+/* Whether the stage's kernel i is a copy-engine transfer (overlap.copy_engine_event_categories
+ * on its trace event's category). */
+static bool ov_kernel_is_copy(const ov_stage_ctx *c, size_t i) {
+  const tr_event *ev = ov_stage_event(c, i);
+  const tr_trace *t = c->formal->side->t;
+  return ev && te_string_list_has(&te_rules_settings(c->r)->overlap_copy_engine_event_categories,
+                                  tr_str_get(t, tr_event_cat(t, ev)));
+}
+
+/* The position (in c->order) of rep's neighbour on its stream on one side (side 0: before),
+ * SIZE_MAX when none. A copy-engine transfer's neighbours that are transfers too are
+ * stepped over (brief 10 defect 3: memory next to memory is no dataflow, a batch's input
+ * copies run back to back): its producer and consumer are the nearest kernels. */
+static size_t ov_stream_neighbour(const ov_stage_ctx *c, size_t p, int side, bool skip_copies) {
+  const ov_kernel *k = &c->ks[c->order[p]];
+  for (size_t at = p;;) {
+    if (side == 0 ? at == 0 : at + 1 >= c->n) return SIZE_MAX;
+    at = side == 0 ? at - 1 : at + 1;
+    size_t q = c->order[at];
+    if (c->ks[q].stream != k->stream) return SIZE_MAX;
+    if (!skip_copies || !ov_kernel_is_copy(c, q)) return at;
+  }
+}
+
+/* Fills the dependency fields of row from the representative kernel rep. Under the
+ * mechanism rules (O8) a copy-engine transfer's risk comes from dataflow: its nearest
+ * kernels on the stream, past other transfers; a host-to-device input copy (matcher
+ * dep_input_copy) reads host memory, so no kernel produces it, and its consumer is what a
+ * prefetch makes wait on an event: neither side is a risk, both are named. */
 static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const char *op,
                           an_overlap_row *row) {
   const ov_kernel *k = &c->ks[rep];
   double thr = an_overlap_tight_gap(c->r, k->end - k->ts);
   bool risky[2] = {false, false}, unclear[2] = {false, false};
   size_t p = c->pos_of[rep];
+  bool copy = te_rules_settings(c->r)->overlap_mechanism_actions && ov_kernel_is_copy(c, rep);
+  const te_matcher *input = te_rules_matcher(c->r, "dep_input_copy");
+  const char *own = ov_key_name(c, k->name);
+  bool host_source = copy && input && te_matcher_match(input, own, strlen(own));
   for (int side = 0; side < 2; side++) {
-    size_t q;
-    if (side == 0) {
-      if (p == 0) continue;
-      q = c->order[p - 1];
-    } else {
-      if (p + 1 >= c->n) continue;
-      q = c->order[p + 1];
-    }
+    size_t at = ov_stream_neighbour(c, p, side, copy);
+    if (at == SIZE_MAX) continue;
+    size_t q = c->order[at];
     const ov_kernel *nb = &c->ks[q];
-    if (nb->stream != k->stream) continue;
     double gap = side == 0 ? k->ts - nb->end : nb->ts - k->end;
     if (gap < 0) gap = 0;
     const char *nb_name = ov_key_name(c, nb->name);
@@ -437,7 +463,7 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
       row->prev_gap_us = gap;
     else
       row->next_gap_us = gap;
-    if (gap > thr) continue;
+    if (gap > thr || host_source) continue;
     ov_scope_result ns = ov_scope_lookup(c->map, nb_name, c->r, c->formal);
     const char *nb_cat = ov_cats_label(c->cats, (long)nb->cat);
     /* a shared launch op or scope family is dataflow evidence only in the reference's

@@ -433,7 +433,9 @@ static const char *const LEGEND[][2] = {
      "the recoverable floor are folded (show more rows)"},
     {"Dep risk",
      "whether a same-stream neighbour looks like its producer or consumer (low, high, "
-     "unclear); it decides between P1 and check deps only: low on a P2 row (a wait row, a "
+     "unclear; a copy's neighbours are the nearest kernels past other copies, and a "
+     "host-to-device input copy is low: no kernel produces it); it decides between P1 and check "
+     "deps only: low on a P2 row (a wait row, a "
      "restructure, a row put back for the stage's bottleneck) says the dependencies are not "
      "what holds it back"},
     {"% of bound",

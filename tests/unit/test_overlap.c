@@ -1312,6 +1312,68 @@ Test(overlap_dependency, each_rule_decides_with_its_evidence) {
   te_rules_destroy(r);
 }
 
+/* One GPU event of category cat on stream (its tid too), comma-separated unless first. */
+static void gpu_event(FILE *f, bool first, const char *cat, const char *name, double ts, int dur,
+                      int stream) {
+  fprintf(f,
+          "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.1f,"
+          "\"dur\":%d,\"args\":{\"stream\":%d}}",
+          first ? "" : ",", cat, name, stream, ts, dur, stream);
+}
+
+/* Brief 10 defect 3: a copy's dependency risk comes from dataflow, not from the copies
+ * beside it. Each step a batch's two pinned input copies run back to back on the compute
+ * stream, then their consumer (an add), a GEMM, and a device copy its producer (a mul)
+ * wrote just before; a GEMM on stream 9 gives the stage a second lane. The input copies'
+ * risk was "high" from the copy next to them (memory next to memory): their source is
+ * host memory (no kernel produces it) and their consumer is what a prefetch makes wait
+ * on an event, so the risk is low and the P1 "try overlap" agrees with the Legend; the
+ * row names the consumer, not the other copy. The device copy keeps its producer's risk. */
+Test(overlap_mechanism, copy_risk_comes_from_dataflow) {
+  te_rules *r = load_rules();
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  fputs("{\"traceEvents\":[", f);
+  const char *add =
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::CUDAFunctor_add<float> >";
+  const char *mul =
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::MulFunctor<float> >";
+  for (int s = 0; s < 4; s++) {
+    double t = 2000.0 * s;
+    gpu_event(f, s == 0, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", t, 200, 7);
+    gpu_event(f, false, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", t + 201, 200, 7);
+    gpu_event(f, false, "kernel", add, t + 402, 100, 7);
+    gpu_event(f, false, "kernel", "ampere_sgemm_128x64_nn", t + 503, 600, 7);
+    gpu_event(f, false, "kernel", mul, t + 1104, 100, 7);
+    gpu_event(f, false, "gpu_memcpy", "Memcpy DtoD (Device -> Device)", t + 1205, 150, 7);
+    gpu_event(f, false, "kernel", "ampere_sgemm_64x64_nn", t + 100, 1500, 9);
+  }
+  fputs("]}", f);
+  fclose(f);
+  run x;
+  run_single(&x, "copies.json", buf, strlen(buf), r);
+  const an_overlap_row *input = find_row(x.rep, "Memcpy HtoD (Pinned");
+  cr_assert(input);
+  cr_assert_eq(input->dep_risk, AN_DEP_RISK_LOW, "host memory in, a prefetch's consumer out");
+  cr_assert_eq(input->priority, AN_PRIORITY_P1);
+  cr_assert_eq(input->recommendation, AN_RECOMMEND_TRY_OVERLAP);
+  cr_assert(input->next_kernel && strstr(input->next_kernel, "CUDAFunctor_add"),
+            "its consumer is named: %s", input->next_kernel ? input->next_kernel : "-");
+  cr_assert(!input->prev_kernel || !strstr(input->prev_kernel, "Memcpy"), "%s", input->prev_kernel);
+  const an_overlap_row *dtod = find_row(x.rep, "Memcpy DtoD");
+  if (dtod) {
+    cr_assert_eq(dtod->dep_risk, AN_DEP_RISK_HIGH, "the mul wrote what it copies");
+    cr_assert(dtod->prev_kernel && strstr(dtod->prev_kernel, "MulFunctor"));
+  }
+  run_free(&x);
+  free(buf);
+  te_rules_destroy(r);
+}
+
 /* One kernel name, several collectives: ncclKernel_SendRecv launched n times (at most 8),
  * each under the outer region outers[i] (a record_function region "## ... ##", else a CPU
  * op such as the backward pass's AccumulateGrad, the region that once named the row
