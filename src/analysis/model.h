@@ -367,9 +367,15 @@ typedef struct an_model_ident {
                                 (entry labels, from the rules) */
   const char *hint;          /* HINT: the text that picked (an input path, the server args'
                                 model; owned by the report's strings) */
+  /* CONTENT: the entry a name (the first hint text naming one: server args, an input
+   * path, the Python frames' model) names, whether or not the content fits it, with hint
+   * that text; NULL when no name names one. first: the entry picked */
+  const char *named;
   /* CONTENT, HINT: what the content showed of the entry */
-  bool lm_head;  /* its lm_head weight in a CPU op's shapes (else the logits) */
-  bool by_gemms; /* its layers counted from replayed GEMM launches (else attention) */
+  bool shapes;               /* its MLP weight in a CPU op's shapes (width and MLP size) */
+  long hidden, intermediate; /* the entry's, shown when shapes */
+  bool lm_head;              /* its lm_head weight in a CPU op's shapes (else the logits) */
+  bool by_gemms;             /* its layers counted from replayed GEMM launches (else attention) */
   long vocab, layers;
   size_t launches; /* the launches that counted the layers */
 } an_model_ident;

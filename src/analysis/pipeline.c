@@ -777,12 +777,20 @@ static void name_blank_gpu(run_state *r) {
  * the trace's content, or from an input path picking among the entries the content fits
  * (roofline_model.h). A model file named in the Python frames (`models/qwen3.py`: a family,
  * "qwen3") gives way to a model the content itself identifies (Qwen3-8B from its vocabulary
- * and layer count), so the header and the roofline's Limits line name the same model. */
+ * and layer count), so the header and the roofline's Limits line name the same model. So
+ * does a name (server args, an input path) of another model than the one the content's
+ * shapes alone identify: the shapes are what the run computed (brief 10 defect 2). */
 static void name_model_from_roofline(run_state *r) {
   an_run_context *c = &r->report.run.context;
   const an_roofline_model *m = &r->roofline.model;
   bool family_only = c->model.source == AN_SOURCE_PYTHON_FRAMES && !m->from_hint;
-  if ((c->model.value && !family_only) || !m->label || !(m->used || m->attention_used)) return;
+  /* deviation A14; the compat pack (fuse.context_from_trace false) keeps the name */
+  bool overruled = te_rules_settings(r->rules)->fuse_context_from_trace &&
+                   m->from.kind == AN_IDENT_CONTENT && m->from.named && m->label &&
+                   strcmp(m->from.named, m->label) != 0;
+  if ((c->model.value && !family_only && !overruled) || !m->label ||
+      !(m->used || m->attention_used))
+    return;
   c->model =
       (an_text_fact){m->label, m->from_hint ? AN_SOURCE_DETECTION_RULE : AN_SOURCE_TRACE_CONTENT};
 }

@@ -39,6 +39,29 @@ static void scan_dims(const char *dims, const te_model *m, const char *vocab, lo
   }
 }
 
+static bool pair_of(const int64_t *d, long a, long b) {
+  return (d[0] == a && d[1] == b) || (d[0] == b && d[1] == a);
+}
+
+/* Whether one op's Input Dims hold a dense entry's MLP weight: the down projection
+ * [hidden, intermediate] or the merged gate_up [2 x intermediate, hidden], either way round.
+ * The pair pins the model's width and MLP size together, which a vocabulary and a layer
+ * count shared by a family's sizes do not (Qwen3-4B and 8B: 151936 and 36 alike). */
+static void scan_shapes(const char *dims, const te_rules *rules, bool *shapes, size_t n) {
+  int64_t in[MAX_INPUTS][2];
+  size_t m = 0;
+  for (size_t k = 0; k < MAX_INPUTS; k++) {
+    size_t rank;
+    if (an_op_input_dims(dims, k, in[m], 2, &rank) && rank == 2) m++;
+  }
+  for (size_t e = 0; e < n && m; e++) {
+    const te_model *x = te_rules_model_at(rules, e);
+    for (size_t k = 0; k < m && !shapes[e] && !x->experts; k++)
+      shapes[e] = pair_of(in[k], x->hidden, x->intermediate) ||
+                  pair_of(in[k], x->hidden, 2 * x->intermediate);
+  }
+}
+
 bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan *s) {
   memset(s, 0, sizeof *s);
   s->trace = t;
@@ -46,8 +69,9 @@ bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan
   s->logits_tokens = calloc(s->n + 1, sizeof *s->logits_tokens);
   s->logits_op = calloc(s->n + 1, sizeof *s->logits_op);
   s->lm_head = calloc(s->n + 1, sizeof *s->lm_head);
+  s->shapes = calloc(s->n + 1, sizeof *s->shapes);
   vocab_text *vocab = malloc((s->n + 1) * sizeof *vocab); /* printed once, not per dims */
-  if (!s->logits_tokens || !s->logits_op || !s->lm_head || !vocab) {
+  if (!s->logits_tokens || !s->logits_op || !s->lm_head || !s->shapes || !vocab) {
     free(vocab);
     return false;
   }
@@ -63,6 +87,7 @@ bool an_model_scan_build(const te_rules *rules, const tr_trace *t, an_model_scan
     if (!id || ut_u64map_get(&seen, id, &one)) continue;
     if (!ut_u64map_put(&seen, id, 1)) ok = false; /* out of memory: read again, same answer */
     const char *dims = tr_str_get(t, id);
+    scan_shapes(dims, rules, s->shapes, s->n);
     for (size_t m = 0; m < s->n; m++) {
       bool had = s->logits_tokens[m] != 0;
       scan_dims(dims, te_rules_model_at(rules, m), vocab[m].s, &s->logits_tokens[m],
@@ -79,6 +104,7 @@ void an_model_scan_free(an_model_scan *s) {
   free(s->logits_tokens);
   free((void *)s->logits_op);
   free(s->lm_head);
+  free(s->shapes);
   memset(s, 0, sizeof *s);
 }
 
@@ -99,6 +125,9 @@ static void evidence(const an_model_scan *s, size_t i, const te_model *m, const 
   size_t cycle = (size_t)(PROJECTIONS * m->layers + 1);
   bool gemms = l->gemm_launches && l->gemm_launches % cycle == 0;
   out->lm_head = s->lm_head[i];
+  out->shapes = s->shapes[i];
+  out->hidden = m->hidden;
+  out->intermediate = m->intermediate;
   out->by_gemms = gemms;
   out->vocab = m->vocab;
   out->layers = m->layers;
@@ -119,18 +148,39 @@ static long hinted(const te_rules *rules, const size_t *fit, size_t n, const cha
   return -1;
 }
 
+/* The entry the first hint text naming one names (whether or not the content fits it), its
+ * label and the text into how; nothing when no hint names one. */
+static void named_by_hint(const te_rules *rules, const char *const *hints, size_t n_hints,
+                          an_model_ident *how) {
+  for (size_t h = 0; h < n_hints; h++)
+    for (size_t i = 0; hints[h] && *hints[h] && i < te_rules_model_count(rules); i++) {
+      const te_model *m = te_rules_model_at(rules, i);
+      if (m->match && te_matcher_match(m->match, hints[h], strlen(hints[h]))) {
+        how->named = m->label;
+        how->hint = hints[h];
+        return;
+      }
+    }
+}
+
+/* How much of an entry's shape the content shows: 2 its MLP weight (width and MLP size), 1
+ * its lm_head weight (vocabulary and width), 0 only the logits' vocabulary. */
+static int tier_of(const an_model_scan *s, size_t i) {
+  return s->shapes[i] ? 2 : s->lm_head[i] ? 1 : 0;
+}
+
 void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_model_layers *layers,
                        const char *const *hints, size_t n_hints, an_model_plan *plan,
                        an_model_ident *how) {
   memset(plan, 0, sizeof *plan);
   *how = (an_model_ident){.kind = AN_IDENT_NO_FIT};
   size_t fit[MAX_FITS], n = 0;
-  /* the lm_head weight also shows the hidden size: entries it fits outrank those only the
-   * logits' vocabulary fits (Qwen3-8B's [151936, 4096] is not Qwen3-4B's) */
-  for (int tier = 1; tier >= 0 && !n; tier--)
+  /* the more of its shape the content shows, the better an entry fits: the MLP weight
+   * outranks the lm_head weight, which outranks the logits' vocabulary alone (Qwen3-8B's
+   * [12288, 4096] and [151936, 4096] are not Qwen3-4B's) */
+  for (int tier = 2; tier >= 0 && !n; tier--)
     for (size_t i = 0; i < s->n; i++)
-      if (s->lm_head[i] == (tier == 1) && fits(s, i, te_rules_model_at(rules, i), layers) &&
-          n < MAX_FITS)
+      if (tier_of(s, i) == tier && fits(s, i, te_rules_model_at(rules, i), layers) && n < MAX_FITS)
         fit[n++] = i;
   if (!n) return;
   const char *by = NULL;
@@ -147,7 +197,11 @@ void an_model_identify(const te_rules *rules, const an_model_scan *s, const an_m
   plan->from_hint = by != NULL;
   evidence(s, (size_t)pick, plan->model, layers, how);
   how->kind = by ? AN_IDENT_HINT : AN_IDENT_CONTENT;
-  if (!by) return;
+  if (!by) { /* the content decided: does a name agree? */
+    how->first = plan->model->label;
+    named_by_hint(rules, hints, n_hints, how);
+    return;
+  }
   how->hint = by;
   how->first = plan->model->label;
   how->other = te_rules_model_at(rules, fit[fit[0] == (size_t)pick ? 1 : 0])->label;

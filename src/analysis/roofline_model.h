@@ -11,7 +11,10 @@
  * it is identified from the content; when several fit (same vocabulary and depth: Qwen3-4B
  * and 8B), a hint text (server args' model path, input paths, the Python frames' model)
  * may pick one of them, and the basis says so; a hint naming an entry the content does not
- * fit is never used. The dense GEMM plan then needs the logits' rows (every decode GEMM's
+ * fit is never used. Entries whose MLP weight (width and MLP size) a CPU op shows outrank
+ * those whose lm_head weight it shows, which outrank the logits' vocabulary alone; where the
+ * content decided, the name a hint gives (agreeing or not) is kept to be said. The dense
+ * GEMM plan then needs the logits' rows (every decode GEMM's
  * M) and whole steps of replayed GEMMs (an_model_plan_check).
  *
  * Ownership: the scan owns its arrays (an_model_scan_free); plans borrow the rules' models.
@@ -34,6 +37,8 @@ typedef struct an_model_scan {
   long *logits_tokens;    /* rows of an op's [tokens, vocab] input; 0: none */
   const char **logits_op; /* that op's name (borrowed from the trace) */
   bool *lm_head;          /* an op's input is [vocab, hidden] or [hidden, vocab] */
+  bool *shapes;           /* an op's input is its MLP weight: [hidden, intermediate] or [2 x
+                             intermediate, hidden], either way round (dense entries) */
 } an_model_scan;
 
 /* Scans trace t once for every entry; false when out of memory. */

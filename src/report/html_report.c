@@ -106,12 +106,21 @@ static const char *prov_class(an_source s) {
   return "none";
 }
 
-static void fact(rp_hw *hw, const char *term, const char *value, an_source src, bool with_prov) {
+/* A fact with its provenance in words (said: NULL for none). */
+static void fact_said(rp_hw *hw, const char *term, const char *value, an_source src,
+                      const char *said) {
   rp_hw_printf(hw, "<div><dt>%s</dt><dd>", term);
   rp_hw_text(hw, value ? value : "not known");
-  if (with_prov)
-    rp_hw_printf(hw, " <span class=\"prov prov-%s\">%s</span>", prov_class(src), rp_source(src));
+  if (said) {
+    rp_hw_printf(hw, " <span class=\"prov prov-%s\">", prov_class(src));
+    rp_hw_text(hw, said);
+    rp_hw_printf(hw, "</span>");
+  }
   rp_hw_printf(hw, "</dd></div>");
+}
+
+static void fact(rp_hw *hw, const char *term, const char *value, an_source src, bool with_prov) {
+  fact_said(hw, term, value, src, with_prov ? rp_source(src) : NULL);
 }
 
 /* A framework nothing detected reads "not detected"; the packs' default it falls back to
@@ -163,7 +172,9 @@ static void header(rp_hw *hw) {
   inputs_line(hw, p);
   rp_hw_printf(hw, "<dl class=\"facts\">");
   framework_fact(hw, &p->framework);
-  fact(hw, "Model", p->context.model.value, p->context.model.source, true);
+  char model_from[RP_MODEL_TEXT_BYTES];
+  fact_said(hw, "Model", p->context.model.value, p->context.model.source,
+            rp_model_from(hw->rep, model_from, sizeof model_from));
   char tp[32];
   snprintf(tp, sizeof tp, "%ld", p->context.tp_size.value);
   fact(hw, "TP size", tp, p->context.tp_size.source, true);

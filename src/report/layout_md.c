@@ -124,7 +124,12 @@ static void provenance(FILE *f, const an_report *r) {
   if (two && p->mapping_framework.id != p->framework.id)
     framework_row(f, "Mapping framework", &p->mapping_framework);
   const an_run_context *c = &p->context;
-  fact_row(f, "Model", c->model.value ? c->model.value : "unknown", rp_source(c->model.source));
+  char model_from[RP_MODEL_TEXT_BYTES];
+  fprintf(f, "| Model | ");
+  rp_md_cell_text(f, c->model.value ? c->model.value : "unknown");
+  fputs(" | ", f);
+  rp_md_cell_text(f, rp_model_from(r, model_from, sizeof model_from));
+  fputs(" |\n", f);
   char tp[32];
   snprintf(tp, sizeof tp, "%ld", c->tp_size.value);
   fact_row(f, "TP size", tp, rp_source(c->tp_size.source));

@@ -5,19 +5,36 @@
  * keeps them as data (issue 33); Markdown, HTML and JSON say them alike.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/text.h"
 
 /* What the content showed of the entry: "... vocabulary V in a CPU op's shapes, L layers
  * from N replayed GEMM launches". */
 static void ident_evidence(const an_model_ident *m, char *out, size_t cap) {
-  snprintf(out, cap, "%s %ld in a CPU op's shapes, %ld layers from %zu %s launches",
+  char mlp[96] = "";
+  if (m->shapes)
+    snprintf(mlp, sizeof mlp, "its MLP weight (hidden %ld, intermediate %ld) and ", m->hidden,
+             m->intermediate);
+  snprintf(out, cap, "%s%s %ld in a CPU op's shapes, %ld layers from %zu %s launches", mlp,
            m->lm_head ? "the lm_head weight of vocabulary" : "logits of vocabulary", m->vocab,
            m->layers, m->launches, m->by_gemms ? "replayed GEMM" : "attention");
 }
 
+/* Whether a name agrees with what the content decided: "; `path` names it too", or the
+ * entry it names instead, which the content does not fit. */
+static void ident_named(const an_model_ident *m, const char *label, char *out, size_t cap) {
+  out[0] = '\0';
+  if (!m->named || !m->hint) return;
+  if (label && !strcmp(m->named, label))
+    snprintf(out, cap, "; `%s` names it too", m->hint);
+  else
+    snprintf(out, cap, "; `%s` names %s, which the content does not fit: the content decides",
+             m->hint, m->named);
+}
+
 const char *rp_model_ident(const an_model_ident *m, char *buf, size_t cap) {
-  char ev[192];
+  char ev[256], named[RP_MODEL_NAMED_BYTES];
   switch (m->kind) {
     case AN_IDENT_NONE:
       return NULL;
@@ -34,7 +51,8 @@ const char *rp_model_ident(const an_model_ident *m, char *buf, size_t cap) {
       break;
     case AN_IDENT_CONTENT:
       ident_evidence(m, ev, sizeof ev);
-      snprintf(buf, cap, "the trace's content: %s", ev);
+      ident_named(m, m->first, named, sizeof named);
+      snprintf(buf, cap, "the trace's content: %s%s", ev, named);
       break;
     case AN_IDENT_HINT:
       ident_evidence(m, ev, sizeof ev);
@@ -47,6 +65,31 @@ const char *rp_model_ident(const an_model_ident *m, char *buf, size_t cap) {
       break;
   }
   return buf;
+}
+
+const char *rp_model_from(const an_report *r, char *buf, size_t cap) {
+  const an_text_fact *f = &r->run.context.model;
+  const an_roofline_model *m = &r->roofline_model;
+  /* the dense GEMMs' identification, else the attention's (a stage whose GEMMs had shapes
+   * of their own needed none) */
+  const an_model_ident *id = m->from.kind != AN_IDENT_NONE ? &m->from : &m->attention.ident;
+  bool ours = f->value && m->label && !strcmp(f->value, m->label);
+  if (ours && id->kind == AN_IDENT_HINT) {
+    snprintf(buf, cap,
+             "the name `%s` only: the trace's content fits %s and %s%s alike (vocabulary %ld, "
+             "%ld layers) and shows no GEMM weight shapes to tell them apart",
+             id->hint, id->first, id->other, id->n_fits > 2 ? " and others" : "", id->vocab,
+             id->layers);
+    return buf;
+  }
+  if (ours && id->kind == AN_IDENT_CONTENT) {
+    char ev[256], named[RP_MODEL_NAMED_BYTES];
+    ident_evidence(id, ev, sizeof ev);
+    ident_named(id, id->first, named, sizeof named);
+    snprintf(buf, cap, "the trace's content (%s)%s", ev, named);
+    return buf;
+  }
+  return rp_source(f->source);
 }
 
 static const char *moe_misfit(an_moe_misfit m) {

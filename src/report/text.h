@@ -66,9 +66,14 @@ const char *rp_attainable_basis(an_attainable_basis b); /* "trace", "device" */
  * is nothing to say: how the model was identified or why none was; what its checks
  * found (a model that was not identified: why); attention from the step's sums (its
  * basis or the fact missing, then how the model was identified). */
-#define RP_MODEL_TEXT_BYTES 512
+#define RP_MODEL_TEXT_BYTES 768
+#define RP_MODEL_NAMED_BYTES 320
 #define RP_ATTENTION_TEXT_BYTES 1100
 const char *rp_model_ident(const an_model_ident *m, char *buf, size_t cap);
+/* The Run table's "From" of the model: where the roofline identified the model the run
+ * names, what decided it (the content's shapes, or a name among models the content fits
+ * alike) and whether a name agrees; else the source's words (rp_source). */
+const char *rp_model_from(const an_report *r, char *buf, size_t cap);
 const char *rp_model_check(const an_roofline_model *m, char *buf, size_t cap);
 const char *rp_attention_check(const an_attn_check *a, char *buf, size_t cap);
 /* The kernel table's roofline cell: "64% mem" (the bound's share of the time and the

@@ -489,6 +489,48 @@ Test(roofline_model, the_lm_head_weight_outranks_the_logits_alone) {
   tr_trace_destroy(t);
 }
 
+/* Brief 10 defect 2: a vocabulary and a depth shared by a family's sizes (Qwen3-4B and 8B:
+ * 151936, 36 layers) leave the name to pick; the MLP weight in a CPU op's shapes (an eager
+ * prefill's down projection [hidden, intermediate]) pins width and MLP size, so the content
+ * decides, and a name of another size is said to disagree, not followed. */
+Test(roofline_model, the_mlp_weight_decides_and_a_disagreeing_name_is_said) {
+  static const char doc[] =
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::argmax\",\"ts\":1,\"dur\":1,"
+      "\"args\":{\"Input Dims\":[[4, 151936], [], []]}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"ts\":3,\"dur\":1,"
+      "\"args\":{\"Input Dims\":[[512, 9728], [2560, 9728], []]}}]";
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_model_scan s = scan_of(t);
+  an_model_layers layers = {145, 0, 0}; /* 36 layers */
+  const char *texts[] = {"/runs/sglang_qwen3_8b_decode/trace.json.gz"};
+  an_model_plan p;
+  an_model_ident how;
+  an_model_identify(g_rules, &s, &layers, texts, 1, &p, &how);
+  cr_assert_not_null(p.model, "kind %d", how.kind);
+  cr_expect_str_eq(p.model->id, "qwen3-4b", "the shapes, not the name");
+  cr_expect_not(p.from_hint);
+  cr_expect_eq(how.kind, AN_IDENT_CONTENT);
+  cr_expect(how.shapes && how.hidden == 2560 && how.intermediate == 9728);
+  cr_expect_str_eq(how.named, "Qwen3-8B");
+  char words[RP_MODEL_TEXT_BYTES];
+  cr_expect_str_eq(rp_model_ident(&how, words, sizeof words),
+                   "the trace's content: its MLP weight (hidden 2560, intermediate 9728) and "
+                   "logits of vocabulary 151936 in a CPU op's shapes, 36 layers from 145 "
+                   "replayed GEMM launches; `/runs/sglang_qwen3_8b_decode/trace.json.gz` names "
+                   "Qwen3-8B, which the content does not fit: the content decides");
+  /* a name of the same model agrees */
+  const char *same[] = {"/runs/qwen3-4b/trace.json.gz"};
+  an_model_identify(g_rules, &s, &layers, same, 1, &p, &how);
+  cr_expect_str_eq(how.named, "Qwen3-4B");
+  cr_expect(strstr(rp_model_ident(&how, words, sizeof words),
+                   "; `/runs/qwen3-4b/trace.json.gz` names it too") != NULL,
+            "%s", words);
+  an_model_scan_free(&s);
+  tr_trace_destroy(t);
+}
+
 /* ------------------------------------------------------------------ attention from sums */
 
 Test(roofline_model, attention_from_step_sums) {
