@@ -19,17 +19,18 @@
 
 /* ---------------------------------------------------------------- modes */
 
-/* Whether name hits m, asked once per distinct name of the trace (seen holds the
- * answers + 1; the match goes through subj, uncached: the matcher's own cache would hold
- * every name again). */
-static bool name_hits(const tr_trace *t, tr_str name, const te_matcher *m, ut_u64map *seen,
-                      te_subject *subj) {
-  uint64_t a = 0;
-  if (ut_u64map_get(seen, name, &a)) return a == 2;
+/* Whether name hits m, asked once per distinct name of the trace (seen, by string id
+ * below n_str: the answer + 1, 0 not asked; NULL: asked each time; one byte per string of
+ * the trace where a map of every kernel name was 12 MB at 262,144 names). The match goes
+ * through subj, uncached: the matcher's own cache would hold every name again. */
+static bool name_hits(const tr_trace *t, tr_str name, const te_matcher *m, uint8_t *seen,
+                      size_t n_str, te_subject *subj) {
+  if (name >= n_str) seen = NULL;
+  if (seen && seen[name]) return seen[name] == 2;
   const char *s = tr_str_get(t, name);
   if (m && subj) te_subject_set(subj, s, strlen(s));
   bool hit = m && (subj ? te_matcher_match_subject(m, subj) : te_matcher_match(m, s, strlen(s)));
-  (void)ut_u64map_put(seen, name, hit ? 2 : 1); /* out of memory: asked again, same answer */
+  if (seen) seen[name] = hit ? 2 : 1;
   return hit;
 }
 
@@ -43,21 +44,22 @@ static unsigned view_modes(const an_trace_view *v, const an_steps *steps,
   const te_matcher *compiled = te_rules_matcher(r, "compiled_kernel");
   size_t n_all = 0;
   const tr_event *all = tr_trace_events(v->trace, TR_KIND_KERNEL, &n_all);
-  ut_u64map launch_seen = {0}, name_seen = {0};
+  size_t n_str = tr_trace_string_count(v->trace);
+  uint8_t *launch_seen = calloc(n_str ? n_str : 1, 1), *name_seen = calloc(n_str ? n_str : 1, 1);
   te_subject *subj = te_subject_create(); /* without it: the cached match, same answers */
   unsigned modes = 0;
   for (size_t k = 0; k < sk->n; k++) {
     const tr_event *e = sk->kernels[k];
-    if (name_hits(v->trace, e->name, compiled, &name_seen, subj)) modes |= TE_MODE_COMPILE;
+    if (name_hits(v->trace, e->name, compiled, name_seen, n_str, subj)) modes |= TE_MODE_COMPILE;
     size_t i = (size_t)(e - all);
     const tr_event *call = steps->launch && i < steps->n_kernel_events ? steps->launch[i] : NULL;
     if (call)
-      modes |= name_hits(v->trace, call->name, graph, &launch_seen, subj) ? TE_MODE_GRAPH
-                                                                          : TE_MODE_EAGER;
+      modes |= name_hits(v->trace, call->name, graph, launch_seen, n_str, subj) ? TE_MODE_GRAPH
+                                                                                : TE_MODE_EAGER;
   }
   te_subject_destroy(subj);
-  ut_u64map_free(&launch_seen);
-  ut_u64map_free(&name_seen);
+  free(launch_seen);
+  free(name_seen);
   return modes;
 }
 

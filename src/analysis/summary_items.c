@@ -568,11 +568,23 @@ static bool lever_row(const sm_ctx *c, const lever_gate *g, const an_kernel_row 
          (!g->op || shapes_hit(c, r, g->op));
 }
 
-/* Whether a kernel row of the stage has a name m matches. */
+/* Whether a kernel row of the stage has a name m matches: each row's name asked once,
+ * uncached (the matcher's cache would keep a copy of every kernel name: 12 MB at 262,144
+ * names). */
 static bool stage_runs(const sm_ctx *c, const te_matcher *m) {
-  for (size_t i = 0; m && i < c->g.st->n_kernels; i++)
-    if (hits(m, c->g.st->kernels[i].name)) return true;
-  return false;
+  te_subject *subj = m ? te_subject_create() : NULL;
+  bool hit = false;
+  for (size_t i = 0; m && !hit && i < c->g.st->n_kernels; i++) {
+    const char *name = c->g.st->kernels[i].name;
+    if (!subj) {
+      hit = hits(m, name); /* out of memory: the cached match, same answer */
+      continue;
+    }
+    te_subject_set(subj, name, strlen(name));
+    hit = te_matcher_match_subject(m, subj);
+  }
+  te_subject_destroy(subj);
+  return hit;
 }
 
 /* Whether the stage runs the work a lever's kernels fold into (no partner gate: yes) and

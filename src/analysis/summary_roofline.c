@@ -29,10 +29,12 @@
 
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
+#include "util/vec.h"
 
 /* A kernel row's roofline as the summary reads it: its action, what that wins per step,
  * the time it covers per step (its launches with shapes) and its record. */
 typedef struct rl_cand {
+  size_t row;           /* its kernel row */
   const an_roofline *f; /* NULL: no record, or the row is not a candidate */
   an_action action;
   bool acts;     /* it has an action (its own, or its family's tuning) */
@@ -123,7 +125,7 @@ static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
   }
 }
 
-/* The item of the group whose largest kernel is row i (rows are time-descending). */
+/* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */
 static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   double win = 0, t = 0, lo = v[i].f->achieved_pct, hi = lo;
   size_t members = 0;
@@ -135,18 +137,19 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
     if (v[j].f->achieved_pct < lo) lo = v[j].f->achieved_pct;
     if (v[j].f->achieved_pct > hi) hi = v[j].f->achieved_pct;
   }
-  const an_kernel_row *r = &c->g.st->kernels[i];
+  const an_kernel_row *r = &c->g.st->kernels[v[i].row];
   const char *loc = r->n_shown_sites ? r->shown_sites[0]->location : NULL;
   an_summary_item *it =
-      sm_add(c, AN_SUMMARY_KERNEL, v[i].action, i, loc, win, AN_BASIS_ROOFLINE, t);
+      sm_add(c, AN_SUMMARY_KERNEL, v[i].action, v[i].row, loc, win, AN_BASIS_ROOFLINE, t);
   for (size_t j = i; j < n; j++) {
     if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
     v[j].done = true;
     if (!it) continue;
     if (v[j].action == AN_ACTION_TUNE_KERNEL) it->floored_launches += v[j].f->floored_launches;
-    sm_item_kernel(c, c->g.st->kernels[j].name);
+    sm_item_kernel(c, c->g.st->kernels[v[j].row].name);
     if (j != i && it->n_more < 2)
-      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", c->g.st->id, j);
+      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", c->g.st->id,
+                        v[j].row);
   }
   if (!it) return;
   it->basis_pct = hi;
@@ -158,15 +161,25 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   }
 }
 
+/* The candidates are the shown rows with a record, in row order: the others take part in
+ * nothing below (a table of 262,144 kernel names held a candidate per row, 15 MB at the
+ * run's peak). */
 void sm_roofline_items(sm_ctx *c) {
-  size_t n = c->g.st->n_kernels;
-  if (!n) return;
-  rl_cand *v = calloc(n, sizeof *v);
-  if (!v) {
-    c->nomem = true;
-    return;
+  rl_cand *v = NULL;
+  size_t n = 0, cap = 0;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    rl_cand x = candidate(c, &c->g.st->kernels[i]);
+    if (!x.f) continue;
+    rl_cand *q = ut_grow(v, &cap, n + 1, sizeof *q);
+    if (!q) {
+      free(v);
+      c->nomem = true;
+      return;
+    }
+    v = q;
+    x.row = i;
+    v[n++] = x;
   }
-  for (size_t i = 0; i < n; i++) v[i] = candidate(c, &c->g.st->kernels[i]);
   join_tuning(c, v, n);
   for (size_t i = 0; i < n; i++)
     if (v[i].acts && !v[i].done) group_item(c, v, n, i);

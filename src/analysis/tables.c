@@ -1136,6 +1136,9 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     st->stage = stage;
     st->total_us = sa.total;
     rc = fill_rows(st, sa.ag, sa.na, mapping, formal_payload, rules, opt);
+    /* the rows hold what the context needs of the aggregates: freed before it */
+    free(sa.ag);
+    sa.ag = NULL;
     if (rc == AN_OK) rc = stage_context(st, views, steps, n_views, &sa, rules);
     stage_aggs_free(&sa);
   }
