@@ -1352,22 +1352,27 @@ static bool span_of(const fe_chunk *c, fe_text s, fe_span *out) {
   return true;
 }
 
-static bool ahead_room(fe_ahead_list *l, unsigned n_args) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 256;
-    fe_ahead_rec *v = realloc(l->v, cap * sizeof *v);
+bool fe_ahead_list_reserve(fe_ahead_list *l, size_t recs, size_t args) {
+  if (recs > l->cap) {
+    fe_ahead_rec *v = realloc(l->v, recs * sizeof *v);
     if (!v) return false;
     l->v = v;
-    l->cap = cap;
+    l->cap = recs;
   }
-  if (l->cap_args - l->n_args < n_args) {
-    size_t cap = l->cap_args ? 2 * l->cap_args : 256;
-    fe_span *v = realloc(l->args, cap * sizeof *v);
+  if (args > l->cap_args) {
+    fe_span *v = realloc(l->args, args * sizeof *v);
     if (!v) return false;
     l->args = v;
-    l->cap_args = cap;
+    l->cap_args = args;
   }
   return true;
+}
+
+static bool ahead_room(fe_ahead_list *l, unsigned n_args) {
+  if (l->n < l->cap && l->cap_args - l->n_args >= n_args) return true;
+  return fe_ahead_list_reserve(
+      l, l->n < l->cap ? l->cap : 2 * l->cap + 256,
+      l->cap_args - l->n_args >= n_args ? l->cap_args : 2 * l->cap_args + 256);
 }
 
 /* Appends the record of ev, read at [off, end). -1: out of memory; 0: not recordable

@@ -164,6 +164,9 @@ const fe_ahead_rec *fe_ahead_find(const fe_ahead_list *l, size_t *cursor, size_t
  * remembered containers). */
 void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *rec, const uint8_t *buf,
                     fe_event *ev);
+/* Room for recs records and args spans (fe_ahead_read grows the arrays when a chunk needs
+ * more); false when out of memory. */
+bool fe_ahead_list_reserve(fe_ahead_list *l, size_t recs, size_t args);
 void fe_ahead_list_free(fe_ahead_list *l);
 
 #endif
