@@ -266,7 +266,8 @@ void sm_idle_items(sm_ctx *c) {
       named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
     /* queued work waiting long; not on a trace filtered or sampled to GPU work, which drops
      * kernels too: its gap may be a dropped kernel (review 8; the Limits say so) */
-    else if (x->kind == AN_IDLE_DEPENDENCY && x->long_gaps && !c->g.st->host_filtered)
+    else if ((x->kind == AN_IDLE_DEPENDENCY || x->kind == AN_IDLE_EVENT_WAIT) && x->long_gaps &&
+             !c->g.st->host_filtered)
       pool_add(&queued, x, i, x->long_gaps < x->gaps ? AN_PART_LONG : AN_PART_ALL);
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
       pool_add(&p, x, i, AN_PART_ALL);
@@ -279,7 +280,7 @@ void sm_idle_items(sm_ctx *c) {
   const an_idle_cause *top = queued.row >= 0 ? &a->causes[queued.row] : NULL;
   an_summary_item *it = top ? pool_item(c, &queued, AN_ACTION_DEPENDENCY, top->location) : NULL;
   if (it) {
-    it->what = top->what;
+    it->what = top->kind == AN_IDLE_EVENT_WAIT ? NULL : top->what; /* a stream issues nothing */
     it->idle_kind = top->kind;
     for (size_t k = 0; k < queued.n; k++) {
       double g = (double)a->causes[queued.m[k].row].max_gap_ns / 1000.0;

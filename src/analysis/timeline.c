@@ -402,7 +402,8 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   tl_gap *v = ut_grow(o->c->gaps, &o->c->cap_gaps, o->c->n_gaps + 1, sizeof *v);
   if (!v) return false;
   o->c->gaps = v;
-  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window, g0, next->start, kernel_launch(o->c, next)};
+  o->c->gaps[o->c->n_gaps++] =
+      (tl_gap){o->window, g0, next->start, kernel_launch(o->c, next), next->stream};
   return i64_push(&o->work->gaps, gap);
 }
 

@@ -64,6 +64,16 @@ struct tl_host {
   /* correlation -> index + 1 among the GPU events of the copies to or from pageable host
    * memory (matcher pageable_copy): their runtime calls block the thread that issued them */
   ut_u64map pageable_corr;
+  /* the streams' waits on events (cat cuda_sync with wait_on_cuda_event_record_corr_id),
+   * by (stream, ts), and the cudaEventRecord calls they wait on: record correlation ->
+   * index + 1 among the runtime calls (0 when the trace has none) */
+  struct tl_wait {
+    tr_str stream, on_stream;
+    double ts;
+    int64_t record;
+  } * waits;
+  size_t n_waits;
+  ut_u64map records;
   thread_items *th;
   size_t n_th, cap_th;
   const tr_event *ev[5]; /* by item kind (frames apart) */
@@ -258,6 +268,63 @@ static bool collect_pageable(tl_host *h) {
   return ok;
 }
 
+/* A decimal integer arg of a kernel-kind event (TR_NO_ID when absent or not one). */
+static int64_t int_arg(const tr_trace *t, const tr_event *e, tr_arg key) {
+  const char *s = tr_str_get(t, tr_event_arg(t, TR_KIND_KERNEL, e, key));
+  char *end;
+  long long v = s && *s ? strtoll(s, &end, 10) : 0;
+  return s && *s && !*end ? (int64_t)v : TR_NO_ID;
+}
+
+static int cmp_wait(const void *pa, const void *pb) {
+  const struct tl_wait *a = pa, *b = pb;
+  if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
+  return a->ts < b->ts ? -1 : (a->ts > b->ts);
+}
+
+/* The streams' waits on events (Kineto's cuda_sync "Stream Wait Event" records, kept among
+ * the GPU events, which the analysis drops as kernels: matcher not_a_kernel) and the
+ * cudaEventRecord calls they wait on (event_wait_portion). A host-side event sync has the
+ * same args and no stream (-1): no stream waits there. */
+static bool collect_waits(tl_host *h) {
+  const te_matcher *sync_cat = te_rules_matcher(h->rules, "not_a_kernel");
+  size_t n = 0, nr = 0, n_str = tr_trace_string_count(h->t);
+  const tr_event *ev = tr_trace_events(h->t, TR_KIND_KERNEL, &n);
+  uint8_t *memo = calloc(n_str ? n_str : 1, 1); /* by category: 0 unasked, 1 no, 2 yes */
+  bool ok = memo != NULL;
+  size_t cap = 0;
+  for (size_t i = 0; ok && sync_cat && i < n; i++) {
+    tr_str cat = tr_event_cat(h->t, &ev[i]);
+    if (!memo[cat]) {
+      const char *s = tr_str_get(h->t, cat);
+      memo[cat] = te_matcher_match(sync_cat, s, strlen(s)) ? 2 : 1;
+    }
+    if (memo[cat] != 2) continue;
+    int64_t record = int_arg(h->t, &ev[i], TR_ARG_WAIT_ON_RECORD_CORR);
+    const char *stream = tr_str_get(h->t, tr_event_stream(h->t, &ev[i]));
+    if (record == TR_NO_ID || record < 0 || !stream || !*stream || *stream == '-')
+      continue; /* -1: an event never recorded; a host-side sync */
+    struct tl_wait *v = ut_grow(h->waits, &cap, h->n_waits + 1, sizeof *v);
+    if (!(ok = v != NULL)) break;
+    h->waits = v;
+    h->waits[h->n_waits++] = (struct tl_wait){
+        tr_event_stream(h->t, &ev[i]),
+        tr_event_arg(h->t, TR_KIND_KERNEL, &ev[i], TR_ARG_WAIT_ON_STREAM), ev[i].ts, record};
+    ok = ut_u64map_put(&h->records, (uint64_t)record, 0);
+  }
+  free(memo);
+  if (!ok || !h->n_waits) return ok;
+  qsort(h->waits, h->n_waits, sizeof *h->waits, cmp_wait);
+  const tr_event *rt = tr_trace_events(h->t, TR_KIND_RUNTIME, &nr);
+  uint64_t v;
+  for (size_t i = 0; ok && i < nr; i++) {
+    int64_t corr = tr_event_correlation(h->t, &rt[i]);
+    if (corr != TR_NO_ID && ut_u64map_get(&h->records, (uint64_t)corr, &v))
+      ok = ut_u64map_put(&h->records, (uint64_t)corr, i + 1);
+  }
+  return ok;
+}
+
 /* (start, -end, kind, ref): a frame encloses the op it calls at equal times. */
 static int cmp_item(const void *pa, const void *pb, void *unused) {
   (void)unused;
@@ -326,7 +393,7 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
   h->is_await = calloc(h->n_str ? h->n_str : 1, 1);
   bool ok = h->is_sync && h->is_step && h->is_await && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
-  ok = ok && collect_pageable(h);
+  ok = ok && collect_pageable(h) && collect_waits(h);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
        collect_events(h, TR_KIND_RUNTIME, ITEM_RUNTIME) &&
@@ -355,6 +422,8 @@ void tl_host_destroy(tl_host *h) {
   free(h->is_await);
   ut_u64map_free(&h->threads);
   ut_u64map_free(&h->pageable_corr);
+  ut_u64map_free(&h->records);
+  free(h->waits);
   free(h);
 }
 
@@ -627,6 +696,40 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
   return false;
 }
 
+/* The queue part of gap g as an event wait: the next kernel's stream waited on an event
+ * (its latest wait enqueued before the launch call L) that the host recorded only inside
+ * the gap, and the wait ended as the record ran (within timeline.launch_gap_max_us of the
+ * gap's end): kind event_wait, what the waiting stream, child (tl_extra) the stream waited
+ * for. False otherwise: a wait on an event recorded long before (hta_event_sync_multistream's)
+ * explains nothing, and no cause is made up for it (review 10 defect 3). */
+static bool event_wait_portion(tl_host *h, const tl_gap *g, const tr_event *L, tl_portion *p) {
+  if (!h->n_waits) return false;
+  size_t lo; /* first wait on the stream enqueued after the launch call */
+  UT_PARTITION_POINT(lo, 0, h->n_waits, mid,
+                     h->waits[mid].stream < g->stream ||
+                         (h->waits[mid].stream == g->stream && h->waits[mid].ts <= L->ts));
+  if (!lo || h->waits[lo - 1].stream != g->stream) return false;
+  const struct tl_wait *w = &h->waits[lo - 1];
+  uint64_t r = 0;
+  size_t nr = 0;
+  if (!ut_u64map_get(&h->records, (uint64_t)w->record, &r) || !r) return false;
+  const tr_event *rec = &tr_trace_events(h->t, TR_KIND_RUNTIME, &nr)[r - 1];
+  int64_t ts = tl_ns(rec->ts), end = tl_ns(rec->ts + tr_event_dur(h->t, rec));
+  if (ts < g->g0 || end > g->g1 || (double)(g->g1 - end) / 1000.0 > h->launch_gap_max_us)
+    return false;
+  p->kind = AN_IDLE_EVENT_WAIT;
+  p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, w->stream));
+  tl_extra x = {NULL,
+                w->on_stream ? an_strtab_cstr(h->strings, tr_str_get(h->t, w->on_stream)) : NULL};
+  tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
+  if (v) { /* else the portion keeps its cause, without the stream waited for */
+    h->extras = v;
+    h->extras[h->n_extras++] = x;
+    p->extra = (uint32_t)h->n_extras;
+  }
+  return true;
+}
+
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]) {
   const tr_event *L = g->launch;
   long th = L ? thread_of(h, tr_event_pid(h->t, L), tr_event_tid(h->t, L)) : -1;
@@ -657,7 +760,8 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     out[n] = base;
     out[n].ns = ns;
     out[n].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
-    if (!latency && !blocked_portion(h, (double)cut2 / 1000.0, (double)g->g1 / 1000.0, &out[n]))
+    if (!latency && !blocked_portion(h, (double)cut2 / 1000.0, (double)g->g1 / 1000.0, &out[n]) &&
+        !event_wait_portion(h, g, L, &out[n]))
       /* the queued work by its call: a graph launch waits apart from a kernel */
       out[n].what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
     n++;

@@ -18,12 +18,13 @@
 #include "trace/trace.h"
 #include "triage/rules.h"
 
-/* A gap between kernels of a window: [g0, g1) in nanoseconds, ended by a kernel whose
- * launch call is `launch` (NULL when the trace has none). */
+/* A gap between kernels of a window: [g0, g1) in nanoseconds, ended by a kernel on
+ * `stream` whose launch call is `launch` (NULL when the trace has none). */
 typedef struct tl_gap {
   size_t window;
   int64_t g0, g1;
   const tr_event *launch;
+  tr_str stream;
 } tl_gap;
 
 /* A part of a gap with one cause. A gap splits into at most three: the host doing

@@ -135,9 +135,11 @@ static void cause_row(rp_hw *hw, const an_stage_timeline *tl, const an_idle_caus
   double us = rp_per_step_us(tl, c->idle_ns), step_us = rp_per_step_us(tl, tl->total.span_ns);
   rp_hw_printf(hw, "<tr id=\"%s%s\"><td>I%zu</td><td>%s</td><td>", hw->idp, id, row + 1,
                rp_idle_kind(c->kind));
-  if (c->what) {
+  char wb[160];
+  const char *what = rp_cause_what(c, wb, sizeof wb);
+  if (what) {
     rp_hw_printf(hw, "<code>");
-    rp_hw_text(hw, c->what);
+    rp_hw_text(hw, what);
     rp_hw_printf(hw, "</code>");
   } else {
     rp_hw_printf(hw, "-");

@@ -16,10 +16,16 @@
 #include "util/limits.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
-  static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch", "dependency",
-                                               "short", "unknown", "setup",  "alloc",
-                                               "await", "blocked"};
+  static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch",    "dependency",
+                                               "short", "unknown", "setup",     "alloc",
+                                               "await", "blocked", "event_wait"};
   return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
+}
+
+const char *rp_cause_what(const an_idle_cause *c, char *buf, size_t cap) {
+  if (c->kind != AN_IDLE_EVENT_WAIT || !c->what) return c->what;
+  snprintf(buf, cap, "stream %s waits for stream %s", c->what, c->child ? c->child : "?");
+  return buf;
 }
 
 const char *rp_workload(an_workload w) {

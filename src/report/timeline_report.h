@@ -15,7 +15,10 @@
 #include "analysis/model.h"
 #include "triage/rules.h"
 
-const char *rp_idle_kind(an_idle_kind k);     /* "sync", "host", "launch", ... (JSON keys) */
+const char *rp_idle_kind(an_idle_kind k); /* "sync", "host", "launch", ... (JSON keys) */
+/* A cause's activity as the tables name it: c->what, or for an event wait "stream S waits
+ * for stream T" written into buf (cap bytes). NULL when none. */
+const char *rp_cause_what(const an_idle_cause *c, char *buf, size_t cap);
 const char *rp_workload(an_workload w);       /* "serving", "training", ... */
 const char *rp_floor_basis(an_floor_basis b); /* "message size", "position in step", "name" */
 const char *rp_bound_basis(an_bound_basis b); /* "idle", "wait", "roofline", ... (JSON) */

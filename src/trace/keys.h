@@ -89,6 +89,7 @@ static int arg_key_code(const char *k, size_t n) {
       break;
     case 14:
       if (KEY_EQ(k, "Out msg nelems")) return K_ARG0 + TR_ARG_OUT_MSG_NELEMS;
+      if (KEY_EQ(k, "wait_on_stream")) return K_ARG0 + TR_ARG_WAIT_ON_STREAM;
       break;
     case 15:
       if (KEY_EQ(k, "Concrete Inputs")) return K_ARG0 + TR_ARG_CONCRETE_INPUTS;
@@ -102,6 +103,10 @@ static int arg_key_code(const char *k, size_t n) {
       break;
     case 25:
       if (KEY_EQ(k, "Process Group Description")) return K_ARG0 + TR_ARG_PG_DESC;
+      break;
+    case 33:
+      if (KEY_EQ(k, "wait_on_cuda_event_record_corr_id"))
+        return K_ARG0 + TR_ARG_WAIT_ON_RECORD_CORR;
       break;
     default:
       break;
@@ -119,6 +124,7 @@ static inline int key_code(const char *k, size_t n) {
     case 18:
     case 19:
     case 25:
+    case 33:
       return arg_key_code(k, n);
     case 2:
       if (KEY_EQ(k, "ph")) return K_PH;

@@ -157,8 +157,8 @@ static bool text_to_id(const char *s, bool is_int, int64_t *out) {
   return true;
 }
 /* Longest member name key_code (or the top level's "traceEvents") recognises: a longer
- * name needs no storing to be classified ("Process Group Description"). */
-#define KEY_MAX_CLASSIFIED 25u
+ * name needs no storing to be classified ("wait_on_cuda_event_record_corr_id"). */
+#define KEY_MAX_CLASSIFIED 33u
 
 /* Reads a member name whose opening quote is consumed and returns its key_code. A name
  * of plain bytes that ends inside the chunk (nearly all of them) is classified in place;

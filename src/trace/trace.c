@@ -210,18 +210,21 @@ double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {
   return wide_dur(&t->dur_wide, e->index);
 }
 
-static const char *const k_arg_keys[TR_ARG_COUNT] = {[TR_ARG_INPUT_DIMS] = "Input Dims",
-                                                     [TR_ARG_INPUT_TYPE] = "Input type",
-                                                     [TR_ARG_CONCRETE_INPUTS] = "Concrete Inputs",
-                                                     [TR_ARG_IN_MSG_NELEMS] = "In msg nelems",
-                                                     [TR_ARG_OUT_MSG_NELEMS] = "Out msg nelems",
-                                                     [TR_ARG_GROUP_SIZE] = "Group size",
-                                                     [TR_ARG_DTYPE] = "dtype",
-                                                     [TR_ARG_PG_NAME] = "Process Group Name",
-                                                     [TR_ARG_PG_DESC] = "Process Group Description",
-                                                     [TR_ARG_PG_RANKS] = "Process Group Ranks",
-                                                     [TR_ARG_COLLECTIVE_NAME] = "Collective name",
-                                                     [TR_ARG_BYTES] = "bytes"};
+static const char *const k_arg_keys[TR_ARG_COUNT] = {
+    [TR_ARG_INPUT_DIMS] = "Input Dims",
+    [TR_ARG_INPUT_TYPE] = "Input type",
+    [TR_ARG_CONCRETE_INPUTS] = "Concrete Inputs",
+    [TR_ARG_IN_MSG_NELEMS] = "In msg nelems",
+    [TR_ARG_OUT_MSG_NELEMS] = "Out msg nelems",
+    [TR_ARG_GROUP_SIZE] = "Group size",
+    [TR_ARG_DTYPE] = "dtype",
+    [TR_ARG_PG_NAME] = "Process Group Name",
+    [TR_ARG_PG_DESC] = "Process Group Description",
+    [TR_ARG_PG_RANKS] = "Process Group Ranks",
+    [TR_ARG_COLLECTIVE_NAME] = "Collective name",
+    [TR_ARG_BYTES] = "bytes",
+    [TR_ARG_WAIT_ON_STREAM] = "wait_on_stream",
+    [TR_ARG_WAIT_ON_RECORD_CORR] = "wait_on_cuda_event_record_corr_id"};
 
 const char *tr_arg_key(tr_arg key) { return (unsigned)key < TR_ARG_COUNT ? k_arg_keys[key] : ""; }
 

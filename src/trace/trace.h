@@ -335,7 +335,12 @@ int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation
  *                                          "dtype", "Process Group Name" / "Description"
  *                                          / "Ranks", "Collective name" (NCCL kernels and
  *                                          Kineto's record_param_comms op), "bytes"
- *                                          (gpu_memcpy, gpu_memset).
+ *                                          (gpu_memcpy, gpu_memset);
+ *   TR_ARG_WAIT_ON_STREAM, _RECORD_CORR   "wait_on_stream",
+ *                                          "wait_on_cuda_event_record_corr_id" (cat cuda_sync
+ *                                          "Stream Wait Event": the stream waited for and the
+ *                                          correlation of the cudaEventRecord waited on; the
+ *                                          waiting stream is the event's stream).
  * Each is kept wherever a stored event (any tr_kind but TR_KIND_PYFRAME) has it. */
 typedef enum tr_arg {
   TR_ARG_INPUT_DIMS = 0,
@@ -350,6 +355,8 @@ typedef enum tr_arg {
   TR_ARG_PG_RANKS,
   TR_ARG_COLLECTIVE_NAME,
   TR_ARG_BYTES,
+  TR_ARG_WAIT_ON_STREAM,
+  TR_ARG_WAIT_ON_RECORD_CORR,
   TR_ARG_COUNT
 } tr_arg;
 

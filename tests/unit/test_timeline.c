@@ -622,6 +622,58 @@ Test(timeline, a_blocking_copy_on_another_thread_is_blocked, .init = setup, .fin
   account_free(&a);
 }
 
+/* A stream's wait on an event recorded at record_ts by the host (cudaEventRecord on thread
+ * 1), and kernel B on stream 24, launched at 30 behind that wait, running at 1010 after A
+ * ends at 520 on stream 7. */
+static void event_wait_trace(tb *b, double record_ts) {
+  tb_begin(b);
+  host(b, "user_annotation", "ProfilerStep#1", 0, 2000);
+  launch(b, "kernel_a", 10, 20, 500);
+  int r = b->corr++, w = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"pid\":1,"
+         "\"tid\":1,\"ts\":%.3f,\"dur\":5,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"pid\":1,"
+         "\"tid\":1,\"ts\":25,\"dur\":2,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,"
+         "\"tid\":24,\"ts\":26,\"dur\":2,\"args\":{\"cuda_sync_kind\":\"Stream Wait Event\","
+         "\"wait_on_stream\":20,\"wait_on_cuda_event_record_corr_id\":%d,\"stream\":24,"
+         "\"correlation\":%d}},",
+         record_ts, r, w, r, w);
+  launch_on(b, "kernel_b", 30, 1010, 100, 24);
+}
+
+/* Review 10 defect 3: the queued kernel's stream waits on an event the host records only
+ * inside the gap (at 1000, the wait released 5 us after the record returned): the queue
+ * part is event_wait, stream 24 waiting for stream 20, not an unnamed dependency. A wait on
+ * an event recorded before the gap (hta_event_sync_multistream's old event) explains
+ * nothing: dependency, as before. */
+Test(timeline, a_late_event_record_is_an_event_wait, .init = setup, .fini = teardown) {
+  for (int late = 0; late < 2; late++) {
+    tb b;
+    event_wait_trace(&b, late ? 1000 : 12);
+    account a;
+    account_build(&b, &a, "all");
+    const an_time_account *t = &a.st->total;
+    expect_all_sums(a.st);
+    cr_assert_eq(t->n_kernels, 2, "the wait record is no kernel");
+    const an_idle_cause *x = cause_of(t, AN_IDLE_EVENT_WAIT);
+    if (!late) {
+      cr_assert_null(x);
+      cr_assert_not_null(cause_of(t, AN_IDLE_DEPENDENCY));
+      account_free(&a);
+      continue;
+    }
+    cr_assert_not_null(x);
+    cr_assert_str_eq(x->what, "24");
+    cr_assert_str_eq(x->child, "20");
+    cr_assert_eq(x->idle_ns, 490000, "A's end to B's start: %lld", (long long)x->idle_ns);
+    char buf[96];
+    cr_assert_str_eq(rp_cause_what(x, buf, sizeof buf), "stream 24 waits for stream 20");
+    account_free(&a);
+  }
+}
+
 /* Allocator growth: the host part of a gap inside aten::mm is mostly a cudaMalloc (the
  * caching allocator reserving memory), and a first launch call that loads its module takes
  * 80 ms. Both are named by the call, not host work. Inside a counted step the allocation

@@ -1341,7 +1341,12 @@ static const char *k_args_doc =
     "  \"ts\": 6, \"dur\": 1, \"args\": {\"stream\": 7, \"bytes\": 4000, \"bytes\": 8192,"
     "  \"dtype\": null}},\n"
     " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"plain\", \"pid\": 0, \"tid\": 7, \"ts\": 8,"
-    "  \"dur\": 1, \"args\": {\"stream\": 7, \"dtype\": \"\"}}\n"
+    "  \"dur\": 1, \"args\": {\"stream\": 7, \"dtype\": \"\"}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0,"
+    "  \"tid\": 24, \"ts\": 9, \"dur\": 2, \"args\": {\"External id\": 1389,"
+    "  \"cuda_sync_kind\": \"Stream Wait Event\", \"wait_on_stream\": 20,"
+    "  \"wait_on_cuda_event_record_corr_id\": 1385, \"wait_on_cuda_event_id\": 19,"
+    "  \"stream\": 24, \"correlation\": 1389, \"device\": 0, \"context\": 1}}\n"
     "], \"host_name\": \"node-\\u00e9\"}";
 
 static const char *arg_of(const tr_trace *t, tr_kind k, size_t i, tr_arg a) {
@@ -1372,6 +1377,10 @@ static void check_kept_args(const tr_trace *t, size_t chunk) {
   cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 1, TR_ARG_BYTES), "8192", "the last one wins");
   cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 1, TR_ARG_DTYPE), "", "null is absent");
   cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 2, TR_ARG_DTYPE), "", "so is an empty string");
+  /* a stream's wait on an event (cat cuda_sync): which stream and which record it waits on */
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 3, TR_ARG_WAIT_ON_STREAM), "20", "chunk %zu", chunk);
+  cr_expect_str_eq(arg_of(t, TR_KIND_KERNEL, 3, TR_ARG_WAIT_ON_RECORD_CORR), "1385", "chunk %zu",
+                   chunk);
   const tr_trace_meta *m = tr_trace_meta_get(t);
   cr_expect_str_eq(tr_str_get(t, m->host_name), "node-\xc3\xa9");
   cr_assert_eq(m->n_processes, 1);
