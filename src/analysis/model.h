@@ -796,6 +796,13 @@ typedef struct an_overlap_row {
    * the rules); 0 otherwise (brief 9 defect 3: every row its own options). */
   size_t n_restructure_options;
   const char *const *restructure_options;
+  /* A "try overlap" collective already running on a stream with no compute of the stage,
+   * beside compute on another (brief 10 defect 2): no stream to move it to; what would put
+   * compute beside it instead (overlap.own_stream_levers by its dependency rule, else
+   * default; borrowed from the rules). */
+  bool own_stream;
+  size_t n_own_stream_levers;
+  const char *const *own_stream_levers;
 } an_overlap_row;
 
 typedef struct an_overlap_stage {

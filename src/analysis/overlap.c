@@ -955,6 +955,35 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
   row->exposed_ms = exposed - row->exposed_wait_ms;
 }
 
+/* Brief 10 defect 2: a collective told "try overlap" whose stream runs no compute of the
+ * stage, while another stream does (NCCL's own stream beside the compute stream: hta_ddp's
+ * gradient all-reduce, multistream5's SendRecv), cannot move to another stream: it is on
+ * one. What puts compute beside it is a change of when the work is issued, by what
+ * launched it: overlap.own_stream_levers by its dependency rule, else default. The
+ * stream's kernels are a run of c->order (sorted by stream first). */
+static void ov_own_stream(const ov_stage_ctx *c, size_t rep, an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  if (!set->overlap_mechanism_actions || row->recommendation != AN_RECOMMEND_TRY_OVERLAP ||
+      !row->category || !te_string_list_has(&set->overlap_collective_categories, row->category) ||
+      c->cats->compute < 0)
+    return;
+  uint32_t stream = c->ks[rep].stream, compute = (uint32_t)c->cats->compute;
+  bool other = false;
+  for (size_t at = 0; at < c->n; at++) {
+    const ov_kernel *k = &c->ks[c->order[at]];
+    if (k->cat != compute) continue;
+    if (k->stream == stream) return; /* compute shares its stream: moving it is the lever */
+    other = true;
+  }
+  if (!other) return;
+  const te_string_list *own =
+      row->dep_rule ? te_list_map_get(&set->overlap_own_stream_levers, row->dep_rule) : NULL;
+  if (!own || !own->n) own = te_list_map_get(&set->overlap_own_stream_levers, "default");
+  row->own_stream = true;
+  row->n_own_stream_levers = own ? own->n : 0;
+  row->own_stream_levers = own ? own->items : NULL;
+}
+
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                         an_overlap_verdict verdict, an_overlap_row *row) {
   memset(row, 0, sizeof *row);
@@ -997,6 +1026,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   if (!ov_dep_class(c, a, row)) return false;
   ov_model_wait(c, row);
   ov_decide_action(c, sw, a, row);
+  ov_own_stream(c, (size_t)a->rep, row);
   return true;
 }
 

@@ -757,6 +757,10 @@ void sm_overlap_items(sm_ctx *c) {
     /* a staging copy under a named buffer op: the packs' lever for it (DDP bucket views) */
     if (a == AN_ACTION_ELIMINATE && (it->lever = an_summary_lever(c->rules, r->staging_op)))
       it->lever_op = r->staging_op;
+    /* a collective already on its own stream: what puts compute beside it (brief 10
+     * defect 2), not a stream to move to */
+    if (a == AN_ACTION_TRY_OVERLAP && r->own_stream && r->n_own_stream_levers)
+      it->lever = r->own_stream_levers[0];
     if (trip) it->what = r->fusion_pattern;
     if (trip) it->partner = r->fusion_partner;
     /* one of a collective's rows split by launch context: the item says which */

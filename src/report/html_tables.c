@@ -266,6 +266,7 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
   note_line(hw, rp_overlap_restructure_text(o));
   note_line(hw, rp_overlap_shared_compute_text(o));
   note_line(hw, rp_overlap_wait_unknown_text(o));
+  note_line(hw, rp_overlap_own_stream_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
   if (rp_overlap_slow_mid_step_text(o)) {

@@ -575,6 +575,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   text_line(f, rp_overlap_restructure_text(o));
   text_line(f, rp_overlap_shared_compute_text(o));
   text_line(f, rp_overlap_wait_unknown_text(o));
+  text_line(f, rp_overlap_own_stream_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;
   /* wait is time lost to other ranks: the Ranks section measures it per rank; slow
@@ -779,7 +780,9 @@ static const char LEGEND[] =
     "- **Dependency (evidence)**: `serial`, `optimizer-only`, `independent`, `hard`, "
     "`prefetchable` or `unknown`, and the evidence that decided (kernel name, CPU op around "
     "the launch, next kernel on the stream, adjacency).\n"
-    "- **Recommendation**: `try overlap` (move it to another stream), `try fusion` (fold it "
+    "- **Recommendation**: `try overlap` (move it to another stream; a collective already on "
+    "a stream of its own: change when it is issued, the line under the table says how), "
+    "`try fusion` (fold it "
     "into the partner its evidence names: a fusion row or the eager chain), `check deps` (verify "
     "the data dependency first), `one-time setup` "
     "(work before the stage's first compute, e.g. weight upload: not steady-state), `rank "

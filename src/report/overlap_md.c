@@ -148,6 +148,10 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON *ro = cJSON_AddArrayToObject(o, "restructure_options");
   for (size_t j = 0; ro && j < r->n_restructure_options; j++)
     cJSON_AddItemToArray(ro, cJSON_CreateString(r->restructure_options[j]));
+  cJSON_AddBoolToObject(o, "own_stream", r->own_stream);
+  cJSON *os = cJSON_AddArrayToObject(o, "own_stream_levers");
+  for (size_t j = 0; os && j < r->n_own_stream_levers; j++)
+    cJSON_AddItemToArray(os, cJSON_CreateString(r->own_stream_levers[j]));
   cJSON_AddBoolToObject(o, "below_floor", r->below_floor);
   cJSON_AddBoolToObject(o, "cites_fusion", r->cites_fusion);
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);

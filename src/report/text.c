@@ -1236,6 +1236,27 @@ char *rp_overlap_wait_unknown_text(const an_overlap_stage *o) {
   return text_done(&t);
 }
 
+char *rp_overlap_own_stream_text(const an_overlap_stage *o) {
+  ut_buf t = {0};
+  size_t n = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (!r->own_stream || r->below_floor || !r->n_own_stream_levers) continue;
+    ut_buf_addf(&t,
+                "%sO%zu %s: it already runs on a stream of its own, beside the compute on "
+                "another, so there is no stream to move it to; what puts compute beside it: ",
+                n++ ? " " : "", i + 1, rp_recommendation(r->recommendation));
+    for (size_t k = 0; k < r->n_own_stream_levers; k++)
+      ut_buf_addf(&t, "%s%s", k ? "; " : "", r->own_stream_levers[k]);
+    ut_buf_add(&t, ".");
+  }
+  if (!n) {
+    ut_buf_free(&t);
+    return NULL;
+  }
+  return text_done(&t);
+}
+
 const char *rp_overlap_slow_mid_step_text(const an_overlap_stage *o) {
   bool slow = false, other = false;
   for (size_t i = 0; i < o->n_rows; i++) {

@@ -165,6 +165,10 @@ char *rp_overlap_restructure_text(const an_overlap_stage *o);
  * there says "item N" rather than repeating the item (brief 9 defect 4). */
 size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row);
 char *rp_overlap_wait_unknown_text(const an_overlap_stage *o);
+/* The printed "try overlap" collective rows already on a stream of their own (brief 10
+ * defect 2), each with what puts compute beside it (an_overlap_row.own_stream_levers);
+ * NULL when none (and out of memory). Owned by the caller. */
+char *rp_overlap_own_stream_text(const an_overlap_stage *o);
 
 /* The note under a stage's table when its only wait rows say "slow mid-step (wait)"
  * (deviation O22), else NULL: those rows are no late rank's wait. Static text. */

@@ -1011,8 +1011,13 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
                  "and by its own %s ms in the step%s",
                  x, part);
       size_t len = strlen(b);
-      if (it->lever && len < cap) /* an eliminate item's buffer op names its lever */
+      if (it->lever && it->lever_op && len < cap) /* an eliminate item's buffer op: its lever */
         snprintf(b + len, cap - len, "; its copies run under `%.80s`: %s", it->lever_op, it->lever);
+      else if (it->lever && len < cap) /* a collective already on its own stream */
+        snprintf(b + len, cap - len,
+                 "; it already runs on a stream of its own, so what puts compute beside it "
+                 "is: %s",
+                 it->lever);
       return;
     }
     case AN_BASIS_ROUND_TRIP:

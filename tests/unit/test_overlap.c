@@ -1207,8 +1207,8 @@ static void dep_of(const char *trace_text, const char *kernel, const char **cls,
 /* A collective on stream 7 launched (cudaLaunchKernel, correlation) under host event `ctx`
  * of category ctx_cat (cpu_op, or user_annotation: a record_function region), then `after`
  * gap_us later on the same stream; a GEMM on stream 9 beside the first GEMM. */
-static char *collective_trace_in(const char *coll, const char *ctx, const char *ctx_cat,
-                                 const char *after, double gap_us) {
+static char *collective_trace_on(const char *coll, const char *ctx, const char *ctx_cat,
+                                 const char *after, double gap_us, int stream) {
   size_t cap = 16384, len = 0;
   char *buf = malloc(cap);
   cr_assert(buf);
@@ -1225,17 +1225,23 @@ static char *collective_trace_in(const char *coll, const char *ctx, const char *
         "\"dur\":50},"
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
         "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":300,\"args\":{\"stream\":7,\"correlation\":%d,\"In msg nelems\":1048576,"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.1f,"
+        "\"dur\":300,\"args\":{\"stream\":%d,\"correlation\":%d,\"In msg nelems\":1048576,"
         "\"Group size\":2,\"dtype\":\"Float\"}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":80,\"args\":{\"stream\":7}}",
-        i ? "," : "", t, t + 100, ctx_cat, ctx, t + 10, t + 20, 200 + i, coll, t + 1200, 200 + i,
-        after, t + 1500 + gap_us);
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.1f,"
+        "\"dur\":80,\"args\":{\"stream\":%d}}",
+        i ? "," : "", t, t + 100, ctx_cat, ctx, t + 10, t + 20, 200 + i, coll, stream, t + 1200,
+        stream, 200 + i, after, stream, t + 1500 + gap_us, stream);
   }
   len += (size_t)snprintf(buf + len, cap - len, "]}");
   cr_assert_lt(len, cap);
   return buf;
+}
+
+/* The same with the collective (and the kernel after it) on stream 7, the first GEMM's. */
+static char *collective_trace_in(const char *coll, const char *ctx, const char *ctx_cat,
+                                 const char *after, double gap_us) {
+  return collective_trace_on(coll, ctx, ctx_cat, after, gap_us, 7);
 }
 
 static char *collective_trace(const char *coll, const char *ctx, const char *after, double gap_us) {
@@ -1361,6 +1367,7 @@ Test(overlap_mechanism, copy_risk_comes_from_dataflow) {
   cr_assert_eq(input->dep_risk, AN_DEP_RISK_LOW, "host memory in, a prefetch's consumer out");
   cr_assert_eq(input->priority, AN_PRIORITY_P1);
   cr_assert_eq(input->recommendation, AN_RECOMMEND_TRY_OVERLAP);
+  cr_assert(!input->own_stream, "a copy, on the compute stream");
   cr_assert(input->next_kernel && strstr(input->next_kernel, "CUDAFunctor_add"),
             "its consumer is named: %s", input->next_kernel ? input->next_kernel : "-");
   cr_assert(!input->prev_kernel || !strstr(input->prev_kernel, "Memcpy"), "%s", input->prev_kernel);
@@ -1371,6 +1378,50 @@ Test(overlap_mechanism, copy_risk_comes_from_dataflow) {
   }
   run_free(&x);
   free(buf);
+  te_rules_destroy(r);
+}
+
+/* Brief 10 defect 2: a DDP gradient all-reduce already on a stream of its own (7), the
+ * GEMMs on stream 9, keeps "try overlap" (the audit rates it useful) but is not told to
+ * move to another stream: it is on one. It names what puts compute beside it, from the
+ * packs by its dependency rule (DDP: bucket_cap_mb, comm hooks), in the row, the line
+ * under the table and its summary item alike. A copy on the compute stream is not such a
+ * row. */
+Test(overlap_mechanism, collective_on_its_own_stream_names_its_lever) {
+  te_rules *r = load_rules();
+  char *t = collective_trace_on(
+      ALLREDUCE, "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "cpu_op",
+      RMSNORM, 500, 13);
+  run x;
+  run_single(&x, "ddp.json", t, strlen(t), r);
+  const an_overlap_row *row = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(row);
+  cr_assert_eq(row->recommendation, AN_RECOMMEND_TRY_OVERLAP);
+  cr_assert_str_eq(row->dep_rule, "ddp_grad_allreduce");
+  cr_assert(row->own_stream, "no compute on its stream, compute on another");
+  const te_string_list *want =
+      te_list_map_get(&te_rules_settings(r)->overlap_own_stream_levers, "ddp_grad_allreduce");
+  cr_assert(want && want->n && row->n_own_stream_levers == want->n);
+  cr_assert_str_eq(row->own_stream_levers[0], want->items[0]);
+  cr_assert(strstr(row->own_stream_levers[0], "bucket_cap_mb"), "%s", row->own_stream_levers[0]);
+  char *line = rp_overlap_own_stream_text(x.rep->stages[0].overlap);
+  cr_assert(line && strstr(line, "no stream to move it to") && strstr(line, "bucket_cap_mb"), "%s",
+            line ? line : "-");
+  free(line);
+  for (size_t i = 0; i < x.rep->n_summary; i++)
+    if (x.rep->summary[i].action == AN_ACTION_TRY_OVERLAP)
+      cr_assert_eq(x.rep->summary[i].lever, row->own_stream_levers[0]);
+  run_free(&x);
+  free(t);
+  /* on the first GEMM's stream, moving it to another stream is the lever */
+  t = collective_trace(ALLREDUCE,
+                       "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                       RMSNORM, 500);
+  run_single(&x, "ddp.json", t, strlen(t), r);
+  row = find_row(x.rep, "ncclKernel_AllReduce");
+  cr_assert(row && !row->own_stream && !row->n_own_stream_levers);
+  run_free(&x);
+  free(t);
   te_rules_destroy(r);
 }
 

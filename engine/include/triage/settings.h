@@ -293,6 +293,9 @@ typedef struct te_list_map {
     "per dependency rule id, what to try instead of restructure_options when the stage's first "   \
     "restructure collective row was classified by that rule (a recommender's embedding "           \
     "exchange is not an LLM's TP all-reduce)")                                                     \
+  X(overlap_own_stream_levers, "overlap.own_stream_levers", LIST_MAP, 0, 0, 0, NULL,               \
+    "per dependency rule id (default: any other), what puts compute beside a collective that "     \
+    "already runs on a stream of its own (no stream to move it to)")                               \
   X(overlap_dependency_context_rules, "overlap.dependency.context_rules", LIST, 0, 0, 0, NULL,     \
     "dependency rules in order: matcher dep_<id> on the kernel name or a CPU op around its "       \
     "launch")                                                                                      \
