@@ -1379,6 +1379,8 @@ typedef struct an_rank_row {
   bool filtered;           /* its trace was filtered or sampled down to GPU work
                               (analysis/trace_filter.h); false when rebuilt from rank data */
   double busy_us, idle_us; /* idle: first kernel start to last end, minus busy */
+  size_t n_steps;          /* its counted steps in the stage (0: none): DP replicas run their
+                              own, so the row totals of ranks with other counts differ by it */
   double compute_us, communication_us, memory_us;
   double collective_us;   /* every collective kernel's duration, hidden or not */
   double exposed_comm_us; /* = communication_us */

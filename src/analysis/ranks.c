@@ -877,8 +877,11 @@ static bool imbalance(an_rank_owner *o, an_rank_part *const *parts, const an_ran
 }
 
 static bool fill_row(const an_rank_part *s, an_strtab *st, an_rank_row *row) {
-  *row = (an_rank_row){
-      .rank = s->rank, .busy_us = s->busy_us, .idle_us = s->idle_us, .filtered = s->filtered};
+  *row = (an_rank_row){.rank = s->rank,
+                       .busy_us = s->busy_us,
+                       .idle_us = s->idle_us,
+                       .n_steps = s->n_steps,
+                       .filtered = s->filtered};
   row->path = an_strtab_cstr(st, s->path);
   if (s->host && !(row->host = an_strtab_cstr(st, s->host))) return false;
   row->compute_us = s->class_us[AN_RANK_COMPUTE];

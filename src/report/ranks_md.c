@@ -284,6 +284,7 @@ static bool row_json(cJSON *a, const an_rank_row *w) {
          cJSON_AddStringToObject(o, "path", w->path) &&
          cJSON_AddNumberToObject(o, "busy_us", r3(w->busy_us)) &&
          cJSON_AddNumberToObject(o, "idle_us", r3(w->idle_us)) &&
+         cJSON_AddNumberToObject(o, "steps", (double)w->n_steps) &&
          cJSON_AddNumberToObject(o, "compute_us", r3(w->compute_us)) &&
          cJSON_AddNumberToObject(o, "communication_us", r3(w->communication_us)) &&
          cJSON_AddNumberToObject(o, "memory_us", r3(w->memory_us)) &&

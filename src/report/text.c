@@ -1365,7 +1365,48 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
   return buf;
 }
 
+/* "3 on ranks 0-3, 4 on ranks 4-7": each step count of the rows with the ranks that have it
+ * (rows are in rank order), counts ascending from lo to hi. */
+static void steps_by_rank(const an_rank_report *rep, size_t lo, size_t hi, char *buf, size_t cap) {
+  size_t len = strlen(buf);
+  for (size_t c = lo; c <= hi && len < cap; c++) {
+    const char *sep = "";
+    for (size_t i = 0; i < rep->n_rows && len < cap; i++) {
+      if (rep->rows[i].n_steps != c) continue;
+      size_t j = i;
+      while (j + 1 < rep->n_rows && rep->rows[j + 1].n_steps == c &&
+             rep->rows[j + 1].rank == rep->rows[j].rank + 1)
+        j++;
+      int n = *sep ? snprintf(buf + len, cap - len, "%s%ld", sep, rep->rows[i].rank)
+                   : snprintf(buf + len, cap - len, "%s%zu on rank%s %ld", len ? ", " : "", c,
+                              j > i || i + 1 < rep->n_rows ? "s" : "", rep->rows[i].rank);
+      if (n > 0) len += (size_t)n;
+      if (j > i && len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, "-%ld", rep->rows[j].rank);
+      sep = ", ";
+      i = j;
+    }
+  }
+}
+
 const char *rp_rank_span(const an_rank_report *rep, char *buf, size_t cap) {
+  size_t lo = SIZE_MAX, hi = 0;
+  for (size_t i = 0; i < rep->n_rows; i++) {
+    if (rep->rows[i].n_steps < lo) lo = rep->rows[i].n_steps;
+    if (rep->rows[i].n_steps > hi) hi = rep->rows[i].n_steps;
+  }
+  /* DP replicas (or a rank whose capture lost steps) count their own steps: a total over
+   * more steps is not more work, so the table says the counts */
+  if (rep->n_rows && lo != hi && hi - lo < 64) {
+    int n =
+        snprintf(buf, cap, "times are totals over each rank's own counted steps, which differ (");
+    if (n > 0 && (size_t)n < cap) {
+      char list[256] = "";
+      steps_by_rank(rep, lo, hi, list, sizeof list);
+      snprintf(buf + n, cap - (size_t)n, "%s): compare such ranks per step", list);
+    }
+    return buf;
+  }
   if (rep->n_steps == 1)
     snprintf(buf, cap, "times are one step's");
   else if (rep->n_steps > 1)

@@ -875,8 +875,12 @@ static bool wait_rows_text(const an_summary_item *it, bool first, char *b, size_
     char w[32], t[32];
     rp_fmt_ms(w, sizeof w, rp_per_step_us(tl, first ? c->first_wait_ns : c->wait_ns));
     rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, c->total_ns));
+    /* a row with no floor has no wait to quote (its row reads unknown), not a wait of 0 */
+    bool unknown = !first && c->wait_ns <= 0 && c->unknown_ns > 0;
     len += (size_t)snprintf(b + len, cap - len,
-                            first ? "%sW%zu %s ms/step" : "%sW%zu waits %s of its %s ms/step",
+                            first     ? "%sW%zu %s ms/step"
+                            : unknown ? "%sW%zu's wait unknown%.0s (its %s ms/step have no floor)"
+                                      : "%sW%zu waits %s of its %s ms/step",
                             listed++ ? ", " : "", it->rows[k].row + 1, w, t);
   }
   if (more && len < cap)

@@ -273,6 +273,22 @@ def fixtures(triage, source):
         if os.path.isdir(d):
             with open(d + ".manifest.json", encoding="utf-8") as f:
                 check_set(triage, entry, d, json.load(f))
+    check_step_counts(triage, os.path.join(base, "vllm-v1-dp2-tp4"))
+
+
+def check_step_counts(triage, d):
+    """DP replicas run their own steps (vllm-v1-dp2-tp4: 3 on ranks 0-3, 4 on ranks 4-7):
+    the rank table's totals are over each rank's own count, and it says so, rather than
+    "the capture's 4 steps" for ranks that ran 3 (brief 10 defect 3)."""
+    rep = run(triage, [d])
+    if rep is None or not rep["ranks"]:
+        return check(False, "dp2tp4: no Ranks section")
+    rows = rep["ranks"][0]["rows"]
+    check([r["steps"] for r in rows] == [3, 3, 3, 3, 4, 4, 4, 4], f"dp2tp4: row steps {[r['steps'] for r in rows]}")
+    md = subprocess.run([triage, "--quiet", d], capture_output=True, text=True, check=False).stdout
+    check("times are totals over each rank's own counted steps, which differ (3 on ranks 0-3, "
+          "4 on ranks 4-7)" in md and "the capture's 4 steps" not in md,
+          "dp2tp4: the rank table does not say the ranks' step counts differ")
 
 
 GENERATED = [
