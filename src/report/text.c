@@ -1335,20 +1335,32 @@ static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
     snprintf(buf, cap, "%s%% of each step is GPU idle for the host%s", host, alloc);
 }
 
+/* ", and 3.2% collective wait for other ranks", or nothing when the wait prints as 0.0: a
+ * single-GPU run has no other ranks to wait for, and "0.0% wait" reads as a finding. */
+static void banner_wait(const an_bottleneck *b, const char *lead, char *buf, size_t cap) {
+  char pct[16];
+  snprintf(pct, sizeof pct, "%.1f", b->wait_pct);
+  if (strcmp(pct, "0.0") == 0 || strcmp(pct, "-0.0") == 0)
+    buf[0] = '\0';
+  else
+    snprintf(buf, cap, "%s%s%% collective wait for other ranks", lead, pct);
+}
+
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
-  char idle[384];
+  char idle[384], wait[64];
   banner_idle(b, idle, sizeof idle);
   /* launch-bound: fewer kernels is the fix, so fusion items stay (an_bottleneck) */
+  banner_wait(b, b->launch_bound ? ", and " : " and ", wait, sizeof wait);
   int n = b->launch_bound
               ? snprintf(buf, cap,
-                         ": %s, mostly launch spacing, and %.1f%% collective wait for other "
-                         "ranks. Fewer kernels (graphs, fusion, fused chains) shorten the step; "
-                         "kernel tuning and overlap cannot until that is fixed",
-                         idle, b->wait_pct)
+                         ": %s, mostly launch spacing%s. Fewer kernels (graphs, fusion, fused "
+                         "chains) shorten the step; kernel tuning and overlap cannot until that "
+                         "is fixed",
+                         idle, wait)
               : snprintf(buf, cap,
-                         ": %s and %.1f%% collective wait for other ranks. Kernel, fusion and "
-                         "overlap savings cannot shorten the step until that is fixed",
-                         idle, b->wait_pct);
+                         ": %s%s. Kernel, fusion and overlap savings cannot shorten the step "
+                         "until that is fixed",
+                         idle, wait);
   size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
   if (b->dropped)
     n = snprintf(buf + used, cap - used,

@@ -292,6 +292,28 @@ Test(report, bottleneck_tail_without_items_left_out) {
                      "%s", buf);
 }
 
+/* The banner names the collective wait only when it prints as more than 0.0%: a single-GPU
+ * benchmark read "and 0.0% collective wait for other ranks" (review 10). */
+Test(report, bottleneck_tail_names_wait_only_when_there_is_some) {
+  char buf[RP_BOTTLENECK_BYTES];
+  an_bottleneck b = {
+      .stage_label = "all", .idle_pct = 80.6, .all_idle_pct = 80.6, .wait_pct = 0.04};
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_null(strstr(buf, "collective wait"), "%s", buf);
+  cr_assert_not_null(strstr(buf, "GPU idle for the host. Kernel, fusion"), "%s", buf);
+  b.wait_pct = 3.24;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf, "host and 3.2% collective wait for other ranks. Kernel"), "%s",
+                     buf);
+  b.launch_bound = true;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf, "launch spacing, and 3.2% collective wait for other ranks. Fewer"),
+                     "%s", buf);
+  b.wait_pct = 0;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf, "mostly launch spacing. Fewer kernels"), "%s", buf);
+}
+
 /* A row above 100% of its bound is named in the stage's roofline Limits line with what it
  * means (L2 residency, a model that over-counts), even when every launch has shapes; a
  * row at or under 100% (as printed) is not. */
