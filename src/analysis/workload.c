@@ -49,6 +49,11 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
     const char *e = first_named(in->traces[i], serve, annotations, 2);
     if (e) return fact(AN_WORKLOAD_SERVING, e, AN_SOURCE_TRACE_CONTENT, strings);
   }
+  const te_matcher *bench = te_rules_matcher(rules, "workload_benchmark");
+  for (size_t i = 0; i < in->n; i++) {
+    const char *e = first_named(in->traces[i], bench, annotations, 2);
+    if (e) return fact(AN_WORKLOAD_MICROBENCHMARK, e, AN_SOURCE_TRACE_CONTENT, strings);
+  }
   an_source fs = in->framework_source;
   if (fs != AN_SOURCE_DEFAULT && fs != AN_SOURCE_UNKNOWN && in->framework_label) {
     const char *id = in->framework_id ? in->framework_id : "";

@@ -1522,6 +1522,21 @@ Test(summary, a_generate_script_is_inference, .init = setup, .fini = teardown) {
   cr_assert_str_eq(ev, "SGLang");
 }
 
+/* A benchmark harness's annotation (PARAM's "[param|...|measure|forward]", the pack's
+ * workload_benchmark) makes the run a microbenchmark, with the annotation as evidence,
+ * though its steps are not iteration markers (review 10: hta_alexnet read "unknown"). */
+Test(summary, a_benchmark_harness_annotation_is_a_microbenchmark, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  const char *mark = "[param|pytorch.model.net|0|0|0|measure|forward]";
+  host(&b, "user_annotation", mark, 1, 1500);
+  launch(&b, "gemm_kernel", 10, 20, 900);
+  an_report *r = run_buffer(&b);
+  cr_assert_eq(r->run.workload.value, AN_WORKLOAD_MICROBENCHMARK);
+  cr_assert_str_eq(r->run.workload.evidence, mark);
+  an_report_destroy(r);
+}
+
 /* A training step: backward ops make it training; its all-reduce with one late instance is
  * a rank-skew item bounded by the wait, never "overlap" or "tune". */
 Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown) {
