@@ -660,14 +660,15 @@ static uint64_t pageable_copy_of(const tl_host *h, const item *it) {
   return corr != TR_NO_ID && ut_u64map_get(&h->pageable_corr, (uint64_t)corr, &v) ? v : 0;
 }
 
-/* The portion [a, b) as blocked: a thread that issues GPU work sat in a blocking call (a
- * synchronising call, matcher host_sync, or a copy to or from pageable memory, matcher
- * pageable_copy) across all of it, so it issued nothing meanwhile; named by the outermost
+/* The portion [a, b) of a gap with no launch record of the next kernel as blocked: a
+ * thread that issues GPU work sat across all of it in a copy to or from pageable memory
+ * (matcher pageable_copy) whose GPU copy had already run, copying on the host, so it issued
+ * nothing meanwhile; named by the outermost
  * CPU op around the call (`aten::to`), its region (the outermost annotation) and the GPU
  * copy (tl_extra). False when every thread was free: the work waited on something else.
- * Issue 28 review 10: TorchRec's `aten::to` under `## sparse_data_dist ##` blocked the main
- * thread ~140 ms in a pageable device-to-host copy across each 64 ms gap, which read as the
- * backward thread's graph launch waiting on a dependency. */
+ * A gap whose next work was already queued is never blocked (tl_host_split): the blocking
+ * call waited for that work, as TorchRec's `aten::to` under `## sparse_data_dist ##` did on
+ * hta_multistream5, its copy running ~60 ms after each gap (review 10). */
 static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
   for (size_t t = 0; t < h->n_th; t++) {
     const thread_items *ti = &h->th[t];
@@ -675,8 +676,13 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
     for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
       const item *it = &ti->v[i];
       if (it->kind == ITEM_FRAME || it->kind == ITEM_ANNOTATION || !spans(it, a, b)) continue;
+      /* a sync across the gap waits for GPU work still to come, so it is never the cause;
+       * a pageable copy is, once its GPU copy has run: the thread is busy copying on the
+       * host, not waiting for the GPU */
       uint64_t copy = pageable_copy_of(h, it);
-      if (!copy && !item_matches(h, h->sync, h->is_sync, it)) continue;
+      if (!copy) continue;
+      const tr_event *ce = &h->kev[copy - 1];
+      if (ce->ts + tr_event_dur(h->t, ce) > b + h->sync_tol_us) continue;
       p->kind = AN_IDLE_BLOCKED;
       p->what = op_name(h, ti, i, it->ts, it->end, true);
       p->location = best_frame(h, ti, i, it->ts, it->end);
@@ -760,8 +766,11 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     out[n] = base;
     out[n].ns = ns;
     out[n].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
-    if (!latency && !blocked_portion(h, (double)cut2 / 1000.0, (double)g->g1 / 1000.0, &out[n]) &&
-        !event_wait_portion(h, g, L, &out[n]))
+    /* work already queued that sat while a thread was in a blocking call waited on the
+     * GPU, not the reverse: the call returns once the queued work has run (review 10 on
+     * hta_multistream5: the pageable DtoH copy ran ~60 ms after each gap), so only an event
+     * wait names this part, else it stays dependency */
+    if (!latency && !event_wait_portion(h, g, L, &out[n]))
       /* the queued work by its call: a graph launch waits apart from a kernel */
       out[n].what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
     n++;

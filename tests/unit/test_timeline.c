@@ -580,13 +580,13 @@ static void launch_t2(tb *b, const char *kernel, double ts, double kts, double k
          kernel, kts, kdur, c);
 }
 
-/* Issue 28 review 10 (hta_multistream5): thread 2 queued kernels B and C long before the
- * GPU ran dry. Across the first gap the main thread sat in a device-to-host copy into
- * pageable memory (aten::to under "## sparse_data_dist ##", its cudaMemcpyAsync returning
- * as the copy ran): that part is blocked, named by the op, its region and its GPU copy, and
- * the item says what to change. Across the second gap every thread was free: the queued work
- * waited on something else, and the part stays dependency. */
-Test(timeline, a_blocking_copy_on_another_thread_is_blocked, .init = setup, .fini = teardown) {
+/* hta_multistream5 (reviews 9 and 10): thread 2 queued kernels B and C long before the GPU
+ * ran dry. Across the first gap the main thread sat in a device-to-host copy into pageable
+ * memory (aten::to under "## sparse_data_dist ##"), but its GPU copy ran only after B: the
+ * thread waited on the queued work, not the reverse, so neither gap is blocked; both stay
+ * dependency, named by the queued work's launch call. */
+Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = setup,
+     .fini = teardown) {
   tb b;
   tb_begin(&b);
   host(&b, "user_annotation", "ProfilerStep#1", 0, 2500);
@@ -608,17 +608,55 @@ Test(timeline, a_blocking_copy_on_another_thread_is_blocked, .init = setup, .fin
   account_build(&b, &a, "all");
   const an_time_account *t = &a.st->total;
   expect_all_sums(a.st);
-  const an_idle_cause *x = cause_of(t, AN_IDLE_BLOCKED);
+  cr_assert_null(cause_of(t, AN_IDLE_BLOCKED));
+  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
+  cr_assert_not_null(d);
+  cr_assert_str_eq(d->what, "cudaLaunchKernel");
+  cr_assert_eq(d->idle_ns, 1380000, "A's end to B's start and B's end to C's start: %lld",
+               (long long)d->idle_ns);
+  account_free(&a);
+}
+
+/* The blocked case that holds: the next kernel B has no launch record (C after it has), and
+ * across the gap the main thread sat in a pageable device-to-host copy whose GPU copy had
+ * already run (at 530, right after A): the thread was copying on the host, so that gap is
+ * blocked, named by the op, its region and the GPU copy. With the copy running after the
+ * gap it is not. */
+static void pageable_copy_trace(tb *b, double copy_ts) {
+  tb_begin(b);
+  host(b, "user_annotation", "ProfilerStep#1", 0, 2500);
+  launch(b, "kernel_a", 10, 20, 500);
+  kernel_only(b, "kernel_b", 1520, 100, 7);
+  launch(b, "kernel_c", 1650, 1660, 100); /* closes the step's GPU window after B */
+  host(b, "user_annotation", "## sparse_data_dist ##", 480, 1200);
+  host(b, "cpu_op", "aten::to", 490, 1100);
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+         "\"tid\":1,\"ts\":500,\"dur\":1085,\"args\":{\"correlation\":%d}},",
+         c);
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
+         "\"pid\":0,\"tid\":9,\"ts\":%.3f,\"dur\":2,\"args\":{\"stream\":9,\"correlation\":%d}},",
+         copy_ts, c);
+}
+
+Test(timeline, a_pageable_copy_done_on_the_gpu_blocks_its_thread, .init = setup, .fini = teardown) {
+  tb b;
+  pageable_copy_trace(&b, 530);
+  account a;
+  account_build(&b, &a, "all");
+  expect_all_sums(a.st);
+  const an_idle_cause *x = cause_of(&a.st->total, AN_IDLE_BLOCKED);
   cr_assert_not_null(x);
   cr_assert_str_eq(x->what, "aten::to");
   cr_assert_str_eq(x->region, "## sparse_data_dist ##");
   cr_assert_str_eq(x->child, "Memcpy DtoH (Device -> Pageable)");
-  cr_assert_eq(x->idle_ns, 1000000, "A's end to B's start: %lld", (long long)x->idle_ns);
-  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
-  cr_assert_not_null(d);
-  cr_assert_str_eq(d->what, "cudaLaunchKernel");
-  cr_assert_eq(d->idle_ns, 380000, "B's end to C's start, the host free: %lld",
-               (long long)d->idle_ns);
+  account_free(&a);
+  pageable_copy_trace(&b, 1580);
+  account_build(&b, &a, "all");
+  expect_all_sums(a.st);
+  cr_assert_null(cause_of(&a.st->total, AN_IDLE_BLOCKED), "the copy ran after the gap");
   account_free(&a);
 }
 
