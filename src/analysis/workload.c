@@ -30,6 +30,14 @@ static const char *first_named(const tr_trace *t, const te_matcher *m, const tr_
   return hit;
 }
 
+/* The first event name of those kinds the matcher names in any of the run's traces. */
+static const char *first_in_run(const an_workload_input *in, const te_matcher *m,
+                                const tr_kind *kinds, size_t n_kinds) {
+  const char *e = NULL;
+  for (size_t i = 0; !e && i < in->n; i++) e = first_named(in->traces[i], m, kinds, n_kinds);
+  return e;
+}
+
 static an_workload_fact fact(an_workload w, const char *evidence, an_source src, an_strtab *st) {
   return (an_workload_fact){w, evidence ? an_strtab_cstr(st, evidence) : NULL, src};
 }
@@ -41,19 +49,14 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
   const te_matcher *train = te_rules_matcher(rules, "workload_training");
   const te_matcher *serve = te_rules_matcher(rules, "workload_serving");
   const te_matcher *offline = te_rules_matcher(rules, "workload_offline_framework");
-  for (size_t i = 0; i < in->n; i++) {
-    const char *e = first_named(in->traces[i], train, ops, 3);
-    if (e) return fact(AN_WORKLOAD_TRAINING, e, AN_SOURCE_TRACE_CONTENT, strings);
-  }
-  for (size_t i = 0; i < in->n; i++) {
-    const char *e = first_named(in->traces[i], serve, annotations, 2);
-    if (e) return fact(AN_WORKLOAD_SERVING, e, AN_SOURCE_TRACE_CONTENT, strings);
-  }
   const te_matcher *bench = te_rules_matcher(rules, "workload_benchmark");
-  for (size_t i = 0; i < in->n; i++) {
-    const char *e = first_named(in->traces[i], bench, annotations, 2);
-    if (e) return fact(AN_WORKLOAD_MICROBENCHMARK, e, AN_SOURCE_TRACE_CONTENT, strings);
-  }
+  const char *e;
+  if ((e = first_in_run(in, train, ops, 3)))
+    return fact(AN_WORKLOAD_TRAINING, e, AN_SOURCE_TRACE_CONTENT, strings);
+  if ((e = first_in_run(in, serve, annotations, 2)))
+    return fact(AN_WORKLOAD_SERVING, e, AN_SOURCE_TRACE_CONTENT, strings);
+  if ((e = first_in_run(in, bench, annotations, 2)))
+    return fact(AN_WORKLOAD_MICROBENCHMARK, e, AN_SOURCE_TRACE_CONTENT, strings);
   an_source fs = in->framework_source;
   if (fs != AN_SOURCE_DEFAULT && fs != AN_SOURCE_UNKNOWN && in->framework_label) {
     const char *id = in->framework_id ? in->framework_id : "";
