@@ -895,10 +895,11 @@ typedef enum an_idle_kind {
                              host_collective_wait: a TorchRec awaitable's wait(), a comm op's
                              Wait or its backward): it follows the communication schedule and
                              the other ranks, not host work a faster host or graphs remove */
-  AN_IDLE_BLOCKED = 9,    /* work sat queued (or had no launch record) while a thread that
-                             issues GPU work was blocked across the whole part in a
-                             synchronising call or a copy to or from pageable memory: the
-                             step waits on that call, not on another stream */
+  AN_IDLE_BLOCKED = 9,    /* the next kernel had no launch record while a thread that issues
+                             GPU work sat across the whole part in a copy to or from
+                             pageable memory whose GPU copy had already run: the step waits
+                             on that host copy (queued work is never blocked: a call across
+                             it waits for that work) */
   AN_IDLE_EVENT_WAIT = 10 /* the queued kernel's stream waited on an event (cudaStreamWaitEvent)
                              the host recorded only inside the gap, released as it ran: what
                              is the waiting stream, child the stream waited for */

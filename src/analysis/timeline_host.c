@@ -239,8 +239,9 @@ static bool collect_setup(tl_host *h) {
 }
 
 /* The copies to or from pageable host memory (matcher pageable_copy on the GPU event), by
- * correlation, and the threads that issued them: a thread blocked in one while the GPU
- * idles stalls the step whichever thread launched the next kernel (blocked_portion). */
+ * correlation, and the threads that issued them: a thread still copying on the host in one
+ * while the GPU idles before a kernel with no launch record stalls the step
+ * (blocked_portion). */
 static bool collect_pageable(tl_host *h) {
   if (!h->pageable) return true;
   size_t n = 0, nr = 0, n_str = tr_trace_string_count(h->t);
