@@ -51,11 +51,6 @@ static double family_us(const te_rules *rules, const an_rank_part *p, const fami
   return t;
 }
 
-static double median_of(double *v, size_t n) {
-  ut_sort_f64(v, n);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The stage's parts of group g's ranks (parts are by rank), into members; false when one
  * is missing. */
 static bool members_of(an_rank_part *const *parts, size_t n, const an_rank_group *g,
@@ -93,7 +88,7 @@ static bool add_family(an_rank_owner *o, an_rank_part *const *parts, const size_
     else
       scratch[m++] = in;
   }
-  double peers = median_of(scratch, m);
+  double peers = ut_median_f64(scratch, m);
   if (mine <= peers) return true;
   an_rank_excess *v = ut_grow(w->v, &w->cap, w->n + 1, sizeof *v);
   if (!v) return false;
@@ -126,7 +121,7 @@ static void rest_of(an_rank_part *const *parts, const size_t *mem, const an_rank
     else
       scratch[m++] = rest;
   }
-  w->rest_peers = median_of(scratch, m);
+  w->rest_peers = ut_median_f64(scratch, m);
 }
 
 static int cmp_excess(const void *pa, const void *pb) {

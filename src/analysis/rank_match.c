@@ -209,16 +209,6 @@ static size_t present(const stage_ctx *c, const an_rank_pg *pg, long *out) {
   return m;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Whether parts p and q end kind k's instances together: the median absolute deviation
  * of (end_q - end_p) over their common instances is within the setting. */
 static bool end_together(const stage_ctx *c, size_t p, size_t q, uint32_t k, double *a, double *b) {
@@ -228,9 +218,9 @@ static bool end_together(const stage_ctx *c, size_t p, size_t q, uint32_t k, dou
   instances(c, p, k, NULL, a);
   instances(c, q, k, NULL, b);
   for (size_t i = 0; i < m; i++) a[i] = b[i] - a[i];
-  double mid = median(a, m);
+  double mid = ut_median_f64(a, m);
   for (size_t i = 0; i < m; i++) a[i] = fabs(a[i] - mid);
-  return median(a, m) <= c->set->ranks_same_group_spread_us;
+  return ut_median_f64(a, m) <= c->set->ranks_same_group_spread_us;
 }
 
 /* Whether every present member of ranks ends kind k together with its first; memoised
@@ -728,7 +718,7 @@ static double extra_compute(const stage_ctx *c, const group *g, size_t s, size_t
     size_t m = 0;
     for (size_t r = 0; r < g->n_ranks; r++)
       if (r != s) scratch[m++] = c->parts[g->members[r]]->steps[k].compute_us;
-    sum += c->parts[g->members[s]]->steps[k].compute_us - median(scratch, m);
+    sum += c->parts[g->members[s]]->steps[k].compute_us - ut_median_f64(scratch, m);
   }
   return n_steps ? sum / (double)n_steps : 0;
 }
@@ -748,7 +738,7 @@ static double host_late(const stage_ctx *c, const group *g, size_t s, size_t n_s
       if (r != s && x >= 0) scratch[m++] = x;
     }
     if (mine < 0 || !m) continue;
-    sum += median(scratch, m) - mine;
+    sum += ut_median_f64(scratch, m) - mine;
     used++;
   }
   return used ? sum / (double)used : 0;

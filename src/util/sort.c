@@ -437,3 +437,8 @@ void ut_stable_partition(void *base, size_t n, size_t size, bool (*first)(const 
     k++;
   }
 }
+
+double ut_median_f64(double *v, size_t n) {
+  ut_sort_f64(v, n);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -39,6 +39,10 @@ void ut_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
  * many short ones. v holds no NaN; -0.0 sorts before 0.0. */
 void ut_sort_f64(double *v, size_t n);
 
+/* The median of v[0..n) (n > 0; the mean of the middle two when n is even), sorting v
+ * ascending (ut_sort_f64). */
+double ut_median_f64(double *v, size_t n);
+
 /* The value v[k] would hold were v[0..n) sorted ascending (k < n), found in O(n) time on
  * average (a quickselect with three-way partitions, so runs of equal values cost one
  * pass; past 2 log n rounds the rest is sorted, so no input takes quadratic time). v is
