@@ -63,8 +63,9 @@ static int cmp_frame_idx(const void *a, const void *b) {
   size_t n;
   const tr_pyframe *frames = tr_trace_pyframes(g_sort_trace, &n);
   const tr_pyframe *x = &frames[ix], *y = &frames[iy];
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  double ex = x->ts + tr_pyframe_dur(g_sort_trace, x), ey = y->ts + tr_pyframe_dur(g_sort_trace, y);
+  double tx = tr_pyframe_ts(g_sort_trace, x), ty = tr_pyframe_ts(g_sort_trace, y);
+  if (tx != ty) return tx < ty ? -1 : 1;
+  double ex = tx + tr_pyframe_dur(g_sort_trace, x), ey = ty + tr_pyframe_dur(g_sort_trace, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* longer (outer) first */
   return ix < iy ? -1 : (ix > iy);
 }
@@ -230,15 +231,15 @@ static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *e
                                       size_t hi, double kts) {
   double key = kts + r->tolerance_us;
   size_t a; /* bisect_right on start */
-  UT_PARTITION_POINT(a, lo, hi, m, an_id_index_event(evs, m)->ts <= key);
+  UT_PARTITION_POINT(a, lo, hi, m, tr_event_ts(r->t, an_id_index_event(evs, m)) <= key);
   size_t from = a >= lo + r->cand_before ? a - r->cand_before : lo;
   size_t to = a + r->cand_after < hi ? a + r->cand_after : hi;
   const tr_event *best = NULL;
   double bd = 0;
   for (size_t i = from; i < to; i++) {
     const tr_event *e = an_id_index_event(evs, i);
-    if (e->ts > key) continue;
-    double d = e->ts + tr_event_dur(r->t, e) - kts;
+    if (tr_event_ts(r->t, e) > key) continue;
+    double d = tr_event_ts(r->t, e) + tr_event_dur(r->t, e) - kts;
     if (d < 0) d = -d;
     if (!best || d < bd) {
       best = e;
@@ -247,7 +248,7 @@ static const tr_event *pick_candidate(const an_resolver *r, const an_id_index *e
   }
   if (best) return best;
   for (size_t i = from; i < to; i++) {
-    double d = an_id_index_event(evs, i)->ts - kts;
+    double d = tr_event_ts(r->t, an_id_index_event(evs, i)) - kts;
     if (d < 0) d = -d;
     if (!best || d < bd) {
       best = an_id_index_event(evs, i);
@@ -309,9 +310,9 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
     infos[i] = *fi;
     if (fi->prio > 0) npos++;
     bool better = !best || fi->prio > bprio ||
-                  (fi->prio == bprio &&
-                   (f->ts > best->ts ||
-                    (f->ts == best->ts && tr_pyframe_dur(r->t, f) < tr_pyframe_dur(r->t, best))));
+                  (fi->prio == bprio && (tr_pyframe_ts(r->t, f) > tr_pyframe_ts(r->t, best) ||
+                                         (tr_pyframe_ts(r->t, f) == tr_pyframe_ts(r->t, best) &&
+                                          tr_pyframe_dur(r->t, f) < tr_pyframe_dur(r->t, best))));
     if (better) {
       best = f;
       bprio = fi->prio;
@@ -358,7 +359,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         res[q[k].id] = last;
         continue;
       }
-      while (fi < rg->hi && r->frames[frame_at(r, fi)].ts <= t) {
+      while (fi < rg->hi && tr_pyframe_ts(r->t, &r->frames[frame_at(r, fi)]) <= t) {
         uint32_t *p = ut_grow(active, &cap, na + 1, sizeof *p);
         if (!p) {
           rc = AN_ERR_NOMEM;
@@ -371,7 +372,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
       size_t m = 0;
       for (size_t a = 0; a < na; a++) {
         const tr_pyframe *f = &r->frames[active[a]];
-        if (f->ts + tr_pyframe_dur(r->t, f) >= t) active[m++] = active[a];
+        if (tr_pyframe_ts(r->t, f) + tr_pyframe_dur(r->t, f) >= t) active[m++] = active[a];
       }
       na = m;
       if (!describe_active(r, active, na, &last, &sb)) {
@@ -418,14 +419,15 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     const tr_event *k = kernels[i];
     int64_t ext = tr_event_external_id(r->t, k), corr = tr_event_correlation(r->t, k);
     if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(r->t, corr);
-    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, ext, k->ts, &op_hint);
-    if (corr != TR_NO_ID) lau[i] = find_by_id(r, r->launches, corr, k->ts, &launch_hint);
+    if (ext != TR_NO_ID) ops[i] = find_by_id(r, r->ops, ext, tr_event_ts(r->t, k), &op_hint);
+    if (corr != TR_NO_ID)
+      lau[i] = find_by_id(r, r->launches, corr, tr_event_ts(r->t, k), &launch_hint);
     if (ops[i]) {
       double half = tr_event_dur(r->t, ops[i]) / 2;
-      double t = ops[i]->ts + (half < r->probe_max ? half : r->probe_max);
+      double t = tr_event_ts(r->t, ops[i]) + (half < r->probe_max ? half : r->probe_max);
       add_query(r, ops[i], t, (uint32_t)(2 * i), q, &nq);
     }
-    if (lau[i]) add_query(r, lau[i], lau[i]->ts, (uint32_t)(2 * i + 1), q, &nq);
+    if (lau[i]) add_query(r, lau[i], tr_event_ts(r->t, lau[i]), (uint32_t)(2 * i + 1), q, &nq);
   }
   if (nq) {
     res = calloc(2 * n + 1, sizeof *res);

@@ -610,7 +610,7 @@ static km_where where_of(const an_trace_view *vw, const an_steps *s, double firs
   size_t n = 0;
   size_t i = (size_t)(e - tr_trace_events(vw->trace, TR_KIND_KERNEL, &n));
   if (an_steps_kernel_counted(s, i)) return KM_COUNTED;
-  return e->ts < first ? KM_WARMUP : KM_OUTSIDE;
+  return tr_event_ts(vw->trace, e) < first ? KM_WARMUP : KM_OUTSIDE;
 }
 
 an_status an_kernel_map_build(const an_trace_view *views, size_t n_views, const te_rules *rules,

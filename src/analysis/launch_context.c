@@ -66,7 +66,8 @@ struct an_launch_context {
  * first: few ops span the call, so the context is rarely read. */
 static bool lc_op_around(const tr_trace *t, const tr_event *o, const tr_event *call,
                          const tr_event_ctx *cc, const te_matcher *m) {
-  if (o->ts > call->ts || o->ts + tr_event_dur(t, o) < call->ts) return false;
+  double o_ts = tr_event_ts(t, o), at = tr_event_ts(t, call);
+  if (o_ts > at || o_ts + tr_event_dur(t, o) < at) return false;
   const tr_event_ctx *oc = tr_trace_ctx(t, o);
   if (oc->pid != cc->pid || oc->tid != cc->tid) return false;
   const char *nm = tr_str_get(t, o->name);
@@ -144,8 +145,10 @@ static bool lc_span_tree(const tr_trace *t, tr_kind kind, lc_tree *tr) {
   const tr_event *ev = tr_trace_events(t, kind, &n);
   if (!lc_tree_alloc(tr, n)) return false;
   for (size_t i = 0; i < n; i++) {
-    double end = ev[i].ts + tr_event_dur(t, &ev[i]); /* the sum the question compares */
-    lc_tree_widen(&tr->iv[2 * (i / LC_BLOCK)], lc_time_key(ev[i].ts), lc_time_key(end));
+    double end =
+        tr_event_ts(t, &ev[i]) + tr_event_dur(t, &ev[i]); /* the sum the question compares */
+    lc_tree_widen(&tr->iv[2 * (i / LC_BLOCK)], lc_time_key(tr_event_ts(t, &ev[i])),
+                  lc_time_key(end));
   }
   lc_tree_merge(tr);
   return true;
@@ -215,7 +218,9 @@ static const tr_event *lc_kind_around(const tr_trace *t, tr_kind kind, const lc_
                                       const tr_event *call, const te_matcher *m) {
   lc_question q = {.t = t, .call = call, .cc = tr_trace_ctx(t, call), .m = m};
   q.ev = tr_trace_events(t, kind, &q.n);
-  return lc_blocks_holding(tr, q.n, lc_time_key(call->ts), lc_block_around, &q) ? q.found : NULL;
+  return lc_blocks_holding(tr, q.n, lc_time_key(tr_event_ts(t, call)), lc_block_around, &q)
+             ? q.found
+             : NULL;
 }
 
 an_launch_context *an_launch_context_create(const tr_trace *t, const te_rules *r) {
@@ -292,7 +297,8 @@ static bool lc_block_gather(size_t k, void *q) {
   lc_question *x = &g->q;
   for (size_t i = k * LC_BLOCK; i < lc_block_end(k, x->n); i++) {
     const tr_event *o = &x->ev[i];
-    if (o->ts > x->call->ts || o->ts + tr_event_dur(x->t, o) < x->call->ts) continue;
+    double o_ts = tr_event_ts(x->t, o), at = tr_event_ts(x->t, x->call);
+    if (o_ts > at || o_ts + tr_event_dur(x->t, o) < at) continue;
     const tr_event_ctx *oc = tr_trace_ctx(x->t, o);
     if (oc->pid != x->cc->pid || oc->tid != x->cc->tid) continue;
     an_launch_context *c = g->x;
@@ -313,7 +319,7 @@ static bool lc_gather(an_launch_context *x, const tr_event *call) {
   for (size_t k = 0; k < 2; k++) {
     lc_gathering g = {.q = {.t = x->t, .call = call, .cc = tr_trace_ctx(x->t, call)}, .x = x};
     g.q.ev = tr_trace_events(x->t, kinds[k], &g.q.n);
-    lc_blocks_holding(trees[k], g.q.n, lc_time_key(call->ts), lc_block_gather, &g);
+    lc_blocks_holding(trees[k], g.q.n, lc_time_key(tr_event_ts(x->t, call)), lc_block_gather, &g);
     if (g.nomem) return false;
   }
   return true;

@@ -17,14 +17,15 @@ static int cmp_op(const void *a, const void *b, void *ctx) {
   tr_str tp = tr_event_tid(x->t, p), tq = tr_event_tid(x->t, q);
   if (pp != pq) return pp < pq ? -1 : 1;
   if (tp != tq) return tp < tq ? -1 : 1;
-  if (p->ts != q->ts) return p->ts < q->ts ? -1 : 1;
-  double ep = p->ts + tr_event_dur(x->t, p), eq = q->ts + tr_event_dur(x->t, q);
+  double sp = tr_event_ts(x->t, p), sq = tr_event_ts(x->t, q);
+  if (sp != sq) return sp < sq ? -1 : 1;
+  double ep = sp + tr_event_dur(x->t, p), eq = sq + tr_event_dur(x->t, q);
   if (ep != eq) return ep > eq ? -1 : 1; /* the enclosing op first at equal starts */
   return p->index < q->index ? -1 : p->index > q->index;
 }
 
 static double end_of(const an_op_nest *x, const tr_event *e) {
-  return e->ts + tr_event_dur(x->t, e);
+  return tr_event_ts(x->t, e) + tr_event_dur(x->t, e);
 }
 
 /* Parent links in one pass over each thread's ops (sorted: a thread's ops are one run):
@@ -71,7 +72,8 @@ static int build(an_op_nest *x, const tr_trace *t, tr_kind kind, bool all, const
   if (!x->pos) return -1;
   size_t hint = 0; /* ops come in file order, mostly in time order */
   for (size_t i = 0; i < n; i++)
-    if (all || ut_holds_near_f64(at, n_at, &hint, x->ops[i].ts, end_of(x, &x->ops[i])))
+    if (all ||
+        ut_holds_near_f64(at, n_at, &hint, tr_event_ts(x->t, &x->ops[i]), end_of(x, &x->ops[i])))
       x->pos[x->n++] = (uint32_t)i;
   x->parent = malloc((x->n ? x->n : 1) * sizeof *x->parent);
   if (!x->parent) {
@@ -110,17 +112,20 @@ static bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_
   tr_str pp = tr_event_pid(x->t, p), tp = tr_event_tid(x->t, p);
   if (pp != pid) return pp < pid;
   if (tp != tid) return tp < tid;
-  return p->ts <= ts;
+  return tr_event_ts(x->t, p) <= ts;
 }
 
 /* The sorted entry of CPU op `op`, or -1 when it is not one of the index's ops. */
 static long entry_of(const an_op_nest *x, const tr_event *op) {
   tr_str pid = tr_event_pid(x->t, op), tid = tr_event_tid(x->t, op);
   size_t lo; /* first op sorting after (pid, tid, op->ts): op is among those before it */
-  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, op->ts));
+  UT_PARTITION_POINT(lo, 0, x->n, mid,
+                     at_or_before(x, &x->ops[x->pos[mid]], pid, tid, tr_event_ts(x->t, op)));
   for (size_t i = lo; i-- > 0;) {
     const tr_event *e = &x->ops[x->pos[i]];
-    if (tr_event_pid(x->t, e) != pid || tr_event_tid(x->t, e) != tid || e->ts != op->ts) break;
+    if (tr_event_pid(x->t, e) != pid || tr_event_tid(x->t, e) != tid ||
+        tr_event_ts(x->t, e) != tr_event_ts(x->t, op))
+      break;
     if (e == op) return (long)i;
   }
   return -1;
@@ -145,13 +150,14 @@ const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const 
 long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
   size_t lo; /* first op sorting after (pid, tid, at->ts) */
-  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, at->ts));
+  UT_PARTITION_POINT(lo, 0, x->n, mid,
+                     at_or_before(x, &x->ops[x->pos[mid]], pid, tid, tr_event_ts(x->t, at)));
   /* an op spanning it starts at or before it, so it encloses the last op that does: walk
    * up from that one to the first that still spans it */
   for (int32_t i = (int32_t)lo - 1; i >= 0; i = x->parent[i]) {
     const tr_event *op = &x->ops[x->pos[i]];
     if (tr_event_pid(x->t, op) != pid || tr_event_tid(x->t, op) != tid) return -1;
-    if (end_of(x, op) >= at->ts) return i;
+    if (end_of(x, op) >= tr_event_ts(x->t, at)) return i;
   }
   return -1;
 }

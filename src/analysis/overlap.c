@@ -1132,8 +1132,9 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
     const tr_event *e = s->ev[k];
     long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
     if (cat < 0) return false;
-    c->ks[i] = (ov_kernel){
-        e->ts, e->ts + tr_event_dur(s->t, e), s->name[k], s->stream[k], (uint32_t)cat, e->index};
+    c->ks[i] = (ov_kernel){tr_event_ts(s->t, e), tr_event_ts(s->t, e) + tr_event_dur(s->t, e),
+                           s->name[k],           s->stream[k],
+                           (uint32_t)cat,        e->index};
     c->order[i] = (uint32_t)i;
   }
   ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);

@@ -76,9 +76,11 @@ typedef struct ov_name_facts {
 static const tr_pyframe *ov_frame_at(const ov_source *s, size_t i) {
   return &s->py[s->ev ? s->ev[i] : i];
 }
-static double ov_fts(const ov_source *s, size_t i) { return ov_frame_at(s, i)->ts; }
+static double ov_fts(const ov_source *s, size_t i) {
+  return tr_pyframe_ts(s->t, ov_frame_at(s, i));
+}
 static double ov_frame_end(const ov_source *s, const tr_pyframe *e) {
-  return e->ts + tr_pyframe_dur(s->t, e);
+  return tr_pyframe_ts(s->t, e) + tr_pyframe_dur(s->t, e);
 }
 static double ov_fend(const ov_source *s, size_t i) { return ov_frame_end(s, ov_frame_at(s, i)); }
 
@@ -89,7 +91,8 @@ static const ov_source *g_ov_sort;
 static int ov_frame_cmp(const void *a, const void *b) {
   uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
   const tr_pyframe *x = &g_ov_sort->py[ix], *y = &g_ov_sort->py[iy];
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  double tx = tr_pyframe_ts(g_ov_sort->t, x), ty = tr_pyframe_ts(g_ov_sort->t, y);
+  if (tx != ty) return tx < ty ? -1 : 1;
   double ex = ov_frame_end(g_ov_sort, x), ey = ov_frame_end(g_ov_sort, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* outer frame first */
   return ix < iy ? -1 : (ix > iy);
@@ -321,7 +324,7 @@ static bool ov_context_by_key(ov_source *s, const an_id_index *idx, int64_t key,
   an_id_index_range(idx, key, &lo, &hi);
   for (size_t i = lo; i < hi; i++) {
     const tr_event *e = an_id_index_event(idx, i);
-    double dist = fabs(e->ts - kernel_ts);
+    double dist = fabs(tr_event_ts(s->t, e) - kernel_ts);
     if (!found && (!have_op || dist < op_dist)) { /* op name even without frames */
       have_op = true;
       op_dist = dist;
@@ -330,7 +333,7 @@ static bool ov_context_by_key(ov_source *s, const an_id_index *idx, int64_t key,
     const tr_event_ctx *ec = tr_trace_ctx(s->t, e);
     long th = ov_thread_find(s, ec->pid, ec->tid);
     if (th < 0) continue;
-    size_t n = ov_active_frames(s, (size_t)th, e->ts, 0, 0);
+    size_t n = ov_active_frames(s, (size_t)th, tr_event_ts(s->t, e), 0, 0);
     if (!ov_best_scope(s, n, true, cand, sizeof cand)) continue;
     if (!found || dist < best_dist) {
       found = true;
@@ -347,7 +350,7 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   if (op_cap) op[0] = '\0';
   int64_t ext = tr_event_external_id(s->t, k), corr = tr_event_correlation(s->t, k);
   if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(s->t, corr);
-  if (ov_context_by_key(s, s->op_by_ext, ext, k->ts, scope, scope_cap, op, op_cap))
+  if (ov_context_by_key(s, s->op_by_ext, ext, tr_event_ts(s->t, k), scope, scope_cap, op, op_cap))
     return OV_SCOPE_CPU_OP;
   /* Deviation O1 (docs/deviations.md): the reference compared a lower-cased launch name with
    * mixed-case names, so this step never ran; launch events are already classified by
@@ -356,7 +359,8 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   snprintf(cpu_op, sizeof cpu_op, "%s", op);
   op[0] = '\0';
   if (te_rules_settings(s->r)->overlap_launch_scope_fallback &&
-      ov_context_by_key(s, s->launch_by_corr, corr, k->ts, scope, scope_cap, op, op_cap)) {
+      ov_context_by_key(s, s->launch_by_corr, corr, tr_event_ts(s->t, k), scope, scope_cap, op,
+                        op_cap)) {
     /* docs/reference.md §4.2: the CPU op's name when one matched, else the launch's. */
     if (cpu_op[0]) snprintf(op, op_cap, "%s", cpu_op);
     return OV_SCOPE_LAUNCH;
@@ -365,12 +369,12 @@ ov_scope_how ov_source_scope(ov_source *s, const tr_event *k, char *scope, size_
   size_t n = 0;
   double eps = te_rules_settings(s->r)->attribution_time_tolerance_us;
   for (size_t th = 0; th < s->threads.n && n < OV_MAX_CHAIN; th++)
-    n = ov_active_frames(s, th, k->ts, eps, n);
+    n = ov_active_frames(s, th, tr_event_ts(s->t, k), eps, n);
   if (n > 1) { /* outermost first across threads: order by start (insertion sort, short) */
     for (size_t i = 1; i < n; i++) {
       const tr_pyframe *e = s->chain[i];
       size_t j = i;
-      while (j > 0 && s->chain[j - 1]->ts > e->ts) {
+      while (j > 0 && tr_pyframe_ts(s->t, s->chain[j - 1]) > tr_pyframe_ts(s->t, e)) {
         s->chain[j] = s->chain[j - 1];
         j--;
       }

@@ -70,10 +70,11 @@ static an_rank_part *add_part(an_rank_summary *s, long rank, const char *stage) 
 
 /* ------------------------------------------------------------------ one rank */
 
-static int cmp_event_ptr(const void *pa, const void *pb, void *unused) {
-  (void)unused;
+static int cmp_event_ptr(const void *pa, const void *pb, void *trace) {
+  const tr_trace *t = trace;
   const tr_event *a = *(const tr_event *const *)pa, *b = *(const tr_event *const *)pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  double ta = tr_event_ts(t, a), tb = tr_event_ts(t, b);
+  if (ta != tb) return ta < tb ? -1 : 1;
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
@@ -165,10 +166,10 @@ static bool sweep(an_rank_part *s, const tr_trace *t, const tr_event **k, const 
   if (!n) return true;
   edge *e = malloc(2 * n * sizeof *e);
   if (!e) return false;
-  double first = k[0]->ts, last = k[0]->ts + tr_event_dur(t, k[0]);
+  double first = tr_event_ts(t, k[0]), last = tr_event_ts(t, k[0]) + tr_event_dur(t, k[0]);
   for (size_t i = 0; i < n; i++) {
-    double end = k[i]->ts + tr_event_dur(t, k[i]);
-    e[2 * i] = (edge){k[i]->ts, 1, cls[i]};
+    double end = tr_event_ts(t, k[i]) + tr_event_dur(t, k[i]);
+    e[2 * i] = (edge){tr_event_ts(t, k[i]), 1, cls[i]};
     e[2 * i + 1] = (edge){end, -1, cls[i]};
     if (end > last) last = end;
   }
@@ -435,12 +436,12 @@ static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event
       kind >= 0 ? ut_grow(s->colls, &s->cap_colls, s->n_colls + 1, sizeof *v) : NULL;
   if (!v) return false;
   s->colls = v;
-  if (!s->n_colls) s->base_us = e->ts;
+  if (!s->n_colls) s->base_us = tr_event_ts(pi->t, e);
   long step = kernel_step(pi->steps, pi->ord, pi->base, e);
   an_rank_collective c = {(uint32_t)kind, (int32_t)step, (float)dur,
-                          (float)(e->ts + dur - s->base_us)};
+                          (float)(tr_event_ts(pi->t, e) + dur - s->base_us)};
   if (step >= 0 && ++pi->per_step[step] == 1) /* the step's first collective */
-    s->steps[step].sync_us = e->ts + dur - pi->cpu_ts[step];
+    s->steps[step].sync_us = tr_event_ts(pi->t, e) + dur - pi->cpu_ts[step];
   s->colls[s->n_colls++] = c;
   s->collective_us += dur;
   return true;
@@ -467,7 +468,7 @@ static bool stage_messages(const part_input *pi, const tr_event **k, const uint8
   for (size_t i = 0, j = 0; ok && i < n; i++) {
     if (cls[i] != AN_RANK_COMM) continue;
     const tr_event *launch = kernel_launch(pi, k[i]);
-    if (launch) at[n_at++] = launch->ts;
+    if (launch) at[n_at++] = tr_event_ts(pi->t, launch);
     /* the packs' dtypes are read-only: no lock */
     an_coll_message_args(pi->t, rules, keys, k[i], &rec[j++].msg);
   }
@@ -558,7 +559,7 @@ static bool summarize_stage(an_rank_part *p, const an_stage_kernels *sk, const n
   bool ok = k && cls && ord && per_step && config_groups(p, t);
   if (ok) {
     memcpy(k, sk->kernels, n * sizeof *k);
-    ut_sort(k, n, sizeof *k, cmp_event_ptr, NULL); /* in order already: one run */
+    ut_sort(k, n, sizeof *k, cmp_event_ptr, (void *)(uintptr_t)t); /* in order already: one run */
     part_input pi = {t, st, ord, cpu_ts, tr_trace_events(t, TR_KIND_KERNEL, &nk), per_step, lx, nm};
     ok = add_kernels(p, &pi, k, cls, n, nm) && sweep(p, t, k, cls, n);
   }

@@ -142,7 +142,7 @@ static const tr_event *launching_op(ctx *c, const tr_trace *t, const an_trace_id
   const tr_event *best = NULL;
   for (size_t i = lo; i < hi; i++) {
     const tr_event *op = an_id_index_event(&ids->ops_by_ext, i);
-    if (!best || op->ts <= k->ts) best = op;
+    if (!best || tr_event_ts(t, op) <= tr_event_ts(t, k)) best = op;
   }
   return best;
 }

@@ -39,7 +39,7 @@ static int cmp_span(const void *pa, const void *pb, void *unused) {
 
 static span span_of(const tr_trace *t, const tr_event *e) {
   double dur = tr_event_dur(t, e);
-  return (span){e->ts, e->ts + (dur > 0 ? dur : 0), e->name, e->index};
+  return (span){tr_event_ts(t, e), tr_event_ts(t, e) + (dur > 0 ? dur : 0), e->name, e->index};
 }
 
 /* Keeps the outermost spans (sorted first): one starting inside a kept one is the same
@@ -420,8 +420,9 @@ static bool by_launch(an_step_source src, size_t found) {
 
 /* The time that places kernel i among step spans: its launch call's start by launch, else
  * its own start. */
-static double placed_at(const an_steps *s, const tr_event *kev, size_t i, bool launch) {
-  return launch && s->launch[i] ? s->launch[i]->ts : kev[i].ts;
+static double placed_at(const tr_trace *t, const an_steps *s, const tr_event *kev, size_t i,
+                        bool launch) {
+  return tr_event_ts(t, launch && s->launch[i] ? s->launch[i] : &kev[i]);
 }
 
 /* Kernel time (us) of the view's process that a candidate's spans hold, and the whole. A
@@ -437,7 +438,7 @@ static double covered_us(const an_trace_view *v, const an_steps *s, const candid
     if (!v->kernel_stage[i]) continue;
     double dur = tr_event_dur(v->trace, &kev[i]);
     *total += dur > 0 ? dur : 0;
-    if (span_at(&c->l, placed_at(s, kev, i, launch)) >= 0) in += dur > 0 ? dur : 0;
+    if (span_at(&c->l, placed_at(v->trace, s, kev, i, launch)) >= 0) in += dur > 0 ? dur : 0;
   }
   return in;
 }
@@ -468,7 +469,7 @@ static void assign_kernels(const an_trace_view *v, const span_list *l, bool laun
   for (size_t i = 0; i < nk; i++) {
     out->kernel_step[i] = -1;
     if (i >= v->n_kernel_events || !v->kernel_stage[i] || (launch && !out->launch[i])) continue;
-    out->kernel_step[i] = span_at(l, placed_at(out, kev, i, launch));
+    out->kernel_step[i] = span_at(l, placed_at(v->trace, out, kev, i, launch));
   }
 }
 
@@ -488,7 +489,8 @@ static bool mark_setup(const an_trace_view *v, const te_rules *rules, double fir
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
   for (size_t i = 0; ok && l.n && i < nk && i < out->n_kernel_events; i++) {
     if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
-    double at = out->launch[i] ? out->launch[i]->ts : kev[i].ts;
+    double at =
+        out->launch[i] ? tr_event_ts(v->trace, out->launch[i]) : tr_event_ts(v->trace, &kev[i]);
     if (span_at(&l, at) >= 0 || (at <= l.v[l.n - 1].end && at < first_step_ts))
       out->kernel_step[i] = AN_STEP_SETUP;
   }
@@ -528,8 +530,10 @@ static void step_windows(const an_trace_view *v, an_steps *s) {
   for (size_t i = 0; i < nk && i < s->n_kernel_events; i++) {
     if (s->kernel_step[i] < 0) continue;
     an_step *st = &s->steps[s->kernel_step[i]];
-    double dur = tr_event_dur(v->trace, &kev[i]), end = kev[i].ts + (dur > 0 ? dur : 0);
-    if (!st->n_kernels || kev[i].ts < st->gpu_ts) st->gpu_ts = kev[i].ts;
+    double dur = tr_event_dur(v->trace, &kev[i]),
+           end = tr_event_ts(v->trace, &kev[i]) + (dur > 0 ? dur : 0);
+    if (!st->n_kernels || tr_event_ts(v->trace, &kev[i]) < st->gpu_ts)
+      st->gpu_ts = tr_event_ts(v->trace, &kev[i]);
     if (!st->n_kernels || end > st->gpu_end) st->gpu_end = end;
     st->n_kernels++;
     st->kernel_us += dur;
@@ -560,8 +564,8 @@ static size_t place_unlinked(const an_trace_view *v, an_steps *s) {
     if (s->kernel_step[i] != -1 || s->launch[i] || i >= v->n_kernel_events || !v->kernel_stage[i])
       continue;
     size_t a; /* past the last window starting at or before the kernel */
-    UT_PARTITION_POINT(a, 0, m, k, s->steps[by[k]].gpu_ts <= kev[i].ts);
-    if (a && kev[i].ts < s->steps[by[a - 1]].gpu_end) {
+    UT_PARTITION_POINT(a, 0, m, k, s->steps[by[k]].gpu_ts <= tr_event_ts(v->trace, &kev[i]));
+    if (a && tr_event_ts(v->trace, &kev[i]) < s->steps[by[a - 1]].gpu_end) {
       s->kernel_step[i] = by[a - 1];
       placed++;
     }
@@ -622,7 +626,7 @@ static bool disjoint_windows(const an_trace_view *v, an_steps *s) {
   for (size_t i = 0; ok && i < nk && i < s->n_kernel_events; i++)
     if (s->kernel_step[i] != AN_STEP_SETUP)
       s->kernel_step[i] = i < v->n_kernel_events && v->kernel_stage[i]
-                              ? gpu_window_at(lo, hi, step, m, kev[i].ts)
+                              ? gpu_window_at(lo, hi, step, m, tr_event_ts(v->trace, &kev[i]))
                               : -1;
   if (ok) reset_counts(s);
   for (size_t q = 0; ok && q + 1 < m; q++) s->steps[step[q]].window_end = lo[q + 1];

@@ -186,7 +186,7 @@ static an_coll_messages *host_messages(an_timeline *tl, tl_trace *c) {
   for (size_t i = 0; i < nk && i < s->n_kernel_events; i++)
     if (s->launch[i] && collective_name(tl, c, kev[i].name) &&
         !tr_event_arg(c->t, TR_KIND_KERNEL, &kev[i], TR_ARG_IN_MSG_NELEMS))
-      at[n++] = s->launch[i]->ts;
+      at[n++] = tr_event_ts(c->t, s->launch[i]);
   ut_sort_f64(at, n);
   const an_op_nest *ops = an_trace_view_ops(c->in->view);
   an_coll_messages *m =
@@ -353,7 +353,7 @@ static bool waited_outside(const tl_trace *c, const tl_kernel *k, int64_t g0, bo
                            int64_t gap_min) {
   const tr_event *launch = first_of_stream ? kernel_launch(c, k) : NULL;
   if (!launch || k->start - g0 < gap_min) return false;
-  int64_t queued_from = tl_ns(launch->ts); /* the call's start: issued then */
+  int64_t queued_from = tl_ns(tr_event_ts(c->t, launch)); /* the call's start: issued then */
   return queued_from <= g0 + (k->start - g0) / 2;
 }
 
@@ -597,7 +597,7 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
     size_t n = off[w + 1] - off[w];
     for (size_t j = 0; j < n; j++) {
       uint32_t i = order[off[w] + j];
-      int64_t s = tl_ns(c->kev[i].ts), d = tl_ns(tr_event_dur(c->t, &c->kev[i]));
+      int64_t s = tl_ns(tr_event_ts(c->t, &c->kev[i])), d = tl_ns(tr_event_dur(c->t, &c->kev[i]));
       k[j] = (tl_kernel){s, s + (d > 0 ? d : 0), tr_event_stream(c->t, &c->kev[i]), i};
     }
     ok = account_window(tl, c, w0 + w, k, n, &l, &tail);

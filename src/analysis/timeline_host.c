@@ -160,23 +160,26 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   thread_memo m = THREAD_MEMO_INIT;
   for (size_t i = 0; i < n; i++) { /* the time first: most events span no probe */
     double dur = tr_event_dur(h->t, &ev[i]);
-    if (!spans_probe(h, &hint, ev[i].ts, ev[i].ts + (dur > 0 ? dur : 0))) continue;
+    if (!spans_probe(h, &hint, tr_event_ts(h->t, &ev[i]),
+                     tr_event_ts(h->t, &ev[i]) + (dur > 0 ? dur : 0)))
+      continue;
     long th = thread_memo_of(h, &m, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
-    if (th >= 0 && !append(&h->th[th], ev[i].ts, dur, (uint32_t)i, item_kind)) return false;
+    if (th >= 0 && !append(&h->th[th], tr_event_ts(h->t, &ev[i]), dur, (uint32_t)i, item_kind))
+      return false;
   }
   return true;
 }
 
 /* The first frame after frame i of a thread's frames [.., end) that starts at or after e,
  * galloping from i + 1 (most frames hold few others). */
-static size_t past_nested(const tr_pyframe *py, size_t i, size_t end, double e) {
+static size_t past_nested(const tr_trace *t, const tr_pyframe *py, size_t i, size_t end, double e) {
   size_t lo = i + 1, step = 1, out;
-  while (lo + step - 1 < end && py[lo + step - 1].ts < e) {
+  while (lo + step - 1 < end && tr_pyframe_ts(t, &py[lo + step - 1]) < e) {
     lo += step;
     step *= 2;
   }
   size_t hi = lo + step - 1 < end ? lo + step - 1 : end;
-  UT_PARTITION_POINT(out, lo, hi, k, py[k].ts < e);
+  UT_PARTITION_POINT(out, lo, hi, k, tr_pyframe_ts(t, &py[k]) < e);
   return out;
 }
 
@@ -195,13 +198,13 @@ static bool collect_frames(tl_host *h) {
     long th = thread_of(h, runs[j].pid, runs[j].tid);
     size_t end = j + 1 < nruns ? runs[j + 1].first : n;
     for (size_t i = runs[j].first; th >= 0 && i < end;) {
-      double ts = h->py[i].ts, dur = tr_pyframe_dur(h->t, &h->py[i]);
+      double ts = tr_pyframe_ts(h->t, &h->py[i]), dur = tr_pyframe_dur(h->t, &h->py[i]);
       double e = ts + (dur > 0 ? dur : 0);
       if (spans_probe(h, &hint, ts, e)) {
         if (!append(&h->th[th], ts, dur, (uint32_t)i, ITEM_FRAME)) return false;
         i++;
       } else {
-        i = nested ? past_nested(h->py, i, end, e) : i + 1;
+        i = nested ? past_nested(h->t, h->py, i, end, e) : i + 1;
       }
     }
   }
@@ -232,7 +235,8 @@ static bool collect_setup(tl_host *h) {
     ti->setup = v;
     double dur = tr_event_dur(h->t, &ev[i]);
     ti->setup[ti->n_setup++] =
-        (item){ev[i].ts, ev[i].ts + (dur > 0 ? dur : 0), (uint32_t)i, ITEM_RUNTIME, -1};
+        (item){tr_event_ts(h->t, &ev[i]), tr_event_ts(h->t, &ev[i]) + (dur > 0 ? dur : 0),
+               (uint32_t)i, ITEM_RUNTIME, -1};
   }
   free(memo);
   return ok;
@@ -308,9 +312,10 @@ static bool collect_waits(tl_host *h) {
     struct tl_wait *v = ut_grow(h->waits, &cap, h->n_waits + 1, sizeof *v);
     if (!(ok = v != NULL)) break;
     h->waits = v;
-    h->waits[h->n_waits++] = (struct tl_wait){
-        tr_event_stream(h->t, &ev[i]),
-        tr_event_arg(h->t, TR_KIND_KERNEL, &ev[i], TR_ARG_WAIT_ON_STREAM), ev[i].ts, record};
+    h->waits[h->n_waits++] =
+        (struct tl_wait){tr_event_stream(h->t, &ev[i]),
+                         tr_event_arg(h->t, TR_KIND_KERNEL, &ev[i], TR_ARG_WAIT_ON_STREAM),
+                         tr_event_ts(h->t, &ev[i]), record};
     ok = ut_u64map_put(&h->records, (uint64_t)record, 0);
   }
   free(memo);
@@ -359,7 +364,7 @@ static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
     h->probes[h->n_probes++] = g0;
     h->probes[h->n_probes++] = g0 - h->sync_tol_us;
     if (!gaps[i].launch) continue;
-    double lts = gaps[i].launch->ts, lend = lts + tr_event_dur(h->t, gaps[i].launch);
+    double lts = tr_event_ts(h->t, gaps[i].launch), lend = lts + tr_event_dur(h->t, gaps[i].launch);
     h->probes[h->n_probes++] = lts;
     /* the queue portion's start, when inside the gap (blocked_portion) */
     if (lend > g0 && lend < (double)gaps[i].g1 / 1000.0) h->probes[h->n_probes++] = lend;
@@ -649,7 +654,8 @@ static void call_portion(tl_host *h, const thread_items *ti, const tr_event *lau
   if ((double)p->ns / 1000.0 >= h->module_load_min_us)
     p->kind = AN_IDLE_SETUP; /* a first launch loading its module, a first graph upload */
   p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, launch->name));
-  p->location = best_frame(h, ti, innermost(ti, launch->ts, launch->ts), launch->ts, launch->ts);
+  double at = tr_event_ts(h->t, launch);
+  p->location = best_frame(h, ti, innermost(ti, at, at), at, at);
 }
 
 /* The GPU copy of a runtime call to or from pageable memory (its GPU event index + 1), 0
@@ -683,7 +689,7 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
       uint64_t copy = pageable_copy_of(h, it);
       if (!copy) continue;
       const tr_event *ce = &h->kev[copy - 1];
-      if (ce->ts + tr_event_dur(h->t, ce) > b + h->sync_tol_us) continue;
+      if (tr_event_ts(h->t, ce) + tr_event_dur(h->t, ce) > b + h->sync_tol_us) continue;
       p->kind = AN_IDLE_BLOCKED;
       p->what = op_name(h, ti, i, it->ts, it->end, true);
       p->location = best_frame(h, ti, i, it->ts, it->end);
@@ -712,16 +718,18 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
 static bool event_wait_portion(tl_host *h, const tl_gap *g, const tr_event *L, tl_portion *p) {
   if (!h->n_waits) return false;
   size_t lo; /* first wait on the stream enqueued after the launch call */
-  UT_PARTITION_POINT(lo, 0, h->n_waits, mid,
-                     h->waits[mid].stream < g->stream ||
-                         (h->waits[mid].stream == g->stream && h->waits[mid].ts <= L->ts));
+  UT_PARTITION_POINT(
+      lo, 0, h->n_waits, mid,
+      h->waits[mid].stream < g->stream ||
+          (h->waits[mid].stream == g->stream && h->waits[mid].ts <= tr_event_ts(h->t, L)));
   if (!lo || h->waits[lo - 1].stream != g->stream) return false;
   const struct tl_wait *w = &h->waits[lo - 1];
   uint64_t r = 0;
   size_t nr = 0;
   if (!ut_u64map_get(&h->records, (uint64_t)w->record, &r) || !r) return false;
   const tr_event *rec = &tr_trace_events(h->t, TR_KIND_RUNTIME, &nr)[r - 1];
-  int64_t ts = tl_ns(rec->ts), end = tl_ns(rec->ts + tr_event_dur(h->t, rec));
+  int64_t ts = tl_ns(tr_event_ts(h->t, rec)),
+          end = tl_ns(tr_event_ts(h->t, rec) + tr_event_dur(h->t, rec));
   if (ts < g->g0 || end > g->g1 || (double)(g->g1 - end) / 1000.0 > h->launch_gap_max_us)
     return false;
   p->kind = AN_IDLE_EVENT_WAIT;
@@ -747,14 +755,15 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     return 1;
   }
   const thread_items *ti = &h->th[th];
-  int64_t lts = tl_ns(L->ts), lend = tl_ns(L->ts + tr_event_dur(h->t, L));
+  int64_t lts = tl_ns(tr_event_ts(h->t, L)),
+          lend = tl_ns(tr_event_ts(h->t, L) + tr_event_dur(h->t, L));
   int64_t cut1 = lts < g->g0 ? g->g0 : lts > g->g1 ? g->g1 : lts;
   int64_t cut2 = lend < cut1 ? cut1 : lend > g->g1 ? g->g1 : lend;
   size_t n = 0;
   if (cut1 > g->g0) {
     out[n] = base;
     out[n].ns = cut1 - g->g0;
-    host_portion(h, ti, (double)g->g0 / 1000.0, L->ts, &out[n++]);
+    host_portion(h, ti, (double)g->g0 / 1000.0, tr_event_ts(h->t, L), &out[n++]);
   }
   if (cut2 > cut1) {
     out[n] = base;

@@ -270,11 +270,12 @@ static const ann *windows_nearest(const window_set *ws, double t, double *dist) 
 
 /* ------------------------------------------------------------------ view */
 
-static int cmp_kernel_ptr(const void *a, const void *b, void *unused) {
-  (void)unused;
+static int cmp_kernel_ptr(const void *a, const void *b, void *trace) {
+  const tr_trace *t = trace;
   const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
-  if (x->ts < y->ts) return -1;
-  if (x->ts > y->ts) return 1;
+  double tx = tr_event_ts(t, x), ty = tr_event_ts(t, y);
+  if (tx < ty) return -1;
+  if (tx > ty) return 1;
   return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 
@@ -370,9 +371,9 @@ static ann *collect_annotations(const tr_trace *t, const te_rules *rules, tr_kin
   for (size_t i = 0; i < n; i++) {
     const te_stage *st = te_rules_stage_from_annotation(rules, tr_str_get(t, ev[i].name));
     if (!st) continue;
-    a[m].start = ev[i].ts;
+    a[m].start = tr_event_ts(t, &ev[i]);
     double dur = tr_event_dur(t, &ev[i]);
-    a[m].end = ev[i].ts + (dur > 0 ? dur : 0);
+    a[m].end = tr_event_ts(t, &ev[i]) + (dur > 0 ? dur : 0);
     a[m].ext = tr_event_external_id(t, &ev[i]);
     a[m].stage = st;
     a[m].gpu = kind == TR_KIND_GPU_ANNOTATION;
@@ -428,7 +429,8 @@ static bool launches_index(const tr_trace *t, stage_index *x) {
   for (size_t j = 0; j < 2; j++)
     for (size_t i = 0; i < n[j]; i++) {
       int64_t corr = tr_event_correlation(t, &ev[j][i]);
-      if (corr != TR_NO_ID) x->launches[x->n_launches++] = (launch_time){corr, ev[j][i].ts};
+      if (corr != TR_NO_ID)
+        x->launches[x->n_launches++] = (launch_time){corr, tr_event_ts(t, &ev[j][i])};
     }
   qsort(x->launches, x->n_launches, sizeof *x->launches, cmp_launch_corr);
   return true;
@@ -481,15 +483,15 @@ static const te_stage *annotated_stage(const stage_index *x, const tr_trace *t, 
     UT_PARTITION_POINT(lo, 0, x->n_ext, m, x->by_ext[m].ext < ext);
     if (lo < x->n_ext && x->by_ext[lo].ext == ext) return x->by_ext[lo].stage;
   }
-  double probe = k->ts + x->tolerance_us;
+  double probe = tr_event_ts(t, k) + x->tolerance_us;
   const ann *w = windows_containing(&x->gpu, probe);
   double launched = x->cpu.n ? launch_ts(x, t, k) : NAN;
   if (!w && !isnan(launched)) w = windows_last_started(&x->cpu, launched + x->tolerance_us);
   if (!w) w = windows_containing(&x->cpu, probe);
   if (w) return w->stage;
   double dg = INFINITY, dc = INFINITY;
-  const ann *wg = windows_nearest(&x->gpu, k->ts, &dg);
-  const ann *wc = windows_nearest(&x->cpu, k->ts, &dc);
+  const ann *wg = windows_nearest(&x->gpu, tr_event_ts(t, k), &dg);
+  const ann *wc = windows_nearest(&x->cpu, tr_event_ts(t, k), &dc);
   w = dg <= dc ? wg : wc;
   return w && (dg <= dc ? dg : dc) <= x->nearest_us ? w->stage : NULL;
 }
@@ -571,7 +573,8 @@ static an_status fill_stage_blocks(an_trace_view *out, const te_rules *rules, co
         sk->kernels[sk->n++] = &kev[i];
         sk->total_us += tr_event_dur(out->trace, &kev[i]);
       }
-    ut_sort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr, NULL); /* runs merged */
+    ut_sort(sk->kernels, sk->n, sizeof *sk->kernels, cmp_kernel_ptr,
+            (void *)(uintptr_t)out->trace); /* runs merged */
   }
   free(ord);
   return rc;

@@ -907,8 +907,9 @@ static void note_pyframe_thread(rd *r, py_vec *v, tr_str pid, tr_str tid) {
 static void check_pyframe_order(const tr_trace *t, py_vec *v, double ts, double dur) {
   if (v->unsorted || v->prev == SIZE_MAX) return;
   const tr_pyframe *a = &v->v[v->prev];
-  if (a->ts < ts) return;
-  if (a->ts == ts && a->ts + tr_pyframe_dur(t, a) >= ts + dur) return;
+  double a_ts = tr_pyframe_ts(t, a);
+  if (a_ts < ts) return;
+  if (a_ts == ts && a_ts + tr_pyframe_dur(t, a) >= ts + dur) return;
   v->unsorted = true;
 }
 
@@ -1285,7 +1286,7 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
     return;
   }
   tr_event e;
-  e.ts = r->ts;
+  e.ts_us = r->ts;
   e.index = (uint32_t)index;
   e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);

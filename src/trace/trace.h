@@ -43,7 +43,8 @@ typedef enum tr_kind {
   TR_KIND_RUNTIME = 6          /* other cuda_runtime/cuda_driver/xpu_runtime with correlation */
 } tr_kind;
 
-/* One complete ("X") event. ts and dur are microseconds as in the file. 32 bytes, as
+/* One complete ("X") event. ts and dur are microseconds as in the file (read them with
+ * tr_event_ts and tr_event_dur). 32 bytes, as
  * cpu_op-heavy traces keep millions of them: the kind is implied by the per-kind array an event
  * sits in; cat, pid, tid and stream, few distinct per trace (threads x categories x
  * streams), are shared through a per-trace table the event indexes; dur is a count of
@@ -52,7 +53,7 @@ typedef enum tr_kind {
  * those through tr_event_dur, tr_event_cat / _pid / _tid / _stream and
  * tr_event_external_id / tr_event_correlation, never from the fields. */
 typedef struct tr_event {
-  double ts;
+  double ts_us; /* private: read with tr_event_ts */
   tr_str name;
   uint32_t dur_ns;   /* private: dur in nanoseconds or TR_DUR_WIDE (tr_event_dur) */
   uint32_t ctx;      /* private: index of the (cat, pid, tid, stream) tuple (tr_trace_ctx) */
@@ -76,7 +77,7 @@ typedef struct tr_event_ctx {
  * cat (always "python_function"); its pid and tid are those of its tr_pyframe_run; its
  * position in tr_trace_pyframes is its file order; dur as in idmap.h (tr_pyframe_dur). */
 typedef struct tr_pyframe {
-  double ts;
+  double ts_us; /* private: read with tr_pyframe_ts */
   tr_str name;
   uint32_t dur_ns; /* private: read with tr_pyframe_dur */
 } tr_pyframe;
@@ -269,6 +270,11 @@ bool tr_trace_pyframes_sorted(const tr_trace *t);
 const tr_str *tr_trace_pyframe_names(const tr_trace *t, size_t *n);
 /* The run of frame i (i < the frame count), by binary search. */
 const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i);
+/* Start of a frame of t in microseconds, exactly the double read from the file. */
+static inline double tr_pyframe_ts(const tr_trace *t, const tr_pyframe *f) {
+  (void)t; /* the trace will hold what a compact start needs to be decoded */
+  return f->ts_us;
+}
 /* Duration of a frame of t, exactly the double read from the file (0 when absent). The
  * count of nanoseconds is decoded inline; a wide one is looked up. */
 double tr_pyframe_dur_wide(const tr_trace *t, const tr_pyframe *f);
@@ -276,6 +282,11 @@ static inline double tr_pyframe_dur(const tr_trace *t, const tr_pyframe *f) {
   return f->dur_ns != TR_DUR_WIDE ? (double)f->dur_ns / 1000.0 : tr_pyframe_dur_wide(t, f);
 }
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
+/* Start of an event of t in microseconds, exactly the double read from the file. */
+static inline double tr_event_ts(const tr_trace *t, const tr_event *e) {
+  (void)t; /* the trace will hold what a compact start needs to be decoded */
+  return e->ts_us;
+}
 /* dur of an event whose dur_ns is TR_DUR_WIDE (0.0 if it has none). */
 double tr_event_dur_wide(const tr_trace *t, const tr_event *e);
 /* dur of an event of t in microseconds, the same double as the file's text gave (0.0

@@ -91,8 +91,9 @@ static void walk(tr_trace *t) {
       for (size_t j = i; j-- > 0;) {
         const tr_pyframe_run *rj = tr_pyframe_run_of(t, j);
         if (rj->pid != ri->pid || rj->tid != ri->tid) continue;
-        double ei = pf[i].ts + tr_pyframe_dur(t, &pf[i]), ej = pf[j].ts + tr_pyframe_dur(t, &pf[j]);
-        CHECK(pf[j].ts < pf[i].ts || (pf[j].ts == pf[i].ts && ej >= ei));
+        double si = tr_pyframe_ts(t, &pf[i]), sj = tr_pyframe_ts(t, &pf[j]);
+        double ei = si + tr_pyframe_dur(t, &pf[i]), ej = sj + tr_pyframe_dur(t, &pf[j]);
+        CHECK(sj < si || (sj == si && ej >= ei));
         break;
       }
     }

@@ -44,7 +44,7 @@ static bool trace_same_str(const tr_trace *a, tr_str sa, const tr_trace *b, tr_s
 
 static const char *trace_diff_event(const tr_trace *a, const tr_event *ea, const tr_trace *b,
                                     const tr_event *eb, tr_kind kind, size_t i, bool ids) {
-  if (!trace_same_double(ea->ts, eb->ts) ||
+  if (!trace_same_double(tr_event_ts(a, ea), tr_event_ts(b, eb)) ||
       !trace_same_double(tr_event_dur(a, ea), tr_event_dur(b, eb)))
     return trace_diff_at("ts or dur of event %zu of kind %d", i, (int)kind);
   if (tr_event_external_id(a, ea) != tr_event_external_id(b, eb) ||
@@ -70,7 +70,7 @@ static const char *trace_diff_frames(const tr_trace *a, const tr_trace *b, bool 
   if (fa != fb) return trace_diff_at("frames: %zu and %zu", fa, fb);
   for (size_t i = 0; i < fa; i++) {
     TRACE_SAME_STR(pa[i].name, pb[i].name, "frame name", i);
-    if (!trace_same_double(pa[i].ts, pb[i].ts) ||
+    if (!trace_same_double(tr_pyframe_ts(a, &pa[i]), tr_pyframe_ts(b, &pb[i])) ||
         !trace_same_double(tr_pyframe_dur(a, &pa[i]), tr_pyframe_dur(b, &pb[i])))
       return trace_diff_at("ts or dur of frame %zu", i);
   }

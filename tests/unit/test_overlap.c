@@ -1802,8 +1802,9 @@ static bool scan_context(const tr_trace *t, const tr_event *k, const te_matcher 
     for (size_t i = 0; i < n; i++) {
       const tr_event_ctx *oc = tr_trace_ctx(t, &ev[i]);
       const char *nm = tr_str_get(t, ev[i].name);
-      if (ev[i].ts > call->ts || ev[i].ts + tr_event_dur(t, &ev[i]) < call->ts ||
-          oc->pid != cc->pid || oc->tid != cc->tid || !te_matcher_match(m, nm, strlen(nm)))
+      double ts = tr_event_ts(t, &ev[i]), at = tr_event_ts(t, call);
+      if (ts > at || ts + tr_event_dur(t, &ev[i]) < at || oc->pid != cc->pid ||
+          oc->tid != cc->tid || !te_matcher_match(m, nm, strlen(nm)))
         continue;
       snprintf(hit, cap, "%s", nm);
       return true;

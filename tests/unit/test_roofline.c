@@ -771,7 +771,7 @@ Test(roofline_nest, innermost_op_of_the_launching_thread) {
   /* the index over the ops spanning the calls' starts answers the same at those starts,
    * enclosing ops included, and leaves out zero_ */
   double at[5];
-  for (size_t i = 0; i < n; i++) at[i] = calls[i].ts;
+  for (size_t i = 0; i < n; i++) at[i] = tr_event_ts(t, &calls[i]);
   qsort(at, n, sizeof *at, cmp_f64);
   an_op_nest y;
   cr_assert_eq(an_op_nest_build_at(&y, t, at, n), 0);
