@@ -367,18 +367,19 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
     fputs("No kernel row cleared the share bar.\n", f);
     return;
   }
+  /* one unit for both time columns (review 10: a us total beside an ms per-step figure) */
   unit u = unit_for(st->kernels[0].total_us);
   fprintf(f,
-          "| # | Kernel | Category | GPU time (%s) | Per step (ms) | Share | Launches | %% of "
+          "| # | Kernel | Category | GPU time (%s) | Per step (%s) | Share | Launches | %% of "
           "bound | Python location | CPU op |\n| ---: | --- | --- | ---: | ---: | ---: | ---: | "
           "---: | --- | --- |\n",
-          u.name);
+          u.name, u.name);
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
     if (!r->shown) continue;
     char t[32], p[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
-    rp_fmt_ms(p, sizeof p, rp_kernel_per_step_us(st, r)); /* the summary's unit, ms/step */
+    fmt_time(p, sizeof p, rp_kernel_per_step_us(st, r), u);
     fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "kernel", st->id, i, 'K');
     code_span(f, names_get(nm, r->name));
@@ -727,8 +728,8 @@ static const char LEGEND[] =
     "same kernel has the same share in every table of a stage.\n"
     "- **GPU time**: summed device time of the row's launches, in the unit of the column head.\n"
     "- **Per step**: the kernel's time inside the counted steps over their number (its GPU "
-    "time when the stage has no steps), in ms like What to try first: the figure an item "
-    "quotes for the row it links.\n"
+    "time when the stage has no steps), in the unit of the column head like GPU time: the "
+    "figure an item quotes (in ms) for the row it links.\n"
     "- **Kernel**: a display name (demangled, long template arguments shown as `<…>`); "
     "`--full-names` and the JSON output give the full name.\n"
     "- **Python location / scope**: `path:line function` that launched the kernel; "
