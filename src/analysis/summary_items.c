@@ -597,6 +597,25 @@ static bool lever_partner(const sm_ctx *c, const lever_gate *g) {
   return with && (!g->with_kernel || stage_runs(c, g->with_kernel)) && !stage_runs(c, g->fused);
 }
 
+/* The lever's text for this run: the framework's own path where the packs name one
+ * (summary.lever_paths "ID/FRAMEWORK/PLATFORM", either part "any"; review 10: vLLM on ROCm
+ * was told "a kernel to write" beside its AITER fused MoE), else the generic one. */
+static const char *lever_text(const sm_ctx *c, const char *id, const char *generic) {
+  const an_provenance *run = &c->rep->run;
+  const an_platform pv = run->context.platform.value;
+  const char *fw = run->framework.source == AN_SOURCE_DEFAULT ? NULL : run->framework.id;
+  const char *pf = pv == AN_PLATFORM_ROCM ? "rocm" : pv == AN_PLATFORM_CUDA ? "cuda" : NULL;
+  const char *fws[] = {fw, fw, "any"}, *pfs[] = {pf, "any", pf};
+  for (size_t i = 0; i < sizeof fws / sizeof *fws; i++) {
+    if (!fws[i] || !pfs[i]) continue; /* an unknown framework or platform names no path */
+    char key[128];
+    snprintf(key, sizeof key, "%s/%s/%s", id, fws[i], pfs[i]);
+    const te_string_list *t = te_list_map_get(&c->s->summary_lever_paths, key);
+    if (t && t->n) return t->items[0];
+  }
+  return generic;
+}
+
 /* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
  * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded,
  * expert-weight gathers a grouped MoE GEMM makes unneeded) or folds into one fused kernel
@@ -631,7 +650,7 @@ static void kernel_lever(sm_ctx *c, const char *id) {
   it->count = n;
   it->detail_us = alone;
   if (fold) it->largest_us = max;
-  it->lever = text->items[0];
+  it->lever = lever_text(c, id, text->items[0]);
   it->lever_op = id;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)
     if (lever_row(c, &g, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);

@@ -1963,6 +1963,50 @@ Test(summary, moe_routing_pieces_fold_into_one, .init = setup, .fini = teardown)
   an_report_destroy(r);
 }
 
+/* The same pieces from vLLM on ROCm (review 10 defect 4): the lever names the framework's
+ * own path there (summary.lever_paths), the AITER fused MoE and its flag, not "a kernel to
+ * write"; the same run with no framework known keeps the generic text. */
+static an_report *routing_run(const char *framework) {
+  static const char *const piece[] = {"_topk_forward", "_sum_bitmatrix_rows",
+                                      "_combined_routing_memset", "_combined_routing_compute"};
+  tb b;
+  tb_begin(&b);
+  b.n = 0; /* the ROCm runtime's version member: the platform, as a HIP trace states it */
+  tb_add(&b, "{\"hip_runtime_version\":60342134,\"traceEvents\":[");
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 2000.0, at = t0 + 10;
+    host(&b, "user_annotation", "ProfilerStep#2", t0, 1900);
+    for (int k = 0; k < 4; k++, at += 42) launch(&b, piece[k], t0 + 1 + k, at, 40);
+    launch(&b, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", t0 + 6, at + 40, 1500);
+  }
+  tb_add(&b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"gpu\"}}]}");
+  an_run_options o = {.formal = {.name = "synthetic.json", .data = b.buf, .len = b.n},
+                      .min_share_pct = -1,
+                      .rank_workers = 1,
+                      .framework = framework ? te_rules_framework_lookup(rules, framework) : NULL,
+                      .framework_source = AN_SOURCE_COMMAND_LINE};
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+Test(summary, moe_routing_names_the_frameworks_path, .init = setup, .fini = teardown) {
+  an_report *r = routing_run("vllm");
+  cr_assert_eq(r->run.context.platform.value, AN_PLATFORM_ROCM);
+  const an_summary_item *it = routing_item(r);
+  cr_assert_not_null(it);
+  cr_assert_not_null(strstr(it->lever, "VLLM_ROCM_USE_AITER"), "%s", it->lever);
+  cr_assert_null(strstr(it->lever, "SGLang's moe_fused_gate"), "%s", it->lever);
+  an_report_destroy(r);
+  r = routing_run(NULL);
+  it = routing_item(r);
+  cr_assert_not_null(it);
+  cr_assert_null(strstr(it->lever, "AITER"), "no framework known: the generic lever (%s)",
+                 it->lever);
+  an_report_destroy(r);
+}
+
 /* ---------------------------------------------------------------- report limits */
 
 static const char *full_name(const void *ctx, const char *stage, const char *name) {

@@ -349,6 +349,9 @@ typedef struct te_list_map {
   X(summary_levers, "summary.levers", LIST_MAP, 0, 0, 0, NULL,                                     \
     "lever id -> [what to change]: a host stall whose longest operation (or activity) the "        \
     "matcher lever_ID names gets it")                                                              \
+  X(summary_lever_paths, "summary.lever_paths", LIST_MAP, 0, 0, 0, NULL,                           \
+    "lever id/framework/platform (cuda, rocm; any) -> [the framework's own path]: replaces "       \
+    "the lever's generic text on a run of that framework and platform")                            \
   X(summary_sync_levers, "summary.sync_levers", LIST, 0, 0, 0, NULL,                               \
     "lever ids (summary.levers) that name a sync: only an item with a synchronising call in "      \
     "evidence (a sync item) gets them")                                                            \
