@@ -1231,6 +1231,10 @@ typedef struct an_summary_item {
   /* Wait items: the bound is the loss the Ranks section measured for one rank of the
    * group (not the wait above this rank's floors), so the basis leads with it. */
   bool rank_measured;
+  /* Wait items of a work-imbalance straggler: the bound is its excess over an even share
+   * (an_rank_group.balanced_excess_per_step_us), which binds below the loss (false: the
+   * loss binds, or no imbalance) */
+  bool rank_balanced;
   /* wait items: the steps' first collectives whose wait is unknown, per step (where a late
    * rank's arrival lands, unmeasured: an_wait_story) */
   double first_unknown_us;
@@ -1509,6 +1513,10 @@ typedef struct an_rank_group {
   size_t n_excess;
   const an_rank_excess *excess;
   double excess_per_step_us;
+  /* of it, what the straggler runs over an even share of the group's work (excess x
+   * (n_ranks - 1) / n_ranks: an even split moves that much to its peers): the most
+   * rebalancing the ranks read can win per step */
+  double balanced_excess_per_step_us;
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than

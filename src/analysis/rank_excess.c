@@ -154,6 +154,9 @@ static bool group_excess(an_rank_owner *o, an_rank_part *const *parts, size_t n,
     rest_of(parts, mem, g, s, rules, scratch, &w);
     qsort(w.v, w.n, sizeof *w.v, cmp_excess);
     for (size_t i = 0; i < w.n; i++) g->excess_per_step_us += w.v[i].per_step_us;
+    /* an even split leaves it 1/n of the excess: its peers take the rest */
+    g->balanced_excess_per_step_us =
+        g->excess_per_step_us * (double)(g->n_ranks - 1) / (double)g->n_ranks;
     ok = an_rank_own(o, w.v);
     g->excess = w.v;
     g->n_excess = w.n;

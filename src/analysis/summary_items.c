@@ -378,7 +378,9 @@ static void item_kernel_once(sm_ctx *c, const char *kernel) {
  * loss). The bound is their wait above their floors; where the Ranks section measured what
  * a rank of the group loses to the straggler it names (its group read whole, or the
  * imbalance its ranks show), that loss instead: fixing it wins no more (nor less: its own
- * floor keeps as transfer a wait that recurs every step). At most the rows' time. */
+ * floor keeps as transfer a wait that recurs every step); where its cause is work
+ * imbalance, at most the straggler's excess over an even share (what rebalancing moves).
+ * At most the rows' time. */
 void sm_wait_items(sm_ctx *c) {
   const an_stage_timeline *tl = c->g.st->timeline;
   if (!tl->n_collectives) return;
@@ -401,13 +403,13 @@ void sm_wait_items(sm_ctx *c) {
   /* the basis quotes what the ranks read lose to one another (rank_wait_basis): the item
    * claims no more than that evidence, even where unread ranks may add to it */
   if (loss > 0 && us > loss) us = loss;
-  /* where a sampled trace dropped collectives its peers ran, the matched ones understate
-   * the wait (the rest fell in the dropped instances); the work the straggler carries
-   * beyond its peers (the Ranks section's excess families, its cause) bounds what
-   * rebalancing it wins */
-  if (measured && rg->cause == AN_CAUSE_IMBALANCE && rg->n_dropped && rg->dropped_sampled &&
-      rg->excess_per_step_us > us)
-    us = rg->excess_per_step_us;
+  /* rebalancing wins at most what makes the step wait: the work the straggler runs over
+   * an even share (the Ranks section's excess families, its cause), capped by that loss
+   * (review 10: hta_sampled_2ranks claimed its whole 35.58 ms/step excess against a
+   * 16.01 ms/step loss) */
+  bool balanced = measured && rg->cause == AN_CAUSE_IMBALANCE &&
+                  rg->balanced_excess_per_step_us > 0 && rg->balanced_excess_per_step_us < us;
+  if (balanced) us = rg->balanced_excess_per_step_us;
   if (us > coll) us = coll;
   double first_us = per_step_us(c, tl->total.first_collective_wait_ns);
   /* decided whether or not the item clears the share bar: the rows tell it too */
@@ -423,7 +425,9 @@ void sm_wait_items(sm_ctx *c) {
   it->first_unknown_us = per_step_us(c, tl->total.first_collective_unknown_ns);
   it->rank_group = rg;
   it->rank_group_partial = partial;
-  it->rank_measured = loss > 0 && us >= loss; /* the bound is the loss the Ranks section gives */
+  /* the bound is what the Ranks section gives: the loss, or the even share below it */
+  it->rank_balanced = balanced && us >= rg->balanced_excess_per_step_us;
+  it->rank_measured = loss > 0 && (us >= loss || it->rank_balanced);
   it->timeline = tl;
   straggler_imbalance(c, rg, it);
   if (c->to->wait_story == AN_WAIT_STORY_MID_STEP) it->action = AN_ACTION_SLOW_COLLECTIVE;

@@ -109,10 +109,14 @@ static int cause_text(FILE *f, const an_rank_group *g) {
       (fputs(": it runs more work than the others in the imbalance table's kernel families, ", f) ==
            EOF ||
        rp_md_ms(f, g->excess_per_step_us, false) ||
+       fprintf(f, " ms per step in all: %s (rank %ld against the others' median), ",
+               rp_rank_excess(g, 3, ex, sizeof ex), g->straggler) < 0 ||
+       rp_md_ms(f, g->balanced_excess_per_step_us, false) ||
        fprintf(f,
-               " ms per step in all: %s (rank %ld against the others' median); the lever is "
-               "the split of work across the ranks (sharding plan, input sizes)",
-               rp_rank_excess(g, 3, ex, sizeof ex), g->straggler) < 0))
+               " ms per step over an even share of the %zu ranks' work (what an even split "
+               "moves to its peers); the lever is the split of work across the ranks "
+               "(sharding plan, input sizes)",
+               g->n_ranks) < 0))
     return -1;
   if (g->cause == AN_CAUSE_IMBALANCE && g->n_dropped && g->dropped_sampled)
     return fputs(
@@ -353,7 +357,9 @@ static bool excess_json(cJSON *o, const an_rank_group *g) {
         !cJSON_AddNumberToObject(e, "per_step_us", r3(x->per_step_us)))
       return false;
   }
-  return a && cJSON_AddNumberToObject(o, "excess_per_step_us", r3(g->excess_per_step_us));
+  return a && cJSON_AddNumberToObject(o, "excess_per_step_us", r3(g->excess_per_step_us)) &&
+         cJSON_AddNumberToObject(o, "balanced_excess_per_step_us",
+                                 r3(g->balanced_excess_per_step_us));
 }
 
 /* The straggler's evidence and cause. */

@@ -101,7 +101,7 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
 /* The basis of the item's bound in one phrase (no trailing period), into buf (a wait
  * item of a directory run names the straggler, its imbalance and its launch contexts:
  * RP_BASIS_BYTES holds them). */
-#define RP_BASIS_BYTES 1536
+#define RP_BASIS_BYTES 2048
 void rp_summary_basis(const an_summary_item *it, char *buf, size_t cap);
 /* The evidence label of an anchor: "I3 in decode, time account" into buf; stage_label
  * NULL: the stage as the anchor spells it. */

@@ -21,10 +21,10 @@ It checks from the JSON report alone:
     wait      <= the stage's collective time, and the bound <= the collectives' wait, or
                  on a directory <= what one rank of the tables' rank's group loses per step
                  to late arrivals (its Ranks section: a straggler or spread verdict, the
-                 group named or every rank of the run read), or, where a sampled trace of
-                 a group whose cause is work imbalance dropped collectives, <= the work the
-                 straggler carries beyond its peers (the group's excess families, each
-                 its straggler's time less its peers' over the steps);
+                 group named or every rank of the run read), and where the group's cause
+                 is work imbalance <= the straggler's excess over an even share too (its
+                 excess families, each its straggler's time less its peers' over the
+                 steps, x (ranks - 1) / ranks: what rebalancing moves);
     chain     <= the summed in-step time of its kernels;
     folded    == the summed in-step time of its kernels (two at least), and the bound at
                  most that less the largest one (which the fused kernel still spends);
@@ -92,23 +92,27 @@ def rank_loss_each(rep, stage):
                 x["group"] == row["group"] and x["max_rank"] == g["straggler"]
                 for x in sec.get("imbalance", []))
             if g["verdict"] in ("straggler", "spread") and (not partial or imbalance) and len(g["ranks"]) > 1:
-                return max(g["lost_per_step_us"] / (len(g["ranks"]) - 1), sampled_excess(g))
+                return rank_bound(g)
     return 0
 
 
-def sampled_excess(g):
-    """The work a straggler carries beyond its peers per step (its excess families, each
-    checked against its own figures), where that bounds a wait item: the cause is work
-    imbalance and a sampled trace dropped collectives the matched ones then miss; else 0."""
-    dropped = g.get("dropped") or {}
-    if g.get("cause") != "imbalance" or not dropped.get("sampled"):
-        return 0
+def rank_bound(g):
+    """What one rank of the group loses per step; where the cause is work imbalance, at
+    most the straggler's excess over an even share of the group's work (review 10 defect
+    1: rebalancing wins no more than makes the step wait), each excess family checked
+    against its own figures (a family that does not add up counts nothing)."""
+    n = len(g["ranks"])
+    loss = g["lost_per_step_us"] / (n - 1)
+    if g.get("cause") != "imbalance":
+        return loss
     steps = max(g.get("steps", 0), 1)
     for x in g["excess"]:
         if abs(x["per_step_us"] - (x["straggler_us"] - x["peers_us"]) / steps) > 2 * EPS:
             return 0
     total = sum(x["per_step_us"] for x in g["excess"])
-    return total if abs(total - g["excess_per_step_us"]) <= EPS * max(1, len(g["excess"])) else 0
+    if abs(total - g["excess_per_step_us"]) > EPS * max(1, len(g["excess"])):
+        return 0
+    return min(loss, total * (n - 1) / n)
 
 
 def basis_limit(item, stage, fail, rep=None):
@@ -154,7 +158,7 @@ def quoted_loss(rep, stage):
             if row["path"] == formal[0]:
                 g = sec["groups"][row["group"]]
                 if g["verdict"] in ("straggler", "spread") and len(g["ranks"]) > 1:
-                    return max(g["lost_per_step_us"] / (len(g["ranks"]) - 1), sampled_excess(g))
+                    return rank_bound(g)
     return 0
 
 
