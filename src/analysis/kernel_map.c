@@ -253,24 +253,9 @@ static const char *display_location(an_kernel_map *m, const char *loc, const cha
   return loc;
 }
 
-/* "path:line func" into its parts (interned); a location of another shape keeps path
- * and func NULL. */
-static bool split_location(an_strtab *st, an_site *s) {
-  const char *loc = s->display_location;
-  const char *sp = strchr(loc, ' ');
-  const char *colon = sp ? sp : loc + strlen(loc);
-  while (colon > loc && *colon != ':') colon--;
-  if (!sp || *colon != ':' || colon == loc || colon + 1 == sp || !sp[1]) return true;
-  long line = 0;
-  for (const char *d = colon + 1; d < sp; d++) {
-    if (*d < '0' || *d > '9' || line > 100000000L) return true;
-    line = line * 10 + (*d - '0');
-  }
-  s->path = an_strtab_intern(st, loc, (size_t)(colon - loc));
-  s->func = an_strtab_cstr(st, sp + 1);
-  s->line = line;
-  return s->path && s->func;
-}
+/* A count as the map keeps it (an_site): 32-bit, saturating (a trace holds at most
+ * TR_MAX_EVENTS events, so only an unreal set of traces reaches the cap). */
+static uint32_t count32(size_t n) { return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n; }
 
 typedef struct site_sort {
   an_site site;
@@ -331,6 +316,7 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
   o->name = tr_intern_get(m->names, e->name);
   o->category = an_kernel_map_name_category(m, e->name, NULL);
   double total = 0;
+  size_t launches = 0;
   for (size_t k = 0; k < e->n_sites; k++) total += site_at(e, k)->total_us;
   for (size_t k = 0; k < e->n_sites; k++) {
     site_b *s = site_at(e, k);
@@ -346,21 +332,22 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
                   ? AN_LOCATION_GRAPH_REPLAY
                   : AN_LOCATION_LAUNCH;
     t->display_location = display_location(m, s->location, t->stack);
-    if (!t->display_location || !split_location(m->st, t)) return false;
-    t->launches = s->launches;
+    if (!t->display_location) return false;
+    t->launches = count32(s->launches);
     t->outside_launches = s->outside;
     t->warmup_launches = s->warmup;
     t->total_us = an_round3(s->total_us);
     t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
     ss[k].prio = an_location_priority(m->rules, t->display_location);
     ss[k].first = s->first;
-    o->launches += s->launches;
+    launches += s->launches;
     o->total_us += s->total_us;
   }
   qsort(ss, e->n_sites, sizeof *ss, cmp_site);
   for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
   o->sites = sites;
-  o->n_sites = e->n_sites;
+  o->n_sites = count32(e->n_sites);
+  o->launches = count32(launches);
   o->best_location = e->n_sites ? sites[0].display_location : AN_LOCATION_UNRESOLVED;
   return true;
 }

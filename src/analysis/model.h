@@ -186,23 +186,23 @@ typedef enum an_location_kind {
                                   (kernel_table.graph_replay_locations) */
 } an_location_kind;
 
-/* One launch site of one kernel: every launch resolved to the same location. */
+/* One launch site of one kernel: every launch resolved to the same location. One per
+ * kernel name and site, so kept small (64 bytes: with 262,144 distinct names the map's
+ * sites were 27 MB at 104 bytes): counts are 32-bit (a trace holds at most TR_MAX_EVENTS
+ * events), and nothing reads the display location split into path, line and function. */
 typedef struct an_site {
   const char *location;         /* normalised "path:line func", or "unresolved" */
   const char *display_location; /* what the tables show (docs/reference.md §4.2 display rule) */
-  const char *path;             /* display_location split; NULL when it is not */
-  long line;                    /*   "path:line func" (then line is 0, func NULL) */
-  const char *func;
-  size_t launches;
+  const char *top_cpu_op;       /* most common CPU op / launch name, NULL if none */
+  const char *stack;            /* most common " -> "-joined stack, NULL if none */
   double total_us;
   double share_pct_within_kernel;
-  const char *top_cpu_op; /* most common CPU op / launch name, NULL if none */
-  const char *stack;      /* most common " -> "-joined stack, NULL if none */
+  uint32_t launches;
   /* Of its launches, those outside every counted step of the formal trace (a warm-up,
    * work between steps; analysis/steps.h), and of those the ones before the first counted
    * step; 0 when the map had no steps (brief 9 defect 6: hf's warm-up launches, with no
    * Python frame, read as an "unresolved" site of 31-34%). */
-  size_t outside_launches, warmup_launches;
+  uint32_t outside_launches, warmup_launches;
   an_location_kind kind; /* a graph replay's when top_cpu_op replays one and the
                             location is resolved (no "graph replay of unresolved") */
 } an_site;
@@ -215,16 +215,16 @@ static inline bool an_location_resolved(const char *loc) {
   return loc && strcmp(loc, AN_LOCATION_UNRESOLVED) != 0;
 }
 
-/* One kernel of the kernel map (docs/reference.md §4.3). */
+/* One kernel of the kernel map (docs/reference.md §4.3); 48 bytes, one per name. */
 typedef struct an_kmap_entry {
-  const char *name;     /* canonical kernel name */
-  const char *category; /* kernel classifier category */
-  size_t n_sites;
+  const char *name;          /* canonical kernel name */
+  const char *category;      /* kernel classifier category */
   const an_site *sites;      /* ordered (location priority of display location,
                                 total_us, launches) descending */
   const char *best_location; /* display location of the first site, or best raw */
-  size_t launches;           /* sum over sites (sampled counts when sampled) */
   double total_us;           /* sum over sites */
+  uint32_t n_sites;
+  uint32_t launches; /* sum over sites (sampled counts when sampled) */
 } an_kmap_entry;
 
 /* One payload of the kernel map: a stage's entries, or all stages' (stage NULL). */

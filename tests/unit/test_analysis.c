@@ -765,18 +765,16 @@ Test(pipeline, kernel_rows_and_provenance, .init = setup, .fini = teardown) {
   cr_assert_str_eq(dec->kernels[0].name, "triton_softmax");
   cr_assert_float_eq(dec->kernels[0].share_pct, 50.0, 1e-9);
   cr_assert_eq(dec->kernels[0].n_shown_sites, 1);
-  cr_assert_str_eq(dec->kernels[0].shown_sites[0]->path, "python/sglang/srt/layers/sampler.py");
-  cr_assert_eq(dec->kernels[0].shown_sites[0]->line, 77);
-  cr_assert_str_eq(dec->kernels[0].shown_sites[0]->func, "forward");
+  cr_assert_str_eq(dec->kernels[0].shown_sites[0]->display_location,
+                   "python/sglang/srt/layers/sampler.py:77 forward");
   /* the canonical name drops the parameter list; the raw name keeps it */
   cr_assert_str_eq(dec->kernels[1].name, "ncclDevKernel_AllGather(x)");
   cr_assert_str_eq(dec->kernels[1].raw_name, "ncclDevKernel_AllGather(x)");
   cr_assert_str_eq(rep->stages[0].kernels[0].name, "void gemm_kernel<float>");
   cr_assert_str_eq(rep->stages[0].kernels[0].raw_name, "void gemm_kernel<float>(float*)");
-  /* no host link: one unresolved site, no CPU op, no path to split */
+  /* no host link: one unresolved site, no CPU op */
   cr_assert_eq(dec->kernels[1].n_shown_sites, 1);
   cr_assert_str_eq(dec->kernels[1].shown_sites[0]->display_location, "unresolved");
-  cr_assert_null(dec->kernels[1].shown_sites[0]->path);
   cr_assert_null(dec->kernels[1].shown_sites[0]->top_cpu_op);
   cr_assert_not_null(dec->overlap, "the overlap block of the stage");
   cr_assert_float_eq(dec->gpu_busy_us, 20.0, 1e-9);
