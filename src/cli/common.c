@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(__GLIBC__) /* after <stdlib.h>, which defines it: tested by test_cli */
+#include <malloc.h>
+#endif
 
 #include "cli/exit.h"
 #include "cli/progress.h"
@@ -16,6 +19,18 @@
 #include "report/diff_report.h"
 #include "report/text.h"
 #include "util/limits.h"
+
+/* 262,145 distinct kernel names: peak RSS 157 -> 148 MB when it was set (bd091ad); lost
+ * from 14382eb (main.c tested __GLIBC__ before any header defined it) to this fix. */
+#define CLI_MMAP_THRESHOLD_BYTES (256 * 1024)
+
+bool cli_tune_allocator(void) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+  return mallopt(M_MMAP_THRESHOLD, CLI_MMAP_THRESHOLD_BYTES) == 1;
+#else
+  return false;
+#endif
+}
 
 #define OFF(m) offsetof(cli_common, m)
 

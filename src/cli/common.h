@@ -25,6 +25,14 @@
 #include "cli/args.h"
 #include "triage/rules.h"
 
+/* The allocator's tuning, before anything is allocated (the binary's main). The analysis
+ * allocates and frees big per-kernel and per-name arrays phase after phase; glibc raises
+ * its mmap threshold to the size of each mapped block it frees, so later arrays come from
+ * the heap, where freed space stays resident and the next phase's arrays pile on top of
+ * it. A fixed threshold (CLI_MMAP_THRESHOLD_BYTES) keeps every block above it in its own
+ * mapping, returned when freed. True when applied (a glibc build), false elsewhere. */
+bool cli_tune_allocator(void);
+
 /* --format; UNSET until the command line is read: then html for an --output ending in
  * .html/.htm when the command writes html, else markdown. */
 typedef enum triage_format {
