@@ -588,8 +588,11 @@ typedef struct an_fuse_row {
 typedef enum an_overlap_verdict {
   AN_OVERLAP_HEADROOM = 0,       /* much time runs alone: worth overlapping or fusing */
   AN_OVERLAP_LOW_ROI_HIDDEN = 1, /* already hidden under other streams */
-  AN_OVERLAP_WAIT = 2            /* exposed time is mostly wait for other ranks, not
+  AN_OVERLAP_WAIT = 2,           /* exposed time is mostly wait for other ranks, not
                                     headroom (deviation O8; recommendation rank skew) */
+  AN_OVERLAP_UNSIZED = 3         /* a collective with no floor to split its time into work
+                                    and wait: neither headroom nor wait (recommendation
+                                    wait unknown, deviation O25) */
 } an_overlap_verdict;
 
 typedef enum an_priority {
@@ -833,6 +836,10 @@ typedef struct an_overlap_stage {
    * rows are under it. */
   size_t n_steps;
   double recoverable_floor_ms;
+  /* The step's time (ms: the time account's span per counted step, else the stage window)
+   * and overlap.recoverable.min_step_pct: a row recovering less than that share of it is
+   * under the bar (P5), folded with the rows under the floor (deviation O25). */
+  double step_ms, min_step_pct;
   size_t n_below_floor;
   size_t n_cites_fusion; /* rows folded as pieces of a fusion row or the chain (cites_fusion) */
   /* The stage's eager elementwise chain (an_summary_chain_row): its kernels' time inside the

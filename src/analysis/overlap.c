@@ -825,6 +825,8 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     return true;
   }
   if (ov_wait_unknown(c, row)) {
+    /* brief 11 defect 3: no floor splits its time, so it is neither headroom nor wait */
+    row->verdict = AN_OVERLAP_UNSIZED;
     row->priority = AN_PRIORITY_P2;
     row->recommendation = AN_RECOMMEND_WAIT_UNKNOWN;
     return true;
@@ -1299,6 +1301,14 @@ static bool ov_steps_times(ov_stage_ctx *c, const an_steps *steps) {
 }
 
 /* Compute kernel time of the stage: the work other streams' rows could hide under. */
+/* The step's time (ms) the rows' recoverable share is of: the time account's span per
+ * counted step, else the stage window over its steps (deviation O25). */
+static double ov_step_ms(const an_stage_timeline *tl, const an_overlap_stage *st) {
+  if (tl && tl->total.span_ns > 0)
+    return (double)tl->total.span_ns / 1000.0 / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
+  return st->span_us / 1000.0 / (double)(st->n_steps ? st->n_steps : 1);
+}
+
 static double ov_compute_us(const ov_cats *cats, const ov_sweep *sw) {
   double us = 0;
   for (size_t i = 0; i < sw->n_aggs; i++)
@@ -1389,6 +1399,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   /* the pipeline lends the steps it built (the tables and the time account count them) */
   st->n_steps = s->in->steps ? an_steps_count(s->in->steps, fb->stage)
                              : ov_stage_steps(s->in->view, r, fb->stage);
+  st->step_ms = ov_step_ms(c.tl, st);
   st->compute_us = ov_compute_us(cats, &sw);
   st->lanes = ov_lanes(set, &sw);
   ov_gain_rank(st, st->compute_us, st->lanes, set);

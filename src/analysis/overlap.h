@@ -105,6 +105,10 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
  * row says "slow mid-step (wait)". Nothing changes without overlap.mechanism_actions. */
 void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_rules *rules);
 
+/* Whether row r of stage o recovers less than the stage's bar: overlap.recoverable.floor_ms
+ * per step, or overlap.recoverable.min_step_pct of the step (deviation O25). */
+bool an_overlap_row_under_bar(const an_overlap_stage *o, const an_overlap_row *r);
+
 /* docs/reference.md §6.7 pieces, exposed for tests. */
 /* Tight-gap threshold for a kernel of duration dur_us. */
 double an_overlap_tight_gap(const te_rules *rules, double dur_us);

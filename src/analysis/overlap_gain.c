@@ -132,23 +132,41 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
  * (O1, O2, ...), so a row folded into the line under the table leaves no gap. */
 static bool above_floor(const void *row) { return !((const an_overlap_row *)row)->below_floor; }
 
+/* Whether a row only reports time it cannot win (a wait for other ranks or a pipeline
+ * stage, a wait it cannot size): never folded with the noise, never put forward. */
+static bool ov_reports_wait(const an_overlap_row *r) {
+  return r->verdict == AN_OVERLAP_WAIT || r->recommendation == AN_RECOMMEND_WAIT_UNKNOWN;
+}
+
+bool an_overlap_row_under_bar(const an_overlap_stage *st, const an_overlap_row *r) {
+  double share = st->step_ms > 0 ? r->recoverable_ms / st->step_ms * 100.0 : 0;
+  return (st->recoverable_floor_ms > 0 && r->recoverable_ms < st->recoverable_floor_ms) ||
+         (st->min_step_pct > 0 && st->step_ms > 0 && share < st->min_step_pct);
+}
+
 void ov_gain_floor(an_overlap_stage *st, const te_settings *set) {
   st->recoverable_floor_ms = set->overlap_recoverable_floor_ms;
+  st->min_step_pct = set->overlap_mechanism_actions ? set->overlap_recoverable_min_step_pct : 0;
   st->n_below_floor = st->n_cites_fusion = 0;
   for (size_t i = 0; i < st->n_rows; i++) {
     an_overlap_row *r = &st->rows[i];
     /* review 3: "act" needs something to win. A row whose action recovers nothing here
      * (the largest piece of a fusion, overlap on a stage with no compute beside it) is
-     * not put forward as P1: nothing to win there (P4) */
-    if (set->overlap_mechanism_actions && r->priority == AN_PRIORITY_P1 && r->recoverable_ms <= 0)
+     * not put forward as P1: nothing to win there (P4). Brief 11 defect 3: nor is a row
+     * that reports a wait (it recovers 0; the summary's wait item is its action, and the
+     * row is that item's evidence) */
+    if (set->overlap_mechanism_actions &&
+        ((r->priority == AN_PRIORITY_P1 && r->recoverable_ms <= 0) || ov_reports_wait(r)))
       r->priority = AN_PRIORITY_P4;
     /* one-time setup is set apart and a wait row reports rank skew / a bubble (or a wait
      * it cannot size), not headroom: neither is folded away with the noise; every other row under
-     * the floor is, a restructuring with nothing to hide included (review 3) */
-    r->below_floor = st->recoverable_floor_ms > 0 && r->recommendation != AN_RECOMMEND_ONE_TIME &&
-                     r->verdict != AN_OVERLAP_WAIT &&
-                     r->recommendation != AN_RECOMMEND_WAIT_UNKNOWN &&
-                     r->recoverable_ms < st->recoverable_floor_ms;
+     * the bar is, a restructuring with nothing to hide included (review 3) */
+    r->below_floor = r->recommendation != AN_RECOMMEND_ONE_TIME && !ov_reports_wait(r) &&
+                     an_overlap_row_under_bar(st, r);
+    /* brief 11 defect 2: P1/P2 means worth acting on; a row that would be put forward is
+     * P5 under the bar (a P4 row had nothing to win anyway) */
+    if (set->overlap_mechanism_actions && r->below_floor && r->priority < AN_PRIORITY_P4)
+      r->priority = AN_PRIORITY_P5;
     st->n_below_floor += r->below_floor;
     /* a piece of a fusion row is folded too, cited under the table, not counted as noise */
     if (r->cites_fusion && !r->below_floor) st->n_cites_fusion++;

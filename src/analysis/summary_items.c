@@ -373,6 +373,8 @@ static void item_kernel_once(sm_ctx *c, const char *kernel) {
   sm_item_kernel(c, kernel);
 }
 
+static void link_wait_rows(const sm_ctx *c, an_summary_item *it, size_t coll);
+
 /* One item per stage: the waits have one root cause, the rank the others wait for. Its
  * rows are the collectives that wait (all of them when the Ranks section measured the
  * loss). The bound is their wait above their floors; where the Ranks section measured what
@@ -437,6 +439,7 @@ void sm_wait_items(sm_ctx *c) {
     it->count += tl->collectives[i].instances;
     item_kernel_once(c, tl->collectives[i].kernel);
     sm_item_row(c, i, AN_PART_ALL);
+    link_wait_rows(c, it, i);
   }
 }
 
@@ -717,6 +720,17 @@ static bool same_collective(const an_collective_time *x, const an_overlap_row *r
   if (r->context_rest) return x->context_rest;
   if (!r->launch_context) return true;
   return x->launch_context && !strcmp(x->launch_context, r->launch_context);
+}
+
+/* The overlap table's wait rows of time-account row coll are the wait item's evidence (brief
+ * 11 defect 3: a row that recovers 0 and restates the item is not put forward; it reads
+ * "(item N)"). */
+static void link_wait_rows(const sm_ctx *c, an_summary_item *it, size_t coll) {
+  const an_overlap_stage *o = c->g.st->overlap;
+  const an_collective_time *x = &c->g.st->timeline->collectives[coll];
+  for (size_t i = 0; o && i < o->n_rows && it->n_more < AN_ITEM_MORE; i++)
+    if (o->rows[i].verdict == AN_OVERLAP_WAIT && same_collective(x, &o->rows[i]))
+      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "overlap", c->g.st->id, i);
 }
 
 /* The time and the transfer time (its time less its wait and its unknown part) per step of the

@@ -436,17 +436,18 @@ static const char *const LEGEND[][2] = {
      "time under compute on another stream; Exposed + wait + Hidden = GPU time"},
     {"Priority",
      "P1 act (the action recovers time), P2 check first: check deps (a neighbour may be its "
-     "producer or consumer), restructure (nothing runs beside it), wait rows (the exposed time "
-     "is above its floor: 0 recoverable until the late rank, stage or slowdown is found), and rows "
-     "that would be "
+     "producer or consumer), restructure (nothing runs beside it), and rows that would be "
      "P1 put back to P2 because the GPU waits for the host or other ranks in that stage (the "
-     "banner above What to try first); P4 nothing to win there, P5 under the bar; rows under "
-     "the recoverable floor are folded (show more rows)"},
+     "banner above What to try first); P4 nothing to win there, wait rows included (the "
+     "exposed time is above its floor, or has none: 0 recoverable until the late rank, stage "
+     "or slowdown is found; the wait item of What to try first is their action); P5 under the "
+     "bar (recovers under the floor per step or that share of the step): folded (show more "
+     "rows)"},
     {"Dep risk",
      "whether a same-stream neighbour looks like its producer or consumer (low, high, "
      "unclear; a copy's neighbours are the nearest kernels past other copies, and a "
      "host-to-device input copy is low: no kernel produces it); it decides between P1 and check "
-     "deps only: low on a P2 row (a wait row, a "
+     "deps only: low on a P2 row (a "
      "restructure, a row put back for the stage's bottleneck) says the dependencies are not "
      "what holds it back"},
     {"% of bound",

@@ -282,12 +282,13 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
     rp_hw_text(hw, rp_overlap_gpu_waits(o));
     rp_hw_printf(hw, "</p>");
   }
+  char bar[96];
+  rp_overlap_bar_text(o, bar, sizeof bar);
   if (o->n_below_floor)
     rp_hw_printf(hw,
-                 "<p class=\"note\">%zu row%s below %.2f ms%s recoverable (shown with \"show "
-                 "more rows\").</p>",
-                 o->n_below_floor, o->n_below_floor == 1 ? "" : "s", o->recoverable_floor_ms,
-                 o->n_steps ? "/step" : "/step (stage window: no steps)");
+                 "<p class=\"note\">%zu row%s below %s recoverable (shown with \"show more "
+                 "rows\").</p>",
+                 o->n_below_floor, o->n_below_floor == 1 ? "" : "s", bar);
   if (o->n_cites_fusion)
     rp_hw_printf(hw,
                  "<p class=\"note\">%zu row%s a piece of a fusion row or of the eager chain, "
@@ -298,11 +299,11 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
 static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
   const an_stage_report *st = &hw->rep->stages[si];
   const an_overlap_stage *o = st->overlap;
-  char note[64] = "";
-  if (o && o->n_below_floor)
-    snprintf(note, sizeof note, "below %.2f ms%s recoverable", o->recoverable_floor_ms,
-             o->n_steps ? "/step" : "");
-  else if (o && o->n_cites_fusion)
+  char note[128] = "", bar[96];
+  if (o && o->n_below_floor) {
+    rp_overlap_bar_text(o, bar, sizeof bar);
+    snprintf(note, sizeof note, "below %s recoverable", bar);
+  } else if (o && o->n_cites_fusion)
     snprintf(note, sizeof note, "pieces of a fusion row");
   char heads[sizeof OVERLAP_HEADS_FMT + 8];
   snprintf(heads, sizeof heads, OVERLAP_HEADS_FMT, o && o->n_steps ? "/step" : "");

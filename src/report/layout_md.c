@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/overlap.h"
 #include "analysis/summary.h"
 #include "report/md.h"
 #include "report/names.h"
@@ -449,9 +450,10 @@ static void overlap_lines(FILE *f, const an_overlap_stage *o, unit u, const te_r
  * stage has no other row). */
 static void overlap_floor_line(FILE *f, const an_overlap_stage *o, const char *lead,
                                const char *before) {
-  fprintf(f, "%s%s%s%zu row%s below %.2f ms%s recoverable (kept in the JSON report).\n", before,
-          lead, *lead ? ": " : "", o->n_below_floor, o->n_below_floor == 1 ? "" : "s",
-          o->recoverable_floor_ms, o->n_steps ? "/step" : "/step (stage window: no steps)");
+  char bar[96];
+  rp_overlap_bar_text(o, bar, sizeof bar);
+  fprintf(f, "%s%s%s%zu row%s below %s recoverable (kept in the JSON report).\n", before, lead,
+          *lead ? ": " : "", o->n_below_floor, o->n_below_floor == 1 ? "" : "s", bar);
 }
 
 /* The rows folded as pieces of a fusion row: that row is their advice and bound. */
@@ -466,7 +468,7 @@ static void overlap_chain_line(FILE *f, const an_overlap_stage *o, const stage_n
     const an_overlap_row *r = &o->rows[i];
     /* a piece under the recoverable floor is counted with the floor's rows */
     if (!r->cites_fusion || r->fusion_partner != AN_PARTNER_EAGER_CHAIN ||
-        r->recoverable_ms < o->recoverable_floor_ms)
+        an_overlap_row_under_bar(o, r))
       continue;
     fputs(k++ ? "; "
               : "\nPieces of the eager elementwise chain, whose advice (fuse the chain: "
@@ -751,20 +753,24 @@ static const char LEGEND[] =
     "(Exposed + wait + Hidden = GPU time).\n"
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
     "hidden, little to gain; `wait` = its exposed time is mostly above its floor: waiting "
-    "for other ranks or a pipeline stage, or running slow mid-step, not work.\n"
+    "for other ranks or a pipeline stage, or running slow mid-step, not work; `unknown` = a "
+    "collective with no floor to split its time into work and wait (`wait unknown`): neither "
+    "headroom nor wait.\n"
     "- **Priority**: P1 act: the recommendation follows from the mechanism (a staging copy to "
     "eliminate, a serial chain to fuse, a copy-engine transfer or an independent kernel to "
     "overlap) and recovers time; P2 check first: `check deps` (a neighbour may be its "
     "producer or consumer), `restructure` (nothing runs beside it: at most the compute beside "
-    "it), wait rows (`rank skew (wait)`, `pipeline bubble (wait)`, `slow mid-step (wait)`: "
-    "the exposed time is above the floor, the row recovers 0 until the late rank, stage or "
-    "slowdown is found), `wait unknown`, and rows that would "
+    "it), and rows that would "
     "be P1 put back to P2 because the GPU waits for the host or other ranks in that stage "
     "(the banner above What to try first: fix that first); a P2 row's Dep risk can be `low`: "
-    "its P2 is then the wait or the bottleneck, not a dependency; "
+    "its P2 is then the bottleneck, not a dependency; "
     "P4 nothing to win there (`low-roi-hidden`, one-time setup, already fused, `skip`, an "
-    "action that recovers 0); P5 under the bar. Rows are ordered by recoverable time "
-    "(docs/overlap.md).\n"
+    "action that recovers 0, and the wait rows: `rank skew (wait)`, `pipeline bubble "
+    "(wait)`, `slow mid-step (wait)`, `wait unknown`, whose exposed time is above the floor "
+    "or has none, so the row recovers 0 until the late rank, stage or slowdown is found: "
+    "the wait item of What to try first is their action); P5 under the bar (a row "
+    "recovering less than the floor per step or the bar's share of the step, counted in one "
+    "line under the table). Rows are ordered by recoverable time (docs/overlap.md).\n"
     "- **Recoverable**: what the action could win per step: the steady exposed time, for "
     "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
     "stage (a restructured collective: at most the stage's compute beside it), taken from "
@@ -777,7 +783,7 @@ static const char LEGEND[] =
     "past other copies, and a host-to-device input copy has no kernel producing it and a "
     "consumer a prefetch makes wait on an event: `low`); it decides between P1 and `check deps` "
     "only: a `low` risk "
-    "on a P2 row (a wait row, a restructure, a row put back for the stage's bottleneck) says "
+    "on a P2 row (a restructure, a row put back for the stage's bottleneck) says "
     "the dependencies are not what holds it back.\n"
     "- **Dependency (evidence)**: `serial`, `optimizer-only`, `independent`, `hard`, "
     "`prefetchable` or `unknown`, and the evidence that decided (kernel name, CPU op around "

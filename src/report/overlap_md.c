@@ -201,6 +201,8 @@ static cJSON *ov_stage_json(const an_stage_report *rs, const te_rules *rules) {
   cJSON_AddNumberToObject(s, "one_time_us", st->one_time_us);
   cJSON_AddNumberToObject(s, "steps", (double)st->n_steps);
   cJSON_AddNumberToObject(s, "recoverable_floor_ms", st->recoverable_floor_ms);
+  cJSON_AddNumberToObject(s, "recoverable_min_step_pct", st->min_step_pct);
+  cJSON_AddNumberToObject(s, "step_ms", st->step_ms);
   cJSON_AddNumberToObject(s, "rows_below_floor", (double)st->n_below_floor);
   cJSON_AddNumberToObject(s, "rows_citing_fusion", (double)st->n_cites_fusion);
   cJSON_AddNumberToObject(s, "chain_ms", st->chain_ms);

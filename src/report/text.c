@@ -414,6 +414,7 @@ const char *rp_priority(an_priority p) {
 const char *rp_verdict(an_overlap_verdict v) {
   return v == AN_OVERLAP_LOW_ROI_HIDDEN ? "low-roi-hidden"
          : v == AN_OVERLAP_WAIT         ? "wait"
+         : v == AN_OVERLAP_UNSIZED      ? "unknown"
                                         : "headroom";
 }
 
@@ -1222,6 +1223,15 @@ static void wait_unknown_kind(ut_buf *t, const an_overlap_stage *o, bool latency
               latency ? "the fastest rank's instance gives a floor"
                       : "the ranks' like instances give a floor",
               latency ? "" : ", or capture more steps");
+}
+
+void rp_overlap_bar_text(const an_overlap_stage *o, char *buf, size_t cap) {
+  const char *unit = o->n_steps ? "/step" : "/step (stage window: no steps)";
+  if (o->min_step_pct > 0)
+    snprintf(buf, cap, "%.2f ms%s or %g%% of the step", o->recoverable_floor_ms, unit,
+             o->min_step_pct);
+  else
+    snprintf(buf, cap, "%.2f ms%s", o->recoverable_floor_ms, unit);
 }
 
 char *rp_overlap_wait_unknown_text(const an_overlap_stage *o) {

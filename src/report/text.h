@@ -165,6 +165,9 @@ char *rp_overlap_restructure_text(const an_overlap_stage *o);
  * there says "item N" rather than repeating the item (brief 9 defect 4). */
 size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row);
 char *rp_overlap_wait_unknown_text(const an_overlap_stage *o);
+/* The stage's bar for putting a row forward, into buf: "0.01 ms/step", or with
+ * overlap.recoverable.min_step_pct "0.01 ms/step or 0.2% of the step" (deviation O25). */
+void rp_overlap_bar_text(const an_overlap_stage *o, char *buf, size_t cap);
 /* The printed "try overlap" collective rows already on a stream of their own (brief 10
  * defect 2), each with what puts compute beside it (an_overlap_row.own_stream_levers);
  * NULL when none (and out of memory). Owned by the caller. */

@@ -1033,6 +1033,48 @@ Test(overlap_gain, rows_ranked_and_floor_collapses_all_but_one_time) {
   te_rules_destroy(r);
 }
 
+/* Brief 11 defect 2: P1/P2 means worth acting on. A row whose recoverable time clears the
+ * floor but not overlap.recoverable.min_step_pct of the step (a pinned prefetch recovering
+ * 0.13 ms of a 245 ms step) is under the bar: P5 and folded; one at 0.65 ms of a 77 ms step
+ * stays; a P4 row keeps P4; without a step time only the floor applies. */
+Test(overlap_gain, a_row_under_the_step_share_bar_is_p5) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  double pct = set->overlap_recoverable_min_step_pct;
+  cr_assert_gt(pct, 0);
+  double step = 100.0, below = step * pct / 100.0 / 4, above = step * pct / 100.0 * 4;
+  cr_assert_gt(below, set->overlap_recoverable_floor_ms, "the share bar, not the floor");
+  an_overlap_row rows[3] = {
+      {.exposed_ms = below, .priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_ELIMINATE},
+      {.exposed_ms = above, .priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_ELIMINATE},
+      {.exposed_ms = below, .priority = AN_PRIORITY_P4, .recommendation = AN_RECOMMEND_SKIP},
+  };
+  an_overlap_stage st = {.max_streams = 2, .n_rows = 3, .rows = rows, .step_ms = step};
+  ov_gain_rank(&st, 0, st.max_streams, set);
+  ov_gain_floor(&st, set);
+  cr_assert_float_eq(st.min_step_pct, pct, 1e-12);
+  cr_assert_eq(st.n_below_floor, 2);
+  cr_assert(!st.rows[0].below_floor);
+  cr_assert_eq(st.rows[0].priority, AN_PRIORITY_P1);
+  cr_assert_float_eq(st.rows[0].recoverable_ms, above, 1e-12);
+  for (size_t i = 1; i < 3; i++) {
+    cr_assert(st.rows[i].below_floor);
+    cr_assert(an_overlap_row_under_bar(&st, &st.rows[i]));
+    bool skip = st.rows[i].recommendation == AN_RECOMMEND_SKIP;
+    cr_assert_eq(st.rows[i].priority, skip ? AN_PRIORITY_P4 : AN_PRIORITY_P5);
+  }
+  char bar[96];
+  rp_overlap_bar_text(&st, bar, sizeof bar);
+  cr_assert(strstr(bar, "of the step"), "%s", bar);
+  an_overlap_row lone = {
+      .exposed_ms = below, .priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_ELIMINATE};
+  an_overlap_stage none = {.max_streams = 2, .n_rows = 1, .rows = &lone};
+  ov_gain_rank(&none, 0, none.max_streams, set);
+  ov_gain_floor(&none, set);
+  cr_assert(!lone.below_floor, "no step time: only the floor applies");
+  te_rules_destroy(r);
+}
+
 /* Review 3: "act" needs something to win. A P1 row whose action recovers nothing (the
  * largest piece of a fusion) is P4 and folded; a restructuring with nothing to hide is
  * folded like any other row. */
@@ -1732,6 +1774,8 @@ Test(overlap_mechanism, wait_is_rank_skew_or_pipeline_bubble) {
     cr_assert_eq(row->verdict, AN_OVERLAP_WAIT);
     cr_assert_eq(row->recommendation, want[i], "%s", ctx[i]);
     cr_assert(!row->below_floor);
+    /* brief 11 defect 3: it recovers 0, so it is not put forward: the wait item acts */
+    cr_assert_eq(row->priority, AN_PRIORITY_P4, "%s", ctx[i]);
     cr_assert_lt(row->recoverable_ms, row->exposed_ms + row->exposed_wait_ms - 1.0,
                  "the wait is not recoverable");
     run_free(&x);
@@ -2048,7 +2092,11 @@ Test(overlap_mechanism, alone_collective_over_steps_is_wait_unknown) {
   cr_assert_float_eq(row->unknown_fraction, 1.0, 1e-9);
   cr_assert_eq(row->recommendation, AN_RECOMMEND_WAIT_UNKNOWN, "%s",
                rp_recommendation(row->recommendation));
-  cr_assert_eq(row->priority, AN_PRIORITY_P2);
+  /* brief 11 defect 3: no floor splits it, so it is neither headroom nor wait, and a row
+   * that recovers 0 is not put forward (P4) */
+  cr_assert_eq(row->verdict, AN_OVERLAP_UNSIZED);
+  cr_assert_str_eq(rp_verdict(row->verdict), "unknown");
+  cr_assert_eq(row->priority, AN_PRIORITY_P4);
   cr_assert_float_eq(row->recoverable_ms, 0.0, 1e-12);
   cr_assert(!row->below_floor, "named, not folded");
   const an_overlap_stage *st = NULL;

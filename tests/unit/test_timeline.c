@@ -1694,6 +1694,13 @@ static void expect_wait_rows(const an_report *r, an_recommendation want) {
       const an_overlap_row *row = &o->rows[i];
       if (row->verdict != AN_OVERLAP_WAIT) continue;
       cr_assert_eq(row->recommendation, want, "row %zu of %s", i, row->kernel);
+      /* brief 11 defect 3: it recovers 0 and restates the wait item, whose evidence it is:
+       * P4, "(item N)" */
+      cr_assert_eq(row->priority, AN_PRIORITY_P4, "row %zu of %s", i, row->kernel);
+      size_t item = rp_overlap_row_item(r, r->stages[s].id, i);
+      cr_assert_gt(item, 0, "row %zu cites the wait item", i);
+      an_action a = r->summary[item - 1].action;
+      cr_assert(a == AN_ACTION_RANK_SKEW || a == AN_ACTION_SLOW_COLLECTIVE, "item %zu", item);
       n++;
     }
   }

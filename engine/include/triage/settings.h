@@ -284,6 +284,8 @@ typedef struct te_list_map {
     "order")                                                                                       \
   X(overlap_recoverable_floor_ms, "overlap.recoverable.floor_ms", NUMBER, 0, 1e12, 0, NULL,        \
     "rows recovering less per step collapse into one line (one-time rows never do); 0: none")      \
+  X(overlap_recoverable_min_step_pct, "overlap.recoverable.min_step_pct", NUMBER, 0, 100, 0, NULL, \
+    "rows recovering less than this share of the step are under the bar: P5, in the floor line")   \
   X(overlap_staging_copy_min_fraction, "overlap.staging_copy_min_fraction", NUMBER, 0, 1, 0, NULL, \
     "sampled instances of a staging_copy_kernel whose CPU op is comm_buffer_copy_op: eliminate")   \
   X(overlap_restructure_options, "overlap.restructure_options", LIST, 0, 0, 0, NULL,               \
