@@ -931,6 +931,15 @@ typedef struct an_idle_cause {
    * longest operation inside it under the named activity ("aten::unflatten_dense_tensors"
    * under DistributedDataParallel.forward): the region a stall belongs to, and its lever. */
   const char *region, *child;
+  /* A host cause whose thread went untraced in its gaps (no what, no location; a gap's
+   * longest stretch with no CPU op holds timeline.untraced_min_pct of it at least, and the
+   * thread ran an op before it): the CPU op that ended last before that stretch and the
+   * first after it
+   * (or the launch call that ended the gap), which key the cause as what and location do
+   * (one place in the code); untraced_ns: the stretch of its longest gap. NULL, NULL and 0
+   * for every other cause. */
+  const char *before, *after;
+  int64_t untraced_ns;
 } an_idle_cause;
 
 /* How a collective's floor was found. */

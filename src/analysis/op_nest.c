@@ -166,3 +166,35 @@ const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {
   long i = an_op_nest_around_entry(x, at);
   return i >= 0 ? an_op_nest_op(x, i) : NULL;
 }
+
+/* Whether op p runs on thread (pid, tid). */
+static bool on_thread(const an_op_nest *x, const tr_event *p, tr_str pid, tr_str tid) {
+  return tr_event_pid(x->t, p) == pid && tr_event_tid(x->t, p) == tid;
+}
+
+bool an_op_nest_hole(const an_op_nest *x, tr_str pid, tr_str tid, double a, double b,
+                     an_op_hole *out) {
+  size_t k; /* first op sorting after (pid, tid, a) */
+  UT_PARTITION_POINT(k, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, a));
+  /* the thread's last outermost op starting at or before a encloses the last op that does */
+  const tr_event *last = NULL;
+  for (int32_t i = (int32_t)k - 1; i >= 0; i = x->parent[i]) {
+    const tr_event *op = &x->ops[x->pos[i]];
+    if (!on_thread(x, op, pid, tid)) break;
+    last = op;
+  }
+  double cover = last ? end_of(x, last) : a;
+  *out = (an_op_hole){0, 0, NULL, NULL};
+  for (size_t i = k;; i++) {
+    const tr_event *op = i < x->n ? &x->ops[x->pos[i]] : NULL;
+    double ts = op ? tr_event_ts(x->t, op) : b;
+    bool in = op && on_thread(x, op, pid, tid) && ts < b;
+    double from = cover > a ? cover : a, to = in ? ts : b;
+    if (to > from && to - from > out->end - out->ts)
+      *out = (an_op_hole){from, to, last, in ? op : NULL};
+    if (!in) break;
+    if (ts >= cover) last = op; /* an outermost op (one under `last` starts before) */
+    if (end_of(x, op) > cover) cover = end_of(x, op);
+  }
+  return out->end > out->ts;
+}

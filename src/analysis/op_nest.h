@@ -60,6 +60,19 @@ static inline const tr_event *an_op_nest_op(const an_op_nest *x, long entry) {
  * one of its CPU ops). */
 const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op);
 
+/* The longest stretch of [a, b) in which thread (pid, tid) ran no CPU op: [ts, end), the
+ * outermost op that ended last before it (before: NULL when the thread ran none earlier)
+ * and the one starting at its end (after: NULL when the stretch runs to b). */
+typedef struct an_op_hole {
+  double ts, end;
+  const tr_event *before, *after;
+} an_op_hole;
+
+/* The thread's longest stretch of [a, b) with no CPU op (*out), false when it ran ops
+ * through all of it. One search and a walk over the ops starting inside [a, b). */
+bool an_op_nest_hole(const an_op_nest *x, tr_str pid, tr_str tid, double a, double b,
+                     an_op_hole *out);
+
 /* The first CPU op named `name` that CPU op `op` of the index's trace directly encloses, or
  * NULL. */
 const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const char *name);

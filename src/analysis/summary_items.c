@@ -105,9 +105,16 @@ static an_summary_item *pool_item(sm_ctx *c, const pool *p, an_action action,
 static void stall_lever(const sm_ctx *c, an_summary_item *it);
 
 /* A host stall of a part of cause i: an item, or, when the thread recorded nothing in
- * it, the stage's unseen host time for the Limits. */
+ * it, the stage's unseen host time for the Limits. Untraced host work the ops around it
+ * locate (an_idle_cause.untraced_ns) is an item of its own: find that work (review 10:
+ * hta_event_sync_multistream's 96 % gap had none); not on a trace filtered to GPU work,
+ * whose filter dropped what the thread did. */
 static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_row_part part,
                   pool *stalls) {
+  if (unseen && x->untraced_ns && !c->g.st->host_filtered) {
+    named_idle(c, x, i, AN_ACTION_HOST_STALL, part);
+    return;
+  }
   if (!unseen) {
     if (x->kind == AN_IDLE_HOST) /* grouped by region below */
       stalls->m[stalls->n++] = (an_item_row){i, part};

@@ -628,7 +628,7 @@ static bool split_gap(an_timeline *tl, tl_host *h, const tl_gap *g) {
  * where holding the whole trace's cost more in fresh pages than the split itself. */
 static bool split_gaps(an_timeline *tl, tl_trace *c) {
   if (!c->n_gaps) return true;
-  tl_host *h = tl_host_create(c->t, tl->rules, tl->strings, c->gaps, c->n_gaps);
+  tl_host *h = tl_host_create(c->in->view, tl->rules, tl->strings, c->gaps, c->n_gaps);
   if (!h) return false;
   bool ok = true;
   size_t nx = 0;
@@ -681,22 +681,34 @@ static int cmp_str0(const char *a, const char *b) {
   return strcmp(a, b);
 }
 
-/* Causes by idle time descending, then kind, what, location: a stable order. */
+/* Causes by idle time descending, then kind, what, location, where untraced: a stable
+ * order. */
 static int cmp_cause(const void *pa, const void *pb) {
   const an_idle_cause *a = pa, *b = pb;
   if (a->idle_ns != b->idle_ns) return a->idle_ns > b->idle_ns ? -1 : 1;
   if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
   int c = cmp_str0(a->what, b->what);
-  return c ? c : cmp_str0(a->location, b->location);
+  c = c ? c : cmp_str0(a->location, b->location);
+  c = c ? c : cmp_str0(a->before, b->before);
+  return c ? c : cmp_str0(a->after, b->after);
+}
+
+/* A new cause keyed as portion x (kind, what, location, where untraced). */
+static an_idle_cause *new_cause_of(an_timeline *tl, const an_idle_cause *x) {
+  an_idle_cause *v = ut_grow(tl->causes, &tl->cap_causes, tl->n_causes + 1, sizeof *v);
+  if (!v) return NULL;
+  tl->causes = v;
+  tl->causes[tl->n_causes] = (an_idle_cause){.kind = x->kind,
+                                             .what = x->what,
+                                             .location = x->location,
+                                             .before = x->before,
+                                             .after = x->after};
+  return &tl->causes[tl->n_causes++];
 }
 
 static an_idle_cause *new_cause(an_timeline *tl, an_idle_kind kind, const char *what,
                                 const char *loc) {
-  an_idle_cause *v = ut_grow(tl->causes, &tl->cap_causes, tl->n_causes + 1, sizeof *v);
-  if (!v) return NULL;
-  tl->causes = v;
-  tl->causes[tl->n_causes] = (an_idle_cause){.kind = kind, .what = what, .location = loc};
-  return &tl->causes[tl->n_causes++];
+  return new_cause_of(tl, &(an_idle_cause){.kind = kind, .what = what, .location = loc});
 }
 
 static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
@@ -709,21 +721,29 @@ static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
   }
 }
 
-static size_t cause_hash(an_idle_kind kind, const char *what, const char *location) {
-  uint64_t h = (uint64_t)(uintptr_t)what * 0x9E3779B97F4A7C15u ^
-               (uint64_t)(uintptr_t)location * 0xC2B2AE3D27D4EB4Fu ^ (uint64_t)kind;
+static size_t cause_hash(const tl_portion *x) {
+  uint64_t h = (uint64_t)(uintptr_t)x->what * 0x9E3779B97F4A7C15u ^
+               (uint64_t)(uintptr_t)x->location * 0xC2B2AE3D27D4EB4Fu ^
+               (uint64_t)(uintptr_t)x->before * 0x165667B19E3779F9u ^
+               (uint64_t)(uintptr_t)x->after * 0x27D4EB2F165667C5u ^ (uint64_t)x->kind;
   return (size_t)(h ^ h >> 29);
 }
 
 /* The window's cause of portion x, added when new (NULL: out of memory). The strings are
  * interned, so equal causes have equal pointers. */
 static an_idle_cause *cause_for(an_timeline *tl, cause_table *t, const tl_portion *x) {
-  size_t i = cause_hash(x->kind, x->what, x->location) & (t->cap - 1);
+  size_t i = cause_hash(x) & (t->cap - 1);
   for (; t->slot[i] != SIZE_MAX; i = (i + 1) & (t->cap - 1)) {
     an_idle_cause *c = &tl->causes[t->slot[i]];
-    if (c->kind == x->kind && c->what == x->what && c->location == x->location) return c;
+    if (c->kind == x->kind && c->what == x->what && c->location == x->location &&
+        c->before == x->before && c->after == x->after)
+      return c;
   }
-  an_idle_cause *c = new_cause(tl, x->kind, x->what, x->location);
+  an_idle_cause *c = new_cause_of(tl, &(an_idle_cause){.kind = x->kind,
+                                                       .what = x->what,
+                                                       .location = x->location,
+                                                       .before = x->before,
+                                                       .after = x->after});
   if (c) t->slot[i] = (size_t)(c - tl->causes);
   return c;
 }
@@ -775,6 +795,7 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
         c->region = extras[x->extra - 1].region;
         c->child = extras[x->extra - 1].child;
       }
+      if (x->untraced_ns && x->ns > c->max_gap_ns) c->untraced_ns = x->untraced_ns;
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
@@ -869,7 +890,9 @@ static int cmp_cause_key(const void *pa, const void *pb) {
   const an_idle_cause *a = pa, *b = pb;
   if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
   int c = cmp_ptr(a->what, b->what);
-  return c ? c : cmp_ptr(a->location, b->location);
+  c = c ? c : cmp_ptr(a->location, b->location);
+  c = c ? c : cmp_ptr(a->before, b->before);
+  return c ? c : cmp_ptr(a->after, b->after);
 }
 
 /* A stage's causes: its windows' causes merged. */
@@ -889,7 +912,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
   for (size_t i = 0; ok && i < n; i++) {
     an_idle_cause *c = &tl->causes[tl->n_causes - 1];
     if (i == 0 || cmp_cause_key(&tmp[i], &tmp[i - 1])) {
-      ok = (c = new_cause(tl, tmp[i].kind, tmp[i].what, tmp[i].location)) != NULL;
+      ok = (c = new_cause_of(tl, &tmp[i])) != NULL;
       if (!ok) break;
     }
     c->idle_ns += tmp[i].idle_ns;
@@ -900,6 +923,8 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
       c->region = tmp[i].region;
       c->child = tmp[i].child;
     }
+    if (tmp[i].untraced_ns && tmp[i].max_gap_ns >= c->max_gap_ns)
+      c->untraced_ns = tmp[i].untraced_ns;
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }
   free(tmp);

@@ -10,7 +10,9 @@
  *                    allocation or initialisation calls for most of it (setup), issuing
  *                    work back to back (at most timeline.launch_gap_max_us: launch), or
  *                    busy with something else (host), named by the innermost CPU op or
- *                    runtime call spanning the portion and the best Python frame;
+ *                    runtime call spanning the portion and the best Python frame (with
+ *                    none, where the thread went untraced: the CPU ops around its longest
+ *                    stretch with no op, from the view's op nest);
  *   call  [Lts, Lend) the launch call itself (a graph launch still submitting: launch; one
  *                    of timeline.module_load_min_us loading its module: setup);
  *   queue [Lend, g1)  the call had returned: the launch's latency (launch) when the call
@@ -52,6 +54,8 @@ typedef struct thread_items {
 
 struct tl_host {
   const tr_trace *t;
+  const an_trace_view *view; /* its CPU-op nest, asked for an untraced portion (ops) */
+  const an_op_nest *ops;
   const te_rules *rules;
   an_strtab *strings;
   const te_matcher *sync, *step, *setup, *await, *pageable;
@@ -59,7 +63,7 @@ struct tl_host {
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
   uint8_t *is_sync, *is_step, *is_await;
   size_t n_str; /* their length: the trace's strings when the index was made */
-  double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us;
+  double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us, untraced_min_pct;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
   /* correlation -> index + 1 among the GPU events of the copies to or from pageable host
    * memory (matcher pageable_copy): their runtime calls block the thread that issued them */
@@ -375,12 +379,14 @@ static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
   return true;
 }
 
-tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *strings,
+tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_strtab *strings,
                         const tl_gap *gaps, size_t n) {
   tl_host *h = calloc(1, sizeof *h);
   if (!h) return NULL;
   const te_settings *s = te_rules_settings(rules);
+  const tr_trace *t = view->trace;
   *h = (tl_host){.t = t,
+                 .view = view,
                  .rules = rules,
                  .strings = strings,
                  .sync = te_rules_matcher(rules, "host_sync"),
@@ -392,6 +398,7 @@ tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *str
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
                  .module_load_min_us = s->timeline_module_load_min_us,
+                 .untraced_min_pct = s->timeline_untraced_min_pct,
                  .long_gap_us = s->timeline_long_gap_us};
   h->n_str = tr_trace_string_count(t);
   h->is_sync = calloc(h->n_str ? h->n_str : 1, 1);
@@ -576,6 +583,15 @@ static long child_at(const thread_items *ti, long i, double m) {
   return j == i ? best : -1; /* not under i: the middle lies outside it */
 }
 
+/* Records x as portion p's extra; out of memory, p keeps its cause without it. */
+static void add_extra(tl_host *h, const tl_extra *x, tl_portion *p) {
+  tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
+  if (!v) return;
+  h->extras = v;
+  h->extras[h->n_extras++] = *x;
+  p->extra = (uint32_t)h->n_extras;
+}
+
 /* A long host portion [g0, lts) under item i: its region and longest operation
  * (tl_extra), recorded when it has either. */
 static void long_host(tl_host *h, const thread_items *ti, long i, double g0, double lts,
@@ -584,12 +600,31 @@ static void long_host(tl_host *h, const thread_items *ti, long i, double g0, dou
   long r = outer_region(h, ti, i, g0, lts), c = child_at(ti, i, g0 + (lts - g0) / 2);
   tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL, c >= 0 ? interned(h, ti, c) : NULL};
   if (x.region == p->what) x.region = NULL;
-  if (!x.region && !x.child) return;
-  tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
-  if (!v) return; /* the portion keeps its cause, without the extra */
-  h->extras = v;
-  h->extras[h->n_extras++] = x;
-  p->extra = (uint32_t)h->n_extras;
+  if (x.region || x.child) add_extra(h, &x, p);
+}
+
+static const char *event_name(tl_host *h, const tr_event *e) {
+  return e ? an_strtab_cstr(h->strings, tr_str_get(h->t, e->name)) : NULL;
+}
+
+/* A host portion [g0, lts) that nothing of its thread spans, ended by launch call L: where
+ * the thread went untraced (tl_portion before, after), when its longest stretch with no CPU
+ * op holds timeline.untraced_min_pct of the portion and the thread ran an op before it: a
+ * thread's first op (an autograd engine thread starting its backward) follows no code of
+ * that thread the profiler missed, only the thread's start, an edge of its capture. The ops around
+ * that stretch locate the code the profiler did not see (review 10:
+ * hta_event_sync_multistream's 18.8 ms between its 2nd and 3rd matmul, 96 % of the window, had no
+ * item because no op was named). */
+static void untraced_host(tl_host *h, const tr_event *L, double g0, double lts, tl_portion *p) {
+  if (!h->ops) h->ops = an_trace_view_ops(h->view);
+  an_op_hole hole;
+  if (!h->ops || lts <= g0 ||
+      !an_op_nest_hole(h->ops, tr_event_pid(h->t, L), tr_event_tid(h->t, L), g0, lts, &hole) ||
+      !hole.before || (hole.end - hole.ts) * 100.0 < h->untraced_min_pct * (lts - g0))
+    return;
+  p->before = event_name(h, hole.before);
+  p->after = event_name(h, hole.after ? hole.after : L);
+  p->untraced_ns = tl_ns(hole.end - hole.ts);
 }
 
 const tl_extra *tl_host_extras(const tl_host *h, size_t *n) {
@@ -614,9 +649,12 @@ static bool await_portion(tl_host *h, const thread_items *ti, long s, double g0,
   return true;
 }
 
-/* The host portion [g0, lts): await (under a wait on a collective), sync, setup (mostly
- * allocation or initialisation calls), launch (back-to-back issue) or host. */
-static void host_portion(tl_host *h, const thread_items *ti, double g0, double lts, tl_portion *p) {
+/* The host portion [g0, lts) before launch call L: await (under a wait on a collective),
+ * sync, setup (mostly allocation or initialisation calls), launch (back-to-back issue) or
+ * host. */
+static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, double g0,
+                         tl_portion *p) {
+  double lts = tr_event_ts(h->t, L);
   long s = sync_item(h, ti, g0, lts);
   if (await_portion(h, ti, s, g0, lts, p)) return;
   if (s >= 0) {
@@ -643,7 +681,10 @@ static void host_portion(tl_host *h, const thread_items *ti, double g0, double l
   p->kind = AN_IDLE_HOST;
   p->what = op_name(h, ti, i, g0, lts, false);
   p->location = best_frame(h, ti, i, g0, lts);
-  if (lts - g0 >= h->long_gap_us) long_host(h, ti, i, g0, lts, p);
+  if (!p->what && !p->location)
+    untraced_host(h, L, g0, lts, p);
+  else if (lts - g0 >= h->long_gap_us)
+    long_host(h, ti, i, g0, lts, p);
 }
 
 /* The launch-call portion: a long call (a graph launch still submitting) is named. */
@@ -697,12 +738,7 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
       tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL,
                     copy ? an_strtab_cstr(h->strings, tr_str_get(h->t, h->kev[copy - 1].name))
                          : interned(h, ti, i)};
-      tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
-      if (v) { /* else the portion keeps its cause, without the extra */
-        h->extras = v;
-        h->extras[h->n_extras++] = x;
-        p->extra = (uint32_t)h->n_extras;
-      }
+      add_extra(h, &x, p);
       return true;
     }
   }
@@ -736,19 +772,15 @@ static bool event_wait_portion(tl_host *h, const tl_gap *g, const tr_event *L, t
   p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, w->stream));
   tl_extra x = {NULL,
                 w->on_stream ? an_strtab_cstr(h->strings, tr_str_get(h->t, w->on_stream)) : NULL};
-  tl_extra *v = ut_grow(h->extras, &h->cap_extras, h->n_extras + 1, sizeof *v);
-  if (v) { /* else the portion keeps its cause, without the stream waited for */
-    h->extras = v;
-    h->extras[h->n_extras++] = x;
-    p->extra = (uint32_t)h->n_extras;
-  }
+  add_extra(h, &x, p);
   return true;
 }
 
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]) {
   const tr_event *L = g->launch;
   long th = L ? thread_of(h, tr_event_pid(h->t, L), tr_event_tid(h->t, L)) : -1;
-  tl_portion base = {g->window, AN_IDLE_UNKNOWN, 0, NULL, NULL, g->g1 - g->g0, g->g1 - g->g0};
+  tl_portion base = {
+      .window = g->window, .kind = AN_IDLE_UNKNOWN, .ns = g->g1 - g->g0, .gap_ns = g->g1 - g->g0};
   if (th < 0) {
     out[0] = base;
     blocked_portion(h, (double)g->g0 / 1000.0, (double)g->g1 / 1000.0, &out[0]);
@@ -763,7 +795,7 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
   if (cut1 > g->g0) {
     out[n] = base;
     out[n].ns = cut1 - g->g0;
-    host_portion(h, ti, (double)g->g0 / 1000.0, tr_event_ts(h->t, L), &out[n++]);
+    host_portion(h, ti, L, (double)g->g0 / 1000.0, &out[n++]);
   }
   if (cut2 > cut1) {
     out[n] = base;

@@ -15,6 +15,7 @@
 
 #include "analysis/model.h"
 #include "analysis/strtab.h"
+#include "analysis/trace_view.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
@@ -37,6 +38,14 @@ typedef struct tl_portion {
   const char *what, *location; /* interned; NULL when none */
   int64_t ns;
   int64_t gap_ns; /* the whole gap it is part of */
+  /* A host portion nothing of its thread spans (no what, no location) where the thread
+   * went untraced: its longest stretch with no CPU op (untraced_ns, at least
+   * timeline.untraced_min_pct of the portion), between the CPU op that ended last before
+   * it and the first after (else the launch call ending the portion).
+   * Interned; they key its cause as what and location do (one place in the code, one
+   * cause). NULL and 0 otherwise. */
+  const char *before, *after;
+  int64_t untraced_ns;
 } tl_portion;
 #define TL_MAX_PORTIONS 3
 
@@ -52,8 +61,9 @@ typedef struct tl_extra {
 typedef struct tl_host tl_host;
 
 /* Indexes the CPU events (CPU ops, launch and runtime calls, Python frames) of the threads
- * that launched the kernels ending the gaps. NULL when out of memory. */
-tl_host *tl_host_create(const tr_trace *t, const te_rules *rules, an_strtab *strings,
+ * that launched the kernels ending the gaps of the view's trace; the view's CPU-op nest is
+ * asked only for a portion its thread left untraced (tl_extra). NULL when out of memory. */
+tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_strtab *strings,
                         const tl_gap *gaps, size_t n);
 void tl_host_destroy(tl_host *h);
 /* Splits a gap into its portions (out[0..return)); their ns sum to the gap. */

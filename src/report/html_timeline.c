@@ -135,7 +135,7 @@ static void cause_row(rp_hw *hw, const an_stage_timeline *tl, const an_idle_caus
   double us = rp_per_step_us(tl, c->idle_ns), step_us = rp_per_step_us(tl, tl->total.span_ns);
   rp_hw_printf(hw, "<tr id=\"%s%s\"><td>I%zu</td><td>%s</td><td>", hw->idp, id, row + 1,
                rp_idle_kind(c->kind));
-  char wb[160];
+  char wb[256];
   const char *what = rp_cause_what(c, wb, sizeof wb);
   if (what) {
     rp_hw_printf(hw, "<code>");

@@ -51,6 +51,13 @@ static void subject(const an_summary_item *it, rp_part_fn fn, void *ctx) {
       text(fn, ctx, b);
     }
   }
+  const an_idle_cause *untraced = rp_item_untraced(it);
+  if (untraced) { /* where the thread went untraced: the ops around its longest stretch */
+    text(fn, ctx, " after ");
+    fn(ctx, RP_PART_NAME, untraced->before, NULL);
+    text(fn, ctx, ", before ");
+    fn(ctx, RP_PART_NAME, untraced->after, NULL);
+  }
   if (it->location) {
     snprintf(b, sizeof b, " %s ", rp_item_location_lead(it->location_kind));
     text(fn, ctx, b);

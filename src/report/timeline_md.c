@@ -160,7 +160,7 @@ static void cause_row(FILE *f, const an_stage_timeline *tl, const an_idle_cause 
   rp_fmt_ms(t, sizeof t, us);
   rp_fmt_ms(g, sizeof g, (double)c->max_gap_ns / 1000.0);
   fprintf(f, "| <a id=\"%s\"></a>I%zu | %s | ", id, row + 1, rp_idle_kind(c->kind));
-  char wb[160];
+  char wb[256];
   const char *what = rp_cause_what(c, wb, sizeof wb);
   if (what)
     rp_md_code(f, what);

@@ -23,6 +23,11 @@ const char *rp_idle_kind(an_idle_kind k) {
 }
 
 const char *rp_cause_what(const an_idle_cause *c, char *buf, size_t cap) {
+  if (c->kind == AN_IDLE_HOST && !c->what && c->untraced_ns) { /* where it went untraced */
+    snprintf(buf, cap, "untraced after %.80s, before %.80s", c->before ? c->before : "?",
+             c->after ? c->after : "?");
+    return buf;
+  }
   if (c->kind != AN_IDLE_EVENT_WAIT || !c->what) return c->what;
   snprintf(buf, cap, "stream %s waits for stream %s", c->what, c->child ? c->child : "?");
   return buf;
@@ -126,15 +131,23 @@ static bool add_str0(cJSON *o, const char *key, const char *s) {
   return s ? cJSON_AddStringToObject(o, key, s) != NULL : cJSON_AddNullToObject(o, key) != NULL;
 }
 
+/* "untraced": where the launching thread of a host cause went untraced, or null. */
+static bool untraced_json(cJSON *o, const an_idle_cause *c) {
+  if (!c->untraced_ns) return cJSON_AddNullToObject(o, "untraced") != NULL;
+  cJSON *u = cJSON_AddObjectToObject(o, "untraced");
+  return u && add_str0(u, "before", c->before) && add_str0(u, "after", c->after) &&
+         add_us(u, "longest_us", c->untraced_ns);
+}
+
 static cJSON *cause_json(const an_idle_cause *c) {
   cJSON *o = cJSON_CreateObject();
-  bool ok = o && cJSON_AddStringToObject(o, "kind", rp_idle_kind(c->kind)) &&
-            add_str0(o, "what", c->what) && add_str0(o, "location", c->location) &&
-            add_us(o, "idle_us", c->idle_ns) &&
-            cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
-            add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
-            cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
-            add_str0(o, "region", c->region) && add_str0(o, "child", c->child);
+  bool ok =
+      o && cJSON_AddStringToObject(o, "kind", rp_idle_kind(c->kind)) &&
+      add_str0(o, "what", c->what) && add_str0(o, "location", c->location) &&
+      add_us(o, "idle_us", c->idle_ns) && cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
+      add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
+      cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
+      add_str0(o, "region", c->region) && add_str0(o, "child", c->child) && untraced_json(o, c);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -308,6 +321,14 @@ static const char *rank_wait_action(const an_rank_group *g) {
   return "Find why the straggler arrives late";
 }
 
+const an_idle_cause *rp_item_untraced(const an_summary_item *it) {
+  if (it->kind != AN_SUMMARY_IDLE || it->action != AN_ACTION_HOST_STALL || it->n_rows != 1 ||
+      !it->timeline)
+    return NULL;
+  const an_idle_cause *x = &it->timeline->total.causes[it->rows[0].row];
+  return x->kind == AN_IDLE_HOST && !x->what && !x->location && x->untraced_ns ? x : NULL;
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
@@ -326,6 +347,7 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
     return "Move fewer bytes (lower-precision tensors, more work per byte read)";
   if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     return "Take the blocking call off the step's critical path";
+  if (rp_item_untraced(it)) return "Find the host work the profiler did not trace";
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
     return "Stop allocating inside the measured step: warm up before measuring, let the "
            "caching allocator keep its blocks (no torch.cuda.empty_cache(); "
@@ -564,10 +586,20 @@ static void blocked_basis(const an_summary_item *it, const char *gaps, const cha
 }
 
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
-  char g[32];
+  char g[32], u[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
   const char *gaps = it->count == 1 ? "gap" : "gaps";
-  if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
+  const an_idle_cause *untraced = rp_item_untraced(it);
+  if (untraced) {
+    rp_fmt_ms(u, sizeof u, (double)untraced->untraced_ns / 1000.0);
+    snprintf(b, cap,
+             "GPU idle inside the step while the thread that launched the next kernel recorded "
+             "nothing spanning it (%zu %s, longest %s ms; in the longest, no CPU op for %s ms): "
+             "code the profiler did not see, or a wait on another thread; lever: read the code "
+             "between the two ops named, or capture the step with Python stacks "
+             "(with_stack=True) or sample the host process (py-spy, perf) to name it",
+             it->count, gaps, g, u);
+  } else if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     blocked_basis(it, gaps, g, b, cap);
   else if (it->action == AN_ACTION_REMOVE_SYNC)
     snprintf(b, cap,

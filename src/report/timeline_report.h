@@ -60,6 +60,10 @@ void rp_item_row_anchor(const an_summary_item *it, size_t k, char *out, size_t c
 /* The item's action as the reader acts on it (the launch-bound action reads differently
  * for a graph-replayed stage and a training step). */
 const char *rp_summary_action(const an_summary_item *it, an_workload w);
+/* The idle cause of a host-stall item whose launching thread went untraced (its CPU ops
+ * around the stretch name where: an_idle_cause.before, after), else NULL. Borrowed from
+ * the item's time account. */
+const an_idle_cause *rp_item_untraced(const an_summary_item *it);
 /* Milliseconds with two decimals, or two significant digits under 0.005 ms. */
 void rp_fmt_ms(char *buf, size_t cap, double us);
 

@@ -1802,7 +1802,9 @@ Test(summary, stalls_of_one_region_are_one_item_with_its_lever, .init = setup, .
   const an_summary_item *opt = NULL, *fwd = NULL;
   for (size_t i = 0; i < r->n_summary; i++) {
     const an_summary_item *it = &r->summary[i];
-    if (it->action != AN_ACTION_HOST_STALL) continue;
+    /* the 1.4 ms from DDP.forward's last op to the optimizer's first launch ran no op:
+     * untraced, an item of its own with no activity */
+    if (it->action != AN_ACTION_HOST_STALL || rp_item_untraced(it)) continue;
     if (!strcmp(it->what, "## optimizer ##")) opt = it;
     if (!strcmp(it->what, "DistributedDataParallel.forward")) fwd = it;
     cr_assert(strcmp(it->what, "Optimizer.step#Shampoo.step") != 0, "a second optimizer item");
@@ -2113,6 +2115,65 @@ Test(report, unseen_host_stalls_go_to_the_limits, .init = setup, .fini = teardow
   free(md);
   free(html);
   an_report_destroy(r);
+}
+
+/* Steps whose thread runs a traced op, then code the profiler did not see, then the next
+ * op: 5 ms between aten::mm and aten::addmm and 0.49 ms between aten::addmm and aten::relu
+ * (hta_event_sync_multistream's 18.8 ms between two matmuls, review 10). With covered
+ * set, the second stretch is filled by back-to-back traced CPU ops instead (host work the
+ * trace holds, only no one op spans it). */
+static void untraced_steps(tb *b, bool covered) {
+  tb_begin(b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 8000.0;
+    host(b, "user_annotation", "ProfilerStep#5", t0, 7000);
+    host(b, "cpu_op", "aten::mm", t0 + 5, 20);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+    host(b, "cpu_op", "aten::addmm", t0 + 5515, 20);
+    launch(b, "gemm_kernel", t0 + 5520, t0 + 5530, 480);
+    for (int k = 0; covered && k < 9; k++) host(b, "cpu_op", "aten::slice", t0 + 6020 + k * 52, 50);
+    host(b, "cpu_op", "aten::relu", t0 + 6495, 20);
+    launch(b, "relu_kernel", t0 + 6500, t0 + 6510, 90);
+  }
+}
+
+/* The untraced item of an account row between the ops before and after, or NULL. */
+static const an_summary_item *untraced_item(const an_report *r, const char *before,
+                                            const char *after) {
+  for (size_t i = 0; i < r->n_summary; i++) {
+    const an_idle_cause *x = rp_item_untraced(&r->summary[i]);
+    if (x && !strcmp(x->before, before) && !strcmp(x->after, after)) return &r->summary[i];
+  }
+  return NULL;
+}
+
+/* Host work the profiler did not see between two traced ops is an item of its own, one per
+ * place (the ops around it key the cause), bounded by its gaps; the Limits no longer
+ * count it. Where traced ops fill the stretch, it is not untraced. */
+Test(report, untraced_host_work_is_an_item_between_its_ops, .init = setup, .fini = teardown) {
+  for (int covered = 0; covered < 2; covered++) {
+    tb b;
+    untraced_steps(&b, covered);
+    an_report *r = run_buffer(&b);
+    expect_bounds(r);
+    const an_summary_item *mm = untraced_item(r, "aten::mm", "aten::addmm");
+    cr_assert_not_null(mm);
+    cr_assert_eq(mm->action, AN_ACTION_HOST_STALL);
+    cr_assert_float_eq(mm->at_stake_us, 5000.0, 1e-6);        /* 520 to the call at 5520 */
+    cr_assert_eq(rp_item_untraced(mm)->untraced_ns, 4995000); /* 520 to aten::addmm at 5515 */
+    const an_summary_item *relu = untraced_item(r, "aten::addmm", "aten::relu");
+    cr_assert_eq(relu != NULL, !covered);
+    if (relu) cr_assert_float_eq(relu->at_stake_us, 490.0, 1e-6); /* 6010 to 6500 */
+    cr_assert_float_eq(r->stages[0].unseen_host_us, covered ? 490.0 : 0, 1e-6);
+    char *md = render(rp_markdown, r);
+    cr_assert_not_null(strstr(md,
+                              "**Find the host work the profiler did not trace** after "
+                              "`aten::mm`, before `aten::addmm`: at most **5.00 ms/step**"),
+                       "%s", md);
+    cr_assert_not_null(strstr(md, "`untraced after aten::mm, before aten::addmm`"));
+    free(md);
+    an_report_destroy(r);
+  }
 }
 
 /* vLLM steps with prefill and decode requests: the extend stage, labelled as mixed; steps

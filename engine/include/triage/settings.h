@@ -170,6 +170,9 @@ typedef struct te_list_map {
     "an idle portion this long is never launch spacing: counted apart in its cause")               \
   X(timeline_setup_min_pct, "timeline.setup_min_pct", NUMBER, 0, 100, 0, NULL,                     \
     "a gap's host part spent at least this share in setup calls is one-time setup")                \
+  X(timeline_untraced_min_pct, "timeline.untraced_min_pct", NUMBER, 0, 100, 0, NULL,               \
+    "a host stall nothing spans is untraced host work when its longest stretch with no CPU op "    \
+    "holds at least this share of it")                                                             \
   X(timeline_module_load_min_us, "timeline.module_load_min_us", NUMBER, 0, 1e12, 0, NULL,          \
     "a launch call this long is loading its module: one-time setup")                               \
   X(timeline_setup_recurring_min_pct, "timeline.setup_recurring_min_pct", NUMBER, 0, 100, 0, NULL, \
