@@ -151,6 +151,8 @@ static void check_rest(run_ctx *rc) {
       snprintf(label, sizeof label, "fusion pattern '%s' split group %zu", e->hdr.id, k + 1);
       check_inline(rc, &e->split[k], label);
     }
+    snprintf(label, sizeof label, "fusion pattern '%s' merge.merged", e->hdr.id);
+    if (e->has_merged) check_inline(rc, &e->merged, label);
   }
 }
 

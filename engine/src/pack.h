@@ -151,6 +151,8 @@ typedef struct fusion_entry {
   te_origin *dtype_origin;    /* one per pat.dtype entry; NULL after a load error */
   te_mref riders;             /* chain.riders */
   bool has_riders;
+  te_mref merged; /* merge.merged */
+  bool has_merged;
 } fusion_entry;
 
 typedef struct matcher_entry {

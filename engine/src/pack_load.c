@@ -729,11 +729,13 @@ static void check_enabled(te_vctx *v, const ty_node *item, const fusion_entry *e
   const ty_node *x = ty_get(item, "enabled");
   bool enabled = true;
   if (x && !te_get_bool(v, x, "enabled", &enabled)) return;
-  bool evidence = ty_get(item, "active") || ty_get(item, "split_groups");
+  bool evidence = ty_get(item, "active") || ty_get(item, "split_groups") || ty_get(item, "merge");
   if (!enabled && evidence)
-    te_verr(v, x, "a pattern with enabled: false takes no active or split_groups");
-  else if (enabled && !evidence && !e->has_active && !e->n_split)
-    te_verr(v, item, "a fusion pattern needs active or split_groups (or enabled: false)");
+    te_verr(v, x, "a pattern with enabled: false takes no active or split_groups (nor merge)");
+  else if (enabled && !evidence && !e->has_active && !e->n_split && !e->pat.merge)
+    te_verr(v, item, "a fusion pattern needs active or split_groups, or merge (or enabled: false)");
+  if (ty_get(item, "merge") && (ty_get(item, "active") || ty_get(item, "split_groups")))
+    te_verr(v, ty_get(item, "merge"), "a merge pattern takes no active or split_groups");
 }
 
 /* The gates of a fusion pattern: model, TP, component evidence, dtype, minimum
@@ -855,6 +857,24 @@ static void parse_fusion_chain(te_vctx *v, const ty_node *x, fusion_entry *e) {
   }
 }
 
+/* merge: {max_between: N, comparable: X, merged: matcher}: the sibling-GEMM family (docs/rules.md
+ * "GEMM merges"). */
+static void parse_fusion_merge(te_vctx *v, const ty_node *x, fusion_entry *e) {
+  static const char *const keys[] = {"max_between", "comparable", "merged", NULL};
+  te_fusion_pattern *p = &e->pat;
+  if (!te_expect_map(v, x, "merge")) return;
+  te_check_keys(v, x, keys, "merge");
+  p->merge = true;
+  p->merge_max_between = 0;
+  p->merge_comparable = 1.0;
+  const ty_node *y;
+  if ((y = ty_get(x, "comparable")))
+    te_get_num(v, y, "merge.comparable", 1.0, 1000.0, &p->merge_comparable);
+  if ((y = ty_get(x, "max_between")))
+    te_get_int(v, y, "merge.max_between", 0, TE_MAX_CHAIN_BETWEEN, &p->merge_max_between);
+  if ((y = ty_get(x, "merged"))) e->has_merged = te_parse_mref(v, y, "merge.merged", &e->merged);
+}
+
 /* The gates a pattern reads from the trace's execution context (issue 31). */
 static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e) {
   te_fusion_pattern *p = &e->pat;
@@ -865,17 +885,37 @@ static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e
   if ((x = ty_get(item, "max_message_mb"))) parse_message_caps(v, x, p);
   if ((x = ty_get(item, "single_node"))) te_get_bool(v, x, "single_node", &p->single_node);
   if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, e);
+  if ((x = ty_get(item, "merge"))) parse_fusion_merge(v, x, e);
 }
 
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {
-      HEADER_KEYS,       "name",       "framework",      "origin",
-      "candidate_paths", "active",     "split_groups",   "model_include",
-      "model_exclude",   "tp",         "min_share_pct",  "likely_share_pct",
-      "priority",        "subsumes",   "rationale_hint", "evidence",
-      "platform",        "enabled",    "dtype",          "min_arch",
-      "modes",           "max_tokens", "max_message_mb", "single_node",
-      "chain",           NULL};
+  static const char *const keys[] = {HEADER_KEYS,
+                                     "name",
+                                     "framework",
+                                     "origin",
+                                     "candidate_paths",
+                                     "active",
+                                     "split_groups",
+                                     "model_include",
+                                     "model_exclude",
+                                     "tp",
+                                     "min_share_pct",
+                                     "likely_share_pct",
+                                     "priority",
+                                     "subsumes",
+                                     "rationale_hint",
+                                     "evidence",
+                                     "platform",
+                                     "enabled",
+                                     "dtype",
+                                     "min_arch",
+                                     "modes",
+                                     "max_tokens",
+                                     "max_message_mb",
+                                     "single_node",
+                                     "chain",
+                                     "merge",
+                                     NULL};
   (void)ctx;
   fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
   if (!e) return NULL;

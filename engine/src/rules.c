@@ -788,6 +788,7 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
     p->split_groups = groups;
     p->n_split_groups = groups ? e->n_split : 0;
     p->chain_riders = e->has_riders ? resolve(fc, &e->riders, 0) : NULL;
+    p->merge_merged = e->has_merged ? resolve(fc, &e->merged, 0) : NULL;
     /* a gate naming no framework could never open: an error, like any dangling name */
     if (p->framework && !framework_by_id(r, p->framework))
       fin_error(fc, e->framework_origin,

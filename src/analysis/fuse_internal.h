@@ -106,4 +106,41 @@ typedef struct an_chain_riders {
 bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, void *ctx),
                    void *ctx, size_t *out, double *fraction, an_chain_riders *riders);
 
+/* ---------------------------------------------------------------- GEMM merges */
+
+/* One run of sibling GEMMs (fuse_merge.c): launches on one stream that read one input. */
+typedef struct an_merge_run {
+  size_t n;
+  uint32_t rows[AN_MAX_MERGE_SIBLINGS]; /* each sibling's kernel-table row, launch order */
+  double n_out[AN_MAX_MERGE_SIBLINGS];  /* each sibling's N */
+  double m, k;                          /* the shared input [M x K] */
+  const te_dtype *dtype;                /* its format (borrowed from the rules) */
+  double us, flops;                     /* the siblings' time and FLOPs */
+} an_merge_run;
+
+/* The rate of one GEMM op of the stage: FLOP per us over all its kernels. */
+typedef struct an_merge_rate {
+  const te_dtype *dtype;
+  double flops, rate; /* rate: once sorted, the best of its format up to these FLOPs */
+} an_merge_rate;
+
+/* The sibling runs of one merge pattern in one stage, and the rates of the stage's GEMM
+ * ops (the bound's basis), sorted by format and FLOPs. */
+typedef struct an_merge_runs {
+  an_merge_run *runs;
+  size_t n, cap;
+  an_merge_rate *rates;
+  size_t n_rates, cap_rates;
+} an_merge_runs;
+
+/* The runs of merge pattern p in the stage (ev_row as for an_fuse_seq_build). False when
+ * out of memory (out is then empty). */
+bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_stage *stage,
+                        const uint32_t *ev_row, size_t n_ev, const te_rules *r,
+                        const te_fusion_pattern *p, an_merge_runs *out);
+/* The best rate (FLOP per us) a GEMM op of format dtype and at most max_flops FLOPs reaches
+ * in the stage, 0 when none. */
+double an_merge_best_rate(const an_merge_runs *m, const te_dtype *dtype, double max_flops);
+void an_merge_runs_free(an_merge_runs *m);
+
 #endif

@@ -539,6 +539,16 @@ typedef struct an_fuse_evidence {
                              row: this row leaves its time out); NULL when this row holds it */
 } an_fuse_evidence;
 
+/* One shape of sibling GEMMs of a merge row: the shared input [m x k], each sibling's N,
+ * the format (dtype id, borrowed from the rules) and how many runs of the stage have it. */
+typedef struct an_merge_shape {
+  double m, k;
+  size_t n;
+  double n_out[AN_MAX_MERGE_SIBLINGS];
+  const char *dtype;
+  size_t runs;
+} an_merge_shape;
+
 /* One row of the fuse table (docs/reference.md §7.2). */
 typedef struct an_fuse_row {
   const char *pattern_id, *pattern_name; /* from the rules */
@@ -581,6 +591,14 @@ typedef struct an_fuse_row {
    * owned array of strings borrowed from the rules; 0 without roles. */
   size_t n_roles;
   const char **roles;
+  /* A merge pattern's row (fuse_merge.c): sibling GEMMs that read one input; saving_us is
+   * their time less one merged GEMM at the best rate a GEMM of their format and at most
+   * merge_comparable x its FLOPs reaches in the stage (merge_rate_lo..hi over the runs,
+   * FLOP per us). The sibling shapes: at most AN_MAX_MERGE_SHAPES, the rest counted. */
+  bool merge;
+  size_t n_merge_shapes, merge_more;
+  an_merge_shape merge_shapes[AN_MAX_MERGE_SHAPES];
+  double merge_rate_lo, merge_rate_hi, merge_comparable;
 } an_fuse_row;
 
 /* ------------------------------------------------------------------ overlap */
@@ -1114,9 +1132,11 @@ typedef enum an_action {
   AN_ACTION_SLOW_COLLECTIVE = 15, /* collective time above its floor inside the step, not at
                                      its first collective (no late arrival): the collectives
                                      run slower mid-step (contention, ranks drifting apart) */
-  AN_ACTION_KERNEL_LEVER = 16     /* kernels of a family a named change removes (summary.levers,
+  AN_ACTION_KERNEL_LEVER = 16,    /* kernels of a family a named change removes (summary.levers,
                                      summary.kernel_levers): channels_last for layout
                                      conversions */
+  AN_ACTION_MERGE_GEMMS = 17      /* sibling GEMMs that read one input: one wider GEMM (the
+                                     fusion row of a merge pattern, fuse_merge.c) */
 } an_action;
 
 /* Which part of a time-account row an item's figures take: an idle cause's gaps of at

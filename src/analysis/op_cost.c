@@ -266,12 +266,19 @@ static bool gemm_dims(const te_op_cost *m, const tensor *a, const tensor *b, dou
   return a->dims[a->rank - 1] == k2;
 }
 
+/* A and B of a gemm model, and (batch, M, N, K); false when the shapes do not multiply. */
+static bool gemm_operands(const te_op_cost *m, const op_inputs *in, const tensor **pa,
+                          const tensor **pb, double *batch, double *mm, double *nn, double *kk) {
+  const tensor *a = *pa = input(in, m->a, 2), *b = *pb = input(in, m->b, 2);
+  if (!a || !b || b->rank > 3) return false;
+  return gemm_dims(m, a, b, batch, mm, nn, kk);
+}
+
 static bool cost_gemm(const te_rules *rules, const te_op_cost *m, const op_inputs *in,
                       an_op_cost *out) {
-  const tensor *a = input(in, m->a, 2), *b = input(in, m->b, 2);
-  if (!a || !b || b->rank > 3) return false;
+  const tensor *a, *b;
   double batch, mm, nn, kk;
-  if (!gemm_dims(m, a, b, &batch, &mm, &nn, &kk)) return false;
+  if (!gemm_operands(m, in, &a, &b, &batch, &mm, &nn, &kk)) return false;
   const te_dtype *od = gemm_out_dtype(rules, m, in, a);
   out->flops = 2 * batch * mm * nn * kk;
   out->bytes = tensor_bytes(a) + tensor_bytes(b) + batch * mm * nn * od->bytes;
@@ -462,4 +469,28 @@ an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, c
   ok = ok && isfinite(out->flops) && isfinite(out->bytes) && out->bytes > 0;
   if (!ok) memset(out, 0, sizeof *out);
   return ok ? AN_COST_OK : AN_COST_BAD;
+}
+
+bool an_op_gemm_shape(const te_rules *rules, const te_op_cost *model, const char *dims,
+                      const char *types, an_gemm_shape *out) {
+  memset(out, 0, sizeof *out);
+  if (model->kind != TE_COST_GEMM || !dims || !*dims) return false;
+  op_inputs *in = malloc(sizeof *in);
+  const tensor *a = NULL, *b = NULL;
+  bool ok = in && parse_inputs(rules, dims, types, NULL, in) &&
+            gemm_operands(model, in, &a, &b, &out->batch, &out->m, &out->n, &out->k);
+  if (ok) out->dtype = a->dtype;
+  free(in);
+  if (!ok) memset(out, 0, sizeof *out);
+  return ok;
+}
+
+bool an_op_input_elems(const char *dims, double *out, size_t cap, size_t *n) {
+  op_inputs *in = malloc(sizeof *in);
+  bool ok = in && parse_dims(dims, in) && in->n <= cap;
+  *n = 0;
+  for (size_t i = 0; ok && i < in->n; i++)
+    out[(*n)++] = in->t[i].usable && in->t[i].rank > 0 ? in->t[i].elems : 0;
+  free(in);
+  return ok;
 }

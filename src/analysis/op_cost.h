@@ -43,4 +43,19 @@ an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, c
  * dimensions (a tensor list, a negative or absurd size). */
 bool an_op_input_dims(const char *dims, size_t i, int64_t *out, size_t cap, size_t *rank);
 
+/* The geometry of a gemm-model op (A (..., M, K) x B): M with A's leading dimensions
+ * folded, N, K, the batch (1 unless B is 3-D) and A's format. False for another model
+ * kind or shapes that do not multiply (as an_op_cost_eval). */
+typedef struct an_gemm_shape {
+  double batch, m, n, k;
+  const te_dtype *dtype;
+} an_gemm_shape;
+bool an_op_gemm_shape(const te_rules *rules, const te_op_cost *model, const char *dims,
+                      const char *types, an_gemm_shape *out);
+
+/* The element count of every tensor input of an Input Dims text (a tensor list or a
+ * scalar counts 0) into out (at most cap); the count in *n. False when the text does not
+ * parse (absent, malformed, more than cap inputs). */
+bool an_op_input_elems(const char *dims, double *out, size_t cap, size_t *n);
+
 #endif

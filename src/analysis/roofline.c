@@ -115,38 +115,6 @@ static const an_op_nest *nest_of(ctx *c, const tr_trace *t) {
   return c->nest;
 }
 
-/* Older Kineto: the kernel's and its launch call's External id is their correlation id,
- * not a CPU op's. The op around the launch call on the launching thread launched it
- * (op_nest.h). NULL for other traces. */
-static const tr_event *nested_op(ctx *c, const tr_trace *t, const an_trace_ids *ids,
-                                 const tr_event *k) {
-  int64_t corr = tr_event_correlation(t, k);
-  if (corr == TR_NO_ID || tr_event_external_id(t, k) != corr) return NULL;
-  const tr_event *call = an_trace_ids_launch_of(ids, t, k);
-  if (!call || tr_event_external_id(t, call) != corr) return NULL;
-  const an_op_nest *nest = nest_of(c, t);
-  return nest ? an_op_nest_around(nest, call) : NULL;
-}
-
-/* The CPU op that launched kernel k: in older traces the op around its launch call, else
- * of the ops with its External id the last to start before it (NULL when none). */
-static const tr_event *launching_op(ctx *c, const tr_trace *t, const an_trace_ids *ids,
-                                    const tr_event *k) {
-  const tr_event *nested = nested_op(c, t, ids, k);
-  if (nested) return nested;
-  int64_t ext = tr_event_external_id(t, k);
-  if (ext == TR_NO_ID) ext = tr_trace_external_for_correlation(t, tr_event_correlation(t, k));
-  if (ext == TR_NO_ID || !ids) return NULL;
-  size_t lo, hi;
-  an_id_index_range(&ids->ops_by_ext, ext, &lo, &hi);
-  const tr_event *best = NULL;
-  for (size_t i = lo; i < hi; i++) {
-    const tr_event *op = an_id_index_event(&ids->ops_by_ext, i);
-    if (!best || tr_event_ts(t, op) <= tr_event_ts(t, k)) best = op;
-  }
-  return best;
-}
-
 static uint64_t memo_key(tr_str a, tr_str b, tr_str c, tr_str d) {
   uint64_t h = te_hash_mix(((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull);
   return te_hash_mix(h ^ (((uint64_t)c << 32 | d) * 0xc2b2ae3d27d4eb4full));
@@ -274,7 +242,7 @@ static void view_ops_build(ctx *c, const an_trace_view *v, view_ops *vo) {
   }
   for (size_t s = 0, e = 0; s < v->n_stages; s++)
     for (size_t i = 0; i < v->stages[s].n; i++, e++) {
-      const tr_event *op = launching_op(c, v->trace, v->ids, v->stages[s].kernels[i]);
+      const tr_event *op = an_trace_view_launching_op(v, v->stages[s].kernels[i]);
       vo->pos[e] = op ? (uint32_t)(op - vo->ops) : OP_NONE;
     }
   if (!view_ops_mark_secondary(v, vo)) c->nomem = true;

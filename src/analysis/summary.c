@@ -22,11 +22,11 @@ static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fus
 
 const char *an_summary_action_id(an_action a) {
   static const char *const ids[] = {
-      "tune",        "overlap",      "fusion_neighbour", "check_deps",
-      "fusion",      "port",         "eliminate",        "sync",
-      "stall",       "launch_bound", "rank_skew",        "chain",
-      "fewer_bytes", "dependency",   "investigate",      "slow_collective",
-      "kernel_lever"};
+      "tune",         "overlap",      "fusion_neighbour", "check_deps",
+      "fusion",       "port",         "eliminate",        "sync",
+      "stall",        "launch_bound", "rank_skew",        "chain",
+      "fewer_bytes",  "dependency",   "investigate",      "slow_collective",
+      "kernel_lever", "merge"};
   return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
 }
 

@@ -687,7 +687,9 @@ void sm_fusion_items(sm_ctx *c) {
     if (!r->shown || r->match != AN_FUSION_SPLIT || r->saving_us <= 0 || r->fused_in_use ||
         r->state == AN_FUSE_OVER_CAP)
       continue;
-    an_action a = r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION : AN_ACTION_PORT_FUSION;
+    an_action a = r->merge                          ? AN_ACTION_MERGE_GEMMS
+                  : r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION
+                                                    : AN_ACTION_PORT_FUSION;
     an_summary_item *it =
         sm_add(c, AN_SUMMARY_FUSION, a, i, r->n_locations ? r->locations[0] : NULL,
                r->saving_us * scale, AN_BASIS_SAVING, r->related_us * scale);

@@ -639,6 +639,98 @@ static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active)
   return true;
 }
 
+/* ------------------------------------------------------------------ GEMM merges */
+
+/* Whether no sibling's row text hits the pattern's merged matcher (the merged projection
+ * already runs there: that run is no opportunity). */
+static bool run_unmerged(const te_fusion_pattern *p, const an_merge_run *run, const char **texts) {
+  for (size_t s = 0; p->merge_merged && s < run->n; s++)
+    if (te_matcher_match(p->merge_merged, texts[run->rows[s]], strlen(texts[run->rows[s]])))
+      return false;
+  return true;
+}
+
+/* Whether run r has the sibling shape sh. */
+static bool same_shape(const an_merge_shape *sh, const an_merge_run *r) {
+  return sh->m == r->m && sh->k == r->k && sh->n == r->n &&
+         sh->dtype == (r->dtype ? r->dtype->id : NULL) &&
+         !memcmp(sh->n_out, r->n_out, r->n * sizeof *r->n_out);
+}
+
+/* Run r into the row's sibling shapes. */
+static void add_shape(an_fuse_row *row, const an_merge_run *r) {
+  size_t k = 0;
+  while (k < row->n_merge_shapes && !same_shape(&row->merge_shapes[k], r)) k++;
+  if (k < row->n_merge_shapes) {
+    row->merge_shapes[k].runs++;
+    return;
+  }
+  if (k == AN_MAX_MERGE_SHAPES) {
+    row->merge_more++;
+    return;
+  }
+  an_merge_shape *sh = &row->merge_shapes[row->n_merge_shapes++];
+  *sh = (an_merge_shape){r->m, r->k, r->n, {0}, r->dtype ? r->dtype->id : NULL, 1};
+  memcpy(sh->n_out, r->n_out, r->n * sizeof *r->n_out);
+}
+
+/* A merge pattern's row (fuse_merge.c): the stage's sibling runs that the merged matcher
+ * leaves, their time and the saving of one merged GEMM each. Returns false on allocation
+ * failure only; *hit says whether m holds a match. */
+static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *st,
+                        const char **texts, bool *mark, const te_settings *set, fmatch *m,
+                        bool *hit) {
+  *hit = false;
+  const an_merge_runs *mr = st->merge && pi < st->n_merge ? &st->merge[pi] : NULL;
+  if (!mr || !mr->n) return true;
+  size_t nrel = 0;
+  size_t *rel = malloc((st->n_rows ? st->n_rows : 1) * sizeof *rel);
+  if (!rel) return false;
+  memset(mark, 0, st->n_rows * sizeof *mark);
+  an_fuse_row facts = {0};
+  double us = 0, saving = 0;
+  for (size_t i = 0; i < mr->n; i++) {
+    const an_merge_run *r = &mr->runs[i];
+    if (!run_unmerged(p, r, texts)) continue;
+    for (size_t s = 0; s < r->n; s++)
+      if (!mark[r->rows[s]]) mark[r->rows[s]] = true, rel[nrel++] = r->rows[s];
+    double best = an_merge_best_rate(mr, r->dtype, r->flops * p->merge_comparable);
+    double merged = best > 0 ? r->flops / best : r->us;
+    us += r->us;
+    saving += r->us > merged ? r->us - merged : 0;
+    if (best > facts.merge_rate_hi) facts.merge_rate_hi = best;
+    if (best > 0 && (facts.merge_rate_lo <= 0 || best < facts.merge_rate_lo))
+      facts.merge_rate_lo = best;
+    add_shape(&facts, r);
+  }
+  double share = st->total_us > 0 ? us / st->total_us * 100.0 : 0;
+  if (!nrel || share < p->min_share_pct) {
+    free(rel);
+    return true;
+  }
+  m->rows = rel;
+  m->n_rows = nrel;
+  m->roles = malloc(nrel * sizeof *m->roles);
+  *hit = true;
+  if (!m->roles || !fill_match(m, p, st, false, true, set)) return false;
+  for (size_t k = 0; k < nrel; k++) m->roles[k] = "merge";
+  an_fuse_row *row = &m->row;
+  row->merge = true;
+  row->chained_pct = 100.0; /* one stream, launch order: fuse_merge.c's own gate */
+  row->related_us = us;
+  row->share_pct = share;
+  row->saving_us = saving;
+  row->confidence =
+      share >= p->likely_share_pct ? AN_CONFIDENCE_CONFIRMED : AN_CONFIDENCE_CANDIDATE;
+  row->n_merge_shapes = facts.n_merge_shapes;
+  row->merge_more = facts.merge_more;
+  memcpy(row->merge_shapes, facts.merge_shapes, sizeof facts.merge_shapes);
+  row->merge_rate_lo = facts.merge_rate_lo;
+  row->merge_rate_hi = facts.merge_rate_hi;
+  row->merge_comparable = p->merge_comparable;
+  return true;
+}
+
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
 static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
@@ -857,8 +949,9 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
     bool hit = false;
     if (!gated[pi]) continue;
     ms[nm].order = nm;
-    ok = match_pattern(te_rules_fusion(rules, pi), &rh, pi, st, texts, mark, opt, set, &ms[nm],
-                       &hit);
+    const te_fusion_pattern *p = te_rules_fusion(rules, pi);
+    ok = p->merge ? match_merge(p, pi, st, texts, mark, set, &ms[nm], &hit)
+                  : match_pattern(p, &rh, pi, st, texts, mark, opt, set, &ms[nm], &hit);
     if (hit && context) apply_state(&ms[nm], &gi[pi], st, opt->tp_size);
     if (hit) nm++;
   }
@@ -892,6 +985,9 @@ void an_tables_free(an_tables *t) {
     free(t->stages[i].seq);
     free(t->stages[i].pattern_active);
     free(t->stages[i].msg_bytes);
+    for (size_t p = 0; t->stages[i].merge && p < t->stages[i].n_merge; p++)
+      an_merge_runs_free(&t->stages[i].merge[p]);
+    free(t->stages[i].merge);
     free(t->stages[i].rows);
     free(t->stages[i].site_pool);
     for (size_t k = 0; k < t->stages[i].n_fuse; k++) fuse_row_free(&t->stages[i].fuse[k]);
@@ -1066,6 +1162,16 @@ static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
   if (!st->seq || !st->msg_bytes ||
       !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev))
     return AN_ERR_NOMEM;
+  size_t np = te_rules_fusion_count(rules);
+  st->merge = calloc(np ? np : 1, sizeof *st->merge);
+  if (!st->merge) return AN_ERR_NOMEM;
+  st->n_merge = np;
+  for (size_t pi = 0; pi < np; pi++) {
+    const te_fusion_pattern *p = te_rules_fusion(rules, pi);
+    if (p->merge && !an_fuse_merge_runs(views, n_views, st->stage, sa->ev_agg, sa->n_ev, rules, p,
+                                        &st->merge[pi]))
+      return AN_ERR_NOMEM;
+  }
   return AN_OK;
 }
 

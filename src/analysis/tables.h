@@ -41,6 +41,9 @@ typedef struct an_stage_tables {
   bool *pattern_active;
   double *msg_bytes; /* per row: the largest collective message (In msg nelems x dtype), 0
                         when the trace's args do not say */
+  size_t n_merge;
+  struct an_merge_runs *merge; /* per pattern: a merge pattern's sibling GEMM runs
+                                  (fuse_merge.c); NULL without fuse.context_gates */
 } an_stage_tables;
 
 typedef struct an_tables {

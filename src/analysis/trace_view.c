@@ -319,6 +319,36 @@ const an_op_nest *an_trace_view_ops(const an_trace_view *v) {
   return s ? &s->ops : NULL;
 }
 
+/* Older Kineto: the kernel's and its launch call's External id is their correlation id,
+ * not a CPU op's; the op around the launch call launched it. NULL for other traces. */
+static const tr_event *nested_op(const an_trace_view *v, const tr_event *k) {
+  const tr_trace *t = v->trace;
+  int64_t corr = tr_event_correlation(t, k);
+  if (corr == TR_NO_ID || tr_event_external_id(t, k) != corr) return NULL;
+  const tr_event *call = an_trace_ids_launch_of(v->ids, t, k);
+  if (!call || tr_event_external_id(t, call) != corr) return NULL;
+  const an_op_nest *nest = an_trace_view_ops(v);
+  return nest ? an_op_nest_around(nest, call) : NULL;
+}
+
+const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_event *k) {
+  const tr_trace *t = v->trace;
+  if (!v->ids) return NULL;
+  const tr_event *nested = nested_op(v, k);
+  if (nested) return nested;
+  int64_t ext = tr_event_external_id(t, k);
+  if (ext == TR_NO_ID) ext = tr_trace_external_for_correlation(t, tr_event_correlation(t, k));
+  if (ext == TR_NO_ID) return NULL;
+  size_t lo, hi;
+  an_id_index_range(&v->ids->ops_by_ext, ext, &lo, &hi);
+  const tr_event *best = NULL;
+  for (size_t i = lo; i < hi; i++) {
+    const tr_event *op = an_id_index_event(&v->ids->ops_by_ext, i);
+    if (!best || tr_event_ts(t, op) <= tr_event_ts(t, k)) best = op;
+  }
+  return best;
+}
+
 const an_trace_filter *an_trace_view_filter(const an_trace_view *v) {
   struct an_view_shared *s = v->shared;
   if (s && !s->filter_counted) {

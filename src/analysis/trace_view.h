@@ -101,6 +101,13 @@ const an_trace_filter *an_trace_view_filter(const an_trace_view *v);
  * where each sorted the ops for itself. NULL when out of memory. */
 const an_op_nest *an_trace_view_ops(const an_trace_view *v);
 
+/* The CPU op that launched kernel k of the view's trace: in older Kineto (the kernel's
+ * External id is its correlation id) the op around its launch call on the launching
+ * thread (an_trace_view_ops), else of the ops with its External id the last to start
+ * before it. NULL when none, or when the view's ids are not built. The roofline and the
+ * GEMM merge family (fuse_merge.c) read shapes from it. */
+const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_event *k);
+
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as
  * "Context Sync"; NULL keeps every event, as the reference does). */

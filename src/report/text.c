@@ -206,9 +206,35 @@ const char *rp_fuse_verdict(const an_fuse_row *r) {
   return rp_fuse_confidence(r->confidence);
 }
 
+#define TFLOPS_PER_FLOP_US 1e-6 /* FLOP per us -> TFLOP/s */
+
+/* A merge row's evidence (fuse_merge.c): the sibling shapes and the basis of its bound. */
+static void merge_sentence(ut_buf *t, const an_fuse_row *r) {
+  ut_buf_add(t, "Sibling GEMMs read one input (Input Dims, one stream, launch order): ");
+  for (size_t i = 0; i < r->n_merge_shapes; i++) {
+    const an_merge_shape *sh = &r->merge_shapes[i];
+    ut_buf_addf(t, "%s[%.0fx%.0f] x N ", i ? "; " : "", sh->m, sh->k);
+    for (size_t s = 0; s < sh->n; s++) ut_buf_addf(t, "%s%.0f", s ? "+" : "", sh->n_out[s]);
+    ut_buf_addf(t, " %s (%zu run%s)", sh->dtype ? sh->dtype : "", sh->runs,
+                sh->runs == 1 ? "" : "s");
+  }
+  if (r->merge_more) ut_buf_addf(t, "; %zu more", r->merge_more);
+  double lo = r->merge_rate_lo * TFLOPS_PER_FLOP_US, hi = r->merge_rate_hi * TFLOPS_PER_FLOP_US;
+  ut_buf_addf(t,
+              ". Bound: their time less one merged GEMM at the best rate a GEMM of that format "
+              "and at most %.3gx its FLOPs reaches in this stage, ",
+              r->merge_comparable);
+  if (hi - lo >= 0.5)
+    ut_buf_addf(t, "%.0f-%.0f TFLOP/s. ", lo, hi);
+  else
+    ut_buf_addf(t, "%.0f TFLOP/s. ", hi);
+}
+
 char *rp_fuse_rationale(const an_fuse_row *r) {
   ut_buf t = {0};
-  if (r->origin == AN_FUSION_MAINLINE && r->match == AN_FUSION_DIRECT)
+  if (r->merge)
+    ut_buf_addf(&t, "Sibling GEMMs that could be one take %.1f%% of GPU time. ", r->share_pct);
+  else if (r->origin == AN_FUSION_MAINLINE && r->match == AN_FUSION_DIRECT)
     ut_buf_addf(&t, "`%s` is present in this trace (%.1f%% related GPU time). ", r->pattern_name,
                 r->share_pct);
   else if (r->origin == AN_FUSION_MAINLINE)
@@ -221,6 +247,7 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
   else
     ut_buf_addf(&t, "Matches an open upstream path (%.1f%% related GPU time). ", r->share_pct);
   fuse_state_sentence(&t, r);
+  if (r->merge) merge_sentence(&t, r);
   ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
   char *s = text_done(&t);
   /* a missing hint must not leave a trailing space */
@@ -722,6 +749,8 @@ const char *rp_action(an_action a) {
       return "Remove these kernels with the change their family names";
     case AN_ACTION_INVESTIGATE:
       return "Investigate: no model bounds these kernels yet";
+    case AN_ACTION_MERGE_GEMMS:
+      return "Merge the sibling GEMMs that read one input into one wider GEMM";
   }
   return "?";
 }

@@ -63,6 +63,11 @@
 /* Distinct rider kernels (a pattern's chain.riders: the Q/K contiguous copies) one chain
  * tuple takes along; a layer's chain has one or two. */
 #define AN_MAX_CHAIN_RIDERS 4u
+/* Sibling GEMMs one merge run holds (fuse_merge.c): Q, K, V or gate, up are three and two;
+ * a LoRA or a multi-head projection set a few more. A longer run ends at the cap. */
+#define AN_MAX_MERGE_SIBLINGS 8u
+/* Distinct sibling shapes one merge row states in its evidence (the rest are counted). */
+#define AN_MAX_MERGE_SHAPES 4u
 
 /* Inputs of one CPU op read by an op cost model (Input Dims entries): an op with more is
  * not modelled (its launches count as bad shapes). Real ops take under 40. */

@@ -91,6 +91,10 @@ LIMITS_ELSEWHERE = {
     "AN_MAX_CHAIN_RIDERS": "distinct rider rows past the cap ride along uncounted, not refused (a "
                            "layer's chain has one or two): tests/unit/test_verdicts.c fuse "
                            "the_layer_chain_is_one_fusion_by_launch_order",
+    "AN_MAX_MERGE_SIBLINGS": "a run of sibling GEMMs ends at the cap, not refused: "
+                             "tests/unit/test_fusion.c merge caps_end_runs_and_count_shapes",
+    "AN_MAX_MERGE_SHAPES": "sibling shapes past the cap are counted, not listed, not refused: "
+                           "tests/unit/test_fusion.c merge caps_end_runs_and_count_shapes",
 }
 
 # ------------------------------------------------------------------ building blocks

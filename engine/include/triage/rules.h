@@ -405,6 +405,19 @@ typedef struct te_fusion_pattern {
    * n_roles is 0 or n_split_groups): a chain's summary item names its pieces by role. */
   size_t n_roles;
   const char *const *roles;
+  /* Merge family (merge:, docs/rules.md "GEMM merges"): instead of active / split groups,
+   * the pattern is sibling GEMMs that read one input (the same [M, K] and number format by
+   * their launching ops' Input Dims, on one stream in launch order, at most
+   * merge_max_between kernels between two of them and none of those holding a tensor of
+   * the input's size). merge_merged (on a sibling's row text: name, location, CPU op)
+   * says the merged projection already runs there: no row for that run. The bound's rate is
+   * the best a GEMM of the same format reaches in the stage among those of at most
+   * merge_comparable times the merged GEMM's FLOPs (a small GEMM does not reach a big one's
+   * rate). */
+  bool merge;
+  long merge_max_between;
+  double merge_comparable;
+  const te_matcher *merge_merged;
 } te_fusion_pattern;
 
 size_t te_rules_fusion_count(const te_rules *r);

@@ -1,0 +1,261 @@
+/*
+ * analysis/fuse_merge.c - the GEMM merge family of the fuse table (pattern `merge:`,
+ * docs/rules.md "GEMM merges", deviation F13): sibling GEMMs that read one input. Q, K and
+ * V as three [M x K] x [K x N] GEMMs, or gate and up as two, each read the layer's norm
+ * output again and each runs below the rate one wider GEMM reaches; vLLM's and SGLang's
+ * QKVParallelLinear / MergedColumnParallelLinear run them as one.
+ *
+ * Evidence comes from the shapes alone (no kernel names): each kernel's launching CPU op
+ * (trace_view.h) and its gemm cost model (op_costs pack) give M (leading dims folded), K,
+ * N and the format. On one stream, in launch order, GEMMs of the same [M, K] and format
+ * are siblings when at most the pattern's max_between kernels sit between two of them and
+ * none of those can write the input: each has a launching op with Input Dims, none of
+ * whose tensors has the input's element count (an op writes a tensor it holds). A kernel
+ * with no op or no shapes ends the run: its writes are unknown.
+ *
+ * An earlier sibling whose output is shaped like the input (N = K) may be the later one's
+ * input: a chain (fc2(fc1(x))), not siblings. Such a run counts only when the kernel right
+ * after it reads every sibling's output jointly (attention reading Q, K and V; SiLU x mul
+ * reading gate and up): one input of each sibling's [M x N] size in its op's Input Dims.
+ *
+ * The bound of a run is its time less the merged GEMM's FLOPs at the best GEMM rate the
+ * stage reaches in the same format (the basis the row names).
+ */
+#include "analysis/fuse_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/op_cost.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+/* What one kernel of the stage is to the merge search. */
+typedef struct kfact {
+  const tr_event *op; /* its launching op, NULL when none */
+  bool gemm;          /* a costed, unbatched GEMM launch */
+  bool shapes;        /* its op's Input Dims parse (a non-GEMM kernel) */
+  double m, n, k;     /* gemm */
+  const te_dtype *dtype;
+  double us;
+  double elems[AN_MAX_OP_INPUTS]; /* non-GEMM: the tensor inputs' element counts */
+  size_t n_elems;
+} kfact;
+
+/* One stream's open run. */
+typedef struct open_run {
+  an_merge_run run;
+  const tr_event *last_op; /* the last sibling's op: its other kernels (split-K) join it */
+  long between;            /* kernels since the last sibling */
+  bool chainable;          /* a sibling's output is shaped like the input (N == K) */
+  bool joint; /* the kernel right after the last sibling reads every sibling's output */
+} open_run;
+
+static void fact_of(const an_trace_view *v, const tr_event *e, const te_rules *r, kfact *f) {
+  memset(f, 0, offsetof(kfact, elems));
+  f->n_elems = 0;
+  f->us = tr_event_dur(v->trace, e);
+  const tr_event *op = f->op = an_trace_view_launching_op(v, e);
+  if (!op) return;
+  const tr_trace *t = v->trace;
+  const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
+  const te_op_cost *model = te_rules_op_cost(r, tr_str_get(t, op->name));
+  an_gemm_shape g;
+  if (model && model->kind == TE_COST_GEMM) {
+    const char *types = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
+    if (an_op_gemm_shape(r, model, dims, types, &g) && g.batch == 1 && g.m > 0 && g.k > 0) {
+      f->gemm = true;
+      f->m = g.m, f->n = g.n, f->k = g.k, f->dtype = g.dtype;
+      return;
+    }
+  }
+  f->shapes = dims && *dims && an_op_input_elems(dims, f->elems, AN_MAX_OP_INPUTS, &f->n_elems);
+}
+
+/* Whether f's op holds a tensor of `elems` elements (it may write it). */
+static bool holds(const kfact *f, double elems) {
+  for (size_t i = 0; i < f->n_elems; i++)
+    if (f->elems[i] == elems) return true;
+  return false;
+}
+
+/* Whether f's op reads one distinct input of each sibling's [M x N] output. */
+static bool reads_all(const kfact *f, const an_merge_run *run) {
+  bool used[AN_MAX_OP_INPUTS] = {false};
+  for (size_t s = 0; s < run->n; s++) {
+    size_t i = 0;
+    while (i < f->n_elems && (used[i] || f->elems[i] != run->m * run->n_out[s])) i++;
+    if (i == f->n_elems) return false;
+    used[i] = true;
+  }
+  return true;
+}
+
+static bool push_run(an_merge_runs *out, const open_run *o) {
+  if (o->run.n < 2 || (o->chainable && !o->joint)) return true;
+  an_merge_run *g = ut_grow(out->runs, &out->cap, out->n + 1, sizeof *g);
+  if (!g) return false;
+  out->runs = g;
+  out->runs[out->n++] = o->run;
+  return true;
+}
+
+static void start_run(open_run *o, const kfact *f, uint32_t row) {
+  memset(o, 0, sizeof *o);
+  o->run.m = f->m, o->run.k = f->k, o->run.dtype = f->dtype;
+  o->run.rows[0] = row;
+  o->run.n_out[0] = f->n;
+  o->run.n = 1;
+  o->run.us = f->us;
+  o->run.flops = 2 * f->m * f->n * f->k;
+  o->chainable = f->n == f->k;
+  o->last_op = f->op;
+}
+
+static bool sibling_of(const open_run *o, const kfact *f) {
+  return o->run.n && o->run.n < AN_MAX_MERGE_SIBLINGS && f->m == o->run.m && f->k == o->run.k &&
+         f->dtype == o->run.dtype;
+}
+
+/* One kernel of a stream through its open run; false when out of memory. */
+static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an_merge_runs *out) {
+  if (f->gemm && o->run.n && f->op == o->last_op) { /* one op, several kernels: one sibling */
+    o->run.us += f->us;
+    return true;
+  }
+  if (f->gemm && sibling_of(o, f)) {
+    size_t s = o->run.n++;
+    o->run.rows[s] = row;
+    o->run.n_out[s] = f->n;
+    o->run.us += f->us;
+    o->run.flops += 2 * f->m * f->n * f->k;
+    o->chainable |= f->n == f->k;
+    o->between = 0;
+    o->last_op = f->op;
+    return true;
+  }
+  if (o->run.n && o->between == 0) o->joint = f->shapes && reads_all(f, &o->run);
+  bool ends = f->gemm || !f->shapes || holds(f, o->run.m * o->run.k) || ++o->between > max_between;
+  if (o->run.n && ends) {
+    if (!push_run(out, o)) return false;
+    memset(o, 0, sizeof *o);
+  }
+  if (f->gemm) start_run(o, f, row);
+  return true;
+}
+
+/* The rate of one GEMM op (FLOP per us over all its kernels); false when out of memory. */
+static bool note_rate(an_merge_runs *out, const te_dtype *dtype, double flops, double us) {
+  if (us <= 0 || flops <= 0) return true;
+  an_merge_rate *g = ut_grow(out->rates, &out->cap_rates, out->n_rates + 1, sizeof *g);
+  if (!g) return false;
+  out->rates = g;
+  out->rates[out->n_rates++] = (an_merge_rate){dtype, flops, flops / us};
+  return true;
+}
+
+static int cmp_rate(const void *a, const void *b) {
+  const an_merge_rate *x = a, *y = b;
+  if (x->dtype != y->dtype) return (uintptr_t)x->dtype < (uintptr_t)y->dtype ? -1 : 1;
+  return x->flops < y->flops ? -1 : x->flops > y->flops ? 1 : 0;
+}
+
+/* Sorts the rates by format and FLOPs; each then holds the best of its format up to its
+ * FLOPs (a running maximum), which an_merge_best_rate finds by bisection. */
+static void rates_finish(an_merge_runs *m) {
+  if (m->n_rates) qsort(m->rates, m->n_rates, sizeof *m->rates, cmp_rate);
+  for (size_t i = 1; i < m->n_rates; i++)
+    if (m->rates[i].dtype == m->rates[i - 1].dtype && m->rates[i - 1].rate > m->rates[i].rate)
+      m->rates[i].rate = m->rates[i - 1].rate;
+}
+
+/* One stream of a view: its open run and the GEMM op whose kernels it is adding up (the
+ * op's rate counts all of them: a split-K GEMM's second kernel is no GEMM of its own). */
+typedef struct lane {
+  open_run open;
+  const tr_event *op;
+  const te_dtype *dtype;
+  double flops, us;
+} lane;
+
+/* Kernel f into its lane's rate account. */
+static bool lane_rate(an_merge_runs *out, lane *l, const kfact *f) {
+  if (f->gemm && f->op == l->op) {
+    l->us += f->us;
+    return true;
+  }
+  if (l->op && !note_rate(out, l->dtype, l->flops, l->us)) return false;
+  l->op = f->gemm ? f->op : NULL;
+  l->dtype = f->dtype;
+  l->flops = 2 * f->m * f->n * f->k;
+  l->us = f->us;
+  return true;
+}
+
+/* The runs of one view's kernels of the stage (ev_row from position *k on). */
+static bool view_runs(const an_trace_view *v, const an_stage_kernels *sk, const uint32_t *ev_row,
+                      size_t *k, const te_rules *r, long max_between, an_merge_runs *out) {
+  ut_u64map ids = {0}; /* stream -> index into lanes */
+  lane *lanes = NULL;
+  size_t n_lanes = 0, cap = 0;
+  kfact *f = malloc(sizeof *f);
+  bool ok = f != NULL;
+  for (size_t i = 0; ok && i < sk->n; i++, (*k)++) {
+    uint64_t at, stream = tr_event_stream(v->trace, sk->kernels[i]);
+    if (!ut_u64map_get(&ids, stream, &at)) {
+      lane *g = ut_grow(lanes, &cap, n_lanes + 1, sizeof *g);
+      ok = g && ut_u64map_put(&ids, stream, n_lanes);
+      if (!ok) break;
+      lanes = g;
+      memset(&lanes[n_lanes], 0, sizeof *lanes);
+      at = n_lanes++;
+    }
+    fact_of(v, sk->kernels[i], r, f);
+    ok = lane_rate(out, &lanes[at], f) && step(&lanes[at].open, f, ev_row[*k], max_between, out);
+  }
+  for (size_t l = 0; ok && l < n_lanes; l++) {
+    if (lanes[l].op) ok = note_rate(out, lanes[l].dtype, lanes[l].flops, lanes[l].us);
+    ok = ok && push_run(out, &lanes[l].open);
+  }
+  free(f);
+  free(lanes);
+  ut_u64map_free(&ids);
+  return ok;
+}
+
+bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_stage *stage,
+                        const uint32_t *ev_row, size_t n_ev, const te_rules *r,
+                        const te_fusion_pattern *p, an_merge_runs *out) {
+  memset(out, 0, sizeof *out);
+  size_t k = 0;
+  bool ok = true;
+  for (size_t v = 0; ok && v < n_views; v++) {
+    const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
+    if (sk && k + sk->n <= n_ev)
+      ok = view_runs(&views[v], sk, ev_row, &k, r, p->merge_max_between, out);
+  }
+  if (!ok) an_merge_runs_free(out);
+  if (ok) rates_finish(out);
+  return ok;
+}
+
+double an_merge_best_rate(const an_merge_runs *m, const te_dtype *dtype, double max_flops) {
+  size_t lo = 0, hi = m->n_rates; /* the last entry of dtype with flops <= max_flops */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const an_merge_rate *r = &m->rates[mid];
+    bool before =
+        (uintptr_t)r->dtype < (uintptr_t)dtype || (r->dtype == dtype && r->flops <= max_flops);
+    if (before)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo && m->rates[lo - 1].dtype == dtype ? m->rates[lo - 1].rate : 0;
+}
+
+void an_merge_runs_free(an_merge_runs *m) {
+  free(m->rates);
+  free(m->runs);
+  memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,236 @@
+/*
+ * test_fusion.c - the fusion families read from shapes and gates (session 11): the GEMM
+ * merge family (fuse_merge.c, deviation F13). Each fixture is a small Kineto trace shaped
+ * like the real ones: CPU ops with Input Dims and Input type, their launch calls and the
+ * kernels by External id and correlation, one stream.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "cli/rules_setup.h"
+#include "default_rules.h"
+#include "report/text.h"
+
+static te_rules *rules;
+
+static void setup(void) { rules = test_default_rules(); }
+static void teardown(void) { te_rules_destroy(rules); }
+
+/* The report of one trace under rules r (the framework detected). */
+static an_report *report_of(te_rules *r, const char *data) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "f.json", .data = data, .len = strlen(data)};
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+/* The row of pattern id in any stage, or NULL. */
+static const an_fuse_row *row_of(const an_report *rep, const char *id) {
+  for (size_t s = 0; s < rep->n_stages; s++)
+    for (size_t i = 0; i < rep->stages[s].n_fuse; i++)
+      if (!strcmp(rep->stages[s].fuse[i].pattern_id, id)) return &rep->stages[s].fuse[i];
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- GEMM merges */
+
+/* A kernel launched by a CPU op that recorded its shapes: the op on the host thread at
+ * host time h, its launch call inside it (correlation ext * 10 + 5), the kernel at GPU
+ * time g on stream 0 (External id ext), as a ROCm Kineto trace writes them. */
+#define OPK(op, dims, types, kname, h, g, dur, ext)                                                \
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" op "\",\"pid\":0,\"tid\":1,\"ts\":" #h            \
+  ",\"dur\":0.8,\"args\":{\"External id\":" #ext ",\"Input Dims\":" dims ",\"Input type\":" types  \
+  "}},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipExtModuleLaunchKernel\",\"pid\":0,"     \
+  "\"tid\":1,\"ts\":" #h ".1,\"dur\":0.5,\"args\":{\"External id\":" #ext ",\"correlation\":" #ext \
+  "5}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" kname "\",\"pid\":0,\"tid\":0,\"ts\":" #g     \
+  ",\"dur\":" #dur ",\"args\":{\"External id\":" #ext ",\"stream\":0,\"correlation\":" #ext "5}}"
+#define BF "\"c10::BFloat16\""
+#define BF3 "[" BF ", " BF ", " BF "]"
+#define CIJK "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1"
+/* aten::mm(x [M, K], w [K, N], out [M, N]) as Inductor's extern mm calls it */
+#define MM(n_out, g, dur, ext)                                                                    \
+  OPK("aten::mm", "[[32768, 2048], [2048, " #n_out "], [32768, " #n_out "]]", BF3, CIJK, 10##ext, \
+      g, dur, ext)
+#define NORM(g, ext)                                        \
+  OPK("triton_red_fused_add_mean_mul_pow_rsqrt_0",          \
+      "[[8, 4096, 2048], [2048], [8, 4096, 2048], [], []]", \
+      "[" BF ", " BF ", " BF ", \"Scalar\", \"Scalar\"]",   \
+      "triton_red_fused_add_mean_mul_pow_rsqrt_0", 10##ext, g, 80, ext)
+/* SDPA's flash forward reads Q, K and V: three [32768 x 2048] outputs */
+#define ATTN(g, ext)                                                          \
+  OPK("aten::_flash_attention_forward",                                       \
+      "[[8, 4096, 16, 128], [8, 4096, 16, 128], [8, 4096, 16, 128], [], []]", \
+      "[" BF ", " BF ", " BF ", \"\", \"\"]", "attn_fwd", 10##ext, g, 3600, ext)
+/* an elementwise op on one [32768 x 2048] tensor: reads the last GEMM's output alone */
+#define SCALE(g, ext)                                                          \
+  OPK("triton_poi_fused_mul_0", "[[32768, 2048], []]", "[" BF ", \"Scalar\"]", \
+      "triton_poi_fused_mul_0", 10##ext, g, 60, ext)
+#define SILU_MUL(g, ext)                                                                           \
+  OPK("triton_poi_fused__unsafe_view_mul_silu_2", "[[8, 4096, 8192], [32768, 8192], []]",          \
+      "[" BF ", " BF ", \"Scalar\"]", "triton_poi_fused__unsafe_view_mul_silu_2", 10##ext, g, 520, \
+      ext)
+#define MI300X                                                                 \
+  "\"hip_runtime_version\":60342134,\"deviceProperties\":[{\"id\":0,\"name\":" \
+  "\"AMD Instinct MI300X\",\"computeMajor\":9,\"computeMinor\":4}],"
+
+/* One transformer block as torch.compile runs it: norm, Q, K, V (three [32768x2048] x
+ * [2048x2048] GEMMs), what reads them (between), o_proj, gate and up ([2048x8192] each),
+ * SiLU x mul. */
+#define BLOCK(between)                                                                         \
+  "{" MI300X "\"traceEvents\":[" NORM(1000, 11) "," MM(2048, 1100, 600, 12) "," MM(            \
+      2048, 1700, 560, 13) "," MM(2048, 2260, 560,                                             \
+                                  14) "," between                                              \
+                                      "," MM(2048, 6000, 530, 16) "," NORM(6540, 17) "," MM(   \
+                                          8192, 6640, 1780, 18) "," MM(8192, 8420, 1970,       \
+                                                                       19) "," SILU_MUL(10400, \
+                                                                                        20) "]}"
+
+static const char BLOCK_ATTN[] = BLOCK(ATTN(2830, 15));
+static const char BLOCK_CHAIN[] = BLOCK(SCALE(2830, 15));
+
+/* Q, K, V and gate, up are each one run of siblings: one row, whose time is theirs (not
+ * o_proj's, though it shares their kernel name and shapes), and whose bound is their time
+ * less each merged GEMM at the best rate of a GEMM of at most twice its FLOPs. */
+Test(merge, sibling_gemms_are_one_merge_row, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_ATTN);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r, "Q/K/V and gate/up read one input each");
+  cr_assert(r->merge && r->shown);
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY);
+  double qkv = 600 + 560 + 560, gate_up = 1780 + 1970;
+  cr_assert_float_eq(r->related_us, qkv + gate_up, 1e-6, "%f", r->related_us);
+  double f_qkv = 3 * 2.0 * 32768 * 2048 * 2048, f_gu = 2 * 2.0 * 32768 * 2048 * 8192;
+  /* gate (1.1 TFLOP in 1780 us) is the fastest GEMM of at most twice either merged one's
+   * FLOPs (QKV 0.82, gate+up 2.2 TFLOP); down's 8192-wide input makes no sibling */
+  double rate = 2.0 * 32768 * 2048 * 8192 / 1780;
+  double want = (qkv - f_qkv / rate) + (gate_up - f_gu / rate);
+  cr_assert_float_eq(r->saving_us, want, 1e-6, "%f, want %f", r->saving_us, want);
+  char *why = rp_fuse_rationale(r);
+  cr_assert(strstr(why, "[32768x2048] x N 2048+2048+2048 bf16 (1 run)"), "%s", why);
+  cr_assert(strstr(why, "[32768x2048] x N 8192+8192 bf16 (1 run)"), "%s", why);
+  free(why);
+  an_report_destroy(rep);
+}
+
+/* N == K: Q's output is shaped like the input, so K could read it (fc2(fc1(x))). Without a
+ * kernel right after them that reads all three outputs (attention does), Q/K/V are no
+ * run; gate and up (N != K) still are. */
+Test(merge, a_possible_chain_needs_a_joint_consumer, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_CHAIN);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_float_eq(r->related_us, 1780 + 1970, 1e-6, "gate and up only: %f", r->related_us);
+  cr_assert_eq(r->n_merge_shapes, 1, "gate and up only");
+  cr_assert_eq(r->merge_shapes[0].n_out[0], 8192);
+  an_report_destroy(rep);
+}
+
+/* A kernel between two siblings that holds a tensor of the input's size may write it (an
+ * in-place add on x): Q is cut off; K and V, which both read x after it, stay a run. */
+static const char QKV_WRITE[] =
+    "{" MI300X "\"traceEvents\":[" NORM(1000, 11) "," MM(2048, 1100, 600, 12) "," OPK(
+        "aten::add_", "[[32768, 2048], [32768, 2048], []]", "[" BF ", " BF ", \"Scalar\"]",
+        "triton_poi_fused_add_0", 1050, 1700, 40,
+        21) "," MM(2048, 1750, 560, 13) "," MM(2048, 2310, 560, 14) "," ATTN(2880, 15) "]}";
+
+Test(merge, a_write_of_the_input_ends_the_run, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, QKV_WRITE);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_float_eq(r->related_us, 560 + 560, 1e-6, "K and V: %f", r->related_us);
+  cr_assert_eq(r->n_merge_shapes, 1);
+  cr_assert_eq(r->merge_shapes[0].n, 2, "K and V");
+  an_report_destroy(rep);
+}
+
+/* A serving step runs the merged projections (QKVParallelLinear, MergedColumnParallel-
+ * Linear): one [2048 x 4096] QKV GEMM and one [2048 x 16384] gate_up GEMM per input. No
+ * siblings, no row. */
+static const char MERGED[] = "{" MI300X "\"traceEvents\":[" NORM(1000, 11) "," OPK(
+    "aten::mm", "[[32768, 2048], [2048, 6144], [32768, 6144]]", BF3, CIJK, 1012, 1100, 1500,
+    12) "," ATTN(2700, 15) "," MM(2048, 6400, 530,
+                                  16) "," NORM(6940, 17) "," OPK("aten::mm",
+                                                                 "[[32768, 2048], [2048, 16384], "
+                                                                 "[32768, 16384]]",
+                                                                 BF3, CIJK, 1018, 7040, 3600,
+                                                                 18) "," SILU_MUL(10700, 20) "]}";
+
+Test(merge, merged_projections_make_no_row, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, MERGED);
+  cr_assert_null(row_of(rep, "merge-sibling-gemms"));
+  an_report_destroy(rep);
+}
+
+/* A trace of GEMM ops on one stream: ms[i] is op i's M (its input [M x 2048], N 1024); an M
+ * of 0 is a kernel no op launched (its writes are unknown: it ends a run). */
+static char *gemm_trace(const long *ms, size_t n) {
+  size_t cap = 4096 + n * 1024, len = 0;
+  char *t = malloc(cap);
+  cr_assert_not_null(t);
+  len += (size_t)snprintf(t, cap, "{" MI300X "\"traceEvents\":[");
+  for (size_t i = 0; i < n; i++) {
+    long ext = (long)i + 1, g = 1000 + (long)i * 100;
+    if (ms[i])
+      len += (size_t)snprintf(
+          t + len, cap - len,
+          "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":0,\"tid\":1,"
+          "\"ts\":%ld,\"dur\":0.8,\"args\":{\"External id\":%ld,\"Input Dims\":[[%ld, 2048], "
+          "[2048, 1024], [%ld, 1024]],\"Input type\":" BF3 "}},",
+          i ? "," : "", 10 + ext, ext, ms[i], ms[i]);
+    else if (i)
+      len += (size_t)snprintf(t + len, cap - len, ",");
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" CIJK
+                            "\",\"pid\":0,\"tid\":0,"
+                            "\"ts\":%ld,\"dur\":90,\"args\":{\"External id\":%ld,\"stream\":0,"
+                            "\"correlation\":%ld}}",
+                            g, ms[i] ? ext : 900 + ext, 500 + ext);
+  }
+  snprintf(t + len, cap - len, "]}");
+  return t;
+}
+
+/* The caps (util/limits.h): a run holds at most AN_MAX_MERGE_SIBLINGS siblings (nine
+ * GEMMs on one input: a run of the cap, the ninth alone is none), and a row states at most
+ * AN_MAX_MERGE_SHAPES shapes (the fifth is counted). */
+Test(merge, caps_end_runs_and_count_shapes, .init = setup, .fini = teardown) {
+  long nine[AN_MAX_MERGE_SIBLINGS + 1];
+  for (size_t i = 0; i <= AN_MAX_MERGE_SIBLINGS; i++) nine[i] = 32768;
+  char *t = gemm_trace(nine, AN_MAX_MERGE_SIBLINGS + 1);
+  an_report *rep = report_of(rules, t);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->merge_shapes[0].n, AN_MAX_MERGE_SIBLINGS);
+  cr_assert_float_eq(r->related_us, 90.0 * AN_MAX_MERGE_SIBLINGS, 1e-6, "%f", r->related_us);
+  an_report_destroy(rep);
+  free(t);
+  long pairs[3 * (AN_MAX_MERGE_SHAPES + 1)];
+  for (size_t i = 0; i <= AN_MAX_MERGE_SHAPES; i++)
+    pairs[3 * i] = pairs[3 * i + 1] = 4096 * ((long)i + 1), pairs[3 * i + 2] = 0;
+  t = gemm_trace(pairs, 3 * (AN_MAX_MERGE_SHAPES + 1));
+  rep = report_of(rules, t);
+  r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->n_merge_shapes, AN_MAX_MERGE_SHAPES);
+  cr_assert_eq(r->merge_more, 1);
+  cr_assert_float_eq(r->related_us, 2 * 90.0 * (AN_MAX_MERGE_SHAPES + 1), 1e-6);
+  an_report_destroy(rep);
+  free(t);
+}
+
+/* --compat reference: the reference has no merge family (deviation F13). */
+Test(merge, compat_reference_has_no_merge_row, .init = setup, .fini = teardown) {
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *ref = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(ref);
+  an_report *rep = report_of(ref, BLOCK_ATTN);
+  cr_assert_null(row_of(rep, "merge-sibling-gemms"));
+  an_report_destroy(rep);
+  te_rules_destroy(ref);
+}
