@@ -1029,14 +1029,17 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
   return remember(subj, c, decided);
 }
 
+/* base: a classifier whose decision of the name is known (base_rule), or NULL. */
 static const char *classify(const te_rules *r, const char *id, const char *name,
-                            const te_class_rule **rule, bool cached) {
+                            const te_class_rule **rule, bool cached, const te_classifier *base,
+                            int base_rule) {
   if (rule) *rule = NULL;
   const te_classifier *c = te_rules_classifier(r, id);
   if (!c) return NULL;
   if (!name) name = "";
   te_subject subj;
   te_subject_init(&subj, name, strlen(name));
+  if (base) (void)remember(&subj, base, base_rule);
   int decided = decide(r, c, &subj, 0, cached);
   te_subject_done(&subj);
   if (decided < 0) return c->default_category;
@@ -1046,12 +1049,20 @@ static const char *classify(const te_rules *r, const char *id, const char *name,
 
 const char *te_rules_classify(const te_rules *r, const char *id, const char *name,
                               const te_class_rule **rule) {
-  return classify(r, id, name, rule, true);
+  return classify(r, id, name, rule, true, NULL, -1);
 }
 
 const char *te_rules_classify_once(const te_rules *r, const char *id, const char *name,
                                    const te_class_rule **rule) {
-  return classify(r, id, name, rule, false);
+  return classify(r, id, name, rule, false, NULL, -1);
+}
+
+const char *te_rules_classify_once_given(const te_rules *r, const char *id, const char *name,
+                                         const char *base_id, int base_rule,
+                                         const te_class_rule **rule) {
+  const te_classifier *base = base_id ? te_rules_classifier(r, base_id) : NULL;
+  if (base && (base_rule < -1 || base_rule >= (long)base->n_rules)) base = NULL;
+  return classify(r, id, name, rule, false, base, base_rule);
 }
 
 const char *te_rules_kind(const te_rules *r, const char *id, const char *name) {

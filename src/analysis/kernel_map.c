@@ -488,6 +488,12 @@ const char *an_kernel_map_name_category(const an_kernel_map *m, uint32_t id, con
   return category;
 }
 
+bool an_kernel_map_name_rule(const an_kernel_map *m, uint32_t id, int *rule) {
+  uint32_t d = m && id < m->cap_decided ? m->decided[id] : 0;
+  if (d) *rule = (int)d - 2;
+  return d != 0;
+}
+
 typedef struct name_group {
   size_t n, seen;
 } name_group;

@@ -37,5 +37,10 @@ uint32_t an_kernel_map_find_name(const an_kernel_map *m, const char *name, size_
 /* Category (kernel classifier) of name id, and its finer kind when kind is not NULL (the
  * rule's kind, else the category); NULL for an id the map never classified. */
 const char *an_kernel_map_name_category(const an_kernel_map *m, uint32_t id, const char **kind);
+/* The `kernel` classifier's deciding rule of name id in *rule (its index, -1 for the
+ * default), as te_rules_classify_once_given takes it: a classifier derived from `kernel`
+ * (the overlap's) reads it instead of classifying the name again. False for an id the
+ * map never classified. */
+bool an_kernel_map_name_rule(const an_kernel_map *m, uint32_t id, int *rule);
 
 #endif

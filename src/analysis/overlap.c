@@ -177,8 +177,17 @@ static long ov_side_cat(ov_side *s, uint32_t name, const te_rules *r, ov_cats *c
     s->cat = c;
   }
   if (!s->cat[name]) {
-    /* s->cat is this name's answer: the classifier's own cache would be a second copy */
-    const char *label = te_rules_classify_once(r, "overlap", s->names.keys[name], NULL);
+    /* s->cat is this name's answer: the classifier's own cache would be a second copy.
+     * The overlap classes derive from the kernel classifier's, which the kernel map
+     * decided for the same canonical name: it is not classified a second time (with
+     * 262,144 distinct names, that was a fifth of the run). */
+    const char *text = s->names.keys[name];
+    const an_kernel_map *km = s->in->kmap;
+    uint32_t id = km ? an_kernel_map_find_name(km, text, strlen(text)) : AN_KMAP_NO_NAME;
+    int base = -1;
+    const char *label = id != AN_KMAP_NO_NAME && an_kernel_map_name_rule(km, id, &base)
+                            ? te_rules_classify_once_given(r, "overlap", text, "kernel", base, NULL)
+                            : te_rules_classify_once(r, "overlap", text, NULL);
     long idx = ov_cats_put(cats, r, label ? label : "other");
     if (idx < 0 || idx >= UINT32_MAX) return -1;
     s->cat[name] = (uint32_t)idx + 1;
@@ -799,7 +808,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
    * it is hidden already; never P1 beside "low-roi-hidden" */
   if (ov_is_copy_engine(c, a)) {
     double exposed_pct =
-        sw->busy_us > 0 ? (a->exposed_steady_us + a->exposed_wait_us) / sw->busy_us * 100.0 : 0;
+        sw->busy_us > 0 ? (ov_agg_steady_us(a) + ov_agg_wait_us(a)) / sw->busy_us * 100.0 : 0;
     if (ov_before_first_compute(c, a) >= set->overlap_one_time_min_fraction) {
       row->priority = AN_PRIORITY_P4;
       row->recommendation = AN_RECOMMEND_ONE_TIME;
@@ -1001,8 +1010,8 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   row->hidden_us = a->hidden_us;
   row->exclusive_us = a->exclusive_us;
   row->hidden_by_compute_us = a->hidden_by_compute_us;
-  row->exposed_ms = a->exposed_steady_us / 1000.0;
-  row->exposed_wait_ms = a->exposed_wait_us / 1000.0;
+  row->exposed_ms = ov_agg_steady_us(a) / 1000.0;
+  row->exposed_wait_ms = ov_agg_wait_us(a) / 1000.0;
   row->exposed_median_us = a->exposed_median_us;
   row->exposed_first_us = a->exposed_first_us;
   row->share_pct = sw->busy_us > 0 ? a->total_us / sw->busy_us * 100.0 : 0;

@@ -484,6 +484,42 @@ Test(engine_vocabulary, derived_rules_follow_the_base_category_or_kind) {
   te_rules_destroy(r);
 }
 
+/* A derived classifier given the base classifier's decision (the kernel map's, for the
+ * overlap classes) decides as when it asks the base itself, for every name, and reads
+ * the given decision rather than classifying again: a different one changes the answer.
+ * A base that names no classifier, or a decision out of range, is ignored. */
+Test(engine_vocabulary, derived_once_given_the_base_decision) {
+  te_rules *r = rules_from1(vocab_pack);
+  const char *names[] = {"sm80_xmma_fprop_implicit_gemm",
+                         "Cijk_Alik_Bljk",
+                         "tiny_copy",
+                         "copy_kernel",
+                         "unknown_kernel",
+                         "void store_kvcache<half>"};
+  const te_classifier *kernel = te_rules_classifier(r, "kernel");
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    const te_class_rule *rule = NULL;
+    te_rules_classify_once(r, "kernel", names[i], &rule);
+    int base = rule ? (int)(rule - kernel->rules) : -1;
+    const te_class_rule *got = NULL, *want = NULL;
+    const char *given = te_rules_classify_once_given(r, "overlap", names[i], "kernel", base, &got);
+    cr_assert_str_eq(given, te_rules_classify_once(r, "overlap", names[i], &want), "%s", names[i]);
+    cr_assert_eq(got, want, "%s: the same deciding rule", names[i]);
+  }
+  /* rule 2 of kernel is gemm: an unknown name read as a GEMM is overlap compute */
+  cr_assert_str_eq(kernel->rules[2].category, "gemm");
+  cr_assert_str_eq(te_rules_classify_once_given(r, "overlap", "unknown_kernel", "kernel", 2, NULL),
+                   "compute");
+  cr_assert_str_eq(te_rules_classify_once_given(r, "overlap", "Cijk_Alik_Bljk", "kernel", -1, NULL),
+                   "other", "the default given: not classified again");
+  cr_assert_str_eq(te_rules_classify_once_given(r, "overlap", "Cijk_Alik_Bljk", "kernel", 99, NULL),
+                   "compute", "out of range: ignored, the base is asked");
+  cr_assert_str_eq(te_rules_classify_once_given(r, "overlap", "Cijk_Alik_Bljk", "nope", -1, NULL),
+                   "compute", "no such base: ignored");
+  cr_assert_null(te_rules_classify_once_given(r, "no-such-classifier", "x", "kernel", -1, NULL));
+  te_rules_destroy(r);
+}
+
 /* A derived classifier asked once leaves its base classifier's cache alone too (the
  * kernel map asks each kernel name once; a base cache would copy every name), and
  * decides as the cached form does. */

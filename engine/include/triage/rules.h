@@ -184,6 +184,14 @@ const char *te_rules_classify(const te_rules *r, const char *id, const char *nam
  * the classifiers' caches, which would only hold a second copy of every name. */
 const char *te_rules_classify_once(const te_rules *r, const char *id, const char *name,
                                    const te_class_rule **rule);
+/* te_rules_classify_once for a caller that already holds the name's decision under one
+ * base classifier (base_id; base_rule: the deciding rule's index, -1 for the default),
+ * e.g. from classifying it with te_rules_classify_once: a derived rule of `id` reads that
+ * decision instead of classifying the name again. A base_id that names no classifier,
+ * or a base_rule out of range, is ignored (the base is then asked as usual). */
+const char *te_rules_classify_once_given(const te_rules *r, const char *id, const char *name,
+                                         const char *base_id, int base_rule,
+                                         const te_class_rule **rule);
 /* The kind (finer label) of name under classifier `id`: the deciding rule's label, else
  * the default. NULL only if the classifier does not exist. */
 const char *te_rules_kind(const te_rules *r, const char *id, const char *name);
