@@ -53,7 +53,7 @@ typedef struct ov_kernel {
 } ov_kernel;
 
 /* Per canonical name, what the sweep measured. */
-typedef struct ov_agg { /* 104 bytes, one per name: indices are 32-bit like ov_point.k */
+typedef struct ov_agg { /* 88 bytes, one per name: indices are 32-bit like ov_point.k */
   uint32_t name, cat;
   uint32_t count;
   int32_t top_partner_name; /* canonical name hidden under the longest, -1 if none */
@@ -61,12 +61,22 @@ typedef struct ov_agg { /* 104 bytes, one per name: indices are 32-bit like ov_p
   uint32_t first;           /* index into the kernel array: earliest start (first wins) */
   double total_us, hidden_us, exclusive_us, hidden_by_compute_us;
   /* Time with no compute kernel on another stream of the GPU, summed over the
-   * instances, and its split: steady = median instance x count (what every instance
-   * costs), wait = the excess above it (a few slow instances: rank skew, stalls). */
-  double exposed_us, exposed_steady_us, exposed_wait_us;
+   * instances; its split (ov_agg_steady_us, ov_agg_wait_us) is computed from it, the
+   * median instance and the count rather than kept (16 bytes a name). */
+  double exposed_us;
   double exposed_median_us, exposed_first_us; /* median instance; the earliest one */
   double top_partner_us;
 } ov_agg;
+
+/* Of an aggregate's exposed time, the steady part: median instance x count (what every
+ * instance costs), at most the whole. */
+static inline double ov_agg_steady_us(const ov_agg *a) {
+  double all = a->exposed_median_us * (double)a->count;
+  return all < a->exposed_us ? all : a->exposed_us;
+}
+
+/* The excess above the steady part: a few slow instances (rank skew, stalls). */
+static inline double ov_agg_wait_us(const ov_agg *a) { return a->exposed_us - ov_agg_steady_us(a); }
 
 typedef struct ov_sweep {
   double busy_us;     /* union of busy time over all streams */

@@ -424,9 +424,7 @@ static void ov_set_exposed(ov_agg *a, const double *v, size_t c) {
   double total = 0;
   for (size_t j = 0; j < c; j++) total += v[j];
   a->exposed_us = total;
-  a->exposed_steady_us = median * (double)c < total ? median * (double)c : total;
-  a->exposed_wait_us = total - a->exposed_steady_us;
-  a->exposed_median_us = median;
+  a->exposed_median_us = median; /* with the count, the steady / wait split (ov_agg_steady_us) */
 }
 
 /* The exposed times of the instances of each name launched more than once, grouped by

@@ -280,13 +280,13 @@ Test(overlap_sweep, exposed_steady_and_wait_split) {
   cr_assert_eq(a->count, 4);
   cr_assert_float_eq(a->exposed_us, 85.0, 1e-9);
   cr_assert_float_eq(a->exposed_median_us, 10.0, 1e-9);
-  cr_assert_float_eq(a->exposed_steady_us, 40.0, 1e-9);
-  cr_assert_float_eq(a->exposed_wait_us, 45.0, 1e-9);
+  cr_assert_float_eq(ov_agg_steady_us(a), 40.0, 1e-9);
+  cr_assert_float_eq(ov_agg_wait_us(a), 45.0, 1e-9);
   cr_assert_eq(a->first, 2); /* earliest start, not file order */
   cr_assert_float_eq(a->exposed_first_us, 5.0, 1e-9);
   /* the compute kernel is never hidden by compute: all of it is exposed, no wait */
-  cr_assert_float_eq(sw.aggs[0].exposed_steady_us, 100.0, 1e-9);
-  cr_assert_float_eq(sw.aggs[0].exposed_wait_us, 0.0, 1e-9);
+  cr_assert_float_eq(ov_agg_steady_us(&sw.aggs[0]), 100.0, 1e-9);
+  cr_assert_float_eq(ov_agg_wait_us(&sw.aggs[0]), 0.0, 1e-9);
   ov_sweep_free(&sw);
   ov_cats_free(&cats);
   te_rules_destroy(r);
