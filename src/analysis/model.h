@@ -1216,11 +1216,19 @@ typedef struct an_summary_item {
   double least_gap_us; /* dependency items: the shortest gap counted (timeline.long_gap_us) */
   /* Parts of the bound's time per step, each of one kind of item (0 on the others; the
    * JSON report's first_us is the one of the item's basis, an_summary_item_part_us): */
-  double first_wait_us;   /* wait: of it, the first collective of each step (arrival skew) */
-  double opaque_us;       /* chain: its kernels' time launched under ops a compiler cannot fuse
-                             through (opaque_ops.h), left out of basis_us */
-  double largest_us;      /* folding lever (basis folded): its largest piece's time, which
-                             one fused kernel still spends */
+  double first_wait_us; /* wait: of it, the first collective of each step (arrival skew) */
+  double opaque_us;     /* chain: its kernels' time launched under ops a compiler cannot fuse
+                           through (opaque_ops.h), left out of basis_us */
+  double largest_us;    /* folding lever (basis folded): its largest piece's time, which
+                           one fused kernel still spends; chain: each run's longest
+                           launch, summed (an_chain_runs) */
+  size_t runs;          /* chain: the runs of back-to-back links per step (rounded) */
+  size_t n_frames;      /* chain: the Python locations its time sits at, largest first */
+  const char *frames[AN_ITEM_FRAMES]; /* (borrowed from the sites), and each one's share of */
+  double frame_pct[AN_ITEM_FRAMES];   /* the chain's time with a Python frame; the item's
+                                         location is the first */
+  double runs_us;         /* chain: their time per step (the rest ran alone between other
+                             kernels: nothing to fold it into) */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */
@@ -1274,6 +1282,14 @@ typedef struct an_summary_item {
   /* wait items: the steps' first collectives whose wait is unknown, per step (where a late
    * rank's arrival lands, unmeasured: an_wait_story) */
   double first_unknown_us;
+  /* A precision item and a tuning item name the same kernels, and their bounds do not add
+   * (review 10 defect 2): on the later of them, the earlier items' numbers in the list
+   * (1-based; n_shares 0: none), the kernels they share, and what the items together win
+   * at most per step, from one per-kernel model (summary_roofline.c). */
+  size_t n_shares;
+  size_t shares[AN_ITEM_SHARES];
+  size_t shared_kernels;
+  double together_us;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side
@@ -1353,6 +1369,16 @@ typedef struct an_exec_facts {
 /* ------------------------------------------------------------------ the report */
 
 /* One stage, in render order. */
+/* A stage's eager elementwise and copy chains as they ran (analysis/chain_runs.h): runs of
+ * two or more chain links launched back to back on one stream inside the counted steps
+ * (another kernel, a GEMM or attention, ends a run). Totals over the counted steps. */
+typedef struct an_chain_runs {
+  size_t runs, launches;
+  double time_us;    /* their launches' time */
+  double largest_us; /* each run's longest launch, summed: what one fused kernel a run
+                        still spends (about one pass) */
+} an_chain_runs;
+
 typedef struct an_stage_report {
   const char *id, *label; /* from the rules */
   int order;
@@ -1369,6 +1395,7 @@ typedef struct an_stage_report {
   double gpu_busy_us, gpu_idle_us; /* from the overlap sweep (0 without a block) */
   an_wait_story wait_story;        /* where its collective wait sits (set by the summary) */
   an_exec_facts exec;              /* execution mode and tokens per step (fusion gates) */
+  an_chain_runs chain;             /* its eager chains as runs of launches */
   size_t n_categories;             /* time by kernel category, total_us descending */
   const an_category_time *categories;
   const an_stage_timeline *timeline; /* the stage's time account; NULL when none */

@@ -32,9 +32,16 @@ typedef struct view_work {
   const te_matcher *opaque;
   cand *c;
   size_t n, cap;
+} view_work;
+
+/* The ops around a view's launch calls, asked of the matcher once per op name. */
+struct an_opaque_probe {
+  const an_trace_view *v;
+  const te_matcher *opaque;
+  const an_op_nest *nest;
   uint8_t *memo; /* by string id: 0 unasked, 1 no, 2 yes */
   size_t n_str;
-} view_work;
+};
 
 static an_stage_tables *table_stage(an_tables *t, const char *id) {
   for (size_t s = 0; s < t->n_stages; s++)
@@ -75,29 +82,63 @@ static bool collect_block(view_work *w, const an_steps *steps, const an_stage_ke
 }
 
 /* Whether op (a CPU op of the view's trace) is one the matcher names, asked once per name. */
-static bool opaque_op(view_work *w, const tr_event *op) {
+static bool opaque_op(an_opaque_probe *p, const tr_event *op) {
   tr_str s = op->name;
-  if (s < w->n_str && w->memo[s]) return w->memo[s] == 2;
-  const char *name = tr_str_get(w->v->trace, s);
-  bool hit = te_matcher_match(w->opaque, name, strlen(name));
-  if (s < w->n_str) w->memo[s] = hit ? 2 : 1;
+  if (s < p->n_str && p->memo[s]) return p->memo[s] == 2;
+  const char *name = tr_str_get(p->v->trace, s);
+  bool hit = te_matcher_match(p->opaque, name, strlen(name));
+  if (s < p->n_str) p->memo[s] = hit ? 2 : 1;
   return hit;
 }
 
-/* Adds each candidate launched under an opaque op to its row's opaque_steps_us. */
-static bool split_launches(view_work *w) {
-  w->n_str = tr_trace_string_count(w->v->trace);
-  w->memo = calloc(w->n_str ? w->n_str : 1, 1);
-  const an_op_nest *nest = an_trace_view_ops(w->v);
-  bool ok = nest && w->memo;
-  for (size_t i = 0; ok && i < w->n; i++) {
-    long e = an_op_nest_around_entry(nest, w->c[i].call);
-    for (; e >= 0 && !opaque_op(w, an_op_nest_op(nest, e));) e = an_op_nest_parent(nest, e);
-    if (e >= 0) w->c[i].row->opaque_steps_us += w->c[i].dur;
+an_status an_opaque_probe_create(const an_trace_view *v, const te_rules *rules,
+                                 an_opaque_probe **out) {
+  *out = NULL;
+  const te_matcher *opaque = te_rules_matcher(rules, "chain_exclude_op");
+  if (!opaque || !v->trace || !v->ids) return AN_OK; /* no launch calls to follow */
+  an_opaque_probe *p = calloc(1, sizeof *p);
+  if (p) {
+    *p = (an_opaque_probe){.v = v,
+                           .opaque = opaque,
+                           .nest = an_trace_view_ops(v),
+                           .n_str = tr_trace_string_count(v->trace)};
+    p->memo = calloc(p->n_str ? p->n_str : 1, 1);
   }
-  free(w->memo);
-  w->memo = NULL;
-  return ok;
+  if (!p || !p->memo || !p->nest) {
+    an_opaque_probe_destroy(p);
+    return AN_ERR_NOMEM;
+  }
+  *out = p;
+  return AN_OK;
+}
+
+void an_opaque_probe_destroy(an_opaque_probe *p) {
+  if (!p) return;
+  free(p->memo);
+  free(p);
+}
+
+/* Whether launch call `call` ran under an op the matcher names (its enclosing ops,
+ * innermost first). */
+static bool call_opaque(an_opaque_probe *p, const tr_event *call) {
+  long e = an_op_nest_around_entry(p->nest, call);
+  for (; e >= 0 && !opaque_op(p, an_op_nest_op(p->nest, e));) e = an_op_nest_parent(p->nest, e);
+  return e >= 0;
+}
+
+bool an_opaque_probe_launch(an_opaque_probe *p, const tr_event *kernel) {
+  const tr_event *call = p ? an_trace_ids_launch_of(p->v->ids, p->v->trace, kernel) : NULL;
+  return call && call_opaque(p, call);
+}
+
+/* Adds each candidate launched under an opaque op to its row's opaque_steps_us. */
+static bool split_launches(view_work *w, const te_rules *rules) {
+  an_opaque_probe *p = NULL;
+  if (an_opaque_probe_create(w->v, rules, &p) != AN_OK) return false;
+  for (size_t i = 0; p && i < w->n; i++)
+    if (call_opaque(p, w->c[i].call)) w->c[i].row->opaque_steps_us += w->c[i].dur;
+  an_opaque_probe_destroy(p);
+  return true;
 }
 
 static bool split_view(view_work *w, const an_steps *steps, const te_rules *rules,
@@ -110,7 +151,7 @@ static bool split_view(view_work *w, const an_steps *steps, const te_rules *rule
          (chain_rows(st, rules, &rows) && collect_block(w, steps, &w->v->stages[b], st, &rows));
     ut_u64map_free(&rows);
   }
-  return ok && (!w->n || split_launches(w));
+  return ok && (!w->n || split_launches(w, rules));
 }
 
 an_status an_opaque_steps(const an_trace_view *views, size_t n_views, const an_steps *steps,

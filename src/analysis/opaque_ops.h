@@ -31,4 +31,16 @@
 an_status an_opaque_steps(const an_trace_view *views, size_t n_views, const an_steps *steps,
                           const an_kernel_map *kmap, const te_rules *rules, an_tables *tables);
 
+/* The same test launch by launch (the chains as runs, analysis/chain_runs.h): a probe of
+ * view v owns a memo of its op names. *out NULL (no error) when the packs have no matcher
+ * or the trace no launch calls: then no launch is opaque. AN_ERR_NOMEM when out of memory.
+ * The probe borrows v and the rules. */
+typedef struct an_opaque_probe an_opaque_probe;
+an_status an_opaque_probe_create(const an_trace_view *v, const te_rules *rules,
+                                 an_opaque_probe **out);
+/* Whether kernel event `kernel` of the probe's view was launched under such an op (false
+ * for a NULL probe or a kernel with no launch call). */
+bool an_opaque_probe_launch(an_opaque_probe *p, const tr_event *kernel);
+void an_opaque_probe_destroy(an_opaque_probe *p);
+
 #endif

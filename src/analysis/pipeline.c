@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/chain_runs.h"
 #include "analysis/collective_names.h"
 #include "analysis/graph_staging.h"
 #include "analysis/kernel_map.h"
@@ -760,6 +761,9 @@ static an_status build_tables(run_state *r, double min_share_pct) {
 static an_status build_opaque(run_state *r) {
   const side *fm = &r->formal;
   an_status rc = an_opaque_steps(fm->views, fm->n, r->steps, fm->kmap, r->rules, &r->tables);
+  /* then the chains as runs: a row launched only under opaque ops is no link */
+  if (rc == AN_OK)
+    rc = an_chain_runs_build(fm->views, fm->n, r->steps, fm->kmap, r->rules, &r->tables);
   return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
 }
 
@@ -985,6 +989,7 @@ static void table_stage(an_stage_report *s, const an_stage_tables *t, const an_r
   s->n_fuse_shown = t->n_fuse_shown;
   s->fuse = t->fuse;
   s->exec = t->exec;
+  s->chain = t->chain;
   if (!rs) return;
   s->n_rooflines = rs->n;
   s->rooflines = rs->records;

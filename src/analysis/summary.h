@@ -48,6 +48,9 @@ const char *an_summary_lever(const te_rules *rules, const char *op);
  * compiler or fused kernel folds (summary.chain_categories, not an excluded kind, not an
  * already fused kernel, not chain_exclude_kernel, not a collective). */
 bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st, const an_kernel_row *r);
+/* The same by the row alone (its category, kind, name and opaque launches): a link of the
+ * chains as they ran (analysis/chain_runs.h), which sees no collective among its kinds. */
+bool an_summary_chain_link(const te_rules *rules, const an_kernel_row *r);
 /* The id of an action in summary.weights ("sync", "tune", ...). */
 const char *an_summary_action_id(an_action a);
 /* The part of an item's time its basis names a part of (the JSON report's first_us): a

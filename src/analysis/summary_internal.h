@@ -71,6 +71,10 @@ void sm_roofline_items(sm_ctx *c);
 void sm_precision_item(sm_ctx *c);
 void sm_investigate_items(sm_ctx *c);
 
+/* After ranking: the later of a precision item and a tuning item that name the same
+ * kernels gets the earlier ones and their joint bound (an_summary_item.shares). */
+void sm_shared_bounds(const an_report *rep, an_summary_item *v, size_t n);
+
 /* A kernel row's per-step time (its time inside counted steps over the step count). */
 double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r);
 /* Whether kernel name is one of the stage's collectives (its time account's). */

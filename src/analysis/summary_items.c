@@ -463,15 +463,18 @@ bool sm_is_collective(const sm_ctx *c, const char *name) { return stage_collecti
 
 /* ---------------------------------------------------------------- chain */
 
-/* A row of the kind a chain holds, whatever op launched it. */
-static bool chain_kind_row(const te_rules *rules, const an_stage_report *st,
-                           const an_kernel_row *r) {
+/* A row of the kind a chain holds by its category, kind and name, whatever op launched it. */
+static bool link_kind(const te_rules *rules, const an_kernel_row *r) {
   const te_settings *s = te_rules_settings(rules);
   return te_string_list_has(&s->summary_chain_categories, r->category) &&
          !te_string_list_has(&s->summary_chain_exclude_kinds, r->kind) &&
          !hits(te_rules_matcher(rules, "already_fused_kernel"), r->name) &&
-         !hits(te_rules_matcher(rules, "chain_exclude_kernel"), r->name) &&
-         !stage_collective(st, r->name);
+         !hits(te_rules_matcher(rules, "chain_exclude_kernel"), r->name);
+}
+
+static bool chain_kind_row(const te_rules *rules, const an_stage_report *st,
+                           const an_kernel_row *r) {
+  return link_kind(rules, r) && !stage_collective(st, r->name);
 }
 
 /* Whether every counted launch of the row ran under an op a compiler cannot fuse through
@@ -483,6 +486,10 @@ static bool all_opaque(const an_kernel_row *r) {
 bool an_summary_chain_row(const te_rules *rules, const an_stage_report *st,
                           const an_kernel_row *r) {
   return chain_kind_row(rules, st, r) && !all_opaque(r);
+}
+
+bool an_summary_chain_link(const te_rules *rules, const an_kernel_row *r) {
+  return link_kind(rules, r) && !all_opaque(r);
 }
 
 bool an_summary_eager(const te_rules *rules, const an_stage_report *st) {
@@ -514,9 +521,77 @@ static double chain_per_step(const sm_ctx *c, const an_kernel_row *r) {
   return t > 0 ? t : 0;
 }
 
+/* Where the chain's time sits (review 10 defect 1: one location, apply_rotary_pos_emb, for
+ * RMSNorm, RoPE, MLP and SDPA-copy ladders): each chain row's time split over its shown
+ * sites by their share of it, summed by location, the AN_ITEM_FRAMES largest kept in the
+ * item with their share of the chain's located time (launches with a Python frame). */
+typedef struct frame_time {
+  const char *loc;
+  double us;
+} frame_time;
+
+static void add_frame(frame_time *v, size_t *n, const char *loc, double us) {
+  for (size_t i = 0; i < *n; i++)
+    if (v[i].loc == loc || !strcmp(v[i].loc, loc)) {
+      v[i].us += us;
+      return;
+    }
+  v[(*n)++] = (frame_time){loc, us};
+}
+
+/* The sites a row's time spreads over: its map entry's, every one (the shown sites are
+ * the first few); without an entry, its shown sites. Site k, with its share of the row. */
+static size_t n_row_sites(const an_kernel_row *r) {
+  return r->entry && r->entry->total_us > 0 ? r->entry->n_sites : r->n_shown_sites;
+}
+
+static const an_site *row_site(const an_kernel_row *r, size_t k, double *share) {
+  if (r->entry && r->entry->total_us > 0) {
+    *share = r->entry->sites[k].total_us / r->entry->total_us;
+    return &r->entry->sites[k];
+  }
+  *share = r->shown_sites[k]->share_pct_within_kernel / 100.0;
+  return r->shown_sites[k];
+}
+
+static void chain_frames(sm_ctx *c, an_summary_item *it) {
+  size_t cap = 0, n = 0;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++)
+    if (chain_row(c, &c->g.st->kernels[i])) cap += n_row_sites(&c->g.st->kernels[i]);
+  frame_time *v = cap ? malloc(cap * sizeof *v) : NULL;
+  if (!v) {
+    free(v);
+    return; /* out of memory: the item keeps its one location */
+  }
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) {
+    const an_kernel_row *r = &c->g.st->kernels[i];
+    if (!chain_row(c, r)) continue;
+    double t = chain_per_step(c, r);
+    for (size_t k = 0; k < n_row_sites(r); k++) {
+      double share = 0;
+      const an_site *s = row_site(r, k, &share);
+      if (an_location_resolved(s->location)) add_frame(v, &n, s->location, t * share);
+    }
+  }
+  double located = 0; /* launches with no Python frame (a previous step's tail) say nothing */
+  for (size_t k = 0; k < n; k++) located += v[k].us;
+  for (size_t k = 0; located > 0 && k < AN_ITEM_FRAMES && k < n; k++) { /* largest first */
+    size_t best = k;
+    for (size_t j = k + 1; j < n; j++)
+      if (v[j].us > v[best].us) best = j;
+    frame_time x = v[k];
+    v[k] = v[best];
+    v[best] = x;
+    it->frames[it->n_frames] = v[k].loc;
+    it->frame_pct[it->n_frames++] = v[k].us / located * 100.0;
+  }
+  if (it->n_frames) it->location = it->frames[0];
+  free(v);
+}
+
 void sm_chain_item(sm_ctx *c) {
   if (!c->g.eager) return;
-  double sum = 0, max = 0, top_t = 0, alone = 0, opaque = 0;
+  double sum = 0, top_t = 0, alone = 0, opaque = 0;
   size_t top = SIZE_MAX, n = 0;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
@@ -527,23 +602,33 @@ void sm_chain_item(sm_ctx *c) {
     sum += t;
     alone += alone_per_step(c, r, t);
     n++;
-    if (t > max) max = t;
     if (r->shown && (top == SIZE_MAX || t > top_t)) { /* the evidence: a row the table shows */
       top_t = t;
       top = i;
     }
   }
-  if (n < 2 || top == SIZE_MAX) return; /* one kernel is no chain; no row to show for it */
+  /* one kernel is no chain; no row to show for it; no run of two links: nothing to fold */
+  const an_chain_runs *ch = &c->g.st->chain;
+  if (n < 2 || top == SIZE_MAX || !ch->runs) return;
   const an_kernel_row *tr = &c->g.st->kernels[top];
   const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
-  /* fusing removes passes; only time no other stream covers shortens the step */
-  double bound = sum - max < alone ? sum - max : alone;
+  /* each run folds into one fused kernel that still makes about its longest launch's pass
+   * (review 10 defect 1: one pass for 22 kernels across norms, RoPE, MLP and SDPA copies);
+   * only time no other stream covers shortens the step */
+  double runs = ch->time_us * c->g.per, kept = ch->largest_us * c->g.per;
+  double fold = runs > kept ? runs - kept : 0;
+  if (fold > sum) fold = sum; /* the rows' in-step time bounds the runs' (opaque launches) */
+  double bound = fold < alone ? fold : alone;
   an_summary_item *it =
       sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FUSE_CHAIN, top, loc, bound, AN_BASIS_CHAIN, sum);
   if (!it) return;
   it->count = n;
   it->detail_us = alone;
   it->opaque_us = opaque;
+  it->largest_us = kept;
+  it->runs_us = runs;
+  it->runs = (size_t)lround((double)ch->runs * c->g.per);
+  chain_frames(c, it);
   for (size_t i = 0; i < c->g.st->n_kernels; i++) /* time descending, as the rows are */
     if (chain_row(c, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
 }

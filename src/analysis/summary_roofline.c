@@ -68,6 +68,12 @@ static bool precision_row(const sm_ctx *c, const an_kernel_row *r, const an_roof
          !(done && te_matcher_match(done, r->name, strlen(r->name)));
 }
 
+/* The share of a row's time with shapes that tuning wins: its headroom (latency floor
+ * included) over that time. */
+static double tune_gain(const an_roofline *f) {
+  return f->time_us > 0 ? f->headroom_us / f->time_us : 0;
+}
+
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
@@ -76,7 +82,7 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
     return v;
   v.f = f;
   v.frac = f->of_attainable_pct / 100.0;
-  v.gain = f->time_us > 0 ? f->headroom_us / f->time_us : 0;
+  v.gain = tune_gain(f);
   double coverage = roofline_coverage(f, r);
   v.t = sm_row_per_step(c, r) * coverage;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
@@ -241,4 +247,73 @@ void sm_precision_item(sm_ctx *c) {
     if (i != top && it->n_more < 2)
       an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", st->id, i);
   }
+}
+
+/* ---------------------------------------------------------------- shared kernels */
+
+/* FP8 and tuning act on the same kernels, so their bounds do not add: FP8 halves a
+ * kernel's time at its present efficiency (the precision item's t / 2); tuning wins its
+ * headroom share of what it runs (w = t_shapes x headroom / time, the tuning item's); both
+ * together leave half the tuned time, t / 2 + w / 2. The joint bound of a precision item P
+ * and tuning items T is then the sum of the bounds less w / 2 per shared kernel. */
+
+static bool tuning(const an_summary_item *it) {
+  return it->basis == AN_BASIS_ROOFLINE && it->action == AN_ACTION_TUNE_KERNEL;
+}
+
+static bool names(const an_summary_item *it, const char *kernel) {
+  for (size_t k = 0; k < it->n_kernels; k++)
+    if (it->kernels[k] == kernel || !strcmp(it->kernels[k], kernel)) return true;
+  return false;
+}
+
+static size_t shared(const an_summary_item *a, const an_summary_item *b) {
+  size_t n = 0;
+  for (size_t k = 0; k < a->n_kernels; k++) n += names(b, a->kernels[k]);
+  return n;
+}
+
+/* Tuning's win per step on kernel name of stage st (0: no row or record): the per-kernel
+ * figure of the tuning item's bound. */
+static double tune_win(const an_report *rep, const an_summary_item *it, const char *name) {
+  for (size_t s = 0; s < rep->n_stages; s++) {
+    const an_stage_report *st = &rep->stages[s];
+    if (strcmp(st->id, it->stage_id)) continue;
+    size_t steps = st->timeline && st->timeline->n_steps ? st->timeline->n_steps : 1;
+    for (size_t i = 0; i < st->n_kernels; i++) {
+      const an_kernel_row *r = &st->kernels[i];
+      const an_roofline *f = an_row_roofline(st, r);
+      if (!f || (r->name != name && strcmp(r->name, name))) continue;
+      return r->steps_us / (double)steps * roofline_coverage(f, r) * tune_gain(f);
+    }
+  }
+  return 0;
+}
+
+/* Records on v[j] the earlier items (of v[0..j)) it shares kernels with, when one of each
+ * pair is the precision item and the other a tuning item of the same stage. */
+static void shares_of(const an_report *rep, an_summary_item *v, size_t j) {
+  an_summary_item *it = &v[j];
+  bool prec = it->basis == AN_BASIS_PRECISION;
+  if (!prec && !tuning(it)) return;
+  const an_summary_item *p = prec ? it : NULL; /* the group's precision item */
+  double bounds = it->at_stake_us, overlap = 0;
+  for (size_t i = 0; i < j && it->n_shares < AN_ITEM_SHARES; i++) {
+    const an_summary_item *o = &v[i];
+    bool pair = prec ? tuning(o) : o->basis == AN_BASIS_PRECISION;
+    size_t n = pair && !strcmp(o->stage_id, it->stage_id) ? shared(it, o) : 0;
+    if (!n) continue;
+    it->shares[it->n_shares++] = i + 1;
+    it->shared_kernels += n;
+    bounds += o->at_stake_us;
+    if (!p) p = o;
+    const an_summary_item *t = prec ? o : it; /* the tuning item of the pair */
+    for (size_t k = 0; k < t->n_kernels; k++)
+      if (names(p, t->kernels[k])) overlap += tune_win(rep, t, t->kernels[k]) / 2;
+  }
+  if (it->n_shares) it->together_us = bounds > overlap ? bounds - overlap : 0;
+}
+
+void sm_shared_bounds(const an_report *rep, an_summary_item *v, size_t n) {
+  for (size_t j = 1; j < n; j++) shares_of(rep, v, j);
 }

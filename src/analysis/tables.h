@@ -32,8 +32,9 @@ typedef struct an_stage_tables {
   size_t n_fuse;
   an_fuse_row *fuse; /* accepted matches, in accepted order */
   size_t n_fuse_shown;
-  bool xpu;           /* a shown kernel name is an XPU runtime launch */
-  an_exec_facts exec; /* execution mode and tokens per step (fusion gates) */
+  bool xpu;            /* a shown kernel name is an XPU runtime launch */
+  an_exec_facts exec;  /* execution mode and tokens per step (fusion gates) */
+  an_chain_runs chain; /* the eager chains as runs of launches (analysis/chain_runs.h) */
   /* fuse table internals (analysis/fuse_internal.h): the kernels stream by stream for the
    * chain gate (NULL without fuse.context_gates), and per pattern whether its fused
    * kernel ran in the stage */

@@ -123,6 +123,27 @@ static void evidence(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   }
 }
 
+/* " Shares N kernels with item I (and J): together at most X ms/step." on the later of a
+ * precision and a tuning item (their bounds do not add). */
+static void shares(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  if (!it->n_shares) return;
+  char b[160], t[48];
+  snprintf(b, sizeof b, " Shares %zu kernel%s with item%s ", it->shared_kernels,
+           it->shared_kernels == 1 ? "" : "s", it->n_shares == 1 ? "" : "s");
+  text(fn, ctx, b);
+  for (size_t k = 0; k < it->n_shares; k++) {
+    snprintf(b, sizeof b, "%s%zu",
+             k == 0                  ? ""
+             : k + 1 == it->n_shares ? " and "
+                                     : ", ",
+             it->shares[k]);
+    text(fn, ctx, b);
+  }
+  rp_fmt_ms(t, sizeof t, it->together_us);
+  snprintf(b, sizeof b, ", so the bounds do not add: together at most %s ms/step.", t);
+  text(fn, ctx, b);
+}
+
 void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
   char basis[RP_BASIS_BYTES];
   fn(ctx, RP_PART_ACTION, rp_summary_action(it, w), NULL);
@@ -132,6 +153,7 @@ void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void
   text(fn, ctx, "; basis: ");
   fn(ctx, RP_PART_BASIS, basis, NULL);
   text(fn, ctx, ".");
+  shares(it, fn, ctx);
   evidence(it, fn, ctx);
 }
 

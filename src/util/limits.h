@@ -96,6 +96,12 @@
  * rows of the same root cause merged into it, the time-account rows of a collective whose
  * time an overlap item quotes. Past it a merged row is still merged, only not linked. */
 #define AN_ITEM_MORE 3u
+/* Earlier items a roofline or precision item shares kernels with (an_summary_item.shares):
+ * one precision item and a tuning item per op family (GEMM, grouped GEMM, attention). */
+#define AN_ITEM_SHARES 4u
+/* Python locations an eager-chain item names as where its time sits (an_summary_item.frames),
+ * largest first; the others are counted in the kernel rows' sites. */
+#define AN_ITEM_FRAMES 3u
 
 /* ---- display names (src/report/names.c) ---- */
 

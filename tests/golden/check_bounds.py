@@ -289,6 +289,32 @@ def check_per_step(where, st, fail):
             fail(f"{where}: {k['name'][:60]} per_step_us {k['per_step_us']} != steps_us {k['steps_us']} / {steps}")
 
 
+def check_shares(where, it, items, fail):
+    """A precision or tuning item that shares kernels with earlier items (their bounds do
+    not add): the earlier items are of its stage and share them, and what they win together
+    is at least the largest of their bounds and under their sum (review 10 defect 2)."""
+    sh = it.get("shares")
+    if not sh:
+        return
+    own = set(it["kernels"])
+    bounds = [it["bound_us_per_step"]]
+    shared = 0
+    for n in sh["items"]:
+        if not 1 <= n < len(items) + 1 or items[n - 1] is it:
+            fail(f"{where}: shares item {n}, not an earlier item")
+            return
+        o = items[n - 1]
+        if o["stage"] != it["stage"]:
+            fail(f"{where}: shares item {n} of another stage")
+        shared += len(own & set(o["kernels"]))
+        bounds.append(o["bound_us_per_step"])
+    if shared != sh["kernels"] or not shared:
+        fail(f"{where}: shares {sh['kernels']} kernels, its items name {shared} of its own")
+    x = sh["together_us_per_step"]
+    if x > sum(bounds) + EPS or x < max(bounds) - EPS:
+        fail(f"{where}: together {x} us not between the largest bound {max(bounds)} and their sum {sum(bounds):.3f}")
+
+
 def check_report(label, rep, fail):
     windows = {o["stage"]: o for o in (rep.get("overlap") or {}).get("stages", [])}
     for st in rep.get("stages", []):
@@ -307,6 +333,7 @@ def check_report(label, rep, fail):
         where = f"{label} {it['anchor']}"
         check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
         check_context_row(where, it, stages[it["stage"]], fail)
+        check_shares(where, it, rep.get("summary", []), fail)
         b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
         if b > basis + EPS:
             fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")

@@ -1358,10 +1358,49 @@ Test(summary, chain_bound_counts_time_alone, .init = setup, .fini = teardown) {
   const an_summary_item *chain = item_of(r, AN_ACTION_FUSE_CHAIN);
   cr_assert_not_null(chain);
   /* 12 kernels of 6 us per call, 8 of them under the GEMM (its 10..330 us covers those at
-   * 20..26 .. 300..306): 24 us alone, below 72 - 36 (the largest pass, one name's 36 us) */
+   * 20..26 .. 300..306): 24 us alone, below 72 - 6 (one run, its longest launch 6 us) */
   cr_assert_float_eq(chain->basis_us, 72.0, 1e-6);
   cr_assert_float_eq(chain->detail_us, 24.0, 1e-6);
   cr_assert_float_eq(chain->at_stake_us, 24.0, 1e-6);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* An eager chain as it ran (review 10 defect 1): the elementwise launches between GEMMs are
+ * separate runs, each folding into one fused kernel that still makes its longest launch's
+ * pass; a lone link between two GEMMs folds into nothing. Per step: [mul 10, add 10] GEMM
+ * [mul 10] GEMM [add 20, mul 5]: runs 20 - 10 and 25 - 20, the lone mul out: 15 us, not
+ * the 55 us of links less one pass (55 - 30 = 25 by kernel names). */
+Test(summary, chain_bound_per_run_between_gemms, .init = setup, .fini = teardown) {
+  static const char *const seq[] = {"vectorized_elementwise_kernel_mul",
+                                    "vectorized_elementwise_kernel_add",
+                                    "ampere_sgemm_128x64_nn",
+                                    "vectorized_elementwise_kernel_mul",
+                                    "ampere_sgemm_128x64_nn",
+                                    "vectorized_elementwise_kernel_add",
+                                    "vectorized_elementwise_kernel_mul"};
+  static const double dur[] = {10, 10, 100, 10, 100, 20, 5};
+  tb b;
+  tb_begin(&b);
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * 1000.0, at = t0 + 20;
+    char step[32];
+    snprintf(step, sizeof step, "ProfilerStep#%d", s + 1);
+    host(&b, "user_annotation", step, t0, 900);
+    for (int k = 0; k < 7; k++, at += dur[k - 1] + 1) launch(&b, seq[k], t0 + 1 + k, at, dur[k]);
+  }
+  an_report *r = run_buffer(&b);
+  const an_chain_runs *ch = &r->stages[0].chain;
+  cr_assert_eq(ch->runs, 6, "two runs a step: %zu runs, %g us, %g us", ch->runs, ch->time_us,
+               ch->largest_us);
+  cr_assert_float_eq(ch->time_us, 3 * 45.0, 1e-6);
+  cr_assert_float_eq(ch->largest_us, 3 * 30.0, 1e-6);
+  const an_summary_item *chain = item_of(r, AN_ACTION_FUSE_CHAIN);
+  cr_assert_not_null(chain);
+  cr_assert_float_eq(chain->basis_us, 55.0, 1e-6);
+  cr_assert_float_eq(chain->runs_us, 45.0, 1e-6);
+  cr_assert_float_eq(chain->at_stake_us, 15.0, 1e-6);
+  cr_assert_eq(chain->runs, 2);
   expect_bounds(r);
   an_report_destroy(r);
 }

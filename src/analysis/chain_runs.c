@@ -1,0 +1,134 @@
+/*
+ * analysis/chain_runs.c - the eager chains as runs of launches (chain_runs.h).
+ *
+ * Per view and stage block: its kernels in start order, each on its stream's lane; a lane
+ * holds its open run (launches, time, longest launch) and closes it at a kernel that is no
+ * link, or at the block's end.
+ */
+#include "analysis/chain_runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/kmap_internal.h"
+#include "analysis/opaque_ops.h"
+#include "analysis/summary.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+/* The open run of one stream. */
+typedef struct lane {
+  size_t n;
+  double sum, max;
+  int32_t step; /* the step its launches belong to: the next step's forward is another run */
+} lane;
+
+typedef struct block_work {
+  const an_trace_view *v;
+  size_t vi;
+  const an_kernel_map *kmap;
+  const an_steps *steps;
+  an_opaque_probe *opaque; /* NULL: no launch is under an opaque op */
+  const ut_u64map *links;  /* canonical name (pointer) -> 1: a chain link of the stage */
+  ut_u64map lanes;         /* stream -> index + 1 into lane */
+  lane *lane;
+  size_t n_lanes, cap;
+  an_chain_runs *out;
+} block_work;
+
+static an_stage_tables *table_stage(an_tables *t, const char *id) {
+  for (size_t s = 0; s < t->n_stages; s++)
+    if (!strcmp(t->stages[s].stage->id, id)) return &t->stages[s];
+  return NULL;
+}
+
+static void close_run(an_chain_runs *out, lane *l) {
+  if (l->n >= 2) { /* one link alone folds into nothing */
+    out->runs++;
+    out->launches += l->n;
+    out->time_us += l->sum;
+    out->largest_us += l->max;
+  }
+  *l = (lane){0};
+}
+
+/* The lane of stream s, opened on first use; NULL when out of memory. */
+static lane *lane_of(block_work *w, uint64_t s) {
+  uint64_t i = 0;
+  if (ut_u64map_get(&w->lanes, s, &i)) return &w->lane[i - 1];
+  lane *v = ut_grow(w->lane, &w->cap, w->n_lanes + 1, sizeof *v);
+  if (!v) return NULL;
+  w->lane = v;
+  w->lane[w->n_lanes] = (lane){0};
+  if (!ut_u64map_put(&w->lanes, s, ++w->n_lanes)) return NULL;
+  return &w->lane[w->n_lanes - 1];
+}
+
+static bool walk_block(block_work *w, const an_stage_kernels *sk) {
+  size_t n_all = 0;
+  const tr_event *all = tr_trace_events(w->v->trace, TR_KIND_KERNEL, &n_all);
+  for (size_t i = 0; i < sk->n; i++) {
+    const tr_event *k = sk->kernels[i];
+    lane *l = lane_of(w, tr_event_stream(w->v->trace, k));
+    if (!l) return false;
+    const char *name = an_kernel_map_canonical(w->kmap, w->vi, w->v->trace, k->name);
+    uint64_t hit = 0;
+    bool counted = !w->steps || an_steps_kernel_counted(w->steps, (size_t)(k - all));
+    /* a launch under an op a compiler cannot fuse through is no link (opaque_ops.h) */
+    if (!counted || !name || !ut_u64map_get(w->links, (uint64_t)(uintptr_t)name, &hit) ||
+        an_opaque_probe_launch(w->opaque, k)) {
+      close_run(w->out, l);
+      continue;
+    }
+    size_t idx = (size_t)(k - all);
+    int32_t step = w->steps && w->steps->kernel_step && idx < w->steps->n_kernel_events
+                       ? w->steps->kernel_step[idx]
+                       : -1;
+    if (l->n && l->step != step) close_run(w->out, l);
+    l->step = step;
+    double dur = tr_event_dur(w->v->trace, k);
+    l->n++;
+    l->sum += dur;
+    if (dur > l->max) l->max = dur;
+  }
+  for (size_t i = 0; i < w->n_lanes; i++) close_run(w->out, &w->lane[i]);
+  return true;
+}
+
+/* The stage's chain links by canonical name (the rows hold the map's copies). */
+static bool links_of(const an_stage_tables *st, const te_rules *rules, ut_u64map *links) {
+  for (size_t i = 0; i < st->n_rows; i++)
+    if (an_summary_chain_link(rules, &st->rows[i]) &&
+        !ut_u64map_put(links, (uint64_t)(uintptr_t)st->rows[i].name, 1))
+      return false;
+  return true;
+}
+
+an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const an_steps *steps,
+                              const an_kernel_map *kmap, const te_rules *rules, an_tables *tables) {
+  bool ok = true;
+  for (size_t s = 0; s < tables->n_stages; s++) tables->stages[s].chain = (an_chain_runs){0};
+  for (size_t vi = 0; ok && vi < n_views; vi++) {
+    const an_trace_view *v = &views[vi];
+    an_opaque_probe *opaque = NULL;
+    ok = !v->trace || an_opaque_probe_create(v, rules, &opaque) == AN_OK;
+    for (size_t b = 0; ok && v->trace && b < v->n_stages; b++) {
+      an_stage_tables *st = table_stage(tables, v->stages[b].stage->id);
+      if (!st) continue;
+      ut_u64map links = {0};
+      block_work w = {.v = v,
+                      .vi = vi,
+                      .kmap = kmap,
+                      .steps = steps ? &steps[vi] : NULL,
+                      .opaque = opaque,
+                      .links = &links,
+                      .out = &st->chain};
+      ok = links_of(st, rules, &links) && walk_block(&w, &v->stages[b]);
+      ut_u64map_free(&w.lanes);
+      free(w.lane);
+      ut_u64map_free(&links);
+    }
+    an_opaque_probe_destroy(opaque);
+  }
+  return ok ? AN_OK : AN_ERR_NOMEM;
+}
