@@ -153,6 +153,7 @@ typedef struct fusion_entry {
   bool has_riders;
   te_mref merged; /* merge.merged */
   bool has_merged;
+  te_origin *shape_format_origin; /* one per pat.shape_formats entry; NULL after an error */
 } fusion_entry;
 
 typedef struct matcher_entry {

@@ -875,6 +875,36 @@ static void parse_fusion_merge(te_vctx *v, const ty_node *x, fusion_entry *e) {
   if ((y = ty_get(x, "merged"))) e->has_merged = te_parse_mref(v, y, "merge.merged", &e->merged);
 }
 
+/* shape: {piece: N, last_dims: [..], formats: [..]}: the shape gate on one piece's op. */
+static void parse_fusion_shape(te_vctx *v, const ty_node *x, fusion_entry *e) {
+  static const char *const keys[] = {"piece", "last_dims", "formats", NULL};
+  te_fusion_pattern *p = &e->pat;
+  if (!te_expect_map(v, x, "shape")) return;
+  te_check_keys(v, x, keys, "shape");
+  const ty_node *y;
+  long piece = 0;
+  if ((y = ty_get(x, "piece"))) te_get_int(v, y, "shape.piece", 0, TE_MAX_CHAIN_PIECES - 1, &piece);
+  if ((size_t)piece >= e->n_split)
+    te_verr(v, y ? y : x, "shape.piece %ld names no split group (the pattern has %zu)", piece,
+            e->n_split);
+  p->shape_piece = piece;
+  if ((y = ty_get(x, "last_dims")) && te_expect_seq(v, y, "shape.last_dims") && y->n) {
+    long *d = te_arena_alloc(v->a, y->n * sizeof *d);
+    for (size_t i = 0; d && i < y->n; i++)
+      if (te_get_int(v, y->items[i], "shape.last_dims entry", 1, 1000000, &d[p->n_shape_last_dims]))
+        p->n_shape_last_dims++;
+    p->shape_last_dims = d;
+  }
+  if ((y = ty_get(x, "formats")) && te_expect_seq(v, y, "shape.formats")) {
+    p->shape_formats = te_get_str_list(v, y, "shape.formats", &p->n_shape_formats);
+    if (p->shape_formats && p->n_shape_formats == y->n) {
+      e->shape_format_origin = te_arena_alloc(v->a, y->n * sizeof *e->shape_format_origin);
+      for (size_t i = 0; e->shape_format_origin && i < y->n; i++)
+        e->shape_format_origin[i] = te_origin_of(v, y->items[i]);
+    }
+  }
+}
+
 /* The gates a pattern reads from the trace's execution context (issue 31). */
 static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e) {
   te_fusion_pattern *p = &e->pat;
@@ -886,42 +916,25 @@ static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e
   if ((x = ty_get(item, "single_node"))) te_get_bool(v, x, "single_node", &p->single_node);
   if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, e);
   if ((x = ty_get(item, "merge"))) parse_fusion_merge(v, x, e);
+  if ((x = ty_get(item, "shape"))) parse_fusion_shape(v, x, e);
 }
 
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,
-                                     "name",
-                                     "framework",
-                                     "origin",
-                                     "candidate_paths",
-                                     "active",
-                                     "split_groups",
-                                     "model_include",
-                                     "model_exclude",
-                                     "tp",
-                                     "min_share_pct",
-                                     "likely_share_pct",
-                                     "priority",
-                                     "subsumes",
-                                     "rationale_hint",
-                                     "evidence",
-                                     "platform",
-                                     "enabled",
-                                     "dtype",
-                                     "min_arch",
-                                     "modes",
-                                     "max_tokens",
-                                     "max_message_mb",
-                                     "single_node",
-                                     "chain",
-                                     "merge",
-                                     NULL};
+  static const char *const keys[] = {
+      HEADER_KEYS,       "name",       "framework",      "origin",
+      "candidate_paths", "active",     "split_groups",   "model_include",
+      "model_exclude",   "tp",         "min_share_pct",  "likely_share_pct",
+      "priority",        "subsumes",   "rationale_hint", "evidence",
+      "platform",        "enabled",    "dtype",          "min_arch",
+      "modes",           "max_tokens", "max_message_mb", "single_node",
+      "chain",           "merge",      "shape",          NULL};
   (void)ctx;
   fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
   if (!e) return NULL;
   te_fusion_pattern *p = &e->pat;
   p->id = e->hdr.id;
   p->origin_pos = e->hdr.origin;
+  p->shape_piece = -1; /* no shape gate unless shape: names a piece */
   const ty_node *x;
   if ((x = te_require(v, item, "name", what, &e->hdr))) p->name = te_get_nonempty_str(v, x, "name");
   if ((x = ty_get(item, "framework"))) {

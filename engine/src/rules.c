@@ -763,6 +763,19 @@ static void resolve_dtypes(fin_ctx *fc, fusion_entry *e) {
   if (!ms) p->n_dtype = 0;
 }
 
+/* A shape gate's formats are dtype ids (dtypes:); one no pack defines could never hold. */
+static void check_shape_formats(fin_ctx *fc) {
+  const te_list *l = &fc->r->merged.fusions;
+  for (size_t i = 0; i < l->n; i++) {
+    const fusion_entry *e = (const fusion_entry *)l->items[i];
+    for (size_t k = 0; k < e->pat.n_shape_formats; k++)
+      if (!te_rules_dtype_by_id(fc->r, e->pat.shape_formats[k]))
+        fin_error(fc, e->shape_format_origin ? e->shape_format_origin[k] : e->hdr.origin,
+                  "shape format '%s' of pattern '%s' is no dtype id (dtypes:)",
+                  e->pat.shape_formats[k], e->hdr.id);
+  }
+}
+
 static void build_aliases_and_fusions(fin_ctx *fc) {
   te_rules *r = fc->r;
   const te_sections *s = &r->merged;
@@ -895,6 +908,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     r->failed = true;
     return TE_ERR_NOMEM;
   }
+  check_shape_formats(&fc);
   if (!te_display_build(r)) {
     te_diags_add(diags, TE_SEV_ERROR, "<rules>", 0, 0, "out of memory building display rules");
     r->failed = true;

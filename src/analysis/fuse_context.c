@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/op_cost.h"
 #include "util/map.h"
 
 /* ---------------------------------------------------------------- modes */
@@ -155,7 +156,45 @@ an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, const an_steps 
   return x;
 }
 
-/* ---------------------------------------------------------------- gates */
+/* ---------------------------------------------------------------- piece shapes */
+
+/* Whether row may be the shape-gated piece of some pattern: its category or kind is that
+ * piece's evidence label (or the label is "any"). */
+static bool shape_candidate(const te_rules *r, const an_kernel_row *row) {
+  for (size_t pi = 0; pi < te_rules_fusion_count(r); pi++) {
+    const te_fusion_pattern *p = te_rules_fusion(r, pi);
+    if (p->shape_piece < 0) continue;
+    const char *want = (size_t)p->shape_piece < p->n_evidence ? p->evidence[p->shape_piece] : "any";
+    if (!strcmp(want, "any") || (row->category && !strcmp(row->category, want)) ||
+        (row->kind && !strcmp(row->kind, want)))
+      return true;
+  }
+  return false;
+}
+
+an_piece_shape *an_fuse_row_shapes(const an_trace_view *views, size_t n_views,
+                                   const an_stage_tables *st, const uint32_t *ev_row, size_t n_ev,
+                                   const te_rules *r) {
+  an_piece_shape *out = calloc(st->n_rows ? st->n_rows : 1, sizeof *out);
+  bool *want = calloc(st->n_rows ? st->n_rows : 1, sizeof *want);
+  for (size_t i = 0; out && want && i < st->n_rows; i++) want[i] = shape_candidate(r, &st->rows[i]);
+  size_t k = 0;
+  for (size_t v = 0; out && want && v < n_views; v++) {
+    const an_stage_kernels *sk = an_trace_view_stage(&views[v], st->stage->id);
+    const tr_trace *t = views[v].trace;
+    for (size_t i = 0; sk && i < sk->n && k < n_ev; i++, k++) {
+      an_piece_shape *ps = &out[ev_row[k]];
+      if (!want[ev_row[k]] || ps->known) continue;
+      const tr_event *op = an_trace_view_launching_op(&views[v], sk->kernels[i]);
+      if (!op) continue;
+      const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
+      const char *types = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
+      ps->known = an_op_smallest_tensor(r, dims, types, &ps->last_dim, &ps->dtype);
+    }
+  }
+  free(want);
+  return out;
+}
 
 /* ---------------------------------------------------------------- messages */
 

@@ -47,6 +47,22 @@ bool an_fuse_message_gate(const te_fusion_pattern *p, const an_stage_tables *st,
                           size_t n, long tp, unsigned *unknown, bool *over_cap, double *bytes,
                           double *cap_bytes);
 
+/* What the launching op of a row's kernel states (the shape gate): the last dimension of
+ * its smallest tensor and that tensor's format; known false when no launch of the row
+ * has an op with shapes. */
+typedef struct an_piece_shape {
+  bool known;
+  double last_dim;
+  const te_dtype *dtype; /* borrowed from the rules */
+} an_piece_shape;
+
+/* Per row of the stage, what its kernels' first launching op with shapes states, for the
+ * rows a shape-gated piece may be (their category or kind is the piece's evidence label);
+ * NULL when out of memory. ev_row as for an_fuse_seq_build. */
+an_piece_shape *an_fuse_row_shapes(const an_trace_view *views, size_t n_views,
+                                   const an_stage_tables *st, const uint32_t *ev_row, size_t n_ev,
+                                   const te_rules *r);
+
 /* A matched row's state from what was found (model.h an_fuse_state). */
 an_fuse_state an_fuse_state_of(bool active_here, bool active_elsewhere, bool over_cap,
                                unsigned unknown);

@@ -528,7 +528,8 @@ typedef enum an_gate_fact {
   AN_GATE_MODE = 1u << 1,     /* eager, graph replay, torch.compile */
   AN_GATE_TOKENS = 1u << 2,   /* tokens per step (step annotations) */
   AN_GATE_MESSAGE = 1u << 3,  /* collective message bytes (kernel args) */
-  AN_GATE_TOPOLOGY = 1u << 4  /* whether the TP group spans nodes */
+  AN_GATE_TOPOLOGY = 1u << 4, /* whether the TP group spans nodes */
+  AN_GATE_SHAPE = 1u << 5     /* the gated piece's shape and format (its op's Input Dims) */
 } an_gate_fact;
 
 typedef struct an_fuse_evidence {
@@ -595,6 +596,11 @@ typedef struct an_fuse_row {
    * their time less one merged GEMM at the best rate a GEMM of their format and at most
    * merge_comparable x its FLOPs reaches in the stage (merge_rate_lo..hi over the runs,
    * FLOP per us). The sibling shapes: at most AN_MAX_MERGE_SHAPES, the rest counted. */
+  /* The shape gate's facts (pattern shape:): the last dimension of the gated piece's op's
+   * smallest tensor and its format (dtype id, from the rules); 0 / NULL: no gate, or its op
+   * stated none (unknown_gates then has AN_GATE_SHAPE). */
+  double piece_last_dim;
+  const char *piece_format;
   bool merge;
   size_t n_merge_shapes, merge_more;
   an_merge_shape merge_shapes[AN_MAX_MERGE_SHAPES];

@@ -494,3 +494,19 @@ bool an_op_input_elems(const char *dims, double *out, size_t cap, size_t *n) {
   free(in);
   return ok;
 }
+
+bool an_op_smallest_tensor(const te_rules *rules, const char *dims, const char *types,
+                           double *last_dim, const te_dtype **dtype) {
+  *last_dim = 0;
+  *dtype = NULL;
+  if (!dims || !*dims) return false;
+  op_inputs *in = malloc(sizeof *in);
+  bool ok = in && parse_inputs(rules, dims, types, NULL, in);
+  for (size_t i = 0; ok && i < in->n; i++) {
+    const tensor *t = input(in, (int)i, 1);
+    double d = t ? (double)t->dims[t->rank - 1] : 0;
+    if (d > 0 && (!*dtype || d < *last_dim)) *last_dim = d, *dtype = t->dtype;
+  }
+  free(in);
+  return ok && *dtype;
+}

@@ -58,4 +58,10 @@ bool an_op_gemm_shape(const te_rules *rules, const te_op_cost *model, const char
  * parse (absent, malformed, more than cap inputs). */
 bool an_op_input_elems(const char *dims, double *out, size_t cap, size_t *n);
 
+/* The last dimension of an op's smallest tensor input (the smallest last dimension among
+ * its tensors of a known format: a norm's weight, the head dim of a per-head norm) and
+ * that tensor's format. False when the args do not parse or hold no such tensor. */
+bool an_op_smallest_tensor(const te_rules *rules, const char *dims, const char *types,
+                           double *last_dim, const te_dtype **dtype);
+
 #endif

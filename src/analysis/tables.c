@@ -114,6 +114,7 @@ typedef struct fmatch {
   size_t span;
   int gates; /* gates the pattern states (model, dtype, platform, TP): its specificity */
   size_t order;
+  unsigned shape_unknown; /* AN_GATE_SHAPE when the shape gate's piece states no shapes */
 } fmatch;
 
 static int cmp_fmatch(const void *a, const void *b) {
@@ -731,6 +732,35 @@ static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *
   return true;
 }
 
+/* Whether v is one of list[0..n) (an empty list takes every value). */
+static bool takes_dim(const long *list, size_t n, double v) {
+  for (size_t i = 0; i < n; i++)
+    if ((double)list[i] == v) return true;
+  return n == 0;
+}
+
+static bool takes_format(const char *const *list, size_t n, const te_dtype *d) {
+  for (size_t i = 0; d && i < n; i++)
+    if (!strcmp(list[i], d->id)) return true;
+  return n == 0;
+}
+
+/* The shape gate (shape:) on the kernel row that plays p's gated piece: false when its op
+ * states a last dimension or a format the fused path does not take; the facts go to r, and
+ * m->shape_unknown gets AN_GATE_SHAPE when no launch of it states shapes. */
+static bool shape_gate(const te_fusion_pattern *p, const an_stage_tables *st, size_t row,
+                       fmatch *m) {
+  const an_piece_shape *ps = st->row_shape ? &st->row_shape[row] : NULL;
+  if (!ps || !ps->known) {
+    m->shape_unknown = st->row_shape ? AN_GATE_SHAPE : 0;
+    return true;
+  }
+  m->row.piece_last_dim = ps->last_dim;
+  m->row.piece_format = ps->dtype ? ps->dtype->id : NULL;
+  return takes_dim(p->shape_last_dims, p->n_shape_last_dims, ps->last_dim) &&
+         takes_format(p->shape_formats, p->n_shape_formats, ps->dtype);
+}
+
 /* One pattern against a stage's rows: gates, active / split evidence, share bar. Returns
  * false on allocation failure only; *hit says whether m holds a match. */
 static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
@@ -740,6 +770,9 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   *hit = false;
   double chained = 1.0;
   size_t nr = st->n_rows, nrel = 0;
+  m->shape_unknown = 0; /* m may hold what an earlier pattern's miss left */
+  m->row.piece_last_dim = 0;
+  m->row.piece_format = NULL;
   size_t *rel = malloc((nr ? nr : 1) * sizeof *rel);
   if (!rel) return false;
   memset(mark, 0, nr * sizeof *mark);
@@ -756,6 +789,10 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
   double share = st->total_us > 0 ? rus / st->total_us * 100.0 : 0;
+  size_t gated_at = n_active + (size_t)(p->shape_piece >= 0 ? p->shape_piece : 0);
+  if (!active && split && p->shape_piece >= 0 && gated_at < nrel &&
+      !shape_gate(p, st, rel[gated_at], m))
+    split = false; /* the fused path does not take this shape or format */
   if ((!active && !split) || (!active && share < p->min_share_pct)) {
     free(rel);
     return true;
@@ -907,7 +944,7 @@ static void apply_state(fmatch *m, const gate_info *g, const an_stage_tables *st
   bool active = r->match == AN_FUSION_DIRECT;
   r->cap_tokens = p->max_tokens;
   r->step_tokens = st->exec.tokens_min;
-  unsigned unknown = g->unknown;
+  unsigned unknown = g->unknown | m->shape_unknown;
   bool over = g->over_cap;
   (void)an_fuse_message_gate(p, st, m->rows, m->n_rows, tp, &unknown, &over, &r->message_bytes,
                              &r->cap_message_bytes);
@@ -985,6 +1022,7 @@ void an_tables_free(an_tables *t) {
     free(t->stages[i].seq);
     free(t->stages[i].pattern_active);
     free(t->stages[i].msg_bytes);
+    free(t->stages[i].row_shape);
     for (size_t p = 0; t->stages[i].merge && p < t->stages[i].n_merge; p++)
       an_merge_runs_free(&t->stages[i].merge[p]);
     free(t->stages[i].merge);
@@ -1163,6 +1201,11 @@ static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
       !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev))
     return AN_ERR_NOMEM;
   size_t np = te_rules_fusion_count(rules);
+  bool shapes = false;
+  for (size_t pi = 0; pi < np; pi++) shapes |= te_rules_fusion(rules, pi)->shape_piece >= 0;
+  if (shapes &&
+      !(st->row_shape = an_fuse_row_shapes(views, n_views, st, sa->ev_agg, sa->n_ev, rules)))
+    return AN_ERR_NOMEM;
   st->merge = calloc(np ? np : 1, sizeof *st->merge);
   if (!st->merge) return AN_ERR_NOMEM;
   st->n_merge = np;

@@ -42,6 +42,9 @@ typedef struct an_stage_tables {
   bool *pattern_active;
   double *msg_bytes; /* per row: the largest collective message (In msg nelems x dtype), 0
                         when the trace's args do not say */
+  struct an_piece_shape *row_shape; /* per row: what its first launching op with shapes
+                                       states (the shape gate); NULL when no pattern has one
+                                       or without fuse.context_gates */
   size_t n_merge;
   struct an_merge_runs *merge; /* per pattern: a merge pattern's sibling GEMM runs
                                   (fuse_merge.c); NULL without fuse.context_gates */

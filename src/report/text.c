@@ -134,8 +134,9 @@ char *rp_fuse_candidates_cell(const an_fuse_row *r) {
   return text_done(&t);
 }
 
-static const char *const GATE_FACTS[] = {"platform", "execution mode", "tokens per step",
-                                         "collective message size", "node topology"};
+static const char *const GATE_FACTS[] = {"platform",        "execution mode",
+                                         "tokens per step", "collective message size",
+                                         "node topology",   "shape of the gated piece"};
 
 /* The gate facts a row left unknown, "a, b" (an_gate_fact bits in order). */
 static void unknown_facts(ut_buf *t, unsigned bits) {
@@ -247,6 +248,10 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
   else
     ut_buf_addf(&t, "Matches an open upstream path (%.1f%% related GPU time). ", r->share_pct);
   fuse_state_sentence(&t, r);
+  if (r->piece_last_dim > 0)
+    ut_buf_addf(
+        &t, "Its gated piece's op states last dimension %.0f%s%s, which the fused path takes. ",
+        r->piece_last_dim, r->piece_format ? ", " : "", r->piece_format ? r->piece_format : "");
   if (r->merge) merge_sentence(&t, r);
   ut_buf_add(&t, r->rationale_hint ? r->rationale_hint : "");
   char *s = text_done(&t);

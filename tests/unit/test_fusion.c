@@ -30,6 +30,19 @@ static an_report *report_of(te_rules *r, const char *data) {
   return rep;
 }
 
+/* The report of one trace under the suite's rules, framework fw given on the command line. */
+static an_report *report_fw(const char *fw, const char *data) {
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "f.json", .data = data, .len = strlen(data)};
+  o.min_share_pct = -1;
+  o.framework = te_rules_framework_lookup(rules, fw);
+  o.framework_source = AN_SOURCE_COMMAND_LINE;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
 /* The row of pattern id in any stage, or NULL. */
 static const an_fuse_row *row_of(const an_report *rep, const char *id) {
   for (size_t s = 0; s < rep->n_stages; s++)
@@ -43,10 +56,14 @@ static const an_fuse_row *row_of(const an_report *rep, const char *id) {
 /* A kernel launched by a CPU op that recorded its shapes: the op on the host thread at
  * host time h, its launch call inside it (correlation ext * 10 + 5), the kernel at GPU
  * time g on stream 0 (External id ext), as a ROCm Kineto trace writes them. */
-#define OPK(op, dims, types, kname, h, g, dur, ext)                                                \
+#define OPK(op, dims, types, kname, h, g, dur, ext) \
+  OPKL("hipExtModuleLaunchKernel", op, dims, types, kname, h, g, dur, ext)
+/* OPK with the launch call named (cudaLaunchKernel on CUDA). */
+#define OPKL(launch, op, dims, types, kname, h, g, dur, ext)                                       \
   "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" op "\",\"pid\":0,\"tid\":1,\"ts\":" #h            \
   ",\"dur\":0.8,\"args\":{\"External id\":" #ext ",\"Input Dims\":" dims ",\"Input type\":" types  \
-  "}},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipExtModuleLaunchKernel\",\"pid\":0,"     \
+  "}},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" launch                                   \
+  "\",\"pid\":0,"                                                                                  \
   "\"tid\":1,\"ts\":" #h ".1,\"dur\":0.5,\"args\":{\"External id\":" #ext ",\"correlation\":" #ext \
   "5}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" kname "\",\"pid\":0,\"tid\":0,\"ts\":" #g     \
   ",\"dur\":" #dur ",\"args\":{\"External id\":" #ext ",\"stream\":0,\"correlation\":" #ext "5}}"
@@ -233,4 +250,101 @@ Test(merge, compat_reference_has_no_merge_row, .init = setup, .fini = teardown) 
   cr_assert_null(row_of(rep, "merge-sibling-gemms"));
   an_report_destroy(rep);
   te_rules_destroy(ref);
+}
+
+/* ---------------------------------------------------------------- QK-norm gate */
+
+/* A vLLM Qwen3-8B decode step of 32 tokens under torch.compile on H100, one layer after
+ * another: Inductor's RMSNorm of the layer input (weight [4096]), the QKV GEMM, Inductor's
+ * per-head Q/K RMSNorm (its weight is one head: [HD]), vLLM's RoPE, FlashAttention, o_proj.
+ * The kernels launch one by one (cudaLaunchKernel): an eager + compile stage. */
+#define CUDA_H100                                                            \
+  "\"cuda_runtime_version\":12080,\"deviceProperties\":[{\"id\":0,\"name\":" \
+  "\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,\"computeMinor\":0}],"
+#define VSTEP(ts, dur)                                                                           \
+  "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"execute_context_0(0)_generation_32(" \
+  "32)\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":" #dur "}"
+#define CU(op, dims, types, kname, h, g, dur, ext) \
+  OPKL("cudaLaunchKernel", op, dims, types, kname, h, g, dur, ext)
+#define T16 "\"c10::BFloat16\""
+#define QKNORM_NAME "triton_red_fused__to_copy_mean_mul_pow_rsqrt_view_1"
+#define QWEN3_LAYER(h, g, e0, e1, e2, e3, e4, e5, qk_dims, qk_types)                              \
+  CU("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0", "[[32, 4096], [32, 4096], [4096]]",    \
+     "[" T16 ", " T16 ", " T16 "]", "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0", h##0,   \
+     g##000, 6, e0)                                                                               \
+  "," CU(                                                                                         \
+      "aten::mm", "[[32, 4096], [4096, 6144]]", "[" T16 ", " T16 "]",                             \
+      "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", h##1, g##010, 40,                                      \
+      e1) "," CU("triton_red_fused__to_copy_mean_mul_pow_rsqrt_view_1", qk_dims, qk_types,        \
+                 QKNORM_NAME, h##2, g##055, 5,                                                    \
+                 e2) "," CU("_C::rotary_embedding",                                               \
+                            "[[32], [32, 4096], [32, 1024], [40960, 128], []]",                   \
+                            "[\"long int\", " T16 ", " T16 ", " T16 ", \"Scalar\"]",              \
+                            "void vllm::rotary_embedding_kernel<c10::BFloat16, true>", h##3,      \
+                            g##062, 4,                                                            \
+                            e3) "," CU("_vllm_fa2_C::varlen_fwd",                                 \
+                                       "[[32, 32, 128], [2048, 16, 8, 128], [2048, 16, 8, 128]]", \
+                                       "[" T16 ", " T16 ", " T16 "]",                             \
+                                       "void "                                                    \
+                                       "flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<" \
+                                       "128, 64, 128, 4, false, "                                 \
+                                       "false, cutlass::bfloat16_t>, false, true, false, false, " \
+                                       "true, true, false, false>("                               \
+                                       "flash::Flash_fwd_params)",                                \
+                                       h##4, g##070, 30,                                          \
+                                       e4) "," CU("aten::mm", "[[32, 4096], [4096, 4096]]",       \
+                                                  "[" T16 ", " T16 "]",                           \
+                                                  "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", h##5,      \
+                                                  g##104, 30, e5)
+#define QWEN3_STEP(platform, qk_dims, qk_types)                       \
+  "{" platform "\"traceEvents\":[" VSTEP(1000, 2000) "," QWEN3_LAYER( \
+      10, 1, 11, 12, 13, 14, 15, 16, qk_dims,                         \
+      qk_types) "," QWEN3_LAYER(20, 2, 21, 22, 23, 24, 25, 26, qk_dims, qk_types) "]}"
+#define QK128 "[[32, 6144], [128], [128]]"
+#define QK_BF16 "[" T16 ", " T16 ", " T16 "]"
+
+static const char QWEN3_128[] = QWEN3_STEP(CUDA_H100, QK128, QK_BF16);
+static const char QWEN3_96[] = QWEN3_STEP(CUDA_H100, "[[32, 4608], [96], [96]]", QK_BF16);
+static const char QWEN3_FP32[] = QWEN3_STEP(CUDA_H100, QK128, "[\"float\", \"float\", \"float\"]");
+static const char QWEN3_ROCM[] = QWEN3_STEP(MI300X, QK128, QK_BF16);
+static const char QWEN3_NO_SHAPES[] = QWEN3_STEP(CUDA_H100, "[]", "[]");
+
+/* The gate holds: head dim 128 in BF16, on CUDA, under torch.compile: vLLM's fused QK-norm
+ * + RoPE is an opportunity, and the row says which shape it read. */
+Test(qknorm, the_gate_holds_for_head_dim_128_bf16_cuda, .init = setup, .fini = teardown) {
+  an_report *rep = report_fw("vllm", QWEN3_128);
+  const an_fuse_row *r = row_of(rep, "vllm-qknorm-rope");
+  cr_assert_not_null(r, "Q/K norm right before RoPE, one head wide");
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY);
+  cr_assert_eq(r->unknown_gates, 0);
+  cr_assert_float_eq(r->piece_last_dim, 128, 1e-9);
+  cr_assert_str_eq(r->piece_format, "bf16");
+  bool norm = false;
+  for (size_t k = 0; k < r->n_related; k++) norm |= !strcmp(r->related[k], QKNORM_NAME);
+  cr_assert(norm, "the per-head norm is the piece, not the layer's input norm");
+  an_report_destroy(rep);
+}
+
+/* The gate fails each way: a head dim the kernel is not built for (96), an FP32 model, a
+ * ROCm run: no row. */
+Test(qknorm, the_gate_fails_on_head_dim_format_or_platform, .init = setup, .fini = teardown) {
+  const char *const fails[] = {QWEN3_96, QWEN3_FP32, QWEN3_ROCM};
+  const char *const why[] = {"head dim 96", "fp32", "ROCm"};
+  for (size_t i = 0; i < 3; i++) {
+    an_report *rep = report_fw("vllm", fails[i]);
+    cr_assert_null(row_of(rep, "vllm-qknorm-rope"), "%s: no row", why[i]);
+    an_report_destroy(rep);
+  }
+}
+
+/* Without record_shapes the Q/K norm's op states no shapes: the head dim is unknown, so the
+ * row is "unknown", never Confirmed, and names the fact. */
+Test(qknorm, no_shapes_leave_the_row_unknown, .init = setup, .fini = teardown) {
+  an_report *rep = report_fw("vllm", QWEN3_NO_SHAPES);
+  const an_fuse_row *r = row_of(rep, "vllm-qknorm-rope");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->state, AN_FUSE_GATES_UNKNOWN);
+  cr_assert_eq(r->confidence, AN_CONFIDENCE_UNKNOWN);
+  cr_assert(r->unknown_gates & AN_GATE_SHAPE);
+  an_report_destroy(rep);
 }

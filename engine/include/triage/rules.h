@@ -425,6 +425,17 @@ typedef struct te_fusion_pattern {
   bool merge;
   long merge_max_between;
   double merge_comparable;
+  /* Shape gate (shape:, docs/rules.md "Gates from the trace"): the CPU op that launched the
+   * piece of split group shape_piece states, by its Input Dims and Input type, the last
+   * dimension of its smallest tensor (a per-head norm's weight: the head dim) and that
+   * tensor's format; the fused path takes only shape_last_dims (none listed: any) and
+   * shape_formats (dtype ids; none: any). No op or no shapes: the fact is unknown.
+   * shape_piece -1: no gate. */
+  long shape_piece;
+  size_t n_shape_last_dims;
+  const long *shape_last_dims;
+  size_t n_shape_formats;
+  const char *const *shape_formats;
   const te_matcher *merge_merged;
 } te_fusion_pattern;
 
