@@ -18,8 +18,8 @@ static int cmp(const void *pa, const void *pb, void *ctx) {
   uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
   int64_t ka = key_of(x, a), kb = key_of(x, b);
   if (ka != kb) return ka < kb ? -1 : 1;
-  double ta = tr_event_ts(x->t, &x->evs[a]), tb = tr_event_ts(x->t, &x->evs[b]);
-  if (ta != tb) return ta < tb ? -1 : 1;
+  int c = tr_event_ts_cmp(x->t, &x->evs[a], &x->evs[b]);
+  if (c) return c;
   return a < b ? -1 : (a > b);
 }
 

@@ -10,6 +10,10 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
+static double end_of(const an_op_nest *x, const tr_event *e) {
+  return tr_event_ts(x->t, e) + tr_event_dur(x->t, e);
+}
+
 static int cmp_op(const void *a, const void *b, void *ctx) {
   const an_op_nest *x = ctx;
   const tr_event *p = &x->ops[*(const uint32_t *)a], *q = &x->ops[*(const uint32_t *)b];
@@ -17,15 +21,11 @@ static int cmp_op(const void *a, const void *b, void *ctx) {
   tr_str tp = tr_event_tid(x->t, p), tq = tr_event_tid(x->t, q);
   if (pp != pq) return pp < pq ? -1 : 1;
   if (tp != tq) return tp < tq ? -1 : 1;
-  double sp = tr_event_ts(x->t, p), sq = tr_event_ts(x->t, q);
-  if (sp != sq) return sp < sq ? -1 : 1;
-  double ep = sp + tr_event_dur(x->t, p), eq = sq + tr_event_dur(x->t, q);
+  int c = tr_event_ts_cmp(x->t, p, q);
+  if (c) return c;
+  double ep = end_of(x, p), eq = end_of(x, q);
   if (ep != eq) return ep > eq ? -1 : 1; /* the enclosing op first at equal starts */
   return p->index < q->index ? -1 : p->index > q->index;
-}
-
-static double end_of(const an_op_nest *x, const tr_event *e) {
-  return tr_event_ts(x->t, e) + tr_event_dur(x->t, e);
 }
 
 /* Parent links in one pass over each thread's ops (sorted: a thread's ops are one run):
@@ -106,12 +106,16 @@ void an_op_nest_free(an_op_nest *x) {
   x->n = 0;
 }
 
-/* Whether op p sorts at or before (pid, tid, ts). */
-static bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_str tid,
-                         double ts) {
-  tr_str pp = tr_event_pid(x->t, p), tp = tr_event_tid(x->t, p);
-  if (pp != pid) return pp < pid;
-  if (tp != tid) return tp < tid;
+/* Whether op p sorts at or before (pid, tid, ts). key is ts as an event's start count
+ * (tr_event_ts_count), or TR_TS_WIDE: counts compare as the starts do unless one is kept
+ * wide (trace.h), so a search for an event's start decodes none. */
+static inline bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_str tid,
+                                int64_t key, double ts) {
+  const tr_event_ctx *c = tr_trace_ctx(x->t, p);
+  if (c->pid != pid) return c->pid < pid;
+  if (c->tid != tid) return c->tid < tid;
+  int64_t count = tr_event_ts_count(p);
+  if (count != TR_TS_WIDE && key != TR_TS_WIDE) return count <= key;
   return tr_event_ts(x->t, p) <= ts;
 }
 
@@ -119,12 +123,13 @@ static bool at_or_before(const an_op_nest *x, const tr_event *p, tr_str pid, tr_
 static long entry_of(const an_op_nest *x, const tr_event *op) {
   tr_str pid = tr_event_pid(x->t, op), tid = tr_event_tid(x->t, op);
   size_t lo; /* first op sorting after (pid, tid, op->ts): op is among those before it */
-  UT_PARTITION_POINT(lo, 0, x->n, mid,
-                     at_or_before(x, &x->ops[x->pos[mid]], pid, tid, tr_event_ts(x->t, op)));
+  int64_t key = tr_event_ts_count(op);
+  double ts = tr_event_ts(x->t, op);
+  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, key, ts));
   for (size_t i = lo; i-- > 0;) {
     const tr_event *e = &x->ops[x->pos[i]];
     if (tr_event_pid(x->t, e) != pid || tr_event_tid(x->t, e) != tid ||
-        tr_event_ts(x->t, e) != tr_event_ts(x->t, op))
+        tr_event_ts_cmp(x->t, e, op) != 0)
       break;
     if (e == op) return (long)i;
   }
@@ -150,14 +155,15 @@ const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const 
 long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
   size_t lo; /* first op sorting after (pid, tid, at->ts) */
-  UT_PARTITION_POINT(lo, 0, x->n, mid,
-                     at_or_before(x, &x->ops[x->pos[mid]], pid, tid, tr_event_ts(x->t, at)));
+  int64_t key = tr_event_ts_count(at);
+  double at_ts = tr_event_ts(x->t, at);
+  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, key, at_ts));
   /* an op spanning it starts at or before it, so it encloses the last op that does: walk
    * up from that one to the first that still spans it */
   for (int32_t i = (int32_t)lo - 1; i >= 0; i = x->parent[i]) {
     const tr_event *op = &x->ops[x->pos[i]];
     if (tr_event_pid(x->t, op) != pid || tr_event_tid(x->t, op) != tid) return -1;
-    if (end_of(x, op) >= tr_event_ts(x->t, at)) return i;
+    if (end_of(x, op) >= at_ts) return i;
   }
   return -1;
 }
@@ -175,7 +181,8 @@ static bool on_thread(const an_op_nest *x, const tr_event *p, tr_str pid, tr_str
 bool an_op_nest_hole(const an_op_nest *x, tr_str pid, tr_str tid, double a, double b,
                      an_op_hole *out) {
   size_t k; /* first op sorting after (pid, tid, a) */
-  UT_PARTITION_POINT(k, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, a));
+  UT_PARTITION_POINT(k, 0, x->n, mid,
+                     at_or_before(x, &x->ops[x->pos[mid]], pid, tid, TR_TS_WIDE, a));
   /* the thread's last outermost op starting at or before a encloses the last op that does */
   const tr_event *last = NULL;
   for (int32_t i = (int32_t)k - 1; i >= 0; i = x->parent[i]) {

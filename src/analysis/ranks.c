@@ -73,8 +73,8 @@ static an_rank_part *add_part(an_rank_summary *s, long rank, const char *stage) 
 static int cmp_event_ptr(const void *pa, const void *pb, void *trace) {
   const tr_trace *t = trace;
   const tr_event *a = *(const tr_event *const *)pa, *b = *(const tr_event *const *)pb;
-  double ta = tr_event_ts(t, a), tb = tr_event_ts(t, b);
-  if (ta != tb) return ta < tb ? -1 : 1;
+  int c = tr_event_ts_cmp(t, a, b);
+  if (c) return c;
   return a->index < b->index ? -1 : a->index > b->index;
 }
 

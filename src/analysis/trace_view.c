@@ -273,9 +273,8 @@ static const ann *windows_nearest(const window_set *ws, double t, double *dist) 
 static int cmp_kernel_ptr(const void *a, const void *b, void *trace) {
   const tr_trace *t = trace;
   const tr_event *x = *(const tr_event *const *)a, *y = *(const tr_event *const *)b;
-  double tx = tr_event_ts(t, x), ty = tr_event_ts(t, y);
-  if (tx < ty) return -1;
-  if (tx > ty) return 1;
+  int c = tr_event_ts_cmp(t, x, y);
+  if (c) return c;
   return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 

@@ -28,6 +28,31 @@ uint32_t tr_id_find(const tr_idbase *b, int64_t id) {
   return d < TR_OFF_WIDE ? (uint32_t)d : TR_OFF_WIDE;
 }
 
+/* x rounded to the nearest integer (|x| < 2^62) */
+static int64_t round_i64(double x) { return (int64_t)(x < 0 ? x - 0.5 : x + 0.5); }
+
+int64_t tr_ts_encode(tr_trace_head *h, bool *set, double ts) {
+  /* 4.5e15 us (the year 2112 from the epoch): ts * 1000 and the difference of two such
+   * counts stay inside int64 */
+  if (!(fabs(ts) < 4.5e15)) return TR_TS_WIDE;
+  if (!*set) {
+    h->ts_div = fabs(ts) < 9007199254740.0 ? 1000.0 : 1.0; /* below 2^53 ns: nanoseconds */
+    h->ts_origin = round_i64(ts * h->ts_div);
+    *set = true;
+  }
+  /* ts lies within half an ulp of the decimal and the product rounds once: the count, if
+   * there is one, is the nearest integer to ts * ts_div or one beside it */
+  static const int64_t step[] = {0, -1, 1};
+  int64_t c = round_i64(ts * h->ts_div) - h->ts_origin;
+  for (size_t i = 0; i < sizeof step / sizeof *step; i++) {
+    int64_t k = c + step[i];
+    if (k <= TR_TS_WIDE || k >= -TR_TS_WIDE) continue;
+    double back = (double)(h->ts_origin + k) / h->ts_div;
+    if (memcmp(&back, &ts, sizeof ts) == 0) return k;
+  }
+  return TR_TS_WIDE;
+}
+
 uint32_t tr_dur_encode(double dur) {
   /* the bound keeps dur * 1000 + 0.5 below 2^32 - 1 (TR_DUR_WIDE itself is never a count) */
   if (!(dur >= 0.0) || signbit(dur) || dur >= 4294967.0) return TR_DUR_WIDE;

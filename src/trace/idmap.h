@@ -50,6 +50,16 @@ static inline int64_t tr_id_decode(const tr_idbase *b, uint32_t off) {
  * double and the quotient are the double nearest to count / 1000. */
 uint32_t tr_dur_encode(double dur);
 
+/* Starts. Kineto writes ts in microseconds with at most three decimals, so a start is a
+ * whole number of nanoseconds; starts past 2^53 ns (epoch-based ones) are written as
+ * whole microseconds. The first start encoded chooses the unit (nanoseconds; microseconds
+ * when it is past 2^53 ns) and the origin (that start), in h (trace.h's tr_trace_head:
+ * the inline accessor decodes with them) and *set. tr_ts_encode returns the start's
+ * count from the origin when it lies within 2^47 of it (39 hours in nanoseconds) and
+ * (origin + count) / ts_div gives back the same double bit for bit (both are then the
+ * double nearest to the decimal), else TR_TS_WIDE: the double goes to a side table. */
+int64_t tr_ts_encode(tr_trace_head *h, bool *set, double ts);
+
 /* uint32 -> uint32; key UINT32_MAX cannot be stored (it marks free slots). */
 typedef struct tr_map32 {
   uint32_t *keys, *vals;

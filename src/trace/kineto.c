@@ -858,6 +858,20 @@ static uint32_t store_dur(rd *r, tr_map64 *wide, double dur, int64_t key) {
   return ns;
 }
 
+/* e's start as a count (idmap.h); one that is not exactly a count is kept in ts_wide by
+ * e's index. */
+static void store_ts(rd *r, tr_event *e, double ts) {
+  tr_trace *t = r->t;
+  int64_t c = tr_ts_encode(&t->head, &t->ts_set, ts);
+  if (c == TR_TS_WIDE) {
+    int64_t bits;
+    memcpy(&bits, &ts, sizeof bits);
+    if (tr_map64_put(&t->ts_wide, e->index, bits) != 0) lx_nomem(&r->lx);
+  }
+  e->ts_lo = (uint32_t)(uint64_t)c;
+  e->ts_hi = (int16_t)((c - (int64_t)e->ts_lo) / 4294967296); /* |c| <= 2^47: it fits */
+}
+
 /* Position of c in the context table, trying the last context of the same kind first. */
 static uint32_t event_ctx(rd *r, int kind, const tr_event_ctx *c) {
   uint32_t pos = tr_ctxtab_put(&r->t->ctx, c, &r->last_ctx[kind]);
@@ -1286,8 +1300,8 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
     return;
   }
   tr_event e;
-  e.ts_us = r->ts;
   e.index = (uint32_t)index;
+  store_ts(r, &e, r->ts);
   e.dur_ns = store_dur(r, &r->t->dur_wide, r->dur_state == F_OK ? r->dur : 0.0, e.index);
   e.ext_off = store_id(r, &r->t->ext_base, &r->t->ext_wide, r->ext, e.index);
   e.corr_off = store_id(r, &r->t->corr_base, &r->t->corr_wide, r->corr, e.index);
@@ -1298,7 +1312,9 @@ static void store_event(rd *r, int kind, uint64_t index, const kept_texts *k) {
   c.pid = intern_cached(r, k->pid, &r->ic_pid[kind]);
   c.tid = intern_cached(r, k->tid, &r->ic_tid[kind]);
   c.stream = intern_cached(r, k->stream, &r->ic_stream[kind]);
-  e.ctx = event_ctx(r, kind, &c);
+  uint32_t pos = event_ctx(r, kind, &c);
+  e.ctx = pos < TR_CTX_WIDE ? (uint16_t)pos : TR_CTX_WIDE;
+  if (pos >= TR_CTX_WIDE && tr_map64_put(&r->t->ctx_wide, e.index, pos) != 0) lx_nomem(&r->lx);
   push_event(r, kind, &e);
   if (k->arg_mask | k->arg_dropped)
     store_args(r, kind, k->arg_mask, k->arg_dropped, k->argv, k->arg_memo);

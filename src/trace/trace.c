@@ -25,7 +25,9 @@ static void trace_free_contents(tr_trace *t) {
   tr_map64_free(&t->ext_wide);
   tr_map64_free(&t->corr_wide);
   tr_map64_free(&t->dur_wide);
+  tr_map64_free(&t->ts_wide);
   tr_ctxtab_free(&t->ctx);
+  tr_map64_free(&t->ctx_wide);
   tr_map32_free(&t->corr_map);
   tr_map64_free(&t->corr_map_wide);
   free(t->corr_pairs);
@@ -46,6 +48,7 @@ tr_trace *tr_trace_new(const char *path) {
   t->path = strdup(path ? path : "");
   t->in = tr_intern_create();
   t->meta.rank = t->meta.world_size = TR_NO_ID;
+  t->head.ts_div = 1000.0;
   if (!t->path || !t->in) {
     tr_trace_destroy(t);
     return NULL;
@@ -154,7 +157,7 @@ const tr_pyframe_run *tr_pyframe_run_of(const tr_trace *t, size_t i) {
   return &t->py.runs[past - 1];
 }
 
-/* The dur store_dur kept under key (0.0 if none). */
+/* The double store_dur or store_ts kept under key (0.0 if none). */
 static double wide_dur(const tr_map64 *wide, int64_t key) {
   int64_t bits;
   double dur = 0.0;
@@ -208,6 +211,16 @@ int64_t tr_event_id_slow(const tr_trace *t, const tr_event *e, bool correlation)
 
 double tr_event_dur_wide(const tr_trace *t, const tr_event *e) {
   return wide_dur(&t->dur_wide, e->index);
+}
+
+double tr_event_ts_wide(const tr_trace *t, const tr_event *e) {
+  return wide_dur(&t->ts_wide, e->index);
+}
+
+uint32_t tr_event_ctx_wide(const tr_trace *t, const tr_event *e) {
+  int64_t pos = 0;
+  (void)tr_map64_get(&t->ctx_wide, e->index, &pos);
+  return (uint32_t)pos;
 }
 
 static const char *const k_arg_keys[TR_ARG_COUNT] = {

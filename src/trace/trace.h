@@ -30,6 +30,11 @@ typedef uint32_t tr_str;
 /* A dur stored as a count of nanoseconds; TR_DUR_WIDE marks one kept in full elsewhere.
  * Read durations with tr_event_dur / tr_pyframe_dur, never from the fields. */
 #define TR_DUR_WIDE UINT32_MAX
+/* An event's start as a 48-bit signed count from the trace's origin (trace/idmap.h),
+ * TR_TS_WIDE marking one kept in full elsewhere; its context position in 16 bits,
+ * TR_CTX_WIDE marking one kept elsewhere. Read them with tr_event_ts and tr_trace_ctx. */
+#define TR_TS_WIDE (-(INT64_C(1) << 47))
+#define TR_CTX_WIDE UINT16_MAX
 
 /* What an event is to the analysis. Decided while reading (rules in trace/kineto.c,
  * following docs/reference.md §2.5). */
@@ -44,24 +49,28 @@ typedef enum tr_kind {
 } tr_kind;
 
 /* One complete ("X") event. ts and dur are microseconds as in the file (read them with
- * tr_event_ts and tr_event_dur). 32 bytes, as
- * cpu_op-heavy traces keep millions of them: the kind is implied by the per-kind array an event
- * sits in; cat, pid, tid and stream, few distinct per trace (threads x categories x
- * streams), are shared through a per-trace table the event indexes; dur is a count of
- * nanoseconds (TR_DUR_WIDE: the exact double is in a side table); the two ids are 32-bit
- * offsets from a per-trace base (an id that does not fit goes to a side table). Read
- * those through tr_event_dur, tr_event_cat / _pid / _tid / _stream and
- * tr_event_external_id / tr_event_correlation, never from the fields. */
+ * tr_event_ts and tr_event_dur). 28 bytes, as cpu_op-heavy traces keep millions of them:
+ * the kind is implied by the per-kind array an event sits in; ts is an exact count of
+ * nanoseconds (of microseconds in a trace of epoch-based whole microseconds) from a
+ * per-trace origin, in 48 bits (TR_TS_WIDE: the exact double is in a side table); cat,
+ * pid, tid and stream, few distinct per trace (threads x categories x streams), are
+ * shared through a per-trace table the event indexes in 16 bits (TR_CTX_WIDE: the
+ * position is in a side table); dur is a count of nanoseconds (TR_DUR_WIDE: the exact
+ * double is in a side table); the two ids are 32-bit offsets from a per-trace base (an
+ * id that does not fit goes to a side table). Read those through tr_event_ts,
+ * tr_event_dur, tr_event_cat / _pid / _tid / _stream and tr_event_external_id /
+ * tr_event_correlation, never from the fields. */
 typedef struct tr_event {
-  double ts_us; /* private: read with tr_event_ts */
   tr_str name;
   uint32_t dur_ns;   /* private: dur in nanoseconds or TR_DUR_WIDE (tr_event_dur) */
-  uint32_t ctx;      /* private: index of the (cat, pid, tid, stream) tuple (tr_trace_ctx) */
   uint32_t index;    /* position among all events of the file (stable tie-break) */
   uint32_t ext_off;  /* private: args["External id"] (tr_event_external_id) */
   uint32_t corr_off; /* private: args.correlation (tr_event_correlation) */
+  uint32_t ts_lo;    /* private: the start's count, low 32 bits (tr_event_ts) */
+  int16_t ts_hi;     /* private: its high 16 bits */
+  uint16_t ctx;      /* private: the (cat, pid, tid, stream) tuple's position (tr_trace_ctx) */
 } tr_event;
-_Static_assert(sizeof(tr_event) == 32, "tr_event is 32 bytes: see the comment above");
+_Static_assert(sizeof(tr_event) == 28, "tr_event is 28 bytes: see the comment above");
 
 /* What an event shares with the other events of its thread, category and stream. */
 typedef struct tr_event_ctx {
@@ -282,11 +291,6 @@ static inline double tr_pyframe_dur(const tr_trace *t, const tr_pyframe *f) {
   return f->dur_ns != TR_DUR_WIDE ? (double)f->dur_ns / 1000.0 : tr_pyframe_dur_wide(t, f);
 }
 const tr_thread_name *tr_trace_thread_names(const tr_trace *t, size_t *n);
-/* Start of an event of t in microseconds, exactly the double read from the file. */
-static inline double tr_event_ts(const tr_trace *t, const tr_event *e) {
-  (void)t; /* the trace will hold what a compact start needs to be decoded */
-  return e->ts_us;
-}
 /* dur of an event whose dur_ns is TR_DUR_WIDE (0.0 if it has none). */
 double tr_event_dur_wide(const tr_trace *t, const tr_event *e);
 /* dur of an event of t in microseconds, the same double as the file's text gave (0.0
@@ -300,15 +304,47 @@ static inline double tr_event_dur(const tr_trace *t, const tr_event *e) {
 typedef struct tr_trace_head {
   const tr_event_ctx *ctx;      /* indexed by tr_event.ctx */
   uint64_t ext_base, corr_base; /* an id offset below TR_OFF_WIDE is id - base */
+  /* a start's count plus ts_origin, divided by ts_div (1000: the counts are nanoseconds;
+   * 1: microseconds), is the start; set with the first event stored */
+  int64_t ts_origin;
+  double ts_div;
 } tr_trace_head;
 
 static inline const tr_trace_head *tr_trace_head_of(const tr_trace *t) {
   return (const tr_trace_head *)(const void *)t;
 }
 
+/* The 48-bit count of an event's start, sign-extended. */
+static inline int64_t tr_event_ts_count(const tr_event *e) {
+  return (int64_t)e->ts_hi * 4294967296 + (int64_t)e->ts_lo;
+}
+double tr_event_ts_wide(const tr_trace *t, const tr_event *e); /* private */
+/* Start of an event of t in microseconds, exactly the double read from the file: the count
+ * is stored only when this quotient gives that double back (trace/idmap.h). */
+static inline double tr_event_ts(const tr_trace *t, const tr_event *e) {
+  int64_t c = tr_event_ts_count(e);
+  if (c == TR_TS_WIDE) return tr_event_ts_wide(t, e);
+  const tr_trace_head *h = tr_trace_head_of(t);
+  return (double)(h->ts_origin + c) / h->ts_div;
+}
+
+/* The order of the starts of two events of t (-1, 0, 1), as their tr_event_ts compare:
+ * for sorts and searches, which then decode no start unless one is kept wide. Counts
+ * compare as their starts do: each decodes to its start, monotonically, and one start
+ * always encodes to one count. */
+static inline int tr_event_ts_cmp(const tr_trace *t, const tr_event *a, const tr_event *b) {
+  int64_t ca = tr_event_ts_count(a), cb = tr_event_ts_count(b);
+  if (ca == TR_TS_WIDE || cb == TR_TS_WIDE) {
+    double x = tr_event_ts(t, a), y = tr_event_ts(t, b);
+    return (x > y) - (x < y);
+  }
+  return (ca > cb) - (ca < cb);
+}
+
+uint32_t tr_event_ctx_wide(const tr_trace *t, const tr_event *e); /* private */
 /* The (cat, pid, tid, stream) of an event of t; borrowed, lives as long as t. */
 static inline const tr_event_ctx *tr_trace_ctx(const tr_trace *t, const tr_event *e) {
-  return &tr_trace_head_of(t)->ctx[e->ctx];
+  return &tr_trace_head_of(t)->ctx[e->ctx != TR_CTX_WIDE ? e->ctx : tr_event_ctx_wide(t, e)];
 }
 static inline tr_str tr_event_cat(const tr_trace *t, const tr_event *e) {
   return tr_trace_ctx(t, e)->cat;

@@ -61,7 +61,10 @@ struct tr_trace {
   tr_idbase ext_base, corr_base;
   tr_map64 ext_wide, corr_wide;
   tr_map64 dur_wide; /* event index -> bits of a dur stored as TR_DUR_WIDE */
+  tr_map64 ts_wide;  /* event index -> bits of a start stored as TR_TS_WIDE */
+  bool ts_set;       /* the starts' unit and origin are chosen (head, tr_ts_encode) */
   tr_ctxtab ctx;     /* the distinct (cat, pid, tid, stream) of the events */
+  tr_map64 ctx_wide; /* event index -> context position stored as TR_CTX_WIDE */
   /* correlation -> External id, as offsets; a pair that does not fit in 32 bits is in
    * corr_map_wide (and, when its correlation fits, marked TR_OFF_WIDE in corr_map).
    * While reading, the pairs are only appended to corr_pairs (correlation, External id

@@ -1030,7 +1030,7 @@ static void check_ids_outside_the_window(bool mapped) {
     cr_expect_eq(tr_trace_external_for_correlation(t, ids[i]), ids[7 - i], "corr %zu", i);
   cr_expect_eq(tr_trace_external_for_correlation(t, 7), TR_NO_ID);
   cr_expect_eq(tr_trace_external_for_correlation(t, 4294967296LL * 5), TR_NO_ID);
-  cr_expect_eq(sizeof(tr_event), 32u);
+  cr_expect_eq(sizeof(tr_event), 28u);
   tr_trace_destroy(t);
 }
 
@@ -1563,4 +1563,117 @@ Test(trace_reader, names_alike_but_for_one_byte) {
   cr_assert_eq(k, n_kernels);
   tr_trace_destroy(t);
   free(json);
+}
+
+/* ------------------------------------------------------------------ compact starts */
+
+/* Kernels at the given ts texts, in order, one per thread when threads (a context each). */
+static char *kernels_at(const char *const *ts, size_t n, bool threads) {
+  size_t cap = 64 + n * 128, len = 0;
+  char *s = malloc(cap);
+  len += (size_t)snprintf(s + len, cap - len, "[");
+  for (size_t i = 0; i < n; i++)
+    len +=
+        (size_t)snprintf(s + len, cap - len,
+                         "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":%zu,"
+                         "\"ts\":%s,\"dur\":1}",
+                         i ? "," : "", threads ? i : 0, ts[i]);
+  snprintf(s + len, cap - len, "]");
+  return s;
+}
+
+/* Every start reads back as the very double strtod makes of its text, sign of zero
+ * included: whole nanoseconds near the first start as counts, the rest (a fourth
+ * decimal, far from the first start, huge, -0) from the side table. */
+static void expect_starts(const char *const *ts, size_t n) {
+  char *json = kernels_at(ts, n, false);
+  tr_trace *t = read_ok(json);
+  size_t m = 0;
+  const tr_event *e = tr_trace_events(t, TR_KIND_KERNEL, &m);
+  cr_assert_eq(m, n);
+  for (size_t i = 0; i < n; i++) {
+    double want = strtod(ts[i], NULL), got = tr_event_ts(t, &e[i]);
+    cr_expect(memcmp(&want, &got, sizeof want) == 0, "ts %s read back as %.17g", ts[i], got);
+  }
+  tr_trace_destroy(t);
+  free(json);
+}
+
+Test(trace_reader, starts_in_nanoseconds_read_back_exactly) {
+  static const char *const ts[] = {"2413669097444.592",
+                                   "2413669097444.593",
+                                   "2413669097443",
+                                   "2413669097444.5925",
+                                   "2413669097444.5",
+                                   "2413569097444.001",
+                                   "2900000000000.001",
+                                   "1.5",
+                                   "-0",
+                                   "1e15",
+                                   "1e16",
+                                   "9007199254740.991"};
+  expect_starts(ts, sizeof ts / sizeof *ts);
+  static const char *const small[] = {"0", "0.001", "140737488355.327", "140737488355.328",
+                                      "0.0001"};
+  expect_starts(small, sizeof small / sizeof *small);
+}
+
+Test(trace_reader, epoch_microsecond_starts_read_back_exactly) {
+  static const char *const ts[] = {"1695840000000000",   "1695840000000123",    "1695839999999877",
+                                   "1695840000000001.5", "1695840000000001.25", "12.5",
+                                   "4909913692199.694"};
+  expect_starts(ts, sizeof ts / sizeof *ts);
+}
+
+Test(trace_reader, count_encoding_round_trips) {
+  tr_trace_head h = {.ts_div = 1000.0};
+  bool set = false;
+  cr_expect_eq(tr_ts_encode(&h, &set, 4909913692199.694), 0);
+  cr_expect(set);
+  cr_expect_eq(h.ts_div, 1000.0);
+  cr_expect_eq(h.ts_origin, 4909913692199694);
+  cr_expect_eq(tr_ts_encode(&h, &set, 4909913692200.0), 306);
+  cr_expect_eq(tr_ts_encode(&h, &set, 4909913692199.0), -694);
+  cr_expect_eq(tr_ts_encode(&h, &set, 4909913692197.5), -2194);
+  cr_expect_eq(tr_ts_encode(&h, &set, NAN), TR_TS_WIDE);
+  cr_expect_eq(tr_ts_encode(&h, &set, 4.5e15), TR_TS_WIDE);
+  /* the last count inside 2^47 of the origin, and the first outside */
+  cr_expect_eq(tr_ts_encode(&h, &set, (4909913692199694.0 + 140737488355327.0) / 1000.0),
+               140737488355327);
+  cr_expect_eq(tr_ts_encode(&h, &set, (4909913692199694.0 + 140737488355328.0) / 1000.0),
+               TR_TS_WIDE);
+  tr_trace_head e = {.ts_div = 1000.0};
+  set = false;
+  cr_expect_eq(tr_ts_encode(&e, &set, 1695840000000000.0), 0);
+  cr_expect_eq(e.ts_div, 1.0); /* past 2^53 ns: whole microseconds */
+  cr_expect_eq(tr_ts_encode(&e, &set, 1695840000000007.0), 7);
+  cr_expect_eq(tr_ts_encode(&e, &set, 1695840000000007.5), TR_TS_WIDE);
+  tr_trace_head f = {.ts_div = 1000.0};
+  set = false;
+  cr_expect_eq(tr_ts_encode(&f, &set, 1.0), 0);
+  cr_expect_eq(tr_ts_encode(&f, &set, 1.2345), TR_TS_WIDE); /* a fourth decimal */
+  cr_expect_eq(tr_ts_encode(&f, &set, -0.0), TR_TS_WIDE);   /* 0 / 1000 is +0 */
+  cr_expect_eq(tr_ts_encode(&f, &set, 0.0), -1000);
+}
+
+/* Past 65,534 contexts, an event's context position is kept beside it, and reads back. */
+Test(trace_reader, contexts_past_sixteen_bits) {
+  enum { N = 66000 };
+  const char **ts = malloc(N * sizeof *ts);
+  for (size_t i = 0; i < N; i++) ts[i] = "1000.5";
+  char *json = kernels_at(ts, N, true);
+  tr_trace *t = read_ok(json);
+  size_t n = 0;
+  const tr_event *e = tr_trace_events(t, TR_KIND_KERNEL, &n);
+  cr_assert_eq(n, N);
+  char want[32];
+  for (size_t i = 0; i < N; i += (i < 65530 ? 997 : 1)) {
+    snprintf(want, sizeof want, "%zu", i);
+    cr_expect_str_eq(tr_str_get(t, tr_event_tid(t, &e[i])), want, "event %zu", i);
+    cr_expect_str_eq(tr_str_get(t, tr_event_cat(t, &e[i])), "kernel", "event %zu", i);
+    cr_expect_eq(tr_event_ts(t, &e[i]), 1000.5);
+  }
+  tr_trace_destroy(t);
+  free(json);
+  free(ts);
 }
