@@ -148,6 +148,25 @@ typedef struct an_workload_fact {
                            SERVER_ARGS, or UNKNOWN */
 } an_workload_fact;
 
+/* The step's shape as its attention ops' shapes tell it (analysis/workload.h): a prefill
+ * of batch x tokens (query and keys alike), a decode (one query token a sequence against
+ * kv_tokens), or a prefill on top of cached tokens (fewer queries than keys). */
+typedef enum an_phase {
+  AN_PHASE_UNKNOWN = 0, /* no attention op with shapes in the counted steps */
+  AN_PHASE_PREFILL = 1,
+  AN_PHASE_DECODE = 2,
+  AN_PHASE_EXTEND = 3 /* prefill of `tokens` after kv_tokens - tokens cached ones */
+} an_phase;
+
+typedef struct an_step_shape {
+  an_phase phase;
+  long batch, tokens, kv_tokens; /* sequences, query tokens and key tokens of one sequence */
+  const char *op;                /* the attention op whose Input Dims tell it (interned) */
+  size_t ops;                    /* its calls in the counted steps (the shape the most share) */
+  size_t shapes;                 /* distinct (batch, tokens, kv_tokens) among them; 1: all agree */
+  bool in_steps;                 /* the ops read were the counted steps' (else the whole trace's) */
+} an_step_shape;
+
 typedef struct an_provenance {
   an_mode mode;
   an_framework_fact framework;         /* the formal (single-trace: the) traces' */
@@ -172,6 +191,7 @@ typedef struct an_provenance {
   bool overlap_plain_lines;     /* the reference layout's lines beside its overlap tables
                                    (overlap.plain_lines) */
   an_workload_fact workload;    /* serving, training, micro-benchmark (time account) */
+  an_step_shape step_shape;     /* phase, batch x tokens from the attention ops' shapes */
 } an_provenance;
 
 /* ------------------------------------------------------------------ kernels */
@@ -1325,6 +1345,8 @@ typedef struct an_category_time {
   double total_us;
   double share_pct; /* of the stage's kernel-time sum */
   size_t kernels;   /* distinct kernels (rows) of the category */
+  double steps_us;  /* of total_us, inside the counted steps (its rows' steps_us; total_us
+                       without steps): one-time uploads and warm-ups are outside */
 } an_category_time;
 
 /* Where the trace limits what the report can say (the report words each as a hint). */

@@ -404,8 +404,9 @@ static size_t stage_categories(const an_stage_report *st, an_category_time *v) {
     const an_kernel_row *r = &st->kernels[i];
     size_t k = 0;
     while (k < n && strcmp(v[k].category, r->category) != 0) k++;
-    if (k == n) v[n++] = (an_category_time){r->category, 0, 0, 0};
+    if (k == n) v[n++] = (an_category_time){r->category, 0, 0, 0, 0};
     v[k].total_us += r->total_us;
+    v[k].steps_us += r->steps_us;
     v[k].kernels++;
   }
   for (size_t k = 0; k < n; k++)

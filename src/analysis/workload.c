@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/op_cost.h"
+#include "util/limits.h"
+
 /* The first event name of the kinds the matcher names, or NULL. */
 static const char *first_named(const tr_trace *t, const te_matcher *m, const tr_kind *kinds,
                                size_t n_kinds) {
@@ -71,4 +74,103 @@ an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules 
     return fact(AN_WORKLOAD_MICROBENCHMARK, in->steps[0].steps[0].name, AN_SOURCE_TRACE_CONTENT,
                 strings);
   return (an_workload_fact){AN_WORKLOAD_UNKNOWN, NULL, AN_SOURCE_UNKNOWN};
+}
+
+/* ---------------------------------------------------------------- step shape */
+
+/* One attention call's (batch, query tokens, key tokens), from its model's q and k. */
+typedef struct shape_seen {
+  long batch, tokens, kv;
+  const char *op;
+  size_t calls;
+} shape_seen;
+
+/* An attention op's query and key: (B, H, S, D), or (B, S, H, D) when bshd. */
+#define ATTN_RANK 4u
+
+/* The (batch, sequence) of input i of an attention op laid out as its model says. */
+static bool batch_seq(const char *dims, int i, bool bshd, long *b, long *s) {
+  int64_t d[AN_MAX_SHAPE_RANK];
+  size_t rank = 0;
+  if (i < 0 || !an_op_input_dims(dims, (size_t)i, d, AN_MAX_SHAPE_RANK, &rank) || rank != ATTN_RANK)
+    return false;
+  *b = (long)d[0];
+  *s = (long)d[bshd ? 1 : 2];
+  return *b > 0 && *s > 0;
+}
+
+/* Whether CPU op e runs inside a counted step of s (every op with no steps). */
+static bool in_counted_step(const an_steps *s, double ts) {
+  bool any = false;
+  for (size_t j = 0; j < s->n; j++) {
+    if (s->steps[j].warmup) continue;
+    any = true;
+    if (ts >= s->steps[j].cpu_ts && ts <= s->steps[j].cpu_end) return true;
+  }
+  return !any;
+}
+
+/* Counts trace t's attention calls by shape into v (at most cap distinct, *n of them). */
+static void trace_shapes(const tr_trace *t, const an_steps *s, const te_rules *rules, shape_seen *v,
+                         size_t cap, size_t *n) {
+  size_t ne = 0, n_str = tr_trace_string_count(t);
+  const tr_event *ev = tr_trace_events(t, TR_KIND_CPU_OP, &ne);
+  const te_op_cost **memo = calloc(n_str ? n_str : 1, sizeof *memo); /* by name */
+  uint8_t *asked = calloc(n_str ? n_str : 1, 1);
+  for (size_t i = 0; memo && asked && i < ne; i++) {
+    tr_str name = ev[i].name;
+    if (!asked[name]) {
+      const te_op_cost *m = te_rules_op_cost(rules, tr_str_get(t, name));
+      memo[name] = m && m->kind == TE_COST_ATTENTION ? m : NULL;
+      asked[name] = 1;
+    }
+    const te_op_cost *m = memo[name];
+    long b, sq, bk, sk;
+    const char *dims =
+        m ? tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, &ev[i], TR_ARG_INPUT_DIMS)) : NULL;
+    if (!dims || !in_counted_step(s, tr_event_ts(t, &ev[i])) ||
+        !batch_seq(dims, m->q, m->bshd, &b, &sq) || !batch_seq(dims, m->k, m->bshd, &bk, &sk) ||
+        bk != b || sq > sk)
+      continue;
+    /* by op too: an SDPA op and the flash forward it calls both have a model */
+    const char *op = tr_str_get(t, name);
+    size_t k = 0;
+    while (k < *n && (v[k].batch != b || v[k].tokens != sq || v[k].kv != sk || strcmp(v[k].op, op)))
+      k++;
+    if (k == *n && *n == cap) continue; /* past the distinct shapes kept: not counted */
+    if (k == *n) v[(*n)++] = (shape_seen){b, sq, sk, op, 0};
+    v[k].calls++;
+  }
+  free(memo);
+  free(asked);
+}
+
+an_step_shape an_step_shape_detect(const an_workload_input *in, const te_rules *rules,
+                                   an_strtab *strings) {
+  shape_seen v[16];
+  size_t n = 0;
+  for (size_t i = 0; i < in->n; i++)
+    trace_shapes(in->traces[i], &in->steps[i], rules, v, sizeof v / sizeof *v, &n);
+  an_step_shape out = {AN_PHASE_UNKNOWN, 0, 0, 0, NULL, 0, 0, false};
+  for (size_t i = 0; i < in->n; i++)
+    for (size_t j = 0; j < in->steps[i].n; j++) out.in_steps |= !in->steps[i].steps[j].warmup;
+  size_t best = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (v[k].calls > v[best].calls) best = k;
+    size_t j = 0; /* a shape another op showed first is not a new one */
+    while (j < k && (v[j].batch != v[k].batch || v[j].tokens != v[k].tokens || v[j].kv != v[k].kv))
+      j++;
+    out.shapes += j == k;
+  }
+  if (!n) return out;
+  const shape_seen *x = &v[best];
+  out.phase = x->tokens == 1 && x->kv > 1 ? AN_PHASE_DECODE
+              : x->tokens == x->kv        ? AN_PHASE_PREFILL
+                                          : AN_PHASE_EXTEND;
+  out.batch = x->batch;
+  out.tokens = x->tokens;
+  out.kv_tokens = x->kv;
+  out.op = an_strtab_cstr(strings, x->op);
+  out.ops = x->calls;
+  return out;
 }

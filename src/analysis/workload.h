@@ -35,6 +35,14 @@ typedef struct an_workload_input {
   an_source framework_source; /* where from (AN_SOURCE_DEFAULT: nothing named it) */
 } an_workload_input;
 
+/* The shape of the run's steps from its attention ops (the packs' op cost models of kind
+ * attention: SDPA, flash forward) inside the counted steps (every op without steps): the
+ * query and key tensors' batch and sequence lengths (layout from the model: (B, H, S, D)
+ * or (B, S, H, D)). The most common shape, with how many calls share it; phase unknown
+ * when no such op has shapes (record_shapes off, graph replay, a paged kernel's op). */
+an_step_shape an_step_shape_detect(const an_workload_input *in, const te_rules *rules,
+                                   an_strtab *strings);
+
 /* The workload of a run; evidence NULL when unknown or on out of memory. */
 an_workload_fact an_workload_detect(const an_workload_input *in, const te_rules *rules,
                                     an_strtab *strings);

@@ -181,6 +181,12 @@ static void header(rp_hw *hw) {
   char gpu[RP_GPU_BYTES];
   fact(hw, "GPU", rp_gpu(&p->context, gpu, sizeof gpu), p->context.gpu.source, true);
   fact(hw, "Platform", rp_platform(p->context.platform.value), p->context.platform.source, true);
+  char shape[160], shape_from[256], said[400];
+  if (rp_step_shape(&p->step_shape, p->workload.value, shape, sizeof shape, shape_from,
+                    sizeof shape_from)) {
+    snprintf(said, sizeof said, "Input Dims of %s (%s)", p->step_shape.op, shape_from);
+    fact_said(hw, "Step shape", shape, AN_SOURCE_TRACE_CONTENT, said);
+  }
   fact(hw, "Mode", p->mode == AN_MODE_MAPPING_FORMAL ? "mapping + formal" : rp_mode(p),
        AN_SOURCE_UNKNOWN, false);
   if (hw->rep->limits.ranks_compared) {

@@ -428,6 +428,13 @@ void rp_html_stage(rp_hw *hw, size_t stage_index) {
   }
   rp_hw_printf(hw, ".</p>");
   if (st->n_categories) category_bar(hw, st, tok);
+  char *steps = rp_step_categories(st, hw->rules);
+  if (steps) {
+    rp_hw_printf(hw, "<p class=\"step-categories\">");
+    rp_hw_text(hw, steps);
+    rp_hw_printf(hw, "</p>");
+  }
+  free(steps);
   rp_html_timeline(hw, stage_index);
   rp_hw_printf(hw, "<h%d id=\"%skernels-%s\">Kernels</h%d>", 3 + hw->hd, hw->idp, tok, 3 + hw->hd);
   kernel_table(hw, stage_index, tok);

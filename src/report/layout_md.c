@@ -139,6 +139,17 @@ static void provenance(FILE *f, const an_report *r) {
   fact_row(f, "GPU", gpu ? gpu : "unknown", rp_source(c->gpu.source));
   fact_row(f, "Platform", rp_platform(c->platform.value), rp_source(c->platform.source));
   workload_row(f, &p->workload);
+  char shape[160], shape_from[256];
+  if (rp_step_shape(&p->step_shape, p->workload.value, shape, sizeof shape, shape_from,
+                    sizeof shape_from)) {
+    fputs("| Step shape | ", f);
+    rp_md_cell_text(f, shape);
+    fputs(" | Input Dims of ", f);
+    code_span(f, p->step_shape.op);
+    fputs(" (", f);
+    rp_md_cell_text(f, shape_from);
+    fputs(") |\n", f);
+  }
   fact_row(f, "Mode", rp_mode(p), "inputs");
   if (two) inputs_row(f, "Mapping traces", p->mapping_inputs, p->n_mapping_inputs, "command line");
   size_t n_in = 0;
@@ -333,7 +344,7 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
 
 /* ---------------------------------------------------------------- stages */
 
-static void categories(FILE *f, const an_stage_report *st) {
+static void categories(FILE *f, const an_stage_report *st, const te_rules *rules) {
   if (!st->n_categories) return;
   unit u = unit_for(st->categories[0].total_us);
   fprintf(f, "\nTime by category (%s): ", u.name);
@@ -345,6 +356,9 @@ static void categories(FILE *f, const an_stage_report *st) {
     fprintf(f, "%s%s %s (%s)", i ? " · " : "", c->category, t, s);
   }
   fputc('\n', f);
+  char *steps = rp_step_categories(st, rules);
+  if (steps) fprintf(f, "\n%s\n", steps);
+  free(steps);
 }
 
 static void anchor_cell(FILE *f, const char *kind, const char *stage_id, size_t row, char letter) {
@@ -670,7 +684,7 @@ static void stage(FILE *f, const an_report *rep, size_t si, const stage_names *a
   fmt_time(t, sizeof t, rp_stage_share_base_us(st), u);
   fprintf(f, "Every share in this stage is of its %s: **%s %s**.\n",
           st->has_kernels ? "kernel-time sum" : "GPU busy time", t, u.name);
-  categories(f, st);
+  categories(f, st, rules);
   name_ctx nc = {rep, all};
   rp_timeline_markdown(f, rep, st, display_name, &nc);
   if (st->has_kernels) kernel_table(f, st, names);

@@ -176,7 +176,8 @@ static bool category_json(cJSON *cs, const an_category_time *c) {
   return cJSON_AddStringToObject(o, "category", c->category) &&
          cJSON_AddNumberToObject(o, "total_us", an_round3(c->total_us)) &&
          cJSON_AddNumberToObject(o, "share_pct", an_round3(c->share_pct)) &&
-         cJSON_AddNumberToObject(o, "kernels", (double)c->kernels);
+         cJSON_AddNumberToObject(o, "kernels", (double)c->kernels) &&
+         cJSON_AddNumberToObject(o, "steps_us", an_round3(c->steps_us));
 }
 
 /* How the stage ran (issue 31, fusion gates): the execution modes seen and the tokens
@@ -372,13 +373,27 @@ static bool workload_json(cJSON *o, const an_workload_fact *w) {
          cJSON_AddStringToObject(x, "source", source_name(w->source));
 }
 
+/* The step's shape from its attention ops' shapes, or null. */
+static bool step_shape_json(cJSON *o, const an_step_shape *s) {
+  if (s->phase == AN_PHASE_UNKNOWN) return cJSON_AddNullToObject(o, "step_shape") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "step_shape");
+  return x && cJSON_AddStringToObject(x, "phase", rp_phase(s->phase)) &&
+         cJSON_AddNumberToObject(x, "batch", (double)s->batch) &&
+         cJSON_AddNumberToObject(x, "tokens", (double)s->tokens) &&
+         cJSON_AddNumberToObject(x, "kv_tokens", (double)s->kv_tokens) &&
+         cJSON_AddStringToObject(x, "op", s->op) &&
+         cJSON_AddNumberToObject(x, "calls", (double)s->ops) &&
+         cJSON_AddNumberToObject(x, "shapes", (double)s->shapes);
+}
+
 /* The framework facts with their sources (the run context's are in "context"). */
 static bool provenance_json(cJSON *root, const an_provenance *p) {
   cJSON *o = cJSON_AddObjectToObject(root, "provenance");
   return o && fact_json(o, "framework", str_or_null(p->framework.label), p->framework.source) &&
          fact_json(o, "mapping_framework", str_or_null(p->mapping_framework.label),
                    p->mapping_framework.source) &&
-         workload_json(o, &p->workload) && add_str_or_null(o, "version", p->version);
+         workload_json(o, &p->workload) && step_shape_json(o, &p->step_shape) &&
+         add_str_or_null(o, "version", p->version);
 }
 
 /* The anchors an item's line links (report/item_text.h), into a JSON array. */

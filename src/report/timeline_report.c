@@ -321,12 +321,77 @@ static const char *rank_wait_action(const an_rank_group *g) {
   return "Find why the straggler arrives late";
 }
 
+const char *rp_phase(an_phase p) {
+  static const char *const w[] = {"unknown", "prefill", "decode", "extend"};
+  return (size_t)p < sizeof w / sizeof *w ? w[p] : "unknown";
+}
+
+bool rp_step_shape(const an_step_shape *s, an_workload w, char *value, size_t vcap, char *from,
+                   size_t fcap) {
+  if (s->phase == AN_PHASE_UNKNOWN) return false;
+  if (s->phase == AN_PHASE_DECODE)
+    snprintf(value, vcap, "decode, %ld sequences x 1 token against %ld keys", s->batch,
+             s->kv_tokens);
+  else if (s->phase == AN_PHASE_EXTEND)
+    snprintf(value, vcap, "prefill, %ld x %ld tokens on %ld cached (%ld tokens)", s->batch,
+             s->tokens, s->kv_tokens - s->tokens, s->batch * s->tokens);
+  else if (w == AN_WORKLOAD_SERVING || w == AN_WORKLOAD_INFERENCE)
+    snprintf(value, vcap, "prefill, %ld x %ld tokens (%ld tokens)", s->batch, s->tokens,
+             s->batch * s->tokens);
+  else /* a benchmark's or a training step's forward reads whole sequences too */
+    snprintf(value, vcap, "%ld x %ld tokens, as many keys as queries (a full-sequence forward)",
+             s->batch, s->tokens);
+  snprintf(from, fcap, "query and key as batch x sequence, %zu %s%s%s", s->ops,
+           s->ops == 1 ? "call" : "calls", s->in_steps ? " in the counted steps" : "",
+           s->shapes > 1 ? ": the most common of its shapes" : "");
+  return true;
+}
+
 const an_idle_cause *rp_item_untraced(const an_summary_item *it) {
   if (it->kind != AN_SUMMARY_IDLE || it->action != AN_ACTION_HOST_STALL || it->n_rows != 1 ||
       !it->timeline)
     return NULL;
   const an_idle_cause *x = &it->timeline->total.causes[it->rows[0].row];
   return x->kind == AN_IDLE_HOST && !x->what && !x->location && x->untraced_ns ? x : NULL;
+}
+
+char *rp_step_categories(const an_stage_report *st, const te_rules *rules) {
+  const an_stage_timeline *tl = st->timeline;
+  double steps = 0;
+  for (size_t i = 0; i < st->n_categories; i++) steps += st->categories[i].steps_us;
+  if (!tl || !tl->n_steps || !rules || st->kernel_total_us <= 0 ||
+      steps * 100.0 >=
+          te_rules_settings(rules)->report_step_categories_below_pct * st->kernel_total_us)
+    return NULL;
+  ut_buf b = {0};
+  ut_buf_addf(&b, "Per counted step (%zu %s): ", tl->n_steps, tl->n_steps == 1 ? "step" : "steps");
+  size_t shown = 0; /* the categories' order is the stage's: by total, so re-rank here */
+  bool *done = calloc(st->n_categories ? st->n_categories : 1, sizeof *done);
+  for (size_t k = 0; done && k < st->n_categories; k++) {
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < st->n_categories; i++)
+      if (!done[i] && st->categories[i].steps_us > 0 &&
+          (best == SIZE_MAX || st->categories[i].steps_us > st->categories[best].steps_us))
+        best = i;
+    if (best == SIZE_MAX) break;
+    done[best] = true;
+    char t[32];
+    rp_fmt_ms(t, sizeof t, st->categories[best].steps_us / (double)tl->n_steps);
+    ut_buf_addf(&b, "%s%s %s ms (%.1f%%)", shown++ ? " · " : "", st->categories[best].category, t,
+                st->categories[best].steps_us / steps * 100.0);
+  }
+  free(done);
+  char out[32];
+  rp_fmt_ms(out, sizeof out, st->kernel_total_us - steps);
+  ut_buf_addf(&b,
+              "%s; the other %s ms of the stage's kernel time (%.1f%%) ran outside the counted "
+              "steps (one-time uploads, warm-ups, a previous step's tail) and is not per-step "
+              "work.",
+              shown ? "" : "no kernel time", out,
+              (st->kernel_total_us - steps) / st->kernel_total_us * 100.0);
+  if (ut_buf_str(&b)) return b.p; /* the buffer's text, handed over */
+  ut_buf_free(&b);
+  return NULL;
 }
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {

@@ -64,6 +64,19 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w);
  * around the stretch name where: an_idle_cause.before, after), else NULL. Borrowed from
  * the item's time account. */
 const an_idle_cause *rp_item_untraced(const an_summary_item *it);
+/* The Run table's step shape: its value ("prefill, 16 x 559 tokens"; outside serving and
+ * inference, a step whose queries are its keys is a full-sequence forward) and what of its op's
+ * Input Dims tell it ("query and key as batch x sequence, 24 calls in the counted steps"; the
+ * renderers put "Input Dims of OP" before it); false when the phase is unknown. */
+bool rp_step_shape(const an_step_shape *s, an_workload w, char *value, size_t vcap, char *from,
+                   size_t fcap);
+/* The phase's id in the JSON report ("prefill", "decode", "extend", "unknown"). */
+const char *rp_phase(an_phase p);
+/* The stage's time by category per counted step, when its steps hold under
+ * report.step_categories_below_pct of its kernel time: "Per counted step (N): gemm 3.86 ms
+ * (72.6%) ...; the other X ms ran outside them (...)". Malloc'd (the caller frees it), NULL
+ * when not said or out of memory. One wording for every format. */
+char *rp_step_categories(const an_stage_report *st, const te_rules *rules);
 /* Milliseconds with two decimals, or two significant digits under 0.005 ms. */
 void rp_fmt_ms(char *buf, size_t cap, double us);
 

@@ -587,14 +587,31 @@ static void launch_t2(tb *b, const char *kernel, double ts, double kts, double k
  * memory (aten::to under "## sparse_data_dist ##"), but its GPU copy ran only after B: the
  * thread waited on the queued work, not the reverse, so neither gap is blocked; both stay
  * dependency, named by the queued work's launch call. */
+/* A step whose kernels B and C thread 2 queued long before kernel A ends: the GPU then
+ * waits 1.38 ms on them (A's end to B's start, B's end to C's start). */
+static void queued_step(tb *b) {
+  tb_begin(b);
+  host(b, "user_annotation", "ProfilerStep#1", 0, 2500);
+  launch(b, "kernel_a", 10, 20, 500);
+  launch_t2(b, "kernel_b", 30, 1520, 100);
+  launch_t2(b, "kernel_c", 40, 2000, 100);
+}
+
+/* Both gaps of queued_step are dependency, named by the queued work's launch call, and
+ * nothing else. */
+static void expect_queued_wait(const an_time_account *t, const char *what) {
+  cr_assert_null(cause_of(t, AN_IDLE_SYNC), "%s", what);
+  cr_assert_null(cause_of(t, AN_IDLE_BLOCKED), "%s", what);
+  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
+  cr_assert_not_null(d);
+  cr_assert_str_eq(d->what, "cudaLaunchKernel");
+  cr_assert_eq(d->idle_ns, 1380000, "%s: %lld", what, (long long)d->idle_ns);
+}
+
 Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = setup,
      .fini = teardown) {
   tb b;
-  tb_begin(&b);
-  host(&b, "user_annotation", "ProfilerStep#1", 0, 2500);
-  launch(&b, "kernel_a", 10, 20, 500);
-  launch_t2(&b, "kernel_b", 30, 1520, 100);
-  launch_t2(&b, "kernel_c", 40, 2000, 100);
+  queued_step(&b);
   host(&b, "user_annotation", "## sparse_data_dist ##", 480, 1200);
   host(&b, "cpu_op", "aten::to", 490, 1100);
   int c = b.corr++;
@@ -610,13 +627,28 @@ Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = 
   account_build(&b, &a, "all");
   const an_time_account *t = &a.st->total;
   expect_all_sums(a.st);
-  cr_assert_null(cause_of(t, AN_IDLE_BLOCKED));
-  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
-  cr_assert_not_null(d);
-  cr_assert_str_eq(d->what, "cudaLaunchKernel");
-  cr_assert_eq(d->idle_ns, 1380000, "A's end to B's start and B's end to C's start: %lld",
-               (long long)d->idle_ns);
+  expect_queued_wait(t, "aten::to");
   account_free(&a);
+}
+
+/* One rule for every sync kind (review 10 defect 9 on hta_multistream5: a 158 ms
+ * cudaDeviceSynchronize across the gaps was item 4): a thread sitting in a synchronising
+ * call while the next work sat queued waits on that work; the gaps stay dependency, named
+ * by the queued work's launch call, never sync or blocked. */
+Test(timeline, a_sync_waiting_on_queued_work_is_not_its_cause, .init = setup, .fini = teardown) {
+  static const char *const calls[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize",
+                                      "cudaEventSynchronize", "cudaMemcpy"};
+  for (size_t k = 0; k < sizeof calls / sizeof *calls; k++) {
+    tb b;
+    queued_step(&b);
+    host(&b, "cpu_op", "aten::item", 470, 1650);
+    host(&b, "cuda_runtime", calls[k], 480, 1630); /* returns after C ends at 2100 */
+    account a;
+    account_build(&b, &a, "all");
+    expect_all_sums(a.st);
+    expect_queued_wait(&a.st->total, calls[k]);
+    account_free(&a);
+  }
 }
 
 /* The blocked case that holds: the next kernel B has no launch record (C after it has), and
@@ -2213,6 +2245,81 @@ Test(report, untraced_host_work_is_an_item_between_its_ops, .init = setup, .fini
     free(md);
     an_report_destroy(r);
   }
+}
+
+/* An HF-style eager step whose SDPA calls record their Input Dims: query (B, H, Sq, D) and
+ * key (B, H, Skv, D). */
+static void sdpa_steps(tb *b, const char *q, const char *k) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 3000.0;
+    host(b, "user_annotation", "ProfilerStep#6", t0, 2000);
+    for (int layer = 0; layer < 3; layer++)
+      tb_add(b,
+             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+             "\"aten::_scaled_dot_product_flash_attention\",\"pid\":1,\"tid\":1,\"ts\":%.3f,"
+             "\"dur\":20,\"args\":{\"Input Dims\":[%s,%s,%s,[],[]]}},",
+             t0 + 5 + layer * 100.0, q, k, k);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+  }
+}
+
+/* The Run table names the step's shape from its attention ops: a prefill of batch x tokens
+ * (hf_qwen1.5's 16 x 559, review 10), a decode of one token against the cache. */
+Test(report, step_shape_from_attention_shapes, .init = setup, .fini = teardown) {
+  tb b;
+  sdpa_steps(&b, "[16,16,559,64]", "[16,16,559,64]");
+  an_report *r = run_buffer(&b);
+  const an_step_shape *x = &r->run.step_shape;
+  cr_assert_eq(x->phase, AN_PHASE_PREFILL);
+  cr_assert_eq(x->batch, 16);
+  cr_assert_eq(x->tokens, 559);
+  cr_assert_eq(x->ops, 6); /* 3 layers x 2 counted steps */
+  cr_assert_eq(x->shapes, 1);
+  cr_assert(x->in_steps);
+  char v[160], from[256];
+  cr_assert(rp_step_shape(x, AN_WORKLOAD_INFERENCE, v, sizeof v, from, sizeof from));
+  cr_assert_str_eq(v, "prefill, 16 x 559 tokens (8944 tokens)");
+  an_report_destroy(r);
+  sdpa_steps(&b, "[4,16,1,64]", "[4,16,300,64]");
+  r = run_buffer(&b);
+  x = &r->run.step_shape;
+  cr_assert_eq(x->phase, AN_PHASE_DECODE);
+  cr_assert_eq(x->batch, 4);
+  cr_assert_eq(x->kv_tokens, 300);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md,
+                            "| Step shape | decode, 4 sequences x 1 token against 300 keys | "
+                            "Input Dims of `aten::_scaled_dot_product_flash_attention`"),
+                     "%s", md);
+  free(md);
+  an_report_destroy(r);
+}
+
+/* A stage whose kernel time is mostly a one-time upload before its steps (hta_alexnet:
+ * 84 % memory from warm-up copies, review 10) also gives its time by category per counted
+ * step, which holds no copy. */
+Test(report, step_categories_beside_a_one_time_upload, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  launch(&b, "Memcpy HtoD (Pageable -> Device)", 5, 20, 10000);
+  for (int s = 0; s < 3; s++) {
+    double t0 = 20000 + s * 3000.0;
+    host(&b, "user_annotation", "ProfilerStep#3", t0, 2000);
+    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 500);
+    launch(&b, "gemm_kernel", t0 + 20, t0 + 530, 480);
+  }
+  an_report *r = run_buffer(&b);
+  char *line = rp_step_categories(&r->stages[0], rules);
+  cr_assert_not_null(line);
+  cr_assert_not_null(strstr(line, "Per counted step (3 steps): "), "%s", line);
+  cr_assert_not_null(strstr(line, " 0.98 ms (100.0%)"), "%s", line);
+  cr_assert_not_null(strstr(line, "the other 10.00 ms of the stage's kernel time"), "%s", line);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md, line));
+  free(md);
+  free(line);
+  an_report_destroy(r);
 }
 
 /* vLLM steps with prefill and decode requests: the extend stage, labelled as mixed; steps

@@ -373,6 +373,9 @@ typedef struct te_list_map {
   X(summary_tune_group_families, "summary.tune_group_families", LIST, 0, 0, 0, NULL,               \
     "roofline op families one backend serves (a GEMM library): their kernels to tune are one "     \
     "item")                                                                                        \
+  X(report_step_categories_below_pct, "report.step_categories_below_pct", NUMBER, 0, 100, 0, NULL, \
+    "a stage whose counted steps hold under this share of its kernel time also gives its time by " \
+    "category per counted step")                                                                   \
   X(report_short_window_ms, "report.short_window_ms", NUMBER, 0, 1e12, 0, NULL,                    \
     "a stage whose GPU span is shorter than this gets a short-capture-window hint")                \
   X(report_filtered_min_runtime_calls, "report.filtered_min_runtime_calls", INT, 1, 1e9, 0, NULL,  \
