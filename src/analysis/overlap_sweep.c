@@ -418,9 +418,8 @@ static void ov_pick_top_partners(ov_sweep_state *st) {
 }
 
 /* An aggregate's exposed time and its split, from its instances' exposed times v[0..c)
- * in ascending order. */
-static void ov_set_exposed(ov_agg *a, const double *v, size_t c) {
-  double median = c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2.0;
+ * in ascending order and their median. */
+static void ov_set_exposed(ov_agg *a, const double *v, size_t c, double median) {
   double total = 0;
   for (size_t j = 0; j < c; j++) total += v[j];
   a->exposed_us = total;
@@ -467,8 +466,8 @@ static bool ov_split_exposed(ov_sweep_state *st) {
     ov_agg *a = &st->aggs[i];
     double one = ov_exposed(st, (size_t)a->first);
     double *v = a->count > 1 ? vals + start[i] : &one;
-    ut_sort_f64(v, a->count);
-    ov_set_exposed(a, v, a->count);
+    double median = ut_median_f64(v, a->count); /* sorts v ascending */
+    ov_set_exposed(a, v, a->count, median);
     a->exposed_first_us = ov_exposed(st, (size_t)a->first);
   }
   free(start);

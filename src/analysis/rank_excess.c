@@ -40,15 +40,37 @@ static bool same_family(const family *a, const family *b) {
   return a->is_kernel == b->is_kernel && strcmp(a->key, b->key) == 0;
 }
 
-/* The family's kernel time on p (communication left out: waits, not work). */
-static double family_us(const te_rules *rules, const an_rank_part *p, const family *f) {
+/* Each part's kernels' families, read once per part where a straggler's families are
+ * weighed (te_rules_kind runs the pack's matchers: per family, rank and kernel it was
+ * families x ranks x kernels of them); fam[i] NULL until parts[i] is first weighed. */
+typedef struct memo {
+  an_rank_part *const *parts;
+  const te_rules *rules;
+  family **fam;
+} memo;
+
+/* parts[i]'s families, parallel to its kernels (communication: none); NULL when out of
+ * memory. */
+static const family *families(memo *m, size_t i) {
+  if (m->fam[i]) return m->fam[i];
+  const an_rank_part *p = m->parts[i];
+  family *v = calloc(p->names.n ? p->names.n : 1, sizeof *v);
+  for (size_t k = 0; v && k < p->names.n; k++)
+    if (p->kern[k].cls != AN_RANK_COMM) v[k] = family_of(m->rules, &p->kern[k]);
+  return m->fam[i] = v;
+}
+
+/* The family's kernel time on parts[i] (communication left out: waits, not work); false
+ * when out of memory. */
+static bool family_us(memo *m, size_t i, const family *f, double *us) {
+  const an_rank_part *p = m->parts[i];
+  const family *fam = families(m, i);
+  if (!fam) return false;
   double t = 0;
-  for (size_t k = 0; k < p->names.n; k++) {
-    if (p->kern[k].cls == AN_RANK_COMM) continue;
-    family x = family_of(rules, &p->kern[k]);
-    if (same_family(&x, f)) t += p->kern[k].total_us;
-  }
-  return t;
+  for (size_t k = 0; k < p->names.n; k++)
+    if (p->kern[k].cls != AN_RANK_COMM && same_family(&fam[k], f)) t += p->kern[k].total_us;
+  *us = t;
+  return true;
 }
 
 /* The stage's parts of group g's ranks (parts are by rank), into members; false when one
@@ -74,15 +96,15 @@ typedef struct weigh {
 
 /* Adds family f of g (member s the straggler) unless counted already; false when out of
  * memory. */
-static bool add_family(an_rank_owner *o, an_rank_part *const *parts, const size_t *mem,
-                       const an_rank_group *g, size_t s, const family *f, const te_rules *rules,
-                       double *scratch, weigh *w) {
+static bool add_family(an_rank_owner *o, memo *mm, const size_t *mem, const an_rank_group *g,
+                       size_t s, const family *f, double *scratch, weigh *w) {
   for (size_t i = 0; i < w->n; i++)
     if (same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, f)) return true;
   double mine = 0;
   size_t m = 0;
   for (size_t r = 0; r < g->n_ranks; r++) {
-    double in = family_us(rules, parts[mem[r]], f);
+    double in = 0;
+    if (!family_us(mm, mem[r], f, &in)) return false;
     if (r == s)
       mine = in;
     else
@@ -101,19 +123,21 @@ static bool add_family(an_rank_owner *o, an_rank_part *const *parts, const size_
   return true;
 }
 
-/* The straggler's and its peers' (median) work outside the families kept. */
-static void rest_of(an_rank_part *const *parts, const size_t *mem, const an_rank_group *g, size_t s,
-                    const te_rules *rules, double *scratch, weigh *w) {
+/* The straggler's and its peers' (median) work outside the families kept; false when
+ * out of memory. */
+static bool rest_of(memo *mm, const size_t *mem, const an_rank_group *g, size_t s, double *scratch,
+                    weigh *w) {
   size_t m = 0;
   for (size_t r = 0; r < g->n_ranks; r++) {
-    const an_rank_part *p = parts[mem[r]];
+    const an_rank_part *p = mm->parts[mem[r]];
+    const family *fam = families(mm, mem[r]);
+    if (!fam) return false;
     double rest = 0;
     for (size_t k = 0; k < p->names.n; k++) {
       if (p->kern[k].cls == AN_RANK_COMM) continue;
-      family x = family_of(rules, &p->kern[k]);
       bool kept = false;
       for (size_t i = 0; i < w->n && !kept; i++)
-        kept = same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, &x);
+        kept = same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, &fam[k]);
       if (!kept) rest += p->kern[k].total_us;
     }
     if (r == s)
@@ -122,6 +146,7 @@ static void rest_of(an_rank_part *const *parts, const size_t *mem, const an_rank
       scratch[m++] = rest;
   }
   w->rest_peers = ut_median_f64(scratch, m);
+  return true;
 }
 
 static int cmp_excess(const void *pa, const void *pb) {
@@ -131,27 +156,28 @@ static int cmp_excess(const void *pa, const void *pb) {
 }
 
 /* The excess and cause of group gi (of groups). false when out of memory. */
-static bool group_excess(an_rank_owner *o, an_rank_part *const *parts, size_t n,
-                         const te_rules *rules, an_rank_group *groups, size_t gi,
-                         const an_imbalance_row *imb, size_t n_imb) {
+static bool group_excess(an_rank_owner *o, memo *mm, size_t n, const te_rules *rules,
+                         an_rank_group *groups, size_t gi, const an_imbalance_row *imb,
+                         size_t n_imb) {
   an_rank_group *g = &groups[gi];
   if (g->verdict != AN_RANK_STRAGGLER || g->n_ranks < 2) return true;
   size_t *mem = malloc(g->n_ranks * sizeof *mem);
   double *scratch = malloc(g->n_ranks * sizeof *scratch);
   weigh w = {0};
   size_t s = 0;
-  bool ok = mem && scratch && members_of(parts, n, g, mem);
+  bool ok = mem && scratch && members_of(mm->parts, n, g, mem);
   while (ok && g->ranks[s] != g->straggler) s++;
   for (size_t i = 0; ok && i < n_imb; i++) {
     const an_imbalance_row *x = &imb[i];
     if (x->group != gi || x->max_rank != g->straggler) continue;
-    long k = ut_strmap_find(&parts[mem[s]]->names, x->kernel, strlen(x->kernel));
-    if (k < 0) continue;
-    family f = family_of(rules, &parts[mem[s]]->kern[k]);
-    ok = add_family(o, parts, mem, g, s, &f, rules, scratch, &w);
+    long k = ut_strmap_find(&mm->parts[mem[s]]->names, x->kernel, strlen(x->kernel));
+    /* a collective's time is wait, no family's work (it weighs nothing) */
+    if (k < 0 || mm->parts[mem[s]]->kern[k].cls == AN_RANK_COMM) continue;
+    const family *fam = families(mm, mem[s]);
+    ok = fam && add_family(o, mm, mem, g, s, &fam[k], scratch, &w);
   }
+  if (ok && w.n) ok = rest_of(mm, mem, g, s, scratch, &w);
   if (ok && w.n) {
-    rest_of(parts, mem, g, s, rules, scratch, &w);
     qsort(w.v, w.n, sizeof *w.v, cmp_excess);
     for (size_t i = 0; i < w.n; i++) g->excess_per_step_us += w.v[i].per_step_us;
     /* an even split leaves it 1/n of the excess: its peers take the rest */
@@ -177,7 +203,11 @@ static bool group_excess(an_rank_owner *o, an_rank_part *const *parts, size_t n,
 bool an_rank_excess_cause(an_rank_owner *o, an_rank_part *const *parts, size_t n,
                           const te_rules *rules, an_rank_group *groups, size_t n_groups,
                           const an_imbalance_row *imb, size_t n_imb) {
-  for (size_t g = 0; g < n_groups; g++)
-    if (!group_excess(o, parts, n, rules, groups, g, imb, n_imb)) return false;
-  return true;
+  memo mm = {parts, rules, calloc(n ? n : 1, sizeof *mm.fam)};
+  bool ok = mm.fam != NULL;
+  for (size_t g = 0; ok && g < n_groups; g++)
+    ok = group_excess(o, &mm, n, rules, groups, g, imb, n_imb);
+  for (size_t i = 0; mm.fam && i < n; i++) free(mm.fam[i]);
+  free(mm.fam);
+  return ok;
 }

@@ -651,11 +651,6 @@ static void drop_empty(an_steps *s) {
   free(to);
 }
 
-static int cmp_double(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return a < b ? -1 : (a > b);
-}
-
 /* The first step of each stage is a warm-up when its GPU window is at least ratio times
  * the median window of the stage's other steps. */
 static void mark_warmups(an_steps *s, double ratio) {
@@ -669,8 +664,7 @@ static void mark_warmups(an_steps *s, double ratio) {
       if (s->steps[q].stage_id == s->steps[j].stage_id)
         w[m++] = s->steps[q].gpu_end - s->steps[q].gpu_ts;
     if (!m) continue;
-    qsort(w, m, sizeof *w, cmp_double);
-    double med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+    double med = ut_median_f64(w, m);
     s->steps[j].warmup = med > 0 && s->steps[j].gpu_end - s->steps[j].gpu_ts >= ratio * med;
   }
   free(w);
