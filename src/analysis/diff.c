@@ -195,18 +195,36 @@ typedef struct floor_t {
   double pct, us;
 } floor_t;
 
+/* The range of the values whose spread sets the floor (source src of side s): its steps'
+ * GPU time or its ranks' work, into out. */
+static void spread_range(const an_diff_side_stage *s, an_noise_source src, an_diff_stage *out) {
+  bool steps = src == AN_NOISE_STEPS;
+  size_t n = steps ? s->n_step_us : s->n_ranks;
+  double lo = 0, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = steps ? s->step_us[i] : s->ranks[i].busy_us - s->ranks[i].wait_us;
+    lo = i == 0 || x < lo ? x : lo;
+    hi = i == 0 || x > hi ? x : hi;
+  }
+  out->noise_n = n;
+  out->noise_lo_us = lo;
+  out->noise_hi_us = hi;
+}
+
 /* The stage's floor: the packs', raised to sigma relative standard deviations of the
- * larger spread of either run. */
+ * larger spread of either run (its source, run and range into out). */
 static floor_t stage_floor(const an_diff_side_stage *b, const an_diff_side_stage *a,
-                           const te_settings *set, an_noise_source *src) {
+                           const te_settings *set, an_diff_stage *out) {
   an_noise_source sb = AN_NOISE_PACKS, sa = AN_NOISE_PACKS;
   double xb = side_spread(b, set, &sb), xa = side_spread(a, set, &sa);
   double data_pct = set->diff_noise_sigma * (xb > xa ? xb : xa) * 100;
   floor_t f = {set->diff_noise_floor_pct, set->diff_noise_floor_us};
-  *src = AN_NOISE_PACKS;
+  out->noise_source = AN_NOISE_PACKS;
   if (data_pct > f.pct) {
     f.pct = data_pct;
-    *src = xb > xa ? sb : sa;
+    out->noise_source = xb > xa ? sb : sa;
+    out->noise_after = !(xb > xa);
+    spread_range(xb > xa ? b : a, out->noise_source, out);
   }
   return f;
 }
@@ -388,6 +406,32 @@ static an_diff_row *compare(const an_diff_kernel *b, size_t nb, const an_diff_ke
   if (rows && x.keys.n) qsort(rows, x.keys.n, sizeof *rows, cmp_rows);
   keyed_free(&x);
   return rows;
+}
+
+/* One noise rule for kernels and categories (review 10: the hta pair's elementwise
+ * category, +57.5 % under a 59.8 % floor, read "within noise" while its kernels at
+ * +60-76 % read "slower"): a category is no surer than its kernels, so it moves as they
+ * do: slower (faster) when its kernels that changed beyond the floor that way, new (gone)
+ * ones included, carry diff.category_kernels_pct of its change, else within noise. A
+ * category of collectives keeps its wait judgement (change_of); rows re-sorted. */
+static void judge_categories(an_diff_row *c, size_t nc, const an_diff_row *k, size_t nk,
+                             double share_pct) {
+  for (size_t i = 0; i < nc; i++) {
+    an_diff_row *r = &c[i];
+    if (r->has_wait || r->change == AN_DIFF_NEW || r->change == AN_DIFF_REMOVED) continue;
+    bool up = r->delta_us > 0;
+    double moved = 0;
+    for (size_t j = 0; j < nk; j++) {
+      if (strcmp(k[j].category ? k[j].category : "", r->name) != 0) continue;
+      an_diff_change x = k[j].change;
+      if (up ? x == AN_DIFF_SLOWER || x == AN_DIFF_NEW
+             : x == AN_DIFF_FASTER || x == AN_DIFF_REMOVED)
+        moved += k[j].delta_us;
+    }
+    bool most = r->delta_us != 0 && moved / r->delta_us * 100 >= share_pct;
+    r->change = !most ? AN_DIFF_SAME : up ? AN_DIFF_SLOWER : AN_DIFF_FASTER;
+  }
+  if (nc) qsort(c, nc, sizeof *c, cmp_rows);
 }
 
 /* Keeps p (any owned block) until the result is freed; false (p freed) when out of memory. */
@@ -761,7 +805,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
                        const te_settings *set, an_diff_stage *out) {
   static const an_diff_kernel none[1];
   sides sd = stage_sides(b, a, out);
-  floor_t f = stage_floor(b, a, set, &out->noise_source);
+  floor_t f = stage_floor(b, a, set, out);
   out->noise_pct = f.pct;
   out->noise_us = f.us;
   const an_diff_kernel *bk = b ? b->kernels : none, *ak = a ? a->kernels : none;
@@ -777,6 +821,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
                             a ? a->n_overlaps : 0, false, &sd, f, &out->n_overlaps);
   bool ok = keep(o, k) & keep(o, c) & keep(o, fu) & keep(o, ov);
   if (!ok || !diff_ranks(o, b, a, out)) return false;
+  judge_categories(c, out->n_categories, k, out->n_kernels, set->diff_category_kernels_pct);
   out->n_fusions = only_appeared_or_gone(fu, out->n_fusions);
   out->n_overlaps = only_appeared_or_gone(ov, out->n_overlaps);
   mark_still_running(ov, out->n_overlaps, k, out->n_kernels);
@@ -904,6 +949,7 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
   fill_inputs(&out->report, before, after);
   out->report.noise_floor_pct = set->diff_noise_floor_pct;
   out->report.noise_floor_us = set->diff_noise_floor_us;
+  out->report.category_kernels_pct = set->diff_category_kernels_pct;
   tally(&out->report);
   return AN_OK;
 }

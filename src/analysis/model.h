@@ -1795,6 +1795,12 @@ typedef struct an_diff_stage {
   bool per_step;                            /* both known: every time of the stage is per step */
   double noise_pct, noise_us;               /* the stage's floor: a change below either is noise */
   an_noise_source noise_source;
+  /* a data floor (steps or ranks): the run whose spread sets it (false: before), how many
+   * values (its steps or ranks) and their range, us (the steps' GPU time, or the ranks'
+   * work: busy less wait) */
+  bool noise_after;
+  size_t noise_n;
+  double noise_lo_us, noise_hi_us;
   an_diff_row total; /* the stage's GPU time */
   size_t n_categories;
   const an_diff_row *categories; /* |delta| descending */
@@ -1845,6 +1851,8 @@ typedef struct an_diff_report {
   an_diff_input inputs[2];                /* before, after */
   double noise_floor_pct, noise_floor_us; /* diff.noise_floor_pct / _us of the packs: the
                                              least floor of every stage */
+  double category_kernels_pct;            /* diff.category_kernels_pct: a category moves as
+                                             its kernels do when they carry this share */
   unsigned incomparable;  /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
   size_t n_regressions;   /* step spans, stage totals and kernel rows slower beyond their floor
                              (0 when incomparable) */

@@ -183,6 +183,32 @@ static const char *noise_source_words(an_noise_source s) {
                                : "the packs' floor";
 }
 
+/* A data floor's own sentence (review 10: the hta pair's test run, its GPU time per step
+ * varying 2x, set a 59.8 % floor without saying so): which run's steps or ranks, their
+ * range, and what the floor then cannot resolve. */
+static int spread_md(FILE *f, const an_diff_stage *s) {
+  if (s->noise_source == AN_NOISE_PACKS || !s->noise_n) return 0;
+  bool steps = s->noise_source == AN_NOISE_STEPS;
+  if (fprintf(f, " The %s run's %s ranges from ", s->noise_after ? "after" : "before",
+              steps ? "GPU time per step (sum of kernel time)"
+                    : "GPU work per rank (busy less collective wait)") < 0 ||
+      rp_md_ms(f, s->noise_lo_us, false) || fputs(" to ", f) == EOF ||
+      rp_md_ms(f, s->noise_hi_us, false))
+    return -1;
+  double ratio = s->noise_lo_us > 0 ? s->noise_hi_us / s->noise_lo_us : 0;
+  if (ratio > 0 && fprintf(f, " ms (%.1fx)", ratio) < 0) return -1;
+  if (ratio <= 0 && fputs(" ms", f) == EOF) return -1;
+  return fprintf(f,
+                 " over its %zu %s: that spread sets the stage's floor, so a kernel's change "
+                 "under %.1f %% is not resolved here (neither a regression nor ruled out); %s "
+                 "to resolve smaller ones.",
+                 s->noise_n, steps ? "steps" : "ranks", s->noise_pct,
+                 steps ? "profile more steps, or steadier ones (the same batch and phase),"
+                       : "compare like ranks, or one rank of each run,") < 0
+             ? -1
+             : 0;
+}
+
 /* Steps of each run (times per step when both are known) and the stage's noise floor. */
 static int steps_md(FILE *f, const an_diff_stage *s) {
   if (fputs("\nSteps: ", f) == EOF) return -1;
@@ -191,10 +217,10 @@ static int steps_md(FILE *f, const an_diff_stage *s) {
       fprintf(f, "%zu before, %zu after", s->before_steps, s->after_steps) < 0)
     return -1;
   if (fputs(s->per_step ? " (times per step)" : " (times over the stage)", f) == EOF) return -1;
-  return fprintf(f, ". Noise floor: %.1f %% (%s) or %g us.\n", s->noise_pct,
-                 noise_source_words(s->noise_source), s->noise_us) < 0
-             ? -1
-             : 0;
+  if (fprintf(f, ". Noise floor: %.1f %% (%s) or %g us.", s->noise_pct,
+              noise_source_words(s->noise_source), s->noise_us) < 0)
+    return -1;
+  return spread_md(f, s) || fputc('\n', f) == EOF ? -1 : 0;
 }
 
 /* A group's kernels of one side: the largest (its display name), and how many more. */
@@ -443,11 +469,14 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
                  "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
                  "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
                  "the spread of the stage's GPU time across its steps or ranks when that is "
-                 "larger (`diff.noise_sigma`), is within noise, never a regression. A "
+                 "larger (`diff.noise_sigma`), is within noise, never a regression. A category "
+                 "moves as its kernels do: slower or faster when its kernels that changed "
+                 "beyond the floor that way carry %g %% of its change "
+                 "(`diff.category_kernels_pct`), else within noise. A "
                  "collective whose transfer stayed while its wait for other ranks moved is a "
                  "wait change. Kernels are matched by canonical name; times are per step "
                  "where both runs know their steps, else summed over the stage.\n",
-                 d->noise_floor_pct, d->noise_floor_us) < 0
+                 d->noise_floor_pct, d->noise_floor_us, d->category_kernels_pct) < 0
              ? -1
              : 0;
 }
@@ -547,6 +576,16 @@ static bool stage_time_json(cJSON *head, const an_diff_stage *s) {
   return t != NULL;
 }
 
+/* A data floor's run and the range of its values (none under the packs' floor). */
+static bool spread_json(cJSON *nf, const an_diff_stage *s) {
+  if (s->noise_source == AN_NOISE_PACKS || !s->noise_n) return true;
+  cJSON *x = cJSON_AddObjectToObject(nf, "spread");
+  return x && cJSON_AddStringToObject(x, "run", s->noise_after ? "after" : "before") &&
+         cJSON_AddNumberToObject(x, "values", (double)s->noise_n) &&
+         cJSON_AddNumberToObject(x, "low_us", an_round3(s->noise_lo_us)) &&
+         cJSON_AddNumberToObject(x, "high_us", an_round3(s->noise_hi_us));
+}
+
 /* steps (before, after, per_step) and the stage's noise floor */
 static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
   if (!stage_time_json(head, s)) return false;
@@ -557,7 +596,8 @@ static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
          cJSON_AddBoolToObject(st, "per_step", s->per_step) &&
          cJSON_AddNumberToObject(nf, "pct", an_round3(s->noise_pct)) &&
          cJSON_AddNumberToObject(nf, "us", s->noise_us) &&
-         cJSON_AddStringToObject(nf, "source", noise_source_id(s->noise_source));
+         cJSON_AddStringToObject(nf, "source", noise_source_id(s->noise_source)) &&
+         spread_json(nf, s);
 }
 
 static cJSON *row_item(const void *rows, size_t i) {
@@ -689,7 +729,8 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
   cJSON *nf = inputs ? cJSON_AddObjectToObject(root, "noise_floor") : NULL;
   cJSON *labels = nf ? cJSON_AddObjectToObject(root, "labels") : NULL;
   if (!labels || !cJSON_AddNumberToObject(nf, "pct", d->noise_floor_pct) ||
-      !cJSON_AddNumberToObject(nf, "us", d->noise_floor_us))
+      !cJSON_AddNumberToObject(nf, "us", d->noise_floor_us) ||
+      !cJSON_AddNumberToObject(nf, "category_kernels_pct", d->category_kernels_pct))
     return false;
   cJSON *why = cJSON_AddArrayToObject(root, "not_comparable"); /* empty: the runs compare */
   if (!why ||

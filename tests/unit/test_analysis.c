@@ -1398,6 +1398,67 @@ Test(analysis, diff_a_falling_wait_does_not_hide_a_slower_transfer) {
   te_rules_destroy(r);
 }
 
+/* The diff of one stage of each side, into res. */
+static void diff_one_stage(an_diff_side_stage *sb, an_diff_side_stage *sa, const te_rules *r,
+                           an_diff_result *res) {
+  an_diff_side before = {.label = "b", .n_stages = 1, .stages = sb};
+  an_diff_side after = {.label = "a", .n_stages = 1, .stages = sa};
+  cr_assert_eq(an_diff_build(&before, &after, r, res), AN_OK);
+}
+
+/* Review 10 (the hta pair: a 59.8 % floor from the test run's 2x step spread; its
+ * elementwise category +57.5 % read "within noise" while its kernels at +60-76 % read
+ * "slower"): one noise rule, a category moves as its kernels do. The after run's steps of
+ * 60 and 140 us set a floor of 92.4 %. elementwise, +70 % (under it), is slower: add and
+ * mul, +100 % each, carry 2000 of its 2800 us; memory, +82 %, is within noise: its one
+ * kernel beyond the floor carries 1000 of 9000 us; norm, +90 %, is within noise: no kernel
+ * of it moved beyond. The floor's run and range are kept for its sentence. */
+Test(analysis, diff_a_category_moves_as_its_kernels_do) {
+  te_rules *r = test_default_rules();
+  static const struct {
+    const char *name, *category;
+    double before, after;
+  } rows[] = {{"add", "elementwise", 1000, 2000}, {"mul", "elementwise", 1000, 2000},
+              {"neg", "elementwise", 2000, 2800}, {"copy_a", "memory", 1000, 2000},
+              {"copy_b", "memory", 10000, 18000}, {"rms_a", "norm", 1000, 1900},
+              {"rms_b", "norm", 1000, 1900}};
+  an_diff_kernel b[7], a[7];
+  for (size_t i = 0; i < 7; i++) {
+    b[i] = (an_diff_kernel){
+        rows[i].name, rows[i].category, rows[i].before, rows[i].before, NULL, NULL, 0, 0};
+    a[i] = (an_diff_kernel){
+        rows[i].name, rows[i].category, rows[i].after, rows[i].after, NULL, NULL, 0, 0};
+  }
+  double b_steps[] = {100, 100, 100}, a_steps[] = {60, 140, 60, 140};
+  an_diff_side_stage sb = renamed_stage(b, 7), sa = renamed_stage(a, 7);
+  sb.n_step_us = 3, sb.step_us = b_steps;
+  sa.n_step_us = 4, sa.step_us = a_steps;
+  an_diff_result res;
+  diff_one_stage(&sb, &sa, r, &res);
+  const an_diff_stage *s = &res.report.stages[0];
+  cr_assert_eq(s->noise_source, AN_NOISE_STEPS);
+  cr_assert_float_eq(s->noise_pct, 92.376, 1e-3);
+  cr_assert(s->noise_after && s->noise_n == 4);
+  cr_assert_float_eq(s->noise_lo_us, 60, 1e-9);
+  cr_assert_float_eq(s->noise_hi_us, 140, 1e-9);
+  for (size_t i = 0; i < s->n_kernels; i++) {
+    const an_diff_row *k = &s->kernels[i];
+    bool beyond = !strcmp(k->name, "add") || !strcmp(k->name, "mul") || !strcmp(k->name, "copy_a");
+    cr_assert_eq(k->change, beyond ? AN_DIFF_SLOWER : AN_DIFF_SAME, "%s %+.0f %%", k->name,
+                 k->delta_pct);
+  }
+  cr_assert_eq(s->n_categories, 3);
+  for (size_t i = 0; i < s->n_categories; i++) {
+    const an_diff_row *c = &s->categories[i];
+    bool slower = !strcmp(c->name, "elementwise");
+    cr_assert_eq(c->change, slower ? AN_DIFF_SLOWER : AN_DIFF_SAME, "%s %+.0f %%", c->name,
+                 c->delta_pct);
+    cr_assert_eq(i == 0, slower, "changed categories sort first");
+  }
+  an_diff_result_free(&res);
+  te_rules_destroy(r);
+}
+
 /* A run's number format is its matrix products' by roofline time (rows of other families
  * or without a format do not count), so a run that moved most GEMM time to fp8 states fp8. */
 Test(analysis, diff_run_dtype_is_the_gemm_time_weighted_format) {

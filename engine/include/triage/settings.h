@@ -413,6 +413,9 @@ typedef struct te_list_map {
     "a stage's per-step spread counts from this many steps (fewer: the packs' floor alone)")       \
   X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                          \
     "a change smaller than this many microseconds is noise, never a regression")                   \
+  X(diff_category_kernels_pct, "diff.category_kernels_pct", NUMBER, 0, 100, 0, NULL,               \
+    "a category is slower or faster when its kernels that changed beyond the floor that way "      \
+    "carry this share of its change (else within noise)")                                          \
   X(diff_biggest_rows, "diff.biggest_rows", INT, 0, 100000, 0, NULL,                               \
     "kernels in the diff's Biggest changes table")                                                 \
   X(live_remote_probe_delay_min_s, "live.remote_probe_delay_min_s", NUMBER, 0, 86400, 0, NULL,     \
