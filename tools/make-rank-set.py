@@ -54,7 +54,10 @@ Model (details in tools/tracesynth.py)
     --first-wait-rotate each rank in turn (the spread wait of real-multirank.md's SGLang
     GB300 run: no one rank is the straggler).
   * --moe-imbalance F: the MLP GEMMs of every layer become expert kernels
-    (fused_moe_kernel); on --moe-hot-rank they take (1+F) times as long.
+    (fused_moe_kernel); on --moe-hot-rank they take (1+F) times as long: where that rank
+    is the one its group waits for, the manifest's cause is "imbalance" (its work).
+  * --no-device-props R: rank R's trace has no deviceProperties (some real ranks' traces
+    lack them: ../shared/spec/real-multirank.md, hta_sampled_2ranks).
   * Clocks: ranks of one node share a clock; every other node's clock is off by a seeded
     20-100 us (--clock-offset-us), with the same baseTimeNanoseconds, so only
     per-instance durations, never timestamps, compare across nodes.
@@ -166,6 +169,8 @@ def parse_args(argv):
                    help="the late rank of each step in turn (spread wait) instead of drawn")
     p.add_argument("--moe-imbalance", type=float, default=0.0, metavar="F")
     p.add_argument("--moe-hot-rank", type=int, default=None, help="default: the last rank")
+    p.add_argument("--no-device-props", type=int, action="append", default=[], metavar="R",
+                   help="rank R's trace lacks deviceProperties (repeatable)")
     p.add_argument("--noise", type=float, default=0.005, help="per-kernel duration noise (+-)")
     p.add_argument("--ar-gbps", type=float, default=100.0, help="all-reduce bus bandwidth")
     p.add_argument("--comm-stream", type=int, default=None)
@@ -403,6 +408,8 @@ def stage_expectation(args, group, records, truth, stage):
         cause = "host"
     elif least == args.slow_rank and args.slowdown > 0 and stage in stage_list(args.slow_stage):
         cause = "gpu"
+    elif least == args.moe_hot_rank and args.moe_imbalance > 0:
+        cause = "imbalance"
     return {"stage": stage, "ranks": group, "steps": len(steps),
             "collective_wait_us": {str(r): round(total[r], 3) for r in group},
             "least_wait_rank": least, "cause": cause,
@@ -436,7 +443,8 @@ def meta_for(args, rank, group, pgs, offset, model_device):
     return {"device": rank % max(1, args.ranks // args.nodes), "host_pid": 4000 + 97 * rank,
             "offset_us": offset, "group": group, "pg_name": ts.pg_name_of(pgs, "tp", rank),
             "distributed_info": ts.distributed_info(rank, args.ranks, pgs),
-            "device_props": model_device, "base_time_ns": BASE_TIME_NS,
+            "device_props": None if rank in args.no_device_props else model_device,
+            "base_time_ns": BASE_TIME_NS,
             "annotation_style": STYLES.get(args.framework, "none"),
             "host_name": host_name(node), "process_name": process_name(args, rank)}
 
@@ -527,6 +535,7 @@ def main(argv=None):
                 "first_collective_wait_us": args.first_collective_wait,
                 "moe": {"imbalance": args.moe_imbalance, "hot_rank": args.moe_hot_rank} if args.moe_imbalance else None,
                 "clock_offsets_us": {str(r): offsets[r] for r in offsets},
+                "no_device_props": sorted(args.no_device_props),
                 "end_jitter_us": args.end_jitter_us,
                 "hosts": {str(r): host_name(rank_coords(args, r)["node"]) for r in range(args.ranks)},
                 "files": {}, "groups": [], "stages": [], "truth": []}

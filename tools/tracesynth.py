@@ -867,12 +867,14 @@ def render_rank_trace(rank, records, programs, meta):
     for e in events:
         e["ts"] += offset
     events.sort(key=lambda e: (e["ts"], -e["dur"]))
-    doc = {"schemaVersion": 1, "deviceProperties": [dict(meta["device_props"], id=device)],
-           "distributedInfo": meta["distributed_info"], "record_shapes": 1, "with_stack": 1,
+    doc = {"schemaVersion": 1}
+    if meta["device_props"] is not None:  # some real ranks' traces lack them
+        doc["deviceProperties"] = [dict(meta["device_props"], id=device)]
+    doc.update({"distributedInfo": meta["distributed_info"], "record_shapes": 1, "with_stack": 1,
            "host_name": meta.get("host_name", "localhost"),
            "displayTimeUnit": "ms", "baseTimeNanoseconds": meta["base_time_ns"],
            "traceEvents": _metadata_events(host_pid, device, streams,
-                                           meta.get("process_name", "python3")) + events}
+                                           meta.get("process_name", "python3")) + events})
     return doc
 
 
