@@ -65,6 +65,13 @@ RECIPES = [
       "--prefill-steps", "1", "--decode-steps", "4", "--profile-id", "qwen3-8b_tp4_bs32",
       "--slow-rank", "1", "--slowdown", "0.15", "--slow-stage", "prefill", "--late-rank", "2",
       "--late-us", "300", "--late-stage", "decode", "--seed", "32"]),
+    # the real directory shape with a work-imbalance straggler (brief 11 defect 4): vLLM V1
+    # DP 2 x TP 4 over two nodes, replicas of 3 and 4 steps, rank 2's expert GEMMs 1.4x,
+    # rank 3's trace without deviceProperties
+    ("ranks/vllm-v1-dp2-tp4-moe-hot2", "make-rank-set.py",
+     ["--framework", "vllm", "--ranks", "8", "--dp", "2", "--nodes", "2", "--stage", "decode",
+      "--layers", "4", "--decode-steps", "3", "--seed", "31", "--moe-imbalance", "0.4",
+      "--moe-hot-rank", "2", "--no-device-props", "3"]),
     ("stages/sglang-step-annotations-tp4", "make-rank-set.py",
      ["--framework", "sglang", "--ranks", "4", "--stage", "both", "--layers", "2",
       "--prefill-steps", "1", "--decode-steps", "5", "--seed", "13"]),

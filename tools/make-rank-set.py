@@ -535,10 +535,11 @@ def main(argv=None):
                 "first_collective_wait_us": args.first_collective_wait,
                 "moe": {"imbalance": args.moe_imbalance, "hot_rank": args.moe_hot_rank} if args.moe_imbalance else None,
                 "clock_offsets_us": {str(r): offsets[r] for r in offsets},
-                "no_device_props": sorted(args.no_device_props),
                 "end_jitter_us": args.end_jitter_us,
                 "hosts": {str(r): host_name(rank_coords(args, r)["node"]) for r in range(args.ranks)},
                 "files": {}, "groups": [], "stages": [], "truth": []}
+    if args.no_device_props:  # only where asked: the other fixtures' manifests stay as they were
+        manifest["no_device_props"] = sorted(args.no_device_props)
     for gi, group in enumerate(groups):
         rep_programs, knobs, start, replica = replica_of(args, programs, gi)
         records, truth = ts.simulate_group(rep_programs, group, knobs, seed=args.seed * 1009 + gi,
