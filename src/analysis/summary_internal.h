@@ -75,6 +75,9 @@ void sm_investigate_items(sm_ctx *c);
  * kernels gets the earlier ones and their joint bound (an_summary_item.shares). */
 void sm_shared_bounds(const an_report *rep, an_summary_item *v, size_t n);
 
+/* Whether fuse row r of the current stage makes a fusion item. */
+bool sm_fusion_acts(const sm_ctx *c, const an_fuse_row *r);
+
 /* A kernel row's per-step time (its time inside counted steps over the step count). */
 double sm_row_per_step(const sm_ctx *c, const an_kernel_row *r);
 /* Whether kernel name is one of the stage's collectives (its time account's). */

@@ -762,16 +762,19 @@ void sm_kernel_lever_items(sm_ctx *c) {
 
 /* ---------------------------------------------------------------- fusion */
 
+bool sm_fusion_acts(const sm_ctx *c, const an_fuse_row *r) {
+  /* issue 31: a fused kernel that runs (here or in another stage) or a stage over the
+   * fused path's size cap is information, never an action */
+  return c->workload != AN_WORKLOAD_TRAINING && c->workload != AN_WORKLOAD_MICROBENCHMARK &&
+         r->shown && r->match == AN_FUSION_SPLIT && r->saving_us > 0 && !r->fused_in_use &&
+         r->state != AN_FUSE_OVER_CAP;
+}
+
 void sm_fusion_items(sm_ctx *c) {
-  if (c->workload == AN_WORKLOAD_TRAINING || c->workload == AN_WORKLOAD_MICROBENCHMARK) return;
   double scale = c->g.in_step * c->g.per; /* the stage's totals to one step */
   for (size_t i = 0; i < c->g.st->n_fuse; i++) {
     const an_fuse_row *r = &c->g.st->fuse[i];
-    /* issue 31: a fused kernel that runs (here or in another stage) or a stage over the
-     * fused path's size cap is information, never an action */
-    if (!r->shown || r->match != AN_FUSION_SPLIT || r->saving_us <= 0 || r->fused_in_use ||
-        r->state == AN_FUSE_OVER_CAP)
-      continue;
+    if (!sm_fusion_acts(c, r)) continue;
     an_action a = r->merge                          ? AN_ACTION_MERGE_GEMMS
                   : r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION
                                                     : AN_ACTION_PORT_FUSION;

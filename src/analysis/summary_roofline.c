@@ -74,11 +74,25 @@ static double tune_gain(const an_roofline *f) {
   return f->time_us > 0 ? f->headroom_us / f->time_us : 0;
 }
 
+/* Whether kernel row r is a sibling GEMM of a merge row that makes an item: its bound is
+ * their time less one merged GEMM at the best rate a GEMM reaches in the stage, the merged
+ * GEMM tuned, so the tuning item leaves them to it (one root cause: "merge and tune";
+ * counting their headroom again would count the tuning twice). */
+static bool merged(const sm_ctx *c, const an_kernel_row *r) {
+  for (size_t i = 0; i < c->g.st->n_fuse; i++) {
+    const an_fuse_row *m = &c->g.st->fuse[i];
+    if (!m->merge || !sm_fusion_acts(c, m)) continue;
+    for (size_t k = 0; k < m->n_related; k++)
+      if (m->related[k] == r->name || !strcmp(m->related[k], r->name)) return true;
+  }
+  return false;
+}
+
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
   if (!r->shown || !f || f->of_attainable_pct <= 0 || f->achieved_pct <= 0 || r->total_us <= 0 ||
-      sm_is_collective(c, r->name))
+      sm_is_collective(c, r->name) || merged(c, r))
     return v;
   v.f = f;
   v.frac = f->of_attainable_pct / 100.0;

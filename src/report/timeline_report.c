@@ -859,11 +859,11 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
 static void other_term(const an_roofline *f, char *b, size_t cap) {
   if (!f->family || strcmp(f->family, "attention") || f->flops <= 0 || f->bytes <= 0) return;
   if (f->limiter == AN_LIMIT_MEMORY)
-    snprintf(b, cap, " (memory-bound: %.3g MB a launch; its FLOPs run at %.3g TFLOP/s)",
+    snprintf(b, cap, " (memory-bound: %.4g MB a launch; its FLOPs run at %.3g TFLOP/s)",
              f->launches_with_shapes ? f->bytes / (double)f->launches_with_shapes / 1e6 : 0,
              f->achieved_tflops);
   else
-    snprintf(b, cap, " (compute-bound: %.3g GFLOP a launch; it moves %.3g TB/s)",
+    snprintf(b, cap, " (compute-bound: %.4g GFLOP a launch; it moves %.3g TB/s)",
              f->launches_with_shapes ? f->flops / (double)f->launches_with_shapes / 1e9 : 0,
              f->achieved_tbs);
 }

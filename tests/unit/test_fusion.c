@@ -135,6 +135,29 @@ Test(merge, sibling_gemms_are_one_merge_row, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
+/* The merge row's GEMMs are its item's: the merged GEMM runs at the stage's best GEMM rate,
+ * tuned, so no tuning item counts their headroom again ("merge and tune" is one root
+ * cause; tracelens: a 1.30 ms/step tuning item over the same kernels). */
+static const char SLOW_QKV[] =
+    "{" MI300X "\"traceEvents\":[" NORM(1000, 11) "," MM(2048, 1100, 1800, 12) "," MM(
+        2048, 2950, 1800, 13) "," MM(2048, 4800, 1800, 14) "," ATTN(6650, 15) "," MM(2048, 10300,
+                                                                                   530, 16) "," NORM(10840, 17) "," MM(8192, 10940, 1780,
+                                                                         18) "," MM(8192, 12720, 1970, 19) "," SILU_MUL(14700, 20) "]}";
+
+Test(merge, merged_gemms_leave_the_tuning_item, .init = setup, .fini = teardown) {
+  /* Q, K and V at a third of gate's rate: their kernel's tuning headroom outranks the merge */
+  an_report *rep = report_of(rules, SLOW_QKV);
+  size_t merges = 0;
+  for (size_t i = 0; i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    merges += it->action == AN_ACTION_MERGE_GEMMS;
+    for (size_t k = 0; it->action == AN_ACTION_TUNE_KERNEL && k < it->n_kernels; k++)
+      cr_assert(strcmp(it->kernels[k], CIJK), "item %zu tunes the merged GEMMs", i + 1);
+  }
+  cr_assert_eq(merges, 1);
+  an_report_destroy(rep);
+}
+
 /* N == K: Q's output is shaped like the input, so K could read it (fc2(fc1(x))). Without a
  * kernel right after them that reads all three outputs (attention does), Q/K/V are no
  * run; gate and up (N != K) still are. */
