@@ -132,6 +132,8 @@ typedef struct an_merge_run {
   double m, k;                          /* the shared input [M x K] */
   const te_dtype *dtype;                /* its format (borrowed from the rules) */
   double us, flops;                     /* the siblings' time and FLOPs */
+  /* each sibling's first kernel (borrowed from the trace, read while the runs are found) */
+  const tr_event *kernels[AN_MAX_MERGE_SIBLINGS];
 } an_merge_run;
 
 /* The rate of one GEMM op of the stage: FLOP per us over all its kernels. */
@@ -149,11 +151,12 @@ typedef struct an_merge_runs {
   size_t n_rates, cap_rates;
 } an_merge_runs;
 
-/* The runs of merge pattern p in the stage (ev_row as for an_fuse_seq_build). False when
- * out of memory (out is then empty). */
+/* The runs of merge pattern p in the stage (ev_row as for an_fuse_seq_build); strings
+ * interns the Python locations the module-frame check resolves. False when out of memory
+ * (out is then empty). */
 bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_stage *stage,
                         const uint32_t *ev_row, size_t n_ev, const te_rules *r,
-                        const te_fusion_pattern *p, an_merge_runs *out);
+                        const te_fusion_pattern *p, an_strtab *strings, an_merge_runs *out);
 /* The best rate (FLOP per us) a GEMM op of format dtype and at most max_flops FLOPs reaches
  * in the stage, 0 when none. */
 double an_merge_best_rate(const an_merge_runs *m, const te_dtype *dtype, double max_flops);

@@ -18,20 +18,28 @@
  * after it reads every sibling's output jointly (attention reading Q, K and V; SiLU x mul
  * reading gate and up): one input of each sibling's [M x N] size in its op's Input Dims.
  *
+ * Where the trace has Python stacks, siblings come from one module: the frames their
+ * kernels resolve to (attrib.h) name the same function of the same file (q_proj, k_proj and
+ * v_proj are called from one attention forward, at different lines); a run whose resolved
+ * siblings come from different functions is no run.
+ *
  * The bound of a run is its time less the merged GEMM's FLOPs at the best GEMM rate the
  * stage reaches in the same format (the basis the row names).
  */
 #include "analysis/fuse_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/attrib.h"
 #include "analysis/op_cost.h"
 #include "util/map.h"
 #include "util/vec.h"
 
 /* What one kernel of the stage is to the merge search. */
 typedef struct kfact {
+  const tr_event *e;  /* the kernel */
   const tr_event *op; /* its launching op, NULL when none */
   bool gemm;          /* a costed, unbatched GEMM launch */
   bool shapes;        /* its op's Input Dims parse (a non-GEMM kernel) */
@@ -55,6 +63,7 @@ static void fact_of(const an_trace_view *v, const tr_event *e, const te_rules *r
   memset(f, 0, offsetof(kfact, elems));
   f->n_elems = 0;
   f->us = tr_event_dur(v->trace, e);
+  f->e = e;
   const tr_event *op = f->op = an_trace_view_launching_op(v, e);
   if (!op) return;
   const tr_trace *t = v->trace;
@@ -104,6 +113,7 @@ static void start_run(open_run *o, const kfact *f, uint32_t row) {
   memset(o, 0, sizeof *o);
   o->run.m = f->m, o->run.k = f->k, o->run.dtype = f->dtype;
   o->run.rows[0] = row;
+  o->run.kernels[0] = f->e;
   o->run.n_out[0] = f->n;
   o->run.n = 1;
   o->run.us = f->us;
@@ -126,6 +136,7 @@ static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an
   if (f->gemm && sibling_of(o, f)) {
     size_t s = o->run.n++;
     o->run.rows[s] = row;
+    o->run.kernels[s] = f->e;
     o->run.n_out[s] = f->n;
     o->run.us += f->us;
     o->run.flops += 2 * f->m * f->n * f->k;
@@ -223,16 +234,68 @@ static bool view_runs(const an_trace_view *v, const an_stage_kernels *sk, const 
   return ok;
 }
 
+/* Whether at s a line number starts: digits right after ':' or '(' ("path:20 forward",
+ * "path(20): forward"). */
+static bool line_at(const char *s) {
+  return (*s == ':' || *s == '(') && isdigit((unsigned char)s[1]);
+}
+
+/* Whether two frames name the same function of the same file: equal once their line
+ * numbers are left out. */
+static bool same_function(const char *a, const char *b) {
+  while (*a && *b) {
+    bool la = line_at(a), lb = line_at(b);
+    if (la != lb || *a++ != *b++) return false;
+    while (la && isdigit((unsigned char)*a)) a++;
+    while (lb && isdigit((unsigned char)*b)) b++;
+  }
+  return *a == *b;
+}
+
+/* Whether the run's resolved siblings name one function (unresolved ones say nothing). */
+static bool one_module(const an_site_ctx *loc, size_t n) {
+  const char *first = NULL;
+  for (size_t s = 0; s < n; s++) {
+    if (!an_location_resolved(loc[s].location)) continue;
+    if (!first)
+      first = loc[s].location;
+    else if (!same_function(first, loc[s].location))
+      return false;
+  }
+  return true;
+}
+
+/* Drops the runs out->runs[from..n) of view v whose siblings' Python frames name different
+ * functions. False when out of memory. */
+static bool module_gate(const an_trace_view *v, const te_rules *r, an_strtab *strings,
+                        an_merge_runs *out, size_t from) {
+  if (from == out->n) return true;
+  an_resolver *res = an_resolver_create(v->trace, v->ids, r, strings);
+  an_site_ctx loc[AN_MAX_MERGE_SIBLINGS];
+  bool ok = res != NULL;
+  size_t kept = from;
+  for (size_t i = from; ok && i < out->n; i++) {
+    const an_merge_run *run = &out->runs[i];
+    ok = an_resolver_resolve(res, run->kernels, run->n, loc) == AN_OK;
+    if (ok && one_module(loc, run->n)) out->runs[kept++] = *run;
+  }
+  an_resolver_destroy(res);
+  if (ok) out->n = kept;
+  return ok;
+}
+
 bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_stage *stage,
                         const uint32_t *ev_row, size_t n_ev, const te_rules *r,
-                        const te_fusion_pattern *p, an_merge_runs *out) {
+                        const te_fusion_pattern *p, an_strtab *strings, an_merge_runs *out) {
   memset(out, 0, sizeof *out);
   size_t k = 0;
   bool ok = true;
   for (size_t v = 0; ok && v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
+    size_t from = out->n;
     if (sk && k + sk->n <= n_ev)
-      ok = view_runs(&views[v], sk, ev_row, &k, r, p->merge_max_between, out);
+      ok = view_runs(&views[v], sk, ev_row, &k, r, p->merge_max_between, out) &&
+           module_gate(&views[v], r, strings, out, from);
   }
   if (!ok) an_merge_runs_free(out);
   if (ok) rates_finish(out);

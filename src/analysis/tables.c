@@ -1192,7 +1192,7 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
  * its kernels stream by stream for the chain gate. */
 static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
                                const an_steps *steps, size_t n_views, const stage_aggs *sa,
-                               const te_rules *rules) {
+                               const te_rules *rules, an_strtab *strings) {
   if (!steps) return AN_OK;
   st->exec = an_exec_facts_of_stage(views, steps, n_views, st->stage, rules);
   st->seq = calloc(1, sizeof *st->seq);
@@ -1212,7 +1212,7 @@ static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
   for (size_t pi = 0; pi < np; pi++) {
     const te_fusion_pattern *p = te_rules_fusion(rules, pi);
     if (p->merge && !an_fuse_merge_runs(views, n_views, st->stage, sa->ev_agg, sa->n_ev, rules, p,
-                                        &st->merge[pi]))
+                                        strings, &st->merge[pi]))
       return AN_ERR_NOMEM;
   }
   return AN_OK;
@@ -1288,7 +1288,7 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     /* the rows hold what the context needs of the aggregates: freed before it */
     free(sa.ag);
     sa.ag = NULL;
-    if (rc == AN_OK) rc = stage_context(st, views, steps, n_views, &sa, rules);
+    if (rc == AN_OK) rc = stage_context(st, views, steps, n_views, &sa, rules, out->strings);
     stage_aggs_free(&sa);
   }
   for (size_t i = 0; rc == AN_OK && i < out->n_stages; i++)

@@ -264,6 +264,33 @@ Test(merge, caps_end_runs_and_count_shapes, .init = setup, .fini = teardown) {
   free(t);
 }
 
+/* A Python frame on the host thread around the op at host time h (with_stack). */
+#define PYF(name, ts, id)                                      \
+  "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"" name \
+  "\",\"pid\":0,\"tid\":1,"                                    \
+  "\"ts\":" #ts ",\"dur\":1.0,\"args\":{\"Python id\":" #id ",\"Python parent id\":0}}"
+/* gate and up ([2048 x 8192] each, N != K) called from frames f1 and f2 */
+#define TWO_PROJ(f1, f2)                                                                  \
+  "{" MI300X "\"traceEvents\":[" PYF(f1, 1010.9, 1) "," MM(8192, 1100, 1780, 11) "," PYF( \
+      f2, 1011.9, 2) "," MM(8192, 2900, 1970, 12) "]}"
+static const char ONE_MODULE[] =
+    TWO_PROJ("demo/llm/model.py(20): forward", "demo/llm/model.py(21): forward");
+static const char TWO_MODULES[] =
+    TWO_PROJ("demo/llm/model.py(20): forward", "demo/llm/heads.py(40): project");
+
+/* Where stacks exist, siblings come from one module: two calls of one forward (lines 20
+ * and 21) are siblings; the same shapes from two functions are not. */
+Test(merge, siblings_share_their_module_frame, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, ONE_MODULE);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r, "one forward, two projections");
+  cr_assert_float_eq(r->related_us, 1780 + 1970, 1e-6);
+  an_report_destroy(rep);
+  rep = report_of(rules, TWO_MODULES);
+  cr_assert_null(row_of(rep, "merge-sibling-gemms"), "two modules' GEMMs are no siblings");
+  an_report_destroy(rep);
+}
+
 /* --compat reference: the reference has no merge family (deviation F13). */
 Test(merge, compat_reference_has_no_merge_row, .init = setup, .fini = teardown) {
   triage_rules_setup_options so = {.compat = "reference"};
