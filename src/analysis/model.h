@@ -975,6 +975,10 @@ typedef struct an_idle_cause {
    * longest operation inside it under the named activity ("aten::unflatten_dense_tensors"
    * under DistributedDataParallel.forward): the region a stall belongs to, and its lever. */
   const char *region, *child;
+  /* dependency causes: region and child are the blocking call the most of its long gaps'
+   * time shows a GPU-issuing thread sat in (an ns-weighted majority vote), and this the
+   * vote's lead */
+  int64_t lead_ns;
   /* A host cause whose thread went untraced in its gaps (no what, no location; a gap's
    * longest stretch with no CPU op holds timeline.untraced_min_pct of it at least, and the
    * thread ran an op before it): the CPU op that ended last before that stretch and the
@@ -1256,6 +1260,9 @@ typedef struct an_summary_item {
   double runs_us;         /* chain: their time per step (the rest ran alone between other
                              kernels: nothing to fold it into) */
   bool eager;             /* launch-bound: the stage's kernels are launched one by one */
+  bool host_filtered;     /* idle items of a stage whose trace is filtered to GPU work: the
+                             host work it dropped may add gaps, so the idle the item names
+                             is a lower bound of what its activity stalls (the Limits) */
   an_idle_kind idle_kind; /* idle items: the kind of the cause (a host stall inside the
                              launch call itself is AN_IDLE_LAUNCH) */
   size_t n_more;          /* other evidence rows: merged into this item (same root cause), or the

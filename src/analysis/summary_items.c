@@ -55,6 +55,7 @@ static an_summary_item *named_idle(sm_ctx *c, const an_idle_cause *x, size_t i, 
   if (!it) return NULL;
   it->what = x->what;
   it->idle_kind = x->kind;
+  it->host_filtered = c->g.st->host_filtered;
   it->count = part_gaps(x, part);
   it->detail_us = (double)x->max_gap_ns / 1000.0;
   it->least_gap_us = c->s->timeline_long_gap_us;
@@ -93,6 +94,7 @@ static an_summary_item *pool_item(sm_ctx *c, const pool *p, an_action action,
       sm_add(c, AN_SUMMARY_IDLE, action, (size_t)p->row, location, us, AN_BASIS_IDLE, us);
   if (!it) return NULL;
   it->count = p->gaps;
+  it->host_filtered = c->g.st->host_filtered;
   it->timeline = c->g.st->timeline;
   it->least_gap_us = c->s->timeline_long_gap_us;
   for (size_t k = 0; k < p->n; k++) /* the evidence row first */
@@ -192,6 +194,9 @@ static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, co
   for (size_t k = 0; op && k < l->n; k++) {
     if (!l->values[k].n || !hits(lever_matcher(c, l->keys[k], ""), op)) continue;
     if (te_string_list_has(&c->s->summary_sync_levers, l->keys[k]) && !sync) continue;
+    /* a filtered trace dropped the calls that launch nothing: no sync is not shown */
+    if (te_string_list_has(&c->s->summary_no_sync_levers, l->keys[k]) && c->g.st->host_filtered)
+      continue;
     if (lever_within(c, it, l->keys[k])) return l->values[k].items[0];
   }
   return NULL;

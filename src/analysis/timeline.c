@@ -721,6 +721,21 @@ static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
   }
 }
 
+/* A vote of ns for the dependency lead (region, child) of cause c: the ns-weighted majority
+ * of its portions' leads wins (Boyer-Moore), so a blocking call recurring in every step
+ * outranks one spanning the single longest gap. */
+static void vote_lead(an_idle_cause *c, const char *region, const char *child, int64_t ns) {
+  if (c->child == child && c->region == region) {
+    c->lead_ns += ns;
+  } else if (c->lead_ns >= ns) {
+    c->lead_ns -= ns;
+  } else {
+    c->region = region;
+    c->child = child;
+    c->lead_ns = ns - c->lead_ns;
+  }
+}
+
 static size_t cause_hash(const tl_portion *x) {
   uint64_t h = (uint64_t)(uintptr_t)x->what * 0x9E3779B97F4A7C15u ^
                (uint64_t)(uintptr_t)x->location * 0xC2B2AE3D27D4EB4Fu ^
@@ -791,7 +806,9 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       const tl_portion *x = &tl->por[p];
       an_idle_cause *c = cause_for(tl, t, x);
       if (!(ok = c != NULL)) break;
-      if (x->extra && x->ns > c->max_gap_ns) { /* the longest long gap's region and child */
+      if (x->extra && x->kind == AN_IDLE_DEPENDENCY)
+        vote_lead(c, extras[x->extra - 1].region, extras[x->extra - 1].child, x->ns);
+      else if (x->extra && x->ns > c->max_gap_ns) { /* the longest long gap's region and child */
         c->region = extras[x->extra - 1].region;
         c->child = extras[x->extra - 1].child;
       }
@@ -919,7 +936,9 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     c->gaps += tmp[i].gaps;
     c->long_ns += tmp[i].long_ns;
     c->long_gaps += tmp[i].long_gaps;
-    if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
+    if (c->kind == AN_IDLE_DEPENDENCY && tmp[i].child)
+      vote_lead(c, tmp[i].region, tmp[i].child, tmp[i].lead_ns);
+    else if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
       c->region = tmp[i].region;
       c->child = tmp[i].child;
     }

@@ -717,32 +717,64 @@ static uint64_t pageable_copy_of(const tl_host *h, const item *it) {
  * A gap whose next work was already queued is never blocked (tl_host_split): the blocking
  * call waited for that work, as TorchRec's `aten::to` under `## sparse_data_dist ##` did on
  * hta_multistream5, its copy running ~60 ms after each gap (review 10). */
-static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
+/* The blocking call a thread that issues GPU work sat in across all of [a, b): a copy to
+ * or from pageable memory (*copy: its GPU copy's index + 1), with done only one whose GPU
+ * copy had run by b; without done also a synchronising call (matcher host_sync; *copy 0).
+ * Its index among *tio's items, -1 when none. */
+static long blocking_item(tl_host *h, double a, double b, bool done, const thread_items **tio,
+                          uint64_t *copy) {
   for (size_t t = 0; t < h->n_th; t++) {
     const thread_items *ti = &h->th[t];
     long i = innermost(ti, a, b);
     for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
       const item *it = &ti->v[i];
       if (it->kind == ITEM_FRAME || it->kind == ITEM_ANNOTATION || !spans(it, a, b)) continue;
-      /* a sync across the gap waits for GPU work still to come, so it is never the cause;
-       * a pageable copy is, once its GPU copy has run: the thread is busy copying on the
-       * host, not waiting for the GPU */
-      uint64_t copy = pageable_copy_of(h, it);
-      if (!copy) continue;
-      const tr_event *ce = &h->kev[copy - 1];
-      if (tr_event_ts(h->t, ce) + tr_event_dur(h->t, ce) > b + h->sync_tol_us) continue;
-      p->kind = AN_IDLE_BLOCKED;
-      p->what = op_name(h, ti, i, it->ts, it->end, true);
-      p->location = best_frame(h, ti, i, it->ts, it->end);
-      long r = outer_region(h, ti, i, it->ts, it->end);
-      tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL,
-                    copy ? an_strtab_cstr(h->strings, tr_str_get(h->t, h->kev[copy - 1].name))
-                         : interned(h, ti, i)};
-      add_extra(h, &x, p);
-      return true;
+      *tio = ti;
+      *copy = pageable_copy_of(h, it);
+      if (*copy) {
+        const tr_event *ce = &h->kev[*copy - 1];
+        if (!done || tr_event_ts(h->t, ce) + tr_event_dur(h->t, ce) <= b + h->sync_tol_us) return i;
+      } else if (!done && item_matches(h, h->sync, h->is_sync, it)) {
+        return i;
+      }
     }
   }
-  return false;
+  return -1;
+}
+
+static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
+  /* a sync across the gap waits for GPU work still to come, so it is never the cause; a
+   * pageable copy is, once its GPU copy has run: the thread is busy copying on the host,
+   * not waiting for the GPU */
+  const thread_items *ti = NULL;
+  uint64_t copy = 0;
+  long i = blocking_item(h, a, b, true, &ti, &copy);
+  if (i < 0) return false;
+  const item *it = &ti->v[i];
+  p->kind = AN_IDLE_BLOCKED;
+  p->what = op_name(h, ti, i, it->ts, it->end, true);
+  p->location = best_frame(h, ti, i, it->ts, it->end);
+  long r = outer_region(h, ti, i, it->ts, it->end);
+  tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL,
+                an_strtab_cstr(h->strings, tr_str_get(h->t, h->kev[copy - 1].name))};
+  add_extra(h, &x, p);
+  return true;
+}
+
+/* A long queue part [a, b) of a gap (queued work waiting): a thread that issues GPU work sat
+ * across it in a blocking call, which waited on that work too (the work was queued first,
+ * so the call is no cause) but is the lead to what the work waits on: its region and its
+ * outermost op (tl_extra), review 11 defect 2 (hta_multistream5's 139-147 ms aten::to under
+ * "## sparse_data_dist ##" spans every 64 ms gap). */
+static void queue_lead(tl_host *h, double a, double b, tl_portion *p) {
+  const thread_items *ti = NULL;
+  uint64_t copy = 0;
+  long i = blocking_item(h, a, b, false, &ti, &copy);
+  if (i < 0) return;
+  const item *it = &ti->v[i];
+  long r = outer_region(h, ti, i, it->ts, it->end);
+  tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL, op_name(h, ti, i, it->ts, it->end, true)};
+  add_extra(h, &x, p);
 }
 
 /* The queue part of gap g as an event wait: the next kernel's stream waited on an event
@@ -812,9 +844,12 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
      * GPU, not the reverse: the call returns once the queued work has run (review 10 on
      * hta_multistream5: the pageable DtoH copy ran ~60 ms after each gap), so only an event
      * wait names this part, else it stays dependency */
-    if (!latency && !event_wait_portion(h, g, L, &out[n]))
+    if (!latency && !event_wait_portion(h, g, L, &out[n])) {
       /* the queued work by its call: a graph launch waits apart from a kernel */
       out[n].what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
+      if ((double)ns / 1000.0 >= h->long_gap_us)
+        queue_lead(h, (double)cut2 / 1000.0, (double)g->g1 / 1000.0, &out[n]);
+    }
     n++;
   }
   return n;

@@ -674,10 +674,18 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   else if (it->action == AN_ACTION_DEPENDENCY) {
     char least[32];
     rp_fmt_ms(least, sizeof least, it->least_gap_us);
-    snprintf(b, cap,
-             "GPU idle inside the step while work issued before the gap sat queued (%zu %s of at "
-             "least %s ms, longest %s ms): nothing else ran on any stream",
-             it->count, gaps, least, g);
+    int len = snprintf(b, cap,
+                       "GPU idle inside the step while work issued before the gap sat queued (%zu "
+                       "%s of at least %s ms, longest %s ms): nothing else ran on any stream",
+                       it->count, gaps, least, g);
+    const an_idle_cause *x = it->n_rows ? &it->timeline->total.causes[it->rows[0].row] : NULL;
+    if (x && x->child && len > 0 && (size_t)len < cap) /* a lead, not a cause (queue_lead) */
+      snprintf(
+          b + len, cap - (size_t)len,
+          "; a thread that issues GPU work sat blocked across its long gaps in `%.80s`%s%.80s%s "
+          "(the call most of their time shows), waiting on this work too: a lead to what it "
+          "waits on, not its cause",
+          x->child, x->region ? " under `" : "", x->region ? x->region : "", x->region ? "`" : "");
   } else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     snprintf(b, cap,
              "GPU idle inside the step while this launch call was still submitting (%zu %s, "
@@ -703,6 +711,12 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
 static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
   idle_basis_text(it, b, cap);
   lever_text(it, b, cap);
+  size_t len = strlen(b);
+  if (it->host_filtered && it->action != AN_ACTION_DEPENDENCY && len < cap)
+    snprintf(b + len, cap - len,
+             "; the trace is filtered to GPU work (Limits): host work it dropped may stall the "
+             "GPU in more gaps, so this is the least its activity stalls, and the calls it "
+             "dropped may hold a sync");
 }
 
 /* A signed difference in ms: "+1.20", "-0.30", "0" under half a microsecond. */

@@ -588,24 +588,34 @@ static void launch_t2(tb *b, const char *kernel, double ts, double kts, double k
  * thread waited on the queued work, not the reverse, so neither gap is blocked; both stay
  * dependency, named by the queued work's launch call. */
 /* A step whose kernels B and C thread 2 queued long before kernel A ends: the GPU then
- * waits 1.38 ms on them (A's end to B's start, B's end to C's start). */
+ * waits 1.38 ms on them (A's end to B's start, B's end to C's start). Thread 1 launches
+ * the step's first kernels, one after a short gap (a thread that issues GPU work). */
 static void queued_step(tb *b) {
   tb_begin(b);
   host(b, "user_annotation", "ProfilerStep#1", 0, 2500);
+  launch(b, "kernel_0", 2, 4, 2);
   launch(b, "kernel_a", 10, 20, 500);
   launch_t2(b, "kernel_b", 30, 1520, 100);
   launch_t2(b, "kernel_c", 40, 2000, 100);
 }
 
 /* Both gaps of queued_step are dependency, named by the queued work's launch call, and
- * nothing else. */
-static void expect_queued_wait(const an_time_account *t, const char *what) {
+ * nothing else; the blocking call the main thread sat in across the long one (A's end to
+ * B's start) is the cause's lead (review 11 defect 2), with its region. */
+static void expect_queued_wait(const an_time_account *t, const char *what, const char *lead,
+                               const char *region) {
   cr_assert_null(cause_of(t, AN_IDLE_SYNC), "%s", what);
   cr_assert_null(cause_of(t, AN_IDLE_BLOCKED), "%s", what);
   const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
   cr_assert_not_null(d);
   cr_assert_str_eq(d->what, "cudaLaunchKernel");
   cr_assert_eq(d->idle_ns, 1380000, "%s: %lld", what, (long long)d->idle_ns);
+  cr_assert_not_null(d->child, "%s", what);
+  cr_assert_str_eq(d->child, lead);
+  if (region)
+    cr_assert_str_eq(d->region, region);
+  else
+    cr_assert_null(d->region);
 }
 
 Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = setup,
@@ -627,7 +637,7 @@ Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = 
   account_build(&b, &a, "all");
   const an_time_account *t = &a.st->total;
   expect_all_sums(a.st);
-  expect_queued_wait(t, "aten::to");
+  expect_queued_wait(t, "aten::to", "aten::to", "## sparse_data_dist ##");
   account_free(&a);
 }
 
@@ -646,7 +656,7 @@ Test(timeline, a_sync_waiting_on_queued_work_is_not_its_cause, .init = setup, .f
     account a;
     account_build(&b, &a, "all");
     expect_all_sums(a.st);
-    expect_queued_wait(&a.st->total, calls[k]);
+    expect_queued_wait(&a.st->total, calls[k], "aten::item", NULL);
     account_free(&a);
   }
 }

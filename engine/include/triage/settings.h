@@ -360,6 +360,9 @@ typedef struct te_list_map {
   X(summary_sync_levers, "summary.sync_levers", LIST, 0, 0, 0, NULL,                               \
     "lever ids (summary.levers) that name a sync: only an item with a synchronising call in "      \
     "evidence (a sync item) gets them")                                                            \
+  X(summary_no_sync_levers, "summary.no_sync_levers", LIST, 0, 0, 0, NULL,                         \
+    "lever ids (summary.levers) whose text says no call in the gap waited on the GPU: a trace "    \
+    "filtered to GPU work, which drops syncs, never gets them")                                    \
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
