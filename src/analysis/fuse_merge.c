@@ -54,6 +54,7 @@ typedef struct kfact {
 typedef struct open_run {
   an_merge_run run;
   const tr_event *last_op; /* the last sibling's op: its other kernels (split-K) join it */
+  double last_us;          /* the time of the kernel that stands for the last sibling */
   long between;            /* kernels since the last sibling */
   bool chainable;          /* a sibling's output is shaped like the input (N == K) */
   bool joint; /* the kernel right after the last sibling reads every sibling's output */
@@ -120,6 +121,7 @@ static void start_run(open_run *o, const kfact *f, uint32_t row) {
   o->run.flops = 2 * f->m * f->n * f->k;
   o->chainable = f->n == f->k;
   o->last_op = f->op;
+  o->last_us = f->us;
 }
 
 static bool sibling_of(const open_run *o, const kfact *f) {
@@ -131,6 +133,11 @@ static bool sibling_of(const open_run *o, const kfact *f) {
 static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an_merge_runs *out) {
   if (f->gemm && o->run.n && f->op == o->last_op) { /* one op, several kernels: one sibling */
     o->run.us += f->us;
+    if (f->us > o->last_us) { /* its longest kernel stands for it, not a memset before it */
+      o->run.rows[o->run.n - 1] = row;
+      o->run.kernels[o->run.n - 1] = f->e;
+      o->last_us = f->us;
+    }
     return true;
   }
   if (f->gemm && sibling_of(o, f)) {
@@ -143,6 +150,7 @@ static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an
     o->chainable |= f->n == f->k;
     o->between = 0;
     o->last_op = f->op;
+    o->last_us = f->us;
     return true;
   }
   if (o->run.n && o->between == 0) o->joint = f->shapes && reads_all(f, &o->run);

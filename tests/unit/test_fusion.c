@@ -189,6 +189,30 @@ Test(merge, a_write_of_the_input_ends_the_run, .init = setup, .fini = teardown) 
   an_report_destroy(rep);
 }
 
+/* cuBLAS on CUDA often clears the output with a memset the GEMM op launches first: the op
+ * is one sibling, and its GEMM kernel (its longest), not the memset, is the row's evidence
+ * (review 11: hf_qwen's merge row named `Memset (Device)` as its kernel). */
+#define MEMSET(g, ext)                                                                            \
+  "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemsetAsync\",\"pid\":0,\"tid\":1,"      \
+  "\"ts\":10" #ext ".05,\"dur\":0.02,\"args\":{\"External id\":" #ext ",\"correlation\":" #ext    \
+  "4}},{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":0,"    \
+  "\"ts\":" #g ",\"dur\":3,\"args\":{\"External id\":" #ext ",\"stream\":0,\"correlation\":" #ext \
+  "4}}"
+static const char GATE_UP_MEMSET[] =
+    "{" MI300X
+    "\"traceEvents\":[" NORM(6540, 17) "," MEMSET(6630, 18) "," MM(8192, 6640, 1780, 18) "," MEMSET(
+        8410, 19) "," MM(8192, 8420, 1970, 19) "," SILU_MUL(10400, 20) "]}";
+
+Test(merge, the_gemm_kernel_not_a_memset_is_the_evidence, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, GATE_UP_MEMSET);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r, "gate and up read one input");
+  cr_assert_float_eq(r->related_us, 1780 + 3 + 1970 + 3, 1e-6, "%f", r->related_us);
+  cr_assert_eq(r->n_related, 1);
+  cr_assert_str_eq(r->related[0], CIJK);
+  an_report_destroy(rep);
+}
+
 /* A serving step runs the merged projections (QKVParallelLinear, MergedColumnParallel-
  * Linear): one [2048 x 4096] QKV GEMM and one [2048 x 16384] gate_up GEMM per input. No
  * siblings, no row. */
