@@ -680,8 +680,12 @@ typedef enum an_wait_story {
   AN_WAIT_STORY_LATE_RANK = 1, /* a late rank: the wait sits at the steps' first collectives,
                                   the Ranks section measured it, ranks of the run are unread,
                                   or the first collectives' wait is unknown (not ruled out) */
-  AN_WAIT_STORY_MID_STEP = 2   /* the first collectives ran at their floors: the later ones
+  AN_WAIT_STORY_MID_STEP = 2,  /* the first collectives ran at their floors: the later ones
                                   run slow (contention, the link, ranks drifting apart) */
+  AN_WAIT_STORY_IDLE = 3       /* mid-step, on a stage idle for the host or for queued
+                                  work most of the step: the ranks reach the collectives at
+                                  different times (deviation O26); the idle item is its
+                                  action */
 } an_wait_story;
 
 typedef enum an_dep_risk {
@@ -850,6 +854,16 @@ typedef struct an_overlap_row {
   bool own_stream;
   size_t n_own_stream_levers;
   const char *const *own_stream_levers;
+  /* Its action only moves GPU time, in the stage where the GPU waits for the host: P4,
+   * recovering 0 until that is fixed (deviation O26; own_recoverable_ms keeps its bound). */
+  bool host_bound;
+  /* A collective whose messages all state a size under collectives.latency_bound_bytes: it
+   * takes its fixed cost whatever its size, so the levers that move fewer bytes (matcher
+   * bytes_lever) are not its options (deviation O27). Its restructure options and
+   * own-stream levers without them are kept in lever_store (owned; NULL when nothing was
+   * dropped, the lists then borrowed from the rules). */
+  bool latency_bound_msgs;
+  const char **lever_store[2];
 } an_overlap_row;
 
 typedef struct an_overlap_stage {
@@ -904,6 +918,11 @@ typedef struct an_overlap_stage {
    * GPU-side savings do not shorten its step until that is fixed; launch_bound: most of
    * that wait is launch spacing, which fusion (fewer kernels) does shorten. */
   bool gpu_waits, launch_bound;
+  /* Rows put forward whose action only moves GPU time (overlap, restructure) that the
+   * host-bound stage made P4, recovering 0 (deviation O26). */
+  size_t n_host_bound;
+  /* Where the stage's collective wait sits (the summary's an_wait_story, O22, O26). */
+  an_wait_story wait_story;
   /* What the recoverable time was bounded by (ov_gain_rank), kept so the rows can be
    * ranked again once the fusion rows name their partners (an_overlap_bind_fusion). */
   double compute_us;
@@ -1034,6 +1053,12 @@ typedef struct an_collective_time {
    * x the fixed cost: a floor that waited measures no transfer (deviation O21). */
   size_t latency_bound;
   int64_t latency_unknown_ns; /* their time (part of unknown_ns) */
+  /* The largest message of its instances in bytes; 0 when one of them states none. */
+  double max_bytes;
+  /* Of the alone ones, those a like message in their step (same collective, family and
+   * message) took less than: wait_ns holds at least the difference, a lower bound, and
+   * only the rest of their time is unknown (brief 11 defect 1). */
+  size_t lower;
   /* Where floor_ns came from (0 when every instance is alone: unknown): the instance whose
    * time set it, by its step (name, 1-based number among the stage's counted steps; NULL
    * and 0 without steps) and trace (NULL when the run has one), and how many like instances
@@ -1323,6 +1348,11 @@ typedef struct an_summary_item {
   size_t shares[AN_ITEM_SHARES];
   size_t shared_kernels;
   double together_us;
+  /* Idle items: the stage's collective wait above the floors mid-step folded in, per step
+   * (deviation O26: on a stage idle for the host or queued work most of the step the ranks
+   * reach the collectives at different times; the same fix), 0: none. Its time-account
+   * rows are among more[]. */
+  double folded_wait_us;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -321,6 +321,8 @@ static void ov_row_free(an_overlap_row *row) {
   free(row->top_partner);
   free(row->prev_kernel);
   free(row->next_kernel);
+  free(row->lever_store[0]);
+  free(row->lever_store[1]);
   ov_dep_evidence_clear(&row->dep_evidence);
 }
 
@@ -947,9 +949,11 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
       !te_string_list_has(&set->overlap_wait_categories, row->category))
     return;
   int64_t total_ns = 0, wait_ns = 0, unknown_ns = 0, latency_ns = 0;
+  bool small = true; /* every message states a latency-bound size */
   for (size_t i = 0; i < c->tl->n_collectives; i++) {
     const an_collective_time *ct = &c->tl->collectives[i];
     if (!ov_same_collective(ct, row)) continue;
+    small = small && ct->max_bytes > 0 && ct->max_bytes < set->collectives_latency_bound_bytes;
     total_ns += ct->total_ns;
     wait_ns += ct->wait_ns;
     unknown_ns += ct->unknown_ns;
@@ -958,6 +962,7 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
     row->latency_instances += ct->latency_bound;
   }
   if (total_ns <= 0) return;
+  row->latency_bound_msgs = small;
   row->unknown_fraction = (double)unknown_ns / (double)total_ns;
   row->latency_fraction = (double)latency_ns / (double)total_ns;
   double exposed = row->exposed_ms + row->exposed_wait_ms;
@@ -993,6 +998,8 @@ static void ov_own_stream(const ov_stage_ctx *c, size_t rep, an_overlap_row *row
   row->own_stream = true;
   row->n_own_stream_levers = own ? own->n : 0;
   row->own_stream_levers = own ? own->items : NULL;
+  row->own_stream_levers =
+      ov_without_bytes_levers(c->r, row, 1, row->own_stream_levers, &row->n_own_stream_levers);
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -1415,6 +1422,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   ov_trim_rows(st, opt, set->overlap_min_share_pct);
   ov_gain_floor(st, set);
   ov_restructure_options(st, set);
+  ov_latency_bound_options(st, r);
   rc = AN_OVERLAP_OK;
 done:
   ov_sweep_free(&sw);

@@ -132,6 +132,14 @@ void ov_gain_rank(an_overlap_stage *st, double stage_compute_us, size_t lanes,
  * (O1, O2, ...), so a row folded into the line under the table leaves no gap. */
 static bool above_floor(const void *row) { return !((const an_overlap_row *)row)->below_floor; }
 
+/* Whether the row's action only moves GPU time under other GPU work (an overlap, a
+ * prefetch, a restructuring), removing no kernel and no launch. */
+static bool ov_moves_gpu_time(const an_overlap_row *r) {
+  return r->recommendation == AN_RECOMMEND_TRY_OVERLAP ||
+         r->recommendation == AN_RECOMMEND_CHECK_DEPS ||
+         r->recommendation == AN_RECOMMEND_RESTRUCTURE;
+}
+
 /* Whether a row only reports time it cannot win (a wait for other ranks or a pipeline
  * stage, a wait it cannot size): never folded with the noise, never put forward. */
 static bool ov_reports_wait(const an_overlap_row *r) {
@@ -185,14 +193,25 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
   for (size_t i = 0; i < o->n_rows; i++) {
     an_overlap_row *r = &o->rows[i];
     bool fewer_kernels = r->recommendation == AN_RECOMMEND_TRY_FUSION;
-    if (r->priority == AN_PRIORITY_P1 && !(b->launch_bound && fewer_kernels))
+    /* deviation O26 (brief 11 defect 4: hta_ddp's gradient all-reduce told to overlap in a
+     * step idle 76% for the host): hiding a row under other GPU work wins nothing while the
+     * step waits for the host, and it removes no launch the host issues: P4, recovering 0
+     * (its own bound stays in own_recoverable_ms); elimination and fusion do remove them */
+    if (ov_moves_gpu_time(r) && !r->below_floor) {
+      r->priority = AN_PRIORITY_P4;
+      r->recoverable_ms = 0;
+      r->host_bound = true;
+      o->n_host_bound++;
+    } else if (r->priority == AN_PRIORITY_P1 && !(b->launch_bound && fewer_kernels)) {
       r->priority = AN_PRIORITY_P2;
+    }
   }
 }
 
 void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_rules *rules) {
-  if (!te_rules_settings(rules)->overlap_mechanism_actions || story != AN_WAIT_STORY_MID_STEP)
-    return;
+  if (!te_rules_settings(rules)->overlap_mechanism_actions) return;
+  o->wait_story = story;
+  if (story != AN_WAIT_STORY_MID_STEP && story != AN_WAIT_STORY_IDLE) return;
   for (size_t i = 0; i < o->n_rows; i++)
     if (o->rows[i].recommendation == AN_RECOMMEND_RANK_SKEW)
       o->rows[i].recommendation = AN_RECOMMEND_SLOW_MID_STEP;
@@ -225,5 +244,36 @@ void ov_restructure_options(an_overlap_stage *st, const te_settings *set) {
     if (st->restructure_options) continue;
     st->n_restructure_options = opts->n;
     st->restructure_options = opts->items;
+  }
+}
+
+const char *const *ov_without_bytes_levers(const te_rules *r, an_overlap_row *row, int slot,
+                                           const char *const *list, size_t *n) {
+  const te_matcher *bytes = te_rules_matcher(r, "bytes_lever");
+  if (!row->latency_bound_msgs || !bytes || !list || !*n) return list;
+  const char **kept = malloc(*n * sizeof *kept);
+  if (!kept) return list;
+  size_t m = 0;
+  for (size_t k = 0; k < *n; k++)
+    if (!te_matcher_match(bytes, list[k], strlen(list[k]))) kept[m++] = list[k];
+  free(row->lever_store[slot]);
+  row->lever_store[slot] = kept;
+  *n = m;
+  return kept;
+}
+
+void ov_latency_bound_options(an_overlap_stage *st, const te_rules *r) {
+  if (!te_rules_settings(r)->overlap_mechanism_actions) return;
+  bool first = true;
+  for (size_t i = 0; i < st->n_rows; i++) {
+    an_overlap_row *row = &st->rows[i];
+    if (!row->n_restructure_options) continue;
+    row->restructure_options =
+        ov_without_bytes_levers(r, row, 0, row->restructure_options, &row->n_restructure_options);
+    if (first) { /* the stage lists its first restructure row's options */
+      st->restructure_options = row->restructure_options;
+      st->n_restructure_options = row->n_restructure_options;
+    }
+    first = false;
   }
 }

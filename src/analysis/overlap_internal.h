@@ -116,6 +116,15 @@ void ov_gain_floor(an_overlap_stage *st, const te_settings *set);
 /* Lists overlap.restructure_options under the stage when a restructure row above the floor
  * is a collective (overlap category communication); none otherwise. */
 void ov_restructure_options(an_overlap_stage *st, const te_settings *set);
+/* Deviation O27: list (n items) without the levers that move fewer bytes (matcher
+ * bytes_lever) when row's messages are all latency-bound; the kept ones go to
+ * row->lever_store[slot] (owned; the previous one freed). Returns list when nothing is
+ * dropped (or out of memory), and sets *n to the kept count. */
+const char *const *ov_without_bytes_levers(const te_rules *r, an_overlap_row *row, int slot,
+                                           const char *const *list, size_t *n);
+/* After ov_restructure_options: each row's options without the bytes levers when its
+ * messages are latency-bound; the stage's list follows its first row's. */
+void ov_latency_bound_options(an_overlap_stage *st, const te_rules *r);
 /* The action of a row no lane beside it can help as it is: restructure (P2) for a
  * collective (overlap.collective_categories), skip (P4) for any other kernel (overlap.c). */
 void ov_no_lane(const te_settings *set, an_overlap_row *row);

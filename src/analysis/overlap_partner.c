@@ -163,4 +163,5 @@ void an_overlap_bind_fusion(an_overlap_stage *o, const an_stage_report *s, const
   ov_gain_rank(o, o->compute_us, o->lanes, set);
   ov_gain_floor(o, set);
   ov_restructure_options(o, set);
+  ov_latency_bound_options(o, rules);
 }

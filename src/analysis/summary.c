@@ -38,6 +38,8 @@ double an_summary_item_part_us(const an_summary_item *it) {
       return it->opaque_us;
     case AN_BASIS_FOLDED:
       return it->largest_us;
+    case AN_BASIS_IDLE:
+      return it->folded_wait_us;
     default:
       return 0;
   }

@@ -358,6 +358,8 @@ static double rank_loss_per_step(const an_rank_group *g) {
   return g->lost_per_step_us / (double)(g->n_ranks - 1);
 }
 
+static void link_wait_rows(const sm_ctx *c, an_summary_item *it, size_t coll);
+
 /* Where the stage's wait sits (an_wait_story, deviation O22; the overlap table's wait rows
  * tell the same): a late rank when it sits at the first collective of the step
  * (summary.straggler_first_min_pct of it), or the Ranks section measured whom it waits for,
@@ -372,9 +374,48 @@ static an_wait_story wait_story(const sm_ctx *c, const an_rank_group *rg, bool m
   bool first_unknown = a->first_collective_unknown_ns * 2 > a->first_collective_ns;
   bool late = measured || rg || first_unknown ||
               first_us * 100.0 >= c->s->summary_straggler_first_min_pct * wait_us;
+  /* deviation O26: on a stage idle for the host or for queued work most of the step (that
+   * idle alone clears summary.bottleneck_idle_pct), collectives that wait mid-step wait
+   * for ranks that reach them at different times (hta_ddp_nccl_a100: 76% of the step idle
+   * for the host; hta_multistream5_a100: 51% with graph work sitting queued) */
+  int64_t queued = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT];
+  double idle_us = c->g.host_idle_us + (double)queued / 1000.0 * c->g.per;
+  bool idle =
+      c->g.step_us > 0 && idle_us / c->g.step_us * 100.0 >= c->s->summary_bottleneck_idle_pct;
   return wait_us <= 0 ? AN_WAIT_STORY_NONE
          : late       ? AN_WAIT_STORY_LATE_RANK
+         : idle       ? AN_WAIT_STORY_IDLE
                       : AN_WAIT_STORY_MID_STEP;
+}
+
+/* The stage's idle item of the largest bound (NULL: none cleared the bar). */
+static an_summary_item *idle_item(sm_ctx *c) {
+  an_summary_item *best = NULL;
+  for (size_t i = 0; i < c->n; i++) {
+    an_summary_item *it = &c->v[i];
+    if (it->kind == AN_SUMMARY_IDLE && !strcmp(it->stage_id, c->g.st->id) &&
+        (!best || it->at_stake_us > best->at_stake_us))
+      best = it;
+  }
+  return best;
+}
+
+/* Deviation O26 (brief 11 defect 4: "find why collectives run above their floor mid-step"
+ * beside a host-bound step was vague, and its cause is the idle): the wait folds into the
+ * stage's largest idle item as evidence, with its figure; the W rows and the overlap
+ * table's wait rows of those collectives link to it. False when the stage has no idle
+ * item to fold into. */
+static bool fold_into_idle(sm_ctx *c, double us) {
+  an_summary_item *into = idle_item(c);
+  if (!into) return false;
+  const an_stage_timeline *tl = c->g.st->timeline;
+  into->folded_wait_us = us;
+  for (size_t i = 0; i < tl->n_collectives && into->n_more < AN_ITEM_MORE; i++) {
+    if (tl->collectives[i].wait_ns <= 0) continue;
+    an_summary_anchor(into->more[into->n_more++], sizeof into->more[0], "wait", c->g.st->id, i);
+    link_wait_rows(c, into, i);
+  }
+  return true;
 }
 
 /* Adds kernel to the last item unless the item names it already (the rows a collective's
@@ -384,8 +425,6 @@ static void item_kernel_once(sm_ctx *c, const char *kernel) {
     if (!strcmp(c->kpool[k], kernel)) return;
   sm_item_kernel(c, kernel);
 }
-
-static void link_wait_rows(const sm_ctx *c, an_summary_item *it, size_t coll);
 
 /* One item per stage: the waits have one root cause, the rank the others wait for. Its
  * rows are the collectives that wait (all of them when the Ranks section measured the
@@ -429,6 +468,7 @@ void sm_wait_items(sm_ctx *c) {
   /* decided whether or not the item clears the share bar: the rows tell it too */
   c->to->wait_story = wait_story(c, rg, measured, first_us, us);
   if (us <= 0) return;
+  if (c->to->wait_story == AN_WAIT_STORY_IDLE && fold_into_idle(c, us)) return;
   const an_collective_time *top = &tl->collectives[0]; /* wait descending */
   an_summary_item *it =
       sm_add(c, AN_SUMMARY_WAIT, AN_ACTION_RANK_SKEW, 0, NULL, us, AN_BASIS_WAIT, coll);
@@ -444,7 +484,8 @@ void sm_wait_items(sm_ctx *c) {
   it->rank_measured = loss > 0 && (us >= loss || it->rank_balanced);
   it->timeline = tl;
   straggler_imbalance(c, rg, it);
-  if (c->to->wait_story == AN_WAIT_STORY_MID_STEP) it->action = AN_ACTION_SLOW_COLLECTIVE;
+  /* an idle-bound stage with no idle item keeps the mid-step item */
+  if (c->to->wait_story != AN_WAIT_STORY_LATE_RANK) it->action = AN_ACTION_SLOW_COLLECTIVE;
   it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(it->action)) * us;
   for (size_t i = 0; i < tl->n_collectives; i++) {
     if (!measured && tl->collectives[i].wait_ns <= 0) continue;

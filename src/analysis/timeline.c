@@ -73,6 +73,8 @@ typedef struct tl_coll {
   uint32_t floor_from; /* the instance (tl->coll, sorted) whose time set the floor, or
                           AN_WAIT_LATENCY */
   uint32_t like;       /* instances in its group */
+  bool lower;          /* alone, yet a like message in its step took less: its wait_us is a
+                          lower bound (like_in_step_waits), the rest unknown */
 } tl_coll;
 
 enum { TL_FEW = 1, TL_UNSIZED = 2, TL_LATENCY = 3 };
@@ -1096,6 +1098,54 @@ static void latency_bound_floors(an_timeline *tl, an_wait_instance *wi) {
   }
 }
 
+/* The message an alone instance shares with its like ones in a step: its size, else its
+ * message key (interned: pointers compare). */
+static int cmp_like_in_step(const void *pa, const void *pb, void *ctx) {
+  const an_timeline *tl = ctx;
+  const tl_coll *a = &tl->coll[*(const uint32_t *)pa], *b = &tl->coll[*(const uint32_t *)pb];
+  if (a->window != b->window) return a->window < b->window ? -1 : 1;
+  int c = strcmp(a->name, b->name);
+  if (c || (c = cmp_str0(a->context, b->context))) return c;
+  if (a->bytes != b->bytes) return a->bytes < b->bytes ? -1 : 1;
+  if ((c = cmp_ptr(a->msg, b->msg))) return c;
+  if (a->dur != b->dur) return a->dur < b->dur ? -1 : 1;
+  return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+static bool like_in_step(const tl_coll *a, const tl_coll *b) {
+  return a->window == b->window && a->name == b->name && a->context == b->context &&
+         a->bytes == b->bytes && a->msg == b->msg;
+}
+
+/* Brief 11 defect 1 (deviation O27): where no floor can be taken (a group under
+ * collectives.floor_min_instances, a floor that is a latency-bound message's wait), like
+ * instances in one step still bound the wait from below: the same collective and
+ * launch-context family moving the same message in the same step does the same transfer,
+ * so a slower one waited at least the difference (param_dlrm_rank0_v100's pooled
+ * embedding exchange: two 6144-float all-to-alls of 2146 and 514 us in one step, at least
+ * 1632 us of wait). The fastest's own split stays unknown (it may have waited too), and so
+ * does that part of the others. Only instances that state their message; after the floors,
+ * wi and tl->coll parallel. O(n log n). */
+static bool like_in_step_waits(an_timeline *tl, an_wait_instance *wi) {
+  uint32_t *ix = malloc((tl->n_coll ? tl->n_coll : 1) * sizeof *ix);
+  if (!ix) return false;
+  size_t m = 0;
+  for (size_t i = 0; i < tl->n_coll; i++)
+    if (wi[i].alone && tl->coll[i].msg && tl->coll[i].unknown != TL_UNSIZED) ix[m++] = (uint32_t)i;
+  ut_sort(ix, m, sizeof *ix, cmp_like_in_step, tl);
+  for (size_t lo = 0, hi; lo < m; lo = hi) {
+    const tl_coll *fast = &tl->coll[ix[lo]]; /* the run's fastest */
+    for (hi = lo + 1; hi < m && like_in_step(&tl->coll[ix[hi]], fast); hi++) {
+      tl_coll *x = &tl->coll[ix[hi]];
+      if (x->dur <= fast->dur) continue;
+      x->lower = true;
+      wi[ix[hi]].wait_us = (double)(x->dur - fast->dur) / 1000.0;
+    }
+  }
+  free(ix);
+  return true;
+}
+
 /* Transfer and wait of every instance (waits.h), added to its window's account. */
 static bool collective_waits(an_timeline *tl) {
   if (!tl->n_coll) return true;
@@ -1119,7 +1169,7 @@ static bool collective_waits(an_timeline *tl) {
                           tl->set->collectives_latency_us) == AN_OK;
   if (ok) unknown_groups(tl, wi);
   if (ok) latency_bound_floors(tl, wi);
-  ok = ok && first_position_floors(tl, wi);
+  ok = ok && first_position_floors(tl, wi) && like_in_step_waits(tl, wi);
   for (size_t i = 0; ok && i < tl->n_coll; i++) {
     tl_coll *x = &tl->coll[i];
     x->wait_us = wi[i].wait_us;
@@ -1131,7 +1181,8 @@ static bool collective_waits(an_timeline *tl) {
     an_time_account *a = &tl->win[x->window].acc;
     a->collective_wait_ns += tl_ns(x->wait_us);
     if (x->first) a->first_collective_wait_ns += tl_ns(x->wait_us);
-    if (x->first && x->alone) a->first_collective_unknown_ns += x->dur;
+    /* an alone instance's time past its wait's lower bound is unknown */
+    if (x->first && x->alone) a->first_collective_unknown_ns += x->dur - tl_ns(x->wait_us);
     if (x->first) a->first_collective_ns += x->dur;
   }
   free(wi);
@@ -1200,6 +1251,8 @@ static bool collective_rows(an_timeline *tl) {
         r[-1].context_rest = true;
     }
     int64_t wait = tl_ns(x->wait_us);
+    /* -1 while building: an instance stated no size (collective_rows' last loop: 0) */
+    if (r->max_bytes >= 0) r->max_bytes = x->bytes <= 0 ? -1 : fmax(r->max_bytes, x->bytes);
     r->instances++;
     r->total_ns += x->dur;
     r->wait_ns += wait;
@@ -1208,11 +1261,12 @@ static bool collective_rows(an_timeline *tl) {
     if (wait > r->max_wait_ns) r->max_wait_ns = wait;
     if (x->alone) {
       r->alone++;
-      r->unknown_ns += x->dur;
+      r->unknown_ns += x->dur - wait;
+      r->lower += x->lower;
       r->few += x->unknown == TL_FEW;
       r->unsized += x->unknown == TL_UNSIZED;
       r->latency_bound += x->unknown == TL_LATENCY;
-      if (x->unknown == TL_LATENCY) r->latency_unknown_ns += x->dur;
+      if (x->unknown == TL_LATENCY) r->latency_unknown_ns += x->dur - wait;
     }
     if (x->basis == AN_FLOOR_MESSAGE && x->bytes > 0 && !x->alone) {
       /* floored per byte: one such group a row (its collective and context) */
@@ -1220,8 +1274,10 @@ static bool collective_rows(an_timeline *tl) {
       r->floor_gbps = x->per_byte_us > 0 ? US_PER_BYTE_TO_GBPS / x->per_byte_us : 0;
     }
   }
-  for (size_t i = 0; i < tl->n_colls; i++)
+  for (size_t i = 0; i < tl->n_colls; i++) {
     if (tl->colls[i].floor_ns == INT64_MAX) tl->colls[i].floor_ns = 0; /* every one alone */
+    if (tl->colls[i].max_bytes < 0) tl->colls[i].max_bytes = 0;
+  }
   free(step_no);
   return ok;
 }

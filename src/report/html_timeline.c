@@ -214,7 +214,16 @@ static void collectives_table(rp_hw *hw, size_t si, const char *tok) {
     rp_hw_printf(hw, "</td><td data-value=\"%.6g\">%.1f</td>", (double)c->instances / n,
                  (double)c->instances / n);
     rp_hw_td_ms(hw, rp_per_step_us(tl, c->total_ns));
-    if (rp_collective_unknown(c)) { /* no floor: transfer, wait and floor unknown */
+    if (rp_collective_unknown(c) && c->lower) { /* no floor; like messages bound the wait */
+      char w[48], fw[48];
+      rp_collective_wait_ms(w, sizeof w, tl, c, c->wait_ns);
+      rp_collective_wait_ms(fw, sizeof fw, tl, c, c->first_wait_ns);
+      rp_hw_printf(hw, "<td>unknown</td><td>");
+      rp_hw_text(hw, w);
+      rp_hw_printf(hw, "</td><td>");
+      rp_hw_text(hw, fw);
+      rp_hw_printf(hw, "</td><td>unknown</td><td>");
+    } else if (rp_collective_unknown(c)) { /* no floor: transfer, wait and floor unknown */
       rp_hw_printf(hw, "<td>unknown</td><td>unknown</td><td>unknown</td><td>unknown</td><td>");
     } else {
       rp_hw_td_ms(hw, rp_per_step_us(tl, rp_collective_transfer_ns(c)));

@@ -153,6 +153,8 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   for (size_t j = 0; os && j < r->n_own_stream_levers; j++)
     cJSON_AddItemToArray(os, cJSON_CreateString(r->own_stream_levers[j]));
   cJSON_AddBoolToObject(o, "below_floor", r->below_floor);
+  cJSON_AddBoolToObject(o, "host_bound", r->host_bound);
+  cJSON_AddBoolToObject(o, "latency_bound_messages", r->latency_bound_msgs);
   cJSON_AddBoolToObject(o, "cites_fusion", r->cites_fusion);
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
   cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));

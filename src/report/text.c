@@ -1285,7 +1285,7 @@ char *rp_overlap_own_stream_text(const an_overlap_stage *o) {
   size_t n = 0;
   for (size_t i = 0; i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
-    if (!r->own_stream || r->below_floor || !r->n_own_stream_levers) continue;
+    if (!r->own_stream || r->below_floor || r->host_bound || !r->n_own_stream_levers) continue;
     ut_buf_addf(&t,
                 "%sO%zu %s: it already runs on a stream of its own, beside the compute on "
                 "another, so there is no stream to move it to; what puts compute beside it: ",
@@ -1309,6 +1309,12 @@ const char *rp_overlap_slow_mid_step_text(const an_overlap_stage *o) {
              o->rows[i].recommendation != AN_RECOMMEND_SLOW_MID_STEP;
   }
   if (!slow || other) return NULL;
+  if (o->wait_story == AN_WAIT_STORY_IDLE) /* deviation O26 */
+    return "Slow mid-step rows run above their floor at the step's later collectives while "
+           "its first collectives, where a late rank's arrival lands, ran at theirs: on this "
+           "step, idle for the host or for queued work most of the time, the ranks reach them "
+           "at different times, so the idle item of What to try first is their fix: not "
+           "headroom, and no late rank to find.";
   return "Slow mid-step rows run above their floor at the step's later collectives while its "
          "first collectives, where a late rank's arrival lands, ran at theirs (What to try "
          "first: find why, e.g. compute kernels sharing the GPU with them, the link, ranks "
@@ -1348,6 +1354,17 @@ char *rp_overlap_shared_compute_text(const an_overlap_stage *o) {
 
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
   if (!o->gpu_waits) return NULL;
+  if (o->n_host_bound) /* deviation O26 */
+    return o->launch_bound
+               ? "The GPU waits for the host in this stage, mostly launch spacing (What to try "
+                 "first): overlap and restructure rows only move GPU time the step does not "
+                 "wait on, so they are P4 and recover 0 until that is fixed; elimination saves "
+                 "GPU time, not step time (P2); fusion rows launch fewer kernels and keep their "
+                 "priority."
+               : "The GPU waits for the host in this stage (What to try first): overlap and "
+                 "restructure rows only move GPU time the step does not wait on (communication "
+                 "is not the limit), so they are P4 and recover 0 until that is fixed; the other "
+                 "rows save GPU time, not step time, so none is P1.";
   return o->launch_bound
              ? "The GPU waits for the host in this stage, mostly launch spacing (What to try "
                "first): overlap and elimination save GPU time, not step time, until that is "

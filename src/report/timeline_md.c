@@ -222,8 +222,8 @@ static void collectives_table(FILE *f, const an_stage_report *st, rp_name_fn nam
     rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, c->total_ns));
     rp_collective_ms(x, sizeof x, tl, c, rp_collective_transfer_ns(c));
     rp_floor_from(from, sizeof from, c);
-    rp_collective_ms(w, sizeof w, tl, c, c->wait_ns);
-    rp_collective_ms(fw, sizeof fw, tl, c, c->first_wait_ns);
+    rp_collective_wait_ms(w, sizeof w, tl, c, c->wait_ns);
+    rp_collective_wait_ms(fw, sizeof fw, tl, c, c->first_wait_ns);
     if (rp_collective_unknown(c))
       snprintf(fl, sizeof fl, "unknown");
     else

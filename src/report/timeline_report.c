@@ -95,7 +95,13 @@ void rp_floor_from(char *buf, size_t cap, const an_collective_time *c) {
              "ratio collectives.latency_floor_max_ratio x the fixed cost (it waited too)",
              c->latency_bound);
   if (lone) add_text(buf, cap, &len, "; %zu alone", lone);
-  if (c->alone) add_text(buf, cap, &len, ": wait unknown");
+  if (c->lower)
+    add_text(buf, cap, &len,
+             "; %zu took longer than a like message in its step (same size): wait at least the "
+             "difference, the rest unknown",
+             c->lower);
+  else if (c->alone)
+    add_text(buf, cap, &len, ": wait unknown");
 }
 
 void rp_collective_ms(char *buf, size_t cap, const an_stage_timeline *tl,
@@ -104,6 +110,17 @@ void rp_collective_ms(char *buf, size_t cap, const an_stage_timeline *tl,
     snprintf(buf, cap, "unknown");
   else
     rp_fmt_ms(buf, cap, rp_per_step_us(tl, ns));
+}
+
+void rp_collective_wait_ms(char *buf, size_t cap, const an_stage_timeline *tl,
+                           const an_collective_time *c, int64_t ns) {
+  if (!c->lower || ns <= 0) {
+    rp_collective_ms(buf, cap, tl, c, ns);
+    return;
+  }
+  char x[32];
+  rp_fmt_ms(x, sizeof x, rp_per_step_us(tl, ns));
+  snprintf(buf, cap, ">= %s", x); /* a lower bound: like messages in a step (brief 11) */
 }
 
 int64_t rp_collective_transfer_ns(const an_collective_time *c) {
@@ -231,6 +248,7 @@ static cJSON *collective_json(const an_collective_time *c) {
             cJSON_AddNumberToObject(o, "few", (double)c->few) &&
             cJSON_AddNumberToObject(o, "unsized", (double)c->unsized) &&
             cJSON_AddNumberToObject(o, "latency_bound", (double)c->latency_bound) &&
+            cJSON_AddNumberToObject(o, "lower_bound", (double)c->lower) &&
             add_us(o, "unknown_us", c->unknown_ns) && floor_from_json(o, c);
   if (ok) return o;
   cJSON_Delete(o);
@@ -717,6 +735,17 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
              "; the trace is filtered to GPU work (Limits): host work it dropped may stall the "
              "GPU in more gaps, so this is the least its activity stalls, and the calls it "
              "dropped may hold a sync");
+  if (it->folded_wait_us <= 0) return;
+  char w[32];
+  len = strlen(b);
+  rp_fmt_ms(w, sizeof w, it->folded_wait_us);
+  /* deviation O26: on a step this idle, the ranks reach the collectives at different times */
+  if (len < cap)
+    snprintf(b + len, cap - len,
+             "; the collectives also wait %s ms/step above their floors mid-step (the W rows): "
+             "on a step this idle the ranks reach them at different times, so this fix is "
+             "theirs too, and no late rank or slow link is to be found",
+             w);
 }
 
 /* A signed difference in ms: "+1.20", "-0.30", "0" under half a microsecond. */
@@ -1014,11 +1043,14 @@ static bool wait_rows_text(const an_summary_item *it, bool first, char *b, size_
     rp_fmt_ms(t, sizeof t, rp_per_step_us(tl, c->total_ns));
     /* a row with no floor has no wait to quote (its row reads unknown), not a wait of 0 */
     bool unknown = !first && c->wait_ns <= 0 && c->unknown_ns > 0;
-    len += (size_t)snprintf(b + len, cap - len,
-                            first     ? "%sW%zu %s ms/step"
-                            : unknown ? "%sW%zu's wait unknown%.0s (its %s ms/step have no floor)"
-                                      : "%sW%zu waits %s of its %s ms/step",
-                            listed++ ? ", " : "", it->rows[k].row + 1, w, t);
+    /* a wait from like messages in a step is a lower bound (brief 11 defect 1) */
+    const char *least = c->lower ? "at least " : "";
+    len +=
+        (size_t)snprintf(b + len, cap - len,
+                         first     ? "%sW%zu %s%s ms/step"
+                         : unknown ? "%sW%zu's wait unknown%.0s%.0s (its %s ms/step have no floor)"
+                                   : "%sW%zu waits %s%s of its %s ms/step",
+                         listed++ ? ", " : "", it->rows[k].row + 1, least, w, t);
   }
   if (more && len < cap)
     snprintf(b + len, cap - len, " and %zu more row%s (the JSON report's item rows)", more,
@@ -1093,7 +1125,10 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
   bool at_first = wait_rows_text(it, true, first, sizeof first);
   /* rows of several collectives (or launch contexts) have a floor each */
   char floor[64] = "their floors";
-  if (it->n_rows <= 1) snprintf(floor, sizeof floor, "a %.1f us floor", it->detail_us);
+  if (it->n_rows <= 1 && it->detail_us > 0)
+    snprintf(floor, sizeof floor, "a %.1f us floor", it->detail_us);
+  else if (it->n_rows <= 1) /* no floor: like messages in a step bound the wait (brief 11) */
+    snprintf(floor, sizeof floor, "a like message in the step");
   if (it->action == AN_ACTION_SLOW_COLLECTIVE) {
     snprintf(b, cap,
              "collective time above %s (the fastest like instances): %s; %s%s at "

@@ -38,6 +38,10 @@ bool rp_collective_unknown(const an_collective_time *c);
 /* A row's time in ms/step into buf, or "unknown" when rp_collective_unknown. */
 void rp_collective_ms(char *buf, size_t cap, const an_stage_timeline *tl,
                       const an_collective_time *c, int64_t ns);
+/* A row's wait (ns) as rp_collective_ms, but ">= X" when it is a lower bound from like
+ * messages in a step (an_collective_time.lower) on a row with no floor. */
+void rp_collective_wait_ms(char *buf, size_t cap, const an_stage_timeline *tl,
+                           const an_collective_time *c, int64_t ns);
 /* Its transfer: total - wait - the time of instances alone (neither known). */
 int64_t rp_collective_transfer_ns(const an_collective_time *c);
 

@@ -13,8 +13,8 @@ trace of it, and checks each report:
     wait and the time hidden under compute on another stream partition the row's time);
   - a row that asks for nothing (skip, already fused, one-time setup, a wait for other
     ranks, a wait it cannot size) has 0 recoverable time; a P1 row, and any row put
-    forward (not folded under the floor) other than one-time setup and wait rows, has
-    some (review 3);
+    forward (not folded under the floor) other than one-time setup, wait rows and rows a
+    host-bound stage holds back (host_bound), has some (review 3);
   - the rows that hide behind compute on another stream share it: their recoverable
     times sum to at most the stage's shared compute (brief 9 defect 2);
   - no contradictory pair: "try overlap" / "check deps" only with a dependency class that
@@ -97,7 +97,9 @@ def overlap_failures(name, rep):
             if r.get("priority") == "P1" and not r["recoverable_ms"] > 0:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: P1 with "
                            f"nothing recoverable")
-            if not r.get("below_floor") and \
+            # a row the host-bound stage set to P4 (host_bound, deviation O26) is printed as
+            # the evidence that the step does not wait on it, recovering 0
+            if not r.get("below_floor") and not r.get("host_bound") and \
                     r["recommendation"] not in ("one-time setup", "wait unknown") and \
                     r.get("verdict") != "wait" and not r["recoverable_ms"] > 0:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: put forward "

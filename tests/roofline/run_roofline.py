@@ -487,9 +487,19 @@ def message_floor(path, rep):
             out.append("DLRM SendRecv: no %s row" % fam)
             continue
         if len(sized) < FLOOR_MIN_INSTANCES:  # too few like instances: the split is unknown
-            if row["few"] != len(sized) or row["wait_us"] != 0 or row["floor_from"] is not None:
-                out.append("DLRM SendRecv %s: %d instances, under collectives.floor_min_instances,"
-                           " yet wait %.0f us/step, %d unknown" % (fam, len(sized), row["wait_us"], row["few"]))
+            # deviation O27: but like messages (same size) of the one step bound the wait
+            # from below: each instance above the fastest of its size
+            by_size = {}
+            for d, b in sized:
+                by_size.setdefault(b, []).append(d)
+            want = sum(d - min(ds) for ds in by_size.values() for d in ds)
+            lower = sum(d > min(ds) for ds in by_size.values() for d in ds)
+            if row["few"] != len(sized) or row["floor_from"] is not None or \
+                    row["lower_bound"] != lower or abs(row["wait_us"] * steps - want) > 1:
+                out.append("DLRM SendRecv %s: %d instances, under collectives.floor_min_instances:"
+                           " wait %.0f us/step (like messages in the step give %.0f), %d unknown,"
+                           " %d lower-bound" % (fam, len(sized), row["wait_us"], want, row["few"],
+                                                row["lower_bound"]))
             continue
         # the envelope (analysis/waits.h): no like message at least as large took less,
         # nor a smaller one scaled up by size

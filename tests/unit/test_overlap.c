@@ -1917,16 +1917,21 @@ Test(overlap_mechanism, restructure_options_only_under_a_collective) {
 /* Review 3: no P1 "act" row under a banner that says its saving cannot shorten the step.
  * The stage the summary found the GPU waiting in demotes its P1 rows to P2 (check the
  * host first); on a launch-bound step a fusion launches fewer kernels and stays P1; any
- * other stage keeps its rows. */
+ * other stage keeps its rows. Brief 11 defect 4: a row that only moves GPU time (overlap,
+ * restructure) wins nothing there: P4, recovering 0 (hta_ddp's gradient all-reduce);
+ * an elimination removes copies and stays P2. */
 Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
   te_rules *r = load_rules();
   for (int launch = 0; launch < 2; launch++) {
-    an_overlap_row rows[3] = {
+    an_overlap_row rows[4] = {
         {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_TRY_FUSION},
-        {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_TRY_OVERLAP},
+        {.priority = AN_PRIORITY_P1,
+         .recommendation = AN_RECOMMEND_TRY_OVERLAP,
+         .recoverable_ms = 9.0},
         {.priority = AN_PRIORITY_P4, .recommendation = AN_RECOMMEND_SKIP},
+        {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_ELIMINATE},
     };
-    an_overlap_stage st = {.label = "all", .rows = rows, .n_rows = 3};
+    an_overlap_stage st = {.label = "all", .rows = rows, .n_rows = 4};
     an_bottleneck other = {.stage_label = "decode", .launch_bound = launch};
     an_overlap_follow_bottleneck(&st, &other, r);
     cr_assert(!st.gpu_waits);
@@ -1936,8 +1941,14 @@ Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
     cr_assert(st.gpu_waits);
     cr_assert_eq(st.launch_bound, (bool)launch);
     cr_assert_eq(rows[0].priority, launch ? AN_PRIORITY_P1 : AN_PRIORITY_P2, "fusion");
-    cr_assert_eq(rows[1].priority, AN_PRIORITY_P2, "overlap");
+    cr_assert_eq(rows[1].priority, AN_PRIORITY_P4, "overlap");
+    cr_assert(rows[1].host_bound);
+    cr_assert_float_eq(rows[1].recoverable_ms, 0.0, 1e-12);
     cr_assert_eq(rows[2].priority, AN_PRIORITY_P4);
+    cr_assert(!rows[2].host_bound);
+    cr_assert_eq(rows[3].priority, AN_PRIORITY_P2, "elimination");
+    cr_assert_eq(st.n_host_bound, 1);
+    cr_assert(strstr(rp_overlap_gpu_waits(&st), "P4"), "%s", rp_overlap_gpu_waits(&st));
   }
   te_rules_destroy(r);
 }
@@ -1982,6 +1993,41 @@ Test(overlap_mechanism, every_restructure_row_has_its_own_options) {
             line);
   cr_assert_null(strstr(line, "O1"));
   free(line);
+  te_rules_destroy(r);
+}
+
+/* Brief 11 defect 1 (deviation O27): a collective whose messages are all latency-bound
+ * takes its fixed cost whatever its size, so the options that move fewer bytes (matcher
+ * bytes_lever: quantized communication, a plan that exchanges fewer bytes) are not its
+ * options (param_dlrm_rank0_v100's 24 KB pooled-embedding all-to-alls); pipelining stays.
+ * A row with larger messages keeps them all. */
+Test(overlap_mechanism, a_latency_bound_collective_gets_no_bytes_lever) {
+  te_rules *r = load_rules();
+  const te_settings *set = te_rules_settings(r);
+  const te_matcher *bytes = te_rules_matcher(r, "bytes_lever");
+  const te_string_list *pool =
+      te_list_map_get(&set->overlap_restructure_options_by_rule, "pooled_exchange");
+  cr_assert(bytes && pool && pool->n);
+  size_t n_bytes = 0;
+  for (size_t k = 0; k < pool->n; k++)
+    n_bytes += te_matcher_match(bytes, pool->items[k], strlen(pool->items[k]));
+  cr_assert(n_bytes > 0 && n_bytes < pool->n, "the pack has both kinds");
+  for (int small = 0; small < 2; small++) {
+    an_overlap_row row = {.category = "communication",
+                          .recommendation = AN_RECOMMEND_RESTRUCTURE,
+                          .dep_rule = "pooled_exchange",
+                          .latency_bound_msgs = small};
+    an_overlap_stage st = {.rows = &row, .n_rows = 1};
+    ov_restructure_options(&st, set);
+    ov_latency_bound_options(&st, r);
+    cr_assert_eq(row.n_restructure_options, small ? pool->n - n_bytes : pool->n);
+    cr_assert_eq(st.restructure_options, row.restructure_options);
+    for (size_t k = 0; k < row.n_restructure_options; k++) {
+      const char *o = row.restructure_options[k];
+      cr_assert(!small || !te_matcher_match(bytes, o, strlen(o)), "%s", o);
+    }
+    free(row.lever_store[0]);
+  }
   te_rules_destroy(r);
 }
 

@@ -14,6 +14,7 @@
 #include "analysis/ranks.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
+#include "analysis/summary.h"
 #include "analysis/timeline.h"
 #include "analysis/trace_view.h"
 #include "analysis/waits.h"
@@ -1095,6 +1096,51 @@ Test(timeline, a_latency_bound_floor_that_waited_is_unknown, .init = setup, .fin
   }
 }
 
+/* Brief 11 defect 1: like instances within one step bound the wait from below where no floor
+ * can be taken. param_dlrm_rank0_v100's pooled embedding exchange: two all-to-alls of the
+ * same 6144 floats in one step took 2146 and 514 us, too few like instances for a floor,
+ * yet the slower waited at least 1632 us (the first collective of the step: a late rank's
+ * arrival); what the faster took stays unknown. The same two in two steps (different
+ * conditions) stay unknown, and so does a pair of different sizes in one step. */
+Test(timeline, like_messages_in_a_step_bound_the_wait, .init = setup, .fini = teardown) {
+  for (int k = 0; k < 3; k++) {
+    tb b;
+    tb_begin(&b);
+    /* over two steps the slow one comes second: a first step 3x the others is a warm-up */
+    host(&b, "user_annotation", "ProfilerStep#10", 0, k == 1 ? 4000 : 9000);
+    collective_named(&b, "ncclKernel_SendRecv", 10, 100, k == 1 ? 514 : 2146, 6144);
+    if (k == 1) host(&b, "user_annotation", "ProfilerStep#11", 5000, 4000);
+    collective_named(&b, "ncclKernel_SendRecv", 5010, 5100, k == 1 ? 2146 : 514,
+                     k == 2 ? 3072 : 6144);
+    account a;
+    const an_collective_time *c = message_row(&b, &a);
+    cr_assert_eq(c->alone, 2, "too few like instances for a floor (case %d)", k);
+    cr_assert_eq(c->few, 2);
+    cr_assert_eq(c->floor_ns, 0, "no floor");
+    char from[RP_FLOOR_FROM_BYTES], w[48];
+    rp_floor_from(from, sizeof from, c);
+    rp_collective_wait_ms(w, sizeof w, a.st, c, c->wait_ns);
+    if (k == 0) {
+      cr_assert_eq(c->lower, 1);
+      cr_assert_float_eq(c->max_bytes, 6144.0 * 4, 1e-9, "float messages: 24 KB");
+      cr_assert_eq(c->wait_ns, (2146 - 514) * 1000, "at least the difference");
+      cr_assert_eq(c->first_wait_ns, c->wait_ns, "the first collective of the step waits");
+      cr_assert_eq(c->unknown_ns, 2 * 514 * 1000, "what the faster took, in each");
+      cr_assert_eq(rp_collective_transfer_ns(c), 0, "no transfer is known");
+      cr_assert_eq(a.st->total.first_collective_wait_ns, (2146 - 514) * 1000);
+      cr_assert_eq(a.st->total.first_collective_unknown_ns, 514 * 1000);
+      cr_assert(strstr(from, "like message in its step"), "%s", from);
+      cr_assert(!strncmp(w, ">= ", 3), "%s", w);
+    } else {
+      cr_assert_eq(c->lower, 0, "%s", k == 1 ? "two steps" : "two sizes");
+      cr_assert_eq(c->wait_ns, 0);
+      cr_assert_eq(c->unknown_ns, c->total_ns);
+      cr_assert_str_eq(w, "unknown");
+    }
+    account_free(&a);
+  }
+}
+
 /* An all-reduce as older PyTorch records it (DDP's gradient buckets, PARAM DLRM): the kernel
  * states no message, its record_param_comms op holds a tensor list, and the message tensor
  * is the first input of the region "nccl:all_reduce" around the launch. */
@@ -1781,7 +1827,9 @@ static void expect_wait_rows(const an_report *r, an_recommendation want) {
       size_t item = rp_overlap_row_item(r, r->stages[s].id, i);
       cr_assert_gt(item, 0, "row %zu cites the wait item", i);
       an_action a = r->summary[item - 1].action;
-      cr_assert(a == AN_ACTION_RANK_SKEW || a == AN_ACTION_SLOW_COLLECTIVE, "item %zu", item);
+      cr_assert(a == AN_ACTION_RANK_SKEW || a == AN_ACTION_SLOW_COLLECTIVE ||
+                    r->summary[item - 1].folded_wait_us > 0, /* O26: the idle item */
+                "item %zu", item);
       n++;
     }
   }
@@ -1792,27 +1840,65 @@ static void expect_wait_rows(const an_report *r, an_recommendation want) {
  * slow in one step: no late rank at the step's start, so the item is about collectives
  * running slow mid-step, not "find the straggler"; its bound is still the wait, and the
  * overlap table's wait row tells the same story (O22), not "rank skew". */
+/* Three steps whose first all-reduce runs at its floor and whose second is slow in step 1;
+ * host_us > 0: host work (aten::index, which launches the second gemm) that long before it. */
+static void mid_step_steps(tb *b, double host_us) {
+  for (int s = 0; s < 3; s++) {
+    double t0 = s * (12000.0 + host_us), h = host_us;
+    host(b, "user_annotation", "ProfilerStep#1", t0, 11000 + h);
+    host(b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    /* the same message, so the same floor per byte (a 16 KB one taking as long as a
+     * 4 MB one would itself wait above the fixed cost) */
+    collective(b, t0 + 20, t0 + 1020, 500, 1 << 20);
+    if (h > 0) host(b, "cpu_op", "aten::index", t0 + 1050, h);
+    launch(b, "gemm_kernel", t0 + 30 + h, t0 + 1520 + h, 1000);
+    /* most of the row's time above its floor: a wait row (overlap.wait.min_ratio) */
+    collective(b, t0 + 40 + h, t0 + 2520 + h, s == 1 ? 5000 : 500, 1 << 20);
+  }
+}
+
 Test(summary, wait_mid_step_is_no_straggler, .init = setup, .fini = teardown) {
   tb b;
   tb_begin(&b);
-  for (int s = 0; s < 3; s++) {
-    double t0 = s * 12000.0;
-    host(&b, "user_annotation", "ProfilerStep#1", t0, 11000);
-    host(&b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
-    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
-    /* the same message, so the same floor per byte (a 16 KB one taking as long as a
-     * 4 MB one would itself wait above the fixed cost) */
-    collective(&b, t0 + 20, t0 + 1020, 500, 1 << 20);
-    launch(&b, "gemm_kernel", t0 + 30, t0 + 1520, 1000);
-    /* most of the row's time above its floor: a wait row (overlap.wait.min_ratio) */
-    collective(&b, t0 + 40, t0 + 2520, s == 1 ? 5000 : 500, 1 << 20);
-  }
+  mid_step_steps(&b, 0);
   an_report *r = run_buffer(&b);
   cr_assert_null(item_of(r, AN_ACTION_RANK_SKEW));
   const an_summary_item *it = item_of(r, AN_ACTION_SLOW_COLLECTIVE);
   cr_assert_not_null(it);
   cr_assert_float_eq(it->at_stake_us, 4500.0 / 3, 1e-6);
   cr_assert_float_eq(it->first_wait_us, 0, 1e-6);
+  expect_wait_rows(r, AN_RECOMMEND_SLOW_MID_STEP);
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* Deviation O26 (brief 11 defect 4): the same mid-step wait on a step the host holds back
+ * (8.7 ms of host work between kernels in a 12 ms step): the ranks reach the collectives at
+ * different times, so "find why collectives run above their floor mid-step" is no item of
+ * its own; the wait folds into the host item (its figure and W rows), and the wait row
+ * cites that item. */
+Test(summary, wait_mid_step_on_a_host_bound_step_folds_into_the_host_item, .init = setup,
+     .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  mid_step_steps(&b, 8670);
+  an_report *r = run_buffer(&b);
+  cr_assert_null(item_of(r, AN_ACTION_RANK_SKEW));
+  cr_assert_null(item_of(r, AN_ACTION_SLOW_COLLECTIVE), "folded");
+  const an_summary_item *host_it = NULL;
+  for (size_t i = 0; i < r->n_summary; i++)
+    if (r->summary[i].folded_wait_us > 0) host_it = &r->summary[i];
+  cr_assert_not_null(host_it);
+  cr_assert_eq(host_it->kind, AN_SUMMARY_IDLE);
+  cr_assert_float_eq(host_it->folded_wait_us, 4500.0 / 3, 1e-6);
+  cr_assert_float_eq(an_summary_item_part_us(host_it), 4500.0 / 3, 1e-6);
+  char basis[RP_BASIS_BYTES];
+  rp_summary_basis(host_it, basis, sizeof basis);
+  cr_assert(strstr(basis, "above their floors mid-step"), "%s", basis);
+  bool links_w = false;
+  for (size_t k = 0; k < host_it->n_more; k++) links_w |= !strncmp(host_it->more[k], "wait-", 5);
+  cr_assert(links_w, "the W rows are its evidence");
   expect_wait_rows(r, AN_RECOMMEND_SLOW_MID_STEP);
   expect_bounds(r);
   an_report_destroy(r);
