@@ -36,12 +36,6 @@ typedef struct block_work {
   an_chain_runs *out;
 } block_work;
 
-static an_stage_tables *table_stage(an_tables *t, const char *id) {
-  for (size_t s = 0; s < t->n_stages; s++)
-    if (!strcmp(t->stages[s].stage->id, id)) return &t->stages[s];
-  return NULL;
-}
-
 static void close_run(an_chain_runs *out, lane *l) {
   if (l->n >= 2) { /* one link alone folds into nothing */
     out->runs++;
@@ -73,14 +67,14 @@ static bool walk_block(block_work *w, const an_stage_kernels *sk) {
     if (!l) return false;
     const char *name = an_kernel_map_canonical(w->kmap, w->vi, w->v->trace, k->name);
     uint64_t hit = 0;
-    bool counted = !w->steps || an_steps_kernel_counted(w->steps, (size_t)(k - all));
+    size_t idx = (size_t)(k - all);
+    bool counted = !w->steps || an_steps_kernel_counted(w->steps, idx);
     /* a launch under an op a compiler cannot fuse through is no link (opaque_ops.h) */
     if (!counted || !name || !ut_u64map_get(w->links, (uint64_t)(uintptr_t)name, &hit) ||
         an_opaque_probe_launch(w->opaque, k)) {
       close_run(w->out, l);
       continue;
     }
-    size_t idx = (size_t)(k - all);
     int32_t step = w->steps && w->steps->kernel_step && idx < w->steps->n_kernel_events
                        ? w->steps->kernel_step[idx]
                        : -1;
@@ -113,7 +107,7 @@ an_status an_chain_runs_build(const an_trace_view *views, size_t n_views, const 
     an_opaque_probe *opaque = NULL;
     ok = !v->trace || an_opaque_probe_create(v, rules, &opaque) == AN_OK;
     for (size_t b = 0; ok && v->trace && b < v->n_stages; b++) {
-      an_stage_tables *st = table_stage(tables, v->stages[b].stage->id);
+      an_stage_tables *st = an_tables_stage(tables, v->stages[b].stage->id);
       if (!st) continue;
       ut_u64map links = {0};
       block_work w = {.v = v,

@@ -43,12 +43,6 @@ struct an_opaque_probe {
   size_t n_str;
 };
 
-static an_stage_tables *table_stage(an_tables *t, const char *id) {
-  for (size_t s = 0; s < t->n_stages; s++)
-    if (!strcmp(t->stages[s].stage->id, id)) return &t->stages[s];
-  return NULL;
-}
-
 /* Row of canonical name (by pointer: the rows hold the map's copies) -> index + 1, for
  * the stage's rows of a chain category only. */
 static bool chain_rows(const an_stage_tables *st, const te_rules *rules, ut_u64map *rows) {
@@ -145,7 +139,7 @@ static bool split_view(view_work *w, const an_steps *steps, const te_rules *rule
                        an_tables *tables) {
   bool ok = true;
   for (size_t b = 0; ok && b < w->v->n_stages; b++) {
-    an_stage_tables *st = table_stage(tables, w->v->stages[b].stage->id);
+    an_stage_tables *st = an_tables_stage(tables, w->v->stages[b].stage->id);
     ut_u64map rows = {0};
     ok = !st ||
          (chain_rows(st, rules, &rows) && collect_block(w, steps, &w->v->stages[b], st, &rows));

@@ -555,9 +555,8 @@ typedef struct run {
 } run;
 
 static long table_stage(const an_tables *t, const char *id) {
-  for (size_t s = 0; s < t->n_stages; s++)
-    if (!strcmp(t->stages[s].stage->id, id)) return (long)s;
-  return -1;
+  const an_stage_tables *st = an_tables_stage(t, id);
+  return st ? (long)(st - t->stages) : -1;
 }
 
 /* Whether a launch without an op is one the model plan costs: its row's category is one

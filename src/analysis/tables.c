@@ -199,7 +199,7 @@ static bool pattern_gates_pass(const te_fusion_pattern *p, const an_tables_optio
   if (p->framework && opt->framework_id && strcmp(p->framework, opt->framework_id) != 0)
     return false;
   if (p->platform && opt->component_evidence && opt->platform != AN_PLATFORM_UNKNOWN &&
-      strcmp(p->platform, opt->platform == AN_PLATFORM_ROCM ? "rocm" : "cuda") != 0)
+      strcmp(p->platform, an_platform_id(opt->platform)) != 0)
     return false;
   if (p->require_tp && opt->tp_size < p->min_tp_size) return false;
   if (!arch_gate_pass(p, opt)) return false;
@@ -1014,6 +1014,12 @@ static bool fuse_stage(const te_rules *rules, const an_tables_options *opt, cons
 }
 
 /* ------------------------------------------------------------------ build */
+
+an_stage_tables *an_tables_stage(const an_tables *t, const char *id) {
+  for (size_t s = 0; s < t->n_stages; s++)
+    if (!strcmp(t->stages[s].stage->id, id)) return &t->stages[s];
+  return NULL;
+}
 
 void an_tables_free(an_tables *t) {
   if (!t) return;

@@ -79,5 +79,9 @@ an_status an_tables_build(const an_trace_view *formal_views, size_t n_views,
                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
                           const te_rules *rules, const an_tables_options *opt, an_tables *out);
 void an_tables_free(an_tables *t);
+/* The stage of t whose te_stage id is id, NULL when t has none (a stage with no kernels).
+ * Borrowed from t; not const because the analysis passes after an_tables_build fill their
+ * record into it. */
+an_stage_tables *an_tables_stage(const an_tables *t, const char *id);
 
 #endif
