@@ -81,6 +81,12 @@ typedef enum an_platform {
   AN_PLATFORM_ROCM = 2
 } an_platform;
 
+/* The platform's id as rule packs and the JSON report spell it ("cuda", "rocm"; a fusion
+ * pattern's platform gate, summary.lever_paths), NULL when unknown. */
+static inline const char *an_platform_id(an_platform p) {
+  return p == AN_PLATFORM_CUDA ? "cuda" : p == AN_PLATFORM_ROCM ? "rocm" : NULL;
+}
+
 typedef struct an_platform_fact {
   an_platform value;
   an_source source;

@@ -747,9 +747,8 @@ static bool lever_partner(const sm_ctx *c, const lever_gate *g) {
  * was told "a kernel to write" beside its AITER fused MoE), else the generic one. */
 static const char *lever_text(const sm_ctx *c, const char *id, const char *generic) {
   const an_provenance *run = &c->rep->run;
-  const an_platform pv = run->context.platform.value;
   const char *fw = run->framework.source == AN_SOURCE_DEFAULT ? NULL : run->framework.id;
-  const char *pf = pv == AN_PLATFORM_ROCM ? "rocm" : pv == AN_PLATFORM_CUDA ? "cuda" : NULL;
+  const char *pf = an_platform_id(run->context.platform.value);
   const char *fws[] = {fw, fw, "any"}, *pfs[] = {pf, "any", pf};
   for (size_t i = 0; i < sizeof fws / sizeof *fws; i++) {
     if (!fws[i] || !pfs[i]) continue; /* an unknown framework or platform names no path */

@@ -301,10 +301,6 @@ static const char *source_name(an_source s) {
   return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
 
-static const char *platform_name(an_platform p) {
-  return p == AN_PLATFORM_CUDA ? "cuda" : p == AN_PLATFORM_ROCM ? "rocm" : NULL;
-}
-
 static bool fact_json(cJSON *ctx, const char *key, cJSON *value, an_source src) {
   cJSON *o = cJSON_AddObjectToObject(ctx, key);
   if (!o || !value) {
@@ -331,7 +327,7 @@ static bool context_json(cJSON *root, const an_run_context *c) {
          fact_json(ctx, "tp_size", cJSON_CreateNumber((double)c->tp_size.value),
                    c->tp_size.source) &&
          fact_json(ctx, "gpu", str_or_null(rp_gpu(c, gpu, sizeof gpu)), c->gpu.source) &&
-         fact_json(ctx, "platform", str_or_null(platform_name(c->platform.value)),
+         fact_json(ctx, "platform", str_or_null(an_platform_id(c->platform.value)),
                    c->platform.source) &&
          fact_json(ctx, "compute_capability",
                    c->arch.value > 0 ? cJSON_CreateNumber((double)c->arch.value / 10.0)
