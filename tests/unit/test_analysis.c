@@ -25,6 +25,7 @@
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/text.h"
+#include "run_trace.h"
 
 static te_rules *rules;
 
@@ -901,15 +902,7 @@ static const char ROPE_KV_ROCM[] = "{\"hip_runtime_version\":60342134," ROPE_KV_
 static const char ROPE_KV_CUDA[] = "{\"cuda_runtime_version\":12080," ROPE_KV_EVENTS;
 
 static an_report *run_vllm(const char *data, size_t len) {
-  an_run_options o = {0};
-  o.formal = (an_input){.name = "f.json", .data = data, .len = len};
-  o.min_share_pct = -1;
-  o.framework = te_rules_framework_lookup(rules, "vllm");
-  o.framework_source = AN_SOURCE_COMMAND_LINE;
-  an_report *rep = NULL;
-  an_error err;
-  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
-  return rep;
+  return test_run_trace(rules, "vllm", data, len);
 }
 
 static const an_fuse_row *find_fuse(const an_report *rep, const char *id) {
@@ -1074,15 +1067,7 @@ static const char NSA_DSV32[] = "{\"traceEvents\":[" NSA_SPLIT "," FK(
     "void deep_gemm::sm90_fp8_paged_mqa_logits<128u, 64u>", 200, 10) "]}";
 
 static an_report *run_sglang(const char *data, size_t len) {
-  an_run_options o = {0};
-  o.formal = (an_input){.name = "f.json", .data = data, .len = len};
-  o.min_share_pct = -1;
-  o.framework = te_rules_framework_lookup(rules, "sglang");
-  o.framework_source = AN_SOURCE_COMMAND_LINE;
-  an_report *rep = NULL;
-  an_error err;
-  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
-  return rep;
+  return test_run_trace(rules, "sglang", data, len);
 }
 
 Test(fuse, model_gate_and_model_from_kernel_families, .init = setup, .fini = teardown) {

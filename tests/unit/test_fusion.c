@@ -13,6 +13,7 @@
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/text.h"
+#include "run_trace.h"
 
 static te_rules *rules;
 
@@ -21,26 +22,12 @@ static void teardown(void) { te_rules_destroy(rules); }
 
 /* The report of one trace under rules r (the framework detected). */
 static an_report *report_of(te_rules *r, const char *data) {
-  an_run_options o = {0};
-  o.formal = (an_input){.name = "f.json", .data = data, .len = strlen(data)};
-  o.min_share_pct = -1;
-  an_report *rep = NULL;
-  an_error err;
-  cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
-  return rep;
+  return test_run_trace(r, NULL, data, strlen(data));
 }
 
 /* The report of one trace under the suite's rules, framework fw given on the command line. */
 static an_report *report_fw(const char *fw, const char *data) {
-  an_run_options o = {0};
-  o.formal = (an_input){.name = "f.json", .data = data, .len = strlen(data)};
-  o.min_share_pct = -1;
-  o.framework = te_rules_framework_lookup(rules, fw);
-  o.framework_source = AN_SOURCE_COMMAND_LINE;
-  an_report *rep = NULL;
-  an_error err;
-  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
-  return rep;
+  return test_run_trace(rules, fw, data, strlen(data));
 }
 
 /* The row of pattern id in any stage, or NULL. */

@@ -13,6 +13,7 @@
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/text.h"
+#include "run_trace.h"
 
 static te_rules *rules;
 
@@ -20,15 +21,7 @@ static void setup(void) { rules = test_default_rules(); }
 static void teardown(void) { te_rules_destroy(rules); }
 
 static an_report *run_framework(const char *fw, const char *data) {
-  an_run_options o = {0};
-  o.formal = (an_input){.name = "f.json", .data = data, .len = strlen(data)};
-  o.min_share_pct = -1;
-  o.framework = te_rules_framework_lookup(rules, fw);
-  o.framework_source = AN_SOURCE_COMMAND_LINE;
-  an_report *rep = NULL;
-  an_error err;
-  cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
-  return rep;
+  return test_run_trace(rules, fw, data, strlen(data));
 }
 
 /* The reference's compatibility rules (--compat reference); the caller destroys them
@@ -42,11 +35,7 @@ static te_rules *reference_rules(void) {
 
 /* run_framework under other rules (the compatibility pack's) than the suite's. */
 static an_report *run_framework_with(te_rules *with, const char *fw, const char *data) {
-  te_rules *mine = rules;
-  rules = with;
-  an_report *rep = run_framework(fw, data);
-  rules = mine;
-  return rep;
+  return test_run_trace(with, fw, data, strlen(data));
 }
 
 static const an_stage_report *stage_of(const an_report *rep, const char *id) {
