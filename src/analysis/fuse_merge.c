@@ -274,20 +274,32 @@ static bool one_module(const an_site_ctx *loc, size_t n) {
 }
 
 /* Drops the runs out->runs[from..n) of view v whose siblings' Python frames name different
- * functions. False when out of memory. */
+ * functions. The siblings of every run are resolved in one call: the resolver sweeps each
+ * thread's frames once per call, so a call per run swept them once per run (hf x 5: 120
+ * calls, 13 % of the run). False when out of memory. */
 static bool module_gate(const an_trace_view *v, const te_rules *r, an_strtab *strings,
                         an_merge_runs *out, size_t from) {
   if (from == out->n) return true;
-  an_resolver *res = an_resolver_create(v->trace, v->ids, r, strings);
-  an_site_ctx loc[AN_MAX_MERGE_SIBLINGS];
+  size_t n = 0;
+  for (size_t i = from; i < out->n; i++) n += out->runs[i].n;
+  const tr_event **kernels = malloc(n * sizeof *kernels);
+  an_site_ctx *loc = malloc(n * sizeof *loc);
+  an_resolver *res = kernels && loc ? an_resolver_create(v->trace, v->ids, r, strings) : NULL;
   bool ok = res != NULL;
+  n = 0;
+  for (size_t i = from; ok && i < out->n; i++)
+    for (size_t s = 0; s < out->runs[i].n; s++) kernels[n++] = out->runs[i].kernels[s];
+  ok = ok && an_resolver_resolve(res, kernels, n, loc) == AN_OK;
   size_t kept = from;
+  n = 0;
   for (size_t i = from; ok && i < out->n; i++) {
-    const an_merge_run *run = &out->runs[i];
-    ok = an_resolver_resolve(res, run->kernels, run->n, loc) == AN_OK;
-    if (ok && one_module(loc, run->n)) out->runs[kept++] = *run;
+    const an_merge_run run = out->runs[i];
+    if (one_module(&loc[n], run.n)) out->runs[kept++] = run;
+    n += run.n;
   }
   an_resolver_destroy(res);
+  free(kernels);
+  free(loc);
   if (ok) out->n = kept;
   return ok;
 }
