@@ -158,26 +158,50 @@ an_exec_facts an_exec_facts_of_stage(const an_trace_view *views, const an_steps 
 
 /* ---------------------------------------------------------------- piece shapes */
 
-/* Whether row may be the shape-gated piece of some pattern: its category or kind is that
- * piece's evidence label (or the label is "any"). */
-static bool shape_candidate(const te_rules *r, const an_kernel_row *row) {
-  for (size_t pi = 0; pi < te_rules_fusion_count(r); pi++) {
+/* The evidence labels of the patterns' shape-gated pieces, collected once (asking every
+ * pattern of every row was 4 % of a run of 32,768 distinct names); *any when a piece takes
+ * any kernel. NULL when out of memory. */
+static const char **shape_labels(const te_rules *r, size_t *n, bool *any) {
+  size_t np = te_rules_fusion_count(r);
+  const char **v = malloc((np ? np : 1) * sizeof *v);
+  *n = 0;
+  *any = false;
+  for (size_t pi = 0; v && pi < np; pi++) {
     const te_fusion_pattern *p = te_rules_fusion(r, pi);
     if (p->shape_piece < 0) continue;
     const char *want = (size_t)p->shape_piece < p->n_evidence ? p->evidence[p->shape_piece] : "any";
-    if (!strcmp(want, "any") || (row->category && !strcmp(row->category, want)) ||
-        (row->kind && !strcmp(row->kind, want)))
-      return true;
+    if (!strcmp(want, "any")) *any = true;
+    v[(*n)++] = want;
   }
-  return false;
+  return v;
+}
+
+/* Whether row may be the shape-gated piece of some pattern: its category or kind is that
+ * piece's evidence label (or the label is "any"). */
+static bool shape_candidate(const char *const *labels, size_t n, bool any,
+                            const an_kernel_row *row) {
+  for (size_t i = 0; !any && i < n; i++)
+    if ((row->category && !strcmp(row->category, labels[i])) ||
+        (row->kind && !strcmp(row->kind, labels[i])))
+      return true;
+  return any;
 }
 
 an_piece_shape *an_fuse_row_shapes(const an_trace_view *views, size_t n_views,
                                    const an_stage_tables *st, const uint32_t *ev_row, size_t n_ev,
                                    const te_rules *r) {
   an_piece_shape *out = calloc(st->n_rows ? st->n_rows : 1, sizeof *out);
-  bool *want = calloc(st->n_rows ? st->n_rows : 1, sizeof *want);
-  for (size_t i = 0; out && want && i < st->n_rows; i++) want[i] = shape_candidate(r, &st->rows[i]);
+  bool *want = calloc(st->n_rows ? st->n_rows : 1, sizeof *want), any;
+  size_t n_labels;
+  const char **labels = shape_labels(r, &n_labels, &any);
+  if (!labels) {
+    free(out);
+    free(want);
+    return NULL;
+  }
+  for (size_t i = 0; out && want && i < st->n_rows; i++)
+    want[i] = shape_candidate(labels, n_labels, any, &st->rows[i]);
+  free(labels);
   size_t k = 0;
   for (size_t v = 0; out && want && v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], st->stage->id);
