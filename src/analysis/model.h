@@ -1231,8 +1231,10 @@ typedef enum an_bound_basis {
   AN_BASIS_FOLDED = 9,     /* kernels a lever folds into one fused kernel (a MoE layer's
                               routing pieces): their time less the largest piece, which the
                               fused kernel still spends (at most their time alone) */
-  AN_BASIS_PRECISION = 10  /* 16-bit GEMM and attention rows of a serving run: half their
-                              time, what half the bytes or twice the peak (FP8) wins at most */
+  AN_BASIS_PRECISION = 10  /* 16-bit GEMM and attention rows of a serving run: what FP8
+                              wins at most at their present efficiency: half the time of a
+                              memory-bound row (half the bytes), 1 - 16-bit / FP8 peak of a
+                              compute-bound one's */
 } an_bound_basis;
 
 /* What keeps an investigate item's kernels unbounded (the stage's roofline counts). */
@@ -1243,6 +1245,15 @@ typedef enum an_unknown {
   AN_UNKNOWN_NO_MODEL = 3,  /* their op has no cost model, or recorded no Input Dims */
   AN_UNKNOWN_DEVICE = 4     /* the GPU is not in the device pack */
 } an_unknown;
+
+/* What a lower precision changes for a precision item's rows, by the term their roofline
+ * bound is (review 11 defect 9: compute-bound prefill GEMMs were told "move fewer bytes,
+ * an FP8 KV cache"): the title, lever and basis name only the terms its rows have. */
+enum {
+  AN_PREC_COMPUTE = 1u, /* compute-bound rows: FP8 compute at the device's FP8 peak */
+  AN_PREC_WEIGHTS = 2u, /* memory-bound GEMM rows: FP8 weights halve the bytes read */
+  AN_PREC_KV = 4u       /* memory-bound attention rows: an FP8 KV cache halves the reads */
+};
 
 /* One line of "What to try first": an action with a bound per step, the basis of the
  * bound and the evidence rows. Ranked by score = summary.weights[action] * bound. */
@@ -1299,6 +1310,8 @@ typedef struct an_summary_item {
   size_t n_more;          /* other evidence rows: merged into this item (same root cause), or the
                              time-account rows an overlap item quotes its own time from */
   char more[AN_ITEM_MORE][64];            /* their anchors */
+  size_t more_left;                       /* rows past AN_ITEM_MORE: merged, not linked
+                                             (the line counts them) */
   const struct an_rank_group *rank_group; /* wait items of a directory run: the Ranks
                                              section's group of the tables' rank in the
                                              stage (who it waits for); NULL: none */
@@ -1359,6 +1372,11 @@ typedef struct an_summary_item {
    * reach the collectives at different times; the same fix), 0: none. Its time-account
    * rows are among more[]. */
   double folded_wait_us;
+  /* Precision items: the AN_PREC_* terms of their rows; of the compute-bound rows, their
+   * FLOP rate as a share of their format's dense peak (time-weighted), that peak and the
+   * device's FP8 peak (TFLOP/s; 0: no compute-bound row). */
+  unsigned prec_terms;
+  double prec_peak_pct, prec_peak_tflops, prec_fp8_tflops;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side

@@ -272,11 +272,21 @@ static an_summary_item *same_root(an_summary_item *kept, size_t n, const an_summ
   return NULL;
 }
 
-static void add_more(an_summary_item *into, const char *anchor) {
+void sm_more(an_summary_item *into, const char *anchor) {
   for (size_t i = 0; i < into->n_more; i++)
     if (!strcmp(into->more[i], anchor)) return;
-  if (!strcmp(into->anchor, anchor) || into->n_more >= AN_ITEM_MORE) return;
+  if (!strcmp(into->anchor, anchor)) return;
+  if (into->n_more >= AN_ITEM_MORE) {
+    into->more_left++; /* still merged: the line says how many it does not link */
+    return;
+  }
   snprintf(into->more[into->n_more++], sizeof into->more[0], "%s", anchor);
+}
+
+void sm_item_more(an_summary_item *it, const char *kind, const char *stage_id, size_t row) {
+  char a[sizeof it->more[0]];
+  an_summary_anchor(a, sizeof a, kind, stage_id, row);
+  sm_more(it, a);
 }
 
 /* A kept overlap row gives way to a better-supported action on the same kernels: a fusion
@@ -287,15 +297,19 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
                (it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_ELIMINATE ||
                 it->basis == AN_BASIS_ROOFLINE);
   if (!adopt) {
-    add_more(into, it->anchor);
+    sm_more(into, it->anchor);
+    for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);
+    into->more_left += it->more_left;
     return;
   }
   an_summary_item was = *into;
   *into = *it;
   into->n_more = 0;
-  add_more(into, was.anchor);
-  for (size_t i = 0; i < was.n_more; i++) add_more(into, was.more[i]);
-  for (size_t i = 0; i < it->n_more; i++) add_more(into, it->more[i]);
+  into->more_left = 0;
+  sm_more(into, was.anchor);
+  for (size_t i = 0; i < was.n_more; i++) sm_more(into, was.more[i]);
+  for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);
+  into->more_left += was.more_left + it->more_left;
 }
 
 /* A kernel-lever item the bottleneck gate drops is still named by the banner (the first:

@@ -57,6 +57,11 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
                         const char *location, double bound_us, an_bound_basis basis,
                         double basis_us);
 void sm_item_kernel(sm_ctx *c, const char *kernel);
+/* Adds an evidence row's anchor to item into (not its own, not twice); past AN_ITEM_MORE
+ * the row is counted in more_left, which the line states. sm_item_more: the anchor of row
+ * `row` of table kind ("kernel", "wait", ...) of stage stage_id. */
+void sm_more(an_summary_item *into, const char *anchor);
+void sm_item_more(an_summary_item *it, const char *kind, const char *stage_id, size_t row);
 /* Adds a time-account row (part) whose figures the last added item sums. */
 void sm_item_row(sm_ctx *c, size_t row, an_row_part part);
 

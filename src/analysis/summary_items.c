@@ -410,9 +410,9 @@ static bool fold_into_idle(sm_ctx *c, double us) {
   if (!into) return false;
   const an_stage_timeline *tl = c->g.st->timeline;
   into->folded_wait_us = us;
-  for (size_t i = 0; i < tl->n_collectives && into->n_more < AN_ITEM_MORE; i++) {
+  for (size_t i = 0; i < tl->n_collectives; i++) {
     if (tl->collectives[i].wait_ns <= 0) continue;
-    an_summary_anchor(into->more[into->n_more++], sizeof into->more[0], "wait", c->g.st->id, i);
+    sm_item_more(into, "wait", c->g.st->id, i);
     link_wait_rows(c, into, i);
   }
   return true;
@@ -870,9 +870,9 @@ static bool same_collective(const an_collective_time *x, const an_overlap_row *r
 static void link_wait_rows(const sm_ctx *c, an_summary_item *it, size_t coll) {
   const an_overlap_stage *o = c->g.st->overlap;
   const an_collective_time *x = &c->g.st->timeline->collectives[coll];
-  for (size_t i = 0; o && i < o->n_rows && it->n_more < AN_ITEM_MORE; i++)
+  for (size_t i = 0; o && i < o->n_rows; i++)
     if (o->rows[i].verdict == AN_OVERLAP_WAIT && same_collective(x, &o->rows[i]))
-      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "overlap", c->g.st->id, i);
+      sm_item_more(it, "overlap", c->g.st->id, i);
 }
 
 /* The time and the transfer time (its time less its wait and its unknown part) per step of the
@@ -904,8 +904,7 @@ static bool collective_per_step(const sm_ctx *c, const an_overlap_row *r, double
 static void link_collective_rows(const sm_ctx *c, an_summary_item *it, const an_overlap_row *r) {
   const an_stage_timeline *tl = c->g.st->timeline;
   for (size_t i = 0; tl && i < tl->n_collectives; i++)
-    if (same_collective(&tl->collectives[i], r) && it->n_more < AN_ITEM_MORE)
-      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "wait", c->g.st->id, i);
+    if (same_collective(&tl->collectives[i], r)) sm_item_more(it, "wait", c->g.st->id, i);
 }
 
 void sm_overlap_items(sm_ctx *c) {

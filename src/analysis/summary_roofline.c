@@ -167,9 +167,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
     if (!it) continue;
     if (v[j].action == AN_ACTION_TUNE_KERNEL) it->floored_launches += v[j].f->floored_launches;
     sm_item_kernel(c, c->g.st->kernels[v[j].row].name);
-    if (j != i && it->n_more < 2)
-      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", c->g.st->id,
-                        v[j].row);
+    if (j != i) sm_item_more(it, "kernel", c->g.st->id, v[j].row);
   }
   if (!it) return;
   it->basis_pct = hi;
@@ -220,17 +218,50 @@ static double fp8_peak(const sm_ctx *c) {
 
 /* The record of kernel row r when it is a member of the precision item, else NULL: a
  * shown precision row that can win (a memory-bound one moves half the bytes; a
- * compute-bound one runs at the FP8 peak only where the device has one). */
-static const an_roofline *precision_member(const sm_ctx *c, const an_kernel_row *r, bool fp8) {
+ * compute-bound one runs at the FP8 peak only where the device has one above its own). */
+static const an_roofline *precision_member(const sm_ctx *c, const an_kernel_row *r, double fp8) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
-  bool wins = f && (f->limiter == AN_LIMIT_MEMORY || fp8);
+  bool wins = f && (f->limiter == AN_LIMIT_MEMORY || (f->peak > 0 && fp8 > f->peak));
   return r->shown && wins && precision_row(c, r, f) && !sm_is_collective(c, r->name) ? f : NULL;
+}
+
+/* What FP8 wins on a member per step at its present efficiency: half the bytes halve a
+ * memory-bound row's time; the FP8 peak cuts a compute-bound row's by 1 - peak / FP8 peak
+ * (a half where FP8 doubles the peak, as on H100 and MI300X). */
+static double precision_win(const an_roofline *f, double x, double fp8) {
+  return f->limiter == AN_LIMIT_MEMORY ? x / 2 : x * (1.0 - f->peak / fp8);
+}
+
+/* The term a member's bound is, as an AN_PREC_* bit: the lever FP8 pulls on it. */
+static unsigned precision_term(const an_roofline *f) {
+  if (f->limiter != AN_LIMIT_MEMORY) return AN_PREC_COMPUTE;
+  return f->family && !strcmp(f->family, "attention") ? AN_PREC_KV : AN_PREC_WEIGHTS;
+}
+
+/* The item's terms and its compute-bound members' rate against their 16-bit peak
+ * (time-weighted over their launches with shapes), for the title and the basis. */
+static void precision_terms(const sm_ctx *c, an_summary_item *it, double fp8) {
+  const an_stage_report *st = c->g.st;
+  double t = 0, rate = 0, peak = 0;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const an_roofline *f = precision_member(c, &st->kernels[i], fp8);
+    if (!f) continue;
+    it->prec_terms |= precision_term(f);
+    if (f->limiter == AN_LIMIT_MEMORY || f->time_us <= 0) continue;
+    t += f->time_us;
+    rate += f->achieved_tflops / f->peak * f->time_us;
+    if (f->peak > peak) peak = f->peak; /* one format: bf16 and fp16 share it */
+  }
+  if (t <= 0) return;
+  it->prec_peak_pct = rate / t * 100.0;
+  it->prec_peak_tflops = peak;
+  it->prec_fp8_tflops = fp8;
 }
 
 void sm_precision_item(sm_ctx *c) {
   const an_stage_report *st = c->g.st;
-  bool fp8 = fp8_peak(c) > 0;
-  double t = 0, mem = 0;
+  double fp8 = fp8_peak(c);
+  double t = 0, mem = 0, win = 0;
   size_t n = 0, top = SIZE_MAX;
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
@@ -238,6 +269,7 @@ void sm_precision_item(sm_ctx *c) {
     if (!f) continue;
     double x = sm_row_per_step(c, r);
     t += x;
+    win += precision_win(f, x, fp8);
     if (f->limiter == AN_LIMIT_MEMORY) mem += x;
     n++;
     if (top == SIZE_MAX) top = i; /* rows are time-descending */
@@ -245,21 +277,20 @@ void sm_precision_item(sm_ctx *c) {
   if (!n || c->g.step_us <= 0 || t / c->g.step_us * 100.0 < c->s->summary_precision_min_pct) return;
   const an_kernel_row *tr = &st->kernels[top];
   const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
-  /* half the bytes or twice the peak: at most half the time at the same efficiency */
   an_summary_item *it =
-      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, top, loc, t / 2, AN_BASIS_PRECISION, t);
+      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, top, loc, win, AN_BASIS_PRECISION, t);
   if (!it) return;
   it->count = n;
   it->detail_us = mem;
   it->roofline = an_row_roofline(st, tr);
+  precision_terms(c, it, fp8);
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
     if (!precision_member(c, r, fp8)) continue;
     sm_item_kernel(c, r->name);
     const char *fam = an_row_roofline(st, r)->family; /* one family: the item names it */
     it->what = i == top ? fam : it->what && !strcmp(it->what, fam) ? it->what : NULL;
-    if (i != top && it->n_more < 2)
-      an_summary_anchor(it->more[it->n_more++], sizeof it->more[0], "kernel", st->id, i);
+    if (i != top) sm_item_more(it, "kernel", st->id, i);
   }
 }
 

@@ -97,7 +97,8 @@ static void link(const an_summary_item *it, const char *anchor, rp_part_fn fn, v
 }
 
 /* The evidence: the time-account rows the item sums (the first RP_ITEM_ROWS_SHOWN, with
- * the part of each it takes, the rest counted), else its own row; then the rows merged in. */
+ * the part of each it takes, the rest counted), else its own row; then the rows merged in
+ * (the first AN_ITEM_MORE linked, the rest counted). */
 static void evidence(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   char id[64], g[32], b[96];
   text(fn, ctx, " Evidence: ");
@@ -120,6 +121,11 @@ static void evidence(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   for (size_t k = 0; k < it->n_more; k++) {
     text(fn, ctx, ", ");
     link(it, it->more[k], fn, ctx);
+  }
+  if (it->more_left) { /* merged rows past AN_ITEM_MORE: counted, never silently cut */
+    snprintf(b, sizeof b, " and %zu more row%s of the same root cause", it->more_left,
+             it->more_left == 1 ? "" : "s");
+    text(fn, ctx, b);
   }
 }
 

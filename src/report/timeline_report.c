@@ -412,6 +412,51 @@ char *rp_step_categories(const an_stage_report *st, const te_rules *rules) {
   return NULL;
 }
 
+/* A precision item's title names what FP8 changes for the terms its rows' bounds are
+ * (an_summary_item.prec_terms): compute-bound rows run at the FP8 peak, memory-bound GEMMs
+ * read FP8 weights, memory-bound attention an FP8 KV cache (review 11 defect 9: compute-bound
+ * prefill GEMMs were told "FP8 weights, an FP8 KV cache"). */
+static const char *precision_action(unsigned terms) {
+  static const char *const by_terms[8] = {
+      [AN_PREC_COMPUTE] =
+          "Compute in a lower precision: FP8 weights and activations run these "
+          "compute-bound kernels at the device's FP8 peak (a numerics change: "
+          "check the accuracy)",
+      [AN_PREC_WEIGHTS] =
+          "Move fewer bytes with a lower precision: FP8 weights (a numerics "
+          "change: check the accuracy)",
+      [AN_PREC_KV] =
+          "Move fewer bytes with a lower precision: an FP8 KV cache (a numerics "
+          "change: check the accuracy)",
+      [AN_PREC_WEIGHTS | AN_PREC_KV] =
+          "Move fewer bytes with a lower precision: FP8 weights, an "
+          "FP8 KV cache (a numerics change: check the accuracy)",
+      [AN_PREC_COMPUTE | AN_PREC_WEIGHTS] =
+          "Lower the precision: FP8 compute for the compute-bound kernels, FP8 weights for the "
+          "memory-bound GEMMs (a numerics change: check the accuracy)",
+      [AN_PREC_COMPUTE | AN_PREC_KV] =
+          "Lower the precision: FP8 compute for the compute-bound kernels, an FP8 KV cache for "
+          "the memory-bound attention (a numerics change: check the accuracy)",
+      [AN_PREC_COMPUTE | AN_PREC_WEIGHTS | AN_PREC_KV] =
+          "Lower the precision: FP8 compute for the compute-bound kernels, FP8 weights and an "
+          "FP8 KV cache for the memory-bound ones (a numerics change: check the accuracy)",
+  };
+  const char *t = by_terms[terms & 7u];
+  return t ? t : by_terms[AN_PREC_WEIGHTS | AN_PREC_KV];
+}
+
+/* A per-row "fewer bytes" item names what its family's bytes are: a GEMM's weights, an
+ * attention kernel's KV cache; other kernels (norms, elementwise, copies) hold neither, so
+ * their lever is their tensors' format and the work done per byte read. */
+static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
+  const char *fam = it->roofline && it->roofline->family ? it->roofline->family : "";
+  bool gemm = !strcmp(fam, "gemm") || !strcmp(fam, "grouped_gemm");
+  if (serving && gemm)
+    return "Move fewer bytes (FP8/FP4 weights, a larger batch to read them for more tokens)";
+  if (serving && !strcmp(fam, "attention")) return "Move fewer bytes (an FP8 KV cache)";
+  return "Move fewer bytes (lower-precision tensors, more work per byte read)";
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
@@ -423,11 +468,8 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
       it->rank_group && !it->rank_group_partial ? rank_wait_action(it->rank_group) : NULL;
   if (ranks) return ranks;
   bool serving = w != AN_WORKLOAD_TRAINING && w != AN_WORKLOAD_MICROBENCHMARK;
-  if (it->basis == AN_BASIS_PRECISION)
-    return "Move fewer bytes with a lower precision: FP8 weights, an FP8 KV cache (a numerics "
-           "change: check the accuracy)";
-  if (it->action == AN_ACTION_FEWER_BYTES && !serving)
-    return "Move fewer bytes (lower-precision tensors, more work per byte read)";
+  if (it->basis == AN_BASIS_PRECISION) return precision_action(it->prec_terms);
+  if (it->action == AN_ACTION_FEWER_BYTES) return fewer_bytes_action(it, serving);
   if (it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_BLOCKED)
     return "Take the blocking call off the step's critical path";
   if (rp_item_untraced(it)) return "Find the host work the profiler did not trace";
@@ -945,31 +987,57 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              x);
 }
 
-/* The precision item: its rows' time, their limiter, and why half of it bounds what FP8
- * wins (half the bytes a memory-bound row moves, twice the peak a compute-bound one runs
- * at). */
+/* What FP8 changes for each term of a precision item's rows, joined by "; ". */
+static void precision_levers(const an_summary_item *it, bool compute, const char *dt, char *b,
+                             size_t cap) {
+  const char *weights = "FP8 weights halve the bytes the memory-bound GEMMs read";
+  const char *kv = "an FP8 KV cache halves what the memory-bound attention reads";
+  char run[160] = "";
+  if (compute)
+    snprintf(run, sizeof run,
+             "FP8 weights and activations run the compute-bound ones at the %.0f TFLOP/s FP8 "
+             "peak, %.3gx the %s one",
+             it->prec_fp8_tflops, it->prec_fp8_tflops / it->prec_peak_tflops, dt);
+  bool w = it->prec_terms & AN_PREC_WEIGHTS, k = it->prec_terms & AN_PREC_KV;
+  snprintf(b, cap, "%s%s%s%s%s", run, *run && w ? "; " : "", w ? weights : "",
+           (*run || w) && k ? "; " : "", k ? kv : "");
+}
+
+/* The precision item: its rows' time, the term their bounds are (the compute-bound ones'
+ * rate against their 16-bit peak), what FP8 changes for each term and what that wins at
+ * most (half the bytes a memory-bound row moves; the FP8 peak over the 16-bit one for a
+ * compute-bound row). */
 static void precision_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   const an_roofline *f = it->roofline;
-  char mem[32], split[96], how[160];
+  const char *dt = f && f->dtype ? f->dtype : "16-bit";
+  char mem[32], split[160], how[320], won[96], rate[96] = "";
   rp_fmt_ms(mem, sizeof mem, it->detail_us);
   double pct = it->step_us > 0 ? it->basis_us / it->step_us * 100.0 : 0;
-  bool all_mem = !strcmp(mem, x), no_mem = it->detail_us <= 0;
-  if (all_mem || no_mem)
-    snprintf(split, sizeof split, "all %s-bound", all_mem ? "memory" : "compute");
+  bool all_mem = !(it->prec_terms & AN_PREC_COMPUTE), no_mem = it->detail_us <= 0;
+  bool compute = !all_mem && it->prec_fp8_tflops > 0 && it->prec_peak_tflops > 0;
+  if (compute)
+    snprintf(rate, sizeof rate, " at %.0f%% of the %.0f TFLOP/s %s peak", it->prec_peak_pct,
+             it->prec_peak_tflops, dt);
+  if (all_mem)
+    snprintf(split, sizeof split, "all memory-bound");
+  else if (no_mem)
+    snprintf(split, sizeof split, "all compute-bound%s", rate);
   else
-    snprintf(split, sizeof split, "%s ms/step of it memory-bound, the rest compute-bound", mem);
-  snprintf(how, sizeof how, "%s%s%s", no_mem ? "" : "halves the bytes a memory-bound kernel moves",
-           all_mem || no_mem ? "" : " and ",
-           all_mem ? "" : "doubles the peak a compute-bound one runs at");
+    snprintf(split, sizeof split, "%s ms/step of it memory-bound, the rest compute-bound%s", mem,
+             rate);
+  precision_levers(it, compute, dt, how, sizeof how);
+  double cut = compute ? (1.0 - it->prec_peak_tflops / it->prec_fp8_tflops) * 100.0 : 50.0;
+  if (all_mem || (cut > 49.5 && cut < 50.5)) /* FP8 doubles the peak (H100, MI300X) */
+    snprintf(won, sizeof won, "half their time");
+  else if (no_mem)
+    snprintf(won, sizeof won, "%.0f%% of their time", cut);
+  else
+    snprintf(won, sizeof won, "half the memory-bound time and %.0f%% of the rest", cut);
   snprintf(b, cap,
            "%zu %s %s kernel%s %s ms/step (%.0f%% of the step), %s; none runs in FP8 or FP4 "
-           "yet: FP8 (%s) %s: at most half their time at their present efficiency",
-           it->count, f && f->dtype ? f->dtype : "16-bit",
-           it->what ? it->what : "GEMM and attention", it->count == 1 ? " takes" : "s take", x, pct,
-           split,
-           no_mem ? "weights and activations, attention in FP8"
-                  : "weights for a GEMM, the KV cache for attention",
-           how);
+           "yet: %s: at most %s at their present efficiency",
+           it->count, dt, it->what ? it->what : "GEMM and attention",
+           it->count == 1 ? " takes" : "s take", x, pct, split, how, won);
 }
 
 /* An investigate item: its share, what is unknown, what to read. */

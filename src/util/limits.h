@@ -93,9 +93,14 @@
  * not split, so its kernel is never paired by its arguments (not an error). */
 #define AN_TEMPLATE_ARGS_MAX 32u
 /* Evidence rows a summary item links besides its own (analysis/model.h an_summary_item.more):
- * rows of the same root cause merged into it, the time-account rows of a collective whose
- * time an overlap item quotes. Past it a merged row is still merged, only not linked. */
-#define AN_ITEM_MORE 3u
+ * rows of the same root cause merged into it, the kernel rows of a family item, the
+ * time-account rows of a collective whose time an overlap item quotes. Every row a basis
+ * quotes is to be linked (review 9), so this holds the widest real items: SGLang Qwen3-8B
+ * decode's precision item (its own row and 5 GEMM and attention rows), hta_multistream5's
+ * dependency item (5 idle, wait and overlap rows besides its own); 3 cut their links (brief
+ * items-12 defect 2). Past it a row is still merged, and the line counts it ("and N more
+ * rows"): hf_qwen's eager chain merges 9 kernel and fusion rows. */
+#define AN_ITEM_MORE 8u
 /* Earlier items a roofline or precision item shares kernels with (an_summary_item.shares):
  * one precision item and a tuning item per op family (GEMM, grouped GEMM, attention). */
 #define AN_ITEM_SHARES 4u

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/item_text.h"
 #include "report/json_stream.h"
 #include "report/md.h"
 #include "report/report.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 #include "util/limits.h"
 
 Test(report, escape) {
@@ -346,4 +348,98 @@ Test(report, roofline_above_the_bound_is_explained) {
   cr_expect(strstr(line, ". Above 100% of the bound: K1 130% comp. "), "%s", line);
   cr_expect(strstr(line, "compute-bound row"), "%s", line);
   free(line);
+}
+
+/* A precision item's title, lever and basis follow the term its rows' bounds are (review 11
+ * defect 9: SGLang Qwen3-8B prefill's compute-bound GEMMs and attention were told "move
+ * fewer bytes ... an FP8 KV cache"): compute-bound rows run at the FP8 peak, with their rate
+ * against the 16-bit peak; memory-bound GEMMs read FP8 weights; an FP8 KV cache only where
+ * attention is memory-bound. Figures of the prefill trace's item. */
+Test(report, precision_item_follows_the_bound_term) {
+  an_roofline f = {.limiter = AN_LIMIT_COMPUTE, .dtype = "bf16", .family = "gemm", .peak = 1307.4};
+  an_summary_item it = {.kind = AN_SUMMARY_KERNEL,
+                        .action = AN_ACTION_FEWER_BYTES,
+                        .basis = AN_BASIS_PRECISION,
+                        .roofline = &f,
+                        .count = 4,
+                        .at_stake_us = 219980,
+                        .basis_us = 439940,
+                        .step_us = 494000,
+                        .prec_terms = AN_PREC_COMPUTE,
+                        .prec_peak_pct = 38.2,
+                        .prec_peak_tflops = 1307.4,
+                        .prec_fp8_tflops = 2614.9};
+  char basis[RP_BASIS_BYTES];
+  const char *t = rp_summary_action(&it, AN_WORKLOAD_SERVING);
+  cr_assert_not_null(strstr(t, "Compute in a lower precision"), "%s", t);
+  cr_assert_null(strstr(t, "KV cache"), "%s", t);
+  cr_assert_null(strstr(t, "fewer bytes"), "%s", t);
+  rp_summary_basis(&it, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis, "all compute-bound at 38% of the 1307 TFLOP/s bf16 peak"), "%s",
+                     basis);
+  cr_assert_not_null(strstr(basis, "at the 2615 TFLOP/s FP8 peak"), "%s", basis);
+  cr_assert_null(strstr(basis, "KV cache"), "%s", basis);
+  cr_assert_not_null(strstr(basis, "at most half their time"), "%s", basis);
+
+  /* decode: memory-bound GEMMs and attention, weights and the KV cache */
+  f.limiter = AN_LIMIT_MEMORY;
+  it.prec_terms = AN_PREC_WEIGHTS | AN_PREC_KV;
+  it.prec_peak_pct = it.prec_peak_tflops = it.prec_fp8_tflops = 0;
+  it.detail_us = it.basis_us;
+  t = rp_summary_action(&it, AN_WORKLOAD_SERVING);
+  cr_assert_not_null(strstr(t,
+                            "Move fewer bytes with a lower precision: FP8 weights, an FP8 KV "
+                            "cache"),
+                     "%s", t);
+  rp_summary_basis(&it, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis, "all memory-bound;"), "%s", basis);
+  cr_assert_null(strstr(basis, "TFLOP/s"), "%s", basis);
+
+  /* memory-bound GEMMs alone: no KV cache is named */
+  it.prec_terms = AN_PREC_WEIGHTS;
+  t = rp_summary_action(&it, AN_WORKLOAD_SERVING);
+  cr_assert_null(strstr(t, "KV cache"), "%s", t);
+  rp_summary_basis(&it, basis, sizeof basis);
+  cr_assert_null(strstr(basis, "KV cache"), "%s", basis);
+}
+
+/* A per-row "fewer bytes" item names the bytes its family has: weights for a GEMM, the KV
+ * cache for attention, neither for a norm. */
+Test(report, fewer_bytes_lever_names_the_family_bytes) {
+  an_roofline f = {.limiter = AN_LIMIT_MEMORY, .dtype = "bf16", .family = "norm"};
+  an_summary_item it = {.kind = AN_SUMMARY_KERNEL,
+                        .action = AN_ACTION_FEWER_BYTES,
+                        .basis = AN_BASIS_ROOFLINE,
+                        .roofline = &f};
+  const char *t = rp_summary_action(&it, AN_WORKLOAD_SERVING);
+  cr_assert_null(strstr(t, "weights"), "%s", t);
+  cr_assert_null(strstr(t, "KV cache"), "%s", t);
+  f.family = "gemm";
+  cr_assert_not_null(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "weights"));
+  f.family = "attention";
+  cr_assert_not_null(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "KV cache"));
+}
+
+/* Rows merged past AN_ITEM_MORE are counted on the line, never cut silently (brief
+ * items-12 defect 2). */
+Test(report, evidence_past_the_link_limit_is_counted) {
+  an_summary_item it = {.kind = AN_SUMMARY_KERNEL,
+                        .action = AN_ACTION_TUNE_KERNEL,
+                        .basis = AN_BASIS_ROOFLINE,
+                        .stage_id = "decode",
+                        .stage_label = "decode",
+                        .at_stake_us = 100,
+                        .basis_us = 200,
+                        .step_us = 1000,
+                        .anchor = "kernel-decode-0",
+                        .n_more = 1,
+                        .more = {"kernel-decode-1"},
+                        .more_left = 2};
+  char *s = rp_item_text(&it, AN_WORKLOAD_SERVING);
+  cr_assert_not_null(s);
+  cr_assert_not_null(strstr(s,
+                            "K2 in decode, kernel table and 2 more rows of the same root "
+                            "cause"),
+                     "%s", s);
+  free(s);
 }
