@@ -360,12 +360,14 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         continue;
       }
       while (fi < rg->hi && tr_pyframe_ts(r->t, &r->frames[frame_at(r, fi)]) <= t) {
-        uint32_t *p = ut_grow(active, &cap, na + 1, sizeof *p);
-        if (!p) {
-          rc = AN_ERR_NOMEM;
-          break;
+        if (na == cap) { /* grown when full: a call per frame was 5 % of hf x 5's instructions */
+          uint32_t *p = ut_grow(active, &cap, na + 1, sizeof *p);
+          if (!p) {
+            rc = AN_ERR_NOMEM;
+            break;
+          }
+          active = p;
         }
-        active = p;
         active[na++] = frame_at(r, fi++);
       }
       if (rc != AN_OK) break;
