@@ -153,7 +153,8 @@ typedef struct fusion_entry {
   bool has_riders;
   te_mref merged; /* merge.merged */
   bool has_merged;
-  te_origin *shape_format_origin; /* one per pat.shape_formats entry; NULL after an error */
+  te_origin *shape_format_origin;   /* one per pat.shape_formats entry; NULL after an error */
+  te_origin *framework_path_origin; /* one per pat.framework_paths entry (its framework key) */
 } fusion_entry;
 
 typedef struct matcher_entry {

@@ -860,7 +860,7 @@ static void parse_fusion_chain(te_vctx *v, const ty_node *x, fusion_entry *e) {
 /* merge: {max_between: N, comparable: X, merged: matcher}: the sibling-GEMM family (docs/rules.md
  * "GEMM merges"). */
 static void parse_fusion_merge(te_vctx *v, const ty_node *x, fusion_entry *e) {
-  static const char *const keys[] = {"max_between", "comparable", "merged", NULL};
+  static const char *const keys[] = {"max_between", "comparable", "merged", "min_saving_pct", NULL};
   te_fusion_pattern *p = &e->pat;
   if (!te_expect_map(v, x, "merge")) return;
   te_check_keys(v, x, keys, "merge");
@@ -873,6 +873,58 @@ static void parse_fusion_merge(te_vctx *v, const ty_node *x, fusion_entry *e) {
   if ((y = ty_get(x, "max_between")))
     te_get_int(v, y, "merge.max_between", 0, TE_MAX_CHAIN_BETWEEN, &p->merge_max_between);
   if ((y = ty_get(x, "merged"))) e->has_merged = te_parse_mref(v, y, "merge.merged", &e->merged);
+  if ((y = ty_get(x, "min_saving_pct")))
+    te_get_num(v, y, "merge.min_saving_pct", 0.0, 100.0, &p->merge_min_saving_pct);
+}
+
+/* workloads: [serving, inference, training, benchmark] -> te_workload_kind bits. */
+static void parse_fusion_workloads(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
+  static const struct {
+    const char *id;
+    unsigned bit;
+  } kinds[] = {{"serving", TE_WORKLOAD_SERVING},
+               {"inference", TE_WORKLOAD_INFERENCE},
+               {"training", TE_WORKLOAD_TRAINING},
+               {"benchmark", TE_WORKLOAD_BENCHMARK}};
+  size_t n = 0;
+  const char **ids = te_get_str_list(v, x, "workloads", &n);
+  for (size_t i = 0; ids && i < n; i++) {
+    size_t k = 0;
+    while (k < sizeof kinds / sizeof *kinds && strcmp(ids[i], kinds[k].id) != 0) k++;
+    if (k < sizeof kinds / sizeof *kinds)
+      p->workloads |= kinds[k].bit;
+    else
+      te_verr(v, x->items[i],
+              "workloads entries are serving, inference, training or benchmark, not '%.60s'",
+              ids[i]);
+  }
+}
+
+/* framework_paths: {framework id: [path, ...]}: candidate paths cited on that framework. */
+static void parse_framework_paths(te_vctx *v, const ty_node *x, fusion_entry *e) {
+  te_fusion_pattern *p = &e->pat;
+  if (!te_expect_map(v, x, "framework_paths") || !x->n) return;
+  size_t total = 0;
+  for (size_t i = 0; i < x->n; i++)
+    if (x->items[2 * i + 1]->kind == TY_SEQ) total += x->items[2 * i + 1]->n;
+  te_framework_path *fp = te_arena_alloc(v->a, (total ? total : 1) * sizeof *fp);
+  e->framework_path_origin = te_arena_alloc(v->a, (total ? total : 1) * sizeof(te_origin));
+  if (!fp || !e->framework_path_origin) return;
+  size_t k = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    const ty_node *key = x->items[2 * i], *val = x->items[2 * i + 1];
+    const char *fw = te_get_nonempty_str(v, key, "framework_paths key (a framework id)");
+    size_t n = 0;
+    const char **paths = te_expect_seq(v, val, "framework_paths value")
+                             ? te_get_str_list(v, val, "framework_paths value", &n)
+                             : NULL;
+    for (size_t j = 0; fw && paths && j < n && k < total; j++) {
+      e->framework_path_origin[k] = te_origin_of(v, key);
+      fp[k++] = (te_framework_path){fw, paths[j]};
+    }
+  }
+  p->framework_paths = fp;
+  p->n_framework_paths = k;
 }
 
 /* shape: {piece: N, last_dims: [..], formats: [..]}: the shape gate on one piece's op. */
@@ -917,6 +969,7 @@ static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e
   if ((x = ty_get(item, "chain"))) parse_fusion_chain(v, x, e);
   if ((x = ty_get(item, "merge"))) parse_fusion_merge(v, x, e);
   if ((x = ty_get(item, "shape"))) parse_fusion_shape(v, x, e);
+  if ((x = ty_get(item, "workloads"))) parse_fusion_workloads(v, x, &e->pat);
 }
 
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
@@ -927,7 +980,8 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
       "priority",        "subsumes",   "rationale_hint", "evidence",
       "platform",        "enabled",    "dtype",          "min_arch",
       "modes",           "max_tokens", "max_message_mb", "single_node",
-      "chain",           "merge",      "shape",          NULL};
+      "chain",           "merge",      "shape",          "workloads",
+      "framework_paths", NULL};
   (void)ctx;
   fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
   if (!e) return NULL;
@@ -954,6 +1008,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
   }
   if ((x = ty_get(item, "candidate_paths")))
     p->candidate_paths = te_get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
+  if ((x = ty_get(item, "framework_paths"))) parse_framework_paths(v, x, e);
   if ((x = ty_get(item, "active"))) e->has_active = te_parse_mref(v, x, "active", &e->active);
   if ((x = ty_get(item, "split_groups")) && te_expect_seq(v, x, "split_groups") && x->n) {
     e->split = te_arena_alloc(v->a, x->n * sizeof *e->split);

@@ -808,6 +808,12 @@ static void build_aliases_and_fusions(fin_ctx *fc) {
                 "fusion pattern '%s' is gated on framework '%s', which no pack's 'frameworks:' "
                 "defines",
                 p->id, p->framework);
+    for (size_t k = 0; k < p->n_framework_paths; k++)
+      if (!framework_by_id(r, p->framework_paths[k].framework))
+        fin_error(fc, e->framework_path_origin[k],
+                  "fusion pattern '%s' cites a path for framework '%s', which no pack's "
+                  "'frameworks:' defines",
+                  p->id, p->framework_paths[k].framework);
     check_evidence_labels(fc, e);
     resolve_dtypes(fc, e);
   }

@@ -129,6 +129,7 @@ typedef struct an_merge_run {
   size_t n;
   uint32_t rows[AN_MAX_MERGE_SIBLINGS]; /* each sibling's kernel-table row, launch order */
   double n_out[AN_MAX_MERGE_SIBLINGS];  /* each sibling's N */
+  double us_of[AN_MAX_MERGE_SIBLINGS];  /* each sibling's time (all its op's kernels) */
   double m, k;                          /* the shared input [M x K] */
   const te_dtype *dtype;                /* its format (borrowed from the rules) */
   double us, flops;                     /* the siblings' time and FLOPs */

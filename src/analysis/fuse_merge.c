@@ -48,6 +48,7 @@ typedef struct kfact {
   double us;
   double elems[AN_MAX_OP_INPUTS]; /* non-GEMM: the tensor inputs' element counts */
   size_t n_elems;
+  const char *dims; /* non-GEMM: its op's Input Dims (borrowed from the trace) */
 } kfact;
 
 /* One stream's open run. */
@@ -58,11 +59,13 @@ typedef struct open_run {
   long between;            /* kernels since the last sibling */
   bool chainable;          /* a sibling's output is shaped like the input (N == K) */
   bool joint; /* the kernel right after the last sibling reads every sibling's output */
+  bool heads; /* ... or reads a sibling's output split into attention heads */
 } open_run;
 
 static void fact_of(const an_trace_view *v, const tr_event *e, const te_rules *r, kfact *f) {
   memset(f, 0, offsetof(kfact, elems));
   f->n_elems = 0;
+  f->dims = NULL;
   f->us = tr_event_dur(v->trace, e);
   f->e = e;
   const tr_event *op = f->op = an_trace_view_launching_op(v, e);
@@ -80,6 +83,7 @@ static void fact_of(const an_trace_view *v, const tr_event *e, const te_rules *r
     }
   }
   f->shapes = dims && *dims && an_op_input_elems(dims, f->elems, AN_MAX_OP_INPUTS, &f->n_elems);
+  if (f->shapes) f->dims = dims;
 }
 
 /* Whether f's op holds a tensor of `elems` elements (it may write it). */
@@ -101,8 +105,34 @@ static bool reads_all(const kfact *f, const an_merge_run *run) {
   return true;
 }
 
+/* Whether a tensor of dims d (rank 4) is an [M x N] output split into heads: batch x heads
+ * x tokens x head_dim ([b, h, s, d] after the transpose) or batch x tokens x heads x
+ * head_dim, tokens folded with the batch into M and heads x head_dim = N, more than one of
+ * each. */
+static bool head_split(const int64_t *d, double m, double n) {
+  double b = (double)d[0], x = (double)d[1], y = (double)d[2], z = (double)d[3];
+  return (b * y == m && x * z == n && x > 1 && z > 1) ||
+         (b * x == m && y * z == n && y > 1 && z > 1);
+}
+
+/* Whether f's op reads one sibling's [M x N] output split into attention heads (RoPE on
+ * Q or K, the attention reading Q): the siblings are the projections of one attention,
+ * which all read the layer's input, not a chain of layers. */
+static bool reads_heads(const kfact *f, const an_merge_run *run) {
+  for (size_t i = 0; f->dims && i < f->n_elems; i++)
+    for (size_t s = 0; s < run->n; s++) {
+      int64_t d[AN_MAX_SHAPE_RANK];
+      size_t rank = 0;
+      if (f->elems[i] == run->m * run->n_out[s] &&
+          an_op_input_dims(f->dims, i, d, AN_MAX_SHAPE_RANK, &rank) && rank == 4 &&
+          head_split(d, run->m, run->n_out[s]))
+        return true;
+    }
+  return false;
+}
+
 static bool push_run(an_merge_runs *out, const open_run *o) {
-  if (o->run.n < 2 || (o->chainable && !o->joint)) return true;
+  if (o->run.n < 2 || (o->chainable && !o->joint && !o->heads)) return true;
   an_merge_run *g = ut_grow(out->runs, &out->cap, out->n + 1, sizeof *g);
   if (!g) return false;
   out->runs = g;
@@ -116,6 +146,7 @@ static void start_run(open_run *o, const kfact *f, uint32_t row) {
   o->run.rows[0] = row;
   o->run.kernels[0] = f->e;
   o->run.n_out[0] = f->n;
+  o->run.us_of[0] = f->us;
   o->run.n = 1;
   o->run.us = f->us;
   o->run.flops = 2 * f->m * f->n * f->k;
@@ -133,6 +164,7 @@ static bool sibling_of(const open_run *o, const kfact *f) {
 static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an_merge_runs *out) {
   if (f->gemm && o->run.n && f->op == o->last_op) { /* one op, several kernels: one sibling */
     o->run.us += f->us;
+    o->run.us_of[o->run.n - 1] += f->us;
     if (f->us > o->last_us) { /* its longest kernel stands for it, not a memset before it */
       o->run.rows[o->run.n - 1] = row;
       o->run.kernels[o->run.n - 1] = f->e;
@@ -145,6 +177,7 @@ static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an
     o->run.rows[s] = row;
     o->run.kernels[s] = f->e;
     o->run.n_out[s] = f->n;
+    o->run.us_of[s] = f->us;
     o->run.us += f->us;
     o->run.flops += 2 * f->m * f->n * f->k;
     o->chainable |= f->n == f->k;
@@ -153,7 +186,10 @@ static bool step(open_run *o, const kfact *f, uint32_t row, long max_between, an
     o->last_us = f->us;
     return true;
   }
-  if (o->run.n && o->between == 0) o->joint = f->shapes && reads_all(f, &o->run);
+  if (o->run.n && o->between == 0) {
+    o->joint = f->shapes && reads_all(f, &o->run);
+    o->heads = f->shapes && o->chainable && reads_heads(f, &o->run);
+  }
   bool ends = f->gemm || !f->shapes || holds(f, o->run.m * o->run.k) || ++o->between > max_between;
   if (o->run.n && ends) {
     if (!push_run(out, o)) return false;

@@ -560,7 +560,12 @@ typedef enum an_gate_fact {
 
 typedef struct an_fuse_evidence {
   const char *kernel;
-  double share_pct;
+  double share_pct; /* the kernel's share of the stage, as every table of the stage has it */
+  /* review 11 defect 7: the share of the stage this row's own launches of the kernel take,
+   * when the row holds only some of them (a merge row's siblings: the kernel also runs
+   * other GEMMs); 0 when the row holds all of them. The row's evidence then adds up to at
+   * most its own share. */
+  double own_pct;
   const char *counted_in; /* review 5 defect 7: the pattern id of the stage's row that holds
                              this kernel when another row counts it too (one kernel, one
                              row: this row leaves its time out); NULL when this row holds it */
@@ -577,6 +582,16 @@ typedef struct an_merge_shape {
 } an_merge_shape;
 
 /* One row of the fuse table (docs/reference.md §7.2). */
+/* What a fuse row's estimated saving is (review 11 defect 7: the table shows it beside
+ * the related time, with its basis). */
+typedef enum an_saving_basis {
+  AN_SAVING_NONE = 0,   /* nothing to save: the fused kernel runs, a size cap, a gate */
+  AN_SAVING_PASSES = 1, /* a split: every piece's time but the largest's (whose pass the
+                           fused kernel still makes) */
+  AN_SAVING_MERGED = 2  /* a merge: the siblings' time less one merged GEMM at the best
+                           rate a GEMM of their format reaches in the stage */
+} an_saving_basis;
+
 typedef struct an_fuse_row {
   const char *pattern_id, *pattern_name; /* from the rules */
   an_fusion_origin origin;
@@ -587,6 +602,11 @@ typedef struct an_fuse_row {
                        related_us and share_pct; with fuse.context_gates) */
   double saving_us; /* estimated GPU time the fusion would save, by the
                        pattern's saving formula (0 for an active fused path) */
+  /* saving_us per counted step: its part inside the steps (the stage's in-step share of
+   * kernel time) over their number, as the summary quotes it; the stage window's when the
+   * stage has no steps (an_fuse_per_step) */
+  double saving_step_us;
+  an_saving_basis saving_basis;
   bool shown;       /* share >= fuse.render_min_share_pct */
   size_t n_related; /* kernel names of the related rows, related order */
   const char **related;
@@ -595,8 +615,10 @@ typedef struct an_fuse_row {
   size_t n_locations;               /* distinct current locations ("path:line func" or */
   const char **locations;           /*   "unresolved"), at most fuse.locations */
   an_location_kind *location_kinds; /* per location: a graph replay's when its sites are */
-  size_t n_candidate_paths;         /* from the rules */
-  const char *const *candidate_paths;
+  /* from the rules: the pattern's paths for the run's framework (framework_paths), then
+   * its framework-agnostic ones; an owned array of borrowed strings */
+  size_t n_candidate_paths;
+  const char **candidate_paths;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
   /* Issue 31: whether the pattern's fused kernel already runs (in this stage, or in
    * another stage of the run while a size cap keeps this one split): such a row is

@@ -750,6 +750,7 @@ static an_status build_tables(run_state *r, double min_share_pct) {
       .component_evidence = te_rules_settings(r->rules)->fuse_component_evidence,
       .steps = r->steps,
       .topology = c->topology.value,
+      .workload = r->report.run.workload.value,
   };
   an_status rc =
       an_tables_build(fm->views, fm->n, mapping_side(r)->kmap, fm->kmap, r->rules, &to, &r->tables);
@@ -1044,6 +1045,9 @@ static an_status assemble_stages(run_state *r) {
     r->stages[i].timeline = an_timeline_stage(r->timeline, r->stages[i].id);
     label_mixed(r, &r->stages[i]);
   }
+  for (size_t i = 0; i < r->tables.n_stages; i++) /* the fuse rows' saving per step */
+    an_fuse_per_step(&r->tables.stages[i],
+                     an_timeline_stage(r->timeline, r->tables.stages[i].stage->id));
   /* "try fusion" only with a partner the fuse table or the eager chain names (review-1
    * defect 3): after the tables, the rooflines and the time account are attached */
   for (size_t i = 0; i < r->overlap.n_stages; i++) {

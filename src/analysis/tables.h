@@ -67,6 +67,7 @@ typedef struct an_tables_options {
   long arch;                /* run context compute capability x 10, 0 when unknown */
   const an_steps *steps;    /* parallel to the formal views: rows' steps_us; NULL: = total */
   an_topology topology;     /* run context: whether the TP group spans nodes */
+  an_workload workload;     /* the run's kind (fusion patterns' workloads: gate) */
 } an_tables_options;
 
 /* formal_views: the formal traces (the inputs in single-trace mode). mapping: the
@@ -79,6 +80,11 @@ an_status an_tables_build(const an_trace_view *formal_views, size_t n_views,
                           const an_kernel_map *mapping, const an_kernel_map *formal_payload,
                           const te_rules *rules, const an_tables_options *opt, an_tables *out);
 void an_tables_free(an_tables *t);
+/* Each fuse row's saving per counted step (an_fuse_row.saving_step_us) once the time account
+ * of the stage is known: the part of saving_us inside the counted steps (the stage's in-step
+ * share of kernel time) over their number, as the summary quotes its bound; tl NULL or no
+ * steps: the stage window is the one step. */
+void an_fuse_per_step(an_stage_tables *t, const an_stage_timeline *tl);
 /* The stage of t whose te_stage id is id, NULL when t has none (a stage with no kernels).
  * Borrowed from t; not const because the analysis passes after an_tables_build fill their
  * record into it. */

@@ -623,10 +623,16 @@ static void fuse_evidence(FILE *f, const an_stage_report *st, const an_fuse_row 
     code_span(f, names_get(nm, r->evidence[k].kernel));
     /* one kernel, one row: another row counts this one's time */
     size_t by = rp_fuse_row_number(st->fuse, st->n_fuse, r->evidence[k].counted_in);
+    char own[48] = "";
+    if (r->evidence[k].own_pct > 0) { /* the row holds some of the kernel's launches */
+      char o[32];
+      fmt_share(o, sizeof o, r->evidence[k].own_pct);
+      snprintf(own, sizeof own, "%s of its ", o);
+    }
     if (by)
-      fprintf(f, " (%s, counted in F%zu)", s, by);
+      fprintf(f, " (%s%s, counted in F%zu)", own, s, by);
     else
-      fprintf(f, " (%s)", s);
+      fprintf(f, " (%s%s)", own, s);
   }
   if (!r->n_evidence) fputc('-', f);
 }
@@ -648,6 +654,18 @@ static void fuse_cells(FILE *f, const an_fuse_row *r) {
   fputs(" |\n", f);
 }
 
+/* Review 11 defect 7: the estimated saving per step beside the related time (which is
+ * not the win), and its basis; "-" where there is nothing to save. */
+static void saving_cell(FILE *f, const an_fuse_row *r, unit u) {
+  if (r->saving_basis == AN_SAVING_NONE || r->saving_step_us <= 0) {
+    fputs("- | ", f);
+    return;
+  }
+  char t[32];
+  fmt_time(t, sizeof t, r->saving_step_us, u);
+  fprintf(f, "%s (%s) | ", t, rp_saving_basis_text(r->saving_basis));
+}
+
 static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm) {
   table_heading(f, "Fusion opportunities", st);
   if (!st->n_fuse_shown) {
@@ -656,10 +674,11 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
   }
   unit u = unit_for(fuse_max_us(st));
   fprintf(f,
-          "| # | Pattern | Confidence | Origin | Related GPU time (%s) | Share | Evidence "
-          "kernels (share) | Current Python location | Candidate fused path | Rationale |\n"
-          "| ---: | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n",
-          u.name);
+          "| # | Pattern | Confidence | Origin | Related GPU time (%s) | Share | Saving per step "
+          "(%s) | Evidence kernels (share) | Current Python location | Candidate fused path | "
+          "Rationale |\n"
+          "| ---: | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |\n",
+          u.name, u.name);
   for (size_t i = 0; i < st->n_fuse; i++) {
     const an_fuse_row *r = &st->fuse[i];
     if (!r->shown) continue;
@@ -669,6 +688,7 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     anchor_cell(f, "fusion", st->id, i, 'F');
     rp_md_cell_text(f, r->pattern_name);
     fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_verdict(r), rp_fusion_origin(r->origin), t, s);
+    saving_cell(f, r, u);
     fuse_evidence(f, st, r, nm);
     fuse_cells(f, r);
   }
@@ -744,6 +764,12 @@ static const char LEGEND[] =
     "arrival.\n"
     "- **Share**: part of the stage's kernel-time sum (stated under the stage heading); the "
     "same kernel has the same share in every table of a stage.\n"
+    "- **Saving per step** (fusion table): the row's estimated saving inside the counted "
+    "steps over their number, the bound its item quotes, and its basis: `pieces but the "
+    "largest` (the fused kernel still makes the largest piece's pass) or `less one merged "
+    "GEMM` (the siblings' time less one merged GEMM at the best rate a GEMM of their format "
+    "reaches in the stage); Related GPU time is what the pattern touches, not the win. An "
+    "evidence kernel's `x% of its y%`: the row holds only some of its launches.\n"
     "- **GPU time**: summed device time of the row's launches, in the unit of the column head.\n"
     "- **Per step**: the kernel's time inside the counted steps over their number (its GPU "
     "time when the stage has no steps), in the unit of the column head like GPU time: the "

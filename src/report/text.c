@@ -99,14 +99,31 @@ size_t rp_fuse_row_number(const an_fuse_row *rows, size_t n, const char *pattern
 char *rp_fuse_evidence_cell(const an_fuse_row *r) {
   ut_buf t = {0};
   for (size_t i = 0; i < r->n_evidence; i++) {
-    ut_buf_addf(&t, "%s%s (%.1f%%", i ? "<br>" : "", r->evidence[i].kernel,
-                r->evidence[i].share_pct);
+    ut_buf_addf(&t, "%s%s (", i ? "<br>" : "", r->evidence[i].kernel);
+    if (r->evidence[i].own_pct > 0) /* the row holds some of its launches */
+      ut_buf_addf(&t, "%.1f%% of its ", r->evidence[i].own_pct);
+    ut_buf_addf(&t, "%.1f%%", r->evidence[i].share_pct);
     /* one kernel, one row: the row that counts it (JSON: by pattern id) */
     if (r->evidence[i].counted_in) ut_buf_addf(&t, ", counted in %s", r->evidence[i].counted_in);
     ut_buf_add(&t, ")");
   }
   if (!r->n_evidence) ut_buf_add(&t, "-");
   return text_done(&t);
+}
+
+/* Per an_saving_basis value: its JSON id and the fusion table's words. */
+static const struct {
+  const char *id, *text;
+} SAVING_BASES[] = {{"none", "nothing to save"},
+                    {"passes", "pieces but the largest"},
+                    {"merged-gemm", "less one merged GEMM"}};
+
+const char *rp_saving_basis(an_saving_basis b) {
+  return SAVING_BASES[b <= AN_SAVING_MERGED ? b : AN_SAVING_NONE].id;
+}
+
+const char *rp_saving_basis_text(an_saving_basis b) {
+  return SAVING_BASES[b <= AN_SAVING_MERGED ? b : AN_SAVING_NONE].text;
 }
 
 char *rp_fuse_locations_cell(const an_fuse_row *r) {

@@ -44,7 +44,11 @@ double rp_stage_share_base_us(const an_stage_report *st);
 double rp_stage_share_pct(const an_stage_report *st, double us);
 
 /* Fuse table cells. */
-char *rp_fuse_evidence_cell(const an_fuse_row *r);   /* "name (x.y%)<br>..." or "-" */
+char *rp_fuse_evidence_cell(const an_fuse_row *r); /* "name (x.y%)<br>..." or "-" */
+/* A fuse row's saving basis: its JSON id ("passes", "merged-gemm", "none") and the words
+ * the fusion table writes beside the saving per step. */
+const char *rp_saving_basis(an_saving_basis b);
+const char *rp_saving_basis_text(an_saving_basis b);
 char *rp_fuse_locations_cell(const an_fuse_row *r);  /* "func @ path:line<br>..." or "-" */
 char *rp_fuse_candidates_cell(const an_fuse_row *r); /* candidate paths or "-" */
 char *rp_fuse_rationale(const an_fuse_row *r);       /* the sentence, then the hint */

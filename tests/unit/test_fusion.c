@@ -313,6 +313,109 @@ Test(merge, compat_reference_has_no_merge_row, .init = setup, .fini = teardown) 
   te_rules_destroy(ref);
 }
 
+/* HF eager's attention (review 11 defect 3): Q, K and V are N == K GEMMs, then RoPE reads
+ * Q as heads ([batch, heads, tokens, head_dim], tokens x batch = M, heads x head_dim = N).
+ * A chain of layers (fc2(fc1(x))) is not split into heads: the projections of one
+ * attention are siblings. */
+#define ROPE(g, ext)                                                              \
+  OPK("aten::mul", "[[8, 16, 4096, 128], [8, 1, 4096, 128]]", "[" BF ", " BF "]", \
+      "at::native::elementwise_kernel<128, 4, BinaryFunctor<c10::BFloat16>>", 10##ext, g, 40, ext)
+static const char BLOCK_ROPE[] = BLOCK(ROPE(2830, 15));
+/* one head of the whole width ([8, 4096, 1, 2048]) is a reshape, not a split into heads */
+static const char BLOCK_ONE_HEAD[] =
+    BLOCK(OPK("aten::mul", "[[8, 4096, 1, 2048], []]", "[" BF ", \"Scalar\"]",
+              "triton_poi_fused_mul_0", 1015, 2830, 60, 15));
+
+Test(merge, heads_split_by_rope_make_qkv_siblings, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_ROPE);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_float_eq(r->related_us, 600 + 560 + 560 + 1780 + 1970, 1e-6, "%f", r->related_us);
+  cr_assert_eq(r->n_merge_shapes, 2, "Q/K/V and gate/up");
+  an_report_destroy(rep);
+  rep = report_of(rules, BLOCK_ONE_HEAD);
+  r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_float_eq(r->related_us, 1780 + 1970, 1e-6, "gate and up only: %f", r->related_us);
+  an_report_destroy(rep);
+}
+
+/* Review 11 defect 7: the table's related time is not the win. The row carries its saving
+ * per step and the basis; and its evidence kernel, which also runs o_proj (not a sibling),
+ * states the siblings' part of it, so the evidence adds up to the row's share. */
+Test(merge, saving_per_step_and_evidence_add_up, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_ATTN);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_eq(r->saving_basis, AN_SAVING_MERGED);
+  /* no step markers: the stage window is the one step */
+  cr_assert_float_eq(r->saving_step_us, r->saving_us, 1e-6, "%f", r->saving_step_us);
+  cr_assert(r->saving_us > 0 && r->saving_us < r->related_us);
+  cr_assert_eq(r->n_evidence, 1);
+  const an_fuse_evidence *e = &r->evidence[0];
+  cr_assert_str_eq(e->kernel, CIJK);
+  cr_assert_float_eq(e->own_pct, r->share_pct, 1e-6, "%f vs %f", e->own_pct, r->share_pct);
+  cr_assert(e->share_pct > e->own_pct, "the kernel also runs o_proj");
+  char *cell = rp_fuse_evidence_cell(r);
+  cr_assert(strstr(cell, "% of its "), "%s", cell);
+  free(cell);
+  an_report_destroy(rep);
+}
+
+/* Review 11 defect 8: merges whose saving is a sliver of the stage (a long attention
+ * kernel beside them: 0.8% saving) stay in the JSON report but are neither shown nor an
+ * action. */
+static const char BLOCK_DWARFED[] =
+    "{" MI300X "\"traceEvents\":[" NORM(1000, 11) "," MM(2048, 1100, 600, 12) "," MM(
+        2048, 1700, 560, 13) "," MM(2048, 2260, 560, 14) "," ATTN(2830, 15) "," MM(2048, 6000, 530,
+                                                                                 16) "," NORM(6540, 17) "," MM(8192, 6640, 1780, 18) "," MM(8192, 8420, 1970,
+                                                                       19) "," SILU_MUL(10400,
+                                                                                        20) "," OPK("aten::_flash_attention_forward", "[[8, 4096, 16, 128], [8, 4096, 16, 128], [8, 4096, 16, 128], [], []]", "[" BF ", " BF ", " BF ", \"\", \"\"]", "attn_fwd_long", 1030, 11000, 60000, 30) "]}";
+
+Test(merge, a_small_saving_is_no_shown_row, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_DWARFED);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r, "kept in the JSON report");
+  double pct = r->saving_us / rep->stages[0].kernel_total_us * 100.0;
+  cr_assert(pct > 0 && pct < 1.0, "saving %f%%", pct);
+  cr_assert_not(r->shown);
+  for (size_t i = 0; i < rep->n_summary; i++)
+    cr_assert_neq(rep->summary[i].action, AN_ACTION_MERGE_GEMMS, "item %zu", i + 1);
+  an_report_destroy(rep);
+}
+
+/* Review 11 defect 8: a training step (the autograd engine runs) gets no merge row: the
+ * pattern's workloads are serving and inference. */
+#define AUTOGRAD                                                                      \
+  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"autograd::engine::evaluate_function: " \
+  "torch::autograd::AccumulateGrad\",\"pid\":0,\"tid\":1,\"ts\":1200,\"dur\":5,\"args\":{}}"
+static const char BLOCK_TRAINING[] = BLOCK(ATTN(2830, 15) "," AUTOGRAD);
+
+Test(merge, a_training_step_has_no_merge_row, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_TRAINING);
+  cr_assert_eq(rep->run.workload.value, AN_WORKLOAD_TRAINING);
+  cr_assert_null(row_of(rep, "merge-sibling-gemms"));
+  an_report_destroy(rep);
+}
+
+/* Review 11 defect 8: vLLM's merged layers are cited on a vLLM trace only; the generic path
+ * (one nn.Linear of the concatenated weights) everywhere. */
+Test(merge, a_framework_layer_is_cited_on_its_framework, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, BLOCK_ATTN);
+  const an_fuse_row *r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  for (size_t i = 0; i < r->n_candidate_paths; i++)
+    cr_assert_null(strstr(r->candidate_paths[i], "vllm"), "%s", r->candidate_paths[i]);
+  cr_assert_geq(r->n_candidate_paths, 1);
+  an_report_destroy(rep);
+  rep = report_fw("vllm", BLOCK_ATTN);
+  r = row_of(rep, "merge-sibling-gemms");
+  cr_assert_not_null(r);
+  cr_assert_geq(r->n_candidate_paths, 2);
+  cr_assert(strstr(r->candidate_paths[0], "QKVParallelLinear"), "%s", r->candidate_paths[0]);
+  an_report_destroy(rep);
+}
+
 /* ---------------------------------------------------------------- QK-norm gate */
 
 /* A vLLM Qwen3-8B decode step of 32 tokens under torch.compile on H100, one layer after

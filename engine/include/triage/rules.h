@@ -337,6 +337,22 @@ typedef enum te_exec_mode {
   TE_MODE_COMPILE = 1u << 2 /* torch.compile (Inductor kernels, a compiler's fusion passes) */
 } te_exec_mode;
 
+/* Workload kinds a fused path is advice for (te_fusion_pattern.workloads, bits; the run's
+ * kind comes from the trace, analysis/workload.h). */
+typedef enum te_workload_kind {
+  TE_WORKLOAD_SERVING = 1u << 0,   /* a serving framework's steps */
+  TE_WORKLOAD_INFERENCE = 1u << 1, /* model generation outside a server */
+  TE_WORKLOAD_TRAINING = 1u << 2,  /* backward, optimizer steps */
+  TE_WORKLOAD_BENCHMARK = 1u << 3  /* one repeated call, no framework */
+} te_workload_kind;
+
+/* A candidate fused path cited only where the run's framework is `framework` (the path is
+ * that framework's own layer: vLLM's QKVParallelLinear is no advice for a recsys model). */
+typedef struct te_framework_path {
+  const char *framework; /* framework id ("vllm") */
+  const char *path;
+} te_framework_path;
+
 /* The largest collective message (bytes) a fused path takes at one TP size. */
 typedef struct te_size_cap {
   long tp;
@@ -357,7 +373,9 @@ typedef struct te_fusion_pattern {
   te_origin_kind origin;
   size_t n_candidate_paths;
   const char *const *candidate_paths; /* rendered joined by <br> */
-  const te_matcher *active;           /* evidence the fused path ran; may be NULL */
+  size_t n_framework_paths;           /* framework_paths: cited only on that framework */
+  const te_framework_path *framework_paths;
+  const te_matcher *active; /* evidence the fused path ran; may be NULL */
   size_t n_split_groups;
   const te_matcher *const *split_groups; /* all must hit to prove the unfused chain */
   size_t n_model_include;
@@ -425,6 +443,12 @@ typedef struct te_fusion_pattern {
   bool merge;
   long merge_max_between;
   double merge_comparable;
+  /* the row is shown (and can be an action) only when its saving is at least this share
+   * of the stage's kernel time: a merge of small GEMMs saves little of what it relates */
+  double merge_min_saving_pct;
+  /* workload gate (workloads:): the kinds the fused path is advice for (te_workload_kind
+   * bits; 0 = any). A run of a known kind not listed skips the pattern; unknown passes. */
+  unsigned workloads;
   /* Shape gate (shape:, docs/rules.md "Gates from the trace"): the CPU op that launched the
    * piece of split group shape_piece states, by its Input Dims and Input type, the last
    * dimension of its smallest tensor (a per-head norm's weight: the head dim) and that
