@@ -1381,22 +1381,24 @@ typedef struct an_summary_item {
   /* wait items: the steps' first collectives whose wait is unknown, per step (where a late
    * rank's arrival lands, unmeasured: an_wait_story) */
   double first_unknown_us;
-  /* A precision item and a tuning item name the same kernels, and their bounds do not add
-   * (review 10 defect 2): on the later of them, the earlier items' numbers in the list
-   * (1-based; n_shares 0: none), the kernels they share, and what the items together win
-   * at most per step, from one per-kernel model (summary_roofline.c). */
-  size_t n_shares;
-  size_t shares[AN_ITEM_SHARES];
-  size_t shared_kernels;
+  /* Tuning items whose kernels FP8 also speeds up (16-bit GEMM and attention rows of a
+   * serving run): one item per kernel set (issue 28, audit 12 gap 1: the precision and
+   * tuning items named the same kernels), the FP8 lever its alternative with its own bound
+   * (alt_us, 0: none), the time it names (alt_basis_us, of it alt_mem_us memory-bound) over
+   * alt_count rows, and what both win together at most per step (together_us), from one
+   * per-kernel model (summary_roofline.c). */
+  double alt_us, alt_basis_us, alt_mem_us;
+  size_t alt_count;
   double together_us;
   /* Idle items: the stage's collective wait above the floors mid-step folded in, per step
    * (deviation O26: on a stage idle for the host or queued work most of the step the ranks
    * reach the collectives at different times; the same fix), 0: none. Its time-account
    * rows are among more[]. */
   double folded_wait_us;
-  /* Precision items: the AN_PREC_* terms of their rows; of the compute-bound rows, their
-   * FLOP rate as a share of their format's dense peak (time-weighted), that peak and the
-   * device's FP8 peak (TFLOP/s; 0: no compute-bound row). */
+  /* Precision items and a tuning item's FP8 alternative: the AN_PREC_* terms of their rows;
+   * of the compute-bound rows, their FLOP rate as a share of their format's dense peak
+   * (time-weighted), that peak and the device's FP8 peak (TFLOP/s; 0: no compute-bound
+   * row). */
   unsigned prec_terms;
   double prec_peak_pct, prec_peak_tflops, prec_fp8_tflops;
 } an_summary_item;

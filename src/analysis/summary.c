@@ -393,7 +393,6 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
     c.v[i].rows = c.rpool + c.roff[i];
   }
   size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, c.s->summary_max_items);
-  sm_shared_bounds(rep, c.v, n);
   free(bneck);
   free(c.koff);
   free(c.roff);

@@ -73,12 +73,10 @@ void sm_overlap_items(sm_ctx *c);
 void sm_chain_item(sm_ctx *c);
 void sm_kernel_lever_items(sm_ctx *c);
 void sm_roofline_items(sm_ctx *c);
+/* After sm_roofline_items: the FP8 lever, as the alternative of the tuning items naming its
+ * rows and one precision item of the others (summary_roofline.c). */
 void sm_precision_item(sm_ctx *c);
 void sm_investigate_items(sm_ctx *c);
-
-/* After ranking: the later of a precision item and a tuning item that name the same
- * kernels gets the earlier ones and their joint bound (an_summary_item.shares). */
-void sm_shared_bounds(const an_report *rep, an_summary_item *v, size_t n);
 
 /* Whether fuse row r of the current stage makes a fusion item. */
 bool sm_fusion_acts(const sm_ctx *c, const an_fuse_row *r);

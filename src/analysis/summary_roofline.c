@@ -17,12 +17,13 @@
  *
  * Precision (review 10 defect 2): in a serving run, the GEMM and attention rows whose
  * format is a 16-bit float (summary.precision_families, summary.precision_dtypes; not a
- * kernel already in a lower format, matcher precision_done_kernel) are one item, "FP8
- * weights or KV cache": halving the bytes a memory-bound row moves, or doubling the peak a
- * compute-bound row runs at (where the device has an FP8 peak), wins at most half its time
- * at its present efficiency. The format is its own root cause: the item names kernels a
- * tuning item names too. It needs summary.precision_min_pct of the step in such rows, so a
- * small row is no item; their per-row "fewer bytes" items give way to it in a serving run.
+ * kernel already in a lower format, matcher precision_done_kernel) can run in FP8: halving
+ * the bytes a memory-bound row moves, or running a compute-bound row at the FP8 peak (where
+ * the device has one), wins at most half its time at its present efficiency. It needs
+ * summary.precision_min_pct of the step in such rows. One kernel is one item (issue 28;
+ * audit 12 gap 1): a tuning item naming such rows takes FP8 as its alternative, with its
+ * own bound and the two together; the rows no tuning item names are one precision item.
+ * Their per-row "fewer bytes" items give way to it in a serving run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -238,127 +239,135 @@ static unsigned precision_term(const an_roofline *f) {
   return f->family && !strcmp(f->family, "attention") ? AN_PREC_KV : AN_PREC_WEIGHTS;
 }
 
-/* The item's terms and its compute-bound members' rate against their 16-bit peak
- * (time-weighted over their launches with shapes), for the title and the basis. */
-static void precision_terms(const sm_ctx *c, an_summary_item *it, double fp8) {
-  const an_stage_report *st = c->g.st;
-  double t = 0, rate = 0, peak = 0;
-  for (size_t i = 0; i < st->n_kernels; i++) {
-    const an_roofline *f = precision_member(c, &st->kernels[i], fp8);
-    if (!f) continue;
-    it->prec_terms |= precision_term(f);
-    if (f->limiter == AN_LIMIT_MEMORY || f->time_us <= 0) continue;
-    t += f->time_us;
-    rate += f->achieved_tflops / f->peak * f->time_us;
-    if (f->peak > peak) peak = f->peak; /* one format: bf16 and fp16 share it */
-  }
-  if (t <= 0) return;
-  it->prec_peak_pct = rate / t * 100.0;
-  it->prec_peak_tflops = peak;
-  it->prec_fp8_tflops = fp8;
-}
+/* The precision lever over a set of rows (sel[i]: row i of the stage): what FP8 wins on
+ * its members, their time, the memory-bound part, their count and largest row, the terms
+ * their bounds are, the compute-bound rows' rate against their 16-bit peak (time-weighted
+ * over their launches with shapes), and half of what tuning wins on them: the part FP8 and
+ * tuning would both claim (FP8 halves a kernel's time at its present efficiency; tuning
+ * then wins its headroom share of the half left). */
+typedef struct prec_sum {
+  double win, t, mem, tune_half;
+  size_t n, top;
+  unsigned terms;
+  double peak_pct, peak;
+} prec_sum;
 
-void sm_precision_item(sm_ctx *c) {
+static prec_sum precision_over(const sm_ctx *c, const bool *sel, double fp8) {
   const an_stage_report *st = c->g.st;
-  double fp8 = fp8_peak(c);
-  double t = 0, mem = 0, win = 0;
-  size_t n = 0, top = SIZE_MAX;
+  prec_sum p = {.top = SIZE_MAX};
+  double ct = 0, rate = 0;
   for (size_t i = 0; i < st->n_kernels; i++) {
     const an_kernel_row *r = &st->kernels[i];
-    const an_roofline *f = precision_member(c, r, fp8);
+    const an_roofline *f = sel[i] ? precision_member(c, r, fp8) : NULL;
     if (!f) continue;
     double x = sm_row_per_step(c, r);
-    t += x;
-    win += precision_win(f, x, fp8);
-    if (f->limiter == AN_LIMIT_MEMORY) mem += x;
-    n++;
-    if (top == SIZE_MAX) top = i; /* rows are time-descending */
+    p.t += x;
+    p.win += precision_win(f, x, fp8);
+    p.tune_half += x * roofline_coverage(f, r) * tune_gain(f) / 2;
+    p.terms |= precision_term(f);
+    if (p.n++ == 0) p.top = i; /* rows are time-descending */
+    if (f->limiter == AN_LIMIT_MEMORY) {
+      p.mem += x;
+    } else if (f->time_us > 0) {
+      ct += f->time_us;
+      rate += f->achieved_tflops / f->peak * f->time_us;
+      if (f->peak > p.peak) p.peak = f->peak; /* one format: bf16 and fp16 share it */
+    }
   }
-  if (!n || c->g.step_us <= 0 || t / c->g.step_us * 100.0 < c->s->summary_precision_min_pct) return;
-  const an_kernel_row *tr = &st->kernels[top];
-  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
-  an_summary_item *it =
-      sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, top, loc, win, AN_BASIS_PRECISION, t);
-  if (!it) return;
-  it->count = n;
-  it->detail_us = mem;
-  it->roofline = an_row_roofline(st, tr);
-  precision_terms(c, it, fp8);
-  for (size_t i = 0; i < st->n_kernels; i++) {
-    const an_kernel_row *r = &st->kernels[i];
-    if (!precision_member(c, r, fp8)) continue;
-    sm_item_kernel(c, r->name);
-    const char *fam = an_row_roofline(st, r)->family; /* one family: the item names it */
-    it->what = i == top ? fam : it->what && !strcmp(it->what, fam) ? it->what : NULL;
-    if (i != top) sm_item_more(it, "kernel", st->id, i);
-  }
+  if (ct > 0) p.peak_pct = rate / ct * 100.0;
+  return p;
 }
 
-/* ---------------------------------------------------------------- shared kernels */
-
-/* FP8 and tuning act on the same kernels, so their bounds do not add: FP8 halves a
- * kernel's time at its present efficiency (the precision item's t / 2); tuning wins its
- * headroom share of what it runs (w = t_shapes x headroom / time, the tuning item's); both
- * together leave half the tuned time, t / 2 + w / 2. The joint bound of a precision item P
- * and tuning items T is then the sum of the bounds less w / 2 per shared kernel. */
+static void set_terms(an_summary_item *it, const prec_sum *p, double fp8) {
+  it->prec_terms = p->terms;
+  it->prec_peak_pct = p->peak_pct;
+  it->prec_peak_tflops = p->peak;
+  it->prec_fp8_tflops = p->peak > 0 ? fp8 : 0;
+}
 
 static bool tuning(const an_summary_item *it) {
   return it->basis == AN_BASIS_ROOFLINE && it->action == AN_ACTION_TUNE_KERNEL;
 }
 
-static bool names(const an_summary_item *it, const char *kernel) {
-  for (size_t k = 0; k < it->n_kernels; k++)
-    if (it->kernels[k] == kernel || !strcmp(it->kernels[k], kernel)) return true;
-  return false;
-}
-
-static size_t shared(const an_summary_item *a, const an_summary_item *b) {
-  size_t n = 0;
-  for (size_t k = 0; k < a->n_kernels; k++) n += names(b, a->kernels[k]);
-  return n;
-}
-
-/* Tuning's win per step on kernel name of stage st (0: no row or record): the per-kernel
- * figure of the tuning item's bound. */
-static double tune_win(const an_report *rep, const an_summary_item *it, const char *name) {
-  for (size_t s = 0; s < rep->n_stages; s++) {
-    const an_stage_report *st = &rep->stages[s];
-    if (strcmp(st->id, it->stage_id)) continue;
-    size_t steps = st->timeline && st->timeline->n_steps ? st->timeline->n_steps : 1;
-    for (size_t i = 0; i < st->n_kernels; i++) {
-      const an_kernel_row *r = &st->kernels[i];
-      const an_roofline *f = an_row_roofline(st, r);
-      if (!f || (r->name != name && strcmp(r->name, name))) continue;
-      return r->steps_us / (double)steps * roofline_coverage(f, r) * tune_gain(f);
-    }
+/* Marks in sel the precision members among item j's kernels; false: none. */
+static bool item_members(const sm_ctx *c, size_t j, double fp8, bool *sel) {
+  const an_stage_report *st = c->g.st;
+  size_t end = j + 1 < c->n ? c->koff[j + 1] : c->nk;
+  bool any = false;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    const char *name = st->kernels[i].name;
+    sel[i] = false;
+    if (!precision_member(c, &st->kernels[i], fp8)) continue;
+    for (size_t k = c->koff[j]; k < end && !sel[i]; k++)
+      sel[i] = c->kpool[k] == name || !strcmp(c->kpool[k], name);
+    any = any || sel[i];
   }
-  return 0;
+  return any;
 }
 
-/* Records on v[j] the earlier items (of v[0..j)) it shares kernels with, when one of each
- * pair is the precision item and the other a tuning item of the same stage. */
-static void shares_of(const an_report *rep, an_summary_item *v, size_t j) {
-  an_summary_item *it = &v[j];
-  bool prec = it->basis == AN_BASIS_PRECISION;
-  if (!prec && !tuning(it)) return;
-  const an_summary_item *p = prec ? it : NULL; /* the group's precision item */
-  double bounds = it->at_stake_us, overlap = 0;
-  for (size_t i = 0; i < j && it->n_shares < AN_ITEM_SHARES; i++) {
-    const an_summary_item *o = &v[i];
-    bool pair = prec ? tuning(o) : o->basis == AN_BASIS_PRECISION;
-    size_t n = pair && !strcmp(o->stage_id, it->stage_id) ? shared(it, o) : 0;
-    if (!n) continue;
-    it->shares[it->n_shares++] = i + 1;
-    it->shared_kernels += n;
-    bounds += o->at_stake_us;
-    if (!p) p = o;
-    const an_summary_item *t = prec ? o : it; /* the tuning item of the pair */
-    for (size_t k = 0; k < t->n_kernels; k++)
-      if (names(p, t->kernels[k])) overlap += tune_win(rep, t, t->kernels[k]) / 2;
+/* A tuning item of the stage whose kernels FP8 also speeds up takes the FP8 lever as its
+ * alternative, with its own bound and what both win together: one item per kernel set
+ * (issue 28), the tuning first (it changes no numerics). Its members are marked taken. */
+static void tuning_alternative(sm_ctx *c, size_t j, double fp8, bool *sel, bool *taken) {
+  an_summary_item *it = &c->v[j];
+  if (it->stage_id != c->g.st->id || !tuning(it) || !item_members(c, j, fp8, sel)) return;
+  prec_sum p = precision_over(c, sel, fp8);
+  if (p.win <= 0) return;
+  it->alt_us = p.win;
+  it->alt_basis_us = p.t;
+  it->alt_mem_us = p.mem;
+  it->alt_count = p.n;
+  set_terms(it, &p, fp8);
+  /* the two bounds less what both claim, at least the larger of them */
+  double both = it->at_stake_us + p.win - p.tune_half;
+  double most = it->at_stake_us > p.win ? it->at_stake_us : p.win;
+  it->together_us = both > most ? both : most;
+  for (size_t i = 0; i < c->g.st->n_kernels; i++) taken[i] = taken[i] || sel[i];
+}
+
+/* The precision item of the members no tuning item names (a kernel at its attainable rate
+ * still moves half the bytes in FP8). */
+static void precision_rest(sm_ctx *c, const bool *sel, double fp8) {
+  const an_stage_report *st = c->g.st;
+  prec_sum p = precision_over(c, sel, fp8);
+  if (!p.n) return;
+  const an_kernel_row *tr = &st->kernels[p.top];
+  const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
+  an_summary_item *it = sm_add(c, AN_SUMMARY_KERNEL, AN_ACTION_FEWER_BYTES, p.top, loc, p.win,
+                               AN_BASIS_PRECISION, p.t);
+  if (!it) return;
+  it->count = p.n;
+  it->detail_us = p.mem;
+  it->roofline = an_row_roofline(st, tr);
+  set_terms(it, &p, fp8);
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    if (!sel[i] || !precision_member(c, &st->kernels[i], fp8)) continue;
+    sm_item_kernel(c, st->kernels[i].name);
+    const char *fam = an_row_roofline(st, &st->kernels[i])->family; /* one family: named */
+    it->what = i == p.top ? fam : it->what && !strcmp(it->what, fam) ? it->what : NULL;
+    if (i != p.top) sm_item_more(it, "kernel", st->id, i);
   }
-  if (it->n_shares) it->together_us = bounds > overlap ? bounds - overlap : 0;
 }
 
-void sm_shared_bounds(const an_report *rep, an_summary_item *v, size_t n) {
-  for (size_t j = 1; j < n; j++) shares_of(rep, v, j);
+/* After the roofline items: when the stage's precision members take
+ * summary.precision_min_pct of the step, each tuning item naming some takes FP8 as its
+ * alternative, and the rest are one precision item. */
+void sm_precision_item(sm_ctx *c) {
+  const an_stage_report *st = c->g.st;
+  double fp8 = fp8_peak(c);
+  bool *sel = calloc(st->n_kernels ? 2 * st->n_kernels : 1, sizeof *sel);
+  if (!sel) {
+    c->nomem = true;
+    return;
+  }
+  bool *taken = sel + st->n_kernels;
+  for (size_t i = 0; i < st->n_kernels; i++) sel[i] = true;
+  prec_sum all = precision_over(c, sel, fp8);
+  if (all.n && c->g.step_us > 0 &&
+      all.t / c->g.step_us * 100.0 >= c->s->summary_precision_min_pct) {
+    for (size_t j = 0; j < c->n; j++) tuning_alternative(c, j, fp8, sel, taken);
+    for (size_t i = 0; i < st->n_kernels; i++) sel[i] = !taken[i];
+    precision_rest(c, sel, fp8);
+  }
+  free(sel);
 }

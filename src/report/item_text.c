@@ -129,24 +129,48 @@ static void evidence(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   }
 }
 
-/* " Shares N kernels with item I (and J): together at most X ms/step." on the later of a
- * precision and a tuning item (their bounds do not add). */
-static void shares(const an_summary_item *it, rp_part_fn fn, void *ctx) {
-  if (!it->n_shares) return;
-  char b[160], t[48];
-  snprintf(b, sizeof b, " Shares %zu kernel%s with item%s ", it->shared_kernels,
-           it->shared_kernels == 1 ? "" : "s", it->n_shares == 1 ? "" : "s");
+bool rp_item_alternative(const an_summary_item *it, an_summary_item *alt) {
+  if (it->alt_us <= 0) return false;
+  *alt = (an_summary_item){.kind = it->kind,
+                           .action = AN_ACTION_FEWER_BYTES,
+                           .basis = AN_BASIS_PRECISION,
+                           .stage_id = it->stage_id,
+                           .stage_label = it->stage_label,
+                           .roofline = it->roofline,
+                           .what = it->roofline ? it->roofline->family : NULL,
+                           .count = it->alt_count,
+                           .at_stake_us = it->alt_us,
+                           .basis_us = it->alt_basis_us,
+                           .detail_us = it->alt_mem_us,
+                           .step_us = it->step_us,
+                           .n_steps = it->n_steps,
+                           .share_pct = it->step_us > 0 ? it->alt_us / it->step_us * 100.0 : 0,
+                           .prec_terms = it->prec_terms,
+                           .prec_peak_pct = it->prec_peak_pct,
+                           .prec_peak_tflops = it->prec_peak_tflops,
+                           .prec_fp8_tflops = it->prec_fp8_tflops};
+  return true;
+}
+
+/* " Alternative: ACTION: at most X ms/step (S% of the step); basis: B. Both together at
+ * most Y ms/step." on a tuning item whose kernels FP8 also speeds up: one item per kernel
+ * set (issue 28), tuning first (no numerics change), FP8 with its own bound. */
+static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
+  an_summary_item alt;
+  if (!rp_item_alternative(it, &alt)) return;
+  char basis[RP_BASIS_BYTES], b[96], t[48];
+  text(fn, ctx, " Alternative: ");
+  text(fn, ctx, rp_summary_action(&alt, w));
+  text(fn, ctx, ": at most ");
+  rp_fmt_ms(t, sizeof t, alt.at_stake_us);
+  strcat(t, " ms/step");
+  fn(ctx, RP_PART_BOUND, t, NULL);
+  snprintf(b, sizeof b, " (%.1f%% of the step); basis: ", alt.share_pct);
   text(fn, ctx, b);
-  for (size_t k = 0; k < it->n_shares; k++) {
-    snprintf(b, sizeof b, "%s%zu",
-             k == 0                  ? ""
-             : k + 1 == it->n_shares ? " and "
-                                     : ", ",
-             it->shares[k]);
-    text(fn, ctx, b);
-  }
+  rp_summary_basis(&alt, basis, sizeof basis);
+  fn(ctx, RP_PART_BASIS, basis, NULL);
   rp_fmt_ms(t, sizeof t, it->together_us);
-  snprintf(b, sizeof b, ", so the bounds do not add: together at most %s ms/step.", t);
+  snprintf(b, sizeof b, ". Both together: at most %s ms/step.", t);
   text(fn, ctx, b);
 }
 
@@ -159,7 +183,7 @@ void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void
   text(fn, ctx, "; basis: ");
   fn(ctx, RP_PART_BASIS, basis, NULL);
   text(fn, ctx, ".");
-  shares(it, fn, ctx);
+  alternative(it, w, fn, ctx);
   evidence(it, fn, ctx);
 }
 

@@ -29,6 +29,10 @@ typedef void (*rp_part_fn)(void *ctx, rp_part part, const char *text, const char
  * the line's end are the format's own. */
 void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx);
 
+/* A tuning item's FP8 alternative (an_summary_item.alt_us) as a precision item of its
+ * own, for its words (action, basis); false when it has none. */
+bool rp_item_alternative(const an_summary_item *it, an_summary_item *alt);
+
 /* The item's line as plain text (names and kernels as they are, links by their label), the
  * JSON report's "text"; malloc'd, NULL when out of memory. */
 char *rp_item_text(const an_summary_item *it, an_workload w);

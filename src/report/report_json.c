@@ -452,18 +452,19 @@ static bool item_rows_json(cJSON *o, const an_summary_item *it) {
   return v != NULL;
 }
 
-/* "shares": the earlier items a precision or tuning item names kernels of, and their
- * joint bound; null when none. */
-static bool item_shares_json(cJSON *o, const an_summary_item *it) {
-  if (!it->n_shares) return cJSON_AddNullToObject(o, "shares") != NULL;
-  cJSON *x = cJSON_AddObjectToObject(o, "shares");
-  cJSON *v = x ? cJSON_AddArrayToObject(x, "items") : NULL;
-  for (size_t k = 0; v && k < it->n_shares; k++) {
-    cJSON *n = cJSON_CreateNumber((double)it->shares[k]);
-    if (!n) return false;
-    cJSON_AddItemToArray(v, n);
-  }
-  return v && cJSON_AddNumberToObject(x, "kernels", (double)it->shared_kernels) &&
+/* "alternative": a tuning item's FP8 lever on its kernels (item_text.h), its words, bound
+ * and basis, and what both win together; null when none. */
+static bool item_alternative_json(cJSON *o, const an_summary_item *it, an_workload w) {
+  an_summary_item alt;
+  if (!rp_item_alternative(it, &alt)) return cJSON_AddNullToObject(o, "alternative") != NULL;
+  char basis[RP_BASIS_BYTES];
+  rp_summary_basis(&alt, basis, sizeof basis);
+  cJSON *x = cJSON_AddObjectToObject(o, "alternative");
+  return x && cJSON_AddStringToObject(x, "action_text", rp_summary_action(&alt, w)) &&
+         cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(alt.at_stake_us)) &&
+         cJSON_AddStringToObject(x, "basis_text", basis) &&
+         cJSON_AddNumberToObject(x, "basis_us_per_step", an_round3(alt.basis_us)) &&
+         cJSON_AddNumberToObject(x, "kernels", (double)alt.count) &&
          cJSON_AddNumberToObject(x, "together_us_per_step", an_round3(it->together_us));
 }
 
@@ -488,7 +489,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
          cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w) &&
          item_rows_json(o, it) && add_str_or_null(o, "lever", it->lever) &&
-         add_str_or_null(o, "lever_op", it->lever_op) && item_shares_json(o, it);
+         add_str_or_null(o, "lever_op", it->lever_op) && item_alternative_json(o, it, w);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

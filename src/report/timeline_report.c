@@ -419,9 +419,9 @@ char *rp_step_categories(const an_stage_report *st, const te_rules *rules) {
 static const char *precision_action(unsigned terms) {
   static const char *const by_terms[8] = {
       [AN_PREC_COMPUTE] =
-          "Compute in a lower precision: FP8 weights and activations run these "
-          "compute-bound kernels at the device's FP8 peak (a numerics change: "
-          "check the accuracy)",
+          "Compute in a lower precision: FP8 operands run these compute-bound "
+          "kernels at the device's FP8 peak (a numerics change: check the "
+          "accuracy)",
       [AN_PREC_WEIGHTS] =
           "Move fewer bytes with a lower precision: FP8 weights (a numerics "
           "change: check the accuracy)",
@@ -432,13 +432,13 @@ static const char *precision_action(unsigned terms) {
           "Move fewer bytes with a lower precision: FP8 weights, an "
           "FP8 KV cache (a numerics change: check the accuracy)",
       [AN_PREC_COMPUTE | AN_PREC_WEIGHTS] =
-          "Lower the precision: FP8 compute for the compute-bound kernels, FP8 weights for the "
+          "Lower the precision: FP8 operands for the compute-bound kernels, FP8 weights for the "
           "memory-bound GEMMs (a numerics change: check the accuracy)",
       [AN_PREC_COMPUTE | AN_PREC_KV] =
-          "Lower the precision: FP8 compute for the compute-bound kernels, an FP8 KV cache for "
+          "Lower the precision: FP8 operands for the compute-bound kernels, an FP8 KV cache for "
           "the memory-bound attention (a numerics change: check the accuracy)",
       [AN_PREC_COMPUTE | AN_PREC_WEIGHTS | AN_PREC_KV] =
-          "Lower the precision: FP8 compute for the compute-bound kernels, FP8 weights and an "
+          "Lower the precision: FP8 operands for the compute-bound kernels, FP8 weights and an "
           "FP8 KV cache for the memory-bound ones (a numerics change: check the accuracy)",
   };
   const char *t = by_terms[terms & 7u];
@@ -992,11 +992,11 @@ static void precision_levers(const an_summary_item *it, bool compute, const char
                              size_t cap) {
   const char *weights = "FP8 weights halve the bytes the memory-bound GEMMs read";
   const char *kv = "an FP8 KV cache halves what the memory-bound attention reads";
-  char run[160] = "";
+  char run[192] = "";
   if (compute)
     snprintf(run, sizeof run,
-             "FP8 weights and activations run the compute-bound ones at the %.0f TFLOP/s FP8 "
-             "peak, %.3gx the %s one",
+             "FP8 operands (a GEMM's weights and activations, attention's Q, K and V) run the "
+             "compute-bound ones at the %.0f TFLOP/s FP8 peak, %.3gx the %s one",
              it->prec_fp8_tflops, it->prec_fp8_tflops / it->prec_peak_tflops, dt);
   bool w = it->prec_terms & AN_PREC_WEIGHTS, k = it->prec_terms & AN_PREC_KV;
   snprintf(b, cap, "%s%s%s%s%s", run, *run && w ? "; " : "", w ? weights : "",
@@ -1010,7 +1010,8 @@ static void precision_levers(const an_summary_item *it, bool compute, const char
 static void precision_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   const an_roofline *f = it->roofline;
   const char *dt = f && f->dtype ? f->dtype : "16-bit";
-  char mem[32], split[160], how[320], won[96], rate[96] = "";
+  const char *their = it->count == 1 ? "its" : "their";
+  char mem[32], split[160], how[384], won[96], rate[96] = "";
   rp_fmt_ms(mem, sizeof mem, it->detail_us);
   double pct = it->step_us > 0 ? it->basis_us / it->step_us * 100.0 : 0;
   bool all_mem = !(it->prec_terms & AN_PREC_COMPUTE), no_mem = it->detail_us <= 0;
@@ -1028,16 +1029,17 @@ static void precision_basis(const an_summary_item *it, const char *x, char *b, s
   precision_levers(it, compute, dt, how, sizeof how);
   double cut = compute ? (1.0 - it->prec_peak_tflops / it->prec_fp8_tflops) * 100.0 : 50.0;
   if (all_mem || (cut > 49.5 && cut < 50.5)) /* FP8 doubles the peak (H100, MI300X) */
-    snprintf(won, sizeof won, "half their time");
+    snprintf(won, sizeof won, "half %s time", their);
   else if (no_mem)
-    snprintf(won, sizeof won, "%.0f%% of their time", cut);
+    snprintf(won, sizeof won, "%.0f%% of %s time", cut, their);
   else
     snprintf(won, sizeof won, "half the memory-bound time and %.0f%% of the rest", cut);
   snprintf(b, cap,
-           "%zu %s %s kernel%s %s ms/step (%.0f%% of the step), %s; none runs in FP8 or FP4 "
-           "yet: %s: at most %s at their present efficiency",
+           "%zu %s %s kernel%s %s ms/step (%.0f%% of the step), %s; %s in FP8 or FP4 yet: %s: at "
+           "most %s at %s present efficiency",
            it->count, dt, it->what ? it->what : "GEMM and attention",
-           it->count == 1 ? " takes" : "s take", x, pct, split, how, won);
+           it->count == 1 ? " takes" : "s take", x, pct, split,
+           it->count == 1 ? "it does not run" : "none runs", how, won, their);
 }
 
 /* An investigate item: its share, what is unknown, what to read. */

@@ -101,9 +101,6 @@
  * items-12 defect 2). Past it a row is still merged, and the line counts it ("and N more
  * rows"): hf_qwen's eager chain merges 9 kernel and fusion rows. */
 #define AN_ITEM_MORE 8u
-/* Earlier items a roofline or precision item shares kernels with (an_summary_item.shares):
- * one precision item and a tuning item per op family (GEMM, grouped GEMM, attention). */
-#define AN_ITEM_SHARES 4u
 /* Python locations an eager-chain item names as where its time sits (an_summary_item.frames),
  * largest first; the others are counted in the kernel rows' sites. */
 #define AN_ITEM_FRAMES 3u

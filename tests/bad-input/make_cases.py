@@ -63,12 +63,10 @@ LIMITS_ELSEWHERE = {
     "RP_ITEM_ROWS_SHOWN": "rows a report lists, not an input limit: tests/unit/test_timeline.c "
                           "summary pooled_item_links_every_row",
     "AN_ITEM_MORE": "evidence rows an item links, not an input limit: a merged row past it "
-                    "is merged unlinked; tests/golden/check_bounds.py check_context_row "
+                    "is merged and counted on the line (tests/unit/test_report.c "
+                    "evidence_past_the_link_limit_is_counted); tests/golden/check_bounds.py "
+                    "check_context_row "
                     "(hta_multistream5_a100: the gradient reduce's item links its W row)",
-    "AN_ITEM_SHARES": "earlier items a precision or tuning item names, not an input limit: "
-                      "one precision item and one tuning item per op family share kernels; "
-                      "tests/unit/test_timeline.c summary tests, golden layout pins "
-                      "(sglang_qwen3_8b_decode_mi300x items 2 and 3)",
     "AN_ITEM_FRAMES": "Python locations a chain item names, not an input limit: the rest stay "
                       "in the kernel rows' sites; tests/golden/check_item_text.py (hf item 1)",
     "AN_TEMPLATE_ARGS_MAX": "a name past it is not split (its kernel is never paired by its "

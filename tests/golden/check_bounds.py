@@ -40,7 +40,10 @@ It checks from the JSON report alone:
   wait item's basis and instance count equal its collectives' sums, its bound at most
   their wait or the rank loss the Ranks section measured, and never more than a loss it
   quotes; a chain's basis and count are its kernels' sums; no two items of a stage take
-  the same part of a row.
+  the same part of a row;
+- one item per root cause: no kernel in two items of a stage (a wait item's collectives
+  aside); a tuning item's FP8 alternative stays within its basis, and both together win
+  at least the larger bound and at most their sum.
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
@@ -289,30 +292,35 @@ def check_per_step(where, st, fail):
             fail(f"{where}: {k['name'][:60]} per_step_us {k['per_step_us']} != steps_us {k['steps_us']} / {steps}")
 
 
-def check_shares(where, it, items, fail):
-    """A precision or tuning item that shares kernels with earlier items (their bounds do
-    not add): the earlier items are of its stage and share them, and what they win together
-    is at least the largest of their bounds and under their sum (review 10 defect 2)."""
-    sh = it.get("shares")
-    if not sh:
+def check_alternative(where, it, fail):
+    """A tuning item's FP8 alternative (one item per kernel set, issue 28): its bound within
+    its basis, its kernels among the item's, and what both win together at least the larger
+    of the two bounds and at most their sum."""
+    alt = it.get("alternative")
+    if not alt:
         return
-    own = set(it["kernels"])
-    bounds = [it["bound_us_per_step"]]
-    shared = 0
-    for n in sh["items"]:
-        if not 1 <= n < len(items) + 1 or items[n - 1] is it:
-            fail(f"{where}: shares item {n}, not an earlier item")
-            return
-        o = items[n - 1]
-        if o["stage"] != it["stage"]:
-            fail(f"{where}: shares item {n} of another stage")
-        shared += len(own & set(o["kernels"]))
-        bounds.append(o["bound_us_per_step"])
-    if shared != sh["kernels"] or not shared:
-        fail(f"{where}: shares {sh['kernels']} kernels, its items name {shared} of its own")
-    x = sh["together_us_per_step"]
+    if alt["bound_us_per_step"] > alt["basis_us_per_step"] + EPS:
+        fail(f"{where}: alternative bound {alt['bound_us_per_step']} us > its basis {alt['basis_us_per_step']} us")
+    if alt["kernels"] > len(it["kernels"]):
+        fail(f"{where}: alternative on {alt['kernels']} kernels, the item names {len(it['kernels'])}")
+    bounds = [it["bound_us_per_step"], alt["bound_us_per_step"]]
+    x = alt["together_us_per_step"]
     if x > sum(bounds) + EPS or x < max(bounds) - EPS:
-        fail(f"{where}: together {x} us not between the largest bound {max(bounds)} and their sum {sum(bounds):.3f}")
+        fail(f"{where}: together {x} us not between the larger bound {max(bounds)} and their sum {sum(bounds):.3f}")
+
+
+def check_one_item_per_kernel(label, items, fail):
+    """One item per root cause (issue 28): no kernel is named by two items of a stage, but
+    a wait item's collectives (its root cause is the rank the others wait for, not the
+    collective that absorbs it)."""
+    seen = {}
+    for it in items:
+        if it["kind"] == "wait":
+            continue
+        for k in it["kernels"]:
+            o = seen.setdefault((it["stage"], k), it["anchor"])
+            if o != it["anchor"]:
+                fail(f"{label}: {k[:60]} in two items ({o}, {it['anchor']})")
 
 
 def check_report(label, rep, fail):
@@ -329,11 +337,12 @@ def check_report(label, rep, fail):
             check_steps(f"{label} {st['stage']}", tl, windows.get(st["stage"]), fail)
     stages = {st["stage"]: st for st in rep.get("stages", [])}
     claimed = {}
+    check_one_item_per_kernel(label, rep.get("summary", []), fail)
     for it in rep.get("summary", []):
         where = f"{label} {it['anchor']}"
         check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
         check_context_row(where, it, stages[it["stage"]], fail)
-        check_shares(where, it, rep.get("summary", []), fail)
+        check_alternative(where, it, fail)
         b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
         if b > basis + EPS:
             fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")

@@ -443,3 +443,47 @@ Test(report, evidence_past_the_link_limit_is_counted) {
                      "%s", s);
   free(s);
 }
+
+/* A tuning item whose kernels FP8 also speeds up carries FP8 as its alternative, with its
+ * own bound and what both win together, in one line (issue 28: the same kernel is never in
+ * two items; audit 12 gap 1). Figures of SGLang Qwen3-8B decode's GEMM item. */
+Test(report, tuning_item_states_its_fp8_alternative) {
+  an_roofline f = {.limiter = AN_LIMIT_MEMORY, .dtype = "bf16", .family = "gemm"};
+  an_summary_item it = {.kind = AN_SUMMARY_KERNEL,
+                        .action = AN_ACTION_TUNE_KERNEL,
+                        .basis = AN_BASIS_ROOFLINE,
+                        .roofline = &f,
+                        .stage_id = "decode",
+                        .stage_label = "decode",
+                        .anchor = "kernel-decode-0",
+                        .count = 5,
+                        .what = "gemm",
+                        .at_stake_us = 1940,
+                        .basis_us = 5780,
+                        .step_us = 10450,
+                        .n_steps = 1,
+                        .alt_us = 2890,
+                        .alt_basis_us = 5780,
+                        .alt_mem_us = 5780,
+                        .alt_count = 5,
+                        .together_us = 3860,
+                        .prec_terms = AN_PREC_WEIGHTS};
+  an_summary_item alt;
+  cr_assert(rp_item_alternative(&it, &alt));
+  cr_assert_float_eq(alt.share_pct, 2890.0 / 10450 * 100, 1e-9);
+  char *s = rp_item_text(&it, AN_WORKLOAD_SERVING);
+  cr_assert_not_null(s);
+  cr_assert_not_null(strstr(s,
+                            "Alternative: Move fewer bytes with a lower precision: FP8 weights "
+                            "(a numerics change: check the accuracy): at most 2.89 ms/step "
+                            "(27.7% of the step); basis: 5 bf16 gemm kernels take 5.78 ms/step"),
+                     "%s", s);
+  cr_assert_not_null(strstr(s, "Both together: at most 3.86 ms/step."), "%s", s);
+  cr_assert_null(strstr(s, "KV cache"), "%s", s);
+  free(s);
+  it.alt_us = 0; /* none: no such words */
+  cr_assert_not(rp_item_alternative(&it, &alt));
+  s = rp_item_text(&it, AN_WORKLOAD_SERVING);
+  cr_assert_null(strstr(s, "Alternative"), "%s", s);
+  free(s);
+}
