@@ -137,6 +137,9 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
   out->framework_defaulted = r->run.framework.source == AN_SOURCE_DEFAULT;
   out->model = r->run.context.model.value;
   out->world_size = r->limits.world_size;
+  out->rank = r->limits.trace_rank;
+  out->device = r->limits.trace_device;
+  out->host = r->limits.trace_host;
   out->gpu = r->run.context.gpu.value;
   out->n_ranks = report_ranks(r);
   for (size_t i = 0; i < r->n_stages; i++) {
@@ -808,6 +811,7 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   floor_t f = stage_floor(b, a, set, out);
   out->noise_pct = f.pct;
   out->noise_us = f.us;
+  out->unresolved = f.pct > set->diff_resolve_max_floor_pct;
   const an_diff_kernel *bk = b ? b->kernels : none, *ak = a ? a->kernels : none;
   size_t nbk = b ? b->n_kernels : 0, nak = a ? a->n_kernels : 0;
   out->stage = a ? a->stage : b->stage;
@@ -856,7 +860,17 @@ static void tally(an_diff_report *r) {
     r->n_steps_differ += both && s->before_steps != s->after_steps;
     r->n_steps_unknown += !both && (s->before_steps || s->after_steps);
   }
-  if (r->incomparable) r->n_regressions = 0;
+  r->n_slower = r->n_regressions;
+  if (r->incomparable || (r->identity_differs & AN_DIFF_RANK_DIFFERS)) r->n_regressions = 0;
+}
+
+/* Whose traces the tables read, where both sides state it: another rank, host or GPU. */
+static unsigned identity_differs(const an_diff_input *b, const an_diff_input *a) {
+  unsigned why = 0;
+  if (b->rank >= 0 && a->rank >= 0 && b->rank != a->rank) why |= AN_DIFF_RANK_DIFFERS;
+  if (b->host && a->host && strcmp(b->host, a->host) != 0) why |= AN_DIFF_HOST_DIFFERS;
+  if (b->device >= 0 && a->device >= 0 && b->device != a->device) why |= AN_DIFF_DEVICE_DIFFERS;
+  return why;
 }
 
 /* Other hardware or another world size: the runs do not compare kernel by kernel. */
@@ -916,11 +930,15 @@ static void fill_inputs(an_diff_report *r, const an_diff_side *before, const an_
                                    .framework_defaulted = x->framework_defaulted,
                                    .n_ranks = x->n_ranks,
                                    .world_size = x->world_size,
+                                   .rank = x->rank,
+                                   .device = x->device,
+                                   .host = x->host,
                                    .graph_pct = graph_pct(x),
                                    .gemm_dtype = dtype,
                                    .gemm_dtype_pct = dtype_pct};
   }
   r->incomparable = incomparable(&r->inputs[0], &r->inputs[1]);
+  r->identity_differs = identity_differs(&r->inputs[0], &r->inputs[1]);
 }
 
 an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
@@ -950,6 +968,7 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
   out->report.noise_floor_pct = set->diff_noise_floor_pct;
   out->report.noise_floor_us = set->diff_noise_floor_us;
   out->report.category_kernels_pct = set->diff_category_kernels_pct;
+  out->report.resolve_max_floor_pct = set->diff_resolve_max_floor_pct;
   tally(&out->report);
   return AN_OK;
 }

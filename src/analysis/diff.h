@@ -79,6 +79,8 @@ typedef struct an_diff_side {
                                           blank-name GPU: the report names it, rp_gpu) */
   bool framework_defaulted;            /* nothing detected the framework: the packs' default */
   long world_size;                     /* distributedInfo.world_size; 0 unknown */
+  long rank, device;                   /* the tables' trace's rank and GPU index; -1 unknown */
+  const char *host;                    /* its host_name; NULL unknown */
   size_t n_ranks;                      /* ranks of its Ranks sections; 0: one rank */
   size_t n_stages;
   an_diff_side_stage *stages;

@@ -1459,6 +1459,13 @@ typedef struct an_trace_limits {
   /* A directory run checks every rank it read, not only the tables' (an_rank_row.filtered):
    * of its ranks_read distinct ranks, filtered_ranks are filtered. */
   size_t ranks_read, filtered_ranks;
+  /* Who the tables' trace (the first formal one) is: its distributedInfo.rank (-1: not
+   * stated), its host_name (NULL: none) and the GPU its chosen kernels ran on (Kineto
+   * writes a kernel's device index as its pid; -1: not a device index). A diff of two
+   * runs says when these differ (a rank is not another run). */
+  long trace_rank;
+  const char *trace_host;
+  long trace_device;
 } an_trace_limits;
 
 /* ------------------------------------------------------------------ execution facts */
@@ -1880,6 +1887,9 @@ typedef struct an_diff_stage {
   bool per_step;                            /* both known: every time of the stage is per step */
   double noise_pct, noise_us;               /* the stage's floor: a change below either is noise */
   an_noise_source noise_source;
+  bool unresolved; /* noise_pct above diff.resolve_max_floor_pct: a change under the floor
+                      cannot be told from noise, so its rows are not resolved (their change
+                      stays AN_DIFF_SAME: neither a regression nor ruled out) */
   /* a data floor (steps or ranks): the run whose spread sets it (false: before), how many
    * values (its steps or ranks) and their range, us (the steps' GPU time, or the ranks'
    * work: busy less wait) */
@@ -1915,6 +1925,8 @@ typedef struct an_diff_input {
   bool framework_defaulted;            /* the framework is the packs' default, not detected */
   size_t n_ranks;                      /* ranks of its Ranks sections (0: one rank) */
   long world_size;                     /* distributedInfo.world_size; 0 unknown */
+  long rank, device;                   /* the tables' trace's rank and GPU index; -1 unknown */
+  const char *host;                    /* its host_name; NULL unknown */
   double graph_pct; /* share of the kernel time in the steps replayed from graphs; -1 unknown */
   const char *gemm_dtype; /* the number format of most of its matrix products' roofline time
                              ("bf16"); NULL when no GEMM row has one */
@@ -1928,6 +1940,16 @@ enum {
   AN_DIFF_WORLD_DIFFERS = 1u << 1 /* both state distributedInfo.world_size, and it differs */
 };
 
+/* Whose traces the two runs' tables read, where both sides state it and it differs
+ * (an_diff_report.identity_differs). Another rank of the same job is not another run: a
+ * rank-to-rank difference (its share of the work, its waits for the others) would read as
+ * what changed, so no row counts as a regression when the ranks differ. */
+enum {
+  AN_DIFF_RANK_DIFFERS = 1u << 0,  /* distributedInfo.rank */
+  AN_DIFF_HOST_DIFFERS = 1u << 1,  /* host_name */
+  AN_DIFF_DEVICE_DIFFERS = 1u << 2 /* the GPU index the kernels ran on */
+};
+
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */
 typedef struct an_diff_report {
   const char *before, *after; /* the inputs as named */
@@ -1938,11 +1960,16 @@ typedef struct an_diff_report {
                                              least floor of every stage */
   double category_kernels_pct;            /* diff.category_kernels_pct: a category moves as
                                              its kernels do when they carry this share */
-  unsigned incomparable;  /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
-  size_t n_regressions;   /* step spans, stage totals and kernel rows slower beyond their floor
-                             (0 when incomparable) */
-  size_t n_steps_differ;  /* stages whose runs profiled different step counts */
-  size_t n_steps_unknown; /* stages where one run knows its steps and the other not */
+  double resolve_max_floor_pct;           /* diff.resolve_max_floor_pct: a stage floor wider
+                                             than this resolves no change under it */
+  unsigned incomparable;     /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
+  unsigned identity_differs; /* AN_DIFF_RANK/HOST/DEVICE_DIFFERS bits; with the rank's,
+                                nothing counts as a regression either */
+  size_t n_regressions;      /* step spans, stage totals and kernel rows slower beyond their floor
+                                (0 when incomparable or the ranks differ) */
+  size_t n_slower;           /* the same rows, counted or not */
+  size_t n_steps_differ;     /* stages whose runs profiled different step counts */
+  size_t n_steps_unknown;    /* stages where one run knows its steps and the other not */
 } an_diff_report;
 
 /* Sections later work adds (declared so the report grows without reshaping). */

@@ -1112,6 +1112,38 @@ static long world_size(const run_state *r) {
   return w;
 }
 
+/* A Kineto kernel's pid is its device index: the chosen pid when it is the id of a device
+ * the trace lists (deviceProperties), else -1 (an OS process id, or no device list). */
+static long device_of_pid(const tr_trace_meta *m, const char *pid) {
+  if (!m || !pid || *pid < '0' || *pid > '9') return -1;
+  char *end = NULL;
+  long v = strtol(pid, &end, 10);
+  for (size_t d = 0; !*end && d < m->n_devices; d++)
+    if (m->devices[d].id == (int64_t)v) return v;
+  return -1;
+}
+
+/* Who the tables' trace is (an_trace_limits.trace_rank, _host, _device): the first formal
+ * trace that states a rank, else the first one read. */
+static void trace_identity(run_state *r, an_trace_limits *l) {
+  l->trace_rank = l->trace_device = -1;
+  const side *fm = &r->formal;
+  size_t at = fm->n;
+  for (size_t i = 0; i < fm->n && at == fm->n; i++) {
+    const tr_trace_meta *m = fm->traces[i] ? tr_trace_meta_get(fm->traces[i]) : NULL;
+    if (m && m->rank != TR_NO_ID && m->rank >= 0) at = i;
+  }
+  for (size_t i = 0; i < fm->n && at == fm->n; i++)
+    if (fm->traces[i]) at = i;
+  if (at == fm->n) return;
+  tr_trace *t = fm->traces[at];
+  const tr_trace_meta *m = tr_trace_meta_get(t);
+  if (m && m->rank != TR_NO_ID && m->rank >= 0) l->trace_rank = (long)m->rank;
+  const char *host = m && m->host_name ? tr_str_get(t, m->host_name) : NULL;
+  if (host && *host) l->trace_host = an_strtab_intern(r->strings, host, strlen(host));
+  if (fm->views[at].pid) l->trace_device = device_of_pid(m, tr_str_get(t, fm->views[at].pid));
+}
+
 /* Whether the formal traces were filtered to GPU work (analysis/trace_filter.h): the
  * Limits then say the host time nothing recorded was dropped by the filter. */
 static an_status trace_filter_limits(run_state *r) {
@@ -1159,6 +1191,7 @@ static an_status assemble(run_state *r, double kernel_min_share) {
   r->report.hints = r->hints;
   r->report.n_hints = r->n_hints;
   r->report.limits.world_size = world_size(r);
+  trace_identity(r, &r->report.limits);
   if (trace_filter_limits(r) != AN_OK) return AN_ERR_NOMEM;
   an_summary_limits(&r->report, te_rules_settings(r->rules));
   if (an_summary_build(&r->report, r->stages, r->rules, &r->summary) != AN_OK)

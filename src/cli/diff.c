@@ -79,6 +79,13 @@ static int gate(const an_diff_report *d) {
             rp_diff_incomparable_why(d->incomparable), TRIAGE_EXIT_NOT_COMPARABLE);
     return TRIAGE_EXIT_NOT_COMPARABLE;
   }
+  if (d->identity_differs & AN_DIFF_RANK_DIFFERS) {
+    fprintf(stderr,
+            "triage: diff: the traces are of different ranks (rank %ld -> rank %ld): "
+            "--fail-on regression cannot judge these runs (exit %d)\n",
+            d->inputs[0].rank, d->inputs[1].rank, TRIAGE_EXIT_NOT_COMPARABLE);
+    return TRIAGE_EXIT_NOT_COMPARABLE;
+  }
   return d->n_regressions ? TRIAGE_EXIT_REGRESSION : TRIAGE_EXIT_OK;
 }
 

@@ -13,11 +13,15 @@
 #include "report/text.h"
 #include "util/file.h"
 
-/* counts: the runs compare, so a slower row is a regression (not comparable: only slower). */
-static const char *change_word(an_diff_change c, bool counts) {
+/* How a change is worded: WORD_COUNTS, the runs compare, so a slower row is a regression
+ * (not comparable: only slower); WORD_UNRESOLVED, the stage's floor is too wide to tell a
+ * change from noise (an_diff_stage.unresolved), so a row within it is not resolved rather
+ * than "within noise". */
+enum { WORD_COUNTS = 1u, WORD_UNRESOLVED = 2u };
+static const char *change_word(an_diff_change c, unsigned how) {
   switch (c) {
     case AN_DIFF_SLOWER:
-      return counts ? "slower (regression)" : "slower";
+      return how & WORD_COUNTS ? "slower (regression)" : "slower";
     case AN_DIFF_FASTER:
       return "faster";
     case AN_DIFF_NEW:
@@ -29,12 +33,23 @@ static const char *change_word(an_diff_change c, bool counts) {
     case AN_DIFF_SAME:
       break;
   }
-  return "within noise";
+  return how & WORD_UNRESOLVED ? "not resolved" : "within noise";
+}
+
+/* Whether a slower row is a regression: the runs compare, and their tables read the same
+ * rank (another rank's share of the work is not what changed). */
+static unsigned counts(const an_diff_report *d) {
+  return !d->incomparable && !(d->identity_differs & AN_DIFF_RANK_DIFFERS) ? WORD_COUNTS : 0;
+}
+
+/* The words of a stage's rows: the diff's, and whether its floor resolves a change. */
+static unsigned stage_words(const an_diff_report *d, const an_diff_stage *s) {
+  return counts(d) | (s->unresolved ? WORD_UNRESOLVED : 0);
 }
 
 /* The shared columns of every row: before, after, delta (ms), delta (%), change. A new
  * row has no relative change ("-"). */
-static int cols_md(FILE *f, const an_diff_row *r, bool counts) {
+static int cols_md(FILE *f, const an_diff_row *r, unsigned how) {
   bool ok = fputs(" | ", f) != EOF && rp_md_ms(f, r->before_us, false) == 0 &&
             fputs(" | ", f) != EOF && rp_md_ms(f, r->after_us, false) == 0 &&
             fputs(" | ", f) != EOF && rp_md_ms(f, r->delta_us, true) == 0 && fputs(" | ", f) != EOF;
@@ -42,7 +57,7 @@ static int cols_md(FILE *f, const an_diff_row *r, bool counts) {
     ok = r->change == AN_DIFF_NEW && !r->still_runs ? fputs("-", f) != EOF
                                                     : rp_md_pct(f, r->delta_pct, true) == 0;
   char buf[RP_DIFF_WORD_BYTES];
-  const char *word = rp_diff_overlap_word(r, change_word(r->change, counts), buf, sizeof buf);
+  const char *word = rp_diff_overlap_word(r, change_word(r->change, how), buf, sizeof buf);
   ok = ok && fprintf(f, " | %s", word) >= 0;
   if (ok && r->has_wait) /* the wait part of a collective: a wait change is no regression */
     ok = fputs(" (wait ", f) != EOF && rp_md_ms(f, r->before_wait_us, false) == 0 &&
@@ -71,7 +86,7 @@ static char **display_names(const rp_names *nm, const an_diff_row *r, size_t n) 
 
 /* Kernel (or overlap) rows [from, to) of r, numbered from 1 when numbered. */
 static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_t from, size_t to,
-                        bool counts, const char *first_col, bool per_step) {
+                        unsigned how, const char *first_col, bool per_step) {
   char **shown = display_names(nm, r + from, to - from);
   int rc = fprintf(f, "\n| # | %s | Category |" COLS_HEAD "| ---: | --- | --- |" COLS_RULE,
                    first_col, COLS_ARGS(per_step)) < 0
@@ -83,41 +98,49 @@ static int kernel_table(FILE *f, const rp_names *nm, const an_diff_row *r, size_
                  fputs(" | ", f) == EOF ||
                  rp_md_cell_text(f, r[i].category ? r[i].category : "-") != 0
              ? -1
-             : cols_md(f, &r[i], counts);
+             : cols_md(f, &r[i], how);
   }
   if (shown) rp_names_table_free(shown, to - from);
   return rc;
 }
 
-static int categories_md(FILE *f, const an_diff_stage *s, bool counts) {
+static int categories_md(FILE *f, const an_diff_stage *s, unsigned how) {
   if (fprintf(f, "\n### Categories: %s\n\n| Category |" COLS_HEAD "| --- |" COLS_RULE, s->label,
               COLS_ARGS(s->per_step)) < 0)
     return -1;
   for (size_t i = 0; i < s->n_categories; i++)
     if (fputs("| ", f) == EOF ||
         rp_md_cell_text(f, s->categories[i].name[0] ? s->categories[i].name : "-") != 0 ||
-        cols_md(f, &s->categories[i], counts) != 0)
+        cols_md(f, &s->categories[i], how) != 0)
       return -1;
   return 0;
 }
 
 /* Kernels beyond the noise floor (they sort first), then those within it. */
-static int kernels_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
+static int kernels_md(FILE *f, const rp_names *nm, const an_diff_stage *s, unsigned how,
+                      double resolve_max_pct) {
   size_t changed = 0;
   while (changed < s->n_kernels && s->kernels[changed].change != AN_DIFF_SAME) changed++;
   if (fprintf(f, "\n### Kernels that changed: %s\n", s->label) < 0) return -1;
   if (!changed && fputs("\nNo kernel changed beyond the noise floor.\n", f) == EOF) return -1;
-  if (changed && kernel_table(f, nm, s->kernels, 0, changed, counts, "Kernel", s->per_step) != 0)
+  if (changed && kernel_table(f, nm, s->kernels, 0, changed, how, "Kernel", s->per_step) != 0)
     return -1;
   if (changed == s->n_kernels) return 0;
-  if (fprintf(f, "\n### Kernels within noise: %s\n", s->label) < 0) return -1;
-  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, counts, "Kernel", s->per_step);
+  if (!s->unresolved && fprintf(f, "\n### Kernels within noise: %s\n", s->label) < 0) return -1;
+  if (s->unresolved &&
+      fprintf(f,
+              "\n### Kernels not resolved: %s\n\nThe stage's noise floor (%.1f %%) is wider than "
+              "%g %% (`diff.resolve_max_floor_pct`): the diff cannot tell a change under it from "
+              "noise, so these kernels' changes are neither regressions nor ruled out.\n",
+              s->label, s->noise_pct, resolve_max_pct) < 0)
+    return -1;
+  return kernel_table(f, nm, s->kernels, changed, s->n_kernels, how, "Kernel", s->per_step);
 }
 
 /* Fusion patterns (overlap: overlap rows, with their overlap category) that appeared or
  * went away, or one sentence saying none did. */
 static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool overlap,
-                       bool counts) {
+                       unsigned how) {
   const an_diff_row *r = overlap ? s->overlaps : s->fusions;
   size_t n = overlap ? s->n_overlaps : s->n_fusions;
   if (fprintf(f, "\n### %s: %s\n", overlap ? "Overlap rows" : "Fusion patterns", s->label) < 0)
@@ -127,14 +150,14 @@ static int appeared_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool
                    overlap ? "overlap row" : "fusion pattern") < 0
                ? -1
                : 0;
-  if (overlap) return kernel_table(f, nm, r, 0, n, counts, "Overlap row (kernel)", s->per_step);
+  if (overlap) return kernel_table(f, nm, r, 0, n, how, "Overlap row (kernel)", s->per_step);
   if (fprintf(f,
               "\nTimes are the patterns' related kernel time.\n\n| Fusion pattern |" COLS_HEAD
               "| --- |" COLS_RULE,
               COLS_ARGS(s->per_step)) < 0)
     return -1;
   for (size_t i = 0; i < n; i++)
-    if (fputs("| ", f) == EOF || rp_md_code(f, r[i].name) != 0 || cols_md(f, &r[i], counts) != 0)
+    if (fputs("| ", f) == EOF || rp_md_code(f, r[i].name) != 0 || cols_md(f, &r[i], how) != 0)
       return -1;
   return 0;
 }
@@ -233,7 +256,7 @@ static int renamed_names_md(FILE *f, const rp_names *nm, const char *const *name
 }
 
 /* Kernels only one run has, paired by category and launching CPU op: one row per group. */
-static int renamed_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
+static int renamed_md(FILE *f, const rp_names *nm, const an_diff_stage *s, unsigned how) {
   if (!s->n_renamed) return 0;
   if (fprintf(f,
               "\n### Kernels renamed: %s\n\nKernels only one run has, paired by category and "
@@ -249,13 +272,14 @@ static int renamed_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool 
         fputs(" | ", f) == EOF || rp_md_cell_text(f, g->cpu_op ? g->cpu_op : "not linked") ||
         fputs(" | ", f) == EOF || renamed_names_md(f, nm, g->before_names, g->n_before) ||
         fputs(" | ", f) == EOF || renamed_names_md(f, nm, g->after_names, g->n_after) ||
-        cols_md(f, &g->row, counts) != 0)
+        cols_md(f, &g->row, how) != 0)
       return -1;
   }
   return 0;
 }
 
-static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool counts) {
+static int stage_md(FILE *f, const rp_names *nm, const an_diff_report *d, const an_diff_stage *s,
+                    unsigned how) {
   const an_diff_row *t = &s->total;
   const char *unit = unit_of(s->per_step);
   if (fprintf(f, "\n## Stage: %s\n", s->label) < 0 || steps_md(f, s) ||
@@ -264,10 +288,11 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_stage *s, bool co
       rp_md_ms(f, t->after_us, false) || fprintf(f, " %s after: ", unit) < 0 ||
       rp_md_ms(f, t->delta_us, true) || fprintf(f, " %s (", unit) < 0 ||
       rp_md_pct(f, t->delta_pct, true) ||
-      fprintf(f, " %%), **%s**.\n", change_word(t->change, counts)) < 0)
+      fprintf(f, " %%), **%s**.\n", change_word(t->change, how)) < 0)
     return -1;
-  if (categories_md(f, s, counts) || kernels_md(f, nm, s, counts) || renamed_md(f, nm, s, counts) ||
-      appeared_md(f, nm, s, false, counts) || appeared_md(f, nm, s, true, counts))
+  if (categories_md(f, s, how) || kernels_md(f, nm, s, how, d->resolve_max_floor_pct) ||
+      renamed_md(f, nm, s, how) || appeared_md(f, nm, s, false, how) ||
+      appeared_md(f, nm, s, true, how))
     return -1;
   return ranks_md(f, s);
 }
@@ -346,7 +371,7 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d, size
                  fputs(" | ", f) == EOF || ranked_kernel_md(f, nm, &r[i]) != 0 ||
                  fputs(" | ", f) == EOF || rp_md_cell_text(f, cat ? cat : "-") != 0
              ? -1
-             : cols_md(f, r[i].row, !d->incomparable);
+             : cols_md(f, r[i].row, counts(d));
   }
   free(r);
   return rc;
@@ -407,9 +432,30 @@ static int incomparable_md(FILE *f, unsigned why) {
              : 0;
 }
 
+/* The tables' traces of two ranks: the verdict says so first, and counts no regression. */
+static int other_rank_md(FILE *f, const an_diff_report *d) {
+  const an_diff_input *b = &d->inputs[0], *a = &d->inputs[1];
+  if (d->incomparable)
+    return fprintf(f, "The traces are also of different ranks (rank %ld -> rank %ld).\n", b->rank,
+                   a->rank) < 0
+               ? -1
+               : 0;
+  return fprintf(f,
+                 "\n**Verdict: no regression counted: the traces are of different ranks (rank "
+                 "%ld -> rank %ld)**; %zu row%s slower beyond noise, which between two ranks of "
+                 "a job may be their share of the work or their waits for each other rather than "
+                 "a change between the runs.\n",
+                 b->rank, a->rank, d->n_slower, d->n_slower == 1 ? " is" : "s are") < 0
+             ? -1
+             : 0;
+}
+
 /* One line a CI job summary leads with: regression or not, and the biggest one. */
 static int verdict_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
-  if (d->incomparable) return incomparable_md(f, d->incomparable);
+  bool other_rank = d->identity_differs & AN_DIFF_RANK_DIFFERS;
+  if (d->incomparable)
+    return incomparable_md(f, d->incomparable) || (other_rank && other_rank_md(f, d)) ? -1 : 0;
+  if (other_rank) return other_rank_md(f, d);
   const an_diff_stage *st = NULL;
   const an_diff_row *w = worst_regression(d, &st);
   if (!w) return fputs("\n**Verdict: no regression beyond noise.**\n", f) == EOF ? -1 : 0;
@@ -425,6 +471,27 @@ static int verdict_md(FILE *f, const rp_names *nm, const an_diff_report *d) {
       fprintf(f, " %%%s.\n", st->per_step ? " per step" : "") < 0)
     return -1;
   return 0;
+}
+
+/* After the verdict: the stages whose floor is too wide to resolve a change under it (a
+ * verdict of "no regression" says nothing about changes that small there). */
+static int unresolved_md(FILE *f, const an_diff_report *d) {
+  size_t n = 0;
+  for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    if (!s->unresolved) continue;
+    if (fprintf(f, "%s%s (floor %.1f %%)", n++ ? ", " : "\nNot resolved: stage ", s->label,
+                s->noise_pct) < 0)
+      return -1;
+  }
+  if (!n) return 0;
+  return fprintf(f,
+                 ": %s noise floor is wider than %g %% (`diff.resolve_max_floor_pct`), so the "
+                 "diff cannot tell a change under it from noise; such rows read \"not "
+                 "resolved\": neither a regression nor ruled out.\n",
+                 n == 1 ? "its" : "each one's", d->resolve_max_floor_pct) < 0
+             ? -1
+             : 0;
 }
 
 /* Warnings a reader must see before the numbers: runs of different step counts. */
@@ -464,6 +531,8 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
         fact_cell(f, in->model) || fact_cell(f, in->gpu) || fputs(" |\n", f) == EOF)
       return -1;
   }
+  char who[RP_IDENTITY_BYTES];
+  if (rp_diff_identity(d, who, sizeof who) && fprintf(f, "\n%s\n", who) < 0) return -1;
   if (facts_differ_md(f, d) != 0) return -1;
   return fprintf(f,
                  "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
@@ -509,7 +578,7 @@ static int step_time_md(FILE *f, const an_diff_report *d) {
     if (fprintf(f, "| %s | %zu -> %zu%s", s->label, s->before_steps, s->after_steps,
                 s->per_step ? "" : " (times over the stage)") < 0 ||
         time_cell(f, &s->span) || time_cell(f, &s->busy) || time_cell(f, &s->idle) ||
-        fprintf(f, " | %s |\n", change_word(s->span.change, !d->incomparable)) < 0)
+        fprintf(f, " | %s |\n", change_word(s->span.change, stage_words(d, s))) < 0)
       return -1;
   }
   return 0;
@@ -518,12 +587,12 @@ static int step_time_md(FILE *f, const an_diff_report *d) {
 int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
   rp_names *nm = o && !o->full_names ? rp_names_create(o->rules) : NULL;
   size_t rows = o && o->rules ? (size_t)te_rules_settings(o->rules)->diff_biggest_rows : SIZE_MAX;
-  int rc = inputs_md(out, d) || verdict_md(out, nm, d) || step_time_md(out, d) ||
-                   warnings_md(out, d) || biggest_md(out, nm, d, rows)
+  int rc = inputs_md(out, d) || verdict_md(out, nm, d) || unresolved_md(out, d) ||
+                   step_time_md(out, d) || warnings_md(out, d) || biggest_md(out, nm, d, rows)
                ? -1
                : 0;
   for (size_t i = 0; i < d->n_stages && rc == 0; i++)
-    rc = stage_md(out, nm, &d->stages[i], !d->incomparable);
+    rc = stage_md(out, nm, d, &d->stages[i], stage_words(d, &d->stages[i]));
   rp_names_destroy(nm);
   return rc;
 }
@@ -597,7 +666,7 @@ static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
          cJSON_AddNumberToObject(nf, "pct", an_round3(s->noise_pct)) &&
          cJSON_AddNumberToObject(nf, "us", s->noise_us) &&
          cJSON_AddStringToObject(nf, "source", noise_source_id(s->noise_source)) &&
-         spread_json(nf, s);
+         cJSON_AddBoolToObject(nf, "resolves", !s->unresolved) && spread_json(nf, s);
 }
 
 static cJSON *row_item(const void *rows, size_t i) {
@@ -715,6 +784,11 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
         !cJSON_AddBoolToObject(o, "framework_defaulted", in->framework_defaulted) ||
         !cJSON_AddNumberToObject(o, "ranks", (double)(in->n_ranks ? in->n_ranks : 1)) ||
         !cJSON_AddNumberToObject(o, "world_size", (double)in->world_size) ||
+        !(in->rank >= 0 ? cJSON_AddNumberToObject(o, "rank", (double)in->rank)
+                        : cJSON_AddNullToObject(o, "rank")) ||
+        !text_or_null(o, "host", in->host) ||
+        !(in->device >= 0 ? cJSON_AddNumberToObject(o, "device", (double)in->device)
+                          : cJSON_AddNullToObject(o, "device")) ||
         !(in->graph_pct >= 0 ? cJSON_AddNumberToObject(o, "graph_pct", an_round3(in->graph_pct))
                              : cJSON_AddNullToObject(o, "graph_pct")) ||
         !text_or_null(o, "gemm_dtype", in->gemm_dtype) ||
@@ -739,14 +813,31 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
       ((d->incomparable & AN_DIFF_WORLD_DIFFERS) &&
        !cJSON_AddItemToArray(why, cJSON_CreateString("world_size"))))
     return false;
+  cJSON *who = cJSON_AddArrayToObject(root, "identity_differs"); /* empty: same, or unknown */
+  static const struct {
+    unsigned bit;
+    const char *id;
+  } ids[] = {{AN_DIFF_RANK_DIFFERS, "rank"},
+             {AN_DIFF_HOST_DIFFERS, "host"},
+             {AN_DIFF_DEVICE_DIFFERS, "device"}};
+  for (size_t k = 0; who && k < sizeof ids / sizeof ids[0]; k++)
+    if ((d->identity_differs & ids[k].bit) &&
+        !cJSON_AddItemToArray(who, cJSON_CreateString(ids[k].id)))
+      return false;
+  if (!who) return false;
   if (!cJSON_AddNumberToObject(root, "regressions", (double)d->n_regressions) ||
       !cJSON_AddNumberToObject(root, "steps_differ", (double)d->n_steps_differ) ||
       !cJSON_AddNumberToObject(root, "steps_unknown", (double)d->n_steps_unknown))
     return false;
   for (int c = AN_DIFF_SAME; c < AN_DIFF_CHANGES; c++)
     if (!cJSON_AddStringToObject(labels, change_id((an_diff_change)c),
-                                 change_word((an_diff_change)c, !d->incomparable)))
+                                 change_word((an_diff_change)c, counts(d))))
       return false;
+  /* a "same" row of a stage whose floor does not resolve it (noise_floor.resolves false) */
+  if (!cJSON_AddStringToObject(labels, "unresolved",
+                               change_word(AN_DIFF_SAME, counts(d) | WORD_UNRESOLVED)) ||
+      !cJSON_AddNumberToObject(nf, "resolve_max_pct", d->resolve_max_floor_pct))
+    return false;
   return true;
 }
 
@@ -975,6 +1066,11 @@ int rp_diff_side_from_doc(const cJSON *doc, const char *path, an_diff_side *side
   side->model = json_text(doc, "model");
   double ws = json_num(cJSON_GetObjectItemCaseSensitive(doc, "limits"), "world_size", 0);
   side->world_size = ws > 0 && ws < 1e9 ? (long)ws : 0;
+  const cJSON *lim = cJSON_GetObjectItemCaseSensitive(doc, "limits");
+  double rank = json_num(lim, "trace_rank", -1), dev = json_num(lim, "trace_device", -1);
+  side->rank = rank >= 0 && rank < 1e9 ? (long)rank : -1;
+  side->device = dev >= 0 && dev < 1e9 ? (long)dev : -1;
+  side->host = json_text(lim, "trace_host");
   side->gpu = json_text(
       cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "context"), "gpu"),
       "value");

@@ -244,6 +244,12 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
     rp_hw_printf(hw, "</tr>");
   }
   rp_hw_printf(hw, "</tbody></table>");
+  char who[RP_IDENTITY_BYTES];
+  if (rp_diff_identity(d, who, sizeof who)) {
+    rp_hw_printf(hw, "<p class=\"facts-differ\">");
+    rp_hw_text(hw, who);
+    rp_hw_printf(hw, "</p>");
+  }
   rp_fact_change ch[RP_FACT_CHANGES];
   size_t n = rp_diff_fact_changes(d, ch);
   for (size_t k = 0; k < n; k++) {
@@ -314,6 +320,12 @@ static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   side_bar(hw, s, false, scale);
   side_bar(hw, s, true, scale);
   rp_hw_printf(hw, "</figure>");
+  if (s->unresolved) /* the "noise" status of its rows is not resolved, not within noise */
+    rp_hw_printf(hw,
+                 "<p class=\"facts-differ\">Not resolved: this stage's noise floor (%.1f %%) "
+                 "is too wide to tell a change under it from noise; its rows marked noise are "
+                 "neither regressions nor ruled out.</p>",
+                 s->noise_pct);
   kernel_table(hw, s, tok);
   renamed_table(hw, s, tok);
   fusion_table(hw, s, tok);

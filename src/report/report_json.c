@@ -500,6 +500,12 @@ static bool limits_json(cJSON *root, const an_trace_limits *l) {
          cJSON_AddNumberToObject(o, "ranks_expected", (double)l->ranks_expected) &&
          cJSON_AddBoolToObject(o, "ranks_compared", l->ranks_compared) &&
          cJSON_AddNumberToObject(o, "world_size", (double)l->world_size) &&
+         (l->trace_rank < 0 ? cJSON_AddNullToObject(o, "trace_rank")
+                            : cJSON_AddNumberToObject(o, "trace_rank", (double)l->trace_rank)) &&
+         add_str_or_null(o, "trace_host", l->trace_host) &&
+         (l->trace_device < 0
+              ? cJSON_AddNullToObject(o, "trace_device")
+              : cJSON_AddNumberToObject(o, "trace_device", (double)l->trace_device)) &&
          add_str_or_null(o, "short_window_stage", l->short_window_stage) &&
          cJSON_AddNumberToObject(o, "short_window_us", an_round3(l->short_window_us)) &&
          cJSON_AddNumberToObject(o, "partial_site_rows", (double)l->partial_site_rows) &&

@@ -1063,6 +1063,44 @@ size_t rp_diff_fact_changes(const an_diff_report *d, rp_fact_change out[RP_FACT_
   return n + template_changes(d, out + n, RP_TEMPLATE_FACTS);
 }
 
+/* Who a side's tables' trace is, as far as it says: "rank 3 of 8 on host h, GPU 3". */
+static void side_identity(const an_diff_input *in, char *buf, size_t cap) {
+  int n = 0;
+  if (in->rank >= 0 && in->world_size > 0)
+    n = snprintf(buf, cap, "rank %ld of %ld", in->rank, in->world_size);
+  else if (in->rank >= 0)
+    n = snprintf(buf, cap, "rank %ld", in->rank);
+  else
+    n = snprintf(buf, cap, "a trace stating no rank");
+  if (n > 0 && (size_t)n < cap && in->host)
+    n += snprintf(buf + n, cap - (size_t)n, " on host %s", in->host);
+  if (n > 0 && (size_t)n < cap && in->device >= 0)
+    snprintf(buf + n, cap - (size_t)n, "%s GPU %ld", in->host ? "," : " on", in->device);
+}
+
+const char *rp_diff_identity(const an_diff_report *d, char *buf, size_t cap) {
+  unsigned why = d->identity_differs;
+  if (!why) return NULL;
+  char b[RP_IDENTITY_BYTES / 4], a[RP_IDENTITY_BYTES / 4];
+  side_identity(&d->inputs[0], b, sizeof b);
+  side_identity(&d->inputs[1], a, sizeof a);
+  if (why & AN_DIFF_RANK_DIFFERS)
+    snprintf(buf, cap,
+             "The traces are of different ranks: before is %s, after is %s. The ranks of a job "
+             "differ in their share of the work and in how long they wait for each other, so "
+             "the tables below show that difference as well as any change between the runs: "
+             "no row counts as a regression. Compare the same rank of each run (--rank N "
+             "on a profile directory) to see what changed.",
+             b, a);
+  else
+    snprintf(buf, cap, "The traces are of the same rank on other %s: before is %s, after is %s.",
+             (why & AN_DIFF_HOST_DIFFERS) && (why & AN_DIFF_DEVICE_DIFFERS) ? "hosts and GPUs"
+             : (why & AN_DIFF_HOST_DIFFERS)                                 ? "hosts"
+                                                                            : "GPUs",
+             b, a);
+  return buf;
+}
+
 const char *rp_diff_incomparable_why(unsigned why) {
   bool gpu = why & AN_DIFF_GPU_DIFFERS, world = why & AN_DIFF_WORLD_DIFFERS;
   return gpu && world ? "the GPU and the world size differ"

@@ -250,6 +250,11 @@ size_t rp_diff_fact_changes(const an_diff_report *d, rp_fact_change out[RP_FACT_
 /* Why a diff's runs do not compare (an_diff_report.incomparable bits): "the GPU differs",
  * "the world size differs", "the GPU and the world size differ"; "" for none. */
 const char *rp_diff_incomparable_why(unsigned why);
+/* A diff's sentence on whose traces the tables read, when both sides state it and it
+ * differs (an_diff_report.identity_differs): another rank (no row counts as a regression),
+ * or the same rank on another host or GPU. NULL when nothing differs; buf holds the text. */
+#define RP_IDENTITY_BYTES 1024
+const char *rp_diff_identity(const an_diff_report *d, char *buf, size_t cap);
 /* Which run of a diff ranks row waited on it: "both runs", "before", "after", or NULL. */
 const char *rp_diff_straggler_word(const an_diff_rank_row *r);
 

@@ -183,6 +183,17 @@ def check_shared_pair(exe, source):
     # (review-1 §16, defect 7)
     check("world size (distributedInfo) (8 -> 2)" in head and "CUDA/HIP graphs (no kernel" in head,
           "shared pair: world size or graph change not stated")
+    # control is rank 3 of 8, test rank 1 of 2 (review 11): said before the facts and the
+    # verdict, and the verdict says it again
+    who = "The traces are of different ranks: before is rank 3 of 8 on GPU 3, after is rank 1 of 2 on GPU 1."
+    check(0 < head.find(who) < head.find("The runs differ in:")
+          and "The traces are also of different ranks (rank 3 -> rank 1)." in head,
+          "shared pair: the different ranks are not stated up front and in the verdict")
+    # the test run's steps vary 2.2x: a 59.8 % floor resolves nothing under it (review 11);
+    # its rows say so, never "within noise", and the verdict's next line names the stage
+    check("Not resolved: stage all (floor 59.8 %)" in head and "within noise |" not in md
+          and "### Kernels not resolved: all" in md and "| not resolved |" in md,
+          "shared pair: rows under a 59.8 % floor read within noise")
     check("**Verdict: not comparable: the GPU and the world size differ**" in head
           and "(regression)" not in md, "shared pair: the verdict counts regressions across GPUs")
     rc, _, err = triage(exe, "diff", "--fail-on", "regression", *sides)
@@ -219,6 +230,9 @@ def check_shared_pair(exe, source):
                and k["category"] == "gemm"]
         check(not odd and sum(k["change"] in ("new", "removed") for k in st["kernels"]) < 10,
               f"shared pair: new/removed rows left {odd}")
+        check(dj["identity_differs"] == ["rank", "device"] and not dj["stages"][0]["noise_floor"]["resolves"]
+              and dj["labels"]["unresolved"] == "not resolved" and dj["noise_floor"]["resolve_max_pct"] == 20,
+              f"shared pair: JSON identity {dj['identity_differs']} floor {dj['stages'][0]['noise_floor']}")
         check(dj["not_comparable"] == ["gpu", "world_size"] and dj["regressions"] == 0
               and dj["stages"][0]["time"]["span"]["before_us"] > 0, "shared pair: JSON verdict or time")
         # a wait that fell does not hide a transfer that rose past the noise (session 9):
@@ -386,7 +400,10 @@ def check_not_comparable(exe, source, tmp):
 
 def check_same_run_two_ranks(exe, source, tmp):
     """Two ranks of one run (a host-late rank makes the others wait): no regression row; the
-    collectives' extra time is wait (a wait change or within noise)."""
+    collectives' extra time is wait (a wait change or within noise). The diff says up front
+    that the traces are of different ranks (review 11: rank 3 vs rank 1 went unsaid), its
+    verdict counts no regression, and a --fail-on regression gate cannot judge them (exit 4,
+    one line); without --fail-on, exit 0."""
     out = os.path.join(tmp, "two-ranks")
     subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
                     "--framework", "sglang", "--ranks", "4", "--layers", "4", "--decode-steps", "6",
@@ -394,12 +411,28 @@ def check_same_run_two_ranks(exe, source, tmp):
     with open(out + ".manifest.json", encoding="utf-8") as f:
         files = json.load(f)["files"]
     r0, r2 = os.path.join(out, files["0"]), os.path.join(out, files["2"])
-    for b, a in ((r0, r2), (r2, r0)):  # the late rank waits least: both directions
+    for (b, a), (rb, ra) in (((r0, r2), (0, 2)), ((r2, r0), (2, 0))):  # the late rank waits least
         rc, js, err = triage(exe, "diff", "--fail-on", "regression", "--format", "json", b, a)
-        check(rc == 0, f"same run, two ranks {os.path.basename(b)} -> {os.path.basename(a)}: exit {rc} {err}")
+        check(rc == 4 and err == f"triage: diff: the traces are of different ranks (rank {rb} -> rank "
+              f"{ra}): --fail-on regression cannot judge these runs (exit 4)\n",
+              f"same run, two ranks {os.path.basename(b)} -> {os.path.basename(a)}: exit {rc} {err}")
         if not js:
             continue
         d = json.loads(js)
+        ins = d["inputs"]
+        check(d["identity_differs"] == ["rank", "device"] and d["not_comparable"] == []
+              and (ins["before"]["rank"], ins["after"]["rank"]) == (rb, ra)
+              and ins["before"]["host"] == ins["after"]["host"] == "gpu-node-00"
+              and (ins["before"]["device"], ins["after"]["device"]) == (rb, ra)
+              and d["labels"]["slower"] == "slower",
+              f"same run, two ranks: identity {d['identity_differs']} {ins['before']} {ins['after']}")
+        rc, md, err = triage(exe, "diff", b, a)
+        head = md.split("## Step time")[0]
+        check(rc == 0 and not err and f"The traces are of different ranks: before is rank {rb} of 4 on "
+              f"host gpu-node-00, GPU {rb}, after is rank {ra} of 4" in head
+              and f"**Verdict: no regression counted: the traces are of different ranks (rank {rb} -> "
+              f"rank {ra})**" in head and "(regression)" not in md,
+              f"same run, two ranks: Markdown head {head[-900:]!r}")
         slow = [(k["name"][:40], k["change"]) for st in d["stages"] for k in st["kernels"]
                 if k["change"] == "slower"]
         check(d["regressions"] == 0 and not slow, f"same run, two ranks: regressions {slow}")

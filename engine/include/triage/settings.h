@@ -412,6 +412,9 @@ typedef struct te_list_map {
   X(diff_noise_sigma, "diff.noise_sigma", NUMBER, 0, 100, 0, NULL,                                 \
     "a stage's data floor is this many relative standard deviations of its per-step or per-rank "  \
     "GPU time")                                                                                    \
+  X(diff_resolve_max_floor_pct, "diff.resolve_max_floor_pct", NUMBER, 0, 1e6, 0, NULL,             \
+    "a stage whose noise floor is wider than this cannot tell a change under it from noise: its "  \
+    "rows within the floor are not resolved rather than within noise")                             \
   X(diff_spread_min_steps, "diff.spread_min_steps", INT, 2, 100000, 0, NULL,                       \
     "a stage's per-step spread counts from this many steps (fewer: the packs' floor alone)")       \
   X(diff_noise_floor_us, "diff.noise_floor_us", NUMBER, 0, 1e15, 0, NULL,                          \
