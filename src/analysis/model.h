@@ -1165,8 +1165,11 @@ typedef enum an_hint_code {
   AN_HINT_SERVER_ARGS_IGNORED = 2,  /* path, detail: why */
   AN_HINT_UNKNOWN_STAGE_MARKER = 3, /* path, count, detail: the first marker no stage rule
                                        places (matcher stage_marker) */
-  AN_HINT_RANK_CONFLICT = 4         /* path, count: the rank its file name states, offset:
+  AN_HINT_RANK_CONFLICT = 4,        /* path, count: the rank its file name states, offset:
                                        its distributedInfo.rank (which is used) */
+  AN_HINT_RANK_UNREAD = 5           /* path, count: its rank, offset: where the reader stopped,
+                                       detail: why: a rank file of the directory that could not
+                                       be read, left out of the Ranks section */
 } an_hint_code;
 
 typedef enum an_hint_level { AN_HINT_NOTE = 0, AN_HINT_WARNING = 1 } an_hint_level;
@@ -1566,6 +1569,9 @@ typedef struct an_rank_row {
                               (the topology gate reads it; merge has no trace to read it from) */
   bool filtered;           /* its trace was filtered or sampled down to GPU work
                               (analysis/trace_filter.h); false when rebuilt from rank data */
+  size_t gpus;             /* GPUs (processes carrying kernels) its trace holds: more than one
+                              is a file of several ranks (a node's merged), of which this row
+                              reads the one with the most kernel time */
   double busy_us, idle_us; /* idle: first kernel start to last end, minus busy */
   size_t n_steps;          /* its counted steps in the stage (0: none): DP replicas run their
                               own, so the row totals of ranks with other counts differ by it */
@@ -1647,6 +1653,12 @@ typedef struct an_rank_group {
   size_t n_ranks;
   const long *ranks; /* ascending */
   an_rank_group_source source;
+  /* Ranks of the process group it was found from (the smallest of its members' groups,
+   * args or pg_config, holding every rank of it) whose trace the stage lacks: no file, or
+   * one the reader refused. A straggler among them makes every rank read wait alike, so
+   * no loss shows: the verdict speaks for the ranks read only. Ascending. */
+  size_t n_absent;
+  const long *absent;
   size_t n_matched;                  /* instances present on every rank of the group */
   size_t n_unmatched;                /* instances of collectives whose counts differ across ranks */
   size_t n_count_mismatch;           /* such collectives (name + message size); not matched */
@@ -1777,6 +1789,7 @@ typedef struct an_rank_data {
   long rank;
   const char *path, *stage;
   bool filtered; /* its trace was filtered to GPU work (analysis/trace_filter.h) */
+  size_t gpus;   /* GPUs its trace holds (processes carrying kernels); this rank is one */
   double busy_us, idle_us, class_us[3], collective_us;
   size_t n_steps; /* counted steps of the stage; 0 = unknown */
   const an_rank_step *steps;

@@ -926,9 +926,13 @@ static an_status build_ranks(run_state *r) {
   rc = an_ranks_build(in, n, pre, r->rules, &ro, &r->ranks, &rf);
   free(pre);
   free(in);
-  if (rc == AN_ERR_INPUT) return fail_trace(r, rf.path, &rf.error);
   if (rc != AN_OK)
     return fail(r, rc, rf.path, "%s", rf.error.message[0] ? rf.error.message : "out of memory");
+  for (size_t i = 0; i < r->ranks.n_unread; i++) { /* left out of the section: said so */
+    const an_ranks_failure *u = &r->ranks.unread[i];
+    add_hint(r, (an_hint){AN_HINT_RANK_UNREAD, AN_HINT_WARNING, u->path, (uint64_t)u->rank,
+                          u->error.has_offset ? u->error.offset : 0, u->error.message});
+  }
   r->report.ranks = r->ranks.reports;
   r->report.n_ranks = r->ranks.n_reports;
   /* the header lists every trace the run read, not only the tables' rank */

@@ -845,6 +845,40 @@ static void fill_rows(const stage_ctx *c, const groups *gs, const an_rank_group 
     rows[i].wait_share_pct = rows[i].busy_us > 0 ? rows[i].wait_us / rows[i].busy_us * 100 : 0;
 }
 
+/* Whether sorted ranks hold r. */
+static bool holds(const long *ranks, size_t n, long r) {
+  return bsearch(&r, ranks, n, sizeof *ranks, cmp_long) != NULL;
+}
+
+/* The ranks of g's process group that the stage lacks (an_rank_group.absent): the
+ * smallest group of a member (args or pg_config) holding every rank of g, when its other
+ * ranks are all absent from the stage. false when out of memory. */
+static bool absent_ranks(an_rank_owner *o, const stage_ctx *c, const group *g, an_rank_group *out) {
+  if (g->source == AN_GROUP_ALL_RANKS) return true;
+  const an_rank_pg *best = NULL;
+  for (size_t r = 0; r < g->n_ranks; r++) {
+    const an_rank_part *pt = c->parts[g->members[r]];
+    for (size_t i = 0; i < pt->n_pgs; i++) {
+      const an_rank_pg *pg = &pt->pgs[i];
+      if (pg->n_ranks <= g->n_ranks || (best && pg->n_ranks >= best->n_ranks)) continue;
+      bool all = true;
+      for (size_t k = 0; k < g->n_ranks && all; k++)
+        all = holds(pg->ranks, pg->n_ranks, g->ranks[k]);
+      if (all) best = pg;
+    }
+  }
+  if (!best) return true;
+  for (size_t i = 0; i < best->n_ranks; i++) /* another rank of it runs with other groups */
+    if (!holds(g->ranks, g->n_ranks, best->ranks[i]) && part_of(c, best->ranks[i]) != SIZE_MAX)
+      return true;
+  long *v = malloc((best->n_ranks - g->n_ranks) * sizeof *v);
+  if (!an_rank_own(o, v)) return false;
+  for (size_t i = 0; i < best->n_ranks; i++)
+    if (!holds(g->ranks, g->n_ranks, best->ranks[i])) v[out->n_absent++] = best->ranks[i];
+  out->absent = v;
+  return true;
+}
+
 static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_row *rows,
                     an_rank_group **out_groups, size_t *n_out) {
   an_rank_group *out = calloc(gs->n + 1, sizeof *out);
@@ -855,6 +889,7 @@ static bool publish(an_rank_owner *o, const stage_ctx *c, groups *gs, an_rank_ro
         .n_ranks = gs->v[g].n_ranks, .ranks = gs->v[g].ranks, .source = gs->v[g].source};
   if (ok) ok = match_waits(c, gs, out);
   for (size_t g = 0; g < gs->n && ok; g++) ok = judge(o, c, gs, g, &out[g]);
+  for (size_t g = 0; g < gs->n && ok; g++) ok = absent_ranks(o, c, &gs->v[g], &out[g]);
   for (size_t g = 0; g < gs->n && ok; g++) { /* the names outlive the stage's maps */
     if (out[g].wait_kernel)
       ok = (out[g].wait_kernel = an_strtab_cstr(o->strings, out[g].wait_kernel));

@@ -29,6 +29,7 @@ struct an_rank_summary {
   char *path;
   char *host;    /* NULL when the trace names none */
   bool filtered; /* the trace was filtered to GPU work */
+  size_t gpus;   /* processes carrying kernels (Kineto: one per GPU) */
   an_rank_part **parts;
   size_t n_parts, cap_parts;
 };
@@ -62,8 +63,12 @@ static an_rank_part *add_part(an_rank_summary *s, long rank, const char *stage) 
   s->parts = v;
   an_rank_part *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  *p = (an_rank_part){
-      .rank = rank, .path = s->path, .filtered = s->filtered, .host = s->host, .stage = stage};
+  *p = (an_rank_part){.rank = rank,
+                      .path = s->path,
+                      .filtered = s->filtered,
+                      .host = s->host,
+                      .stage = stage,
+                      .gpus = s->gpus};
   v[s->n_parts++] = p;
   return p;
 }
@@ -577,6 +582,28 @@ static long rank_of(const an_rank_input *in, const tr_trace *t) {
   return meta != TR_NO_ID && meta >= 0 && meta <= LONG_MAX ? (long)meta : in->rank;
 }
 
+/* The processes of t carrying kernels: Kineto writes a GPU's kernels under its device
+ * index, so more than one is a file holding several GPUs (a node's ranks merged into one
+ * trace), of which the view reads one. 0 when out of memory. */
+static size_t gpu_count(const tr_trace *t) {
+  size_t n = 0, gpus = 0;
+  const tr_event *k = tr_trace_events(t, TR_KIND_KERNEL, &n);
+  ut_u64map pids = {0};
+  tr_str last = 0;
+  for (size_t i = 0; i < n; i++) {
+    tr_str pid = tr_event_pid(t, &k[i]);
+    if (i && pid == last) continue; /* a GPU's kernels mostly come together */
+    last = pid;
+    if (!ut_u64map_put(&pids, pid, 1)) {
+      ut_u64map_free(&pids);
+      return 0;
+    }
+  }
+  gpus = pids.n;
+  ut_u64map_free(&pids);
+  return gpus;
+}
+
 /* Whether t was filtered down to GPU work (a directory run checks every rank it reads, not
  * only the tables' one: review 7 defect 3's sampled ranks). false when out of memory. */
 static bool filtered(const an_trace_view *v, const te_rules *rules, bool *out) {
@@ -601,6 +628,7 @@ static an_rank_summary *summarize(const an_rank_input *in, const an_trace_view *
   const char *host = ok ? tr_str_get(v->trace, tr_trace_meta_get(v->trace)->host_name) : "";
   if (ok && *host) ok = (s->host = strdup(host)) != NULL;
   if (ok) ok = filtered(v, rules, &s->filtered);
+  if (ok) ok = (s->gpus = gpu_count(v->trace)) > 0 || !v->pid;
   if (ok && !lent) {
     lock_rules(&nm);
     ok = an_steps_build(v, rules, &own) == AN_OK;
@@ -639,6 +667,7 @@ bool an_rank_summary_data(const an_rank_summary *s, size_t i, an_rank_data *out)
   *out = (an_rank_data){.rank = p->rank,
                         .path = p->path,
                         .filtered = p->filtered,
+                        .gpus = p->gpus,
                         .stage = p->stage,
                         .busy_us = p->busy_us,
                         .idle_us = p->idle_us,
@@ -709,6 +738,7 @@ an_rank_summary *an_rank_summary_from_data(const an_rank_data *d) {
   an_rank_summary *s = calloc(1, sizeof *s);
   bool ok = s && (s->path = strdup(d->path ? d->path : "")) != NULL && d->stage;
   if (ok) s->filtered = d->filtered;
+  if (ok) s->gpus = d->gpus;
   an_rank_part *p = ok ? add_part(s, d->rank, d->stage) : NULL;
   if (p) {
     p->busy_us = d->busy_us;
@@ -734,6 +764,7 @@ typedef struct pool {
   ut_strmap names;      /* the kernel names of the ranks read here, one copy each */
   an_status status;
   an_ranks_failure *fail;
+  an_ranks_failure *unread; /* parallel to in: path set for a file the reader refused */
 } pool;
 
 static void locked_warn(void *ctx, const tr_warning *w) {
@@ -751,7 +782,7 @@ static an_status read_one(pool *p, size_t i, tr_error *te) {
     ro.warn_ctx = p;
   }
   tr_trace *t = tr_trace_read(p->in[i].path, &ro, te);
-  if (!t) return AN_ERR_INPUT;
+  if (!t) return te->code == TR_ERR_NOMEM ? AN_ERR_NOMEM : AN_ERR_INPUT;
   an_trace_view v;
   pthread_mutex_lock(&p->lock); /* the rules' match caches */
   an_status rc = an_collective_names_split(t, p->rules, NULL);
@@ -778,6 +809,11 @@ static void *worker(void *arg) {
     an_status rc = read_one(p, i, &te);
     if (rc == AN_OK) continue;
     pthread_mutex_lock(&p->lock);
+    if (rc == AN_ERR_INPUT) { /* the others still make a section; the run says which not */
+      p->unread[i] = (an_ranks_failure){p->in[i].path, p->in[i].rank, te};
+      pthread_mutex_unlock(&p->lock);
+      continue;
+    }
     if (p->status == AN_OK) {
       p->status = rc;
       p->fail->path = p->in[i].path;
@@ -882,7 +918,8 @@ static bool fill_row(const an_rank_part *s, an_strtab *st, an_rank_row *row) {
                        .busy_us = s->busy_us,
                        .idle_us = s->idle_us,
                        .n_steps = s->n_steps,
-                       .filtered = s->filtered};
+                       .filtered = s->filtered,
+                       .gpus = s->gpus};
   row->path = an_strtab_cstr(st, s->path);
   if (s->host && !(row->host = an_strtab_cstr(st, s->host))) return false;
   row->compute_us = s->class_us[AN_RANK_COMPUTE];
@@ -960,14 +997,14 @@ static size_t unique_parts(an_rank_part **v, size_t n) {
 
 static an_status assemble(an_rank_owner *o, an_rank_summary **sums, size_t n_sums,
                           const te_rules *rules, an_ranks_result *out) {
-  size_t n = 0;
-  for (size_t i = 0; i < n_sums; i++) n += sums[i]->n_parts;
+  size_t n = 0; /* a file the reader refused has no summary */
+  for (size_t i = 0; i < n_sums; i++) n += sums[i] ? sums[i]->n_parts : 0;
   an_rank_part **v = malloc((n ? n : 1) * sizeof *v);
   out->reports = calloc(n ? n : 1, sizeof *out->reports);
   if (!v || !out->reports) return free(v), AN_ERR_NOMEM;
   n = 0;
   for (size_t i = 0; i < n_sums; i++)
-    for (size_t k = 0; k < sums[i]->n_parts; k++) v[n++] = sums[i]->parts[k];
+    for (size_t k = 0; sums[i] && k < sums[i]->n_parts; k++) v[n++] = sums[i]->parts[k];
   part_order po = {rules};
   ut_sort(v, n, sizeof *v, cmp_part, &po);
   n = unique_parts(v, n);
@@ -983,6 +1020,15 @@ static an_status assemble(an_rank_owner *o, an_rank_summary **sums, size_t n_sum
   return rc;
 }
 
+/* The files the reader refused, in input order, into out (which takes the array). */
+static void keep_unread(pool *p, size_t n, an_ranks_result *out) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p->unread[i].path) p->unread[m++] = p->unread[i];
+  out->n_unread = m;
+  out->unread = p->unread; /* compacted in place */
+}
+
 an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
                          const te_rules *rules, const an_ranks_options *opt, an_ranks_result *out,
                          an_ranks_failure *fail) {
@@ -992,10 +1038,12 @@ an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pr
   pool p = {.in = in, .n_todo = 0, .rules = rules, .opt = opt, .status = AN_OK, .fail = fail};
   if (o) o->strings = an_strtab_create();
   p.todo = malloc((n ? n : 1) * sizeof *p.todo);
+  p.unread = calloc(n ? n : 1, sizeof *p.unread);
   out->owned = o;
-  if (!o || !o->strings || !sums || !p.todo) {
+  if (!o || !o->strings || !sums || !p.todo || !p.unread) {
     for (size_t i = 0; pre && i < n; i++) summary_free(pre[i]);
     free(p.todo);
+    free(p.unread);
     free(sums);
     return AN_ERR_NOMEM;
   }
@@ -1008,6 +1056,7 @@ an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pr
   an_status rc = read_all(&p);
   pthread_mutex_destroy(&p.lock);
   free(p.todo);
+  keep_unread(&p, n, out);
   if (rc == AN_OK) rc = assemble(o, sums, n, rules, out);
   /* the summaries are only needed to build the section */
   for (size_t i = 0; i < n; i++) summary_free(sums[i]);
@@ -1019,6 +1068,7 @@ an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pr
 void an_ranks_result_free(an_ranks_result *r) {
   if (!r) return;
   free(r->reports);
+  free(r->unread);
   an_rank_owner *o = r->owned;
   if (o) {
     for (size_t i = 0; i < o->n_allocs; i++) free(o->allocs[i]);

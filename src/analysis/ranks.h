@@ -77,22 +77,30 @@ typedef struct an_ranks_options {
   void *warn_ctx;
 } an_ranks_options;
 
-typedef struct an_ranks_result {
-  size_t n_reports;
-  an_rank_report *reports; /* one per stage with two ranks or more, in stage order */
-  void *owned;             /* private */
-} an_ranks_result;
-
-/* Why a rank could not be read: its path and the reader's error. */
+/* Why a rank could not be read: its path (borrowed from the input), its rank (from
+ * discovery) and the reader's error. */
 typedef struct an_ranks_failure {
   const char *path;
+  long rank;
   tr_error error;
 } an_ranks_failure;
 
+typedef struct an_ranks_result {
+  size_t n_reports;
+  an_rank_report *reports; /* one per stage with two ranks or more, in stage order */
+  /* Rank files the reader refused (truncated, malformed, not a trace): left out of the
+   * section, which compares the others, rather than ending the run (a directory of 16
+   * ranks with one cut-off file still has a straggler to find). In input order. */
+  size_t n_unread;
+  an_ranks_failure *unread;
+  void *owned; /* private */
+} an_ranks_result;
+
 /* in: every rank file (any order: the parts are sorted by stage order, then rank). pre:
  * parallel to in, a summary already made for an input or NULL (taken over either way).
- * A (stage, rank) given twice counts once, the first path in order. Returns
- * AN_OK, AN_ERR_INPUT (fail says which file) or AN_ERR_NOMEM. */
+ * A (stage, rank) given twice counts once, the first path in order. A file the reader
+ * refuses is listed in out->unread and left out. Returns AN_OK or AN_ERR_NOMEM (fail says
+ * which file was being read). */
 an_status an_ranks_build(const an_rank_input *in, size_t n, an_rank_summary **pre,
                          const te_rules *rules, const an_ranks_options *opt, an_ranks_result *out,
                          an_ranks_failure *fail);

@@ -24,6 +24,7 @@ typedef struct an_rank_part {
   long rank;
   const char *path;  /* borrowed from its summary */
   bool filtered;     /* the trace was filtered to GPU work (analysis/trace_filter.h) */
+  size_t gpus;       /* GPUs (processes carrying kernels) its trace holds; this part is one */
   const char *host;  /* the trace's host_name wherever the file states it, borrowed from its
                         summary; NULL when none (or rebuilt from rank data) */
   const char *stage; /* stage id, borrowed from the rules (or the rank data) */

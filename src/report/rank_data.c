@@ -83,6 +83,7 @@ static cJSON *data_tail_json(const an_rank_data *d) {
       cJSON_AddNumberToObject(o, "collective_us", d->collective_us) &&
       cJSON_AddNumberToObject(o, "base_us", d->base_us) &&
       (!d->filtered || cJSON_AddBoolToObject(o, "filtered", true)) &&
+      (d->gpus < 2 || cJSON_AddNumberToObject(o, "gpus", (double)d->gpus)) &&
       cJSON_AddNumberToObject(o, "steps", (double)d->n_steps))
     return o;
   cJSON_Delete(o);
@@ -292,6 +293,10 @@ int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, size_t *
     d->collective_us = num(e, "collective_us", &ok);
     d->base_us = num(e, "base_us", &ok);
     d->filtered = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "filtered"));
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(e, "gpus"); /* absent: one */
+    d->gpus = cJSON_IsNumber(gpus) && gpus->valuedouble >= 2 && gpus->valuedouble < 1e9
+                  ? (size_t)gpus->valuedouble
+                  : 1;
     double steps = num(e, "steps", &ok);
     d->n_steps = steps >= 0 && steps < 1e12 ? (size_t)steps : 0;
     ok = ok && cJSON_IsString(path) && cJSON_IsString(stage) && d->rank >= 0;

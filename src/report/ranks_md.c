@@ -52,9 +52,11 @@ static int kernel_cell(FILE *f, const rp_names *nm, const char *name) {
 }
 
 static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w) {
-  if (fprintf(f, "| %ld%s", w->rank, w->straggler ? " (straggler)" : "") < 0 || ms(f, w->busy_us) ||
-      ms(f, w->compute_us) || ms(f, w->exposed_comm_us) || ms(f, w->memory_us) ||
-      ms(f, w->idle_us) || ms(f, w->wait_us) || pct(f, w->wait_share_pct) || fputs(" | ", f) == EOF)
+  if (fprintf(f, "| %ld%s", w->rank, w->straggler ? " (straggler)" : "") < 0 ||
+      (w->gpus > 1 && fprintf(f, " (1 of its file's %zu GPUs)", w->gpus) < 0) ||
+      ms(f, w->busy_us) || ms(f, w->compute_us) || ms(f, w->exposed_comm_us) ||
+      ms(f, w->memory_us) || ms(f, w->idle_us) || ms(f, w->wait_us) || pct(f, w->wait_share_pct) ||
+      fputs(" | ", f) == EOF)
     return -1;
   if (!w->top_kernel) return fputs("- | - |\n", f) == EOF ? -1 : 0;
   return kernel_cell(f, nm, w->top_kernel) || pct(f, w->top_kernel_share_pct) ||
@@ -73,8 +75,53 @@ static int group_row(FILE *f, const an_rank_group *g) {
   if (g->n_steps ? ms(f, g->lost_per_step_us) || fprintf(f, " | %zu", g->n_steps) < 0
                  : fputs(" | - | -", f) == EOF)
     return -1;
-  return pct(f, g->lost_share_pct) || fprintf(f, " | %s |\n", rp_rank_verdict(g->verdict)) < 0 ? -1
-                                                                                               : 0;
+  if (pct(f, g->lost_share_pct) || fprintf(f, " | %s", rp_rank_verdict(g->verdict)) < 0) return -1;
+  if (g->n_absent && (fputs("; not read: ", f) == EOF || rank_list(f, g->absent, g->n_absent) != 0))
+    return -1;
+  return fputs(" |\n", f) == EOF ? -1 : 0;
+}
+
+/* A group whose process group names ranks the stage lacks: the verdict is the ranks read's.
+ * merged: some file of the stage holds several GPUs (gpus_note), another way not to read a
+ * rank. */
+static int absent_note(FILE *f, const an_rank_group *g, bool merged) {
+  if (!g->n_absent) return 0;
+  if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
+      fprintf(f, ": rank%s ", g->n_absent == 1 ? "" : "s") < 0 ||
+      rank_list(f, g->absent, g->n_absent) != 0 ||
+      fprintf(f,
+              " of their process group %s not read (no trace of %s in the directory, one the "
+              "reader refused: Limits%s): if the straggler is among them, every rank read "
+              "waits for it alike and the loss shows on none, so the verdict speaks for the "
+              "ranks read only.\n",
+              g->n_absent == 1 ? "was" : "were", g->n_absent == 1 ? "it" : "them",
+              merged ? ", or a GPU of a file holding several (above)" : "") < 0)
+    return -1;
+  return 0;
+}
+
+/* Rows whose trace holds several GPUs (a node's ranks in one file): each row reads one. */
+static int gpus_note(FILE *f, const an_rank_report *rep) {
+  size_t n = 0;
+  for (size_t i = 0; i < rep->n_rows; i++) n += rep->rows[i].gpus > 1;
+  if (!n) return 0;
+  if (fputs("\n- ", f) == EOF) return -1;
+  for (size_t i = 0, k = 0; i < rep->n_rows; i++) {
+    const an_rank_row *w = &rep->rows[i];
+    if (w->gpus < 2) continue;
+    if (fprintf(f, "%sank %ld's trace holds the kernels of %zu GPUs", k++ ? "; r" : "R", w->rank,
+                w->gpus) < 0)
+      return -1;
+  }
+  return fputs(
+             " (several ranks in one file: a node's traces merged). Each row reads the GPU of "
+             "its file with the most kernel time, under the file's one distributedInfo.rank: "
+             "the ranks of the other GPUs are compared by no row, and the straggler verdicts "
+             "speak for the GPUs read only. Profile one trace per rank (every framework's "
+             "profiler writes one per worker).\n",
+             f) == EOF
+             ? -1
+             : 0;
 }
 
 /* " (N.N ms)" */
@@ -249,6 +296,9 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
     if (rank_row(f, nm, &rep->rows[i]) != 0) return -1;
+  bool merged = false;
+  for (size_t i = 0; i < rep->n_rows; i++) merged = merged || rep->rows[i].gpus > 1;
+  if (gpus_note(f, rep) != 0) return -1;
   if (fprintf(f, "\n### Stragglers: %s\n\n", rep->stage) < 0 || fputs(GROUP_HEAD, f) == EOF)
     return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
@@ -257,10 +307,12 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
   for (size_t g = 0; g < rep->n_groups && !notes; g++)
     notes = rep->groups[g].verdict == AN_RANK_STRAGGLER ||
             rep->groups[g].verdict == AN_RANK_SPREAD || rep->groups[g].n_count_mismatch ||
-            rep->groups[g].n_dropped;
+            rep->groups[g].n_dropped || rep->groups[g].n_absent;
   if (notes && fputc('\n', f) == EOF) return -1;
   for (size_t g = 0; g < rep->n_groups; g++)
-    if (group_notes(f, nm, rep, &rep->groups[g]) != 0) return -1;
+    if (group_notes(f, nm, rep, &rep->groups[g]) != 0 ||
+        absent_note(f, &rep->groups[g], merged) != 0)
+      return -1;
   if (fprintf(f, "\n### Imbalance: %s\n\n", rep->stage) < 0) return -1;
   if (!rep->n_imbalance)
     return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;
@@ -297,6 +349,7 @@ static bool row_json(cJSON *a, const an_rank_row *w) {
          cJSON_AddNumberToObject(o, "wait_us", r3(w->wait_us)) &&
          cJSON_AddNumberToObject(o, "wait_share_pct", r3(w->wait_share_pct)) &&
          cJSON_AddNumberToObject(o, "lacks", (double)w->lacks) &&
+         (w->gpus < 2 || cJSON_AddNumberToObject(o, "gpus", (double)w->gpus)) &&
          (w->top_kernel ? cJSON_AddStringToObject(o, "top_kernel", w->top_kernel)
                         : cJSON_AddNullToObject(o, "top_kernel")) &&
          cJSON_AddNumberToObject(o, "top_kernel_us", r3(w->top_kernel_us)) &&
@@ -395,6 +448,13 @@ static bool group_json(cJSON *a, const an_rank_group *g) {
     if (!n) return false;
     cJSON_AddItemToArray(rs, n);
   }
+  cJSON *ab = g->n_absent ? cJSON_AddArrayToObject(o, "absent_ranks") : NULL;
+  for (size_t i = 0; ab && i < g->n_absent; i++) {
+    cJSON *n = cJSON_CreateNumber((double)g->absent[i]);
+    if (!n) return false;
+    cJSON_AddItemToArray(ab, n);
+  }
+  if (g->n_absent && !ab) return false;
   return rs && cJSON_AddStringToObject(o, "source", rp_rank_group_source_id(g->source)) &&
          cJSON_AddNumberToObject(o, "matched", (double)g->n_matched) &&
          cJSON_AddNumberToObject(o, "unmatched", (double)g->n_unmatched) &&

@@ -692,6 +692,13 @@ int rp_hint_text(const an_hint *h, char *buf, size_t cap) {
                       "says %llu; rank %llu is used",
                       path, (unsigned long long)h->count, (unsigned long long)h->offset,
                       (unsigned long long)h->offset);
+    case AN_HINT_RANK_UNREAD:
+      return snprintf(buf, cap,
+                      "%s: warning: rank %llu's trace could not be read (offset %llu: %s); the "
+                      "Ranks section compares the other ranks without it, so if it is the "
+                      "straggler, its group's wait shows on no one",
+                      path, (unsigned long long)h->count, (unsigned long long)h->offset,
+                      h->detail ? h->detail : "");
   }
   return snprintf(buf, cap, "%s: warning", path);
 }

@@ -873,6 +873,16 @@ static void rank_wait_basis(const an_rank_group *g, char *b, size_t cap) {
   } else {
     snprintf(b, cap, "the Ranks section: ranks %s: %s", grp, rp_rank_verdict(g->verdict));
   }
+  if (g->n_absent) { /* the verdict is the ranks read's (brief 12 defect 3) */
+    size_t used = strlen(b);
+    int n = snprintf(b + used, cap - used, "; rank%s ", g->n_absent == 1 ? "" : "s");
+    for (size_t i = 0; i < g->n_absent && n > 0 && used + (size_t)n < cap; i++)
+      n += snprintf(b + used + n, cap - used - (size_t)n, "%s%ld", i ? ", " : "", g->absent[i]);
+    if (n > 0 && used + (size_t)n < cap)
+      snprintf(b + used + n, cap - used - (size_t)n, " of the group not read: %s",
+               g->n_absent == 1 ? "if it is the straggler, no rank read shows the loss"
+                                : "a straggler among them shows on no rank read");
+  }
 }
 
 /* The attainable rate a roofline bound assumes, and where it comes from: the fastest
