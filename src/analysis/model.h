@@ -807,6 +807,13 @@ typedef struct an_overlap_row {
   double exposed_ms;
   double exposed_wait_ms;
   double exposed_median_us, exposed_first_us;
+  /* What another stream's work already hides of the row (us), the table's Hidden column:
+   * with the exposed time and its wait it makes up the row's GPU time. For a kernel, the
+   * compute beside it (hidden_by_compute_us); for a copy-engine transfer under the
+   * mechanism packs (brief 12 defect 1), any kernel or copy beside it (hidden_us): a copy
+   * engine shares no SMs, so only the time nothing else runs on the GPU is exposed, every
+   * instance a cost of the same transfer (no wait: a larger copy is a larger transfer). */
+  double covered_us;
   char *top_partner; /* kernel it hides under the longest, NULL if never hidden */
   double top_partner_us;
   char *prev_kernel, *next_kernel; /* same-stream neighbours of the representative */
@@ -825,6 +832,10 @@ typedef struct an_overlap_row {
    * as recoverable_ms, which is at most it). */
   int compute_order;
   double own_recoverable_ms;
+  /* Of a row behind compute (compute_order > 0), per step as recoverable_ms: its steady
+   * exposed time, and the compute another stream could run beside it that it took its
+   * share of (brief 12: the bound is the lesser, and its basis says which binds). */
+  double bound_exposed_ms, bound_compute_ms;
   /* GPU time of the row's kernels inside the counted steps (analysis/steps.h; = total_us
    * when the stage has none): recoverable time, per step, is taken from this share of the
    * row (issue 28: no whole-window figure under a per-step heading). */

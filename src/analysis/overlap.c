@@ -810,7 +810,8 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
    * it is hidden already; never P1 beside "low-roi-hidden" */
   if (ov_is_copy_engine(c, a)) {
     double exposed_pct =
-        sw->busy_us > 0 ? (ov_agg_steady_us(a) + ov_agg_wait_us(a)) / sw->busy_us * 100.0 : 0;
+        sw->busy_us > 0 ? (row->exposed_ms + row->exposed_wait_ms) * 1000.0 / sw->busy_us * 100.0
+                        : 0;
     if (ov_before_first_compute(c, a) >= set->overlap_one_time_min_fraction) {
       row->priority = AN_PRIORITY_P4;
       row->recommendation = AN_RECOMMEND_ONE_TIME;
@@ -979,9 +980,13 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
  * stream's kernels are a run of c->order (sorted by stream first). */
 static void ov_own_stream(const ov_stage_ctx *c, size_t rep, an_overlap_row *row) {
   const te_settings *set = te_rules_settings(c->r);
+  /* brief 12 defect 1: a copy too (hta_async's pinned input copies ran on a stream of
+   * their own with nothing beside them: issued when needed, not a batch ahead) */
+  bool mover =
+      row->copy_engine ||
+      (row->category && te_string_list_has(&set->overlap_collective_categories, row->category));
   if (!set->overlap_mechanism_actions || row->recommendation != AN_RECOMMEND_TRY_OVERLAP ||
-      !row->category || !te_string_list_has(&set->overlap_collective_categories, row->category) ||
-      c->cats->compute < 0)
+      !mover || c->cats->compute < 0)
     return;
   uint32_t stream = c->ks[rep].stream, compute = (uint32_t)c->cats->compute;
   bool other = false;
@@ -1000,6 +1005,19 @@ static void ov_own_stream(const ov_stage_ctx *c, size_t rep, an_overlap_row *row
   row->own_stream_levers = own ? own->items : NULL;
   row->own_stream_levers =
       ov_without_bytes_levers(c->r, row, 1, row->own_stream_levers, &row->n_own_stream_levers);
+}
+
+/* Brief 12 defect 1 (hta_async_cpu_to_gpu_a100: 2.66 ms/step of pinned HtoD ran with
+ * nothing else on the GPU, yet the row's steady part was 0.65 ms/step and 42.67 ms read
+ * "above its median copy (larger copies, not a wait)"): a copy engine shares no SMs, so
+ * any kernel or copy on another stream hides a transfer, and the step pays for the time
+ * nothing else runs. Every instance is the same transfer, a larger one larger: none of it
+ * is a wait for anything, so all of it is the steady cost a prefetch hides. */
+static void ov_copy_exposed(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
+  if (!te_rules_settings(c->r)->overlap_mechanism_actions || !ov_is_copy_engine(c, a)) return;
+  row->exposed_ms = a->exclusive_us / 1000.0;
+  row->exposed_wait_ms = 0;
+  row->covered_us = a->hidden_us;
 }
 
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
@@ -1021,6 +1039,8 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   row->exposed_wait_ms = ov_agg_wait_us(a) / 1000.0;
   row->exposed_median_us = a->exposed_median_us;
   row->exposed_first_us = a->exposed_first_us;
+  row->covered_us = a->hidden_by_compute_us;
+  ov_copy_exposed(c, a, row);
   row->share_pct = sw->busy_us > 0 ? a->total_us / sw->busy_us * 100.0 : 0;
   if (a->top_partner_name >= 0) {
     row->top_partner = ov_strdup(ov_key_name(c, (uint32_t)a->top_partner_name));

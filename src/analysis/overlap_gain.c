@@ -95,6 +95,7 @@ static void ov_share_compute(an_overlap_stage *st, double stage_compute_us, size
     an_overlap_row *r = &st->rows[i];
     r->own_recoverable_ms = r->recoverable_ms;
     r->compute_order = 0;
+    r->bound_exposed_ms = r->bound_compute_ms = 0;
     if (ov_behind_compute(r, lanes)) budget -= r->hidden_by_compute_us / 1000.0, n++;
   }
   if (budget < 0) budget = 0;
@@ -104,8 +105,13 @@ static void ov_share_compute(an_overlap_stage *st, double stage_compute_us, size
   for (int k = 1; (r = ov_next_sharer(st, lanes)) != NULL; k++) {
     r->compute_order = k;
     double give = ov_gain_window(r, budget, lanes);
-    double own = ov_gain_window(r, (stage_compute_us - r->hidden_by_compute_us) / 1000.0, lanes);
+    double own_avail = (stage_compute_us - r->hidden_by_compute_us) / 1000.0;
+    double own = ov_gain_window(r, own_avail, lanes);
     if (give > own) give = own;
+    /* the basis of the bound: its exposed time against the compute it could take */
+    double avail = budget < own_avail ? budget : own_avail;
+    r->bound_exposed_ms = ov_per_step(r, r->exposed_ms, st->n_steps);
+    r->bound_compute_ms = ov_per_step(r, avail > 0 ? avail : 0, st->n_steps);
     budget -= give;
     r->recoverable_ms = ov_per_step(r, give, st->n_steps);
   }

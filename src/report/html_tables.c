@@ -197,7 +197,7 @@ static void overlap_row(rp_hw *hw, size_t si, const char *tok, size_t i, const a
   rp_hw_printf(hw, " ms wait\">");
   rp_hw_ms(hw, r->exposed_ms * 1000.0);
   rp_hw_printf(hw, "</td>");
-  rp_hw_td_ms(hw, r->hidden_by_compute_us);
+  rp_hw_td_ms(hw, r->covered_us);
   rp_hw_td_ms(hw, r->recoverable_ms * 1000.0);
   rp_hw_td_pct(hw, rp_stage_share_pct(&hw->rep->stages[si], r->total_us));
   char ev[RP_DEP_EVIDENCE_BYTES];
@@ -264,6 +264,7 @@ static void note_line(rp_hw *hw, char *line) {
 static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
   overlap_stream_notes(hw, o);
   note_line(hw, rp_overlap_restructure_text(o));
+  note_line(hw, rp_overlap_bound_text(o));
   note_line(hw, rp_overlap_shared_compute_text(o));
   note_line(hw, rp_overlap_wait_unknown_text(o));
   note_line(hw, rp_overlap_own_stream_text(o));

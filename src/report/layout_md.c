@@ -557,9 +557,10 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
     char t[32], x[32], h[32], g[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
     fmt_time(x, sizeof x, r->exposed_ms * 1000.0, u);
-    /* hidden under compute on another stream: with the exposed time (no compute beside
-     * it) it partitions the row's time, so Exposed + Hidden never exceeds GPU time */
-    fmt_time(h, sizeof h, r->hidden_by_compute_us, u);
+    /* hidden under other work on another stream (compute; for a copy-engine transfer,
+     * anything): with the exposed time and its wait it partitions the row's time, so
+     * Exposed + Hidden never exceeds GPU time */
+    fmt_time(h, sizeof h, r->covered_us, u);
     fmt_time(g, sizeof g, r->recoverable_ms * 1000.0, u);
     fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
@@ -590,6 +591,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   overlap_lines(f, o, u, rules);
   staging_lines(f, o, rules);
   text_line(f, rp_overlap_restructure_text(o));
+  text_line(f, rp_overlap_bound_text(o));
   text_line(f, rp_overlap_shared_compute_text(o));
   text_line(f, rp_overlap_wait_unknown_text(o));
   text_line(f, rp_overlap_own_stream_text(o));
@@ -791,8 +793,10 @@ static const char LEGEND[] =
     "(Limits; docs/roofline.md).\n"
     "- **Exposed**: the kernel's steady time with no compute kernel on another stream "
     "(median instance times count: what overlap can save; docs/overlap.md); the wait above "
-    "it is listed under the table; **Hidden**: the time under compute on another stream "
-    "(Exposed + wait + Hidden = GPU time).\n"
+    "it is listed under the table; a copy-engine transfer shares no SMs: its time with "
+    "nothing else on the GPU, all of it steady; **Hidden**: the time under compute on "
+    "another stream (a transfer: under any other work) (Exposed + wait + Hidden = GPU "
+    "time).\n"
     "- **Verdict**: `headroom` = much of its time is exposed; `low-roi-hidden` = already "
     "hidden, little to gain; `wait` = its exposed time is mostly above its floor: waiting "
     "for other ranks or a pipeline stage, or running slow mid-step, not work; `unknown` = a "
@@ -814,7 +818,8 @@ static const char LEGEND[] =
     "recovering less than the floor per step or the bar's share of the step, counted in one "
     "line under the table). Rows are ordered by recoverable time (docs/overlap.md).\n"
     "- **Recoverable**: what the action could win per step: the steady exposed time, for "
-    "overlap at most the compute another stream could run meanwhile, 0 on a single-stream "
+    "overlap at most the compute another stream could run meanwhile (a line under the table "
+    "says which binds), 0 on a single-stream "
     "stage (a restructured collective: at most the stage's compute beside it), taken from "
     "the row's share inside the counted steps (GPU time, Exposed and Hidden are totals over "
     "the stage window, warm-ups included); the rows that hide behind compute share it (P1 "
@@ -830,8 +835,9 @@ static const char LEGEND[] =
     "- **Dependency (evidence)**: `serial`, `optimizer-only`, `independent`, `hard`, "
     "`prefetchable` or `unknown`, and the evidence that decided (kernel name, CPU op around "
     "the launch, next kernel on the stream, adjacency).\n"
-    "- **Recommendation**: `try overlap` (move it to another stream; a collective already on "
-    "a stream of its own: change when it is issued, the line under the table says how), "
+    "- **Recommendation**: `try overlap` (move it to another stream; a collective or copy "
+    "already on a stream of its own: change when it is issued, the line under the table "
+    "says how), "
     "`try fusion` (fold it "
     "into the partner its evidence names: a fusion row or the eager chain), `check deps` (verify "
     "the data dependency first), `one-time setup` "

@@ -132,6 +132,7 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON_AddNumberToObject(o, "exclusive_us", r->exclusive_us);
   cJSON_AddNumberToObject(o, "hidden_us", r->hidden_us);
   cJSON_AddNumberToObject(o, "hidden_by_compute_us", r->hidden_by_compute_us);
+  cJSON_AddNumberToObject(o, "covered_us", r->covered_us);
   cJSON_AddNumberToObject(o, "share_pct", rp_stage_share_pct(st, r->total_us));
   cJSON_AddNumberToObject(o, "busy_share_pct", r->share_pct);
   cJSON_AddNumberToObject(o, "exposed_ms", r->exposed_ms);
@@ -141,6 +142,8 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON_AddNumberToObject(o, "recoverable_ms", r->recoverable_ms);
   cJSON_AddNumberToObject(o, "own_recoverable_ms", r->own_recoverable_ms);
   cJSON_AddNumberToObject(o, "compute_order", r->compute_order);
+  cJSON_AddNumberToObject(o, "bound_exposed_ms", r->bound_exposed_ms);
+  cJSON_AddNumberToObject(o, "bound_compute_ms", r->bound_compute_ms);
   cJSON_AddNumberToObject(o, "alone_instances", (double)r->alone_instances);
   cJSON_AddNumberToObject(o, "unknown_fraction", r->unknown_fraction);
   cJSON_AddNumberToObject(o, "latency_instances", (double)r->latency_instances);

@@ -1414,6 +1414,40 @@ char *rp_overlap_shared_compute_text(const an_overlap_stage *o) {
   return text_done(&t);
 }
 
+/* Whether a printed row's recoverable time is bounded by the compute beside it. */
+static bool bound_shown(const an_overlap_row *r) {
+  return r->compute_order && !r->below_floor && !r->host_bound && r->recoverable_ms > 0;
+}
+
+char *rp_overlap_bound_text(const an_overlap_stage *o) {
+  size_t n = 0;
+  bool ahead = false;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    n += bound_shown(&o->rows[i]);
+    ahead |= bound_shown(&o->rows[i]) && o->rows[i].dep_class &&
+             !strcmp(o->rows[i].dep_class, "prefetchable");
+  }
+  if (!n) return NULL;
+  const char *per = o->n_steps ? " ms/step" : " ms (stage window)";
+  ut_buf t = {0};
+  ut_buf_addf(&t,
+              "Bounds behind compute: a row hides at most the lesser of its exposed time and "
+              "the compute another stream can run beside it, not already hiding it%s. ",
+              ahead ? " (a transfer fetched a batch ahead hides under this step's compute)" : "");
+  size_t k = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    if (!bound_shown(r)) continue;
+    bool exposed = r->bound_exposed_ms <= r->bound_compute_ms;
+    ut_buf_addf(&t, "%sO%zu %.2f%s: %s binds (%s %.2f%s)", k++ ? "; " : "", i + 1,
+                r->recoverable_ms, per, exposed ? "its exposed time" : "the compute beside it",
+                exposed ? "compute beside it" : "exposed",
+                exposed ? r->bound_compute_ms : r->bound_exposed_ms, per);
+  }
+  ut_buf_add(&t, ".");
+  return text_done(&t);
+}
+
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
   if (!o->gpu_waits) return NULL;
   if (o->n_host_bound) /* deviation O26 */

@@ -181,6 +181,10 @@ char *rp_overlap_own_stream_text(const an_overlap_stage *o);
  * (deviation O22), else NULL: those rows are no late rank's wait. Static text. */
 const char *rp_overlap_slow_mid_step_text(const an_overlap_stage *o);
 char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
+/* The basis of each printed row's bound behind compute (brief 12): the lesser of its
+ * exposed time and the compute another stream could run beside it, and which binds; NULL
+ * when no printed row hides behind compute (and out of memory). Owned by the caller. */
+char *rp_overlap_bound_text(const an_overlap_stage *o);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler

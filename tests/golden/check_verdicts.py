@@ -10,7 +10,8 @@ trace of it, and checks each report:
     pattern's size cap (state over-cap) is an item of the summary;
   - no fuse row with a gate fact unknown says Confirmed;
   - every overlap row keeps Exposed + Hidden <= GPU time (the steady exposed time, its
-    wait and the time hidden under compute on another stream partition the row's time);
+    wait and the time hidden under other work on another stream, covered_us, partition the
+    row's time: compute for a kernel, any work for a copy-engine transfer);
   - a row that asks for nothing (skip, already fused, one-time setup, a wait for other
     ranks, a wait it cannot size) has 0 recoverable time; a P1 row, and any row put
     forward (not folded under the floor) other than one-time setup, wait rows and rows a
@@ -81,7 +82,9 @@ def overlap_failures(name, rep):
         sharing = 0.0
         for r in st.get("rows", []):
             exposed = (r["exposed_ms"] + r["exposed_wait_ms"]) * 1000.0
-            hidden = r["hidden_by_compute_us"]
+            # the table's Hidden column (covered_us): under compute, or for a copy-engine
+            # transfer under any other work (brief 12 defect 1)
+            hidden = r.get("covered_us", r["hidden_by_compute_us"])
             if exposed + hidden > r["total_us"] * (1 + EPS) + EPS:
                 out.append(f"{name}: {st['stage']} overlap row {r['kernel'][:50]}: exposed "
                            f"{exposed:.3f} + hidden {hidden:.3f} > GPU time {r['total_us']:.3f} us")

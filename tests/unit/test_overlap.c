@@ -2081,6 +2081,66 @@ Test(overlap_gain, rows_behind_compute_share_it) {
   te_rules_destroy(r);
 }
 
+/* Brief 12 defect 1 (hta_async_cpu_to_gpu_a100: 2.66 ms/step of pinned input copies with
+ * nothing else on the GPU read 0.65 ms/step, the rest "above its median copy (larger copies,
+ * not a wait)"). Four steps: a GEMM on stream 7; on stream 9 one batch's large pinned copy
+ * (600 us) before it, with nothing beside it, and three small ones (20 us) under it. The
+ * copy engine shares no SMs: the GEMM hides the small copies, nothing hides the large one,
+ * and a larger copy is no wait. Exposed is the 4 x 600 us alone, all steady; Hidden the
+ * rest; the bound is the lesser of it and the compute beside it, and says which binds; the
+ * copies already run on a stream of their own, so the lever is to issue them a batch ahead. */
+static char *input_copies_trace(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  fputs("{\"traceEvents\":[", f);
+  const char *copy = "Memcpy HtoD (Pinned -> Device)";
+  for (int k = 0; k < 4; k++) {
+    double t = 5000.0 * k;
+    fprintf(f,
+            "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#%d\",\"pid\":1,"
+            "\"tid\":1,\"ts\":%.1f,\"dur\":4000}",
+            k ? "," : "", k + 1, t);
+    gpu_event(f, false, "gpu_memcpy", copy, t + 100, 600, 9);
+    gpu_event(f, false, "kernel", "ampere_sgemm_128x64_nn", t + 800, 1000, 7);
+    for (int c = 0; c < 3; c++) gpu_event(f, false, "gpu_memcpy", copy, t + 900 + 100 * c, 20, 9);
+  }
+  fputs("]}", f);
+  cr_assert_eq(fclose(f), 0);
+  return buf;
+}
+
+Test(overlap_mechanism, a_copy_with_nothing_beside_it_is_exposed) {
+  te_rules *r = load_rules();
+  char *buf = input_copies_trace();
+  run x;
+  run_single(&x, "copies.json", buf, strlen(buf), r);
+  const an_overlap_row *in = find_row(x.rep, "Memcpy HtoD (Pinned");
+  cr_assert(in);
+  cr_assert_eq(in->recommendation, AN_RECOMMEND_TRY_OVERLAP);
+  cr_assert_float_eq(in->exposed_ms, 2.4, 1e-9, "the large copies alone: %g", in->exposed_ms);
+  cr_assert_float_eq(in->exposed_wait_ms, 0.0, 1e-12, "a larger copy is no wait");
+  cr_assert_float_eq(in->covered_us, 240.0, 1e-6, "the small copies under the GEMM");
+  cr_assert_float_eq(in->exposed_ms * 1000.0 + in->covered_us, in->total_us, 1e-6);
+  const an_overlap_stage *st = x.rep->stages[0].overlap;
+  double per = st->n_steps ? 1.0 / (double)st->n_steps : 1.0;
+  cr_assert_float_eq(in->recoverable_ms, 2.4 * per, 1e-9, "%g", in->recoverable_ms);
+  cr_assert_float_eq(in->bound_exposed_ms, 2.4 * per, 1e-9);
+  cr_assert_float_eq(in->bound_compute_ms, (4.0 - 0.24) * per, 1e-9, "%g", in->bound_compute_ms);
+  char *line = rp_overlap_bound_text(st);
+  cr_assert(line && strstr(line, "O1 ") && strstr(line, "its exposed time binds") &&
+                strstr(line, "batch ahead"),
+            "%s", line ? line : "(none)");
+  free(line);
+  cr_assert(in->own_stream, "its own stream, the GEMM on another");
+  cr_assert(in->n_own_stream_levers && strstr(in->own_stream_levers[0], "a step ahead"), "%s",
+            in->n_own_stream_levers ? in->own_stream_levers[0] : "-");
+  run_free(&x);
+  free(buf);
+  te_rules_destroy(r);
+}
+
 /* One SendRecv a step at t + 1200 us (600 us, on stream 7, launched under
  * c10d::allreduce_) beside GEMMs on streams 7 and 9; alone: each of a message size no
  * other step has (In msg nelems, no dtype), so in every step the collective has no like
