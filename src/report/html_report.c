@@ -439,7 +439,9 @@ static const char *const LEGEND[][2] = {
     {"Share", "of the stage's kernel time (one denominator for every table of a stage)"},
     {"Exposed / Hidden",
      "steady time with no compute on another stream (the wait above it in the cell's title) / "
-     "time under compute on another stream; Exposed + wait + Hidden = GPU time"},
+     "time under compute on another stream (a copy-engine transfer shares no SMs: exposed "
+     "while nothing else runs on the GPU, all of it steady, hidden under any other work); "
+     "Exposed + wait + Hidden = GPU time"},
     {"Priority",
      "P1 act (the action recovers time), P2 check first: check deps (a neighbour may be its "
      "producer or consumer), restructure (nothing runs beside it), and rows that would be "
