@@ -224,9 +224,9 @@ static void parse_latency_floor(te_vctx *v, const ty_node *n, te_device *d) {
 }
 
 te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {HEADER_KEYS,     "label",    "match",       "sms",
-                                     "hbm_tbs",       "link_gbs", "peak_tflops", "attainable",
-                                     "latency_floor", "source",   NULL};
+  static const char *const keys[] = {HEADER_KEYS,  "label",         "match",         "sms",
+                                     "hbm_tbs",    "link_gbs",      "host_link_gbs", "peak_tflops",
+                                     "attainable", "latency_floor", "source",        NULL};
   (void)ctx;
   device_entry *e = TE_ENTRY_NEW(v, item, what, keys, device_entry);
   if (!e) return NULL;
@@ -243,6 +243,8 @@ te_entry *te_parse_device(te_vctx *v, const ty_node *item, const char *what, voi
     te_get_num(v, x, "hbm_tbs", 0.01, MAX_TBS, &d->hbm_tbs);
   if ((x = te_require(v, item, "link_gbs", what, &e->hdr)))
     te_get_num(v, x, "link_gbs", 0, MAX_LINK_GBS, &d->link_gbs);
+  if ((x = ty_get(item, "host_link_gbs")))
+    te_get_num(v, x, "host_link_gbs", 0, MAX_LINK_GBS, &d->host_link_gbs);
   if ((x = te_require(v, item, "peak_tflops", what, &e->hdr))) parse_peaks(v, x, d);
   if ((x = te_require(v, item, "attainable", what, &e->hdr))) parse_attainable(v, x, d);
   if ((x = ty_get(item, "latency_floor"))) parse_latency_floor(v, x, d);

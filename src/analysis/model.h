@@ -361,6 +361,7 @@ typedef struct an_roofline_device {
   const char *gpu;         /* deviceProperties name ("" blank); NULL when the trace has none */
   long arch, sms;          /* as matched (-1 unknown) */
   double hbm_tbs;          /* the entry's figures (0 without an entry) */
+  double host_link_gbs;    /* the entry's host link, both directions (0: not stated) */
   double attainable_tbs;   /* hbm_tbs * its attainable bandwidth fraction */
   double latency_floor_us; /* per-launch floor applied: the entry's, capped by shortest_us */
   double pack_floor_us;    /* the entry's latency_floor (0: none stated) */
@@ -843,8 +844,18 @@ typedef struct an_overlap_row {
   bool below_floor;
   bool copy_engine; /* a copy-engine transfer (overlap.copy_engine_event_categories): it can
                        move to a side stream even on a single-stream stage */
-  bool own_lane;    /* a collective with dataflow evidence that it is independent: a side
-                       stream of its own is the action, also on a single-stream stage */
+  /* A copy-engine row whose instances state their bytes (arg "bytes"): the bytes they move
+   * and the time they take (over those instances), its largest instance's bytes; for a
+   * host copy (matcher host_link_copy), one direction of the device's host link (half its
+   * host_link_gbs; 0: no device figure) and whether the row's rate, copy_bytes / copy_us,
+   * is under overlap.copy_lane.host_link_min_fraction of it (brief 12 defect 1:
+   * hta_async's 55.6 MB pinned input copies at 7.6 GB/s on a 32 GB/s link). */
+  double copy_bytes, copy_us, copy_max_bytes;
+  bool host_copy;
+  double host_link_gbs;
+  bool copy_slow;
+  bool own_lane; /* a collective with dataflow evidence that it is independent: a side
+                    stream of its own is the action, also on a single-stream stage */
   /* Of the time account's instances of the row (ov_model_wait): how many have no like
    * instance (alone, their wait unknown) and their share of the row's time there; 0
    * without a time account. */

@@ -1020,6 +1020,26 @@ static void ov_copy_exposed(const ov_stage_ctx *c, const ov_agg *a, an_overlap_r
   row->covered_us = a->hidden_us;
 }
 
+/* What a copy-engine row's instances move (their "bytes" arg, where stated) and in what
+ * time, and whether it is a host copy (matcher host_link_copy): its rate is judged against
+ * the device's host link once the roofline has found the device (an_overlap_copy_rates). */
+static void ov_copy_bytes(const ov_stage_ctx *c, const ov_agg *a, an_overlap_row *row) {
+  if (!te_rules_settings(c->r)->overlap_mechanism_actions || !ov_is_copy_engine(c, a)) return;
+  const te_matcher *host = te_rules_matcher(c->r, "host_link_copy");
+  row->host_copy = host && te_matcher_match(host, row->kernel, strlen(row->kernel));
+  const tr_trace *t = c->formal->side->t;
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->ks[i].name != a->name) continue;
+    const char *s =
+        tr_str_get(t, tr_event_arg(t, TR_KIND_KERNEL, ov_stage_event(c, i), TR_ARG_BYTES));
+    double bytes = s ? strtod(s, NULL) : 0;
+    if (!(bytes > 0)) continue;
+    row->copy_bytes += bytes;
+    row->copy_us += c->ks[i].end - c->ks[i].ts;
+    if (bytes > row->copy_max_bytes) row->copy_max_bytes = bytes;
+  }
+}
+
 static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
                         an_overlap_verdict verdict, an_overlap_row *row) {
   memset(row, 0, sizeof *row);
@@ -1060,6 +1080,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   if (!row->kernel || !row->category || (!row->scope && strcmp(sr.scope, OV_UNMAPPED)) ||
       (!row->launch_op && named_op))
     return false;
+  ov_copy_bytes(c, a, row);
   if (!ov_dep_signal(c, (size_t)a->rep, sr.scope, sr.op, row)) return false;
   if (!ov_dep_class(c, a, row)) return false;
   ov_model_wait(c, row);

@@ -105,6 +105,13 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
  * row says "slow mid-step (wait)". Nothing changes without overlap.mechanism_actions. */
 void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_rules *rules);
 
+/* Brief 12 defect 1: the host copy rows of stage o (host_copy, bytes stated) take one
+ * direction of the device's host link, host_link_gbs (both directions, the device pack's;
+ * 0: not stated, nothing is judged), and are slow under
+ * overlap.copy_lane.host_link_min_fraction of it. Nothing changes without
+ * overlap.mechanism_actions. */
+void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_rules *rules);
+
 /* Whether row r of stage o recovers less than the stage's bar: overlap.recoverable.floor_ms
  * per step, or overlap.recoverable.min_step_pct of the step (deviation O25). */
 bool an_overlap_row_under_bar(const an_overlap_stage *o, const an_overlap_row *r);

@@ -214,6 +214,20 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
   }
 }
 
+void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_rules *rules) {
+  const te_settings *set = te_rules_settings(rules);
+  if (!set->overlap_mechanism_actions || !(host_link_gbs > 0)) return;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    an_overlap_row *r = &o->rows[i];
+    /* a one-time upload is no per-step cost to speed up */
+    if (!r->host_copy || !(r->copy_us > 0) || r->recommendation == AN_RECOMMEND_ONE_TIME) continue;
+    /* a copy moves one way: half of what the datasheet states for both directions */
+    r->host_link_gbs = host_link_gbs / 2.0;
+    double gbs = r->copy_bytes / r->copy_us / 1000.0; /* bytes per us = MB/s */
+    r->copy_slow = gbs < set->overlap_copy_lane_host_link_min_fraction * r->host_link_gbs;
+  }
+}
+
 void an_overlap_follow_waits(an_overlap_stage *o, an_wait_story story, const te_rules *rules) {
   if (!te_rules_settings(rules)->overlap_mechanism_actions) return;
   o->wait_story = story;

@@ -1204,6 +1204,7 @@ static an_status assemble(run_state *r, double kernel_min_share) {
    * words with its wait item (O22) */
   for (size_t i = 0; i < r->overlap.n_stages; i++) {
     an_overlap_follow_bottleneck(&r->overlap.stages[i], &r->report.bottleneck, r->rules);
+    an_overlap_copy_rates(&r->overlap.stages[i], r->roofline.device.host_link_gbs, r->rules);
     for (size_t k = 0; k < r->report.n_stages; k++)
       if (r->stages[k].overlap == &r->overlap.stages[i])
         an_overlap_follow_waits(&r->overlap.stages[i], r->stages[k].wait_story, r->rules);

@@ -1107,6 +1107,7 @@ an_status an_roofline_build(const an_roofline_side *formal, const an_roofline_si
     out->device.label = r.c.dev->label;
     out->device.source = r.c.dev->source;
     out->device.hbm_tbs = r.c.dev->hbm_tbs;
+    out->device.host_link_gbs = r.c.dev->host_link_gbs;
     out->device.attainable_tbs = r.c.dev->hbm_tbs * r.c.dev->attainable_bandwidth;
     rc = run_all(&r, mapping);
   } else {

@@ -160,6 +160,12 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON_AddBoolToObject(o, "latency_bound_messages", r->latency_bound_msgs);
   cJSON_AddBoolToObject(o, "cites_fusion", r->cites_fusion);
   cJSON_AddBoolToObject(o, "copy_engine", r->copy_engine);
+  cJSON_AddNumberToObject(o, "copy_bytes", r->copy_bytes);
+  cJSON_AddNumberToObject(o, "copy_us", r->copy_us);
+  cJSON_AddNumberToObject(o, "copy_max_bytes", r->copy_max_bytes);
+  cJSON_AddBoolToObject(o, "host_copy", r->host_copy);
+  cJSON_AddNumberToObject(o, "host_link_gbs", r->host_link_gbs);
+  cJSON_AddBoolToObject(o, "copy_slow", r->copy_slow);
   cJSON_AddItemToObject(o, "dep_class", ov_str_or_null(r->dep_class));
   cJSON_AddItemToObject(o, "dep_rule", ov_str_or_null(r->dep_rule));
   cJSON_AddItemToObject(o, "launch_context", ov_str_or_null(rp_launch_context(r)));

@@ -1448,6 +1448,49 @@ char *rp_overlap_bound_text(const an_overlap_stage *o) {
   return text_done(&t);
 }
 
+/* Bytes as GB, MB or KB (powers of ten, as the trace's rates). */
+static void fmt_bytes(char *b, size_t cap, double bytes) {
+  if (bytes >= 1e9)
+    snprintf(b, cap, "%.2f GB", bytes / 1e9);
+  else if (bytes >= 1e6)
+    snprintf(b, cap, "%.1f MB", bytes / 1e6);
+  else
+    snprintf(b, cap, "%.0f KB", bytes / 1e3);
+}
+
+char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pageable) {
+  ut_buf t = {0};
+  size_t k = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    /* a device copy's rate says nothing of a link: host copies only */
+    if (r->below_floor || !r->host_copy || !(r->copy_us > 0)) continue;
+    char all[32], big[32];
+    fmt_bytes(all, sizeof all, r->copy_bytes);
+    fmt_bytes(big, sizeof big, r->copy_max_bytes);
+    ut_buf_addf(&t, "%sO%zu moves %s at %.1f GB/s (its largest copy %s)",
+                k++ ? "; " : "Copy rates: ", i + 1, all, r->copy_bytes / r->copy_us / 1000.0, big);
+    if (!r->copy_slow) continue;
+    bool staged = pageable && te_matcher_match(pageable, r->kernel, strlen(r->kernel));
+    ut_buf_addf(&t,
+                ", under half of one direction of the host link (%.0f GB/s, the device pack's "
+                "PCIe figure): %s",
+                r->host_link_gbs,
+                staged
+                    ? "pageable memory is staged through a pinned buffer; pin it (pin_memory=True)"
+                    : "pinned copies reach about three quarters of it, so look for transfers "
+                      "sharing the link (other GPUs' copies behind one PCIe switch, NCCL or a "
+                      "NIC on it), host memory on another NUMA node than the GPU, or memory "
+                      "that is not pinned");
+  }
+  if (!k) {
+    ut_buf_free(&t);
+    return NULL;
+  }
+  ut_buf_add(&t, ".");
+  return text_done(&t);
+}
+
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
   if (!o->gpu_waits) return NULL;
   if (o->n_host_bound) /* deviation O26 */

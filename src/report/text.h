@@ -185,6 +185,11 @@ char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
  * exposed time and the compute another stream could run beside it, and which binds; NULL
  * when no printed row hides behind compute (and out of memory). Owned by the caller. */
 char *rp_overlap_bound_text(const an_overlap_stage *o);
+/* The rate of each printed host copy row whose instances state their bytes, and for a slow
+ * copy (copy_slow) what to look for (brief 12 defect 1); NULL when no printed row has
+ * bytes (and out of memory). pageable: matcher pageable_copy (NULL: none). Owned by the
+ * caller. */
+char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pageable);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler

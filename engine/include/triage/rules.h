@@ -550,6 +550,8 @@ typedef struct te_device {
   double hbm_tbs;               /* memory bandwidth, TB/s (1e12 bytes/s) */
   double link_gbs;              /* intra-node GPU link bandwidth per GPU as the datasheet states
                                    it (NVLink / Infinity Fabric, both directions), GB/s */
+  double host_link_gbs;         /* the host link (PCIe) as the datasheet states it, both
+                                   directions, GB/s; 0: not stated */
   double peak_tflops[TE_PEAK_COUNT]; /* dense (no sparsity); 0: the part has none */
   double attainable_bandwidth;       /* fraction of hbm_tbs a well-tuned kernel reaches */
   double attainable_compute;         /* fraction of a peak a well-tuned GEMM reaches */

@@ -282,6 +282,10 @@ typedef struct te_list_map {
     "stage time); false: the reference's tables alone")                                            \
   X(overlap_copy_lane_top_n, "overlap.copy_lane.top_n", INT, 0, 100000, 0, NULL,                   \
     "copy-engine rows per stage, picked apart from the kernel rows by exposed time; 0: none")      \
+  X(overlap_copy_lane_host_link_min_fraction, "overlap.copy_lane.host_link_min_fraction", NUMBER,  \
+    0, 1, 0, NULL,                                                                                 \
+    "a host copy row moving its bytes at less than this fraction of one direction of the "         \
+    "device's host link is slow (a line under the table); 0: never")                               \
   X(overlap_recoverable_rank, "overlap.recoverable.rank", BOOL, 0, 0, 0, NULL,                     \
     "overlap rows are ranked by recoverable time per step; false: the reference's selection "      \
     "order")                                                                                       \
