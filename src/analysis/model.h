@@ -861,6 +861,15 @@ typedef struct an_overlap_row {
    * without a time account. */
   size_t alone_instances;
   double unknown_fraction;
+  /* Deviation O30: a wait row whose instances all have a floor (no unknown time) and some
+   * time at it: its steady exposed part is transfer the time account measured. What its
+   * mechanism's action would hide of that part per step (the lesser of it and the compute
+   * beside it left by the rows that share it, transfer_compute_ms), and that action's first
+   * lever (borrowed from the rules): a line under the table, never recoverable time (the
+   * row reports its wait); 0 / NULL otherwise, and where the GPU waits for the host. */
+  bool transfer_known;
+  double transfer_bound_ms, transfer_compute_ms;
+  const char *transfer_lever;
   /* Of those, the ones a latency-bound floor that waited left unknown (deviation O21: the
    * trace compared them and the floor holds wait), and their share of the row's time. */
   size_t latency_instances;

@@ -970,6 +970,9 @@ static void ov_model_wait(const ov_stage_ctx *c, an_overlap_row *row) {
   double wait = (double)wait_ns / (double)total_ns * row->total_us / 1000.0;
   row->exposed_wait_ms = wait < exposed ? wait : exposed;
   row->exposed_ms = exposed - row->exposed_wait_ms;
+  /* every instance floored by like ones, some time at the floor: the steady part is
+   * measured transfer, not unknown time that may be wait (O30) */
+  row->transfer_known = unknown_ns == 0 && wait_ns < total_ns;
 }
 
 /* Brief 10 defect 2: a collective told "try overlap" whose stream runs no compute of the
@@ -1018,6 +1021,29 @@ static void ov_copy_exposed(const ov_stage_ctx *c, const ov_agg *a, an_overlap_r
   row->exposed_ms = a->exclusive_us / 1000.0;
   row->exposed_wait_ms = 0;
   row->covered_us = a->hidden_us;
+}
+
+/* Deviation O30: the first lever of what a wait row's measured transfer would take as a
+ * headroom row: a collective with dataflow evidence that it is independent is issued
+ * where compute runs beside it (overlap.own_stream_levers by its dependency rule), any
+ * other one restructured (overlap.restructure_options_by_rule, else restructure_options);
+ * a latency-bound collective's levers that move fewer bytes are skipped (O27). */
+static void ov_transfer_lever(const ov_stage_ctx *c, an_overlap_row *row) {
+  const te_settings *set = te_rules_settings(c->r);
+  if (row->verdict != AN_OVERLAP_WAIT || !row->transfer_known || !row->category ||
+      !te_string_list_has(&set->overlap_collective_categories, row->category))
+    return;
+  bool free_to_move = ov_independent(set, row);
+  const te_list_map *by =
+      free_to_move ? &set->overlap_own_stream_levers : &set->overlap_restructure_options_by_rule;
+  const te_string_list *l = row->dep_rule ? te_list_map_get(by, row->dep_rule) : NULL;
+  if (!l || !l->n)
+    l = free_to_move ? te_list_map_get(by, "default") : &set->overlap_restructure_options;
+  const te_matcher *bytes = te_rules_matcher(c->r, "bytes_lever");
+  for (size_t k = 0; l && k < l->n && !row->transfer_lever; k++)
+    if (!row->latency_bound_msgs || !bytes ||
+        !te_matcher_match(bytes, l->items[k], strlen(l->items[k])))
+      row->transfer_lever = l->items[k];
 }
 
 /* What a copy-engine row's instances move (their "bytes" arg, where stated) and in what
@@ -1085,6 +1111,7 @@ static bool ov_fill_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
   if (!ov_dep_class(c, a, row)) return false;
   ov_model_wait(c, row);
   ov_decide_action(c, sw, a, row);
+  ov_transfer_lever(c, row);
   ov_own_stream(c, (size_t)a->rep, row);
   return true;
 }

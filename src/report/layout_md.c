@@ -592,6 +592,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   staging_lines(f, o, rules);
   text_line(f, rp_overlap_restructure_text(o));
   text_line(f, rp_overlap_bound_text(o));
+  text_line(f, rp_overlap_transfer_text(o));
   text_line(f,
             rp_overlap_copy_rate_text(o, rules ? te_rules_matcher(rules, "pageable_copy") : NULL));
   text_line(f, rp_overlap_shared_compute_text(o));

@@ -144,6 +144,9 @@ static cJSON *ov_row_json(const an_stage_report *st, const an_overlap_row *r,
   cJSON_AddNumberToObject(o, "compute_order", r->compute_order);
   cJSON_AddNumberToObject(o, "bound_exposed_ms", r->bound_exposed_ms);
   cJSON_AddNumberToObject(o, "bound_compute_ms", r->bound_compute_ms);
+  cJSON_AddNumberToObject(o, "transfer_bound_ms", r->transfer_bound_ms);
+  cJSON_AddNumberToObject(o, "transfer_compute_ms", r->transfer_compute_ms);
+  cJSON_AddItemToObject(o, "transfer_lever", ov_str_or_null(r->transfer_lever));
   cJSON_AddNumberToObject(o, "alone_instances", (double)r->alone_instances);
   cJSON_AddNumberToObject(o, "unknown_fraction", r->unknown_fraction);
   cJSON_AddNumberToObject(o, "latency_instances", (double)r->latency_instances);

@@ -1491,6 +1491,33 @@ char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pag
   return text_done(&t);
 }
 
+char *rp_overlap_transfer_text(const an_overlap_stage *o) {
+  const char *per = o->n_steps ? " ms/step" : " ms (stage window)";
+  ut_buf t = {0};
+  size_t k = 0;
+  for (size_t i = 0; i < o->n_rows; i++) {
+    const an_overlap_row *r = &o->rows[i];
+    double b = r->transfer_bound_ms;
+    bool under =
+        (o->recoverable_floor_ms > 0 && b < o->recoverable_floor_ms) ||
+        (o->min_step_pct > 0 && o->step_ms > 0 && b / o->step_ms * 100.0 < o->min_step_pct);
+    if (!r->transfer_lever || !(b > 0) || under) continue;
+    ut_buf_addf(
+        &t,
+        "%sO%zu's steady part is transfer its instances' floors measured, not wait: %s; "
+        "that hides at most %.2f%s of it (the compute beside it left by the rows "
+        "above: %.2f%s)",
+        k++ ? "; " : "Transfer beside the wait (the row recovers 0: its wait is the wait item's): ",
+        i + 1, r->transfer_lever, b, per, r->transfer_compute_ms, per);
+  }
+  if (!k) {
+    ut_buf_free(&t);
+    return NULL;
+  }
+  ut_buf_add(&t, ".");
+  return text_done(&t);
+}
+
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
   if (!o->gpu_waits) return NULL;
   if (o->n_host_bound) /* deviation O26 */

@@ -190,6 +190,10 @@ char *rp_overlap_bound_text(const an_overlap_stage *o);
  * bytes (and out of memory). pageable: matcher pageable_copy (NULL: none). Owned by the
  * caller. */
 char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pageable);
+/* The wait rows whose steady part is measured transfer with a bound over the stage's bar
+ * (deviation O30): what their action would hide of it, and with what lever; NULL when none
+ * (and out of memory). Owned by the caller. */
+char *rp_overlap_transfer_text(const an_overlap_stage *o);
 
 /* Ranks section words: a group's verdict ("straggler", "wait spread across ranks", ...),
  * the JSON id of a verdict ("straggler", "spread", ...), the cause of a straggler
