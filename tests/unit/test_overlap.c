@@ -2125,13 +2125,19 @@ static char *input_copies_trace(double big_bytes) {
   return buf;
 }
 
+/* Runs an input-copies trace; its copy row (asserted). */
+static const an_overlap_row *copies_row(run *x, te_rules *r, const char *buf) {
+  run_single(x, "copies.json", buf, strlen(buf), r);
+  const an_overlap_row *in = find_row(x->rep, "Memcpy HtoD (Pinned");
+  cr_assert(in);
+  return in;
+}
+
 Test(overlap_mechanism, a_copy_with_nothing_beside_it_is_exposed) {
   te_rules *r = load_rules();
   char *buf = input_copies_trace(0);
   run x;
-  run_single(&x, "copies.json", buf, strlen(buf), r);
-  const an_overlap_row *in = find_row(x.rep, "Memcpy HtoD (Pinned");
-  cr_assert(in);
+  const an_overlap_row *in = copies_row(&x, r, buf);
   cr_assert_eq(in->recommendation, AN_RECOMMEND_TRY_OVERLAP);
   cr_assert_float_eq(in->exposed_ms, 2.4, 1e-9, "the large copies alone: %g", in->exposed_ms);
   cr_assert_float_eq(in->exposed_wait_ms, 0.0, 1e-12, "a larger copy is no wait");
@@ -2164,9 +2170,8 @@ Test(overlap_mechanism, a_slow_host_copy_says_so) {
   te_rules *r = load_rules();
   char *buf = input_copies_trace(6e6);
   run x;
-  run_single(&x, "copies.json", buf, strlen(buf), r);
-  const an_overlap_row *in = find_row(x.rep, "Memcpy HtoD (Pinned");
-  cr_assert(in && in->host_copy);
+  const an_overlap_row *in = copies_row(&x, r, buf);
+  cr_assert(in->host_copy);
   cr_assert_float_eq(in->copy_bytes, 4 * (6e6 + 3 * 2e5), 1e-3);
   cr_assert_float_eq(in->copy_us, 4 * (600 + 3 * 20), 1e-9);
   cr_assert_float_eq(in->copy_max_bytes, 6e6, 1e-9);
@@ -2181,9 +2186,8 @@ Test(overlap_mechanism, a_slow_host_copy_says_so) {
   run_free(&x);
   free(buf);
   buf = input_copies_trace(15e6);
-  run_single(&x, "copies.json", buf, strlen(buf), r);
-  in = find_row(x.rep, "Memcpy HtoD (Pinned");
-  cr_assert(in && in->host_link_gbs > 0 && !in->copy_slow, "25 GB/s of 32 is not slow");
+  in = copies_row(&x, r, buf);
+  cr_assert(in->host_link_gbs > 0 && !in->copy_slow, "25 GB/s of 32 is not slow");
   run_free(&x);
   free(buf);
   te_rules_destroy(r);
