@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/op_cost.h"
 #include "util/map.h"
 
 /* ---------------------------------------------------------------- modes */
@@ -189,7 +188,7 @@ static bool shape_candidate(const char *const *labels, size_t n, bool any,
 
 an_piece_shape *an_fuse_row_shapes(const an_trace_view *views, size_t n_views,
                                    const an_stage_tables *st, const uint32_t *ev_row, size_t n_ev,
-                                   const te_rules *r) {
+                                   const te_rules *r, an_op_shapes *shapes) {
   an_piece_shape *out = calloc(st->n_rows ? st->n_rows : 1, sizeof *out);
   bool *want = calloc(st->n_rows ? st->n_rows : 1, sizeof *want), any;
   size_t n_labels;
@@ -203,20 +202,30 @@ an_piece_shape *an_fuse_row_shapes(const an_trace_view *views, size_t n_views,
     want[i] = shape_candidate(labels, n_labels, any, &st->rows[i]);
   free(labels);
   size_t k = 0;
-  for (size_t v = 0; out && want && v < n_views; v++) {
+  bool ok = out && want;
+  for (size_t v = 0; ok && v < n_views; v++) {
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], st->stage->id);
     const tr_trace *t = views[v].trace;
-    for (size_t i = 0; sk && i < sk->n && k < n_ev; i++, k++) {
+    size_t n_ops;
+    const tr_event *cpu_ops = tr_trace_events(t, TR_KIND_CPU_OP, &n_ops);
+    const uint32_t *ops =
+        sk ? an_trace_view_stage_ops(&views[v], (size_t)(sk - views[v].stages)) : NULL;
+    ok = !sk || ops;
+    for (size_t i = 0; ok && sk && i < sk->n && k < n_ev; i++, k++) {
       an_piece_shape *ps = &out[ev_row[k]];
-      if (!want[ev_row[k]] || ps->known) continue;
-      const tr_event *op = an_trace_view_launching_op(&views[v], sk->kernels[i]);
-      if (!op) continue;
-      const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
-      const char *types = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
-      ps->known = an_op_smallest_tensor(r, dims, types, &ps->last_dim, &ps->dtype);
+      if (!want[ev_row[k]] || ps->known || ops[i] == AN_NO_OP) continue;
+      const double *elems;
+      const an_op_shape *sh = an_op_shapes_get(shapes, v, t, &cpu_ops[ops[i]], &elems);
+      ok = sh != NULL;
+      if (ok && (ps->known = sh->small_dtype != NULL))
+        ps->last_dim = sh->last_dim, ps->dtype = sh->small_dtype;
     }
   }
   free(want);
+  if (!ok) {
+    free(out);
+    return NULL;
+  }
   return out;
 }
 

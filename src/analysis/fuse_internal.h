@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "analysis/model.h"
+#include "analysis/op_shapes.h"
 #include "analysis/steps.h"
 #include "analysis/tables.h"
 #include "analysis/trace_view.h"
@@ -58,10 +59,11 @@ typedef struct an_piece_shape {
 
 /* Per row of the stage, what its kernels' first launching op with shapes states, for the
  * rows a shape-gated piece may be (their category or kind is the piece's evidence label);
- * NULL when out of memory. ev_row as for an_fuse_seq_build. */
+ * NULL when out of memory. ev_row as for an_fuse_seq_build; shapes: the stage's memo of
+ * launching ops' shapes, its views in order. */
 an_piece_shape *an_fuse_row_shapes(const an_trace_view *views, size_t n_views,
                                    const an_stage_tables *st, const uint32_t *ev_row, size_t n_ev,
-                                   const te_rules *r);
+                                   const te_rules *r, an_op_shapes *shapes);
 
 /* A matched row's state from what was found (model.h an_fuse_state). */
 an_fuse_state an_fuse_state_of(bool active_here, bool active_elsewhere, bool over_cap,
@@ -152,12 +154,14 @@ typedef struct an_merge_runs {
   size_t n_rates, cap_rates;
 } an_merge_runs;
 
-/* The runs of merge pattern p in the stage (ev_row as for an_fuse_seq_build); strings
- * interns the Python locations the module-frame check resolves. False when out of memory
- * (out is then empty). */
+/* The runs of merge pattern p in the stage (ev_row as for an_fuse_seq_build; shapes: the
+ * stage's memo of launching ops' shapes, its views in order); strings interns the Python
+ * locations the module-frame check resolves. False when out of memory (out is then
+ * empty). */
 bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_stage *stage,
                         const uint32_t *ev_row, size_t n_ev, const te_rules *r,
-                        const te_fusion_pattern *p, an_strtab *strings, an_merge_runs *out);
+                        const te_fusion_pattern *p, an_op_shapes *shapes, an_strtab *strings,
+                        an_merge_runs *out);
 /* The best rate (FLOP per us) a GEMM op of format dtype and at most max_flops FLOPs reaches
  * in the stage, 0 when none. */
 double an_merge_best_rate(const an_merge_runs *m, const te_dtype *dtype, double max_flops);

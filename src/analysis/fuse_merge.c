@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "analysis/attrib.h"
-#include "analysis/op_cost.h"
+#include "analysis/op_shapes.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -46,7 +46,8 @@ typedef struct kfact {
   double m, n, k;     /* gemm */
   const te_dtype *dtype;
   double us;
-  double elems[AN_MAX_OP_INPUTS]; /* non-GEMM: the tensor inputs' element counts */
+  const double *elems; /* non-GEMM: the tensor inputs' element counts (the memo's, until
+                          the next kernel's facts) */
   size_t n_elems;
   const char *dims; /* non-GEMM: its op's Input Dims (borrowed from the trace) */
 } kfact;
@@ -62,28 +63,30 @@ typedef struct open_run {
   bool heads; /* ... or reads a sibling's output split into attention heads */
 } open_run;
 
-static void fact_of(const an_trace_view *v, const tr_event *e, const te_rules *r, kfact *f) {
-  memset(f, 0, offsetof(kfact, elems));
-  f->n_elems = 0;
-  f->dims = NULL;
+/* The facts of kernel e of view vi, whose launching op is ops[at] (AN_NO_OP: none); false
+ * when out of memory. */
+static bool fact_of(const an_trace_view *v, size_t vi, const tr_event *e, uint32_t at,
+                    an_op_shapes *shapes, kfact *f) {
+  size_t n_ops;
+  memset(f, 0, sizeof *f);
   f->us = tr_event_dur(v->trace, e);
   f->e = e;
-  const tr_event *op = f->op = an_trace_view_launching_op(v, e);
-  if (!op) return;
-  const tr_trace *t = v->trace;
-  const char *dims = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
-  const te_op_cost *model = te_rules_op_cost(r, tr_str_get(t, op->name));
-  an_gemm_shape g;
-  if (model && model->kind == TE_COST_GEMM) {
-    const char *types = tr_str_get(t, tr_event_arg(t, TR_KIND_CPU_OP, op, TR_ARG_INPUT_TYPE));
-    if (an_op_gemm_shape(r, model, dims, types, &g) && g.batch == 1 && g.m > 0 && g.k > 0) {
-      f->gemm = true;
-      f->m = g.m, f->n = g.n, f->k = g.k, f->dtype = g.dtype;
-      return;
-    }
+  if (at == AN_NO_OP) return true;
+  const tr_event *op = f->op = tr_trace_events(v->trace, TR_KIND_CPU_OP, &n_ops) + at;
+  const an_op_shape *sh = an_op_shapes_get(shapes, vi, v->trace, op, &f->elems);
+  if (!sh) return false;
+  const an_gemm_shape *g = &sh->gemm;
+  if (sh->is_gemm && g->batch == 1 && g->m > 0 && g->k > 0) {
+    f->gemm = true;
+    f->m = g->m, f->n = g->n, f->k = g->k, f->dtype = g->dtype;
+    f->elems = NULL;
+    return true;
   }
-  f->shapes = dims && *dims && an_op_input_elems(dims, f->elems, AN_MAX_OP_INPUTS, &f->n_elems);
-  if (f->shapes) f->dims = dims;
+  f->shapes = sh->parsed;
+  f->n_elems = sh->parsed ? sh->n_elems : 0;
+  if (f->shapes)
+    f->dims = tr_str_get(v->trace, tr_event_arg(v->trace, TR_KIND_CPU_OP, op, TR_ARG_INPUT_DIMS));
+  return true;
 }
 
 /* Whether f's op holds a tensor of `elems` elements (it may write it). */
@@ -247,14 +250,17 @@ static bool lane_rate(an_merge_runs *out, lane *l, const kfact *f) {
   return true;
 }
 
-/* The runs of one view's kernels of the stage (ev_row from position *k on). */
-static bool view_runs(const an_trace_view *v, const an_stage_kernels *sk, const uint32_t *ev_row,
-                      size_t *k, const te_rules *r, long max_between, an_merge_runs *out) {
+/* The runs of one view's kernels of the stage (block b of view vi; ev_row from position *k
+ * on). */
+static bool view_runs(const an_trace_view *v, size_t vi, size_t b, const uint32_t *ev_row,
+                      size_t *k, an_op_shapes *shapes, long max_between, an_merge_runs *out) {
+  const an_stage_kernels *sk = &v->stages[b];
+  const uint32_t *ops = an_trace_view_stage_ops(v, b);
   ut_u64map ids = {0}; /* stream -> index into lanes */
   lane *lanes = NULL;
   size_t n_lanes = 0, cap = 0;
-  kfact *f = malloc(sizeof *f);
-  bool ok = f != NULL;
+  kfact f;
+  bool ok = ops != NULL;
   for (size_t i = 0; ok && i < sk->n; i++, (*k)++) {
     uint64_t at, stream = tr_event_stream(v->trace, sk->kernels[i]);
     if (!ut_u64map_get(&ids, stream, &at)) {
@@ -265,14 +271,13 @@ static bool view_runs(const an_trace_view *v, const an_stage_kernels *sk, const 
       memset(&lanes[n_lanes], 0, sizeof *lanes);
       at = n_lanes++;
     }
-    fact_of(v, sk->kernels[i], r, f);
-    ok = lane_rate(out, &lanes[at], f) && step(&lanes[at].open, f, ev_row[*k], max_between, out);
+    ok = fact_of(v, vi, sk->kernels[i], ops[i], shapes, &f) && lane_rate(out, &lanes[at], &f) &&
+         step(&lanes[at].open, &f, ev_row[*k], max_between, out);
   }
   for (size_t l = 0; ok && l < n_lanes; l++) {
     if (lanes[l].op) ok = note_rate(out, lanes[l].dtype, lanes[l].flops, lanes[l].us);
     ok = ok && push_run(out, &lanes[l].open);
   }
-  free(f);
   free(lanes);
   ut_u64map_free(&ids);
   return ok;
@@ -342,7 +347,8 @@ static bool module_gate(const an_trace_view *v, const te_rules *r, an_strtab *st
 
 bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_stage *stage,
                         const uint32_t *ev_row, size_t n_ev, const te_rules *r,
-                        const te_fusion_pattern *p, an_strtab *strings, an_merge_runs *out) {
+                        const te_fusion_pattern *p, an_op_shapes *shapes, an_strtab *strings,
+                        an_merge_runs *out) {
   memset(out, 0, sizeof *out);
   size_t k = 0;
   bool ok = true;
@@ -350,7 +356,8 @@ bool an_fuse_merge_runs(const an_trace_view *views, size_t n_views, const te_sta
     const an_stage_kernels *sk = an_trace_view_stage(&views[v], stage->id);
     size_t from = out->n;
     if (sk && k + sk->n <= n_ev)
-      ok = view_runs(&views[v], sk, ev_row, &k, r, p->merge_max_between, out) &&
+      ok = view_runs(&views[v], v, (size_t)(sk - views[v].stages), ev_row, &k, shapes,
+                     p->merge_max_between, out) &&
            module_gate(&views[v], r, strings, out, from);
   }
   if (!ok) an_merge_runs_free(out);

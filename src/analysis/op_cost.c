@@ -191,9 +191,17 @@ static void emit_concrete(void *ctx, size_t i, const char *s) {
 }
 
 /* The inputs of an op from its args; false when Input Dims or Input type do not parse. */
+static bool parse_types(const te_rules *rules, const char *types, const char *concrete,
+                        op_inputs *in);
 static bool parse_inputs(const te_rules *rules, const char *dims, const char *types,
                          const char *concrete, op_inputs *in) {
-  if (!parse_dims(dims, in)) return false;
+  return parse_dims(dims, in) && parse_types(rules, types, concrete, in);
+}
+
+/* Input type (and Concrete Inputs) onto the inputs parse_dims read; false when Input type
+ * does not parse. */
+static bool parse_types(const te_rules *rules, const char *types, const char *concrete,
+                        op_inputs *in) {
   for (size_t i = 0; i < in->n; i++) in->t[i].dtype = NULL;
   type_ctx tc = {rules, in};
   if (!parse_strings(types, emit_type, &tc)) return false;
@@ -471,42 +479,35 @@ an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, c
   return ok ? AN_COST_OK : AN_COST_BAD;
 }
 
-bool an_op_gemm_shape(const te_rules *rules, const te_op_cost *model, const char *dims,
-                      const char *types, an_gemm_shape *out) {
+bool an_op_shape_read(const te_rules *rules, const te_op_cost *model, const char *dims,
+                      const char *types, an_op_shape *out, double *elems) {
   memset(out, 0, sizeof *out);
-  if (model->kind != TE_COST_GEMM || !dims || !*dims) return false;
+  if (!dims || !*dims) return true;
   op_inputs *in = malloc(sizeof *in);
-  const tensor *a = NULL, *b = NULL;
-  bool ok = in && parse_inputs(rules, dims, types, NULL, in) &&
-            gemm_operands(model, in, &a, &b, &out->batch, &out->m, &out->n, &out->k);
-  if (ok) out->dtype = a->dtype;
-  free(in);
-  if (!ok) memset(out, 0, sizeof *out);
-  return ok;
-}
-
-bool an_op_input_elems(const char *dims, double *out, size_t cap, size_t *n) {
-  op_inputs *in = malloc(sizeof *in);
-  bool ok = in && parse_dims(dims, in) && in->n <= cap;
-  *n = 0;
-  for (size_t i = 0; ok && i < in->n; i++)
-    out[(*n)++] = in->t[i].usable && in->t[i].rank > 0 ? in->t[i].elems : 0;
-  free(in);
-  return ok;
-}
-
-bool an_op_smallest_tensor(const te_rules *rules, const char *dims, const char *types,
-                           double *last_dim, const te_dtype **dtype) {
-  *last_dim = 0;
-  *dtype = NULL;
-  if (!dims || !*dims) return false;
-  op_inputs *in = malloc(sizeof *in);
-  bool ok = in && parse_inputs(rules, dims, types, NULL, in);
-  for (size_t i = 0; ok && i < in->n; i++) {
-    const tensor *t = input(in, (int)i, 1);
-    double d = t ? (double)t->dims[t->rank - 1] : 0;
-    if (d > 0 && (!*dtype || d < *last_dim)) *last_dim = d, *dtype = t->dtype;
+  if (!in) return false;
+  if (parse_dims(dims, in)) {
+    out->parsed = true;
+    out->n_elems = in->n;
+    /* before the types: an input of no known format still has its element count */
+    for (size_t i = 0; i < in->n; i++)
+      elems[i] = in->t[i].usable && in->t[i].rank > 0 ? in->t[i].elems : 0;
+    if (parse_types(rules, types, NULL, in)) {
+      const tensor *a, *b;
+      an_gemm_shape *g = &out->gemm;
+      out->is_gemm = model && model->kind == TE_COST_GEMM &&
+                     gemm_operands(model, in, &a, &b, &g->batch, &g->m, &g->n, &g->k);
+      if (out->is_gemm)
+        g->dtype = a->dtype;
+      else
+        memset(g, 0, sizeof *g);
+      for (size_t i = 0; i < in->n; i++) {
+        const tensor *t = input(in, (int)i, 1);
+        double d = t ? (double)t->dims[t->rank - 1] : 0;
+        if (d > 0 && (!out->small_dtype || d < out->last_dim))
+          out->last_dim = d, out->small_dtype = t->dtype;
+      }
+    }
   }
   free(in);
-  return ok && *dtype;
+  return true;
 }

@@ -44,24 +44,34 @@ an_cost_status an_op_cost_eval(const te_rules *rules, const te_op_cost *model, c
 bool an_op_input_dims(const char *dims, size_t i, int64_t *out, size_t cap, size_t *rank);
 
 /* The geometry of a gemm-model op (A (..., M, K) x B): M with A's leading dimensions
- * folded, N, K, the batch (1 unless B is 3-D) and A's format. False for another model
- * kind or shapes that do not multiply (as an_op_cost_eval). */
+ * folded, N, K, the batch (1 unless B is 3-D) and A's format. */
 typedef struct an_gemm_shape {
   double batch, m, n, k;
   const te_dtype *dtype;
 } an_gemm_shape;
-bool an_op_gemm_shape(const te_rules *rules, const te_op_cost *model, const char *dims,
-                      const char *types, an_gemm_shape *out);
 
-/* The element count of every tensor input of an Input Dims text (a tensor list or a
- * scalar counts 0) into out (at most cap); the count in *n. False when the text does not
- * parse (absent, malformed, more than cap inputs). */
-bool an_op_input_elems(const char *dims, double *out, size_t cap, size_t *n);
+/* What the fusion table reads of one op's shapes (the GEMM merges, fuse_merge.c; the
+ * shape gate, fuse_context.c), from one parse of its args. */
+typedef struct an_op_shape {
+  /* Input Dims parse: n_elems inputs, the element count of each tensor input (a tensor
+   * list or a scalar counts 0; an input of no known format counts) */
+  bool parsed;
+  size_t n_elems;
+  /* Input type parses too, model is a gemm model and the shapes multiply */
+  bool is_gemm;
+  an_gemm_shape gemm;
+  /* the last dimension of the smallest tensor input of a known format (a norm's weight,
+   * the head dim of a per-head norm) and its format; NULL: no such tensor, or the args do
+   * not parse */
+  double last_dim;
+  const te_dtype *small_dtype;
+} an_op_shape;
 
-/* The last dimension of an op's smallest tensor input (the smallest last dimension among
- * its tensors of a known format: a norm's weight, the head dim of a per-head norm) and
- * that tensor's format. False when the args do not parse or hold no such tensor. */
-bool an_op_smallest_tensor(const te_rules *rules, const char *dims, const char *types,
-                           double *last_dim, const te_dtype **dtype);
+/* The shape facts of one op from its Input Dims dims and Input type types (NULL or ""
+ * when absent) and its cost model (NULL: none), the element counts into elems (room for
+ * AN_MAX_OP_INPUTS). Anything that does not parse leaves its facts unset. False only when
+ * out of memory. */
+bool an_op_shape_read(const te_rules *rules, const te_op_cost *model, const char *dims,
+                      const char *types, an_op_shape *out, double *elems);
 
 #endif

@@ -179,25 +179,26 @@ static void memo_free(memo *m) {
   memset(m, 0, sizeof *m);
 }
 
-/* The launching op of each kernel of one view, found once per view (on older traces each
- * finding is a launch lookup, a nesting search and a walk, and three passes ask for it):
- * per kernel, stage after stage, its op's position among the trace's CPU ops, OP_NONE, or
- * OP_SECONDARY when another kernel of its op carries the op's cost. The kernels one op
- * launched share its cost: it goes to the longest (a GEMM's, not the workspace memset's;
- * the first among equals). */
-#define OP_NONE UINT32_MAX
+/* The launching op of each kernel of one view (an_trace_view_stage_ops: found once per
+ * view, and the fusion table asked first), and which kernels are OP_SECONDARY: another
+ * kernel of their op carries the op's cost. The kernels one op launched share its cost: it
+ * goes to the longest (a GEMM's, not the workspace memset's; the first among equals). */
+#define OP_NONE AN_NO_OP
 #define OP_SECONDARY (UINT32_MAX - 1) /* positions stay below it: TR_MAX_EVENTS */
 
 typedef struct view_ops {
-  const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP) */
-  uint32_t *pos;       /* per kernel of the view; NULL when out of memory */
-  size_t *first;       /* per stage of the view: the entry of its first kernel */
-  ut_u64map attn;      /* kernel name id -> whether an attention kernel, once asked */
+  const tr_event *ops;  /* tr_trace_events(TR_KIND_CPU_OP) */
+  const uint32_t **pos; /* per stage block: its kernels' op positions; NULL out of memory */
+  size_t *first;        /* per stage block: the bit of its first kernel in secondary */
+  uint64_t *secondary;  /* bit per kernel of the view: OP_SECONDARY */
+  ut_u64map attn;       /* kernel name id -> whether an attention kernel, once asked */
 } view_ops;
 
 /* The entry of kernel i of stage s. */
 static uint32_t view_op_at(const view_ops *vo, size_t s, size_t i) {
-  return vo->pos ? vo->pos[vo->first[s] + i] : OP_NONE;
+  if (!vo->pos) return OP_NONE;
+  size_t bit = vo->first[s] + i;
+  return (vo->secondary[bit >> 6] >> (bit & 63)) & 1u ? OP_SECONDARY : vo->pos[s][i];
 }
 
 /* The key of kernel i of stage s in view_ops_mark_secondary's map. */
@@ -210,7 +211,7 @@ static bool view_ops_mark_secondary(const an_trace_view *v, view_ops *vo) {
   bool ok = true;
   for (size_t s = 0; ok && s < v->n_stages; s++)
     for (size_t i = 0; ok && i < v->stages[s].n; i++) {
-      uint32_t at = view_op_at(vo, s, i);
+      uint32_t at = vo->pos[s][i];
       uint64_t best;
       if (at == OP_NONE) continue;
       if (ut_u64map_get(&main, at, &best) &&
@@ -221,39 +222,41 @@ static bool view_ops_mark_secondary(const an_trace_view *v, view_ops *vo) {
     }
   for (size_t s = 0; ok && s < v->n_stages; s++)
     for (size_t i = 0; i < v->stages[s].n; i++) {
-      uint32_t *at = &vo->pos[vo->first[s] + i];
+      uint32_t at = vo->pos[s][i];
       uint64_t best;
-      if (*at != OP_NONE && ut_u64map_get(&main, *at, &best) && best != kernel_key(s, i))
-        *at = OP_SECONDARY;
+      size_t bit = vo->first[s] + i;
+      if (at != OP_NONE && ut_u64map_get(&main, at, &best) && best != kernel_key(s, i))
+        vo->secondary[bit >> 6] |= 1ull << (bit & 63);
     }
   ut_u64map_free(&main);
   return ok;
 }
 
-static void view_ops_build(ctx *c, const an_trace_view *v, view_ops *vo) {
-  size_t n = 0, n_ops;
-  vo->ops = tr_trace_events(v->trace, TR_KIND_CPU_OP, &n_ops);
-  vo->first = malloc((v->n_stages ? v->n_stages : 1) * sizeof *vo->first);
-  for (size_t s = 0; vo->first && s < v->n_stages; s++) vo->first[s] = n, n += v->stages[s].n;
-  vo->pos = vo->first ? malloc((n ? n : 1) * sizeof *vo->pos) : NULL;
-  if (!vo->pos) {
-    c->nomem = true;
-    return;
-  }
-  for (size_t s = 0, e = 0; s < v->n_stages; s++)
-    for (size_t i = 0; i < v->stages[s].n; i++, e++) {
-      const tr_event *op = an_trace_view_launching_op(v, v->stages[s].kernels[i]);
-      vo->pos[e] = op ? (uint32_t)(op - vo->ops) : OP_NONE;
-    }
-  if (!view_ops_mark_secondary(v, vo)) c->nomem = true;
-  /* the nest stays: a gather model's output shape (shape_child) asks it again */
-}
-
 static void view_ops_free(view_ops *vo) {
   free(vo->pos);
   free(vo->first);
+  free(vo->secondary);
   ut_u64map_free(&vo->attn);
   memset(vo, 0, sizeof *vo);
+}
+
+static void view_ops_build(ctx *c, const an_trace_view *v, view_ops *vo) {
+  size_t n = 0, n_ops, nb = v->n_stages ? v->n_stages : 1;
+  vo->ops = tr_trace_events(v->trace, TR_KIND_CPU_OP, &n_ops);
+  vo->first = malloc(nb * sizeof *vo->first);
+  vo->pos = calloc(nb, sizeof *vo->pos);
+  bool ok = vo->first && vo->pos;
+  for (size_t s = 0; ok && s < v->n_stages; s++) {
+    vo->first[s] = n, n += v->stages[s].n;
+    ok = (vo->pos[s] = an_trace_view_stage_ops(v, s)) != NULL;
+  }
+  ok = ok && (vo->secondary = calloc((n >> 6) + 1, sizeof *vo->secondary));
+  if (!ok || !view_ops_mark_secondary(v, vo)) {
+    c->nomem = true;
+    free(vo->pos); /* no op known: every launch reads as R_NO_OP */
+    vo->pos = NULL;
+  }
+  /* the nest stays: a gather model's output shape (shape_child) asks it again */
 }
 
 /* Whether kernel k of the view is an attention kernel (an_attn_kernel: a pattern match),

@@ -1309,19 +1309,22 @@ static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
   size_t np = te_rules_fusion_count(rules);
   bool shapes = false;
   for (size_t pi = 0; pi < np; pi++) shapes |= te_rules_fusion(rules, pi)->shape_piece >= 0;
-  if (shapes &&
-      !(st->row_shape = an_fuse_row_shapes(views, n_views, st, sa->ev_agg, sa->n_ev, rules)))
-    return AN_ERR_NOMEM;
-  st->merge = calloc(np ? np : 1, sizeof *st->merge);
-  if (!st->merge) return AN_ERR_NOMEM;
-  st->n_merge = np;
-  for (size_t pi = 0; pi < np; pi++) {
+  /* the shape gate and the GEMM merges read the same ops' shapes: read once per stage */
+  an_op_shapes *memo = an_op_shapes_create(rules);
+  an_status rc = memo ? AN_OK : AN_ERR_NOMEM;
+  if (rc == AN_OK && shapes &&
+      !(st->row_shape = an_fuse_row_shapes(views, n_views, st, sa->ev_agg, sa->n_ev, rules, memo)))
+    rc = AN_ERR_NOMEM;
+  if (rc == AN_OK && !(st->merge = calloc(np ? np : 1, sizeof *st->merge))) rc = AN_ERR_NOMEM;
+  if (rc == AN_OK) st->n_merge = np;
+  for (size_t pi = 0; rc == AN_OK && pi < np; pi++) {
     const te_fusion_pattern *p = te_rules_fusion(rules, pi);
     if (p->merge && !an_fuse_merge_runs(views, n_views, st->stage, sa->ev_agg, sa->n_ev, rules, p,
-                                        strings, &st->merge[pi]))
-      return AN_ERR_NOMEM;
+                                        memo, strings, &st->merge[pi]))
+      rc = AN_ERR_NOMEM;
   }
-  return AN_OK;
+  an_op_shapes_destroy(memo);
+  return rc;
 }
 
 /* The steps of every view (analysis/steps.h) when the fusion gates read the execution

@@ -286,6 +286,8 @@ struct an_view_shared {
   bool filter_counted;
   an_op_nest ops;
   bool ops_built;
+  uint32_t *kernel_ops; /* an_trace_view_stage_ops: block after block */
+  size_t *block_first;  /* per stage block: its first entry in kernel_ops */
 };
 
 void an_trace_view_free(an_trace_view *v) {
@@ -298,6 +300,8 @@ void an_trace_view_free(an_trace_view *v) {
   if (v->shared) {
     an_launch_context_destroy(v->shared->launches);
     an_op_nest_free(&v->shared->ops);
+    free(v->shared->kernel_ops);
+    free(v->shared->block_first);
   }
   free(v->shared);
   memset(v, 0, sizeof *v);
@@ -346,6 +350,34 @@ const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_even
     if (!best || tr_event_ts(t, op) <= tr_event_ts(t, k)) best = op;
   }
   return best;
+}
+
+/* The launching op of every kernel of the view into s (an_trace_view_stage_ops); false when
+ * out of memory. */
+static bool stage_ops_build(const an_trace_view *v, struct an_view_shared *s) {
+  size_t n = 0, n_ops;
+  const tr_event *ops = tr_trace_events(v->trace, TR_KIND_CPU_OP, &n_ops);
+  s->block_first = malloc((v->n_stages ? v->n_stages : 1) * sizeof *s->block_first);
+  for (size_t b = 0; s->block_first && b < v->n_stages; b++)
+    s->block_first[b] = n, n += v->stages[b].n;
+  s->kernel_ops = s->block_first ? malloc((n ? n : 1) * sizeof *s->kernel_ops) : NULL;
+  if (!s->kernel_ops) {
+    free(s->block_first);
+    s->block_first = NULL;
+    return false;
+  }
+  for (size_t b = 0, e = 0; b < v->n_stages; b++)
+    for (size_t i = 0; i < v->stages[b].n; i++, e++) {
+      const tr_event *op = an_trace_view_launching_op(v, v->stages[b].kernels[i]);
+      s->kernel_ops[e] = op ? (uint32_t)(op - ops) : AN_NO_OP;
+    }
+  return true;
+}
+
+const uint32_t *an_trace_view_stage_ops(const an_trace_view *v, size_t block) {
+  struct an_view_shared *s = v->shared;
+  if (!s || block >= v->n_stages || (!s->kernel_ops && !stage_ops_build(v, s))) return NULL;
+  return s->kernel_ops + s->block_first[block];
 }
 
 const an_trace_filter *an_trace_view_filter(const an_trace_view *v) {

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/id_index.h"
 #include "analysis/launch_context.h"
@@ -104,9 +105,16 @@ const an_op_nest *an_trace_view_ops(const an_trace_view *v);
 /* The CPU op that launched kernel k of the view's trace: in older Kineto (the kernel's
  * External id is its correlation id) the op around its launch call on the launching
  * thread (an_trace_view_ops), else of the ops with its External id the last to start
- * before it. NULL when none, or when the view's ids are not built. The roofline and the
- * GEMM merge family (fuse_merge.c) read shapes from it. */
+ * before it. NULL when none, or when the view's ids are not built. */
 const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_event *k);
+
+/* The launching op (an_trace_view_launching_op) of each kernel of stage block `block` of
+ * the view, in the block's order, as its position among the trace's CPU ops
+ * (tr_trace_events(TR_KIND_CPU_OP)) or AN_NO_OP: found for every block on the first call
+ * and kept with the view, since the fusion table's shape gate and GEMM merges and the
+ * roofline ask about the same kernels. NULL when out of memory, or no such block. */
+#define AN_NO_OP UINT32_MAX
+const uint32_t *an_trace_view_stage_ops(const an_trace_view *v, size_t block);
 
 /* True when a kernel event is a kernel to the analysis: its event category does not
  * match not_a_kernel (the packs' matcher of that name, e.g. cuda_sync records such as

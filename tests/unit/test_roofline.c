@@ -73,6 +73,51 @@ Test(roofline_cost, gemms_agree_with_tracelens) {
   cr_expect_eq(c.bytes, 73916.0);
 }
 
+/* One read of an op's args gives what the GEMM merges and the shape gate each parsed for
+ * themselves: the GEMM geometry, every input's element count, the smallest tensor. */
+Test(roofline_cost, op_shape_reads_gemm_elems_and_smallest_tensor_at_once) {
+  an_op_shape s;
+  double elems[AN_MAX_OP_INPUTS];
+  const te_op_cost *lin = te_rules_op_cost(g_rules, "aten::linear");
+  cr_assert_not_null(lin);
+  cr_assert(an_op_shape_read(g_rules, lin, "[[16, 559, 1024], [2816, 1024], []]",
+                             "[" BF16 ", " BF16 ", \"\"]", &s, elems));
+  cr_expect(s.parsed && s.is_gemm);
+  cr_expect_eq(s.gemm.m, 16.0 * 559, "leading dims folded into M");
+  cr_expect_eq(s.gemm.n, 2816.0);
+  cr_expect_eq(s.gemm.k, 1024.0);
+  cr_expect_eq(s.gemm.batch, 1.0);
+  cr_expect_str_eq(s.gemm.dtype->id, "bf16");
+  cr_assert_eq(s.n_elems, 3);
+  cr_expect_eq(elems[0], 16.0 * 559 * 1024);
+  cr_expect_eq(elems[1], 2816.0 * 1024);
+  cr_expect_eq(elems[2], 0.0, "an empty shape holds no tensor");
+  cr_expect_eq(s.last_dim, 1024.0, "both tensors end in K");
+  /* a per-head norm: its weight's last dimension is the head dim */
+  cr_assert(an_op_shape_read(g_rules, NULL, "[[4, 32, 128], [128], []]",
+                             "[" BF16 ", " BF16 ", \"Scalar\"]", &s, elems));
+  cr_expect(s.parsed && !s.is_gemm, "no model: no GEMM geometry");
+  cr_expect_eq(s.last_dim, 128.0);
+  cr_expect_str_eq(s.small_dtype->id, "bf16");
+  /* an unknown format: element counts still, no smallest tensor, no geometry */
+  cr_assert(an_op_shape_read(g_rules, lin, "[[8, 64], [32, 64]]", "[\"float17\", \"float17\"]", &s,
+                             elems));
+  cr_expect(s.parsed && !s.is_gemm && !s.small_dtype);
+  cr_expect_eq(elems[1], 32.0 * 64);
+  /* Input type that does not parse: the counts, nothing that needs the formats */
+  cr_assert(an_op_shape_read(g_rules, lin, "[[8, 64], [32, 64]]", "[float]", &s, elems));
+  cr_expect(s.parsed && !s.is_gemm && !s.small_dtype && s.n_elems == 2);
+  /* no shapes, or shapes that do not parse */
+  cr_assert(an_op_shape_read(g_rules, lin, "", NULL, &s, elems));
+  cr_expect(!s.parsed && !s.is_gemm && !s.small_dtype);
+  cr_assert(an_op_shape_read(g_rules, lin, "[[8, 4]", "[" BF16 "]", &s, elems));
+  cr_expect(!s.parsed && !s.small_dtype);
+  /* a negative size: the input counts 0 and is no tensor of the op */
+  cr_assert(an_op_shape_read(g_rules, lin, "[[8, -1], [4]]", "[" BF16 ", " BF16 "]", &s, elems));
+  cr_expect(s.parsed && !s.is_gemm && s.n_elems == 2 && elems[0] == 0.0 && elems[1] == 4.0);
+  cr_expect_eq(s.last_dim, 4.0);
+}
+
 Test(roofline_cost, linear_folds_leading_dims_and_reads_nk_weights) {
   an_op_cost c;
   cr_assert_eq(cost("aten::linear", "[[16, 559, 1024], [2816, 1024], []]",
