@@ -626,38 +626,55 @@ static an_text_fact infer_model(run_state *r) {
   return f;
 }
 
-/* Model family from kernel names (under graph replay the frames are gone): the first
- * family of fuse.model_kernel_families, in pack order, one of whose matchers hits a
- * kernel of the formal traces. Families are listed most specific first. */
-/* The first family (in the setting fuse.model_kernel_families' order) one of whose
- * matchers hits some kernel name. Name by name, so each name is folded and tokenised once
- * for every family's matchers (one matcher at a time over all names re-read each name per
- * matcher: a seventh of a run on many distinct names); a later family is not tried once
- * an earlier one hit. */
-static an_text_fact infer_model_from_kernels(run_state *r) {
+/* What the run context reads from the formal kernels' names: the model family (under graph
+ * replay the frames are gone) and whether a collective that only runs inside one node ran. */
+typedef struct name_facts {
+  size_t family;    /* the first family of fuse.model_kernel_families, in pack order, one
+                       of whose matchers hits some name (families are listed most specific
+                       first); the family count when none does */
+  bool single_node; /* matcher single_node_collective hits some name */
+} name_facts;
+
+/* The facts asked (families, single) in one pass over the distinct names, each name folded
+ * and tokenised once for every matcher (one matcher at a time over all names re-read each
+ * name per matcher: a seventh of a run on many distinct names, and the single-node scan
+ * another 5 %). A later family is not tried once an earlier one hit; the pass stops when
+ * nothing asked can change. Out of memory: as when nothing hits. */
+static name_facts scan_kernel_names(run_state *r, bool families, bool single) {
   const te_list_map *fam = &te_rules_settings(r->rules)->fuse_model_kernel_families;
+  const te_matcher *one_node = single ? te_rules_matcher(r->rules, "single_node_collective") : NULL;
+  name_facts out = {fam->n, false};
   an_kmap_view v;
   an_kernel_map_view(r->formal.kmap, &v);
   size_t n_m = 0;
   for (size_t f = 0; f < fam->n; f++) n_m += fam->values[f].n;
   const te_matcher **ms = calloc(n_m ? n_m : 1, sizeof *ms); /* family by family */
   te_subject *subj = te_subject_create();
-  size_t best = fam->n; /* out of memory: no family, as when none hits */
+  size_t best = families ? fam->n : 0;
   for (size_t f = 0, at = 0; ms && f < fam->n; f++)
     for (size_t k = 0; k < fam->values[f].n; k++)
       ms[at++] = te_rules_matcher(r->rules, fam->values[f].items[k]);
-  for (size_t e = 0; ms && subj && best > 0 && e < v.global.n; e++) {
+  for (size_t e = 0; ms && subj && (best > 0 || (one_node && !out.single_node)) && e < v.global.n;
+       e++) {
     const char *name = v.global.entries[e].name;
     if (!name) continue;
     te_subject_set(subj, name, strlen(name));
     for (size_t f = 0, at = 0; f < best; at += fam->values[f].n, f++)
       for (size_t k = 0; k < fam->values[f].n && best != f; k++)
         if (ms[at + k] && te_matcher_match_subject(ms[at + k], subj)) best = f;
+    if (one_node && !out.single_node) out.single_node = te_matcher_match_subject(one_node, subj);
   }
+  if (ms && subj && families) out.family = best;
   free(ms);
   te_subject_destroy(subj);
-  if (best == fam->n) return (an_text_fact){NULL, AN_SOURCE_UNKNOWN};
-  return (an_text_fact){an_strtab_intern(r->strings, fam->keys[best], strlen(fam->keys[best])),
+  return out;
+}
+
+/* The model fact of family index f of scan_kernel_names. */
+static an_text_fact family_fact(run_state *r, size_t f) {
+  const te_list_map *fam = &te_rules_settings(r->rules)->fuse_model_kernel_families;
+  if (f >= fam->n) return (an_text_fact){NULL, AN_SOURCE_UNKNOWN};
+  return (an_text_fact){an_strtab_intern(r->strings, fam->keys[f], strlen(fam->keys[f])),
                         AN_SOURCE_KERNEL_FAMILY};
 }
 
@@ -699,25 +716,18 @@ static an_topology_fact topology_from_hosts(const run_state *r, long tp) {
 }
 
 /* Whether the TP group spans nodes (issue 31): one rank (TP 1 from a source that said
- * so); else the host names of the group's ranks in a directory run; else a collective
- * kernel that only runs inside one node (matcher single_node_collective: custom
- * all-reduce, quick reduce) says one node; else unknown (one rank's trace holds its own
- * host name only). */
-static an_topology_fact infer_topology(run_state *r, const an_run_context *c) {
+ * so); else the host names of the group's ranks in a directory run; else (*names: the
+ * kernel names are to say) a collective kernel that only runs inside one node (matcher
+ * single_node_collective: custom all-reduce, quick reduce) says one node; else unknown
+ * (one rank's trace holds its own host name only). */
+static an_topology_fact infer_topology(run_state *r, const an_run_context *c, bool *names) {
   bool stated = c->tp_size.source != AN_SOURCE_DEFAULT && c->tp_size.source != AN_SOURCE_UNKNOWN;
+  *names = false;
   if (stated && c->tp_size.value <= 1)
     return (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, c->tp_size.source};
   an_topology_fact hosts = topology_from_hosts(r, c->tp_size.value);
-  if (hosts.value != AN_TOPOLOGY_UNKNOWN) return hosts;
-  const te_matcher *m = te_rules_matcher(r->rules, "single_node_collective");
-  an_kmap_view v;
-  an_kernel_map_view(r->formal.kmap, &v);
-  for (size_t e = 0; m && e < v.global.n; e++) {
-    const char *name = v.global.entries[e].name;
-    if (name && te_matcher_match(m, name, strlen(name)))
-      return (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_KERNEL_FAMILY};
-  }
-  return (an_topology_fact){AN_TOPOLOGY_UNKNOWN, AN_SOURCE_UNKNOWN};
+  *names = hosts.value == AN_TOPOLOGY_UNKNOWN;
+  return hosts;
 }
 
 /* The run context fusion gates read, each fact with its provenance. */
@@ -732,8 +742,14 @@ static void infer_context(run_state *r) {
     c->tp_size = (an_count_fact){sa->sa.tp_size, AN_SOURCE_SERVER_ARGS};
   if (from_trace) infer_device(r, c);
   if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model(r);
-  if (from_trace && !c->model.value && r->formal.kmap) c->model = infer_model_from_kernels(r);
-  if (from_trace && r->formal.kmap) c->topology = infer_topology(r, c);
+  if (!from_trace || !r->formal.kmap) return;
+  bool family = !c->model.value, single = false;
+  c->topology = infer_topology(r, c, &single);
+  if (!family && !single) return;
+  name_facts nf = scan_kernel_names(r, family, single);
+  if (family) c->model = family_fact(r, nf.family);
+  if (nf.single_node)
+    c->topology = (an_topology_fact){AN_TOPOLOGY_SINGLE_NODE, AN_SOURCE_KERNEL_FAMILY};
 }
 
 static an_status build_tables(run_state *r, double min_share_pct) {
