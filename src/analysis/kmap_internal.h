@@ -13,7 +13,8 @@
 #include "triage/rules.h"
 
 int an_location_priority(const te_rules *rules, const char *loc);
-bool an_location_preferred(const te_rules *rules, const char *loc);
+/* Whether matcher preferred_location (looked up once by the caller; NULL: none) hits loc. */
+bool an_location_preferred(const te_matcher *preferred, const char *loc);
 /* The canonical name the map gave kernel name `name` of trace t, the trace of view `view`
  * (the index into the views it was built from), interned in the map; NULL when the map
  * was built from another trace there or saw no kernel of that name. The kernel table of

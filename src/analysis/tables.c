@@ -37,18 +37,18 @@ static int cmp_agg(const void *a, const void *b) {
 
 /* The sites a row shows: the preferred ones when any, else all; the first cap of them,
  * into pool. Several candidates show each one's share of the kernel. */
-static void choose_sites(const te_rules *rules, an_kernel_row *row, size_t cap,
-                         const an_site **pool) {
+static void choose_sites(const te_rules *rules, const te_matcher *preferred, an_kernel_row *row,
+                         size_t cap, const an_site **pool) {
   const an_kmap_entry *e = row->entry;
   row->shown_sites = pool;
   row->outside_sites = te_rules_settings(rules)->kernel_table_outside_steps_sites;
   if (!e) return;
   size_t n_pref = 0;
   for (size_t i = 0; i < e->n_sites; i++)
-    if (an_location_preferred(rules, e->sites[i].display_location)) n_pref++;
+    if (an_location_preferred(preferred, e->sites[i].display_location)) n_pref++;
   size_t k = 0;
   for (size_t i = 0; i < e->n_sites && k < cap; i++) {
-    if (n_pref && !an_location_preferred(rules, e->sites[i].display_location)) continue;
+    if (n_pref && !an_location_preferred(preferred, e->sites[i].display_location)) continue;
     pool[k++] = &e->sites[i];
   }
   row->n_shown_sites = k;
@@ -1265,6 +1265,7 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
                            const te_rules *rules, const an_tables_options *opt) {
   size_t sites_cap = (size_t)te_rules_settings(rules)->kernel_table_sites_shown;
   const te_matcher *xpu = te_rules_matcher(rules, "xpu_launch");
+  const te_matcher *preferred = te_rules_matcher(rules, "preferred_location");
   st->rows = calloc(na ? na : 1, sizeof *st->rows);
   st->site_pool = calloc(na * sites_cap + 1, sizeof *st->site_pool);
   if (!st->rows || !st->site_pool) return AN_ERR_NOMEM;
@@ -1283,7 +1284,7 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
     if (!r->entry && formal_payload)
       r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
-    choose_sites(rules, r, sites_cap, &st->site_pool[i * sites_cap]);
+    choose_sites(rules, preferred, r, sites_cap, &st->site_pool[i * sites_cap]);
     bool in_limit = opt->kernel_table_limit <= 0 || (long)i < opt->kernel_table_limit;
     r->shown = in_limit && r->share_pct >= opt->min_share_pct;
     if (r->shown) {
