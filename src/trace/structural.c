@@ -190,67 +190,87 @@ typedef struct block_bits {
   uint64_t esc, scalar;
 } block_bits;
 
-static inline block_bits finish_block(tr_struct_state *st, const raw_masks *m,
-                                      tr_block_masks *out) {
-  uint64_t esc = (m->bslash | st->escaped) ? escaped_bits(m->bslash, &st->escaped) : 0;
-  uint64_t quote = m->quote & ~esc;
-  uint64_t in = prefix_xor(quote) ^ st->in_string;
-  st->in_string = (uint64_t)((int64_t)in >> 63);
-  uint64_t scalar = ~(m->op | m->ws | quote | in);
-  uint64_t start = scalar & ~((scalar << 1) | st->scalar);
-  st->scalar = scalar >> 63;
-  out->tok = (m->op & ~in) | quote | start;
-  out->special = (m->bslash | m->odd) & in;
-  return (block_bits){esc, scalar};
+/* A block's masks from its byte classes and the state carried from the block before it
+ * (updated), and what the tail block needs. One body made twice: with the shift-and-XOR
+ * prefix (every level) and with the carry-less multiply (the AVX2 level). */
+#define DEFINE_FINISH_BLOCK(name, attr, prefix)                                           \
+  attr static inline block_bits name(tr_struct_state *st, const raw_masks *m,             \
+                                     tr_block_masks *out) {                               \
+    uint64_t esc = (m->bslash | st->escaped) ? escaped_bits(m->bslash, &st->escaped) : 0; \
+    uint64_t quote = m->quote & ~esc;                                                     \
+    uint64_t in = prefix(quote) ^ st->in_string;                                          \
+    st->in_string = (uint64_t)((int64_t)in >> 63);                                        \
+    uint64_t scalar = ~(m->op | m->ws | quote | in);                                      \
+    uint64_t start = scalar & ~((scalar << 1) | st->scalar);                              \
+    st->scalar = scalar >> 63;                                                            \
+    out->tok = (m->op & ~in) | quote | start;                                             \
+    out->special = (m->bslash | m->odd) & in;                                             \
+    return (block_bits){esc, scalar};                                                     \
+  }
+
+DEFINE_FINISH_BLOCK(finish_block, , prefix_xor)
+
+#if defined(TR_X86) && defined(TRIAGE_HAVE_AVX2)
+/* prefix_xor in one carry-less multiply by all ones (every CPU with AVX2 has PCLMULQDQ). */
+__attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64_t x) {
+  __m128i v = _mm_set_epi64x(0, (long long)x);
+  return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(v, _mm_set1_epi8((char)0xFF), 0));
 }
+
+DEFINE_FINISH_BLOCK(finish_block_clmul, __attribute__((target("avx2,pclmul"))), prefix_xor_clmul)
+#endif
 
 /* ------------------------------------------------------------------ the loops */
 
 /* The last n < 64 bytes, padded with spaces. Padding changes nothing before it, but the
  * carried state must be that after byte n - 1: a backslash there escapes the first byte
  * of the next chunk, not a pad byte, and a scalar there continues into it. */
-#define INDEX_TAIL(classify)                     \
-  do {                                           \
-    uint8_t pad[TR_BLOCK];                       \
-    memset(pad, ' ', sizeof pad);                \
-    memcpy(pad, buf, n);                         \
-    raw_masks m;                                 \
-    classify(pad, &m);                           \
-    block_bits bb = finish_block(st, &m, masks); \
-    st->escaped = (bb.esc >> n) & 1;             \
-    st->scalar = (bb.scalar >> (n - 1)) & 1;     \
+#define INDEX_TAIL(classify, finish)       \
+  do {                                     \
+    uint8_t pad[TR_BLOCK];                 \
+    memset(pad, ' ', sizeof pad);          \
+    memcpy(pad, buf, n);                   \
+    raw_masks m;                           \
+    classify(pad, &m);                     \
+    block_bits bb = finish(&s, &m, masks); \
+    s.escaped = (bb.esc >> n) & 1;         \
+    s.scalar = (bb.scalar >> (n - 1)) & 1; \
   } while (0)
 
-#define INDEX_LOOP(classify)                                         \
+/* The carried state is a local (kept in registers), written back once. */
+#define INDEX_LOOP(classify, finish)                                 \
   do {                                                               \
+    tr_struct_state s = *st;                                         \
     for (; n >= TR_BLOCK; n -= TR_BLOCK, buf += TR_BLOCK, masks++) { \
       raw_masks m;                                                   \
       classify(buf, &m);                                             \
-      (void)finish_block(st, &m, masks);                             \
+      (void)finish(&s, &m, masks);                                   \
     }                                                                \
-    if (n) INDEX_TAIL(classify);                                     \
+    if (n) INDEX_TAIL(classify, finish);                             \
+    *st = s;                                                         \
   } while (0)
 
 static void index_scalar(tr_struct_state *st, const uint8_t *buf, size_t n, tr_block_masks *masks) {
-  INDEX_LOOP(classify_scalar);
+  INDEX_LOOP(classify_scalar, finish_block);
 }
 
 #if defined(TR_X86) && defined(__SSE2__)
 static void index_sse2(tr_struct_state *st, const uint8_t *buf, size_t n, tr_block_masks *masks) {
-  INDEX_LOOP(classify_sse2);
+  INDEX_LOOP(classify_sse2, finish_block);
 }
 #endif
 
 #ifdef TR_AVX2
-__attribute__((target("avx2"))) static void index_avx2(tr_struct_state *st, const uint8_t *buf,
-                                                       size_t n, tr_block_masks *masks) {
-  INDEX_LOOP(classify_avx2);
+__attribute__((target("avx2,pclmul"))) static void index_avx2(tr_struct_state *st,
+                                                              const uint8_t *buf, size_t n,
+                                                              tr_block_masks *masks) {
+  INDEX_LOOP(classify_avx2, finish_block_clmul);
 }
 #endif
 
 #ifdef TR_NEON
 static void index_neon(tr_struct_state *st, const uint8_t *buf, size_t n, tr_block_masks *masks) {
-  INDEX_LOOP(classify_neon);
+  INDEX_LOOP(classify_neon, finish_block);
 }
 #endif
 
@@ -274,7 +294,7 @@ int tr_simd_level_available(tr_simd_level level) {
 #ifdef TR_AVX2
     case TR_SIMD_AVX2:
       __builtin_cpu_init();
-      return __builtin_cpu_supports("avx2") != 0;
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
 #endif
 #ifdef TR_NEON
     case TR_SIMD_NEON:
