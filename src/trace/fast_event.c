@@ -63,7 +63,7 @@ typedef struct memo_slot {
   uint32_t id, gen;
 } memo_slot;
 
-#define MEMO_BITS 8
+#define MEMO_BITS 10
 _Static_assert(FE_MEMO_SLOTS == 1u << MEMO_BITS, "a slot per value of the hash's top bits");
 _Static_assert(FE_MEMO_TEXT <= UINT8_MAX && FE_MEMO_TEXT + 1 >= 8, "memo_slot.n, lit_eq");
 
