@@ -326,8 +326,8 @@ static void overlap_table(rp_hw *hw, size_t si, const char *tok) {
 static const char FUSION_HEADS[] =
     "<th>Pattern</th><th>Confidence</th><th>Status</th>"
     "<th class=\"num\" aria-sort=\"descending\">Related GPU time (ms)</th>"
-    "<th class=\"num\">Share (%)</th><th>Rationale</th>"
-    "<th data-sort=\"none\">Evidence per component</th>";
+    "<th class=\"num\">Share (%)</th><th class=\"num\">Saving per step (ms)</th>"
+    "<th>Rationale</th><th data-sort=\"none\">Evidence per component</th>";
 
 static const an_kernel_row *find_kernel(const an_stage_report *st, const char *name) {
   for (size_t i = 0; i < st->n_kernels; i++)
@@ -395,6 +395,7 @@ static void fusion_row(rp_hw *hw, size_t si, const char *tok, size_t i, const an
   rp_hw_printf(hw, "</td>");
   rp_hw_td_ms(hw, f->related_us);
   rp_hw_td_pct(hw, f->share_pct);
+  rp_hw_td_ms(hw, f->saving_step_us); /* review 11 defect 7: the win, not the related time */
   rp_hw_printf(hw, "<td class=\"text\">");
   rp_hw_text(hw, why);
   rp_hw_printf(hw, "</td>");

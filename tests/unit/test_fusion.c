@@ -489,16 +489,22 @@ Test(qknorm, the_gate_holds_for_head_dim_128_bf16_cuda, .init = setup, .fini = t
   an_report_destroy(rep);
 }
 
-/* The gate fails each way: a head dim the kernel is not built for (96), an FP32 model, a
- * ROCm run: no row. */
-Test(qknorm, the_gate_fails_on_head_dim_format_or_platform, .init = setup, .fini = teardown) {
-  const char *const fails[] = {QWEN3_96, QWEN3_FP32, QWEN3_ROCM};
-  const char *const why[] = {"head dim 96", "fp32", "ROCm"};
-  for (size_t i = 0; i < 3; i++) {
+/* The gate fails each way: a head dim the kernel is not built for (96), an FP32 model: no
+ * row. A ROCm run is no failure (brief 12 defect 4): the pass registers AITER's RMSNorm
+ * and RoPE ops there too. */
+Test(qknorm, the_gate_fails_on_head_dim_or_format, .init = setup, .fini = teardown) {
+  const char *const fails[] = {QWEN3_96, QWEN3_FP32};
+  const char *const why[] = {"head dim 96", "fp32"};
+  for (size_t i = 0; i < 2; i++) {
     an_report *rep = report_fw("vllm", fails[i]);
     cr_assert_null(row_of(rep, "vllm-qknorm-rope"), "%s: no row", why[i]);
     an_report_destroy(rep);
   }
+  an_report *rep = report_fw("vllm", QWEN3_ROCM);
+  const an_fuse_row *r = row_of(rep, "vllm-qknorm-rope");
+  cr_assert_not_null(r, "ROCm: AITER's ops are registered too");
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY);
+  an_report_destroy(rep);
 }
 
 /* Without record_shapes the Q/K norm's op states no shapes: the head dim is unknown, so the
@@ -510,5 +516,45 @@ Test(qknorm, no_shapes_leave_the_row_unknown, .init = setup, .fini = teardown) {
   cr_assert_eq(r->state, AN_FUSE_GATES_UNKNOWN);
   cr_assert_eq(r->confidence, AN_CONFIDENCE_UNKNOWN);
   cr_assert(r->unknown_gates & AN_GATE_SHAPE);
+  an_report_destroy(rep);
+}
+
+/* Brief 12 defect 4: newer vLLM's QKNormRoPEFusionPass registers AITER's patterns on ROCm
+ * too, and on ROCm QkNormRopeKvCacheFusionPass folds the cache write in as well: a layer
+ * whose Q/K norm, RoPE and reshape_and_cache run split under torch.compile on MI300X is one
+ * row, the AITER triple, which the two narrower rows' patterns give way to. On CUDA the
+ * triple has no pass: the QK-norm + RoPE row stands. Decode of 32 tokens (under the 256
+ * token cap). */
+#define VSTEP32(ts, dur)                                                                         \
+  "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"execute_32_context_0(0)_generation_" \
+  "32(32)\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":" #dur "}"
+#define KV_WRITE(h, g, e)                                                                      \
+  CU("_C_cache_ops::reshape_and_cache_flash",                                                  \
+     "[[32, 8, 128], [32, 8, 128], [2048, 16, 8, 128], [2048, 16, 8, 128], [32], [], [], []]", \
+     "[" T16 ", " T16 ", " T16 ", " T16 ", \"long int\", \"\", \"\", \"\"]",                   \
+     "void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16, __hip_bfloat16, "              \
+     "(vllm::Fp8KVCacheDataType)0>",                                                           \
+     h, g, 3, e)
+#define QWEN3_KV_STEP(platform)                                                                  \
+  "{" platform "\"traceEvents\":[" VSTEP32(1000, 2000) "," QWEN3_LAYER(                          \
+      10, 1, 11, 12, 13, 14, 15, 16, QK128,                                                      \
+      QK_BF16) "," KV_WRITE(150, 1066, 17) "," QWEN3_LAYER(20, 2, 21, 22, 23, 24, 25, 26, QK128, \
+                                                           QK_BF16) "," KV_WRITE(250, 2066,      \
+                                                                                 27) "]}"
+static const char QWEN3_KV_ROCM[] = QWEN3_KV_STEP(MI300X);
+static const char QWEN3_KV_CUDA[] = QWEN3_KV_STEP(CUDA_H100);
+
+Test(qknorm, rocm_aiter_folds_the_cache_write_in, .init = setup, .fini = teardown) {
+  an_report *rep = report_fw("vllm", QWEN3_KV_ROCM);
+  const an_fuse_row *r = row_of(rep, "vllm-qknorm-rope-kvcache");
+  cr_assert_not_null(r, "Q/K norm, RoPE and the cache write of each layer on ROCm");
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY, "state %d, unknown %u", r->state, r->unknown_gates);
+  cr_assert_eq(r->n_roles, 3);
+  cr_assert_null(row_of(rep, "vllm-qknorm-rope"), "the triple supersedes it");
+  cr_assert_null(row_of(rep, "vllm-rope-kvcache"), "the triple supersedes it");
+  an_report_destroy(rep);
+  rep = report_fw("vllm", QWEN3_KV_CUDA);
+  cr_assert_null(row_of(rep, "vllm-qknorm-rope-kvcache"), "an AITER pass: no row on CUDA");
+  cr_assert_not_null(row_of(rep, "vllm-qknorm-rope"));
   an_report_destroy(rep);
 }
