@@ -1437,7 +1437,8 @@ typedef struct an_summary_item {
   double prec_peak_pct, prec_peak_tflops, prec_fp8_tflops;
 } an_summary_item;
 
-/* When the GPU idles most of a step waiting for the host or for other ranks, GPU-side
+/* When the GPU idles most of a step waiting for the host, for queued work's dependencies or
+ * for other ranks (every idle kind of the time account that stalls the step), GPU-side
  * items cannot shorten the step before that is fixed: the list leaves them out and says
  * so (summary.bottleneck_idle_pct). */
 typedef struct an_bottleneck {
@@ -1445,6 +1446,10 @@ typedef struct an_bottleneck {
   double idle_pct;         /* host-side idle share of the step (sync, host, launch) */
   double all_idle_pct;     /* the time account's whole idle share of the step (setup,
                               dependency and short gaps too): the banner states both */
+  double queued_pct;       /* the idle share with the next work issued and waiting
+                              (dependency, event wait) or with the host awaiting a
+                              collective's result (await): the gate counts it with idle_pct,
+                              and the banner names it */
   double wait_pct;         /* collective wait share of the step */
   size_t dropped;          /* GPU-side items left out */
   bool launch_bound;       /* most host-side idle is launch spacing: items that launch fewer

@@ -29,6 +29,12 @@ typedef struct sm_stage {
   bool alloc_bound;  /* most host-side idle is the allocator inside the counted steps */
   double host_idle_us, wait_us; /* per step */
   double all_idle_us;           /* per step, every idle cause (the time account's idle) */
+  /* per step, the idle the GPU spends with its next work issued and waiting (dependency,
+   * event waits) or waiting with the host on a collective's result (await): with
+   * host_idle_us every idle kind that stalls the step (setup is one-time; short gaps are
+   * launch spacing, the host's only in eager mode; unknown has no launch record to say the
+   * step waited rather than the capture dropping the call) */
+  double queued_idle_us;
 } sm_stage;
 
 typedef struct sm_ctx {

@@ -378,8 +378,7 @@ static an_wait_story wait_story(const sm_ctx *c, const an_rank_group *rg, bool m
    * idle alone clears summary.bottleneck_idle_pct), collectives that wait mid-step wait
    * for ranks that reach them at different times (hta_ddp_nccl_a100: 76% of the step idle
    * for the host; hta_multistream5_a100: 51% with graph work sitting queued) */
-  int64_t queued = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT];
-  double idle_us = c->g.host_idle_us + (double)queued / 1000.0 * c->g.per;
+  double idle_us = c->g.host_idle_us + c->g.queued_idle_us; /* the bottleneck's idle kinds */
   bool idle =
       c->g.step_us > 0 && idle_us / c->g.step_us * 100.0 >= c->s->summary_bottleneck_idle_pct;
   return wait_us <= 0 ? AN_WAIT_STORY_NONE

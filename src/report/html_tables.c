@@ -269,7 +269,8 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
   note_line(hw, rp_overlap_copy_rate_text(
                     o, hw->rules ? te_rules_matcher(hw->rules, "pageable_copy") : NULL));
   note_line(hw, rp_overlap_shared_compute_text(o));
-  note_line(hw, rp_overlap_wait_unknown_text(o));
+  note_line(hw, rp_overlap_wait_unknown_text(
+                    o, hw->rep->limits.ranks_compared ? hw->rep->limits.ranks_analysed : 1));
   note_line(hw, rp_overlap_own_stream_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;

@@ -596,7 +596,8 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   text_line(f,
             rp_overlap_copy_rate_text(o, rules ? te_rules_matcher(rules, "pageable_copy") : NULL));
   text_line(f, rp_overlap_shared_compute_text(o));
-  text_line(f, rp_overlap_wait_unknown_text(o));
+  text_line(f, rp_overlap_wait_unknown_text(
+                   o, rep->limits.ranks_compared ? rep->limits.ranks_analysed : 1));
   text_line(f, rp_overlap_own_stream_text(o));
   bool wait = false;
   for (size_t i = 0; i < o->n_rows; i++) wait |= o->rows[i].verdict == AN_OVERLAP_WAIT;

@@ -1299,26 +1299,36 @@ static size_t wait_unknown_rows(ut_buf *t, const an_overlap_stage *o, bool laten
   return listed ? k : SIZE_MAX;
 }
 
-/* One kind's rows and why their split is unknown; *n counts the rows listed so far. */
-static void wait_unknown_kind(ut_buf *t, const an_overlap_stage *o, bool latency, size_t *n) {
+/* One kind's rows and why their split is unknown; *n counts the rows listed so far. What to
+ * read next follows what was read: one rank's trace points to every rank's; with several
+ * read, the Ranks section already compares their matched instances (brief 12 defect 5). */
+static void wait_unknown_kind(ut_buf *t, const an_overlap_stage *o, bool latency, long ranks_read,
+                              size_t *n) {
   size_t before = *n, k = wait_unknown_rows(t, o, latency, n);
   if (k == SIZE_MAX) return;
   bool one = *n - before == 1;
-  char steps[64] = "";
+  char steps[64] = "", next[256];
   if (!latency) snprintf(steps, sizeof steps, " over the %zu counted steps", o->n_steps);
+  if (ranks_read >= 2)
+    snprintf(next, sizeof next,
+             "the %ld ranks read are compared in the Ranks section (each matched instance "
+             "against the fastest rank's)%s",
+             ranks_read, latency ? "" : "; capture more steps for a floor of this table's own");
+  else
+    snprintf(next, sizeof next, "read every rank's trace (%s)%s",
+             latency ? "the fastest rank's instance gives a floor"
+                     : "the ranks' like instances give a floor",
+             latency ? "" : ", or capture more steps");
   ut_buf_addf(t,
               " (%zu instance%s%s) %s %s, so %s split into transfer and wait is unknown and no "
-              "overlap bound is put forward: read every rank's trace (%s)%s.",
+              "overlap bound is put forward: %s.",
               k, k == 1 ? "" : "s", steps, latency ? (one ? "is" : "are") : (one ? "has" : "have"),
               latency ? "floored by a latency-bound message (its time is the fixed cost, not a "
                         "transfer: under the size collectives.latency_bound_bytes) that itself "
                         "took several times that cost (the floor holds wait)"
                       : "no like instance to take a floor from (a different message or "
                         "position in each step)",
-              one ? "its" : "their",
-              latency ? "the fastest rank's instance gives a floor"
-                      : "the ranks' like instances give a floor",
-              latency ? "" : ", or capture more steps");
+              one ? "its" : "their", next);
 }
 
 void rp_overlap_bar_text(const an_overlap_stage *o, char *buf, size_t cap) {
@@ -1330,11 +1340,11 @@ void rp_overlap_bar_text(const an_overlap_stage *o, char *buf, size_t cap) {
     snprintf(buf, cap, "%.2f ms%s", o->recoverable_floor_ms, unit);
 }
 
-char *rp_overlap_wait_unknown_text(const an_overlap_stage *o) {
+char *rp_overlap_wait_unknown_text(const an_overlap_stage *o, long ranks_read) {
   ut_buf t = {0};
   size_t n = 0;
-  wait_unknown_kind(&t, o, false, &n);
-  wait_unknown_kind(&t, o, true, &n);
+  wait_unknown_kind(&t, o, false, ranks_read, &n);
+  wait_unknown_kind(&t, o, true, ranks_read, &n);
   if (!n) {
     ut_buf_free(&t);
     return NULL;
@@ -1522,44 +1532,54 @@ const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
   if (!o->gpu_waits) return NULL;
   if (o->n_host_bound) /* deviation O26 */
     return o->launch_bound
-               ? "The GPU waits for the host in this stage, mostly launch spacing (What to try "
+               ? "The GPU waits in this stage, mostly for launch spacing (What to try "
                  "first): overlap and restructure rows only move GPU time the step does not "
                  "wait on, so they are P4 and recover 0 until that is fixed; elimination saves "
                  "GPU time, not step time (P2); fusion rows launch fewer kernels and keep their "
                  "priority."
-               : "The GPU waits for the host in this stage (What to try first): overlap and "
+               : "The GPU waits in this stage (What to try first): overlap and "
                  "restructure rows only move GPU time the step does not wait on (communication "
                  "is not the limit), so they are P4 and recover 0 until that is fixed; the other "
                  "rows save GPU time, not step time, so none is P1.";
   return o->launch_bound
-             ? "The GPU waits for the host in this stage, mostly launch spacing (What to try "
+             ? "The GPU waits in this stage, mostly for launch spacing (What to try "
                "first): overlap and elimination save GPU time, not step time, until that is "
                "fixed, so those rows are P2; fusion rows launch fewer kernels and keep their "
                "priority."
-             : "The GPU waits for the host in this stage (What to try first): these rows save "
+             : "The GPU waits in this stage (What to try first): these rows save "
                "GPU time, not step time, until that is fixed, so none is P1.";
 }
 
-/* The host's part of the idle, on the time account's basis (one decimal, as it prints),
- * and the whole idle when the rest (setup, await, dependency, short gaps) shows at that
- * precision. */
+/* The idle the gate counted, on the time account's basis (one decimal, as it prints): the
+ * host's part, the part with work issued and waiting (queued, awaiting a collective's
+ * result, no launch record) when it prints, and the whole idle when the rest (one-time
+ * setup, gaps too short to name) shows at that precision. */
 static void banner_idle(const an_bottleneck *b, char *buf, size_t cap) {
-  char host[16], all[16];
+  char host[16], queued[16], gate[16], all[16];
   snprintf(host, sizeof host, "%.1f", b->idle_pct);
+  snprintf(queued, sizeof queued, "%.1f", b->queued_pct);
+  snprintf(gate, sizeof gate, "%.1f", b->idle_pct + b->queued_pct);
   snprintf(all, sizeof all, "%.1f", b->all_idle_pct);
+  bool has_queued = strcmp(queued, "0.0") != 0 && strcmp(queued, "-0.0") != 0;
   /* a benchmark step spent mostly in the allocator measures allocation, not its kernels */
   const char *alloc = b->alloc_bound ? ", mostly the caching allocator growing inside the "
                                        "counted step (the step times allocation, not its "
                                        "kernels)"
                                      : "";
-  if (b->all_idle_pct > b->idle_pct && strcmp(host, all) != 0)
-    snprintf(buf, cap,
-             "%s%% of each step is GPU idle for the host%s (of the time account's %s%% idle: the "
-             "rest is one-time setup, waits on collectives' results, cross-stream dependencies and "
-             "gaps too short to name)",
-             host, alloc, all);
-  else
-    snprintf(buf, cap, "%s%% of each step is GPU idle for the host%s", host, alloc);
+  const char *launch = b->launch_bound ? ", mostly launch spacing" : "";
+  int n = has_queued ? snprintf(buf, cap,
+                                "%s%% of each step is GPU idle: %s%% for the host%s%s, %s%% with "
+                                "its next work issued and waiting (on another stream, an event, "
+                                "a graph's input or a collective's result)",
+                                gate, host, alloc, launch, queued)
+                     : snprintf(buf, cap, "%s%% of each step is GPU idle for the host%s%s", host,
+                                alloc, launch);
+  size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+  if (b->all_idle_pct > b->idle_pct + b->queued_pct && strcmp(gate, all) != 0)
+    snprintf(buf + used, cap - used,
+             " (of the time account's %s%% idle: the rest is one-time setup and gaps too short "
+             "to name)",
+             all);
 }
 
 /* ", and 3.2% collective wait for other ranks", or nothing when the wait prints as 0.0: a
@@ -1574,13 +1594,13 @@ static void banner_wait(const an_bottleneck *b, const char *lead, char *buf, siz
 }
 
 const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
-  char idle[384], wait[64];
+  char idle[512], wait[64];
   banner_idle(b, idle, sizeof idle);
   /* launch-bound: fewer kernels is the fix, so fusion items stay (an_bottleneck) */
   banner_wait(b, b->launch_bound ? ", and " : " and ", wait, sizeof wait);
   int n = b->launch_bound
               ? snprintf(buf, cap,
-                         ": %s, mostly launch spacing%s. Fewer kernels (graphs, fusion, fused "
+                         ": %s%s. Fewer kernels (graphs, fusion, fused "
                          "chains) shorten the step; kernel tuning and overlap cannot until that "
                          "is fixed",
                          idle, wait)

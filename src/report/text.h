@@ -168,7 +168,10 @@ char *rp_overlap_restructure_text(const an_overlap_stage *o);
  * stage_id (its own anchor or one of its merged rows'), 0 when none: a row put forward
  * there says "item N" rather than repeating the item (brief 9 defect 4). */
 size_t rp_overlap_row_item(const an_report *rep, const char *stage_id, size_t row);
-char *rp_overlap_wait_unknown_text(const an_overlap_stage *o);
+/* ranks_read: the ranks a Ranks section compared (limits.ranks_analysed when
+ * limits.ranks_compared; 1 or less: one rank's trace): the line's advice follows what was
+ * read. Owned by the caller; NULL when no row's wait is unknown. */
+char *rp_overlap_wait_unknown_text(const an_overlap_stage *o, long ranks_read);
 /* The stage's bar for putting a row forward, into buf: "0.01 ms/step", or with
  * overlap.recoverable.min_step_pct "0.01 ms/step or 0.2% of the step" (deviation O25). */
 void rp_overlap_bar_text(const an_overlap_stage *o, char *buf, size_t cap);

@@ -2259,9 +2259,17 @@ Test(overlap_mechanism, alone_collective_over_steps_is_wait_unknown) {
   cr_assert(!row->below_floor, "named, not folded");
   const an_overlap_stage *st = NULL;
   for (size_t i = 0; i < x.rep->n_stages && !st; i++) st = x.rep->stages[i].overlap;
-  char *line = rp_overlap_wait_unknown_text(st);
+  char *line = rp_overlap_wait_unknown_text(st, 1);
   cr_assert(line && strstr(line, "Wait unknown: O") &&
                 strstr(line, "4 instances over the 4 counted steps"),
+            "%s", line ? line : "(none)");
+  cr_assert(strstr(line, "read every rank's trace"), "one rank read: %s", line);
+  free(line);
+  /* brief 12 defect 5: with every rank of a directory read, the line points to the Ranks
+   * section that compared them, never to reading them */
+  line = rp_overlap_wait_unknown_text(st, 2);
+  cr_assert(line && strstr(line, "the 2 ranks read are compared in the Ranks section") &&
+                !strstr(line, "read every rank's trace"),
             "%s", line ? line : "(none)");
   free(line);
   run_free(&x);

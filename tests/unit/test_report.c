@@ -316,6 +316,29 @@ Test(report, bottleneck_tail_names_wait_only_when_there_is_some) {
   cr_assert_not_null(strstr(buf, "mostly launch spacing. Fewer kernels"), "%s", buf);
 }
 
+/* Brief 12 defect 4: the banner counts every idle kind that stalls the step, and names the
+ * queued part (hta_multistream5_a100: 2.4% for the host, 61.9% with graph work queued). */
+Test(report, bottleneck_tail_names_queued_idle) {
+  char buf[RP_BOTTLENECK_BYTES];
+  an_bottleneck b = {.stage_label = "all",
+                     .idle_pct = 2.4,
+                     .queued_pct = 61.9,
+                     .all_idle_pct = 64.3,
+                     .wait_pct = 3.7};
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf,
+                            ": 64.3% of each step is GPU idle: 2.4% for the host, 61.9% "
+                            "with its next work issued and waiting"),
+                     "%s", buf);
+  cr_assert_null(strstr(buf, "the rest is"), "nothing else idles: %s", buf);
+  b.all_idle_pct = 70;
+  rp_bottleneck_tail(&b, buf, sizeof buf);
+  cr_assert_not_null(strstr(buf,
+                            "(of the time account's 70.0% idle: the rest is one-time setup "
+                            "and gaps too short to name)"),
+                     "%s", buf);
+}
+
 /* A row above 100% of its bound is named in the stage's roofline Limits line with what it
  * means (L2 residency, a model that over-counts), even when every launch has shapes; a
  * row at or under 100% (as printed) is not. */

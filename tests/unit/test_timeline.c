@@ -1603,6 +1603,12 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
   cr_assert_null(item_of(r, AN_ACTION_LAUNCH_BOUND));
   cr_assert_null(item_of(r, AN_ACTION_HOST_STALL));
+  /* brief 12 defect 4: the bottleneck gate counts queued idle as well as the host's (the
+   * step is 5000 of 5500 us idle with its work queued, almost none of it for the host) */
+  cr_assert_not_null(r->bottleneck.stage_label);
+  cr_assert_float_eq(r->bottleneck.queued_pct, 5000.0 / 5500.0 * 100.0, 1e-6);
+  cr_assert_lt(r->bottleneck.idle_pct, 1.0);
+  cr_assert(!r->bottleneck.launch_bound, "queued idle is not launch spacing");
   expect_bounds(r);
   an_report_destroy(r);
 }
