@@ -1160,6 +1160,13 @@ typedef struct an_step_account {
   an_time_account account; /* the step's GPU window */
 } an_step_account;
 
+/* Where a stage's longest idle gap outside the counted steps lies (an_stage_timeline). */
+typedef enum an_outside_where {
+  AN_OUTSIDE_BEFORE = 0, /* before the stage's first counted step */
+  AN_OUTSIDE_BETWEEN = 1,
+  AN_OUTSIDE_AFTER = 2 /* after its last */
+} an_outside_where;
+
 /* The time account of one stage: per counted step (warm-ups and kernels outside every
  * step left out), and their sum; without steps, the stage window (first kernel start to
  * last kernel end) as one. */
@@ -1182,6 +1189,25 @@ typedef struct an_stage_timeline {
    * parts past it), counted once: as busy time of the next step, not of theirs. */
   size_t n_cut;
   int64_t cut_ns;
+  /* The stage's GPU idle outside every counted step in gaps of at least
+   * timeline.long_gap_us (the header's "outside the steps" idle, which no per-step bound
+   * counts; brief 12 defect 1): their sum and number, and the longest: its length, where
+   * it lies (before the first counted step, between steps, after the last), and what
+   * spanned its middle on the host
+   * (timeline_internal.h tl_host_outside): the innermost CPU op or runtime call of the
+   * thread that launched the kernel ending it (else of another GPU-issuing thread), the
+   * outermost CPU op around that call (NULL: none, or the call itself), its Python
+   * location, its time inside the gap, whether it blocks until GPU work ends (matcher
+   * host_sync, or a copy to or from pageable memory: with nothing running on the GPU, the
+   * work it waited on is not in the trace, a previous batch or work before the capture) and
+   * whether it is one-time setup (matcher setup_call: allocation, initialisation).
+   * outside_call NULL: nothing of the host spans it. Interned strings. */
+  int64_t outside_idle_ns, outside_longest_ns, outside_call_ns;
+  int64_t outside_min_ns; /* the gaps' least length: timeline.long_gap_us */
+  size_t outside_gaps;
+  an_outside_where outside_where;
+  bool outside_blocking, outside_setup;
+  const char *outside_call, *outside_op, *outside_location;
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;

@@ -56,6 +56,16 @@ typedef struct tl_window {
   size_t cause_lo, cause_hi; /* its causes in tl->causes */
 } tl_window;
 
+/* Busy time of a stage outside the counted windows' idle: a window's span (its own idle is
+ * in-step) or a kernel outside every window, opened by the GPU event at pos (a window's
+ * first kernel). The gaps of their union are the stage's idle outside the steps. */
+typedef struct tl_busy {
+  size_t stage;
+  int64_t start, end;
+  uint32_t pos;
+  bool window; /* a window's span */
+} tl_busy;
+
 typedef struct tl_coll {
   size_t window;
   const char *name;
@@ -168,8 +178,13 @@ typedef struct tl_trace {
   size_t first_window;
   tl_gap *gaps;
   size_t n_gaps, cap_gaps;
+  tl_busy *busy; /* the stages' busy parts outside the windows' idle (outside_gaps) */
+  size_t n_busy, cap_busy;
+  tl_gap *outside; /* the long gaps of their union (tl_gap.outside) */
+  size_t n_outside, cap_outside;
   an_coll_messages *messages; /* the host's messages, made when a kernel states none */
   bool messages_asked;
+  bool nomem; /* a busy part could not be kept (kernel_window) */
 } tl_trace;
 
 static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
@@ -405,7 +420,7 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   if (!v) return false;
   o->c->gaps = v;
   o->c->gaps[o->c->n_gaps++] =
-      (tl_gap){o->window, g0, next->start, kernel_launch(o->c, next), next->stream};
+      (tl_gap){o->window, g0, next->start, kernel_launch(o->c, next), next->stream, false};
   return i64_push(&o->work->gaps, gap);
 }
 
@@ -523,6 +538,16 @@ static void pass_tails(an_timeline *tl, const tl_trace *c, const tl_window *win,
   }
 }
 
+/* Stage slot's busy part [start, end) opened by GPU event pos (tl_busy). */
+static bool add_busy(tl_trace *c, size_t slot, int64_t start, int64_t end, uint32_t pos,
+                     bool window) {
+  tl_busy *v = ut_grow(c->busy, &c->cap_busy, c->n_busy + 1, sizeof *v);
+  if (!v) return false;
+  c->busy = v;
+  c->busy[c->n_busy++] = (tl_busy){slot, start, end, pos, window};
+  return true;
+}
+
 /* Accounts one window's kernels (sorted in place; k has room for one more: the previous
  * step's tail); what precedes its start is outside. */
 static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k, size_t n, lanes *l,
@@ -533,11 +558,20 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
   ut_sort(k, n, sizeof *k, cmp_kernel, NULL);
   size_t cut = window_start(c, k, n, tl_ns(tl->set->timeline_gap_min_us),
                             tl->set->timeline_lead_in_max_pct, l);
+  bool ok = true;
   for (size_t i = 0; i < cut; i++)
-    if (k[i].pos != TL_TAIL) tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
+    if (k[i].pos != TL_TAIL) {
+      tl->stages[win->stage].outside_ns += k[i].end - k[i].start;
+      ok = ok && add_busy(c, win->stage, k[i].start, k[i].end, k[i].pos, false);
+    }
   size_t gaps_before = tl->work[win->stage].gaps.n, kernels_before = tl->work[win->stage].kernels.n;
   sweep_out o = {&win->acc, c, w, &tl->work[win->stage]};
-  if (!sweep(tl, &o, k + cut, n - cut, l)) return false;
+  if (!ok || !sweep(tl, &o, k + cut, n - cut, l)) return false;
+  uint32_t first = k[cut].pos; /* a tail opens no gap's next kernel: the first of its own */
+  for (size_t i = cut; first == TL_TAIL && i < n; i++) first = k[i].pos;
+  if (first != TL_TAIL &&
+      !add_busy(c, win->stage, k[cut].start, k[cut].start + win->acc.span_ns, first, true))
+    return false;
   i64_vec *g = &tl->work[win->stage].gaps, *kv = &tl->work[win->stage].kernels;
   /* medians of the window from copies: the stage's medians need the values unsorted */
   size_t ng = g->n - gaps_before, nk = kv->n - kernels_before;
@@ -559,9 +593,10 @@ static long kernel_window(an_timeline *tl, tl_trace *c, size_t i, bool count) {
   size_t slot = stage_slot(tl, v->kernel_stage[i]);
   long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
   if (count && w < 0 && slot < tl->n_st) {
-    int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i]));
+    int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i])), ts = tl_ns(tr_event_ts(c->t, &c->kev[i]));
     tl->stages[slot].outside_ns += dur;
     if (an_steps_kernel_setup(c->in->steps, i)) tl->stages[slot].setup_ns += dur;
+    if (!add_busy(c, slot, ts, ts + (dur > 0 ? dur : 0), (uint32_t)i, false)) c->nomem = true;
   }
   return w < 0 ? -1 : w - (long)c->first_window;
 }
@@ -578,7 +613,7 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
     long w = kernel_window(tl, c, i, true);
     if (w >= 0) off[w + 1]++;
   }
-  bool ok = true;
+  bool ok = !c->nomem;
   for (size_t w = 0; ok && w < nw; w++) {
     widest = off[w + 1] > widest ? off[w + 1] : widest;
     ok = i64_reserve(&tl->work[tl->win[w0 + w].stage].kernels, off[w + 1]);
@@ -613,6 +648,82 @@ static bool account_kernels(an_timeline *tl, tl_trace *c) {
 
 static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras);
 
+static int cmp_busy(const void *pa, const void *pb) {
+  const tl_busy *a = pa, *b = pb;
+  if (a->stage != b->stage) return a->stage < b->stage ? -1 : 1;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1;
+  return a->pos < b->pos ? -1 : (a->pos > b->pos);
+}
+
+/* The gaps of at least timeline.long_gap_us in each stage's busy parts outside the
+ * windows' idle (tl_busy: windows' spans and the kernels outside every window), into
+ * c->outside: the stage's idle outside the steps that one gap holds, never launch spacing.
+ * O(m log m) in those parts (a window is one). */
+static bool outside_gaps(an_timeline *tl, tl_trace *c) {
+  if (c->n_busy > 1) qsort(c->busy, c->n_busy, sizeof *c->busy, cmp_busy);
+  const int64_t min = tl_ns(tl->set->timeline_long_gap_us);
+  const an_steps *s = c->in->steps;
+  int64_t uend = 0;
+  for (size_t i = 0; i < c->n_busy; i++) {
+    const tl_busy *b = &c->busy[i];
+    bool same = i > 0 && c->busy[i - 1].stage == b->stage;
+    if (same && b->start - uend >= min) {
+      tl_gap *v = ut_grow(c->outside, &c->cap_outside, c->n_outside + 1, sizeof *v);
+      if (!v) return false;
+      c->outside = v;
+      c->outside[c->n_outside++] = (tl_gap){b->stage,
+                                            uend,
+                                            b->start,
+                                            b->pos < s->n_kernel_events ? s->launch[b->pos] : NULL,
+                                            tr_event_stream(c->t, &c->kev[b->pos]),
+                                            true};
+    }
+    if (!same || b->end > uend) uend = b->end;
+  }
+  return true;
+}
+
+/* Adds what the host did across outside gap g to its stage (an_stage_timeline outside_*):
+ * the sum and count, and the longest gap's call. ext: the stage's counted windows in this
+ * trace, their first start and last end (first_windows). */
+static void add_outside(an_timeline *tl, tl_host *h, const tl_gap *g, const int64_t ext[2]) {
+  an_stage_timeline *st = &tl->stages[g->window];
+  int64_t ns = g->g1 - g->g0;
+  st->outside_idle_ns += ns;
+  st->outside_gaps++;
+  st->outside_min_ns = tl_ns(tl->set->timeline_long_gap_us);
+  if (ns <= st->outside_longest_ns) return;
+  tl_outside x;
+  if (!tl_host_outside(h, g, &x)) x = (tl_outside){0};
+  st->outside_longest_ns = ns;
+  st->outside_where = g->g1 <= ext[0]   ? AN_OUTSIDE_BEFORE
+                      : g->g0 >= ext[1] ? AN_OUTSIDE_AFTER
+                                        : AN_OUTSIDE_BETWEEN;
+  st->outside_call = x.call;
+  st->outside_op = x.op;
+  st->outside_location = x.location;
+  st->outside_call_ns = x.call_ns;
+  st->outside_blocking = x.blocking;
+  st->outside_setup = x.setup;
+}
+
+/* Each stage's counted windows in the trace, by slot: [2 slot] their first start
+ * (INT64_MAX: none), [2 slot + 1] their last end (INT64_MIN: none). NULL: out of memory. */
+static int64_t *first_windows(const an_timeline *tl, const tl_trace *c) {
+  int64_t *ext = malloc(2 * (tl->n_st + 1) * sizeof *ext);
+  for (size_t s = 0; ext && s <= tl->n_st; s++) {
+    ext[2 * s] = INT64_MAX;
+    ext[2 * s + 1] = INT64_MIN;
+  }
+  for (size_t i = 0; ext && i < c->n_busy; i++) {
+    const tl_busy *b = &c->busy[i];
+    if (b->window && b->start < ext[2 * b->stage]) ext[2 * b->stage] = b->start;
+    if (b->window && b->end > ext[2 * b->stage + 1]) ext[2 * b->stage + 1] = b->end;
+  }
+  return ext;
+}
+
 /* The portions of gap g: what the host did in it, appended to tl->por. */
 static bool split_gap(an_timeline *tl, tl_host *h, const tl_gap *g) {
   tl_portion p[TL_MAX_PORTIONS];
@@ -629,17 +740,27 @@ static bool split_gap(an_timeline *tl, tl_host *h, const tl_gap *g) {
  * window (the gaps come in window order): the portions of one window are held at a time,
  * where holding the whole trace's cost more in fresh pages than the split itself. */
 static bool split_gaps(an_timeline *tl, tl_trace *c) {
-  if (!c->n_gaps) return true;
-  tl_host *h = tl_host_create(c->in->view, tl->rules, tl->strings, c->gaps, c->n_gaps);
-  if (!h) return false;
-  bool ok = true;
+  if (!c->n_gaps && !c->n_outside) return true;
+  /* the outside gaps after the windows' (the host index takes them in one array) */
+  tl_gap *v = ut_grow(c->gaps, &c->cap_gaps, c->n_gaps + c->n_outside, sizeof *v);
+  if (!v) return false;
+  c->gaps = v;
+  if (c->n_outside) memcpy(c->gaps + c->n_gaps, c->outside, c->n_outside * sizeof *c->outside);
+  tl_host *h =
+      tl_host_create(c->in->view, tl->rules, tl->strings, c->gaps, c->n_gaps + c->n_outside);
+  int64_t *first = h ? first_windows(tl, c) : NULL;
+  bool ok = first != NULL;
   size_t nx = 0;
   for (size_t i = 0; ok && i < c->n_gaps; i++) {
     if (i && c->gaps[i].window != c->gaps[i - 1].window)
       ok = gather_causes(tl, c->gaps[i].window, tl_host_extras(h, &nx));
     ok = ok && split_gap(tl, h, &c->gaps[i]);
   }
-  ok = ok && gather_causes(tl, c->gaps[c->n_gaps - 1].window + 1, tl_host_extras(h, &nx));
+  if (ok && c->n_gaps)
+    ok = gather_causes(tl, c->gaps[c->n_gaps - 1].window + 1, tl_host_extras(h, &nx));
+  for (size_t i = 0; ok && i < c->n_outside; i++)
+    add_outside(tl, h, &c->outside[i], first + 2 * c->outside[i].window);
+  free(first);
   tl_host_destroy(h);
   return ok;
 }
@@ -658,7 +779,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   bool ok = c.coll_name && c.coll_cat && c.graph_call && c.step_window && c.stage_window;
   for (size_t j = 0; ok && j < n_steps; j++) c.step_window[j] = -1;
   for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
-  ok = ok && make_windows(tl, &c) && account_kernels(tl, &c);
+  ok = ok && make_windows(tl, &c) && account_kernels(tl, &c) && outside_gaps(tl, &c);
   an_coll_messages_destroy(c.messages); /* only the collectives' messages asked it */
   c.messages = NULL;
   ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);
@@ -668,6 +789,8 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   free(c.step_window);
   free(c.stage_window);
   free(c.gaps);
+  free(c.busy);
+  free(c.outside);
   return ok;
 }
 

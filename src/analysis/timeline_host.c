@@ -365,6 +365,10 @@ static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
   if (!h->probes) return false;
   for (size_t i = 0; i < n; i++) {
     double g0 = (double)gaps[i].g0 / 1000.0;
+    if (gaps[i].outside) { /* only its middle is asked (tl_host_outside) */
+      h->probes[h->n_probes++] = (double)(gaps[i].g0 + (gaps[i].g1 - gaps[i].g0) / 2) / 1000.0;
+      continue;
+    }
     h->probes[h->n_probes++] = g0;
     h->probes[h->n_probes++] = g0 - h->sync_tol_us;
     if (!gaps[i].launch) continue;
@@ -806,6 +810,42 @@ static bool event_wait_portion(tl_host *h, const tl_gap *g, const tr_event *L, t
                 w->on_stream ? an_strtab_cstr(h->strings, tr_str_get(h->t, w->on_stream)) : NULL};
   add_extra(h, &x, p);
   return true;
+}
+
+/* The innermost CPU op or runtime call of ti spanning time m, or -1. */
+static long call_at(const thread_items *ti, double m) {
+  long i = innermost(ti, m, m);
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
+    if (ti->v[i].kind != ITEM_FRAME && ti->v[i].kind != ITEM_ANNOTATION && spans(&ti->v[i], m, m))
+      return i;
+  return -1;
+}
+
+/* tl_host_outside: the call says what the host did across the GPU's idle (brief 12 defect
+ * 1: sglang's 463 ms in hipMemcpyWithStream under aten::copy_ before the step). */
+bool tl_host_outside(tl_host *h, const tl_gap *g, tl_outside *out) {
+  *out = (tl_outside){0};
+  double a = (double)g->g0 / 1000.0, b = (double)g->g1 / 1000.0;
+  double m = (double)(g->g0 + (g->g1 - g->g0) / 2) / 1000.0; /* the probe make_probes took */
+  long first =
+      g->launch ? thread_of(h, tr_event_pid(h->t, g->launch), tr_event_tid(h->t, g->launch)) : -1;
+  for (long k = -1; k < (long)h->n_th; k++) { /* the launching thread first */
+    long t = k < 0 ? first : k;
+    if (t < 0 || (k >= 0 && t == first)) continue;
+    const thread_items *ti = &h->th[t];
+    long i = call_at(ti, m);
+    if (i < 0) continue;
+    const item *it = &ti->v[i];
+    out->call = interned(h, ti, i);
+    out->op = op_name(h, ti, i, it->ts, it->end, true);
+    if (out->op == out->call) out->op = NULL;
+    out->location = best_frame(h, ti, i, it->ts, it->end);
+    out->call_ns = tl_ns((it->end < b ? it->end : b) - (it->ts > a ? it->ts : a));
+    out->blocking = item_matches(h, h->sync, h->is_sync, it) || pageable_copy_of(h, it);
+    out->setup = h->setup && te_matcher_match(h->setup, out->call, strlen(out->call));
+    return true;
+  }
+  return false;
 }
 
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]) {

@@ -20,12 +20,15 @@
 #include "triage/rules.h"
 
 /* A gap between kernels of a window: [g0, g1) in nanoseconds, ended by a kernel on
- * `stream` whose launch call is `launch` (NULL when the trace has none). */
+ * `stream` whose launch call is `launch` (NULL when the trace has none). An outside gap
+ * lies outside every counted window of its stage (window: the stage slot): only what
+ * spans its middle is asked (tl_host_outside). */
 typedef struct tl_gap {
   size_t window;
   int64_t g0, g1;
   const tr_event *launch;
   tr_str stream;
+  bool outside;
 } tl_gap;
 
 /* A part of a gap with one cause. A gap splits into at most three: the host doing
@@ -68,6 +71,16 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
 void tl_host_destroy(tl_host *h);
 /* Splits a gap into its portions (out[0..return)); their ns sum to the gap. */
 size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS]);
+/* What the host did across an outside gap (tl_gap.outside): an_stage_timeline's outside_*
+ * fields of one gap. */
+typedef struct tl_outside {
+  const char *call, *op, *location; /* interned; NULL when none */
+  int64_t call_ns;
+  bool blocking, setup;
+} tl_outside;
+/* The innermost CPU op or runtime call spanning the middle of outside gap g on the thread
+ * that launched its next kernel, else on another indexed thread; false when none. */
+bool tl_host_outside(tl_host *h, const tl_gap *g, tl_outside *out);
 /* The extras the portions of h's splits index (their extra - 1), n of them; h owns them. */
 const tl_extra *tl_host_extras(const tl_host *h, size_t *n);
 

@@ -165,6 +165,45 @@ static void provenance(FILE *f, const an_report *r) {
   if (p->version) fact_row(f, "triage", p->version, "build");
 }
 
+/* What the stage's idle outside the steps is, from its longest gap (an_stage_timeline
+ * outside_*; brief 12 defect 1): where it lies and what the host sat in across it, so that
+ * nobody reads it as a lever; nothing when no gap of timeline.long_gap_us holds it. */
+static void outside_idle_note(FILE *f, const an_stage_timeline *tl) {
+  if (!tl->outside_gaps || tl->outside_longest_ns <= 0) return;
+  static const char *const where[] = {"before the steps", "between steps", "after the steps"};
+  const char *at = where[tl->outside_where <= AN_OUTSIDE_AFTER ? tl->outside_where : 1];
+  if (tl->outside_gaps == 1)
+    fprintf(f, " (%.2f ms of it in one gap %s", (double)tl->outside_longest_ns / 1e6, at);
+  else
+    fprintf(f, " (%.2f ms of it in %zu gaps of at least %g ms; the longest, %.2f ms, %s",
+            (double)tl->outside_idle_ns / 1e6, tl->outside_gaps, (double)tl->outside_min_ns / 1e6,
+            (double)tl->outside_longest_ns / 1e6, at);
+  if (!tl->outside_call || 2 * tl->outside_call_ns < tl->outside_longest_ns) {
+    fputs(", with no host call across most of it; no per-step bound counts it)", f);
+    return;
+  }
+  fprintf(f, ", while a thread that issues GPU work sat %.2f ms in ",
+          (double)tl->outside_call_ns / 1e6);
+  code_span(f, tl->outside_call);
+  if (tl->outside_op) {
+    fputs(" under ", f);
+    code_span(f, tl->outside_op);
+  }
+  if (tl->outside_location) {
+    fputs(" at ", f);
+    rp_md_cell_text(f, tl->outside_location);
+  }
+  fputs(tl->outside_blocking
+            ? ": a call that returns when GPU work ends, across an idle GPU, so the work it "
+              "waited on is not in the trace (a previous batch, work before the capture); not "
+              "idle of the counted steps, and no per-step bound counts it)"
+        : tl->outside_setup
+            ? ": one-time setup (allocation, initialisation) outside the counted steps; no "
+              "per-step bound counts it)"
+            : ": host work outside the counted steps; no per-step bound counts it)",
+        f);
+}
+
 /* A stage's headline from its time account: per step, as the time account and the summary
  * count it, and what the steps leave out. */
 static void step_headline(FILE *f, const an_stage_report *st, bool first) {
@@ -180,10 +219,12 @@ static void step_headline(FILE *f, const an_stage_report *st, bool first) {
   if (tl->n_steps) fprintf(f, " over %zu step%s", tl->n_steps, tl->n_steps == 1 ? "" : "s");
   double busy_out = st->gpu_busy_us - (double)a->busy_ns / 1e3,
          idle_out = st->gpu_idle_us - (double)a->idle_ns / 1e3;
-  if (st->overlap && (busy_out >= 5 || idle_out >= 5))
+  if (st->overlap && (busy_out >= 5 || idle_out >= 5)) {
     fprintf(f, "; outside %s, the trace window adds GPU busy %.2f ms and idle %.2f ms",
             tl->n_steps ? "the steps" : "it", busy_out > 0 ? busy_out / 1000.0 : 0,
             idle_out > 0 ? idle_out / 1000.0 : 0);
+    if (idle_out >= 5) outside_idle_note(f, tl);
+  }
   fputc('\n', f);
 }
 

@@ -273,6 +273,26 @@ static cJSON *collective_item(const void *v, size_t i) {
   return collective_json((const an_collective_time *)v + i);
 }
 
+/* "outside_idle": the stage's idle outside the steps in long gaps, and what the host sat in
+ * across the longest (an_stage_timeline outside_*). */
+static bool outside_json(cJSON *o, const an_stage_timeline *tl) {
+  static const char *const where[] = {"before", "between", "after"};
+  cJSON *x = cJSON_AddObjectToObject(o, "outside_idle");
+  return x && add_us(x, "idle_us", tl->outside_idle_ns) &&
+         cJSON_AddNumberToObject(x, "gaps", (double)tl->outside_gaps) &&
+         add_us(x, "min_gap_us", tl->outside_min_ns) &&
+         add_us(x, "longest_us", tl->outside_longest_ns) &&
+         add_str0(x, "where",
+                  tl->outside_gaps
+                      ? where[tl->outside_where <= AN_OUTSIDE_AFTER ? tl->outside_where : 1]
+                      : NULL) &&
+         add_str0(x, "call", tl->outside_call) && add_str0(x, "op", tl->outside_op) &&
+         add_str0(x, "location", tl->outside_location) &&
+         add_us(x, "call_us", tl->outside_call_ns) &&
+         cJSON_AddBoolToObject(x, "blocking", tl->outside_blocking) &&
+         cJSON_AddBoolToObject(x, "setup", tl->outside_setup);
+}
+
 cJSON *rp_timeline_json(const an_stage_timeline *tl) {
   cJSON *o = cJSON_CreateObject();
   cJSON *total = o ? cJSON_CreateObject() : NULL;
@@ -285,7 +305,8 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
             add_us(o, "marker_us", tl->marker_ns) &&
             cJSON_AddNumberToObject(o, "placed_by_gpu_time", (double)tl->placed_by_gpu_time) &&
             cJSON_AddNumberToObject(o, "cut_steps", (double)tl->n_cut) &&
-            add_us(o, "cut_us", tl->cut_ns) && account_json(total, &tl->total, (size_t)-1);
+            add_us(o, "cut_us", tl->cut_ns) && outside_json(o, tl) &&
+            account_json(total, &tl->total, (size_t)-1);
   if (ok)
     cJSON_AddItemToObject(o, "total", total);
   else

@@ -495,6 +495,54 @@ Test(timeline, cut_windows_count_the_overlap_once, .init = setup, .fini = teardo
   account_free(&a);
 }
 
+/* Brief 12 defect 1 (sglang's 463 ms before its step): idle outside every counted step is
+ * explained, never counted. Between two steps the host sits 3.8 ms in a blocking copy
+ * (aten::copy_ around cudaMemcpy, under a Python frame) while the GPU runs nothing: the
+ * stage records that gap, where it lies and the call across it; the steps' accounts hold
+ * none of it. A gap no call spans names none. */
+Test(timeline, idle_outside_the_steps_names_the_call_across_it, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  launch(&b, "s1_gemm", 10, 100, 100);
+  host(&b, "python_function", "runner.py(276): populate", 1100, 3950);
+  host(&b, "cpu_op", "aten::copy_", 1150, 3890);
+  tb_add(&b, /* runtime calls carry a correlation id; returns at 5030 */
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpy\",\"pid\":1,"
+         "\"tid\":1,\"ts\":1200,\"dur\":3830,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  host(&b, "user_annotation", "ProfilerStep#2", 5040, 1000);
+  launch(&b, "s2_gemm", 5060, 5100, 100);
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert_eq(a.st->n_steps, 2);
+  expect_all_sums(a.st);
+  cr_assert_eq(a.st->total.idle_ns, 0, "the steps hold no idle");
+  cr_assert_eq(a.st->outside_gaps, 1);
+  cr_assert_eq(a.st->outside_idle_ns, 4900000);
+  cr_assert_eq(a.st->outside_longest_ns, 4900000);
+  cr_assert_eq(a.st->outside_where, AN_OUTSIDE_BETWEEN);
+  cr_assert_str_eq(a.st->outside_call, "cudaMemcpy");
+  cr_assert_str_eq(a.st->outside_op, "aten::copy_");
+  cr_assert_not_null(a.st->outside_location);
+  cr_assert(strstr(a.st->outside_location, "populate"), "%s", a.st->outside_location);
+  cr_assert_eq(a.st->outside_call_ns, 3830000, "the call's time inside the gap");
+  cr_assert(a.st->outside_blocking, "cudaMemcpy returns when the GPU work ends");
+  cr_assert(!a.st->outside_setup);
+  account_free(&a);
+  /* the same gap with the host untraced across it: counted, nothing named */
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+  launch(&b, "s1_gemm", 10, 100, 100);
+  host(&b, "user_annotation", "ProfilerStep#2", 5040, 1000);
+  launch(&b, "s2_gemm", 5060, 5100, 100);
+  account_build(&b, &a, "all");
+  cr_assert_eq(a.st->outside_gaps, 1);
+  cr_assert_eq(a.st->outside_longest_ns, 4900000);
+  cr_assert_null(a.st->outside_call);
+  account_free(&a);
+}
+
 /* A gap under a sync: the host reads a value back (.item(): aten::item around a stream
  * sync that returns when kernel A ends), works 200 us in Python, then launches B. The gap
  * is the sync's, named by the outermost op around it and the Python line that called it. */
