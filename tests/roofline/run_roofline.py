@@ -923,8 +923,12 @@ def bases(args):
             failures.append("multistream5: detail %r, want the row's %r a step" % (it["detail_us"], own))
         if own > it["basis_us_per_step"] * 1.01 and "%.2f" % (own / 1000) not in it["basis_text"]:
             failures.append("multistream5: basis %r does not name the row's own time" % it["basis_text"])
-    if not exposed:
-        failures.append("multistream5: no overlap item")
+    if exposed:  # brief 12 defect 4: 62% of its step idles with graph work queued
+        failures.append("multistream5: overlap item %r on a step the GPU waits in" % exposed[0]["what"])
+    md = run_text(args.triage, "markdown", os.path.join(real, "hta_multistream5_a100.json.gz"))
+    banner = [l for l in md.splitlines() if l.startswith("**The GPU waits")]
+    if not banner or "with its next work issued and waiting" not in banner[0]:
+        failures.append("multistream5: banner %r does not count its queued idle" % banner[:1])
     md = run_text(args.triage, "markdown", os.path.join(real, "hta_event_sync_multistream_a100.json.gz"))
     banner = [l for l in md.splitlines() if l.startswith("**The GPU waits")]
     account = re.search(r"idle [0-9.]+ ms \(([0-9.]+)%\)", md)
