@@ -184,7 +184,8 @@ typedef struct tl_trace {
   size_t n_outside, cap_outside;
   an_coll_messages *messages; /* the host's messages, made when a kernel states none */
   bool messages_asked;
-  bool nomem; /* a busy part could not be kept (kernel_window) */
+  bool nomem;    /* a busy part could not be kept (kernel_window) */
+  int64_t ahead; /* tl_gap.ahead so far, in window order */
 } tl_trace;
 
 static const char *collective_name(an_timeline *tl, tl_trace *c, tr_str name);
@@ -419,8 +420,12 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   tl_gap *v = ut_grow(o->c->gaps, &o->c->cap_gaps, o->c->n_gaps + 1, sizeof *v);
   if (!v) return false;
   o->c->gaps = v;
-  o->c->gaps[o->c->n_gaps++] =
-      (tl_gap){o->window, g0, next->start, kernel_launch(o->c, next), next->stream, false};
+  /* an alloc stall's release lead lies after the previous counted step (tl_gap.lead_from) */
+  double from = tl->win[o->window].step ? -INFINITY : NAN;
+  if (from == -INFINITY && o->window > o->c->first_window && tl->win[o->window - 1].step)
+    from = tl->win[o->window - 1].step->cpu_end;
+  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window,    g0,    next->start, kernel_launch(o->c, next),
+                                        next->stream, false, from,        o->c->ahead};
   return i64_push(&o->work->gaps, gap);
 }
 
@@ -479,6 +484,7 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
   int64_t seg = k[0].start, uend = k[0].end;
   bool ok = true, first_coll = true;
   const int64_t pdl_min = tl_ns(tl->set->timeline_same_stream_overlap_min_us);
+  const int64_t lead_min = tl_ns(tl->set->timeline_launch_gap_max_us);
   l->n = 0;
   for (size_t i = 0; ok && i < n; i++) {
     if (i > 0 && k[i].start > uend) {
@@ -498,7 +504,12 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
       ln->end = k[i].end;
       ln->pos = k[i].pos;
     }
-    if (graph_launch(o->c, kernel_launch(o->c, &k[i]))) a->graph_kernel_ns += k[i].end - k[i].start;
+    const tr_event *L = kernel_launch(o->c, &k[i]);
+    if (graph_launch(o->c, L)) a->graph_kernel_ns += k[i].end - k[i].start;
+    /* queued past one launch's cost: the host is ahead of the GPU (tl_gap.ahead) */
+    if (L && k[i].start - tl_ns(tr_event_ts(o->c->t, L) + tr_event_dur(o->c->t, L)) >= lead_min &&
+        k[i].start > o->c->ahead)
+      o->c->ahead = k[i].start;
     a->n_kernels++;
     ok = ok && i64_push(&o->work->kernels, k[i].end - k[i].start);
     const char *coll = ok ? collective_name(tl, o->c, o->c->kev[k[i].pos].name) : NULL;
@@ -677,7 +688,9 @@ static bool outside_gaps(an_timeline *tl, tl_trace *c) {
                                             b->start,
                                             b->pos < s->n_kernel_events ? s->launch[b->pos] : NULL,
                                             tr_event_stream(c->t, &c->kev[b->pos]),
-                                            true};
+                                            true,
+                                            NAN,
+                                            INT64_MIN};
     }
     if (!same || b->end > uend) uend = b->end;
   }
@@ -769,6 +782,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   tl_trace c = {.in = in,
                 .t = in->view->trace,
                 .graph_matcher = te_rules_matcher(tl->rules, "graph_replay_launch"),
+                .ahead = INT64_MIN,
                 .first_window = tl->n_win};
   size_t n_str = tr_trace_string_count(c.t), n_steps = in->steps->n;
   c.coll_name = calloc(n_str ? n_str : 1, sizeof *c.coll_name);
@@ -933,7 +947,9 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       if (!(ok = c != NULL)) break;
       if (x->extra && x->kind == AN_IDLE_DEPENDENCY)
         vote_lead(c, extras[x->extra - 1].region, extras[x->extra - 1].child, x->ns);
-      else if (x->extra && x->ns > c->max_gap_ns) { /* the longest long gap's region and child */
+      else if (x->extra && (x->ns > c->max_gap_ns || (x->kind == AN_IDLE_SETUP && !c->child))) {
+        /* the longest long gap's region and child; a setup cause's release lead from any
+         * of its gaps (release_extra) */
         c->region = extras[x->extra - 1].region;
         c->child = extras[x->extra - 1].child;
       }

@@ -50,6 +50,13 @@ typedef struct thread_items {
   size_t n, cap;
   item *setup; /* the thread's setup calls (matcher setup_call), by start; they do not nest */
   size_t n_setup, cap_setup;
+  long *release; /* by setup call: the latest release call up to it (release_probes), or -1 */
+  /* the thread's synchronising runtime calls (matcher host_sync) of at least
+   * timeline.launch_gap_max_us, by start (they do not nest), and each one's time left to
+   * charge (us): the lead it drained (shadow_portion) */
+  item *syncs;
+  double *left;
+  size_t n_syncs, cap_syncs;
 } thread_items;
 
 struct tl_host {
@@ -58,7 +65,7 @@ struct tl_host {
   const an_op_nest *ops;
   const te_rules *rules;
   an_strtab *strings;
-  const te_matcher *sync, *step, *setup, *await, *pageable;
+  const te_matcher *sync, *step, *setup, *await, *pageable, *release;
   /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
   uint8_t *is_sync, *is_step, *is_await;
@@ -215,35 +222,48 @@ static bool collect_frames(tl_host *h) {
   return true;
 }
 
-/* The runtime calls of the indexed threads the setup_call matcher names, whatever their
- * time (a cudaMalloc inside a gap spans no probe), asked once per name. */
-static bool collect_setup(tl_host *h) {
-  if (!h->setup) return true;
+/* The runtime calls of the indexed threads that matcher mt names and that last at least
+ * min_us, appended to each thread's setup list, or its syncs list (syncs), asked once per
+ * name; *added: how many. */
+static bool collect_calls(tl_host *h, const te_matcher *mt, double min_us, bool syncs,
+                          size_t *added) {
   size_t n = 0, n_str = tr_trace_string_count(h->t);
   const tr_event *ev = tr_trace_events(h->t, TR_KIND_RUNTIME, &n);
   uint8_t *memo = calloc(n_str ? n_str : 1, 1); /* 0 unasked, 1 no, 2 yes */
   bool ok = memo != NULL;
   thread_memo m = THREAD_MEMO_INIT;
+  *added = 0;
   for (size_t i = 0; ok && i < n; i++) {
+    double dur = tr_event_dur(h->t, &ev[i]);
+    if (dur < min_us) continue;
     long th = thread_memo_of(h, &m, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
     if (th < 0) continue;
     uint8_t *x = &memo[ev[i].name];
     if (!*x) {
       const char *name = tr_str_get(h->t, ev[i].name);
-      *x = te_matcher_match(h->setup, name, strlen(name)) ? 2 : 1;
+      *x = te_matcher_match(mt, name, strlen(name)) ? 2 : 1;
     }
     if (*x != 2) continue;
     thread_items *ti = &h->th[th];
-    item *v = ut_grow(ti->setup, &ti->cap_setup, ti->n_setup + 1, sizeof *v);
+    item **list = syncs ? &ti->syncs : &ti->setup;
+    size_t *len = syncs ? &ti->n_syncs : &ti->n_setup,
+           *cap = syncs ? &ti->cap_syncs : &ti->cap_setup;
+    item *v = ut_grow(*list, cap, *len + 1, sizeof *v);
     if (!(ok = v != NULL)) break;
-    ti->setup = v;
-    double dur = tr_event_dur(h->t, &ev[i]);
-    ti->setup[ti->n_setup++] =
-        (item){tr_event_ts(h->t, &ev[i]), tr_event_ts(h->t, &ev[i]) + (dur > 0 ? dur : 0),
-               (uint32_t)i, ITEM_RUNTIME, -1};
+    *list = v;
+    double ts = tr_event_ts(h->t, &ev[i]);
+    v[(*len)++] = (item){ts, ts + (dur > 0 ? dur : 0), (uint32_t)i, ITEM_RUNTIME, -1};
+    ++*added;
   }
   free(memo);
   return ok;
+}
+
+/* The runtime calls of the indexed threads the setup_call matcher names, whatever their
+ * time (a cudaMalloc inside a gap spans no probe). */
+static bool collect_setup(tl_host *h) {
+  size_t added = 0;
+  return !h->setup || collect_calls(h, h->setup, -INFINITY, false, &added);
 }
 
 /* The copies to or from pageable host memory (matcher pageable_copy on the GPU event), by
@@ -361,7 +381,7 @@ static bool link_items(thread_items *ti) {
 }
 
 static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
-  h->probes = malloc((5 * n + 1) * sizeof *h->probes);
+  h->probes = malloc((6 * n + 1) * sizeof *h->probes); /* and release_probes' */
   if (!h->probes) return false;
   for (size_t i = 0; i < n; i++) {
     double g0 = (double)gaps[i].g0 / 1000.0;
@@ -379,7 +399,75 @@ static bool make_probes(tl_host *h, const tl_gap *gaps, size_t n) {
     /* a long host portion's middle: the longest operation inside it spans it */
     if (lts - g0 >= h->long_gap_us) h->probes[h->n_probes++] = g0 + (lts - g0) / 2;
   }
-  ut_sort_f64(h->probes, h->n_probes); /* qsort's calls were most of this function */
+  return true;
+}
+
+/* The thread's latest setup call handing memory back (matcher allocator_release) that
+ * ended in (g->lead_from, g->g0]: since the previous counted step, before the GPU ran dry:
+ * an alloc stall's lead (tl_extra), -1 when none (a stage window: no step to lead into).
+ * By thread_items.release, O(log n). */
+static long release_lead(const thread_items *ti, const tl_gap *g) {
+  double g0 = (double)g->g0 / 1000.0;
+  if (!ti->release || g->lead_from != g->lead_from) return -1;
+  size_t lo; /* first call starting at or after g0 */
+  UT_PARTITION_POINT(lo, 0, ti->n_setup, mid, ti->setup[mid].ts < g0);
+  long r = lo ? ti->release[lo - 1] : -1;
+  if (r >= 0 && ti->setup[r].end > g0) r = r ? ti->release[r - 1] : -1; /* spans g0 */
+  return r >= 0 && ti->setup[r].end > g->lead_from ? r : -1;
+}
+
+/* Each thread's latest release call among its setup calls so far (thread_items.release),
+ * then a probe at the middle of each gap's release lead (release_lead), so the annotation
+ * around it is indexed; then the probes are sorted. After collect_setup. */
+static bool release_probes(tl_host *h, const tl_gap *gaps, size_t n) {
+  size_t nr = 0; /* before collect_events: the runtime calls as the trace holds them */
+  const tr_event *rt = tr_trace_events(h->t, TR_KIND_RUNTIME, &nr);
+  for (size_t t = 0; h->release && t < h->n_th; t++) {
+    thread_items *ti = &h->th[t];
+    if (!ti->n_setup) continue;
+    if (!(ti->release = malloc(ti->n_setup * sizeof *ti->release))) return false;
+    for (size_t i = 0; i < ti->n_setup; i++) {
+      const char *name = tr_str_get(h->t, rt[ti->setup[i].ref].name);
+      ti->release[i] = te_matcher_match(h->release, name, strlen(name)) ? (long)i
+                       : i                                              ? ti->release[i - 1]
+                                                                        : -1;
+    }
+  }
+  long last_th = -1, last = -1;
+  for (size_t i = 0; i < n; i++) {
+    if (!gaps[i].launch) continue;
+    long th = thread_of(h, tr_event_pid(h->t, gaps[i].launch), tr_event_tid(h->t, gaps[i].launch));
+    long r = th >= 0 ? release_lead(&h->th[th], &gaps[i]) : -1;
+    if (r < 0 || (th == last_th && r == last)) continue; /* one probe per lead */
+    const item *x = &h->th[th].setup[r];
+    h->probes[h->n_probes++] = x->ts + (x->end - x->ts) / 2;
+    last_th = th;
+    last = r;
+  }
+  ut_sort_f64(h->probes, h->n_probes); /* qsort's calls were most of make_probes */
+  return true;
+}
+
+/* The synchronising runtime calls of the indexed threads (thread_items.syncs) that blocked
+ * at least timeline.launch_gap_max_us, each with a probe at its middle (so the op and frame
+ * around it are indexed, shadow_portion): a sync that returned at once drained no queue. */
+static bool collect_syncs(tl_host *h) {
+  size_t added = 0;
+  if (!h->sync) return true;
+  bool ok = collect_calls(h, h->sync, h->launch_gap_max_us, true, &added);
+  double *p = ok && added ? realloc(h->probes, (h->n_probes + added + 1) * sizeof *p) : h->probes;
+  if (!(ok = ok && p)) return false;
+  h->probes = p;
+  for (size_t t = 0; t < h->n_th; t++) {
+    thread_items *ti = &h->th[t];
+    if (!ti->n_syncs) continue;
+    ut_sort(ti->syncs, ti->n_syncs, sizeof *ti->syncs, cmp_item, NULL);
+    if (!(ti->left = malloc(ti->n_syncs * sizeof *ti->left))) return false;
+    for (size_t i = 0; i < ti->n_syncs; i++) {
+      ti->left[i] = ti->syncs[i].end - ti->syncs[i].ts;
+      h->probes[h->n_probes++] = ti->syncs[i].ts + (ti->syncs[i].end - ti->syncs[i].ts) / 2;
+    }
+  }
   return true;
 }
 
@@ -398,6 +486,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
                  .setup = te_rules_matcher(rules, "setup_call"),
                  .await = te_rules_matcher(rules, "host_collective_wait"),
                  .pageable = te_rules_matcher(rules, "pageable_copy"),
+                 .release = te_rules_matcher(rules, "allocator_release"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
@@ -410,16 +499,17 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
   h->is_await = calloc(h->n_str ? h->n_str : 1, 1);
   bool ok = h->is_sync && h->is_step && h->is_await && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
-  ok = ok && collect_pageable(h) && collect_waits(h);
+  ok = ok && collect_pageable(h) && collect_setup(h); /* every thread it indexes is added */
+  for (size_t i = 0; ok && i < h->n_th; i++)
+    ut_sort(h->th[i].setup, h->th[i].n_setup, sizeof *h->th[i].setup, cmp_item, NULL);
+  ok = ok && collect_syncs(h);
+  ok = ok && release_probes(h, gaps, n);
+  ok = ok && collect_waits(h);
   ok = ok && collect_events(h, TR_KIND_CPU_OP, ITEM_OP) &&
        collect_events(h, TR_KIND_LAUNCH, ITEM_LAUNCH) &&
        collect_events(h, TR_KIND_RUNTIME, ITEM_RUNTIME) &&
        collect_events(h, TR_KIND_USER_ANNOTATION, ITEM_ANNOTATION) && collect_frames(h);
-  ok = ok && collect_setup(h);
-  for (size_t i = 0; ok && i < h->n_th; i++) {
-    ok = link_items(&h->th[i]);
-    ut_sort(h->th[i].setup, h->th[i].n_setup, sizeof *h->th[i].setup, cmp_item, NULL);
-  }
+  for (size_t i = 0; ok && i < h->n_th; i++) ok = link_items(&h->th[i]);
   if (ok) return h;
   tl_host_destroy(h);
   return NULL;
@@ -430,6 +520,9 @@ void tl_host_destroy(tl_host *h) {
   for (size_t i = 0; i < h->n_th; i++) {
     free(h->th[i].v);
     free(h->th[i].setup);
+    free(h->th[i].release);
+    free(h->th[i].syncs);
+    free(h->th[i].left);
   }
   free(h->th);
   free(h->probes);
@@ -653,11 +746,63 @@ static bool await_portion(tl_host *h, const thread_items *ti, long s, double g0,
   return true;
 }
 
-/* The host portion [g0, lts) before launch call L: await (under a wait on a collective),
- * sync, setup (mostly allocation or initialisation calls), launch (back-to-back issue) or
- * host. */
-static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, double g0,
+/* Host portion p of gap g in the shadow of a sync (brief 12 defect 2): the thread's latest
+ * sync of at least timeline.launch_gap_max_us (thread_items.syncs) returned before the GPU
+ * ran dry, and no kernel since sat queued that long (tl_gap.ahead): the queue the sync
+ * drained is still empty, so this host work reaches the GPU as idle; without the sync the
+ * lead the host had would hide it. The sync's item, named as one spanning the gap is (hf's
+ * step-start cudaDeviceSynchronize, after which the first 1.6 ms of small kernels run with
+ * the host behind); each sync charges at most the time it blocked, the lead it drained. */
+static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, tl_portion *p) {
+  double g0 = (double)g->g0 / 1000.0;
+  size_t lo; /* first sync starting at or after g0 */
+  UT_PARTITION_POINT(lo, 0, ti->n_syncs, mid, ti->syncs[mid].ts < g0);
+  long s = -1;
+  for (size_t i = lo; i-- > 0;) /* syncs of one thread do not overlap: ends ascend too */
+    if (ti->syncs[i].end <= g0) {
+      s = (long)i;
+      break;
+    }
+  double us = (double)p->ns / 1000.0;
+  if (s < 0 || (g->ahead != INT64_MIN && tl_ns(ti->syncs[s].end) <= g->ahead) || ti->left[s] < us)
+    return false;
+  const item *x = &ti->syncs[s];
+  double m = x->ts + (x->end - x->ts) / 2; /* collect_syncs' probe */
+  long i = innermost(ti, m, m);
+  for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
+    if (ti->v[i].kind == ITEM_RUNTIME && ti->v[i].ref == x->ref) break;
+  if (i < 0 || ti->v[i].kind != ITEM_RUNTIME || ti->v[i].ref != x->ref) return false;
+  ti->left[s] -= us;
+  p->kind = AN_IDLE_SYNC;
+  p->what = op_name(h, ti, i, x->ts, x->end, true);
+  p->location = best_frame(h, ti, i, x->ts, x->end);
+  return true;
+}
+
+/* Setup portion p of a step's gap g: its release lead (release_lead) as its extra, the call
+ * (child) under the innermost annotation around it (region; not the step's own), so the
+ * alloc stall names what emptied the caching allocator (brief 12 defect 3). */
+static void release_extra(tl_host *h, const thread_items *ti, const tl_gap *g, tl_portion *p) {
+  long r = release_lead(ti, g);
+  if (r < 0) return;
+  const item *x = &ti->setup[r];
+  double m = x->ts + (x->end - x->ts) / 2; /* release_probes' probe */
+  tl_extra e = {NULL,
+                an_strtab_cstr(h->strings, tr_str_get(h->t, h->ev[ITEM_RUNTIME][x->ref].name))};
+  for (long i = innermost(ti, m, m), k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
+    if (ti->v[i].kind == ITEM_ANNOTATION && !names_step(h, &ti->v[i])) {
+      e.region = interned(h, ti, i);
+      break;
+    }
+  add_extra(h, &e, p);
+}
+
+/* The host portion [g0, lts) before launch call L of gap g: await (under a wait on a
+ * collective), sync, setup (mostly allocation or initialisation calls), launch
+ * (back-to-back issue) or host. */
+static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, const tl_gap *g,
                          tl_portion *p) {
+  double g0 = (double)g->g0 / 1000.0;
   double lts = tr_event_ts(h->t, L);
   long s = sync_item(h, ti, g0, lts);
   if (await_portion(h, ti, s, g0, lts, p)) return;
@@ -675,8 +820,10 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
     p->what =
         an_strtab_cstr(h->strings, tr_str_get(h->t, h->ev[ITEM_RUNTIME][ti->setup[su].ref].name));
     p->location = best_frame(h, ti, innermost(ti, g0, lts), g0, lts);
+    release_extra(h, ti, g, p);
     return;
   }
+  if (shadow_portion(h, ti, g, p)) return;
   if (lts - g0 <= h->launch_gap_max_us) {
     p->kind = AN_IDLE_LAUNCH; /* one launch's cost: the launch-overhead bucket */
     return;
@@ -867,7 +1014,7 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
   if (cut1 > g->g0) {
     out[n] = base;
     out[n].ns = cut1 - g->g0;
-    host_portion(h, ti, L, (double)g->g0 / 1000.0, &out[n++]);
+    host_portion(h, ti, L, g, &out[n++]);
   }
   if (cut2 > cut1) {
     out[n] = base;

@@ -29,6 +29,13 @@ typedef struct tl_gap {
   const tr_event *launch;
   tr_str stream;
   bool outside;
+  /* where an alloc stall's release lead may lie from (us): the previous counted step's
+   * CPU end, -INFINITY for the trace's first; NAN: a stage window (release_lead) */
+  double lead_from;
+  /* the start of the latest kernel before it that sat queued at least
+   * timeline.launch_gap_max_us after its launch call returned: the host was ahead of the
+   * GPU then (INT64_MIN: none so far) */
+  int64_t ahead;
 } tl_gap;
 
 /* A part of a gap with one cause. A gap splits into at most three: the host doing

@@ -731,6 +731,24 @@ static void blocked_basis(const an_summary_item *it, const char *gaps, const cha
              it->count, gaps, longest);
 }
 
+/* An alloc stall's basis, and its lead when the thread released memory before the stall
+ * since the previous step (an_idle_cause child and region: release_extra): what emptied
+ * the caching allocator, so the step allocates again (brief 12 defect 3). */
+static void alloc_basis(const an_summary_item *it, const char *gaps, const char *longest, char *b,
+                        size_t cap) {
+  int len = snprintf(b, cap,
+                     "GPU idle inside the counted steps while the host sat in this allocation or "
+                     "initialisation call (%zu %s, longest %s ms)",
+                     it->count, gaps, longest);
+  const an_idle_cause *x = it->n_rows ? &it->timeline->total.causes[it->rows[0].row] : NULL;
+  if (!x || !x->child || len < 0 || (size_t)len >= cap) return;
+  snprintf(b + len, cap - (size_t)len,
+           "; a lead: before these allocations (since the previous step) the host released "
+           "memory with `%.80s`%s%.80s%s, handing the caching allocator's blocks back to the "
+           "device, so the step allocates them again",
+           x->child, x->region ? " under `" : "", x->region ? x->region : "", x->region ? "`" : "");
+}
+
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32], u[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
@@ -749,8 +767,9 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
     blocked_basis(it, gaps, g, b, cap);
   else if (it->action == AN_ACTION_REMOVE_SYNC)
     snprintf(b, cap,
-             "GPU idle inside the step after the host waited on this sync and before it issued "
-             "the next kernel (%zu %s, longest %s ms)",
+             "GPU idle inside the step after the host waited on this sync: until it issued the "
+             "next kernel, or, with the queue it drained still empty, until the host got ahead "
+             "of the GPU again (%zu %s, longest %s ms)",
              it->count, gaps, g);
   else if (it->action == AN_ACTION_DEPENDENCY) {
     char least[32];
@@ -773,10 +792,7 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
              "longest %s ms)",
              it->count, gaps, g);
   else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_ALLOC)
-    snprintf(b, cap,
-             "GPU idle inside the counted steps while the host sat in this allocation or "
-             "initialisation call (%zu %s, longest %s ms)",
-             it->count, gaps, g);
+    alloc_basis(it, gaps, g, b, cap);
   else if (it->action == AN_ACTION_HOST_STALL && it->n_rows > 1)
     stall_group_basis(it, g, b, cap);
   else if (it->action == AN_ACTION_HOST_STALL)

@@ -543,6 +543,40 @@ Test(timeline, idle_outside_the_steps_names_the_call_across_it, .init = setup, .
   account_free(&a);
 }
 
+/* Brief 12 defect 2 (hf_qwen1.5_0.5b_chat_h100's step-start cudaDeviceSynchronize): a sync
+ * that blocked while the GPU worked drains the queue; until a kernel sits queued again
+ * (the host ahead), the host's work between launches reaches the GPU as idle, the sync's.
+ * The gap it spans is its own as before; the next two, with the queue still empty, are
+ * charged to it too; after kernel d waited 578 us in the queue, a host gap is the host's. */
+Test(timeline, gaps_in_a_syncs_shadow_are_the_syncs, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 3000);
+  launch(&b, "long_a", 5, 10, 980);
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
+         "\"tid\":1,\"ts\":20,\"dur\":980,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  launch(&b, "small_b", 1100, 1110, 5);
+  launch(&b, "small_c", 1250, 1260, 5);
+  launch(&b, "long_d", 1400, 1410, 590);
+  launch(&b, "queued_e", 1420, 2000, 100); /* sat 578 us in the queue: the host is ahead */
+  launch(&b, "small_f", 2300, 2310, 10);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  const an_idle_cause *s = cause_of(t, AN_IDLE_SYNC);
+  cr_assert_not_null(s);
+  cr_assert_str_eq(s->what, "cudaDeviceSynchronize");
+  cr_assert_eq(s->gaps, 3, "%zu", s->gaps);
+  cr_assert_eq(s->idle_ns, (110 + 135 + 135) * 1000, "%lld", (long long)s->idle_ns);
+  const an_idle_cause *h = cause_of(t, AN_IDLE_HOST);
+  cr_assert_not_null(h, "after the host got ahead again, a host gap is the host's");
+  cr_assert_eq(h->idle_ns, 200000);
+  account_free(&a);
+}
+
 /* A gap under a sync: the host reads a value back (.item(): aten::item around a stream
  * sync that returns when kernel A ends), works 200 us in Python, then launches B. The gap
  * is the sync's, named by the outermost op around it and the Python line that called it. */
@@ -1709,6 +1743,51 @@ Test(summary, allocation_every_step_is_an_item, .init = setup, .fini = teardown)
   cr_assert_float_eq(it->at_stake_us, 430.0, 1e-6); /* kernel_a ends at 120, sgemm called at 550 */
   cr_assert_not_null(strstr(rp_summary_action(it, r->run.workload.value), "allocat"));
   expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* Brief 12 defect 3 (hta_alexnet_a100: PARAM's "[param|clear_cache]" ends in cudaFree
+ * before the measured forward, whose cudaMalloc calls then stall it): when the thread
+ * released memory before the stall (since the previous step), the alloc item names that
+ * call and the annotation around it as a lead; without one (allocating_steps) none. */
+Test(summary, allocation_names_the_release_before_the_step, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "[param|clear_cache]", 0, 900);
+  host(&b, "cpu_op", "aten::zeros", 10, 300);
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaFree\",\"pid\":1,"
+         "\"tid\":1,\"ts\":800,\"dur\":50,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  host(&b, "user_annotation", "ProfilerStep#4", 1000, 1500);
+  host(&b, "python_function", "model.py(7): forward", 1001, 1400);
+  launch(&b, "kernel_a", 1010, 1020, 100);
+  host(&b, "cpu_op", "aten::empty", 1125, 420);
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMalloc\",\"pid\":1,"
+         "\"tid\":1,\"ts\":1130,\"dur\":400,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  launch(&b, "sgemm", 1550, 1560, 100);
+  an_report *r = run_buffer(&b);
+  const an_summary_item *it = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(it);
+  cr_assert_eq(it->idle_kind, AN_IDLE_ALLOC);
+  const an_idle_cause *x = &it->timeline->total.causes[it->rows[0].row];
+  cr_assert_str_eq(x->child, "cudaFree");
+  cr_assert_str_eq(x->region, "[param|clear_cache]");
+  char basis[2048];
+  rp_summary_basis(it, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis,
+                            "a lead: before these allocations (since the previous step) the "
+                            "host released memory with `cudaFree` under `[param|clear_cache]`"),
+                     "%s", basis);
+  expect_bounds(r);
+  an_report_destroy(r);
+  allocating_steps(&b, 4, 4); /* each step's last allocator call before it is a cudaMalloc */
+  r = run_buffer(&b);
+  it = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(it);
+  cr_assert_null(it->timeline->total.causes[it->rows[0].row].child);
   an_report_destroy(r);
 }
 
