@@ -13,6 +13,7 @@
 #include "report/html_internal.h"
 #include "report/html_page.h"
 #include "report/item_text.h"
+#include "report/legend.h"
 #include "report/report.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
@@ -434,46 +435,44 @@ static void hints(rp_hw *hw) {
 
 /* ------------------------------------------------------------------ legend, footer */
 
-static const char *const LEGEND[][2] = {
-    {"GPU time", "sum of the kernel's durations in the stage, in ms"},
-    {"Share", "of the stage's kernel time (one denominator for every table of a stage)"},
-    {"Exposed / Hidden",
-     "steady time with no compute on another stream (the wait above it in the cell's title) / "
-     "time under compute on another stream (a copy-engine transfer shares no SMs: exposed "
-     "while nothing else runs on the GPU, all of it steady, hidden under any other work); "
-     "Exposed + wait + Hidden = GPU time"},
-    {"Priority",
-     "P1 act (the action recovers time), P2 check first: check deps (a neighbour may be its "
-     "producer or consumer), restructure (nothing runs beside it), and rows that would be "
-     "P1 put back to P2 because the GPU waits for the host or other ranks in that stage (the "
-     "banner above What to try first); P4 nothing to win there, wait rows included (the "
-     "exposed time is above its floor, or has none: 0 recoverable until the late rank, stage "
-     "or slowdown is found; the wait item of What to try first is their action); P5 under the "
-     "bar (recovers under the floor per step or that share of the step): folded (show more "
-     "rows)"},
-    {"Dep risk",
-     "whether a same-stream neighbour looks like its producer or consumer (low, high, "
-     "unclear; a copy's neighbours are the nearest kernels past other copies, and a "
-     "host-to-device input copy is low: no kernel produces it); it decides between P1 and check "
-     "deps only: low on a P2 row (a "
-     "restructure, a row put back for the stage's bottleneck) says the dependencies are not "
-     "what holds it back"},
-    {"% of bound",
-     "the roofline time of the row's launches with shapes (max of bytes / HBM "
-     "bandwidth and FLOPs / dense peak of the format) over their GPU time; mem or "
-     "comp: the larger term; hover for the rates and the attainable one; empty: no "
-     "shapes or no device entry (Notes; docs/roofline.md)"},
-    {"Confidence",
-     "Confirmed: each component has its own evidence kernel and every gate holds; Candidate: "
-     "partial; unknown: a fact the fused path needs is not in the trace; in use: the fused "
-     "kernel runs, nothing to enable"},
-    {"Provenance", "where a header fact came from; default and not known are warnings"},
-};
+/* An entry's text with its marks (`code`, **bold**, *em*: report/legend.h) as HTML; a
+ * mark with no closing one is text. */
+static void legend_text(rp_hw *hw, const char *s) {
+  static const struct {
+    const char *mark, *open, *close;
+  } MARKS[] = {{"`", "<code>", "</code>"}, {"**", "<strong>", "</strong>"}, {"*", "<em>", "</em>"}};
+  while (*s) {
+    size_t plain = strcspn(s, "`*");
+    rp_hw_textn(hw, s, plain);
+    s += plain;
+    if (!*s) break;
+    size_t m = 0;
+    while (m < 2 && strncmp(s, MARKS[m].mark, strlen(MARKS[m].mark)) != 0) m++;
+    size_t ml = strlen(MARKS[m].mark);
+    const char *close = strstr(s + ml, MARKS[m].mark);
+    if (!close) {
+      rp_hw_textn(hw, s, ml);
+      s += ml;
+      continue;
+    }
+    rp_hw_printf(hw, "%s", MARKS[m].open);
+    rp_hw_textn(hw, s + ml, (size_t)(close - s - ml));
+    rp_hw_printf(hw, "%s", MARKS[m].close);
+    s = close + ml;
+  }
+}
 
 static void legend(rp_hw *hw) {
+  size_t n;
+  const rp_legend_entry *e = rp_legend(&n);
   rp_hw_printf(hw, "<section id=\"legend\" class=\"legend-key\"><h2>Legend</h2><dl class=\"key\">");
-  for (size_t i = 0; i < sizeof LEGEND / sizeof LEGEND[0]; i++)
-    rp_hw_printf(hw, "<dt>%s</dt><dd>%s</dd>", LEGEND[i][0], LEGEND[i][1]);
+  for (size_t i = 0; i < n; i++) {
+    rp_hw_printf(hw, "<dt>");
+    rp_hw_text(hw, e[i].term);
+    rp_hw_printf(hw, "</dt><dd>");
+    legend_text(hw, e[i].text);
+    rp_hw_printf(hw, "</dd>");
+  }
   rp_hw_printf(hw, "</dl></section>");
 }
 

@@ -25,6 +25,10 @@ void rp_hw_text(rp_hw *hw, const char *s) {
   if (rp_html_puts(hw->out, s) != 0) hw->failed = true;
 }
 
+void rp_hw_textn(rp_hw *hw, const char *s, size_t n) {
+  if (rp_html_text(hw->out, s, n) != 0) hw->failed = true;
+}
+
 void rp_hw_token(rp_hw *hw, const char *s) {
   if (rp_html_token(hw->out, s) != 0) hw->failed = true;
 }

@@ -40,6 +40,8 @@ typedef struct rp_hw {
 void rp_hw_printf(rp_hw *hw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Trace text as escaped element text / attribute value (NULL writes nothing). */
 void rp_hw_text(rp_hw *hw, const char *s);
+/* The first n bytes of s, escaped as rp_hw_text does. */
+void rp_hw_textn(rp_hw *hw, const char *s, size_t n);
 /* A class or id token derived from data. */
 void rp_hw_token(rp_hw *hw, const char *s);
 /* A time in ms: two decimals, more when a non-zero time would print as zero. */
