@@ -1182,6 +1182,63 @@ Test(overlap_mechanism, staging_copy_is_eliminated) {
   cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 500, true), AN_RECOMMEND_TRY_OVERLAP);
 }
 
+/* The copy out of the buffer: the collective first, the device-to-device copy or the
+ * memcpy128 copy kernel after it on its stream, an eager-mode gap between (issue 31:
+ * "into and out of a symmetric-memory or custom all-reduce buffer" are both staging).
+ * A GEMM on a side stream beside the first one gives the stage a second lane, so the copy
+ * could overlap: only the mechanism makes it "eliminate". */
+static char *copy_out_trace(bool copy_kernel, const char *before) {
+  size_t cap = 16384, len = 0;
+  char *buf = malloc(cap);
+  cr_assert(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
+  for (int i = 0; i < 4; i++) {
+    double t = 5000.0 * i;
+    len += (size_t)snprintf(
+        buf + len, cap - len,
+        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":80,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+        "\"dur\":100,\"args\":{\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
+        "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
+        i ? "," : "", t, before, t + 1100, copy_kernel ? "kernel" : "gpu_memcpy",
+        copy_kernel ? "void memcpy128<__nv_bfloat16>(void*, void const*, unsigned long)"
+                    : "Memcpy DtoD (Device -> Device)",
+        t + 1700, t + 100);
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  cr_assert_lt(len, cap);
+  return buf;
+}
+
+static an_recommendation copy_out_action(bool copy_kernel, const char *before) {
+  te_rules *r = load_rules();
+  char *trace = copy_out_trace(copy_kernel, before);
+  run x;
+  run_single(&x, "copy-out.json", trace, strlen(trace), r);
+  const an_overlap_row *row = find_row(x.rep, copy_kernel ? "void memcpy128" : "Memcpy DtoD");
+  cr_assert(row, "the copy is a row");
+  an_recommendation rec = row->recommendation;
+  run_free(&x);
+  free(trace);
+  te_rules_destroy(r);
+  return rec;
+}
+
+Test(overlap_mechanism, copy_out_of_the_buffer_is_eliminated) {
+  cr_assert_eq(copy_out_action(false, ALLREDUCE), AN_RECOMMEND_ELIMINATE,
+               "a device-to-device copy right after the collective, 500 us later");
+  cr_assert_eq(copy_out_action(true, ALLREDUCE), AN_RECOMMEND_ELIMINATE,
+               "memcpy128 copy kernel after the collective");
+  cr_assert_neq(copy_out_action(false, ELEMENTWISE), AN_RECOMMEND_ELIMINATE,
+                "the same copy after an elementwise kernel is no staging copy");
+  cr_assert_neq(copy_out_action(true, ELEMENTWISE), AN_RECOMMEND_ELIMINATE,
+                "the same copy kernel after an elementwise kernel is no staging copy");
+}
+
 /* Review 3: a copy coupled to its neighbours (a tight producer/consumer on its stream) is
  * not told to overlap: "serial" and "try overlap" never go together. Nothing for the
  * overlap table to act on (skip); the same copy with no tight neighbour overlaps. */
