@@ -1861,6 +1861,13 @@ Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown
   cr_assert_null(item_of(r, AN_ACTION_TUNE_KERNEL));
   cr_assert_null(item_of(r, AN_ACTION_ENABLE_FUSION));
   expect_bounds(r);
+  /* issue 28: the account sums exactly on a training step too (audit 12: only golden/bounds
+   * held training traces to it) */
+  for (size_t i = 0; i < r->n_stages; i++) {
+    cr_assert_not_null(r->stages[i].timeline);
+    cr_assert_eq(r->stages[i].timeline->n_steps, 3);
+    expect_all_sums(r->stages[i].timeline);
+  }
   an_report_destroy(r);
 }
 
