@@ -310,6 +310,19 @@ static bool replayed_site(const te_rules *rules, const char *top_op) {
          te_matcher_match(m, top_op, strlen(top_op));
 }
 
+/* How a site's location reads: a replay's (a replay with no Python frame at all says
+ * "unresolved", not "a replay of" it), plumbing's when the best frame its stack offers is
+ * still a low-signal one (no model-level frame), else the launching line. */
+static an_location_kind site_kind(const te_rules *rules, const char *loc, const char *shown,
+                                  const char *top_op) {
+  if (!an_location_resolved(loc)) return AN_LOCATION_LAUNCH;
+  if (replayed_site(rules, top_op)) return AN_LOCATION_GRAPH_REPLAY;
+  if (te_rules_settings(rules)->kernel_table_plumbing_locations &&
+      an_location_low_signal(rules, shown))
+    return AN_LOCATION_PLUMBING;
+  return AN_LOCATION_LAUNCH;
+}
+
 /* Entry i of p from its builder: name, category, sites in table order (written to sites,
  * using ss as the sort buffer) and totals. */
 static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss, an_site *sites) {
@@ -329,12 +342,9 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
     t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
     t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
-    /* a replay with no Python frame at all says "unresolved", not "a replay of" it */
-    t->kind = replayed_site(m->rules, t->top_cpu_op) && an_location_resolved(s->location)
-                  ? AN_LOCATION_GRAPH_REPLAY
-                  : AN_LOCATION_LAUNCH;
     t->display_location = display_location(m, s->location, t->stack);
     if (!t->display_location) return false;
+    t->kind = site_kind(m->rules, s->location, t->display_location, t->top_cpu_op);
     t->launches = count32(s->launches);
     t->outside_launches = s->outside;
     t->warmup_launches = s->warmup;

@@ -207,9 +207,12 @@ typedef struct an_provenance {
  * (a model runner, a compiled piece's caller), and the report says so ("inside a
  * graph replay of X") instead of pointing at that frame as the kernel's line. */
 typedef enum an_location_kind {
-  AN_LOCATION_LAUNCH = 0,      /* the launching line, or the nearest model-level frame */
-  AN_LOCATION_GRAPH_REPLAY = 1 /* where a graph holding the kernel was replayed
-                                  (kernel_table.graph_replay_locations) */
+  AN_LOCATION_LAUNCH = 0,       /* the launching line, or the nearest model-level frame */
+  AN_LOCATION_GRAPH_REPLAY = 1, /* where a graph holding the kernel was replayed
+                                   (kernel_table.graph_replay_locations) */
+  AN_LOCATION_PLUMBING = 2      /* only framework plumbing (matcher low_signal) is on the
+                                   launch's stack: no model-level frame to point at
+                                   (kernel_table.plumbing_locations) */
 } an_location_kind;
 
 /* One launch site of one kernel: every launch resolved to the same location. One per

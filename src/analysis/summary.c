@@ -73,24 +73,26 @@ static bool row_site_kind(const an_kernel_row *r, const char *loc, an_location_k
   return false;
 }
 
-/* How the kernel table shows an item's location (issue 31): a graph replay's when every
- * site with it among the item's own kernels is one, so an item on a model runner under a
- * full-graph replay says it is inside that replay even where an eager kernel elsewhere
- * in the stage launches from the same line. With no kernel of its own listed, the
- * item takes every kernel of the stage. */
+/* How the kernel table shows an item's location (issue 31): a graph replay's (or
+ * plumbing's) when every site with it among the item's own kernels is one, so an item on
+ * a model runner under a full-graph replay says it is inside that replay even where an
+ * eager kernel elsewhere in the stage launches from the same line. With no kernel of its
+ * own listed, the item takes every kernel of the stage. */
 static an_location_kind location_kind(const sm_ctx *c, size_t item) {
   const an_summary_item *it = &c->v[item];
   if (!it->location) return AN_LOCATION_LAUNCH;
   size_t from = c->koff[item], to = item + 1 < c->n ? c->koff[item + 1] : c->nk;
-  bool replay = false;
+  an_location_kind all = AN_LOCATION_LAUNCH;
+  bool seen = false;
   for (size_t i = 0; i < (from < to ? to - from : c->g.st->n_kernels); i++) {
     const an_kernel_row *r = from < to ? sm_row_of(c, c->kpool[from + i]) : &c->g.st->kernels[i];
     an_location_kind kind;
     if (!row_site_kind(r, it->location, &kind)) continue;
-    if (kind != AN_LOCATION_GRAPH_REPLAY) return AN_LOCATION_LAUNCH;
-    replay = true;
+    if (kind == AN_LOCATION_LAUNCH || (seen && kind != all)) return AN_LOCATION_LAUNCH;
+    all = kind;
+    seen = true;
   }
-  return replay ? AN_LOCATION_GRAPH_REPLAY : AN_LOCATION_LAUNCH;
+  return all;
 }
 
 /* The location kinds of the stage's items c->v[from..], once their kernels are listed. */

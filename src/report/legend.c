@@ -154,13 +154,13 @@ static const rp_legend_entry ENTRIES[] = {
      "neighbours with no fusion partner, or no stream beside it); `(item N)`: the row is "
      "item N of What to try first, whose advice and bound it is (not repeated)."},
     {"Stragglers verdict",
-     "`straggler`: the others lose at least ranks.straggler_min_share_pct of the group's "
-     "GPU time waiting at matched collectives, and one rank arrives last at least "
-     "ranks.straggler_min_consistency_pct of the time (the section names it and its cause); "
-     "`wait spread across ranks`: the loss is above that bar but no rank is last that "
-     "often; `no straggler (below the bar)`: the loss is under it; `instance counts "
-     "differ`: the ranks ran different numbers of a collective, so none is matched; `no "
-     "collectives to compare`: fewer than two ranks share a collective."},
+     "`straggler`: the others lose at least the bar's share of the group's GPU time waiting "
+     "at matched collectives, and enough of that loss falls where one rank arrived last "
+     "(both are settings of the ranks pack: docs/scale-out.md; the section names the rank "
+     "and its cause); `wait spread across ranks`: the loss is over the bar but no rank is "
+     "last that often; `no straggler (below the bar)`: the loss is under it; `instance "
+     "counts differ`: the ranks ran different numbers of a collective, so none is matched; "
+     "`no collectives to compare`: fewer than two ranks share a collective."},
     {"Confidence",
      "`Confirmed` = the whole unfused chain ran and every gate holds; `Candidate` = a "
      "partial match; `unknown` = the trace does not state a fact the fused path needs "

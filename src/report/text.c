@@ -24,15 +24,21 @@ static char *text_done(ut_buf *t) {
 }
 
 const char *rp_location_lead(an_location_kind kind) {
-  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a graph replay of " : "";
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a graph replay of "
+         : kind == AN_LOCATION_PLUMBING   ? "inside framework plumbing, no model frame: "
+                                          : "";
 }
 
 const char *rp_item_location_lead(an_location_kind kind) {
-  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a graph replay of" : "at";
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "inside a graph replay of"
+         : kind == AN_LOCATION_PLUMBING   ? "inside framework plumbing (no model frame) at"
+                                          : "at";
 }
 
 const char *rp_location_kind_id(an_location_kind kind) {
-  return kind == AN_LOCATION_GRAPH_REPLAY ? "graph-replay" : "launch";
+  return kind == AN_LOCATION_GRAPH_REPLAY ? "graph-replay"
+         : kind == AN_LOCATION_PLUMBING   ? "plumbing"
+                                          : "launch";
 }
 
 const char *rp_site_coverage(const an_kernel_row *r, char *buf, size_t cap) {

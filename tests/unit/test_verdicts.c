@@ -933,6 +933,42 @@ Test(locations, plumbing_frames_point_at_the_model, .init = setup, .fini = teard
   te_rules_destroy(ref);
 }
 
+/* Only plumbing around the launch (issue 31: "where only plumbing exists, say so"; audit
+ * 12: nothing pinned it): a compiled piece launched through torch.compile's trampoline and
+ * an Inductor cache module, with no model frame and no graph replay above them. The
+ * location says it is plumbing rather than pointing at the cache module as the launching
+ * line (deviation A15); the reference's plain location comes back under compat. */
+#define PLUMBING_ONLY_K "triton_poi_fused_add_mul_2"
+static const char PLUMBING_ONLY[] =
+    "{" H100_TP2 "\"traceEvents\":[" STEP("step[DECODE bs=32]", 900, 2000) ","
+    PYF("vllm/compilation/compile.py(212): trampoline", 120, 200) ","
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"/root/.cache/vllm/torch_compile_cache/"
+    "inductor_cache/ab/cabcd.py(412): call\",\"pid\":0,\"tid\":1,\"ts\":130,\"dur\":150},"
+    LAUNCH_AT(140, 51) "," LAUNCH_AT(150, 52) ","
+    GK(PLUMBING_ONLY_K, 1000, 300, 51) "," GK(PLUMBING_ONLY_K, 1400, 300, 52) "]}";
+
+Test(locations, plumbing_only_stack_says_so, .init = setup, .fini = teardown) {
+  an_report *rep = run_framework("vllm", PLUMBING_ONLY);
+  const an_kernel_row *r = kernel_row(rep, PLUMBING_ONLY_K);
+  cr_assert(r && r->n_shown_sites == 1);
+  cr_assert_eq(r->shown_sites[0]->kind, AN_LOCATION_PLUMBING);
+  char *cell = rp_kernel_location_cell(r);
+  cr_assert_str_eq(cell,
+                   "inside framework plumbing, no model frame: "
+                   "vllm/torch_compile_cache/inductor_cache/ab/cabcd.py:412 call");
+  free(cell);
+  cr_assert_str_eq(rp_location_kind_id(r->shown_sites[0]->kind), "plumbing");
+  an_report_destroy(rep);
+
+  te_rules *ref = reference_rules();
+  rep = run_framework_with(ref, "vllm", PLUMBING_ONLY);
+  r = kernel_row(rep, PLUMBING_ONLY_K);
+  cr_assert(r && r->n_shown_sites == 1);
+  cr_assert_eq(r->shown_sites[0]->kind, AN_LOCATION_LAUNCH);
+  an_report_destroy(rep);
+  te_rules_destroy(ref);
+}
+
 /* The vLLM full-graph shape with a fused add+RMSNorm among the replayed kernels. */
 #define REPLAYED_NORM "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>"
 static const char FULL_GRAPH_NORM[] =

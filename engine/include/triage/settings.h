@@ -69,6 +69,9 @@ typedef struct te_list_map {
     "a row whose shown sites cover less of its mapped launches says how many (0: never)")          \
   X(kernel_table_graph_replay_locations, "kernel_table.graph_replay_locations", BOOL, 0, 0, 0,     \
     NULL, "a site launched by a graph replay is worded as the replay's location")                  \
+  X(kernel_table_plumbing_locations, "kernel_table.plumbing_locations", BOOL, 0, 0, 0, NULL,       \
+    "a site whose stack holds only plumbing frames (matcher low_signal) says so instead of "       \
+    "pointing at the plumbing as if it launched the kernel")                                       \
   X(kernel_table_outside_steps_sites, "kernel_table.outside_steps_sites", BOOL, 0, 0, 0, NULL,     \
     "an unresolved site whose launches all ran outside the counted steps says so (warm-up) "       \
     "rather than 'unresolved'")                                                                    \
