@@ -313,12 +313,12 @@ static bool replayed_site(const te_rules *rules, const char *top_op) {
 /* How a site's location reads: a replay's (a replay with no Python frame at all says
  * "unresolved", not "a replay of" it), plumbing's when the best frame its stack offers is
  * still a low-signal one (no model-level frame), else the launching line. */
-static an_location_kind site_kind(const te_rules *rules, const char *loc, const char *shown,
+static an_location_kind site_kind(const an_kernel_map *m, const char *loc, const char *shown,
                                   const char *top_op) {
   if (!an_location_resolved(loc)) return AN_LOCATION_LAUNCH;
-  if (replayed_site(rules, top_op)) return AN_LOCATION_GRAPH_REPLAY;
-  if (te_rules_settings(rules)->kernel_table_plumbing_locations &&
-      an_location_low_signal(rules, shown))
+  if (replayed_site(m->rules, top_op)) return AN_LOCATION_GRAPH_REPLAY;
+  if (te_rules_settings(m->rules)->kernel_table_plumbing_locations &&
+      location_hits(m->low_signal, shown))
     return AN_LOCATION_PLUMBING;
   return AN_LOCATION_LAUNCH;
 }
@@ -344,7 +344,7 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
     t->display_location = display_location(m, s->location, t->stack);
     if (!t->display_location) return false;
-    t->kind = site_kind(m->rules, s->location, t->display_location, t->top_cpu_op);
+    t->kind = site_kind(m, s->location, t->display_location, t->top_cpu_op);
     t->launches = count32(s->launches);
     t->outside_launches = s->outside;
     t->warmup_launches = s->warmup;
