@@ -1058,7 +1058,7 @@ static void precision_basis(const an_summary_item *it, const char *x, char *b, s
   const an_roofline *f = it->roofline;
   const char *dt = f && f->dtype ? f->dtype : "16-bit";
   const char *their = it->count == 1 ? "its" : "their";
-  char mem[32], split[160], how[384], won[96], rate[96] = "";
+  char mem[32], split[192], how[384], won[96], rate[96] = "";
   rp_fmt_ms(mem, sizeof mem, it->detail_us);
   double pct = it->step_us > 0 ? it->basis_us / it->step_us * 100.0 : 0;
   bool all_mem = !(it->prec_terms & AN_PREC_COMPUTE), no_mem = it->detail_us <= 0;
