@@ -157,7 +157,7 @@ HOT bool lit_eq(const uint8_t *a, size_t room, const char *lit, size_t n) {
   if (n >= 8) {
     if (n <= 16) return !(diff8(a, lit) | diff8(a + n - 8, lit + n - 8));
 #ifdef __SSE2__
-    if (n <= 32) return same16(a, lit) & same16(a + n - 16, lit + n - 16);
+    if (n <= 32) return (int)same16(a, lit) & (int)same16(a + n - 16, lit + n - 16);
     for (size_t i = 0; i + 16 < n; i += 16)
       if (!same16(a + i, lit + i)) return false;
     return same16(a + n - 16, lit + n - 16);
