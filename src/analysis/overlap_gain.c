@@ -241,6 +241,7 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
 void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_rules *rules) {
   const te_settings *set = te_rules_settings(rules);
   if (!set->overlap_mechanism_actions || !(host_link_gbs > 0)) return;
+  const te_matcher *pageable = te_rules_matcher(rules, "pageable_copy");
   for (size_t i = 0; i < o->n_rows; i++) {
     an_overlap_row *r = &o->rows[i];
     /* a one-time upload is no per-step cost to speed up */
@@ -249,6 +250,8 @@ void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_r
     r->host_link_gbs = host_link_gbs / 2.0;
     double gbs = r->copy_bytes / r->copy_us / 1000.0; /* bytes per us = MB/s */
     r->copy_slow = gbs < set->overlap_copy_lane_host_link_min_fraction * r->host_link_gbs;
+    r->copy_pageable =
+        r->copy_slow && pageable && te_matcher_match(pageable, r->kernel, strlen(r->kernel));
   }
 }
 

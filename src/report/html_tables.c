@@ -266,8 +266,7 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
   note_line(hw, rp_overlap_restructure_text(o));
   note_line(hw, rp_overlap_bound_text(o));
   note_line(hw, rp_overlap_transfer_text(o));
-  note_line(hw, rp_overlap_copy_rate_text(
-                    o, hw->rules ? te_rules_matcher(hw->rules, "pageable_copy") : NULL));
+  note_line(hw, rp_overlap_copy_rate_text(o));
   note_line(hw, rp_overlap_shared_compute_text(o));
   note_line(hw, rp_overlap_wait_unknown_text(
                     o, hw->rep->limits.ranks_compared ? hw->rep->limits.ranks_analysed : 1));

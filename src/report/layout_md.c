@@ -635,8 +635,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
   text_line(f, rp_overlap_restructure_text(o));
   text_line(f, rp_overlap_bound_text(o));
   text_line(f, rp_overlap_transfer_text(o));
-  text_line(f,
-            rp_overlap_copy_rate_text(o, rules ? te_rules_matcher(rules, "pageable_copy") : NULL));
+  text_line(f, rp_overlap_copy_rate_text(o));
   text_line(f, rp_overlap_shared_compute_text(o));
   text_line(f, rp_overlap_wait_unknown_text(
                    o, rep->limits.ranks_compared ? rep->limits.ranks_analysed : 1));

@@ -1474,7 +1474,7 @@ static void fmt_bytes(char *b, size_t cap, double bytes) {
     snprintf(b, cap, "%.0f KB", bytes / 1e3);
 }
 
-char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pageable) {
+char *rp_overlap_copy_rate_text(const an_overlap_stage *o) {
   ut_buf t = {0};
   size_t k = 0;
   for (size_t i = 0; i < o->n_rows; i++) {
@@ -1487,12 +1487,11 @@ char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pag
     ut_buf_addf(&t, "%sO%zu moves %s at %.1f GB/s (its largest copy %s)",
                 k++ ? "; " : "Copy rates: ", i + 1, all, r->copy_bytes / r->copy_us / 1000.0, big);
     if (!r->copy_slow) continue;
-    bool staged = pageable && te_matcher_match(pageable, r->kernel, strlen(r->kernel));
     ut_buf_addf(&t,
                 ", under half of one direction of the host link (%.0f GB/s, the device pack's "
                 "PCIe figure): %s",
                 r->host_link_gbs,
-                staged
+                r->copy_pageable
                     ? "pageable memory is staged through a pinned buffer; pin it (pin_memory=True)"
                     : "pinned copies reach about three quarters of it, so look for transfers "
                       "sharing the link (other GPUs' copies behind one PCIe switch, NCCL or a "

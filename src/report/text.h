@@ -190,9 +190,9 @@ char *rp_overlap_shared_compute_text(const an_overlap_stage *o);
 char *rp_overlap_bound_text(const an_overlap_stage *o);
 /* The rate of each printed host copy row whose instances state their bytes, and for a slow
  * copy (copy_slow) what to look for (brief 12 defect 1); NULL when no printed row has
- * bytes (and out of memory). pageable: matcher pageable_copy (NULL: none). Owned by the
- * caller. */
-char *rp_overlap_copy_rate_text(const an_overlap_stage *o, const te_matcher *pageable);
+ * bytes (and out of memory); a pageable copy (copy_pageable, decided by the analysis) is told
+ * to pin. Owned by the caller. */
+char *rp_overlap_copy_rate_text(const an_overlap_stage *o);
 /* The wait rows whose steady part is measured transfer with a bound over the stage's bar
  * (deviation O30): what their action would hide of it, and with what lever; NULL when none
  * (and out of memory). Owned by the caller. */

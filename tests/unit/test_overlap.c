@@ -2235,7 +2235,8 @@ Test(overlap_mechanism, a_slow_host_copy_says_so) {
   cr_assert_float_eq(in->host_link_gbs, 32.0, 1e-9, "half of PCIe Gen4's 64: %g",
                      in->host_link_gbs);
   cr_assert(in->copy_slow);
-  char *line = rp_overlap_copy_rate_text(x.rep->stages[0].overlap, NULL);
+  cr_assert(!in->copy_pageable, "a pinned copy is not told to pin");
+  char *line = rp_overlap_copy_rate_text(x.rep->stages[0].overlap);
   cr_assert(line && strstr(line, "O1 moves") && strstr(line, "at 10.0 GB/s") &&
                 strstr(line, "sharing the link"),
             "%s", line ? line : "(none)");
