@@ -1110,57 +1110,82 @@ Test(overlap_gain, a_row_with_nothing_to_win_is_not_put_forward) {
 
 /* ---------------------------------------------------------------- staging copies, one stream */
 
-/* Four steps on stream 7: a 1 ms GEMM, then a 100 us device-to-device copy (launched by
- * cudaMemcpyAsync under CPU op `copy_op`), then, gap_us later, kernel `after` (80 us).
- * With side_stream a 1 ms GEMM also runs on stream 9 beside the first GEMM (two streams,
- * the copy still exposed). */
-static char *staging_trace(const char *copy_op, const char *after, double gap_us,
-                           bool side_stream) {
+/* A trace of four steps 5 ms apart, each written by step(buf, cap, t, i, ctx) as one or
+ * more comma-separated events starting at time t. */
+typedef size_t (*step_fn)(char *buf, size_t cap, double t, int i, const void *ctx);
+
+static char *four_steps(step_fn step, const void *ctx) {
   size_t cap = 16384, len = 0;
   char *buf = malloc(cap);
   cr_assert(buf);
   len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
   for (int i = 0; i < 4; i++) {
-    double t = 5000.0 * i;
-    len += (size_t)snprintf(
-        buf + len, cap - len,
-        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
-        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
-        "\"dur\":50},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,"
-        "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
-        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\","
-        "\"pid\":0,\"tid\":7,\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7,\"correlation\":%d}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":80,\"args\":{\"stream\":7}}",
-        i ? "," : "", t, copy_op, t + 10, t + 20, 100 + i, t + 1200, 100 + i, after,
-        t + 1300 + gap_us);
-    if (side_stream)
-      len +=
-          (size_t)snprintf(buf + len, cap - len,
-                           ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\","
-                           "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
-                           t + 100);
+    if (i) len += (size_t)snprintf(buf + len, cap - len, ",");
+    len += step(buf + len, cap - len, 5000.0 * i, i, ctx);
+    cr_assert_lt(len, cap);
   }
   len += (size_t)snprintf(buf + len, cap - len, "]}");
   cr_assert_lt(len, cap);
   return buf;
 }
 
-static an_recommendation copy_action(const char *copy_op, const char *after, double gap_us,
-                                     bool side_stream) {
+typedef struct staging {
+  const char *copy_op, *after;
+  double gap_us;
+  bool side_stream;
+} staging;
+
+static size_t staging_step(char *buf, size_t cap, double t, int i, const void *ctx) {
+  const staging *g = ctx;
+  size_t len = (size_t)snprintf(
+      buf, cap,
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+      "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+      "\"dur\":50},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,"
+      "\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}},"
+      "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoD (Device -> Device)\","
+      "\"pid\":0,\"tid\":7,\"ts\":%.1f,\"dur\":100,\"args\":{\"stream\":7,\"correlation\":%d}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+      "\"dur\":80,\"args\":{\"stream\":7}}",
+      t, g->copy_op, t + 10, t + 20, 100 + i, t + 1200, 100 + i, g->after, t + 1300 + g->gap_us);
+  if (g->side_stream && len < cap)
+    len += (size_t)snprintf(buf + len, cap - len,
+                            ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\","
+                            "\"pid\":0,\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
+                            t + 100);
+  return len;
+}
+
+/* Four steps on stream 7: a 1 ms GEMM, then a 100 us device-to-device copy (launched by
+ * cudaMemcpyAsync under CPU op `copy_op`), then, gap_us later, kernel `after` (80 us).
+ * With side_stream a 1 ms GEMM also runs on stream 9 beside the first GEMM (two streams,
+ * the copy still exposed). */
+static char *staging_trace(const char *copy_op, const char *after, double gap_us,
+                           bool side_stream) {
+  staging g = {copy_op, after, gap_us, side_stream};
+  return four_steps(staging_step, &g);
+}
+
+/* The recommendation of the first overlap row whose kernel starts with prefix, in trace
+ * (freed here). */
+static an_recommendation row_action(char *trace, const char *prefix) {
   te_rules *r = load_rules();
-  char *trace = staging_trace(copy_op, after, gap_us, side_stream);
   run x;
   run_single(&x, "staging.json", trace, strlen(trace), r);
-  const an_overlap_row *row = find_row(x.rep, "Memcpy DtoD");
+  const an_overlap_row *row = find_row(x.rep, prefix);
   cr_assert(row, "the copy is a row (copy lane)");
   an_recommendation rec = row->recommendation;
   run_free(&x);
   free(trace);
   te_rules_destroy(r);
   return rec;
+}
+
+static an_recommendation copy_action(const char *copy_op, const char *after, double gap_us,
+                                     bool side_stream) {
+  return row_action(staging_trace(copy_op, after, gap_us, side_stream), "Memcpy DtoD");
 }
 
 #define ELEMENTWISE \
@@ -1187,45 +1212,33 @@ Test(overlap_mechanism, staging_copy_is_eliminated) {
  * "into and out of a symmetric-memory or custom all-reduce buffer" are both staging).
  * A GEMM on a side stream beside the first one gives the stage a second lane, so the copy
  * could overlap: only the mechanism makes it "eliminate". */
-static char *copy_out_trace(bool copy_kernel, const char *before) {
-  size_t cap = 16384, len = 0;
-  char *buf = malloc(cap);
-  cr_assert(buf);
-  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[");
-  for (int i = 0; i < 4; i++) {
-    double t = 5000.0 * i;
-    len += (size_t)snprintf(
-        buf + len, cap - len,
-        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
-        "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":80,\"args\":{\"stream\":7}},"
-        "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
-        "\"dur\":100,\"args\":{\"stream\":7}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
-        "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
-        i ? "," : "", t, before, t + 1100, copy_kernel ? "kernel" : "gpu_memcpy",
-        copy_kernel ? "void memcpy128<__nv_bfloat16>(void*, void const*, unsigned long)"
-                    : "Memcpy DtoD (Device -> Device)",
-        t + 1700, t + 100);
-  }
-  len += (size_t)snprintf(buf + len, cap - len, "]}");
-  cr_assert_lt(len, cap);
-  return buf;
+typedef struct copy_out {
+  bool copy_kernel;
+  const char *before;
+} copy_out;
+
+static size_t copy_out_step(char *buf, size_t cap, double t, int i, const void *ctx) {
+  (void)i;
+  const copy_out *g = ctx;
+  return (size_t)snprintf(
+      buf, cap,
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,"
+      "\"tid\":7,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":7}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+      "\"dur\":80,\"args\":{\"stream\":7}},"
+      "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.1f,"
+      "\"dur\":100,\"args\":{\"stream\":7}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,"
+      "\"tid\":9,\"ts\":%.1f,\"dur\":1000,\"args\":{\"stream\":9}}",
+      t, g->before, t + 1100, g->copy_kernel ? "kernel" : "gpu_memcpy",
+      g->copy_kernel ? "void memcpy128<__nv_bfloat16>(void*, void const*, unsigned long)"
+                     : "Memcpy DtoD (Device -> Device)",
+      t + 1700, t + 100);
 }
 
 static an_recommendation copy_out_action(bool copy_kernel, const char *before) {
-  te_rules *r = load_rules();
-  char *trace = copy_out_trace(copy_kernel, before);
-  run x;
-  run_single(&x, "copy-out.json", trace, strlen(trace), r);
-  const an_overlap_row *row = find_row(x.rep, copy_kernel ? "void memcpy128" : "Memcpy DtoD");
-  cr_assert(row, "the copy is a row");
-  an_recommendation rec = row->recommendation;
-  run_free(&x);
-  free(trace);
-  te_rules_destroy(r);
-  return rec;
+  copy_out g = {copy_kernel, before};
+  return row_action(four_steps(copy_out_step, &g), copy_kernel ? "void memcpy128" : "Memcpy DtoD");
 }
 
 Test(overlap_mechanism, copy_out_of_the_buffer_is_eliminated) {
