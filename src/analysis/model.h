@@ -1897,6 +1897,18 @@ typedef enum an_diff_change {
 } an_diff_change;
 #define AN_DIFF_CHANGES 6
 
+/* What judged a row: its own change, or, when that is under the floor, the part of it that
+ * moved beyond the floor (one rule for every row under the floor: not resolved or within
+ * noise unless such a part moved, and then the row says which). */
+typedef enum an_diff_basis {
+  AN_DIFF_BY_TOTAL = 0,    /* the row's own change (or no change) */
+  AN_DIFF_BY_TRANSFER = 1, /* a collective (or a category of them): its transfer, the time
+                              less its wait for other ranks */
+  AN_DIFF_BY_WORK = 2,     /* a stage time (GPU time, span, busy): the time less its
+                              collectives' wait */
+  AN_DIFF_BY_KERNELS = 3   /* a category: its kernels that changed beyond the floor */
+} an_diff_basis;
+
 /* One kernel (canonical name), category or fusion pattern compared across the runs.
  * Times are per step when both runs know their steps (an_diff_stage.per_step), else
  * over the stage. */
@@ -1914,6 +1926,10 @@ typedef struct an_diff_row {
                            its overlap row came or went (its times are the kernel's) */
   double before_staged_us, after_staged_us; /* kernels: the part launched inside the ops that
                                                launch graphs (their copies), same basis */
+  an_diff_basis basis; /* not AN_DIFF_BY_TOTAL: the change is under the floor, and part_pct
+                          says what moved beyond it */
+  double part_pct;     /* transfer, work: that part's change, % of its before time (0 when
+                          it had none); kernels: their share of the row's change, % */
 } an_diff_row;
 
 /* One rank of a stage in both runs (only when both runs have several ranks there). */

@@ -56,9 +56,9 @@ static int cols_md(FILE *f, const an_diff_row *r, unsigned how) {
   if (ok)
     ok = r->change == AN_DIFF_NEW && !r->still_runs ? fputs("-", f) != EOF
                                                     : rp_md_pct(f, r->delta_pct, true) == 0;
-  char buf[RP_DIFF_WORD_BYTES];
+  char buf[RP_DIFF_WORD_BYTES], basis[RP_DIFF_BASIS_BYTES];
   const char *word = rp_diff_overlap_word(r, change_word(r->change, how), buf, sizeof buf);
-  ok = ok && fprintf(f, " | %s", word) >= 0;
+  ok = ok && fprintf(f, " | %s", rp_diff_basis_word(r, word, basis, sizeof basis)) >= 0;
   if (ok && r->has_wait) /* the wait part of a collective: a wait change is no regression */
     ok = fputs(" (wait ", f) != EOF && rp_md_ms(f, r->before_wait_us, false) == 0 &&
          fputs(" -> ", f) != EOF && rp_md_ms(f, r->after_wait_us, false) == 0 &&
@@ -282,13 +282,15 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_report *d, const 
                     unsigned how) {
   const an_diff_row *t = &s->total;
   const char *unit = unit_of(s->per_step);
+  char part[RP_DIFF_BASIS_BYTES];
+  rp_diff_basis_part(t, part, sizeof part);
   if (fprintf(f, "\n## Stage: %s\n", s->label) < 0 || steps_md(f, s) ||
       fprintf(f, "\nGPU time%s (sum of kernel time): ", s->per_step ? " per step" : "") < 0 ||
       rp_md_ms(f, t->before_us, false) || fprintf(f, " %s before, ", unit) < 0 ||
       rp_md_ms(f, t->after_us, false) || fprintf(f, " %s after: ", unit) < 0 ||
       rp_md_ms(f, t->delta_us, true) || fprintf(f, " %s (", unit) < 0 ||
       rp_md_pct(f, t->delta_pct, true) ||
-      fprintf(f, " %%), **%s**.\n", change_word(t->change, how)) < 0)
+      fprintf(f, " %%), **%s**%s%s.\n", change_word(t->change, how), *part ? ": " : "", part) < 0)
     return -1;
   if (categories_md(f, s, how) || kernels_md(f, nm, s, how, d->resolve_max_floor_pct) ||
       renamed_md(f, nm, s, how) || appeared_md(f, nm, s, false, how) ||
@@ -488,7 +490,8 @@ static int unresolved_md(FILE *f, const an_diff_report *d) {
   return fprintf(f,
                  ": %s noise floor is wider than %g %% (`diff.resolve_max_floor_pct`), so the "
                  "diff cannot tell a change under it from noise; such rows read \"not "
-                 "resolved\": neither a regression nor ruled out.\n",
+                 "resolved\": neither a regression nor ruled out, unless a part of them moved "
+                 "beyond the floor (their change names it).\n",
                  n == 1 ? "its" : "each one's", d->resolve_max_floor_pct) < 0
              ? -1
              : 0;
@@ -541,7 +544,10 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
                  "larger (`diff.noise_sigma`), is within noise, never a regression. A category "
                  "moves as its kernels do: slower or faster when its kernels that changed "
                  "beyond the floor that way carry %g %% of its change "
-                 "(`diff.category_kernels_pct`), else within noise. A "
+                 "(`diff.category_kernels_pct`), else within noise. A row under the floor "
+                 "that moves does so by a part of it beyond the floor, and its change names "
+                 "that part: a collective's transfer, its time less its wait for other ranks "
+                 "(\"slower: transfer +169.4 %%\"), or a category's kernels. A "
                  "collective whose transfer stayed while its wait for other ranks moved is a "
                  "wait change. Kernels are matched by canonical name; times are per step "
                  "where both runs know their steps, else summed over the stage.\n",
@@ -572,13 +578,16 @@ static int step_time_md(FILE *f, const an_diff_report *d) {
             "| --- | --- | --- | --- | --- | --- |\n",
             f) == EOF)
     return -1;
+  char basis[RP_DIFF_BASIS_BYTES];
   for (size_t i = 0; i < d->n_stages; i++) {
     const an_diff_stage *s = &d->stages[i];
     if (!s->has_time) continue;
     if (fprintf(f, "| %s | %zu -> %zu%s", s->label, s->before_steps, s->after_steps,
                 s->per_step ? "" : " (times over the stage)") < 0 ||
         time_cell(f, &s->span) || time_cell(f, &s->busy) || time_cell(f, &s->idle) ||
-        fprintf(f, " | %s |\n", change_word(s->span.change, stage_words(d, s))) < 0)
+        fprintf(f, " | %s |\n",
+                rp_diff_basis_word(&s->span, change_word(s->span.change, stage_words(d, s)), basis,
+                                   sizeof basis)) < 0)
       return -1;
   }
   return 0;
@@ -605,6 +614,14 @@ static const char *change_id(an_diff_change c) {
   return ids[c];
 }
 
+/* What judged a row under the floor (an_diff_basis); "total" is never written. */
+static const char *basis_id(an_diff_basis b) {
+  return b == AN_DIFF_BY_TRANSFER  ? "transfer"
+         : b == AN_DIFF_BY_WORK    ? "work"
+         : b == AN_DIFF_BY_KERNELS ? "kernels"
+                                   : "total";
+}
+
 static cJSON *row_json(const an_diff_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
@@ -619,6 +636,9 @@ static cJSON *row_json(const an_diff_row *r) {
       (r->still_runs && !cJSON_AddBoolToObject(o, "still_runs", true)) ||
       (r->renamed_group &&
        !cJSON_AddNumberToObject(o, "renamed_group", (double)r->renamed_group)) ||
+      (r->basis != AN_DIFF_BY_TOTAL &&
+       (!cJSON_AddStringToObject(o, "basis", basis_id(r->basis)) ||
+        !cJSON_AddNumberToObject(o, "basis_pct", an_round3(r->part_pct)))) ||
       (r->has_wait &&
        (!cJSON_AddNumberToObject(o, "before_wait_us", an_round3(r->before_wait_us)) ||
         !cJSON_AddNumberToObject(o, "after_wait_us", an_round3(r->after_wait_us))))) {

@@ -102,7 +102,14 @@ static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
     rp_hw_printf(hw, "</td>");
     side_tds(hw, r);
     delta_td(hw, r);
-    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st, st);
+    rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span>", st, st);
+    char part[RP_DIFF_BASIS_BYTES]; /* a change under the floor names the part that moved */
+    if (*rp_diff_basis_part(r, part, sizeof part)) {
+      rp_hw_printf(hw, " <span class=\"muted\">");
+      rp_hw_text(hw, part);
+      rp_hw_printf(hw, "</span>");
+    }
+    rp_hw_printf(hw, "</td></tr>");
   }
   rp_names_table_free(shown, s->n_kernels);
   free(full);

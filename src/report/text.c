@@ -1709,6 +1709,31 @@ const char *rp_diff_overlap_word(const an_diff_row *r, const char *plain, char *
   return buf;
 }
 
+const char *rp_diff_basis_part(const an_diff_row *r, char *buf, size_t cap) {
+  bool moved = r->change == AN_DIFF_SLOWER || r->change == AN_DIFF_FASTER;
+  buf[0] = '\0';
+  if (!moved || r->basis == AN_DIFF_BY_TOTAL) return buf;
+  if (r->basis == AN_DIFF_BY_KERNELS)
+    snprintf(buf, cap,
+             r->part_pct > 100 ? "its kernels beyond the floor carry all of it"
+                               : "its kernels beyond the floor carry %.0f %% of it",
+             r->part_pct);
+  else if (r->part_pct != 0)
+    snprintf(buf, cap, "%s %+.1f %%",
+             r->basis == AN_DIFF_BY_WORK ? "less the collective wait" : "transfer", r->part_pct);
+  else /* no transfer before: all its time waited */
+    snprintf(buf, cap, "%s from none",
+             r->basis == AN_DIFF_BY_WORK ? "less the collective wait" : "transfer");
+  return buf;
+}
+
+const char *rp_diff_basis_word(const an_diff_row *r, const char *word, char *buf, size_t cap) {
+  char part[RP_DIFF_BASIS_BYTES];
+  if (!*rp_diff_basis_part(r, part, sizeof part)) return word;
+  snprintf(buf, cap, "%s: %s", word, part);
+  return buf;
+}
+
 double rp_stage_share_base_us(const an_stage_report *st) {
   return st->has_kernels ? st->kernel_total_us : st->gpu_busy_us;
 }

@@ -220,6 +220,14 @@ const char *rp_rank_excess(const an_rank_group *g, size_t max, char *b, size_t c
 #define RP_DIFF_WORD_BYTES 96
 const char *rp_diff_overlap_word(const an_diff_row *r, const char *plain, char *buf, size_t cap);
 
+/* The change word of a diff row whose change is under the floor but a part of it moved
+ * beyond it (an_diff_row.basis): word, then that part ("slower: transfer +169.4 %", "slower:
+ * its kernels beyond the floor carry 93 % of it"); else word itself. */
+#define RP_DIFF_BASIS_BYTES 128
+const char *rp_diff_basis_word(const an_diff_row *r, const char *word, char *buf, size_t cap);
+/* The part alone ("transfer +169.4 %"), or "" for a row judged by its own change. */
+const char *rp_diff_basis_part(const an_diff_row *r, char *buf, size_t cap);
+
 /* What the Ranks table's times cover: "times are totals over the capture's 2 steps", or
  * "times are totals over the capture" when the steps are unknown, or "times are one
  * step's" for one step; returns buf. */

@@ -1348,36 +1348,52 @@ Test(analysis, diff_pairs_renamed_kernels_by_category_and_cpu_op) {
 Test(analysis, diff_a_falling_wait_does_not_hide_a_slower_transfer) {
   te_rules *r = test_default_rules();
   /* us: total 20000 with 14000 wait (transfer 6000) -> 20500 with 6000 (transfer 14500) */
-  an_diff_kernel b[] = {{"ncclKernel_SendRecv", "communication", 20000, 20000, NULL, NULL, 0, 0},
-                        {"ncclKernel_AllReduce", "communication", 10000, 10000, NULL, NULL, 0, 0},
-                        {"ncclKernel_AllGather", "communication", 5000, 5000, NULL, NULL, 0, 0}};
-  an_diff_kernel a[] = {{"ncclKernel_SendRecv", "communication", 20500, 20500, NULL, NULL, 0, 0},
-                        {"ncclKernel_AllReduce", "communication", 14000, 14000, NULL, NULL, 0, 0},
-                        {"ncclKernel_AllGather", "communication", 5050, 5050, NULL, NULL, 0, 0}};
+  /* ReduceScatter: total 10000 with 6000 wait (transfer 4000) -> 9900 with 2000 (transfer
+   * 7900): the wait's fall is the larger move, the total -1 % is under the floor, and the
+   * transfer +97.5 % beyond it still names the row (review 12: one rule under the floor) */
+  an_diff_kernel b[] = {
+      {"ncclKernel_SendRecv", "communication", 20000, 20000, NULL, NULL, 0, 0},
+      {"ncclKernel_AllReduce", "communication", 10000, 10000, NULL, NULL, 0, 0},
+      {"ncclKernel_AllGather", "communication", 5000, 5000, NULL, NULL, 0, 0},
+      {"ncclKernel_ReduceScatter", "communication", 10000, 10000, NULL, NULL, 0, 0}};
+  an_diff_kernel a[] = {
+      {"ncclKernel_SendRecv", "communication", 20500, 20500, NULL, NULL, 0, 0},
+      {"ncclKernel_AllReduce", "communication", 14000, 14000, NULL, NULL, 0, 0},
+      {"ncclKernel_AllGather", "communication", 5050, 5050, NULL, NULL, 0, 0},
+      {"ncclKernel_ReduceScatter", "communication", 9900, 9900, NULL, NULL, 0, 0}};
   an_diff_wait wb[] = {{"ncclKernel_SendRecv", 14000},
                        {"ncclKernel_AllReduce", 2000},
-                       {"ncclKernel_AllGather", 1000}};
+                       {"ncclKernel_AllGather", 1000},
+                       {"ncclKernel_ReduceScatter", 6000}};
   an_diff_wait wa[] = {{"ncclKernel_SendRecv", 6000},
                        {"ncclKernel_AllReduce", 6000},
-                       {"ncclKernel_AllGather", 1040}};
-  an_diff_side_stage sb = renamed_stage(b, 3), sa = renamed_stage(a, 3);
-  sb.n_waits = sa.n_waits = 3;
+                       {"ncclKernel_AllGather", 1040},
+                       {"ncclKernel_ReduceScatter", 2000}};
+  an_diff_side_stage sb = renamed_stage(b, 4), sa = renamed_stage(a, 4);
+  sb.n_waits = sa.n_waits = 4;
   sb.waits = wb, sa.waits = wa;
   an_diff_side before = {.label = "b", .n_stages = 1, .stages = &sb};
   an_diff_side after = {.label = "a", .n_stages = 1, .stages = &sa};
   an_diff_result res;
   cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
   const an_diff_stage *s = &res.report.stages[0];
-  cr_assert_eq(s->n_kernels, 3);
+  cr_assert_eq(s->n_kernels, 4);
   for (size_t i = 0; i < s->n_kernels; i++) {
     const an_diff_row *k = &s->kernels[i];
     cr_assert(k->has_wait, "%s", k->name);
-    if (!strcmp(k->name, "ncclKernel_SendRecv"))
-      cr_assert_eq(k->change, AN_DIFF_SLOWER, "its transfer 6 -> 14.5 ms, the total +2.5 %%");
-    else if (!strcmp(k->name, "ncclKernel_AllReduce"))
+    bool sendrecv = !strcmp(k->name, "ncclKernel_SendRecv");
+    if (sendrecv || !strcmp(k->name, "ncclKernel_ReduceScatter")) {
+      cr_assert_eq(k->change, AN_DIFF_SLOWER, "%s: its transfer moved beyond the floor", k->name);
+      /* the total is under the floor: the row says its transfer moved, and by how much */
+      cr_assert_eq(k->basis, AN_DIFF_BY_TRANSFER, "%s", k->name);
+      cr_assert_float_eq(k->part_pct, sendrecv ? 8500.0 / 6000 * 100 : 3900.0 / 4000 * 100, 1e-9);
+    } else if (!strcmp(k->name, "ncclKernel_AllReduce")) {
       cr_assert_eq(k->change, AN_DIFF_WAIT, "the wait moved, the transfer stayed");
-    else
+      cr_assert_eq(k->basis, AN_DIFF_BY_TOTAL);
+    } else {
       cr_assert_eq(k->change, AN_DIFF_SAME);
+      cr_assert_eq(k->basis, AN_DIFF_BY_TOTAL);
+    }
   }
   an_diff_result_free(&res);
   te_rules_destroy(r);
@@ -1439,6 +1455,9 @@ Test(analysis, diff_a_category_moves_as_its_kernels_do) {
     cr_assert_eq(c->change, slower ? AN_DIFF_SLOWER : AN_DIFF_SAME, "%s %+.0f %%", c->name,
                  c->delta_pct);
     cr_assert_eq(i == 0, slower, "changed categories sort first");
+    /* under the floor, it says by what: add and mul carry 2000 of its 2800 us */
+    cr_assert_eq(c->basis, slower ? AN_DIFF_BY_KERNELS : AN_DIFF_BY_TOTAL, "%s", c->name);
+    if (slower) cr_assert_float_eq(c->part_pct, 2000.0 / 2800 * 100, 1e-9);
   }
   an_diff_result_free(&res);
   te_rules_destroy(r);
