@@ -390,10 +390,12 @@ static void limit_hints(rp_hw *hw) {
     hint_li(hw, "info", line);
   }
   if (l->short_window_stage) {
+    bool us = l->short_window_us > 0 && l->short_window_us < 5.0; /* 0.00 ms hides it */
     snprintf(line, sizeof line,
-             "Short capture window: the %s stage spans %.2f ms of GPU time; "
+             "Short capture window: the %s stage spans %.2f %s of GPU time; "
              "a longer capture shows steady-state behaviour.",
-             l->short_window_stage, l->short_window_us / 1000.0);
+             l->short_window_stage, us ? l->short_window_us : l->short_window_us / 1000.0,
+             us ? "us" : "ms");
     hint_li(hw, "info", line);
   }
   char sites[256];

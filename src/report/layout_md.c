@@ -39,6 +39,12 @@ static unit unit_for(double max_us) {
   return max_us >= 1000.0 ? (unit){"ms", 1000.0} : (unit){"us", 1.0};
 }
 
+/* The headline's unit: ms, or us for a span that rounds to 0.00 ms (review 12 on
+ * hta_triton_tiny: "span 0.00 ms = GPU busy 0.00 ms + idle 0.00 ms" hid a 1.76 us kernel). */
+static unit headline_unit(double span_us) {
+  return span_us > 0 && span_us < 5.0 ? (unit){"us", 1.0} : (unit){"ms", 1000.0};
+}
+
 static void fmt_time(char *b, size_t cap, double us, unit u) {
   rp_md_number(b, cap, us / u.per_us);
 }
@@ -211,12 +217,14 @@ static void step_headline(FILE *f, const an_stage_report *st, bool first) {
   const an_stage_timeline *tl = st->timeline;
   double n = tl->n_steps ? (double)tl->n_steps : 1.0;
   const an_time_account *a = &tl->total;
+  unit u = headline_unit((double)a->span_ns / 1e3 / n);
+  double k = 1e3 * u.per_us * n; /* ns per printed unit, per step */
   fprintf(f,
-          "%s- **%s**: per %s, span %.2f ms = GPU busy %.2f ms + idle %.2f ms (kernel time "
-          "%.2f ms)",
+          "%s- **%s**: per %s, span %.2f %s = GPU busy %.2f %s + idle %.2f %s (kernel time "
+          "%.2f %s)",
           first ? "\n" : "", st->label, tl->n_steps ? "step" : "stage window (no steps)",
-          (double)a->span_ns / 1e6 / n, (double)a->busy_ns / 1e6 / n, (double)a->idle_ns / 1e6 / n,
-          (double)a->kernel_ns / 1e6 / n);
+          (double)a->span_ns / k, u.name, (double)a->busy_ns / k, u.name, (double)a->idle_ns / k,
+          u.name, (double)a->kernel_ns / k, u.name);
   if (tl->n_steps) fprintf(f, " over %zu step%s", tl->n_steps, tl->n_steps == 1 ? "" : "s");
   double busy_out = st->gpu_busy_us - (double)a->busy_ns / 1e3,
          idle_out = st->gpu_idle_us - (double)a->idle_ns / 1e3;
@@ -365,11 +373,13 @@ static void hints(FILE *f, const an_report *r, const te_rules *rules) {
             r->run.framework.label, rp_workload_note(r->run.workload.value));
   if (ranks)
     fprintf(f, "- **%s.** %c%s\n", ranks, toupper((unsigned char)*rank_line), rank_line + 1);
-  if (l->short_window_stage)
+  if (l->short_window_stage) {
+    unit u = headline_unit(l->short_window_us);
     fprintf(f,
-            "- **Short capture window.** The %s stage spans %.2f ms of GPU time; a longer "
+            "- **Short capture window.** The %s stage spans %.2f %s of GPU time; a longer "
             "capture shows steady-state behaviour (report.short_window_ms).\n",
-            l->short_window_stage, l->short_window_us / 1000.0);
+            l->short_window_stage, l->short_window_us / u.per_us, u.name);
+  }
   if (sites) fprintf(f, "- **Partial locations.** %s\n", sites);
   if (filtered)
     fprintf(f, "- **%s.** %c%s\n", filtered, toupper((unsigned char)*filter_line), filter_line + 1);

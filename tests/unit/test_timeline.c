@@ -1695,6 +1695,24 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   an_report_destroy(r);
 }
 
+/* A step of one 1.76 us kernel (hta_triton_tiny's shape, review 12 defect 5): the headline
+ * prints microseconds where milliseconds round to 0.00, and the span still sums. */
+Test(summary, a_microsecond_step_headline_prints_microseconds, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 50);
+  launch(&b, "triton_tiny", 10, 20, 1.76);
+  an_report *r = run_buffer(&b);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md,
+                            "span 1.76 us = GPU busy 1.76 us + idle 0.00 us (kernel time "
+                            "1.76 us)"),
+                     "%s", md);
+  cr_assert_null(strstr(md, "span 0.00 ms"), "%s", md);
+  free(md);
+  an_report_destroy(r);
+}
+
 /* A hipGraphLaunch that takes 1.5 ms on the host and whose first node starts only near
  * its end, in two steps: the GPU ran dry inside the launch call itself. The item is about
  * the call (not "the host work"), bounded by the gaps, with the packs' graph-launch lever
