@@ -1040,6 +1040,16 @@ typedef enum an_idle_kind {
 } an_idle_kind;
 #define AN_IDLE_KINDS 11
 
+/* What the blocking call a dependency cause's lead names is (an_idle_cause.lead_kind): the
+ * lever it points to (review 12 defect 1: hta_multistream5's thread sat 139-146 ms in a
+ * pageable cudaMemcpyAsync under aten::to across every 64 ms gap). */
+typedef enum an_lead_kind {
+  AN_LEAD_NONE = 0,          /* no lead */
+  AN_LEAD_PAGEABLE_COPY = 1, /* a copy to or from pageable memory (matcher pageable_copy):
+                                pin the buffer, copy non_blocking, or off the critical stream */
+  AN_LEAD_SYNC = 2           /* a synchronising call (matcher host_sync): the event it waits on */
+} an_lead_kind;
+
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */
 typedef struct an_idle_cause {
   an_idle_kind kind;
@@ -1060,8 +1070,11 @@ typedef struct an_idle_cause {
   const char *region, *child;
   /* dependency causes: region and child are the blocking call the most of its long gaps'
    * time shows a GPU-issuing thread sat in (an ns-weighted majority vote), and this the
-   * vote's lead */
+   * vote's lead; lead_call the blocking runtime call itself ("cudaMemcpyAsync", child its
+   * outermost CPU op) and lead_kind what it is (AN_LEAD_NONE: no lead) */
   int64_t lead_ns;
+  const char *lead_call;
+  an_lead_kind lead_kind;
   /* A host cause whose thread went untraced in its gaps (no what, no location; a gap's
    * longest stretch with no CPU op holds timeline.untraced_min_pct of it at least, and the
    * thread ran an op before it): the CPU op that ended last before that stretch and the

@@ -215,6 +215,25 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
     }
 }
 
+/* The queued-work item's lever: what its lead is (an_idle_cause.lead_kind, the blocking
+ * call a thread that issues GPU work sat in across the long gaps), the pack's text for it
+ * (summary.levers queued_pageable_copy, queued_sync), lever_op the call. A lead is no
+ * proven cause, but the change it names has the item's bound (review 12 defect 1: the
+ * 124 ms/step item on hta_multistream5 said only "find what the queued work waits on"). */
+static void queue_lever(const sm_ctx *c, an_summary_item *it) {
+  const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows].row];
+  const char *id = x->lead_kind == AN_LEAD_PAGEABLE_COPY ? "queued_pageable_copy"
+                   : x->lead_kind == AN_LEAD_SYNC        ? "queued_sync"
+                                                         : NULL;
+  const te_list_map *l = &c->s->summary_levers;
+  for (size_t k = 0; id && x->lead_call && k < l->n; k++)
+    if (!strcmp(l->keys[k], id) && l->values[k].n) {
+      it->lever = l->values[k].items[0];
+      it->lever_op = x->lead_call;
+      return;
+    }
+}
+
 /* The region a stall belongs to: its outermost annotation, else its activity. */
 static const char *region_of(const an_idle_cause *x) { return x->region ? x->region : x->what; }
 
@@ -298,6 +317,7 @@ void sm_idle_items(sm_ctx *c) {
       double g = (double)a->causes[queued.m[k].row].max_gap_ns / 1000.0;
       if (g > it->detail_us) it->detail_us = g;
     }
+    if (it->n_rows) queue_lever(c, it);
   }
   double us = per_step_us(c, p.ns);
   if (p.row >= 0 && us >= c->s->summary_launch_bound_min_pct / 100.0 * c->g.step_us &&

@@ -863,14 +863,16 @@ static void count_into(an_idle_cause *c, int64_t ns, int64_t long_min_ns) {
 /* A vote of ns for the dependency lead (region, child) of cause c: the ns-weighted majority
  * of its portions' leads wins (Boyer-Moore), so a blocking call recurring in every step
  * outranks one spanning the single longest gap. */
-static void vote_lead(an_idle_cause *c, const char *region, const char *child, int64_t ns) {
-  if (c->child == child && c->region == region) {
+static void vote_lead(an_idle_cause *c, const tl_extra *x, int64_t ns) {
+  if (c->child == x->child && c->region == x->region && c->lead_call == x->call) {
     c->lead_ns += ns;
   } else if (c->lead_ns >= ns) {
     c->lead_ns -= ns;
   } else {
-    c->region = region;
-    c->child = child;
+    c->region = x->region;
+    c->child = x->child;
+    c->lead_call = x->call;
+    c->lead_kind = x->lead;
     c->lead_ns = ns - c->lead_ns;
   }
 }
@@ -946,7 +948,7 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       an_idle_cause *c = cause_for(tl, t, x);
       if (!(ok = c != NULL)) break;
       if (x->extra && x->kind == AN_IDLE_DEPENDENCY)
-        vote_lead(c, extras[x->extra - 1].region, extras[x->extra - 1].child, x->ns);
+        vote_lead(c, &extras[x->extra - 1], x->ns);
       else if (x->extra && (x->ns > c->max_gap_ns || (x->kind == AN_IDLE_SETUP && !c->child))) {
         /* the longest long gap's region and child; a setup cause's release lead from any
          * of its gaps (release_extra) */
@@ -1078,7 +1080,8 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     c->long_ns += tmp[i].long_ns;
     c->long_gaps += tmp[i].long_gaps;
     if (c->kind == AN_IDLE_DEPENDENCY && tmp[i].child)
-      vote_lead(c, tmp[i].region, tmp[i].child, tmp[i].lead_ns);
+      vote_lead(c, &(tl_extra){tmp[i].region, tmp[i].child, tmp[i].lead_call, tmp[i].lead_kind},
+                tmp[i].lead_ns);
     else if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
       c->region = tmp[i].region;
       c->child = tmp[i].child;

@@ -695,7 +695,8 @@ static void long_host(tl_host *h, const thread_items *ti, long i, double g0, dou
                       tl_portion *p) {
   if (i < 0) return;
   long r = outer_region(h, ti, i, g0, lts), c = child_at(ti, i, g0 + (lts - g0) / 2);
-  tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL, c >= 0 ? interned(h, ti, c) : NULL};
+  tl_extra x = {.region = r >= 0 ? interned(h, ti, r) : NULL,
+                .child = c >= 0 ? interned(h, ti, c) : NULL};
   if (x.region == p->what) x.region = NULL;
   if (x.region || x.child) add_extra(h, &x, p);
 }
@@ -787,8 +788,8 @@ static void release_extra(tl_host *h, const thread_items *ti, const tl_gap *g, t
   if (r < 0) return;
   const item *x = &ti->setup[r];
   double m = x->ts + (x->end - x->ts) / 2; /* release_probes' probe */
-  tl_extra e = {NULL,
-                an_strtab_cstr(h->strings, tr_str_get(h->t, h->ev[ITEM_RUNTIME][x->ref].name))};
+  tl_extra e = {.child =
+                    an_strtab_cstr(h->strings, tr_str_get(h->t, h->ev[ITEM_RUNTIME][x->ref].name))};
   for (long i = innermost(ti, m, m), k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
     if (ti->v[i].kind == ITEM_ANNOTATION && !names_step(h, &ti->v[i])) {
       e.region = interned(h, ti, i);
@@ -906,8 +907,8 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
   p->what = op_name(h, ti, i, it->ts, it->end, true);
   p->location = best_frame(h, ti, i, it->ts, it->end);
   long r = outer_region(h, ti, i, it->ts, it->end);
-  tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL,
-                an_strtab_cstr(h->strings, tr_str_get(h->t, h->kev[copy - 1].name))};
+  tl_extra x = {.region = r >= 0 ? interned(h, ti, r) : NULL,
+                .child = an_strtab_cstr(h->strings, tr_str_get(h->t, h->kev[copy - 1].name))};
   add_extra(h, &x, p);
   return true;
 }
@@ -924,7 +925,10 @@ static void queue_lead(tl_host *h, double a, double b, tl_portion *p) {
   if (i < 0) return;
   const item *it = &ti->v[i];
   long r = outer_region(h, ti, i, it->ts, it->end);
-  tl_extra x = {r >= 0 ? interned(h, ti, r) : NULL, op_name(h, ti, i, it->ts, it->end, true)};
+  tl_extra x = {.region = r >= 0 ? interned(h, ti, r) : NULL,
+                .child = op_name(h, ti, i, it->ts, it->end, true),
+                .call = interned(h, ti, i),
+                .lead = copy ? AN_LEAD_PAGEABLE_COPY : AN_LEAD_SYNC};
   add_extra(h, &x, p);
 }
 
@@ -953,8 +957,8 @@ static bool event_wait_portion(tl_host *h, const tl_gap *g, const tr_event *L, t
     return false;
   p->kind = AN_IDLE_EVENT_WAIT;
   p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, w->stream));
-  tl_extra x = {NULL,
-                w->on_stream ? an_strtab_cstr(h->strings, tr_str_get(h->t, w->on_stream)) : NULL};
+  tl_extra x = {.child = w->on_stream ? an_strtab_cstr(h->strings, tr_str_get(h->t, w->on_stream))
+                                      : NULL};
   add_extra(h, &x, p);
   return true;
 }

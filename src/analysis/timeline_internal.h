@@ -63,9 +63,13 @@ typedef struct tl_portion {
  * the outermost region around it (a user annotation other than the step's, NULL when
  * none or the activity itself) and the longest operation inside it (the outermost CPU op,
  * runtime call or annotation under the activity at the portion's middle; NULL when the
- * activity ran nothing there). Interned. */
+ * activity ran nothing there). Interned. A queued portion's lead (the blocking call a thread
+ * that issues GPU work sat in across it) keeps the call and its kind too. */
 typedef struct tl_extra {
   const char *region, *child;
+  /* a dependency portion's lead (queue_lead): the blocking runtime call and its kind */
+  const char *call;
+  an_lead_kind lead;
 } tl_extra;
 
 typedef struct tl_host tl_host;

@@ -156,15 +156,26 @@ static bool untraced_json(cJSON *o, const an_idle_cause *c) {
          add_us(u, "longest_us", c->untraced_ns);
 }
 
+/* "lead": a dependency cause's blocking call (child its outermost op) and its kind, or null. */
+static bool lead_json(cJSON *o, const an_idle_cause *c) {
+  if (!c->lead_call || c->lead_kind == AN_LEAD_NONE)
+    return cJSON_AddNullToObject(o, "lead") != NULL;
+  cJSON *l = cJSON_AddObjectToObject(o, "lead");
+  return l && cJSON_AddStringToObject(l, "call", c->lead_call) &&
+         cJSON_AddStringToObject(l, "kind",
+                                 c->lead_kind == AN_LEAD_PAGEABLE_COPY ? "pageable_copy" : "sync");
+}
+
 static cJSON *cause_json(const an_idle_cause *c) {
   cJSON *o = cJSON_CreateObject();
-  bool ok =
-      o && cJSON_AddStringToObject(o, "kind", rp_idle_kind(c->kind)) &&
-      add_str0(o, "what", c->what) && add_str0(o, "location", c->location) &&
-      add_us(o, "idle_us", c->idle_ns) && cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
-      add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
-      cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
-      add_str0(o, "region", c->region) && add_str0(o, "child", c->child) && untraced_json(o, c);
+  bool ok = o && cJSON_AddStringToObject(o, "kind", rp_idle_kind(c->kind)) &&
+            add_str0(o, "what", c->what) && add_str0(o, "location", c->location) &&
+            add_us(o, "idle_us", c->idle_ns) &&
+            cJSON_AddNumberToObject(o, "gaps", (double)c->gaps) &&
+            add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
+            cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
+            add_str0(o, "region", c->region) && add_str0(o, "child", c->child) &&
+            untraced_json(o, c) && lead_json(o, c);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -478,6 +489,13 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
   return "Move fewer bytes (lower-precision tensors, more work per byte read)";
 }
 
+/* A queued-work item's evidence cause, which holds its lead (an_idle_cause.lead_kind); NULL
+ * for any other item. */
+static const an_idle_cause *queue_lead_cause(const an_summary_item *it) {
+  if (it->action != AN_ACTION_DEPENDENCY || !it->n_rows || !it->timeline) return NULL;
+  return &it->timeline->total.causes[it->rows[0].row];
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
@@ -503,6 +521,15 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
    * cost (a graph's nodes, the driver) is the lever, not the host's other work */
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     return "Shorten the launch call the GPU waits in";
+  /* a queued-work item whose lead the summary gave a lever (queue_lever): the lever's
+   * change first, its check after (review 12 defect 1) */
+  const an_idle_cause *lead = it->lever ? queue_lead_cause(it) : NULL;
+  if (lead && lead->lead_kind == AN_LEAD_PAGEABLE_COPY)
+    return "Take the blocking pageable copy off the thread that issues GPU work (pinned memory, "
+           "non_blocking=True), then check what the queued work still waits on";
+  if (lead && lead->lead_kind == AN_LEAD_SYNC)
+    return "Find the event the queued work and the blocking sync wait on (another stream, a "
+           "graph's input), and record it earlier or drop the wait";
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
@@ -706,7 +733,10 @@ static void stall_group_basis(const an_summary_item *it, const char *longest, ch
 /* "; lever for `op`: what to change" after an idle basis (summary.levers). */
 static void lever_text(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
-  if (it->lever && len < cap)
+  if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
+    snprintf(b + len, cap - len, "; lever (`%.80s`, the blocking call): %s", it->lever_op,
+             it->lever);
+  else if (it->lever && len < cap)
     snprintf(b + len, cap - len, "; lever (`%.80s`%s): %s", it->lever_op,
              it->lever_op == it->what ? "" : ", the longest operation in the longest gap",
              it->lever);
@@ -780,12 +810,19 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
                        it->count, gaps, least, g);
     const an_idle_cause *x = it->n_rows ? &it->timeline->total.causes[it->rows[0].row] : NULL;
     if (x && x->child && len > 0 && (size_t)len < cap) /* a lead, not a cause (queue_lead) */
-      snprintf(
-          b + len, cap - (size_t)len,
-          "; a thread that issues GPU work sat blocked across its long gaps in `%.80s`%s%.80s%s "
-          "(the call most of their time shows), waiting on this work too: a lead to what it "
-          "waits on, not its cause",
-          x->child, x->region ? " under `" : "", x->region ? x->region : "", x->region ? "`" : "");
+      len += snprintf(b + len, cap - (size_t)len,
+                      "; a thread that issues GPU work sat blocked across its long gaps in ");
+    if (x && x->child && x->lead_call && x->lead_call != x->child && len > 0 && (size_t)len < cap)
+      len += snprintf(b + len, cap - (size_t)len, "`%.80s`%s under ", x->lead_call,
+                      x->lead_kind == AN_LEAD_PAGEABLE_COPY ? " (a copy to or from pageable memory)"
+                      : x->lead_kind == AN_LEAD_SYNC        ? " (a synchronising call)"
+                                                            : "");
+    if (x && x->child && len > 0 && (size_t)len < cap)
+      snprintf(b + len, cap - (size_t)len,
+               "`%.80s`%s%.80s%s (the call most of their time shows): a lead, not a proven cause "
+               "(the call may wait on this work rather than hold it)",
+               x->child, x->region ? " under `" : "", x->region ? x->region : "",
+               x->region ? "`" : "");
   } else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     snprintf(b, cap,
              "GPU idle inside the step while this launch call was still submitting (%zu %s, "

@@ -686,7 +686,7 @@ static void queued_step(tb *b) {
  * nothing else; the blocking call the main thread sat in across the long one (A's end to
  * B's start) is the cause's lead (review 11 defect 2), with its region. */
 static void expect_queued_wait(const an_time_account *t, const char *what, const char *lead,
-                               const char *region) {
+                               const char *region, const char *call, an_lead_kind kind) {
   cr_assert_null(cause_of(t, AN_IDLE_SYNC), "%s", what);
   cr_assert_null(cause_of(t, AN_IDLE_BLOCKED), "%s", what);
   const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
@@ -699,6 +699,10 @@ static void expect_queued_wait(const an_time_account *t, const char *what, const
     cr_assert_str_eq(d->region, region);
   else
     cr_assert_null(d->region);
+  /* the blocking call itself and what it is: the lever the item names (review 12 defect 1) */
+  cr_assert_not_null(d->lead_call, "%s", what);
+  cr_assert_str_eq(d->lead_call, call);
+  cr_assert_eq(d->lead_kind, kind, "%s: %d", what, (int)d->lead_kind);
 }
 
 Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = setup,
@@ -720,7 +724,8 @@ Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = 
   account_build(&b, &a, "all");
   const an_time_account *t = &a.st->total;
   expect_all_sums(a.st);
-  expect_queued_wait(t, "aten::to", "aten::to", "## sparse_data_dist ##");
+  expect_queued_wait(t, "aten::to", "aten::to", "## sparse_data_dist ##", "cudaMemcpyAsync",
+                     AN_LEAD_PAGEABLE_COPY);
   account_free(&a);
 }
 
@@ -735,11 +740,16 @@ Test(timeline, a_sync_waiting_on_queued_work_is_not_its_cause, .init = setup, .f
     tb b;
     queued_step(&b);
     host(&b, "cpu_op", "aten::item", 470, 1650);
-    host(&b, "cuda_runtime", calls[k], 480, 1630); /* returns after C ends at 2100 */
+    int c = b.corr++; /* returns after C ends at 2100; a runtime call has a correlation */
+    tb_add(&b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+           "\"ts\":480,\"dur\":1630,\"args\":{\"correlation\":%d}},",
+           calls[k], c);
     account a;
     account_build(&b, &a, "all");
     expect_all_sums(a.st);
-    expect_queued_wait(&a.st->total, calls[k], "aten::item", NULL);
+    /* a D2H cudaMemcpy is a sync (matcher host_sync), not a pageable copy: no GPU copy */
+    expect_queued_wait(&a.st->total, calls[k], "aten::item", NULL, calls[k], AN_LEAD_SYNC);
     account_free(&a);
   }
 }
@@ -1711,6 +1721,44 @@ Test(summary, a_microsecond_step_headline_prints_microseconds, .init = setup, .f
   cr_assert_null(strstr(md, "span 0.00 ms"), "%s", md);
   free(md);
   an_report_destroy(r);
+}
+
+/* The queued graph's gap spanned by a thread that issues GPU work sitting in a copy from
+ * pageable memory under aten::to (hta_multistream5's shape, review 12 defect 1): the item
+ * names the copy's lever (pin the buffer, non_blocking) with the same bound; without the
+ * copy it has no lever. */
+Test(summary, queued_work_behind_a_pageable_copy_names_its_lever, .init = setup, .fini = teardown) {
+  for (int with_copy = 0; with_copy < 2; with_copy++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#8", 0, 7000);
+    launch(&b, "embedding_fwd", 10, 20, 200);
+    queued_graph_launch(&b);
+    if (with_copy) {
+      host(&b, "cpu_op", "aten::to", 150, 5300);
+      int c = b.corr++;
+      tb_add(&b,
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+             "\"tid\":1,\"ts\":160,\"dur\":5280,\"args\":{\"correlation\":%d}},"
+             "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+             "\"pid\":0,\"tid\":9,\"ts\":5425,\"dur\":5,\"args\":{\"stream\":9,"
+             "\"correlation\":%d}},",
+             c, c);
+    }
+    an_report *r = run_buffer(&b);
+    const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
+    cr_assert_not_null(dep);
+    cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
+    if (with_copy) {
+      cr_assert_not_null(dep->lever);
+      cr_assert_str_eq(dep->lever_op, "cudaMemcpyAsync");
+      cr_assert_not_null(strstr(dep->lever, "non_blocking=True"), "%s", dep->lever);
+    } else {
+      cr_assert_null(dep->lever);
+    }
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
 }
 
 /* A hipGraphLaunch that takes 1.5 ms on the host and whose first node starts only near
