@@ -117,7 +117,7 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
     if (!keep[i]) continue;
     const tr_event *e = &all[i];
     size_t k = s->n;
-    s->ev[k] = e;
+    s->ev[k] = (uint32_t)i;
     uint64_t nm1; /* canonicalised once per distinct raw name */
     if (!ut_u64map_get(&name_of_raw, e->name, &nm1)) {
       const char *raw = tr_str_get(s->t, e->name);
@@ -163,7 +163,7 @@ done:
  * read from the view, not kept per kernel. */
 static const char *ov_side_stage(const ov_side *s, size_t k) {
   const an_trace_view *v = s->in->view;
-  size_t i = (size_t)(s->ev[k] - s->all);
+  size_t i = s->ev[k];
   const char *stage = v->path_stage;
   if (ov_is_all(stage) && v->kernel_stage && i < v->n_kernel_events) stage = v->kernel_stage[i];
   return ov_is_all(stage) ? "all" : stage;
@@ -253,6 +253,13 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
     }
     nb = w;
   }
+  /* a bundle of every kernel of its side (one stage) needs no positions: 4 bytes a
+   * kernel less while the stage is analysed */
+  for (size_t b = 0; b < nb; b++)
+    if (bs[b].n == bs[b].side->n) {
+      free(bs[b].idx);
+      bs[b].idx = NULL;
+    }
   for (size_t i = 1; i < nb; i++) { /* insertion sort: stable, a handful of stages */
     ov_bundle tmp = bs[i];
     size_t j = i;
@@ -352,7 +359,9 @@ typedef struct ov_stage_ctx {
   ov_bundle *formal, *map;
   ov_kernel *ks;
   size_t n;
-  uint32_t *order;  /* kernel positions sorted by (stream, ts, end, index) */
+  uint32_t *key_cat; /* ov_cats index per row key (n_keys; a split key takes its name's) */
+  size_t cap_key_cat;
+  uint32_t *order;  /* kernel positions sorted by (stream, ts, end, position) */
   uint32_t *pos_of; /* position of kernel k in order */
   /* One-time work: the first compute kernel's start (-1: none), and per canonical name the
    * time of its kernels that end by then, summed in kernel order (ov_one_time_prepare) */
@@ -396,18 +405,22 @@ static const struct ov_split *ov_key_split(const ov_stage_ctx *c, uint32_t id) {
 
 /* The trace event of the stage's kernel i (ks[i] is the formal bundle's i-th kernel). */
 static const tr_event *ov_stage_event(const ov_stage_ctx *c, size_t i) {
-  return c->formal->side->ev[c->formal->idx[i]];
+  return ov_side_event(c->formal->side, ov_bundle_kernel(c->formal, i));
 }
 
-/* Positions of one stage's kernels by (stream, ts, end, index): a total order (index is
- * the file position), so ut_sort's result is the only one. */
+/* Positions of one stage's kernels by (stream, ts, end, position): a total order (the
+ * position is the file order), so ut_sort's result is the only one. */
 static int ov_stream_cmp(const void *pa, const void *pb, void *ctx) {
-  const ov_kernel *ks = ctx, *x = &ks[*(const uint32_t *)pa], *y = &ks[*(const uint32_t *)pb];
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  const ov_kernel *ks = ctx, *x = &ks[a], *y = &ks[b];
   if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   if (x->end != y->end) return x->end < y->end ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index);
+  return a < b ? -1 : (a > b);
 }
+
+/* The overlap category of the stage's kernel i (its row key's). */
+static uint32_t ov_kcat(const ov_stage_ctx *c, size_t i) { return c->key_cat[c->ks[i].name]; }
 
 /* First kernel start to last kernel end. */
 static double ov_span(const ov_kernel *ks, size_t n) {
@@ -476,7 +489,7 @@ static bool ov_dep_signal(ov_stage_ctx *c, size_t rep, const char *scope, const 
       row->next_gap_us = gap;
     if (gap > thr || host_source) continue;
     ov_scope_result ns = ov_scope_lookup(c->map, nb_name, c->r, c->formal);
-    const char *nb_cat = ov_cats_label(c->cats, (long)nb->cat);
+    const char *nb_cat = ov_cats_label(c->cats, (long)c->key_cat[nb->name]);
     /* a shared launch op or scope family is dataflow evidence only in the reference's
      * rule: under a graph replay every kernel shares both (O8) */
     bool shared = te_rules_settings(c->r)->overlap_shared_launch_is_dependency;
@@ -517,7 +530,7 @@ static bool ov_is_copy_engine(const ov_stage_ctx *c, const ov_agg *a) {
 static bool ov_one_time_prepare(ov_stage_ctx *c, size_t n_names) {
   c->first_compute = -1;
   for (size_t i = 0; i < c->n; i++)
-    if (c->cats->compute >= 0 && c->ks[i].cat == (uint32_t)c->cats->compute &&
+    if (c->cats->compute >= 0 && ov_kcat(c, i) == (uint32_t)c->cats->compute &&
         (c->first_compute < 0 || c->ks[i].ts < c->first_compute))
       c->first_compute = c->ks[i].ts;
   if (c->first_compute < 0) return true;
@@ -543,7 +556,8 @@ static bool ov_adjacent_collective(const ov_stage_ctx *c, size_t k) {
   for (int side = 0; side < 2; side++) {
     if (side == 0 ? p == 0 : p + 1 >= c->n) continue;
     const ov_kernel *nb = &c->ks[c->order[side == 0 ? p - 1 : p + 1]];
-    if (nb->stream == c->ks[k].stream && nb->cat < c->cats->names.n && c->cats->collective[nb->cat])
+    uint32_t nb_cat = c->key_cat[nb->name];
+    if (nb->stream == c->ks[k].stream && nb_cat < c->cats->names.n && c->cats->collective[nb_cat])
       return true;
   }
   return false;
@@ -995,7 +1009,7 @@ static void ov_own_stream(const ov_stage_ctx *c, size_t rep, an_overlap_row *row
   bool other = false;
   for (size_t at = 0; at < c->n; at++) {
     const ov_kernel *k = &c->ks[c->order[at]];
-    if (k->cat != compute) continue;
+    if (c->key_cat[k->name] != compute) continue;
     if (k->stream == stream) return; /* compute shares its stream: moving it is the lever */
     other = true;
   }
@@ -1136,7 +1150,7 @@ static bool ov_append_row(ov_stage_ctx *c, const ov_sweep *sw, const ov_agg *a,
  * hit (cap bytes) receives the op or region that named it. */
 static long ov_labelled_family(ov_stage_ctx *c, size_t i, char *hit, size_t cap) {
   an_launch_context *lx = ov_side_launches(c->formal->side);
-  const char *cat = ov_cats_label(c->cats, (long)c->ks[i].cat);
+  const char *cat = ov_cats_label(c->cats, (long)ov_kcat(c, i));
   long f = an_launch_context_of(lx, ov_stage_event(c, i), cat, hit, cap);
   return f >= 0 && an_launch_context_label(lx, f) ? f : -1;
 }
@@ -1155,6 +1169,10 @@ static bool ov_split_key(ov_stage_ctx *c, uint32_t name, long family, bool whole
     g[j].family = family;
     g[j].whole = whole;
     snprintf(g[j].hit, sizeof g[j].hit, "%s", hit);
+    uint32_t *kc = ut_grow(c->key_cat, &c->cap_key_cat, nn + j + 1, sizeof *kc);
+    if (!kc) return false;
+    c->key_cat = kc;
+    kc[nn + j] = kc[name];
     c->n_split++;
     c->n_keys = nn + c->n_split;
   }
@@ -1178,7 +1196,7 @@ static bool ov_split_contexts(ov_stage_ctx *c) {
   uint32_t *count = calloc(nn ? nn : 1, sizeof *count);
   if (!count) return false;
   for (size_t i = 0; i < c->n; i++)
-    if (c->cats->collective[c->ks[i].cat]) count[c->ks[i].name]++;
+    if (c->cats->collective[ov_kcat(c, i)]) count[c->ks[i].name]++;
   bool ok = true;
   char hit[256], first_hit[256] = "";
   for (uint32_t nm = 0; nm < nn && ok; nm++) {
@@ -1212,15 +1230,17 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
   c->ks = malloc((c->n ? c->n : 1) * sizeof *c->ks);
   c->order = malloc((c->n ? c->n : 1) * sizeof *c->order);
   c->pos_of = malloc((c->n ? c->n : 1) * sizeof *c->pos_of);
-  if (!c->ks || !c->order || !c->pos_of) return false;
+  c->cap_key_cat = s->names.n ? s->names.n : 1;
+  c->key_cat = calloc(c->cap_key_cat, sizeof *c->key_cat);
+  if (!c->ks || !c->order || !c->pos_of || !c->key_cat) return false;
   for (size_t i = 0; i < c->n; i++) {
-    size_t k = fb->idx[i];
-    const tr_event *e = s->ev[k];
+    size_t k = ov_bundle_kernel(fb, i);
+    const tr_event *e = ov_side_event(s, k);
     long cat = ov_side_cat(s, s->name[k], c->r, c->cats);
     if (cat < 0) return false;
     c->ks[i] = (ov_kernel){tr_event_ts(s->t, e), tr_event_ts(s->t, e) + tr_event_dur(s->t, e),
-                           s->name[k],           s->stream[k],
-                           (uint32_t)cat,        e->index};
+                           s->name[k], s->stream[k]};
+    c->key_cat[s->name[k]] = (uint32_t)cat;
     c->order[i] = (uint32_t)i;
   }
   ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);
@@ -1458,7 +1478,8 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
   if (!ov_stage_kernels(&c) || !ov_one_time_prepare(&c, c.n_keys) ||
       !ov_steps_times(&c, s->in->steps))
     goto done;
-  an_overlap_status sweep_rc = ov_sweep_run(c.ks, c.n, c.n_keys, s->streams.n, cats, &sw);
+  an_overlap_status sweep_rc =
+      ov_sweep_run(c.ks, c.n, c.n_keys, c.key_cat, s->streams.n, cats, &sw);
   if (sweep_rc != AN_OVERLAP_OK) {
     rc = sweep_rc;
     goto done;
@@ -1497,6 +1518,7 @@ done:
   free(is_headroom);
   free(cands);
   free(c.ks);
+  free(c.key_cat);
   free(c.order);
   free(c.pos_of);
   free(c.before_us);

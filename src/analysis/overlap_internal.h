@@ -43,13 +43,13 @@ const char *ov_cats_label(const ov_cats *c, long idx);
 
 /* ---------------------------------------------------------------- sweep */
 
-/* One kernel of a formal stage, as the sweep sees it. */
+/* One kernel of a formal stage, as the sweep sees it (24 bytes: the sweep's largest
+ * array). Its overlap category is its name's (the name_cat array beside the kernels), and
+ * its position in the array is its file order, the last tie-break. */
 typedef struct ov_kernel {
   double ts, end;
   uint32_t name;   /* dense canonical-name index (aggregation key) */
   uint32_t stream; /* dense stream index */
-  uint32_t cat;    /* ov_cats index */
-  uint32_t index;  /* file order, the last tie-break */
 } ov_kernel;
 
 /* Per canonical name, what the sweep measured. */
@@ -87,11 +87,13 @@ typedef struct ov_sweep {
 } ov_sweep;
 
 /* Measures busy / overlap time and per-name hidden / exclusive time. kernels must be
- * given in first-seen order (aggregation order follows it); they are not modified.
+ * given in file order (aggregation order follows it, and ties go to the earlier one);
+ * they are not modified. name_cat holds the ov_cats index of each of the n_names names.
  * n_names and n_streams bound the dense indices. AN_OVERLAP_ERR_NOMEM, or
  * AN_OVERLAP_ERR_LIMIT past AN_MAX_ACTIVE_KERNELS kernels at once (out is then empty). */
-an_overlap_status ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names, size_t n_streams,
-                               const ov_cats *cats, ov_sweep *out);
+an_overlap_status ov_sweep_run(const ov_kernel *kernels, size_t n, size_t n_names,
+                               const uint32_t *name_cat, size_t n_streams, const ov_cats *cats,
+                               ov_sweep *out);
 void ov_sweep_free(ov_sweep *s);
 
 /* ---------------------------------------------------------------- recoverable time */
@@ -174,7 +176,7 @@ typedef struct ov_side {
   tr_trace *t;
   const an_overlap_trace *in;
   const tr_event *all; /* the trace's kernel events (ov_side_stage) */
-  const tr_event **ev; /* kept kernels, file order */
+  uint32_t *ev;        /* kept kernels, file order: positions in all (ov_side_event) */
   uint32_t *name;      /* canonical-name id per kept kernel (names below) */
   uint32_t *stream;    /* stream id per kept kernel (streams below) */
   size_t n;
@@ -187,7 +189,8 @@ typedef struct ov_side {
 typedef struct ov_bundle {
   ov_side *side;
   const char *stage;
-  uint32_t *idx; /* kept-kernel indices of the side, file order */
+  uint32_t *idx; /* kept-kernel indices of the side, file order; NULL when the bundle is
+                  * every kept kernel of its side (idx[i] would be i: ov_bundle_kernel) */
   size_t n;
   /* name id -> kernels of that name (CSR), built on first use as a mapping bundle */
   size_t *by_name_off;
@@ -197,6 +200,16 @@ typedef struct ov_bundle {
   an_scope_source *how;
   bool *done;
 } ov_bundle;
+
+/* The trace event of the side's kept kernel k. */
+static inline const tr_event *ov_side_event(const ov_side *s, size_t k) {
+  return &s->all[s->ev[k]];
+}
+
+/* The side's kept-kernel index of the bundle's i-th kernel. */
+static inline uint32_t ov_bundle_kernel(const ov_bundle *b, size_t i) {
+  return b->idx ? b->idx[i] : (uint32_t)i;
+}
 
 /* Python scope of a kernel name in a mapping bundle (docs/reference.md §6.5): sampled events,
  * each giving its best context (or, without one, the mapping kernel map's votes), plus the formal

@@ -407,11 +407,11 @@ static bool ov_bundle_index_names(ov_bundle *b) {
     free(fill);
     return false;
   }
-  for (size_t i = 0; i < b->n; i++) b->by_name_off[b->side->name[b->idx[i]] + 1]++;
+  for (size_t i = 0; i < b->n; i++) b->by_name_off[b->side->name[ov_bundle_kernel(b, i)] + 1]++;
   for (size_t i = 0; i < nn; i++) b->by_name_off[i + 1] += b->by_name_off[i];
   for (size_t i = 0; i < b->n; i++) {
-    uint32_t nm = b->side->name[b->idx[i]];
-    b->by_name[b->by_name_off[nm] + fill[nm]++] = b->idx[i];
+    uint32_t k = ov_bundle_kernel(b, i), nm = b->side->name[k];
+    b->by_name[b->by_name_off[nm] + fill[nm]++] = k;
   }
   free(fill);
   return true;
@@ -538,7 +538,7 @@ static void ov_sample_votes(ov_bundle *map, long nm, const te_rules *r, ut_count
       j = (size_t)nearbyint((double)i * (double)(n - 1) / (double)(per - 1 ? per - 1 : 1));
     if (j == last) continue;
     last = j;
-    const tr_event *e = map->side->ev[map->by_name[lo + j]];
+    const tr_event *e = ov_side_event(map->side, map->by_name[lo + j]);
     op[0] = '\0';
     ov_scope_how how = ov_source_scope(map->side->source, e, scope, sizeof scope, op, sizeof op);
     if (how == OV_SCOPE_NONE) {

@@ -156,22 +156,6 @@ static bool ov_partners_add(ov_partners *p, uint32_t name, double us) {
   return true;
 }
 
-/* True when kernel a outranks b as a dominant partner: category priority, then
- * duration, then the earlier file position (deterministic). */
-static bool ov_outranks(const ov_kernel *ks, const ov_cats *cats, uint32_t a, uint32_t b) {
-  double pa = cats->priority[ks[a].cat], pb = cats->priority[ks[b].cat];
-  if (pa != pb) return pa > pb;
-  double da = ks[a].end - ks[a].ts, db = ks[b].end - ks[b].ts;
-  if (da != db) return da > db;
-  return ks[a].index < ks[b].index;
-}
-
-static void ov_lane_rebest(ov_lane *l, const ov_kernel *ks, const ov_cats *cats) {
-  l->best = -1;
-  for (size_t i = 0; i < l->n; i++)
-    if (l->best < 0 || ov_outranks(ks, cats, l->run[i].k, (uint32_t)l->best)) l->best = l->run[i].k;
-}
-
 void ov_sweep_free(ov_sweep *s) {
   if (!s) return;
   free(s->aggs);
@@ -182,6 +166,7 @@ void ov_sweep_free(ov_sweep *s) {
  * per-kernel / per-name arrays the phases below share. */
 typedef struct ov_sweep_state {
   const ov_kernel *ks;
+  const uint32_t *name_cat; /* ov_cats index per name */
   const ov_cats *cats;
   size_t n, n_names, n_streams;
   /* The points in (t, start, k) order without an array of all 2n of them (32 bytes a
@@ -204,6 +189,28 @@ typedef struct ov_sweep_state {
 } ov_sweep_state;
 
 static size_t ov_nz(size_t n) { return n ? n : 1; }
+
+/* The overlap category of kernel k (its name's). */
+static uint32_t ov_kcat(const ov_sweep_state *st, uint32_t k) {
+  return st->name_cat[st->ks[k].name];
+}
+
+/* True when kernel a outranks b as a dominant partner: category priority, then
+ * duration, then the earlier file position (deterministic). */
+static bool ov_outranks(const ov_sweep_state *st, uint32_t a, uint32_t b) {
+  const ov_kernel *ks = st->ks;
+  double pa = st->cats->priority[ov_kcat(st, a)], pb = st->cats->priority[ov_kcat(st, b)];
+  if (pa != pb) return pa > pb;
+  double da = ks[a].end - ks[a].ts, db = ks[b].end - ks[b].ts;
+  if (da != db) return da > db;
+  return a < b;
+}
+
+static void ov_lane_rebest(ov_lane *l, const ov_sweep_state *st) {
+  l->best = -1;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->best < 0 || ov_outranks(st, l->run[i].k, (uint32_t)l->best)) l->best = l->run[i].k;
+}
 
 static bool ov_state_alloc(ov_sweep_state *st) {
   st->starts = malloc(ov_nz(st->n) * sizeof *st->starts);
@@ -248,7 +255,7 @@ static void ov_collect_aggs(ov_sweep_state *st) {
       st->agg_of[nm] = (uint32_t)st->n_aggs;
       ov_agg *a = &st->aggs[st->n_aggs++];
       a->name = nm;
-      a->cat = ks[i].cat;
+      a->cat = st->name_cat[nm];
       a->rep = a->first = (uint32_t)i;
       a->top_partner_name = -1;
     }
@@ -308,10 +315,10 @@ static void ov_top_two_streams(const ov_sweep_state *st, long *top1, long *top2)
   for (size_t a = 0; a < st->n_act; a++) {
     uint32_t s = st->act[a];
     uint32_t b = (uint32_t)st->lanes[s].best;
-    if (*top1 < 0 || ov_outranks(st->ks, st->cats, b, (uint32_t)st->lanes[*top1].best)) {
+    if (*top1 < 0 || ov_outranks(st, b, (uint32_t)st->lanes[*top1].best)) {
       *top2 = *top1;
       *top1 = (long)s;
-    } else if (*top2 < 0 || ov_outranks(st->ks, st->cats, b, (uint32_t)st->lanes[*top2].best)) {
+    } else if (*top2 < 0 || ov_outranks(st, b, (uint32_t)st->lanes[*top2].best)) {
       *top2 = (long)s;
     }
   }
@@ -346,7 +353,7 @@ static bool ov_account_interval(ov_sweep_state *st, double dt, ov_sweep *out) {
 }
 
 static bool ov_is_compute(const ov_sweep_state *st, uint32_t k) {
-  return st->cats->compute >= 0 && st->ks[k].cat == (uint32_t)st->cats->compute;
+  return st->cats->compute >= 0 && ov_kcat(st, k) == (uint32_t)st->cats->compute;
 }
 
 /* A kernel starts: it joins its stream's lane (and the lane the active list) and notes
@@ -364,7 +371,7 @@ static an_overlap_status ov_kernel_start(ov_sweep_state *st, uint32_t k) {
     st->act[st->n_act++] = ks[k].stream;
   }
   if (ov_is_compute(st, k) && l->n_compute++ == 0) st->compute_streams++;
-  if (l->best < 0 || ov_outranks(ks, st->cats, k, (uint32_t)l->best)) l->best = k;
+  if (l->best < 0 || ov_outranks(st, k, (uint32_t)l->best)) l->best = k;
   st->n_active_kernels++;
   return AN_OVERLAP_OK;
 }
@@ -392,7 +399,7 @@ static void ov_kernel_end(ov_sweep_state *st, uint32_t k) {
     l->pos = -1;
     l->best = -1;
   } else if (l->best == (long)k) {
-    ov_lane_rebest(l, ks, st->cats);
+    ov_lane_rebest(l, st);
   }
   ov_agg *a = &st->aggs[st->agg_of[ks[k].name]];
   double hbc = l->hbc - at.hbc;
@@ -475,10 +482,16 @@ static bool ov_split_exposed(ov_sweep_state *st) {
   return true;
 }
 
-an_overlap_status ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names, size_t n_streams,
-                               const ov_cats *cats, ov_sweep *out) {
+an_overlap_status ov_sweep_run(const ov_kernel *ks, size_t n, size_t n_names,
+                               const uint32_t *name_cat, size_t n_streams, const ov_cats *cats,
+                               ov_sweep *out) {
   memset(out, 0, sizeof *out);
-  ov_sweep_state st = {.ks = ks, .cats = cats, .n = n, .n_names = n_names, .n_streams = n_streams};
+  ov_sweep_state st = {.ks = ks,
+                       .name_cat = name_cat,
+                       .cats = cats,
+                       .n = n,
+                       .n_names = n_names,
+                       .n_streams = n_streams};
   an_overlap_status rc = AN_OVERLAP_ERR_NOMEM;
   if (!ov_state_alloc(&st)) goto done;
   ov_collect_aggs(&st);

@@ -102,12 +102,13 @@ Test(overlap_sweep, two_streams_hidden_and_exclusive) {
   long mem = ov_cats_put(&cats, r, "memory");
   /* stream 0: A [0,10) compute; stream 1: B [5,8) memory, C [20,25) memory */
   ov_kernel ks[3] = {
-      {0, 10, 0, 0, (uint32_t)comp, 0},
-      {5, 8, 1, 1, (uint32_t)mem, 1},
-      {20, 25, 1, 1, (uint32_t)mem, 2},
+      {0, 10, 0, 0},
+      {5, 8, 1, 1},
+      {20, 25, 1, 1},
   };
+  uint32_t name_cat[2] = {(uint32_t)comp, (uint32_t)mem};
   ov_sweep sw;
-  cr_assert_eq(ov_sweep_run(ks, 3, 2, 2, &cats, &sw), AN_OVERLAP_OK);
+  cr_assert_eq(ov_sweep_run(ks, 3, 2, name_cat, 2, &cats, &sw), AN_OVERLAP_OK);
   cr_assert_float_eq(sw.busy_us, 15.0, 1e-9);
   cr_assert_float_eq(sw.multi_us, 3.0, 1e-9);
   cr_assert_eq(sw.max_streams, 2);
@@ -139,6 +140,8 @@ Test(overlap_sweep, equals_a_count_over_unit_steps) {
   uint32_t comp = (uint32_t)ov_cats_put(&cats, r, "compute");
   uint32_t other = (uint32_t)ov_cats_put(&cats, r, "other");
   enum { N = 60, NAMES = 7, STREAMS = 3, T = 50 };
+  uint32_t name_cat[NAMES];
+  for (uint32_t nm = 0; nm < NAMES; nm++) name_cat[nm] = nm < 2 ? comp : other;
   unsigned seed = 12345;
   for (int round = 0; round < 200; round++) {
     ov_kernel ks[N];
@@ -147,7 +150,7 @@ Test(overlap_sweep, equals_a_count_over_unit_steps) {
       double ts = (double)((seed >> 8) % 40);
       double dur = (double)((seed >> 20) % 7); /* 0 .. 6, some empty */
       uint32_t name = (seed >> 4) % NAMES;
-      ks[i] = (ov_kernel){ts, ts + dur, name, (seed >> 12) % STREAMS, name < 2 ? comp : other, i};
+      ks[i] = (ov_kernel){ts, ts + dur, name, (seed >> 12) % STREAMS};
     }
     double busy = 0, multi = 0, hid[NAMES] = {0}, exc[NAMES] = {0}, hbc[NAMES] = {0};
     for (int t = 0; t < T; t++) {
@@ -155,7 +158,7 @@ Test(overlap_sweep, equals_a_count_over_unit_steps) {
       for (int i = 0; i < N; i++)
         if (ks[i].ts <= t && t < ks[i].end) {
           on[ks[i].stream] = true;
-          if (ks[i].cat == comp) compute_on[ks[i].stream] = true;
+          if (name_cat[ks[i].name] == comp) compute_on[ks[i].stream] = true;
         }
       int n_on = on[0] + on[1] + on[2], n_comp = compute_on[0] + compute_on[1] + compute_on[2];
       busy += n_on > 0;
@@ -172,7 +175,7 @@ Test(overlap_sweep, equals_a_count_over_unit_steps) {
       }
     }
     ov_sweep sw;
-    cr_assert_eq(ov_sweep_run(ks, N, NAMES, STREAMS, &cats, &sw), AN_OVERLAP_OK);
+    cr_assert_eq(ov_sweep_run(ks, N, NAMES, name_cat, STREAMS, &cats, &sw), AN_OVERLAP_OK);
     cr_assert_float_eq(sw.busy_us, busy, 1e-9, "round %d", round);
     cr_assert_float_eq(sw.multi_us, multi, 1e-9, "round %d", round);
     for (size_t a = 0; a < sw.n_aggs; a++) {
@@ -194,15 +197,17 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   cats.compute = -1;
   long other = ov_cats_put(&cats, r, "other");
   size_t n = 400000;
+  uint32_t name_cat[50];
+  for (size_t nm = 0; nm < 50; nm++) name_cat[nm] = (uint32_t)other;
   ov_kernel *ks = calloc(n, sizeof *ks);
   cr_assert(ks);
   for (size_t i = 0; i < n; i++) { /* 4 streams, each a back-to-back chain, offset starts */
     uint32_t s = (uint32_t)(i % 4);
     double t = (double)(i / 4) * 10.0 + s;
-    ks[i] = (ov_kernel){t, t + 10.0, (uint32_t)(i % 50), s, (uint32_t)other, (uint32_t)i};
+    ks[i] = (ov_kernel){t, t + 10.0, (uint32_t)(i % 50), s};
   }
   ov_sweep sw;
-  cr_assert_eq(ov_sweep_run(ks, n, 50, 4, &cats, &sw), AN_OVERLAP_OK);
+  cr_assert_eq(ov_sweep_run(ks, n, 50, name_cat, 4, &cats, &sw), AN_OVERLAP_OK);
   cr_assert_eq(sw.max_streams, 4);
   double hid = 0, exc = 0, tot = 0;
   for (size_t i = 0; i < sw.n_aggs; i++) {
@@ -214,8 +219,8 @@ Test(overlap_sweep, same_stream_is_exclusive_and_large_input_is_fast) {
   ov_sweep_free(&sw);
   free(ks);
 
-  ov_kernel same[2] = {{0, 10, 0, 0, (uint32_t)other, 0}, {5, 15, 1, 0, (uint32_t)other, 1}};
-  cr_assert_eq(ov_sweep_run(same, 2, 2, 1, &cats, &sw), AN_OVERLAP_OK);
+  ov_kernel same[2] = {{0, 10, 0, 0}, {5, 15, 1, 0}};
+  cr_assert_eq(ov_sweep_run(same, 2, 2, name_cat, 1, &cats, &sw), AN_OVERLAP_OK);
   cr_assert_float_eq(sw.multi_us, 0.0, 1e-9);
   cr_assert_float_eq(sw.aggs[0].hidden_us, 0.0, 1e-9);
   cr_assert_float_eq(sw.aggs[1].exclusive_us, 10.0, 1e-9);
@@ -233,23 +238,24 @@ Test(overlap_sweep, kernels_at_once_past_the_limit_stop_the_sweep) {
   cats.compute = -1;
   long other = ov_cats_put(&cats, r, "other");
   size_t lim = AN_MAX_ACTIVE_KERNELS;
+  uint32_t name_cat[7];
+  for (size_t nm = 0; nm < 7; nm++) name_cat[nm] = (uint32_t)other;
   ov_kernel *ks = calloc(lim + 1, sizeof *ks);
   cr_assert(ks);
   for (int one_stream = 0; one_stream < 2; one_stream++) {
     for (size_t i = 0; i <= lim; i++)
-      ks[i] = (ov_kernel){(double)i,         (double)(3 * lim),
-                          (uint32_t)(i % 7), one_stream ? 0u : (uint32_t)i,
-                          (uint32_t)other,   (uint32_t)i};
+      ks[i] = (ov_kernel){(double)i, (double)(3 * lim), (uint32_t)(i % 7),
+                          one_stream ? 0u : (uint32_t)i};
     ov_sweep sw;
-    cr_assert_eq(ov_sweep_run(ks, lim, 7, lim + 1, &cats, &sw), AN_OVERLAP_OK);
+    cr_assert_eq(ov_sweep_run(ks, lim, 7, name_cat, lim + 1, &cats, &sw), AN_OVERLAP_OK);
     cr_assert_eq(sw.max_streams, one_stream ? 1 : lim);
     ov_sweep_free(&sw);
-    cr_assert_eq(ov_sweep_run(ks, lim + 1, 7, lim + 1, &cats, &sw), AN_OVERLAP_ERR_LIMIT);
+    cr_assert_eq(ov_sweep_run(ks, lim + 1, 7, name_cat, lim + 1, &cats, &sw), AN_OVERLAP_ERR_LIMIT);
     cr_assert_null(sw.aggs);
     cr_assert_eq(sw.n_aggs, 0);
     /* the same kernels one after another are no problem */
     for (size_t i = 0; i <= lim; i++) ks[i].end = ks[i].ts + 0.5;
-    cr_assert_eq(ov_sweep_run(ks, lim + 1, 7, lim + 1, &cats, &sw), AN_OVERLAP_OK);
+    cr_assert_eq(ov_sweep_run(ks, lim + 1, 7, name_cat, lim + 1, &cats, &sw), AN_OVERLAP_OK);
     cr_assert_eq(sw.max_streams, 1);
     ov_sweep_free(&sw);
   }
@@ -270,12 +276,11 @@ Test(overlap_sweep, exposed_steady_and_wait_split) {
   long comp = ov_cats_put(&cats, r, "compute");
   long comm = ov_cats_put(&cats, r, "communication");
   ov_kernel ks[5] = {
-      {0, 100, 0, 0, (uint32_t)comp, 0},   {200, 260, 1, 1, (uint32_t)comm, 1},
-      {95, 105, 1, 1, (uint32_t)comm, 2},  {300, 310, 1, 1, (uint32_t)comm, 3},
-      {400, 410, 1, 1, (uint32_t)comm, 4},
+      {0, 100, 0, 0}, {200, 260, 1, 1}, {95, 105, 1, 1}, {300, 310, 1, 1}, {400, 410, 1, 1},
   };
+  uint32_t name_cat[2] = {(uint32_t)comp, (uint32_t)comm};
   ov_sweep sw;
-  cr_assert_eq(ov_sweep_run(ks, 5, 2, 2, &cats, &sw), AN_OVERLAP_OK);
+  cr_assert_eq(ov_sweep_run(ks, 5, 2, name_cat, 2, &cats, &sw), AN_OVERLAP_OK);
   const ov_agg *a = &sw.aggs[1];
   cr_assert_eq(a->count, 4);
   cr_assert_float_eq(a->exposed_us, 85.0, 1e-9);
