@@ -22,6 +22,7 @@
 #include "analysis/roofline_moe.h"
 #include "triage/hash.h"
 #include "util/map.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 #define US_PER_S 1e6
@@ -201,35 +202,45 @@ static uint32_t view_op_at(const view_ops *vo, size_t s, size_t i) {
   return (vo->secondary[bit >> 6] >> (bit & 63)) & 1u ? OP_SECONDARY : vo->pos[s][i];
 }
 
-/* The key of kernel i of stage s in view_ops_mark_secondary's map. */
-static uint64_t kernel_key(size_t s, size_t i) { return (uint64_t)s << 32 | i; }
+/* The kernel behind bit `bit` of secondary (stage blocks are few: a scan). */
+static const tr_event *view_kernel_at_bit(const an_trace_view *v, const view_ops *vo, size_t bit) {
+  size_t s = 0;
+  while (s + 1 < v->n_stages && vo->first[s + 1] <= bit) s++;
+  return v->stages[s].kernels[bit - vo->first[s]];
+}
 
 /* Marks OP_SECONDARY every kernel whose op launched a longer one (or an equal one first).
- * False when out of memory. */
+ * The kernels with an op, as (op position, bit) in one 64-bit key each, sorted: each op's
+ * kernels are then a run in bit order, whose first longest one stays. 8 bytes a kernel;
+ * a map from op to its longest kernel was 16-32 bytes a kernel at the roofline's peak
+ * (hf50: 3 MB). False when out of memory. */
 static bool view_ops_mark_secondary(const an_trace_view *v, view_ops *vo) {
-  ut_u64map main = {0}; /* op position -> kernel_key of its longest kernel */
-  bool ok = true;
-  for (size_t s = 0; ok && s < v->n_stages; s++)
-    for (size_t i = 0; ok && i < v->stages[s].n; i++) {
-      uint32_t at = vo->pos[s][i];
-      uint64_t best;
-      if (at == OP_NONE) continue;
-      if (ut_u64map_get(&main, at, &best) &&
-          tr_event_dur(v->trace, v->stages[s].kernels[i]) <=
-              tr_event_dur(v->trace, v->stages[best >> 32].kernels[best & UINT32_MAX]))
-        continue;
-      ok = ut_u64map_put(&main, at, kernel_key(s, i));
+  size_t n = 0,
+         n_bits = v->n_stages ? vo->first[v->n_stages - 1] + v->stages[v->n_stages - 1].n : 0;
+  if (n_bits > UINT32_MAX) return false;
+  for (size_t s = 0; s < v->n_stages; s++)
+    for (size_t i = 0; i < v->stages[s].n; i++) n += vo->pos[s][i] != OP_NONE;
+  uint64_t *by_op = malloc((n ? n : 1) * sizeof *by_op);
+  if (!by_op) return false;
+  n = 0;
+  for (size_t s = 0; s < v->n_stages; s++)
+    for (size_t i = 0; i < v->stages[s].n; i++)
+      if (vo->pos[s][i] != OP_NONE) by_op[n++] = (uint64_t)vo->pos[s][i] << 32 | (vo->first[s] + i);
+  ut_sort_u64(by_op, n, NULL);
+  for (size_t lo = 0, hi; lo < n; lo = hi) {
+    size_t best = lo;
+    double best_dur = tr_event_dur(v->trace, view_kernel_at_bit(v, vo, by_op[lo] & UINT32_MAX));
+    for (hi = lo + 1; hi < n && by_op[hi] >> 32 == by_op[lo] >> 32; hi++) {
+      double d = tr_event_dur(v->trace, view_kernel_at_bit(v, vo, by_op[hi] & UINT32_MAX));
+      if (d > best_dur) best = hi, best_dur = d;
     }
-  for (size_t s = 0; ok && s < v->n_stages; s++)
-    for (size_t i = 0; i < v->stages[s].n; i++) {
-      uint32_t at = vo->pos[s][i];
-      uint64_t best;
-      size_t bit = vo->first[s] + i;
-      if (at != OP_NONE && ut_u64map_get(&main, at, &best) && best != kernel_key(s, i))
-        vo->secondary[bit >> 6] |= 1ull << (bit & 63);
+    for (size_t j = lo; j < hi; j++) {
+      size_t bit = by_op[j] & UINT32_MAX;
+      if (j != best) vo->secondary[bit >> 6] |= 1ull << (bit & 63);
     }
-  ut_u64map_free(&main);
-  return ok;
+  }
+  free(by_op);
+  return true;
 }
 
 static void view_ops_free(view_ops *vo) {
