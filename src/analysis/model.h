@@ -337,7 +337,19 @@ typedef struct an_roofline {
   size_t n_shapes;               /* the row's shapes by GPU time, at most
                                     roofline.shapes_per_row (owned by the report) */
   const an_roofline_shape *shapes;
+  /* The two terms summed over the launches: its bytes at the HBM peak, its FLOPs at its
+   * format's dense peak (limiter: the larger); balanced: the larger within
+   * roofline.balanced_ratio of the smaller, so both bound the row (review 12 defect 5). */
+  double mem_term_us, comp_term_us;
+  bool balanced;
 } an_roofline;
+
+/* The larger of a row's two roofline terms over the smaller (0: a term is 0). */
+static inline double an_roofline_terms_ratio(const an_roofline *f) {
+  double lo = f->mem_term_us < f->comp_term_us ? f->mem_term_us : f->comp_term_us;
+  double hi = f->mem_term_us < f->comp_term_us ? f->comp_term_us : f->mem_term_us;
+  return lo > 0 ? hi / lo : 0;
+}
 
 /* Why launches of a stage have no roofline, counted per launch (Limits). */
 typedef struct an_roofline_counts {

@@ -863,6 +863,8 @@ static an_roofline record_of(const row_acc *a) {
   rec.bound_us = a->bound;
   rec.achieved_pct = a->time > 0 ? a->bound / a->time * 100.0 : 0;
   rec.limiter = a->comp_us > a->mem_us ? AN_LIMIT_COMPUTE : AN_LIMIT_MEMORY;
+  rec.mem_term_us = a->mem_us;
+  rec.comp_term_us = a->comp_us;
   int p = -1;
   for (int i = 0; i < TE_PEAK_COUNT; i++)
     if (a->peak_flops[i] > 0 && (p < 0 || a->peak_flops[i] > a->peak_flops[p])) p = i;
@@ -903,6 +905,13 @@ static bool record_shapes(run *r, row_acc *a, an_roofline *rec) {
   return true;
 }
 
+/* Balanced: neither term is far the larger (roofline.balanced_ratio), so the limiter
+ * alone misnames what binds the row (review 12 defect 5). */
+static void set_balanced(const run *r, an_roofline *rec) {
+  double ratio = an_roofline_terms_ratio(rec);
+  rec->balanced = ratio > 0 && ratio <= te_rules_settings(r->c.rules)->roofline_balanced_ratio;
+}
+
 static an_status build_records(run *r, size_t s) {
   an_stage_tables *st = &r->tables->stages[s];
   an_roofline_stage *os = &r->out->stages[s];
@@ -913,6 +922,7 @@ static an_status build_records(run *r, size_t s) {
     st->rows[i].roofline = 0;
     if (!a->launches || a->time <= 0) continue;
     os->records[os->n] = record_of(a);
+    set_balanced(r, &os->records[os->n]);
     if (!record_shapes(r, &r->work[s].acc[i], &os->records[os->n])) return AN_ERR_NOMEM;
     st->rows[i].roofline = (uint32_t)++os->n;
   }

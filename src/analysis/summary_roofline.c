@@ -25,6 +25,7 @@
  * own bound and the two together; the rows no tuning item names are one precision item.
  * Their per-row "fewer bytes" items give way to it in a serving run.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,31 @@ static bool merged(const sm_ctx *c, const an_kernel_row *r) {
   return false;
 }
 
+/* The share of a memory-bound row's time left once its bytes halve: half, or its FLOP
+ * term's share of its byte term when that is larger (a balanced row); all of it when it
+ * moves no bytes. */
+static double fewer_bytes_floor(const an_roofline *f) {
+  double half = f->mem_term_us / 2;
+  double stays = f->comp_term_us > half ? f->comp_term_us : half;
+  return f->mem_term_us > 0 && stays < f->mem_term_us ? stays / f->mem_term_us : 1;
+}
+
+/* The lever of a balanced row's family on the run's platform (roofline.balanced_levers:
+ * "FAMILY/PLATFORM", then "FAMILY/any"), or NULL. */
+static const char *balanced_lever(const sm_ctx *c, const an_roofline *f) {
+  if (!f->balanced || !f->family) return NULL;
+  const char *pf = an_platform_id(c->rep->run.context.platform.value);
+  const char *pfs[] = {pf, "any"};
+  for (size_t i = 0; i < sizeof pfs / sizeof *pfs; i++) {
+    if (!pfs[i]) continue;
+    char key[96];
+    snprintf(key, sizeof key, "%s/%s", f->family, pfs[i]);
+    const te_string_list *t = te_list_map_get(&c->s->roofline_balanced_levers, key);
+    if (t && t->n) return t->items[0];
+  }
+  return NULL;
+}
+
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
@@ -107,10 +133,11 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
     v.acts = true;
   } else if (f->limiter == AN_LIMIT_MEMORY && !precision_row(c, r, f)) {
     /* at the bound: half the bytes halve it (a 16-bit GEMM or attention row of a serving
-     * run: the precision item's, with its family) */
+     * run: the precision item's, with its family); a balanced row's FLOP term stays, so
+     * fewer bytes win down to it at most */
     v.action = AN_ACTION_FEWER_BYTES;
-    v.win = v.t / 2;
-    v.acts = true;
+    v.win = v.t * (1.0 - fewer_bytes_floor(f));
+    v.acts = v.win > 0;
   } else {
     v.headroom = v.frac < 1;
   }
@@ -173,6 +200,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   if (!it) return;
   it->basis_pct = hi;
   it->roofline = v[i].f;
+  it->lever = balanced_lever(c, v[i].f);
   if (members > 1) {
     it->what = v[i].f->family;
     it->count = members;

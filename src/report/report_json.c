@@ -75,6 +75,8 @@ static cJSON *roofline_json(const an_roofline *f) {
       cJSON_AddNumberToObject(o, "bound_us", an_round3(f->bound_us)) &&
       cJSON_AddNumberToObject(o, "achieved_pct", an_round3(f->achieved_pct)) &&
       cJSON_AddStringToObject(o, "limiter", rp_limiter(f->limiter)) &&
+      cJSON_AddBoolToObject(o, "balanced", f->balanced) &&
+      cJSON_AddNumberToObject(o, "terms_ratio", an_round3(an_roofline_terms_ratio(f))) &&
       add_str_or_null(o, "dtype", f->dtype) && cJSON_AddStringToObject(o, "family", f->family) &&
       cJSON_AddNumberToObject(o, "achieved_tbs", an_round3(f->achieved_tbs)) &&
       cJSON_AddNumberToObject(o, "achieved_tflops", an_round3(f->achieved_tflops)) &&

@@ -345,6 +345,10 @@ void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t
            : f->source == AN_SHAPES_MODEL ? "the model's dimensions"
                                           : "the launching op");
   size_t n = strlen(out);
+  if (f->balanced && n < cap) /* the limiter is the larger term, the other close behind */
+    snprintf(out + n, cap - n, "; balanced: its %s term is within %.2gx of it, so both bound it",
+             compute ? "byte" : "FLOP", an_roofline_terms_ratio(f));
+  n = strlen(out);
   if (f->latency_bound && n < cap)
     snprintf(out + n, cap - n,
              "; latency-bound: %zu launches would take less than the device's %.2f us "

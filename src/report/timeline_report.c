@@ -1026,6 +1026,19 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
  * defect 3: "19% mem" read as a wrong bytes count where the FLOPs ran at 9% of the peak):
  * both terms are real work there, unlike a GEMM's or an elementwise kernel's lesser one. */
 static void other_term(const an_roofline *f, char *b, size_t cap) {
+  double n = f->launches_with_shapes ? (double)f->launches_with_shapes : 1;
+  if (f->balanced) { /* review 12 defect 5: neither term alone is the bound */
+    bool mem = f->limiter == AN_LIMIT_MEMORY;
+    snprintf(b, cap,
+             " (balanced: at the device's peaks its %s take %.3g us a launch and its %s %.3g us, "
+             "within %.2gx, so both bound it; %.4g MB and %.4g GFLOP a launch, moved at %.3g "
+             "TB/s and run at %.3g TFLOP/s)",
+             mem ? "bytes" : "FLOPs", (mem ? f->mem_term_us : f->comp_term_us) / n,
+             mem ? "FLOPs" : "bytes", (mem ? f->comp_term_us : f->mem_term_us) / n,
+             an_roofline_terms_ratio(f), f->bytes / n / 1e6, f->flops / n / 1e9, f->achieved_tbs,
+             f->achieved_tflops);
+    return;
+  }
   if (!f->family || strcmp(f->family, "attention") || f->flops <= 0 || f->bytes <= 0) return;
   if (f->limiter == AN_LIMIT_MEMORY)
     snprintf(b, cap, " (memory-bound: %.4g MB a launch; its FLOPs run at %.3g TFLOP/s)",
@@ -1037,12 +1050,31 @@ static void other_term(const an_roofline *f, char *b, size_t cap) {
              f->achieved_tbs);
 }
 
+/* The lever a balanced row's family names (roofline.balanced_levers), appended. */
+static void balanced_lever(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (it->lever && it->roofline && it->roofline->balanced && len < cap)
+    snprintf(b + len, cap - len, "; lever: %s", it->lever);
+}
+
 static void roofline_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
   const an_roofline *f = it->roofline;
   char att[384] = "";
   if (f) attainable_text(f, att, sizeof att);
   if (it->count > 1) {
     roofline_group_basis(it, att, x, b, cap);
+    balanced_lever(it, b, cap);
+    return;
+  }
+  if (it->action == AN_ACTION_FEWER_BYTES && f && f->balanced) {
+    char other[320] = "";
+    other_term(f, other, sizeof other);
+    snprintf(b, cap,
+             "at %.0f%% of its roofline%s, %.0f%% of %s, so tuning wins little; half the bytes "
+             "win down to its FLOP term, at most %.0f%% of its %s ms/step",
+             it->basis_pct, other, f->of_attainable_pct, att,
+             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x);
+    balanced_lever(it, b, cap);
     return;
   }
   /* the bound is of the device's peak, the attainable rate a share of it: both, as shares
@@ -1058,7 +1090,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "ms/step at most",
              it->basis_pct, x);
   else if (f) {
-    char fl[160], other[96] = "";
+    char fl[160], other[320] = "";
     floor_text(it, fl, sizeof fl);
     other_term(f, other, sizeof other);
     snprintf(b, cap,
@@ -1066,6 +1098,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "of its %s ms/step%s",
              it->basis_pct, other, f->of_attainable_pct, att,
              it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl);
+    balanced_lever(it, b, cap);
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
              x);

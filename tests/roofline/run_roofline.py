@@ -69,7 +69,15 @@ bases      per-step bases of the kernel items (review 6 defects 2, 5, 9; ../shar
            (O28: its staging is its transfer); the MoE micro-benchmark's chain holds no top-k kernel;
            the DDP trace's eliminate row (copies under reducer::copy_bucket_to_grad) names
            gradient_as_bucket_view=True, and no trace without DDP gets that line.
-usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases --triage BIN --source DIR [--shared DIR]
+balanced   review 12 defect 5 (../shared; exit 77 without it): a row whose two roofline terms
+           are within roofline.balanced_ratio of each other is balanced (terms_ratio in the
+           JSON record), on every shared trace; every roofline item whose evidence row is
+           balanced says so and carries its family's lever of roofline.balanced_levers for the
+           run's platform, and a balanced "fewer bytes" item wins at most down to its FLOP
+           term. HF Qwen's flash attention (559 tokens, head_dim 64: FLOP term half the byte
+           term) is such an item naming FlashAttention-3 and cuDNN attention; with a pack
+           setting the ratio to 1 it is plainly memory-bound again, with no lever.
+usage: run_roofline.py tracelens|mapping|renderers|moe|limits|unbounded|grouped|levers|floor|bases|precision|balanced --triage BIN --source DIR [--shared DIR]
 """
 import argparse
 import csv
@@ -1062,11 +1070,94 @@ def precision(args):
     return 1 if failures else 0
 
 
+def balanced_lever(source, family, platform):
+    """roofline.balanced_levers' text for FAMILY/PLATFORM, else FAMILY/any (75-roofline)."""
+    with open(os.path.join(source, "rules", "75-roofline.yaml"), encoding="utf-8") as f:
+        text = f.read()
+    for key in ("%s/%s" % (family, platform), "%s/any" % family):
+        m = re.search(r'^\s+%s:\s*\["(.*)"\]\s*$' % re.escape(key), text, re.M)
+        if m:
+            return m.group(1).replace('\\"', '"')
+    return None
+
+
+def check_balanced(rep, ratio, source, label, failures):
+    """Every record's flag against its terms; every roofline item of a balanced row says
+    so with its lever; a balanced fewer-bytes item stops at its FLOP term."""
+    rows = {}
+    for st in rep["stages"]:
+        for i, k in enumerate(st["kernels"]):
+            f = k["roofline"]
+            rows[(st["stage"], i)] = k
+            if f and f["balanced"] != (0 < f["terms_ratio"] <= ratio):
+                failures.append("%s %s: balanced %r at terms ratio %r (bar %r)" % (
+                    label, k["name"][:40], f["balanced"], f["terms_ratio"], ratio))
+    platform = (rep["context"].get("platform") or {}).get("value") or "any"
+    items = []
+    for it in rep["summary"]:
+        if it["basis"] != "roofline":
+            continue
+        f = rows[(it["stage"], it["row"])]["roofline"]
+        if not f["balanced"]:
+            if it["basis_text"].find("balanced") >= 0:
+                failures.append("%s: item %r says balanced" % (label, it["action"]))
+            continue
+        items.append((it, f))
+        want = balanced_lever(source, f["family"], platform)
+        if "(balanced:" not in it["basis_text"] or it["lever"] != want:
+            failures.append("%s: balanced item %r: basis %r, lever %r (want %r)" % (
+                label, it["kernels"][0][:40], it["basis_text"][:80], it["lever"], want))
+        if want and want not in it["basis_text"]:
+            failures.append("%s: balanced item %r does not name its lever" % (label, it["kernels"][0][:40]))
+        if it["action_id"] == "fewer_bytes" and len(it["kernels"]) == 1:
+            left = max(0.5, 1.0 / f["terms_ratio"]) if f["limiter"] == "memory" else 1.0
+            if it["at_stake_us"] > it["basis_us_per_step"] * (1 - left) * 1.001 + 1e-3:
+                failures.append("%s: fewer bytes %r past the FLOP term" % (label, it["at_stake_us"]))
+    return items
+
+
+def balanced(args):
+    failures = []
+    real = os.path.join(args.shared, "traces/real")
+    if not os.path.isdir(real):
+        print("skip: %s is absent" % real)
+        return 77
+    ratio = setting_number(args.source, "75-roofline.yaml", "balanced_ratio")
+    seen = 0
+    for name in sorted(os.listdir(real)):
+        if not name.endswith((".json", ".json.gz")):
+            continue
+        seen += len(check_balanced(run_json(args.triage, os.path.join(real, name)), ratio,
+                                   args.source, name, failures))
+    hf = os.path.join(real, "hf_qwen1.5_0.5b_chat_h100.json.gz")
+    items = check_balanced(run_json(args.triage, hf), ratio, args.source, "hf", failures)
+    flash = [it for it, f in items if "flash_fwd" in it["kernels"][0] and f["family"] == "attention"]
+    if not flash or "FlashAttention-3" not in flash[0]["basis_text"] \
+            or "cuDNN attention" not in flash[0]["basis_text"]:
+        failures.append("hf: flash attention is no balanced item naming FA3 and cuDNN attention")
+    tmp = tempfile.mkdtemp()
+    try:
+        pack = os.path.join(tmp, "ratio-one.yaml")
+        with open(pack, "w", encoding="utf-8") as f:
+            f.write("pack: ratio-one\nversion: 1\nsettings:\n  roofline:\n    balanced_ratio: 1\n")
+        off = run_json(args.triage, "--rules", pack, hf)
+    finally:
+        shutil.rmtree(tmp)
+    check_balanced(off, 1.0, args.source, "hf ratio 1", failures)
+    flash = [it for it in off["summary"] if it["basis"] == "roofline" and "flash_fwd" in it["kernels"][0]]
+    if not flash or "(memory-bound:" not in flash[0]["basis_text"] or flash[0]["lever"]:
+        failures.append("hf ratio 1: flash item %r" % [it["basis_text"][:60] for it in flash])
+    for f in failures:
+        print("FAIL " + f)
+    print("balanced rooflines, %d balanced items, %d failures" % (seen, len(failures)))
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tracelens", "mapping", "renderers", "moe", "limits",
                                       "unbounded", "grouped", "levers", "floor", "bases",
-                                      "precision"])
+                                      "precision", "balanced"])
     p.add_argument("--triage", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--shared")
@@ -1075,7 +1166,8 @@ def main():
         args.shared = os.path.join(args.source, "..", "shared")
     modes = {"tracelens": tracelens, "mapping": mapping, "renderers": renderers, "moe": moe,
              "limits": limits, "unbounded": unbounded, "grouped": grouped, "levers": levers,
-             "floor": floor, "bases": bases, "precision": precision}
+             "floor": floor, "bases": bases, "precision": precision,
+             "balanced": balanced}
     return modes[args.mode](args)
 
 

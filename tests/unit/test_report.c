@@ -449,6 +449,49 @@ Test(report, fewer_bytes_lever_names_the_family_bytes) {
   cr_assert_not_null(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "KV cache"));
 }
 
+/* A balanced row (review 12 defect 5) says so with both terms a launch, and its lever; a
+ * "fewer bytes" item of one states that halving its bytes wins down to its FLOP term. */
+Test(report, balanced_row_names_both_terms_and_its_lever) {
+  an_roofline f = {.limiter = AN_LIMIT_MEMORY,
+                   .dtype = "bf16",
+                   .family = "attention",
+                   .launches_with_shapes = 24,
+                   .mem_term_us = 525,
+                   .comp_term_us = 248,
+                   .bytes = 24 * 73.27e6,
+                   .flops = 24 * 10.24e9,
+                   .balanced = true,
+                   .of_attainable_pct = 24,
+                   .attainable = 2.68,
+                   .peak = 3.35};
+  an_summary_item it = {.kind = AN_SUMMARY_KERNEL,
+                        .action = AN_ACTION_TUNE_KERNEL,
+                        .basis = AN_BASIS_ROOFLINE,
+                        .roofline = &f,
+                        .basis_pct = 19,
+                        .at_stake_us = 2070,
+                        .basis_us = 2720,
+                        .step_us = 34890,
+                        .lever = "a faster attention kernel"};
+  char basis[RP_BASIS_BYTES];
+  rp_summary_basis(&it, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis,
+                            "(balanced: at the device's peaks its bytes take 21.9 us a "
+                            "launch and its FLOPs 10.3 us, within 2.1x"),
+                     "%s", basis);
+  cr_assert_not_null(strstr(basis, "; lever: a faster attention kernel"), "%s", basis);
+  it.action = AN_ACTION_FEWER_BYTES;
+  it.at_stake_us = 2720 * (1 - 0.5);
+  rp_summary_basis(&it, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis, "half the bytes win down to its FLOP term, at most 50%"), "%s",
+                     basis);
+  f.balanced = false; /* a plain row: one term, no lever */
+  it.action = AN_ACTION_TUNE_KERNEL;
+  rp_summary_basis(&it, basis, sizeof basis);
+  cr_assert_null(strstr(basis, "balanced"), "%s", basis);
+  cr_assert_null(strstr(basis, "lever"), "%s", basis);
+}
+
 /* Rows merged past AN_ITEM_MORE are counted on the line, never cut silently (brief
  * items-12 defect 2). */
 Test(report, evidence_past_the_link_limit_is_counted) {

@@ -460,6 +460,12 @@ typedef struct te_list_map {
   X(roofline_tune_below_pct, "roofline.tune_below_pct", NUMBER, 0, 100, 0, NULL,                   \
     "a kernel row is a tuning candidate only below this % of its attainable rate "                 \
     "(docs/roofline.md); at or above it and memory-bound, the lever is fewer bytes")               \
+  X(roofline_balanced_ratio, "roofline.balanced_ratio", NUMBER, 1, 1e6, 0, NULL,                   \
+    "a row whose larger roofline term (its bytes at the HBM peak, its FLOPs at its format's "      \
+    "peak) is within this factor of the smaller is balanced: both bound it (docs/roofline.md)")    \
+  X(roofline_balanced_levers, "roofline.balanced_levers", LIST_MAP, 0, 0, 0, NULL,                 \
+    "the lever of a balanced row by op family and platform (\"attention/rocm\", "                  \
+    "\"attention/any\"): a kernel that runs both its FLOPs and its bytes faster")                  \
   X(roofline_comparable_min_us, "roofline.comparable_min_us", NUMBER, 0, 1e15, 0, NULL,            \
     "a row sets the in-trace attainable rate of its family only with this much GPU time over "     \
     "its launches with shapes")                                                                    \
