@@ -195,6 +195,8 @@ static bool subject_compact(te_subject *subj) {
   return true;
 }
 
+bool te_subject_texts(te_subject *subj) { return subject_compact(subj); }
+
 static void add_pairs(uint64_t *set, const char *t, size_t n) {
   for (size_t i = 0; i + 1 < n; i++) {
     unsigned b = pair_bit(t[i], t[i + 1]);

@@ -142,6 +142,9 @@ struct te_subject {
   char text_local[TE_SUBJECT_LOCAL_TEXT];
 };
 void te_subject_init(te_subject *subj, const char *s, size_t len);
+/* Builds the subject's folded and compact texts (for the classifier prefilter); false
+ * when out of memory. */
+bool te_subject_texts(te_subject *subj);
 void te_subject_done(te_subject *subj);
 /* Frees the heap objects of m (not m itself: it lives in the arena). */
 void te_matcher_release(te_matcher *m);

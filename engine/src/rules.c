@@ -20,6 +20,7 @@
 
 #include "diags.h"
 #include "grow.h"
+#include "prefilter.h"
 #include "rules_internal.h"
 #include "triage/ascii.h"
 
@@ -49,6 +50,9 @@ void te_rules_destroy(te_rules *r) {
   free(r->classifier_caches);
   free(r->ladder_caches);
   te_token_index_destroy(r->token_index);
+  for (size_t i = 0; r->prefilters && i < r->n_classifiers; i++)
+    te_prefilter_destroy(r->prefilters[i]);
+  free(r->prefilters);
   free(r->packs);
   pcre2_match_context_free(r->rank_ctx);
   te_display_release(r);
@@ -878,6 +882,15 @@ static bool build_token_index(te_rules *r) {
   return true;
 }
 
+/* Each classifier's prefilter (prefilter.h). Without one (out of memory, or a classifier
+ * whose every rule must run) the classifier runs every rule: the same answers. */
+static void build_prefilters(te_rules *r) {
+  if (!r->n_classifiers || !(r->prefilters = calloc(r->n_classifiers, sizeof *r->prefilters)))
+    return;
+  for (size_t i = 0; i < r->n_classifiers; i++)
+    r->prefilters[i] = te_prefilter_build(&r->classifiers[i]);
+}
+
 /* A pattern that states no min_share_pct / likely_share_pct takes the packs' defaults
  * (fuse.default_*): settings are known only once every pack is in. */
 static void fill_fusion_defaults(te_rules *r) {
@@ -953,6 +966,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     r->failed = true;
     return TE_ERR_INVALID;
   }
+  build_prefilters(r);
   return TE_OK;
 }
 
@@ -1023,6 +1037,20 @@ static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *su
   return false;
 }
 
+/* The rules of c that can hit the subject's name, as bits in local (n_local words) or on
+ * the heap; NULL when c has no prefilter or memory ran out: every rule then runs. */
+static uint64_t *may_gate(const te_rules *r, const te_classifier *c, te_subject *subj,
+                          uint64_t *local, size_t n_local) {
+  const te_prefilter *pf = r->prefilters ? r->prefilters[c - r->classifiers] : NULL;
+  if (!pf || !te_subject_texts(subj)) return NULL;
+  size_t words = te_prefilter_words(pf);
+  uint64_t *may = words <= n_local ? local : malloc(words * sizeof *may);
+  if (may)
+    te_prefilter_scan(pf, subj->folded, subj->len, subj->compact, subj->compact_len,
+                      te_token_form_mangled(subj->s, subj->len), may);
+  return may;
+}
+
 /* Index of the deciding rule of c for the subject's name, -1 for the default; cached per
  * classifier unless the caller keeps its own answers (`cached` false: nor are the base
  * classifiers' decisions, which such a caller asks once per name too). Every rule, and every base
@@ -1037,14 +1065,17 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
   if (cache && te_strcache_get(cache, subj->s, subj->len, &decided))
     return remember(subj, c, decided);
   decided = -1;
+  uint64_t may_local[8], *may = may_gate(r, c, subj, may_local, 8);
   for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
     const te_class_rule *cr = &c->rules[i];
+    if (may && !((may[i >> 6] >> (i & 63)) & 1u)) continue;
     if (!cr->match && !cr->from_classifier) continue;
     if (cr->match && !te_matcher_match_subject(cr->match, subj)) continue;
     if (cr->from_classifier && !from_hits(r, cr, subj, depth, cached)) continue;
     if (cr->unless && te_matcher_match_subject(cr->unless, subj)) continue;
     decided = (int)i;
   }
+  if (may != may_local) free(may);
   if (cache) te_strcache_put(cache, subj->s, subj->len, decided);
   return remember(subj, c, decided);
 }

@@ -83,6 +83,9 @@ struct te_rules {
    * matcher the name passes through */
   te_strcache *classifier_caches;
   te_strcache *ladder_caches;
+  /* per classifier, the automaton that tells which rules can hit a name (prefilter.h);
+   * NULL entries (or array): every rule runs */
+  struct te_prefilter **prefilters;
   /* every `tokens:` entry of every matcher, for one-pass token matching (token_index.h) */
   te_token_index *token_index;
   /* the named matchers sorted by name at the start of finalize, for every lookup by name

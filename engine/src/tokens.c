@@ -87,8 +87,7 @@ bool te_token_form_build(te_token_form *f, const char *s, size_t len) {
   f->text = block;
   f->starts = (unsigned char *)block + len + 1;
   f->pos = (size_t *)(void *)(block + pos_off);
-  bool mangled = len > 2 && s[0] == '_' && s[1] == 'Z';
-  if (!mangled || append_mangled(f, s, len) == 0) {
+  if (!te_token_form_mangled(s, len) || append_mangled(f, s, len) == 0) {
     f->len = 0;
     append_tokens(f, s, len);
   }

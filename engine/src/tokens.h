@@ -26,6 +26,11 @@ typedef struct te_token_form {
   size_t n_tokens;
 } te_token_form;
 
+/* Whether te_token_form_build reads s[0..len) as an Itanium-mangled name. */
+static inline bool te_token_form_mangled(const char *s, size_t len) {
+  return len > 2 && s[0] == '_' && s[1] == 'Z';
+}
+
 /* Builds the token form of s[0..len). A name starting with "_Z" is read as a mangled
  * name: only its length-prefixed identifiers contribute tokens (the type codes between
  * them are not words). Returns false when out of memory. */

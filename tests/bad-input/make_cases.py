@@ -46,6 +46,9 @@ LIMITS = {
 }
 # Limits with no just-over case here, and where they are tested instead.
 LIMITS_ELSEWHERE = {
+    "TE_PREFILTER_MAX_STATES": "a shortcut's size, not an input limit: past it the classifier runs "
+                               "every rule (tests/unit/test_engine.c "
+                               "past_the_state_limit_every_rule_runs)",
     "AN_MAX_WORKERS": "an environment value (TRIAGE_WORKERS=257): tests/ranks/run_ranks.py workers",
     "LV_CONNECT_TIMEOUT_S": "a timeout, not an input size: tests/live (unreachable server)",
     "LV_POLL_INTERVAL_MS": "a polling period, not an input limit",

@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "matcher.h"        /* engine-internal: the token index slot of a matcher */
+#include "prefilter.h"      /* engine-internal: the classifier prefilter */
+#include "regex_literals.h" /* engine-internal: a regex's required literals */
 #include "rules_internal.h" /* engine-internal: every matcher of a rule set */
 #include "settings.h"       /* engine-internal: value parsing */
 #include "strcache.h"       /* engine-internal: the match-result cache */
@@ -1441,4 +1443,229 @@ Test(engine_strcache, full_cache_keeps_its_names) {
   te_strcache_put(&c, "distinct_kernel_0", 17, 9); /* held names still update */
   cr_assert(te_strcache_get(&c, "distinct_kernel_0", 17, &v) && v == 9);
   te_strcache_clear(&c);
+}
+
+/* ---- the classifier prefilter (prefilter.h, regex_literals.h) ---- */
+
+/* The literal set of src as one sorted, '|'-joined string ("" when there is none). */
+static const char *literals_of(const char *src, char *buf, size_t cap) {
+  te_literal_set set;
+  buf[0] = '\0';
+  if (!te_regex_required(src, &set)) return buf;
+  const char *sorted[TE_LITERAL_SET_MAX];
+  for (size_t i = 0; i < set.n; i++) sorted[i] = set.s[i];
+  for (size_t i = 1; i < set.n; i++)
+    for (size_t j = i; j > 0 && strcmp(sorted[j - 1], sorted[j]) > 0; j--) {
+      const char *t = sorted[j];
+      sorted[j] = sorted[j - 1];
+      sorted[j - 1] = t;
+    }
+  for (size_t i = 0; i < set.n; i++) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, cap - used, "%s%s", i ? "|" : "", sorted[i]);
+  }
+  return buf;
+}
+
+Test(engine_regex_literals, what_each_construct_requires) {
+  static const struct {
+    const char *re, *want;
+  } cases[] = {
+      /* literal runs; the best of several is the one whose shortest string is longest */
+      {"gemm", "gemm"},
+      {"^triton_[a-z]+_fused_", "triton_"},
+      {"ab[xy]cdef", "cdef"},
+      {"\\d+cudnn_\\d+x\\d+", "cudnn_"},
+      /* alternations: every branch must require something; exact branches multiply out */
+      {"(?:dispatch|combine|notify)", "combine|dispatch|notify"},
+      {"ep::(?:\\w+::)*\\w*?(?:dispatch|combine|notify)", "combine|dispatch|notify"},
+      {"pa_(?:bf16|fp16)", "pa_bf16|pa_fp16"},
+      {"abc|x[0-9]+yz", "abc|yz"},
+      {"abc|x*", ""},
+      {"a|b*", ""},
+      /* optional and repeated pieces */
+      {"ab?c", "abc|ac"},
+      {"^_fwd_(?:grouped_)?kernel(?:_stage\\d\\w*|_unified)?$", "_fwd_grouped_kernel|_fwd_kernel"},
+      {"(?:xy)+z", "xy"},
+      {"(?:xyz){2,3}w", "xyz"},
+      {"(?:xyz){0,3}w", "w"},
+      {"abc*", "ab"},
+      /* classes and escapes: a class is any of several bytes; escaped punctuation is text */
+      {"[Gg]emm", "emm"},
+      {"a[]x]bcd", "bcd"},
+      {"\\.cu\\b", ".cu"},
+      {"\\bmma\\b", "mma"},
+      {"x\\dyz", "yz"},
+      /* letters fold: caseless and case-sensitive patterns are looked for lower-cased */
+      {"(?i)GEMM", "gemm"},
+      {"Gemm|GEMM|Gemv", "gemm|gemv"},
+      {"(?i:Norm)Kernel", "normkernel"},
+      {"^kernel_cutlass_kernel_\\w*?(?:Gemm|GEMM)[A-Za-z0-9]*_object_at_",
+       "kernel_cutlass_kernel_"},
+      /* zero-width pieces add nothing and keep neighbours adjacent */
+      {"(?=foo)bar", "bar"},
+      {"(?<!x)ab(?#note)cd", "abcd"},
+      {"^(?!.*fp8).*Fp8KVCacheDataType\\)0(?!\\d)", "fp8kvcachedatatype)0"},
+      {"(?!foo)", ""},
+      {"(?<name>ab)c", "abc"},
+      /* what the extraction does not follow gives no set: the regex always runs */
+      {"(?x)foo bar", ""},
+      {"\\Qa.b\\E", ""},
+      {"a{2,x}", ""},
+      {"\\x41bc", ""},
+      {"(ab)\\1", ""},
+      {"(*UTF)abc", ""},
+      {"(?R)abc", ""},
+      {"abc(", ""},
+      {".*", ""},
+  };
+  char buf[1024];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    cr_expect_str_eq(literals_of(cases[i].re, buf, sizeof buf), cases[i].want, "regex %s",
+                     cases[i].re);
+}
+
+/* The zoo's names, then spellings the zoo lacks (upper-cased, mangled, empty). */
+static size_t zoo_names(char ***out) {
+  char path[1024], line[4096];
+  snprintf(path, sizeof path, "%s/tests/rules/kernel-zoo.tsv", TRIAGE_SOURCE_DIR);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  static const char *const extra[] = {"",
+                                      "a",
+                                      "_Z",
+                                      "_ZN5aiter24add_rmsnorm_quant_kernelIfEEvv",
+                                      "_ZN4vllm15rms_norm_kernelEv",
+                                      "distinct_kernel_7",
+                                      "TRITON_POI_FUSED_ADD_0",
+                                      "KERNEL_CUTLASS_KERNEL_GEMM_OBJECT_AT_"};
+  size_t n = 0, cap = 2048;
+  char **names = malloc(cap * sizeof *names);
+  cr_assert_not_null(names);
+  for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) names[n++] = strdup(extra[i]);
+  while (fgets(line, sizeof line, f) && n + 2 < cap) {
+    if (line[0] == '#') continue;
+    line[strcspn(line, "\t\n")] = '\0';
+    names[n++] = strdup(line);
+    for (char *c = line; *c; c++) *c = (char)toupper((unsigned char)*c);
+    names[n++] = strdup(line);
+  }
+  fclose(f);
+  *out = names;
+  return n;
+}
+
+static void zoo_free(char **names, size_t n) {
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+/* Soundness of the extraction on real patterns: every text a shipped regex matches holds
+ * one of its literals once lower-cased. */
+Test(engine_defaults, regex_literals_occur_in_every_match) {
+  te_rules *r = default_rules();
+  char **names;
+  size_t n = zoo_names(&names), extracted = 0, regexes = 0, matches = 0;
+  pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+  cr_assert_not_null(md);
+  for (size_t i = 0; i < r->reg.n_matchers; i++) {
+    const te_matcher *m = r->reg.matchers[i];
+    for (size_t k = 0; k < m->n_regex; k++) {
+      te_literal_set set;
+      regexes++;
+      if (!te_regex_required(m->regex_src[k], &set)) continue;
+      extracted++;
+      for (size_t j = 0; j < n; j++) {
+        if (pcre2_match(m->regex[k], (PCRE2_SPTR)names[j], strlen(names[j]), 0, 0, md, NULL) < 0)
+          continue;
+        matches++;
+        char low[4096];
+        snprintf(low, sizeof low, "%s", names[j]);
+        te_ascii_lower(low, low, strlen(low));
+        bool found = false;
+        for (size_t l = 0; !found && l < set.n; l++) found = strstr(low, set.s[l]) != NULL;
+        cr_assert(found, "'%s' matches %s but holds none of its literals", names[j],
+                  m->regex_src[k]);
+      }
+    }
+  }
+  pcre2_match_data_free(md);
+  cr_assert_gt(extracted * 10, regexes * 7, "most shipped regexes give literals (%zu of %zu)",
+               extracted, regexes);
+  cr_assert_gt(matches, 200, "the comparison covers matches (%zu)", matches);
+  zoo_free(names, n);
+  te_rules_destroy(r);
+}
+
+/* Every classifier decides every name as it does with every rule run: the prefilter
+ * only leaves out rules that cannot hit. */
+static void prefilter_agrees(te_rules *r, char **names, size_t n, size_t *skipped) {
+  for (size_t c = 0; c < r->n_classifiers; c++) {
+    const char *id = r->classifiers[c].id;
+    for (size_t j = 0; j < n; j++) {
+      const te_class_rule *with = NULL, *without = NULL;
+      const char *cat = te_rules_classify_once(r, id, names[j], &with);
+      te_prefilter **kept = r->prefilters;
+      r->prefilters = NULL;
+      const char *all = te_rules_classify_once(r, id, names[j], &without);
+      r->prefilters = kept;
+      cr_assert_eq(with, without, "classifier %s on '%s': rule %s with the prefilter, %s without",
+                   id, names[j], with ? with->id : "(default)",
+                   without ? without->id : "(default)");
+      cr_assert_str_eq(cat, all);
+      if (kept && kept[c]) {
+        uint64_t may[64] = {0};
+        te_subject subj;
+        te_subject_init(&subj, names[j], strlen(names[j]));
+        cr_assert(te_subject_texts(&subj));
+        te_prefilter_scan(kept[c], subj.folded, subj.len, subj.compact, subj.compact_len,
+                          te_token_form_mangled(names[j], strlen(names[j])), may);
+        for (size_t i = 0; i < r->classifiers[c].n_rules; i++)
+          *skipped += !((may[i >> 6] >> (i & 63)) & 1u);
+        te_subject_done(&subj);
+      }
+    }
+  }
+}
+
+Test(engine_defaults, classifier_prefilter_never_changes_a_decision) {
+  te_rules *r = default_rules();
+  char **names;
+  size_t n = zoo_names(&names), skipped = 0;
+  const te_classifier *kernel = te_rules_classifier(r, "kernel");
+  cr_assert_not_null(kernel);
+  cr_assert(r->prefilters && r->prefilters[kernel - r->classifiers],
+            "the kernel classifier has a prefilter");
+  prefilter_agrees(r, names, n, &skipped);
+  cr_assert_gt(skipped, n * kernel->n_rules / 2, "most rules are left out (%zu)", skipped);
+  zoo_free(names, n);
+  te_rules_destroy(r);
+}
+
+/* Past TE_PREFILTER_MAX_STATES a classifier has no prefilter and runs every rule. */
+Test(engine_prefilter, past_the_state_limit_every_rule_runs) {
+  /* entries part within three letters, then run on: ~9 states each */
+  size_t entries = TE_PREFILTER_MAX_STATES / 4, cap = entries * 16 + 1024;
+  char *pack = malloc(cap);
+  cr_assert_not_null(pack);
+  size_t used =
+      (size_t)snprintf(pack, cap,
+                       "pack: big\nversion: 1\nclassifiers:\n  - id: wide\n"
+                       "    default: other\n"
+                       "    categories: [{id: hit, meaning: h}, {id: other, meaning: o}]\n"
+                       "    rules:\n      - id: many\n        category: hit\n"
+                       "        match:\n          keywords: [");
+  for (size_t i = 0; i < entries; i++)
+    used +=
+        (size_t)snprintf(pack + used, cap - used, "%s%c%c%cqqqqqqqqq", i ? ", " : "",
+                         'a' + (int)(i % 26), 'a' + (int)(i / 26 % 26), 'a' + (int)(i / 676 % 26));
+  snprintf(pack + used, cap - used, "]\n");
+  te_rules *r = rules_from1(pack);
+  free(pack);
+  const te_classifier *c = te_rules_classifier(r, "wide");
+  cr_assert_not_null(c);
+  cr_assert_null(r->prefilters[c - r->classifiers], "no prefilter past the limit");
+  cr_assert_str_eq(te_rules_classify_once(r, "wide", "x_hbaqqqqqqqqq_y", NULL), "hit");
+  cr_assert_str_eq(te_rules_classify_once(r, "wide", "nothing", NULL), "other");
+  te_rules_destroy(r);
 }

@@ -39,5 +39,9 @@
 /* Pieces (split groups) of one fusion the chain gate follows; patterns with more groups
  * (none of the defaults has more than four) are matched without the chain gate. */
 #define TE_MAX_CHAIN_PIECES 8
+/* States of one classifier's prefilter automaton (prefilter.h: one state per distinct
+ * prefix of the rules' literals; the kernel classifier needs ~3,000). Past it the
+ * classifier runs every rule on every name: the same answers, without the shortcut. */
+#define TE_PREFILTER_MAX_STATES 16384u
 
 #endif
