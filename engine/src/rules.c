@@ -882,6 +882,43 @@ static bool build_token_index(te_rules *r) {
   return true;
 }
 
+/* Whether a base decision (rule at, -1: the default) gives one of cr's labels. */
+static bool base_label_hits(const te_classifier *base, const te_class_rule *cr, int at) {
+  const char *cat = at < 0 ? base->default_category : base->rules[at].category;
+  const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
+  for (size_t i = 0; i < cr->n_from_categories; i++)
+    if (!strcmp(cr->from_categories[i], cat) || !strcmp(cr->from_categories[i], kind)) return true;
+  return false;
+}
+
+/* Each derived rule's base classifier and which of its decisions the rule accepts: the
+ * overlap classifier asked both by name for every kernel name (te_rules_classifier_any
+ * and the labels, a few dozen strcmp calls a name). Missing tables (no memory) leave
+ * the rules to compare names: the same answers. */
+static void build_derived(te_rules *r) {
+  if (!r->n_classifiers) return;
+  r->derived = te_arena_alloc(r->arena, r->n_classifiers * sizeof *r->derived);
+  for (size_t k = 0; r->derived && k < r->n_classifiers; k++) {
+    const te_classifier *c = &r->classifiers[k];
+    te_derived *dv = te_arena_alloc(r->arena, (c->n_rules ? c->n_rules : 1) * sizeof *dv);
+    r->derived[k] = dv;
+    for (size_t i = 0; dv && i < c->n_rules; i++) {
+      const te_class_rule *cr = &c->rules[i];
+      const te_classifier *base =
+          cr->from_classifier ? te_rules_classifier_any(r, cr->from_classifier) : NULL;
+      dv[i].base = NULL;
+      if (!base) continue;
+      size_t words = (base->n_rules + 1 + 63) / 64;
+      if (!(dv[i].accept = te_arena_alloc(r->arena, words * sizeof *dv[i].accept))) continue;
+      memset(dv[i].accept, 0, words * sizeof *dv[i].accept);
+      for (int at = -1; at < (int)base->n_rules; at++)
+        if (base_label_hits(base, cr, at))
+          dv[i].accept[(size_t)(at + 1) >> 6] |= 1ull << ((size_t)(at + 1) & 63);
+      dv[i].base = base;
+    }
+  }
+}
+
 /* Each classifier's prefilter (prefilter.h). Without one (out of memory, or a classifier
  * whose every rule must run) the classifier runs every rule: the same answers. */
 static void build_prefilters(te_rules *r) {
@@ -967,6 +1004,7 @@ te_status te_rules_finalize(te_rules *r, te_diags *diags) {
     return TE_ERR_INVALID;
   }
   build_prefilters(r);
+  build_derived(r);
   return TE_OK;
 }
 
@@ -1023,18 +1061,16 @@ static int remember(te_subject *subj, const te_classifier *c, int decided) {
 }
 
 /* A derived rule's condition: the name's category or kind under the base classifier is
- * one of the rule's labels. */
-static bool from_hits(const te_rules *r, const te_class_rule *cr, te_subject *subj, unsigned depth,
-                      bool cached) {
-  const te_classifier *base = te_rules_classifier_any(r, cr->from_classifier);
+ * one of the rule's labels. With the rule's table (build_derived) a bit test, else by
+ * the labels' names. */
+static bool from_hits(const te_rules *r, const te_class_rule *cr, const te_derived *dv,
+                      te_subject *subj, unsigned depth, bool cached) {
+  const te_classifier *base = dv ? dv->base : te_rules_classifier_any(r, cr->from_classifier);
   /* finalize refuses derivation cycles; the bound only guards against misuse */
   if (!base || depth > 8) return false;
   int at = decide(r, base, subj, depth + 1, cached);
-  const char *cat = at < 0 ? base->default_category : base->rules[at].category;
-  const char *kind = at < 0 ? base->default_category : base->rules[at].kind;
-  for (size_t i = 0; i < cr->n_from_categories; i++)
-    if (!strcmp(cr->from_categories[i], cat) || !strcmp(cr->from_categories[i], kind)) return true;
-  return false;
+  if (dv) return (dv->accept[(size_t)(at + 1) >> 6] >> ((size_t)(at + 1) & 63)) & 1u;
+  return base_label_hits(base, cr, at);
 }
 
 /* The rules of c that can hit the subject's name, as bits in local (n_local words) or on
@@ -1049,6 +1085,16 @@ static uint64_t *may_gate(const te_rules *r, const te_classifier *c, te_subject 
     te_prefilter_scan(pf, subj->folded, subj->len, subj->compact, subj->compact_len,
                       te_token_form_mangled(subj->s, subj->len), may);
   return may;
+}
+
+/* The first rule from i on that may (NULL: every rule) marks; n when none is left. */
+static size_t next_rule(const uint64_t *may, size_t i, size_t n) {
+  while (may && i < n) {
+    uint64_t rest = may[i >> 6] >> (i & 63);
+    if (rest) return i + (size_t)__builtin_ctzll(rest);
+    i = (i | 63) + 1;
+  }
+  return i < n ? i : n;
 }
 
 /* Index of the deciding rule of c for the subject's name, -1 for the default; cached per
@@ -1066,12 +1112,15 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
     return remember(subj, c, decided);
   decided = -1;
   uint64_t may_local[8], *may = may_gate(r, c, subj, may_local, 8);
-  for (size_t i = 0; i < c->n_rules && decided < 0; i++) {
+  for (size_t i = next_rule(may, 0, c->n_rules); i < c->n_rules && decided < 0;
+       i = next_rule(may, i + 1, c->n_rules)) {
     const te_class_rule *cr = &c->rules[i];
-    if (may && !((may[i >> 6] >> (i & 63)) & 1u)) continue;
     if (!cr->match && !cr->from_classifier) continue;
     if (cr->match && !te_matcher_match_subject(cr->match, subj)) continue;
-    if (cr->from_classifier && !from_hits(r, cr, subj, depth, cached)) continue;
+    const te_derived *dv =
+        r->derived && r->derived[c - r->classifiers] ? &r->derived[c - r->classifiers][i] : NULL;
+    if (cr->from_classifier && !from_hits(r, cr, dv && dv->base ? dv : NULL, subj, depth, cached))
+      continue;
     if (cr->unless && te_matcher_match_subject(cr->unless, subj)) continue;
     decided = (int)i;
   }

@@ -23,6 +23,15 @@ typedef struct te_display_plan {
   int first; /* the byte an anchored match starts with, -1 when not fixed */
 } te_display_plan;
 
+/* A derived rule (`from:` another classifier), resolved at finalize: its base classifier
+ * (NULL: the rule is not derived, or its table could not be made) and a bit per base
+ * decision, default first then each base rule, set when that decision gives one of the
+ * rule's labels. */
+typedef struct te_derived {
+  const te_classifier *base;
+  uint64_t *accept;
+} te_derived;
+
 struct te_rules {
   te_arena *arena;
   te_sections merged;
@@ -86,6 +95,8 @@ struct te_rules {
   /* per classifier, the automaton that tells which rules can hit a name (prefilter.h);
    * NULL entries (or array): every rule runs */
   struct te_prefilter **prefilters;
+  /* per classifier, per rule: the derived rules' tables (NULL: by name, as before) */
+  te_derived **derived;
   /* every `tokens:` entry of every matcher, for one-pass token matching (token_index.h) */
   te_token_index *token_index;
   /* the named matchers sorted by name at the start of finalize, for every lookup by name
