@@ -869,10 +869,12 @@ typedef struct an_overlap_row {
   bool host_copy;
   double host_link_gbs;
   bool copy_slow;
-  bool copy_pageable; /* a slow copy from or to pageable memory (matcher pageable_copy): the
-                         driver stages it through a pinned buffer */
-  bool own_lane;      /* a collective with dataflow evidence that it is independent: a side
-                         stream of its own is the action, also on a single-stream stage */
+  double copy_slow_fraction; /* the bar copy_slow was judged by (the setting), so the words
+                                under the table follow it */
+  bool copy_pageable;        /* a slow copy from or to pageable memory (matcher pageable_copy): the
+                                driver stages it through a pinned buffer */
+  bool own_lane;             /* a collective with dataflow evidence that it is independent: a side
+                                stream of its own is the action, also on a single-stream stage */
   /* Of the time account's instances of the row (ov_model_wait): how many have no like
    * instance (alone, their wait unknown) and their share of the row's time there; 0
    * without a time account. */

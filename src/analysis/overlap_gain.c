@@ -249,7 +249,8 @@ void an_overlap_copy_rates(an_overlap_stage *o, double host_link_gbs, const te_r
     /* a copy moves one way: half of what the datasheet states for both directions */
     r->host_link_gbs = host_link_gbs / 2.0;
     double gbs = r->copy_bytes / r->copy_us / 1000.0; /* bytes per us = MB/s */
-    r->copy_slow = gbs < set->overlap_copy_lane_host_link_min_fraction * r->host_link_gbs;
+    r->copy_slow_fraction = set->overlap_copy_lane_host_link_min_fraction;
+    r->copy_slow = gbs < r->copy_slow_fraction * r->host_link_gbs;
     r->copy_pageable =
         r->copy_slow && pageable && te_matcher_match(pageable, r->kernel, strlen(r->kernel));
   }

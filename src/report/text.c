@@ -1478,6 +1478,21 @@ static void fmt_bytes(char *b, size_t cap, double bytes) {
     snprintf(b, cap, "%.0f KB", bytes / 1e3);
 }
 
+/* A fraction in words where one reads naturally ("half", "a quarter"), else a percentage:
+ * the bar the analysis judged a copy by, whatever the pack sets it to. */
+static void fmt_fraction(char *b, size_t cap, double f) {
+  static const struct {
+    double f;
+    const char *w;
+  } words[] = {{0.5, "half"}, {0.25, "a quarter"}, {0.75, "three quarters"}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (fabs(f - words[i].f) < 1e-9) {
+      snprintf(b, cap, "%s", words[i].w);
+      return;
+    }
+  snprintf(b, cap, "%.0f%%", f * 100.0);
+}
+
 char *rp_overlap_copy_rate_text(const an_overlap_stage *o) {
   ut_buf t = {0};
   size_t k = 0;
@@ -1491,10 +1506,12 @@ char *rp_overlap_copy_rate_text(const an_overlap_stage *o) {
     ut_buf_addf(&t, "%sO%zu moves %s at %.1f GB/s (its largest copy %s)",
                 k++ ? "; " : "Copy rates: ", i + 1, all, r->copy_bytes / r->copy_us / 1000.0, big);
     if (!r->copy_slow) continue;
+    char bar[32];
+    fmt_fraction(bar, sizeof bar, r->copy_slow_fraction);
     ut_buf_addf(&t,
-                ", under half of one direction of the host link (%.0f GB/s, the device pack's "
+                ", under %s of one direction of the host link (%.0f GB/s, the device pack's "
                 "PCIe figure): %s",
-                r->host_link_gbs,
+                bar, r->host_link_gbs,
                 r->copy_pageable
                     ? "pageable memory is staged through a pinned buffer; pin it (pin_memory=True)"
                     : "pinned copies reach about three quarters of it, so look for transfers "

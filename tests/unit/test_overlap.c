@@ -2269,6 +2269,43 @@ Test(overlap_mechanism, a_slow_host_copy_says_so) {
   te_rules_destroy(r);
 }
 
+/* Brief 13 defect 2: the words under the table follow overlap.copy_lane.
+ * host_link_min_fraction, not a fixed "half": with 0.25 in a custom pack, 10 GB/s of a
+ * 32 GB/s direction is not slow, 2.6 MB a step in 660 us (3.9 GB/s) is, and the line says
+ * "under a quarter"; with 0.4 it says "under 40%". */
+Test(overlap_mechanism, the_slow_copy_words_follow_the_setting) {
+  te_rules *r = load_rules_with(
+      "pack: t\nversion: 1\nsettings:\n  overlap:\n"
+      "    copy_lane: {top_n: 3, host_link_min_fraction: 0.25}\n");
+  char *buf = input_copies_trace(6e6);
+  run x;
+  const an_overlap_row *in = copies_row(&x, r, buf);
+  cr_assert(in->host_link_gbs > 0 && !in->copy_slow, "10 GB/s is over a quarter of 32");
+  cr_assert_float_eq(in->copy_slow_fraction, 0.25, 1e-12);
+  run_free(&x);
+  free(buf);
+  buf = input_copies_trace(2e6);
+  in = copies_row(&x, r, buf);
+  cr_assert(in->copy_slow, "3.9 GB/s is under a quarter of 32");
+  char *line = rp_overlap_copy_rate_text(x.rep->stages[0].overlap);
+  cr_assert(line && strstr(line, "under a quarter of one direction") && !strstr(line, "half"), "%s",
+            line ? line : "(none)");
+  free(line);
+  run_free(&x);
+  te_rules_destroy(r);
+  r = load_rules_with(
+      "pack: t\nversion: 1\nsettings:\n  overlap:\n"
+      "    copy_lane: {top_n: 3, host_link_min_fraction: 0.4}\n");
+  in = copies_row(&x, r, buf);
+  cr_assert(in->copy_slow);
+  line = rp_overlap_copy_rate_text(x.rep->stages[0].overlap);
+  cr_assert(line && strstr(line, "under 40% of one direction"), "%s", line ? line : "(none)");
+  free(line);
+  run_free(&x);
+  free(buf);
+  te_rules_destroy(r);
+}
+
 /* One SendRecv a step at t + 1200 us (600 us, on stream 7, launched under
  * c10d::allreduce_) beside GEMMs on streams 7 and 9; alone: each of a message size no
  * other step has (In msg nelems, no dtype), so in every step the collective has no like
