@@ -562,14 +562,17 @@ static double saving_estimate(const an_stage_tables *st, const size_t *rel, size
 }
 
 /* Evidence kernels listed: the first related rows above the evidence bar; with components
- * every component kernel (a Confirmed row never shows none). */
+ * every component kernel (a Confirmed row never shows none). Deviation F17
+ * (fuse.evidence_every_counted): every related row, since the row's time counts them all
+ * (sglang decode F1 counted a 0.35 ms Q/K copy in its 1.05 ms and listed three kernels). */
 static bool fill_evidence(an_fuse_row *r, bool comp, const an_stage_tables *st, const size_t *rel,
                           size_t nrel, const te_settings *set) {
-  size_t ev_rows = (size_t)set->fuse_evidence_rows;
+  bool every = set->fuse_evidence_every_counted;
+  size_t ev_rows = every ? nrel : (size_t)set->fuse_evidence_rows;
   r->evidence = calloc(ev_rows ? ev_rows : 1, sizeof *r->evidence);
   for (size_t k = 0; r->evidence && k < nrel && r->n_evidence < ev_rows; k++) {
     const an_kernel_row *row = &st->rows[rel[k]];
-    if (!comp && row->share_pct < set->fuse_evidence_min_share_pct) continue;
+    if (!every && !comp && row->share_pct < set->fuse_evidence_min_share_pct) continue;
     r->evidence[r->n_evidence++] = (an_fuse_evidence){row->name, row->share_pct, 0, NULL};
   }
   return r->evidence != NULL;

@@ -9,6 +9,8 @@ trace of it, and checks each report:
   - no fuse row whose fused kernel runs (fused_in_use) or whose stage is over the
     pattern's size cap (state over-cap) is an item of the summary;
   - no fuse row with a gate fact unknown says Confirmed;
+  - a fuse row lists every kernel its related time counts, and the shares of the ones it
+    counts itself add up to its share (brief 13 defect 1);
   - every overlap row keeps Exposed + Hidden <= GPU time (the steady exposed time, its
     wait and the time hidden under other work on another stream, covered_us, partition the
     row's time: compute for a kernel, any work for a copy-engine transfer);
@@ -31,6 +33,7 @@ trace of it, and checks each report:
 Exit 0 when all hold, 1 with one line per failure, 77 when no input.
 """
 import os
+import re
 import sys
 
 import golden_cli
@@ -61,6 +64,31 @@ def inputs(source, shared):
     return found
 
 
+# one evidence entry: "kernel (12.3%)", "kernel (4.5% of its 9.9%)", "kernel (3.0%, counted in X)"
+EVIDENCE = re.compile(r"^(.*) \((?:(\d+\.\d)% of its )?(\d+\.\d)%(, counted in [^)]*)?\)$")
+
+
+def evidence_failures(name, stage, f):
+    """Brief 13 defect 1 (deviation F17): a fuse row lists every kernel its related time
+    counts, and the listed shares of the kernels it counts itself add up to its share."""
+    entries = [e for e in (f.get("evidence") or "").split("<br>") if e and e != "-"]
+    related = f.get("related_kernels") or []
+    if len(entries) != len(related):
+        return [f"{name}: {stage} fuse row '{f['pattern']}' counts {len(related)} kernels "
+                f"and lists {len(entries)}"]
+    listed = 0.0
+    for e in entries:
+        m = EVIDENCE.match(e)
+        if not m:
+            return [f"{name}: {stage} fuse row '{f['pattern']}': evidence entry not understood: {e[:60]}"]
+        if not m.group(4):
+            listed += float(m.group(2) or m.group(3))
+    if abs(listed - f["share_pct"]) > 0.05 * (len(entries) + 1):
+        return [f"{name}: {stage} fuse row '{f['pattern']}' lists {listed:.1f}% of its "
+                f"{f['share_pct']:.1f}%"]
+    return []
+
+
 def fuse_failures(name, rep):
     out = []
     actions = {(i["stage"], i["row"]) for i in rep.get("summary", []) if i["kind"] == "fusion"}
@@ -71,6 +99,7 @@ def fuse_failures(name, rep):
                 out.append(f"{name}: {st['stage']} fuse row '{f['pattern']}' ({state}) is a summary action")
             if f.get("unknown_gates") and f.get("confidence") == "Confirmed":
                 out.append(f"{name}: {st['stage']} fuse row '{f['pattern']}' has unknown gates yet says Confirmed")
+            out += evidence_failures(name, st["stage"], f)
     return out
 
 

@@ -111,6 +111,8 @@ typedef struct te_list_map {
     "evidence kernels listed per fuse row")                                                        \
   X(fuse_evidence_min_share_pct, "fuse.evidence_min_share_pct", NUMBER, 0, 100, 0, NULL,           \
     "evidence kernels are listed at or above this share")                                          \
+  X(fuse_evidence_every_counted, "fuse.evidence_every_counted", BOOL, 0, 0, 0, NULL,               \
+    "a fuse row lists every kernel its related time counts (no row cap, no share bar)")            \
   X(fuse_locations, "fuse.locations", INT, 0, 1000, 0, NULL,                                       \
     "current Python locations listed per fuse row")                                                \
   X(fuse_default_min_share_pct, "fuse.default_min_share_pct", NUMBER, 0, 100, 0, NULL,             \
