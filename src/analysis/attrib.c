@@ -49,6 +49,10 @@ struct an_resolver {
   double tolerance_us; /* attribution.time_tolerance_us */
   size_t cand_before, cand_after;
   const char *unresolved;
+  /* an_resolver_layers: the names of the layer frames (value 1), built on its first
+   * question; layers_mode: the sweep answers layers, not locations */
+  ut_u64map layer_names;
+  bool layers_ready, layers_mode;
 };
 
 static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32) | tid; }
@@ -173,6 +177,7 @@ void an_resolver_destroy(an_resolver *r) {
   free(r->ranges);
   an_trace_ids_free(&r->own_ids);
   ut_u64map_free(&r->fcache);
+  ut_u64map_free(&r->layer_names);
   free(r->finfo);
   free(r);
 }
@@ -276,6 +281,7 @@ typedef struct query {
 typedef struct qresult {
   const char *loc;
   const char *stack;
+  const char *layer; /* layers_mode: the outermost layer frame around it, NULL: none */
 } qresult;
 
 /* (range, t, id): a total order. */
@@ -337,6 +343,16 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
   return res->stack != NULL;
 }
 
+/* The outermost active frame that is a layer frame (active frames are in start order,
+ * outer first). */
+static void active_layer(const an_resolver *r, const uint32_t *active, size_t na, qresult *res) {
+  uint64_t one;
+  res->layer = NULL;
+  for (size_t i = 0; i < na && !res->layer; i++)
+    if (ut_u64map_get(&r->layer_names, r->frames[active[i]].name, &one))
+      res->layer = tr_str_get(r->t, r->frames[active[i]].name);
+}
+
 /* Sweeps the frames of each thread once over the sorted queries. */
 static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) {
   ut_sort(q, nq, sizeof *q, cmp_query, NULL); /* no merge buffer */
@@ -377,7 +393,9 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         if (tr_pyframe_ts(r->t, f) + tr_pyframe_dur(r->t, f) >= t) active[m++] = active[a];
       }
       na = m;
-      if (!describe_active(r, active, na, &last, &sb)) {
+      if (r->layers_mode) {
+        active_layer(r, active, na, &last);
+      } else if (!describe_active(r, active, na, &last, &sb)) {
         rc = AN_ERR_NOMEM;
         break;
       }
@@ -402,17 +420,14 @@ static void add_query(const an_resolver *r, const tr_event *e, double t, uint32_
   q[(*nq)++] = (query){(uint32_t)v, id, t};
 }
 
-an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, size_t n,
-                              an_site_ctx *out) {
-  const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
-  const tr_event **lau = calloc(n ? n : 1, sizeof *lau);
+/* The CPU op and the launch of each kernel (ops[i], lau[i]; NULL: none) and the sweep's
+ * answer for each (*res by query id: 2i the op's frames, 2i + 1 the launch's; *res stays
+ * NULL when no thread of them has frames). */
+static an_status ask(an_resolver *r, const tr_event *const *kernels, size_t n, const tr_event **ops,
+                     const tr_event **lau, qresult **res) {
+  *res = NULL;
   query *q = malloc((2 * n + 1) * sizeof *q);
-  qresult *res = NULL; /* by query id; only when a query was asked (all NULL otherwise) */
-  an_status rc = AN_OK;
-  if (!ops || !lau || !q) {
-    rc = AN_ERR_NOMEM;
-    goto done;
-  }
+  if (!q) return AN_ERR_NOMEM;
   size_t nq = 0;
   /* kernels come in start order, so their ids mostly ascend: each search starts where
    * the last one of its index ended */
@@ -431,11 +446,22 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
     }
     if (lau[i]) add_query(r, lau[i], tr_event_ts(r->t, lau[i]), (uint32_t)(2 * i + 1), q, &nq);
   }
+  an_status rc = AN_OK;
   if (nq) {
-    res = calloc(2 * n + 1, sizeof *res);
-    rc = res ? run_queries(r, q, nq, res) : AN_ERR_NOMEM;
-    if (rc != AN_OK) goto done;
+    *res = calloc(2 * n + 1, sizeof **res);
+    rc = *res ? run_queries(r, q, nq, *res) : AN_ERR_NOMEM;
   }
+  free(q);
+  return rc;
+}
+
+an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, size_t n,
+                              an_site_ctx *out) {
+  const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
+  const tr_event **lau = calloc(n ? n : 1, sizeof *lau);
+  qresult *res = NULL; /* by query id; only when a query was asked (all NULL otherwise) */
+  an_status rc = ops && lau ? ask(r, kernels, n, ops, lau, &res) : AN_ERR_NOMEM;
+  if (rc != AN_OK) goto done;
   for (size_t i = 0; i < n; i++) {
     const char *opname = ops[i] ? tr_str_get(r->t, ops[i]->name) : NULL;
     const char *lname = lau[i] ? tr_str_get(r->t, lau[i]->name) : NULL;
@@ -465,7 +491,59 @@ an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, si
 done:
   free(ops);
   free(lau);
-  free(q);
+  free(res);
+  return rc;
+}
+
+/* The layer frames of the trace: module frames (matcher layer_module_frame, PyTorch's
+ * "nn.Module: Qwen3DecoderLayer_3": the class, then the instance after "_") of a class
+ * with several instances in the trace, the model's repeated blocks; a class seen once (the
+ * model, its embedding) is no layer. Each distinct frame name is one instance. False when
+ * out of memory. */
+static bool build_layers(an_resolver *r) {
+  r->layers_ready = true;
+  const te_matcher *m = te_rules_matcher(r->rules, "layer_module_frame");
+  size_t n;
+  const tr_str *names = tr_trace_pyframe_names(r->t, &n);
+  if (!m || !n) return true;
+  ut_strmap classes = {0};
+  long *cls = malloc(n * sizeof *cls);      /* per name: its class, -1 when none */
+  size_t *count = calloc(n, sizeof *count); /* per class: its instances */
+  bool ok = cls && count;
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *s = tr_str_get(r->t, names[i]);
+    size_t len = strlen(s), c = len;
+    cls[i] = -1;
+    if (!te_matcher_match(m, s, len)) continue;
+    while (c > 0 && s[c - 1] >= '0' && s[c - 1] <= '9') c--;
+    if (c == len || c < 2 || s[c - 1] != '_') continue; /* no instance number */
+    cls[i] = ut_strmap_put(&classes, s, c - 1);
+    ok = cls[i] >= 0;
+    if (ok) count[cls[i]]++;
+  }
+  for (size_t i = 0; ok && i < n; i++)
+    if (cls[i] >= 0 && count[cls[i]] > 1) ok = ut_u64map_put(&r->layer_names, names[i], 1);
+  ut_strmap_free(&classes);
+  free(cls);
+  free(count);
+  return ok;
+}
+
+an_status an_resolver_layers(an_resolver *r, const tr_event *const *kernels, size_t n,
+                             const char **layer) {
+  for (size_t i = 0; i < n; i++) layer[i] = NULL;
+  if (!r->layers_ready && !build_layers(r)) return AN_ERR_NOMEM;
+  if (!r->layer_names.n) return AN_OK; /* no layer frames: nothing to sweep for */
+  const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
+  const tr_event **lau = calloc(n ? n : 1, sizeof *lau);
+  qresult *res = NULL;
+  r->layers_mode = true;
+  an_status rc = ops && lau ? ask(r, kernels, n, ops, lau, &res) : AN_ERR_NOMEM;
+  r->layers_mode = false;
+  for (size_t i = 0; rc == AN_OK && res && i < n; i++)
+    layer[i] = res[2 * i].layer ? res[2 * i].layer : res[2 * i + 1].layer;
+  free(ops);
+  free(lau);
   free(res);
   return rc;
 }

@@ -40,6 +40,14 @@ void an_resolver_destroy(an_resolver *r);
 an_status an_resolver_resolve(an_resolver *r, const tr_event *const *kernels, size_t n,
                               an_site_ctx *out);
 
+/* The layer of each kernel: the outermost Python frame around its CPU op (else its launch)
+ * that is an instance of a module class the trace has several instances of (matcher
+ * layer_module_frame: "nn.Module: Qwen3DecoderLayer_3"; with_stack traces), borrowed from
+ * the trace; NULL where no such frame is around it (graph replay, no module frames). Two
+ * kernels in different layers are two layers' work, whatever runs between them. */
+an_status an_resolver_layers(an_resolver *r, const tr_event *const *kernels, size_t n,
+                             const char **layer);
+
 /* Frame priority (ladder frame_priority) of a raw frame name, and its normalised form
  * (interned). Exposed for tests and the overlap code. */
 int an_frame_priority(an_resolver *r, const char *raw, const char **normalized);

@@ -15,11 +15,19 @@
  * Q/K contiguous copies before an out-of-place Q/K norm) between two pieces, or right before
  * the first, ride along: they do not count as kernels between, and the best tuple takes
  * the riders its chains held (review-1 defect 4: the whole chain is one fusion).
+ *
+ * Where the trace has module frames (with_stack), they decide the layer (brief 13 defect
+ * 3, deviation F18): a chain whose pieces were launched inside two instances of the model's
+ * repeated block ("nn.Module: Qwen3DecoderLayer_3" and "_4", attrib.h an_resolver_layers)
+ * is two layers' kernels and counts for no tuple, whatever ran between them. A piece with
+ * no such frame (graph replay, no module frames) leaves it to the kernels between.
  */
 #include "analysis/fuse_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "analysis/attrib.h"
 
 #include "util/map.h"
 #include "util/vec.h"
@@ -29,13 +37,15 @@
 void an_fuse_seq_free(an_fuse_seq *seq) {
   free(seq->row);
   free(seq->lane_start);
+  free(seq->ev);
+  free(seq->view);
   memset(seq, 0, sizeof *seq);
 }
 
-/* The dense lane (view, stream) of each kernel; *n_lanes the count. NULL when out of
- * memory. */
+/* The dense lane (view, stream) of each kernel; *n_lanes the count; ev / view: each
+ * kernel's event and view. NULL when out of memory. */
 static uint32_t *lanes_of(const an_trace_view *views, size_t n_views, const te_stage *stage,
-                          size_t n_ev, size_t *n_lanes) {
+                          size_t n_ev, size_t *n_lanes, const tr_event **ev, uint32_t *view) {
   uint32_t *lane = malloc((n_ev ? n_ev : 1) * sizeof *lane);
   ut_u64map ids = {0};
   size_t k = 0;
@@ -49,6 +59,8 @@ static uint32_t *lanes_of(const an_trace_view *views, size_t n_views, const te_s
         ok = ut_u64map_put(&ids, key, id);
         if (ok) (*n_lanes)++;
       }
+      ev[k] = sk->kernels[i];
+      view[k] = (uint32_t)v;
       lane[k++] = (uint32_t)id;
     }
   }
@@ -61,25 +73,68 @@ static uint32_t *lanes_of(const an_trace_view *views, size_t n_views, const te_s
 }
 
 bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_views,
-                       const te_stage *stage, const uint32_t *ev_row, size_t n_ev) {
+                       const te_stage *stage, const uint32_t *ev_row, size_t n_ev,
+                       const te_rules *rules, an_strtab *strings) {
   memset(seq, 0, sizeof *seq);
   size_t n_lanes = 0;
-  uint32_t *lane = lanes_of(views, n_views, stage, n_ev, &n_lanes);
+  const tr_event **ev = malloc((n_ev ? n_ev : 1) * sizeof *ev);
+  uint32_t *view = malloc((n_ev ? n_ev : 1) * sizeof *view);
+  uint32_t *lane = ev && view ? lanes_of(views, n_views, stage, n_ev, &n_lanes, ev, view) : NULL;
   seq->row = malloc((n_ev ? n_ev : 1) * sizeof *seq->row);
+  seq->ev = malloc((n_ev ? n_ev : 1) * sizeof *seq->ev);
+  seq->view = malloc((n_ev ? n_ev : 1) * sizeof *seq->view);
   seq->lane_start = calloc(n_lanes + 2, sizeof *seq->lane_start);
-  if (!lane || !seq->row || !seq->lane_start) {
+  if (!lane || !seq->row || !seq->ev || !seq->view || !seq->lane_start) {
     free(lane);
+    free(ev);
+    free(view);
     an_fuse_seq_free(seq);
     return false;
   }
   /* a counting sort by lane keeps each view's start order inside the lane */
   for (size_t i = 0; i < n_ev; i++) seq->lane_start[lane[i] + 2]++;
   for (size_t l = 0; l < n_lanes; l++) seq->lane_start[l + 2] += seq->lane_start[l + 1];
-  for (size_t i = 0; i < n_ev; i++) seq->row[seq->lane_start[lane[i] + 1]++] = ev_row[i];
+  for (size_t i = 0; i < n_ev; i++) {
+    size_t at = seq->lane_start[lane[i] + 1]++;
+    seq->row[at] = ev_row[i];
+    seq->ev[at] = ev[i];
+    seq->view[at] = view[i];
+  }
   seq->n = n_ev;
   seq->n_lanes = n_lanes;
+  seq->views = views;
+  seq->n_views = n_views;
+  seq->rules = rules;
+  seq->strings = strings;
   free(lane);
+  free(ev);
+  free(view);
   return true;
+}
+
+/* The layer of the kernel at each position pos[0..n) of the sequence (attrib.h
+ * an_resolver_layers), one resolver per view that has any. False when out of memory. */
+static bool seq_layers(const an_fuse_seq *seq, const size_t *pos, size_t n, const char **layer) {
+  const tr_event **k = malloc((n ? n : 1) * sizeof *k);
+  const char **got = malloc((n ? n : 1) * sizeof *got);
+  bool ok = k && got;
+  for (size_t i = 0; i < n; i++) layer[i] = NULL;
+  for (size_t v = 0; ok && v < seq->n_views; v++) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (seq->view[pos[i]] == v) k[m++] = seq->ev[pos[i]];
+    if (!m) continue;
+    an_resolver *r =
+        an_resolver_create(seq->views[v].trace, seq->views[v].ids, seq->rules, seq->strings);
+    ok = r && an_resolver_layers(r, k, m, got) == AN_OK;
+    an_resolver_destroy(r);
+    m = 0;
+    for (size_t i = 0; ok && i < n; i++)
+      if (seq->view[pos[i]] == v) layer[i] = got[m++];
+  }
+  free(k);
+  free(got);
+  return ok;
 }
 
 /* ---------------------------------------------------------------- search */
@@ -120,7 +175,7 @@ static bool is_rider(const an_chain_query *q, size_t r) { return q->rider && q->
 /* Walks from position p of a lane in direction dir, filling pieces of the tuple; riders
  * met between pieces go to rd. */
 static void walk(const an_chain_query *q, size_t lo, size_t hi, size_t p, int dir, size_t *tuple,
-                 bool *filled, size_t *n_filled, an_chain_riders *rd) {
+                 size_t *at, bool *filled, size_t *n_filled, an_chain_riders *rd) {
   long between = 0;
   an_chain_riders seen = {0}; /* kept only once a piece follows them */
   for (size_t j = p; *n_filled < q->n_pieces;) {
@@ -130,6 +185,7 @@ static void walk(const an_chain_query *q, size_t lo, size_t hi, size_t p, int di
     int g = piece_of(q, r, tuple, filled);
     if (g >= 0) {
       tuple[g] = r;
+      at[g] = j;
       filled[g] = true;
       (*n_filled)++;
       between = 0;
@@ -149,16 +205,19 @@ static void riders_before(const an_chain_query *q, size_t lo, size_t p, an_chain
     add_rider(rd, q->seq->row[j - 1]);
 }
 
-/* The whole tuple starting at position p (a first-piece launch), or false. */
+/* The whole tuple starting at position p (a first-piece launch), or false; at: each
+ * piece's position. */
 static bool chain_at(const an_chain_query *q, size_t lo, size_t hi, size_t p, size_t *tuple,
-                     an_chain_riders *rd) {
+                     size_t *at, an_chain_riders *rd) {
   bool filled[TE_MAX_CHAIN_PIECES] = {false};
   size_t n_filled = 1;
   tuple[0] = q->seq->row[p];
+  at[0] = p;
   filled[0] = true;
   rd->n = 0;
-  walk(q, lo, hi, p, +1, tuple, filled, &n_filled, rd);
-  if (q->unordered && n_filled < q->n_pieces) walk(q, lo, hi, p, -1, tuple, filled, &n_filled, rd);
+  walk(q, lo, hi, p, +1, tuple, at, filled, &n_filled, rd);
+  if (q->unordered && n_filled < q->n_pieces)
+    walk(q, lo, hi, p, -1, tuple, at, filled, &n_filled, rd);
   if (n_filled == q->n_pieces && q->rider) riders_before(q, lo, p, rd);
   return n_filled == q->n_pieces;
 }
@@ -173,14 +232,61 @@ static bool is_first_piece(const an_chain_query *q, size_t r) {
 typedef struct tuple_count {
   size_t rows[TE_MAX_CHAIN_PIECES];
   size_t count;
+  size_t by_frames;       /* of count: chains whose every piece has a known layer */
   an_chain_riders riders; /* the riders its chains held */
 } tuple_count;
 
+/* One chain found: its tuple, each piece's position, its riders, whether module frames
+ * placed every piece in one layer. */
+typedef struct chain_seen {
+  size_t rows[TE_MAX_CHAIN_PIECES];
+  size_t at[TE_MAX_CHAIN_PIECES];
+  an_chain_riders riders;
+  bool by_frames;
+} chain_seen;
+
+/* Drops the chains whose pieces the module frames place in two layers (counted in
+ * *across); marks those whose every piece has a known layer. False when out of memory. */
+static bool one_layer(const an_chain_query *q, chain_seen *v, size_t *n, size_t *across) {
+  size_t np = q->n_pieces, total = *n * np;
+  if (!total || !q->seq->views) return true;
+  size_t *pos = malloc(total * sizeof *pos);
+  const char **layer = malloc(total * sizeof *layer);
+  bool ok = pos && layer;
+  for (size_t i = 0; ok && i < *n; i++) memcpy(&pos[i * np], v[i].at, np * sizeof *pos);
+  ok = ok && seq_layers(q->seq, pos, total, layer);
+  size_t kept = 0;
+  for (size_t i = 0; ok && i < *n; i++) {
+    const char *first = NULL;
+    bool split = false, all = true;
+    for (size_t g = 0; g < np; g++) {
+      const char *l = layer[i * np + g];
+      if (!l)
+        all = false;
+      else if (!first)
+        first = l;
+      else if (strcmp(first, l) != 0)
+        split = true;
+    }
+    if (split) {
+      (*across)++;
+      continue;
+    }
+    v[i].by_frames = all;
+    v[kept++] = v[i];
+  }
+  if (ok) *n = kept;
+  free(pos);
+  free(layer);
+  return ok;
+}
+
 static bool count_tuple(tuple_count **v, size_t *n, size_t *cap, const size_t *t, size_t k,
-                        const an_chain_riders *rd) {
+                        const an_chain_riders *rd, bool by_frames) {
   for (size_t i = 0; i < *n; i++)
     if (!memcmp((*v)[i].rows, t, k * sizeof *t)) {
       (*v)[i].count++;
+      (*v)[i].by_frames += by_frames;
       for (size_t r = 0; r < rd->n; r++) add_rider(&(*v)[i].riders, rd->rows[r]);
       return true;
     }
@@ -190,26 +296,38 @@ static bool count_tuple(tuple_count **v, size_t *n, size_t *cap, const size_t *t
   memset(&(*v)[*n], 0, sizeof **v);
   memcpy((*v)[*n].rows, t, k * sizeof *t);
   (*v)[*n].riders = *rd;
+  (*v)[*n].by_frames = by_frames;
   (*v)[(*n)++].count = 1;
   return true;
 }
 
 bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, void *ctx),
-                   void *ctx, size_t *out, double *fraction, an_chain_riders *riders) {
+                   void *ctx, size_t *out, double *fraction, an_chain_riders *riders,
+                   an_chain_layers *layers) {
   *fraction = 0;
   riders->n = 0;
-  an_chain_riders rd;
+  *layers = (an_chain_layers){0};
   if (q->n_pieces < 1 || q->n_pieces > TE_MAX_CHAIN_PIECES) return false;
-  tuple_count *seen = NULL;
-  size_t n_seen = 0, cap = 0;
-  size_t tuple[TE_MAX_CHAIN_PIECES];
+  chain_seen *found = NULL, c = {0};
+  size_t n_found = 0, cap_found = 0;
   bool ok = true;
   for (size_t l = 0; ok && l < q->seq->n_lanes; l++) {
     size_t lo = q->seq->lane_start[l], hi = q->seq->lane_start[l + 1];
-    for (size_t p = lo; ok && p < hi; p++)
-      if (is_first_piece(q, q->seq->row[p]) && chain_at(q, lo, hi, p, tuple, &rd))
-        ok = count_tuple(&seen, &n_seen, &cap, tuple, q->n_pieces, &rd);
+    for (size_t p = lo; ok && p < hi; p++) {
+      if (!is_first_piece(q, q->seq->row[p]) || !chain_at(q, lo, hi, p, c.rows, c.at, &c.riders))
+        continue;
+      chain_seen *g = ut_grow(found, &cap_found, n_found + 1, sizeof *g);
+      ok = g != NULL;
+      if (ok) (found = g)[n_found++] = c;
+    }
   }
+  ok = ok && one_layer(q, found, &n_found, &layers->across);
+  tuple_count *seen = NULL;
+  size_t n_seen = 0, cap = 0;
+  for (size_t i = 0; ok && i < n_found; i++)
+    ok = count_tuple(&seen, &n_seen, &cap, found[i].rows, q->n_pieces, &found[i].riders,
+                     found[i].by_frames);
+  free(found);
   const tuple_count *best = NULL;
   for (size_t i = 0; ok && i < n_seen; i++) {
     if (accept && !accept(seen[i].rows, ctx)) continue;
@@ -218,6 +336,8 @@ bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, v
   if (best) {
     memcpy(out, best->rows, q->n_pieces * sizeof *out);
     *riders = best->riders;
+    layers->chains = best->count;
+    layers->by_frames = best->by_frames;
     /* of the rarest piece's launches: a norm kernel that also serves the layer's other
      * norm starts a chain only half the time, while every pad it feeds is one */
     size_t launches = SIZE_MAX;

@@ -79,13 +79,22 @@ typedef struct an_fuse_seq {
   size_t n;
   size_t *lane_start; /* n_lanes + 1 */
   size_t n_lanes;
+  /* each kernel's event and view (in the views given to an_fuse_seq_build, borrowed: the
+   * chain gate asks their Python frames for its layer) */
+  const tr_event **ev;
+  uint32_t *view;
+  const an_trace_view *views;
+  size_t n_views;
+  const te_rules *rules;
+  an_strtab *strings;
 } an_fuse_seq;
 
 /* Builds the sequence of one stage. ev_row: the row of each kernel of the stage, in the
  * order the views list them (view by view, each in start order). False when out of
  * memory (seq is then empty). */
 bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_views,
-                       const te_stage *stage, const uint32_t *ev_row, size_t n_ev);
+                       const te_stage *stage, const uint32_t *ev_row, size_t n_ev,
+                       const te_rules *rules, an_strtab *strings);
 void an_fuse_seq_free(an_fuse_seq *seq);
 
 /* One piece of a split: the rows that may play it (largest first, at most
@@ -118,11 +127,20 @@ typedef struct an_chain_riders {
   size_t rows[AN_MAX_CHAIN_RIDERS];
 } an_chain_riders;
 
+/* What the module frames said of the chains (brief 13 defect 3, deviation F18): of the
+ * best tuple's chains, how many had every piece in a known layer (one layer, since chains
+ * across two are dropped), and how many chains of any tuple were dropped so. */
+typedef struct an_chain_layers {
+  size_t by_frames, chains;
+  size_t across;
+} an_chain_layers;
+
 /* The rows that most often form a whole chain (out[0..n_pieces)), and how many chains
  * there are for each launch of the tuple's rarest piece (*fraction, at most 1). False when no chain
  * was seen, or out of memory. accept (may be NULL) refuses a tuple (the dtype gate). */
 bool an_chain_best(const an_chain_query *q, bool (*accept)(const size_t *rows, void *ctx),
-                   void *ctx, size_t *out, double *fraction, an_chain_riders *riders);
+                   void *ctx, size_t *out, double *fraction, an_chain_riders *riders,
+                   an_chain_layers *layers);
 
 /* ---------------------------------------------------------------- GEMM merges */
 

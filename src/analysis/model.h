@@ -646,6 +646,11 @@ typedef struct an_fuse_row {
   an_fuse_state state;
   unsigned unknown_gates;
   double chained_pct;
+  /* Deviation F18 (brief 13 defect 3): the chains of the row's tuple, how many of them
+   * module frames placed in one layer (every piece inside one instance of the model's
+   * repeated block; with_stack traces), and the chains of any tuple dropped because their
+   * pieces sat in two layers; 0 without a chain gate. */
+  size_t chains, chains_by_frames, chains_across_layers;
   long cap_tokens, step_tokens; /* the pattern's token cap and the stage's fewest tokens of
                                    one step (0 = none / unknown): the over-cap evidence */
   double message_bytes, cap_message_bytes; /* the split's largest collective message and the

@@ -440,7 +440,7 @@ static bool chain_format(const size_t *rows, void *vctx) {
  * rarest piece's launches start one. */
 static bool chain_search(const te_fusion_pattern *p, const an_stage_tables *st,
                          const an_chain_piece *pieces, const te_settings *set, bool *mark,
-                         size_t *rel, size_t *nrel, double *chained) {
+                         size_t *rel, size_t *nrel, double *chained, an_chain_layers *lay) {
   const char *labels[TE_MAX_CHAIN_PIECES];
   for (size_t g = 0; g < p->n_split_groups; g++) labels[g] = component_label(p, g);
   bool *rider = p->chain_riders ? calloc(st->n_rows ? st->n_rows : 1, sizeof *rider) : NULL;
@@ -464,7 +464,7 @@ static bool chain_search(const te_fusion_pattern *p, const an_stage_tables *st,
   size_t rows[TE_MAX_CHAIN_PIECES];
   an_chain_riders rd;
   dtype_ctx dc = {p, st};
-  bool found = an_chain_best(&q, chain_format, &dc, rows, chained, &rd) &&
+  bool found = an_chain_best(&q, chain_format, &dc, rows, chained, &rd, lay) &&
                *chained >= set->fuse_chain_min_fraction;
   free(rider);
   if (!found) return false;
@@ -486,13 +486,14 @@ static bool chain_search(const te_fusion_pattern *p, const an_stage_tables *st,
  * a whole chain. *chained: that share. */
 static bool match_chain(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
                         const an_stage_tables *st, const char **texts, const te_settings *set,
-                        bool *mark, size_t *rel, size_t *nrel, double *chained) {
+                        bool *mark, size_t *rel, size_t *nrel, double *chained,
+                        an_chain_layers *lay) {
   an_chain_piece pieces[TE_MAX_CHAIN_PIECES];
   for (size_t g = 0; g < p->n_split_groups; g++) {
     chain_piece(p, rh, pi, g, st, texts, mark, &pieces[g]);
     if (!pieces[g].n) return false;
   }
-  return chain_search(p, st, pieces, set, mark, rel, nrel, chained);
+  return chain_search(p, st, pieces, set, mark, rel, nrel, chained, lay);
 }
 
 /* Component evidence: each split group takes its own kernel, the largest one whose
@@ -502,9 +503,11 @@ static bool match_chain(const te_fusion_pattern *p, const row_hits *rh, size_t p
  * chain gate the pieces must also form one chain on one stream (match_chain). */
 static bool match_components(const te_fusion_pattern *p, const row_hits *rh, size_t pi,
                              const an_stage_tables *st, const char **texts, const te_settings *set,
-                             bool *mark, size_t *rel, size_t *nrel, double *chained) {
+                             bool *mark, size_t *rel, size_t *nrel, double *chained,
+                             an_chain_layers *lay) {
   *chained = 1.0;
-  if (chain_applies(p, st)) return match_chain(p, rh, pi, st, texts, set, mark, rel, nrel, chained);
+  if (chain_applies(p, st))
+    return match_chain(p, rh, pi, st, texts, set, mark, rel, nrel, chained, lay);
   size_t before = *nrel;
   bool format = !p->n_dtype;
   for (size_t g = 0; g < p->n_split_groups; g++) {
@@ -848,6 +851,7 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
                           bool *hit) {
   *hit = false;
   double chained = 1.0;
+  an_chain_layers lay = {0};
   size_t nr = st->n_rows, nrel = 0;
   m->shape_unknown = 0; /* m may hold what an earlier pattern's miss left */
   m->row.piece_last_dim = 0;
@@ -863,7 +867,7 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   if (active && st->pattern_active) st->pattern_active[pi] = true;
   size_t n_active = nrel;
   bool split = opt->component_evidence
-                   ? match_components(p, rh, pi, st, texts, set, mark, rel, &nrel, &chained)
+                   ? match_components(p, rh, pi, st, texts, set, mark, rel, &nrel, &chained, &lay)
                    : match_split_legacy(p, rh, pi, st, mark, rel, &nrel);
   double rus = 0;
   for (size_t k = 0; k < nrel; k++) rus += st->rows[rel[k]].total_us;
@@ -881,6 +885,9 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   *hit = true;
   if (opt->component_evidence && !assign_roles(m, p, n_active)) return false;
   m->row.chained_pct = chained * 100.0;
+  m->row.chains = lay.chains;
+  m->row.chains_by_frames = lay.by_frames;
+  m->row.chains_across_layers = lay.across;
   return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set,
                     opt->framework_id);
 }
@@ -1308,7 +1315,7 @@ static an_status stage_context(an_stage_tables *st, const an_trace_view *views,
   st->seq = calloc(1, sizeof *st->seq);
   st->msg_bytes = an_fuse_message_bytes(views, n_views, st, sa->ev_agg, sa->n_ev, rules);
   if (!st->seq || !st->msg_bytes ||
-      !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev))
+      !an_fuse_seq_build(st->seq, views, n_views, st->stage, sa->ev_agg, sa->n_ev, rules, strings))
     return AN_ERR_NOMEM;
   size_t np = te_rules_fusion_count(rules);
   bool shapes = false;

@@ -558,3 +558,120 @@ Test(qknorm, rocm_aiter_folds_the_cache_write_in, .init = setup, .fini = teardow
   cr_assert_not_null(row_of(rep, "vllm-qknorm-rope"));
   an_report_destroy(rep);
 }
+
+/* ---------------------------------------------------------------- layers from module frames */
+
+/* Brief 13 defect 3 (deviation F18): SGLang's Qwen3-8B prefill on MI300X, a with_stack
+ * trace whose module frames name each decoder layer ("nn.Module: Qwen3DecoderLayer_0" ..
+ * "_35"). The shared trace, not a fixture: the chain gate and the shape gate read what a
+ * real profiler wrote. */
+#define SGLANG_PREFILL TRIAGE_SHARED_DIR "/traces/real/sglang_qwen3_8b_prefilldecode_mi300x.json.gz"
+
+/* The report of the shared SGLang prefill trace under the default packs and one inline
+ * pack (NULL: none); NULL when the shared tree is absent. */
+static an_report *sglang_prefill(const char *pack, te_rules **out) {
+  FILE *f = fopen(SGLANG_PREFILL, "rb");
+  if (!f) return NULL;
+  fclose(f);
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(r, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  if (pack) cr_assert_eq(te_rules_load_buffer(r, "test.yaml", pack, strlen(pack), d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK, "the test pack loads");
+  te_diags_destroy(d);
+  an_run_options o = {0};
+  o.formal = (an_input){.path = SGLANG_PREFILL};
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
+  *out = r;
+  return rep;
+}
+
+/* Each layer's Q/K norm, RoPE and cache write are one chain, and the module frames say
+ * so: every chain of the row's tuple has each piece inside one decoder layer, and none
+ * was dropped for straddling two. */
+Test(layers, module_frames_place_the_qk_chain_in_one_layer) {
+  te_rules *r = NULL;
+  an_report *rep = sglang_prefill(NULL, &r);
+  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
+  const an_fuse_row *f = row_of(rep, "fused-qk-norm-rope-kv-cache");
+  cr_assert_not_null(f);
+  cr_assert_geq(f->chains, 36, "one chain a layer at least: %zu", f->chains);
+  cr_assert_eq(f->chains_by_frames, f->chains, "%zu of %zu placed by frames", f->chains_by_frames,
+               f->chains);
+  cr_assert_eq(f->chains_across_layers, 0);
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+}
+
+/* A pattern whose pieces are a layer's SiLU-and-mul and the add + RMSNorm that opens the
+ * next layer: with no breaker and room for the down projection between them, the kernels
+ * between would take them for one chain; the module frames place them in two layers, so
+ * there is no chain and no row. */
+static const char CROSS_LAYER[] =
+    "pack: t\nversion: 1\nfusion_patterns:\n"
+    "  - id: test-cross-layer\n    name: \"act-and-mul, then the next norm\"\n"
+    "    framework: sglang\n    origin: mainline\n    candidate_paths: [\"x.py\"]\n"
+    "    split_groups:\n"
+    "    - keywords: [\"act_and_mul_kernel\"]\n      compact: true\n"
+    "    - keywords: [\"add_rmsnorm_quant_kernelIDF16bDF16bLi256\"]\n      compact: true\n"
+    "    evidence: [any, any]\n"
+    "    chain: {max_between: 4, breakers: [communication]}\n"
+    "    min_share_pct: 0.1\n    likely_share_pct: 1.0\n    priority: 1\n";
+
+Test(layers, pieces_in_two_layers_are_no_chain) {
+  te_rules *r = NULL;
+  an_report *rep = sglang_prefill(CROSS_LAYER, &r);
+  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
+  cr_assert_null(row_of(rep, "test-cross-layer"), "a layer's end and the next one's start");
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+  /* the same trace with no frame taken for a layer: the kernels between decide, and they
+   * chain the two */
+  char pack[2048];
+  snprintf(pack, sizeof pack, "%smatchers:\n  layer_module_frame:\n    regex: ['(*FAIL)']\n",
+           CROSS_LAYER);
+  rep = sglang_prefill(pack, &r);
+  const an_fuse_row *f = row_of(rep, "test-cross-layer");
+  cr_assert_not_null(f, "without module frames the kernels between chain them");
+  cr_assert_gt(f->chains, 0);
+  cr_assert_eq(f->chains_by_frames, 0);
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+}
+
+/* The shape gate on the shared trace (F14/F16 were pinned by fixtures only): the SGLang
+ * chain gated like vLLM's QK-norm + RoPE, on the Q/K norm piece. Qwen3-8B's head dim is
+ * 128 in BF16: the gate reads both from the norm's op (aiter::rmsnorm, weight [128]) and
+ * holds; a gate for head dim 96 alone fails: no row. */
+#define SHAPE_PACK(dims)                                                                    \
+  "pack: t\nversion: 1\nfusion_patterns:\n"                                                 \
+  "  - id: fused-qk-norm-rope-kv-cache\n    name: \"Fused QK RMSNorm + RoPE + KV cache "    \
+  "write\"\n    framework: sglang\n    origin: mainline\n    candidate_paths: [\"x.py\"]\n" \
+  "    split_groups:\n"                                                                     \
+  "    - keywords: [\"rmsnorm\"]\n      compact: true\n"                                    \
+  "    - keywords: [\"rotary\"]\n      compact: true\n"                                     \
+  "    - keywords: [\"store_kvcache\"]\n      compact: true\n"                              \
+  "    evidence: [norm, rope, kv_write]\n"                                                  \
+  "    shape: {piece: 0, last_dims: " dims                                                  \
+  ", formats: [bf16]}\n"                                                                    \
+  "    min_share_pct: 0.5\n    likely_share_pct: 2.0\n    priority: 50\n"
+
+Test(layers, the_shape_gate_reads_the_shared_trace) {
+  te_rules *r = NULL;
+  an_report *rep = sglang_prefill(SHAPE_PACK("[64, 128, 256]"), &r);
+  if (!rep) cr_skip_test("no shared trace at %s", SGLANG_PREFILL);
+  const an_fuse_row *f = row_of(rep, "fused-qk-norm-rope-kv-cache");
+  cr_assert_not_null(f, "head dim 128, bf16: the gate holds");
+  cr_assert_float_eq(f->piece_last_dim, 128, 1e-9, "%g", f->piece_last_dim);
+  cr_assert_str_eq(f->piece_format, "bf16");
+  cr_assert_eq(f->unknown_gates & AN_GATE_SHAPE, 0);
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+  rep = sglang_prefill(SHAPE_PACK("[96]"), &r);
+  cr_assert_null(row_of(rep, "fused-qk-norm-rope-kv-cache"), "head dim 96 only: no row");
+  an_report_destroy(rep);
+  te_rules_destroy(r);
+}
