@@ -129,6 +129,15 @@ const char *tr_intern_get(const tr_intern *in, uint32_t id) {
   return in->recs[id].s;
 }
 
+const char *tr_intern_text(const tr_intern *in, uint32_t id, size_t *len) {
+  if (!in || id >= in->n) {
+    *len = 0;
+    return "";
+  }
+  *len = in->recs[id].len;
+  return in->recs[id].s;
+}
+
 size_t tr_intern_len(const tr_intern *in, uint32_t id) {
   if (!in || id >= in->n) return 0;
   return in->recs[id].len;

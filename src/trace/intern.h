@@ -31,6 +31,10 @@ const char *tr_intern_get(const tr_intern *in, uint32_t id);
 /* Its length in bytes (0 for 0 or an unknown id). */
 size_t tr_intern_len(const tr_intern *in, uint32_t id);
 
+/* tr_intern_get and tr_intern_len in one call: the text of id, its length in *len (the
+ * empty string and 0 for an id the table does not hold). */
+const char *tr_intern_text(const tr_intern *in, uint32_t id, size_t *len);
+
 /* Raw arena allocation with the intern table's lifetime (8-byte aligned). */
 void *tr_intern_alloc(tr_intern *in, size_t n);
 

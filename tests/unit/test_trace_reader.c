@@ -196,6 +196,58 @@ Test(trace_intern, find_agrees_with_put_and_stores_nothing) {
   tr_intern_destroy(in);
 }
 
+/* tr_intern_text is tr_intern_get and tr_intern_len in one call, unknown ids included. */
+Test(trace_intern, text_is_get_and_len) {
+  tr_intern *in = tr_intern_create();
+  cr_assert_not_null(in);
+  uint32_t a = tr_intern_put(in, "aten::addmm", 11), b = tr_intern_put(in, "x", 1);
+  const uint32_t ids[] = {0, a, b, b + 1, UINT32_MAX};
+  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+    size_t n = 99;
+    const char *p = tr_intern_text(in, ids[i], &n);
+    cr_assert_str_eq(p, tr_intern_get(in, ids[i]));
+    cr_assert_eq(n, tr_intern_len(in, ids[i]));
+  }
+  tr_intern_destroy(in);
+}
+
+/* Names of 4 to 16 bytes (the reader's name cache compares them as two overlapping words
+ * since session 13, in 4,096 slots that 6,000 names must share) and pids and tids of five
+ * digits that differ from the last one in a middle or the last byte only (the one-entry
+ * caches, two overlapping 4-byte loads) all read back as written, met once and again. */
+Test(trace_reader, names_and_pids_that_differ_in_one_byte) {
+  enum { NAMES = 6000, EVENTS = 2 * NAMES };
+  static const char *const pids[] = {"10000", "10100", "10001"};
+  size_t cap = (size_t)EVENTS * 160 + 64, len = 0;
+  char *json = malloc(cap);
+  cr_assert_not_null(json);
+  len += (size_t)snprintf(json + len, cap - len, "{\"traceEvents\": [\n");
+  for (unsigned e = 0; e < EVENTS; e++) {
+    unsigned i = e < NAMES ? e : EVENTS - 1 - e; /* each name twice, the second pass reversed */
+    int width = 3 + (int)(i % 13);               /* "k" and 3 to 15 digits: 4 to 16 bytes */
+    len += (size_t)snprintf(json + len, cap - len,
+                            "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"k%0*u\", "
+                            "\"pid\": %s, \"tid\": \"%s\", \"ts\": %u, \"dur\": 1}\n",
+                            e ? "," : "", width, i, pids[e % 3], pids[(e / 2) % 3], e);
+  }
+  len += (size_t)snprintf(json + len, cap - len, "]}\n");
+  cr_assert_lt(len, cap);
+  tr_trace *t = read_ok(json);
+  size_t n;
+  const tr_event *ev = tr_trace_events(t, TR_KIND_CPU_OP, &n);
+  cr_assert_eq(n, EVENTS);
+  for (unsigned e = 0; e < EVENTS; e++) {
+    unsigned i = e < NAMES ? e : EVENTS - 1 - e;
+    char want[32];
+    snprintf(want, sizeof want, "k%0*u", 3 + (int)(i % 13), i);
+    cr_assert_str_eq(tr_str_get(t, ev[e].name), want, "event %u", e);
+    cr_assert_str_eq(tr_str_get(t, tr_event_pid(t, &ev[e])), pids[e % 3], "event %u", e);
+    cr_assert_str_eq(tr_str_get(t, tr_event_tid(t, &ev[e])), pids[(e / 2) % 3], "event %u", e);
+  }
+  tr_trace_destroy(t);
+  free(json);
+}
+
 Test(trace_reader, basic_document) {
   tr_trace *t = read_ok(k_doc);
   cr_expect_eq(count(t, TR_KIND_KERNEL), 2);
