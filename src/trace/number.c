@@ -57,10 +57,10 @@ static double divide_exact(uint64_t m, unsigned k) {
 
 bool tr_decimal_to_double(uint64_t m, unsigned k, bool neg, double *out) {
   double d;
-  if (m <= (1ull << 53) && k <= 22) {
+  if (k == 0) {
+    d = (double)m; /* one rounding, none below 2^53: a whole time takes no division */
+  } else if (m <= (1ull << 53) && k <= 22) {
     d = (double)m / k_pow10[k]; /* both exact: one rounding */
-  } else if (k == 0) {
-    d = (double)m; /* one rounding */
   } else {
 #ifdef __SIZEOF_INT128__
     if (k > 19) return false;
