@@ -780,26 +780,23 @@ static tr_str intern_text(rd *r, fe_text s) {
   return id;
 }
 
+/* Whether the first w and the last w of the n bytes at a and b agree (w <= n <= 2w: the
+ * two loads cover all n, reading no byte outside them). */
+static inline __attribute__((always_inline)) bool ends_agree(const char *a, const char *b, size_t n,
+                                                             size_t w) {
+  uint64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  memcpy(&x0, a, w);
+  memcpy(&y0, b, w);
+  memcpy(&x1, a + n - w, w);
+  memcpy(&y1, b + n - w, w);
+  return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
 /* Whether the n bytes at a and b agree: from 4 to 16 bytes (most names, and the pids,
- * tids and categories intern_cached meets) in two overlapping loads of each, reading no
- * byte outside the n, else memcmp. */
+ * tids and categories intern_cached meets) in two overlapping loads of each, else memcmp. */
 static inline bool same_text(const char *a, const char *b, size_t n) {
-  if (n >= 8 && n <= 16) {
-    uint64_t x0, y0, x1, y1;
-    memcpy(&x0, a, 8);
-    memcpy(&y0, b, 8);
-    memcpy(&x1, a + n - 8, 8);
-    memcpy(&y1, b + n - 8, 8);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t x0, y0, x1, y1;
-    memcpy(&x0, a, 4);
-    memcpy(&y0, b, 4);
-    memcpy(&x1, a + n - 4, 4);
-    memcpy(&y1, b + n - 4, 4);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
+  if (n >= 8 && n <= 16) return ends_agree(a, b, n, 8);
+  if (n >= 4 && n < 8) return ends_agree(a, b, n, 4);
   return memcmp(a, b, n) == 0;
 }
 
