@@ -877,6 +877,35 @@ static void vote_lead(an_idle_cause *c, const tl_extra *x, int64_t ns) {
   }
 }
 
+/* Folds the queued causes of [lo, tl->n_causes) with no launch record (what NULL: their
+ * next kernel was launched before the capture) into the queued cause of a launch call whose
+ * lead is the same blocking call: one cause, one row (review 12 defect 2: one of
+ * hta_multistream5's 64 ms gaps under the same aten::to was a row apart). The folded ones
+ * are removed; order is left to the caller's sort. */
+static void fold_unlaunched(an_timeline *tl, size_t lo) {
+  for (size_t i = lo; i < tl->n_causes;) {
+    an_idle_cause *u = &tl->causes[i], *into = NULL;
+    for (size_t j = lo;
+         u->kind == AN_IDLE_DEPENDENCY && !u->what && u->lead_call && j < tl->n_causes; j++) {
+      an_idle_cause *c = &tl->causes[j];
+      if (c->kind == AN_IDLE_DEPENDENCY && c->what && c->lead_call == u->lead_call &&
+          c->child == u->child && c->region == u->region && (!into || c->idle_ns > into->idle_ns))
+        into = c;
+    }
+    if (!into) {
+      i++;
+      continue;
+    }
+    into->idle_ns += u->idle_ns;
+    into->gaps += u->gaps;
+    into->long_ns += u->long_ns;
+    into->long_gaps += u->long_gaps;
+    into->lead_ns += u->lead_ns;
+    if (u->max_gap_ns > into->max_gap_ns) into->max_gap_ns = u->max_gap_ns;
+    *u = tl->causes[--tl->n_causes]; /* i again: the last cause moved here */
+  }
+}
+
 static size_t cause_hash(const tl_portion *x) {
   uint64_t h = (uint64_t)(uintptr_t)x->what * 0x9E3779B97F4A7C15u ^
                (uint64_t)(uintptr_t)x->location * 0xC2B2AE3D27D4EB4Fu ^
@@ -959,6 +988,7 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
+    if (ok) fold_unlaunched(tl, win->cause_lo);
     ok = ok && short_cause(tl, win);
     win->cause_hi = tl->n_causes;
     if (ok && win->cause_hi - win->cause_lo > 1) /* none: tl->causes may not exist yet */
@@ -1091,6 +1121,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }
   free(tmp);
+  if (ok) fold_unlaunched(tl, *lo);
   *hi = tl->n_causes;
   if (ok && *hi - *lo > 1) qsort(tl->causes + *lo, *hi - *lo, sizeof *tl->causes, cmp_cause);
   return ok;

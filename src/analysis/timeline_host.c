@@ -1006,7 +1006,16 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
       .window = g->window, .kind = AN_IDLE_UNKNOWN, .ns = g->g1 - g->g0, .gap_ns = g->g1 - g->g0};
   if (th < 0) {
     out[0] = base;
-    blocked_portion(h, (double)g->g0 / 1000.0, (double)g->g1 / 1000.0, &out[0]);
+    double a = (double)g->g0 / 1000.0, b = (double)g->g1 / 1000.0;
+    /* no launch record (launched before the capture), but a thread that issues GPU work
+     * sat across the long gap in a call that returns only once issued GPU work has run: that
+     * work was queued, so the gap is queued work waiting, with the call as its lead, as a
+     * gap whose launch call the trace has (review 12 defect 2: one of hta_multistream5's
+     * three 64 ms gaps was `unknown` beside the two `dependency` ones) */
+    if (!blocked_portion(h, a, b, &out[0]) && b - a >= h->long_gap_us) {
+      queue_lead(h, a, b, &out[0]);
+      if (out[0].extra) out[0].kind = AN_IDLE_DEPENDENCY;
+    }
     return 1;
   }
   const thread_items *ti = &h->th[th];

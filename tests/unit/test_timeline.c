@@ -729,6 +729,49 @@ Test(timeline, a_blocking_copy_waiting_on_queued_work_is_not_its_cause, .init = 
   account_free(&a);
 }
 
+/* A long gap whose next kernel has no launch record (launched before the capture) and a long
+ * gap whose next kernel thread 2 queued, the main thread sitting in one pageable
+ * device-to-host copy across both, its GPU copy running after them (hta_multistream5's first
+ * 64 ms gap, review 12 defect 2): both gaps are queued work under one lead, one cause (named
+ * by the launch call the trace has), no `unknown` row. */
+Test(timeline, a_launchless_gap_behind_the_same_blocking_call_is_the_same_cause, .init = setup,
+     .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 4000);
+  launch(&b, "kernel_0", 2, 4, 2);
+  launch(&b, "kernel_a", 10, 20, 500);       /* ends at 520 */
+  kernel_only(&b, "kernel_b", 1620, 100, 7); /* 1100 us after A, no launch record */
+  launch_t2(&b, "kernel_c", 30, 2900, 100);  /* 1180 us after B, queued at 30 */
+  host(&b, "cpu_op", "aten::to", 490, 2500);
+  int c = b.corr++;
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+         "\"tid\":1,\"ts\":500,\"dur\":2450,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\","
+         "\"pid\":0,\"tid\":9,\"ts\":2950,\"dur\":2,\"args\":{\"stream\":9,\"correlation\":%d}},",
+         c, c);
+  account a;
+  account_build(&b, &a, "all");
+  const an_time_account *t = &a.st->total;
+  expect_all_sums(a.st);
+  cr_assert_null(cause_of(t, AN_IDLE_UNKNOWN), "the launchless gap is queued work");
+  cr_assert_null(cause_of(t, AN_IDLE_BLOCKED), "the copy ran after the gaps");
+  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
+  cr_assert_not_null(d);
+  cr_assert_str_eq(d->what, "cudaLaunchKernel");
+  cr_assert_eq(d->gaps, 2);
+  cr_assert_eq(d->idle_ns, 1100000 + 1180000, "%lld", (long long)d->idle_ns);
+  cr_assert_str_eq(d->lead_call, "cudaMemcpyAsync");
+  cr_assert_eq(d->lead_kind, AN_LEAD_PAGEABLE_COPY);
+  size_t queued = 0;
+  for (size_t i = 0; i < t->n_causes; i++) queued += t->causes[i].kind == AN_IDLE_DEPENDENCY;
+  cr_assert_eq(queued, 1, "one cause, one row");
+  /* and in the step's own account */
+  cr_assert_null(cause_of(&a.st->steps[0].account, AN_IDLE_UNKNOWN));
+  account_free(&a);
+}
+
 /* One rule for every sync kind (review 10 defect 9 on hta_multistream5: a 158 ms
  * cudaDeviceSynchronize across the gaps was item 4): a thread sitting in a synchronising
  * call while the next work sat queued waits on that work; the gaps stay dependency, named
