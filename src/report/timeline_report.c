@@ -536,6 +536,11 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
     return "Tune or replace the backend of these kernels (one tuning pass or library covers "
            "the family)";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
+  /* the host time sits in a named activity (pool_lever): its dispatch, not data loading */
+  if (w == AN_WORKLOAD_TRAINING && it->lever)
+    return "Host-bound step: cut the host's per-op overhead where it dispatches eager ops (the "
+           "activity the basis names; CPU contention), then launch fewer kernels "
+           "(torch.compile, CUDA graphs)";
   if (w == AN_WORKLOAD_TRAINING)
     return "Host-bound step: cut the host's per-op overhead (CPU contention, data loading), then "
            "launch fewer kernels (torch.compile, CUDA graphs)";
@@ -730,10 +735,31 @@ static void stall_group_basis(const an_summary_item *it, const char *longest, ch
              longest);
 }
 
+/* A launch-bound pool's idle per step under its lever's activity (the rows whose cause
+ * names it, each by the part the item takes). */
+static double named_pool_us(const an_summary_item *it) {
+  int64_t ns = 0;
+  for (size_t k = 0; k < it->n_rows; k++) {
+    const an_idle_cause *x = &it->timeline->total.causes[it->rows[k].row];
+    if (x->what != it->lever_op) continue;
+    ns += it->rows[k].part == AN_PART_ALL    ? x->idle_ns
+          : it->rows[k].part == AN_PART_LONG ? x->long_ns
+                                             : x->idle_ns - x->long_ns;
+  }
+  return rp_per_step_us(it->timeline, ns);
+}
+
 /* "; lever for `op`: what to change" after an idle basis (summary.levers). */
 static void lever_text(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
-  if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
+  if (it->lever && len < cap && it->action == AN_ACTION_LAUNCH_BOUND) {
+    char ms[32];
+    double us = named_pool_us(it);
+    rp_fmt_ms(ms, sizeof ms, us);
+    snprintf(b + len, cap - len,
+             "; the largest part, %s ms/step (%.0f%%), under `%.80s`; lever: %s", ms,
+             it->at_stake_us > 0 ? us / it->at_stake_us * 100.0 : 0.0, it->lever_op, it->lever);
+  } else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
     snprintf(b + len, cap - len, "; lever (`%.80s`, the blocking call): %s", it->lever_op,
              it->lever);
   else if (it->lever && len < cap)

@@ -2060,6 +2060,35 @@ Test(summary, queued_work_is_one_item_whatever_the_call, .init = setup, .fini = 
   an_report_destroy(r);
 }
 
+/* Eager training dispatch: the host sits in DistributedDataParallel.forward across a step's
+ * short gaps (review 12 defect 6: hta_ddp's pool said "CPU contention, data loading"); the
+ * launch-bound pool's largest part is that named activity, so its lever names it; with the
+ * same gaps in no recorded activity there is no lever. */
+Test(summary, a_launch_bound_pool_in_a_named_activity_names_it, .init = setup, .fini = teardown) {
+  for (int named = 0; named < 2; named++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#1", 0, 3000);
+    if (named) host(&b, "cpu_op", "DistributedDataParallel.forward", 5, 2900);
+    for (int k = 0; k < 20; k++) launch(&b, "eager_op", 20 + 100.0 * k, 27 + 100.0 * k, 10);
+    an_report *r = run_buffer(&b);
+    const an_summary_item *pool = item_of(r, AN_ACTION_LAUNCH_BOUND);
+    cr_assert_not_null(pool);
+    if (named) {
+      cr_assert_not_null(pool->lever);
+      cr_assert_str_eq(pool->lever_op, "DistributedDataParallel.forward");
+      char basis[4096];
+      rp_summary_basis(pool, basis, sizeof basis);
+      cr_assert_not_null(strstr(basis, "under `DistributedDataParallel.forward`; lever: "), "%s",
+                         basis);
+    } else {
+      cr_assert_null(pool->lever);
+    }
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
+}
+
 /* The overlap table's wait rows tell the wait item's story (deviation O22): at least one,
  * each saying want, none the other wait word. */
 static void expect_wait_rows(const an_report *r, an_recommendation want) {
