@@ -229,11 +229,17 @@ static void stage_items(sm_ctx *c) {
 
 /* ---------------------------------------------------------------- ranking */
 
-/* Bounded items first (a figure without a bound is not advice), then by score. */
+/* Bounded items first (a figure without a bound is not advice); then the items whose
+ * evidence a trace's filter leaves whole before the host items of a trace filtered or
+ * sampled to GPU work (host_filtered: their cause rests on the host work the filter kept,
+ * their bound is a lower one and the calls it dropped may hold a sync; review 12 defect 4:
+ * hta_sampled_2ranks' 30 ms optimizer stall ranked above the rebalance item every rank's
+ * trace supports); then by score. */
 static int by_score(const void *pa, const void *pb) {
   const an_summary_item *a = pa, *b = pb;
   bool ua = a->basis == AN_BASIS_UNBOUNDED, ub = b->basis == AN_BASIS_UNBOUNDED;
   if (ua != ub) return ua ? 1 : -1;
+  if (a->host_filtered != b->host_filtered) return a->host_filtered ? 1 : -1;
   if (a->score != b->score) return a->score > b->score ? -1 : 1;
   if (a->kind != b->kind) return a->kind > b->kind ? -1 : 1; /* time account first */
   return strcmp(a->anchor, b->anchor);

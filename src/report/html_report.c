@@ -275,6 +275,12 @@ static void summary(rp_hw *hw) {
   rp_hw_printf(hw, "<section id=\"%ssummary\" class=\"summary\"><h%d>What to try first</h%d>",
                hw->idp, 2 + hw->hd, 2 + hw->hd);
   bottleneck(hw);
+  char filtered[RP_FILTERED_TOP_BYTES];
+  if (rp_filtered_top(hw->rep, filtered, sizeof filtered)) {
+    rp_hw_printf(hw, "<p class=\"filtered\">");
+    rp_hw_text(hw, filtered);
+    rp_hw_printf(hw, "</p>");
+  }
   rp_hw_printf(hw, "<ol>");
   for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
   rp_hw_printf(hw, "</ol></section>");

@@ -1041,6 +1041,55 @@ const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
   return "Filtered trace";
 }
 
+/* The filtered stage whose queued idle per step is the largest share of its step, and that
+ * share (NULL when no stage is filtered). */
+static const an_stage_report *filtered_queued(const an_report *r, double *us, double *pct) {
+  const an_stage_report *top = NULL;
+  *us = *pct = 0;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_stage_report *st = &r->stages[i];
+    const an_stage_timeline *tl = st->timeline;
+    if (!st->host_filtered || !tl || tl->total.span_ns <= 0) continue;
+    const an_time_account *a = &tl->total;
+    int64_t q = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT];
+    double share = (double)q * 100.0 / (double)a->span_ns;
+    if (top && share <= *pct) continue;
+    top = st;
+    *pct = share;
+    *us = (double)q / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
+  }
+  return top;
+}
+
+const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
+  if (!r->limits.filtered) return NULL;
+  double us = 0, pct = 0;
+  const an_stage_report *st = filtered_queued(r, &us, &pct);
+  char ms[32];
+  rp_md_number(ms, sizeof ms, us / 1000.0);
+  int n = snprintf(buf, cap,
+                   "This trace was filtered or sampled down to GPU work (Limits: Filtered trace): "
+                   "its host items rest on the host work the filter kept, their bounds are lower "
+                   "bounds, and they follow the items the filter leaves whole");
+  if (st && pct >= 0.05 && n > 0 && (size_t)n < cap) {
+    size_t dropped = 0;
+    const an_rank_group *g = dropped_total(r, &dropped);
+    n += snprintf(buf + n, cap - (size_t)n,
+                  ". In %s, %s ms/step (%.1f%% of the step) is GPU idle with its next work "
+                  "issued and waiting, which no item bounds: a sampled trace drops kernels, so "
+                  "that idle may be work it dropped",
+                  st->label, ms, pct);
+    if (g && n > 0 && (size_t)n < cap)
+      n += snprintf(buf + n, cap - (size_t)n,
+                    " (the Ranks section finds %zu collective instance%s that a rank's trace "
+                    "lacks where another rank ran %s, the longest %.3f ms)",
+                    dropped, dropped == 1 ? "" : "s", dropped == 1 ? "it" : "them",
+                    g->dropped_us / 1000.0);
+  }
+  if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ".");
+  return buf;
+}
+
 size_t rp_diff_fact_changes(const an_diff_report *d, rp_fact_change out[RP_FACT_CHANGES]) {
   const an_diff_input *b = &d->inputs[0], *a = &d->inputs[1];
   const char *what[3] = {"framework", "model", "GPU"};

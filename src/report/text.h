@@ -254,6 +254,13 @@ const char *rp_ranks_limit(const an_trace_limits *l, char *buf, size_t cap);
 #define RP_FILTERED_BYTES 2048
 const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap);
 
+/* The line above "What to try first" of a trace filtered or sampled to GPU work (review 12
+ * defect 4): the stage's idle with its next work queued, which no item bounds there (it may
+ * be work the sampler dropped, as the collectives a peer ran and this rank lacks), and that
+ * its host items follow the others; NULL when the tables' trace is not filtered. */
+#define RP_FILTERED_TOP_BYTES 1024
+const char *rp_filtered_top(const an_report *r, char *buf, size_t cap);
+
 /* A hint as one line, "PATH: warning: MESSAGE" (no trailing newline), into buf; returns
  * the length it wanted (snprintf contract). */
 int rp_hint_text(const an_hint *h, char *buf, size_t cap);

@@ -64,6 +64,8 @@ static void bottleneck_line(FILE *f, const an_bottleneck *b) {
 void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const void *ctx) {
   fputs("\n## What to try first\n\n", f);
   bottleneck_line(f, &r->bottleneck);
+  char filtered[RP_FILTERED_TOP_BYTES];
+  if (rp_filtered_top(r, filtered, sizeof filtered)) fprintf(f, "%s\n\n", filtered);
   if (!r->n_summary) {
     fputs("No action has a bound over the summary's bar (settings summary.*, docs/report.md).\n",
           f);

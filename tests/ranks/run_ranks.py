@@ -693,6 +693,12 @@ def shared(triage, source):
         # kernel, so it makes no "find what the queued work waits on" item (review 8 #1)
         queued = [i for i in rep["summary"] if i["action_id"] == "dependency"]
         check(not queued, f"hta: a queued-work item on a sampled trace: {queued[:1]}")
+        # its host items rest on the host work the filter kept: they follow the items every
+        # rank's trace supports, the rebalance item first (review 12 defect 4)
+        idle = [i for i in rep["summary"] if i["kind"] == "idle"]
+        check(waits and all(rep["summary"].index(w) < rep["summary"].index(i)
+                            for w in waits for i in idle),
+              f"hta: order {[i['action_id'] for i in rep['summary']]}")
         check_merge(triage, "hta", d, 2, rep)
 
 

@@ -265,6 +265,28 @@ Test(report, rank_span_says_what_the_times_cover) {
   cr_assert_str_eq(rp_rank_span(&r, buf, sizeof buf), "times are totals over the capture");
 }
 
+/* A trace filtered or sampled to GPU work says so above its items (review 12 defect 4:
+ * hta_sampled_2ranks' 32% queued idle, mostly collectives the sampling dropped, had no word
+ * at the top): its host items follow, and its queued idle, which no item bounds there, may
+ * be dropped work; an unfiltered trace gets no such line. */
+Test(report, a_filtered_trace_says_so_above_its_items) {
+  an_stage_timeline tl = {.n_steps = 2};
+  tl.total.span_ns = 1000000000;
+  tl.total.idle_by_kind_ns[AN_IDLE_DEPENDENCY] = 300000000;
+  tl.total.idle_by_kind_ns[AN_IDLE_EVENT_WAIT] = 22000000;
+  an_stage_report st = {.id = "all", .label = "all", .timeline = &tl, .host_filtered = true};
+  an_report r = {.n_stages = 1, .stages = &st};
+  char buf[RP_FILTERED_TOP_BYTES];
+  cr_assert_null(rp_filtered_top(&r, buf, sizeof buf), "not filtered");
+  r.limits.filtered = true;
+  cr_assert_not_null(rp_filtered_top(&r, buf, sizeof buf));
+  cr_assert_not_null(strstr(buf, "follow the items the filter leaves whole"), "%s", buf);
+  cr_assert_not_null(strstr(buf,
+                            "In all, 161.00 ms/step (32.2% of the step) is GPU idle with its "
+                            "next work issued and waiting, which no item bounds"),
+                     "%s", buf);
+}
+
 /* The bottleneck banner says how many items it left out, and nothing of the kind when it
  * left none out (review 3: "so 0 such items are left out"). */
 Test(report, bottleneck_tail_without_items_left_out) {
