@@ -1220,6 +1220,11 @@ typedef struct an_stage_timeline {
   const char *marker;
   size_t marker_kinds;
   int64_t marker_ns;
+  /* Markers of the chosen kind nested inside a counted step's (an_step.nested): part of
+   * that step, not counted apart; their number and the longest's length (the report says
+   * which marker the steps are, review 12 defect 5). */
+  size_t marker_nested;
+  int64_t marker_nested_ns;
   size_t placed_by_gpu_time;
   /* Steps whose GPU windows overlapped the next one's (steps.h: cut_windows): how many ran
    * kernels past the next step's first start, and that time (the union of those kernels'

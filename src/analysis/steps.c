@@ -22,6 +22,10 @@ typedef struct span {
   double ts, end;
   tr_str name;
   uint32_t index; /* file position: a total order */
+  /* spans of its kind starting inside it (keep_outermost dropped them: the same step) and
+   * the longest's length (us) */
+  uint32_t nested;
+  double nested_us;
 } span;
 
 typedef struct span_list {
@@ -39,7 +43,10 @@ static int cmp_span(const void *pa, const void *pb, void *unused) {
 
 static span span_of(const tr_trace *t, const tr_event *e) {
   double dur = tr_event_dur(t, e);
-  return (span){tr_event_ts(t, e), tr_event_ts(t, e) + (dur > 0 ? dur : 0), e->name, e->index};
+  return (span){.ts = tr_event_ts(t, e),
+                .end = tr_event_ts(t, e) + (dur > 0 ? dur : 0),
+                .name = e->name,
+                .index = e->index};
 }
 
 /* Keeps the outermost spans (sorted first): one starting inside a kept one is the same
@@ -48,8 +55,15 @@ static span span_of(const tr_trace *t, const tr_event *e) {
 static void keep_outermost(span_list *l) {
   ut_sort(l->v, l->n, sizeof *l->v, cmp_span, NULL);
   size_t m = 0;
-  for (size_t i = 0; i < l->n; i++)
-    if (m == 0 || l->v[i].ts >= l->v[m - 1].end) l->v[m++] = l->v[i];
+  for (size_t i = 0; i < l->n; i++) {
+    if (m == 0 || l->v[i].ts >= l->v[m - 1].end) {
+      l->v[m++] = l->v[i];
+      continue;
+    }
+    span *in = &l->v[m - 1]; /* counted as part of it (review 12 defect 5) */
+    in->nested++;
+    if (l->v[i].end - l->v[i].ts > in->nested_us) in->nested_us = l->v[i].end - l->v[i].ts;
+  }
   l->n = m;
 }
 
@@ -694,6 +708,8 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
     out->steps[j].cpu_ts = l.v[j].ts;
     out->steps[j].cpu_end = l.v[j].end;
     out->steps[j].window_end = INFINITY;
+    out->steps[j].nested = l.v[j].nested;
+    out->steps[j].nested_us = l.v[j].nested_us;
   }
   free_candidates(c, n_c);
   if (ok) {

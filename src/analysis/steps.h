@@ -66,6 +66,10 @@ typedef struct an_step {
   size_t n_kernels;
   double kernel_us; /* summed kernel durations */
   bool warmup;      /* a warm-up call: not counted in per-step figures */
+  /* Markers of its kind that start inside its own (PARAM's inner measure|forward inside
+   * the outer one): part of this step, not steps of their own; the longest's length (us). */
+  size_t nested;
+  double nested_us;
 } an_step;
 
 typedef struct an_steps {

@@ -302,6 +302,9 @@ static bool make_windows(an_timeline *tl, tl_trace *c) {
     }
     if (s->source != AN_STEPS_GPU_ANNOTATION)
       st->marker_ns += tl_ns(s->steps[j].cpu_end) - tl_ns(s->steps[j].cpu_ts);
+    st->marker_nested += s->steps[j].nested;
+    if (tl_ns(s->steps[j].nested_us) > st->marker_nested_ns)
+      st->marker_nested_ns = tl_ns(s->steps[j].nested_us);
   }
   for (size_t j = 0; j < s->n; j++) { /* kernels placed by GPU time, once per stage */
     size_t slot = stage_slot(tl, s->steps[j].stage_id);

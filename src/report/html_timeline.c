@@ -72,6 +72,8 @@ static void steps_para(rp_hw *hw, const an_stage_timeline *tl) {
     if (tl->n_warmup)
       rp_hw_printf(hw, ", %zu warm-up step%s left out", tl->n_warmup, tl->n_warmup == 1 ? "" : "s");
     rp_hw_printf(hw, ".");
+    char nested[RP_NESTED_BYTES];
+    rp_hw_text(hw, rp_nested_markers(tl, nested, sizeof nested));
   }
   if (tl->marker)
     rp_hw_printf(hw, " Step marker: <code>%s</code> (of %zu kind%s in the trace).", tl->marker,

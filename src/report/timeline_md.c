@@ -97,6 +97,8 @@ static void steps_line(FILE *f, const an_stage_timeline *tl) {
     if (tl->n_warmup)
       fprintf(f, ", %zu warm-up step%s left out", tl->n_warmup, tl->n_warmup == 1 ? "" : "s");
     fputc('.', f);
+    char nested[RP_NESTED_BYTES];
+    fputs(rp_nested_markers(tl, nested, sizeof nested), f);
   }
   int64_t other_ns = tl->outside_ns - tl->setup_ns;
   if (tl->setup_ns > 0) {

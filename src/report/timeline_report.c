@@ -314,6 +314,8 @@ cJSON *rp_timeline_json(const an_stage_timeline *tl) {
             add_str0(o, "marker", tl->marker) &&
             cJSON_AddNumberToObject(o, "marker_kinds", (double)tl->marker_kinds) &&
             add_us(o, "marker_us", tl->marker_ns) &&
+            cJSON_AddNumberToObject(o, "marker_nested", (double)tl->marker_nested) &&
+            add_us(o, "marker_nested_max_us", tl->marker_nested_ns) &&
             cJSON_AddNumberToObject(o, "placed_by_gpu_time", (double)tl->placed_by_gpu_time) &&
             cJSON_AddNumberToObject(o, "cut_steps", (double)tl->n_cut) &&
             add_us(o, "cut_us", tl->cut_ns) && outside_json(o, tl) &&
@@ -550,6 +552,22 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
 }
 
 void rp_fmt_ms(char *b, size_t cap, double us) { rp_md_number(b, cap, us / 1000.0); }
+
+const char *rp_nested_markers(const an_stage_timeline *tl, char *buf, size_t cap) {
+  buf[0] = '\0';
+  if (!tl->n_steps || !tl->marker_nested) return buf;
+  char outer[32], inner[32];
+  rp_fmt_ms(outer, sizeof outer, rp_per_step_us(tl, tl->marker_ns));
+  rp_fmt_ms(inner, sizeof inner, (double)tl->marker_nested_ns / 1000.0);
+  bool one = tl->n_steps == 1;
+  snprintf(buf, cap,
+           " %s the outermost marker%s of %s kind (%s ms on the host%s); %zu more of the same "
+           "kind nested inside %s (the longest %s ms) %s part of %s, not counted apart.",
+           one ? "The step is" : "The steps are", one ? "" : "s", one ? "its" : "their", outer,
+           one ? "" : " per step", tl->marker_nested, one ? "it" : "them", inner,
+           tl->marker_nested == 1 ? "is" : "are", one ? "that step" : "those steps");
+  return buf;
+}
 
 double rp_step_coverage_pct(const an_stage_timeline *tl) {
   double all = (double)(tl->total.kernel_ns + tl->outside_ns - tl->setup_ns);

@@ -254,6 +254,10 @@ Test(steps, nested_serving_markers_are_one_step, .init = setup, .fini = teardown
   cr_assert_eq(step_of(&x, "decode_b"), 0);
   cr_assert_eq(step_of(&x, "decode_c"), 1);
   cr_assert_eq(an_steps_count(&x.s, "decode"), 2);
+  /* the inner marker is counted as part of the outer one's step (review 12 defect 5) */
+  cr_assert_eq(x.s.steps[0].nested, 1);
+  cr_assert_float_eq(x.s.steps[0].nested_us, 470, 1e-9);
+  cr_assert_eq(x.s.steps[1].nested, 0);
   unbuild(&x);
 }
 
@@ -1745,6 +1749,31 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   cr_assert_lt(r->bottleneck.idle_pct, 1.0);
   cr_assert(!r->bottleneck.launch_bound, "queued idle is not launch spacing");
   expect_bounds(r);
+  an_report_destroy(r);
+}
+
+/* PARAM's measured forward inside the outer measure annotation (hta_alexnet, review 12
+ * defect 5): one step, the outer one; the time account says which, and that the inner one
+ * is part of it. */
+Test(summary, a_nested_step_marker_is_named_as_part_of_the_step, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1000, 800);
+  host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1400, 360);
+  launch(&b, "conv", 1410, 1420, 100);
+  launch(&b, "fc", 1500, 1600, 50);
+  an_report *r = run_buffer(&b);
+  const an_stage_timeline *tl = r->stages[0].timeline;
+  cr_assert_eq(tl->n_steps, 1);
+  cr_assert_eq(tl->marker_nested, 1);
+  cr_assert_eq(tl->marker_nested_ns, 360000);
+  char *md = render(rp_markdown, r);
+  cr_assert_not_null(strstr(md,
+                            "The step is the outermost marker of its kind (0.80 ms on the "
+                            "host); 1 more of the same kind nested inside it (the longest "
+                            "0.36 ms) is part of that step, not counted apart."),
+                     "%s", md);
+  free(md);
   an_report_destroy(r);
 }
 
