@@ -1222,17 +1222,14 @@ static bool ov_split_contexts(ov_stage_ctx *c) {
   return ok;
 }
 
-/* The kernels of the formal bundle as the sweep sees them, with their same-stream order
- * (for the neighbours of the dependency signal). False when out of memory. */
+/* The kernels of the formal bundle as the sweep sees them. False when out of memory. */
 static bool ov_stage_kernels(ov_stage_ctx *c) {
   ov_bundle *fb = c->formal;
   ov_side *s = fb->side;
   c->ks = malloc((c->n ? c->n : 1) * sizeof *c->ks);
-  c->order = malloc((c->n ? c->n : 1) * sizeof *c->order);
-  c->pos_of = malloc((c->n ? c->n : 1) * sizeof *c->pos_of);
   c->cap_key_cat = s->names.n ? s->names.n : 1;
   c->key_cat = calloc(c->cap_key_cat, sizeof *c->key_cat);
-  if (!c->ks || !c->order || !c->pos_of || !c->key_cat) return false;
+  if (!c->ks || !c->key_cat) return false;
   for (size_t i = 0; i < c->n; i++) {
     size_t k = ov_bundle_kernel(fb, i);
     const tr_event *e = ov_side_event(s, k);
@@ -1241,12 +1238,22 @@ static bool ov_stage_kernels(ov_stage_ctx *c) {
     c->ks[i] = (ov_kernel){tr_event_ts(s->t, e), tr_event_ts(s->t, e) + tr_event_dur(s->t, e),
                            s->name[k], s->stream[k]};
     c->key_cat[s->name[k]] = (uint32_t)cat;
-    c->order[i] = (uint32_t)i;
   }
-  ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);
-  for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = (uint32_t)i;
   c->n_keys = s->names.n;
   return ov_split_contexts(c);
+}
+
+/* The kernels' same-stream order (for the neighbours of the dependency signal), made after
+ * the sweep: its 8 bytes a kernel and the sweep's own state were the stage's peak together.
+ * False when out of memory. */
+static bool ov_stream_order(ov_stage_ctx *c) {
+  c->order = malloc((c->n ? c->n : 1) * sizeof *c->order);
+  c->pos_of = malloc((c->n ? c->n : 1) * sizeof *c->pos_of);
+  if (!c->order || !c->pos_of) return false;
+  for (size_t i = 0; i < c->n; i++) c->order[i] = (uint32_t)i;
+  ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);
+  for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = (uint32_t)i;
+  return true;
 }
 
 /* docs/reference.md §6.4 headroom rows: kernels with enough exclusive time, non-compute first,
@@ -1484,6 +1491,7 @@ static an_overlap_status ov_analyze_stage(const te_rules *r, ov_cats *cats, ov_b
     rc = sweep_rc;
     goto done;
   }
+  if (!ov_stream_order(&c)) goto done;
   st->busy_us = sw.busy_us;
   st->span_us = ov_span(c.ks, c.n);
   st->multi_stream_us = sw.multi_us;
