@@ -112,6 +112,15 @@ const tr_event *an_trace_ids_launch_of(const an_trace_ids *ids, const tr_trace *
   return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
 }
 
+const tr_event *an_trace_ids_launch_of_near(const an_trace_ids *ids, const tr_trace *t,
+                                            const tr_event *k, size_t *hint) {
+  int64_t corr = tr_event_correlation(t, k);
+  size_t lo, hi;
+  if (corr == TR_NO_ID || !ids) return NULL;
+  an_id_index_range_near(&ids->launches_by_corr, corr, hint, &lo, &hi);
+  return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
+}
+
 void an_trace_ids_free(an_trace_ids *ids) {
   an_id_index_free(&ids->ops_by_ext);
   an_id_index_free(&ids->launches_by_corr);

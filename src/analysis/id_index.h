@@ -58,6 +58,10 @@ typedef struct an_trace_ids {
  * none (launched before the capture, runtime events not kept) or ids is NULL. */
 const tr_event *an_trace_ids_launch_of(const an_trace_ids *ids, const tr_trace *t,
                                        const tr_event *k);
+/* The same, the index searched from *hint (0 at first, then set by each call): kernels
+ * asked in time order have correlations in about ascending order. */
+const tr_event *an_trace_ids_launch_of_near(const an_trace_ids *ids, const tr_trace *t,
+                                            const tr_event *k, size_t *hint);
 
 /* 0, or -1 out of memory (ids is then empty and may be freed). */
 int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t);

@@ -152,20 +152,61 @@ const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const 
   return NULL;
 }
 
-long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at) {
+/* The first sorted entry after (pid, tid, key/ts) (at_or_before fails there), searched
+ * from `hint` in steps that double, then by the partition point (ut_lower_bound_near_f64's
+ * walk): callers asking in about time order (launch calls in kernel order) find it a few
+ * entries from their last answer. The same answer as a search of the whole index. */
+static size_t first_after_near(const an_op_nest *x, tr_str pid, tr_str tid, int64_t key, double ts,
+                               size_t hint) {
+#define HOLDS(i) at_or_before(x, &x->ops[x->pos[i]], pid, tid, key, ts)
+  size_t n = x->n, at = hint < n ? hint : n, lo, hi, step = 1, out;
+  if (at < n && HOLDS(at)) { /* the answer lies after at */
+    lo = at + 1;
+    while (lo + step - 1 < n && HOLDS(lo + step - 1)) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step - 1 < n ? lo + step - 1 : n;
+  } else { /* at or before at */
+    hi = at;
+    while (hi >= step && !HOLDS(hi - step)) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
+  UT_PARTITION_POINT(out, lo, hi, i, HOLDS(i));
+#undef HOLDS
+  return out;
+}
+
+/* The innermost op around `at` given lo, the first sorted entry after at's (pid, tid,
+ * start): an op spanning it starts at or before it, so it encloses the last op that does:
+ * walk up from that one to the first that still spans it. */
+static long around_from(const an_op_nest *x, const tr_event *at, size_t lo) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
-  size_t lo; /* first op sorting after (pid, tid, at->ts) */
-  int64_t key = tr_event_ts_count(at);
   double at_ts = tr_event_ts(x->t, at);
-  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, key, at_ts));
-  /* an op spanning it starts at or before it, so it encloses the last op that does: walk
-   * up from that one to the first that still spans it */
   for (int32_t i = (int32_t)lo - 1; i >= 0; i = x->parent[i]) {
     const tr_event *op = &x->ops[x->pos[i]];
     if (tr_event_pid(x->t, op) != pid || tr_event_tid(x->t, op) != tid) return -1;
     if (end_of(x, op) >= at_ts) return i;
   }
   return -1;
+}
+
+long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at) {
+  tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
+  size_t lo; /* first op sorting after (pid, tid, at->ts) */
+  int64_t key = tr_event_ts_count(at);
+  double at_ts = tr_event_ts(x->t, at);
+  UT_PARTITION_POINT(lo, 0, x->n, mid, at_or_before(x, &x->ops[x->pos[mid]], pid, tid, key, at_ts));
+  return around_from(x, at, lo);
+}
+
+long an_op_nest_around_entry_near(const an_op_nest *x, const tr_event *at, size_t *hint) {
+  *hint = first_after_near(x, tr_event_pid(x->t, at), tr_event_tid(x->t, at), tr_event_ts_count(at),
+                           tr_event_ts(x->t, at), *hint);
+  return around_from(x, at, *hint);
 }
 
 const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at) {

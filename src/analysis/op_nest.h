@@ -51,6 +51,10 @@ const tr_event *an_op_nest_around(const an_op_nest *x, const tr_event *at);
  * then an_op_nest_parent of an entry, -1 at the outermost; an_op_nest_op of an entry is
  * its op. */
 long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at);
+/* The same, searched from *hint (0 at first; then the caller's last answer's place, which
+ * this sets): for a caller asking about events in about time order, a few steps from the
+ * last one instead of a search of every op. */
+long an_op_nest_around_entry_near(const an_op_nest *x, const tr_event *at, size_t *hint);
 static inline long an_op_nest_parent(const an_op_nest *x, long entry) { return x->parent[entry]; }
 static inline const tr_event *an_op_nest_op(const an_op_nest *x, long entry) {
   return &x->ops[x->pos[entry]];

@@ -41,6 +41,8 @@ struct an_opaque_probe {
   const an_op_nest *nest;
   uint8_t *memo; /* by string id: 0 unasked, 1 no, 2 yes */
   size_t n_str;
+  size_t hint;        /* where the nest's last search ended: launches come in about time order */
+  size_t launch_hint; /* the same, of the launches by correlation */
 };
 
 /* Row of canonical name (by pointer: the rows hold the map's copies) -> index + 1, for
@@ -57,7 +59,7 @@ static bool chain_rows(const an_stage_tables *st, const te_rules *rules, ut_u64m
 /* The counted launches of one stage block of the view whose rows are in `rows`. */
 static bool collect_block(view_work *w, const an_steps *steps, const an_stage_kernels *sk,
                           an_stage_tables *st, const ut_u64map *rows) {
-  size_t n_all = 0;
+  size_t n_all = 0, hint = 0; /* the block's kernels in time order */
   const tr_event *all = tr_trace_events(w->v->trace, TR_KIND_KERNEL, &n_all);
   for (size_t i = 0; i < sk->n; i++) {
     const tr_event *k = sk->kernels[i];
@@ -65,7 +67,7 @@ static bool collect_block(view_work *w, const an_steps *steps, const an_stage_ke
     const char *name = an_kernel_map_canonical(w->kmap, w->vi, w->v->trace, k->name);
     uint64_t row;
     if (!name || !ut_u64map_get(rows, (uint64_t)(uintptr_t)name, &row)) continue;
-    const tr_event *call = an_trace_ids_launch_of(w->v->ids, w->v->trace, k);
+    const tr_event *call = an_trace_ids_launch_of_near(w->v->ids, w->v->trace, k, &hint);
     if (!call) continue;
     cand *c = ut_grow(w->c, &w->cap, w->n + 1, sizeof *c);
     if (!c) return false;
@@ -115,13 +117,14 @@ void an_opaque_probe_destroy(an_opaque_probe *p) {
 /* Whether launch call `call` ran under an op the matcher names (its enclosing ops,
  * innermost first). */
 static bool call_opaque(an_opaque_probe *p, const tr_event *call) {
-  long e = an_op_nest_around_entry(p->nest, call);
+  long e = an_op_nest_around_entry_near(p->nest, call, &p->hint);
   for (; e >= 0 && !opaque_op(p, an_op_nest_op(p->nest, e));) e = an_op_nest_parent(p->nest, e);
   return e >= 0;
 }
 
 bool an_opaque_probe_launch(an_opaque_probe *p, const tr_event *kernel) {
-  const tr_event *call = p ? an_trace_ids_launch_of(p->v->ids, p->v->trace, kernel) : NULL;
+  const tr_event *call =
+      p ? an_trace_ids_launch_of_near(p->v->ids, p->v->trace, kernel, &p->launch_hint) : NULL;
   return call && call_opaque(p, call);
 }
 

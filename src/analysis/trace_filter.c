@@ -27,8 +27,9 @@ static void mark_ops(const an_op_nest *nest, const tr_trace *t, tr_kind k, const
                      bool *held) {
   size_t n = 0;
   const tr_event *ev = tr_trace_events(t, k, &n);
+  size_t hint = 0; /* calls in file order: about time order */
   for (size_t i = 0; i < n; i++)
-    for (long e = an_op_nest_around_entry(nest, &ev[i]);
+    for (long e = an_op_nest_around_entry_near(nest, &ev[i], &hint);
          e >= 0 && !held[an_op_nest_op(nest, e) - ops]; e = an_op_nest_parent(nest, e))
       held[an_op_nest_op(nest, e) - ops] = true;
 }

@@ -322,22 +322,33 @@ const an_op_nest *an_trace_view_ops(const an_trace_view *v) {
   return s ? &s->ops : NULL;
 }
 
+/* Where the searches of a caller asking about kernels in time order last ended: the
+ * launches by correlation and the op nest (their _near searches). */
+typedef struct view_hints {
+  size_t launch, nest;
+} view_hints;
+
 /* Older Kineto: the kernel's and its launch call's External id is their correlation id,
- * not a CPU op's; the op around the launch call launched it. NULL for other traces. */
-static const tr_event *nested_op(const an_trace_view *v, const tr_event *k) {
+ * not a CPU op's; the op around the launch call launched it. NULL for other traces. h: the
+ * caller's hints, or NULL. */
+static const tr_event *nested_op(const an_trace_view *v, const tr_event *k, view_hints *h) {
   const tr_trace *t = v->trace;
   int64_t corr = tr_event_correlation(t, k);
   if (corr == TR_NO_ID || tr_event_external_id(t, k) != corr) return NULL;
-  const tr_event *call = an_trace_ids_launch_of(v->ids, t, k);
+  const tr_event *call = h ? an_trace_ids_launch_of_near(v->ids, t, k, &h->launch)
+                           : an_trace_ids_launch_of(v->ids, t, k);
   if (!call || tr_event_external_id(t, call) != corr) return NULL;
   const an_op_nest *nest = an_trace_view_ops(v);
-  return nest ? an_op_nest_around(nest, call) : NULL;
+  if (!nest || !h) return nest ? an_op_nest_around(nest, call) : NULL;
+  long e = an_op_nest_around_entry_near(nest, call, &h->nest);
+  return e >= 0 ? an_op_nest_op(nest, e) : NULL;
 }
 
-const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_event *k) {
+/* an_trace_view_launching_op, searched from the caller's hints when h is not NULL. */
+static const tr_event *launching_op(const an_trace_view *v, const tr_event *k, view_hints *h) {
   const tr_trace *t = v->trace;
   if (!v->ids) return NULL;
-  const tr_event *nested = nested_op(v, k);
+  const tr_event *nested = nested_op(v, k, h);
   if (nested) return nested;
   int64_t ext = tr_event_external_id(t, k);
   if (ext == TR_NO_ID) ext = tr_trace_external_for_correlation(t, tr_event_correlation(t, k));
@@ -350,6 +361,10 @@ const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_even
     if (!best || tr_event_ts(t, op) <= tr_event_ts(t, k)) best = op;
   }
   return best;
+}
+
+const tr_event *an_trace_view_launching_op(const an_trace_view *v, const tr_event *k) {
+  return launching_op(v, k, NULL);
 }
 
 /* The launching op of every kernel of the view into s (an_trace_view_stage_ops); false when
@@ -366,9 +381,10 @@ static bool stage_ops_build(const an_trace_view *v, struct an_view_shared *s) {
     s->block_first = NULL;
     return false;
   }
+  view_hints h = {0, 0}; /* the kernels in time order: their launch calls too, mostly */
   for (size_t b = 0, e = 0; b < v->n_stages; b++)
     for (size_t i = 0; i < v->stages[b].n; i++, e++) {
-      const tr_event *op = an_trace_view_launching_op(v, v->stages[b].kernels[i]);
+      const tr_event *op = launching_op(v, v->stages[b].kernels[i], &h);
       s->kernel_ops[e] = op ? (uint32_t)(op - ops) : AN_NO_OP;
     }
   return true;

@@ -812,6 +812,14 @@ Test(roofline_nest, innermost_op_of_the_launching_thread) {
       cr_expect_null(op, "call %zu", i);
     else
       cr_expect_str_eq(op ? tr_str_get(t, op->name) : "(none)", want[i], "call %zu", i);
+    /* searched from any place (the last answer of a caller asking in time order, or none
+     * yet), the answer is the same, and the hint moves to where the search ended */
+    for (size_t h0 = 0; h0 <= x.n + 1; h0++) {
+      size_t hint = h0;
+      long e = an_op_nest_around_entry_near(&x, &calls[i], &hint);
+      cr_expect_eq(e, an_op_nest_around_entry(&x, &calls[i]), "call %zu from %zu", i, h0);
+      cr_expect_leq(hint, x.n, "call %zu from %zu", i, h0);
+    }
   }
   /* the index over the ops spanning the calls' starts answers the same at those starts,
    * enclosing ops included, and leaves out zero_ */
