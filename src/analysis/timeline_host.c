@@ -98,6 +98,15 @@ struct tl_host {
   double long_gap_us;
   tl_extra *extras; /* of the long host portions split so far */
   size_t n_extras, cap_extras;
+  /* per Python frame name met by best_frame: its normalised form (owned) and its
+   * frame_priority score; frame_of maps the name's string id to its index */
+  struct frame_memo {
+    char *norm;
+    size_t len;
+    int score;
+  } * frames;
+  size_t n_frames, cap_frames;
+  ut_u64map frame_of;
 };
 
 /* Clamped to +-(INT64_MAX / 2) ns (year 2116 as epoch time), so the difference of any
@@ -527,6 +536,9 @@ void tl_host_destroy(tl_host *h) {
   free(h->th);
   free(h->probes);
   free(h->extras);
+  for (size_t i = 0; i < h->n_frames; i++) free(h->frames[i].norm);
+  free(h->frames);
+  ut_u64map_free(&h->frame_of);
   free(h->is_sync);
   free(h->is_step);
   free(h->is_await);
@@ -557,21 +569,42 @@ static long innermost(const thread_items *ti, double a, double b) {
   return -1;
 }
 
+/* Frame name s's normalised form and frame_priority score, worked out once per name: the
+ * packs' path rewrites searched over a long path, twice a call, were a tenth of the time
+ * account's instructions on HF Qwen x 5 (1,345 calls, 9,300 instructions each). NULL when
+ * out of memory. */
+static const struct frame_memo *frame_of(tl_host *h, tr_str s) {
+  uint64_t at;
+  if (ut_u64map_get(&h->frame_of, s, &at)) return &h->frames[at];
+  char buf[1024];
+  const char *raw = tr_str_get(h->t, s);
+  size_t len = te_rules_normalize_frame(h->rules, raw, buf, sizeof buf);
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  struct frame_memo *v = ut_grow(h->frames, &h->cap_frames, h->n_frames + 1, sizeof *v);
+  char *norm = v ? malloc(len + 1) : NULL;
+  if (v) h->frames = v;
+  if (!norm) return NULL;
+  memcpy(norm, buf, len + 1);
+  v[h->n_frames] =
+      (struct frame_memo){norm, len, te_rules_score(h->rules, "frame_priority", raw, buf, NULL, 0)};
+  if (!ut_u64map_put(&h->frame_of, s, h->n_frames)) {
+    free(norm);
+    return NULL;
+  }
+  return &h->frames[h->n_frames++];
+}
+
 /* The best Python frame among i and its ancestors spanning [a, b] (frame_priority; ties:
  * the innermost), normalised and interned; NULL when none. */
 static const char *best_frame(tl_host *h, const thread_items *ti, long i, double a, double b) {
-  char buf[1024];
   const char *best = NULL;
   int best_score = 0;
   for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
     if (ti->v[i].kind != ITEM_FRAME || !spans(&ti->v[i], a, b)) continue;
-    const char *raw = tr_str_get(h->t, item_name(h, &ti->v[i]));
-    size_t len = te_rules_normalize_frame(h->rules, raw, buf, sizeof buf);
-    if (len >= sizeof buf) len = sizeof buf - 1;
-    int score = te_rules_score(h->rules, "frame_priority", raw, buf, NULL, 0);
-    if (best && score <= best_score) continue;
-    best = an_strtab_intern(h->strings, buf, len);
-    best_score = score;
+    const struct frame_memo *f = frame_of(h, item_name(h, &ti->v[i]));
+    if (!f || (best && f->score <= best_score)) continue;
+    best = an_strtab_intern(h->strings, f->norm, f->len);
+    best_score = f->score;
   }
   return best;
 }
