@@ -1503,6 +1503,15 @@ typedef struct an_summary_item {
    * row). */
   unsigned prec_terms;
   double prec_peak_pct, prec_peak_tflops, prec_fp8_tflops;
+  /* A pooled item (summary.pool_below_pct: small items of one stage and one root cause, such
+   * as host stalls between GPU work or a framework's fusion passes): its members, best
+   * first, whose bounds, bases, counts, kernels, rows and evidence it sums (owned by the
+   * summary data); 0: not pooled. */
+  size_t n_pool;
+  const struct an_summary_item *pool;
+  /* On the "Smaller leads" line, not numbered: under summary.lead_below_pct of the step
+   * with a hedged lever (no lever named for a host stall, a summary.hedged_levers one). */
+  bool lead;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host, for queued work's dependencies or
@@ -2117,6 +2126,8 @@ typedef struct an_report {
   an_trace_limits limits;
   size_t n_summary; /* "What to try first", best first */
   const an_summary_item *summary;
+  size_t n_leads;           /* the smaller leads (summary.lead_below_pct), best first: after the
+                               numbered items in the same array (summary + n_summary) */
   an_bottleneck bottleneck; /* the first bottlenecked stage of the summary */
   size_t n_ranks;           /* rank tables, one per stage; 0 for a one-rank run */
   const an_rank_report *ranks;

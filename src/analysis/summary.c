@@ -341,9 +341,9 @@ static void note_dropped_lever(an_bottleneck *b, const an_summary_item *it) {
 }
 
 /* Sorts, merges same-root items, drops GPU-side items of bottlenecked stages (counting
- * them in rep->bottleneck), caps the list. */
+ * them in rep->bottleneck). */
 static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const bool *stage_bneck,
-                         const bool *stage_launch, long max_items) {
+                         const bool *stage_launch) {
   if (n > 1) qsort(v, n, sizeof *v, by_score);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
@@ -363,16 +363,33 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
     v[m++] = v[i];
   }
   if (m > 1) qsort(v, m, sizeof *v, by_score); /* an adopted action brings its own bound */
-  /* the cap counts bounded items; the unbounded ones (at most one per large category)
-   * follow them, so a dominant cost nothing bounds is never cut */
-  size_t kept = 0, bounded = 0;
+  return m;
+}
+
+/* The smaller leads after the numbered items, each part in rank order. */
+static int by_lead(const void *pa, const void *pb) {
+  const an_summary_item *a = pa, *b = pb;
+  if (a->lead != b->lead) return a->lead ? 1 : -1;
+  return by_score(pa, pb);
+}
+
+/* Pools small items of one root cause, puts the leads after the numbered items and caps
+ * each part: the cap counts bounded items; the unbounded ones (at most one per large
+ * category) follow them, so a dominant cost nothing bounds is never cut. */
+static size_t pool_and_cap(sm_ctx *c, an_summary_item *v, size_t m, an_summary_data *out,
+                           size_t *n_leads) {
+  m = sm_pool_items(c->s, v, m, out, &c->nomem);
+  if (m > 1) qsort(v, m, sizeof *v, by_lead);
+  size_t kept = 0, bounded = 0, leads = 0;
   for (size_t i = 0; i < m; i++) {
     bool unbounded = v[i].basis == AN_BASIS_UNBOUNDED;
-    if (!unbounded && bounded >= (size_t)max_items) continue;
-    bounded += !unbounded;
+    size_t *count = v[i].lead ? &leads : &bounded;
+    if (!unbounded && *count >= (size_t)c->s->summary_max_items) continue;
+    *count += !unbounded;
     v[kept++] = v[i];
   }
-  return kept;
+  *n_leads = leads;
+  return kept - leads;
 }
 
 static void note_bottleneck(an_report *rep, const sm_stage *g) {
@@ -409,16 +426,18 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
     c.v[i].kernels = c.kpool + c.koff[i];
     c.v[i].rows = c.rpool + c.roff[i];
   }
-  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, c.s->summary_max_items);
+  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch), leads = 0;
+  if (!c.nomem) n = pool_and_cap(&c, c.v, n, out, &leads);
   free(bneck);
   free(c.koff);
   free(c.roff);
   out->items = c.v;
-  out->n_items = n;
+  out->n_items = n + leads;
   out->kernels = c.kpool;
   out->rows = c.rpool;
   rep->summary = c.v;
-  rep->n_summary = n;
+  rep->n_summary = c.nomem ? 0 : n;
+  rep->n_leads = c.nomem ? 0 : leads;
   return c.nomem ? AN_ERR_NOMEM : AN_OK;
 }
 
@@ -517,5 +536,8 @@ void an_summary_free(an_summary_data *d) {
   free(d->kernels);
   free(d->rows);
   free(d->categories);
+  free(d->pooled);
+  free(d->pool_kernels);
+  free(d->pool_rows);
   memset(d, 0, sizeof *d);
 }

@@ -27,6 +27,9 @@ typedef struct an_summary_data {
   an_item_row *rows;            /* the items' time-account rows */
   an_category_time *categories; /* all stages' categories, stage after stage */
   size_t n_categories;
+  an_summary_item *pooled; /* the pooled items' members, their kernels and rows */
+  const char **pool_kernels;
+  an_item_row *pool_rows;
 } an_summary_data;
 
 /* Builds the summary items (ranked, merged and capped) and each stage's category times

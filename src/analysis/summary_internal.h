@@ -84,6 +84,14 @@ void sm_roofline_items(sm_ctx *c);
 void sm_precision_item(sm_ctx *c);
 void sm_investigate_items(sm_ctx *c);
 
+/* Pools the ranked items v[0..n) of one stage and one root cause, each small
+ * (summary.pool_below_pct), into one (members, kernels and rows stored in out) and marks
+ * the smaller leads (summary.lead_below_pct, a hedged lever); returns the items left.
+ * nomem set when out of memory (summary_pool.c). */
+struct an_summary_data;
+size_t sm_pool_items(const te_settings *s, an_summary_item *v, size_t n,
+                     struct an_summary_data *out, bool *nomem);
+
 /* Whether fuse row r of the current stage makes a fusion item. */
 bool sm_fusion_acts(const sm_ctx *c, const an_fuse_row *r);
 

@@ -283,7 +283,21 @@ static void summary(rp_hw *hw) {
   }
   rp_hw_printf(hw, "<ol>");
   for (size_t i = 0; i < hw->rep->n_summary; i++) summary_item(hw, &hw->rep->summary[i]);
-  rp_hw_printf(hw, "</ol></section>");
+  rp_hw_printf(hw, "</ol>");
+  if (hw->rep->n_leads) { /* unnumbered, after the list (as in the Markdown) */
+    rp_hw_printf(hw, "<p class=\"leads\">");
+    rp_hw_text(hw, RP_LEADS_INTRO);
+    rp_hw_printf(hw, "</p><ul class=\"leads\">");
+    for (size_t i = 0; i < hw->rep->n_leads; i++) {
+      const an_summary_item *it = &hw->rep->summary[hw->rep->n_summary + i];
+      html_item h = {hw, rp_hw_stage_index(hw, it->stage_id), it};
+      rp_hw_printf(hw, "<li class=\"lead\">");
+      rp_item_parts(it, hw->rep->run.workload.value, html_part, &h);
+      rp_hw_printf(hw, "</li>");
+    }
+    rp_hw_printf(hw, "</ul>");
+  }
+  rp_hw_printf(hw, "</section>");
 }
 
 /* ------------------------------------------------------------------ notes on the trace */

@@ -40,7 +40,7 @@ static void subject(const an_summary_item *it, rp_part_fn fn, void *ctx) {
     }
     snprintf(b, sizeof b, " (%zu kernels)", it->n_kernels);
     text(fn, ctx, b);
-  } else if (it->n_kernels) {
+  } else if (it->n_kernels && !it->n_pool) { /* a pool's basis lists its members */
     text(fn, ctx, what ? ": " : " ");
     for (size_t k = 0; k < it->n_kernels && k < ITEM_KERNELS_NAMED; k++) {
       if (k) text(fn, ctx, ", ");

@@ -470,6 +470,23 @@ static bool item_alternative_json(cJSON *o, const an_summary_item *it, an_worklo
          cJSON_AddNumberToObject(x, "together_us_per_step", an_round3(it->together_us));
 }
 
+/* "pooled": a pooled item's members (their anchors, words and bounds), [] for the others. */
+static bool item_pool_json(cJSON *o, const an_summary_item *it, an_workload w) {
+  cJSON *v = cJSON_AddArrayToObject(o, "pooled");
+  for (size_t k = 0; v && k < it->n_pool; k++) {
+    const an_summary_item *m = &it->pool[k];
+    cJSON *x = cJSON_CreateObject();
+    if (!x) return false;
+    cJSON_AddItemToArray(v, x);
+    if (!cJSON_AddStringToObject(x, "anchor", m->anchor) ||
+        !cJSON_AddStringToObject(x, "action_text", rp_summary_action(m, w)) ||
+        !add_str_or_null(x, "what", rp_item_what(m)) ||
+        !cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(m->at_stake_us)))
+      return false;
+  }
+  return v != NULL;
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -491,7 +508,8 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddNumberToObject(o, "score", an_round3(it->score)) &&
          cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w) &&
          item_rows_json(o, it) && add_str_or_null(o, "lever", it->lever) &&
-         add_str_or_null(o, "lever_op", it->lever_op) && item_alternative_json(o, it, w);
+         add_str_or_null(o, "lever_op", it->lever_op) && item_alternative_json(o, it, w) &&
+         item_pool_json(o, it, w);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {
@@ -521,7 +539,10 @@ static bool summary_json(cJSON *root, const an_report *r) {
   cJSON *a = cJSON_AddArrayToObject(root, "summary");
   for (size_t i = 0; a && i < r->n_summary; i++)
     if (!summary_item_json(a, &r->summary[i], r->run.workload.value)) return false;
-  return a && provenance_json(root, &r->run) && limits_json(root, &r->limits) &&
+  cJSON *l = cJSON_AddArrayToObject(root, "leads");
+  for (size_t i = 0; l && i < r->n_leads; i++)
+    if (!summary_item_json(l, &r->summary[r->n_summary + i], r->run.workload.value)) return false;
+  return a && l && provenance_json(root, &r->run) && limits_json(root, &r->limits) &&
          roofline_device_json(root, &r->roofline_device) &&
          roofline_model_json(root, &r->roofline_model);
 }

@@ -77,6 +77,14 @@ void rp_summary_markdown(FILE *f, const an_report *r, rp_name_fn name, const voi
       f);
   for (size_t i = 0; i < r->n_summary; i++)
     summary_line(f, i, &r->summary[i], r->run.workload.value, name, ctx);
+  if (!r->n_leads) return;
+  fprintf(f, "\n%s\n\n", RP_LEADS_INTRO);
+  for (size_t i = 0; i < r->n_leads; i++) {
+    md_item m = {f, name, ctx};
+    fputs("- ", f);
+    rp_item_parts(&r->summary[r->n_summary + i], r->run.workload.value, md_part, &m);
+    fputc('\n', f);
+  }
 }
 
 /* ---------------------------------------------------------------- time account */

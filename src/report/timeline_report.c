@@ -499,6 +499,11 @@ static const an_idle_cause *queue_lead_cause(const an_summary_item *it) {
 }
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
+  if (it->n_pool) /* small items of one root cause (summary.pool_below_pct) */
+    return it->kind == AN_SUMMARY_FUSION
+               ? "Turn on the framework's fused paths (one configuration, several small passes)"
+               : "Take the host off the step's critical path (several small stalls between GPU "
+                 "work)";
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
   if (it->imbalance)
@@ -1393,9 +1398,30 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
              rows, late, who);
 }
 
+/* A pooled item: the sum of its members' bounds, each member's action, subject and bound,
+ * and its lever where it names one. */
+static void pool_basis(const an_summary_item *it, char *b, size_t cap) {
+  size_t len =
+      (size_t)snprintf(b, cap, "the sum of %zu small items of one root cause:", it->n_pool);
+  for (size_t k = 0; k < it->n_pool && len < cap; k++) {
+    const an_summary_item *m = &it->pool[k];
+    const char *lead = "", *what = rp_item_subject(m, &lead);
+    char t[32];
+    rp_fmt_ms(t, sizeof t, m->at_stake_us);
+    len += (size_t)snprintf(b + len, cap - len, "%s %s%s%s%s at most %s ms/step (%.1f%%)",
+                            k ? ";" : "", rp_summary_action(m, AN_WORKLOAD_UNKNOWN),
+                            what ? " " : "", what ? lead : "", what ? what : "", t, m->share_pct);
+    if (m->lever && len < cap) len += (size_t)snprintf(b + len, cap - len, ", lever: %s", m->lever);
+  }
+}
+
 void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
+  if (it->n_pool) {
+    pool_basis(it, b, cap);
+    return;
+  }
   switch (it->basis) {
     case AN_BASIS_IDLE:
       idle_basis(it, b, cap);

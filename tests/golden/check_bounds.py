@@ -43,7 +43,9 @@ It checks from the JSON report alone:
   the same part of a row;
 - one item per root cause: no kernel in two items of a stage (a wait item's collectives
   aside); a tuning item's FP8 alternative stays within its basis, and both together win
-  at least the larger bound and at most their sum.
+  at least the larger bound and at most their sum;
+- a pooled item (summary.pool_below_pct) sums its members' bounds, two at least; the
+  smaller leads are checked as items too.
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
@@ -309,6 +311,21 @@ def check_alternative(where, it, fail):
         fail(f"{where}: together {x} us not between the larger bound {max(bounds)} and their sum {sum(bounds):.3f}")
 
 
+def check_pool(where, it, fail):
+    """A pooled item (review 12 defect 8) is the sum of two members at least, each under
+    its bound and each an item of its own stage's anchors."""
+    pool = it.get("pooled") or []
+    if not pool:
+        return
+    if len(pool) < 2:
+        fail(f"{where}: a pool of {len(pool)} member")
+    total = sum(m["bound_us_per_step"] for m in pool)
+    if abs(total - it["bound_us_per_step"]) > EPS * len(pool):
+        fail(f"{where}: pooled bound {it['bound_us_per_step']} us, its members sum to {total:.3f}")
+    if pool[0]["anchor"] != it["anchor"]:
+        fail(f"{where}: its first member is {pool[0]['anchor']}")
+
+
 def check_one_item_per_kernel(label, items, fail):
     """One item per root cause (issue 28): no kernel is named by two items of a stage, but
     a wait item's collectives (its root cause is the rank the others wait for, not the
@@ -337,9 +354,11 @@ def check_report(label, rep, fail):
             check_steps(f"{label} {st['stage']}", tl, windows.get(st["stage"]), fail)
     stages = {st["stage"]: st for st in rep.get("stages", [])}
     claimed = {}
-    check_one_item_per_kernel(label, rep.get("summary", []), fail)
-    for it in rep.get("summary", []):
+    items = rep.get("summary", []) + rep.get("leads", [])  # a lead is an item all the same
+    check_one_item_per_kernel(label, items, fail)
+    for it in items:
         where = f"{label} {it['anchor']}"
+        check_pool(where, it, fail)
         check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
         check_context_row(where, it, stages[it["stage"]], fail)
         check_alternative(where, it, fail)

@@ -10,7 +10,9 @@ JSON, and checks, item by item:
 - the Markdown line, the HTML list item and the JSON item's "text" say the same words
   (formatting aside: bold, code spans, links by their label, tags, escapes);
 - the JSON item's "evidence" is the anchors the Markdown line links, in order;
-- the three formats list the same number of items.
+- the three formats list the same number of items;
+- the smaller leads alike: the Markdown bullets after the list, the HTML `<li class="lead">`
+  items and the JSON "leads".
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
@@ -32,12 +34,20 @@ def words(s):
     return " ".join(s.split())
 
 
-def md_items(text):
+def md_items(text, marker=r"\d+\.\s+"):
+    """The numbered lines of "What to try first" (marker "- ": the smaller leads' bullets)."""
     m = re.search(r"^## What to try first\n(.*?)(?=^## )", text, re.S | re.M)
     out = []
-    for line in re.findall(r"^\d+\.\s+(.*)$", m.group(1), re.M) if m else []:
+    for line in re.findall(r"^%s(.*)$" % marker, m.group(1), re.M) if m else []:
         anchors = [a for _, a in LINK.findall(line)]
         out.append((words(LINK.sub(lambda x: x.group(1), line)), anchors))
+    return out
+
+
+def html_leads(text):
+    out = []
+    for li in re.findall(r'<li class="lead">(.*?)</li>', text, re.S):
+        out.append(words(html.unescape(re.sub(r"<[^>]+>", "", li))))
     return out
 
 
@@ -55,19 +65,24 @@ def check(tri, path, label, fail):
                     for f in ("markdown", "html", "json"))
     if md is None or page is None or js is None:
         return False
-    m, h, j = md_items(md), html_items(page), json.loads(js).get("summary", [])
+    rep = json.loads(js)
+    compare(label, "item", md_items(md), html_items(page), rep.get("summary", []), fail)
+    compare(label, "lead", md_items(md, "- "), html_leads(page), rep.get("leads", []), fail)
+    return True
+
+
+def compare(label, what, m, h, j, fail):
     if not (len(m) == len(h) == len(j)):
-        fail(f"{label}: {len(m)} Markdown items, {len(h)} HTML, {len(j)} JSON")
-        return True
+        fail(f"{label}: {len(m)} Markdown {what}s, {len(h)} HTML, {len(j)} JSON")
+        return
     for i, ((mw, anchors), hw, it) in enumerate(zip(m, h, j), 1):
         jw = words(it.get("text", ""))
         if mw != hw:
-            fail(f"{label} item {i}: Markdown and HTML differ\n  md:   {mw}\n  html: {hw}")
+            fail(f"{label} {what} {i}: Markdown and HTML differ\n  md:   {mw}\n  html: {hw}")
         if mw != jw:
-            fail(f"{label} item {i}: Markdown and JSON differ\n  md:   {mw}\n  json: {jw}")
+            fail(f"{label} {what} {i}: Markdown and JSON differ\n  md:   {mw}\n  json: {jw}")
         if anchors != it.get("evidence"):
-            fail(f"{label} item {i}: Markdown links {anchors}, JSON evidence {it.get('evidence')}")
-    return True
+            fail(f"{label} {what} {i}: Markdown links {anchors}, JSON evidence {it.get('evidence')}")
 
 
 def inputs(source, shared):

@@ -19,6 +19,8 @@
 #include "analysis/kmap_internal.h"
 #include "analysis/pipeline.h"
 #include "analysis/ranks.h"
+#include "analysis/summary.h"
+#include "analysis/summary_internal.h"
 #include "analysis/tables.h"
 #include "analysis/trace_filter.h"
 #include "analysis/trace_view.h"
@@ -1737,4 +1739,68 @@ Test(analysis, graph_staging_counts_copies_inside_the_graph_launching_op, .init 
   an_graph_staging_free(&g);
   an_trace_view_free(&v);
   tr_trace_destroy(t);
+}
+
+/* ---------------------------------------------------------------- pooled items, leads */
+
+/* An idle item of stage "decode" with a named activity, its bound a share of a 10 ms step. */
+static an_summary_item small_item(an_summary_kind kind, an_action a, const char *what,
+                                  const char *anchor, double us) {
+  an_summary_item it = {.kind = kind,
+                        .action = a,
+                        .stage_id = "decode",
+                        .what = what,
+                        .at_stake_us = us,
+                        .basis_us = 2 * us,
+                        .share_pct = us / 100,
+                        .score = us,
+                        .step_us = 10000,
+                        .count = 1,
+                        .idle_kind = AN_IDLE_SYNC};
+  snprintf(it.anchor, sizeof it.anchor, "%s", anchor);
+  return it;
+}
+
+/* Review 12 defect 8: two small host stalls of a stage are one item, their sum and their
+ * list (SGLang decode's aten::copy_ sync and hipGraphLaunch call); a large one, another
+ * stage's and a fusion stay apart; a small hedged item (a host stall with no lever) is a
+ * lead; a lone small fusion is neither pooled nor a lead. */
+Test(summary_pool, small_items_of_one_root_cause_pool_and_hedged_ones_are_leads, .init = setup,
+     .fini = teardown) {
+  const te_settings *s = te_rules_settings(rules);
+  cr_assert_gt(s->summary_pool_below_pct, 3.4);
+  an_summary_item v[6] = {
+      small_item(AN_SUMMARY_IDLE, AN_ACTION_HOST_STALL, "big", "idle-decode-9",
+                 s->summary_pool_below_pct * 100 + 10),
+      small_item(AN_SUMMARY_IDLE, AN_ACTION_REMOVE_SYNC, "aten::copy_", "idle-decode-0", 340),
+      small_item(AN_SUMMARY_FUSION, AN_ACTION_ENABLE_FUSION, "rope", "fusion-decode-0", 300),
+      small_item(AN_SUMMARY_IDLE, AN_ACTION_HOST_STALL, "hipGraphLaunch", "idle-decode-1", 270),
+      small_item(AN_SUMMARY_IDLE, AN_ACTION_HOST_STALL, "other stage", "idle-extend-0", 200),
+      small_item(AN_SUMMARY_IDLE, AN_ACTION_HOST_STALL, "region", "idle-decode-2", 100)};
+  v[0].lever = "a lever";
+  v[1].lever = v[3].lever = "its lever";
+  v[4].stage_id = "extend";
+  v[5].idle_kind = AN_IDLE_HOST; /* no lever: hedged */
+  v[5].what = NULL;              /* ... and no activity named: not pooled */
+  an_summary_data out = {0};
+  bool nomem = false;
+  size_t n = sm_pool_items(s, v, 6, &out, &nomem);
+  cr_assert(!nomem);
+  cr_assert_eq(n, 5, "%zu items", n);
+  cr_assert_eq(v[1].n_pool, 2);
+  cr_assert_float_eq(v[1].at_stake_us, 610, 1e-9);
+  cr_assert_float_eq(v[1].basis_us, 1220, 1e-9);
+  cr_assert_eq(v[1].count, 2);
+  cr_assert_str_eq(v[1].pool[0].what, "aten::copy_");
+  cr_assert_str_eq(v[1].pool[1].what, "hipGraphLaunch");
+  cr_assert_null(v[1].what);
+  cr_assert_str_eq(v[1].more[0], "idle-decode-1"); /* the other member's evidence */
+  cr_assert_eq(v[0].n_pool, 0);
+  cr_assert_eq(v[2].n_pool, 0);
+  cr_assert(!v[2].lead);
+  cr_assert_eq(v[3].n_pool, 0); /* the other stage's */
+  cr_assert_str_eq(v[3].stage_id, "extend");
+  cr_assert(v[4].lead);
+  cr_assert(!v[0].lead && !v[1].lead && !v[3].lead);
+  an_summary_free(&out);
 }

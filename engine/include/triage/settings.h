@@ -340,6 +340,15 @@ typedef struct te_list_map {
     "rank weight per summary action (sync, tune, chain, ...): score = weight * bound per step")    \
   X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "summary items whose bound is under this share of their stage's step are left out")            \
+  X(summary_pool_below_pct, "summary.pool_below_pct", NUMBER, 0, 100, 0, NULL,                     \
+    "items of one stage and one poolable kind (host stalls, fusion passes) each under this share " \
+    "of the step are one item: their sum and their list (docs/report.md)")                         \
+  X(summary_lead_below_pct, "summary.lead_below_pct", NUMBER, 0, 100, 0, NULL,                     \
+    "an item under this share of the step whose lever is hedged goes on the unnumbered 'Smaller "  \
+    "leads' line")                                                                                 \
+  X(summary_hedged_levers, "summary.hedged_levers", LIST, 0, 0, 0, NULL,                           \
+    "lever ids (summary.levers) whose change the trace cannot show is available: their items "     \
+    "are hedged")                                                                                  \
   X(summary_investigate_min_pct, "summary.investigate_min_pct", NUMBER, 0, 100, 0, NULL,           \
     "a kernel category of this share of the step that no item bounds gets an investigate item")    \
   X(summary_investigate_min_us, "summary.investigate_min_us", NUMBER, 0, 1e12, 0, NULL,            \

@@ -1,0 +1,140 @@
+/*
+ * analysis/summary_pool.c - small items of one root cause pooled, and the smaller leads
+ * (summary_internal.h, docs/report.md "What to try first"; review 12 defect 8).
+ *
+ * A step's host stalls between GPU work (a sync here, a launch call there, each a few
+ * percent of the step) are one root cause: the host on the step's critical path; a
+ * framework's fusion passes are one configuration. Items of one stage and one such kind,
+ * each under summary.pool_below_pct of the step, become one item: the sum of their bounds,
+ * bases, counts, kernels and rows, their evidence, and the members themselves for the line
+ * to list. Members of a kind take disjoint time (no two items share a row part or a kernel),
+ * so the sum is what they claim together.
+ *
+ * An item under summary.lead_below_pct of the step whose lever is hedged (a host stall with
+ * no lever named, a lever of summary.hedged_levers whose availability the trace cannot show)
+ * is a lead, not an action: it goes on the unnumbered "Smaller leads" line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/summary.h"
+#include "analysis/summary_internal.h"
+
+typedef enum pool_kind { POOL_NONE = 0, POOL_HOST, POOL_FUSION } pool_kind;
+
+/* The pool an item joins under the bar: a host stall with a named activity (not the
+ * allocator's, a kind of its own, nor one folding the collectives' wait), or a fused path
+ * to enable or port (not a GEMM merge: a code change of another kind). */
+static pool_kind pool_of(const te_settings *s, const an_summary_item *it) {
+  if (it->basis == AN_BASIS_UNBOUNDED || it->share_pct >= s->summary_pool_below_pct)
+    return POOL_NONE;
+  if (it->kind == AN_SUMMARY_IDLE && it->what && it->folded_wait_us <= 0 &&
+      it->idle_kind != AN_IDLE_ALLOC &&
+      (it->action == AN_ACTION_REMOVE_SYNC || it->action == AN_ACTION_HOST_STALL))
+    return POOL_HOST;
+  if (it->kind == AN_SUMMARY_FUSION &&
+      (it->action == AN_ACTION_ENABLE_FUSION || it->action == AN_ACTION_PORT_FUSION))
+    return POOL_FUSION;
+  return POOL_NONE;
+}
+
+/* The first item after v[i] of its stage and pool, or n. */
+static size_t next_member(const te_settings *s, const an_summary_item *v, size_t n, size_t i) {
+  pool_kind k = pool_of(s, &v[i]);
+  for (size_t j = i + 1; j < n; j++)
+    if (pool_of(s, &v[j]) == k && !strcmp(v[j].stage_id, v[i].stage_id)) return j;
+  return n;
+}
+
+/* Folds member m into pooled item p: its figures, its anchor and evidence. */
+static void absorb(an_summary_item *p, const an_summary_item *m) {
+  p->at_stake_us += m->at_stake_us;
+  p->share_pct += m->share_pct;
+  p->score += m->score;
+  p->basis_us += m->basis_us;
+  p->count += m->count;
+  if (m->detail_us > p->detail_us) p->detail_us = m->detail_us;
+  if (!m->n_rows) sm_more(p, m->anchor); /* else its rows are its evidence */
+  for (size_t k = 0; k < m->n_more; k++) sm_more(p, m->more[k]);
+  p->more_left += m->more_left;
+}
+
+/* Space for every pool of v: members, their kernels and rows; false when out of memory. */
+static bool reserve(const te_settings *s, const an_summary_item *v, size_t n,
+                    an_summary_data *out) {
+  size_t members = 0, kernels = 0, rows = 0;
+  for (size_t i = 0; i < n; i++)
+    if (pool_of(s, &v[i]) != POOL_NONE) {
+      members++;
+      kernels += v[i].n_kernels;
+      rows += v[i].n_rows;
+    }
+  out->pooled = calloc(members ? members : 1, sizeof *out->pooled);
+  out->pool_kernels = calloc(kernels ? kernels : 1, sizeof *out->pool_kernels);
+  out->pool_rows = calloc(rows ? rows : 1, sizeof *out->pool_rows);
+  return out->pooled && out->pool_kernels && out->pool_rows;
+}
+
+/* Pools v[i] with the later members of its stage and pool (two at least); the members are
+ * copied out and their places emptied (kind AN_SUMMARY_KINDS). Offsets into out advance. */
+static void pool_from(const te_settings *s, an_summary_item *v, size_t n, size_t i,
+                      an_summary_data *out, size_t *mo, size_t *ko, size_t *ro) {
+  if (next_member(s, v, n, i) == n) return;
+  an_summary_item *members = out->pooled + *mo;
+  const char **kernels = out->pool_kernels + *ko;
+  an_item_row *rows = out->pool_rows + *ro;
+  size_t nm = 0, nk = 0, nr = 0;
+  for (size_t j = i, next; j < n; j = next) {
+    next = next_member(s, v, n, j);
+    members[nm++] = v[j];
+    for (size_t k = 0; k < v[j].n_kernels; k++) kernels[nk++] = v[j].kernels[k];
+    for (size_t k = 0; k < v[j].n_rows; k++) rows[nr++] = v[j].rows[k];
+    if (j != i) v[j].kind = AN_SUMMARY_KINDS; /* taken */
+  }
+  an_summary_item *p = &v[i];
+  *p = members[0];
+  p->n_more = p->more_left = 0;
+  for (size_t k = 0; k < members[0].n_more; k++) sm_more(p, members[0].more[k]);
+  p->more_left = members[0].more_left;
+  for (size_t k = 1; k < nm; k++) absorb(p, &members[k]);
+  p->what = NULL;
+  p->location = NULL;
+  p->lever = p->lever_op = NULL;
+  p->n_roles = 0;
+  p->kernels = kernels;
+  p->n_kernels = nk;
+  p->rows = rows;
+  p->n_rows = nr;
+  p->pool = members;
+  p->n_pool = nm;
+  *mo += nm, *ko += nk, *ro += nr;
+}
+
+/* Whether an item's lever is one the trace cannot confirm. */
+static bool hedged(const te_settings *s, const an_summary_item *it) {
+  if (it->n_pool) return false;
+  if (it->action == AN_ACTION_KERNEL_LEVER)
+    return it->lever_op && te_string_list_has(&s->summary_hedged_levers, it->lever_op);
+  return it->kind == AN_SUMMARY_IDLE && it->action == AN_ACTION_HOST_STALL &&
+         it->idle_kind == AN_IDLE_HOST && !it->lever;
+}
+
+size_t sm_pool_items(const te_settings *s, an_summary_item *v, size_t n, an_summary_data *out,
+                     bool *nomem) {
+  if (!reserve(s, v, n, out)) {
+    *nomem = true;
+    return 0;
+  }
+  size_t mo = 0, ko = 0, ro = 0;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].kind != AN_SUMMARY_KINDS && pool_of(s, &v[i]) != POOL_NONE)
+      pool_from(s, v, n, i, out, &mo, &ko, &ro);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (v[i].kind == AN_SUMMARY_KINDS) continue;
+    v[i].lead = v[i].basis != AN_BASIS_UNBOUNDED && v[i].share_pct < s->summary_lead_below_pct &&
+                hedged(s, &v[i]);
+    v[m++] = v[i];
+  }
+  return m;
+}
