@@ -155,6 +155,9 @@ typedef struct an_merge_run {
   double us, flops;                     /* the siblings' time and FLOPs */
   /* each sibling's first kernel (borrowed from the trace, read while the runs are found) */
   const tr_event *kernels[AN_MAX_MERGE_SIBLINGS];
+  /* the Python location of its first resolved sibling (the function that owns them all,
+   * the module gate's check; interned in the strtab), NULL: none resolved */
+  const char *location;
 } an_merge_run;
 
 /* The rate of one GEMM op of the stage: FLOP per us over all its kernels. */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "analysis/attrib.h"
+#include "analysis/kmap_internal.h"
 #include "analysis/op_shapes.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -301,8 +302,9 @@ static bool same_function(const char *a, const char *b) {
   return *a == *b;
 }
 
-/* Whether the run's resolved siblings name one function (unresolved ones say nothing). */
-static bool one_module(const an_site_ctx *loc, size_t n) {
+/* Whether the run's resolved siblings name one function (unresolved ones say nothing);
+ * *first: the first resolved location, NULL none. */
+static bool one_module(const an_site_ctx *loc, size_t n, const char **where) {
   const char *first = NULL;
   for (size_t s = 0; s < n; s++) {
     if (!an_location_resolved(loc[s].location)) continue;
@@ -311,6 +313,7 @@ static bool one_module(const an_site_ctx *loc, size_t n) {
     else if (!same_function(first, loc[s].location))
       return false;
   }
+  *where = first;
   return true;
 }
 
@@ -331,11 +334,19 @@ static bool module_gate(const an_trace_view *v, const te_rules *r, an_strtab *st
   for (size_t i = from; ok && i < out->n; i++)
     for (size_t s = 0; s < out->runs[i].n; s++) kernels[n++] = out->runs[i].kernels[s];
   ok = ok && an_resolver_resolve(res, kernels, n, loc) == AN_OK;
+  /* each launch at its model line, as the kernel table shows it: the resolver's frame can
+   * be nn.Linear's forward, which every projection shares (review 12 defect 4) */
+  const te_matcher *pref = te_rules_matcher(r, "preferred_location");
+  const te_matcher *low = te_rules_matcher(r, "low_signal");
+  for (size_t s = 0; ok && s < n; s++)
+    if (loc[s].stack)
+      ok = (loc[s].location =
+                an_display_location(r, pref, low, strings, loc[s].location, loc[s].stack)) != NULL;
   size_t kept = from;
   n = 0;
   for (size_t i = from; ok && i < out->n; i++) {
-    const an_merge_run run = out->runs[i];
-    if (one_module(&loc[n], run.n)) out->runs[kept++] = run;
+    an_merge_run run = out->runs[i];
+    if (one_module(&loc[n], run.n, &run.location)) out->runs[kept++] = run;
     n += run.n;
   }
   an_resolver_destroy(res);

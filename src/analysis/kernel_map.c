@@ -227,7 +227,13 @@ bool an_location_preferred(const te_matcher *preferred, const char *loc) {
 
 /* docs/reference.md §4.2 display rule. */
 static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
-  if (location_hits(m->preferred, loc) && !location_hits(m->low_signal, loc)) return loc;
+  return an_display_location(m->rules, m->preferred, m->low_signal, m->st, loc, stack);
+}
+
+const char *an_display_location(const te_rules *rules, const te_matcher *preferred,
+                                const te_matcher *low_signal, an_strtab *st, const char *loc,
+                                const char *stack) {
+  if (location_hits(preferred, loc) && !location_hits(low_signal, loc)) return loc;
   if (stack) {
     const char *best = NULL;
     size_t best_len = 0;
@@ -240,7 +246,7 @@ static const char *display_location(an_kernel_map *m, const char *loc, const cha
       if (!tmp) return loc;
       memcpy(tmp, p, len);
       tmp[len] = '\0';
-      int pr = an_location_priority(m->rules, tmp);
+      int pr = an_location_priority(rules, tmp);
       free(tmp);
       if (pr > 0 && (!best || pr >= bp)) {
         best = p;
@@ -250,7 +256,7 @@ static const char *display_location(an_kernel_map *m, const char *loc, const cha
       if (!q) break;
       p = q + 4;
     }
-    if (best) return an_strtab_intern(m->st, best, best_len);
+    if (best) return an_strtab_intern(st, best, best_len);
   }
   return loc;
 }

@@ -9,10 +9,19 @@
 #include <stdint.h>
 
 #include "analysis/kernel_map.h"
+#include "analysis/strtab.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
 
 int an_location_priority(const te_rules *rules, const char *loc);
+/* The location a site of a launch resolved to loc with Python stack `stack` (the
+ * resolver's, NULL: none) is shown at (docs/reference.md 4.2): loc when matcher
+ * `preferred` hits it and `low_signal` does not, else the stack's frame of the highest
+ * location_priority (the outermost of equals), interned in st; NULL when out of memory.
+ * The resolver's frame can be a wrapper every caller shares (torch/nn/modules/linear.py). */
+const char *an_display_location(const te_rules *rules, const te_matcher *preferred,
+                                const te_matcher *low_signal, an_strtab *st, const char *loc,
+                                const char *stack);
 /* Whether matcher preferred_location (looked up once by the caller; NULL: none) hits loc. */
 bool an_location_preferred(const te_matcher *preferred, const char *loc);
 /* The canonical name the map gave kernel name `name` of trace t, the trace of view `view`

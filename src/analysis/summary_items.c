@@ -866,6 +866,10 @@ void sm_fusion_items(sm_ctx *c) {
     it->what = r->pattern_name;
     it->n_roles = r->n_roles;
     it->roles = r->roles;
+    /* a merge's siblings sit in the functions that own them (its runs' locations, the
+     * largest saving first): the basis names them all, the item the first */
+    for (size_t k = 0; r->merge && k < r->n_locations && it->n_frames < AN_ITEM_FRAMES; k++)
+      if (an_location_resolved(r->locations[k])) it->frames[it->n_frames++] = r->locations[k];
     for (size_t k = 0; k < r->n_related; k++) sm_item_kernel(c, r->related[k]);
   }
 }

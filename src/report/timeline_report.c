@@ -1415,6 +1415,17 @@ static void pool_basis(const an_summary_item *it, char *b, size_t cap) {
   }
 }
 
+/* A merge item whose sibling runs sit in several functions names them, the largest saving
+ * first (review 12 defect 4: q/k/v in the attention, gate/up in the MLP). */
+static void merge_frames(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (it->action != AN_ACTION_MERGE_GEMMS || it->n_frames < 2 || len >= cap) return;
+  len += (size_t)snprintf(b + len, cap - len,
+                          "; its sibling GEMMs sit in %zu functions: ", it->n_frames);
+  for (size_t k = 0; k < it->n_frames && len < cap; k++)
+    len += (size_t)snprintf(b + len, cap - len, "%s%s", k ? ", " : "", it->frames[k]);
+}
+
 void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
@@ -1434,6 +1445,7 @@ void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
       return;
     case AN_BASIS_SAVING:
       snprintf(b, cap, "the pattern's estimated saving, of %s ms/step in its kernels", x);
+      merge_frames(it, b, cap);
       return;
     case AN_BASIS_CHAIN:
       chain_basis(it, x, b, cap);
