@@ -68,7 +68,9 @@ bases      per-step bases of the kernel items (review 6 defects 2, 5, 9; ../shar
            states the time account's idle; alexnet's footer gives a pageable copy no wait
            (O28: its staging is its transfer); the MoE micro-benchmark's chain holds no top-k kernel;
            the DDP trace's eliminate row (copies under reducer::copy_bucket_to_grad) names
-           gradient_as_bucket_view=True, and no trace without DDP gets that line.
+           gradient_as_bucket_view=True, and no trace without DDP gets that line; the HF
+           trace's GEMM merge is located at its siblings' functions (attention and MLP
+           lines), not nn.Linear's frame (review 12 defect 4).
 balanced   review 12 defect 5 (../shared; exit 77 without it): a row whose two roofline terms
            are within roofline.balanced_ratio of each other is balanced (terms_ratio in the
            JSON record), on every shared trace; every roofline item whose evidence row is
@@ -915,6 +917,15 @@ def bases(args):
     if flash and flash[0]["basis_us_per_step"] < 0.99 * kernels[flash[0]["kernels"][0]]["steps_us"]:
         failures.append("hf flash_fwd: basis %r of its %r in the step" %
                         (flash[0]["basis_us_per_step"], kernels[flash[0]["kernels"][0]]["steps_us"]))
+    # review 12 defect 4: a merge is located at its siblings' functions, the model's
+    # attention and MLP lines, never nn.Linear's frame that every projection shares
+    merge = [it for it in rep["summary"] if it["action_id"] == "merge"]
+    rows = [f for st in rep["stages"] for f in st["fuse"] if f["id"] == "merge-sibling-gemms"]
+    if not merge or "sit in 2 functions" not in merge[0]["basis_text"] or \
+            "modeling_qwen2.py" not in (merge[0]["location"] or ""):
+        failures.append("hf: merge item %r" % [(it["location"], it["basis_text"][-160:]) for it in merge])
+    if not rows or "linear.py" in rows[0]["current_locations"]:
+        failures.append("hf: merge row locations %r" % [r["current_locations"] for r in rows])
     ms5 = run_json(args.triage, os.path.join(real, "hta_multistream5_a100.json.gz"))
     k5 = {k["name"]: k for st in ms5["stages"] for k in st["kernels"]}
     exposed = [it for it in ms5["summary"] if it["basis"] == "exposed"]
