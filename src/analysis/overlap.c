@@ -922,12 +922,18 @@ static void ov_decide_action(const ov_stage_ctx *c, const ov_sweep *sw, const ov
    * collective a context rule shows independent (dataflow evidence) needs none: a side
    * stream of its own is the lane. On one stream, stream order serialises everything, so
    * the lack of a tight neighbour says nothing of dataflow: that class is unknown there
-   * (review 3: never "independent" and "restructure"). */
+   * (review 3: never "independent" and "restructure"). Deviation O31 (brief 13 defect 4):
+   * a row not told to overlap has no use for the class, and no tight neighbour is no
+   * dataflow evidence (hta_ddp's bucket copies read the all-reduce they follow; a top-k
+   * feeds the gather after it): its class reads unknown, whatever its action (eliminate,
+   * fuse, skip, wait). */
   row->copy_engine = ov_is_copy_engine(c, a);
-  if (!set->overlap_mechanism_actions || ov_lanes(set, sw) > 1 || row->copy_engine ||
-      (row->recommendation != AN_RECOMMEND_TRY_OVERLAP &&
-       row->recommendation != AN_RECOMMEND_CHECK_DEPS))
-    return;
+  if (!set->overlap_mechanism_actions) return;
+  bool overlap_advice = row->recommendation == AN_RECOMMEND_TRY_OVERLAP ||
+                        row->recommendation == AN_RECOMMEND_CHECK_DEPS;
+  if (row->dep_evidence.kind == AN_DEP_EV_NO_TIGHT_NEIGHBOUR && !overlap_advice)
+    row->dep_class = "unknown";
+  if (ov_lanes(set, sw) > 1 || row->copy_engine || !overlap_advice) return;
   bool context =
       row->dep_evidence.kind == AN_DEP_EV_KERNEL_NAME || row->dep_evidence.kind == AN_DEP_EV_CPU_OP;
   row->own_lane = row->recommendation == AN_RECOMMEND_TRY_OVERLAP && context &&

@@ -1212,6 +1212,32 @@ Test(overlap_mechanism, staging_copy_is_eliminated) {
   cr_assert_eq(copy_action("aten::copy_", ELEMENTWISE, 500, true), AN_RECOMMEND_TRY_OVERLAP);
 }
 
+/* Brief 13 defect 4 (deviation O31): the DDP reducer's bucket copy, far from its
+ * neighbours, was "independent (no tight dependent neighbour)" beside "eliminate"
+ * (hta_ddp_nccl_a100 O2), while it reads the all-reduce it follows: a row not told to
+ * overlap reads "unknown" when adjacency is all its class rests on; the reference's words
+ * under mechanism_actions: false. */
+Test(overlap_mechanism, no_tight_neighbour_is_no_independence) {
+  const char *configs[] = {NULL,
+                           "pack: t\nversion: 1\nsettings:\n  overlap:\n"
+                           "    mechanism_actions: false\n"};
+  for (size_t k = 0; k < 2; k++) {
+    te_rules *r = load_rules_with(configs[k]);
+    char *trace =
+        staging_trace("torch.distributed.ddp.reducer::copy_bucket_to_grad", ELEMENTWISE, 500, true);
+    run x;
+    run_single(&x, "staging.json", trace, strlen(trace), r);
+    const an_overlap_row *row = find_row(x.rep, "Memcpy DtoD");
+    cr_assert(row && row->dep_class);
+    cr_assert_eq(row->dep_evidence.kind, AN_DEP_EV_NO_TIGHT_NEIGHBOUR);
+    if (!k) cr_assert_eq(row->recommendation, AN_RECOMMEND_ELIMINATE);
+    cr_assert_str_eq(row->dep_class, k ? "independent" : "unknown");
+    run_free(&x);
+    free(trace);
+    te_rules_destroy(r);
+  }
+}
+
 /* The copy out of the buffer: the collective first, the device-to-device copy or the
  * memcpy128 copy kernel after it on its stream, an eager-mode gap between (issue 31:
  * "into and out of a symmetric-memory or custom all-reduce buffer" are both staging).
