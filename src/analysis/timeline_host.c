@@ -66,6 +66,7 @@ struct tl_host {
   const te_rules *rules;
   an_strtab *strings;
   const te_matcher *sync, *step, *setup, *await, *pageable, *release;
+  const te_matcher *api_frame; /* host_api_frame: a library's wrapper of the call itself */
   /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
   uint8_t *is_sync, *is_step, *is_await;
@@ -104,6 +105,7 @@ struct tl_host {
     char *norm;
     size_t len;
     int score;
+    bool api; /* matcher host_api_frame: never a location (best_frame) */
   } * frames;
   size_t n_frames, cap_frames;
   ut_u64map frame_of;
@@ -496,6 +498,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
                  .await = te_rules_matcher(rules, "host_collective_wait"),
                  .pageable = te_rules_matcher(rules, "pageable_copy"),
                  .release = te_rules_matcher(rules, "allocator_release"),
+                 .api_frame = te_rules_matcher(rules, "host_api_frame"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
@@ -586,7 +589,8 @@ static const struct frame_memo *frame_of(tl_host *h, tr_str s) {
   if (!norm) return NULL;
   memcpy(norm, buf, len + 1);
   v[h->n_frames] =
-      (struct frame_memo){norm, len, te_rules_score(h->rules, "frame_priority", raw, buf, NULL, 0)};
+      (struct frame_memo){norm, len, te_rules_score(h->rules, "frame_priority", raw, buf, NULL, 0),
+                          h->api_frame && te_matcher_match(h->api_frame, buf, len)};
   if (!ut_u64map_put(&h->frame_of, s, h->n_frames)) {
     free(norm);
     return NULL;
@@ -595,14 +599,18 @@ static const struct frame_memo *frame_of(tl_host *h, tr_str s) {
 }
 
 /* The best Python frame among i and its ancestors spanning [a, b] (frame_priority; ties:
- * the innermost), normalised and interned; NULL when none. */
+ * the innermost), normalised and interned; NULL when none. A frame of the library's own
+ * wrapper of the call (matcher host_api_frame: torch/cuda/__init__.py synchronize) is the
+ * call, not where the code makes it: a user cannot act on torch's line, so its caller is
+ * the location (review 13: hf's sync read "torch/cuda/__init__.py:975", the harness line
+ * that called it was never named). */
 static const char *best_frame(tl_host *h, const thread_items *ti, long i, double a, double b) {
   const char *best = NULL;
   int best_score = 0;
   for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
     if (ti->v[i].kind != ITEM_FRAME || !spans(&ti->v[i], a, b)) continue;
     const struct frame_memo *f = frame_of(h, item_name(h, &ti->v[i]));
-    if (!f || (best && f->score <= best_score)) continue;
+    if (!f || f->api || (best && f->score <= best_score)) continue;
     best = an_strtab_intern(h->strings, f->norm, f->len);
     best_score = f->score;
   }

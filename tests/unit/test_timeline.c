@@ -610,6 +610,32 @@ Test(timeline, gap_under_a_sync, .init = setup, .fini = teardown) {
   account_free(&a);
 }
 
+/* Review 13: hf_qwen's cudaDeviceSynchronize was named at torch/cuda/__init__.py:975
+ * synchronize, torch's own wrapper of the call; the harness line that called it was the
+ * place to act. A frame of the library's wrapper (matcher host_api_frame) is the call
+ * itself: its caller is the location, even where the wrapper's frame would rank higher. */
+Test(timeline, sync_location_is_the_caller_of_torch_wrapper, .init = setup, .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  host(&b, "user_annotation", "ProfilerStep#1", 0, 2000);
+  host(&b, "python_function", "harness/profile.py(34): run_torch_profiler", 1, 1900);
+  launch(&b, "kernel_a", 10, 20, 500);
+  host(&b, "python_function", "torch/cuda/__init__.py(975): synchronize", 30, 495);
+  host(&b, "python_function", "<built-in function _cuda_synchronize>", 35, 488);
+  tb_add(&b, /* returns at 521; a runtime call carries its correlation */
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
+         "\"tid\":1,\"ts\":40,\"dur\":481,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  launch(&b, "kernel_b", 720, 730, 100);
+  account a;
+  account_build(&b, &a, "all");
+  const an_idle_cause *c = cause_of(&a.st->total, AN_IDLE_SYNC);
+  cr_assert_not_null(c);
+  cr_assert_str_eq(c->what, "cudaDeviceSynchronize");
+  cr_assert_str_eq(c->location, "harness/profile.py:34 run_torch_profiler");
+  account_free(&a);
+}
+
 /* TorchRec's awaitables (review 6 defect 9, PARAM DLRM): the host reads the all-to-all's
  * splits back inside "## KJTAllToAllSplitsAwaitable wait() ##" (a sync that returns as kernel
  * A ends), then All2All_Pooled_WaitBackward prepares and launches the backward all-to-all.
