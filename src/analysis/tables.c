@@ -35,24 +35,39 @@ static int cmp_agg(const void *a, const void *b) {
   return x->first < y->first ? -1 : (x->first > y->first ? 1 : 0);
 }
 
-/* The sites a row shows: the preferred ones when any, else all; the first cap of them,
- * into pool. Several candidates show each one's share of the kernel. */
+/* Whether site s is only the warm-up of a kernel that has a site in the counted steps: an
+ * unresolved site all of whose launches ran outside the counted steps is no place in the
+ * code, only the step/warm-up split, which the steps line states once for the stage
+ * (review 13: every hf row read "X (site share 69%) / outside the counted steps (site
+ * share 31%)"). Shown only when the kernel has no other site. */
+static bool warmup_only(const an_kernel_row *row, const an_site *s) {
+  return row->outside_sites && s->launches && s->outside_launches >= s->launches &&
+         !an_location_resolved(s->location);
+}
+
+/* The sites a row shows: the preferred ones when any, else all but warm-up-only ones (when
+ * another is left); the first cap of them, into pool. Several candidates show each one's
+ * share of the kernel. */
 static void choose_sites(const te_rules *rules, const te_matcher *preferred, an_kernel_row *row,
                          size_t cap, const an_site **pool) {
   const an_kmap_entry *e = row->entry;
   row->shown_sites = pool;
   row->outside_sites = te_rules_settings(rules)->kernel_table_outside_steps_sites;
   if (!e) return;
-  size_t n_pref = 0;
-  for (size_t i = 0; i < e->n_sites; i++)
+  size_t n_pref = 0, n_warmup = 0;
+  for (size_t i = 0; i < e->n_sites; i++) {
     if (an_location_preferred(preferred, e->sites[i].display_location)) n_pref++;
+    if (warmup_only(row, &e->sites[i])) n_warmup++;
+  }
+  bool skip_warmup = !n_pref && n_warmup < e->n_sites;
   size_t k = 0;
   for (size_t i = 0; i < e->n_sites && k < cap; i++) {
     if (n_pref && !an_location_preferred(preferred, e->sites[i].display_location)) continue;
+    if (skip_warmup && warmup_only(row, &e->sites[i])) continue;
     pool[k++] = &e->sites[i];
   }
   row->n_shown_sites = k;
-  row->site_share_shown = (n_pref ? n_pref : e->n_sites) > 1;
+  row->site_share_shown = (n_pref ? n_pref : e->n_sites - (skip_warmup ? n_warmup : 0)) > 1;
   /* issue 31: a preferred site that 16 of 3040 launches resolved to is no location of
    * the kernel; the row says how many it covers */
   size_t covered, of;
