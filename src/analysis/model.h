@@ -55,8 +55,10 @@ typedef enum an_source {
   AN_SOURCE_TRACE_CONTENT = 9,  /* what the trace's events hold: names in its first events,
                                    the model's dimensions in CPU-op shapes and per-layer
                                    launches (not a metadata field) */
-  AN_SOURCE_RANK_HOSTS = 10     /* the host_name of every rank of the TP group (its process
+  AN_SOURCE_RANK_HOSTS = 10,    /* the host_name of every rank of the TP group (its process
                                    group in distributedInfo.pg_config), one file per rank */
+  AN_SOURCE_DEVICE_PACK = 11    /* the device pack placed a device the trace names blank
+                                   by its architecture, unit count and memory */
 } an_source;
 
 typedef struct an_framework_fact {

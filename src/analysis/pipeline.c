@@ -785,13 +785,14 @@ static an_status build_opaque(run_state *r) {
 }
 
 /* A device with a blank name (ROCm often writes none) that the device pack placed by its
- * architecture, CU count and memory: the run's GPU is that part, and says so. */
+ * architecture, CU count and memory: the run's GPU is that part, and says it is inferred
+ * (review 13: "From: trace metadata" read as if the trace named it). */
 static void name_blank_gpu(run_state *r) {
   an_run_context *c = &r->report.run.context;
   const an_roofline_device *d = &r->roofline.device;
   if (c->gpu.value || !d->id || !d->gpu || *d->gpu) return;
   c->gpu_placed = (struct an_gpu_placed){d->label, d->arch, d->sms};
-  c->gpu.source = AN_SOURCE_TRACE_METADATA;
+  c->gpu.source = AN_SOURCE_DEVICE_PACK;
 }
 
 /* A run whose context names no model takes the one the roofline identified and used: from

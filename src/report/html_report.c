@@ -101,6 +101,8 @@ static const char *prov_class(an_source s) {
       return "trace-content";
     case AN_SOURCE_RANK_HOSTS:
       return "rank-hosts";
+    case AN_SOURCE_DEVICE_PACK:
+      return "device-pack";
     case AN_SOURCE_UNKNOWN:
       break;
   }

@@ -301,7 +301,7 @@ static const char *source_name(an_source s) {
   static const char *const names[] = {"unknown",        "default",       "command-line",
                                       "live-capture",   "server-args",   "trace-metadata",
                                       "detection-rule", "python-frames", "kernel-family",
-                                      "trace-content",  "rank-hosts"};
+                                      "trace-content",  "rank-hosts",    "device-pack"};
   return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
 

@@ -735,6 +735,9 @@ const char *rp_source(an_source s) {
       return "the trace's content (names in its events, shapes of its CPU ops)";
     case AN_SOURCE_RANK_HOSTS:
       return "host names of the TP group's ranks (process groups)";
+    case AN_SOURCE_DEVICE_PACK:
+      return "inferred: the device pack, from the trace's device properties (the trace names "
+             "no GPU)";
     case AN_SOURCE_UNKNOWN:
       break;
   }
