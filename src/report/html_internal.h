@@ -42,10 +42,13 @@ typedef struct rp_rank_view {
   size_t n_imbalance;
   const an_imbalance_row *imbalance; /* drawn below the ranks table; the model's rows */
   const char *span; /* what the times cover (rp_rank_span), after the verdict; NULL: nothing */
+  size_t n_notes;   /* the Markdown's notes (report/rank_notes.h), under the ranks table */
+  char *const *notes;
 } rp_rank_view;
 
 /* <section id="ranks">: verdict, legend, the ranks table with one bar scale (and the
- * collective wait column), the imbalance table; nothing when v is NULL or has no rows. */
+ * collective wait column), its notes, the imbalance table; nothing when v is NULL or has
+ * no rows. */
 void rp_html_ranks(rp_hw *hw, const rp_rank_view *v);
 /* One Ranks section per rank table of the model (hw->rep->ranks). */
 void rp_html_rank_reports(rp_hw *hw);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/html_internal.h"
+#include "report/rank_notes.h"
 #include "report/text.h"
 
 #define BAR_HEIGHT 16
@@ -153,6 +154,13 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   ranks_head(hw, &v->rows[0], v->has_wait);
   for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest, v->has_wait);
   rp_hw_printf(hw, "</tbody></table></div>");
+  if (v->n_notes) rp_hw_printf(hw, "<ul class=\"notes rank-notes\">");
+  for (size_t i = 0; i < v->n_notes; i++) {
+    rp_hw_printf(hw, "<li>");
+    rp_hw_marked(hw, v->notes[i]);
+    rp_hw_printf(hw, "</li>");
+  }
+  if (v->n_notes) rp_hw_printf(hw, "</ul>");
   imbalance_table(hw, v);
   rp_hw_printf(hw, "</section>");
 }
@@ -179,19 +187,9 @@ static size_t group_sentence(const an_rank_group *gr, char *buf, size_t cap, boo
                  "GPU time), the last to arrive changing from one collective to the next.",
                  sep, gr->ranks[0], gr->ranks[gr->n_ranks - 1], gr->lost_us / 1000.0,
                  gr->lost_share_pct);
-  if (n < 0 || (size_t)n >= cap || !gr->n_dropped) return n > 0 ? (size_t)n : 0;
-  /* what a sampled rank lacks is matched with nothing: said, so its gap is not read */
-  char step[32] = "outside the steps";
-  if (gr->dropped_step) snprintf(step, sizeof step, "in step %zu", gr->dropped_step);
-  int m = snprintf(buf + n, cap - (size_t)n,
-                   "%s%zu collective instance%s a rank's trace lacks where another rank ran %s "
-                   "in the same step %s not matched (%s); the longest, %s, ran %.3f ms on rank "
-                   "%ld and is missing from rank %ld's trace.",
-                   n || !first ? " " : "", gr->n_dropped, gr->n_dropped == 1 ? "" : "s",
-                   gr->n_dropped == 1 ? "it" : "them", gr->n_dropped == 1 ? "is" : "are",
-                   gr->dropped_sampled ? "a sampled trace dropped them" : "the capture lost them",
-                   step, gr->dropped_us / 1000.0, gr->dropped_peer, gr->dropped_rank);
-  return m > 0 ? (size_t)n + (size_t)m : (size_t)n;
+  /* what was not matched or not read is in the notes (report/rank_notes.h), as in the
+   * Markdown */
+  return n > 0 ? (size_t)n : 0;
 }
 
 static void verdict_of(const an_rank_report *rr, char *buf, size_t cap) {
@@ -246,8 +244,17 @@ void rp_html_rank_reports(rp_hw *hw) {
       if (k) snprintf(suffix, sizeof suffix, "-%zu", k);
       hw->id_suffix = suffix;
       char span[RP_RANK_SPAN_BYTES];
-      rp_html_ranks(hw, &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance,
-                                        rr->imbalance, rp_rank_span(rr, span, sizeof span)});
+      /* the Markdown's notes, the same list: files holding several GPUs, ranks not read,
+       * collectives not matched, the straggler's evidence and cause */
+      rp_rank_notes notes;
+      if (rp_rank_notes_build(rr, hw->full_names ? NULL : hw->names, &notes) != 0)
+        hw->failed = true;
+      else
+        rp_html_ranks(hw,
+                      &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance,
+                                      rr->imbalance, rp_rank_span(rr, span, sizeof span), notes.n,
+                                      notes.text});
+      rp_rank_notes_free(&notes);
       hw->id_suffix = "";
     }
     free(rows);

@@ -461,31 +461,6 @@ static void hints(rp_hw *hw) {
 
 /* An entry's text with its marks (`code`, **bold**, *em*: report/legend.h) as HTML; a
  * mark with no closing one is text. */
-static void legend_text(rp_hw *hw, const char *s) {
-  static const struct {
-    const char *mark, *open, *close;
-  } MARKS[] = {{"`", "<code>", "</code>"}, {"**", "<strong>", "</strong>"}, {"*", "<em>", "</em>"}};
-  while (*s) {
-    size_t plain = strcspn(s, "`*");
-    rp_hw_textn(hw, s, plain);
-    s += plain;
-    if (!*s) break;
-    size_t m = 0;
-    while (m < 2 && strncmp(s, MARKS[m].mark, strlen(MARKS[m].mark)) != 0) m++;
-    size_t ml = strlen(MARKS[m].mark);
-    const char *close = strstr(s + ml, MARKS[m].mark);
-    if (!close) {
-      rp_hw_textn(hw, s, ml);
-      s += ml;
-      continue;
-    }
-    rp_hw_printf(hw, "%s", MARKS[m].open);
-    rp_hw_textn(hw, s + ml, (size_t)(close - s - ml));
-    rp_hw_printf(hw, "%s", MARKS[m].close);
-    s = close + ml;
-  }
-}
-
 static void legend(rp_hw *hw) {
   size_t n;
   const rp_legend_entry *e = rp_legend(&n);
@@ -494,7 +469,7 @@ static void legend(rp_hw *hw) {
     rp_hw_printf(hw, "<dt>");
     rp_hw_text(hw, e[i].term);
     rp_hw_printf(hw, "</dt><dd>");
-    legend_text(hw, e[i].text);
+    rp_hw_marked(hw, e[i].text);
     rp_hw_printf(hw, "</dd>");
   }
   rp_hw_printf(hw, "</dl></section>");

@@ -80,6 +80,47 @@ void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar) {
   rp_hw_printf(hw, "</svg>");
 }
 
+/* A code span's text: its "\\|" escapes are bars. */
+static void code_text(rp_hw *hw, const char *s, size_t n) {
+  for (const char *end = s + n; s < end;) {
+    const char *esc = s;
+    while (esc + 1 < end && !(esc[0] == '\\' && esc[1] == '|')) esc++;
+    if (esc + 1 >= end) esc = end;
+    rp_hw_textn(hw, s, (size_t)(esc - s));
+    if (esc < end) rp_hw_textn(hw, "|", 1);
+    s = esc < end ? esc + 2 : end;
+  }
+}
+
+/* A mark with no closing one is text. */
+void rp_hw_marked(rp_hw *hw, const char *s) {
+  static const struct {
+    const char *mark, *open, *close;
+  } MARKS[] = {{"`", "<code>", "</code>"}, {"**", "<strong>", "</strong>"}, {"*", "<em>", "</em>"}};
+  while (*s) {
+    size_t plain = strcspn(s, "`*");
+    rp_hw_textn(hw, s, plain);
+    s += plain;
+    if (!*s) break;
+    size_t m = 0;
+    while (m < 2 && strncmp(s, MARKS[m].mark, strlen(MARKS[m].mark)) != 0) m++;
+    size_t ml = strlen(MARKS[m].mark);
+    const char *close = strstr(s + ml, MARKS[m].mark);
+    if (!close) {
+      rp_hw_textn(hw, s, ml);
+      s += ml;
+      continue;
+    }
+    rp_hw_printf(hw, "%s", MARKS[m].open);
+    if (m == 0)
+      code_text(hw, s + ml, (size_t)(close - s - ml));
+    else
+      rp_hw_textn(hw, s + ml, (size_t)(close - s - ml));
+    rp_hw_printf(hw, "%s", MARKS[m].close);
+    s = close + ml;
+  }
+}
+
 void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown) {
   rp_hw_printf(hw, "<span class=\"name\" title=\"");
   rp_hw_text(hw, full);

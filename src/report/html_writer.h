@@ -67,6 +67,10 @@ typedef struct rp_hw_bar {
 } rp_hw_bar;
 
 void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar);
+/* Text with Markdown's inline marks, `code`, **bold** and *emphasis*, as HTML (the shared
+ * texts of report/legend.h and report/rank_notes.h); a code span's "\|" (a Markdown table
+ * cell's escape) is a bar. */
+void rp_hw_marked(rp_hw *hw, const char *s);
 /* <span class="name" title="FULL">SHORT</span>, SHORT given (display form). */
 void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown);
 /* <span class="cat cat-TOKEN">CAT</span> */

@@ -7,6 +7,7 @@
 
 #include "report/md.h"
 #include "report/names.h"
+#include "report/rank_notes.h"
 #include "report/text.h"
 
 /* One unit per column, stated in the header; cells carry bare numbers (md.h). */
@@ -24,16 +25,6 @@ static const char IMB_HEAD[] =
     "of max) |\n"
     "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
 
-/* "0-3" for a run of ranks, "0, 2, 5" otherwise. */
-static int rank_list(FILE *f, const long *r, size_t n) {
-  bool run = n > 2;
-  for (size_t i = 1; i < n && run; i++) run = r[i] == r[i - 1] + 1;
-  if (run) return fprintf(f, "%ld-%ld", r[0], r[n - 1]) < 0 ? -1 : 0;
-  for (size_t i = 0; i < n; i++)
-    if (fprintf(f, "%s%ld", i ? ", " : "", r[i]) < 0) return -1;
-  return 0;
-}
-
 /* " | " then a time in ms. */
 static int ms(FILE *f, double us) {
   return fputs(" | ", f) == EOF || rp_md_ms(f, us, false) != 0 ? -1 : 0;
@@ -41,14 +32,6 @@ static int ms(FILE *f, double us) {
 
 static int pct(FILE *f, double p) {
   return fputs(" | ", f) == EOF || rp_md_pct(f, p, false) != 0 ? -1 : 0;
-}
-
-/* A kernel name as a code span: its display form when nm is given, else the full name. */
-static int kernel_cell(FILE *f, const rp_names *nm, const char *name) {
-  char *shown = nm ? rp_names_display(nm, name) : NULL;
-  int rc = rp_md_code(f, shown ? shown : name);
-  free(shown);
-  return rc;
 }
 
 static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w) {
@@ -59,14 +42,14 @@ static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w) {
       fputs(" | ", f) == EOF)
     return -1;
   if (!w->top_kernel) return fputs("- | - |\n", f) == EOF ? -1 : 0;
-  return kernel_cell(f, nm, w->top_kernel) || pct(f, w->top_kernel_share_pct) ||
+  return rp_kernel_md(f, nm, w->top_kernel) || pct(f, w->top_kernel_share_pct) ||
                  fputs(" |\n", f) == EOF
              ? -1
              : 0;
 }
 
 static int group_row(FILE *f, const an_rank_group *g) {
-  if (fputs("| ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
+  if (fputs("| ", f) == EOF || rp_rank_list_md(f, g->ranks, g->n_ranks) != 0 ||
       fprintf(f, " | %s | %zu", rp_rank_group_source(g->source), g->n_matched) < 0)
     return -1;
   if (g->n_ranks < 2 || !g->n_matched)
@@ -76,208 +59,18 @@ static int group_row(FILE *f, const an_rank_group *g) {
                  : fputs(" | - | -", f) == EOF)
     return -1;
   if (pct(f, g->lost_share_pct) || fprintf(f, " | %s", rp_rank_verdict(g->verdict)) < 0) return -1;
-  if (g->n_absent && (fputs("; not read: ", f) == EOF || rank_list(f, g->absent, g->n_absent) != 0))
+  if (g->n_absent &&
+      (fputs("; not read: ", f) == EOF || rp_rank_list_md(f, g->absent, g->n_absent) != 0))
     return -1;
   return fputs(" |\n", f) == EOF ? -1 : 0;
-}
-
-/* A group whose process group names ranks the stage lacks: the verdict is the ranks read's.
- * merged: some file of the stage holds several GPUs (gpus_note), another way not to read a
- * rank. */
-static int absent_note(FILE *f, const an_rank_group *g, bool merged) {
-  if (!g->n_absent) return 0;
-  if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
-      fprintf(f, ": rank%s ", g->n_absent == 1 ? "" : "s") < 0 ||
-      rank_list(f, g->absent, g->n_absent) != 0 ||
-      fprintf(f,
-              " of their process group %s not read (no trace of %s in the directory, one the "
-              "reader refused: Limits%s): if the straggler is among them, every rank read "
-              "waits for it alike and the loss shows on none, so the verdict speaks for the "
-              "ranks read only.\n",
-              g->n_absent == 1 ? "was" : "were", g->n_absent == 1 ? "it" : "them",
-              merged ? ", or a GPU of a file holding several (above)" : "") < 0)
-    return -1;
-  return 0;
-}
-
-/* Rows whose trace holds several GPUs (a node's ranks in one file): each row reads one. */
-static int gpus_note(FILE *f, const an_rank_report *rep) {
-  size_t n = 0;
-  for (size_t i = 0; i < rep->n_rows; i++) n += rep->rows[i].gpus > 1;
-  if (!n) return 0;
-  if (fputs("\n- ", f) == EOF) return -1;
-  for (size_t i = 0, k = 0; i < rep->n_rows; i++) {
-    const an_rank_row *w = &rep->rows[i];
-    if (w->gpus < 2) continue;
-    if (fprintf(f, "%sank %ld's trace holds the kernels of %zu GPUs", k++ ? "; r" : "R", w->rank,
-                w->gpus) < 0)
-      return -1;
-  }
-  return fputs(
-             " (several ranks in one file: a node's traces merged). Each row reads the GPU of "
-             "its file with the most kernel time, under the file's one distributedInfo.rank: "
-             "the ranks of the other GPUs are compared by no row, and the straggler verdicts "
-             "speak for the GPUs read only. Profile one trace per rank (every framework's "
-             "profiler writes one per worker).\n",
-             f) == EOF
-             ? -1
-             : 0;
-}
-
-/* " (N.N ms)" */
-static int paren_ms(FILE *f, double us) {
-  return fputs(" (", f) == EOF || rp_md_ms(f, us, false) || fputs(" ms)", f) == EOF ? -1 : 0;
-}
-
-/* Where the others' wait goes: the collective and the step. */
-static int wait_where(FILE *f, const rp_names *nm, const an_rank_group *g) {
-  if (!g->wait_kernel) return 0;
-  if (fprintf(f, "; %.1f %% of the loss in ", g->wait_kernel_share_pct) < 0) return -1;
-  if (g->wait_position && fprintf(f, "collective %zu of the step, ", g->wait_position) < 0)
-    return -1;
-  if (kernel_cell(f, nm, g->wait_kernel) != 0) return -1;
-  if (g->wait_context && fprintf(f, " (%s)", g->wait_context) < 0) return -1;
-  if (!g->worst_step) return 0;
-  return fprintf(f, "; the most in step %zu of %zu", g->worst_step, g->n_steps) < 0 ||
-                 paren_ms(f, g->worst_step_lost_us)
-             ? -1
-             : 0;
-}
-
-/* A signed difference as printed: under half a microsecond is 0, never "-0.000". */
-static double tidy(double us) { return us > -0.5 && us < 0.5 ? 0 : us; }
-
-/* Why the straggler is late, from its steps against the others'. */
-static int cause_text(FILE *f, const an_rank_group *g) {
-  if (fputs(". Cause: ", f) == EOF || fputs(rp_rank_cause(g->cause), f) == EOF) return -1;
-  if (!g->n_steps) return fputs(" (no steps to compare)", f) == EOF ? -1 : 0;
-  char ex[RP_RANK_EXCESS_BYTES];
-  if (g->cause == AN_CAUSE_IMBALANCE &&
-      (fputs(": it runs more work than the others in the imbalance table's kernel families, ", f) ==
-           EOF ||
-       rp_md_ms(f, g->excess_per_step_us, false) ||
-       fprintf(f, " ms per step in all: %s (rank %ld against the others' median), ",
-               rp_rank_excess(g, 3, ex, sizeof ex), g->straggler) < 0 ||
-       rp_md_ms(f, g->balanced_excess_per_step_us, false) ||
-       fprintf(f,
-               " ms per step over an even share of the %zu ranks' work (what an even split "
-               "moves to its peers); the lever is the split of work across the ranks "
-               "(sharding plan, input sizes)",
-               g->n_ranks) < 0))
-    return -1;
-  if (g->cause == AN_CAUSE_IMBALANCE && g->n_dropped && g->dropped_sampled)
-    return fputs(
-               "; a sampled trace of the group dropped collectives its peers ran, so its "
-               "compute and host times per step are not compared",
-               f) == EOF
-               ? -1
-               : 0;
-  if (g->n_dropped && g->dropped_sampled)
-    return fputs(
-               " (a sampled trace of the group dropped collectives its peers ran, and so "
-               "other kernels: compute and host times are not compared)",
-               f) == EOF
-               ? -1
-               : 0;
-  if (fputs(g->cause == AN_CAUSE_IMBALANCE ? "; it arrives " : ": it arrives ", f) == EOF ||
-      rp_md_ms(f, g->delay_per_step_us, false) ||
-      fputs(" ms late per step; its step starts on the host ", f) == EOF ||
-      rp_md_ms(f, tidy(g->host_late_per_step_us), true) ||
-      fputs(" ms after the others' and its compute differs from theirs by ", f) == EOF ||
-      rp_md_ms(f, tidy(g->extra_compute_per_step_us), true) || fputs(" ms", f) == EOF)
-    return -1;
-  return 0;
-}
-
-/* The line of the instances a member's trace lacks where its peers ran them in the same
- * step, with the longest. */
-/* " (rank 0 lacks 5, rank 1 lacks 5)": the group's members whose traces lack instances. */
-static int lacking_ranks(FILE *f, const an_rank_report *rep, const an_rank_group *g) {
-  const char *sep = " (";
-  for (size_t i = 0; i < rep->n_rows; i++) {
-    const an_rank_row *w = &rep->rows[i];
-    bool member = false;
-    for (size_t k = 0; k < g->n_ranks && !member; k++) member = g->ranks[k] == w->rank;
-    if (!member || !w->lacks) continue;
-    if (fprintf(f, "%srank %ld lacks %zu", sep, w->rank, w->lacks) < 0) return -1;
-    sep = ", ";
-  }
-  return *sep == ',' && fputc(')', f) == EOF ? -1 : 0;
-}
-
-static int dropped_note(FILE *f, const rp_names *nm, const an_rank_report *rep,
-                        const an_rank_group *g) {
-  if (!g->n_dropped) return 0;
-  char step[48] = "outside the steps";
-  if (g->dropped_step) snprintf(step, sizeof step, "in step %zu", g->dropped_step);
-  if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
-      fprintf(f,
-              ": %zu collective instance%s a rank's trace lacks where another rank ran %s in the "
-              "same step",
-              g->n_dropped, g->n_dropped == 1 ? "" : "s", g->n_dropped == 1 ? "it" : "them") < 0 ||
-      lacking_ranks(f, rep, g) != 0 ||
-      fprintf(f, " %s not matched (%s: the gap each leaves is no rank's wait); the longest, ",
-              g->n_dropped == 1 ? "is" : "are",
-              g->dropped_sampled ? "a sampled trace dropped them" : "the capture lost them") < 0 ||
-      kernel_cell(f, nm, g->dropped_kernel) != 0)
-    return -1;
-  if ((g->dropped_context || g->dropped_backward) &&
-      fprintf(f, " (%s%s%s)", g->dropped_context ? g->dropped_context : "",
-              g->dropped_context && g->dropped_backward ? ", " : "",
-              g->dropped_backward ? "backward" : "") < 0)
-    return -1;
-  if (fprintf(f, " %s: rank %ld lacks it, rank %ld ran it for ", step, g->dropped_rank,
-              g->dropped_peer) < 0 ||
-      rp_md_ms(f, g->dropped_us, false) || fputs(" ms.\n", f) == EOF)
-    return -1;
-  return 0;
-}
-
-/* The evidence line of a group that lost time, its mismatch line and its dropped line. */
-static int group_notes(FILE *f, const rp_names *nm, const an_rank_report *rep,
-                       const an_rank_group *g) {
-  bool lost = g->n_matched && g->n_ranks >= 2 &&
-              (g->verdict == AN_RANK_STRAGGLER || g->verdict == AN_RANK_SPREAD);
-  if (lost) {
-    if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0) return -1;
-    if (g->verdict == AN_RANK_STRAGGLER
-            ? fprintf(f, ": the others wait for rank %ld", g->straggler) < 0
-            : fprintf(f,
-                      ": the last rank to arrive changes; %.1f %% of the loss waits for rank %ld",
-                      g->last_arrival_pct, g->straggler) < 0)
-      return -1;
-    if (g->n_steps && (fputs(", ", f) == EOF || rp_md_ms(f, g->lost_per_step_us, false) ||
-                       fprintf(f, " ms per step (%.1f %% of the group's GPU time per step)",
-                               g->lost_step_share_pct) < 0))
-      return -1;
-    if (wait_where(f, nm, g) != 0) return -1;
-    char ctx[RP_RANK_CONTEXTS_BYTES];
-    if (*rp_rank_wait_contexts(g, ctx, sizeof ctx) &&
-        fprintf(f, "; by what the collectives were launched for (rank %ld's launches): %s",
-                g->ranks[0], ctx) < 0)
-      return -1;
-    if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, g) != 0) return -1;
-    if (fputs(".\n", f) == EOF) return -1;
-  }
-  if (!g->n_count_mismatch) return dropped_note(f, nm, rep, g);
-  if (fputs("- Ranks ", f) == EOF || rank_list(f, g->ranks, g->n_ranks) != 0 ||
-      fprintf(f,
-              ": %zu collective%s ran a different number of times on different ranks and %s not "
-              "matched, e.g. ",
-              g->n_count_mismatch, g->n_count_mismatch == 1 ? "" : "s",
-              g->n_count_mismatch == 1 ? "is" : "are") < 0 ||
-      kernel_cell(f, nm, g->mismatch_kernel) != 0)
-    return -1;
-  if (fprintf(f, " (%zu to %zu instances).\n", g->mismatch_min, g->mismatch_max) < 0) return -1;
-  return dropped_note(f, nm, rep, g);
 }
 
 static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
                          const an_imbalance_row *x) {
   const an_rank_group *g = &rep->groups[x->group];
-  if (fputs("| ", f) == EOF || kernel_cell(f, nm, x->kernel) != 0 || fputs(" | ", f) == EOF ||
+  if (fputs("| ", f) == EOF || rp_kernel_md(f, nm, x->kernel) != 0 || fputs(" | ", f) == EOF ||
       rp_md_cell_text(f, x->category) != 0 || fputs(" | ", f) == EOF ||
-      rank_list(f, g->ranks, g->n_ranks) != 0)
+      rp_rank_list_md(f, g->ranks, g->n_ranks) != 0)
     return -1;
   return ms(f, x->min_us) || fprintf(f, " | %ld", x->min_rank) < 0 || ms(f, x->max_us) ||
                  fprintf(f, " | %ld", x->max_rank) < 0 || pct(f, x->spread_pct) ||
@@ -296,23 +89,20 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
     return -1;
   for (size_t i = 0; i < rep->n_rows; i++)
     if (rank_row(f, nm, &rep->rows[i]) != 0) return -1;
-  bool merged = false;
-  for (size_t i = 0; i < rep->n_rows; i++) merged = merged || rep->rows[i].gpus > 1;
-  if (gpus_note(f, rep) != 0) return -1;
-  if (fprintf(f, "\n### Stragglers: %s\n\n", rep->stage) < 0 || fputs(GROUP_HEAD, f) == EOF)
-    return -1;
-  for (size_t g = 0; g < rep->n_groups; g++)
-    if (group_row(f, &rep->groups[g]) != 0) return -1;
-  bool notes = false;
-  for (size_t g = 0; g < rep->n_groups && !notes; g++)
-    notes = rep->groups[g].verdict == AN_RANK_STRAGGLER ||
-            rep->groups[g].verdict == AN_RANK_SPREAD || rep->groups[g].n_count_mismatch ||
-            rep->groups[g].n_dropped || rep->groups[g].n_absent;
-  if (notes && fputc('\n', f) == EOF) return -1;
-  for (size_t g = 0; g < rep->n_groups; g++)
-    if (group_notes(f, nm, rep, &rep->groups[g]) != 0 ||
-        absent_note(f, &rep->groups[g], merged) != 0)
-      return -1;
+  rp_rank_notes notes;
+  if (rp_rank_notes_build(rep, nm, &notes) != 0) return -1;
+  int rc = 0; /* the rows' notes under the rank table, the groups' under theirs */
+  for (size_t i = 0; i < notes.n_rows && rc == 0; i++)
+    rc = fprintf(f, "\n- %s\n", notes.text[i]) < 0 ? -1 : 0;
+  if (rc == 0 &&
+      (fprintf(f, "\n### Stragglers: %s\n\n", rep->stage) < 0 || fputs(GROUP_HEAD, f) == EOF))
+    rc = -1;
+  for (size_t g = 0; g < rep->n_groups && rc == 0; g++) rc = group_row(f, &rep->groups[g]);
+  if (rc == 0 && notes.n > notes.n_rows && fputc('\n', f) == EOF) rc = -1;
+  for (size_t i = notes.n_rows; i < notes.n && rc == 0; i++)
+    rc = fprintf(f, "- %s\n", notes.text[i]) < 0 ? -1 : 0;
+  rp_rank_notes_free(&notes);
+  if (rc != 0) return -1;
   if (fprintf(f, "\n### Imbalance: %s\n\n", rep->stage) < 0) return -1;
   if (!rep->n_imbalance)
     return fputs("No kernel differs across ranks above the bar.\n", f) == EOF ? -1 : 0;

@@ -452,6 +452,26 @@ def triage_md(triage, d):
     return p.returncode, p.stdout, p.stderr
 
 
+def same_notes(triage, d, label):
+    """The HTML page's Ranks notes are the Markdown's, one list (review 12: the HTML lacked
+    the ranks not read, the files holding several GPUs): the same items, in order, marks
+    aside (a code span's backticks, its bar escape)."""
+    import html
+    import re
+    rc, md, _ = triage_md(triage, d)
+    p = subprocess.run([triage, "--quiet", "--format", "html", d], capture_output=True, text=True,
+                       check=False)
+    want = []
+    for sec in md.split("\n## Ranks: ")[1:]:
+        sec = sec.split("\n### Imbalance")[0]
+        want += [l[2:].replace("`", "").replace("\\|", "|") for l in sec.splitlines() if l.startswith("- ")]
+    got = [html.unescape(re.sub(r"<[^>]+>", "", li)) for ul in
+           re.findall(r'<ul class="notes rank-notes">(.*?)</ul>', p.stdout, re.S)
+           for li in re.findall(r"<li>(.*?)</li>", ul, re.S)]
+    check(rc == 0 and p.returncode == 0 and want and got == want,
+          f"{label}: the HTML Ranks notes differ from the Markdown's: {got[:2]} vs {want[:2]}")
+
+
 def check_shapes(triage, gen, tmp):
     """Directory shapes of real-multirank.md the sets above lack (brief 12 defect 3): the
     straggler analysis is never silent without saying why.
@@ -463,7 +483,8 @@ def check_shapes(triage, gen, tmp):
       the rank as not read; the straggler among the others is still found;
     - two ranks, one truncated: no section (one rank), and the warning says why;
     - one trace per node holding several ranks' GPUs: each row says its file holds several
-      GPUs and the section says only one GPU per file was compared."""
+      GPUs and the section says only one GPU per file was compared;
+    - in each, the HTML page's Ranks notes are the Markdown's (one list)."""
     base, m = shape_set(gen, tmp, "shape-gz")
     files = {int(r): os.path.join(base, f) for r, f in m["files"].items()}
     ref = run(triage, [base])
@@ -489,6 +510,7 @@ def check_shapes(triage, gen, tmp):
           and "the verdict speaks for the ranks read only" in md
           and "The directory holds 3 of the run's 4 ranks" in md,
           "missing rank 2: the Ranks section does not say rank 2 was not read")
+    same_notes(triage, missing, "missing rank 2")
     for name, plain in (("shape-trunc", False), ("shape-trunc-plain", True)):
         d, _ = shape_set(gen, tmp, name)
         path = os.path.join(d, os.path.basename(files[3]))
@@ -503,6 +525,7 @@ def check_shapes(triage, gen, tmp):
         check("rank 3's trace could not be read (offset" in md.split("## Limits of this trace")[-1]
               and "- Ranks 0-2: rank 3 of their process group was not read" in md,
               f"{name}: the Limits or the Ranks section do not name rank 3")
+        same_notes(triage, d, name)
         rep = run(triage, [d])
         g = rep["ranks"][0]["groups"][0] if rep and rep["ranks"] else {}
         check(g.get("ranks") == [0, 1, 2] and g.get("absent_ranks") == [3] and g.get("straggler") == 2
@@ -553,6 +576,7 @@ def check_per_node(triage, gen, tmp):
           and "Rank 0's trace holds the kernels of 4 GPUs; rank 4's trace holds the kernels of 4 GPUs" in md
           and "the ranks of the other GPUs are compared by no row" in md,
           "per node: the section does not say each file holds several GPUs")
+    same_notes(triage, out, "per node")
 
 
 def check_tp_from_groups(triage, gen, tmp):
