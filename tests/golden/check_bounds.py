@@ -4,11 +4,12 @@ and every time account sums exactly (issue 28).
 
 usage: check_bounds.py --triage BIN --source DIR [--shared DIR]
 
-Runs `triage --format json --quiet` on every fixture under tests/data (the sample, the
-staged and ranked directories, the synthetic traces, the roofline traces, the generated
-diff pair, the escaping trace) and, when ../shared exists, on its real, multi-rank, diff
-(hta_control_vs_test) and synthetic traces; an input that is missing, that triage does
-not read (non-zero exit) or whose report does not parse is a failure, never a silent skip.
+Runs `triage --format json --quiet` on every input of golden_cli.inputs (the fixtures
+under tests/data: the sample, the staged and ranked directories, the synthetic traces, the
+roofline traces, the generated diff pair, the escaping trace; and, when ../shared exists,
+its real, multi-rank, diff (hta_control_vs_test) and synthetic traces): an input that is
+missing, that triage does not read (non-zero exit) or whose report does not parse is a
+failure, never a silent skip.
 It checks from the JSON report alone:
 - per stage and per step: span = busy + idle exactly (to the nanosecond the report
   prints), the idle kinds and (stage) the idle causes sum to the idle time;
@@ -374,45 +375,11 @@ def check_report(label, rep, fail):
             fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
 
 
-def listed(d, keep):
-    """The entries of directory d that keep() accepts, sorted; [] when d is absent."""
-    return sorted(os.path.join(d, f) for f in os.listdir(d) if keep(os.path.join(d, f))) if os.path.isdir(d) else []
-
-
-def is_trace(p):
-    return os.path.isfile(p) and p.endswith((".json", ".gz"))
-
-
-def inputs(source, shared):
-    """(path, where) of every input: the fixtures under tests/data (each must be there: a
-    clean clone has them) and, when the shared tree exists, its traces (each must be there
-    too). A directory entry is a run directory; a file a trace."""
-    data = os.path.join(source, "tests", "data")
-    fixed = [os.path.join(data, "llama_tp2"), os.path.join(data, "stages", "sglang-step-annotations-tp4"),
-             os.path.join(data, "escape", "hostile.trace.json"),
-             os.path.join(data, "diff", "generated", "before"), os.path.join(data, "diff", "generated", "after")]
-    fixed += listed(os.path.join(data, "roofline"), lambda p: p.endswith(".json.gz"))
-    fixed += listed(os.path.join(data, "traces", "real"), is_trace)
-    for sub in ("formal", "mapping", "staged"):  # the run directory, and each trace in it alone
-        d = os.path.join(data, "traces", "synthetic", sub)
-        fixed += [d] + listed(d, lambda p: os.path.basename(p) != "server_args.json")
-    fixed += listed(os.path.join(data, "ranks"), os.path.isdir)
-    out = [(p, "fixture") for p in fixed]
-    if shared and os.path.isdir(shared):
-        t = os.path.join(shared, "traces")
-        more = listed(os.path.join(t, "real"), is_trace)
-        more += listed(os.path.join(t, "multi-rank"), os.path.isdir)
-        more += [os.path.join(t, "diff", "hta_control_vs_test", f) for f in ("control.json.gz", "test.json.gz")]
-        more += [os.path.join(t, "synthetic", d) for d in ("single", "xpu", "formal", "mapping", "staged")]
-        out += [(p, "shared") for p in more]
-    return out
-
-
 def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures = []
     checked = 0
-    for path, where in inputs(a.source, a.shared):
+    for path, where in golden_cli.inputs(a.source, a.shared):
         label = os.path.relpath(path, a.source)
         if not os.path.exists(path):
             failures.append(f"{label}: the {where} input is missing")

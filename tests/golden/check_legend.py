@@ -4,8 +4,8 @@ verdict word is defined"; audit 12 found nothing held the reports to it), stdlib
 
 usage: check_legend.py --triage BIN --source DIR [--shared DIR]
 
-On every input check_verdicts.py reads (fixtures, and the shared traces when present) the
-Markdown report's tables are read by column head; each cell of a vocabulary column
+On every input the golden checks read (golden_cli.inputs: fixtures, and the shared traces
+when present) the Markdown report's tables are read by column head; each cell of a vocabulary column
 (Priority, Verdict, Dep risk, Dependency, Recommendation, Idle cause, Confidence, Origin,
 % of bound's term, the stragglers' Verdict) must be defined in the Legend entry that
 explains that column, as a `code` word (Priority: its P-number). The HTML report's Legend
@@ -16,7 +16,6 @@ import html
 import re
 import sys
 
-import check_verdicts
 import golden_cli
 
 # column head -> Legend entry that defines its words; a table is told apart by a head only
@@ -111,7 +110,7 @@ def html_failures(name, legend, page):
 def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures, n = [], 0
-    for path in check_verdicts.inputs(a.source, a.shared):
+    for path, _ in golden_cli.inputs(a.source, a.shared):
         name = path.rstrip("/").split("/")[-1]
         text = golden_cli.run_report(a.triage, path, name, failures.append)
         if text is None:

@@ -3,9 +3,10 @@
 
 usage: check_verdicts.py --triage BIN --source DIR [--shared DIR]
 
-Runs `triage --format json --quiet` on every fixture of tests/data (single traces and
-profile directories) and, when the shared tree is present, on every real and synthetic
-trace of it, and checks each report:
+Runs `triage --format json --quiet` on every input check_bounds.py reads (golden_cli.inputs:
+every fixture of tests/data, single traces and profile directories, and, when the shared
+tree is present, its real, multi-rank, diff and synthetic traces; a missing one is a
+failure) and checks each report:
   - no fuse row whose fused kernel runs (fused_in_use) or whose stage is over the
     pattern's size cap (state over-cap) is an item of the summary;
   - no fuse row with a gate fact unknown says Confirmed;
@@ -45,23 +46,6 @@ NO_GAIN = {"skip", "already fused", "one-time setup", "rank skew (wait)",
 # contradictory pair
 INDEPENDENT = {"independent", "prefetchable", "optimizer-only"}
 EPS = 1e-6
-
-
-def inputs(source, shared):
-    data = os.path.join(source, "tests", "data")
-    found = [os.path.join(data, "llama_tp2")]
-    for sub in ("stages", "ranks"):
-        d = os.path.join(data, sub)
-        found += [os.path.join(d, n) for n in sorted(os.listdir(d))
-                  if os.path.isdir(os.path.join(d, n))]
-    if shared and os.path.isdir(shared):
-        real = os.path.join(shared, "traces", "real")
-        found += [os.path.join(real, n) for n in sorted(os.listdir(real))
-                  if n.endswith((".json", ".json.gz"))]
-        single = os.path.join(shared, "traces", "synthetic", "single")
-        found += [os.path.join(single, n) for n in sorted(os.listdir(single))
-                  if n.endswith((".json", ".json.gz")) and n != "server_args.json"]
-    return found
 
 
 # one evidence entry: "kernel (12.3%)", "kernel (4.5% of its 9.9%)", "kernel (3.0%, counted in X)"
@@ -174,8 +158,11 @@ def identity_failures(name, rep):
 def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures, n = [], 0
-    for path in inputs(a.source, a.shared):
-        name = os.path.basename(path.rstrip("/"))
+    for path, where in golden_cli.inputs(a.source, a.shared):
+        name = os.path.relpath(path, a.source)
+        if not os.path.exists(path):
+            failures.append(f"{name}: the {where} input is missing")
+            continue
         rep = golden_cli.json_report(a.triage, path, name, failures.append)
         if rep is None:
             continue

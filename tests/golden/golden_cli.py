@@ -1,6 +1,7 @@
-"""golden_cli.py - what the golden check scripts share: their arguments, one JSON report per
-input, and the closing tally. Standard library only; imported by check_bounds.py,
-check_verdicts.py and check_item_text.py (they sit beside it, so Python finds it)."""
+"""golden_cli.py - what the golden check scripts share: their arguments, their inputs, one
+JSON report per input, and the closing tally. Standard library only; imported by
+check_bounds.py, check_verdicts.py and check_item_text.py (they sit beside it, so Python
+finds it)."""
 import argparse
 import json
 import os
@@ -19,6 +20,42 @@ def parse_args(description):
     a = ap.parse_args()
     a.shared = a.shared or os.path.join(os.path.dirname(os.path.abspath(a.source)), "shared")
     return a
+
+
+def listed(d, keep):
+    """The entries of directory d that keep() accepts, sorted; [] when d is absent."""
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if keep(os.path.join(d, f))) if os.path.isdir(d) else []
+
+
+def is_trace(p):
+    return os.path.isfile(p) and p.endswith((".json", ".gz"))
+
+
+def inputs(source, shared):
+    """(path, where) of every input the invariant checks read, one list for all of them
+    (check_verdicts.py read fewer than check_bounds.py, brief ranks 13): the fixtures under
+    tests/data (each must be there: a clean clone has them) and, when the shared tree
+    exists, its traces (each must be there too). A directory entry is a run directory; a
+    file a trace."""
+    data = os.path.join(source, "tests", "data")
+    fixed = [os.path.join(data, "llama_tp2"), os.path.join(data, "escape", "hostile.trace.json"),
+             os.path.join(data, "diff", "generated", "before"), os.path.join(data, "diff", "generated", "after")]
+    fixed += listed(os.path.join(data, "stages"), os.path.isdir)
+    fixed += listed(os.path.join(data, "roofline"), lambda p: p.endswith(".json.gz"))
+    fixed += listed(os.path.join(data, "traces", "real"), is_trace)
+    for sub in ("formal", "mapping", "staged"):  # the run directory, and each trace in it alone
+        d = os.path.join(data, "traces", "synthetic", sub)
+        fixed += [d] + listed(d, lambda p: os.path.basename(p) != "server_args.json")
+    fixed += listed(os.path.join(data, "ranks"), os.path.isdir)
+    out = [(p, "fixture") for p in fixed]
+    if shared and os.path.isdir(shared):
+        t = os.path.join(shared, "traces")
+        more = listed(os.path.join(t, "real"), is_trace)
+        more += listed(os.path.join(t, "multi-rank"), os.path.isdir)
+        more += [os.path.join(t, "diff", "hta_control_vs_test", f) for f in ("control.json.gz", "test.json.gz")]
+        more += [os.path.join(t, "synthetic", d) for d in ("single", "xpu", "formal", "mapping", "staged")]
+        out += [(p, "shared") for p in more]
+    return out
 
 
 def run_report(triage, path, label, fail, *args):
