@@ -72,7 +72,8 @@ static int run(const triage_options *opt, const te_rules *rules, const te_framew
   }
   rep->run.version = TRIAGE_VERSION;
   rep->run.command_line = cmdline;
-  int rc = opt->kernel_map_path ? write_kernel_map(opt->kernel_map_path, rep) : 0;
+  int rc = cli_rank_check(ro.formal.path, opt->rank, rep);
+  if (rc == 0 && opt->kernel_map_path) rc = write_kernel_map(opt->kernel_map_path, rep);
   if (rc == 0) rc = write_report(opt, rep, rules);
   an_report_destroy(rep);
   return rc;

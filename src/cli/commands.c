@@ -69,7 +69,8 @@ static const cli_command COMMANDS[] = {
                 "  test      run every examples: self-test\n"),
     COMMAND("diff", FORMS("BEFORE AFTER"),
             "what changed between two runs (traces, directories or JSON reports)", CLI_FORMATS_ALL,
-            2, 2, diff_args, cli_diff_run, .options = &CLI_DIFF_OPTIONS, .loads_rules = true,
+            2, 2, diff_args, cli_diff_run, .options = &CLI_DIFF_OPTIONS,
+            .defaults = diff_args_defaults, .loads_rules = true,
             .exit_more = "3 a regression beyond noise with --fail-on regression;\n"
                          "             4 runs not comparable (other GPU or world size) with\n"
                          "             --fail-on regression",

@@ -161,9 +161,23 @@ void cli_print_run_error(const an_error *e, const char *path) {
 
 /* ------------------------------------------------------------------ inputs */
 
-static int analyse_input(const cli_common *c, const te_rules *rules, cli_input *in) {
+int cli_rank_check(const char *path, long rank, const an_report *rep) {
+  struct stat sb;
+  long have = rep->limits.trace_rank;
+  if (rank < 0 || !path || !strcmp(path, "-") || have < 0 || have == rank) return TRIAGE_EXIT_OK;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) return TRIAGE_EXIT_OK;
+  fprintf(stderr,
+          "triage: %s: the trace is of rank %ld (distributedInfo.rank), not rank %ld (--rank "
+          "picks a rank of a profile directory)\n",
+          path, have, rank);
+  return TRIAGE_EXIT_BAD_INPUT;
+}
+
+static int analyse_input(const cli_common *c, const te_rules *rules, long rank, cli_input *in) {
   an_run_options o = cli_run_options(c);
   o.formal.path = in->path;
+  o.one_rank = rank >= 0;
+  o.rank = rank;
   an_error err;
   if (an_run(&o, rules, &in->report, &err) != AN_OK) {
     cli_print_run_error(&err, in->path);
@@ -172,18 +186,24 @@ static int analyse_input(const cli_common *c, const te_rules *rules, cli_input *
   struct stat sb;
   in->kind =
       stat(in->path, &sb) == 0 && S_ISDIR(sb.st_mode) ? CLI_INPUT_DIRECTORY : CLI_INPUT_TRACE;
+  /* a trace side of another rank stays: the diff says the ranks differ */
   return TRIAGE_EXIT_OK;
 }
 
 int cli_input_load(const cli_common *c, const te_rules *rules, const char *path,
                    size_t max_report_bytes, const char *limit_name, cli_input *in) {
+  return cli_input_load_rank(c, rules, path, -1, max_report_bytes, limit_name, in);
+}
+
+int cli_input_load_rank(const cli_common *c, const te_rules *rules, const char *path, long rank,
+                        size_t max_report_bytes, const char *limit_name, cli_input *in) {
   *in = (cli_input){.path = path};
   switch (rp_json_report_parse(path, max_report_bytes, &in->doc)) {
     case 1:
       in->kind = CLI_INPUT_REPORT;
       return TRIAGE_EXIT_OK;
     case 0:
-      return analyse_input(c, rules, in);
+      return analyse_input(c, rules, rank, in);
     case -2:
       fprintf(stderr, "triage: %s: a JSON report larger than %zu bytes (%s)\n", path,
               max_report_bytes, limit_name);

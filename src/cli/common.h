@@ -108,6 +108,17 @@ typedef struct cli_input {
  * trace or profile directory (the options of c). Returns an exit status. */
 int cli_input_load(const cli_common *c, const te_rules *rules, const char *path,
                    size_t max_report_bytes, const char *limit_name, cli_input *in);
+/* --rank N names a rank of a profile directory; given a trace file that says it is another
+ * rank (distributedInfo.rank), the report would be of that rank without a word: one line
+ * naming both and TRIAGE_EXIT_BAD_INPUT. TRIAGE_EXIT_OK otherwise (rank < 0, a directory,
+ * "-", a trace of that rank or of none). */
+int cli_rank_check(const char *path, long rank, const an_report *rep);
+/* cli_input_load, but a profile directory is read for rank `rank` alone, as `triage --rank
+ * N DIR` reads it (its tables, no Ranks section; a directory without that rank is an
+ * error; a trace file is read as it is, whatever its rank); rank < 0: every rank, as
+ * cli_input_load. */
+int cli_input_load_rank(const cli_common *c, const te_rules *rules, const char *path, long rank,
+                        size_t max_report_bytes, const char *limit_name, cli_input *in);
 #define CLI_REPORT_LIMIT(limit) (limit), #limit
 void cli_input_free(cli_input *in);
 

@@ -25,14 +25,24 @@ static const cli_option DIFF_ROWS[] = {
      .metavar = "WHAT",
      .help = "exit 3 when the diff holds a regression\nbeyond the noise floor, 4 when the "
              "runs\nare not comparable (a CI gate)"},
+    {.name = "--rank",
+     .kind = CLI_LONG,
+     .offset = offsetof(diff_args, rank),
+     .hi = 1e9,
+     .expect = "a non-negative integer",
+     .metavar = "N",
+     .help = "compare rank N of a side that is a profile\ndirectory (default: its lowest rank)"},
 };
 const cli_options CLI_DIFF_OPTIONS = CLI_OPTIONS(DIFF_ROWS);
 
-/* One side: a JSON report read back, else the analysis of a trace or directory (its GPU
- * named as the report names it, in gpu: a JSON report holds that text). */
-static int side_load(const cli_common *a, const te_rules *rules, const char *path, cli_input *in,
-                     an_diff_side *d, char (*gpu)[RP_GPU_BYTES]) {
-  int rc = cli_input_load(a, rules, path, CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), in);
+void diff_args_defaults(void *args) { ((diff_args *)args)->rank = -1; }
+
+/* One side: a JSON report read back, else the analysis of a trace or directory (rank
+ * `rank` of a directory when >= 0; its GPU named as the report names it, in gpu: a JSON
+ * report holds that text). */
+static int side_load(const cli_common *a, const te_rules *rules, const char *path, long rank,
+                     cli_input *in, an_diff_side *d, char (*gpu)[RP_GPU_BYTES]) {
+  int rc = cli_input_load_rank(a, rules, path, rank, CLI_REPORT_LIMIT(TR_MAX_SMALL_JSON_BYTES), in);
   if (rc) return rc;
   char msg[256] = "";
   if (in->doc ? rp_diff_side_from_doc(in->doc, path, d, msg, sizeof msg) != 0
@@ -96,7 +106,7 @@ int cli_diff_run(const cli_invocation *inv, const te_rules *rules, void *args) {
   an_diff_side d[2] = {0};
   char gpu[2][RP_GPU_BYTES];
   for (int i = 0; rc == 0 && i < 2; i++)
-    rc = side_load(&a->common, rules, a->common.operands.items[i], &in[i], &d[i], &gpu[i]);
+    rc = side_load(&a->common, rules, a->common.operands.items[i], a->rank, &in[i], &d[i], &gpu[i]);
   an_diff_result res = {0};
   if (rc == 0 && an_diff_build(&d[0], &d[1], rules, &res) != AN_OK) {
     fprintf(stderr, "triage: out of memory\n");

@@ -7,11 +7,15 @@
 
 #include "cli/commands.h"
 
-/* Its arguments: the shared ones (operands BEFORE AFTER) and --fail-on. */
+/* Its arguments: the shared ones (operands BEFORE AFTER), --fail-on and --rank. */
 typedef struct diff_args {
   cli_common common;
   int fail_on; /* 0 none, 1 regression */
+  long rank;   /* --rank N: a profile-directory side is read for rank N; -1: its lowest */
 } diff_args;
+
+/* Defaults after the struct is zeroed (args is a diff_args). */
+void diff_args_defaults(void *args);
 
 /* Its own option rows. */
 extern const cli_options CLI_DIFF_OPTIONS;

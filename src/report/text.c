@@ -1158,8 +1158,8 @@ const char *rp_diff_identity(const an_diff_report *d, char *buf, size_t cap) {
              "The traces are of different ranks: before is %s, after is %s. The ranks of a job "
              "differ in their share of the work and in how long they wait for each other, so "
              "the tables below show that difference as well as any change between the runs: "
-             "no row counts as a regression. Compare the same rank of each run (--rank N "
-             "on a profile directory) to see what changed.",
+             "no row counts as a regression. Compare the same rank of each run (triage diff "
+             "--rank N, for a side that is a profile directory) to see what changed.",
              b, a);
   else
     snprintf(buf, cap, "The traces are of the same rank on other %s: before is %s, after is %s.",

@@ -2,7 +2,8 @@
 """run_diff.py TRIAGE SOURCE - triage diff on tests/data/diff/generated against its manifest.
 
 Generated pairs besides: twice the steps (within noise), attention 1.5x (first row, exit
-3), two ranks of one run (no regression), renamed GEMMs (one group), GEMMs moved from bf16
+3), two ranks of one run (no regression; with --rank, a directory against its own rank's
+trace is the same rank), renamed GEMMs (one group), GEMMs moved from bf16
 to fp8 (the runs differ in the GEMM number format), two world sizes (not comparable: exit
 4 under --fail-on regression).
 
@@ -439,6 +440,40 @@ def check_same_run_two_ranks(exe, source, tmp):
         waits = [k for st in d["stages"] for k in st["kernels"] if k.get("before_wait_us") is not None]
         check(any(k["change"] in ("wait", "same") for k in waits),
               "same run, two ranks: no collective row carries its wait")
+    check_same_rank(exe, out, r2)
+
+
+def check_same_rank(exe, directory, r2):
+    """triage diff --rank N reads rank N of a profile-directory side (the sentence on
+    different ranks sends users to it, review 12: diff had no --rank): the directory
+    against its own rank 2's trace is then the same rank, nothing slower, nothing said on
+    identity; without --rank the directory's tables are rank 0's, another rank; a
+    directory without the rank is one error line."""
+    rc, js, err = triage(exe, "diff", "--quiet", "--rank", "2", "--format", "json", directory, r2)
+    d = json.loads(js) if rc == 0 and js else {}
+    ins = d.get("inputs", {})
+    slow = [k["name"][:40] for st in d.get("stages", []) for k in st["kernels"] if k["change"] != "same"]
+    check(rc == 0 and ins.get("before", {}).get("rank") == 2 and ins.get("after", {}).get("rank") == 2
+          and d.get("identity_differs") == [] and d.get("regressions") == 0 and not slow,
+          f"diff --rank 2 DIR RANK2: exit {rc} {err!r} identity {d.get('identity_differs')} changed {slow}")
+    rc, md, err = triage(exe, "diff", "--quiet", directory, r2)
+    check(rc == 0 and "The traces are of different ranks: before is rank 0 of 4" in md
+          and "(triage diff --rank N, for a side that is a profile directory)" in md,
+          f"diff DIR RANK2 without --rank: exit {rc} {err!r}")
+    rc, _, err = triage(exe, "diff", "--quiet", "--rank", "9", directory, r2)
+    check(rc == 1 and len(err.splitlines()) == 1 and "no trace of rank 9" in err,
+          f"diff --rank 9 on a 4-rank directory: exit {rc} {err!r}")
+    # a trace side is read as it is: rank 0 of the directory against rank 2's trace is said
+    rc, md, err = triage(exe, "diff", "--quiet", "--rank", "0", directory, r2)
+    check(rc == 0 and "The traces are of different ranks: before is rank 0 of 4" in md,
+          f"diff --rank 0 DIR RANK2: exit {rc} {err!r}")
+    # triage --rank N on a trace file of another rank is one line, not rank 2's report as N's
+    rc, out, err = triage(exe, "--quiet", "--rank", "0", r2)
+    check(rc == 1 and not out and err == f"triage: {r2}: the trace is of rank 2 (distributedInfo.rank), "
+          "not rank 0 (--rank picks a rank of a profile directory)\n",
+          f"triage --rank 0 RANK2: exit {rc} {err!r}")
+    rc, out, err = triage(exe, "--quiet", "--rank", "2", r2)
+    check(rc == 0 and out and not err, f"triage --rank 2 RANK2: exit {rc} {err!r}")
 
 
 def main():
