@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "diags.h"
+#include "prefilter.h"
 #include "rules_internal.h"
+#include "triage/ascii.h"
 
 /* Longest group name a template may use (PCRE2 allows 32 code units). */
 #define GROUP_NAME_MAX 64
@@ -203,6 +205,11 @@ bool te_display_build(te_rules *r) {
     r->display_entries[i] = e;
   }
   r->n_display_rules = l->n;
+  /* without it (no memory, no literal) every rule runs: the same names */
+  const char **src = malloc(n * sizeof *src);
+  for (size_t i = 0; src && i < l->n; i++) src[i] = r->display_entries[i]->regex_src;
+  if (src) r->display_prefilter = te_prefilter_build_regexes(src, l->n);
+  free(src);
   return true;
 }
 
@@ -215,6 +222,8 @@ void te_display_release(te_rules *r) {
   r->n_display_md = 0;
   pcre2_match_context_free(r->display_ctx);
   r->display_ctx = NULL;
+  te_prefilter_destroy(r->display_prefilter);
+  r->display_prefilter = NULL;
 }
 
 static bool display_ready(const te_rules *r) {
@@ -229,9 +238,33 @@ const te_display_rule *te_rules_display_rule(const te_rules *r, size_t i) {
   return i < te_rules_display_rule_count(r) ? &r->display_rules[i] : NULL;
 }
 
-bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out, size_t cap,
-                           size_t *full_len, const te_display_rule **rule) {
-  for (size_t i = 0; i < te_rules_display_rule_count(r); i++) {
+/* The display rules whose regexes can match name (te_prefilter_scan of its lower-cased
+ * text), as bits in local (n_local words) or on the heap; NULL: every rule runs. */
+static uint64_t *display_gate(const te_rules *r, const char *name, size_t len, uint64_t *local,
+                              size_t n_local) {
+  const te_prefilter *pf = r->display_prefilter;
+  if (!pf) return NULL;
+  char small[256], *folded = len <= sizeof small ? small : malloc(len);
+  size_t words = te_prefilter_words(pf);
+  uint64_t *may = words <= n_local ? local : malloc(words * sizeof *may);
+  if (folded && may) {
+    te_ascii_lower(folded, name, len);
+    te_prefilter_scan(pf, folded, len, NULL, 0, false, may);
+  } else if (may != local) {
+    free(may);
+    may = NULL;
+  } else {
+    may = NULL;
+  }
+  if (folded != small) free(folded);
+  return may;
+}
+
+/* The first display rule from i on whose regex matches name, with its match data filled;
+ * n when none does. */
+static size_t first_match(const te_rules *r, const char *name, size_t len, const uint64_t *may,
+                          size_t i, size_t n) {
+  for (i = te_prefilter_next(may, i, n); i < n; i = te_prefilter_next(may, i + 1, n)) {
     const display_entry *e = r->display_entries[i];
     const te_display_plan *plan = &r->display_plan[i];
     if (plan->first >= 0 && (!len || (unsigned char)name[0] != plan->first)) continue;
@@ -239,14 +272,25 @@ bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char
     int rc = plan->jitted
                  ? pcre2_jit_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx)
                  : pcre2_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx);
-    if (rc < 0) continue;
-    size_t n = tidy_expansion(e->code, e->replace, name, md, out, cap);
-    if (n == (size_t)-1) return false;
-    if (full_len) *full_len = n;
-    if (rule) *rule = &r->display_rules[i];
-    return true;
+    if (rc >= 0) return i;
   }
-  return false;
+  return n;
+}
+
+bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char *out, size_t cap,
+                           size_t *full_len, const te_display_rule **rule) {
+  size_t n_rules = te_rules_display_rule_count(r);
+  if (!n_rules) return false;
+  uint64_t may_local[4], *may = display_gate(r, name, len, may_local, 4);
+  size_t i = first_match(r, name, len, may, 0, n_rules);
+  if (may != may_local) free(may);
+  if (i == n_rules) return false;
+  const display_entry *e = r->display_entries[i];
+  size_t n = tidy_expansion(e->code, e->replace, name, r->display_md[i], out, cap);
+  if (n == (size_t)-1) return false;
+  if (full_len) *full_len = n;
+  if (rule) *rule = &r->display_rules[i];
+  return true;
 }
 
 /* ---------------------------------------------------------------- examples */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefilter.h"
 #include "tokens.h"
 #include "triage/ascii.h"
 #include "triage/limits.h"
@@ -232,6 +233,9 @@ void te_subject_init(te_subject *subj, const char *s, size_t len) {
 }
 
 void te_subject_done(te_subject *subj) {
+  if (subj->may != subj->may_local) free(subj->may);
+  subj->may = NULL;
+  subj->pf = NULL;
   if (subj->tf_built) te_token_form_free(&subj->tf);
   subj->tf_built = false;
   if (subj->hits != subj->hits_local) free(subj->hits);
@@ -410,4 +414,52 @@ bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *wh
   bool result = match_uncached(m, &subj, why, cap, 0);
   te_subject_done(&subj);
   return result;
+}
+
+/* ---------------------------------------------------------------- matcher groups */
+
+struct te_matcher_group {
+  const te_matcher **ms;
+  size_t n;
+  te_prefilter *pf; /* NULL: every matcher runs */
+};
+
+te_matcher_group *te_matcher_group_create(const te_matcher *const *ms, size_t n) {
+  te_matcher_group *g = calloc(1, sizeof *g);
+  if (!g || !(g->ms = malloc((n ? n : 1) * sizeof *g->ms))) {
+    free(g);
+    return NULL;
+  }
+  if (n) memcpy(g->ms, ms, n * sizeof *g->ms);
+  g->n = n;
+  g->pf = te_prefilter_build_matchers(ms, n);
+  return g;
+}
+
+void te_matcher_group_destroy(te_matcher_group *g) {
+  if (!g) return;
+  te_prefilter_destroy(g->pf);
+  free(g->ms);
+  free(g);
+}
+
+/* Which of g's matchers can hit the subject, computed once per text; NULL: unknown. */
+static const uint64_t *group_may(const te_matcher_group *g, te_subject *subj) {
+  if (subj->pf == g->pf) return subj->may;
+  if (subj->pf || !subject_compact(subj)) return NULL; /* another group's bits: run all */
+  size_t words = te_prefilter_words(g->pf);
+  uint64_t *may = words <= TE_SUBJECT_LOCAL_HITS ? subj->may_local : malloc(words * sizeof *may);
+  if (!may) return NULL;
+  te_prefilter_scan(g->pf, subj->folded, subj->len, subj->compact, subj->compact_len,
+                    te_token_form_mangled(subj->s, subj->len), may);
+  subj->may = may;
+  subj->pf = g->pf;
+  return may;
+}
+
+bool te_matcher_group_match(const te_matcher_group *g, size_t i, te_subject *subj) {
+  if (!g || i >= g->n || !g->ms[i] || !subj || !subj->s) return false;
+  const uint64_t *may = g->pf ? group_may(g, subj) : NULL;
+  if (may && !((may[i >> 6] >> (i & 63)) & 1u)) return false;
+  return match_uncached(g->ms[i], subj, NULL, 0, 0);
 }

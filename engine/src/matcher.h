@@ -134,8 +134,12 @@ struct te_subject {
   const void *decided_by[TE_SUBJECT_DECISIONS];
   int decided[TE_SUBJECT_DECISIONS];
   unsigned literal_uses; /* case-insensitive literal matchers that met the subject */
+  /* the matcher group's prefilter (te_matcher_group) `may` answers; NULL until computed */
+  const struct te_prefilter *pf;
+  uint64_t *may; /* bit per matcher of that group: may_local or heap */
   bool pairs_built;
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
+  uint64_t may_local[TE_SUBJECT_LOCAL_HITS];
   /* which byte pairs the folded ([0]) and compact ([1]) text hold (matcher.c,
    * subject_pairs), once pairs_built */
   uint64_t pairs[2][TE_PAIR_BITS / 64];

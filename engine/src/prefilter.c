@@ -216,7 +216,7 @@ void te_prefilter_destroy(te_prefilter *pf) {
   free(pf);
 }
 
-/* The literals of every rule; false when no rule is left to filter (or no memory). */
+/* The literals of every rule; false when no rule is left to filter. */
 static bool collect(build *b, const te_classifier *c) {
   size_t gated = 0;
   for (size_t i = 0; i < c->n_rules; i++) {
@@ -229,29 +229,74 @@ static bool collect(build *b, const te_classifier *c) {
       set_bit(b->pf->always, i);
     }
   }
-  return gated && !b->failed;
+  return gated > 0;
 }
 
-te_prefilter *te_prefilter_build(const te_classifier *c) {
-  if (!c || !c->n_rules) return NULL;
+/* A prefilter of n rules, tables empty (NULL: no memory). */
+static te_prefilter *prefilter_new(size_t n) {
   te_prefilter *pf = calloc(1, sizeof *pf);
-  build b = {pf, NULL, 0, 0, false};
   if (!pf) return NULL;
-  pf->n_rules = c->n_rules;
-  pf->words = (c->n_rules + 63) / 64;
+  pf->n_rules = n;
+  pf->words = (n + 63) / 64;
   pf->always = calloc(pf->words, sizeof *pf->always);
   pf->tokens = calloc(pf->words, sizeof *pf->tokens);
-  bool ok = pf->always && pf->tokens && collect(&b, c);
+  if (pf->always && pf->tokens) return pf;
+  te_prefilter_destroy(pf);
+  return NULL;
+}
+
+/* The automaton of b's literals when `gated` (some rule has literals), else NULL. */
+static te_prefilter *prefilter_finish(build *b, bool gated) {
+  te_prefilter *pf = b->pf;
+  bool ok = gated && !b->failed;
   if (ok) {
-    classes(pf, &b);
-    ok = trie(pf, &b) && complete(pf);
+    classes(pf, b);
+    ok = trie(pf, b) && complete(pf);
   }
-  free(b.lits);
+  free(b->lits);
   if (!ok) {
     te_prefilter_destroy(pf);
     return NULL;
   }
   return pf;
+}
+
+te_prefilter *te_prefilter_build(const te_classifier *c) {
+  if (!c || !c->n_rules) return NULL;
+  build b = {prefilter_new(c->n_rules), NULL, 0, 0, false};
+  return b.pf ? prefilter_finish(&b, collect(&b, c)) : NULL;
+}
+
+te_prefilter *te_prefilter_build_matchers(const te_matcher *const *ms, size_t n) {
+  if (!ms || !n) return NULL;
+  build b = {prefilter_new(n), NULL, 0, 0, false};
+  size_t gated = 0;
+  for (size_t i = 0; b.pf && i < n; i++) {
+    size_t before = b.n_lits;
+    if (!ms[i] || add_matcher(&b, i, ms[i])) { /* a NULL entry never hits: no literal */
+      gated++;
+    } else {
+      b.n_lits = before;
+      set_bit(b.pf->always, i);
+    }
+  }
+  return b.pf ? prefilter_finish(&b, gated > 0) : NULL;
+}
+
+te_prefilter *te_prefilter_build_regexes(const char *const *src, size_t n) {
+  if (!src || !n) return NULL;
+  build b = {prefilter_new(n), NULL, 0, 0, false};
+  size_t gated = 0;
+  for (size_t i = 0; b.pf && i < n; i++) {
+    te_literal_set req;
+    if (!te_regex_required(src[i], &req)) {
+      set_bit(b.pf->always, i);
+      continue;
+    }
+    gated++;
+    for (size_t k = 0; k < req.n; k++) add_lit(&b, i, req.s[k], req.len[k], false, true);
+  }
+  return b.pf ? prefilter_finish(&b, gated > 0) : NULL;
 }
 
 size_t te_prefilter_words(const te_prefilter *pf) { return pf ? pf->words : 0; }

@@ -272,6 +272,22 @@ static info class_piece(parser *ps) {
   return info_any();
 }
 
+/* The rest of \g or \k: {name}, <name>, 'name', or (\g only) a signed number. */
+static info reference_piece(parser *ps) {
+  char open = ps->p < ps->end ? *ps->p : '\0';
+  char close = open == '{' ? '}' : open == '<' ? '>' : open == '\'' ? '\'' : '\0';
+  if (close) {
+    while (ps->p < ps->end && *ps->p != close) ps->p++;
+    if (!at(ps, close)) return fail(ps);
+    ps->p++;
+    return info_any();
+  }
+  if (at(ps, '+') || at(ps, '-')) ps->p++;
+  if (!(ps->p < ps->end && is_digit((unsigned char)*ps->p))) return fail(ps);
+  while (ps->p < ps->end && is_digit((unsigned char)*ps->p)) ps->p++;
+  return info_any();
+}
+
 static info escape_piece(parser *ps) {
   if (ps->p + 1 >= ps->end) return fail(ps);
   unsigned char e = (unsigned char)ps->p[1];
@@ -288,8 +304,14 @@ static info escape_piece(parser *ps) {
     return info_any();
   }
   if (e && strchr("bBAzZGK", e)) return info_empty();
+  /* a back reference (or an octal byte) is some text: it only parts its neighbours */
+  if (e >= '1' && e <= '9') {
+    while (ps->p < ps->end && is_digit((unsigned char)*ps->p)) ps->p++;
+    return info_any();
+  }
+  if (e == 'g' || e == 'k') return reference_piece(ps);
   if (e && strchr("ntrfea", e)) return info_any(); /* one control byte */
-  if (is_alnum(e) || e >= 0x80) return fail(ps);   /* \Q, \x, \g, back references, ... */
+  if (is_alnum(e) || e >= 0x80) return fail(ps);   /* \Q, \x, \0, \c, \u, ... */
   return info_byte(e);
 }
 

@@ -10,11 +10,11 @@
  * holding "Gemm" holds "gemm" once folded), since the engine compiles no UTF mode and
  * PCRE2's caseless bytes are then the ASCII letters.
  *
- * The extraction is conservative: a construct it does not follow ((?x), \Q, \x, back
- * references, callouts, (*VERB)s, recursion, a '{' that is not a plain quantifier) yields
- * no set, and the regex then always runs. Lookarounds and character classes add nothing
- * (a class may be one of several bytes); an optional or repeated-from-zero piece breaks
- * a literal.
+ * The extraction is conservative: a construct it does not follow ((?x), \Q, \x,
+ * callouts, (*VERB)s, recursion, a '{' that is not a plain quantifier) yields no set, and
+ * the regex then always runs. Lookarounds and character classes add nothing (a class may
+ * be one of several bytes), nor does a back reference (some text); an optional or
+ * repeated-from-zero piece breaks a literal.
  *
  * Ownership: the set is held in the caller's te_literal_set (fixed arrays, no heap).
  */

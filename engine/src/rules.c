@@ -1087,16 +1087,6 @@ static uint64_t *may_gate(const te_rules *r, const te_classifier *c, te_subject 
   return may;
 }
 
-/* The first rule from i on that may (NULL: every rule) marks; n when none is left. */
-static size_t next_rule(const uint64_t *may, size_t i, size_t n) {
-  while (may && i < n) {
-    uint64_t rest = may[i >> 6] >> (i & 63);
-    if (rest) return i + (size_t)__builtin_ctzll(rest);
-    i = (i | 63) + 1;
-  }
-  return i < n ? i : n;
-}
-
 /* Index of the deciding rule of c for the subject's name, -1 for the default; cached per
  * classifier unless the caller keeps its own answers (`cached` false: nor are the base
  * classifiers' decisions, which such a caller asks once per name too). Every rule, and every base
@@ -1112,8 +1102,8 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
     return remember(subj, c, decided);
   decided = -1;
   uint64_t may_local[8], *may = may_gate(r, c, subj, may_local, 8);
-  for (size_t i = next_rule(may, 0, c->n_rules); i < c->n_rules && decided < 0;
-       i = next_rule(may, i + 1, c->n_rules)) {
+  for (size_t i = te_prefilter_next(may, 0, c->n_rules); i < c->n_rules && decided < 0;
+       i = te_prefilter_next(may, i + 1, c->n_rules)) {
     const te_class_rule *cr = &c->rules[i];
     if (!cr->match && !cr->from_classifier) continue;
     if (cr->match && !te_matcher_match_subject(cr->match, subj)) continue;

@@ -70,6 +70,8 @@ struct te_rules {
   pcre2_match_data **display_md;
   te_display_plan *display_plan;
   size_t n_display_md;
+  /* which display rules' regexes can match a name (prefilter.h); NULL: every one runs */
+  struct te_prefilter *display_prefilter;
   /* roofline data (roofline_pack.c), built at finalize: dtypes, devices and models in
    * list order, op cost models sorted by op name (one per name: the later entry) */
   const te_dtype **dtypes;

@@ -648,23 +648,28 @@ static name_facts scan_kernel_names(run_state *r, bool families, bool single) {
   an_kernel_map_view(r->formal.kmap, &v);
   size_t n_m = 0;
   for (size_t f = 0; f < fam->n; f++) n_m += fam->values[f].n;
-  const te_matcher **ms = calloc(n_m ? n_m : 1, sizeof *ms); /* family by family */
+  /* family by family, then the single-node matcher; as a group, a name none of whose
+   * literals occur in it costs one pass, not a token form and every matcher */
+  const te_matcher **ms = calloc(n_m + 1, sizeof *ms);
   te_subject *subj = te_subject_create();
   size_t best = families ? fam->n : 0;
   for (size_t f = 0, at = 0; ms && f < fam->n; f++)
     for (size_t k = 0; k < fam->values[f].n; k++)
       ms[at++] = te_rules_matcher(r->rules, fam->values[f].items[k]);
-  for (size_t e = 0; ms && subj && (best > 0 || (one_node && !out.single_node)) && e < v.global.n;
+  if (ms) ms[n_m] = one_node;
+  te_matcher_group *g = ms ? te_matcher_group_create(ms, n_m + 1) : NULL;
+  for (size_t e = 0; g && subj && (best > 0 || (one_node && !out.single_node)) && e < v.global.n;
        e++) {
     const char *name = v.global.entries[e].name;
     if (!name) continue;
     te_subject_set(subj, name, strlen(name));
     for (size_t f = 0, at = 0; f < best; at += fam->values[f].n, f++)
       for (size_t k = 0; k < fam->values[f].n && best != f; k++)
-        if (ms[at + k] && te_matcher_match_subject(ms[at + k], subj)) best = f;
-    if (one_node && !out.single_node) out.single_node = te_matcher_match_subject(one_node, subj);
+        if (te_matcher_group_match(g, at + k, subj)) best = f;
+    if (one_node && !out.single_node) out.single_node = te_matcher_group_match(g, n_m, subj);
   }
-  if (ms && subj && families) out.family = best;
+  if (g && subj && families) out.family = best;
+  te_matcher_group_destroy(g);
   free(ms);
   te_subject_destroy(subj);
   return out;

@@ -1513,7 +1513,12 @@ Test(engine_regex_literals, what_each_construct_requires) {
       {"\\Qa.b\\E", ""},
       {"a{2,x}", ""},
       {"\\x41bc", ""},
-      {"(ab)\\1", ""},
+      /* a back reference is some text: it parts its neighbours */
+      {"(ab)x\\1yz", "abx"},
+      {"(?<n>abc)\\k<n>defg", "defg"},
+      {"(abc)\\g{1}d", "abc"},
+      {"(abc)\\g-1d", "abc"},
+      {"(ab)\\g", ""},
       {"(*UTF)abc", ""},
       {"(?R)abc", ""},
       {"abc(", ""},
@@ -1671,5 +1676,83 @@ Test(engine_prefilter, past_the_state_limit_every_rule_runs) {
   cr_assert_null(r->prefilters[c - r->classifiers], "no prefilter past the limit");
   cr_assert_str_eq(te_rules_classify_once(r, "wide", "x_hbaqqqqqqqqq_y", NULL), "hit");
   cr_assert_str_eq(te_rules_classify_once(r, "wide", "nothing", NULL), "other");
+  te_rules_destroy(r);
+}
+
+/* The display rules' prefilter only skips regexes that cannot match: every zoo name (its
+ * spellings included) and every display rule's own example displays the same, by the
+ * same rule, with and without it. */
+static void display_of(te_rules *r, const char *name, char *out, size_t cap,
+                       const te_display_rule **rule) {
+  *rule = NULL;
+  out[0] = '\0';
+  te_rules_display_name(r, name, strlen(name), out, cap, NULL, rule);
+}
+
+Test(engine_defaults, display_prefilter_never_changes_a_name) {
+  te_rules *r = default_rules();
+  cr_assert_not_null(r->display_prefilter, "the display rules have a prefilter");
+  char **names;
+  size_t n = zoo_names(&names), shown = 0;
+  for (size_t i = 0; i < r->n_display_rules; i++) /* the examples after the zoo */
+    for (size_t k = 0; k < r->display_entries[i]->n_examples; k++) {
+      names = realloc(names, (n + 1) * sizeof *names);
+      cr_assert_not_null(names);
+      names[n++] = strdup(r->display_entries[i]->examples[k].name);
+    }
+  for (size_t j = 0; j < n; j++) {
+    char with[4096], without[4096];
+    const te_display_rule *by_with, *by_without;
+    display_of(r, names[j], with, sizeof with, &by_with);
+    te_prefilter *kept = r->display_prefilter;
+    r->display_prefilter = NULL;
+    display_of(r, names[j], without, sizeof without, &by_without);
+    r->display_prefilter = kept;
+    cr_assert_eq(by_with, by_without, "'%s': rule %s with the prefilter, %s without", names[j],
+                 by_with ? by_with->id : "(none)", by_without ? by_without->id : "(none)");
+    cr_assert_str_eq(with, without, "'%s'", names[j]);
+    shown += by_with != NULL;
+  }
+  cr_assert_gt(shown, 30, "the comparison covers names a rule displays (%zu)", shown);
+  zoo_free(names, n);
+  te_rules_destroy(r);
+}
+
+/* A matcher group answers as each of its matchers would: the shipped packs' matchers in
+ * two groups (each other one), on every zoo name, both groups asked about one subject in
+ * turn (the second group finds the first's bits and runs its matchers). */
+Test(engine_defaults, matcher_group_answers_as_its_matchers) {
+  te_rules *r = default_rules();
+  char **names;
+  size_t n = zoo_names(&names), nm = r->reg.n_matchers, hits = 0, skipped = 0;
+  const te_matcher **ms = calloc(nm + 1, sizeof *ms);
+  cr_assert_not_null(ms);
+  for (size_t i = 0; i < nm; i++) ms[i] = r->reg.matchers[i];
+  te_matcher_group *g[2] = {te_matcher_group_create(ms, nm + 1), /* a NULL entry last */
+                            te_matcher_group_create(ms, nm / 2)};
+  cr_assert(g[0] && g[1]);
+  te_subject *subj = te_subject_create(), *plain = te_subject_create();
+  cr_assert(subj && plain);
+  for (size_t j = 0; j < n; j++) {
+    te_subject_set(subj, names[j], strlen(names[j]));
+    te_subject_set(plain, names[j], strlen(names[j]));
+    for (size_t i = 0; i < nm; i++) {
+      size_t k = i % 2 && i < nm / 2 ? 1 : 0;
+      bool want = te_matcher_match_subject(ms[i], plain);
+      cr_assert_eq(te_matcher_group_match(g[k], i, subj), want, "matcher %zu (%s) on '%s'", i,
+                   ms[i]->name ? ms[i]->name : "(inline)", names[j]);
+      hits += want;
+    }
+    cr_assert_not(te_matcher_group_match(g[0], nm, subj), "a NULL entry never hits");
+    skipped += subj->pf != NULL;
+  }
+  cr_assert_gt(hits, 1000, "the comparison covers hits (%zu)", hits);
+  cr_assert_gt(skipped, 0, "the group's pass was made");
+  te_subject_destroy(subj);
+  te_subject_destroy(plain);
+  te_matcher_group_destroy(g[0]);
+  te_matcher_group_destroy(g[1]);
+  free(ms);
+  zoo_free(names, n);
   te_rules_destroy(r);
 }

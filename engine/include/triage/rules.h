@@ -131,6 +131,17 @@ void te_subject_destroy(te_subject *subj);
 void te_subject_set(te_subject *subj, const char *s, size_t len);
 /* te_matcher_match on the subject's text; false for a NULL matcher or unset subject. */
 bool te_matcher_match_subject(const te_matcher *m, te_subject *subj);
+/* A fixed list of matchers asked about the same texts (the run context's model-family
+ * and single-node scan over every kernel name): one pass over a subject's text tells
+ * which of them can hit at all (a literal of theirs occurs in it), and only those run.
+ * Answers equal te_matcher_match_subject's. Ownership: the caller owns the group, which
+ * borrows the matchers (their rule set must outlive it); queries are thread-compatible. */
+typedef struct te_matcher_group te_matcher_group;
+/* A group of ms[0..n) (NULL entries never hit); NULL when out of memory. */
+te_matcher_group *te_matcher_group_create(const te_matcher *const *ms, size_t n);
+void te_matcher_group_destroy(te_matcher_group *g);
+/* te_matcher_match_subject of the group's matcher i on the subject. */
+bool te_matcher_group_match(const te_matcher_group *g, size_t i, te_subject *subj);
 /* A named matcher of the `matchers:` section (e.g. "low_signal"), or NULL. */
 const te_matcher *te_rules_matcher(const te_rules *r, const char *name);
 
