@@ -1068,7 +1068,11 @@ typedef enum an_lead_kind {
   AN_LEAD_NONE = 0,          /* no lead */
   AN_LEAD_PAGEABLE_COPY = 1, /* a copy to or from pageable memory (matcher pageable_copy):
                                 pin the buffer, copy non_blocking, or off the critical stream */
-  AN_LEAD_SYNC = 2           /* a synchronising call (matcher host_sync): the event it waits on */
+  AN_LEAD_SYNC = 2,          /* a synchronising call (matcher host_sync): the event it waits on */
+  AN_LEAD_READBACK = 3       /* a pageable copy whose own transfer took under
+                                timeline.readback_max_copy_pct of the call: the call waited for
+                                the queued work, a sync by another name; pinning cannot help
+                                (review 13: multistream5's 704-byte read of lengths) */
 } an_lead_kind;
 
 /* Idle time of one cause: the gaps of one kind under one CPU activity. */

@@ -224,6 +224,7 @@ static void queue_lever(const sm_ctx *c, an_summary_item *it) {
   const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows].row];
   const char *id = x->lead_kind == AN_LEAD_PAGEABLE_COPY ? "queued_pageable_copy"
                    : x->lead_kind == AN_LEAD_SYNC        ? "queued_sync"
+                   : x->lead_kind == AN_LEAD_READBACK    ? "queued_readback"
                                                          : NULL;
   const te_list_map *l = &c->s->summary_levers;
   for (size_t k = 0; id && x->lead_call && k < l->n; k++)

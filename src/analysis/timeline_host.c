@@ -72,6 +72,7 @@ struct tl_host {
   uint8_t *is_sync, *is_step, *is_await;
   size_t n_str; /* their length: the trace's strings when the index was made */
   double launch_gap_max_us, sync_tol_us, setup_min_pct, module_load_min_us, untraced_min_pct;
+  double readback_max_copy_pct;
   ut_u64map threads; /* (pid << 32 | tid) -> index + 1 */
   /* correlation -> index + 1 among the GPU events of the copies to or from pageable host
    * memory (matcher pageable_copy): their runtime calls block the thread that issued them */
@@ -504,6 +505,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
                  .setup_min_pct = s->timeline_setup_min_pct,
                  .module_load_min_us = s->timeline_module_load_min_us,
                  .untraced_min_pct = s->timeline_untraced_min_pct,
+                 .readback_max_copy_pct = s->timeline_readback_max_copy_pct,
                  .long_gap_us = s->timeline_long_gap_us};
   h->n_str = tr_trace_string_count(t);
   h->is_sync = calloc(h->n_str ? h->n_str : 1, 1);
@@ -954,6 +956,15 @@ static bool blocked_portion(tl_host *h, double a, double b, tl_portion *p) {
   return true;
 }
 
+/* Whether blocking pageable copy it (its GPU copy's index + 1) only read back: its GPU copy
+ * took under timeline.readback_max_copy_pct of the call, so the call spent its time waiting
+ * for the stream's queued work, not copying (review 13: hta_multistream5's 704-byte
+ * device-to-host read of lengths sat 139-146 ms; "pin it" was the wrong lever). */
+static bool reads_back(const tl_host *h, const item *it, uint64_t copy) {
+  double call = it->end - it->ts, gpu = tr_event_dur(h->t, &h->kev[copy - 1]);
+  return call > 0 && gpu >= 0 && gpu * 100.0 < h->readback_max_copy_pct * call;
+}
+
 /* A long queue part [a, b) of a gap (queued work waiting): a thread that issues GPU work sat
  * across it in a blocking call, which waited on that work too (the work was queued first,
  * so the call is no cause) but is the lead to what the work waits on: its region and its
@@ -969,7 +980,9 @@ static void queue_lead(tl_host *h, double a, double b, tl_portion *p) {
   tl_extra x = {.region = r >= 0 ? interned(h, ti, r) : NULL,
                 .child = op_name(h, ti, i, it->ts, it->end, true),
                 .call = interned(h, ti, i),
-                .lead = copy ? AN_LEAD_PAGEABLE_COPY : AN_LEAD_SYNC};
+                .lead = !copy                     ? AN_LEAD_SYNC
+                        : reads_back(h, it, copy) ? AN_LEAD_READBACK
+                                                  : AN_LEAD_PAGEABLE_COPY};
   add_extra(h, &x, p);
 }
 

@@ -1448,11 +1448,11 @@ const char *rp_overlap_slow_mid_step_text(const an_overlap_stage *o) {
            "its first collectives, where a late rank's arrival lands, ran at theirs: on this "
            "step, idle for the host or for queued work most of the time, the ranks reach them "
            "at different times, so the idle item of What to try first is their fix: not "
-           "headroom, and no late rank to find.";
+           "headroom, and nothing in this trace points to a late rank.";
   return "Slow mid-step rows run above their floor at the step's later collectives while its "
          "first collectives, where a late rank's arrival lands, ran at theirs (What to try "
          "first: find why, e.g. compute kernels sharing the GPU with them, the link, ranks "
-         "drifting apart): not headroom, and no late rank to find.";
+         "drifting apart): not headroom, and nothing in this trace points to a late rank.";
 }
 
 char *rp_overlap_shared_compute_text(const an_overlap_stage *o) {

@@ -163,7 +163,9 @@ static bool lead_json(cJSON *o, const an_idle_cause *c) {
   cJSON *l = cJSON_AddObjectToObject(o, "lead");
   return l && cJSON_AddStringToObject(l, "call", c->lead_call) &&
          cJSON_AddStringToObject(l, "kind",
-                                 c->lead_kind == AN_LEAD_PAGEABLE_COPY ? "pageable_copy" : "sync");
+                                 c->lead_kind == AN_LEAD_PAGEABLE_COPY ? "pageable_copy"
+                                 : c->lead_kind == AN_LEAD_READBACK    ? "readback"
+                                                                       : "sync");
 }
 
 static cJSON *cause_json(const an_idle_cause *c) {
@@ -534,6 +536,10 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (lead && lead->lead_kind == AN_LEAD_PAGEABLE_COPY)
     return "Take the blocking pageable copy off the thread that issues GPU work (pinned memory, "
            "non_blocking=True), then check what the queued work still waits on";
+  if (lead && lead->lead_kind == AN_LEAD_READBACK)
+    return "Stop the small read back from waiting behind the queued work (produce what it reads "
+           "earlier or on a side stream, or pipeline the step), then check what the queued work "
+           "still waits on";
   if (lead && lead->lead_kind == AN_LEAD_SYNC)
     return "Find the event the queued work and the blocking sync wait on (another stream, a "
            "graph's input), and record it earlier or drop the wait";
@@ -864,8 +870,11 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
     if (x && x->child && x->lead_call && x->lead_call != x->child && len > 0 && (size_t)len < cap)
       len += snprintf(b + len, cap - (size_t)len, "`%.80s`%s under ", x->lead_call,
                       x->lead_kind == AN_LEAD_PAGEABLE_COPY ? " (a copy to or from pageable memory)"
-                      : x->lead_kind == AN_LEAD_SYNC        ? " (a synchronising call)"
-                                                            : "");
+                      : x->lead_kind == AN_LEAD_READBACK
+                          ? " (a small read back: its copy took a fraction of the call, which "
+                            "waited for the queued work)"
+                      : x->lead_kind == AN_LEAD_SYNC ? " (a synchronising call)"
+                                                     : "");
     if (x && x->child && len > 0 && (size_t)len < cap)
       snprintf(b + len, cap - (size_t)len,
                "`%.80s`%s%.80s%s (the call most of their time shows): a lead, not a proven cause "
@@ -909,7 +918,8 @@ static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
     snprintf(b + len, cap - len,
              "; the collectives also wait %s ms/step above their floors mid-step (the W rows): "
              "on a step this idle the ranks reach them at different times, so this fix is "
-             "theirs too, and no late rank or slow link is to be found",
+             "theirs too; this rank's trace points to no late rank or slow link (its first "
+             "collectives ran at their floors; only the other ranks' traces can rule one out)",
              w);
 }
 

@@ -178,6 +178,9 @@ typedef struct te_list_map {
   X(timeline_untraced_min_pct, "timeline.untraced_min_pct", NUMBER, 0, 100, 0, NULL,               \
     "a host stall nothing spans is untraced host work when its longest stretch with no CPU op "    \
     "holds at least this share of it")                                                             \
+  X(timeline_readback_max_copy_pct, "timeline.readback_max_copy_pct", NUMBER, 0, 100, 0, NULL,     \
+    "a blocking pageable copy whose own transfer takes under this share of the call is a read "    \
+    "back waiting for queued work, not a slow copy")                                               \
   X(timeline_module_load_min_us, "timeline.module_load_min_us", NUMBER, 0, 1e12, 0, NULL,          \
     "a launch call this long is loading its module: one-time setup")                               \
   X(timeline_setup_recurring_min_pct, "timeline.setup_recurring_min_pct", NUMBER, 0, 100, 0, NULL, \
