@@ -21,6 +21,23 @@
 
 static void text(rp_part_fn fn, void *ctx, const char *s) { fn(ctx, RP_PART_TEXT, s, NULL); }
 
+/* A wait item whose action is the Ranks section's (the straggler's, or the spread's): its
+ * kernels are the collectives the others wait in, not the straggler's work, and the line
+ * says so and names the rank waited for (hta_sampled_2ranks: "the straggler's kernels run
+ * longer than its peers'" followed by `ncclKernel_SendRecv...` read as the rank's long
+ * kernel, where its embedding kernels are). The opening words into b, or false. */
+static bool rank_wait_lead(const an_summary_item *it, char *b, size_t cap) {
+  const an_rank_group *g = it->rank_group;
+  if (it->kind != AN_SUMMARY_WAIT || !g || (!it->imbalance && it->rank_group_partial)) return false;
+  if (g->verdict == AN_RANK_STRAGGLER)
+    snprintf(b, cap, " (the others wait for rank %ld in ", g->straggler);
+  else if (g->verdict == AN_RANK_SPREAD && !it->imbalance)
+    snprintf(b, cap, " (the ranks wait for one another in ");
+  else
+    return false;
+  return true;
+}
+
 /* What the item names: the CPU activity or pattern, a chain's roles or the kernels, then
  * the location. */
 static void subject(const an_summary_item *it, rp_part_fn fn, void *ctx) {
@@ -41,7 +58,8 @@ static void subject(const an_summary_item *it, rp_part_fn fn, void *ctx) {
     snprintf(b, sizeof b, " (%zu kernels)", it->n_kernels);
     text(fn, ctx, b);
   } else if (it->n_kernels && !it->n_pool) { /* a pool's basis lists its members */
-    text(fn, ctx, what ? ": " : " ");
+    bool ranks = rank_wait_lead(it, b, sizeof b);
+    text(fn, ctx, ranks ? b : what ? ": " : " ");
     for (size_t k = 0; k < it->n_kernels && k < ITEM_KERNELS_NAMED; k++) {
       if (k) text(fn, ctx, ", ");
       fn(ctx, RP_PART_KERNEL, it->kernels[k], it->stage_id);
@@ -50,6 +68,7 @@ static void subject(const an_summary_item *it, rp_part_fn fn, void *ctx) {
       snprintf(b, sizeof b, " and %zu more", it->n_kernels - ITEM_KERNELS_NAMED);
       text(fn, ctx, b);
     }
+    if (ranks) text(fn, ctx, ")");
   }
   const an_idle_cause *untraced = rp_item_untraced(it);
   if (untraced) { /* where the thread went untraced: the ops around its longest stretch */

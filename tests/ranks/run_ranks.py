@@ -160,6 +160,10 @@ def check_wait_item(label, summary, stage, group, tables_rank_in_group):
         word = CAUSE_WORDS.get(group["cause"])
         check(word is None or word in it["action_text"],
               f"{label}: wait item action {it['action_text']!r} for cause {group['cause']}")
+        # its kernels are where the others wait, not the straggler's work: the line says so
+        check(f"(the others wait for rank {group['straggler']} in " in it["text"],
+              f"{label}: the wait item's kernels are not said to be where the others wait: "
+              f"{it['text'][:200]}")
         NAMED.append(label)
 
 
