@@ -277,6 +277,7 @@ static info reference_piece(parser *ps) {
   char open = ps->p < ps->end ? *ps->p : '\0';
   char close = open == '{' ? '}' : open == '<' ? '>' : open == '\'' ? '\'' : '\0';
   if (close) {
+    ps->p++; /* past the open mark: for 'name' it is the close mark too */
     while (ps->p < ps->end && *ps->p != close) ps->p++;
     if (!at(ps, close)) return fail(ps);
     ps->p++;
@@ -331,6 +332,7 @@ static bool group_kind(parser *ps, bool *zero_width, bool *comment) {
   } else if (c == '<' || c == '\'' || (c == 'P' && ps->p + 1 < ps->end && ps->p[1] == '<')) {
     if (c == 'P') ps->p++;
     char close = *ps->p == '<' ? '>' : '\'';
+    ps->p++; /* past the open mark: for (?'name' it is the close mark too */
     while (ps->p < ps->end && *ps->p != close) ps->p++;
     if (!at(ps, close)) return false;
     ps->p++;

@@ -1508,6 +1508,10 @@ Test(engine_regex_literals, what_each_construct_requires) {
       {"^(?!.*fp8).*Fp8KVCacheDataType\\)0(?!\\d)", "fp8kvcachedatatype)0"},
       {"(?!foo)", ""},
       {"(?<name>ab)c", "abc"},
+      /* a name in quotes: the open quote is the close mark too (review 13: the name was
+       * read as text, "tag'abcdef", and the rule left out for names it matches) */
+      {"(?'tag'abc)def", "abcdef"},
+      {"(?P<tag>abc)def", "abcdef"},
       /* what the extraction does not follow gives no set: the regex always runs */
       {"(?x)foo bar", ""},
       {"\\Qa.b\\E", ""},
@@ -1516,6 +1520,8 @@ Test(engine_regex_literals, what_each_construct_requires) {
       /* a back reference is some text: it parts its neighbours */
       {"(ab)x\\1yz", "abx"},
       {"(?<n>abc)\\k<n>defg", "defg"},
+      {"(?<x>a)b\\k'x'cde", "cde"},
+      {"(?<x>abc)\\g'x'd", "abc"},
       {"(abc)\\g{1}d", "abc"},
       {"(abc)\\g-1d", "abc"},
       {"(ab)\\g", ""},
