@@ -79,34 +79,9 @@ static char **stage_tokens(const an_report *r) {
 
 /* ------------------------------------------------------------------ header */
 
+/* The provenance class: the source's id, "none" for none (drawn as a warning). */
 static const char *prov_class(an_source s) {
-  switch (s) {
-    case AN_SOURCE_DEFAULT:
-      return "default";
-    case AN_SOURCE_COMMAND_LINE:
-      return "command-line";
-    case AN_SOURCE_LIVE_CAPTURE:
-      return "live-capture";
-    case AN_SOURCE_SERVER_ARGS:
-      return "server-args";
-    case AN_SOURCE_TRACE_METADATA:
-      return "trace-metadata";
-    case AN_SOURCE_DETECTION_RULE:
-      return "detection-rule";
-    case AN_SOURCE_PYTHON_FRAMES:
-      return "python-frames";
-    case AN_SOURCE_KERNEL_FAMILY:
-      return "kernel-family";
-    case AN_SOURCE_TRACE_CONTENT:
-      return "trace-content";
-    case AN_SOURCE_RANK_HOSTS:
-      return "rank-hosts";
-    case AN_SOURCE_DEVICE_PACK:
-      return "device-pack";
-    case AN_SOURCE_UNKNOWN:
-      break;
-  }
-  return "none";
+  return s == AN_SOURCE_UNKNOWN ? "none" : rp_source_id(s);
 }
 
 /* A fact with its provenance in words (said: NULL for none). */
@@ -412,7 +387,7 @@ static void limit_hints(rp_hw *hw) {
     hint_li(hw, "info", line);
   }
   if (l->short_window_stage) {
-    bool us = l->short_window_us > 0 && l->short_window_us < 5.0; /* 0.00 ms hides it */
+    bool us = rp_prints_in_us(l->short_window_us);
     snprintf(line, sizeof line,
              "Short capture window: the %s stage spans %.2f %s of GPU time; "
              "a longer capture shows steady-state behaviour.",

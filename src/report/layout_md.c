@@ -42,7 +42,7 @@ static unit unit_for(double max_us) {
 /* The headline's unit: ms, or us for a span that rounds to 0.00 ms (review 12 on
  * hta_triton_tiny: "span 0.00 ms = GPU busy 0.00 ms + idle 0.00 ms" hid a 1.76 us kernel). */
 static unit headline_unit(double span_us) {
-  return span_us > 0 && span_us < 5.0 ? (unit){"us", 1.0} : (unit){"ms", 1000.0};
+  return rp_prints_in_us(span_us) ? (unit){"us", 1.0} : (unit){"ms", 1000.0};
 }
 
 static void fmt_time(char *b, size_t cap, double us, unit u) {

@@ -297,14 +297,6 @@ static bool stage_stream(rp_jstream *w, const an_stage_report *st) {
   return ok && tail;
 }
 
-static const char *source_name(an_source s) {
-  static const char *const names[] = {"unknown",        "default",       "command-line",
-                                      "live-capture",   "server-args",   "trace-metadata",
-                                      "detection-rule", "python-frames", "kernel-family",
-                                      "trace-content",  "rank-hosts",    "device-pack"};
-  return (size_t)s < sizeof names / sizeof *names ? names[s] : "unknown";
-}
-
 static bool fact_json(cJSON *ctx, const char *key, cJSON *value, an_source src) {
   cJSON *o = cJSON_AddObjectToObject(ctx, key);
   if (!o || !value) {
@@ -312,7 +304,7 @@ static bool fact_json(cJSON *ctx, const char *key, cJSON *value, an_source src) 
     return false;
   }
   cJSON_AddItemToObject(o, "value", value);
-  return cJSON_AddStringToObject(o, "source", source_name(src)) != NULL;
+  return cJSON_AddStringToObject(o, "source", rp_source_id(src)) != NULL;
 }
 
 static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
@@ -370,7 +362,7 @@ static bool workload_json(cJSON *o, const an_workload_fact *w) {
   cJSON *x = cJSON_AddObjectToObject(o, "workload");
   return x && cJSON_AddStringToObject(x, "value", rp_workload(w->value)) &&
          add_str_or_null(x, "evidence", w->evidence) &&
-         cJSON_AddStringToObject(x, "source", source_name(w->source));
+         cJSON_AddStringToObject(x, "source", rp_source_id(w->source));
 }
 
 /* The step's shape from its attention ops' shapes, or null. */

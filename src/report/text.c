@@ -813,6 +813,16 @@ const char *const *rp_input_traces(const an_provenance *p, size_t *n) {
   return dir ? p->rank_inputs : p->formal_inputs;
 }
 
+const char *rp_source_id(an_source s) {
+  static const char *const ids[] = {"unknown",        "default",       "command-line",
+                                    "live-capture",   "server-args",   "trace-metadata",
+                                    "detection-rule", "python-frames", "kernel-family",
+                                    "trace-content",  "rank-hosts",    "device-pack"};
+  return (size_t)s < sizeof ids / sizeof *ids ? ids[s] : "unknown";
+}
+
+bool rp_prints_in_us(double us) { return us > 0 && us < 5.0; }
+
 const char *rp_platform(an_platform p) {
   return p == AN_PLATFORM_CUDA ? "CUDA" : p == AN_PLATFORM_ROCM ? "ROCm" : "unknown";
 }

@@ -135,6 +135,13 @@ const char *rp_item_what(const an_summary_item *it);
 const char *rp_item_subject(const an_summary_item *it, const char **lead);
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
+/* Whether a time of us microseconds prints in microseconds: above 0 and under 5 us it would
+ * round to 0.00 ms (review 12: "span 0.00 ms" hid hta_triton_tiny's 1.76 us kernel). One
+ * rule for the Markdown headline and both formats' short-window line. */
+bool rp_prints_in_us(double us);
+/* A source's id, as JSON's "source" and HTML's provenance class say it ("server-args",
+ * "device-pack", ...; "unknown" for none). */
+const char *rp_source_id(an_source s);
 /* The run's GPU: its name, or a blank-name device the device pack placed in words
  * ("AMD Instinct MI300X (device pack: blank name, arch 9.4, 304 CUs)", in buf); NULL:
  * unknown. */
