@@ -92,10 +92,7 @@ static void pool_from(const te_settings *s, an_summary_item *v, size_t n, size_t
     if (j != i) v[j].kind = AN_SUMMARY_KINDS; /* taken */
   }
   an_summary_item *p = &v[i];
-  *p = members[0];
-  p->n_more = p->more_left = 0;
-  for (size_t k = 0; k < members[0].n_more; k++) sm_more(p, members[0].more[k]);
-  p->more_left = members[0].more_left;
+  *p = members[0]; /* its anchor, links and count of links left out, as they are */
   for (size_t k = 1; k < nm; k++) absorb(p, &members[k]);
   p->what = NULL;
   p->location = NULL;
