@@ -51,7 +51,6 @@ Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no in
 Standard library only.
 """
 import math
-import os
 import sys
 
 import golden_cli
@@ -379,11 +378,7 @@ def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures = []
     checked = 0
-    for path, where in golden_cli.inputs(a.source, a.shared):
-        label = os.path.relpath(path, a.source)
-        if not os.path.exists(path):
-            failures.append(f"{label}: the {where} input is missing")
-            continue
+    for path, label in golden_cli.present(a.source, a.shared, failures.append):
         rep = golden_cli.json_report(a.triage, path, label, failures.append)
         if rep is None:
             continue

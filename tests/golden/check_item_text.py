@@ -4,9 +4,10 @@ defect 7: an item's JSON wording differed from its Markdown and HTML one).
 
 usage: check_item_text.py --triage BIN --source DIR [--shared DIR]
 
-On the sample (tests/data/llama_tp2), every shared real trace and the shared multi-rank
-directories (when ../shared exists), runs triage with --full-names in Markdown, HTML and
-JSON, and checks, item by item:
+On every input the other invariant checks read (golden_cli.inputs: every fixture of
+tests/data, single traces and profile directories, and, when the shared tree exists, its
+traces), runs triage with --full-names in Markdown, HTML and JSON, and checks, item by
+item:
 - the Markdown line, the HTML list item and the JSON item's "text" say the same words
   (formatting aside: bold, code spans, links by their label, tags, escapes);
 - the JSON item's "evidence" is the anchors the Markdown line links, in order;
@@ -18,7 +19,6 @@ Standard library only.
 """
 import html
 import json
-import os
 import re
 import sys
 
@@ -85,22 +85,11 @@ def compare(label, what, m, h, j, fail):
             fail(f"{label} {what} {i}: Markdown links {anchors}, JSON evidence {it.get('evidence')}")
 
 
-def inputs(source, shared):
-    out = [os.path.join(source, "tests", "data", "llama_tp2")]
-    real = os.path.join(shared, "traces", "real") if shared else None
-    if real and os.path.isdir(real):
-        out += sorted(os.path.join(real, f) for f in os.listdir(real) if f.endswith((".json", ".gz")))
-    multi = os.path.join(shared, "traces", "multi-rank") if shared else None
-    if multi and os.path.isdir(multi):
-        out += sorted(os.path.join(multi, f) for f in os.listdir(multi)
-                      if os.path.isdir(os.path.join(multi, f)))
-    return [p for p in out if os.path.exists(p)]
-
-
 def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures = []
-    checked = sum(check(a.triage, p, os.path.basename(p), failures.append) for p in inputs(a.source, a.shared))
+    checked = sum(check(a.triage, path, label, failures.append)
+                  for path, label in golden_cli.present(a.source, a.shared, failures.append))
     return golden_cli.finish(checked, failures)
 
 

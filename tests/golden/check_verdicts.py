@@ -33,7 +33,6 @@ failure) and checks each report:
     Qwen3-8B).
 Exit 0 when all hold, 1 with one line per failure, 77 when no input.
 """
-import os
 import re
 import sys
 
@@ -158,11 +157,7 @@ def identity_failures(name, rep):
 def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures, n = [], 0
-    for path, where in golden_cli.inputs(a.source, a.shared):
-        name = os.path.relpath(path, a.source)
-        if not os.path.exists(path):
-            failures.append(f"{name}: the {where} input is missing")
-            continue
+    for path, name in golden_cli.present(a.source, a.shared, failures.append):
         rep = golden_cli.json_report(a.triage, path, name, failures.append)
         if rep is None:
             continue

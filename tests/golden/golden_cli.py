@@ -58,6 +58,19 @@ def inputs(source, shared):
     return out
 
 
+def present(source, shared, fail):
+    """(path, label) of each input of inputs() that is there (label: its path from the
+    source tree); fail() says which are missing, so every check reads them alike."""
+    out = []
+    for path, where in inputs(source, shared):
+        label = os.path.relpath(path, source)
+        if os.path.exists(path):
+            out.append((path, label))
+        else:
+            fail(f"{label}: the {where} input is missing")
+    return out
+
+
 def run_report(triage, path, label, fail, *args):
     """triage's report on path (stdout text), or None after fail() says why."""
     p = subprocess.run([triage, "--quiet", *args, path], capture_output=True, text=True,
