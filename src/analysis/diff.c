@@ -882,7 +882,10 @@ static void tally(an_diff_report *r) {
     r->n_steps_unknown += !both && (s->before_steps || s->after_steps);
   }
   r->n_slower = r->n_regressions;
-  if (r->incomparable || (r->identity_differs & AN_DIFF_RANK_DIFFERS)) r->n_regressions = 0;
+  r->reading = r->incomparable                                ? AN_DIFF_READ_DIRECTION
+               : (r->identity_differs & AN_DIFF_RANK_DIFFERS) ? AN_DIFF_READ_OTHER_RANK
+                                                              : AN_DIFF_READ_REGRESSIONS;
+  if (r->reading != AN_DIFF_READ_REGRESSIONS) r->n_regressions = 0;
 }
 
 /* Whose traces the tables read, where both sides state it: another rank, host or GPU. */

@@ -2098,6 +2098,19 @@ enum {
   AN_DIFF_DEVICE_DIFFERS = 1u << 2 /* the GPU index the kernels ran on */
 };
 
+/* How a diff's rows read (an_diff_report.reading): what a row beyond its floor says.
+ * Runs that do not compare (AN_DIFF_*_DIFFERS) only say which way a time moved: a kernel
+ * on another GPU or with the work split over another number of ranks is not slower or
+ * faster than itself, and a row that says "slower" reads as a regression (review 13). */
+typedef enum an_diff_reading {
+  AN_DIFF_READ_REGRESSIONS = 0, /* the runs compare: a row slower beyond its floor is a
+                                   regression */
+  AN_DIFF_READ_OTHER_RANK = 1,  /* the tables read other ranks: slower or faster, counted as
+                                   no regression (a rank-to-rank difference) */
+  AN_DIFF_READ_DIRECTION = 2    /* not comparable: a time moved longer or shorter, neither a
+                                   regression nor an improvement */
+} an_diff_reading;
+
 /* triage diff BEFORE AFTER: per stage, matched by stage id. */
 typedef struct an_diff_report {
   const char *before, *after; /* the inputs as named */
@@ -2113,6 +2126,7 @@ typedef struct an_diff_report {
   unsigned incomparable;     /* AN_DIFF_*_DIFFERS bits; non-zero: nothing counts as a regression */
   unsigned identity_differs; /* AN_DIFF_RANK/HOST/DEVICE_DIFFERS bits; with the rank's,
                                 nothing counts as a regression either */
+  an_diff_reading reading;   /* from incomparable and identity_differs */
   size_t n_regressions;      /* step spans, stage totals and kernel rows slower beyond their floor
                                 (0 when incomparable or the ranks differ) */
   size_t n_slower;           /* the same rows, counted or not */

@@ -13,38 +13,18 @@
 #include "report/text.h"
 #include "util/file.h"
 
-/* How a change is worded: WORD_COUNTS, the runs compare, so a slower row is a regression
- * (not comparable: only slower); WORD_UNRESOLVED, the stage's floor is too wide to tell a
- * change from noise (an_diff_stage.unresolved), so a row within it is not resolved rather
- * than "within noise". */
-enum { WORD_COUNTS = 1u, WORD_UNRESOLVED = 2u };
+/* How a change is worded: the diff's reading (an_diff_report.reading, the low bits) and
+ * WORD_UNRESOLVED, the stage's floor is too wide to tell a change from noise
+ * (an_diff_stage.unresolved), so a row within it is not resolved rather than "within
+ * noise". */
+enum { WORD_READING = 3u, WORD_UNRESOLVED = 4u };
 static const char *change_word(an_diff_change c, unsigned how) {
-  switch (c) {
-    case AN_DIFF_SLOWER:
-      return how & WORD_COUNTS ? "slower (regression)" : "slower";
-    case AN_DIFF_FASTER:
-      return "faster";
-    case AN_DIFF_NEW:
-      return "new";
-    case AN_DIFF_REMOVED:
-      return "removed";
-    case AN_DIFF_WAIT:
-      return "wait change";
-    case AN_DIFF_SAME:
-      break;
-  }
-  return how & WORD_UNRESOLVED ? "not resolved" : "within noise";
-}
-
-/* Whether a slower row is a regression: the runs compare, and their tables read the same
- * rank (another rank's share of the work is not what changed). */
-static unsigned counts(const an_diff_report *d) {
-  return !d->incomparable && !(d->identity_differs & AN_DIFF_RANK_DIFFERS) ? WORD_COUNTS : 0;
+  return rp_diff_change_word((an_diff_reading)(how & WORD_READING), c, how & WORD_UNRESOLVED);
 }
 
 /* The words of a stage's rows: the diff's, and whether its floor resolves a change. */
 static unsigned stage_words(const an_diff_report *d, const an_diff_stage *s) {
-  return counts(d) | (s->unresolved ? WORD_UNRESOLVED : 0);
+  return (unsigned)d->reading | (s->unresolved ? WORD_UNRESOLVED : 0);
 }
 
 /* The shared columns of every row: before, after, delta (ms), delta (%), change. A new
@@ -200,12 +180,6 @@ static int ranks_md(FILE *f, const an_diff_stage *s) {
              : 0;
 }
 
-static const char *noise_source_words(an_noise_source s) {
-  return s == AN_NOISE_STEPS   ? "twice the spread across steps"
-         : s == AN_NOISE_RANKS ? "twice the spread across ranks"
-                               : "the packs' floor";
-}
-
 /* A data floor's own sentence (review 10: the hta pair's test run, its GPU time per step
  * varying 2x, set a 59.8 % floor without saying so): which run's steps or ranks, their
  * range, and what the floor then cannot resolve. */
@@ -241,7 +215,7 @@ static int steps_md(FILE *f, const an_diff_stage *s) {
     return -1;
   if (fputs(s->per_step ? " (times per step)" : " (times over the stage)", f) == EOF) return -1;
   if (fprintf(f, ". Noise floor: %.1f %% (%s) or %g us.", s->noise_pct,
-              noise_source_words(s->noise_source), s->noise_us) < 0)
+              rp_diff_noise_source(s->noise_source), s->noise_us) < 0)
     return -1;
   return spread_md(f, s) || fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -284,13 +258,17 @@ static int stage_md(FILE *f, const rp_names *nm, const an_diff_report *d, const 
   const char *unit = unit_of(s->per_step);
   char part[RP_DIFF_BASIS_BYTES];
   rp_diff_basis_part(t, part, sizeof part);
+  /* the stage's verdict, bold where its rows count (a direction between runs that do not
+   * compare, or between two ranks, is no verdict) */
+  const char *bold = (how & WORD_READING) == AN_DIFF_READ_REGRESSIONS ? "**" : "";
   if (fprintf(f, "\n## Stage: %s\n", s->label) < 0 || steps_md(f, s) ||
       fprintf(f, "\nGPU time%s (sum of kernel time): ", s->per_step ? " per step" : "") < 0 ||
       rp_md_ms(f, t->before_us, false) || fprintf(f, " %s before, ", unit) < 0 ||
       rp_md_ms(f, t->after_us, false) || fprintf(f, " %s after: ", unit) < 0 ||
       rp_md_ms(f, t->delta_us, true) || fprintf(f, " %s (", unit) < 0 ||
       rp_md_pct(f, t->delta_pct, true) ||
-      fprintf(f, " %%), **%s**%s%s.\n", change_word(t->change, how), *part ? ": " : "", part) < 0)
+      fprintf(f, " %%), %s%s%s%s%s.\n", bold, change_word(t->change, how), bold, *part ? ": " : "",
+              part) < 0)
     return -1;
   if (categories_md(f, s, how) || kernels_md(f, nm, s, how, d->resolve_max_floor_pct) ||
       renamed_md(f, nm, s, how) || appeared_md(f, nm, s, false, how) ||
@@ -373,7 +351,7 @@ static int biggest_md(FILE *f, const rp_names *nm, const an_diff_report *d, size
                  fputs(" | ", f) == EOF || ranked_kernel_md(f, nm, &r[i]) != 0 ||
                  fputs(" | ", f) == EOF || rp_md_cell_text(f, cat ? cat : "-") != 0
              ? -1
-             : cols_md(f, r[i].row, counts(d));
+             : cols_md(f, r[i].row, (unsigned)d->reading);
   }
   free(r);
   return rc;
@@ -427,9 +405,10 @@ static int incomparable_md(FILE *f, unsigned why) {
   return fprintf(f,
                  "\n**Verdict: not comparable: %s**; a kernel's time on other "
                  "hardware or with the work split over another number of ranks is not a "
-                 "regression. The tables below describe what changed; none of their rows "
-                 "counts as a regression.\n",
-                 rp_diff_incomparable_why(why)) < 0
+                 "regression. The tables below describe what changed: a time beyond the noise "
+                 "floor is longer or shorter, and none of their rows counts as a regression. "
+                 "%s\n",
+                 rp_diff_incomparable_why(why), rp_diff_incomparable_todo(why)) < 0
              ? -1
              : 0;
 }
@@ -537,21 +516,24 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
   char who[RP_IDENTITY_BYTES];
   if (rp_diff_identity(d, who, sizeof who) && fprintf(f, "\n%s\n", who) < 0) return -1;
   if (facts_differ_md(f, d) != 0) return -1;
+  const char *moved[2] = {rp_diff_change_id(d->reading, AN_DIFF_SLOWER),
+                          rp_diff_change_id(d->reading, AN_DIFF_FASTER)};
   return fprintf(f,
                  "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
                  "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
                  "the spread of the stage's GPU time across its steps or ranks when that is "
                  "larger (`diff.noise_sigma`), is within noise, never a regression. A category "
-                 "moves as its kernels do: slower or faster when its kernels that changed "
+                 "moves as its kernels do: %s or %s when its kernels that changed "
                  "beyond the floor that way carry %g %% of its change "
                  "(`diff.category_kernels_pct`), else within noise. A row under the floor "
                  "that moves does so by a part of it beyond the floor, and its change names "
                  "that part: a collective's transfer, its time less its wait for other ranks "
-                 "(\"slower: transfer +169.4 %%\"), or a category's kernels. A "
+                 "(\"%s: transfer +169.4 %%\"), or a category's kernels. A "
                  "collective whose transfer stayed while its wait for other ranks moved is a "
                  "wait change. Kernels are matched by canonical name; times are per step "
                  "where both runs know their steps, else summed over the stage.\n",
-                 d->noise_floor_pct, d->noise_floor_us, d->category_kernels_pct) < 0
+                 d->noise_floor_pct, d->noise_floor_us, moved[0], moved[1], d->category_kernels_pct,
+                 moved[0]) < 0
              ? -1
              : 0;
 }
@@ -608,12 +590,6 @@ int rp_diff_markdown(FILE *out, const an_diff_report *d, const rp_options *o) {
 
 /* ------------------------------------------------------------------ JSON */
 
-static const char *change_id(an_diff_change c) {
-  static const char *const ids[AN_DIFF_CHANGES] = {"same", "slower",  "faster",
-                                                   "new",  "removed", "wait"};
-  return ids[c];
-}
-
 /* What judged a row under the floor (an_diff_basis); "total" is never written. */
 static const char *basis_id(an_diff_basis b) {
   return b == AN_DIFF_BY_TRANSFER  ? "transfer"
@@ -622,7 +598,7 @@ static const char *basis_id(an_diff_basis b) {
                                    : "total";
 }
 
-static cJSON *row_json(const an_diff_row *r) {
+static cJSON *row_json(const an_diff_row *r, an_diff_reading how) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
   if (!cJSON_AddStringToObject(o, "name", r->name) ||
@@ -632,7 +608,7 @@ static cJSON *row_json(const an_diff_row *r) {
       !cJSON_AddNumberToObject(o, "after_us", an_round3(r->after_us)) ||
       !cJSON_AddNumberToObject(o, "delta_us", an_round3(r->delta_us)) ||
       !cJSON_AddNumberToObject(o, "delta_pct", an_round3(r->delta_pct)) ||
-      !cJSON_AddStringToObject(o, "change", change_id(r->change)) ||
+      !cJSON_AddStringToObject(o, "change", rp_diff_change_id(how, r->change)) ||
       (r->still_runs && !cJSON_AddBoolToObject(o, "still_runs", true)) ||
       (r->renamed_group &&
        !cJSON_AddNumberToObject(o, "renamed_group", (double)r->renamed_group)) ||
@@ -653,12 +629,12 @@ static const char *noise_source_id(an_noise_source s) {
 }
 
 /* The time account's span, busy and idle of both runs (null when a run has none). */
-static bool stage_time_json(cJSON *head, const an_diff_stage *s) {
+static bool stage_time_json(cJSON *head, const an_diff_stage *s, an_diff_reading how) {
   if (!s->has_time) return cJSON_AddNullToObject(head, "time") != NULL;
   cJSON *t = cJSON_AddObjectToObject(head, "time");
   const an_diff_row *rows[3] = {&s->span, &s->busy, &s->idle};
   for (int i = 0; t && i < 3; i++) {
-    cJSON *x = row_json(rows[i]);
+    cJSON *x = row_json(rows[i], how);
     if (!x) return false;
     cJSON_AddItemToObject(t, rows[i]->name, x);
   }
@@ -676,8 +652,8 @@ static bool spread_json(cJSON *nf, const an_diff_stage *s) {
 }
 
 /* steps (before, after, per_step) and the stage's noise floor */
-static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
-  if (!stage_time_json(head, s)) return false;
+static bool stage_head_json(cJSON *head, const an_diff_stage *s, an_diff_reading how) {
+  if (!stage_time_json(head, s, how)) return false;
   cJSON *st = cJSON_AddObjectToObject(head, "steps");
   cJSON *nf = st ? cJSON_AddObjectToObject(head, "noise_floor") : NULL;
   return nf && cJSON_AddNumberToObject(st, "before", (double)s->before_steps) &&
@@ -689,8 +665,15 @@ static bool stage_head_json(cJSON *head, const an_diff_stage *s) {
          cJSON_AddBoolToObject(nf, "resolves", !s->unresolved) && spread_json(nf, s);
 }
 
-static cJSON *row_item(const void *rows, size_t i) {
-  return row_json((const an_diff_row *)rows + i);
+/* A row list with the diff's reading, for the streamed item makers. */
+typedef struct rows_of {
+  const void *rows;
+  an_diff_reading how;
+} rows_of;
+
+static cJSON *row_item(const void *list, size_t i) {
+  const rows_of *l = list;
+  return row_json((const an_diff_row *)l->rows + i, l->how);
 }
 
 static bool text_or_null(cJSON *o, const char *k, const char *v) {
@@ -708,9 +691,10 @@ static cJSON *names_json(const char *const *names, size_t n) {
 }
 
 /* A renamed group: its row (name: the largest kernel after), its op and both sides' kernels. */
-static cJSON *renamed_item(const void *groups, size_t i) {
-  const an_diff_renamed *g = (const an_diff_renamed *)groups + i;
-  cJSON *o = row_json(&g->row);
+static cJSON *renamed_item(const void *list, size_t i) {
+  const rows_of *l = list;
+  const an_diff_renamed *g = (const an_diff_renamed *)l->rows + i;
+  cJSON *o = row_json(&g->row, l->how);
   cJSON *b = o ? names_json(g->before_names, g->n_before) : NULL;
   cJSON *a = b ? names_json(g->after_names, g->n_after) : NULL;
   if (!a || !text_or_null(o, "cpu_op", g->cpu_op)) {
@@ -724,9 +708,10 @@ static cJSON *renamed_item(const void *groups, size_t i) {
 
 /* A kernel whose template arguments changed: its row (name: the kernel after), the kernel
  * before and the arguments that differ. */
-static cJSON *retemplated_item(const void *pairs, size_t i) {
-  const an_diff_retemplate *x = (const an_diff_retemplate *)pairs + i;
-  cJSON *o = row_json(&x->row);
+static cJSON *retemplated_item(const void *list, size_t i) {
+  const rows_of *l = list;
+  const an_diff_retemplate *x = (const an_diff_retemplate *)l->rows + i;
+  cJSON *o = row_json(&x->row, l->how);
   if (o && cJSON_AddStringToObject(o, "before_kernel", x->before_name) &&
       cJSON_AddStringToObject(o, "before_args", x->before_args) &&
       cJSON_AddStringToObject(o, "after_args", x->after_args))
@@ -765,23 +750,26 @@ static bool ranks_json(cJSON *o, const an_diff_stage *s) {
 }
 
 /* One stage: total, ids, then its row lists, streamed. */
-static bool stage_stream(rp_jstream *w, const an_diff_stage *s) {
-  cJSON *head = cJSON_CreateObject(), *tail = cJSON_CreateObject(), *t = row_json(&s->total);
+static bool stage_stream(rp_jstream *w, const an_diff_stage *s, an_diff_reading how) {
+  cJSON *head = cJSON_CreateObject(), *tail = cJSON_CreateObject(), *t = row_json(&s->total, how);
   bool ok = head && tail && t;
   if (ok) cJSON_AddItemToObject(head, "total", t);
   if (!ok) cJSON_Delete(t);
   ok = ok && cJSON_AddStringToObject(head, "stage", s->stage) &&
        cJSON_AddStringToObject(head, "label", s->label ? s->label : s->stage) &&
-       stage_head_json(head, s) && ranks_json(tail, s);
+       stage_head_json(head, s, how) && ranks_json(tail, s);
   rp_jstream_object_open(w);
   rp_jstream_members(w, ok ? head : NULL);
   /* the row lists one row at a time (a stage may have hundreds of thousands) */
-  ok = ok && rp_jstream_list(w, "categories", s->n_categories, row_item, s->categories) &&
-       rp_jstream_list(w, "kernels", s->n_kernels, row_item, s->kernels) &&
-       rp_jstream_list(w, "renamed", s->n_renamed, renamed_item, s->renamed) &&
-       rp_jstream_list(w, "retemplated", s->n_retemplated, retemplated_item, s->retemplated) &&
-       rp_jstream_list(w, "fusions", s->n_fusions, row_item, s->fusions) &&
-       rp_jstream_list(w, "overlaps", s->n_overlaps, row_item, s->overlaps);
+  const rows_of cats = {s->categories, how}, kernels = {s->kernels, how},
+                renamed = {s->renamed, how}, retemplated = {s->retemplated, how},
+                fusions = {s->fusions, how}, overlaps = {s->overlaps, how};
+  ok = ok && rp_jstream_list(w, "categories", s->n_categories, row_item, &cats) &&
+       rp_jstream_list(w, "kernels", s->n_kernels, row_item, &kernels) &&
+       rp_jstream_list(w, "renamed", s->n_renamed, renamed_item, &renamed) &&
+       rp_jstream_list(w, "retemplated", s->n_retemplated, retemplated_item, &retemplated) &&
+       rp_jstream_list(w, "fusions", s->n_fusions, row_item, &fusions) &&
+       rp_jstream_list(w, "overlaps", s->n_overlaps, row_item, &overlaps);
   rp_jstream_members(w, ok ? tail : NULL);
   rp_jstream_object_close(w);
   cJSON_Delete(head);
@@ -850,12 +838,12 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
       !cJSON_AddNumberToObject(root, "steps_unknown", (double)d->n_steps_unknown))
     return false;
   for (int c = AN_DIFF_SAME; c < AN_DIFF_CHANGES; c++)
-    if (!cJSON_AddStringToObject(labels, change_id((an_diff_change)c),
-                                 change_word((an_diff_change)c, counts(d))))
+    if (!cJSON_AddStringToObject(labels, rp_diff_change_id(d->reading, (an_diff_change)c),
+                                 rp_diff_change_word(d->reading, (an_diff_change)c, false)))
       return false;
   /* a "same" row of a stage whose floor does not resolve it (noise_floor.resolves false) */
   if (!cJSON_AddStringToObject(labels, "unresolved",
-                               change_word(AN_DIFF_SAME, counts(d) | WORD_UNRESOLVED)) ||
+                               rp_diff_change_word(d->reading, AN_DIFF_SAME, true)) ||
       !cJSON_AddNumberToObject(nf, "resolve_max_pct", d->resolve_max_floor_pct))
     return false;
   return true;
@@ -867,7 +855,7 @@ int rp_diff_json(FILE *out, const an_diff_report *d) {
   bool ok = true;
   rp_jstream_key(&w, "stages");
   rp_jstream_array_open(&w);
-  for (size_t i = 0; ok && i < d->n_stages; i++) ok = stage_stream(&w, &d->stages[i]);
+  for (size_t i = 0; ok && i < d->n_stages; i++) ok = stage_stream(&w, &d->stages[i], d->reading);
   rp_jstream_array_close(&w);
   cJSON *head = ok ? cJSON_CreateObject() : NULL;
   ok = head && cJSON_AddStringToObject(head, "before", d->before) &&

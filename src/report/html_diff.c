@@ -15,13 +15,15 @@
 
 #define BAR_HEIGHT 20
 
-/* The status words are the style sheet's classes (status-new, ...). */
-static const char *status_word(an_diff_change c) {
+/* The status words are the style sheet's classes (status-new, ...). Runs that do not
+ * compare say which way a time moved, never regress or improve (review 13). */
+static const char *status_word(an_diff_reading how, an_diff_change c) {
+  bool direction = how == AN_DIFF_READ_DIRECTION;
   switch (c) {
     case AN_DIFF_SLOWER:
-      return "regress";
+      return direction ? "longer" : "regress";
     case AN_DIFF_FASTER:
-      return "improve";
+      return direction ? "shorter" : "improve";
     case AN_DIFF_NEW:
       return "new";
     case AN_DIFF_REMOVED:
@@ -58,8 +60,14 @@ static void side_bar(rp_hw *hw, const an_diff_stage *s, bool after, double scale
   rp_hw_stack_bar(hw, &bar);
 }
 
-static void delta_td(rp_hw *hw, const an_diff_row *r) {
-  const char *dir = r->delta_us > 0 ? " up" : r->delta_us < 0 ? " down" : "";
+/* A delta's class: up (bad) or down (good), none where the runs do not compare. */
+static const char *delta_dir(an_diff_reading how, double delta_us) {
+  if (how == AN_DIFF_READ_DIRECTION) return "";
+  return delta_us > 0 ? " up" : delta_us < 0 ? " down" : "";
+}
+
+static void delta_td(rp_hw *hw, const an_diff_row *r, an_diff_reading how) {
+  const char *dir = delta_dir(how, r->delta_us);
   rp_hw_printf(hw, "<td data-value=\"%.6g\" class=\"delta%s\">%s", r->delta_us, dir,
                r->delta_us > 0 ? "+" : "");
   rp_hw_ms(hw, r->delta_us);
@@ -78,7 +86,7 @@ static void side_tds(rp_hw *hw, const an_diff_row *r) {
     rp_hw_td_ms(hw, r->after_us);
 }
 
-static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {
   const char **full = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *full);
   char **shown = NULL;
   if (full) {
@@ -92,7 +100,7 @@ static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   }
   for (size_t i = 0; i < s->n_kernels; i++) {
     const an_diff_row *r = &s->kernels[i];
-    const char *st = status_word(r->change), *cat = r->category ? r->category : "other";
+    const char *st = status_word(how, r->change), *cat = r->category ? r->category : "other";
     rp_hw_printf(hw, "<tr id=\"d-%s-%zu\" data-cat=\"", tok, i);
     rp_hw_text(hw, cat);
     rp_hw_printf(hw, "\" data-status=\"%s\"><td>", st);
@@ -101,7 +109,7 @@ static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
     rp_hw_cat_span(hw, cat);
     rp_hw_printf(hw, "</td>");
     side_tds(hw, r);
-    delta_td(hw, r);
+    delta_td(hw, r, how);
     rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span>", st, st);
     char part[RP_DIFF_BASIS_BYTES]; /* a change under the floor names the part that moved */
     if (*rp_diff_basis_part(r, part, sizeof part)) {
@@ -115,7 +123,7 @@ static void kernel_rows(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   free(full);
 }
 
-static void kernel_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+static void kernel_table(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {
   rp_hw_printf(
       hw,
       "<h3 id=\"kernels-%s\">Kernel changes</h3><div class=\"table-wrap\">"
@@ -124,13 +132,13 @@ static void kernel_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
       "<th class=\"num\">After (ms)</th><th class=\"num\" aria-sort=\"descending\">"
       "Δ (ms)</th><th>Status</th></tr></thead><tbody>",
       tok, tok);
-  kernel_rows(hw, s, tok);
+  kernel_rows(hw, s, tok, how);
   if (s->n_kernels == 0)
     rp_hw_printf(hw, "<tr class=\"empty\"><td colspan=\"6\">no kernels</td></tr>");
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
-static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {
   if (s->n_fusions == 0) return;
   rp_hw_printf(hw,
                "<h3 id=\"fusion-%s\">Fusion patterns that appeared or went away</h3>"
@@ -144,9 +152,9 @@ static void fusion_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
     rp_hw_text(hw, r->name);
     rp_hw_printf(hw, "</td>");
     side_tds(hw, r);
-    delta_td(hw, r);
+    delta_td(hw, r, how);
     rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>",
-                 status_word(r->change), status_word(r->change));
+                 status_word(how, r->change), status_word(how, r->change));
   }
   rp_hw_printf(hw, "</tbody></table></div>");
 }
@@ -162,7 +170,7 @@ static void renamed_names_td(rp_hw *hw, const char *const *names, size_t n) {
 }
 
 /* Kernels only one run has, paired by category and launching CPU op (analysis/diff.c). */
-static void renamed_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+static void renamed_table(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {
   if (s->n_renamed == 0) return;
   rp_hw_printf(hw,
                "<h3 id=\"renamed-%s\">Kernels renamed (paired by category and CPU op)</h3>"
@@ -173,7 +181,7 @@ static void renamed_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
                tok, tok);
   for (size_t i = 0; i < s->n_renamed; i++) {
     const an_diff_renamed *g = &s->renamed[i];
-    const char *st = status_word(g->row.change);
+    const char *st = status_word(how, g->row.change);
     rp_hw_printf(hw, "<tr id=\"dr-%s-%zu\"><td>", tok, i);
     rp_hw_cat_span(hw, g->category);
     rp_hw_printf(hw, "</td><td>");
@@ -182,7 +190,7 @@ static void renamed_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
     renamed_names_td(hw, g->before_names, g->n_before);
     renamed_names_td(hw, g->after_names, g->n_after);
     side_tds(hw, &g->row);
-    delta_td(hw, &g->row);
+    delta_td(hw, &g->row, how);
     rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st, st);
   }
   rp_hw_printf(hw, "</tbody></table></div>");
@@ -190,7 +198,7 @@ static void renamed_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
 
 /* Overlap rows (by kernel) that appeared or went away, names shortened as in the kernel
  * table, full name on hover. */
-static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {
   if (s->n_overlaps == 0) return;
   const char **full = malloc(s->n_overlaps * sizeof *full);
   char **shown = NULL;
@@ -210,14 +218,14 @@ static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
                tok, tok);
   for (size_t i = 0; i < s->n_overlaps; i++) {
     const an_diff_row *r = &s->overlaps[i];
-    const char *st = status_word(r->change);
+    const char *st = status_word(how, r->change);
     rp_hw_printf(hw, "<tr id=\"do-%s-%zu\"><td>", tok, i);
     rp_hw_name_span(hw, r->name, hw->full_names ? r->name : shown[i]);
     rp_hw_printf(hw, "</td><td>");
     rp_hw_cat_span(hw, r->category ? r->category : "other");
     rp_hw_printf(hw, "</td>");
     side_tds(hw, r);
-    delta_td(hw, r);
+    delta_td(hw, r, how);
     char buf[RP_DIFF_WORD_BYTES];
     rp_hw_printf(hw, "<td><span class=\"status status-%s\">%s</span></td></tr>", st,
                  rp_diff_overlap_word(r, st, buf, sizeof buf));
@@ -225,6 +233,50 @@ static void overlap_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   rp_hw_printf(hw, "</tbody></table></div>");
   rp_names_table_free(shown, s->n_overlaps);
   free(full);
+}
+
+static bool same_floor(const an_diff_stage *x, const an_diff_stage *y) {
+  return x->noise_pct == y->noise_pct && x->noise_us == y->noise_us &&
+         x->noise_source == y->noise_source;
+}
+
+/* The noise floor in force (review 13: the note gave the packs' 3 % while the stage's
+ * floor, 59.8 % from its steps, was only in the stage's note): the stages' one floor, or
+ * each stage's. */
+static void floor_note(rp_hw *hw, const an_diff_report *d) {
+  bool one = true;
+  for (size_t i = 1; i < d->n_stages; i++) one = one && same_floor(&d->stages[0], &d->stages[i]);
+  if (!d->n_stages) {
+    rp_hw_printf(hw,
+                 "<p class=\"note\">Noise floor: a change smaller than %g %% of the before time "
+                 "or %g us is within noise, never a regression.</p>",
+                 d->noise_floor_pct, d->noise_floor_us);
+    return;
+  }
+  if (one) {
+    const an_diff_stage *s = &d->stages[0];
+    rp_hw_printf(hw,
+                 "<p class=\"note\">Noise floor: a change smaller than %.1f %% of the before "
+                 "time or %g us (%s",
+                 s->noise_pct, s->noise_us, rp_diff_noise_source(s->noise_source));
+    if (s->noise_source != AN_NOISE_PACKS)
+      rp_hw_printf(hw, ", wider than the packs' %g %%", d->noise_floor_pct);
+    rp_hw_printf(hw, ") is within noise, never a regression.</p>");
+    return;
+  }
+  rp_hw_printf(hw,
+               "<p class=\"note\">Noise floor, per stage (the packs' %g %% or %g us, or twice "
+               "the spread of the stage's data when wider): a change smaller than it is within "
+               "noise, never a regression: ",
+               d->noise_floor_pct, d->noise_floor_us);
+  for (size_t i = 0; i < d->n_stages; i++) {
+    const an_diff_stage *s = &d->stages[i];
+    rp_hw_printf(hw, "%s", i ? "; " : "");
+    rp_hw_text(hw, s->label ? s->label : s->stage);
+    rp_hw_printf(hw, " %.1f %% or %g us (%s)", s->noise_pct, s->noise_us,
+                 rp_diff_noise_source(s->noise_source));
+  }
+  rp_hw_printf(hw, ".</p>");
 }
 
 /* The two inputs (kind, trace files, run facts), a sentence naming the facts that differ
@@ -272,12 +324,11 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
     rp_hw_printf(hw,
                  "<p class=\"facts-differ\">Not comparable: %s; a kernel's time on "
                  "other hardware or with the work split over another number of ranks is not a "
-                 "regression, and no row counts as one.</p>",
-                 rp_diff_incomparable_why(d->incomparable));
-  rp_hw_printf(hw,
-               "<p class=\"note\">Noise floor: a change smaller than %g %% of the before time "
-               "or %g us is within noise, never a regression.</p>",
-               d->noise_floor_pct, d->noise_floor_us);
+                 "regression, and no row counts as one: a time beyond the noise floor is "
+                 "longer or shorter. %s</p>",
+                 rp_diff_incomparable_why(d->incomparable),
+                 rp_diff_incomparable_todo(d->incomparable));
+  floor_note(hw, d);
 }
 
 static void rank_side_td(rp_hw *hw, bool present, double us) {
@@ -310,7 +361,7 @@ static void ranks_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
-static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
+static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {
   const an_diff_row *t = &s->total;
   rp_hw_printf(hw, "<section class=\"stage diff\" id=\"stage-%s\" data-stage=\"", tok);
   rp_hw_text(hw, s->stage);
@@ -320,8 +371,8 @@ static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
   rp_hw_ms(hw, t->before_us);
   rp_hw_printf(hw, " ms → ");
   rp_hw_ms(hw, t->after_us);
-  rp_hw_printf(hw, " ms <span class=\"delta %s\">%+.1f%%</span></h2>",
-               t->delta_us > 0 ? "up" : "down", t->delta_pct);
+  rp_hw_printf(hw, " ms <span class=\"delta%s\">%+.1f%%</span></h2>", delta_dir(how, t->delta_us),
+               t->delta_pct);
   double scale = t->before_us > t->after_us ? t->before_us : t->after_us;
   rp_hw_printf(hw, "<figure class=\"catbar diffbars\" id=\"bar-%s\">", tok);
   side_bar(hw, s, false, scale);
@@ -333,10 +384,10 @@ static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok) {
                  "is too wide to tell a change under it from noise; its rows marked noise are "
                  "neither regressions nor ruled out.</p>",
                  s->noise_pct);
-  kernel_table(hw, s, tok);
-  renamed_table(hw, s, tok);
-  fusion_table(hw, s, tok);
-  overlap_table(hw, s, tok);
+  kernel_table(hw, s, tok, how);
+  renamed_table(hw, s, tok, how);
+  fusion_table(hw, s, tok, how);
+  overlap_table(hw, s, tok, how);
   ranks_table(hw, s, tok);
   rp_hw_printf(hw, "</section>");
 }
@@ -367,7 +418,7 @@ static void diff_body(diff_page *p) {
   }
   rp_hw_printf(hw, "</ol></section>");
   for (size_t i = 0; i < p->d->n_stages && !hw->failed; i++)
-    stage_section(hw, &p->d->stages[i], hw->stage_tok[i]);
+    stage_section(hw, &p->d->stages[i], hw->stage_tok[i], p->d->reading);
   rp_hw_printf(hw,
                "</main><footer id=\"footer\" class=\"page-foot\"><dl><dt>triage</dt>"
                "<dd id=\"triage-version\">");

@@ -1157,20 +1157,30 @@ static void side_identity(const an_diff_input *in, char *buf, size_t cap) {
     snprintf(buf + n, cap - (size_t)n, "%s GPU %ld", in->host ? "," : " on", in->device);
 }
 
+/* Whether a side of the diff is a profile directory (triage diff --rank N picks its rank). */
+static bool diff_has_directory(const an_diff_report *d) {
+  for (int i = 0; i < 2; i++)
+    if (d->inputs[i].kind && !strcmp(d->inputs[i].kind, "directory")) return true;
+  return false;
+}
+
 const char *rp_diff_identity(const an_diff_report *d, char *buf, size_t cap) {
   unsigned why = d->identity_differs;
   if (!why) return NULL;
   char b[RP_IDENTITY_BYTES / 4], a[RP_IDENTITY_BYTES / 4];
   side_identity(&d->inputs[0], b, sizeof b);
   side_identity(&d->inputs[1], a, sizeof a);
-  if (why & AN_DIFF_RANK_DIFFERS)
+  if (why & AN_DIFF_RANK_DIFFERS) /* --rank applies to a directory side only (review 13) */
     snprintf(buf, cap,
              "The traces are of different ranks: before is %s, after is %s. The ranks of a job "
              "differ in their share of the work and in how long they wait for each other, so "
              "the tables below show that difference as well as any change between the runs: "
-             "no row counts as a regression. Compare the same rank of each run (triage diff "
-             "--rank N, for a side that is a profile directory) to see what changed.",
-             b, a);
+             "no row counts as a regression. %s",
+             b, a,
+             diff_has_directory(d)
+                 ? "Compare the same rank of each run (triage diff --rank N reads rank N of a "
+                   "side that is a profile directory) to see what changed."
+                 : "Profile the same rank in both runs to see what changed.");
   else
     snprintf(buf, cap, "The traces are of the same rank on other %s: before is %s, after is %s.",
              (why & AN_DIFF_HOST_DIFFERS) && (why & AN_DIFF_DEVICE_DIFFERS) ? "hosts and GPUs"
@@ -1186,6 +1196,21 @@ const char *rp_diff_incomparable_why(unsigned why) {
          : gpu        ? "the GPU differs"
          : world      ? "the world size differs"
                       : "";
+}
+
+const char *rp_diff_incomparable_todo(unsigned why) {
+  bool gpu = why & AN_DIFF_GPU_DIFFERS, world = why & AN_DIFF_WORLD_DIFFERS;
+  return gpu && world
+             ? "Profile both runs on the same GPU with the same world size to compare them."
+         : gpu   ? "Profile both runs on the same GPU to compare them."
+         : world ? "Profile both runs with the same world size to compare them."
+                 : "";
+}
+
+const char *rp_diff_noise_source(an_noise_source s) {
+  return s == AN_NOISE_STEPS   ? "twice the spread across steps"
+         : s == AN_NOISE_RANKS ? "twice the spread across ranks"
+                               : "the packs' floor";
 }
 
 const char *rp_diff_straggler_word(const an_diff_rank_row *r) {
@@ -1785,6 +1810,35 @@ const char *rp_rank_wait_contexts(const an_rank_group *g, char *buf, size_t cap)
     used += (size_t)n;
   }
   return buf;
+}
+
+const char *rp_diff_change_word(an_diff_reading how, an_diff_change c, bool unresolved) {
+  bool direction = how == AN_DIFF_READ_DIRECTION;
+  switch (c) {
+    case AN_DIFF_SLOWER:
+      return direction                         ? "longer"
+             : how == AN_DIFF_READ_REGRESSIONS ? "slower (regression)"
+                                               : "slower";
+    case AN_DIFF_FASTER:
+      return direction ? "shorter" : "faster";
+    case AN_DIFF_NEW:
+      return "new";
+    case AN_DIFF_REMOVED:
+      return "removed";
+    case AN_DIFF_WAIT:
+      return "wait change";
+    case AN_DIFF_SAME:
+      break;
+  }
+  return unresolved ? "not resolved" : "within noise";
+}
+
+const char *rp_diff_change_id(an_diff_reading how, an_diff_change c) {
+  static const char *const ids[AN_DIFF_CHANGES] = {"same", "slower",  "faster",
+                                                   "new",  "removed", "wait"};
+  if (how == AN_DIFF_READ_DIRECTION && (c == AN_DIFF_SLOWER || c == AN_DIFF_FASTER))
+    return c == AN_DIFF_SLOWER ? "longer" : "shorter";
+  return ids[c];
 }
 
 const char *rp_diff_overlap_word(const an_diff_row *r, const char *plain, char *buf, size_t cap) {

@@ -221,6 +221,17 @@ const char *rp_rank_group_source_id(an_rank_group_source s);
 #define RP_RANK_EXCESS_BYTES 640
 const char *rp_rank_excess(const an_rank_group *g, size_t max, char *b, size_t cap);
 
+/* The word of a diff row's change as the diff reads (an_diff_report.reading): "slower
+ * (regression)" when the runs compare, "slower" between two ranks, "longer" when the runs
+ * do not compare (likewise "faster", "shorter"); "new", "removed", "wait change"; a row
+ * within its floor "within noise", or "not resolved" in a stage whose floor resolves no
+ * change (an_diff_stage.unresolved). */
+const char *rp_diff_change_word(an_diff_reading how, an_diff_change c, bool unresolved);
+/* The JSON id of a change (schemas/diff.schema.json): "same", "slower", "faster", "new",
+ * "removed", "wait"; "longer" and "shorter" for the slower and faster rows of runs that do
+ * not compare. */
+const char *rp_diff_change_id(an_diff_reading how, an_diff_change c);
+
 /* The change words of a diff's overlap row that came or went though its work did not: its
  * kernel runs in both runs ("now an overlap row (ran before too)"), or a renamed group
  * pairs it ("the renamed kernels' overlap row (Kernels renamed #2)"); else plain. */
@@ -288,11 +299,19 @@ size_t rp_diff_fact_changes(const an_diff_report *d, rp_fact_change out[RP_FACT_
 /* Why a diff's runs do not compare (an_diff_report.incomparable bits): "the GPU differs",
  * "the world size differs", "the GPU and the world size differ"; "" for none. */
 const char *rp_diff_incomparable_why(unsigned why);
+/* What to do about it: "Profile both runs on the same GPU (with the same world size) to
+ * compare them."; "" for none. */
+const char *rp_diff_incomparable_todo(unsigned why);
 /* A diff's sentence on whose traces the tables read, when both sides state it and it
- * differs (an_diff_report.identity_differs): another rank (no row counts as a regression),
- * or the same rank on another host or GPU. NULL when nothing differs; buf holds the text. */
+ * differs (an_diff_report.identity_differs): another rank (no row counts as a regression;
+ * compare the same rank: with --rank N when a side is a profile directory, else profile
+ * it), or the same rank on another host or GPU. NULL when nothing differs; buf holds the
+ * text. */
 #define RP_IDENTITY_BYTES 1024
 const char *rp_diff_identity(const an_diff_report *d, char *buf, size_t cap);
+/* Where a diff stage's noise floor comes from, in words: "the packs' floor", "twice the
+ * spread across steps", ... */
+const char *rp_diff_noise_source(an_noise_source s);
 /* Which run of a diff ranks row waited on it: "both runs", "before", "after", or NULL. */
 const char *rp_diff_straggler_word(const an_diff_rank_row *r);
 

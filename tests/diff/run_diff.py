@@ -197,6 +197,17 @@ def check_shared_pair(exe, source):
           "shared pair: rows under a 59.8 % floor read within noise")
     check("**Verdict: not comparable: the GPU and the world size differ**" in head
           and "(regression)" not in md, "shared pair: the verdict counts regressions across GPUs")
+    # after "not comparable" no row reads as a regression or an improvement (review 13
+    # defect 9): the rows say which way a time moved, and the stage line is no bold verdict
+    cells = [ln.rsplit(" | ", 1)[-1] for ln in md.splitlines() if ln.startswith("| ")]
+    regress_words = [c for c in cells if c.startswith(("slower", "faster"))]
+    check(not regress_words and any(c.startswith("longer") for c in cells)
+          and "**slower**" not in md and "), longer." in md,
+          f"shared pair: not comparable rows still read slower/faster: {regress_words[:3]}")
+    # two trace files: --rank N (a directory's) is no advice; profiling the same rank is
+    check("--rank N" not in md and "Profile the same rank in both runs" in head
+          and "Profile both runs on the same GPU with the same world size" in head,
+          "shared pair: the advice on two files names --rank N or lacks what to do")
     rc, _, err = triage(exe, "diff", "--fail-on", "regression", *sides)
     check(rc == 4 and "not comparable (the GPU and the world size differ)" in err,
           f"shared pair: --fail-on regression exit {rc} (want 4: not comparable) {err!r}")
@@ -209,6 +220,14 @@ def check_shared_pair(exe, source):
           "(default: not detected)" in page,
           "shared pair: the HTML diff lacks the inputs table, the facts sentence or the mark")
     check('id="renamed-' in page and "volta_sgemm_128x32_nt" in page, "shared pair: HTML lacks the renamed table")
+    check('"status status-regress"' not in page and '"status status-improve"' not in page
+          and 'class="status status-longer">longer<' in page and 'delta up"' not in page,
+          "shared pair: the HTML statuses of runs not comparable read regress/improve")
+    # the top note gives the floor in force, 59.8 % from the steps, not the packs' 3 % (review 13)
+    note = page[page.find('<p class="note">Noise floor'):]
+    check(note.startswith('<p class="note">Noise floor: a change smaller than 59.8 %')
+          and "twice the spread across steps" in note[:300],
+          f"shared pair: the HTML top note does not give the floor in force: {note[:200]!r}")
     rc, out, err = triage(exe, "diff", "--format", "json", *sides)
     if rc == 0:
         # an overlap row whose kernel runs in both runs is not new or removed work (review-1
@@ -239,8 +258,13 @@ def check_shared_pair(exe, source):
         # a wait that fell does not hide a transfer that rose past the noise (session 9):
         # SendRecv's transfer 7.75 -> 20.89 ms/step while its wait fell 14.02 -> 5.66
         sr = [k for k in st["kernels"] if k["name"].startswith("ncclKernel_SendRecv")]
-        check(sr and sr[0]["change"] == "slower" and sr[0]["after_wait_us"] < sr[0]["before_wait_us"],
-              f"shared pair: SendRecv's slower transfer hidden by its falling wait: {sr[:1]}")
+        check(sr and sr[0]["change"] == "longer" and sr[0]["after_wait_us"] < sr[0]["before_wait_us"],
+              f"shared pair: SendRecv's longer transfer hidden by its falling wait: {sr[:1]}")
+        # not comparable: no JSON row slower or faster, and the labels name longer/shorter
+        moved = {k["change"] for k in st["kernels"] + st["categories"] + [st["total"]]}
+        check(not moved & {"slower", "faster"} and "longer" in moved
+              and dj["labels"].get("longer") == "longer" and "slower" not in dj["labels"],
+              f"shared pair: JSON rows of runs not comparable read {sorted(moved)} labels {dj['labels']}")
         ins = dj["inputs"]
         check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
               f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
@@ -458,7 +482,7 @@ def check_same_rank(exe, directory, r2):
           f"diff --rank 2 DIR RANK2: exit {rc} {err!r} identity {d.get('identity_differs')} changed {slow}")
     rc, md, err = triage(exe, "diff", "--quiet", directory, r2)
     check(rc == 0 and "The traces are of different ranks: before is rank 0 of 4" in md
-          and "(triage diff --rank N, for a side that is a profile directory)" in md,
+          and "(triage diff --rank N reads rank N of a side that is a profile directory)" in md,
           f"diff DIR RANK2 without --rank: exit {rc} {err!r}")
     rc, _, err = triage(exe, "diff", "--quiet", "--rank", "9", directory, r2)
     check(rc == 1 and len(err.splitlines()) == 1 and "no trace of rank 9" in err,
