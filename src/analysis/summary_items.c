@@ -186,11 +186,12 @@ static bool lever_within(const sm_ctx *c, const an_summary_item *it, const char 
 
 /* The first lever (summary.levers, in pack order) whose matcher names op and whose gates
  * hold for the stall item: a lever that names a sync (summary.sync_levers) only on an item
- * with a synchronising call in evidence (review 10: three foreach ops dispatching with no
- * sync call in their gap were told "a hidden host sync"). */
+ * whose gap a synchronising call ended (review 10: three foreach ops dispatching with no
+ * sync call in their gap were told "a hidden host sync"; a blocked item's host copy ran
+ * in full, no wait for the GPU). */
 static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, const char *op) {
   const te_list_map *l = &c->s->summary_levers;
-  bool sync = it->action == AN_ACTION_REMOVE_SYNC;
+  bool sync = it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_SYNC;
   for (size_t k = 0; op && k < l->n; k++) {
     if (!l->values[k].n || !hits(lever_matcher(c, l->keys[k], ""), op)) continue;
     if (te_string_list_has(&c->s->summary_sync_levers, l->keys[k]) && !sync) continue;
@@ -203,7 +204,8 @@ static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, co
 }
 
 /* The stall's lever: the longest operation inside its members' longest gaps first (what
- * the host spent the time on), then the activities named. */
+ * the host spent the time on; for a sync, what it waited for: the op that is a sync
+ * itself, else the copy it waited on), then the activities named. */
 static void stall_lever(const sm_ctx *c, an_summary_item *it) {
   if (!it) return;
   const an_idle_cause *v = it->timeline->total.causes;

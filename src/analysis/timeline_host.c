@@ -57,6 +57,10 @@ typedef struct thread_items {
   item *syncs;
   double *left;
   size_t n_syncs, cap_syncs;
+  /* the thread's calls that issued a copy over the host link (matcher host_link_copy on the
+   * GPU copy), by start; ref: the GPU copy's index among h->kev (collect_host_copies) */
+  item *copies;
+  size_t n_copies, cap_copies;
 } thread_items;
 
 struct tl_host {
@@ -65,7 +69,7 @@ struct tl_host {
   const an_op_nest *ops;
   const te_rules *rules;
   an_strtab *strings;
-  const te_matcher *sync, *step, *setup, *await, *pageable, *release;
+  const te_matcher *sync, *step, *setup, *await, *pageable, *release, *host_copy;
   const te_matcher *api_frame; /* host_api_frame: a library's wrapper of the call itself */
   /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
@@ -278,13 +282,10 @@ static bool collect_setup(tl_host *h) {
   return !h->setup || collect_calls(h, h->setup, -INFINITY, false, &added);
 }
 
-/* The copies to or from pageable host memory (matcher pageable_copy on the GPU event), by
- * correlation, and the threads that issued them: a thread still copying on the host in one
- * while the GPU idles before a kernel with no launch record stalls the step
- * (blocked_portion). */
-static bool collect_pageable(tl_host *h) {
-  if (!h->pageable) return true;
-  size_t n = 0, nr = 0, n_str = tr_trace_string_count(h->t);
+/* The GPU events (h->kev) matcher mt names into by_corr: correlation -> index + 1, the
+ * matcher asked once per name. False when out of memory. */
+static bool copies_by_corr(tl_host *h, const te_matcher *mt, ut_u64map *by_corr) {
+  size_t n = 0, n_str = tr_trace_string_count(h->t);
   const tr_event *ev = h->kev = tr_trace_events(h->t, TR_KIND_KERNEL, &n);
   uint8_t *memo = calloc(n_str ? n_str : 1, 1); /* 0 unasked, 1 no, 2 yes */
   bool ok = memo != NULL;
@@ -292,12 +293,23 @@ static bool collect_pageable(tl_host *h) {
     uint8_t *x = &memo[ev[i].name];
     if (!*x) {
       const char *name = tr_str_get(h->t, ev[i].name);
-      *x = te_matcher_match(h->pageable, name, strlen(name)) ? 2 : 1;
+      *x = te_matcher_match(mt, name, strlen(name)) ? 2 : 1;
     }
     int64_t corr = *x == 2 ? tr_event_correlation(h->t, &ev[i]) : TR_NO_ID;
-    if (corr != TR_NO_ID) ok = ut_u64map_put(&h->pageable_corr, (uint64_t)corr, i + 1);
+    if (corr != TR_NO_ID) ok = ut_u64map_put(by_corr, (uint64_t)corr, i + 1);
   }
   free(memo);
+  return ok;
+}
+
+/* The copies to or from pageable host memory (matcher pageable_copy on the GPU event), by
+ * correlation, and the threads that issued them: a thread still copying on the host in one
+ * while the GPU idles before a kernel with no launch record stalls the step
+ * (blocked_portion). */
+static bool collect_pageable(tl_host *h) {
+  if (!h->pageable) return true;
+  size_t nr = 0;
+  bool ok = copies_by_corr(h, h->pageable, &h->pageable_corr);
   const tr_event *rt =
       ok && h->pageable_corr.n ? tr_trace_events(h->t, TR_KIND_RUNTIME, &nr) : NULL;
   uint64_t v;
@@ -460,6 +472,36 @@ static bool release_probes(tl_host *h, const tl_gap *gaps, size_t n) {
   return true;
 }
 
+/* The calls of the indexed threads that issued a copy over the host link (matcher
+ * host_link_copy on the GPU copy), whatever their time, each with its GPU copy
+ * (thread_items.copies): what a sync after one under the same CPU op waited for
+ * (sync_extra). Only when the packs name syncs. */
+static bool collect_host_copies(tl_host *h) {
+  if (!h->sync || !h->host_copy) return true;
+  size_t nr = 0;
+  ut_u64map by_corr = {0};
+  bool ok = copies_by_corr(h, h->host_copy, &by_corr);
+  const tr_event *rt = ok && by_corr.n ? tr_trace_events(h->t, TR_KIND_RUNTIME, &nr) : NULL;
+  thread_memo m = THREAD_MEMO_INIT;
+  uint64_t v;
+  for (size_t i = 0; ok && i < nr; i++) {
+    int64_t corr = tr_event_correlation(h->t, &rt[i]);
+    if (corr == TR_NO_ID || !ut_u64map_get(&by_corr, (uint64_t)corr, &v)) continue;
+    long th = thread_memo_of(h, &m, tr_event_pid(h->t, &rt[i]), tr_event_tid(h->t, &rt[i]));
+    if (th < 0) continue;
+    thread_items *ti = &h->th[th];
+    item *c = ut_grow(ti->copies, &ti->cap_copies, ti->n_copies + 1, sizeof *c);
+    if (!(ok = c != NULL)) break;
+    ti->copies = c;
+    double ts = tr_event_ts(h->t, &rt[i]);
+    c[ti->n_copies++] = (item){ts, ts, (uint32_t)(v - 1), ITEM_RUNTIME, -1};
+  }
+  ut_u64map_free(&by_corr);
+  for (size_t t = 0; ok && t < h->n_th; t++)
+    ut_sort(h->th[t].copies, h->th[t].n_copies, sizeof *h->th[t].copies, cmp_item, NULL);
+  return ok;
+}
+
 /* The synchronising runtime calls of the indexed threads (thread_items.syncs) that blocked
  * at least timeline.launch_gap_max_us, each with a probe at its middle (so the op and frame
  * around it are indexed, shadow_portion): a sync that returned at once drained no queue. */
@@ -499,6 +541,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
                  .await = te_rules_matcher(rules, "host_collective_wait"),
                  .pageable = te_rules_matcher(rules, "pageable_copy"),
                  .release = te_rules_matcher(rules, "allocator_release"),
+                 .host_copy = te_rules_matcher(rules, "host_link_copy"),
                  .api_frame = te_rules_matcher(rules, "host_api_frame"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
@@ -514,6 +557,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
   bool ok = h->is_sync && h->is_step && h->is_await && make_probes(h, gaps, n);
   for (size_t i = 0; ok && i < n; i++) ok = !gaps[i].launch || add_thread(h, gaps[i].launch);
   ok = ok && collect_pageable(h) && collect_setup(h); /* every thread it indexes is added */
+  ok = ok && collect_host_copies(h);
   for (size_t i = 0; ok && i < h->n_th; i++)
     ut_sort(h->th[i].setup, h->th[i].n_setup, sizeof *h->th[i].setup, cmp_item, NULL);
   ok = ok && collect_syncs(h);
@@ -537,6 +581,7 @@ void tl_host_destroy(tl_host *h) {
     free(h->th[i].release);
     free(h->th[i].syncs);
     free(h->th[i].left);
+    free(h->th[i].copies);
   }
   free(h->th);
   free(h->probes);
@@ -790,6 +835,32 @@ static bool await_portion(tl_host *h, const thread_items *ti, long s, double g0,
   return true;
 }
 
+/* What sync item s of portion p waited for, as its lever reads it (tl_extra child; review
+ * 13: PARAM DLRM's aten::index waited on the copies of its CPU index tensors to the GPU and
+ * was told "an output size that depends on the data"): the outermost CPU op around s that
+ * is a sync itself (matcher host_sync: aten::item, aten::nonzero: the op needs a value the
+ * GPU computes), else the copy over the host link the thread issued under the innermost CPU
+ * op around s before it ("Memcpy HtoD (Pageable -> Device)": a CPU tensor copied to the
+ * GPU, the thread waiting for the copy), else nothing (an explicit synchronize). */
+static void sync_extra(tl_host *h, const thread_items *ti, long s, tl_portion *p) {
+  long op = -1, named = -1;
+  for (long i = s, k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
+    if (ti->v[i].kind != ITEM_OP) continue;
+    if (op < 0) op = i;
+    if (item_matches(h, h->sync, h->is_sync, &ti->v[i])) named = i;
+  }
+  tl_extra x = {0};
+  if (named >= 0) {
+    x.child = interned(h, ti, named);
+  } else if (op >= 0 && ti->n_copies) {
+    size_t lo; /* first copy call starting after the sync */
+    UT_PARTITION_POINT(lo, 0, ti->n_copies, mid, ti->copies[mid].ts <= ti->v[s].ts);
+    if (lo && ti->copies[lo - 1].ts >= ti->v[op].ts)
+      x.child = event_name(h, &h->kev[ti->copies[lo - 1].ref]);
+  }
+  if (x.child) add_extra(h, &x, p);
+}
+
 /* Host portion p of gap g in the shadow of a sync (brief 12 defect 2): the thread's latest
  * sync of at least timeline.launch_gap_max_us (thread_items.syncs) returned before the GPU
  * ran dry, and no kernel since sat queued that long (tl_gap.ahead): the queue the sync
@@ -820,6 +891,7 @@ static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, 
   p->kind = AN_IDLE_SYNC;
   p->what = op_name(h, ti, i, x->ts, x->end, true);
   p->location = best_frame(h, ti, i, x->ts, x->end);
+  sync_extra(h, ti, i, p);
   return true;
 }
 
@@ -855,6 +927,7 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
     p->kind = AN_IDLE_SYNC;
     p->what = op_name(h, ti, s, x->ts, x->end, true);
     p->location = best_frame(h, ti, s, x->ts, x->end);
+    sync_extra(h, ti, s, p);
     return;
   }
   long su = -1;

@@ -791,6 +791,10 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
   } else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
     snprintf(b + len, cap - len, "; lever (`%.80s`, the blocking call): %s", it->lever_op,
              it->lever);
+  else if (it->lever && len < cap && it->action == AN_ACTION_REMOVE_SYNC &&
+           it->idle_kind == AN_IDLE_SYNC && it->lever_op != it->what)
+    snprintf(b + len, cap - len, "; lever (`%.80s`, what the sync waited for under it): %s",
+             it->lever_op, it->lever);
   else if (it->lever && len < cap)
     snprintf(b + len, cap - len, "; lever (`%.80s`%s): %s", it->lever_op,
              it->lever_op == it->what ? "" : ", the longest operation in the longest gap",

@@ -2388,6 +2388,74 @@ Test(summary, foreach_sync_needs_a_sync_call, .init = setup, .fini = teardown) {
   expect_foreach_lever(true, AN_ACTION_REMOVE_SYNC, "reads a value back", "fused=True");
 }
 
+/* A sync inside CPU op `outer` in both steps of a trace: under it `inner` (an op, or NULL),
+ * and under that a copy of `copy` (a GPU copy's name, or NULL) then a stream sync that
+ * returns 800 us after the GPU ran dry (PARAM DLRM's aten::index, review 13). */
+static an_report *sync_under(tb *b, const char *outer, const char *inner, const char *copy) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 20000.0;
+    host(b, "user_annotation", "ProfilerStep#4", t0, 19000);
+    launch(b, "interact_bmm", t0 + 10, t0 + 20, 1000);
+    host(b, "cpu_op", outer, t0 + 100, 1900);
+    if (inner) host(b, "cpu_op", inner, t0 + 110, 1880);
+    if (copy) {
+      int c = b->corr++;
+      tb_add(b,
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+             "\"tid\":1,\"ts\":%.3f,\"dur\":8,\"args\":{\"correlation\":%d}},"
+             "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+             "\"ts\":%.3f,\"dur\":2,\"args\":{\"stream\":7,\"correlation\":%d}},",
+             t0 + 120, c, copy, t0 + 1021, c);
+    }
+    tb_add(b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\","
+           "\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":1820,\"args\":{\"correlation\":%d}},",
+           t0 + 130, b->corr++);
+    launch(b, "interact_bmm", t0 + 2000, t0 + 2010, 1000);
+  }
+  return run_buffer(b);
+}
+
+/* A sync's lever follows what the trace shows under its op (review 13 defect 2): the
+ * CPU index tensors aten::index copies to the GPU (create them there), the step's own
+ * blocking copy of input data (pinned memory, non_blocking), an op that is a sync itself
+ * (nonzero: a data-dependent shape; item: a scalar read back), a read back to the host;
+ * the op's name alone (aten::index) names none. */
+Test(summary, sync_lever_follows_what_the_sync_waited_for, .init = setup, .fini = teardown) {
+#define HTOD "Memcpy HtoD (Pageable -> Device)"
+#define DTOH "Memcpy DtoH (Device -> Pageable)"
+  static const struct {
+    const char *outer, *inner, *copy, *op, *says, *not ;
+  } cases[] = {
+      {"aten::index", "aten::to", HTOD, HTOD, "on the device once", "pinned"},
+      {"aten::to", "aten::copy_", HTOD, HTOD, "pinned memory", "depends on the data"},
+      {"aten::index", "aten::nonzero", DTOH, "aten::nonzero", "depends on the data", "pinned"},
+      {"aten::item", "aten::_local_scalar_dense", DTOH, "aten::item", "scalar", "pinned"},
+      {"aten::cpu", "aten::copy_", DTOH, DTOH, "device-to-host", "once"},
+      {"aten::index", NULL, NULL, NULL, NULL, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    tb b;
+    an_report *r = sync_under(&b, cases[k].outer, cases[k].inner, cases[k].copy);
+    const an_summary_item *it = item_of(r, AN_ACTION_REMOVE_SYNC);
+    cr_assert_not_null(it, "%zu", k);
+    cr_assert_str_eq(it->what, cases[k].outer);
+    if (cases[k].op) {
+      cr_assert_not_null(it->lever, "%zu", k);
+      cr_assert_str_eq(it->lever_op, cases[k].op, "%zu", k);
+      cr_assert_not_null(strstr(it->lever, cases[k].says), "%zu: %s", k, it->lever);
+      cr_assert_null(strstr(it->lever, cases[k].not ), "%zu: %s", k, it->lever);
+    } else {
+      cr_assert_null(it->lever, "%zu: %s", k, it->lever);
+    }
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
+#undef HTOD
+#undef DTOH
+}
+
 /* Two host stalls in every step under no CPU op, at two Python locations and in no
  * annotated region: two places to change, two items (a region groups only what lies in
  * one annotation). */
