@@ -193,6 +193,8 @@ static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, con
   j->trace = NULL; /* the side owns it now */
   s->paths[i] = j->path;
   s->n = i + 1;
+  /* the analysis asks a correlation's External id only of events that lack theirs */
+  tr_trace_drop_unasked_correlations(s->traces[i]);
   an_status rc = an_collective_names_split(s->traces[i], r->rules, NULL);
   if (rc == AN_OK) rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
   if (rc == AN_OK) rc = an_trace_view_index_ids(&s->views[i]);

@@ -197,6 +197,14 @@ int64_t tr_trace_external_for_correlation(const tr_trace *t, int64_t correlation
   return tr_map64_get(&t->corr_map_wide, correlation, &ext) ? ext : TR_NO_ID;
 }
 
+void tr_trace_drop_unasked_correlations(tr_trace *t) {
+  if (t->corr_wanted) return;
+  free(t->corr_pairs);
+  t->corr_pairs = NULL;
+  t->n_corr_pairs = t->cap_corr_pairs = 0;
+  tr_map64_free(&t->corr_map_wide);
+}
+
 static int64_t event_id(const tr_idbase *b, const tr_map64 *wide, uint32_t off, uint32_t index) {
   if (off == TR_OFF_ABSENT) return TR_NO_ID;
   if (off != TR_OFF_WIDE) return tr_id_decode(b, off);

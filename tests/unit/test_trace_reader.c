@@ -1119,6 +1119,32 @@ Test(trace_reader, correlation_map_from_any_event) {
   free(doc);
 }
 
+/* The pairs go when no stored event asks them (every event with a correlation has its
+ * External id), and stay when one does. */
+Test(trace_reader, unasked_correlations_dropped) {
+  const char *both =
+      "[{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+      "\"ts\":1,\"dur\":1,\"args\":{\"correlation\":900,\"External id\":1}},"
+      "{\"ph\":\"f\",\"args\":{\"correlation\":8589934592,\"External id\":2}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":2,\"dur\":1,"
+      "\"args\":{\"correlation\":900,\"External id\":1}}]";
+  tr_trace *t = read_ok(both);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 900), 1);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 8589934592LL), 2);
+  tr_trace_drop_unasked_correlations(t);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 900), TR_NO_ID);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 8589934592LL), TR_NO_ID);
+  tr_trace_destroy(t);
+  t = read_ok(
+      "[{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+      "\"ts\":1,\"dur\":1,\"args\":{\"correlation\":900,\"External id\":1}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":2,\"dur\":1,"
+      "\"args\":{\"correlation\":900}}]");
+  tr_trace_drop_unasked_correlations(t);
+  cr_expect_eq(tr_trace_external_for_correlation(t, 900), 1);
+  tr_trace_destroy(t);
+}
+
 static int progress_calls;
 static uint64_t progress_last;
 static void on_progress(void *ctx, uint64_t done, uint64_t total) {
