@@ -409,6 +409,7 @@ typedef struct sweep_out {
   tl_trace *c;
   size_t window;
   tl_stage_work *work;
+  int64_t span0; /* the window's first kernel's start (tl_gap.span0) */
 } sweep_out;
 
 static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *next) {
@@ -427,8 +428,9 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   double from = tl->win[o->window].step ? -INFINITY : NAN;
   if (from == -INFINITY && o->window > o->c->first_window && tl->win[o->window - 1].step)
     from = tl->win[o->window - 1].step->cpu_end;
-  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window,    g0,    next->start, kernel_launch(o->c, next),
-                                        next->stream, false, from,        o->c->ahead};
+  o->c->gaps[o->c->n_gaps++] =
+      (tl_gap){o->window, g0,          next->start, kernel_launch(o->c, next), next->stream, false,
+               from,      o->c->ahead, o->span0};
   return i64_push(&o->work->gaps, gap);
 }
 
@@ -579,10 +581,11 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
       ok = ok && add_busy(c, win->stage, k[i].start, k[i].end, k[i].pos, false);
     }
   size_t gaps_before = tl->work[win->stage].gaps.n, kernels_before = tl->work[win->stage].kernels.n;
-  sweep_out o = {&win->acc, c, w, &tl->work[win->stage]};
+  size_t own = cut; /* a tail opens no gap's next kernel: the first of its own */
+  while (own < n && k[own].pos == TL_TAIL) own++;
+  sweep_out o = {&win->acc, c, w, &tl->work[win->stage], own < n ? k[own].start : INT64_MIN};
   if (!ok || !sweep(tl, &o, k + cut, n - cut, l)) return false;
-  uint32_t first = k[cut].pos; /* a tail opens no gap's next kernel: the first of its own */
-  for (size_t i = cut; first == TL_TAIL && i < n; i++) first = k[i].pos;
+  uint32_t first = own < n ? k[own].pos : TL_TAIL;
   if (first != TL_TAIL &&
       !add_busy(c, win->stage, k[cut].start, k[cut].start + win->acc.span_ns, first, true))
     return false;
@@ -693,6 +696,7 @@ static bool outside_gaps(an_timeline *tl, tl_trace *c) {
                                             tr_event_stream(c->t, &c->kev[b->pos]),
                                             true,
                                             NAN,
+                                            INT64_MIN,
                                             INT64_MIN};
     }
     if (!same || b->end > uend) uend = b->end;

@@ -865,9 +865,9 @@ static void sync_extra(tl_host *h, const thread_items *ti, long s, tl_portion *p
  * sync of at least timeline.launch_gap_max_us (thread_items.syncs) returned before the GPU
  * ran dry, and no kernel since sat queued that long (tl_gap.ahead): the queue the sync
  * drained is still empty, so this host work reaches the GPU as idle; without the sync the
- * lead the host had would hide it. The sync's item, named as one spanning the gap is (hf's
- * step-start cudaDeviceSynchronize, after which the first 1.6 ms of small kernels run with
- * the host behind); each sync charges at most the time it blocked, the lead it drained. */
+ * lead the host had would hide it. The sync's item, named as one spanning the gap is; each
+ * sync charges at most the time it blocked, the lead it drained, and only of the window's
+ * own work (g->span0). */
 static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, tl_portion *p) {
   double g0 = (double)g->g0 / 1000.0;
   size_t lo; /* first sync starting at or after g0 */
@@ -881,6 +881,11 @@ static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, 
   double us = (double)p->ns / 1000.0;
   if (s < 0 || (g->ahead != INT64_MIN && tl_ns(ti->syncs[s].end) <= g->ahead) || ti->left[s] < us)
     return false;
+  /* A sync that returned before the window's own first kernel drained the work before it
+   * (a step boundary: the loop reading its last results, a harness between steps): every
+   * step of such a loop starts on an empty queue, and its gaps are the host issuing the
+   * step's first work, not this sync's shadow (review 14: hf's profiler-step sync). */
+  if (g->span0 != INT64_MIN && tl_ns(ti->syncs[s].end) <= g->span0) return false;
   const item *x = &ti->syncs[s];
   double m = x->ts + (x->end - x->ts) / 2; /* collect_syncs' probe */
   long i = innermost(ti, m, m);

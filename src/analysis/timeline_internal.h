@@ -36,6 +36,9 @@ typedef struct tl_gap {
    * timeline.launch_gap_max_us after its launch call returned: the host was ahead of the
    * GPU then (INT64_MIN: none so far) */
   int64_t ahead;
+  /* the start of its window's span (its first kernel, ns); INT64_MIN for a gap outside the
+   * windows. A sync that returned before it drained no work of this window (shadow_portion) */
+  int64_t span0;
 } tl_gap;
 
 /* A part of a gap with one cause. A gap splits into at most three: the host doing

@@ -547,11 +547,11 @@ Test(timeline, idle_outside_the_steps_names_the_call_across_it, .init = setup, .
   account_free(&a);
 }
 
-/* Brief 12 defect 2 (hf_qwen1.5_0.5b_chat_h100's step-start cudaDeviceSynchronize): a sync
- * that blocked while the GPU worked drains the queue; until a kernel sits queued again
- * (the host ahead), the host's work between launches reaches the GPU as idle, the sync's.
- * The gap it spans is its own as before; the next two, with the queue still empty, are
- * charged to it too; after kernel d waited 578 us in the queue, a host gap is the host's. */
+/* Brief 12 defect 2: a sync that blocked while the step's own kernels ran drains the queue; until a
+ * kernel sits queued again (the host ahead), the host's work between launches reaches the GPU as
+ * idle, the sync's. The gap it spans is its own as before; the next two, with the queue still
+ * empty, are charged to it too; after kernel d waited 578 us in the queue, a host gap is the
+ * host's. */
 Test(timeline, gaps_in_a_syncs_shadow_are_the_syncs, .init = setup, .fini = teardown) {
   tb b;
   tb_begin(&b);
@@ -578,6 +578,33 @@ Test(timeline, gaps_in_a_syncs_shadow_are_the_syncs, .init = setup, .fini = tear
   const an_idle_cause *h = cause_of(t, AN_IDLE_HOST);
   cr_assert_not_null(h, "after the host got ahead again, a host gap is the host's");
   cr_assert_eq(h->idle_ns, 200000);
+  account_free(&a);
+}
+
+/* Review 14 (hf_qwen1.5_0.5b_chat_h100): the harness's cudaDeviceSynchronize at the start of
+ * ProfilerStep#6 drained the work before the step and returned before the step's first
+ * kernel; the gaps of the step's start are the host issuing its first kernels onto an empty
+ * queue, as at the start of every step of a loop that reads its results: not the sync's. */
+Test(timeline, a_sync_before_the_steps_first_kernel_shadows_nothing, .init = setup,
+     .fini = teardown) {
+  tb b;
+  tb_begin(&b);
+  launch(&b, "warmup_a", 5, 10, 1480); /* before the step: a warm-up's work */
+  host(&b, "user_annotation", "ProfilerStep#1", 1000, 3000);
+  tb_add(&b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
+         "\"tid\":1,\"ts\":1002,\"dur\":490,\"args\":{\"correlation\":%d}},",
+         b.corr++);
+  launch(&b, "small_b", 1600, 1610, 5);
+  launch(&b, "small_c", 1750, 1760, 5);
+  launch(&b, "small_d", 1900, 1910, 5);
+  account a;
+  account_build(&b, &a, "all");
+  expect_all_sums(a.st);
+  cr_assert_null(cause_of(&a.st->total, AN_IDLE_SYNC), "the sync drained the step before");
+  const an_idle_cause *h = cause_of(&a.st->total, AN_IDLE_HOST);
+  cr_assert_not_null(h, "the step's start is the host issuing its first kernels");
+  cr_assert_eq(h->gaps, 2, "%zu", h->gaps);
   account_free(&a);
 }
 
