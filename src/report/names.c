@@ -18,8 +18,8 @@
 
 #include "util/buf.h"
 #include "util/limits.h"
+#include "util/map.h"
 #include "util/params.h"
-#include "util/search.h"
 
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
 #define ELLIPSIS_BYTES 3
@@ -321,27 +321,32 @@ static void forms_free(char *forms[N_FORMS], size_t n, const char *keep) {
 /* Fills forms (each within the cap, most detailed first) and *chosen, the form shown
  * by default: a display rule's form when one matches, else the first generic form of at
  * most collapse_chars characters (else the most compact). Returns the number of forms,
- * 0 when out of memory. *demangled_out receives the demangled name (caller frees). */
+ * 0 when out of memory. *demangled_out receives the demangled name (caller frees), NULL
+ * when that is full itself. */
 static size_t name_forms(const rp_names *nm, const char *full, char *forms[N_FORMS], size_t *chosen,
                          char **demangled_out) {
-  char *d = rp_names_demangle(full);
-  if (!d) return 0;
-  if (strcmp(d, full) == 0) { /* not demangled: its leading name, if it has one */
-    char *prefix = nested_name_prefix(full);
-    if (prefix) {
+  /* a name that is not mangled is its own demangled text: read in place, not copied (a
+   * copy, a compare and a free per name of a table of many distinct names) */
+  char *d = NULL;
+  if (full[0] == '_' && full[1] == 'Z') {
+    d = rp_names_demangle(full);
+    if (!d) return 0;
+    if (strcmp(d, full) == 0) { /* not demangled: its leading name, if it has one */
+      char *prefix = nested_name_prefix(full);
       free(d);
       d = prefix;
     }
   }
+  const char *text = d ? d : full;
   bool oom = false;
   size_t n = 0;
-  char *rule = rule_form(nm, d, &oom);
+  char *rule = rule_form(nm, text, &oom);
   if (rule) {
     forms[0] = rule;
     n = 1;
     *chosen = 0;
   } else if (!oom) {
-    n = generic_forms(d, forms);
+    n = generic_forms(text, forms);
     *chosen = n ? n - 1 : 0;
     for (size_t i = 0; i < n; i++)
       if (forms[i] && n_chars(forms[i]) <= nm->collapse_chars) {
@@ -406,10 +411,6 @@ static void tname_show(tname *x, char *s, bool own) {
   if (x->own_display) free(x->display);
   x->display = s;
   x->own_display = own;
-}
-
-static int cmp_full(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int cmp_display(const void *a, const void *b) {
@@ -543,11 +544,17 @@ static bool resolve_step(const rp_names *nm, tname **by, size_t total, int step)
   return true;
 }
 
-static size_t collisions(tname **by, size_t total) {
-  qsort(by, total, sizeof *by, cmp_display);
-  size_t left = 0;
-  for (size_t i = 1; i < total; i++) left += !strcmp(by[i]->display, by[i - 1]->display);
-  return left;
+/* How many names show a display some other name shows too (total less the distinct
+ * displays): counted in a hash set of the displays, so a table without a collision, the
+ * usual case, is never sorted. -1 when out of memory. */
+static long collisions(tname **by, size_t total) {
+  ut_strmap seen = {0};
+  long distinct = 0;
+  for (size_t i = 0; distinct >= 0 && i < total; i++)
+    if (ut_strmap_put_borrowed(&seen, by[i]->display, strlen(by[i]->display)) < 0) distinct = -1;
+  if (distinct >= 0) distinct = (long)seen.n;
+  ut_strmap_free(&seen);
+  return distinct < 0 ? -1 : (long)total - distinct;
 }
 
 /* Makes the displays of the distinct names unique: re-expansion, then words, hashes and
@@ -555,11 +562,15 @@ static size_t collisions(tname **by, size_t total) {
  * unrelated display that ends in the same rank; ranks repeat until none is left. */
 static bool resolve(const rp_names *nm, tname **by, size_t total) {
   for (int step = 0; step < 4; step++) {
-    if (!collisions(by, total)) return true;
+    long left = collisions(by, total);
+    if (left <= 0) return left == 0;
     if (!resolve_step(nm, by, total, step)) return false;
   }
-  for (size_t round = 0; round < total && collisions(by, total); round++)
+  for (size_t round = 0; round < total; round++) {
+    long left = collisions(by, total);
+    if (left <= 0) return left == 0;
     if (!resolve_step(nm, by, total, 3)) return false;
+  }
   return true;
 }
 
@@ -572,27 +583,28 @@ static void tnames_free(tname *u, size_t n) {
   free(u);
 }
 
-/* The distinct names of full, sorted, with their forms. */
-static tname *distinct_names(const rp_names *nm, const char *const *full, size_t n, size_t *nu) {
-  const char **sorted = malloc((n ? n : 1) * sizeof *sorted);
+/* The distinct names of full, in order of first sight, with their forms; of[i] the index
+ * of full[i]'s. (The order does not matter: every step orders the names by display, then
+ * full name, a total order.) */
+static tname *distinct_names(const rp_names *nm, const char *const *full, size_t n, size_t *nu,
+                             uint32_t *of) {
   tname *u = calloc(n ? n : 1, sizeof *u);
-  bool ok = sorted && u;
+  ut_strmap index = {0}; /* full name -> its tname, borrowing the caller's texts */
+  bool ok = u != NULL;
   *nu = 0;
-  if (ok) memcpy(sorted, full, n * sizeof *sorted);
-  if (ok) qsort(sorted, n, sizeof *sorted, cmp_full);
   for (size_t i = 0; ok && i < n; i++) {
-    if (*nu && !strcmp(u[*nu - 1].full, sorted[i])) continue;
+    long k = ut_strmap_put_borrowed(&index, full[i], strlen(full[i]));
+    ok = k >= 0;
+    if (!ok) break;
+    of[i] = (uint32_t)k;
+    if ((size_t)k < *nu) continue;
     tname *x = &u[(*nu)++];
-    x->full = sorted[i];
+    x->full = full[i];
     x->n_forms = name_forms(nm, x->full, x->forms, &x->chosen, &x->demangled);
     x->display = x->n_forms ? x->forms[x->chosen] : NULL;
     ok = x->display != NULL;
-    if (ok && !strcmp(x->demangled, x->full)) { /* kept once, as the full name */
-      free(x->demangled);
-      x->demangled = NULL;
-    }
   }
-  free(sorted);
+  ut_strmap_free(&index);
   if (!ok) {
     tnames_free(u, *nu);
     return NULL;
@@ -600,15 +612,10 @@ static tname *distinct_names(const rp_names *nm, const char *const *full, size_t
   return u;
 }
 
-static tname *find_name(tname *u, size_t nu, const char *full) {
-  size_t lo;
-  UT_PARTITION_POINT(lo, 0, nu, m, strcmp(u[m].full, full) < 0);
-  return lo < nu && !strcmp(u[lo].full, full) ? &u[lo] : NULL;
-}
-
 char **rp_names_display_table(const rp_names *nm, const char *const *full, size_t n) {
   size_t nu = 0;
-  tname *u = distinct_names(nm, full, n, &nu);
+  uint32_t *of = malloc((n ? n : 1) * sizeof *of);
+  tname *u = of ? distinct_names(nm, full, n, &nu, of) : NULL;
   tname **by = u ? malloc((nu ? nu : 1) * sizeof *by) : NULL;
   char **out = by ? calloc(n ? n : 1, sizeof *out) : NULL;
   bool ok = out != NULL;
@@ -617,9 +624,10 @@ char **rp_names_display_table(const rp_names *nm, const char *const *full, size_
   /* the first row of a name takes its display (tnames_free then keeps it), the others a
    * copy */
   for (size_t i = 0; ok && i < n; i++) {
-    tname *x = find_name(u, nu, full[i]);
-    ok = x && (out[i] = x->given ? strdup(x->given) : (x->given = x->display)) != NULL;
+    tname *x = &u[of[i]];
+    ok = (out[i] = x->given ? strdup(x->given) : (x->given = x->display)) != NULL;
   }
+  free(of);
   free(by);
   tnames_free(u, nu);
   if (!ok) {
