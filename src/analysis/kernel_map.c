@@ -221,19 +221,10 @@ static bool location_hits(const te_matcher *h, const char *loc) {
   return h && te_matcher_match(h, loc, strlen(loc));
 }
 
-bool an_location_preferred(const te_matcher *preferred, const char *loc) {
-  return location_hits(preferred, loc);
-}
-
-/* docs/reference.md §4.2 display rule. */
-static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
-  return an_display_location(m->rules, m->preferred, m->low_signal, m->st, loc, stack);
-}
-
-const char *an_display_location(const te_rules *rules, const te_matcher *preferred,
-                                const te_matcher *low_signal, an_strtab *st, const char *loc,
-                                const char *stack) {
-  if (location_hits(preferred, loc) && !location_hits(low_signal, loc)) return loc;
+/* The display rule's choice from a stack, when the location itself is not kept: its
+ * highest-priority frame (the last of equals), else loc. */
+static const char *display_from_stack(const te_rules *rules, an_strtab *st, const char *loc,
+                                      const char *stack) {
   if (stack) {
     const char *best = NULL;
     size_t best_len = 0;
@@ -259,6 +250,71 @@ const char *an_display_location(const te_rules *rules, const te_matcher *preferr
     if (best) return an_strtab_intern(st, best, best_len);
   }
   return loc;
+}
+
+/* docs/reference.md §4.2 display rule. */
+static const char *display_location(an_kernel_map *m, const char *loc, const char *stack) {
+  return an_display_location(m->rules, m->preferred, m->low_signal, m->st, loc, stack);
+}
+
+const char *an_display_location(const te_rules *rules, const te_matcher *preferred,
+                                const te_matcher *low_signal, an_strtab *st, const char *loc,
+                                const char *stack) {
+  if (location_hits(preferred, loc) && !location_hits(low_signal, loc)) return loc;
+  return display_from_stack(rules, st, loc, stack);
+}
+
+/* ------------------------------------------------------------------ location memo */
+
+enum {
+  LF_PREFERRED_KNOWN = 1,
+  LF_PREFERRED = 2,
+  LF_LOW_KNOWN = 4,
+  LF_LOW = 8,
+  LF_PRIORITY_KNOWN = 16, /* the score in the high 32 bits */
+};
+
+void an_loc_memo_init(an_loc_memo *lm, const te_rules *rules) {
+  *lm = (an_loc_memo){rules,
+                      te_rules_matcher(rules, "preferred_location"),
+                      te_rules_matcher(rules, "low_signal"),
+                      {0}};
+}
+
+void an_loc_memo_free(an_loc_memo *lm) { ut_u64map_free(&lm->facts); }
+
+/* The facts known of loc, the `want` one (an LF_*_KNOWN bit) among them. */
+static uint64_t loc_facts(an_loc_memo *lm, const char *loc, uint64_t want) {
+  uint64_t key = (uint64_t)(uintptr_t)loc, v = 0;
+  if (ut_u64map_get(&lm->facts, key, &v) && (v & want)) return v;
+  if (want == LF_PREFERRED_KNOWN)
+    v |= LF_PREFERRED_KNOWN | (location_hits(lm->preferred, loc) ? LF_PREFERRED : 0);
+  else if (want == LF_LOW_KNOWN)
+    v |= LF_LOW_KNOWN | (location_hits(lm->low_signal, loc) ? LF_LOW : 0);
+  else
+    v = (v & 0xffffffffu) | LF_PRIORITY_KNOWN |
+        (uint64_t)(uint32_t)an_location_priority(lm->rules, loc) << 32;
+  (void)ut_u64map_put(&lm->facts, key, v); /* out of memory: asked again next time */
+  return v;
+}
+
+bool an_location_preferred(an_loc_memo *lm, const char *loc) {
+  return loc_facts(lm, loc, LF_PREFERRED_KNOWN) & LF_PREFERRED;
+}
+
+static bool memo_low_signal(an_loc_memo *lm, const char *loc) {
+  return loc_facts(lm, loc, LF_LOW_KNOWN) & LF_LOW;
+}
+
+static int memo_priority(an_loc_memo *lm, const char *loc) {
+  return (int)(uint32_t)(loc_facts(lm, loc, LF_PRIORITY_KNOWN) >> 32);
+}
+
+/* display_location with the memo's answers. */
+static const char *memo_display(an_loc_memo *lm, an_strtab *st, const char *loc,
+                                const char *stack) {
+  if (an_location_preferred(lm, loc) && !memo_low_signal(lm, loc)) return loc;
+  return display_from_stack(lm->rules, st, loc, stack);
 }
 
 /* A count as the map keeps it (an_site): 32-bit, saturating (a trace holds at most
@@ -319,19 +375,19 @@ static bool replayed_site(const te_rules *rules, const char *top_op) {
 /* How a site's location reads: a replay's (a replay with no Python frame at all says
  * "unresolved", not "a replay of" it), plumbing's when the best frame its stack offers is
  * still a low-signal one (no model-level frame), else the launching line. */
-static an_location_kind site_kind(const an_kernel_map *m, const char *loc, const char *shown,
-                                  const char *top_op) {
+static an_location_kind site_kind(const an_kernel_map *m, an_loc_memo *lm, const char *loc,
+                                  const char *shown, const char *top_op) {
   if (!an_location_resolved(loc)) return AN_LOCATION_LAUNCH;
   if (replayed_site(m->rules, top_op)) return AN_LOCATION_GRAPH_REPLAY;
-  if (te_rules_settings(m->rules)->kernel_table_plumbing_locations &&
-      location_hits(m->low_signal, shown))
+  if (te_rules_settings(m->rules)->kernel_table_plumbing_locations && memo_low_signal(lm, shown))
     return AN_LOCATION_PLUMBING;
   return AN_LOCATION_LAUNCH;
 }
 
 /* Entry i of p from its builder: name, category, sites in table order (written to sites,
  * using ss as the sort buffer) and totals. */
-static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss, an_site *sites) {
+static bool finalize_entry(an_kernel_map *m, an_loc_memo *lm, payload *p, size_t i, site_sort *ss,
+                           an_site *sites) {
   entry_b *e = &p->eb[i];
   an_kmap_entry *o = &p->entries[i];
   o->name = tr_intern_get(m->names, e->name);
@@ -348,20 +404,20 @@ static bool finalize_entry(an_kernel_map *m, payload *p, size_t i, site_sort *ss
     const char *stack = counter_top(s->stacks), *op = counter_top(s->ops);
     t->stack = stack ? an_strtab_cstr(m->st, stack) : NULL;
     t->top_cpu_op = op ? an_strtab_cstr(m->st, op) : NULL;
-    t->display_location = display_location(m, s->location, t->stack);
+    t->display_location = memo_display(lm, m->st, s->location, t->stack);
     if (!t->display_location) return false;
-    t->kind = site_kind(m, s->location, t->display_location, t->top_cpu_op);
+    t->kind = site_kind(m, lm, s->location, t->display_location, t->top_cpu_op);
     t->launches = count32(s->launches);
     t->outside_launches = s->outside;
     t->warmup_launches = s->warmup;
     t->total_us = an_round3(s->total_us);
     t->share_pct_within_kernel = total > 0 ? an_round3(s->total_us / total * 100.0) : 0;
-    ss[k].prio = an_location_priority(m->rules, t->display_location);
+    ss[k].prio = memo_priority(lm, t->display_location);
     ss[k].first = s->first;
     launches += s->launches;
     o->total_us += s->total_us;
   }
-  qsort(ss, e->n_sites, sizeof *ss, cmp_site);
+  if (e->n_sites > 1) qsort(ss, e->n_sites, sizeof *ss, cmp_site);
   for (size_t k = 0; k < e->n_sites; k++) sites[k] = ss[k].site;
   o->sites = sites;
   o->n_sites = count32(e->n_sites);
@@ -394,9 +450,12 @@ static bool payload_finalize(an_kernel_map *m, payload *p) {
   p->entries = calloc(p->n ? p->n : 1, sizeof *p->entries);
   p->site_block = calloc(n_sites ? n_sites : 1, sizeof *p->site_block);
   site_sort *ss = malloc((widest ? widest : 1) * sizeof *ss);
+  an_loc_memo lm;
+  an_loc_memo_init(&lm, m->rules);
   bool ok = p->entries && p->site_block && ss;
   for (size_t i = 0, at = 0; ok && i < p->n; at += p->eb[i++].n_sites)
-    ok = finalize_entry(m, p, i, ss, p->site_block + at);
+    ok = finalize_entry(m, &lm, p, i, ss, p->site_block + at);
+  an_loc_memo_free(&lm);
   free(ss);
   if (ok) free_builders(p);
   return ok;

@@ -12,6 +12,7 @@
 #include "analysis/strtab.h"
 #include "trace/trace.h"
 #include "triage/rules.h"
+#include "util/map.h"
 
 int an_location_priority(const te_rules *rules, const char *loc);
 /* The location a site of a launch resolved to loc with Python stack `stack` (the
@@ -22,8 +23,22 @@ int an_location_priority(const te_rules *rules, const char *loc);
 const char *an_display_location(const te_rules *rules, const te_matcher *preferred,
                                 const te_matcher *low_signal, an_strtab *st, const char *loc,
                                 const char *stack);
-/* Whether matcher preferred_location (looked up once by the caller; NULL: none) hits loc. */
-bool an_location_preferred(const te_matcher *preferred, const char *loc);
+/* What the packs say of location texts (matchers preferred_location and low_signal, the
+ * location_priority score), each asked on first need and remembered by the text's
+ * pointer: locations, stack frames and displays are interned (analysis/strtab.h), so a
+ * table of many distinct kernel names launched from a few lines asks each line once, not
+ * each site again (262,145 names from one line: ~1,300 instructions a site). Filled as
+ * it answers: one per caller, never shared between threads. Ownership: the memo owns its
+ * map; the texts it is asked of must stay valid (and unchanged) until an_loc_memo_free. */
+typedef struct an_loc_memo {
+  const te_rules *rules;
+  const te_matcher *preferred, *low_signal; /* looked up once */
+  ut_u64map facts;                          /* text pointer -> what is known of it */
+} an_loc_memo;
+void an_loc_memo_init(an_loc_memo *lm, const te_rules *rules);
+void an_loc_memo_free(an_loc_memo *lm);
+/* Whether matcher preferred_location (NULL in the packs: none) hits loc. */
+bool an_location_preferred(an_loc_memo *lm, const char *loc);
 /* The canonical name the map gave kernel name `name` of trace t, the trace of view `view`
  * (the index into the views it was built from), interned in the map; NULL when the map
  * was built from another trace there or saw no kernel of that name. The kernel table of

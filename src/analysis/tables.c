@@ -48,7 +48,7 @@ static bool warmup_only(const an_kernel_row *row, const an_site *s) {
 /* The sites a row shows: the preferred ones when any, else all but warm-up-only ones (when
  * another is left); the first cap of them, into pool. Several candidates show each one's
  * share of the kernel. */
-static void choose_sites(const te_rules *rules, const te_matcher *preferred, an_kernel_row *row,
+static void choose_sites(const te_rules *rules, an_loc_memo *preferred, an_kernel_row *row,
                          size_t cap, const an_site **pool) {
   const an_kmap_entry *e = row->entry;
   row->shown_sites = pool;
@@ -1327,10 +1327,11 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
                            const te_rules *rules, const an_tables_options *opt) {
   size_t sites_cap = (size_t)te_rules_settings(rules)->kernel_table_sites_shown;
   const te_matcher *xpu = te_rules_matcher(rules, "xpu_launch");
-  const te_matcher *preferred = te_rules_matcher(rules, "preferred_location");
+  an_loc_memo preferred; /* the sites' display locations are interned by the map */
   st->rows = calloc(na ? na : 1, sizeof *st->rows);
   st->site_pool = calloc(na * sites_cap + 1, sizeof *st->site_pool);
   if (!st->rows || !st->site_pool) return AN_ERR_NOMEM;
+  an_loc_memo_init(&preferred, rules);
   st->n_rows = na;
   for (size_t i = 0; i < na; i++) {
     an_kernel_row *r = &st->rows[i];
@@ -1346,7 +1347,7 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
     if (!r->entry && formal_payload)
       r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
-    choose_sites(rules, preferred, r, sites_cap, &st->site_pool[i * sites_cap]);
+    choose_sites(rules, &preferred, r, sites_cap, &st->site_pool[i * sites_cap]);
     bool in_limit = opt->kernel_table_limit <= 0 || (long)i < opt->kernel_table_limit;
     r->shown = in_limit && r->share_pct >= opt->min_share_pct;
     if (r->shown) {
@@ -1354,6 +1355,7 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
       if (xpu && te_matcher_match(xpu, r->name, strlen(r->name))) st->xpu = true;
     }
   }
+  an_loc_memo_free(&preferred);
   return AN_OK;
 }
 
