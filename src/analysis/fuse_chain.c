@@ -34,7 +34,16 @@
 
 /* ---------------------------------------------------------------- sequence */
 
+void an_fuse_seq_release(an_fuse_seq *seq) {
+  for (size_t v = 0; seq->res && v < seq->n_views; v++) {
+    an_resolver_destroy(seq->res[v]);
+    seq->res[v] = NULL;
+  }
+}
+
 void an_fuse_seq_free(an_fuse_seq *seq) {
+  an_fuse_seq_release(seq);
+  free(seq->res);
   free(seq->row);
   free(seq->lane_start);
   free(seq->ev);
@@ -84,7 +93,8 @@ bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_vi
   seq->ev = malloc((n_ev ? n_ev : 1) * sizeof *seq->ev);
   seq->view = malloc((n_ev ? n_ev : 1) * sizeof *seq->view);
   seq->lane_start = calloc(n_lanes + 2, sizeof *seq->lane_start);
-  if (!lane || !seq->row || !seq->ev || !seq->view || !seq->lane_start) {
+  seq->res = calloc(n_views ? n_views : 1, sizeof *seq->res);
+  if (!lane || !seq->row || !seq->ev || !seq->view || !seq->lane_start || !seq->res) {
     free(lane);
     free(ev);
     free(view);
@@ -113,7 +123,8 @@ bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_vi
 }
 
 /* The layer of the kernel at each position pos[0..n) of the sequence (attrib.h
- * an_resolver_layers), one resolver per view that has any. False when out of memory. */
+ * an_resolver_layers), by the resolver of each view that has any (made on its first
+ * question, kept in the seq). False when out of memory. */
 static bool seq_layers(const an_fuse_seq *seq, const size_t *pos, size_t n, const char **layer) {
   const tr_event **k = malloc((n ? n : 1) * sizeof *k);
   const char **got = malloc((n ? n : 1) * sizeof *got);
@@ -124,10 +135,10 @@ static bool seq_layers(const an_fuse_seq *seq, const size_t *pos, size_t n, cons
     for (size_t i = 0; i < n; i++)
       if (seq->view[pos[i]] == v) k[m++] = seq->ev[pos[i]];
     if (!m) continue;
-    an_resolver *r =
-        an_resolver_create(seq->views[v].trace, seq->views[v].ids, seq->rules, seq->strings);
-    ok = r && an_resolver_layers(r, k, m, got) == AN_OK;
-    an_resolver_destroy(r);
+    if (!seq->res[v])
+      seq->res[v] =
+          an_resolver_create(seq->views[v].trace, seq->views[v].ids, seq->rules, seq->strings);
+    ok = seq->res[v] && an_resolver_layers(seq->res[v], k, m, got) == AN_OK;
     m = 0;
     for (size_t i = 0; ok && i < n; i++)
       if (seq->view[pos[i]] == v) layer[i] = got[m++];

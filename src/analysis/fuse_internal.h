@@ -4,8 +4,9 @@
  * (fuse_context.c) and the chain of a split's pieces on one stream (fuse_chain.c). Not a
  * public API: the pipeline calls an_tables_build (analysis/tables.h).
  *
- * Ownership: an_fuse_seq owns its arrays (an_fuse_seq_free); every other pointer is
- * borrowed from the tables, views and rules it was made from.
+ * Ownership: an_fuse_seq owns its arrays and its views' layer resolvers
+ * (an_fuse_seq_free; an_fuse_seq_release frees the resolvers alone); every other pointer
+ * is borrowed from the tables, views and rules it was made from.
  */
 #ifndef TRIAGE_ANALYSIS_FUSE_INTERNAL_H
 #define TRIAGE_ANALYSIS_FUSE_INTERNAL_H
@@ -87,6 +88,10 @@ typedef struct an_fuse_seq {
   size_t n_views;
   const te_rules *rules;
   an_strtab *strings;
+  /* per view: its resolver (attrib.h), made on the first chain query that asks a kernel's
+   * layer and kept for the next ones (it sorts the view's Python frames when made); NULL:
+   * not yet. The chain queries of one seq run on one thread at a time. */
+  struct an_resolver **res;
 } an_fuse_seq;
 
 /* Builds the sequence of one stage. ev_row: the row of each kernel of the stage, in the
@@ -96,6 +101,9 @@ bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_vi
                        const te_stage *stage, const uint32_t *ev_row, size_t n_ev,
                        const te_rules *rules, an_strtab *strings);
 void an_fuse_seq_free(an_fuse_seq *seq);
+/* Frees the seq's resolvers (after the stage's chain queries: their frame tables are
+ * the size of the trace's); a later query makes them again. */
+void an_fuse_seq_release(an_fuse_seq *seq);
 
 /* One piece of a split: the rows that may play it (largest first, at most
  * AN_MAX_CHAIN_CANDIDATES). */

@@ -1468,8 +1468,10 @@ an_status an_tables_build(const an_trace_view *views, size_t n_views, const an_k
     if (rc == AN_OK) rc = stage_context(st, views, steps, n_views, &sa, rules, out->strings);
     stage_aggs_free(&sa);
   }
-  for (size_t i = 0; rc == AN_OK && i < out->n_stages; i++)
+  for (size_t i = 0; rc == AN_OK && i < out->n_stages; i++) {
     if (!fuse_stage(rules, opt, model_lc, &out->stages[i])) rc = AN_ERR_NOMEM;
+    if (out->stages[i].seq) an_fuse_seq_release(out->stages[i].seq);
+  }
   if (rc == AN_OK) fused_elsewhere(out, rules);
   for (size_t v = 0; own && v < n_views; v++) an_steps_free(&own[v]);
   free(own);
