@@ -15,6 +15,7 @@
 #include "prefilter.h"
 #include "rules_internal.h"
 #include "triage/ascii.h"
+#include "triage/limits.h"
 
 /* Longest group name a template may use (PCRE2 allows 32 code units). */
 #define GROUP_NAME_MAX 64
@@ -281,7 +282,8 @@ bool te_rules_display_name(const te_rules *r, const char *name, size_t len, char
                            size_t *full_len, const te_display_rule **rule) {
   size_t n_rules = te_rules_display_rule_count(r);
   if (!n_rules) return false;
-  uint64_t may_local[4], *may = display_gate(r, name, len, may_local, 4);
+  uint64_t may_local[TE_LOCAL_RULE_WORDS];
+  uint64_t *may = display_gate(r, name, len, may_local, TE_LOCAL_RULE_WORDS);
   size_t i = first_match(r, name, len, may, 0, n_rules);
   if (may != may_local) free(may);
   if (i == n_rules) return false;

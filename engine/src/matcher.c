@@ -448,7 +448,7 @@ static const uint64_t *group_may(const te_matcher_group *g, te_subject *subj) {
   if (subj->pf == g->pf) return subj->may;
   if (subj->pf || !subject_compact(subj)) return NULL; /* another group's bits: run all */
   size_t words = te_prefilter_words(g->pf);
-  uint64_t *may = words <= TE_SUBJECT_LOCAL_HITS ? subj->may_local : malloc(words * sizeof *may);
+  uint64_t *may = words <= TE_LOCAL_RULE_WORDS ? subj->may_local : malloc(words * sizeof *may);
   if (!may) return NULL;
   te_prefilter_scan(g->pf, subj->folded, subj->len, subj->compact, subj->compact_len,
                     te_token_form_mangled(subj->s, subj->len), may);

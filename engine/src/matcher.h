@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "triage/limits.h"
 #include "triage/rules.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -109,9 +110,7 @@ int te_matcher_prepare(const te_matcher *m);
  * decision, such as a classifier). */
 bool te_matcher_match_uncached(const te_matcher *m, const char *s, size_t len);
 
-#define TE_SUBJECT_LOCAL_HITS 8   /* words of hit bits kept in the subject: 512 slots */
-#define TE_SUBJECT_LOCAL_TEXT 256 /* bytes of folded + compact text kept in the subject */
-#define TE_PAIR_BITS 1024         /* hashed byte pairs of a subject's folded and compact text */
+#define TE_PAIR_BITS 1024 /* hashed byte pairs of a subject's folded and compact text */
 
 /* One string tested against several matchers (a classifier's rules, a kernel row against
  * the fusion patterns): its lower-cased and compact forms, its token form and which
@@ -139,7 +138,7 @@ struct te_subject {
   uint64_t *may; /* bit per matcher of that group: may_local or heap */
   bool pairs_built;
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];
-  uint64_t may_local[TE_SUBJECT_LOCAL_HITS];
+  uint64_t may_local[TE_LOCAL_RULE_WORDS];
   /* which byte pairs the folded ([0]) and compact ([1]) text hold (matcher.c,
    * subject_pairs), once pairs_built */
   uint64_t pairs[2][TE_PAIR_BITS / 64];

@@ -16,10 +16,6 @@
 
 #include "triage/ascii.h"
 
-/* Groups nested deeper than this give no set (the regex always runs): each level holds a
- * few sets on the stack. The packs' regexes nest at most three deep. */
-#define LIT_MAX_DEPTH 8
-
 typedef struct info {
   bool exact;         /* set: every text the piece matches */
   te_literal_set set; /* !exact: one of these is in every match; n == 0: nothing required */
@@ -363,7 +359,7 @@ static info group_piece(parser *ps) {
   }
   info in = info_empty();
   if (!comment) {
-    if (++ps->depth > LIT_MAX_DEPTH) return fail(ps);
+    if (++ps->depth > TE_LITERAL_MAX_DEPTH) return fail(ps);
     in = alternation(ps);
     ps->depth--;
   }

@@ -24,8 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TE_LITERAL_SET_MAX 16 /* strings in one set: alternations wider than this give none */
-#define TE_LITERAL_MAX_LEN 48 /* bytes of one string, NUL included; longer runs are split */
+#include "triage/limits.h" /* TE_LITERAL_SET_MAX, TE_LITERAL_MAX_LEN */
 
 typedef struct te_literal_set {
   size_t n;

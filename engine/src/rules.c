@@ -23,6 +23,7 @@
 #include "prefilter.h"
 #include "rules_internal.h"
 #include "triage/ascii.h"
+#include "triage/limits.h"
 
 /* ---------------------------------------------------------------- create / destroy */
 
@@ -1101,7 +1102,8 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
   if (cache && te_strcache_get(cache, subj->s, subj->len, &decided))
     return remember(subj, c, decided);
   decided = -1;
-  uint64_t may_local[8], *may = may_gate(r, c, subj, may_local, 8);
+  uint64_t may_local[TE_LOCAL_RULE_WORDS];
+  uint64_t *may = may_gate(r, c, subj, may_local, TE_LOCAL_RULE_WORDS);
   for (size_t i = te_prefilter_next(may, 0, c->n_rules); i < c->n_rules && decided < 0;
        i = te_prefilter_next(may, i + 1, c->n_rules)) {
     const te_class_rule *cr = &c->rules[i];

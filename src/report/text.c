@@ -9,6 +9,7 @@
 #include "analysis/summary.h"
 #include "report/md.h"
 #include "util/buf.h"
+#include "util/limits.h"
 
 /* The text of a cell: the buffer's string handed over (NULL after an allocation
  * failure); "" is returned as an allocated empty string. */
@@ -821,7 +822,7 @@ const char *rp_source_id(an_source s) {
   return (size_t)s < sizeof ids / sizeof *ids ? ids[s] : "unknown";
 }
 
-bool rp_prints_in_us(double us) { return us > 0 && us < 5.0; }
+bool rp_prints_in_us(double us) { return us > 0 && us < RP_PRINT_US_BELOW_US; }
 
 const char *rp_platform(an_platform p) {
   return p == AN_PLATFORM_CUDA ? "CUDA" : p == AN_PLATFORM_ROCM ? "ROCm" : "unknown";

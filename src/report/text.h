@@ -135,9 +135,10 @@ const char *rp_item_what(const an_summary_item *it);
 const char *rp_item_subject(const an_summary_item *it, const char **lead);
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
-/* Whether a time of us microseconds prints in microseconds: above 0 and under 5 us it would
- * round to 0.00 ms (review 12: "span 0.00 ms" hid hta_triton_tiny's 1.76 us kernel). One
- * rule for the Markdown headline and both formats' short-window line. */
+/* Whether a time of us microseconds prints in microseconds: above 0 and under
+ * RP_PRINT_US_BELOW_US (util/limits.h, 5 us) it would round to 0.00 ms (review 12: "span
+ * 0.00 ms" hid hta_triton_tiny's 1.76 us kernel). One rule for the Markdown headline and
+ * both formats' short-window line. */
 bool rp_prints_in_us(double us);
 /* A source's id, as JSON's "source" and HTML's provenance class say it ("server-args",
  * "device-pack", ...; "unknown" for none). */

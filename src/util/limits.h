@@ -134,6 +134,9 @@
 /* Time-account rows an item's evidence names in Markdown and HTML (their table shows them
  * too); the rest are counted, and all are in the JSON report's item "rows". */
 #define RP_ITEM_ROWS_SHOWN 4u
+/* A time under this many microseconds (above 0) prints in us, not ms (rp_prints_in_us:
+ * the Markdown headline and the short-window lines): "0.00 ms" hid a 1.76 us kernel. */
+#define RP_PRINT_US_BELOW_US 5.0
 
 /* ---- the command line (src/cli) ---- */
 

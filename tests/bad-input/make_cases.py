@@ -49,6 +49,25 @@ LIMITS_ELSEWHERE = {
     "TE_PREFILTER_MAX_STATES": "a shortcut's size, not an input limit: past it the classifier runs "
                                "every rule (tests/unit/test_engine.c "
                                "past_the_state_limit_every_rule_runs)",
+    "TE_LITERAL_SET_MAX": "a shortcut's size, not an input limit: past it the regex has no "
+                          "literal set and runs on every name (tests/unit/test_engine.c "
+                          "engine_regex_literals past_the_limits_the_regex_always_runs)",
+    "TE_LITERAL_MAX_LEN": "a shortcut's size, not an input limit: a longer literal run requires "
+                          "its prefix (tests/unit/test_engine.c engine_regex_literals "
+                          "past_the_limits_the_regex_always_runs)",
+    "TE_LITERAL_MAX_DEPTH": "a shortcut's size, not an input limit: past it the regex has no "
+                            "literal set and runs on every name (tests/unit/test_engine.c "
+                            "engine_regex_literals past_the_limits_the_regex_always_runs)",
+    "TE_LOCAL_RULE_WORDS": "a buffer's size, not an input limit: past it the answer is on the "
+                           "heap (tests/unit/test_engine.c engine_defaults "
+                           "a_later_group_never_reads_a_destroyed_groups_bits: a group past it)",
+    "TE_SUBJECT_LOCAL_HITS": "a buffer's size, not an input limit: a rule set with more token "
+                             "slots keeps a subject's hits on the heap (the shipped packs use 42 "
+                             "of the 512; no test crosses it)",
+    "TE_SUBJECT_LOCAL_TEXT": "a buffer's size, not an input limit: a longer name's texts are on the "
+                             "heap (tests/unit/test_engine.c engine_defaults "
+                             "classifier_prefilter_never_changes_a_decision: 132 zoo names are "
+                             "longer)",
     "AN_MAX_WORKERS": "an environment value (TRIAGE_WORKERS=257): tests/ranks/run_ranks.py workers",
     "LV_CONNECT_TIMEOUT_S": "a timeout, not an input size: tests/live (unreachable server)",
     "LV_POLL_INTERVAL_MS": "a polling period, not an input limit",
@@ -63,6 +82,8 @@ LIMITS_ELSEWHERE = {
                                "report causes_past_the_limits",
     "RP_TIMELINE_CAUSES_SHOWN": "rows a report lists, not an input limit: tests/unit/test_timeline.c "
                                 "report causes_past_the_limits",
+    "RP_PRINT_US_BELOW_US": "a print switch, not an input limit: tests/unit/test_timeline.c "
+                            "summary a_microsecond_step_headline_prints_microseconds",
     "RP_ITEM_ROWS_SHOWN": "rows a report lists, not an input limit: tests/unit/test_timeline.c "
                           "summary pooled_item_links_every_row",
     "AN_ITEM_MORE": "evidence rows an item links, not an input limit: a merged row past it "

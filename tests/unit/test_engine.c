@@ -1536,6 +1536,41 @@ Test(engine_regex_literals, what_each_construct_requires) {
                      cases[i].re);
 }
 
+/* Past each literal limit (triage/limits.h) the regex has no set, and runs on every name;
+ * at the limit it still has one. */
+Test(engine_regex_literals, past_the_limits_the_regex_always_runs) {
+  char re[1024], buf[1024];
+  /* an alternation of TE_LITERAL_SET_MAX strings, then one more */
+  for (size_t width = TE_LITERAL_SET_MAX; width <= TE_LITERAL_SET_MAX + 1; width++) {
+    size_t n = (size_t)snprintf(re, sizeof re, "(?:");
+    for (size_t i = 0; i < width; i++)
+      n += (size_t)snprintf(re + n, sizeof re - n, "%sk%02zu", i ? "|" : "", i);
+    snprintf(re + n, sizeof re - n, ")");
+    literals_of(re, buf, sizeof buf);
+    if (width == TE_LITERAL_SET_MAX)
+      cr_expect_eq(strlen(buf), 4 * width - 1, "%zu strings: %s", width, buf);
+    else
+      cr_expect_str_eq(buf, "", "%zu strings", width);
+  }
+  /* TE_LITERAL_MAX_DEPTH nested groups, then one more */
+  for (size_t depth = TE_LITERAL_MAX_DEPTH; depth <= TE_LITERAL_MAX_DEPTH + 1; depth++) {
+    size_t n = 0;
+    for (size_t i = 0; i < depth; i++) re[n++] = '(';
+    memcpy(re + n, "gemm", 4);
+    n += 4;
+    for (size_t i = 0; i < depth; i++) re[n++] = ')';
+    re[n] = '\0';
+    cr_expect_str_eq(literals_of(re, buf, sizeof buf), depth == TE_LITERAL_MAX_DEPTH ? "gemm" : "",
+                     "%zu levels", depth);
+  }
+  /* a literal run longer than a string holds */
+  memset(re, 'a', 2 * TE_LITERAL_MAX_LEN);
+  re[2 * TE_LITERAL_MAX_LEN] = '\0';
+  literals_of(re, buf, sizeof buf);
+  cr_expect_eq(strlen(buf), TE_LITERAL_MAX_LEN - 1, "a run of %d bytes: '%s'",
+               2 * TE_LITERAL_MAX_LEN, buf);
+}
+
 /* The zoo's names, then spellings the zoo lacks (upper-cased, mangled, empty). */
 static size_t zoo_names(char ***out) {
   char path[1024], line[4096];

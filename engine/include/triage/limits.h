@@ -44,4 +44,27 @@
  * classifier runs every rule on every name: the same answers, without the shortcut. */
 #define TE_PREFILTER_MAX_STATES 16384u
 
+/* ---- the literals a regex requires (regex_literals.h, for the prefilter) ----
+ * Past each of these a regex has no literal set and runs on every name: the same answers
+ * without the shortcut, never an error. */
+
+/* Strings in one set: an alternation wider than this gives none. */
+#define TE_LITERAL_SET_MAX 16
+/* Bytes of one string, NUL included: a longer run of literal text requires its prefix. */
+#define TE_LITERAL_MAX_LEN 48
+/* Groups nested deeper than this give no set: each level holds a few sets on the stack.
+ * The packs' regexes nest at most three deep. */
+#define TE_LITERAL_MAX_DEPTH 8
+
+/* ---- working sizes (no input is refused at them) ----
+ * Bit sets kept on the stack or inside a te_subject; a larger one is on the heap. */
+
+/* 64-bit words of a prefilter's answer (a bit per rule of a classifier or of the display
+ * rules, or per matcher of a group): 512 rules. */
+#define TE_LOCAL_RULE_WORDS 8
+/* 64-bit words of a subject's token-index hits: 512 token slots. */
+#define TE_SUBJECT_LOCAL_HITS 8
+/* Bytes of a subject's folded and compact texts: 256 (a kernel name of ~127 bytes). */
+#define TE_SUBJECT_LOCAL_TEXT 256
+
 #endif
