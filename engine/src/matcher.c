@@ -1,6 +1,7 @@
 /* matcher.c - matching one string against one compiled matcher; see matcher.h. */
 #include "matcher.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +236,7 @@ void te_subject_init(te_subject *subj, const char *s, size_t len) {
 void te_subject_done(te_subject *subj) {
   if (subj->may != subj->may_local) free(subj->may);
   subj->may = NULL;
-  subj->pf = NULL;
+  subj->may_group = 0;
   if (subj->tf_built) te_token_form_free(&subj->tf);
   subj->tf_built = false;
   if (subj->hits != subj->hits_local) free(subj->hits);
@@ -422,7 +423,13 @@ struct te_matcher_group {
   const te_matcher **ms;
   size_t n;
   te_prefilter *pf; /* NULL: every matcher runs */
+  uint64_t id;      /* this group's number, never 0 and never given again (next_group_id) */
 };
+
+/* The number of the next group created: a subject keys the bits it holds by it, not by
+ * the group's address, which a group created after another's destroy may take again.
+ * Atomic: groups may be created on several threads. */
+static _Atomic uint64_t next_group_id = 1;
 
 te_matcher_group *te_matcher_group_create(const te_matcher *const *ms, size_t n) {
   te_matcher_group *g = calloc(1, sizeof *g);
@@ -433,6 +440,7 @@ te_matcher_group *te_matcher_group_create(const te_matcher *const *ms, size_t n)
   if (n) memcpy(g->ms, ms, n * sizeof *g->ms);
   g->n = n;
   g->pf = te_prefilter_build_matchers(ms, n);
+  g->id = atomic_fetch_add(&next_group_id, 1);
   return g;
 }
 
@@ -445,15 +453,15 @@ void te_matcher_group_destroy(te_matcher_group *g) {
 
 /* Which of g's matchers can hit the subject, computed once per text; NULL: unknown. */
 static const uint64_t *group_may(const te_matcher_group *g, te_subject *subj) {
-  if (subj->pf == g->pf) return subj->may;
-  if (subj->pf || !subject_compact(subj)) return NULL; /* another group's bits: run all */
+  if (subj->may_group == g->id) return subj->may;
+  if (subj->may_group || !subject_compact(subj)) return NULL; /* another group's bits: run all */
   size_t words = te_prefilter_words(g->pf);
   uint64_t *may = words <= TE_LOCAL_RULE_WORDS ? subj->may_local : malloc(words * sizeof *may);
   if (!may) return NULL;
   te_prefilter_scan(g->pf, subj->folded, subj->len, subj->compact, subj->compact_len,
                     te_token_form_mangled(subj->s, subj->len), may);
   subj->may = may;
-  subj->pf = g->pf;
+  subj->may_group = g->id;
   return may;
 }
 

@@ -133,8 +133,9 @@ struct te_subject {
   const void *decided_by[TE_SUBJECT_DECISIONS];
   int decided[TE_SUBJECT_DECISIONS];
   unsigned literal_uses; /* case-insensitive literal matchers that met the subject */
-  /* the matcher group's prefilter (te_matcher_group) `may` answers; NULL until computed */
-  const struct te_prefilter *pf;
+  /* the id of the matcher group (te_matcher_group) `may` answers: ids are never reused,
+   * so bits computed for a destroyed group never answer a later one; 0 until computed */
+  uint64_t may_group;
   uint64_t *may; /* bit per matcher of that group: may_local or heap */
   bool pairs_built;
   uint64_t hits_local[TE_SUBJECT_LOCAL_HITS];

@@ -135,7 +135,10 @@ bool te_matcher_match_subject(const te_matcher *m, te_subject *subj);
  * and single-node scan over every kernel name): one pass over a subject's text tells
  * which of them can hit at all (a literal of theirs occurs in it), and only those run.
  * Answers equal te_matcher_match_subject's. Ownership: the caller owns the group, which
- * borrows the matchers (their rule set must outlive it); queries are thread-compatible. */
+ * borrows the matchers (their rule set must outlive it); queries are thread-compatible.
+ * The subject keeps that pass's answer until its next te_subject_set, keyed by the
+ * group's id, which no later group is given: a subject may outlive a group and be asked
+ * about another (the other's matchers then all run until the next text). */
 typedef struct te_matcher_group te_matcher_group;
 /* A group of ms[0..n) (NULL entries never hit); NULL when out of memory. */
 te_matcher_group *te_matcher_group_create(const te_matcher *const *ms, size_t n);
