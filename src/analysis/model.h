@@ -1028,38 +1028,49 @@ typedef struct an_overlap_stage {
 /* Why the GPU was idle in a gap between kernels (of at least timeline.gap_min_us), from
  * what the host thread that launched the next kernel was doing meanwhile. */
 typedef enum an_idle_kind {
-  AN_IDLE_SYNC = 0,       /* the host waited for the GPU (a synchronising call, .item(), a
-                             blocking D2H copy) and then had to issue the next work */
-  AN_IDLE_HOST = 1,       /* the host was busy elsewhere (a CPU op, Python code) */
-  AN_IDLE_LAUNCH = 2,     /* the host was issuing work back to back: gaps of one launch's
-                             cost (timeline.launch_gap_max_us), or inside the launch call
-                             itself (a graph launch still submitting) */
-  AN_IDLE_DEPENDENCY = 3, /* the next kernel was issued before the gap: it waited on another
-                             stream, an event or the device queue */
-  AN_IDLE_SHORT = 4,      /* gaps under timeline.gap_min_us */
-  AN_IDLE_UNKNOWN = 5,    /* the trace holds no launch call for the next kernel */
-  AN_IDLE_SETUP = 6,      /* one-time setup: the host was mostly in allocation or
-                             initialisation calls (matcher setup_call: cudaMalloc, cudaFree,
-                             hipMalloc, ...) outside the counted steps (a stage without
-                             steps), or in a launch call long enough to load a module
-                             (timeline.module_load_min_us); no per-step action */
-  AN_IDLE_ALLOC = 7,      /* the same setup calls stalling the GPU inside counted steps: the
-                             allocator growing or asked again inside what the capture
-                             measures, a per-step loss */
-  AN_IDLE_AWAIT = 8,      /* the host waited on a collective's result (matcher
-                             host_collective_wait: a TorchRec awaitable's wait(), a comm op's
-                             Wait or its backward): it follows the communication schedule and
-                             the other ranks, not host work a faster host or graphs remove */
-  AN_IDLE_BLOCKED = 9,    /* the next kernel had no launch record while a thread that issues
-                             GPU work sat across the whole part in a copy to or from
-                             pageable memory whose GPU copy had already run: the step waits
-                             on that host copy (queued work is never blocked: a call across
-                             it waits for that work) */
-  AN_IDLE_EVENT_WAIT = 10 /* the queued kernel's stream waited on an event (cudaStreamWaitEvent)
+  AN_IDLE_SYNC = 0,        /* the host waited for the GPU (a synchronising call, .item(), a
+                              blocking D2H copy) and then had to issue the next work */
+  AN_IDLE_HOST = 1,        /* the host was busy elsewhere (a CPU op, Python code) */
+  AN_IDLE_LAUNCH = 2,      /* the host was issuing work back to back: gaps of one launch's
+                              cost (timeline.launch_gap_max_us), or inside the launch call
+                              itself (a graph launch still submitting) */
+  AN_IDLE_DEPENDENCY = 3,  /* the next kernel was issued before the gap and waited, within a
+                              launch's latency (timeline.launch_gap_max_us), for the work of
+                              another stream that ended the busy stretch before it */
+  AN_IDLE_SHORT = 4,       /* gaps under timeline.gap_min_us */
+  AN_IDLE_UNKNOWN = 5,     /* the trace holds no launch call for the next kernel */
+  AN_IDLE_SETUP = 6,       /* one-time setup: the host was mostly in allocation or
+                              initialisation calls (matcher setup_call: cudaMalloc, cudaFree,
+                              hipMalloc, ...) outside the counted steps (a stage without
+                              steps), or in a launch call long enough to load a module
+                              (timeline.module_load_min_us); no per-step action */
+  AN_IDLE_ALLOC = 7,       /* the same setup calls stalling the GPU inside counted steps: the
+                              allocator growing or asked again inside what the capture
+                              measures, a per-step loss */
+  AN_IDLE_AWAIT = 8,       /* the host waited on a collective's result (matcher
+                              host_collective_wait: a TorchRec awaitable's wait(), a comm op's
+                              Wait or its backward): it follows the communication schedule and
+                              the other ranks, not host work a faster host or graphs remove */
+  AN_IDLE_BLOCKED = 9,     /* the next kernel had no launch record while a thread that issues
+                              GPU work sat across the whole part in a copy to or from
+                              pageable memory whose GPU copy had already run: the step waits
+                              on that host copy (queued work is never blocked: a call across
+                              it waits for that work) */
+  AN_IDLE_EVENT_WAIT = 10, /* the queued kernel's stream waited on an event (cudaStreamWaitEvent)
                              the host recorded only inside the gap, released as it ran: what
                              is the waiting stream, child the stream waited for */
+  AN_IDLE_OUTSIDE = 11,    /* the next kernel sat queued past a launch's latency while nothing
+                              the trace shows held it: no kernel ran on any stream, no event
+                              wait was released at its start, and a blocking call across it
+                              waits on it rather than holds it; the cause is outside the trace
+                              (a graph's wait node, another thread or process, another rank,
+                              or the two clocks' skew). what is the call that queued it
+                              (review 14 defect 1: hta_multistream5's 64 ms graph stalls) */
+  AN_IDLE_FILTERED = 12    /* the same on a trace filtered or sampled to GPU work: the
+                              likelier reading is GPU work the filter dropped (review 14
+                              defect 3: hta_sampled_2ranks) */
 } an_idle_kind;
-#define AN_IDLE_KINDS 11
+#define AN_IDLE_KINDS 13
 
 /* What the blocking call a dependency cause's lead names is (an_idle_cause.lead_kind): the
  * lever it points to (review 12 defect 1: hta_multistream5's thread sat 139-146 ms in a

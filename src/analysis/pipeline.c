@@ -1190,6 +1190,7 @@ static an_status trace_filter_limits(run_state *r) {
   l->filtered_calls = l->filtered ? f.runtime_calls : 0;
   l->filtered_ops = l->filtered ? f.cpu_ops : 0;
   l->filtered_holding_ops = l->filtered ? f.launching_ops : 0;
+  if (l->filtered) an_timeline_mark_filtered(r->timeline);
   /* every rank of a directory run, each counted once (a rank has a row per stage) */
   for (size_t s = 0; s < r->ranks.n_reports; s++)
     for (size_t i = 0; i < r->ranks.reports[s].n_rows; i++) {

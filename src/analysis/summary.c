@@ -198,6 +198,7 @@ static bool stage_facts(const sm_ctx *c, const an_stage_report *st, sm_stage *g)
   g->host_idle_us = (double)host / 1000.0 * g->per;
   g->all_idle_us = (double)a->idle_ns / 1000.0 * g->per;
   int64_t queued = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT] +
+                   a->idle_by_kind_ns[AN_IDLE_OUTSIDE] + a->idle_by_kind_ns[AN_IDLE_FILTERED] +
                    a->idle_by_kind_ns[AN_IDLE_AWAIT];
   g->queued_idle_us = (double)queued / 1000.0 * g->per;
   /* "mostly" of the idle the gate counts: a step idle mostly for queued work is not

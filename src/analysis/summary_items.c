@@ -217,22 +217,18 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
     }
 }
 
-/* The queued-work item's lever: what its lead is (an_idle_cause.lead_kind, the blocking
- * call a thread that issues GPU work sat in across the long gaps), the pack's text for it
- * (summary.levers queued_pageable_copy, queued_sync), lever_op the call. A lead is no
- * proven cause, but the change it names has the item's bound (review 12 defect 1: the
- * 124 ms/step item on hta_multistream5 said only "find what the queued work waits on"). */
+/* The queued-work item's lever when nothing in the trace holds its work (idle kind outside):
+ * where to look for it (summary.levers queued_outside), lever_op NULL. A blocking call
+ * across its gaps (the cause's lead) waits on that work, so it is evidence, never the lever
+ * (review 14 defect 1: "stop the small read back from waiting" on hta_multistream5 could not
+ * win the 139.8 ms/step it was bounded by). */
 static void queue_lever(const sm_ctx *c, an_summary_item *it) {
   const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows].row];
-  const char *id = x->lead_kind == AN_LEAD_PAGEABLE_COPY ? "queued_pageable_copy"
-                   : x->lead_kind == AN_LEAD_SYNC        ? "queued_sync"
-                   : x->lead_kind == AN_LEAD_READBACK    ? "queued_readback"
-                                                         : NULL;
   const te_list_map *l = &c->s->summary_levers;
-  for (size_t k = 0; id && x->lead_call && k < l->n; k++)
-    if (!strcmp(l->keys[k], id) && l->values[k].n) {
+  for (size_t k = 0; x->kind == AN_IDLE_OUTSIDE && k < l->n; k++)
+    if (!strcmp(l->keys[k], "queued_outside") && l->values[k].n) {
       it->lever = l->values[k].items[0];
-      it->lever_op = x->lead_call;
+      it->lever_op = NULL;
       return;
     }
 }
@@ -316,8 +312,9 @@ void sm_idle_items(sm_ctx *c) {
       named_idle(c, x, i, AN_ACTION_HOST_STALL, AN_PART_ALL);
     /* queued work waiting long; not on a trace filtered or sampled to GPU work, which drops
      * kernels too: its gap may be a dropped kernel (review 8; the Limits say so) */
-    else if ((x->kind == AN_IDLE_DEPENDENCY || x->kind == AN_IDLE_EVENT_WAIT) && x->long_gaps &&
-             !c->g.st->host_filtered)
+    else if ((x->kind == AN_IDLE_DEPENDENCY || x->kind == AN_IDLE_EVENT_WAIT ||
+              x->kind == AN_IDLE_OUTSIDE) &&
+             x->long_gaps && !c->g.st->host_filtered)
       pool_add(&queued, x, i, x->long_gaps < x->gaps ? AN_PART_LONG : AN_PART_ALL);
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
       pool_add(&p, x, i, AN_PART_ALL);

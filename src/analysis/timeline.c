@@ -412,7 +412,7 @@ typedef struct sweep_out {
   int64_t span0; /* the window's first kernel's start (tl_gap.span0) */
 } sweep_out;
 
-static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *next) {
+static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, tr_str prev, const tl_kernel *next) {
   int64_t gap = next->start - g0;
   if (gap < tl_ns(tl->set->timeline_gap_min_us)) {
     o->acc->idle_by_kind_ns[AN_IDLE_SHORT] += gap;
@@ -428,9 +428,9 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, const tl_kernel *
   double from = tl->win[o->window].step ? -INFINITY : NAN;
   if (from == -INFINITY && o->window > o->c->first_window && tl->win[o->window - 1].step)
     from = tl->win[o->window - 1].step->cpu_end;
-  o->c->gaps[o->c->n_gaps++] =
-      (tl_gap){o->window, g0,          next->start, kernel_launch(o->c, next), next->stream, false,
-               from,      o->c->ahead, o->span0};
+  o->c->gaps[o->c->n_gaps++] = (tl_gap){o->window,    g0,    next->start, kernel_launch(o->c, next),
+                                        next->stream, false, from,        o->c->ahead,
+                                        o->span0,     prev};
   return i64_push(&o->work->gaps, gap);
 }
 
@@ -487,6 +487,7 @@ static bool both_kernels(const an_timeline *tl, const tl_trace *c, uint32_t a, u
 static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, lanes *l) {
   an_time_account *a = o->acc;
   int64_t seg = k[0].start, uend = k[0].end;
+  tr_str ustream = k[0].stream; /* the stream of the kernel that ends at uend */
   bool ok = true, first_coll = true;
   const int64_t pdl_min = tl_ns(tl->set->timeline_same_stream_overlap_min_us);
   const int64_t lead_min = tl_ns(tl->set->timeline_launch_gap_max_us);
@@ -494,10 +495,13 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
   for (size_t i = 0; ok && i < n; i++) {
     if (i > 0 && k[i].start > uend) {
       a->busy_ns += uend - seg;
-      ok = add_gap(tl, o, uend, &k[i]);
+      ok = add_gap(tl, o, uend, ustream, &k[i]);
       seg = k[i].start;
     }
-    if (k[i].end > uend) uend = k[i].end;
+    if (k[i].end > uend) {
+      uend = k[i].end;
+      ustream = k[i].stream;
+    }
     a->kernel_ns += k[i].end - k[i].start;
     if (k[i].pos == TL_TAIL) continue; /* the previous step's kernels: busy, no kernel here */
     lane *ln = lane_of(l, k[i].stream);
@@ -697,7 +701,8 @@ static bool outside_gaps(an_timeline *tl, tl_trace *c) {
                                             true,
                                             NAN,
                                             INT64_MIN,
-                                            INT64_MIN};
+                                            INT64_MIN,
+                                            0};
     }
     if (!same || b->end > uend) uend = b->end;
   }
@@ -892,10 +897,10 @@ static void vote_lead(an_idle_cause *c, const tl_extra *x, int64_t ns) {
 static void fold_unlaunched(an_timeline *tl, size_t lo) {
   for (size_t i = lo; i < tl->n_causes;) {
     an_idle_cause *u = &tl->causes[i], *into = NULL;
-    for (size_t j = lo;
-         u->kind == AN_IDLE_DEPENDENCY && !u->what && u->lead_call && j < tl->n_causes; j++) {
+    for (size_t j = lo; u->kind == AN_IDLE_OUTSIDE && !u->what && u->lead_call && j < tl->n_causes;
+         j++) {
       an_idle_cause *c = &tl->causes[j];
-      if (c->kind == AN_IDLE_DEPENDENCY && c->what && c->lead_call == u->lead_call &&
+      if (c->kind == AN_IDLE_OUTSIDE && c->what && c->lead_call == u->lead_call &&
           c->child == u->child && c->region == u->region && (!into || c->idle_ns > into->idle_ns))
         into = c;
     }
@@ -983,7 +988,7 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       const tl_portion *x = &tl->por[p];
       an_idle_cause *c = cause_for(tl, t, x);
       if (!(ok = c != NULL)) break;
-      if (x->extra && x->kind == AN_IDLE_DEPENDENCY)
+      if (x->extra && x->kind == AN_IDLE_OUTSIDE)
         vote_lead(c, &extras[x->extra - 1], x->ns);
       else if (x->extra && (x->ns > c->max_gap_ns || (x->kind == AN_IDLE_SETUP && !c->child))) {
         /* the longest long gap's region and child; a setup cause's release lead from any
@@ -1116,7 +1121,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     c->gaps += tmp[i].gaps;
     c->long_ns += tmp[i].long_ns;
     c->long_gaps += tmp[i].long_gaps;
-    if (c->kind == AN_IDLE_DEPENDENCY && tmp[i].child)
+    if (c->kind == AN_IDLE_OUTSIDE && tmp[i].child)
       vote_lead(c, &(tl_extra){tmp[i].region, tmp[i].child, tmp[i].lead_call, tmp[i].lead_kind},
                 tmp[i].lead_ns);
     else if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
@@ -1599,4 +1604,19 @@ const an_stage_timeline *an_timeline_stage(const an_timeline *tl, const char *st
     if (!strcmp(te_rules_stage(tl->rules, s)->id, stage_id))
       return tl->ran[s] ? &tl->stages[s] : NULL;
   return NULL;
+}
+
+/* Moves the idle of kind outside in account a to kind filtered. */
+static void filtered_account(an_time_account *a) {
+  a->idle_by_kind_ns[AN_IDLE_FILTERED] += a->idle_by_kind_ns[AN_IDLE_OUTSIDE];
+  a->idle_by_kind_ns[AN_IDLE_OUTSIDE] = 0;
+}
+
+void an_timeline_mark_filtered(an_timeline *tl) {
+  if (!tl) return;
+  for (size_t i = 0; i < tl->n_causes; i++)
+    if (tl->causes[i].kind == AN_IDLE_OUTSIDE) tl->causes[i].kind = AN_IDLE_FILTERED;
+  for (size_t w = 0; w < tl->n_win; w++) filtered_account(&tl->win[w].acc);
+  for (size_t s = 0; s < tl->n_st; s++) filtered_account(&tl->stages[s].total);
+  for (size_t i = 0; tl->steps && i < tl->n_win; i++) filtered_account(&tl->steps[i].account);
 }

@@ -51,6 +51,11 @@ an_status an_timeline_build(const an_timeline_input *in, size_t n, const te_rule
                             an_strtab *strings, an_timeline **out);
 void an_timeline_destroy(an_timeline *tl);
 
+/* The traces are filtered or sampled to GPU work (analysis/trace_filter.h): queued work
+ * nothing in them holds (idle kind outside) is read as GPU work the filter dropped (idle
+ * kind filtered; review 14 defect 3). Call once, before the accounts are read. */
+void an_timeline_mark_filtered(an_timeline *tl);
+
 /* The account of a stage, or NULL when the stage ran no kernel. */
 const an_stage_timeline *an_timeline_stage(const an_timeline *tl, const char *stage_id);
 

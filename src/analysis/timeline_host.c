@@ -1095,6 +1095,30 @@ static bool event_wait_portion(tl_host *h, const tl_gap *g, const tr_event *L, t
   return true;
 }
 
+/* The kind of the queue part [.., g1) of gap g, ns long, after its launch call L returned
+ * (review 14 defect 3: a dependency needs another stream or an event the trace shows):
+ *  - launch: the call came after the GPU ran dry and this part is a launch's latency, or
+ *    the kernel sat queued behind its own stream's last kernel and started within a
+ *    launch's latency of it (vllm's piecewise graph seams, ~12 us on one stream);
+ *  - event_wait: its stream waited on an event the host recorded only in the gap;
+ *  - dependency: it started within a launch's latency of another stream's last kernel,
+ *    the one that ended the busy stretch (a cross-stream hand-off);
+ *  - outside: longer, with nothing the trace shows holding it: no kernel ran on any stream
+ *    and a blocking call across it waits on it (review 10 on hta_multistream5: the pageable
+ *    DtoH copy ran ~60 ms after each gap), so it is the part's lead, never its cause;
+ *    what is the call that queued the work (a graph launch apart from a kernel). */
+static an_idle_kind queue_kind(tl_host *h, const tl_gap *g, const tr_event *L, bool latency,
+                               int64_t ns, tl_portion *p) {
+  if (latency) return AN_IDLE_LAUNCH;
+  if (event_wait_portion(h, g, L, p)) return AN_IDLE_EVENT_WAIT;
+  if ((double)ns / 1000.0 <= h->launch_gap_max_us)
+    return g->prev_stream && g->prev_stream != g->stream ? AN_IDLE_DEPENDENCY : AN_IDLE_LAUNCH;
+  p->what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
+  if ((double)ns / 1000.0 >= h->long_gap_us)
+    queue_lead(h, (double)(g->g1 - ns) / 1000.0, (double)g->g1 / 1000.0, p);
+  return AN_IDLE_OUTSIDE;
+}
+
 /* The innermost CPU op or runtime call of ti spanning time m, or -1. */
 static long call_at(const thread_items *ti, double m) {
   long i = innermost(ti, m, m);
@@ -1146,7 +1170,7 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
      * three 64 ms gaps was `unknown` beside the two `dependency` ones) */
     if (!blocked_portion(h, a, b, &out[0]) && b - a >= h->long_gap_us) {
       queue_lead(h, a, b, &out[0]);
-      if (out[0].extra) out[0].kind = AN_IDLE_DEPENDENCY;
+      if (out[0].extra) out[0].kind = AN_IDLE_OUTSIDE;
     }
     return 1;
   }
@@ -1171,17 +1195,7 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     bool latency = cut2 > g->g0 && (double)ns / 1000.0 <= h->launch_gap_max_us;
     out[n] = base;
     out[n].ns = ns;
-    out[n].kind = latency ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY;
-    /* work already queued that sat while a thread was in a blocking call waited on the
-     * GPU, not the reverse: the call returns once the queued work has run (review 10 on
-     * hta_multistream5: the pageable DtoH copy ran ~60 ms after each gap), so only an event
-     * wait names this part, else it stays dependency */
-    if (!latency && !event_wait_portion(h, g, L, &out[n])) {
-      /* the queued work by its call: a graph launch waits apart from a kernel */
-      out[n].what = an_strtab_cstr(h->strings, tr_str_get(h->t, L->name));
-      if ((double)ns / 1000.0 >= h->long_gap_us)
-        queue_lead(h, (double)cut2 / 1000.0, (double)g->g1 / 1000.0, &out[n]);
-    }
+    out[n].kind = queue_kind(h, g, L, latency, ns, &out[n]);
     n++;
   }
   return n;

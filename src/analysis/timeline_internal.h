@@ -39,6 +39,9 @@ typedef struct tl_gap {
   /* the start of its window's span (its first kernel, ns); INT64_MIN for a gap outside the
    * windows. A sync that returned before it drained no work of this window (shadow_portion) */
   int64_t span0;
+  /* the stream of the kernel whose end opened the gap (the busy stretch's last): a kernel
+   * queued on the same stream waits for nothing else there (0: not known) */
+  tr_str prev_stream;
 } tl_gap;
 
 /* A part of a gap with one cause. A gap splits into at most three: the host doing

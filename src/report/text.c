@@ -1065,7 +1065,8 @@ static const an_stage_report *filtered_queued(const an_report *r, double *us, do
     const an_stage_timeline *tl = st->timeline;
     if (!st->host_filtered || !tl || tl->total.span_ns <= 0) continue;
     const an_time_account *a = &tl->total;
-    int64_t q = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT];
+    int64_t q = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT] +
+                a->idle_by_kind_ns[AN_IDLE_OUTSIDE] + a->idle_by_kind_ns[AN_IDLE_FILTERED];
     double share = (double)q * 100.0 / (double)a->span_ns;
     if (top && share <= *pct) continue;
     top = st;

@@ -16,9 +16,9 @@
 #include "util/limits.h"
 
 const char *rp_idle_kind(an_idle_kind k) {
-  static const char *const w[AN_IDLE_KINDS] = {"sync",  "host",    "launch",    "dependency",
-                                               "short", "unknown", "setup",     "alloc",
-                                               "await", "blocked", "event_wait"};
+  static const char *const w[AN_IDLE_KINDS] = {
+      "sync",  "host",  "launch",  "dependency", "short",   "unknown", "setup",
+      "alloc", "await", "blocked", "event_wait", "outside", "filtered"};
   return (size_t)k < AN_IDLE_KINDS ? w[k] : "unknown";
 }
 
@@ -26,6 +26,11 @@ const char *rp_cause_what(const an_idle_cause *c, char *buf, size_t cap) {
   if (c->kind == AN_IDLE_HOST && !c->what && c->untraced_ns) { /* where it went untraced */
     snprintf(buf, cap, "untraced after %.80s, before %.80s", c->before ? c->before : "?",
              c->after ? c->after : "?");
+    return buf;
+  }
+  /* queued work: the call that queued it returned before the gap, so it spans none of it */
+  if ((c->kind == AN_IDLE_OUTSIDE || c->kind == AN_IDLE_FILTERED) && c->what) {
+    snprintf(buf, cap, "queued by %.80s before the gap", c->what);
     return buf;
   }
   if (c->kind != AN_IDLE_EVENT_WAIT || !c->what) return c->what;
@@ -493,13 +498,6 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
   return "Move fewer bytes (lower-precision tensors, more work per byte read)";
 }
 
-/* A queued-work item's evidence cause, which holds its lead (an_idle_cause.lead_kind); NULL
- * for any other item. */
-static const an_idle_cause *queue_lead_cause(const an_summary_item *it) {
-  if (it->action != AN_ACTION_DEPENDENCY || !it->n_rows || !it->timeline) return NULL;
-  return &it->timeline->total.causes[it->rows[0].row];
-}
-
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->n_pool) /* small items of one root cause (summary.pool_below_pct) */
     return it->kind == AN_SUMMARY_FUSION
@@ -530,19 +528,10 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
    * cost (a graph's nodes, the driver) is the lever, not the host's other work */
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     return "Shorten the launch call the GPU waits in";
-  /* a queued-work item whose lead the summary gave a lever (queue_lever): the lever's
-   * change first, its check after (review 12 defect 1) */
-  const an_idle_cause *lead = it->lever ? queue_lead_cause(it) : NULL;
-  if (lead && lead->lead_kind == AN_LEAD_PAGEABLE_COPY)
-    return "Take the blocking pageable copy off the thread that issues GPU work (pinned memory, "
-           "non_blocking=True), then check what the queued work still waits on";
-  if (lead && lead->lead_kind == AN_LEAD_READBACK)
-    return "Stop the small read back from waiting behind the queued work (produce what it reads "
-           "earlier or on a side stream, or pipeline the step), then check what the queued work "
-           "still waits on";
-  if (lead && lead->lead_kind == AN_LEAD_SYNC)
-    return "Find the event the queued work and the blocking sync wait on (another stream, a "
-           "graph's input), and record it earlier or drop the wait";
+  /* queued work nothing in the trace holds (review 14 defect 1): say so first */
+  if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE)
+    return "Find what holds the queued work: nothing in this trace does (a graph's wait node, "
+           "another thread or process, another rank, or the clocks' skew)";
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
@@ -789,8 +778,7 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
              "; the largest part, %s ms/step (%.0f%%), under `%.80s`; lever: %s", ms,
              it->at_stake_us > 0 ? us / it->at_stake_us * 100.0 : 0.0, it->lever_op, it->lever);
   } else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
-    snprintf(b + len, cap - len, "; lever (`%.80s`, the blocking call): %s", it->lever_op,
-             it->lever);
+    snprintf(b + len, cap - len, "; where to look: %s", it->lever);
   else if (it->lever && len < cap && it->action == AN_ACTION_REMOVE_SYNC &&
            it->idle_kind == AN_IDLE_SYNC && it->lever_op != it->what)
     snprintf(b + len, cap - len, "; lever (`%.80s`, what the sync waited for under it): %s",
@@ -868,7 +856,10 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
                        "%s of at least %s ms, longest %s ms): nothing else ran on any stream",
                        it->count, gaps, least, g);
     const an_idle_cause *x = it->n_rows ? &it->timeline->total.causes[it->rows[0].row] : NULL;
-    if (x && x->child && len > 0 && (size_t)len < cap) /* a lead, not a cause (queue_lead) */
+    if (it->idle_kind == AN_IDLE_OUTSIDE && len > 0 && (size_t)len < cap)
+      len += snprintf(b + len, cap - (size_t)len,
+                      " and no event the trace shows was recorded to release it");
+    if (x && x->child && len > 0 && (size_t)len < cap) /* evidence, not a cause (queue_lead) */
       len += snprintf(b + len, cap - (size_t)len,
                       "; a thread that issues GPU work sat blocked across its long gaps in ");
     if (x && x->child && x->lead_call && x->lead_call != x->child && len > 0 && (size_t)len < cap)
@@ -881,8 +872,9 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
                                                      : "");
     if (x && x->child && len > 0 && (size_t)len < cap)
       snprintf(b + len, cap - (size_t)len,
-               "`%.80s`%s%.80s%s (the call most of their time shows): a lead, not a proven cause "
-               "(the call may wait on this work rather than hold it)",
+               "`%.80s`%s%.80s%s (the call most of their time shows), which returns only once "
+               "the work queued before it has run: it waits on this work, it does not hold it "
+               "(evidence, not the lever)",
                x->child, x->region ? " under `" : "", x->region ? x->region : "",
                x->region ? "`" : "");
   } else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)

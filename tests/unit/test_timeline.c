@@ -725,8 +725,9 @@ static void launch_t2(tb *b, const char *kernel, double ts, double kts, double k
 /* hta_multistream5 (reviews 9 and 10): thread 2 queued kernels B and C long before the GPU
  * ran dry. Across the first gap the main thread sat in a device-to-host copy into pageable
  * memory (aten::to under "## sparse_data_dist ##"), but its GPU copy ran only after B: the
- * thread waited on the queued work, not the reverse, so neither gap is blocked; both stay
- * dependency, named by the queued work's launch call. */
+ * thread waited on the queued work, not the reverse, so neither gap is blocked; both are
+ * outside (nothing the trace shows holds the work: review 14 defect 1), named by the queued
+ * work's launch call. */
 /* A step whose kernels B and C thread 2 queued long before kernel A ends: the GPU then
  * waits 1.38 ms on them (A's end to B's start, B's end to C's start). Thread 1 launches
  * the step's first kernels, one after a short gap (a thread that issues GPU work). */
@@ -739,24 +740,28 @@ static void queued_step(tb *b) {
   launch_t2(b, "kernel_c", 40, 2000, 100);
 }
 
-/* Both gaps of queued_step are dependency, named by the queued work's launch call, and
+/* Both gaps of queued_step are outside, named by the queued work's launch call, and
  * nothing else; the blocking call the main thread sat in across the long one (A's end to
- * B's start) is the cause's lead (review 11 defect 2), with its region. */
+ * B's start) is the cause's lead (review 11 defect 2), with its region: evidence that waits
+ * on the work (review 14 defect 1). */
 static void expect_queued_wait(const an_time_account *t, const char *what, const char *lead,
                                const char *region, const char *call, an_lead_kind kind) {
   cr_assert_null(cause_of(t, AN_IDLE_SYNC), "%s", what);
   cr_assert_null(cause_of(t, AN_IDLE_BLOCKED), "%s", what);
-  const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
+  cr_assert_null(cause_of(t, AN_IDLE_DEPENDENCY), "%s: one stream, no hand-off", what);
+  const an_idle_cause *d = cause_of(t, AN_IDLE_OUTSIDE);
   cr_assert_not_null(d);
   cr_assert_str_eq(d->what, "cudaLaunchKernel");
   cr_assert_eq(d->idle_ns, 1380000, "%s: %lld", what, (long long)d->idle_ns);
+  char buf[96]; /* the call queued the work and spans none of the gap */
+  cr_assert_str_eq(rp_cause_what(d, buf, sizeof buf), "queued by cudaLaunchKernel before the gap");
   cr_assert_not_null(d->child, "%s", what);
   cr_assert_str_eq(d->child, lead);
   if (region)
     cr_assert_str_eq(d->region, region);
   else
     cr_assert_null(d->region);
-  /* the blocking call itself and what it is: the lever the item names (review 12 defect 1) */
+  /* the blocking call itself and what it is: evidence the item names */
   cr_assert_not_null(d->lead_call, "%s", what);
   cr_assert_str_eq(d->lead_call, call);
   cr_assert_eq(d->lead_kind, kind, "%s: %d", what, (int)d->lead_kind);
@@ -825,7 +830,7 @@ Test(timeline, a_launchless_gap_behind_the_same_blocking_call_is_the_same_cause,
     expect_all_sums(a.st);
     cr_assert_null(cause_of(t, AN_IDLE_UNKNOWN), "the launchless gap is queued work");
     cr_assert_null(cause_of(t, AN_IDLE_BLOCKED), "the copy ran after the gaps");
-    const an_idle_cause *d = cause_of(t, AN_IDLE_DEPENDENCY);
+    const an_idle_cause *d = cause_of(t, AN_IDLE_OUTSIDE);
     cr_assert_not_null(d);
     cr_assert_str_eq(d->what, "cudaLaunchKernel");
     cr_assert_eq(d->gaps, 2);
@@ -833,12 +838,60 @@ Test(timeline, a_launchless_gap_behind_the_same_blocking_call_is_the_same_cause,
     cr_assert_str_eq(d->lead_call, "cudaMemcpyAsync");
     cr_assert_eq(d->lead_kind, cases[k].kind, "case %zu: %d", k, (int)d->lead_kind);
     size_t queued = 0;
-    for (size_t i = 0; i < t->n_causes; i++) queued += t->causes[i].kind == AN_IDLE_DEPENDENCY;
+    for (size_t i = 0; i < t->n_causes; i++) queued += t->causes[i].kind == AN_IDLE_OUTSIDE;
     cr_assert_eq(queued, 1, "one cause, one row");
     /* and in the step's own account */
     cr_assert_null(cause_of(&a.st->steps[0].account, AN_IDLE_UNKNOWN));
     account_free(&a);
   }
+}
+
+/* Review 14 defect 3: a kernel queued long before, starting 12 us after the busy stretch's
+ * last kernel ended, waited its launch's latency behind that kernel: on its own stream that
+ * is launch (vllm's piecewise graph seams on one stream), on another stream a hand-off,
+ * dependency. Neither names a call: the launch call returned long before the gap. */
+Test(timeline, a_short_queue_is_launch_on_its_stream_and_dependency_across, .init = setup,
+     .fini = teardown) {
+  for (int other = 0; other < 2; other++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#1", 0, 1000);
+    launch_on(&b, "kernel_a", 10, 20, 300, 7);              /* ends at 320 */
+    launch_on(&b, "kernel_b", 30, 332, 100, other ? 9 : 7); /* queued at 30, 12 us late */
+    account a;
+    account_build(&b, &a, "all");
+    const an_time_account *t = &a.st->total;
+    expect_all_sums(a.st);
+    const an_idle_cause *x = cause_of(t, other ? AN_IDLE_DEPENDENCY : AN_IDLE_LAUNCH);
+    cr_assert_not_null(x, "other stream %d", other);
+    cr_assert_eq(x->idle_ns, 12000);
+    cr_assert_null(x->what);
+    cr_assert_null(cause_of(t, other ? AN_IDLE_LAUNCH : AN_IDLE_DEPENDENCY));
+    cr_assert_null(cause_of(t, AN_IDLE_OUTSIDE));
+    account_free(&a);
+  }
+}
+
+/* On a trace filtered or sampled to GPU work, queued work nothing holds is read as work the
+ * filter dropped (review 14 defect 3: hta_sampled_2ranks): its causes and idle move from
+ * outside to filtered, for the stage and its steps, and the sums still hold. */
+Test(timeline, a_filtered_trace_reads_unheld_queued_work_as_dropped, .init = setup,
+     .fini = teardown) {
+  tb b;
+  queued_step(&b);
+  account a;
+  account_build(&b, &a, "all");
+  cr_assert_not_null(cause_of(&a.st->total, AN_IDLE_OUTSIDE));
+  an_timeline_mark_filtered(a.tl);
+  expect_all_sums(a.st);
+  const an_idle_cause *x = cause_of(&a.st->total, AN_IDLE_FILTERED);
+  cr_assert_not_null(x);
+  cr_assert_eq(x->idle_ns, 1380000);
+  cr_assert_null(cause_of(&a.st->total, AN_IDLE_OUTSIDE));
+  cr_assert_eq(a.st->total.idle_by_kind_ns[AN_IDLE_OUTSIDE], 0);
+  cr_assert_eq(a.st->total.idle_by_kind_ns[AN_IDLE_FILTERED], 1380000);
+  cr_assert_eq(a.st->steps[0].account.idle_by_kind_ns[AN_IDLE_FILTERED], 1380000);
+  account_free(&a);
 }
 
 /* One rule for every sync kind (review 10 defect 9 on hta_multistream5: a 158 ms
@@ -934,7 +987,7 @@ static void event_wait_trace(tb *b, double record_ts) {
  * inside the gap (at 1000, the wait released 5 us after the record returned): the queue
  * part is event_wait, stream 24 waiting for stream 20, not an unnamed dependency. A wait on
  * an event recorded before the gap (hta_event_sync_multistream's old event) explains
- * nothing: dependency, as before. */
+ * nothing: the 490 us wait is outside the trace (review 14 defect 3). */
 Test(timeline, a_late_event_record_is_an_event_wait, .init = setup, .fini = teardown) {
   for (int late = 0; late < 2; late++) {
     tb b;
@@ -947,7 +1000,8 @@ Test(timeline, a_late_event_record_is_an_event_wait, .init = setup, .fini = tear
     const an_idle_cause *x = cause_of(t, AN_IDLE_EVENT_WAIT);
     if (!late) {
       cr_assert_null(x);
-      cr_assert_not_null(cause_of(t, AN_IDLE_DEPENDENCY));
+      cr_assert_not_null(cause_of(t, AN_IDLE_OUTSIDE));
+      cr_assert_null(cause_of(t, AN_IDLE_DEPENDENCY));
       account_free(&a);
       continue;
     }
@@ -1861,24 +1915,27 @@ Test(summary, a_microsecond_step_headline_prints_microseconds, .init = setup, .f
 }
 
 /* The queued graph's gap spanned by a thread that issues GPU work sitting in a copy from
- * pageable memory under aten::to (hta_multistream5's shape, review 12 defect 1): the item
- * names the copy's lever with the same bound; without the copy it has no lever. A copy
- * whose GPU time is 5 us of the call's 5,280 is a read back waiting for the queue (review
- * 13: pinning cannot help it, the work it reads is the lever); one of 1,000 us of 6,300
- * holds the thread with its transfer (pin the buffer, non_blocking). */
-Test(summary, queued_work_behind_a_pageable_copy_names_its_lever, .init = setup, .fini = teardown) {
+ * pageable memory under aten::to (hta_multistream5's shape): nothing the trace shows holds
+ * the graph's work, so whatever the copy (a 5 us read back in a 5,280 us call, a 1,000 us
+ * copy in a 6,300 us call, none) the item says where to look outside the trace, never a
+ * lever on the copy, which waits on the work (review 14 defect 1); the copy stays the
+ * cause's lead, evidence with its kind. */
+Test(summary, queued_work_nothing_holds_says_where_to_look_not_the_copy, .init = setup,
+     .fini = teardown) {
   static const struct {
     double call, copy;
-    const char *says;
-  } cases[] = {
-      {0, 0, NULL}, {5280, 5, "TrainPipelineSparseDist"}, {6300, 1000, "non_blocking=True"}};
+    bool has_copy;
+    an_lead_kind lead;
+  } cases[] = {{0, 0, false, AN_LEAD_NONE},
+               {5280, 5, true, AN_LEAD_READBACK},
+               {6300, 1000, true, AN_LEAD_PAGEABLE_COPY}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     tb b;
     tb_begin(&b);
     host(&b, "user_annotation", "ProfilerStep#8", 0, 7000);
     launch(&b, "embedding_fwd", 10, 20, 200);
     queued_graph_launch(&b);
-    if (cases[k].says) {
+    if (cases[k].has_copy) {
       host(&b, "cpu_op", "aten::to", 150, cases[k].call + 20);
       int c = b.corr++;
       tb_add(&b,
@@ -1893,13 +1950,13 @@ Test(summary, queued_work_behind_a_pageable_copy_names_its_lever, .init = setup,
     const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
     cr_assert_not_null(dep);
     cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
-    if (cases[k].says) {
-      cr_assert_not_null(dep->lever);
-      cr_assert_str_eq(dep->lever_op, "cudaMemcpyAsync");
-      cr_assert_not_null(strstr(dep->lever, cases[k].says), "%zu: %s", k, dep->lever);
-    } else {
-      cr_assert_null(dep->lever);
-    }
+    cr_assert_eq(dep->idle_kind, AN_IDLE_OUTSIDE);
+    cr_assert_not_null(dep->lever);
+    cr_assert_null(dep->lever_op, "%zu: the blocking call is no lever", k);
+    cr_assert_not_null(strstr(dep->lever, "outside this trace"), "%zu: %s", k, dep->lever);
+    cr_assert_null(strstr(dep->lever, "non_blocking"), "%zu: %s", k, dep->lever);
+    const an_idle_cause *x = &dep->timeline->total.causes[dep->rows[0].row];
+    cr_assert_eq(x->lead_kind, cases[k].lead, "%zu: %d", k, (int)x->lead_kind);
     expect_bounds(r);
     an_report_destroy(r);
   }
