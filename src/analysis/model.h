@@ -1198,9 +1198,15 @@ typedef struct an_time_account {
    * (alone): where a late rank's arrival lands, unmeasured */
   int64_t first_collective_ns, first_collective_unknown_ns;
   int64_t idle_by_kind_ns[AN_IDLE_KINDS]; /* sums to idle_ns */
-  size_t n_kernels, n_gaps;               /* n_gaps: gaps of at least timeline.gap_min_us */
-  size_t n_short_gaps;                    /* the gaps under it (idle kind short) */
-  int64_t short_max_ns;                   /* the longest of those */
+  /* A counted step's host extent: from the first CPU op, launch or runtime call of a thread
+   * that launches GPU work inside its marker to the last one's end, less the time those
+   * threads sat in synchronising calls (matcher host_sync: waiting for GPU work, not
+   * working); 0: no marker, or none. Summed like the rest. Far longer than span_ns, the
+   * step waits for the host outside it. */
+  int64_t host_ns;
+  size_t n_kernels, n_gaps; /* n_gaps: gaps of at least timeline.gap_min_us */
+  size_t n_short_gaps;      /* the gaps under it (idle kind short) */
+  int64_t short_max_ns;     /* the longest of those */
   int64_t median_gap_ns, median_kernel_ns;
   size_t n_causes;
   const an_idle_cause *causes; /* idle_ns descending; with AN_IDLE_SHORT they sum to idle_ns */
@@ -1267,6 +1273,9 @@ typedef struct an_stage_timeline {
   an_outside_where outside_where;
   bool outside_blocking, outside_setup;
   const char *outside_call, *outside_op, *outside_location;
+  /* The counted steps' host extent is at least timeline.host_extent_min_ratio times their
+   * GPU span (an_time_account.host_ns): the steps wait for the host outside the account. */
+  bool host_exceeds;
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;
@@ -1514,6 +1523,19 @@ typedef struct an_summary_item {
    * reach the collectives at different times; the same fix), 0: none. Its time-account
    * rows are among more[]. */
   double folded_wait_us;
+  /* The re-profile item of a trace filtered or sampled to GPU work (idle kind filtered): of
+   * its bound, the host stalls whose host work the filter dropped (an_stage_report
+   * unseen_host_us), besides the queued work nothing kept holds (review 14 defect 4). */
+  double dropped_host_us;
+  bool ranks_unread; /* the re-profile item: the run has ranks no trace read was of */
+  /* A wait item's per-step wait across the capture (collectives.trend_*): 1 rising, -1
+   * falling, 0 no trend; of the wait at the steps' first collective (trend_at_first), else
+   * of their whole collective wait; the first and last step's (us) and the steps compared
+   * (review 14 defect 5: the mean hid a wait growing 0 -> 9.5 ms over six steps). */
+  int trend;
+  bool trend_at_first;
+  double trend_from_us, trend_to_us;
+  size_t trend_steps;
   /* Precision items and a tuning item's FP8 alternative: the AN_PREC_* terms of their rows;
    * of the compute-bound rows, their FLOP rate as a share of their format's dense peak
    * (time-weighted), that peak and the device's FP8 peak (TFLOP/s; 0: no compute-bound

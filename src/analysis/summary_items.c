@@ -112,7 +112,7 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it);
  * hta_event_sync_multistream's 96 % gap had none); not on a trace filtered to GPU work,
  * whose filter dropped what the thread did. */
 static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_row_part part,
-                  pool *stalls) {
+                  pool *stalls, pool *dropped) {
   if (unseen && x->untraced_ns && !c->g.st->host_filtered) {
     named_idle(c, x, i, AN_ACTION_HOST_STALL, part);
     return;
@@ -124,6 +124,8 @@ static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_r
       stall_lever(c, named_idle(c, x, i, AN_ACTION_HOST_STALL, part));
     return;
   }
+  /* on a filtered trace, host work the filter dropped: the re-profile item's (dropped_item) */
+  if (c->g.st->host_filtered) pool_add(dropped, x, i, part);
   c->to->unseen_host_us += per_step_us(c, part_ns(x, part));
   c->to->unseen_host_gaps += part_gaps(x, part);
   if ((double)x->max_gap_ns / 1000.0 > c->to->unseen_host_max_us)
@@ -134,17 +136,18 @@ static void stall(sm_ctx *c, const an_idle_cause *x, size_t i, bool unseen, an_r
  * (timeline.long_gap_us, never launch spacing) are a stall item and the rest is pooled as
  * launch cost. With no CPU activity recorded the host was outside the profiler's view:
  * its stalls make no item (graphs cannot remove them, nothing names a lever). */
-static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p, pool *stalls) {
+static void host_cause(sm_ctx *c, const an_idle_cause *x, size_t i, pool *p, pool *stalls,
+                       pool *dropped) {
   double mean_gap = x->gaps ? (double)x->idle_ns / 1000.0 / (double)x->gaps : 0;
   bool few = (double)x->gaps * c->g.per <= (double)c->s->summary_stall_max_gaps_per_step;
   /* the thread recorded nothing in these gaps: no lever can be named, the Limits say what
    * to capture instead (report/timeline_report.h, RP_CHECK_UNSEEN_HOST) */
   bool unseen = x->kind == AN_IDLE_HOST && !x->what && !x->location;
   if (few && mean_gap >= c->s->summary_stall_min_gap_us) {
-    stall(c, x, i, unseen, AN_PART_ALL, stalls);
+    stall(c, x, i, unseen, AN_PART_ALL, stalls, dropped);
     return;
   }
-  if (x->long_gaps) stall(c, x, i, unseen, AN_PART_LONG, stalls);
+  if (x->long_gaps) stall(c, x, i, unseen, AN_PART_LONG, stalls, dropped);
   if (x->gaps > x->long_gaps) pool_add(p, x, i, x->long_gaps ? AN_PART_SHORT : AN_PART_ALL);
 }
 
@@ -290,8 +293,36 @@ static void stall_items(sm_ctx *c, const an_time_account *a, const pool *stalls,
   }
 }
 
+/* On a trace filtered or sampled to GPU work, the idle it cannot explain is one item: profile
+ * the window again unfiltered. Its bound is the queued work nothing the filter kept holds
+ * (idle kind filtered: likely dropped kernels) and the host stalls whose host work it dropped
+ * (unseen_host_us, which sm_idle_items' host causes counted for the Limits), ranked by that
+ * bound like any item (review 14 defect 4: on hta_sampled_2ranks 32 % of the step was queued
+ * and 15 % dropped host work, and "re-profile unfiltered" was only in the banner). */
+static void dropped_item(sm_ctx *c, const pool *dropped) {
+  if (dropped->row < 0 || !c->g.st->host_filtered) return;
+  an_summary_item *it = pool_item(c, dropped, AN_ACTION_DEPENDENCY, NULL);
+  if (!it) return;
+  int64_t queued = 0; /* of its bound, the queued part; the rest is host work dropped */
+  for (size_t k = 0; k < dropped->n; k++) {
+    const an_idle_cause *x = &c->g.st->timeline->total.causes[dropped->m[k].row];
+    if (x->kind == AN_IDLE_FILTERED) queued += part_ns(x, dropped->m[k].part);
+  }
+  double host = it->at_stake_us - per_step_us(c, queued);
+  it->idle_kind = AN_IDLE_FILTERED;
+  it->host_filtered = false; /* the filter is its subject: ranked by its bound, not after */
+  it->dropped_host_us = host;
+  const an_trace_limits *l = &c->rep->limits;
+  it->ranks_unread = l->world_size > (long)(l->ranks_read > 1 ? l->ranks_read : 1);
+  for (size_t k = 0; k < dropped->n; k++) {
+    const an_idle_cause *x = &c->g.st->timeline->total.causes[dropped->m[k].row];
+    if ((double)x->max_gap_ns / 1000.0 > it->detail_us)
+      it->detail_us = (double)x->max_gap_ns / 1000.0;
+  }
+}
+
 /* The member lists sm_idle_items fills, each of at most one row per cause. */
-enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LISTS };
+enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LIST_DROPPED, LISTS };
 
 void sm_idle_items(sm_ctx *c) {
   const an_time_account *a = &c->g.st->timeline->total;
@@ -304,6 +335,7 @@ void sm_idle_items(sm_ctx *c) {
   pool p = {0, 0, -1, 0, m + LIST_LAUNCH * room, 0};
   pool queued = {0, 0, -1, 0, m + LIST_QUEUED * room, 0};
   pool stalls = {0, 0, -1, 0, m + LIST_STALLS * room, 0};
+  pool dropped = {0, 0, -1, 0, m + LIST_DROPPED * room, 0};
   for (size_t i = 0; i < a->n_causes; i++) {
     const an_idle_cause *x = &a->causes[i];
     if (x->kind == AN_IDLE_SYNC || x->kind == AN_IDLE_BLOCKED) /* blocked: in another thread */
@@ -316,10 +348,12 @@ void sm_idle_items(sm_ctx *c) {
               x->kind == AN_IDLE_OUTSIDE) &&
              x->long_gaps && !c->g.st->host_filtered)
       pool_add(&queued, x, i, x->long_gaps < x->gaps ? AN_PART_LONG : AN_PART_ALL);
+    else if (x->kind == AN_IDLE_FILTERED) /* queued work nothing the filter kept holds */
+      pool_add(&dropped, x, i, AN_PART_ALL);
     else if (x->kind == AN_IDLE_SHORT && c->g.eager) /* eager launch spacing under the bar */
       pool_add(&p, x, i, AN_PART_ALL);
     else if (x->kind == AN_IDLE_HOST || x->kind == AN_IDLE_LAUNCH)
-      host_cause(c, x, i, &p, &stalls);
+      host_cause(c, x, i, &p, &stalls, &dropped);
   }
   stall_items(c, a, &stalls, m + LIST_REGION * room);
   /* queued work is one action whatever call issued it (a graph launch, a kernel launch):
@@ -335,6 +369,7 @@ void sm_idle_items(sm_ctx *c) {
     }
     if (it->n_rows) queue_lever(c, it);
   }
+  dropped_item(c, &dropped);
   double us = per_step_us(c, p.ns);
   if (p.row >= 0 && us >= c->s->summary_launch_bound_min_pct / 100.0 * c->g.step_us &&
       (it = pool_item(c, &p, AN_ACTION_LAUNCH_BOUND, NULL))) {
@@ -343,6 +378,55 @@ void sm_idle_items(sm_ctx *c) {
     pool_lever(c, it, &a->causes[p.row]);
   }
   free(m);
+}
+
+/* Kendall's rank correlation of v[0..n) with its order: 1 when every later value is larger. */
+static double kendall_tau(const double *v, size_t n) {
+  double conc = 0, disc = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      conc += v[j] > v[i];
+      disc += v[j] < v[i];
+    }
+  double pairs = (double)n * (double)(n - 1) / 2.0;
+  return pairs > 0 ? (conc - disc) / pairs : 0;
+}
+
+/* 1 when v[0..n) rises across the steps by the pack's measure (collectives.trend_*), -1 when
+ * it falls, 0 otherwise. */
+static int trend_of(const sm_ctx *c, const double *v, size_t n) {
+  if (n < (size_t)c->s->collectives_trend_min_steps) return 0;
+  double a = v[0], b = v[n - 1], big = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+  if (big <= 0 || fabs(b - a) * 100.0 < c->s->collectives_trend_min_change_pct * big) return 0;
+  double tau = kendall_tau(v, n);
+  if (b > a && tau >= c->s->collectives_trend_min_tau) return 1;
+  if (b < a && -tau >= c->s->collectives_trend_min_tau) return -1;
+  return 0;
+}
+
+/* The wait item's trend across the steps of its stage's first trace, in step order: of the
+ * wait at each step's first collective, else of each step's whole collective wait. */
+static void wait_trend(sm_ctx *c, an_summary_item *it) {
+  const an_stage_timeline *tl = it->timeline;
+  size_t n = 0;
+  while (n < tl->n_steps && tl->steps[n].trace == tl->steps[0].trace) n++;
+  double *v = n ? malloc(n * sizeof *v) : NULL;
+  if (!v) {
+    c->nomem = n > 0;
+    return;
+  }
+  for (int first = 1; first >= 0 && !it->trend; first--) {
+    for (size_t k = 0; k < n; k++) {
+      const an_time_account *a = &tl->steps[k].account;
+      v[k] = (double)(first ? a->first_collective_wait_ns : a->collective_wait_ns) / 1000.0;
+    }
+    if (!(it->trend = trend_of(c, v, n))) continue;
+    it->trend_at_first = first;
+    it->trend_from_us = v[0];
+    it->trend_to_us = v[n - 1];
+    it->trend_steps = n;
+  }
+  free(v);
 }
 
 /* ---------------------------------------------------------------- wait */
@@ -520,6 +604,7 @@ void sm_wait_items(sm_ctx *c) {
   it->rank_measured = loss > 0 && (us >= loss || it->rank_balanced);
   it->timeline = tl;
   straggler_imbalance(c, rg, it);
+  wait_trend(c, it);
   /* an idle-bound stage with no idle item keeps the mid-step item */
   if (c->to->wait_story != AN_WAIT_STORY_LATE_RANK) it->action = AN_ACTION_SLOW_COLLECTIVE;
   it->score = te_number_map_get(&c->s->summary_weights, an_summary_action_id(it->action)) * us;

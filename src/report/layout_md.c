@@ -226,6 +226,9 @@ static void step_headline(FILE *f, const an_stage_report *st, bool first) {
           (double)a->span_ns / k, u.name, (double)a->busy_ns / k, u.name, (double)a->idle_ns / k,
           u.name, (double)a->kernel_ns / k, u.name);
   if (tl->n_steps) fprintf(f, " over %zu step%s", tl->n_steps, tl->n_steps == 1 ? "" : "s");
+  if (tl->host_exceeds) /* the GPU span is a sliver of the step (review 14 defect 2) */
+    fprintf(f, "; the host's work spans %.2f ms a step, %.0fx the GPU span: host-bound",
+            (double)a->host_ns / 1e6 / n, (double)a->host_ns / (double)a->span_ns);
   double busy_out = st->gpu_busy_us - (double)a->busy_ns / 1e3,
          idle_out = st->gpu_idle_us - (double)a->idle_ns / 1e3;
   if (st->overlap && (busy_out >= 5 || idle_out >= 5)) {

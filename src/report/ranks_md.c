@@ -34,8 +34,12 @@ static int pct(FILE *f, double p) {
   return fputs(" | ", f) == EOF || rp_md_pct(f, p, false) != 0 ? -1 : 0;
 }
 
-static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w) {
-  if (fprintf(f, "| %ld%s", w->rank, w->straggler ? " (straggler)" : "") < 0 ||
+/* A rank's row; read: how many ranks the section compares when the run has more (0: all of
+ * them), so a straggler reads as one of those read, as the prose says (review 14 defect 4). */
+static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w, size_t read) {
+  if ((w->straggler && read
+           ? fprintf(f, "| %ld (straggler of the %zu read)", w->rank, read)
+           : fprintf(f, "| %ld%s", w->rank, w->straggler ? " (straggler)" : "")) < 0 ||
       (w->gpus > 1 && fprintf(f, " (1 of its file's %zu GPUs)", w->gpus) < 0) ||
       ms(f, w->busy_us) || ms(f, w->compute_us) || ms(f, w->exposed_comm_us) ||
       ms(f, w->memory_us) || ms(f, w->idle_us) || ms(f, w->wait_us) || pct(f, w->wait_share_pct) ||
@@ -79,7 +83,7 @@ static int imbalance_row(FILE *f, const rp_names *nm, const an_rank_report *rep,
              : 0;
 }
 
-static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep) {
+static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep, long world) {
   char over[RP_RANK_SPAN_BYTES];
   if (fprintf(f,
               "\n## Ranks: %s\n\n%zu ranks; %s. Collective wait: per matched collective, the "
@@ -87,8 +91,9 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
               rep->stage, rep->n_rows, rp_rank_span(rep, over, sizeof over)) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
+  size_t read = world > (long)rep->n_rows ? rep->n_rows : 0;
   for (size_t i = 0; i < rep->n_rows; i++)
-    if (rank_row(f, nm, &rep->rows[i]) != 0) return -1;
+    if (rank_row(f, nm, &rep->rows[i], read) != 0) return -1;
   rp_rank_notes notes;
   if (rp_rank_notes_build(rep, nm, &notes) != 0) return -1;
   int rc = 0; /* the rows' notes under the rank table, the groups' under theirs */
@@ -114,7 +119,7 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep)
 
 int rp_ranks_markdown(FILE *out, const an_report *r, const rp_names *nm) {
   for (size_t i = 0; i < r->n_ranks; i++)
-    if (stage_section(out, nm, &r->ranks[i]) != 0) return -1;
+    if (stage_section(out, nm, &r->ranks[i], r->limits.world_size) != 0) return -1;
   return 0;
 }
 

@@ -1076,6 +1076,15 @@ static const an_stage_report *filtered_queued(const an_report *r, double *us, do
   return top;
 }
 
+/* The number (1-based) of stage st's re-profile item in What to try first, 0: none. */
+static size_t reprofile_item(const an_report *r, const an_stage_report *st) {
+  for (size_t i = 0; i < r->n_summary; i++)
+    if (r->summary[i].action == AN_ACTION_DEPENDENCY &&
+        r->summary[i].idle_kind == AN_IDLE_FILTERED && !strcmp(r->summary[i].stage_id, st->id))
+      return i + 1;
+  return 0;
+}
+
 const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
   if (!r->limits.filtered) return NULL;
   double us = 0, pct = 0;
@@ -1087,13 +1096,15 @@ const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
                    "its host items rest on the host work the filter kept, their bounds are lower "
                    "bounds, and they follow the items the filter leaves whole");
   if (st && pct >= 0.05 && n > 0 && (size_t)n < cap) {
-    size_t dropped = 0;
+    size_t dropped = 0, item = reprofile_item(r, st);
     const an_rank_group *g = dropped_total(r, &dropped);
+    char by[48] = "which no item bounds";
+    if (item) snprintf(by, sizeof by, "which item %zu bounds", item);
     n += snprintf(buf + n, cap - (size_t)n,
                   ". In %s, %s ms/step (%.1f%% of the step) is GPU idle with its next work "
-                  "issued and waiting, which no item bounds: a sampled trace drops kernels, so "
-                  "that idle may be work it dropped",
-                  st->label, ms, pct);
+                  "issued and waiting, %s: a sampled trace drops kernels, so that idle may be "
+                  "work it dropped",
+                  st->label, ms, pct, by);
     if (g && n > 0 && (size_t)n < cap)
       n += snprintf(buf + n, cap - (size_t)n,
                     " (the Ranks section finds %zu collective instance%s that a rank's trace "

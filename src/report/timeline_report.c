@@ -212,7 +212,7 @@ static bool account_json(cJSON *o, const an_time_account *a, size_t causes_cap) 
          add_us(o, "overlapping_kernel_us",
                 a->kernel_ns > a->busy_ns ? a->kernel_ns - a->busy_ns : 0) &&
          add_us(o, "pdl_wait_us", a->pdl_wait_ns) &&
-         add_us(o, "graph_kernel_us", a->graph_kernel_ns) &&
+         add_us(o, "graph_kernel_us", a->graph_kernel_ns) && add_us(o, "host_us", a->host_ns) &&
          add_us(o, "collective_us", a->collective_ns) &&
          add_us(o, "collective_wait_us", a->collective_wait_ns) &&
          add_us(o, "first_collective_wait_us", a->first_collective_wait_ns) &&
@@ -528,6 +528,12 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
    * cost (a graph's nodes, the driver) is the lever, not the host's other work */
   if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)
     return "Shorten the launch call the GPU waits in";
+  /* a filtered trace's idle it cannot explain (review 14 defect 4) */
+  if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_FILTERED)
+    return it->ranks_unread ? "Profile the same window again unfiltered, and the ranks not read: "
+                              "this trace cannot explain the idle it shows"
+                            : "Profile the same window again unfiltered: this trace cannot "
+                              "explain the idle it shows";
   /* queued work nothing in the trace holds (review 14 defect 1): say so first */
   if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE)
     return "Find what holds the queued work: nothing in this trace does (a graph's wait node, "
@@ -572,6 +578,20 @@ const char *rp_nested_markers(const an_stage_timeline *tl, char *buf, size_t cap
 double rp_step_coverage_pct(const an_stage_timeline *tl) {
   double all = (double)(tl->total.kernel_ns + tl->outside_ns - tl->setup_ns);
   return all > 0 ? (double)tl->total.kernel_ns / all * 100.0 : 100.0;
+}
+
+const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t cap) {
+  const an_time_account *a = &tl->total;
+  if (!tl->host_exceeds || a->span_ns <= 0) return NULL;
+  char h[32];
+  rp_fmt_ms(h, sizeof h, rp_per_step_us(tl, a->host_ns));
+  snprintf(buf, cap,
+           "The host's work per step spans %s ms (the first to the last CPU op or runtime call "
+           "of the threads that launch GPU work, inside the step marker), %.0fx the GPU span: "
+           "the step waits for the host most of its time, which this account (first kernel to "
+           "last) does not count, so a GPU busy across its span is not a busy GPU.",
+           h, (double)a->host_ns / (double)a->span_ns);
+  return buf;
 }
 
 double rp_span_marker_ratio(const an_stage_timeline *tl) {
@@ -669,8 +689,9 @@ static void unseen_filtered_text(ut_buf *b, const an_stage_report *st, const cha
               "%s ms/step (%.1f%% of the step) in %zu %s of host stalls, longest %s ms, while "
               "the thread that launched the next kernel kept no CPU op, runtime call, "
               "annotation or Python frame: this trace was filtered or sampled down to GPU work "
-              "(see Filtered trace), so that host work was recorded and then dropped, and no "
-              "item names a lever. To name it, profile the same window unfiltered (with "
+              "(see Filtered trace), so that host work was recorded and then dropped; What to "
+              "try first's \"Profile the same window again unfiltered\" item counts it. To "
+              "name it, profile the same window unfiltered (with "
               "with_stack=True).",
               per, unseen_pct(st), st->unseen_host_gaps, st->unseen_host_gaps == 1 ? "gap" : "gaps",
               longest);
@@ -826,6 +847,34 @@ static void alloc_basis(const an_summary_item *it, const char *gaps, const char 
            x->child, x->region ? " under `" : "", x->region ? x->region : "", x->region ? "`" : "");
 }
 
+/* The re-profile item of a filtered trace: the idle it cannot explain, in its two parts. */
+static void dropped_basis(const an_summary_item *it, const char *gaps, const char *longest, char *b,
+                          size_t cap) {
+  char q[32], h[32];
+  double queued = it->at_stake_us - it->dropped_host_us;
+  rp_fmt_ms(q, sizeof q, queued);
+  rp_fmt_ms(h, sizeof h, it->dropped_host_us);
+  int len = snprintf(b, cap,
+                     "GPU idle inside the step that this trace, filtered or sampled to GPU work "
+                     "(Limits: Filtered trace), cannot explain (%zu %s, longest %s ms):",
+                     it->count, gaps, longest);
+  if (queued > 0 && len > 0 && (size_t)len < cap)
+    len += snprintf(b + len, cap - (size_t)len,
+                    " %s ms/step with the next work issued and waiting while nothing the trace "
+                    "kept holds it (the filter drops kernels, so that idle may be work it "
+                    "dropped)%s",
+                    q, it->dropped_host_us > 0 ? ", and" : "");
+  if (it->dropped_host_us > 0 && len > 0 && (size_t)len < cap)
+    len += snprintf(b + len, cap - (size_t)len,
+                    " %s ms/step in host stalls whose host work the filter dropped", h);
+  if (len > 0 && (size_t)len < cap)
+    len += snprintf(b + len, cap - (size_t)len,
+                    "; an unfiltered capture (every CPU op, runtime call and kernel kept, "
+                    "with_stack=True) names what holds it");
+  if (it->ranks_unread && len > 0 && (size_t)len < cap)
+    snprintf(b + len, cap - (size_t)len, ", and the ranks not read show whether a peer holds it");
+}
+
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32], u[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
@@ -848,6 +897,8 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
              "next kernel, or, with the queue it drained still empty, until the host got ahead "
              "of the GPU again (%zu %s, longest %s ms)",
              it->count, gaps, g);
+  else if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_FILTERED)
+    dropped_basis(it, gaps, g, b, cap);
   else if (it->action == AN_ACTION_DEPENDENCY) {
     char least[32];
     rp_fmt_ms(least, sizeof least, it->least_gap_us);
@@ -1359,6 +1410,25 @@ static void wait_who(const an_summary_item *it, char *who, size_t cap) {
   rebalance_bound(it, who + strlen(who), cap - strlen(who));
 }
 
+/* "; ... rises over the capture's N steps, A -> B ms from the first step to the last (...)"
+ * when the item's per-step wait trends (an_summary_item.trend), else nothing. */
+static void trend_text(const an_summary_item *it, char *b, size_t cap) {
+  size_t len = strlen(b);
+  if (!it->trend || len >= cap) return;
+  char from[32], to[32];
+  rp_fmt_ms(from, sizeof from, it->trend_from_us);
+  rp_fmt_ms(to, sizeof to, it->trend_to_us);
+  snprintf(b + len, cap - len,
+           "; the %s %s over the capture's %zu steps, %s -> %s ms from the first step to the "
+           "last (the mean hides it: %s)",
+           it->trend_at_first ? "wait at each step's first collective" : "steps' collective wait",
+           it->trend > 0 ? "rises" : "falls", it->trend_steps, from, to,
+           it->trend > 0 ? "a rank or its input pipeline falls further behind as the run goes "
+                           "on; compare the ranks' traces at the last step"
+                         : "the wait settles as the run goes on; the late steps are the steady "
+                           "state");
+}
+
 /* A wait item: the collectives' time above their floors, row by row, and who it waits for;
  * when the Ranks section measured the loss (the bound), that leads. */
 static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
@@ -1377,6 +1447,7 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
              "the first collective of each step, where late ranks would show: the rest is "
              "collectives running slow inside the step",
              floor, rows, at_first ? "only " : "none of it", at_first ? first : "");
+    trend_text(it, b, cap);
     return;
   }
   wait_who(it, who, sizeof who);
@@ -1402,6 +1473,7 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
   else
     snprintf(b, cap, "collective time above %s (the fastest like instances): %s; %s; %s", floor,
              rows, late, who);
+  trend_text(it, b, cap);
 }
 
 /* A pooled item: the sum of its members' bounds, each member's action, subject and bound,

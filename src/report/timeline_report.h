@@ -95,6 +95,9 @@ const char *rp_nested_markers(const an_stage_timeline *tl, char *buf, size_t cap
 double rp_step_coverage_pct(const an_stage_timeline *tl);
 /* The counted steps' GPU span over their markers' length (1 when either is unknown). */
 double rp_span_marker_ratio(const an_stage_timeline *tl);
+/* The time account's sentence when the counted steps' host extent dwarfs their GPU span
+ * (an_stage_timeline.host_exceeds), into buf; NULL when it does not. */
+const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t cap);
 
 /* What the Limits say of a stage's time account when it holds (steps.h, timeline.h): the
  * steps hold under steps.min_coverage_pct of the kernel time outside the setup; their GPU

@@ -285,6 +285,18 @@ Test(report, a_filtered_trace_says_so_above_its_items) {
                             "In all, 161.00 ms/step (32.2% of the step) is GPU idle with its "
                             "next work issued and waiting, which no item bounds"),
                      "%s", buf);
+  /* review 14 defect 4: the re-profile item bounds that idle, and the line says which */
+  an_summary_item items[2] = {{.action = AN_ACTION_RANK_SKEW, .stage_id = "all"},
+                              {.action = AN_ACTION_DEPENDENCY,
+                               .idle_kind = AN_IDLE_FILTERED,
+                               .stage_id = "all",
+                               .ranks_unread = true}};
+  r.summary = items;
+  r.n_summary = 2;
+  cr_assert_not_null(rp_filtered_top(&r, buf, sizeof buf));
+  cr_assert_not_null(strstr(buf, "waiting, which item 2 bounds"), "%s", buf);
+  cr_assert_not_null(strstr(rp_summary_action(&items[1], AN_WORKLOAD_TRAINING),
+                            "Profile the same window again unfiltered, and the ranks not read"));
 }
 
 /* The bottleneck banner says how many items it left out, and nothing of the kind when it

@@ -2104,19 +2104,93 @@ Test(summary, a_benchmark_harness_annotation_is_a_microbenchmark, .init = setup,
   an_report_destroy(r);
 }
 
+/* A runtime call of thread 1 that launches nothing (a sync), with its correlation id. */
+static void sync_call(tb *b, const char *name, double ts, double dur) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"correlation\":%d}},",
+         name, ts, dur, c);
+}
+
+/* n training steps 5 ms apart: a backward op, a GEMM, an all-reduce of all_reduce[s] us,
+ * then a GEMM that waits for it. */
+static void training_steps(tb *b, const double *all_reduce, int n) {
+  tb_begin(b);
+  for (int s = 0; s < n; s++) {
+    double t0 = s * 5000.0;
+    host(b, "user_annotation", "ProfilerStep#1", t0, 4000);
+    host(b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
+    launch(b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
+    launch(b, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0 + 20, t0 + 1020, all_reduce[s]);
+    launch(b, "gemm_kernel", t0 + 30, t0 + 1020 + all_reduce[s], 1000);
+  }
+}
+
+/* Review 14 defect 5: the wait at each step's first collective growing across the capture
+ * (0, 100, 900, 800, 1000 us over five steps: one pair out of order, tau 0.8) is a trend the
+ * wait item states with its first and last step; the same waits shuffled are none. */
+Test(summary, a_growing_first_collective_wait_is_a_trend, .init = setup, .fini = teardown) {
+  static const double rising[] = {500, 600, 1400, 1300, 1500},
+                      mixed[] = {500, 1500, 500, 1400, 600};
+  for (int k = 0; k < 2; k++) {
+    const double *d = k ? mixed : rising;
+    tb b;
+    training_steps(&b, d, 5);
+    an_report *r = run_buffer(&b);
+    const an_summary_item *it = item_of(r, AN_ACTION_RANK_SKEW);
+    cr_assert_not_null(it, "case %d", k);
+    if (k) {
+      cr_assert_eq(it->trend, 0, "no order, no trend");
+    } else {
+      cr_assert_eq(it->trend, 1);
+      cr_assert(it->trend_at_first);
+      cr_assert_eq(it->trend_steps, 5);
+      cr_assert_float_eq(it->trend_to_us - it->trend_from_us, 1000.0, 1e-6);
+    }
+    an_report_destroy(r);
+  }
+}
+
+/* Review 14 defect 2: a step whose host work (an op from 10 to 1500 us inside its marker)
+ * dwarfs its one 2 us kernel is host-bound outside the account, which says so; a sync in
+ * the step waits for the GPU and is no host work; a step whose host work matches its GPU
+ * span is not flagged. */
+Test(timeline, a_step_whose_host_work_dwarfs_its_gpu_span_says_so, .init = setup,
+     .fini = teardown) {
+  for (int k = 0; k < 3; k++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#1", 0, 3000);
+    double op_end = k == 2 ? 1450 : 1500;
+    host(&b, "cpu_op", "Torch-Compiled Region", k == 2 ? 1300 : 10, op_end - (k == 2 ? 1300 : 10));
+    launch(&b, "triton_poi_fused", 1400, 1420, k == 2 ? 100 : 2);
+    if (k == 1) /* 1,000 us of it in a sync: waiting, not working */
+      sync_call(&b, "cudaDeviceSynchronize", 1500, 1000);
+    account a;
+    account_build(&b, &a, "all");
+    const an_time_account *t = &a.st->total;
+    expect_all_sums(a.st);
+    if (k < 2) {
+      cr_assert_eq(t->host_ns, 1490000, "case %d: %lld", k, (long long)t->host_ns);
+      cr_assert(a.st->host_exceeds);
+      char buf[384];
+      cr_assert_not_null(rp_host_extent_text(a.st, buf, sizeof buf));
+      cr_assert_not_null(strstr(buf, "1.49 ms"), "%s", buf);
+    } else {
+      cr_assert_eq(t->host_ns, 150000, "%lld", (long long)t->host_ns);
+      cr_assert(!a.st->host_exceeds, "150 us of host work for a 100 us kernel");
+    }
+    account_free(&a);
+  }
+}
+
 /* A training step: backward ops make it training; its all-reduce with one late instance is
  * a rank-skew item bounded by the wait, never "overlap" or "tune". */
 Test(summary, training_step_waits_are_rank_skew, .init = setup, .fini = teardown) {
+  static const double all_reduce[] = {500, 2000, 500};
   tb b;
-  tb_begin(&b);
-  for (int s = 0; s < 3; s++) {
-    double t0 = s * 5000.0;
-    host(&b, "user_annotation", "ProfilerStep#1", t0, 4000);
-    host(&b, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", t0 + 5, 100);
-    launch(&b, "gemm_kernel", t0 + 10, t0 + 20, 1000);
-    launch(&b, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0 + 20, t0 + 1020, s == 1 ? 2000 : 500);
-    launch(&b, "gemm_kernel", t0 + 30, t0 + (s == 1 ? 3020 : 1520), 1000);
-  }
+  training_steps(&b, all_reduce, 3);
   an_report *r = run_buffer(&b);
   cr_assert_eq(r->run.workload.value, AN_WORKLOAD_TRAINING);
   /* decided by an op's name: the trace's content, not its metadata (review 5) */

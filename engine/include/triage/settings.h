@@ -181,6 +181,9 @@ typedef struct te_list_map {
   X(timeline_readback_max_copy_pct, "timeline.readback_max_copy_pct", NUMBER, 0, 100, 0, NULL,     \
     "a blocking pageable copy whose own transfer takes under this share of the call is a read "    \
     "back waiting for queued work, not a slow copy")                                               \
+  X(timeline_host_extent_min_ratio, "timeline.host_extent_min_ratio", NUMBER, 1, 1e12, 0, NULL,    \
+    "a counted step whose host extent is at least this many times its GPU span waits for the "     \
+    "host outside its time account: the account and the headline say so")                          \
   X(timeline_module_load_min_us, "timeline.module_load_min_us", NUMBER, 0, 1e12, 0, NULL,          \
     "a launch call this long is loading its module: one-time setup")                               \
   X(timeline_setup_recurring_min_pct, "timeline.setup_recurring_min_pct", NUMBER, 0, 100, 0, NULL, \
@@ -212,6 +215,14 @@ typedef struct te_list_map {
     NULL,                                                                                          \
     "a floor set by a latency-bound instance that took more than this times collectives."          \
     "latency_us waited itself: the wait of the instances it floors is unknown")                    \
+  X(collectives_trend_min_steps, "collectives.trend_min_steps", INT, 3, 1000000, 0, NULL,          \
+    "a per-step wait trends across the capture only over at least this many steps")                \
+  X(collectives_trend_min_tau, "collectives.trend_min_tau", NUMBER, 0, 1, 0, NULL,                 \
+    "a per-step wait trends when its Kendall rank correlation with the step order is at least "    \
+    "this (1: every later step waits longer)")                                                     \
+  X(collectives_trend_min_change_pct, "collectives.trend_min_change_pct", NUMBER, 0, 100, 0, NULL, \
+    "and when the last step's wait differs from the first's by at least this share of the "        \
+    "larger")                                                                                      \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
