@@ -286,9 +286,12 @@ typedef enum an_shape_source {
 
 /* What the attainable rate is. */
 typedef enum an_attainable_basis {
-  AN_ATTAINABLE_TRACE = 0, /* the best comparable row of the run (same op family, format
-                              and limiter) */
-  AN_ATTAINABLE_DEVICE = 1 /* the device pack's attainable fraction of the peak */
+  AN_ATTAINABLE_TRACE = 0,  /* the best comparable row of the run (same op family, format
+                               and limiter) */
+  AN_ATTAINABLE_DEVICE = 1, /* the device pack's attainable fraction of the peak */
+  AN_ATTAINABLE_FAMILY = 2  /* the family's best observed rate: a faster comparable row of
+                               the run whose rate is below the device pack's fraction (what
+                               the part is shown to reach for that work; review 13) */
 } an_attainable_basis;
 
 /* One shape of a row's launches: the CPU op and its Input Dims (launches from the
@@ -328,7 +331,11 @@ typedef struct an_roofline {
   const char *sibling_stage;     /* its stage's label (from the rules) */
   size_t sibling_row;            /* its index in that stage's kernel rows */
   double sibling_rate;           /* its rate, in the unit of attainable */
+  double device_rate;            /* the device pack's attainable rate, in the unit of attainable
+                                    (0: no device entry) */
   double of_attainable_pct;      /* the achieved rate of the limiter / attainable * 100 */
+  double headroom_device_us;     /* headroom_us at device_rate: the ceiling when the family's
+                                    best observed rate is lower (family basis), else the same */
   double headroom_us;            /* time_us - the sum over launches of max(its time at the
                                     attainable rate, latency_floor_us), 0 at or below it: what
                                     tuning the kernel could win over its launches with shapes */
@@ -1496,6 +1503,10 @@ typedef struct an_summary_item {
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;
+  /* Roofline tuning items: what their kernels win at the device pack's attainable rate,
+   * when some are measured against their family's lower best observed rate (the bound):
+   * the ceiling the basis states; 0: the same as the bound. */
+  double ceiling_us;
   /* Overlap items of a collective split by launch context: the row holds the launches under
    * no labelled family ("other launches"), a root cause apart from each family's row. */
   bool context_rest;

@@ -39,12 +39,14 @@ typedef struct rl_cand {
   size_t row;           /* its kernel row */
   const an_roofline *f; /* NULL: no record, or the row is not a candidate */
   an_action action;
-  bool acts;     /* it has an action (its own, or its family's tuning) */
-  bool headroom; /* below its attainable rate, though not under the tuning bar */
-  double t, win; /* per step */
-  double frac;   /* achieved / attainable */
-  double gain;   /* the share of its time tuning wins: its headroom (latency floor included) */
-  bool done;     /* already in an item */
+  bool acts;      /* it has an action (its own, or its family's tuning) */
+  bool headroom;  /* below its attainable rate, though not under the tuning bar */
+  double t, win;  /* per step (t: less the share a merge item holds) */
+  double win_dev; /* win at the device pack's attainable rate (the ceiling of a row measured
+                     against its family's lower best observed rate) */
+  double frac;    /* achieved / attainable */
+  double gain;    /* the share of its time tuning wins: its headroom (latency floor included) */
+  bool done;      /* already in an item */
 } rl_cand;
 
 /* The share of the row's per-step time its launches with shapes cover, on the per-step
@@ -76,18 +78,31 @@ static double tune_gain(const an_roofline *f) {
   return f->time_us > 0 ? f->headroom_us / f->time_us : 0;
 }
 
-/* Whether kernel row r is a sibling GEMM of a merge row that makes an item: its bound is
- * their time less one merged GEMM at the best rate a GEMM reaches in the stage, the merged
- * GEMM tuned, so the tuning item leaves them to it (one root cause: "merge and tune";
- * counting their headroom again would count the tuning twice). */
-static bool merged(const sm_ctx *c, const an_kernel_row *r) {
+/* The share of kernel row r's time a merge row that makes an item holds (its sibling
+ * GEMMs): that item's bound is their time less one merged GEMM at the best rate a GEMM
+ * reaches in the stage, the merged GEMM tuned, so the tuning item leaves that share to it
+ * (one root cause: "merge and tune"; counting its headroom again would count the tuning
+ * twice). The row's other launches (a GEMM of the same kernel that reads another input)
+ * stay the tuning item's: the merge row's evidence says which share it holds. */
+static double merged_share(const sm_ctx *c, const an_kernel_row *r) {
+  double held = 0;
   for (size_t i = 0; i < c->g.st->n_fuse; i++) {
     const an_fuse_row *m = &c->g.st->fuse[i];
     if (!m->merge || !sm_fusion_acts(c, m)) continue;
-    for (size_t k = 0; k < m->n_related; k++)
-      if (m->related[k] == r->name || !strcmp(m->related[k], r->name)) return true;
+    bool related = false;
+    for (size_t k = 0; k < m->n_related && !related; k++)
+      related = m->related[k] == r->name || !strcmp(m->related[k], r->name);
+    if (!related) continue;
+    double part = 1;
+    for (size_t k = 0; k < m->n_evidence; k++) {
+      const an_fuse_evidence *e = &m->evidence[k];
+      if ((e->kernel == r->name || !strcmp(e->kernel, r->name)) && e->own_pct > 0 &&
+          e->share_pct > 0)
+        part = e->own_pct / e->share_pct;
+    }
+    held += part;
   }
-  return false;
+  return held < 1 ? held : 1;
 }
 
 /* The share of a memory-bound row's time left once its bytes halve: half, or its FLOP
@@ -115,21 +130,27 @@ static const char *balanced_lever(const sm_ctx *c, const an_roofline *f) {
   return NULL;
 }
 
+/* A row wholly in a merge item keeps its action with no time of its own: a kernel under
+ * the tuning bar still makes its family's tuning item for the others (review 13 defect 1:
+ * tracelens' QKV GEMM under the bar was left out with its merge, so its family had no
+ * kernel to tune while SGLang's had one: the bar and the merge are one rule in both). */
 static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   const an_roofline *f = an_row_roofline(c->g.st, r);
   rl_cand v = {0};
   if (!r->shown || !f || f->of_attainable_pct <= 0 || f->achieved_pct <= 0 || r->total_us <= 0 ||
-      sm_is_collective(c, r->name) || merged(c, r))
+      sm_is_collective(c, r->name))
     return v;
   v.f = f;
   v.frac = f->of_attainable_pct / 100.0;
   v.gain = tune_gain(f);
   double coverage = roofline_coverage(f, r);
-  v.t = sm_row_per_step(c, r) * coverage;
+  v.t = sm_row_per_step(c, r) * coverage * (1.0 - merged_share(c, r));
+  double gain_dev = f->time_us > 0 ? f->headroom_device_us / f->time_us : v.gain;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
   if (tune && v.frac < 1) {
     v.action = AN_ACTION_TUNE_KERNEL;
     v.win = v.t * v.gain;
+    v.win_dev = v.t * gain_dev;
     v.acts = true;
   } else if (f->limiter == AN_LIMIT_MEMORY && !precision_row(c, r, f)) {
     /* at the bound: half the bytes halve it (a 16-bit GEMM or attention row of a serving
@@ -137,6 +158,7 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
      * fewer bytes win down to it at most */
     v.action = AN_ACTION_FEWER_BYTES;
     v.win = v.t * (1.0 - fewer_bytes_floor(f));
+    v.win_dev = v.win;
     v.acts = v.win > 0;
   } else {
     v.headroom = v.frac < 1;
@@ -155,8 +177,10 @@ static bool same_group(const sm_ctx *c, const rl_cand *a, const rl_cand *b) {
          te_string_list_has(&c->s->summary_tune_group_families, a->f->family);
 }
 
-/* A compute-bound kernel with headroom joins its family's tuning when the family has a
- * kernel to tune: the same backend choice covers it. */
+/* A kernel with headroom joins its family's tuning when the family has a kernel to tune:
+ * the same backend choice covers it. Such a kernel is compute-bound, or a memory-bound
+ * 16-bit GEMM or attention row of a serving run (whose fewer-bytes lever is the tuning
+ * item's FP8 alternative): one item per kernel set. */
 static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (!v[i].f || !v[i].headroom) continue;
@@ -168,6 +192,8 @@ static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
       v[i] = probe;
       v[i].acts = true;
       v[i].win = v[i].t * v[i].gain;
+      const an_roofline *f = v[i].f;
+      v[i].win_dev = f->time_us > 0 ? v[i].t * f->headroom_device_us / f->time_us : v[i].win;
       break;
     }
   }
@@ -175,11 +201,12 @@ static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
 
 /* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */
 static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
-  double win = 0, t = 0, lo = v[i].f->achieved_pct, hi = lo;
+  double win = 0, win_dev = 0, t = 0, lo = v[i].f->achieved_pct, hi = lo;
   size_t members = 0;
   for (size_t j = i; j < n; j++) {
     if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
     win += v[j].win;
+    win_dev += v[j].win_dev;
     t += v[j].t;
     members++;
     if (v[j].f->achieved_pct < lo) lo = v[j].f->achieved_pct;
@@ -201,6 +228,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   it->basis_pct = hi;
   it->roofline = v[i].f;
   it->lever = balanced_lever(c, v[i].f);
+  if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;
   if (members > 1) {
     it->what = v[i].f->family;
     it->count = members;
@@ -228,6 +256,8 @@ void sm_roofline_items(sm_ctx *c) {
     v[n++] = x;
   }
   join_tuning(c, v, n);
+  for (size_t i = 0; i < n; i++) /* a merge item holds all their time: they anchored only */
+    if (v[i].t <= 0) v[i].acts = false;
   for (size_t i = 0; i < n; i++)
     if (v[i].acts && !v[i].done) group_item(c, v, n, i);
   free(v);

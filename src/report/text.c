@@ -311,7 +311,7 @@ const char *rp_shape_source(an_shape_source s) {
 }
 
 const char *rp_attainable_basis(an_attainable_basis b) {
-  return b == AN_ATTAINABLE_TRACE ? "trace" : "device";
+  return b == AN_ATTAINABLE_TRACE ? "trace" : b == AN_ATTAINABLE_FAMILY ? "family" : "device";
 }
 
 /* 100.5: the lowest achieved % the table prints above 100 */
@@ -338,8 +338,9 @@ void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t
            rp_limiter(f->limiter), f->dtype ? f->dtype : "", f->dtype ? " " : "",
            f->family ? f->family : "op", f->achieved_pct, f->achieved_tbs, f->achieved_tflops,
            f->of_attainable_pct, f->attainable, compute ? "TFLOP/s" : "TB/s",
-           f->attainable_basis == AN_ATTAINABLE_TRACE ? "best comparable kernel of the trace"
-                                                      : "the device pack's attainable fraction",
+           f->attainable_basis == AN_ATTAINABLE_TRACE    ? "best comparable kernel of the trace"
+           : f->attainable_basis == AN_ATTAINABLE_FAMILY ? "the family's best observed rate"
+                                                         : "the device pack's attainable fraction",
            f->attainable_kernel ? ": " : "", f->attainable_kernel ? f->attainable_kernel : "",
            f->launches_with_shapes, launches,
            f->source == AN_SHAPES_MAPPING ? "the mapping trace"

@@ -65,7 +65,7 @@ char *rp_location_func_at(const char *loc);
 /* Roofline words (docs/roofline.md). */
 const char *rp_limiter(an_limiter l);                   /* "memory", "compute" */
 const char *rp_shape_source(an_shape_source s);         /* "op", "mapping", "model" */
-const char *rp_attainable_basis(an_attainable_basis b); /* "trace", "device" */
+const char *rp_attainable_basis(an_attainable_basis b); /* "trace", "family", "device" */
 /* The roofline's model records in words (report/roofline_text.c), in buf; NULL when there
  * is nothing to say: how the model was identified or why none was; what its checks
  * found (a model that was not identified: why); attention from the step's sums (its

@@ -1077,6 +1077,12 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   if (f->attainable_basis == AN_ATTAINABLE_TRACE)
     snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace)", f->attainable, unit,
              *sib ? sib : "a comparable kernel");
+  else if (f->attainable_basis == AN_ATTAINABLE_FAMILY && f->peak > 0)
+    snprintf(b, cap,
+             "an attainable %.2f %s (the family's best observed rate: what %s reaches in this "
+             "trace, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak)",
+             f->attainable, unit, *sib ? sib : "a comparable kernel", f->device_rate, unit,
+             f->device_rate / f->peak * 100.0, f->peak, unit, mem ? "HBM" : f->dtype);
   else if (f->peak > 0 && *sib)
     snprintf(b, cap,
              "an attainable %.2f %s (%.0f%% of the device's %.2f %s %s peak, the device pack's "
@@ -1104,13 +1110,26 @@ static void floor_text(const an_summary_item *it, char *b, size_t cap) {
              it->roofline->latency_floor_us);
 }
 
+/* A tuning bound taken at a family's best observed rate, with the ceiling at the device
+ * pack's rate after it ("" none): the evidence-backed figure ranks, the other says how far
+ * the family could go. */
+static void ceiling_text(const an_summary_item *it, char *b, size_t cap) {
+  *b = 0;
+  if (it->action != AN_ACTION_TUNE_KERNEL || it->ceiling_us <= it->at_stake_us) return;
+  char t[32];
+  rp_fmt_ms(t, sizeof t, it->ceiling_us);
+  snprintf(b, cap, "; at the device pack's attainable rate for %s, at most %s ms/step",
+           it->count > 1 ? "all of them" : "it", t);
+}
+
 /* A roofline item of several kernels of one family: their range against their bounds,
  * the attainable rate of the largest, and the share of their time the action wins. */
 static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
                                  size_t cap) {
   double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
-  char fl[160];
+  char fl[160], ceil[128];
   floor_text(it, fl, sizeof fl);
+  ceiling_text(it, ceil, sizeof ceil);
   const char *fam = it->what ? it->what : "one family's";
   if (it->action == AN_ACTION_FEWER_BYTES)
     snprintf(b, cap,
@@ -1122,8 +1141,8 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
     snprintf(b, cap,
              "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
              "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
-             "their headrooms%s)",
-             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, fl);
+             "their headrooms%s)%s",
+             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, fl, ceil);
 }
 
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate
@@ -1196,14 +1215,15 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "ms/step at most",
              it->basis_pct, x);
   else if (f) {
-    char fl[160], other[320] = "";
+    char fl[160], other[320] = "", ceil[128];
     floor_text(it, fl, sizeof fl);
     other_term(f, other, sizeof other);
+    ceiling_text(it, ceil, sizeof ceil);
     snprintf(b, cap,
              "at %.0f%% of its roofline%s, %.0f%% of %s: reaching that rate wins at most %.0f%% "
-             "of its %s ms/step%s",
+             "of its %s ms/step%s%s",
              it->basis_pct, other, f->of_attainable_pct, att,
-             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl);
+             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl, ceil);
     balanced_lever(it, b, cap);
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,

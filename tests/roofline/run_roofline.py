@@ -406,18 +406,32 @@ def moe_trace(args, name, tokens, limiter, failures):
     else:
         # the basis says the fraction the bound applies and where the rate comes from
         text = first["basis_text"]
+        # the pack's fraction, or (a kernel slower than its sibling) the family's best
+        # observed rate under it, with the pack's figure as the ceiling (review 13 defect 4)
         m2 = re.search(r"an attainable ([\d.]+) (TB/s|TFLOP/s) \((\d+)% of the device's "
                        r"([\d.]+) .*the device pack's estimate.*wins at most (\d+)% of "
-                       r"(?:its|their)", text)
+                       r"(?:its|their)", text) or re.search(
+                           r"an attainable ([\d.]+) (TB/s|TFLOP/s) \(the family's best observed "
+                           r"rate: .*under the device pack's ([\d.]+) .*wins at most (\d+)% of "
+                           r"(?:its|their).*at the device pack's attainable rate", text)
         if not m2:
             failures.append("%s: basis %r states no attainable rate and source" % (name, text))
-        elif abs(int(m2.group(5)) / 100 * first["basis_us_per_step"] -
+        elif abs(int(m2.group(m2.lastindex)) / 100 * first["basis_us_per_step"] -
                  first["bound_us_per_step"]) > 0.01 * first["basis_us_per_step"]:
             failures.append("%s: basis %r disagrees with the bound %.1f us" % (
                 name, text, first["bound_us_per_step"]))
         # decode: the down projection leads, at less than half its gate/up sibling's rate
         if limiter == "memory" and "of the same family, reaches" not in text:
             failures.append("%s: basis %r names no faster sibling" % (name, text))
+        # review 13 defect 4: the down projection is bounded by its gate/up sibling's rate,
+        # below the pack's fraction, so the bound is under the summed device headroom
+        down = [k["roofline"] for st in rep["stages"] for k in st["kernels"] if k["roofline"]
+                and "matmul_ogs" in k["name"] and not k["name"].endswith("_swiglu")]
+        if limiter == "memory" and (not down or down[0]["attainable_basis"] != "family"
+                                    or down[0]["attainable"] >= down[0]["device_attainable"]
+                                    or down[0]["headroom_us"] >= down[0]["headroom_device_us"]):
+            failures.append("%s: the down projection is not bounded by its family's best "
+                            "observed rate: %r" % (name, down[:1]))
     return trace
 
 
@@ -651,16 +665,19 @@ def setting_number(source, pack, key):
         return float(re.search(r"^\s+%s:\s*([0-9.]+)" % re.escape(key), f.read(), re.M).group(1))
 
 
-def tune_members(stage, family, bar):
-    """Rows of a family the tuning covers: under the bar, or compute-bound with headroom
-    when one is under it; with each one's headroom per step."""
+def tune_members(stage, family, bar, precision=()):
+    """Rows of a family the tuning covers: under the bar, or with headroom when one is
+    under it: compute-bound, or memory-bound rows of the precision item (precision: its
+    (family, dtype) pairs in a serving run, whose FP8 lever is the tuning item's
+    alternative); with each one's headroom per step."""
     rows = [k for k in stage["kernels"] if k["shown"] and k["roofline"]
             and k["roofline"]["family"] == family and k["roofline"]["of_attainable_pct"] > 0]
     under = [k for k in rows if k["roofline"]["of_attainable_pct"] < bar]
     if not under:
         return {}
-    join = [k for k in rows if k not in under and k["roofline"]["limiter"] == "compute"
-            and k["roofline"]["of_attainable_pct"] < 100]
+    join = [k for k in rows if k not in under and k["roofline"]["of_attainable_pct"] < 100
+            and (k["roofline"]["limiter"] == "compute"
+                 or (family, k["roofline"]["dtype"]) in precision)]
     out = {}
     for k in under + join:
         f = k["roofline"]
@@ -669,11 +686,20 @@ def tune_members(stage, family, bar):
     return out
 
 
-def check_groups(rep, families, bar, failures, label):
+def precision_pairs(rep, source):
+    """The (family, dtype) pairs of the precision item in a serving run, else none."""
+    if ((rep.get("provenance") or {}).get("workload") or {}).get("value") != "serving":
+        return set()
+    fams = setting_list(source, "80-report.yaml", "precision_families")
+    dts = setting_list(source, "80-report.yaml", "precision_dtypes")
+    return {(f, d) for f in fams for d in dts}
+
+
+def check_groups(rep, families, bar, failures, label, precision=()):
     for st in rep["stages"]:
         tune = [i for i in rep["summary"] if i["stage"] == st["stage"] and i["action_id"] == "tune"]
         for fam in families:
-            want = tune_members(st, fam, bar)
+            want = tune_members(st, fam, bar, precision)
             if not want:
                 continue
             have = [i for i in tune if set(i["kernels"]) & set(want)]
@@ -702,7 +728,7 @@ def grouped(args):
     if "gemm" not in families:
         failures.append("summary.tune_group_families %r has no gemm" % families)
     rep = run_json(args.triage, formal)
-    check_groups(rep, families, bar, failures, "decode")
+    check_groups(rep, families, bar, failures, "decode", precision_pairs(rep, args.source))
     gemm = [k["name"] for k in rep["stages"][0]["kernels"] if k["roofline"]
             and k["roofline"]["family"] == "gemm" and k["roofline"]["of_attainable_pct"] < bar]
     if len(gemm) < 2:
@@ -724,7 +750,7 @@ def grouped(args):
     prefill = os.path.join(args.shared, "traces/real/sglang_qwen3_8b_prefilldecode_mi300x.json.gz")
     if os.path.exists(prefill):
         rep = run_json(args.triage, prefill)
-        check_groups(rep, families, bar, failures, "prefill")
+        check_groups(rep, families, bar, failures, "prefill", precision_pairs(rep, args.source))
         elem = [i for i in rep["summary"] if i["action_id"] == "tune" and i["kernels"]
                 and any(k["name"] == i["kernels"][0] and k["roofline"]
                         and k["roofline"]["family"] not in families

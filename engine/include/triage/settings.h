@@ -485,6 +485,9 @@ typedef struct te_list_map {
   X(roofline_tune_below_pct, "roofline.tune_below_pct", NUMBER, 0, 100, 0, NULL,                   \
     "a kernel row is a tuning candidate only below this % of its attainable rate "                 \
     "(docs/roofline.md); at or above it and memory-bound, the lever is fewer bytes")               \
+  X(roofline_family_attainable, "roofline.family_attainable", BOOL, 0, 0, 0, NULL,                 \
+    "true: a row slower than a comparable row of the run is measured against that row's rate "     \
+    "when it is below the device pack's fraction (the family's best observed rate)")               \
   X(roofline_balanced_ratio, "roofline.balanced_ratio", NUMBER, 1, 1e6, 0, NULL,                   \
     "a row whose larger roofline term (its bytes at the HBM peak, its FLOPs at its format's "      \
     "peak) is within this factor of the smaller is balanced: both bound it (docs/roofline.md)")    \
