@@ -114,7 +114,9 @@ an_summary_item *sm_add(sm_ctx *c, an_summary_kind kind, an_action action, size_
   const bool unbounded = basis == AN_BASIS_UNBOUNDED;
   const double figure = unbounded ? basis_us : bound_us;
   double share = g->step_us > 0 ? figure / g->step_us * 100.0 : 0;
-  if (figure <= 0 || share < c->s->summary_min_share_pct) return NULL;
+  if (figure <= 0 || share < c->s->summary_min_share_pct ||
+      (!unbounded && figure < c->s->summary_min_bound_us))
+    return NULL;
   an_summary_item *v = ut_grow(c->v, &c->cap, c->n + 1, sizeof *v);
   if (v) c->v = v;
   size_t *o = v ? ut_grow(c->koff, &c->cap_off, c->n + 1, sizeof *o) : NULL;

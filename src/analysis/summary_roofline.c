@@ -114,17 +114,33 @@ static double fewer_bytes_floor(const an_roofline *f) {
   return f->mem_term_us > 0 && stays < f->mem_term_us ? stays / f->mem_term_us : 1;
 }
 
-/* The lever of a balanced row's family on the run's platform (roofline.balanced_levers:
- * "FAMILY/PLATFORM", then "FAMILY/any"), or NULL. */
-static const char *balanced_lever(const sm_ctx *c, const an_roofline *f) {
-  if (!f->balanced || !f->family) return NULL;
+/* The lever of a tuning item's family on the run's platform (review 13 defects 2 and 3):
+ * where its kernel already runs on a library the lever proposes (roofline.levers_running
+ * "FAMILY/PLATFORM/LIB" whose matcher lever_lib_LIB names the kernel), what is left on
+ * that library; else the family's lever (roofline.levers "FAMILY/PLATFORM", then
+ * "FAMILY/any"); NULL: none known (the item says so). */
+static const char *roofline_lever(const sm_ctx *c, const an_roofline *f, const char *kernel) {
+  if (!f->family) return NULL;
   const char *pf = an_platform_id(c->rep->run.context.platform.value);
   const char *pfs[] = {pf, "any"};
+  const te_list_map *run = &c->s->roofline_levers_running;
+  for (size_t i = 0; i < sizeof pfs / sizeof *pfs; i++) {
+    if (!pfs[i]) continue;
+    char key[96];
+    int n = snprintf(key, sizeof key, "%s/%s/", f->family, pfs[i]);
+    for (size_t k = 0; n > 0 && (size_t)n < sizeof key && k < run->n; k++) {
+      if (strncmp(run->keys[k], key, (size_t)n) || !run->values[k].n) continue;
+      char lib[96];
+      snprintf(lib, sizeof lib, "lever_lib_%s", run->keys[k] + n);
+      const te_matcher *m = te_rules_matcher(c->rules, lib);
+      if (m && te_matcher_match(m, kernel, strlen(kernel))) return run->values[k].items[0];
+    }
+  }
   for (size_t i = 0; i < sizeof pfs / sizeof *pfs; i++) {
     if (!pfs[i]) continue;
     char key[96];
     snprintf(key, sizeof key, "%s/%s", f->family, pfs[i]);
-    const te_string_list *t = te_list_map_get(&c->s->roofline_balanced_levers, key);
+    const te_string_list *t = te_list_map_get(&c->s->roofline_levers, key);
     if (t && t->n) return t->items[0];
   }
   return NULL;
@@ -227,7 +243,8 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   if (!it) return;
   it->basis_pct = hi;
   it->roofline = v[i].f;
-  it->lever = balanced_lever(c, v[i].f);
+  if (v[i].action == AN_ACTION_TUNE_KERNEL || v[i].f->balanced)
+    it->lever = roofline_lever(c, v[i].f, r->name);
   if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;
   if (members > 1) {
     it->what = v[i].f->family;

@@ -1734,18 +1734,19 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap) {
   int n = b->launch_bound
               ? snprintf(buf, cap,
                          ": %s%s. Fewer kernels (graphs, fusion, fused "
-                         "chains) shorten the step; kernel tuning and overlap cannot until that "
-                         "is fixed",
+                         "chains, kernels a named change removes) shorten the step; kernel "
+                         "tuning and overlap cannot until that is fixed",
                          idle, wait)
               : snprintf(buf, cap,
                          ": %s%s. Kernel, fusion and overlap savings cannot shorten the step "
                          "until that is fixed",
                          idle, wait);
   size_t used = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
-  if (b->dropped)
+  if (b->dropped) /* launch-bound: the items of fewer kernels stay, the others go */
     n = snprintf(buf + used, cap - used,
-                 ", so %zu such item%s %s left out here (the tables below still list them).",
-                 b->dropped, b->dropped == 1 ? "" : "s", b->dropped == 1 ? "is" : "are");
+                 ", so %zu %s item%s %s left out here (the tables below still list them).",
+                 b->dropped, b->launch_bound ? "kernel-tuning or overlap" : "such",
+                 b->dropped == 1 ? "" : "s", b->dropped == 1 ? "is" : "are");
   else
     n = snprintf(buf + used, cap - used, ".");
   used += n < 0 ? 0 : (size_t)n < cap - used ? (size_t)n : cap - used - 1;

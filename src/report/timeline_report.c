@@ -1175,11 +1175,18 @@ static void other_term(const an_roofline *f, char *b, size_t cap) {
              f->achieved_tbs);
 }
 
-/* The lever a balanced row's family names (roofline.balanced_levers), appended. */
-static void balanced_lever(const an_summary_item *it, char *b, size_t cap) {
+/* The lever a tuning item's family names on the platform (roofline.levers, or what is left
+ * on the library already running: levers_running), appended; a tuning item with none says
+ * so (review 13 defect 2: an attention item named no lever). */
+static void roofline_lever(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
-  if (it->lever && it->roofline && it->roofline->balanced && len < cap)
+  if (len >= cap) return;
+  if (it->lever)
     snprintf(b + len, cap - len, "; lever: %s", it->lever);
+  else if (it->action == AN_ACTION_TUNE_KERNEL)
+    snprintf(b + len, cap - len,
+             "; lever: none the packs know for a kernel of this family on this platform "
+             "(roofline.levers): its own source and launch configuration are what to read");
 }
 
 static void roofline_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
@@ -1188,7 +1195,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
   if (f) attainable_text(f, att, sizeof att);
   if (it->count > 1) {
     roofline_group_basis(it, att, x, b, cap);
-    balanced_lever(it, b, cap);
+    roofline_lever(it, b, cap);
     return;
   }
   if (it->action == AN_ACTION_FEWER_BYTES && f && f->balanced) {
@@ -1199,7 +1206,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "win down to its FLOP term, at most %.0f%% of its %s ms/step",
              it->basis_pct, other, f->of_attainable_pct, att,
              it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x);
-    balanced_lever(it, b, cap);
+    roofline_lever(it, b, cap);
     return;
   }
   /* the bound is of the device's peak, the attainable rate a share of it: both, as shares
@@ -1224,7 +1231,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "of its %s ms/step%s%s",
              it->basis_pct, other, f->of_attainable_pct, att,
              it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl, ceil);
-    balanced_lever(it, b, cap);
+    roofline_lever(it, b, cap);
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,
              x);

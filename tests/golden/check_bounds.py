@@ -46,11 +46,15 @@ It checks from the JSON report alone:
   aside); a tuning item's FP8 alternative stays within its basis, and both together win
   at least the larger bound and at most their sum;
 - a pooled item (summary.pool_below_pct) sums its members' bounds, two at least; the
-  smaller leads are checked as items too.
+  smaller leads are checked as items too;
+- every bounded item reaches summary.min_bound_us per step (review 13 defect 5: one bar
+  for what is too small to be an item).
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
 import math
+import os
+import re
 import sys
 
 import golden_cli
@@ -340,6 +344,15 @@ def check_one_item_per_kernel(label, items, fail):
                 fail(f"{label}: {k[:60]} in two items ({o}, {it['anchor']})")
 
 
+MIN_BOUND_US = [0.0]  # summary.min_bound_us of the source's packs (main)
+
+
+def min_bound_us(source):
+    with open(os.path.join(source, "rules", "80-report.yaml"), encoding="utf-8") as f:
+        m = re.search(r"^\s+min_bound_us:\s*([0-9.]+)", f.read(), re.M)
+    return float(m.group(1)) if m else 0.0
+
+
 def check_report(label, rep, fail):
     windows = {o["stage"]: o for o in (rep.get("overlap") or {}).get("stages", [])}
     for st in rep.get("stages", []):
@@ -363,6 +376,8 @@ def check_report(label, rep, fail):
         check_context_row(where, it, stages[it["stage"]], fail)
         check_alternative(where, it, fail)
         b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
+        if it["basis"] != "unbounded" and b < MIN_BOUND_US[0] - EPS:
+            fail(f"{where}: bound {b} us under summary.min_bound_us {MIN_BOUND_US[0]}")
         if b > basis + EPS:
             fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")
         if b > it["step_us"] + EPS:
@@ -378,6 +393,7 @@ def main():
     a = golden_cli.parse_args(__doc__.split("\n\n")[0])
     failures = []
     checked = 0
+    MIN_BOUND_US[0] = min_bound_us(a.source)
     for path, label in golden_cli.present(a.source, a.shared, failures.append):
         rep = golden_cli.json_report(a.triage, path, label, failures.append)
         if rep is None:

@@ -354,6 +354,9 @@ typedef struct te_list_map {
     "rank weight per summary action (sync, tune, chain, ...): score = weight * bound per step")    \
   X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "summary items whose bound is under this share of their stage's step are left out")            \
+  X(summary_min_bound_us, "summary.min_bound_us", NUMBER, 0, 1e12, 0, NULL,                        \
+    "summary items whose bound is under this many microseconds per step are left out, whatever "   \
+    "their share of the step")                                                                     \
   X(summary_pool_below_pct, "summary.pool_below_pct", NUMBER, 0, 100, 0, NULL,                     \
     "items of one stage and one poolable kind (host stalls, fusion passes) each under this share " \
     "of the step are one item: their sum and their list (docs/report.md)")                         \
@@ -491,9 +494,12 @@ typedef struct te_list_map {
   X(roofline_balanced_ratio, "roofline.balanced_ratio", NUMBER, 1, 1e6, 0, NULL,                   \
     "a row whose larger roofline term (its bytes at the HBM peak, its FLOPs at its format's "      \
     "peak) is within this factor of the smaller is balanced: both bound it (docs/roofline.md)")    \
-  X(roofline_balanced_levers, "roofline.balanced_levers", LIST_MAP, 0, 0, 0, NULL,                 \
-    "the lever of a balanced row by op family and platform (\"attention/rocm\", "                  \
-    "\"attention/any\"): a kernel that runs both its FLOPs and its bytes faster")                  \
+  X(roofline_levers, "roofline.levers", LIST_MAP, 0, 0, 0, NULL,                                   \
+    "the lever of a roofline tuning item by op family and platform (\"attention/rocm\", "          \
+    "\"gemm/any\")")                                                                               \
+  X(roofline_levers_running, "roofline.levers_running", LIST_MAP, 0, 0, 0, NULL,                   \
+    "the lever when the item's kernel already runs on a library the lever proposes "               \
+    "(\"attention/rocm/ck_fmha\"; matcher lever_lib_LIB)")                                         \
   X(roofline_comparable_min_us, "roofline.comparable_min_us", NUMBER, 0, 1e15, 0, NULL,            \
     "a row sets the in-trace attainable rate of its family only with this much GPU time over "     \
     "its launches with shapes")                                                                    \
