@@ -326,11 +326,13 @@ typedef struct an_roofline {
   double peak;                   /* the device's peak in the same unit (HBM bandwidth, or the
                                     dense peak of the format): attainable / peak is the
                                     fraction the bound assumes */
-  const char *sibling_kernel;    /* the fastest other row of the same family and limiter
+  const char *sibling_kernel;    /* the fastest other comparable row (same family and limiter
                                     (canonical name) when faster than this one, else NULL */
   const char *sibling_stage;     /* its stage's label (from the rules) */
   size_t sibling_row;            /* its index in that stage's kernel rows */
   double sibling_rate;           /* its rate, in the unit of attainable */
+  const char *sibling_family;    /* its op family: this row's, or a compute peer's
+                                    (roofline.compute_peers) */
   double device_rate;            /* the device pack's attainable rate, in the unit of attainable
                                     (0: no device entry) */
   double of_attainable_pct;      /* the achieved rate of the limiter / attainable * 100 */

@@ -937,10 +937,14 @@ static double rate_of(const an_roofline *rec) {
 
 /* Same op family and limiter; for compute-bound rows also the same format (bytes per
  * second do not depend on it, FLOPs per second do). */
-static bool comparable(const an_roofline *a, const an_roofline *b) {
-  if (a->limiter != b->limiter || a->family != b->family) return false;
-  return a->limiter == AN_LIMIT_MEMORY || a->dtype == b->dtype ||
-         (a->dtype && b->dtype && !strcmp(a->dtype, b->dtype));
+static bool comparable(const te_settings *set, const an_roofline *a, const an_roofline *b) {
+  if (a->limiter != b->limiter) return false;
+  bool format = a->dtype == b->dtype || (a->dtype && b->dtype && !strcmp(a->dtype, b->dtype));
+  if (a->family != b->family) /* matrix-core FLOPs: roofline.compute_peers of one format */
+    return a->limiter == AN_LIMIT_COMPUTE && format && a->family && b->family &&
+           te_string_list_has(&set->roofline_compute_peers, a->family) &&
+           te_string_list_has(&set->roofline_compute_peers, b->family);
+  return a->limiter == AN_LIMIT_MEMORY || format;
 }
 
 /* The device's peak for a record's limiter (its format's dense peak when compute-bound). */
@@ -968,7 +972,7 @@ static const an_roofline *best_comparable(const run *r, const an_roofline *rec, 
       const an_kernel_row *kr = &r->tables->stages[s].rows[i];
       if (!kr->roofline) continue;
       const an_roofline *o = &r->out->stages[s].records[kr->roofline - 1];
-      if ((other && o == rec) || !comparable(o, rec) ||
+      if ((other && o == rec) || !comparable(set, o, rec) ||
           o->time_us < set->roofline_comparable_min_us ||
           o->launches_with_shapes < (size_t)set->roofline_comparable_min_launches)
         continue;
@@ -1031,6 +1035,7 @@ static void set_attainable(run *r, an_roofline *rec) {
     rec->sibling_stage = r->tables->stages[s].stage->label;
     rec->sibling_row = i;
     rec->sibling_rate = rate_of(peer);
+    rec->sibling_family = peer->family;
   }
   const an_roofline *best = best_comparable(r, rec, false, &s, &i);
   double dev = device_attainable(r->c.dev, rec);

@@ -1071,18 +1071,22 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   const bool mem = f->limiter == AN_LIMIT_MEMORY;
   const char *unit = mem ? "TB/s" : "TFLOP/s";
   char sib[160] = "";
+  bool same = !f->sibling_family || !f->family || !strcmp(f->sibling_family, f->family);
   if (f->sibling_kernel)
-    snprintf(sib, sizeof sib, "K%zu in %s, of the same family,", f->sibling_row + 1,
-             f->sibling_stage ? f->sibling_stage : "?");
+    snprintf(sib, sizeof sib, "K%zu in %s, %s%s,", f->sibling_row + 1,
+             f->sibling_stage ? f->sibling_stage : "?", same ? "of the same family" : "a ",
+             same ? "" : f->sibling_family);
   if (f->attainable_basis == AN_ATTAINABLE_TRACE)
     snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace)", f->attainable, unit,
              *sib ? sib : "a comparable kernel");
   else if (f->attainable_basis == AN_ATTAINABLE_FAMILY && f->peak > 0)
     snprintf(b, cap,
-             "an attainable %.2f %s (the family's best observed rate: what %s reaches in this "
+             "an attainable %.2f %s (the %s%s best observed rate: what %s reaches in this "
              "trace, under the device pack's %.2f %s, %.0f%% of the %.2f %s %s peak)",
-             f->attainable, unit, *sib ? sib : "a comparable kernel", f->device_rate, unit,
-             f->device_rate / f->peak * 100.0, f->peak, unit, mem ? "HBM" : f->dtype);
+             f->attainable, unit, same ? "family's" : "",
+             same ? "" : (f->dtype ? f->dtype : "format's"), *sib ? sib : "a comparable kernel",
+             f->device_rate, unit, f->device_rate / f->peak * 100.0, f->peak, unit,
+             mem ? "HBM" : f->dtype);
   else if (f->peak > 0 && *sib)
     snprintf(b, cap,
              "an attainable %.2f %s (%.0f%% of the device's %.2f %s %s peak, the device pack's "

@@ -411,7 +411,7 @@ def moe_trace(args, name, tokens, limiter, failures):
         m2 = re.search(r"an attainable ([\d.]+) (TB/s|TFLOP/s) \((\d+)% of the device's "
                        r"([\d.]+) .*the device pack's estimate.*wins at most (\d+)% of "
                        r"(?:its|their)", text) or re.search(
-                           r"an attainable ([\d.]+) (TB/s|TFLOP/s) \(the family's best observed "
+                           r"an attainable ([\d.]+) (TB/s|TFLOP/s) \(the [\w']+ best observed "
                            r"rate: .*under the device pack's ([\d.]+) .*wins at most (\d+)% of "
                            r"(?:its|their).*at the device pack's attainable rate", text)
         if not m2:
@@ -421,6 +421,10 @@ def moe_trace(args, name, tokens, limiter, failures):
             failures.append("%s: basis %r disagrees with the bound %.1f us" % (
                 name, text, first["bound_us_per_step"]))
         # decode: the down projection leads, at less than half its gate/up sibling's rate
+        # prefill: compute-bound MoE GEMMs against the step's dense GEMMs of their format
+        # (roofline.compute_peers), the expert audit's basis, not their own slow sibling
+        if limiter == "compute" and ", a gemm, reaches" not in text:
+            failures.append("%s: basis %r is not the dense GEMMs' rate" % (name, text))
         if limiter == "memory" and "of the same family, reaches" not in text:
             failures.append("%s: basis %r names no faster sibling" % (name, text))
         # review 13 defect 4: the down projection is bounded by its gate/up sibling's rate,

@@ -505,6 +505,9 @@ typedef struct te_list_map {
     "its launches with shapes")                                                                    \
   X(roofline_comparable_min_launches, "roofline.comparable_min_launches", INT, 1, 1000000000, 0,   \
     NULL, "... and at least this many launches with shapes")                                       \
+  X(roofline_compute_peers, "roofline.compute_peers", LIST, 0, 0, 0, NULL,                         \
+    "op families whose compute-bound rows of one format are comparable with one another "          \
+    "(matrix-core work: a grouped GEMM and a dense GEMM)")                                         \
   X(roofline_shapes_per_row, "roofline.shapes_per_row", INT, 0, 1000, 0, NULL,                     \
     "distinct CPU-op shapes listed per kernel row's roofline, by GPU time (JSON)")                 \
   X(roofline_model_stages, "roofline.model_stages", LIST, 0, 0, 0, NULL,                           \
