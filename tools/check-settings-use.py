@@ -27,8 +27,9 @@ With --prose, no string literal in the code of the .c/.h files under DIR (the an
 holds prose: two words of letters joined by blanks ("replayed GEMM launches", "out of
 memory"). The analysis builds data (kinds, ids, figures) and report/ words it (issue 33),
 so a sentence written or formatted there is a finding, unless
-  - it is a diagnostic: its statement hands it to the error record (a fail(...) call, an
-    error's message, a _Static_assert), which the library returns instead of printing;
+  - it is a diagnostic: its statement hands it to the error record (a fail(...) or
+    fail_in(...) call, an error's message, a _Static_assert), which the library returns
+    instead of printing;
   - it is listed in the prose allow FILE (same four columns as above: file name, the
     literal as written between the quotes, a piece of its line, why it is no report text:
     a key, a matcher's subject, ...).
@@ -163,7 +164,7 @@ def judgement_literals(root, allow):
 
 
 PROSE = re.compile(r"[A-Za-z][A-Za-z']+[ \t]+\(?[A-Za-z][A-Za-z']+")
-DIAGNOSTIC = re.compile(r"\bfail\s*\(|\bmessage\b|_Static_assert\s*\(")
+DIAGNOSTIC = re.compile(r"\bfail(?:_in)?\s*\(|\bmessage\b|_Static_assert\s*\(")
 
 
 def statement_before(code, pos):

@@ -11,6 +11,9 @@
 #include "triage/ascii.h"
 #include "triage/limits.h"
 
+/* The lane's own match data (one pair, as every matcher's): a matcher's is lane 0's. */
+static _Thread_local pcre2_match_data *lane_md;
+
 pcre2_match_context *te_regex_context(void) {
   pcre2_match_context *ctx = pcre2_match_context_create(NULL);
   if (!ctx) return NULL;
@@ -88,14 +91,13 @@ static te_regex_plan plan_of(pcre2_code *re) {
 static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, bool *limit_hit) {
   te_matcher_state *st = m->st;
   const te_regex_plan *plan = &st->plans[i];
+  pcre2_match_data *md = te_lane_now ? lane_md : st->match_data;
   if (plan->anchored_first >= 0 &&
       (len == 0 || te_ascii_lower_byte((unsigned char)s[0]) != plan->anchored_first))
     return false;
   /* no UTF mode is compiled, so the fast path's missing UTF check cannot matter */
-  int rc =
-      plan->jitted
-          ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, st->match_data, st->match_ctx)
-          : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, st->match_data, st->match_ctx);
+  int rc = plan->jitted ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx)
+                        : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx);
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) *limit_hit = true;
   return rc >= 0;
 }
@@ -134,10 +136,34 @@ void te_matcher_release(te_matcher *m) {
   free(m->st->ckw_probe);
   free(m->st->word_probe);
   m->st->kw_probe = m->st->ckw_probe = m->st->word_probe = NULL;
-  te_strcache_clear(&m->st->cache);
+  te_lcache_clear(&m->st->cache);
 }
 
 size_t te_matcher_limit_misses(const te_matcher *m) { return m ? m->st->limit_misses : 0; }
+
+/* ---------------------------------------------------------------- lanes */
+
+int te_lane_enter(unsigned lane) {
+  if (lane < 1 || lane > TE_LANES) return -1;
+  if (!lane_md && !(lane_md = pcre2_match_data_create(1, NULL))) return -1;
+  te_lane_now = lane;
+  return 0;
+}
+
+void te_lane_leave(void) {
+  pcre2_match_data_free(lane_md);
+  lane_md = NULL;
+  te_lane_now = 0;
+}
+
+void te_matcher_fold_lanes(const te_matcher *m) {
+  te_matcher_state *st = m->st;
+  te_lcache_fold(&st->cache);
+  for (size_t l = 0; l < TE_LANES; l++) {
+    st->limit_misses += st->lane_misses[l];
+    st->lane_misses[l] = 0;
+  }
+}
 
 static bool is_alnum_byte(unsigned char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -347,7 +373,10 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
       hit = true;
       say(why, cap, "regex", m->regex_src[i]);
     }
-    if (limit) m->st->limit_misses++;
+    if (limit && te_lane_now)
+      m->st->lane_misses[te_lane_now - 1]++;
+    else if (limit)
+      m->st->limit_misses++;
   }
   if (m->compact && !hit && m->n_keywords) {
     if (!subject_compact(subj)) return false;
@@ -385,12 +414,12 @@ bool te_matcher_match(const te_matcher *m, const char *s, size_t len) {
   if (!m || !s) return false;
   if (!worth_caching(m, 0)) return te_matcher_match_uncached(m, s, len);
   int cached;
-  if (te_strcache_get(&m->st->cache, s, len, &cached)) return cached != 0;
+  if (te_lcache_get(&m->st->cache, s, len, &cached)) return cached != 0;
   te_subject subj;
   te_subject_init(&subj, s, len);
   bool result = match_uncached(m, &subj, NULL, 0, 0);
   te_subject_done(&subj);
-  te_strcache_put(&m->st->cache, s, len, result);
+  te_lcache_put(&m->st->cache, s, len, result);
   return result;
 }
 

@@ -94,8 +94,9 @@ typedef struct te_regex_plan {
 typedef struct te_matcher_state {
   pcre2_match_data *match_data;
   pcre2_match_context *match_ctx;
-  te_strcache cache;
+  te_lcache cache;
   size_t limit_misses;
+  size_t lane_misses[TE_LANES]; /* counted in a lane; te_rules_lanes_fold adds them up */
   bool jit_done;
   te_regex_plan *plans; /* per regex; heap, at prepare */
   /* per keyword, compact keyword and word (case-insensitive matchers only): a literal
@@ -154,6 +155,9 @@ void te_subject_done(te_subject *subj);
 void te_matcher_release(te_matcher *m);
 /* Regex runs that hit a PCRE2 limit and were treated as no-match. */
 size_t te_matcher_limit_misses(const te_matcher *m);
+/* Only when no lane runs (rules.h, te_lane_enter): the lanes' cached answers and limit
+ * misses join m's own. */
+void te_matcher_fold_lanes(const te_matcher *m);
 
 /* Runs a compiled regex under the limits; true on a match, captures into ovector when
  * ovector_out is non-NULL (first capture group as [start, end)). */

@@ -41,13 +41,22 @@ te_rules *te_rules_create(void) {
   return r;
 }
 
+void te_rules_lanes_fold(const te_rules *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->reg.n_matchers; i++) te_matcher_fold_lanes(r->reg.matchers[i]);
+  for (size_t i = 0; r->classifier_caches && i < r->n_classifiers; i++)
+    te_lcache_fold(&r->classifier_caches[i]);
+  for (size_t i = 0; r->ladder_caches && i < r->n_ladders; i++)
+    te_lcache_fold(&r->ladder_caches[i]);
+}
+
 void te_rules_destroy(te_rules *r) {
   if (!r) return;
   te_registry_release(&r->reg);
   for (size_t i = 0; r->classifier_caches && i < r->n_classifiers; i++)
-    te_strcache_clear(&r->classifier_caches[i]);
+    te_lcache_clear(&r->classifier_caches[i]);
   for (size_t i = 0; r->ladder_caches && i < r->n_ladders; i++)
-    te_strcache_clear(&r->ladder_caches[i]);
+    te_lcache_clear(&r->ladder_caches[i]);
   free(r->classifier_caches);
   free(r->ladder_caches);
   te_token_index_destroy(r->token_index);
@@ -1097,9 +1106,9 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
                   bool cached) {
   for (size_t k = 0; k < TE_SUBJECT_DECISIONS && subj->decided_by[k]; k++)
     if (subj->decided_by[k] == c) return subj->decided[k];
-  te_strcache *cache = cached ? &r->classifier_caches[c - r->classifiers] : NULL;
+  te_lcache *cache = cached ? &r->classifier_caches[c - r->classifiers] : NULL;
   int decided = -1;
-  if (cache && te_strcache_get(cache, subj->s, subj->len, &decided))
+  if (cache && te_lcache_get(cache, subj->s, subj->len, &decided))
     return remember(subj, c, decided);
   decided = -1;
   uint64_t may_local[TE_LOCAL_RULE_WORDS];
@@ -1117,7 +1126,7 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
     decided = (int)i;
   }
   if (may != may_local) free(may);
-  if (cache) te_strcache_put(cache, subj->s, subj->len, decided);
+  if (cache) te_lcache_put(cache, subj->s, subj->len, decided);
   return remember(subj, c, decided);
 }
 
@@ -1237,11 +1246,11 @@ int te_rules_score(const te_rules *r, const char *id, const char *raw, const cha
   memcpy(key, raw, raw_len);
   key[raw_len] = '\0';
   memcpy(key + raw_len + 1, normalized, norm_len);
-  te_strcache *cache = &r->ladder_caches[l - r->ladders];
+  te_lcache *cache = &r->ladder_caches[l - r->ladders];
   int score;
-  if (!te_strcache_get(cache, key, len, &score)) {
+  if (!te_lcache_get(cache, key, len, &score)) {
     score = score_uncached(l, raw, normalized, NULL, 0);
-    te_strcache_put(cache, key, len, score);
+    te_lcache_put(cache, key, len, score);
   }
   if (key != local) free(key);
   return score;

@@ -92,8 +92,8 @@ struct te_rules {
   /* one decision cache per classifier (rule index, -1 = default) and per ladder (score),
    * parallel to classifiers / ladders: one key per distinct name instead of one per
    * matcher the name passes through */
-  te_strcache *classifier_caches;
-  te_strcache *ladder_caches;
+  te_lcache *classifier_caches;
+  te_lcache *ladder_caches;
   /* per classifier, the automaton that tells which rules can hit a name (prefilter.h);
    * NULL entries (or array): every rule runs */
   struct te_prefilter **prefilters;

@@ -97,3 +97,53 @@ void te_strcache_put(te_strcache *c, const char *s, size_t len, int value) {
   slot->at = at;
   c->used++;
 }
+
+void te_strcache_add_all(te_strcache *dst, const te_strcache *src) {
+  for (size_t at = 0; at < src->keys_used;) {
+    uint32_t len;
+    int32_t v;
+    memcpy(&len, src->keys + at, sizeof len);
+    memcpy(&v, src->keys + at + sizeof len, sizeof v);
+    te_strcache_put(dst, src->keys + at + ENTRY_HEAD, len, v);
+    at += (ENTRY_HEAD + len + 1 + 3u) & ~(size_t)3u; /* store_entry's padding */
+  }
+}
+
+/* ---------------------------------------------------------------- lanes */
+
+_Thread_local unsigned te_lane_now;
+
+bool te_lcache_get(const te_lcache *c, const char *s, size_t len, int *value) {
+  if (te_strcache_get(&c->shared, s, len, value)) return true;
+  const te_strcache *own = te_lane_now ? c->lane[te_lane_now - 1] : NULL;
+  return own && te_strcache_get(own, s, len, value);
+}
+
+void te_lcache_put(te_lcache *c, const char *s, size_t len, int value) {
+  if (!te_lane_now) {
+    te_strcache_put(&c->shared, s, len, value);
+    return;
+  }
+  te_strcache **own = &c->lane[te_lane_now - 1];
+  if (!*own && !(*own = calloc(1, sizeof **own))) return; /* best effort, as a put is */
+  te_strcache_put(*own, s, len, value);
+}
+
+void te_lcache_fold(te_lcache *c) {
+  for (size_t l = 0; l < TE_LANES; l++) {
+    if (!c->lane[l]) continue;
+    te_strcache_add_all(&c->shared, c->lane[l]);
+    te_strcache_clear(c->lane[l]);
+    free(c->lane[l]);
+    c->lane[l] = NULL;
+  }
+}
+
+void te_lcache_clear(te_lcache *c) {
+  for (size_t l = 0; l < TE_LANES; l++) {
+    if (c->lane[l]) te_strcache_clear(c->lane[l]);
+    free(c->lane[l]);
+    c->lane[l] = NULL;
+  }
+  te_strcache_clear(&c->shared);
+}

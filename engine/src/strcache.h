@@ -40,5 +40,28 @@ bool te_strcache_get(const te_strcache *c, const char *s, size_t len, int *value
  * uncached. */
 void te_strcache_put(te_strcache *c, const char *s, size_t len, int value);
 void te_strcache_clear(te_strcache *c);
+/* Puts every entry of src into dst (as te_strcache_put: dst's bound holds). */
+void te_strcache_add_all(te_strcache *dst, const te_strcache *src);
+
+/* Lanes (rules.h, te_lane_enter): up to TE_LANES threads querying one rule set at once.
+ * te_lane_now is the calling thread's lane, 0 outside any (then it is the rule set's only
+ * querying thread). */
+#define TE_LANES 2
+extern _Thread_local unsigned te_lane_now;
+
+/* A cache lanes share. Outside lanes it is the one map. In a lane the shared map is only
+ * read and the lane's answers go to a map of its own, made on its first answer and touched
+ * by that lane alone; te_lcache_fold adds them to the shared map once the lanes ended.
+ * (zero-initialised = empty) */
+typedef struct te_lcache {
+  te_strcache shared;
+  te_strcache *lane[TE_LANES];
+} te_lcache;
+
+bool te_lcache_get(const te_lcache *c, const char *s, size_t len, int *value);
+void te_lcache_put(te_lcache *c, const char *s, size_t len, int value);
+/* Only when no lane runs: the lanes' answers join the shared map. */
+void te_lcache_fold(te_lcache *c);
+void te_lcache_clear(te_lcache *c);
 
 #endif

@@ -57,19 +57,18 @@ struct an_resolver {
 
 static uint64_t thread_key(tr_str pid, tr_str tid) { return ((uint64_t)pid << 32) | tid; }
 
-/* qsort has no context argument in C11: the trace whose frames are sorted (a frame's dur
- * is read through it) */
-static const tr_trace *g_sort_trace;
-
-/* Frames of one thread by (start, -end, file order): outer frames first. */
-static int cmp_frame_idx(const void *a, const void *b) {
+/* Frames of one thread by (start, -end, file order): outer frames first. ctx: the trace
+ * whose frames they are (a frame's dur is read through it; ut_sort's context, not a
+ * global, since resolvers may be made on two threads at once). */
+static int cmp_frame_idx(const void *a, const void *b, void *ctx) {
+  const tr_trace *t = ctx;
   uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
   size_t n;
-  const tr_pyframe *frames = tr_trace_pyframes(g_sort_trace, &n);
+  const tr_pyframe *frames = tr_trace_pyframes(t, &n);
   const tr_pyframe *x = &frames[ix], *y = &frames[iy];
-  double tx = tr_pyframe_ts(g_sort_trace, x), ty = tr_pyframe_ts(g_sort_trace, y);
+  double tx = tr_pyframe_ts(t, x), ty = tr_pyframe_ts(t, y);
   if (tx != ty) return tx < ty ? -1 : 1;
-  double ex = tx + tr_pyframe_dur(g_sort_trace, x), ey = ty + tr_pyframe_dur(g_sort_trace, y);
+  double ex = tx + tr_pyframe_dur(t, x), ey = ty + tr_pyframe_dur(t, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* longer (outer) first */
   return ix < iy ? -1 : (ix > iy);
 }
@@ -154,13 +153,13 @@ static int order_frames(an_resolver *r) {
     for (size_t i = runs[j].first; i < run_end(runs, nruns, j, r->nf); i++)
       r->forder[count[b]++] = (uint32_t)i;
   }
-  g_sort_trace = r->t;
+  void *t = (void *)(uintptr_t)r->t;
   for (size_t j = 0; j < nkeys; j++) {
     uint32_t *o = r->forder + r->ranges[j].lo;
     size_t n = r->ranges[j].hi - r->ranges[j].lo;
     bool in_order = true;
-    for (size_t i = 1; i < n && in_order; i++) in_order = cmp_frame_idx(&o[i - 1], &o[i]) < 0;
-    if (!in_order) qsort(o, n, sizeof *o, cmp_frame_idx);
+    for (size_t i = 1; i < n && in_order; i++) in_order = cmp_frame_idx(&o[i - 1], &o[i], t) < 0;
+    if (!in_order) ut_sort(o, n, sizeof *o, cmp_frame_idx, t);
   }
   rc = 0;
 out:

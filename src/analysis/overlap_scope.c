@@ -23,6 +23,7 @@
 #include "util/arena.h"
 #include "util/map.h"
 #include "util/search.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 /* Nesting deeper than this is not a Python stack (a broken trace); the walk stops. */
@@ -84,16 +85,15 @@ static double ov_frame_end(const ov_source *s, const tr_pyframe *e) {
 }
 static double ov_fend(const ov_source *s, size_t i) { return ov_frame_end(s, ov_frame_at(s, i)); }
 
-/* qsort has no context argument in C11: the source whose frames are sorted. */
-static const ov_source *g_ov_sort;
-
-/* Within one thread's bucket: (ts, -end, ev). */
-static int ov_frame_cmp(const void *a, const void *b) {
+/* Within one thread's bucket: (ts, -end, ev). ctx: the source whose frames they are
+ * (ut_sort's context, not a global: sources may be built on two threads at once). */
+static int ov_frame_cmp(const void *a, const void *b, void *ctx) {
+  const ov_source *s = ctx;
   uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
-  const tr_pyframe *x = &g_ov_sort->py[ix], *y = &g_ov_sort->py[iy];
-  double tx = tr_pyframe_ts(g_ov_sort->t, x), ty = tr_pyframe_ts(g_ov_sort->t, y);
+  const tr_pyframe *x = &s->py[ix], *y = &s->py[iy];
+  double tx = tr_pyframe_ts(s->t, x), ty = tr_pyframe_ts(s->t, y);
   if (tx != ty) return tx < ty ? -1 : 1;
-  double ex = ov_frame_end(g_ov_sort, x), ey = ov_frame_end(g_ov_sort, y);
+  double ex = ov_frame_end(s, x), ey = ov_frame_end(s, y);
   if (ex != ey) return ex > ey ? -1 : 1; /* outer frame first */
   return ix < iy ? -1 : (ix > iy);
 }
@@ -167,13 +167,12 @@ static bool ov_bucket_frames(ov_source *s) {
     for (size_t i = runs[j].first; i < end; i++) s->ev[fill[th]++] = (uint32_t)i;
   }
   free(fill);
-  g_ov_sort = s;
   for (size_t t2 = 0; t2 < s->threads.n && !tr_trace_pyframes_sorted(s->t); t2++) {
     size_t lo = s->thread_off[t2], hi = s->thread_off[t2 + 1];
     bool in_order = true;
     for (size_t i = lo + 1; i < hi && in_order; i++)
-      in_order = ov_frame_cmp(&s->ev[i - 1], &s->ev[i]) < 0;
-    if (!in_order) qsort(s->ev + lo, hi - lo, sizeof *s->ev, ov_frame_cmp);
+      in_order = ov_frame_cmp(&s->ev[i - 1], &s->ev[i], s) < 0;
+    if (!in_order) ut_sort(s->ev + lo, hi - lo, sizeof *s->ev, ov_frame_cmp, s);
   }
   return true;
 }

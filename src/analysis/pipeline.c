@@ -8,6 +8,7 @@
  */
 #include "analysis/pipeline.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "analysis/timeline.h"
 #include "analysis/trace_filter.h"
 #include "analysis/trace_view.h"
+#include "analysis/workers.h"
 #include "analysis/workload.h"
 #include "trace/discover.h"
 #include "trace/trace.h"
@@ -89,10 +91,11 @@ typedef struct run_state {
   an_graph_staging staging; /* kernels launched inside graph-launching ops (formal traces) */
 } run_state;
 
-static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...)
+/* A failure into an error record: the run's (fail), or a record of its own for a step on
+ * the second thread (run_two), which fails there while the first thread may write r->err. */
+static an_status fail_in(an_error *e, an_status code, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static an_status fail(run_state *r, an_status code, const char *path, const char *fmt, ...) {
-  an_error *e = r->err;
+static an_status fail_in(an_error *e, an_status code, const char *path, const char *fmt, ...) {
   snprintf(e->path, sizeof e->path, "%s", path ? path : "");
   va_list ap;
   va_start(ap, fmt);
@@ -100,6 +103,7 @@ static an_status fail(run_state *r, an_status code, const char *path, const char
   va_end(ap);
   return code;
 }
+#define fail(r, ...) fail_in((r)->err, __VA_ARGS__)
 
 /* A trace-layer failure of path: its offset and message. */
 static an_status fail_trace(run_state *r, const char *path, const tr_error *te) {
@@ -197,7 +201,6 @@ static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, con
   tr_trace_drop_unasked_correlations(s->traces[i]);
   an_status rc = an_collective_names_split(s->traces[i], r->rules, NULL);
   if (rc == AN_OK) rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
-  if (rc == AN_OK) rc = an_trace_view_index_ids(&s->views[i]);
   if (rc == AN_ERR_NOMEM) return fail(r, rc, j->path, "out of memory");
   if (rc == AN_OK) warn_unknown_stage_markers(r, s->traces[i], j->path);
   if (rc != AN_OK) return fail(r, rc, j->path, "rule packs define no \"all\" stage");
@@ -826,12 +829,12 @@ static void name_model_from_roofline(run_state *r) {
 
 /* The rooflines of the kernel rows: the formal launches' shapes, else (graph replay) the
  * mapping traces' launches of the same kernel. */
-static an_status build_roofline(run_state *r) {
+static an_status build_roofline(run_state *r, an_error *err) {
   const side *fm = &r->formal, *sa = server_args_side(r);
   /* the texts a known model may be named by, most trusted first: the server args' model
    * path, the inputs as named and their files, the run context's model (Python frames) */
   const char **texts = calloc(fm->n + 3, sizeof *texts);
-  if (!texts) return fail(r, AN_ERR_NOMEM, fm->label, "out of memory");
+  if (!texts) return fail_in(err, AN_ERR_NOMEM, fm->label, "out of memory");
   size_t n = 0;
   if (sa && sa->sa.model_path) texts[n++] = sa->sa.model_path;
   texts[n++] = fm->label;
@@ -844,7 +847,7 @@ static an_status build_roofline(run_state *r) {
   free(texts);
   if (rc == AN_OK) name_blank_gpu(r);
   if (rc == AN_OK) name_model_from_roofline(r);
-  return rc == AN_OK ? AN_OK : fail(r, rc, fm->label, "out of memory");
+  return rc == AN_OK ? AN_OK : fail_in(err, rc, fm->label, "out of memory");
 }
 
 /* Whether the run has an overlap table: always with a mapping trace; in single-trace mode
@@ -1262,6 +1265,85 @@ void an_report_destroy(an_report *rep) {
   free(r);
 }
 
+/* ------------------------------------------------------------------ two at once */
+
+/* A step run on a second thread (run_two): its failure goes to a record of its own. */
+typedef struct second_step {
+  run_state *r;
+  an_status (*fn)(run_state *r, an_error *err);
+  unsigned lane; /* the rules' lane it asks in (te_lane_enter); 0: outside lanes */
+  an_status rc;
+  an_error err;
+} second_step;
+
+static void *run_second(void *arg) {
+  second_step *s = arg;
+  if (s->lane && te_lane_enter(s->lane) != 0) {
+    s->rc = fail_in(&s->err, AN_ERR_NOMEM, NULL, "out of memory");
+    return NULL;
+  }
+  s->rc = s->fn(s->r, &s->err);
+  if (s->lane) te_lane_leave();
+  return NULL;
+}
+
+/* Runs first(r) on this thread and second(r) on another at once, joined before it returns
+ * (issue 32: after the read the inflate thread's core had nothing to do). With one thread
+ * (--workers 1, one online CPU, no thread to be had) second runs after first, as it did
+ * before, for the same report. The two read what both read only; what either would build
+ * on first use is built before. lanes: both ask the rules, each in a lane of its own
+ * (rules.h). first's failure comes before second's, as one after the other. */
+static an_status run_two(run_state *r, an_status (*first)(run_state *),
+                         an_status (*second)(run_state *, an_error *), bool lanes) {
+  second_step s = {.r = r, .fn = second, .lane = lanes ? 2 : 0, .rc = AN_OK};
+  pthread_t th;
+  bool two = an_workers_count(r->opt->rank_workers, 2) > 1 && (!lanes || te_lane_enter(1) == 0);
+  if (two && !(two = pthread_create(&th, NULL, run_second, &s) == 0) && lanes) te_lane_leave();
+  an_status rc = first(r);
+  if (two) {
+    pthread_join(th, NULL);
+    if (lanes) te_lane_leave();
+    if (lanes) te_rules_lanes_fold(r->rules);
+  } else if (rc == AN_OK) {
+    s.lane = 0;
+    run_second(&s);
+  }
+  if (rc == AN_OK && s.rc != AN_OK) *r->err = s.err;
+  return rc == AN_OK ? s.rc : rc;
+}
+
+/* The step windows here, the views' id indexes (an_trace_view_index_ids) beside them: the
+ * steps do not read them, the kernel maps after them do. The indexes ask the rules nothing,
+ * and the run built them before the steps, so the memory at any time is what it was. */
+static an_status index_side(const side *s, an_error *err) {
+  for (size_t i = 0; !s->shared && i < s->n; i++)
+    if (an_trace_view_index_ids(&s->views[i]) != AN_OK)
+      return fail_in(err, AN_ERR_NOMEM, s->paths[i], "out of memory");
+  return AN_OK;
+}
+
+static an_status build_view_ids(run_state *r, an_error *err) {
+  an_status rc = index_side(&r->formal, err);
+  return rc == AN_OK ? index_side(&r->mapping, err) : rc;
+}
+
+/* After the tables: the opaque-op split and chain runs here, the roofline beside them.
+ * They write different fields of the rows; of the views they read the op nests, built
+ * first here where the opaque-op split built them (the roofline alone asks the stage ops
+ * and the mapping views' nests); their transient memory is small next to the overlap's,
+ * the run's peak. The time account, the overlap and the tables stay one after the other:
+ * two of them at once, or the tables' rows before the overlap, raised the peak (hta15
+ * +4.3 MB, hf50 +6 MB). */
+static an_status build_after_tables(run_state *r) {
+  for (size_t i = 0; i < r->formal.n; i++)
+    if (r->formal.traces[i] && !an_trace_view_ops(&r->formal.views[i]))
+      return fail(r, AN_ERR_NOMEM, r->formal.label, "out of memory");
+  an_status rc = run_two(r, build_opaque, build_roofline, true);
+  for (size_t i = 0; rc == AN_OK && i < r->formal.n; i++)
+    if (r->formal.traces[i]) rc = an_graph_staging_add(&r->staging, &r->formal.views[i], r->rules);
+  return rc;
+}
+
 /* Reads both sides, then analyses: every step before the model is assembled. */
 static an_status analyse(run_state *r, double kernel_min_share) {
   an_status rc = load_sides(r);
@@ -1270,7 +1352,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
   decide_framework(r, &r->formal);
   if (r->two) decide_framework(r, &r->mapping);
-  rc = build_steps(r);
+  rc = run_two(r, build_steps, build_view_ids, false);
   if (rc == AN_OK) rc = build_kernel_maps(r);
   /* the ranks before the run context: the topology gate reads the host names the rank
    * files state after their events, which only reading them finds */
@@ -1284,11 +1366,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc == AN_OK) rc = build_timeline(r);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
-  if (rc == AN_OK) rc = build_opaque(r);
-  if (rc == AN_OK) rc = build_roofline(r);
-  for (size_t i = 0; rc == AN_OK && i < r->formal.n; i++)
-    if (r->formal.traces[i]) rc = an_graph_staging_add(&r->staging, &r->formal.views[i], r->rules);
-  return rc;
+  return rc == AN_OK ? build_after_tables(r) : rc;
 }
 
 an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **out, an_error *err) {

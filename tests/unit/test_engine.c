@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,7 +331,7 @@ Test(engine_classify, first_hit_wins_and_unless_blocks) {
 Test(engine_classify, once_agrees_and_leaves_the_cache_alone) {
   te_rules *r = rules_from1(base_pack);
   const char *names[] = {"ncclAllReduce_copy", "copy_kernel", "cutlass_copy_gemm", "mystery", ""};
-  const te_strcache *cache = &r->classifier_caches[0];
+  const te_strcache *cache = &r->classifier_caches[0].shared;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     const te_class_rule *once_rule = NULL, *rule = NULL;
     const char *once = te_rules_classify_once(r, "kernel", names[i], &once_rule);
@@ -529,7 +530,8 @@ Test(engine_vocabulary, derived_once_caches_no_base_decision) {
   te_rules *r = rules_from1(vocab_pack);
   const char *names[] = {"sm80_xmma_fprop_implicit_gemm", "Cijk_Alik_Bljk", "tiny_copy",
                          "copy_kernel", "unknown_kernel"};
-  const te_strcache *base = &r->classifier_caches[0], *derived = &r->classifier_caches[1];
+  const te_strcache *base = &r->classifier_caches[0].shared,
+                    *derived = &r->classifier_caches[1].shared;
   cr_assert_str_eq(r->classifiers[0].id, "kernel");
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     const char *once = te_rules_classify_once(r, "overlap", names[i], NULL);
@@ -537,7 +539,7 @@ Test(engine_vocabulary, derived_once_caches_no_base_decision) {
     cr_assert_eq(derived->used, i, "%s: no decision of its own cached", names[i]);
     cr_assert_str_eq(once, te_rules_classify(r, "overlap", names[i], NULL), "%s", names[i]);
     cr_assert_eq(derived->used, i + 1);
-    te_strcache_clear(&r->classifier_caches[0]); /* the cached form filled the base one */
+    te_lcache_clear(&r->classifier_caches[0]); /* the cached form filled the base one */
   }
   te_rules_destroy(r);
 }
@@ -1420,6 +1422,85 @@ Test(engine_strcache, keeps_values_by_exact_bytes) {
   cr_assert_eq(c.used, 3);
   te_strcache_clear(&c);
   cr_assert_not(te_strcache_get(&c, "a", 1, &v));
+}
+
+/* In a lane the shared map is only read; the lane's answers are its own until folded. */
+Test(engine_strcache, a_lane_keeps_its_answers_until_folded) {
+  te_lcache c = {0};
+  int v = 0;
+  te_lcache_put(&c, "shared", 6, 1); /* outside lanes: the shared map */
+  cr_assert_eq(c.shared.used, 1);
+  cr_assert_eq(te_lane_enter(2), 0);
+  cr_assert(te_lcache_get(&c, "shared", 6, &v) && v == 1, "a lane reads the shared map");
+  te_lcache_put(&c, "mine", 4, 2);
+  cr_assert_eq(c.shared.used, 1, "a lane leaves the shared map alone");
+  cr_assert(c.lane[1] && c.lane[1]->used == 1 && !c.lane[0]);
+  cr_assert(te_lcache_get(&c, "mine", 4, &v) && v == 2);
+  te_lane_leave();
+  cr_assert_eq(te_lane_enter(1), 0);
+  cr_assert_not(te_lcache_get(&c, "mine", 4, &v), "another lane does not see it");
+  te_lane_leave();
+  cr_assert_eq(te_lane_enter(3), -1, "lanes are 1 and 2");
+  cr_assert_eq(te_lane_now, 0);
+  te_lcache_fold(&c);
+  cr_assert(!c.lane[1] && c.shared.used == 2);
+  cr_assert(te_lcache_get(&c, "mine", 4, &v) && v == 2, "folded into the shared map");
+  te_lcache_clear(&c);
+}
+
+/* Two threads classifying the same names at once, each in its lane, answer as one thread
+ * does; after the fold the shared caches hold every name. */
+typedef struct lane_job {
+  const te_rules *r;
+  unsigned lane;
+  const char *const *names;
+  size_t n;
+  const char *got[64];
+} lane_job;
+
+static void *classify_in_lane(void *arg) {
+  lane_job *j = arg;
+  if (te_lane_enter(j->lane) != 0) return NULL;
+  for (int round = 0; round < 50; round++)
+    for (size_t i = 0; i < j->n; i++) {
+      j->got[i] = te_rules_classify(j->r, "kernel", j->names[i], NULL);
+      (void)te_matcher_match(te_rules_matcher(j->r, "regexy"), j->names[i], strlen(j->names[i]));
+    }
+  te_lane_leave();
+  return NULL;
+}
+
+Test(engine_lanes, two_threads_answer_as_one) {
+  static const char pack[] =
+      "pack: p\nversion: 1\n"
+      "matchers:\n  regexy: {regex: ['^(nccl|cutlass).*(copy|gemm)$']}\n"
+      "classifiers:\n  - id: kernel\n    default: other\n    rules:\n"
+      "      - {id: comm, category: communication, match: {regex: [nccl]}}\n"
+      "      - {id: gemm, category: gemm, match: {regex: ['gemm|xmma']}}\n"
+      "      - {id: copy, category: memory, match: {keywords: [copy]}}\n"
+      "    categories: [{id: communication, meaning: c}, {id: gemm, "
+      "meaning: g}, {id: memory, meaning: m}, {id: other, meaning: o}]\n";
+  const char *names[] = {
+      "ncclAllReduce_copy", "copy_kernel", "cutlass_copy_gemm", "mystery", "sm80_xmma_fprop", "",
+      "elementwise_add"};
+  size_t n = sizeof names / sizeof *names;
+  te_rules *one = rules_from1(pack), *r = rules_from1(pack);
+  lane_job a = {r, 1, names, n, {0}}, b = {r, 2, names, n, {0}};
+  pthread_t th;
+  cr_assert_eq(pthread_create(&th, NULL, classify_in_lane, &b), 0);
+  classify_in_lane(&a);
+  pthread_join(th, NULL);
+  cr_assert_eq(r->classifier_caches[0].shared.used, 0, "nothing put in the shared map in lanes");
+  te_rules_lanes_fold(r);
+  cr_assert_eq(r->classifier_caches[0].shared.used, n, "the fold keeps every answer once");
+  for (size_t i = 0; i < n; i++) {
+    const char *want = te_rules_classify(one, "kernel", names[i], NULL);
+    cr_assert_str_eq(a.got[i], want, "%s", names[i]);
+    cr_assert_str_eq(b.got[i], want, "%s", names[i]);
+    cr_assert_str_eq(te_rules_classify(r, "kernel", names[i], NULL), want, "%s", names[i]);
+  }
+  te_rules_destroy(one);
+  te_rules_destroy(r);
 }
 
 /* A full cache keeps what it holds and admits nothing new: a trace with one name more

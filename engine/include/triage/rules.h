@@ -119,6 +119,20 @@ bool te_matcher_explain(const te_matcher *m, const char *s, size_t len, char *wh
 /* Regex runs of m that hit the PCRE2 match/depth limit and counted as no-match. */
 size_t te_matcher_limit_misses(const te_matcher *m);
 
+/* Lanes: two threads querying one finalized rule set at once. Queries are otherwise
+ * thread-compatible only (a matcher's cache and match data, the classifiers' and
+ * ladders' caches change as they answer). Each thread that queries while another does
+ * enters a lane of its own first (1 or 2), and no thread queries outside a lane
+ * meanwhile: the rule set's caches are then only read, and a lane keeps the answers it
+ * finds and its regex match data to itself. te_lane_leave after the thread's last query;
+ * te_rules_lanes_fold once every lane has been left, so that later queries find what
+ * the lanes learnt. The answers are the same in a lane or out of one. Display names
+ * (te_rules_display_name) are not asked in lanes. te_lane_enter: 0, or -1 for a bad
+ * lane or when out of memory (the thread is then in no lane). */
+int te_lane_enter(unsigned lane);
+void te_lane_leave(void);
+void te_rules_lanes_fold(const te_rules *r);
+
 /* One text tested against many matchers (a kernel row against every fusion pattern):
  * its lower-cased, compact and token forms, and its hits in the rule set's token index,
  * are built once, on the first matcher that needs each. Results are not cached per
