@@ -13,6 +13,7 @@
 #include "analysis/model.h"
 #include "report/html_writer.h"
 #include "report/names.h"
+#include "report/rank_notes.h"
 
 /* The Ranks section's input (html_ranks.c): what the page draws per rank. Built from the
  * per-rank model by an adapter once that model exists; every row has the same parts
@@ -43,7 +44,7 @@ typedef struct rp_rank_view {
   const an_imbalance_row *imbalance; /* drawn below the ranks table; the model's rows */
   const char *span; /* what the times cover (rp_rank_span), after the verdict; NULL: nothing */
   size_t n_notes;   /* the Markdown's notes (report/rank_notes.h), under the ranks table */
-  char *const *notes;
+  const rp_rank_note *notes;
 } rp_rank_view;
 
 /* <section id="ranks">: verdict, legend, the ranks table with one bar scale (and the

@@ -131,6 +131,17 @@ static void imbalance_table(rp_hw *hw, const rp_rank_view *v) {
   rp_hw_printf(hw, "</tbody></table></div>");
 }
 
+/* A note's parts as HTML: a name the trace gives is text in <code>, never markup. */
+static void note_html(rp_hw *hw, const rp_rank_note *n) {
+  static const char *const tag[] = {NULL, "code", "em"};
+  for (size_t i = 0; i < n->n; i++) {
+    const rp_note_part *p = &n->parts[i];
+    if (tag[p->kind]) rp_hw_printf(hw, "<%s>", tag[p->kind]);
+    rp_hw_text(hw, p->text);
+    if (tag[p->kind]) rp_hw_printf(hw, "</%s>", tag[p->kind]);
+  }
+}
+
 void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   if (!v || v->n == 0) return;
   double widest = 0;
@@ -157,7 +168,7 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
   if (v->n_notes) rp_hw_printf(hw, "<ul class=\"notes rank-notes\">");
   for (size_t i = 0; i < v->n_notes; i++) {
     rp_hw_printf(hw, "<li>");
-    rp_hw_marked(hw, v->notes[i]);
+    note_html(hw, &v->notes[i]);
     rp_hw_printf(hw, "</li>");
   }
   if (v->n_notes) rp_hw_printf(hw, "</ul>");
@@ -253,7 +264,7 @@ void rp_html_rank_reports(rp_hw *hw) {
         rp_html_ranks(hw,
                       &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance,
                                       rr->imbalance, rp_rank_span(rr, span, sizeof span), notes.n,
-                                      notes.text});
+                                      notes.notes});
       rp_rank_notes_free(&notes);
       hw->id_suffix = "";
     }

@@ -11,13 +11,50 @@
 #include "report/text.h"
 #include "util/vec.h"
 
-/* What every note reads: the section, the group a group note is about, the names. */
+/* Where a note's parts start in its text: each mark opens a part of its kind. */
+typedef struct part_mark {
+  rp_note_kind kind;
+  long at;
+} part_mark;
+
+typedef struct part_marks {
+  size_t n, cap;
+  part_mark *v;
+} part_marks;
+
+/* What every note reads: the section, the group a group note is about, the names; and
+ * where its parts start (the note's writer marks them). */
 typedef struct note_args {
   const an_rank_report *rep;
   const an_rank_group *g;
   const rp_names *nm;
   bool merged; /* some file of the stage holds several GPUs */
+  part_marks *marks;
 } note_args;
+
+static int mark(part_marks *m, rp_note_kind kind, long at) {
+  part_mark *v = at < 0 ? NULL : ut_grow(m->v, &m->cap, m->n + 1, sizeof *v);
+  if (!v) return -1;
+  m->v = v;
+  m->v[m->n++] = (part_mark){kind, at};
+  return 0;
+}
+
+/* text as a part of its own kind, then text again. */
+static int typed(FILE *f, const note_args *a, rp_note_kind kind, const char *text) {
+  return mark(a->marks, kind, ftell(f)) || fputs(text, f) == EOF ||
+                 mark(a->marks, RP_NOTE_TEXT, ftell(f))
+             ? -1
+             : 0;
+}
+
+/* A kernel name as code: nm's display form, or the full name. */
+static int kernel_part(FILE *f, const note_args *a, const char *name) {
+  char *shown = a->nm ? rp_names_display(a->nm, name) : NULL;
+  int rc = typed(f, a, RP_NOTE_CODE, shown ? shown : name);
+  free(shown);
+  return rc;
+}
 
 int rp_rank_list_md(FILE *f, const long *r, size_t n) {
   bool run = n > 2;
@@ -79,12 +116,13 @@ static int paren_ms(FILE *f, double us) {
 }
 
 /* Where the others' wait goes: the collective and the step. */
-static int wait_where(FILE *f, const rp_names *nm, const an_rank_group *g) {
+static int wait_where(FILE *f, const note_args *a) {
+  const an_rank_group *g = a->g;
   if (!g->wait_kernel) return 0;
   if (fprintf(f, "; %.1f %% of the loss in ", g->wait_kernel_share_pct) < 0) return -1;
   if (g->wait_position && fprintf(f, "collective %zu of the step, ", g->wait_position) < 0)
     return -1;
-  if (rp_kernel_md(f, nm, g->wait_kernel) != 0) return -1;
+  if (kernel_part(f, a, g->wait_kernel) != 0) return -1;
   if (g->wait_context && fprintf(f, " (%s)", g->wait_context) < 0) return -1;
   if (!g->worst_step) return 0;
   return fprintf(f, "; the most in step %zu of %zu", g->worst_step, g->n_steps) < 0 ||
@@ -96,17 +134,35 @@ static int wait_where(FILE *f, const rp_names *nm, const an_rank_group *g) {
 /* A signed difference as printed: under half a microsecond is 0, never "-0.000". */
 static double tidy(double us) { return us > -0.5 && us < 0.5 ? 0 : us; }
 
+/* The straggler's first families of excess work (rp_rank_excess's words), a kernel's
+ * name as code. */
+static int excess_parts(FILE *f, const note_args *a, size_t max) {
+  const an_rank_group *g = a->g;
+  char times[RP_RANK_EXCESS_BYTES];
+  for (size_t i = 0; i < g->n_excess && i < max; i++) {
+    const an_rank_excess *x = &g->excess[i];
+    if ((i && fputs(", ", f) == EOF) ||
+        (x->is_kernel                              ? kernel_part(f, a, x->family)
+         : fprintf(f, "%s kernels", x->family) < 0 ? -1
+                                                   : 0) ||
+        fputs(rp_rank_excess_times(g, x, times, sizeof times), f) == EOF)
+      return -1;
+  }
+  size_t more = g->n_excess > max ? g->n_excess - max : 0;
+  return more && fprintf(f, " and %zu more famil%s", more, more == 1 ? "y" : "ies") < 0 ? -1 : 0;
+}
+
 /* Why the straggler is late, from its steps against the others'. */
-static int cause_text(FILE *f, const an_rank_group *g) {
+static int cause_text(FILE *f, const note_args *a) {
+  const an_rank_group *g = a->g;
   if (fputs(". Cause: ", f) == EOF || fputs(rp_rank_cause(g->cause), f) == EOF) return -1;
   if (!g->n_steps) return fputs(" (no steps to compare)", f) == EOF ? -1 : 0;
-  char ex[RP_RANK_EXCESS_BYTES];
   if (g->cause == AN_CAUSE_IMBALANCE &&
       (fputs(": it runs more work than the others in the imbalance table's kernel families, ", f) ==
            EOF ||
-       rp_md_ms(f, g->excess_per_step_us, false) ||
-       fprintf(f, " ms per step in all: %s (rank %ld against the others' median), ",
-               rp_rank_excess(g, 3, ex, sizeof ex), g->straggler) < 0 ||
+       rp_md_ms(f, g->excess_per_step_us, false) || fputs(" ms per step in all: ", f) == EOF ||
+       excess_parts(f, a, 3) ||
+       fprintf(f, " (rank %ld against the others' median), ", g->straggler) < 0 ||
        rp_md_ms(f, g->balanced_excess_per_step_us, false) ||
        fprintf(f,
                " ms per step over an even share of the %zu ranks' work (what an even split "
@@ -151,13 +207,13 @@ static int lost_note(FILE *f, const note_args *a) {
                      fprintf(f, " ms per step (%.1f %% of the group's GPU time per step)",
                              g->lost_step_share_pct) < 0))
     return -1;
-  if (wait_where(f, a->nm, g) != 0) return -1;
+  if (wait_where(f, a) != 0) return -1;
   char ctx[RP_RANK_CONTEXTS_BYTES];
   if (*rp_rank_wait_contexts(g, ctx, sizeof ctx) &&
       fprintf(f, "; by what the collectives were launched for (rank %ld's launches): %s",
               g->ranks[0], ctx) < 0)
     return -1;
-  if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, g) != 0) return -1;
+  if (g->verdict == AN_RANK_STRAGGLER && cause_text(f, a) != 0) return -1;
   return fputc('.', f) == EOF ? -1 : 0;
 }
 
@@ -170,7 +226,7 @@ static int mismatch_note(FILE *f, const note_args *a) {
               "matched, e.g. ",
               g->n_count_mismatch, g->n_count_mismatch == 1 ? "" : "s",
               g->n_count_mismatch == 1 ? "is" : "are") < 0 ||
-      rp_kernel_md(f, a->nm, g->mismatch_kernel) != 0)
+      kernel_part(f, a, g->mismatch_kernel) != 0)
     return -1;
   return fprintf(f, " (%zu to %zu instances).", g->mismatch_min, g->mismatch_max) < 0 ? -1 : 0;
 }
@@ -204,7 +260,7 @@ static int dropped_note(FILE *f, const note_args *a) {
       fprintf(f, " %s not matched (%s: the gap each leaves is no rank's wait); the longest, ",
               g->n_dropped == 1 ? "is" : "are",
               g->dropped_sampled ? "a sampled trace dropped them" : "the capture lost them") < 0 ||
-      rp_kernel_md(f, a->nm, g->dropped_kernel) != 0)
+      kernel_part(f, a, g->dropped_kernel) != 0)
     return -1;
   if ((g->dropped_context || g->dropped_backward) &&
       fprintf(f, " (%s%s%s)", g->dropped_context ? g->dropped_context : "",
@@ -220,18 +276,46 @@ static int dropped_note(FILE *f, const note_args *a) {
 
 typedef int (*note_fn)(FILE *f, const note_args *a);
 
-/* One more note: what fn writes. False when out of memory or a write failed. */
+/* The parts of text[0..len) as its marks cut it (empty text parts left out), into n. */
+static bool cut_parts(const char *text, size_t len, const part_marks *m, rp_rank_note *n) {
+  n->parts = calloc(m->n ? m->n : 1, sizeof *n->parts);
+  if (!n->parts) return false;
+  for (size_t i = 0; i < m->n; i++) {
+    size_t from = (size_t)m->v[i].at, to = i + 1 < m->n ? (size_t)m->v[i + 1].at : len;
+    if (to <= from && m->v[i].kind == RP_NOTE_TEXT) continue;
+    char *t = strndup(text + from, to - from);
+    if (!t) return false;
+    n->parts[n->n++] = (rp_note_part){m->v[i].kind, t};
+  }
+  return true;
+}
+
+static void note_free(rp_rank_note *n) {
+  for (size_t i = 0; i < n->n; i++) free(n->parts[i].text);
+  free(n->parts);
+  memset(n, 0, sizeof *n);
+}
+
+/* One more note: what fn writes, cut into its parts. False when out of memory or a write
+ * failed. */
 static bool add_note(rp_rank_notes *out, size_t *cap, note_fn fn, const note_args *a) {
   char *text = NULL;
   size_t len = 0;
+  part_marks marks = {0};
+  note_args own = *a;
+  own.marks = &marks;
   FILE *mem = open_memstream(&text, &len);
   if (!mem) return false;
-  int rc = fn(mem, a);
-  if (fclose(mem) != 0 || rc != 0 || !text) return free(text), false;
-  char **v = ut_grow(out->text, cap, out->n + 1, sizeof *v);
-  if (!v) return free(text), false;
-  out->text = v;
-  out->text[out->n++] = text;
+  int rc = mark(&marks, RP_NOTE_TEXT, 0) ? -1 : fn(mem, &own);
+  bool ok = fclose(mem) == 0 && rc == 0 && text;
+  rp_rank_note note = {0};
+  ok = ok && cut_parts(text, len, &marks, &note);
+  free(text);
+  free(marks.v);
+  rp_rank_note *v = ok ? ut_grow(out->notes, cap, out->n + 1, sizeof *v) : NULL;
+  if (!v) return note_free(&note), false;
+  out->notes = v;
+  out->notes[out->n++] = note;
   return true;
 }
 
@@ -249,7 +333,7 @@ static bool group_notes(rp_rank_notes *out, size_t *cap, const note_args *a) {
 int rp_rank_notes_build(const an_rank_report *rep, const rp_names *nm, rp_rank_notes *out) {
   memset(out, 0, sizeof *out);
   size_t cap = 0;
-  note_args a = {rep, NULL, nm, false};
+  note_args a = {rep, NULL, nm, false, NULL};
   for (size_t i = 0; i < rep->n_rows; i++) a.merged = a.merged || rep->rows[i].gpus > 1;
   bool ok = !a.merged || add_note(out, &cap, gpus_note, &a);
   out->n_rows = out->n;
@@ -263,7 +347,18 @@ int rp_rank_notes_build(const an_rank_report *rep, const rp_names *nm, rp_rank_n
 }
 
 void rp_rank_notes_free(rp_rank_notes *n) {
-  for (size_t i = 0; n && i < n->n; i++) free(n->text[i]);
-  if (n) free(n->text);
+  for (size_t i = 0; n && i < n->n; i++) note_free(&n->notes[i]);
+  if (n) free(n->notes);
   if (n) memset(n, 0, sizeof *n);
+}
+
+int rp_rank_note_md(FILE *f, const rp_rank_note *n) {
+  for (size_t i = 0; i < n->n; i++) {
+    const rp_note_part *p = &n->parts[i];
+    int rc = p->kind == RP_NOTE_CODE   ? rp_md_code(f, p->text)
+             : p->kind == RP_NOTE_EMPH ? (fprintf(f, "*%s*", p->text) < 0 ? -1 : 0)
+                                       : (fputs(p->text, f) == EOF ? -1 : 0);
+    if (rc) return -1;
+  }
+  return 0;
 }

@@ -98,14 +98,17 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep,
   if (rp_rank_notes_build(rep, nm, &notes) != 0) return -1;
   int rc = 0; /* the rows' notes under the rank table, the groups' under theirs */
   for (size_t i = 0; i < notes.n_rows && rc == 0; i++)
-    rc = fprintf(f, "\n- %s\n", notes.text[i]) < 0 ? -1 : 0;
+    rc = fputs("\n- ", f) == EOF || rp_rank_note_md(f, &notes.notes[i]) || fputc('\n', f) == EOF
+             ? -1
+             : 0;
   if (rc == 0 &&
       (fprintf(f, "\n### Stragglers: %s\n\n", rep->stage) < 0 || fputs(GROUP_HEAD, f) == EOF))
     rc = -1;
   for (size_t g = 0; g < rep->n_groups && rc == 0; g++) rc = group_row(f, &rep->groups[g]);
   if (rc == 0 && notes.n > notes.n_rows && fputc('\n', f) == EOF) rc = -1;
   for (size_t i = notes.n_rows; i < notes.n && rc == 0; i++)
-    rc = fprintf(f, "- %s\n", notes.text[i]) < 0 ? -1 : 0;
+    rc = fputs("- ", f) == EOF || rp_rank_note_md(f, &notes.notes[i]) || fputc('\n', f) == EOF ? -1
+                                                                                               : 0;
   rp_rank_notes_free(&notes);
   if (rc != 0) return -1;
   if (fprintf(f, "\n### Imbalance: %s\n\n", rep->stage) < 0) return -1;

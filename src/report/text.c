@@ -1281,20 +1281,27 @@ const char *rp_rank_cause_id(an_rank_cause c) {
 
 /* "embedding 125.31 ms against 72.28 ms (1.7x, +26.51 ms/step)": the straggler's first
  * families of excess work against its peers' median, most first. */
+const char *rp_rank_excess_times(const an_rank_group *g, const an_rank_excess *x, char *b,
+                                 size_t cap) {
+  char mine[32], peers[32], per[32], ratio[32] = "";
+  rp_md_number(mine, sizeof mine, x->straggler_us / 1000.0);
+  rp_md_number(peers, sizeof peers, x->peers_us / 1000.0);
+  rp_md_number(per, sizeof per, x->per_step_us / 1000.0);
+  if (x->peers_us > 0) snprintf(ratio, sizeof ratio, "%.1fx, ", x->straggler_us / x->peers_us);
+  snprintf(b, cap, " %s ms against %s ms (%s+%s ms%s)", mine, peers, ratio, per,
+           g->n_steps ? "/step" : "");
+  return b;
+}
+
 const char *rp_rank_excess(const an_rank_group *g, size_t max, char *b, size_t cap) {
   size_t len = 0;
   *b = 0;
   for (size_t i = 0; i < g->n_excess && i < max && len < cap; i++) {
     const an_rank_excess *x = &g->excess[i];
-    char mine[32], peers[32], per[32], ratio[32] = "";
-    rp_md_number(mine, sizeof mine, x->straggler_us / 1000.0);
-    rp_md_number(peers, sizeof peers, x->peers_us / 1000.0);
-    rp_md_number(per, sizeof per, x->per_step_us / 1000.0);
-    if (x->peers_us > 0) snprintf(ratio, sizeof ratio, "%.1fx, ", x->straggler_us / x->peers_us);
-    len += (size_t)snprintf(b + len, cap - len, "%s%s%.80s%s %s ms against %s ms (%s+%s ms%s)",
-                            i ? ", " : "", x->is_kernel ? "`" : "", x->family,
-                            x->is_kernel ? "`" : " kernels", mine, peers, ratio, per,
-                            g->n_steps ? "/step" : "");
+    char times[RP_RANK_EXCESS_BYTES];
+    len += (size_t)snprintf(b + len, cap - len, "%s%s%.80s%s%s", i ? ", " : "",
+                            x->is_kernel ? "`" : "", x->family, x->is_kernel ? "`" : " kernels",
+                            rp_rank_excess_times(g, x, times, sizeof times));
   }
   if (g->n_excess > max && len < cap)
     snprintf(b + len, cap - len, " and %zu more famil%s", g->n_excess - max,

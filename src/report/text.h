@@ -221,6 +221,10 @@ const char *rp_rank_group_source_id(an_rank_group_source s);
  * returns b ("" when it has none). */
 #define RP_RANK_EXCESS_BYTES 640
 const char *rp_rank_excess(const an_rank_group *g, size_t max, char *b, size_t cap);
+/* One family's times after its name: " 125.31 ms against 72.28 ms (1.7x, +26.51
+ * ms/step)"; returns b (the Ranks notes write the name as a code part of their own). */
+const char *rp_rank_excess_times(const an_rank_group *g, const an_rank_excess *x, char *b,
+                                 size_t cap);
 
 /* The word of a diff row's change as the diff reads (an_diff_report.reading): "slower
  * (regression)" when the runs compare, "slower" between two ranks, "longer" when the runs

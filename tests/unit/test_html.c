@@ -479,26 +479,44 @@ static char *ranks_section(const rp_rank_view *v) {
 }
 
 /* The section's notes are the Markdown's (report/rank_notes.h), under the ranks table and
- * above the imbalance table: their `code` marks become <code>, a code span's Markdown bar
- * escape a bar, and the text is escaped (review 12: the HTML lacked the ranks not read). */
+ * above the imbalance table: a code part becomes <code>, and every part is text, so a name
+ * holding '*', '`' or a bar is never markup (review 13: the notes were Markdown re-parsed
+ * into HTML; review 12: the HTML lacked the ranks not read). */
 Test(html_ranks, notes_under_the_table) {
   rp_rank_part a[] = {{"compute", 600}};
   rp_rank_view_row rows[] = {
       {"rank 0", 0, 1, a, false, NULL, NULL, 0, 0, 0},
       {"rank 1", 1, 1, a, false, NULL, NULL, 0, 0, 0},
   };
-  char *notes[] = {"Rank 0's trace holds the kernels of 4 GPUs.",
-                   "Ranks 0, 1: rank 2 of their process group was not read, e.g. `a<b>\\|c`."};
+  rp_note_part first[] = {{RP_NOTE_TEXT, "Rank 0's trace holds the kernels of 4 GPUs."}};
+  rp_note_part second[] = {{RP_NOTE_TEXT, "Ranks 0, 1: *rank 2* was not read, e.g. "},
+                           {RP_NOTE_CODE, "a<b>|c*`d`*"},
+                           {RP_NOTE_TEXT, "."}};
+  rp_rank_note notes[] = {{1, first}, {3, second}};
   an_imbalance_row imb[] = {{"k", "compute", 0, 100, 180, 80, 1, 0}};
   rp_rank_view v = {NULL, "x", 2, rows, false, 1, imb, NULL, 2, notes};
   char *buf = ranks_section(&v);
   const char *ul =
       strstr(buf,
              "</table></div><ul class=\"notes rank-notes\"><li>Rank 0&#39;s trace "
-             "holds the kernels of 4 GPUs.</li><li>Ranks 0, 1: rank 2 of their process "
-             "group was not read, e.g. <code>a&lt;b&gt;|c</code>.</li></ul>");
+             "holds the kernels of 4 GPUs.</li><li>Ranks 0, 1: *rank 2* was not read, e.g. "
+             "<code>a&lt;b&gt;|c*`d`*</code>.</li></ul>");
   cr_assert_not_null(ul, "%s", buf);
   cr_assert_gt(strstr(buf, "<h3>Imbalance</h3>") - ul, 0, "the notes come before the imbalance");
+  free(buf);
+}
+
+/* The Markdown of the same parts: text as it is, the name as a code span (a longer fence
+ * around a backtick), so the two formats say the same words. */
+Test(html_ranks, notes_in_markdown) {
+  rp_note_part parts[] = {{RP_NOTE_TEXT, "e.g. "}, {RP_NOTE_CODE, "k`1`"}, {RP_NOTE_TEXT, "."}};
+  rp_rank_note note = {3, parts};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert_eq(rp_rank_note_md(f, &note), 0);
+  fclose(f);
+  cr_assert_str_eq(buf, "e.g. `` k`1` ``.");
   free(buf);
 }
 
