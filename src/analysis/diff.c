@@ -19,8 +19,14 @@ static bool side_ranks(const an_report *r, const char *id, an_diff_side_stage *d
     if (!d->ranks) return false;
     for (size_t k = 0; k < rr->n_rows; k++) {
       const an_rank_row *w = &rr->rows[k];
-      d->ranks[d->n_ranks++] =
-          (an_diff_rank){w->rank, an_round3(w->busy_us), an_round3(w->wait_us), w->straggler};
+      an_diff_rank *x = &d->ranks[d->n_ranks++];
+      *x = (an_diff_rank){w->rank, an_round3(w->busy_us), an_round3(w->wait_us), w->straggler, 0,
+                          NULL};
+      /* as the JSON report writes them, so a side read back from it compares the same */
+      if (w->step_us && w->n_steps && !(x->step_us = malloc(w->n_steps * sizeof *x->step_us)))
+        return false;
+      for (size_t j = 0; x->step_us && j < w->n_steps; j++)
+        x->step_us[x->n_step_us++] = an_round3(w->step_us[j]);
     }
     return true;
   }
@@ -121,6 +127,24 @@ static bool side_stage(const an_stage_report *st, const an_report *r, an_diff_si
   return true;
 }
 
+static int cmp_long(const void *pa, const void *pb) {
+  long a = *(const long *)pa, b = *(const long *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The ranks of a directory whose trace the reader refused (the run's hints say which). */
+static bool side_unread(const an_report *r, an_diff_side *out) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_hints; i++) n += r->hints[i].code == AN_HINT_RANK_UNREAD;
+  if (!n) return true;
+  if (!(out->unread = malloc(n * sizeof *out->unread))) return false;
+  for (size_t i = 0; i < r->n_hints; i++)
+    if (r->hints[i].code == AN_HINT_RANK_UNREAD)
+      out->unread[out->n_unread++] = (long)r->hints[i].count;
+  qsort(out->unread, out->n_unread, sizeof *out->unread, cmp_long);
+  return true;
+}
+
 an_status an_diff_side_from_report(const an_report *r, const char *label, an_diff_side *out) {
   memset(out, 0, sizeof *out);
   out->label = label;
@@ -142,6 +166,8 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
   out->host = r->limits.trace_host;
   out->gpu = r->run.context.gpu.value;
   out->n_ranks = report_ranks(r);
+  out->only_rank = -1;
+  if (!side_unread(r, out)) return AN_ERR_NOMEM;
   for (size_t i = 0; i < r->n_stages; i++) {
     if (!r->stages[i].has_kernels) continue;
     if (!side_stage(&r->stages[i], r, &out->stages[out->n_stages++])) return AN_ERR_NOMEM;
@@ -151,6 +177,8 @@ an_status an_diff_side_from_report(const an_report *r, const char *label, an_dif
 
 void an_diff_side_free(an_diff_side *s) {
   for (size_t i = 0; s && s->stages && i < s->n_stages; i++) {
+    for (size_t k = 0; s->stages[i].ranks && k < s->stages[i].n_ranks; k++)
+      free(s->stages[i].ranks[k].step_us);
     free(s->stages[i].kernels);
     free(s->stages[i].fusions);
     free(s->stages[i].overlaps);
@@ -160,6 +188,7 @@ void an_diff_side_free(an_diff_side *s) {
   }
   if (s) free(s->stages);
   if (s) free(s->files);
+  if (s) free(s->unread);
   if (s) memset(s, 0, sizeof *s);
 }
 
@@ -176,58 +205,70 @@ static double rel_sd(const double *v, size_t n, size_t min) {
   return mean > 0 ? sqrt(var) / mean : 0;
 }
 
-/* The spread of one side's stage: across its steps (diff.spread_min_steps or more) and
- * across its ranks (two or more), the larger with its source. */
-static double side_spread(const an_diff_side_stage *s, const te_settings *set,
-                          an_noise_source *src) {
-  double by_steps = s ? rel_sd(s->step_us, s->n_step_us, (size_t)set->diff_spread_min_steps) : 0;
-  double by_ranks = 0;
-  if (s && s->n_ranks >= 2) {
-    double *busy = malloc(s->n_ranks * sizeof *busy);
-    /* their work: busy time less the collective wait, which is the straggler's doing */
-    for (size_t i = 0; busy && i < s->n_ranks; i++)
-      busy[i] = s->ranks[i].busy_us - s->ranks[i].wait_us;
-    by_ranks = busy ? rel_sd(busy, s->n_ranks, 2) : 0;
-    free(busy);
-  }
-  *src = by_ranks > by_steps ? AN_NOISE_RANKS : AN_NOISE_STEPS;
-  return by_ranks > by_steps ? by_ranks : by_steps;
-}
-
 typedef struct floor_t {
   double pct, us;
 } floor_t;
 
-/* The range of the values whose spread sets the floor (source src of side s): its steps'
- * GPU time or its ranks' work, into out. */
-static void spread_range(const an_diff_side_stage *s, an_noise_source src, an_diff_stage *out) {
-  bool steps = src == AN_NOISE_STEPS;
-  size_t n = steps ? s->n_step_us : s->n_ranks;
-  double lo = 0, hi = 0;
-  for (size_t i = 0; i < n; i++) {
-    double x = steps ? s->step_us[i] : s->ranks[i].busy_us - s->ranks[i].wait_us;
-    lo = i == 0 || x < lo ? x : lo;
-    hi = i == 0 || x > hi ? x : hi;
+/* A spread the data show: relative standard deviation x of n values v, from the steps of
+ * the tables' trace or of one rank, of one run. */
+typedef struct spread {
+  double x;
+  an_noise_source src;
+  bool after;
+  long rank; /* AN_NOISE_RANK_STEPS: whose steps */
+  const double *v;
+  size_t n;
+} spread;
+
+/* Takes the spread of v[0..n) when it is wider than *best. */
+static void wider(spread *best, const double *v, size_t n, size_t min, an_noise_source src,
+                  bool after, long rank) {
+  double x = rel_sd(v, n, min);
+  if (x > best->x) *best = (spread){x, src, after, rank, v, n};
+}
+
+/* The widest spread across steps of a stage: the tables' trace's of either run, and,
+ * between two profile directories, each rank's read in both runs (rank r before with
+ * rank r after). Never the spread across ranks: ranks differ by design (their share of
+ * the work), which is no noise between two runs. */
+static spread stage_spread(const an_diff_side_stage *b, const an_diff_side_stage *a,
+                           const te_settings *set) {
+  size_t min = (size_t)set->diff_spread_min_steps;
+  spread best = {0, AN_NOISE_PACKS, false, -1, NULL, 0};
+  /* after first: of two equal spreads, the after run's is said */
+  if (a) wider(&best, a->step_us, a->n_step_us, min, AN_NOISE_STEPS, true, -1);
+  if (b) wider(&best, b->step_us, b->n_step_us, min, AN_NOISE_STEPS, false, -1);
+  if (!b || !a || b->n_ranks < 2 || a->n_ranks < 2) return best;
+  for (size_t i = 0; i < b->n_ranks; i++) {
+    const an_diff_rank *x = &b->ranks[i], *y = NULL;
+    for (size_t k = 0; k < a->n_ranks && !y; k++)
+      if (a->ranks[k].rank == x->rank) y = &a->ranks[k];
+    if (!y) continue; /* a rank one run lacks is not compared */
+    wider(&best, y->step_us, y->n_step_us, min, AN_NOISE_RANK_STEPS, true, y->rank);
+    wider(&best, x->step_us, x->n_step_us, min, AN_NOISE_RANK_STEPS, false, x->rank);
   }
-  out->noise_n = n;
-  out->noise_lo_us = lo;
-  out->noise_hi_us = hi;
+  return best;
 }
 
 /* The stage's floor: the packs', raised to sigma relative standard deviations of the
- * larger spread of either run (its source, run and range into out). */
+ * widest spread across steps (its source, run, rank and range into out). */
 static floor_t stage_floor(const an_diff_side_stage *b, const an_diff_side_stage *a,
                            const te_settings *set, an_diff_stage *out) {
-  an_noise_source sb = AN_NOISE_PACKS, sa = AN_NOISE_PACKS;
-  double xb = side_spread(b, set, &sb), xa = side_spread(a, set, &sa);
-  double data_pct = set->diff_noise_sigma * (xb > xa ? xb : xa) * 100;
+  spread sp = stage_spread(b, a, set);
+  double data_pct = set->diff_noise_sigma * sp.x * 100;
   floor_t f = {set->diff_noise_floor_pct, set->diff_noise_floor_us};
   out->noise_source = AN_NOISE_PACKS;
+  out->noise_rank = -1;
   if (data_pct > f.pct) {
     f.pct = data_pct;
-    out->noise_source = xb > xa ? sb : sa;
-    out->noise_after = !(xb > xa);
-    spread_range(xb > xa ? b : a, out->noise_source, out);
+    out->noise_source = sp.src;
+    out->noise_after = sp.after;
+    out->noise_rank = sp.rank;
+    out->noise_n = sp.n;
+    for (size_t i = 0; i < sp.n; i++) {
+      out->noise_lo_us = i == 0 || sp.v[i] < out->noise_lo_us ? sp.v[i] : out->noise_lo_us;
+      out->noise_hi_us = i == 0 || sp.v[i] > out->noise_hi_us ? sp.v[i] : out->noise_hi_us;
+    }
   }
   return f;
 }
@@ -957,6 +998,9 @@ static void fill_inputs(an_diff_report *r, const an_diff_side *before, const an_
                                    .rank = x->rank,
                                    .device = x->device,
                                    .host = x->host,
+                                   .only_rank = x->only_rank,
+                                   .n_unread = x->n_unread,
+                                   .unread = x->unread,
                                    .graph_pct = graph_pct(x),
                                    .gemm_dtype = dtype,
                                    .gemm_dtype_pct = dtype_pct};

@@ -35,7 +35,9 @@ typedef struct an_diff_kernel {
 typedef struct an_diff_rank {
   long rank;
   double busy_us, wait_us;
-  bool straggler; /* the rank its group waits for, with a verdict */
+  bool straggler;   /* the rank its group waits for, with a verdict */
+  size_t n_step_us; /* each counted step's work (an_rank_row.step_us), owned */
+  double *step_us;
 } an_diff_rank;
 
 /* The wait part of a collective kernel's time: the time account's per-instance wait
@@ -81,7 +83,11 @@ typedef struct an_diff_side {
   long world_size;                     /* distributedInfo.world_size; 0 unknown */
   long rank, device;                   /* the tables' trace's rank and GPU index; -1 unknown */
   const char *host;                    /* its host_name; NULL unknown */
-  size_t n_ranks;                      /* ranks of its Ranks sections; 0: one rank */
+  long only_rank;  /* a directory read for this rank alone (--rank N); -1 none (set by whoever
+                      builds the side: an_diff_side_from_report sets -1) */
+  size_t n_unread; /* ranks of a directory whose trace the reader refused (owned, ascending) */
+  long *unread;
+  size_t n_ranks; /* ranks of its Ranks sections; 0: one rank */
   size_t n_stages;
   an_diff_side_stage *stages;
 } an_diff_side;

@@ -1740,6 +1740,10 @@ typedef struct an_rank_row {
   double busy_us, idle_us; /* idle: first kernel start to last end, minus busy */
   size_t n_steps;          /* its counted steps in the stage (0: none): DP replicas run their
                               own, so the row totals of ranks with other counts differ by it */
+  const double *step_us;   /* [n_steps]: each counted step's work (its kernels' time less
+                              its collectives', which hold the waits for other ranks), in
+                              step order: the spread across one rank's steps is a diff's
+                              noise floor (ranks differ by design) */
   double compute_us, communication_us, memory_us;
   double collective_us;   /* every collective kernel's duration, hidden or not */
   double exposed_comm_us; /* = communication_us */
@@ -2064,12 +2068,16 @@ typedef struct an_diff_retemplate {
 } an_diff_retemplate;
 
 /* Where a stage's noise floor comes from: the packs' floor, or the spread the data show
- * (twice the relative standard deviation, diff.noise_sigma, of the per-step GPU time
- * across the steps, or of the GPU time across the ranks, of either run). */
+ * (twice the relative standard deviation, diff.noise_sigma, across the steps of either
+ * run: of the tables' trace's GPU time per step, or, between two profile directories, of
+ * each rank's work per step (an_rank_row.step_us), rank r before with rank r after; the
+ * widest). Never the spread across
+ * ranks: the ranks of a job differ by design (their share of the work), which is no
+ * noise between two runs (review 13: the 2-rank set against itself had a 16.6 % floor). */
 typedef enum an_noise_source {
   AN_NOISE_PACKS = 0,
-  AN_NOISE_STEPS = 1,
-  AN_NOISE_RANKS = 2
+  AN_NOISE_STEPS = 1,     /* the tables' trace's steps */
+  AN_NOISE_RANK_STEPS = 2 /* the steps of one rank of a directory (an_diff_stage.noise_rank) */
 } an_noise_source;
 
 typedef struct an_diff_stage {
@@ -2084,10 +2092,11 @@ typedef struct an_diff_stage {
   bool unresolved; /* noise_pct above diff.resolve_max_floor_pct: a change under the floor
                       cannot be told from noise, so its rows are not resolved (their change
                       stays AN_DIFF_SAME: neither a regression nor ruled out) */
-  /* a data floor (steps or ranks): the run whose spread sets it (false: before), how many
-   * values (its steps or ranks) and their range, us (the steps' GPU time, or the ranks'
-   * work: busy less wait) */
+  /* a data floor: the run whose spread sets it (false: before), with AN_NOISE_RANK_STEPS
+   * the rank, how many values (its steps) and their range, us (the steps' GPU time, or
+   * the rank's work per step) */
   bool noise_after;
+  long noise_rank;
   size_t noise_n;
   double noise_lo_us, noise_hi_us;
   an_diff_row total; /* the stage's GPU time */
@@ -2106,7 +2115,7 @@ typedef struct an_diff_stage {
                                             descending */
   const char *label;             /* the stage's label in the packs ("extend/prefill"), or id */
   size_t n_ranks;                /* 0 unless both runs have several ranks in this stage */
-  const an_diff_rank_row *ranks; /* rank order */
+  const an_diff_rank_row *ranks; /* rank order; compared rank by rank: those in both runs */
 } an_diff_stage;
 
 /* What one side of a diff was: how it was given and the trace files behind it. */
@@ -2121,7 +2130,11 @@ typedef struct an_diff_input {
   long world_size;                     /* distributedInfo.world_size; 0 unknown */
   long rank, device;                   /* the tables' trace's rank and GPU index; -1 unknown */
   const char *host;                    /* its host_name; NULL unknown */
-  double graph_pct; /* share of the kernel time in the steps replayed from graphs; -1 unknown */
+  long only_rank;     /* a profile directory read for this rank alone (triage diff --rank N): its
+                         other ranks were not read; -1 none */
+  size_t n_unread;    /* ranks of a directory whose trace the reader refused (left out) */
+  const long *unread; /* ascending */
+  double graph_pct;   /* share of the kernel time in the steps replayed from graphs; -1 unknown */
   const char *gemm_dtype; /* the number format of most of its matrix products' roofline time
                              ("bf16"); NULL when no GEMM row has one */
   double gemm_dtype_pct;  /* that format's share of their roofline time */

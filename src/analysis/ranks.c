@@ -913,6 +913,17 @@ static bool imbalance(an_rank_owner *o, an_rank_part *const *parts, const an_ran
   return true;
 }
 
+/* Each counted step's work: its kernels' time less its collectives', whose time holds the
+ * waits for other ranks (their doing, never this rank's noise). */
+static bool step_times(an_rank_owner *o, const an_rank_part *s, an_rank_row *row) {
+  if (!s->n_steps) return true;
+  double *v = malloc(s->n_steps * sizeof *v);
+  if (!an_rank_own(o, v)) return false;
+  for (size_t k = 0; k < s->n_steps; k++) v[k] = s->steps[k].compute_us;
+  row->step_us = v;
+  return true;
+}
+
 static bool fill_row(const an_rank_part *s, an_strtab *st, an_rank_row *row) {
   *row = (an_rank_row){.rank = s->rank,
                        .busy_us = s->busy_us,
@@ -953,7 +964,8 @@ static bool stage_report(an_rank_owner *o, an_rank_part *const *parts, size_t n,
   for (size_t i = 0; i < n; i++)
     if (parts[i]->n_steps > rep->n_steps) rep->n_steps = parts[i]->n_steps;
   bool ok = rep->stage != NULL;
-  for (size_t i = 0; i < n && ok; i++) ok = fill_row(parts[i], o->strings, &rows[i]);
+  for (size_t i = 0; i < n && ok; i++)
+    ok = fill_row(parts[i], o->strings, &rows[i]) && step_times(o, parts[i], &rows[i]);
   an_rank_group *groups = NULL;
   size_t ng = 0;
   if (ok) ok = an_rank_match_stage(o, parts, n, rules, rows, &groups, &ng);

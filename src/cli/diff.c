@@ -51,6 +51,7 @@ static int side_load(const cli_common *a, const te_rules *rules, const char *pat
     return TRIAGE_EXIT_BAD_INPUT;
   }
   if (!in->doc) d->kind = in->kind == CLI_INPUT_DIRECTORY ? "directory" : "trace";
+  if (!in->doc && in->kind == CLI_INPUT_DIRECTORY) d->only_rank = rank; /* -1: every rank */
   if (!in->doc) d->gpu = rp_gpu(&in->report->run.context, *gpu, sizeof *gpu);
   return TRIAGE_EXIT_OK;
 }

@@ -174,8 +174,10 @@ static int ranks_md(FILE *f, const an_diff_stage *s) {
   char b[32] = "none", a[32] = "none";
   if (sb >= 0) snprintf(b, sizeof b, "rank %ld", sb);
   if (sa >= 0) snprintf(a, sizeof a, "rank %ld", sa);
-  return fprintf(f, "\nStraggler (the rank the others wait for): %s before, %s after%s.\n", b, a,
-                 sb == sa ? " (unchanged)" : " (changed)") < 0
+  char cmp[RP_RANKS_COMPARED_BYTES];
+  return fprintf(f, "\nStraggler (the rank the others wait for): %s before, %s after%s.\n\n%s\n", b,
+                 a, sb == sa ? " (unchanged)" : " (changed)",
+                 rp_diff_ranks_compared(s, cmp, sizeof cmp)) < 0
              ? -1
              : 0;
 }
@@ -185,23 +187,26 @@ static int ranks_md(FILE *f, const an_diff_stage *s) {
  * range, and what the floor then cannot resolve. */
 static int spread_md(FILE *f, const an_diff_stage *s) {
   if (s->noise_source == AN_NOISE_PACKS || !s->noise_n) return 0;
-  bool steps = s->noise_source == AN_NOISE_STEPS;
-  if (fprintf(f, " The %s run's %s ranges from ", s->noise_after ? "after" : "before",
-              steps ? "GPU time per step (sum of kernel time)"
-                    : "GPU work per rank (busy less collective wait)") < 0 ||
-      rp_md_ms(f, s->noise_lo_us, false) || fputs(" to ", f) == EOF ||
+  const char *run = s->noise_after ? "after" : "before";
+  int n =
+      s->noise_source == AN_NOISE_RANK_STEPS
+          ? fprintf(f,
+                    " Rank %ld's work per step in the %s run (its kernel time less its "
+                    "collectives') ranges from ",
+                    s->noise_rank, run)
+          : fprintf(f, " The %s run's GPU time per step (sum of kernel time) ranges from ", run);
+  if (n < 0 || rp_md_ms(f, s->noise_lo_us, false) || fputs(" to ", f) == EOF ||
       rp_md_ms(f, s->noise_hi_us, false))
     return -1;
   double ratio = s->noise_lo_us > 0 ? s->noise_hi_us / s->noise_lo_us : 0;
   if (ratio > 0 && fprintf(f, " ms (%.1fx)", ratio) < 0) return -1;
   if (ratio <= 0 && fputs(" ms", f) == EOF) return -1;
   return fprintf(f,
-                 " over its %zu %s: that spread sets the stage's floor, so a kernel's change "
-                 "under %.1f %% is not resolved here (neither a regression nor ruled out); %s "
-                 "to resolve smaller ones.",
-                 s->noise_n, steps ? "steps" : "ranks", s->noise_pct,
-                 steps ? "profile more steps, or steadier ones (the same batch and phase),"
-                       : "compare like ranks, or one rank of each run,") < 0
+                 " over its %zu steps: that spread sets the stage's floor, so a kernel's "
+                 "change under %.1f %% is not resolved here (neither a regression nor ruled "
+                 "out); profile more steps, or steadier ones (the same batch and phase), to "
+                 "resolve smaller ones.",
+                 s->noise_n, s->noise_pct) < 0
              ? -1
              : 0;
 }
@@ -513,27 +518,31 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
         fact_cell(f, in->model) || fact_cell(f, in->gpu) || fputs(" |\n", f) == EOF)
       return -1;
   }
-  char who[RP_IDENTITY_BYTES];
+  char who[RP_IDENTITY_BYTES], read[RP_RANKS_READ_BYTES];
   if (rp_diff_identity(d, who, sizeof who) && fprintf(f, "\n%s\n", who) < 0) return -1;
+  if (rp_diff_ranks_read(d, read, sizeof read) && fprintf(f, "\n%s\n", read) < 0) return -1;
   if (facts_differ_md(f, d) != 0) return -1;
   const char *moved[2] = {rp_diff_change_id(d->reading, AN_DIFF_SLOWER),
                           rp_diff_change_id(d->reading, AN_DIFF_FASTER)};
-  return fprintf(f,
-                 "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
-                 "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
-                 "the spread of the stage's GPU time across its steps or ranks when that is "
-                 "larger (`diff.noise_sigma`), is within noise, never a regression. A category "
-                 "moves as its kernels do: %s or %s when its kernels that changed "
-                 "beyond the floor that way carry %g %% of its change "
-                 "(`diff.category_kernels_pct`), else within noise. A row under the floor "
-                 "that moves does so by a part of it beyond the floor, and its change names "
-                 "that part: a collective's transfer, its time less its wait for other ranks "
-                 "(\"%s: transfer +169.4 %%\"), or a category's kernels. A "
-                 "collective whose transfer stayed while its wait for other ranks moved is a "
-                 "wait change. Kernels are matched by canonical name; times are per step "
-                 "where both runs know their steps, else summed over the stage.\n",
-                 d->noise_floor_pct, d->noise_floor_us, moved[0], moved[1], d->category_kernels_pct,
-                 moved[0]) < 0
+  return fprintf(
+             f,
+             "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
+             "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
+             "the spread of the stage's GPU time across its steps when that is larger "
+             "(`diff.noise_sigma`; between profile directories, of each rank's work "
+             "across its steps, rank by rank: ranks differ by design), is within noise, never a "
+             "regression. A category "
+             "moves as its kernels do: %s or %s when its kernels that changed "
+             "beyond the floor that way carry %g %% of its change "
+             "(`diff.category_kernels_pct`), else within noise. A row under the floor "
+             "that moves does so by a part of it beyond the floor, and its change names "
+             "that part: a collective's transfer, its time less its wait for other ranks "
+             "(\"%s: transfer +169.4 %%\"), or a category's kernels. A "
+             "collective whose transfer stayed while its wait for other ranks moved is a "
+             "wait change. Kernels are matched by canonical name; times are per step "
+             "where both runs know their steps, else summed over the stage.\n",
+             d->noise_floor_pct, d->noise_floor_us, moved[0], moved[1], d->category_kernels_pct,
+             moved[0]) < 0
              ? -1
              : 0;
 }
@@ -625,7 +634,7 @@ static cJSON *row_json(const an_diff_row *r, an_diff_reading how) {
 }
 
 static const char *noise_source_id(an_noise_source s) {
-  return s == AN_NOISE_STEPS ? "steps" : s == AN_NOISE_RANKS ? "ranks" : "packs";
+  return s == AN_NOISE_STEPS ? "steps" : s == AN_NOISE_RANK_STEPS ? "rank_steps" : "packs";
 }
 
 /* The time account's span, busy and idle of both runs (null when a run has none). */
@@ -646,6 +655,8 @@ static bool spread_json(cJSON *nf, const an_diff_stage *s) {
   if (s->noise_source == AN_NOISE_PACKS || !s->noise_n) return true;
   cJSON *x = cJSON_AddObjectToObject(nf, "spread");
   return x && cJSON_AddStringToObject(x, "run", s->noise_after ? "after" : "before") &&
+         (s->noise_source != AN_NOISE_RANK_STEPS ||
+          cJSON_AddNumberToObject(x, "rank", (double)s->noise_rank)) &&
          cJSON_AddNumberToObject(x, "values", (double)s->noise_n) &&
          cJSON_AddNumberToObject(x, "low_us", an_round3(s->noise_lo_us)) &&
          cJSON_AddNumberToObject(x, "high_us", an_round3(s->noise_hi_us));
@@ -777,6 +788,17 @@ static bool stage_stream(rp_jstream *w, const an_diff_stage *s, an_diff_reading 
   return ok;
 }
 
+/* The ranks of a directory side whose trace the reader refused. */
+static bool unread_json(cJSON *o, const an_diff_input *in) {
+  cJSON *a = cJSON_AddArrayToObject(o, "unread_ranks");
+  for (size_t k = 0; a && k < in->n_unread; k++) {
+    cJSON *x = cJSON_CreateNumber((double)in->unread[k]);
+    if (!x) return false;
+    cJSON_AddItemToArray(a, x);
+  }
+  return a != NULL;
+}
+
 /* inputs (each side: path, kind, trace files, run facts), noise_floor and the change
  * labels. */
 static bool head_json(cJSON *root, const an_diff_report *d) {
@@ -795,6 +817,9 @@ static bool head_json(cJSON *root, const an_diff_report *d) {
         !(in->rank >= 0 ? cJSON_AddNumberToObject(o, "rank", (double)in->rank)
                         : cJSON_AddNullToObject(o, "rank")) ||
         !text_or_null(o, "host", in->host) ||
+        !(in->only_rank >= 0 ? cJSON_AddNumberToObject(o, "only_rank", (double)in->only_rank)
+                             : cJSON_AddNullToObject(o, "only_rank")) ||
+        !unread_json(o, in) ||
         !(in->device >= 0 ? cJSON_AddNumberToObject(o, "device", (double)in->device)
                           : cJSON_AddNullToObject(o, "device")) ||
         !(in->graph_pct >= 0 ? cJSON_AddNumberToObject(o, "graph_pct", an_round3(in->graph_pct))
@@ -993,8 +1018,20 @@ static bool report_files(const cJSON *doc, an_diff_side *side) {
   return true;
 }
 
-/* The rows of stage id's Ranks section (report "ranks"): rank, busy and wait time,
- * straggler. Rows lacking a member are skipped. */
+/* A rank row's step_us (each counted step's work); none when the report lacks it. */
+static bool report_step_us(const cJSON *steps, an_diff_rank *x) {
+  int n = cJSON_IsArray(steps) ? cJSON_GetArraySize(steps) : 0;
+  if (n <= 0) return true;
+  if (!(x->step_us = malloc((size_t)n * sizeof *x->step_us))) return false;
+  const cJSON *v;
+  cJSON_ArrayForEach(v, steps) {
+    if (cJSON_IsNumber(v)) x->step_us[x->n_step_us++] = v->valuedouble;
+  }
+  return true;
+}
+
+/* The rows of stage id's Ranks section (report "ranks"): rank, busy and wait time, its
+ * steps' work, straggler. Rows lacking a member are skipped. */
 static bool report_ranks(const cJSON *doc, const char *id, an_diff_side_stage *d) {
   const cJSON *sec;
   cJSON_ArrayForEach(sec, cJSON_GetObjectItemCaseSensitive(doc, "ranks")) {
@@ -1009,9 +1046,14 @@ static bool report_ranks(const cJSON *doc, const char *id, an_diff_side_stage *d
       const cJSON *busy = cJSON_GetObjectItemCaseSensitive(r, "busy_us");
       const cJSON *wait = cJSON_GetObjectItemCaseSensitive(r, "wait_us");
       if (!cJSON_IsNumber(rank) || !cJSON_IsNumber(busy) || !cJSON_IsNumber(wait)) continue;
-      d->ranks[d->n_ranks++] =
-          (an_diff_rank){(long)rank->valuedouble, busy->valuedouble, wait->valuedouble,
-                         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "straggler"))};
+      an_diff_rank *x = &d->ranks[d->n_ranks++];
+      *x = (an_diff_rank){(long)rank->valuedouble,
+                          busy->valuedouble,
+                          wait->valuedouble,
+                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "straggler")),
+                          0,
+                          NULL};
+      if (!report_step_us(cJSON_GetObjectItemCaseSensitive(r, "step_us"), x)) return false;
     }
     return true;
   }
@@ -1078,6 +1120,7 @@ int rp_diff_side_from_doc(const cJSON *doc, const char *path, an_diff_side *side
   double rank = json_num(lim, "trace_rank", -1), dev = json_num(lim, "trace_device", -1);
   side->rank = rank >= 0 && rank < 1e9 ? (long)rank : -1;
   side->device = dev >= 0 && dev < 1e9 ? (long)dev : -1;
+  side->only_rank = -1; /* a report says neither --rank nor which rank files failed */
   side->host = json_text(lim, "trace_host");
   side->gpu = json_text(
       cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "context"), "gpu"),

@@ -303,10 +303,15 @@ static void inputs_block(rp_hw *hw, const an_diff_report *d) {
     rp_hw_printf(hw, "</tr>");
   }
   rp_hw_printf(hw, "</tbody></table>");
-  char who[RP_IDENTITY_BYTES];
+  char who[RP_IDENTITY_BYTES], read[RP_RANKS_READ_BYTES];
   if (rp_diff_identity(d, who, sizeof who)) {
     rp_hw_printf(hw, "<p class=\"facts-differ\">");
     rp_hw_text(hw, who);
+    rp_hw_printf(hw, "</p>");
+  }
+  if (rp_diff_ranks_read(d, read, sizeof read)) {
+    rp_hw_printf(hw, "<p class=\"facts-differ\">");
+    rp_hw_text(hw, read);
     rp_hw_printf(hw, "</p>");
   }
   rp_fact_change ch[RP_FACT_CHANGES];
@@ -358,7 +363,10 @@ static void ranks_table(rp_hw *hw, const an_diff_stage *s, const char *tok) {
     rp_hw_td_ms(hw, r->after_wait_us);
     rp_hw_printf(hw, "<td>%s</td></tr>", who);
   }
-  rp_hw_printf(hw, "</tbody></table></div>");
+  char cmp[RP_RANKS_COMPARED_BYTES];
+  rp_hw_printf(hw, "</tbody></table></div><p class=\"note\">");
+  rp_hw_text(hw, rp_diff_ranks_compared(s, cmp, sizeof cmp));
+  rp_hw_printf(hw, "</p>");
 }
 
 static void stage_section(rp_hw *hw, const an_diff_stage *s, const char *tok, an_diff_reading how) {

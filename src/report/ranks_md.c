@@ -130,6 +130,17 @@ int rp_ranks_markdown(FILE *out, const an_report *r, const rp_names *nm) {
 
 static double r3(double x) { return an_round3(x); }
 
+/* Each counted step's GPU time of a rank (the diff's floor within a rank). */
+static bool step_us_json(cJSON *o, const an_rank_row *w) {
+  cJSON *a = cJSON_AddArrayToObject(o, "step_us");
+  for (size_t k = 0; a && w->step_us && k < w->n_steps; k++) {
+    cJSON *x = cJSON_CreateNumber(r3(w->step_us[k]));
+    if (!x) return false;
+    cJSON_AddItemToArray(a, x);
+  }
+  return a != NULL;
+}
+
 static bool row_json(cJSON *a, const an_rank_row *w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -138,7 +149,7 @@ static bool row_json(cJSON *a, const an_rank_row *w) {
          cJSON_AddStringToObject(o, "path", w->path) &&
          cJSON_AddNumberToObject(o, "busy_us", r3(w->busy_us)) &&
          cJSON_AddNumberToObject(o, "idle_us", r3(w->idle_us)) &&
-         cJSON_AddNumberToObject(o, "steps", (double)w->n_steps) &&
+         cJSON_AddNumberToObject(o, "steps", (double)w->n_steps) && step_us_json(o, w) &&
          cJSON_AddNumberToObject(o, "compute_us", r3(w->compute_us)) &&
          cJSON_AddNumberToObject(o, "communication_us", r3(w->communication_us)) &&
          cJSON_AddNumberToObject(o, "memory_us", r3(w->memory_us)) &&

@@ -1221,10 +1221,80 @@ const char *rp_diff_incomparable_todo(unsigned why) {
                  : "";
 }
 
+/* Ranks as "0-3" for a run of three or more, else "0, 2, 5", appended to buf. */
+static void rank_list(char *buf, size_t cap, const long *r, size_t n) {
+  size_t len = strlen(buf);
+  bool run = n > 2;
+  for (size_t i = 1; i < n && run; i++) run = r[i] == r[i - 1] + 1;
+  if (run) {
+    snprintf(buf + len, cap - len, "%ld-%ld", r[0], r[n - 1]);
+    return;
+  }
+  for (size_t i = 0; i < n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%ld", i ? ", " : "", r[i]);
+}
+
+const char *rp_diff_ranks_read(const an_diff_report *d, char *buf, size_t cap) {
+  const an_diff_input *b = &d->inputs[0], *a = &d->inputs[1];
+  buf[0] = '\0';
+  if (b->only_rank >= 0 && a->only_rank == b->only_rank)
+    snprintf(buf, cap,
+             "Both directories were read for rank %ld alone (triage diff --rank %ld): their "
+             "other ranks were not read.",
+             b->only_rank, b->only_rank);
+  else
+    for (int i = 0; i < 2; i++)
+      if (d->inputs[i].only_rank >= 0)
+        snprintf(buf + strlen(buf), cap - strlen(buf),
+                 "%sThe %s directory was read for rank %ld alone (triage diff --rank %ld): its "
+                 "other ranks were not read.",
+                 buf[0] ? " " : "", i ? "after" : "before", d->inputs[i].only_rank,
+                 d->inputs[i].only_rank);
+  for (int i = 0; i < 2; i++) {
+    const an_diff_input *in = &d->inputs[i];
+    if (!in->n_unread) continue;
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%sThe %s directory's rank%s ",
+             buf[0] ? " " : "", i ? "after" : "before", in->n_unread == 1 ? "" : "s");
+    rank_list(buf, cap, in->unread, in->n_unread);
+    snprintf(buf + strlen(buf), cap - strlen(buf),
+             " could not be read (the reader refused %s trace: its report's Limits say why) "
+             "and %s not compared.",
+             in->n_unread == 1 ? "its" : "their", in->n_unread == 1 ? "is" : "are");
+  }
+  return buf[0] ? buf : NULL;
+}
+
+const char *rp_diff_ranks_compared(const an_diff_stage *s, char *buf, size_t cap) {
+  long *v = malloc((s->n_ranks ? s->n_ranks : 1) * sizeof *v);
+  buf[0] = '\0';
+  if (!v || !s->n_ranks) return free(v), buf;
+  size_t n = 0;
+  for (size_t i = 0; i < s->n_ranks; i++)
+    if (s->ranks[i].in_before && s->ranks[i].in_after) v[n++] = s->ranks[i].rank;
+  snprintf(buf, cap, "Compared rank by rank: %s", n ? (n == 1 ? "rank " : "ranks ") : "none");
+  if (n) rank_list(buf, cap, v, n);
+  snprintf(buf + strlen(buf), cap - strlen(buf),
+           " (each rank before with the same rank after; the noise floor comes from the "
+           "spread across each rank's steps, never across ranks, which differ by design)");
+  for (int side = 0; side < 2; side++) {
+    n = 0;
+    for (size_t i = 0; i < s->n_ranks; i++)
+      if (s->ranks[i].in_before != s->ranks[i].in_after && s->ranks[i].in_after == (side == 1))
+        v[n++] = s->ranks[i].rank;
+    if (!n) continue;
+    snprintf(buf + strlen(buf), cap - strlen(buf), "; not compared, only %s has it: rank%s ",
+             side ? "after" : "before", n == 1 ? "" : "s");
+    rank_list(buf, cap, v, n);
+  }
+  free(v);
+  snprintf(buf + strlen(buf), cap - strlen(buf), ".");
+  return buf;
+}
+
 const char *rp_diff_noise_source(an_noise_source s) {
-  return s == AN_NOISE_STEPS   ? "twice the spread across steps"
-         : s == AN_NOISE_RANKS ? "twice the spread across ranks"
-                               : "the packs' floor";
+  return s == AN_NOISE_STEPS        ? "twice the spread across steps"
+         : s == AN_NOISE_RANK_STEPS ? "twice the spread across a rank's steps"
+                                    : "the packs' floor";
 }
 
 const char *rp_diff_straggler_word(const an_diff_rank_row *r) {

@@ -314,6 +314,14 @@ const char *rp_diff_incomparable_todo(unsigned why);
  * text. */
 #define RP_IDENTITY_BYTES 1024
 const char *rp_diff_identity(const an_diff_report *d, char *buf, size_t cap);
+/* Which ranks of a diff's directory sides were not read: a directory read for one rank
+ * (--rank N), ranks whose trace the reader refused; NULL when nothing says so. */
+#define RP_RANKS_READ_BYTES 1024
+const char *rp_diff_ranks_read(const an_diff_report *d, char *buf, size_t cap);
+/* A stage's ranks compared rank by rank (in both runs) and those only one run has; ""
+ * when the stage has no Ranks rows. Returns buf. */
+#define RP_RANKS_COMPARED_BYTES 1024
+const char *rp_diff_ranks_compared(const an_diff_stage *s, char *buf, size_t cap);
 /* Where a diff stage's noise floor comes from, in words: "the packs' floor", "twice the
  * spread across steps", ... */
 const char *rp_diff_noise_source(an_noise_source s);

@@ -27,6 +27,7 @@ rank rows when both sides have several ranks (the same from JSON-report sides).
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -500,6 +501,65 @@ def check_same_rank(exe, directory, r2):
     check(rc == 0 and out and not err, f"triage --rank 2 RANK2: exit {rc} {err!r}")
 
 
+def check_directory_floor(exe, source, tmp):
+    """Two profile directories: the floor comes from the spread across each rank's steps,
+    rank r before with rank r after, never from the spread across ranks (review 13: the
+    2-rank set against itself had a 16.6 % floor from its real rank imbalance); the diff
+    says which ranks it compared, which only one run has, which a side could not read, and
+    a --rank N read."""
+    out = os.path.join(tmp, "imbalanced")
+    subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
+                    "--framework", "sglang", "--ranks", "4", "--layers", "2", "--decode-steps", "6",
+                    "--slow-rank", "2", "--slowdown", "1.5", "--seed", "31"], check=True, capture_output=True)
+    with open(out + ".manifest.json", encoding="utf-8") as f:
+        files = json.load(f)["files"]
+    rc, js, err = triage(exe, "diff", "--quiet", "--format", "json", out, out)
+    d = json.loads(js) if rc == 0 and js else {"stages": []}
+    floors = [(st["stage"], st["noise_floor"]) for st in d["stages"]]
+    check(rc == 0 and floors and all(nf["source"] != "ranks" and nf["pct"] < 10 for _, nf in floors),
+          f"a 4-rank set (rank 2 1.5x slower) against itself: floors {floors} {err!r}")
+    rc, md, err = triage(exe, "diff", "--quiet", out, out)
+    check(rc == 0 and "Compared rank by rank: ranks 0-3 (each rank before" in md and "not compared" not in md,
+          f"directory diff: the ranks compared are not said: {err!r}")
+    # a rank only one run has is not compared, and said so
+    three = os.path.join(tmp, "three-ranks")
+    shutil.copytree(out, three)
+    os.remove(os.path.join(three, files["3"]))
+    rc, md, err = triage(exe, "diff", "--quiet", out, three)
+    check(rc == 0 and "Compared rank by rank: ranks 0-2 (" in md
+          and "; not compared, only before has it: rank 3." in md,
+          f"directory diff, rank 3 before only: {err!r}")
+    # a rank file the reader refuses: left out, and said so in every format
+    cut = os.path.join(tmp, "cut-rank")
+    shutil.copytree(out, cut)
+    path = os.path.join(cut, files["1"])
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+    rc, md, err = triage(exe, "diff", "--quiet", out, cut)
+    check(rc == 0 and "The after directory's rank 1 could not be read" in md
+          and "only before has it: rank 1" in md, f"directory diff, rank 1 unreadable after: {err!r}")
+    rc, js, err = triage(exe, "diff", "--quiet", "--format", "json", out, cut)
+    ins = json.loads(js)["inputs"] if rc == 0 and js else {}
+    check(ins.get("after", {}).get("unread_ranks") == [1] and ins.get("before", {}).get("unread_ranks") == [],
+          f"directory diff JSON: unread ranks {ins}")
+    # --rank N: each directory read for rank N alone, said so
+    rc, md, err = triage(exe, "diff", "--quiet", "--rank", "2", out, out)
+    check(rc == 0 and "Both directories were read for rank 2 alone (triage diff --rank 2)" in md,
+          f"diff --rank 2 of two directories: the other ranks not read is not said: {err!r}")
+    rc, js, err = triage(exe, "diff", "--quiet", "--rank", "2", "--format", "json", out, out)
+    ins = json.loads(js)["inputs"] if rc == 0 and js else {}
+    check(ins.get("before", {}).get("only_rank") == 2 and ins.get("after", {}).get("only_rank") == 2,
+          f"diff --rank 2 JSON: only_rank {ins}")
+    shared = os.path.join(source, "..", "shared", "traces", "multi-rank", "hta_sampled_2ranks")
+    if os.path.isdir(shared):  # review 13: 16.6 % from the two ranks' imbalance
+        rc, js, err = triage(exe, "diff", "--quiet", "--format", "json", shared, shared)
+        nf = json.loads(js)["stages"][0]["noise_floor"] if rc == 0 and js else {}
+        check(nf.get("source") in ("packs", "steps", "rank_steps") and nf.get("pct", 99) < 16,
+              f"hta_sampled_2ranks against itself: floor {nf}")
+
+
 def main():
     exe, source = sys.argv[1:3]
     check_shared_pair(exe, source)
@@ -511,6 +571,7 @@ def main():
         check_renamed(exe, source, tmp)
         check_dtype(exe, source, tmp)
         check_not_comparable(exe, source, tmp)
+        check_directory_floor(exe, source, tmp)
     check_ranks_json(exe, source)
     base = os.path.join(source, "tests", "data", "diff", "generated")
     with open(os.path.join(base, "manifest.json"), encoding="utf-8") as f:
