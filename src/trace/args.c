@@ -121,25 +121,34 @@ int tr_argidx_add(tr_argidx *ix, uint32_t pos, uint32_t id) {
   return 0;
 }
 
-/* A pair costs 8 bytes, a dense entry 4: dense wins when at least half the events have
- * args. */
+/* A pair costs 8 bytes, a dense entry 2 or 4: the dense form when it is no larger. */
 int tr_argidx_seal(tr_argidx *ix, size_t n_events) {
-  if (ix->n * 2 < n_events || n_events == 0) {
+  uint32_t most = 0;
+  for (size_t i = 0; i < ix->n; i++)
+    if (ix->pairs[i].set > most) most = ix->pairs[i].set;
+  size_t width = most <= UINT16_MAX ? sizeof *ix->dense16 : sizeof *ix->dense;
+  if (ix->n * sizeof *ix->pairs < n_events * width || n_events == 0) {
     ix->pairs = ut_shrink(ix->pairs, &ix->cap, ix->n, sizeof *ix->pairs);
     return 0;
   }
-  uint32_t *dense = calloc(n_events, sizeof *dense);
+  void *dense = calloc(n_events, width);
   if (!dense) return -1;
-  for (size_t i = 0; i < ix->n; i++) dense[ix->pairs[i].pos] = ix->pairs[i].set;
+  if (width == sizeof *ix->dense16) {
+    ix->dense16 = dense;
+    for (size_t i = 0; i < ix->n; i++) ix->dense16[ix->pairs[i].pos] = (uint16_t)ix->pairs[i].set;
+  } else {
+    ix->dense = dense;
+    for (size_t i = 0; i < ix->n; i++) ix->dense[ix->pairs[i].pos] = ix->pairs[i].set;
+  }
   free(ix->pairs);
   ix->pairs = NULL;
   ix->n = ix->cap = 0;
-  ix->dense = dense;
   ix->n_dense = n_events;
   return 0;
 }
 
 uint32_t tr_argidx_get(const tr_argidx *ix, size_t pos) {
+  if (ix->dense16) return pos < ix->n_dense ? ix->dense16[pos] : 0;
   if (ix->dense) return pos < ix->n_dense ? ix->dense[pos] : 0;
   size_t lo; /* the first pair with pos >= the asked one */
   UT_PARTITION_POINT(lo, 0, ix->n, m, ix->pairs[m].pos < pos);
@@ -149,5 +158,6 @@ uint32_t tr_argidx_get(const tr_argidx *ix, size_t pos) {
 void tr_argidx_free(tr_argidx *ix) {
   free(ix->pairs);
   free(ix->dense);
+  free(ix->dense16);
   memset(ix, 0, sizeof *ix);
 }

@@ -7,8 +7,9 @@
  * values of one event are stored as an "arg set": the mask of the keys present followed
  * by their interned values, each distinct set once in a pool. An event refers to its set
  * through a per-kind index: sparse (position in the kind's array, set) pairs while
- * reading, turned into one set id per event when most events of the kind have args
- * (cpu_op-heavy traces: 4 bytes a cpu_op instead of 8).
+ * reading, turned into one set id per event when that is smaller (cpu_op-heavy traces: 2
+ * bytes a cpu_op instead of 8 when every set id fits in 16 bits, as a few thousand sets
+ * do, else 4).
  *
  * Ownership: a tr_argtab / tr_argidx owns its arrays; *_free releases them. A zeroed
  * struct is empty.
@@ -38,7 +39,8 @@ typedef struct tr_argidx {
     uint32_t pos, set;
   } * pairs; /* ascending pos; freed when dense is made */
   size_t n, cap;
-  uint32_t *dense; /* set id by position (0 = none), or NULL */
+  uint32_t *dense;   /* set id by position (0 = none), or NULL */
+  uint16_t *dense16; /* the same when every set id fits in 16 bits (then dense is NULL) */
   size_t n_dense;
 } tr_argidx;
 

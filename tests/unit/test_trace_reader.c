@@ -1495,9 +1495,10 @@ Test(trace_reader, kept_args_need_the_event_in_its_array) {
 }
 
 /* Many CPU ops with shapes (the dense index) among ops without, and one kernel with args
- * among many without (the sparse index): every event answers its own. */
-Test(trace_reader, kept_args_dense_and_sparse) {
-  size_t n = 3000, cap = n * 200 + 64, len = 0;
+ * among many without (the sparse index): every event answers its own. `distinct` shapes:
+ * a few keep every set id in 16 bits, one per op takes them past it. */
+static void check_dense_and_sparse(size_t n, size_t distinct) {
+  size_t cap = n * 200 + 64, len = 0;
   char *doc = malloc(cap);
   len += (size_t)snprintf(doc + len, cap - len, "[");
   for (size_t i = 0; i < n; i++) {
@@ -1506,7 +1507,7 @@ Test(trace_reader, kept_args_dense_and_sparse) {
         doc + len, cap - len,
         "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"ts\":%zu,\"dur\":1,"
         "\"args\":{%s%zu%s}},",
-        i ? "," : "", i, shaped ? "\"Input Dims\":[[" : "\"x\":", i % 7, shaped ? "]]" : "");
+        i ? "," : "", i, shaped ? "\"Input Dims\":[[" : "\"x\":", i % distinct, shaped ? "]]" : "");
     len += (size_t)snprintf(doc + len, cap - len,
                             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":%zu,\"dur\":1,"
                             "\"args\":{\"bytes\":%s}}",
@@ -1516,12 +1517,17 @@ Test(trace_reader, kept_args_dense_and_sparse) {
   tr_trace *t = read_ok(doc);
   for (size_t i = 0; i < n; i++) {
     char want[32] = "";
-    if (i % 3) snprintf(want, sizeof want, "[[%zu]]", i % 7);
+    if (i % 3) snprintf(want, sizeof want, "[[%zu]]", i % distinct);
     cr_assert_str_eq(arg_of(t, TR_KIND_CPU_OP, i, TR_ARG_INPUT_DIMS), want, "op %zu", i);
     cr_assert_str_eq(arg_of(t, TR_KIND_KERNEL, i, TR_ARG_BYTES), i == 1234 ? "77" : "", "k %zu", i);
   }
   tr_trace_destroy(t);
   free(doc);
+}
+
+Test(trace_reader, kept_args_dense_and_sparse) {
+  check_dense_and_sparse(3000, 7);
+  check_dense_and_sparse(60000, 60000);
 }
 
 /* A kept arg longer than TR_MAX_ARG_BYTES as stored is dropped and counted, as a list or
