@@ -94,11 +94,57 @@ void an_id_index_range_near(const an_id_index *x, int64_t id, size_t *hint, size
   *hint = *lo;
 }
 
+/* An id as a key that orders as the ids do. */
+static uint64_t id_key(int64_t id) { return (uint64_t)id ^ (UINT64_C(1) << 63); }
+
+/* The External ids the kernels of t carry (a kernel without one: its correlation's), as
+ * id_key keys, sorted, each once; NULL when out of memory. */
+static uint64_t *kernel_ext_keys(const tr_trace *t, size_t *n_out) {
+  size_t nk = 0, n = 0;
+  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  uint64_t *keys = malloc((nk ? nk : 1) * sizeof *keys);
+  uint64_t *tmp = malloc((nk ? nk : 1) * sizeof *tmp);
+  if (!keys) {
+    free(tmp);
+    return NULL;
+  }
+  for (size_t i = 0; i < nk; i++) {
+    int64_t ext = tr_event_external_id(t, &kev[i]), corr = tr_event_correlation(t, &kev[i]);
+    if (ext == TR_NO_ID && corr != TR_NO_ID) ext = tr_trace_external_for_correlation(t, corr);
+    if (ext != TR_NO_ID) keys[n++] = id_key(ext);
+  }
+  ut_sort_u64(keys, n, tmp);
+  free(tmp);
+  size_t distinct = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!distinct || keys[i] != keys[distinct - 1]) keys[distinct++] = keys[i];
+  *n_out = distinct;
+  return keys;
+}
+
+/* Keeps the entries of x whose id is among keys[0..n) (sorted, distinct): both ascend, so
+ * one walk over the two. */
+static void keep_ids(an_id_index *x, const uint64_t *keys, size_t n) {
+  size_t j = 0, kept = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    uint64_t k = id_key(key_of(x, x->pos[i]));
+    while (j < n && keys[j] < k) j++;
+    if (j < n && keys[j] == k) x->pos[kept++] = x->pos[i];
+  }
+  x->n = kept;
+  uint32_t *v = realloc(x->pos, (kept ? kept : 1) * sizeof *v);
+  if (v) x->pos = v; /* else the longer block stays */
+}
+
 int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t) {
   memset(ids, 0, sizeof *ids);
-  if (an_id_index_build(&ids->ops_by_ext, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) == 0 &&
-      an_id_index_build(&ids->launches_by_corr, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) == 0)
-    return 0;
+  size_t n_keys = 0;
+  uint64_t *keys = kernel_ext_keys(t, &n_keys);
+  bool ok = keys && an_id_index_build(&ids->ops_by_ext, t, TR_KIND_CPU_OP, AN_ID_EXTERNAL) == 0 &&
+            an_id_index_build(&ids->launches_by_corr, t, TR_KIND_LAUNCH, AN_ID_CORRELATION) == 0;
+  if (ok) keep_ids(&ids->ops_by_ext, keys, n_keys);
+  free(keys);
+  if (ok) return 0;
   an_trace_ids_free(ids);
   return -1;
 }

@@ -49,7 +49,10 @@ void an_id_index_range(const an_id_index *x, int64_t id, size_t *lo, size_t *hi)
 void an_id_index_range_near(const an_id_index *x, int64_t id, size_t *hint, size_t *lo, size_t *hi);
 
 /* The two indexes attribution and the overlap scope search: CPU ops by External id,
- * launches by correlation. One per trace, built once and lent to both. */
+ * launches by correlation. One per trace, built once and lent to both. Every search of
+ * ops_by_ext is for a kernel's External id (its own, else its correlation's), so it holds
+ * only the ops whose id a kernel of the trace carries: most CPU ops launch nothing (1.8 of
+ * 2.4 MB on a cpu_op-heavy 468 MB trace). */
 typedef struct an_trace_ids {
   an_id_index ops_by_ext, launches_by_corr;
 } an_trace_ids;
