@@ -165,7 +165,8 @@ static const char *ov_side_stage(const ov_side *s, size_t k) {
   const an_trace_view *v = s->in->view;
   size_t i = s->ev[k];
   const char *stage = v->path_stage;
-  if (ov_is_all(stage) && v->kernel_stage && i < v->n_kernel_events) stage = v->kernel_stage[i];
+  if (ov_is_all(stage) && v->kernel_slot && i < v->n_kernel_events)
+    stage = an_trace_view_kernel_stage(v, i);
   return ov_is_all(stage) ? "all" : stage;
 }
 

@@ -243,7 +243,7 @@ typedef struct launch_index {
 
 /* The correlation of kernel i when the view looks it up, else TR_NO_ID. */
 static int64_t kernel_corr(const an_trace_view *v, const tr_event *kev, size_t i) {
-  return v->kernel_stage[i] ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
+  return an_trace_view_kernel_stage(v, i) ? tr_event_correlation(v->trace, &kev[i]) : TR_NO_ID;
 }
 
 static void corr_range(const an_trace_view *v, launch_index *x) {
@@ -420,7 +420,8 @@ static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) 
   ok = ok && out->kernel_step && out->launch;
   *found = 0;
   for (size_t i = 0; ok && i < nk && i < v->n_kernel_events; i++)
-    if (v->kernel_stage[i] && (out->launch[i] = launch_of(&li, tr_event_correlation(t, &kev[i]))))
+    if (an_trace_view_kernel_stage(v, i) &&
+        (out->launch[i] = launch_of(&li, tr_event_correlation(t, &kev[i]))))
       ++*found;
   launch_index_free(&li);
   return ok;
@@ -449,7 +450,7 @@ static double covered_us(const an_trace_view *v, const an_steps *s, const candid
   double in = 0;
   *total = 0;
   for (size_t i = 0; i < nk && i < v->n_kernel_events; i++) {
-    if (!v->kernel_stage[i]) continue;
+    if (!an_trace_view_kernel_stage(v, i)) continue;
     double dur = tr_event_dur(v->trace, &kev[i]);
     *total += dur > 0 ? dur : 0;
     if (span_at(&c->l, placed_at(v->trace, s, kev, i, launch)) >= 0) in += dur > 0 ? dur : 0;
@@ -482,7 +483,7 @@ static void assign_kernels(const an_trace_view *v, const span_list *l, bool laun
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
   for (size_t i = 0; i < nk; i++) {
     out->kernel_step[i] = -1;
-    if (i >= v->n_kernel_events || !v->kernel_stage[i] || (launch && !out->launch[i])) continue;
+    if (!an_trace_view_kernel_stage(v, i) || (launch && !out->launch[i])) continue;
     out->kernel_step[i] = span_at(l, placed_at(v->trace, out, kev, i, launch));
   }
 }
@@ -502,7 +503,7 @@ static bool mark_setup(const an_trace_view *v, const te_rules *rules, double fir
   bool ok = memo && matched_spans(v->trace, TR_KIND_USER_ANNOTATION, m, memo, &l);
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
   for (size_t i = 0; ok && l.n && i < nk && i < out->n_kernel_events; i++) {
-    if (i >= v->n_kernel_events || !v->kernel_stage[i]) continue;
+    if (!an_trace_view_kernel_stage(v, i)) continue;
     double at =
         out->launch[i] ? tr_event_ts(v->trace, out->launch[i]) : tr_event_ts(v->trace, &kev[i]);
     if (span_at(&l, at) >= 0 || (at <= l.v[l.n - 1].end && at < first_step_ts))
@@ -524,7 +525,8 @@ static bool step_stages(const an_trace_view *v, const te_rules *rules, an_steps 
   for (size_t i = 0; i < nk && i < s->n_kernel_events; i++) {
     if (s->kernel_step[i] < 0) continue;
     size_t slot = 0; /* the view's stage ids are the rules' own strings */
-    while (slot < n_st && te_rules_stage(rules, slot)->id != v->kernel_stage[i]) slot++;
+    while (slot < n_st && te_rules_stage(rules, slot)->id != an_trace_view_kernel_stage(v, i))
+      slot++;
     if (slot < n_st) us[(size_t)s->kernel_step[i] * n_st + slot] += tr_event_dur(v->trace, &kev[i]);
   }
   for (size_t j = 0; j < s->n; j++) {
@@ -575,8 +577,7 @@ static size_t place_unlinked(const an_trace_view *v, an_steps *s) {
     if (s->steps[j].n_kernels) by[m++] = (int32_t)j;
   ut_sort(by, m, sizeof *by, cmp_gpu_start, s);
   for (size_t i = 0; m && i < nk && i < s->n_kernel_events; i++) {
-    if (s->kernel_step[i] != -1 || s->launch[i] || i >= v->n_kernel_events || !v->kernel_stage[i])
-      continue;
+    if (s->kernel_step[i] != -1 || s->launch[i] || !an_trace_view_kernel_stage(v, i)) continue;
     size_t a; /* past the last window starting at or before the kernel */
     UT_PARTITION_POINT(a, 0, m, k, s->steps[by[k]].gpu_ts <= tr_event_ts(v->trace, &kev[i]));
     if (a && tr_event_ts(v->trace, &kev[i]) < s->steps[by[a - 1]].gpu_end) {
@@ -639,7 +640,7 @@ static bool disjoint_windows(const an_trace_view *v, an_steps *s) {
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
   for (size_t i = 0; ok && i < nk && i < s->n_kernel_events; i++)
     if (s->kernel_step[i] != AN_STEP_SETUP)
-      s->kernel_step[i] = i < v->n_kernel_events && v->kernel_stage[i]
+      s->kernel_step[i] = an_trace_view_kernel_stage(v, i)
                               ? gpu_window_at(lo, hi, step, m, tr_event_ts(v->trace, &kev[i]))
                               : -1;
   if (ok) reset_counts(s);

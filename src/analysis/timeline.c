@@ -611,8 +611,9 @@ static bool account_window(an_timeline *tl, tl_trace *c, size_t w, tl_kernel *k,
  * outside every window is added to its stage (once per kernel: the first pass). */
 static long kernel_window(an_timeline *tl, tl_trace *c, size_t i, bool count) {
   const an_trace_view *v = c->in->view;
-  if (i >= v->n_kernel_events || !v->kernel_stage[i]) return -1;
-  size_t slot = stage_slot(tl, v->kernel_stage[i]);
+  const char *stage = an_trace_view_kernel_stage(v, i);
+  if (!stage) return -1;
+  size_t slot = stage_slot(tl, stage);
   long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
   if (count && w < 0 && slot < tl->n_st) {
     int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i])), ts = tl_ns(tr_event_ts(c->t, &c->kev[i]));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/limits.h"
 #include "util/params.h"
 #include "util/search.h"
 #include "util/sort.h"
@@ -294,7 +295,7 @@ void an_trace_view_free(an_trace_view *v) {
   if (!v) return;
   for (size_t i = 0; i < v->n_stages; i++) free(v->stages[i].kernels);
   free(v->stages);
-  free(v->kernel_stage);
+  free(v->kernel_slot);
   if (v->ids) an_trace_ids_free(v->ids);
   free(v->ids);
   if (v->shared) {
@@ -305,6 +306,11 @@ void an_trace_view_free(an_trace_view *v) {
   }
   free(v->shared);
   memset(v, 0, sizeof *v);
+}
+
+const char *an_trace_view_kernel_stage(const an_trace_view *v, size_t i) {
+  if (!v->kernel_slot || i >= v->n_kernel_events || !v->kernel_slot[i]) return NULL;
+  return te_rules_stage(v->shared->rules, v->kernel_slot[i] - 1u)->id;
 }
 
 an_launch_context *an_trace_view_launches(const an_trace_view *v) {
@@ -598,11 +604,12 @@ static an_status assign_stages(an_trace_view *out, const te_rules *rules, const 
     const te_stage *st = pstage ? pstage : annotated_stage(&x, out->trace, &kev[i]);
     if (!st) st = all;
     stage_of[i] = st;
-    out->kernel_stage[i] = st->id;
+    size_t slot = stage_slot(rules, st);
+    out->kernel_slot[i] = (uint16_t)(slot + 1);
     double dur = tr_event_dur(out->trace, &kev[i]);
     *total += dur;
     if (st == all) *total_all += dur;
-    counts[stage_slot(rules, st)]++;
+    counts[slot]++;
   }
   if (!pstage) stage_index_free(&x);
   return rc;
@@ -699,9 +706,10 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   size_t nk = 0;
   tr_trace_events(t, TR_KIND_KERNEL, &nk);
   out->n_kernel_events = nk;
-  out->kernel_stage = calloc(nk ? nk : 1, sizeof *out->kernel_stage);
+  if (te_rules_stage_count(rules) > AN_MAX_STAGES) return AN_ERR_RULES;
+  out->kernel_slot = calloc(nk ? nk : 1, sizeof *out->kernel_slot);
   out->shared = calloc(1, sizeof *out->shared);
-  if (!out->kernel_stage || !out->shared) {
+  if (!out->kernel_slot || !out->shared) {
     an_trace_view_free(out);
     return AN_ERR_NOMEM;
   }

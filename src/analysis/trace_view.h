@@ -7,7 +7,7 @@
  * by it.
  *
  * Ownership: an_trace_view_build fills a caller-provided an_trace_view. The view owns
- * its arrays (stages, kernel pointers, kernel_stage) and frees them in
+ * its arrays (stages, kernel pointers, kernel_slot) and frees them in
  * an_trace_view_free; it borrows the tr_trace (which must outlive the view) and the
  * te_rules (stage ids and labels point into the rules, valid until te_rules_destroy).
  * The const tr_event pointers point into the trace's event arrays.
@@ -66,12 +66,11 @@ typedef struct an_trace_view {
    * stage.min_all_share_pct of that file's kernel time. */
   size_t n_stages;
   an_stage_kernels *stages;
-  /* Parallel to tr_trace_events(trace, TR_KIND_KERNEL, &n): the stage id of each kernel
-   * event of the chosen pid (path stage, else annotation stage, else "all"), NULL for
-   * kernels of other processes and for events that are not kernels (pack matcher
-   * not_a_kernel). Dropped "all" kernels keep "all" here. */
+  /* Parallel to tr_trace_events(trace, TR_KIND_KERNEL, &n): the stage of each kernel event
+   * as 1 + its index among the rules' stages, 0 for none (read with
+   * an_trace_view_kernel_stage). */
   size_t n_kernel_events;
-  const char **kernel_stage;
+  uint16_t *kernel_slot;
   double kernel_total_us; /* all kernels of the chosen pid */
   /* The trace's id indexes once an_trace_view_index_ids built them (owned), else NULL:
    * attribution and the overlap scope borrow them instead of each sorting its own. */
@@ -80,6 +79,13 @@ typedef struct an_trace_view {
    * an_trace_view_launches). NULL on a view that failed to build. */
   struct an_view_shared *shared;
 } an_trace_view;
+
+/* The stage id of kernel event i of the view's trace (parallel to tr_trace_events(trace,
+ * TR_KIND_KERNEL, &n)): the path stage, else the annotation stage, else "all", borrowed
+ * from the rules; NULL for kernels of other processes, for events that are not kernels
+ * (pack matcher not_a_kernel) and past the kernel events. Dropped "all" kernels keep
+ * "all" here. */
+const char *an_trace_view_kernel_stage(const an_trace_view *v, size_t i);
 
 /* Builds v->ids (a no-op when built). AN_ERR_NOMEM when out of memory. */
 an_status an_trace_view_index_ids(an_trace_view *v);

@@ -49,6 +49,10 @@
  * than this gain nothing on any machine triage runs on and a typo could ask for
  * millions. */
 #define AN_MAX_WORKERS 256u
+/* Stages the rule packs may define: the trace view keeps each kernel's stage as its
+ * index in 16 bits (2 bytes a kernel event, where a pointer took 8). Packs define a
+ * handful; a view of rules with more fails with AN_ERR_RULES. */
+#define AN_MAX_STAGES 65534u
 /* Kernels of one stage running at once, as the overlap sweep meets them. Its work per
  * kernel start and end grows with this count (the active streams, each one's kernels and
  * their partners): 40,000 kernels all running at once took 31 s, and ten times as many
