@@ -111,18 +111,114 @@ void tr_argtab_free(tr_argtab *tab) {
   memset(tab, 0, sizeof *tab);
 }
 
+/* The dense form's entry width: 2 bytes while every set id fits, else 4. */
+static size_t dense_width(const tr_argidx *ix) {
+  return ix->dense16 ? sizeof *ix->dense16 : sizeof *ix->dense;
+}
+
+/* The dense form's entries widened to 32 bits (a set id past 16 bits came). -1 when out of
+ * memory. */
+static int widen(tr_argidx *ix) {
+  uint32_t *d = malloc((ix->cap_dense ? ix->cap_dense : 1) * sizeof *d);
+  if (!d) return -1;
+  for (size_t i = 0; i < ix->n_dense; i++) d[i] = ix->dense16[i];
+  free(ix->dense16);
+  ix->dense16 = NULL;
+  ix->dense = d;
+  return 0;
+}
+
+/* Sets entry pos of the dense form, the entries it adds before pos left 0. */
+static int dense_put(tr_argidx *ix, uint32_t pos, uint32_t id) {
+  if (ix->dense16 && id > UINT16_MAX && widen(ix) != 0) return -1;
+  size_t w = dense_width(ix), cap = ix->cap_dense;
+  char *v =
+      ut_grow(ix->dense16 ? (void *)ix->dense16 : (void *)ix->dense, &cap, (size_t)pos + 1, w);
+  if (!v) return -1;
+  if (pos > ix->n_dense) memset(v + ix->n_dense * w, 0, ((size_t)pos - ix->n_dense) * w);
+  if (w == sizeof *ix->dense16) {
+    ix->dense16 = (uint16_t *)(void *)v;
+    ix->dense16[pos] = (uint16_t)id;
+  } else {
+    ix->dense = (uint32_t *)(void *)v;
+    ix->dense[pos] = id;
+  }
+  ix->cap_dense = cap;
+  if ((size_t)pos >= ix->n_dense) ix->n_dense = (size_t)pos + 1;
+  return 0;
+}
+
+/* The pairs so far as the dense form over n events (in 16 bits when every id fits). -1
+ * when out of memory (the pairs stay). */
+static int to_dense(tr_argidx *ix, size_t n) {
+  uint32_t most = 0;
+  for (size_t i = 0; i < ix->n; i++)
+    if (ix->pairs[i].set > most) most = ix->pairs[i].set;
+  size_t w = most <= UINT16_MAX ? sizeof *ix->dense16 : sizeof *ix->dense;
+  void *d = calloc(n ? n : 1, w);
+  if (!d) return -1;
+  if (w == sizeof *ix->dense16) {
+    ix->dense16 = d;
+    for (size_t i = 0; i < ix->n; i++) ix->dense16[ix->pairs[i].pos] = (uint16_t)ix->pairs[i].set;
+  } else {
+    ix->dense = d;
+    for (size_t i = 0; i < ix->n; i++) ix->dense[ix->pairs[i].pos] = ix->pairs[i].set;
+  }
+  free(ix->pairs);
+  ix->pairs = NULL;
+  ix->n = ix->cap = 0;
+  ix->n_dense = ix->cap_dense = n;
+  return 0;
+}
+
+/* The dense form's non-zero entries as pairs. -1 when out of memory (the dense form stays). */
+static int to_pairs(tr_argidx *ix, size_t n_set) {
+  struct tr_argpair *p = malloc((n_set ? n_set : 1) * sizeof *p);
+  if (!p) return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < ix->n_dense; i++) {
+    uint32_t set = ix->dense16 ? ix->dense16[i] : ix->dense[i];
+    if (set) p[n++] = (struct tr_argpair){(uint32_t)i, set};
+  }
+  free(ix->dense16);
+  free(ix->dense);
+  ix->dense16 = NULL;
+  ix->dense = NULL;
+  ix->n_dense = ix->cap_dense = 0;
+  ix->pairs = p;
+  ix->n = ix->cap = n;
+  return 0;
+}
+
+/* A pair costs 8 bytes, a dense entry 2 or 4. While reading, the pairs become the dense
+ * form once they are larger (a quarter of the events so far have args, in 16 bits): a
+ * cpu_op-heavy trace then never holds 8 bytes an op. */
 int tr_argidx_add(tr_argidx *ix, uint32_t pos, uint32_t id) {
+  if (ix->dense || ix->dense16) return dense_put(ix, pos, id);
   if (ix->n == ix->cap) {
     struct tr_argpair *p = ut_grow(ix->pairs, &ix->cap, ix->n + 1, sizeof *p);
     if (!p) return -1;
     ix->pairs = p;
   }
   ix->pairs[ix->n++] = (struct tr_argpair){pos, id};
+  if (ix->n * sizeof *ix->pairs >= ((size_t)pos + 1) * sizeof *ix->dense16)
+    (void)to_dense(ix, (size_t)pos + 1); /* out of memory: the pairs go on */
   return 0;
 }
 
-/* A pair costs 8 bytes, a dense entry 2 or 4: the dense form when it is no larger. */
+/* After the read: the smaller form (the dense one when no larger), trimmed. */
 int tr_argidx_seal(tr_argidx *ix, size_t n_events) {
+  if (ix->dense || ix->dense16) {
+    size_t n_set = 0;
+    for (size_t i = 0; i < ix->n_dense; i++)
+      n_set += (ix->dense16 ? ix->dense16[i] : ix->dense[i]) != 0;
+    if (n_set * sizeof *ix->pairs < ix->n_dense * dense_width(ix)) return to_pairs(ix, n_set);
+    if (ix->dense16)
+      ix->dense16 = ut_shrink(ix->dense16, &ix->cap_dense, ix->n_dense, sizeof *ix->dense16);
+    else
+      ix->dense = ut_shrink(ix->dense, &ix->cap_dense, ix->n_dense, sizeof *ix->dense);
+    return 0;
+  }
   uint32_t most = 0;
   for (size_t i = 0; i < ix->n; i++)
     if (ix->pairs[i].set > most) most = ix->pairs[i].set;
@@ -131,20 +227,7 @@ int tr_argidx_seal(tr_argidx *ix, size_t n_events) {
     ix->pairs = ut_shrink(ix->pairs, &ix->cap, ix->n, sizeof *ix->pairs);
     return 0;
   }
-  void *dense = calloc(n_events, width);
-  if (!dense) return -1;
-  if (width == sizeof *ix->dense16) {
-    ix->dense16 = dense;
-    for (size_t i = 0; i < ix->n; i++) ix->dense16[ix->pairs[i].pos] = (uint16_t)ix->pairs[i].set;
-  } else {
-    ix->dense = dense;
-    for (size_t i = 0; i < ix->n; i++) ix->dense[ix->pairs[i].pos] = ix->pairs[i].set;
-  }
-  free(ix->pairs);
-  ix->pairs = NULL;
-  ix->n = ix->cap = 0;
-  ix->n_dense = n_events;
-  return 0;
+  return to_dense(ix, n_events);
 }
 
 uint32_t tr_argidx_get(const tr_argidx *ix, size_t pos) {

@@ -6,10 +6,10 @@
  * few combinations (a model's layers launch the same shapes again and again). So the
  * values of one event are stored as an "arg set": the mask of the keys present followed
  * by their interned values, each distinct set once in a pool. An event refers to its set
- * through a per-kind index: sparse (position in the kind's array, set) pairs while
- * reading, turned into one set id per event when that is smaller (cpu_op-heavy traces: 2
+ * through a per-kind index: sparse (position in the kind's array, set) pairs, turned into
+ * one set id per event as soon as that is smaller, while reading (cpu_op-heavy traces: 2
  * bytes a cpu_op instead of 8 when every set id fits in 16 bits, as a few thousand sets
- * do, else 4).
+ * do, else 4), and back after it when the pairs are smaller after all.
  *
  * Ownership: a tr_argtab / tr_argidx owns its arrays; *_free releases them. A zeroed
  * struct is empty.
@@ -37,11 +37,11 @@ typedef struct tr_argtab {
 typedef struct tr_argidx {
   struct tr_argpair {
     uint32_t pos, set;
-  } * pairs; /* ascending pos; freed when dense is made */
+  } * pairs; /* ascending pos; freed when the dense form is made */
   size_t n, cap;
-  uint32_t *dense;   /* set id by position (0 = none), or NULL */
-  uint16_t *dense16; /* the same when every set id fits in 16 bits (then dense is NULL) */
-  size_t n_dense;
+  uint32_t *dense;   /* set id by position (0 = none; none past n_dense), or NULL */
+  uint16_t *dense16; /* the same while every set id fits in 16 bits (then dense is NULL) */
+  size_t n_dense, cap_dense;
 } tr_argidx;
 
 /* Id (>= 1) of the set holding vals[k] for every k with mask bit k (each non-zero);
@@ -55,8 +55,8 @@ void tr_argtab_free(tr_argtab *tab);
 
 /* Notes that the event at pos (ascending across calls) has set id. -1 when out of memory. */
 int tr_argidx_add(tr_argidx *ix, uint32_t pos, uint32_t id);
-/* After the read: n_events is the kind's count. Makes the dense form when it is smaller;
- * -1 when out of memory (the sparse form is kept and stays valid). */
+/* After the read: n_events is the kind's count. Keeps the smaller form; -1 when out of
+ * memory (the form there is is kept and stays valid). */
 int tr_argidx_seal(tr_argidx *ix, size_t n_events);
 /* The set id of the event at pos, 0 when it has none. */
 uint32_t tr_argidx_get(const tr_argidx *ix, size_t pos);
