@@ -52,7 +52,7 @@ static unsigned view_modes(const an_trace_view *v, const an_steps *steps,
     const tr_event *e = sk->kernels[k];
     if (name_hits(v->trace, e->name, compiled, name_seen, n_str, subj)) modes |= TE_MODE_COMPILE;
     size_t i = (size_t)(e - all);
-    const tr_event *call = steps->launch && i < steps->n_kernel_events ? steps->launch[i] : NULL;
+    const tr_event *call = an_steps_launch(steps, i);
     if (call)
       modes |= name_hits(v->trace, call->name, graph, launch_seen, n_str, subj) ? TE_MODE_GRAPH
                                                                                 : TE_MODE_EAGER;

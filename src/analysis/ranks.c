@@ -455,7 +455,7 @@ static bool add_collective(an_rank_part *s, const part_input *pi, const tr_event
 /* The launch call of kernel e (a pointer into the trace's kernel array), NULL if none. */
 static const tr_event *kernel_launch(const part_input *pi, const tr_event *e) {
   size_t i = (size_t)(e - pi->base);
-  return pi->steps->launch && i < pi->steps->n_kernel_events ? pi->steps->launch[i] : NULL;
+  return an_steps_launch(pi->steps, i);
 }
 
 /* The host records of the collectives among k[0..n) (cls communication), in order into rec:

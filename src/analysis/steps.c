@@ -386,6 +386,13 @@ static void launch_index_free(launch_index *x) {
   free(x->v);
 }
 
+/* The entry of a call of the index (a launch or runtime call of its trace). */
+static uint32_t entry_of_call(const launch_index *x, const tr_event *call) {
+  size_t n0 = x->n0;
+  return (uint32_t)(call >= x->ev[0] && call < x->ev[0] + n0 ? (size_t)(call - x->ev[0])
+                                                             : n0 + (size_t)(call - x->ev[1]));
+}
+
 static const tr_event *launch_of(const launch_index *x, int64_t corr) {
   if (x->block) {
     int64_t r = corr_rank(x, corr);
@@ -406,7 +413,7 @@ static int32_t span_at(const span_list *l, double t) {
   return lo > 0 && t <= l->v[lo - 1].end ? (int32_t)(lo - 1) : -1;
 }
 
-/* The launch call of each kernel of the view's process (out->launch, out->n_kernel_events,
+/* The launch call of each kernel of the view's process (out->launch_at, out->n_kernel_events,
  * out->kernel_step allocated); *found: how many have one. */
 static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) {
   const tr_trace *t = v->trace;
@@ -416,13 +423,19 @@ static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) 
   bool ok = launch_index_build(v, &li);
   out->n_kernel_events = nk;
   out->kernel_step = malloc((nk ? nk : 1) * sizeof *out->kernel_step);
-  out->launch = calloc(nk ? nk : 1, sizeof *out->launch);
-  ok = ok && out->kernel_step && out->launch;
+  out->launch_at = calloc(nk ? nk : 1, sizeof *out->launch_at);
+  ok = ok && out->kernel_step && out->launch_at;
+  out->calls[0] = li.ev[0];
+  out->calls[1] = li.ev[1];
+  out->n_launches = li.n0;
   *found = 0;
-  for (size_t i = 0; ok && i < nk && i < v->n_kernel_events; i++)
-    if (an_trace_view_kernel_stage(v, i) &&
-        (out->launch[i] = launch_of(&li, tr_event_correlation(t, &kev[i]))))
-      ++*found;
+  for (size_t i = 0; ok && i < nk && i < v->n_kernel_events; i++) {
+    const tr_event *call =
+        an_trace_view_kernel_stage(v, i) ? launch_of(&li, tr_event_correlation(t, &kev[i])) : NULL;
+    if (!call) continue;
+    out->launch_at[i] = entry_of_call(&li, call) + 1u;
+    ++*found;
+  }
   launch_index_free(&li);
   return ok;
 }
@@ -437,7 +450,8 @@ static bool by_launch(an_step_source src, size_t found) {
  * its own start. */
 static double placed_at(const tr_trace *t, const an_steps *s, const tr_event *kev, size_t i,
                         bool launch) {
-  return tr_event_ts(t, launch && s->launch[i] ? s->launch[i] : &kev[i]);
+  const tr_event *call = launch ? an_steps_launch(s, i) : NULL;
+  return tr_event_ts(t, call ? call : &kev[i]);
 }
 
 /* Kernel time (us) of the view's process that a candidate's spans hold, and the whole. A
@@ -483,7 +497,7 @@ static void assign_kernels(const an_trace_view *v, const span_list *l, bool laun
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
   for (size_t i = 0; i < nk; i++) {
     out->kernel_step[i] = -1;
-    if (!an_trace_view_kernel_stage(v, i) || (launch && !out->launch[i])) continue;
+    if (!an_trace_view_kernel_stage(v, i) || (launch && !an_steps_launch(out, i))) continue;
     out->kernel_step[i] = span_at(l, placed_at(v->trace, out, kev, i, launch));
   }
 }
@@ -504,8 +518,8 @@ static bool mark_setup(const an_trace_view *v, const te_rules *rules, double fir
   const tr_event *kev = tr_trace_events(v->trace, TR_KIND_KERNEL, &nk);
   for (size_t i = 0; ok && l.n && i < nk && i < out->n_kernel_events; i++) {
     if (!an_trace_view_kernel_stage(v, i)) continue;
-    double at =
-        out->launch[i] ? tr_event_ts(v->trace, out->launch[i]) : tr_event_ts(v->trace, &kev[i]);
+    const tr_event *call = an_steps_launch(out, i);
+    double at = tr_event_ts(v->trace, call ? call : &kev[i]);
     if (span_at(&l, at) >= 0 || (at <= l.v[l.n - 1].end && at < first_step_ts))
       out->kernel_step[i] = AN_STEP_SETUP;
   }
@@ -577,7 +591,8 @@ static size_t place_unlinked(const an_trace_view *v, an_steps *s) {
     if (s->steps[j].n_kernels) by[m++] = (int32_t)j;
   ut_sort(by, m, sizeof *by, cmp_gpu_start, s);
   for (size_t i = 0; m && i < nk && i < s->n_kernel_events; i++) {
-    if (s->kernel_step[i] != -1 || s->launch[i] || !an_trace_view_kernel_stage(v, i)) continue;
+    if (s->kernel_step[i] != -1 || an_steps_launch(s, i) || !an_trace_view_kernel_stage(v, i))
+      continue;
     size_t a; /* past the last window starting at or before the kernel */
     UT_PARTITION_POINT(a, 0, m, k, s->steps[by[k]].gpu_ts <= tr_event_ts(v->trace, &kev[i]));
     if (a && tr_event_ts(v->trace, &kev[i]) < s->steps[by[a - 1]].gpu_end) {
@@ -732,7 +747,7 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
 void an_steps_free(an_steps *s) {
   free(s->steps);
   free(s->kernel_step);
-  free(s->launch);
+  free(s->launch_at);
   memset(s, 0, sizeof *s);
 }
 

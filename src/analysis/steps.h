@@ -93,9 +93,21 @@ typedef struct an_steps {
   size_t n_kernel_events;
   int32_t *kernel_step;
   /* Parallel likewise: the host call that launched each kernel (the launch or runtime
-   * call with its correlation), NULL when the trace has none. */
-  const tr_event **launch;
+   * call with its correlation), read with an_steps_launch: 1 + its position among the
+   * trace's launches, then its runtime calls after them, 0 when the trace has none (4
+   * bytes a kernel event, where a pointer took 8). */
+  uint32_t *launch_at;
+  const tr_event *calls[2]; /* the trace's launches and runtime calls */
+  size_t n_launches;
 } an_steps;
+
+/* The host call that launched kernel event i (parallel to tr_trace_events(trace,
+ * TR_KIND_KERNEL)), NULL when the trace has none or i is past the kernel events. */
+static inline const tr_event *an_steps_launch(const an_steps *s, size_t i) {
+  if (!s->launch_at || i >= s->n_kernel_events || !s->launch_at[i]) return NULL;
+  size_t e = s->launch_at[i] - 1u;
+  return e < s->n_launches ? &s->calls[0][e] : &s->calls[1][e - s->n_launches];
+}
 
 /* Builds the steps of a view's trace (settings steps.*, matcher step_annotation).
  * AN_ERR_NOMEM when out of memory (*out is then empty and may be freed). */

@@ -203,9 +203,9 @@ static an_coll_messages *host_messages(an_timeline *tl, tl_trace *c) {
   double *at = malloc((nk ? nk : 1) * sizeof *at);
   if (!at) return NULL;
   for (size_t i = 0; i < nk && i < s->n_kernel_events; i++)
-    if (s->launch[i] && collective_name(tl, c, kev[i].name) &&
+    if (an_steps_launch(s, i) && collective_name(tl, c, kev[i].name) &&
         !tr_event_arg(c->t, TR_KIND_KERNEL, &kev[i], TR_ARG_IN_MSG_NELEMS))
-      at[n++] = tr_event_ts(c->t, s->launch[i]);
+      at[n++] = tr_event_ts(c->t, an_steps_launch(s, i));
   ut_sort_f64(at, n);
   const an_op_nest *ops = an_trace_view_ops(c->in->view);
   an_coll_messages *m =
@@ -340,7 +340,7 @@ static int cmp_kernel(const void *pa, const void *pb, void *unused) {
 /* The launch call of a kernel (NULL when the trace has none). */
 static const tr_event *kernel_launch(const tl_trace *c, const tl_kernel *k) {
   const an_steps *s = c->in->steps;
-  return k->pos < s->n_kernel_events ? s->launch[k->pos] : NULL;
+  return an_steps_launch(s, k->pos);
 }
 
 /* ---------------------------------------------------------------- one window */
@@ -698,7 +698,7 @@ static bool outside_gaps(an_timeline *tl, tl_trace *c) {
       c->outside[c->n_outside++] = (tl_gap){b->stage,
                                             uend,
                                             b->start,
-                                            b->pos < s->n_kernel_events ? s->launch[b->pos] : NULL,
+                                            an_steps_launch(s, b->pos),
                                             tr_event_stream(c->t, &c->kev[b->pos]),
                                             true,
                                             NAN,

@@ -222,12 +222,13 @@ Test(steps, launch_lookup_narrow_or_wide_correlations, .init = setup, .fini = te
     cr_assert_eq(step_of(&x[k], "k_b"), -1, "launched by the call at ts 500, outside the steps");
     cr_assert_eq(step_of(&x[k], "k_c"), 1);
     for (size_t i = 0; i < n; i++) {
-      cr_assert_not_null(x[k].s.launch[i]);
-      cr_assert_str_eq(tr_str_get(x[k].t, x[k].s.launch[i]->name),
+      cr_assert_not_null(an_steps_launch(&x[k].s, i));
+      cr_assert_str_eq(tr_str_get(x[k].t, an_steps_launch(&x[k].s, i)->name),
                        i == 1 ? "cudaMemcpyAsync" : "cudaLaunchKernel", "kernel %zu", i);
-      cr_assert_float_eq(tr_event_ts(x[k].t, x[k].s.launch[i]),
-                         tr_event_ts(x[(k + 1) % N_SPREADS].t, x[(k + 1) % N_SPREADS].s.launch[i]),
-                         1e-9);
+      cr_assert_float_eq(
+          tr_event_ts(x[k].t, an_steps_launch(&x[k].s, i)),
+          tr_event_ts(x[(k + 1) % N_SPREADS].t, an_steps_launch(&x[(k + 1) % N_SPREADS].s, i)),
+          1e-9);
     }
   }
   for (int k = 0; k < N_SPREADS; k++) unbuild(&x[k]);
