@@ -28,6 +28,42 @@ static int cmp_op(const void *a, const void *b, void *ctx) {
   return p->index < q->index ? -1 : p->index > q->index;
 }
 
+/* Notes that entry i's enclosing op is entry p (-1: none). False when out of memory. */
+static bool set_parent(an_op_nest *x, size_t i, int32_t p, size_t *cap_far) {
+  if (p < 0 || i - (size_t)p < AN_NEST_FAR) {
+    x->up[i] = p < 0 ? 0 : (uint16_t)(i - (size_t)p);
+    return true;
+  }
+  x->up[i] = AN_NEST_FAR;
+  an_op_nest_far *f = ut_grow(x->far, cap_far, x->n_far + 1, sizeof *f);
+  if (!f) return false;
+  x->far = f;
+  x->far[x->n_far++] = (an_op_nest_far){(uint32_t)i, p};
+  return true;
+}
+
+/* The entries themselves instead of up and far, when those are the larger: more than a
+ * quarter of the ops far. False when out of memory. */
+static bool unfold_parents(an_op_nest *x) {
+  if (x->n_far * 4 <= x->n) return true;
+  int32_t *parent = malloc((x->n ? x->n : 1) * sizeof *parent);
+  if (!parent) return false;
+  for (size_t i = 0; i < x->n; i++) parent[i] = (int32_t)an_op_nest_parent(x, (long)i);
+  free(x->up);
+  free(x->far);
+  x->up = NULL;
+  x->far = NULL;
+  x->n_far = 0;
+  x->parent = parent;
+  return true;
+}
+
+long an_op_nest_far_parent(const an_op_nest *x, long entry) {
+  size_t lo;
+  UT_PARTITION_POINT(lo, 0, x->n_far, m, x->far[m].entry < (uint32_t)entry);
+  return lo < x->n_far && x->far[lo].entry == (uint32_t)entry ? x->far[lo].parent : -1;
+}
+
 /* Parent links in one pass over each thread's ops (sorted: a thread's ops are one run):
  * the ops still open at an op's start form a stack, each above the one enclosing it; those
  * ending before the op ends are closed, and the top encloses it. Each op's end is read
@@ -38,7 +74,7 @@ static bool link_parents(an_op_nest *x) {
     double end;
   } open_op;
   open_op *stack = NULL;
-  size_t depth = 0, cap = 0;
+  size_t depth = 0, cap = 0, cap_far = 0;
   tr_str pid = 0, tid = 0;
   for (size_t i = 0; i < x->n; i++) {
     const tr_event *op = &x->ops[x->pos[i]];
@@ -47,9 +83,8 @@ static bool link_parents(an_op_nest *x) {
     if (!i || p != pid || t != tid) depth = 0; /* another thread */
     pid = p, tid = t;
     while (depth && stack[depth - 1].end < end) depth--;
-    x->parent[i] = depth ? stack[depth - 1].at : -1;
     open_op *v = depth < cap ? stack : ut_grow(stack, &cap, depth + 1, sizeof *v);
-    if (!v) {
+    if (!v || !set_parent(x, i, depth ? stack[depth - 1].at : -1, &cap_far)) {
       free(stack);
       return false;
     }
@@ -57,14 +92,14 @@ static bool link_parents(an_op_nest *x) {
     stack[depth++] = (open_op){(int32_t)i, end};
   }
   free(stack);
-  return true;
+  return unfold_parents(x);
 }
 
 /* The index over every event of the kind (all), or over those spanning one of at[0..n_at). */
 static int build(an_op_nest *x, const tr_trace *t, tr_kind kind, bool all, const double *at,
                  size_t n_at) {
   size_t n = 0;
-  x->t = t;
+  *x = (an_op_nest){.t = t};
   x->ops = tr_trace_events(t, kind, &n);
   if (n > INT32_MAX) n = 0; /* positions are 32-bit: no fallback past them */
   x->n = 0;
@@ -75,8 +110,8 @@ static int build(an_op_nest *x, const tr_trace *t, tr_kind kind, bool all, const
     if (all ||
         ut_holds_near_f64(at, n_at, &hint, tr_event_ts(x->t, &x->ops[i]), end_of(x, &x->ops[i])))
       x->pos[x->n++] = (uint32_t)i;
-  x->parent = malloc((x->n ? x->n : 1) * sizeof *x->parent);
-  if (!x->parent) {
+  x->up = malloc((x->n ? x->n : 1) * sizeof *x->up);
+  if (!x->up) {
     an_op_nest_free(x);
     return -1;
   }
@@ -100,9 +135,14 @@ int an_op_nest_build_regions_at(an_op_nest *x, const tr_trace *t, const double *
 
 void an_op_nest_free(an_op_nest *x) {
   free(x->pos);
+  free(x->up);
+  free(x->far);
   free(x->parent);
   x->pos = NULL;
+  x->up = NULL;
+  x->far = NULL;
   x->parent = NULL;
+  x->n_far = 0;
   x->n = 0;
 }
 
@@ -138,16 +178,17 @@ static long entry_of(const an_op_nest *x, const tr_event *op) {
 
 const tr_event *an_op_nest_enclosing(const an_op_nest *x, const tr_event *op) {
   long i = entry_of(x, op);
-  return i >= 0 && x->parent[i] >= 0 ? &x->ops[x->pos[x->parent[i]]] : NULL;
+  long p = i >= 0 ? an_op_nest_parent(x, i) : -1;
+  return p >= 0 ? &x->ops[x->pos[p]] : NULL;
 }
 
 const tr_event *an_op_nest_child(const an_op_nest *x, const tr_event *op, const char *name) {
   long i = entry_of(x, op);
   if (i < 0) return NULL;
   /* its descendants follow it in the sorted order, up to the first op it does not hold */
-  for (size_t k = (size_t)i + 1; k < x->n && x->parent[k] >= i; k++) {
+  for (size_t k = (size_t)i + 1; k < x->n && an_op_nest_parent(x, (long)k) >= i; k++) {
     const tr_event *e = &x->ops[x->pos[k]];
-    if (x->parent[k] == i && !strcmp(tr_str_get(x->t, e->name), name)) return e;
+    if (an_op_nest_parent(x, (long)k) == i && !strcmp(tr_str_get(x->t, e->name), name)) return e;
   }
   return NULL;
 }
@@ -186,7 +227,7 @@ static size_t first_after_near(const an_op_nest *x, tr_str pid, tr_str tid, int6
 static long around_from(const an_op_nest *x, const tr_event *at, size_t lo) {
   tr_str pid = tr_event_pid(x->t, at), tid = tr_event_tid(x->t, at);
   double at_ts = tr_event_ts(x->t, at);
-  for (int32_t i = (int32_t)lo - 1; i >= 0; i = x->parent[i]) {
+  for (long i = (long)lo - 1; i >= 0; i = an_op_nest_parent(x, i)) {
     const tr_event *op = &x->ops[x->pos[i]];
     if (tr_event_pid(x->t, op) != pid || tr_event_tid(x->t, op) != tid) return -1;
     if (end_of(x, op) >= at_ts) return i;
@@ -226,7 +267,7 @@ bool an_op_nest_hole(const an_op_nest *x, tr_str pid, tr_str tid, double a, doub
                      at_or_before(x, &x->ops[x->pos[mid]], pid, tid, TR_TS_WIDE, a));
   /* the thread's last outermost op starting at or before a encloses the last op that does */
   const tr_event *last = NULL;
-  for (int32_t i = (int32_t)k - 1; i >= 0; i = x->parent[i]) {
+  for (long i = (long)k - 1; i >= 0; i = an_op_nest_parent(x, i)) {
     const tr_event *op = &x->ops[x->pos[i]];
     if (!on_thread(x, op, pid, tid)) break;
     last = op;

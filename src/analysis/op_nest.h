@@ -19,11 +19,26 @@
 
 #include "trace/trace.h"
 
+/* An entry's enclosing op, when it lies AN_NEST_FAR or more entries back: in far. */
+#define AN_NEST_FAR UINT16_MAX
+typedef struct an_op_nest_far {
+  uint32_t entry;
+  int32_t parent;
+} an_op_nest_far;
+
 typedef struct an_op_nest {
   const tr_trace *t;
   const tr_event *ops; /* tr_trace_events(TR_KIND_CPU_OP), or of the regions */
   uint32_t *pos;       /* positions in ops, sorted by (pid, tid, start, -end) */
-  int32_t *parent;     /* per sorted entry: the sorted entry of its enclosing op, -1 none */
+  /* Per sorted entry, its enclosing op (read with an_op_nest_parent): how many entries
+   * back it lies, 0 for none, AN_NEST_FAR when in far; an op's children follow it closely
+   * (at most 200 entries on the shared traces), so 2 bytes an op where an entry took 4.
+   * parent, when not NULL, holds the entries themselves (-1 none) instead: taken when
+   * more than a quarter of the ops would be far (one op around thousands of flat ones). */
+  uint16_t *up;
+  an_op_nest_far *far; /* by entry */
+  size_t n_far;
+  int32_t *parent;
   size_t n;
 } an_op_nest;
 
@@ -55,7 +70,12 @@ long an_op_nest_around_entry(const an_op_nest *x, const tr_event *at);
  * this sets): for a caller asking about events in about time order, a few steps from the
  * last one instead of a search of every op. */
 long an_op_nest_around_entry_near(const an_op_nest *x, const tr_event *at, size_t *hint);
-static inline long an_op_nest_parent(const an_op_nest *x, long entry) { return x->parent[entry]; }
+long an_op_nest_far_parent(const an_op_nest *x, long entry); /* private */
+static inline long an_op_nest_parent(const an_op_nest *x, long entry) {
+  if (x->parent) return x->parent[entry];
+  uint16_t d = x->up[entry];
+  return d == AN_NEST_FAR ? an_op_nest_far_parent(x, entry) : d ? entry - d : -1;
+}
 static inline const tr_event *an_op_nest_op(const an_op_nest *x, long entry) {
   return &x->ops[x->pos[entry]];
 }

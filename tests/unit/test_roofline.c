@@ -840,3 +840,44 @@ Test(roofline_nest, innermost_op_of_the_launching_thread) {
   an_op_nest_free(&x);
   tr_trace_destroy(t);
 }
+
+/* One op around n flat ones: a child's enclosing op lies up to n entries back, past
+ * AN_NEST_FAR from the 65,535th on. Each answers the root either way; more than a quarter
+ * far, the nest keeps the entries themselves. */
+static void check_flat_children(size_t n, bool unfolded) {
+  size_t cap = (n + 2) * 96, len = 0;
+  char *doc = malloc(cap);
+  len += (size_t)snprintf(doc, cap,
+                          "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"root\",\"pid\":1,"
+                          "\"tid\":1,\"ts\":0,\"dur\":%zu}",
+                          10 * (n + 1));
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(doc + len, cap - len,
+                            ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,"
+                            "\"ts\":%zu,\"dur\":5}",
+                            10 * i + 1);
+  snprintf(doc + len, cap - len, "]");
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("t.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_op_nest x;
+  cr_assert_eq(an_op_nest_build(&x, t), 0);
+  cr_assert_eq(x.n, n + 1);
+  cr_expect_eq(x.parent != NULL, unfolded, "n %zu: %zu far", n, x.n_far);
+  size_t nops;
+  const tr_event *ops = tr_trace_events(t, TR_KIND_CPU_OP, &nops);
+  cr_expect_eq(an_op_nest_parent(&x, 0), -1);
+  for (size_t k = 1; k < x.n; k++) {
+    cr_assert_eq(an_op_nest_parent(&x, (long)k), 0, "entry %zu of %zu", k, n);
+    cr_assert_eq(an_op_nest_enclosing(&x, an_op_nest_op(&x, (long)k)), &ops[0], "entry %zu", k);
+  }
+  cr_expect_eq(an_op_nest_child(&x, &ops[0], "c"), &ops[1]);
+  an_op_nest_free(&x);
+  tr_trace_destroy(t);
+  free(doc);
+}
+
+Test(roofline_nest, enclosing_op_far_back) {
+  check_flat_children(70000, false);
+  check_flat_children(100000, true);
+}
