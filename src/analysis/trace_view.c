@@ -296,6 +296,7 @@ void an_trace_view_free(an_trace_view *v) {
   for (size_t i = 0; i < v->n_stages; i++) free(v->stages[i].kernels);
   free(v->stages);
   free(v->kernel_slot);
+  free(v->slot_stage);
   if (v->ids) an_trace_ids_free(v->ids);
   free(v->ids);
   if (v->shared) {
@@ -306,11 +307,6 @@ void an_trace_view_free(an_trace_view *v) {
   }
   free(v->shared);
   memset(v, 0, sizeof *v);
-}
-
-const char *an_trace_view_kernel_stage(const an_trace_view *v, size_t i) {
-  if (!v->kernel_slot || i >= v->n_kernel_events || !v->kernel_slot[i]) return NULL;
-  return te_rules_stage(v->shared->rules, v->kernel_slot[i] - 1u)->id;
 }
 
 an_launch_context *an_trace_view_launches(const an_trace_view *v) {
@@ -707,13 +703,16 @@ an_status an_trace_view_build(tr_trace *t, const char *path_stage_id, const te_r
   tr_trace_events(t, TR_KIND_KERNEL, &nk);
   out->n_kernel_events = nk;
   if (te_rules_stage_count(rules) > AN_MAX_STAGES) return AN_ERR_RULES;
+  size_t n_st = te_rules_stage_count(rules);
   out->kernel_slot = calloc(nk ? nk : 1, sizeof *out->kernel_slot);
+  out->slot_stage = calloc(n_st + 1, sizeof *out->slot_stage);
   out->shared = calloc(1, sizeof *out->shared);
-  if (!out->kernel_slot || !out->shared) {
+  if (!out->kernel_slot || !out->slot_stage || !out->shared) {
     an_trace_view_free(out);
     return AN_ERR_NOMEM;
   }
   out->shared->rules = rules;
+  for (size_t k = 0; k < n_st; k++) out->slot_stage[k + 1] = te_rules_stage(rules, k)->id;
   bool *is_kernel = NULL;
   an_status rc = kernel_events(t, te_rules_matcher(rules, "not_a_kernel"), &is_kernel);
   bool found = false;

@@ -71,7 +71,8 @@ typedef struct an_trace_view {
    * an_trace_view_kernel_stage). */
   size_t n_kernel_events;
   uint16_t *kernel_slot;
-  double kernel_total_us; /* all kernels of the chosen pid */
+  const char **slot_stage; /* slot -> stage id (slot 0: NULL), te_rules_stage_count + 1 */
+  double kernel_total_us;  /* all kernels of the chosen pid */
   /* The trace's id indexes once an_trace_view_index_ids built them (owned), else NULL:
    * attribution and the overlap scope borrow them instead of each sorting its own. */
   an_trace_ids *ids;
@@ -85,7 +86,9 @@ typedef struct an_trace_view {
  * from the rules; NULL for kernels of other processes, for events that are not kernels
  * (pack matcher not_a_kernel) and past the kernel events. Dropped "all" kernels keep
  * "all" here. */
-const char *an_trace_view_kernel_stage(const an_trace_view *v, size_t i);
+static inline const char *an_trace_view_kernel_stage(const an_trace_view *v, size_t i) {
+  return v->kernel_slot && i < v->n_kernel_events ? v->slot_stage[v->kernel_slot[i]] : NULL;
+}
 
 /* Builds v->ids (a no-op when built). AN_ERR_NOMEM when out of memory. */
 an_status an_trace_view_index_ids(an_trace_view *v);

@@ -132,9 +132,8 @@ static int widen(tr_argidx *ix) {
 static int dense_put(tr_argidx *ix, uint32_t pos, uint32_t id) {
   if (ix->dense16 && id > UINT16_MAX && widen(ix) != 0) return -1;
   size_t w = dense_width(ix), cap = ix->cap_dense;
-  char *v =
-      ut_grow(ix->dense16 ? (void *)ix->dense16 : (void *)ix->dense, &cap, (size_t)pos + 1, w);
-  if (!v) return -1;
+  char *v = ix->dense16 ? (void *)ix->dense16 : (void *)ix->dense;
+  if (pos >= cap && !(v = ut_grow(v, &cap, (size_t)pos + 1, w))) return -1;
   if (pos > ix->n_dense) memset(v + ix->n_dense * w, 0, ((size_t)pos - ix->n_dense) * w);
   if (w == sizeof *ix->dense16) {
     ix->dense16 = (uint16_t *)(void *)v;
