@@ -1277,6 +1277,49 @@ Test(id_index, near_search_finds_the_plain_range_from_any_hint) {
   free(json);
 }
 
+/* The trace's ops by External id keep the ops whose id a kernel carries (its own, or its
+ * correlation's through a launch that has both), in id order; the rest are left out. With a
+ * kernel id far off, the kernels' ids are searched rather than marked in bits. */
+static void check_trace_ids(bool spread) {
+  const char *far =
+      ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+      "\"ts\":7,\"dur\":1,\"args\":{\"External id\":1000000}}";
+  const char *doc0 =
+      "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,"
+      "\"dur\":1,\"args\":{\"External id\":3}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,"
+      "\"dur\":1,\"args\":{\"External id\":1}},"
+      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,"
+      "\"dur\":1,\"args\":{\"External id\":2}},"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+      "\"tid\":1,\"ts\":4,\"dur\":1,\"args\":{\"External id\":3,\"correlation\":9}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":5,"
+      "\"dur\":1,\"args\":{\"External id\":2,\"correlation\":8}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":6,"
+      "\"dur\":1,\"args\":{\"correlation\":9}}";
+  char doc[2048];
+  snprintf(doc, sizeof doc, "%s%s]", doc0, spread ? far : "");
+  tr_error err;
+  tr_trace *t = tr_trace_read_buffer("ids.json", doc, strlen(doc), NULL, &err);
+  cr_assert_not_null(t, "%s", err.message);
+  an_trace_ids ids;
+  cr_assert_eq(an_trace_ids_build(&ids, t), 0);
+  cr_assert_eq(ids.ops_by_ext.n, 2);
+  cr_expect_str_eq(tr_str_get(t, an_id_index_event(&ids.ops_by_ext, 0)->name), "c");
+  cr_expect_str_eq(tr_str_get(t, an_id_index_event(&ids.ops_by_ext, 1)->name), "a");
+  size_t lo, hi;
+  an_id_index_range(&ids.ops_by_ext, 1, &lo, &hi);
+  cr_expect_eq(lo, hi, "no kernel carries id 1");
+  cr_expect_eq(ids.launches_by_corr.n, 1);
+  an_trace_ids_free(&ids);
+  tr_trace_destroy(t);
+}
+
+Test(id_index, trace_ids_keep_the_ops_kernels_ask) {
+  check_trace_ids(false);
+  check_trace_ids(true);
+}
+
 /* ---- diff: kernels renamed across the runs (issue 30, review-1 §16) */
 
 /* A one-stage side of kernels (name, category, us, op). */
