@@ -69,6 +69,9 @@ LIMITS_ELSEWHERE = {
                              "classifier_prefilter_never_changes_a_decision: 132 zoo names are "
                              "longer)",
     "AN_MAX_WORKERS": "an environment value (TRIAGE_WORKERS=257): tests/ranks/run_ranks.py workers",
+    "AN_MAX_STAGES": "the stages the rule packs define, kept in 16 bits by the trace view, not a "
+                     "trace's input: past it the view refuses the rules (AN_ERR_RULES); a pack of "
+                     "65,535 stages is not a case here",
     "LV_CONNECT_TIMEOUT_S": "a timeout, not an input size: tests/live (unreachable server)",
     "LV_POLL_INTERVAL_MS": "a polling period, not an input limit",
     "LV_MAX_DIR_ENTRIES": "needs a capture that writes 100,001 files: tests/live",
