@@ -1,6 +1,7 @@
 /* analysis/id_index.c - see id_index.h. */
 #include "analysis/id_index.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,20 +55,22 @@ static uint64_t *kernel_ext_keys(const tr_trace *t, size_t *n_out) {
 /* The ids an index keeps: keys[0..n) (id_key, sorted, distinct), and when they are dense
  * enough a bit per key from keys[0] (a test per id instead of a search: ~140 instructions
  * an op on hta). keys NULL: every id. */
+#define WORD_BITS (CHAR_BIT * sizeof(uint64_t)) /* ids a word of bits holds */
+
 typedef struct key_set {
   const uint64_t *keys;
   size_t n;
   uint64_t *bits; /* NULL: search keys */
 } key_set;
 
-/* The bits of s, when its keys span at most 64 ids a key (8 bytes a key at most). */
+/* The bits of s, when its keys span at most a word's ids a key (8 bytes a key at most). */
 static void key_bits(key_set *s) {
-  if (!s->n || s->keys[s->n - 1] - s->keys[0] >= (uint64_t)s->n * 64) return;
-  size_t words = (size_t)((s->keys[s->n - 1] - s->keys[0]) / 64) + 1;
+  if (!s->n || s->keys[s->n - 1] - s->keys[0] >= (uint64_t)s->n * WORD_BITS) return;
+  size_t words = (size_t)((s->keys[s->n - 1] - s->keys[0]) / WORD_BITS) + 1;
   if (!(s->bits = calloc(words, sizeof *s->bits))) return; /* the search answers the same */
   for (size_t i = 0; i < s->n; i++) {
     uint64_t d = s->keys[i] - s->keys[0];
-    s->bits[d / 64] |= UINT64_C(1) << (d % 64);
+    s->bits[d / WORD_BITS] |= UINT64_C(1) << (d % WORD_BITS);
   }
 }
 
@@ -76,7 +79,7 @@ static bool wanted(const key_set *s, int64_t id) {
   if (!s) return true;
   uint64_t k = id_key(id);
   if (!s->n || k < s->keys[0] || k > s->keys[s->n - 1]) return false;
-  if (s->bits) return s->bits[(k - s->keys[0]) / 64] >> ((k - s->keys[0]) % 64) & 1;
+  if (s->bits) return s->bits[(k - s->keys[0]) / WORD_BITS] >> ((k - s->keys[0]) % WORD_BITS) & 1;
   size_t at;
   UT_PARTITION_POINT(at, 0, s->n, m, s->keys[m] < k);
   return s->keys[at] == k;

@@ -42,10 +42,10 @@ static bool set_parent(an_op_nest *x, size_t i, int32_t p, size_t *cap_far) {
   return true;
 }
 
-/* The entries themselves instead of up and far, when those are the larger: more than a
- * quarter of the ops far. False when out of memory. */
+/* The entries themselves instead of up and far, when those are the larger (more than a
+ * quarter of the ops far). False when out of memory. */
 static bool unfold_parents(an_op_nest *x) {
-  if (x->n_far * 4 <= x->n) return true;
+  if (x->n * sizeof *x->up + x->n_far * sizeof *x->far <= x->n * sizeof *x->parent) return true;
   int32_t *parent = malloc((x->n ? x->n : 1) * sizeof *parent);
   if (!parent) return false;
   for (size_t i = 0; i < x->n; i++) parent[i] = (int32_t)an_op_nest_parent(x, (long)i);
