@@ -1564,6 +1564,12 @@ typedef struct an_summary_item {
   /* On the "Smaller leads" line, not numbered: under summary.lead_below_pct of the step
    * with a hedged lever (no lever named for a host stall, a summary.hedged_levers one). */
   bool lead;
+  /* Of the items of another action merged in (same root cause: the same kernels), the one
+   * with the largest bound: its anchor and bound. Its bound counts the same time as this
+   * item's, so the two are not additive (review 14: sglang prefill's QK-norm tuning item
+   * and F1's fusion of that kernel read as two wins). Empty anchor: none. */
+  char not_additive[64];
+  double not_additive_us;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host, for queued work's dependencies or

@@ -316,6 +316,10 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
                (it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_ELIMINATE ||
                 it->basis == AN_BASIS_ROOFLINE);
   if (!adopt) {
+    if (it->action != into->action && it->at_stake_us > into->not_additive_us) {
+      snprintf(into->not_additive, sizeof into->not_additive, "%s", it->anchor);
+      into->not_additive_us = it->at_stake_us;
+    }
     sm_more(into, it->anchor);
     for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);
     into->more_left += it->more_left;

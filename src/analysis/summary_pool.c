@@ -1,5 +1,5 @@
 /*
- * analysis/summary_pool.c - small items of one root cause pooled, and the smaller leads
+ * analysis/summary_pool.c - small items of one kind pooled, and the smaller leads
  * (summary_internal.h, docs/report.md "What to try first"; review 12 defect 8).
  *
  * A step's host stalls between GPU work (a sync here, a launch call there, each a few
@@ -8,7 +8,7 @@
  * each under summary.pool_below_pct of the step, become one item: the sum of their bounds,
  * bases, counts, kernels and rows, their evidence, and the members themselves for the line
  * to list. Members of a kind take disjoint time (no two items share a row part or a kernel),
- * so the sum is what they claim together.
+ * so the sum is what they claim together; each keeps its own cause and lever (review 14).
  *
  * An item under summary.lead_below_pct of the step whose lever is hedged (a host stall with
  * no lever named, a lever of summary.hedged_levers whose availability the trace cannot show)

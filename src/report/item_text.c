@@ -193,6 +193,19 @@ static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn,
   text(fn, ctx, b);
 }
 
+/* " Not additive with the action of LINK on the same kernels (at most X ms/step) ..." when an item
+ * of another action on the same kernels was merged in (an_summary_item.not_additive). */
+static void not_additive(const an_summary_item *it, rp_part_fn fn, void *ctx) {
+  if (!it->not_additive[0]) return;
+  char t[48], b[160];
+  text(fn, ctx, ". Not additive with the action of ");
+  link(it, it->not_additive, fn, ctx);
+  rp_fmt_ms(t, sizeof t, it->not_additive_us);
+  snprintf(b, sizeof b,
+           " on the same kernels (at most %s ms/step): both bounds count the same time.", t);
+  text(fn, ctx, b);
+}
+
 void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void *ctx) {
   char basis[RP_BASIS_BYTES];
   fn(ctx, RP_PART_ACTION, rp_summary_action(it, w), NULL);
@@ -204,6 +217,7 @@ void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void
   text(fn, ctx, ".");
   alternative(it, w, fn, ctx);
   evidence(it, fn, ctx);
+  not_additive(it, fn, ctx); /* after the evidence: its row stays the evidence's first */
 }
 
 static void plain(void *ctx, rp_part part, const char *s, const char *ref) {

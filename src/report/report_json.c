@@ -400,6 +400,8 @@ static void json_link(void *ctx, rp_part part, const char *s, const char *ref) {
   json_links *l = ctx;
   (void)s;
   if (part != RP_PART_LINK) return;
+  const cJSON *e; /* a row the line links twice (its not-additive action) is listed once */
+  cJSON_ArrayForEach(e, l->v) if (cJSON_IsString(e) && !strcmp(e->valuestring, ref)) return;
   cJSON *x = l->ok ? cJSON_CreateString(ref) : NULL;
   if (x && cJSON_AddItemToArray(l->v, x)) return;
   cJSON_Delete(x);
@@ -481,6 +483,15 @@ static bool item_pool_json(cJSON *o, const an_summary_item *it, an_workload w) {
   return v != NULL;
 }
 
+/* "not_additive": the merged item of another action on the same kernels with the largest
+ * bound (an_summary_item.not_additive); null when none. */
+static bool item_not_additive_json(cJSON *o, const an_summary_item *it) {
+  if (!it->not_additive[0]) return cJSON_AddNullToObject(o, "not_additive") != NULL;
+  cJSON *x = cJSON_AddObjectToObject(o, "not_additive");
+  return x && cJSON_AddStringToObject(x, "anchor", it->not_additive) &&
+         cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(it->not_additive_us));
+}
+
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return false;
@@ -503,7 +514,7 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w) &&
          item_rows_json(o, it) && add_str_or_null(o, "lever", it->lever) &&
          add_str_or_null(o, "lever_op", it->lever_op) && item_alternative_json(o, it, w) &&
-         item_pool_json(o, it, w);
+         item_pool_json(o, it, w) && item_not_additive_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

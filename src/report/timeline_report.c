@@ -498,12 +498,23 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
   return "Move fewer bytes (lower-precision tensors, more work per byte read)";
 }
 
+/* How many members of a pooled fusion item port a path the tree lacks (review 14: vLLM's
+ * pool read "Turn on ... (one configuration)" over two "Port the upstream fused path"). */
+static size_t pool_ports(const an_summary_item *it) {
+  size_t n = 0;
+  for (size_t k = 0; k < it->n_pool; k++) n += it->pool[k].action == AN_ACTION_PORT_FUSION;
+  return n;
+}
+
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
-  if (it->n_pool) /* small items of one root cause (summary.pool_below_pct) */
-    return it->kind == AN_SUMMARY_FUSION
-               ? "Turn on the framework's fused paths (one configuration, several small passes)"
-               : "Take the host off the step's critical path (several small stalls between GPU "
-                 "work)";
+  if (it->n_pool) /* small items of one kind (summary.pool_below_pct) */
+    return it->kind != AN_SUMMARY_FUSION  ? "Take the host off the step's critical path (several "
+                                            "small stalls between GPU work)"
+           : pool_ports(it) == it->n_pool ? "Port the framework's upstream fused paths (several "
+                                            "small passes)"
+           : pool_ports(it) ? "Turn on or port the framework's fused paths (several small passes)"
+                            : "Turn on the framework's fused paths (one configuration, several "
+                              "small passes)";
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
   if (it->imbalance)
@@ -1510,8 +1521,8 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
 /* A pooled item: the sum of its members' bounds, each member's action, subject and bound,
  * and its lever where it names one. */
 static void pool_basis(const an_summary_item *it, char *b, size_t cap) {
-  size_t len =
-      (size_t)snprintf(b, cap, "the sum of %zu small items of one root cause:", it->n_pool);
+  size_t len = (size_t)snprintf(
+      b, cap, "the sum of %zu small items, each its own cause and lever:", it->n_pool);
   for (size_t k = 0; k < it->n_pool && len < cap; k++) {
     const an_summary_item *m = &it->pool[k];
     const char *lead = "", *what = rp_item_subject(m, &lead);

@@ -48,7 +48,8 @@ It checks from the JSON report alone:
 - a pooled item (summary.pool_below_pct) sums its members' bounds, two at least; the
   smaller leads are checked as items too;
 - every bounded item reaches summary.min_bound_us per step (review 13 defect 5: one bar
-  for what is too small to be an item).
+  for what is too small to be an item);
+- an item "not additive" with another action on its kernels links that action's row.
 Exit 0 when every check holds, 1 otherwise (each failure printed), 77 when no input.
 Standard library only.
 """
@@ -330,6 +331,19 @@ def check_pool(where, it, fail):
         fail(f"{where}: its first member is {pool[0]['anchor']}")
 
 
+def check_not_additive(where, it, fail):
+    """An item naming another action on its kernels as not additive (review 14) links that
+    action's row and states a bound for it; the item's own kernels hold the root cause."""
+    na = it.get("not_additive")
+    if not na:
+        return
+    ev = it.get("evidence") or []
+    if not any(na["anchor"] == e or (isinstance(e, dict) and na["anchor"] in e.values()) for e in ev):
+        fail(f"{where}: not additive with {na['anchor']}, which its evidence does not link")
+    if na["bound_us_per_step"] <= 0:
+        fail(f"{where}: not additive with {na['anchor']} at {na['bound_us_per_step']} us")
+
+
 def check_one_item_per_kernel(label, items, fail):
     """One item per root cause (issue 28): no kernel is named by two items of a stage, but
     a wait item's collectives (its root cause is the rank the others wait for, not the
@@ -372,6 +386,7 @@ def check_report(label, rep, fail):
     for it in items:
         where = f"{label} {it['anchor']}"
         check_pool(where, it, fail)
+        check_not_additive(where, it, fail)
         check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
         check_context_row(where, it, stages[it["stage"]], fail)
         check_alternative(where, it, fail)
