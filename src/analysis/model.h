@@ -64,6 +64,9 @@ typedef enum an_source {
 typedef struct an_framework_fact {
   const char *id, *label; /* from the rules */
   an_source source;
+  /* the name in the trace that decided it (a CPU-op, annotation or kernel name that voted
+   * for it, deviation D11; the run's copy), NULL when another source decided */
+  const char *evidence;
 } an_framework_fact;
 
 typedef struct an_text_fact {
@@ -1570,6 +1573,11 @@ typedef struct an_summary_item {
    * and F1's fusion of that kernel read as two wins). Empty anchor: none. */
   char not_additive[64];
   double not_additive_us;
+  /* A numbered item whose action shares a change with an earlier numbered item of its stage
+   * (summary.shared_changes): that item's number (1-based) and the change (borrowed from
+   * the rules); 0 and NULL: none. */
+  size_t same_lever_as;
+  const char *same_change;
 } an_summary_item;
 
 /* When the GPU idles most of a step waiting for the host, for queued work's dependencies or

@@ -51,6 +51,7 @@ typedef struct side {
   bool has_sa;
   const te_framework *fw;
   an_source fw_source;
+  const char *fw_evidence; /* the name that decided it (framework_from_names), else NULL */
   an_kernel_map *kmap;
   bool shared;        /* traces and views borrowed from the formal side */
   bool kmap_borrowed; /* kmap is the mapping side's (the same files, built alike) */
@@ -62,6 +63,7 @@ typedef struct content_memo {
   bool known;
   const te_framework *fw;
   an_source source;
+  const char *evidence;
 } content_memo;
 
 /* Everything a run owns; the report is the first member, so an_report_destroy finds it. */
@@ -396,6 +398,57 @@ static const te_framework *framework_from_frames(const te_rules *rules, const si
   return f;
 }
 
+/* One trace's first `sample` distinct CPU-op, annotation and kernel names, each a vote for
+ * the framework its text rule names; ev[k]: the first name that voted for v->fw[k] (in
+ * the trace's string table, which outlives the run's report). */
+static void name_votes_of(const te_rules *rules, const tr_trace *t, long sample, frame_votes *v,
+                          const char **ev) {
+  static const tr_kind kinds[] = {TR_KIND_USER_ANNOTATION, TR_KIND_CPU_OP, TR_KIND_KERNEL};
+  size_t n_str = tr_trace_string_count(t), seen = 0;
+  uint8_t *asked = calloc(n_str ? n_str : 1, 1);
+  for (size_t k = 0; asked && k < sizeof kinds / sizeof *kinds; k++) {
+    size_t n = 0;
+    const tr_event *e = tr_trace_events(t, kinds[k], &n);
+    for (size_t i = 0; i < n && seen < (size_t)sample; i++) {
+      if (e[i].name >= n_str || asked[e[i].name]) continue;
+      asked[e[i].name] = 1;
+      seen++;
+      const char *name = tr_str_get(t, e[i].name);
+      const te_framework *f = te_rules_framework_from_text(rules, name);
+      if (!f) continue;
+      size_t before = v->n;
+      vote(v, f);
+      if (v->n > before) ev[before] = name;
+    }
+  }
+  free(asked);
+}
+
+/* Deviation D11: after the frames, the framework most distinct CPU-op, annotation and
+ * kernel names point to (a training library's own regions: TorchRec's awaitables, DDP's
+ * forward), with the first name that voted for it (*evidence); NULL when none does or the
+ * packs switch it off (framework.name_sample 0). */
+static const te_framework *framework_from_names(const te_rules *rules, const side *s,
+                                                const char **evidence) {
+  long sample = te_rules_settings(rules)->framework_name_sample;
+  size_t cap = te_rules_framework_count(rules);
+  *evidence = NULL;
+  if (sample <= 0 || cap == 0) return NULL;
+  frame_votes v = {calloc(cap, sizeof *v.fw), calloc(cap, sizeof *v.n_votes), 0, cap};
+  const char **ev = calloc(cap, sizeof *ev);
+  for (size_t i = 0; v.fw && v.n_votes && ev && i < s->n; i++)
+    name_votes_of(rules, s->traces[i], sample, &v, ev);
+  size_t best = 0;
+  for (size_t k = 1; k < v.n; k++)
+    if (v.n_votes[k] > v.n_votes[best]) best = k;
+  const te_framework *f = v.n && ev ? v.fw[best] : NULL;
+  if (f) *evidence = ev[best];
+  free(v.fw);
+  free(v.n_votes);
+  free(ev);
+  return f;
+}
+
 /* The framework an input path or the side's label names, or NULL. */
 static const te_framework *framework_from_paths(const te_rules *rules, const side *s) {
   const te_framework *f = te_rules_framework_from_text(rules, s->label);
@@ -404,27 +457,34 @@ static const te_framework *framework_from_paths(const te_rules *rules, const sid
 }
 
 /* The framework the traces' own content names (their first events, then the Python
- * frames' votes, D8), or NULL; *source says which. */
-static const te_framework *content_of(const te_rules *rules, const side *s, an_source *source) {
+ * frames' votes, D8, then their names' votes, D11, which give the deciding name as
+ * *evidence), or NULL; *source says which. */
+static const te_framework *content_of(const te_rules *rules, const side *s, an_source *source,
+                                      const char **evidence) {
   const te_framework *f = NULL;
   size_t sampled = (size_t)te_rules_settings(rules)->framework_sample_traces;
   *source = AN_SOURCE_TRACE_CONTENT;
+  *evidence = NULL;
   for (size_t i = 0; !f && i < s->n && i < sampled; i++)
     f = te_rules_framework_from_text(rules, tr_trace_sample_text(s->traces[i]));
   if (f) return f;
   *source = AN_SOURCE_PYTHON_FRAMES;
-  return framework_from_frames(rules, s);
+  if ((f = framework_from_frames(rules, s))) return f;
+  *source = AN_SOURCE_TRACE_CONTENT;
+  return framework_from_names(rules, s, evidence);
 }
 
 /* content_of, asked once per traces: memo (when given) keeps the answer. */
 static const te_framework *framework_from_content(const te_rules *rules, const side *s,
-                                                  an_source *source, content_memo *memo) {
+                                                  an_source *source, const char **evidence,
+                                                  content_memo *memo) {
   if (memo && memo->known) {
     *source = memo->source;
+    *evidence = memo->evidence;
     return memo->fw;
   }
-  const te_framework *f = content_of(rules, s, source);
-  if (memo) *memo = (content_memo){true, f, *source};
+  const te_framework *f = content_of(rules, s, source, evidence);
+  if (memo) *memo = (content_memo){true, f, *source, *evidence};
   return f;
 }
 
@@ -434,9 +494,10 @@ static const te_framework *framework_from_content(const te_rules *rules, const s
  * default. Server-args keys of a non-default framework outrank its text hints (the
  * reference checks TokenSpeed keys before the JSON text). */
 static const te_framework *detect_framework(const te_rules *rules, const side *s, an_source *source,
-                                            content_memo *memo) {
+                                            const char **evidence, content_memo *memo) {
   const te_framework *dflt = te_rules_framework_default(rules);
   *source = AN_SOURCE_SERVER_ARGS;
+  *evidence = NULL;
   if (s->has_sa) {
     const te_framework *k =
         te_rules_framework_from_keys(rules, (const char *const *)s->sa.keys, s->sa.n_keys);
@@ -447,12 +508,15 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
     if (k) return k;
   }
   bool content_first = te_rules_settings(rules)->framework_content_before_path;
-  const te_framework *f = content_first ? framework_from_content(rules, s, source, memo) : NULL;
+  const te_framework *f =
+      content_first ? framework_from_content(rules, s, source, evidence, memo) : NULL;
   if (f) return f;
   *source = AN_SOURCE_DETECTION_RULE;
+  *evidence = NULL;
   if ((f = framework_from_paths(rules, s))) return f;
-  f = content_first ? NULL : framework_from_content(rules, s, source, memo);
+  f = content_first ? NULL : framework_from_content(rules, s, source, evidence, memo);
   if (f) return f;
+  *evidence = NULL;
   *source = AN_SOURCE_DEFAULT;
   return dflt;
 }
@@ -464,7 +528,9 @@ static void decide_framework(run_state *r, side *s) {
   } else {
     /* the formal side first: a mapping side of the same traces finds its answer kept */
     content_memo *memo = s == &r->formal || s->shared ? &r->fw_content : NULL;
-    s->fw = detect_framework(r->rules, s, &s->fw_source, memo);
+    s->fw = detect_framework(r->rules, s, &s->fw_source, &s->fw_evidence, memo);
+    if (s->fw_evidence) /* a name of the trace: copied, the report outlives it */
+      s->fw_evidence = an_strtab_cstr(r->strings, s->fw_evidence);
   }
 }
 
@@ -1106,7 +1172,7 @@ static bool has_key(const tr_server_args *sa, const char *key) {
 }
 
 static an_framework_fact framework_fact(const side *s) {
-  return (an_framework_fact){s->fw->id, s->fw->label, s->fw_source};
+  return (an_framework_fact){s->fw->id, s->fw->label, s->fw_source, s->fw_evidence};
 }
 
 static an_status assemble_provenance(run_state *r, double kernel_min_share) {

@@ -6,6 +6,7 @@
  * stage. Trace text goes out only through rp_html_text / rp_html_token.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,12 @@ static void fact(rp_hw *hw, const char *term, const char *value, an_source src, 
  * serves only framework-specific rules, and the provenance says so. */
 static void framework_fact(rp_hw *hw, const an_framework_fact *fw) {
   const char *label = fw->label ? fw->label : fw->id;
+  if (fw->source != AN_SOURCE_DEFAULT && fw->evidence) { /* the name that decided it */
+    char said[320];
+    snprintf(said, sizeof said, "trace (%.300s)", fw->evidence);
+    fact_said(hw, "Framework", label, fw->source, said);
+    return;
+  }
   if (fw->source != AN_SOURCE_DEFAULT) {
     fact(hw, "Framework", label, fw->source, true);
     return;

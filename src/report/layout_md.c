@@ -86,6 +86,14 @@ static void fact_row(FILE *f, const char *what, const char *value, const char *f
 /* A framework nothing detected is shown as not detected: its rules (the packs' default)
  * serve only framework-specific hints, and the row says so. */
 static void framework_row(FILE *f, const char *what, const an_framework_fact *fw) {
+  if (fw->source != AN_SOURCE_DEFAULT && fw->evidence) { /* the name that decided it */
+    fprintf(f, "| %s | ", what);
+    rp_md_cell_text(f, fw->label);
+    fputs(" | trace (", f);
+    code_span(f, fw->evidence);
+    fputs(") |\n", f);
+    return;
+  }
   if (fw->source != AN_SOURCE_DEFAULT) {
     fact_row(f, what, fw->label, rp_source(fw->source));
     return;

@@ -384,6 +384,7 @@ static bool step_shape_json(cJSON *o, const an_step_shape *s) {
 static bool provenance_json(cJSON *root, const an_provenance *p) {
   cJSON *o = cJSON_AddObjectToObject(root, "provenance");
   return o && fact_json(o, "framework", str_or_null(p->framework.label), p->framework.source) &&
+         add_str_or_null(o, "framework_evidence", p->framework.evidence) &&
          fact_json(o, "mapping_framework", str_or_null(p->mapping_framework.label),
                    p->mapping_framework.source) &&
          workload_json(o, &p->workload) && step_shape_json(o, &p->step_shape) &&
@@ -514,7 +515,10 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          cJSON_AddStringToObject(o, "anchor", it->anchor) && summary_bound_json(o, it, w) &&
          item_rows_json(o, it) && add_str_or_null(o, "lever", it->lever) &&
          add_str_or_null(o, "lever_op", it->lever_op) && item_alternative_json(o, it, w) &&
-         item_pool_json(o, it, w) && item_not_additive_json(o, it);
+         item_pool_json(o, it, w) &&
+         (it->same_lever_as ? cJSON_AddNumberToObject(o, "same_lever_as", (double)it->same_lever_as)
+                            : cJSON_AddNullToObject(o, "same_lever_as")) &&
+         add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it);
 }
 
 static bool limits_json(cJSON *root, const an_trace_limits *l) {

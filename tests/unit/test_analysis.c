@@ -659,6 +659,63 @@ Test(pipeline, framework_hf_transformers_and_generic, .init = setup, .fini = tea
   te_rules_destroy(compat);
 }
 
+/* Deviation D11 (review 13): a training trace with no Python frames names its library by
+ * its regions and ops, past the first events: TorchRec's awaitables and pipeline regions
+ * outvote the DDP forward that wraps its dense part; DDP alone is DDP. The deciding name is
+ * the evidence. The compat pack reads no names: the default. */
+static an_report *run_names_trace(te_rules *r, const char *const *names, size_t n_names) {
+  size_t n = (size_t)snprintf(frames_trace, sizeof frames_trace, "{\"traceEvents\":[");
+  for (int i = 0; i < 300; i++) /* past the trace sample's first 256 events */
+    n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\","
+                          "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1},",
+                          i);
+  for (size_t i = 0; i < n_names; i++)
+    n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
+                          "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\","
+                          "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":2},",
+                          names[i], 400 + 3 * i);
+  n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
+                        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\","
+                        "\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":30,\"args\":{\"stream\":7}}]}");
+  cr_assert_lt(n, sizeof frames_trace);
+  an_run_options o = {0};
+  o.formal = (an_input){.name = "rank0.json", .data = frames_trace, .len = n};
+  o.min_share_pct = -1;
+  an_report *rep = NULL;
+  an_error err;
+  cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
+  return rep;
+}
+
+Test(pipeline, framework_from_op_and_region_names, .init = setup, .fini = teardown) {
+  static const char *const rec[] = {"DistributedDataParallel.forward", "## sparse_data_dist ##",
+                                    "## KJTAllToAllTensorsAwaitable wait() ##",
+                                    "## PooledEmbeddingsAwaitable wait() ##"};
+  static const char *const ddp[] = {"DistributedDataParallel.forward", "## forward ##"};
+  an_report *rep = run_names_trace(rules, rec, 4);
+  cr_assert_str_eq(rep->run.framework.id, "torchrec");
+  cr_assert_eq(rep->run.framework.source, AN_SOURCE_TRACE_CONTENT);
+  cr_assert_str_eq(rep->run.framework.evidence, "## sparse_data_dist ##");
+  an_report_destroy(rep);
+  rep = run_names_trace(rules, ddp, 2);
+  cr_assert_str_eq(rep->run.framework.id, "ddp");
+  cr_assert_str_eq(rep->run.framework.evidence, "DistributedDataParallel.forward");
+  an_report_destroy(rep);
+  rep = run_names_trace(rules, ddp + 1, 1);
+  cr_assert_str_eq(rep->run.framework.id, "generic");
+  cr_assert_eq(rep->run.framework.source, AN_SOURCE_DEFAULT);
+  cr_assert_null(rep->run.framework.evidence);
+  an_report_destroy(rep);
+  triage_rules_setup_options so = {.compat = "reference"};
+  te_rules *compat = triage_rules_setup("triage", &so, stderr);
+  cr_assert_not_null(compat);
+  rep = run_names_trace(compat, rec, 4);
+  cr_assert_eq(rep->run.framework.source, AN_SOURCE_DEFAULT);
+  an_report_destroy(rep);
+  te_rules_destroy(compat);
+}
+
 /* D10 and review 4: a framework its first events name comes from the trace's content, and
  * the header says so ("the trace's content"), not "trace metadata" (the trace has no
  * metadata field naming it); a file name naming another framework does not win. */

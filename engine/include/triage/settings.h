@@ -398,6 +398,9 @@ typedef struct te_list_map {
   X(summary_no_sync_levers, "summary.no_sync_levers", LIST, 0, 0, 0, NULL,                         \
     "lever ids (summary.levers) whose text says no call in the gap waited on the GPU: a trace "    \
     "filtered to GPU work, which drops syncs, never gets them")                                    \
+  X(summary_shared_changes, "summary.shared_changes", LIST_MAP, 0, 0, 0, NULL,                     \
+    "a change -> [action ids it is the lever of]: a later item of one stage whose action shares "  \
+    "a change with an earlier one's says 'same lever as item N'")                                  \
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
@@ -482,6 +485,10 @@ typedef struct te_list_map {
   X(framework_frame_sample, "framework.frame_sample", INT, 0, 10000000, 0, NULL,                   \
     "distinct Python frame names per trace that vote for the framework when no path, server "      \
     "args or trace sample names it; 0: frames are not read (the reference)")                       \
+  X(framework_name_sample, "framework.name_sample", INT, 0, 10000000, 0, NULL,                     \
+    "distinct CPU-op, annotation and kernel names per trace that vote for the framework when "     \
+    "nothing else names it (TorchRec's awaitables, DDP's forward); 0: names are not read (the "    \
+    "reference)")                                                                                  \
   X(framework_content_before_path, "framework.content_before_path", BOOL, 0, 0, 0, NULL,           \
     "true: what the traces hold (first events, Python frames) names the framework before an "      \
     "input path does; false: the path first (the reference)")                                      \
