@@ -20,6 +20,7 @@ typedef struct loaded {
   an_rank_data *data;
   size_t n, cap;
   rp_owned owned;
+  long world_size; /* the largest the inputs state (limits.world_size), 0: none */
 } loaded;
 
 /* A trace's own rank data (a one-rank run keeps it), appended. */
@@ -41,6 +42,8 @@ static int load_one(const cli_common *a, const te_rules *rules, const char *path
   if (rc) return rc;
   l->n_inputs++;
   char msg[256] = "out of memory";
+  long w = in->doc ? rp_report_world_size(in->doc) : in->report->limits.world_size;
+  if (w > l->world_size) l->world_size = w;
   if (in->doc) {
     if (rp_rank_data_read(in->doc, &l->data, &l->n, &l->cap, &l->owned, msg, sizeof msg) == 0)
       return TRIAGE_EXIT_OK;
@@ -129,6 +132,7 @@ static int render(const cli_common *a, const loaded *l, const an_ranks_result *r
   an_report rep = {0};
   rep.n_ranks = res->n_reports;
   rep.ranks = res->reports;
+  rep.limits.world_size = l->world_size; /* "straggler of the N read", as the direct run */
   FILE *out = cli_output_open(a);
   if (!out) return TRIAGE_EXIT_BAD_INPUT;
   int rc = a->format == TRIAGE_FORMAT_JSON ? rp_ranks_json_document(out, &rep)

@@ -1,4 +1,5 @@
 /* report/rank_data.c - a one-rank run's rank data in JSON, and read back (ranks_report.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,4 +315,12 @@ void rp_rank_data_free(rp_owned *owned) {
   for (size_t i = 0; i < owned->n; i++) free(owned->p[i]);
   free(owned->p);
   *owned = (rp_owned){0};
+}
+
+long rp_report_world_size(const cJSON *doc) {
+  const cJSON *l = cJSON_GetObjectItemCaseSensitive(doc, "limits");
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(l, "world_size");
+  return cJSON_IsNumber(w) && w->valuedouble > 0 && w->valuedouble < (double)LONG_MAX
+             ? (long)w->valuedouble
+             : 0;
 }

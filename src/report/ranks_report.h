@@ -42,6 +42,10 @@ typedef struct rp_owned {
  * data[*n..] (*n_cap of room, grown with ut_grow); strings and arrays point into doc or
  * are malloc'd into owned (free with rp_rank_data_free). 0, or -1 with msg (not such a
  * report, a malformed entry, out of memory). */
+/* The run's world size a one-rank JSON report states (limits.world_size), 0 when none: a
+ * merge of such reports compares the ranks read against it, as the direct run does. */
+long rp_report_world_size(const cJSON *doc);
+
 int rp_rank_data_read(const cJSON *doc, an_rank_data **data, size_t *n, size_t *n_cap,
                       rp_owned *owned, char *msg, size_t cap);
 void rp_rank_data_free(rp_owned *owned);

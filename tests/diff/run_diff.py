@@ -214,12 +214,14 @@ def check_shared_pair(exe, source):
           f"shared pair: --fail-on regression exit {rc} (want 4: not comparable) {err!r}")
     check(head.find("## Step time") > head.find("**Verdict") > 0
           and "| all | 6 -> 6 | 76.996 -> " in head, "shared pair: no step time table before the kernels")
-    # HTA traces are not LLM serving runs: the framework is the packs' default, and says so
-    check("(default: not detected)" in head, "shared pair: a defaulted framework is not marked")
+    # HTA's TorchRec traces: the framework is read from the trace's own names (deviation D11:
+    # awaitable regions, FBGEMM lookups), not the packs' default, in both formats
+    check("| TorchRec |" in head and "(default: not detected)" not in head,
+          "shared pair: the framework is not TorchRec from the trace's names")
     rc, page, err = triage(exe, "diff", "--format", "html", *sides)
     check(rc == 0 and 'id="inputs"' in page and 'class="facts-differ"' in page and
-          "(default: not detected)" in page,
-          "shared pair: the HTML diff lacks the inputs table, the facts sentence or the mark")
+          "TorchRec</td>" in page and "(default: not detected)" not in page,
+          "shared pair: the HTML diff lacks the inputs table, the facts sentence or the framework")
     check('id="renamed-' in page and "volta_sgemm_128x32_nt" in page, "shared pair: HTML lacks the renamed table")
     check('"status status-regress"' not in page and '"status status-improve"' not in page
           and 'class="status status-longer">longer<' in page and 'delta up"' not in page,
@@ -267,8 +269,9 @@ def check_shared_pair(exe, source):
               and dj["labels"].get("longer") == "longer" and "slower" not in dj["labels"],
               f"shared pair: JSON rows of runs not comparable read {sorted(moved)} labels {dj['labels']}")
         ins = dj["inputs"]
-        check(ins["before"]["framework_defaulted"] and ins["after"]["framework_defaulted"],
-              f"shared pair: JSON inputs lack framework_defaulted {ins['before']}")
+        check(ins["before"]["framework"] == ins["after"]["framework"] == "TorchRec"
+              and not ins["before"]["framework_defaulted"] and not ins["after"]["framework_defaulted"],
+              f"shared pair: JSON inputs' framework is not TorchRec from the trace {ins['before']}")
 
 
 def check_renamed(exe, source, tmp):

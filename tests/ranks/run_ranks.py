@@ -718,12 +718,14 @@ def shared(triage, source):
         check(imb and all(x["min_us"] > 0 for x in imb),
               f"hta: imbalance rows of kernels a sampled rank lacks: {[x for x in imb if x['min_us'] <= 0]}")
         # a sampled trace drops kernels too: a gap where queued work waited may be a dropped
-        # kernel, so it makes no "find what the queued work waits on" item (review 8 #1)
+        # kernel, so it makes no "find what the queued work waits on" item (review 8 #1); the
+        # idle it cannot explain is one item: profile again unfiltered (review 14 defect 10)
         queued = [i for i in rep["summary"] if i["action_id"] == "dependency"]
-        check(not queued, f"hta: a queued-work item on a sampled trace: {queued[:1]}")
+        reprofile = [i for i in queued if i["action_text"].startswith("Profile the same window again unfiltered")]
+        check(len(reprofile) == len(queued) <= 1, f"hta: a queued-work item on a sampled trace: {queued[:1]}")
         # its host items rest on the host work the filter kept: they follow the items every
         # rank's trace supports, the rebalance item first (review 12 defect 4)
-        idle = [i for i in rep["summary"] if i["kind"] == "idle"]
+        idle = [i for i in rep["summary"] if i["kind"] == "idle" and i not in reprofile]
         check(waits and all(rep["summary"].index(w) < rep["summary"].index(i)
                             for w in waits for i in idle),
               f"hta: order {[i['action_id'] for i in rep['summary']]}")
