@@ -1132,6 +1132,12 @@ typedef struct an_idle_cause {
    * for every other cause. */
   const char *before, *after;
   int64_t untraced_ns;
+  /* A sync cause whose wait lies in a framework's designed wait (matcher designed_sync_frame
+   * on a Python frame around the sync: SGLang's graph runner reading the batch back, its
+   * overlap scheduler keeping the previous batch on the GPU meanwhile): that frame; NULL
+   * for any other. Its gaps are the host's preparation of the next launch after the wait,
+   * not a sync to remove (review 13 defect 2). */
+  const char *designed;
 } an_idle_cause;
 
 /* How a collective's floor was found. */

@@ -208,7 +208,9 @@ static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, co
 
 /* The stall's lever: the longest operation inside its members' longest gaps first (what
  * the host spent the time on; for a sync, what it waited for: the op that is a sync
- * itself, else the copy it waited on), then the activities named. */
+ * itself, else the copy it waited on), then the activities named; else, for host work after
+ * a framework's designed wait (an_idle_cause.designed), the packs' text for that wait
+ * (summary.levers designed_sync), lever_op the frame (review 13 defect 2). */
 static void stall_lever(const sm_ctx *c, an_summary_item *it) {
   if (!it) return;
   const an_idle_cause *v = it->timeline->total.causes;
@@ -218,6 +220,14 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
       const char *op = pass ? x->what : x->child;
       if ((it->lever = stall_lever_of(c, it, op))) it->lever_op = op;
     }
+  const te_string_list *t = te_list_map_get(&c->s->summary_levers, "designed_sync");
+  for (size_t k = 0; !it->lever && t && t->n && k < it->n_rows; k++) {
+    const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
+    if (x->designed) {
+      it->lever = t->items[0];
+      it->lever_op = x->designed;
+    }
+  }
 }
 
 /* The queued-work item's lever when nothing in the trace holds its work (idle kind outside):

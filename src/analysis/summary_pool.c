@@ -22,13 +22,15 @@
 
 typedef enum pool_kind { POOL_NONE = 0, POOL_HOST, POOL_FUSION } pool_kind;
 
-/* The pool an item joins under the bar: a host stall with a named activity (not the
- * allocator's, a kind of its own, nor one folding the collectives' wait), or a fused path
+/* The pool an item joins under the bar: a host stall with a named activity or place (not
+ * the allocator's, a kind of its own, nor one folding the collectives' wait; review 13
+ * defect 2: SGLang decode's host work after its designed wait, named by its Python
+ * frames only, pools with the graph launch's stall as the expert audit does), or a fused path
  * to enable or port (not a GEMM merge: a code change of another kind). */
 static pool_kind pool_of(const te_settings *s, const an_summary_item *it) {
   if (it->basis == AN_BASIS_UNBOUNDED || it->share_pct >= s->summary_pool_below_pct)
     return POOL_NONE;
-  if (it->kind == AN_SUMMARY_IDLE && it->what && it->folded_wait_us <= 0 &&
+  if (it->kind == AN_SUMMARY_IDLE && (it->what || it->location) && it->folded_wait_us <= 0 &&
       it->idle_kind != AN_IDLE_ALLOC &&
       (it->action == AN_ACTION_REMOVE_SYNC || it->action == AN_ACTION_HOST_STALL))
     return POOL_HOST;

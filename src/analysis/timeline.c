@@ -1072,13 +1072,15 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
       if (!(ok = c != NULL)) break;
       if (x->extra && x->kind == AN_IDLE_OUTSIDE)
         vote_lead(c, &extras[x->extra - 1], x->ns);
-      else if (x->extra && (x->ns > c->max_gap_ns || (x->kind == AN_IDLE_SETUP && !c->child))) {
+      else if (x->extra && (extras[x->extra - 1].region || extras[x->extra - 1].child) &&
+               (x->ns > c->max_gap_ns || (x->kind == AN_IDLE_SETUP && !c->child))) {
         /* the longest long gap's region and child; a setup cause's release lead from any
          * of its gaps (release_extra) */
         c->region = extras[x->extra - 1].region;
         c->child = extras[x->extra - 1].child;
       }
       if (x->untraced_ns && x->ns > c->max_gap_ns) c->untraced_ns = x->untraced_ns;
+      if (x->extra && extras[x->extra - 1].designed) c->designed = extras[x->extra - 1].designed;
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
     }
@@ -1204,7 +1206,8 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     c->long_ns += tmp[i].long_ns;
     c->long_gaps += tmp[i].long_gaps;
     if (c->kind == AN_IDLE_OUTSIDE && tmp[i].child)
-      vote_lead(c, &(tl_extra){tmp[i].region, tmp[i].child, tmp[i].lead_call, tmp[i].lead_kind},
+      vote_lead(c,
+                &(tl_extra){tmp[i].region, tmp[i].child, tmp[i].lead_call, tmp[i].lead_kind, NULL},
                 tmp[i].lead_ns);
     else if ((tmp[i].region || tmp[i].child) && tmp[i].max_gap_ns >= c->max_gap_ns) {
       c->region = tmp[i].region;
@@ -1212,6 +1215,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     }
     if (tmp[i].untraced_ns && tmp[i].max_gap_ns >= c->max_gap_ns)
       c->untraced_ns = tmp[i].untraced_ns;
+    if (tmp[i].designed) c->designed = tmp[i].designed;
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }
   free(tmp);

@@ -71,6 +71,7 @@ struct tl_host {
   an_strtab *strings;
   const te_matcher *sync, *step, *setup, *await, *pageable, *release, *host_copy;
   const te_matcher *api_frame; /* host_api_frame: a library's wrapper of the call itself */
+  const te_matcher *designed;  /* designed_sync_frame: where a framework waits by design */
   /* by string id, the answers of sync, step and await so far: 0 unasked, 1 no, 2 yes (a gap
    * walks up a nesting chain, each name matched again cost more than the rest of the split) */
   uint8_t *is_sync, *is_step, *is_await;
@@ -110,7 +111,8 @@ struct tl_host {
     char *norm;
     size_t len;
     int score;
-    bool api; /* matcher host_api_frame: never a location (best_frame) */
+    bool api;      /* matcher host_api_frame: never a location (best_frame) */
+    bool designed; /* matcher designed_sync_frame: a framework's designed wait (sync_extra) */
   } * frames;
   size_t n_frames, cap_frames;
   ut_u64map frame_of;
@@ -543,6 +545,7 @@ tl_host *tl_host_create(const an_trace_view *view, const te_rules *rules, an_str
                  .release = te_rules_matcher(rules, "allocator_release"),
                  .host_copy = te_rules_matcher(rules, "host_link_copy"),
                  .api_frame = te_rules_matcher(rules, "host_api_frame"),
+                 .designed = te_rules_matcher(rules, "designed_sync_frame"),
                  .launch_gap_max_us = s->timeline_launch_gap_max_us,
                  .sync_tol_us = s->timeline_sync_tolerance_us,
                  .setup_min_pct = s->timeline_setup_min_pct,
@@ -637,7 +640,8 @@ static const struct frame_memo *frame_of(tl_host *h, tr_str s) {
   memcpy(norm, buf, len + 1);
   v[h->n_frames] =
       (struct frame_memo){norm, len, te_rules_score(h->rules, "frame_priority", raw, buf, NULL, 0),
-                          h->api_frame && te_matcher_match(h->api_frame, buf, len)};
+                          h->api_frame && te_matcher_match(h->api_frame, buf, len),
+                          h->designed && te_matcher_match(h->designed, buf, len)};
   if (!ut_u64map_put(&h->frame_of, s, h->n_frames)) {
     free(norm);
     return NULL;
@@ -844,12 +848,12 @@ static bool await_portion(tl_host *h, const thread_items *ti, long s, double g0,
  * GPU, the thread waiting for the copy), else nothing (an explicit synchronize). */
 static void sync_extra(tl_host *h, const thread_items *ti, long s, tl_portion *p) {
   long op = -1, named = -1;
+  tl_extra x = {0};
   for (long i = s, k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
     if (ti->v[i].kind != ITEM_OP) continue;
     if (op < 0) op = i;
     if (item_matches(h, h->sync, h->is_sync, &ti->v[i])) named = i;
   }
-  tl_extra x = {0};
   if (named >= 0) {
     x.child = interned(h, ti, named);
   } else if (op >= 0 && ti->n_copies) {
@@ -861,14 +865,38 @@ static void sync_extra(tl_host *h, const thread_items *ti, long s, tl_portion *p
   if (x.child) add_extra(h, &x, p);
 }
 
+/* The Python frame around sync item s where a framework waits by design (matcher
+ * designed_sync_frame: SGLang's graph runner reading the batch back while its overlap
+ * scheduler keeps the previous batch on the GPU), interned; NULL when none. Such a wait is
+ * no sync to remove, and the GPU idle after it is the host's preparation of the next
+ * launch (review 13 defect 2). */
+static const char *designed_of(tl_host *h, const thread_items *ti, long s) {
+  for (long i = s, k = 0; h->designed && i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent) {
+    if (ti->v[i].kind != ITEM_FRAME) continue;
+    const struct frame_memo *f = frame_of(h, item_name(h, &ti->v[i]));
+    if (f && f->designed) return an_strtab_intern(h->strings, f->norm, f->len);
+  }
+  return NULL;
+}
+
+/* Marks portion p as host work after a framework's designed wait (tl_extra designed). */
+static void mark_designed(tl_host *h, const char *designed, tl_portion *p) {
+  if (p->extra)
+    h->extras[p->extra - 1].designed = designed;
+  else
+    add_extra(h, &(tl_extra){.designed = designed}, p);
+}
+
 /* Host portion p of gap g in the shadow of a sync (brief 12 defect 2): the thread's latest
  * sync of at least timeline.launch_gap_max_us (thread_items.syncs) returned before the GPU
  * ran dry, and no kernel since sat queued that long (tl_gap.ahead): the queue the sync
  * drained is still empty, so this host work reaches the GPU as idle; without the sync the
  * lead the host had would hide it. The sync's item, named as one spanning the gap is; each
  * sync charges at most the time it blocked, the lead it drained, and only of the window's
- * own work (g->span0). */
-static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, tl_portion *p) {
+ * own work (g->span0). A sync in a framework's designed wait charges none: *designed is
+ * its frame, and the gap is the host work after it (review 13 defect 2). */
+static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, tl_portion *p,
+                           const char **designed) {
   double g0 = (double)g->g0 / 1000.0;
   size_t lo; /* first sync starting at or after g0 */
   UT_PARTITION_POINT(lo, 0, ti->n_syncs, mid, ti->syncs[mid].ts < g0);
@@ -892,6 +920,7 @@ static bool shadow_portion(tl_host *h, const thread_items *ti, const tl_gap *g, 
   for (size_t k = 0; i >= 0 && k < TL_MAX_DEPTH; k++, i = ti->v[i].parent)
     if (ti->v[i].kind == ITEM_RUNTIME && ti->v[i].ref == x->ref) break;
   if (i < 0 || ti->v[i].kind != ITEM_RUNTIME || ti->v[i].ref != x->ref) return false;
+  if ((*designed = designed_of(h, ti, i))) return false; /* the host work's, not the wait's */
   ti->left[s] -= us;
   p->kind = AN_IDLE_SYNC;
   p->what = op_name(h, ti, i, x->ts, x->end, true);
@@ -927,7 +956,10 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
   double lts = tr_event_ts(h->t, L);
   long s = sync_item(h, ti, g0, lts);
   if (await_portion(h, ti, s, g0, lts, p)) return;
-  if (s >= 0) {
+  const char *designed = s >= 0 ? designed_of(h, ti, s) : NULL;
+  if (designed && ti->v[s].end > g0) /* the host work after the framework's wait names it */
+    g0 = ti->v[s].end;
+  if (s >= 0 && !designed) {
     const item *x = &ti->v[s];
     p->kind = AN_IDLE_SYNC;
     p->what = op_name(h, ti, s, x->ts, x->end, true);
@@ -945,19 +977,20 @@ static void host_portion(tl_host *h, const thread_items *ti, const tr_event *L, 
     release_extra(h, ti, g, p);
     return;
   }
-  if (shadow_portion(h, ti, g, p)) return;
+  if (!designed && shadow_portion(h, ti, g, p, &designed)) return;
   if (lts - g0 <= h->launch_gap_max_us) {
     p->kind = AN_IDLE_LAUNCH; /* one launch's cost: the launch-overhead bucket */
-    return;
+  } else {
+    long i = innermost(ti, g0, lts);
+    p->kind = AN_IDLE_HOST;
+    p->what = op_name(h, ti, i, g0, lts, false);
+    p->location = best_frame(h, ti, i, g0, lts);
+    if (!p->what && !p->location)
+      untraced_host(h, L, g0, lts, p);
+    else if (lts - g0 >= h->long_gap_us)
+      long_host(h, ti, i, g0, lts, p);
   }
-  long i = innermost(ti, g0, lts);
-  p->kind = AN_IDLE_HOST;
-  p->what = op_name(h, ti, i, g0, lts, false);
-  p->location = best_frame(h, ti, i, g0, lts);
-  if (!p->what && !p->location)
-    untraced_host(h, L, g0, lts, p);
-  else if (lts - g0 >= h->long_gap_us)
-    long_host(h, ti, i, g0, lts, p);
+  if (designed) mark_designed(h, designed, p);
 }
 
 /* The launch-call portion: a long call (a graph launch still submitting) is named. */

@@ -76,6 +76,8 @@ typedef struct tl_extra {
   /* a dependency portion's lead (queue_lead): the blocking runtime call and its kind */
   const char *call;
   an_lead_kind lead;
+  /* a sync portion's frame where a framework waits by design (an_idle_cause.designed) */
+  const char *designed;
 } tl_extra;
 
 typedef struct tl_host tl_host;

@@ -182,7 +182,7 @@ static cJSON *cause_json(const an_idle_cause *c) {
             add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
             cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
             add_str0(o, "region", c->region) && add_str0(o, "child", c->child) &&
-            untraced_json(o, c) && lead_json(o, c);
+            add_str0(o, "designed", c->designed) && untraced_json(o, c) && lead_json(o, c);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -799,6 +799,14 @@ static double named_pool_us(const an_summary_item *it) {
   return rp_per_step_us(it->timeline, ns);
 }
 
+/* Whether the item's lever is a framework's designed wait its host work came after (the
+ * lever op is a row's an_idle_cause.designed). */
+static bool designed_lever(const an_summary_item *it) {
+  for (size_t k = 0; k < it->n_rows; k++)
+    if (it->timeline->total.causes[it->rows[k].row].designed == it->lever_op) return true;
+  return false;
+}
+
 /* "; lever for `op`: what to change" after an idle basis (summary.levers). */
 static void lever_text(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
@@ -811,6 +819,10 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
              it->at_stake_us > 0 ? us / it->at_stake_us * 100.0 : 0.0, it->lever_op, it->lever);
   } else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
     snprintf(b + len, cap - len, "; where to look: %s", it->lever);
+  else if (it->lever && len < cap && designed_lever(it))
+    snprintf(b + len, cap - len,
+             "; lever (`%.80s`, where the framework waited by design before this host work): %s",
+             it->lever_op, it->lever);
   else if (it->lever && len < cap && it->action == AN_ACTION_REMOVE_SYNC &&
            it->idle_kind == AN_IDLE_SYNC && it->lever_op != it->what)
     snprintf(b + len, cap - len, "; lever (`%.80s`, what the sync waited for under it): %s",
@@ -1528,10 +1540,17 @@ static void pool_basis(const an_summary_item *it, char *b, size_t cap) {
     const char *lead = "", *what = rp_item_subject(m, &lead);
     char t[32];
     rp_fmt_ms(t, sizeof t, m->at_stake_us);
-    len += (size_t)snprintf(b + len, cap - len, "%s %s%s%s%s at most %s ms/step (%.1f%%)",
-                            k ? ";" : "", rp_summary_action(m, AN_WORKLOAD_UNKNOWN),
-                            what ? " " : "", what ? lead : "", what ? what : "", t, m->share_pct);
-    if (m->lever && len < cap) len += (size_t)snprintf(b + len, cap - len, ", lever: %s", m->lever);
+    len += (size_t)snprintf(b + len, cap - len, "%s %s%s%s%s", k ? ";" : "",
+                            rp_summary_action(m, AN_WORKLOAD_UNKNOWN), what ? " " : "",
+                            what ? lead : "", what ? what : "");
+    if (!what && m->location && len < cap) /* host work named by its place only */
+      len += (size_t)snprintf(b + len, cap - len, " at %.120s", m->location);
+    if (len < cap)
+      len += (size_t)snprintf(b + len, cap - len, " at most %s ms/step (%.1f%%)", t, m->share_pct);
+    bool again = false; /* a lever an earlier member gave: named once */
+    for (size_t j = 0; j < k && m->lever; j++) again = again || it->pool[j].lever == m->lever;
+    if (m->lever && len < cap)
+      len += (size_t)snprintf(b + len, cap - len, ", lever: %s", again ? "the same" : m->lever);
   }
 }
 

@@ -2615,6 +2615,51 @@ Test(summary, sync_lever_follows_what_the_sync_waited_for, .init = setup, .fini 
 #undef DTOH
 }
 
+/* A blocking copy in Python frame `frame` ends a GPU gap, then 450 us of host work before
+ * the next launch, in two steps (SGLang decode's read back in its graph runner, review 13
+ * defect 2). In a framework's designed wait (matcher designed_sync_frame) the gap is the
+ * host work after it, an item that cuts that work and says the wait is by design; elsewhere
+ * it is a sync to remove. */
+static an_report *wait_in_frame(tb *b, const char *frame) {
+  tb_begin(b);
+  for (int s = 0; s < 2; s++) {
+    double t0 = s * 20000.0;
+    host(b, "user_annotation", "ProfilerStep#2", t0, 19000);
+    launch(b, "decode_kernel", t0 + 10, t0 + 20, 1000);
+    host(b, "python_function", frame, t0 + 90, 2500);
+    host(b, "cpu_op", "aten::copy_", t0 + 100, 1850);
+    tb_add(b,
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\","
+           "\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":1820,\"args\":{\"correlation\":%d}},",
+           t0 + 130, b->corr++);
+    host(b, "cpu_op", "aten::cumsum", t0 + 1960, 300);
+    launch(b, "decode_kernel", t0 + 2400, t0 + 2410, 1000);
+  }
+  return run_buffer(b);
+}
+
+Test(summary, designed_wait_is_host_work_not_a_sync, .init = setup, .fini = teardown) {
+  tb b;
+  an_report *r = wait_in_frame(
+      &b,
+      "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py(276): "
+      "populate_from_forward_batch");
+  cr_assert_null(item_of(r, AN_ACTION_REMOVE_SYNC));
+  const an_summary_item *it = item_of(r, AN_ACTION_HOST_STALL);
+  cr_assert_not_null(it);
+  cr_assert_not_null(it->lever_op);
+  cr_assert_not_null(strstr(it->lever_op, "populate_from_forward_batch"), "%s", it->lever_op);
+  cr_assert_not_null(strstr(it->lever, "by design"), "%s", it->lever);
+  expect_bounds(r);
+  an_report_destroy(r);
+  r = wait_in_frame(&b, "model.py(40): forward");
+  it = item_of(r, AN_ACTION_REMOVE_SYNC);
+  cr_assert_not_null(it);
+  cr_assert_str_eq(it->what, "aten::copy_");
+  expect_bounds(r);
+  an_report_destroy(r);
+}
+
 /* Two host stalls in every step under no CPU op, at two Python locations and in no
  * annotated region: two places to change, two items (a region groups only what lies in
  * one annotation). */
