@@ -584,7 +584,8 @@ static const char *const sglang_frames[] = {
     "python/sglang/srt/models/llama.py(300): forward",
 };
 
-static size_t build_frames_trace(const char *const *frames) {
+/* A TP-4 trace whose events past the sample are n named events of category cat. */
+static size_t build_named_trace(const char *cat, const char *const *names, size_t n_names) {
   size_t n = (size_t)snprintf(frames_trace, sizeof frames_trace,
                               "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,"
                               "\"world_size\":4},\"traceEvents\":[");
@@ -593,16 +594,20 @@ static size_t build_frames_trace(const char *const *frames) {
                           "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\","
                           "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1},",
                           i);
-  for (int i = 0; i < 4; i++)
+  for (size_t i = 0; i < n_names; i++)
     n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
-                          "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"%s\","
-                          "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2},",
-                          frames[i], 400 + 3 * i);
+                          "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\","
+                          "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":2},",
+                          cat, names[i], 400 + 3 * i);
   n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
                         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"Cijk_Alik_Bljk_BBS_BH\","
                         "\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":30,\"args\":{\"stream\":7}}]}");
   cr_assert_lt(n, sizeof frames_trace);
   return n;
+}
+
+static size_t build_frames_trace(const char *const *frames) {
+  return build_named_trace("python_function", frames, 4);
 }
 
 static void run_named_frames_trace(te_rules *r, const char *name, const char *const *frames,
@@ -664,21 +669,7 @@ Test(pipeline, framework_hf_transformers_and_generic, .init = setup, .fini = tea
  * outvote the DDP forward that wraps its dense part; DDP alone is DDP. The deciding name is
  * the evidence. The compat pack reads no names: the default. */
 static an_report *run_names_trace(te_rules *r, const char *const *names, size_t n_names) {
-  size_t n = (size_t)snprintf(frames_trace, sizeof frames_trace, "{\"traceEvents\":[");
-  for (int i = 0; i < 300; i++) /* past the trace sample's first 256 events */
-    n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
-                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\","
-                          "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1},",
-                          i);
-  for (size_t i = 0; i < n_names; i++)
-    n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
-                          "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\","
-                          "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":2},",
-                          names[i], 400 + 3 * i);
-  n += (size_t)snprintf(frames_trace + n, sizeof frames_trace - n,
-                        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\","
-                        "\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":30,\"args\":{\"stream\":7}}]}");
-  cr_assert_lt(n, sizeof frames_trace);
+  size_t n = build_named_trace("user_annotation", names, n_names);
   an_run_options o = {0};
   o.formal = (an_input){.name = "rank0.json", .data = frames_trace, .len = n};
   o.min_share_pct = -1;

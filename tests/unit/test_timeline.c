@@ -2547,15 +2547,22 @@ Test(summary, foreach_sync_needs_a_sync_call, .init = setup, .fini = teardown) {
   expect_foreach_lever(true, AN_ACTION_REMOVE_SYNC, "reads a value back", "fused=True");
 }
 
+/* Step s (0 or 1) of a two-step trace: its ProfilerStep marker and a first 1 ms kernel
+ * launched at its start; returns the step's start. */
+static double step_with_kernel(tb *b, int s, const char *kernel) {
+  double t0 = s * 20000.0;
+  host(b, "user_annotation", "ProfilerStep#4", t0, 19000);
+  launch(b, kernel, t0 + 10, t0 + 20, 1000);
+  return t0;
+}
+
 /* A sync inside CPU op `outer` in both steps of a trace: under it `inner` (an op, or NULL),
  * and under that a copy of `copy` (a GPU copy's name, or NULL) then a stream sync that
  * returns 800 us after the GPU ran dry (PARAM DLRM's aten::index, review 13). */
 static an_report *sync_under(tb *b, const char *outer, const char *inner, const char *copy) {
   tb_begin(b);
   for (int s = 0; s < 2; s++) {
-    double t0 = s * 20000.0;
-    host(b, "user_annotation", "ProfilerStep#4", t0, 19000);
-    launch(b, "interact_bmm", t0 + 10, t0 + 20, 1000);
+    double t0 = step_with_kernel(b, s, "interact_bmm");
     host(b, "cpu_op", outer, t0 + 100, 1900);
     if (inner) host(b, "cpu_op", inner, t0 + 110, 1880);
     if (copy) {
@@ -2623,9 +2630,7 @@ Test(summary, sync_lever_follows_what_the_sync_waited_for, .init = setup, .fini 
 static an_report *wait_in_frame(tb *b, const char *frame) {
   tb_begin(b);
   for (int s = 0; s < 2; s++) {
-    double t0 = s * 20000.0;
-    host(b, "user_annotation", "ProfilerStep#2", t0, 19000);
-    launch(b, "decode_kernel", t0 + 10, t0 + 20, 1000);
+    double t0 = step_with_kernel(b, s, "decode_kernel");
     host(b, "python_function", frame, t0 + 90, 2500);
     host(b, "cpu_op", "aten::copy_", t0 + 100, 1850);
     tb_add(b,
