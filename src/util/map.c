@@ -82,6 +82,19 @@ void ut_u64map_free(ut_u64map *m) {
 
 /* ---------------------------------------------------------------- string -> index */
 
+uint32_t ut_hash_text(const char *s, size_t len) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)len, w;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    memcpy(&w, s + i, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  w = 0;
+  memcpy(&w, s + i, len - i);
+  return (uint32_t)mix64(h ^ w);
+}
+
 /* A key's copy, in the map's arena (one malloc per block, not per key). */
 static char *strmap_copy(ut_strmap *m, const char *key, size_t len) {
   char *copy = ut_arena_alloc(&m->arena, len + 1);
@@ -106,7 +119,7 @@ static uint32_t *strmap_slot(const ut_strmap *m, const char *key, size_t len, ui
 
 long ut_strmap_find(const ut_strmap *m, const char *key, size_t len) {
   if (!m->n_slots) return -1;
-  uint32_t v = *strmap_slot(m, key, len, (uint32_t)ut_hash_bytes(key, len));
+  uint32_t v = *strmap_slot(m, key, len, ut_hash_text(key, len));
   return v ? (long)(v - 1) : -1;
 }
 
@@ -126,7 +139,7 @@ static bool strmap_grow(ut_strmap *m) {
 }
 
 static long strmap_put(ut_strmap *m, const char *key, size_t len, bool borrow) {
-  uint32_t h = (uint32_t)ut_hash_bytes(key, len);
+  uint32_t h = ut_hash_text(key, len);
   uint32_t *slot = m->n_slots ? strmap_slot(m, key, len, h) : NULL;
   if (slot && *slot) return (long)(*slot - 1);
   if (m->n >= UINT32_MAX - 1) return -1;
