@@ -391,6 +391,38 @@ char *rp_names_display(const rp_names *nm, const char *full) {
 
 /* ------------------------------------------------------------------ one table */
 
+/* Which items of a table have equal texts, by hash: slots hold an item's index + 1 (0 =
+ * empty) and the texts stay the caller's, a power of two of slots at most 3/4 full (at
+ * 262,145 names 2 MB, what the sort's buffer it replaces held; a string map's key and
+ * hash arrays besides were 3 MB more at the report's peak). */
+typedef struct text_set {
+  uint32_t *slots;
+  size_t mask;
+  const char *(*text)(const void *items, size_t i);
+  const void *items;
+} text_set;
+
+static bool text_set_init(text_set *t, size_t n, const char *(*text)(const void *, size_t),
+                          const void *items) {
+  size_t cap = 8;
+  while (cap < n + n / 3 + 1) cap *= 2;
+  *t = (text_set){calloc(cap, sizeof *t->slots), cap - 1, text, items};
+  return t->slots != NULL;
+}
+
+/* The first item put whose text equals item i's, else i, now put. */
+static size_t text_set_put(text_set *t, size_t i) {
+  const char *s = t->text(t->items, i);
+  for (size_t h = ut_hash_text(s, strlen(s)) & t->mask;; h = (h + 1) & t->mask) {
+    uint32_t v = t->slots[h];
+    if (!v) {
+      t->slots[h] = (uint32_t)i + 1;
+      return i;
+    }
+    if (!strcmp(t->text(t->items, v - 1), s)) return v - 1;
+  }
+}
+
 /* One distinct full name of a table. */
 typedef struct tname {
   const char *full;
@@ -544,17 +576,20 @@ static bool resolve_step(const rp_names *nm, tname **by, size_t total, int step)
   return true;
 }
 
+static const char *display_at(const void *items, size_t i) {
+  return ((tname *const *)items)[i]->display;
+}
+
 /* How many names show a display some other name shows too (total less the distinct
- * displays): counted in a hash set of the displays, so a table without a collision, the
- * usual case, is never sorted. -1 when out of memory. */
+ * displays): counted in a set of the displays, so a table without a collision, the usual
+ * case, is never sorted. -1 when out of memory. */
 static long collisions(tname **by, size_t total) {
-  ut_strmap seen = {0};
-  long distinct = 0;
-  for (size_t i = 0; distinct >= 0 && i < total; i++)
-    if (ut_strmap_put_borrowed(&seen, by[i]->display, strlen(by[i]->display)) < 0) distinct = -1;
-  if (distinct >= 0) distinct = (long)seen.n;
-  ut_strmap_free(&seen);
-  return distinct < 0 ? -1 : (long)total - distinct;
+  text_set seen;
+  if (!text_set_init(&seen, total, display_at, by)) return -1;
+  long left = 0;
+  for (size_t i = 0; i < total; i++) left += text_set_put(&seen, i) != i;
+  free(seen.slots);
+  return left;
 }
 
 /* Makes the displays of the distinct names unique: re-expansion, then words, hashes and
@@ -583,28 +618,31 @@ static void tnames_free(tname *u, size_t n) {
   free(u);
 }
 
+static const char *full_at(const void *items, size_t i) { return ((const char *const *)items)[i]; }
+
 /* The distinct names of full, in order of first sight, with their forms; of[i] the index
  * of full[i]'s. (The order does not matter: every step orders the names by display, then
  * full name, a total order.) */
 static tname *distinct_names(const rp_names *nm, const char *const *full, size_t n, size_t *nu,
                              uint32_t *of) {
   tname *u = calloc(n ? n : 1, sizeof *u);
-  ut_strmap index = {0}; /* full name -> its tname, borrowing the caller's texts */
-  bool ok = u != NULL;
+  text_set index = {0}; /* full name -> its first row */
+  bool ok = u && text_set_init(&index, n, full_at, full);
   *nu = 0;
   for (size_t i = 0; ok && i < n; i++) {
-    long k = ut_strmap_put_borrowed(&index, full[i], strlen(full[i]));
-    ok = k >= 0;
-    if (!ok) break;
-    of[i] = (uint32_t)k;
-    if ((size_t)k < *nu) continue;
+    size_t first = text_set_put(&index, i);
+    if (first != i) {
+      of[i] = of[first];
+      continue;
+    }
+    of[i] = (uint32_t)*nu;
     tname *x = &u[(*nu)++];
     x->full = full[i];
     x->n_forms = name_forms(nm, x->full, x->forms, &x->chosen, &x->demangled);
     x->display = x->n_forms ? x->forms[x->chosen] : NULL;
     ok = x->display != NULL;
   }
-  ut_strmap_free(&index);
+  free(index.slots);
   if (!ok) {
     tnames_free(u, *nu);
     return NULL;
