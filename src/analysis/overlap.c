@@ -113,6 +113,8 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
   char canon[8192];
   an_hex_mask mask = an_hex_mask_from_rules(r);
   char buf[64];
+  const char *last_stream = NULL;
+  long last_st = -1;
   for (size_t i = 0; i < n_all; i++) {
     if (!keep[i]) continue;
     const tr_event *e = &all[i];
@@ -147,8 +149,14 @@ static bool ov_side_extract(ov_side *s, const an_overlap_trace *in, const te_rul
         stream = buf;
       }
     }
-    long st = ut_strmap_put(&s->streams, stream, strlen(stream));
+    /* most kernels run on the stream of the one before: its index is kept by the
+     * trace's text (not the formatted tid, whose buffer is reused) */
+    long st = stream == last_stream && stream != buf
+                  ? last_st
+                  : ut_strmap_put(&s->streams, stream, strlen(stream));
     if (st < 0) goto done;
+    last_stream = stream;
+    last_st = st;
     s->stream[k] = (uint32_t)st;
     s->n++;
   }
@@ -226,7 +234,8 @@ static bool ov_bundles_build(ov_side **sides, size_t n_sides, const te_rules *r,
     for (size_t k = 0; k < s->n; k++) {
       const char *st = ov_side_stage(s, k);
       size_t b = 0;
-      while (b < nb && strcmp(bs[b].stage, st)) b++;
+      /* a stage's kernels share its id's text: compared by address first */
+      while (b < nb && bs[b].stage != st && strcmp(bs[b].stage, st)) b++;
       if (b < nb && bs[b].side != s) continue; /* an earlier trace owns this stage */
       if (b == nb) {
         ov_bundle *nbs = ut_grow(bs, &cap, nb + 1, sizeof *nbs);
@@ -1277,8 +1286,7 @@ static bool ov_headroom_rows(ov_stage_ctx *c, const ov_sweep *sw, ov_cand *cands
         a->exclusive_us / a->total_us < set->overlap_headroom_min_exclusive_ratio)
       continue;
     /* deviation O8: compute (GEMM, attention) is what other work overlaps with */
-    if (te_string_list_has(&set->overlap_never_row_categories, ov_cats_label(cats, (long)a->cat)))
-      continue;
+    if (cats->never_row[a->cat]) continue;
     bool compute = cats->compute >= 0 && a->cat == (uint32_t)cats->compute;
     cands[nc++] = (ov_cand){i, compute ? 0.0 : 1.0, a->exclusive_us * cats->weight[a->cat], i};
   }

@@ -32,8 +32,13 @@ typedef struct ov_cats {
   double *weight;   /* overlap.weight.<cat> */
   bool *low_roi;    /* member of overlap.low_roi_hidden.categories */
   bool *collective; /* member of overlap.collective_categories */
+  bool *never_row;  /* member of overlap.never_row_categories */
   size_t cap;
   long compute; /* index of "compute", -1 if never seen */
+  /* the label asked last and its index: labels are the packs' (a classifier's category
+   * texts), so one pointer is one label, and most names of a stage of many share one */
+  const char *last_label;
+  long last_idx;
 } ov_cats;
 
 void ov_cats_free(ov_cats *c);

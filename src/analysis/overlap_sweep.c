@@ -27,18 +27,20 @@ void ov_cats_free(ov_cats *c) {
   free(c->weight);
   free(c->low_roi);
   free(c->collective);
+  free(c->never_row);
   memset(c, 0, sizeof *c);
   c->compute = -1;
 }
 
-long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
+/* ov_cats_put of a label not asked last. */
+static long cats_put(ov_cats *c, const te_rules *r, const char *label) {
   size_t len = strlen(label);
   long idx = ut_strmap_find(&c->names, label, len);
   if (idx >= 0) return idx;
   idx = ut_strmap_put(&c->names, label, len);
   if (idx < 0) return -1;
-  if ((size_t)idx >= c->cap) { /* four parallel arrays: each grows to the same capacity */
-    size_t cp = c->cap, cw = c->cap, cl = c->cap, cc = c->cap;
+  if ((size_t)idx >= c->cap) { /* five parallel arrays: each grows to the same capacity */
+    size_t cp = c->cap, cw = c->cap, cl = c->cap, cc = c->cap, cn = c->cap;
     double *p = ut_grow(c->priority, &cp, (size_t)idx + 1, sizeof *p);
     if (!p) return -1;
     c->priority = p;
@@ -51,6 +53,9 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
     bool *co = ut_grow(c->collective, &cc, (size_t)idx + 1, sizeof *co);
     if (!co) return -1;
     c->collective = co;
+    bool *nr = ut_grow(c->never_row, &cn, (size_t)idx + 1, sizeof *nr);
+    if (!nr) return -1;
+    c->never_row = nr;
     c->cap = cp;
   }
   /* A category no pack mentions reads the table's absent values (lowest priority,
@@ -60,9 +65,20 @@ long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
   c->weight[idx] = te_number_map_get(&set->overlap_weight, label);
   c->low_roi[idx] = te_string_list_has(&set->overlap_low_roi_hidden_categories, label);
   c->collective[idx] = te_string_list_has(&set->overlap_collective_categories, label);
+  c->never_row[idx] = te_string_list_has(&set->overlap_never_row_categories, label);
   /* "compute" is a role of the overlap model (docs/reference.md §6.3: time hidden by compute),
    * not a name test: the overlap classifier must use that category id for it. */
   if (!strcmp(label, "compute")) c->compute = idx;
+  return idx;
+}
+
+long ov_cats_put(ov_cats *c, const te_rules *r, const char *label) {
+  if (c->last_label && label == c->last_label) return c->last_idx;
+  long idx = cats_put(c, r, label);
+  if (idx >= 0) {
+    c->last_label = label;
+    c->last_idx = idx;
+  }
   return idx;
 }
 
