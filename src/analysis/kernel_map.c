@@ -804,6 +804,11 @@ const an_kmap_entry *an_kernel_map_find(const an_kernel_map *m, const char *stag
   return id < p->cap_entry_of && p->entry_of[id] ? &p->entries[p->entry_of[id] - 1] : NULL;
 }
 
+const an_kmap_entry *an_kernel_map_find_id(const an_kernel_map *m, const char *stage, uint32_t id) {
+  const payload *p = m ? get_payload(m, stage) : NULL;
+  return p && id < p->cap_entry_of && p->entry_of[id] ? &p->entries[p->entry_of[id] - 1] : NULL;
+}
+
 static size_t common_prefix(const char *a, const char *b) {
   size_t n = 0;
   while (a[n] && a[n] == b[n]) n++;

@@ -59,6 +59,9 @@ const char *an_kernel_map_name(const an_kernel_map *m, uint32_t id);
 /* The id of a canonical name's text (len bytes), or AN_KMAP_NO_NAME when the map never saw
  * it. */
 uint32_t an_kernel_map_find_name(const an_kernel_map *m, const char *name, size_t len);
+/* an_kernel_map_find of name id (an_kernel_map_find_name's) in stage's payload: the entry,
+ * or NULL when the stage has none of that name. */
+const an_kmap_entry *an_kernel_map_find_id(const an_kernel_map *m, const char *stage, uint32_t id);
 /* Category (kernel classifier) of name id, and its finer kind when kind is not NULL (the
  * rule's kind, else the category); NULL for an id the map never classified. */
 const char *an_kernel_map_name_category(const an_kernel_map *m, uint32_t id, const char **kind);

@@ -1347,7 +1347,12 @@ static an_status fill_rows(an_stage_tables *st, const agg *ag, size_t na,
     r->share_pct = st->total_us > 0 ? ag[i].total / st->total_us * 100.0 : 0;
     /* the map of these kernels decided each name's class once */
     r->category = an_kernel_map_name_category(formal_payload, ag[i].id, &r->kind);
-    r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
+    /* one map on both sides: the row's name id is the map's, the entry found by it (the
+     * lookup hashed the name again); else (or without an exact entry) the relaxed lookup */
+    r->entry = mapping && mapping == formal_payload && st->stage->id
+                   ? an_kernel_map_find_id(mapping, st->stage->id, ag[i].id)
+                   : NULL;
+    if (!r->entry) r->entry = an_kernel_map_lookup(mapping, st->stage->id, r->name);
     if (!r->entry && formal_payload)
       r->entry = an_kernel_map_find(formal_payload, st->stage->id, r->name);
     choose_sites(rules, &preferred, r, sites_cap, &st->site_pool[i * sites_cap]);
