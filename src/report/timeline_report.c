@@ -498,23 +498,21 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
   return "Move fewer bytes (lower-precision tensors, more work per byte read)";
 }
 
-/* How many members of a pooled fusion item port a path the tree lacks (review 14: vLLM's
- * pool read "Turn on ... (one configuration)" over two "Port the upstream fused path"). */
-static size_t pool_ports(const an_summary_item *it) {
-  size_t n = 0;
-  for (size_t k = 0; k < it->n_pool; k++) n += it->pool[k].action == AN_ACTION_PORT_FUSION;
-  return n;
+/* A pooled item's words: host stalls, or fused paths to turn on, to port (a path the tree
+ * lacks) or both (review 14: vLLM's pool read "Turn on ... (one configuration)" over two
+ * "Port the upstream fused path"). */
+static const char *pool_action(const an_summary_item *it) {
+  if (it->kind != AN_SUMMARY_FUSION)
+    return "Take the host off the step's critical path (several small stalls between GPU work)";
+  size_t ports = 0;
+  for (size_t k = 0; k < it->n_pool; k++) ports += it->pool[k].action == AN_ACTION_PORT_FUSION;
+  return ports == it->n_pool ? "Port the framework's upstream fused paths (several small passes)"
+         : ports             ? "Turn on or port the framework's fused paths (several small passes)"
+                 : "Turn on the framework's fused paths (one configuration, several small passes)";
 }
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
-  if (it->n_pool) /* small items of one kind (summary.pool_below_pct) */
-    return it->kind != AN_SUMMARY_FUSION  ? "Take the host off the step's critical path (several "
-                                            "small stalls between GPU work)"
-           : pool_ports(it) == it->n_pool ? "Port the framework's upstream fused paths (several "
-                                            "small passes)"
-           : pool_ports(it) ? "Turn on or port the framework's fused paths (several small passes)"
-                            : "Turn on the framework's fused paths (one configuration, several "
-                              "small passes)";
+  if (it->n_pool) return pool_action(it); /* small items of one kind (summary.pool_below_pct) */
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
   if (it->imbalance)

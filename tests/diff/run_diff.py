@@ -403,6 +403,14 @@ def check_dtype(exe, source, tmp):
     check(rc == 0 and "GEMM number format" not in md, f"dtype: bf16 twice states a format change ({rc} {err})")
 
 
+def make_rank_set(source, out, *args):
+    """An SGLang rank set made by tools/make-rank-set.py in out: its manifest's files by rank."""
+    subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
+                    "--framework", "sglang", *args], check=True, capture_output=True)
+    with open(out + ".manifest.json", encoding="utf-8") as f:
+        return json.load(f)["files"]
+
+
 def check_not_comparable(exe, source, tmp):
     """Rank 0 of a TP 2 run against rank 0 of a TP 4 run (world size 2 -> 4): not
     comparable. --fail-on regression writes the report, then exits 4 with one line saying
@@ -410,11 +418,8 @@ def check_not_comparable(exe, source, tmp):
     files = {}
     for n in (2, 4):
         out = os.path.join(tmp, f"world{n}")
-        subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
-                        "--framework", "sglang", "--ranks", str(n), "--layers", "2", "--decode-steps", "3",
-                        "--seed", "26"], check=True, capture_output=True)
-        with open(out + ".manifest.json", encoding="utf-8") as f:
-            files[n] = os.path.join(out, json.load(f)["files"]["0"])
+        files[n] = os.path.join(out, make_rank_set(source, out, "--ranks", str(n), "--layers", "2",
+                                                   "--decode-steps", "3", "--seed", "26")["0"])
     rc, md, err = triage(exe, "diff", "--fail-on", "regression", files[2], files[4])
     check(rc == 4 and "**Verdict: not comparable: the world size differs**" in md
           and err == "triage: diff: not comparable (the world size differs): --fail-on regression "
@@ -434,11 +439,8 @@ def check_same_run_two_ranks(exe, source, tmp):
     verdict counts no regression, and a --fail-on regression gate cannot judge them (exit 4,
     one line); without --fail-on, exit 0."""
     out = os.path.join(tmp, "two-ranks")
-    subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
-                    "--framework", "sglang", "--ranks", "4", "--layers", "4", "--decode-steps", "6",
-                    "--late-rank", "2", "--late-us", "300", "--seed", "23"], check=True, capture_output=True)
-    with open(out + ".manifest.json", encoding="utf-8") as f:
-        files = json.load(f)["files"]
+    files = make_rank_set(source, out, "--ranks", "4", "--layers", "4", "--decode-steps", "6",
+                          "--late-rank", "2", "--late-us", "300", "--seed", "23")
     r0, r2 = os.path.join(out, files["0"]), os.path.join(out, files["2"])
     for (b, a), (rb, ra) in (((r0, r2), (0, 2)), ((r2, r0), (2, 0))):  # the late rank waits least
         rc, js, err = triage(exe, "diff", "--fail-on", "regression", "--format", "json", b, a)
@@ -511,11 +513,8 @@ def check_directory_floor(exe, source, tmp):
     says which ranks it compared, which only one run has, which a side could not read, and
     a --rank N read."""
     out = os.path.join(tmp, "imbalanced")
-    subprocess.run([sys.executable, os.path.join(source, "tools", "make-rank-set.py"), "--out", out,
-                    "--framework", "sglang", "--ranks", "4", "--layers", "2", "--decode-steps", "6",
-                    "--slow-rank", "2", "--slowdown", "1.5", "--seed", "31"], check=True, capture_output=True)
-    with open(out + ".manifest.json", encoding="utf-8") as f:
-        files = json.load(f)["files"]
+    files = make_rank_set(source, out, "--ranks", "4", "--layers", "2", "--decode-steps", "6",
+                          "--slow-rank", "2", "--slowdown", "1.5", "--seed", "31")
     rc, js, err = triage(exe, "diff", "--quiet", "--format", "json", out, out)
     d = json.loads(js) if rc == 0 and js else {"stages": []}
     floors = [(st["stage"], st["noise_floor"]) for st in d["stages"]]

@@ -61,6 +61,14 @@ static void host(tb *b, const char *cat, const char *name, double ts, double dur
          cat, name, ts, dur);
 }
 
+/* A runtime call on thread 1 of process 1 that carries a correlation (a sync, a copy). */
+static void runtime_call(tb *b, const char *name, double ts, double dur) {
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+         "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"correlation\":%d}},",
+         name, ts, dur, b->corr++);
+}
+
 /* A launch call at ts and its kernel at kts on a stream; returns the correlation id. */
 static int launch_on(tb *b, const char *kernel, double ts, double kts, double kdur, int stream) {
   int c = b->corr++;
@@ -558,10 +566,7 @@ Test(timeline, gaps_in_a_syncs_shadow_are_the_syncs, .init = setup, .fini = tear
   tb_begin(&b);
   host(&b, "user_annotation", "ProfilerStep#1", 0, 3000);
   launch(&b, "long_a", 5, 10, 980);
-  tb_add(&b,
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
-         "\"tid\":1,\"ts\":20,\"dur\":980,\"args\":{\"correlation\":%d}},",
-         b.corr++);
+  runtime_call(&b, "cudaDeviceSynchronize", 20, 980);
   launch(&b, "small_b", 1100, 1110, 5);
   launch(&b, "small_c", 1250, 1260, 5);
   launch(&b, "long_d", 1400, 1410, 590);
@@ -592,10 +597,7 @@ Test(timeline, a_sync_before_the_steps_first_kernel_shadows_nothing, .init = set
   tb_begin(&b);
   launch(&b, "warmup_a", 5, 10, 1480); /* before the step: a warm-up's work */
   host(&b, "user_annotation", "ProfilerStep#1", 1000, 3000);
-  tb_add(&b,
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
-         "\"tid\":1,\"ts\":1002,\"dur\":490,\"args\":{\"correlation\":%d}},",
-         b.corr++);
+  runtime_call(&b, "cudaDeviceSynchronize", 1002, 490);
   launch(&b, "small_b", 1600, 1610, 5);
   launch(&b, "small_c", 1750, 1760, 5);
   launch(&b, "small_d", 1900, 1910, 5);
@@ -650,10 +652,7 @@ Test(timeline, sync_location_is_the_caller_of_torch_wrapper, .init = setup, .fin
   launch(&b, "kernel_a", 10, 20, 500);
   host(&b, "python_function", "torch/cuda/__init__.py(975): synchronize", 30, 495);
   host(&b, "python_function", "<built-in function _cuda_synchronize>", 35, 488);
-  tb_add(&b, /* returns at 521; a runtime call carries its correlation */
-         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
-         "\"tid\":1,\"ts\":40,\"dur\":481,\"args\":{\"correlation\":%d}},",
-         b.corr++);
+  runtime_call(&b, "cudaDeviceSynchronize", 40, 481); /* returns at 521 */
   launch(&b, "kernel_b", 720, 730, 100);
   account a;
   account_build(&b, &a, "all");
