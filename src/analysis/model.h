@@ -819,6 +819,9 @@ typedef struct an_overlap_row {
   char *staging_op;            /* eliminate rows: the communication-buffer CPU op (matcher
                                   comm_buffer_copy_op) a sampled launch ran under
                                   (DDP's reducer::copy_bucket_to_grad); NULL = none */
+  const char *staging_lever;   /* the lever the packs name for staging_op (an_summary_lever:
+                                  gradient_as_bucket_view=True); borrowed from the rules;
+                                  NULL = none */
   bool launch_op_time_window;  /* most of the evidence found its scope by the time window, no
                                   op named (launch_op NULL; the report says so) */
   an_scope_source scope_source;
@@ -1511,6 +1514,9 @@ typedef struct an_summary_item {
    * longest operation inside a stall, or the activity named); kernel-lever items: the
    * lever of their family (lever_op its id). Borrowed; NULL: none. */
   const char *lever, *lever_op;
+  /* Launch-bound items with a lever: of at_stake_us, the idle per step under the lever's
+   * activity (the rows whose cause is lever_op, each by the part the item takes). */
+  double lever_op_us;
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;
@@ -1644,6 +1650,12 @@ typedef struct an_trace_limits {
    * filtered_ops CPU ops hold one; host work that launched nothing was dropped. */
   bool filtered;
   size_t filtered_calls, filtered_ops, filtered_holding_ops; /* the last: ops that hold one */
+  /* Of a filtered trace's stages, the one whose GPU idle with its next work issued and
+   * waiting (dependency, event wait: no item bounds it there, it may be kernels a sampler
+   * dropped) is the largest share of its span, that idle per step and the share; NULL
+   * when that share is under report.filtered_queued_min_pct. */
+  const char *filtered_queued_stage, *filtered_queued_stage_id; /* its label and id */
+  double filtered_queued_us, filtered_queued_pct;
   /* A directory run checks every rank it read, not only the tables' (an_rank_row.filtered):
    * of its ranks_read distinct ranks, filtered_ranks are filtered. */
   size_t ranks_read, filtered_ranks;

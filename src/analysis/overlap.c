@@ -17,6 +17,7 @@
 #include "analysis/overlap.h"
 #include "analysis/overlap_internal.h"
 #include "analysis/steps.h"
+#include "analysis/summary.h"
 #include "analysis/timeline.h"
 #include "util/limits.h"
 #include "util/map.h"
@@ -827,6 +828,7 @@ static bool ov_mechanism_action(const ov_stage_ctx *c, const ov_sweep *sw, const
     row->priority = AN_PRIORITY_P1;
     row->recommendation = AN_RECOMMEND_ELIMINATE;
     if (*op) row->staging_op = strdup(op); /* out of memory: the row names no op */
+    row->staging_lever = an_summary_lever(c->r, row->staging_op);
     return true;
   }
   /* review-1 defect 8: the priority follows the verdict. A transfer whose exposed part

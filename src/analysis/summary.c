@@ -523,6 +523,33 @@ static bool any_resolved(const an_kmap_payload *p) {
   return false;
 }
 
+/* The filtered stage whose GPU idle with its next work queued (dependency, event wait) is
+ * the largest share of its span (an_trace_limits.filtered_queued_stage), kept when that
+ * share reaches report.filtered_queued_min_pct. */
+static void filtered_queued(an_report *rep, const te_settings *s) {
+  an_trace_limits *l = &rep->limits;
+  const an_stage_report *top = NULL;
+  double us = 0, pct = 0;
+  for (size_t i = 0; l->filtered && i < rep->n_stages; i++) {
+    const an_stage_report *st = &rep->stages[i];
+    const an_stage_timeline *tl = st->timeline;
+    if (!st->host_filtered || !tl || tl->total.span_ns <= 0) continue;
+    const an_time_account *a = &tl->total;
+    int64_t q = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT] +
+                a->idle_by_kind_ns[AN_IDLE_OUTSIDE] + a->idle_by_kind_ns[AN_IDLE_FILTERED];
+    double share = (double)q * 100.0 / (double)a->span_ns;
+    if (top && share <= pct) continue;
+    top = st;
+    pct = share;
+    us = (double)q / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
+  }
+  if (!top || pct < s->report_filtered_queued_min_pct) return;
+  l->filtered_queued_stage = top->label;
+  l->filtered_queued_stage_id = top->id;
+  l->filtered_queued_us = us;
+  l->filtered_queued_pct = pct;
+}
+
 void an_summary_limits(an_report *rep, const te_settings *s) {
   an_trace_limits *l = &rep->limits;
   /* the global payload holds every stage's entries */
@@ -554,6 +581,7 @@ void an_summary_limits(an_report *rep, const te_settings *s) {
       break;
     }
   }
+  filtered_queued(rep, s);
 }
 
 void an_summary_free(an_summary_data *d) {

@@ -258,8 +258,18 @@ static void pool_lever(const sm_ctx *c, an_summary_item *it, const an_idle_cause
     if (!strcmp(l->keys[k], "eager_dispatch") && l->values[k].n) {
       it->lever = l->values[k].items[0];
       it->lever_op = top->what;
-      return;
+      break;
     }
+  if (!it->lever) return;
+  /* the part of the bound under that activity: its rows, each by the part the item takes */
+  const an_idle_cause *v = it->timeline->total.causes;
+  int64_t ns = 0;
+  for (size_t k = 0; k < it->n_rows; k++) {
+    const an_item_row *r = &c->rpool[c->nr - it->n_rows + k];
+    if (v[r->row].what == it->lever_op) ns += part_ns(&v[r->row], r->part);
+  }
+  it->lever_op_us =
+      (double)ns / 1000.0 / (double)(it->timeline->n_steps ? it->timeline->n_steps : 1);
 }
 
 /* The region a stall belongs to: its outermost annotation, else its activity. */
@@ -1068,8 +1078,7 @@ void sm_overlap_items(sm_ctx *c) {
     /* the row's own time in the step, which the recoverable part is of (review 6) */
     if (!trip && isfinite(own)) it->detail_us = own;
     /* a staging copy under a named buffer op: the packs' lever for it (DDP bucket views) */
-    if (a == AN_ACTION_ELIMINATE && (it->lever = an_summary_lever(c->rules, r->staging_op)))
-      it->lever_op = r->staging_op;
+    if (a == AN_ACTION_ELIMINATE && (it->lever = r->staging_lever)) it->lever_op = r->staging_op;
     /* a collective already on its own stream: what puts compute beside it (brief 10
      * defect 2), not a stream to move to */
     if (a == AN_ACTION_TRY_OVERLAP && r->own_stream && r->n_own_stream_levers)

@@ -99,6 +99,7 @@ static void pool_from(const te_settings *s, an_summary_item *v, size_t n, size_t
   p->what = NULL;
   p->location = NULL;
   p->lever = p->lever_op = NULL;
+  p->lever_op_us = 0;
   p->n_roles = 0;
   p->kernels = kernels;
   p->n_kernels = nk;

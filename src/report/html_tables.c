@@ -240,7 +240,7 @@ static void overlap_stream_notes(rp_hw *hw, const an_overlap_stage *o) {
   rp_hw_printf(hw, "%s</p>", shown ? "." : "");
   for (size_t i = 0; hw->rules && i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
-    const char *lever = r->below_floor ? NULL : an_summary_lever(hw->rules, r->staging_op);
+    const char *lever = r->below_floor ? NULL : r->staging_lever;
     if (!lever) continue;
     rp_hw_printf(hw, "<p class=\"note\">O%zu ", i + 1);
     rp_hw_text(hw, rp_recommendation(r->recommendation));

@@ -492,7 +492,7 @@ static double overlap_max_us(const an_overlap_stage *o) {
 static void staging_lines(FILE *f, const an_overlap_stage *o, const te_rules *rules) {
   for (size_t i = 0; rules && i < o->n_rows; i++) {
     const an_overlap_row *r = &o->rows[i];
-    const char *lever = r->below_floor ? NULL : an_summary_lever(rules, r->staging_op);
+    const char *lever = r->below_floor ? NULL : r->staging_lever;
     if (!lever) continue;
     fprintf(f, "\nO%zu %s: its copies run under ", i + 1, rp_recommendation(r->recommendation));
     code_span(f, r->staging_op);

@@ -1056,48 +1056,26 @@ const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
   return "Filtered trace";
 }
 
-/* The filtered stage whose queued idle per step is the largest share of its step, and that
- * share (NULL when no stage is filtered). */
-static const an_stage_report *filtered_queued(const an_report *r, double *us, double *pct) {
-  const an_stage_report *top = NULL;
-  *us = *pct = 0;
-  for (size_t i = 0; i < r->n_stages; i++) {
-    const an_stage_report *st = &r->stages[i];
-    const an_stage_timeline *tl = st->timeline;
-    if (!st->host_filtered || !tl || tl->total.span_ns <= 0) continue;
-    const an_time_account *a = &tl->total;
-    int64_t q = a->idle_by_kind_ns[AN_IDLE_DEPENDENCY] + a->idle_by_kind_ns[AN_IDLE_EVENT_WAIT] +
-                a->idle_by_kind_ns[AN_IDLE_OUTSIDE] + a->idle_by_kind_ns[AN_IDLE_FILTERED];
-    double share = (double)q * 100.0 / (double)a->span_ns;
-    if (top && share <= *pct) continue;
-    top = st;
-    *pct = share;
-    *us = (double)q / 1000.0 / (double)(tl->n_steps ? tl->n_steps : 1);
-  }
-  return top;
-}
-
-/* The number (1-based) of stage st's re-profile item in What to try first, 0: none. */
-static size_t reprofile_item(const an_report *r, const an_stage_report *st) {
+/* The number (1-based) of stage stage_id's re-profile item in What to try first, 0: none. */
+static size_t reprofile_item(const an_report *r, const char *stage_id) {
   for (size_t i = 0; i < r->n_summary; i++)
     if (r->summary[i].action == AN_ACTION_DEPENDENCY &&
-        r->summary[i].idle_kind == AN_IDLE_FILTERED && !strcmp(r->summary[i].stage_id, st->id))
+        r->summary[i].idle_kind == AN_IDLE_FILTERED && !strcmp(r->summary[i].stage_id, stage_id))
       return i + 1;
   return 0;
 }
 
 const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
-  if (!r->limits.filtered) return NULL;
-  double us = 0, pct = 0;
-  const an_stage_report *st = filtered_queued(r, &us, &pct);
+  const an_trace_limits *l = &r->limits;
+  if (!l->filtered) return NULL;
   char ms[32];
-  rp_md_number(ms, sizeof ms, us / 1000.0);
+  rp_md_number(ms, sizeof ms, l->filtered_queued_us / 1000.0);
   int n = snprintf(buf, cap,
                    "This trace was filtered or sampled down to GPU work (Limits: Filtered trace): "
                    "its host items rest on the host work the filter kept, their bounds are lower "
                    "bounds, and they follow the items the filter leaves whole");
-  if (st && pct >= 0.05 && n > 0 && (size_t)n < cap) {
-    size_t dropped = 0, item = reprofile_item(r, st);
+  if (l->filtered_queued_stage && n > 0 && (size_t)n < cap) {
+    size_t dropped = 0, item = reprofile_item(r, l->filtered_queued_stage_id);
     const an_rank_group *g = dropped_total(r, &dropped);
     char by[48] = "which no item bounds";
     if (item) snprintf(by, sizeof by, "which item %zu bounds", item);
@@ -1105,7 +1083,7 @@ const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
                   ". In %s, %s ms/step (%.1f%% of the step) is GPU idle with its next work "
                   "issued and waiting, %s: a sampled trace drops kernels, so that idle may be "
                   "work it dropped",
-                  st->label, ms, pct, by);
+                  l->filtered_queued_stage, ms, l->filtered_queued_pct, by);
     if (g && n > 0 && (size_t)n < cap)
       n += snprintf(buf + n, cap - (size_t)n,
                     " (the Ranks section finds %zu collective instance%s that a rank's trace "

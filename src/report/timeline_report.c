@@ -783,20 +783,6 @@ static void stall_group_basis(const an_summary_item *it, const char *longest, ch
              longest);
 }
 
-/* A launch-bound pool's idle per step under its lever's activity (the rows whose cause
- * names it, each by the part the item takes). */
-static double named_pool_us(const an_summary_item *it) {
-  int64_t ns = 0;
-  for (size_t k = 0; k < it->n_rows; k++) {
-    const an_idle_cause *x = &it->timeline->total.causes[it->rows[k].row];
-    if (x->what != it->lever_op) continue;
-    ns += it->rows[k].part == AN_PART_ALL    ? x->idle_ns
-          : it->rows[k].part == AN_PART_LONG ? x->long_ns
-                                             : x->idle_ns - x->long_ns;
-  }
-  return rp_per_step_us(it->timeline, ns);
-}
-
 /* Whether the item's lever is a framework's designed wait its host work came after (the
  * lever op is a row's an_idle_cause.designed). */
 static bool designed_lever(const an_summary_item *it) {
@@ -810,7 +796,7 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
   if (it->lever && len < cap && it->action == AN_ACTION_LAUNCH_BOUND) {
     char ms[32];
-    double us = named_pool_us(it);
+    double us = it->lever_op_us;
     rp_fmt_ms(ms, sizeof ms, us);
     snprintf(b + len, cap - len,
              "; the largest part, %s ms/step (%.0f%%), under `%.80s`; lever: %s", ms,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/summary.h"
 #include "report/item_text.h"
 #include "report/json_stream.h"
 #include "report/md.h"
@@ -268,7 +269,8 @@ Test(report, rank_span_says_what_the_times_cover) {
 /* A trace filtered or sampled to GPU work says so above its items (review 12 defect 4:
  * hta_sampled_2ranks' 32% queued idle, mostly collectives the sampling dropped, had no word
  * at the top): its host items follow, and its queued idle, which no item bounds there, may
- * be dropped work; an unfiltered trace gets no such line. */
+ * be dropped work; an unfiltered trace gets no such line. The analysis picks the stage and
+ * applies report.filtered_queued_min_pct (an_summary_limits); the line words its figures. */
 Test(report, a_filtered_trace_says_so_above_its_items) {
   an_stage_timeline tl = {.n_steps = 2};
   tl.total.span_ns = 1000000000;
@@ -276,9 +278,14 @@ Test(report, a_filtered_trace_says_so_above_its_items) {
   tl.total.idle_by_kind_ns[AN_IDLE_EVENT_WAIT] = 22000000;
   an_stage_report st = {.id = "all", .label = "all", .timeline = &tl, .host_filtered = true};
   an_report r = {.n_stages = 1, .stages = &st};
+  te_settings s = {.report_filtered_queued_min_pct = 0.05};
   char buf[RP_FILTERED_TOP_BYTES];
+  an_summary_limits(&r, &s);
+  cr_assert_null(r.limits.filtered_queued_stage, "not filtered");
   cr_assert_null(rp_filtered_top(&r, buf, sizeof buf), "not filtered");
   r.limits.filtered = true;
+  an_summary_limits(&r, &s);
+  cr_assert_str_eq(r.limits.filtered_queued_stage, "all");
   cr_assert_not_null(rp_filtered_top(&r, buf, sizeof buf));
   cr_assert_not_null(strstr(buf, "follow the items the filter leaves whole"), "%s", buf);
   cr_assert_not_null(strstr(buf,
@@ -297,6 +304,16 @@ Test(report, a_filtered_trace_says_so_above_its_items) {
   cr_assert_not_null(strstr(buf, "waiting, which item 2 bounds"), "%s", buf);
   cr_assert_not_null(strstr(rp_summary_action(&items[1], AN_WORKLOAD_TRAINING),
                             "Profile the same window again unfiltered, and the ranks not read"));
+  r.summary = NULL;
+  r.n_summary = 0;
+  /* under the setting's share the stage is not named, and the line says the rest */
+  tl.total.idle_by_kind_ns[AN_IDLE_DEPENDENCY] = 300000;
+  tl.total.idle_by_kind_ns[AN_IDLE_EVENT_WAIT] = 0;
+  r.limits.filtered_queued_stage = NULL;
+  an_summary_limits(&r, &s);
+  cr_assert_null(r.limits.filtered_queued_stage, "0.03%% of the span is under 0.05%%");
+  cr_assert_not_null(rp_filtered_top(&r, buf, sizeof buf));
+  cr_assert_null(strstr(buf, "In all"), "%s", buf);
 }
 
 /* The bottleneck banner says how many items it left out, and nothing of the kind when it

@@ -2309,6 +2309,9 @@ Test(summary, a_launch_bound_pool_in_a_named_activity_names_it, .init = setup, .
     if (named) {
       cr_assert_not_null(pool->lever);
       cr_assert_str_eq(pool->lever_op, "DistributedDataParallel.forward");
+      /* the analysis gives the part of the bound under that activity; the basis prints it */
+      cr_assert_gt(pool->lever_op_us, 0);
+      cr_assert_leq(pool->lever_op_us, pool->at_stake_us + 1e-9);
       char basis[4096];
       rp_summary_basis(pool, basis, sizeof basis);
       cr_assert_not_null(strstr(basis, "under `DistributedDataParallel.forward`; lever: "), "%s",

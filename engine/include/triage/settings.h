@@ -425,6 +425,9 @@ typedef struct te_list_map {
   X(report_filtered_min_op_pct, "report.filtered_min_op_pct", NUMBER, 0, 100, 0, NULL,             \
     "with report.filtered_min_runtime_calls: the least share of CPU ops holding a runtime "        \
     "call that says filtered")                                                                     \
+  X(report_filtered_queued_min_pct, "report.filtered_queued_min_pct", NUMBER, 0, 100, 0, NULL,     \
+    "on a filtered trace, the line above the items gives the stage's GPU idle with its next work " \
+    "queued (which makes no item there) when it is at least this share of the stage's span")       \
   X(report_stack_hints, "report.stack_hints", LIST_MAP, 0, 0, 0, NULL,                             \
     "per framework id (or 'other'), how to record a trace with Python stacks")                     \
   X(ranks_communication_categories, "ranks.communication_categories", LIST, 0, 0, 0, NULL,         \
