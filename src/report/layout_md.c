@@ -49,13 +49,6 @@ static void fmt_time(char *b, size_t cap, double us, unit u) {
   rp_md_number(b, cap, us / u.per_us);
 }
 
-static void fmt_share(char *b, size_t cap, double pct) {
-  if (pct > 0 && pct < 0.05)
-    snprintf(b, cap, "<0.1%%");
-  else
-    snprintf(b, cap, "%.1f%%", pct);
-}
-
 /* ---------------------------------------------------------------- names */
 
 /* Display names of every kernel a stage's tables show (report/stage_names.h: the HTML
@@ -415,7 +408,7 @@ static void categories(FILE *f, const an_stage_report *st, const te_rules *rules
     const an_category_time *c = &st->categories[i];
     char t[32], s[32];
     fmt_time(t, sizeof t, c->total_us, u);
-    fmt_share(s, sizeof s, c->share_pct);
+    rp_fmt_share(s, sizeof s, c->share_pct);
     fprintf(f, "%s%s %s (%s)", i ? " · " : "", c->category, t, s);
   }
   fputc('\n', f);
@@ -458,7 +451,7 @@ static void kernel_table(FILE *f, const an_stage_report *st, const stage_names *
     char t[32], p[32], s[32];
     fmt_time(t, sizeof t, r->total_us, u);
     fmt_time(p, sizeof p, rp_kernel_per_step_us(st, r), u);
-    fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
+    rp_fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "kernel", st->id, i, 'K');
     code_span(f, names_get(nm, r->name));
     char roof[48];
@@ -625,7 +618,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
      * Exposed + Hidden never exceeds GPU time */
     fmt_time(h, sizeof h, r->covered_us, u);
     fmt_time(g, sizeof g, r->recoverable_ms * 1000.0, u);
-    fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
+    rp_fmt_share(s, sizeof s, rp_stage_share_pct(st, r->total_us));
     anchor_cell(f, "overlap", st->id, i, 'O');
     fprintf(f, "%s | %s | ", rp_priority(r->priority), rp_verdict(r->verdict));
     code_span(f, names_get(nm, r->kernel));
@@ -686,7 +679,7 @@ static void fuse_evidence(FILE *f, const an_stage_report *st, const an_fuse_row 
                           const stage_names *nm) {
   for (size_t k = 0; k < r->n_evidence; k++) {
     char s[32];
-    fmt_share(s, sizeof s, r->evidence[k].share_pct);
+    rp_fmt_share(s, sizeof s, r->evidence[k].share_pct);
     if (k) fputs("<br>", f);
     code_span(f, names_get(nm, r->evidence[k].kernel));
     /* one kernel, one row: another row counts this one's time */
@@ -694,7 +687,7 @@ static void fuse_evidence(FILE *f, const an_stage_report *st, const an_fuse_row 
     char own[48] = "";
     if (r->evidence[k].own_pct > 0) { /* the row holds some of the kernel's launches */
       char o[32];
-      fmt_share(o, sizeof o, r->evidence[k].own_pct);
+      rp_fmt_share(o, sizeof o, r->evidence[k].own_pct);
       snprintf(own, sizeof own, "%s of its ", o);
     }
     if (by)
@@ -752,7 +745,7 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     if (!r->shown) continue;
     char t[32], s[32];
     fmt_time(t, sizeof t, r->related_us, u);
-    fmt_share(s, sizeof s, rp_stage_share_pct(st, r->related_us));
+    rp_fmt_share(s, sizeof s, rp_stage_share_pct(st, r->related_us));
     anchor_cell(f, "fusion", st->id, i, 'F');
     rp_md_cell_text(f, r->pattern_name);
     fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_verdict(r), rp_fusion_origin(r->origin), t, s);

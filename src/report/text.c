@@ -823,6 +823,13 @@ const char *rp_source_id(an_source s) {
   return (size_t)s < sizeof ids / sizeof *ids ? ids[s] : "unknown";
 }
 
+void rp_fmt_share(char *b, size_t cap, double pct) {
+  if (pct > 0 && pct < 0.05)
+    snprintf(b, cap, "<0.1%%");
+  else
+    snprintf(b, cap, "%.1f%%", pct);
+}
+
 bool rp_prints_in_us(double us) { return us > 0 && us < RP_PRINT_US_BELOW_US; }
 
 const char *rp_platform(an_platform p) {

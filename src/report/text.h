@@ -135,6 +135,9 @@ const char *rp_item_what(const an_summary_item *it);
 const char *rp_item_subject(const an_summary_item *it, const char **lead);
 const char *rp_summary_kind(an_summary_kind k); /* "kernel", "overlap", "fusion" */
 const char *rp_platform(an_platform p);         /* "CUDA", "ROCm", "unknown" */
+/* A share of a table's time as the Markdown tables print it: one decimal, and "<0.1%" for
+ * one above 0 that would print as 0.0% (layout_md.c's tables, timeline_md.c's causes). */
+void rp_fmt_share(char *b, size_t cap, double pct);
 /* Whether a time of us microseconds prints in microseconds: above 0 and under
  * RP_PRINT_US_BELOW_US (util/limits.h, 5 us) it would round to 0.00 ms (review 12: "span
  * 0.00 ms" hid hta_triton_tiny's 1.76 us kernel). One rule for the Markdown headline and

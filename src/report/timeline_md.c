@@ -183,12 +183,9 @@ static void cause_row(FILE *f, const an_stage_timeline *tl, const an_idle_cause 
   fputs(" | ", f);
   rp_md_cell_text(f, c->location ? c->location : "-");
   double pct = step_us > 0 ? us / step_us * 100.0 : 0;
-  fprintf(f, " | %s | ", t);
-  if (pct > 0 && pct < 0.05)
-    fputs("<0.1%", f);
-  else
-    fprintf(f, "%.1f%%", pct);
-  fprintf(f, " | %zu | %s |\n", c->gaps, g);
+  char share[32];
+  rp_fmt_share(share, sizeof share, pct);
+  fprintf(f, " | %s | %s | %zu | %s |\n", t, share, c->gaps, g);
 }
 
 static void causes_table(FILE *f, const an_report *r, const an_stage_report *st) {
