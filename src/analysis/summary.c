@@ -434,7 +434,11 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
               .s = te_rules_settings(rules),
               .workload = rep->run.workload.value};
   bool *bneck = calloc(2 * (rep->n_stages + 1), sizeof *bneck);
-  if (!bneck) return AN_ERR_NOMEM;
+  if (!bneck || !sm_levers_resolve(&c)) {
+    free(bneck);
+    sm_levers_free(&c);
+    return AN_ERR_NOMEM;
+  }
   bool *launch = bneck + rep->n_stages + 1;
   for (size_t i = 0; i < rep->n_stages; i++) {
     if (!stage_facts(&c, &rep->stages[i], &c.g)) continue;
@@ -454,6 +458,7 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
   if (!c.nomem) n = pool_and_cap(&c, c.v, n, out, &leads);
   if (!c.nomem) note_shared_changes(c.s, c.v, n);
   free(bneck);
+  sm_levers_free(&c);
   free(c.koff);
   free(c.roff);
   out->items = c.v;

@@ -4,7 +4,8 @@
  * table and of the time account). Prefix sm_ inside the summary files.
  *
  * Ownership: an sm_ctx owns its growing arrays until summary.c hands them to the
- * an_summary_data; strings are borrowed from the report and the rules.
+ * an_summary_data, and its resolved levers (sm_levers_free); strings and matchers are
+ * borrowed from the report and the rules.
  */
 #ifndef TRIAGE_ANALYSIS_SUMMARY_INTERNAL_H
 #define TRIAGE_ANALYSIS_SUMMARY_INTERNAL_H
@@ -37,6 +38,18 @@ typedef struct sm_stage {
   double queued_idle_us;
 } sm_stage;
 
+/* One lever of summary.levers, resolved once per summary (sm_levers_resolve): its text (the
+ * pack's first, NULL when it lists none), the text for this run (summary.lever_paths for
+ * the run's framework and platform, else the text), its matchers lever_ID and
+ * lever_ID_within, _op, _with, _with_kernel, _fused (NULL: the packs have none), and
+ * whether it names a sync (summary.sync_levers) or the absence of one
+ * (summary.no_sync_levers). */
+typedef struct sm_lever {
+  const char *id, *text, *run_text;
+  const te_matcher *name, *within, *op, *with, *with_kernel, *fused;
+  bool sync, no_sync;
+} sm_lever;
+
 typedef struct sm_ctx {
   const an_report *rep; /* its Ranks sections name the rank a wait is for */
   const te_rules *rules;
@@ -55,7 +68,20 @@ typedef struct sm_ctx {
   an_item_row *rpool;
   size_t nr, capr;
   bool nomem;
+  /* the packs' levers, resolved once (sm_levers_resolve): summary.levers in pack order;
+   * summary.kernel_levers as entries of it (those with a text); the texts the time
+   * account's items take by role (NULL: none) */
+  sm_lever *levers;
+  size_t n_levers;
+  const sm_lever **kernel_levers;
+  size_t n_kernel_levers;
+  const char *eager_dispatch, *queued_outside, *designed_sync;
 } sm_ctx;
+
+/* Resolves the packs' levers into c (its rules, settings and report set): false when out
+ * of memory. sm_levers_free releases them. */
+bool sm_levers_resolve(sm_ctx *c);
+void sm_levers_free(sm_ctx *c);
 
 /* Appends an item of the current stage with its bound per step (dropped under the share
  * bar); its kernels are added with sm_item_kernel. NULL when dropped or out of memory. */

@@ -166,18 +166,11 @@ const char *an_summary_lever(const te_rules *rules, const char *op) {
   return NULL;
 }
 
-/* Matcher lever_ID + suffix of the packs, or NULL. */
-static const te_matcher *lever_matcher(const sm_ctx *c, const char *id, const char *suffix) {
-  char name[96];
-  snprintf(name, sizeof name, "lever_%s%s", id, suffix);
-  return te_rules_matcher(c->rules, name);
-}
-
 /* Whether the stall item's activities (its own, its members' and their regions) hold one
  * lever_ID_within names (no such matcher: yes): "Optimizer.step#SGD.step" for a lever only
  * some optimizer classes have. */
-static bool lever_within(const sm_ctx *c, const an_summary_item *it, const char *id) {
-  const te_matcher *m = lever_matcher(c, id, "_within");
+static bool lever_within(const sm_ctx *c, const an_summary_item *it, const sm_lever *lv) {
+  const te_matcher *m = lv->within;
   if (!m || hits(m, it->what)) return true;
   const an_idle_cause *v = it->timeline->total.causes;
   for (size_t k = 0; k < it->n_rows; k++) {
@@ -193,15 +186,14 @@ static bool lever_within(const sm_ctx *c, const an_summary_item *it, const char 
  * sync call in their gap were told "a hidden host sync"; a blocked item's host copy ran
  * in full, no wait for the GPU). */
 static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, const char *op) {
-  const te_list_map *l = &c->s->summary_levers;
   bool sync = it->action == AN_ACTION_REMOVE_SYNC && it->idle_kind == AN_IDLE_SYNC;
-  for (size_t k = 0; op && k < l->n; k++) {
-    if (!l->values[k].n || !hits(lever_matcher(c, l->keys[k], ""), op)) continue;
-    if (te_string_list_has(&c->s->summary_sync_levers, l->keys[k]) && !sync) continue;
+  for (size_t k = 0; op && k < c->n_levers; k++) {
+    const sm_lever *lv = &c->levers[k];
+    if (!lv->text || !hits(lv->name, op)) continue;
+    if (lv->sync && !sync) continue;
     /* a filtered trace dropped the calls that launch nothing: no sync is not shown */
-    if (te_string_list_has(&c->s->summary_no_sync_levers, l->keys[k]) && c->g.st->host_filtered)
-      continue;
-    if (lever_within(c, it, l->keys[k])) return l->values[k].items[0];
+    if (lv->no_sync && c->g.st->host_filtered) continue;
+    if (lever_within(c, it, lv)) return lv->text;
   }
   return NULL;
 }
@@ -220,11 +212,10 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
       const char *op = pass ? x->what : x->child;
       if ((it->lever = stall_lever_of(c, it, op))) it->lever_op = op;
     }
-  const te_string_list *t = te_list_map_get(&c->s->summary_levers, "designed_sync");
-  for (size_t k = 0; !it->lever && t && t->n && k < it->n_rows; k++) {
+  for (size_t k = 0; !it->lever && c->designed_sync && k < it->n_rows; k++) {
     const an_idle_cause *x = &v[c->rpool[c->nr - it->n_rows + k].row];
     if (x->designed) {
-      it->lever = t->items[0];
+      it->lever = c->designed_sync;
       it->lever_op = x->designed;
     }
   }
@@ -237,13 +228,9 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
  * win the 139.8 ms/step it was bounded by). */
 static void queue_lever(const sm_ctx *c, an_summary_item *it) {
   const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows].row];
-  const te_list_map *l = &c->s->summary_levers;
-  for (size_t k = 0; x->kind == AN_IDLE_OUTSIDE && k < l->n; k++)
-    if (!strcmp(l->keys[k], "queued_outside") && l->values[k].n) {
-      it->lever = l->values[k].items[0];
-      it->lever_op = NULL;
-      return;
-    }
+  if (x->kind != AN_IDLE_OUTSIDE || !c->queued_outside) return;
+  it->lever = c->queued_outside;
+  it->lever_op = NULL;
 }
 
 /* The launch-bound pool's lever when its largest member is a named host activity (the
@@ -252,15 +239,9 @@ static void queue_lever(const sm_ctx *c, an_summary_item *it) {
  * defect 6: hta_ddp's 114.9 ms/step pool said "CPU contention, data loading" while its
  * largest part, 42 %, was DistributedDataParallel.forward dispatching eager ops). */
 static void pool_lever(const sm_ctx *c, an_summary_item *it, const an_idle_cause *top) {
-  if (top->kind != AN_IDLE_HOST || !top->what) return;
-  const te_list_map *l = &c->s->summary_levers;
-  for (size_t k = 0; k < l->n; k++)
-    if (!strcmp(l->keys[k], "eager_dispatch") && l->values[k].n) {
-      it->lever = l->values[k].items[0];
-      it->lever_op = top->what;
-      break;
-    }
-  if (!it->lever) return;
+  if (top->kind != AN_IDLE_HOST || !top->what || !c->eager_dispatch) return;
+  it->lever = c->eager_dispatch;
+  it->lever_op = top->what;
   /* the part of the bound under that activity: its rows, each by the part the item takes */
   const an_idle_cause *v = it->timeline->total.causes;
   int64_t ns = 0;
@@ -835,22 +816,12 @@ static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher
   return false;
 }
 
-/* A kernel lever's matchers: lever_ID names the kernels; the optional lever_ID_op gates on
- * their launching op and its shapes, lever_ID_with on another row's op and shapes and
- * lever_ID_with_kernel on another row's name (the work the change folds them into);
+/* A kernel lever's matchers (sm_lever): lever_ID names the kernels; the optional lever_ID_op
+ * gates on their launching op and its shapes, lever_ID_with on another row's op and shapes
+ * and lever_ID_with_kernel on another row's name (the work the change folds them into);
  * lever_ID_fused names the one kernel that does their work: such a lever folds its kernels
  * into it (bound: their time less the largest piece), and makes no item where it runs. */
-typedef struct lever_gate {
-  const te_matcher *name, *op, *with, *with_kernel, *fused;
-} lever_gate;
-
-static lever_gate lever_gate_of(const sm_ctx *c, const char *id) {
-  return (lever_gate){lever_matcher(c, id, ""), lever_matcher(c, id, "_op"),
-                      lever_matcher(c, id, "_with"), lever_matcher(c, id, "_with_kernel"),
-                      lever_matcher(c, id, "_fused")};
-}
-
-static bool lever_row(const sm_ctx *c, const lever_gate *g, const an_kernel_row *r) {
+static bool lever_row(const sm_ctx *c, const sm_lever *g, const an_kernel_row *r) {
   return hits(g->name, r->name) && !sm_is_collective(c, r->name) &&
          (!g->op || shapes_hit(c, r, g->op));
 }
@@ -876,7 +847,7 @@ static bool stage_runs(const sm_ctx *c, const te_matcher *m) {
 
 /* Whether the stage runs the work a lever's kernels fold into (no partner gate: yes) and
  * not the fused kernel that already does theirs. */
-static bool lever_partner(const sm_ctx *c, const lever_gate *g) {
+static bool lever_partner(const sm_ctx *c, const sm_lever *g) {
   bool with = !g->with;
   for (size_t i = 0; !with && i < c->g.st->n_kernels; i++)
     with = shapes_hit(c, &c->g.st->kernels[i], g->with);
@@ -907,15 +878,13 @@ static const char *lever_text(const sm_ctx *c, const char *id, const char *gener
  * (a MoE layer's routing pieces): one item per family, bounded by their in-step time that
  * ran with nothing else on the GPU (a fold: less the largest piece, which the fused kernel
  * still spends), its evidence their largest row the kernel table shows. */
-static void kernel_lever(sm_ctx *c, const char *id) {
-  lever_gate g = lever_gate_of(c, id);
-  const te_string_list *text = te_list_map_get(&c->s->summary_levers, id);
-  if (!g.name || !text || !text->n || !lever_partner(c, &g)) return;
+static void kernel_lever(sm_ctx *c, const sm_lever *g) {
+  if (!g->name || !lever_partner(c, g)) return;
   double sum = 0, alone = 0, max = 0;
   size_t n = 0, top = SIZE_MAX;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
-    if (!lever_row(c, &g, r)) continue;
+    if (!lever_row(c, g, r)) continue;
     double t = sm_row_per_step(c, r);
     sum += t;
     alone += alone_per_step(c, r, t);
@@ -923,7 +892,7 @@ static void kernel_lever(sm_ctx *c, const char *id) {
     n++;
     if (r->shown && top == SIZE_MAX) top = i; /* rows are time-descending */
   }
-  bool fold = g.fused != NULL;
+  bool fold = g->fused != NULL;
   if (!n || top == SIZE_MAX || (fold && n < 2)) return; /* one piece folds into nothing */
   const an_kernel_row *tr = &c->g.st->kernels[top];
   const char *loc = tr->n_shown_sites ? tr->shown_sites[0]->location : NULL;
@@ -935,15 +904,74 @@ static void kernel_lever(sm_ctx *c, const char *id) {
   it->count = n;
   it->detail_us = alone;
   if (fold) it->largest_us = max;
-  it->lever = lever_text(c, id, text->items[0]);
-  it->lever_op = id;
+  it->lever = g->run_text;
+  it->lever_op = g->id;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)
-    if (lever_row(c, &g, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
+    if (lever_row(c, g, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
 
 void sm_kernel_lever_items(sm_ctx *c) {
-  for (size_t k = 0; k < c->s->summary_kernel_levers.n; k++)
-    kernel_lever(c, c->s->summary_kernel_levers.items[k]);
+  for (size_t k = 0; k < c->n_kernel_levers; k++) kernel_lever(c, c->kernel_levers[k]);
+}
+
+/* ---------------------------------------------------------------- levers, once */
+
+/* Matcher lever_ID + suffix of the packs, or NULL. */
+static const te_matcher *lever_matcher(const sm_ctx *c, const char *id, const char *suffix) {
+  char name[96];
+  snprintf(name, sizeof name, "lever_%s%s", id, suffix);
+  return te_rules_matcher(c->rules, name);
+}
+
+/* The text of the first summary.levers entry id that lists one, or NULL. */
+static const char *role_text(const sm_ctx *c, const char *id) {
+  for (size_t k = 0; k < c->n_levers; k++)
+    if (c->levers[k].text && !strcmp(c->levers[k].id, id)) return c->levers[k].text;
+  return NULL;
+}
+
+bool sm_levers_resolve(sm_ctx *c) {
+  const te_list_map *l = &c->s->summary_levers;
+  const te_string_list *kl = &c->s->summary_kernel_levers;
+  c->levers = calloc(l->n ? l->n : 1, sizeof *c->levers);
+  c->kernel_levers = calloc(kl->n ? kl->n : 1, sizeof *c->kernel_levers);
+  if (!c->levers || !c->kernel_levers) return false;
+  for (size_t k = 0; k < l->n; k++) {
+    const char *id = l->keys[k];
+    const char *text = l->values[k].n ? l->values[k].items[0] : NULL;
+    c->levers[c->n_levers++] = (sm_lever){
+        .id = id,
+        .text = text,
+        .run_text = text ? lever_text(c, id, text) : NULL,
+        .name = lever_matcher(c, id, ""),
+        .within = lever_matcher(c, id, "_within"),
+        .op = lever_matcher(c, id, "_op"),
+        .with = lever_matcher(c, id, "_with"),
+        .with_kernel = lever_matcher(c, id, "_with_kernel"),
+        .fused = lever_matcher(c, id, "_fused"),
+        .sync = te_string_list_has(&c->s->summary_sync_levers, id),
+        .no_sync = te_string_list_has(&c->s->summary_no_sync_levers, id),
+    };
+  }
+  /* a kernel lever takes the first entry of its id (te_list_map_get), when it has a text */
+  for (size_t i = 0; i < kl->n; i++)
+    for (size_t k = 0; k < c->n_levers; k++) {
+      if (strcmp(c->levers[k].id, kl->items[i]) != 0) continue;
+      if (c->levers[k].text) c->kernel_levers[c->n_kernel_levers++] = &c->levers[k];
+      break;
+    }
+  c->eager_dispatch = role_text(c, "eager_dispatch");
+  c->queued_outside = role_text(c, "queued_outside");
+  c->designed_sync = role_text(c, "designed_sync");
+  return true;
+}
+
+void sm_levers_free(sm_ctx *c) {
+  free(c->levers);
+  free(c->kernel_levers);
+  c->levers = NULL;
+  c->kernel_levers = NULL;
+  c->n_levers = c->n_kernel_levers = 0;
 }
 
 /* ---------------------------------------------------------------- fusion */
