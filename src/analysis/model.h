@@ -1517,6 +1517,10 @@ typedef struct an_summary_item {
   /* Launch-bound items with a lever: of at_stake_us, the idle per step under the lever's
    * activity (the rows whose cause is lever_op, each by the part the item takes). */
   double lever_op_us;
+  /* A queued-work item whose lever is its likely holder (an input-distribution stage its
+   * blocking call lies in, lever_op): the places to look after it (summary.levers
+   * queued_outside). Borrowed; NULL: none. */
+  const char *lever_next;
   /* Roofline tuning items: the launches of their kernels below the device's latency floor
    * (an_roofline.latency_floor_us), whose bound counts only their time above it. */
   size_t floored_launches;

@@ -75,7 +75,7 @@ typedef struct sm_ctx {
   size_t n_levers;
   const sm_lever **kernel_levers;
   size_t n_kernel_levers;
-  const char *eager_dispatch, *queued_outside, *designed_sync;
+  const char *eager_dispatch, *queued_outside, *designed_sync, *queued_peers;
 } sm_ctx;
 
 /* Resolves the packs' levers into c (its rules, settings and report set): false when out

@@ -166,6 +166,26 @@ const char *an_summary_lever(const te_rules *rules, const char *op) {
   return NULL;
 }
 
+/* The lever's text for this run: the framework's own path where the packs name one
+ * (summary.lever_paths "ID/FRAMEWORK/PLATFORM", either part "any"; review 10: vLLM on ROCm
+ * was told "a kernel to write" beside its AITER fused MoE; review 15 defect 3: SGLang's
+ * host stalls before its graph replay were told "host work", not its overlap scheduler),
+ * else the generic one. Every lever of summary.levers goes through it. */
+static const char *lever_text(const sm_ctx *c, const char *id, const char *generic) {
+  const an_provenance *run = &c->rep->run;
+  const char *fw = run->framework.source == AN_SOURCE_DEFAULT ? NULL : run->framework.id;
+  const char *pf = an_platform_id(run->context.platform.value);
+  const char *fws[] = {fw, fw, "any"}, *pfs[] = {pf, "any", pf};
+  for (size_t i = 0; i < sizeof fws / sizeof *fws; i++) {
+    if (!fws[i] || !pfs[i]) continue; /* an unknown framework or platform names no path */
+    char key[128];
+    snprintf(key, sizeof key, "%s/%s/%s", id, fws[i], pfs[i]);
+    const te_string_list *t = te_list_map_get(&c->s->summary_lever_paths, key);
+    if (t && t->n) return t->items[0];
+  }
+  return generic;
+}
+
 /* Whether the stall item's activities (its own, its members' and their regions) hold one
  * lever_ID_within names (no such matcher: yes): "Optimizer.step#SGD.step" for a lever only
  * some optimizer classes have. */
@@ -193,7 +213,7 @@ static const char *stall_lever_of(const sm_ctx *c, const an_summary_item *it, co
     if (lv->sync && !sync) continue;
     /* a filtered trace dropped the calls that launch nothing: no sync is not shown */
     if (lv->no_sync && c->g.st->host_filtered) continue;
-    if (lever_within(c, it, lv)) return lv->text;
+    if (lever_within(c, it, lv)) return lv->run_text;
   }
   return NULL;
 }
@@ -221,16 +241,34 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
   }
 }
 
+/* The input-distribution or collective stage (matcher queued_peer_stage) the blocking call
+ * across one of the item's gaps lies in: its region, else its outermost op; NULL when none. */
+static const char *peer_stage(const sm_ctx *c, const an_summary_item *it) {
+  const te_matcher *m = te_rules_matcher(c->rules, "queued_peer_stage");
+  for (size_t k = 0; m && k < it->n_rows; k++) {
+    const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows + k].row];
+    if (x->kind != AN_IDLE_OUTSIDE || !x->child) continue; /* no blocking call: no lead */
+    if (hits(m, x->region)) return x->region;
+    if (hits(m, x->child)) return x->child;
+  }
+  return NULL;
+}
+
 /* The queued-work item's lever when nothing in the trace holds its work (idle kind outside):
  * where to look for it (summary.levers queued_outside), lever_op NULL. A blocking call
- * across its gaps (the cause's lead) waits on that work, so it is evidence, never the lever
- * (review 14 defect 1: "stop the small read back from waiting" on hta_multistream5 could not
- * win the 139.8 ms/step it was bounded by). */
+ * across its gaps (the cause's lead) waits on that work, so it is not the lever (review 14
+ * defect 1: "stop the small read back from waiting" on hta_multistream5 could not win the
+ * 139.8 ms/step it was bounded by); but where that call lies in an input-distribution or
+ * collective stage, the stage is the likely holder (it waits on its peers or its input
+ * pipeline): lever queued_peers, lever_op that stage, and the places to look after it
+ * (lever_next; review 15 defect 1: four places listed, the likely one not said). */
 static void queue_lever(const sm_ctx *c, an_summary_item *it) {
   const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows].row];
   if (x->kind != AN_IDLE_OUTSIDE || !c->queued_outside) return;
-  it->lever = c->queued_outside;
-  it->lever_op = NULL;
+  const char *stage = peer_stage(c, it), *peers = stage ? c->queued_peers : NULL;
+  it->lever = peers ? peers : c->queued_outside;
+  it->lever_op = peers ? stage : NULL;
+  it->lever_next = peers ? c->queued_outside : NULL;
 }
 
 /* The launch-bound pool's lever when its largest member is a named host activity (the
@@ -854,24 +892,6 @@ static bool lever_partner(const sm_ctx *c, const sm_lever *g) {
   return with && (!g->with_kernel || stage_runs(c, g->with_kernel)) && !stage_runs(c, g->fused);
 }
 
-/* The lever's text for this run: the framework's own path where the packs name one
- * (summary.lever_paths "ID/FRAMEWORK/PLATFORM", either part "any"; review 10: vLLM on ROCm
- * was told "a kernel to write" beside its AITER fused MoE), else the generic one. */
-static const char *lever_text(const sm_ctx *c, const char *id, const char *generic) {
-  const an_provenance *run = &c->rep->run;
-  const char *fw = run->framework.source == AN_SOURCE_DEFAULT ? NULL : run->framework.id;
-  const char *pf = an_platform_id(run->context.platform.value);
-  const char *fws[] = {fw, fw, "any"}, *pfs[] = {pf, "any", pf};
-  for (size_t i = 0; i < sizeof fws / sizeof *fws; i++) {
-    if (!fws[i] || !pfs[i]) continue; /* an unknown framework or platform names no path */
-    char key[128];
-    snprintf(key, sizeof key, "%s/%s/%s", id, fws[i], pfs[i]);
-    const te_string_list *t = te_list_map_get(&c->s->summary_lever_paths, key);
-    if (t && t->n) return t->items[0];
-  }
-  return generic;
-}
-
 /* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
  * matcher lever_ID names kernels; layout conversions that channels_last makes unneeded,
  * expert-weight gathers a grouped MoE GEMM makes unneeded) or folds into one fused kernel
@@ -923,10 +943,11 @@ static const te_matcher *lever_matcher(const sm_ctx *c, const char *id, const ch
   return te_rules_matcher(c->rules, name);
 }
 
-/* The text of the first summary.levers entry id that lists one, or NULL. */
+/* The text for this run (lever_text) of the first summary.levers entry id that lists one,
+ * or NULL. */
 static const char *role_text(const sm_ctx *c, const char *id) {
   for (size_t k = 0; k < c->n_levers; k++)
-    if (c->levers[k].text && !strcmp(c->levers[k].id, id)) return c->levers[k].text;
+    if (c->levers[k].text && !strcmp(c->levers[k].id, id)) return c->levers[k].run_text;
   return NULL;
 }
 
@@ -963,6 +984,7 @@ bool sm_levers_resolve(sm_ctx *c) {
   c->eager_dispatch = role_text(c, "eager_dispatch");
   c->queued_outside = role_text(c, "queued_outside");
   c->designed_sync = role_text(c, "designed_sync");
+  c->queued_peers = role_text(c, "queued_peers");
   return true;
 }
 

@@ -543,10 +543,15 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
                               "this trace cannot explain the idle it shows"
                             : "Profile the same window again unfiltered: this trace cannot "
                               "explain the idle it shows";
-  /* queued work nothing in the trace holds (review 14 defect 1): say so first */
+  /* queued work nothing in the trace holds (review 14 defect 1): its likely holder first
+   * when the blocking call across its gaps lies in an input-distribution or collective
+   * stage (lever_op; review 15 defect 1), else where to look, outside the trace */
+  if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE && it->lever_next)
+    return "Get the peer ranks' traces: an input-distribution or collective stage, waiting "
+           "on its peers or its input pipeline, most likely holds the queued work";
   if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE)
-    return "Find what holds the queued work: nothing in this trace does (a graph's wait node, "
-           "another thread or process, another rank, or the clocks' skew)";
+    return "Find what holds the queued work, outside this trace (a graph's wait node, another "
+           "thread or process, another rank, or the clocks' skew)";
   if (it->action == AN_ACTION_KERNEL_LEVER && it->basis == AN_BASIS_FOLDED)
     return "Fold these kernels into one fused kernel (the change their family names)";
   if (it->action == AN_ACTION_TUNE_KERNEL && it->count > 1) /* one family, one backend */
@@ -801,7 +806,10 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
     snprintf(b + len, cap - len,
              "; the largest part, %s ms/step (%.0f%%), under `%.80s`; lever: %s", ms,
              it->at_stake_us > 0 ? us / it->at_stake_us * 100.0 : 0.0, it->lever_op, it->lever);
-  } else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
+  } else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY && it->lever_next)
+    snprintf(b + len, cap - len, "; likely cause (`%.80s`): %s; if the peers show no late rank: %s",
+             it->lever_op, it->lever, it->lever_next);
+  else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
     snprintf(b + len, cap - len, "; where to look: %s", it->lever);
   else if (it->lever && len < cap && designed_lever(it))
     snprintf(b + len, cap - len,
@@ -931,8 +939,7 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
     if (x && x->child && len > 0 && (size_t)len < cap)
       snprintf(b + len, cap - (size_t)len,
                "`%.80s`%s%.80s%s (the call most of their time shows), which returns only once "
-               "the work queued before it has run: it waits on this work, it does not hold it "
-               "(evidence, not the lever)",
+               "the work queued before it has run: it waits on this work, it does not hold it",
                x->child, x->region ? " under `" : "", x->region ? x->region : "",
                x->region ? "`" : "");
   } else if (it->action == AN_ACTION_HOST_STALL && it->idle_kind == AN_IDLE_LAUNCH)

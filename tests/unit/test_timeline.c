@@ -1845,6 +1845,28 @@ static void queued_graph_launch(tb *b) {
          c, c);
 }
 
+/* A 7 ms step whose graph, launched at 100 us after a first kernel, sits queued 5 ms. */
+static void queued_graph_step(tb *b) {
+  tb_begin(b);
+  host(b, "user_annotation", "ProfilerStep#8", 0, 7000);
+  launch(b, "embedding_fwd", 10, 20, 200);
+  queued_graph_launch(b);
+}
+
+/* A blocking copy across the queued gap: aten::to from 150 us, its cudaMemcpyAsync call
+ * from 160 us for call us, its GPU copy (gpu_copy) at 5425 us for copy us. */
+static void blocking_copy(tb *b, double call, double copy, const char *gpu_copy) {
+  host(b, "cpu_op", "aten::to", 150, call + 20);
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
+         "\"tid\":1,\"ts\":160,\"dur\":%.3f,\"args\":{\"correlation\":%d}},"
+         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"%s\","
+         "\"pid\":0,\"tid\":9,\"ts\":5425,\"dur\":%.3f,\"args\":{\"stream\":9,"
+         "\"correlation\":%d}},",
+         call, c, gpu_copy, copy, c);
+}
+
 /* A graph launch issued at once whose first node runs 5 ms later, nothing else running:
  * the work sat queued on a dependency. Its own item, named by the call, bounded by the
  * gap; no CUDA-graph or host item claims it. */
@@ -1931,21 +1953,9 @@ Test(summary, queued_work_nothing_holds_says_where_to_look_not_the_copy, .init =
                {6300, 1000, true, AN_LEAD_PAGEABLE_COPY}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     tb b;
-    tb_begin(&b);
-    host(&b, "user_annotation", "ProfilerStep#8", 0, 7000);
-    launch(&b, "embedding_fwd", 10, 20, 200);
-    queued_graph_launch(&b);
-    if (cases[k].has_copy) {
-      host(&b, "cpu_op", "aten::to", 150, cases[k].call + 20);
-      int c = b.corr++;
-      tb_add(&b,
-             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,"
-             "\"tid\":1,\"ts\":160,\"dur\":%.3f,\"args\":{\"correlation\":%d}},"
-             "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
-             "\"pid\":0,\"tid\":9,\"ts\":5425,\"dur\":%.3f,\"args\":{\"stream\":9,"
-             "\"correlation\":%d}},",
-             cases[k].call, c, cases[k].copy, c);
-    }
+    queued_graph_step(&b);
+    if (cases[k].has_copy)
+      blocking_copy(&b, cases[k].call, cases[k].copy, "Memcpy HtoD (Pageable -> Device)");
     an_report *r = run_buffer(&b);
     const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
     cr_assert_not_null(dep);
@@ -1957,6 +1967,49 @@ Test(summary, queued_work_nothing_holds_says_where_to_look_not_the_copy, .init =
     cr_assert_null(strstr(dep->lever, "non_blocking"), "%zu: %s", k, dep->lever);
     const an_idle_cause *x = &dep->timeline->total.causes[dep->rows[0].row];
     cr_assert_eq(x->lead_kind, cases[k].lead, "%zu: %d", k, (int)x->lead_kind);
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
+}
+
+/* The same queued graph, the read back under aten::to inside TorchRec's input dist
+ * (`## sparse_data_dist ##`, hta_multistream5's shape) or inside a region of no such stage:
+ * in the input dist the stage is the likely holder (it waits on its peers or its input
+ * pipeline), said first with the peers' traces as the action and the places outside the
+ * trace after it; elsewhere the item says where to look only (review 15 defect 1). */
+Test(summary, queued_work_under_an_input_dist_names_the_peers_first, .init = setup,
+     .fini = teardown) {
+  static const struct {
+    const char *region;
+    bool peers;
+  } cases[] = {{"## sparse_data_dist ##", true}, {"## metrics_update ##", false}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    tb b;
+    queued_graph_step(&b);
+    host(&b, "user_annotation", cases[k].region, 140, 5340);
+    blocking_copy(&b, 5280, 5, "Memcpy DtoH (Device -> Pageable)");
+    an_report *r = run_buffer(&b);
+    const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
+    cr_assert_not_null(dep);
+    cr_assert_eq(dep->idle_kind, AN_IDLE_OUTSIDE);
+    cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
+    cr_assert_not_null(dep->lever);
+    char *md = render(rp_markdown, r);
+    if (cases[k].peers) {
+      cr_assert_str_eq(dep->lever_op, "## sparse_data_dist ##");
+      cr_assert_not_null(strstr(dep->lever, "peer ranks' traces"), "%s", dep->lever);
+      cr_assert_not_null(dep->lever_next);
+      cr_assert_not_null(strstr(dep->lever_next, "outside this trace"), "%s", dep->lever_next);
+      cr_assert_not_null(strstr(md, "**Get the peer ranks' traces"), "%s", md);
+    } else {
+      cr_assert_null(dep->lever_op, "%s", dep->lever_op);
+      cr_assert_null(dep->lever_next);
+      cr_assert_not_null(strstr(dep->lever, "outside this trace"), "%s", dep->lever);
+      cr_assert_not_null(strstr(md, "**Find what holds the queued work, outside this trace"), "%s",
+                         md);
+    }
+    cr_assert_null(strstr(md, "nothing in this trace does"), "%s", md);
+    free(md);
     expect_bounds(r);
     an_report_destroy(r);
   }
