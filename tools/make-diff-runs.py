@@ -20,6 +20,10 @@ model) makes every GEMM launch record its shapes and number format as the profil
 with record_shapes (aten::mm, or aten::_scaled_mm for fp8), with Qwen3-8B's dimensions:
 a run that moved its GEMMs to another format.
 
+--after-step-scale F1,F2,... scales every kernel of the after run's step i by the factor
+F[i mod n]: steps of unequal work (batches of varying size), whose spread sets the diff's
+noise floor.
+
 --no-changes leaves all three out (the same program run twice: nothing but noise), and
 --after-steps N profiles N steps in the after run (default --steps): a run against itself
 with twice the steps must be within noise once times are per step. --slow-kernel and
@@ -71,6 +75,9 @@ def parse_args(argv):
     p.add_argument("--gemm-types", nargs=2, metavar=("BEFORE", "AFTER"), choices=["bf16", "fp16", "fp8"],
                    help="eager sources: the GEMM launches record shapes and this number format")
     p.add_argument("--noise", type=float, default=0.01)
+    p.add_argument("--after-step-scale", default=None, metavar="F1,F2,...",
+                   help="scale every kernel of the after run's step i by F[i mod n] "
+                        "(steps of unequal work, as batches of varying size)")
     p.add_argument("--floor-pct", type=float, default=3.0)
     p.add_argument("--profile-id", default="1700000100.000")
     p.add_argument("--seed", type=int, default=0)
@@ -185,6 +192,16 @@ def change(kind, name, before, after):
             "delta_us": round(a - b, 3), "delta_pct": round(100.0 * (a - b) / b, 2) if b else None}
 
 
+def after_programs(program, steps, scale):
+    """The after run's step programs: the program each step, its kernels scaled by the step's
+    factor of --after-step-scale when given."""
+    if not scale:
+        return [program] * steps
+    factors = [float(f) for f in scale.split(",")]
+    return [dict(program, ops=[dict(op, dur=op["dur"] * factors[i % len(factors)]) for op in program["ops"]])
+            for i in range(steps)]
+
+
 def main(argv=None):
     args = parse_args(argv if argv is not None else sys.argv[1:])
     model = ts.load_step_model(args.source)
@@ -194,7 +211,8 @@ def main(argv=None):
     if args.gemm_types:
         base, changed = with_gemm_types(base, args.gemm_types[0]), with_gemm_types(changed, args.gemm_types[1])
     before_path, before = run(args, [base] * args.steps, args.seed * 2 + 1, "before")
-    after_path, after = run(args, [changed] * after_steps, args.seed * 2 + 2, "after")
+    after_path, after = run(args, after_programs(changed, after_steps, args.after_step_scale),
+                            args.seed * 2 + 2, "after")
     fb = per_step(family_times(before), args.steps)
     fa = per_step(family_times(after), after_steps)
     injected = []

@@ -41,7 +41,10 @@ static size_t report_ranks(const an_report *r) {
   return n;
 }
 
-/* The stage's time account: its counted steps, each step's GPU time, its collectives'
+/* The stage's time account: its counted steps, each step's work (an_step_account.work_us:
+ * the kernel time launched in it less its collectives', not its window's kernel time: a
+ * pipelined run's windows cut its queue at arbitrary points and collectives hold the
+ * other ranks' lateness, so those spread where the work does not), its collectives'
  * waits. */
 static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
   if (!tl) return true;
@@ -57,7 +60,7 @@ static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
   d->waits = malloc((tl->n_collectives ? tl->n_collectives : 1) * sizeof *d->waits);
   if (!d->step_us || !d->waits) return false;
   for (size_t i = 0; i < tl->n_steps; i++)
-    d->step_us[d->n_step_us++] = an_round3((double)tl->steps[i].account.kernel_ns / 1000.0);
+    d->step_us[d->n_step_us++] = an_round3(tl->steps[i].work_us);
   /* the account's own per-instance wait (analysis/waits.h), as the single-run report's
    * collectives table and its JSON "wait_us" give it: one wait model, never a second */
   for (size_t i = 0; i < tl->n_collectives; i++) { /* a kernel's launch-context rows: one */

@@ -1234,10 +1234,14 @@ typedef struct an_time_account {
 } an_time_account;
 
 typedef struct an_step_account {
-  const char *name;        /* the step annotation */
-  double cpu_ts, gpu_ts;   /* us, as in the trace */
-  double cpu_end;          /* the marker's end (us): cpu_end - cpu_ts is its length */
-  const char *trace;       /* the trace file it is from */
+  const char *name;      /* the step annotation */
+  double cpu_ts, gpu_ts; /* us, as in the trace */
+  double cpu_end;        /* the marker's end (us): cpu_end - cpu_ts is its length */
+  const char *trace;     /* the trace file it is from */
+  /* Its work (us): the kernel time launched in it (an_step.launched_us) less its
+   * collectives', whose time holds waits for other ranks (their doing, not its work): the
+   * ranks' per-step work (an_rank_row.step_us) in one trace. */
+  double work_us;
   an_time_account account; /* the step's GPU window */
 } an_step_account;
 

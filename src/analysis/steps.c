@@ -715,6 +715,7 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
   out->n_markers = n_c;
   out->steps = calloc(l.n ? l.n : 1, sizeof *out->steps);
   bool launch = by_launch(out->source, found);
+  out->by_launch = launch;
   ok = ok && out->steps;
   if (ok) assign_kernels(v, &l, launch, out);
   ok = ok && mark_setup(v, rules, l.n ? l.v[0].ts : INFINITY, out);
@@ -730,6 +731,7 @@ an_status an_steps_build(const an_trace_view *v, const te_rules *rules, an_steps
   free_candidates(c, n_c);
   if (ok) {
     step_windows(v, out);
+    for (size_t j = 0; j < out->n; j++) out->steps[j].launched_us = out->steps[j].kernel_us;
     if (launch && (out->placed_by_gpu_time = place_unlinked(v, out))) {
       reset_counts(out);
       step_windows(v, out);

@@ -65,7 +65,13 @@ typedef struct an_step {
   const char *stage_id; /* stage of most of its kernel time (borrowed from the rules) */
   size_t n_kernels;
   double kernel_us; /* summed kernel durations */
-  bool warmup;      /* a warm-up call: not counted in per-step figures */
+  /* Summed durations of the kernels launched in it (where the trace records launches; else
+   * of those starting in its window, before any cut): its work, wherever on the GPU its
+   * kernels ran. kernel_us counts what its window holds instead: after a cut, what started
+   * there, and the kernels placed by GPU time (a tail launched before the capture), so a
+   * pipelined trainer's steps differ by the queue they carry, not by their work. */
+  double launched_us;
+  bool warmup; /* a warm-up call: not counted in per-step figures */
   /* Markers of its kind that start inside its own (PARAM's inner measure|forward inside
    * the outer one): part of this step, not steps of their own; the longest's length (us). */
   size_t nested;
@@ -81,6 +87,9 @@ typedef struct an_steps {
   /* Kernels without a launch record placed by their GPU time in the step whose GPU window
    * they start in (a trace whose flow links are partly missing). */
   size_t placed_by_gpu_time;
+  /* Kernels were placed in steps by their launch call (the trace records launches), not
+   * by their start: an_step.launched_us counts only kernels with a launch. */
+  bool by_launch;
   /* The steps' GPU windows overlapped (kernels launched in one step ran after the next
    * step's first kernel): each window was cut where the next begins (window_end), and
    * kernels belong to the window they start in. */

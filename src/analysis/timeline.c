@@ -55,6 +55,9 @@ typedef struct tl_window {
   const char *path;
   an_time_account acc;
   size_t cause_lo, cause_hi; /* its causes in tl->causes */
+  /* Collective kernel time launched in its step, wherever the kernels ran: the part of
+   * an_step.launched_us that holds waits for other ranks (an_step_account.work_us) */
+  int64_t launched_comm_ns;
 } tl_window;
 
 /* Busy time of a stage outside the counted windows' idle: a window's span (its own idle is
@@ -278,7 +281,7 @@ static long add_window(an_timeline *tl, size_t stage, const an_step *step, const
   tl_window *w = ut_grow(tl->win, &tl->cap_win, tl->n_win + 1, sizeof *w);
   if (!w) return -2;
   tl->win = w;
-  tl->win[tl->n_win] = (tl_window){stage, step, path, {0}, 0, 0};
+  tl->win[tl->n_win] = (tl_window){stage, step, path, {0}, 0, 0, 0};
   tl->ran[stage] = true;
   if (step) tl->work[stage].n_steps++;
   return (long)tl->n_win++;
@@ -445,6 +448,17 @@ static const char *launch_family(tl_trace *c, const tr_event *e) {
 }
 
 /* A collective kernel k of canonical name `name`. */
+/* The window of the step kernel e counts in an_step.launched_us (the step holding its launch
+ * call, else its start), or -1: placed by GPU time, or in a warm-up or no step. */
+static long launch_window(const tl_trace *c, const tr_event *e, const tr_event *launch) {
+  const an_steps *s = c->in->steps;
+  if (!s->n || (s->by_launch && !launch)) return -1;
+  double t = tr_event_ts(c->t, launch ? launch : e);
+  size_t a; /* the first step starting after t */
+  UT_PARTITION_POINT(a, 0, s->n, j, s->steps[j].cpu_ts <= t);
+  return a && t < s->steps[a - 1].cpu_end ? c->step_window[a - 1] : -1;
+}
+
 static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, const char *name,
                            bool first) {
   const tr_event *e = &o->c->kev[k->pos];
@@ -469,6 +483,8 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
                                      .dur = dur,
                                      .basis = AN_FLOOR_NAME};
   o->acc->collective_ns += dur;
+  long w = launch_window(o->c, e, kernel_launch(o->c, k));
+  if (w >= 0) tl->win[w].launched_comm_ns += dur;
   return true;
 }
 
@@ -1592,6 +1608,12 @@ static bool link_causes(an_timeline *tl) {
   return true;
 }
 
+/* A step window's work (an_step_account.work_us). */
+static double work_us(const tl_window *win) {
+  double us = win->step->launched_us - (double)win->launched_comm_ns / 1000.0;
+  return us > 0 ? us : 0;
+}
+
 /* Each stage's sum, medians and steps (its windows that are steps, in window order). */
 static bool assemble(an_timeline *tl) {
   if (!link_causes(tl)) return false;
@@ -1608,8 +1630,9 @@ static bool assemble(an_timeline *tl) {
       if (!win->step) continue;
       const char *name = an_strtab_cstr(tl->strings, win->step->name); /* outlives the trace */
       if (!name) return false;
-      tl->steps[at++] = (an_step_account){
-          name, win->step->cpu_ts, win->step->gpu_ts, win->step->cpu_end, win->path, win->acc};
+      tl->steps[at++] =
+          (an_step_account){name,      win->step->cpu_ts, win->step->gpu_ts, win->step->cpu_end,
+                            win->path, work_us(win),      win->acc};
       st->n_steps++;
     }
     st->total.median_gap_ns = median(tl->work[s].gaps.v, tl->work[s].gaps.n);

@@ -188,13 +188,15 @@ static int ranks_md(FILE *f, const an_diff_stage *s) {
 static int spread_md(FILE *f, const an_diff_stage *s) {
   if (s->noise_source == AN_NOISE_PACKS || !s->noise_n) return 0;
   const char *run = s->noise_after ? "after" : "before";
-  int n =
-      s->noise_source == AN_NOISE_RANK_STEPS
-          ? fprintf(f,
-                    " Rank %ld's work per step in the %s run (its kernel time less its "
-                    "collectives') ranges from ",
-                    s->noise_rank, run)
-          : fprintf(f, " The %s run's GPU time per step (sum of kernel time) ranges from ", run);
+  int n = s->noise_source == AN_NOISE_RANK_STEPS
+              ? fprintf(f,
+                        " Rank %ld's work per step in the %s run (its kernel time less its "
+                        "collectives') ranges from ",
+                        s->noise_rank, run)
+              : fprintf(f,
+                        " The %s run's work per step (the kernel time launched in it less its "
+                        "collectives') ranges from ",
+                        run);
   if (n < 0 || rp_md_ms(f, s->noise_lo_us, false) || fputs(" to ", f) == EOF ||
       rp_md_ms(f, s->noise_hi_us, false))
     return -1;
@@ -524,25 +526,26 @@ static int inputs_md(FILE *f, const an_diff_report *d) {
   if (facts_differ_md(f, d) != 0) return -1;
   const char *moved[2] = {rp_diff_change_id(d->reading, AN_DIFF_SLOWER),
                           rp_diff_change_id(d->reading, AN_DIFF_FASTER)};
-  return fprintf(
-             f,
-             "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
-             "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
-             "the spread of the stage's GPU time across its steps when that is larger "
-             "(`diff.noise_sigma`; between profile directories, of each rank's work "
-             "across its steps, rank by rank: ranks differ by design), is within noise, never a "
-             "regression. A category "
-             "moves as its kernels do: %s or %s when its kernels that changed "
-             "beyond the floor that way carry %g %% of its change "
-             "(`diff.category_kernels_pct`), else within noise. A row under the floor "
-             "that moves does so by a part of it beyond the floor, and its change names "
-             "that part: a collective's transfer, its time less its wait for other ranks "
-             "(\"%s: transfer +169.4 %%\"), or a category's kernels. A "
-             "collective whose transfer stayed while its wait for other ranks moved is a "
-             "wait change. Kernels are matched by canonical name; times are per step "
-             "where both runs know their steps, else summed over the stage.\n",
-             d->noise_floor_pct, d->noise_floor_us, moved[0], moved[1], d->category_kernels_pct,
-             moved[0]) < 0
+  return fprintf(f,
+                 "\nNoise floor: per stage, a change smaller than %g %% of the before time or "
+                 "%g us (packs: `diff.noise_floor_pct`, `diff.noise_floor_us`), or than twice "
+                 "the spread of the stage's work across its steps when that is larger "
+                 "(`diff.noise_sigma`; a step's work: the kernel time launched in it less its "
+                 "collectives', whose time holds the other ranks' lateness; between profile "
+                 "directories, each rank's, rank by rank: ranks differ by design), is within "
+                 "noise, never a "
+                 "regression. A category "
+                 "moves as its kernels do: %s or %s when its kernels that changed "
+                 "beyond the floor that way carry %g %% of its change "
+                 "(`diff.category_kernels_pct`), else within noise. A row under the floor "
+                 "that moves does so by a part of it beyond the floor, and its change names "
+                 "that part: a collective's transfer, its time less its wait for other ranks "
+                 "(\"%s: transfer +169.4 %%\"), or a category's kernels. A "
+                 "collective whose transfer stayed while its wait for other ranks moved is a "
+                 "wait change. Kernels are matched by canonical name; times are per step "
+                 "where both runs know their steps, else summed over the stage.\n",
+                 d->noise_floor_pct, d->noise_floor_us, moved[0], moved[1], d->category_kernels_pct,
+                 moved[0]) < 0
              ? -1
              : 0;
 }
@@ -981,7 +984,9 @@ static bool timeline_of(const cJSON *stage, an_diff_side_stage *d) {
   d->waits = malloc(((size_t)cJSON_GetArraySize(colls) + 1) * sizeof *d->waits);
   if (!d->step_us || !d->waits) return false;
   const cJSON *x;
-  cJSON_ArrayForEach(x, steps) d->step_us[d->n_step_us++] = json_num(x, "kernel_us", 0);
+  /* a report older than work_us gives its window's kernel time */
+  cJSON_ArrayForEach(x, steps) d->step_us[d->n_step_us++] =
+      json_num(x, "work_us", json_num(x, "kernel_us", 0));
   cJSON_ArrayForEach(x, colls) {
     const char *k = json_text(x, "kernel");
     double wait = json_num(x, "wait_us", -1);

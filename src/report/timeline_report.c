@@ -231,6 +231,7 @@ static cJSON *step_json(const an_step_account *s) {
             cJSON_AddNumberToObject(o, "cpu_ts", an_round3(s->cpu_ts)) &&
             cJSON_AddNumberToObject(o, "marker_us", an_round3(s->cpu_end - s->cpu_ts)) &&
             cJSON_AddNumberToObject(o, "gpu_ts", an_round3(s->gpu_ts)) &&
+            cJSON_AddNumberToObject(o, "work_us", an_round3(s->work_us)) &&
             account_json(o, &s->account, RP_TIMELINE_STEP_CAUSES);
   if (ok) return o;
   cJSON_Delete(o);
