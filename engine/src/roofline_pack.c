@@ -405,28 +405,44 @@ te_entry *te_parse_op_cost(te_vctx *v, const ty_node *item, const char *what, vo
 
 /* ---------------------------------------------------------------- models */
 
+/* The model's layer_types (the cycle of layer kinds its layers repeat, as its config.json
+ * lists them: "sliding" or "full"); a window without them slides on every layer. */
+static void layer_types(te_vctx *v, const ty_node *item, const char *what, te_model *m) {
+  const ty_node *x = ty_get(item, "layer_types");
+  m->layer_cycle = m->sliding_window > 0;
+  m->sliding_layers = m->sliding_window > 0;
+  if (!x) return;
+  size_t n = 0;
+  const char **types = te_get_str_list(v, x, "layer_types", &n);
+  if (!types && x->kind != TY_SEQ) return; /* not a list: said already */
+  if (!n || n > TE_MAX_LAYER_CYCLE) {
+    te_verr(v, x, "%s '%s': layer_types needs 1 to %d entries, has %zu", what, m->id,
+            TE_MAX_LAYER_CYCLE, n);
+    return;
+  }
+  m->layer_cycle = (long)n;
+  m->sliding_layers = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(types[i], "sliding"))
+      m->sliding_layers |= (uint64_t)1 << i;
+    else if (strcmp(types[i], "full") != 0)
+      te_verr(v, x, "%s '%s': layer type '%s' is neither 'sliding' nor 'full'", what, m->id,
+              types[i]);
+  }
+  if (m->sliding_layers && m->sliding_window <= 0)
+    te_verr(v, x, "%s '%s': sliding layers need sliding_window", what, m->id);
+}
+
 te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
   static const char *const dims[] = {"hidden",   "intermediate",     "layers",        "heads",
                                      "kv_heads", "head_dim",         "vocab",         "experts",
                                      "topk",     "moe_intermediate", "sliding_window"};
-  static const char *const keys[] = {HEADER_KEYS,
-                                     "label",
-                                     "match",
-                                     "hidden",
-                                     "intermediate",
-                                     "layers",
-                                     "heads",
-                                     "kv_heads",
-                                     "head_dim",
-                                     "vocab",
-                                     "experts",
-                                     "topk",
-                                     "moe_intermediate",
-                                     "weight_dtype",
-                                     "source",
-                                     "expert_weight_bits",
-                                     "sliding_window",
-                                     NULL};
+  static const char *const keys[] = {
+      HEADER_KEYS,        "label",        "match",   "hidden",
+      "intermediate",     "layers",       "heads",   "kv_heads",
+      "head_dim",         "vocab",        "experts", "topk",
+      "moe_intermediate", "weight_dtype", "source",  "expert_weight_bits",
+      "sliding_window",   "layer_types",  NULL};
   (void)ctx;
   model_entry *e = TE_ENTRY_NEW(v, item, what, keys, model_entry);
   if (!e) return NULL;
@@ -450,6 +466,7 @@ te_entry *te_parse_model(te_vctx *v, const ty_node *item, const char *what, void
   else if (bits)
     te_get_num(v, bits, "expert_weight_bits", MIN_WEIGHT_BITS, MAX_WEIGHT_BITS,
                &m->expert_weight_bits);
+  layer_types(v, item, what, m);
   const ty_node *x;
   if ((x = te_require(v, item, "label", what, &e->hdr)))
     m->label = te_get_nonempty_str(v, x, "label");

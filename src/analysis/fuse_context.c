@@ -79,15 +79,18 @@ static long annotation_tokens(const char *name, const te_string_list *keys) {
   return 0;
 }
 
-/* The attention sums of one phase's "(sqAskBsqsqCsqskD)" at *p (past the phase key and
- * its sequence count), added to q, kv and pairs; false when a sum is missing, malformed
- * or inconsistent (sq^2 sums below sq). */
+/* The attention sums of one phase's "N(sqAskBsqsqCsqskD)" at p (past the phase key: N its
+ * sequences), added to sum; false when a sum is missing, malformed or inconsistent (sq^2
+ * sums below sq). */
 #define ATTN_SUM_MAX 1e15 /* past any real step: a bigger figure is not a count */
 enum { SUM_SQ, SUM_SK, SUM_SQSQ, SUM_SQSK, N_SUMS };
-static bool phase_sums(const char *p, double *q, double *kv, double *pairs) {
+typedef struct attn_sums {
+  double q, kv, pairs, seqs;
+} attn_sums;
+static bool phase_sums(const char *p, attn_sums *sum) {
   static const char *const names[N_SUMS] = {"sq", "sk", "sqsq", "sqsk"};
-  double v[N_SUMS] = {-1, -1, -1, -1};
-  while (*p >= '0' && *p <= '9') p++;
+  double v[N_SUMS] = {-1, -1, -1, -1}, seqs = 0;
+  while (*p >= '0' && *p <= '9' && seqs < ATTN_SUM_MAX) seqs = seqs * 10 + (*p++ - '0');
   if (*p++ != '(') return false;
   while (*p && *p != ')') {
     const char *w = p;
@@ -104,25 +107,26 @@ static bool phase_sums(const char *p, double *q, double *kv, double *pairs) {
   /* causal: row i of a sequence sees sk - sq + i keys */
   double pr = v[SUM_SQSK] - (v[SUM_SQSQ] - v[SUM_SQ]) / 2;
   if (pr < 0 || v[SUM_SQ] >= ATTN_SUM_MAX || v[SUM_SK] >= ATTN_SUM_MAX ||
-      v[SUM_SQSK] >= ATTN_SUM_MAX)
+      v[SUM_SQSK] >= ATTN_SUM_MAX || seqs >= ATTN_SUM_MAX)
     return false;
-  *q += v[SUM_SQ], *kv += v[SUM_SK], *pairs += pr;
+  sum->q += v[SUM_SQ], sum->kv += v[SUM_SK], sum->pairs += pr, sum->seqs += seqs;
   return true;
 }
 
 /* Adds a step annotation's attention sums over the phases of keys to x; a step that names
  * no phase, or one whose sums do not parse, adds nothing. */
 static void annotation_attention(const char *name, const te_string_list *keys, an_exec_facts *x) {
-  double q = 0, kv = 0, pairs = 0;
+  attn_sums sum = {0};
   size_t phases = 0;
   for (size_t k = 0; k < keys->n; k++) {
     const char *at = strstr(name, keys->items[k]);
     if (!at) continue;
-    if (!phase_sums(at + strlen(keys->items[k]), &q, &kv, &pairs)) return;
+    if (!phase_sums(at + strlen(keys->items[k]), &sum)) return;
     phases++;
   }
   if (!phases) return;
-  x->attn_q_tokens += q, x->attn_kv_tokens += kv, x->attn_pairs += pairs;
+  x->attn_q_tokens += sum.q, x->attn_kv_tokens += sum.kv, x->attn_pairs += sum.pairs;
+  x->attn_seqs += sum.seqs;
   x->steps_with_attn++;
 }
 

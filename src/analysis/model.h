@@ -356,6 +356,12 @@ typedef struct an_roofline {
    * roofline.balanced_ratio of the smaller, so both bound the row (review 12 defect 5). */
   double mem_term_us, comp_term_us;
   bool balanced;
+  /* A fused attention row (family attention: Q, K and V read once, the scores never
+   * written) whose FLOP term is within roofline.balanced_ratio of its larger byte term:
+   * its bytes are the least traffic a flash kernel streams under its matrix work, so the
+   * FLOPs bound it (limiter compute, not balanced; review 15 defect 2). Far below the
+   * ridge (decode's paged attention) the bytes stay its limiter. */
+  bool fused_flops;
 } an_roofline;
 
 /* The larger of a row's two roofline terms over the smaller (0: a term is 0). */
@@ -480,11 +486,10 @@ typedef enum an_attn_check_kind {
   AN_ATTN_NONE = 0,             /* no attention launch */
   AN_ATTN_NO_MODEL = 1,         /* no model identified (ident says why) */
   AN_ATTN_NO_WEIGHT_FORMAT = 2, /* the entry states no weight format */
-  AN_ATTN_SLIDING_WINDOW = 3,   /* the model has sliding-window layers (window tokens) */
-  AN_ATTN_NO_SUMS = 4,          /* the step annotations state no attention sums */
-  AN_ATTN_KV_FORMATS = 5,       /* the attention kernels disagree on the KV cache's format */
-  AN_ATTN_LAUNCHES = 6,         /* launches are not one a layer in each step */
-  AN_ATTN_HELD = 7              /* every fact is there */
+  AN_ATTN_NO_SUMS = 3,          /* the step annotations state no attention sums */
+  AN_ATTN_KV_FORMATS = 4,       /* the attention kernels disagree on the KV cache's format */
+  AN_ATTN_LAUNCHES = 5,         /* launches are not one a layer in each step */
+  AN_ATTN_HELD = 6              /* every fact is there */
 } an_attn_check_kind;
 
 typedef struct an_attn_check {
@@ -495,6 +500,11 @@ typedef struct an_attn_check {
   long window, heads, kv_heads, head_dim, layers;
   size_t launches, steps;
   double q_tokens, kv_tokens, pairs; /* HELD: a step's means of the annotation sums */
+  /* HELD with a window: the layers of the model that slide, and a sliding layer's KV tokens
+   * and score pairs a step: upper estimates, as the sums give only totals (each sequence
+   * reads at most min(sk, sq + window - 1) keys, each query row scores at most window) */
+  long window_layers;
+  double window_kv_tokens, window_pairs;
   /* how the dense model was identified, or why none was (NO_MODEL); AN_IDENT_NONE when the
    * model is the mixture-of-experts plan's */
   an_model_ident ident;
@@ -1689,8 +1699,9 @@ typedef struct an_exec_facts {
   /* attention work the step annotations state (roofline.attention_phase_keys: vLLM's
    * execute_..._context_N(sq..sk..sqsq..sqsk..)_generation_N(...)), summed over the
    * stage's steps that state every sum: query tokens, KV tokens read, and causal
-   * (query, key) score pairs sum over sequences of sq*sk - sq*(sq-1)/2 */
-  double attn_q_tokens, attn_kv_tokens, attn_pairs;
+   * (query, key) score pairs sum over sequences of sq*sk - sq*(sq-1)/2; and the phases'
+   * sequences (the N after each phase key), which bound a sliding window's reads */
+  double attn_q_tokens, attn_kv_tokens, attn_pairs, attn_seqs;
   size_t steps_with_attn;
 } an_exec_facts;
 

@@ -552,6 +552,7 @@ typedef struct model_state {
   size_t moe_dense_next; /* the next replayed dense GEMM launch of the stage */
   an_attn_plan attn;
   bool attn_usable;
+  size_t attn_next; /* the block's next attention launch (its layer: sliding or full) */
 } model_state;
 
 typedef struct run {
@@ -585,14 +586,14 @@ static bool model_gemm(const run *r, size_t s, const char *name) {
 /* A launch with no op: the mapping's cost of its kernel, else a model plan's (raw: the
  * kernel's full name). */
 static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_event *k,
-                            const char *name, launch *l, an_shape_source *src) {
+                            const char *name, size_t attn_i, launch *l, an_shape_source *src) {
   const char *raw = tr_str_get(r->fm->views[vi].trace, k->name);
   if (name && mapped_cost(&r->mc, r->tables->stages[s].stage->id, name, l)) {
     *src = AN_SHAPES_MAPPING;
     return R_OK;
   }
   if (r->ms.attn_usable && view_attn(&r->c, vo, r->fm->views[vi].trace, k)) {
-    l->cost = r->ms.attn.cost;
+    an_attn_launch_cost(&r->ms.attn, attn_i, &l->cost);
     l->kind = TE_COST_ATTENTION;
   } else if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
     an_moe_gemm_cost(&r->ms.moe, r->ms.moe_next++, &l->cost);
@@ -646,11 +647,14 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
   reason why = launch_cost(&r->c, m, vo, v, b, i, &l);
   const char *name = an_kernel_map_canonical(r->fm->kmap, vi, v->trace, k->name);
   an_shape_source src = AN_SHAPES_OP;
-  if (why == R_NO_OP) why = borrowed_cost(r, vo, vi, s, k, name, &l, &src);
+  /* every attention launch of the block counts its layer, costed here or not */
+  bool attn = view_attn(&r->c, vo, v->trace, k);
+  size_t attn_i = attn ? r->ms.attn_next++ : 0;
+  if (why == R_NO_OP) why = borrowed_cost(r, vo, vi, s, k, name, attn_i, &l, &src);
   /* an eager attention op without a model (or shapes: a paged KV pool shows no lengths) */
-  if ((why == R_NO_MODEL || why == R_NO_SHAPES) && r->ms.attn_usable &&
-      view_attn(&r->c, vo, v->trace, k)) {
-    l = (launch){r->ms.attn.cost, TE_COST_ATTENTION, 0, 0};
+  if ((why == R_NO_MODEL || why == R_NO_SHAPES) && r->ms.attn_usable && attn) {
+    l = (launch){{0}, TE_COST_ATTENTION, 0, 0};
+    an_attn_launch_cost(&r->ms.attn, attn_i, &l.cost);
     src = AN_SHAPES_MODEL;
     why = R_OK;
   }
@@ -797,7 +801,7 @@ static void attention_block(run *r, size_t s, size_t launches, size_t fp8,
 static void model_block(run *r, view_ops *vo, size_t vi, size_t s, size_t b) {
   const an_stage_kernels *sk = &r->fm->views[vi].stages[b];
   r->ms.usable = r->ms.moe_usable = r->ms.attn_usable = r->ms.moe_dense = false;
-  r->ms.next = r->ms.moe_next = r->ms.moe_dense_next = 0;
+  r->ms.next = r->ms.moe_next = r->ms.moe_dense_next = r->ms.attn_next = 0;
   size_t n, moe, fp8;
   replayed_gemms(r, vo, vi, s, b, &n, &moe);
   size_t attn = attention_launches(r, vo, &r->fm->views[vi], sk, &fp8);
@@ -910,6 +914,11 @@ static bool record_shapes(run *r, row_acc *a, an_roofline *rec) {
 static void set_balanced(const run *r, an_roofline *rec) {
   double ratio = an_roofline_terms_ratio(rec);
   rec->balanced = ratio > 0 && ratio <= te_rules_settings(r->c.rules)->roofline_balanced_ratio;
+  if (!rec->balanced || rec->family != k_families[TE_COST_ATTENTION]) return;
+  /* fused attention near or above the ridge: its FLOPs bound it (an_roofline.fused_flops) */
+  rec->fused_flops = rec->limiter == AN_LIMIT_MEMORY;
+  rec->limiter = AN_LIMIT_COMPUTE;
+  rec->balanced = false;
 }
 
 static an_status build_records(run *r, size_t s) {

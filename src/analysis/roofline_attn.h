@@ -16,6 +16,12 @@
  * the KV cache; a split-KV reduce kernel beside it is not); their count must be layers x
  * steps. Any missing fact leaves them without a roofline and names the fact.
  *
+ * A model with sliding-window layers (te_model.layer_cycle, sliding_layers) costs the i-th
+ * launch of a step as its layer (i mod layers): a sliding layer reads at most
+ * min(sum sk, sum sq + sequences x (window - 1)) KV tokens and scores at most
+ * min(pairs, sum sq x window) pairs. The sums give no sequence's own length, so those are
+ * upper estimates: the bytes and FLOPs never understate, nor the achieved rate.
+ *
  * Ownership: the plan borrows the rules' model.
  */
 #ifndef TRIAGE_ANALYSIS_ROOFLINE_ATTN_H
@@ -35,8 +41,12 @@
 
 typedef struct an_attn_plan {
   const te_model *model;
-  an_op_cost cost; /* of one launch: one layer of the stage's mean step */
+  an_op_cost cost;        /* of one launch of a full layer: one layer of the mean step */
+  an_op_cost window_cost; /* of one launch of a sliding layer (the model's window) */
 } an_attn_plan;
+
+/* The cost of the i-th attention launch of the block (launch order: layer i mod layers). */
+void an_attn_launch_cost(const an_attn_plan *plan, size_t i, an_op_cost *out);
 
 /* Whether a kernel (its full name) is an attention launch the plan costs. */
 bool an_attn_kernel(const te_rules *rules, const char *name);

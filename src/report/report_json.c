@@ -76,6 +76,7 @@ static cJSON *roofline_json(const an_roofline *f) {
       cJSON_AddNumberToObject(o, "achieved_pct", an_round3(f->achieved_pct)) &&
       cJSON_AddStringToObject(o, "limiter", rp_limiter(f->limiter)) &&
       cJSON_AddBoolToObject(o, "balanced", f->balanced) &&
+      cJSON_AddBoolToObject(o, "fused_flops", f->fused_flops) &&
       cJSON_AddNumberToObject(o, "terms_ratio", an_round3(an_roofline_terms_ratio(f))) &&
       add_str_or_null(o, "dtype", f->dtype) && cJSON_AddStringToObject(o, "family", f->family) &&
       cJSON_AddNumberToObject(o, "achieved_tbs", an_round3(f->achieved_tbs)) &&

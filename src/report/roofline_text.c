@@ -182,12 +182,6 @@ static void attention_fact(const an_attn_check *a, char *buf, size_t cap) {
     case AN_ATTN_NO_WEIGHT_FORMAT:
       snprintf(buf, cap, "the model entry states no weight format");
       break;
-    case AN_ATTN_SLIDING_WINDOW:
-      snprintf(buf, cap,
-               "%s has sliding-window layers (%ld tokens): their KV reads need each sequence's "
-               "length, the step sums give only totals",
-               a->model, a->window);
-      break;
     case AN_ATTN_NO_SUMS:
       snprintf(buf, cap, "the step annotations state no attention sums (the sequence lengths)");
       break;
@@ -198,14 +192,23 @@ static void attention_fact(const an_attn_check *a, char *buf, size_t cap) {
       snprintf(buf, cap, "%zu attention launches are not one a layer (%ld) in each of %zu step(s)",
                a->launches, a->layers, a->steps);
       break;
-    case AN_ATTN_HELD:
-      snprintf(buf, cap,
-               "%.0f query and %.0f KV tokens, %.0f causal score pairs a step (step annotation "
-               "sums); %s: %ld heads, %ld KV heads, head_dim %ld, KV cache in %s; %zu launches = "
-               "%zu step(s) x %ld layers",
-               a->q_tokens, a->kv_tokens, a->pairs, a->model, a->heads, a->kv_heads, a->head_dim,
-               a->kv_fp8 ? "fp8" : a->kv_dtype, a->launches, a->steps, a->layers);
+    case AN_ATTN_HELD: {
+      int n =
+          snprintf(buf, cap,
+                   "%.0f query and %.0f KV tokens, %.0f causal score pairs a step (step "
+                   "annotation sums); %s: %ld heads, %ld KV heads, head_dim %ld, KV cache in "
+                   "%s; %zu launches = %zu step(s) x %ld layers",
+                   a->q_tokens, a->kv_tokens, a->pairs, a->model, a->heads, a->kv_heads,
+                   a->head_dim, a->kv_fp8 ? "fp8" : a->kv_dtype, a->launches, a->steps, a->layers);
+      if (a->window_layers && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n,
+                 "; %ld of its layers attend to the last %ld tokens only (its layer_types, each "
+                 "launch costed as its layer in launch order): at most %.0f KV tokens and %.0f "
+                 "score pairs a step each, upper estimates (the sums give no sequence's own "
+                 "length)",
+                 a->window_layers, a->window, a->window_kv_tokens, a->window_pairs);
       break;
+    }
   }
 }
 

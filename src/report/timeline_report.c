@@ -1184,7 +1184,13 @@ static void other_term(const an_roofline *f, char *b, size_t cap) {
     return;
   }
   if (!f->family || strcmp(f->family, "attention") || f->flops <= 0 || f->bytes <= 0) return;
-  if (f->limiter == AN_LIMIT_MEMORY)
+  if (f->fused_flops) /* review 15 defect 2: a flash kernel's bytes are not its limit */
+    snprintf(b, cap,
+             " (compute-bound: a fused attention kernel reads Q, K and V once and never writes "
+             "the scores, so its %.4g MB a launch are the least it moves, not its limit; its "
+             "%.4g GFLOP a launch run at %.3g TFLOP/s)",
+             f->bytes / n / 1e6, f->flops / n / 1e9, f->achieved_tflops);
+  else if (f->limiter == AN_LIMIT_MEMORY)
     snprintf(b, cap, " (memory-bound: %.4g MB a launch; its FLOPs run at %.3g TFLOP/s)",
              f->launches_with_shapes ? f->bytes / (double)f->launches_with_shapes / 1e6 : 0,
              f->achieved_tflops);

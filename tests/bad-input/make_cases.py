@@ -42,7 +42,7 @@ LIMITS = {
     "LV_MAX_REQUESTS_PER_STAGE": 100000, "LV_MAX_PROMPT_WORDS": 1000000,
     "LV_ERROR_SNIPPET_BYTES": 200, "AN_MAX_ACTIVE_KERNELS": 4096,
     "CLI_MAX_RANK_REPORT_BYTES": 1024 * MiB,
-    "TE_MAX_CHAIN_BETWEEN": 64, "TE_MAX_CHAIN_PIECES": 8,
+    "TE_MAX_CHAIN_BETWEEN": 64, "TE_MAX_CHAIN_PIECES": 8, "TE_MAX_LAYER_CYCLE": 64,
 }
 # Limits with no just-over case here, and where they are tested instead.
 LIMITS_ELSEWHERE = {
@@ -492,6 +492,17 @@ def gen_chain_pieces(g):
     write(g, "pack-pieces.yaml", chain_pattern("    chain: {max_between: 2}\n", groups=n))
 
 
+def gen_layer_cycle(g):
+    n = LIMITS["TE_MAX_LAYER_CYCLE"] + 1
+    types = ", ".join(["sliding", "full"] * (n // 2) + ["full"] * (n % 2))
+    write(g, "pack-layers.yaml", pack(
+        "models:\n  - id: my-model\n    label: My model\n    match: {keywords: [my-model]}\n"
+        "    hidden: 2048\n    intermediate: 8192\n    layers: 16\n    heads: 16\n"
+        "    kv_heads: 4\n    head_dim: 128\n    vocab: 32000\n    weight_dtype: bf16\n"
+        "    sliding_window: 128\n    layer_types: [" + types + "]\n"
+        "    source: config.json\n"))
+
+
 def regex_pack(rx):
     return pack("classifiers:\n  - id: kernel\n    default: other\n"
                 "    categories: [{id: slow, meaning: a regex that runs into a PCRE2 limit}]\n"
@@ -675,6 +686,9 @@ add("limit-pattern-len", ["--rules", "<G>/pack-pattern.yaml", "<GOOD>"], 1,
 add("limit-chain-between", ["--rules", "<G>/pack-chain.yaml", "<GOOD>"], 1,
     r"^<G>/pack-chain\.yaml:\d+:\d+: error: chain\.max_between must be between 0 and 64.*$",
     diag_pack=True, gen=gen_chain_between, limit="TE_MAX_CHAIN_BETWEEN")
+add("limit-layer-cycle", ["--rules", "<G>/pack-layers.yaml", "<GOOD>"], 1,
+    r"^<G>/pack-layers\.yaml:\d+:\d+: error: .*layer_types needs 1 to 64 entries, has 65.*$",
+    diag_pack=True, gen=gen_layer_cycle, limit="TE_MAX_LAYER_CYCLE")
 add("limit-chain-pieces", ["--rules", "<G>/pack-pieces.yaml", "<GOOD>"], 0, report=True,
     gen=gen_chain_pieces, limit="TE_MAX_CHAIN_PIECES",
     note="a pattern of 9 split groups is matched without the chain gate, not refused")

@@ -633,6 +633,54 @@ Test(roofline_model, attention_from_step_sums) {
   cr_expect_not(an_attn_kernel(g_rules, "void paged_attention_ll4mi_reduce_kernel<>"));
 }
 
+/* gpt-oss-20b: even layers attend to the last 128 tokens (layer_types [sliding, full]).
+ * The decode step of vllm_gptoss_decode_fullgraph_amd: 32 sequences, 55086 KV tokens. */
+Test(roofline_model, sliding_layers_cost_their_window_in_launch_order) {
+  const te_model *m = NULL;
+  for (size_t i = 0; i < te_rules_model_count(g_rules); i++)
+    if (!strcmp(te_rules_model_at(g_rules, i)->id, "gpt-oss-20b"))
+      m = te_rules_model_at(g_rules, i);
+  cr_assert_not_null(m);
+  cr_expect_eq(m->layer_cycle, 2);
+  cr_expect_eq(m->sliding_layers, 1u, "layer 0 of each pair slides");
+  an_exec_facts x = {0};
+  x.attn_q_tokens = 32, x.attn_kv_tokens = 55086, x.attn_pairs = 55086, x.attn_seqs = 32;
+  x.steps_with_attn = 1;
+  an_attn_plan p;
+  an_attn_check why;
+  cr_assert(an_attn_plan_make(m, &x, 1, 24, 0, &p, &why), "kind %d", why.kind);
+  cr_expect_eq(why.window_layers, 12);
+  /* a sliding layer reads at most 32 x (1 + 127) keys and scores 32 x 128 pairs */
+  cr_expect_float_eq(why.window_kv_tokens, 4096.0, 1e-9);
+  cr_expect_float_eq(why.window_pairs, 4096.0, 1e-9);
+  const double q_bytes = 32.0 * 2 * 64 * 64 * 2;
+  an_op_cost c0, c1, c22, c23;
+  an_attn_launch_cost(&p, 0, &c0);
+  an_attn_launch_cost(&p, 1, &c1);
+  an_attn_launch_cost(&p, 22, &c22);
+  an_attn_launch_cost(&p, 24 + 23, &c23); /* the next step's last layer */
+  cr_expect_float_eq(c0.bytes, 4096.0 * 2 * 8 * 64 * 2 + q_bytes, 1);
+  cr_expect_float_eq(c0.flops, 4.0 * 64 * 64 * 4096, 1);
+  cr_expect_float_eq(c1.bytes, 55086.0 * 2 * 8 * 64 * 2 + q_bytes, 1);
+  cr_expect_float_eq(c22.bytes, c0.bytes, 1);
+  cr_expect_float_eq(c23.bytes, c1.bytes, 1);
+  char words[RP_ATTENTION_TEXT_BYTES];
+  cr_expect(strstr(rp_attention_check(&why, words, sizeof words),
+                   "12 of its layers attend to the last 128 tokens only") != NULL,
+            "%s", words);
+  /* a prefill phase: the window never reads more than the sequence has */
+  an_exec_facts pre = {0};
+  pre.attn_q_tokens = 8155, pre.attn_kv_tokens = 8430, pre.attn_seqs = 9;
+  pre.attn_pairs = 7671310 - (7475785 - 8155) / 2.0, pre.steps_with_attn = 1;
+  cr_assert(an_attn_plan_make(m, &pre, 1, 24, 0, &p, &why));
+  cr_expect_float_eq(why.window_kv_tokens, 8430.0, 1e-9);
+  cr_expect_float_eq(why.window_pairs, 8155.0 * 128, 1e-9);
+  /* no sequence count stated: no window bound on the reads */
+  pre.attn_seqs = 0;
+  cr_assert(an_attn_plan_make(m, &pre, 1, 24, 0, &p, &why));
+  cr_expect_float_eq(why.window_kv_tokens, 8430.0, 1e-9);
+}
+
 /* ------------------------------------------------------------------ MoE from model facts */
 
 TestSuite(roofline_moe, .init = setup, .fini = teardown);

@@ -44,6 +44,9 @@
  * classifier runs every rule on every name: the same answers, without the shortcut. */
 #define TE_PREFILTER_MAX_STATES 16384u
 
+/* Entries of a model's layer_types cycle (one bit each; real models repeat 2 to 6). */
+#define TE_MAX_LAYER_CYCLE 64
+
 /* ---- the literals a regex requires (regex_literals.h, for the prefilter) ----
  * Past each of these a regex has no literal set and runs on every name: the same answers
  * without the shortcut, never an error. */

@@ -672,6 +672,12 @@ typedef struct te_model {
   long hidden, intermediate, layers, heads, kv_heads, head_dim, vocab;
   long experts, topk, moe_intermediate; /* 0 for a dense model */
   long sliding_window;                  /* tokens a sliding-window layer attends to; 0: none */
+  /* Which layers slide (the config.json's layer_types): the layers repeat a cycle of
+   * layer_cycle types, bit i of sliding_layers set when the cycle's layer i attends to the
+   * last sliding_window tokens only (gpt-oss: [sliding, full], cycle 2, bit 0). A model
+   * with a window and no layer_types slides on every layer (cycle 1, bit 0); none: 0. */
+  long layer_cycle;
+  uint64_t sliding_layers;
   double expert_weight_bits; /* bits an expert weight takes, block scales included (MXFP4:
                                 4 + 8 / 32 = 4.25); 0: as weight_dtype */
   const te_dtype *weight_dtype;
