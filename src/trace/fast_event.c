@@ -1361,26 +1361,29 @@ bool fe_ahead_list_reserve(fe_ahead_list *l, size_t recs, size_t args) {
   }
   if (args > l->cap_args) {
     fe_span *v = realloc(l->args, args * sizeof *v);
-    if (!v) return false;
-    l->args = v;
+    if (v) l->args = v;
+    fe_memo *m = v ? realloc(l->memo, args * sizeof *m) : NULL;
+    if (m) l->memo = m;
+    if (!m) return false; /* cap_args stays what both arrays hold */
     l->cap_args = args;
   }
   return true;
 }
 
-static bool ahead_room(fe_ahead_list *l, unsigned n_args) {
-  if (l->n < l->cap && l->cap_args - l->n_args >= n_args) return true;
+/* Room for one more record and its args (at most TR_ARG_COUNT: counting them first was a
+ * call to libgcc's popcount per event without -mpopcnt). */
+static bool ahead_room(fe_ahead_list *l) {
+  if (l->n < l->cap && l->cap_args - l->n_args >= TR_ARG_COUNT) return true;
   return fe_ahead_list_reserve(
       l, l->n < l->cap ? l->cap : 2 * l->cap + 256,
-      l->cap_args - l->n_args >= n_args ? l->cap_args : 2 * l->cap_args + 256);
+      l->cap_args - l->n_args >= TR_ARG_COUNT ? l->cap_args : 2 * l->cap_args + 256);
 }
 
 /* Appends the record of ev, read at [off, end). -1: out of memory; 0: not recordable
  * (a text outside the chunk), nothing appended; 1: appended. */
 static int ahead_put(const fe_chunk *c, size_t off, size_t end, const fe_event *ev,
                      fe_ahead_list *l) {
-  unsigned n_args = (unsigned)__builtin_popcount(ev->arg_mask);
-  if (!ahead_room(l, n_args)) return -1;
+  if (!ahead_room(l)) return -1;
   fe_ahead_rec *r = &l->v[l->n];
   fe_span none = {0, 0};
   r->name = r->cat = r->pid = r->tid = r->stream = r->argname = none;
@@ -1392,7 +1395,13 @@ static int ahead_put(const fe_chunk *c, size_t off, size_t end, const fe_event *
   if (ev->stream_prio) ok &= span_of(c, ev->stream, &r->stream);
   if (ev->has_argname) ok &= span_of(c, ev->argname, &r->argname);
   fe_span *a = l->args + l->n_args;
-  for (uint32_t m = ev->arg_mask; m; m &= m - 1) ok &= span_of(c, ev->arg[__builtin_ctz(m)], a++);
+  fe_memo *mo = l->memo + l->n_args;
+  unsigned n_args = 0;
+  for (uint32_t m = ev->arg_mask; m; m &= m - 1, n_args++) {
+    unsigned k = (unsigned)__builtin_ctz(m);
+    ok &= span_of(c, ev->arg[k], &a[n_args]);
+    mo[n_args] = ev->arg_memo[k];
+  }
   if (!ok) return 0;
   r->off = (uint32_t)off;
   r->end = (uint32_t)end;
@@ -1443,17 +1452,6 @@ void fe_ahead_read(const fe_chunk *ch, size_t from, fe_ahead_list *out) {
   }
 }
 
-const fe_ahead_rec *fe_ahead_find(const fe_ahead_list *l, size_t *cursor, size_t off) {
-  size_t i = *cursor;
-  while (i < l->n && l->v[i].off < off) i++;
-  if (i == l->n || l->v[i].off != off) {
-    *cursor = i;
-    return NULL;
-  }
-  *cursor = i + 1;
-  return &l->v[i];
-}
-
 void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *r, const uint8_t *buf,
                     fe_event *ev) {
 #define SPAN_TEXT(s) ((fe_text){(const char *)buf + (s).off, (s).n})
@@ -1480,11 +1478,11 @@ void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *r, const uint8_t
   ev->arg_mask = r->arg_mask;
   ev->arg_dropped = r->arg_dropped;
   const fe_span *a = l->args + r->args;
-  for (uint32_t m = r->arg_mask; m; m &= m - 1) {
+  const fe_memo *mo = l->memo + r->args;
+  for (uint32_t m = r->arg_mask; m; m &= m - 1, a++, mo++) {
     unsigned k = (unsigned)__builtin_ctz(m);
     ev->arg[k] = SPAN_TEXT(*a);
-    ev->arg_memo[k] = (fe_memo){0, 0};
-    a++;
+    ev->arg_memo[k] = (fe_memo){mo->slot ? (uint16_t)(mo->slot | FE_MEMO_AHEAD) : 0, mo->gen};
   }
 #undef SPAN_TEXT
   ev->sampling = false;
@@ -1494,5 +1492,6 @@ void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *r, const uint8_t
 void fe_ahead_list_free(fe_ahead_list *l) {
   free(l->v);
   free(l->args);
+  free(l->memo);
   *l = (fe_ahead_list){0};
 }

@@ -53,11 +53,15 @@ typedef struct fe_text {
   size_t n;
 } fe_text;
 
-/* A remembered container's slot (slot - 1; 0: none) and the text it held then (gen). */
+/* A remembered container's slot (slot - 1; 0: none) and the text it held then (gen). An
+ * event read ahead (fe_ahead_event) notes its slots in the reading-ahead shapes with
+ * FE_MEMO_AHEAD set: the reader keeps the ids of those texts apart (fe_memo_id knows none). */
 typedef struct fe_memo {
   uint16_t slot;
   uint32_t gen;
 } fe_memo;
+#define FE_MEMO_AHEAD 0x8000u
+_Static_assert(FE_MEMO_SLOTS < FE_MEMO_AHEAD, "a slot number leaves FE_MEMO_AHEAD clear");
 
 /* The members of one event, as kineto.c's parse_event leaves them. */
 typedef struct fe_event {
@@ -134,7 +138,8 @@ typedef struct fe_span {
 
 /* One event read ahead: fe_event's fields the reader uses, its texts as spans of the
  * chunk (an event with a text outside the chunk, such as a container written anew, is not
- * recorded), the kept args' spans in fe_ahead_list.args from args on, in tr_arg order. */
+ * recorded), the kept args' spans in fe_ahead_list.args from args on, in tr_arg order, and
+ * their remembered containers' slots in fe_ahead_list.memo alike. */
 typedef struct fe_ahead_rec {
   uint32_t off, end; /* the event's '{' and just past its '}' */
   double ts, dur;
@@ -150,6 +155,7 @@ typedef struct fe_ahead_list {
   fe_ahead_rec *v;
   size_t n, cap;
   fe_span *args;
+  fe_memo *memo; /* cap_args of them, beside args */
   size_t n_args, cap_args;
 } fe_ahead_list;
 
@@ -159,10 +165,19 @@ typedef struct fe_ahead_list {
  * (records are optional). */
 void fe_ahead_read(const fe_chunk *c, size_t from, fe_ahead_list *out);
 /* The record of the event at offset off, from *cursor on (records before off are passed
- * over and *cursor moved past the one returned); NULL when none. */
-const fe_ahead_rec *fe_ahead_find(const fe_ahead_list *l, size_t *cursor, size_t off);
-/* *ev as fe_parse_event left it for rec's event in the chunk at buf (not sampling; no
- * remembered containers). */
+ * over and *cursor moved past the one returned); NULL when none. Inline: the reader asks
+ * for every event, and most of a chunk's are before its first record or at the cursor. */
+static inline const fe_ahead_rec *fe_ahead_find(const fe_ahead_list *l, size_t *cursor,
+                                                size_t off) {
+  size_t i = *cursor;
+  while (i < l->n && l->v[i].off < off) i++;
+  *cursor = i;
+  if (i == l->n || l->v[i].off != off) return NULL;
+  *cursor = i + 1;
+  return &l->v[i];
+}
+/* *ev as fe_parse_event left it for rec's event in the chunk at buf (not sampling; its
+ * remembered containers' slots with FE_MEMO_AHEAD). */
 void fe_ahead_event(const fe_ahead_list *l, const fe_ahead_rec *rec, const uint8_t *buf,
                     fe_event *ev);
 /* Room for recs records and args spans (fe_ahead_read grows the arrays when a chunk needs

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef TRIAGE_HAVE_ISAL
@@ -19,12 +20,14 @@
 /* Four slots: one being scanned, up to three inflated ahead. More would only add memory:
  * the two stages run at similar speeds. */
 #define SRC_RING TR_SOURCE_RING
-/* The reading-ahead share a source starts with, and its steps (of TR_SOURCE_SHARE): up
- * slowly while the inflate thread finds the ring full, down fast when the reader waited,
- * since a reader that waits costs wall time and an inflate thread that waits does not. */
+/* The reading-ahead share a source starts with (of TR_SOURCE_SHARE), and how it moves:
+ * a step a chunk towards equal CPU time a chunk on the two threads, held while they are
+ * within 1/SRC_SHARE_BAND of each other; each thread's CPU time a chunk is averaged over
+ * about SRC_COST_SMOOTH chunks. */
 #define SRC_SHARE_START 8u
-#define SRC_SHARE_UP 2u
-#define SRC_SHARE_DOWN 8u
+#define SRC_SHARE_STEP 1u
+#define SRC_SHARE_BAND 16u
+#define SRC_COST_SMOOTH 4u
 
 void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, const char *fmt, ...) {
   if (!err) return;
@@ -93,12 +96,14 @@ struct tr_source {
   size_t head, count;
   bool holding;
   bool stop;
-  /* reading ahead (tr_source_ahead_fn): the hook, its share, and whether the reader found
-   * the ring empty since the inflate thread last looked (under mu) */
+  /* reading ahead (tr_source_ahead_fn): the hook, its share, and what it is chosen from:
+   * each thread's CPU time a chunk (ns, smoothed: the reader's under mu) and its clock
+   * when it last finished a chunk */
   tr_source_ahead_fn ahead;
   void *ahead_ctx;
   unsigned share;
-  bool fixed_share, starved;
+  bool fixed_share;
+  uint64_t rd_cost, in_cost, rd_mark, in_mark;
   /* unthreaded gzip uses slots[0] only */
 };
 
@@ -308,15 +313,36 @@ static void fill_slot(tr_source *s, ring_slot *slot) {
     tr_struct_index_at(s->level, &s->sst, slot->buf, slot->len, slot->masks);
 }
 
-/* The share of the next chunk's parsing the inflate thread takes, from whether it found
- * the ring full (ahead) and whether the reader found it empty (starved). */
-static void share_adjust(tr_source *s, bool ahead, bool starved) {
-  if (s->fixed_share) return;
-  if (starved)
-    s->share = s->share > SRC_SHARE_DOWN ? s->share - SRC_SHARE_DOWN : 0;
-  else if (ahead)
+/* The calling thread's CPU time, ns (0: unknown). Time blocked on the ring is not in it. */
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A thread has finished a chunk: its CPU time since *mark into the average *cost. */
+static void cost_note(uint64_t *cost, uint64_t *mark) {
+  uint64_t now = thread_cpu_ns();
+  if (*mark && now > *mark) {
+    uint64_t c = now - *mark;
+    *cost = *cost ? *cost - *cost / SRC_COST_SMOOTH + c / SRC_COST_SMOOTH : c;
+  }
+  *mark = now;
+}
+
+/* The share of the next chunk's parsing the inflate thread takes: up a step while the
+ * reader spends more CPU time a chunk than the inflate thread, down while less. CPU time,
+ * not which thread waited for the other: on a loaded machine a thread waits whenever the
+ * other is descheduled, and the share that followed the waits fell to its floor (hta15 at
+ * load 17: reader 512-594 ms, inflate thread 286-307). rd_cost: the reader's. */
+static void share_adjust(tr_source *s, uint64_t rd_cost) {
+  uint64_t in = s->in_cost;
+  if (s->fixed_share || !rd_cost || !in) return;
+  if (rd_cost > in + in / SRC_SHARE_BAND)
     s->share =
-        s->share + SRC_SHARE_UP < TR_SOURCE_SHARE ? s->share + SRC_SHARE_UP : TR_SOURCE_SHARE;
+        s->share + SRC_SHARE_STEP < TR_SOURCE_SHARE ? s->share + SRC_SHARE_STEP : TR_SOURCE_SHARE;
+  else if (rd_cost + rd_cost / SRC_SHARE_BAND < in)
+    s->share = s->share > SRC_SHARE_STEP ? s->share - SRC_SHARE_STEP : 0;
 }
 
 static void *producer_main(void *arg) {
@@ -324,21 +350,18 @@ static void *producer_main(void *arg) {
   size_t tail = 0;
   for (;;) {
     pthread_mutex_lock(&s->mu);
-    bool full = false;
-    while (s->count == SRC_RING && !s->stop) {
-      full = true;
-      pthread_cond_wait(&s->not_full, &s->mu);
-    }
-    bool stop = s->stop, starved = s->starved;
-    s->starved = false;
+    while (s->count == SRC_RING && !s->stop) pthread_cond_wait(&s->not_full, &s->mu);
+    bool stop = s->stop;
+    uint64_t rd_cost = s->rd_cost;
     pthread_mutex_unlock(&s->mu);
     if (stop) return NULL;
     ring_slot *slot = &s->slots[tail];
     /* the slot is free: the consumer never touches slots it has not been handed */
     fill_slot(s, slot);
     if (s->ahead && slot->status == 1 && slot->masks) {
-      share_adjust(s, full, starved);
+      share_adjust(s, rd_cost);
       s->ahead(s->ahead_ctx, (unsigned)tail, slot->buf, slot->len, slot->masks, s->share);
+      cost_note(&s->in_cost, &s->in_mark);
     }
     pthread_mutex_lock(&s->mu);
     s->count++;
@@ -571,14 +594,17 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
     slot = &s->slots[0];
     fill_slot(s, slot);
   } else {
+    uint64_t rd_cost = s->rd_cost, rd_mark = s->rd_mark;
+    if (s->ahead) cost_note(&rd_cost, &rd_mark); /* the reader's chunk before this one */
     pthread_mutex_lock(&s->mu);
+    s->rd_cost = rd_cost;
+    s->rd_mark = rd_mark;
     if (s->holding) {
       s->holding = false;
       s->head = (s->head + 1) % SRC_RING;
       s->count--;
       pthread_cond_signal(&s->not_full);
     }
-    if (s->count == 0) s->starved = true;
     while (s->count == 0) pthread_cond_wait(&s->not_empty, &s->mu);
     slot = &s->slots[s->head];
     s->holding = true;

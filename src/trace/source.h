@@ -32,8 +32,8 @@ typedef struct tr_source tr_source; /* opaque */
  * threaded gzip with masks, right after the chunk is made and indexed and before the
  * reader gets it (so what it leaves for slot is the reader's to read once it holds the
  * chunk, untouched until the reader has moved on). share (0 ... TR_SOURCE_SHARE) is how
- * much of the chunk's parsing to take: raised while the inflate thread finds the ring full
- * (it is ahead), lowered when the reader has found it empty (it waited). */
+ * much of the chunk's parsing to take: raised while the reader's thread spends more CPU
+ * time a chunk than the inflate thread, lowered while it spends less. */
 typedef void (*tr_source_ahead_fn)(void *ctx, unsigned slot, const uint8_t *buf, size_t len,
                                    const tr_block_masks *masks, unsigned share);
 
@@ -45,7 +45,7 @@ typedef struct tr_source_opts {
   tr_simd_level level;      /* ... at this level (tr_simd_level_available) */
   tr_source_ahead_fn ahead; /* NULL: none */
   void *ahead_ctx;          /* borrowed: must outlive the source */
-  unsigned ahead_share;     /* 0: chosen as the threads wait; else always this (tests) */
+  unsigned ahead_share;     /* 0: chosen by the threads' CPU times; else always this (tests) */
 } tr_source_opts;
 
 /* path "-" is standard input. */
