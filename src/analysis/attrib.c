@@ -292,27 +292,35 @@ static int cmp_query(const void *a, const void *b, void *unused) {
   return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
 }
 
+/* A frame active at the sweep's time: its index, its end (start + dur, read once) and its
+ * name's facts (finfo index, NO_INFO until asked; in layers mode 1 for a layer frame). */
+typedef struct active_frame {
+  uint32_t frame, info;
+  double end;
+} active_frame;
+
+#define NO_INFO UINT32_MAX
+
 /* Chosen frame and stack of the active frames (docs/reference.md §4.2). */
-static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, qresult *res,
+static bool describe_active(an_resolver *r, active_frame *active, size_t na, qresult *res,
                             ut_buf *sb) {
   res->loc = NULL;
   res->stack = NULL;
   if (!na) return true;
+  /* every name's facts first: frame_lookup may grow (realloc) the cache */
+  for (size_t i = 0; i < na; i++) {
+    if (active[i].info != NO_INFO) continue;
+    const frame_info *fi = frame_lookup(r, r->frames[active[i].frame].name);
+    if (!fi) return false;
+    active[i].info = (uint32_t)(fi - r->finfo);
+  }
   const tr_pyframe *best = NULL;
   int bprio = 0;
   const char *bnorm = NULL;
   size_t npos = 0;
-  /* copies: frame_lookup may grow (realloc) the cache while we iterate */
-  frame_info *infos = malloc(na * sizeof *infos);
-  if (!infos) return false;
   for (size_t i = 0; i < na; i++) {
-    const tr_pyframe *f = &r->frames[active[i]];
-    const frame_info *fi = frame_lookup(r, f->name);
-    if (!fi) {
-      free(infos);
-      return false;
-    }
-    infos[i] = *fi;
+    const tr_pyframe *f = &r->frames[active[i].frame];
+    const frame_info *fi = &r->finfo[active[i].info];
     if (fi->prio > 0) npos++;
     bool better = !best || fi->prio > bprio ||
                   (fi->prio == bprio && (tr_pyframe_ts(r->t, f) > tr_pyframe_ts(r->t, best) ||
@@ -329,33 +337,69 @@ static bool describe_active(an_resolver *r, const uint32_t *active, size_t na, q
   if (npos) {
     size_t skip = npos > r->stack_depth ? npos - r->stack_depth : 0, k = 0;
     for (size_t i = 0; i < na; i++) {
-      if (infos[i].prio <= 0) continue;
+      const frame_info *fi = &r->finfo[active[i].info];
+      if (fi->prio <= 0) continue;
       if (k++ < skip) continue;
       if (sb->n) ut_buf_add(sb, " -> ");
-      ut_buf_add(sb, infos[i].norm);
+      ut_buf_add(sb, fi->norm);
     }
     res->stack = ut_buf_str(sb) ? an_strtab_intern(r->st, sb->p, sb->n) : NULL;
   } else {
-    res->stack = infos[na - 1].norm;
+    res->stack = r->finfo[active[na - 1].info].norm;
   }
-  free(infos);
   return res->stack != NULL;
 }
 
 /* The outermost active frame that is a layer frame (active frames are in start order,
- * outer first). */
-static void active_layer(const an_resolver *r, const uint32_t *active, size_t na, qresult *res) {
-  uint64_t one;
+ * outer first; info 1: a layer frame, set when the frame came in). */
+static void active_layer(const an_resolver *r, const active_frame *active, size_t na,
+                         qresult *res) {
   res->layer = NULL;
   for (size_t i = 0; i < na && !res->layer; i++)
-    if (ut_u64map_get(&r->layer_names, r->frames[active[i]].name, &one))
-      res->layer = tr_str_get(r->t, r->frames[active[i]].name);
+    if (active[i].info == 1) res->layer = tr_str_get(r->t, r->frames[active[i].frame].name);
 }
 
-/* Sweeps the frames of each thread once over the sorted queries. */
+/* The active frames at time t (start <= t <= end, in (start, -end) order), from those at
+ * the last query's time (a query's time is at or after the last's): the frames that ended
+ * before t leave, the frames of [*fi, hi) starting at or before t come in unless they end
+ * before t (most frames start and end between two queries: never held). Whether the set
+ * changed; false in *ok when out of memory. */
+static bool advance_active(const an_resolver *r, const range *rg, size_t *fi, double t,
+                           active_frame **active, size_t *na, size_t *cap, bool *ok) {
+  size_t m = 0;
+  for (size_t a = 0; a < *na; a++)
+    if ((*active)[a].end >= t) (*active)[m++] = (*active)[a];
+  bool changed = m != *na;
+  *na = m;
+  uint64_t one;
+  for (; *fi < rg->hi; ++*fi) {
+    uint32_t f = frame_at(r, *fi);
+    const tr_pyframe *p = &r->frames[f];
+    double ts = tr_pyframe_ts(r->t, p);
+    if (ts > t) break;
+    double end = ts + tr_pyframe_dur(r->t, p);
+    if (end < t) continue;
+    if (*na == *cap) { /* grown when full: a call per frame was 5 % of hf x 5's instructions */
+      active_frame *v = ut_grow(*active, cap, *na + 1, sizeof *v);
+      if (!v) {
+        *ok = false;
+        return changed;
+      }
+      *active = v;
+    }
+    uint32_t info = NO_INFO;
+    if (r->layers_mode) info = ut_u64map_get(&r->layer_names, p->name, &one) ? 1 : 0;
+    (*active)[(*na)++] = (active_frame){f, info, end};
+    changed = true;
+  }
+  return changed;
+}
+
+/* Sweeps the frames of each thread once over the sorted queries. An answer depends only on
+ * the active frames, so it is worked out again only when they changed. */
 static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) {
   ut_sort(q, nq, sizeof *q, cmp_query, NULL); /* no merge buffer */
-  uint32_t *active = NULL;
+  active_frame *active = NULL;
   size_t na = 0, cap = 0;
   ut_buf sb = {0};
   an_status rc = AN_OK;
@@ -374,29 +418,19 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         res[q[k].id] = last;
         continue;
       }
-      while (fi < rg->hi && tr_pyframe_ts(r->t, &r->frames[frame_at(r, fi)]) <= t) {
-        if (na == cap) { /* grown when full: a call per frame was 5 % of hf x 5's instructions */
-          uint32_t *p = ut_grow(active, &cap, na + 1, sizeof *p);
-          if (!p) {
-            rc = AN_ERR_NOMEM;
-            break;
-          }
-          active = p;
-        }
-        active[na++] = frame_at(r, fi++);
-      }
-      if (rc != AN_OK) break;
-      size_t m = 0;
-      for (size_t a = 0; a < na; a++) {
-        const tr_pyframe *f = &r->frames[active[a]];
-        if (tr_pyframe_ts(r->t, f) + tr_pyframe_dur(r->t, f) >= t) active[m++] = active[a];
-      }
-      na = m;
-      if (r->layers_mode) {
-        active_layer(r, active, na, &last);
-      } else if (!describe_active(r, active, na, &last, &sb)) {
+      bool ok = true;
+      bool changed = advance_active(r, rg, &fi, t, &active, &na, &cap, &ok);
+      if (!ok) {
         rc = AN_ERR_NOMEM;
         break;
+      }
+      if (!have_last || changed) {
+        if (r->layers_mode) {
+          active_layer(r, active, na, &last);
+        } else if (!describe_active(r, active, na, &last, &sb)) {
+          rc = AN_ERR_NOMEM;
+          break;
+        }
       }
       last_t = t;
       have_last = true;
