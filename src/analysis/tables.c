@@ -704,10 +704,17 @@ static bool assign_roles(fmatch *m, const te_fusion_pattern *p, size_t n_active)
 
 /* Whether no sibling's row text hits the pattern's merged matcher (the merged projection
  * already runs there: that run is no opportunity). */
-static bool run_unmerged(const te_fusion_pattern *p, const an_merge_run *run, const char **texts) {
-  for (size_t s = 0; p->merge_merged && s < run->n; s++)
-    if (te_matcher_match(p->merge_merged, texts[run->rows[s]], strlen(texts[run->rows[s]])))
-      return false;
+static bool run_unmerged(const te_fusion_pattern *p, const an_merge_run *run, const char **texts,
+                         uint8_t *memo) {
+  for (size_t s = 0; p->merge_merged && s < run->n; s++) {
+    /* memo: per row, 0 not asked, 1 no match, 2 a match (a stage's runs repeat its rows) */
+    uint8_t *m = &memo[run->rows[s]];
+    if (!*m) {
+      const char *text = texts[run->rows[s]];
+      *m = te_matcher_match(p->merge_merged, text, strlen(text)) ? 2 : 1;
+    }
+    if (*m == 2) return false;
+  }
   return true;
 }
 
@@ -764,13 +771,13 @@ static void own_shares(an_fuse_row *r, const an_stage_tables *st, const size_t *
  * the MLP line, its GEMM kernel's busiest site, which every GEMM of the stage shares): the
  * functions that own the siblings, by the saving their runs hold, the largest first. */
 static bool merge_locations(an_fuse_row *row, const an_merge_runs *mr, const te_fusion_pattern *p,
-                            const char **texts, size_t cap) {
+                            const char **texts, uint8_t *memo, size_t cap) {
   double *saved = calloc(mr->n, sizeof *saved); /* per distinct location, at most a run each */
   const char **loc = malloc(mr->n * sizeof *loc);
   size_t n = 0;
   for (size_t i = 0; saved && loc && i < mr->n; i++) {
     const an_merge_run *r = &mr->runs[i];
-    if (!r->location || !run_unmerged(p, r, texts)) continue;
+    if (!r->location || !run_unmerged(p, r, texts, memo)) continue;
     size_t k = 0;
     while (k < n && strcmp(loc[k], r->location) != 0) k++;
     if (k == n) loc[n++] = r->location;
@@ -808,9 +815,11 @@ static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *
   size_t nrel = 0;
   size_t *rel = malloc((st->n_rows ? st->n_rows : 1) * sizeof *rel);
   double *own = calloc(st->n_rows ? st->n_rows : 1, sizeof *own); /* siblings' time per row */
-  if (!rel || !own) {
+  uint8_t *memo = calloc(st->n_rows ? st->n_rows : 1, 1);         /* run_unmerged's, per row */
+  if (!rel || !own || !memo) {
     free(rel);
     free(own);
+    free(memo);
     return false;
   }
   memset(mark, 0, st->n_rows * sizeof *mark);
@@ -818,7 +827,7 @@ static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *
   double us = 0, saving = 0;
   for (size_t i = 0; i < mr->n; i++) {
     const an_merge_run *r = &mr->runs[i];
-    if (!run_unmerged(p, r, texts)) continue;
+    if (!run_unmerged(p, r, texts, memo)) continue;
     for (size_t s = 0; s < r->n; s++) {
       if (!mark[r->rows[s]]) mark[r->rows[s]] = true, rel[nrel++] = r->rows[s];
       own[r->rows[s]] += r->us_of[s];
@@ -836,6 +845,7 @@ static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *
   if (!nrel || share < p->min_share_pct) {
     free(rel);
     free(own);
+    free(memo);
     return true;
   }
   sort_by_own(rel, nrel, own);
@@ -845,8 +855,9 @@ static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *
   *hit = true;
   bool ok = m->roles && fill_match(m, p, st, false, true, set, opt->framework_id);
   if (ok) own_shares(&m->row, st, rel, nrel, own, set->attribution_time_tolerance_us);
-  ok = ok && merge_locations(&m->row, mr, p, texts, (size_t)set->fuse_locations);
+  ok = ok && merge_locations(&m->row, mr, p, texts, memo, (size_t)set->fuse_locations);
   free(own);
+  free(memo);
   if (!ok) return false;
   for (size_t k = 0; k < nrel; k++) m->roles[k] = "merge";
   an_fuse_row *row = &m->row;
