@@ -815,13 +815,22 @@ typedef struct extent {
   double lo, hi, wait;
 } extent;
 
-/* Widens step j's extent by CPU event e when it starts inside the step's marker, clipped to
- * it; sync: e is a synchronising call. */
-static void widen_extent(const an_steps *s, const tr_trace *t, const tr_event *e, bool sync,
-                         extent *x) {
-  double ts = tr_event_ts(t, e), end = ts + tr_event_dur(t, e);
-  size_t j; /* the first step starting after ts */
+/* The first step starting after ts. *hint: the last answer, checked first (a thread's
+ * events come in time order, most of them in the step of the event before). */
+static size_t step_after(const an_steps *s, double ts, size_t *hint) {
+  size_t j = *hint;
+  if (j <= s->n && (!j || s->steps[j - 1].cpu_ts <= ts) && (j == s->n || s->steps[j].cpu_ts > ts))
+    return j;
   UT_PARTITION_POINT(j, 0, s->n, m, s->steps[m].cpu_ts <= ts);
+  return *hint = j;
+}
+
+/* Widens step j's extent by CPU event e when it starts inside the step's marker, clipped to
+ * it; sync: e is a synchronising call. hint: step_after's. */
+static void widen_extent(const an_steps *s, const tr_trace *t, const tr_event *e, bool sync,
+                         extent *x, size_t *hint) {
+  double ts = tr_event_ts(t, e), end = ts + tr_event_dur(t, e);
+  size_t j = step_after(s, ts, hint);
   if (!j || ts >= s->steps[j - 1].cpu_end) return;
   const an_step *st = &s->steps[j - 1];
   extent *w = &x[j - 1];
@@ -868,6 +877,7 @@ static bool host_extents(an_timeline *tl, const tl_trace *c) {
     size_t n = 0;
     const tr_event *e = tr_trace_events(c->t, kinds[k], &n);
     uint64_t v, last = UINT64_MAX;
+    size_t hint = 0;
     bool in = false; /* events come in runs of one thread */
     for (size_t i = 0; i < n; i++) {
       uint64_t key = (uint64_t)tr_event_pid(c->t, &e[i]) << 32 | tr_event_tid(c->t, &e[i]);
@@ -875,7 +885,7 @@ static bool host_extents(an_timeline *tl, const tl_trace *c) {
       /* a CPU op around a sync waits as long: only runtime and launch calls are asked */
       if (in)
         widen_extent(s, c->t, &e[i], kinds[k] != TR_KIND_CPU_OP && sync_call(c, sync, memo, &e[i]),
-                     x);
+                     x, &hint);
     }
   }
   for (size_t j = 0; ok && j < s->n; j++)
