@@ -34,15 +34,29 @@
 
 /* ---------------------------------------------------------------- sequence */
 
+/* seq_layers' memo: of[p] is the layer of the kernel at position p, NOT_ASKED before its
+ * first question (NULL: it has none). */
+struct an_seq_layers {
+  const char **of;
+};
+static const char layer_tags[2]; /* two addresses no layer name has */
+#define NOT_ASKED (&layer_tags[0])
+#define ASKING (&layer_tags[1])
+
 void an_fuse_seq_release(an_fuse_seq *seq) {
   for (size_t v = 0; seq->res && v < seq->n_views; v++) {
     an_resolver_destroy(seq->res[v]);
     seq->res[v] = NULL;
   }
+  if (seq->layers) {
+    free(seq->layers->of);
+    seq->layers->of = NULL;
+  }
 }
 
 void an_fuse_seq_free(an_fuse_seq *seq) {
   an_fuse_seq_release(seq);
+  free(seq->layers);
   free(seq->res);
   free(seq->row);
   free(seq->lane_start);
@@ -94,7 +108,9 @@ bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_vi
   seq->view = malloc((n_ev ? n_ev : 1) * sizeof *seq->view);
   seq->lane_start = calloc(n_lanes + 2, sizeof *seq->lane_start);
   seq->res = calloc(n_views ? n_views : 1, sizeof *seq->res);
-  if (!lane || !seq->row || !seq->ev || !seq->view || !seq->lane_start || !seq->res) {
+  seq->layers = calloc(1, sizeof *seq->layers);
+  if (!lane || !seq->row || !seq->ev || !seq->view || !seq->lane_start || !seq->res ||
+      !seq->layers) {
     free(lane);
     free(ev);
     free(view);
@@ -124,26 +140,38 @@ bool an_fuse_seq_build(an_fuse_seq *seq, const an_trace_view *views, size_t n_vi
 
 /* The layer of the kernel at each position pos[0..n) of the sequence (attrib.h
  * an_resolver_layers), by the resolver of each view that has any (made on its first
- * question, kept in the seq). False when out of memory. */
+ * question, kept in the seq). A kernel's layer is its own (its op's and launch's frames),
+ * so each is asked once and remembered: the resolver sweeps a thread's frames once per
+ * question. False when out of memory. */
 static bool seq_layers(const an_fuse_seq *seq, const size_t *pos, size_t n, const char **layer) {
+  struct an_seq_layers *memo = seq->layers;
+  if (!memo->of) {
+    memo->of = malloc((seq->n ? seq->n : 1) * sizeof *memo->of);
+    if (!memo->of) return false;
+    for (size_t i = 0; i < seq->n; i++) memo->of[i] = NOT_ASKED;
+  }
   const tr_event **k = malloc((n ? n : 1) * sizeof *k);
+  size_t *at = malloc((n ? n : 1) * sizeof *at);
   const char **got = malloc((n ? n : 1) * sizeof *got);
-  bool ok = k && got;
-  for (size_t i = 0; i < n; i++) layer[i] = NULL;
+  bool ok = k && at && got;
   for (size_t v = 0; ok && v < seq->n_views; v++) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-      if (seq->view[pos[i]] == v) k[m++] = seq->ev[pos[i]];
+      if (seq->view[pos[i]] == v && memo->of[pos[i]] == NOT_ASKED) {
+        memo->of[pos[i]] = ASKING; /* once, though a call names it twice */
+        at[m] = pos[i];
+        k[m++] = seq->ev[pos[i]];
+      }
     if (!m) continue;
     if (!seq->res[v])
       seq->res[v] =
           an_resolver_create(seq->views[v].trace, seq->views[v].ids, seq->rules, seq->strings);
     ok = seq->res[v] && an_resolver_layers(seq->res[v], k, m, got) == AN_OK;
-    m = 0;
-    for (size_t i = 0; ok && i < n; i++)
-      if (seq->view[pos[i]] == v) layer[i] = got[m++];
+    for (size_t j = 0; j < m; j++) memo->of[at[j]] = ok ? got[j] : NOT_ASKED;
   }
+  for (size_t i = 0; ok && i < n; i++) layer[i] = memo->of[pos[i]];
   free(k);
+  free(at);
   free(got);
   return ok;
 }

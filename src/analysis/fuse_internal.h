@@ -92,6 +92,10 @@ typedef struct an_fuse_seq {
    * layer and kept for the next ones (it sorts the view's Python frames when made); NULL:
    * not yet. The chain queries of one seq run on one thread at a time. */
   struct an_resolver **res;
+  /* the layer of each kernel asked so far (seq_layers' memo, by position; made on the
+   * first question, dropped with the resolvers): chain patterns ask about the same
+   * kernels, and each question swept the view's frames */
+  struct an_seq_layers *layers;
 } an_fuse_seq;
 
 /* Builds the sequence of one stage. ev_row: the row of each kernel of the stage, in the
