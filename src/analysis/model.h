@@ -628,8 +628,14 @@ typedef enum an_saving_basis {
   AN_SAVING_NONE = 0,   /* nothing to save: the fused kernel runs, a size cap, a gate */
   AN_SAVING_PASSES = 1, /* a split: every piece's time but the largest's (whose pass the
                            fused kernel still makes) */
-  AN_SAVING_MERGED = 2  /* a merge: the siblings' time less one merged GEMM at the best
+  AN_SAVING_MERGED = 2, /* a merge: the siblings' time less one merged GEMM at the best
                            rate a GEMM of their format reaches in the stage */
+  /* review 15 defect 1: a split with a piece another row of the stage counts (one kernel,
+   * one row; saving_largest_in names that row). Its largest piece: every piece this row
+   * counts goes and saving_us = related_us; a smaller piece: saving_us = related_us +
+   * shared_us less the largest piece */
+  AN_SAVING_PASSES_LARGEST_ELSEWHERE = 3,
+  AN_SAVING_PASSES_SHARED = 4
 } an_saving_basis;
 
 typedef struct an_fuse_row {
@@ -647,6 +653,9 @@ typedef struct an_fuse_row {
    * stage has no steps (an_fuse_per_step) */
   double saving_step_us;
   an_saving_basis saving_basis;
+  /* basis AN_SAVING_PASSES_LARGEST_ELSEWHERE / _SHARED: the pattern id of the row that
+   * counts the shared piece (borrowed from the rules); NULL otherwise */
+  const char *saving_largest_in;
   bool shown;       /* share >= fuse.render_min_share_pct */
   size_t n_related; /* kernel names of the related rows, related order */
   const char **related;

@@ -1011,6 +1011,35 @@ static size_t kernel_owner(const fmatch *ms, const size_t *accepted, size_t na, 
   return first;
 }
 
+/* Review 15 defect 1: a split's saving is its pieces' time but the largest piece's (the
+ * fused kernel still makes that pass), and a piece another row counts (one kernel, one
+ * row) is out of this row's Related time: the basis then says how the saving comes from
+ * that time. The largest piece another row's: every piece this row counts goes (saving =
+ * related; vLLM's fuse_act_padding beside the fused add + RMSNorm in use saves its pad
+ * kernel, all of its own time). A smaller piece another row's: it goes too (saving =
+ * related + shared - largest; the all-reduce + RMSNorm split whose norm is the in-use
+ * fused add + RMSNorm's row). Either names the row that counts the piece. */
+static void own_saving(an_fuse_row *r, const fmatch *m, const fmatch *ms, const size_t *accepted,
+                       size_t na, size_t a, const an_stage_tables *st) {
+  if (r->saving_basis != AN_SAVING_PASSES) return;
+  size_t big = 0;
+  for (size_t k = 1; k < m->n_rows; k++)
+    if (st->rows[m->rows[k]].total_us > st->rows[m->rows[big]].total_us) big = k;
+  size_t big_owner = kernel_owner(ms, accepted, na, m->rows[big]);
+  const char *other = NULL; /* the row of a shared piece other than the largest */
+  for (size_t k = 0; k < m->n_rows && !other; k++) {
+    size_t o = kernel_owner(ms, accepted, na, m->rows[k]);
+    if (k != big && o != a && o != na) other = st->fuse[o].pattern_id;
+  }
+  if (other) {
+    r->saving_basis = AN_SAVING_PASSES_SHARED;
+    r->saving_largest_in = other;
+  } else if (big_owner != a && big_owner != na) {
+    r->saving_basis = AN_SAVING_PASSES_LARGEST_ELSEWHERE;
+    r->saving_largest_in = st->fuse[big_owner].pattern_id;
+  }
+}
+
 /* Review 5 defect 7: one kernel, one row. Role-aware de-duplication keeps two true rows
  * that share a kernel (vLLM's fuse_act_padding and the fused add + RMSNorm in use both
  * count ck_tile Rmsnorm2dFwd), and each counted its time. The kernel belongs to the row
@@ -1032,6 +1061,7 @@ static void share_kernels(const fmatch *ms, const size_t *accepted, size_t na,
           r->evidence[e].counted_in = st->fuse[owner].pattern_id;
     }
     r->share_pct = st->total_us > 0 ? r->related_us / st->total_us * 100.0 : 0;
+    if (r->shared_us > 0) own_saving(r, m, ms, accepted, na, a, st);
   }
 }
 
@@ -1446,6 +1476,8 @@ static void fused_elsewhere(an_tables *t, const te_rules *rules) {
       if (r->fused_in_use) {
         r->state = AN_FUSE_IN_USE_ELSEWHERE;
         r->saving_us = 0;
+        r->saving_basis = AN_SAVING_NONE;
+        r->saving_largest_in = NULL;
       }
     }
 }

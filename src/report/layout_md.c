@@ -717,14 +717,21 @@ static void fuse_cells(FILE *f, const an_fuse_row *r) {
 
 /* Review 11 defect 7: the estimated saving per step beside the related time (which is
  * not the win), and its basis; "-" where there is nothing to save. */
-static void saving_cell(FILE *f, const an_fuse_row *r, unit u) {
+static void saving_cell(FILE *f, const an_stage_report *st, const an_fuse_row *r, unit u) {
   if (r->saving_basis == AN_SAVING_NONE || r->saving_step_us <= 0) {
     fputs("- | ", f);
     return;
   }
   char t[32];
   fmt_time(t, sizeof t, r->saving_step_us, u);
-  fprintf(f, "%s (%s) | ", t, rp_saving_basis_text(r->saving_basis));
+  /* review 15 defect 1: the row whose time holds the largest piece, by its number */
+  size_t by = rp_fuse_row_number(st->fuse, st->n_fuse, r->saving_largest_in);
+  if (r->saving_basis == AN_SAVING_PASSES_LARGEST_ELSEWHERE && by)
+    fprintf(f, "%s (every piece it counts; the largest, counted in F%zu, stays) | ", t, by);
+  else if (r->saving_basis == AN_SAVING_PASSES_SHARED && by)
+    fprintf(f, "%s (pieces but the largest, F%zu's piece included) | ", t, by);
+  else
+    fprintf(f, "%s (%s) | ", t, rp_saving_basis_text(r->saving_basis));
 }
 
 static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm) {
@@ -749,7 +756,7 @@ static void fuse_table(FILE *f, const an_stage_report *st, const stage_names *nm
     anchor_cell(f, "fusion", st->id, i, 'F');
     rp_md_cell_text(f, r->pattern_name);
     fprintf(f, " | %s | %s | %s | %s | ", rp_fuse_verdict(r), rp_fusion_origin(r->origin), t, s);
-    saving_cell(f, r, u);
+    saving_cell(f, st, r, u);
     fuse_evidence(f, st, r, nm);
     fuse_cells(f, r);
   }

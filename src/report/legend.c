@@ -67,8 +67,12 @@ static const rp_legend_entry ENTRIES[] = {
      "has the same share in every table of a stage."},
     {"Saving per step",
      "in the fusion table, the row's estimated saving inside the counted steps over their "
-     "number, the bound its item quotes, and its basis: `pieces but the largest` (the fused "
-     "kernel still makes the largest piece's pass) or `less one merged GEMM` (the siblings' "
+     "number, the bound its item quotes, and its basis: `pieces but the largest` (the time of "
+     "the pieces the row counts less its largest piece, whose pass the fused kernel still "
+     "makes), `every piece it counts; the largest, counted in Fn, stays` (the largest piece "
+     "is another row's and out of this row's time: all of that time goes), `pieces but the "
+     "largest, Fn's piece included` (a smaller piece is another row's: it goes too) or `less one "
+     "merged GEMM` (the siblings' "
      "time less one merged GEMM at the best rate a GEMM of their format reaches in the "
      "stage); Related GPU time is what the pattern touches, not the win. An evidence "
      "kernel's `x% of its y%`: the row holds only some of its launches."},

@@ -170,6 +170,8 @@ static bool fuse_json(cJSON *fs, const an_fuse_row *r) {
          cJSON_AddNumberToObject(o, "estimated_saving_us", an_round3(r->saving_us)) &&
          cJSON_AddNumberToObject(o, "estimated_saving_per_step_us", an_round3(r->saving_step_us)) &&
          cJSON_AddStringToObject(o, "saving_basis", rp_saving_basis(r->saving_basis)) &&
+         (!r->saving_largest_in ||
+          cJSON_AddStringToObject(o, "saving_largest_counted_in", r->saving_largest_in)) &&
          cJSON_AddBoolToObject(o, "shown", r->shown) &&
          add_owned(o, "evidence", rp_fuse_evidence_cell(r)) &&
          add_owned(o, "current_locations", rp_fuse_locations_cell(r)) &&

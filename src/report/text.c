@@ -123,14 +123,16 @@ static const struct {
   const char *id, *text;
 } SAVING_BASES[] = {{"none", "nothing to save"},
                     {"passes", "pieces but the largest"},
-                    {"merged-gemm", "less one merged GEMM"}};
+                    {"merged-gemm", "less one merged GEMM"},
+                    {"passes-largest-elsewhere", "every piece it counts; the largest stays"},
+                    {"passes-shared", "pieces but the largest, another row's piece included"}};
 
 const char *rp_saving_basis(an_saving_basis b) {
-  return SAVING_BASES[b <= AN_SAVING_MERGED ? b : AN_SAVING_NONE].id;
+  return SAVING_BASES[b <= AN_SAVING_PASSES_SHARED ? b : AN_SAVING_NONE].id;
 }
 
 const char *rp_saving_basis_text(an_saving_basis b) {
-  return SAVING_BASES[b <= AN_SAVING_MERGED ? b : AN_SAVING_NONE].text;
+  return SAVING_BASES[b <= AN_SAVING_PASSES_SHARED ? b : AN_SAVING_NONE].text;
 }
 
 char *rp_fuse_locations_cell(const an_fuse_row *r) {

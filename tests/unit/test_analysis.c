@@ -1167,6 +1167,76 @@ Test(fuse, dedupe_is_role_aware, .init = setup, .fini = teardown) {
   an_report_destroy(rep);
 }
 
+/* Review 15 defect 1: a fuse row's saving and its basis agree with the Related time the
+ * row shows, whichever row counts a shared piece. The largest piece of a split the row
+ * counts is its own: saving = related less it; another row's: every piece the row counts
+ * goes (saving = related); a smaller piece another row's: saving = related + shared less
+ * the largest. */
+static double kernel_us(const an_stage_report *st, const char *name) {
+  for (size_t k = 0; k < st->n_kernels; k++)
+    if (!strcmp(st->kernels[k].name, name)) return st->kernels[k].total_us;
+  return -1;
+}
+
+static void assert_saving_basis_agrees(const an_report *rep) {
+  for (size_t s = 0; s < rep->n_stages; s++)
+    for (size_t i = 0; i < rep->stages[s].n_fuse; i++) {
+      const an_fuse_row *r = &rep->stages[s].fuse[i];
+      double largest = 0;
+      for (size_t k = 0; k < r->n_related; k++) {
+        double us = kernel_us(&rep->stages[s], r->related[k]);
+        if (us > largest) largest = us;
+      }
+      double want = r->saving_basis == AN_SAVING_PASSES ? r->related_us - largest
+                    : r->saving_basis == AN_SAVING_PASSES_LARGEST_ELSEWHERE ? r->related_us
+                    : r->saving_basis == AN_SAVING_PASSES_SHARED
+                        ? r->related_us + r->shared_us - largest
+                        : r->saving_us;
+      cr_assert_float_eq(r->saving_us, want, 1e-9, "%s: saving %f, basis %s wants %f",
+                         r->pattern_id, r->saving_us, rp_saving_basis(r->saving_basis), want);
+      cr_assert((r->saving_largest_in != NULL) ==
+                    (r->saving_basis == AN_SAVING_PASSES_LARGEST_ELSEWHERE ||
+                     r->saving_basis == AN_SAVING_PASSES_SHARED),
+                "%s names the row that counts its shared piece", r->pattern_id);
+    }
+}
+
+/* vLLM on ROCm under torch.compile: ck_tile's RMSNorm (the fused add + RMSNorm, in use)
+ * then the pad Inductor emits for the MoE kernel's hidden size (fuse_act_padding's split) */
+static const char NORM_PAD_ROCM[] = "{\"hip_runtime_version\":60342134,\"traceEvents\":[" FK(
+    "_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassINS_"
+    "18Rmsnorm2dFwdTraitsILb1ELb0ELb0ELb0ELNS_21Rmsnorm2dFusedAddEnumE1ELNS_"
+    "23Rmsnorm2dFusedQuantEnumE0EEEEEEE",
+    0,
+    30) "," FK("triton_poi_fused_constant_pad_nd_moe_forward_0", 40,
+               10) "," FK("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64", 60, 100) "]}";
+
+Test(fuse, saving_basis_agrees_with_related_time, .init = setup, .fini = teardown) {
+  an_report *rep = run_vllm(NORM_PAD_ROCM, sizeof NORM_PAD_ROCM - 1);
+  const an_fuse_row *pad = find_fuse(rep, "vllm-add-rmsnorm-pad");
+  cr_assert_not_null(pad, "the pad after the norm is fuse_act_padding's split");
+  cr_assert_not_null(find_fuse(rep, "vllm-fused-add-rmsnorm"), "the norm is the in-use row's");
+  cr_assert_float_eq(pad->related_us, 10.0, 1e-9, "the norm's 30 us are the in-use row's");
+  cr_assert_float_eq(pad->saving_us, 10.0, 1e-9, "the pad goes, the norm's pass stays");
+  cr_assert_eq(pad->saving_basis, AN_SAVING_PASSES_LARGEST_ELSEWHERE);
+  cr_assert_str_eq(pad->saving_largest_in, "vllm-fused-add-rmsnorm");
+  assert_saving_basis_agrees(rep);
+  an_report_destroy(rep);
+  /* the all-reduce (50 us) is the largest piece; the norm (20 us) the in-use row's */
+  rep = run_sglang(AR_FUSED_NORM, sizeof AR_FUSED_NORM - 1);
+  const an_fuse_row *ar = find_fuse(rep, "flashinfer-allreduce-fusion");
+  cr_assert_not_null(ar);
+  cr_assert_float_eq(ar->saving_us, 20.0, 1e-9, "the norm's pass goes into the all-reduce");
+  cr_assert_eq(ar->saving_basis, AN_SAVING_PASSES_SHARED);
+  assert_saving_basis_agrees(rep);
+  an_report_destroy(rep);
+  /* no shared piece: the plain basis */
+  rep = run_vllm(ROPE_KV_ROCM, sizeof ROPE_KV_ROCM - 1);
+  cr_assert_eq(find_fuse(rep, "vllm-rope-kvcache")->saving_basis, AN_SAVING_PASSES);
+  assert_saving_basis_agrees(rep);
+  an_report_destroy(rep);
+}
+
 /* rules explain --pattern says when de-duplication dropped a matched pattern, and which
  * reported row did it (here the wider RoPE + reshape + KV-cache pattern subsumes the
  * RoPE + KV-cache store one). */
