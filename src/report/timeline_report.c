@@ -395,14 +395,18 @@ bool rp_step_shape(const an_step_shape *s, an_workload w, char *value, size_t vc
   else if (s->phase == AN_PHASE_EXTEND)
     snprintf(value, vcap, "prefill, %ld x %ld tokens on %ld cached (%ld tokens)", s->batch,
              s->tokens, s->kv_tokens - s->tokens, s->batch * s->tokens);
-  else if (w == AN_WORKLOAD_SERVING || w == AN_WORKLOAD_INFERENCE)
-    snprintf(value, vcap, "prefill, %ld x %ld tokens (%ld tokens)", s->batch, s->tokens,
-             s->batch * s->tokens);
+  else if (w == AN_WORKLOAD_SERVING || w == AN_WORKLOAD_INFERENCE) /* review 15 defect 4 */
+    snprintf(value, vcap, "prefill (as many keys as queries), %ld x %ld tokens (%ld tokens)",
+             s->batch, s->tokens, s->batch * s->tokens);
   else /* a benchmark's or a training step's forward reads whole sequences too */
     snprintf(value, vcap, "%ld x %ld tokens, as many keys as queries (a full-sequence forward)",
              s->batch, s->tokens);
-  snprintf(from, fcap, "query and key as batch x sequence, %zu %s%s%s", s->ops,
-           s->ops == 1 ? "call" : "calls", s->in_steps ? " in the counted steps" : "",
+  /* the phase is read from these shapes alone (review 15 defect 4): say so, so that nobody
+   * takes it as stated by the run */
+  snprintf(from, fcap,
+           "query and key as batch x sequence, %zu %s%s%s; the phase inferred from them, no "
+           "annotation states it",
+           s->ops, s->ops == 1 ? "call" : "calls", s->in_steps ? " in the counted steps" : "",
            s->shapes > 1 ? ": the most common of its shapes" : "");
   return true;
 }

@@ -3059,7 +3059,11 @@ Test(report, step_shape_from_attention_shapes, .init = setup, .fini = teardown) 
   cr_assert(x->in_steps);
   char v[160], from[256];
   cr_assert(rp_step_shape(x, AN_WORKLOAD_INFERENCE, v, sizeof v, from, sizeof from));
-  cr_assert_str_eq(v, "prefill, 16 x 559 tokens (8944 tokens)");
+  /* review 15 defect 4: what the phase is read from, in the value and its source */
+  cr_assert_str_eq(v, "prefill (as many keys as queries), 16 x 559 tokens (8944 tokens)");
+  cr_assert_str_eq(from,
+                   "query and key as batch x sequence, 6 calls in the counted steps; the "
+                   "phase inferred from them, no annotation states it");
   an_report_destroy(r);
   sdpa_steps(&b, "[4,16,1,64]", "[4,16,300,64]");
   r = run_buffer(&b);
