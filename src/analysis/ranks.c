@@ -387,6 +387,14 @@ static long kernel_step(const an_steps *st, const int32_t *ord, const tr_event *
   return ord[st->kernel_step[i]] >= 0 ? ord[st->kernel_step[i]] : AN_RANK_NO_STEP;
 }
 
+/* The counted step kernel e counts in as work (an_steps_launched_step: by its launch call,
+ * wherever on the GPU it ran), -1 if none. */
+static long work_step(const an_steps *st, const tr_trace *t, const int32_t *ord,
+                      const tr_event *base, const tr_event *e) {
+  long j = an_steps_launched_step(st, t, (size_t)(e - base));
+  return j >= 0 && ord[j] >= 0 ? ord[j] : AN_RANK_NO_STEP;
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 /* What add_kernels reads beside the kernels. */
@@ -541,7 +549,8 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
     double dur = tr_event_dur(t, k[i]);
     s->kern[idx].total_us += dur;
     cls[i] = (uint8_t)s->kern[idx].cls;
-    long step = kernel_step(pi->steps, pi->ord, pi->base, k[i]);
+    /* by launch: a pipelined rank's GPU windows cut its queue at arbitrary points */
+    long step = work_step(pi->steps, pi->t, pi->ord, pi->base, k[i]);
     if (cls[i] != AN_RANK_COMM && step >= 0) s->steps[step].compute_us += dur;
   }
   ok = ok && add_collectives(s, pi, k, cls, n, index_of);

@@ -440,6 +440,17 @@ static bool find_launches(const an_trace_view *v, an_steps *out, size_t *found) 
   return ok;
 }
 
+long an_steps_launched_step(const an_steps *s, const tr_trace *t, size_t i) {
+  size_t nk = 0;
+  const tr_event *kev = tr_trace_events(t, TR_KIND_KERNEL, &nk);
+  const tr_event *launch = an_steps_launch(s, i);
+  if (!s->n || i >= nk || (s->by_launch && !launch)) return -1;
+  double at = tr_event_ts(t, launch ? launch : &kev[i]);
+  size_t a; /* the first step starting after at */
+  UT_PARTITION_POINT(a, 0, s->n, j, s->steps[j].cpu_ts <= at);
+  return a && at < s->steps[a - 1].cpu_end ? (long)a - 1 : -1;
+}
+
 /* Whether CPU-window steps take kernels by their launch call: the trace records launches
  * (GPU windows place a kernel where it starts). */
 static bool by_launch(an_step_source src, size_t found) {

@@ -127,6 +127,12 @@ void an_steps_free(an_steps *s);
  * one-time setup, in no step and, in a trace without steps, out of the stage's window. */
 #define AN_STEP_SETUP (-2)
 
+/* The step kernel event i of trace t counts in as work (an_step.launched_us): the step
+ * whose window holds its launch call (by_launch), else its start, before any window cut;
+ * -1 when none does or it has no launch in a trace that records them (a tail launched
+ * before the capture). kernel_step instead says where on the GPU it ran. */
+long an_steps_launched_step(const an_steps *s, const tr_trace *t, size_t i);
+
 /* Whether kernel event i is one-time setup (AN_STEP_SETUP). */
 bool an_steps_kernel_setup(const an_steps *s, size_t i);
 

@@ -450,13 +450,9 @@ static const char *launch_family(tl_trace *c, const tr_event *e) {
 /* A collective kernel k of canonical name `name`. */
 /* The window of the step kernel e counts in an_step.launched_us (the step holding its launch
  * call, else its start), or -1: placed by GPU time, or in a warm-up or no step. */
-static long launch_window(const tl_trace *c, const tr_event *e, const tr_event *launch) {
-  const an_steps *s = c->in->steps;
-  if (!s->n || (s->by_launch && !launch)) return -1;
-  double t = tr_event_ts(c->t, launch ? launch : e);
-  size_t a; /* the first step starting after t */
-  UT_PARTITION_POINT(a, 0, s->n, j, s->steps[j].cpu_ts <= t);
-  return a && t < s->steps[a - 1].cpu_end ? c->step_window[a - 1] : -1;
+static long launch_window(const tl_trace *c, const tl_kernel *k) {
+  long j = an_steps_launched_step(c->in->steps, c->t, k->pos);
+  return j < 0 ? -1 : c->step_window[j];
 }
 
 static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, const char *name,
@@ -483,7 +479,7 @@ static bool add_collective(an_timeline *tl, sweep_out *o, const tl_kernel *k, co
                                      .dur = dur,
                                      .basis = AN_FLOOR_NAME};
   o->acc->collective_ns += dur;
-  long w = launch_window(o->c, e, kernel_launch(o->c, k));
+  long w = launch_window(o->c, k);
   if (w >= 0) tl->win[w].launched_comm_ns += dur;
   return true;
 }
