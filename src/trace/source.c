@@ -104,7 +104,7 @@ struct tr_source {
   unsigned share;
   bool fixed_share;
   uint64_t rd_cost, in_cost, rd_mark, in_mark;
-  /* unthreaded gzip uses slots[0] only */
+  /* unthreaded gzip uses slots[0] only; plain input read on the reader's thread, plain_buf */
 };
 
 /* ------------------------------------------------------------------ raw input */
@@ -305,10 +305,28 @@ static int gz_fill(tr_source *s, uint8_t *out, size_t cap, size_t *len, tr_error
 
 /* ------------------------------------------------------------------ thread */
 
-/* Makes the slot's next chunk (and its masks): on the inflate thread when threaded. */
+/* Reads the file's next plain chunk into out: cap bytes unless the file ends first, the
+ * first window (read by open to see the magic) handed out first. 1 with data (*len > 0), 0
+ * at the end, -1 on error. */
+static int plain_fill(tr_source *s, uint8_t *out, size_t cap, size_t *len, tr_error *err) {
+  size_t have = 0;
+  if (s->in_avail) {
+    have = s->in_avail < cap ? s->in_avail : cap;
+    memcpy(out, s->in_next, have);
+    s->in_next += have;
+    s->in_avail -= have;
+  }
+  if (!s->raw_eof && s->in_avail == 0 && fill_from_fd(s, out, cap, &have, err) != 0) return -1;
+  *len = have;
+  s->raw_consumed += have;
+  return have > 0;
+}
+
+/* Makes the slot's next chunk (and its masks): on the second thread when threaded. */
 static void fill_slot(tr_source *s, ring_slot *slot) {
-  slot->status = gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
-  slot->comp_end = comp_offset(s);
+  slot->status = s->gzip ? gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err)
+                         : plain_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
+  slot->comp_end = s->gzip ? comp_offset(s) : s->raw_consumed;
   if (slot->status == 1 && slot->masks)
     tr_struct_index_at(s->level, &s->sst, slot->buf, slot->len, slot->masks);
 }
@@ -403,35 +421,49 @@ static tr_block_masks *masks_new(const tr_source *s) {
   return malloc((s->chunk + TR_BLOCK - 1) / TR_BLOCK * sizeof(tr_block_masks));
 }
 
-static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bool threaded,
-                        tr_error *err) {
-  s->gzip = first_len >= 2 && first[0] == 0x1f && first[1] == 0x8b;
-  if (!s->gzip) {
-    if (!s->mem) {
-      s->plain_buf = malloc(s->chunk);
-      if (!s->plain_buf) goto nomem;
-    }
-    if (s->index && !(s->plain_masks = masks_new(s))) goto nomem;
-    return 0;
-  }
+static int nomem(tr_error *err) {
+  tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
+  return -1;
+}
+
+/* The gzip inflater: ISA-L's or zlib's. */
+static int inflater_start(tr_source *s) {
 #ifdef TRIAGE_HAVE_ISAL
   if (s->use_isal) {
     s->isal = malloc(sizeof *s->isal);
-    if (!s->isal) goto nomem;
+    if (!s->isal) return -1;
     isal_inflate_init(s->isal);
     s->isal->crc_flag = ISAL_GZIP;
   }
 #endif
   if (!s->use_isal) {
-    if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK) goto nomem;
+    if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK) return -1;
     s->zs_init = true;
   }
   s->in_member = true;
+  return 0;
+}
+
+/* Plain input read on the reader's thread: a file's chunk buffer (a buffer's chunks lie
+ * in it) and the masks. */
+static bool plain_start(tr_source *s) {
+  if (!s->mem && !(s->plain_buf = malloc(s->chunk))) return false;
+  return !s->index || (s->plain_masks = masks_new(s));
+}
+
+/* Starts the source on its first bytes. A file of plain JSON goes through the ring on the
+ * second thread as gzip does (read, masks and reading ahead there: the JSON of a plain
+ * file was all the reader's thread's work); a buffer's plain chunks are read in place. */
+static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bool threaded,
+                        tr_error *err) {
+  s->gzip = first_len >= 2 && first[0] == 0x1f && first[1] == 0x8b;
+  if (!s->gzip && (!threaded || s->mem)) return plain_start(s) ? 0 : nomem(err);
+  if (s->gzip && inflater_start(s) != 0) return nomem(err);
   size_t n_slots = threaded ? SRC_RING : 1;
   for (size_t i = 0; i < n_slots; i++) {
     s->slots[i].buf = malloc(s->chunk);
-    if (!s->slots[i].buf) goto nomem;
-    if (s->index && !(s->slots[i].masks = masks_new(s))) goto nomem;
+    if (!s->slots[i].buf) return nomem(err);
+    if (s->index && !(s->slots[i].masks = masks_new(s))) return nomem(err);
   }
   if (threaded) {
     pthread_mutex_init(&s->mu, NULL);
@@ -443,12 +475,10 @@ static int source_start(tr_source *s, const uint8_t *first, size_t first_len, bo
       pthread_mutex_destroy(&s->mu);
       pthread_cond_destroy(&s->not_empty);
       pthread_cond_destroy(&s->not_full);
+      if (!s->gzip && !plain_start(s)) return nomem(err);
     }
   }
   return 0;
-nomem:
-  tr_set_error(err, TR_ERR_NOMEM, false, 0, "out of memory");
-  return -1;
 }
 
 tr_source *tr_source_open_buffer(const void *buf, size_t len, const tr_source_opts *o,
@@ -558,20 +588,10 @@ static int plain_next(tr_source *s, const uint8_t **data, size_t *len, tr_error 
     s->consumed += n;
     return 1;
   }
-  size_t have = 0;
-  /* the first window was read by open (to see the magic); hand it out first */
-  if (s->in_avail) {
-    have = s->in_avail < s->chunk ? s->in_avail : s->chunk;
-    memcpy(s->plain_buf, s->in_next, have);
-    s->in_next += have;
-    s->in_avail -= have;
-  }
-  if (!s->raw_eof && s->in_avail == 0 && fill_from_fd(s, s->plain_buf, s->chunk, &have, err) != 0)
-    return -1;
-  if (have == 0) return 0;
+  int rc = plain_fill(s, s->plain_buf, s->chunk, len, err);
+  if (rc != 1) return rc;
   *data = s->plain_buf;
-  *len = have;
-  s->consumed += have;
+  s->consumed = s->raw_consumed;
   return 1;
 }
 
@@ -580,7 +600,7 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
   *len = 0;
   s->masks = NULL;
   if (s->done) return 0;
-  if (!s->gzip) {
+  if (!s->gzip && !s->threaded) {
     int rc = plain_next(s, data, len, err);
     if (rc <= 0) s->done = true;
     if (rc == 1 && s->plain_masks) {
@@ -627,9 +647,7 @@ int tr_source_next(tr_source *s, const uint8_t **data, size_t *len, tr_error *er
 
 const tr_block_masks *tr_source_masks(const tr_source *s) { return s->masks; }
 
-int tr_source_slot(const tr_source *s) {
-  return s->gzip && s->threaded && s->holding ? (int)s->head : -1;
-}
+int tr_source_slot(const tr_source *s) { return s->threaded && s->holding ? (int)s->head : -1; }
 
 uint64_t tr_source_consumed(const tr_source *s) { return s->consumed; }
 uint64_t tr_source_total(const tr_source *s) { return s->total; }

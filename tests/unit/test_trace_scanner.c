@@ -287,9 +287,10 @@ static uint8_t *slurp(const char *path, size_t *len) {
   return buf;
 }
 
-/* ahead: tr_read_options.ahead (TR_AHEAD_OFF: the reader's thread parses every event). */
-static tr_trace *read_ahead(const uint8_t *buf, size_t len, tr_scanner scanner, size_t chunk,
-                            unsigned ahead, tr_error *err, warned *w) {
+/* The options of a read (ahead: tr_read_options.ahead; TR_AHEAD_OFF: the reader's thread
+ * parses every event), its warnings noted in *w; *w and *err emptied. */
+static tr_read_options read_options(tr_scanner scanner, size_t chunk, unsigned ahead, tr_error *err,
+                                    warned *w) {
   tr_read_options o;
   memset(&o, 0, sizeof o);
   o.scanner = scanner;
@@ -299,6 +300,12 @@ static tr_trace *read_ahead(const uint8_t *buf, size_t len, tr_scanner scanner, 
   o.warn_ctx = w;
   memset(w, 0, sizeof *w);
   memset(err, 0, sizeof *err);
+  return o;
+}
+
+static tr_trace *read_ahead(const uint8_t *buf, size_t len, tr_scanner scanner, size_t chunk,
+                            unsigned ahead, tr_error *err, warned *w) {
+  tr_read_options o = read_options(scanner, chunk, ahead, err, w);
   return tr_trace_read_buffer("input", buf, len, &o, err);
 }
 
@@ -313,13 +320,23 @@ static const tr_scanner k_levels[] = {TR_SCANNER_SCALAR, TR_SCANNER_SSE2, TR_SCA
 static const tr_simd_level k_level_of[] = {TR_SIMD_SCALAR, TR_SIMD_SSE2, TR_SIMD_NEON,
                                            TR_SIMD_AVX2};
 
-/* The byte scanner's read of buf against the fast path's (scanner, chunk size). */
+/* The file at path read from the file itself (the source's ring on its second thread,
+ * plain JSON too), as read_ahead reads a buffer. */
+static tr_trace *read_file(const char *path, size_t chunk, unsigned ahead, tr_error *err,
+                           warned *w) {
+  tr_read_options o = read_options(TR_SCANNER_AUTO, chunk, ahead, err, w);
+  return tr_trace_read(path, &o, err);
+}
+
+/* The byte scanner's read of buf against the fast path's (scanner, chunk size); with buf
+ * NULL, the fast path's read of the file at path. */
 static void check_one(const char *path, const uint8_t *buf, size_t len, const tr_trace *ref,
                       const tr_error *e0, const warned *w0, tr_scanner scanner, size_t chunk,
                       unsigned ahead) {
   tr_error e1;
   warned w1;
-  tr_trace *t = read_ahead(buf, len, scanner, chunk, ahead, &e1, &w1);
+  tr_trace *t = buf ? read_ahead(buf, len, scanner, chunk, ahead, &e1, &w1)
+                    : read_file(path, chunk, ahead, &e1, &w1);
   cr_assert_eq(ref == NULL, t == NULL, "%s (scanner %d, chunk %zu): one read failed: %s%s", path,
                (int)scanner, chunk, e0->message, e1.message);
   if (ref) {
@@ -381,11 +398,34 @@ static size_t check_buffer(const char *path, const uint8_t *buf, size_t len, con
   return compared + check_ahead(path, buf, len, n_small ? small_chunks[0] : 0);
 }
 
+/* A plain file (its bytes buf) read from its path, which goes through the source's second
+ * thread as gzip does (a buffer is read in place), against the byte scanner's read of
+ * buf: without and with reading ahead, in the default chunk and in small_chunk (0: none). */
+static size_t check_file(const char *path, const uint8_t *buf, size_t len, size_t small_chunk) {
+  if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) return 0; /* gzip: as its buffer */
+  static const unsigned ahead[] = {TR_AHEAD_OFF, TR_AHEAD_ALL, 24};
+  size_t compared = 0;
+  tr_error e0;
+  warned w0;
+  tr_trace *ref = read_with(buf, len, TR_SCANNER_BYTES, 0, &e0, &w0);
+  for (size_t a = 0; a < sizeof ahead / sizeof ahead[0]; a++) {
+    check_one(path, NULL, 0, ref, &e0, &w0, TR_SCANNER_AUTO, 0, ahead[a]);
+    compared++;
+    if (small_chunk) {
+      check_one(path, NULL, 0, ref, &e0, &w0, TR_SCANNER_AUTO, small_chunk, ahead[a]);
+      compared++;
+    }
+  }
+  tr_trace_destroy(ref);
+  return compared;
+}
+
 static size_t check_same(const char *path, const size_t *chunks, size_t n_chunks,
                          const size_t *small_chunks, size_t n_small) {
   size_t len;
   uint8_t *buf = slurp(path, &len);
-  size_t compared = check_buffer(path, buf, len, chunks, n_chunks, small_chunks, n_small);
+  size_t compared = check_buffer(path, buf, len, chunks, n_chunks, small_chunks, n_small) +
+                    check_file(path, buf, len, n_small ? small_chunks[0] : 0);
   free(buf);
   return compared;
 }
