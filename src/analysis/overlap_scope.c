@@ -178,23 +178,31 @@ static bool ov_bucket_frames(ov_source *s) {
 }
 
 /* Parent links: a stack of open frames per thread; a frame's parent is the innermost
- * frame still open when it starts. The stack grows to the deepest nesting only. */
+ * frame still open when it starts. The stack grows to the deepest nesting only, and holds
+ * each open frame's end, read once when it is pushed. */
 static bool ov_link_parents(ov_source *s) {
-  int32_t *stack = NULL;
+  typedef struct open_frame {
+    int32_t at;
+    double end;
+  } open_frame;
+  open_frame *stack = NULL;
   size_t stack_cap = 0;
   for (size_t th = 0; th < s->threads.n; th++) {
     size_t depth = 0;
     for (size_t i = s->thread_off[th]; i < s->thread_off[th + 1]; i++) {
-      double ts = ov_fts(s, i);
-      while (depth && ov_fend(s, (size_t)stack[depth - 1]) < ts) depth--;
-      s->parent[i] = depth ? stack[depth - 1] : -1;
-      int32_t *p = ut_grow(stack, &stack_cap, depth + 1, sizeof *p);
-      if (!p) {
-        free(stack);
-        return false;
+      const tr_pyframe *f = ov_frame_at(s, i);
+      double ts = tr_pyframe_ts(s->t, f);
+      while (depth && stack[depth - 1].end < ts) depth--;
+      s->parent[i] = depth ? stack[depth - 1].at : -1;
+      if (depth == stack_cap) {
+        open_frame *p = ut_grow(stack, &stack_cap, depth + 1, sizeof *p);
+        if (!p) {
+          free(stack);
+          return false;
+        }
+        stack = p;
       }
-      stack = p;
-      stack[depth++] = (int32_t)i;
+      stack[depth++] = (open_frame){(int32_t)i, ov_frame_end(s, f)};
     }
   }
   free(stack);
