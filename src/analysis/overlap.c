@@ -430,6 +430,32 @@ static int ov_stream_cmp(const void *pa, const void *pb, void *ctx) {
   return a < b ? -1 : (a > b);
 }
 
+/* order[0..n) = the kernels ks[0..n) by ov_stream_cmp, without a sort of them all: a
+ * counting sort by stream (each stream's kernels keep their order, which is start order:
+ * a stream runs its kernels one after the other), then each stream checked and sorted only
+ * when it is out of order. The result is the sort's: ov_stream_cmp is a total order. */
+static void ov_bucket_by_stream(const ov_kernel *ks, size_t n, uint32_t *order) {
+  uint32_t n_streams = 0;
+  for (size_t i = 0; i < n; i++)
+    if (ks[i].stream >= n_streams) n_streams = ks[i].stream + 1;
+  size_t *next = calloc((size_t)n_streams + 1, sizeof *next);
+  if (!next) { /* the same order by a sort of them all */
+    for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+    ut_sort(order, n, sizeof *order, ov_stream_cmp, (void *)(uintptr_t)ks);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) next[ks[i].stream + 1]++;
+  for (uint32_t s = 0; s < n_streams; s++) next[s + 1] += next[s];
+  for (size_t i = 0; i < n; i++) order[next[ks[i].stream]++] = (uint32_t)i;
+  for (uint32_t s = 0, lo = 0; s < n_streams; lo = (uint32_t)next[s++]) {
+    size_t m = next[s] - lo, i = 1; /* next[s]: the stream's end now */
+    while (i < m && ov_stream_cmp(&order[lo + i - 1], &order[lo + i], (void *)(uintptr_t)ks) < 0)
+      i++;
+    if (i < m) ut_sort(order + lo, m, sizeof *order, ov_stream_cmp, (void *)(uintptr_t)ks);
+  }
+  free(next);
+}
+
 /* The overlap category of the stage's kernel i (its row key's). */
 static uint32_t ov_kcat(const ov_stage_ctx *c, size_t i) { return c->key_cat[c->ks[i].name]; }
 
@@ -1268,8 +1294,7 @@ static bool ov_stream_order(ov_stage_ctx *c) {
   c->order = malloc((c->n ? c->n : 1) * sizeof *c->order);
   c->pos_of = malloc((c->n ? c->n : 1) * sizeof *c->pos_of);
   if (!c->order || !c->pos_of) return false;
-  for (size_t i = 0; i < c->n; i++) c->order[i] = (uint32_t)i;
-  ut_sort(c->order, c->n, sizeof *c->order, ov_stream_cmp, c->ks);
+  ov_bucket_by_stream(c->ks, c->n, c->order);
   for (size_t i = 0; i < c->n; i++) c->pos_of[c->order[i]] = (uint32_t)i;
   return true;
 }
