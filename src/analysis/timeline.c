@@ -625,7 +625,11 @@ static long kernel_window(an_timeline *tl, tl_trace *c, size_t i, bool count) {
   const an_trace_view *v = c->in->view;
   const char *stage = an_trace_view_kernel_stage(v, i);
   if (!stage) return -1;
-  size_t slot = stage_slot(tl, stage);
+  /* the view's slot is 1 + the stage's index among the rules' stages, which are the
+   * account's: checked, so a view of other rules still finds its stage by id */
+  size_t slot = v->kernel_slot[i] - 1u;
+  if (slot >= tl->n_st || te_rules_stage(tl->rules, slot)->id != stage)
+    slot = stage_slot(tl, stage);
   long w = slot < tl->n_st ? window_of(c, i, slot) : -1;
   if (count && w < 0 && slot < tl->n_st) {
     int64_t dur = tl_ns(tr_event_dur(c->t, &c->kev[i])), ts = tl_ns(tr_event_ts(c->t, &c->kev[i]));
