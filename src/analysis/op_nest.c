@@ -17,10 +17,11 @@ static double end_of(const an_op_nest *x, const tr_event *e) {
 static int cmp_op(const void *a, const void *b, void *ctx) {
   const an_op_nest *x = ctx;
   const tr_event *p = &x->ops[*(const uint32_t *)a], *q = &x->ops[*(const uint32_t *)b];
-  tr_str pp = tr_event_pid(x->t, p), pq = tr_event_pid(x->t, q);
-  tr_str tp = tr_event_tid(x->t, p), tq = tr_event_tid(x->t, q);
-  if (pp != pq) return pp < pq ? -1 : 1;
-  if (tp != tq) return tp < tq ? -1 : 1;
+  if (p->ctx != q->ctx || p->ctx == TR_CTX_WIDE) { /* one context: one thread */
+    const tr_event_ctx *cp = tr_trace_ctx(x->t, p), *cq = tr_trace_ctx(x->t, q);
+    if (cp->pid != cq->pid) return cp->pid < cq->pid ? -1 : 1;
+    if (cp->tid != cq->tid) return cp->tid < cq->tid ? -1 : 1;
+  }
   int c = tr_event_ts_cmp(x->t, p, q);
   if (c) return c;
   double ep = end_of(x, p), eq = end_of(x, q);
@@ -76,12 +77,15 @@ static bool link_parents(an_op_nest *x) {
   open_op *stack = NULL;
   size_t depth = 0, cap = 0, cap_far = 0;
   tr_str pid = 0, tid = 0;
+  uint16_t ctx = TR_CTX_WIDE; /* the op before's: one context, one thread */
   for (size_t i = 0; i < x->n; i++) {
     const tr_event *op = &x->ops[x->pos[i]];
     double end = end_of(x, op);
-    tr_str p = tr_event_pid(x->t, op), t = tr_event_tid(x->t, op);
-    if (!i || p != pid || t != tid) depth = 0; /* another thread */
-    pid = p, tid = t;
+    if (!i || op->ctx != ctx || ctx == TR_CTX_WIDE) {
+      const tr_event_ctx *c = tr_trace_ctx(x->t, op);
+      if (!i || c->pid != pid || c->tid != tid) depth = 0; /* another thread */
+      pid = c->pid, tid = c->tid, ctx = op->ctx;
+    }
     while (depth && stack[depth - 1].end < end) depth--;
     open_op *v = depth < cap ? stack : ut_grow(stack, &cap, depth + 1, sizeof *v);
     if (!v || !set_parent(x, i, depth ? stack[depth - 1].at : -1, &cap_far)) {
