@@ -281,10 +281,12 @@ typedef enum an_limiter { AN_LIMIT_MEMORY = 0, AN_LIMIT_COMPUTE = 1 } an_limiter
 
 /* Where a row's shapes came from. */
 typedef enum an_shape_source {
-  AN_SHAPES_OP = 0,      /* the launching CPU op's Input Dims / Input type */
-  AN_SHAPES_MAPPING = 1, /* the mapping trace's launches of the same kernel (graph replay) */
-  AN_SHAPES_MODEL = 2    /* a known model's dimensions, checked against the trace (graph
-                            replay without a mapping trace: decode GEMMs) */
+  AN_SHAPES_OP = 0,       /* the launching CPU op's Input Dims / Input type */
+  AN_SHAPES_MAPPING = 1,  /* the mapping trace's launches of the same kernel (graph replay) */
+  AN_SHAPES_MODEL = 2,    /* a known model's dimensions, checked against the trace (graph
+                             replay without a mapping trace: decode GEMMs) */
+  AN_SHAPES_STEP_SUMS = 3 /* attention: the step annotation's token sums with the model's
+                             heads (roofline_attn.h; review 15 defect 1: say the source) */
 } an_shape_source;
 
 /* What the attainable rate is. */
@@ -1446,7 +1448,10 @@ typedef enum an_unknown {
 enum {
   AN_PREC_COMPUTE = 1u, /* compute-bound rows: FP8 compute at the device's FP8 peak */
   AN_PREC_WEIGHTS = 2u, /* memory-bound GEMM rows: FP8 weights halve the bytes read */
-  AN_PREC_KV = 4u       /* memory-bound attention rows: an FP8 KV cache halves the reads */
+  AN_PREC_KV = 4u,      /* memory-bound attention rows: an FP8 KV cache halves the reads */
+  AN_PREC_DEQUANT = 8u  /* of the compute-bound rows, FP4 weights the device dequantises to
+                           the 16-bit format (no FP4 peak in its pack: matcher
+                           precision_dequant_kernel) */
 };
 
 /* One line of "What to try first": an action with a bound per step, the basis of the
@@ -1551,6 +1556,13 @@ typedef struct an_summary_item {
    * when some are measured against their family's lower best observed rate (the bound):
    * the ceiling the basis states; 0: the same as the bound. */
   double ceiling_us;
+  /* Of those kernels, how many the bound takes only to their family's best observed rate
+   * (ceiling_from: the fastest of those rates) where the ceiling takes them to the device
+   * pack's (ceiling_to), in the limiter's unit: what differs between the two figures
+   * (review 15 defect 3: "each reaching its attainable rate" and "at the device pack's
+   * attainable rate" read as one bound with two numbers). */
+  size_t ceiling_count;
+  double ceiling_from, ceiling_to;
   /* Overlap items of a collective split by launch context: the row holds the launches under
    * no labelled family ("other launches"), a root cause apart from each family's row. */
   bool context_rest;

@@ -422,7 +422,7 @@ typedef struct cost_acc {
 typedef struct row_acc {
   double flops, bytes, time, bound, mem_us, comp_us;
   double steps_time; /* of time, inside the counted steps */
-  size_t launches, mapped, modelled;
+  size_t launches, mapped, modelled, summed;
   shape_acc *shapes;
   size_t n_shapes, cap_shapes;
   cost_acc *costs;
@@ -452,7 +452,7 @@ static void count(an_roofline_counts *n, reason why, an_shape_source src) {
     case R_OK:
       n->with_shapes++;
       n->from_mapping += src == AN_SHAPES_MAPPING;
-      n->from_model += src == AN_SHAPES_MODEL;
+      n->from_model += src == AN_SHAPES_MODEL || src == AN_SHAPES_STEP_SUMS;
       break;
     case R_NO_OP:
       n->no_op++;
@@ -525,6 +525,7 @@ static void row_add(row_acc *a, const launch *l, double dur, double mem_us, doub
   a->launches++;
   a->mapped += src == AN_SHAPES_MAPPING;
   a->modelled += src == AN_SHAPES_MODEL;
+  a->summed += src == AN_SHAPES_STEP_SUMS;
   a->kind_time[l->kind] += dur;
   if (l->cost.dtype && l->cost.dtype->peak >= 0)
     a->peak_flops[l->cost.dtype->peak] += l->cost.flops;
@@ -595,7 +596,11 @@ static reason borrowed_cost(run *r, view_ops *vo, size_t vi, size_t s, const tr_
   if (r->ms.attn_usable && view_attn(&r->c, vo, r->fm->views[vi].trace, k)) {
     an_attn_launch_cost(&r->ms.attn, attn_i, &l->cost);
     l->kind = TE_COST_ATTENTION;
-  } else if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
+    l->op = l->dims = 0;
+    *src = AN_SHAPES_STEP_SUMS;
+    return R_OK;
+  }
+  if (r->ms.moe_usable && an_moe_gemm_kernel(r->c.rules, raw)) {
     an_moe_gemm_cost(&r->ms.moe, r->ms.moe_next++, &l->cost);
     l->kind = TE_COST_GROUPED_GEMM;
   } else if (r->ms.usable && model_gemm(r, s, name)) {
@@ -655,7 +660,7 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
   if ((why == R_NO_MODEL || why == R_NO_SHAPES) && r->ms.attn_usable && attn) {
     l = (launch){{0}, TE_COST_ATTENTION, 0, 0};
     an_attn_launch_cost(&r->ms.attn, attn_i, &l.cost);
-    src = AN_SHAPES_MODEL;
+    src = AN_SHAPES_STEP_SUMS;
     why = R_OK;
   }
   double mem_us = 0, comp_us = 0;
@@ -861,7 +866,10 @@ static an_roofline record_of(const row_acc *a) {
   rec.flops = a->flops;
   rec.bytes = a->bytes;
   rec.launches_with_shapes = a->launches;
-  rec.source = a->modelled ? AN_SHAPES_MODEL : a->mapped ? AN_SHAPES_MAPPING : AN_SHAPES_OP;
+  rec.source = a->summed     ? AN_SHAPES_STEP_SUMS
+               : a->modelled ? AN_SHAPES_MODEL
+               : a->mapped   ? AN_SHAPES_MAPPING
+                             : AN_SHAPES_OP;
   rec.time_us = a->time;
   rec.steps_time_us = a->steps_time;
   rec.bound_us = a->bound;

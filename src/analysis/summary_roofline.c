@@ -62,14 +62,35 @@ static const te_matcher *done_matcher(const sm_ctx *c) {
   return te_rules_matcher(c->rules, "precision_done_kernel");
 }
 
+/* The run's device's dense peak of format p (TFLOP/s), 0 when its pack states none or no
+ * device. */
+static double device_peak(const sm_ctx *c, te_peak p) {
+  const char *id = c->rep->roofline_device.id;
+  for (size_t i = 0; id && i < te_rules_device_count(c->rules); i++) {
+    const te_device *d = te_rules_device_at(c->rules, i);
+    if (d->id && !strcmp(d->id, id)) return d->peak_tflops[p];
+  }
+  return 0;
+}
+
+/* Whether a compute-bound row's kernel holds FP4 weights the device dequantises to its
+ * 16-bit format (no FP4 peak: matcher precision_dequant_kernel): its FLOPs run at the
+ * 16-bit peak, so it is no kernel already in a lower format (review 15 defect 4). */
+static bool dequantised(const sm_ctx *c, const an_kernel_row *r, const an_roofline *f) {
+  const te_matcher *m = te_rules_matcher(c->rules, "precision_dequant_kernel");
+  return f && f->limiter == AN_LIMIT_COMPUTE && m &&
+         te_matcher_match(m, r->name, strlen(r->name)) && device_peak(c, TE_PEAK_FP4) <= 0;
+}
+
 /* Whether row r (record f) is one the precision item covers: a serving run, a family and a
- * 16-bit format of the packs, not already in a lower format by its name. */
+ * 16-bit format of the packs, not already in a lower format by its name (unless the device
+ * dequantises it). */
 static bool precision_row(const sm_ctx *c, const an_kernel_row *r, const an_roofline *f) {
   const te_matcher *done = done_matcher(c);
   return c->workload == AN_WORKLOAD_SERVING && f && f->family && f->dtype &&
          te_string_list_has(&c->s->summary_precision_families, f->family) &&
          te_string_list_has(&c->s->summary_precision_dtypes, f->dtype) &&
-         !(done && te_matcher_match(done, r->name, strlen(r->name)));
+         (!(done && te_matcher_match(done, r->name, strlen(r->name))) || dequantised(c, r, f));
 }
 
 /* The share of a row's time with shapes that tuning wins: its headroom (latency floor
@@ -215,6 +236,14 @@ static void join_tuning(const sm_ctx *c, rl_cand *v, size_t n) {
   }
 }
 
+/* A tuning item's kernel the bound takes only to its family's best observed rate, which
+ * the ceiling takes to the device pack's: counted, with the two rates. */
+static void ceiling_member(an_summary_item *it, const an_roofline *f) {
+  it->ceiling_count++;
+  if (f->attainable > it->ceiling_from) it->ceiling_from = f->attainable;
+  if (f->device_rate > it->ceiling_to) it->ceiling_to = f->device_rate;
+}
+
 /* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */
 static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   double win = 0, win_dev = 0, t = 0, lo = v[i].f->achieved_pct, hi = lo;
@@ -237,6 +266,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
     v[j].done = true;
     if (!it) continue;
     if (v[j].action == AN_ACTION_TUNE_KERNEL) it->floored_launches += v[j].f->floored_launches;
+    if (v[j].action == AN_ACTION_TUNE_KERNEL && v[j].win_dev > v[j].win) ceiling_member(it, v[j].f);
     sm_item_kernel(c, c->g.st->kernels[v[j].row].name);
     if (j != i) sm_item_more(it, "kernel", c->g.st->id, v[j].row);
   }
@@ -283,14 +313,7 @@ void sm_roofline_items(sm_ctx *c) {
 /* ---------------------------------------------------------------- precision */
 
 /* The device's FP8 dense peak (TFLOP/s), 0 when the pack states none or no device. */
-static double fp8_peak(const sm_ctx *c) {
-  const char *id = c->rep->roofline_device.id;
-  for (size_t i = 0; id && i < te_rules_device_count(c->rules); i++) {
-    const te_device *d = te_rules_device_at(c->rules, i);
-    if (d->id && !strcmp(d->id, id)) return d->peak_tflops[TE_PEAK_FP8];
-  }
-  return 0;
-}
+static double fp8_peak(const sm_ctx *c) { return device_peak(c, TE_PEAK_FP8); }
 
 /* The record of kernel row r when it is a member of the precision item, else NULL: a
  * shown precision row that can win (a memory-bound one moves half the bytes; a
@@ -339,7 +362,7 @@ static prec_sum precision_over(const sm_ctx *c, const bool *sel, double fp8) {
     p.t += x;
     p.win += precision_win(f, x, fp8);
     p.tune_half += x * roofline_coverage(f, r) * tune_gain(f) / 2;
-    p.terms |= precision_term(f);
+    p.terms |= precision_term(f) | (dequantised(c, r, f) ? AN_PREC_DEQUANT : 0u);
     if (p.n++ == 0) p.top = i; /* rows are time-descending */
     if (f->limiter == AN_LIMIT_MEMORY) {
       p.mem += x;

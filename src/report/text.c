@@ -309,7 +309,10 @@ const char *rp_fusion_origin(an_fusion_origin o) {
 const char *rp_limiter(an_limiter l) { return l == AN_LIMIT_COMPUTE ? "compute" : "memory"; }
 
 const char *rp_shape_source(an_shape_source s) {
-  return s == AN_SHAPES_MAPPING ? "mapping" : s == AN_SHAPES_MODEL ? "model" : "op";
+  return s == AN_SHAPES_MAPPING     ? "mapping"
+         : s == AN_SHAPES_MODEL     ? "model"
+         : s == AN_SHAPES_STEP_SUMS ? "step_sums"
+                                    : "op";
 }
 
 const char *rp_attainable_basis(an_attainable_basis b) {
@@ -347,7 +350,9 @@ void rp_roofline_detail(const an_roofline *f, size_t launches, char *out, size_t
            f->launches_with_shapes, launches,
            f->source == AN_SHAPES_MAPPING ? "the mapping trace"
            : f->source == AN_SHAPES_MODEL ? "the model's dimensions"
-                                          : "the launching op");
+           : f->source == AN_SHAPES_STEP_SUMS
+               ? "the step annotation's token sums and the model's heads"
+               : "the launching op");
   size_t n = strlen(out);
   if (f->balanced && n < cap) /* the limiter is the larger term, the other close behind */
     snprintf(out + n, cap - n, "; balanced: its %s term is within %.2gx of it, so both bound it",

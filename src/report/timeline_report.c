@@ -1139,10 +1139,35 @@ static void floor_text(const an_summary_item *it, char *b, size_t cap) {
 static void ceiling_text(const an_summary_item *it, char *b, size_t cap) {
   *b = 0;
   if (it->action != AN_ACTION_TUNE_KERNEL || it->ceiling_us <= it->at_stake_us) return;
-  char t[32];
+  char t[32], n[32] = "it";
   rp_fmt_ms(t, sizeof t, it->ceiling_us);
-  snprintf(b, cap, "; at the device pack's attainable rate for %s, at most %s ms/step",
-           it->count > 1 ? "all of them" : "it", t);
+  const char *unit = it->roofline && it->roofline->limiter == AN_LIMIT_COMPUTE ? "TFLOP/s" : "TB/s";
+  if (it->count > 1 && it->ceiling_count > 1)
+    snprintf(n, sizeof n, "those %zu", it->ceiling_count);
+  else if (it->count > 1)
+    snprintf(n, sizeof n, "that one");
+  snprintf(b, cap,
+           "; were %s to reach the device pack's %.2f %s%s, a rate no comparable kernel "
+           "shows in this trace, at most %s ms/step",
+           n, it->ceiling_to, unit, it->count > 1 ? " too" : "", t);
+}
+
+/* Which of a group's kernels its bound takes only to their family's best observed rate,
+ * as a clause inside the bound's parentheses ("" none): the other figure (ceiling_text)
+ * says what differs. */
+static void taken_text(const an_summary_item *it, char *b, size_t cap) {
+  *b = 0;
+  if (it->action != AN_ACTION_TUNE_KERNEL || it->ceiling_us <= it->at_stake_us ||
+      !it->ceiling_count)
+    return;
+  const char *unit = it->roofline && it->roofline->limiter == AN_LIMIT_COMPUTE ? "TFLOP/s" : "TB/s";
+  char who[48];
+  if (it->ceiling_count == it->count)
+    snprintf(who, sizeof who, "all of them");
+  else
+    snprintf(who, sizeof who, "%zu of them", it->ceiling_count);
+  snprintf(b, cap, "; %s taken only to %.2f %s, the best rate a comparable kernel reaches here",
+           who, it->ceiling_from, unit);
 }
 
 /* A roofline item of several kernels of one family: their range against their bounds,
@@ -1150,9 +1175,10 @@ static void ceiling_text(const an_summary_item *it, char *b, size_t cap) {
 static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
                                  size_t cap) {
   double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
-  char fl[160], ceil[128];
+  char fl[160], ceil[192], taken[160];
   floor_text(it, fl, sizeof fl);
   ceiling_text(it, ceil, sizeof ceil);
+  taken_text(it, taken, sizeof taken);
   const char *fam = it->what ? it->what : "one family's";
   if (it->action == AN_ACTION_FEWER_BYTES)
     snprintf(b, cap,
@@ -1164,8 +1190,8 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
     snprintf(b, cap,
              "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
              "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
-             "their headrooms%s)%s",
-             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, fl, ceil);
+             "their headrooms%s%s)%s",
+             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, fl, taken, ceil);
 }
 
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate
@@ -1188,19 +1214,23 @@ static void other_term(const an_roofline *f, char *b, size_t cap) {
     return;
   }
   if (!f->family || strcmp(f->family, "attention") || f->flops <= 0 || f->bytes <= 0) return;
+  /* review 15 defect 1: say where an attention row's shapes come from */
+  const char *from = f->source == AN_SHAPES_STEP_SUMS ? ", from the step annotation's token sums"
+                     : f->source == AN_SHAPES_OP      ? ", from its op's Input Dims"
+                                                      : "";
   if (f->fused_flops) /* review 15 defect 2: a flash kernel's bytes are not its limit */
     snprintf(b, cap,
              " (compute-bound: a fused attention kernel reads Q, K and V once and never writes "
              "the scores, so its %.4g MB a launch are the least it moves, not its limit; its "
-             "%.4g GFLOP a launch run at %.3g TFLOP/s)",
-             f->bytes / n / 1e6, f->flops / n / 1e9, f->achieved_tflops);
+             "%.4g GFLOP a launch%s%s run at %.3g TFLOP/s)",
+             f->bytes / n / 1e6, f->flops / n / 1e9, from, *from ? "," : "", f->achieved_tflops);
   else if (f->limiter == AN_LIMIT_MEMORY)
-    snprintf(b, cap, " (memory-bound: %.4g MB a launch; its FLOPs run at %.3g TFLOP/s)",
-             f->launches_with_shapes ? f->bytes / (double)f->launches_with_shapes / 1e6 : 0,
+    snprintf(b, cap, " (memory-bound: %.4g MB a launch%s; its FLOPs run at %.3g TFLOP/s)",
+             f->launches_with_shapes ? f->bytes / (double)f->launches_with_shapes / 1e6 : 0, from,
              f->achieved_tflops);
   else
-    snprintf(b, cap, " (compute-bound: %.4g GFLOP a launch; it moves %.3g TB/s)",
-             f->launches_with_shapes ? f->flops / (double)f->launches_with_shapes / 1e9 : 0,
+    snprintf(b, cap, " (compute-bound: %.4g GFLOP a launch%s; it moves %.3g TB/s)",
+             f->launches_with_shapes ? f->flops / (double)f->launches_with_shapes / 1e9 : 0, from,
              f->achieved_tbs);
 }
 
@@ -1251,7 +1281,7 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "ms/step at most",
              it->basis_pct, x);
   else if (f) {
-    char fl[160], other[320] = "", ceil[128];
+    char fl[160], other[320] = "", ceil[192];
     floor_text(it, fl, sizeof fl);
     other_term(f, other, sizeof other);
     ceiling_text(it, ceil, sizeof ceil);
@@ -1313,12 +1343,20 @@ static void precision_basis(const an_summary_item *it, const char *x, char *b, s
     snprintf(won, sizeof won, "%.0f%% of %s time", cut, their);
   else
     snprintf(won, sizeof won, "half the memory-bound time and %.0f%% of the rest", cut);
+  char yet[256];
+  if (it->prec_terms & AN_PREC_DEQUANT) /* review 15 defect 4: FP4 weights, no FP4 units */
+    snprintf(yet, sizeof yet,
+             "%s FP4 weights are dequantised to %s in the kernel (the device has no FP4 units: "
+             "its pack states no FP4 peak), so FP8 is the lower format it runs fast",
+             it->count == 1 ? "its" : "their", dt);
+  else
+    snprintf(yet, sizeof yet, "%s in FP8 or FP4 yet",
+             it->count == 1 ? "it does not run" : "none runs");
   snprintf(b, cap,
-           "%zu %s %s kernel%s %s ms/step (%.0f%% of the step), %s; %s in FP8 or FP4 yet: %s: at "
-           "most %s at %s present efficiency",
+           "%zu %s %s kernel%s %s ms/step (%.0f%% of the step), %s; %s: %s: at most %s at %s "
+           "present efficiency",
            it->count, dt, it->what ? it->what : "GEMM and attention",
-           it->count == 1 ? " takes" : "s take", x, pct, split,
-           it->count == 1 ? "it does not run" : "none runs", how, won, their);
+           it->count == 1 ? " takes" : "s take", x, pct, split, yet, how, won, their);
 }
 
 /* An investigate item: its share, what is unknown, what to read. */

@@ -415,7 +415,8 @@ def moe_trace(args, name, tokens, limiter, failures):
                        r"(?:its|their)", text) or re.search(
                            r"an attainable ([\d.]+) (TB/s|TFLOP/s) \(the [\w']+ best observed "
                            r"rate: .*under the device pack's ([\d.]+) .*wins at most (\d+)% of "
-                           r"(?:its|their).*at the device pack's attainable rate", text)
+                           r"(?:its|their).*to reach the device pack's [\d.]+ (?:TB/s|TFLOP/s)"
+                           r"(?: too)?, a rate no comparable kernel shows", text)
         if not m2:
             failures.append("%s: basis %r states no attainable rate and source" % (name, text))
         elif abs(int(m2.group(m2.lastindex)) / 100 * first["basis_us_per_step"] -
@@ -1026,12 +1027,18 @@ def precision_members(rep, families, dtypes, fp8=True):
     a record, not named as already low-precision, that can win (memory-bound, or
     compute-bound on a device with an FP8 peak)."""
     done = re.compile(r"fp8(?!kvcachedatatype\)0)|fp4|e4m3|e5m2|int8|w8a8|w4a16|w4a8|i8i8", re.I)
+    # FP4 weights a device with no FP4 peak (MI300X, every shared trace's AMD part)
+    # dequantises: a compute-bound one runs at the 16-bit peak (review 15 defect 4)
+    dequant = re.compile(r"^(?!.*(fp8|e4m3|e5m2|int8|i8i8|w8a8)).*(fp4|e2m1)", re.I)
+    no_fp4 = (rep.get("roofline_device") or {}).get("id") in ("mi300x", "mi325x")
     out = {}
     for st in rep["stages"]:
         out[st["stage"]] = {
             k["name"]: k["per_step_us"] for k in st["kernels"]
             if k["shown"] and k["roofline"] and k["roofline"]["family"] in families
-            and k["roofline"]["dtype"] in dtypes and not done.search(k["name"])
+            and k["roofline"]["dtype"] in dtypes
+            and (not done.search(k["name"]) or (no_fp4 and dequant.search(k["name"])
+                                                and k["roofline"]["limiter"] == "compute"))
             and (k["roofline"]["limiter"] == "memory" or fp8)}
     return out
 
@@ -1085,8 +1092,10 @@ def precision(args):
     """Review 10 defect 2, issue 28: a serving decode step mostly in bf16 GEMM and attention
     at their bandwidth bound gets the FP8 lever (half their time), as the alternative of
     the GEMM and attention tuning items (one item per kernel set); a pack that raises the
-    share bar or names no 16-bit format takes it away; vLLM's GPT-OSS, whose experts run
-    MXFP4, leaves too little in bf16 for one."""
+    share bar or names no 16-bit format takes it away; vLLM's GPT-OSS decode, whose experts
+    read MXFP4 weights, leaves too little in bf16 for one, while its prefill's MXFP4 MoE
+    GEMMs, compute-bound on an MI300X with no FP4 units, run dequantised at the bf16 peak
+    and take FP8 as their alternative (review 15 defect 4)."""
     failures = []
     families = setting_list(args.source, "80-report.yaml", "precision_families")
     dtypes = setting_list(args.source, "80-report.yaml", "precision_dtypes")
@@ -1109,6 +1118,7 @@ def precision(args):
                 failures.append("pack %s: an FP8 lever" % name)
     real = os.path.join(args.shared, "traces/real")
     for name, want in (("vllm_gptoss_decode_fullgraph_amd", False),
+                       ("vllm_gptoss_prefilldecode_piecewise_amd", True),
                        ("sglang_qwen3_8b_prefilldecode_mi300x", True),
                        ("hf_qwen1.5_0.5b_chat_h100", False)):
         path = os.path.join(real, name + ".json.gz")
@@ -1120,6 +1130,17 @@ def precision(args):
             failures.append("%s: FP8 lever %r, want %r" % (name, bool(got), want))
         if any("mxfp4" in k for i in got if i["basis"] == "precision" for k in i["kernels"]):
             failures.append("%s: a precision item names an MXFP4 kernel" % name)
+        # MI300X has no FP4 units: the MXFP4 MoE GEMMs, compute-bound in the prefill step,
+        # run dequantised to bf16 and take FP8 as their tuning item's alternative; memory-
+        # bound in decode, FP8 weights would move more bytes than MXFP4: no FP8 lever
+        moe = [i for i in got if any("mxfp4" in k for k in i["kernels"])]
+        if name.startswith("vllm_gptoss_prefill") and (
+                len(moe) != 1 or "dequantised to bf16" not in moe[0]["alternative"]["basis_text"]
+                or "FP8" not in moe[0]["alternative"]["action_text"]):
+            failures.append("%s: the MXFP4 MoE GEMMs' FP8 alternative %r" % (
+                name, [i.get("alternative", {}).get("basis_text", "")[:160] for i in moe]))
+        if name.startswith("vllm_gptoss_decode") and moe:
+            failures.append("%s: memory-bound MXFP4 kernels have an FP8 lever" % name)
     for f in failures:
         print("FAIL " + f)
     print("precision items, %d failures" % len(failures))
@@ -1226,6 +1247,19 @@ def check_levers(args, failures):
             if it["kernels"][0] == "attn_fwd" and (not it["lever"] or "CK flash" not in it["lever"]):
                 failures.append("%s: AOTriton attn_fwd is not told CK flash attention: %r" % (
                     name, it["lever"]))
+            # review 15 defect 5: a gated activation between two GEMMs is told the GEMM
+            # epilogue that runs it on the platform (roofline.levers_running gated_act)
+            if "act_and_mul" in it["kernels"][0] and platform == "rocm" and (
+                    not it["lever"] or "gemm_a16w16_gated" not in it["lever"]):
+                failures.append("%s: the gated activation is not told the GEMM epilogue: %r" % (
+                    name, it["lever"]))
+            # review 15 defect 3: a bound short of its ceiling says what differs: the kernels
+            # taken only to their family's best observed rate, and the device pack's rate
+            t = it["basis_text"]
+            if "device pack's attainable rate for" in t or (
+                    "were " in t and ("a rate no comparable kernel shows" not in t
+                                      or (it["count"] > 1 and "taken only to" not in t))):
+                failures.append("%s: two bounds that read as one: %r" % (name, t[:300]))
 
 
 def balanced(args):
