@@ -923,10 +923,15 @@ static void set_balanced(const run *r, an_roofline *rec) {
   double ratio = an_roofline_terms_ratio(rec);
   rec->balanced = ratio > 0 && ratio <= te_rules_settings(r->c.rules)->roofline_balanced_ratio;
   if (!rec->balanced || rec->family != k_families[TE_COST_ATTENTION]) return;
-  /* fused attention near or above the ridge: its FLOPs bound it (an_roofline.fused_flops) */
+  /* fused attention near or above the ridge: its FLOPs bound it (an_roofline.fused_flops),
+   * so its roofline time is its FLOP term and its % of it the compute fraction (not the
+   * larger byte term's: hf_qwen's flash_fwd read '19% comp' at 9% of the bf16 peak) */
   rec->fused_flops = rec->limiter == AN_LIMIT_MEMORY;
   rec->limiter = AN_LIMIT_COMPUTE;
   rec->balanced = false;
+  if (!rec->fused_flops) return;
+  rec->bound_us = rec->comp_term_us;
+  rec->achieved_pct = rec->time_us > 0 ? rec->bound_us / rec->time_us * 100.0 : 0;
 }
 
 static an_status build_records(run *r, size_t s) {
