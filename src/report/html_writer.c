@@ -158,10 +158,9 @@ size_t rp_hw_stage_index(const rp_hw *hw, const char *stage_id) {
 }
 
 const char *rp_hw_shown(const rp_hw *hw, size_t stage, const char *name) {
-  const rp_hw_names *nm = stage < hw->rep->n_stages ? &hw->stage_names[stage] : NULL;
-  for (size_t i = 0; nm && nm->shown && i < nm->n; i++)
-    if (strcmp(nm->full[i], name) == 0) return nm->shown[i];
-  return name;
+  return hw->stage_names && stage < hw->rep->n_stages
+             ? rp_stage_names_get(&hw->stage_names[stage], name)
+             : name;
 }
 
 /* ------------------------------------------------------------------ display names */

@@ -391,38 +391,6 @@ char *rp_names_display(const rp_names *nm, const char *full) {
 
 /* ------------------------------------------------------------------ one table */
 
-/* Which items of a table have equal texts, by hash: slots hold an item's index + 1 (0 =
- * empty) and the texts stay the caller's, a power of two of slots at most 3/4 full (at
- * 262,145 names 2 MB, what the sort's buffer it replaces held; a string map's key and
- * hash arrays besides were 3 MB more at the report's peak). */
-typedef struct text_set {
-  uint32_t *slots;
-  size_t mask;
-  const char *(*text)(const void *items, size_t i);
-  const void *items;
-} text_set;
-
-static bool text_set_init(text_set *t, size_t n, const char *(*text)(const void *, size_t),
-                          const void *items) {
-  size_t cap = 8;
-  while (cap < n + n / 3 + 1) cap *= 2;
-  *t = (text_set){calloc(cap, sizeof *t->slots), cap - 1, text, items};
-  return t->slots != NULL;
-}
-
-/* The first item put whose text equals item i's, else i, now put. */
-static size_t text_set_put(text_set *t, size_t i) {
-  const char *s = t->text(t->items, i);
-  for (size_t h = ut_hash_text(s, strlen(s)) & t->mask;; h = (h + 1) & t->mask) {
-    uint32_t v = t->slots[h];
-    if (!v) {
-      t->slots[h] = (uint32_t)i + 1;
-      return i;
-    }
-    if (!strcmp(t->text(t->items, v - 1), s)) return v - 1;
-  }
-}
-
 /* One distinct full name of a table. */
 typedef struct tname {
   const char *full;
@@ -584,11 +552,11 @@ static const char *display_at(const void *items, size_t i) {
  * displays): counted in a set of the displays, so a table without a collision, the usual
  * case, is never sorted. -1 when out of memory. */
 static long collisions(tname **by, size_t total) {
-  text_set seen;
-  if (!text_set_init(&seen, total, display_at, by)) return -1;
+  ut_textset seen;
+  if (!ut_textset_init(&seen, total, display_at, by)) return -1;
   long left = 0;
-  for (size_t i = 0; i < total; i++) left += text_set_put(&seen, i) != i;
-  free(seen.slots);
+  for (size_t i = 0; i < total; i++) left += ut_textset_put(&seen, i) != i;
+  ut_textset_free(&seen);
   return left;
 }
 
@@ -626,11 +594,11 @@ static const char *full_at(const void *items, size_t i) { return ((const char *c
 static tname *distinct_names(const rp_names *nm, const char *const *full, size_t n, size_t *nu,
                              uint32_t *of) {
   tname *u = calloc(n ? n : 1, sizeof *u);
-  text_set index = {0}; /* full name -> its first row */
-  bool ok = u && text_set_init(&index, n, full_at, full);
+  ut_textset index = {0}; /* full name -> its first row */
+  bool ok = u && ut_textset_init(&index, n, full_at, full);
   *nu = 0;
   for (size_t i = 0; ok && i < n; i++) {
-    size_t first = text_set_put(&index, i);
+    size_t first = ut_textset_put(&index, i);
     if (first != i) {
       of[i] = of[first];
       continue;
@@ -642,7 +610,7 @@ static tname *distinct_names(const rp_names *nm, const char *const *full, size_t
     x->display = x->n_forms ? x->forms[x->chosen] : NULL;
     ok = x->display != NULL;
   }
-  free(index.slots);
+  ut_textset_free(&index);
   if (!ok) {
     tnames_free(u, *nu);
     return NULL;

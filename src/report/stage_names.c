@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *full_at(const void *items, size_t i) { return ((const char *const *)items)[i]; }
+
+/* name at the end of the set unless it holds it already. */
 static void add(rp_stage_names *s, const char *name) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->full[i], name) == 0) return;
-  s->full[s->n++] = name;
+  s->full[s->n] = name;
+  if (ut_textset_put(&s->index, s->n) == s->n) s->n++;
 }
 
 static size_t capacity(const an_report *r, const an_stage_report *st) {
@@ -22,10 +24,17 @@ static size_t capacity(const an_report *r, const an_stage_report *st) {
 
 int rp_stage_names_build(rp_stage_names *s, const an_report *r, size_t si, const rp_names *nm) {
   const an_stage_report *st = &r->stages[si];
-  *s = (rp_stage_names){calloc(capacity(r, st) + 1, sizeof *s->full), NULL, 0};
-  if (!s->full) return -1;
+  size_t cap = capacity(r, st) + 1;
+  *s = (rp_stage_names){calloc(cap, sizeof *s->full), NULL, 0, {0}};
+  if (!s->full || !ut_textset_init(&s->index, cap, full_at, s->full)) {
+    rp_stage_names_free(s);
+    return -1;
+  }
   /* every kernel row, shown or not (HTML prints them all), distinct by construction */
-  for (size_t i = 0; i < st->n_kernels; i++) s->full[s->n++] = st->kernels[i].name;
+  for (size_t i = 0; i < st->n_kernels; i++) {
+    s->full[s->n] = st->kernels[i].name;
+    (void)ut_textset_put(&s->index, s->n++);
+  }
   for (size_t i = 0; i < r->n_summary; i++) /* the summary's kernels, chains included */
     for (size_t k = 0; !strcmp(r->summary[i].stage_id, st->id) && k < r->summary[i].n_kernels; k++)
       add(s, r->summary[i].kernels[k]);
@@ -45,13 +54,13 @@ int rp_stage_names_build(rp_stage_names *s, const an_report *r, size_t si, const
 }
 
 const char *rp_stage_names_get(const rp_stage_names *s, const char *full) {
-  for (size_t i = 0; s->shown && i < s->n; i++)
-    if (strcmp(s->full[i], full) == 0) return s->shown[i];
-  return full;
+  size_t i = s->shown ? ut_textset_find(&s->index, full) : SIZE_MAX;
+  return i < s->n ? s->shown[i] : full;
 }
 
 void rp_stage_names_free(rp_stage_names *s) {
   if (s->shown) rp_names_table_free(s->shown, s->n);
   free(s->full);
-  *s = (rp_stage_names){NULL, NULL, 0};
+  ut_textset_free(&s->index);
+  *s = (rp_stage_names){NULL, NULL, 0, {0}};
 }

@@ -9,8 +9,9 @@
  * HTML, none in the Markdown.)
  *
  * Ownership: full is a malloc'd array of strings borrowed from the report (which must
- * outlive it); shown is an rp_names table (NULL in full-names mode). rp_stage_names_free
- * releases both.
+ * outlive it); shown is an rp_names table (NULL in full-names mode); index is a set over
+ * full. rp_stage_names_free releases the three. Built once, a set is only read after: two
+ * threads may look names up in it at once.
  */
 #ifndef TRIAGE_REPORT_STAGE_NAMES_H
 #define TRIAGE_REPORT_STAGE_NAMES_H
@@ -19,11 +20,13 @@
 
 #include "analysis/model.h"
 #include "report/names.h"
+#include "util/map.h"
 
 typedef struct rp_stage_names {
   const char **full; /* canonical names; full[i] is kernel row i for i < n_kernels */
   char **shown;      /* display names, or NULL: every name is shown in full */
   size_t n;
+  ut_textset index; /* full name -> its i (a lookup is a hash, not a pass over the set) */
 } rp_stage_names;
 
 /* The names of stage si of r; nm NULL: full names. Returns 0, or -1 out of memory (s is

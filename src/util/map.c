@@ -180,6 +180,42 @@ void ut_strmap_free(ut_strmap *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* ---------------------------------------------------------------- set of texts */
+
+bool ut_textset_init(ut_textset *t, size_t n, const char *(*text)(const void *, size_t),
+                     const void *items) {
+  size_t cap = 8;
+  while (cap < n + n / 3 + 1) cap *= 2;
+  *t = (ut_textset){calloc(cap, sizeof *t->slots), cap - 1, text, items};
+  return t->slots != NULL;
+}
+
+/* The slot holding s, or the empty one where it would go. */
+static uint32_t *textset_slot(const ut_textset *t, const char *s) {
+  for (size_t h = ut_hash_text(s, strlen(s)) & t->mask;; h = (h + 1) & t->mask) {
+    uint32_t v = t->slots[h];
+    if (!v || !strcmp(t->text(t->items, v - 1), s)) return &t->slots[h];
+  }
+}
+
+size_t ut_textset_put(ut_textset *t, size_t i) {
+  uint32_t *slot = textset_slot(t, t->text(t->items, i));
+  if (*slot) return *slot - 1;
+  *slot = (uint32_t)i + 1;
+  return i;
+}
+
+size_t ut_textset_find(const ut_textset *t, const char *s) {
+  if (!t->slots || !s) return SIZE_MAX;
+  uint32_t v = *textset_slot(t, s);
+  return v ? v - 1 : SIZE_MAX;
+}
+
+void ut_textset_free(ut_textset *t) {
+  free(t->slots);
+  *t = (ut_textset){0};
+}
+
 /* ---------------------------------------------------------------- counter */
 
 bool ut_counter_add(ut_counter *c, const char *key, size_t times) {

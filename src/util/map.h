@@ -71,6 +71,29 @@ long ut_strmap_put_borrowed(ut_strmap *m, const char *key, size_t len);
 long ut_strmap_find(const ut_strmap *m, const char *key, size_t len);
 void ut_strmap_free(ut_strmap *m);
 
+/* ---------------------------------------------------------------- set of texts */
+
+/* Which items of a caller's table have equal texts, by hash: slots hold an item's index + 1
+ * (0 = empty) and the texts stay the caller's (no key copies, no key array: at 262,145
+ * names 2 MB of slots, where a string map's keys and hashes were 3 MB more), a power of
+ * two of slots at most 3/4 full. Ownership: the set borrows items, whose texts must not
+ * change while it is used; ut_textset_free releases the slots. */
+typedef struct ut_textset {
+  uint32_t *slots;
+  size_t mask;
+  const char *(*text)(const void *items, size_t i); /* item i's text */
+  const void *items;
+} ut_textset;
+
+/* A set with room for n items (ut_textset_put at most n times). False when out of memory. */
+bool ut_textset_init(ut_textset *t, size_t n, const char *(*text)(const void *, size_t),
+                     const void *items);
+/* The first item put whose text equals item i's, else i, now put. */
+size_t ut_textset_put(ut_textset *t, size_t i);
+/* The item put whose text is s, or SIZE_MAX. */
+size_t ut_textset_find(const ut_textset *t, const char *s);
+void ut_textset_free(ut_textset *t);
+
 /* ---------------------------------------------------------------- counter */
 
 /* Counts per string; the most common wins, the first inserted among equals (Python's

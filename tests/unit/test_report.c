@@ -12,6 +12,7 @@
 #include "report/json_stream.h"
 #include "report/md.h"
 #include "report/report.h"
+#include "report/stage_names.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
 #include "util/limits.h"
@@ -264,6 +265,31 @@ Test(report, rank_span_says_what_the_times_cover) {
   cr_assert_str_eq(rp_rank_span(&r, buf, sizeof buf), "times are one step's");
   r.n_steps = 0;
   cr_assert_str_eq(rp_rank_span(&r, buf, sizeof buf), "times are totals over the capture");
+}
+
+/* A stage's name set holds each name once, kernel rows first, and finds a name by its
+ * text (a hash, not a pass over the set): the display of an equal text at any address, the
+ * name itself when the set lacks it. */
+Test(report, stage_names_find_a_name_by_its_text) {
+  an_kernel_row rows[2] = {{.name = "gemm_a"}, {.name = "gemm_b"}};
+  const char *ks[] = {"gemm_b", "copy_c"};
+  an_summary_item it = {.stage_id = "s", .kernels = ks, .n_kernels = 2};
+  an_stage_report st = {.id = "s", .kernels = rows, .n_kernels = 2};
+  an_report r = {.n_stages = 1, .stages = &st, .n_summary = 1, .summary = &it};
+  rp_names *nm = rp_names_create(NULL);
+  rp_stage_names s;
+  cr_assert_eq(rp_stage_names_build(&s, &r, 0, nm), 0);
+  cr_assert_eq(s.n, 3, "gemm_b once");
+  cr_assert_str_eq(s.full[2], "copy_c");
+  for (size_t i = 0; i < s.n; i++) cr_assert_eq(rp_stage_names_get(&s, s.full[i]), s.shown[i]);
+  char copy[] = "copy_c";
+  cr_assert_eq(rp_stage_names_get(&s, copy), s.shown[2], "by its text, not its address");
+  cr_assert_str_eq(rp_stage_names_get(&s, "other"), "other");
+  rp_stage_names_free(&s);
+  cr_assert_eq(rp_stage_names_build(&s, &r, 0, NULL), 0);
+  cr_assert_eq(rp_stage_names_get(&s, copy), copy, "full names: the name itself");
+  rp_stage_names_free(&s);
+  rp_names_destroy(nm);
 }
 
 /* A trace filtered or sampled to GPU work says so above its items (review 12 defect 4:

@@ -148,6 +148,32 @@ Test(util_map, strmap_indices_in_insertion_order) {
   ut_strmap_free(&m);
 }
 
+static const char *text_at(const void *items, size_t i) { return ((const char *const *)items)[i]; }
+
+/* A set of texts over the caller's table: put answers the first item of an equal text (a
+ * scan's answer), find answers an item put or none, and the texts are never copied. */
+Test(util_map, textset_answers_as_a_scan) {
+  enum { N = 600 };
+  static char store[N][16];
+  const char *items[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(store[i], sizeof store[i], "k%d", (i * 7) % 211); /* repeats from item 211 on */
+    items[i] = store[i];
+  }
+  ut_textset t;
+  cr_assert(ut_textset_init(&t, N, text_at, items));
+  for (size_t i = 0; i < N; i++) {
+    size_t first = 0;
+    while (strcmp(items[first], items[i]) != 0) first++;
+    cr_assert_eq(ut_textset_put(&t, i), first, "item %zu", i);
+  }
+  cr_assert_eq(ut_textset_find(&t, "k7"), 1);
+  cr_assert_eq(ut_textset_find(&t, "k211"), SIZE_MAX, "never put");
+  cr_assert_eq(ut_textset_find(&t, NULL), SIZE_MAX);
+  ut_textset_free(&t);
+  cr_assert_eq(ut_textset_find(&t, "k7"), SIZE_MAX, "a freed set is empty");
+}
+
 /* A borrowed key is kept as the caller's pointer, found by its text like a copy, and an
  * equal key put either way later gets the first one's index. */
 Test(util_map, strmap_borrowed_keys_are_not_copied) {
