@@ -1695,6 +1695,9 @@ typedef struct an_trace_limits {
    * when that share is under report.filtered_queued_min_pct. */
   const char *filtered_queued_stage, *filtered_queued_stage_id; /* its label and id */
   double filtered_queued_us, filtered_queued_pct;
+  /* that stage's re-profile item (a dependency item of filtered idle), by its 1-based
+   * number in What to try first; 0: none (an_summary_build sets it) */
+  size_t filtered_queued_item;
   /* A directory run checks every rank it read, not only the tables' (an_rank_row.filtered):
    * of its ranks_read distinct ranks, filtered_ranks are filtered. */
   size_t ranks_read, filtered_ranks;

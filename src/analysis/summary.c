@@ -511,11 +511,25 @@ static an_status build_categories(an_stage_report *stages, size_t n_stages, an_s
   return AN_OK;
 }
 
+void an_summary_reprofile_item(an_report *rep) {
+  an_trace_limits *l = &rep->limits;
+  l->filtered_queued_item = 0;
+  for (size_t i = 0; l->filtered_queued_stage_id && i < rep->n_summary; i++) {
+    const an_summary_item *it = &rep->summary[i];
+    if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_FILTERED &&
+        !strcmp(it->stage_id, l->filtered_queued_stage_id)) {
+      l->filtered_queued_item = i + 1;
+      return;
+    }
+  }
+}
+
 an_status an_summary_build(an_report *rep, an_stage_report *stages, const te_rules *rules,
                            an_summary_data *out) {
   memset(out, 0, sizeof *out);
   an_status rc = build_categories(stages, rep->n_stages, out);
   if (rc == AN_OK) rc = build_items(rep, stages, rules, out);
+  if (rc == AN_OK) an_summary_reprofile_item(rep);
   return rc;
 }
 

@@ -38,6 +38,9 @@ an_status an_summary_build(an_report *rep, an_stage_report *stages, const te_rul
                            an_summary_data *out);
 /* Fills rep->limits from the model (short window: report.short_window_ms). */
 void an_summary_limits(an_report *rep, const te_settings *s);
+/* Numbers the filtered-queued stage's re-profile item among rep's items
+ * (an_trace_limits.filtered_queued_item); an_summary_build calls it once they are final. */
+void an_summary_reprofile_item(an_report *rep);
 void an_summary_free(an_summary_data *d);
 
 /* Whether stage st launches its kernels one by one (its graph-replayed share of the kernel

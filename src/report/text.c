@@ -1070,15 +1070,6 @@ const char *rp_filtered_limit(const an_report *r, char *buf, size_t cap) {
   return "Filtered trace";
 }
 
-/* The number (1-based) of stage stage_id's re-profile item in What to try first, 0: none. */
-static size_t reprofile_item(const an_report *r, const char *stage_id) {
-  for (size_t i = 0; i < r->n_summary; i++)
-    if (r->summary[i].action == AN_ACTION_DEPENDENCY &&
-        r->summary[i].idle_kind == AN_IDLE_FILTERED && !strcmp(r->summary[i].stage_id, stage_id))
-      return i + 1;
-  return 0;
-}
-
 const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
   const an_trace_limits *l = &r->limits;
   if (!l->filtered) return NULL;
@@ -1089,7 +1080,7 @@ const char *rp_filtered_top(const an_report *r, char *buf, size_t cap) {
                    "its host items rest on the host work the filter kept, their bounds are lower "
                    "bounds, and they follow the items the filter leaves whole");
   if (l->filtered_queued_stage && n > 0 && (size_t)n < cap) {
-    size_t dropped = 0, item = reprofile_item(r, l->filtered_queued_stage_id);
+    size_t dropped = 0, item = l->filtered_queued_item;
     const an_rank_group *g = dropped_total(r, &dropped);
     char by[48] = "which no item bounds";
     if (item) snprintf(by, sizeof by, "which item %zu bounds", item);

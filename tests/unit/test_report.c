@@ -326,10 +326,15 @@ Test(report, a_filtered_trace_says_so_above_its_items) {
                                .ranks_unread = true}};
   r.summary = items;
   r.n_summary = 2;
+  an_summary_reprofile_item(&r);
+  cr_assert_eq(r.limits.filtered_queued_item, 2, "the analysis numbers the re-profile item");
   cr_assert_not_null(rp_filtered_top(&r, buf, sizeof buf));
   cr_assert_not_null(strstr(buf, "waiting, which item 2 bounds"), "%s", buf);
   cr_assert_not_null(strstr(rp_summary_action(&items[1], AN_WORKLOAD_TRAINING),
                             "Profile the same window again unfiltered, and the ranks not read"));
+  items[1].stage_id = "decode"; /* another stage's re-profile item bounds none of it */
+  an_summary_reprofile_item(&r);
+  cr_assert_eq(r.limits.filtered_queued_item, 0);
   r.summary = NULL;
   r.n_summary = 0;
   /* under the setting's share the stage is not named, and the line says the rest */
