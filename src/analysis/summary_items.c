@@ -854,42 +854,43 @@ static bool shapes_hit(const sm_ctx *c, const an_kernel_row *r, const te_matcher
   return false;
 }
 
+/* Whether m matches a kernel name, uncached through subj (the matcher's cache would keep
+ * a copy of every kernel name asked: 12 MB at 262,144 names); subj NULL (out of memory):
+ * the cached match, the same answer. */
+static bool name_hits(te_subject *subj, const te_matcher *m, const char *name) {
+  if (!subj || !m || !name) return hits(m, name);
+  te_subject_set(subj, name, strlen(name));
+  return te_matcher_match_subject(m, subj);
+}
+
 /* A kernel lever's matchers (sm_lever): lever_ID names the kernels; the optional lever_ID_op
  * gates on their launching op and its shapes, lever_ID_with on another row's op and shapes
  * and lever_ID_with_kernel on another row's name (the work the change folds them into);
  * lever_ID_fused names the one kernel that does their work: such a lever folds its kernels
  * into it (bound: their time less the largest piece), and makes no item where it runs. */
-static bool lever_row(const sm_ctx *c, const sm_lever *g, const an_kernel_row *r) {
-  return hits(g->name, r->name) && !sm_is_collective(c, r->name) &&
+static bool lever_row(const sm_ctx *c, const sm_lever *g, const an_kernel_row *r,
+                      te_subject *subj) {
+  return name_hits(subj, g->name, r->name) && !sm_is_collective(c, r->name) &&
          (!g->op || shapes_hit(c, r, g->op));
 }
 
 /* Whether a kernel row of the stage has a name m matches: each row's name asked once,
- * uncached (the matcher's cache would keep a copy of every kernel name: 12 MB at 262,144
- * names). */
-static bool stage_runs(const sm_ctx *c, const te_matcher *m) {
-  te_subject *subj = m ? te_subject_create() : NULL;
+ * uncached (name_hits). */
+static bool stage_runs(const sm_ctx *c, const te_matcher *m, te_subject *subj) {
   bool hit = false;
-  for (size_t i = 0; m && !hit && i < c->g.st->n_kernels; i++) {
-    const char *name = c->g.st->kernels[i].name;
-    if (!subj) {
-      hit = hits(m, name); /* out of memory: the cached match, same answer */
-      continue;
-    }
-    te_subject_set(subj, name, strlen(name));
-    hit = te_matcher_match_subject(m, subj);
-  }
-  te_subject_destroy(subj);
+  for (size_t i = 0; m && !hit && i < c->g.st->n_kernels; i++)
+    hit = name_hits(subj, m, c->g.st->kernels[i].name);
   return hit;
 }
 
 /* Whether the stage runs the work a lever's kernels fold into (no partner gate: yes) and
  * not the fused kernel that already does theirs. */
-static bool lever_partner(const sm_ctx *c, const sm_lever *g) {
+static bool lever_partner(const sm_ctx *c, const sm_lever *g, te_subject *subj) {
   bool with = !g->with;
   for (size_t i = 0; !with && i < c->g.st->n_kernels; i++)
     with = shapes_hit(c, &c->g.st->kernels[i], g->with);
-  return with && (!g->with_kernel || stage_runs(c, g->with_kernel)) && !stage_runs(c, g->fused);
+  return with && (!g->with_kernel || stage_runs(c, g->with_kernel, subj)) &&
+         !stage_runs(c, g->fused, subj);
 }
 
 /* The kernels of a family a named change removes (summary.kernel_levers: a lever id whose
@@ -898,13 +899,13 @@ static bool lever_partner(const sm_ctx *c, const sm_lever *g) {
  * (a MoE layer's routing pieces): one item per family, bounded by their in-step time that
  * ran with nothing else on the GPU (a fold: less the largest piece, which the fused kernel
  * still spends), its evidence their largest row the kernel table shows. */
-static void kernel_lever(sm_ctx *c, const sm_lever *g) {
-  if (!g->name || !lever_partner(c, g)) return;
+static void kernel_lever(sm_ctx *c, const sm_lever *g, te_subject *subj) {
+  if (!g->name || !lever_partner(c, g, subj)) return;
   double sum = 0, alone = 0, max = 0;
   size_t n = 0, top = SIZE_MAX;
   for (size_t i = 0; i < c->g.st->n_kernels; i++) {
     const an_kernel_row *r = &c->g.st->kernels[i];
-    if (!lever_row(c, g, r)) continue;
+    if (!lever_row(c, g, r, subj)) continue;
     double t = sm_row_per_step(c, r);
     sum += t;
     alone += alone_per_step(c, r, t);
@@ -927,11 +928,13 @@ static void kernel_lever(sm_ctx *c, const sm_lever *g) {
   it->lever = g->run_text;
   it->lever_op = g->id;
   for (size_t i = 0; i < c->g.st->n_kernels; i++)
-    if (lever_row(c, g, &c->g.st->kernels[i])) sm_item_kernel(c, c->g.st->kernels[i].name);
+    if (lever_row(c, g, &c->g.st->kernels[i], subj)) sm_item_kernel(c, c->g.st->kernels[i].name);
 }
 
 void sm_kernel_lever_items(sm_ctx *c) {
-  for (size_t k = 0; k < c->n_kernel_levers; k++) kernel_lever(c, c->kernel_levers[k]);
+  te_subject *subj = te_subject_create(); /* the rows' names asked uncached (name_hits) */
+  for (size_t k = 0; k < c->n_kernel_levers; k++) kernel_lever(c, c->kernel_levers[k], subj);
+  te_subject_destroy(subj);
 }
 
 /* ---------------------------------------------------------------- levers, once */
