@@ -130,8 +130,9 @@ struct te_subject {
   const te_token_index *ti; /* the index `hits` answers; NULL until computed */
   uint64_t *hits;           /* bit per slot of ti: hits_local or heap */
   /* classifier decisions already made for this text (rules.c): a derived classifier's
-   * rules ask the base classifier once each, and the answer does not change */
-  const void *decided_by[TE_SUBJECT_DECISIONS];
+   * rules ask the base classifier once each, and the answer does not change; keyed by the
+   * classifier's never-reused number (te_rules.classifier_key0), 0 = free */
+  uint64_t decided_by[TE_SUBJECT_DECISIONS];
   int decided[TE_SUBJECT_DECISIONS];
   unsigned literal_uses; /* case-insensitive literal matchers that met the subject */
   /* the id of the matcher group (te_matcher_group) `may` answers: ids are never reused,

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -607,10 +608,15 @@ static void check_derivations(fin_ctx *fc) {
   }
 }
 
+/* The first number of the next rule set's classifiers (te_rules.classifier_key0): never 0
+ * and never given again. Atomic: rule sets may be finalized on several threads. */
+static _Atomic uint64_t next_classifier_key = 1;
+
 static void build_classifiers(fin_ctx *fc) {
   te_rules *r = fc->r;
   const te_list *l = &r->merged.classifiers;
   r->n_classifiers = l->n;
+  r->classifier_key0 = atomic_fetch_add(&next_classifier_key, (uint64_t)l->n + 1);
   r->classifiers = te_arena_alloc(r->arena, (l->n ? l->n : 1) * sizeof *r->classifiers);
   for (size_t i = 0; r->classifiers && i < l->n; i++) {
     classifier_entry *c = (classifier_entry *)l->items[i];
@@ -1058,12 +1064,17 @@ const te_category *te_classifier_category(const te_classifier *c, const char *id
 static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth,
                   bool cached);
 
+/* Classifier c's key in a subject's decisions (te_rules.classifier_key0). */
+static uint64_t decision_key(const te_rules *r, const te_classifier *c) {
+  return r->classifier_key0 + (uint64_t)(c - r->classifiers);
+}
+
 /* Notes c's decision in the subject (a derived classifier's rules ask their base classifier
  * several times for one name); returns it. */
-static int remember(te_subject *subj, const te_classifier *c, int decided) {
+static int remember(const te_rules *r, te_subject *subj, const te_classifier *c, int decided) {
   for (size_t k = 0; k < TE_SUBJECT_DECISIONS; k++)
     if (!subj->decided_by[k]) {
-      subj->decided_by[k] = c;
+      subj->decided_by[k] = decision_key(r, c);
       subj->decided[k] = decided;
       break;
     }
@@ -1104,12 +1115,13 @@ static uint64_t *may_gate(const te_rules *r, const te_classifier *c, te_subject 
  * hits are computed once. */
 static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, unsigned depth,
                   bool cached) {
+  uint64_t key = decision_key(r, c);
   for (size_t k = 0; k < TE_SUBJECT_DECISIONS && subj->decided_by[k]; k++)
-    if (subj->decided_by[k] == c) return subj->decided[k];
+    if (subj->decided_by[k] == key) return subj->decided[k];
   te_lcache *cache = cached ? &r->classifier_caches[c - r->classifiers] : NULL;
   int decided = -1;
   if (cache && te_lcache_get(cache, subj->s, subj->len, &decided))
-    return remember(subj, c, decided);
+    return remember(r, subj, c, decided);
   decided = -1;
   uint64_t may_local[TE_LOCAL_RULE_WORDS];
   uint64_t *may = may_gate(r, c, subj, may_local, TE_LOCAL_RULE_WORDS);
@@ -1127,7 +1139,7 @@ static int decide(const te_rules *r, const te_classifier *c, te_subject *subj, u
   }
   if (may != may_local) free(may);
   if (cache) te_lcache_put(cache, subj->s, subj->len, decided);
-  return remember(subj, c, decided);
+  return remember(r, subj, c, decided);
 }
 
 /* base: a classifier whose decision of the name is known (base_rule), or NULL. */
@@ -1140,7 +1152,7 @@ static const char *classify(const te_rules *r, const char *id, const char *name,
   if (!name) name = "";
   te_subject subj;
   te_subject_init(&subj, name, strlen(name));
-  if (base) (void)remember(&subj, base, base_rule);
+  if (base) (void)remember(r, &subj, base, base_rule);
   int decided = decide(r, c, &subj, 0, cached);
   te_subject_done(&subj);
   if (decided < 0) return c->default_category;

@@ -94,6 +94,10 @@ struct te_rules {
    * matcher the name passes through */
   te_lcache *classifier_caches;
   te_lcache *ladder_caches;
+  /* classifier i's key in a subject's decisions (rules.c, decision_key) is
+   * classifier_key0 + i: numbers no other rule set is given, where an address may be
+   * taken again by a later rule set */
+  uint64_t classifier_key0;
   /* per classifier, the automaton that tells which rules can hit a name (prefilter.h);
    * NULL entries (or array): every rule runs */
   struct te_prefilter **prefilters;
