@@ -80,18 +80,6 @@ void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar) {
   rp_hw_printf(hw, "</svg>");
 }
 
-/* A code span's text: its "\\|" escapes are bars. */
-static void code_text(rp_hw *hw, const char *s, size_t n) {
-  for (const char *end = s + n; s < end;) {
-    const char *esc = s;
-    while (esc + 1 < end && !(esc[0] == '\\' && esc[1] == '|')) esc++;
-    if (esc + 1 >= end) esc = end;
-    rp_hw_textn(hw, s, (size_t)(esc - s));
-    if (esc < end) rp_hw_textn(hw, "|", 1);
-    s = esc < end ? esc + 2 : end;
-  }
-}
-
 /* A mark with no closing one is text. */
 void rp_hw_marked(rp_hw *hw, const char *s) {
   static const struct {
@@ -112,10 +100,7 @@ void rp_hw_marked(rp_hw *hw, const char *s) {
       continue;
     }
     rp_hw_printf(hw, "%s", MARKS[m].open);
-    if (m == 0)
-      code_text(hw, s + ml, (size_t)(close - s - ml));
-    else
-      rp_hw_textn(hw, s + ml, (size_t)(close - s - ml));
+    rp_hw_textn(hw, s + ml, (size_t)(close - s - ml));
     rp_hw_printf(hw, "%s", MARKS[m].close);
     s = close + ml;
   }

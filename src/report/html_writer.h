@@ -67,9 +67,9 @@ typedef struct rp_hw_bar {
 } rp_hw_bar;
 
 void rp_hw_stack_bar(rp_hw *hw, const rp_hw_bar *bar);
-/* Text with Markdown's inline marks, `code`, **bold** and *emphasis*, as HTML (the shared
- * texts of report/legend.h and report/rank_notes.h); a code span's "\|" (a Markdown table
- * cell's escape) is a bar. */
+/* The Legend's fixed text (report/legend.h) with its inline marks, `code`, **bold** and
+ * *emphasis*, as HTML. Never trace text: a name's `*` or backtick would read as a mark
+ * (the Ranks notes are typed parts, report/rank_notes.h, for that reason). */
 void rp_hw_marked(rp_hw *hw, const char *s);
 /* <span class="name" title="FULL">SHORT</span>, SHORT given (display form). */
 void rp_hw_name_span(rp_hw *hw, const char *full, const char *shown);

@@ -1,7 +1,9 @@
 /*
  * report/legend.h - the Legend at the end of every report, written once for every format.
- * An entry's text uses two inline marks only, `code` and **bold** (Markdown's), which
- * each renderer turns into its own; C escapes aside, the text is plain.
+ * An entry's text uses three inline marks only, `code`, **bold** and *em* (Markdown's),
+ * which each renderer turns into its own (the HTML: rp_hw_marked); C escapes aside, the
+ * text is plain. The entries are fixed words, no judgement and no trace text: marks in
+ * them are the report's own.
  *
  * Ownership: the entries are static; the caller borrows them.
  */
@@ -12,7 +14,7 @@
 
 typedef struct rp_legend_entry {
   const char *term; /* the word or column head it defines */
-  const char *text; /* its definition, with `code` and **bold** marks */
+  const char *text; /* its definition, with `code`, **bold** and *em* marks */
 } rp_legend_entry;
 
 /* The entries in the order the reports print them; *n receives their number. */
