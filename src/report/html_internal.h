@@ -45,6 +45,7 @@ typedef struct rp_rank_view {
   const char *span; /* what the times cover (rp_rank_span), after the verdict; NULL: nothing */
   size_t n_notes;   /* the Markdown's notes (report/rank_notes.h), under the ranks table */
   const rp_rank_note *notes;
+  const char *straggler_mark; /* the straggler's badge, the Markdown's (rp_rank_straggler) */
 } rp_rank_view;
 
 /* <section id="ranks">: verdict, legend, the ranks table with one bar scale (and the

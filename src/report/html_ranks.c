@@ -46,16 +46,21 @@ static void rank_bar(rp_hw *hw, const rp_rank_view_row *r, double widest) {
   rp_hw_printf(hw, "</td>");
 }
 
-static void rank_row(rp_hw *hw, size_t i, const rp_rank_view_row *r, double widest, bool has_wait) {
+static void rank_row(rp_hw *hw, size_t i, const rp_rank_view *v, double widest) {
+  const rp_rank_view_row *r = &v->rows[i];
   rp_hw_printf(hw, "<tr id=\"%srank%s-%zu\"%s><th scope=\"row\" data-value=\"%ld\">", hw->idp,
                hw->id_suffix, i, r->straggler ? " class=\"straggler\"" : "", r->rank);
   rp_hw_text(hw, r->label);
-  if (r->straggler) rp_hw_printf(hw, " <span class=\"badge badge-straggler\">straggler</span>");
+  if (r->straggler) {
+    rp_hw_printf(hw, " <span class=\"badge badge-straggler\">");
+    rp_hw_text(hw, v->straggler_mark ? v->straggler_mark : "straggler");
+    rp_hw_printf(hw, "</span>");
+  }
   rp_hw_printf(hw, "</th>");
   rank_bar(hw, r, widest);
   rp_hw_td_ms(hw, busy_of(r));
   for (size_t p = 0; p < r->n_parts; p++) rp_hw_td_ms(hw, r->parts[p].us);
-  if (has_wait) {
+  if (v->has_wait) {
     rp_hw_printf(hw, "<td data-value=\"%.6g\">", r->wait_us);
     rp_hw_ms(hw, r->wait_us);
     rp_hw_printf(hw, " <span class=\"muted\">%.1f%%</span></td>", r->wait_share_pct);
@@ -163,7 +168,7 @@ void rp_html_ranks(rp_hw *hw, const rp_rank_view *v) {
     rp_hw_printf(hw, ".</p>");
   }
   ranks_head(hw, &v->rows[0], v->has_wait);
-  for (size_t i = 0; i < v->n; i++) rank_row(hw, i, &v->rows[i], widest, v->has_wait);
+  for (size_t i = 0; i < v->n; i++) rank_row(hw, i, v, widest);
   rp_hw_printf(hw, "</tbody></table></div>");
   if (v->n_notes) rp_hw_printf(hw, "<ul class=\"notes rank-notes\">");
   for (size_t i = 0; i < v->n_notes; i++) {
@@ -254,17 +259,18 @@ void rp_html_rank_reports(rp_hw *hw) {
       char suffix[32] = "";
       if (k) snprintf(suffix, sizeof suffix, "-%zu", k);
       hw->id_suffix = suffix;
-      char span[RP_RANK_SPAN_BYTES];
+      char span[RP_RANK_SPAN_BYTES], mark[RP_RANK_STRAGGLER_BYTES];
       /* the Markdown's notes, the same list: files holding several GPUs, ranks not read,
        * collectives not matched, the straggler's evidence and cause */
       rp_rank_notes notes;
       if (rp_rank_notes_build(rr, hw->full_names ? NULL : hw->names, &notes) != 0)
         hw->failed = true;
       else
-        rp_html_ranks(hw,
-                      &(rp_rank_view){rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance,
-                                      rr->imbalance, rp_rank_span(rr, span, sizeof span), notes.n,
-                                      notes.notes});
+        rp_html_ranks(
+            hw, &(rp_rank_view){
+                    rr->stage, verdict, rr->n_rows, rows, true, rr->n_imbalance, rr->imbalance,
+                    rp_rank_span(rr, span, sizeof span), notes.n, notes.notes,
+                    rp_rank_straggler(rr, hw->rep->limits.world_size, mark, sizeof mark)});
       rp_rank_notes_free(&notes);
       hw->id_suffix = "";
     }

@@ -34,12 +34,9 @@ static int pct(FILE *f, double p) {
   return fputs(" | ", f) == EOF || rp_md_pct(f, p, false) != 0 ? -1 : 0;
 }
 
-/* A rank's row; read: how many ranks the section compares when the run has more (0: all of
- * them), so a straggler reads as one of those read, as the prose says (review 14 defect 4). */
-static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w, size_t read) {
-  if ((w->straggler && read
-           ? fprintf(f, "| %ld (straggler of the %zu read)", w->rank, read)
-           : fprintf(f, "| %ld%s", w->rank, w->straggler ? " (straggler)" : "")) < 0 ||
+/* A rank's row; mark: the straggler's (rp_rank_straggler). */
+static int rank_row(FILE *f, const rp_names *nm, const an_rank_row *w, const char *mark) {
+  if ((w->straggler ? fprintf(f, "| %ld (%s)", w->rank, mark) : fprintf(f, "| %ld", w->rank)) < 0 ||
       (w->gpus > 1 && fprintf(f, " (1 of its file's %zu GPUs)", w->gpus) < 0) ||
       ms(f, w->busy_us) || ms(f, w->compute_us) || ms(f, w->exposed_comm_us) ||
       ms(f, w->memory_us) || ms(f, w->idle_us) || ms(f, w->wait_us) || pct(f, w->wait_share_pct) ||
@@ -91,9 +88,10 @@ static int stage_section(FILE *f, const rp_names *nm, const an_rank_report *rep,
               rep->stage, rep->n_rows, rp_rank_span(rep, over, sizeof over)) < 0 ||
       fputs(RANK_HEAD, f) == EOF)
     return -1;
-  size_t read = world > (long)rep->n_rows ? rep->n_rows : 0;
+  char mark[RP_RANK_STRAGGLER_BYTES];
+  rp_rank_straggler(rep, world, mark, sizeof mark);
   for (size_t i = 0; i < rep->n_rows; i++)
-    if (rank_row(f, nm, &rep->rows[i], read) != 0) return -1;
+    if (rank_row(f, nm, &rep->rows[i], mark) != 0) return -1;
   rp_rank_notes notes;
   if (rp_rank_notes_build(rep, nm, &notes) != 0) return -1;
   int rc = 0; /* the rows' notes under the rank table, the groups' under theirs */

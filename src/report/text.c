@@ -1286,6 +1286,14 @@ const char *rp_diff_straggler_word(const an_diff_rank_row *r) {
   return r->after_straggler ? "after" : NULL;
 }
 
+const char *rp_rank_straggler(const an_rank_report *rr, long world, char *b, size_t cap) {
+  if (world > (long)rr->n_rows)
+    snprintf(b, cap, "straggler of the %zu read", rr->n_rows);
+  else
+    snprintf(b, cap, "straggler");
+  return b;
+}
+
 const char *rp_rank_verdict(an_rank_verdict v) {
   switch (v) {
     case AN_RANK_STRAGGLER:

@@ -216,6 +216,12 @@ char *rp_overlap_transfer_text(const an_overlap_stage *o);
  * JSON ids "pg-args", "group-size", "tp-group", "co-moving", "all-ranks"). */
 const char *rp_rank_verdict(an_rank_verdict v);
 const char *rp_rank_verdict_id(an_rank_verdict v);
+/* A straggler's mark in a rank table of rr, into b: "straggler of the N read" when the
+ * run's world size (world, 0: not stated) holds more ranks than the table, so a straggler
+ * reads as one of those read, as the prose says (review 14 defect 4), else "straggler";
+ * returns b. */
+#define RP_RANK_STRAGGLER_BYTES 48
+const char *rp_rank_straggler(const an_rank_report *rr, long world, char *b, size_t cap);
 const char *rp_rank_cause(an_rank_cause c);
 const char *rp_rank_cause_id(an_rank_cause c);
 const char *rp_rank_group_source(an_rank_group_source s);
