@@ -44,9 +44,10 @@ typedef struct tl_gap {
   tr_str prev_stream;
 } tl_gap;
 
-/* A part of a gap with one cause. A gap splits into at most three: the host doing
- * something else before it called the launch, the launch call itself, and the queue
- * after the call returned (the kernel waited on another stream or event). */
+/* A part of a gap with one cause. A gap splits into at most four: the host doing
+ * something else before it called the launch (less the setup calls inside it, a part of
+ * their own), the launch call itself, and the queue after the call returned (the kernel
+ * waited on another stream or event). */
 typedef struct tl_portion {
   size_t window;
   an_idle_kind kind;
@@ -63,7 +64,7 @@ typedef struct tl_portion {
   const char *before, *after;
   int64_t untraced_ns;
 } tl_portion;
-#define TL_MAX_PORTIONS 3
+#define TL_MAX_PORTIONS 4
 
 /* What a long host portion (timeline.long_gap_us) says besides its innermost activity:
  * the outermost region around it (a user annotation other than the step's, NULL when

@@ -1068,6 +1068,34 @@ Test(timeline, allocation_in_a_step_is_alloc, .init = setup, .fini = teardown) {
   }
 }
 
+/* A 2 ms host stretch (aten::mm) before the second kernel that ends in a 200 us cudaMalloc
+ * (each matmul of hta_event_sync_multistream allocating on its stream): the allocation is
+ * setup (alloc inside a counted step) wherever it falls, carved out of the host part it
+ * shares, not host work of that gap (review 15 defect 5). The rest stays host. */
+Test(timeline, an_allocation_inside_host_work_is_setup_alike, .init = setup, .fini = teardown) {
+  for (int step = 0; step < 2; step++) {
+    tb b;
+    tb_begin(&b);
+    if (step) host(&b, "user_annotation", "ProfilerStep#2", 0, 2500);
+    launch(&b, "kernel_a", 10, 20, 100);
+    host(&b, "cpu_op", "aten::mm", 115, 2030);
+    runtime_call(&b, "cudaMalloc", 1900, 200);
+    launch(&b, "sgemm", 2130, 2140, 100);
+    account a;
+    account_build(&b, &a, "all");
+    expect_all_sums(a.st);
+    const an_time_account *t = &a.st->total;
+    an_idle_kind kind = step ? AN_IDLE_ALLOC : AN_IDLE_SETUP;
+    cr_assert(has_cause(t, kind, "cudaMalloc"), "step %d", step);
+    cr_assert_eq(t->idle_by_kind_ns[kind], 200000, "%lld", (long long)t->idle_by_kind_ns[kind]);
+    const an_idle_cause *h = cause_of(t, AN_IDLE_HOST);
+    cr_assert_not_null(h);
+    cr_assert_str_eq(h->what, "aten::mm");
+    cr_assert_eq(h->idle_ns, 1810000, "%lld", (long long)h->idle_ns); /* 120 to 2130, less it */
+    account_free(&a);
+  }
+}
+
 /* Steps whose gap before the second kernel is a 400 us cudaMalloc inside aten::empty:
  * in_steps of them allocate, the others launch at once. */
 static void allocating_steps(tb *b, int steps, int in_steps) {
