@@ -1624,10 +1624,9 @@ typedef struct an_summary_item {
    * and F1's fusion of that kernel read as two wins). Empty anchor: none. */
   char not_additive[64];
   double not_additive_us;
-  /* A numbered item whose action shares a change with an earlier numbered item of its stage
-   * (summary.shared_changes): that item's number (1-based) and the change (borrowed from
-   * the rules); 0 and NULL: none. */
-  size_t same_lever_as;
+  /* A pooled item of the items of one stage whose actions share a change
+   * (summary.shared_changes; pool members are in pool): the change (borrowed from the
+   * rules); NULL: none (review 15 defect 4: one change is one item). */
   const char *same_change;
 } an_summary_item;
 

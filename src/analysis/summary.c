@@ -399,23 +399,6 @@ static size_t pool_and_cap(sm_ctx *c, an_summary_item *v, size_t m, an_summary_d
   return kept - leads;
 }
 
-/* The numbered items v[0..n) whose action shares a change with an earlier item of their
- * stage (summary.shared_changes) name it: "same lever as item N" (review 13 defect 5). */
-static void note_shared_changes(const te_settings *s, an_summary_item *v, size_t n) {
-  const te_list_map *m = &s->summary_shared_changes;
-  for (size_t i = 1; i < n; i++)
-    for (size_t j = 0; j < i && !v[i].same_lever_as; j++) {
-      if (!v[i].stage_id || !v[j].stage_id || strcmp(v[i].stage_id, v[j].stage_id)) continue;
-      for (size_t k = 0; k < m->n; k++)
-        if (te_string_list_has(&m->values[k], an_summary_action_id(v[i].action)) &&
-            te_string_list_has(&m->values[k], an_summary_action_id(v[j].action))) {
-          v[i].same_lever_as = j + 1;
-          v[i].same_change = m->keys[k];
-          break;
-        }
-    }
-}
-
 static void note_bottleneck(an_report *rep, const sm_stage *g) {
   if (!g->bottleneck || rep->bottleneck.stage_label || g->step_us <= 0) return;
   rep->bottleneck = (an_bottleneck){.stage_label = g->st->label,
@@ -456,7 +439,6 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
   }
   size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch), leads = 0;
   if (!c.nomem) n = pool_and_cap(&c, c.v, n, out, &leads);
-  if (!c.nomem) note_shared_changes(c.s, c.v, n);
   free(bneck);
   sm_levers_free(&c);
   free(c.koff);

@@ -20,16 +20,32 @@
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
 
-typedef enum pool_kind { POOL_NONE = 0, POOL_HOST, POOL_FUSION } pool_kind;
+/* POOL_CHANGE + k: the items of one stage whose actions share change k of
+ * summary.shared_changes, whatever their share (review 15 defect 4). */
+typedef enum pool_kind { POOL_NONE = 0, POOL_HOST, POOL_FUSION, POOL_CHANGE } pool_kind;
 
-/* The pool an item joins under the bar: a host stall with a named activity or place (not
- * the allocator's, a kind of its own, nor one folding the collectives' wait; review 13
+/* The change of summary.shared_changes the item's action is one of, as its index + 1; 0
+ * when none. */
+static size_t change_of(const te_settings *s, const an_summary_item *it) {
+  const te_list_map *m = &s->summary_shared_changes;
+  for (size_t k = 0; k < m->n; k++)
+    if (te_string_list_has(&m->values[k], an_summary_action_id(it->action))) return k + 1;
+  return 0;
+}
+
+/* The pool an item joins: the items of one change (summary.shared_changes: torch.compile
+ * for a launch-bound step and its eager chains), one item with their bounds summed, since
+ * one change behind two ranked items read as two changes (review 15 defect 4: hta_async's
+ * items 2 and 3, "same lever as item 2"); under the bar, a host stall with a named activity or
+ * place (not the allocator's, a kind of its own, nor one folding the collectives' wait; review 13
  * defect 2: SGLang decode's host work after its designed wait, named by its Python
  * frames only, pools with the graph launch's stall as the expert audit does), or a fused path
  * to enable or port (not a GEMM merge: a code change of another kind). */
-static pool_kind pool_of(const te_settings *s, const an_summary_item *it) {
-  if (it->basis == AN_BASIS_UNBOUNDED || it->share_pct >= s->summary_pool_below_pct)
-    return POOL_NONE;
+static size_t pool_of(const te_settings *s, const an_summary_item *it) {
+  if (it->basis == AN_BASIS_UNBOUNDED) return POOL_NONE;
+  size_t change = change_of(s, it);
+  if (change) return POOL_CHANGE + change - 1;
+  if (it->share_pct >= s->summary_pool_below_pct) return POOL_NONE;
   if (it->kind == AN_SUMMARY_IDLE && (it->what || it->location) && it->folded_wait_us <= 0 &&
       it->idle_kind != AN_IDLE_ALLOC &&
       (it->action == AN_ACTION_REMOVE_SYNC || it->action == AN_ACTION_HOST_STALL))
@@ -42,7 +58,7 @@ static pool_kind pool_of(const te_settings *s, const an_summary_item *it) {
 
 /* The first item after v[i] of its stage and pool, or n. */
 static size_t next_member(const te_settings *s, const an_summary_item *v, size_t n, size_t i) {
-  pool_kind k = pool_of(s, &v[i]);
+  size_t k = pool_of(s, &v[i]);
   for (size_t j = i + 1; j < n; j++)
     if (pool_of(s, &v[j]) == k && !strcmp(v[j].stage_id, v[i].stage_id)) return j;
   return n;
@@ -56,6 +72,10 @@ static void absorb(an_summary_item *p, const an_summary_item *m) {
   p->basis_us += m->basis_us;
   p->count += m->count;
   if (m->detail_us > p->detail_us) p->detail_us = m->detail_us;
+  if (!p->not_additive[0] && m->not_additive[0]) { /* the member's note stays the pool's */
+    memcpy(p->not_additive, m->not_additive, sizeof p->not_additive);
+    p->not_additive_us = m->not_additive_us;
+  }
   if (!m->n_rows) sm_more(p, m->anchor); /* else its rows are its evidence */
   for (size_t k = 0; k < m->n_more; k++) sm_more(p, m->more[k]);
   p->more_left += m->more_left;
@@ -96,7 +116,10 @@ static void pool_from(const te_settings *s, an_summary_item *v, size_t n, size_t
   an_summary_item *p = &v[i];
   *p = members[0]; /* its anchor, links and count of links left out, as they are */
   for (size_t k = 1; k < nm; k++) absorb(p, &members[k]);
-  p->what = NULL;
+  size_t change = change_of(s, &members[0]);
+  /* a change's pool names the change; a pool under the bar, nothing of one member */
+  p->same_change = change ? s->summary_shared_changes.keys[change - 1] : NULL;
+  p->what = p->same_change;
   p->location = NULL;
   p->lever = p->lever_op = NULL;
   p->lever_op_us = 0;

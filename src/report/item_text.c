@@ -186,7 +186,7 @@ static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn,
   fn(ctx, RP_PART_BOUND, t, NULL);
   snprintf(b, sizeof b, " (%.1f%% of the step); basis: ", alt.share_pct);
   text(fn, ctx, b);
-  rp_summary_basis(&alt, basis, sizeof basis);
+  rp_summary_basis(&alt, w, basis, sizeof basis);
   fn(ctx, RP_PART_BASIS, basis, NULL);
   rp_fmt_ms(t, sizeof t, it->together_us);
   snprintf(b, sizeof b, ". Both together: at most %s ms/step.", t);
@@ -211,13 +211,7 @@ void rp_item_parts(const an_summary_item *it, an_workload w, rp_part_fn fn, void
   fn(ctx, RP_PART_ACTION, rp_summary_action(it, w), NULL);
   subject(it, fn, ctx);
   bound(it, fn, ctx);
-  if (it->same_lever_as) { /* one change behind two items: said, not counted twice */
-    char b[128];
-    snprintf(b, sizeof b, "; same lever as item %zu (%.80s)", it->same_lever_as,
-             it->same_change ? it->same_change : "");
-    text(fn, ctx, b);
-  }
-  rp_summary_basis(it, basis, sizeof basis);
+  rp_summary_basis(it, w, basis, sizeof basis);
   text(fn, ctx, "; basis: ");
   fn(ctx, RP_PART_BASIS, basis, NULL);
   text(fn, ctx, ".");

@@ -416,7 +416,7 @@ static void json_link(void *ctx, rp_part part, const char *s, const char *ref) {
  * evidence rows the line links. */
 static bool summary_bound_json(cJSON *o, const an_summary_item *it, an_workload w) {
   char basis[RP_BASIS_BYTES];
-  rp_summary_basis(it, basis, sizeof basis);
+  rp_summary_basis(it, w, basis, sizeof basis);
   json_links ev = {cJSON_AddArrayToObject(o, "evidence"), true};
   if (ev.v) rp_item_parts(it, w, json_link, &ev);
   char *text = rp_item_text(it, w);
@@ -460,7 +460,7 @@ static bool item_alternative_json(cJSON *o, const an_summary_item *it, an_worklo
   an_summary_item alt;
   if (!rp_item_alternative(it, &alt)) return cJSON_AddNullToObject(o, "alternative") != NULL;
   char basis[RP_BASIS_BYTES];
-  rp_summary_basis(&alt, basis, sizeof basis);
+  rp_summary_basis(&alt, w, basis, sizeof basis);
   cJSON *x = cJSON_AddObjectToObject(o, "alternative");
   return x && cJSON_AddStringToObject(x, "action_text", rp_summary_action(&alt, w)) &&
          cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(alt.at_stake_us)) &&
@@ -478,10 +478,18 @@ static bool item_pool_json(cJSON *o, const an_summary_item *it, an_workload w) {
     cJSON *x = cJSON_CreateObject();
     if (!x) return false;
     cJSON_AddItemToArray(v, x);
+    cJSON *ks = str_array(m->kernels, m->n_kernels);
+    if (!ks) return false;
+    cJSON_AddItemToObject(x, "kernels", ks);
+    /* a change's pool holds members of unlike kinds: each with its own basis and rows */
     if (!cJSON_AddStringToObject(x, "anchor", m->anchor) ||
+        !cJSON_AddStringToObject(x, "kind", rp_summary_kind(m->kind)) ||
         !cJSON_AddStringToObject(x, "action_text", rp_summary_action(m, w)) ||
         !add_str_or_null(x, "what", rp_item_what(m)) ||
-        !cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(m->at_stake_us)))
+        !cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(m->at_stake_us)) ||
+        !cJSON_AddStringToObject(x, "basis", rp_bound_basis(m->basis)) ||
+        !cJSON_AddNumberToObject(x, "basis_us_per_step", an_round3(m->basis_us)) ||
+        !cJSON_AddNumberToObject(x, "count", (double)m->count) || !item_rows_json(x, m))
       return false;
   }
   return v != NULL;
@@ -519,8 +527,8 @@ static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w
          item_rows_json(o, it) && add_str_or_null(o, "lever", it->lever) &&
          add_str_or_null(o, "lever_op", it->lever_op) && item_alternative_json(o, it, w) &&
          item_pool_json(o, it, w) &&
-         (it->same_lever_as ? cJSON_AddNumberToObject(o, "same_lever_as", (double)it->same_lever_as)
-                            : cJSON_AddNullToObject(o, "same_lever_as")) &&
+         /* since review 15 items of one change are one pooled item (same_change) */
+         cJSON_AddNullToObject(o, "same_lever_as") &&
          add_str_or_null(o, "same_change", it->same_change) && item_not_additive_json(o, it);
 }
 

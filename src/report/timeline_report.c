@@ -507,6 +507,8 @@ static const char *fewer_bytes_action(const an_summary_item *it, bool serving) {
  * lacks) or both (review 14: vLLM's pool read "Turn on ... (one configuration)" over two
  * "Port the upstream fused path"). */
 static const char *pool_action(const an_summary_item *it) {
+  if (it->same_change) /* the change is the item's subject (its what) */
+    return "Make the one change these items share";
   if (it->kind != AN_SUMMARY_FUSION)
     return "Take the host off the step's critical path (several small stalls between GPU work)";
   size_t ports = 0;
@@ -1571,18 +1573,26 @@ static void wait_basis(const an_summary_item *it, char *b, size_t cap) {
 }
 
 /* A pooled item: the sum of its members' bounds, each member's action, subject and bound,
- * and its lever where it names one. */
-static void pool_basis(const an_summary_item *it, char *b, size_t cap) {
-  size_t len = (size_t)snprintf(
-      b, cap, "the sum of %zu small items, each its own cause and lever:", it->n_pool);
+ * and its lever where it names one; a change's pool (same_change) each member's basis too,
+ * its members being of unlike kinds (GPU idle, kernel time). */
+static void pool_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {
+  size_t len =
+      it->same_change
+          ? (size_t)snprintf(b, cap,
+                             "the sum of %zu items that one change, %.80s, serves, each bounding "
+                             "time of its own (no gap or kernel in two of them), so together "
+                             "they are at most their sum:",
+                             it->n_pool, it->same_change)
+          : (size_t)snprintf(
+                b, cap, "the sum of %zu small items, each its own cause and lever:", it->n_pool);
   for (size_t k = 0; k < it->n_pool && len < cap; k++) {
     const an_summary_item *m = &it->pool[k];
     const char *lead = "", *what = rp_item_subject(m, &lead);
     char t[32];
     rp_fmt_ms(t, sizeof t, m->at_stake_us);
-    len += (size_t)snprintf(b + len, cap - len, "%s %s%s%s%s", k ? ";" : "",
-                            rp_summary_action(m, AN_WORKLOAD_UNKNOWN), what ? " " : "",
-                            what ? lead : "", what ? what : "");
+    len +=
+        (size_t)snprintf(b + len, cap - len, "%s %s%s%s%s", k ? ";" : "", rp_summary_action(m, w),
+                         what ? " " : "", what ? lead : "", what ? what : "");
     if (!what && m->location && len < cap) /* host work named by its place only */
       len += (size_t)snprintf(b + len, cap - len, " at %.120s", m->location);
     if (len < cap)
@@ -1591,6 +1601,11 @@ static void pool_basis(const an_summary_item *it, char *b, size_t cap) {
     for (size_t j = 0; j < k && m->lever; j++) again = again || it->pool[j].lever == m->lever;
     if (m->lever && len < cap)
       len += (size_t)snprintf(b + len, cap - len, ", lever: %s", again ? "the same" : m->lever);
+    if (it->same_change && len < cap) { /* the member's own basis: its evidence rows' words */
+      char mb[RP_BASIS_BYTES];
+      rp_summary_basis(m, w, mb, sizeof mb);
+      len += (size_t)snprintf(b + len, cap - len, " (basis: %s)", mb);
+    }
   }
 }
 
@@ -1605,11 +1620,11 @@ static void merge_frames(const an_summary_item *it, char *b, size_t cap) {
     len += (size_t)snprintf(b + len, cap - len, "%s%s", k ? ", " : "", it->frames[k]);
 }
 
-void rp_summary_basis(const an_summary_item *it, char *b, size_t cap) {
+void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
   if (it->n_pool) {
-    pool_basis(it, b, cap);
+    pool_basis(it, w, b, cap);
     return;
   }
   switch (it->basis) {

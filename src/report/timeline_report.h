@@ -130,14 +130,14 @@ double rp_kernel_per_step_us(const an_stage_report *st, const an_kernel_row *r);
 double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
 /* The basis of the item's bound in one phrase (no trailing period), into buf (a wait
  * item of a directory run names the straggler, its imbalance and its launch contexts:
- * RP_BASIS_BYTES holds them). */
+ * RP_BASIS_BYTES holds them); w words a pooled item's members' actions. */
 #define RP_BASIS_BYTES 2048
 /* The line before the smaller leads (an_report.n_leads), in every format. */
 #define RP_LEADS_INTRO                                                                      \
   "Smaller leads, not ranked: each under summary.lead_below_pct of the step, with a lever " \
   "the trace cannot confirm (a host stall with no lever named, or a change whose "          \
   "availability the trace does not show)."
-void rp_summary_basis(const an_summary_item *it, char *buf, size_t cap);
+void rp_summary_basis(const an_summary_item *it, an_workload w, char *buf, size_t cap);
 /* The evidence label of an anchor: "I3 in decode, time account" into buf; stage_label
  * NULL: the stage as the anchor spells it. */
 void rp_evidence_label(const char *anchor, const char *stage_label, char *buf, size_t cap);

@@ -45,7 +45,8 @@ It checks from the JSON report alone:
 - one item per root cause: no kernel in two items of a stage (a wait item's collectives
   aside); a tuning item's FP8 alternative stays within its basis, and both together win
   at least the larger bound and at most their sum;
-- a pooled item (summary.pool_below_pct) sums its members' bounds, two at least; the
+- a pooled item (summary.pool_below_pct; summary.shared_changes: a change's pool, whose members
+  of unlike kinds are each checked as an item) sums its members' bounds, two at least; the
   smaller leads are checked as items too;
 - every bounded item reaches summary.min_bound_us per step (review 13 defect 5: one bar
   for what is too small to be an item);
@@ -387,21 +388,33 @@ def check_report(label, rep, fail):
         where = f"{label} {it['anchor']}"
         check_pool(where, it, fail)
         check_not_additive(where, it, fail)
-        check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
-        check_context_row(where, it, stages[it["stage"]], fail)
         check_alternative(where, it, fail)
-        b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
-        if it["basis"] != "unbounded" and b < MIN_BOUND_US[0] - EPS:
-            fail(f"{where}: bound {b} us under summary.min_bound_us {MIN_BOUND_US[0]}")
-        if b > basis + EPS:
-            fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")
-        if b > it["step_us"] + EPS:
-            fail(f"{where}: bound {b} us > step {it['step_us']} us")
-        limit = basis_limit(it, stages[it["stage"]], fail, rep)
-        # the rows' per-step cells are each rounded to the nanosecond: a sum of n of them
-        # may fall short of the item's own rounded sum by up to n half-nanoseconds
-        if limit is not None and basis > limit + EPS * max(1, len(it.get("kernels", []))):
-            fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
+        # a change's pool (review 15 defect 4) holds members of unlike kinds (a launch-bound
+        # step's idle, its eager chains' kernels): each member is checked as an item of its
+        # own, the pool by its sum (check_pool)
+        members = [dict(m, stage=it["stage"], step_us=it["step_us"], evidence=it["evidence"],
+                        detail_us=0) for m in it.get("pooled") or []] if it.get("same_change") else [it]
+        for m in members:
+            check_member(label, m, stages, rep, fail, claimed)
+
+
+def check_member(label, it, stages, rep, fail, claimed):
+    """An item's (or a change pool member's) figures against the rows it links."""
+    where = f"{label} {it['anchor']}"
+    check_rows(where, it, stages[it["stage"]], rep, fail, claimed)
+    check_context_row(where, it, stages[it["stage"]], fail)
+    b, basis = it["bound_us_per_step"], it["basis_us_per_step"]
+    if it["basis"] != "unbounded" and b < MIN_BOUND_US[0] - EPS:
+        fail(f"{where}: bound {b} us under summary.min_bound_us {MIN_BOUND_US[0]}")
+    if b > basis + EPS:
+        fail(f"{where}: bound {b} us > basis {basis} us ({it['basis']})")
+    if b > it["step_us"] + EPS:
+        fail(f"{where}: bound {b} us > step {it['step_us']} us")
+    limit = basis_limit(it, stages[it["stage"]], fail, rep)
+    # the rows' per-step cells are each rounded to the nanosecond: a sum of n of them
+    # may fall short of the item's own rounded sum by up to n half-nanoseconds
+    if limit is not None and basis > limit + EPS * max(1, len(it.get("kernels", []))):
+        fail(f"{where}: basis {basis} us > {limit:.3f} us the report's rows give ({it['basis']})")
 
 
 def main():

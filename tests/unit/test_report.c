@@ -497,7 +497,7 @@ Test(report, precision_item_follows_the_bound_term) {
   cr_assert_not_null(strstr(t, "Compute in a lower precision"), "%s", t);
   cr_assert_null(strstr(t, "KV cache"), "%s", t);
   cr_assert_null(strstr(t, "fewer bytes"), "%s", t);
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_not_null(strstr(basis, "all compute-bound at 38% of the 1307 TFLOP/s bf16 peak"), "%s",
                      basis);
   cr_assert_not_null(strstr(basis, "at the 2615 TFLOP/s FP8 peak"), "%s", basis);
@@ -514,7 +514,7 @@ Test(report, precision_item_follows_the_bound_term) {
                             "Move fewer bytes with a lower precision: FP8 weights, an FP8 KV "
                             "cache"),
                      "%s", t);
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_not_null(strstr(basis, "all memory-bound;"), "%s", basis);
   cr_assert_null(strstr(basis, "TFLOP/s"), "%s", basis);
 
@@ -522,7 +522,7 @@ Test(report, precision_item_follows_the_bound_term) {
   it.prec_terms = AN_PREC_WEIGHTS;
   t = rp_summary_action(&it, AN_WORKLOAD_SERVING);
   cr_assert_null(strstr(t, "KV cache"), "%s", t);
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_null(strstr(basis, "KV cache"), "%s", basis);
 }
 
@@ -568,7 +568,7 @@ Test(report, balanced_row_names_both_terms_and_its_lever) {
                         .step_us = 34890,
                         .lever = "a faster attention kernel"};
   char basis[RP_BASIS_BYTES];
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_not_null(strstr(basis,
                             "(balanced: at the device's peaks its bytes take 21.9 us a "
                             "launch and its FLOPs 10.3 us, within 2.1x"),
@@ -576,16 +576,16 @@ Test(report, balanced_row_names_both_terms_and_its_lever) {
   cr_assert_not_null(strstr(basis, "; lever: a faster attention kernel"), "%s", basis);
   it.action = AN_ACTION_FEWER_BYTES;
   it.at_stake_us = 2720 * (1 - 0.5);
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_not_null(strstr(basis, "half the bytes win down to its FLOP term, at most 50%"), "%s",
                      basis);
   f.balanced = false; /* a plain row: one term, and its family's lever all the same */
   it.action = AN_ACTION_TUNE_KERNEL;
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_null(strstr(basis, "balanced"), "%s", basis);
   cr_assert_not_null(strstr(basis, "; lever: a faster attention kernel"), "%s", basis);
   it.lever = NULL; /* review 13 defect 2: a tuning item with no lever says none is known */
-  rp_summary_basis(&it, basis, sizeof basis);
+  rp_summary_basis(&it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_not_null(strstr(basis, "; lever: none the packs know"), "%s", basis);
 }
 

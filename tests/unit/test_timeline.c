@@ -1627,9 +1627,15 @@ static an_report *run_buffer(tb *b) {
   return rep;
 }
 
+/* The item of action a, or the member of a change's pool (one change, one item: its
+ * members keep their own figures) that has it; NULL when none. */
 static const an_summary_item *item_of(const an_report *r, an_action a) {
-  for (size_t i = 0; i < r->n_summary; i++)
-    if (r->summary[i].action == a) return &r->summary[i];
+  for (size_t i = 0; i < r->n_summary; i++) {
+    const an_summary_item *it = &r->summary[i];
+    for (size_t k = 0; it->same_change && k < it->n_pool; k++)
+      if (it->pool[k].action == a) return &it->pool[k];
+    if (it->action == a && !it->same_change) return it;
+  }
   return NULL;
 }
 
@@ -1673,11 +1679,16 @@ static void expect_rows(const an_report *r, const an_summary_item *it, unsigned 
 static void expect_bounds(const an_report *r) {
   unsigned char claimed[256] = {0};
   for (size_t i = 0; i < r->n_summary; i++) {
-    const an_summary_item *it = &r->summary[i];
-    cr_assert_leq(it->at_stake_us, it->basis_us * (1 + 1e-9), "item %zu: %g > basis %g", i,
-                  it->at_stake_us, it->basis_us);
-    cr_assert_leq(it->at_stake_us, it->step_us * (1 + 1e-9));
-    expect_rows(r, it, claimed);
+    const an_summary_item *item = &r->summary[i];
+    cr_assert_leq(item->at_stake_us, item->step_us * (1 + 1e-9));
+    /* a change's pool holds members of unlike kinds: each is checked as an item */
+    size_t n = item->same_change ? item->n_pool : 1;
+    for (size_t k = 0; k < n; k++) {
+      const an_summary_item *it = item->same_change ? &item->pool[k] : item;
+      cr_assert_leq(it->at_stake_us, it->basis_us * (1 + 1e-9), "item %zu: %g > basis %g", i,
+                    it->at_stake_us, it->basis_us);
+      expect_rows(r, it, claimed);
+    }
   }
 }
 
@@ -1696,8 +1707,15 @@ Test(summary, launch_bound_benchmark, .init = setup, .fini = teardown) {
   an_report *r = run_buffer(&b);
   cr_assert_eq(r->run.workload.value, AN_WORKLOAD_MICROBENCHMARK);
   cr_assert_gt(r->n_summary, 0);
-  const an_summary_item *it = &r->summary[0];
-  cr_assert_eq(it->action, AN_ACTION_LAUNCH_BOUND);
+  /* the launch-bound item and the fused chain are one change (torch.compile): one item,
+   * their bounds summed (review 15 defect 4) */
+  const an_summary_item *pool = &r->summary[0];
+  cr_assert_str_eq(pool->same_change, "torch.compile");
+  cr_assert_eq(pool->n_pool, 2);
+  cr_assert_float_eq(pool->at_stake_us, pool->pool[0].at_stake_us + pool->pool[1].at_stake_us,
+                     1e-6);
+  const an_summary_item *it = item_of(r, AN_ACTION_LAUNCH_BOUND);
+  cr_assert_not_null(it);
   cr_assert(it->eager);
   cr_assert_eq(it->n_steps, 3);
   cr_assert_float_eq(it->at_stake_us, 11 * 34.0, 1e-6); /* 11 gaps of 34 us per call */
@@ -2124,7 +2142,7 @@ Test(summary, allocation_names_the_release_before_the_step, .init = setup, .fini
   cr_assert_str_eq(x->child, "cudaFree");
   cr_assert_str_eq(x->region, "[param|clear_cache]");
   char basis[2048];
-  rp_summary_basis(it, basis, sizeof basis);
+  rp_summary_basis(it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert_not_null(strstr(basis,
                             "a lead: before these allocations (since the previous step) the "
                             "host released memory with `cudaFree` under `[param|clear_cache]`"),
@@ -2394,7 +2412,7 @@ Test(summary, a_launch_bound_pool_in_a_named_activity_names_it, .init = setup, .
       cr_assert_gt(pool->lever_op_us, 0);
       cr_assert_leq(pool->lever_op_us, pool->at_stake_us + 1e-9);
       char basis[4096];
-      rp_summary_basis(pool, basis, sizeof basis);
+      rp_summary_basis(pool, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
       cr_assert_not_null(strstr(basis, "under `DistributedDataParallel.forward`; lever: "), "%s",
                          basis);
     } else {
@@ -2488,7 +2506,7 @@ Test(summary, wait_mid_step_on_a_host_bound_step_folds_into_the_host_item, .init
   cr_assert_float_eq(host_it->folded_wait_us, 4500.0 / 3, 1e-6);
   cr_assert_float_eq(an_summary_item_part_us(host_it), 4500.0 / 3, 1e-6);
   char basis[RP_BASIS_BYTES];
-  rp_summary_basis(host_it, basis, sizeof basis);
+  rp_summary_basis(host_it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert(strstr(basis, "above their floors mid-step"), "%s", basis);
   bool links_w = false;
   for (size_t k = 0; k < host_it->n_more; k++) links_w |= !strncmp(host_it->more[k], "wait-", 5);
@@ -2528,7 +2546,7 @@ Test(summary, unknown_first_collective_keeps_the_late_rank, .init = setup, .fini
   cr_assert_not_null(it);
   cr_assert_gt(it->first_unknown_us, 0);
   char basis[RP_BASIS_BYTES];
-  rp_summary_basis(it, basis, sizeof basis);
+  rp_summary_basis(it, AN_WORKLOAD_UNKNOWN, basis, sizeof basis);
   cr_assert(strstr(basis, "a late rank is not ruled out"), "%s", basis);
   expect_wait_rows(r, AN_RECOMMEND_RANK_SKEW);
   expect_bounds(r);

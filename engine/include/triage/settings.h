@@ -399,8 +399,8 @@ typedef struct te_list_map {
     "lever ids (summary.levers) whose text says no call in the gap waited on the GPU: a trace "    \
     "filtered to GPU work, which drops syncs, never gets them")                                    \
   X(summary_shared_changes, "summary.shared_changes", LIST_MAP, 0, 0, 0, NULL,                     \
-    "a change -> [action ids it is the lever of]: a later item of one stage whose action shares "  \
-    "a change with an earlier one's says 'same lever as item N'")                                  \
+    "a change -> [action ids it is the lever of]: the items of one stage whose actions share a "   \
+    "change are one pooled item naming it, their bounds summed")                                   \
   X(summary_kernel_levers, "summary.kernel_levers", LIST, 0, 0, 0, NULL,                           \
     "lever ids (summary.levers) whose matcher names kernels the change removes: one item each, "   \
     "bounded by their time alone on the GPU")                                                      \
