@@ -1156,6 +1156,11 @@ typedef struct an_idle_cause {
    * for every other cause. */
   const char *before, *after;
   int64_t untraced_ns;
+  /* A queued cause (dependency, event wait, outside): of its longest gap, how long the next
+   * work had sat queued when it ran, from its launch call's return to its start: since when
+   * it waits (review 15 defect 6: hta_multistream5's graph nodes); 0 when unknown (no
+   * launch call in the trace) and for every other cause. */
+  int64_t queued_ns;
   /* A sync cause whose wait lies in a framework's designed wait (matcher designed_sync_frame
    * on a Python frame around the sync: SGLang's graph runner reading the batch back, its
    * overlap scheduler keeping the previous batch on the GPU meanwhile): that frame; NULL

@@ -1021,7 +1021,10 @@ static void fold_unlaunched(an_timeline *tl, size_t lo) {
     into->long_ns += u->long_ns;
     into->long_gaps += u->long_gaps;
     into->lead_ns += u->lead_ns;
-    if (u->max_gap_ns > into->max_gap_ns) into->max_gap_ns = u->max_gap_ns;
+    if (u->max_gap_ns > into->max_gap_ns) {
+      into->max_gap_ns = u->max_gap_ns;
+      into->queued_ns = u->queued_ns; /* its longest gap's: no launch call, unknown */
+    }
     *u = tl->causes[--tl->n_causes]; /* i again: the last cause moved here */
   }
 }
@@ -1106,6 +1109,7 @@ static bool gather_causes(an_timeline *tl, size_t w_end, const tl_extra *extras)
         c->child = extras[x->extra - 1].child;
       }
       if (x->untraced_ns && x->ns > c->max_gap_ns) c->untraced_ns = x->untraced_ns;
+      if (x->ns > c->max_gap_ns) c->queued_ns = x->queued_ns; /* of its longest gap */
       if (x->extra && extras[x->extra - 1].designed) c->designed = extras[x->extra - 1].designed;
       count_into(c, x->ns, tl_ns(tl->set->timeline_long_gap_us));
       win->acc.idle_by_kind_ns[x->kind] += x->ns;
@@ -1241,6 +1245,7 @@ static bool stage_causes(an_timeline *tl, size_t slot, size_t *lo, size_t *hi) {
     }
     if (tmp[i].untraced_ns && tmp[i].max_gap_ns >= c->max_gap_ns)
       c->untraced_ns = tmp[i].untraced_ns;
+    if (tmp[i].max_gap_ns >= c->max_gap_ns) c->queued_ns = tmp[i].queued_ns;
     if (tmp[i].designed) c->designed = tmp[i].designed;
     if (tmp[i].max_gap_ns > c->max_gap_ns) c->max_gap_ns = tmp[i].max_gap_ns;
   }

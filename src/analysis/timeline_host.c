@@ -1252,6 +1252,9 @@ size_t tl_host_split(tl_host *h, const tl_gap *g, tl_portion out[TL_MAX_PORTIONS
     out[n] = base;
     out[n].ns = ns;
     out[n].kind = queue_kind(h, g, L, latency, ns, &out[n]);
+    if (out[n].kind == AN_IDLE_OUTSIDE || out[n].kind == AN_IDLE_DEPENDENCY ||
+        out[n].kind == AN_IDLE_EVENT_WAIT)
+      out[n].queued_ns = g->g1 - lend; /* since when it waits (review 15 defect 6) */
     n++;
   }
   return n;

@@ -63,6 +63,10 @@ typedef struct tl_portion {
    * cause). NULL and 0 otherwise. */
   const char *before, *after;
   int64_t untraced_ns;
+  /* A queue portion (queued work waiting: dependency, event wait, outside): how long its
+   * kernel had sat queued when it ran, from its launch call's return to its start (ns);
+   * 0 when the trace has no launch call for it. */
+  int64_t queued_ns;
 } tl_portion;
 #define TL_MAX_PORTIONS 4
 

@@ -62,9 +62,7 @@ void rp_html_evidence(rp_hw *hw, const char *anchor, const char *label) {
 static void steps_para(rp_hw *hw, const an_stage_timeline *tl) {
   rp_hw_printf(hw, "<p class=\"steps\">");
   if (!tl->n_steps) {
-    rp_hw_printf(hw,
-                 "No step markers: the stage's window (first kernel start to last kernel end) "
-                 "is the step.");
+    rp_hw_printf(hw, "%s", RP_NO_STEPS_TEXT);
   } else {
     rp_hw_printf(hw, "%zu step%s counted (<code>", tl->n_steps, tl->n_steps == 1 ? "" : "s");
     rp_hw_text(hw, tl->steps[0].name);

@@ -93,10 +93,7 @@ static void steps_line(FILE *f, const an_stage_timeline *tl) {
   char out[32];
   rp_fmt_ms(out, sizeof out, (double)tl->outside_ns / 1000.0);
   if (!tl->n_steps)
-    fputs(
-        "No step markers: the stage's window (first kernel start to last kernel end) is the "
-        "step.",
-        f);
+    fputs(RP_NO_STEPS_TEXT, f);
   else
     fprintf(f, "%zu step%s counted (`", tl->n_steps, tl->n_steps == 1 ? "" : "s");
   if (tl->n_steps) {

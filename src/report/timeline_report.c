@@ -182,7 +182,9 @@ static cJSON *cause_json(const an_idle_cause *c) {
             add_us(o, "max_gap_us", c->max_gap_ns) && add_us(o, "long_us", c->long_ns) &&
             cJSON_AddNumberToObject(o, "long_gaps", (double)c->long_gaps) &&
             add_str0(o, "region", c->region) && add_str0(o, "child", c->child) &&
-            add_str0(o, "designed", c->designed) && untraced_json(o, c) && lead_json(o, c);
+            add_str0(o, "designed", c->designed) && untraced_json(o, c) && lead_json(o, c) &&
+            (c->queued_ns ? add_us(o, "queued_us", c->queued_ns)
+                          : cJSON_AddNullToObject(o, "queued_us") != NULL);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -897,6 +899,22 @@ static void dropped_basis(const an_summary_item *it, const char *gaps, const cha
     snprintf(b + len, cap - (size_t)len, ", and the ranks not read show whether a peer holds it");
 }
 
+/* "; its longest gap's work had sat queued X ms since `CALL` returned (Y ms before the GPU
+ * ran dry)": since when queued work waits (an_idle_cause.queued_ns; review 15 defect 6),
+ * into b; the characters written (0 when unknown). */
+static int queued_since(const an_idle_cause *x, char *b, size_t cap) {
+  if (x->queued_ns <= 0 || !x->what) return 0;
+  char q[32], before[32];
+  rp_fmt_ms(q, sizeof q, (double)x->queued_ns / 1000.0);
+  int len = snprintf(b, cap, "; its longest gap's work had sat queued %s ms since `%.80s` returned",
+                     q, x->what);
+  if (x->queued_ns > x->max_gap_ns && len > 0 && (size_t)len < cap) {
+    rp_fmt_ms(before, sizeof before, (double)(x->queued_ns - x->max_gap_ns) / 1000.0);
+    len += snprintf(b + len, cap - (size_t)len, " (%s ms before the GPU ran dry)", before);
+  }
+  return len;
+}
+
 static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
   char g[32], u[32];
   rp_fmt_ms(g, sizeof g, it->detail_us);
@@ -932,6 +950,7 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
     if (it->idle_kind == AN_IDLE_OUTSIDE && len > 0 && (size_t)len < cap)
       len += snprintf(b + len, cap - (size_t)len,
                       " and no event the trace shows was recorded to release it");
+    if (x && len > 0 && (size_t)len < cap) len += queued_since(x, b + len, cap - (size_t)len);
     if (x && x->child && len > 0 && (size_t)len < cap) /* evidence, not a cause (queue_lead) */
       len += snprintf(b + len, cap - (size_t)len,
                       "; a thread that issues GPU work sat blocked across its long gaps in ");

@@ -132,6 +132,13 @@ double rp_per_step_us(const an_stage_timeline *tl, int64_t ns);
  * item of a directory run names the straggler, its imbalance and its launch contexts:
  * RP_BASIS_BYTES holds them); w words a pooled item's members' actions. */
 #define RP_BASIS_BYTES 2048
+/* The time account's line for a stage without steps (one text for every format): its window
+ * is the step, and with no marker nothing bounds the host's work around it, so no host
+ * extent is measured against its span (review 15 defect 6: said, not left out silently). */
+#define RP_NO_STEPS_TEXT                                                                      \
+  "No step markers: the stage's window (first kernel start to last kernel end) is the step; " \
+  "with no marker nothing bounds the host's work before its first kernel or after its last, " \
+  "so that work is not measured against the span (a step marker's CPU window would)."
 /* The line before the smaller leads (an_report.n_leads), in every format. */
 #define RP_LEADS_INTRO                                                                      \
   "Smaller leads, not ranked: each under summary.lead_below_pct of the step, with a lever " \

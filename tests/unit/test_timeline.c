@@ -2041,6 +2041,15 @@ Test(summary, queued_work_under_an_input_dist_names_the_peers_first, .init = set
     cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
     cr_assert_not_null(dep->lever);
     char *md = render(rp_markdown, r);
+    /* since when it waits: the graph launch returned at 120 us, its node ran at 5220 us, the
+     * GPU ran dry at 220 us (review 15 defect 6) */
+    const an_idle_cause *x = &dep->timeline->total.causes[dep->rows[0].row];
+    cr_assert_eq(x->queued_ns, 5100000, "%lld", (long long)x->queued_ns);
+    cr_assert_not_null(
+        strstr(md,
+               "work had sat queued 5.10 ms since `cudaGraphLaunch` returned (0.10 ms "
+               "before the GPU ran dry)"),
+        "%s", md);
     if (cases[k].peers) {
       cr_assert_str_eq(dep->lever_op, "## sparse_data_dist ##");
       cr_assert_not_null(strstr(dep->lever, "peer ranks' traces"), "%s", dep->lever);
