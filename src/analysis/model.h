@@ -1629,6 +1629,8 @@ typedef struct an_summary_item {
    * and F1's fusion of that kernel read as two wins). Empty anchor: none. */
   char not_additive[64];
   double not_additive_us;
+  an_action not_additive_action; /* its action: the text names it (review 16 defect 6: "the
+                                    action of K9" named an action the report lists nowhere) */
   /* A pooled item of the items of one stage whose actions share a change
    * (summary.shared_changes; pool members are in pool): the change (borrowed from the
    * rules); NULL: none (review 15 defect 4: one change is one item). */

@@ -308,6 +308,17 @@ void sm_item_more(an_summary_item *it, const char *kind, const char *stage_id, s
   sm_more(it, a);
 }
 
+/* Whether action into carries out merged's lever itself: a fusion removes the passes whose
+ * bytes a bandwidth-bound item would cut (review 16: hf's chain item was "not additive with
+ * Move fewer bytes (FP8/FP4 weights ...)" on an elementwise pow kernel, a lever that does
+ * not apply to it). */
+static bool carries_out(an_action into, an_action merged) {
+  return merged == AN_ACTION_FEWER_BYTES &&
+         (into == AN_ACTION_FUSE_CHAIN || into == AN_ACTION_TRY_FUSION ||
+          into == AN_ACTION_ENABLE_FUSION || into == AN_ACTION_PORT_FUSION ||
+          into == AN_ACTION_MERGE_GEMMS);
+}
+
 /* A kept overlap row gives way to a better-supported action on the same kernels: a fusion
  * pattern (a fused path exists), a roofline or an eliminate verdict; the row stays as
  * evidence. Other items keep their action and take the row as evidence. */
@@ -316,9 +327,11 @@ static void merge_into(an_summary_item *into, const an_summary_item *it) {
                (it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_ELIMINATE ||
                 it->basis == AN_BASIS_ROOFLINE);
   if (!adopt) {
-    if (it->action != into->action && it->at_stake_us > into->not_additive_us) {
+    if (it->action != into->action && !carries_out(into->action, it->action) &&
+        it->at_stake_us > into->not_additive_us) {
       snprintf(into->not_additive, sizeof into->not_additive, "%s", it->anchor);
       into->not_additive_us = it->at_stake_us;
+      into->not_additive_action = it->action;
     }
     sm_more(into, it->anchor);
     for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);

@@ -193,16 +193,20 @@ static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn,
   text(fn, ctx, b);
 }
 
-/* " Not additive with the action of LINK on the same kernels (at most X ms/step) ..." when an item
- * of another action on the same kernels was merged in (an_summary_item.not_additive). */
+/* " Not additive with ACTION on LINK, the same kernels (merged into this item: at most X
+ * ms/step) ..." when an item of another action on the same kernels was merged in
+ * (an_summary_item.not_additive): the action is named, since it has no item of its own. */
 static void not_additive(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   if (!it->not_additive[0]) return;
-  char t[48], b[160];
-  text(fn, ctx, ". Not additive with the action of ");
+  char t[48], b[200];
+  snprintf(b, sizeof b, ". Not additive with \"%s\" on ", rp_action(it->not_additive_action));
+  text(fn, ctx, b);
   link(it, it->not_additive, fn, ctx);
   rp_fmt_ms(t, sizeof t, it->not_additive_us);
   snprintf(b, sizeof b,
-           " on the same kernels (at most %s ms/step): both bounds count the same time.", t);
+           ", the same kernels (merged into this item, no item of its own: at most %s ms/step): "
+           "both bounds count the same time.",
+           t);
   text(fn, ctx, b);
 }
 

@@ -501,6 +501,8 @@ static bool item_not_additive_json(cJSON *o, const an_summary_item *it) {
   if (!it->not_additive[0]) return cJSON_AddNullToObject(o, "not_additive") != NULL;
   cJSON *x = cJSON_AddObjectToObject(o, "not_additive");
   return x && cJSON_AddStringToObject(x, "anchor", it->not_additive) &&
+         cJSON_AddStringToObject(x, "action_id", an_summary_action_id(it->not_additive_action)) &&
+         cJSON_AddStringToObject(x, "action", rp_action(it->not_additive_action)) &&
          cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(it->not_additive_us));
 }
 

@@ -343,6 +343,14 @@ def check_not_additive(where, it, fail):
         fail(f"{where}: not additive with {na['anchor']}, which its evidence does not link")
     if na["bound_us_per_step"] <= 0:
         fail(f"{where}: not additive with {na['anchor']} at {na['bound_us_per_step']} us")
+    # the merged action has no item of its own: its name is given (review 16 defect 6), and
+    # it is another lever than the item's, never one the item carries out (a fusion is the
+    # way a bandwidth-bound elementwise kernel moves fewer bytes)
+    if not na.get("action") or na.get("action_id") == it.get("action_id"):
+        fail(f"{where}: not additive with {na['anchor']} names no other action ({na.get('action_id')})")
+    if na.get("action_id") == "fewer_bytes" and it.get("action_id") in (
+            "chain", "fusion_neighbour", "fusion", "port", "merge"):
+        fail(f"{where}: a fusion item is not additive with fewer bytes, which it carries out")
 
 
 def check_one_item_per_kernel(label, items, fail):
