@@ -56,6 +56,7 @@ static bool side_timeline(const an_stage_timeline *tl, an_diff_side_stage *d) {
                            an_round3((double)t->kernel_ns / 1000.0),
                            an_round3((double)t->graph_kernel_ns / 1000.0)};
   d->n_steps = tl->n_steps;
+  d->n_cut_steps = tl->n_cut;
   d->step_us = malloc((tl->n_steps ? tl->n_steps : 1) * sizeof *d->step_us);
   d->waits = malloc((tl->n_collectives ? tl->n_collectives : 1) * sizeof *d->waits);
   if (!d->step_us || !d->waits) return false;
@@ -874,6 +875,8 @@ static bool diff_stage(owned *o, const an_diff_side_stage *b, const an_diff_side
   static const an_diff_kernel none[1];
   sides sd = stage_sides(b, a, out);
   floor_t f = stage_floor(b, a, set, out);
+  out->before_cut_steps = b ? b->n_cut_steps : 0;
+  out->after_cut_steps = a ? a->n_cut_steps : 0;
   out->noise_pct = f.pct;
   out->noise_us = f.us;
   out->unresolved = f.pct > set->diff_resolve_max_floor_pct;

@@ -58,8 +58,12 @@ typedef struct an_diff_side_stage {
   const char *stage;
   an_diff_time time; /* the time account's totals over the counted steps */
   size_t n_steps;    /* counted steps; 0 unknown */
-  size_t n_step_us;  /* the GPU time of each counted step, when known */
+  size_t n_step_us;  /* the work of each counted step (an_step_account.work_us), when known */
   double *step_us;
+  /* counted steps whose kernels ran past the step's end into the next one's GPU window
+   * (an_stage_timeline.n_cut): a pipelined run, whose per-step GPU spans hold their
+   * neighbours' work */
+  size_t n_cut_steps;
   size_t n_waits; /* collectives' waits, when the side knows them */
   an_diff_wait *waits;
   size_t n_kernels;

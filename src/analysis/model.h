@@ -2180,6 +2180,11 @@ typedef struct an_diff_stage {
   long noise_rank;
   size_t noise_n;
   double noise_lo_us, noise_hi_us;
+  /* each run's counted steps whose kernels ran on into the next step's GPU window
+   * (an_diff_side_stage.n_cut_steps): its spans per step hold their neighbours' work, its
+   * work per step does not (review 16 defect 2: the hta pair's after run, spans 82-166 ms,
+   * went unmentioned beside a floor from the before run) */
+  size_t before_cut_steps, after_cut_steps;
   an_diff_row total; /* the stage's GPU time */
   size_t n_categories;
   const an_diff_row *categories; /* |delta| descending */

@@ -213,6 +213,23 @@ static int spread_md(FILE *f, const an_diff_stage *s) {
              : 0;
 }
 
+/* A run whose steps' kernels ran on into the next step's GPU window: its spans per step are
+ * not its work (review 16 defect 2). */
+static int pipelined_md(FILE *f, const an_diff_stage *s) {
+  const size_t cut[2] = {s->before_cut_steps, s->after_cut_steps};
+  const size_t steps[2] = {s->before_steps, s->after_steps};
+  for (int i = 0; i < 2; i++)
+    if (cut[i] &&
+        fprintf(f,
+                " The %s run is pipelined: in %zu of its %zu steps kernels ran on past the step's "
+                "end into the next step's GPU window, so its GPU span per step (Step time) "
+                "holds its neighbours' work; its work per step (the kernel time launched in "
+                "each) does not, and is what the floor reads.",
+                i ? "after" : "before", cut[i], steps[i]) < 0)
+      return -1;
+  return 0;
+}
+
 /* Steps of each run (times per step when both are known) and the stage's noise floor. */
 static int steps_md(FILE *f, const an_diff_stage *s) {
   if (fputs("\nSteps: ", f) == EOF) return -1;
@@ -224,7 +241,7 @@ static int steps_md(FILE *f, const an_diff_stage *s) {
   if (fprintf(f, ". Noise floor: %.1f %% (%s) or %g us.", s->noise_pct,
               rp_diff_noise_source(s->noise_source), s->noise_us) < 0)
     return -1;
-  return spread_md(f, s) || fputc('\n', f) == EOF ? -1 : 0;
+  return spread_md(f, s) || pipelined_md(f, s) || fputc('\n', f) == EOF ? -1 : 0;
 }
 
 /* A group's kernels of one side: the largest (its display name), and how many more. */
@@ -665,6 +682,13 @@ static bool spread_json(cJSON *nf, const an_diff_stage *s) {
          cJSON_AddNumberToObject(x, "high_us", an_round3(s->noise_hi_us));
 }
 
+/* "cut_steps": each run's steps whose kernels ran into the next step's window (pipelined) */
+static bool cut_steps_json(cJSON *head, const an_diff_stage *s) {
+  cJSON *c = cJSON_AddObjectToObject(head, "cut_steps");
+  return c && cJSON_AddNumberToObject(c, "before", (double)s->before_cut_steps) &&
+         cJSON_AddNumberToObject(c, "after", (double)s->after_cut_steps);
+}
+
 /* steps (before, after, per_step) and the stage's noise floor */
 static bool stage_head_json(cJSON *head, const an_diff_stage *s, an_diff_reading how) {
   if (!stage_time_json(head, s, how)) return false;
@@ -672,7 +696,7 @@ static bool stage_head_json(cJSON *head, const an_diff_stage *s, an_diff_reading
   cJSON *nf = st ? cJSON_AddObjectToObject(head, "noise_floor") : NULL;
   return nf && cJSON_AddNumberToObject(st, "before", (double)s->before_steps) &&
          cJSON_AddNumberToObject(st, "after", (double)s->after_steps) &&
-         cJSON_AddBoolToObject(st, "per_step", s->per_step) &&
+         cJSON_AddBoolToObject(st, "per_step", s->per_step) && cut_steps_json(head, s) &&
          cJSON_AddNumberToObject(nf, "pct", an_round3(s->noise_pct)) &&
          cJSON_AddNumberToObject(nf, "us", s->noise_us) &&
          cJSON_AddStringToObject(nf, "source", noise_source_id(s->noise_source)) &&
@@ -970,8 +994,9 @@ static bool timeline_of(const cJSON *stage, an_diff_side_stage *d) {
   if (!cJSON_IsObject(tl)) return true;
   const cJSON *steps = cJSON_GetObjectItemCaseSensitive(tl, "steps");
   const cJSON *colls = cJSON_GetObjectItemCaseSensitive(tl, "collectives");
-  double n = json_num(tl, "steps_counted", 0);
+  double n = json_num(tl, "steps_counted", 0), cut = json_num(tl, "cut_steps", 0);
   d->n_steps = n >= 0 && n < 1e12 ? (size_t)n : 0;
+  d->n_cut_steps = cut >= 0 && cut <= n ? (size_t)cut : 0;
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(tl, "total");
   if (cJSON_IsObject(t))
     d->time = (an_diff_time){true,

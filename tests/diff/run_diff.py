@@ -202,6 +202,10 @@ def check_shared_pair(exe, source):
           and "The before run's work per step (the kernel time launched in it less its "
               "collectives') ranges from 52.335 to 58.695 ms" in md,
           "shared pair: the floor is not the 7.6 % of the before run's work per step")
+    # ... and the pipelined after run says why its spans are not its work (review 16)
+    check("The after run is pipelined: in 3 of its 6 steps kernels ran on past the step's end" in md
+          and "The before run is pipelined" not in md,
+          "shared pair: the pipelined after run is not said")
     check("**Verdict: not comparable: the GPU and the world size differ**" in head
           and "(regression)" not in md, "shared pair: the verdict counts regressions across GPUs")
     # after "not comparable" no row reads as a regression or an improvement (review 13
@@ -262,6 +266,7 @@ def check_shared_pair(exe, source):
         fl = dj["stages"][0]["noise_floor"]
         check(dj["identity_differs"] == ["rank", "device"] and fl["resolves"]
               and fl["spread"]["run"] == "before" and fl["spread"]["values"] == 6
+              and dj["stages"][0]["cut_steps"] == {"before": 0, "after": 3}
               and dj["labels"]["unresolved"] == "not resolved" and dj["noise_floor"]["resolve_max_pct"] == 20,
               f"shared pair: JSON identity {dj['identity_differs']} floor {dj['stages'][0]['noise_floor']}")
         check(dj["not_comparable"] == ["gpu", "world_size"] and dj["regressions"] == 0
