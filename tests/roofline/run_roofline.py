@@ -1222,6 +1222,8 @@ def check_levers(args, failures):
     what is left there (SGLang's ck_tile batch prefill), not that library."""
     real = os.path.join(args.shared, "traces/real")
     for name in ("tracelens_torch_compile_mi300x.json.gz",
+                 "vllm_gptoss_decode_fullgraph_amd.json.gz",
+                 "vllm_gptoss_prefilldecode_piecewise_amd.json.gz",
                  "sglang_qwen3_8b_prefilldecode_mi300x.json.gz",
                  "sglang_qwen3_8b_decode_mi300x.json.gz", "hf_qwen1.5_0.5b_chat_h100.json.gz"):
         rep = run_json(args.triage, os.path.join(real, name))
@@ -1246,6 +1248,10 @@ def check_levers(args, failures):
                        or it["lever"] not in running):
                 failures.append("%s: the ck_tile kernel's lever proposes what runs: %r" % (
                     name, it["lever"]))
+            if it["kernels"][0].startswith("kernel_unified_attention") and (
+                    not it["lever"] or "VLLM_ROCM_USE_AITER" not in it["lever"]
+                    or "preferred_rocm_fa_library" in it["lever"]):
+                failures.append("%s: vLLM's unified attention is told %r" % (name, it["lever"]))
             if it["kernels"][0] == "attn_fwd" and (not it["lever"] or "CK flash" not in it["lever"]):
                 failures.append("%s: AOTriton attn_fwd is not told CK flash attention: %r" % (
                     name, it["lever"]))
