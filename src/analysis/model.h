@@ -1299,6 +1299,14 @@ typedef struct an_stage_timeline {
    * which marker the steps are, review 12 defect 5). */
   size_t marker_nested;
   int64_t marker_nested_ns;
+  /* With nested markers: the longest user annotation inside a counted step's marker but
+   * outside its nested one (the harness's work around the measured one: PARAM's
+   * [param|clear_cache]) and its host length; NULL and 0 when none. marker_nested_all:
+   * every kernel of those steps was launched inside their nested marker, so the span is
+   * its GPU work (review 15 defect 2). */
+  const char *marker_other;
+  int64_t marker_other_ns;
+  bool marker_nested_all;
   size_t placed_by_gpu_time;
   /* Steps whose GPU windows overlapped the next one's (steps.h: cut_windows): how many ran
    * kernels past the next step's first start, and that time (the union of those kernels'

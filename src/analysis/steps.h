@@ -76,6 +76,15 @@ typedef struct an_step {
    * the outer one): part of this step, not steps of their own; the longest's length (us). */
   size_t nested;
   double nested_us;
+  /* With nested markers: the longest one's start (us); the longest user annotation inside
+   * the step's marker but outside that nested one (the harness's work around the measured
+   * one: PARAM's [param|clear_cache]; borrowed from the trace, NULL when none) and its
+   * length clipped to the step (us); whether every kernel of the step was launched inside
+   * the nested one (review 15 defect 2). */
+  double nested_ts;
+  const char *other;
+  double other_us;
+  bool nested_launches_all;
 } an_step;
 
 typedef struct an_steps {

@@ -309,6 +309,14 @@ static bool make_windows(an_timeline *tl, tl_trace *c) {
     st->marker_nested += s->steps[j].nested;
     if (tl_ns(s->steps[j].nested_us) > st->marker_nested_ns)
       st->marker_nested_ns = tl_ns(s->steps[j].nested_us);
+    if (s->steps[j].other && tl_ns(s->steps[j].other_us) > st->marker_other_ns) {
+      /* the trace's string: interned, it outlives the trace */
+      if (!(st->marker_other = an_strtab_cstr(tl->strings, s->steps[j].other))) return false;
+      st->marker_other_ns = tl_ns(s->steps[j].other_us);
+    }
+    if (s->steps[j].nested) /* every step with a nested marker launched only inside it */
+      st->marker_nested_all = (st->marker_nested == s->steps[j].nested || st->marker_nested_all) &&
+                              s->steps[j].nested_launches_all;
   }
   for (size_t j = 0; j < s->n; j++) { /* kernels placed by GPU time, once per stage */
     size_t slot = stage_slot(tl, s->steps[j].stage_id);

@@ -87,7 +87,7 @@ void rp_fmt_ms(char *buf, size_t cap, double us);
 /* " The steps are the outermost markers of their kind (...)": which marker a counted step
  * is when markers of its kind nest in it (an_stage_timeline.marker_nested), "" when none
  * do (review 12 defect 5: hta_alexnet's two nested measure|forward annotations). */
-#define RP_NESTED_BYTES 384
+#define RP_NESTED_BYTES 768
 const char *rp_nested_markers(const an_stage_timeline *tl, char *buf, size_t cap);
 
 /* The share of the stage's kernel time, one-time setup left aside, its counted steps (or

@@ -1960,8 +1960,43 @@ Test(summary, a_nested_step_marker_is_named_as_part_of_the_step, .init = setup, 
                             "host); 1 more of the same kind nested inside it (the longest "
                             "0.36 ms) is part of that step, not counted apart."),
                      "%s", md);
+  cr_assert_null(tl->marker_other, "nothing else in the outer marker");
   free(md);
   an_report_destroy(r);
+}
+
+/* The same with the harness's cache clearing before the measured forward (hta_alexnet:
+ * [param|clear_cache], 43 of the outer marker's 79.7 ms): the account says plainly what else
+ * the counted marker holds and, when every kernel was launched inside the nested marker,
+ * that the span is that marker's GPU work; a kernel launched outside it makes the span both
+ * (review 15 defect 2). */
+Test(summary, a_nested_step_marker_says_what_else_the_step_holds, .init = setup, .fini = teardown) {
+  for (int outside = 0; outside < 2; outside++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1000, 800);
+    host(&b, "user_annotation", "[param|clear_cache]", 1010, 380);
+    if (outside) launch(&b, "zero_cache", 1020, 1030, 20);
+    host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1400, 360);
+    launch(&b, "conv", 1410, 1420, 100);
+    launch(&b, "fc", 1500, 1600, 50);
+    an_report *r = run_buffer(&b);
+    const an_stage_timeline *tl = r->stages[0].timeline;
+    cr_assert_eq(tl->n_steps, 1);
+    cr_assert_str_eq(tl->marker_other, "[param|clear_cache]");
+    cr_assert_eq(tl->marker_other_ns, 380000);
+    cr_assert_eq(tl->marker_nested_all, !outside);
+    char *md = render(rp_markdown, r);
+    cr_assert_not_null(strstr(md,
+                              "Besides the nested marker, it also holds `[param|clear_cache]` "
+                              "(0.38 ms on the host)"),
+                       "%s", md);
+    cr_assert_not_null(strstr(md, outside ? "the span below counts the GPU work of both"
+                                          : "so the span below is that marker's GPU work"),
+                       "%s", md);
+    free(md);
+    an_report_destroy(r);
+  }
 }
 
 /* A step of one 1.76 us kernel (hta_triton_tiny's shape, review 12 defect 5): the headline
