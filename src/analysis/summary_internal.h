@@ -75,7 +75,8 @@ typedef struct sm_ctx {
   size_t n_levers;
   const sm_lever **kernel_levers;
   size_t n_kernel_levers;
-  const char *eager_dispatch, *queued_outside, *designed_sync, *queued_peers;
+  const char *eager_dispatch, *queued_outside, *designed_sync, *queued_peers, *queued_graph;
+  const te_matcher *graph_launch; /* lever_graph_launch: a queued graph's launch call */
 } sm_ctx;
 
 /* Resolves the packs' levers into c (its rules, settings and report set): false when out

@@ -241,6 +241,21 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
   }
 }
 
+/* Whether the stage's collectives show a peer arriving late: at least
+ * summary.straggler_first_min_pct of their wait at the first collective of a step, where a
+ * late rank's arrival lands (an_collective_time.first_wait_ns), as the wait items judge it.
+ * Late peers show as a busy collective kernel waiting, not as an idle GPU with nothing on
+ * any stream: without such a wait the peers are no likely holder (review 16 defect 1:
+ * hta_multistream5's first collectives hold 5% of the wait). */
+static bool peers_late(const sm_ctx *c, const an_stage_timeline *tl) {
+  int64_t first = 0, wait = 0;
+  for (size_t i = 0; i < tl->n_collectives; i++) {
+    first += tl->collectives[i].first_wait_ns;
+    wait += tl->collectives[i].wait_ns;
+  }
+  return first > 0 && (double)first * 100.0 >= c->s->summary_straggler_first_min_pct * (double)wait;
+}
+
 /* The input-distribution or collective stage (matcher queued_peer_stage) the blocking call
  * across one of the item's gaps lies in: its region, else its outermost op; NULL when none. */
 static const char *peer_stage(const sm_ctx *c, const an_summary_item *it) {
@@ -265,9 +280,11 @@ static const char *peer_stage(const sm_ctx *c, const an_summary_item *it) {
 static void queue_lever(const sm_ctx *c, an_summary_item *it) {
   const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows].row];
   if (x->kind != AN_IDLE_OUTSIDE || !c->queued_outside) return;
-  const char *stage = peer_stage(c, it), *peers = stage ? c->queued_peers : NULL;
-  it->lever = peers ? peers : c->queued_outside;
-  it->lever_op = peers ? stage : NULL;
+  const char *stage = peer_stage(c, it);
+  const char *peers = stage && peers_late(c, it->timeline) ? c->queued_peers : NULL;
+  bool graph = !peers && c->queued_graph && hits(c->graph_launch, x->what);
+  it->lever = peers ? peers : graph ? c->queued_graph : c->queued_outside;
+  it->lever_op = peers ? stage : graph ? x->what : NULL;
   it->lever_next = peers ? c->queued_outside : NULL;
 }
 
@@ -988,6 +1005,8 @@ bool sm_levers_resolve(sm_ctx *c) {
   c->queued_outside = role_text(c, "queued_outside");
   c->designed_sync = role_text(c, "designed_sync");
   c->queued_peers = role_text(c, "queued_peers");
+  c->queued_graph = role_text(c, "queued_graph");
+  c->graph_launch = lever_matcher(c, "graph_launch", "");
   return true;
 }
 

@@ -557,10 +557,14 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
                               "explain the idle it shows";
   /* queued work nothing in the trace holds (review 14 defect 1): its likely holder first
    * when the blocking call across its gaps lies in an input-distribution or collective
-   * stage (lever_op; review 15 defect 1), else where to look, outside the trace */
+   * stage and a first collective waits (lever_next; review 15 defect 1, review 16 defect 1),
+   * a queued graph's own wait nodes first (lever_op), else where to look, outside the trace */
   if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE && it->lever_next)
     return "Get the peer ranks' traces: an input-distribution or collective stage, waiting "
            "on its peers or its input pipeline, most likely holds the queued work";
+  if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE && it->lever_op)
+    return "Find what the queued graph waits on (its event-wait or host nodes first, then an "
+           "untraced thread or process, dropped events, another rank)";
   if (it->action == AN_ACTION_DEPENDENCY && it->idle_kind == AN_IDLE_OUTSIDE)
     return "Find what holds the queued work, outside this trace (a graph's wait node, another "
            "thread or process, another rank, or the clocks' skew)";
