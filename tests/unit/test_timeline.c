@@ -1939,6 +1939,18 @@ Test(summary, queued_graph_waits_on_a_dependency, .init = setup, .fini = teardow
   an_report_destroy(r);
 }
 
+/* The inner measured forward (1400-1760 us, two kernels) of an outer measure marker the
+ * caller opened at 1000 us; *r the report, its stage's account returned (one step). */
+static const an_stage_timeline *measured_forward(tb *b, an_report **r) {
+  host(b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1400, 360);
+  launch(b, "conv", 1410, 1420, 100);
+  launch(b, "fc", 1500, 1600, 50);
+  *r = run_buffer(b);
+  const an_stage_timeline *tl = (*r)->stages[0].timeline;
+  cr_assert_eq(tl->n_steps, 1);
+  return tl;
+}
+
 /* PARAM's measured forward inside the outer measure annotation (hta_alexnet, review 12
  * defect 5): one step, the outer one; the time account says which, and that the inner one
  * is part of it. */
@@ -1946,12 +1958,8 @@ Test(summary, a_nested_step_marker_is_named_as_part_of_the_step, .init = setup, 
   tb b;
   tb_begin(&b);
   host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1000, 800);
-  host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1400, 360);
-  launch(&b, "conv", 1410, 1420, 100);
-  launch(&b, "fc", 1500, 1600, 50);
-  an_report *r = run_buffer(&b);
-  const an_stage_timeline *tl = r->stages[0].timeline;
-  cr_assert_eq(tl->n_steps, 1);
+  an_report *r = NULL;
+  const an_stage_timeline *tl = measured_forward(&b, &r);
   cr_assert_eq(tl->marker_nested, 1);
   cr_assert_eq(tl->marker_nested_ns, 360000);
   char *md = render(rp_markdown, r);
@@ -1977,12 +1985,8 @@ Test(summary, a_nested_step_marker_says_what_else_the_step_holds, .init = setup,
     host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1000, 800);
     host(&b, "user_annotation", "[param|clear_cache]", 1010, 380);
     if (outside) launch(&b, "zero_cache", 1020, 1030, 20);
-    host(&b, "user_annotation", "[param|m|0|0|0|measure|forward]", 1400, 360);
-    launch(&b, "conv", 1410, 1420, 100);
-    launch(&b, "fc", 1500, 1600, 50);
-    an_report *r = run_buffer(&b);
-    const an_stage_timeline *tl = r->stages[0].timeline;
-    cr_assert_eq(tl->n_steps, 1);
+    an_report *r = NULL;
+    const an_stage_timeline *tl = measured_forward(&b, &r);
     cr_assert_str_eq(tl->marker_other, "[param|clear_cache]");
     cr_assert_eq(tl->marker_other_ns, 380000);
     cr_assert_eq(tl->marker_nested_all, !outside);
