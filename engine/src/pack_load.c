@@ -927,9 +927,10 @@ static void parse_framework_paths(te_vctx *v, const ty_node *x, fusion_entry *e)
   p->n_framework_paths = k;
 }
 
-/* shape: {piece: N, last_dims: [..], formats: [..]}: the shape gate on one piece's op. */
+/* shape: {piece: N, last_dims: [..], max_last_dim: N, formats: [..]}: the shape gate on one
+ * piece's op. */
 static void parse_fusion_shape(te_vctx *v, const ty_node *x, fusion_entry *e) {
-  static const char *const keys[] = {"piece", "last_dims", "formats", NULL};
+  static const char *const keys[] = {"piece", "last_dims", "max_last_dim", "formats", NULL};
   te_fusion_pattern *p = &e->pat;
   if (!te_expect_map(v, x, "shape")) return;
   te_check_keys(v, x, keys, "shape");
@@ -947,6 +948,8 @@ static void parse_fusion_shape(te_vctx *v, const ty_node *x, fusion_entry *e) {
         p->n_shape_last_dims++;
     p->shape_last_dims = d;
   }
+  if ((y = ty_get(x, "max_last_dim")))
+    te_get_int(v, y, "shape.max_last_dim", 1, 1000000, &p->shape_max_last_dim);
   if ((y = ty_get(x, "formats")) && te_expect_seq(v, y, "shape.formats")) {
     p->shape_formats = te_get_str_list(v, y, "shape.formats", &p->n_shape_formats);
     if (p->shape_formats && p->n_shape_formats == y->n) {

@@ -904,6 +904,7 @@ static bool shape_gate(const te_fusion_pattern *p, const an_stage_tables *st, si
   m->row.piece_last_dim = ps->last_dim;
   m->row.piece_format = ps->dtype ? ps->dtype->id : NULL;
   return takes_dim(p->shape_last_dims, p->n_shape_last_dims, ps->last_dim) &&
+         (p->shape_max_last_dim <= 0 || ps->last_dim <= (double)p->shape_max_last_dim) &&
          takes_format(p->shape_formats, p->n_shape_formats, ps->dtype);
 }
 

@@ -74,7 +74,9 @@ static const rp_legend_entry ENTRIES[] = {
      "largest, Fn's piece included` (a smaller piece is another row's: it goes too) or `less one "
      "merged GEMM` (the siblings' "
      "time less one merged GEMM at the best rate a GEMM of their format reaches in the "
-     "stage); Related GPU time is what the pattern touches, not the win. An evidence "
+     "stage); the basis reads off Related GPU time, the stage's, so a saving per step that "
+     "differs from the stage's also gives that (`; x over the stage`). Related GPU time is "
+     "what the pattern touches, not the win. An evidence "
      "kernel's `x% of its y%`: the row holds only some of its launches."},
     {"GPU time", "summed device time of the row's launches, in the unit of the column head."},
     {"Per step",

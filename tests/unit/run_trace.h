@@ -8,8 +8,10 @@
 
 #include <criterion/criterion.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "analysis/pipeline.h"
+#include "report/report.h"
 
 static inline an_report *test_run_trace(const te_rules *r, const char *fw, const char *data,
                                         size_t len) {
@@ -24,6 +26,19 @@ static inline an_report *test_run_trace(const te_rules *r, const char *fw, const
   an_error err;
   cr_assert_eq(an_run(&o, r, &rep, &err), AN_OK, "%s", err.message);
   return rep;
+}
+
+/* The text renderer fn (rp_markdown, rp_json, ...) writes of report rep under rules r, in
+ * the default layout: a malloc'd string the caller frees. */
+static inline char *test_render(int (*fn)(FILE *, const an_report *, const rp_options *),
+                                const an_report *rep, const te_rules *r) {
+  char *s = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&s, &len);
+  rp_options o = {RP_LAYOUT_DEFAULT, r, false};
+  cr_assert_eq(fn(f, rep, &o), 0);
+  fclose(f);
+  return s;
 }
 
 #endif

@@ -675,3 +675,97 @@ Test(layers, the_shape_gate_reads_the_shared_trace) {
   an_report_destroy(rep);
   te_rules_destroy(r);
 }
+
+/* ---------------------------------------------------------------- MoE routing */
+
+/* Review 15 defect 3: an eager MoE layer routes its 16 tokens as moe_microbench_b300 does:
+ * the router GEMM, torch.topk over the logits (its select kernel, then the sort of what it
+ * chose), torch.softmax over the chosen weights, the expert weights gathered for bmm. The
+ * logits' last dimension is the number of experts (router) or the vocabulary (a sampler's
+ * softmax + top-k). */
+#define TOPK_NAME "void at::native::sbtopk::gatherTopK<c10::BFloat16, unsigned int, 2, false>"
+#define SORT_NAME                                                              \
+  "void at::native::bitonicSortKVInPlace<2, -1, 16, 16, c10::BFloat16, long, " \
+  "at::native::GTOp<c10::BFloat16, true>, unsigned int>"
+#define SOFTMAX_NAME                                                                       \
+  "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, " \
+  "1, false, false>"
+/* one routed layer: host times h0.., GPU times g000.., External ids e1..e6 */
+#define ROUTE_AT(n, h, g, e)                                                                       \
+  CU("aten::mm", "[[16, 512], [512, " #n "]]", "[" T16 ", " T16 "]",                               \
+     "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", h##0, g##000, 4, e##1)                                   \
+  "," CU("aten::topk", "[[16, " #n "], []]", "[" T16 ", \"Scalar\"]", TOPK_NAME, h##1, g##010, 7,  \
+         e##2) "," CU("aten::sort", "[[16, 2], []]", "[" T16 ", \"Scalar\"]", SORT_NAME, h##2,     \
+                      g##020, 7,                                                                   \
+                      e##3) "," CU("aten::softmax", "[[16, 2], [], []]",                           \
+                                   "[" T16 ", \"Scalar\", \"\"]", SOFTMAX_NAME, h##3, g##030, 2,   \
+                                   e##4) "," CU("aten::index", "[[64, 512, 1024], []]",            \
+                                                "[" T16 ", \"\"]",                                 \
+                                                "void at::native::vectorized_gather_kernel<16, "   \
+                                                "long>",                                           \
+                                                h##4, g##040, 26,                                  \
+                                                e##5) "," CU("aten::bmm",                          \
+                                                             "[[32, 1, 512], [32, 512, 1024]]",    \
+                                                             "[" T16 ", " T16 "]",                 \
+                                                             "nvjet_tst_128x8_64x16_2x1_v_bz_NNT", \
+                                                             h##5, g##070, 6, e##6)
+
+static const char ROUTER[] = "{" CUDA_H100 "\"traceEvents\":[" ROUTE_AT(64, 100, 2, 3) "]}";
+static const char SAMPLER[] = "{" CUDA_H100 "\"traceEvents\":[" ROUTE_AT(151936, 100, 2, 3) "]}";
+/* vLLM's fused router (topk_softmax) beside a sampler's softmax + top-k */
+static const char FUSED_ROUTER[] =
+    "{" CUDA_H100 "\"traceEvents\":[" ROUTE_AT(151936, 100, 2, 3) "," CU(
+        "_moe_C::topk_softmax", "[[16, 2], [16, 2], [16, 64]]", "[\"float\", \"int\", " T16 "]",
+        "void vllm::moe::topkGatingSoftmax<8, 64, 4, 8, 32, "
+        "int>(float const*, bool const*, float*, int, int*, "
+        "int*, int, int, int)",
+        1060, 2080, 3, 37) "]}";
+
+/* The same layer twice, the step annotation around the first only (the second a warm-up
+ * outside it): the saving per step is half the stage's, and the fusion table gives both */
+static const char ROUTER_STEP[] = "{" CUDA_H100 "\"traceEvents\":[" VSTEP(1990, 200) "," ROUTE_AT(
+    64, 100, 2, 3) "," ROUTE_AT(64, 110, 3, 4) "]}";
+
+Test(routing, a_saving_per_step_also_gives_the_stages, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, ROUTER_STEP);
+  const an_fuse_row *r = row_of(rep, "moe-routing-topk-softmax");
+  cr_assert_not_null(r);
+  cr_assert_float_eq(r->saving_us, 2 * (7 + 2), 1e-9, "%f", r->saving_us);
+  cr_assert_float_eq(r->saving_step_us, 7 + 2, 1e-9, "%f", r->saving_step_us);
+  char *md = test_render(rp_markdown, rep, rules);
+  cr_assert(strstr(md, "| 9.00 (pieces but the largest; 18.00 over the stage) |"), "%s", md);
+  free(md);
+  an_report_destroy(rep);
+}
+
+/* The router's top-k (and its sort) and softmax are one row, whose saving is their time
+ * but the largest piece's; the gate read the top-k op's last dimension: 64 experts. */
+Test(routing, a_top_k_over_the_experts_and_softmax_are_one_routing_row, .init = setup,
+     .fini = teardown) {
+  an_report *rep = report_of(rules, ROUTER);
+  const an_fuse_row *r = row_of(rep, "moe-routing-topk-softmax");
+  cr_assert_not_null(r, "top-k over 64 experts, then softmax: the eager router");
+  cr_assert_eq(r->state, AN_FUSE_OPPORTUNITY);
+  cr_assert_eq(r->n_related, 3, "top-k, its sort (a rider) and the softmax");
+  cr_assert_float_eq(r->related_us, 7 + 7 + 2, 1e-9, "%f", r->related_us);
+  cr_assert_float_eq(r->saving_us, 7 + 2, 1e-9, "every piece but the largest");
+  cr_assert_float_eq(r->piece_last_dim, 64, 1e-9, "%g", r->piece_last_dim);
+  an_report_destroy(rep);
+  /* the same over the vocabulary is a sampler's softmax + top-k, no router: no row */
+  rep = report_of(rules, SAMPLER);
+  cr_assert_null(row_of(rep, "moe-routing-topk-softmax"));
+  an_report_destroy(rep);
+}
+
+/* Where the fused router runs, routing is fused already: the row is in use, never an
+ * opportunity, whatever else runs a softmax and a top-k. */
+Test(routing, a_fused_router_is_in_use, .init = setup, .fini = teardown) {
+  an_report *rep = report_of(rules, FUSED_ROUTER);
+  const an_fuse_row *r = row_of(rep, "moe-routing-topk-softmax");
+  cr_assert_not_null(r);
+  cr_assert(r->fused_in_use);
+  cr_assert_float_eq(r->saving_us, 0, 1e-9);
+  for (size_t i = 0; i < rep->n_summary; i++)
+    cr_assert_neq(rep->summary[i].kind, AN_SUMMARY_FUSION, "no fusion item");
+  an_report_destroy(rep);
+}

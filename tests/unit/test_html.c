@@ -20,6 +20,7 @@
 #include "report/layout_md.h"
 #include "report/report.h"
 #include "report/text.h"
+#include "run_trace.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
@@ -287,12 +288,7 @@ static char *render(const char *trace, te_rules **rules_out, an_report **rep_out
   cr_assert_eq(an_run(&o, rules, &rep, &err), AN_OK, "%s", err.message);
   rep->run.version = "9.9.9";
   rep->run.command_line = "triage --format html \"<b>x</b>\"";
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  rp_options ro = {RP_LAYOUT_DEFAULT, rules, false};
-  cr_assert_eq(rp_html(f, rep, &ro), 0);
-  fclose(f);
+  char *buf = test_render(rp_html, rep, rules);
   *rules_out = rules;
   *rep_out = rep;
   return buf;

@@ -23,6 +23,7 @@
 #include "report/report.h"
 #include "report/text.h"
 #include "report/timeline_report.h"
+#include "run_trace.h"
 #include "trace/trace.h"
 #include "util/limits.h"
 
@@ -1641,13 +1642,7 @@ static const an_summary_item *item_of(const an_report *r, an_action a) {
 
 /* Writes the report to a string by fn (rp_markdown or rp_html). */
 static char *render(int (*fn)(FILE *, const an_report *, const rp_options *), const an_report *r) {
-  char *s = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&s, &len);
-  rp_options o = {RP_LAYOUT_DEFAULT, rules, false};
-  cr_assert_eq(fn(f, r, &o), 0);
-  fclose(f);
-  return s;
+  return test_render(fn, r, rules);
 }
 
 /* An idle item's figures are its rows' summed parts; no part of a row counts twice. */

@@ -481,11 +481,13 @@ typedef struct te_fusion_pattern {
    * piece of split group shape_piece states, by its Input Dims and Input type, the last
    * dimension of its smallest tensor (a per-head norm's weight: the head dim) and that
    * tensor's format; the fused path takes only shape_last_dims (none listed: any) and
-   * shape_formats (dtype ids; none: any). No op or no shapes: the fact is unknown.
-   * shape_piece -1: no gate. */
+   * shape_formats (dtype ids; none: any), and no last dimension above shape_max_last_dim
+   * (0: no bound; a MoE router's top-k over its experts, not a sampler's over the
+   * vocabulary). No op or no shapes: the fact is unknown. shape_piece -1: no gate. */
   long shape_piece;
   size_t n_shape_last_dims;
   const long *shape_last_dims;
+  long shape_max_last_dim;
   size_t n_shape_formats;
   const char *const *shape_formats;
   const te_matcher *merge_merged;
