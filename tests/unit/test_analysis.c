@@ -1803,8 +1803,10 @@ Test(analysis, diff_ties_graph_copies_to_the_graph_change) {
 
 /* A rank of HTA's sampled directory: every runtime call launched a kernel or copy and every
  * CPU op holds one (n steps of aten::mm > cudaLaunchKernel > kernel); idle_every: every so
- * many steps an unfiltered trace's cudaEventQuery and an aten::view that launch nothing. */
-static char *launch_trace(int n, int idle_every) {
+ * many steps an unfiltered trace's cudaEventQuery and an aten::view that launch nothing;
+ * stride: the step between the launches' correlation ids (1: dense, as a filtered trace
+ * numbers them; a trace that kept every call skips the ids of the calls between). */
+static char *launch_trace(int n, int idle_every, int stride) {
   size_t cap = (size_t)n * 700 + 256, len = 0;
   char *s = malloc(cap);
   len += (size_t)snprintf(s + len, cap - len, "{\"traceEvents\":[");
@@ -1817,7 +1819,7 @@ static char *launch_trace(int n, int idle_every) {
         "\"pid\":1,\"tid\":1,\"ts\":%g,\"dur\":5,\"args\":{\"correlation\":%d}},{\"ph\":\"X\","
         "\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,\"tid\":7,\"ts\":%g,"
         "\"dur\":30,\"args\":{\"stream\":7,\"correlation\":%d}}",
-        i ? "," : "", ts, ts + 2, 1000 + i, ts + 10, 1000 + i);
+        i ? "," : "", ts, ts + 2, 1000 + i * stride, ts + 10, 1000 + i * stride);
     if (idle_every && i % idle_every == 0)
       len += (size_t)snprintf(
           s + len, cap - len,
@@ -1841,8 +1843,8 @@ static an_trace_filter filter_of(const char *json) {
 }
 
 Test(analysis, trace_filter_tells_a_trace_filtered_to_gpu_work) {
-  char *filtered = launch_trace(600, 0), *whole = launch_trace(600, 50),
-       *tiny = launch_trace(50, 0);
+  char *filtered = launch_trace(600, 0, 1), *whole = launch_trace(600, 50, 1),
+       *tiny = launch_trace(50, 0, 1);
   an_trace_filter f = filter_of(filtered);
   cr_assert_eq(f.runtime_calls, 600);
   cr_assert_eq(f.gpu_calls, 600);
@@ -1850,7 +1852,18 @@ Test(analysis, trace_filter_tells_a_trace_filtered_to_gpu_work) {
   cr_assert(an_trace_filter_says(&f, 500, 95));
   f = filter_of(whole); /* one event query every 50 steps: not filtered */
   cr_assert(f.idle_call);
+  cr_assert_eq(f.gpu_calls + 1, f.runtime_calls); /* the first that launched nothing ends it */
   cr_assert_not(an_trace_filter_says(&f, 500, 95));
+  /* ids 1000 apart: the kernels' ids too sparse for a bit each, searched; the same counts */
+  for (int idle = 0; idle <= 50; idle += 50) {
+    char *sparse = launch_trace(600, idle, 1000);
+    an_trace_filter g = filter_of(sparse), d = filter_of(idle ? whole : filtered);
+    cr_assert_eq(g.runtime_calls, d.runtime_calls);
+    cr_assert_eq(g.gpu_calls, d.gpu_calls);
+    cr_assert_eq(g.launching_ops, d.launching_ops);
+    cr_assert_eq(g.idle_call, d.idle_call);
+    free(sparse);
+  }
   f = filter_of(tiny); /* too few calls to tell */
   cr_assert_not(an_trace_filter_says(&f, 500, 95));
   f.runtime_calls = f.gpu_calls = 600, f.cpu_ops = 100, f.launching_ops = 90;
