@@ -76,12 +76,16 @@ typedef struct sm_ctx {
   const sm_lever **kernel_levers;
   size_t n_kernel_levers;
   const char *eager_dispatch, *queued_outside, *designed_sync, *queued_peers, *queued_graph;
+  /* the packs' matchers the items ask per row or per item, found once (NULL: none):
+   * queued_peer_stage, precision_dequant_kernel */
+  const te_matcher *peer_stage, *dequant_kernel;
   const te_matcher *graph_launch; /* lever_graph_launch: a queued graph's launch call */
 } sm_ctx;
 
 /* Resolves the packs' levers into c (its rules, settings and report set): false when out
  * of memory. sm_levers_free releases them. */
-bool sm_levers_resolve(sm_ctx *c);
+bool sm_levers_resolve(
+    sm_ctx *c); /* and the matchers items ask per row (peer_stage, dequant_kernel) */
 void sm_levers_free(sm_ctx *c);
 
 /* Appends an item of the current stage with its bound per step (dropped under the share

@@ -259,7 +259,7 @@ static bool peers_late(const sm_ctx *c, const an_stage_timeline *tl) {
 /* The input-distribution or collective stage (matcher queued_peer_stage) the blocking call
  * across one of the item's gaps lies in: its region, else its outermost op; NULL when none. */
 static const char *peer_stage(const sm_ctx *c, const an_summary_item *it) {
-  const te_matcher *m = te_rules_matcher(c->rules, "queued_peer_stage");
+  const te_matcher *m = c->peer_stage;
   for (size_t k = 0; m && k < it->n_rows; k++) {
     const an_idle_cause *x = &it->timeline->total.causes[c->rpool[c->nr - it->n_rows + k].row];
     if (x->kind != AN_IDLE_OUTSIDE || !x->child) continue; /* no blocking call: no lead */
@@ -1004,6 +1004,8 @@ bool sm_levers_resolve(sm_ctx *c) {
   c->eager_dispatch = role_text(c, "eager_dispatch");
   c->queued_outside = role_text(c, "queued_outside");
   c->designed_sync = role_text(c, "designed_sync");
+  c->peer_stage = te_rules_matcher(c->rules, "queued_peer_stage");
+  c->dequant_kernel = te_rules_matcher(c->rules, "precision_dequant_kernel");
   c->queued_peers = role_text(c, "queued_peers");
   c->queued_graph = role_text(c, "queued_graph");
   c->graph_launch = lever_matcher(c, "graph_launch", "");

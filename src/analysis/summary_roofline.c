@@ -77,7 +77,7 @@ static double device_peak(const sm_ctx *c, te_peak p) {
  * 16-bit format (no FP4 peak: matcher precision_dequant_kernel): its FLOPs run at the
  * 16-bit peak, so it is no kernel already in a lower format (review 15 defect 4). */
 static bool dequantised(const sm_ctx *c, const an_kernel_row *r, const an_roofline *f) {
-  const te_matcher *m = te_rules_matcher(c->rules, "precision_dequant_kernel");
+  const te_matcher *m = c->dequant_kernel;
   return f && f->limiter == AN_LIMIT_COMPUTE && m &&
          te_matcher_match(m, r->name, strlen(r->name)) && device_peak(c, TE_PEAK_FP4) <= 0;
 }
