@@ -91,6 +91,7 @@ typedef struct run_state {
   an_steps *steps;          /* the formal traces' step windows, while the traces live */
   an_timeline *timeline;    /* the time account of the formal traces */
   an_graph_staging staging; /* kernels launched inside graph-launching ops (formal traces) */
+  an_model_scan *scans;     /* the formal views' model scans, until the roofline takes them */
 } run_state;
 
 /* A failure into an error record: the run's (fail), or a record of its own for a step on
@@ -906,9 +907,9 @@ static an_status build_roofline(run_state *r, an_error *err) {
   texts[n++] = fm->label;
   for (size_t i = 0; i < fm->n; i++) texts[n++] = fm->paths[i];
   if (r->report.run.context.model.value) texts[n++] = r->report.run.context.model.value;
-  an_roofline_side f = {fm->views, fm->n, fm->kmap, texts, n, r->steps};
+  an_roofline_side f = {fm->views, fm->n, fm->kmap, texts, n, r->steps, r->scans};
   an_roofline_side m = {
-      r->mapping.views, r->two ? r->mapping.n : 0, r->mapping.kmap, NULL, 0, NULL};
+      r->mapping.views, r->two ? r->mapping.n : 0, r->mapping.kmap, NULL, 0, NULL, NULL};
   an_status rc = an_roofline_build(&f, &m, r->rules, r->strings, &r->tables, &r->roofline);
   free(texts);
   if (rc == AN_OK) name_blank_gpu(r);
@@ -1054,6 +1055,26 @@ static void free_steps(run_state *r) {
   for (size_t i = 0; r->steps && i < r->formal.n; i++) an_steps_free(&r->steps[i]);
   free(r->steps);
   r->steps = NULL;
+}
+
+/* The formal views' model scans (roofline_model.h) for the roofline, which takes them over:
+ * they read only the traces' CPU ops and the rules' model entries (no matcher), and keep a
+ * few words per model entry, so they run beside the time account on the second thread
+ * (run_two), off the roofline's path after the tables (hta15: a third of its work). */
+static an_status build_model_scans(run_state *r, an_error *err) {
+  const side *fm = &r->formal;
+  r->scans = calloc(fm->n ? fm->n : 1, sizeof *r->scans);
+  if (!r->scans) return fail_in(err, AN_ERR_NOMEM, fm->label, "out of memory");
+  for (size_t i = 0; i < fm->n; i++)
+    if (!an_model_scan_build(r->rules, fm->views[i].trace, &r->scans[i]))
+      return fail_in(err, AN_ERR_NOMEM, fm->label, "out of memory");
+  return AN_OK;
+}
+
+static void free_model_scans(run_state *r) {
+  for (size_t i = 0; r->scans && i < r->formal.n; i++) an_model_scan_free(&r->scans[i]);
+  free(r->scans);
+  r->scans = NULL;
 }
 
 /* The time account of the formal traces over their step windows (it keeps copies of what
@@ -1429,7 +1450,7 @@ static an_status analyse(run_state *r, double kernel_min_share) {
    * allocated, so the two never coexist (many distinct names: 220 -> 192 MB). */
   /* the time account first: its per-instance collective waits decide the overlap's wait
    * rows (issue 31) */
-  if (rc == AN_OK) rc = build_timeline(r);
+  if (rc == AN_OK) rc = run_two(r, build_timeline, build_model_scans, false);
   if (rc == AN_OK && overlap_wanted(r)) rc = build_overlap(r);
   if (rc == AN_OK) rc = build_tables(r, kernel_min_share);
   return rc == AN_OK ? build_after_tables(r) : rc;
@@ -1461,6 +1482,7 @@ an_status an_run(const an_run_options *opt, const te_rules *rules, an_report **o
   if (rc == AN_OK) rc = analyse(r, kernel_min_share);
   if (rc == AN_OK) rc = assemble(r, kernel_min_share);
   free_steps(r);
+  free_model_scans(r);
   side_release_traces(&r->formal);
   side_release_traces(&r->mapping);
   r->opt = NULL;

@@ -840,7 +840,10 @@ static void cost_formal(run *r) {
       vo = r->kept[vi], memset(&r->kept[vi], 0, sizeof vo);
     else
       view_ops_build(&r->c, v, &vo);
-    if (!an_model_scan_build(r->c.rules, v->trace, &r->ms.scan)) r->c.nomem = true;
+    if (r->fm->scans)
+      r->ms.scan = r->fm->scans[vi], memset(&r->fm->scans[vi], 0, sizeof r->ms.scan);
+    else if (!an_model_scan_build(r->c.rules, v->trace, &r->ms.scan))
+      r->c.nomem = true;
     for (size_t b = 0; b < v->n_stages; b++) {
       long s = table_stage(r->tables, v->stages[b].stage->id);
       if (s >= 0) model_block(r, &vo, vi, (size_t)s, b);

@@ -17,6 +17,7 @@
 
 #include "analysis/kernel_map.h"
 #include "analysis/model.h"
+#include "analysis/roofline_model.h"
 #include "analysis/steps.h"
 #include "analysis/strtab.h"
 #include "analysis/tables.h"
@@ -47,6 +48,9 @@ typedef struct an_roofline_side {
   const char *const *model_texts;
   size_t n_model_texts;
   const an_steps *steps; /* parallel to views: their step windows (NULL: no steps) */
+  /* parallel to views: their model scans made beforehand (an_model_scan_build), which the
+   * build takes over and frees; NULL: it scans each view itself */
+  an_model_scan *scans;
 } an_roofline_side;
 
 /* formal: the tables' traces; mapping: the mapping traces (n 0 in single-trace mode: no
