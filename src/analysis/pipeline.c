@@ -92,7 +92,17 @@ typedef struct run_state {
   an_timeline *timeline;    /* the time account of the formal traces */
   an_graph_staging staging; /* kernels launched inside graph-launching ops (formal traces) */
   an_model_scan *scans;     /* the formal views' model scans, until the roofline takes them */
+  struct take_job *take;    /* the trace take_trace is viewing (run_two's steps read it) */
 } run_state;
+
+/* One trace being viewed (take_trace): its view here, its id indexes on the second thread. */
+typedef struct take_job {
+  side *s;
+  size_t i;
+  const char *stage_id;
+  an_status view_rc;
+  an_trace_ids *ids;
+} take_job;
 
 /* A failure into an error record: the run's (fail), or a record of its own for a step on
  * the second thread (run_two), which fails there while the first thread may write r->err. */
@@ -191,8 +201,26 @@ static void side_free(side *s) {
   memset(s, 0, sizeof *s);
 }
 
+static an_status run_two(run_state *r, an_status (*first)(run_state *),
+                         an_status (*second)(run_state *, an_error *), bool lanes);
+
+static an_status take_view(run_state *r) {
+  take_job *k = r->take;
+  k->view_rc = an_trace_view_build(k->s->traces[k->i], k->stage_id, r->rules, NULL, &k->s->views[k->i]);
+  return AN_OK; /* take_trace says why */
+}
+
+static an_status take_ids(run_state *r, an_error *err) {
+  take_job *k = r->take;
+  k->ids = an_trace_view_ids_build(k->s->traces[k->i]);
+  return k->ids ? AN_OK : fail_in(err, AN_ERR_NOMEM, k->s->paths[k->i], "out of memory");
+}
+
 /* Takes trace i of a side from its read job: replays the read's warnings, then builds its
- * view. In job order, so warnings and failures come as a one-at-a-time read gives them. */
+ * view, and its id indexes beside it on the second thread (run_two: both read the trace
+ * alone, once take_trace's own changes to it are made; the kernel maps read the indexes,
+ * and the steps, which they once ran beside, now run beside the framework's detection).
+ * In job order, so warnings and failures come as a one-at-a-time read gives them. */
 static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, const char *stage_id) {
   for (size_t k = 0; k < j->n_warns; k++) on_trace_warning(r, &j->warns[k]);
   if (!j->trace) return fail_trace(r, j->path, &j->te);
@@ -203,7 +231,15 @@ static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, con
   /* the analysis asks a correlation's External id only of events that lack theirs */
   tr_trace_drop_unasked_correlations(s->traces[i]);
   an_status rc = an_collective_names_split(s->traces[i], r->rules, NULL);
-  if (rc == AN_OK) rc = an_trace_view_build(s->traces[i], stage_id, r->rules, NULL, &s->views[i]);
+  take_job k = {s, i, stage_id, AN_OK, NULL};
+  r->take = &k;
+  an_status ids_rc = rc == AN_OK ? run_two(r, take_view, take_ids, false) : AN_OK;
+  r->take = NULL;
+  if (rc == AN_OK) rc = k.view_rc;
+  if (rc == AN_OK && ids_rc == AN_OK) an_trace_view_adopt_ids(&s->views[i], k.ids);
+  else
+    an_trace_view_ids_destroy(k.ids);
+  if (rc == AN_OK && ids_rc != AN_OK) return ids_rc; /* out of memory, said by run_two */
   if (rc == AN_ERR_NOMEM) return fail(r, rc, j->path, "out of memory");
   if (rc == AN_OK) warn_unknown_stage_markers(r, s->traces[i], j->path);
   if (rc != AN_OK) return fail(r, rc, j->path, "rule packs define no \"all\" stage");
@@ -522,6 +558,7 @@ static const te_framework *detect_framework(const te_rules *rules, const side *s
   return dflt;
 }
 
+/* The side's framework; its evidence still the trace's name (keep_evidence copies it). */
 static void decide_framework(run_state *r, side *s) {
   if (r->opt->framework) {
     s->fw = r->opt->framework;
@@ -530,9 +567,23 @@ static void decide_framework(run_state *r, side *s) {
     /* the formal side first: a mapping side of the same traces finds its answer kept */
     content_memo *memo = s == &r->formal || s->shared ? &r->fw_content : NULL;
     s->fw = detect_framework(r->rules, s, &s->fw_source, &s->fw_evidence, memo);
-    if (s->fw_evidence) /* a name of the trace: copied, the report outlives it */
-      s->fw_evidence = an_strtab_cstr(r->strings, s->fw_evidence);
   }
+}
+
+/* Both sides' frameworks, on the second thread beside the step windows (run_two, in lanes:
+ * both ask the rules; neither reads what the other writes). The names voted on are streamed
+ * from every event of three kinds (hta15: ~30 ms), as the steps stream theirs. */
+static an_status decide_frameworks(run_state *r, an_error *err) {
+  (void)err;
+  decide_framework(r, &r->formal);
+  if (r->two) decide_framework(r, &r->mapping);
+  return AN_OK;
+}
+
+/* A side's evidence, a name of its traces, copied after the join (the strings are the first
+ * thread's): the report outlives the traces. */
+static void keep_evidence(run_state *r, side *s) {
+  if (s->fw_evidence) s->fw_evidence = an_strtab_cstr(r->strings, s->fw_evidence);
 }
 
 /* ------------------------------------------------------------------ analyses */
@@ -1399,21 +1450,6 @@ static an_status run_two(run_state *r, an_status (*first)(run_state *),
   return rc == AN_OK ? s.rc : rc;
 }
 
-/* The step windows here, the views' id indexes (an_trace_view_index_ids) beside them: the
- * steps do not read them, the kernel maps after them do. The indexes ask the rules nothing,
- * and the run built them before the steps, so the memory at any time is what it was. */
-static an_status index_side(const side *s, an_error *err) {
-  for (size_t i = 0; !s->shared && i < s->n; i++)
-    if (an_trace_view_index_ids(&s->views[i]) != AN_OK)
-      return fail_in(err, AN_ERR_NOMEM, s->paths[i], "out of memory");
-  return AN_OK;
-}
-
-static an_status build_view_ids(run_state *r, an_error *err) {
-  an_status rc = index_side(&r->formal, err);
-  return rc == AN_OK ? index_side(&r->mapping, err) : rc;
-}
-
 /* After the tables: the opaque-op split and chain runs here, the roofline beside them.
  * They write different fields of the rows; of the views they read the op nests, built
  * first here where the opaque-op split built them (the roofline alone asks the stage ops
@@ -1437,9 +1473,9 @@ static an_status analyse(run_state *r, double kernel_min_share) {
   if (rc != AN_OK) return rc;
   if (!side_kernels(&r->formal))
     return fail(r, AN_ERR_INPUT, r->formal.label, "no GPU kernel events to analyse");
-  decide_framework(r, &r->formal);
-  if (r->two) decide_framework(r, &r->mapping);
-  rc = run_two(r, build_steps, build_view_ids, false);
+  rc = run_two(r, build_steps, decide_frameworks, true);
+  keep_evidence(r, &r->formal);
+  if (r->two) keep_evidence(r, &r->mapping);
   if (rc == AN_OK) rc = build_kernel_maps(r);
   /* the ranks before the run context: the topology gate reads the host names the rank
    * files state after their events, which only reading them finds */

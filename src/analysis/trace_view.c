@@ -297,8 +297,7 @@ void an_trace_view_free(an_trace_view *v) {
   free(v->stages);
   free(v->kernel_slot);
   free(v->slot_stage);
-  if (v->ids) an_trace_ids_free(v->ids);
-  free(v->ids);
+  an_trace_view_ids_destroy(v->ids);
   if (v->shared) {
     an_launch_context_destroy(v->shared->launches);
     an_op_nest_free(&v->shared->ops);
@@ -411,13 +410,32 @@ const an_trace_filter *an_trace_view_filter(const an_trace_view *v) {
   return s ? &s->filter : NULL;
 }
 
+an_trace_ids *an_trace_view_ids_build(const tr_trace *t) {
+  an_trace_ids *ids = malloc(sizeof *ids);
+  if (!ids || an_trace_ids_build(ids, t) != 0) {
+    free(ids);
+    return NULL;
+  }
+  return ids;
+}
+
+void an_trace_view_ids_destroy(an_trace_ids *ids) {
+  if (!ids) return;
+  an_trace_ids_free(ids);
+  free(ids);
+}
+
+void an_trace_view_adopt_ids(an_trace_view *v, an_trace_ids *ids) {
+  if (v->ids)
+    an_trace_view_ids_destroy(ids);
+  else
+    v->ids = ids;
+}
+
 an_status an_trace_view_index_ids(an_trace_view *v) {
   if (v->ids) return AN_OK;
-  an_trace_ids *ids = malloc(sizeof *ids);
-  if (!ids || an_trace_ids_build(ids, v->trace) != 0) {
-    free(ids);
-    return AN_ERR_NOMEM;
-  }
+  an_trace_ids *ids = an_trace_view_ids_build(v->trace);
+  if (!ids) return AN_ERR_NOMEM;
   v->ids = ids;
   return AN_OK;
 }

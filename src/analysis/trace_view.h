@@ -92,6 +92,12 @@ static inline const char *an_trace_view_kernel_stage(const an_trace_view *v, siz
 
 /* Builds v->ids (a no-op when built). AN_ERR_NOMEM when out of memory. */
 an_status an_trace_view_index_ids(an_trace_view *v);
+/* The id indexes of trace t apart from any view (NULL: out of memory), for a view of t
+ * built meanwhile on another thread: an_trace_view_adopt_ids gives them to it (freed when
+ * it has its own already). */
+an_trace_ids *an_trace_view_ids_build(const tr_trace *t);
+void an_trace_view_adopt_ids(an_trace_view *v, an_trace_ids *ids);
+void an_trace_view_ids_destroy(an_trace_ids *ids); /* NULL: nothing */
 
 /* The launch context of the view's trace (launch_context.h, with the rules the view was
  * built with), made on the first call and kept with the view: the Ranks summary, the time
