@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "prefilter.h"
 #include "tokens.h"
@@ -73,16 +74,38 @@ static bool may_occur(const uint64_t *set, const te_probe *p) {
 /* The plan of one compiled regex. The first-byte test compares lower-cased bytes whatever
  * the pattern's case rule, so it can only let through a text PCRE2 then refuses, never
  * stop one it would match (without UTF, PCRE2's caseless bytes are ASCII letters). */
-static te_regex_plan plan_of(pcre2_code *re) {
-  /* JIT is an optimisation: where it is unavailable the interpreter runs the same
-   * pattern under the same match limit, so a failure here is not an error. */
-  te_regex_plan plan = {pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0, -1};
+static void plan_init(te_regex_plan *plan, const pcre2_code *re) {
+  atomic_init(&plan->jit, TE_JIT_UNTRIED);
+  plan->anchored_first = -1;
   uint32_t options = 0, first_type = 0, first = 0;
   if (pcre2_pattern_info(re, PCRE2_INFO_ALLOPTIONS, &options) == 0 && (options & PCRE2_ANCHORED) &&
       pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODETYPE, &first_type) == 0 && first_type == 1 &&
       pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODEUNIT, &first) == 0 && first < 256)
-    plan.anchored_first = te_ascii_lower_byte((unsigned char)first);
-  return plan;
+    plan->anchored_first = te_ascii_lower_byte((unsigned char)first);
+}
+
+/* Whether regex re (of plan) runs JIT-compiled, compiling it on its first run. JIT is an
+ * optimisation: where it is unavailable the interpreter runs the same pattern under the
+ * same match limit, so a failure is not an error. Every run, the first included, sees the
+ * regex as it would have been after an eager compile, so the answers do not change. */
+static bool plan_jitted(te_regex_plan *plan, pcre2_code *re) {
+  unsigned char s = atomic_load_explicit(&plan->jit, memory_order_acquire);
+  if (s == TE_JIT_UNTRIED) {
+    unsigned char expect = TE_JIT_UNTRIED;
+    if (atomic_compare_exchange_strong_explicit(&plan->jit, &expect, TE_JIT_COMPILING,
+                                                memory_order_acquire, memory_order_acquire)) {
+      s = pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0 ? TE_JIT_ON : TE_JIT_OFF;
+      atomic_store_explicit(&plan->jit, s, memory_order_release);
+      return s == TE_JIT_ON;
+    }
+    s = expect;
+  }
+  /* the other lane compiles it (tens of microseconds, once per regex and run) */
+  while (s == TE_JIT_COMPILING) {
+    thrd_yield();
+    s = atomic_load_explicit(&plan->jit, memory_order_acquire);
+  }
+  return s == TE_JIT_ON;
 }
 
 /* A yes/no run of m's regex i with the matcher's own match data (te_regex_run creates
@@ -90,35 +113,36 @@ static te_regex_plan plan_of(pcre2_code *re) {
  * of one rule set are thread-compatible, so one match data per matcher suffices. */
 static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, bool *limit_hit) {
   te_matcher_state *st = m->st;
-  const te_regex_plan *plan = &st->plans[i];
+  te_regex_plan *plan = &st->plans[i];
   pcre2_match_data *md = te_lane_now ? lane_md : st->match_data;
   if (plan->anchored_first >= 0 &&
       (len == 0 || te_ascii_lower_byte((unsigned char)s[0]) != plan->anchored_first))
     return false;
   /* no UTF mode is compiled, so the fast path's missing UTF check cannot matter */
-  int rc = plan->jitted ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx)
-                        : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx);
+  int rc = plan_jitted(plan, m->regex[i])
+               ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx)
+               : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx);
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) *limit_hit = true;
   return rc >= 0;
 }
 
 int te_matcher_prepare(const te_matcher *m) {
   te_matcher_state *st = m->st;
-  if (st->jit_done) return 0;
+  if (st->prepared) return 0;
   if (m->n_regex) {
     if (!st->match_ctx) st->match_ctx = te_regex_context();
     if (!st->match_data) st->match_data = pcre2_match_data_create(1, NULL);
     if (!st->plans) st->plans = calloc(m->n_regex, sizeof *st->plans);
     if (!st->match_ctx || !st->match_data || !st->plans) return -1;
   }
-  for (size_t i = 0; i < m->n_regex; i++) st->plans[i] = plan_of(m->regex[i]);
+  for (size_t i = 0; i < m->n_regex; i++) plan_init(&st->plans[i], m->regex[i]);
   if (!m->case_sensitive &&
       (!build_probes(&st->kw_probe, m->keywords, m->keyword_lens, m->n_keywords) ||
        !build_probes(&st->word_probe, m->words, m->word_lens, m->n_words) ||
        (m->compact &&
         !build_probes(&st->ckw_probe, m->compact_keywords, m->compact_lens, m->n_keywords))))
     return -1;
-  st->jit_done = true;
+  st->prepared = true;
   return 0;
 }
 
@@ -334,7 +358,7 @@ static bool match_uncached(const te_matcher *m, te_subject *subj, char *why, siz
   const char *s = subj->s;
   size_t len = subj->len;
   /* lazily prepared: see matcher.h */
-  if (!m->st->jit_done && te_matcher_prepare(m) != 0) return false;
+  if (!m->st->prepared && te_matcher_prepare(m) != 0) return false;
   /* the folded forms are only for literal lists: a tokens/regex-only matcher skips them */
   const char *folded = s;
   bool probe = false;

@@ -81,10 +81,17 @@ typedef struct te_probe {
 } te_probe;
 
 /* How one regex runs, decided at prepare. */
+/* A regex's JIT state. A regex is JIT-compiled on its first run, not at prepare: most of
+ * the packs' regexes are for other frameworks or shapes and never run on a given trace,
+ * and compiling all of them was a sixth of the start-up. */
+enum { TE_JIT_UNTRIED, TE_JIT_COMPILING, TE_JIT_ON, TE_JIT_OFF };
+
 typedef struct te_regex_plan {
-  /* JIT-compiled, so it runs through pcre2_jit_match, which skips the checks pcre2_match
-   * repeats on every call (a third of a cheap regex's cost) */
-  bool jitted;
+  /* a TE_JIT_* state; once TE_JIT_ON the regex runs through pcre2_jit_match, which skips
+   * the checks pcre2_match repeats on every call (a third of a cheap regex's cost). Two
+   * lanes may run the same regex first at once: the state is atomic, and the one that
+   * claims it compiles while the other waits. */
+  _Atomic unsigned char jit;
   /* For a pattern anchored at the start whose first byte is fixed ('^triton_'): that
    * byte, lower-cased, since a text starting otherwise cannot match and most kernel names
    * meet such a pattern only to fail there; -1 for any other pattern. */
@@ -97,7 +104,7 @@ typedef struct te_matcher_state {
   te_lcache cache;
   size_t limit_misses;
   size_t lane_misses[TE_LANES]; /* counted in a lane; te_rules_lanes_fold adds them up */
-  bool jit_done;
+  bool prepared;
   te_regex_plan *plans; /* per regex; heap, at prepare */
   /* per keyword, compact keyword and word (case-insensitive matchers only): a literal
    * whose pairs are not all in the text cannot be in it, so most literals are rejected
@@ -105,7 +112,8 @@ typedef struct te_matcher_state {
   te_probe *kw_probe, *ckw_probe, *word_probe;
 } te_matcher_state;
 
-/* JIT-compiles the regexes and creates the match context. Returns 0 or -1 (no memory). */
+/* Plans the regexes (each is JIT-compiled on its first run) and creates the match
+ * context. Returns 0 or -1 (no memory). */
 int te_matcher_prepare(const te_matcher *m);
 /* The match without consulting or filling the cache (for callers that cache a whole
  * decision, such as a classifier). */
