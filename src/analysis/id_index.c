@@ -184,22 +184,28 @@ int an_trace_ids_build(an_trace_ids *ids, const tr_trace *t) {
   return -1;
 }
 
+/* The first launch of the range that starts at lo, NULL when the range is empty: only its
+ * first entry is asked for, so its end is not searched (the entry at lo has the id or the
+ * range is empty). */
+static const tr_event *first_of(const an_id_index *x, int64_t id, size_t lo) {
+  return lo < x->n && key_of(x, x->pos[lo]) == id ? an_id_index_event(x, lo) : NULL;
+}
+
 const tr_event *an_trace_ids_launch_of(const an_trace_ids *ids, const tr_trace *t,
                                        const tr_event *k) {
   int64_t corr = tr_event_correlation(t, k);
-  size_t lo, hi;
   if (corr == TR_NO_ID || !ids) return NULL;
-  an_id_index_range(&ids->launches_by_corr, corr, &lo, &hi);
-  return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
+  const an_id_index *x = &ids->launches_by_corr;
+  return first_of(x, corr, first_not_before(x, corr, false, 0, x->n));
 }
 
 const tr_event *an_trace_ids_launch_of_near(const an_trace_ids *ids, const tr_trace *t,
                                             const tr_event *k, size_t *hint) {
   int64_t corr = tr_event_correlation(t, k);
-  size_t lo, hi;
   if (corr == TR_NO_ID || !ids) return NULL;
-  an_id_index_range_near(&ids->launches_by_corr, corr, hint, &lo, &hi);
-  return lo < hi ? an_id_index_event(&ids->launches_by_corr, lo) : NULL;
+  const an_id_index *x = &ids->launches_by_corr;
+  *hint = start_near(x, corr, *hint < x->n ? *hint : x->n);
+  return first_of(x, corr, *hint);
 }
 
 void an_trace_ids_free(an_trace_ids *ids) {
