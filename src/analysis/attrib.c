@@ -49,9 +49,14 @@ struct an_resolver {
   double tolerance_us; /* attribution.time_tolerance_us */
   size_t cand_before, cand_after;
   const char *unresolved;
-  /* an_resolver_layers: the names of the layer frames (value 1), built on its first
-   * question; layers_mode: the sweep answers layers, not locations */
-  ut_u64map layer_names;
+  /* an_resolver_layers: the layer frames, built on its first question: their indices in
+   * the (thread, start, -end) order, and each thread's slice of them (by range index, as
+   * ranges). The answer is the outermost active layer frame, and the other frames
+   * neither are it nor change which one it is, so the sweep passes over the layer frames
+   * alone (sglang: a few thousand of 160,000). layers_mode: the sweep answers layers. */
+  uint32_t *layer_frames;
+  range *layer_ranges;
+  size_t n_layer_frames;
   bool layers_ready, layers_mode;
 };
 
@@ -176,7 +181,8 @@ void an_resolver_destroy(an_resolver *r) {
   free(r->ranges);
   an_trace_ids_free(&r->own_ids);
   ut_u64map_free(&r->fcache);
-  ut_u64map_free(&r->layer_names);
+  free(r->layer_frames);
+  free(r->layer_ranges);
   free(r->finfo);
   free(r);
 }
@@ -351,7 +357,7 @@ static bool describe_active(an_resolver *r, active_frame *active, size_t na, qre
 }
 
 /* The outermost active frame that is a layer frame (active frames are in start order,
- * outer first; info 1: a layer frame, set when the frame came in). */
+ * outer first; in layers mode every one is a layer frame, info 1). */
 static void active_layer(const an_resolver *r, const active_frame *active, size_t na,
                          qresult *res) {
   res->layer = NULL;
@@ -371,9 +377,8 @@ static bool advance_active(const an_resolver *r, const range *rg, size_t *fi, do
     if ((*active)[a].end >= t) (*active)[m++] = (*active)[a];
   bool changed = m != *na;
   *na = m;
-  uint64_t one;
   for (; *fi < rg->hi; ++*fi) {
-    uint32_t f = frame_at(r, *fi);
+    uint32_t f = r->layers_mode ? r->layer_frames[*fi] : frame_at(r, *fi);
     const tr_pyframe *p = &r->frames[f];
     double ts = tr_pyframe_ts(r->t, p);
     if (ts > t) break;
@@ -387,9 +392,7 @@ static bool advance_active(const an_resolver *r, const range *rg, size_t *fi, do
       }
       *active = v;
     }
-    uint32_t info = NO_INFO;
-    if (r->layers_mode) info = ut_u64map_get(&r->layer_names, p->name, &one) ? 1 : 0;
-    (*active)[(*na)++] = (active_frame){f, info, end};
+    (*active)[(*na)++] = (active_frame){f, r->layers_mode ? 1 : NO_INFO, end};
     changed = true;
   }
   return changed;
@@ -406,7 +409,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
   for (size_t i = 0; i < nq && rc == AN_OK;) {
     size_t j = i;
     while (j < nq && q[j].range == q[i].range) j++;
-    const range *rg = &r->ranges[q[i].range];
+    const range *rg = r->layers_mode ? &r->layer_ranges[q[i].range] : &r->ranges[q[i].range];
     size_t fi = rg->lo;
     na = 0;
     qresult last = {0};
@@ -528,6 +531,28 @@ done:
   return rc;
 }
 
+/* The frames whose name is_layer marks (a bit per string id below n_str), thread by thread in the
+ * frame order, into layer_frames and layer_ranges. False when out of memory. */
+static bool layer_frames_of(an_resolver *r, const uint8_t *is_layer, size_t n_str) {
+  r->layer_frames = malloc((r->nf ? r->nf : 1) * sizeof *r->layer_frames);
+  r->layer_ranges = malloc((r->nranges ? r->nranges : 1) * sizeof *r->layer_ranges);
+  if (!r->layer_frames || !r->layer_ranges) return false;
+  size_t n = 0;
+  for (size_t j = 0; j < r->nranges; j++) {
+    r->layer_ranges[j].lo = n;
+    for (size_t i = r->ranges[j].lo; i < r->ranges[j].hi; i++) {
+      uint32_t f = frame_at(r, i);
+      tr_str name = r->frames[f].name;
+      if (name < n_str && is_layer[name / 8] >> (name % 8) & 1) r->layer_frames[n++] = f;
+    }
+    r->layer_ranges[j].hi = n;
+  }
+  r->n_layer_frames = n;
+  uint32_t *v = realloc(r->layer_frames, (n ? n : 1) * sizeof *v);
+  if (v) r->layer_frames = v; /* else the longer block stays */
+  return true;
+}
+
 /* The layer frames of the trace: module frames (matcher layer_module_frame, PyTorch's
  * "nn.Module: Qwen3DecoderLayer_3": the class, then the instance after "_") of a class
  * with several instances in the trace, the model's repeated blocks; a class seen once (the
@@ -554,11 +579,19 @@ static bool build_layers(an_resolver *r) {
     ok = cls[i] >= 0;
     if (ok) count[cls[i]]++;
   }
+  uint8_t *is_layer = NULL; /* bit per string id of the trace: a layer frame's name */
+  size_t n_str = tr_trace_string_count(r->t), n_layers = 0;
+  if (ok) ok = (is_layer = calloc(n_str / 8 + 1, 1)) != NULL;
   for (size_t i = 0; ok && i < n; i++)
-    if (cls[i] >= 0 && count[cls[i]] > 1) ok = ut_u64map_put(&r->layer_names, names[i], 1);
+    if (cls[i] >= 0 && count[cls[i]] > 1 && names[i] < n_str) {
+      is_layer[names[i] / 8] |= (uint8_t)(1u << (names[i] % 8));
+      n_layers++;
+    }
   ut_strmap_free(&classes);
   free(cls);
   free(count);
+  ok = ok && (!n_layers || layer_frames_of(r, is_layer, n_str));
+  free(is_layer);
   return ok;
 }
 
@@ -566,7 +599,7 @@ an_status an_resolver_layers(an_resolver *r, const tr_event *const *kernels, siz
                              const char **layer) {
   for (size_t i = 0; i < n; i++) layer[i] = NULL;
   if (!r->layers_ready && !build_layers(r)) return AN_ERR_NOMEM;
-  if (!r->layer_names.n) return AN_OK; /* no layer frames: nothing to sweep for */
+  if (!r->n_layer_frames) return AN_OK; /* no layer frames: nothing to sweep for */
   const tr_event **ops = calloc(n ? n : 1, sizeof *ops);
   const tr_event **lau = calloc(n ? n : 1, sizeof *lau);
   qresult *res = NULL;
