@@ -7,6 +7,7 @@
  * rules.c merges them by id like every other list. This file builds the finalized rule
  * array, answers te_rules_display_name and runs the entries' examples.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,16 +170,16 @@ static size_t tidy_expansion(const pcre2_code *code, const char *tmpl, const cha
 /* ---------------------------------------------------------------- build and query */
 
 /* The plan of a display regex (compiled case-sensitive, without UTF: te_display_plan);
- * jit_rc: what pcre2_jit_compile returned for it. */
-static te_display_plan display_plan_of(const pcre2_code *code, int jit_rc) {
-  te_display_plan plan = {.jitted = jit_rc == 0, .first = -1};
+ * it is JIT-compiled on its first run. */
+static void display_plan_init(te_display_plan *plan, const pcre2_code *code) {
+  atomic_init(&plan->jit, TE_JIT_UNTRIED);
+  plan->first = -1;
   uint32_t options = 0, first_type = 0, first = 0;
   if (pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &options) == 0 &&
       (options & PCRE2_ANCHORED) && !(options & PCRE2_CASELESS) &&
       pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODETYPE, &first_type) == 0 && first_type == 1 &&
       pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODEUNIT, &first) == 0 && first < 256)
-    plan.first = (int)first;
-  return plan;
+    plan->first = (int)first;
 }
 
 bool te_display_build(te_rules *r) {
@@ -195,8 +196,7 @@ bool te_display_build(te_rules *r) {
     return false;
   for (size_t i = 0; i < l->n; i++) {
     const display_entry *e = (const display_entry *)l->items[i];
-    /* JIT is an optimisation; the interpreter runs under the same limits. */
-    r->display_plan[i] = display_plan_of(e->code, pcre2_jit_compile(e->code, PCRE2_JIT_COMPLETE));
+    display_plan_init(&r->display_plan[i], e->code);
     if (!(r->display_md[i] = pcre2_match_data_create_from_pattern(e->code, NULL))) return false;
     te_display_rule *out = &r->display_rules[i];
     out->id = e->hdr.id;
@@ -267,10 +267,10 @@ static size_t first_match(const te_rules *r, const char *name, size_t len, const
                           size_t i, size_t n) {
   for (i = te_prefilter_next(may, i, n); i < n; i = te_prefilter_next(may, i + 1, n)) {
     const display_entry *e = r->display_entries[i];
-    const te_display_plan *plan = &r->display_plan[i];
+    te_display_plan *plan = &r->display_plan[i];
     if (plan->first >= 0 && (!len || (unsigned char)name[0] != plan->first)) continue;
     pcre2_match_data *md = r->display_md[i];
-    int rc = plan->jitted
+    int rc = te_regex_jit_once(&plan->jit, e->code)
                  ? pcre2_jit_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx)
                  : pcre2_match(e->code, (PCRE2_SPTR)name, len, 0, 0, md, r->display_ctx);
     if (rc >= 0) return i;

@@ -84,18 +84,14 @@ static void plan_init(te_regex_plan *plan, const pcre2_code *re) {
     plan->anchored_first = te_ascii_lower_byte((unsigned char)first);
 }
 
-/* Whether regex re (of plan) runs JIT-compiled, compiling it on its first run. JIT is an
- * optimisation: where it is unavailable the interpreter runs the same pattern under the
- * same match limit, so a failure is not an error. Every run, the first included, sees the
- * regex as it would have been after an eager compile, so the answers do not change. */
-static bool plan_jitted(te_regex_plan *plan, pcre2_code *re) {
-  unsigned char s = atomic_load_explicit(&plan->jit, memory_order_acquire);
+bool te_regex_jit_once(_Atomic unsigned char *jit, pcre2_code *re) {
+  unsigned char s = atomic_load_explicit(jit, memory_order_acquire);
   if (s == TE_JIT_UNTRIED) {
     unsigned char expect = TE_JIT_UNTRIED;
-    if (atomic_compare_exchange_strong_explicit(&plan->jit, &expect, TE_JIT_COMPILING,
+    if (atomic_compare_exchange_strong_explicit(jit, &expect, TE_JIT_COMPILING,
                                                 memory_order_acquire, memory_order_acquire)) {
       s = pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0 ? TE_JIT_ON : TE_JIT_OFF;
-      atomic_store_explicit(&plan->jit, s, memory_order_release);
+      atomic_store_explicit(jit, s, memory_order_release);
       return s == TE_JIT_ON;
     }
     s = expect;
@@ -103,7 +99,7 @@ static bool plan_jitted(te_regex_plan *plan, pcre2_code *re) {
   /* the other lane compiles it (tens of microseconds, once per regex and run) */
   while (s == TE_JIT_COMPILING) {
     thrd_yield();
-    s = atomic_load_explicit(&plan->jit, memory_order_acquire);
+    s = atomic_load_explicit(jit, memory_order_acquire);
   }
   return s == TE_JIT_ON;
 }
@@ -119,7 +115,7 @@ static bool regex_hit(const te_matcher *m, size_t i, const char *s, size_t len, 
       (len == 0 || te_ascii_lower_byte((unsigned char)s[0]) != plan->anchored_first))
     return false;
   /* no UTF mode is compiled, so the fast path's missing UTF check cannot matter */
-  int rc = plan_jitted(plan, m->regex[i])
+  int rc = te_regex_jit_once(&plan->jit, m->regex[i])
                ? pcre2_jit_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx)
                : pcre2_match(m->regex[i], (PCRE2_SPTR)s, len, 0, 0, md, st->match_ctx);
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) *limit_hit = true;

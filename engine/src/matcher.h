@@ -80,18 +80,23 @@ typedef struct te_probe {
   uint16_t at[3];
 } te_probe;
 
-/* How one regex runs, decided at prepare. */
-/* A regex's JIT state. A regex is JIT-compiled on its first run, not at prepare: most of
- * the packs' regexes are for other frameworks or shapes and never run on a given trace,
- * and compiling all of them was a sixth of the start-up. */
+/* A regex's JIT state. A regex (a matcher's, a display rule's) is JIT-compiled on its
+ * first run, not when the rules are finalized: most of the packs' regexes are for other
+ * frameworks or shapes and never run on a given trace, and compiling all of them was a
+ * sixth of the start-up. Zero is TE_JIT_UNTRIED. */
 enum { TE_JIT_UNTRIED, TE_JIT_COMPILING, TE_JIT_ON, TE_JIT_OFF };
 
+/* Whether re runs JIT-compiled (through pcre2_jit_match, which skips the checks
+ * pcre2_match repeats on every call: a third of a cheap regex's cost), compiling it on the
+ * first call; *jit is its TE_JIT_* state. Two lanes may run the same regex first at once:
+ * the one that claims the state compiles while the other waits, so every run sees the
+ * regex as an eager compile would have left it. JIT is an optimisation: where it is
+ * unavailable the interpreter runs the same pattern under the same limits. */
+bool te_regex_jit_once(_Atomic unsigned char *jit, pcre2_code *re);
+
+/* How one regex runs, decided at prepare. */
 typedef struct te_regex_plan {
-  /* a TE_JIT_* state; once TE_JIT_ON the regex runs through pcre2_jit_match, which skips
-   * the checks pcre2_match repeats on every call (a third of a cheap regex's cost). Two
-   * lanes may run the same regex first at once: the state is atomic, and the one that
-   * claims it compiles while the other waits. */
-  _Atomic unsigned char jit;
+  _Atomic unsigned char jit; /* TE_JIT_*, te_regex_jit_once */
   /* For a pattern anchored at the start whose first byte is fixed ('^triton_'): that
    * byte, lower-cased, since a text starting otherwise cannot match and most kernel names
    * meet such a pattern only to fail there; -1 for any other pattern. */

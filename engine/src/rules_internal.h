@@ -15,12 +15,12 @@
 #include "registry.h"
 #include "triage/rules.h"
 
-/* How a display rule's regex is run (display_names.c): with pcre2_jit_match when the JIT
- * compiled it (pcre2_match only checks and calls it), and, for an anchored pattern with a
- * fixed first byte, not at all on a name starting otherwise. */
+/* How a display rule's regex is run (display_names.c): with pcre2_jit_match once the JIT
+ * compiled it (matcher.h te_regex_jit_once: on its first run), and, for an anchored
+ * pattern with a fixed first byte, not at all on a name starting otherwise. */
 typedef struct te_display_plan {
-  bool jitted;
-  int first; /* the byte an anchored match starts with, -1 when not fixed */
+  _Atomic unsigned char jit; /* TE_JIT_* */
+  int first;                 /* the byte an anchored match starts with, -1 when not fixed */
 } te_display_plan;
 
 /* A derived rule (`from:` another classifier), resolved at finalize: its base classifier
