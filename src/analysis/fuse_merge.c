@@ -317,6 +317,34 @@ static bool one_module(const an_site_ctx *loc, size_t n, const char **where) {
   return true;
 }
 
+/* Each resolved location of loc[0..n) as the kernel table displays it (kmap_internal.h
+ * an_display_location). Locations and stacks are interned, so a (location, stack) pair met
+ * again (most siblings share their callers: hf x 5, 600 kernels) is answered from the
+ * first: a memo by stack, used when the location is the same too. False when out of
+ * memory. */
+static bool display_locations(const te_rules *r, an_strtab *strings, an_site_ctx *loc, size_t n) {
+  const te_matcher *pref = te_rules_matcher(r, "preferred_location");
+  const te_matcher *low = te_rules_matcher(r, "low_signal");
+  ut_u64map seen = {0}; /* stack -> index + 1 of the first kernel with it, in loc */
+  const char **from = malloc((n ? n : 1) * sizeof *from); /* each kernel's location before */
+  bool ok = from != NULL;
+  for (size_t s = 0; ok && s < n; s++) {
+    from[s] = loc[s].location;
+    if (!loc[s].stack) continue;
+    uint64_t key = (uint64_t)(uintptr_t)loc[s].stack, first;
+    bool known = ut_u64map_get(&seen, key, &first);
+    if (known && from[first - 1] == from[s]) {
+      loc[s].location = loc[first - 1].location;
+      continue;
+    }
+    loc[s].location = an_display_location(r, pref, low, strings, from[s], loc[s].stack);
+    ok = loc[s].location && (known || ut_u64map_put(&seen, key, s + 1));
+  }
+  ut_u64map_free(&seen);
+  free(from);
+  return ok;
+}
+
 /* Drops the runs out->runs[from..n) of view v whose siblings' Python frames name different
  * functions. The siblings of every run are resolved in one call: the resolver sweeps each
  * thread's frames once per call, so a call per run swept them once per run (hf x 5: 120
@@ -336,12 +364,7 @@ static bool module_gate(const an_trace_view *v, const te_rules *r, an_strtab *st
   ok = ok && an_resolver_resolve(res, kernels, n, loc) == AN_OK;
   /* each launch at its model line, as the kernel table shows it: the resolver's frame can
    * be nn.Linear's forward, which every projection shares (review 12 defect 4) */
-  const te_matcher *pref = te_rules_matcher(r, "preferred_location");
-  const te_matcher *low = te_rules_matcher(r, "low_signal");
-  for (size_t s = 0; ok && s < n; s++)
-    if (loc[s].stack)
-      ok = (loc[s].location =
-                an_display_location(r, pref, low, strings, loc[s].location, loc[s].stack)) != NULL;
+  ok = ok && display_locations(r, strings, loc, n);
   size_t kept = from;
   n = 0;
   for (size_t i = from; ok && i < out->n; i++) {
