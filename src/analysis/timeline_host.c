@@ -188,13 +188,10 @@ static bool collect_events(tl_host *h, tr_kind kind, uint8_t item_kind) {
   size_t hint = 0;
   thread_memo m = THREAD_MEMO_INIT;
   for (size_t i = 0; i < n; i++) { /* the time first: most events span no probe */
-    double dur = tr_event_dur(h->t, &ev[i]);
-    if (!spans_probe(h, &hint, tr_event_ts(h->t, &ev[i]),
-                     tr_event_ts(h->t, &ev[i]) + (dur > 0 ? dur : 0)))
-      continue;
+    double dur = tr_event_dur(h->t, &ev[i]), ts = tr_event_ts(h->t, &ev[i]);
+    if (!spans_probe(h, &hint, ts, ts + (dur > 0 ? dur : 0))) continue;
     long th = thread_memo_of(h, &m, tr_event_pid(h->t, &ev[i]), tr_event_tid(h->t, &ev[i]));
-    if (th >= 0 && !append(&h->th[th], tr_event_ts(h->t, &ev[i]), dur, (uint32_t)i, item_kind))
-      return false;
+    if (th >= 0 && !append(&h->th[th], ts, dur, (uint32_t)i, item_kind)) return false;
   }
   return true;
 }
