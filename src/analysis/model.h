@@ -1467,6 +1467,16 @@ enum {
                            precision_dequant_kernel) */
 };
 
+/* The shape of a wait item's per-step wait across the capture (review 16 defect 1: a
+ * wait that rose once is a different story from one that drifts; collectives.trend_* and
+ * jump_* in the packs). */
+typedef enum an_wait_shape {
+  AN_SHAPE_NONE = 0,  /* too few steps, or nothing beyond step-to-step noise */
+  AN_SHAPE_TREND = 1, /* a sustained rise or fall, in step order */
+  AN_SHAPE_JUMP = 2,  /* one level before a step, another from it on */
+  AN_SHAPE_SPREAD = 3 /* steps apart by much, in no order */
+} an_wait_shape;
+
 /* One line of "What to try first": an action with a bound per step, the basis of the
  * bound and the evidence rows. Ranked by score = summary.weights[action] * bound. */
 typedef struct an_summary_item {
@@ -1608,14 +1618,21 @@ typedef struct an_summary_item {
    * unseen_host_us), besides the queued work nothing kept holds (review 14 defect 4). */
   double dropped_host_us;
   bool ranks_unread; /* the re-profile item: the run has ranks no trace read was of */
-  /* A wait item's per-step wait across the capture (collectives.trend_*): 1 rising, -1
-   * falling, 0 no trend; of the wait at the steps' first collective (trend_at_first), else
-   * of their whole collective wait; the first and last step's (us) and the steps compared
-   * (review 14 defect 5: the mean hid a wait growing 0 -> 9.5 ms over six steps). */
+  /* A wait item's per-step wait across the capture, judged by its shape (an_wait_shape,
+   * collectives.trend_* and jump_*): of the wait at the steps' first collective
+   * (trend_at_first), else of their whole collective wait, over trend_steps steps of the
+   * stage's first trace (review 14 defect 5: the mean hid a wait growing 0 -> 9.5 ms;
+   * review 16 defect 1: that growth was one jump, not a drift). trend: 1 rising, -1
+   * falling, 0 neither (spread, or no shape). trend_from_us / trend_to_us: a trend's first
+   * and last step's, a jump's two levels' means, a spread's least and most. shape_step: a
+   * jump's first step of the later level, a spread's step of the most (0-based);
+   * level_lo_us / level_hi_us: a jump's range inside each level, [0] before, [1] after. */
+  an_wait_shape shape;
   int trend;
   bool trend_at_first;
   double trend_from_us, trend_to_us;
-  size_t trend_steps;
+  size_t trend_steps, shape_step;
+  double level_lo_us[2], level_hi_us[2];
   /* Precision items and a tuning item's FP8 alternative: the AN_PREC_* terms of their rows;
    * of the compute-bound rows, their FLOP rate as a share of their format's dense peak
    * (time-weighted), that peak and the device's FP8 peak (TFLOP/s; 0: no compute-bound

@@ -448,20 +448,87 @@ static double kendall_tau(const double *v, size_t n) {
   return pairs > 0 ? (conc - disc) / pairs : 0;
 }
 
-/* 1 when v[0..n) rises across the steps by the pack's measure (collectives.trend_*), -1 when
- * it falls, 0 otherwise. */
-static int trend_of(const sm_ctx *c, const double *v, size_t n) {
-  if (n < (size_t)c->s->collectives_trend_min_steps) return 0;
-  double a = v[0], b = v[n - 1], big = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
-  if (big <= 0 || fabs(b - a) * 100.0 < c->s->collectives_trend_min_change_pct * big) return 0;
-  double tau = kendall_tau(v, n);
-  if (b > a && tau >= c->s->collectives_trend_min_tau) return 1;
-  if (b < a && -tau >= c->s->collectives_trend_min_tau) return -1;
-  return 0;
+/* A shape judged of one series (sm_shape_of): the an_summary_item fields it fills. */
+typedef struct sm_shape {
+  an_wait_shape shape;
+  int dir; /* 1 rising, -1 falling, 0 neither */
+  double from, to;
+  size_t step;
+  double lo[2], hi[2];
+} sm_shape;
+
+/* Whether b differs from a by at least the pack's share of the larger (both >= 0) and of
+ * the mean step (collectives.shape_min_step_pct: jitter around a 0 floor is no change). */
+static bool big_change(const sm_ctx *c, double a, double b) {
+  double big = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+  return big > 0 && fabs(b - a) * 100.0 >= c->s->collectives_trend_min_change_pct * big &&
+         fabs(b - a) * 100.0 >= c->s->collectives_shape_min_step_pct * c->g.step_us;
 }
 
-/* The wait item's trend across the steps of its stage's first trace, in step order: of the
- * wait at each step's first collective, else of each step's whole collective wait. */
+/* Mean, least and most of v[a..b), and its squared deviations from the mean. */
+static double level_of(const double *v, size_t a, size_t b, double *lo, double *hi) {
+  double sum = 0;
+  *lo = *hi = v[a];
+  for (size_t i = a; i < b; i++) {
+    sum += v[i];
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+  double mean = sum / (double)(b - a), sse = 0;
+  for (size_t i = a; i < b; i++) sse += (v[i] - mean) * (v[i] - mean);
+  return sse;
+}
+
+/* One jump (collectives.jump_*): the split of v[0..n) into two levels with the least
+ * squared deviation inside them, each of at least jump_min_level_steps steps, whose means
+ * differ by jump_min_ratio x the widest range inside a level and by the trend's share. */
+static bool jump_of(const sm_ctx *c, const double *v, size_t n, sm_shape *out) {
+  size_t min = (size_t)c->s->collectives_jump_min_level_steps, best = 0;
+  double best_sse = 0;
+  for (size_t k = min; k + min <= n; k++) {
+    double lo, hi, sse = level_of(v, 0, k, &lo, &hi) + level_of(v, k, n, &lo, &hi);
+    if (!best || sse < best_sse) best = k, best_sse = sse;
+  }
+  if (!best) return false;
+  double m[2] = {0, 0};
+  for (size_t i = 0; i < n; i++) m[i >= best] += v[i];
+  m[0] /= (double)best;
+  m[1] /= (double)(n - best);
+  sm_shape s = {
+      .shape = AN_SHAPE_JUMP, .dir = m[1] > m[0] ? 1 : -1, .from = m[0], .to = m[1], .step = best};
+  level_of(v, 0, best, &s.lo[0], &s.hi[0]);
+  level_of(v, best, n, &s.lo[1], &s.hi[1]);
+  double wide = s.hi[0] - s.lo[0] > s.hi[1] - s.lo[1] ? s.hi[0] - s.lo[0] : s.hi[1] - s.lo[1];
+  if (fabs(m[1] - m[0]) < c->s->collectives_jump_min_ratio * wide || !big_change(c, m[0], m[1]))
+    return false;
+  *out = s;
+  return true;
+}
+
+/* The shape of v[0..n), a per-step wait in step order (collectives.trend_* and jump_*):
+ * one jump before a sustained trend (a jump also orders the steps), spread when the steps
+ * are far apart in no order; AN_SHAPE_NONE under trend_min_steps steps or within noise. */
+static sm_shape shape_of(const sm_ctx *c, const double *v, size_t n) {
+  sm_shape s = {.shape = AN_SHAPE_NONE};
+  if (n < (size_t)c->s->collectives_trend_min_steps || jump_of(c, v, n, &s)) return s;
+  double tau = kendall_tau(v, n);
+  if (big_change(c, v[0], v[n - 1]) && fabs(tau) >= c->s->collectives_trend_min_tau &&
+      (v[n - 1] > v[0]) == (tau > 0))
+    return (sm_shape){
+        .shape = AN_SHAPE_TREND, .dir = tau > 0 ? 1 : -1, .from = v[0], .to = v[n - 1]};
+  size_t most = 0, least = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (v[i] > v[most]) most = i;
+    if (v[i] < v[least]) least = i;
+  }
+  if (big_change(c, v[least], v[most]))
+    s = (sm_shape){.shape = AN_SHAPE_SPREAD, .from = v[least], .to = v[most], .step = most};
+  return s;
+}
+
+/* The wait item's shape across the steps of its stage's first trace, in step order: of
+ * the wait at each step's first collective, else of each step's whole collective wait; a
+ * jump or trend of either before a spread of either. */
 static void wait_trend(sm_ctx *c, an_summary_item *it) {
   const an_stage_timeline *tl = it->timeline;
   size_t n = 0;
@@ -471,16 +538,23 @@ static void wait_trend(sm_ctx *c, an_summary_item *it) {
     c->nomem = n > 0;
     return;
   }
-  for (int first = 1; first >= 0 && !it->trend; first--) {
+  for (int first = 1; first >= 0 && it->shape != AN_SHAPE_JUMP && it->shape != AN_SHAPE_TREND;
+       first--) {
     for (size_t k = 0; k < n; k++) {
       const an_time_account *a = &tl->steps[k].account;
       v[k] = (double)(first ? a->first_collective_wait_ns : a->collective_wait_ns) / 1000.0;
     }
-    if (!(it->trend = trend_of(c, v, n))) continue;
+    sm_shape s = shape_of(c, v, n);
+    if (s.shape == AN_SHAPE_NONE || (s.shape == AN_SHAPE_SPREAD && it->shape)) continue;
+    it->shape = s.shape;
+    it->trend = s.dir;
     it->trend_at_first = first;
-    it->trend_from_us = v[0];
-    it->trend_to_us = v[n - 1];
+    it->trend_from_us = s.from;
+    it->trend_to_us = s.to;
     it->trend_steps = n;
+    it->shape_step = s.step;
+    memcpy(it->level_lo_us, s.lo, sizeof s.lo);
+    memcpy(it->level_hi_us, s.hi, sizeof s.hi);
   }
   free(v);
 }

@@ -1548,23 +1548,56 @@ static void wait_who(const an_summary_item *it, char *who, size_t cap) {
   rebalance_bound(it, who + strlen(who), cap - strlen(who));
 }
 
-/* "; ... rises over the capture's N steps, A -> B ms from the first step to the last (...)"
- * when the item's per-step wait trends (an_summary_item.trend), else nothing. */
+/* "step 3 (ProfilerStep#1011)": the item's stage's step k (0-based) of its first trace. */
+static void step_name(const an_summary_item *it, size_t k, char *b, size_t cap) {
+  const char *name = k < it->timeline->n_steps ? it->timeline->steps[k].name : NULL;
+  snprintf(b, cap, name && *name ? "step %zu (%.60s)" : "step %zu", k + 1, name);
+}
+
+/* "; the wait at each step's first collective jumps at step K ...", "... rises over the
+ * capture's N steps ...", "... varies from step to step ..." as the item's per-step wait
+ * is one jump, a sustained trend or a spread (an_summary_item.shape), else nothing. */
 static void trend_text(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
-  if (!it->trend || len >= cap) return;
-  char from[32], to[32];
+  if (!it->shape || len >= cap) return;
+  char from[32], to[32], at[96], r[4][32];
   rp_fmt_ms(from, sizeof from, it->trend_from_us);
   rp_fmt_ms(to, sizeof to, it->trend_to_us);
+  step_name(it, it->shape_step, at, sizeof at);
+  const char *what =
+      it->trend_at_first ? "wait at each step's first collective" : "steps' collective wait";
+  if (it->shape == AN_SHAPE_TREND) {
+    snprintf(b + len, cap - len,
+             "; the %s %s over the capture's %zu steps, %s -> %s ms from the first step to "
+             "the last, step after step (the mean hides it: %s)",
+             what, it->trend > 0 ? "rises" : "falls", it->trend_steps, from, to,
+             it->trend > 0 ? "a rank or its input pipeline falls further behind as the run "
+                             "goes on; compare the ranks' traces at the last step"
+                           : "the wait settles as the run goes on; the late steps are the "
+                             "steady state");
+    return;
+  }
+  if (it->shape == AN_SHAPE_SPREAD) {
+    snprintf(b + len, cap - len,
+             "; the %s varies from step to step in no order over the capture's %zu steps, %s "
+             "to %s ms, the most at %s (the mean hides it: some steps wait and others do "
+             "not; compare the ranks' traces at that step)",
+             what, it->trend_steps, from, to, at);
+    return;
+  }
+  for (int k = 0; k < 2; k++) {
+    rp_fmt_ms(r[2 * k], sizeof r[0], it->level_lo_us[k]);
+    rp_fmt_ms(r[2 * k + 1], sizeof r[0], it->level_hi_us[k]);
+  }
   snprintf(b + len, cap - len,
-           "; the %s %s over the capture's %zu steps, %s -> %s ms from the first step to the "
-           "last (the mean hides it: %s)",
-           it->trend_at_first ? "wait at each step's first collective" : "steps' collective wait",
-           it->trend > 0 ? "rises" : "falls", it->trend_steps, from, to,
-           it->trend > 0 ? "a rank or its input pipeline falls further behind as the run goes "
-                           "on; compare the ranks' traces at the last step"
-                         : "the wait settles as the run goes on; the late steps are the steady "
-                           "state");
+           "; the %s %s once, at %s of the capture's %zu: %s-%s ms in the steps before it, "
+           "%s-%s ms from it on (means %s -> %s ms; the mean over all hides it: %s)",
+           what, it->trend > 0 ? "jumps" : "drops", at, it->trend_steps, r[0], r[1], r[2], r[3],
+           from, to,
+           it->trend > 0 ? "something changed at that step and stayed, not a drift; compare the "
+                           "ranks' traces at the steps either side of it"
+                         : "the steps before it carried a one-time delay; the later steps "
+                           "are the steady state");
 }
 
 /* A wait item: the collectives' time above their floors, row by row, and who it waits for;

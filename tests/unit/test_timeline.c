@@ -2266,25 +2266,53 @@ static void training_steps(tb *b, const double *all_reduce, int n) {
   }
 }
 
-/* Review 14 defect 5: the wait at each step's first collective growing across the capture
- * (0, 100, 900, 800, 1000 us over five steps: one pair out of order, tau 0.8) is a trend the
- * wait item states with its first and last step; the same waits shuffled are none. */
-Test(summary, a_growing_first_collective_wait_is_a_trend, .init = setup, .fini = teardown) {
-  static const double rising[] = {500, 600, 1400, 1300, 1500},
-                      mixed[] = {500, 1500, 500, 1400, 600};
-  for (int k = 0; k < 2; k++) {
-    const double *d = k ? mixed : rising;
+/* Review 14 defect 5 and review 16 defect 1: the wait at each step's first collective
+ * across the capture, by its shape. The all-reduces take 500 us at best (the floor), so
+ * the waits are each step's time less 500 us:
+ *  - 0, 250, 500, 750, 1000 us: a sustained trend, first to last step;
+ *  - 0, 100, 900, 800, 1000 us: one jump at step 3 (800 us between the levels' means,
+ *    200 us inside a level), not a drift, though its rank correlation (0.8) would pass;
+ *  - 0, 1000, 0, 900, 100 us: spread in no order, the most at step 2;
+ *  - 0, 1000, 0 us: three steps, under collectives.trend_min_steps: no shape. */
+Test(summary, a_per_step_wait_is_a_trend_a_jump_or_a_spread, .init = setup, .fini = teardown) {
+  static const double d[4][5] = {{500, 750, 1000, 1250, 1500},
+                                 {500, 600, 1400, 1300, 1500},
+                                 {500, 1500, 500, 1400, 600},
+                                 {500, 1500, 500}};
+  static const int steps[4] = {5, 5, 5, 3};
+  static const an_wait_shape want[4] = {AN_SHAPE_TREND, AN_SHAPE_JUMP, AN_SHAPE_SPREAD,
+                                        AN_SHAPE_NONE};
+  for (int k = 0; k < 4; k++) {
     tb b;
-    training_steps(&b, d, 5);
+    training_steps(&b, d[k], steps[k]);
     an_report *r = run_buffer(&b);
     const an_summary_item *it = item_of(r, AN_ACTION_RANK_SKEW);
     cr_assert_not_null(it, "case %d", k);
-    if (k) {
-      cr_assert_eq(it->trend, 0, "no order, no trend");
-    } else {
+    cr_assert_eq(it->shape, want[k], "case %d: shape %d", k, it->shape);
+    if (k < 3) {
+      cr_assert(it->trend_at_first, "case %d", k);
+      cr_assert_eq(it->trend_steps, 5, "case %d", k);
+    }
+    if (k == 0) {
       cr_assert_eq(it->trend, 1);
-      cr_assert(it->trend_at_first);
-      cr_assert_eq(it->trend_steps, 5);
+      cr_assert_float_eq(it->trend_to_us - it->trend_from_us, 1000.0, 1e-6);
+    } else if (k == 1) {
+      cr_assert_eq(it->trend, 1);
+      cr_assert_eq(it->shape_step, 2, "the later level starts at the third step");
+      cr_assert_float_eq(it->trend_from_us, 50.0, 1e-6);
+      cr_assert_float_eq(it->trend_to_us, 900.0, 1e-6);
+      cr_assert_float_eq(it->level_hi_us[0], 100.0, 1e-6);
+      cr_assert_float_eq(it->level_lo_us[1], 800.0, 1e-6);
+      char *md = render(rp_markdown, r);
+      cr_assert_not_null(strstr(md,
+                                "first collective jumps once, at step 3 (ProfilerStep#1) of "
+                                "the capture's 5: 0-0.10 ms in the steps before it"),
+                         "%s", md);
+      cr_assert_null(strstr(md, "falls further behind"), "a jump is no drift: %s", md);
+      free(md);
+    } else if (k == 2) {
+      cr_assert_eq(it->trend, 0, "no order, no direction");
+      cr_assert_eq(it->shape_step, 1, "the most at the second step");
       cr_assert_float_eq(it->trend_to_us - it->trend_from_us, 1000.0, 1e-6);
     }
     an_report_destroy(r);

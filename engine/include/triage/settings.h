@@ -223,6 +223,14 @@ typedef struct te_list_map {
   X(collectives_trend_min_change_pct, "collectives.trend_min_change_pct", NUMBER, 0, 100, 0, NULL, \
     "and when the last step's wait differs from the first's by at least this share of the "        \
     "larger")                                                                                      \
+  X(collectives_jump_min_ratio, "collectives.jump_min_ratio", NUMBER, 1, 1e6, 0, NULL,             \
+    "a per-step wait jumps once when its two levels' means differ by at least this times the "     \
+    "widest range inside either level")                                                            \
+  X(collectives_jump_min_level_steps, "collectives.jump_min_level_steps", INT, 1, 1000000, 0,      \
+    NULL, "each level of a jump holds at least this many steps")                                   \
+  X(collectives_shape_min_step_pct, "collectives.shape_min_step_pct", NUMBER, 0, 100, 0, NULL,     \
+    "a per-step wait's trend, jump or spread is told only when its change is at least this "       \
+    "share of the mean step")                                                                      \
   X(overlap_min_share_pct, "overlap.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "overlap rows are reported at or above this share of GPU busy time")                           \
   X(overlap_evidence_name_chars, "overlap.evidence_name_chars", INT, 1, 100000, 0, NULL,           \
