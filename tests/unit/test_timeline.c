@@ -2054,28 +2054,45 @@ Test(summary, queued_work_nothing_holds_says_where_to_look_not_the_copy, .init =
 }
 
 /* The same queued graph, the read back under aten::to inside TorchRec's input dist
- * (`## sparse_data_dist ##`, hta_multistream5's shape) or inside a region of no such stage:
- * with no collective waiting at a step's first collective no peer is in evidence, so in
- * both the graph's own wait nodes come first (review 15 defect 1, review 16 defect 1: late
- * peers show as a busy collective kernel, not an idle GPU); the input dist names its peers
- * first only with such a wait (peers_late). */
+ * (`## sparse_data_dist ##`, hta_multistream5's shape) or inside a region of no such stage,
+ * with or without a late peer in evidence: three like 16 MB all-reduces after the graph's
+ * node, the step's first taking 500 us against its likes' 100 us floor (all 400 us of the
+ * collective wait at the step's first collective, where a late rank's arrival lands).
+ * Late peers show as a busy collective kernel, not an idle GPU (review 16 defect 1), so
+ * only with that wait does the input dist name its peers first (peers_late, review 15
+ * defect 1), the outside places next; otherwise, and in any other region, the queued
+ * graph's own wait nodes come first. */
 Test(summary, queued_work_under_an_input_dist_names_the_peers_first, .init = setup,
      .fini = teardown) {
   static const struct {
     const char *region;
-    bool peers;
-  } cases[] = {{"## sparse_data_dist ##", true}, {"## metrics_update ##", false}};
+    bool late, peers;
+  } cases[] = {{"## sparse_data_dist ##", false, false},
+               {"## metrics_update ##", false, false},
+               {"## sparse_data_dist ##", true, true},
+               {"## metrics_update ##", true, false}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     tb b;
     queued_graph_step(&b);
     host(&b, "user_annotation", cases[k].region, 140, 5340);
     blocking_copy(&b, 5280, 5, "Memcpy DtoH (Device -> Pageable)");
+    if (cases[k].late) {
+      collective(&b, 5460, 5600, 500, 4194304);
+      collective(&b, 5462, 6150, 100, 4194304);
+      collective(&b, 5464, 6300, 100, 4194304);
+    }
     an_report *r = run_buffer(&b);
     const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
-    cr_assert_not_null(dep);
+    cr_assert_not_null(dep, "%zu", k);
     cr_assert_eq(dep->idle_kind, AN_IDLE_OUTSIDE);
     cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
     cr_assert_not_null(dep->lever);
+    if (cases[k].late) { /* the fixture's collective wait is all at the step's first */
+      const an_stage_timeline *tl = dep->timeline;
+      cr_assert_eq(tl->n_collectives, 1, "%zu", k);
+      cr_assert_eq(tl->collectives[0].first_wait_ns, 400000, "%zu", k);
+      cr_assert_eq(tl->collectives[0].wait_ns, 400000, "%zu", k);
+    }
     char *md = render(rp_markdown, r);
     /* since when it waits: the graph launch returned at 120 us, its node ran at 5220 us, the
      * GPU ran dry at 220 us (review 15 defect 6) */
@@ -2086,14 +2103,18 @@ Test(summary, queued_work_under_an_input_dist_names_the_peers_first, .init = set
                "work had sat queued 5.10 ms since `cudaGraphLaunch` returned (0.10 ms "
                "before the GPU ran dry)"),
         "%s", md);
-    /* no first collective waits here: the peers are no likely holder whatever the region
-     * (review 16 defect 1); the queued graph's own wait nodes come first */
-    (void)cases[k].peers;
-    cr_assert_str_eq(dep->lever_op, "cudaGraphLaunch");
-    cr_assert_null(dep->lever_next);
-    cr_assert_null(strstr(md, "Get the peer ranks"), "%s", md);
-    cr_assert_not_null(strstr(md, "**Find what the queued graph waits on (its event-wait"), "%s",
-                       md);
+    if (cases[k].peers) {
+      cr_assert_str_eq(dep->lever_op, "## sparse_data_dist ##", "%zu", k);
+      cr_assert_not_null(dep->lever_next, "%zu: the outside places follow", k);
+      cr_assert_not_null(strstr(md, "Get the peer ranks"), "%s", md);
+      cr_assert_null(strstr(md, "**Find what the queued graph waits on"), "%s", md);
+    } else {
+      cr_assert_str_eq(dep->lever_op, "cudaGraphLaunch", "%zu", k);
+      cr_assert_null(dep->lever_next, "%zu", k);
+      cr_assert_null(strstr(md, "Get the peer ranks"), "%s", md);
+      cr_assert_not_null(strstr(md, "**Find what the queued graph waits on (its event-wait"), "%s",
+                         md);
+    }
     cr_assert_null(strstr(md, "nothing in this trace does"), "%s", md);
     free(md);
     expect_bounds(r);
