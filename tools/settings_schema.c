@@ -40,9 +40,34 @@ static void ranged(cJSON *o, const char *type, const te_setting_def *d) {
   cJSON_AddNumberToObject(o, "maximum", d->max);
 }
 
+/* "enum": [the choices], into o. */
+static void choice_enum(cJSON *o, const te_setting_def *d) {
+  cJSON *e = cJSON_AddArrayToObject(o, "enum");
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", d->choices ? d->choices : "");
+  for (char *save = NULL, *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save))
+    cJSON_AddItemToArray(e, cJSON_CreateString(c));
+}
+
+/* A list of strings, into o: the packs' textList, or one of the row's choices each. */
+static void string_list(cJSON *o, const te_setting_def *d) {
+  if (!d->choices) {
+    cJSON_AddStringToObject(o, "$ref", "#/$defs/textList");
+    return;
+  }
+  cJSON_AddStringToObject(o, "type", "array");
+  choice_enum(cJSON_AddObjectToObject(o, "items"), d);
+}
+
+/* A mapping of ids, into o; the ids are the row's choices when it has them. */
+static cJSON *id_map(cJSON *o, const te_setting_def *d) {
+  cJSON_AddStringToObject(o, "type", "object");
+  if (d->choices) choice_enum(cJSON_AddObjectToObject(o, "propertyNames"), d);
+  return cJSON_AddObjectToObject(o, "additionalProperties");
+}
+
 static cJSON *value_schema(const te_setting_def *d) {
   cJSON *o = cJSON_CreateObject();
-  cJSON *inner;
   switch (d->type) {
     case TE_SETTING_NUMBER:
       ranged(o, "number", d);
@@ -53,26 +78,17 @@ static cJSON *value_schema(const te_setting_def *d) {
     case TE_SETTING_BOOL:
       cJSON_AddStringToObject(o, "type", "boolean");
       break;
-    case TE_SETTING_ENUM: {
-      cJSON *e = cJSON_AddArrayToObject(o, "enum");
-      char buf[512];
-      snprintf(buf, sizeof buf, "%s", d->choices ? d->choices : "");
-      for (char *save = NULL, *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save))
-        cJSON_AddItemToArray(e, cJSON_CreateString(c));
+    case TE_SETTING_ENUM:
+      choice_enum(o, d);
       break;
-    }
     case TE_SETTING_LIST:
-      cJSON_AddStringToObject(o, "$ref", "#/$defs/textList");
+      string_list(o, d);
       break;
     case TE_SETTING_NUMBER_MAP:
-      cJSON_AddStringToObject(o, "type", "object");
-      inner = cJSON_AddObjectToObject(o, "additionalProperties");
-      ranged(inner, "number", d);
+      ranged(id_map(o, d), "number", d);
       break;
     case TE_SETTING_LIST_MAP:
-      cJSON_AddStringToObject(o, "type", "object");
-      inner = cJSON_AddObjectToObject(o, "additionalProperties");
-      cJSON_AddStringToObject(inner, "$ref", "#/$defs/textList");
+      string_list(id_map(o, d), d);
       break;
   }
   cJSON_AddStringToObject(o, "description", d->meaning);

@@ -1160,6 +1160,11 @@ static void parse_setting_map(te_vctx *v, const te_setting_def *def, const char 
       te_verr(v, idk, "setting '%s': id '%.80s' is empty or too long", key, idk->str);
       continue;
     }
+    char msg[400];
+    if (!te_setting_id_allowed(def, idk->str, msg, sizeof msg)) {
+      te_verr(v, idk, "setting '%s': id %s", key, msg);
+      continue;
+    }
     setting_entry *e = new_setting(v, id, idk, def, idk->str);
     if (e && setting_value(v, def, id, idv, &e->value)) te_list_push(v->a, out, &e->hdr);
   }

@@ -138,25 +138,36 @@ static const ty_node *parse_bool(const ty_node *n, bool *out, char *msg, size_t 
   return n;
 }
 
+/* The index of s (len bytes) among choices ("a|b|c"), or -1. */
+static int choice_index(const char *choices, const char *s, size_t len) {
+  int idx = 0;
+  for (const char *c = choices; c && *c; idx++) {
+    const char *bar = strchr(c, '|');
+    size_t n = bar ? (size_t)(bar - c) : strlen(c);
+    if (n == len && strncmp(c, s, len) == 0) return idx;
+    c = bar ? bar + 1 : c + n;
+  }
+  return -1;
+}
+
+bool te_setting_id_allowed(const te_setting_def *def, const char *id, char *msg, size_t cap) {
+  if (!def->choices || choice_index(def->choices, id, strlen(id)) >= 0) return true;
+  snprintf(msg, cap, "must be one of %s, not '%.40s'", def->choices, id);
+  return false;
+}
+
 static const ty_node *parse_choice(const te_setting_def *def, const ty_node *n, int *out, char *msg,
                                    size_t cap) {
-  if (n->kind == TY_SCALAR && !is_null(n)) {
-    int idx = 0;
-    for (const char *c = def->choices; c && *c; idx++) {
-      const char *bar = strchr(c, '|');
-      size_t len = bar ? (size_t)(bar - c) : strlen(c);
-      if (len == n->len && strncmp(c, n->str, len) == 0) return *out = idx, NULL;
-      c = bar ? bar + 1 : c + len;
-    }
-  }
+  int idx = n->kind == TY_SCALAR && !is_null(n) ? choice_index(def->choices, n->str, n->len) : -1;
+  if (idx >= 0) return *out = idx, NULL;
   snprintf(msg, cap, "must be one of %s, not %s%.40s%s", def->choices ? def->choices : "",
            n->kind == TY_SCALAR ? "'" : "", n->kind == TY_SCALAR ? n->str : shape(n),
            n->kind == TY_SCALAR ? "'" : "");
   return n;
 }
 
-static const ty_node *parse_list(const ty_node *n, te_arena *a, te_setting_value *out, char *msg,
-                                 size_t cap) {
+static const ty_node *parse_list(const te_setting_def *def, const ty_node *n, te_arena *a,
+                                 te_setting_value *out, char *msg, size_t cap) {
   if (n->kind != TY_SEQ) {
     snprintf(msg, cap, "must be a list of strings, not %s", shape(n));
     return n;
@@ -176,6 +187,10 @@ static const ty_node *parse_list(const ty_node *n, te_arena *a, te_setting_value
     if (it->len > TE_MAX_PATTERN_LEN) {
       snprintf(msg, cap, "entry is %zu bytes long (limit TE_MAX_PATTERN_LEN %d)", it->len,
                TE_MAX_PATTERN_LEN);
+      return it;
+    }
+    if (def->choices && choice_index(def->choices, it->str, it->len) < 0) {
+      snprintf(msg, cap, "entries must be one of %s, not '%.40s'", def->choices, it->str);
       return it;
     }
     out->items[out->n_items++] = it->str;
@@ -205,7 +220,7 @@ const ty_node *te_setting_parse(const te_setting_def *def, const ty_node *n, te_
       break;
     case TE_SETTING_LIST:
     case TE_SETTING_LIST_MAP:
-      bad = parse_list(n, a, out, msg, cap);
+      bad = parse_list(def, n, a, out, msg, cap);
       break;
   }
   return bad;

@@ -42,6 +42,10 @@ typedef struct setting_entry {
 const ty_node *te_setting_parse(const te_setting_def *def, const ty_node *n, te_arena *a,
                                 te_setting_value *out, char *msg, size_t cap);
 
+/* Whether id may key def's map (its choices, when it has them); false with the reason
+ * in msg ("must be one of a|b, not 'c'"; the caller names the key). */
+bool te_setting_id_allowed(const te_setting_def *def, const char *id, char *msg, size_t cap);
+
 /* Fills *out from the merged entries (in list order: later ids win, map ids keep their
  * order). set[i] tells whether row i was set (te_setting_def_count() entries). Returns
  * false when out of memory. */

@@ -10,6 +10,8 @@
  */
 #include "analysis/summary.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,19 @@
 static const char *const KIND_IDS[AN_SUMMARY_KINDS] = {"kernel", "overlap", "fusion", "idle",
                                                        "wait"};
 
+/* In an_action order; the packs' settings keyed by action take these as their choices
+ * (TE_SUMMARY_ACTION_IDS, held equal by test_summary). */
+static const char *const ACTION_IDS[] = {
+    "tune",         "overlap",      "fusion_neighbour", "check_deps",
+    "fusion",       "port",         "eliminate",        "sync",
+    "stall",        "launch_bound", "rank_skew",        "chain",
+    "fewer_bytes",  "dependency",   "investigate",      "slow_collective",
+    "kernel_lever", "merge"};
+#define N_ACTIONS (sizeof ACTION_IDS / sizeof *ACTION_IDS)
+_Static_assert(N_ACTIONS == AN_ACTION_MERGE_GEMMS + 1, "an id per action");
+
 const char *an_summary_action_id(an_action a) {
-  static const char *const ids[] = {
-      "tune",         "overlap",      "fusion_neighbour", "check_deps",
-      "fusion",       "port",         "eliminate",        "sync",
-      "stall",        "launch_bound", "rank_skew",        "chain",
-      "fewer_bytes",  "dependency",   "investigate",      "slow_collective",
-      "kernel_lever", "merge"};
-  return (size_t)a < sizeof ids / sizeof *ids ? ids[a] : "?";
+  return (size_t)a < N_ACTIONS ? ACTION_IDS[a] : "?";
 }
 
 double an_summary_item_part_us(const an_summary_item *it) {
@@ -308,26 +315,45 @@ void sm_item_more(an_summary_item *it, const char *kind, const char *stage_id, s
   sm_more(it, a);
 }
 
-/* Whether action into carries out merged's lever itself: a fusion removes the passes whose
- * bytes a bandwidth-bound item would cut (review 16: hf's chain item was "not additive with
- * Move fewer bytes (FP8/FP4 weights ...)" on an elementwise pow kernel, a lever that does
- * not apply to it). */
-static bool carries_out(an_action into, an_action merged) {
-  return merged == AN_ACTION_FEWER_BYTES &&
-         (into == AN_ACTION_FUSE_CHAIN || into == AN_ACTION_TRY_FUSION ||
-          into == AN_ACTION_ENABLE_FUSION || into == AN_ACTION_PORT_FUSION ||
-          into == AN_ACTION_MERGE_GEMMS);
+/* summary.carries_out typed once: bit m of by[a] when action a carries out action m's
+ * lever itself (a fusion removes the passes whose bytes a bandwidth-bound item would cut). */
+typedef struct sm_carried {
+  uint32_t by[N_ACTIONS];
+} sm_carried;
+_Static_assert(N_ACTIONS <= sizeof(uint32_t) * CHAR_BIT, "an action's set in one word");
+
+static bool action_of(const char *id, size_t *out) {
+  for (size_t a = 0; a < N_ACTIONS; a++)
+    if (!strcmp(ACTION_IDS[a], id)) return *out = a, true;
+  return false; /* the packs' validation admits only ACTION_IDS */
+}
+
+static sm_carried carried_of(const te_settings *s) {
+  sm_carried c = {{0}};
+  const te_list_map *m = &s->summary_carries_out;
+  for (size_t i = 0; i < m->n; i++) {
+    size_t into, merged;
+    if (!action_of(m->keys[i], &into)) continue;
+    for (size_t k = 0; k < m->values[i].n; k++)
+      if (action_of(m->values[i].items[k], &merged)) c.by[into] |= UINT32_C(1) << merged;
+  }
+  return c;
+}
+
+static bool carries_out(const sm_carried *c, an_action into, an_action merged) {
+  return (size_t)into < N_ACTIONS && (size_t)merged < N_ACTIONS && (c->by[into] >> merged & 1u);
 }
 
 /* A kept overlap row gives way to a better-supported action on the same kernels: a fusion
  * pattern (a fused path exists), a roofline or an eliminate verdict; the row stays as
  * evidence. Other items keep their action and take the row as evidence. */
-static void merge_into(an_summary_item *into, const an_summary_item *it) {
+static void merge_into(const sm_carried *carried, an_summary_item *into,
+                       const an_summary_item *it) {
   bool adopt = into->kind == AN_SUMMARY_OVERLAP && into->action != AN_ACTION_ELIMINATE &&
                (it->kind == AN_SUMMARY_FUSION || it->action == AN_ACTION_ELIMINATE ||
                 it->basis == AN_BASIS_ROOFLINE);
   if (!adopt) {
-    if (it->action != into->action && !carries_out(into->action, it->action) &&
+    if (it->action != into->action && !carries_out(carried, into->action, it->action) &&
         it->at_stake_us > into->not_additive_us) {
       snprintf(into->not_additive, sizeof into->not_additive, "%s", it->anchor);
       into->not_additive_us = it->at_stake_us;
@@ -363,7 +389,7 @@ static void note_dropped_lever(an_bottleneck *b, const an_summary_item *it) {
 /* Sorts, merges same-root items, drops GPU-side items of bottlenecked stages (counting
  * them in rep->bottleneck). */
 static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const bool *stage_bneck,
-                         const bool *stage_launch) {
+                         const bool *stage_launch, const sm_carried *carried) {
   if (n > 1) qsort(v, n, sizeof *v, by_score);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
@@ -377,7 +403,7 @@ static size_t rank_items(an_report *rep, an_summary_item *v, size_t n, const boo
     }
     an_summary_item *root = same_root(v, m, &v[i]);
     if (root) {
-      merge_into(root, &v[i]);
+      merge_into(carried, root, &v[i]);
       continue;
     }
     v[m++] = v[i];
@@ -450,7 +476,8 @@ static an_status build_items(an_report *rep, an_stage_report *stages, const te_r
     c.v[i].kernels = c.kpool + c.koff[i];
     c.v[i].rows = c.rpool + c.roff[i];
   }
-  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch), leads = 0;
+  sm_carried carried = carried_of(c.s);
+  size_t n = c.nomem ? 0 : rank_items(rep, c.v, c.n, bneck, launch, &carried), leads = 0;
   if (!c.nomem) n = pool_and_cap(&c, c.v, n, out, &leads);
   free(bneck);
   sm_levers_free(&c);

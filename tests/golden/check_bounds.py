@@ -348,9 +348,9 @@ def check_not_additive(where, it, fail):
     # way a bandwidth-bound elementwise kernel moves fewer bytes)
     if not na.get("action") or na.get("action_id") == it.get("action_id"):
         fail(f"{where}: not additive with {na['anchor']} names no other action ({na.get('action_id')})")
-    if na.get("action_id") == "fewer_bytes" and it.get("action_id") in (
-            "chain", "fusion_neighbour", "fusion", "port", "merge"):
-        fail(f"{where}: a fusion item is not additive with fewer bytes, which it carries out")
+    if na.get("action_id") in CARRIES_OUT.get(it.get("action_id"), ()):
+        fail(f"{where}: a {it.get('action_id')} item is not additive with "
+             f"{na.get('action_id')}, which it carries out (summary.carries_out)")
 
 
 def check_one_item_per_kernel(label, items, fail):
@@ -368,6 +368,15 @@ def check_one_item_per_kernel(label, items, fail):
 
 
 MIN_BOUND_US = [0.0]  # summary.min_bound_us of the source's packs (main)
+CARRIES_OUT = {}  # summary.carries_out of the source's packs: action id -> action ids
+
+
+def carries_out(source):
+    """summary.carries_out of rules/80-report.yaml, a flow mapping of lists."""
+    with open(os.path.join(source, "rules", "80-report.yaml"), encoding="utf-8") as f:
+        m = re.search(r"^\s+carries_out:\s*\{(.*?)\}\s*$", f.read(), re.M | re.S)
+    pairs = re.findall(r"(\w+):\s*\[([^\]]*)\]", m.group(1)) if m else []
+    return {k: {x.strip() for x in v.split(",") if x.strip()} for k, v in pairs}
 
 
 def min_bound_us(source):
@@ -430,6 +439,9 @@ def main():
     failures = []
     checked = 0
     MIN_BOUND_US[0] = min_bound_us(a.source)
+    CARRIES_OUT.update(carries_out(a.source))
+    if not CARRIES_OUT:
+        failures.append("rules/80-report.yaml: no summary.carries_out read")
     for path, label in golden_cli.present(a.source, a.shared, failures.append):
         rep = golden_cli.json_report(a.triage, path, label, failures.append)
         if rep is None:

@@ -1978,3 +1978,17 @@ Test(summary_pool, small_items_of_one_root_cause_pool_and_hedged_ones_are_leads,
   cr_assert(!v[0].lead && !v[1].lead && !v[3].lead);
   an_summary_free(&out);
 }
+
+/* The settings keyed by summary action (summary.weights, summary.carries_out) accept the
+ * ids an_summary_action_id gives, no more, no fewer, in an_action order. */
+Test(summary, action_ids_are_the_settings_choices) {
+  char ids[512] = "";
+  size_t n = 0;
+  for (int a = 0; strcmp(an_summary_action_id((an_action)a), "?") != 0; a++)
+    n += (size_t)snprintf(ids + n, sizeof ids - n, "%s%s", a ? "|" : "",
+                          an_summary_action_id((an_action)a));
+  cr_assert_lt(n, sizeof ids);
+  cr_assert_str_eq(ids, TE_SUMMARY_ACTION_IDS);
+  cr_assert_str_eq(te_setting_def_find("summary.carries_out")->choices, TE_SUMMARY_ACTION_IDS);
+  cr_assert_str_eq(te_setting_def_find("summary.weights")->choices, TE_SUMMARY_ACTION_IDS);
+}

@@ -668,6 +668,13 @@ Test(engine_settings, unknown_key_wrong_type_and_range_are_file_line_col_errors)
                "setting 'overlap.weight' must be a mapping of ids to numbers");
   expect_first("pack: p\nversion: 1\nsettings:\n  overlap: 1\n", 4, 12,
                "'overlap' is a group of settings and must be a mapping");
+  /* a map keyed by summary action: its ids and its entries are the choices */
+  expect_first("pack: p\nversion: 1\nsettings:\n  summary: {carries_out: {chain: [fuse]}}\n", 4, 35,
+               "setting 'summary.carries_out.chain' entries must be one of tune|");
+  expect_first("pack: p\nversion: 1\nsettings:\n  summary: {carries_out: {chian: []}}\n", 4, 27,
+               "setting 'summary.carries_out': id must be one of tune|");
+  expect_first("pack: p\nversion: 1\nsettings:\n  summary: {weights: {tunes: 1}}\n", 4, 23,
+               "setting 'summary.weights': id must be one of tune|");
 }
 
 /* The enum type has no row yet (report.layout will be the first): checked on its own. */

@@ -55,9 +55,17 @@ typedef struct te_list_map {
   const te_string_list *values;
 } te_list_map;
 
+/* The ids of the report's summary actions (an_summary_action_id, in an_action order; a
+ * unit test holds the two equal): the choices of the settings keyed by action. */
+#define TE_SUMMARY_ACTION_IDS                                                               \
+  "tune|overlap|fusion_neighbour|check_deps|fusion|port|eliminate|sync|stall|launch_bound|" \
+  "rank_skew|chain|fewer_bytes|dependency|investigate|slow_collective|kernel_lever|merge"
+
 /* X(member, "dotted.key", TYPE, min, max, absent, choices, "meaning")
  * min/max: range of NUMBER, INT and NUMBER_MAP values; absent: NUMBER_MAP only;
- * choices: ENUM only ("a|b"). */
+ * choices ("a|b"; NULL: any): the value of an ENUM, every entry of a LIST, every id of a
+ * NUMBER_MAP, every id and every entry of a LIST_MAP (a typo would silently match
+ * nothing, so it fails validation at its own position). */
 #define TE_SETTINGS(X)                                                                             \
   X(kernel_table_min_share_pct, "kernel_table.min_share_pct", NUMBER, 0, 100, 0, NULL,             \
     "render bar of the kernel table in percent of stage GPU time (--min-share overrides)")         \
@@ -358,7 +366,7 @@ typedef struct te_list_map {
     "display names longer than this have nested template arguments collapsed")                     \
   X(summary_max_items, "summary.max_items", INT, 0, 1000, 0, NULL,                                 \
     "lines of the report's 'What to try first' list")                                              \
-  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 1, NULL,                              \
+  X(summary_weights, "summary.weights", NUMBER_MAP, 0, 1000, 1, TE_SUMMARY_ACTION_IDS,             \
     "rank weight per summary action (sync, tune, chain, ...): score = weight * bound per step")    \
   X(summary_min_share_pct, "summary.min_share_pct", NUMBER, 0, 100, 0, NULL,                       \
     "summary items whose bound is under this share of their stage's step are left out")            \
@@ -392,6 +400,9 @@ typedef struct te_list_map {
     "kernel kinds of those categories that are no chain link (KV writes, gathers, sorts)")         \
   X(summary_chain_max_graph_pct, "summary.chain_max_graph_pct", NUMBER, 0, 100, 0, NULL,           \
     "a stage is eager (chain item, CUDA-graph advice) below this share of graph-replayed time")    \
+  X(summary_carries_out, "summary.carries_out", LIST_MAP, 0, 0, 0, TE_SUMMARY_ACTION_IDS,          \
+    "action id -> [action ids whose lever it carries out itself]: merged into an item of the "     \
+    "action, an item of those is evidence, not a change 'not additive' with it")                   \
   X(summary_straggler_first_min_pct, "summary.straggler_first_min_pct", NUMBER, 0, 100, 0, NULL,   \
     "collective wait is a late rank when this share of it is at the step's first collective")      \
   X(summary_levers, "summary.levers", LIST_MAP, 0, 0, 0, NULL,                                     \
