@@ -935,6 +935,26 @@ static void tally(an_diff_report *r) {
   if (r->reading != AN_DIFF_READ_REGRESSIONS) r->n_regressions = 0;
 }
 
+/* The kernel rows' change in the part launched inside graph-launching ops, over every
+ * stage, with the row that moved most (an_diff_report.graph_staged_*). */
+static void graph_staged(an_diff_report *r) {
+  double best = 0;
+  r->graph_staged_delta_us = 0;
+  r->graph_staged_top = NULL;
+  r->graph_staged_per_step = true;
+  for (size_t i = 0; i < r->n_stages; i++) {
+    const an_diff_stage *s = &r->stages[i];
+    for (size_t k = 0; k < s->n_kernels; k++) {
+      const an_diff_row *x = &s->kernels[k];
+      double d = x->after_staged_us - x->before_staged_us;
+      if (x->change == AN_DIFF_SAME || d == 0) continue;
+      r->graph_staged_delta_us += d;
+      r->graph_staged_per_step = r->graph_staged_per_step && s->per_step;
+      if (fabs(d) > best) best = fabs(d), r->graph_staged_top = x;
+    }
+  }
+}
+
 /* Whose traces the tables read, where both sides state it: another rank, host or GPU. */
 static unsigned identity_differs(const an_diff_input *b, const an_diff_input *a) {
   unsigned why = 0;
@@ -1044,6 +1064,7 @@ an_status an_diff_build(const an_diff_side *before, const an_diff_side *after,
   out->report.category_kernels_pct = set->diff_category_kernels_pct;
   out->report.resolve_max_floor_pct = set->diff_resolve_max_floor_pct;
   tally(&out->report);
+  graph_staged(&out->report);
   return AN_OK;
 }
 

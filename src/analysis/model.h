@@ -2302,6 +2302,12 @@ typedef struct an_diff_report {
   size_t n_slower;           /* the same rows, counted or not */
   size_t n_steps_differ;     /* stages whose runs profiled different step counts */
   size_t n_steps_unknown;    /* stages where one run knows its steps and the other not */
+  /* the kernel rows' change in the part launched inside graph-launching ops (their copies,
+   * analysis/graph_staging.h), summed over every stage: what graphs appearing or going
+   * away brought with them (review 5) */
+  double graph_staged_delta_us;
+  const an_diff_row *graph_staged_top; /* the row of that change that moved most; NULL: none */
+  bool graph_staged_per_step;          /* every row of it counts per step */
 } an_diff_report;
 
 /* Sections later work adds (declared so the report grows without reshaping). */

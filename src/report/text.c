@@ -871,33 +871,11 @@ static void graph_text(char *buf, size_t cap, double pct) {
     snprintf(buf, cap, "%.0f%% of the kernel time replayed from graphs", pct);
 }
 
-/* The kernel rows' change in the part launched inside graph-launching ops (their copies,
- * analysis/graph_staging.h), over every stage, with the row that moved most. */
-static double staged_delta(const an_diff_report *d, const an_diff_row **top, bool *per_step) {
-  double sum = 0, best = 0;
-  *top = NULL;
-  *per_step = true;
-  for (size_t i = 0; i < d->n_stages; i++) {
-    const an_diff_stage *s = &d->stages[i];
-    for (size_t k = 0; k < s->n_kernels; k++) {
-      const an_diff_row *r = &s->kernels[k];
-      double x = r->after_staged_us - r->before_staged_us;
-      if (r->change == AN_DIFF_SAME || x == 0) continue;
-      sum += x;
-      *per_step = *per_step && s->per_step;
-      if (fabs(x) > best) best = fabs(x), *top = r;
-    }
-  }
-  return sum;
-}
-
 /* What graphs appearing or going away brought with them: the copies launched by the ops
  * that replay the graphs (review 5: DtoD +14.98 ms/step sat untied beside the graph
  * change), appended to the after text. */
 static void graph_copies_text(const an_diff_report *d, char *buf, size_t cap) {
-  const an_diff_row *top = NULL;
-  bool per_step = true;
-  double us = staged_delta(d, &top, &per_step);
+  const an_diff_row *top = d->graph_staged_top;
   size_t at = strlen(buf);
   if (!top || at >= cap) return;
   const char *name = top->name;
@@ -907,7 +885,8 @@ static void graph_copies_text(const an_diff_report *d, char *buf, size_t cap) {
   snprintf(buf + at, cap - at,
            "; with them %+.3f ms%s of kernels launched inside the ops that replay the graphs "
            "(their input and output copies, mostly %.*s)",
-           us / 1000, per_step ? "/step" : "", (int)(len > 80 ? 80 : len), name);
+           d->graph_staged_delta_us / 1000, d->graph_staged_per_step ? "/step" : "",
+           (int)(len > 80 ? 80 : len), name);
 }
 
 /* One template change: the pairs (every stage) whose differing arguments read as x's. */

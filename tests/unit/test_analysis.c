@@ -1781,6 +1781,10 @@ Test(analysis, diff_ties_graph_copies_to_the_graph_change) {
   cr_assert_not_null(dtod);
   cr_assert_float_eq(dtod->after_staged_us, 89500, 1e-6);
   cr_assert_float_eq(dtod->before_staged_us, 0, 1e-9);
+  /* the total is the analysis's fact, the renderer words it */
+  cr_assert_eq(res.report.graph_staged_top, dtod);
+  cr_assert_float_eq(res.report.graph_staged_delta_us, 89500, 1e-6);
+  cr_assert_not(res.report.graph_staged_per_step, "no counted steps: the runs' totals");
   rp_fact_change ch[RP_FACT_CHANGES];
   size_t n = rp_diff_fact_changes(&res.report, ch);
   cr_assert_eq(n, 1);
@@ -1794,6 +1798,8 @@ Test(analysis, diff_ties_graph_copies_to_the_graph_change) {
   /* no staged copy: the graph change stands alone */
   a[0].staged_us = 0;
   cr_assert_eq(an_diff_build(&before, &after, r, &res), AN_OK);
+  cr_assert_null(res.report.graph_staged_top);
+  cr_assert_float_eq(res.report.graph_staged_delta_us, 0, 1e-12);
   n = rp_diff_fact_changes(&res.report, ch);
   cr_assert_eq(n, 1);
   cr_assert_null(strstr(ch[0].after, "with them"));
