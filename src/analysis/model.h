@@ -1565,6 +1565,10 @@ typedef struct an_summary_item {
    * longest operation inside a stall, or the activity named); kernel-lever items: the
    * lever of their family (lever_op its id). Borrowed; NULL: none. */
   const char *lever, *lever_op;
+  /* Host-stall items: the lever is the packs' text for a framework's designed wait
+   * (summary.levers designed_sync) that this host work came after, lever_op its frame
+   * (an_idle_cause.designed): set where the item is built, so it holds after merges. */
+  bool lever_designed;
   /* Launch-bound items with a lever: of at_stake_us, the idle per step under the lever's
    * activity (the rows whose cause is lever_op, each by the part the item takes). */
   double lever_op_us;

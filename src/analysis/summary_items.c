@@ -237,6 +237,7 @@ static void stall_lever(const sm_ctx *c, an_summary_item *it) {
     if (x->designed) {
       it->lever = c->designed_sync;
       it->lever_op = x->designed;
+      it->lever_designed = true;
     }
   }
 }

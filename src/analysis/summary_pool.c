@@ -122,6 +122,7 @@ static void pool_from(const te_settings *s, an_summary_item *v, size_t n, size_t
   p->what = p->same_change;
   p->location = NULL;
   p->lever = p->lever_op = NULL;
+  p->lever_designed = false;
   p->lever_op_us = 0;
   p->n_roles = 0;
   p->kernels = kernels;

@@ -820,14 +820,6 @@ static void stall_group_basis(const an_summary_item *it, const char *longest, ch
              longest);
 }
 
-/* Whether the item's lever is a framework's designed wait its host work came after (the
- * lever op is a row's an_idle_cause.designed). */
-static bool designed_lever(const an_summary_item *it) {
-  for (size_t k = 0; k < it->n_rows; k++)
-    if (it->timeline->total.causes[it->rows[k].row].designed == it->lever_op) return true;
-  return false;
-}
-
 /* "; lever for `op`: what to change" after an idle basis (summary.levers). */
 static void lever_text(const an_summary_item *it, char *b, size_t cap) {
   size_t len = strlen(b);
@@ -843,7 +835,7 @@ static void lever_text(const an_summary_item *it, char *b, size_t cap) {
              it->lever_op, it->lever, it->lever_next);
   else if (it->lever && len < cap && it->action == AN_ACTION_DEPENDENCY)
     snprintf(b + len, cap - len, "; where to look: %s", it->lever);
-  else if (it->lever && len < cap && designed_lever(it))
+  else if (it->lever && len < cap && it->lever_designed)
     snprintf(b + len, cap - len,
              "; lever (`%.80s`, where the framework waited by design before this host work): %s",
              it->lever_op, it->lever);

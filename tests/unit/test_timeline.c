@@ -2845,12 +2845,18 @@ Test(summary, designed_wait_is_host_work_not_a_sync, .init = setup, .fini = tear
   cr_assert_not_null(it->lever_op);
   cr_assert_not_null(strstr(it->lever_op, "populate_from_forward_batch"), "%s", it->lever_op);
   cr_assert_not_null(strstr(it->lever, "by design"), "%s", it->lever);
+  /* the analysis says the lever is the designed wait's; the line words it */
+  cr_assert(it->lever_designed);
+  char basis[2048];
+  rp_summary_basis(it, r->run.workload.value, basis, sizeof basis);
+  cr_assert_not_null(strstr(basis, "where the framework waited by design"), "%s", basis);
   expect_bounds(r);
   an_report_destroy(r);
   r = wait_in_frame(&b, "model.py(40): forward");
   it = item_of(r, AN_ACTION_REMOVE_SYNC);
   cr_assert_not_null(it);
   cr_assert_str_eq(it->what, "aten::copy_");
+  cr_assert_not(it->lever_designed);
   expect_bounds(r);
   an_report_destroy(r);
 }
