@@ -38,6 +38,15 @@ static const an_fuse_row *row_of(const an_report *rep, const char *id) {
   return NULL;
 }
 
+/* Whether one trace under rules r (framework fw given, or NULL: detected) has no row of
+ * pattern id: its report made, asked and freed. */
+static bool no_row(te_rules *r, const char *fw, const char *data, const char *id) {
+  an_report *rep = test_run_trace(r, fw, data, strlen(data));
+  bool none = row_of(rep, id) == NULL;
+  an_report_destroy(rep);
+  return none;
+}
+
 /* ---------------------------------------------------------------- GEMM merges */
 
 /* A kernel launched by a CPU op that recorded its shapes: the op on the host thread at
@@ -213,9 +222,7 @@ static const char MERGED[] = "{" MI300X "\"traceEvents\":[" NORM(1000, 11) "," O
                                                                  18) "," SILU_MUL(10700, 20) "]}";
 
 Test(merge, merged_projections_make_no_row, .init = setup, .fini = teardown) {
-  an_report *rep = report_of(rules, MERGED);
-  cr_assert_null(row_of(rep, "merge-sibling-gemms"));
-  an_report_destroy(rep);
+  cr_assert(no_row(rules, NULL, MERGED, "merge-sibling-gemms"));
 }
 
 /* A trace of GEMM ops on one stream: ms[i] is op i's M (its input [M x 2048], N 1024); an M
@@ -297,9 +304,8 @@ Test(merge, siblings_share_their_module_frame, .init = setup, .fini = teardown) 
   cr_assert_not_null(r, "one forward, two projections");
   cr_assert_float_eq(r->related_us, 1780 + 1970, 1e-6);
   an_report_destroy(rep);
-  rep = report_of(rules, TWO_MODULES);
-  cr_assert_null(row_of(rep, "merge-sibling-gemms"), "two modules' GEMMs are no siblings");
-  an_report_destroy(rep);
+  cr_assert(no_row(rules, NULL, TWO_MODULES, "merge-sibling-gemms"),
+            "two modules' GEMMs are no siblings");
 }
 
 /* --compat reference: the reference has no merge family (deviation F13). */
@@ -307,9 +313,7 @@ Test(merge, compat_reference_has_no_merge_row, .init = setup, .fini = teardown) 
   triage_rules_setup_options so = {.compat = "reference"};
   te_rules *ref = triage_rules_setup("triage", &so, stderr);
   cr_assert_not_null(ref);
-  an_report *rep = report_of(ref, BLOCK_ATTN);
-  cr_assert_null(row_of(rep, "merge-sibling-gemms"));
-  an_report_destroy(rep);
+  cr_assert(no_row(ref, NULL, BLOCK_ATTN, "merge-sibling-gemms"));
   te_rules_destroy(ref);
 }
 
@@ -495,11 +499,8 @@ Test(qknorm, the_gate_holds_for_head_dim_128_bf16_cuda, .init = setup, .fini = t
 Test(qknorm, the_gate_fails_on_head_dim_or_format, .init = setup, .fini = teardown) {
   const char *const fails[] = {QWEN3_96, QWEN3_FP32};
   const char *const why[] = {"head dim 96", "fp32"};
-  for (size_t i = 0; i < 2; i++) {
-    an_report *rep = report_fw("vllm", fails[i]);
-    cr_assert_null(row_of(rep, "vllm-qknorm-rope"), "%s: no row", why[i]);
-    an_report_destroy(rep);
-  }
+  for (size_t i = 0; i < 2; i++)
+    cr_assert(no_row(rules, "vllm", fails[i], "vllm-qknorm-rope"), "%s: no row", why[i]);
   an_report *rep = report_fw("vllm", QWEN3_ROCM);
   const an_fuse_row *r = row_of(rep, "vllm-qknorm-rope");
   cr_assert_not_null(r, "ROCm: AITER's ops are registered too");
@@ -752,9 +753,7 @@ Test(routing, a_top_k_over_the_experts_and_softmax_are_one_routing_row, .init = 
   cr_assert_float_eq(r->piece_last_dim, 64, 1e-9, "%g", r->piece_last_dim);
   an_report_destroy(rep);
   /* the same over the vocabulary is a sampler's softmax + top-k, no router: no row */
-  rep = report_of(rules, SAMPLER);
-  cr_assert_null(row_of(rep, "moe-routing-topk-softmax"));
-  an_report_destroy(rep);
+  cr_assert(no_row(rules, NULL, SAMPLER, "moe-routing-topk-softmax"));
 }
 
 /* Where the fused router runs, routing is fused already: the row is in use, never an
