@@ -40,6 +40,17 @@ void tr_set_error(tr_error *err, int code, bool has_offset, uint64_t offset, con
   va_end(ap);
 }
 
+/* Under AddressSanitizer a chunk's buffer is freed when its borrow ends (the next chunk
+ * is made into a new one; a memory buffer's chunks are handed out as such copies): a
+ * pointer kept into a chunk past tr_source_next's next call then reads freed memory, which
+ * ASan reports at once, instead of silently reading a later chunk's bytes from a reused
+ * buffer or the caller's (audit of borrowed trace strings, session 16). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SRC_FREE_EACH_CHUNK true
+#else
+#define SRC_FREE_EACH_CHUNK false
+#endif
+
 typedef struct ring_slot {
   uint8_t *buf;
   tr_block_masks *masks; /* when indexing: the masks of buf */
@@ -322,8 +333,22 @@ static int plain_fill(tr_source *s, uint8_t *out, size_t cap, size_t *len, tr_er
   return have > 0;
 }
 
+/* A new buffer of n bytes in place of *buf, freed (SRC_FREE_EACH_CHUNK only); false when
+ * out of memory. */
+static bool fresh_buffer(uint8_t **buf, size_t n) {
+  if (!SRC_FREE_EACH_CHUNK) return true;
+  free(*buf);
+  *buf = malloc(n);
+  return *buf != NULL;
+}
+
 /* Makes the slot's next chunk (and its masks): on the second thread when threaded. */
 static void fill_slot(tr_source *s, ring_slot *slot) {
+  if (!fresh_buffer(&slot->buf, s->chunk)) {
+    slot->status = -1;
+    tr_set_error(&slot->err, TR_ERR_NOMEM, false, 0, "out of memory");
+    return;
+  }
   slot->status = s->gzip ? gz_fill(s, slot->buf, s->chunk, &slot->len, &slot->err)
                          : plain_fill(s, slot->buf, s->chunk, &slot->len, &slot->err);
   slot->comp_end = s->gzip ? comp_offset(s) : s->raw_consumed;
@@ -584,10 +609,16 @@ static int plain_next(tr_source *s, const uint8_t **data, size_t *len, tr_error 
     if (left == 0) return 0;
     size_t n = left < s->chunk ? left : s->chunk;
     *data = s->mem + s->consumed;
+    if (SRC_FREE_EACH_CHUNK) { /* a copy freed at the next chunk, as a file's chunks are */
+      if (!fresh_buffer(&s->plain_buf, n)) return nomem(err);
+      memcpy(s->plain_buf, *data, n);
+      *data = s->plain_buf;
+    }
     *len = n;
     s->consumed += n;
     return 1;
   }
+  if (!fresh_buffer(&s->plain_buf, s->chunk)) return nomem(err);
   int rc = plain_fill(s, s->plain_buf, s->chunk, len, err);
   if (rc != 1) return rc;
   *data = s->plain_buf;
