@@ -324,6 +324,9 @@ typedef struct an_roofline {
   const char *dtype;           /* the peak class its FLOPs run at ("bf16"); from the rules */
   const char *family;          /* the op cost model kind ("gemm", "attention", ...) */
   double achieved_tbs, achieved_tflops; /* bytes / time_us, flops / time_us */
+  double launch_tbs, launch_tflops;     /* its fastest launch that is evidence of a rate on
+                                           its own (roofline.comparable_launch_us; TFLOP/s
+                                           in its format), 0 when none */
   double attainable;                    /* TB/s (memory) or TFLOP/s (compute): the rate the limiter
                                            could reach */
   an_attainable_basis attainable_basis;
@@ -336,6 +339,8 @@ typedef struct an_roofline {
   const char *sibling_stage;     /* its stage's label (from the rules) */
   size_t sibling_row;            /* its index in that stage's kernel rows */
   double sibling_rate;           /* its rate, in the unit of attainable */
+  bool sibling_launch;           /* that rate is one launch's (roofline.comparable_launch_us),
+                                    faster than its row's average */
   const char *sibling_family;    /* its op family: this row's, or a compute peer's
                                     (roofline.compute_peers) */
   double device_rate;            /* the device pack's attainable rate, in the unit of attainable
@@ -1590,6 +1595,10 @@ typedef struct an_summary_item {
    * attainable rate" read as one bound with two numbers). */
   size_t ceiling_count;
   double ceiling_from, ceiling_to;
+  /* Roofline tuning items: the time per step of their kernels that an acting GEMM merge
+   * item holds (its siblings' launches), left out of basis_us: the merge's bound counts it,
+   * with the merged GEMM at the best rate of its format (summary_roofline.c). */
+  double merged_us;
   /* Overlap items of a collective split by launch context: the row holds the launches under
    * no labelled family ("other launches"), a root cause apart from each family's row. */
   bool context_rest;
@@ -1658,6 +1667,11 @@ typedef struct an_summary_item {
    * and F1's fusion of that kernel read as two wins). Empty anchor: none. */
   char not_additive[64];
   double not_additive_us;
+  /* The merged item counts other launches of the same kernels (a GEMM merge and the tuning
+   * of the launches it leaves): its bound adds to this item's, and its lever (borrowed;
+   * NULL: none) is named, since it has no item of its own. */
+  bool not_additive_adds;
+  const char *not_additive_lever;
   an_action not_additive_action; /* its action: the text names it (review 16 defect 6: "the
                                     action of K9" named an action the report lists nowhere) */
   /* A pooled item of the items of one stage whose actions share a change

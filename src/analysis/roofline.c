@@ -434,6 +434,10 @@ typedef struct row_acc {
   ut_u64map cost_of; /* hash of (bytes, FLOPs), probed linearly -> index in costs */
   double kind_time[N_KINDS];
   double peak_flops[TE_PEAK_COUNT]; /* FLOPs per peak class: the row's format is the largest */
+  /* the fastest launch that is evidence of a rate on its own (roofline.comparable_launch_us,
+   * shapes from its own op): TB/s, and TFLOP/s of each peak class (as the record's rates
+   * are computed, so a one-launch row's equals its own) */
+  double launch_tbs, launch_tflops[TE_PEAK_COUNT];
 } row_acc;
 
 /* The bound of one launch; R_NO_PEAK when its FLOPs have no peak on the device. Matrix
@@ -516,6 +520,22 @@ static bool cost_add(row_acc *a, const launch *l) {
   a->costs = v;
   a->costs[a->n_costs] = (cost_acc){l->cost.flops, l->cost.bytes, 1};
   return ut_u64map_put(&a->cost_of, key, a->n_costs++);
+}
+
+/* A launch whose own time and shapes are evidence of its rate (roofline.comparable_launch_us;
+ * a model's or a step sum's shapes are estimates): the row's fastest such launch. A rate past
+ * the device's peak is none: a launch that long moves more than a last-level cache holds, so
+ * its bytes were over-counted (a broadcast operand) or its FLOPs ran in another format (FP32
+ * matmuls on TF32 cores). */
+static void launch_evidence(row_acc *a, const te_device *dev, const launch *l, double dur,
+                            an_shape_source src, double min_us) {
+  if (dur < min_us || dur <= 0 || (src != AN_SHAPES_OP && src != AN_SHAPES_MAPPING)) return;
+  double tbs = l->cost.bytes / (dur * US_PER_S);
+  if (tbs > a->launch_tbs && tbs <= dev->hbm_tbs) a->launch_tbs = tbs;
+  te_peak p = l->cost.dtype ? l->cost.dtype->peak : TE_PEAK_NONE;
+  if (p < 0 || l->cost.flops <= 0) return;
+  double tflops = l->cost.flops / (dur * US_PER_S);
+  if (tflops > a->launch_tflops[p] && tflops <= dev->peak_tflops[p]) a->launch_tflops[p] = tflops;
 }
 
 static void row_add(row_acc *a, const launch *l, double dur, double mem_us, double comp_us,
@@ -681,6 +701,8 @@ static void formal_launch(run *r, memo *m, view_ops *vo, size_t vi, size_t s, si
     return;
   row_acc *a = &r->work[s].acc[row];
   row_add(a, &l, dur, mem_us, comp_us, src);
+  launch_evidence(a, r->c.dev, &l, dur, src,
+                  te_rules_settings(r->c.rules)->roofline_comparable_launch_us);
   if (!r->fm->steps || an_steps_kernel_counted(&r->fm->steps[vi], kernel_index(v, k)))
     a->steps_time += dur;
   if (!shape_add(a, vi, &l, dur) || !cost_add(a, &l)) r->c.nomem = true;
@@ -888,6 +910,8 @@ static an_roofline record_of(const row_acc *a) {
   for (int i = 0; i < TE_PEAK_COUNT; i++)
     if (a->peak_flops[i] > 0 && (p < 0 || a->peak_flops[i] > a->peak_flops[p])) p = i;
   rec.dtype = p >= 0 ? te_peak_name((te_peak)p) : NULL;
+  rec.launch_tbs = a->launch_tbs;
+  rec.launch_tflops = p >= 0 ? a->launch_tflops[p] : 0;
   rec.family = k_families[row_kind(a)];
   rec.achieved_tbs = a->time > 0 ? a->bytes / (a->time * US_PER_S) : 0;
   rec.achieved_tflops = a->time > 0 ? a->flops / (a->time * US_PER_S) : 0;
@@ -964,6 +988,19 @@ static double rate_of(const an_roofline *rec) {
   return rec->limiter == AN_LIMIT_COMPUTE ? rec->achieved_tflops : rec->achieved_tbs;
 }
 
+/* The rate a row is evidence of, 0 when none: the larger of its average over its launches
+ * (with roofline.comparable_min_us of time over roofline.comparable_min_launches launches)
+ * and its fastest launch that is evidence on its own (roofline.comparable_launch_us);
+ * *by_launch: the launch's, above the row's average. */
+static double evidence_rate(const te_settings *set, const an_roofline *rec, bool *by_launch) {
+  bool row = rec->time_us >= set->roofline_comparable_min_us &&
+             rec->launches_with_shapes >= (size_t)set->roofline_comparable_min_launches;
+  double own = rec->limiter == AN_LIMIT_COMPUTE ? rec->launch_tflops : rec->launch_tbs;
+  double avg = row ? rate_of(rec) : 0;
+  *by_launch = own > avg && own > rate_of(rec);
+  return own > avg ? own : avg;
+}
+
 /* Same op family and limiter; for compute-bound rows also the same format (bytes per
  * second do not depend on it, FLOPs per second do). */
 static bool comparable(const te_settings *set, const an_roofline *a, const an_roofline *b) {
@@ -990,22 +1027,22 @@ static double device_attainable(const te_device *dev, const an_roofline *rec) {
          (rec->limiter == AN_LIMIT_MEMORY ? dev->attainable_bandwidth : dev->attainable_compute);
 }
 
-/* The best comparable row of the run that counts as evidence of a rate, or NULL; not rec
- * itself when other is set. */
-static const an_roofline *best_comparable(const run *r, const an_roofline *rec, bool other,
-                                          size_t *stage, size_t *row) {
+/* The best rate a comparable row of the run is evidence of (evidence_rate), 0 when none;
+ * not rec itself when other is set. *stage, *row: that row; *by_launch: the rate is one of
+ * its launches'. */
+static double best_comparable(const run *r, const an_roofline *rec, bool other, size_t *stage,
+                              size_t *row, bool *by_launch) {
   const te_settings *set = te_rules_settings(r->c.rules);
-  const an_roofline *best = NULL;
+  double best = 0;
   for (size_t s = 0; s < r->tables->n_stages; s++)
     for (size_t i = 0; i < r->tables->stages[s].n_rows; i++) {
       const an_kernel_row *kr = &r->tables->stages[s].rows[i];
       if (!kr->roofline) continue;
       const an_roofline *o = &r->out->stages[s].records[kr->roofline - 1];
-      if ((other && o == rec) || !comparable(set, o, rec) ||
-          o->time_us < set->roofline_comparable_min_us ||
-          o->launches_with_shapes < (size_t)set->roofline_comparable_min_launches)
-        continue;
-      if (!best || rate_of(o) > rate_of(best)) best = o, *stage = s, *row = i;
+      if ((other && o == rec) || !comparable(set, o, rec)) continue;
+      bool one = false;
+      double rate = evidence_rate(set, o, &one);
+      if (rate > best) best = rate, *stage = s, *row = i, *by_launch = one;
     }
   return best;
 }
@@ -1058,22 +1095,25 @@ static void set_headroom(const run *r, const row_acc *a, an_roofline *rec) {
  * pack's fraction (the family's fastest row, or one with no comparable row). */
 static void set_attainable(run *r, an_roofline *rec) {
   size_t s = 0, i = 0;
-  const an_roofline *peer = best_comparable(r, rec, true, &s, &i);
-  if (peer && rate_of(peer) > rate_of(rec)) {
-    rec->sibling_kernel = r->tables->stages[s].rows[i].name;
-    rec->sibling_stage = r->tables->stages[s].stage->label;
+  bool one = false;
+  double peer = best_comparable(r, rec, true, &s, &i, &one);
+  if (peer > rate_of(rec)) {
+    const an_stage_tables *ps = &r->tables->stages[s];
+    rec->sibling_kernel = ps->rows[i].name;
+    rec->sibling_stage = ps->stage->label;
     rec->sibling_row = i;
-    rec->sibling_rate = rate_of(peer);
-    rec->sibling_family = peer->family;
+    rec->sibling_rate = peer;
+    rec->sibling_launch = one;
+    rec->sibling_family = r->out->stages[s].records[ps->rows[i].roofline - 1].family;
   }
-  const an_roofline *best = best_comparable(r, rec, false, &s, &i);
+  double best = best_comparable(r, rec, false, &s, &i, &one);
   double dev = device_attainable(r->c.dev, rec);
   rec->peak = device_peak(r->c.dev, rec);
   rec->device_rate = dev;
   rec->attainable = dev;
   rec->attainable_basis = AN_ATTAINABLE_DEVICE;
-  if (best && rate_of(best) > dev) {
-    rec->attainable = rate_of(best);
+  if (best > dev) {
+    rec->attainable = best;
     rec->attainable_basis = AN_ATTAINABLE_TRACE;
     rec->attainable_kernel = r->tables->stages[s].rows[i].name;
   } else if (rec->sibling_kernel && te_rules_settings(r->c.rules)->roofline_family_attainable) {

@@ -344,6 +344,21 @@ static bool carries_out(const sm_carried *c, an_action into, an_action merged) {
   return (size_t)into < N_ACTIONS && (size_t)merged < N_ACTIONS && (c->by[into] >> merged & 1u);
 }
 
+/* A GEMM merge and a roofline tuning item on the same kernels, either way round: one item
+ * (one kernel, one root cause), but the two count different launches, so their bounds add:
+ * the tuning item counts only the launches an acting merge row leaves (summary_roofline.c,
+ * merged_share), and the merge's bound counts the rest, the merged GEMM at the best rate of
+ * its format (review 16 defect 1: tracelens' QKV merge held three of the QKV kernel's four
+ * launches, and the tuning of its o_proj launch and of the down GEMM was "not additive,
+ * both bounds count the same time"). */
+static bool merge_and_tune(const an_summary_item *a, const an_summary_item *b) {
+  bool merge_a = a->kind == AN_SUMMARY_FUSION && a->action == AN_ACTION_MERGE_GEMMS;
+  bool merge_b = b->kind == AN_SUMMARY_FUSION && b->action == AN_ACTION_MERGE_GEMMS;
+  bool tune_a = a->basis == AN_BASIS_ROOFLINE && a->action == AN_ACTION_TUNE_KERNEL;
+  bool tune_b = b->basis == AN_BASIS_ROOFLINE && b->action == AN_ACTION_TUNE_KERNEL;
+  return (merge_a && tune_b) || (tune_a && merge_b);
+}
+
 /* A kept overlap row gives way to a better-supported action on the same kernels: a fusion
  * pattern (a fused path exists), a roofline or an eliminate verdict; the row stays as
  * evidence. Other items keep their action and take the row as evidence. */
@@ -358,6 +373,8 @@ static void merge_into(const sm_carried *carried, an_summary_item *into,
       snprintf(into->not_additive, sizeof into->not_additive, "%s", it->anchor);
       into->not_additive_us = it->at_stake_us;
       into->not_additive_action = it->action;
+      into->not_additive_adds = merge_and_tune(into, it);
+      into->not_additive_lever = into->not_additive_adds ? it->lever : NULL;
     }
     sm_more(into, it->anchor);
     for (size_t i = 0; i < it->n_more; i++) sm_more(into, it->more[i]);

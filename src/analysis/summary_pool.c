@@ -75,6 +75,8 @@ static void absorb(an_summary_item *p, const an_summary_item *m) {
   if (!p->not_additive[0] && m->not_additive[0]) { /* the member's note stays the pool's */
     memcpy(p->not_additive, m->not_additive, sizeof p->not_additive);
     p->not_additive_us = m->not_additive_us;
+    p->not_additive_adds = m->not_additive_adds;
+    p->not_additive_lever = m->not_additive_lever;
   }
   if (!m->n_rows) sm_more(p, m->anchor); /* else its rows are its evidence */
   for (size_t k = 0; k < m->n_more; k++) sm_more(p, m->more[k]);

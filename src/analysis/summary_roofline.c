@@ -42,6 +42,7 @@ typedef struct rl_cand {
   bool acts;      /* it has an action (its own, or its family's tuning) */
   bool headroom;  /* below its attainable rate, though not under the tuning bar */
   double t, win;  /* per step (t: less the share a merge item holds) */
+  double merged;  /* per step: the share a merge item holds */
   double win_dev; /* win at the device pack's attainable rate (the ceiling of a row measured
                      against its family's lower best observed rate) */
   double frac;    /* achieved / attainable */
@@ -181,7 +182,9 @@ static rl_cand candidate(const sm_ctx *c, const an_kernel_row *r) {
   v.frac = f->of_attainable_pct / 100.0;
   v.gain = tune_gain(f);
   double coverage = roofline_coverage(f, r);
-  v.t = sm_row_per_step(c, r) * coverage * (1.0 - merged_share(c, r));
+  double held = merged_share(c, r);
+  v.t = sm_row_per_step(c, r) * coverage * (1.0 - held);
+  v.merged = sm_row_per_step(c, r) * coverage * held;
   double gain_dev = f->time_us > 0 ? f->headroom_device_us / f->time_us : v.gain;
   bool tune = f->of_attainable_pct < c->s->roofline_tune_below_pct;
   if (tune && v.frac < 1) {
@@ -246,13 +249,14 @@ static void ceiling_member(an_summary_item *it, const an_roofline *f) {
 
 /* The item of the group whose largest kernel is v[i]'s row (rows are time-descending). */
 static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
-  double win = 0, win_dev = 0, t = 0, lo = v[i].f->achieved_pct, hi = lo;
+  double win = 0, win_dev = 0, t = 0, merged = 0, lo = v[i].f->achieved_pct, hi = lo;
   size_t members = 0;
   for (size_t j = i; j < n; j++) {
     if (!v[j].acts || v[j].done || !same_group(c, &v[i], &v[j])) continue;
     win += v[j].win;
     win_dev += v[j].win_dev;
     t += v[j].t;
+    merged += v[j].merged;
     members++;
     if (v[j].f->achieved_pct < lo) lo = v[j].f->achieved_pct;
     if (v[j].f->achieved_pct > hi) hi = v[j].f->achieved_pct;
@@ -273,6 +277,7 @@ static void group_item(sm_ctx *c, rl_cand *v, size_t n, size_t i) {
   if (!it) return;
   it->basis_pct = hi;
   it->roofline = v[i].f;
+  if (v[i].action == AN_ACTION_TUNE_KERNEL) it->merged_us = merged;
   if (v[i].action == AN_ACTION_TUNE_KERNEL || v[i].f->balanced)
     it->lever = roofline_lever(c, v[i].f, r->name);
   if (v[i].action == AN_ACTION_TUNE_KERNEL && win_dev > win) it->ceiling_us = win_dev;

@@ -195,18 +195,37 @@ static void alternative(const an_summary_item *it, an_workload w, rp_part_fn fn,
 
 /* " Not additive with ACTION on LINK, the same kernels (merged into this item: at most X
  * ms/step) ..." when an item of another action on the same kernels was merged in
- * (an_summary_item.not_additive): the action is named, since it has no item of its own. */
+ * (an_summary_item.not_additive): the action is named, since it has no item of its own;
+ * " With it, ACTION on LINK (... at most X ms/step more ...)" when it counts other launches
+ * of them (not_additive_adds), with its lever and the two bounds' sum. */
 static void not_additive(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   if (!it->not_additive[0]) return;
   char t[48], b[200];
-  snprintf(b, sizeof b, ". Not additive with \"%s\" on ", rp_action(it->not_additive_action));
+  bool adds = it->not_additive_adds; /* other launches of the same kernels: the bounds add */
+  snprintf(b, sizeof b, adds ? ". With it, \"%s\" on " : ". Not additive with \"%s\" on ",
+           rp_action(it->not_additive_action));
   text(fn, ctx, b);
   link(it, it->not_additive, fn, ctx);
   rp_fmt_ms(t, sizeof t, it->not_additive_us);
+  if (!adds) {
+    snprintf(b, sizeof b,
+             ", the same kernels (merged into this item, no item of its own: at most %s ms/step): "
+             "both bounds count the same time.",
+             t);
+    text(fn, ctx, b);
+    return;
+  }
   snprintf(b, sizeof b,
-           ", the same kernels (merged into this item, no item of its own: at most %s ms/step): "
-           "both bounds count the same time.",
+           " (merged into this item: at most %s ms/step more, on launches this item's bound "
+           "leaves out",
            t);
+  text(fn, ctx, b);
+  if (it->not_additive_lever) {
+    text(fn, ctx, "; lever: ");
+    text(fn, ctx, it->not_additive_lever);
+  }
+  rp_fmt_ms(t, sizeof t, it->at_stake_us + it->not_additive_us);
+  snprintf(b, sizeof b, "): the two count different launches, so together at most %s ms/step.", t);
   text(fn, ctx, b);
 }
 

@@ -503,7 +503,8 @@ static bool item_not_additive_json(cJSON *o, const an_summary_item *it) {
   return x && cJSON_AddStringToObject(x, "anchor", it->not_additive) &&
          cJSON_AddStringToObject(x, "action_id", an_summary_action_id(it->not_additive_action)) &&
          cJSON_AddStringToObject(x, "action", rp_action(it->not_additive_action)) &&
-         cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(it->not_additive_us));
+         cJSON_AddNumberToObject(x, "bound_us_per_step", an_round3(it->not_additive_us)) &&
+         cJSON_AddBoolToObject(x, "additive", it->not_additive_adds);
 }
 
 static bool summary_item_json(cJSON *a, const an_summary_item *it, an_workload w) {

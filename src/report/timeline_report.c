@@ -1127,10 +1127,10 @@ static void attainable_text(const an_roofline *f, char *b, size_t cap) {
   const char *unit = mem ? "TB/s" : "TFLOP/s";
   char sib[160] = "";
   bool same = !f->sibling_family || !f->family || !strcmp(f->sibling_family, f->family);
-  if (f->sibling_kernel)
-    snprintf(sib, sizeof sib, "K%zu in %s, %s%s,", f->sibling_row + 1,
-             f->sibling_stage ? f->sibling_stage : "?", same ? "of the same family" : "a ",
-             same ? "" : f->sibling_family);
+  if (f->sibling_kernel) /* a launch's rate: the row's own figure in the table is lower */
+    snprintf(sib, sizeof sib, "%sK%zu in %s, %s%s,", f->sibling_launch ? "a launch of " : "",
+             f->sibling_row + 1, f->sibling_stage ? f->sibling_stage : "?",
+             same ? "of the same family" : "a ", same ? "" : f->sibling_family);
   if (f->attainable_basis == AN_ATTAINABLE_TRACE)
     snprintf(b, cap, "an attainable %.2f %s (what %s reaches in this trace)", f->attainable, unit,
              *sib ? sib : "a comparable kernel");
@@ -1188,6 +1188,19 @@ static void ceiling_text(const an_summary_item *it, char *b, size_t cap) {
            n, it->ceiling_to, unit, it->count > 1 ? " too" : "", t);
 }
 
+/* The time of a tuning item's kernels a GEMM merge item holds, left out of its bound, as a
+ * clause between pre and post ("" none): the merge's bound counts those launches. */
+static void merged_text(const an_summary_item *it, const char *pre, const char *whose,
+                        const char *post, char *b, size_t cap) {
+  *b = 0;
+  if (it->action != AN_ACTION_TUNE_KERNEL || it->merged_us <= 0) return;
+  char m[32];
+  rp_fmt_ms(m, sizeof m, it->merged_us);
+  snprintf(b, cap,
+           "%s%s ms/step more of %s launches are the GEMM merge item's, whose bound counts them%s",
+           pre, m, whose, post);
+}
+
 /* Which of a group's kernels its bound takes only to their family's best observed rate,
  * as a clause inside the bound's parentheses ("" none): the other figure (ceiling_text)
  * says what differs. */
@@ -1211,7 +1224,8 @@ static void taken_text(const an_summary_item *it, char *b, size_t cap) {
 static void roofline_group_basis(const an_summary_item *it, const char *att, const char *x, char *b,
                                  size_t cap) {
   double won = it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0;
-  char fl[160], ceil[192], taken[160];
+  char fl[160], ceil[192], taken[160], held[128];
+  merged_text(it, "; ", "their", "", held, sizeof held);
   floor_text(it, fl, sizeof fl);
   ceiling_text(it, ceil, sizeof ceil);
   taken_text(it, taken, sizeof taken);
@@ -1226,8 +1240,8 @@ static void roofline_group_basis(const an_summary_item *it, const char *att, con
     snprintf(b, cap,
              "%zu %s kernels at %.0f-%.0f%% of their roofline, the largest against %s: each "
              "reaching its attainable rate wins at most %.0f%% of their %s ms/step (the sum of "
-             "their headrooms%s%s)%s",
-             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, fl, taken, ceil);
+             "their headrooms%s%s%s)%s",
+             it->count, fam, it->basis_pct_lo, it->basis_pct, att, won, x, held, fl, taken, ceil);
 }
 
 /* A roofline item's basis: where the kernel runs against its bound, the attainable rate
@@ -1317,15 +1331,16 @@ static void roofline_basis(const an_summary_item *it, const char *x, char *b, si
              "ms/step at most",
              it->basis_pct, x);
   else if (f) {
-    char fl[160], other[320] = "", ceil[192];
+    char fl[160], other[320] = "", ceil[192], held[128];
     floor_text(it, fl, sizeof fl);
     other_term(f, other, sizeof other);
     ceiling_text(it, ceil, sizeof ceil);
+    merged_text(it, " (", "its", ")", held, sizeof held);
     snprintf(b, cap,
              "at %.0f%% of its roofline%s, %.0f%% of %s: reaching that rate wins at most %.0f%% "
-             "of its %s ms/step%s%s",
+             "of its %s ms/step%s%s%s",
              it->basis_pct, other, f->of_attainable_pct, att,
-             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, fl, ceil);
+             it->basis_us > 0 ? it->at_stake_us / it->basis_us * 100.0 : 0, x, held, fl, ceil);
     roofline_lever(it, b, cap);
   } else
     snprintf(b, cap, "at %.0f%% of its roofline: at most the rest of its %s ms/step", it->basis_pct,

@@ -534,6 +534,9 @@ typedef struct te_list_map {
     "its launches with shapes")                                                                    \
   X(roofline_comparable_min_launches, "roofline.comparable_min_launches", INT, 1, 1000000000, 0,   \
     NULL, "... and at least this many launches with shapes")                                       \
+  X(roofline_comparable_launch_us, "roofline.comparable_launch_us", NUMBER, 0, 1e15, 0, NULL,      \
+    "one launch with shapes from its own CPU op of at least this much GPU time is evidence of "    \
+    "its rate on its own (its family's best observed rate counts its fastest such launch)")        \
   X(roofline_compute_peers, "roofline.compute_peers", LIST, 0, 0, 0, NULL,                         \
     "op families whose compute-bound rows of one format are comparable with one another "          \
     "(matrix-core work: a grouped GEMM and a dense GEMM)")                                         \
