@@ -1230,6 +1230,11 @@ def check_levers(args, failures):
     """Review 13 defects 2 and 3: every roofline tuning item names its family's lever on the
     platform or says none is known; a kernel already on a library the lever proposes is told
     what is left there (SGLang's ck_tile batch prefill), not that library."""
+    # review 16 defect 3: on CUDA the gated activation's epilogue lever is the one verified
+    # kernel that writes only the activated half (CUTLASS's dual GEMM), never a cuBLASLt flag
+    _, cuda_gated = pack_levers(args.source, "elementwise", "cuda")
+    if not any("45_dual_gemm" in t and "no cuBLASLt epilogue" in t for t in cuda_gated):
+        failures.append("elementwise/cuda/gated_act: %r" % cuda_gated)
     real = os.path.join(args.shared, "traces/real")
     for name in ("tracelens_torch_compile_mi300x.json.gz",
                  "vllm_gptoss_decode_fullgraph_amd.json.gz",
