@@ -755,10 +755,17 @@ typedef enum an_recommendation {
   AN_RECOMMEND_WAIT_UNKNOWN = 10,   /* a collective of a multi-step stage whose instances have no
                                       like instance (waits.h "alone"): its split into transfer
                                       and wait is unknown, so no overlap bound (issue 31) */
-  AN_RECOMMEND_SLOW_MID_STEP = 11   /* a wait row of a stage whose collectives' wait sits at the
+  AN_RECOMMEND_SLOW_MID_STEP = 11,  /* a wait row of a stage whose collectives' wait sits at the
                                       step's later collectives, not at the first where a late
                                       rank shows (an_wait_story): the summary's "find why
                                       collectives run above their floor mid-step" (O22) */
+  /* Deviation O32 (review 17 defect 13): a row that only moves GPU time, in the stage where
+   * the GPU waits for the host (host_bound: P4, recovering 0), recommends no action. */
+  AN_RECOMMEND_ALREADY_OVERLAPPED = 12, /* it already runs on a stream of its own beside the
+                                           compute (own_stream): nothing to gain until the
+                                           host is fixed */
+  AN_RECOMMEND_NOTHING_TO_GAIN = 13     /* the others (check deps, restructure, overlap on the
+                                           compute stream): nothing to gain there either */
 } an_recommendation;
 
 /* Where a stage's collective wait sits, decided once (the summary's wait item,

@@ -232,6 +232,12 @@ void an_overlap_follow_bottleneck(an_overlap_stage *o, const an_bottleneck *b,
       r->recoverable_ms = 0;
       r->host_bound = true;
       o->n_host_bound++;
+      /* deviation O32 (review 17 defect 13: hta_ddp's gradient all-reduce read "try
+       * overlap" beside P4 and 0): a row that recovers nothing recommends no action; one
+       * already on a stream of its own (DDP's bucket hooks issue the reduce beside the
+       * backward on NCCL's stream) is overlapped already */
+      r->recommendation =
+          r->own_stream ? AN_RECOMMEND_ALREADY_OVERLAPPED : AN_RECOMMEND_NOTHING_TO_GAIN;
     } else if (r->priority == AN_PRIORITY_P1 && !(b->launch_bound && fewer_kernels)) {
       r->priority = AN_PRIORITY_P2;
     }

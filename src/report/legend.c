@@ -165,7 +165,10 @@ static const rp_legend_entry ENTRIES[] = {
      "of several steps with no like instance to take a floor from, or one whose floor is a "
      "latency-bound message that waited itself: its split into transfer and wait is "
      "unknown, so no bound), `skip` (nothing for this table to act on: coupled to its "
-     "neighbours with no fusion partner, or no stream beside it); `(item N)`: the row is "
+     "neighbours with no fusion partner, or no stream beside it), `already overlapped (a "
+     "stream of its own beside the compute): nothing to gain` and `nothing to gain while the GPU waits for the "
+     "host` (a row that would move GPU time, in the stage where the GPU waits for the host: "
+     "P4, it recovers 0); `(item N)`: the row is "
      "item N of What to try first, whose advice and bound it is (not repeated)."},
     {"Stragglers verdict",
      "`straggler`: the others lose at least the bar's share of the group's GPU time waiting "

@@ -2024,15 +2024,19 @@ Test(overlap_mechanism, restructure_options_only_under_a_collective) {
 Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
   te_rules *r = load_rules();
   for (int launch = 0; launch < 2; launch++) {
-    an_overlap_row rows[4] = {
+    an_overlap_row rows[5] = {
         {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_TRY_FUSION},
         {.priority = AN_PRIORITY_P1,
          .recommendation = AN_RECOMMEND_TRY_OVERLAP,
          .recoverable_ms = 9.0},
         {.priority = AN_PRIORITY_P4, .recommendation = AN_RECOMMEND_SKIP},
         {.priority = AN_PRIORITY_P1, .recommendation = AN_RECOMMEND_ELIMINATE},
+        {.priority = AN_PRIORITY_P2,
+         .recommendation = AN_RECOMMEND_TRY_OVERLAP,
+         .recoverable_ms = 4.0,
+         .own_stream = true},
     };
-    an_overlap_stage st = {.label = "all", .rows = rows, .n_rows = 4};
+    an_overlap_stage st = {.label = "all", .rows = rows, .n_rows = 5};
     an_bottleneck other = {.stage_label = "decode", .launch_bound = launch};
     an_overlap_follow_bottleneck(&st, &other, r);
     cr_assert(!st.gpu_waits);
@@ -2048,7 +2052,15 @@ Test(overlap_gain, rows_follow_the_summarys_bottleneck) {
     cr_assert_eq(rows[2].priority, AN_PRIORITY_P4);
     cr_assert(!rows[2].host_bound);
     cr_assert_eq(rows[3].priority, AN_PRIORITY_P2, "elimination");
-    cr_assert_eq(st.n_host_bound, 1);
+    /* review 17 defect 13: a row that recovers nothing recommends no action; one on a
+     * stream of its own beside the compute is overlapped already */
+    cr_assert_eq(rows[1].recommendation, AN_RECOMMEND_NOTHING_TO_GAIN);
+    cr_assert_eq(rows[4].recommendation, AN_RECOMMEND_ALREADY_OVERLAPPED);
+    cr_assert_eq(rows[4].priority, AN_PRIORITY_P4);
+    cr_assert_eq(rows[0].recommendation, AN_RECOMMEND_TRY_FUSION, "fusion keeps its action");
+    cr_assert_eq(rows[3].recommendation, AN_RECOMMEND_ELIMINATE);
+    cr_assert(strstr(rp_recommendation(rows[4].recommendation), "nothing to gain"));
+    cr_assert_eq(st.n_host_bound, 2);
     cr_assert(strstr(rp_overlap_gpu_waits(&st), "P4"), "%s", rp_overlap_gpu_waits(&st));
   }
   te_rules_destroy(r);
