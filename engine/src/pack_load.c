@@ -927,6 +927,34 @@ static void parse_framework_paths(te_vctx *v, const ty_node *x, fusion_entry *e)
   p->n_framework_paths = k;
 }
 
+/* platform_ports: {cuda|rocm: [what to port, ...]}: the platforms the candidate paths do
+ * not serve, and what to port there instead. */
+static void parse_platform_ports(te_vctx *v, const ty_node *x, te_fusion_pattern *p) {
+  if (!te_expect_map(v, x, "platform_ports") || !x->n) return;
+  size_t total = 0;
+  for (size_t i = 0; i < x->n; i++)
+    if (x->items[2 * i + 1]->kind == TY_SEQ) total += x->items[2 * i + 1]->n;
+  te_platform_port *pp = te_arena_alloc(v->a, (total ? total : 1) * sizeof *pp);
+  if (!pp) return;
+  size_t k = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    const ty_node *key = x->items[2 * i], *val = x->items[2 * i + 1];
+    const char *pf = te_get_nonempty_str(v, key, "platform_ports key (a platform)");
+    if (pf && strcmp(pf, "cuda") != 0 && strcmp(pf, "rocm") != 0) {
+      te_verr(v, key, "platform_ports keys are cuda or rocm, not '%.60s'", pf);
+      continue;
+    }
+    size_t n = 0;
+    const char **texts = te_expect_seq(v, val, "platform_ports value")
+                             ? te_get_str_list(v, val, "platform_ports value", &n)
+                             : NULL;
+    for (size_t j = 0; pf && texts && j < n && k < total; j++)
+      pp[k++] = (te_platform_port){pf, texts[j]};
+  }
+  p->platform_ports = pp;
+  p->n_platform_ports = k;
+}
+
 /* shape: {piece: N, last_dims: [..], max_last_dim: N, formats: [..]}: the shape gate on one
  * piece's op. */
 static void parse_fusion_shape(te_vctx *v, const ty_node *x, fusion_entry *e) {
@@ -984,7 +1012,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
       "platform",        "enabled",    "dtype",          "min_arch",
       "modes",           "max_tokens", "max_message_mb", "single_node",
       "chain",           "merge",      "shape",          "workloads",
-      "framework_paths", NULL};
+      "framework_paths", "platform_ports", NULL};
   (void)ctx;
   fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
   if (!e) return NULL;
@@ -1012,6 +1040,7 @@ static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what,
   if ((x = ty_get(item, "candidate_paths")))
     p->candidate_paths = te_get_str_list(v, x, "candidate_paths", &p->n_candidate_paths);
   if ((x = ty_get(item, "framework_paths"))) parse_framework_paths(v, x, e);
+  if ((x = ty_get(item, "platform_ports"))) parse_platform_ports(v, x, p);
   if ((x = ty_get(item, "active"))) e->has_active = te_parse_mref(v, x, "active", &e->active);
   if ((x = ty_get(item, "split_groups")) && te_expect_seq(v, x, "split_groups") && x->n) {
     e->split = te_arena_alloc(v->a, x->n * sizeof *e->split);

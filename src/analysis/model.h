@@ -568,7 +568,10 @@ typedef struct an_kernel_row {
 typedef enum an_fusion_origin {
   AN_FUSION_MAINLINE = 0, /* the fused path exists in the framework's tree */
   AN_FUSION_UPSTREAM = 1, /* merged upstream */
-  AN_FUSION_INFLIGHT = 2  /* an open upstream change */
+  AN_FUSION_INFLIGHT = 2, /* an open upstream change */
+  AN_FUSION_PORT = 3      /* the tree's path does not serve the run's platform: a port
+                             (the pattern's platform_ports say what to port; review 17
+                             defect 2) */
 } an_fusion_origin;
 
 typedef enum an_fusion_match {
@@ -676,6 +679,7 @@ typedef struct an_fuse_row {
   size_t n_candidate_paths;
   const char **candidate_paths;
   const char *rationale_hint; /* the pattern's hint sentence, NULL when none */
+  an_platform port_platform;  /* origin AN_FUSION_PORT: the platform the path lacks */
   /* Issue 31: whether the pattern's fused kernel already runs (in this stage, or in
    * another stage of the run while a size cap keeps this one split): such a row is
    * information, never an action. state says which; unknown_gates (an_gate_fact bits)
@@ -1638,6 +1642,8 @@ typedef struct an_summary_item {
    * unseen_host_us), besides the queued work nothing kept holds (review 14 defect 4). */
   double dropped_host_us;
   bool ranks_unread; /* the re-profile item: the run has ranks no trace read was of */
+  an_platform port_platform; /* a fusion item whose row's path does not serve the run's
+                                platform (origin port): the platform to port it to */
   /* A wait item's per-step wait across the capture, judged by its shape (an_wait_shape,
    * collectives.trend_* and jump_*): of the wait at the steps' first collective
    * (trend_at_first), else of their whole collective wait, over trend_steps steps of the

@@ -1110,6 +1110,7 @@ void sm_fusion_items(sm_ctx *c) {
   for (size_t i = 0; i < c->g.st->n_fuse; i++) {
     const an_fuse_row *r = &c->g.st->fuse[i];
     if (!sm_fusion_acts(c, r)) continue;
+    /* a mainline path that does not serve the run's platform (origin port) is a port too */
     an_action a = r->merge                          ? AN_ACTION_MERGE_GEMMS
                   : r->origin == AN_FUSION_MAINLINE ? AN_ACTION_ENABLE_FUSION
                                                     : AN_ACTION_PORT_FUSION;
@@ -1118,6 +1119,7 @@ void sm_fusion_items(sm_ctx *c) {
                r->saving_us * scale, AN_BASIS_SAVING, r->related_us * scale);
     if (!it) continue;
     it->what = r->pattern_name;
+    if (r->origin == AN_FUSION_PORT) it->port_platform = r->port_platform;
     it->n_roles = r->n_roles;
     it->roles = r->roles;
     /* a merge's siblings sit in the functions that own them (its runs' locations, the

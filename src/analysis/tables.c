@@ -638,14 +638,38 @@ static bool fill_roles(an_fuse_row *r, const te_fusion_pattern *p, const fmatch 
   return true;
 }
 
+/* Whether the pattern names what to port on the run's platform (platform_ports): its
+ * candidate paths do not serve it. An unknown platform is no port (the trace did not say);
+ * the reference has no platform gates (component evidence off: none). */
+static bool ports_on(const te_fusion_pattern *p, const an_tables_options *opt) {
+  const char *pf = an_platform_id(opt->platform);
+  for (size_t i = 0; opt->component_evidence && pf && i < p->n_platform_ports; i++)
+    if (!strcmp(p->platform_ports[i].platform, pf)) return true;
+  return false;
+}
+
 /* The candidate fused paths a row cites: the pattern's paths for the run's framework (its
- * own layer), then the framework-agnostic ones. An owned array of strings borrowed from
- * the rules; false when out of memory. */
-static bool fill_candidates(an_fuse_row *r, const te_fusion_pattern *p, const char *framework_id) {
-  size_t n = p->n_candidate_paths + p->n_framework_paths;
+ * own layer), then the framework-agnostic ones; on a platform they do not serve, what to
+ * port there instead (origin port). An owned array of strings borrowed from the rules;
+ * false when out of memory. */
+static bool fill_candidates(an_fuse_row *r, const te_fusion_pattern *p,
+                            const an_tables_options *opt) {
+  const char *framework_id = opt->framework_id;
+  size_t n = p->n_candidate_paths + p->n_framework_paths + p->n_platform_ports;
   const char **paths = malloc((n ? n : 1) * sizeof *paths);
   if (!paths) return false;
   size_t k = 0;
+  /* a fused kernel that runs here is served here, whatever the pack says */
+  if (r->match == AN_FUSION_SPLIT && ports_on(p, opt)) {
+    for (size_t i = 0; i < p->n_platform_ports; i++)
+      if (!strcmp(p->platform_ports[i].platform, an_platform_id(opt->platform)))
+        paths[k++] = p->platform_ports[i].text;
+    r->origin = AN_FUSION_PORT;
+    r->port_platform = opt->platform;
+    r->candidate_paths = paths;
+    r->n_candidate_paths = k;
+    return true;
+  }
   for (size_t i = 0; i < p->n_framework_paths; i++)
     if (framework_id && !strcmp(p->framework_paths[i].framework, framework_id))
       paths[k++] = p->framework_paths[i].path;
@@ -657,7 +681,8 @@ static bool fill_candidates(an_fuse_row *r, const te_fusion_pattern *p, const ch
 
 /* The fuse row of a matched pattern: share of the related rows, confidence, evidence. */
 static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tables *st,
-                       bool active, bool comp, const te_settings *set, const char *framework_id) {
+                       bool active, bool comp, const te_settings *set,
+                       const an_tables_options *opt) {
   an_fuse_row *r = &m->row;
   double rus = 0;
   for (size_t k = 0; k < m->n_rows; k++) rus += st->rows[m->rows[k]].total_us;
@@ -674,7 +699,7 @@ static bool fill_match(fmatch *m, const te_fusion_pattern *p, const an_stage_tab
   r->saving_basis = r->saving_us > 0 ? AN_SAVING_PASSES : AN_SAVING_NONE;
   r->confidence = (active || r->share_pct >= p->likely_share_pct) ? AN_CONFIDENCE_CONFIRMED
                                                                   : AN_CONFIDENCE_CANDIDATE;
-  if (!fill_candidates(r, p, framework_id)) return false;
+  if (!fill_candidates(r, p, opt)) return false;
   r->rationale_hint = p->rationale_hint;
   if (!fill_roles(r, p, m)) return false;
   r->n_related = m->n_rows;
@@ -853,7 +878,7 @@ static bool match_merge(const te_fusion_pattern *p, size_t pi, an_stage_tables *
   m->n_rows = nrel;
   m->roles = malloc(nrel * sizeof *m->roles);
   *hit = true;
-  bool ok = m->roles && fill_match(m, p, st, false, true, set, opt->framework_id);
+  bool ok = m->roles && fill_match(m, p, st, false, true, set, opt);
   if (ok) own_shares(&m->row, st, rel, nrel, own, set->attribution_time_tolerance_us);
   ok = ok && merge_locations(&m->row, mr, p, texts, memo, (size_t)set->fuse_locations);
   free(own);
@@ -954,7 +979,7 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   m->row.chains_by_frames = lay.by_frames;
   m->row.chains_across_layers = lay.across;
   return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set,
-                    opt->framework_id);
+                    opt);
 }
 
 /* Whether match m claims a kernel that the accepted match a already holds in the same

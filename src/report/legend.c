@@ -186,7 +186,8 @@ static const rp_legend_entry ENTRIES[] = {
      "another stage and this one keeps the split by design (a size cap)."},
     {"Origin",
      "where the fused path exists: `mainline` (the framework's tree), `upstream` (merged "
-     "upstream), `inflight` (an open change)."},
+     "upstream), `inflight` (an open change), `port` (the framework's path does not serve "
+     "the run's platform: the Candidate fused path names what to port)."},
 };
 
 const rp_legend_entry *rp_legend(size_t *n) {

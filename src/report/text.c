@@ -269,6 +269,12 @@ char *rp_fuse_rationale(const an_fuse_row *r) {
                 "Split kernels in this family take %.1f%% of GPU time. This tree already has "
                 "a matching path. ",
                 r->share_pct);
+  else if (r->origin == AN_FUSION_PORT) /* review 17 defect 2 */
+    ut_buf_addf(&t,
+                "Split kernels in this family take %.1f%% of GPU time. The tree's fused path "
+                "does not serve %s: there is no switch to turn on, it is a port (the Candidate "
+                "fused path says what to port). ",
+                r->share_pct, rp_platform(r->port_platform));
   else if (r->origin == AN_FUSION_UPSTREAM)
     ut_buf_addf(&t, "Matches an upstream path (%.1f%% related GPU time). ", r->share_pct);
   else
@@ -291,6 +297,7 @@ char *rp_fuse_status(const an_fuse_row *r) {
   /* the status word for an in-flight change is "pending" (the JSON origin says inflight) */
   const char *o = r->origin == AN_FUSION_UPSTREAM   ? "upstream"
                   : r->origin == AN_FUSION_INFLIGHT ? "pending"
+                  : r->origin == AN_FUSION_PORT     ? "port"
                                                     : "mainline";
   ut_buf_addf(&t, "%s %s", o, r->match == AN_FUSION_DIRECT ? "direct" : "split");
   return text_done(&t);
@@ -303,7 +310,10 @@ const char *rp_fuse_confidence(an_confidence c) {
 }
 
 const char *rp_fusion_origin(an_fusion_origin o) {
-  return o == AN_FUSION_UPSTREAM ? "upstream" : o == AN_FUSION_INFLIGHT ? "inflight" : "mainline";
+  return o == AN_FUSION_UPSTREAM   ? "upstream"
+         : o == AN_FUSION_INFLIGHT ? "inflight"
+         : o == AN_FUSION_PORT     ? "port"
+                                   : "mainline";
 }
 
 const char *rp_limiter(an_limiter l) { return l == AN_LIMIT_COMPUTE ? "compute" : "memory"; }

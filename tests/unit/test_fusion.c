@@ -13,6 +13,7 @@
 #include "cli/rules_setup.h"
 #include "default_rules.h"
 #include "report/text.h"
+#include "report/timeline_report.h"
 #include "run_trace.h"
 
 static te_rules *rules;
@@ -767,4 +768,73 @@ Test(routing, a_fused_router_is_in_use, .init = setup, .fini = teardown) {
   for (size_t i = 0; i < rep->n_summary; i++)
     cr_assert_neq(rep->summary[i].kind, AN_SUMMARY_FUSION, "no fusion item");
   an_report_destroy(rep);
+}
+
+/* ---------------------------------------------------------------- platform ports */
+
+/* Review 17 defect 2: SGLang's fused QK-norm paths are gated on CUDA, so on ROCm a row of
+ * theirs is no switch to turn on. A pattern that names what to port on a platform
+ * (platform_ports) gives, on a run of that platform, origin port citing those texts and an
+ * item that says to port it; on another platform the tree's paths stand. */
+static const char PORT_PACK[] =
+    "pack: port-test\n"
+    "version: 1\n"
+    "fusion_patterns:\n"
+    "  - id: test-rope-attn-port\n"
+    "    name: Test RoPE + attention\n"
+    "    origin: mainline\n"
+    "    candidate_paths: [\"python/test/fused_rope_attn.py\"]\n"
+    "    platform_ports:\n"
+    "      rocm: [\"the ROCm kernel to port\"]\n"
+    "    split_groups:\n"
+    "    - keywords: [\"rotary_embedding_kernel\"]\n"
+    "      examples: {match: [\"void vllm::rotary_embedding_kernel<c10::BFloat16, true>\"], "
+    "no_match: [\"nvjet_tst_64x8_64x16_2x1_v_bz_TNT\"]}\n"
+    "    - keywords: [\"flash_fwd_splitkv_kernel\"]\n"
+    "      examples: {match: [\"flash::flash_fwd_splitkv_kernel<T>\"], "
+    "no_match: [\"nvjet_tst_64x8_64x16_2x1_v_bz_TNT\"]}\n"
+    "    min_share_pct: 0.0\n"
+    "    likely_share_pct: 0.0\n"
+    "    priority: 100\n";
+
+static te_rules *port_rules(void) {
+  te_rules *r = te_rules_create();
+  te_diags *d = te_diags_create();
+  cr_assert_eq(te_rules_load_path(r, TRIAGE_SOURCE_DIR "/rules", d), TE_OK);
+  cr_assert_eq(te_rules_load_buffer(r, "port.yaml", PORT_PACK, strlen(PORT_PACK), d), TE_OK);
+  cr_assert_eq(te_rules_finalize(r, d), TE_OK, "the port pack loads");
+  te_diags_destroy(d);
+  return r;
+}
+
+Test(ports, a_path_the_platform_lacks_is_a_port) {
+  te_rules *r = port_rules();
+  an_report *rep = test_run_trace(r, "vllm", QWEN3_ROCM, strlen(QWEN3_ROCM));
+  const an_fuse_row *f = row_of(rep, "test-rope-attn-port");
+  cr_assert_not_null(f, "RoPE and attention of each layer, split");
+  cr_assert_eq(f->origin, AN_FUSION_PORT);
+  cr_assert_eq(f->port_platform, AN_PLATFORM_ROCM);
+  cr_assert_eq(f->n_candidate_paths, 1);
+  cr_assert_str_eq(f->candidate_paths[0], "the ROCm kernel to port", "not the tree's path");
+  cr_assert_str_eq(rp_fusion_origin(f->origin), "port");
+  char *why = rp_fuse_rationale(f);
+  cr_assert(strstr(why, "does not serve ROCm"), "%s", why);
+  free(why);
+  /* the item says to port it (the fixture's step waits for the host, so it has no fusion
+   * item of its own: the words, from an item of the row's kind) */
+  an_summary_item it = {.kind = AN_SUMMARY_FUSION,
+                        .action = AN_ACTION_PORT_FUSION,
+                        .port_platform = f->port_platform,
+                        .what = f->pattern_name};
+  cr_assert(strstr(rp_summary_action(&it, AN_WORKLOAD_SERVING), "Port the fused path to ROCm"));
+  it.port_platform = AN_PLATFORM_UNKNOWN;
+  cr_assert_str_eq(rp_summary_action(&it, AN_WORKLOAD_SERVING), "Port the upstream fused path");
+  an_report_destroy(rep);
+  rep = test_run_trace(r, "vllm", QWEN3_128, strlen(QWEN3_128));
+  f = row_of(rep, "test-rope-attn-port");
+  cr_assert_not_null(f);
+  cr_assert_eq(f->origin, AN_FUSION_MAINLINE, "CUDA: the tree's path serves it");
+  cr_assert_str_eq(f->candidate_paths[0], "python/test/fused_rope_attn.py");
+  an_report_destroy(rep);
+  te_rules_destroy(r);
 }

@@ -381,6 +381,14 @@ typedef struct te_framework_path {
   const char *path;
 } te_framework_path;
 
+/* What to port where a candidate path does not serve the run's platform (platform_ports;
+ * review 17 defect 2: SGLang's fused QK-norm paths are gated on CUDA, so on ROCm the row
+ * is a port, not a switch to turn on). */
+typedef struct te_platform_port {
+  const char *platform; /* "cuda" / "rocm" */
+  const char *text;     /* what to port (a kernel, a change), cited instead of the paths */
+} te_platform_port;
+
 /* The largest collective message (bytes) a fused path takes at one TP size. */
 typedef struct te_size_cap {
   long tp;
@@ -403,6 +411,8 @@ typedef struct te_fusion_pattern {
   const char *const *candidate_paths; /* rendered joined by <br> */
   size_t n_framework_paths;           /* framework_paths: cited only on that framework */
   const te_framework_path *framework_paths;
+  size_t n_platform_ports; /* platform_ports: on that platform the paths do not serve: */
+  const te_platform_port *platform_ports; /*   the row's origin is "port", citing these */
   const te_matcher *active; /* evidence the fused path ran; may be NULL */
   size_t n_split_groups;
   const te_matcher *const *split_groups; /* all must hit to prove the unfused chain */
