@@ -1256,6 +1256,15 @@ typedef struct an_time_account {
                               stream ended waits for that part (programmatic dependent launch) */
   int64_t graph_kernel_ns; /* kernel time replayed from a CUDA/HIP graph (matcher
                               graph_replay_launch on the launch call) */
+  /* Idle inside one graph replay: gaps (of timeline.gap_min_us) whose GPU events on both
+   * sides are nodes of one replay (one correlation id, the graph launch's, on both, which
+   * only a replay's nodes share), with nothing on any stream between them. A replay runs
+   * its nodes back to back unless one waits outside the graph (a host node, an external
+   * event), so much of it means the trace lost nodes (review 17 defect 1: hta_multistream5
+   * recorded a replay's memsets without the GEMMs that follow them). Count and longest. */
+  int64_t graph_hole_ns;
+  size_t n_graph_holes;
+  int64_t graph_hole_max_ns;
   int64_t collective_ns, collective_wait_ns, first_collective_wait_ns;
   /* the steps' first collectives: their time, and the part of it whose wait is unknown
    * (alone): where a late rank's arrival lands, unmeasured */
@@ -1351,6 +1360,10 @@ typedef struct an_stage_timeline {
   /* The counted steps' host extent is at least timeline.host_extent_min_ratio times their
    * GPU span (an_time_account.host_ns): the steps wait for the host outside the account. */
   bool host_exceeds;
+  /* The counted steps' idle inside one graph replay (an_time_account.graph_hole_ns) is at
+   * least timeline.graph_hole_min_pct of their span: the trace lost graph-replayed work, so
+   * the idle beside it is unmeasured (review 17 defect 1). */
+  bool graph_unrecorded;
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;
@@ -1644,6 +1657,13 @@ typedef struct an_summary_item {
   bool ranks_unread; /* the re-profile item: the run has ranks no trace read was of */
   an_platform port_platform; /* a fusion item whose row's path does not serve the run's
                                 platform (origin port): the platform to port it to */
+  /* The re-capture item of a stage whose trace lost graph-replayed work
+   * (an_stage_timeline.graph_unrecorded; review 17 defect 1): its queued-work idle is
+   * unmeasured, so it has no bound (basis unbounded, basis_us that idle per step) and comes
+   * first; count and detail_us are its rows' gaps and the longest, graph_hole_us the idle
+   * inside the replays per step (their holes: the stage timeline's total). */
+  bool graph_unrecorded;
+  double graph_hole_us;
   /* A wait item's per-step wait across the capture, judged by its shape (an_wait_shape,
    * collectives.trend_* and jump_*): of the wait at the steps' first collective
    * (trend_at_first), else of their whole collective wait, over trend_steps steps of the

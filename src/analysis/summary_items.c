@@ -378,6 +378,34 @@ static void dropped_item(sm_ctx *c, const pool *dropped) {
   }
 }
 
+/* On a stage whose trace lost graph-replayed work (an_stage_timeline.graph_unrecorded), its
+ * queued-work idle is no wait to find: GPU work the trace did not record may fill it, so the
+ * item says to capture again, with no bound (the idle is unmeasured); its basis time is that
+ * idle, its rows the queued pool's (review 17 defect 1: hta_multistream5 sent the user to
+ * hunt a graph's wait for 57% of the step while its replays had lost their GEMMs). */
+static void unrecorded_item(sm_ctx *c, const pool *queued) {
+  const an_stage_timeline *tl = c->g.st->timeline;
+  double us = per_step_us(c, queued->ns);
+  an_summary_item *it = sm_add(c, AN_SUMMARY_IDLE, AN_ACTION_DEPENDENCY, (size_t)queued->row, NULL,
+                               0, AN_BASIS_UNBOUNDED, us);
+  if (!it) return;
+  it->idle_kind = AN_IDLE_OUTSIDE;
+  it->graph_unrecorded = true;
+  it->timeline = tl;
+  it->least_gap_us = c->s->timeline_long_gap_us;
+  it->count = queued->gaps;
+  it->graph_hole_us = per_step_us(c, tl->total.graph_hole_ns);
+  for (size_t k = 0; k < queued->n; k++) /* the largest member first */
+    if (queued->m[k].row == (size_t)queued->row)
+      sm_item_row(c, queued->m[k].row, queued->m[k].part);
+  for (size_t k = 0; k < queued->n; k++) {
+    if (queued->m[k].row != (size_t)queued->row)
+      sm_item_row(c, queued->m[k].row, queued->m[k].part);
+    double g = (double)tl->total.causes[queued->m[k].row].max_gap_ns / 1000.0;
+    if (g > it->detail_us) it->detail_us = g;
+  }
+}
+
 /* The member lists sm_idle_items fills, each of at most one row per cause. */
 enum { LIST_LAUNCH, LIST_QUEUED, LIST_STALLS, LIST_REGION, LIST_DROPPED, LISTS };
 
@@ -416,6 +444,10 @@ void sm_idle_items(sm_ctx *c) {
   /* queued work is one action whatever call issued it (a graph launch, a kernel launch):
    * find what it waits on */
   const an_idle_cause *top = queued.row >= 0 ? &a->causes[queued.row] : NULL;
+  if (top && c->g.st->timeline->graph_unrecorded) {
+    unrecorded_item(c, &queued);
+    top = NULL;
+  }
   an_summary_item *it = top ? pool_item(c, &queued, AN_ACTION_DEPENDENCY, top->location) : NULL;
   if (it) {
     it->what = top->kind == AN_IDLE_EVENT_WAIT ? NULL : top->what; /* a stream issues nothing */

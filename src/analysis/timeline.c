@@ -424,7 +424,17 @@ typedef struct sweep_out {
   int64_t span0; /* the window's first kernel's start (tl_gap.span0) */
 } sweep_out;
 
-static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, tr_str prev, const tl_kernel *next) {
+/* Whether GPU events a and b (positions; TL_TAIL: none) are nodes of one graph replay: one
+ * correlation id on both, which a launch call gives every node of the graph it replays and
+ * no other launch gives two events (an_time_account.graph_hole_ns). */
+static bool one_replay(const tl_trace *c, uint32_t a, uint32_t b) {
+  if (a == TL_TAIL || b == TL_TAIL || a == b) return false;
+  int64_t ca = tr_event_correlation(c->t, &c->kev[a]);
+  return ca != TR_NO_ID && ca == tr_event_correlation(c->t, &c->kev[b]);
+}
+
+static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, tr_str prev, uint32_t prev_pos,
+                    const tl_kernel *next) {
   int64_t gap = next->start - g0;
   if (gap < tl_ns(tl->set->timeline_gap_min_us)) {
     o->acc->idle_by_kind_ns[AN_IDLE_SHORT] += gap;
@@ -433,6 +443,11 @@ static bool add_gap(an_timeline *tl, sweep_out *o, int64_t g0, tr_str prev, cons
     return true;
   }
   o->acc->n_gaps++;
+  if (one_replay(o->c, prev_pos, next->pos)) {
+    o->acc->graph_hole_ns += gap;
+    o->acc->n_graph_holes++;
+    if (gap > o->acc->graph_hole_max_ns) o->acc->graph_hole_max_ns = gap;
+  }
   tl_gap *v = ut_grow(o->c->gaps, &o->c->cap_gaps, o->c->n_gaps + 1, sizeof *v);
   if (!v) return false;
   o->c->gaps = v;
@@ -509,6 +524,7 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
   an_time_account *a = o->acc;
   int64_t seg = k[0].start, uend = k[0].end;
   tr_str ustream = k[0].stream; /* the stream of the kernel that ends at uend */
+  uint32_t upos = k[0].pos;     /* and that kernel */
   bool ok = true, first_coll = true;
   const int64_t pdl_min = tl_ns(tl->set->timeline_same_stream_overlap_min_us);
   const int64_t lead_min = tl_ns(tl->set->timeline_launch_gap_max_us);
@@ -516,12 +532,13 @@ static bool sweep(an_timeline *tl, sweep_out *o, const tl_kernel *k, size_t n, l
   for (size_t i = 0; ok && i < n; i++) {
     if (i > 0 && k[i].start > uend) {
       a->busy_ns += uend - seg;
-      ok = add_gap(tl, o, uend, ustream, &k[i]);
+      ok = add_gap(tl, o, uend, ustream, upos, &k[i]);
       seg = k[i].start;
     }
     if (k[i].end > uend) {
       uend = k[i].end;
       ustream = k[i].stream;
+      upos = k[i].pos;
     }
     a->kernel_ns += k[i].end - k[i].start;
     if (k[i].pos == TL_TAIL) continue; /* the previous step's kernels: busy, no kernel here */
@@ -1612,6 +1629,9 @@ static void add_account(an_time_account *t, const an_time_account *a) {
   t->n_gaps += a->n_gaps;
   t->n_short_gaps += a->n_short_gaps;
   if (a->short_max_ns > t->short_max_ns) t->short_max_ns = a->short_max_ns;
+  t->graph_hole_ns += a->graph_hole_ns;
+  t->n_graph_holes += a->n_graph_holes;
+  if (a->graph_hole_max_ns > t->graph_hole_max_ns) t->graph_hole_max_ns = a->graph_hole_max_ns;
 }
 
 /* The stages' merged causes; then every account's pointer into tl->causes, which no
@@ -1663,6 +1683,9 @@ static bool assemble(an_timeline *tl) {
                        (double)st->total.host_ns >=
                            tl->set->timeline_host_extent_min_ratio * (double)st->total.span_ns;
     st->total.median_kernel_ns = median(tl->work[s].kernels.v, tl->work[s].kernels.n);
+    st->graph_unrecorded = st->total.graph_hole_ns > 0 &&
+                           (double)st->total.graph_hole_ns * 100.0 >=
+                               tl->set->timeline_graph_hole_min_pct * (double)st->total.span_ns;
   }
   return true;
 }

@@ -91,7 +91,10 @@ static void bound(const an_summary_item *it, rp_part_fn fn, void *ctx) {
   rp_fmt_ms(t, sizeof t, unbounded ? it->basis_us : it->at_stake_us);
   strcat(t, " ms/step");
   rp_fmt_ms(s, sizeof s, it->step_us);
-  text(fn, ctx, unbounded ? ": no bound yet; its kernels take " : ": at most ");
+  text(fn, ctx,
+       it->graph_unrecorded ? ": no bound; the GPU idle it leaves unmeasured: "
+       : unbounded          ? ": no bound yet; its kernels take "
+                            : ": at most ");
   fn(ctx, RP_PART_BOUND, t, NULL);
   snprintf(tail, sizeof tail, " (%.1f%% of the %s ms %s)", it->share_pct, s,
            it->n_steps ? "step" : "stage window: no steps");

@@ -214,7 +214,8 @@ static bool account_json(cJSON *o, const an_time_account *a, size_t causes_cap) 
          add_us(o, "overlapping_kernel_us",
                 a->kernel_ns > a->busy_ns ? a->kernel_ns - a->busy_ns : 0) &&
          add_us(o, "pdl_wait_us", a->pdl_wait_ns) &&
-         add_us(o, "graph_kernel_us", a->graph_kernel_ns) && add_us(o, "host_us", a->host_ns) &&
+         add_us(o, "graph_kernel_us", a->graph_kernel_ns) &&
+         add_us(o, "graph_hole_us", a->graph_hole_ns) && add_us(o, "host_us", a->host_ns) &&
          add_us(o, "collective_us", a->collective_ns) &&
          add_us(o, "collective_wait_us", a->collective_wait_ns) &&
          add_us(o, "first_collective_wait_us", a->first_collective_wait_ns) &&
@@ -525,6 +526,11 @@ static const char *pool_action(const an_summary_item *it) {
 
 const char *rp_summary_action(const an_summary_item *it, an_workload w) {
   if (it->n_pool) return pool_action(it); /* small items of one kind (summary.pool_below_pct) */
+  /* the trace lost graph-replayed work: its idle is unmeasured (review 17 defect 1) */
+  if (it->graph_unrecorded)
+    return "Capture this trace again before acting on its idle: it is missing graph-replayed "
+           "kernels (a newer PyTorch/Kineto and CUDA driver, or CUDA graphs off for the "
+           "profiled steps)";
   /* the straggler is given more work than its peers (the imbalance table): even with ranks
    * of the run unread, what those read show is real */
   if (it->imbalance)
@@ -629,6 +635,21 @@ const char *rp_nested_markers(const an_stage_timeline *tl, char *buf, size_t cap
 double rp_step_coverage_pct(const an_stage_timeline *tl) {
   double all = (double)(tl->total.kernel_ns + tl->outside_ns - tl->setup_ns);
   return all > 0 ? (double)tl->total.kernel_ns / all * 100.0 : 100.0;
+}
+
+const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, size_t cap) {
+  if (!tl->graph_unrecorded) return NULL;
+  const an_time_account *a = &tl->total;
+  char h[32], g[32];
+  rp_fmt_ms(h, sizeof h, rp_per_step_us(tl, a->graph_hole_ns));
+  rp_fmt_ms(g, sizeof g, (double)a->graph_hole_max_ns / 1000.0);
+  snprintf(buf, cap,
+           "Graph replays incomplete: %s ms/step of the idle lies between the nodes of one graph "
+           "replay, with nothing on any stream (%zu gaps, longest %s ms): a replay runs its "
+           "nodes back to back, so the trace is missing graph-replayed kernels, and the idle "
+           "beside them is unmeasured.",
+           h, a->n_graph_holes, g);
+  return buf;
 }
 
 const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t cap) {
@@ -1707,11 +1728,33 @@ static void merge_frames(const an_summary_item *it, char *b, size_t cap) {
     len += (size_t)snprintf(b + len, cap - len, "%s%s", k ? ", " : "", it->frames[k]);
 }
 
+/* The re-capture item of a stage that lost graph-replayed work: the holes inside its
+ * replays, and why the idle around them is unmeasured. */
+static void unrecorded_basis(const an_summary_item *it, const char *x, char *b, size_t cap) {
+  const an_time_account *a = &it->timeline->total;
+  char h[32], g[32];
+  rp_fmt_ms(h, sizeof h, it->graph_hole_us);
+  rp_fmt_ms(g, sizeof g, (double)a->graph_hole_max_ns / 1000.0);
+  snprintf(b, cap,
+           "%s ms/step of GPU idle lies between the nodes of one graph replay, with nothing on "
+           "any stream (%zu %s, longest %s ms; the time account's graph-replay line): a replay "
+           "runs its nodes back to back unless one waits outside the graph (a host node, an "
+           "external event), so this trace did not record some of its replayed kernels; the "
+           "%s ms/step the GPU idles with work queued (the rows linked) may be that work, and "
+           "every figure beside it (exposed times, waits) is unmeasured, so no bound is given "
+           "and no wait is worth hunting until a capture records the replays whole",
+           h, a->n_graph_holes, a->n_graph_holes == 1 ? "gap" : "gaps", g, x);
+}
+
 void rp_summary_basis(const an_summary_item *it, an_workload w, char *b, size_t cap) {
   char x[32], y[32];
   rp_fmt_ms(x, sizeof x, it->basis_us);
   if (it->n_pool) {
     pool_basis(it, w, b, cap);
+    return;
+  }
+  if (it->graph_unrecorded) {
+    unrecorded_basis(it, x, b, cap);
     return;
   }
   switch (it->basis) {

@@ -98,6 +98,9 @@ double rp_span_marker_ratio(const an_stage_timeline *tl);
 /* The time account's sentence when the counted steps' host extent dwarfs their GPU span
  * (an_stage_timeline.host_exceeds), into buf; NULL when it does not. */
 const char *rp_host_extent_text(const an_stage_timeline *tl, char *buf, size_t cap);
+/* The time account's sentence when the stage's trace lost graph-replayed work
+ * (an_stage_timeline.graph_unrecorded), into buf; NULL when it did not. */
+const char *rp_graph_unrecorded_text(const an_stage_timeline *tl, char *buf, size_t cap);
 
 /* What the Limits say of a stage's time account when it holds (steps.h, timeline.h): the
  * steps hold under steps.min_coverage_pct of the kernel time outside the setup; their GPU

@@ -1664,7 +1664,9 @@ static void expect_rows(const an_report *r, const an_summary_item *it, unsigned 
     us += (double)ns / 1000.0 * per;
     gaps += p == AN_PART_ALL ? x->gaps : p == AN_PART_LONG ? x->long_gaps : x->gaps - x->long_gaps;
   }
-  cr_assert_float_eq(it->at_stake_us, us, 1e-6);
+  /* an unbounded item (a trace that lost graph-replayed work) quotes its rows' idle as its
+   * basis, no bound */
+  cr_assert_float_eq(it->basis == AN_BASIS_UNBOUNDED ? it->basis_us : it->at_stake_us, us, 1e-6);
   cr_assert_eq(it->count, gaps);
   (void)r;
 }
@@ -2116,6 +2118,80 @@ Test(summary, queued_work_under_an_input_dist_names_the_peers_first, .init = set
                          md);
     }
     cr_assert_null(strstr(md, "nothing in this trace does"), "%s", md);
+    free(md);
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
+}
+
+/* Nodes of one graph replay (one correlation id, the cudaGraphLaunch's) on stream 7, issued
+ * at 100 us: (start, dur) pairs. A replay whose memsets are recorded without the GEMMs that
+ * follow them (hta_multistream5's shape) leaves holes between its own nodes. */
+static void graph_replay(tb *b, const double (*nodes)[2], size_t n) {
+  int c = b->corr++;
+  tb_add(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,"
+         "\"tid\":1,\"ts\":100,\"dur\":20,\"args\":{\"correlation\":%d}},",
+         c);
+  for (size_t i = 0; i < n; i++)
+    tb_add(b,
+           "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
+           "\"dur\":%.3f,\"args\":{\"stream\":7,\"correlation\":%d}},",
+           i % 2 ? "kernel" : "gpu_memset",
+           i % 2 ? "cutlass_80_tensorop_s1688gemm_256x128" : "Memset (Device)", nodes[i][0],
+           nodes[i][1], c);
+}
+
+/* Review 17 defect 1: a graph replay queued 5 ms whose nodes run back to back is a wait to
+ * find (the queued-graph item, bounded by the gap); the same replay with its second GEMM
+ * unrecorded (its memset followed by a 1.6 ms hole with nothing on any stream) lost
+ * graph-replayed work: the stage says so, and the queued idle is a re-capture item with no
+ * bound, first. A hole another stream fills is no hole of the replay. */
+Test(summary, a_graph_replay_with_holes_between_its_nodes_is_unrecorded, .init = setup,
+     .fini = teardown) {
+  /* nodes 3 us apart, as a replay runs them (under timeline.gap_min_us) */
+  static const double whole[][2] = {{5220, 2},    {5225, 1600}, {6828, 2},
+                                    {6833, 1600}, {8436, 2},    {8441, 1600}};
+  static const double lost[][2] = {{5220, 2}, {5225, 1600}, {6828, 2}, {8436, 2}, {8441, 1600}};
+  static const struct {
+    const double (*nodes)[2];
+    size_t n;
+    bool filler; /* another stream's kernel runs in the hole */
+    bool unrecorded;
+  } cases[] = {{whole, 6, false, false}, {lost, 5, false, true}, {lost, 5, true, false}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    tb b;
+    tb_begin(&b);
+    host(&b, "user_annotation", "ProfilerStep#8", 0, 11000);
+    launch(&b, "embedding_fwd", 10, 20, 200);
+    graph_replay(&b, cases[k].nodes, cases[k].n);
+    if (cases[k].filler) launch_on(&b, "side_stream_kernel", 150, 6831, 1604, 9);
+    an_report *r = run_buffer(&b);
+    const an_stage_timeline *tl = r->stages[0].timeline;
+    cr_assert_eq(tl->graph_unrecorded, cases[k].unrecorded, "%zu", k);
+    cr_assert_eq(tl->total.n_graph_holes, cases[k].unrecorded ? 1u : 0u, "%zu", k);
+    const an_summary_item *dep = item_of(r, AN_ACTION_DEPENDENCY);
+    cr_assert_not_null(dep, "%zu", k);
+    cr_assert_eq(dep->graph_unrecorded, cases[k].unrecorded, "%zu", k);
+    char *md = render(rp_markdown, r);
+    if (cases[k].unrecorded) {
+      cr_assert_eq(tl->total.graph_hole_ns, 1606000, "%lld", (long long)tl->total.graph_hole_ns);
+      cr_assert_eq(dep->basis, AN_BASIS_UNBOUNDED);
+      cr_assert_float_eq(dep->at_stake_us, 0, 1e-9);
+      /* the queued gap and the hole, both queued behind the launch: unmeasured */
+      cr_assert_float_eq(dep->basis_us, 5000 + 1606, 1e-6, "%g", dep->basis_us);
+      cr_assert_eq(dep, &r->summary[0], "the re-capture item comes first");
+      cr_assert_not_null(strstr(md, "1. **Capture this trace again before acting on its idle"),
+                         "%s", md);
+      cr_assert_not_null(
+          strstr(md, "no bound; the GPU idle it leaves unmeasured: **6.61 ms/step**"), "%s", md);
+      cr_assert_not_null(strstr(md, "Graph replays incomplete: 1.61 ms/step"), "%s", md);
+      cr_assert_null(strstr(md, "Find what the queued graph waits on"), "%s", md);
+    } else {
+      cr_assert_float_eq(dep->at_stake_us, 5000, 1e-6);
+      cr_assert_not_null(strstr(md, "Find what the queued graph waits on"), "%zu: %s", k, md);
+      cr_assert_null(strstr(md, "Graph replays incomplete"), "%zu: %s", k, md);
+    }
     free(md);
     expect_bounds(r);
     an_report_destroy(r);

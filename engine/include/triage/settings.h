@@ -192,6 +192,9 @@ typedef struct te_list_map {
   X(timeline_host_extent_min_ratio, "timeline.host_extent_min_ratio", NUMBER, 1, 1e12, 0, NULL,    \
     "a counted step whose host extent is at least this many times its GPU span waits for the "     \
     "host outside its time account: the account and the headline say so")                          \
+  X(timeline_graph_hole_min_pct, "timeline.graph_hole_min_pct", NUMBER, 0, 100, 0, NULL,           \
+    "a stage whose counted steps idle inside graph replays, between nodes of one replay, for at "  \
+    "least this share of their span lost graph-replayed work: the idle beside it is unmeasured")   \
   X(timeline_module_load_min_us, "timeline.module_load_min_us", NUMBER, 0, 1e12, 0, NULL,          \
     "a launch call this long is loading its module: one-time setup")                               \
   X(timeline_setup_recurring_min_pct, "timeline.setup_recurring_min_pct", NUMBER, 0, 100, 0, NULL, \
