@@ -2038,6 +2038,15 @@ typedef struct an_rank_group {
    * (n_ranks - 1) / n_ranks: an even split moves that much to its peers): the most
    * rebalancing the ranks read can win per step */
   double balanced_excess_per_step_us;
+  /* Families of the straggler's longer work left out of the excess because a sampled trace
+   * of the group kept one instance its peers' did not: without its longest launch the
+   * straggler's family time is within ranks.imbalance_pct of its peers' median (review 17
+   * defect 7: hta_sampled_2ranks' pinned HtoD copies, 12.08 against 0.81 ms, were one 59 MB
+   * copy only rank 1's sample kept, at the rate both ranks copy). How many, and the largest
+   * (its figures as an excess row would give them) with that launch's time. */
+  size_t n_sampled_out;
+  an_rank_excess sampled_out;
+  double sampled_out_max_us;
 } an_rank_group;
 
 /* A kernel whose total time differs across the ranks of one group by more than
@@ -2063,6 +2072,10 @@ typedef struct an_rank_kernel {
   const char *name, *category; /* canonical name, kernel category */
   an_rank_class cls;
   double total_us;
+  /* its launches and the longest one's time: a family's excess that sits in one instance a
+   * sampled trace kept is no imbalance (rank_excess.c); 0: unknown (older rank data) */
+  size_t launches;
+  double max_us;
 } an_rank_kernel;
 
 #define AN_RANK_NO_PG (-1L)

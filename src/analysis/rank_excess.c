@@ -60,17 +60,29 @@ static const family *families(memo *m, size_t i) {
   return m->fam[i] = v;
 }
 
-/* The family's kernel time on parts[i] (communication left out: waits, not work); false
- * when out of memory. */
-static bool family_us(memo *m, size_t i, const family *f, double *us) {
+/* The family's kernel time on parts[i] (communication left out: waits, not work) and its
+ * longest launch (0: unknown); false when out of memory. */
+static bool family_us(memo *m, size_t i, const family *f, double *us, double *longest) {
   const an_rank_part *p = m->parts[i];
   const family *fam = families(m, i);
   if (!fam) return false;
-  double t = 0;
+  double t = 0, top = 0;
   for (size_t k = 0; k < p->names.n; k++)
-    if (p->kern[k].cls != AN_RANK_COMM && same_family(&fam[k], f)) t += p->kern[k].total_us;
+    if (p->kern[k].cls != AN_RANK_COMM && same_family(&fam[k], f)) {
+      t += p->kern[k].total_us;
+      if (p->kern[k].max_us > top) top = p->kern[k].max_us;
+    }
   *us = t;
+  *longest = top;
   return true;
+}
+
+/* Whether a trace of group g (members mem) was sampled or filtered to GPU work: each keeps
+ * its own subset of the launches. */
+static bool sampled_group(const memo *m, const size_t *mem, const an_rank_group *g) {
+  for (size_t r = 0; r < g->n_ranks; r++)
+    if (m->parts[mem[r]]->filtered) return true;
+  return false;
 }
 
 /* The stage's parts of group g's ranks (parts are by rank), into members; false when one
@@ -96,15 +108,15 @@ typedef struct weigh {
 
 /* Adds family f of g (member s the straggler) unless counted already; false when out of
  * memory. */
-static bool add_family(an_rank_owner *o, memo *mm, const size_t *mem, const an_rank_group *g,
-                       size_t s, const family *f, double *scratch, weigh *w) {
+static bool add_family(an_rank_owner *o, memo *mm, const size_t *mem, an_rank_group *g, size_t s,
+                       const family *f, double *scratch, weigh *w) {
   for (size_t i = 0; i < w->n; i++)
     if (same_family(&(family){w->v[i].family, w->v[i].is_kernel, NULL}, f)) return true;
-  double mine = 0;
+  double mine = 0, longest = 0, top = 0;
   size_t m = 0;
   for (size_t r = 0; r < g->n_ranks; r++) {
     double in = 0;
-    if (!family_us(mm, mem[r], f, &in)) return false;
+    if (!family_us(mm, mem[r], f, &in, r == s ? &longest : &top)) return false;
     if (r == s)
       mine = in;
     else
@@ -112,14 +124,25 @@ static bool add_family(an_rank_owner *o, memo *mm, const size_t *mem, const an_r
   }
   double peers = ut_median_f64(scratch, m);
   if (mine <= peers) return true;
-  an_rank_excess *v = ut_grow(w->v, &w->cap, w->n + 1, sizeof *v);
-  if (!v) return false;
-  w->v = v;
   const char *key = an_strtab_cstr(o->strings, f->key);
   const char *cat = f->category ? an_strtab_cstr(o->strings, f->category) : NULL;
   if (!key || (f->category && !cat)) return false;
   size_t steps = g->n_steps ? g->n_steps : 1;
-  v[w->n++] = (an_rank_excess){key, f->is_kernel, cat, mine, peers, (mine - peers) / (double)steps};
+  an_rank_excess x = {key, f->is_kernel, cat, mine, peers, (mine - peers) / (double)steps};
+  /* one launch a sampled trace kept makes the whole difference: the samples differ, the
+   * work may not (its peers' samples may have dropped theirs) */
+  const double pct = te_rules_settings(mm->rules)->ranks_imbalance_pct;
+  if (longest > 0 && sampled_group(mm, mem, g) && mine - longest <= peers * (1 + pct / 100)) {
+    if (!g->n_sampled_out++ || x.per_step_us > g->sampled_out.per_step_us) {
+      g->sampled_out = x;
+      g->sampled_out_max_us = longest;
+    }
+    return true;
+  }
+  an_rank_excess *v = ut_grow(w->v, &w->cap, w->n + 1, sizeof *v);
+  if (!v) return false;
+  w->v = v;
+  v[w->n++] = x;
   return true;
 }
 

@@ -145,7 +145,8 @@ static long name_index(an_rank_part *s, const char *raw, const namer *nm) {
   if (!kern) return -1;
   s->kern = kern;
   const char *category = name_category(nm, s->names.keys[idx], id);
-  s->kern[idx] = (an_rank_kernel){s->names.keys[idx], category, name_class(nm->rules, category), 0};
+  s->kern[idx] =
+      (an_rank_kernel){s->names.keys[idx], category, name_class(nm->rules, category), 0, 0, 0};
   return idx;
 }
 
@@ -548,6 +549,8 @@ static bool add_kernels(an_rank_part *s, const part_input *pi, const tr_event **
     uint32_t idx = index_of[name] - 1;
     double dur = tr_event_dur(t, k[i]);
     s->kern[idx].total_us += dur;
+    s->kern[idx].launches++;
+    if (dur > s->kern[idx].max_us) s->kern[idx].max_us = dur;
     cls[i] = (uint8_t)s->kern[idx].cls;
     /* by launch: a pipelined rank's GPU windows cut its queue at arbitrary points */
     long step = work_step(pi->steps, pi->t, pi->ord, pi->base, k[i]);
@@ -732,8 +735,9 @@ static bool part_from_data(an_rank_part *p, const an_rank_data *d) {
     const an_rank_kernel *x = &d->kernels[k];
     ok = ut_strmap_put(&p->names, x->name, strlen(x->name)) == (long)k && x->cls <= AN_RANK_MEMORY;
     if (ok) /* a repeated name is not a report triage wrote */
-      p->kern[k] =
-          (an_rank_kernel){p->names.keys[k], x->category ? x->category : "", x->cls, x->total_us};
+      p->kern[k] = (an_rank_kernel){p->names.keys[k], x->category ? x->category : "",
+                                    x->cls,           x->total_us,
+                                    x->launches,      x->max_us};
   }
   for (size_t i = 0; ok && i < d->n_pgs; i++)
     ok = pg_index(p, d->pgs[i].ranks, d->pgs[i].n_ranks, d->pgs[i].from_args) == (long)i;

@@ -8,14 +8,18 @@
 
 /* ------------------------------------------------------------------ rank data */
 
-/* [name, category, class, total_us] */
+/* [name, category, class, total_us, launches, max_us] */
 static cJSON *kernel_json(const an_rank_kernel *k) {
   cJSON *x = cJSON_CreateArray();
-  cJSON *v[4] = {cJSON_CreateString(k->name), cJSON_CreateString(k->category ? k->category : ""),
-                 cJSON_CreateNumber((double)k->cls), cJSON_CreateNumber(k->total_us)};
-  for (int j = 0; j < 4; j++)
+  cJSON *v[6] = {cJSON_CreateString(k->name),
+                 cJSON_CreateString(k->category ? k->category : ""),
+                 cJSON_CreateNumber((double)k->cls),
+                 cJSON_CreateNumber(k->total_us),
+                 cJSON_CreateNumber((double)k->launches),
+                 cJSON_CreateNumber(k->max_us)};
+  for (int j = 0; j < 6; j++)
     if (!x || !v[j] || !cJSON_AddItemToArray(x, v[j])) {
-      for (int i = j; i < 4; i++) cJSON_Delete(v[i]);
+      for (int i = j; i < 6; i++) cJSON_Delete(v[i]);
       cJSON_Delete(x);
       return NULL;
     }
@@ -160,8 +164,16 @@ static bool read_kernels(const cJSON *ks, an_rank_data *d, an_rank_kernel *k) {
     if (!cJSON_IsString(v[0]) || !cJSON_IsString(v[1]) || !cJSON_IsNumber(v[2]) ||
         !cJSON_IsNumber(v[3]) || v[2]->valuedouble < 0 || v[2]->valuedouble > AN_RANK_MEMORY)
       return false;
-    k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring, v[1]->valuestring,
-                                         (an_rank_class)v[2]->valueint, v[3]->valuedouble};
+    /* launches and the longest: absent in older rank data (0: unknown) */
+    const cJSON *n = cJSON_GetArrayItem(x, 4), *m = cJSON_GetArrayItem(x, 5);
+    bool inst =
+        cJSON_IsNumber(n) && cJSON_IsNumber(m) && n->valuedouble >= 0 && m->valuedouble >= 0;
+    k[d->n_kernels++] = (an_rank_kernel){v[0]->valuestring,
+                                         v[1]->valuestring,
+                                         (an_rank_class)v[2]->valueint,
+                                         v[3]->valuedouble,
+                                         inst ? (size_t)n->valuedouble : 0,
+                                         inst ? m->valuedouble : 0};
   }
   d->kernels = k;
   return true;

@@ -152,6 +152,28 @@ static int excess_parts(FILE *f, const note_args *a, size_t max) {
   return more && fprintf(f, " and %zu more famil%s", more, more == 1 ? "y" : "ies") < 0 ? -1 : 0;
 }
 
+/* The largest family left out of the excess: one launch a sampled trace kept
+ * (an_rank_group.sampled_out), the others counted. */
+static int sampled_out_text(FILE *f, const note_args *a) {
+  const an_rank_group *g = a->g;
+  const an_rank_excess *x = &g->sampled_out;
+  char times[RP_RANK_EXCESS_BYTES], one[32];
+  rp_md_number(one, sizeof one, g->sampled_out_max_us / 1000.0);
+  if (fputs("; left out as a sampling artifact, not work: ", f) == EOF ||
+      (x->is_kernel                              ? kernel_part(f, a, x->family)
+       : fprintf(f, "%s kernels", x->family) < 0 ? -1
+                                                 : 0) ||
+      fputs(rp_rank_excess_times(g, x, times, sizeof times), f) == EOF ||
+      fprintf(f,
+              ", of which one launch of %s ms that only rank %ld's sampled trace kept: without "
+              "it rank %ld's time is within the imbalance bar of the others'",
+              one, g->straggler, g->straggler) < 0)
+    return -1;
+  size_t more = g->n_sampled_out - 1;
+  return more && fprintf(f, " (and %zu more such famil%s)", more, more == 1 ? "y" : "ies") < 0 ? -1
+                                                                                               : 0;
+}
+
 /* Why the straggler is late, from its steps against the others'. */
 static int cause_text(FILE *f, const note_args *a) {
   const an_rank_group *g = a->g;
@@ -170,6 +192,7 @@ static int cause_text(FILE *f, const note_args *a) {
                "(sharding plan, input sizes)",
                g->n_ranks) < 0))
     return -1;
+  if (g->cause == AN_CAUSE_IMBALANCE && g->n_sampled_out && sampled_out_text(f, a)) return -1;
   if (g->cause == AN_CAUSE_IMBALANCE && g->n_dropped && g->dropped_sampled)
     return fputs(
                "; a sampled trace of the group dropped collectives its peers ran, so its "

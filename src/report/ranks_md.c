@@ -217,7 +217,15 @@ static bool excess_json(cJSON *o, const an_rank_group *g) {
         !cJSON_AddNumberToObject(e, "per_step_us", r3(x->per_step_us)))
       return false;
   }
-  return a && cJSON_AddNumberToObject(o, "excess_per_step_us", r3(g->excess_per_step_us)) &&
+  cJSON *so = a ? cJSON_AddObjectToObject(o, "sampled_out") : NULL;
+  const an_rank_excess *x = &g->sampled_out;
+  bool ok = so && cJSON_AddNumberToObject(so, "families", (double)g->n_sampled_out) &&
+            nullable_string(so, "family", g->n_sampled_out ? x->family : NULL) &&
+            cJSON_AddBoolToObject(so, "is_kernel", g->n_sampled_out && x->is_kernel) &&
+            cJSON_AddNumberToObject(so, "straggler_us", r3(x->straggler_us)) &&
+            cJSON_AddNumberToObject(so, "peers_us", r3(x->peers_us)) &&
+            cJSON_AddNumberToObject(so, "launch_us", r3(g->sampled_out_max_us));
+  return ok && cJSON_AddNumberToObject(o, "excess_per_step_us", r3(g->excess_per_step_us)) &&
          cJSON_AddNumberToObject(o, "balanced_excess_per_step_us",
                                  r3(g->balanced_excess_per_step_us));
 }

@@ -657,15 +657,23 @@ def shared(triage, source):
               and near(dr["us"], 90771, 0.001, 1) and g[0]["extra_compute_per_step_us"] == 0,
               f"hta: dropped {dr}, extra compute {g[0]['extra_compute_per_step_us'] if g else None}")
         # ... but the imbalance table names the cause by mechanism (brief 10 defect 1): rank 1
-        # runs the embedding (TBE) family 1.7x rank 0's time (its forward lookup 2.5x) and
-        # 15x the pinned HtoD copies: work imbalance, the sharding plan's split
+        # runs the embedding (TBE) family 1.7x rank 0's time (its forward lookup 2.5x) over
+        # launch counts that nearly match: work imbalance, the sharding plan's split. The
+        # pinned HtoD copies, 12.08 against 0.81 ms, are one 59 MB copy (11.39 ms) only rank
+        # 1's sample kept, both ranks copying 8 times at 5-7 GB/s: a sampling artifact, left
+        # out of the excess and named apart (review 17 defect 7)
         ex = {x["family"]: x for x in g[0]["excess"]} if g else {}
         emb, htod = ex.get("embedding"), ex.get("Memcpy HtoD (Pinned -> Device)")
+        so = g[0].get("sampled_out") if g else None
         check(g and g[0]["cause"] == "imbalance" and emb and not emb["is_kernel"]
               and g[0]["excess"][0]["family"] == "embedding"
               and near(emb["straggler_us"], 125330, 0.001, 1) and near(emb["peers_us"], 72278, 0.001, 1)
-              and htod and htod["is_kernel"] and htod["straggler_us"] > 14 * htod["peers_us"],
-              f"hta: cause {g[0]['cause'] if g else None}, excess {g[0]['excess'] if g else None}")
+              and htod is None and so and so["families"] == 1
+              and so["family"] == "Memcpy HtoD (Pinned -> Device)" and so["is_kernel"]
+              and near(so["launch_us"], 11387, 0.001, 1)
+              and so["straggler_us"] - so["launch_us"] <= so["peers_us"],
+              f"hta: cause {g[0]['cause'] if g else None}, excess {g[0]['excess'] if g else None}, "
+              f"sampled out {so}")
         check(dr and sum(r["lacks"] for r in rep["ranks"][0]["rows"]) == dr["instances"]
               and rep["ranks"][0]["rows"][0]["lacks"] > 0,
               f"hta: lacks by rank {[r['lacks'] for r in rep['ranks'][0]['rows']]} against {dr}")
@@ -675,6 +683,9 @@ def shared(triage, source):
         check("rank 0 lacks it, rank 1 ran it for 90.771 ms" in md
               and "is missing from rank 0's trace: GPU idle there on rank 0 is that collective" in md,
               "hta: the Ranks section or the Filtered trace limit does not name the dropped all-to-all")
+        check("left out as a sampling artifact, not work: `Memcpy HtoD (Pinned -> Device)` 12.08 ms "
+              "against 0.81 ms" in md and "one launch of 11.39 ms that only rank 1's sampled trace kept" in md,
+              "hta: the Ranks section does not name the sampled-out copy")
         # two of a 128-rank job: the limit says so; the wait item speaks for the section
         lim = rep["limits"]
         check(lim["ranks_compared"] and lim["ranks_analysed"] == 2 and lim["ranks_expected"] == 128,
@@ -691,15 +702,14 @@ def shared(triage, source):
                             and it["bound_us_per_step"] < it["basis_us_per_step"] for it in waits),
               f"hta: wait items {[(it['action_text'], it['basis_text']) for it in waits]}")
         # rebalancing wins at most what makes the step wait (review 10 defect 1): rank 1's
-        # excess over an even share of the two ranks' work (35.58 x 1/2 = 17.79 ms/step),
-        # capped by the loss rank 0 is seen to take (16.01 ms/step), which binds here; the
-        # basis says which binds and why the two differ (dropped collectives, unread ranks)
+        # excess over an even share of the two ranks' work (29.94 x 1/2 = 14.97 ms/step, the
+        # sampled-out copy left out), capped by the loss rank 0 is seen to take (16.01
+        # ms/step); the even share binds here, and the basis says so
         ok = waits and check_rebalance_bound("hta", waits[0], g[0])
-        check(ok and "the seen loss binds" in waits[0]["basis_text"]
-              and "dropped collectives" in waits[0]["basis_text"].split("the seen loss binds")[1]
-              and "unread" in waits[0]["basis_text"].split("the seen loss binds")[1]
+        check(ok and "the even share binds" in waits[0]["basis_text"]
               and near(g[0]["balanced_excess_per_step_us"], g[0]["excess_per_step_us"] / 2, 0.001, 0.01)
-              and waits[0]["bound_us_per_step"] < g[0]["excess_per_step_us"] / 2
+              and near(waits[0]["bound_us_per_step"], g[0]["excess_per_step_us"] / 2, 0.001, 0.01)
+              and near(g[0]["excess_per_step_us"], 29945, 0.001, 1)
               and rep["summary"].index(waits[0]) < 3,
               f"hta: wait bound {waits[0]['bound_us_per_step'] if waits else None}: "
               f"{waits[0]['basis_text'][-600:] if waits else None}")
