@@ -206,7 +206,8 @@ static an_status run_two(run_state *r, an_status (*first)(run_state *),
 
 static an_status take_view(run_state *r) {
   take_job *k = r->take;
-  k->view_rc = an_trace_view_build(k->s->traces[k->i], k->stage_id, r->rules, NULL, &k->s->views[k->i]);
+  k->view_rc =
+      an_trace_view_build(k->s->traces[k->i], k->stage_id, r->rules, NULL, &k->s->views[k->i]);
   return AN_OK; /* take_trace says why */
 }
 
@@ -236,7 +237,8 @@ static an_status take_trace(run_state *r, side *s, size_t i, an_read_job *j, con
   an_status ids_rc = rc == AN_OK ? run_two(r, take_view, take_ids, false) : AN_OK;
   r->take = NULL;
   if (rc == AN_OK) rc = k.view_rc;
-  if (rc == AN_OK && ids_rc == AN_OK) an_trace_view_adopt_ids(&s->views[i], k.ids);
+  if (rc == AN_OK && ids_rc == AN_OK)
+    an_trace_view_adopt_ids(&s->views[i], k.ids);
   else
     an_trace_view_ids_destroy(k.ids);
   if (rc == AN_OK && ids_rc != AN_OK) return ids_rc; /* out of memory, said by run_two */

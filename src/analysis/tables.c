@@ -978,8 +978,7 @@ static bool match_pattern(const te_fusion_pattern *p, const row_hits *rh, size_t
   m->row.chains = lay.chains;
   m->row.chains_by_frames = lay.by_frames;
   m->row.chains_across_layers = lay.across;
-  return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set,
-                    opt);
+  return fill_match(m, p, st, active, comp || (opt->component_evidence && split), set, opt);
 }
 
 /* Whether match m claims a kernel that the accepted match a already holds in the same

@@ -166,7 +166,8 @@ static const rp_legend_entry ENTRIES[] = {
      "latency-bound message that waited itself: its split into transfer and wait is "
      "unknown, so no bound), `skip` (nothing for this table to act on: coupled to its "
      "neighbours with no fusion partner, or no stream beside it), `already overlapped (a "
-     "stream of its own beside the compute): nothing to gain` and `nothing to gain while the GPU waits for the "
+     "stream of its own beside the compute): nothing to gain` and `nothing to gain while the GPU "
+     "waits for the "
      "host` (a row that would move GPU time, in the stage where the GPU waits for the host: "
      "P4, it recovers 0); `(item N)`: the row is "
      "item N of What to try first, whose advice and bound it is (not repeated)."},
