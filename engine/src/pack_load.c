@@ -1004,15 +1004,37 @@ static void parse_context_gates(te_vctx *v, const ty_node *item, fusion_entry *e
 }
 
 static te_entry *parse_fusion(te_vctx *v, const ty_node *item, const char *what, void *ctx) {
-  static const char *const keys[] = {
-      HEADER_KEYS,       "name",       "framework",      "origin",
-      "candidate_paths", "active",     "split_groups",   "model_include",
-      "model_exclude",   "tp",         "min_share_pct",  "likely_share_pct",
-      "priority",        "subsumes",   "rationale_hint", "evidence",
-      "platform",        "enabled",    "dtype",          "min_arch",
-      "modes",           "max_tokens", "max_message_mb", "single_node",
-      "chain",           "merge",      "shape",          "workloads",
-      "framework_paths", "platform_ports", NULL};
+  static const char *const keys[] = {HEADER_KEYS,
+                                     "name",
+                                     "framework",
+                                     "origin",
+                                     "candidate_paths",
+                                     "active",
+                                     "split_groups",
+                                     "model_include",
+                                     "model_exclude",
+                                     "tp",
+                                     "min_share_pct",
+                                     "likely_share_pct",
+                                     "priority",
+                                     "subsumes",
+                                     "rationale_hint",
+                                     "evidence",
+                                     "platform",
+                                     "enabled",
+                                     "dtype",
+                                     "min_arch",
+                                     "modes",
+                                     "max_tokens",
+                                     "max_message_mb",
+                                     "single_node",
+                                     "chain",
+                                     "merge",
+                                     "shape",
+                                     "workloads",
+                                     "framework_paths",
+                                     "platform_ports",
+                                     NULL};
   (void)ctx;
   fusion_entry *e = TE_ENTRY_NEW(v, item, what, keys, fusion_entry);
   if (!e) return NULL;

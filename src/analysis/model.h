@@ -1654,7 +1654,7 @@ typedef struct an_summary_item {
    * its bound, the host stalls whose host work the filter dropped (an_stage_report
    * unseen_host_us), besides the queued work nothing kept holds (review 14 defect 4). */
   double dropped_host_us;
-  bool ranks_unread; /* the re-profile item: the run has ranks no trace read was of */
+  bool ranks_unread;         /* the re-profile item: the run has ranks no trace read was of */
   an_platform port_platform; /* a fusion item whose row's path does not serve the run's
                                 platform (origin port): the platform to port it to */
   /* The re-capture item of a stage whose trace lost graph-replayed work

@@ -413,7 +413,7 @@ typedef struct te_fusion_pattern {
   const te_framework_path *framework_paths;
   size_t n_platform_ports; /* platform_ports: on that platform the paths do not serve: */
   const te_platform_port *platform_ports; /*   the row's origin is "port", citing these */
-  const te_matcher *active; /* evidence the fused path ran; may be NULL */
+  const te_matcher *active;               /* evidence the fused path ran; may be NULL */
   size_t n_split_groups;
   const te_matcher *const *split_groups; /* all must hit to prove the unfused chain */
   size_t n_model_include;
