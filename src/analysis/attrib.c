@@ -3,6 +3,7 @@
  */
 #include "analysis/attrib.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -543,7 +544,8 @@ static bool layer_frames_of(an_resolver *r, const uint8_t *is_layer, size_t n_st
     for (size_t i = r->ranges[j].lo; i < r->ranges[j].hi; i++) {
       uint32_t f = frame_at(r, i);
       tr_str name = r->frames[f].name;
-      if (name < n_str && is_layer[name / 8] >> (name % 8) & 1) r->layer_frames[n++] = f;
+      if (name < n_str && is_layer[name / CHAR_BIT] >> (name % CHAR_BIT) & 1)
+        r->layer_frames[n++] = f;
     }
     r->layer_ranges[j].hi = n;
   }
@@ -581,10 +583,10 @@ static bool build_layers(an_resolver *r) {
   }
   uint8_t *is_layer = NULL; /* bit per string id of the trace: a layer frame's name */
   size_t n_str = tr_trace_string_count(r->t), n_layers = 0;
-  if (ok) ok = (is_layer = calloc(n_str / 8 + 1, 1)) != NULL;
+  if (ok) ok = (is_layer = calloc(n_str / CHAR_BIT + 1, 1)) != NULL;
   for (size_t i = 0; ok && i < n; i++)
     if (cls[i] >= 0 && count[cls[i]] > 1 && names[i] < n_str) {
-      is_layer[names[i] / 8] |= (uint8_t)(1u << (names[i] % 8));
+      is_layer[names[i] / CHAR_BIT] |= (uint8_t)(1u << (names[i] % CHAR_BIT));
       n_layers++;
     }
   ut_strmap_free(&classes);
