@@ -1364,6 +1364,16 @@ typedef struct an_stage_timeline {
    * least timeline.graph_hole_min_pct of their span: the trace lost graph-replayed work, so
    * the idle beside it is unmeasured (review 17 defect 1). */
   bool graph_unrecorded;
+  /* How fast the host of the stage's first trace dispatches cheap CPU ops that launch
+   * nothing (timeline.dispatch_reference_us: their typical time): the median over those ops
+   * with timeline.dispatch_min_calls calls of their median time over the typical one
+   * (dispatch_ratio, 0: not measured), how many ops it is from, and the one with the most
+   * calls as evidence: its name (the rules'), calls, median and typical time (us). */
+  double dispatch_ratio;
+  size_t dispatch_kinds;
+  const char *dispatch_op;
+  size_t dispatch_op_calls;
+  double dispatch_op_us, dispatch_op_ref_us;
   an_time_account total;        /* the sum over the steps (or the stage window) */
   const an_step_account *steps; /* n_steps of them, in trace then time order */
   size_t n_collectives;
@@ -1664,6 +1674,11 @@ typedef struct an_summary_item {
    * inside the replays per step (their holes: the stage timeline's total). */
   bool graph_unrecorded;
   double graph_hole_us;
+  /* A launch-bound item of a stage whose host dispatches cheap ops at least
+   * summary.dispatch_slow_ratio times slower than typical (an_stage_timeline
+   * dispatch_ratio, its evidence there): that ratio, the item leads with it; 0: not slow
+   * or not measured (review 17 defect 8). */
+  double dispatch_ratio;
   /* A wait item's per-step wait across the capture, judged by its shape (an_wait_shape,
    * collectives.trend_* and jump_*): of the wait at the steps' first collective
    * (trend_at_first), else of their whole collective wait, over trend_steps steps of the

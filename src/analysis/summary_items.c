@@ -465,6 +465,9 @@ void sm_idle_items(sm_ctx *c) {
     it->detail_us = (double)a->median_gap_ns / 1000.0;
     it->eager = c->g.eager;
     pool_lever(c, it, &a->causes[p.row]);
+    /* each op slow on the host: a slow or contended CPU first (review 17 defect 8) */
+    double r = c->g.st->timeline->dispatch_ratio;
+    if (r >= c->s->summary_dispatch_slow_ratio) it->dispatch_ratio = r;
   }
   free(m);
 }

@@ -922,6 +922,62 @@ static bool host_extents(an_timeline *tl, const tl_trace *c) {
   return ok;
 }
 
+/* The dispatch speed of trace c's host (an_stage_timeline.dispatch_ratio) from d[k], the
+ * times (ns) of each op of the reference map, into every stage c's windows count that has
+ * none yet; ratio: room for one per op. */
+static void dispatch_into(an_timeline *tl, const tl_trace *c, i64_vec *d, double *ratio) {
+  const te_number_map *ref = &tl->set->timeline_dispatch_reference_us;
+  size_t n = 0, top = SIZE_MAX;
+  for (size_t k = 0; k < ref->n; k++) {
+    if (d[k].n < (size_t)tl->set->timeline_dispatch_min_calls || ref->values[k] <= 0) continue;
+    ratio[n++] = (double)median(d[k].v, d[k].n) / 1000.0 / ref->values[k];
+    if (top == SIZE_MAX || d[k].n > d[top].n) top = k;
+  }
+  if (n < (size_t)tl->set->timeline_dispatch_min_kinds || top == SIZE_MAX) return;
+  double r = ut_median_f64(ratio, n);
+  int64_t op_ns = median(d[top].v, d[top].n); /* after the ratios: it reorders d[top] */
+  for (size_t w = c->first_window; w < tl->n_win; w++) {
+    an_stage_timeline *st = &tl->stages[tl->win[w].stage];
+    if (st->dispatch_ratio > 0) continue;
+    st->dispatch_ratio = r;
+    st->dispatch_kinds = n;
+    st->dispatch_op = ref->keys[top];
+    st->dispatch_op_calls = d[top].n;
+    st->dispatch_op_us = (double)op_ns / 1000.0;
+    st->dispatch_op_ref_us = ref->values[top];
+  }
+}
+
+/* Times each CPU op of trace c named in timeline.dispatch_reference_us (ops that launch
+ * nothing: their own time is the host's dispatch) and sets the stages' dispatch speed. */
+static bool dispatch_speed(an_timeline *tl, const tl_trace *c) {
+  const te_number_map *ref = &tl->set->timeline_dispatch_reference_us;
+  if (!ref->n) return true;
+  size_t n_str = tr_trace_string_count(c->t), n_ops = 0;
+  const tr_event *ops = tr_trace_events(c->t, TR_KIND_CPU_OP, &n_ops);
+  size_t *which = calloc(n_str ? n_str : 1, sizeof *which); /* by name: 0 unasked, 1 none, 2 + k */
+  i64_vec *d = calloc(ref->n, sizeof *d);
+  double *ratio = malloc(ref->n * sizeof *ratio);
+  bool ok = which && d && ratio;
+  for (size_t i = 0; ok && i < n_ops; i++) {
+    tr_str name = ops[i].name;
+    if (name >= n_str) continue;
+    if (!which[name]) {
+      const char *s = tr_str_get(c->t, name);
+      which[name] = 1;
+      for (size_t k = 0; s && k < ref->n && which[name] == 1; k++)
+        if (!strcmp(s, ref->keys[k])) which[name] = 2 + k;
+    }
+    if (which[name] >= 2) ok = i64_push(&d[which[name] - 2], tl_ns(tr_event_dur(c->t, &ops[i])));
+  }
+  if (ok) dispatch_into(tl, c, d, ratio);
+  for (size_t k = 0; d && k < ref->n; k++) free(d[k].v);
+  free(d);
+  free(ratio);
+  free(which);
+  return ok;
+}
+
 static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   tl_trace c = {.in = in,
                 .t = in->view->trace,
@@ -938,7 +994,7 @@ static bool account_trace(an_timeline *tl, const an_timeline_input *in) {
   for (size_t j = 0; ok && j < n_steps; j++) c.step_window[j] = -1;
   for (size_t j = 0; ok && j <= tl->n_st; j++) c.stage_window[j] = -1;
   ok = ok && make_windows(tl, &c) && account_kernels(tl, &c) && host_extents(tl, &c) &&
-       outside_gaps(tl, &c);
+       outside_gaps(tl, &c) && dispatch_speed(tl, &c);
   an_coll_messages_destroy(c.messages); /* only the collectives' messages asked it */
   c.messages = NULL;
   ok = ok && split_gaps(tl, &c) && gather_causes(tl, tl->n_win, NULL);

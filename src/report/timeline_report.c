@@ -585,6 +585,11 @@ const char *rp_summary_action(const an_summary_item *it, an_workload w) {
     return "Tune or replace the backend of these kernels (one tuning pass or library covers "
            "the family)";
   if (it->action != AN_ACTION_LAUNCH_BOUND) return rp_action(it->action);
+  /* every op slow on the host: the CPU before the op count (review 17 defect 8) */
+  if (it->dispatch_ratio > 0)
+    return "Host-bound step on a slow host: its ops dispatch many times slower than typical, so "
+           "check CPU contention, core affinity and profiler overhead first, then launch fewer "
+           "kernels (torch.compile, CUDA graphs)";
   /* the host time sits in a named activity (pool_lever): its dispatch, not data loading */
   if (w == AN_WORKLOAD_TRAINING && it->lever)
     return "Host-bound step: cut the host's per-op overhead where it dispatches eager ops (the "
@@ -1028,8 +1033,26 @@ static void idle_basis_text(const an_summary_item *it, char *b, size_t cap) {
              it->count, gaps, g);
 }
 
+/* "; host dispatch ~Nx slow: ..." after a launch-bound basis whose host is slow
+ * (an_summary_item.dispatch_ratio), its evidence the stage's. */
+static void dispatch_text(const an_summary_item *it, char *b, size_t cap) {
+  const an_stage_timeline *tl = it->timeline;
+  size_t len = strlen(b);
+  if (it->dispatch_ratio <= 0 || !tl || !tl->dispatch_op || len >= cap) return;
+  snprintf(b + len, cap - len,
+           "; host dispatch ~%.0fx slow: `%.80s` takes a median %.1f us over %zu calls against "
+           "~%.1f us typical (timeline.dispatch_reference_us), and %zu cheap ops that launch "
+           "nothing take a median %.0fx theirs: every op costs this host that much more, so "
+           "look for CPU contention (other processes, too few cores for the threads), core "
+           "affinity and NUMA placement, a throttled clock, or profiler overhead (with_stack, "
+           "record_shapes) before counting on fewer ops",
+           it->dispatch_ratio, tl->dispatch_op, tl->dispatch_op_us, tl->dispatch_op_calls,
+           tl->dispatch_op_ref_us, tl->dispatch_kinds, it->dispatch_ratio);
+}
+
 static void idle_basis(const an_summary_item *it, char *b, size_t cap) {
   idle_basis_text(it, b, cap);
+  dispatch_text(it, b, cap);
   lever_text(it, b, cap);
   size_t len = strlen(b);
   if (it->host_filtered && it->action != AN_ACTION_DEPENDENCY && len < cap)

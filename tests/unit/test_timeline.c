@@ -1727,6 +1727,53 @@ Test(summary, launch_bound_benchmark, .init = setup, .fini = teardown) {
   an_report_destroy(r);
 }
 
+/* Review 17 defect 8: a host-bound benchmark whose cheap ops (aten::empty, aten::view: no
+ * launch) take 10x their typical time (timeline.dispatch_reference_us: 2.5 and 1.0 us)
+ * runs on a slow or contended host: its launch-bound item says so first, with the evidence;
+ * at their typical time it does not. */
+Test(summary, a_launch_bound_step_on_a_slow_host_leads_with_the_host, .init = setup,
+     .fini = teardown) {
+  static const struct {
+    double empty_us, view_us;
+    bool slow;
+  } cases[] = {{25, 10, true}, {2.5, 1.0, false}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    tb b;
+    tb_begin(&b);
+    for (int c = 0; c < 3; c++) {
+      double t0 = c * 1000.0;
+      host(&b, "user_annotation", "bench_call", t0, 800);
+      for (int i = 0; i < 12; i++) {
+        host(&b, "cpu_op", "aten::empty", t0 + 12 + i * 40.0, cases[k].empty_us);
+        host(&b, "cpu_op", "aten::view", t0 + 38 + i * 40.0, cases[k].view_us);
+        launch(&b, "gemm_small_kernel", t0 + 10 + i * 40.0, t0 + 20 + i * 40.0, 6);
+      }
+    }
+    an_report *r = run_buffer(&b);
+    const an_stage_timeline *tl = r->stages[0].timeline;
+    cr_assert_float_eq(tl->dispatch_ratio, cases[k].slow ? 10.0 : 1.0, 1e-6, "%zu: %g", k,
+                       tl->dispatch_ratio);
+    cr_assert_eq(tl->dispatch_kinds, 2);
+    cr_assert_eq(tl->dispatch_op_calls, 36);
+    const an_summary_item *it = item_of(r, AN_ACTION_LAUNCH_BOUND);
+    cr_assert_not_null(it, "%zu", k);
+    cr_assert_float_eq(it->dispatch_ratio, cases[k].slow ? 10.0 : 0, 1e-6, "%zu", k);
+    char *md = render(rp_markdown, r);
+    if (cases[k].slow) {
+      cr_assert_not_null(strstr(md,
+                                "**Host-bound step on a slow host: its ops dispatch many "
+                                "times slower than typical, so check CPU contention"),
+                         "%s", md);
+      cr_assert_not_null(strstr(md, "host dispatch ~10x slow: `aten::"), "%s", md);
+    } else {
+      cr_assert_null(strstr(md, "slow host"), "%s", md);
+      cr_assert_null(strstr(md, "host dispatch ~"), "%s", md);
+    }
+    free(md);
+    expect_bounds(r);
+    an_report_destroy(r);
+  }
+}
 /* An eager chain half under another stream's GEMM: fusing the covered half does not shorten
  * the step, so the chain's bound is the time its kernels ran alone on the GPU (review 2:
  * a 16 ms/step chain bound over 18 ms/step of concurrent streams), below its kernel time

@@ -192,6 +192,17 @@ typedef struct te_list_map {
   X(timeline_host_extent_min_ratio, "timeline.host_extent_min_ratio", NUMBER, 1, 1e12, 0, NULL,    \
     "a counted step whose host extent is at least this many times its GPU span waits for the "     \
     "host outside its time account: the account and the headline say so")                          \
+  X(timeline_dispatch_reference_us, "timeline.dispatch_reference_us", NUMBER_MAP, 0, 1e6, 0, NULL, \
+    "typical host time (us) of one call of a cheap CPU op that launches nothing, by op name: "     \
+    "the yardstick of the host's dispatch speed")                                                  \
+  X(timeline_dispatch_min_calls, "timeline.dispatch_min_calls", INT, 1, 1000000, 0, NULL,          \
+    "an op of timeline.dispatch_reference_us counts toward the dispatch speed from this many "     \
+    "calls in the trace")                                                                          \
+  X(timeline_dispatch_min_kinds, "timeline.dispatch_min_kinds", INT, 1, 1000, 0, NULL,             \
+    "the dispatch speed is measured from at least this many such ops")                             \
+  X(summary_dispatch_slow_ratio, "summary.dispatch_slow_ratio", NUMBER, 1, 1e6, 0, NULL,           \
+    "a host-bound item whose cheap ops take at least this many times their typical time leads "    \
+    "with the host's dispatch speed (CPU contention, affinity, profiler overhead)")                \
   X(timeline_graph_hole_min_pct, "timeline.graph_hole_min_pct", NUMBER, 0, 100, 0, NULL,           \
     "a stage whose counted steps idle inside graph replays, between nodes of one replay, for at "  \
     "least this share of their span lost graph-replayed work: the idle beside it is unmeasured")   \
