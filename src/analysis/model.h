@@ -1361,8 +1361,9 @@ typedef struct an_stage_timeline {
    * GPU span (an_time_account.host_ns): the steps wait for the host outside the account. */
   bool host_exceeds;
   /* The counted steps' idle inside one graph replay (an_time_account.graph_hole_ns) is at
-   * least timeline.graph_hole_min_pct of their span: the trace lost graph-replayed work, so
-   * the idle beside it is unmeasured (review 17 defect 1). */
+   * least timeline.graph_hole_min_pct of their span, in timeline.graph_hole_min_per_step
+   * gaps a step: the trace lost graph-replayed work, so the idle beside it is unmeasured
+   * (review 17 defect 1). */
   bool graph_unrecorded;
   /* How fast the host of the stage's first trace dispatches cheap CPU ops that launch
    * nothing (timeline.dispatch_reference_us: their typical time): the median over those ops

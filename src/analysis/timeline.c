@@ -1739,9 +1739,12 @@ static bool assemble(an_timeline *tl) {
                        (double)st->total.host_ns >=
                            tl->set->timeline_host_extent_min_ratio * (double)st->total.span_ns;
     st->total.median_kernel_ns = median(tl->work[s].kernels.v, tl->work[s].kernels.n);
-    st->graph_unrecorded = st->total.graph_hole_ns > 0 &&
-                           (double)st->total.graph_hole_ns * 100.0 >=
-                               tl->set->timeline_graph_hole_min_pct * (double)st->total.span_ns;
+    double steps = (double)(st->n_steps ? st->n_steps : 1);
+    st->graph_unrecorded =
+        st->total.graph_hole_ns > 0 &&
+        (double)st->total.graph_hole_ns * 100.0 >=
+            tl->set->timeline_graph_hole_min_pct * (double)st->total.span_ns &&
+        (double)st->total.n_graph_holes >= tl->set->timeline_graph_hole_min_per_step * steps;
   }
   return true;
 }

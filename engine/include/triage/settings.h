@@ -203,6 +203,8 @@ typedef struct te_list_map {
   X(summary_dispatch_slow_ratio, "summary.dispatch_slow_ratio", NUMBER, 1, 1e6, 0, NULL,           \
     "a host-bound item whose cheap ops take at least this many times their typical time leads "    \
     "with the host's dispatch speed (CPU contention, affinity, profiler overhead)")                \
+  X(timeline_graph_hole_min_per_step, "timeline.graph_hole_min_per_step", NUMBER, 0, 1e9, 0, NULL, \
+    "... in at least this many such gaps per counted step: one odd gap is no lost work")           \
   X(timeline_graph_hole_min_pct, "timeline.graph_hole_min_pct", NUMBER, 0, 100, 0, NULL,           \
     "a stage whose counted steps idle inside graph replays, between nodes of one replay, for at "  \
     "least this share of their span lost graph-replayed work: the idle beside it is unmeasured")   \
