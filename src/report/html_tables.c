@@ -286,6 +286,12 @@ static void overlap_notes(rp_hw *hw, const an_overlap_stage *o) {
     rp_hw_text(hw, rp_overlap_gpu_waits(o));
     rp_hw_printf(hw, "</p>");
   }
+  for (size_t i = 0; i < hw->rep->n_stages; i++) /* o's stage: its time account's verdict */
+    if (hw->rep->stages[i].overlap == o && rp_overlap_unrecorded(&hw->rep->stages[i])) {
+      rp_hw_printf(hw, "<p class=\"note\">");
+      rp_hw_text(hw, rp_overlap_unrecorded(&hw->rep->stages[i]));
+      rp_hw_printf(hw, "</p>");
+    }
   char bar[96];
   rp_overlap_bar_text(o, bar, sizeof bar);
   if (o->n_below_floor)

@@ -671,6 +671,7 @@ static void overlap_table(FILE *f, const an_report *rep, const an_stage_report *
         "read every rank's trace for the Ranks section.\n",
         f);
   if (rp_overlap_gpu_waits(o)) fprintf(f, "\n%s\n", rp_overlap_gpu_waits(o));
+  if (rp_overlap_unrecorded(st)) fprintf(f, "\n%s\n", rp_overlap_unrecorded(st));
   if (o->n_below_floor) overlap_floor_line(f, o, "", "\n");
   overlap_cited_line(f, st, nm);
 }

@@ -1716,6 +1716,13 @@ char *rp_overlap_transfer_text(const an_overlap_stage *o) {
   return text_done(&t);
 }
 
+const char *rp_overlap_unrecorded(const an_stage_report *st) {
+  if (!st || !st->timeline || !st->timeline->graph_unrecorded) return NULL;
+  return "This trace is missing graph-replayed kernels (the time account: graph replays "
+         "incomplete): kernels it did not record may have run beside these rows, so their "
+         "exposed times and waits are unmeasured; capture again before acting on them.";
+}
+
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o) {
   if (!o->gpu_waits) return NULL;
   if (o->n_host_bound) /* deviation O26 */

@@ -168,6 +168,10 @@ const char *rp_bottleneck_tail(const an_bottleneck *b, char *buf, size_t cap);
 /* The line under an overlap table of the stage the GPU waits in (an_overlap_stage
  * gpu_waits), NULL for any other: why its rows are not P1. */
 const char *rp_overlap_gpu_waits(const an_overlap_stage *o);
+/* The line under the overlap table of a stage whose trace lost graph-replayed work
+ * (an_stage_timeline.graph_unrecorded), NULL for any other: its exposed times and waits are
+ * unmeasured (review 17 defect 1: hta_multistream5's O1 read 111 ms exposed). */
+const char *rp_overlap_unrecorded(const an_stage_report *st);
 /* Lines under an overlap table, worded alike in every format (plain text, caller frees;
  * NULL when the stage has none): the restructure options, the stage's when every printed
  * restructure row has that list, else each row's own ("Options for O1: ...; For O2:

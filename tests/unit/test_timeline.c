@@ -2247,7 +2247,10 @@ Test(summary, a_graph_replay_with_holes_between_its_nodes_is_unrecorded, .init =
           strstr(md, "no bound; the GPU idle it leaves unmeasured: **9.82 ms/step**"), "%s", md);
       cr_assert_not_null(strstr(md, "Graph replays incomplete: 4.82 ms/step"), "%s", md);
       cr_assert_null(strstr(md, "Find what the queued graph waits on"), "%s", md);
+      /* the overlap table's exposed times are unmeasured too */
+      cr_assert_not_null(rp_overlap_unrecorded(&r->stages[0]));
     } else {
+      cr_assert_null(rp_overlap_unrecorded(&r->stages[0]), "%zu", k);
       /* the queued gap, and the two holes left beside the filler (queued too) */
       cr_assert_float_eq(dep->at_stake_us, cases[k].filler ? 5000 + 2 * 1606 : 5000, 1e-6, "%zu",
                          k);
