@@ -535,23 +535,23 @@ done:
 /* The frames whose name is_layer marks (a bit per string id below n_str), thread by thread in the
  * frame order, into layer_frames and layer_ranges. False when out of memory. */
 static bool layer_frames_of(an_resolver *r, const uint8_t *is_layer, size_t n_str) {
-  r->layer_frames = malloc((r->nf ? r->nf : 1) * sizeof *r->layer_frames);
   r->layer_ranges = malloc((r->nranges ? r->nranges : 1) * sizeof *r->layer_ranges);
-  if (!r->layer_frames || !r->layer_ranges) return false;
-  size_t n = 0;
+  if (!r->layer_ranges) return false;
+  size_t n = 0, cap = 0; /* grown as met: a few of the frames, not a block for all of them */
   for (size_t j = 0; j < r->nranges; j++) {
     r->layer_ranges[j].lo = n;
     for (size_t i = r->ranges[j].lo; i < r->ranges[j].hi; i++) {
       uint32_t f = frame_at(r, i);
       tr_str name = r->frames[f].name;
-      if (name < n_str && is_layer[name / CHAR_BIT] >> (name % CHAR_BIT) & 1)
-        r->layer_frames[n++] = f;
+      if (name >= n_str || !(is_layer[name / CHAR_BIT] >> (name % CHAR_BIT) & 1)) continue;
+      uint32_t *v = n < cap ? r->layer_frames : ut_grow(r->layer_frames, &cap, n + 1, sizeof *v);
+      if (!v) return false;
+      r->layer_frames = v;
+      r->layer_frames[n++] = f;
     }
     r->layer_ranges[j].hi = n;
   }
   r->n_layer_frames = n;
-  uint32_t *v = realloc(r->layer_frames, (n ? n : 1) * sizeof *v);
-  if (v) r->layer_frames = v; /* else the longer block stays */
   return true;
 }
 
