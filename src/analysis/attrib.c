@@ -371,15 +371,22 @@ static void active_layer(const an_resolver *r, const active_frame *active, size_
  * before t leave, the frames of [*fi, hi) starting at or before t come in unless they end
  * before t (most frames start and end between two queries: never held). Whether the set
  * changed; false in *ok when out of memory. */
-static bool advance_active(const an_resolver *r, const range *rg, size_t *fi, double t,
+/* The frames one sweep of a thread runs over: positions [lo, hi) of order (NULL: the
+ * positions are the frames' indices), in (start, -end) order. */
+typedef struct sweep_seq {
+  const uint32_t *order;
+  size_t lo, hi;
+} sweep_seq;
+
+static bool advance_active(const an_resolver *r, const sweep_seq *sq, size_t *fi, double t,
                            active_frame **active, size_t *na, size_t *cap, bool *ok) {
   size_t m = 0;
   for (size_t a = 0; a < *na; a++)
     if ((*active)[a].end >= t) (*active)[m++] = (*active)[a];
   bool changed = m != *na;
   *na = m;
-  for (; *fi < rg->hi; ++*fi) {
-    uint32_t f = r->layers_mode ? r->layer_frames[*fi] : frame_at(r, *fi);
+  for (; *fi < sq->hi; ++*fi) {
+    uint32_t f = sq->order ? sq->order[*fi] : (uint32_t)*fi;
     const tr_pyframe *p = &r->frames[f];
     double ts = tr_pyframe_ts(r->t, p);
     if (ts > t) break;
@@ -411,7 +418,8 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
     size_t j = i;
     while (j < nq && q[j].range == q[i].range) j++;
     const range *rg = r->layers_mode ? &r->layer_ranges[q[i].range] : &r->ranges[q[i].range];
-    size_t fi = rg->lo;
+    sweep_seq sq = {r->layers_mode ? r->layer_frames : r->forder, rg->lo, rg->hi};
+    size_t fi = sq.lo;
     na = 0;
     qresult last = {0};
     double last_t = 0;
@@ -423,7 +431,7 @@ static an_status run_queries(an_resolver *r, query *q, size_t nq, qresult *res) 
         continue;
       }
       bool ok = true;
-      bool changed = advance_active(r, rg, &fi, t, &active, &na, &cap, &ok);
+      bool changed = advance_active(r, &sq, &fi, t, &active, &na, &cap, &ok);
       if (!ok) {
         rc = AN_ERR_NOMEM;
         break;
