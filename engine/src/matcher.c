@@ -1,11 +1,11 @@
 /* matcher.c - matching one string against one compiled matcher; see matcher.h. */
 #include "matcher.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 #include "prefilter.h"
 #include "tokens.h"
@@ -98,7 +98,7 @@ bool te_regex_jit_once(_Atomic unsigned char *jit, pcre2_code *re) {
   }
   /* the other lane compiles it (tens of microseconds, once per regex and run) */
   while (s == TE_JIT_COMPILING) {
-    thrd_yield();
+    sched_yield();
     s = atomic_load_explicit(jit, memory_order_acquire);
   }
   return s == TE_JIT_ON;
